@@ -1,0 +1,3 @@
+from gpustack_guard.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,181 @@
+"""Backend arguments: parse `backend_parameters` into canonical flags, compare and merge them.
+
+`--k=v` and `--k v` (one item or two), `_` and `-` in names, short aliases (`-tp`, `-c`, `-ngl`) and boolean
+flags all normalise to one form, so a template's pinned flag and a spec's flag compare by meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FORBIDDEN = {
+    "port": "GPUStack assigns the port itself",
+    "api-key": "GPUStack's proxy handles authentication",
+    "served-model-name": "GPUStack serves the model under its deployment name",
+}
+
+_ALIASES = {
+    "vllm": {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size",
+             "q": "quantization"},
+    "sglang": {"tp": "tp-size", "tensor-parallel-size": "tp-size", "pp": "pp-size",
+               "pipeline-parallel-size": "pp-size", "dp": "dp-size", "data-parallel-size": "dp-size"},
+    "llamacpp": {"c": "ctx-size", "ngl": "gpu-layers", "n-gpu-layers": "gpu-layers", "np": "parallel",
+                 "b": "batch-size", "ub": "ubatch-size", "ctk": "cache-type-k", "ctv": "cache-type-v",
+                 "fa": "flash-attn", "ts": "tensor-split", "nkvo": "no-kv-offload", "sm": "split-mode",
+                 "mg": "main-gpu", "t": "threads", "parallel-size": "parallel"},
+}
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE]-?\d+)?$")
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def backend_family(backend: str | None, is_gguf: bool = False) -> str:
+    """vllm | sglang | llamacpp | other: which engine's flag vocabulary applies."""
+    name = (backend or "").lower()
+    if name == "vllm" or (not name and not is_gguf):
+        return "vllm"
+    if name == "sglang":
+        return "sglang"
+    if name in ("llama.cpp", "llama-box", "llamacpp", "ollama") or is_gguf:
+        return "llamacpp"
+    return "other"
+
+
+@dataclass(frozen=True)
+class Arg:
+    key: str  # canonical name: no leading dashes, '-' separators, aliases resolved
+    value: str | None  # None for a boolean flag
+    index: int  # position in the source list, to point findings at the right line
+
+    def render(self) -> str:
+        return f"--{self.key}" if self.value is None else f"--{self.key}={self.value}"
+
+
+class ArgError(ValueError):
+    def __init__(self, message: str, index: int):
+        self.index = index
+        super().__init__(message)
+
+
+def canonical_key(raw: str, family: str) -> str:
+    key = raw.lstrip("-").replace("_", "-")
+    return _ALIASES.get(family, {}).get(key, key)
+
+
+def _is_flag(token: str) -> bool:
+    return token.startswith("-") and not _NUMBER.match(token)
+
+
+def parse(params: list[str] | None, family: str) -> list[Arg]:
+    """Parse argv-style strings. Raises ArgError for a value that follows no flag."""
+    result: list[Arg] = []
+    items = list(params or [])
+    i = 0
+    while i < len(items):
+        item = items[i].strip()
+        if not item:
+            i += 1
+            continue
+        if not _is_flag(item):
+            raise ArgError(f"'{item}' is a value that follows no flag", i)
+        if "=" in item:
+            name, value = item.split("=", 1)
+        elif " " in item:
+            name, value = item.split(None, 1)
+        elif i + 1 < len(items) and items[i + 1].strip() and not _is_flag(items[i + 1].strip()):
+            name, value = item, items[i + 1].strip()
+            result.append(Arg(canonical_key(name, family), value, i))
+            i += 2
+            continue
+        else:
+            name, value = item, None
+        result.append(Arg(canonical_key(name, family), value.strip() if value is not None else None, i))
+        i += 1
+    return result
+
+
+def normal_value(value: str | None) -> str:
+    """A value's meaning: flags equal 'true', numbers compare numerically, booleans by word."""
+    if value is None:
+        return "true"
+    text = value.strip().strip("'\"")
+    low = text.lower()
+    if low in _TRUE:
+        return "true"
+    if low in _FALSE:
+        return "false"
+    if _NUMBER.match(text):
+        number = float(text)
+        return str(int(number)) if number.is_integer() else repr(number)
+    return text
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    return normal_value(a) == normal_value(b)
+
+
+def as_dict(args: list[Arg]) -> dict[str, str | None]:
+    """Last occurrence wins, as in argparse."""
+    return {arg.key: arg.value for arg in args}
+
+
+def duplicates(args: list[Arg]) -> list[tuple[Arg, Arg]]:
+    """Pairs (first, later) of the same flag given twice with different meanings."""
+    seen: dict[str, Arg] = {}
+    pairs = []
+    for arg in args:
+        if arg.key in seen and not same_value(seen[arg.key].value, arg.value):
+            pairs.append((seen[arg.key], arg))
+        seen[arg.key] = arg
+    return pairs
+
+
+def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list[Arg], list[tuple[Arg, Arg]]]:
+    """Final arguments: pinned (spec may not contradict), defaults (spec may override), then the spec's own.
+
+    Returns (final, conflicts) where a conflict is (spec arg, pinned arg).
+    """
+    pinned_map = {arg.key: arg for arg in pinned}
+    spec_map = as_dict(spec)
+    conflicts = [(arg, pinned_map[arg.key]) for arg in spec
+                 if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value)]
+    final: list[Arg] = list(pinned_map.values())
+    placed = set(pinned_map)
+    for arg in defaults:
+        if arg.key in placed:
+            continue
+        value = spec_map[arg.key] if arg.key in spec_map else arg.value
+        final.append(Arg(arg.key, value, arg.index))
+        placed.add(arg.key)
+    for arg in spec:
+        if arg.key not in placed:
+            final.append(Arg(arg.key, spec_map[arg.key], arg.index))
+            placed.add(arg.key)
+    return final, conflicts
+
+
+def render(args: list[Arg]) -> list[str]:
+    return [arg.render() for arg in args]
+
+
+def int_value(args: dict[str, str | None], key: str) -> int | None:
+    """An integer flag's value; raises ValueError naming the flag when it is not a whole number."""
+    if key not in args or args[key] is None:
+        return None
+    try:
+        number = float(args[key])
+    except ValueError:
+        raise ValueError(f"--{key} must be a number, got '{args[key]}'") from None
+    if not number.is_integer() or number < 0:
+        raise ValueError(f"--{key} must be a whole number ≥ 0, got '{args[key]}'")
+    return int(number)
+
+
+def float_value(args: dict[str, str | None], key: str) -> float | None:
+    if key not in args or args[key] is None:
+        return None
+    try:
+        return float(args[key])
+    except ValueError:
+        raise ValueError(f"--{key} must be a number, got '{args[key]}'") from None

@@ -1,0 +1,150 @@
+"""The `gsg` command line: thin adapters from typer options to command functions returning exit codes.
+
+Exit codes: 0 clean, 1 findings at/above the fail level or a user error, 2 changes present (plan/drift with
+--detailed-exitcode only), 3 internal error, 130 interrupted. Usage errors exit 1, never 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+try:  # typer >= 0.24 vendors click; older releases depend on it
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions
+
+from gpustack_guard import __version__
+from gpustack_guard.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+
+app = typer.Typer(
+    name="gsg",
+    help="gpustack-guard: GPUStack deployments as code, checked by memory arithmetic before they OOM.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+SPECS = typer.Argument(..., help="Spec files or folders (*.yaml, *.yml).", show_default=False, metavar="SPECS...")
+OUTPUT = typer.Option(None, "--output", "-o", envvar="GSG_OUTPUT", metavar="FORMAT",
+                      help="text | json | github | sarif | junit | markdown | auto (github under GitHub Actions).")
+OFFLINE = typer.Option(False, "--offline", envvar="GSG_OFFLINE",
+                       help="Never ask the Hugging Face hub for model facts (catalog and local files only).")
+TEMPLATES = typer.Option([], "--templates", metavar="DIR", help="Extra template folder, searched before templates/ (repeatable).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gsg {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """gpustack-guard (gsg)."""
+
+
+@app.command()
+def validate(
+    specs: List[str] = SPECS,
+    fleet: Optional[str] = typer.Option(None, "--fleet", "-f", envvar="GSG_FLEET",
+                                        help="Fleet snapshot file (YAML/JSON) to validate against offline."),
+    output: Optional[str] = OUTPUT,
+    fail_level: str = typer.Option("error", "--fail-level", help="Exit 1 on findings at or above: error | warning."),
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    server: Optional[str] = typer.Option(None, "--server", envvar="GSG_URL",
+                                         help="GPUStack URL; validate against the live fleet (ignored with --fleet)."),
+    api_key_file: Optional[str] = typer.Option(None, "--api-key-file", help="File holding the API key "
+                                               "(else GSG_API_KEY)."),
+    server_check: bool = typer.Option(False, "--server-check",
+                                      help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
+    ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", help="CA bundle for the server's TLS certificate."),
+    insecure: bool = typer.Option(False, "--insecure", help="Do not verify the server's TLS certificate."),
+) -> int:
+    """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
+    from gpustack_guard.commands.validate import ValidateOptions, run
+
+    connection = None
+    if server and (not fleet or server_check):
+        from gpustack_guard.commands.connect import connect
+
+        connection = connect(server, api_key_file, ca_bundle, insecure)
+    return run(ValidateOptions(specs, fleet, output, fail_level, offline, templates, server_check), connection)
+
+
+@app.command()
+def render(
+    specs: List[str] = SPECS,
+    output: str = typer.Option("yaml", "--output", "-o", help="yaml | json"),
+    show_secrets: bool = typer.Option(False, "--show-secrets", help="Print secret env values instead of ********."),
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+) -> int:
+    """Print the final deployment documents exactly as gsg would send them to GPUStack."""
+    from gpustack_guard.commands.render import run
+
+    return run(specs, output, show_secrets, offline, templates)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def estimate(
+    ctx: typer.Context,
+    model: str = typer.Option(..., "--model", "-m", help="Catalog name, Hugging Face repo id, config.json or "
+                                                         "GGUF path."),
+    gpu_memory: str = typer.Option(..., "--gpu-memory", help="Memory of one GPU: bytes or units (23.58GiB, 24GB)."),
+    gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=1024,
+                                       help="GPUs per replica (default: tensor x pipeline parallel size)."),
+    backend: str = typer.Option("vLLM", "--backend", help="vLLM | SGLang | llama.cpp"),
+    backend_version: Optional[str] = typer.Option(None, "--backend-version", help="Engine version, e.g. 0.11.0."),
+    gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ on A100)."),
+    output: str = typer.Option("text", "--output", "-o", help="text | json"),
+    offline: bool = OFFLINE,
+) -> int:
+    """Per-GPU memory breakdown for one model. Backend arguments follow `--`, as in backend_parameters."""
+    from gpustack_guard.commands.estimate import run
+
+    return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gpustack_guard.output import err
+
+    try:
+        result = app(args=argv, prog_name="gsg", standalone_mode=False)
+        return result if isinstance(result, int) else EXIT_OK
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        err("gsg: aborted")
+        return EXIT_INTERRUPTED
+    except getattr(click_exceptions, "NoArgsIsHelpError", ()) as exc:  # bare `gsg`: help, not an error
+        sys.stdout.write(exc.format_message() + "\n")
+        return EXIT_OK
+    except click_exceptions.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        err(f"gsg: usage error: {exc.format_message()}{hint}")
+        return EXIT_FAIL
+    except click_exceptions.ClickException as exc:
+        err(f"gsg: error: {exc.format_message()}")
+        return EXIT_FAIL
+    except GsgError as exc:
+        err(f"gsg: error: {exc}")
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        err("gsg: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug: one line, no traceback unless asked for
+        import os
+        import traceback
+
+        if os.environ.get("GSG_DEBUG"):
+            traceback.print_exc()
+        err(f"gsg: internal error: {type(exc).__name__}: {exc} (set GSG_DEBUG=1 for a traceback; please report)")
+        return EXIT_INTERNAL

@@ -1,0 +1,1 @@
+"""Command implementations: plain functions taking parsed options and returning an exit code."""

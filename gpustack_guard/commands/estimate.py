@@ -1,0 +1,101 @@
+"""gsg estimate: the memory calculator (and the interface the accuracy benchmark uses)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpustack_guard import args as A
+from gpustack_guard.errors import EXIT_OK, GsgError
+from gpustack_guard.output import out
+from gpustack_guard.units import gib, parse_size
+
+FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
+
+
+def model_facts(model: str, offline: bool):
+    """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
+    from gpustack_guard.memory.hfconfig import catalog_facts, facts_from_config
+    from gpustack_guard.modelinfo import read_local_gguf
+    from gpustack_guard.spec.model import DeploymentSpec
+
+    path = Path(model)
+    if path.is_file() and path.suffix == ".gguf":
+        return read_local_gguf(path)
+    if path.is_file():
+        try:
+            return facts_from_config(json.loads(path.read_text()), f"config:{model}")
+        except json.JSONDecodeError as exc:
+            raise GsgError(f"not a JSON config: {exc.msg}", where=f"{model}:{exc.lineno}") from None
+    if path.is_dir() and (path / "config.json").is_file():
+        return facts_from_config(json.loads((path / "config.json").read_text()), f"config:{model}")
+    facts = catalog_facts(model)
+    if facts is not None:
+        return facts
+    from gpustack_guard.commands.validate import build_resolver
+
+    spec = DeploymentSpec(name="estimate", source="huggingface", huggingface_repo_id=model)
+    facts, error = build_resolver(offline).resolve(spec, "estimate")
+    if facts is None:
+        raise GsgError(f"model '{model}' unknown: {error}")
+    return facts
+
+
+def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_version: str | None,
+        output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "") -> int:
+    from gpustack_guard.memory import engine
+    from gpustack_guard.spec.model import Policy
+
+    family = FAMILY.get(backend.lower())
+    if family is None:
+        raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{backend}'")
+    if output not in ("text", "json"):
+        raise GsgError(f"--output must be text or json, not '{output}'")
+    try:
+        total = parse_size(gpu_memory)
+    except ValueError as exc:
+        raise GsgError(str(exc), where="--gpu-memory") from None
+    if total <= 0:
+        raise GsgError("must be more than 0 bytes", where="--gpu-memory")
+    try:
+        flags = A.as_dict(A.parse(backend_args, family))
+    except A.ArgError as exc:
+        raise GsgError(str(exc), where="backend arguments") from None
+    facts = model_facts(model, offline)
+    count = gpus
+    if count is None:
+        keys = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
+        if family in keys:
+            count = (A.int_value(flags, keys[family][0]) or 1) * (A.int_value(flags, keys[family][1]) or 1)
+        else:
+            count = 1
+    try:
+        est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, Policy())
+    except ValueError as exc:
+        raise GsgError(str(exc)) from None
+    if output == "json":
+        out(json.dumps({"model": model, "model_facts": facts.source, **est.as_json()}, indent=2) + "\n")
+    else:
+        out(text_table(model, facts.source, est))
+    return EXIT_OK
+
+
+def text_table(model: str, source: str, est) -> str:
+    rows = [("GPU memory", gib(est.gpu_total)), ("requested by the engine", gib(est.requested)),
+            ("weights", gib(est.weights)), ("activation peak", gib(est.activation)),
+            ("non-torch / platform", gib(est.non_torch)), ("CUDA graphs", gib(est.cuda_graphs)),
+            ("KV cache", gib(est.kv_cache)), ("headroom (outside the budget)", gib(est.headroom)),
+            ("headroom needed", gib(est.headroom_needed))]
+    numbers = [("KV bytes / token / GPU", f"{est.kv_bytes_per_token:,}"),
+               ("KV capacity", f"{est.kv_capacity_tokens:,} tokens"),
+               ("max model length", f"{est.max_model_len:,}"),
+               ("estimated max model length", f"{est.estimated_max_model_len:,}"),
+               ("max sequences", f"{est.max_num_seqs:,}"),
+               ("max concurrency at max length", f"{est.max_concurrency:.2f}x")]
+    width = max(len(k) for k, _ in rows + numbers)
+    lines = [f"{model} on {est.gpus} GPU(s), {est.engine} {est.version} (facts: {source}), per GPU, worst rank:"]
+    lines += [f"  {k:<{width}}  {v:>12}" for k, v in rows]
+    lines.append("")
+    lines += [f"  {k:<{width}}  {v:>12}" for k, v in numbers]
+    lines += ["", f"verdict: {est.verdict}"] + [f"note: {n}" for n in est.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,40 @@
+"""gsg render: the final documents exactly as gsg would send them to GPUStack."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import yaml
+
+from gpustack_guard.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.findings import Severity
+from gpustack_guard.output import err, out
+
+
+def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offline: bool = False,
+        templates: list[str] | None = None) -> int:
+    from gpustack_guard.commands.validate import build_renderer, build_resolver
+    from gpustack_guard.pipeline import render_all
+    from gpustack_guard.reporters import text
+    from gpustack_guard.spec.loader import load_specs
+
+    if output not in ("yaml", "json"):
+        raise GsgError(f"--output must be yaml or json, not '{output}'")
+    docs, problems = load_specs(specs)
+    rendered, found = render_all(docs, build_renderer(specs, templates or []), build_resolver(offline).resolve,
+                                 os.environ)
+    found = problems + found
+    errors = [f for f in found if f.severity == Severity.ERROR]
+    secrets = [] if show_secrets else [v for r in rendered for v in r.secret_values]
+    if errors:
+        from gpustack_guard.pipeline import Report
+
+        err(text.render(Report(errors)), secrets)
+        return EXIT_FAIL
+    documents = [r.document(show_secrets=show_secrets) for r in rendered]
+    if output == "json":
+        out(json.dumps(documents, indent=2) + "\n", secrets)
+    else:
+        out(yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True), secrets)
+    return EXIT_OK

@@ -1,0 +1,117 @@
+"""The fleet: clusters, workers, GPUs and already-placed instances. One model for the snapshot file and the
+live cluster, so every rule runs the same on both."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from gpustack_guard.units import parse_size
+
+FORMAT_VERSION = 1
+
+
+def _size(value: Any) -> Any:
+    return None if value is None else parse_size(value)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GpuMemory(_Model):
+    total: int = Field(gt=0)
+    used: int = 0  # live usage reported by the worker, any process
+    allocated: int = 0  # GPUStack's bookings on this GPU
+
+    _sizes = field_validator("total", "used", "allocated", mode="before")(_size)
+
+
+class Gpu(_Model):
+    index: int = Field(ge=0)
+    vendor: str = "nvidia"
+    type: str = "cuda"
+    name: str = ""
+    memory: GpuMemory
+
+
+class SystemReserved(_Model):
+    ram: int = 0
+    vram: int = 0
+
+    _sizes = field_validator("ram", "vram", mode="before")(_size)
+
+
+class Worker(_Model):
+    name: str
+    labels: dict[str, str] = {}
+    state: str = "ready"
+    system_reserved: SystemReserved = SystemReserved()
+    gpus: list[Gpu] = []
+
+    def gpu_id(self, gpu: Gpu) -> str:
+        return f"{self.name}:{gpu.type}:{gpu.index}"
+
+    @property
+    def all_labels(self) -> dict[str, str]:
+        """GPUStack adds worker-name to every worker's labels."""
+        return {"worker-name": self.name, **self.labels}
+
+
+class Instance(_Model):
+    """A model instance already on the fleet, with GPUStack's per-GPU claim (bytes by GPU index)."""
+
+    model: str
+    name: Optional[str] = None
+    worker: str
+    state: str = "running"
+    gpu_indexes: list[int] = []
+    claims: dict[int, int] = {}
+    restart_count: int = 0
+    managed_by: Optional[str] = None  # gsg's ownership marker, when present
+
+    @field_validator("claims", mode="before")
+    @classmethod
+    def _claims(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {int(k): parse_size(v) for k, v in value.items()}
+        return value
+
+
+class Cluster(_Model):
+    name: str
+    id: Optional[int] = None
+    workers: list[Worker] = []
+    instances: list[Instance] = []
+
+
+class Fleet(_Model):
+    format_version: int = FORMAT_VERSION
+    captured_at: Optional[str] = None
+    server: Optional[str] = None
+    server_version: Optional[str] = None
+    clusters: list[Cluster]
+
+    def cluster(self, name: str | None) -> Cluster | None:
+        if name is None:
+            return self.clusters[0] if len(self.clusters) == 1 else None
+        return next((c for c in self.clusters if c.name == name), None)
+
+
+class GpuRef:
+    """A GPU with its worker, addressed by GPUStack's id `worker:type:index`."""
+
+    __slots__ = ("worker", "gpu", "id")
+
+    def __init__(self, worker: Worker, gpu: Gpu):
+        self.worker, self.gpu = worker, gpu
+        self.id = worker.gpu_id(gpu)
+
+    @property
+    def total(self) -> int:
+        return self.gpu.memory.total
+
+
+def gpu_index(cluster: Cluster) -> dict[str, GpuRef]:
+    return {ref.id: ref for ref in (GpuRef(w, g) for w in cluster.workers for g in w.gpus)}

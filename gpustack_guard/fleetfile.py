@@ -1,0 +1,67 @@
+"""Reading and writing fleet snapshot files (YAML or JSON) with file:line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from gpustack_guard.errors import GsgError
+from gpustack_guard.fleet import FORMAT_VERSION, Fleet
+from gpustack_guard.spec.check import _field_path
+from gpustack_guard.spec.loader import display_path, read_text
+from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
+
+
+def load_fleet(path_text: str) -> Fleet:
+    path = Path(path_text)
+    shown = display_path(path)
+    if not path.is_file():
+        raise GsgError("fleet snapshot file not found", where=path_text)
+    try:
+        docs = load_documents(read_text(path))  # JSON is YAML, so one parser gives positions for both
+    except YamlSyntaxError as exc:
+        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    if len(docs) != 1 or not isinstance(docs[0].data, dict):
+        raise GsgError("a fleet snapshot is one mapping with 'clusters:'", where=shown)
+    doc = docs[0]
+    version = doc.data.get("format_version", FORMAT_VERSION)
+    if isinstance(version, int) and version > FORMAT_VERSION:
+        raise GsgError(f"snapshot format_version {version} is newer than this gsg understands ({FORMAT_VERSION})",
+                       where=shown)
+    try:
+        return Fleet.model_validate(doc.data)
+    except ValidationError as error:
+        err = error.errors(include_url=False, include_input=False)[0]
+        loc = _field_path(err["loc"])
+        line, column = doc.position(loc, key=err["type"] == "extra_forbidden")
+        dotted = ".".join(str(p) for p in loc) or "(document)"
+        more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise GsgError(f"'{dotted}': {err['msg']}{more}", where=f"{shown}:{line}:{column}") from None
+
+
+def dump_fleet(fleet: Fleet) -> str:
+    return yaml.safe_dump(fleet.model_dump(mode="json", exclude_none=True), sort_keys=False)
+
+
+def write_atomic(path_text: str, text: str) -> None:
+    """Write via a temporary file and rename: an interrupted run never leaves half a file."""
+    path = Path(path_text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def dump_json(data) -> str:
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,64 @@
+"""The result every engine returns: a per-GPU breakdown of the worst rank and a verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FITS = "fits"
+KV_BELOW_MAX_LEN = "kv-below-max-model-len"
+NO_KV_MEMORY = "no-kv-memory"
+DOES_NOT_FIT = "does-not-fit"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    engine: str
+    version: str
+    gpu_total: int  # bytes of the smallest chosen GPU (the worst rank)
+    gpus: int  # GPUs per replica
+    requested: int  # what the engine claims for itself (gmu x total; SGLang f x total; llama.cpp its sum)
+    weights: int  # per GPU, worst rank
+    activation: int
+    non_torch: int
+    cuda_graphs: int
+    kv_cache: int  # KV pool per GPU (0 when negative)
+    kv_available: int  # may be negative: the shortfall
+    headroom: int  # total - requested
+    headroom_needed: int  # CUDA context, comm buffers, graphs paid after KV allocation, sampler, slack
+    footprint: int  # real bytes the deployment occupies on each GPU
+    kv_bytes_per_token: int  # per GPU
+    block_size: int
+    kv_capacity_tokens: int
+    max_model_len: int
+    estimated_max_model_len: int
+    max_num_seqs: int
+    max_concurrency: float
+    verdict: str
+    notes: tuple[str, ...] = field(default=())
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def breakdown(self) -> dict[str, int]:
+        return {"requested": self.requested, "weights": self.weights, "activation": self.activation,
+                "non_torch": self.non_torch, "cuda_graphs": self.cuda_graphs, "kv_cache": self.kv_cache,
+                "headroom": self.headroom}
+
+    def as_json(self) -> dict:
+        return {
+            "engine": self.engine, "backend_version": self.version, "gpus": self.gpus,
+            "gpu_memory_bytes": self.gpu_total,
+            "weights_bytes_per_gpu": self.weights,
+            "kv_bytes_per_token_per_gpu": self.kv_bytes_per_token,
+            "kv_cache_bytes_per_gpu": self.kv_cache,
+            "kv_capacity_tokens": self.kv_capacity_tokens,
+            "block_size": self.block_size,
+            "max_model_len": self.max_model_len,
+            "estimated_max_model_len": self.estimated_max_model_len,
+            "max_num_seqs": self.max_num_seqs,
+            "max_concurrency": round(self.max_concurrency, 2),
+            "headroom_needed_bytes": self.headroom_needed,
+            "footprint_bytes_per_gpu": self.footprint,
+            "verdict": self.verdict,
+            "breakdown": self.breakdown(),
+            "notes": list(self.notes),
+            **({"extra": self.extra} if self.extra else {}),
+        }

@@ -1,0 +1,156 @@
+"""vLLM's per-GPU startup budget (memory-arithmetic.md §1.4), worst rank, version-aware."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpustack_guard.memory import profiles as P
+from gpustack_guard.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.memory.facts import ModelFacts, weight_layout
+from gpustack_guard.memory.kv import KVShape
+from gpustack_guard.units import GiB
+
+
+@dataclass(frozen=True)
+class VllmConfig:
+    """The flags that move memory, with None meaning 'the engine's default'."""
+
+    gpu_memory_utilization: float | None = None
+    max_model_len: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    kv_cache_dtype: str | None = None
+    block_size: int | None = None
+    enforce_eager: bool = False
+    enable_chunked_prefill: bool | None = None
+    kv_cache_memory: int | None = None
+    num_gpu_blocks_override: int | None = None
+    cuda_graph_reserve: int | None = None  # policy override of the CUDA-graph estimate
+    activation_margin: float = 0.0
+    gpustack_max_model_len: bool = False  # unset --max-model-len evaluated as GPUStack injects it (8192)
+
+
+def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
+    layout = weight_layout(facts)
+    if pp == 1:
+        return math.ceil(layout.total / tp)
+    stage_layers = math.ceil(len(layout.per_layer) / pp)
+    heaviest = sorted(layout.per_layer, reverse=True)[:stage_layers]
+    return math.ceil((sum(heaviest) + max(layout.embedding, layout.lm_head + layout.other)) / tp)
+
+
+def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
+    if rule == "v0":
+        return [s for s in [1, 2, 4] + list(range(8, 257, 8)) if s <= max(max_num_seqs, 1)]
+    if rule == "v1-early":
+        return [s for s in [1, 2, 4] + list(range(8, 513, 8)) if s <= max(max_num_seqs, 1)]
+    largest = min(max_num_seqs * 2, 512, max_tokens)
+    return [s for s in [1, 2, 4] if s <= largest] + list(range(8, min(largest + 1, 256), 8)) + \
+        list(range(256, largest + 1, 16))
+
+
+def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_model_len: int,
+                     chunked: bool | None) -> tuple[int, int, bool]:
+    """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
+    big = gpu_total >= 70 * GiB and "a100" not in gpu_name.lower()
+    if profile.engine == "v0":
+        chunked_on = chunked if chunked is not None else max_model_len > 32768
+        return (2048 if chunked_on else max(max_model_len, 2048)), 256, chunked_on
+    return (8192 if big else 2048), (1024 if big else 256), True
+
+
+def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
+                  gpu_name: str = "") -> Estimate:
+    profile = P.vllm_profile(version)
+    tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
+    notes: list[str] = []
+    native = facts.max_position_embeddings or 0
+    max_len = cfg.max_model_len
+    if max_len is None:
+        max_len = min(native, 8192) if cfg.gpustack_max_model_len and native else native
+    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else 0.9
+
+    default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
+                                                             cfg.enable_chunked_prefill)
+    batched = cfg.max_num_batched_tokens or default_tokens
+    if profile.engine == "v0" and not chunked:
+        batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
+    seqs = cfg.max_num_seqs or default_seqs
+
+    weights = weights_per_rank(facts, tp, pp)
+    requested = math.ceil(gmu * gpu_total)
+    H, V = facts.hidden_size, facts.vocab_size
+    inter = facts.intermediate_size or 0
+    if facts.is_moe:
+        inter = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or inter) + \
+            (facts.shared_expert_intermediate_size or 0)
+    raw_activation = batched * (2 * inter // tp + 4 * H) * 2 + seqs * V * 4
+    activation = int(raw_activation * P.ACTIVATION_CALIBRATION * (1 + cfg.activation_margin))
+    non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
+
+    layers_rank = math.ceil(facts.num_hidden_layers / pp)
+    if cfg.enforce_eager:
+        graphs = 0
+    elif cfg.cuda_graph_reserve is not None:
+        graphs = cfg.cuda_graph_reserve
+    else:
+        sizes = capture_sizes(profile.capture_rule, seqs, batched)
+        graphs = profile.graph_sets * len(sizes) * layers_rank * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    graphs_in_budget = graphs if profile.graphs_profiled else 0
+
+    block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
+    shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, block, batched)
+    if cfg.kv_cache_memory is not None:
+        available = cfg.kv_cache_memory
+        notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
+    else:
+        available = requested - weights - activation - non_torch - graphs_in_budget
+
+    if available > 0 and not shape.hybrid:
+        blocks = available // (block * shape.bytes_per_token)
+        if cfg.num_gpu_blocks_override:
+            blocks = cfg.num_gpu_blocks_override
+        capacity = blocks * block
+        per_request_blocks = math.ceil(max_len / block) if max_len else 1
+        concurrency = blocks / per_request_blocks if max_len else 0.0
+        kv_pool = blocks * block * shape.bytes_per_token
+    elif available > 0:
+        per_request = shape.request_bytes(max_len or 1)
+        concurrency = available / per_request
+        capacity = int(concurrency * (max_len or 1))
+        kv_pool = available
+    else:
+        capacity, concurrency, kv_pool = 0, 0.0, 0
+
+    estimated = shape.max_tokens_fitting(available, max(native, max_len, 1))
+    sampler = seqs * V * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
+    comm = P.COMM_BUFFERS if tp * pp > 1 else 0
+    headroom_needed = P.CUDA_CONTEXT + comm + (0 if profile.graphs_profiled else graphs) + sampler + \
+        int(P.ALLOCATOR_SLACK * requested)
+    footprint = requested + headroom_needed
+
+    if weights > gpu_total:
+        verdict = DOES_NOT_FIT
+    elif available <= 0:
+        verdict = NO_KV_MEMORY
+    elif max_len and shape.request_bytes(max_len) > available:
+        verdict = KV_BELOW_MAX_LEN
+    else:
+        verdict = FITS
+    if not max_len:
+        notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
+
+    return Estimate(
+        engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=gpu_total,
+        gpus=tp * pp, requested=requested, weights=weights, activation=activation, non_torch=non_torch,
+        cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available, headroom=gpu_total - requested,
+        headroom_needed=headroom_needed, footprint=footprint, kv_bytes_per_token=shape.bytes_per_token,
+        block_size=block, kv_capacity_tokens=capacity, max_model_len=max_len, estimated_max_model_len=estimated,
+        max_num_seqs=seqs, max_concurrency=concurrency, verdict=verdict, notes=tuple(notes),
+        extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched,
+               "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
+               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm},
+    )

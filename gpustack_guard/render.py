@@ -1,0 +1,144 @@
+"""From a checked spec to the document GPUStack receives: template arguments merged, env resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from gpustack_guard import args as A
+from gpustack_guard import findings as F
+from gpustack_guard.memory.facts import ModelFacts
+from gpustack_guard.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.secrets import masked, resolve_env
+from gpustack_guard.spec.check import SpecDoc
+from gpustack_guard.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
+from gpustack_guard.templating import TemplateError, TemplateRenderer
+
+PARALLEL_KEYS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
+
+
+@dataclass
+class RenderedSpec:
+    doc: SpecDoc
+    spec: DeploymentSpec
+    family: str
+    args: list[A.Arg]
+    env: dict[str, str]
+    secret_keys: set[str] = field(default_factory=set)
+    facts: ModelFacts | None = None
+    facts_error: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def flags(self) -> dict[str, str | None]:
+        return A.as_dict(self.args)
+
+    @property
+    def secret_values(self) -> list[str]:
+        return [self.env[k] for k in self.secret_keys if k in self.env]
+
+    def parallel_size(self) -> tuple[int, int]:
+        """(tp, pp) from the final arguments; 1 when unset or not applicable."""
+        keys = PARALLEL_KEYS.get(self.family)
+        if not keys:
+            return 1, 1
+        flags = self.flags
+        return (A.int_value(flags, keys[0]) or 1), (A.int_value(flags, keys[1]) or 1)
+
+    def gpus_per_replica(self) -> int:
+        return gpus_per_replica(self.spec, self.family, self.parallel_size())
+
+    def document(self, *, show_secrets: bool = False) -> dict[str, Any]:
+        """The deployment document: the spec's own fields in GPUStack's order, arguments and env final."""
+        data = self.spec.model_dump(mode="json", exclude_unset=True, exclude={"guard"})
+        if self.args or "backend_parameters" in data:
+            data["backend_parameters"] = A.render(self.args)
+        if self.env or "env" in data:
+            data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
+        data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
+        return {key: data[key] for key in GPUSTACK_FIELD_ORDER if key in data}
+
+
+def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int]) -> int:
+    if spec.gpu_selector and spec.gpu_selector.gpus_per_replica:
+        return spec.gpu_selector.gpus_per_replica
+    if parallel[0] * parallel[1] > 1:
+        return parallel[0] * parallel[1]
+    ids = spec.gpu_selector.gpu_ids if spec.gpu_selector and spec.gpu_selector.gpu_ids else []
+    if ids:
+        return len(ids) if spec.replicas <= 1 else max(1, len(ids) // spec.replicas)
+    return 1
+
+
+def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
+                     facts: ModelFacts | None) -> dict[str, Any]:
+    flags = A.as_dict(spec_args)
+    keys = PARALLEL_KEYS.get(family)
+    parallel = (1, 1)
+    if keys:
+        parallel = (A.int_value(flags, keys[0]) or 1, A.int_value(flags, keys[1]) or 1)
+    gpus = gpus_per_replica(spec, family, parallel)
+    version = spec.backend_version or DEFAULT_VERSIONS.get(family)
+    return {
+        "spec": spec.model_dump(mode="json", exclude={"guard"}),
+        "vars": spec.guard.vars,
+        "model": (facts.as_dict() if facts else {}) | {"known": facts is not None},
+        "placement": {"gpus": gpus, "replicas": spec.replicas,
+                      "gpu_ids": list(spec.gpu_selector.gpu_ids or []) if spec.gpu_selector else []},
+        "backend": spec.effective_backend,
+        "backend_version": version,
+        "backend_version_pinned": spec.backend_version is not None,
+        "ollama": (spec.guard.ollama or OllamaAliases()).model_dump(),
+        "workload": spec.guard.workload.model_dump(),
+    }
+
+
+def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
+                environ: Mapping[str, str]) -> tuple[RenderedSpec | None, list[F.Finding]]:
+    spec = doc.spec
+    assert spec is not None
+    family = A.backend_family(spec.effective_backend, spec.is_gguf)
+    found: list[F.Finding] = []
+    try:
+        spec_args = A.parse(spec.backend_parameters, family)
+    except A.ArgError as exc:
+        return None, [F.finding(F.ARG_VALUE, doc.at("backend_parameters", exc.index), str(exc), spec=spec.name)]
+    for arg in spec_args:
+        if arg.key in A.FORBIDDEN:
+            found.append(F.finding(F.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
+                                   f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
+                                   spec=spec.name, fix=f"remove --{arg.key}"))
+    for first, later in A.duplicates(spec_args):
+        found.append(F.finding(F.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
+                               f"--{later.key} is given twice ('{first.value}' and '{later.value}'); "
+                               "the last one wins", spec=spec.name, fix="keep one"))
+
+    pinned: list[A.Arg] = []
+    defaults: list[A.Arg] = []
+    template_env: dict[str, str] = {}
+    if spec.guard.template:
+        try:
+            output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
+            pinned, defaults = A.parse(output.pinned, family), A.parse(output.defaults, family)
+            template_env = output.env
+        except TemplateError as exc:
+            where = F.Location(exc.file, exc.line) if exc.line else doc.at("guard", "template")
+            return None, found + [F.finding(F.TEMPLATE, where, f"{exc} (spec '{spec.name}', "
+                                            f"{doc.at('guard', 'template')})", spec=spec.name)]
+        except A.ArgError as exc:
+            return None, found + [F.finding(F.TEMPLATE, doc.at("guard", "template"),
+                                            f"template '{spec.guard.template}' renders a bad argument: {exc}",
+                                            spec=spec.name)]
+    final, conflicts = A.merge(pinned, defaults, spec_args)
+    for spec_arg, pinned_arg in conflicts:
+        found.append(F.finding(
+            F.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
+            f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
+            spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
+    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
+    del missing  # unresolved references stay literal; apply refuses to send them (checked there)
+    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error)
+    return rendered, found

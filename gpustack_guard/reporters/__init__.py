@@ -1,0 +1,38 @@
+"""Output formats. Each reporter turns a Report into text; stdout gets the report, stderr the summary."""
+
+from __future__ import annotations
+
+import os
+
+from gpustack_guard.reporters import github, junit, machine, markdown, text
+
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
+REPORTERS = {
+    "text": text.render,
+    "json": machine.render_json,
+    "github": github.render,
+    "sarif": machine.render_sarif,
+    "junit": junit.render,
+    "markdown": markdown.render,
+}
+
+
+def resolve_format(name: str | None, environ=os.environ) -> str:
+    """`auto` (the default) picks github under GitHub Actions, text elsewhere; GSG_OUTPUT is the env twin."""
+    chosen = (name or environ.get("GSG_OUTPUT") or "auto").lower()
+    if chosen == "auto":
+        return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if chosen not in REPORTERS:
+        from gpustack_guard.errors import GsgError
+
+        raise GsgError(f"unknown output format '{chosen}' (choose auto, {', '.join(FORMATS)})")
+    return chosen
+
+
+def summary_line(report) -> str:
+    from gpustack_guard.findings import Severity
+
+    e, w, i = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+    return (f"gsg: {plural(e, 'error')}, {plural(w, 'warning')}, {plural(i, 'note')} in "
+            f"{plural(report.specs, 'spec')} ({plural(report.files, 'file')})")

@@ -1,0 +1,81 @@
+"""JSON (gsg's own, versioned) and SARIF 2.1.0 (code scanning)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from gpustack_guard import __version__
+from gpustack_guard.findings import RULES
+
+JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking (consumers must check)
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+INFO_URI = "https://github.com/gpustack-guard/gpustack-guard"
+
+
+def finding_json(f) -> dict:
+    return {"rule_id": f.rule.id, "rule": f.rule.name, "severity": f.severity.value, "file": f.location.file,
+            "line": f.location.line, "column": f.location.column, "spec": f.spec, "message": f.message,
+            "fix": f.fix, "data": f.data or {}}
+
+
+def deployment_json(ev) -> dict:
+    r = ev.rendered
+    out = {"name": r.name, "file": r.doc.file, "cluster": ev.cluster.name if ev.cluster else r.spec.cluster_name,
+           "backend": r.spec.effective_backend, "model_facts": r.facts.source if r.facts else None}
+    if ev.placement:
+        out["placement"] = {"manual": ev.placement.manual, "fraction": ev.placement.fraction,
+                            "replicas": [[g.id for g in gpus] for gpus in ev.placement.replicas]}
+    if ev.estimate:
+        out["estimate"] = ev.estimate.as_json()
+    return out
+
+
+def render_json(report) -> str:
+    from gpustack_guard.findings import Severity
+
+    doc = {
+        "format_version": JSON_FORMAT_VERSION,
+        "tool": {"name": "gsg", "version": __version__},
+        "summary": {"errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
+                    "notes": report.count(Severity.INFO), "specs": report.specs, "files": report.files},
+        "findings": [finding_json(f) for f in report.findings],
+        "deployments": [deployment_json(ev) for ev in report.evaluations],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _fingerprint(f) -> str:
+    # Stable across runs and line moves: rule, file, spec and the message's first clause.
+    basis = f"{f.rule.id}|{f.location.file}|{f.spec}|{f.message.split(':')[0]}"
+    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+
+
+def render_sarif(report) -> str:
+    rules = sorted(RULES.values(), key=lambda r: r.id)
+    index = {r.id: i for i, r in enumerate(rules)}
+    results = []
+    for f in report.findings:
+        region = {"startLine": max(f.location.line, 1), "startColumn": max(f.location.column, 1)}
+        results.append({
+            "ruleId": f.rule.id, "ruleIndex": index[f.rule.id], "level": SARIF_LEVEL[f.severity.value],
+            "message": {"text": (f"[{f.spec}] " if f.spec else "") + f.message + (f" Fix: {f.fix}" if f.fix else "")},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file.replace("\\", "/")},
+                                                "region": region}}],
+            "partialFingerprints": {"gsgFinding/v1": _fingerprint(f)},
+        })
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "gsg", "version": __version__, "informationUri": INFO_URI,
+                "rules": [{"id": r.id, "name": r.name, "shortDescription": {"text": r.summary},
+                           "fullDescription": {"text": r.summary},
+                           "defaultConfiguration": {"level": SARIF_LEVEL[r.severity.value]},
+                           "helpUri": f"{INFO_URI}#rules"} for r in rules],
+            }},
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2) + "\n"

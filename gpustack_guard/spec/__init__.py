@@ -1,0 +1,1 @@
+"""The spec document: GPUStack's deployment fields plus gsg's `guard:` block."""

@@ -1,0 +1,60 @@
+"""Reading spec files from disk (the I/O edge of the spec pipeline)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gpustack_guard import findings as F
+from gpustack_guard.errors import GsgError
+from gpustack_guard.spec.check import SpecDoc
+from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def display_path(path: Path) -> str:
+    """Paths relative to the working directory when inside it: stable in CI annotations and SARIF."""
+    try:
+        return os.path.relpath(path)  # noqa: PTH  (relpath handles '..' the way users expect)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def spec_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file()
+                                and not any(part.startswith(".") for part in p.relative_to(path).parts)))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise GsgError("no such file or directory", where=raw)
+    if not files:
+        raise GsgError("no spec files (*.yaml, *.yml) found", where=", ".join(paths))
+    return files
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise GsgError("not UTF-8 text", where=display_path(path)) from None
+    except OSError as exc:
+        raise GsgError(exc.strerror or "cannot be read", where=display_path(path)) from None
+
+
+def load_specs(paths: list[str]) -> tuple[list[SpecDoc], list[F.Finding]]:
+    docs: list[SpecDoc] = []
+    problems: list[F.Finding] = []
+    for path in spec_files(paths):
+        shown = display_path(path)
+        try:
+            located = load_documents(read_text(path))
+        except YamlSyntaxError as exc:
+            problems.append(F.finding(F.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
+            continue
+        docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
+    return docs, problems

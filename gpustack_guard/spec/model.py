@@ -1,0 +1,246 @@
+"""Pydantic models of a spec document.
+
+The GPUStack part mirrors `ModelCreate` of GPUStack 2.3.0 (field names and enum values exactly), minus the
+fields the server manages. Unlike GPUStack, unknown fields are errors (`extra="forbid"`) and values are not
+coerced (`strict`): `replicas: "2"` or an unquoted env number is reported instead of silently changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from gpustack_guard.units import parse_size
+
+SOURCES = ("huggingface", "model_scope", "local_path")
+CATEGORIES = ("llm", "embedding", "image", "reranker", "speech_to_text", "text_to_speech", "unknown")
+PLACEMENT_STRATEGIES = ("spread", "binpack")
+BUILTIN_BACKENDS = ("vLLM", "VoxBox", "MindIE", "SGLang", "Custom")
+# Community backends GPUStack 2.x ships in assets/community-inference-backends.yaml (names we know of).
+COMMUNITY_BACKENDS = ("llama.cpp", "TensorRT-LLM", "Ollama", "LMDeploy")
+SOURCE_ID_FIELD = {"huggingface": "huggingface_repo_id", "model_scope": "model_scope_model_id",
+                   "local_path": "local_path"}
+# Fields GPUStack's own importer refuses as server-managed, plus read-only fields of ModelPublic.
+SERVER_MANAGED_FIELDS = frozenset({
+    "id", "created_at", "updated_at", "deleted_at", "ready_replicas", "meta", "cluster_id",
+    "owner_principal_id", "access_policy", "revision_history_limit", "state", "state_message", "stale",
+    "degradations", "restarting_since", "role_status", "has_stale_lora_instances",
+})
+MAX_REPLICAS = 1024  # above this a number is a typo, not a deployment
+
+Source = Literal["huggingface", "model_scope", "local_path"]
+Category = Literal["llm", "embedding", "image", "reranker", "speech_to_text", "text_to_speech", "unknown"]
+PlacementStrategy = Literal["spread", "binpack"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class GPUSelector(_Strict):
+    gpu_ids: Optional[list[str]] = None
+    gpus_per_replica: Optional[int] = Field(default=None, ge=1, le=64)
+
+
+class GPUTypeSelector(_Strict):
+    type: str
+    accelerator_sliced_memory_percentage: Optional[int] = Field(default=None, ge=0, le=100)
+    accelerator_sliced_cores_percentage: Optional[int] = Field(default=None, ge=0, le=100)
+    accelerator_partitioned_profile: Optional[str] = None
+
+
+class ExtendedKVCache(_Strict):
+    enabled: bool = False
+    mode: Optional[Literal["local", "shared"]] = "local"
+    cache_service_id: Optional[int] = None
+    ram_ratio: Optional[float] = Field(default=1.2, gt=0)
+    ram_size: Optional[int] = Field(default=None, ge=0)
+    chunk_size: Optional[int] = Field(default=None, ge=1)
+
+
+class SpeculativeConfig(_Strict):
+    enabled: bool = False
+    algorithm: Optional[Literal["eagle3", "mtp", "ngram"]] = None
+    draft_model: Optional[str] = None
+    num_draft_tokens: Optional[int] = Field(default=None, ge=1)
+    ngram_min_match_length: Optional[int] = Field(default=None, ge=1)
+    ngram_max_match_length: Optional[int] = Field(default=None, ge=1)
+
+
+class ScalingRule(_Strict):
+    start_cron: str
+    duration_seconds: int = Field(ge=1)
+    replicas: int = Field(ge=0, le=MAX_REPLICAS)
+    name: Optional[str] = None
+
+
+class ScalingSchedule(_Strict):
+    enabled: bool = False
+    paused: bool = False
+    baseline_replicas: Optional[int] = Field(default=None, ge=0, le=MAX_REPLICAS)
+    rules: list[ScalingRule] = []
+
+
+class LoraEntry(_Strict):
+    lora_name: str = Field(min_length=1)
+    lora_repo_name: Optional[str] = None
+    source: str = "huggingface"
+    huggingface_filename: Optional[str] = None
+    model_scope_file_path: Optional[str] = None
+    local_path: Optional[str] = None
+    path: Optional[str] = None
+    model_file_id: Optional[int] = None
+
+
+# --- the guard block --------------------------------------------------------------------------------------
+
+class Workload(_Strict):
+    """What traffic the deployment must carry; drives the KV-oversubscription rule."""
+
+    prompt_tokens_p99: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    max_output_tokens: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    concurrency: Optional[int] = Field(default=None, ge=1, le=100_000)
+
+
+class Policy(_Strict):
+    """How strict the memory checks are."""
+
+    strict: bool = False  # every memory warning becomes an error
+    kv_oversubscription: Literal["off", "warning", "error"] = "warning"
+    headroom: Literal["off", "warning", "error"] = "error"
+    # Evaluate an unset --max-model-len as GPUStack's worker injects it (8192) instead of vLLM's own default.
+    assume_gpustack_max_model_len: bool = False
+    cuda_graph_reserve: Optional[int] = None  # bytes per GPU; replaces gsg's CUDA-graph estimate
+    activation_margin: float = Field(default=0.0, ge=0.0, le=10.0)  # extra fraction on the activation estimate
+
+    @field_validator("cuda_graph_reserve", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        return None if value is None else parse_size(value)
+
+
+class Quantization(_Strict):
+    method: str  # fp8, int8, gptq, awq, bitsandbytes, gguf:<type>, bf16, fp16
+    bits: Optional[int] = Field(default=None, ge=1, le=32)
+    group_size: Optional[int] = Field(default=None, ge=-1, le=65536)
+
+
+class ModelFactsOverride(_Strict):
+    """Architecture facts; each one set here wins over config.json, the hub and the built-in catalog."""
+
+    catalog: Optional[str] = None  # a built-in catalog name, e.g. "meta-llama/Llama-3.3-70B-Instruct"
+    config: Optional[str] = None  # path to a local config.json (relative to the spec file)
+    gguf: Optional[str] = None  # path to a local GGUF file (its header is read)
+    architecture: Optional[str] = None
+    num_hidden_layers: Optional[int] = Field(default=None, ge=1, le=1000)
+    hidden_size: Optional[int] = Field(default=None, ge=1, le=1_000_000)
+    num_attention_heads: Optional[int] = Field(default=None, ge=1, le=10_000)
+    num_key_value_heads: Optional[int] = Field(default=None, ge=1, le=10_000)
+    head_dim: Optional[int] = Field(default=None, ge=1, le=100_000)
+    intermediate_size: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    vocab_size: Optional[int] = Field(default=None, ge=1, le=100_000_000)
+    tie_word_embeddings: Optional[bool] = None
+    attention_bias: Optional[bool] = None
+    num_experts: Optional[int] = Field(default=None, ge=1, le=100_000)
+    num_experts_per_tok: Optional[int] = Field(default=None, ge=1, le=100_000)
+    moe_intermediate_size: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    shared_expert_intermediate_size: Optional[int] = Field(default=None, ge=0, le=10_000_000)
+    first_k_dense_replace: Optional[int] = Field(default=None, ge=0, le=1000)
+    kv_lora_rank: Optional[int] = Field(default=None, ge=1, le=100_000)
+    q_lora_rank: Optional[int] = Field(default=None, ge=1, le=100_000)
+    qk_rope_head_dim: Optional[int] = Field(default=None, ge=0, le=100_000)
+    qk_nope_head_dim: Optional[int] = Field(default=None, ge=0, le=100_000)
+    v_head_dim: Optional[int] = Field(default=None, ge=1, le=100_000)
+    sliding_window: Optional[int] = Field(default=None, ge=1)
+    sliding_window_layers: Optional[int] = Field(default=None, ge=0, le=1000)
+    max_position_embeddings: Optional[int] = Field(default=None, ge=1, le=100_000_000)
+    dtype: Optional[Literal["bfloat16", "float16", "float32"]] = None
+    quantization: Optional[Quantization] = None
+    weight_bytes: Optional[int] = None  # total bytes of the checkpoint's weights
+    num_parameters: Optional[int] = Field(default=None, ge=1)
+
+    @field_validator("weight_bytes", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        return None if value is None else parse_size(value)
+
+
+class OllamaAliases(_Strict):
+    """Ollama-style knobs for the llama.cpp backend (num_ctx is per slot, as in Ollama)."""
+
+    num_ctx: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    num_gpu: Optional[int] = Field(default=None, ge=0, le=999)
+    num_batch: Optional[int] = Field(default=None, ge=1, le=1_000_000)
+    num_parallel: Optional[int] = Field(default=None, ge=1, le=1024)
+
+
+class Guard(_Strict):
+    template: Optional[str] = None
+    vars: dict[str, Any] = {}
+    workload: Workload = Workload()
+    policy: Policy = Policy()
+    model: ModelFactsOverride = ModelFactsOverride()
+    ollama: Optional[OllamaAliases] = None
+    wave: int = Field(default=0, ge=-1000, le=1000)
+
+
+class DeploymentSpec(_Strict):
+    """One GPUStack deployment as gsg manages it."""
+
+    name: str = Field(min_length=1, max_length=255)
+    cluster_name: Optional[str] = None
+    source: Source
+    huggingface_repo_id: Optional[str] = None
+    huggingface_filename: Optional[str] = None
+    model_scope_model_id: Optional[str] = None
+    model_scope_file_path: Optional[str] = None
+    local_path: Optional[str] = None
+    description: Optional[str] = None
+    replicas: int = Field(default=1, ge=0, le=MAX_REPLICAS)
+    categories: list[Category] = []
+    placement_strategy: PlacementStrategy = "spread"
+    cpu_offloading: Optional[bool] = None
+    distributed_inference_across_workers: Optional[bool] = None
+    worker_selector: Optional[dict[str, str]] = None
+    gpu_selector: Optional[GPUSelector] = None
+    gpu_type_selector: Optional[GPUTypeSelector] = None
+    backend: Optional[str] = None
+    backend_version: Optional[str] = None
+    backend_parameters: Optional[list[str]] = None
+    image_name: Optional[str] = None
+    run_command: Optional[str] = None
+    native_anthropic_api: bool = False
+    env: Optional[dict[str, str]] = None
+    restart_on_error: Optional[bool] = True
+    distributable: Optional[bool] = None
+    extended_kv_cache: Optional[ExtendedKVCache] = None
+    speculative_config: Optional[SpeculativeConfig] = None
+    scaling_schedule: Optional[ScalingSchedule] = None
+    generic_proxy: Optional[bool] = False
+    lora_list: Optional[list[LoraEntry]] = None
+    roles: Optional[list[dict[str, Any]]] = None  # PD disaggregation: passed through, not checked
+    disaggregation: Optional[dict[str, Any]] = None
+    gather: Optional[dict[str, Any]] = None
+    enable_model_route: Optional[bool] = None
+    guard: Guard = Guard()
+
+    @property
+    def source_id(self) -> str | None:
+        return getattr(self, SOURCE_ID_FIELD[self.source])
+
+    @property
+    def effective_backend(self) -> str:
+        """What GPUStack runs when backend is unset: vLLM, or Custom for a GGUF file."""
+        if self.backend:
+            return self.backend
+        return "Custom" if self.is_gguf else "vLLM"
+
+    @property
+    def is_gguf(self) -> bool:
+        path = self.huggingface_filename or self.model_scope_file_path or self.local_path or ""
+        return path.lower().endswith(".gguf")
+
+
+# The order GPUStack's exporter writes fields in; rendering keeps it so a spec diff reads naturally.
+GPUSTACK_FIELD_ORDER = [name for name in DeploymentSpec.model_fields if name != "guard"]

@@ -1,0 +1,125 @@
+"""Guard templates: Jinja2 (sandboxed, StrictUndefined) rendering pinned and default backend arguments.
+
+A template file `templates/<name>.yaml.j2` renders a YAML mapping:
+
+    pinned:   [--flag=value, ...]   # the spec may not contradict these
+    defaults: [--flag=value, ...]   # the spec may override these
+    env:      {NAME: value}         # merged under the spec's env
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from gpustack_guard.versions import version_lt
+from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
+
+SUFFIX = ".yaml.j2"
+
+
+class TemplateError(Exception):
+    def __init__(self, message: str, file: str, line: int = 0):
+        self.file, self.line = file, line
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class TemplateOutput:
+    pinned: list[str] = field(default_factory=list)
+    defaults: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def default_search_path(spec_paths: list[str]) -> list[Path]:
+    """templates/ beside or above the spec folders, the working directory's, then the ones gsg ships."""
+    candidates = []
+    for raw in spec_paths:
+        base = Path(raw).resolve()
+        base = base if base.is_dir() else base.parent
+        candidates += [base / "templates", base.parent / "templates"]
+    candidates.append(Path.cwd() / "templates")
+    package = Path(__file__).resolve().parent
+    candidates += [package / "_templates", package.parent / "templates"]
+    seen, result = set(), []
+    for path in candidates:
+        if path.is_dir() and path not in seen:
+            seen.add(path)
+            result.append(path)
+    return result
+
+
+class TemplateRenderer:
+    def __init__(self, search_path: list[Path]):
+        self.search_path = search_path
+        self._env = SandboxedEnvironment(
+            loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+        )
+        self._env.globals["version_lt"] = version_lt
+        self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
+
+    def locate(self, name: str) -> Path:
+        filename = name if name.endswith(".j2") else name + SUFFIX
+        for directory in self.search_path:
+            if (directory / filename).is_file():
+                return directory / filename
+        where = ", ".join(str(p) for p in self.search_path) or "(no templates/ folder found)"
+        raise TemplateError(f"template '{name}' not found in {where}", name)
+
+    def render(self, name: str, context: dict[str, Any]) -> TemplateOutput:
+        path = self.locate(name)
+        shown = _shown(path)
+        filename = path.name
+        try:
+            template = self._env.get_template(filename)
+            text = template.render(**context)
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"template syntax error: {exc.message}", shown, exc.lineno or 0) from None
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(f"undefined template variable: {exc.message}", shown,
+                                _template_line(exc, str(path))) from None
+        except jinja2.TemplateError as exc:
+            raise TemplateError(f"template error: {exc}", shown, _template_line(exc, str(path))) from None
+        return _parse_output(text, shown)
+
+
+def _shown(path: Path) -> str:
+    from gpustack_guard.spec.loader import display_path
+
+    return display_path(path)
+
+
+def _template_line(exc: BaseException, filename: str) -> int:
+    """Jinja rewrites tracebacks so template frames carry the template's own file and line."""
+    line = 0
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            line = frame.lineno or line
+    return line
+
+
+def _parse_output(text: str, shown: str) -> TemplateOutput:
+    try:
+        docs = load_documents(text)
+    except YamlSyntaxError as exc:
+        raise TemplateError(f"rendered template is not valid YAML: {exc}", shown, exc.line) from None
+    data = docs[0].data if docs else {}
+    if not isinstance(data, dict) or set(data) - {"pinned", "defaults", "env"}:
+        raise TemplateError("a template must render a mapping with only pinned, defaults and env", shown)
+
+    def strings(key: str) -> list[str]:
+        value = data.get(key) or []
+        if not isinstance(value, list):
+            raise TemplateError(f"'{key}' must render a list of arguments", shown)
+        return [str(v) for v in value if v is not None and str(v).strip()]
+
+    env = data.get("env") or {}
+    if not isinstance(env, dict):
+        raise TemplateError("'env' must render a mapping", shown)
+    return TemplateOutput(strings("pinned"), strings("defaults"), {str(k): str(v) for k, v in env.items()})
