@@ -102,7 +102,8 @@ KV_OVERSUBSCRIBED = rule("GSG033", "kv-oversubscribed",
                          "max_num_seqs x tokens per sequence exceeds the KV capacity: requests queue or get preempted.",
                          Severity.WARNING)
 HEADROOM = rule("GSG034", "headroom",
-                "The memory left after gpu_memory_utilization cannot hold CUDA graphs, sampler warm-up and CUDA/NCCL context.")
+                "The memory left after gpu_memory_utilization cannot hold CUDA graphs, sampler warm-up and CUDA/NCCL context.",
+                Severity.WARNING)
 GPU_OVERCOMMIT = rule("GSG035", "gpu-overcommit",
                       "The real footprints of all deployments on one GPU, with foreign usage, exceed its memory.")
 OFFLOAD_OVER_GPU = rule("GSG036", "llamacpp-offload",

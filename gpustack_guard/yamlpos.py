@@ -93,8 +93,8 @@ def load_documents(text: str) -> list[LocatedDocument]:
     documents: list[LocatedDocument] = []
     try:
         for node in yaml.compose_all(text, Loader=_Loader):
-            if node is None:
-                continue
+            if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
+                continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1)
             doc.data = _build(node, (), doc, set())
             documents.append(doc)

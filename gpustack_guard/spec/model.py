@@ -108,7 +108,7 @@ class Policy(_Strict):
 
     strict: bool = False  # every memory warning becomes an error
     kv_oversubscription: Literal["off", "warning", "error"] = "warning"
-    headroom: Literal["off", "warning", "error"] = "error"
+    headroom: Literal["off", "warning", "error"] = "warning"
     # Evaluate an unset --max-model-len as GPUStack's worker injects it (8192) instead of vLLM's own default.
     assume_gpustack_max_model_len: bool = False
     cuda_graph_reserve: Optional[int] = None  # bytes per GPU; replaces gsg's CUDA-graph estimate

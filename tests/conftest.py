@@ -1,0 +1,42 @@
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+FLEET = REPO / "examples" / "fleet.yaml"
+EXPORT_FIXTURE = REPO.parent / "shared" / "fixtures" / "gpustack-2.3.0-export.yaml"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def gsg(capsys, monkeypatch):
+    """Run the real CLI in-process; returns exit code, stdout, stderr."""
+    monkeypatch.setenv("GSG_OFFLINE", "1")  # tests never reach the hub
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GSG_OUTPUT", raising=False)
+
+    def run(*args: str, cwd: Path | None = None) -> Result:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "gsg-cache"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    os.environ.pop("GSG_URL", None)

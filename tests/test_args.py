@@ -1,0 +1,55 @@
+import pytest
+
+from gpustack_guard import args as A
+
+
+def parse(items, family="vllm"):
+    return A.parse(items, family)
+
+
+def test_equals_space_and_two_item_forms_normalise_alike():
+    forms = [["--max-model-len=8192"], ["--max-model-len 8192"], ["--max-model-len", "8192"], ["--max_model_len=8192"]]
+    assert {tuple((a.key, a.value) for a in parse(f)) for f in forms} == {(("max-model-len", "8192"),)}
+
+
+def test_boolean_flags_and_negative_numbers():
+    parsed = parse(["--enforce-eager", "--seed", "-1", "--enable-chunked-prefill=true"])
+    assert [(a.key, a.value) for a in parsed] == [("enforce-eager", None), ("seed", "-1"),
+                                                  ("enable-chunked-prefill", "true")]
+    assert A.same_value(None, "true") and A.same_value("0.90", "0.9") and not A.same_value("0.9", "0.92")
+
+
+def test_short_aliases_per_backend():
+    assert [a.key for a in parse(["-tp", "2"])] == ["tensor-parallel-size"]
+    assert [a.key for a in parse(["--tp", "2"], "sglang")] == ["tp-size"]
+    assert [a.key for a in parse(["-c", "4096", "-ngl", "60", "-np", "4"], "llamacpp")] == \
+        ["ctx-size", "gpu-layers", "parallel"]
+
+
+def test_value_without_flag_is_an_error_with_its_index():
+    with pytest.raises(A.ArgError) as err:
+        parse(["--a=1", "stray"])
+    assert err.value.index == 1
+
+
+def test_merge_pinned_defaults_and_spec():
+    pinned = parse(["--gpu-memory-utilization=0.88", "--max-model-len=16384"])
+    defaults = parse(["--enable-chunked-prefill", "--max-num-seqs=32"])
+    spec = parse(["--max-num-seqs", "8", "--gpu-memory-utilization=0.9", "--enable-prefix-caching",
+                  "--max-model-len=16384"])
+    final, conflicts = A.merge(pinned, defaults, spec)
+    assert A.render(final) == ["--gpu-memory-utilization=0.88", "--max-model-len=16384",
+                               "--enable-chunked-prefill", "--max-num-seqs=8", "--enable-prefix-caching"]
+    assert [(s.value, p.value) for s, p in conflicts] == [("0.9", "0.88")]
+
+
+def test_duplicates_only_when_meaning_differs():
+    pairs = A.duplicates(parse(["--max-model-len=8192", "--max_model_len", "8192", "--max-model-len=4096"]))
+    assert [(a.value, b.value) for a, b in pairs] == [("8192", "4096")]
+
+
+def test_int_value_rejects_fractions_and_words():
+    with pytest.raises(ValueError, match="--max-model-len must be a whole number"):
+        A.int_value({"max-model-len": "81.5"}, "max-model-len")
+    with pytest.raises(ValueError, match="must be a number"):
+        A.int_value({"max-model-len": "lots"}, "max-model-len")

@@ -1,0 +1,78 @@
+"""Bad input: one clear line naming the file:line or the thing, exit 1, never a traceback."""
+
+import re
+
+from conftest import FLEET
+
+
+def one_line_error(result, pattern):
+    assert result.code == 1
+    assert "Traceback" not in result.out + result.err
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    assert len(lines) == 1, result.err
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+def test_missing_fleet_file(gsg, tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")
+    one_line_error(gsg("validate", str(tmp_path), "--fleet", "nope.yaml"), r"nope\.yaml: fleet snapshot file not found")
+
+
+def test_directory_without_specs(gsg, tmp_path):
+    one_line_error(gsg("validate", str(tmp_path), "--fleet", str(FLEET)), r"no spec files")
+
+
+def test_missing_spec_path(gsg):
+    one_line_error(gsg("validate", "does-not-exist", "--fleet", str(FLEET)), r"does-not-exist: no such file")
+
+
+def test_malformed_fleet_names_its_line(gsg, tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("clusters:\n  - name: c\n    workers:\n      - name: w\n        gpus:\n"
+                     "          - {index: 0, memory: {total: lots}}\n")
+    one_line_error(gsg("validate", str(tmp_path / "a.yaml"), "--fleet", str(fleet)),
+                   r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total'")
+
+
+def test_malformed_spec_yaml_is_a_finding_with_its_line(gsg, tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nsource: [huggingface\n")
+    result = gsg("validate", str(tmp_path), "--fleet", str(FLEET))
+    assert result.code == 1
+    assert re.search(r"a\.yaml:3:1: error GSG001 yaml-syntax", result.out)
+
+
+def test_usage_errors_exit_1_not_2(gsg):
+    result = gsg("validate")
+    assert result.code == 1 and "usage error" in result.err
+    assert gsg("no-such-command").code == 1
+    assert gsg("validate", "specs", "--fleet", str(FLEET), "--fail-level", "fatal").code == 1
+
+
+def test_unknown_output_format(gsg, tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")
+    one_line_error(gsg("validate", str(tmp_path), "--fleet", str(FLEET), "-o", "xml"), r"unknown output format 'xml'")
+
+
+def test_help_for_every_command(gsg):
+    for command in ("validate", "render", "estimate"):
+        result = gsg(command, "--help")
+        assert result.code == 0 and "Usage: gsg " + command in result.out
+    assert "Commands:" in gsg("--help").out
+
+
+def test_no_fleet_no_server_is_a_clear_error(gsg, tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")
+    one_line_error(gsg("validate", str(tmp_path)), r"no fleet to validate against")
+
+
+def test_internal_errors_exit_3_without_traceback(gsg, monkeypatch):
+    import gpustack_guard.commands.validate as command
+
+    def boom(*_a, **_k):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(command, "run", boom)
+    result = gsg("validate", "specs", "--fleet", str(FLEET))
+    assert result.code == 3 and "internal error: RuntimeError: kaboom" in result.err
+    assert "Traceback" not in result.err

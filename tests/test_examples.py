@@ -1,0 +1,72 @@
+"""Every example folder: positive ones validate clean, each negative one fails with its rule at its line."""
+
+import json
+import re
+
+import pytest
+
+from conftest import FLEET, REPO
+
+NEGATIVE = sorted(p for p in (REPO / "examples" / "negative").iterdir() if p.is_dir())
+POSITIVE = sorted(p for p in (REPO / "examples" / "positive").iterdir() if p.is_dir())
+
+
+def test_bundled_specs_validate_clean(gsg):
+    result = gsg("validate", "specs/", "--fleet", "examples/fleet.yaml", cwd=REPO)
+    assert result.code == 0, result.out
+    assert "error" not in result.out
+    assert result.err.startswith("gsg: 0 errors")
+
+
+@pytest.mark.parametrize("case", POSITIVE, ids=lambda p: p.name)
+def test_positive_case(gsg, case):
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", "warning", cwd=case)
+    assert result.code == 0, result.out
+    assert result.out == ""
+
+
+def _expected(case):
+    expected = json.loads((case / "expected.json").read_text())
+    return expected, expected.get("file", "spec.yaml"), expected.get("fail_level", "error")
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=lambda p: p.name)
+def test_negative_case_text(gsg, case):
+    expected, file, level = _expected(case)
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", level, cwd=case)
+    assert result.code == 1
+    pattern = rf"^{re.escape(file)}:{expected['line']}:\d+: \w+ {expected['rule']} "
+    assert re.search(pattern, result.out, re.M), result.out
+    assert "Traceback" not in result.out + result.err
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=lambda p: p.name)
+def test_negative_case_json(gsg, case):
+    expected, file, level = _expected(case)
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", level, "-o", "json", cwd=case)
+    assert result.code == 1
+    doc = json.loads(result.out)
+    assert doc["format_version"] == "1.0"
+    hits = [f for f in doc["findings"] if f["rule_id"] == expected["rule"]]
+    assert any(f["file"] == file and f["line"] == expected["line"] for f in hits), hits
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=lambda p: p.name)
+def test_negative_case_github(gsg, case):
+    expected, file, level = _expected(case)
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", level, "-o", "github", cwd=case)
+    assert result.code == 1
+    pattern = (rf"^::(error|warning|notice) file={re.escape(file)},line={expected['line']},col=\d+,"
+               rf"title={expected['rule']} [a-z0-9-]+::")
+    assert re.search(pattern, result.out, re.M), result.out
+
+
+def test_every_rule_in_the_registry_has_a_negative_example_or_is_informational():
+    from gpustack_guard.findings import RULES, Severity
+    from gpustack_guard.rules import load_builtin_rules
+
+    load_builtin_rules()
+    covered = {json.loads((c / "expected.json").read_text())["rule"] for c in NEGATIVE}
+    server_side = {"GSG050", "GSG051"}  # need a live server; tested with the API client
+    missing = {r.id for r in RULES.values() if r.severity != Severity.INFO} - covered - server_side
+    assert missing == set()

@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.templating import TemplateError, TemplateRenderer
+
+REPO = Path(__file__).resolve().parent.parent
+BASE = {"vars": {}, "placement": {"gpus": 4}, "backend_version": "0.11.0",
+        "ollama": {"num_ctx": None, "num_gpu": None, "num_batch": None, "num_parallel": None}}
+
+
+def renderer(*extra):
+    return TemplateRenderer([*extra, REPO / "templates"])
+
+
+def test_hardened_block_is_version_aware():
+    old = renderer().render("vllm-hardened", {**BASE, "backend_version": "0.8.5"})
+    assert old.pinned == ["--gpu-memory-utilization=0.88", "--max-model-len=16384", "--kv-cache-dtype=fp8",
+                          "--max-num-seqs=32", "--tensor-parallel-size=4"]
+    assert old.defaults == ["--enable-chunked-prefill", "--swap-space=0", "--disable-log-requests"]
+    new = renderer().render("vllm-hardened", {**BASE, "backend_version": "0.24.1"})
+    assert new.defaults == ["--enable-chunked-prefill"]  # no --swap-space on vLLM >= 0.23
+
+
+def test_llamacpp_template_translates_ollama_names():
+    ctx = {**BASE, "ollama": {"num_ctx": 8192, "num_gpu": 60, "num_batch": 256, "num_parallel": None}}
+    out = renderer().render("llamacpp-offload", ctx)
+    assert out.pinned == ["--ctx-size=32768", "--parallel=4", "--gpu-layers=60"]
+    assert out.defaults[:2] == ["--batch-size=256", "--ubatch-size=256"]
+
+
+def test_undefined_variable_names_the_template_line(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --a=1\n  - --b={{ vars.nope }}\n")
+    with pytest.raises(TemplateError) as err:
+        renderer(tmp_path).render("t", BASE)
+    assert err.value.line == 3 and "nope" in str(err.value)
+
+
+def test_syntax_error_names_the_template_line(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - {% if %}\n")
+    with pytest.raises(TemplateError) as err:
+        renderer(tmp_path).render("t", BASE)
+    assert err.value.line == 2
+
+
+def test_sandbox_blocks_attribute_escapes(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - {{ vars.__class__.__mro__ }}\n")
+    with pytest.raises(TemplateError):
+        renderer(tmp_path).render("t", BASE)
+
+
+def test_output_shape_is_checked(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned: [--a=1]\nextra: 1\n")
+    with pytest.raises(TemplateError, match="only pinned, defaults and env"):
+        renderer(tmp_path).render("t", BASE)

@@ -1,0 +1,35 @@
+import pytest
+
+from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
+
+
+def test_positions_of_keys_and_values_are_one_based():
+    docs = load_documents("a: 1\nb:\n  - x\n  - {c: 2}\n")
+    doc = docs[0]
+    assert doc.data == {"a": 1, "b": ["x", {"c": 2}]}
+    assert doc.key_pos[("b",)] == (2, 1)
+    assert doc.value_pos[("b", 1, "c")] == (4, 9)
+    assert doc.position(("b", 1, "missing")) == (4, 5)  # nearest existing ancestor
+
+
+def test_multiple_documents_and_empty_ones_skipped():
+    docs = load_documents("---\na: 1\n---\n---\nb: 2\n")
+    assert [d.data for d in docs] == [{"a": 1}, {"b": 2}]
+    assert docs[1].start_line == 5
+
+
+def test_duplicate_keys_are_recorded_not_silently_dropped():
+    doc = load_documents("a: 1\na: 2\n")[0]
+    assert doc.data == {"a": 2}
+    assert doc.duplicate_keys == [(("a",), 2, 1)]
+
+
+def test_syntax_error_has_line_and_column():
+    with pytest.raises(YamlSyntaxError) as err:
+        load_documents("a: [1, 2\nb: 3\n")
+    assert (err.value.line, err.value.column) == (2, 2)
+
+
+def test_merge_keys_and_aliases():
+    doc = load_documents("base: &b {x: 1}\nchild:\n  <<: *b\n  y: 2\n")[0]
+    assert doc.data["child"] == {"x": 1, "y": 2}
