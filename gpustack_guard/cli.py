@@ -102,13 +102,17 @@ def estimate(
     backend: str = typer.Option("vLLM", "--backend", help="vLLM | SGLang | llama.cpp"),
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="Engine version, e.g. 0.11.0."),
     gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ on A100)."),
+    quantization: Optional[str] = typer.Option(None, "--quantization", "-q",
+                                               help="Weights format of a catalog model: awq, gptq, fp8, int8, "
+                                                    "bitsandbytes, or a GGUF type such as q4_k_m."),
     output: str = typer.Option("text", "--output", "-o", help="text | json"),
     offline: bool = OFFLINE,
 ) -> int:
     """Per-GPU memory breakdown for one model. Backend arguments follow `--`, as in backend_parameters."""
     from gpustack_guard.commands.estimate import run
 
-    return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name)
+    return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name,
+               quantization)
 
 
 def main(argv: list[str] | None = None) -> int:

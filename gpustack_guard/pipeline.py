@@ -74,4 +74,5 @@ def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: Temp
     files = len({d.file for d in docs} | {f.location.file for f in load_findings})
     units = [(f.location.file, "(file)") for f in load_findings]
     units += [(d.file, d.name or f"document {d.index + 1}") for d in docs]
+    units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
     return Report(sorted(found, key=_order), evaluations, files=files, specs=len(docs), units=units)

@@ -41,8 +41,24 @@ def model_facts(model: str, offline: bool):
     return facts
 
 
+def with_quantization(facts, quantization: str | None, family: str):
+    """`--quantization q4_k_m` (GGUF type) or awq/gptq/fp8/int8/bitsandbytes for a catalog model."""
+    if not quantization:
+        return facts
+    from dataclasses import replace
+
+    from gpustack_guard.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
+
+    kind = quantization.lower()
+    if kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES:
+        return replace(facts, quant_method=f"gguf:{kind}", weight_bytes=None)
+    bits = 4 if kind in ("awq", "gptq", "bitsandbytes") else None
+    return replace(facts, quant_method=kind, quant_bits=bits, weight_bytes=None)
+
+
 def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_version: str | None,
-        output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "") -> int:
+        output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "",
+        quantization: str | None = None) -> int:
     from gpustack_guard.memory import engine
     from gpustack_guard.spec.model import Policy
 
@@ -61,7 +77,7 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
         flags = A.as_dict(A.parse(backend_args, family))
     except A.ArgError as exc:
         raise GsgError(str(exc), where="backend arguments") from None
-    facts = model_facts(model, offline)
+    facts = with_quantization(model_facts(model, offline), quantization, family)
     count = gpus
     if count is None:
         keys = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}

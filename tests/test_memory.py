@@ -1,0 +1,216 @@
+"""The arithmetic against memory-arithmetic.md: Table A exactly, the engines' budgets to the byte."""
+
+import math
+
+import pytest
+
+from gpustack_guard.memory.facts import active_params, param_breakdown, weight_layout
+from gpustack_guard.memory.hfconfig import catalog_facts
+from gpustack_guard.memory.kv import kv_bytes_per_token_layer
+from gpustack_guard.memory.llamacpp import LlamaCppConfig, estimate_llamacpp
+from gpustack_guard.memory.sglang import default_fraction
+from gpustack_guard.memory.vllm import VllmConfig, capture_sizes, estimate_vllm
+from gpustack_guard.units import GiB, MiB
+from dataclasses import replace
+
+
+def kv_per_token(name, tp=1, dtype=None):
+    facts = catalog_facts(name)
+    return kv_bytes_per_token_layer(facts, tp, dtype) * facts.num_hidden_layers
+
+
+@pytest.mark.parametrize("name,params", [
+    ("meta-llama/Llama-3.1-8B", 8_030_261_248),  # A1
+    ("meta-llama/Llama-3.3-70B-Instruct", 70_553_706_496),  # A2
+    ("Qwen/Qwen2.5-7B-Instruct", 7_615_616_512),  # A3 (qkv bias)
+    ("mistralai/Mixtral-8x7B-v0.1", 46_702_792_704),  # A4 total
+])
+def test_table_a_parameter_counts(name, params):
+    assert param_breakdown(catalog_facts(name)).total == params
+
+
+def test_a4_mixtral_active_parameters():
+    assert round(active_params(catalog_facts("mistralai/Mixtral-8x7B-v0.1")) / 1e9, 2) == 12.88
+
+
+def test_a1_a2_bf16_weights():
+    assert round(weight_layout(catalog_facts("meta-llama/Llama-3.1-8B")).total / GiB, 2) == 14.96
+    assert round(weight_layout(catalog_facts("meta-llama/Llama-3.3-70B-Instruct")).total / GiB, 2) == 131.42
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("meta-llama/Llama-3.1-8B", 131_072), ("meta-llama/Llama-3.3-70B-Instruct", 327_680),
+    ("Qwen/Qwen2.5-7B", 57_344), ("Qwen/Qwen2.5-14B", 196_608), ("Qwen/Qwen3-14B", 163_840),
+    ("Qwen/Qwen1.5-7B", 524_288), ("meta-llama/Llama-3.1-405B", 516_096),
+])
+def test_a5_kv_bytes_per_token(name, expected):
+    assert kv_per_token(name) == expected
+
+
+@pytest.mark.parametrize("dtype,expected", [(None, 70_272), ("fp8", 35_136), ("fp8_ds_mla", 40_016)])
+def test_a6_mla_kv_is_replicated_on_every_rank(dtype, expected):
+    for tp in (1, 8, 16):
+        assert kv_per_token("deepseek-ai/DeepSeek-V3", tp, dtype) == expected
+
+
+@pytest.mark.parametrize("name,tp,expected", [
+    ("meta-llama/Llama-3.1-8B", 8, 16_384), ("Qwen/Qwen3-235B-A22B", 4, 48_128),
+    ("meta-llama/Llama-3.3-70B-Instruct", 16, 40_960),
+])
+def test_a7_kv_heads_replicate_past_tp(name, tp, expected):
+    assert kv_per_token(name, tp) == expected
+
+
+def test_a8_kv_for_128k_tokens():
+    assert kv_per_token("meta-llama/Llama-3.1-8B") * 128_000 / GiB == 15.625
+    assert kv_per_token("meta-llama/Llama-3.3-70B-Instruct") * 128_000 / GiB == 39.0625
+    assert round(kv_per_token("meta-llama/Llama-3.1-405B") * 128_000 / GiB, 2) == 61.52
+
+
+@pytest.mark.parametrize("name,tp,blocks", [("meta-llama/Llama-3.1-8B", 1, 2048), ("Qwen/Qwen2.5-7B", 1, 4681),
+                                             ("meta-llama/Llama-3.1-8B", 8, 16384)])
+def test_a9_v0_cpu_blocks(name, tp, blocks):
+    assert (4 * GiB) // (16 * kv_per_token(name, tp)) == blocks
+
+
+def test_a10_w8a8_and_a11_int4_weights():
+    w8a8 = replace(catalog_facts("meta-llama/Llama-3.1-70B"), quant_method="int8")
+    assert round(weight_layout(w8a8).total / GiB, 2) == 67.67
+    awq = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="awq", quant_bits=4, quant_group_size=128)
+    assert round(weight_layout(awq).total / GiB, 2) == 5.19
+
+
+def test_a12_llamacpp_kv_cache_types():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    for k, v, per_side_mib in (("f16", "f16", 512), ("q8_0", "q8_0", 272), ("q4_0", "q4_0", 144)):
+        est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=32, cache_type_k=k,
+                                                                   cache_type_v=v, flash_attn=True), version=None)
+        assert est.kv_cache == 2 * per_side_mib * MiB
+
+
+def test_a12_quantised_v_without_flash_attention_falls_back_to_f16():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=32, cache_type_k="q8_0",
+                                                               cache_type_v="q8_0"), version=None)
+    assert est.kv_cache == (272 + 512) * MiB
+    assert "flash attention" in est.notes[0]
+
+
+def test_a13_sglang_default_fraction():
+    assert default_fraction(81_559 * MiB, 1, 1, 8192, 256) == 0.835
+    assert default_fraction(24_564 * MiB, 1, 1, 2048, 24) == 0.847
+
+
+# --- vLLM budget ------------------------------------------------------------------------------------------
+RTX3090 = int(23.58 * GiB)
+
+
+def test_b1_v0_blocks_and_concurrency():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    est = estimate_vllm(facts, RTX3090, VllmConfig(gpu_memory_utilization=0.9, max_model_len=20000), version="0.6.4")
+    assert est.requested == math.ceil(0.9 * RTX3090)
+    assert est.weights == 16_060_522_496
+    assert est.kv_capacity_tokens == 1967 * 16  # logged 1952 blocks: +0.8 %
+    assert abs(est.kv_capacity_tokens / (1952 * 16) - 1) < 0.05
+    assert round(est.max_concurrency, 2) == 1.57 and est.verdict == "fits"
+
+
+def test_b2_v0_rejects_29000():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    est = estimate_vllm(facts, RTX3090, VllmConfig(gpu_memory_utilization=0.9, max_model_len=29000), version="0.6.4")
+    assert est.verdict == "kv-below-max-model-len"
+    assert est.estimated_max_model_len == est.kv_capacity_tokens == 24_368
+
+
+def test_capture_sizes_by_version_rule():
+    assert capture_sizes("v1", 32, 2048) == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert len(capture_sizes("v1", 256, 8192)) == 51
+    assert len(capture_sizes("v1-early", 1024, 8192)) == 67
+    assert capture_sizes("v0", 4, 2048) == [1, 2, 4]
+
+
+A6000 = 49_140 * MiB
+
+
+def test_field_notes_70b_default_length_rejected_with_estimate():
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    est = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4), version="0.11.0")
+    assert est.max_model_len == 131_072 and est.verdict == "kv-below-max-model-len"
+    assert est.kv_bytes_per_token == 81_920
+    assert est.estimated_max_model_len == 123_040
+
+
+def test_field_notes_hardened_block_and_092():
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    cfg = VllmConfig(tensor_parallel_size=4, gpu_memory_utilization=0.88, max_model_len=16384,
+                     kv_cache_dtype="fp8", max_num_seqs=32)
+    hardened = estimate_vllm(facts, A6000, cfg, version="0.11.0")
+    assert hardened.verdict == "fits" and hardened.kv_bytes_per_token == 40_960
+    assert hardened.kv_capacity_tokens == 224_160 and round(hardened.max_concurrency, 2) == 13.68
+    assert hardened.headroom >= hardened.headroom_needed
+    tight = estimate_vllm(facts, A6000, replace(cfg, gpu_memory_utilization=0.92), version="0.11.0")
+    assert tight.headroom < tight.headroom_needed
+
+
+def test_cuda_graphs_move_into_the_budget_from_0_21():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=8192)
+    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.11.0")
+    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.21.0")
+    assert old.cuda_graphs == new.cuda_graphs > 0
+    assert old.kv_available - new.kv_available == new.cuda_graphs
+    assert old.headroom_needed - new.headroom_needed == new.cuda_graphs
+    eager = estimate_vllm(facts, 80 * GiB, replace(cfg, enforce_eager=True), version="0.21.0")
+    assert eager.cuda_graphs == 0
+
+
+def test_defaults_follow_gpu_size_and_a100_exception():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    h100 = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version="0.11.0", gpu_name="H100")
+    a100 = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version="0.11.0", gpu_name="A100-SXM4-80GB")
+    assert (h100.max_num_seqs, h100.extra["max_num_batched_tokens"]) == (1024, 8192)
+    assert (a100.max_num_seqs, a100.extra["max_num_batched_tokens"]) == (256, 2048)
+
+
+def test_b4_no_kv_memory():
+    facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gptq", quant_bits=4, quant_group_size=128)
+    est = estimate_vllm(facts, 8 * GiB, VllmConfig(gpu_memory_utilization=0.7, max_model_len=4096), version="0.6.4")
+    assert est.verdict == "no-kv-memory" and est.kv_capacity_tokens == 0
+
+
+def test_gpustack_injected_length_is_an_explicit_policy():
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    est = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4, gpustack_max_model_len=True),
+                        version="0.11.0")
+    assert est.max_model_len == 8192 and est.verdict == "fits"
+
+
+def test_sliding_window_requests_hold_only_the_window():
+    facts = catalog_facts("google/gemma-3-27b-it")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=32768, max_num_seqs=16)
+    hybrid = estimate_vllm(facts, 80 * GiB, cfg, version="0.11.0")
+    full = estimate_vllm(replace(facts, sliding_window=None, sliding_window_layers=None), 80 * GiB, cfg,
+                         version="0.11.0")
+    # 10 global layers hold 32,768 tokens; 52 window layers hold window-1 + 8192 batched tokens (+1 block)
+    window_tokens = (math.ceil((1024 - 1 + 8192) / 16) + 1) * 16
+    ratio = (62 * 32768) / (10 * 32768 + 52 * window_tokens)
+    assert hybrid.max_concurrency == pytest.approx(full.max_concurrency * ratio, rel=1e-3)
+
+
+# --- llama.cpp -------------------------------------------------------------------------------------------
+def test_field_notes_llamacpp_80_layers_rejected_60_pass():
+    facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q4_k_m")
+    cfg = LlamaCppConfig(ctx_size=32768, parallel=4, batch_size=256, ubatch_size=256)
+    full = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=80), version=None)
+    sixty = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=60), version=None)
+    assert full.verdict == "does-not-fit" and sixty.verdict == "fits"
+    assert full.kv_cache == 10 * GiB and sixty.kv_cache == int(7.5 * GiB)
+    assert full.activation == 32768 * 256 * 64 * 4  # no-FA KQ scratch
+
+
+def test_tensor_split_by_memory():
+    facts = replace(catalog_facts("Qwen/Qwen2.5-32B"), quant_method="gguf:q4_k_m")
+    est = estimate_llamacpp(facts, [A6000, 24_564 * MiB], LlamaCppConfig(ctx_size=8192, flash_attn=True),
+                            version=None)
+    layers = [d["layers"] for d in est.extra["per_device"]]
+    assert layers == [43, 21] and sum(layers) == 64
