@@ -116,6 +116,11 @@ def estimate(
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+
+    # gsg uses no pydantic plugins; skipping their discovery (a scan of every installed package's metadata)
+    # takes ~20-40 ms off each run. An explicit setting in the environment still wins.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from gpustack_guard.output import err
 
     try:

@@ -17,7 +17,7 @@ def _size(value: Any) -> Any:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class GpuMemory(_Model):

@@ -10,14 +10,14 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Callable
-
-import httpx
+from typing import TYPE_CHECKING, Callable
 
 from gpustack_guard.memory.facts import ModelFacts
-from gpustack_guard.memory.gguf import GGUFError, facts_from_gguf, parse_header
 from gpustack_guard.memory.hfconfig import catalog_facts, facts_from_config
 from gpustack_guard.spec.model import DeploymentSpec
+
+if TYPE_CHECKING:  # httpx costs ~0.15 s to import; only a hub lookup needs it
+    import httpx
 
 HF_ENDPOINT = "https://huggingface.co"
 _GGUF_TYPE = re.compile(r"(?i)[-_.](i?q\d_[a-z0-9_]+|q\d_\d|f16|bf16|f32)(?=\.gguf$|-\d+-of-\d+\.gguf$)")
@@ -35,6 +35,8 @@ def gguf_type_from_filename(filename: str) -> str | None:
 
 
 def read_local_gguf(path: Path) -> ModelFacts:
+    from gpustack_guard.memory.gguf import facts_from_gguf, parse_header
+
     with path.open("rb") as handle:
         def read(offset: int, size: int) -> bytes:
             handle.seek(offset)
@@ -55,7 +57,7 @@ def _config_dir_facts(directory: Path, source: str) -> ModelFacts:
 
 class FactsResolver:
     def __init__(self, *, offline: bool = False, cache_dir: Path | None = None, hf_token: str | None = None,
-                 endpoint: str | None = None, transport: httpx.BaseTransport | None = None, timeout: float = 10.0):
+                 endpoint: str | None = None, transport: "httpx.BaseTransport | None" = None, timeout: float = 10.0):
         self.offline = offline
         self.cache_dir = cache_dir or default_cache_dir()
         self._token = hf_token
@@ -77,8 +79,12 @@ class FactsResolver:
         override = spec.guard.model
         try:
             facts = self._base_facts(spec, base)
-        except (OSError, ValueError, GGUFError, httpx.HTTPError) as exc:
+        except (OSError, ValueError) as exc:  # GGUFError is a ValueError
             return None, _one_line(exc)
+        except Exception as exc:  # httpx errors (imported lazily): timeouts, refused connections
+            if type(exc).__module__.startswith("httpx"):
+                return None, f"hub lookup failed: {_one_line(exc)}"
+            raise
         fields = override.model_dump(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True)
         if facts is None and not fields:
             where = spec.source_id or spec.name
@@ -152,7 +158,9 @@ class FactsResolver:
         path = self._cache_path(repo, filename)
         return path.read_text() if path.is_file() else None
 
-    def _client(self) -> httpx.Client:
+    def _client(self) -> "httpx.Client":
+        import httpx
+
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
         return httpx.Client(headers=headers, timeout=self._timeout, transport=self._transport,
                             follow_redirects=True)
@@ -176,6 +184,8 @@ class FactsResolver:
 
     def _remote_gguf(self, repo: str, filename: str) -> ModelFacts:
         """Read only the GGUF header with HTTP range requests."""
+        from gpustack_guard.memory.gguf import facts_from_gguf, parse_header
+
         url = f"{self.endpoint}/{repo}/resolve/main/{filename}"
         with self._client() as client:
             def read(offset: int, size: int) -> bytes:

@@ -60,6 +60,7 @@ class TemplateRenderer:
         self._env = SandboxedEnvironment(
             loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+            bytecode_cache=_bytecode_cache(),
         )
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
@@ -87,6 +88,18 @@ class TemplateRenderer:
         except jinja2.TemplateError as exc:
             raise TemplateError(f"template error: {exc}", shown, _template_line(exc, str(path))) from None
         return _parse_output(text, shown)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates cached on disk (keyed by source checksum), so repeated runs skip compilation."""
+    from gpustack_guard.modelinfo import default_cache_dir
+
+    directory = default_cache_dir() / "templates"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a read-only home: compile every time
+    return jinja2.FileSystemBytecodeCache(str(directory))
 
 
 def _shown(path: Path) -> str:

@@ -10,7 +10,7 @@ NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class Estimate:
     engine: str
     version: str

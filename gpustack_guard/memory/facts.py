@@ -9,7 +9,7 @@ from typing import Any
 from gpustack_guard.memory.quant import GGUF_TYPE_BYTES, LINEAR_BYTES, linear_bytes_per_param
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
     architecture: str | None = None
     num_hidden_layers: int | None = None

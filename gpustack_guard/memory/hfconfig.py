@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from gpustack_guard.memory.facts import ModelFacts
@@ -135,7 +135,7 @@ def _key(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _catalog() -> dict[str, tuple[str, dict]]:
-    data = json.loads(resources.files("gpustack_guard.data").joinpath("catalog.json").read_text())
+    data = json.loads((Path(__file__).resolve().parent.parent / "data" / "catalog.json").read_text())
     return {_key(name): (name, config) for name, config in data["models"].items()}
 
 

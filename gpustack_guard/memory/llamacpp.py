@@ -13,7 +13,7 @@ from gpustack_guard.memory.quant import GGUF_TYPE_BYTES
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class LlamaCppConfig:
     ctx_size: int | None = None  # total cells, shared by all --parallel slots
     parallel: int | None = None

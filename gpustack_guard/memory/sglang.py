@@ -13,7 +13,7 @@ from gpustack_guard.memory.vllm import weights_per_rank
 from gpustack_guard.units import GiB, MiB
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class SglangConfig:
     mem_fraction_static: float | None = None
     context_length: int | None = None

@@ -12,7 +12,7 @@ from gpustack_guard.memory.kv import KVShape
 from gpustack_guard.units import GiB
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class VllmConfig:
     """The flags that move memory, with None meaning 'the engine's default'."""
 

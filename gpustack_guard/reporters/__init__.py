@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 
-from gpustack_guard.reporters import github, junit, machine, markdown, text
-
 FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
-REPORTERS = {
-    "text": text.render,
-    "json": machine.render_json,
-    "github": github.render,
-    "sarif": machine.render_sarif,
-    "junit": junit.render,
-    "markdown": markdown.render,
-}
+_WHERE = {"text": ("text", "render"), "json": ("machine", "render_json"), "github": ("github", "render"),
+          "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render")}
+
+
+class _Registry(dict):
+    """Format name -> render function, imported on first use (xml.etree alone costs more than text output)."""
+
+    def __missing__(self, name):
+        module, function = _WHERE[name]
+        render = getattr(importlib.import_module(f"gpustack_guard.reporters.{module}"), function)
+        self[name] = render
+        return render
+
+    def __contains__(self, name):
+        return name in _WHERE
+
+
+REPORTERS = _Registry()
 
 
 def resolve_format(name: str | None, environ=os.environ) -> str:

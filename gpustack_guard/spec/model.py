@@ -35,7 +35,7 @@ PlacementStrategy = Literal["spread", "binpack"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class GPUSelector(_Strict):
