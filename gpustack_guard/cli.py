@@ -105,6 +105,9 @@ def estimate(
     quantization: Optional[str] = typer.Option(None, "--quantization", "-q",
                                                help="Weights format of a catalog model: awq, gptq, fp8, int8, "
                                                     "bitsandbytes, or a GGUF type such as q4_k_m."),
+    platform_footprint: Optional[str] = typer.Option(
+        None, "--platform-footprint", help="llama.cpp: VRAM the runtime itself takes per GPU (GPUStack: 500MiB, "
+                                           "gguf-parser's default: 250MiB)."),
     output: str = typer.Option("text", "--output", "-o", help="text | json"),
     offline: bool = OFFLINE,
 ) -> int:
@@ -112,7 +115,7 @@ def estimate(
     from gpustack_guard.commands.estimate import run
 
     return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name,
-               quantization)
+               quantization, platform_footprint)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,11 +65,14 @@ class FactsResolver:
         self._transport = transport
         self._timeout = timeout
         self._memo: dict[tuple, tuple[ModelFacts | None, str | None]] = {}
+        self._disk: dict[tuple[str, str], str | None] = {}  # hub cache files read this run
 
     # --- public ------------------------------------------------------------------------------------------
     def resolve(self, spec: DeploymentSpec, spec_file: str) -> tuple[ModelFacts | None, str | None]:
-        key = (spec.source, spec.source_id, spec.huggingface_filename, spec_file,
-               spec.guard.model.model_dump_json())
+        override = spec.guard.model
+        local = override.config or override.gguf or spec.source == "local_path"
+        key = (spec.source, spec.source_id, spec.huggingface_filename, spec_file if local else None,
+               override.model_dump_json() if override.model_fields_set else None)
         if key not in self._memo:
             self._memo[key] = self._resolve(spec, Path(spec_file).parent)
         return self._memo[key]
@@ -155,8 +158,11 @@ class FactsResolver:
         return self.cache_dir / "hf" / repo.replace("/", "--") / filename
 
     def _cached(self, repo: str, filename: str) -> str | None:
-        path = self._cache_path(repo, filename)
-        return path.read_text() if path.is_file() else None
+        key = (repo, filename)
+        if key not in self._disk:
+            path = self._cache_path(repo, filename)
+            self._disk[key] = path.read_text() if path.is_file() else None
+        return self._disk[key]
 
     def _client(self) -> "httpx.Client":
         import httpx
@@ -176,6 +182,7 @@ class FactsResolver:
                              "set HF_TOKEN)")
         response.raise_for_status()
         path = self._cache_path(repo, filename)
+        self._disk[(repo, filename)] = response.text
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(response.text)

@@ -31,6 +31,7 @@ class Ledger:
         self.existing: dict[str, list[tuple[str, int]]] = {gid: [] for gid in self.gpus}
         self.bookings: dict[str, int] = {gid: 0 for gid in self.gpus}
         self.footprints: dict[str, list[tuple[str, int]]] = {gid: [] for gid in self.gpus}
+        self._selected: dict[tuple, list] = {}
         managed_claims: dict[str, int] = {gid: 0 for gid in self.gpus}
         other_claims: dict[str, int] = {gid: 0 for gid in self.gpus}
         for instance in cluster.instances:
@@ -53,6 +54,12 @@ class Ledger:
             allocated = other_claims[gid] if cluster.instances else memory.allocated
             self.base_allocated[gid] = allocated
             self.base_used[gid] = max(memory.used - managed_claims[gid], 0)
+
+    def workers_matching(self, selector: dict[str, str]):
+        key = tuple(sorted(selector.items()))
+        if key not in self._selected:
+            self._selected[key] = eligible_workers(self.cluster, selector)
+        return self._selected[key]
 
     def allocatable(self, ref: GpuRef) -> int:
         """GPUStack's view: total - its bookings - system reserved (live usage ignored)."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from gpustack_guard import args as A
 from gpustack_guard import findings as F
@@ -73,6 +74,28 @@ def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int
     return 1
 
 
+class _Lazy(Mapping):
+    """A mapping computed on first access: most templates never read `spec` or `model`, and dumping them
+    for every one of a thousand specs is most of the rendering time."""
+
+    def __init__(self, make):
+        self._make, self._data = make, None
+
+    def _get(self) -> dict:
+        if self._data is None:
+            self._data = self._make()
+        return self._data
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+
 def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
                      facts: ModelFacts | None) -> dict[str, Any]:
     flags = A.as_dict(spec_args)
@@ -83,9 +106,9 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     gpus = gpus_per_replica(spec, family, parallel)
     version = spec.backend_version or DEFAULT_VERSIONS.get(family)
     return {
-        "spec": spec.model_dump(mode="json", exclude={"guard"}),
+        "spec": _Lazy(lambda: spec.model_dump(mode="json", exclude={"guard"})),
         "vars": spec.guard.vars,
-        "model": (facts.as_dict() if facts else {}) | {"known": facts is not None},
+        "model": _Lazy(lambda: (facts.as_dict() if facts else {}) | {"known": facts is not None}),
         "placement": {"gpus": gpus, "replicas": spec.replicas,
                       "gpu_ids": list(spec.gpu_selector.gpu_ids or []) if spec.gpu_selector else []},
         "backend": spec.effective_backend,
@@ -122,8 +145,8 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     if spec.guard.template:
         try:
             output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
-            pinned, defaults = A.parse(output.pinned, family), A.parse(output.defaults, family)
-            template_env = output.env
+            pinned, defaults = A.parse(list(output.pinned), family), A.parse(list(output.defaults), family)
+            template_env = dict(output.env)
         except TemplateError as exc:
             where = F.Location(exc.file, exc.line) if exc.line else doc.at("guard", "template")
             return None, found + [F.finding(F.TEMPLATE, where, f"{exc} (spec '{spec.name}', "

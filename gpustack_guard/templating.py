@@ -10,7 +10,8 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,9 @@ class TemplateError(Exception):
 
 @dataclass(frozen=True)
 class TemplateOutput:
-    pinned: list[str] = field(default_factory=list)
-    defaults: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
+    pinned: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def default_search_path(spec_paths: list[str]) -> list[Path]:
@@ -117,6 +118,7 @@ def _template_line(exc: BaseException, filename: str) -> int:
     return line
 
 
+@lru_cache(maxsize=1024)  # many specs render the same text; the output is immutable once parsed
 def _parse_output(text: str, shown: str) -> TemplateOutput:
     try:
         docs = load_documents(text)
@@ -135,4 +137,5 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
     env = data.get("env") or {}
     if not isinstance(env, dict):
         raise TemplateError("'env' must render a mapping", shown)
-    return TemplateOutput(strings("pinned"), strings("defaults"), {str(k): str(v) for k, v in env.items()})
+    return TemplateOutput(tuple(strings("pinned")), tuple(strings("defaults")),
+                          tuple((str(k), str(v)) for k, v in env.items()))

@@ -51,7 +51,12 @@ class LocatedDocument:
 _constructor = yaml.constructor.SafeConstructor()
 
 
+_STR = "tag:yaml.org,2002:str"
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
+    if node.tag == _STR:  # most values: skip the constructor's generic dispatch
+        return node.value
     return _constructor.construct_object(node, deep=True)
 
 

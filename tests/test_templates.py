@@ -15,18 +15,18 @@ def renderer(*extra):
 
 def test_hardened_block_is_version_aware():
     old = renderer().render("vllm-hardened", {**BASE, "backend_version": "0.8.5"})
-    assert old.pinned == ["--gpu-memory-utilization=0.88", "--max-model-len=16384", "--kv-cache-dtype=fp8",
+    assert list(old.pinned) == ["--gpu-memory-utilization=0.88", "--max-model-len=16384", "--kv-cache-dtype=fp8",
                           "--max-num-seqs=32", "--tensor-parallel-size=4"]
-    assert old.defaults == ["--enable-chunked-prefill", "--swap-space=0", "--disable-log-requests"]
+    assert list(old.defaults) == ["--enable-chunked-prefill", "--swap-space=0", "--disable-log-requests"]
     new = renderer().render("vllm-hardened", {**BASE, "backend_version": "0.24.1"})
-    assert new.defaults == ["--enable-chunked-prefill"]  # no --swap-space on vLLM >= 0.23
+    assert list(new.defaults) == ["--enable-chunked-prefill"]  # no --swap-space on vLLM >= 0.23
 
 
 def test_llamacpp_template_translates_ollama_names():
     ctx = {**BASE, "ollama": {"num_ctx": 8192, "num_gpu": 60, "num_batch": 256, "num_parallel": None}}
     out = renderer().render("llamacpp-offload", ctx)
-    assert out.pinned == ["--ctx-size=32768", "--parallel=4", "--gpu-layers=60"]
-    assert out.defaults[:2] == ["--batch-size=256", "--ubatch-size=256"]
+    assert list(out.pinned) == ["--ctx-size=32768", "--parallel=4", "--gpu-layers=60"]
+    assert list(out.defaults[:2]) == ["--batch-size=256", "--ubatch-size=256"]
 
 
 def test_undefined_variable_names_the_template_line(tmp_path):

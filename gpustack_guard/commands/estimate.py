@@ -58,7 +58,7 @@ def with_quantization(facts, quantization: str | None, family: str):
 
 def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_version: str | None,
         output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "",
-        quantization: str | None = None) -> int:
+        quantization: str | None = None, platform_footprint: str | None = None) -> int:
     from gpustack_guard.memory import engine
     from gpustack_guard.spec.model import Policy
 
@@ -85,15 +85,28 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
             count = (A.int_value(flags, keys[family][0]) or 1) * (A.int_value(flags, keys[family][1]) or 1)
         else:
             count = 1
+    if platform_footprint and family == "llamacpp":
+        flags["platform-footprint"] = str(parse_size(platform_footprint))
     try:
         est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, Policy())
     except ValueError as exc:
         raise GsgError(str(exc)) from None
     if output == "json":
-        out(json.dumps({"model": model, "model_facts": facts.source, **est.as_json()}, indent=2) + "\n")
+        out(json.dumps({"model": model, "model_facts": facts.source, **model_summary(facts), **est.as_json()},
+                       indent=2) + "\n")
     else:
         out(text_table(model, facts.source, est))
     return EXIT_OK
+
+
+def model_summary(facts) -> dict:
+    from gpustack_guard.memory.facts import param_breakdown, weight_layout
+
+    try:
+        params = param_breakdown(facts).total
+    except ValueError:
+        params = None
+    return {"parameters": params, "weight_bytes": weight_layout(facts).total}
 
 
 def text_table(model: str, source: str, est) -> str:

@@ -77,6 +77,8 @@ def llamacpp_config(flags: dict) -> LlamaCppConfig:
         flash_attn=A.normal_value(fa) in ("true", "on"),
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=fractions,
+        # not a llama.cpp flag: gguf-parser's --platform-footprint (estimate's option), in bytes
+        **({"platform_footprint": int(flags["platform-footprint"])} if flags.get("platform-footprint") else {}),
     )
 
 

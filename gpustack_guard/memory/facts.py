@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -80,7 +81,8 @@ class ModelFacts:
 
     def merged(self, override: dict[str, Any]) -> "ModelFacts":
         known = {f.name for f in fields(self)}
-        return replace(self, **{k: v for k, v in override.items() if k in known and v is not None})
+        changes = {k: v for k, v in override.items() if k in known and v is not None and getattr(self, k) != v}
+        return replace(self, **changes) if changes else self
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -135,6 +137,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     return linear, H * f.num_experts
 
 
+@lru_cache(maxsize=256)  # facts are immutable and hashed by identity; one model is counted once per run
 def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     missing = f.missing_for_params()
     if missing or not f.has_attention_shape:
@@ -179,6 +182,7 @@ class WeightLayout:
         return sum(self.per_layer) + self.embedding + self.lm_head + self.other
 
 
+@lru_cache(maxsize=256)
 def weight_layout(f: ModelFacts) -> WeightLayout:
     """Per-layer weight bytes. Measured total bytes (f.weight_bytes) rescale the computed layout."""
     if f.layer_weight_bytes:

@@ -143,6 +143,7 @@ def catalog_names() -> list[str]:
     return sorted(name for name, _ in _catalog().values())
 
 
+@lru_cache(maxsize=256)
 def catalog_facts(name: str) -> ModelFacts | None:
     hit = _catalog().get(_key(name))
     if hit is None:

@@ -40,11 +40,14 @@ VLLM_PROFILES = (
 DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": "b6000"}
 
 
+_PROFILE_KEYS = tuple((parse_version(p.since), p) for p in VLLM_PROFILES)
+
+
 def vllm_profile(version: str | None) -> VllmProfile:
     parsed = parse_version(version or DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
     chosen = VLLM_PROFILES[0]
-    for profile in VLLM_PROFILES:
-        if parsed >= parse_version(profile.since):
+    for since, profile in _PROFILE_KEYS:
+        if parsed >= since:
             chosen = profile
     return chosen
 

@@ -43,14 +43,14 @@ def place(ev: Evaluation, ctx: Context):
     count = r.gpus_per_replica()
     tp, pp = r.parallel_size()
     selector = spec.worker_selector or {}
-    workers = eligible_workers(ev.cluster, selector)
+    ids = spec.gpu_selector.gpu_ids if spec.gpu_selector and spec.gpu_selector.gpu_ids else None
+    workers = ledger.workers_matching(selector) if selector or not ids else []
     if selector and not workers:
         ev.blocked = True
         yield F.finding(F.WORKER_SELECTOR, doc.at("worker_selector"),
                         f"worker_selector {selector} matches no ready worker of cluster '{ev.cluster.name}'",
                         spec=spec.name, fix="fix the labels or label a worker")
         return
-    ids = spec.gpu_selector.gpu_ids if spec.gpu_selector and spec.gpu_selector.gpu_ids else None
     if ids:
         yield from _manual(ev, ledger, ids, count, tp * pp)
     else:

@@ -13,12 +13,24 @@ from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def display_path(path: Path) -> str:
-    """Paths relative to the working directory when inside it: stable in CI annotations and SARIF."""
-    try:
-        return os.path.relpath(path)  # noqa: PTH  (relpath handles '..' the way users expect)
-    except ValueError:  # another drive on Windows
-        return str(path)
+def display_path(path: Path | str) -> str:
+    """Paths relative to the working directory when inside it (stable in CI annotations and SARIF); others as
+    given. Plain string work: os.path.relpath costs two abspath calls per file."""
+    text = os.path.normpath(str(path))
+    if os.path.isabs(text):
+        cwd = os.getcwd()
+        if text.startswith(cwd + os.sep):
+            return text[len(cwd) + 1:]
+    return text
+
+
+def _walk(root: str) -> list[Path]:
+    """Spec files below `root`, sorted, skipping hidden files and folders (os.walk: pathlib is slow here)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(folder, n) for n in names if n.endswith(SPEC_SUFFIXES) and not n.startswith("."))
+    return [Path(f) for f in sorted(found)]
 
 
 def spec_files(paths: list[str]) -> list[Path]:
@@ -26,8 +38,7 @@ def spec_files(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file()
-                                and not any(part.startswith(".") for part in p.relative_to(path).parts)))
+            files.extend(_walk(raw))
         elif path.is_file():
             files.append(path)
         else:

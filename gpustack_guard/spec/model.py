@@ -79,7 +79,7 @@ class ScalingSchedule(_Strict):
     enabled: bool = False
     paused: bool = False
     baseline_replicas: Optional[int] = Field(default=None, ge=0, le=MAX_REPLICAS)
-    rules: list[ScalingRule] = []
+    rules: list[ScalingRule] = Field(default_factory=list)
 
 
 class LoraEntry(_Strict):
@@ -177,10 +177,10 @@ class OllamaAliases(_Strict):
 
 class Guard(_Strict):
     template: Optional[str] = None
-    vars: dict[str, Any] = {}
-    workload: Workload = Workload()
-    policy: Policy = Policy()
-    model: ModelFactsOverride = ModelFactsOverride()
+    vars: dict[str, Any] = Field(default_factory=dict)
+    workload: Workload = Field(default_factory=Workload)
+    policy: Policy = Field(default_factory=Policy)
+    model: ModelFactsOverride = Field(default_factory=ModelFactsOverride)
     ollama: Optional[OllamaAliases] = None
     wave: int = Field(default=0, ge=-1000, le=1000)
 
@@ -198,7 +198,7 @@ class DeploymentSpec(_Strict):
     local_path: Optional[str] = None
     description: Optional[str] = None
     replicas: int = Field(default=1, ge=0, le=MAX_REPLICAS)
-    categories: list[Category] = []
+    categories: list[Category] = Field(default_factory=list)
     placement_strategy: PlacementStrategy = "spread"
     cpu_offloading: Optional[bool] = None
     distributed_inference_across_workers: Optional[bool] = None
@@ -223,7 +223,7 @@ class DeploymentSpec(_Strict):
     disaggregation: Optional[dict[str, Any]] = None
     gather: Optional[dict[str, Any]] = None
     enable_model_route: Optional[bool] = None
-    guard: Guard = Guard()
+    guard: Guard = Field(default_factory=Guard)
 
     @property
     def source_id(self) -> str | None:
