@@ -36,6 +36,22 @@ OFFLINE = typer.Option(False, "--offline", envvar="GSG_OFFLINE",
 TEMPLATES = typer.Option([], "--templates", metavar="DIR", help="Extra template folder, searched before templates/ (repeatable).")
 
 
+SERVER = typer.Option(None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).")
+API_KEY_FILE = typer.Option(None, "--api-key-file", metavar="FILE",
+                            help="File holding the API key; else GSG_API_KEY. Never a bare flag value.")
+CA_BUNDLE = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle for the server's TLS certificate.")
+INSECURE = typer.Option(False, "--insecure", help="Do not verify the server's TLS certificate.")
+CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
+
+
+def _connect(server, api_key_file, ca_bundle, insecure):
+    from gpustack_guard.commands.connect import connect
+
+    if not server:
+        raise GsgError("no server: pass --server URL or set GSG_URL")
+    return connect(server, api_key_file, ca_bundle, insecure)
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gsg {__version__}\n")
@@ -57,23 +73,18 @@ def validate(
     fail_level: str = typer.Option("error", "--fail-level", help="Exit 1 on findings at or above: error | warning."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
-    server: Optional[str] = typer.Option(None, "--server", envvar="GSG_URL",
-                                         help="GPUStack URL; validate against the live fleet (ignored with --fleet)."),
-    api_key_file: Optional[str] = typer.Option(None, "--api-key-file", help="File holding the API key "
-                                               "(else GSG_API_KEY)."),
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
     server_check: bool = typer.Option(False, "--server-check",
                                       help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
-    ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", help="CA bundle for the server's TLS certificate."),
-    insecure: bool = typer.Option(False, "--insecure", help="Do not verify the server's TLS certificate."),
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
     from gpustack_guard.commands.validate import ValidateOptions, run
 
-    connection = None
-    if server and (not fleet or server_check):
-        from gpustack_guard.commands.connect import connect
-
-        connection = connect(server, api_key_file, ca_bundle, insecure)
+    connection = _connect(server, api_key_file, ca_bundle, insecure) if server and (not fleet or server_check) \
+        else None
     return run(ValidateOptions(specs, fleet, output, fail_level, offline, templates, server_check), connection)
 
 
@@ -116,6 +127,38 @@ def estimate(
 
     return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name,
                quantization, platform_footprint)
+
+
+@app.command()
+def snapshot(
+    out: str = typer.Option(..., "--out", metavar="FILE", help="Where to write the snapshot (YAML)."),
+    cluster: Optional[str] = CLUSTER,
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
+) -> int:
+    """Write the live fleet (clusters, workers, GPUs, instances) as a snapshot file for offline validation."""
+    from gpustack_guard.commands.snapshot import run
+
+    return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster)
+
+
+@app.command(name="export")
+def export_(
+    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write one spec file per model into."),
+    cluster: Optional[str] = CLUSTER,
+    show_secrets: bool = typer.Option(False, "--show-secrets", help="Write secret env values instead of ${NAME}."),
+    force: bool = typer.Option(False, "--force", help="Replace existing spec files that differ."),
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
+) -> int:
+    """Adopt live deployments: write them as spec files (server-filled fields stripped, secrets as references)."""
+    from gpustack_guard.commands.export import run
+
+    return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster, show_secrets, force)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -119,5 +119,7 @@ MAX_LEN_ABOVE_NATIVE = rule("GSG040", "max-model-len-above-native",
                             "--max-model-len exceeds the model's native context length.", Severity.WARNING)
 SERVER_DISAGREES = rule("GSG050", "server-disagrees", "GPUStack's own evaluation disagrees with gsg's.",
                         Severity.WARNING)
+SERVER_AGREES = rule("GSG052", "server-evaluation", "GPUStack's own evaluation, shown beside gsg's.",
+                     Severity.INFO)
 SERVER_UNAVAILABLE = rule("GSG051", "server-evaluation-unavailable", "GPUStack could not evaluate the spec.",
                           Severity.INFO)

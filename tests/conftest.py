@@ -40,3 +40,17 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "gsg-cache"))
     monkeypatch.delenv("HF_TOKEN", raising=False)
     os.environ.pop("GSG_URL", None)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The in-memory GPUStack (field-notes fleet) wired in as the CLI's server at http://gpustack.test."""
+    from fake_gpustack import FakeGPUStack
+
+    import gpustack_guard.commands.connect as connect
+
+    server = FakeGPUStack.field_notes()
+    monkeypatch.setattr(connect, "transport_factory", server.transport)
+    monkeypatch.setenv("GSG_URL", "http://gpustack.test")
+    monkeypatch.setenv("GSG_API_KEY", server.api_key)
+    return server

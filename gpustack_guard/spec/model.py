@@ -182,7 +182,8 @@ class Guard(_Strict):
     policy: Policy = Field(default_factory=Policy)
     model: ModelFactsOverride = Field(default_factory=ModelFactsOverride)
     ollama: Optional[OllamaAliases] = None
-    wave: int = Field(default=0, ge=-1000, le=1000)
+    wave: int = Field(default=0, ge=-1000, le=1000)  # apply order: lower waves first, deletes highest first
+    adopt: bool = False  # take over a live model of this name that gsg does not own yet
 
 
 class DeploymentSpec(_Strict):

@@ -1,0 +1,82 @@
+"""gsg export: adopt live deployments as spec files (one per model)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from gpustack_guard.errors import EXIT_OK, GsgError
+from gpustack_guard.output import err
+from gpustack_guard.secrets import is_secret_key
+from gpustack_guard.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
+
+# Filled in by the server or deprecated: leaving them out keeps the spec to what a person decided.
+STRIP = {"distributable"}
+
+
+def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> list[dict]:
+    """Pre-2.3 servers have no /export: build the same documents from GET /v2/models."""
+    docs = []
+    for model in models:
+        doc = {"name": model["name"], "cluster_name": cluster_names.get(model.get("cluster_id"))}
+        for key in GPUSTACK_FIELD_ORDER:
+            if key in model and key not in SERVER_MANAGED_FIELDS and key not in doc and model[key] is not None:
+                doc[key] = model[key]
+        docs.append(doc)
+    return docs
+
+
+def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
+    out = {k: v for k, v in doc.items() if k not in STRIP and v is not None}
+    selector = out.get("gpu_selector")
+    if isinstance(selector, dict) and selector.get("gpu_ids") and "gpus_per_replica" in selector:
+        out["gpu_selector"] = {k: v for k, v in selector.items() if k != "gpus_per_replica"}  # server-filled
+    if out.get("env") and not show_secrets:
+        out["env"] = {k: (f"${{{k}}}" if is_secret_key(k) else v) for k, v in out["env"].items()}
+    if not owned:
+        out["guard"] = {"adopt": True}
+    return out
+
+
+def filename(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "model"
+
+
+def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
+        force: bool = False) -> int:
+    from gpustack_guard.fleetfile import write_atomic
+    from gpustack_guard.ownership import owned_by_gsg
+
+    client = connection.client
+    clusters = client.clusters()
+    names = {c["id"]: c["name"] for c in clusters}
+    cluster_id = None
+    if cluster:
+        cluster_id = next((c["id"] for c in clusters if c["name"] == cluster), None)
+        if cluster_id is None:
+            raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(names.values()))})")
+    models = client.models(cluster_id)
+    if connection.supports_export:
+        docs = [d for d in yaml.safe_load_all(client.export_models(cluster_id=cluster_id)) if isinstance(d, dict)]
+    else:
+        docs = documents_from_models(models, names)
+    owned = {m["name"]: owned_by_gsg(m) for m in models}
+    target = Path(out_dir)
+    planned = []
+    for doc in docs:
+        text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=owned.get(doc["name"], False)),
+                              sort_keys=False, allow_unicode=True)
+        path = target / f"{filename(doc['name'])}.yaml"
+        header = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n"
+        planned.append((path, header + text))
+    clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]
+    if clashes and not force:
+        raise GsgError(f"would overwrite {len(clashes)} changed file(s) ({', '.join(clashes[:3])}); "
+                       "pass --force to replace them")
+    for path, text in planned:
+        write_atomic(str(path), text)
+    err(f"gsg: exported {len(planned)} deployment(s) to {out_dir}"
+        + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
+    return EXIT_OK

@@ -1,0 +1,24 @@
+"""gsg snapshot: write the live fleet as the snapshot file offline validation reads."""
+
+from __future__ import annotations
+
+from gpustack_guard.errors import EXIT_OK, GsgError
+from gpustack_guard.output import err
+
+
+def run(connection, out_path: str, cluster: str | None = None) -> int:
+    from gpustack_guard.fleetfile import dump_fleet, write_atomic
+
+    fleet = connection.fleet()
+    if cluster:
+        chosen = [c for c in fleet.clusters if c.name == cluster]
+        if not chosen:
+            raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(c.name for c in fleet.clusters)})")
+        fleet = fleet.model_copy(update={"clusters": chosen})
+    header = (f"# gsg fleet snapshot of {fleet.server} (GPUStack {fleet.server_version}) at {fleet.captured_at}\n"
+              "# `used` is live usage of any process; `allocated` is GPUStack's bookings.\n")
+    write_atomic(out_path, header + dump_fleet(fleet))
+    gpus = sum(len(w.gpus) for c in fleet.clusters for w in c.workers)
+    workers = sum(len(c.workers) for c in fleet.clusters)
+    err(f"gsg: wrote {out_path}: {len(fleet.clusters)} cluster(s), {workers} worker(s), {gpus} GPU(s)")
+    return EXIT_OK

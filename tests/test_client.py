@@ -1,0 +1,126 @@
+"""The GPUStack client over respx: every endpoint shape and every error path becomes one line, no key."""
+
+import httpx
+import pytest
+import respx
+
+from gpustack_guard.gpustack.client import ApiError, GPUStackClient
+
+BASE = "http://gpustack.test"
+KEY = "gpustack_0123456789abcdef_0123456789abcdef0123456789abcdef"
+
+
+def client(**kw):
+    return GPUStackClient(BASE, KEY, sleep=lambda _s: None, **kw)
+
+
+def err(status, reason, message):
+    return httpx.Response(status, json={"code": status, "reason": reason, "message": message})
+
+
+@pytest.mark.parametrize("status,reason,message,expect", [
+    (401, "Unauthorized", "Invalid authentication credentials", "GSG_API_KEY"),
+    (403, "Forbidden", "API key does not have permission to access management features", "'management' scope"),
+    (404, "NotFound", "Model not found", "Model not found"),
+    (409, "AlreadyExists", "Model with name 'x' already exists.", "already exists"),
+    (422, "Invalid", "2 validation errors:\n  {'loc': ('body','source')}\n  {'loc': ('body','name')}", "(+2 lines)"),
+    (500, "InternalServerError", "boom", "HTTP 500 InternalServerError: boom"),
+])
+@respx.mock
+def test_error_envelope_becomes_one_line_naming_the_endpoint(status, reason, message, expect):
+    respx.get(f"{BASE}/v2/models/7").mock(return_value=err(status, reason, message))
+    with pytest.raises(ApiError) as exc:
+        client().get_model(7)
+    text = str(exc.value)
+    assert text.startswith("GET /v2/models/7: HTTP ") and expect in text
+    assert "\n" not in text and KEY not in text and exc.value.status == status
+
+
+@respx.mock
+def test_503_then_success_is_retried_for_idempotent_calls_only():
+    route = respx.get(f"{BASE}/v2/models/1").mock(side_effect=[err(503, "ServiceUnavailable", "busy"),
+                                                              httpx.Response(200, json={"id": 1})])
+    assert client().get_model(1) == {"id": 1} and route.call_count == 2
+    post = respx.post(f"{BASE}/v2/models").mock(side_effect=[err(503, "ServiceUnavailable", "busy")])
+    with pytest.raises(ApiError, match="HTTP 503"):
+        client().create_model({"name": "x"})
+    assert post.call_count == 1
+
+
+@respx.mock
+def test_connection_refused_and_timeout():
+    respx.get(f"{BASE}/v2/users/me").mock(side_effect=httpx.ConnectError("Connection refused"))
+    with pytest.raises(ApiError, match=r"GET /v2/users/me: cannot connect to http://gpustack.test"):
+        client(retries=2).me()
+    assert respx.calls.call_count == 3
+    respx.get(f"{BASE}/v2/models/2").mock(side_effect=httpx.ReadTimeout("slow"))
+    with pytest.raises(ApiError, match=r"GET /v2/models/2: timed out after 15.0s"):
+        client().get_model(2)
+
+
+@respx.mock
+def test_malformed_json_is_named():
+    respx.get(f"{BASE}/v2/users/me").mock(return_value=httpx.Response(200, text="<html>proxy login</html>"))
+    with pytest.raises(ApiError, match="body is not JSON"):
+        client().me()
+
+
+@respx.mock
+def test_page_minus_one_returns_everything_in_one_call():
+    route = respx.get(f"{BASE}/v2/workers").mock(return_value=httpx.Response(200, json={
+        "items": [{"name": f"w{i}"} for i in range(250)],
+        "pagination": {"page": -1, "perPage": 250, "total": 250, "totalPage": 1}}))
+    assert len(client().workers()) == 250 and route.calls[0].request.url.params["page"] == "-1"
+
+
+@respx.mock
+def test_walks_pagination_when_the_server_pages_anyway():
+    def page(request):
+        number = int(request.url.params["page"])
+        number = 1 if number == -1 else number
+        items = [{"name": f"m{i}"} for i in range((number - 1) * 100, min(number * 100, 230))]
+        return httpx.Response(200, json={"items": items, "pagination": {"page": number, "perPage": 100,
+                                                                        "total": 230, "totalPage": 3}})
+    route = respx.get(f"{BASE}/v2/models").mock(side_effect=page)
+    names = [m["name"] for m in client().models()]
+    assert names == [f"m{i}" for i in range(230)] and route.call_count == 4
+
+
+@respx.mock
+def test_find_model_matches_exactly_not_by_substring():
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [{"id": 1, "name": "llama-70b-q4"}, {"id": 2, "name": "llama-70b"}],
+        "pagination": {"page": 1, "perPage": 100, "total": 2, "totalPage": 1}}))
+    assert client().find_model("llama-70b")["id"] == 2
+    assert client().find_model("llama") is None
+
+
+@respx.mock
+def test_every_endpoint_path_and_auth_header():
+    routes = {
+        "version": respx.get(f"{BASE}/version").mock(return_value=httpx.Response(200, json={"version": "v2.3.0"})),
+        "create": respx.post(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={"id": 5})),
+        "update": respx.put(f"{BASE}/v2/models/5").mock(return_value=httpx.Response(200, json={"id": 5})),
+        "delete": respx.delete(f"{BASE}/v2/models/5").mock(return_value=httpx.Response(200, json=None)),
+        "restart": respx.post(f"{BASE}/v2/models/5/restart").mock(return_value=httpx.Response(200, json={
+            "spec_digest": "d", "restarted": True, "deleted_instances": 1, "message": ""})),
+        "export": respx.post(f"{BASE}/v2/models/export").mock(return_value=httpx.Response(
+            200, text="name: a\n", headers={"content-type": "application/x-yaml"})),
+        "evaluate": respx.post(f"{BASE}/v2/model-evaluations").mock(return_value=httpx.Response(200, json={
+            "results": [{"compatible": False}]})),
+    }
+    c = client()
+    assert c.version()["version"] == "v2.3.0"
+    assert c.create_model({"name": "a"})["id"] == 5 and c.update_model(5, {"name": "a"})["id"] == 5
+    assert c.delete_model(5) is None and c.restart_model(5)["restarted"]
+    assert c.export_models(cluster_id=1) == "name: a\n"
+    assert c.evaluate(1, [{"name": "a"}]) == [{"compatible": False}]
+    assert all(r.called for r in routes.values())
+    assert routes["create"].calls[0].request.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_url_scheme_is_checked():
+    from gpustack_guard.errors import GsgError
+
+    with pytest.raises(GsgError, match="must start with http"):
+        GPUStackClient("gpustack.local:80", KEY)
