@@ -161,6 +161,88 @@ def export_(
     return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster, show_secrets, force)
 
 
+PRUNE = typer.Option(False, "--prune", help="Delete gsg-managed models no spec declares (in these spec folders).")
+ADOPT = typer.Option(False, "--adopt", help="Take over live models of the same name that gsg does not own yet.")
+TARGET = typer.Option(None, "--target", metavar="NAME", help="Only these deployments (repeatable).")
+ALLOW_EMPTY = typer.Option(False, "--allow-empty", help="Allow an empty spec set (with --prune: delete all).")
+
+
+@app.command()
+def plan(
+    specs: List[str] = SPECS,
+    output: Optional[str] = typer.Option(None, "--output", "-o", envvar="GSG_PLAN_OUTPUT", metavar="FORMAT",
+                                         help="text | json | markdown (a pull-request comment)."),
+    out_file: Optional[str] = typer.Option(None, "--out", metavar="FILE",
+                                           help="Save the plan (JSON) for `gsg apply FILE`."),
+    detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode",
+                                           help="Exit 0 no changes, 1 error, 2 changes present."),
+    prune: bool = PRUNE,
+    adopt: bool = ADOPT,
+    target: Optional[List[str]] = TARGET,
+    allow_empty: bool = ALLOW_EMPTY,
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
+) -> int:
+    """Show what apply would change: + create, ~ update, -/+ replace, - delete (validation runs first)."""
+    from gpustack_guard.commands.plan import run
+
+    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output, out_file=out_file,
+               prune=prune, adopt=adopt, targets=target, detailed_exitcode=detailed_exitcode,
+               allow_empty=allow_empty, offline=offline, templates=templates)
+
+
+@app.command()
+def apply(
+    specs: List[str] = typer.Argument(..., help="Spec files or folders, or one saved plan file (*.json).",
+                                      show_default=False, metavar="SPECS_OR_PLAN..."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed off a terminal)."),
+    prune: bool = PRUNE,
+    adopt: bool = ADOPT,
+    target: Optional[List[str]] = TARGET,
+    allow_empty: bool = ALLOW_EMPTY,
+    no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart instances after an update."),
+    wait: bool = typer.Option(False, "--wait", help="Wait until every changed deployment is ready; stop early "
+                                                    "on an instance in error or restarting."),
+    wait_timeout: float = typer.Option(900.0, "--wait-timeout", metavar="SECONDS", help="Give up waiting after."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=32, help="Independent changes at once."),
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
+) -> int:
+    """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
+    from gpustack_guard.commands.apply import run
+
+    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, assume_yes=yes, prune=prune,
+               adopt=adopt, targets=target, allow_empty=allow_empty, restart=not no_restart, wait=wait,
+               wait_timeout=wait_timeout, concurrency=concurrency, offline=offline, templates=templates)
+
+
+@app.command()
+def drift(
+    specs: List[str] = SPECS,
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FORMAT", help="text | json | markdown"),
+    detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when drift is found."),
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    server: Optional[str] = SERVER,
+    api_key_file: Optional[str] = API_KEY_FILE,
+    ca_bundle: Optional[str] = CA_BUNDLE,
+    insecure: bool = INSECURE,
+) -> int:
+    """Read-only: live fields that differ from the specs, missing and orphaned models, unhealthy instances."""
+    from gpustack_guard.commands.drift import run
+
+    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output,
+               detailed_exitcode=detailed_exitcode, offline=offline, templates=templates)
+
+
 def main(argv: list[str] | None = None) -> int:
     import os
 

@@ -28,6 +28,7 @@ class RenderedSpec:
     secret_keys: set[str] = field(default_factory=set)
     facts: ModelFacts | None = None
     facts_error: str | None = None
+    pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
 
     @property
     def name(self) -> str:
@@ -163,5 +164,6 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
     del missing  # unresolved references stay literal; apply refuses to send them (checked there)
-    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error)
+    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
+                            tuple(a.key for a in pinned))
     return rendered, found

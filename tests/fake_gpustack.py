@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -66,6 +67,7 @@ class FakeGPUStack:
     page_size_cap: int | None = None  # emulate a server that ignores page=-1 and pages anyway
 
     def __post_init__(self):
+        self._lock = threading.Lock()  # apply sends requests from several threads; a real server serialises rows
         self._ids = itertools.count(1)
         self._instance_ids = itertools.count(1)
         self._polls: dict[int, int] = {}
@@ -105,7 +107,11 @@ class FakeGPUStack:
     # --- dispatch --------------------------------------------------------------------------------------
     def handle(self, request: httpx.Request) -> httpx.Response:
         if self.latency:
-            time.sleep(self.latency)
+            time.sleep(self.latency)  # outside the lock: latency overlaps like a real network's
+        with self._lock:
+            return self._handle(request)
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         self.log.append((request.method, path))
         if path == "/version":
@@ -211,14 +217,15 @@ class FakeGPUStack:
         self._set_instances(model, model["replicas"])
         return httpx.Response(200, json=self._public(model))
 
-    def _validate(self, body) -> httpx.Response | None:
+    def _validate(self, body, stored: dict | None = None) -> httpx.Response | None:
         if not isinstance(body, dict) or "name" not in body or "source" not in body:
             return error(422, "Invalid", "1 validation errors:\n  {'loc': ('body', 'source'), 'msg': 'Field required'}")
         id_field = {"huggingface": "huggingface_repo_id", "model_scope": "model_scope_model_id",
                     "local_path": "local_path"}.get(body["source"])
         if id_field is None or not body.get(id_field):
             return error(422, "Invalid", "1 validation errors:\n  {'msg': 'source id required'}")
-        if body.get("cluster_id") is None and (body.get("gpu_selector") or {}).get("gpu_ids"):
+        cluster = body.get("cluster_id", (stored or {}).get("cluster_id"))  # PUT backfills it from the row
+        if cluster is None and (body.get("gpu_selector") or {}).get("gpu_ids"):
             return error(400, "BadRequest", "A cluster context is required for manual GPU selection")
         return None
 
@@ -233,7 +240,7 @@ class FakeGPUStack:
             selector["gpus_per_replica"] = len(selector["gpu_ids"]) // max(model["replicas"], 1) or 1
 
     def _update(self, model: dict, body: dict) -> httpx.Response:
-        problem = self._validate(body)
+        problem = self._validate(body, model)
         if problem:
             return problem
         fields_set = {k: v for k, v in body.items() if k in CREATE_FIELDS}
@@ -351,5 +358,5 @@ class FakeGPUStack:
     def create_unmanaged(self, name: str, **fields) -> dict:
         body = {"name": name, "source": "huggingface", "huggingface_repo_id": "Qwen/Qwen2.5-0.5B-Instruct",
                 "cluster_id": self.clusters[0]["id"], "backend_parameters": ["--gpu-memory-utilization=0.2"],
-                **fields}
+                "gpu_selector": {"gpu_ids": ["gpu-b:cuda:3"]}, **fields}
         return self._create(body).json()

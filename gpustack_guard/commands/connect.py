@@ -17,11 +17,17 @@ transport_factory = None
 class Connection:
     client: object  # GPUStackClient
     version: str
+    last_fleet: object = None  # the fleet fetched last (drift reads its instances without another call)
+    last_models: list | None = None  # the model list fetched with it (plan reuses it)
 
     def fleet(self):
-        from gpustack_guard.gpustack.livefleet import fetch_fleet
+        from gpustack_guard.gpustack.livefleet import fleet_from_api
 
-        return fetch_fleet(self.client, self.version)
+        client = self.client
+        self.last_models = client.models()
+        self.last_fleet = fleet_from_api(client.clusters(), client.workers(), client.model_instances(),
+                                         self.last_models, client.base_url, self.version)
+        return self.last_fleet
 
     @property
     def supports_export(self) -> bool:

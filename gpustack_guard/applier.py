@@ -1,0 +1,266 @@
+"""Carrying out a plan against GPUStack: ordered, bounded-parallel, stop-on-failure, re-runnable.
+
+Order: deletes (highest wave first) and scale-downs free GPUs, then updates, then creates (lowest wave
+first). A failure stops new work, lets in-flight calls finish, and the outcome names what was done, what
+failed and what was not attempted. Re-running converges: a POST whose answer was lost is followed by a
+lookup by name before any retry, and nothing without gsg's marker is ever changed.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+from gpustack_guard.errors import GsgError
+from gpustack_guard.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.ownership import digest, marker, owned_by_gsg
+from gpustack_guard.plan import CREATE, DELETE, REPLACE, UPDATE, Change
+from gpustack_guard.secrets import REFERENCE
+from gpustack_guard.spec.model import SOURCE_ID_FIELD
+
+NEVER_SENT = {"cluster_name", "enable_model_route"}
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # delete | update | create
+    change: Change
+
+
+@dataclass
+class Outcome:
+    done: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    not_attempted: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {CREATE: 0, UPDATE: 0, REPLACE: 0, DELETE: 0})
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def ordered_groups(changes: list[Change]) -> list[list[Step]]:
+    """Pure: the groups that run one after another; steps within a group are independent."""
+    deletes: dict[int, list[Step]] = {}
+    updates: dict[int, list[Step]] = {}
+    creates: dict[int, list[Step]] = {}
+    scale_downs: list[Step] = []
+    for c in changes:
+        if c.action in (DELETE, REPLACE):
+            deletes.setdefault(c.wave, []).append(Step("delete", c))
+        if c.action in (CREATE, REPLACE):
+            creates.setdefault(c.wave, []).append(Step("create", c))
+        if c.action == UPDATE:
+            (scale_downs if c.scale_down_only else updates.setdefault(c.wave, [])).append(Step("update", c))
+    groups = [deletes[w] for w in sorted(deletes, reverse=True)]
+    if scale_downs:
+        groups.append(scale_downs)
+    groups += [updates[w] for w in sorted(updates)] + [creates[w] for w in sorted(creates)]
+    return groups
+
+
+def unresolved_references(changes: list[Change]) -> list[str]:
+    missing = []
+    for c in changes:
+        if c.rendered is not None and c.action in (CREATE, UPDATE, REPLACE):
+            missing += [f"{c.name}: env {k} = {v}" for k, v in c.rendered.env.items() if REFERENCE.match(v)]
+    return missing
+
+
+class Applier:
+    def __init__(self, client: GPUStackClient, cluster_ids: dict[str | None, int], *, restart: bool = True,
+                 wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 4,
+                 progress: Callable[[str], None] = lambda _m: None, sleep: Callable[[float], None] = time.sleep,
+                 expected: dict[str, dict] | None = None):
+        self.client, self.cluster_ids = client, cluster_ids
+        self.restart, self.wait, self.wait_timeout, self.poll = restart, wait, wait_timeout, poll
+        self.concurrency, self.progress, self.sleep = concurrency, progress, sleep
+        self.expected = expected or {}  # name -> {"updated_at", "digest"} from a saved plan
+
+    # --- the run ---------------------------------------------------------------------------------------
+    def run(self, changes: list[Change]) -> Outcome:
+        outcome = Outcome()
+        groups = ordered_groups(changes)
+        for index, group in enumerate(groups):
+            touched = self._run_group(group, outcome)
+            if outcome.failed:
+                outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
+                break
+            if self.wait and touched:
+                try:
+                    self._wait_ready(touched)
+                except GsgError as exc:
+                    outcome.failed.append(("wait", str(exc)))
+                    outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
+                    break
+        for c in changes:
+            steps = {f"{k} {c.name}" for k in ("delete", "update", "create")}
+            if c.action in outcome.counts and steps & set(outcome.done) and not any(
+                    f[0] == c.name for f in outcome.failed) and not steps & set(outcome.not_attempted):
+                outcome.counts[c.action] += 1
+        return outcome
+
+    def _run_group(self, group: list[Step], outcome: Outcome) -> list[dict]:
+        touched: list[dict] = []
+        failed = False
+        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(group)))) as pool:
+            futures = []
+            for step in group:
+                if failed:
+                    outcome.not_attempted.append(f"{step.kind} {step.change.name}")
+                    continue
+                futures.append((step, pool.submit(self._do, step)))
+                if len(futures) >= self.concurrency:  # bounded: stop submitting once a failure is known
+                    failed = self._collect(futures, outcome, touched) or failed
+                    futures = []
+            failed = self._collect(futures, outcome, touched) or failed
+        return touched
+
+    def _collect(self, futures, outcome: Outcome, touched: list[dict]) -> bool:
+        failed = False
+        for step, future in futures:
+            try:
+                model = future.result()
+            except (ApiError, GsgError) as exc:
+                outcome.failed.append((step.change.name, f"{step.kind}: {exc}"))
+                failed = True
+                continue
+            outcome.done.append(f"{step.kind} {step.change.name}")
+            self.progress(f"{step.kind}d {step.change.name}" if step.kind != "update" else f"updated {step.change.name}")
+            if model and step.kind != "delete":
+                touched.append(model)
+        return failed
+
+    def _do(self, step: Step) -> dict | None:
+        return {"delete": self._delete, "update": self._update, "create": self._create}[step.kind](step.change)
+
+    # --- guards ----------------------------------------------------------------------------------------
+    def _fresh(self, change: Change) -> dict | None:
+        """Re-read the live object: refuse when it is no longer ours or changed since a saved plan."""
+        try:
+            model = self.client.get_model(change.live["id"])
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if not owned_by_gsg(model) and not change.adopt:
+            raise GsgError(f"'{change.name}' is not managed by gsg (any more); refusing to touch it")
+        expected = self.expected.get(change.name)
+        if expected:
+            from gpustack_guard.reporters.plan_output import live_digest
+
+            if model.get("updated_at") != expected.get("updated_at") or live_digest(model) != expected.get("digest"):
+                raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
+        return model
+
+    # --- operations ------------------------------------------------------------------------------------
+    def _delete(self, change: Change) -> None:
+        if self._fresh(change) is None:
+            return  # already gone: converged
+        try:
+            self.client.delete_model(change.live["id"])
+        except ApiError as exc:
+            if exc.status != 404:
+                raise
+
+    def _cluster_id(self, change: Change) -> int:
+        if change.cluster in self.cluster_ids:
+            return self.cluster_ids[change.cluster]
+        if change.cluster is None and len(self.cluster_ids) == 1:
+            return next(iter(self.cluster_ids.values()))
+        raise GsgError(f"'{change.name}': cluster '{change.cluster}' not found on the server")
+
+    def _create_body(self, change: Change) -> dict:
+        doc = change.rendered.document(show_secrets=True)
+        body = {k: v for k, v in doc.items() if k not in NEVER_SENT}
+        body["enable_model_route"] = doc.get("enable_model_route", True)
+        body["cluster_id"] = self._cluster_id(change)
+        body["meta"] = marker(change.spec_file or "", change.rendered.document())
+        return body
+
+    def _create(self, change: Change) -> dict:
+        body = self._create_body(change)
+        try:
+            return self.client.create_model(body)
+        except ApiError as exc:
+            if exc.status is not None and exc.status < 500 and exc.status != 409:
+                raise
+            # The answer was lost (timeout, reset, 5xx) or the name exists: look before trying again.
+            existing = self.client.find_model(change.name)
+            if existing is not None:
+                if owned_by_gsg(existing) and (existing.get("meta") or {}).get("gsg.dev/spec-digest") == \
+                        body["meta"]["gsg.dev/spec-digest"]:
+                    return existing  # our POST went through after all
+                raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
+                               "plan again") from None
+            if exc.status == 409:
+                raise
+            return self.client.create_model(body)
+
+    def _update_body(self, change: Change, live: dict) -> dict:
+        doc = change.rendered.document(show_secrets=True)
+        body = {k: v for k, v in doc.items() if k not in NEVER_SENT}
+        body["name"], body["source"] = change.name, doc["source"]
+        id_field = SOURCE_ID_FIELD[doc["source"]]
+        body[id_field] = doc.get(id_field)
+        # GPUStack's validator rewrites this field when a PUT omits it: always send it.
+        body["distributed_inference_across_workers"] = doc.get("distributed_inference_across_workers",
+                                                               live.get("distributed_inference_across_workers"))
+        body["meta"] = {**(live.get("meta") or {}), **marker(change.spec_file or "", change.rendered.document())}
+        return body
+
+    def _update(self, change: Change) -> dict:
+        live = self._fresh(change)
+        if live is None:
+            raise GsgError(f"'{change.name}' disappeared from the server since the plan; plan again")
+        model = self.client.update_model(live["id"], self._update_body(change, live))
+        if change.restart and self.restart:
+            try:
+                self.client.restart_model(live["id"])
+            except ApiError as exc:
+                if exc.status != 409:  # 409: a restart is already in flight, which is what we want
+                    raise
+        return model
+
+    # --- --wait ----------------------------------------------------------------------------------------
+    def _wait_ready(self, models: list[dict]) -> None:
+        deadline = time.monotonic() + self.wait_timeout
+        pending = {m["id"]: m for m in models}
+        restarts: dict[int, int] = {}
+        while pending:
+            for mid in list(pending):
+                model = self.client.get_model(mid)
+                for inst in self.client.model_instances(model_id=mid):
+                    if inst.get("state") == "error":
+                        raise GsgError(f"'{model['name']}' instance {inst.get('name')} is in error: "
+                                       f"{inst.get('state_message') or 'no message'}")
+                    count = inst.get("restart_count") or 0
+                    if count > restarts.setdefault(inst["id"], count):
+                        raise GsgError(f"'{model['name']}' instance {inst.get('name')} restarted ({count} times): "
+                                       f"{inst.get('state_message') or 'likely OOM after a healthy start'}")
+                ready, wanted = model.get("ready_replicas") or 0, model.get("replicas") or 0
+                self.progress(f"waiting: {model['name']} {ready}/{wanted} ready")
+                if ready >= wanted:
+                    del pending[mid]
+            if pending:
+                if time.monotonic() > deadline:
+                    raise GsgError(f"timed out waiting for {', '.join(m['name'] for m in pending.values())}")
+                self.sleep(self.poll)
+
+
+def describe(outcome: Outcome) -> str:
+    c = outcome.counts
+    if outcome.ok:
+        return (f"Apply complete: {c[CREATE]} created, {c[UPDATE]} updated, {c[REPLACE]} replaced, "
+                f"{c[DELETE]} deleted.")
+    lines = ["Apply stopped on a failure."]
+    lines.append("  done: " + (", ".join(outcome.done) or "nothing"))
+    lines += [f"  failed: {name}: {why}" for name, why in outcome.failed]
+    lines.append("  not attempted: " + (", ".join(outcome.not_attempted) or "nothing"))
+    lines.append("Fix the cause and run apply again: it picks up from the live state.")
+    return "\n".join(lines)
+
+
+__all__ = ["Applier", "Outcome", "Step", "ordered_groups", "describe", "digest", "unresolved_references"]

@@ -1,0 +1,62 @@
+"""gsg plan: what apply would do, per model, Terraform style."""
+
+from __future__ import annotations
+
+import json
+
+from gpustack_guard.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.output import err, out
+
+
+def build_plan(state, specs: list[str], *, prune: bool, adopt: bool, targets: list[str] | None):
+    from gpustack_guard.commands.desired import prune_scopes
+    from gpustack_guard.plan import plan
+
+    chosen = set(targets) if targets else None
+    changes = plan(state.rendered, state.live_models, state.cluster_names, prune=prune,
+                   prune_scopes=prune_scopes(specs), adopt=adopt, targets=chosen)
+    if chosen:
+        known = {r.name for r in state.rendered} | {m["name"] for m in state.live_models}
+        unknown = sorted(chosen - known)
+        if unknown:
+            raise GsgError(f"--target {', '.join(unknown)} matches no spec and no live model")
+        err(f"gsg: targeting {', '.join(sorted(chosen))}: other deployments are left alone")
+    return changes
+
+
+def run(connection, specs: list[str], *, output: str | None = None, out_file: str | None = None,
+        prune: bool = False, adopt: bool = False, targets: list[str] | None = None, detailed_exitcode: bool = False,
+        allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None) -> int:
+    from gpustack_guard.commands.desired import load_desired
+    from gpustack_guard.fleetfile import write_atomic
+    from gpustack_guard.plan import CONFLICT
+    from gpustack_guard.reporters import text
+    from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text
+
+    fmt = (output or "text").lower()
+    if fmt not in ("text", "json", "markdown"):
+        raise GsgError(f"plan --output must be text, json or markdown, not '{fmt}'")
+    state = load_desired(connection, specs, offline=offline, templates=templates, allow_empty=allow_empty)
+    secrets = state.report.secret_values
+    if state.errors:
+        err(text.render(state.report), secrets)
+        err(f"gsg: plan blocked: {len(state.errors)} validation error(s)", secrets)
+        return EXIT_FAIL
+    if not state.rendered and prune and not allow_empty:
+        raise GsgError("no specs to plan: refusing to prune every gsg-managed model (pass --allow-empty to mean it)")
+    changes = build_plan(state, specs, prune=prune, adopt=adopt, targets=targets)
+    document = plan_json(changes, connection.client.base_url, validated=True)
+    if out_file:
+        document["specs"] = specs
+        write_atomic(out_file, json.dumps(document, indent=2) + "\n")
+    if fmt == "json":
+        out(json.dumps(document, indent=2) + "\n", secrets)
+    elif fmt == "markdown":
+        out(render_markdown(changes, state.report.evaluations, state.report.findings), secrets)
+    else:
+        out(render_text(changes, text.render(state.report)), secrets)
+    if any(c.action == CONFLICT for c in changes):
+        return EXIT_FAIL
+    if detailed_exitcode and any(c.is_change for c in changes):
+        return EXIT_CHANGES
+    return EXIT_OK

@@ -1,0 +1,168 @@
+"""Planning (pure): desired documents against live GPUStack models -> a list of Changes.
+
+Diff hygiene follows GPUStack's own importer: only fields the spec sets are compared (so server-filled
+fields never show), None/{}/[] are equal, backend_parameters compare normalised, env secrets are masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpustack_guard import args as A
+from gpustack_guard.ownership import SPEC_FILE, owned_by_gsg, owner_of
+from gpustack_guard.secrets import MASK
+
+CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
+SYMBOL = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", NOOP: " ", CONFLICT: "!"}
+IDENTITY = ("source", "huggingface_repo_id", "huggingface_filename", "model_scope_model_id",
+            "model_scope_file_path", "local_path", "cluster_name")
+NO_RESTART = {"replicas", "description", "categories"}
+NOT_COMPARED = {"name", "enable_model_route"}  # create-only / the key itself
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    before: Any
+    after: Any
+
+
+@dataclass
+class Change:
+    action: str
+    name: str
+    cluster: str | None
+    spec_file: str | None = None
+    wave: int = 0
+    fields: list[FieldChange] = field(default_factory=list)
+    restart: bool = False
+    adopt: bool = False
+    live: dict | None = None  # the live model as seen at plan time
+    rendered: Any = None  # RenderedSpec for create/update/replace
+    reason: str = ""
+
+    @property
+    def symbol(self) -> str:
+        return SYMBOL[self.action]
+
+    @property
+    def is_change(self) -> bool:
+        return self.action in (CREATE, UPDATE, REPLACE, DELETE)
+
+    @property
+    def scale_down_only(self) -> bool:
+        return self.action == UPDATE and [f.field for f in self.fields] == ["replicas"] and \
+            (self.fields[0].after or 0) < (self.fields[0].before or 0)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == []
+
+
+def _normal_args(value: Any, family: str) -> Any:
+    if not isinstance(value, list):
+        return value
+    try:
+        return sorted((a.key, A.normal_value(a.value)) for a in A.parse(value, family))
+    except A.ArgError:
+        return value
+
+
+def same(field_name: str, desired: Any, live: Any, family: str = "vllm") -> bool:
+    if _empty(desired) and _empty(live):
+        return True
+    if field_name == "backend_parameters":
+        return _normal_args(desired or [], family) == _normal_args(live or [], family)
+    if isinstance(desired, dict) and isinstance(live, dict):
+        # nested objects: only the keys the spec sets (e.g. gpu_selector.gpus_per_replica is server-filled)
+        return all(same(f"{field_name}.{k}", v, live.get(k), family) for k, v in desired.items())
+    return desired == live
+
+
+def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str]) -> list[FieldChange]:
+    changes = []
+    for key, want in desired.items():
+        if key in NOT_COMPARED:
+            continue
+        have = live.get(key)
+        if same(key, want, have, family):
+            continue
+        if key == "env":
+            want = {k: (MASK if k in secret_keys else v) for k, v in (want or {}).items()}
+            have = {k: (MASK if k in secret_keys else v) for k, v in (have or {}).items()}
+        changes.append(FieldChange(key, have, want))
+    return changes
+
+
+def live_document(model: dict, cluster_names: dict[int, str]) -> dict:
+    """The live model with cluster_name, for comparison with a desired document."""
+    return {**model, "cluster_name": cluster_names.get(model.get("cluster_id"))}
+
+
+def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *, prune: bool = False,
+         prune_scopes: list[str] | None = None, adopt: bool = False, targets: set[str] | None = None) -> list[Change]:
+    """Changes per model. `rendered` are RenderedSpecs; live models are GPUStack ModelPublic dicts."""
+    by_name = {m["name"]: m for m in live_models}
+    changes: list[Change] = []
+    declared = set()
+    for r in rendered:
+        declared.add(r.name)
+        desired = r.document(show_secrets=True)
+        cluster = desired.get("cluster_name")
+        live = by_name.get(r.name)
+        base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r)
+        if live is None:
+            changes.append(Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
+                                                           r.document().items() if k != "name"]))
+            continue
+        current = live_document(live, cluster_names)
+        if cluster is None:
+            desired = {**desired, "cluster_name": current["cluster_name"]}  # single cluster: whatever it is
+            base["cluster"] = current["cluster_name"]
+        owned = owned_by_gsg(live)
+        adopting = not owned and (adopt or r.spec.guard.adopt)
+        if not owned and not adopting:
+            owner = owner_of(live)
+            why = f"managed by '{owner}'" if owner else "not managed by gsg"
+            changes.append(Change(CONFLICT, **base, live=live, reason=f"a live model of this name is {why}; "
+                                  "adopt it with `gsg export` (guard.adopt) or `gsg apply --adopt`"))
+            continue
+        diffs = field_changes(desired, current, r.family, r.secret_keys)
+        identity = [d for d in diffs if d.field in IDENTITY]
+        if identity:
+            changes.append(Change(REPLACE, **base, live=live, fields=diffs,
+                                  reason=", ".join(f"{d.field} changed" for d in identity)))
+        elif diffs or adopting:
+            restart = any(d.field not in NO_RESTART for d in diffs)
+            changes.append(Change(UPDATE, **base, live=live, fields=diffs, restart=restart, adopt=adopting))
+        else:
+            changes.append(Change(NOOP, **base, live=live))
+    scopes = [s.rstrip("/") for s in (prune_scopes or [])]
+    for model in live_models:
+        if model["name"] in declared or not owned_by_gsg(model):
+            continue
+        spec_file = (model.get("meta") or {}).get(SPEC_FILE, "")
+        if scopes and not any(spec_file == s or spec_file.startswith(s + "/") for s in scopes):
+            continue  # owned by gsg, but declared in another spec folder: not ours to prune
+        if prune:
+            changes.append(Change(DELETE, model["name"], cluster_names.get(model.get("cluster_id")),
+                                  spec_file=spec_file or None, live=model, reason="no spec declares it"))
+    if targets is not None:
+        changes = [c for c in changes if c.name in targets]
+    return changes
+
+
+def summary(changes: list[Change]) -> dict[str, int]:
+    count = {a: sum(1 for c in changes if c.action == a) for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT)}
+    return count
+
+
+def summary_line(changes: list[Change]) -> str:
+    c = summary(changes)
+    if not any(ch.is_change for ch in changes):
+        return "No changes. Live deployments match the specs." + (
+            f" ({c[CONFLICT]} conflict(s) need attention.)" if c[CONFLICT] else "")
+    line = (f"Plan: {c[CREATE]} to create, {c[UPDATE]} to update, {c[REPLACE]} to replace, "
+            f"{c[DELETE]} to delete.")
+    return line + (f" {c[CONFLICT]} conflict(s)." if c[CONFLICT] else "")

@@ -1,0 +1,100 @@
+"""Plan and drift rendering: Terraform-style text, versioned JSON, pull-request markdown."""
+
+from __future__ import annotations
+
+import json
+
+from gpustack_guard import __version__
+from gpustack_guard.plan import CONFLICT, CREATE, DELETE, NOOP, REPLACE, UPDATE, summary, summary_line
+
+PLAN_FORMAT_VERSION = "1.0"
+VERB = {CREATE: "will be created", UPDATE: "will be updated in place", REPLACE: "must be replaced",
+        DELETE: "will be deleted", CONFLICT: "is in conflict"}
+
+
+def _show(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def render_text(changes, findings_text: str = "") -> str:
+    lines = []
+    shown = [c for c in changes if c.action != NOOP]
+    if shown:
+        lines += ["gsg will perform the following actions:", ""]
+    for c in shown:
+        where = f" ({c.spec_file})" if c.spec_file else ""
+        extra = ""
+        if c.action == UPDATE:
+            extra = ", then restarted" if c.restart else ""
+            extra += " — adopting it (ownership marker added)" if c.adopt else ""
+        if c.action in (REPLACE, DELETE, CONFLICT) and c.reason:
+            extra = f" ({c.reason})"
+        lines.append(f"  # {c.name}{where} {VERB[c.action]}{extra}")
+        lines.append(f"{c.symbol:>3} {c.name}")
+        if c.action in (UPDATE, REPLACE):
+            for f in c.fields:
+                lines.append(f"      ~ {f.field}: {_show(f.before)} -> {_show(f.after)}")
+            unchanged = len([k for k in c.rendered.document() if k != "name"]) - len(c.fields) if c.rendered else 0
+            if unchanged > 0:
+                lines.append(f"        ({unchanged} unchanged field{'s' if unchanged != 1 else ''} hidden)")
+        elif c.action == CREATE:
+            for f in c.fields:
+                lines.append(f"      + {f.field}: {_show(f.after)}")
+        lines.append("")
+    if findings_text:
+        lines += [findings_text.rstrip(), ""]
+    lines.append(summary_line(changes))
+    return "\n".join(lines) + "\n"
+
+
+def plan_json(changes, server: str | None, validated: bool) -> dict:
+    return {
+        "format_version": PLAN_FORMAT_VERSION,
+        "tool": {"name": "gsg", "version": __version__},
+        "server": server,
+        "validated": validated,
+        "summary": summary(changes),
+        "changes": [{
+            "action": c.action, "name": c.name, "cluster": c.cluster, "spec_file": c.spec_file, "wave": c.wave,
+            "restart": c.restart, "adopt": c.adopt, "reason": c.reason or None,
+            "fields": [{"field": f.field, "before": f.before, "after": f.after} for f in c.fields],
+            "live": ({"id": c.live.get("id"), "updated_at": c.live.get("updated_at"),
+                      "digest": live_digest(c.live)} if c.live else None),
+            "desired_digest": desired_digest(c),
+        } for c in changes],
+    }
+
+
+def live_digest(model: dict) -> str:
+    from gpustack_guard.ownership import digest
+
+    volatile = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at"}
+    return digest({k: v for k, v in model.items() if k not in volatile})
+
+
+def desired_digest(change) -> str | None:
+    from gpustack_guard.ownership import digest
+
+    return digest(change.rendered.document()) if change.rendered is not None else None
+
+
+def render_markdown(changes, evaluations, findings) -> str:
+    from gpustack_guard.reporters.markdown import breakdown_table, findings_table
+
+    lines = ["## gsg plan", "", f"**{summary_line(changes)}**", ""]
+    rows = [c for c in changes if c.action != NOOP]
+    if rows:
+        lines += ["| | Deployment | Action | Changes |", "|---|---|---|---|"]
+        for c in rows:
+            detail = "; ".join(f"`{f.field}`" for f in c.fields[:8]) if c.action != CREATE else "new deployment"
+            if c.reason:
+                detail = f"{detail} — {c.reason}" if c.fields else c.reason
+            where = f"[{c.name}]({c.spec_file})" if c.spec_file else c.name
+            lines.append(f"| `{c.symbol}` | {where} | {VERB[c.action]} | {detail.replace('|', '/')} |")
+    changed = {c.name for c in rows}
+    table = breakdown_table([ev for ev in evaluations if ev.rendered.name in changed])
+    if table:
+        lines += ["", "### Per-GPU memory of changed deployments (worst rank)", ""] + table
+    if findings:
+        lines += ["", "### Findings", ""] + findings_table(findings)
+    return "\n".join(lines) + "\n"
