@@ -8,6 +8,7 @@ lookup by name before any retry, and nothing without gsg's marker is ever change
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from gpustack_guard.secrets import REFERENCE
 from gpustack_guard.spec.model import SOURCE_ID_FIELD
 
 NEVER_SENT = {"cluster_name", "enable_model_route"}
+_NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def unresolved_references(changes: list[Change]) -> list[str]:
 
 class Applier:
     def __init__(self, client: GPUStackClient, cluster_ids: dict[str | None, int], *, restart: bool = True,
-                 wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 4,
+                 wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 8,
                  progress: Callable[[str], None] = lambda _m: None, sleep: Callable[[float], None] = time.sleep,
                  expected: dict[str, dict] | None = None):
         self.client, self.cluster_ids = client, cluster_ids
@@ -83,6 +85,18 @@ class Applier:
     def run(self, changes: list[Change]) -> Outcome:
         outcome = Outcome()
         groups = ordered_groups(changes)
+        largest = max((len(g) for g in groups), default=1)
+        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, largest))) as pool:
+            self._pool = pool  # one pool for every group: threads are started once
+            self._run_groups(groups, outcome)
+        for c in changes:
+            steps = {f"{k} {c.name}" for k in ("delete", "update", "create")}
+            if c.action in outcome.counts and steps & set(outcome.done) and not any(
+                    f[0] == c.name for f in outcome.failed) and not steps & set(outcome.not_attempted):
+                outcome.counts[c.action] += 1
+        return outcome
+
+    def _run_groups(self, groups: list[list[Step]], outcome: Outcome) -> None:
         for index, group in enumerate(groups):
             touched = self._run_group(group, outcome)
             if outcome.failed:
@@ -95,43 +109,38 @@ class Applier:
                     outcome.failed.append(("wait", str(exc)))
                     outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
                     break
-        for c in changes:
-            steps = {f"{k} {c.name}" for k in ("delete", "update", "create")}
-            if c.action in outcome.counts and steps & set(outcome.done) and not any(
-                    f[0] == c.name for f in outcome.failed) and not steps & set(outcome.not_attempted):
-                outcome.counts[c.action] += 1
-        return outcome
 
     def _run_group(self, group: list[Step], outcome: Outcome) -> list[dict]:
+        """Run one group with at most `concurrency` calls in flight; after a failure nothing new starts."""
         touched: list[dict] = []
-        failed = False
-        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(group)))) as pool:
-            futures = []
-            for step in group:
-                if failed:
-                    outcome.not_attempted.append(f"{step.kind} {step.change.name}")
-                    continue
-                futures.append((step, pool.submit(self._do, step)))
-                if len(futures) >= self.concurrency:  # bounded: stop submitting once a failure is known
-                    failed = self._collect(futures, outcome, touched) or failed
-                    futures = []
-            failed = self._collect(futures, outcome, touched) or failed
-        return touched
+        stop = threading.Event()
 
-    def _collect(self, futures, outcome: Outcome, touched: list[dict]) -> bool:
-        failed = False
+        def attempt(step: Step):
+            if stop.is_set():
+                return _NOT_ATTEMPTED
+            try:
+                return self._do(step)
+            except (ApiError, GsgError):
+                stop.set()
+                raise
+
+        futures = [(step, self._pool.submit(attempt, step)) for step in group]
+        # results in submission order, so the outcome reads like the plan
         for step, future in futures:
+            label = f"{step.kind} {step.change.name}"
             try:
                 model = future.result()
             except (ApiError, GsgError) as exc:
                 outcome.failed.append((step.change.name, f"{step.kind}: {exc}"))
-                failed = True
                 continue
-            outcome.done.append(f"{step.kind} {step.change.name}")
-            self.progress(f"{step.kind}d {step.change.name}" if step.kind != "update" else f"updated {step.change.name}")
+            if model is _NOT_ATTEMPTED:
+                outcome.not_attempted.append(label)
+                continue
+            outcome.done.append(label)
+            self.progress(f"{'deleted' if step.kind == 'delete' else step.kind + 'd'} {step.change.name}")
             if model and step.kind != "delete":
                 touched.append(model)
-        return failed
+        return touched
 
     def _do(self, step: Step) -> dict | None:
         return {"delete": self._delete, "update": self._update, "create": self._create}[step.kind](step.change)
@@ -177,8 +186,12 @@ class Applier:
         body = {k: v for k, v in doc.items() if k not in NEVER_SENT}
         body["enable_model_route"] = doc.get("enable_model_route", True)
         body["cluster_id"] = self._cluster_id(change)
-        body["meta"] = marker(change.spec_file or "", change.rendered.document())
+        body["meta"] = self._marker(change)
         return body
+
+    def _marker(self, change: Change) -> dict:
+        # The digest covers the masked document: no secret, not even hashed, goes into meta.
+        return marker(change.spec_file or "", change.rendered.document())
 
     def _create(self, change: Change) -> dict:
         body = self._create_body(change)
@@ -208,7 +221,7 @@ class Applier:
         # GPUStack's validator rewrites this field when a PUT omits it: always send it.
         body["distributed_inference_across_workers"] = doc.get("distributed_inference_across_workers",
                                                                live.get("distributed_inference_across_workers"))
-        body["meta"] = {**(live.get("meta") or {}), **marker(change.spec_file or "", change.rendered.document())}
+        body["meta"] = {**(live.get("meta") or {}), **self._marker(change)}
         return body
 
     def _update(self, change: Change) -> dict:

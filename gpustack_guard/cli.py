@@ -208,7 +208,7 @@ def apply(
     wait: bool = typer.Option(False, "--wait", help="Wait until every changed deployment is ready; stop early "
                                                     "on an instance in error or restarting."),
     wait_timeout: float = typer.Option(900.0, "--wait-timeout", metavar="SECONDS", help="Give up waiting after."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=32, help="Independent changes at once."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, max=256, help="Independent changes at once."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     server: Optional[str] = SERVER,

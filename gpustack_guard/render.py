@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
@@ -54,7 +55,16 @@ class RenderedSpec:
         return gpus_per_replica(self.spec, self.family, self.parallel_size())
 
     def document(self, *, show_secrets: bool = False) -> dict[str, Any]:
-        """The deployment document: the spec's own fields in GPUStack's order, arguments and env final."""
+        """The deployment document: the spec's own fields in GPUStack's order, arguments and env final.
+
+        A fresh dict each call (callers may change it); built once per flavour, since specs are immutable.
+        """
+        cache = self.__dict__.setdefault("_documents", {})
+        if show_secrets not in cache:
+            cache[show_secrets] = self._document(show_secrets)
+        return copy.deepcopy(cache[show_secrets])
+
+    def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.model_dump(mode="json", exclude_unset=True, exclude={"guard"})
         if self.args or "backend_parameters" in data:
             data["backend_parameters"] = A.render(self.args)

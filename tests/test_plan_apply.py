@@ -237,7 +237,7 @@ def _converges_after_fault(gsg, monkeypatch, specs, kind: str, at: int, *, seed_
 
 @pytest.mark.parametrize("kind", ["500", "503", "409", "timeout-before", "timeout-after", "reset-after"])
 def test_fault_at_every_request_index_converges(gsg, monkeypatch, specs, kind):
-    # a fresh create run makes ~12 calls to /v2/models*; a seeded update+prune run about as many
+    # a fresh create run makes 9 requests to /v2/, a seeded update+prune run 10: 15 covers every index
     for seed in (False, True):
         for at in range(1, 16):
             _converges_after_fault(gsg, monkeypatch, specs, kind, at, seed_update=seed)

@@ -31,7 +31,7 @@ def _confirm(summary: str, assume_yes: bool) -> bool:
 
 def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune: bool = False,
         adopt: bool = False, targets: list[str] | None = None, allow_empty: bool = False, restart: bool = True,
-        wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 4, offline: bool = False,
+        wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 8, offline: bool = False,
         templates: list[str] | None = None, poll: float = 2.0) -> int:
     from gpustack_guard.applier import Applier, describe, unresolved_references
     from gpustack_guard.commands.desired import load_desired
