@@ -93,13 +93,25 @@ def render(
     specs: List[str] = SPECS,
     output: str = typer.Option("yaml", "--output", "-o", help="yaml | json"),
     show_secrets: bool = typer.Option(False, "--show-secrets", help="Print secret env values instead of ********."),
+    out_file: Optional[str] = typer.Option(None, "--out", metavar="FILE", help="Write to FILE instead of stdout."),
+    check: bool = typer.Option(False, "--check", help="With --out: exit 1 when FILE is stale instead of writing."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
 ) -> int:
     """Print the final deployment documents exactly as gsg would send them to GPUStack."""
     from gpustack_guard.commands.render import run
 
-    return run(specs, output, show_secrets, offline, templates)
+    return run(specs, output, show_secrets, offline, templates, out_file, check)
+
+
+@app.command()
+def schema() -> int:
+    """Print the JSON Schema (draft-07) of a spec document, for editors' YAML language servers."""
+    from gpustack_guard.output import out
+    from gpustack_guard.spec.schema import schema_text
+
+    out(schema_text())
+    return EXIT_OK
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -13,7 +13,7 @@ from gpustack_guard.output import err, out
 
 
 def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offline: bool = False,
-        templates: list[str] | None = None) -> int:
+        templates: list[str] | None = None, out_file: str | None = None, check: bool = False) -> int:
     from gpustack_guard.commands.validate import build_renderer, build_resolver
     from gpustack_guard.pipeline import render_all
     from gpustack_guard.reporters import text
@@ -34,7 +34,29 @@ def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offl
         return EXIT_FAIL
     documents = [r.document(show_secrets=show_secrets) for r in rendered]
     if output == "json":
-        out(json.dumps(documents, indent=2) + "\n", secrets)
+        text = json.dumps(documents, indent=2) + "\n"
     else:
-        out(yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True), secrets)
+        text = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
+    if check and not out_file:
+        raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
+    if out_file:
+        return _to_file(out_file, text, check, show_secrets)
+    out(text, secrets)
+    return EXIT_OK
+
+
+def _to_file(path: str, text: str, check: bool, show_secrets: bool) -> int:
+    from pathlib import Path
+
+    from gpustack_guard.fleetfile import write_atomic
+
+    if show_secrets:
+        raise GsgError("refusing to write secrets to a file: drop --show-secrets")
+    current = Path(path).read_text() if Path(path).is_file() else None
+    if check:
+        if current != text:
+            err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")
+            return EXIT_FAIL
+        return EXIT_OK
+    write_atomic(path, text)
     return EXIT_OK
