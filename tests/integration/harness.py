@@ -1,0 +1,216 @@
+"""A real GPUStack 2.3.0 server on loopback, with simulated workers shaped like examples/fleet.yaml.
+
+Installs gpustack in its own virtualenv (cached under ~/.cache/gsg-it), starts PostgreSQL and the server on
+127.0.0.1, creates an API key with a fixed value, a cluster and the workers, and tears everything down by PID.
+Nothing leaves loopback: Hugging Face is offline and the models' config.json files are seeded from gsg's catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+GPUSTACK_VERSION = "2.3.0"
+API_KEY = "gsg-it-fixed-key-0123456789abcdef"
+ADMIN_PASSWORD = "Gsg-it-admin-123"
+ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM",
+                 "mistral": "MistralForCausalLM"}
+SNAPSHOT = "0000000000000000000000000000000000000001"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def log(message: str) -> None:
+    print(f"[gsg-it] {message}", file=sys.stderr, flush=True)
+
+
+class Harness:
+    def __init__(self, root: Path | None = None, cache: Path | None = None):
+        self.root = root or Path(tempfile.mkdtemp(prefix="gsg-it-"))
+        self.cache = cache or Path(os.environ.get("GSG_IT_CACHE", Path.home() / ".cache" / "gsg-it"))
+        self.venv = self.cache / f"venv-gpustack-{GPUSTACK_VERSION}"
+        self.pids: list[int] = []
+        self.pg_bin: Path | None = None
+        self.pg_data = self.root / "pgdata"
+        self.api_port = free_port()
+        self.url = f"http://127.0.0.1:{self.api_port}"
+        self.cluster_id: int | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------------------
+    def start(self, repos: list[str]) -> "Harness":
+        started = time.monotonic()
+        self._install()
+        self._postgres()
+        self._server()
+        self._seed_hf_cache(repos)
+        self._api_key()
+        self._cluster_and_workers()
+        log(f"GPUStack {GPUSTACK_VERSION} ready at {self.url} in {time.monotonic() - started:.0f}s")
+        return self
+
+    def stop(self) -> None:
+        for pid in reversed(self.pids):
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + 15
+        for pid in self.pids:
+            while time.monotonic() < deadline:
+                try:
+                    os.killpg(pid, 0)
+                except (ProcessLookupError, PermissionError):
+                    break
+                time.sleep(0.2)
+            else:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self.pids.clear()
+        if self.pg_bin and (self.pg_data / "postmaster.pid").exists():
+            self._as_postgres([str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_data), "-m", "immediate", "stop"],
+                              check=False)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # --- steps -------------------------------------------------------------------------------------------
+    def _install(self) -> None:
+        stamp = self.venv / ".gsg-complete"
+        if stamp.exists():
+            return
+        log(f"installing gpustack=={GPUSTACK_VERSION} into {self.venv} (cached for later runs)")
+        shutil.rmtree(self.venv, ignore_errors=True)  # a half-finished install is never reused
+        self.venv.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(self.venv)], check=True)
+        done = subprocess.run([str(self.venv / "bin" / "pip"), "install", "-q", f"gpustack=={GPUSTACK_VERSION}"],
+                              capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError("pip install gpustack failed:\n" + done.stderr[-2000:])
+        stamp.write_text(GPUSTACK_VERSION)
+
+    def _as_postgres(self, argv: list[str], check: bool = True) -> subprocess.CompletedProcess:
+        if os.geteuid() == 0:
+            argv = ["runuser", "-u", "postgres", "--"] + argv
+        return subprocess.run(argv, check=check, capture_output=True, text=True)
+
+    def _postgres(self) -> None:
+        candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not candidates:  # not on this image: Debian's package, from the package registry CI may reach
+            subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=True, capture_output=True)
+            candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        self.pg_bin = candidates[-1]
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.pg_data.mkdir()
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            shutil.chown(self.pg_data, "postgres")
+        self.pg_data.chmod(0o700)
+        port = free_port()
+        self._as_postgres([str(self.pg_bin / "initdb"), "-D", str(self.pg_data), "-U", "postgres", "--auth=trust",
+                           "-E", "UTF8"])
+        self._as_postgres([str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_data), "-l", str(self.pg_data / "log"),
+                           "-w", "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {self.pg_data}", "start"])
+        for sql in ("CREATE ROLE gpustack LOGIN PASSWORD 'gpustack'", "CREATE DATABASE gpustack OWNER gpustack"):
+            subprocess.run(["psql", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-c", sql],
+                           check=True, capture_output=True)
+        self.database_url = f"postgresql://gpustack:gpustack@127.0.0.1:{port}/gpustack?sslmode=disable"
+
+    def _spawn(self, argv: list[str], logfile: Path, env: dict | None = None) -> int:
+        handle = logfile.open("w")
+        process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+                                   start_new_session=True, cwd=self.root)
+        self.pids.append(process.pid)
+        return process.pid
+
+    def _server(self) -> None:
+        self.data_dir = self.root / "data"
+        env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+        self._spawn([str(self.venv / "bin" / "python"), str(HERE / "loopback.py"), "start",
+                     "--data-dir", str(self.data_dir), "--database-url", self.database_url,
+                     "--api-port", str(self.api_port), "--port", str(free_port()), "--proxy-port", str(free_port()),
+                     "--gateway-mode", "disabled", "--disable-metrics", "--disable-builtin-observability",
+                     "--disable-update-check", "--advertise-address", "127.0.0.1",
+                     "--bootstrap-password", ADMIN_PASSWORD], self.root / "server.log", env)
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(1)
+        raise RuntimeError("GPUStack did not become ready:\n" + (self.root / "server.log").read_text()[-3000:])
+
+    def _seed_hf_cache(self, repos: list[str]) -> None:
+        """config.json per repo, written from gsg's catalog (after the first start: a migration moves caches)."""
+        sys.path.insert(0, str(REPO))
+        from gpustack_guard.memory.hfconfig import _catalog, _key
+
+        catalog = _catalog()
+        for repo in repos:
+            name, config = catalog[_key(repo)]
+            config = {"architectures": [ARCHITECTURES[config["model_type"]]], "hidden_act": "silu",
+                      "rms_norm_eps": 1e-5, "rope_theta": 500000.0, **config}
+            folder = self.data_dir / "cache" / "huggingface" / f"models--{repo.replace('/', '--')}"
+            (folder / "refs").mkdir(parents=True, exist_ok=True)
+            (folder / "refs" / "main").write_text(SNAPSHOT)
+            (folder / "snapshots" / SNAPSHOT).mkdir(parents=True, exist_ok=True)
+            (folder / "snapshots" / SNAPSHOT / "config.json").write_text(json.dumps(config))
+
+    def _api_key(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=30) as client:
+            client.post("/auth/login", data={"username": "admin", "password": ADMIN_PASSWORD}).raise_for_status()
+            client.post("/v2/api-keys", json={"name": "gsg-it", "custom": API_KEY}).raise_for_status()
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {API_KEY}"}, timeout=30)
+
+    def _cluster_and_workers(self) -> None:
+        fleet = yaml.safe_load((REPO / "examples" / "fleet.yaml").read_text())
+        cluster = fleet["clusters"][0]
+        sys.path.insert(0, str(REPO))
+        from gpustack_guard.units import parse_size
+
+        with self.api() as api:
+            created = api.post("/v2/clusters", json={"name": cluster["name"], "provider": "Docker"})
+            created.raise_for_status()
+            self.cluster_id = created.json()["id"]
+            token = api.get(f"/v2/clusters/{self.cluster_id}/registration-token").json()["token"]
+        for worker in cluster["workers"]:
+            argv = [sys.executable, str(HERE / "sim_worker.py"), "--server", self.url, "--token", token,
+                    "--name", worker["name"], "--port", str(free_port()), "--interval", "5"]
+            for gpu in worker["gpus"]:
+                memory = gpu["memory"]
+                text = f"{gpu['name']}={parse_size(memory['total'])}"
+                if memory.get("used"):
+                    text += f":used={parse_size(memory['used'])}"
+                argv += ["--gpu", text]
+            for key, value in (worker.get("labels") or {}).items():
+                argv += ["--label", f"{key}={value}"]
+            self._spawn(argv, self.root / f"worker-{worker['name']}.log")
+        deadline = time.monotonic() + 90
+        with self.api() as api:
+            while time.monotonic() < deadline:
+                workers = api.get("/v2/workers", params={"page": -1}).json()["items"]
+                if len(workers) == len(cluster["workers"]) and all(w["state"] == "ready" for w in workers):
+                    return
+                time.sleep(1)
+        raise RuntimeError(f"workers not ready: {[(w['name'], w['state']) for w in workers]}")

@@ -1,0 +1,165 @@
+"""gsg against a real GPUStack 2.3.0 server on loopback (see harness.py). Slow: run with -m integration."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpustack_guard.cli import main
+from harness import API_KEY, REPO, Harness
+
+pytestmark = pytest.mark.integration
+HERE = Path(__file__).resolve().parent
+REPOS = ["meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-32B-Instruct",
+         "Qwen/Qwen2.5-0.5B-Instruct"]
+PLACEMENT = {"llama-70b": ("gpu-a", [0, 1, 2, 3]), "llama-8b": ("gpu-c", [0, 1])}
+
+
+@pytest.fixture(scope="module")
+def server():
+    harness = Harness()
+    try:
+        harness.start(REPOS)
+        yield harness
+    finally:
+        harness.stop()
+
+
+@pytest.fixture
+def gsg(server, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("GSG_URL", server.url)
+    monkeypatch.setenv("GSG_API_KEY", API_KEY)
+    monkeypatch.setenv("GSG_OFFLINE", "1")
+    monkeypatch.setenv("HF_TOKEN", "hf_integration_dummy_token")
+    monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "cache"))
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(HERE / "specs", work / "specs")
+    monkeypatch.chdir(work)
+
+    def run(*args):
+        code = main(list(args))
+        captured = capsys.readouterr()
+        assert API_KEY not in captured.out + captured.err
+        return code, captured.out, captured.err
+    return run
+
+
+def instances(server, model_name):
+    with server.api() as api:
+        items = api.get("/v2/model-instances", params={"page": -1}).json()["items"]
+    return [i for i in items if i["model_name"] == model_name]
+
+
+def wait_placed(server, name, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = instances(server, name)
+        if found and all(i.get("worker_name") and i.get("gpu_indexes") for i in found):
+            return found
+        time.sleep(1)
+    raise AssertionError(f"{name} not placed: {instances(server, name)}")
+
+
+def test_1_snapshot_reproduces_the_fleet(gsg, tmp_path):
+    code, _, err = gsg("snapshot", "--out", str(tmp_path / "snap.yaml"))
+    assert code == 0, err
+    snap = yaml.safe_load((tmp_path / "snap.yaml").read_text())["clusters"][0]
+    want = yaml.safe_load((REPO / "examples" / "fleet.yaml").read_text())["clusters"][0]
+    assert snap["name"] == want["name"]
+    from gpustack_guard.units import parse_size
+
+    got_workers = {w["name"]: w for w in snap["workers"]}
+    for worker in want["workers"]:
+        live = got_workers[worker["name"]]
+        assert live["state"] == "ready" and worker["labels"].items() <= live["labels"].items()
+        assert [(g["index"], g["name"], g["memory"]["total"], g["memory"]["used"]) for g in live["gpus"]] == \
+            [(g["index"], g["name"], parse_size(g["memory"]["total"]), parse_size(g["memory"].get("used", 0)))
+             for g in worker["gpus"]]
+
+
+def test_2_live_validate_agrees_with_offline(gsg, tmp_path):
+    gsg("snapshot", "--out", str(tmp_path / "snap.yaml"))
+    live = gsg("validate", "specs/", "-o", "json")
+    offline = gsg("validate", "specs/", "--fleet", str(tmp_path / "snap.yaml"), "-o", "json")
+    assert live[0] == offline[0] == 0, live[2]
+    assert json.loads(live[1])["findings"] == json.loads(offline[1])["findings"]
+
+
+def test_3_plan_apply_places_and_converges(gsg, server):
+    code, out, err = gsg("plan", "specs/", "--detailed-exitcode")
+    assert code == 2, err
+    assert "Plan: 3 to create, 0 to update, 0 to replace, 0 to delete." in out
+    code, out, err = gsg("apply", "specs/", "--yes")
+    assert code == 0, out + err
+    for name, (worker, gpus) in PLACEMENT.items():
+        placed = wait_placed(server, name)
+        assert (placed[0]["worker_name"], sorted(placed[0]["gpu_indexes"])) == (worker, gpus)
+    qwen = wait_placed(server, "qwen-32b")
+    assert qwen[0]["worker_name"] in ("gpu-a", "gpu-b", "gpu-d") and len(qwen[0]["gpu_indexes"]) == 2
+    with server.api() as api:
+        model = next(m for m in api.get("/v2/models", params={"page": -1}).json()["items"] if m["name"] == "llama-70b")
+    assert model["meta"]["gsg.dev/managed-by"].startswith("gsg/")
+    code, out, err = gsg("plan", "specs/", "--detailed-exitcode")
+    assert code == 0, out + err
+    assert out.rstrip().endswith("No changes. Live deployments match the specs.")
+
+
+def test_4_hand_edit_is_drift_and_apply_restores(gsg, server):
+    with server.api() as api:
+        model = next(m for m in api.get("/v2/models", params={"page": -1}).json()["items"] if m["name"] == "llama-8b")
+        edited = [a.replace("0.85", "0.95") for a in model["backend_parameters"]]
+        body = {"name": model["name"], "source": model["source"], "huggingface_repo_id": model["huggingface_repo_id"],
+                "backend_parameters": edited,
+                "distributed_inference_across_workers": model["distributed_inference_across_workers"]}
+        api.put(f"/v2/models/{model['id']}", json=body).raise_for_status()
+    code, out, err = gsg("drift", "specs/", "--detailed-exitcode")
+    assert code == 2, out + err
+    assert "--gpu-memory-utilization: live 0.95 != pinned 0.85" in out
+    assert gsg("apply", "specs/", "--yes")[0] == 0
+    assert gsg("drift", "specs/", "--detailed-exitcode")[0] == 0
+
+
+def test_5_unmanaged_model_is_never_touched(gsg, server):
+    with server.api() as api:
+        created = api.post("/v2/models", json={
+            "name": "hand-made", "source": "huggingface", "huggingface_repo_id": "Qwen/Qwen2.5-0.5B-Instruct",
+            "backend": "vLLM", "backend_parameters": ["--gpu-memory-utilization=0.3", "--max-model-len=4096"],
+            "gpu_selector": {"gpu_ids": ["gpu-b:cuda:3"]}, "cluster_id": server.cluster_id}).json()
+        try:
+            code, out, err = gsg("apply", "specs/", "--yes", "--prune")
+            assert code == 0, out + err
+            after = api.get(f"/v2/models/{created['id']}").json()
+            assert after["updated_at"] == created["updated_at"] and after["backend_parameters"] == \
+                created["backend_parameters"]
+            code, out, _ = gsg("drift", "specs/")
+            assert "hand-made" in out and "not managed by gsg" in out
+        finally:
+            api.delete(f"/v2/models/{created['id']}")
+
+
+def test_6_server_check_shows_gpustacks_evaluation(gsg, tmp_path):
+    spec = Path("specs/claimed.yaml")
+    spec.write_text("name: claimed-32b\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-32B-Instruct\n"
+                    "gpu_selector: {gpu_ids: [gpu-d:cuda:0]}\nbackend: vLLM\nbackend_version: 0.11.0\n"
+                    "env: {GPUSTACK_MODEL_VRAM_CLAIM: '80530636800'}\n"
+                    "backend_parameters: [--max-model-len=8192, --gpu-memory-utilization=0.9]\n")
+    code, out, err = gsg("validate", str(spec), "--server-check", "-o", "json")
+    findings = json.loads(out)["findings"]
+    server_side = [f for f in findings if f["rule_id"] in ("GSG050", "GSG051", "GSG052")]
+    assert server_side, findings
+    assert any("GPUStack" in f["message"] for f in server_side)
+    assert {f["rule_id"] for f in findings} & {"GSG031", "GSG032"}  # 61 GiB of bf16 on one 48 GB card
+
+
+def test_7_export_then_plan_shows_no_changes(gsg, tmp_path):
+    code, _, err = gsg("export", "--out", str(tmp_path / "exported"))
+    assert code == 0, err
+    exported = {p.stem for p in (tmp_path / "exported").glob("*.yaml")}
+    assert {"llama-70b", "llama-8b", "qwen-32b"} <= exported
+    assert "hf_integration_dummy_token" not in (tmp_path / "exported" / "llama-70b.yaml").read_text()
+    code, out, err = gsg("plan", str(tmp_path / "exported"), "--detailed-exitcode")
+    assert code == 0, out + err
