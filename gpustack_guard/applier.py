@@ -160,7 +160,8 @@ class Applier:
         if expected:
             from gpustack_guard.reporters.plan_output import live_digest
 
-            if model.get("updated_at") != expected.get("updated_at") or live_digest(model) != expected.get("digest"):
+            # updated_at alone is not enough: GPUStack's scheduler rewrites rows on its own (categories, gpus)
+            if live_digest(model) != expected.get("digest"):
                 raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
         return model
 

@@ -239,7 +239,8 @@ class FakeGPUStack:
         return None
 
     def _server_fill(self, model: dict) -> None:
-        """What the scheduler and the worker write back after create."""
+        """What the scheduler and the worker write back after create (a real server bumps updated_at too)."""
+        model["updated_at"] = now()
         if not model.get("categories"):
             model["categories"] = ["llm"]
         if model.get("backend") == "vLLM" and not model.get("backend_version"):

@@ -68,7 +68,9 @@ def plan_json(changes, server: str | None, validated: bool) -> dict:
 def live_digest(model: dict) -> str:
     from gpustack_guard.ownership import digest
 
-    volatile = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at"}
+    # what the server changes by itself (status, timestamps, scheduler fills) is not a change to refuse over
+    volatile = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories",
+                "distributable", "backend_version", "role_status", "stale", "degradations"}
     return digest({k: v for k, v in model.items() if k not in volatile})
 
 

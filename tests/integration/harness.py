@@ -180,6 +180,14 @@ class Harness:
             client.post("/auth/login", data={"username": "admin", "password": ADMIN_PASSWORD}).raise_for_status()
             client.post("/v2/api-keys", json={"name": "gsg-it", "custom": API_KEY}).raise_for_status()
 
+    def mark_running(self) -> None:
+        """Simulated workers run nothing: report every scheduled instance as running, as a worker would."""
+        with self.api() as api:
+            for inst in api.get("/v2/model-instances", params={"page": -1}).json()["items"]:
+                if inst["state"] != "running" and inst.get("worker_id"):
+                    body = {**inst, "state": "running", "port": 40000, "ports": [40000]}
+                    api.put(f"/v2/model-instances/{inst['id']}", json=body).raise_for_status()
+
     def api(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {API_KEY}"}, timeout=30)
 
