@@ -9,6 +9,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 
 from __future__ import annotations
 
+import json
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
@@ -65,6 +66,8 @@ class TemplateRenderer:
         )
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
+        self._names: dict[str, frozenset[str]] = {}  # template file -> the context names it reads
+        self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
 
     def locate(self, name: str) -> Path:
         filename = name if name.endswith(".j2") else name + SUFFIX
@@ -80,6 +83,9 @@ class TemplateRenderer:
         filename = path.name
         try:
             template = self._env.get_template(filename)
+            key = self._cache_key(path, context)
+            if key in self._outputs:
+                return self._outputs[key]
             text = template.render(**context)
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"template syntax error: {exc.message}", shown, exc.lineno or 0) from None
@@ -88,7 +94,25 @@ class TemplateRenderer:
                                 _template_line(exc, str(path))) from None
         except jinja2.TemplateError as exc:
             raise TemplateError(f"template error: {exc}", shown, _template_line(exc, str(path))) from None
-        return _parse_output(text, shown)
+        output = _parse_output(text, shown)
+        self._outputs[key] = output
+        return output
+
+    def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
+        """Only the context entries the template reads (found once from its source) make up the key."""
+        if str(path) not in self._names:
+            from jinja2 import meta
+
+            source = path.read_text(encoding="utf-8")
+            self._names[str(path)] = frozenset(meta.find_undeclared_variables(self._env.parse(source)))
+        used = sorted(self._names[str(path)] & set(context))
+        return (str(path),) + tuple((n, json.dumps(_plain(context[n]), sort_keys=True, default=str)) for n in used)
+
+
+def _plain(value: Any) -> Any:
+    from collections.abc import Mapping
+
+    return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

@@ -8,7 +8,7 @@ from gpustack_guard.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 FLEET = REPO / "examples" / "fleet.yaml"
-EXPORT_FIXTURE = REPO.parent / "shared" / "fixtures" / "gpustack-2.3.0-export.yaml"
+EXPORT_FIXTURE = REPO / "tests" / "fixtures" / "gpustack-2.3.0-export.yaml"  # a real 2.3.0 /export output
 
 
 @dataclass

@@ -7,7 +7,7 @@ import yaml
 
 from conftest import EXPORT_FIXTURE
 
-pytestmark = pytest.mark.skipif(not EXPORT_FIXTURE.is_file(), reason="shared fixture not present")
+
 
 
 def test_export_loads_and_renders_back_with_every_field(gsg):
