@@ -27,30 +27,47 @@ class YamlSyntaxError(Exception):
 
 @dataclass
 class LocatedDocument:
-    """One YAML document: its data plus 1-based (line, column) of every value and mapping key."""
+    """One YAML document: its data plus the node tree, which answers 1-based (line, column) of any path.
+
+    Positions are looked up on demand (only findings need them), so loading costs little more than parsing.
+    """
 
     data: Any
     start_line: int
-    value_pos: dict[Path, tuple[int, int]] = field(default_factory=dict)
-    key_pos: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    root: Any = None  # the composed yaml.Node
     duplicate_keys: list[tuple[Path, int, int]] = field(default_factory=list)
+
+    def _node(self, path: Path, key: bool) -> tuple[yaml.Node | None, bool]:
+        """The node at the longest existing prefix of `path`, and whether the whole path was found."""
+        node = self.root
+        for depth, part in enumerate(path):
+            last = depth == len(path) - 1
+            if isinstance(node, yaml.MappingNode):
+                match = None
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and _scalar(key_node) == part:
+                        match = (key_node, value_node)  # the last duplicate wins, as in the data
+                if match is None:
+                    return node, False
+                node = match[0] if (last and key) else match[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+            else:
+                return node, False
+        return node, True
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
-        table = self.key_pos if key else self.value_pos
-        probe = tuple(path)
-        while probe:
-            if probe in table:
-                return table[probe]
-            if key and probe in self.value_pos:
-                return self.value_pos[probe]
-            probe = probe[:-1]
-        return self.value_pos.get((), (self.start_line, 1))
+        if self.root is None:
+            return self.start_line, 1
+        node, _ = self._node(tuple(path), key)
+        return _mark(node) if node is not None else (self.start_line, 1)
+
+    def has(self, path: Path) -> bool:
+        return self._node(tuple(path), False)[1]
 
 
 _constructor = yaml.constructor.SafeConstructor()
-
-
 _STR = "tag:yaml.org,2002:str"
 
 
@@ -65,7 +82,6 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
 
 
 def _build(node: yaml.Node, path: Path, doc: LocatedDocument, active: set[int]) -> Any:
-    doc.value_pos[path] = _mark(node)
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node)
     if id(node) in active:
@@ -85,7 +101,6 @@ def _build(node: yaml.Node, path: Path, doc: LocatedDocument, active: set[int]) 
                     raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
                 if key in result:
                     doc.duplicate_keys.append((path + (key,), *_mark(key_node)))
-                doc.key_pos[path + (key,)] = _mark(key_node)
                 result[key] = _build(value_node, path + (key,), doc, active)
             return result
     finally:
@@ -100,7 +115,7 @@ def load_documents(text: str) -> list[LocatedDocument]:
         for node in yaml.compose_all(text, Loader=_Loader):
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
-            doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1)
+            doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)
             doc.data = _build(node, (), doc, set())
             documents.append(doc)
     except yaml.MarkedYAMLError as exc:

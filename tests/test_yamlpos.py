@@ -7,8 +7,10 @@ def test_positions_of_keys_and_values_are_one_based():
     docs = load_documents("a: 1\nb:\n  - x\n  - {c: 2}\n")
     doc = docs[0]
     assert doc.data == {"a": 1, "b": ["x", {"c": 2}]}
-    assert doc.key_pos[("b",)] == (2, 1)
-    assert doc.value_pos[("b", 1, "c")] == (4, 9)
+    assert doc.position(("b",), key=True) == (2, 1)
+    assert doc.position(("b",)) == (3, 3)
+    assert doc.position(("b", 1, "c")) == (4, 9)
+    assert doc.position(("b", 1, "c"), key=True) == (4, 6)
     assert doc.position(("b", 1, "missing")) == (4, 5)  # nearest existing ancestor
 
 
