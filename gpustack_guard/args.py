@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 FORBIDDEN = {
     "port": "GPUStack assigns the port itself",
@@ -69,6 +70,11 @@ def _is_flag(token: str) -> bool:
 
 def parse(params: list[str] | None, family: str) -> list[Arg]:
     """Parse argv-style strings. Raises ArgError for a value that follows no flag."""
+    return list(_parse(tuple(params or ()), family))
+
+
+@lru_cache(maxsize=4096)  # specs repeat the same argument lists; Args are immutable
+def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
     result: list[Arg] = []
     items = list(params or [])
     i = 0
@@ -92,7 +98,7 @@ def parse(params: list[str] | None, family: str) -> list[Arg]:
             name, value = item, None
         result.append(Arg(canonical_key(name, family), value.strip() if value is not None else None, i))
         i += 1
-    return result
+    return tuple(result)
 
 
 def normal_value(value: str | None) -> str:

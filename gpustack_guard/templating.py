@@ -66,10 +66,17 @@ class TemplateRenderer:
         )
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
+        self._located: dict[str, Path] = {}
         self._names: dict[str, frozenset[str]] = {}  # template file -> the context names it reads
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
 
     def locate(self, name: str) -> Path:
+        if name in self._located:
+            return self._located[name]
+        self._located[name] = self._find(name)
+        return self._located[name]
+
+    def _find(self, name: str) -> Path:
         filename = name if name.endswith(".j2") else name + SUFFIX
         for directory in self.search_path:
             if (directory / filename).is_file():

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 
+@lru_cache(maxsize=256)
 def parse_version(text: str | None) -> tuple[int, ...] | None:
     if not text:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from gpustack_guard import args as A
 from gpustack_guard.memory.estimate import Estimate
@@ -92,7 +93,17 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
              policy: Policy) -> Estimate:
-    """gpus: (total bytes, name) of one replica's GPUs. vLLM/SGLang: the smallest GPU is the worst rank."""
+    """gpus: (total bytes, name) of one replica's GPUs. vLLM/SGLang: the smallest GPU is the worst rank.
+
+    Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
+    """
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy)
+
+
+@lru_cache(maxsize=4096)
+def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
+              policy: Policy) -> Estimate:
+    flags = dict(flag_items)
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])
     if family == "vllm":
