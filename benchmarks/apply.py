@@ -9,6 +9,7 @@ latency: each wave's creates are independent and can overlap, waves cannot. Targ
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -59,6 +60,7 @@ def main() -> int:
         waves = len(ordered_groups(changes))
         fake.latency = opts.latency
         fake.server_seconds = 0.0
+        gc.disable()  # as the gsg CLI runs
         applier = Applier(client, state.cluster_ids, concurrency=opts.concurrency)
         start = time.perf_counter()
         outcome = applier.run(changes)
