@@ -10,6 +10,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
@@ -106,12 +107,11 @@ class TemplateRenderer:
         return output
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
-        """Only the context entries the template reads (found once from its source) make up the key."""
+        """Only the context entries the template's source mentions make up the key (a word match is enough:
+        naming an entry without reading it only makes the key larger, never wrong)."""
         if str(path) not in self._names:
-            from jinja2 import meta
-
-            source = path.read_text(encoding="utf-8")
-            self._names[str(path)] = frozenset(meta.find_undeclared_variables(self._env.parse(source)))
+            source = re.sub(r"\{#.*?#\}", "", path.read_text(encoding="utf-8"), flags=re.S)  # not comments
+            self._names[str(path)] = frozenset(n for n in context if re.search(rf"\b{re.escape(n)}\b", source))
         used = sorted(self._names[str(path)] & set(context))
         return (str(path),) + tuple((n, json.dumps(_plain(context[n]), sort_keys=True, default=str)) for n in used)
 
