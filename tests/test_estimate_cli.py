@@ -1,6 +1,5 @@
 import json
 
-from conftest import REPO
 
 
 def test_estimate_json_keys_and_numbers(gsg):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpustack_guard import findings as F
 from gpustack_guard.memory import engine
-from gpustack_guard.placement import Ledger, Placement, choose_gpus, eligible_workers
+from gpustack_guard.placement import Ledger, Placement, choose_gpus
 from gpustack_guard.rules import Context, Evaluation, spec_rule
 from gpustack_guard.units import gib
 
@@ -65,7 +65,7 @@ def _fraction(ev: Evaluation, gpus) -> float:
 
 
 def _manual(ev: Evaluation, ledger: Ledger, ids: list[str], count: int, parallel: int):
-    r, doc, spec = ev.rendered, ev.rendered.doc, ev.rendered.spec
+    doc, spec = ev.rendered.doc, ev.rendered.spec
     missing = [(i, gid) for i, gid in enumerate(ids) if gid not in ledger.gpus]
     for i, gid in missing:
         known = ", ".join(sorted(ledger.gpus)[:8])
