@@ -17,12 +17,13 @@ from typing import Callable
 
 from gpustack_guard.errors import GsgError
 from gpustack_guard.gpustack.client import ApiError, GPUStackClient
-from gpustack_guard.ownership import digest, marker, owned_by_gsg
-from gpustack_guard.plan import CREATE, DELETE, REPLACE, UPDATE, Change
+from gpustack_guard.ownership import SPEC_DIGEST, marker, owned_by_gsg
+from gpustack_guard.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
 from gpustack_guard.secrets import REFERENCE
 from gpustack_guard.spec.model import SOURCE_ID_FIELD
 
 NEVER_SENT = {"cluster_name", "enable_model_route"}
+STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
 _NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
 
 
@@ -80,7 +81,7 @@ class Applier:
         self.client, self.cluster_ids = client, cluster_ids
         self.restart, self.wait, self.wait_timeout, self.poll = restart, wait, wait_timeout, poll
         self.concurrency, self.progress, self.sleep = concurrency, progress, sleep
-        self.expected = expected or {}  # name -> {"updated_at", "digest"} from a saved plan
+        self.expected = expected or {}  # name -> {"id", "updated_at", "digest"} seen by a saved plan
 
     # --- the run ---------------------------------------------------------------------------------------
     def run(self, changes: list[Change]) -> Outcome:
@@ -90,10 +91,9 @@ class Applier:
         with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, largest))) as pool:
             self._pool = pool  # one pool for every group: threads are started once
             self._run_groups(groups, outcome)
-        for c in changes:
-            steps = {f"{k} {c.name}" for k in ("delete", "update", "create")}
-            if c.action in outcome.counts and steps & set(outcome.done) and not any(
-                    f[0] == c.name for f in outcome.failed) and not steps & set(outcome.not_attempted):
+        done = set(outcome.done)
+        for c in changes:  # a change counts once all its steps are done (a replace is a delete and a create)
+            if c.action in STEP_KINDS and all(f"{kind} {c.name}" in done for kind in STEP_KINDS[c.action]):
                 outcome.counts[c.action] += 1
         return outcome
 
@@ -159,9 +159,7 @@ class Applier:
             raise GsgError(f"'{change.name}' is not managed by gsg (any more); refusing to touch it")
         expected = self.expected.get(change.name)
         if expected:
-            from gpustack_guard.reporters.plan_output import live_digest
-
-            # updated_at alone is not enough: GPUStack's scheduler rewrites rows on its own (categories, gpus)
+            # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
             if live_digest(model) != expected.get("digest"):
                 raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
         return model
@@ -205,8 +203,8 @@ class Applier:
             # The answer was lost (timeout, reset, 5xx) or the name exists: look before trying again.
             existing = self.client.find_model(change.name)
             if existing is not None:
-                if owned_by_gsg(existing) and (existing.get("meta") or {}).get("gsg.dev/spec-digest") == \
-                        body["meta"]["gsg.dev/spec-digest"]:
+                if owned_by_gsg(existing) and (existing.get("meta") or {}).get(SPEC_DIGEST) == \
+                        body["meta"][SPEC_DIGEST]:
                     return existing  # our POST went through after all
                 raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
                                "plan again") from None
@@ -279,4 +277,3 @@ def describe(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Applier", "Outcome", "Step", "ordered_groups", "describe", "digest", "unresolved_references"]

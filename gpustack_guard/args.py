@@ -165,6 +165,18 @@ def render(args: list[Arg]) -> list[str]:
     return [arg.render() for arg in args]
 
 
+# Which flags set tensor and pipeline parallelism, per engine (after alias resolution).
+PARALLEL_FLAGS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
+
+
+def parallel_size(flags: dict[str, str | None], family: str) -> tuple[int, int]:
+    """(tp, pp) the arguments ask for; (1, 1) when unset or for engines without tensor parallelism here."""
+    keys = PARALLEL_FLAGS.get(family)
+    if not keys:
+        return 1, 1
+    return (int_value(flags, keys[0]) or 1), (int_value(flags, keys[1]) or 1)
+
+
 def int_value(args: dict[str, str | None], key: str) -> int | None:
     """An integer flag's value; raises ValueError naming the flag when it is not a whole number."""
     if key not in args or args[key] is None:

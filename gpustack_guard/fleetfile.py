@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from gpustack_guard.errors import GsgError
 from gpustack_guard.fleet import FORMAT_VERSION, Fleet
-from gpustack_guard.spec.check import _field_path
+from gpustack_guard.spec.check import field_path
 from gpustack_guard.spec.loader import display_path, read_text
 from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
 
@@ -37,7 +37,7 @@ def load_fleet(path_text: str) -> Fleet:
         return Fleet.model_validate(doc.data)
     except ValidationError as error:
         err = error.errors(include_url=False, include_input=False)[0]
-        loc = _field_path(err["loc"])
+        loc = field_path(err["loc"])
         line, column = doc.position(loc, key=err["type"] == "extra_forbidden")
         dotted = ".".join(str(p) for p in loc) or "(document)"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""

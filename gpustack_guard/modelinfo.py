@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from gpustack_guard.memory.facts import ModelFacts
-from gpustack_guard.memory.hfconfig import catalog_facts, facts_from_config
+from gpustack_guard.catalog import catalog_facts
+from gpustack_guard.memory.hfconfig import facts_from_config
 from gpustack_guard.spec.model import DeploymentSpec
 
 if TYPE_CHECKING:  # httpx costs ~0.15 s to import; only a hub lookup needs it

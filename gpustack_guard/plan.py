@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpustack_guard import args as A
-from gpustack_guard.ownership import SPEC_FILE, owned_by_gsg, owner_of
+from gpustack_guard.ownership import SPEC_FILE, digest, owned_by_gsg, owner_of
 from gpustack_guard.secrets import MASK
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
@@ -19,6 +19,9 @@ IDENTITY = ("source", "huggingface_repo_id", "huggingface_filename", "model_scop
             "model_scope_file_path", "local_path", "cluster_name")
 NO_RESTART = {"replicas", "description", "categories"}
 NOT_COMPARED = {"name", "enable_model_route"}  # create-only / the key itself
+# What the server changes by itself (status, timestamps, scheduler fills): never a reason to refuse a saved plan.
+SERVER_VOLATILE = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories",
+                   "distributable", "backend_version", "role_status", "stale", "degradations"}
 
 
 @dataclass(frozen=True)
@@ -166,3 +169,12 @@ def summary_line(changes: list[Change]) -> str:
     line = (f"Plan: {c[CREATE]} to create, {c[UPDATE]} to update, {c[REPLACE]} to replace, "
             f"{c[DELETE]} to delete.")
     return line + (f" {c[CONFLICT]} conflict(s)." if c[CONFLICT] else "")
+
+
+def live_digest(model: dict) -> str:
+    """What a saved plan saw of a live model, minus what the server rewrites on its own."""
+    return digest({k: v for k, v in model.items() if k not in SERVER_VOLATILE})
+
+
+def desired_digest(change: Change) -> str | None:
+    return digest(change.rendered.document()) if change.rendered is not None else None

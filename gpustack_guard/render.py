@@ -16,7 +16,6 @@ from gpustack_guard.spec.check import SpecDoc
 from gpustack_guard.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
 from gpustack_guard.templating import TemplateError, TemplateRenderer
 
-PARALLEL_KEYS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
 
 
 @dataclass
@@ -30,6 +29,7 @@ class RenderedSpec:
     facts: ModelFacts | None = None
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
+    _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
     def name(self) -> str:
@@ -45,11 +45,7 @@ class RenderedSpec:
 
     def parallel_size(self) -> tuple[int, int]:
         """(tp, pp) from the final arguments; 1 when unset or not applicable."""
-        keys = PARALLEL_KEYS.get(self.family)
-        if not keys:
-            return 1, 1
-        flags = self.flags
-        return (A.int_value(flags, keys[0]) or 1), (A.int_value(flags, keys[1]) or 1)
+        return A.parallel_size(self.flags, self.family)
 
     def gpus_per_replica(self) -> int:
         return gpus_per_replica(self.spec, self.family, self.parallel_size())
@@ -59,10 +55,9 @@ class RenderedSpec:
 
         A fresh dict each call (callers may change it); built once per flavour, since specs are immutable.
         """
-        cache = self.__dict__.setdefault("_documents", {})
-        if show_secrets not in cache:
-            cache[show_secrets] = self._document(show_secrets)
-        return copy.deepcopy(cache[show_secrets])
+        if show_secrets not in self._documents:
+            self._documents[show_secrets] = self._document(show_secrets)
+        return copy.deepcopy(self._documents[show_secrets])
 
     def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.model_dump(mode="json", exclude_unset=True, exclude={"guard"})
@@ -109,12 +104,7 @@ class _Lazy(Mapping):
 
 def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
                      facts: ModelFacts | None) -> dict[str, Any]:
-    flags = A.as_dict(spec_args)
-    keys = PARALLEL_KEYS.get(family)
-    parallel = (1, 1)
-    if keys:
-        parallel = (A.int_value(flags, keys[0]) or 1, A.int_value(flags, keys[1]) or 1)
-    gpus = gpus_per_replica(spec, family, parallel)
+    gpus = gpus_per_replica(spec, family, A.parallel_size(A.as_dict(spec_args), family))
     version = spec.backend_version or DEFAULT_VERSIONS.get(family)
     return {
         "spec": _Lazy(lambda: spec.model_dump(mode="json", exclude={"guard"})),

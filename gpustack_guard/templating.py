@@ -10,7 +10,6 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 from __future__ import annotations
 
 import json
-import re
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,7 +67,7 @@ class TemplateRenderer:
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
         self._located: dict[str, Path] = {}
-        self._names: dict[str, frozenset[str]] = {}  # template file -> the context names it reads
+        self._names: dict[str, frozenset[str] | None] = {}  # template file -> context names it reads (None: all)
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
 
     def locate(self, name: str) -> Path:
@@ -107,12 +106,16 @@ class TemplateRenderer:
         return output
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
-        """Only the context entries the template's source mentions make up the key (a word match is enough:
-        naming an entry without reading it only makes the key larger, never wrong)."""
+        """Only the context entries the template reads make up the key (Jinja's own analysis, once per file).
+        A template that includes or imports others is keyed on the whole context."""
         if str(path) not in self._names:
-            source = re.sub(r"\{#.*?#\}", "", path.read_text(encoding="utf-8"), flags=re.S)  # not comments
-            self._names[str(path)] = frozenset(n for n in context if re.search(rf"\b{re.escape(n)}\b", source))
-        used = sorted(self._names[str(path)] & set(context))
+            from jinja2 import meta
+
+            ast = self._env.parse(path.read_text(encoding="utf-8"))
+            reads = None if list(meta.find_referenced_templates(ast)) else meta.find_undeclared_variables(ast)
+            self._names[str(path)] = frozenset(reads) if reads is not None else None
+        names = self._names[str(path)]
+        used = sorted(set(context) if names is None else names & set(context))
         return (str(path),) + tuple((n, json.dumps(_plain(context[n]), sort_keys=True, default=str)) for n in used)
 
 

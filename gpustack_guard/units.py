@@ -42,7 +42,3 @@ def parse_size(value: str | int | float) -> int:
 def gib(n: int | float) -> str:
     """`12.34 GiB`, the unit vLLM's own logs use."""
     return f"{n / GiB:.2f} GiB"
-
-
-def mib(n: int | float) -> str:
-    return f"{n / MiB:,.0f} MiB"

@@ -1,4 +1,3 @@
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +38,7 @@ def gsg(capsys, monkeypatch):
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "gsg-cache"))
     monkeypatch.delenv("HF_TOKEN", raising=False)
-    os.environ.pop("GSG_URL", None)
+    monkeypatch.delenv("GSG_URL", raising=False)
 
 
 @pytest.fixture

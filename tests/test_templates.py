@@ -53,3 +53,12 @@ def test_output_shape_is_checked(tmp_path):
     (tmp_path / "t.yaml.j2").write_text("pinned: [--a=1]\nextra: 1\n")
     with pytest.raises(TemplateError, match="only pinned, defaults and env"):
         renderer(tmp_path).render("t", BASE)
+
+
+def test_rendering_is_cached_only_on_what_the_template_reads(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --gpus={{ placement.gpus }}\n")
+    r = renderer(tmp_path)
+    first = r.render("t", {**BASE, "vars": {"a": 1}})
+    again = r.render("t", {**BASE, "vars": {"a": 2}})  # vars unused: same cached output object
+    other = r.render("t", {**BASE, "placement": {"gpus": 2}})
+    assert again is first and list(other.pinned) == ["--gpus=2"] and list(first.pinned) == ["--gpus=4"]

@@ -36,9 +36,9 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
     from gpustack_guard.applier import Applier, describe, unresolved_references
     from gpustack_guard.commands.desired import load_desired
     from gpustack_guard.commands.plan import build_plan
-    from gpustack_guard.plan import CONFLICT, summary_line
+    from gpustack_guard.plan import CONFLICT, desired_digest, summary_line
     from gpustack_guard.reporters import text
-    from gpustack_guard.reporters.plan_output import desired_digest, render_text
+    from gpustack_guard.reporters.plan_output import render_text
 
     saved = None
     specs = specs_or_plan

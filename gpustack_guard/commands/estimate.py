@@ -15,7 +15,8 @@ FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp
 
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
-    from gpustack_guard.memory.hfconfig import catalog_facts, facts_from_config
+    from gpustack_guard.catalog import catalog_facts
+    from gpustack_guard.memory.hfconfig import facts_from_config
     from gpustack_guard.modelinfo import read_local_gguf
     from gpustack_guard.spec.model import DeploymentSpec
 
@@ -80,11 +81,8 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
     facts = with_quantization(model_facts(model, offline), quantization, family)
     count = gpus
     if count is None:
-        keys = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
-        if family in keys:
-            count = (A.int_value(flags, keys[family][0]) or 1) * (A.int_value(flags, keys[family][1]) or 1)
-        else:
-            count = 1
+        tp, pp = A.parallel_size(flags, family)
+        count = tp * pp
     if platform_footprint and family == "llamacpp":
         flags["platform-footprint"] = str(parse_size(platform_footprint))
     try:

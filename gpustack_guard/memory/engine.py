@@ -9,7 +9,7 @@ from gpustack_guard import args as A
 from gpustack_guard.memory.estimate import Estimate
 from gpustack_guard.memory.facts import ModelFacts
 from gpustack_guard.memory.llamacpp import LlamaCppConfig, estimate_llamacpp
-from gpustack_guard.memory.sglang import SglangConfig, default_fraction, estimate_sglang
+from gpustack_guard.memory.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.memory.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.spec.model import Policy
 from gpustack_guard.units import parse_size
@@ -24,13 +24,14 @@ def _flag(flags: dict, key: str) -> bool:
 
 def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
     kv_memory = flags.get("kv-cache-memory")
+    tp, pp = A.parallel_size(flags, "vllm")
     return VllmConfig(
         gpu_memory_utilization=A.float_value(flags, "gpu-memory-utilization"),
         max_model_len=A.int_value(flags, "max-model-len"),
         max_num_seqs=A.int_value(flags, "max-num-seqs"),
         max_num_batched_tokens=A.int_value(flags, "max-num-batched-tokens"),
-        tensor_parallel_size=A.int_value(flags, "tensor-parallel-size") or 1,
-        pipeline_parallel_size=A.int_value(flags, "pipeline-parallel-size") or 1,
+        tensor_parallel_size=tp,
+        pipeline_parallel_size=pp,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
         block_size=A.int_value(flags, "block-size"),
         enforce_eager=_flag(flags, "enforce-eager"),
@@ -45,14 +46,15 @@ def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
 
 
 def sglang_config(flags: dict) -> SglangConfig:
+    tp, pp = A.parallel_size(flags, "sglang")
     return SglangConfig(
         mem_fraction_static=A.float_value(flags, "mem-fraction-static"),
         context_length=A.int_value(flags, "context-length"),
         max_running_requests=A.int_value(flags, "max-running-requests"),
         chunked_prefill_size=A.int_value(flags, "chunked-prefill-size"),
         cuda_graph_max_bs=A.int_value(flags, "cuda-graph-max-bs"),
-        tp_size=A.int_value(flags, "tp-size") or 1,
-        pp_size=A.int_value(flags, "pp-size") or 1,
+        tp_size=tp,
+        pp_size=pp,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
     )
@@ -122,14 +124,7 @@ def gpustack_fraction(family: str, flags: dict, gpu_total: int) -> float:
     if family == "vllm":
         return A.float_value(flags, "gpu-memory-utilization") or 0.9
     if family == "sglang":
-        cfg = sglang_config(flags)
-        if cfg.mem_fraction_static:
-            return cfg.mem_fraction_static
-        from gpustack_guard.memory.sglang import default_chunked_prefill, default_cuda_graph_max_bs
-
-        chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total)
-        graph_bs = cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, cfg.tp_size)
-        return default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs)
+        return sglang_fraction(sglang_config(flags), gpu_total)
     return 0.0
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from gpustack_guard.memory.quant import GGUF_TYPE_BYTES, LINEAR_BYTES, linear_bytes_per_param
+from gpustack_guard.memory.quant import GGUF_TYPE_BYTES, linear_bytes_per_param
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -204,7 +204,3 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
         layout = WeightLayout(tuple(int(x * scale) for x in per_layer), int(embed_bytes * scale),
                               int(head_bytes * scale), int(layout.other * scale))
     return layout
-
-
-__all__ = ["ModelFacts", "ParamBreakdown", "param_breakdown", "active_params", "WeightLayout", "weight_layout",
-           "LINEAR_BYTES"]

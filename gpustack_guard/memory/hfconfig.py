@@ -1,11 +1,7 @@
-"""Model facts from a Hugging Face `config.json` dictionary, and the built-in catalog (same format)."""
+"""Model facts from a Hugging Face `config.json` dictionary (pure: the caller reads the file)."""
 
 from __future__ import annotations
 
-import json
-import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from gpustack_guard.memory.facts import ModelFacts
@@ -124,28 +120,3 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         quant_group_size=group,
         source=source,
     )
-
-
-def _key(name: str) -> str:
-    """Catalog matching ignores case, the org, and instruct/chat suffixes."""
-    base = name.strip().lower().split("/")[-1]
-    base = re.sub(r"^meta-(?=llama)", "", base)
-    return re.sub(r"-(instruct|it|chat|base)(?=-|$)(-\d{4})?", "", base)
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> dict[str, tuple[str, dict]]:
-    data = json.loads((Path(__file__).resolve().parent.parent / "data" / "catalog.json").read_text())
-    return {_key(name): (name, config) for name, config in data["models"].items()}
-
-
-def catalog_names() -> list[str]:
-    return sorted(name for name, _ in _catalog().values())
-
-
-@lru_cache(maxsize=256)
-def catalog_facts(name: str) -> ModelFacts | None:
-    hit = _catalog().get(_key(name))
-    if hit is None:
-        return None
-    return facts_from_config(hit[1], f"catalog:{hit[0]}")

@@ -57,11 +57,23 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
     return fraction if 0 < fraction < 1 else P.SGLANG_FALLBACK_FRACTION
 
 
+def _defaults(cfg: SglangConfig, gpu_total: int) -> tuple[int, int, float]:
+    """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static) after SGLang's defaults."""
+    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total)
+    graph_bs = 0 if cfg.disable_cuda_graph else (cfg.cuda_graph_max_bs or
+                                                 default_cuda_graph_max_bs(gpu_total, cfg.tp_size))
+    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs)
+    return chunked, graph_bs, fraction
+
+
+def sglang_fraction(cfg: SglangConfig, gpu_total: int) -> float:
+    """The static fraction SGLang takes (and GPUStack books) on a GPU of this size."""
+    return _defaults(cfg, gpu_total)[2]
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None) -> Estimate:
     tp, pp = cfg.tp_size, cfg.pp_size
-    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total)
-    graph_bs = 0 if cfg.disable_cuda_graph else (cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, tp))
-    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, tp, pp, chunked, graph_bs)
+    chunked, graph_bs, fraction = _defaults(cfg, gpu_total)
     context = cfg.context_length or facts.max_position_embeddings or 0
 
     weights = weights_per_rank(facts, tp, pp)

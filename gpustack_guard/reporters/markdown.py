@@ -38,7 +38,6 @@ def breakdown_table(evaluations) -> list[str]:
 
 
 def render(report) -> str:
-    from gpustack_guard.findings import Severity
     from gpustack_guard.reporters import summary_line
 
     lines = ["## gsg validate", "", summary_line(report).removeprefix("gsg: ").capitalize() + ".", ""]
@@ -46,5 +45,4 @@ def render(report) -> str:
     table = breakdown_table(report.evaluations)
     if table:
         lines += ["", "### Per-GPU memory (worst rank)", ""] + table
-    del Severity
     return "\n".join(lines) + "\n"

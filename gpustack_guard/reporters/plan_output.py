@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from gpustack_guard import __version__
-from gpustack_guard.plan import CONFLICT, CREATE, DELETE, NOOP, REPLACE, UPDATE, summary, summary_line
+from gpustack_guard.plan import (CONFLICT, CREATE, DELETE, NOOP, REPLACE, UPDATE, desired_digest, live_digest, summary,
+                                  summary_line)
 
 PLAN_FORMAT_VERSION = "1.0"
 VERB = {CREATE: "will be created", UPDATE: "will be updated in place", REPLACE: "must be replaced",
@@ -63,21 +64,6 @@ def plan_json(changes, server: str | None, validated: bool) -> dict:
             "desired_digest": desired_digest(c),
         } for c in changes],
     }
-
-
-def live_digest(model: dict) -> str:
-    from gpustack_guard.ownership import digest
-
-    # what the server changes by itself (status, timestamps, scheduler fills) is not a change to refuse over
-    volatile = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories",
-                "distributable", "backend_version", "role_status", "stale", "degradations"}
-    return digest({k: v for k, v in model.items() if k not in volatile})
-
-
-def desired_digest(change) -> str | None:
-    from gpustack_guard.ownership import digest
-
-    return digest(change.rendered.document()) if change.rendered is not None else None
 
 
 def render_markdown(changes, evaluations, findings) -> str:

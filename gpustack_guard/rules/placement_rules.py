@@ -29,7 +29,7 @@ def _claim(ev: Evaluation, gpus) -> int:
             return est.requested
         return engine.gpustack_weight_estimate(r.facts) // max(len(gpus), 1)
     except ValueError:
-        return 0
+        return 0  # malformed flags: the memory rules report them with their line (GSG016)
 
 
 @spec_rule("placement")

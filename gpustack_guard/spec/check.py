@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from gpustack_guard import findings as F
 from gpustack_guard.spec.model import (
@@ -50,7 +50,7 @@ def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _field_path(loc: tuple) -> tuple:
+def field_path(loc: tuple) -> tuple:
     """Pydantic locations may carry union branch names; keep only real keys and indexes."""
     return tuple(part for part in loc if isinstance(part, int) or not re.match(r"^[a-z_]+\[|^function-", str(part)))
 
@@ -58,7 +58,7 @@ def _field_path(loc: tuple) -> tuple:
 def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
     result = []
     for err in error.errors(include_url=False, include_input=False):
-        path = _field_path(err["loc"])
+        path = field_path(err["loc"])
         dotted = ".".join(str(p) for p in path) or "(document)"
         kind = err["type"]
         if kind == "extra_forbidden":
@@ -108,12 +108,9 @@ def _known_fields(path: tuple) -> list[str]:
 
 
 def _inner_model(annotation: Any) -> Any:
-    from pydantic import BaseModel
-    import typing
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in typing.get_args(annotation):
+    for arg in get_args(annotation):
         found = _inner_model(arg)
         if found is not None:
             return found

@@ -162,11 +162,11 @@ class Harness:
     def _seed_hf_cache(self, repos: list[str]) -> None:
         """config.json per repo, written from gsg's catalog (after the first start: a migration moves caches)."""
         sys.path.insert(0, str(REPO))
-        from gpustack_guard.memory.hfconfig import _catalog, _key
+        from gpustack_guard.catalog import catalog_configs, catalog_key
 
-        catalog = _catalog()
+        catalog = catalog_configs()
         for repo in repos:
-            name, config = catalog[_key(repo)]
+            name, config = catalog[catalog_key(repo)]
             config = {"architectures": [ARCHITECTURES[config["model_type"]]], "hidden_act": "silu",
                       "rms_norm_eps": 1e-5, "rope_theta": 500000.0, **config}
             folder = self.data_dir / "cache" / "huggingface" / f"models--{repo.replace('/', '--')}"
