@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from gpustack_guard.records import Record, field
 from gpustack_guard.units import parse_size
 
 FORMAT_VERSION = 1
@@ -16,39 +15,38 @@ def _size(value: Any) -> Any:
     return None if value is None else parse_size(value)
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+def _claims(value: Any) -> Any:
+    """Claims are bytes by GPU index; YAML may give the index as text and the bytes with units."""
+    if isinstance(value, dict):
+        return {int(k): parse_size(v) for k, v in value.items()}
+    return value
 
 
-class GpuMemory(_Model):
-    total: int = Field(gt=0)
-    used: int = 0  # live usage reported by the worker, any process
-    allocated: int = 0  # GPUStack's bookings on this GPU
-
-    _sizes = field_validator("total", "used", "allocated", mode="before")(_size)
+class GpuMemory(Record):
+    total: int = field(before=_size, gt=0)
+    used: int = field(0, before=_size)  # live usage reported by the worker, any process
+    allocated: int = field(0, before=_size)  # GPUStack's bookings on this GPU
 
 
-class Gpu(_Model):
-    index: int = Field(ge=0)
+class Gpu(Record):
+    index: int = field(ge=0)
     vendor: str = "nvidia"
     type: str = "cuda"
     name: str = ""
     memory: GpuMemory
 
 
-class SystemReserved(_Model):
-    ram: int = 0
-    vram: int = 0
-
-    _sizes = field_validator("ram", "vram", mode="before")(_size)
+class SystemReserved(Record):
+    ram: int = field(0, before=_size)
+    vram: int = field(0, before=_size)
 
 
-class Worker(_Model):
+class Worker(Record):
     name: str
-    labels: dict[str, str] = {}
+    labels: dict[str, str] = field(factory=dict)
     state: str = "ready"
-    system_reserved: SystemReserved = SystemReserved()
-    gpus: list[Gpu] = []
+    system_reserved: SystemReserved = field(factory=SystemReserved)
+    gpus: list[Gpu] = field(factory=list)
 
     def gpu_id(self, gpu: Gpu) -> str:
         return f"{self.name}:{gpu.type}:{gpu.index}"
@@ -59,34 +57,27 @@ class Worker(_Model):
         return {"worker-name": self.name, **self.labels}
 
 
-class Instance(_Model):
+class Instance(Record):
     """A model instance already on the fleet, with GPUStack's per-GPU claim (bytes by GPU index)."""
 
     model: str
     name: Optional[str] = None
     worker: str
     state: str = "running"
-    gpu_indexes: list[int] = []
-    claims: dict[int, int] = {}
+    gpu_indexes: list[int] = field(factory=list)
+    claims: dict[int, int] = field(factory=dict, before=_claims)
     restart_count: int = 0
     managed_by: Optional[str] = None  # gsg's ownership marker, when present
 
-    @field_validator("claims", mode="before")
-    @classmethod
-    def _claims(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {int(k): parse_size(v) for k, v in value.items()}
-        return value
 
-
-class Cluster(_Model):
+class Cluster(Record):
     name: str
     id: Optional[int] = None
-    workers: list[Worker] = []
-    instances: list[Instance] = []
+    workers: list[Worker] = field(factory=list)
+    instances: list[Instance] = field(factory=list)
 
 
-class Fleet(_Model):
+class Fleet(Record):
     format_version: int = FORMAT_VERSION
     captured_at: Optional[str] = None
     server: Optional[str] = None

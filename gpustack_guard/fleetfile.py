@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from gpustack_guard.errors import GsgError
 from gpustack_guard.fleet import FORMAT_VERSION, Fleet
@@ -34,7 +34,7 @@ def load_fleet(path_text: str) -> Fleet:
         raise GsgError(f"snapshot format_version {version} is newer than this gsg understands ({FORMAT_VERSION})",
                        where=shown)
     try:
-        return Fleet.model_validate(doc.data)
+        return Fleet.validate(doc.data)
     except ValidationError as error:
         err = error.errors(include_url=False, include_input=False)[0]
         loc = field_path(err["loc"])
@@ -45,7 +45,7 @@ def load_fleet(path_text: str) -> Fleet:
 
 
 def dump_fleet(fleet: Fleet) -> str:
-    return yaml.safe_dump(fleet.model_dump(mode="json", exclude_none=True), sort_keys=False)
+    return yaml.safe_dump(fleet.to_dict(mode="json", exclude_none=True), sort_keys=False)
 
 
 def write_atomic(path_text: str, text: str) -> None:

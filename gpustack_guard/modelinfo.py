@@ -73,7 +73,7 @@ class FactsResolver:
         override = spec.guard.model
         local = override.config or override.gguf or spec.source == "local_path"
         key = (spec.source, spec.source_id, spec.huggingface_filename, spec_file if local else None,
-               override.model_dump_json() if override.model_fields_set else None)
+               override.to_json() if override.fields_set else None)
         if key not in self._memo:
             self._memo[key] = self._resolve(spec, Path(spec_file).parent)
         return self._memo[key]
@@ -89,7 +89,7 @@ class FactsResolver:
             if type(exc).__module__.startswith("httpx"):
                 return None, f"hub lookup failed: {_one_line(exc)}"
             raise
-        fields = override.model_dump(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True)
+        fields = override.to_dict(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True)
         if facts is None and not fields:
             where = spec.source_id or spec.name
             how = "hub lookup is off (--offline)" if self.offline else "the hub did not know it either"

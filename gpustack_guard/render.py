@@ -60,7 +60,7 @@ class RenderedSpec:
         return copy.deepcopy(self._documents[show_secrets])
 
     def _document(self, show_secrets: bool) -> dict[str, Any]:
-        data = self.spec.model_dump(mode="json", exclude_unset=True, exclude={"guard"})
+        data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
         if self.args or "backend_parameters" in data:
             data["backend_parameters"] = A.render(self.args)
         if self.env or "env" in data:
@@ -107,7 +107,7 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     gpus = gpus_per_replica(spec, family, A.parallel_size(A.as_dict(spec_args), family))
     version = spec.backend_version or DEFAULT_VERSIONS.get(family)
     return {
-        "spec": _Lazy(lambda: spec.model_dump(mode="json", exclude={"guard"})),
+        "spec": _Lazy(lambda: spec.to_dict(mode="json", exclude={"guard"})),
         "vars": spec.guard.vars,
         "model": _Lazy(lambda: (facts.as_dict() if facts else {}) | {"known": facts is not None}),
         "placement": {"gpus": gpus, "replicas": spec.replicas,
@@ -115,8 +115,8 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
         "backend": spec.effective_backend,
         "backend_version": version,
         "backend_version_pinned": spec.backend_version is not None,
-        "ollama": (spec.guard.ollama or OllamaAliases()).model_dump(),
-        "workload": spec.guard.workload.model_dump(),
+        "ollama": (spec.guard.ollama or OllamaAliases()).to_dict(),
+        "workload": spec.guard.workload.to_dict(),
     }
 
 

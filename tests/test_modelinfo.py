@@ -83,7 +83,7 @@ def test_config_json_with_text_config_and_quantization():
 
 def spec(**extra):
     base = {"name": "m", "source": "huggingface", "huggingface_repo_id": "acme/tiny-chat"}
-    return DeploymentSpec.model_validate({**base, **extra})
+    return DeploymentSpec.validate({**base, **extra})
 
 
 @respx.mock

@@ -14,7 +14,7 @@ def run(connection, out_path: str, cluster: str | None = None) -> int:
         chosen = [c for c in fleet.clusters if c.name == cluster]
         if not chosen:
             raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(c.name for c in fleet.clusters)})")
-        fleet = fleet.model_copy(update={"clusters": chosen})
+        fleet = fleet.replace(clusters=chosen)
     header = (f"# gsg fleet snapshot of {fleet.server} (GPUStack {fleet.server_version}) at {fleet.captured_at}\n"
               "# `used` is live usage of any process; `allocated` is GPUStack's bookings.\n")
     write_atomic(out_path, header + dump_fleet(fleet))

@@ -102,19 +102,18 @@ def _manual(ev: Evaluation, ledger: Ledger, ids: list[str], count: int, parallel
 
 def _admission(ev: Evaluation, ledger: Ledger, ref, fraction: float, booking: int):
     spec, doc = ev.rendered.spec, ev.rendered.doc
-    at = doc.at("gpu_selector", "gpu_ids")
     free = ledger.free_fraction(ref)
     forced = " GPUStack force-places a single replica on manual gpu_ids anyway (overcommit);" \
         if spec.replicas == 1 else " GPUStack refuses to place it;"
     if fraction and free < fraction:
-        yield F.finding(F.ADMISSION_FRACTION, at,
+        yield F.finding(F.ADMISSION_FRACTION, doc.at("gpu_selector", "gpu_ids"),
                         f"GPU {ref.id} has {free:.2f} of {gib(ref.total)} free by GPUStack's bookings, below "
                         f"the {fraction:.2f} it books for this deployment.{forced} vLLM will not start",
                         spec=spec.name, fix="lower --gpu-memory-utilization or move the deployment",
                         gpu=ref.id, free_fraction=round(free, 4), fraction=fraction)
     booked = ledger.base_allocated[ref.id] + ledger.bookings[ref.id] + booking
     if booked > ref.total:
-        yield F.finding(F.ADMISSION_BOOKING, at,
+        yield F.finding(F.ADMISSION_BOOKING, doc.at("gpu_selector", "gpu_ids"),
                         f"GPU {ref.id}: GPUStack bookings {gib(booked)} (this deployment {gib(booking)}, "
                         f"others {gib(booked - booking)}) exceed its {gib(ref.total)}",
                         spec=spec.name, fix="lower --gpu-memory-utilization / move one deployment",

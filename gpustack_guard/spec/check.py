@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError
 
 from gpustack_guard import findings as F
 from gpustack_guard.spec.model import (
@@ -93,28 +93,17 @@ def _get(data: Any, path: tuple) -> Any:
 
 
 def _known_fields(path: tuple) -> list[str]:
-    """Field names of the model at `path` (for did-you-mean on unknown fields)."""
-    model: Any = DeploymentSpec
+    """Field names of the record at `path` (for did-you-mean on unknown fields)."""
+    DeploymentSpec.core()  # builds the schema, which resolves every field's annotation
+    record: Any = DeploymentSpec
     for part in path:
         if isinstance(part, int):
             continue
-        info = getattr(model, "model_fields", {}).get(part)
-        if info is None:
+        declared = record.record_fields.get(part)
+        record = declared.record if declared else None
+        if record is None:
             return []
-        model = _inner_model(info.annotation)
-        if model is None:
-            return []
-    return list(getattr(model, "model_fields", {}))
-
-
-def _inner_model(annotation: Any) -> Any:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in get_args(annotation):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
+    return list(record.record_fields)
 
 
 def check_document(doc: SpecDoc) -> list[F.Finding]:
@@ -137,7 +126,7 @@ def check_document(doc: SpecDoc) -> list[F.Finding]:
     if isinstance(backend, str):
         found.extend(_check_backend(doc, backend))
     try:
-        spec = DeploymentSpec.model_validate(data)
+        spec = DeploymentSpec.validate(data)
     except ValidationError as error:
         return found + _pydantic_findings(doc, error)
     found.extend(_check_source(doc, spec))

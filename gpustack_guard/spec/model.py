@@ -1,4 +1,4 @@
-"""Pydantic models of a spec document.
+"""The records of a spec document (validated by pydantic-core, see gpustack_guard.records).
 
 The GPUStack part mirrors `ModelCreate` of GPUStack 2.3.0 (field names and enum values exactly), minus the
 fields the server manages. Unlike GPUStack, unknown fields are errors (`extra="forbid"`) and values are not
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from gpustack_guard.records import Record, field
 from gpustack_guard.units import parse_size
 
 SOURCES = ("huggingface", "model_scope", "local_path")
@@ -34,19 +33,23 @@ Category = Literal["llm", "embedding", "image", "reranker", "speech_to_text", "t
 PlacementStrategy = Literal["spread", "binpack"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+def _size_or_none(value: Any) -> Any:
+    return None if value is None else parse_size(value)
+
+
+class _Strict(Record, strict=True):
+    """Unknown keys are errors and values are not coerced."""
 
 
 class GPUSelector(_Strict):
     gpu_ids: Optional[list[str]] = None
-    gpus_per_replica: Optional[int] = Field(default=None, ge=1, le=64)
+    gpus_per_replica: Optional[int] = field(default=None, ge=1, le=64)
 
 
 class GPUTypeSelector(_Strict):
     type: str
-    accelerator_sliced_memory_percentage: Optional[int] = Field(default=None, ge=0, le=100)
-    accelerator_sliced_cores_percentage: Optional[int] = Field(default=None, ge=0, le=100)
+    accelerator_sliced_memory_percentage: Optional[int] = field(default=None, ge=0, le=100)
+    accelerator_sliced_cores_percentage: Optional[int] = field(default=None, ge=0, le=100)
     accelerator_partitioned_profile: Optional[str] = None
 
 
@@ -54,36 +57,36 @@ class ExtendedKVCache(_Strict):
     enabled: bool = False
     mode: Optional[Literal["local", "shared"]] = "local"
     cache_service_id: Optional[int] = None
-    ram_ratio: Optional[float] = Field(default=1.2, gt=0)
-    ram_size: Optional[int] = Field(default=None, ge=0)
-    chunk_size: Optional[int] = Field(default=None, ge=1)
+    ram_ratio: Optional[float] = field(default=1.2, gt=0)
+    ram_size: Optional[int] = field(default=None, ge=0)
+    chunk_size: Optional[int] = field(default=None, ge=1)
 
 
 class SpeculativeConfig(_Strict):
     enabled: bool = False
     algorithm: Optional[Literal["eagle3", "mtp", "ngram"]] = None
     draft_model: Optional[str] = None
-    num_draft_tokens: Optional[int] = Field(default=None, ge=1)
-    ngram_min_match_length: Optional[int] = Field(default=None, ge=1)
-    ngram_max_match_length: Optional[int] = Field(default=None, ge=1)
+    num_draft_tokens: Optional[int] = field(default=None, ge=1)
+    ngram_min_match_length: Optional[int] = field(default=None, ge=1)
+    ngram_max_match_length: Optional[int] = field(default=None, ge=1)
 
 
 class ScalingRule(_Strict):
     start_cron: str
-    duration_seconds: int = Field(ge=1)
-    replicas: int = Field(ge=0, le=MAX_REPLICAS)
+    duration_seconds: int = field(ge=1)
+    replicas: int = field(ge=0, le=MAX_REPLICAS)
     name: Optional[str] = None
 
 
 class ScalingSchedule(_Strict):
     enabled: bool = False
     paused: bool = False
-    baseline_replicas: Optional[int] = Field(default=None, ge=0, le=MAX_REPLICAS)
-    rules: list[ScalingRule] = Field(default_factory=list)
+    baseline_replicas: Optional[int] = field(default=None, ge=0, le=MAX_REPLICAS)
+    rules: list[ScalingRule] = field(factory=list)
 
 
 class LoraEntry(_Strict):
-    lora_name: str = Field(min_length=1)
+    lora_name: str = field(min_length=1)
     lora_repo_name: Optional[str] = None
     source: str = "huggingface"
     huggingface_filename: Optional[str] = None
@@ -98,9 +101,9 @@ class LoraEntry(_Strict):
 class Workload(_Strict):
     """What traffic the deployment must carry; drives the KV-oversubscription rule."""
 
-    prompt_tokens_p99: Optional[int] = Field(default=None, ge=1, le=10_000_000)
-    max_output_tokens: Optional[int] = Field(default=None, ge=1, le=10_000_000)
-    concurrency: Optional[int] = Field(default=None, ge=1, le=100_000)
+    prompt_tokens_p99: Optional[int] = field(default=None, ge=1, le=10_000_000)
+    max_output_tokens: Optional[int] = field(default=None, ge=1, le=10_000_000)
+    concurrency: Optional[int] = field(default=None, ge=1, le=100_000)
 
 
 class Policy(_Strict):
@@ -111,19 +114,15 @@ class Policy(_Strict):
     headroom: Literal["off", "warning", "error"] = "warning"
     # Evaluate an unset --max-model-len as GPUStack's worker injects it (8192) instead of vLLM's own default.
     assume_gpustack_max_model_len: bool = False
-    cuda_graph_reserve: Optional[int] = None  # bytes per GPU; replaces gsg's CUDA-graph estimate
-    activation_margin: float = Field(default=0.0, ge=0.0, le=10.0)  # extra fraction on the activation estimate
-
-    @field_validator("cuda_graph_reserve", mode="before")
-    @classmethod
-    def _size(cls, value: Any) -> Any:
-        return None if value is None else parse_size(value)
+    # bytes per GPU; replaces gsg's CUDA-graph estimate
+    cuda_graph_reserve: Optional[int] = field(None, before=_size_or_none)
+    activation_margin: float = field(default=0.0, ge=0.0, le=10.0)  # extra fraction on the activation estimate
 
 
 class Quantization(_Strict):
     method: str  # fp8, int8, gptq, awq, bitsandbytes, gguf:<type>, bf16, fp16
-    bits: Optional[int] = Field(default=None, ge=1, le=32)
-    group_size: Optional[int] = Field(default=None, ge=-1, le=65536)
+    bits: Optional[int] = field(default=None, ge=1, le=32)
+    group_size: Optional[int] = field(default=None, ge=-1, le=65536)
 
 
 class ModelFactsOverride(_Strict):
@@ -133,63 +132,58 @@ class ModelFactsOverride(_Strict):
     config: Optional[str] = None  # path to a local config.json (relative to the spec file)
     gguf: Optional[str] = None  # path to a local GGUF file (its header is read)
     architecture: Optional[str] = None
-    num_hidden_layers: Optional[int] = Field(default=None, ge=1, le=1000)
-    hidden_size: Optional[int] = Field(default=None, ge=1, le=1_000_000)
-    num_attention_heads: Optional[int] = Field(default=None, ge=1, le=10_000)
-    num_key_value_heads: Optional[int] = Field(default=None, ge=1, le=10_000)
-    head_dim: Optional[int] = Field(default=None, ge=1, le=100_000)
-    intermediate_size: Optional[int] = Field(default=None, ge=1, le=10_000_000)
-    vocab_size: Optional[int] = Field(default=None, ge=1, le=100_000_000)
+    num_hidden_layers: Optional[int] = field(default=None, ge=1, le=1000)
+    hidden_size: Optional[int] = field(default=None, ge=1, le=1_000_000)
+    num_attention_heads: Optional[int] = field(default=None, ge=1, le=10_000)
+    num_key_value_heads: Optional[int] = field(default=None, ge=1, le=10_000)
+    head_dim: Optional[int] = field(default=None, ge=1, le=100_000)
+    intermediate_size: Optional[int] = field(default=None, ge=1, le=10_000_000)
+    vocab_size: Optional[int] = field(default=None, ge=1, le=100_000_000)
     tie_word_embeddings: Optional[bool] = None
     attention_bias: Optional[bool] = None
-    num_experts: Optional[int] = Field(default=None, ge=1, le=100_000)
-    num_experts_per_tok: Optional[int] = Field(default=None, ge=1, le=100_000)
-    moe_intermediate_size: Optional[int] = Field(default=None, ge=1, le=10_000_000)
-    shared_expert_intermediate_size: Optional[int] = Field(default=None, ge=0, le=10_000_000)
-    first_k_dense_replace: Optional[int] = Field(default=None, ge=0, le=1000)
-    kv_lora_rank: Optional[int] = Field(default=None, ge=1, le=100_000)
-    q_lora_rank: Optional[int] = Field(default=None, ge=1, le=100_000)
-    qk_rope_head_dim: Optional[int] = Field(default=None, ge=0, le=100_000)
-    qk_nope_head_dim: Optional[int] = Field(default=None, ge=0, le=100_000)
-    v_head_dim: Optional[int] = Field(default=None, ge=1, le=100_000)
-    sliding_window: Optional[int] = Field(default=None, ge=1)
-    sliding_window_layers: Optional[int] = Field(default=None, ge=0, le=1000)
-    max_position_embeddings: Optional[int] = Field(default=None, ge=1, le=100_000_000)
+    num_experts: Optional[int] = field(default=None, ge=1, le=100_000)
+    num_experts_per_tok: Optional[int] = field(default=None, ge=1, le=100_000)
+    moe_intermediate_size: Optional[int] = field(default=None, ge=1, le=10_000_000)
+    shared_expert_intermediate_size: Optional[int] = field(default=None, ge=0, le=10_000_000)
+    first_k_dense_replace: Optional[int] = field(default=None, ge=0, le=1000)
+    kv_lora_rank: Optional[int] = field(default=None, ge=1, le=100_000)
+    q_lora_rank: Optional[int] = field(default=None, ge=1, le=100_000)
+    qk_rope_head_dim: Optional[int] = field(default=None, ge=0, le=100_000)
+    qk_nope_head_dim: Optional[int] = field(default=None, ge=0, le=100_000)
+    v_head_dim: Optional[int] = field(default=None, ge=1, le=100_000)
+    sliding_window: Optional[int] = field(default=None, ge=1)
+    sliding_window_layers: Optional[int] = field(default=None, ge=0, le=1000)
+    max_position_embeddings: Optional[int] = field(default=None, ge=1, le=100_000_000)
     dtype: Optional[Literal["bfloat16", "float16", "float32"]] = None
     quantization: Optional[Quantization] = None
-    weight_bytes: Optional[int] = None  # total bytes of the checkpoint's weights
-    num_parameters: Optional[int] = Field(default=None, ge=1)
-
-    @field_validator("weight_bytes", mode="before")
-    @classmethod
-    def _size(cls, value: Any) -> Any:
-        return None if value is None else parse_size(value)
+    weight_bytes: Optional[int] = field(None, before=_size_or_none)  # the checkpoint's weights, total bytes
+    num_parameters: Optional[int] = field(default=None, ge=1)
 
 
 class OllamaAliases(_Strict):
     """Ollama-style knobs for the llama.cpp backend (num_ctx is per slot, as in Ollama)."""
 
-    num_ctx: Optional[int] = Field(default=None, ge=1, le=10_000_000)
-    num_gpu: Optional[int] = Field(default=None, ge=0, le=999)
-    num_batch: Optional[int] = Field(default=None, ge=1, le=1_000_000)
-    num_parallel: Optional[int] = Field(default=None, ge=1, le=1024)
+    num_ctx: Optional[int] = field(default=None, ge=1, le=10_000_000)
+    num_gpu: Optional[int] = field(default=None, ge=0, le=999)
+    num_batch: Optional[int] = field(default=None, ge=1, le=1_000_000)
+    num_parallel: Optional[int] = field(default=None, ge=1, le=1024)
 
 
 class Guard(_Strict):
     template: Optional[str] = None
-    vars: dict[str, Any] = Field(default_factory=dict)
-    workload: Workload = Field(default_factory=Workload)
-    policy: Policy = Field(default_factory=Policy)
-    model: ModelFactsOverride = Field(default_factory=ModelFactsOverride)
+    vars: dict[str, Any] = field(factory=dict)
+    workload: Workload = field(factory=Workload)
+    policy: Policy = field(factory=Policy)
+    model: ModelFactsOverride = field(factory=ModelFactsOverride)
     ollama: Optional[OllamaAliases] = None
-    wave: int = Field(default=0, ge=-1000, le=1000)  # apply order: lower waves first, deletes highest first
+    wave: int = field(default=0, ge=-1000, le=1000)  # apply order: lower waves first, deletes highest first
     adopt: bool = False  # take over a live model of this name that gsg does not own yet
 
 
 class DeploymentSpec(_Strict):
     """One GPUStack deployment as gsg manages it."""
 
-    name: str = Field(min_length=1, max_length=255)
+    name: str = field(min_length=1, max_length=255)
     cluster_name: Optional[str] = None
     source: Source
     huggingface_repo_id: Optional[str] = None
@@ -198,8 +192,8 @@ class DeploymentSpec(_Strict):
     model_scope_file_path: Optional[str] = None
     local_path: Optional[str] = None
     description: Optional[str] = None
-    replicas: int = Field(default=1, ge=0, le=MAX_REPLICAS)
-    categories: list[Category] = Field(default_factory=list)
+    replicas: int = field(default=1, ge=0, le=MAX_REPLICAS)
+    categories: list[Category] = field(factory=list)
     placement_strategy: PlacementStrategy = "spread"
     cpu_offloading: Optional[bool] = None
     distributed_inference_across_workers: Optional[bool] = None
@@ -224,7 +218,7 @@ class DeploymentSpec(_Strict):
     disaggregation: Optional[dict[str, Any]] = None
     gather: Optional[dict[str, Any]] = None
     enable_model_route: Optional[bool] = None
-    guard: Guard = Field(default_factory=Guard)
+    guard: Guard = field(factory=Guard)
 
     @property
     def source_id(self) -> str | None:
@@ -244,4 +238,4 @@ class DeploymentSpec(_Strict):
 
 
 # The order GPUStack's exporter writes fields in; rendering keeps it so a spec diff reads naturally.
-GPUSTACK_FIELD_ORDER = [name for name in DeploymentSpec.model_fields if name != "guard"]
+GPUSTACK_FIELD_ORDER = [name for name in DeploymentSpec.record_fields if name != "guard"]

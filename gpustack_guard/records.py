@@ -1,0 +1,203 @@
+"""Frozen, validated records on pydantic-core, without `pydantic.BaseModel`.
+
+Why: materialising BaseModel (pydantic.main, its schema generator, plugin discovery through
+importlib.metadata) costs about 65 ms per process, a third of a whole `gsg validate` run
+(benchmarks/startup.py). The spec and fleet models use nothing beyond what pydantic-core, pydantic's own
+engine, already offers: strict or lax validation, located errors (the same `ValidationError`), defaults,
+`extra="forbid"`, and serialisation with `exclude_unset`. So a record declares its fields as annotations
+(with `field(...)` for constraints) and this module builds the pydantic-core schema from them once, on
+first use. The JSON Schema is still produced by pydantic's generator from that same core schema.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Callable, ClassVar, Literal, Union
+
+from pydantic_core import PydanticUndefined, SchemaSerializer, SchemaValidator
+from pydantic_core import core_schema as cs
+
+REQUIRED: Any = PydanticUndefined
+
+
+class Field:
+    """One declared field: default (or factory), numeric/length constraints, an optional before-hook."""
+
+    __slots__ = ("name", "annotation", "default", "factory", "before", "constraints")
+
+    def __init__(self, default: Any = REQUIRED, *, factory: Callable[[], Any] | None = None,
+                 before: Callable[[Any], Any] | None = None, **constraints: Any):
+        self.name = ""
+        self.annotation: Any = None
+        self.default, self.factory, self.before, self.constraints = default, factory, before, constraints
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED and self.factory is None
+
+    @property
+    def record(self) -> type[Record] | None:
+        """The record type inside this field's annotation (through Optional/list/dict), if any."""
+        return _inner_record(self.annotation)
+
+
+def field(default: Any = REQUIRED, *, factory: Callable[[], Any] | None = None,
+          before: Callable[[Any], Any] | None = None, **constraints: Any) -> Any:
+    """Declare a field's default and constraints (ge, gt, le, lt, min_length, max_length)."""
+    return Field(default, factory=factory, before=before, **constraints)
+
+
+class Record:
+    """Base of an immutable record. Subclass keywords: strict=True (no coercion), forbid extra keys always."""
+
+    # The four slots pydantic-core's model validator and serialiser read and write.
+    __slots__ = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    record_fields: ClassVar[dict[str, Field]] = {}
+    strict_mode: ClassVar[bool] = False  # pydantic strict: no coercion of "2" to 2
+    model_config: ClassVar[dict] = {}  # read by pydantic's JSON Schema generator
+
+    def __init_subclass__(cls, strict: bool | None = None, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        if strict is not None:
+            cls.strict_mode = strict
+        own = {}
+        for name in cls.__dict__.get("__annotations__", {}):
+            value = cls.__dict__.get(name, REQUIRED)
+            if isinstance(value, str) and value.startswith("ClassVar"):
+                continue
+            declared = value if isinstance(value, Field) else Field(value)
+            declared.name = name
+            own[name] = declared
+            if isinstance(value, Field):
+                delattr(cls, name)  # the instance's __dict__ holds the value; no class attribute to shadow
+        cls.record_fields = {**cls.record_fields, **own}
+        cls.model_config = {"title": cls.__name__, "extra": "forbid"}
+        cls._core = None
+
+    def __init__(self, **data: Any):
+        type(self).core()[0].validate_python(data, self_instance=self)
+
+    @classmethod
+    def validate(cls, data: Any):
+        """Validate a mapping into a record; raises pydantic_core.ValidationError with located errors."""
+        return cls.core()[0].validate_python(data)
+
+    @classmethod
+    def core(cls) -> tuple[SchemaValidator, SchemaSerializer, cs.CoreSchema]:
+        if cls.__dict__.get("_core") is None:
+            schema = record_schema(cls)
+            cls._core = (SchemaValidator(schema), SchemaSerializer(schema), schema)
+        return cls._core
+
+    @property
+    def fields_set(self) -> frozenset[str]:
+        """Fields the input gave explicitly (defaults excluded)."""
+        return frozenset(self.__pydantic_fields_set__)
+
+    def to_dict(self, *, mode: Literal["python", "json"] = "python", exclude: set[str] | None = None,
+                exclude_unset: bool = False, exclude_none: bool = False) -> dict[str, Any]:
+        return type(self).core()[1].to_python(self, mode=mode, exclude=exclude, exclude_unset=exclude_unset,
+                                              exclude_none=exclude_none)
+
+    def to_json(self) -> str:
+        return type(self).core()[1].to_json(self).decode()
+
+    def replace(self, **changes: Any):
+        """A copy with some fields replaced (values taken as given, already valid)."""
+        clone = object.__new__(type(self))
+        object.__setattr__(clone, "__dict__", {**self.__dict__, **changes})
+        object.__setattr__(clone, "__pydantic_fields_set__", set(self.__pydantic_fields_set__) | set(changes))
+        object.__setattr__(clone, "__pydantic_extra__", None)
+        object.__setattr__(clone, "__pydantic_private__", None)
+        return clone
+
+    def __setattr__(self, name: str, value: Any):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.__dict__ == self.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(_hashable(v) for v in self.__dict__.values())))
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"{type(self).__name__}({body})"
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((k, _hashable(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+# --- annotations -> pydantic-core schema ------------------------------------------------------------------
+
+_SCALARS: dict[Any, Callable[..., cs.CoreSchema]] = {
+    str: cs.str_schema, int: cs.int_schema, float: cs.float_schema, bool: cs.bool_schema,
+}
+
+
+def record_schema(cls: type[Record]) -> cs.CoreSchema:
+    hints = typing.get_type_hints(cls)
+    fields = {}
+    for name, declared in cls.record_fields.items():
+        declared.annotation = hints[name]
+        schema = type_schema(declared.annotation, declared.constraints)
+        if declared.before is not None:
+            schema = cs.no_info_before_validator_function(declared.before, schema)
+        if isinstance(declared.factory, type) and issubclass(declared.factory, Record):
+            # Records are immutable: one shared empty record instead of validating {} for every document.
+            # (A factory, not a default, so the JSON Schema leaves it out as before.)
+            shared = declared.factory()
+            schema = cs.with_default_schema(schema, default_factory=lambda shared=shared: shared)
+        elif declared.factory is not None:
+            schema = cs.with_default_schema(schema, default_factory=declared.factory)
+        elif declared.default is not REQUIRED:
+            schema = cs.with_default_schema(schema, default=declared.default)
+        fields[name] = cs.model_field(schema)
+    config = cs.CoreConfig(title=cls.__name__, strict=cls.strict_mode, extra_fields_behavior="forbid")
+    body = cs.model_fields_schema(fields, model_name=cls.__name__, extra_behavior="forbid")
+    return cs.model_schema(cls, body, config=config, ref=f"{cls.__module__}.{cls.__qualname__}")
+
+
+def type_schema(annotation: Any, constraints: dict[str, Any]) -> cs.CoreSchema:
+    """Constraints apply to the innermost value, as pydantic applies Field(ge=...) inside Optional."""
+    if annotation is Any:
+        return cs.any_schema()
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(annotation)
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) != 1 or len(args) != 2:
+            raise TypeError(f"only Optional[X] unions are supported, not {annotation}")
+        return cs.nullable_schema(type_schema(rest[0], constraints))
+    if origin is Literal:
+        return cs.literal_schema(list(typing.get_args(annotation)))
+    if origin is list:
+        (item,) = typing.get_args(annotation)
+        return cs.list_schema(type_schema(item, {}), **constraints)
+    if origin is dict:
+        key, value = typing.get_args(annotation)
+        return cs.dict_schema(type_schema(key, {}), type_schema(value, {}), **constraints)
+    if isinstance(annotation, type) and issubclass(annotation, Record):
+        return annotation.core()[2]
+    if annotation in _SCALARS:
+        return _SCALARS[annotation](**constraints)
+    raise TypeError(f"no schema for annotation {annotation!r}")
+
+
+def _inner_record(annotation: Any) -> type[Record] | None:
+    if isinstance(annotation, type) and issubclass(annotation, Record):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_record(arg)
+        if found is not None:
+            return found
+    return None

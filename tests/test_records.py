@@ -1,0 +1,98 @@
+"""Records on pydantic-core: the behaviour the spec and fleet models rely on."""
+
+import subprocess
+import sys
+from typing import Any, Literal, Optional
+
+import pytest
+from pydantic_core import ValidationError
+
+from gpustack_guard.fleet import Fleet
+from gpustack_guard.records import Record, field
+from gpustack_guard.spec.model import DeploymentSpec, Policy
+
+
+def _half(value: Any) -> Any:
+    return value // 2 if isinstance(value, int) else value
+
+
+class Inner(Record, strict=True):
+    size: int = field(1, ge=1, le=10)
+    kind: Literal["a", "b"] = "a"
+
+
+class Outer(Record, strict=True):
+    """An outer record."""
+
+    name: str = field(min_length=1)
+    inner: Inner = field(factory=Inner)
+    tags: list[str] = field(factory=list)
+    note: Optional[str] = None
+    halved: int = field(0, before=_half)
+    extra: dict[str, Any] = field(factory=dict)
+
+
+def errors(data):
+    with pytest.raises(ValidationError) as caught:
+        Outer.validate(data)
+    return [(e["type"], e["loc"]) for e in caught.value.errors(include_url=False)]
+
+
+def test_defaults_factories_and_before_hook():
+    record = Outer.validate({"name": "x", "halved": 9})
+    assert record.inner == Inner() and record.inner.size == 1 and record.tags == [] and record.note is None
+    assert record.halved == 4
+    assert record.fields_set == {"name", "halved"}
+    assert Outer.validate({"name": "y"}).tags is not record.tags  # a fresh list per record
+
+
+def test_strict_extra_forbidden_and_constraints_are_located():
+    assert errors({"name": "x", "inner": {"size": "2"}}) == [("int_type", ("inner", "size"))]
+    assert errors({"name": "x", "inner": {"size": 11}}) == [("less_than_equal", ("inner", "size"))]
+    assert errors({"name": "", "bogus": 1}) == [("string_too_short", ("name",)), ("extra_forbidden", ("bogus",))]
+    assert errors({"inner": {"kind": "c"}}) == [("missing", ("name",)), ("literal_error", ("inner", "kind"))]
+
+
+def test_serialisation_respects_exclude_unset_and_none():
+    record = Outer.validate({"name": "x", "inner": {"size": 3}})
+    assert record.to_dict(exclude_unset=True) == {"name": "x", "inner": {"size": 3}}
+    assert record.to_dict(exclude={"inner", "extra", "tags", "halved"}, exclude_none=True) == {"name": "x"}
+    assert record.to_json() == '{"name":"x","inner":{"size":3,"kind":"a"},"tags":[],"note":null,"halved":0,' \
+                               '"extra":{}}'
+
+
+def test_immutable_equal_hashable_and_replace():
+    record = Outer.validate({"name": "x"})
+    with pytest.raises(AttributeError):
+        record.name = "y"
+    assert record == Outer.validate({"name": "x"}) and record != Outer.validate({"name": "z"})
+    assert hash(record) == hash(Outer.validate({"name": "x"}))
+    changed = record.replace(note="n")
+    assert (changed.note, record.note, changed.fields_set) == ("n", None, {"name", "note"})
+    assert repr(Inner()) == "Inner(size=1, kind='a')"
+
+
+def test_keyword_construction_validates():
+    assert Inner(size=5).size == 5
+    with pytest.raises(ValidationError):
+        Inner(size=0)
+
+
+def test_policy_field_named_strict_does_not_clash_with_the_record_option():
+    assert Policy(strict=True).strict is True
+    assert DeploymentSpec.strict_mode is True and Fleet.strict_mode is False
+
+
+def test_fleet_is_lax_and_takes_sizes_with_units():
+    fleet = Fleet.validate({"clusters": [{"name": "c", "workers": [
+        {"name": "w", "gpus": [{"index": 0, "memory": {"total": "24GiB", "used": 1024}}]}]}]})
+    assert fleet.clusters[0].workers[0].gpus[0].memory.total == 24 * 1024 ** 3
+
+
+def test_validate_never_imports_pydantic_basemodel():
+    """The start-up budget (benchmarks/startup.py) depends on never materialising pydantic.main."""
+    code = ("import sys\nfrom gpustack_guard.spec.model import DeploymentSpec\nfrom gpustack_guard.fleet import Fleet\n"
+            "DeploymentSpec.validate({'name': 'a', 'source': 'huggingface', 'huggingface_repo_id': 'x'})\n"
+            "Fleet.validate({'clusters': []})\nprint('pydantic.main' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
