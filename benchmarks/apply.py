@@ -1,4 +1,5 @@
-"""Apply throughput: 200 deployments in 4 waves to the in-memory GPUStack with 50 ms latency per request.
+"""Apply throughput: 200 deployments in 4 waves to the in-memory GPUStack with 50 ms latency per request
+(the round trip: half before the fake handles a request, half after, as on a network).
 
 Prints the wall time of the apply phase (plan already made) against the critical path, waves x per-call
 latency: each wave's creates are independent and can overlap, waves cannot. Target: ratio <= 1.5.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
@@ -57,7 +56,7 @@ class RenderedSpec:
         """
         if show_secrets not in self._documents:
             self._documents[show_secrets] = self._document(show_secrets)
-        return copy.deepcopy(self._documents[show_secrets])
+        return _copy_json(self._documents[show_secrets])
 
     def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
@@ -67,6 +66,15 @@ class RenderedSpec:
             data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
         data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
         return {key: data[key] for key in GPUSTACK_FIELD_ORDER if key in data}
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars); several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int]) -> int:

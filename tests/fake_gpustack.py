@@ -59,7 +59,7 @@ class Fault:
 class FakeGPUStack:
     api_key: str = "gsg-test-key-0123456789"
     version: str = "v2.3.0"
-    latency: float = 0.0
+    latency: float = 0.0  # seconds per request, round trip
     ready_after_polls: int = 0  # instances become running after this many GETs of the model
     clusters: list = field(default_factory=list)
     workers: list = field(default_factory=list)
@@ -111,14 +111,19 @@ class FakeGPUStack:
 
     # --- dispatch --------------------------------------------------------------------------------------
     def handle(self, request: httpx.Request) -> httpx.Response:
+        # `latency` is the round trip: half on the way in, half on the way back, both outside the lock, so
+        # the fake's own work (a real server's, on its own machine) overlaps other requests in flight.
         if self.latency:
-            time.sleep(self.latency)  # outside the lock: latency overlaps like a real network's
+            time.sleep(self.latency / 2)
         with self._lock:
             start = time.perf_counter()
             try:
-                return self._handle(request)
+                response = self._handle(request)
             finally:
                 self.server_seconds += time.perf_counter() - start
+        if self.latency:
+            time.sleep(self.latency / 2)
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
