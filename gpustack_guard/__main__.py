@@ -1,3 +1,3 @@
-from gpustack_guard.cli import main
+from gpustack_guard.cli import entry
 
-raise SystemExit(main())
+entry()
