@@ -67,7 +67,9 @@ class TemplateRenderer:
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
         self._located: dict[str, Path] = {}
-        self._names: dict[str, frozenset[str] | None] = {}  # template file -> context names it reads (None: all)
+        # template file -> what it reads of the context: name -> the attributes read (None: the whole value);
+        # None for a template that includes or imports others (keyed on the whole context)
+        self._reads: dict[str, dict[str, frozenset[str] | None] | None] = {}
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
 
     def locate(self, name: str) -> Path:
@@ -106,17 +108,58 @@ class TemplateRenderer:
         return output
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
-        """Only the context entries the template reads make up the key (Jinja's own analysis, once per file).
-        A template that includes or imports others is keyed on the whole context."""
-        if str(path) not in self._names:
-            from jinja2 import meta
+        """Only what the template reads of the context makes up the key: `placement.gpus`, not the GPU ids
+        beside it, so specs differing only in what a template ignores share one rendering."""
+        if str(path) not in self._reads:
+            self._reads[str(path)] = _context_reads(self._env.parse(path.read_text(encoding="utf-8")))
+        reads = self._reads[str(path)]
+        if reads is None:
+            reads = dict.fromkeys(context)
+        parts: list[tuple] = [(str(path),)]
+        for name in sorted(set(reads) & set(context)):
+            value, attrs = _plain(context[name]), reads[name]
+            # `vars.items()` reads the whole mapping: Jinja resolves a dict's own methods before its keys
+            if attrs is None or not isinstance(value, dict) or any(hasattr(dict, a) for a in attrs):
+                parts.append((name, _dump(value)))
+            else:
+                parts.append((name,) + tuple((a, _dump(value.get(a, _ABSENT))) for a in sorted(attrs)))
+        return tuple(parts)
 
-            ast = self._env.parse(path.read_text(encoding="utf-8"))
-            reads = None if list(meta.find_referenced_templates(ast)) else meta.find_undeclared_variables(ast)
-            self._names[str(path)] = frozenset(reads) if reads is not None else None
-        names = self._names[str(path)]
-        used = sorted(set(context) if names is None else names & set(context))
-        return (str(path),) + tuple((n, json.dumps(_plain(context[n]), sort_keys=True, default=str)) for n in used)
+
+_ABSENT = "\0absent"  # a key the context lacks is keyed apart from any real value
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(_plain(value), sort_keys=True, default=str)
+
+
+def _context_reads(ast: Any) -> dict[str, frozenset[str] | None] | None:
+    """For each context variable a template reads: the attributes it reads (`vars.x`, `vars["x"]`), or None
+    when the variable is used whole (looped over, passed to a filter, compared). Jinja's own analysis
+    finds the variables; a walk of the tree finds how each one is used."""
+    from jinja2 import meta, nodes
+
+    if list(meta.find_referenced_templates(ast)):
+        return None
+    names = meta.find_undeclared_variables(ast)
+    attrs: dict[str, set[str]] = {n: set() for n in names}
+    as_attribute: dict[str, int] = dict.fromkeys(names, 0)
+    for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
+        inner = node.node
+        if not (isinstance(inner, nodes.Name) and inner.name in names):
+            continue
+        if isinstance(node, nodes.Getattr):
+            attrs[inner.name].add(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            attrs[inner.name].add(node.arg.value)
+        else:
+            continue  # a computed subscript: the Name counts as used whole below
+        as_attribute[inner.name] += 1
+    uses = dict.fromkeys(names, 0)
+    for name_node in ast.find_all(nodes.Name):
+        if name_node.name in uses and name_node.ctx == "load":
+            uses[name_node.name] += 1
+    return {n: frozenset(attrs[n]) if uses[n] == as_attribute[n] else None for n in names}
 
 
 def _plain(value: Any) -> Any:

@@ -62,3 +62,22 @@ def test_rendering_is_cached_only_on_what_the_template_reads(tmp_path):
     again = r.render("t", {**BASE, "vars": {"a": 2}})  # vars unused: same cached output object
     other = r.render("t", {**BASE, "placement": {"gpus": 2}})
     assert again is first and list(other.pinned) == ["--gpus=2"] and list(first.pinned) == ["--gpus=4"]
+
+
+def test_cache_keys_on_the_attributes_read_not_the_whole_value(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --gpus={{ placement.gpus }}\n")
+    r = renderer(tmp_path)
+    first = r.render("t", {**BASE, "placement": {"gpus": 4, "gpu_ids": ["a:cuda:0"]}})
+    again = r.render("t", {**BASE, "placement": {"gpus": 4, "gpu_ids": ["b:cuda:1"]}})
+    assert again is first  # the template never reads gpu_ids
+
+
+@pytest.mark.parametrize("source", [
+    "{% for k, v in vars.items() %}  - --{{ k }}={{ v }}\n{% endfor %}",  # a dict method reads it whole
+    "{% for k in vars %}  - --{{ k }}={{ vars[k] }}\n{% endfor %}",  # looped over and subscripted
+])
+def test_whole_value_reads_key_on_the_whole_value(tmp_path, source):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n" + source)
+    r = renderer(tmp_path)
+    assert list(r.render("t", {**BASE, "vars": {"a": 1}}).pinned) == ["--a=1"]
+    assert list(r.render("t", {**BASE, "vars": {"b": 2}}).pinned) == ["--b=2"]
