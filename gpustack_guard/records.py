@@ -62,10 +62,10 @@ class Record:
         if strict is not None:
             cls.strict_mode = strict
         own = {}
-        for name in cls.__dict__.get("__annotations__", {}):
-            value = cls.__dict__.get(name, REQUIRED)
-            if isinstance(value, str) and value.startswith("ClassVar"):
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                 continue
+            value = cls.__dict__.get(name, REQUIRED)
             declared = value if isinstance(value, Field) else Field(value)
             declared.name = name
             own[name] = declared
@@ -105,6 +105,9 @@ class Record:
 
     def replace(self, **changes: Any):
         """A copy with some fields replaced (values taken as given, already valid)."""
+        unknown = set(changes) - set(self.record_fields)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
         clone = object.__new__(type(self))
         object.__setattr__(clone, "__dict__", {**self.__dict__, **changes})
         object.__setattr__(clone, "__pydantic_fields_set__", set(self.__pydantic_fields_set__) | set(changes))

@@ -2,7 +2,7 @@
 
 import subprocess
 import sys
-from typing import Any, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 import pytest
 from pydantic_core import ValidationError
@@ -70,6 +70,16 @@ def test_immutable_equal_hashable_and_replace():
     changed = record.replace(note="n")
     assert (changed.note, record.note, changed.fields_set) == ("n", None, {"name", "note"})
     assert repr(Inner()) == "Inner(size=1, kind='a')"
+    with pytest.raises(TypeError):
+        record.replace(nme="typo")
+
+
+def test_class_variables_are_not_fields():
+    class WithConstant(Record):
+        LIMIT: ClassVar[int] = 3
+        size: int = 1
+
+    assert list(WithConstant.record_fields) == ["size"] and WithConstant().size == 1
 
 
 def test_keyword_construction_validates():
