@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the in-memory GPUStack lives with the tests
 
 from fake_gpustack import FakeGPUStack  # noqa: E402
+from timing import ratio_line  # noqa: E402
 
 TARGET = 1.5
 
@@ -83,7 +84,7 @@ def main() -> int:
     print(f"critical path (waves x latency):  {critical:.2f} s")
     print(f"apply wall time:                  {wall:.2f} s (best of {opts.runs})")
     print(f"  of which the fake server's CPU: {server:.2f} s (in-process here; a real server's own machine)")
-    print(f"ratio: {ratio:.2f} (target <= {TARGET}) {'OK' if ratio <= TARGET else 'OVER TARGET'}")
+    print(ratio_line(ratio, TARGET))
     print(f"ratio without the fake's CPU: {own:.2f}")
     return 0 if ratio <= TARGET else 1
 

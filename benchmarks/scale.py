@@ -3,20 +3,18 @@
 Both sides run as fresh processes on the same files; the parse baseline uses PyYAML's fastest loader
 (libyaml). Prints both wall times and the ratio; target: ratio <= 3.
 
-    python benchmarks/scale.py [--specs 1000] [--gpus 500] [--runs 3]
+    python benchmarks/scale.py [--specs 1000] [--gpus 500] [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from timing import best_runs, byte_compile_gsg, ratio_line
+
 TARGET = 3.0
 MODELS = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen3-1.7B", "meta-llama/Llama-3.2-1B",
           "meta-llama/Llama-3.2-3B", "Qwen/Qwen2.5-3B-Instruct", "google/gemma-3-1b-it", "Qwen/Qwen3-4B"]
@@ -51,18 +49,6 @@ def spec_text(i: int, gpu_id: str) -> str:
             f"backend_version: 0.11.0\n{args}{template}")
 
 
-def timed(commands: list[list[str]], runs: int) -> list[tuple[float, subprocess.CompletedProcess]]:
-    """Best wall time and last result of each command; runs interleave so machine noise hits all alike."""
-    best = [float("inf")] * len(commands)
-    last: list = [None] * len(commands)
-    for _ in range(runs):
-        for i, cmd in enumerate(commands):
-            start = time.perf_counter()
-            last[i] = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-            best[i] = min(best[i], time.perf_counter() - start)
-    return list(zip(best, last))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", type=int, default=1000)
@@ -83,16 +69,15 @@ def main() -> int:
                       str(specs), str(base / "fleet.yaml")]
         validate = [sys.executable, "-m", "gpustack_guard", "validate", str(specs), "--fleet",
                     str(base / "fleet.yaml"), "--offline"]
-        # byte-compile gsg as pip does for an installed package (PYTHONDONTWRITEBYTECODE would recompile each run)
-        compileall.compile_dir(str(ROOT / "gpustack_guard"), quiet=1)
-        timed([validate], 1)  # warm caches (templates, page cache)
-        (parse_time, _), (validate_time, result) = timed([parse_only, validate], opts.runs)
+        byte_compile_gsg()
+        best_runs([validate], 1)  # warm caches (templates, page cache)
+        (parse_time, _), (validate_time, result) = best_runs([parse_only, validate], opts.runs)
     summary = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "(no summary)"
     ratio = validate_time / parse_time
     print(f"{opts.specs} specs, {opts.gpus} GPUs; gsg says: {summary}")
     print(f"parse only (PyYAML + libyaml): {parse_time:6.2f} s (best of {opts.runs})")
     print(f"gsg validate:                  {validate_time:6.2f} s (best of {opts.runs})")
-    print(f"ratio: {ratio:.2f} (target <= {TARGET:.0f}) {'OK' if ratio <= TARGET else 'OVER TARGET'}")
+    print(ratio_line(ratio, TARGET))
     return 0 if ratio <= TARGET and result.returncode in (0, 1) else 1
 
 

@@ -19,10 +19,7 @@ from gpustack_guard.errors import GsgError
 from gpustack_guard.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.ownership import SPEC_DIGEST, marker, owned_by_gsg
 from gpustack_guard.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
-from gpustack_guard.secrets import REFERENCE
-from gpustack_guard.spec.model import SOURCE_ID_FIELD
 
-NEVER_SENT = {"cluster_name", "enable_model_route"}
 STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
 _NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
 
@@ -66,11 +63,8 @@ def ordered_groups(changes: list[Change]) -> list[list[Step]]:
 
 
 def unresolved_references(changes: list[Change]) -> list[str]:
-    missing = []
-    for c in changes:
-        if c.rendered is not None and c.action in (CREATE, UPDATE, REPLACE):
-            missing += [f"{c.name}: env {k} = {v}" for k, v in c.rendered.env.items() if REFERENCE.match(v)]
-    return missing
+    return [f"{c.name}: ${{{name}}}" for c in changes
+            if c.rendered is not None and c.action in (CREATE, UPDATE, REPLACE) for name in c.rendered.unresolved_env]
 
 
 class Applier:
@@ -182,12 +176,8 @@ class Applier:
         raise GsgError(f"'{change.name}': cluster '{change.cluster}' not found on the server")
 
     def _create_body(self, change: Change) -> dict:
-        doc = change.rendered.document(show_secrets=True)
-        body = {k: v for k, v in doc.items() if k not in NEVER_SENT}
-        body["enable_model_route"] = doc.get("enable_model_route", True)
-        body["cluster_id"] = self._cluster_id(change)
-        body["meta"] = self._marker(change)
-        return body
+        return {**change.rendered.request_body(create=True), "cluster_id": self._cluster_id(change),
+                "meta": self._marker(change)}
 
     def _marker(self, change: Change) -> dict:
         # The digest covers the masked document: no secret, not even hashed, goes into meta.
@@ -213,14 +203,9 @@ class Applier:
             return self.client.create_model(body)
 
     def _update_body(self, change: Change, live: dict) -> dict:
-        doc = change.rendered.document(show_secrets=True)
-        body = {k: v for k, v in doc.items() if k not in NEVER_SENT}
-        body["name"], body["source"] = change.name, doc["source"]
-        id_field = SOURCE_ID_FIELD[doc["source"]]
-        body[id_field] = doc.get(id_field)
+        body = change.rendered.request_body()  # name, source and its id are always in it, as PUT requires
         # GPUStack's validator rewrites this field when a PUT omits it: always send it.
-        body["distributed_inference_across_workers"] = doc.get("distributed_inference_across_workers",
-                                                               live.get("distributed_inference_across_workers"))
+        body.setdefault("distributed_inference_across_workers", live.get("distributed_inference_across_workers"))
         body["meta"] = {**(live.get("meta") or {}), **self._marker(change)}
         return body
 

@@ -33,7 +33,8 @@ OUTPUT = typer.Option(None, "--output", "-o", envvar="GSG_OUTPUT", metavar="FORM
                       help="text | json | github | sarif | junit | markdown | auto (github under GitHub Actions).")
 OFFLINE = typer.Option(False, "--offline", envvar="GSG_OFFLINE",
                        help="Never ask the Hugging Face hub for model facts (catalog and local files only).")
-TEMPLATES = typer.Option([], "--templates", metavar="DIR", help="Extra template folder, searched before templates/ (repeatable).")
+TEMPLATES = typer.Option([], "--templates", metavar="DIR",
+                         help="Extra template folder, searched before templates/ (repeatable).")
 
 
 SERVER = typer.Option(None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).")

@@ -6,13 +6,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gpustack_guard.records import Record, field
-from gpustack_guard.units import parse_size
+from gpustack_guard.units import parse_size, size_or_none
 
 FORMAT_VERSION = 1
-
-
-def _size(value: Any) -> Any:
-    return None if value is None else parse_size(value)
 
 
 def _claims(value: Any) -> Any:
@@ -23,9 +19,9 @@ def _claims(value: Any) -> Any:
 
 
 class GpuMemory(Record):
-    total: int = field(before=_size, gt=0)
-    used: int = field(0, before=_size)  # live usage reported by the worker, any process
-    allocated: int = field(0, before=_size)  # GPUStack's bookings on this GPU
+    total: int = field(before=size_or_none, gt=0)
+    used: int = field(0, before=size_or_none)  # live usage reported by the worker, any process
+    allocated: int = field(0, before=size_or_none)  # GPUStack's bookings on this GPU
 
 
 class Gpu(Record):
@@ -37,8 +33,8 @@ class Gpu(Record):
 
 
 class SystemReserved(Record):
-    ram: int = field(0, before=_size)
-    vram: int = field(0, before=_size)
+    ram: int = field(0, before=size_or_none)
+    vram: int = field(0, before=size_or_none)
 
 
 class Worker(Record):

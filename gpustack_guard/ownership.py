@@ -18,7 +18,8 @@ def marker(spec_file: str, document: dict) -> dict[str, str]:
 
 
 def digest(document: dict) -> str:
-    """A stable digest of the desired document (secrets included only as their hash, never stored)."""
+    """A stable digest of a document (key order does not matter). The marker's digest covers the masked desired
+    document, so nothing derived from a secret is stored in GPUStack's meta."""
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
 

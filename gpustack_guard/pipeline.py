@@ -4,15 +4,17 @@ facts resolution and template files come in through the objects passed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from gpustack_guard import findings as F
 from gpustack_guard.fleet import Fleet
-from gpustack_guard.modelinfo import Resolve
 from gpustack_guard.render import RenderedSpec, render_spec
 from gpustack_guard.rules import FLEET_RULES, PHASES, SPEC_RULES, Context, Evaluation, load_builtin_rules
 from gpustack_guard.spec.check import SpecDoc, check_document
-from gpustack_guard.templating import TemplateRenderer
+
+if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only names their types
+    from gpustack_guard.modelinfo import Resolve
+    from gpustack_guard.templating import TemplateRenderer
 
 
 @dataclass

@@ -11,7 +11,7 @@ from typing import Any
 
 from gpustack_guard import args as A
 from gpustack_guard.ownership import SPEC_FILE, digest, owned_by_gsg, owner_of
-from gpustack_guard.secrets import MASK
+from gpustack_guard.secrets import masked
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
 SYMBOL = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", NOOP: " ", CONFLICT: "!"}
@@ -92,8 +92,7 @@ def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str])
         if same(key, want, have, family):
             continue
         if key == "env":
-            want = {k: (MASK if k in secret_keys else v) for k, v in (want or {}).items()}
-            have = {k: (MASK if k in secret_keys else v) for k, v in (have or {}).items()}
+            want, have = masked(want or {}, secret_keys), masked(have or {}, secret_keys)
         changes.append(FieldChange(key, have, want))
     return changes
 
@@ -142,23 +141,21 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
         else:
             changes.append(Change(NOOP, **base, live=live))
     scopes = [s.rstrip("/") for s in (prune_scopes or [])]
-    for model in live_models:
+    for model in live_models if prune else []:
         if model["name"] in declared or not owned_by_gsg(model):
             continue
         spec_file = (model.get("meta") or {}).get(SPEC_FILE, "")
         if scopes and not any(spec_file == s or spec_file.startswith(s + "/") for s in scopes):
             continue  # owned by gsg, but declared in another spec folder: not ours to prune
-        if prune:
-            changes.append(Change(DELETE, model["name"], cluster_names.get(model.get("cluster_id")),
-                                  spec_file=spec_file or None, live=model, reason="no spec declares it"))
+        changes.append(Change(DELETE, model["name"], cluster_names.get(model.get("cluster_id")),
+                              spec_file=spec_file or None, live=model, reason="no spec declares it"))
     if targets is not None:
         changes = [c for c in changes if c.name in targets]
     return changes
 
 
 def summary(changes: list[Change]) -> dict[str, int]:
-    count = {a: sum(1 for c in changes if c.action == a) for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT)}
-    return count
+    return {a: sum(1 for c in changes if c.action == a) for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT)}
 
 
 def summary_line(changes: list[Change]) -> str:

@@ -16,7 +16,6 @@ from gpustack_guard.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, Olla
 from gpustack_guard.templating import TemplateError, TemplateRenderer
 
 
-
 @dataclass
 class RenderedSpec:
     doc: SpecDoc
@@ -28,6 +27,7 @@ class RenderedSpec:
     facts: ModelFacts | None = None
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
+    unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
@@ -57,6 +57,12 @@ class RenderedSpec:
         if show_secrets not in self._documents:
             self._documents[show_secrets] = self._document(show_secrets)
         return _copy_json(self._documents[show_secrets])
+
+    def request_body(self, *, create: bool = False) -> dict[str, Any]:
+        """The document as GPUStack's API takes it, secrets resolved: without cluster_name (callers send
+        cluster_id) and, unless creating, without enable_model_route (a create-only field)."""
+        dropped = ("cluster_name",) if create else ("cluster_name", "enable_model_route")
+        return {k: v for k, v in self.document(show_secrets=True).items() if k not in dropped}
 
     def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
@@ -170,8 +176,8 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             F.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
             f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
+    # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
-    del missing  # unresolved references stay literal; apply refuses to send them (checked there)
     rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
-                            tuple(a.key for a in pinned))
+                            tuple(a.key for a in pinned), tuple(missing))
     return rendered, found

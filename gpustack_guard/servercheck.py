@@ -5,14 +5,6 @@ from __future__ import annotations
 from gpustack_guard import findings as F
 from gpustack_guard.units import gib
 
-NOT_SENT = {"cluster_name", "enable_model_route"}
-
-
-def evaluation_spec(rendered) -> dict:
-    """A ModelSpec body: the deployment document without what only Create knows."""
-    return {k: v for k, v in rendered.document(show_secrets=True).items() if k not in NOT_SENT}
-
-
 def server_check(connection, report) -> list[F.Finding]:
     from gpustack_guard.gpustack.client import ApiError
 
@@ -22,7 +14,7 @@ def server_check(connection, report) -> list[F.Finding]:
         if ev.cluster is None or ev.cluster.id is None:
             continue
         try:
-            result = connection.client.evaluate(ev.cluster.id, [evaluation_spec(r)])[0]
+            result = connection.client.evaluate(ev.cluster.id, [r.request_body()])[0]
         except ApiError as exc:
             why = "rate limited (GPUStack allows 50 evaluations per 10 s)" if exc.status == 429 else exc.detail
             found.append(F.finding(F.SERVER_UNAVAILABLE, r.doc.at("name"), f"GPUStack could not evaluate: {why}",

@@ -39,6 +39,11 @@ def parse_size(value: str | int | float) -> int:
     return int(round(float(number) * factor))
 
 
+def size_or_none(value: str | int | float | None) -> int | None:
+    """parse_size that lets an unset (None) value through; the before-hook of optional size fields."""
+    return None if value is None else parse_size(value)
+
+
 def gib(n: int | float) -> str:
     """`12.34 GiB`, the unit vLLM's own logs use."""
     return f"{n / GiB:.2f} GiB"

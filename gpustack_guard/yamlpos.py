@@ -37,34 +37,25 @@ class LocatedDocument:
     root: Any = None  # the composed yaml.Node
     duplicate_keys: list[tuple[Path, int, int]] = field(default_factory=list)
 
-    def _node(self, path: Path, key: bool) -> tuple[yaml.Node | None, bool]:
-        """The node at the longest existing prefix of `path`, and whether the whole path was found."""
+    def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
+        """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
         node = self.root
+        if node is None:
+            return self.start_line, 1
         for depth, part in enumerate(path):
-            last = depth == len(path) - 1
             if isinstance(node, yaml.MappingNode):
                 match = None
                 for key_node, value_node in node.value:
                     if isinstance(key_node, yaml.ScalarNode) and _scalar(key_node) == part:
                         match = (key_node, value_node)  # the last duplicate wins, as in the data
                 if match is None:
-                    return node, False
-                node = match[0] if (last and key) else match[1]
+                    break
+                node = match[0] if (key and depth == len(path) - 1) else match[1]
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
                 node = node.value[part]
             else:
-                return node, False
-        return node, True
-
-    def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
-        """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
-        if self.root is None:
-            return self.start_line, 1
-        node, _ = self._node(tuple(path), key)
-        return _mark(node) if node is not None else (self.start_line, 1)
-
-    def has(self, path: Path) -> bool:
-        return self._node(tuple(path), False)[1]
+                break
+        return _mark(node)
 
 
 _constructor = yaml.constructor.SafeConstructor()

@@ -113,7 +113,6 @@ def test_b1_v0_blocks_and_concurrency():
     assert est.requested == math.ceil(0.9 * RTX3090)
     assert est.weights == 16_060_522_496
     assert est.kv_capacity_tokens == 1967 * 16  # logged 1952 blocks: +0.8 %
-    assert abs(est.kv_capacity_tokens / (1952 * 16) - 1) < 0.05
     assert est.max_concurrency == 1967 / 1250 and est.verdict == "fits"  # blocks / ceil(20000/16); logged 1.56x
 
 
@@ -149,9 +148,10 @@ def test_field_notes_hardened_block_and_092():
     hardened = estimate_vllm(facts, A6000, cfg, version="0.11.0")
     assert hardened.verdict == "fits" and hardened.kv_bytes_per_token == 40_960
     assert hardened.kv_capacity_tokens == 224_160 and hardened.max_concurrency == 14_010 / 1_024
-    assert hardened.headroom >= hardened.headroom_needed
+    assert (hardened.headroom, hardened.headroom_needed) == (6_183_242_956, 4_383_510_364)  # enough
     tight = estimate_vllm(facts, A6000, replace(cfg, gpu_memory_utilization=0.92), version="0.11.0")
-    assert tight.headroom < tight.headroom_needed
+    # 0.92 leaves (1 - 0.92) x total, short of CUDA graphs + sampler warm-up + CUDA/NCCL context: GSG034
+    assert (tight.headroom, tight.headroom_needed) == (4_122_161_971, 4_486_564_413)
 
 
 def test_cuda_graphs_move_into_the_budget_from_0_21():
@@ -159,7 +159,7 @@ def test_cuda_graphs_move_into_the_budget_from_0_21():
     cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=8192)
     old = estimate_vllm(facts, 80 * GiB, cfg, version="0.11.0")
     new = estimate_vllm(facts, 80 * GiB, cfg, version="0.21.0")
-    assert old.cuda_graphs == new.cuda_graphs > 0
+    assert old.cuda_graphs == new.cuda_graphs == 1_283_457_024
     assert old.kv_available - new.kv_available == new.cuda_graphs
     assert old.headroom_needed - new.headroom_needed == new.cuda_graphs
     eager = estimate_vllm(facts, 80 * GiB, replace(cfg, enforce_eager=True), version="0.21.0")
@@ -198,7 +198,6 @@ def test_sliding_window_requests_hold_only_the_window():
     request = (10 * 32768 + 52 * window_tokens) * 8192  # 8,192 B per token per layer (16 KV heads x 128 x 2 x 2)
     assert hybrid.max_concurrency == hybrid.kv_available / request
     assert full.max_concurrency == (full.kv_available // (16 * 62 * 8192)) / (32768 // 16)
-    assert hybrid.max_concurrency > 2.5 * full.max_concurrency
 
 
 # --- llama.cpp -------------------------------------------------------------------------------------------
@@ -210,6 +209,17 @@ def test_field_notes_llamacpp_80_layers_rejected_60_pass():
     assert full.verdict == "does-not-fit" and sixty.verdict == "fits"
     assert full.kv_cache == 10 * GiB and sixty.kv_cache == int(7.5 * GiB)
     assert full.activation == 32768 * 256 * 64 * 4  # no-FA KQ scratch
+
+
+def test_policy_platform_footprint_replaces_the_default():
+    from gpustack_guard.memory import engine
+    from gpustack_guard.spec.model import Policy
+
+    facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gguf:q4_k_m")
+    flags = {"ctx-size": "8192"}
+    default = engine.estimate("llamacpp", facts, [(A6000, "")], flags, None, Policy())
+    smaller = engine.estimate("llamacpp", facts, [(A6000, "")], flags, None, Policy(platform_footprint="250MiB"))
+    assert default.requested - smaller.requested == 500 * MiB - 250 * MiB
 
 
 def test_tensor_split_by_memory():

@@ -34,10 +34,9 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
         wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 8, offline: bool = False,
         templates: list[str] | None = None, poll: float = 2.0) -> int:
     from gpustack_guard.applier import Applier, describe, unresolved_references
-    from gpustack_guard.commands.desired import load_desired
+    from gpustack_guard.commands.desired import blocked, load_desired
     from gpustack_guard.commands.plan import build_plan
     from gpustack_guard.plan import CONFLICT, desired_digest, summary_line
-    from gpustack_guard.reporters import text
     from gpustack_guard.reporters.plan_output import render_text
 
     saved = None
@@ -50,13 +49,9 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
         adopt = any(c.get("adopt") for c in saved["changes"])
     state = load_desired(connection, specs, offline=offline, templates=templates,
                          allow_empty=allow_empty or bool(saved))
-    secrets = state.report.secret_values
-    if state.errors:
-        err(text.render(state.report), secrets)
-        err(f"gsg: apply blocked: {len(state.errors)} validation error(s)", secrets)
+    if blocked(state, "apply", prune=prune, allow_empty=allow_empty or bool(saved)):
         return EXIT_FAIL
-    if not state.rendered and prune and not allow_empty and not saved:
-        raise GsgError("no specs: refusing to prune every gsg-managed model (pass --allow-empty to mean it)")
+    secrets = state.report.secret_values
     changes = build_plan(state, specs, prune=prune, adopt=adopt, targets=targets)
     expected = {}
     if saved:

@@ -28,12 +28,7 @@ def load_desired(connection, specs: list[str], *, offline: bool = False, templat
     from gpustack_guard.pipeline import Report, validate
     from gpustack_guard.spec.loader import load_specs
 
-    try:
-        docs, problems = load_specs(specs)
-    except GsgError as exc:
-        if not (allow_empty and "no spec files" in str(exc)):
-            raise
-        docs, problems = [], []
+    docs, problems = load_specs(specs, allow_empty=allow_empty)
     fleet = connection.fleet()
     report: Report = validate(docs, problems, build_renderer(specs, templates or []),
                               build_resolver(offline).resolve, fleet, os.environ)
@@ -41,6 +36,22 @@ def load_desired(connection, specs: list[str], *, offline: bool = False, templat
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     return DesiredState(report, [ev.rendered for ev in report.evaluations], live, names,
                         {name: cid for cid, name in names.items()})
+
+
+def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:
+    """Whether plan/apply must stop before planning: validation errors (printed here) block it, and an empty
+    spec set never prunes every gsg-managed model unless --allow-empty says so."""
+    from gpustack_guard.output import err
+    from gpustack_guard.reporters import text
+
+    if state.errors:
+        secrets = state.report.secret_values
+        err(text.render(state.report), secrets)
+        err(f"gsg: {verb} blocked: {len(state.errors)} validation error(s)", secrets)
+        return True
+    if not state.rendered and prune and not allow_empty:
+        raise GsgError("no specs: refusing to prune every gsg-managed model (pass --allow-empty to mean it)")
+    return False
 
 
 def prune_scopes(specs: list[str]) -> list[str]:

@@ -60,6 +60,8 @@ def with_quantization(facts, quantization: str | None, family: str):
 def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_version: str | None,
         output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "",
         quantization: str | None = None, platform_footprint: str | None = None) -> int:
+    from pydantic_core import ValidationError
+
     from gpustack_guard.memory import engine
     from gpustack_guard.spec.model import Policy
 
@@ -83,10 +85,12 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
     if count is None:
         tp, pp = A.parallel_size(flags, family)
         count = tp * pp
-    if platform_footprint and family == "llamacpp":
-        flags["platform-footprint"] = str(parse_size(platform_footprint))
     try:
-        est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, Policy())
+        policy = Policy(platform_footprint=platform_footprint)
+    except ValidationError:
+        raise GsgError(f"'{platform_footprint}' is not a size", where="--platform-footprint") from None
+    try:
+        est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, policy)
     except ValueError as exc:
         raise GsgError(str(exc)) from None
     if output == "json":

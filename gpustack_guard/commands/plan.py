@@ -27,7 +27,7 @@ def build_plan(state, specs: list[str], *, prune: bool, adopt: bool, targets: li
 def run(connection, specs: list[str], *, output: str | None = None, out_file: str | None = None,
         prune: bool = False, adopt: bool = False, targets: list[str] | None = None, detailed_exitcode: bool = False,
         allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None) -> int:
-    from gpustack_guard.commands.desired import load_desired
+    from gpustack_guard.commands.desired import blocked, load_desired
     from gpustack_guard.fleetfile import write_atomic
     from gpustack_guard.plan import CONFLICT
     from gpustack_guard.reporters import text
@@ -37,13 +37,9 @@ def run(connection, specs: list[str], *, output: str | None = None, out_file: st
     if fmt not in ("text", "json", "markdown"):
         raise GsgError(f"plan --output must be text, json or markdown, not '{fmt}'")
     state = load_desired(connection, specs, offline=offline, templates=templates, allow_empty=allow_empty)
-    secrets = state.report.secret_values
-    if state.errors:
-        err(text.render(state.report), secrets)
-        err(f"gsg: plan blocked: {len(state.errors)} validation error(s)", secrets)
+    if blocked(state, "plan", prune=prune, allow_empty=allow_empty):
         return EXIT_FAIL
-    if not state.rendered and prune and not allow_empty:
-        raise GsgError("no specs to plan: refusing to prune every gsg-managed model (pass --allow-empty to mean it)")
+    secrets = state.report.secret_values
     changes = build_plan(state, specs, prune=prune, adopt=adopt, targets=targets)
     document = plan_json(changes, connection.client.base_url, validated=True)
     if out_file:

@@ -45,7 +45,6 @@ class GPUStackClient:
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
                                   transport=transport, follow_redirects=False)
         self.retries, self.backoff, self._sleep = retries, backoff, sleep
-        self.calls = 0  # requests sent, for "constant number of list calls" checks
 
     def close(self) -> None:
         self._http.close()
@@ -57,7 +56,6 @@ class GPUStackClient:
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                self.calls += 1
                 response = self._http.request(method, path, params=params, json=json_body)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if last:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from gpustack_guard.fleet import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
-from gpustack_guard.gpustack.client import GPUStackClient
 from gpustack_guard.ownership import owner_of
 
 
@@ -62,8 +61,3 @@ def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[di
         ))
     return Fleet(captured_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(), server=server,
                  server_version=version, clusters=result)
-
-
-def fetch_fleet(client: GPUStackClient, version: str | None) -> Fleet:
-    return fleet_from_api(client.clusters(), client.workers(), client.model_instances(), client.models(),
-                          client.base_url, version)

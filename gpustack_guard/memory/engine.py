@@ -60,7 +60,7 @@ def sglang_config(flags: dict) -> SglangConfig:
     )
 
 
-def llamacpp_config(flags: dict) -> LlamaCppConfig:
+def llamacpp_config(flags: dict, policy: Policy) -> LlamaCppConfig:
     split = flags.get("tensor-split")
     fractions = None
     if split:
@@ -68,7 +68,6 @@ def llamacpp_config(flags: dict) -> LlamaCppConfig:
             fractions = tuple(float(x) for x in str(split).replace("/", ",").split(",") if x.strip())
         except ValueError:
             raise ValueError(f"--tensor-split must be numbers separated by commas, got '{split}'") from None
-    fa = flags.get("flash-attn", "off") if "flash-attn" in flags else "off"
     return LlamaCppConfig(
         ctx_size=A.int_value(flags, "ctx-size"),
         parallel=A.int_value(flags, "parallel"),
@@ -77,11 +76,10 @@ def llamacpp_config(flags: dict) -> LlamaCppConfig:
         ubatch_size=A.int_value(flags, "ubatch-size"),
         cache_type_k=flags.get("cache-type-k") or "f16",
         cache_type_v=flags.get("cache-type-v") or "f16",
-        flash_attn=A.normal_value(fa) in ("true", "on"),
+        flash_attn=A.normal_value(flags.get("flash-attn", "off")) in ("true", "on"),
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=fractions,
-        # not a llama.cpp flag: gguf-parser's --platform-footprint (estimate's option), in bytes
-        **({"platform_footprint": int(flags["platform-footprint"])} if flags.get("platform-footprint") else {}),
+        **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
     )
 
 
@@ -115,7 +113,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags),
                                version=version)
     if family == "llamacpp":
-        return estimate_llamacpp(facts, totals, llamacpp_config(flags), version=version)
+        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy), version=version)
     raise ValueError(f"no memory model for backend family '{family}'")
 
 

@@ -26,6 +26,13 @@ class _Registry(dict):
 REPORTERS = _Registry()
 
 
+def json_head(format_version: str) -> dict:
+    """The first keys of every JSON document gsg writes (validate, plan, drift): its format and the tool."""
+    from gpustack_guard import __version__
+
+    return {"format_version": format_version, "tool": {"name": "gsg", "version": __version__}}
+
+
 def resolve_format(name: str | None, environ=os.environ) -> str:
     """`auto` (the default) picks github under GitHub Actions, text elsewhere; GSG_OUTPUT is the env twin."""
     chosen = (name or environ.get("GSG_OUTPUT") or "auto").lower()

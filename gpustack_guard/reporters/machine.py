@@ -34,9 +34,10 @@ def deployment_json(ev) -> dict:
 def render_json(report) -> str:
     from gpustack_guard.findings import Severity
 
+    from gpustack_guard.reporters import json_head
+
     doc = {
-        "format_version": JSON_FORMAT_VERSION,
-        "tool": {"name": "gsg", "version": __version__},
+        **json_head(JSON_FORMAT_VERSION),
         "summary": {"errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
                     "notes": report.count(Severity.INFO), "specs": report.specs, "files": report.files},
         "findings": [finding_json(f) for f in report.findings],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gpustack_guard import __version__
+from gpustack_guard.reporters import json_head
 from gpustack_guard.plan import (CONFLICT, CREATE, DELETE, NOOP, REPLACE, UPDATE, desired_digest, live_digest, summary,
                                   summary_line)
 
@@ -50,8 +50,7 @@ def render_text(changes, findings_text: str = "") -> str:
 
 def plan_json(changes, server: str | None, validated: bool) -> dict:
     return {
-        "format_version": PLAN_FORMAT_VERSION,
-        "tool": {"name": "gsg", "version": __version__},
+        **json_head(PLAN_FORMAT_VERSION),
         "server": server,
         "validated": validated,
         "summary": summary(changes),

@@ -33,7 +33,7 @@ def _walk(root: str) -> list[Path]:
     return [Path(f) for f in sorted(found)]
 
 
-def spec_files(paths: list[str]) -> list[Path]:
+def spec_files(paths: list[str], *, allow_empty: bool = False) -> list[Path]:
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -43,7 +43,7 @@ def spec_files(paths: list[str]) -> list[Path]:
             files.append(path)
         else:
             raise GsgError("no such file or directory", where=raw)
-    if not files:
+    if not files and not allow_empty:
         raise GsgError("no spec files (*.yaml, *.yml) found", where=", ".join(paths))
     return files
 
@@ -57,10 +57,10 @@ def read_text(path: Path) -> str:
         raise GsgError(exc.strerror or "cannot be read", where=display_path(path)) from None
 
 
-def load_specs(paths: list[str]) -> tuple[list[SpecDoc], list[F.Finding]]:
+def load_specs(paths: list[str], *, allow_empty: bool = False) -> tuple[list[SpecDoc], list[F.Finding]]:
     docs: list[SpecDoc] = []
     problems: list[F.Finding] = []
-    for path in spec_files(paths):
+    for path in spec_files(paths, allow_empty=allow_empty):
         shown = display_path(path)
         try:
             located = load_documents(read_text(path))

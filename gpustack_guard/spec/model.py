@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, Optional
 
 from gpustack_guard.records import Record, field
-from gpustack_guard.units import parse_size
+from gpustack_guard.units import size_or_none
 
 SOURCES = ("huggingface", "model_scope", "local_path")
 CATEGORIES = ("llm", "embedding", "image", "reranker", "speech_to_text", "text_to_speech", "unknown")
@@ -31,10 +31,6 @@ MAX_REPLICAS = 1024  # above this a number is a typo, not a deployment
 Source = Literal["huggingface", "model_scope", "local_path"]
 Category = Literal["llm", "embedding", "image", "reranker", "speech_to_text", "text_to_speech", "unknown"]
 PlacementStrategy = Literal["spread", "binpack"]
-
-
-def _size_or_none(value: Any) -> Any:
-    return None if value is None else parse_size(value)
 
 
 class _Strict(Record, strict=True):
@@ -115,8 +111,10 @@ class Policy(_Strict):
     # Evaluate an unset --max-model-len as GPUStack's worker injects it (8192) instead of vLLM's own default.
     assume_gpustack_max_model_len: bool = False
     # bytes per GPU; replaces gsg's CUDA-graph estimate
-    cuda_graph_reserve: Optional[int] = field(None, before=_size_or_none)
+    cuda_graph_reserve: Optional[int] = field(None, before=size_or_none)
     activation_margin: float = field(default=0.0, ge=0.0, le=10.0)  # extra fraction on the activation estimate
+    # llama.cpp: VRAM the runtime itself takes per GPU; replaces gsg's 500 MiB (gguf-parser: --platform-footprint)
+    platform_footprint: Optional[int] = field(None, before=size_or_none)
 
 
 class Quantization(_Strict):
@@ -156,7 +154,7 @@ class ModelFactsOverride(_Strict):
     max_position_embeddings: Optional[int] = field(default=None, ge=1, le=100_000_000)
     dtype: Optional[Literal["bfloat16", "float16", "float32"]] = None
     quantization: Optional[Quantization] = None
-    weight_bytes: Optional[int] = field(None, before=_size_or_none)  # the checkpoint's weights, total bytes
+    weight_bytes: Optional[int] = field(None, before=size_or_none)  # the checkpoint's weights, total bytes
     num_parameters: Optional[int] = field(default=None, ge=1)
 
 

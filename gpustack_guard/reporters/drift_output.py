@@ -1,0 +1,51 @@
+"""Drift rendering: text for a terminal or a scheduled job's log, versioned JSON, markdown for a ticket."""
+
+from __future__ import annotations
+
+import json
+
+from gpustack_guard.reporters import json_head
+from gpustack_guard.drift import DRIFT_KINDS, has_drift
+
+DRIFT_FORMAT_VERSION = "1.0"
+
+
+def render_json(report: dict) -> str:
+    return json.dumps({**json_head(DRIFT_FORMAT_VERSION), "drift": has_drift(report), **report}, indent=2) + "\n"
+
+
+def render_text(report: dict) -> str:
+    lines = []
+    titles = [("pinned_edits", "Pinned backend arguments changed by hand"), ("changed", "Live fields differ"),
+              ("missing", "Specs with no live model"), ("orphaned", "gsg-managed models no spec declares"),
+              ("unhealthy", "Unhealthy deployments"), ("unmanaged", "Unmanaged models (information)")]
+    for key, title in titles:
+        if not report[key]:
+            continue
+        lines.append(f"{title}:")
+        for item in report[key]:
+            where = f" ({item['spec_file']})" if item.get("spec_file") else ""
+            lines.append(f"  {item['name']}{where}")
+            for edit in item.get("edits", []):
+                lines.append(f"    ! {edit}")
+            for f in item.get("fields", []):
+                lines.append(f"    ~ {f['field']}: live {json.dumps(f['live'])} -> spec {json.dumps(f['spec'])}")
+            if item.get("problem"):
+                lines.append(f"    {item['problem']}")
+            if item.get("note"):
+                lines.append(f"    {item['note']}")
+        lines.append("")
+    lines.append("Drift detected." if has_drift(report) else "No drift: live deployments match the specs.")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: dict) -> str:
+    lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", ""]
+    rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged",) for i in report[k]]
+    if rows:
+        lines += ["| Kind | Deployment | Detail |", "|---|---|---|"]
+        for kind, item in rows:
+            detail = "; ".join(item.get("edits", []) or [f["field"] for f in item.get("fields", [])]) or \
+                item.get("problem") or item.get("note") or ""
+            lines.append(f"| {kind.replace('_', ' ')} | {item['name']} | {detail.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
