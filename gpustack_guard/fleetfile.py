@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import yaml
@@ -46,22 +43,3 @@ def load_fleet(path_text: str) -> Fleet:
 
 def dump_fleet(fleet: Fleet) -> str:
     return yaml.safe_dump(fleet.to_dict(mode="json", exclude_none=True), sort_keys=False)
-
-
-def write_atomic(path_text: str, text: str) -> None:
-    """Write via a temporary file and rename: an interrupted run never leaves half a file."""
-    path = Path(path_text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def dump_json(data) -> str:
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"

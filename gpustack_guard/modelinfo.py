@@ -85,8 +85,10 @@ class FactsResolver:
             facts = self._base_facts(spec, base)
         except (OSError, ValueError) as exc:  # GGUFError is a ValueError
             return None, _one_line(exc)
-        except Exception as exc:  # httpx errors (imported lazily): timeouts, refused connections
-            if type(exc).__module__.startswith("httpx"):
+        except Exception as exc:  # a hub lookup's transport failure (httpx is imported only for the hub)
+            import httpx
+
+            if isinstance(exc, httpx.HTTPError):
                 return None, f"hub lookup failed: {_one_line(exc)}"
             raise
         fields = override.to_dict(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True)

@@ -1,9 +1,12 @@
-"""Where output goes: the report to stdout, summaries and errors to stderr, secrets scrubbed from both."""
+"""Where output goes: the report to stdout, summaries and errors to stderr, secrets scrubbed from both; files
+written whole or not at all."""
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 from gpustack_guard.secrets import is_secret_key, scrub
 
@@ -28,3 +31,18 @@ def out(text: str, secrets: list[str] | None = None) -> None:
 def err(text: str, secrets: list[str] | None = None) -> None:
     sys.stderr.write(scrub(text, known_secrets() + (secrets or [])).rstrip("\n") + "\n")
     sys.stderr.flush()
+
+
+def write_atomic(path_text: str, text: str) -> None:
+    """Write via a temporary file and rename: an interrupted run never leaves half a file."""
+    path = Path(path_text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -24,17 +24,12 @@ REQUIRED: Any = PydanticUndefined
 class Field:
     """One declared field: default (or factory), numeric/length constraints, an optional before-hook."""
 
-    __slots__ = ("name", "annotation", "default", "factory", "before", "constraints")
+    __slots__ = ("annotation", "default", "factory", "before", "constraints")
 
     def __init__(self, default: Any = REQUIRED, *, factory: Callable[[], Any] | None = None,
                  before: Callable[[Any], Any] | None = None, **constraints: Any):
-        self.name = ""
-        self.annotation: Any = None
+        self.annotation: Any = None  # resolved when the record's schema is built
         self.default, self.factory, self.before, self.constraints = default, factory, before, constraints
-
-    @property
-    def required(self) -> bool:
-        return self.default is REQUIRED and self.factory is None
 
     @property
     def record(self) -> type[Record] | None:
@@ -66,9 +61,7 @@ class Record:
             if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                 continue
             value = cls.__dict__.get(name, REQUIRED)
-            declared = value if isinstance(value, Field) else Field(value)
-            declared.name = name
-            own[name] = declared
+            own[name] = value if isinstance(value, Field) else Field(value)
             if isinstance(value, Field):
                 delattr(cls, name)  # the instance's __dict__ holds the value; no class attribute to shadow
         cls.record_fields = {**cls.record_fields, **own}

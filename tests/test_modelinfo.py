@@ -109,6 +109,14 @@ def test_gated_repo_says_so(tmp_path):
 
 
 @respx.mock
+def test_unreachable_hub_is_one_line_not_a_crash(tmp_path):
+    respx.get("https://hf.test/acme/tiny-chat/resolve/main/config.json").mock(
+        side_effect=httpx.ConnectError("connection refused"))
+    facts, error = FactsResolver(cache_dir=tmp_path, endpoint="https://hf.test").resolve(spec(), "a.yaml")
+    assert facts is None and error == "hub lookup failed: connection refused"
+
+
+@respx.mock
 def test_remote_gguf_read_by_range_requests(tmp_path):
     data = gguf_bytes()
 

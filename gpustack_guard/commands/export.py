@@ -46,7 +46,7 @@ def filename(name: str) -> str:
 
 def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
         force: bool = False) -> int:
-    from gpustack_guard.fleetfile import write_atomic
+    from gpustack_guard.output import write_atomic
     from gpustack_guard.ownership import owned_by_gsg
 
     client = connection.client

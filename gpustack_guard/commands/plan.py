@@ -28,7 +28,7 @@ def run(connection, specs: list[str], *, output: str | None = None, out_file: st
         prune: bool = False, adopt: bool = False, targets: list[str] | None = None, detailed_exitcode: bool = False,
         allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None) -> int:
     from gpustack_guard.commands.desired import blocked, load_desired
-    from gpustack_guard.fleetfile import write_atomic
+    from gpustack_guard.output import write_atomic
     from gpustack_guard.plan import CONFLICT
     from gpustack_guard.reporters import text
     from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text

@@ -34,21 +34,21 @@ def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offl
         return EXIT_FAIL
     documents = [r.document(show_secrets=show_secrets) for r in rendered]
     if output == "json":
-        text = json.dumps(documents, indent=2) + "\n"
+        body = json.dumps(documents, indent=2) + "\n"
     else:
-        text = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
+        body = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
     if check and not out_file:
         raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
     if out_file:
-        return _to_file(out_file, text, check, show_secrets)
-    out(text, secrets)
+        return _to_file(out_file, body, check, show_secrets)
+    out(body, secrets)
     return EXIT_OK
 
 
 def _to_file(path: str, text: str, check: bool, show_secrets: bool) -> int:
     from pathlib import Path
 
-    from gpustack_guard.fleetfile import write_atomic
+    from gpustack_guard.output import write_atomic
 
     if show_secrets:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")

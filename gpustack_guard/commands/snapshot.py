@@ -7,7 +7,8 @@ from gpustack_guard.output import err
 
 
 def run(connection, out_path: str, cluster: str | None = None) -> int:
-    from gpustack_guard.fleetfile import dump_fleet, write_atomic
+    from gpustack_guard.fleetfile import dump_fleet
+    from gpustack_guard.output import write_atomic
 
     fleet = connection.fleet()
     if cluster:
