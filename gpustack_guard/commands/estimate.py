@@ -119,6 +119,7 @@ def text_table(model: str, source: str, est) -> str:
             ("headroom needed", gib(est.headroom_needed))]
     numbers = [("KV bytes / token / GPU", f"{est.kv_bytes_per_token:,}"),
                ("KV capacity", f"{est.kv_capacity_tokens:,} tokens"),
+               *([("KV for one max-length request", gib(est.kv_needed))] if est.kv_needed else []),
                ("max model length", f"{est.max_model_len:,}"),
                ("estimated max model length", f"{est.estimated_max_model_len:,}"),
                ("max sequences", f"{est.max_num_seqs:,}"),

@@ -34,6 +34,7 @@ class Estimate:
     max_num_seqs: int
     max_concurrency: float
     verdict: str
+    kv_needed: int = 0  # KV bytes one request of max_model_len needs (0: engine does not check)
     notes: tuple[str, ...] = field(default=())
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -55,6 +56,7 @@ class Estimate:
             "estimated_max_model_len": self.estimated_max_model_len,
             "max_num_seqs": self.max_num_seqs,
             "max_concurrency": round(self.max_concurrency, 2),
+            "kv_bytes_per_max_len_request": self.kv_needed,
             "headroom_needed_bytes": self.headroom_needed,
             "footprint_bytes_per_gpu": self.footprint,
             "verdict": self.verdict,

@@ -34,6 +34,17 @@ class ModelFacts:
     v_head_dim: int | None = None
     sliding_window: int | None = None
     sliding_window_layers: int | None = None  # how many layers use the window (hybrid patterns)
+    # DeepSeek-V4 compressed sparse attention: per-layer KV compression (0 none, 4 CSA, 128 HCA; MTP
+    # layers after num_hidden_layers), its lightning indexer, grouped low-rank output, hyper-connections
+    compress_ratios: tuple[int, ...] | None = None
+    index_n_heads: int | None = None
+    index_head_dim: int | None = None
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
+    hc_mult: int | None = None
+    num_hash_layers: int | None = None
+    num_nextn_predict_layers: int | None = None  # MTP layers: in the checkpoint, loaded only for speculation
+    expert_dtype: str | None = None  # "fp4": routed experts packed MXFP4 beside an fp8 rest
     max_position_embeddings: int | None = None
     dtype: str | None = None
     quant_method: str | None = None  # None = unquantized
@@ -53,6 +64,10 @@ class ModelFacts:
         return bool(self.kv_lora_rank)
 
     @property
+    def is_compressed_attention(self) -> bool:
+        return bool(self.compress_ratios)
+
+    @property
     def is_moe(self) -> bool:
         return bool(self.num_experts and self.num_experts > 1)
 
@@ -70,6 +85,9 @@ class ModelFacts:
 
     @property
     def has_attention_shape(self) -> bool:
+        if self.is_compressed_attention:
+            layers = self.num_hidden_layers
+            return bool(layers and self.head_dim and len(self.compress_ratios) >= layers)
         if self.is_mla:
             return bool(self.num_hidden_layers and self.qk_rope_head_dim is not None)
         return bool(self.num_hidden_layers and self.kv_heads and self.dim_head)
@@ -77,7 +95,14 @@ class ModelFacts:
     def missing_for_params(self) -> list[str]:
         need = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
         need.append("moe_intermediate_size" if self.is_moe and not self.intermediate_size else "intermediate_size")
-        return [name for name in need if getattr(self, name) is None]
+        if self.is_compressed_attention:
+            need += ["head_dim", "q_lora_rank", "num_experts_per_tok"]
+            if 4 in self.compress_ratios:
+                need += ["index_n_heads", "index_head_dim"]
+        missing = [name for name in need if getattr(self, name) is None]
+        if self.is_compressed_attention and len(self.compress_ratios) < (self.num_hidden_layers or 0):
+            missing.append("compress_ratios (one per layer)")
+        return missing
 
     def merged(self, override: dict[str, Any]) -> "ModelFacts":
         known = {f.name for f in fields(self)}
@@ -142,6 +167,10 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     missing = f.missing_for_params()
     if missing or not f.has_attention_shape:
         raise ValueError("missing " + ", ".join(missing or ["head_dim / num_key_value_heads"]))
+    if f.is_compressed_attention:
+        from gpustack_guard.memory import deepseek_v4
+
+        return deepseek_v4.param_breakdown(f)
     H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
     attn_linear, attn_other = _attention_params(f)
     linear, other = [], []
@@ -176,10 +205,17 @@ class WeightLayout:
     embedding: int
     lm_head: int  # tied: 0 (vLLM and llama.cpp reuse the embedding)
     other: int  # final norm
+    per_layer_replicated: tuple[int, ...] = ()  # the part of each layer every tensor-parallel rank holds whole
+    unloaded: int = 0  # in the checkpoint but not loaded by default (multi-token-prediction layers)
 
     @property
     def total(self) -> int:
         return sum(self.per_layer) + self.embedding + self.lm_head + self.other
+
+    def scaled(self, factor: float) -> "WeightLayout":
+        return WeightLayout(tuple(int(x * factor) for x in self.per_layer), int(self.embedding * factor),
+                            int(self.lm_head * factor), int(self.other * factor),
+                            tuple(int(x * factor) for x in self.per_layer_replicated), int(self.unloaded * factor))
 
 
 @lru_cache(maxsize=256)
@@ -187,6 +223,14 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
     """Per-layer weight bytes. Measured total bytes (f.weight_bytes) rescale the computed layout."""
     if f.layer_weight_bytes:
         return WeightLayout(tuple(f.layer_weight_bytes), f.embedding_bytes or 0, f.output_bytes or 0, 0)
+    if f.is_compressed_attention:
+        from gpustack_guard.memory import deepseek_v4
+
+        param_breakdown(f)  # the same missing-field error as every other architecture
+        layout = deepseek_v4.weight_layout(f)
+        # a measured total (safetensors index) includes the MTP layers vLLM does not load
+        computed = layout.total + layout.unloaded
+        return layout.scaled(f.weight_bytes / computed) if f.weight_bytes and computed else layout
     b = param_breakdown(f)
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high)
@@ -200,7 +244,5 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
     layout = WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
     if f.weight_bytes and layout.total:
-        scale = f.weight_bytes / layout.total
-        layout = WeightLayout(tuple(int(x * scale) for x in per_layer), int(embed_bytes * scale),
-                              int(head_bytes * scale), int(layout.other * scale))
+        layout = layout.scaled(f.weight_bytes / layout.total)
     return layout

@@ -70,6 +70,13 @@ def _quantization(config: dict) -> tuple[str | None, int | None, int | None]:
     return method, int(bits) if bits else None, int(group) if group else None
 
 
+def _compress_ratios(config: dict) -> tuple[int, ...] | None:
+    ratios = config.get("compress_ratios")
+    if not isinstance(ratios, list) or not ratios:
+        return None
+    return tuple(int(r) for r in ratios)
+
+
 def facts_from_config(config: dict, source: str) -> ModelFacts:
     """Facts from config.json; multimodal configs use their `text_config`."""
     if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
@@ -79,6 +86,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         config = merged
     layers = _first(config, "num_hidden_layers", "n_layer", "num_layers")
     window, window_layers = _window_layers(config, layers or 0)
+    ratios = _compress_ratios(config)
     model_type = str(config.get("model_type", ""))
     experts = _first(config, "num_local_experts", "num_experts", "n_routed_experts")
     shared = config.get("shared_expert_intermediate_size")
@@ -113,6 +121,15 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         v_head_dim=config.get("v_head_dim"),
         sliding_window=window,
         sliding_window_layers=window_layers,
+        compress_ratios=ratios,
+        index_n_heads=config.get("index_n_heads"),
+        index_head_dim=config.get("index_head_dim"),
+        o_lora_rank=config.get("o_lora_rank"),
+        o_groups=config.get("o_groups"),
+        hc_mult=config.get("hc_mult"),
+        num_hash_layers=config.get("num_hash_layers"),
+        num_nextn_predict_layers=config.get("num_nextn_predict_layers"),
+        expert_dtype=config.get("expert_dtype"),
         max_position_embeddings=_native_length(config),
         dtype=dtype,
         quant_method=method,

@@ -21,6 +21,7 @@ class VllmProfile:
     graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
     accepts_swap_space: bool
     source: str
+    in_flight_steps: int = 1  # scheduler steps whose tokens sliding-window caches must still hold
 
 
 VLLM_PROFILES = (
@@ -34,6 +35,10 @@ VLLM_PROFILES = (
                 "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)"),
     VllmProfile("0.23.0", "v1", "v1", 2, True, False,
                 "swap_space popped with a DeprecationWarning (V1 never used it, vllm#27984)"),
+    VllmProfile("0.24.0", "v1", "v1", 2, True, False,
+                "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
+                "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
+                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2),
 )
 # What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
 # backend_version unset (reported as GSG039 so the assumption is visible).
@@ -56,6 +61,12 @@ def vllm_profile(version: str | None) -> VllmProfile:
 # Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
 # (vllm#10517: Llama-3.1-8B T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99).
 ACTIVATION_CALIBRATION = 1.15
+# DeepSeek-V4 (compressed sparse attention, 4-wide hyper-connections, MXFP4 experts) profiles far more than the
+# generic formula: hyper-connection streams, sparse-attention gathers, indexer and MoE workspaces. One constant
+# per batched token, FIT TO ONE LOG: vllm#44376 (2x GH200 96GB, TP2+EP, gmu 0.95, 16384 batched tokens,
+# 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
+# benchmarks/accuracy.py is its calibration, not evidence of it.
+COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 540_316
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner, TP>=2 (NCCL, custom all-reduce)
 CUDA_CONTEXT = int(0.5 * GiB)  # before vLLM's snapshot: CUDA context + torch init (0.3-1 GiB observed)

@@ -72,6 +72,9 @@ def sglang_fraction(cfg: SglangConfig, gpu_total: int) -> float:
 
 
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None) -> Estimate:
+    if facts.is_compressed_attention:
+        raise ValueError("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
+                         "estimate it with the vLLM backend")
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction = _defaults(cfg, gpu_total)
     context = cfg.context_length or facts.max_position_embeddings or 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gpustack_guard.memory import profiles as P
 from gpustack_guard.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.memory.deepseek_v4 import CompressedKV
 from gpustack_guard.memory.facts import ModelFacts, weight_layout
 from gpustack_guard.memory.kv import KVShape
 from gpustack_guard.units import GiB
@@ -34,12 +35,17 @@ class VllmConfig:
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
+    """The heaviest rank: its stage's layers split over TP, except the parts every TP rank holds whole."""
     layout = weight_layout(facts)
+    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
     if pp == 1:
-        return math.ceil(layout.total / tp)
+        whole = sum(replicated)
+        return math.ceil((layout.total - whole) / tp) + whole
     stage_layers = math.ceil(len(layout.per_layer) / pp)
-    heaviest = sorted(layout.per_layer, reverse=True)[:stage_layers]
-    return math.ceil((sum(heaviest) + max(layout.embedding, layout.lm_head + layout.other)) / tp)
+    heaviest = sorted(zip(layout.per_layer, replicated), reverse=True)[:stage_layers]
+    whole = sum(r for _, r in heaviest)
+    edge = max(layout.embedding, layout.lm_head + layout.other)
+    return math.ceil((sum(b for b, _ in heaviest) - whole + edge) / tp) + whole
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
@@ -50,6 +56,20 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
     largest = min(max_num_seqs * 2, 512, max_tokens)
     return [s for s in [1, 2, 4] if s <= largest] + list(range(8, min(largest + 1, 256), 8)) + \
         list(range(256, largest + 1, 16))
+
+
+def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str]) -> KVShape | CompressedKV:
+    """The KV geometry vLLM builds for this model; notes what it overrides."""
+    if not facts.is_compressed_attention:
+        block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
+        return KVShape(facts, cfg.tensor_parallel_size, cfg.pipeline_parallel_size, cfg.kv_cache_dtype, block,
+                       in_flight_tokens)
+    shape = CompressedKV(facts, cfg.pipeline_parallel_size, in_flight_tokens)
+    if cfg.block_size and cfg.block_size != shape.block_size:
+        notes.append(f"DeepSeek-V4 runs with block size {shape.block_size} whatever --block-size says")
+    if (cfg.kv_cache_dtype or "auto").lower() not in ("fp8", "fp8_e4m3", "fp8_ds_mla"):
+        notes.append("KV sized as fp8_ds_mla, the layout vLLM's DeepSeek-V4 kernels use; set --kv-cache-dtype fp8")
+    return shape
 
 
 def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_model_len: int,
@@ -88,6 +108,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         inter = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or inter) + \
             (facts.shared_expert_intermediate_size or 0)
     raw_activation = batched * (2 * inter // tp + 4 * H) * 2 + seqs * V * 4
+    if facts.is_compressed_attention:
+        raw_activation += int(batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN / P.ACTIVATION_CALIBRATION)
     activation = int(raw_activation * P.ACTIVATION_CALIBRATION * (1 + cfg.activation_margin))
     non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
 
@@ -101,8 +123,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         graphs = profile.graph_sets * len(sizes) * layers_rank * P.GRAPH_BYTES_PER_LAYER_GRAPH
     graphs_in_budget = graphs if profile.graphs_profiled else 0
 
-    block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
-    shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, block, batched)
+    shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
+    block = shape.block_size
     if cfg.kv_cache_memory is not None:
         available = cfg.kv_cache_memory
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
@@ -132,11 +154,12 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         int(P.ALLOCATOR_SLACK * requested)
     footprint = requested + headroom_needed
 
+    needed = shape.request_bytes(max_len) if max_len else 0
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif available <= 0:
         verdict = NO_KV_MEMORY
-    elif max_len and shape.request_bytes(max_len) > available:
+    elif max_len and needed > available:
         verdict = KV_BELOW_MAX_LEN
     else:
         verdict = FITS
@@ -149,7 +172,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available, headroom=gpu_total - requested,
         headroom_needed=headroom_needed, footprint=footprint, kv_bytes_per_token=shape.bytes_per_token,
         block_size=block, kv_capacity_tokens=capacity, max_model_len=max_len, estimated_max_model_len=estimated,
-        max_num_seqs=seqs, max_concurrency=concurrency, verdict=verdict, notes=tuple(notes),
+        max_num_seqs=seqs, max_concurrency=concurrency, verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm},
