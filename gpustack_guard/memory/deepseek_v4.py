@@ -175,6 +175,8 @@ class CompressedKV:
                             (hca, _page(block // HCA_RATIO, LATENT_ENTRY_BYTES))):
             if count:
                 buckets[page] = buckets.get(page, 0) + count
+        if not buckets:
+            raise ValueError("compress_ratios names no compressed layer (4 or 128): not a DeepSeek-V4 layout")
         full_tuples = max(buckets.values())
         self.tuple_bytes = sum(buckets)
         self.tuples = _padding_minimising_divisor([c for c in (full_tuples, layers, csa, hca) if c], full_tuples)
