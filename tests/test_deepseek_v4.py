@@ -161,3 +161,14 @@ def test_validate_names_the_kv_shortfall_and_the_length_to_set(gsg, tmp_path):
     assert "one sequence of 30,000 tokens needs 6.66 GiB of KV cache but only 5.44 GiB is available" in line
     assert "Estimated maximum model length: 13,528" in line
     assert "fix: set --max-model-len 13528 or lower" in result.out
+
+
+def test_sglang_spec_for_v4_is_a_model_facts_finding(gsg, tmp_path):
+    spec = B14_SPEC.replace("backend: vLLM", "backend: SGLang").replace("backend_version: 0.22.0\n", "")
+    spec = spec[:spec.index("backend_parameters")] + "backend_parameters: [--tp-size=2]\n"
+    (tmp_path / "b14.yaml").write_text(spec)
+    (tmp_path / "fleet.yaml").write_text(GH200_FLEET)
+    result = gsg("validate", str(tmp_path / "b14.yaml"), "--fleet", str(tmp_path / "fleet.yaml"))
+    assert result.code == 1
+    line = next(x for x in result.out.splitlines() if "GSG030" in x)
+    assert "b14.yaml:5:" in line and "no SGLang memory model for compressed sparse attention" in line

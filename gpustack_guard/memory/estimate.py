@@ -10,6 +10,10 @@ NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
 
 
+class UnsupportedModel(ValueError):
+    """The engine has no memory model for this architecture (a model limit, not a bad argument)."""
+
+
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class Estimate:
     engine: str

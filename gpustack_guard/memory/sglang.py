@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.memory import profiles as P
-from gpustack_guard.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.memory.estimate import (DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate,
+                                            UnsupportedModel)
 from gpustack_guard.memory.facts import ModelFacts
 from gpustack_guard.memory.kv import KVShape
 from gpustack_guard.memory.vllm import weights_per_rank
@@ -73,8 +74,8 @@ def sglang_fraction(cfg: SglangConfig, gpu_total: int) -> float:
 
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None) -> Estimate:
     if facts.is_compressed_attention:
-        raise ValueError("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
-                         "estimate it with the vLLM backend")
+        raise UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
+                               "estimate it with the vLLM backend")
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction = _defaults(cfg, gpu_total)
     context = cfg.context_length or facts.max_position_embeddings or 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gpustack_guard import args as A
 from gpustack_guard import findings as F
 from gpustack_guard.memory import engine
-from gpustack_guard.memory.estimate import DOES_NOT_FIT, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.memory.estimate import DOES_NOT_FIT, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate, UnsupportedModel
 from gpustack_guard.memory.facts import param_breakdown
 from gpustack_guard.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.rules import Context, Evaluation, spec_rule
@@ -76,6 +76,10 @@ def estimate_memory(ev: Evaluation, ctx: Context):
         try:
             ev.estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus], r.flags,
                                                 r.spec.backend_version, r.spec.guard.policy))
+        except UnsupportedModel as exc:
+            ev.blocked = True
+            yield F.finding(F.MODEL_FACTS, r.doc.at("backend"), str(exc), spec=r.name)
+            return
         except ValueError as exc:
             ev.blocked = True
             yield F.finding(F.ARG_VALUE, r.doc.at("backend_parameters"), str(exc), spec=r.name)
