@@ -31,10 +31,6 @@ def catalog_configs() -> dict[str, tuple[str, dict]]:
     return {catalog_key(name): (name, config) for name, config in data["models"].items()}
 
 
-def catalog_names() -> list[str]:
-    return sorted(name for name, _ in catalog_configs().values())
-
-
 @lru_cache(maxsize=256)
 def catalog_facts(name: str) -> ModelFacts | None:
     hit = catalog_configs().get(catalog_key(name))

@@ -121,6 +121,7 @@ def test_b2_v0_rejects_29000():
     est = estimate_vllm(facts, RTX3090, VllmConfig(gpu_memory_utilization=0.9, max_model_len=29000), version="0.6.4")
     assert est.verdict == "kv-below-max-model-len"
     assert est.estimated_max_model_len == est.kv_capacity_tokens == 24_368
+    assert est.kv_needed == 1813 * 16 * 131_072  # ceil(29000 / 16) blocks of 16 tokens: 3,802,136,576 B
 
 
 def test_capture_sizes_by_version_rule():

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
+from gpustack_guard.memory.kv import longest_fitting, window_pages
 
 BF16, FP32, INT64 = 2, 4, 8
 FP8_BLOCK = 128  # 128x128 weight blocks, one E8M0 scale byte each
@@ -84,9 +85,10 @@ def _layers(f: ModelFacts) -> list[LayerBytes]:
     return [_layer(f, f.compress_ratios[i], i < hashed) for i in range(f.num_hidden_layers)]
 
 
-def _head_bytes(f: ModelFacts) -> int:
+def _head_params(f: ModelFacts) -> int:
+    """The final hyper-connection mixer (fp32): base, weights, scale."""
     m = f.hc_mult or 1
-    return (m + m * m * f.hidden_size + 1) * FP32
+    return m + m * m * f.hidden_size + 1
 
 
 def _mtp_bytes(f: ModelFacts) -> int:
@@ -97,7 +99,8 @@ def _mtp_bytes(f: ModelFacts) -> int:
     ratios = f.compress_ratios[f.num_hidden_layers:] or (0,)
     H = f.hidden_size
     one = [_layer(f, ratios[i % len(ratios)], False) for i in range(count)]
-    return sum(x.sharded + x.replicated for x in one) + count * (2 * _fp8(H, H) + 3 * H * BF16 + _head_bytes(f))
+    projections = 2 * _fp8(H, H) + 3 * H * BF16 + _head_params(f) * FP32  # e/h projections, norms, head mixer
+    return sum(x.sharded + x.replicated for x in one) + count * projections
 
 
 def weight_layout(f: ModelFacts) -> WeightLayout:
@@ -107,7 +110,7 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
         per_layer=tuple(x.sharded + x.replicated for x in layers),
         embedding=vocab,
         lm_head=0 if f.tie_word_embeddings else vocab,
-        other=f.hidden_size * BF16 + _head_bytes(f),
+        other=f.hidden_size * BF16 + _head_params(f) * FP32,
         per_layer_replicated=tuple(x.replicated for x in layers),
         unloaded=_mtp_bytes(f),
     )
@@ -115,10 +118,9 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
 
 def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     layers = _layers(f)
-    m = f.hc_mult or 1
     vocab = f.vocab_size * f.hidden_size
     return ParamBreakdown(vocab, 0 if f.tie_word_embeddings else vocab, tuple(x.linear_params for x in layers),
-                          tuple(x.other_params for x in layers), f.hidden_size + m + m * m * f.hidden_size + 1)
+                          tuple(x.other_params for x in layers), f.hidden_size + _head_params(f))
 
 
 # --- vLLM's KV cache for DeepSeek-V4 ---------------------------------------------------------------------
@@ -149,11 +151,6 @@ def _padding_minimising_divisor(counts: list[int], lower: int) -> int:
     return best
 
 
-def _window_pages(window: int, block: int, in_flight: int, tokens: int) -> int:
-    """SlidingWindowSpec.max_admission_blocks_per_request: the window plus the tokens still in flight."""
-    return math.ceil(min(window - 1 + in_flight, tokens) / block) + 1
-
-
 class CompressedKV:
     """One request's KV pages on one GPU under vLLM's packed DeepSeek-V4 layout.
 
@@ -162,6 +159,8 @@ class CompressedKV:
     the tokens in flight (max_num_batched_tokens, doubled where async scheduling keeps two steps in flight).
     Each block costs `tuple_bytes * tuples`; vLLM checks one request of max_model_len against the pool.
     """
+
+    hybrid = True  # per-request cost is not tokens x bytes_per_token
 
     def __init__(self, facts: ModelFacts, pp: int, in_flight_tokens: int):
         ratios = facts.compress_ratios[:facts.num_hidden_layers]
@@ -197,26 +196,15 @@ class CompressedKV:
         """Steady cost of one more token of context (the growing caches only)."""
         return math.ceil(self.block_bytes / self.block_size)
 
-    hybrid = True  # per-request cost is not tokens x bytes_per_token
-
     def request_pages(self, tokens: int) -> int:
         t = self.in_flight
         return (math.ceil(tokens / self.block_size)
-                + self.swa_groups * _window_pages(self.window, SWA_BLOCK_SIZE, t, tokens)
-                + self.csa_state_groups * _window_pages(CSA_STATE_WINDOW, CSA_STATE_BLOCK, t, tokens)
-                + self.hca_state_groups * _window_pages(HCA_STATE_WINDOW, HCA_STATE_BLOCK, t, tokens))
+                + self.swa_groups * window_pages(self.window, SWA_BLOCK_SIZE, t, tokens)
+                + self.csa_state_groups * window_pages(CSA_STATE_WINDOW, CSA_STATE_BLOCK, t, tokens)
+                + self.hca_state_groups * window_pages(HCA_STATE_WINDOW, HCA_STATE_BLOCK, t, tokens))
 
     def request_bytes(self, tokens: int) -> int:
         return self.request_pages(tokens) * self.block_bytes
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
-        if available <= 0 or self.request_bytes(1) > available:
-            return 0
-        lo, hi = 1, upper
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.request_bytes(mid) <= available:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return longest_fitting(self.request_bytes, available, upper)

@@ -38,7 +38,7 @@ class Estimate:
     max_num_seqs: int
     max_concurrency: float
     verdict: str
-    kv_needed: int = 0  # KV bytes one request of max_model_len needs (0: engine does not check)
+    kv_needed: int = 0  # KV bytes one request of max_model_len needs (llama.cpp: 0, its KV is in requested)
     notes: tuple[str, ...] = field(default=())
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 

@@ -86,8 +86,7 @@ class ModelFacts:
     @property
     def has_attention_shape(self) -> bool:
         if self.is_compressed_attention:
-            layers = self.num_hidden_layers
-            return bool(layers and self.head_dim and len(self.compress_ratios) >= layers)
+            return True  # missing_for_params names every field the DeepSeek-V4 layout needs
         if self.is_mla:
             return bool(self.num_hidden_layers and self.qk_rope_head_dim is not None)
         return bool(self.num_hidden_layers and self.kv_heads and self.dim_head)
@@ -162,11 +161,16 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     return linear, H * f.num_experts
 
 
-@lru_cache(maxsize=256)  # facts are immutable and hashed by identity; one model is counted once per run
-def param_breakdown(f: ModelFacts) -> ParamBreakdown:
+def require_shape(f: ModelFacts) -> None:
+    """Raise naming the fields the arithmetic still needs."""
     missing = f.missing_for_params()
     if missing or not f.has_attention_shape:
         raise ValueError("missing " + ", ".join(missing or ["head_dim / num_key_value_heads"]))
+
+
+@lru_cache(maxsize=256)  # facts are immutable and hashed by identity; one model is counted once per run
+def param_breakdown(f: ModelFacts) -> ParamBreakdown:
+    require_shape(f)
     if f.is_compressed_attention:
         from gpustack_guard.memory import deepseek_v4
 
@@ -223,14 +227,17 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
     """Per-layer weight bytes. Measured total bytes (f.weight_bytes) rescale the computed layout."""
     if f.layer_weight_bytes:
         return WeightLayout(tuple(f.layer_weight_bytes), f.embedding_bytes or 0, f.output_bytes or 0, 0)
+    layout = _computed_layout(f)
+    checkpoint = layout.total + layout.unloaded  # a measured total includes layers not loaded by default (MTP)
+    return layout.scaled(f.weight_bytes / checkpoint) if f.weight_bytes and checkpoint else layout
+
+
+def _computed_layout(f: ModelFacts) -> WeightLayout:
     if f.is_compressed_attention:
         from gpustack_guard.memory import deepseek_v4
 
-        param_breakdown(f)  # the same missing-field error as every other architecture
-        layout = deepseek_v4.weight_layout(f)
-        # a measured total (safetensors index) includes the MTP layers vLLM does not load
-        computed = layout.total + layout.unloaded
-        return layout.scaled(f.weight_bytes / computed) if f.weight_bytes and computed else layout
+        require_shape(f)
+        return deepseek_v4.weight_layout(f)
     b = param_breakdown(f)
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high)
@@ -242,7 +249,18 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
         # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
         embed_bytes = math.ceil(b.embedding * per_param)
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
-    layout = WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
-    if f.weight_bytes and layout.total:
-        layout = layout.scaled(f.weight_bytes / layout.total)
-    return layout
+    return WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
+
+
+def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
+    """The heaviest rank: its stage's layers split over TP, except the parts every TP rank holds whole."""
+    layout = weight_layout(facts)
+    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
+    if pp == 1:
+        whole = sum(replicated)
+        return math.ceil((layout.total - whole) / tp) + whole
+    stage_layers = math.ceil(len(layout.per_layer) / pp)
+    heaviest = sorted(zip(layout.per_layer, replicated), reverse=True)[:stage_layers]
+    whole = sum(r for _, r in heaviest)
+    edge = max(layout.embedding, layout.lm_head + layout.other)
+    return math.ceil((sum(b for b, _ in heaviest) - whole + edge) / tp) + whole

@@ -10,6 +10,13 @@ _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "
            "fp16": "float16", "half": "float16", "float": "float32"}
 
 
+# config.json keys that ModelFacts takes under the same name, as they are
+_SAME_NAMED = ("head_dim", "vocab_size", "num_experts_per_tok", "moe_intermediate_size", "first_k_dense_replace",
+               "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+               "index_n_heads", "index_head_dim", "o_lora_rank", "o_groups", "hc_mult", "num_hash_layers",
+               "num_nextn_predict_layers", "expert_dtype")
+
+
 def _first(config: dict, *keys: str) -> Any:
     for key in keys:
         if config.get(key) is not None:
@@ -104,36 +111,19 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         hidden_size=_first(config, "hidden_size", "n_embd", "d_model"),
         num_attention_heads=_first(config, "num_attention_heads", "n_head"),
         num_key_value_heads=_first(config, "num_key_value_heads", "num_kv_heads"),
-        head_dim=config.get("head_dim"),
         intermediate_size=_first(config, "intermediate_size", "ffn_dim", "n_inner"),
-        vocab_size=config.get("vocab_size"),
         tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
         attention_bias=bool(bias),
         num_experts=experts,
-        num_experts_per_tok=config.get("num_experts_per_tok"),
-        moe_intermediate_size=config.get("moe_intermediate_size"),
         shared_expert_intermediate_size=shared,
-        first_k_dense_replace=config.get("first_k_dense_replace"),
-        kv_lora_rank=config.get("kv_lora_rank"),
-        q_lora_rank=config.get("q_lora_rank"),
-        qk_rope_head_dim=config.get("qk_rope_head_dim"),
-        qk_nope_head_dim=config.get("qk_nope_head_dim"),
-        v_head_dim=config.get("v_head_dim"),
         sliding_window=window,
         sliding_window_layers=window_layers,
         compress_ratios=ratios,
-        index_n_heads=config.get("index_n_heads"),
-        index_head_dim=config.get("index_head_dim"),
-        o_lora_rank=config.get("o_lora_rank"),
-        o_groups=config.get("o_groups"),
-        hc_mult=config.get("hc_mult"),
-        num_hash_layers=config.get("num_hash_layers"),
-        num_nextn_predict_layers=config.get("num_nextn_predict_layers"),
-        expert_dtype=config.get("expert_dtype"),
         max_position_embeddings=_native_length(config),
         dtype=dtype,
         quant_method=method,
         quant_bits=bits,
         quant_group_size=group,
         source=source,
+        **{key: config.get(key) for key in _SAME_NAMED},
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from gpustack_guard.memory.facts import ModelFacts
 
@@ -46,6 +47,26 @@ def window_layers(facts: ModelFacts, pp: int) -> int:
     return math.ceil(facts.sliding_window_layers / pp)
 
 
+def window_pages(window: int, block: int, in_flight: int, tokens: int) -> int:
+    """vLLM SlidingWindowSpec.max_admission_blocks_per_request: the window plus the tokens still in flight,
+    +1 because the window need not start on a block boundary."""
+    return math.ceil(min(window - 1 + in_flight, tokens) / block) + 1
+
+
+def longest_fitting(request_bytes: Callable[[int], int], available: int, upper: int) -> int:
+    """vLLM estimate_max_model_len: binary search for the longest request whose KV fits `available`."""
+    if available <= 0 or request_bytes(1) > available:
+        return 0
+    lo, hi = 1, upper
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if request_bytes(mid) <= available:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 class KVShape:
     """Per-GPU KV geometry of one deployment: what one request of n tokens costs."""
 
@@ -74,8 +95,8 @@ class KVShape:
         full = self.full_layers * math.ceil(tokens / self.block_size) * page
         if not self.window_layers:
             return full
-        held = min(self.window - 1 + self.batched_tokens, tokens)
-        return full + self.window_layers * (math.ceil(held / self.block_size) + 1) * page
+        held = window_pages(self.window, self.block_size, self.batched_tokens, tokens)
+        return full + self.window_layers * held * page
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
         """Largest length whose one request fits `available` bytes (vLLM estimate_max_model_len)."""
@@ -84,11 +105,4 @@ class KVShape:
         if not self.hybrid:
             blocks = available // (self.block_size * self.bytes_per_token)
             return min(blocks * self.block_size, upper)
-        lo, hi = 1, upper
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.request_bytes(mid) <= available:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return longest_fitting(self.request_bytes, available, upper)

@@ -19,23 +19,20 @@ class VllmProfile:
     capture_rule: str  # "v0" | "v1-early" | "v1": how CUDA-graph capture sizes are chosen
     graph_sets: int  # 1 piecewise; 2 FULL_AND_PIECEWISE
     graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
-    accepts_swap_space: bool
     source: str
     in_flight_steps: int = 1  # scheduler steps whose tokens sliding-window caches must still hold
 
 
 VLLM_PROFILES = (
-    VllmProfile("0.0.0", "v0", "v0", 1, False, True,
+    VllmProfile("0.0.0", "v0", "v0", 1, False,
                 "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'"),
-    VllmProfile("0.8.0", "v1", "v1-early", 1, False, True,
+    VllmProfile("0.8.0", "v1", "v1-early", 1, False,
                 "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs"),
-    VllmProfile("0.11.0", "v1", "v1", 2, False, True,
+    VllmProfile("0.11.0", "v1", "v1", 2, False,
                 "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512)"),
-    VllmProfile("0.21.0", "v1", "v1", 2, True, True,
+    VllmProfile("0.21.0", "v1", "v1", 2, True,
                 "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)"),
-    VllmProfile("0.23.0", "v1", "v1", 2, True, False,
-                "swap_space popped with a DeprecationWarning (V1 never used it, vllm#27984)"),
-    VllmProfile("0.24.0", "v1", "v1", 2, True, False,
+    VllmProfile("0.24.0", "v1", "v1", 2, True,
                 "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
                 "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
                 "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2),
@@ -90,6 +87,5 @@ SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GB (PR #10
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
 LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
-LLAMACPP_DEFAULT_PARALLEL = 4  # GPUStack's gguf-parser default parallel_size
 LLAMACPP_DEFAULT_BATCH = 2048
 LLAMACPP_DEFAULT_UBATCH = 512

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from gpustack_guard.memory import profiles as P
 from gpustack_guard.memory.estimate import (DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate,
                                             UnsupportedModel)
-from gpustack_guard.memory.facts import ModelFacts
+from gpustack_guard.memory.facts import ModelFacts, weights_per_rank
 from gpustack_guard.memory.kv import KVShape
-from gpustack_guard.memory.vllm import weights_per_rank
 from gpustack_guard.units import GiB, MiB
 
 
@@ -106,5 +105,6 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         kv_bytes_per_token=shape.bytes_per_token, block_size=1, kv_capacity_tokens=capacity,
         max_model_len=context, estimated_max_model_len=min(capacity, max(context, capacity)),
         max_num_seqs=running, max_concurrency=(capacity / context) if context else 0.0, verdict=verdict,
+        kv_needed=context * shape.bytes_per_token,
         extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs},
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from gpustack_guard.memory import profiles as P
 from gpustack_guard.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.memory.deepseek_v4 import CompressedKV
-from gpustack_guard.memory.facts import ModelFacts, weight_layout
+from gpustack_guard.memory.facts import ModelFacts, weights_per_rank
 from gpustack_guard.memory.kv import KVShape
 from gpustack_guard.units import GiB
 
@@ -32,20 +32,6 @@ class VllmConfig:
     cuda_graph_reserve: int | None = None  # policy override of the CUDA-graph estimate
     activation_margin: float = 0.0
     gpustack_max_model_len: bool = False  # unset --max-model-len evaluated as GPUStack injects it (8192)
-
-
-def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
-    """The heaviest rank: its stage's layers split over TP, except the parts every TP rank holds whole."""
-    layout = weight_layout(facts)
-    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
-    if pp == 1:
-        whole = sum(replicated)
-        return math.ceil((layout.total - whole) / tp) + whole
-    stage_layers = math.ceil(len(layout.per_layer) / pp)
-    heaviest = sorted(zip(layout.per_layer, replicated), reverse=True)[:stage_layers]
-    whole = sum(r for _, r in heaviest)
-    edge = max(layout.embedding, layout.lm_head + layout.other)
-    return math.ceil((sum(b for b, _ in heaviest) - whole + edge) / tp) + whole
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
@@ -108,9 +94,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         inter = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or inter) + \
             (facts.shared_expert_intermediate_size or 0)
     raw_activation = batched * (2 * inter // tp + 4 * H) * 2 + seqs * V * 4
-    if facts.is_compressed_attention:
-        raw_activation += int(batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN / P.ACTIVATION_CALIBRATION)
-    activation = int(raw_activation * P.ACTIVATION_CALIBRATION * (1 + cfg.activation_margin))
+    workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
+    activation = int((raw_activation * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
     non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
 
     layers_rank = math.ceil(facts.num_hidden_layers / pp)

@@ -23,11 +23,11 @@ def gpu_overcommit(ctx: Context):
             parts = ", ".join(f"{name} {gib(amount)}" for name, amount in entries)
             if occupied:
                 existing = ", ".join(f"{model} {gib(claim)}" for model, claim in ledger.existing[gid])
-                parts += f", already in use {gib(occupied)}" + (f" ({existing})" if existing else " (foreign processes)")
+                parts += f", already in use {gib(occupied)} " + (f"({existing})" if existing else "(foreign processes)")
             last = by_name.get(entries[-1][0])
             where = last.rendered.doc.at("gpu_selector", "gpu_ids") if last else F.Location("fleet")
             yield F.finding(F.GPU_OVERCOMMIT, where,
-                            f"GPU {gid} ({ref.gpu.name or ref.gpu.type}, {gib(ref.total)}) would carry {gib(total_use)}: "
-                            f"{parts}", spec=entries[-1][0],
+                            f"GPU {gid} ({ref.gpu.name or ref.gpu.type}, {gib(ref.total)}) would carry "
+                            f"{gib(total_use)}: {parts}", spec=entries[-1][0],
                             fix="lower --gpu-memory-utilization / --mem-fraction-static of the co-located "
                                 "deployments or move one", gpu=gid, total=ref.total, used=total_use)

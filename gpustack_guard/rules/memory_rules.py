@@ -135,8 +135,7 @@ def kv_capacity(ev: Evaluation, ctx: Context):
         unset = len_flag.lstrip("-") not in r.flags
         length = f"{est.max_model_len:,}" + (" (unset: the model's native length)" if unset else "")
         yield F.finding(F.KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
-                        f"one sequence of {length} tokens needs "
-                        f"{gib(est.kv_needed or est.max_model_len * est.kv_bytes_per_token)} "
+                        f"one sequence of {length} tokens needs {gib(est.kv_needed)} "
                         f"of KV cache but only {gib(max(est.kv_available, 0))} is available "
                         f"({_breakdown(est)}); the engine will refuse to start. Estimated maximum model length: "
                         f"{est.estimated_max_model_len:,}", spec=r.name,
