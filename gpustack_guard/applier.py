@@ -17,7 +17,7 @@ from typing import Callable
 
 from gpustack_guard.errors import GsgError
 from gpustack_guard.gpustack.client import ApiError, GPUStackClient
-from gpustack_guard.ownership import SPEC_DIGEST, marker, owned_by_gsg
+from gpustack_guard.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
 from gpustack_guard.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
 
 STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
@@ -149,14 +149,26 @@ class Applier:
             if exc.status == 404:
                 return None
             raise
-        if not owned_by_gsg(model) and not change.adopt:
-            raise GsgError(f"'{change.name}' is not managed by gsg (any more); refusing to touch it")
+        if not self._still_ours(change, model):
+            raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
+                           "refusing to touch it")
         expected = self.expected.get(change.name)
         if expected:
             # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
             if live_digest(model) != expected.get("digest"):
                 raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
         return model
+
+    @staticmethod
+    def _still_ours(change: Change, model: dict) -> bool:
+        """Ownership as the plan judged it: a delete only of this project's own model; an update of a model whose
+        owner is unchanged since the plan (which decided it may be managed) or is this project by now."""
+        now = owner(model)
+        ours = now.kind == PROJECT_OWNED and change.project is not None and now.project == change.project
+        if change.action == DELETE:
+            return ours
+        planned = change.owner
+        return ours or (planned is not None and (now.kind, now.project) == (planned.kind, planned.project))
 
     # --- operations ------------------------------------------------------------------------------------
     def _delete(self, change: Change) -> None:
@@ -181,7 +193,7 @@ class Applier:
 
     def _marker(self, change: Change) -> dict:
         # The digest covers the masked document: no secret, not even hashed, goes into meta.
-        return marker(change.spec_file or "", change.rendered.document())
+        return marker(change.marker_spec or change.spec_file or "", change.rendered.document(), change.project)
 
     def _create(self, change: Change) -> dict:
         body = self._create_body(change)
@@ -193,8 +205,9 @@ class Applier:
             # The answer was lost (timeout, reset, 5xx) or the name exists: look before trying again.
             existing = self.client.find_model(change.name)
             if existing is not None:
-                if owned_by_gsg(existing) and (existing.get("meta") or {}).get(SPEC_DIGEST) == \
-                        body["meta"][SPEC_DIGEST]:
+                meta = existing.get("meta") or {}
+                if owner(existing).kind != UNMANAGED and meta.get(SPEC_DIGEST) == body["meta"][SPEC_DIGEST] \
+                        and meta.get(PROJECT) == body["meta"].get(PROJECT):
                     return existing  # our POST went through after all
                 raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
                                "plan again") from None

@@ -174,8 +174,15 @@ def export_(
     return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster, show_secrets, force)
 
 
-PRUNE = typer.Option(False, "--prune", help="Delete gsg-managed models no spec declares (in these spec folders).")
+PRUNE = typer.Option(False, "--prune", help="Delete this project's models that no spec declares (needs a project "
+                                            "identity and the project's root folder).")
 ADOPT = typer.Option(False, "--adopt", help="Take over live models of the same name that gsg does not own yet.")
+PROJECT = typer.Option(None, "--project", envvar="GSG_PROJECT", metavar="NAME",
+                       help="The project these specs belong to (else gsg.yaml `project:` at the spec root).")
+CLAIM_LEGACY = typer.Option(False, "--claim-legacy",
+                            help="Record this project in the legacy (path-only) markers of models the specs declare.")
+TAKE_OVER = typer.Option(None, "--take-over-from", metavar="PROJECT",
+                         help="Move models of a declared name from this other project to this one (repeatable).")
 TARGET = typer.Option(None, "--target", metavar="NAME", help="Only these deployments (repeatable).")
 ALLOW_EMPTY = typer.Option(False, "--allow-empty", help="Allow an empty spec set (with --prune: delete all).")
 
@@ -191,6 +198,9 @@ def plan(
                                            help="Exit 0 no changes, 1 error, 2 changes present."),
     prune: bool = PRUNE,
     adopt: bool = ADOPT,
+    project: Optional[str] = PROJECT,
+    claim_legacy: bool = CLAIM_LEGACY,
+    take_over_from: Optional[List[str]] = TAKE_OVER,
     target: Optional[List[str]] = TARGET,
     allow_empty: bool = ALLOW_EMPTY,
     offline: bool = OFFLINE,
@@ -200,12 +210,13 @@ def plan(
     ca_bundle: Optional[str] = CA_BUNDLE,
     insecure: bool = INSECURE,
 ) -> int:
-    """Show what apply would change: + create, ~ update, -/+ replace, - delete (validation runs first)."""
+    """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
     from gpustack_guard.commands.plan import run
 
     return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output, out_file=out_file,
                prune=prune, adopt=adopt, targets=target, detailed_exitcode=detailed_exitcode,
-               allow_empty=allow_empty, offline=offline, templates=templates)
+               allow_empty=allow_empty, offline=offline, templates=templates, project=project,
+               claim_legacy=claim_legacy, take_over_from=take_over_from)
 
 
 @app.command()
@@ -215,6 +226,9 @@ def apply(
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed off a terminal)."),
     prune: bool = PRUNE,
     adopt: bool = ADOPT,
+    project: Optional[str] = PROJECT,
+    claim_legacy: bool = CLAIM_LEGACY,
+    take_over_from: Optional[List[str]] = TAKE_OVER,
     target: Optional[List[str]] = TARGET,
     allow_empty: bool = ALLOW_EMPTY,
     no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart instances after an update."),
@@ -234,7 +248,8 @@ def apply(
 
     return run(_connect(server, api_key_file, ca_bundle, insecure), specs, assume_yes=yes, prune=prune,
                adopt=adopt, targets=target, allow_empty=allow_empty, restart=not no_restart, wait=wait,
-               wait_timeout=wait_timeout, concurrency=concurrency, offline=offline, templates=templates)
+               wait_timeout=wait_timeout, concurrency=concurrency, offline=offline, templates=templates,
+               project=project, claim_legacy=claim_legacy, take_over_from=take_over_from)
 
 
 @app.command()
@@ -242,6 +257,7 @@ def drift(
     specs: List[str] = SPECS,
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FORMAT", help="text | json | markdown"),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when drift is found."),
+    project: Optional[str] = PROJECT,
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     server: Optional[str] = SERVER,
@@ -253,7 +269,7 @@ def drift(
     from gpustack_guard.commands.drift import run
 
     return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output,
-               detailed_exitcode=detailed_exitcode, offline=offline, templates=templates)
+               detailed_exitcode=detailed_exitcode, offline=offline, templates=templates, project=project)
 
 
 def main(argv: list[str] | None = None) -> int:

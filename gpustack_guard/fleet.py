@@ -64,6 +64,7 @@ class Instance(Record):
     claims: dict[int, int] = field(factory=dict, before=_claims)
     restart_count: int = 0
     managed_by: Optional[str] = None  # gsg's ownership marker, when present
+    project: Optional[str] = None  # the gsg project that owns the model (its marker's project), when present
 
 
 class Cluster(Record):

@@ -1,20 +1,80 @@
-"""gsg's ownership marker in a GPUStack model's `meta` (it persists through create and sparse PUT)."""
+"""gsg's ownership marker in a GPUStack model's `meta` (it persists through create and sparse PUT), and who owns
+a live model (pure).
+
+A marker names the tool, the project (the spec tree that declared the model, like an ApplySet id), the spec path
+relative to that project's root, and a digest of the desired document. Markers written before projects existed
+carry only a path relative to whatever working directory apply ran in: they are *legacy* and prove nothing about
+which repository wrote them, so prune never deletes them and plan/apply touch them only when claimed.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from dataclasses import dataclass
 
 from gpustack_guard import __version__
 
 MANAGED_BY = "gsg.dev/managed-by"
+PROJECT = "gsg.dev/project"
 SPEC_FILE = "gsg.dev/spec"
 SPEC_DIGEST = "gsg.dev/spec-digest"
 TOOL = "gsg"
 
+PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?\Z")
+PROJECT_NAME_RULE = "1-63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
 
-def marker(spec_file: str, document: dict) -> dict[str, str]:
-    return {MANAGED_BY: f"{TOOL}/{__version__}", SPEC_FILE: spec_file, SPEC_DIGEST: digest(document)}
+# Who owns a live model.
+UNMANAGED = "unmanaged"  # no marker, or another tool's
+LEGACY = "legacy"  # gsg's marker without a project (written before projects existed)
+PROJECT_OWNED = "project"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The project a run speaks for. `root` is the folder spec paths are recorded relative to (absolute)."""
+
+    name: str
+    root: str
+    declared_in: str  # "gsg.yaml at <path>", "--project", "GSG_PROJECT": said in messages
+
+
+@dataclass(frozen=True)
+class Owner:
+    kind: str  # UNMANAGED | LEGACY | PROJECT_OWNED
+    project: str | None = None
+    spec_file: str | None = None
+    managed_by: str | None = None  # the raw managed-by value (another tool's name for UNMANAGED)
+
+    def describe(self) -> str:
+        if self.kind == PROJECT_OWNED:
+            return f"gsg project '{self.project}'"
+        if self.kind == LEGACY:
+            return "gsg, legacy marker without a project" + (f" (spec {self.spec_file})" if self.spec_file else "")
+        return f"'{self.managed_by}'" if self.managed_by else "not managed by gsg"
+
+
+def owner(model: dict) -> Owner:
+    meta = model.get("meta") or {}
+    managed_by = meta.get(MANAGED_BY)
+    managed_by = str(managed_by) if managed_by else None
+    if not managed_by or managed_by.split("/")[0] != TOOL:
+        return Owner(UNMANAGED, managed_by=managed_by)
+    spec = meta.get(SPEC_FILE)
+    spec_file = str(spec) if spec else None
+    project = meta.get(PROJECT)
+    if isinstance(project, str) and project:
+        return Owner(PROJECT_OWNED, project, spec_file, managed_by)
+    return Owner(LEGACY, None, spec_file, managed_by)
+
+
+def marker(spec_file: str, document: dict, project: str | None) -> dict[str, str]:
+    """The marker apply writes. Without a project identity it is a legacy (path-only) marker, as before."""
+    found = {MANAGED_BY: f"{TOOL}/{__version__}", SPEC_FILE: spec_file, SPEC_DIGEST: digest(document)}
+    if project:
+        found[PROJECT] = project
+    return found
 
 
 def digest(document: dict) -> str:
@@ -24,13 +84,41 @@ def digest(document: dict) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-def owner_of(model: dict) -> str | None:
-    """'gsg/<version>' for models gsg manages, another tool's marker if any, else None."""
-    meta = model.get("meta") or {}
-    value = meta.get(MANAGED_BY)
-    return str(value) if value else None
+@dataclass(frozen=True)
+class Claims:
+    """What a run may touch beyond its own project's models: explicit, per run."""
 
+    project: str | None  # None: no identity (legacy mode: path-only markers count as ours, prune is refused)
+    adopt: bool = False  # unmanaged models of a declared name
+    claim_legacy: bool = False  # legacy-marked models of a declared name
+    take_over_from: frozenset[str] = frozenset()  # projects whose models of a declared name may be taken
 
-def owned_by_gsg(model: dict) -> bool:
-    owner = owner_of(model)
-    return bool(owner) and owner.split("/")[0] == TOOL
+    def may_manage(self, found: Owner, *, adopt: bool = False) -> tuple[bool, str]:
+        """Whether a live model of a name our specs declare is ours to change, and why not. `adopt` is the spec's
+        own guard.adopt."""
+        if found.kind == UNMANAGED:
+            if self.adopt or adopt:
+                return True, ""
+            why = f"managed by {found.describe()}" if found.managed_by else "not managed by gsg"
+            return False, (f"a live model of this name is {why}; adopt it with `gsg export` (guard.adopt) or "
+                           "`gsg apply --adopt`")
+        if found.kind == LEGACY:
+            if self.project is None or self.claim_legacy:
+                return True, ""
+            where = f", recorded spec {found.spec_file}" if found.spec_file else ""
+            return False, (f"legacy owned (gsg marker without a project{where}); record project "
+                           f"'{self.project}' in its marker with `gsg apply --claim-legacy`")
+        if found.project == self.project or found.project in self.take_over_from:
+            return True, ""
+        ours = f"project '{self.project}'" if self.project else "this run (no project identity)"
+        hint = (f"; move it to this project with `--take-over-from {found.project}`" if self.project else
+                "; declare a project (gsg.yaml `project:` or --project) to manage it")
+        return False, f"owned by gsg project '{found.project}', not {ours}{hint}"
+
+    def takes_ownership(self, found: Owner) -> bool:
+        """Whether managing this model rewrites who owns it (adopt, claim or take-over), even with no field diff."""
+        if found.kind == UNMANAGED:
+            return True
+        if found.kind == LEGACY:
+            return self.project is not None
+        return found.project != self.project

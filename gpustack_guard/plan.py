@@ -7,14 +7,15 @@ fields never show), None/{}/[] are equal, backend_parameters compare normalised,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from gpustack_guard import args as A
-from gpustack_guard.ownership import SPEC_FILE, digest, owned_by_gsg, owner_of
+from gpustack_guard.ownership import LEGACY, PROJECT_OWNED, Claims, Owner, digest, owner
 from gpustack_guard.secrets import masked
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
-SYMBOL = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", NOOP: " ", CONFLICT: "!"}
+LEGACY_OWNED = "legacy"  # information: a legacy-marked model no spec of this project declares; never pruned
+SYMBOL = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", NOOP: " ", CONFLICT: "!", LEGACY_OWNED: "?"}
 IDENTITY = ("source", "huggingface_repo_id", "huggingface_filename", "model_scope_model_id",
             "model_scope_file_path", "local_path", "cluster_name")
 NO_RESTART = {"replicas", "description", "categories"}
@@ -40,7 +41,10 @@ class Change:
     wave: int = 0
     fields: list[FieldChange] = field(default_factory=list)
     restart: bool = False
-    adopt: bool = False
+    adopt: bool = False  # the ownership marker is (re)written to this project: adopt, claim or take-over
+    owner: Owner | None = None  # who owned the live model at plan time
+    project: str | None = None  # the project the marker will name (None: legacy path-only marker)
+    marker_spec: str | None = None  # the spec path the marker records (relative to the project root)
     live: dict | None = None  # the live model as seen at plan time
     rendered: Any = None  # RenderedSpec for create/update/replace
     reason: str = ""
@@ -102,9 +106,20 @@ def live_document(model: dict, cluster_names: dict[int, str]) -> dict:
     return {**model, "cluster_name": cluster_names.get(model.get("cluster_id"))}
 
 
-def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *, prune: bool = False,
-         prune_scopes: list[str] | None = None, adopt: bool = False, targets: set[str] | None = None) -> list[Change]:
-    """Changes per model. `rendered` are RenderedSpecs; live models are GPUStack ModelPublic dicts."""
+def _recorded(recorded: Mapping[str, str] | None, shown: str) -> str:
+    return recorded.get(shown, shown) if recorded is not None else shown
+
+
+def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *, claims: Claims | None = None,
+         prune: bool = False, recorded: Mapping[str, str] | None = None,
+         targets: set[str] | None = None) -> list[Change]:
+    """Changes per model. `rendered` are RenderedSpecs; live models are GPUStack ModelPublic dicts. `claims` says
+    which project this run speaks for and what else it may take; `recorded` maps a spec's displayed path to the
+    path its marker records. Prune deletes only models whose marker names this run's project (the caller makes
+    sure the whole project was read); a legacy-marked model is never deleted."""
+    claims = claims or Claims(project=None)
+    if prune and claims.project is None:
+        raise ValueError("prune needs a project identity")
     by_name = {m["name"]: m for m in live_models}
     changes: list[Change] = []
     declared = set()
@@ -113,7 +128,8 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
         desired = r.document(show_secrets=True)
         cluster = desired.get("cluster_name")
         live = by_name.get(r.name)
-        base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r)
+        base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r,
+                    project=claims.project, marker_spec=_recorded(recorded, r.doc.file))
         if live is None:
             changes.append(Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
                                                            r.document().items() if k != "name"]))
@@ -122,50 +138,55 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
         if cluster is None:
             desired = {**desired, "cluster_name": current["cluster_name"]}  # single cluster: whatever it is
             base["cluster"] = current["cluster_name"]
-        owned = owned_by_gsg(live)
-        adopting = not owned and (adopt or r.spec.guard.adopt)
-        if not owned and not adopting:
-            owner = owner_of(live)
-            why = f"managed by '{owner}'" if owner else "not managed by gsg"
-            changes.append(Change(CONFLICT, **base, live=live, reason=f"a live model of this name is {why}; "
-                                  "adopt it with `gsg export` (guard.adopt) or `gsg apply --adopt`"))
+        found = owner(live)
+        allowed, why_not = claims.may_manage(found, adopt=r.spec.guard.adopt)
+        if not allowed:
+            changes.append(Change(CONFLICT, **base, owner=found, live=live, reason=why_not))
             continue
+        taking = claims.takes_ownership(found)
         diffs = field_changes(desired, current, r.family, r.secret_keys)
         identity = [d for d in diffs if d.field in IDENTITY]
         if identity:
-            changes.append(Change(REPLACE, **base, live=live, fields=diffs,
+            changes.append(Change(REPLACE, **base, owner=found, live=live, fields=diffs,
                                   reason=", ".join(f"{d.field} changed" for d in identity)))
-        elif diffs or adopting:
+        elif diffs or taking:
             restart = any(d.field not in NO_RESTART for d in diffs)
-            changes.append(Change(UPDATE, **base, live=live, fields=diffs, restart=restart, adopt=adopting))
+            changes.append(Change(UPDATE, **base, owner=found, live=live, fields=diffs, restart=restart,
+                                  adopt=taking))
         else:
-            changes.append(Change(NOOP, **base, live=live))
-    scopes = [s.rstrip("/") for s in (prune_scopes or [])]
-    for model in live_models if prune else []:
-        if model["name"] in declared or not owned_by_gsg(model):
+            changes.append(Change(NOOP, **base, owner=found, live=live))
+    for model in live_models if claims.project is not None else []:
+        if model["name"] in declared:
             continue
-        spec_file = (model.get("meta") or {}).get(SPEC_FILE, "")
-        if scopes and not any(spec_file == s or spec_file.startswith(s + "/") for s in scopes):
-            continue  # owned by gsg, but declared in another spec folder: not ours to prune
-        changes.append(Change(DELETE, model["name"], cluster_names.get(model.get("cluster_id")),
-                              spec_file=spec_file or None, live=model, reason="no spec declares it"))
+        found = owner(model)
+        cluster_name = cluster_names.get(model.get("cluster_id"))
+        if prune and found.kind == PROJECT_OWNED and found.project == claims.project:
+            changes.append(Change(DELETE, model["name"], cluster_name, spec_file=found.spec_file, owner=found,
+                                  project=claims.project, live=model, reason="no spec of this project declares it"))
+        elif found.kind == LEGACY:
+            recorded_as = f", recorded spec {found.spec_file}" if found.spec_file else ""
+            changes.append(Change(LEGACY_OWNED, model["name"], cluster_name, owner=found, live=model,
+                                  reason=f"gsg marker without a project{recorded_as}; declared by no spec here: "
+                                  "prune never deletes it"))
     if targets is not None:
         changes = [c for c in changes if c.name in targets]
     return changes
 
 
 def summary(changes: list[Change]) -> dict[str, int]:
-    return {a: sum(1 for c in changes if c.action == a) for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT)}
+    return {a: sum(1 for c in changes if c.action == a)
+            for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT, LEGACY_OWNED)}
 
 
 def summary_line(changes: list[Change]) -> str:
     c = summary(changes)
+    legacy = f" {c[LEGACY_OWNED]} legacy-owned model(s) left alone." if c[LEGACY_OWNED] else ""
     if not any(ch.is_change for ch in changes):
         return "No changes. Live deployments match the specs." + (
-            f" ({c[CONFLICT]} conflict(s) need attention.)" if c[CONFLICT] else "")
+            f" ({c[CONFLICT]} conflict(s) need attention.)" if c[CONFLICT] else "") + legacy
     line = (f"Plan: {c[CREATE]} to create, {c[UPDATE]} to update, {c[REPLACE]} to replace, "
             f"{c[DELETE]} to delete.")
-    return line + (f" {c[CONFLICT]} conflict(s)." if c[CONFLICT] else "")
+    return line + (f" {c[CONFLICT]} conflict(s)." if c[CONFLICT] else "") + legacy
 
 
 def live_digest(model: dict) -> str:

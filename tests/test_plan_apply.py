@@ -9,6 +9,7 @@ from conftest import REPO
 from fake_gpustack import Fault, FakeGPUStack
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
+PROJECT = "field-notes-example"  # specs/gsg.yaml
 
 
 @pytest.fixture
@@ -31,7 +32,9 @@ def test_plan_apply_plan_converges(gsg, fake, specs):
     assert "Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted." in applied.out
     assert {m["name"] for m in fake.models.values()} == SPEC_NAMES
     model = fake.by_name("llama-70b")
-    assert model["meta"]["gsg.dev/managed-by"].startswith("gsg/") and model["meta"]["gsg.dev/spec"] == "specs/llama-70b.yaml"
+    assert model["meta"]["gsg.dev/managed-by"].startswith("gsg/")
+    # recorded relative to the project root (specs/gsg.yaml), not to the working directory
+    assert model["meta"]["gsg.dev/spec"] == "llama-70b.yaml" and model["meta"]["gsg.dev/project"] == PROJECT
     assert model["cluster_id"] == fake.clusters[0]["id"] and model["env"]["HF_TOKEN"] == "hf_test_secret_token_value"
     assert model["distributed_inference_across_workers"] is True
     again = gsg("plan", str(specs), "--detailed-exitcode")
@@ -160,7 +163,7 @@ def test_drift_reports_hand_edits_and_apply_restores(gsg, fake, specs):
     assert drift.code == 2
     assert drift.out.startswith("Pinned backend arguments changed by hand:\n  llama-70b (specs/llama-70b.yaml)\n"
                                 "    ! --gpu-memory-utilization: live 0.95 != pinned 0.88")
-    assert "side-project" in drift.out and "Unmanaged models (information)" in drift.out
+    assert "side-project" in drift.out and "Unmanaged or owned elsewhere (information)" in drift.out
     assert gsg("apply", str(specs), "--yes").code == 0
     assert "--gpu-memory-utilization=0.88" in fake.by_name("llama-70b")["backend_parameters"]
     assert gsg("drift", str(specs), "--detailed-exitcode").code == 0
@@ -222,7 +225,8 @@ def _converges_after_fault(gsg, monkeypatch, specs, kind: str, at: int, *, seed_
     if seed_update:  # start from a deployed state with one update and one prune pending
         assert gsg("apply", str(specs), "--yes").code == 0
         fake.by_name("llama-8b")["backend_parameters"] = ["--max-model-len=1024"]
-        fake.create_unmanaged("gone", meta={"gsg.dev/managed-by": "gsg/0.1.0", "gsg.dev/spec": "specs/gone.yaml"})
+        fake.create_unmanaged("gone", meta={"gsg.dev/managed-by": "gsg/0.1.0", "gsg.dev/spec": "gone.yaml",
+                                            "gsg.dev/project": PROJECT})
     fake.model_calls = 0
     fake.faults = [Fault(at, kind)]
     gsg("apply", str(specs), "--yes", "--prune")  # may fail: that is the point

@@ -29,12 +29,21 @@ def _confirm(summary: str, assume_yes: bool) -> bool:
     return answer.strip() == "yes"
 
 
+def _saved_claims(saved: dict) -> dict:
+    """The ownership options a saved plan was made with, read back from its changes."""
+    taken = [c.get("owner") or {} for c in saved["changes"] if c.get("adopt")]
+    return {"adopt": any(o.get("kind") == "unmanaged" for o in taken),
+            "claim_legacy": any(o.get("kind") == "legacy" for o in taken),
+            "take_over_from": sorted({o["project"] for o in taken if o.get("kind") == "project" and o.get("project")})}
+
+
 def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune: bool = False,
         adopt: bool = False, targets: list[str] | None = None, allow_empty: bool = False, restart: bool = True,
         wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 8, offline: bool = False,
-        templates: list[str] | None = None, poll: float = 2.0) -> int:
+        templates: list[str] | None = None, poll: float = 2.0, project: str | None = None,
+        claim_legacy: bool = False, take_over_from: list[str] | None = None) -> int:
     from gpustack_guard.applier import Applier, describe, unresolved_references
-    from gpustack_guard.commands.desired import blocked, load_desired
+    from gpustack_guard.commands.desired import blocked, claims_for, load_desired
     from gpustack_guard.commands.plan import build_plan
     from gpustack_guard.plan import CONFLICT, desired_digest, summary_line
     from gpustack_guard.reporters.plan_output import render_text
@@ -46,13 +55,19 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
         specs = saved.get("specs") or []
         prune = any(c["action"] == "delete" for c in saved["changes"])
         targets = [c["name"] for c in saved["changes"]] or None
-        adopt = any(c.get("adopt") for c in saved["changes"])
+        options = _saved_claims(saved)
+        adopt, claim_legacy, take_over_from = options["adopt"], options["claim_legacy"], options["take_over_from"]
+        project = project or saved.get("project")
     state = load_desired(connection, specs, offline=offline, templates=templates,
-                         allow_empty=allow_empty or bool(saved))
+                         allow_empty=allow_empty or bool(saved), project=project)
+    claims = claims_for(state, adopt=adopt, claim_legacy=claim_legacy, take_over_from=take_over_from)
+    if saved and saved.get("project") != claims.project:
+        raise GsgError(f"the saved plan was made for project {saved.get('project')!r}, these specs are "
+                       f"{claims.project!r}; plan again", where=specs_or_plan[0])
     if blocked(state, "apply", prune=prune, allow_empty=allow_empty or bool(saved)):
         return EXIT_FAIL
     secrets = state.report.secret_values
-    changes = build_plan(state, specs, prune=prune, adopt=adopt, targets=targets)
+    changes = build_plan(state, prune=prune, targets=targets, claims=claims)
     expected = {}
     if saved:
         planned = {c["name"]: c for c in saved["changes"]}

@@ -28,6 +28,19 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
     return docs
 
 
+def owner_comment(found) -> str:
+    """The header line that says who owns an exported model, and how to move it into the exporting project."""
+    from gpustack_guard.ownership import LEGACY, PROJECT_OWNED
+
+    if found.kind == PROJECT_OWNED:
+        return (f"# Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another project, "
+                f"apply there with --take-over-from {found.project}\n")
+    if found.kind == LEGACY:
+        return (f"# Owner: gsg, legacy marker without a project (spec {found.spec_file}); record a project with "
+                "`gsg apply --claim-legacy`\n")
+    return f"# Owner: {found.describe()}; guard.adopt lets gsg take it over\n"
+
+
 def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
     out = {k: v for k, v in doc.items() if k not in STRIP and v is not None}
     selector = out.get("gpu_selector")
@@ -47,7 +60,7 @@ def filename(name: str) -> str:
 def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
         force: bool = False) -> int:
     from gpustack_guard.output import write_atomic
-    from gpustack_guard.ownership import owned_by_gsg
+    from gpustack_guard.ownership import UNMANAGED, Owner, owner
 
     client = connection.client
     clusters = client.clusters()
@@ -62,15 +75,17 @@ def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool
         docs = [d for d in yaml.safe_load_all(client.export_models(cluster_id=cluster_id)) if isinstance(d, dict)]
     else:
         docs = documents_from_models(models, names)
-    owned = {m["name"]: owned_by_gsg(m) for m in models}
+    owners = {m["name"]: owner(m) for m in models}
     target = Path(out_dir)
     planned = []
     for doc in docs:
-        text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=owned.get(doc["name"], False)),
+        found = owners.get(doc["name"], Owner(UNMANAGED))
+        text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED),
                               sort_keys=False, allow_unicode=True)
         path = target / f"{filename(doc['name'])}.yaml"
-        header = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n"
+        header = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
         planned.append((path, header + text))
+        err(f"gsg: {doc['name']}: {found.describe()}")
     clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]
     if clashes and not force:
         raise GsgError(f"would overwrite {len(clashes)} changed file(s) ({', '.join(clashes[:3])}); "

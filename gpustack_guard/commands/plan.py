@@ -8,13 +8,12 @@ from gpustack_guard.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.output import err, out
 
 
-def build_plan(state, specs: list[str], *, prune: bool, adopt: bool, targets: list[str] | None):
-    from gpustack_guard.commands.desired import prune_scopes
+def build_plan(state, *, prune: bool, targets: list[str] | None, claims):
     from gpustack_guard.plan import plan
 
     chosen = set(targets) if targets else None
-    changes = plan(state.rendered, state.live_models, state.cluster_names, prune=prune,
-                   prune_scopes=prune_scopes(specs), adopt=adopt, targets=chosen)
+    changes = plan(state.rendered, state.live_models, state.cluster_names, claims=claims, prune=prune,
+                   recorded=state.recorded, targets=chosen)
     if chosen:
         known = {r.name for r in state.rendered} | {m["name"] for m in state.live_models}
         unknown = sorted(chosen - known)
@@ -26,8 +25,9 @@ def build_plan(state, specs: list[str], *, prune: bool, adopt: bool, targets: li
 
 def run(connection, specs: list[str], *, output: str | None = None, out_file: str | None = None,
         prune: bool = False, adopt: bool = False, targets: list[str] | None = None, detailed_exitcode: bool = False,
-        allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None) -> int:
-    from gpustack_guard.commands.desired import blocked, load_desired
+        allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None,
+        project: str | None = None, claim_legacy: bool = False, take_over_from: list[str] | None = None) -> int:
+    from gpustack_guard.commands.desired import blocked, claims_for, load_desired
     from gpustack_guard.output import write_atomic
     from gpustack_guard.plan import CONFLICT
     from gpustack_guard.reporters import text
@@ -36,12 +36,14 @@ def run(connection, specs: list[str], *, output: str | None = None, out_file: st
     fmt = (output or "text").lower()
     if fmt not in ("text", "json", "markdown"):
         raise GsgError(f"plan --output must be text, json or markdown, not '{fmt}'")
-    state = load_desired(connection, specs, offline=offline, templates=templates, allow_empty=allow_empty)
+    state = load_desired(connection, specs, offline=offline, templates=templates, allow_empty=allow_empty,
+                         project=project)
+    claims = claims_for(state, adopt=adopt, claim_legacy=claim_legacy, take_over_from=take_over_from)
     if blocked(state, "plan", prune=prune, allow_empty=allow_empty):
         return EXIT_FAIL
     secrets = state.report.secret_values
-    changes = build_plan(state, specs, prune=prune, adopt=adopt, targets=targets)
-    document = plan_json(changes, connection.client.base_url, validated=True)
+    changes = build_plan(state, prune=prune, targets=targets, claims=claims)
+    document = plan_json(changes, connection.client.base_url, validated=True, project=claims.project)
     if out_file:
         document["specs"] = specs
         write_atomic(out_file, json.dumps(document, indent=2) + "\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from gpustack_guard.fleet import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
-from gpustack_guard.ownership import owner_of
+from gpustack_guard.ownership import Owner, owner
 
 
 def _claims(claim: dict | None) -> dict[int, int]:
@@ -33,9 +33,12 @@ def _worker(raw: dict) -> Worker:
                   gpus=gpus)
 
 
-def _instances(raw: dict, owners: dict[int, str | None]) -> list[Instance]:
+def _instances(raw: dict, owners: dict[int, Owner]) -> list[Instance]:
+    model_owner = owners.get(raw.get("model_id"))
     base = dict(model=raw.get("model_name") or "", name=raw.get("name"), state=raw.get("state") or "pending",
-                restart_count=raw.get("restart_count") or 0, managed_by=owners.get(raw.get("model_id")))
+                restart_count=raw.get("restart_count") or 0,
+                managed_by=model_owner.managed_by if model_owner else None,
+                project=model_owner.project if model_owner else None)
     found = []
     if raw.get("worker_name"):
         found.append(Instance(**base, worker=raw["worker_name"], gpu_indexes=raw.get("gpu_indexes") or [],
@@ -49,7 +52,7 @@ def _instances(raw: dict, owners: dict[int, str | None]) -> list[Instance]:
 
 def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[dict], models: list[dict],
                    server: str, version: str | None) -> Fleet:
-    owners = {m["id"]: owner_of(m) for m in models if "id" in m}
+    owners = {m["id"]: owner(m) for m in models if "id" in m}
     result = []
     for cluster in sorted(clusters, key=lambda c: c.get("name", "")):
         cid = cluster.get("id")

@@ -18,7 +18,8 @@ def render_text(report: dict) -> str:
     lines = []
     titles = [("pinned_edits", "Pinned backend arguments changed by hand"), ("changed", "Live fields differ"),
               ("missing", "Specs with no live model"), ("orphaned", "gsg-managed models no spec declares"),
-              ("unhealthy", "Unhealthy deployments"), ("unmanaged", "Unmanaged models (information)")]
+              ("unhealthy", "Unhealthy deployments"), ("unmanaged", "Unmanaged or owned elsewhere (information)"),
+              ("legacy", "Legacy-owned models no spec here declares (information)")]
     for key, title in titles:
         if not report[key]:
             continue
@@ -35,17 +36,28 @@ def render_text(report: dict) -> str:
             if item.get("note"):
                 lines.append(f"    {item['note']}")
         lines.append("")
+    if report["owners"]:
+        project = f" (this run: project '{report['project']}')" if report.get("project") else ""
+        lines.append(f"Owners{project}:")
+        width = max(len(o["name"]) for o in report["owners"])
+        lines += [f"  {o['name']:<{width}}  {o['owner']}" for o in report["owners"]]
+        lines.append("")
+    lines += [f"Note: {note}" for note in report.get("notes", [])]
     lines.append("Drift detected." if has_drift(report) else "No drift: live deployments match the specs.")
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(report: dict) -> str:
     lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", ""]
-    rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged",) for i in report[k]]
+    rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged", "legacy") for i in report[k]]
     if rows:
         lines += ["| Kind | Deployment | Detail |", "|---|---|---|"]
         for kind, item in rows:
             detail = "; ".join(item.get("edits", []) or [f["field"] for f in item.get("fields", [])]) or \
                 item.get("problem") or item.get("note") or ""
             lines.append(f"| {kind.replace('_', ' ')} | {item['name']} | {detail.replace('|', '/')} |")
+    if report["owners"]:
+        lines += ["", "| Deployment | Owner |", "|---|---|"]
+        lines += [f"| {o['name']} | {o['owner'].replace('|', '/')} |" for o in report["owners"]]
+    lines += [f"\n_{note}_" for note in report.get("notes", [])]
     return "\n".join(lines) + "\n"

@@ -5,12 +5,25 @@ from __future__ import annotations
 import json
 
 from gpustack_guard.reporters import json_head
-from gpustack_guard.plan import (CONFLICT, CREATE, DELETE, NOOP, REPLACE, UPDATE, desired_digest, live_digest, summary,
-                                  summary_line)
+from gpustack_guard.ownership import LEGACY, UNMANAGED
+from gpustack_guard.plan import (CONFLICT, CREATE, DELETE, LEGACY_OWNED, NOOP, REPLACE, UPDATE, desired_digest,
+                                 live_digest, summary, summary_line)
 
 PLAN_FORMAT_VERSION = "1.0"
 VERB = {CREATE: "will be created", UPDATE: "will be updated in place", REPLACE: "must be replaced",
-        DELETE: "will be deleted", CONFLICT: "is in conflict"}
+        DELETE: "will be deleted", CONFLICT: "is in conflict", LEGACY_OWNED: "is legacy owned"}
+
+
+def _taking(change) -> str:
+    """How an update changes ownership: adopt an unmanaged model, claim a legacy one, take over another project's."""
+    found = change.owner
+    if not change.adopt or found is None:
+        return ""
+    if found.kind == UNMANAGED:
+        return " — adopting it (ownership marker added)"
+    if found.kind == LEGACY:
+        return f" — claiming it for project '{change.project}' (legacy marker rewritten)"
+    return f" — taking it over from project '{found.project}'"
 
 
 def _show(value) -> str:
@@ -27,8 +40,8 @@ def render_text(changes, findings_text: str = "") -> str:
         extra = ""
         if c.action == UPDATE:
             extra = ", then restarted" if c.restart else ""
-            extra += " — adopting it (ownership marker added)" if c.adopt else ""
-        if c.action in (REPLACE, DELETE, CONFLICT) and c.reason:
+            extra += _taking(c)
+        if c.action in (REPLACE, DELETE, CONFLICT, LEGACY_OWNED) and c.reason:
             extra = f" ({c.reason})"
         lines.append(f"  # {c.name}{where} {VERB[c.action]}{extra}")
         lines.append(f"{c.symbol:>3} {c.name}")
@@ -48,15 +61,23 @@ def render_text(changes, findings_text: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def plan_json(changes, server: str | None, validated: bool) -> dict:
+def _owner_json(found) -> dict | None:
+    if found is None:
+        return None
+    return {"kind": found.kind, "project": found.project, "spec_file": found.spec_file}
+
+
+def plan_json(changes, server: str | None, validated: bool, project: str | None = None) -> dict:
     return {
         **json_head(PLAN_FORMAT_VERSION),
         "server": server,
         "validated": validated,
+        "project": project,
         "summary": summary(changes),
         "changes": [{
             "action": c.action, "name": c.name, "cluster": c.cluster, "spec_file": c.spec_file, "wave": c.wave,
-            "restart": c.restart, "adopt": c.adopt, "reason": c.reason or None,
+            "restart": c.restart, "adopt": c.adopt, "reason": c.reason or None, "owner": _owner_json(c.owner),
+            "marker_spec": c.marker_spec,
             "fields": [{"field": f.field, "before": f.before, "after": f.after} for f in c.fields],
             "live": ({"id": c.live.get("id"), "updated_at": c.live.get("updated_at"),
                       "digest": live_digest(c.live)} if c.live else None),

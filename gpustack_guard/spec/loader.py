@@ -11,6 +11,7 @@ from gpustack_guard.spec.check import SpecDoc
 from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # a spec tree's project identity (spec/project.py), never a spec
 
 
 def display_path(path: Path | str) -> str:
@@ -29,7 +30,8 @@ def _walk(root: str) -> list[Path]:
     found = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(folder, n) for n in names if n.endswith(SPEC_SUFFIXES) and not n.startswith("."))
+        found.extend(os.path.join(folder, n) for n in names
+                     if n.endswith(SPEC_SUFFIXES) and not n.startswith(".") and n not in PROJECT_FILES)
     return [Path(f) for f in sorted(found)]
 
 
@@ -40,7 +42,8 @@ def spec_files(paths: list[str], *, allow_empty: bool = False) -> list[Path]:
         if path.is_dir():
             files.extend(_walk(raw))
         elif path.is_file():
-            files.append(path)
+            if path.name not in PROJECT_FILES:
+                files.append(path)
         else:
             raise GsgError("no such file or directory", where=raw)
     if not files and not allow_empty:

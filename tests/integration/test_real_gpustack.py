@@ -168,5 +168,94 @@ def test_7_export_then_plan_shows_no_changes(gsg, tmp_path):
     exported = {p.stem for p in (tmp_path / "exported").glob("*.yaml")}
     assert {"llama-70b", "llama-8b", "qwen-32b"} <= exported
     assert "hf_integration_dummy_token" not in (tmp_path / "exported" / "llama-70b.yaml").read_text()
-    code, out, err = gsg("plan", str(tmp_path / "exported"), "--detailed-exitcode")
+    # the exported folder has no gsg.yaml: without a project the models of project 'integration' are not ours
+    code, out, err = gsg("plan", str(tmp_path / "exported"))
+    assert code == 1 and "owned by gsg project 'integration'" in out, out + err
+    code, out, err = gsg("plan", str(tmp_path / "exported"), "--project", "integration", "--detailed-exitcode")
     assert code == 0, out + err
+
+
+# --- ownership by project: two checkouts with the same folder layout on one real server --------------------
+
+TEAM_GPUS = {"a": "gpu-b:cuda:3", "b": "gpu-d:cuda:1"}
+
+
+def _team_spec(name: str, gpu: str) -> str:
+    return (f"name: {name}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\n"
+            f"gpu_selector: {{gpu_ids: [{gpu}]}}\nbackend: vLLM\nbackend_version: 0.11.0\n"
+            "backend_parameters: [--max-model-len=4096, --gpu-memory-utilization=0.2, --max-num-seqs=8]\n")
+
+
+def _checkout(root: Path, team: str, names: list[str]) -> Path:
+    specs = root / f"team-{team}" / "specs"
+    specs.mkdir(parents=True, exist_ok=True)
+    (specs / "gsg.yaml").write_text(f"project: team-{team}\n")
+    for old in specs.glob("t*.yaml"):
+        old.unlink()
+    for name in names:
+        (specs / f"{name}.yaml").write_text(_team_spec(name, TEAM_GPUS[team]))
+    return specs
+
+
+def _live(server) -> dict:
+    with server.api() as api:
+        return {m["name"]: m.get("meta") or {} for m in api.get("/v2/models", params={"page": -1}).json()["items"]}
+
+
+def _in(folder: Path, monkeypatch, gsg, *args):
+    monkeypatch.chdir(folder)
+    return gsg(*args)
+
+
+@pytest.mark.parametrize("order", [("b", "a", "b", "a"), ("a", "b", "a", "b")], ids="-".join)
+def test_8_two_projects_with_identical_folders_never_prune_each_other(gsg, server, tmp_path, monkeypatch, order):
+    trees = {"a": _checkout(tmp_path, "a", ["ta1"]), "b": _checkout(tmp_path, "b", ["tb1"])}
+    try:
+        applied = set()
+        for step, team in enumerate(order):
+            prune = ["--prune"] if step else []  # the first apply plain, every later one prunes
+            code, out, err = _in(trees[team].parent, monkeypatch, gsg, "apply", "specs/", "--yes", *prune)
+            assert code == 0, out + err
+            applied.add(team)
+            live = _live(server)
+            assert {n for n in live if n.startswith("t")} == {f"t{t}1" for t in applied}, (step, out)
+            assert {"llama-70b", "llama-8b", "qwen-32b"} <= set(live)  # project 'integration' untouched
+        assert {_live(server)[f"t{t}1"]["gsg.dev/project"] for t in "ab"} == {"team-a", "team-b"}
+        for team, tree in trees.items():  # from another working directory: no changes
+            code, out, err = _in(tmp_path, monkeypatch, gsg, "plan", f"team-{team}/specs", "--prune",
+                                 "--detailed-exitcode")
+            assert code == 0, out + err
+    finally:
+        for team, tree in trees.items():
+            _checkout(tmp_path, team, [])
+            _in(tree.parent, monkeypatch, gsg, "apply", "specs/", "--yes", "--prune", "--allow-empty")
+    assert not {n for n in _live(server) if n.startswith("t")}
+
+
+def test_9_renamed_folder_and_legacy_migration(gsg, server, tmp_path, monkeypatch):
+    specs = _checkout(tmp_path, "a", ["ta1", "ta2"])
+    code, out, err = _in(specs.parent, monkeypatch, gsg, "apply", "specs/", "--yes")
+    assert code == 0, out + err
+    deploy = specs.parent / "deploy"
+    specs.rename(deploy)
+    (deploy / "ta2.yaml").unlink()
+    code, out, err = gsg("apply", "deploy/", "--yes", "--prune")
+    assert code == 0 and "deleted ta2" in err, out + err
+    assert "ta2" not in _live(server) and _live(server)["ta1"]["gsg.dev/spec"] == "ta1.yaml"
+    with server.api() as api:  # turn ta1 back into a model with today's path-only marker
+        model = next(m for m in api.get("/v2/models", params={"page": -1}).json()["items"] if m["name"] == "ta1")
+        body = {k: model[k] for k in ("name", "source", "huggingface_repo_id", "backend_parameters",
+                                       "distributed_inference_across_workers")}
+        body["meta"] = {"gsg.dev/managed-by": "gsg/0.1.0", "gsg.dev/spec": "specs/ta1.yaml"}
+        api.put(f"/v2/models/{model['id']}", json=body).raise_for_status()
+    assert "gsg.dev/project" not in _live(server)["ta1"]
+    code, out, err = gsg("plan", "deploy/", "--prune")
+    assert code == 1 and "! ta1" in out and "legacy owned" in out, out + err
+    code, out, err = gsg("apply", "deploy/", "--yes", "--prune", "--claim-legacy")
+    assert code == 0 and "claiming it for project 'team-a'" in out, out + err
+    assert _live(server)["ta1"]["gsg.dev/project"] == "team-a"
+    code, out, err = gsg("plan", "deploy/", "--prune", "--detailed-exitcode")
+    assert code == 0, out + err
+    (deploy / "ta1.yaml").unlink()
+    assert gsg("apply", "deploy/", "--yes", "--prune", "--allow-empty")[0] == 0
+    assert "ta1" not in _live(server)
