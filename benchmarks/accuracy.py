@@ -127,8 +127,8 @@ def b14() -> list[Row]:
     the DeepSeek-V4 workspace constant in memory/profiles.py was fit to this very log."""
     import tempfile
 
-    from gpustack_guard.catalog import catalog_facts
-    from gpustack_guard.memory.deepseek_v4 import CompressedKV
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
     with tempfile.TemporaryDirectory() as tmp:
         spec, fleet = Path(tmp) / "b14.yaml", Path(tmp) / "fleet.yaml"

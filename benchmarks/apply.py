@@ -34,11 +34,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     opts = parser.parse_args()
 
-    from gpustack_guard.applier import Applier, ordered_groups
+    from gpustack_guard.adapters.gpustack.applier import Applier, ordered_groups
     from gpustack_guard.commands.connect import Connection
     from gpustack_guard.commands.desired import load_desired
-    from gpustack_guard.gpustack.client import GPUStackClient
-    from gpustack_guard.plan import plan
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.core.deploy.plan import plan
 
     fake = FakeGPUStack.field_notes()
     cid = fake.clusters[0]["id"]

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
 
 from gpustack_guard import __version__
-from gpustack_guard.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 
 app = typer.Typer(
     name="gsg",
@@ -108,8 +108,8 @@ def render(
 @app.command()
 def schema() -> int:
     """Print the JSON Schema (draft-07) of a spec document, for editors' YAML language servers."""
-    from gpustack_guard.output import out
-    from gpustack_guard.spec.schema import schema_text
+    from gpustack_guard.adapters.files.output import out
+    from gpustack_guard.core.spec.schema import schema_text
 
     out(schema_text())
     return EXIT_OK
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     # collector's passes were a quarter of `validate` on 1,000 specs. Long waits collect explicitly.
     gc.disable()
 
-    from gpustack_guard.output import err
+    from gpustack_guard.adapters.files.output import err
 
     try:
         result = app(args=argv, prog_name="gsg", standalone_mode=False)

@@ -1,6 +1,6 @@
 import pytest
 
-from gpustack_guard import args as A
+from gpustack_guard.core import args as A
 
 
 def parse(items, family="vllm"):

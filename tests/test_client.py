@@ -4,7 +4,7 @@ import httpx
 import pytest
 import respx
 
-from gpustack_guard.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 
 BASE = "http://gpustack.test"
 KEY = "gpustack_0123456789abcdef_0123456789abcdef0123456789abcdef"
@@ -120,7 +120,7 @@ def test_every_endpoint_path_and_auth_header():
 
 
 def test_url_scheme_is_checked():
-    from gpustack_guard.errors import GsgError
+    from gpustack_guard.core.errors import GsgError
 
     with pytest.raises(GsgError, match="must start with http"):
         GPUStackClient("gpustack.local:80", KEY)

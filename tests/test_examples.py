@@ -62,8 +62,8 @@ def test_negative_case_github(gsg, case):
 
 
 def test_every_rule_in_the_registry_has_a_negative_example_or_is_informational():
-    from gpustack_guard.findings import RULES, Severity
-    from gpustack_guard.rules import load_builtin_rules
+    from gpustack_guard.core.findings import RULES, Severity
+    from gpustack_guard.core.rules import load_builtin_rules
 
     load_builtin_rules()
     covered = {json.loads((c / "expected.json").read_text())["rule"] for c in NEGATIVE}

@@ -5,7 +5,7 @@ import json
 import yaml
 
 from conftest import REPO
-from gpustack_guard.fleetfile import load_fleet
+from gpustack_guard.adapters.files.fleet_file import load_fleet
 
 
 def test_snapshot_then_offline_validate_equals_live_validate(gsg, fake, tmp_path):

@@ -4,13 +4,13 @@ import math
 
 import pytest
 
-from gpustack_guard.memory.facts import active_params, param_breakdown, weight_layout
-from gpustack_guard.catalog import catalog_facts
-from gpustack_guard.memory.kv import kv_bytes_per_token_layer
-from gpustack_guard.memory.llamacpp import LlamaCppConfig, estimate_llamacpp
-from gpustack_guard.memory.sglang import default_fraction
-from gpustack_guard.memory.vllm import VllmConfig, capture_sizes, estimate_vllm
-from gpustack_guard.units import GiB, MiB
+from gpustack_guard.core.memory.weights import active_params, param_breakdown, weight_layout
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer
+from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
+from gpustack_guard.core.memory.engines.sglang import default_fraction
+from gpustack_guard.core.memory.engines.vllm import VllmConfig, capture_sizes, estimate_vllm
+from gpustack_guard.core.units import GiB, MiB
 from dataclasses import replace
 
 
@@ -213,8 +213,8 @@ def test_field_notes_llamacpp_80_layers_rejected_60_pass():
 
 
 def test_policy_platform_footprint_replaces_the_default():
-    from gpustack_guard.memory import engine
-    from gpustack_guard.spec.model import Policy
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
 
     facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gguf:q4_k_m")
     flags = {"ctx-size": "8192"}

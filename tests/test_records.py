@@ -7,9 +7,9 @@ from typing import Any, ClassVar, Literal, Optional
 import pytest
 from pydantic_core import ValidationError
 
-from gpustack_guard.fleet import Fleet
-from gpustack_guard.records import Record, field
-from gpustack_guard.spec.model import DeploymentSpec, Policy
+from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.records import Record, field
+from gpustack_guard.core.spec.model import DeploymentSpec, Policy
 
 
 def _half(value: Any) -> Any:
@@ -101,7 +101,7 @@ def test_fleet_is_lax_and_takes_sizes_with_units():
 
 def test_validate_never_imports_pydantic_basemodel():
     """The start-up budget (benchmarks/startup.py) depends on never materialising pydantic.main."""
-    code = ("import sys\nfrom gpustack_guard.spec.model import DeploymentSpec\nfrom gpustack_guard.fleet import Fleet\n"
+    code = ("import sys\nfrom gpustack_guard.core.spec.model import DeploymentSpec\nfrom gpustack_guard.core.fleet.model import Fleet\n"
             "DeploymentSpec.validate({'name': 'a', 'source': 'huggingface', 'huggingface_repo_id': 'x'})\n"
             "Fleet.validate({'clusters': []})\nprint('pydantic.main' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

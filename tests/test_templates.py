@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from gpustack_guard.templating import TemplateError, TemplateRenderer
+from gpustack_guard.adapters.templates import TemplateError, TemplateRenderer
 
 REPO = Path(__file__).resolve().parent.parent
 BASE = {"vars": {}, "placement": {"gpus": 4}, "backend_version": "0.11.0",

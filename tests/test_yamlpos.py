@@ -1,6 +1,6 @@
 import pytest
 
-from gpustack_guard.yamlpos import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
 
 def test_positions_of_keys_and_values_are_one_based():

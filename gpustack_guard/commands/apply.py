@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from gpustack_guard.errors import EXIT_FAIL, EXIT_OK, GsgError
-from gpustack_guard.output import err, out
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import err, out
 
 
 def _saved_plan(path: str) -> dict:
@@ -42,10 +42,10 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
         wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 8, offline: bool = False,
         templates: list[str] | None = None, poll: float = 2.0, project: str | None = None,
         claim_legacy: bool = False, take_over_from: list[str] | None = None) -> int:
-    from gpustack_guard.applier import Applier, describe, unresolved_references
+    from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
     from gpustack_guard.commands.desired import blocked, claims_for, load_desired
     from gpustack_guard.commands.plan import build_plan
-    from gpustack_guard.plan import CONFLICT, desired_digest, summary_line
+    from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
     from gpustack_guard.reporters.plan_output import render_text
 
     saved = None

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpustack_guard.errors import GsgError
-from gpustack_guard.output import register_secret
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.adapters.files.output import register_secret
 
 # Tests replace this with an in-memory GPUStack (httpx.MockTransport); None means the real network.
 transport_factory = None
@@ -21,7 +21,7 @@ class Connection:
     last_models: list | None = None  # the model list fetched with it (plan reuses it)
 
     def fleet(self):
-        from gpustack_guard.gpustack.livefleet import fleet_from_api
+        from gpustack_guard.adapters.gpustack.live_fleet import fleet_from_api
 
         client = self.client
         self.last_models = client.models()
@@ -31,7 +31,7 @@ class Connection:
 
     @property
     def supports_export(self) -> bool:
-        from gpustack_guard.versions import parse_version
+        from gpustack_guard.core.versions import parse_version
 
         return (parse_version(self.version) or (0,)) >= (2, 3, 0)
 
@@ -52,8 +52,8 @@ def read_api_key(api_key_file: str | None) -> str | None:
 
 def connect(server: str, api_key_file: str | None = None, ca_bundle: str | None = None,
             insecure: bool = False, timeout: float = 15.0) -> Connection:
-    from gpustack_guard.gpustack.client import GPUStackClient
-    from gpustack_guard.versions import parse_version
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.core.versions import parse_version
 
     key = read_api_key(api_key_file)
     if ca_bundle and not Path(ca_bundle).is_file():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from gpustack_guard.errors import GsgError
-from gpustack_guard.findings import Severity
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.findings import Severity
 
 
 @dataclass
@@ -22,7 +22,7 @@ class DesiredState:
 
     @property
     def whole_project(self) -> bool:
-        from gpustack_guard.spec.project import covers_project
+        from gpustack_guard.adapters.files.project_file import covers_project
 
         return self.identity is not None and covers_project(self.identity, self.specs)
 
@@ -34,9 +34,9 @@ class DesiredState:
 def load_desired(connection, specs: list[str], *, offline: bool = False, templates: list[str] | None = None,
                  allow_empty: bool = False, project: str | None = None) -> DesiredState:
     from gpustack_guard.commands.validate import build_renderer, build_resolver
-    from gpustack_guard.pipeline import Report, validate
-    from gpustack_guard.spec.loader import load_specs
-    from gpustack_guard.spec.project import find_identity, recorded_path
+    from gpustack_guard.core.pipeline import Report, validate
+    from gpustack_guard.adapters.files.spec_loader import load_specs
+    from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
 
     identity = find_identity(specs, project) if specs else None
     docs, problems = load_specs(specs, allow_empty=allow_empty)
@@ -55,10 +55,10 @@ def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -
     """Whether plan/apply must stop before planning: validation errors (printed here) block it; prune needs a
     project identity and the whole project read; an empty spec set never prunes every model of the project unless
     --allow-empty says so."""
-    from gpustack_guard.output import err
+    from gpustack_guard.adapters.files.output import err
     from gpustack_guard.reporters import text
-    from gpustack_guard.spec.loader import display_path
-    from gpustack_guard.spec.project import PRUNE_NEEDS_PROJECT
+    from gpustack_guard.adapters.files.spec_loader import display_path
+    from gpustack_guard.adapters.files.project_file import PRUNE_NEEDS_PROJECT
 
     if prune and state.identity is None:
         raise GsgError(PRUNE_NEEDS_PROJECT)
@@ -80,7 +80,7 @@ def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -
 def claims_for(state: DesiredState, *, adopt: bool = False, claim_legacy: bool = False,
                take_over_from: list[str] | None = None):
     """What this run may take beyond its own project's models; the options that need a project say so."""
-    from gpustack_guard.ownership import Claims
+    from gpustack_guard.core.ownership import Claims
 
     project = state.identity.name if state.identity is not None else None
     if project is None and (claim_legacy or take_over_from):

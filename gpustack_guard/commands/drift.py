@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from gpustack_guard.errors import EXIT_CHANGES, EXIT_OK, GsgError
-from gpustack_guard.output import out
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import out
 
 
 def run(connection, specs: list[str], *, output: str | None = None, detailed_exitcode: bool = False,
         offline: bool = False, templates: list[str] | None = None, project: str | None = None) -> int:
     from gpustack_guard.commands.desired import claims_for, load_desired
-    from gpustack_guard.drift import drift_report, has_drift
+    from gpustack_guard.core.deploy.drift import drift_report, has_drift
     from gpustack_guard.reporters.drift_output import render_json, render_markdown, render_text
 
     fmt = (output or "text").lower()

@@ -5,20 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpustack_guard import args as A
-from gpustack_guard.errors import EXIT_OK, GsgError
-from gpustack_guard.output import out
-from gpustack_guard.units import gib, parse_size
+from gpustack_guard.core import args as A
+from gpustack_guard.core.errors import EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import out
+from gpustack_guard.core.units import gib, parse_size
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 
 
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
-    from gpustack_guard.catalog import catalog_facts
-    from gpustack_guard.memory.hfconfig import facts_from_config
-    from gpustack_guard.modelinfo import read_local_gguf
-    from gpustack_guard.spec.model import DeploymentSpec
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory.hfconfig import facts_from_config
+    from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
+    from gpustack_guard.core.spec.model import DeploymentSpec
 
     path = Path(model)
     if path.is_file() and path.suffix == ".gguf":
@@ -48,7 +48,7 @@ def with_quantization(facts, quantization: str | None, family: str):
         return facts
     from dataclasses import replace
 
-    from gpustack_guard.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
+    from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
 
     kind = quantization.lower()
     if kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES:
@@ -62,8 +62,8 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
         quantization: str | None = None, platform_footprint: str | None = None) -> int:
     from pydantic_core import ValidationError
 
-    from gpustack_guard.memory import engine
-    from gpustack_guard.spec.model import Policy
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
 
     family = FAMILY.get(backend.lower())
     if family is None:
@@ -102,7 +102,7 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
 
 
 def model_summary(facts) -> dict:
-    from gpustack_guard.memory.facts import param_breakdown, weight_layout
+    from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 
     try:
         params = param_breakdown(facts).total

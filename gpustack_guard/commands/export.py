@@ -7,10 +7,10 @@ from pathlib import Path
 
 import yaml
 
-from gpustack_guard.errors import EXIT_OK, GsgError
-from gpustack_guard.output import err
-from gpustack_guard.secrets import is_secret_key
-from gpustack_guard.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
+from gpustack_guard.core.errors import EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import err
+from gpustack_guard.core.secrets import is_secret_key
+from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
 
 # Filled in by the server or deprecated: leaving them out keeps the spec to what a person decided.
 STRIP = {"distributable"}
@@ -30,7 +30,7 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
 
 def owner_comment(found) -> str:
     """The header line that says who owns an exported model, and how to move it into the exporting project."""
-    from gpustack_guard.ownership import LEGACY, PROJECT_OWNED
+    from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED
 
     if found.kind == PROJECT_OWNED:
         return (f"# Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another project, "
@@ -59,8 +59,8 @@ def filename(name: str) -> str:
 
 def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
         force: bool = False) -> int:
-    from gpustack_guard.output import write_atomic
-    from gpustack_guard.ownership import UNMANAGED, Owner, owner
+    from gpustack_guard.adapters.files.output import write_atomic
+    from gpustack_guard.core.ownership import UNMANAGED, Owner, owner
 
     client = connection.client
     clusters = client.clusters()

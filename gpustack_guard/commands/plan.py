@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from gpustack_guard.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
-from gpustack_guard.output import err, out
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import err, out
 
 
 def build_plan(state, *, prune: bool, targets: list[str] | None, claims):
-    from gpustack_guard.plan import plan
+    from gpustack_guard.core.deploy.plan import plan
 
     chosen = set(targets) if targets else None
     changes = plan(state.rendered, state.live_models, state.cluster_names, claims=claims, prune=prune,
@@ -28,8 +28,8 @@ def run(connection, specs: list[str], *, output: str | None = None, out_file: st
         allow_empty: bool = False, offline: bool = False, templates: list[str] | None = None,
         project: str | None = None, claim_legacy: bool = False, take_over_from: list[str] | None = None) -> int:
     from gpustack_guard.commands.desired import blocked, claims_for, load_desired
-    from gpustack_guard.output import write_atomic
-    from gpustack_guard.plan import CONFLICT
+    from gpustack_guard.adapters.files.output import write_atomic
+    from gpustack_guard.core.deploy.plan import CONFLICT
     from gpustack_guard.reporters import text
     from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text
 

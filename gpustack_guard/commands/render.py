@@ -7,17 +7,17 @@ import os
 
 import yaml
 
-from gpustack_guard.errors import EXIT_FAIL, EXIT_OK, GsgError
-from gpustack_guard.findings import Severity
-from gpustack_guard.output import err, out
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.findings import Severity
+from gpustack_guard.adapters.files.output import err, out
 
 
 def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offline: bool = False,
         templates: list[str] | None = None, out_file: str | None = None, check: bool = False) -> int:
     from gpustack_guard.commands.validate import build_renderer, build_resolver
-    from gpustack_guard.pipeline import render_all
+    from gpustack_guard.core.pipeline import render_all
     from gpustack_guard.reporters import text
-    from gpustack_guard.spec.loader import load_specs
+    from gpustack_guard.adapters.files.spec_loader import load_specs
 
     if output not in ("yaml", "json"):
         raise GsgError(f"--output must be yaml or json, not '{output}'")
@@ -28,7 +28,7 @@ def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offl
     errors = [f for f in found if f.severity == Severity.ERROR]
     secrets = [] if show_secrets else [v for r in rendered for v in r.secret_values]
     if errors:
-        from gpustack_guard.pipeline import Report
+        from gpustack_guard.core.pipeline import Report
 
         err(text.render(Report(errors)), secrets)
         return EXIT_FAIL
@@ -48,7 +48,7 @@ def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offl
 def _to_file(path: str, text: str, check: bool, show_secrets: bool) -> int:
     from pathlib import Path
 
-    from gpustack_guard.output import write_atomic
+    from gpustack_guard.adapters.files.output import write_atomic
 
     if show_secrets:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")

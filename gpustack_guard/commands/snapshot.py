@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from gpustack_guard.errors import EXIT_OK, GsgError
-from gpustack_guard.output import err
+from gpustack_guard.core.errors import EXIT_OK, GsgError
+from gpustack_guard.adapters.files.output import err
 
 
 def run(connection, out_path: str, cluster: str | None = None) -> int:
-    from gpustack_guard.fleetfile import dump_fleet
-    from gpustack_guard.output import write_atomic
+    from gpustack_guard.adapters.files.fleet_file import dump_fleet
+    from gpustack_guard.adapters.files.output import write_atomic
 
     fleet = connection.fleet()
     if cluster:

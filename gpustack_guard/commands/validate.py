@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from gpustack_guard.errors import EXIT_FAIL, EXIT_OK, GsgError
-from gpustack_guard.findings import Severity
-from gpustack_guard.output import err, out
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.findings import Severity
+from gpustack_guard.adapters.files.output import err, out
 
 
 @dataclass
@@ -24,7 +24,7 @@ class ValidateOptions:
 def build_renderer(spec_paths: list[str], extra: list[str]):
     from pathlib import Path
 
-    from gpustack_guard.templating import TemplateRenderer, default_search_path
+    from gpustack_guard.adapters.templates import TemplateRenderer, default_search_path
 
     for directory in extra:
         if not Path(directory).is_dir():
@@ -33,7 +33,7 @@ def build_renderer(spec_paths: list[str], extra: list[str]):
 
 
 def build_resolver(offline: bool):
-    from gpustack_guard.modelinfo import FactsResolver
+    from gpustack_guard.adapters.model_sources.resolver import FactsResolver
 
     offline = offline or os.environ.get("GSG_OFFLINE", "") not in ("", "0") or \
         os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
@@ -41,10 +41,10 @@ def build_resolver(offline: bool):
 
 
 def run(opts: ValidateOptions, connection=None) -> int:
-    from gpustack_guard.fleetfile import load_fleet
-    from gpustack_guard.pipeline import validate
+    from gpustack_guard.adapters.files.fleet_file import load_fleet
+    from gpustack_guard.core.pipeline import validate
     from gpustack_guard.reporters import REPORTERS, resolve_format, summary_line
-    from gpustack_guard.spec.loader import load_specs
+    from gpustack_guard.adapters.files.spec_loader import load_specs
 
     try:
         fail_level = Severity(opts.fail_level)
@@ -63,7 +63,7 @@ def run(opts: ValidateOptions, connection=None) -> int:
     if opts.server_check:
         if connection is None:
             raise GsgError("--server-check needs a server (--server or GSG_URL)")
-        from gpustack_guard.servercheck import server_check
+        from gpustack_guard.adapters.gpustack.evaluations import server_check
 
         report.findings.extend(server_check(connection, report))
     out(REPORTERS[fmt](report), report.secret_values)

@@ -39,14 +39,14 @@ def resolve_format(name: str | None, environ=os.environ) -> str:
     if chosen == "auto":
         return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
     if chosen not in REPORTERS:
-        from gpustack_guard.errors import GsgError
+        from gpustack_guard.core.errors import GsgError
 
         raise GsgError(f"unknown output format '{chosen}' (choose auto, {', '.join(FORMATS)})")
     return chosen
 
 
 def summary_line(report) -> str:
-    from gpustack_guard.findings import Severity
+    from gpustack_guard.core.findings import Severity
 
     e, w, i = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731

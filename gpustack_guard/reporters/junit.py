@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from gpustack_guard.findings import RULES, Severity
+from gpustack_guard.core.findings import RULES, Severity
 
 
 def render(report) -> str:

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 from gpustack_guard import __version__
-from gpustack_guard.findings import RULES
+from gpustack_guard.core.findings import RULES
 
 JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking (consumers must check)
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -32,7 +32,7 @@ def deployment_json(ev) -> dict:
 
 
 def render_json(report) -> str:
-    from gpustack_guard.findings import Severity
+    from gpustack_guard.core.findings import Severity
 
     from gpustack_guard.reporters import json_head
 

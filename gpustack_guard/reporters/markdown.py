@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpustack_guard.units import gib
+from gpustack_guard.core.units import gib
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from gpustack_guard.reporters import json_head
-from gpustack_guard.ownership import LEGACY, UNMANAGED
-from gpustack_guard.plan import (CONFLICT, CREATE, DELETE, LEGACY_OWNED, NOOP, REPLACE, UPDATE, desired_digest,
+from gpustack_guard.core.ownership import LEGACY, UNMANAGED
+from gpustack_guard.core.deploy.plan import (CONFLICT, CREATE, DELETE, LEGACY_OWNED, NOOP, REPLACE, UPDATE, desired_digest,
                                  live_digest, summary, summary_line)
 
 PLAN_FORMAT_VERSION = "1.0"

@@ -162,7 +162,7 @@ class Harness:
     def _seed_hf_cache(self, repos: list[str]) -> None:
         """config.json per repo, written from gsg's catalog (after the first start: a migration moves caches)."""
         sys.path.insert(0, str(REPO))
-        from gpustack_guard.catalog import catalog_configs, catalog_key
+        from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_key
 
         catalog = catalog_configs()
         for repo in repos:
@@ -195,7 +195,7 @@ class Harness:
         fleet = yaml.safe_load((REPO / "examples" / "fleet.yaml").read_text())
         cluster = fleet["clusters"][0]
         sys.path.insert(0, str(REPO))
-        from gpustack_guard.units import parse_size
+        from gpustack_guard.core.units import parse_size
 
         with self.api() as api:
             created = api.post("/v2/clusters", json={"name": cluster["name"], "provider": "Docker"})

@@ -70,7 +70,7 @@ def test_1_snapshot_reproduces_the_fleet(gsg, tmp_path):
     snap = yaml.safe_load((tmp_path / "snap.yaml").read_text())["clusters"][0]
     want = yaml.safe_load((REPO / "examples" / "fleet.yaml").read_text())["clusters"][0]
     assert snap["name"] == want["name"]
-    from gpustack_guard.units import parse_size
+    from gpustack_guard.core.units import parse_size
 
     got_workers = {w["name"]: w for w in snap["workers"]}
     for worker in want["workers"]:

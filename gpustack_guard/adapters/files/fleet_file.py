@@ -1,0 +1,45 @@
+"""Reading and writing fleet snapshot files (YAML or JSON) with file:line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic_core import ValidationError
+
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
+from gpustack_guard.core.spec.check import field_path
+from gpustack_guard.adapters.files.spec_loader import display_path, read_text
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+
+
+def load_fleet(path_text: str) -> Fleet:
+    path = Path(path_text)
+    shown = display_path(path)
+    if not path.is_file():
+        raise GsgError("fleet snapshot file not found", where=path_text)
+    try:
+        docs = load_documents(read_text(path))  # JSON is YAML, so one parser gives positions for both
+    except YamlSyntaxError as exc:
+        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    if len(docs) != 1 or not isinstance(docs[0].data, dict):
+        raise GsgError("a fleet snapshot is one mapping with 'clusters:'", where=shown)
+    doc = docs[0]
+    version = doc.data.get("format_version", FORMAT_VERSION)
+    if isinstance(version, int) and version > FORMAT_VERSION:
+        raise GsgError(f"snapshot format_version {version} is newer than this gsg understands ({FORMAT_VERSION})",
+                       where=shown)
+    try:
+        return Fleet.validate(doc.data)
+    except ValidationError as error:
+        err = error.errors(include_url=False, include_input=False)[0]
+        loc = field_path(err["loc"])
+        line, column = doc.position(loc, key=err["type"] == "extra_forbidden")
+        dotted = ".".join(str(p) for p in loc) or "(document)"
+        more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise GsgError(f"'{dotted}': {err['msg']}{more}", where=f"{shown}:{line}:{column}") from None
+
+
+def dump_fleet(fleet: Fleet) -> str:
+    return yaml.safe_dump(fleet.to_dict(mode="json", exclude_none=True), sort_keys=False)

@@ -1,0 +1,74 @@
+"""Reading spec files from disk (the I/O edge of the spec pipeline)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # a spec tree's project identity (spec/project.py), never a spec
+
+
+def display_path(path: Path | str) -> str:
+    """Paths relative to the working directory when inside it (stable in CI annotations and SARIF); others as
+    given. Plain string work: os.path.relpath costs two abspath calls per file."""
+    text = os.path.normpath(str(path))
+    if os.path.isabs(text):
+        cwd = os.getcwd()
+        if text.startswith(cwd + os.sep):
+            return text[len(cwd) + 1:]
+    return text
+
+
+def _walk(root: str) -> list[Path]:
+    """Spec files below `root`, sorted, skipping hidden files and folders (os.walk: pathlib is slow here)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(folder, n) for n in names
+                     if n.endswith(SPEC_SUFFIXES) and not n.startswith(".") and n not in PROJECT_FILES)
+    return [Path(f) for f in sorted(found)]
+
+
+def spec_files(paths: list[str], *, allow_empty: bool = False) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(_walk(raw))
+        elif path.is_file():
+            if path.name not in PROJECT_FILES:
+                files.append(path)
+        else:
+            raise GsgError("no such file or directory", where=raw)
+    if not files and not allow_empty:
+        raise GsgError("no spec files (*.yaml, *.yml) found", where=", ".join(paths))
+    return files
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise GsgError("not UTF-8 text", where=display_path(path)) from None
+    except OSError as exc:
+        raise GsgError(exc.strerror or "cannot be read", where=display_path(path)) from None
+
+
+def load_specs(paths: list[str], *, allow_empty: bool = False) -> tuple[list[SpecDoc], list[F.Finding]]:
+    docs: list[SpecDoc] = []
+    problems: list[F.Finding] = []
+    for path in spec_files(paths, allow_empty=allow_empty):
+        shown = display_path(path)
+        try:
+            located = load_documents(read_text(path))
+        except YamlSyntaxError as exc:
+            problems.append(F.finding(F.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
+            continue
+        docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
+    return docs, problems

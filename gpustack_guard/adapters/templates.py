@@ -1,0 +1,206 @@
+"""Guard templates: Jinja2 (sandboxed, StrictUndefined) rendering pinned and default backend arguments.
+
+A template file `templates/<name>.yaml.j2` renders a YAML mapping:
+
+    pinned:   [--flag=value, ...]   # the spec may not contradict these
+    defaults: [--flag=value, ...]   # the spec may override these
+    env:      {NAME: value}         # merged under the spec's env
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from gpustack_guard.core.ports import TemplateError, TemplateOutput
+from gpustack_guard.core.versions import version_lt
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+
+SUFFIX = ".yaml.j2"
+
+
+def default_search_path(spec_paths: list[str]) -> list[Path]:
+    """templates/ beside or above the spec folders, the working directory's, then the ones gsg ships."""
+    candidates = []
+    for raw in spec_paths:
+        base = Path(raw).resolve()
+        base = base if base.is_dir() else base.parent
+        candidates += [base / "templates", base.parent / "templates"]
+    candidates.append(Path.cwd() / "templates")
+    package = Path(__file__).resolve().parents[1]  # gpustack_guard/
+    candidates += [package / "_templates", package.parent / "templates"]
+    seen, result = set(), []
+    for path in candidates:
+        if path.is_dir() and path not in seen:
+            seen.add(path)
+            result.append(path)
+    return result
+
+
+class TemplateRenderer:
+    def __init__(self, search_path: list[Path]):
+        self.search_path = search_path
+        self._env = SandboxedEnvironment(
+            loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+            bytecode_cache=_bytecode_cache(),
+        )
+        self._env.globals["version_lt"] = version_lt
+        self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
+        self._located: dict[str, Path] = {}
+        # template file -> what it reads of the context: name -> the attributes read (None: the whole value);
+        # None for a template that includes or imports others (keyed on the whole context)
+        self._reads: dict[str, dict[str, frozenset[str] | None] | None] = {}
+        self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
+
+    def locate(self, name: str) -> Path:
+        if name in self._located:
+            return self._located[name]
+        self._located[name] = self._find(name)
+        return self._located[name]
+
+    def _find(self, name: str) -> Path:
+        filename = name if name.endswith(".j2") else name + SUFFIX
+        for directory in self.search_path:
+            if (directory / filename).is_file():
+                return directory / filename
+        where = ", ".join(str(p) for p in self.search_path) or "(no templates/ folder found)"
+        raise TemplateError(f"template '{name}' not found in {where}", name)
+
+    def render(self, name: str, context: dict[str, Any]) -> TemplateOutput:
+        path = self.locate(name)
+        shown = _shown(path)
+        filename = path.name
+        try:
+            template = self._env.get_template(filename)
+            key = self._cache_key(path, context)
+            if key in self._outputs:
+                return self._outputs[key]
+            text = template.render(**context)
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"template syntax error: {exc.message}", shown, exc.lineno or 0) from None
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(f"undefined template variable: {exc.message}", shown,
+                                _template_line(exc, str(path))) from None
+        except jinja2.TemplateError as exc:
+            raise TemplateError(f"template error: {exc}", shown, _template_line(exc, str(path))) from None
+        output = _parse_output(text, shown)
+        self._outputs[key] = output
+        return output
+
+    def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
+        """Only what the template reads of the context makes up the key: `placement.gpus`, not the GPU ids
+        beside it, so specs differing only in what a template ignores share one rendering."""
+        if str(path) not in self._reads:
+            self._reads[str(path)] = _context_reads(self._env.parse(path.read_text(encoding="utf-8")))
+        reads = self._reads[str(path)]
+        if reads is None:
+            reads = dict.fromkeys(context)
+        parts: list[tuple] = [(str(path),)]
+        for name in sorted(set(reads) & set(context)):
+            value, attrs = _plain(context[name]), reads[name]
+            # `vars.items()` reads the whole mapping: Jinja resolves a dict's own methods before its keys
+            if attrs is None or not isinstance(value, dict) or any(hasattr(dict, a) for a in attrs):
+                parts.append((name, _dump(value)))
+            else:
+                parts.append((name,) + tuple((a, _dump(value.get(a, _ABSENT))) for a in sorted(attrs)))
+        return tuple(parts)
+
+
+_ABSENT = "\0absent"  # a key the context lacks is keyed apart from any real value
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(_plain(value), sort_keys=True, default=str)
+
+
+def _context_reads(ast: Any) -> dict[str, frozenset[str] | None] | None:
+    """For each context variable a template reads: the attributes it reads (`vars.x`, `vars["x"]`), or None
+    when the variable is used whole (looped over, passed to a filter, compared). Jinja's own analysis
+    finds the variables; a walk of the tree finds how each one is used."""
+    from jinja2 import meta, nodes
+
+    if list(meta.find_referenced_templates(ast)):
+        return None
+    names = meta.find_undeclared_variables(ast)
+    attrs: dict[str, set[str]] = {n: set() for n in names}
+    as_attribute: dict[str, int] = dict.fromkeys(names, 0)
+    for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
+        inner = node.node
+        if not (isinstance(inner, nodes.Name) and inner.name in names):
+            continue
+        if isinstance(node, nodes.Getattr):
+            attrs[inner.name].add(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            attrs[inner.name].add(node.arg.value)
+        else:
+            continue  # a computed subscript: the Name counts as used whole below
+        as_attribute[inner.name] += 1
+    uses = dict.fromkeys(names, 0)
+    for name_node in ast.find_all(nodes.Name):
+        if name_node.name in uses and name_node.ctx == "load":
+            uses[name_node.name] += 1
+    return {n: frozenset(attrs[n]) if uses[n] == as_attribute[n] else None for n in names}
+
+
+def _plain(value: Any) -> Any:
+    from collections.abc import Mapping
+
+    return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates cached on disk (keyed by source checksum), so repeated runs skip compilation."""
+    from gpustack_guard.adapters.model_sources.resolver import default_cache_dir
+
+    directory = default_cache_dir() / "templates"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a read-only home: compile every time
+    return jinja2.FileSystemBytecodeCache(str(directory))
+
+
+def _shown(path: Path) -> str:
+    from gpustack_guard.adapters.files.spec_loader import display_path
+
+    return display_path(path)
+
+
+def _template_line(exc: BaseException, filename: str) -> int:
+    """Jinja rewrites tracebacks so template frames carry the template's own file and line."""
+    line = 0
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            line = frame.lineno or line
+    return line
+
+
+@lru_cache(maxsize=1024)  # many specs render the same text; the output is immutable once parsed
+def _parse_output(text: str, shown: str) -> TemplateOutput:
+    try:
+        docs = load_documents(text)
+    except YamlSyntaxError as exc:
+        raise TemplateError(f"rendered template is not valid YAML: {exc}", shown, exc.line) from None
+    data = docs[0].data if docs else {}
+    if not isinstance(data, dict) or set(data) - {"pinned", "defaults", "env"}:
+        raise TemplateError("a template must render a mapping with only pinned, defaults and env", shown)
+
+    def strings(key: str) -> list[str]:
+        value = data.get(key) or []
+        if not isinstance(value, list):
+            raise TemplateError(f"'{key}' must render a list of arguments", shown)
+        return [str(v) for v in value if v is not None and str(v).strip()]
+
+    env = data.get("env") or {}
+    if not isinstance(env, dict):
+        raise TemplateError("'env' must render a mapping", shown)
+    return TemplateOutput(tuple(strings("pinned")), tuple(strings("defaults")),
+                          tuple((str(k), str(v)) for k, v in env.items()))

@@ -1,0 +1,198 @@
+"""Planning (pure): desired documents against live GPUStack models -> a list of Changes.
+
+Diff hygiene follows GPUStack's own importer: only fields the spec sets are compared (so server-filled
+fields never show), None/{}/[] are equal, backend_parameters compare normalised, env secrets are masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from gpustack_guard.core import args as A
+from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, Claims, Owner, digest, owner
+from gpustack_guard.core.secrets import masked
+
+CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
+LEGACY_OWNED = "legacy"  # information: a legacy-marked model no spec of this project declares; never pruned
+SYMBOL = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", NOOP: " ", CONFLICT: "!", LEGACY_OWNED: "?"}
+IDENTITY = ("source", "huggingface_repo_id", "huggingface_filename", "model_scope_model_id",
+            "model_scope_file_path", "local_path", "cluster_name")
+NO_RESTART = {"replicas", "description", "categories"}
+NOT_COMPARED = {"name", "enable_model_route"}  # create-only / the key itself
+# What the server changes by itself (status, timestamps, scheduler fills): never a reason to refuse a saved plan.
+SERVER_VOLATILE = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories",
+                   "distributable", "backend_version", "role_status", "stale", "degradations"}
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    before: Any
+    after: Any
+
+
+@dataclass
+class Change:
+    action: str
+    name: str
+    cluster: str | None
+    spec_file: str | None = None
+    wave: int = 0
+    fields: list[FieldChange] = field(default_factory=list)
+    restart: bool = False
+    adopt: bool = False  # the ownership marker is (re)written to this project: adopt, claim or take-over
+    owner: Owner | None = None  # who owned the live model at plan time
+    project: str | None = None  # the project the marker will name (None: legacy path-only marker)
+    marker_spec: str | None = None  # the spec path the marker records (relative to the project root)
+    live: dict | None = None  # the live model as seen at plan time
+    rendered: Any = None  # RenderedSpec for create/update/replace
+    reason: str = ""
+
+    @property
+    def symbol(self) -> str:
+        return SYMBOL[self.action]
+
+    @property
+    def is_change(self) -> bool:
+        return self.action in (CREATE, UPDATE, REPLACE, DELETE)
+
+    @property
+    def scale_down_only(self) -> bool:
+        return self.action == UPDATE and [f.field for f in self.fields] == ["replicas"] and \
+            (self.fields[0].after or 0) < (self.fields[0].before or 0)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == []
+
+
+def _normal_args(value: Any, family: str) -> Any:
+    if not isinstance(value, list):
+        return value
+    try:
+        return sorted((a.key, A.normal_value(a.value)) for a in A.parse(value, family))
+    except A.ArgError:
+        return value
+
+
+def same(field_name: str, desired: Any, live: Any, family: str = "vllm") -> bool:
+    if _empty(desired) and _empty(live):
+        return True
+    if field_name == "backend_parameters":
+        return _normal_args(desired or [], family) == _normal_args(live or [], family)
+    if isinstance(desired, dict) and isinstance(live, dict):
+        # nested objects: only the keys the spec sets (e.g. gpu_selector.gpus_per_replica is server-filled)
+        return all(same(f"{field_name}.{k}", v, live.get(k), family) for k, v in desired.items())
+    return desired == live
+
+
+def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str]) -> list[FieldChange]:
+    changes = []
+    for key, want in desired.items():
+        if key in NOT_COMPARED:
+            continue
+        have = live.get(key)
+        if same(key, want, have, family):
+            continue
+        if key == "env":
+            want, have = masked(want or {}, secret_keys), masked(have or {}, secret_keys)
+        changes.append(FieldChange(key, have, want))
+    return changes
+
+
+def live_document(model: dict, cluster_names: dict[int, str]) -> dict:
+    """The live model with cluster_name, for comparison with a desired document."""
+    return {**model, "cluster_name": cluster_names.get(model.get("cluster_id"))}
+
+
+def _recorded(recorded: Mapping[str, str] | None, shown: str) -> str:
+    return recorded.get(shown, shown) if recorded is not None else shown
+
+
+def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *, claims: Claims | None = None,
+         prune: bool = False, recorded: Mapping[str, str] | None = None,
+         targets: set[str] | None = None) -> list[Change]:
+    """Changes per model. `rendered` are RenderedSpecs; live models are GPUStack ModelPublic dicts. `claims` says
+    which project this run speaks for and what else it may take; `recorded` maps a spec's displayed path to the
+    path its marker records. Prune deletes only models whose marker names this run's project (the caller makes
+    sure the whole project was read); a legacy-marked model is never deleted."""
+    claims = claims or Claims(project=None)
+    if prune and claims.project is None:
+        raise ValueError("prune needs a project identity")
+    by_name = {m["name"]: m for m in live_models}
+    changes: list[Change] = []
+    declared = set()
+    for r in rendered:
+        declared.add(r.name)
+        desired = r.document(show_secrets=True)
+        cluster = desired.get("cluster_name")
+        live = by_name.get(r.name)
+        base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r,
+                    project=claims.project, marker_spec=_recorded(recorded, r.doc.file))
+        if live is None:
+            changes.append(Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
+                                                           r.document().items() if k != "name"]))
+            continue
+        current = live_document(live, cluster_names)
+        if cluster is None:
+            desired = {**desired, "cluster_name": current["cluster_name"]}  # single cluster: whatever it is
+            base["cluster"] = current["cluster_name"]
+        found = owner(live)
+        allowed, why_not = claims.may_manage(found, adopt=r.spec.guard.adopt)
+        if not allowed:
+            changes.append(Change(CONFLICT, **base, owner=found, live=live, reason=why_not))
+            continue
+        taking = claims.takes_ownership(found)
+        diffs = field_changes(desired, current, r.family, r.secret_keys)
+        identity = [d for d in diffs if d.field in IDENTITY]
+        if identity:
+            changes.append(Change(REPLACE, **base, owner=found, live=live, fields=diffs,
+                                  reason=", ".join(f"{d.field} changed" for d in identity)))
+        elif diffs or taking:
+            restart = any(d.field not in NO_RESTART for d in diffs)
+            changes.append(Change(UPDATE, **base, owner=found, live=live, fields=diffs, restart=restart,
+                                  adopt=taking))
+        else:
+            changes.append(Change(NOOP, **base, owner=found, live=live))
+    for model in live_models if claims.project is not None else []:
+        if model["name"] in declared:
+            continue
+        found = owner(model)
+        cluster_name = cluster_names.get(model.get("cluster_id"))
+        if prune and found.kind == PROJECT_OWNED and found.project == claims.project:
+            changes.append(Change(DELETE, model["name"], cluster_name, spec_file=found.spec_file, owner=found,
+                                  project=claims.project, live=model, reason="no spec of this project declares it"))
+        elif found.kind == LEGACY:
+            recorded_as = f", recorded spec {found.spec_file}" if found.spec_file else ""
+            changes.append(Change(LEGACY_OWNED, model["name"], cluster_name, owner=found, live=model,
+                                  reason=f"gsg marker without a project{recorded_as}; declared by no spec here: "
+                                  "prune never deletes it"))
+    if targets is not None:
+        changes = [c for c in changes if c.name in targets]
+    return changes
+
+
+def summary(changes: list[Change]) -> dict[str, int]:
+    return {a: sum(1 for c in changes if c.action == a)
+            for a in (CREATE, UPDATE, REPLACE, DELETE, CONFLICT, LEGACY_OWNED)}
+
+
+def summary_line(changes: list[Change]) -> str:
+    c = summary(changes)
+    legacy = f" {c[LEGACY_OWNED]} legacy-owned model(s) left alone." if c[LEGACY_OWNED] else ""
+    if not any(ch.is_change for ch in changes):
+        return "No changes. Live deployments match the specs." + (
+            f" ({c[CONFLICT]} conflict(s) need attention.)" if c[CONFLICT] else "") + legacy
+    line = (f"Plan: {c[CREATE]} to create, {c[UPDATE]} to update, {c[REPLACE]} to replace, "
+            f"{c[DELETE]} to delete.")
+    return line + (f" {c[CONFLICT]} conflict(s)." if c[CONFLICT] else "") + legacy
+
+
+def live_digest(model: dict) -> str:
+    """What a saved plan saw of a live model, minus what the server rewrites on its own."""
+    return digest({k: v for k, v in model.items() if k not in SERVER_VOLATILE})
+
+
+def desired_digest(change: Change) -> str | None:
+    return digest(change.rendered.document()) if change.rendered is not None else None

@@ -1,0 +1,105 @@
+"""The fleet: clusters, workers, GPUs and already-placed instances. One model for the snapshot file and the
+live cluster, so every rule runs the same on both."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from gpustack_guard.core.records import Record, field
+from gpustack_guard.core.units import parse_size, size_or_none
+
+FORMAT_VERSION = 1
+
+
+def _claims(value: Any) -> Any:
+    """Claims are bytes by GPU index; YAML may give the index as text and the bytes with units."""
+    if isinstance(value, dict):
+        return {int(k): parse_size(v) for k, v in value.items()}
+    return value
+
+
+class GpuMemory(Record):
+    total: int = field(before=size_or_none, gt=0)
+    used: int = field(0, before=size_or_none)  # live usage reported by the worker, any process
+    allocated: int = field(0, before=size_or_none)  # GPUStack's bookings on this GPU
+
+
+class Gpu(Record):
+    index: int = field(ge=0)
+    vendor: str = "nvidia"
+    type: str = "cuda"
+    name: str = ""
+    memory: GpuMemory
+
+
+class SystemReserved(Record):
+    ram: int = field(0, before=size_or_none)
+    vram: int = field(0, before=size_or_none)
+
+
+class Worker(Record):
+    name: str
+    labels: dict[str, str] = field(factory=dict)
+    state: str = "ready"
+    system_reserved: SystemReserved = field(factory=SystemReserved)
+    gpus: list[Gpu] = field(factory=list)
+
+    def gpu_id(self, gpu: Gpu) -> str:
+        return f"{self.name}:{gpu.type}:{gpu.index}"
+
+    @property
+    def all_labels(self) -> dict[str, str]:
+        """GPUStack adds worker-name to every worker's labels."""
+        return {"worker-name": self.name, **self.labels}
+
+
+class Instance(Record):
+    """A model instance already on the fleet, with GPUStack's per-GPU claim (bytes by GPU index)."""
+
+    model: str
+    name: Optional[str] = None
+    worker: str
+    state: str = "running"
+    gpu_indexes: list[int] = field(factory=list)
+    claims: dict[int, int] = field(factory=dict, before=_claims)
+    restart_count: int = 0
+    managed_by: Optional[str] = None  # gsg's ownership marker, when present
+    project: Optional[str] = None  # the gsg project that owns the model (its marker's project), when present
+
+
+class Cluster(Record):
+    name: str
+    id: Optional[int] = None
+    workers: list[Worker] = field(factory=list)
+    instances: list[Instance] = field(factory=list)
+
+
+class Fleet(Record):
+    format_version: int = FORMAT_VERSION
+    captured_at: Optional[str] = None
+    server: Optional[str] = None
+    server_version: Optional[str] = None
+    clusters: list[Cluster]
+
+    def cluster(self, name: str | None) -> Cluster | None:
+        if name is None:
+            return self.clusters[0] if len(self.clusters) == 1 else None
+        return next((c for c in self.clusters if c.name == name), None)
+
+
+class GpuRef:
+    """A GPU with its worker, addressed by GPUStack's id `worker:type:index`."""
+
+    __slots__ = ("worker", "gpu", "id")
+
+    def __init__(self, worker: Worker, gpu: Gpu):
+        self.worker, self.gpu = worker, gpu
+        self.id = worker.gpu_id(gpu)
+
+    @property
+    def total(self) -> int:
+        return self.gpu.memory.total
+
+
+def gpu_index(cluster: Cluster) -> dict[str, GpuRef]:
+    return {ref.id: ref for ref in (GpuRef(w, g) for w in cluster.workers for g in w.gpus)}

@@ -1,0 +1,133 @@
+"""One entry point: engine family + flags + GPUs -> Estimate. Translates backend flags into engine configs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+from gpustack_guard.core import args as A
+from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
+from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
+from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+from gpustack_guard.core.spec.model import Policy
+from gpustack_guard.core.units import parse_size
+
+ENGINES = ("vllm", "sglang", "llamacpp")
+ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
+
+
+def _flag(flags: dict, key: str) -> bool:
+    return key in flags and A.normal_value(flags[key]) != "false"
+
+
+def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
+    kv_memory = flags.get("kv-cache-memory")
+    tp, pp = A.parallel_size(flags, "vllm")
+    return VllmConfig(
+        gpu_memory_utilization=A.float_value(flags, "gpu-memory-utilization"),
+        max_model_len=A.int_value(flags, "max-model-len"),
+        max_num_seqs=A.int_value(flags, "max-num-seqs"),
+        max_num_batched_tokens=A.int_value(flags, "max-num-batched-tokens"),
+        tensor_parallel_size=tp,
+        pipeline_parallel_size=pp,
+        kv_cache_dtype=flags.get("kv-cache-dtype"),
+        block_size=A.int_value(flags, "block-size"),
+        enforce_eager=_flag(flags, "enforce-eager"),
+        enable_chunked_prefill=(None if "enable-chunked-prefill" not in flags and "no-enable-chunked-prefill"
+                                not in flags else _flag(flags, "enable-chunked-prefill")),
+        kv_cache_memory=parse_size(kv_memory) if kv_memory else None,
+        num_gpu_blocks_override=A.int_value(flags, "num-gpu-blocks-override"),
+        cuda_graph_reserve=policy.cuda_graph_reserve,
+        activation_margin=policy.activation_margin,
+        gpustack_max_model_len=policy.assume_gpustack_max_model_len,
+    )
+
+
+def sglang_config(flags: dict) -> SglangConfig:
+    tp, pp = A.parallel_size(flags, "sglang")
+    return SglangConfig(
+        mem_fraction_static=A.float_value(flags, "mem-fraction-static"),
+        context_length=A.int_value(flags, "context-length"),
+        max_running_requests=A.int_value(flags, "max-running-requests"),
+        chunked_prefill_size=A.int_value(flags, "chunked-prefill-size"),
+        cuda_graph_max_bs=A.int_value(flags, "cuda-graph-max-bs"),
+        tp_size=tp,
+        pp_size=pp,
+        kv_cache_dtype=flags.get("kv-cache-dtype"),
+        disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
+    )
+
+
+def llamacpp_config(flags: dict, policy: Policy) -> LlamaCppConfig:
+    split = flags.get("tensor-split")
+    fractions = None
+    if split:
+        try:
+            fractions = tuple(float(x) for x in str(split).replace("/", ",").split(",") if x.strip())
+        except ValueError:
+            raise ValueError(f"--tensor-split must be numbers separated by commas, got '{split}'") from None
+    return LlamaCppConfig(
+        ctx_size=A.int_value(flags, "ctx-size"),
+        parallel=A.int_value(flags, "parallel"),
+        gpu_layers=A.int_value(flags, "gpu-layers"),
+        batch_size=A.int_value(flags, "batch-size"),
+        ubatch_size=A.int_value(flags, "ubatch-size"),
+        cache_type_k=flags.get("cache-type-k") or "f16",
+        cache_type_v=flags.get("cache-type-v") or "f16",
+        flash_attn=A.normal_value(flags.get("flash-attn", "off")) in ("true", "on"),
+        no_kv_offload=_flag(flags, "no-kv-offload"),
+        tensor_split=fractions,
+        **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
+    )
+
+
+def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
+    """`--quantization fp8` on an unquantised checkpoint loads it as fp8 (vLLM online quantisation)."""
+    method = (flags.get("quantization") or "").lower()
+    if method in ONLINE_QUANT and not facts.quant_method:
+        return replace(facts, quant_method=ONLINE_QUANT[method], weight_bytes=None)
+    return facts
+
+
+def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
+             policy: Policy) -> Estimate:
+    """gpus: (total bytes, name) of one replica's GPUs. vLLM/SGLang: the smallest GPU is the worst rank.
+
+    Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
+    """
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy)
+
+
+@lru_cache(maxsize=4096)
+def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
+              policy: Policy) -> Estimate:
+    flags = dict(flag_items)
+    totals = [total for total, _ in gpus]
+    smallest = min(range(len(gpus)), key=lambda i: totals[i])
+    if family == "vllm":
+        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], vllm_config(flags, policy),
+                             version=version, gpu_name=gpus[smallest][1])
+    if family == "sglang":
+        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags),
+                               version=version)
+    if family == "llamacpp":
+        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy), version=version)
+    raise ValueError(f"no memory model for backend family '{family}'")
+
+
+def gpustack_fraction(family: str, flags: dict, gpu_total: int) -> float:
+    """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
+    if family == "vllm":
+        return A.float_value(flags, "gpu-memory-utilization") or 0.9
+    if family == "sglang":
+        return sglang_fraction(sglang_config(flags), gpu_total)
+    return 0.0
+
+
+def gpustack_weight_estimate(facts: ModelFacts) -> int:
+    """GPUStack's own estimate_model_vram for LLMs: weights x 1.2 + 2 GiB."""
+    from gpustack_guard.core.memory.weights import weight_layout
+
+    return int(weight_layout(facts).total * 1.2) + 2 * 1024**3

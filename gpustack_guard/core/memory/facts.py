@@ -1,0 +1,148 @@
+"""Model facts (architecture numbers) and the value types the weight arithmetic (weights.py) returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+class ModelFacts:
+    architecture: str | None = None
+    num_hidden_layers: int | None = None
+    hidden_size: int | None = None
+    num_attention_heads: int | None = None
+    num_key_value_heads: int | None = None
+    head_dim: int | None = None
+    intermediate_size: int | None = None
+    vocab_size: int | None = None
+    tie_word_embeddings: bool = False
+    attention_bias: bool = False
+    num_experts: int | None = None
+    num_experts_per_tok: int | None = None
+    moe_intermediate_size: int | None = None
+    shared_expert_intermediate_size: int | None = None
+    first_k_dense_replace: int | None = None
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    sliding_window: int | None = None
+    sliding_window_layers: int | None = None  # how many layers use the window (hybrid patterns)
+    # DeepSeek-V4 compressed sparse attention: per-layer KV compression (0 none, 4 CSA, 128 HCA; MTP
+    # layers after num_hidden_layers), its lightning indexer, grouped low-rank output, hyper-connections
+    compress_ratios: tuple[int, ...] | None = None
+    index_n_heads: int | None = None
+    index_head_dim: int | None = None
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
+    hc_mult: int | None = None
+    num_hash_layers: int | None = None
+    num_nextn_predict_layers: int | None = None  # MTP layers: in the checkpoint, loaded only for speculation
+    expert_dtype: str | None = None  # "fp4": routed experts packed MXFP4 beside an fp8 rest
+    max_position_embeddings: int | None = None
+    dtype: str | None = None
+    quant_method: str | None = None  # None = unquantized
+    quant_bits: int | None = None
+    quant_group_size: int | None = None
+    weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed
+    num_parameters: int | None = None
+    # exact tensor bytes from a GGUF header: per block, token embedding, output (lm_head)
+    layer_weight_bytes: tuple[int, ...] | None = None
+    embedding_bytes: int | None = None
+    output_bytes: int | None = None
+    source: str = "unknown"  # where the facts came from, for messages
+
+    # --- derived shape -----------------------------------------------------------------------------------
+    @property
+    def is_mla(self) -> bool:
+        return bool(self.kv_lora_rank)
+
+    @property
+    def is_compressed_attention(self) -> bool:
+        return bool(self.compress_ratios)
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.num_experts and self.num_experts > 1)
+
+    @property
+    def kv_heads(self) -> int | None:
+        return self.num_key_value_heads or self.num_attention_heads
+
+    @property
+    def dim_head(self) -> int | None:
+        if self.head_dim:
+            return self.head_dim
+        if self.hidden_size and self.num_attention_heads:
+            return self.hidden_size // self.num_attention_heads
+        return None
+
+    @property
+    def has_attention_shape(self) -> bool:
+        if self.is_compressed_attention:
+            return True  # missing_for_params names every field the DeepSeek-V4 layout needs
+        if self.is_mla:
+            return bool(self.num_hidden_layers and self.qk_rope_head_dim is not None)
+        return bool(self.num_hidden_layers and self.kv_heads and self.dim_head)
+
+    def missing_for_params(self) -> list[str]:
+        need = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
+        need.append("moe_intermediate_size" if self.is_moe and not self.intermediate_size else "intermediate_size")
+        if self.is_compressed_attention:
+            need += ["head_dim", "q_lora_rank", "num_experts_per_tok"]
+            if 4 in self.compress_ratios:
+                need += ["index_n_heads", "index_head_dim"]
+        missing = [name for name in need if getattr(self, name) is None]
+        if self.is_compressed_attention and len(self.compress_ratios) < (self.num_hidden_layers or 0):
+            missing.append("compress_ratios (one per layer)")
+        return missing
+
+    def merged(self, override: dict[str, Any]) -> "ModelFacts":
+        known = {f.name for f in fields(self)}
+        changes = {k: v for k, v in override.items() if k in known and v is not None and getattr(self, k) != v}
+        return replace(self, **changes) if changes else self
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+# --- what the weight arithmetic (weights.py) returns ----------------------------------------------
+
+@dataclass(frozen=True)
+class ParamBreakdown:
+    embedding: int  # token embedding
+    lm_head: int  # 0 when tied
+    per_layer_linear: tuple[int, ...]  # linear (quantisable) params of each layer
+    per_layer_other: tuple[int, ...]  # norms, biases, routers of each layer
+    final_norm: int
+
+    @property
+    def linear(self) -> int:
+        return sum(self.per_layer_linear)
+
+    @property
+    def total(self) -> int:
+        return self.embedding + self.lm_head + self.linear + sum(self.per_layer_other) + self.final_norm
+
+
+@dataclass(frozen=True)
+class WeightLayout:
+    """Bytes of the checkpoint split the way parallelism splits it."""
+
+    per_layer: tuple[int, ...]
+    embedding: int
+    lm_head: int  # tied: 0 (vLLM and llama.cpp reuse the embedding)
+    other: int  # final norm
+    per_layer_replicated: tuple[int, ...] = ()  # the part of each layer every tensor-parallel rank holds whole
+    unloaded: int = 0  # in the checkpoint but not loaded by default (multi-token-prediction layers)
+
+    @property
+    def total(self) -> int:
+        return sum(self.per_layer) + self.embedding + self.lm_head + self.other
+
+    def scaled(self, factor: float) -> "WeightLayout":
+        return WeightLayout(tuple(int(x * factor) for x in self.per_layer), int(self.embedding * factor),
+                            int(self.lm_head * factor), int(self.other * factor),
+                            tuple(int(x * factor) for x in self.per_layer_replicated), int(self.unloaded * factor))

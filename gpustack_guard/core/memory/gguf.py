@@ -1,0 +1,188 @@
+"""GGUF header parsing (metadata and tensor table) and the model facts it gives. Pure: reads via a callback.
+
+The callback `read(offset, size) -> bytes` lets the same parser serve a local file and an HTTP range reader.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from dataclasses import dataclass
+from typing import Callable
+
+from gpustack_guard.core.memory.facts import ModelFacts
+
+MAGIC = b"GGUF"
+# ggml type id -> (name, block size, bytes per block)
+GGML_TYPES = {
+    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 6: ("q5_0", 32, 22),
+    7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36), 10: ("q2_k", 256, 84),
+    11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210),
+    15: ("q8_k", 256, 292), 16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98),
+    19: ("iq1_s", 256, 50), 20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82),
+    23: ("iq4_xs", 256, 136), 24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8),
+    28: ("f64", 1, 8), 29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2),
+}
+# metadata value types: id -> struct format (None = string/array handled apart)
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+MAX_HEADER_BYTES = 256 * 1024 * 1024  # a header larger than this is not a model file
+
+
+class GGUFError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    type_id: int
+
+    @property
+    def nbytes(self) -> int:
+        _, block, size = GGML_TYPES.get(self.type_id, ("?", 1, 0))
+        return math.prod(self.shape) // block * size
+
+
+@dataclass(frozen=True)
+class GGUFHeader:
+    version: int
+    metadata: dict
+    tensors: tuple[TensorInfo, ...]
+
+
+class _Cursor:
+    """Sequential reads over a random-access source, fetched in chunks."""
+
+    def __init__(self, read: Callable[[int, int], bytes], chunk: int = 1 << 20):
+        self._read, self._chunk = read, chunk
+        self._buffer, self._start, self.pos = b"", 0, 0
+
+    def take(self, size: int) -> bytes:
+        if self.pos + size > MAX_HEADER_BYTES:
+            raise GGUFError("GGUF header is implausibly large")
+        end = self.pos + size
+        while end > self._start + len(self._buffer):
+            got = self._read(self._start + len(self._buffer), max(self._chunk, size))
+            if not got:
+                raise GGUFError("GGUF file ends inside its header")
+            self._buffer += got
+        data = self._buffer[self.pos - self._start:end - self._start]
+        self.pos = end
+        return data
+
+    def unpack(self, fmt: str):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def string(self) -> str:
+        length = self.unpack("<Q")
+        if length > 1 << 24:
+            raise GGUFError("GGUF string length is implausible")
+        return self.take(length).decode("utf-8", errors="replace")
+
+
+def _value(cur: _Cursor, kind: int, keep_arrays: bool):
+    if kind in _SCALARS:
+        return cur.unpack(_SCALARS[kind])
+    if kind == _STRING:
+        return cur.string()
+    if kind == _ARRAY:
+        item_kind, count = cur.unpack("<I"), cur.unpack("<Q")
+        if item_kind in _SCALARS and not keep_arrays:
+            cur.take(struct.calcsize(_SCALARS[item_kind]) * count)  # skip, remember the length
+            return _Length(count)
+        items = [_value(cur, item_kind, keep_arrays) for _ in range(count)]
+        return items if keep_arrays else _Length(count)
+    raise GGUFError(f"unknown GGUF metadata type {kind}")
+
+
+class _Length(int):
+    """An array we skipped: only its length is kept (e.g. 150k tokenizer entries)."""
+
+
+def parse_header(read: Callable[[int, int], bytes]) -> GGUFHeader:
+    cur = _Cursor(read)
+    if cur.take(4) != MAGIC:
+        raise GGUFError("not a GGUF file (bad magic)")
+    version = cur.unpack("<I")
+    if version not in (2, 3):
+        raise GGUFError(f"unsupported GGUF version {version}")
+    tensor_count, kv_count = cur.unpack("<Q"), cur.unpack("<Q")
+    if tensor_count > 1_000_000 or kv_count > 1_000_000:
+        raise GGUFError("GGUF counts are implausible")
+    metadata = {}
+    for _ in range(kv_count):
+        key = cur.string()
+        kind = cur.unpack("<I")
+        metadata[key] = _value(cur, kind, keep_arrays=key.endswith("layer_types"))
+    tensors = []
+    for _ in range(tensor_count):
+        name = cur.string()
+        dims = cur.unpack("<I")
+        shape = tuple(cur.unpack("<Q") for _ in range(dims))
+        type_id = cur.unpack("<I")
+        cur.unpack("<Q")  # data offset
+        tensors.append(TensorInfo(name, shape, type_id))
+    return GGUFHeader(version, metadata, tuple(tensors))
+
+
+_BLOCK = re.compile(r"^blk\.(\d+)\.")
+
+
+def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
+    meta = header.metadata
+    arch = meta.get("general.architecture")
+    if not arch:
+        raise GGUFError("GGUF metadata has no general.architecture")
+
+    def get(key: str):
+        return meta.get(f"{arch}.{key}")
+
+    layers = get("block_count")
+    if not layers:
+        raise GGUFError(f"GGUF metadata has no {arch}.block_count")
+    per_layer = [0] * int(layers)
+    embedding = output = 0
+    for tensor in header.tensors:
+        match = _BLOCK.match(tensor.name)
+        if match and int(match.group(1)) < layers:
+            per_layer[int(match.group(1))] += tensor.nbytes
+        elif tensor.name.startswith("token_embd."):
+            embedding += tensor.nbytes
+        elif tensor.name.startswith("output.") or tensor.name.startswith("output_norm."):
+            output += tensor.nbytes
+    vocab = get("vocab_size") or meta.get("tokenizer.ggml.tokens")
+    heads = get("attention.head_count")
+    heads_kv = get("attention.head_count_kv")
+    if isinstance(heads_kv, list):  # per-layer counts in some architectures
+        heads_kv = max(heads_kv)
+    hidden = get("embedding_length")
+    key_length = get("attention.key_length")
+    tied = output == 0 or all(not t.name.startswith("output.weight") for t in header.tensors)
+    window = get("attention.sliding_window")
+    file_type = meta.get("general.file_type")
+    return ModelFacts(
+        architecture=arch,
+        num_hidden_layers=int(layers),
+        hidden_size=hidden,
+        num_attention_heads=heads,
+        num_key_value_heads=heads_kv,
+        head_dim=key_length or (hidden // heads if hidden and heads else None),
+        intermediate_size=get("feed_forward_length"),
+        vocab_size=int(vocab) if vocab else None,
+        tie_word_embeddings=tied,
+        num_experts=get("expert_count"),
+        num_experts_per_tok=get("expert_used_count"),
+        kv_lora_rank=get("attention.kv_lora_rank"),
+        qk_rope_head_dim=get("rope.dimension_count") if get("attention.kv_lora_rank") else None,
+        sliding_window=window,
+        max_position_embeddings=get("context_length"),
+        quant_method=f"gguf:ftype{file_type}" if file_type is not None else "gguf",
+        layer_weight_bytes=tuple(per_layer),
+        embedding_bytes=embedding,
+        output_bytes=output if not tied else embedding,
+        weight_bytes=sum(per_layer) + embedding + output,
+        source=source,
+    )

@@ -1,0 +1,129 @@
+"""Model facts from a Hugging Face `config.json` dictionary (pure: the caller reads the file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpustack_guard.core.memory.facts import ModelFacts
+
+_DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
+           "fp16": "float16", "half": "float16", "float": "float32"}
+
+
+# config.json keys that ModelFacts takes under the same name, as they are
+_SAME_NAMED = ("head_dim", "vocab_size", "num_experts_per_tok", "moe_intermediate_size", "first_k_dense_replace",
+               "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+               "index_n_heads", "index_head_dim", "o_lora_rank", "o_groups", "hc_mult", "num_hash_layers",
+               "num_nextn_predict_layers", "expert_dtype")
+
+
+def _first(config: dict, *keys: str) -> Any:
+    for key in keys:
+        if config.get(key) is not None:
+            return config[key]
+    return None
+
+
+def _window_layers(config: dict, layers: int) -> tuple[int | None, int | None]:
+    """(window, how many layers use it) from layer_types, Gemma patterns or a model-wide window."""
+    window = config.get("sliding_window")
+    if not window or config.get("use_sliding_window") is False:
+        return None, None
+    types = config.get("layer_types")
+    if isinstance(types, list) and types:
+        return window, sum(1 for t in types if "sliding" in str(t))
+    model_type = config.get("model_type", "")
+    if model_type.startswith("gemma2"):
+        return window, layers // 2  # alternating local/global
+    pattern = config.get("sliding_window_pattern")
+    if model_type.startswith("gemma3") or pattern:
+        pattern = pattern or 6
+        return window, layers - layers // pattern  # every pattern-th layer is global
+    return window, layers  # Mistral-style: every layer windowed
+
+
+def _native_length(config: dict) -> int | None:
+    length = _first(config, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
+    scaling = config.get("rope_scaling") or {}
+    if length and isinstance(scaling, dict) and scaling.get("type", scaling.get("rope_type")) == "yarn":
+        original = scaling.get("original_max_position_embeddings") or length
+        factor = scaling.get("factor") or 1
+        return int(max(length, original * factor))
+    return int(length) if length else None
+
+
+def _quantization(config: dict) -> tuple[str | None, int | None, int | None]:
+    q = config.get("quantization_config")
+    if not isinstance(q, dict):
+        return None, None, None
+    method = str(q.get("quant_method") or "").lower() or None
+    bits = q.get("bits") or q.get("w_bit")
+    group = q.get("group_size") or q.get("q_group_size")
+    if method == "bitsandbytes":
+        bits = 4 if q.get("load_in_4bit") else 8
+    if method == "compressed-tensors":
+        groups = q.get("config_groups") or {}
+        for group_cfg in groups.values():
+            weights = (group_cfg or {}).get("weights") or {}
+            bits = weights.get("num_bits", bits)
+            group = weights.get("group_size", group)
+            if weights.get("type") == "float" and bits == 8:
+                method = "fp8"
+            elif bits == 8:
+                method = "int8"
+            elif bits == 4:
+                method = "gptq"
+            break
+    return method, int(bits) if bits else None, int(group) if group else None
+
+
+def _compress_ratios(config: dict) -> tuple[int, ...] | None:
+    ratios = config.get("compress_ratios")
+    if not isinstance(ratios, list) or not ratios:
+        return None
+    return tuple(int(r) for r in ratios)
+
+
+def facts_from_config(config: dict, source: str) -> ModelFacts:
+    """Facts from config.json; multimodal configs use their `text_config`."""
+    if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
+        merged = dict(config["text_config"])
+        merged.setdefault("quantization_config", config.get("quantization_config"))
+        merged.setdefault("torch_dtype", config.get("torch_dtype") or config.get("dtype"))
+        config = merged
+    layers = _first(config, "num_hidden_layers", "n_layer", "num_layers")
+    window, window_layers = _window_layers(config, layers or 0)
+    ratios = _compress_ratios(config)
+    model_type = str(config.get("model_type", ""))
+    experts = _first(config, "num_local_experts", "num_experts", "n_routed_experts")
+    shared = config.get("shared_expert_intermediate_size")
+    if shared is None and config.get("n_shared_experts"):
+        shared = config["n_shared_experts"] * (config.get("moe_intermediate_size") or 0)
+    bias = config.get("attention_bias")
+    if bias is None:
+        bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl")
+    method, bits, group = _quantization(config)
+    dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
+    architectures = config.get("architectures") or [model_type or None]
+    return ModelFacts(
+        architecture=architectures[0],
+        num_hidden_layers=layers,
+        hidden_size=_first(config, "hidden_size", "n_embd", "d_model"),
+        num_attention_heads=_first(config, "num_attention_heads", "n_head"),
+        num_key_value_heads=_first(config, "num_key_value_heads", "num_kv_heads"),
+        intermediate_size=_first(config, "intermediate_size", "ffn_dim", "n_inner"),
+        tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
+        attention_bias=bool(bias),
+        num_experts=experts,
+        shared_expert_intermediate_size=shared,
+        sliding_window=window,
+        sliding_window_layers=window_layers,
+        compress_ratios=ratios,
+        max_position_embeddings=_native_length(config),
+        dtype=dtype,
+        quant_method=method,
+        quant_bits=bits,
+        quant_group_size=group,
+        source=source,
+        **{key: config.get(key) for key in _SAME_NAMED},
+    )

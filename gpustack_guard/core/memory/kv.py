@@ -1,0 +1,108 @@
+"""KV-cache bytes per token per GPU (memory-arithmetic.md §1.3) and per-request memory with sliding windows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gpustack_guard.core.memory.facts import ModelFacts
+
+KV_DTYPE_BYTES = {"auto": None, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "fp32": 4,
+                  "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "int8": 1}
+FP8_DS_MLA_BYTES_PER_LAYER = 656  # DeepSeek-V3.2 fp8_ds_mla cell
+
+
+def kv_element_bytes(kv_cache_dtype: str | None, facts: ModelFacts) -> int:
+    choice = (kv_cache_dtype or "auto").lower()
+    if choice not in KV_DTYPE_BYTES:
+        raise ValueError(f"unknown --kv-cache-dtype '{kv_cache_dtype}' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)")
+    if KV_DTYPE_BYTES[choice] is None:
+        return 4 if facts.dtype == "float32" else 2
+    return KV_DTYPE_BYTES[choice]
+
+
+def kv_heads_per_gpu(facts: ModelFacts, tp: int) -> int:
+    """vLLM get_num_kv_heads: heads are replicated when fewer than TP ranks."""
+    return max(1, facts.kv_heads // tp)
+
+
+def kv_bytes_per_token_layer(facts: ModelFacts, tp: int, kv_cache_dtype: str | None) -> int:
+    """One layer's bytes per token on one GPU."""
+    if facts.is_mla:
+        if (kv_cache_dtype or "").lower() == "fp8_ds_mla":
+            return FP8_DS_MLA_BYTES_PER_LAYER
+        # the latent is replicated on every TP rank; MLA has no separate K and V
+        return (facts.kv_lora_rank + facts.qk_rope_head_dim) * kv_element_bytes(kv_cache_dtype, facts)
+    return 2 * kv_heads_per_gpu(facts, tp) * facts.dim_head * kv_element_bytes(kv_cache_dtype, facts)
+
+
+def layers_per_rank(facts: ModelFacts, pp: int) -> int:
+    return math.ceil(facts.num_hidden_layers / pp)
+
+
+def window_layers(facts: ModelFacts, pp: int) -> int:
+    """Sliding-window layers on the worst rank (assume they spread evenly over stages)."""
+    if not facts.sliding_window or not facts.sliding_window_layers:
+        return 0
+    return math.ceil(facts.sliding_window_layers / pp)
+
+
+def window_pages(window: int, block: int, in_flight: int, tokens: int) -> int:
+    """vLLM SlidingWindowSpec.max_admission_blocks_per_request: the window plus the tokens still in flight,
+    +1 because the window need not start on a block boundary."""
+    return math.ceil(min(window - 1 + in_flight, tokens) / block) + 1
+
+
+def longest_fitting(request_bytes: Callable[[int], int], available: int, upper: int) -> int:
+    """vLLM estimate_max_model_len: binary search for the longest request whose KV fits `available`."""
+    if available <= 0 or request_bytes(1) > available:
+        return 0
+    lo, hi = 1, upper
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if request_bytes(mid) <= available:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class KVShape:
+    """Per-GPU KV geometry of one deployment: what one request of n tokens costs."""
+
+    def __init__(self, facts: ModelFacts, tp: int, pp: int, kv_cache_dtype: str | None, block_size: int,
+                 batched_tokens: int):
+        self.layer_bytes = kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
+        self.layers = layers_per_rank(facts, pp)
+        self.window_layers = min(window_layers(facts, pp), self.layers)
+        self.full_layers = self.layers - self.window_layers
+        self.window = facts.sliding_window or 0
+        self.block_size = block_size
+        self.batched_tokens = batched_tokens
+
+    @property
+    def bytes_per_token(self) -> int:
+        """Full-length bytes per token on this GPU (all layers), the number vLLM's 2*L*h*d*b formula gives."""
+        return self.layers * self.layer_bytes
+
+    @property
+    def hybrid(self) -> bool:
+        return self.window_layers > 0
+
+    def request_bytes(self, tokens: int) -> int:
+        """vLLM max_memory_usage_bytes summed over layers for one request of `tokens` tokens."""
+        page = self.block_size * self.layer_bytes
+        full = self.full_layers * math.ceil(tokens / self.block_size) * page
+        if not self.window_layers:
+            return full
+        held = window_pages(self.window, self.block_size, self.batched_tokens, tokens)
+        return full + self.window_layers * held * page
+
+    def max_tokens_fitting(self, available: int, upper: int) -> int:
+        """Largest length whose one request fits `available` bytes (vLLM estimate_max_model_len)."""
+        if available <= 0 or self.request_bytes(1) > available:
+            return 0
+        if not self.hybrid:
+            blocks = available // (self.block_size * self.bytes_per_token)
+            return min(blocks * self.block_size, upper)
+        return longest_fitting(self.request_bytes, available, upper)

@@ -1,0 +1,91 @@
+"""Version-dependent engine behaviour and calibrated constants, each with its source.
+
+Everything that changes between vLLM / SGLang releases lives here, keyed by the first version it applies to,
+so a behaviour change is one new row rather than an `if` scattered through the arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpustack_guard.core.units import GiB, KiB, MiB
+from gpustack_guard.core.versions import parse_version
+
+
+@dataclass(frozen=True)
+class VllmProfile:
+    since: str
+    engine: str  # "v0" | "v1"
+    capture_rule: str  # "v0" | "v1-early" | "v1": how CUDA-graph capture sizes are chosen
+    graph_sets: int  # 1 piecewise; 2 FULL_AND_PIECEWISE
+    graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
+    source: str
+    in_flight_steps: int = 1  # scheduler steps whose tokens sliding-window caches must still hold
+
+
+VLLM_PROFILES = (
+    VllmProfile("0.0.0", "v0", "v0", 1, False,
+                "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'"),
+    VllmProfile("0.8.0", "v1", "v1-early", 1, False,
+                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs"),
+    VllmProfile("0.11.0", "v1", "v1", 2, False,
+                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512)"),
+    VllmProfile("0.21.0", "v1", "v1", 2, True,
+                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)"),
+    VllmProfile("0.24.0", "v1", "v1", 2, True,
+                "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
+                "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
+                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2),
+)
+# What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
+# backend_version unset (reported as GSG039 so the assumption is visible).
+DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": "b6000"}
+
+
+_PROFILE_KEYS = tuple((parse_version(p.since), p) for p in VLLM_PROFILES)
+
+
+def vllm_profile(version: str | None) -> VllmProfile:
+    parsed = parse_version(version or DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+    chosen = VLLM_PROFILES[0]
+    for since, profile in _PROFILE_KEYS:
+        if parsed >= since:
+            chosen = profile
+    return chosen
+
+
+# --- calibrated constants (vLLM) -------------------------------------------------------------------------
+# Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
+# (vllm#10517: Llama-3.1-8B T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99).
+ACTIVATION_CALIBRATION = 1.15
+# DeepSeek-V4 (compressed sparse attention, 4-wide hyper-connections, MXFP4 experts) profiles far more than the
+# generic formula: hyper-connection streams, sparse-attention gathers, indexer and MoE workspaces. One constant
+# per batched token, FIT TO ONE LOG: vllm#44376 (2x GH200 96GB, TP2+EP, gmu 0.95, 16384 batched tokens,
+# 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
+# benchmarks/accuracy.py is its calibration, not evidence of it.
+COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 540_316
+NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1
+NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner, TP>=2 (NCCL, custom all-reduce)
+CUDA_CONTEXT = int(0.5 * GiB)  # before vLLM's snapshot: CUDA context + torch init (0.3-1 GiB observed)
+COMM_BUFFERS = int(0.75 * GiB)  # NCCL channel buffers + all-reduce IPC buffers per rank when TP*PP > 1
+# CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
+# and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
+GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
+# Sampler warm-up: max_num_seqs dummy rows of fp32 logits, probabilities, sorted values and int64 indices.
+SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
+# PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
+# bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
+ALLOCATOR_SLACK = 0.05
+DEFAULT_BLOCK_SIZE = 16
+MLA_BLOCK_SIZE = 64  # FlashMLA forces 64 ("Forcing kv cache block size to 64 for FlashMLA backend")
+
+# --- SGLang ----------------------------------------------------------------------------------------------
+SGLANG_FALLBACK_FRACTION = 0.88
+SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GB (PR #10975)
+
+# --- llama.cpp -------------------------------------------------------------------------------------------
+# GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
+LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
+LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
+LLAMACPP_DEFAULT_BATCH = 2048
+LLAMACPP_DEFAULT_UBATCH = 512

@@ -1,0 +1,124 @@
+"""Parameter counts and weight bytes of a model, split the way tensor and pipeline parallelism split them.
+
+Dense and MoE transformers are counted here; models with compressed attention (DeepSeek-V4) by their own
+module. docs/memory-arithmetic.md explains the formulas.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import lru_cache
+
+from gpustack_guard.core.memory import deepseek_v4
+from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
+from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES, linear_bytes_per_param
+
+def _attention_params(f: ModelFacts) -> tuple[int, int]:
+    """(linear, other) attention parameters of one layer."""
+    H, nH = f.hidden_size, f.num_attention_heads
+    if f.is_mla:
+        rope = f.qk_rope_head_dim or 0
+        nope = f.qk_nope_head_dim if f.qk_nope_head_dim is not None else (f.dim_head or 0)
+        v_dim = f.v_head_dim or nope
+        q_dim = nH * (nope + rope)
+        q = H * f.q_lora_rank + f.q_lora_rank * q_dim if f.q_lora_rank else H * q_dim
+        kv = H * (f.kv_lora_rank + rope) + f.kv_lora_rank * nH * (nope + v_dim)
+        o = nH * v_dim * H
+        norms = (f.q_lora_rank or 0) + f.kv_lora_rank
+        return q + kv + o, norms
+    d, nKV = f.dim_head, f.kv_heads
+    linear = H * nH * d + 2 * H * nKV * d + nH * d * H
+    bias = nH * d + 2 * nKV * d if f.attention_bias else 0
+    return linear, bias
+
+
+def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
+    """(linear, other) MLP parameters of layer `layer` (dense, or MoE with router and shared experts)."""
+    H = f.hidden_size
+    dense_first = f.first_k_dense_replace or 0
+    if not f.is_moe or layer < dense_first:
+        return 3 * H * f.intermediate_size, 0
+    expert_i = f.moe_intermediate_size or f.intermediate_size
+    linear = f.num_experts * 3 * H * expert_i + 3 * H * (f.shared_expert_intermediate_size or 0)
+    return linear, H * f.num_experts
+
+
+def require_shape(f: ModelFacts) -> None:
+    """Raise naming the fields the arithmetic still needs."""
+    missing = f.missing_for_params()
+    if missing or not f.has_attention_shape:
+        raise ValueError("missing " + ", ".join(missing or ["head_dim / num_key_value_heads"]))
+
+
+@lru_cache(maxsize=256)  # facts are immutable and hashed by identity; one model is counted once per run
+def param_breakdown(f: ModelFacts) -> ParamBreakdown:
+    require_shape(f)
+    if f.is_compressed_attention:
+        return deepseek_v4.param_breakdown(f)
+    H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
+    attn_linear, attn_other = _attention_params(f)
+    linear, other = [], []
+    for layer in range(L):
+        mlp_linear, mlp_other = _mlp_params(f, layer)
+        linear.append(attn_linear + mlp_linear)
+        other.append(attn_other + mlp_other + 2 * H)
+    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), H)
+
+
+def active_params(f: ModelFacts) -> int:
+    """Parameters touched per token (MoE: experts_per_tok of num_experts); compute only, never memory."""
+    if not f.is_moe:
+        return param_breakdown(f).total
+    routed = replace(f, num_experts=f.num_experts_per_tok or 1)
+    b = param_breakdown(routed)
+    # the router still scores every expert
+    return b.total + f.hidden_size * (f.num_experts - (f.num_experts_per_tok or 1)) * (
+        f.num_hidden_layers - (f.first_k_dense_replace or 0))
+
+
+# --- weight bytes (memory-arithmetic.md §1.2) -------------------------------------------------------------
+
+UNQUANTISED_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+@lru_cache(maxsize=256)
+def weight_layout(f: ModelFacts) -> WeightLayout:
+    """Per-layer weight bytes. Measured total bytes (f.weight_bytes) rescale the computed layout."""
+    if f.layer_weight_bytes:
+        return WeightLayout(tuple(f.layer_weight_bytes), f.embedding_bytes or 0, f.output_bytes or 0, 0)
+    layout = _computed_layout(f)
+    checkpoint = layout.total + layout.unloaded  # a measured total includes layers not loaded by default (MTP)
+    return layout.scaled(f.weight_bytes / checkpoint) if f.weight_bytes and checkpoint else layout
+
+
+def _computed_layout(f: ModelFacts) -> WeightLayout:
+    if f.is_compressed_attention:
+        require_shape(f)
+        return deepseek_v4.weight_layout(f)
+    b = param_breakdown(f)
+    high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
+    per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high)
+    per_layer = tuple(math.ceil(lin * per_param) + oth * high for lin, oth in zip(b.per_layer_linear,
+                                                                                  b.per_layer_other))
+    embed_bytes = b.embedding * high
+    head_bytes = b.lm_head * high
+    if f.quant_method and f.quant_method.startswith("gguf:"):
+        # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
+        embed_bytes = math.ceil(b.embedding * per_param)
+        head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
+    return WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
+
+
+def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
+    """The heaviest rank: its stage's layers split over TP, except the parts every TP rank holds whole."""
+    layout = weight_layout(facts)
+    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
+    if pp == 1:
+        whole = sum(replicated)
+        return math.ceil((layout.total - whole) / tp) + whole
+    stage_layers = math.ceil(len(layout.per_layer) / pp)
+    heaviest = sorted(zip(layout.per_layer, replicated), reverse=True)[:stage_layers]
+    whole = sum(r for _, r in heaviest)
+    edge = max(layout.embedding, layout.lm_head + layout.other)
+    return math.ceil((sum(b for b, _ in heaviest) - whole + edge) / tp) + whole

@@ -1,0 +1,79 @@
+"""The validation pipeline: checked documents -> rendered specs -> rule phases -> a report. No I/O of its own:
+facts resolution and template files come in through the objects passed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
+
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.render import RenderedSpec, render_spec
+from gpustack_guard.core.rules import FLEET_RULES, PHASES, SPEC_RULES, Context, Evaluation, load_builtin_rules
+from gpustack_guard.core.spec.check import SpecDoc, check_document
+
+if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only names their types
+    from gpustack_guard.core.ports import Resolve, TemplateRenderer
+
+
+@dataclass
+class Report:
+    findings: list[F.Finding]
+    evaluations: list[Evaluation] = field(default_factory=list)
+    files: int = 0
+    specs: int = 0
+    units: list[tuple[str, str]] = field(default_factory=list)  # (file, spec) pairs, for per-spec reports
+
+    def count(self, severity: F.Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def failed(self, fail_level: F.Severity) -> bool:
+        return any(f.severity.rank >= fail_level.rank for f in self.findings)
+
+    @property
+    def secret_values(self) -> list[str]:
+        return [v for ev in self.evaluations for v in ev.rendered.secret_values]
+
+
+def _order(f: F.Finding):
+    return (f.location.file, f.location.line, f.location.column, f.rule.id)
+
+
+def render_all(docs: list[SpecDoc], renderer: TemplateRenderer, resolve: Resolve,
+               environ: Mapping[str, str]) -> tuple[list[RenderedSpec], list[F.Finding]]:
+    rendered: list[RenderedSpec] = []
+    found: list[F.Finding] = []
+    for doc in docs:
+        found.extend(check_document(doc))
+        if doc.spec is None:
+            continue
+        facts, error = resolve(doc.spec, doc.file)
+        result, problems = render_spec(doc, renderer, facts, error, environ)
+        found.extend(problems)
+        if result is not None and not any(p.severity == F.Severity.ERROR for p in problems):
+            rendered.append(result)
+    return rendered, found
+
+
+def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: TemplateRenderer, resolve: Resolve,
+             fleet: Fleet | None, environ: Mapping[str, str]) -> Report:
+    load_builtin_rules()
+    rendered, found = render_all(docs, renderer, resolve, environ)
+    found = list(load_findings) + found
+    # Lower waves first, then file order: the order apply would create them in, so bookings accumulate alike.
+    evaluations = [Evaluation(r) for r in sorted(rendered, key=lambda r: (r.spec.guard.wave, r.doc.file,
+                                                                          r.doc.index))]
+    ctx = Context(fleet, evaluations)
+    for phase in PHASES:
+        if phase != "document" and fleet is None:
+            break
+        for ev in evaluations:
+            for rule in SPEC_RULES[phase]:
+                found.extend(rule(ev, ctx))
+    for rule in FLEET_RULES:
+        found.extend(rule(ctx))
+    files = len({d.file for d in docs} | {f.location.file for f in load_findings})
+    units = [(f.location.file, "(file)") for f in load_findings]
+    units += [(d.file, d.name or f"document {d.index + 1}") for d in docs]
+    units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
+    return Report(sorted(found, key=_order), evaluations, files=files, specs=len(docs), units=units)

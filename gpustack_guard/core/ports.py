@@ -1,0 +1,50 @@
+"""What the pure core needs from the edges, as types: the adapters implement these, the core only names them.
+
+Keeping them here lets `core/` import nothing from `adapters/` (tests/architecture checks it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.memory.facts import ModelFacts
+    from gpustack_guard.core.spec.model import DeploymentSpec
+
+YamlPath = tuple  # tuple[str | int, ...]: keys and list indexes from the document root
+
+
+class LocatedData(Protocol):
+    """A parsed document that can say where each of its paths was written (1-based line, column)."""
+
+    data: Any
+    start_line: int
+    duplicate_keys: list[tuple[YamlPath, int, int]]
+
+    def position(self, path: YamlPath, *, key: bool = False) -> tuple[int, int]: ...
+
+
+@dataclass(frozen=True)
+class TemplateOutput:
+    """What a guard template renders: arguments the spec may not contradict, overridable defaults, env."""
+
+    pinned: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+class TemplateError(Exception):
+    """A template that cannot be found, parsed or rendered; `file`/`line` point into the template."""
+
+    def __init__(self, message: str, file: str, line: int = 0):
+        self.file, self.line = file, line
+        super().__init__(message)
+
+
+class TemplateRenderer(Protocol):
+    def render(self, name: str, context: dict[str, Any]) -> TemplateOutput: ...
+
+
+# Model facts for a spec: (facts, None) or (None, why they are unknown). `str` is the spec file, for relative paths.
+Resolve = Callable[["DeploymentSpec", str], "tuple[ModelFacts | None, str | None]"]

@@ -1,0 +1,183 @@
+"""From a checked spec to the document GPUStack receives: template arguments merged, env resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import Any
+
+from gpustack_guard.core import args as A
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.secrets import masked, resolve_env
+from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
+from gpustack_guard.core.ports import TemplateError, TemplateRenderer
+
+
+@dataclass
+class RenderedSpec:
+    doc: SpecDoc
+    spec: DeploymentSpec
+    family: str
+    args: list[A.Arg]
+    env: dict[str, str]
+    secret_keys: set[str] = field(default_factory=set)
+    facts: ModelFacts | None = None
+    facts_error: str | None = None
+    pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
+    unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
+    _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def flags(self) -> dict[str, str | None]:
+        return A.as_dict(self.args)
+
+    @property
+    def secret_values(self) -> list[str]:
+        return [self.env[k] for k in self.secret_keys if k in self.env]
+
+    def parallel_size(self) -> tuple[int, int]:
+        """(tp, pp) from the final arguments; 1 when unset or not applicable."""
+        return A.parallel_size(self.flags, self.family)
+
+    def gpus_per_replica(self) -> int:
+        return gpus_per_replica(self.spec, self.family, self.parallel_size())
+
+    def document(self, *, show_secrets: bool = False) -> dict[str, Any]:
+        """The deployment document: the spec's own fields in GPUStack's order, arguments and env final.
+
+        A fresh dict each call (callers may change it); built once per flavour, since specs are immutable.
+        """
+        if show_secrets not in self._documents:
+            self._documents[show_secrets] = self._document(show_secrets)
+        return _copy_json(self._documents[show_secrets])
+
+    def request_body(self, *, create: bool = False) -> dict[str, Any]:
+        """The document as GPUStack's API takes it, secrets resolved: without cluster_name (callers send
+        cluster_id) and, unless creating, without enable_model_route (a create-only field)."""
+        dropped = ("cluster_name",) if create else ("cluster_name", "enable_model_route")
+        return {k: v for k, v in self.document(show_secrets=True).items() if k not in dropped}
+
+    def _document(self, show_secrets: bool) -> dict[str, Any]:
+        data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
+        if self.args or "backend_parameters" in data:
+            data["backend_parameters"] = A.render(self.args)
+        if self.env or "env" in data:
+            data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
+        data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
+        return {key: data[key] for key in GPUSTACK_FIELD_ORDER if key in data}
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars); several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
+
+
+def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int]) -> int:
+    if spec.gpu_selector and spec.gpu_selector.gpus_per_replica:
+        return spec.gpu_selector.gpus_per_replica
+    if parallel[0] * parallel[1] > 1:
+        return parallel[0] * parallel[1]
+    ids = spec.gpu_selector.gpu_ids if spec.gpu_selector and spec.gpu_selector.gpu_ids else []
+    if ids:
+        return len(ids) if spec.replicas <= 1 else max(1, len(ids) // spec.replicas)
+    return 1
+
+
+class _Lazy(Mapping):
+    """A mapping computed on first access: most templates never read `spec` or `model`, and dumping them
+    for every one of a thousand specs is most of the rendering time."""
+
+    def __init__(self, make):
+        self._make, self._data = make, None
+
+    def _get(self) -> dict:
+        if self._data is None:
+            self._data = self._make()
+        return self._data
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+
+def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
+                     facts: ModelFacts | None) -> dict[str, Any]:
+    gpus = gpus_per_replica(spec, family, A.parallel_size(A.as_dict(spec_args), family))
+    version = spec.backend_version or DEFAULT_VERSIONS.get(family)
+    return {
+        "spec": _Lazy(lambda: spec.to_dict(mode="json", exclude={"guard"})),
+        "vars": spec.guard.vars,
+        "model": _Lazy(lambda: (facts.as_dict() if facts else {}) | {"known": facts is not None}),
+        "placement": {"gpus": gpus, "replicas": spec.replicas,
+                      "gpu_ids": list(spec.gpu_selector.gpu_ids or []) if spec.gpu_selector else []},
+        "backend": spec.effective_backend,
+        "backend_version": version,
+        "backend_version_pinned": spec.backend_version is not None,
+        "ollama": (spec.guard.ollama or OllamaAliases()).to_dict(),
+        "workload": spec.guard.workload.to_dict(),
+    }
+
+
+def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
+                environ: Mapping[str, str]) -> tuple[RenderedSpec | None, list[F.Finding]]:
+    spec = doc.spec
+    assert spec is not None
+    family = A.backend_family(spec.effective_backend, spec.is_gguf)
+    found: list[F.Finding] = []
+    try:
+        spec_args = A.parse(spec.backend_parameters, family)
+    except A.ArgError as exc:
+        return None, [F.finding(F.ARG_VALUE, doc.at("backend_parameters", exc.index), str(exc), spec=spec.name)]
+    for arg in spec_args:
+        if arg.key in A.FORBIDDEN:
+            found.append(F.finding(F.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
+                                   f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
+                                   spec=spec.name, fix=f"remove --{arg.key}"))
+    for first, later in A.duplicates(spec_args):
+        found.append(F.finding(F.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
+                               f"--{later.key} is given twice ('{first.value}' and '{later.value}'); "
+                               "the last one wins", spec=spec.name, fix="keep one"))
+
+    pinned: list[A.Arg] = []
+    defaults: list[A.Arg] = []
+    template_env: dict[str, str] = {}
+    if spec.guard.template:
+        try:
+            output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
+            pinned, defaults = A.parse(list(output.pinned), family), A.parse(list(output.defaults), family)
+            template_env = dict(output.env)
+        except TemplateError as exc:
+            where = F.Location(exc.file, exc.line) if exc.line else doc.at("guard", "template")
+            return None, found + [F.finding(F.TEMPLATE, where, f"{exc} (spec '{spec.name}', "
+                                            f"{doc.at('guard', 'template')})", spec=spec.name)]
+        except A.ArgError as exc:
+            return None, found + [F.finding(F.TEMPLATE, doc.at("guard", "template"),
+                                            f"template '{spec.guard.template}' renders a bad argument: {exc}",
+                                            spec=spec.name)]
+    final, conflicts = A.merge(pinned, defaults, spec_args)
+    for spec_arg, pinned_arg in conflicts:
+        found.append(F.finding(
+            F.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
+            f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
+            spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
+    # unresolved references stay literal here (render and validate still work); apply refuses to send them
+    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
+    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
+                            tuple(a.key for a in pinned), tuple(missing))
+    return rendered, found

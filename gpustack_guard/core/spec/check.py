@@ -1,0 +1,168 @@
+"""Turn one raw YAML document into a DeploymentSpec, or into findings that point at file:line:column."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import ValidationError
+
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.spec.model import (
+    BUILTIN_BACKENDS, COMMUNITY_BACKENDS, SERVER_MANAGED_FIELDS, SOURCE_ID_FIELD, DeploymentSpec,
+)
+from gpustack_guard.core.ports import LocatedData
+
+GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
+
+
+@dataclass
+class SpecDoc:
+    """A spec document as read from disk: where it is, its raw data and its positions."""
+
+    file: str
+    index: int  # document number in the file
+    located: LocatedData
+    spec: DeploymentSpec | None = None
+
+    @property
+    def raw(self) -> Any:
+        return self.located.data
+
+    @property
+    def name(self) -> str | None:
+        if isinstance(self.raw, dict) and isinstance(self.raw.get("name"), str):
+            return self.raw["name"]
+        return None
+
+    def at(self, *path, key: bool = False) -> F.Location:
+        line, column = self.located.position(tuple(path), key=key)
+        return F.Location(self.file, line, column)
+
+
+def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:
+    lowered = {o.lower(): o for o in options}
+    if str(value).lower() in lowered:
+        return lowered[str(value).lower()]
+    close = difflib.get_close_matches(str(value), list(options), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def field_path(loc: tuple) -> tuple:
+    """Pydantic locations may carry union branch names; keep only real keys and indexes."""
+    return tuple(part for part in loc if isinstance(part, int) or not re.match(r"^[a-z_]+\[|^function-", str(part)))
+
+
+def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
+    result = []
+    for err in error.errors(include_url=False, include_input=False):
+        path = field_path(err["loc"])
+        dotted = ".".join(str(p) for p in path) or "(document)"
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            parent_fields = _known_fields(path[:-1])
+            hint = _suggest(str(path[-1]), parent_fields) if parent_fields else None
+            message = f"unknown field '{dotted}' (GPUStack would silently drop it)"
+            result.append(F.finding(F.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
+                                    fix=f"did you mean '{hint}'?" if hint else "remove it"))
+        elif kind in ("literal_error", "enum"):
+            expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
+            value = _get(doc.raw, path)
+            hint = _suggest(str(value), expected)
+            message = f"'{dotted}' is '{value}', expected one of: {', '.join(expected)}"
+            result.append(F.finding(F.ENUM_SPELLING, doc.at(*path), message, spec=doc.name,
+                                    fix=f"did you mean '{hint}'?" if hint else None))
+        elif kind == "missing":
+            result.append(F.finding(F.SCHEMA, doc.at(*path[:-1]) if path[:-1] else doc.at(),
+                                    f"required field '{dotted}' is missing", spec=doc.name,
+                                    fix=f"add '{path[-1]}:'"))
+        else:
+            result.append(F.finding(F.SCHEMA, doc.at(*path), f"'{dotted}': {err['msg']}", spec=doc.name))
+    return result
+
+
+def _get(data: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _known_fields(path: tuple) -> list[str]:
+    """Field names of the record at `path` (for did-you-mean on unknown fields)."""
+    DeploymentSpec.core()  # builds the schema, which resolves every field's annotation
+    record: Any = DeploymentSpec
+    for part in path:
+        if isinstance(part, int):
+            continue
+        declared = record.record_fields.get(part)
+        record = declared.record if declared else None
+        if record is None:
+            return []
+    return list(record.record_fields)
+
+
+def check_document(doc: SpecDoc) -> list[F.Finding]:
+    """Validate one document; on success sets doc.spec. Returns the findings (maybe warnings only)."""
+    raw = doc.raw
+    if not isinstance(raw, dict):
+        return [F.finding(F.SCHEMA, doc.at(), "a spec document must be a mapping of GPUStack fields")]
+    found: list[F.Finding] = []
+    for path, line, column in doc.located.duplicate_keys:
+        found.append(F.finding(F.DUPLICATE_KEY, F.Location(doc.file, line, column),
+                               f"key '{'.'.join(map(str, path))}' appears twice; YAML keeps only the last",
+                               spec=doc.name, fix="remove one of them"))
+    data = dict(raw)
+    for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
+        found.append(F.finding(F.SERVER_MANAGED, doc.at(key, key=True),
+                               f"'{key}' is managed by the GPUStack server and cannot be declared",
+                               spec=doc.name, fix=f"remove '{key}'"))
+        data.pop(key)
+    backend = data.get("backend")
+    if isinstance(backend, str):
+        found.extend(_check_backend(doc, backend))
+    try:
+        spec = DeploymentSpec.validate(data)
+    except ValidationError as error:
+        return found + _pydantic_findings(doc, error)
+    found.extend(_check_source(doc, spec))
+    found.extend(_check_gpu_ids(doc, spec))
+    if not any(f.severity == F.Severity.ERROR for f in found):
+        doc.spec = spec
+    return found
+
+
+def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
+    known = BUILTIN_BACKENDS + COMMUNITY_BACKENDS
+    if backend in known:
+        return []
+    hint = _suggest(backend, known)
+    if hint and hint.lower() == backend.lower():
+        why = " lowercase makes GPUStack book it as a Custom backend" if hint in BUILTIN_BACKENDS else ""
+        return [F.finding(F.ENUM_SPELLING, doc.at("backend"),
+                          f"backend '{backend}' is not spelled as GPUStack expects (case-sensitive);{why}",
+                          spec=doc.name, fix=f"did you mean '{hint}'?")]
+    return [F.finding(F.BACKEND_UNKNOWN, doc.at("backend"),
+                      f"backend '{backend}' is not a built-in or known community backend; "
+                      "gsg checks it like Custom (weights only)", spec=doc.name,
+                      fix=f"did you mean '{hint}'?" if hint else None)]
+
+
+def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    field = SOURCE_ID_FIELD[spec.source]
+    if spec.source_id:
+        return []
+    return [F.finding(F.SOURCE_ID, doc.at("source"), f"source '{spec.source}' needs '{field}'",
+                      spec=spec.name, fix=f"add '{field}:'")]
+
+
+def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    if not spec.gpu_selector or not spec.gpu_selector.gpu_ids:
+        return []
+    return [F.finding(F.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
+                      f"gpu id '{gpu_id}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
+            for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]

@@ -1,1 +1,0 @@
-"""The spec document: GPUStack's deployment fields plus gsg's `guard:` block."""

@@ -1,0 +1,1 @@
+"""Composition root (filled in by the next commit)."""
