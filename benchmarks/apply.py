@@ -35,8 +35,7 @@ def main() -> int:
     opts = parser.parse_args()
 
     from gpustack_guard.adapters.gpustack.applier import Applier, ordered_groups
-    from gpustack_guard.commands.connect import Connection
-    from gpustack_guard.commands.desired import load_desired
+    from gpustack_guard.wiring import Connection, SpecSources, load_desired
     from gpustack_guard.adapters.gpustack.client import GPUStackClient
     from gpustack_guard.core.deploy.plan import plan
 
@@ -55,7 +54,7 @@ def main() -> int:
                 f" --max-num-seqs=8]\nguard: {{wave: {i % opts.waves}}}\n")
         client = GPUStackClient("http://gpustack.test", fake.api_key, transport=fake.transport())
         connection = Connection(client, "v2.3.0")
-        state = load_desired(connection, [str(specs)], offline=True)
+        state = load_desired(connection, SpecSources((str(specs),), offline=True))
         errors = [f for f in state.report.findings if f.severity.value == "error"]
         if errors:
             raise SystemExit(f"bench specs do not validate: {errors[0].message}")

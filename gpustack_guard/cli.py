@@ -6,8 +6,11 @@ Exit codes: 0 clean, 1 findings at/above the fail level or a user error, 2 chang
 
 from __future__ import annotations
 
+import enum
+import functools
+import inspect
 import sys
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 
@@ -18,6 +21,12 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from gpustack_guard import __version__
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.reporters import ChangeFormat, DocumentFormat, ReportFormat, TableFormat
+
+
+class FailLevel(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
 
 app = typer.Typer(
     name="gsg",
@@ -29,28 +38,48 @@ app = typer.Typer(
 )
 
 SPECS = typer.Argument(..., help="Spec files or folders (*.yaml, *.yml).", show_default=False, metavar="SPECS...")
-OUTPUT = typer.Option(None, "--output", "-o", envvar="GSG_OUTPUT", metavar="FORMAT",
-                      help="text | json | github | sarif | junit | markdown | auto (github under GitHub Actions).")
 OFFLINE = typer.Option(False, "--offline", envvar="GSG_OFFLINE",
                        help="Never ask the Hugging Face hub for model facts (catalog and local files only).")
 TEMPLATES = typer.Option([], "--templates", metavar="DIR",
                          help="Extra template folder, searched before templates/ (repeatable).")
-
-
-SERVER = typer.Option(None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).")
-API_KEY_FILE = typer.Option(None, "--api-key-file", metavar="FILE",
-                            help="File holding the API key; else GSG_API_KEY. Never a bare flag value.")
-CA_BUNDLE = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle for the server's TLS certificate.")
-INSECURE = typer.Option(False, "--insecure", help="Do not verify the server's TLS certificate.")
+PROJECT = typer.Option(None, "--project", envvar="GSG_PROJECT", metavar="NAME",
+                       help="The project these specs belong to (else gsg.yaml `project:` at the spec root).")
 CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
 
+# The connection option group, added to every command that talks to a server by @connection_options.
+CONNECTION_PARAMETERS = [
+    inspect.Parameter("server", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
+        None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).")),
+    inspect.Parameter("api_key_file", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
+        None, "--api-key-file", metavar="FILE", help="File holding the API key; else GSG_API_KEY. Never a bare flag "
+                                                     "value.")),
+    inspect.Parameter("ca_bundle", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
+        None, "--ca-bundle", metavar="FILE", help="CA bundle for the server's TLS certificate.")),
+    inspect.Parameter("insecure", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
+        False, "--insecure", help="Do not verify the server's TLS certificate.")),
+]
 
-def _connect(server, api_key_file, ca_bundle, insecure):
-    from gpustack_guard.commands.connect import connect
 
-    if not server:
-        raise GsgError("no server: pass --server URL or set GSG_URL")
-    return connect(server, api_key_file, ca_bundle, insecure)
+def connection_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Give a command the shared --server/--api-key-file/--ca-bundle/--insecure options as one
+    `connection: ConnectionOptions` argument (typer reads the parameters from the signature)."""
+    signature = inspect.signature(command)
+    kept = [p for name, p in signature.parameters.items() if name != "connection"]
+
+    @functools.wraps(command)
+    def wrapper(*args, server=None, api_key_file=None, ca_bundle=None, insecure=False, **kwargs):
+        from gpustack_guard.wiring import ConnectionOptions
+
+        return command(*args, connection=ConnectionOptions(server, api_key_file, ca_bundle, insecure), **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=kept + CONNECTION_PARAMETERS)  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _sources(specs, templates, offline, project=None):
+    from gpustack_guard.wiring import SpecSources
+
+    return SpecSources(tuple(specs), tuple(templates), offline, project)
 
 
 def _version(value: bool) -> None:
@@ -66,33 +95,34 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 @app.command()
+@connection_options
 def validate(
     specs: List[str] = SPECS,
     fleet: Optional[str] = typer.Option(None, "--fleet", "-f", envvar="GSG_FLEET",
                                         help="Fleet snapshot file (YAML/JSON) to validate against offline."),
-    output: Optional[str] = OUTPUT,
-    fail_level: str = typer.Option("error", "--fail-level", help="Exit 1 on findings at or above: error | warning."),
+    output: ReportFormat = typer.Option(ReportFormat.AUTO.value, "--output", "-o", envvar="GSG_OUTPUT",
+                                        case_sensitive=False,
+                                        help="auto picks github under GitHub Actions, text elsewhere."),
+    fail_level: FailLevel = typer.Option(FailLevel.ERROR.value, "--fail-level", case_sensitive=False,
+                                         help="Exit 1 on findings at or above this severity."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
     server_check: bool = typer.Option(False, "--server-check",
                                       help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
     from gpustack_guard.commands.validate import ValidateOptions, run
+    from gpustack_guard.core.findings import Severity
 
-    connection = _connect(server, api_key_file, ca_bundle, insecure) if server and (not fleet or server_check) \
-        else None
-    return run(ValidateOptions(specs, fleet, output, fail_level, offline, templates, server_check), connection)
+    return run(ValidateOptions(_sources(specs, templates, offline), fleet, output, Severity(fail_level.value),
+                               server_check, connection))
 
 
 @app.command()
 def render(
     specs: List[str] = SPECS,
-    output: str = typer.Option("yaml", "--output", "-o", help="yaml | json"),
+    output: DocumentFormat = typer.Option(DocumentFormat.YAML.value, "--output", "-o", case_sensitive=False),
     show_secrets: bool = typer.Option(False, "--show-secrets", help="Print secret env values instead of ********."),
     out_file: Optional[str] = typer.Option(None, "--out", metavar="FILE", help="Write to FILE instead of stdout."),
     check: bool = typer.Option(False, "--check", help="With --out: exit 1 when FILE is stale instead of writing."),
@@ -100,9 +130,9 @@ def render(
     templates: List[str] = TEMPLATES,
 ) -> int:
     """Print the final deployment documents exactly as gsg would send them to GPUStack."""
-    from gpustack_guard.commands.render import run
+    from gpustack_guard.commands.render import RenderOptions, run
 
-    return run(specs, output, show_secrets, offline, templates, out_file, check)
+    return run(RenderOptions(_sources(specs, templates, offline), output, show_secrets, out_file, check))
 
 
 @app.command()
@@ -132,53 +162,47 @@ def estimate(
     platform_footprint: Optional[str] = typer.Option(
         None, "--platform-footprint", help="llama.cpp: VRAM the runtime itself takes per GPU (GPUStack: 500MiB, "
                                            "gguf-parser's default: 250MiB)."),
-    output: str = typer.Option("text", "--output", "-o", help="text | json"),
+    output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
     offline: bool = OFFLINE,
 ) -> int:
     """Per-GPU memory breakdown for one model. Backend arguments follow `--`, as in backend_parameters."""
-    from gpustack_guard.commands.estimate import run
+    from gpustack_guard.commands.estimate import EstimateOptions, run
 
-    return run(model, gpu_memory, gpus, backend, backend_version, output, list(ctx.args), offline, gpu_name,
-               quantization, platform_footprint)
+    return run(EstimateOptions(model, gpu_memory, backend, tuple(ctx.args), gpus, backend_version, gpu_name,
+                               quantization, platform_footprint, output, offline))
 
 
 @app.command()
+@connection_options
 def snapshot(
     out: str = typer.Option(..., "--out", metavar="FILE", help="Where to write the snapshot (YAML)."),
     cluster: Optional[str] = CLUSTER,
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Write the live fleet (clusters, workers, GPUs, instances) as a snapshot file for offline validation."""
-    from gpustack_guard.commands.snapshot import run
+    from gpustack_guard.commands.snapshot import SnapshotOptions, run
 
-    return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster)
+    return run(SnapshotOptions(connection, out, cluster))
 
 
 @app.command(name="export")
+@connection_options
 def export_(
     out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write one spec file per model into."),
     cluster: Optional[str] = CLUSTER,
     show_secrets: bool = typer.Option(False, "--show-secrets", help="Write secret env values instead of ${NAME}."),
     force: bool = typer.Option(False, "--force", help="Replace existing spec files that differ."),
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Adopt live deployments: write them as spec files (server-filled fields stripped, secrets as references)."""
-    from gpustack_guard.commands.export import run
+    from gpustack_guard.commands.export import ExportOptions, run
 
-    return run(_connect(server, api_key_file, ca_bundle, insecure), out, cluster, show_secrets, force)
+    return run(ExportOptions(connection, out, cluster, show_secrets, force))
 
 
 PRUNE = typer.Option(False, "--prune", help="Delete this project's models that no spec declares (needs a project "
                                             "identity and the project's root folder).")
 ADOPT = typer.Option(False, "--adopt", help="Take over live models of the same name that gsg does not own yet.")
-PROJECT = typer.Option(None, "--project", envvar="GSG_PROJECT", metavar="NAME",
-                       help="The project these specs belong to (else gsg.yaml `project:` at the spec root).")
 CLAIM_LEGACY = typer.Option(False, "--claim-legacy",
                             help="Record this project in the legacy (path-only) markers of models the specs declare.")
 TAKE_OVER = typer.Option(None, "--take-over-from", metavar="PROJECT",
@@ -187,11 +211,18 @@ TARGET = typer.Option(None, "--target", metavar="NAME", help="Only these deploym
 ALLOW_EMPTY = typer.Option(False, "--allow-empty", help="Allow an empty spec set (with --prune: delete all).")
 
 
+def _ownership(prune, adopt, claim_legacy, take_over_from):
+    from gpustack_guard.wiring import Ownership
+
+    return Ownership(prune, adopt, claim_legacy, tuple(take_over_from or ()))
+
+
 @app.command()
+@connection_options
 def plan(
     specs: List[str] = SPECS,
-    output: Optional[str] = typer.Option(None, "--output", "-o", envvar="GSG_PLAN_OUTPUT", metavar="FORMAT",
-                                         help="text | json | markdown (a pull-request comment)."),
+    output: ChangeFormat = typer.Option(ChangeFormat.TEXT.value, "--output", "-o", envvar="GSG_PLAN_OUTPUT",
+                                        case_sensitive=False, help="markdown: a pull-request comment."),
     out_file: Optional[str] = typer.Option(None, "--out", metavar="FILE",
                                            help="Save the plan (JSON) for `gsg apply FILE`."),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode",
@@ -205,21 +236,18 @@ def plan(
     allow_empty: bool = ALLOW_EMPTY,
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
-    from gpustack_guard.commands.plan import run
+    from gpustack_guard.commands.plan import PlanOptions, run
 
-    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output, out_file=out_file,
-               prune=prune, adopt=adopt, targets=target, detailed_exitcode=detailed_exitcode,
-               allow_empty=allow_empty, offline=offline, templates=templates, project=project,
-               claim_legacy=claim_legacy, take_over_from=take_over_from)
+    return run(PlanOptions(_sources(specs, templates, offline, project), connection,
+                           _ownership(prune, adopt, claim_legacy, take_over_from), output, out_file,
+                           detailed_exitcode, tuple(target or ()), allow_empty))
 
 
 @app.command()
+@connection_options
 def apply(
     specs: List[str] = typer.Argument(..., help="Spec files or folders, or one saved plan file (*.json).",
                                       show_default=False, metavar="SPECS_OR_PLAN..."),
@@ -238,38 +266,32 @@ def apply(
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256, help="Independent changes at once."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
-    from gpustack_guard.commands.apply import run
+    from gpustack_guard.commands.apply import ApplyOptions, run
 
-    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, assume_yes=yes, prune=prune,
-               adopt=adopt, targets=target, allow_empty=allow_empty, restart=not no_restart, wait=wait,
-               wait_timeout=wait_timeout, concurrency=concurrency, offline=offline, templates=templates,
-               project=project, claim_legacy=claim_legacy, take_over_from=take_over_from)
+    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project,
+                            _ownership(prune, adopt, claim_legacy, take_over_from), yes, tuple(target or ()),
+                            allow_empty, not no_restart, wait, wait_timeout, concurrency=concurrency))
 
 
 @app.command()
+@connection_options
 def drift(
     specs: List[str] = SPECS,
-    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FORMAT", help="text | json | markdown"),
+    output: ChangeFormat = typer.Option(ChangeFormat.TEXT.value, "--output", "-o", metavar="FORMAT",
+                                        case_sensitive=False),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when drift is found."),
     project: Optional[str] = PROJECT,
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
-    server: Optional[str] = SERVER,
-    api_key_file: Optional[str] = API_KEY_FILE,
-    ca_bundle: Optional[str] = CA_BUNDLE,
-    insecure: bool = INSECURE,
+    connection=None,
 ) -> int:
     """Read-only: live fields that differ from the specs, missing and orphaned models, unhealthy instances."""
-    from gpustack_guard.commands.drift import run
+    from gpustack_guard.commands.drift import DriftOptions, run
 
-    return run(_connect(server, api_key_file, ca_bundle, insecure), specs, output=output,
-               detailed_exitcode=detailed_exitcode, offline=offline, templates=templates, project=project)
+    return run(DriftOptions(_sources(specs, templates, offline, project), connection, output, detailed_exitcode))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,1 +1,255 @@
-"""Composition root (filled in by the next commit)."""
+"""The composition root: the one place that builds adapters and hands them to the core and the commands.
+
+Commands ask wiring for what they need (a connection, a template renderer, a facts resolver, the desired state
+of a spec tree) and never import each other. Environment switches are read here, once.
+Adapters are imported inside the builders: a command pays only for the edges it uses (benchmarks/startup.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    import httpx
+
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.adapters.model_sources.resolver import FactsResolver
+    from gpustack_guard.adapters.templates import TemplateRenderer
+    from gpustack_guard.core.deploy.plan import Change
+    from gpustack_guard.core.fleet.model import Fleet
+    from gpustack_guard.core.ownership import Claims, Identity
+    from gpustack_guard.core.pipeline import Report
+    from gpustack_guard.core.render import RenderedSpec
+
+# Tests replace this with an in-memory GPUStack (an httpx.MockTransport factory); None means the real network.
+transport_factory: Callable[[], httpx.BaseTransport] | None = None
+# Tests replace this so retry backoff does not really sleep; None means time.sleep.
+retry_sleep: Callable[[float], None] | None = None
+
+
+# --- option groups shared by several commands ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    """Where the GPUStack server is and how to trust it; the key comes from GSG_API_KEY or a file."""
+
+    server: str | None = None
+    api_key_file: str | None = None
+    ca_bundle: str | None = None
+    insecure: bool = False
+    timeout: float = 15.0
+
+
+@dataclass(frozen=True)
+class SpecSources:
+    """A spec tree and what rendering it needs: extra template folders, hub access, the project identity."""
+
+    specs: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()
+    offline: bool = False
+    project: str | None = None
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """What plan and apply may do to models beyond this project's own."""
+
+    prune: bool = False
+    adopt: bool = False
+    claim_legacy: bool = False
+    take_over_from: tuple[str, ...] = ()
+
+
+def hub_offline(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    """--offline / GSG_OFFLINE (read by the CLI option) or the hub's own switch, HF_HUB_OFFLINE."""
+    return flag or environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+
+
+# --- builders ---------------------------------------------------------------------------------------------
+
+def build_renderer(spec_paths: tuple[str, ...] | list[str], extra: tuple[str, ...] | list[str]) -> TemplateRenderer:
+    from gpustack_guard.adapters.templates import TemplateRenderer, default_search_path
+
+    for directory in extra:
+        if not Path(directory).is_dir():
+            raise GsgError("template folder not found", where=directory)
+    return TemplateRenderer([Path(d).resolve() for d in extra] + default_search_path(list(spec_paths)))
+
+
+def build_resolver(offline: bool) -> FactsResolver:
+    from gpustack_guard.adapters.model_sources.resolver import FactsResolver
+
+    return FactsResolver(offline=hub_offline(offline), hf_token=os.environ.get("HF_TOKEN"))
+
+
+def read_api_key(api_key_file: str | None) -> str | None:
+    """The key from a file, else GSG_API_KEY (never a bare flag value); registered to be masked everywhere."""
+    from gpustack_guard.adapters.files.output import register_secret
+
+    if api_key_file:
+        try:
+            key: str | None = Path(api_key_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise GsgError(exc.strerror or "cannot be read", where=api_key_file) from None
+        if not key:
+            raise GsgError("the API key file is empty", where=api_key_file)
+    else:
+        key = os.environ.get("GSG_API_KEY", "").strip() or None
+    register_secret(key)
+    return key
+
+
+@dataclass
+class Connection:
+    client: GPUStackClient
+    version: str
+    last_fleet: Fleet | None = None  # the fleet fetched last (drift reads its instances without another call)
+    last_models: list[dict] | None = None  # the model list fetched with it (plan reuses it)
+
+    def fleet(self) -> Fleet:
+        from gpustack_guard.adapters.gpustack.live_fleet import fleet_from_api
+
+        client = self.client
+        self.last_models = client.models()
+        self.last_fleet = fleet_from_api(client.clusters(), client.workers(), client.model_instances(),
+                                         self.last_models, client.base_url, self.version)
+        return self.last_fleet
+
+    @property
+    def supports_export(self) -> bool:
+        from gpustack_guard.core.versions import parse_version
+
+        return (parse_version(self.version) or (0,)) >= (2, 3, 0)
+
+
+def connect(opts: ConnectionOptions) -> Connection:
+    """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.core.versions import parse_version
+
+    if not opts.server:
+        raise GsgError("no server: pass --server URL or set GSG_URL")
+    key = read_api_key(opts.api_key_file)
+    if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
+        raise GsgError("CA bundle not found", where=opts.ca_bundle)
+    verify: bool | str = False if opts.insecure else (opts.ca_bundle or True)
+    transport = transport_factory() if transport_factory else None
+    pause = {"sleep": retry_sleep} if retry_sleep else {}
+    client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport, **pause)
+    version = str(client.version().get("version", ""))
+    parsed = parse_version(version)
+    if parsed is None or parsed < (2, 0, 0):
+        raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
+                       "GPUStack 2.x", where=opts.server)
+    if not key:
+        raise GsgError("no API key: set GSG_API_KEY or pass --api-key-file (a key with the management scope)")
+    client.me()
+    return Connection(client, version)
+
+
+# --- the desired state of a spec tree against a live server (plan, apply, drift) ---------------------------
+
+@dataclass
+class DesiredState:
+    report: Report
+    rendered: list[RenderedSpec]
+    live_models: list[dict]
+    cluster_names: dict[int, str]
+    cluster_ids: dict[str, int]
+    specs: list[str]
+    identity: Identity | None = None  # None without a project
+    recorded: dict[str, str] = field(default_factory=dict)  # displayed spec path -> path its marker records
+
+    @property
+    def whole_project(self) -> bool:
+        from gpustack_guard.adapters.files.project_file import covers_project
+
+        return self.identity is not None and covers_project(self.identity, self.specs)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.report.findings if f.severity == Severity.ERROR]
+
+
+def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: bool = False) -> DesiredState:
+    from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
+    from gpustack_guard.adapters.files.spec_loader import load_specs
+    from gpustack_guard.core.pipeline import validate
+
+    specs = list(sources.specs)
+    identity = find_identity(specs, sources.project) if specs else None
+    docs, problems = load_specs(specs, allow_empty=allow_empty)
+    fleet = connection.fleet()
+    report = validate(docs, problems, build_renderer(specs, sources.templates),
+                      build_resolver(sources.offline).resolve, fleet, os.environ)
+    live = connection.last_models if connection.last_models is not None else connection.client.models()
+    names = {c.id: c.name for c in fleet.clusters if c.id is not None}
+    rendered = [ev.rendered for ev in report.evaluations]
+    recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
+    return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
+                        identity, recorded)
+
+
+def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:
+    """Whether plan/apply must stop before planning: validation errors (printed here) block it; prune needs a
+    project identity and the whole project read; an empty spec set never prunes every model of the project unless
+    --allow-empty says so."""
+    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.adapters.files.project_file import PRUNE_NEEDS_PROJECT
+    from gpustack_guard.adapters.files.spec_loader import display_path
+    from gpustack_guard.reporters import text
+
+    if prune and state.identity is None:
+        raise GsgError(PRUNE_NEEDS_PROJECT)
+    if prune and state.identity is not None and not state.whole_project:
+        raise GsgError(f"--prune needs the whole project '{state.identity.name}': pass its root folder "
+                       f"{display_path(state.identity.root)} (where it is declared: {state.identity.declared_in}), "
+                       "not a part of it")
+    if state.errors:
+        secrets = state.report.secret_values
+        err(text.render(state.report), secrets)
+        err(f"gsg: {verb} blocked: {len(state.errors)} validation error(s)", secrets)
+        return True
+    if not state.rendered and prune and not allow_empty and state.identity is not None:
+        raise GsgError(f"no specs: refusing to prune every model of project '{state.identity.name}' "
+                       "(pass --allow-empty to mean it)")
+    return False
+
+
+def claims_for(state: DesiredState, *, adopt: bool = False, claim_legacy: bool = False,
+               take_over_from: tuple[str, ...] | list[str] = ()) -> Claims:
+    """What this run may take beyond its own project's models; the options that need a project say so."""
+    from gpustack_guard.core.ownership import Claims
+
+    project = state.identity.name if state.identity is not None else None
+    if project is None and (claim_legacy or take_over_from):
+        flag = "--claim-legacy" if claim_legacy else "--take-over-from"
+        raise GsgError(f"{flag} needs a project identity to record: add a gsg.yaml with `project: NAME` at the "
+                       "spec root, or pass --project NAME (GSG_PROJECT)")
+    if project in take_over_from:
+        raise GsgError(f"--take-over-from {project}: that is this run's own project")
+    return Claims(project, adopt=adopt, claim_legacy=claim_legacy, take_over_from=frozenset(take_over_from))
+
+
+def build_plan(state: DesiredState, *, prune: bool, targets: tuple[str, ...] | list[str], claims: Claims
+               ) -> list[Change]:
+    """The changes for plan and apply alike; --target names must exist on one side or the other."""
+    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.core.deploy.plan import plan
+
+    chosen = set(targets) if targets else None
+    changes = plan(state.rendered, state.live_models, state.cluster_names, claims=claims, prune=prune,
+                   recorded=state.recorded, targets=chosen)
+    if chosen:
+        known = {r.name for r in state.rendered} | {m["name"] for m in state.live_models}
+        unknown = sorted(chosen - known)
+        if unknown:
+            raise GsgError(f"--target {', '.join(unknown)} matches no spec and no live model")
+        err(f"gsg: targeting {', '.join(sorted(chosen))}: other deployments are left alone")
+    return changes

@@ -41,12 +41,22 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("GSG_URL", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def slept(monkeypatch) -> list[float]:
+    """Retry backoff of the CLI's client is recorded here instead of slept (the seconds asked for, in order)."""
+    import gpustack_guard.wiring as wiring
+
+    pauses: list[float] = []
+    monkeypatch.setattr(wiring, "retry_sleep", pauses.append)
+    return pauses
+
+
 @pytest.fixture
 def fake(monkeypatch):
     """The in-memory GPUStack (field-notes fleet) wired in as the CLI's server at http://gpustack.test."""
     from fake_gpustack import FakeGPUStack
 
-    import gpustack_guard.commands.connect as connect
+    import gpustack_guard.wiring as connect
 
     server = FakeGPUStack.field_notes()
     monkeypatch.setattr(connect, "transport_factory", server.transport)

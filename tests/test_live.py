@@ -55,8 +55,8 @@ def test_old_server_is_refused(gsg, fake):
     assert result.code == 1 and "GPUStack v0.7.1 is not supported" in result.err
 
 
-def test_unreachable_server(gsg, monkeypatch):
-    import gpustack_guard.commands.connect as connect
+def test_unreachable_server(gsg, monkeypatch, slept):
+    import gpustack_guard.wiring as connect
     import httpx
 
     def refuse(request):
@@ -66,6 +66,8 @@ def test_unreachable_server(gsg, monkeypatch):
     monkeypatch.setenv("GSG_API_KEY", "k" * 20)
     result = gsg("snapshot", "--out", "x.yaml", "--server", "http://127.0.0.1:9")
     assert result.code == 1 and result.err.startswith("gsg: error: GET /version: cannot connect to")
+    # three retries, 0.5 s x 2^n each plus up to half again of jitter
+    assert len(slept) == 3 and all(d <= s <= 1.5 * d for s, d in zip(slept, (0.5, 1.0, 2.0)))
 
 
 def test_api_key_file_and_its_errors(gsg, fake, monkeypatch, tmp_path):

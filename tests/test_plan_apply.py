@@ -214,7 +214,7 @@ def test_wait_stops_early_on_an_instance_in_error(gsg, fake, specs, monkeypatch)
 # --- faults: apply, inject a fault at request k, apply again -> converged, nothing unowned touched -------
 
 def _converges_after_fault(gsg, monkeypatch, specs, kind: str, at: int, *, seed_update: bool) -> None:
-    import gpustack_guard.commands.connect as connect
+    import gpustack_guard.wiring as connect
 
     fake = FakeGPUStack.field_notes()
     monkeypatch.setattr(connect, "transport_factory", fake.transport)

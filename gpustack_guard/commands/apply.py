@@ -4,10 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
+from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
+from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.reporters.plan_output import render_text
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    specs_or_plan: tuple[str, ...]  # spec files/folders, or one saved plan (*.json)
+    connection: wiring.ConnectionOptions
+    templates: tuple[str, ...] = ()
+    offline: bool = False
+    project: str | None = None
+    ownership: wiring.Ownership = field(default_factory=wiring.Ownership)
+    assume_yes: bool = False
+    targets: tuple[str, ...] = ()
+    allow_empty: bool = False
+    restart: bool = True
+    wait: bool = False
+    wait_timeout: float = 900.0
+    poll: float = 2.0
+    concurrency: int = 8
 
 
 def _saved_plan(path: str) -> dict:
@@ -29,54 +52,43 @@ def _confirm(summary: str, assume_yes: bool) -> bool:
     return answer.strip() == "yes"
 
 
-def _saved_claims(saved: dict) -> dict:
+def _saved_ownership(saved: dict) -> wiring.Ownership:
     """The ownership options a saved plan was made with, read back from its changes."""
     taken = [c.get("owner") or {} for c in saved["changes"] if c.get("adopt")]
-    return {"adopt": any(o.get("kind") == "unmanaged" for o in taken),
-            "claim_legacy": any(o.get("kind") == "legacy" for o in taken),
-            "take_over_from": sorted({o["project"] for o in taken if o.get("kind") == "project" and o.get("project")})}
+    return wiring.Ownership(
+        prune=any(c["action"] == "delete" for c in saved["changes"]),
+        adopt=any(o.get("kind") == "unmanaged" for o in taken),
+        claim_legacy=any(o.get("kind") == "legacy" for o in taken),
+        take_over_from=tuple(sorted({o["project"] for o in taken if o.get("kind") == "project" and o.get("project")})))
 
 
-def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune: bool = False,
-        adopt: bool = False, targets: list[str] | None = None, allow_empty: bool = False, restart: bool = True,
-        wait: bool = False, wait_timeout: float = 900.0, concurrency: int = 8, offline: bool = False,
-        templates: list[str] | None = None, poll: float = 2.0, project: str | None = None,
-        claim_legacy: bool = False, take_over_from: list[str] | None = None) -> int:
-    from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
-    from gpustack_guard.commands.desired import blocked, claims_for, load_desired
-    from gpustack_guard.commands.plan import build_plan
-    from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
-    from gpustack_guard.reporters.plan_output import render_text
+def _from_saved_plan(opts: ApplyOptions) -> tuple[ApplyOptions, dict | None]:
+    """A saved plan fixes the specs, targets and ownership options it was made with."""
+    if not (len(opts.specs_or_plan) == 1 and opts.specs_or_plan[0].endswith(".json")):
+        return opts, None
+    saved = _saved_plan(opts.specs_or_plan[0])
+    return replace(opts, specs_or_plan=tuple(saved.get("specs") or []), ownership=_saved_ownership(saved),
+                   targets=tuple(c["name"] for c in saved["changes"]), allow_empty=True,
+                   project=opts.project or saved.get("project")), saved
 
-    saved = None
-    specs = specs_or_plan
-    if len(specs_or_plan) == 1 and specs_or_plan[0].endswith(".json"):
-        saved = _saved_plan(specs_or_plan[0])
-        specs = saved.get("specs") or []
-        prune = any(c["action"] == "delete" for c in saved["changes"])
-        targets = [c["name"] for c in saved["changes"]] or None
-        options = _saved_claims(saved)
-        adopt, claim_legacy, take_over_from = options["adopt"], options["claim_legacy"], options["take_over_from"]
-        project = project or saved.get("project")
-    state = load_desired(connection, specs, offline=offline, templates=templates,
-                         allow_empty=allow_empty or bool(saved), project=project)
-    claims = claims_for(state, adopt=adopt, claim_legacy=claim_legacy, take_over_from=take_over_from)
+
+def run(opts: ApplyOptions) -> int:
+    plan_file = opts.specs_or_plan[0] if opts.specs_or_plan else ""
+    opts, saved = _from_saved_plan(opts)
+    own = opts.ownership
+    connection = wiring.connect(opts.connection)
+    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project)
+    state = wiring.load_desired(connection, sources, allow_empty=opts.allow_empty)
+    claims = wiring.claims_for(state, adopt=own.adopt, claim_legacy=own.claim_legacy,
+                               take_over_from=own.take_over_from)
     if saved and saved.get("project") != claims.project:
         raise GsgError(f"the saved plan was made for project {saved.get('project')!r}, these specs are "
-                       f"{claims.project!r}; plan again", where=specs_or_plan[0])
-    if blocked(state, "apply", prune=prune, allow_empty=allow_empty or bool(saved)):
+                       f"{claims.project!r}; plan again", where=plan_file)
+    if wiring.blocked(state, "apply", prune=own.prune, allow_empty=opts.allow_empty):
         return EXIT_FAIL
     secrets = state.report.secret_values
-    changes = build_plan(state, prune=prune, targets=targets, claims=claims)
-    expected = {}
-    if saved:
-        planned = {c["name"]: c for c in saved["changes"]}
-        for c in changes:
-            before = planned.get(c.name)
-            if before is None or before["action"] != c.action or before.get("desired_digest") != desired_digest(c):
-                raise GsgError(f"'{c.name}' no longer matches the saved plan (specs or server changed); plan again")
-            if before.get("live"):
-                expected[c.name] = before["live"]
+    changes = wiring.build_plan(state, prune=own.prune, targets=opts.targets, claims=claims)
+    expected = _unchanged_since(saved, changes) if saved else {}
     conflicts = [c for c in changes if c.action == CONFLICT]
     if conflicts:
         out(render_text(changes), secrets)
@@ -88,12 +100,25 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
         out(summary_line(changes) + "\n")
         return EXIT_OK
     out(render_text(changes), secrets)
-    if not _confirm(summary_line(changes), assume_yes):
+    if not _confirm(summary_line(changes), opts.assume_yes):
         err("gsg: apply cancelled")
         return EXIT_FAIL
-    applier = Applier(connection.client, state.cluster_ids, restart=restart, wait=wait, wait_timeout=wait_timeout,
-                      poll=poll, concurrency=concurrency, progress=lambda m: err(f"gsg: {m}", secrets),
-                      expected=expected)
+    applier = Applier(connection.client, state.cluster_ids, restart=opts.restart, wait=opts.wait,
+                      wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
+                      progress=lambda m: err(f"gsg: {m}", secrets), expected=expected)
     outcome = applier.run(changes)
     (out if outcome.ok else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_FAIL
+
+
+def _unchanged_since(saved: dict, changes: list) -> dict:
+    """Each change must still be the one the saved plan shows; returns the live state it expected per name."""
+    planned = {c["name"]: c for c in saved["changes"]}
+    expected = {}
+    for c in changes:
+        before = planned.get(c.name)
+        if before is None or before["action"] != c.action or before.get("desired_digest") != desired_digest(c):
+            raise GsgError(f"'{c.name}' no longer matches the saved plan (specs or server changed); plan again")
+        if before.get("live"):
+            expected[c.name] = before["live"]
+    return expected

@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic_core import ValidationError
+
+from gpustack_guard import wiring
+from gpustack_guard.adapters.files.output import out
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
 from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_OK, GsgError
-from gpustack_guard.adapters.files.output import out
+from gpustack_guard.core.memory import engine
+from gpustack_guard.core.memory.hfconfig import facts_from_config
+from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
+from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
+from gpustack_guard.core.spec.model import DeploymentSpec, Policy
 from gpustack_guard.core.units import gib, parse_size
+from gpustack_guard.reporters import TableFormat
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 
 
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
-    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
-    from gpustack_guard.core.memory.hfconfig import facts_from_config
-    from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
-    from gpustack_guard.core.spec.model import DeploymentSpec
-
     path = Path(model)
     if path.is_file() and path.suffix == ".gguf":
         return read_local_gguf(path)
@@ -33,10 +40,8 @@ def model_facts(model: str, offline: bool):
     facts = catalog_facts(model)
     if facts is not None:
         return facts
-    from gpustack_guard.commands.validate import build_resolver
-
     spec = DeploymentSpec(name="estimate", source="huggingface", huggingface_repo_id=model)
-    facts, error = build_resolver(offline).resolve(spec, "estimate")
+    facts, error = wiring.build_resolver(offline).resolve(spec, "estimate")
     if facts is None:
         raise GsgError(f"model '{model}' unknown: {error}")
     return facts
@@ -46,10 +51,6 @@ def with_quantization(facts, quantization: str | None, family: str):
     """`--quantization q4_k_m` (GGUF type) or awq/gptq/fp8/int8/bitsandbytes for a catalog model."""
     if not quantization:
         return facts
-    from dataclasses import replace
-
-    from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
-
     kind = quantization.lower()
     if kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES:
         return replace(facts, quant_method=f"gguf:{kind}", weight_bytes=None)
@@ -57,19 +58,28 @@ def with_quantization(facts, quantization: str | None, family: str):
     return replace(facts, quant_method=kind, quant_bits=bits, weight_bytes=None)
 
 
-def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_version: str | None,
-        output: str, backend_args: list[str], offline: bool = False, gpu_name: str = "",
-        quantization: str | None = None, platform_footprint: str | None = None) -> int:
-    from pydantic_core import ValidationError
+@dataclass(frozen=True)
+class EstimateOptions:
+    model: str  # catalog name, Hugging Face repo id, config.json or GGUF path
+    gpu_memory: str  # one GPU's memory: bytes or a size with a unit
+    backend: str = "vLLM"
+    backend_args: tuple[str, ...] = ()
+    gpus: int | None = None  # default: tensor x pipeline parallel size
+    backend_version: str | None = None
+    gpu_name: str = ""
+    quantization: str | None = None
+    platform_footprint: str | None = None
+    output: TableFormat = TableFormat.TEXT
+    offline: bool = False
 
-    from gpustack_guard.core.memory import engine
-    from gpustack_guard.core.spec.model import Policy
 
-    family = FAMILY.get(backend.lower())
+def run(opts: EstimateOptions) -> int:
+    model, gpu_memory, gpus, backend_version = opts.model, opts.gpu_memory, opts.gpus, opts.backend_version
+    backend_args, offline, gpu_name, platform_footprint = list(opts.backend_args), opts.offline, opts.gpu_name, \
+        opts.platform_footprint
+    family = FAMILY.get(opts.backend.lower())
     if family is None:
-        raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{backend}'")
-    if output not in ("text", "json"):
-        raise GsgError(f"--output must be text or json, not '{output}'")
+        raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{opts.backend}'")
     try:
         total = parse_size(gpu_memory)
     except ValueError as exc:
@@ -80,7 +90,7 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
         flags = A.as_dict(A.parse(backend_args, family))
     except A.ArgError as exc:
         raise GsgError(str(exc), where="backend arguments") from None
-    facts = with_quantization(model_facts(model, offline), quantization, family)
+    facts = with_quantization(model_facts(model, offline), opts.quantization, family)
     count = gpus
     if count is None:
         tp, pp = A.parallel_size(flags, family)
@@ -93,7 +103,7 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
         est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, policy)
     except ValueError as exc:
         raise GsgError(str(exc)) from None
-    if output == "json":
+    if opts.output is TableFormat.JSON:
         out(json.dumps({"model": model, "model_facts": facts.source, **model_summary(facts), **est.as_json()},
                        indent=2) + "\n")
     else:
@@ -102,8 +112,6 @@ def run(model: str, gpu_memory: str, gpus: int | None, backend: str, backend_ver
 
 
 def model_summary(facts) -> dict:
-    from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
-
     try:
         params = param_breakdown(facts).total
     except ValueError:

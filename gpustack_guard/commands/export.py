@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from gpustack_guard import wiring
+from gpustack_guard.adapters.files.output import err, write_atomic
 from gpustack_guard.core.errors import EXIT_OK, GsgError
-from gpustack_guard.adapters.files.output import err
+from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import is_secret_key
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
 
@@ -30,8 +33,6 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
 
 def owner_comment(found) -> str:
     """The header line that says who owns an exported model, and how to move it into the exporting project."""
-    from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED
-
     if found.kind == PROJECT_OWNED:
         return (f"# Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another project, "
                 f"apply there with --take-over-from {found.project}\n")
@@ -57,11 +58,18 @@ def filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "model"
 
 
-def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
-        force: bool = False) -> int:
-    from gpustack_guard.adapters.files.output import write_atomic
-    from gpustack_guard.core.ownership import UNMANAGED, Owner, owner
+@dataclass(frozen=True)
+class ExportOptions:
+    connection: wiring.ConnectionOptions
+    out_dir: str
+    cluster: str | None = None
+    show_secrets: bool = False
+    force: bool = False  # replace existing spec files that differ
 
+
+def run(opts: ExportOptions) -> int:
+    out_dir, cluster, show_secrets, force = opts.out_dir, opts.cluster, opts.show_secrets, opts.force
+    connection = wiring.connect(opts.connection)
     client = connection.client
     clusters = client.clusters()
     names = {c["id"]: c["name"] for c in clusters}

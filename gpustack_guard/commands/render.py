@@ -4,59 +4,60 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
+from pathlib import Path
 
 import yaml
 
+from gpustack_guard import wiring
+from gpustack_guard.adapters.files.output import err, out, write_atomic
+from gpustack_guard.adapters.files.spec_loader import load_specs
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
-from gpustack_guard.adapters.files.output import err, out
+from gpustack_guard.core.pipeline import Report, render_all
+from gpustack_guard.reporters import DocumentFormat, text
 
 
-def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offline: bool = False,
-        templates: list[str] | None = None, out_file: str | None = None, check: bool = False) -> int:
-    from gpustack_guard.commands.validate import build_renderer, build_resolver
-    from gpustack_guard.core.pipeline import render_all
-    from gpustack_guard.reporters import text
-    from gpustack_guard.adapters.files.spec_loader import load_specs
+@dataclass(frozen=True)
+class RenderOptions:
+    sources: wiring.SpecSources
+    output: DocumentFormat = DocumentFormat.YAML
+    show_secrets: bool = False
+    out_file: str | None = None
+    check: bool = False  # with out_file: exit 1 when it is stale instead of writing it
 
-    if output not in ("yaml", "json"):
-        raise GsgError(f"--output must be yaml or json, not '{output}'")
+
+def run(opts: RenderOptions) -> int:
+    specs = list(opts.sources.specs)
+    if opts.check and not opts.out_file:
+        raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
     docs, problems = load_specs(specs)
-    rendered, found = render_all(docs, build_renderer(specs, templates or []), build_resolver(offline).resolve,
-                                 os.environ)
-    found = problems + found
-    errors = [f for f in found if f.severity == Severity.ERROR]
-    secrets = [] if show_secrets else [v for r in rendered for v in r.secret_values]
+    rendered, found = render_all(docs, wiring.build_renderer(specs, opts.sources.templates),
+                                 wiring.build_resolver(opts.sources.offline).resolve, os.environ)
+    errors = [f for f in problems + found if f.severity == Severity.ERROR]
+    secrets = [] if opts.show_secrets else [v for r in rendered for v in r.secret_values]
     if errors:
-        from gpustack_guard.core.pipeline import Report
-
         err(text.render(Report(errors)), secrets)
         return EXIT_FAIL
-    documents = [r.document(show_secrets=show_secrets) for r in rendered]
-    if output == "json":
+    documents = [r.document(show_secrets=opts.show_secrets) for r in rendered]
+    if opts.output is DocumentFormat.JSON:
         body = json.dumps(documents, indent=2) + "\n"
     else:
         body = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
-    if check and not out_file:
-        raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
-    if out_file:
-        return _to_file(out_file, body, check, show_secrets)
+    if opts.out_file:
+        return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
     out(body, secrets)
     return EXIT_OK
 
 
-def _to_file(path: str, text: str, check: bool, show_secrets: bool) -> int:
-    from pathlib import Path
-
-    from gpustack_guard.adapters.files.output import write_atomic
-
+def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
     if show_secrets:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")
     current = Path(path).read_text() if Path(path).is_file() else None
     if check:
-        if current != text:
+        if current != body:
             err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")
             return EXIT_FAIL
         return EXIT_OK
-    write_atomic(path, text)
+    write_atomic(path, body)
     return EXIT_OK

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from gpustack_guard import wiring
+from gpustack_guard.adapters.files.fleet_file import dump_fleet
+from gpustack_guard.adapters.files.output import err, write_atomic
 from gpustack_guard.core.errors import EXIT_OK, GsgError
-from gpustack_guard.adapters.files.output import err
 
 
-def run(connection, out_path: str, cluster: str | None = None) -> int:
-    from gpustack_guard.adapters.files.fleet_file import dump_fleet
-    from gpustack_guard.adapters.files.output import write_atomic
+@dataclass(frozen=True)
+class SnapshotOptions:
+    connection: wiring.ConnectionOptions
+    out_path: str
+    cluster: str | None = None
 
-    fleet = connection.fleet()
+
+def run(opts: SnapshotOptions) -> int:
+    out_path, cluster = opts.out_path, opts.cluster
+    fleet = wiring.connect(opts.connection).fleet()
     if cluster:
         chosen = [c for c in fleet.clusters if c.name == cluster]
         if not chosen:

@@ -2,10 +2,46 @@
 
 from __future__ import annotations
 
+import enum
 import importlib
 import os
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
+
+class ReportFormat(str, enum.Enum):
+    """validate's --output: `auto` picks github under GitHub Actions, text elsewhere."""
+
+    AUTO = "auto"
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    MARKDOWN = "markdown"
+
+
+class ChangeFormat(str, enum.Enum):
+    """plan's and drift's --output."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+
+class DocumentFormat(str, enum.Enum):
+    """render's --output."""
+
+    YAML = "yaml"
+    JSON = "json"
+
+
+class TableFormat(str, enum.Enum):
+    """estimate's --output."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+FORMATS = tuple(f.value for f in ReportFormat if f is not ReportFormat.AUTO)
 _WHERE = {"text": ("text", "render"), "json": ("machine", "render_json"), "github": ("github", "render"),
           "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render")}
 
@@ -33,16 +69,11 @@ def json_head(format_version: str) -> dict:
     return {"format_version": format_version, "tool": {"name": "gsg", "version": __version__}}
 
 
-def resolve_format(name: str | None, environ=os.environ) -> str:
-    """`auto` (the default) picks github under GitHub Actions, text elsewhere; GSG_OUTPUT is the env twin."""
-    chosen = (name or environ.get("GSG_OUTPUT") or "auto").lower()
-    if chosen == "auto":
+def resolve_format(chosen: ReportFormat, environ=os.environ) -> str:
+    """The reporter name for a chosen format (the CLI reads GSG_OUTPUT as the option's env twin)."""
+    if chosen is ReportFormat.AUTO:
         return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
-    if chosen not in REPORTERS:
-        from gpustack_guard.core.errors import GsgError
-
-        raise GsgError(f"unknown output format '{chosen}' (choose auto, {', '.join(FORMATS)})")
-    return chosen
+    return chosen.value
 
 
 def summary_line(report) -> str:
