@@ -74,12 +74,14 @@ def hub_offline(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
 # --- builders ---------------------------------------------------------------------------------------------
 
 def build_renderer(spec_paths: tuple[str, ...] | list[str], extra: tuple[str, ...] | list[str]) -> TemplateRenderer:
+    from gpustack_guard.adapters.model_sources.resolver import default_cache_dir
     from gpustack_guard.adapters.templates import TemplateRenderer, default_search_path
 
     for directory in extra:
         if not Path(directory).is_dir():
             raise GsgError("template folder not found", where=directory)
-    return TemplateRenderer([Path(d).resolve() for d in extra] + default_search_path(list(spec_paths)))
+    return TemplateRenderer([Path(d).resolve() for d in extra] + default_search_path(list(spec_paths)),
+                            cache_dir=default_cache_dir() / "templates")
 
 
 def build_resolver(offline: bool) -> FactsResolver:

@@ -45,12 +45,14 @@ def default_search_path(spec_paths: list[str]) -> list[Path]:
 
 
 class TemplateRenderer:
-    def __init__(self, search_path: list[Path]):
+    """Renders guard templates found on `search_path`; with `cache_dir`, compiled templates are kept there."""
+
+    def __init__(self, search_path: list[Path], cache_dir: Path | None = None):
         self.search_path = search_path
         self._env = SandboxedEnvironment(
             loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
-            bytecode_cache=_bytecode_cache(),
+            bytecode_cache=_LazyBytecodeCache(cache_dir) if cache_dir else None,
         )
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
@@ -156,16 +158,20 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates cached on disk (keyed by source checksum), so repeated runs skip compilation."""
-    from gpustack_guard.adapters.model_sources.resolver import default_cache_dir
+class _LazyBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates on disk (keyed by source checksum), so repeated runs skip compilation. The folder is
+    made on the first write, not when a renderer is built; a read-only home just compiles every time."""
 
-    directory = default_cache_dir() / "templates"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # a read-only home: compile every time
-    return jinja2.FileSystemBytecodeCache(str(directory))
+    def __init__(self, directory: Path):
+        super().__init__(str(directory))
+        self._folder = directory
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
 
 
 def _shown(path: Path) -> str:

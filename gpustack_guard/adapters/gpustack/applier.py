@@ -8,7 +8,6 @@ lookup by name before any retry, and nothing without gsg's marker is ever change
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -255,7 +254,6 @@ class Applier:
                 self.progress(f"waiting: {model['name']} {ready}/{wanted} ready")
                 if ready >= wanted:
                     del pending[mid]
-            gc.collect()  # the CLI runs with automatic collection off; a long wait cleans up each round
             if pending:
                 if time.monotonic() > deadline:
                     raise GsgError(f"timed out waiting for {', '.join(m['name'] for m in pending.values())}")

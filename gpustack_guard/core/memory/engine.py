@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
+from typing import Protocol
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core.memory.estimate import Estimate
@@ -11,11 +12,20 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
-from gpustack_guard.core.spec.model import Policy
+from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import parse_size
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
+
+
+class Policy(Protocol):
+    """What the arithmetic reads of a spec's `guard.policy` (spec.model.Policy has these fields)."""
+
+    cuda_graph_reserve: int | None  # bytes per GPU; replaces the CUDA-graph estimate
+    activation_margin: float  # extra fraction on the activation estimate
+    assume_gpustack_max_model_len: bool  # an unset --max-model-len as GPUStack's worker injects it
+    platform_footprint: int | None  # llama.cpp: the runtime's own VRAM per GPU
 
 
 def _flag(flags: dict, key: str) -> bool:
@@ -128,6 +138,4 @@ def gpustack_fraction(family: str, flags: dict, gpu_total: int) -> float:
 
 def gpustack_weight_estimate(facts: ModelFacts) -> int:
     """GPUStack's own estimate_model_vram for LLMs: weights x 1.2 + 2 GiB."""
-    from gpustack_guard.core.memory.weights import weight_layout
-
     return int(weight_layout(facts).total * 1.2) + 2 * 1024**3
