@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the in-memory GPUStack lives with the tests
 
-from fake_gpustack import FakeGPUStack  # noqa: E402
+from support.fake_gpustack import FakeGPUStack  # noqa: E402
 from timing import ratio_line  # noqa: E402
 
 TARGET = 1.5

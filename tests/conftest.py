@@ -5,9 +5,7 @@ import pytest
 
 from gpustack_guard.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
-FLEET = REPO / "examples" / "fleet.yaml"
-EXPORT_FIXTURE = REPO / "tests" / "fixtures" / "gpustack-2.3.0-export.yaml"  # a real 2.3.0 /export output
+from support import EXPORT_FIXTURE, FLEET, REPO  # noqa: F401  (re-exported for fixtures)
 
 
 @dataclass
@@ -54,7 +52,7 @@ def slept(monkeypatch) -> list[float]:
 @pytest.fixture
 def fake(monkeypatch):
     """The in-memory GPUStack (field-notes fleet) wired in as the CLI's server at http://gpustack.test."""
-    from fake_gpustack import FakeGPUStack
+    from support.fake_gpustack import FakeGPUStack
 
     import gpustack_guard.wiring as connect
 

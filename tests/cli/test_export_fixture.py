@@ -4,7 +4,7 @@ import json
 
 import yaml
 
-from conftest import EXPORT_FIXTURE
+from support import EXPORT_FIXTURE
 
 
 

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import FLEET, REPO
+from support import FLEET, REPO
 from gpustack_guard.core.findings import RULES
 
 NEGATIVE = REPO / "examples" / "negative"

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import REPO
 import yaml
 
 from gpustack_guard.core.errors import GsgError
@@ -376,7 +377,7 @@ def test_drift_without_a_project_does_not_guess_orphans(gsg, fake, tmp_path):
 
 
 def test_the_bundled_specs_declare_a_project(tmp_path):
-    root = Path(__file__).resolve().parent.parent
+    root = REPO
     assert find_identity([str(root / "specs")], None).name == "field-notes-example"
     shutil.copytree(root / "specs", tmp_path / "specs")
     assert find_identity([str(tmp_path / "specs")], None).root == str(tmp_path / "specs")

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import FLEET
+from support import FLEET
 
 
 def one_line_error(result, pattern):

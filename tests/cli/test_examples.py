@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import FLEET, REPO
+from support import FLEET, REPO
 
 NEGATIVE = sorted(p for p in (REPO / "examples" / "negative").iterdir() if p.is_dir())
 POSITIVE = sorted(p for p in (REPO / "examples" / "positive").iterdir() if p.is_dir())

@@ -4,7 +4,7 @@ import json
 
 import yaml
 
-from conftest import REPO
+from support import REPO
 from gpustack_guard.adapters.files.fleet_file import load_fleet
 
 

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import FLEET, REPO
+from support import FLEET, REPO
 
 SCHEMA_FILE = REPO / "schema" / "spec.schema.json"
 SPECS = sorted(p for p in REPO.glob("specs/*.yaml") if p.name != "gsg.yaml")  # gsg.yaml: the project file

@@ -4,7 +4,7 @@ import pytest
 
 from gpustack_guard.adapters.templates import TemplateError, TemplateRenderer
 
-REPO = Path(__file__).resolve().parent.parent
+from support import REPO  # noqa: E402
 BASE = {"vars": {}, "placement": {"gpus": 4}, "backend_version": "0.11.0",
         "ollama": {"num_ctx": None, "num_gpu": None, "num_batch": None, "num_parallel": None}}
 

@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from conftest import REPO
-from fake_gpustack import Fault, FakeGPUStack
+from support import REPO
+from support.fake_gpustack import Fault, FakeGPUStack
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
 PROJECT = "field-notes-example"  # specs/gsg.yaml
