@@ -125,15 +125,15 @@ class Connection:
 
     @property
     def supports_export(self) -> bool:
-        from gpustack_guard.core.versions import parse_version
+        from gpustack_guard.core.versions import at_least
 
-        return (parse_version(self.version) or (0,)) >= (2, 3, 0)
+        return at_least(self.version, "2.3.0")
 
 
 def connect(opts: ConnectionOptions) -> Connection:
     """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
     from gpustack_guard.adapters.gpustack.client import GPUStackClient
-    from gpustack_guard.core.versions import parse_version
+    from gpustack_guard.core.versions import at_least
 
     if not opts.server:
         raise GsgError("no server: pass --server URL or set GSG_URL")
@@ -145,8 +145,7 @@ def connect(opts: ConnectionOptions) -> Connection:
     pause = {"sleep": retry_sleep} if retry_sleep else {}
     client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport, **pause)
     version = str(client.version().get("version", ""))
-    parsed = parse_version(version)
-    if parsed is None or parsed < (2, 0, 0):
+    if not at_least(version, "2.0.0"):
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
                        "GPUStack 2.x", where=opts.server)
     if not key:

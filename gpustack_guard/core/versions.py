@@ -1,17 +1,38 @@
-"""Comparable backend versions: `v0.11.0`, `0.6.4.post1`, `0.21` -> (0, 11, 0)."""
+"""Comparable backend and server versions, ordered by PEP 440 (`0.11.0rc1` < `0.11.0` < `0.11.0.post1` <
+`0.11.1`; four-part releases such as `0.10.1.1` keep every part).
+
+Accepted spellings: a leading `v` (`v0.11.0`, GPUStack's tags), a local part (`0.8.5+cu124`), and llama.cpp build
+tags (`b6000` -> 6000, comparable with other builds only). Anything else (`latest`, `main`, a commit) is unknown.
+"""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
+from packaging.version import InvalidVersion, Version
+
+_LLAMACPP_BUILD = re.compile(r"^b(\d+)$")
+
 
 @lru_cache(maxsize=256)
-def parse_version(text: str | None) -> tuple[int, ...] | None:
+def parse_version(text: str | None) -> Version | None:
     if not text:
         return None
-    parts = re.findall(r"\d+", str(text).lstrip("vV").split("+")[0].split("-")[0])
-    return tuple(int(p) for p in parts[:3]) if parts else None
+    raw = str(text).strip()
+    build = _LLAMACPP_BUILD.match(raw)
+    if build:
+        return Version(build.group(1))
+    try:
+        return Version(raw)
+    except InvalidVersion:
+        return None
+
+
+def at_least(text: str | None, bound: str) -> bool:
+    """text >= bound; an unknown version is never at least anything."""
+    parsed = parse_version(text)
+    return parsed is not None and parsed >= Version(bound)
 
 
 def version_lt(a: str | None, b: str) -> bool:

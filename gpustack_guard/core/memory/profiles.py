@@ -46,10 +46,10 @@ _PROFILE_KEYS = tuple((parse_version(p.since), p) for p in VLLM_PROFILES)
 
 
 def vllm_profile(version: str | None) -> VllmProfile:
-    parsed = parse_version(version or DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+    parsed = parse_version(version or DEFAULT_VERSIONS["vllm"])
     chosen = VLLM_PROFILES[0]
     for since, profile in _PROFILE_KEYS:
-        if parsed >= since:
+        if parsed is not None and since is not None and parsed >= since:
             chosen = profile
     return chosen
 
