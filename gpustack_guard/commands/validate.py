@@ -45,6 +45,6 @@ def run(opts: ValidateOptions) -> int:
         from gpustack_guard.adapters.gpustack.evaluations import server_check
 
         report.findings.extend(server_check(connection, report))
-    out(REPORTERS[resolve_format(opts.output)](report), report.secret_values)
+    out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), report.secret_values)
     err(summary_line(report), report.secret_values)
     return EXIT_FAIL if report.failed(opts.fail_level) else EXIT_OK

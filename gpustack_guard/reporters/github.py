@@ -13,7 +13,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report) -> str:
+def render(report, fail_level=None) -> str:  # fail_level: read by junit only
     lines = []
     for f in report.findings:
         props = [f"file={escape_property(f.location.file)}"]

@@ -1,4 +1,7 @@
-"""JUnit XML: one testsuite per spec file, one testcase per (spec x rule); findings are failures."""
+"""JUnit XML: one testsuite per spec file, one testcase per (spec x rule).
+
+A finding at or above the fail level is a <failure>, as it fails the run; one below it (a warning when only
+errors fail) is written to the testcase's <system-out>, so CI test views show a green case for a green job."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from collections import defaultdict
 from gpustack_guard.core.findings import RULES, Severity
 
 
-def render(report) -> str:
+def render(report, fail_level: Severity = Severity.ERROR) -> str:
     by_unit = defaultdict(list)
     for f in report.findings:
         by_unit[(f.location.file, f.spec)].append(f)
@@ -26,14 +29,19 @@ def render(report) -> str:
             for rule in sorted(RULES.values(), key=lambda r: r.id):
                 cases += 1
                 case = ET.SubElement(suite, "testcase", classname=file, name=f"{spec} {rule.id} {rule.name}",
-                                     time="0")
-                hits = [f for f in mine if f.rule.id == rule.id and f.severity != Severity.INFO]
-                if hits:
+                                     file=file, time="0")
+                found = [f for f in mine if f.rule.id == rule.id and f.severity != Severity.INFO]
+                if found and found[0].location.line:
+                    case.set("line", str(found[0].location.line))
+                failing = [f for f in found if f.severity.rank >= fail_level.rank]
+                if failing:
                     suite_failures += 1
                     failure = ET.SubElement(case, "failure", type=rule.id,
-                                            message=f"{hits[0].location}: {hits[0].message}")
-                    failure.text = "\n".join(f"{h.location}: {h.severity.value}: {h.message}"
-                                             + (f" (fix: {h.fix})" if h.fix else "") for h in hits)
+                                            message=f"{failing[0].location}: {failing[0].message}")
+                    failure.text = _lines(failing)
+                passing = [f for f in found if f.severity.rank < fail_level.rank]
+                if passing:
+                    ET.SubElement(case, "system-out").text = _lines(passing)
         suite.set("tests", str(cases))
         suite.set("failures", str(suite_failures))
         suite.set("errors", "0")
@@ -45,3 +53,8 @@ def render(report) -> str:
     suites.set("failures", str(failures))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _lines(findings) -> str:
+    return "\n".join(f"{h.location}: {h.severity.value}: {h.message}" + (f" (fix: {h.fix})" if h.fix else "")
+                     for h in findings)

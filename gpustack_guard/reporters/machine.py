@@ -31,7 +31,7 @@ def deployment_json(ev) -> dict:
     return out
 
 
-def render_json(report) -> str:
+def render_json(report, fail_level=None) -> str:  # fail_level: read by junit only
     from gpustack_guard.core.findings import Severity
 
     from gpustack_guard.reporters import json_head
@@ -52,7 +52,7 @@ def _fingerprint(f) -> str:
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
-def render_sarif(report) -> str:
+def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit only
     rules = sorted(RULES.values(), key=lambda r: r.id)
     index = {r.id: i for i, r in enumerate(rules)}
     results = []

