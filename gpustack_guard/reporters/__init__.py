@@ -17,6 +17,7 @@ class ReportFormat(str, enum.Enum):
     SARIF = "sarif"
     JUNIT = "junit"
     MARKDOWN = "markdown"
+    GITLAB = "gitlab"  # GitLab Code Quality
 
 
 class ChangeFormat(str, enum.Enum):
@@ -43,7 +44,8 @@ class TableFormat(str, enum.Enum):
 
 FORMATS = tuple(f.value for f in ReportFormat if f is not ReportFormat.AUTO)
 _WHERE = {"text": ("text", "render"), "json": ("machine", "render_json"), "github": ("github", "render"),
-          "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render")}
+          "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render"),
+          "gitlab": ("gitlab", "render")}
 
 
 class _Registry(dict):

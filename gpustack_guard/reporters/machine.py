@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 
 from gpustack_guard import __version__
 from gpustack_guard.core.findings import RULES
@@ -46,24 +47,34 @@ def render_json(report, fail_level=None) -> str:  # fail_level: read by junit on
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _fingerprint(f) -> str:
-    # Stable across runs and line moves: rule, file, spec and the message's first clause.
-    basis = f"{f.rule.id}|{f.location.file}|{f.spec}|{f.message.split(':')[0]}"
-    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+def fingerprints(findings) -> list[str]:
+    """One fingerprint per finding, unique in the run and stable across runs: rule, file, spec and the message's
+    first clause (up to ": ", as GPU ids hold colons), so a finding keeps its identity when lines move. Findings
+    that would share one (two documents declaring the same name) also take their line and column, and then their
+    order: code scanning merges results with equal fingerprints."""
+    bases = [f"{f.rule.id}|{f.location.file}|{f.spec}|{f.message.split(': ')[0]}" for f in findings]
+    shared = {b for b, n in Counter(bases).items() if n > 1}
+    located = [f"{b}|{f.location.line}:{f.location.column}" if b in shared else b for b, f in zip(bases, findings)]
+    seen: dict[str, int] = {}
+    unique = []
+    for basis in located:
+        seen[basis] = seen.get(basis, 0) + 1
+        unique.append(basis if seen[basis] == 1 else f"{basis}|#{seen[basis]}")
+    return [hashlib.sha256(b.encode()).hexdigest()[:32] for b in unique]
 
 
 def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit only
     rules = sorted(RULES.values(), key=lambda r: r.id)
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
-    for f in report.findings:
+    for f, fingerprint in zip(report.findings, fingerprints(report.findings)):
         region = {"startLine": max(f.location.line, 1), "startColumn": max(f.location.column, 1)}
         results.append({
             "ruleId": f.rule.id, "ruleIndex": index[f.rule.id], "level": SARIF_LEVEL[f.severity.value],
             "message": {"text": (f"[{f.spec}] " if f.spec else "") + f.message + (f" Fix: {f.fix}" if f.fix else "")},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file.replace("\\", "/")},
                                                 "region": region}}],
-            "partialFingerprints": {"gsgFinding/v1": _fingerprint(f)},
+            "partialFingerprints": {"gsgFinding/v1": fingerprint},
         })
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

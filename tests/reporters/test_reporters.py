@@ -142,3 +142,28 @@ def test_junit_validates_against_the_xsd(gsg, fail_level):
     schema.validate(result.out)
     broken = result.out.replace('tests="', 'tests="-', 1)
     assert not schema.is_valid(broken)  # the schema does check counts
+
+
+def test_sarif_fingerprints_are_unique_even_for_twin_documents(all_negative, gsg):
+    results = json.loads(all_negative("sarif").out)["runs"][0]["results"]
+    prints = [r["partialFingerprints"]["gsgFinding/v1"] for r in results]
+    assert len(prints) == len(set(prints))
+    twins = gsg("validate", "duplicate-name", "--fleet", str(FLEET), "-o", "sarif", cwd=NEGATIVE)
+    twin_results = json.loads(twins.out)["runs"][0]["results"]
+    same_message = [r for r in twin_results if r["ruleId"] == "GSG039"]
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in same_message] == [1, 7]
+    assert len({r["partialFingerprints"]["gsgFinding/v1"] for r in same_message}) == 2
+
+
+def test_gitlab_code_quality_report(all_negative):
+    issues = json.loads(all_negative("gitlab").out)
+    sarif = json.loads(all_negative("sarif").out)["runs"][0]["results"]
+    assert len(issues) == len(sarif) > 0
+    assert [i["fingerprint"] for i in issues] == [r["partialFingerprints"]["gsgFinding/v1"] for r in sarif]
+    for issue in issues:
+        assert set(issue) == {"type", "check_name", "description", "categories", "severity", "fingerprint",
+                              "location"}
+        assert issue["severity"] in {"info", "minor", "major"} and re.match(r"GSG\d{3} [a-z0-9-]+$", issue["check_name"])
+        assert issue["location"]["lines"]["begin"] >= 1 and not issue["location"]["path"].startswith("/")
+    tp3 = next(i for i in issues if i["check_name"] == "GSG037 tp-heads")
+    assert tp3["severity"] == "major" and tp3["location"]["path"] == "tp-heads/spec.yaml"
