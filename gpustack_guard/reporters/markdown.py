@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpustack_guard.core.units import gib
+from gpustack_guard.reporters.links import line_link
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
@@ -16,7 +17,8 @@ def findings_table(findings) -> list[str]:
         return ["No findings."]
     lines = ["| | Rule | Where | Spec | Message | Fix |", "|---|---|---|---|---|---|"]
     for f in findings:
-        where = f"[{f.location}]({f.location.file}#L{f.location.line})" if f.location.line else f.location.file
+        where = f"[{f.location}]({line_link(f.location.file, f.location.line)})" if f.location.line \
+            else f.location.file
         lines.append(f"| {ICON[f.severity.value]} | `{f.rule.id}` {f.rule.name} | {where} | {_cell(f.spec or '')} "
                      f"| {_cell(f.message)} | {_cell(f.fix or '')} |")
     return lines

@@ -86,23 +86,56 @@ def plan_json(changes, server: str | None, validated: bool, project: str | None 
     }
 
 
-def render_markdown(changes, evaluations, findings) -> str:
+# GitHub refuses comments over 65,536 characters; the rest is room for what a workflow adds around the plan.
+COMMENT_LIMIT = 60_000
+COMMENT_MARKER = "<!-- gsg-plan -->"  # lets a workflow find and update its one plan comment
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["", "<details>", f"<summary>{summary}</summary>", ""] + body + ["", "</details>"]
+
+
+def render_markdown(changes, evaluations, findings, limit: int = COMMENT_LIMIT) -> str:
+    """A pull-request comment that stays under `limit` characters: one table row per change while they fit,
+    then a count of the rest; memory and findings folded into <details>, left out with a count if too long."""
+    from gpustack_guard.reporters.links import line_link
     from gpustack_guard.reporters.markdown import breakdown_table, findings_table
 
-    lines = ["## gsg plan", "", f"**{summary_line(changes)}**", ""]
+    head = [COMMENT_MARKER, "## gsg plan", "", f"**{summary_line(changes)}**", ""]
     rows = [c for c in changes if c.action != NOOP]
-    if rows:
-        lines += ["| | Deployment | Action | Changes |", "|---|---|---|---|"]
-        for c in rows:
-            detail = "; ".join(f"`{f.field}`" for f in c.fields[:8]) if c.action != CREATE else "new deployment"
-            if c.reason:
-                detail = f"{detail} — {c.reason}" if c.fields else c.reason
-            where = f"[{c.name}]({c.spec_file})" if c.spec_file else c.name
-            lines.append(f"| `{c.symbol}` | {where} | {VERB[c.action]} | {detail.replace('|', '/')} |")
+    table: list[str] = []
+    for c in rows:
+        detail = "; ".join(f"`{f.field}`" for f in c.fields[:8]) if c.action != CREATE else "new deployment"
+        if c.action != CREATE and len(c.fields) > 8:
+            detail += f"; {len(c.fields) - 8} more"
+        if c.reason:
+            detail = f"{detail} — {c.reason}" if c.fields else c.reason
+        where = f"[{c.name}]({line_link(c.spec_file, 0)})" if c.spec_file else c.name
+        table.append(f"| `{c.symbol}` | {where} | {VERB[c.action]} | {detail.replace('|', '/')} |")
     changed = {c.name for c in rows}
-    table = breakdown_table([ev for ev in evaluations if ev.rendered.name in changed])
+    memory = breakdown_table([ev for ev in evaluations if ev.rendered.name in changed])
+    sections = [("Per-GPU memory of changed deployments (worst rank)", memory, f"{len(memory) - 2} deployment(s)"),
+                ("Findings", findings_table(findings) if findings else [], f"{len(findings)} finding(s)")]
+    reserve = 400 * (1 + len(sections))  # the truncation note and the section stubs always fit
+    size = sum(len(line) + 1 for line in head)
+    lines = list(head)
     if table:
-        lines += ["", "### Per-GPU memory of changed deployments (worst rank)", ""] + table
-    if findings:
-        lines += ["", "### Findings", ""] + findings_table(findings)
+        lines += ["| | Deployment | Action | Changes |", "|---|---|---|---|"]
+        for shown, row in enumerate(table):
+            if size + len(row) + 1 > limit - reserve:
+                lines.append(f"\n_… {len(table) - shown} more change(s) not shown here: the full plan is in the "
+                             "job's artifacts (`gsg plan --out plan.json`)._")
+                break
+            lines.append(row)
+            size += len(row) + 1
+    for title, body, count in sections:
+        if not body:
+            continue
+        block = _details(f"{title} ({count})", body)
+        block_size = sum(len(line) + 1 for line in block)
+        if size + block_size > limit - 400:
+            block = ["", f"_{title}: {count}, too long for a comment; see the job's artifacts._"]
+            block_size = sum(len(line) + 1 for line in block)
+        lines += block
+        size += block_size
     return "\n".join(lines) + "\n"

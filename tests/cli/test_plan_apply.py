@@ -190,9 +190,9 @@ def test_drift_is_cheap(gsg, fake, specs):
 
 def test_plan_markdown_and_json(gsg, fake, specs):
     md = gsg("plan", str(specs), "-o", "markdown")
-    assert md.out.startswith("## gsg plan\n\n**Plan: 4 to create")
+    assert md.out.startswith("<!-- gsg-plan -->\n## gsg plan\n\n**Plan: 4 to create")
     assert "| `+` | [llama-70b](specs/llama-70b.yaml) | will be created | new deployment |" in md.out
-    assert "### Per-GPU memory of changed deployments" in md.out
+    assert "<summary>Per-GPU memory of changed deployments (worst rank) (4 deployment(s))</summary>" in md.out
     doc = json.loads(gsg("plan", str(specs), "-o", "json").out)
     assert doc["summary"]["create"] == 4 and doc["format_version"] == "1.0"
 
