@@ -54,6 +54,23 @@ def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
     return out
 
 
+def schema_modeline(out_dir: Path) -> str:
+    """The yaml-language-server comment: the repository's schema/spec.schema.json if one is above the output
+    folder (relative, so it works in every checkout), else the schema's published id."""
+    import os
+
+    from gpustack_guard.core.spec.schema import SCHEMA_ID
+
+    folder = out_dir.resolve()
+    for parent in (folder, *folder.parents):
+        candidate = parent / "schema" / "spec.schema.json"
+        if candidate.is_file():
+            return f"# yaml-language-server: $schema={os.path.relpath(candidate, folder)}\n"
+        if (parent / ".git").exists():
+            break
+    return f"# yaml-language-server: $schema={SCHEMA_ID}\n"
+
+
 def filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "model"
 
@@ -85,13 +102,14 @@ def run(opts: ExportOptions) -> int:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}
     target = Path(out_dir)
+    modeline = schema_modeline(target)
     planned = []
     for doc in docs:
         found = owners.get(doc["name"], Owner(UNMANAGED))
         text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED),
                               sort_keys=False, allow_unicode=True)
         path = target / f"{filename(doc['name'])}.yaml"
-        header = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
+        header = modeline + f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
         planned.append((path, header + text))
         err(f"gsg: {doc['name']}: {found.describe()}")
     clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]

@@ -117,3 +117,16 @@ def test_export_on_pre_2_3_servers_uses_the_model_list(gsg, fake, tmp_path):
     assert gsg("export", "--out", str(tmp_path / "x")).code == 0
     assert not any(p == "/v2/models/export" for _, p in fake.log)
     assert yaml.safe_load((tmp_path / "x" / "old-style.yaml").read_text())["name"] == "old-style"
+
+
+def test_export_writes_the_language_server_modeline(gsg, fake, tmp_path):
+    fake.create_unmanaged("chat")
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "schema").mkdir()
+    (tmp_path / "repo" / "schema" / "spec.schema.json").write_text("{}")
+    assert gsg("export", "--out", str(tmp_path / "repo" / "specs" / "adopted")).code == 0
+    first = (tmp_path / "repo" / "specs" / "adopted" / "chat.yaml").read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../../schema/spec.schema.json"
+    assert gsg("export", "--out", str(tmp_path / "elsewhere")).code == 0  # no repository schema above it
+    first = (tmp_path / "elsewhere" / "chat.yaml").read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=https://gpustack-guard.dev/schema/spec-v1.json"

@@ -356,7 +356,7 @@ def test_drift_export_and_snapshot_show_the_owning_project(gsg, fake, tmp_path):
     exported = gsg("export", "--out", str(tmp_path / "exported"))
     assert exported.code == 0
     assert "gsg: b1: gsg project 'team-b'" in exported.err
-    header = (tmp_path / "exported" / "b1.yaml").read_text().splitlines()[1]
+    header = (tmp_path / "exported" / "b1.yaml").read_text().splitlines()[2]  # after the modeline and the origin
     assert header == ("# Owner: gsg project 'team-b' (spec b1.yaml); to move it to another project, apply there "
                       "with --take-over-from team-b")
     assert gsg("snapshot", "--out", str(tmp_path / "fleet.yaml")).code == 0

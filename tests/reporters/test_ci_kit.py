@@ -68,6 +68,8 @@ def test_pre_commit_hooks_are_well_formed():
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["pass_filenames"] is False and hook["require_serial"] is True
         re.compile(hook["files"])
+        # a user's `args:` replaces the hook's: what must always hold lives in the entry
+        assert "--offline" in shlex.split(hook["entry"]) and "--offline" not in hook["args"]
 
 
 @pytest.mark.parametrize("hook", _hooks(), ids=lambda h: h["id"])
@@ -144,3 +146,32 @@ def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
     assert json.loads((tmp_path / "gsg.sarif").read_text())["runs"][0]["results"]
     assert (tmp_path / "summary.md").read_text().startswith("## gsg validate")
     assert "exit-code=1" in (tmp_path / "out").read_text()
+
+
+@pytest.mark.parametrize("doc, rule", [
+    ({"name": "x", "source": "huggingface", "huggingface_filename": "m.gguf"}, "GSG006"),
+    ({"name": "x", "source": "model_scope", "huggingface_repo_id": "a/b"}, "GSG006"),
+    ({"name": "x", "source": "local_path"}, "GSG006"),
+    ({"name": "x", "source": "huggingface", "huggingface_repo_id": "a/b", "gpu_selector": {"gpu_ids": ["gpu-a-0"]}},
+     "GSG007"),
+])
+def test_schema_checks_source_ids_and_gpu_ids_like_the_loader(validator, gsg, tmp_path, doc, rule):
+    assert list(validator.iter_errors(doc)), doc
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    result = gsg("validate", str(tmp_path), "--fleet", str(FLEET), "-o", "json")
+    assert rule in {f["rule_id"] for f in json.loads(result.out)["findings"]}
+
+
+def test_schema_accepts_worker_names_with_colons(validator):
+    doc = {"name": "x", "source": "huggingface", "huggingface_repo_id": "a/b",
+           "gpu_selector": {"gpu_ids": ["host:8080:cuda:3"]}}
+    assert list(validator.iter_errors(doc)) == []
+
+
+def test_every_top_level_and_guard_field_has_a_hover_text():
+    schema = json.loads(SCHEMA_FILE.read_text())
+    missing = [k for k, v in schema["properties"].items() if not v.get("description")]
+    for record in ("Guard", "Policy", "Workload", "GPUSelector"):
+        missing += [f"{record}.{k}" for k, v in schema["definitions"][record]["properties"].items()
+                    if not v.get("description")]
+    assert missing == []

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpustack_guard.core.spec.model import DeploymentSpec
+from gpustack_guard.core.spec.descriptions import RECORDS, TOP
+from gpustack_guard.core.spec.model import SOURCE_ID_FIELD, DeploymentSpec
 
 SCHEMA_ID = "https://gpustack-guard.dev/schema/spec-v1.json"
 
@@ -30,6 +31,32 @@ def _draft07(node: Any) -> Any:
     return node
 
 
+GPU_ID_PATTERN = r"^.+:[^:]+:\d+$"  # worker:type:index (the worker name may itself hold colons)
+
+
+def _describe(properties: dict, texts: dict[str, str]) -> None:
+    for name, text in texts.items():
+        if name in properties:
+            properties[name]["description"] = text
+
+
+def _annotate(schema: dict) -> dict:
+    """Hover texts, the gpu_ids pattern and "this source needs that id field" as draft-07 if/then."""
+    _describe(schema["properties"], TOP)
+    definitions = schema.get("definitions", {})
+    for record, texts in RECORDS.items():
+        if record in definitions:
+            _describe(definitions[record].get("properties", {}), texts)
+    gpu_ids = definitions.get("GPUSelector", {}).get("properties", {}).get("gpu_ids")
+    if gpu_ids is not None:
+        items = gpu_ids.get("items") or next((a["items"] for a in gpu_ids.get("anyOf", []) if "items" in a), None)
+        if items is not None:
+            items["pattern"] = GPU_ID_PATTERN
+    schema["allOf"] = [{"if": {"properties": {"source": {"const": source}}, "required": ["source"]},
+                        "then": {"required": [field]}} for source, field in SOURCE_ID_FIELD.items()]
+    return schema
+
+
 def spec_schema() -> dict:
     from pydantic.json_schema import GenerateJsonSchema
 
@@ -38,7 +65,7 @@ def spec_schema() -> dict:
               "title": "gpustack-guard spec",
               "description": "A GPUStack 2.x deployment document (ModelCreate fields) plus gsg's guard block.",
               **{k: v for k, v in schema.items() if k not in ("title", "description")}}
-    return schema
+    return _annotate(schema)
 
 
 def schema_text() -> str:
