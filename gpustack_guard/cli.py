@@ -31,8 +31,9 @@ class FailLevel(str, enum.Enum):
 
 app = typer.Typer(
     name="gsg",
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="gpustack-guard: GPUStack deployments as code, checked by memory arithmetic before they OOM.",
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -91,8 +92,13 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+                                       help="Print the version and exit."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", envvar="GSG_QUIET",
+                                     help="No progress or summary lines on stderr; errors and reports stay.")) -> None:
     """gpustack-guard (gsg)."""
+    from gpustack_guard.adapters.files.output import set_quiet
+
+    set_quiet(quiet)
 
 
 @app.command()

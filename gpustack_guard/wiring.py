@@ -241,7 +241,7 @@ def claims_for(state: DesiredState, *, adopt: bool = False, claim_legacy: bool =
 def build_plan(state: DesiredState, *, prune: bool, targets: tuple[str, ...] | list[str], claims: Claims
                ) -> list[Change]:
     """The changes for plan and apply alike; --target names must exist on one side or the other."""
-    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.adapters.files.output import note
     from gpustack_guard.core.deploy.plan import plan
 
     chosen = set(targets) if targets else None
@@ -252,5 +252,5 @@ def build_plan(state: DesiredState, *, prune: bool, targets: tuple[str, ...] | l
         unknown = sorted(chosen - known)
         if unknown:
             raise GsgError(f"--target {', '.join(unknown)} matches no spec and no live model")
-        err(f"gsg: targeting {', '.join(sorted(chosen))}: other deployments are left alone")
+        note(f"gsg: targeting {', '.join(sorted(chosen))}: other deployments are left alone")
     return changes

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, write_atomic
+from gpustack_guard.adapters.files.output import note, write_atomic
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import is_secret_key
@@ -111,13 +111,13 @@ def run(opts: ExportOptions) -> int:
         path = target / f"{filename(doc['name'])}.yaml"
         header = modeline + f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
         planned.append((path, header + text))
-        err(f"gsg: {doc['name']}: {found.describe()}")
+        note(f"gsg: {doc['name']}: {found.describe()}")
     clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]
     if clashes and not force:
         raise GsgError(f"would overwrite {len(clashes)} changed file(s) ({', '.join(clashes[:3])}); "
                        "pass --force to replace them")
     for path, text in planned:
         write_atomic(str(path), text)
-    err(f"gsg: exported {len(planned)} deployment(s) to {out_dir}"
+    note(f"gsg: exported {len(planned)} deployment(s) to {out_dir}"
         + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
     return EXIT_OK

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import dump_fleet
-from gpustack_guard.adapters.files.output import err, write_atomic
+from gpustack_guard.adapters.files.output import note, write_atomic
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 
 
@@ -30,5 +30,5 @@ def run(opts: SnapshotOptions) -> int:
     write_atomic(out_path, header + dump_fleet(fleet))
     gpus = sum(len(w.gpus) for c in fleet.clusters for w in c.workers)
     workers = sum(len(c.workers) for c in fleet.clusters)
-    err(f"gsg: wrote {out_path}: {len(fleet.clusters)} cluster(s), {workers} worker(s), {gpus} GPU(s)")
+    note(f"gsg: wrote {out_path}: {len(fleet.clusters)} cluster(s), {workers} worker(s), {gpus} GPU(s)")
     return EXIT_OK

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
-from gpustack_guard.adapters.files.output import err, out
+from gpustack_guard.adapters.files.output import note, out
 from gpustack_guard.adapters.files.spec_loader import load_specs
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
@@ -46,5 +46,5 @@ def run(opts: ValidateOptions) -> int:
 
         report.findings.extend(server_check(connection, report))
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), report.secret_values)
-    err(summary_line(report), report.secret_values)
+    note(summary_line(report), report.secret_values)
     return EXIT_FAIL if report.failed(opts.fail_level) else EXIT_OK

@@ -81,3 +81,22 @@ def test_internal_errors_exit_3_without_traceback(gsg, monkeypatch):
     result = gsg("validate", "specs", "--fleet", str(FLEET))
     assert result.code == 3 and "internal error: RuntimeError: kaboom" in result.err
     assert "Traceback" not in result.err
+
+
+def test_short_help_on_the_root_and_every_command(gsg):
+    assert gsg("-h").out.startswith("Usage: gsg [OPTIONS] COMMAND")
+    for command in ("validate", "plan", "apply"):
+        assert gsg(command, "-h").out.startswith(f"Usage: gsg {command} ")
+
+
+def test_quiet_keeps_the_report_and_errors_but_not_the_summary(gsg):
+    loud = gsg("validate", "specs/", "--fleet", str(FLEET), cwd=FLEET.parent.parent)
+    quiet = gsg("--quiet", "validate", "specs/", "--fleet", str(FLEET), cwd=FLEET.parent.parent)
+    assert loud.err.startswith("gsg: 0 errors, 1 warning") and quiet.err == ""
+    assert quiet.out == loud.out and quiet.code == loud.code == 0
+    failing = gsg("-q", "validate", "no-such-folder", "--fleet", str(FLEET))
+    assert failing.code == 1 and failing.err.startswith("gsg: error:")
+
+
+def test_shell_completion_is_offered(gsg):
+    assert "--install-completion" in gsg("--help").out

@@ -11,6 +11,12 @@ from pathlib import Path
 from gpustack_guard.core.secrets import is_secret_key, scrub
 
 _extra_secrets: list[str] = []
+_quiet = False  # --quiet: progress and summaries off; errors and the report itself stay
+
+
+def set_quiet(quiet: bool) -> None:
+    global _quiet
+    _quiet = quiet
 
 
 def register_secret(value: str | None) -> None:
@@ -31,6 +37,12 @@ def out(text: str, secrets: list[str] | None = None) -> None:
 def err(text: str, secrets: list[str] | None = None) -> None:
     sys.stderr.write(scrub(text, known_secrets() + (secrets or [])).rstrip("\n") + "\n")
     sys.stderr.flush()
+
+
+def note(text: str, secrets: list[str] | None = None) -> None:
+    """A progress or summary line on stderr, which --quiet leaves out."""
+    if not _quiet:
+        err(text, secrets)
 
 
 def write_atomic(path_text: str, text: str) -> None:
