@@ -301,6 +301,29 @@ def drift(
     return run(DriftOptions(_sources(specs, templates, offline, project), connection, output, detailed_exitcode))
 
 
+@app.command()
+def templates(
+    specs: Optional[List[str]] = typer.Argument(None, help="Spec folders whose templates/ are searched first.",
+                                                show_default=False, metavar="[SPECS]..."),
+    extra: List[str] = TEMPLATES,
+    output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
+) -> int:
+    """List the guard templates: variables with defaults, what else they read, what they pin."""
+    from gpustack_guard.commands.templates import TemplatesOptions, run
+
+    return run(TemplatesOptions(tuple(specs or ()), tuple(extra), output))
+
+
+@app.command()
+def catalog(
+    output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
+) -> int:
+    """List the built-in model catalog (facts usable offline) and how names match it."""
+    from gpustack_guard.commands.catalog import CatalogOptions, run
+
+    return run(CatalogOptions(output))
+
+
 def main(argv: list[str] | None = None) -> int:
     # Speed, proven by benchmarks/scale.py (ratio 3.0 -> 2.4 on 1,000 specs): validation builds many small
     # acyclic objects (YAML nodes, findings), and the cyclic collector's default pass every 700 allocations

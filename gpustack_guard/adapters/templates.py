@@ -44,6 +44,92 @@ def default_search_path(spec_paths: list[str]) -> list[Path]:
     return result
 
 
+@dataclass(frozen=True)
+class TemplateInfo:
+    """What `gsg templates` shows of one template: its doc comment, variables with defaults, what it pins."""
+
+    name: str
+    path: Path
+    summary: str
+    variables: tuple[tuple[str, str | None], ...]  # guard.vars name, its default as written (None: required)
+    reads: tuple[str, ...]  # context it reads besides vars: placement.gpus, backend_version, workload.*, ...
+    pinned: tuple[str, ...]  # the argument lines as written in the template
+    defaults: tuple[str, ...]
+
+
+def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
+    """Every template on the search path (the first of a name wins, as when rendering), described from its
+    source: Jinja's syntax tree for the variables and defaults, the YAML lines for the arguments."""
+    from jinja2 import nodes
+
+    env = SandboxedEnvironment()
+    seen: dict[str, TemplateInfo] = {}
+    for directory in search_path:
+        for path in sorted(directory.glob(f"*{SUFFIX}")):
+            name = path.name[: -len(SUFFIX)]
+            if name in seen:
+                continue
+            source = path.read_text(encoding="utf-8")
+            tree = env.parse(source)
+            defaults: dict[str, str | None] = {}
+            for node in tree.find_all(nodes.Getattr):
+                if isinstance(node.node, nodes.Name) and node.node.name == "vars":
+                    defaults.setdefault(node.attr, None)
+            for node in tree.find_all(nodes.Filter):
+                target = node.node
+                if node.name == "default" and isinstance(target, nodes.Getattr) and \
+                        isinstance(target.node, nodes.Name) and target.node.name == "vars" and node.args:
+                    defaults[target.attr] = source_of(node.args[0])
+            reads = sorted(_reads_besides_vars(_context_reads(tree)))
+            seen[name] = TemplateInfo(name, path, _doc_comment(source), tuple(sorted(defaults.items())),
+                                      tuple(reads), *_argument_lines(source))
+    return sorted(seen.values(), key=lambda t: t.name)
+
+
+def _doc_comment(source: str) -> str:
+    """The template's leading {# ... #} comment as one line."""
+    text = source.lstrip()
+    if not text.startswith("{#"):
+        return ""
+    body = text[2:].split("#}", 1)[0].strip("-")
+    return " ".join(body.split())
+
+
+def source_of(node: Any) -> str:
+    """A default value as the template writes it (constants only; anything else shown as an expression)."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Const):
+        return json.dumps(node.value) if isinstance(node.value, str) else str(node.value)
+    return "(expression)"
+
+
+def _reads_besides_vars(reads: dict[str, frozenset[str] | None] | None) -> list[str]:
+    if reads is None:
+        return ["(the whole context: the template includes others)"]
+    shown = []
+    for name, attrs in reads.items():
+        if name == "vars":
+            continue
+        shown += [f"{name}.{a}" for a in sorted(attrs)] if attrs else [name]
+    return shown
+
+
+def _argument_lines(source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The `- --flag=...` lines under pinned: and defaults:, Jinja tags stripped of their whitespace control."""
+    sections: dict[str, list[str]] = {"pinned": [], "defaults": []}
+    current = None
+    for raw in source.splitlines():
+        line = raw.strip()
+        if line.rstrip(":") in sections and line.endswith(":"):
+            current = line.rstrip(":")
+        elif line.endswith(":") or (line and not line.startswith(("-", "{%", "{#"))):
+            current = None if not line.startswith("{{") else current
+        elif current and line.startswith("- "):
+            sections[current].append(line[2:])
+    return tuple(sections["pinned"]), tuple(sections["defaults"])
+
+
 class TemplateRenderer:
     """Renders guard templates found on `search_path`; with `cache_dir`, compiled templates are kept there."""
 
