@@ -17,8 +17,10 @@ import typer
 
 try:  # typer >= 0.24 vendors click; older releases depend on it
     from typer._click import exceptions as click_exceptions
+    from typer._click.globals import get_current_context as click_get_current_context
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
+    from click import get_current_context as click_get_current_context
 
 from gpustack_guard import __version__
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
@@ -46,6 +48,8 @@ TEMPLATES = typer.Option([], "--templates", metavar="DIR",
                          help="Extra template folder, searched before templates/ (repeatable).")
 PROJECT = typer.Option(None, "--project", envvar="GSG_PROJECT", metavar="NAME",
                        help="The project these specs belong to (else gsg.yaml `project:` at the spec root).")
+OVERLAY = typer.Option(None, "--overlay", envvar="GSG_OVERLAY", metavar="NAME",
+                       help="Apply SPECS/overlays/NAME over the specs (default: the context's overlay).")
 CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
 
 # The connection option group, added to every command that talks to a server by @connection_options.
@@ -59,6 +63,9 @@ CONNECTION_PARAMETERS = [
         None, "--ca-bundle", metavar="FILE", help="CA bundle for the server's TLS certificate.")),
     inspect.Parameter("insecure", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
         False, "--insecure", help="Do not verify the server's TLS certificate.")),
+    inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
+        None, "--context", envvar="GSG_CONTEXT", metavar="NAME",
+        help="A named server of ~/.config/gsg/config.yaml (GSG_CONFIG): URL, key source, CA, defaults.")),
 ]
 
 
@@ -69,19 +76,22 @@ def connection_options(command: Callable[..., int]) -> Callable[..., int]:
     kept = [p for name, p in signature.parameters.items() if name != "connection"]
 
     @functools.wraps(command)
-    def wrapper(*args, server=None, api_key_file=None, ca_bundle=None, insecure=False, **kwargs):
+    def wrapper(*args, server=None, api_key_file=None, ca_bundle=None, insecure=False, context=None, **kwargs):
         from gpustack_guard.wiring import ConnectionOptions
 
-        return command(*args, connection=ConnectionOptions(server, api_key_file, ca_bundle, insecure), **kwargs)
+        source = click_get_current_context().get_parameter_source("server")
+        typed = source is not None and source.name == "COMMANDLINE"  # not GSG_URL: a named context outranks it
+        return command(*args, connection=ConnectionOptions(server, api_key_file, ca_bundle, insecure, context=context,
+                                                           server_from_command_line=typed), **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=kept + CONNECTION_PARAMETERS)  # type: ignore[attr-defined]
     return wrapper
 
 
-def _sources(specs, templates, offline, project=None):
+def _sources(specs, templates, offline, project=None, overlay=None):
     from gpustack_guard.wiring import SpecSources
 
-    return SpecSources(tuple(specs), tuple(templates), offline, project)
+    return SpecSources(tuple(specs), tuple(templates), offline, project, overlay)
 
 
 def _version(value: bool) -> None:
@@ -114,6 +124,7 @@ def validate(
                                          help="Exit 1 on findings at or above this severity."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
     server_check: bool = typer.Option(False, "--server-check",
                                       help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
     connection=None,
@@ -122,7 +133,7 @@ def validate(
     from gpustack_guard.commands.validate import ValidateOptions, run
     from gpustack_guard.core.findings import Severity
 
-    return run(ValidateOptions(_sources(specs, templates, offline), fleet, output, Severity(fail_level.value),
+    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output, Severity(fail_level.value),
                                server_check, connection))
 
 
@@ -135,11 +146,12 @@ def render(
     check: bool = typer.Option(False, "--check", help="With --out: exit 1 when FILE is stale instead of writing."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
 ) -> int:
     """Print the final deployment documents exactly as gsg would send them to GPUStack."""
     from gpustack_guard.commands.render import RenderOptions, run
 
-    return run(RenderOptions(_sources(specs, templates, offline), output, show_secrets, out_file, check))
+    return run(RenderOptions(_sources(specs, templates, offline, overlay=overlay), output, show_secrets, out_file, check))
 
 
 @app.command()
@@ -243,12 +255,13 @@ def plan(
     allow_empty: bool = ALLOW_EMPTY,
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
     connection=None,
 ) -> int:
     """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
     from gpustack_guard.commands.plan import PlanOptions, run
 
-    return run(PlanOptions(_sources(specs, templates, offline, project), connection,
+    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection,
                            _ownership(prune, adopt, claim_legacy, take_over_from), output, out_file,
                            detailed_exitcode, tuple(target or ()), allow_empty))
 
@@ -273,12 +286,13 @@ def apply(
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256, help="Independent changes at once."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
     connection=None,
 ) -> int:
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
     from gpustack_guard.commands.apply import ApplyOptions, run
 
-    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project,
+    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay,
                             _ownership(prune, adopt, claim_legacy, take_over_from), yes, tuple(target or ()),
                             allow_empty, not no_restart, wait, wait_timeout, concurrency=concurrency))
 
@@ -290,15 +304,18 @@ def drift(
     output: ChangeFormat = typer.Option(ChangeFormat.TEXT.value, "--output", "-o", metavar="FORMAT",
                                         case_sensitive=False),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when drift is found."),
+    all_contexts: bool = typer.Option(False, "--all-contexts",
+                                      help="Every context of the contexts file, one report, one exit code."),
     project: Optional[str] = PROJECT,
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
     connection=None,
 ) -> int:
     """Read-only: live fields that differ from the specs, missing and orphaned models, unhealthy instances."""
     from gpustack_guard.commands.drift import DriftOptions, run
 
-    return run(DriftOptions(_sources(specs, templates, offline, project), connection, output, detailed_exitcode))
+    return run(DriftOptions(_sources(specs, templates, offline, project, overlay), connection, output, detailed_exitcode, all_contexts))
 
 
 @app.command()

@@ -8,7 +8,7 @@ Adapters are imported inside the builders: a command pays only for the edges it 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -37,13 +37,24 @@ retry_sleep: Callable[[float], None] | None = None
 
 @dataclass(frozen=True)
 class ConnectionOptions:
-    """Where the GPUStack server is and how to trust it; the key comes from GSG_API_KEY or a file."""
+    """Where the GPUStack server is and how to trust it; the key comes from GSG_API_KEY or a file.
+
+    With a context (--context / GSG_CONTEXT, or the contexts file's current-context when no server is given),
+    the context fills what the command line left out; a --server on the command line still wins, GSG_URL
+    from the environment does not (the context was asked for by name)."""
 
     server: str | None = None
     api_key_file: str | None = None
     ca_bundle: str | None = None
     insecure: bool = False
     timeout: float = 15.0
+    context: str | None = None
+    server_from_command_line: bool = False
+    api_key_env: str = "GSG_API_KEY"
+    # filled from the chosen context: defaults of validate's --fleet, snapshot/export's --cluster, the overlay
+    fleet: str | None = None
+    cluster: str | None = None
+    overlay: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,12 @@ class SpecSources:
     templates: tuple[str, ...] = ()
     offline: bool = False
     project: str | None = None
+    overlay: str | None = None  # specs/overlays/NAME patches the specs (adapters/files/overlays.py)
+
+
+def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
+    """The context's overlay, unless the command line chose one."""
+    return sources if sources.overlay or not overlay else replace(sources, overlay=overlay)
 
 
 @dataclass(frozen=True)
@@ -90,8 +107,33 @@ def build_resolver(offline: bool) -> FactsResolver:
     return FactsResolver(offline=hub_offline(offline), hf_token=os.environ.get("HF_TOKEN"))
 
 
-def read_api_key(api_key_file: str | None) -> str | None:
-    """The key from a file, else GSG_API_KEY (never a bare flag value); registered to be masked everywhere."""
+def resolve_context(opts: ConnectionOptions) -> ConnectionOptions:
+    """The connection options with the chosen context's values filled in (see ConnectionOptions)."""
+    from gpustack_guard.adapters.files.contexts import config_path, load_contexts
+
+    path = config_path()
+    name = opts.context
+    if name is None and (opts.server or not path.is_file()):
+        return opts
+    contexts = load_contexts(path)
+    if name is None and contexts.current is None:
+        return opts
+    ctx = contexts.get(name)
+    server = opts.server if opts.server_from_command_line and opts.server else ctx.server
+    return replace(opts, server=server, context=ctx.name, api_key_file=opts.api_key_file or ctx.api_key_file,
+                   api_key_env=ctx.api_key_env or opts.api_key_env, ca_bundle=opts.ca_bundle or ctx.ca_bundle,
+                   insecure=opts.insecure or ctx.insecure, timeout=ctx.timeout or opts.timeout, fleet=ctx.fleet,
+                   cluster=ctx.cluster, overlay=ctx.overlay)
+
+
+def context_defaults(opts: ConnectionOptions) -> tuple[str | None, str | None, str | None]:
+    """(fleet, cluster, overlay) the chosen context names, for commands whose own flags left them out."""
+    resolved = resolve_context(opts)
+    return resolved.fleet, resolved.cluster, resolved.overlay
+
+
+def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> str | None:
+    """The key from a file, else the environment (never a bare flag value); registered to be masked everywhere."""
     from gpustack_guard.adapters.files.output import register_secret
 
     if api_key_file:
@@ -102,7 +144,7 @@ def read_api_key(api_key_file: str | None) -> str | None:
         if not key:
             raise GsgError("the API key file is empty", where=api_key_file)
     else:
-        key = os.environ.get("GSG_API_KEY", "").strip() or None
+        key = os.environ.get(api_key_env, "").strip() or None
     register_secret(key)
     return key
 
@@ -113,6 +155,7 @@ class Connection:
     version: str
     last_fleet: Fleet | None = None  # the fleet fetched last (drift reads its instances without another call)
     last_models: list[dict] | None = None  # the model list fetched with it (plan reuses it)
+    options: ConnectionOptions = field(default_factory=ConnectionOptions)  # as resolved (context filled in)
 
     def fleet(self) -> Fleet:
         from gpustack_guard.adapters.gpustack.live_fleet import fleet_from_api
@@ -135,9 +178,10 @@ def connect(opts: ConnectionOptions) -> Connection:
     from gpustack_guard.adapters.gpustack.client import GPUStackClient
     from gpustack_guard.core.versions import at_least
 
+    opts = resolve_context(opts)
     if not opts.server:
-        raise GsgError("no server: pass --server URL or set GSG_URL")
-    key = read_api_key(opts.api_key_file)
+        raise GsgError("no server: pass --server URL, set GSG_URL, or choose a context (--context NAME)")
+    key = read_api_key(opts.api_key_file, opts.api_key_env)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
     verify: bool | str = False if opts.insecure else (opts.ca_bundle or True)
@@ -149,9 +193,10 @@ def connect(opts: ConnectionOptions) -> Connection:
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
                        "GPUStack 2.x", where=opts.server)
     if not key:
-        raise GsgError("no API key: set GSG_API_KEY or pass --api-key-file (a key with the management scope)")
+        source = opts.api_key_env if opts.api_key_env != "GSG_API_KEY" else "GSG_API_KEY or pass --api-key-file"
+        raise GsgError(f"no API key: set {source} (a key with the management scope)")
     client.me()
-    return Connection(client, version)
+    return Connection(client, version, options=opts)
 
 
 # --- the desired state of a spec tree against a live server (plan, apply, drift) ---------------------------
@@ -183,9 +228,10 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     from gpustack_guard.adapters.files.spec_loader import load_specs
     from gpustack_guard.core.pipeline import validate
 
+    sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
-    docs, problems = load_specs(specs, allow_empty=allow_empty)
+    docs, problems = load_specs(specs, allow_empty=allow_empty, overlay=sources.overlay)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)

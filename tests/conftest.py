@@ -37,6 +37,8 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "gsg-cache"))
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.delenv("GSG_URL", raising=False)
+    monkeypatch.delenv("GSG_CONTEXT", raising=False)
+    monkeypatch.setenv("GSG_CONFIG", str(tmp_path / "no-gsg-config.yaml"))  # never the developer's own contexts
 
 
 @pytest.fixture(autouse=True)

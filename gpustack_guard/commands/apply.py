@@ -22,6 +22,7 @@ class ApplyOptions:
     templates: tuple[str, ...] = ()
     offline: bool = False
     project: str | None = None
+    overlay: str | None = None
     ownership: wiring.Ownership = field(default_factory=wiring.Ownership)
     assume_yes: bool = False
     targets: tuple[str, ...] = ()
@@ -77,7 +78,7 @@ def run(opts: ApplyOptions) -> int:
     opts, saved = _from_saved_plan(opts)
     own = opts.ownership
     connection = wiring.connect(opts.connection)
-    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project)
+    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay)
     state = wiring.load_desired(connection, sources, allow_empty=opts.allow_empty)
     claims = wiring.claims_for(state, adopt=own.adopt, claim_legacy=own.claim_legacy,
                                take_over_from=own.take_over_from)

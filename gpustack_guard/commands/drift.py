@@ -1,15 +1,17 @@
-"""gsg drift: read-only report of live state against the specs (a constant number of list calls)."""
+"""gsg drift: read-only report of live state against the specs (a constant number of list calls); with
+--all-contexts, every server of the contexts file in one run and one exit code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import out
+from gpustack_guard.adapters.files.output import err, out
 from gpustack_guard.core.deploy.drift import drift_report, has_drift
-from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_OK
-from gpustack_guard.reporters import ChangeFormat
-from gpustack_guard.reporters.drift_output import render_json, render_markdown, render_text
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.reporters import ChangeFormat, json_head
+from gpustack_guard.reporters.drift_output import DRIFT_FORMAT_VERSION, render_json, render_markdown, render_text
 
 RENDERERS = {ChangeFormat.TEXT: render_text, ChangeFormat.JSON: render_json, ChangeFormat.MARKDOWN: render_markdown}
 
@@ -20,13 +22,64 @@ class DriftOptions:
     connection: wiring.ConnectionOptions
     output: ChangeFormat = ChangeFormat.TEXT
     detailed_exitcode: bool = False
+    all_contexts: bool = False
 
 
-def run(opts: DriftOptions) -> int:
+def _report(opts: DriftOptions) -> tuple[dict, list[str]]:
     connection = wiring.connect(opts.connection)
     state = wiring.load_desired(connection, opts.sources)
     report = drift_report(state.rendered, state.live_models, state.cluster_names, connection.last_fleet,
                           claims=wiring.claims_for(state), whole_project=state.whole_project,
                           recorded=state.recorded)
-    out(RENDERERS[opts.output](report), state.report.secret_values)
+    return report, state.report.secret_values
+
+
+def run(opts: DriftOptions) -> int:
+    if opts.all_contexts:
+        return _all_contexts(opts)
+    report, secrets = _report(opts)
+    out(RENDERERS[opts.output](report), secrets)
     return EXIT_CHANGES if opts.detailed_exitcode and has_drift(report) else EXIT_OK
+
+
+def _all_contexts(opts: DriftOptions) -> int:
+    """Each context with its own server, key and overlay; a server that fails is reported and the rest go on."""
+    from gpustack_guard.adapters.files.contexts import config_path, load_contexts
+
+    contexts = load_contexts(config_path())
+    if not contexts.contexts:
+        raise GsgError("the contexts file names no context", where=contexts.path)
+    results: list[tuple[str, dict | None, str | None]] = []
+    secrets: list[str] = []
+    for name in sorted(contexts.contexts):
+        one = replace(opts, all_contexts=False, connection=replace(opts.connection, context=name, server=None))
+        try:
+            report, found = _report(one)
+            results.append((name, report, None))
+            secrets += found
+        except GsgError as exc:
+            err(f"gsg: context {name}: error: {exc}")
+            results.append((name, None, str(exc)))
+    out(_render_all(results, contexts, opts.output), secrets)
+    if any(error for _, _, error in results):
+        return EXIT_FAIL
+    drifted = any(report is not None and has_drift(report) for _, report, _ in results)
+    return EXIT_CHANGES if opts.detailed_exitcode and drifted else EXIT_OK
+
+
+def _render_all(results, contexts, output: ChangeFormat) -> str:
+    if output is ChangeFormat.JSON:
+        return json.dumps({**json_head(DRIFT_FORMAT_VERSION), "contexts": [
+            {"context": name, "server": contexts.contexts[name].server,
+             "drift": has_drift(report) if report is not None else None, "error": error, "report": report}
+            for name, report, error in results]}, indent=2) + "\n"
+    parts = []
+    for name, report, error in results:
+        server = contexts.contexts[name].server
+        if output is ChangeFormat.MARKDOWN:
+            body = render_markdown(report).replace("## gsg drift", f"## gsg drift: {name}", 1) if report \
+                else f"## gsg drift: {name}\n\n**Error:** {error}\n"
+        else:
+            body = f"== context {name} ({server}) ==\n" + (render_text(report) if report else f"error: {error}\n")
+        parts.append(body)
+    return "\n".join(parts)

@@ -85,7 +85,8 @@ class ExportOptions:
 
 
 def run(opts: ExportOptions) -> int:
-    out_dir, cluster, show_secrets, force = opts.out_dir, opts.cluster, opts.show_secrets, opts.force
+    out_dir, show_secrets, force = opts.out_dir, opts.show_secrets, opts.force
+    cluster = opts.cluster or wiring.context_defaults(opts.connection)[1]
     connection = wiring.connect(opts.connection)
     client = connection.client
     clusters = client.clusters()

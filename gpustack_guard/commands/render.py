@@ -31,7 +31,7 @@ def run(opts: RenderOptions) -> int:
     specs = list(opts.sources.specs)
     if opts.check and not opts.out_file:
         raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
-    docs, problems = load_specs(specs)
+    docs, problems = load_specs(specs, overlay=opts.sources.overlay)
     rendered, found = render_all(docs, wiring.build_renderer(specs, opts.sources.templates),
                                  wiring.build_resolver(opts.sources.offline).resolve, os.environ)
     errors = [f for f in problems + found if f.severity == Severity.ERROR]

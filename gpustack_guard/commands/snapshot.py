@@ -18,7 +18,7 @@ class SnapshotOptions:
 
 
 def run(opts: SnapshotOptions) -> int:
-    out_path, cluster = opts.out_path, opts.cluster
+    out_path, cluster = opts.out_path, opts.cluster or wiring.context_defaults(opts.connection)[1]
     fleet = wiring.connect(opts.connection).fleet()
     if cluster:
         chosen = [c for c in fleet.clusters if c.name == cluster]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
@@ -26,11 +26,15 @@ class ValidateOptions:
 
 
 def run(opts: ValidateOptions) -> int:
+    if opts.fleet is None:
+        fleet_file, _, overlay = wiring.context_defaults(opts.connection)
+        opts = replace(opts, fleet=fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
-    needs_server = bool(opts.connection.server) and (not opts.fleet or opts.server_check)
+    has_server = bool(opts.connection.server or opts.connection.context)
+    needs_server = has_server and (not opts.fleet or opts.server_check)
     connection = wiring.connect(opts.connection) if needs_server else None
-    docs, load_findings = load_specs(specs)
+    docs, load_findings = load_specs(specs, overlay=opts.sources.overlay)
     if opts.fleet:
         fleet = load_fleet(opts.fleet)
     elif connection is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -26,10 +27,11 @@ def display_path(path: Path | str) -> str:
 
 
 def _walk(root: str) -> list[Path]:
-    """Spec files below `root`, sorted, skipping hidden files and folders (os.walk: pathlib is slow here)."""
+    """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
+    when asked for: overlays.py). os.walk: pathlib is slow here."""
     found = []
     for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != OVERLAYS_FOLDER)
         found.extend(os.path.join(folder, n) for n in names
                      if n.endswith(SPEC_SUFFIXES) and not n.startswith(".") and n not in PROJECT_FILES)
     return [Path(f) for f in sorted(found)]
@@ -60,10 +62,8 @@ def read_text(path: Path) -> str:
         raise GsgError(exc.strerror or "cannot be read", where=display_path(path)) from None
 
 
-def load_specs(paths: list[str], *, allow_empty: bool = False) -> tuple[list[SpecDoc], list[F.Finding]]:
-    docs: list[SpecDoc] = []
-    problems: list[F.Finding] = []
-    for path in spec_files(paths, allow_empty=allow_empty):
+def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]) -> None:
+    for path in files:
         shown = display_path(path)
         try:
             located = load_documents(read_text(path))
@@ -71,4 +71,38 @@ def load_specs(paths: list[str], *, allow_empty: bool = False) -> tuple[list[Spe
             problems.append(F.finding(F.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
             continue
         docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
+
+
+def load_specs(paths: list[str], *, allow_empty: bool = False,
+               overlay: str | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
+    docs: list[SpecDoc] = []
+    problems: list[F.Finding] = []
+    _read_docs(spec_files(paths, allow_empty=allow_empty), docs, problems)
+    if overlay:
+        docs = _apply_overlay(docs, paths, overlay, problems)
     return docs, problems
+
+
+def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: list[F.Finding]) -> list[SpecDoc]:
+    folders = [Path(p) / OVERLAYS_FOLDER / name for p in paths if Path(p).is_dir()]
+    present = [f for f in folders if f.is_dir()]
+    if not present:
+        raise GsgError(f"overlay '{name}' not found", where=", ".join(display_path(f) for f in folders) or
+                       "(overlays live in a spec folder: SPECS/overlays/NAME)")
+    patches: list[SpecDoc] = []
+    _read_docs([f for folder in present for f in _walk(str(folder))], patches, problems)
+    by_name: dict[str, SpecDoc] = {}
+    for patch in patches:
+        where = f"{patch.file}:{patch.located.start_line}"
+        if patch.name is None:
+            raise GsgError("an overlay document needs the `name:` of the spec it patches", where=where)
+        if patch.name in by_name:
+            raise GsgError(f"'{patch.name}' is patched twice (also at {by_name[patch.name].file})", where=where)
+        by_name[patch.name] = patch
+    declared = {d.name for d in docs}
+    for patch_name, patch in by_name.items():
+        if patch_name not in declared:
+            raise GsgError(f"overlay '{name}' patches '{patch_name}', which no spec declares",
+                           where=f"{patch.file}:{patch.located.start_line}")
+    return [SpecDoc(d.file, d.index, OverlaidDocument(d.located, by_name[d.name].located, by_name[d.name].file))
+            if d.name in by_name else d for d in docs]

@@ -39,7 +39,8 @@ class SpecDoc:
 
     def at(self, *path, key: bool = False) -> F.Location:
         line, column = self.located.position(tuple(path), key=key)
-        return F.Location(self.file, line, column)
+        origin = getattr(self.located, "origin", None)  # an overlaid document: the overlay may have written it
+        return F.Location((origin and origin(tuple(path))) or self.file, line, column)
 
 
 def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:

@@ -1,0 +1,106 @@
+"""Named GPUStack servers, like kubeconfig contexts: `~/.config/gsg/config.yaml` (or $GSG_CONFIG).
+
+    current-context: staging
+    contexts:
+      prod:
+        server: https://gpustack.prod.example.com
+        api-key-env: GSG_PROD_API_KEY   # the name of a variable holding the key, or:
+        api-key-file: ~/.config/gsg/prod.key
+        ca-bundle: /etc/ssl/certs/prod-ca.pem
+        cluster: default                # default --cluster of snapshot/export
+        fleet: fleets/prod.yaml         # default --fleet of validate (relative to this file)
+        overlay: prod                   # specs/overlays/prod is applied over the specs
+
+A key itself is never written here: only where to read it from.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpustack_guard.adapters.files.spec_loader import display_path, read_text
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core.errors import GsgError
+
+FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "insecure", "cluster", "fleet", "overlay", "timeout")
+PATH_FIELDS = ("api-key-file", "ca-bundle", "fleet")
+
+
+@dataclass(frozen=True)
+class Context:
+    name: str
+    server: str
+    api_key_env: str | None = None
+    api_key_file: str | None = None
+    ca_bundle: str | None = None
+    insecure: bool = False
+    cluster: str | None = None
+    fleet: str | None = None
+    overlay: str | None = None
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class ContextsFile:
+    path: str
+    contexts: dict[str, Context]
+    current: str | None = None
+
+    def get(self, name: str | None) -> Context:
+        chosen = name or self.current
+        if not chosen:
+            raise GsgError("no context chosen: pass --context NAME (GSG_CONTEXT) or set current-context",
+                           where=self.path)
+        if chosen not in self.contexts:
+            known = ", ".join(sorted(self.contexts)) or "none"
+            raise GsgError(f"no context '{chosen}' (known: {known})", where=self.path)
+        return self.contexts[chosen]
+
+
+def config_path(environ=os.environ) -> Path:
+    if environ.get("GSG_CONFIG"):
+        return Path(environ["GSG_CONFIG"]).expanduser()
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "gsg" / "config.yaml"
+
+
+def load_contexts(path: Path) -> ContextsFile:
+    shown = display_path(path)
+    if not path.is_file():
+        raise GsgError("no contexts file (write one, or set GSG_CONFIG)", where=shown)
+    try:
+        docs = load_documents(read_text(path))
+    except YamlSyntaxError as exc:
+        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    data = docs[0].data if docs else None
+    if not isinstance(data, dict) or not isinstance(data.get("contexts"), dict):
+        raise GsgError("a contexts file is a mapping with `contexts:` (name -> server, key source, ...)",
+                       where=f"{shown}:1")
+    doc = docs[0]
+    contexts = {}
+    for name, body in data["contexts"].items():
+        line, _ = doc.position(("contexts", name), key=True)
+        where = f"{shown}:{line}"
+        if not isinstance(body, dict) or not isinstance(body.get("server"), str):
+            raise GsgError(f"context '{name}' needs a `server:` URL", where=where)
+        unknown = sorted(set(body) - set(FIELDS))
+        if unknown:
+            line, _ = doc.position(("contexts", name, unknown[0]), key=True)
+            raise GsgError(f"context '{name}': unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})",
+                           where=f"{shown}:{line}")
+        if "insecure" in body and not isinstance(body["insecure"], bool):
+            raise GsgError(f"context '{name}': `insecure` must be true or false", where=where)
+        timeout = body.get("timeout", 1)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
+            raise GsgError(f"context '{name}': `timeout` must be seconds between 0 and 3600", where=where)
+        values = {k.replace("-", "_"): v for k, v in body.items()}
+        for key in PATH_FIELDS:
+            field = key.replace("-", "_")
+            if isinstance(values.get(field), str):
+                values[field] = str((path.parent / Path(values[field]).expanduser()).resolve()) \
+                    if not Path(values[field]).expanduser().is_absolute() else str(Path(values[field]).expanduser())
+        contexts[str(name)] = Context(name=str(name), **values)
+    current = data.get("current-context")
+    return ContextsFile(shown, contexts, str(current) if current else None)
