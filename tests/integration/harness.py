@@ -41,6 +41,32 @@ def log(message: str) -> None:
     print(f"[gsg-it] {message}", file=sys.stderr, flush=True)
 
 
+_LIVE: list["Harness"] = []  # started and not yet stopped: torn down on SIGTERM/SIGHUP and at exit too
+
+
+def _stop_all(*_args) -> None:
+    for harness in list(_LIVE):
+        harness.stop()
+
+
+def _on_signal(signum, _frame) -> None:
+    """A killed test run (CI timeout, Ctrl-C twice, kill) still stops PostgreSQL and the servers it started."""
+    _stop_all()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _guard_process() -> None:
+    import atexit
+
+    if getattr(_guard_process, "done", False):
+        return
+    atexit.register(_stop_all)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _on_signal)
+    _guard_process.done = True  # type: ignore[attr-defined]
+
+
 class Harness:
     def __init__(self, root: Path | None = None, cache: Path | None = None):
         self.root = root or Path(tempfile.mkdtemp(prefix="gsg-it-"))
@@ -56,6 +82,8 @@ class Harness:
     # --- lifecycle ---------------------------------------------------------------------------------------
     def start(self, repos: list[str]) -> "Harness":
         started = time.monotonic()
+        _guard_process()
+        _LIVE.append(self)
         self._install()
         self._postgres()
         self._server()
@@ -66,6 +94,8 @@ class Harness:
         return self
 
     def stop(self) -> None:
+        if self in _LIVE:
+            _LIVE.remove(self)
         for pid in reversed(self.pids):
             try:
                 os.killpg(pid, signal.SIGTERM)
