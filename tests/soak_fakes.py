@@ -14,6 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import httpx
+
 GIB = 1024 ** 3
 MIB = 1024 ** 2
 
@@ -21,7 +23,7 @@ MIB = 1024 ** 2
 @dataclass
 class Scenario:
     name: str = "stable"
-    ttft_s: float = 0.05
+    ttft_s: float = 0.08
     ttft_growth_per_s: float = 0.0  # relative TTFT growth per second of uptime
     ttft_jitter: float = 0.25  # ± relative, uniform
     spike_rate: float = 0.02  # share of requests with a 3× TTFT spike (noise a p95 must shrug off)
@@ -42,11 +44,11 @@ class Scenario:
 SCENARIOS = {
     "stable": Scenario("stable"),
     "memory-growth": Scenario("memory-growth", memory_growth_per_s=40 * MIB, ttft_growth_per_s=0.06),
-    "preemption": Scenario("preemption", ttft_growth_per_s=0.10, kv_usage=0.9, kv_growth_per_s=0.02,
+    "preemption": Scenario("preemption", ttft_growth_per_s=0.25, kv_usage=0.9, kv_growth_per_s=0.02,
                            preemptions_per_request_per_s=0.03),
     "failing": Scenario("failing", error_rate=0.25),
     "reasoning": Scenario("reasoning", reasoning_only=True),
-    "latency-drift": Scenario("latency-drift", ttft_growth_per_s=0.10),
+    "latency-drift": Scenario("latency-drift", ttft_growth_per_s=0.25),
 }
 
 FLAVOURS = ("vllm", "vllm-old", "sglang", "llamacpp", "gpustack")
@@ -167,6 +169,7 @@ class FakeServer:
         scenario = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
         self.engine = FakeEngine(scenario, seed, flavour, model)
         self.api_key = api_key
+        self.host = "127.0.0.1"
         self.port = 0
         self.seen_bodies: list[dict] = []
         self.seen_auth: set[str] = set()
@@ -174,7 +177,7 @@ class FakeServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     async def __aenter__(self) -> "FakeServer":
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024)
@@ -236,44 +239,124 @@ class FakeServer:
                      % (status, reason.encode(), content_type.encode(), len(data), data))
         await writer.drain()
 
-    async def _stream(self, writer, body: dict) -> bool:
-        """Stream one completion; False when the connection was deliberately broken."""
+    async def completion_events(self, body: dict):
+        """The SSE events of one completion, as bytes; None first means "answer 503", and a
+        ConnectionResetError mid-way means the connection drops."""
         engine, s = self.engine, self.engine.scenario
         if len(self.seen_bodies) < 50:
             self.seen_bodies.append(body)
         engine.requests += 1
         fault = engine.rng.random() < s.error_rate
         if fault and engine.rng.random() < 0.5:
-            await self._plain(writer, 503, '{"error":"overloaded"}', "application/json")
-            return True
+            yield None
+            return
         engine.running += 1
         try:
             up = engine.uptime()
             if engine.rng.random() < s.preemptions_per_request_per_s * up:
                 engine.preemptions += 1
                 engine.running_at_preemption.append(engine.running)
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-            await writer.drain()
+            yield b""  # the headers go out now
             await asyncio.sleep(engine.ttft())
             tokens = int(body.get("max_tokens") or 8)
             field_name = "reasoning_content" if s.reasoning_only else "content"
             base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": body.get("model")}
-            writer.write(_event({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}))
+            events = [_event({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})]
             for i in range(tokens):
                 if i:
+                    yield b"".join(events)
+                    events = []
                     await asyncio.sleep(s.itl_s)
                 if fault and i == tokens // 2:
-                    await writer.drain()
-                    return False  # the connection drops mid-stream
-                writer.write(_event({**base, "choices": [{"index": 0, "delta": {field_name: f"w{i} "}}]}))
-                await writer.drain()
-            writer.write(_event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}))
+                    raise ConnectionResetError("the fake drops the connection mid-stream")
+                events.append(_event({**base, "choices": [{"index": 0, "delta": {field_name: f"w{i} "}}]}))
+            events.append(_event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}))
             if s.send_usage:
-                writer.write(_event({**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": tokens,
-                                                                     "total_tokens": 10 + tokens}}))
-            writer.write(_event("[DONE]"))
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-            return True
+                events.append(_event({**base, "choices": [], "usage": {
+                    "prompt_tokens": 10, "completion_tokens": tokens, "total_tokens": 10 + tokens}}))
+            events.append(_event("[DONE]"))
+            yield b"".join(events)
         finally:
             engine.running -= 1
+
+    async def _stream(self, writer, body: dict) -> bool:
+        """Stream one completion over the socket, chunked; False when the connection was deliberately broken."""
+        try:
+            async for piece in self.completion_events(body):
+                if piece is None:
+                    await self._plain(writer, 503, '{"error":"overloaded"}', "application/json")
+                    return True
+                if piece == b"":
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                 b"Transfer-Encoding: chunked\r\n\r\n")
+                else:
+                    writer.write(_chunk(piece))
+                await writer.drain()
+        except ConnectionResetError:
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+    def transport(self) -> "InProcessTransport":
+        """The same engine without sockets: for many soaks at once in one event loop."""
+        return InProcessTransport(self)
+
+
+class Router(httpx.AsyncBaseTransport):
+    """In-process servers by host name, no sockets: `Router.serve(...)` gives each a made-up host."""
+
+    def __init__(self):
+        self.servers: dict[str, FakeServer] = {}
+
+    def serve(self, scenario="stable", seed: int = 0, flavour: str = "vllm", **kw) -> FakeServer:
+        server = FakeServer(scenario, seed, flavour, **kw)
+        server.host, server.port = f"fake-{len(self.servers)}.test", 80
+        server.engine.started = time.perf_counter()
+        self.servers[f"{server.host}:80"] = server
+        return server
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        server = self.servers.get(f"{request.url.host}:{request.url.port or 80}")
+        if server is None:
+            raise httpx.ConnectError("no such fake server", request=request)
+        return await InProcessTransport(server).handle_async_request(request)
+
+
+class _EventStream(httpx.AsyncByteStream):
+    def __init__(self, events):
+        self.events = events
+
+    async def __aiter__(self):
+        try:
+            async for piece in self.events:
+                if piece:
+                    yield piece
+        except ConnectionResetError as exc:
+            raise httpx.RemoteProtocolError(str(exc)) from None
+
+    async def aclose(self) -> None:
+        await self.events.aclose()
+
+
+class InProcessTransport(httpx.AsyncBaseTransport):
+    def __init__(self, server: FakeServer):
+        self.server = server
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        server = self.server
+        if request.url.path.startswith("/metrics"):
+            return httpx.Response(200, text=server.engine.metrics())
+        if not request.url.path.endswith("/chat/completions"):
+            return httpx.Response(404)
+        auth = request.headers.get("authorization")
+        if auth:
+            server.seen_auth.add(auth)
+        if server.api_key and auth != f"Bearer {server.api_key}":
+            return httpx.Response(401, json={"error": "unauthorized"})
+        events = server.completion_events(json.loads(await request.aread()))
+        first = await events.__anext__()
+        if first is None:
+            await events.aclose()
+            return httpx.Response(503, json={"error": "overloaded"})
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_EventStream(events))
