@@ -8,6 +8,7 @@ usage, preemptions and errors, each with seeded noise. `flavour` picks the metri
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import random
 import threading
@@ -171,7 +172,7 @@ class FakeServer:
         self.api_key = api_key
         self.host = "127.0.0.1"
         self.port = 0
-        self.seen_bodies: list[dict] = []
+        self.seen_bodies: collections.deque = collections.deque(maxlen=100)  # the latest requests
         self.seen_auth: set[str] = set()
         self._server = None
 
@@ -243,8 +244,7 @@ class FakeServer:
         """The SSE events of one completion, as bytes; None first means "answer 503", and a
         ConnectionResetError mid-way means the connection drops."""
         engine, s = self.engine, self.engine.scenario
-        if len(self.seen_bodies) < 50:
-            self.seen_bodies.append(body)
+        self.seen_bodies.append(body)
         engine.requests += 1
         fault = engine.rng.random() < s.error_rate
         if fault and engine.rng.random() < 0.5:

@@ -53,9 +53,11 @@ def matrix():
 
 @pytest.mark.parametrize("scenario", sorted(EXPECTED))
 def test_each_scenario_classified_right_over_five_seeds(matrix, scenario):
-    got = {(seed, flavour): report.verdict.verdict
-           for (name, seed, flavour, ref), (report, _) in matrix.items() if name == scenario and ref is None}
-    assert got == {(seed, FLAVOURS[scenario][seed]): EXPECTED[scenario] for seed in SEEDS}
+    runs = {(seed, flavour): report for (name, seed, flavour, ref), (report, _) in matrix.items()
+            if name == scenario and ref is None}
+    got = {key: report.verdict.verdict for key, report in runs.items()}
+    wrong = {key: runs[key].verdict.evidence for key in got if got[key] != EXPECTED[scenario]}
+    assert got == {(seed, FLAVOURS[scenario][seed]): EXPECTED[scenario] for seed in SEEDS}, wrong
 
 
 def test_every_run_completed_its_rounds_with_requests(matrix):
