@@ -159,7 +159,7 @@ def _chunk(data: bytes) -> bytes:
 
 def _event(payload: dict | str) -> bytes:
     body = payload if isinstance(payload, str) else json.dumps(payload, separators=(",", ":"))
-    return _chunk(b"data: " + body.encode() + b"\n\n")
+    return b"data: " + body.encode() + b"\n\n"
 
 
 class FakeServer:

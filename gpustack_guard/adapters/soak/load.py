@@ -123,24 +123,36 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     return result(True)
 
 
-async def drive(client: httpx.AsyncClient, target: Target, prompts: Callable[[int], Prompt], concurrency: int,
-                seconds: float, max_requests: int | None, origin: float, timeout: float) -> list[RequestResult]:
-    """Keep `concurrency` requests in flight until `seconds` pass or `max_requests` started; then drain.
+def ramp_seconds(round_seconds: float) -> float:
+    """Streams start spread over this, not at once: 256 requests in the same millisecond measure the
+    server's accept queue, and would put a burst into every round's p95."""
+    return min(1.0, 0.1 * round_seconds)
 
-    The same prompt sequence (prompts(0), prompts(1), ...) for every target, so the reference sees what we saw.
+
+async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
+                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0) -> list[RequestResult]:
+    """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
+    Stream k starts k/len(clients) of `ramp` seconds late.
+
+    One client (one connection) per stream: httpcore's shared pool assigns requests to connections in
+    O(connections × requests) per event, which at 256 streams costs seconds of queueing (measured; see
+    benchmarks/soak_overhead.py). The same prompt sequence (prompts(0), prompts(1), ...) for every target,
+    so the reference sees what we saw.
     """
     deadline = time.perf_counter() + seconds
     results: list[RequestResult] = []
     next_index = 0
 
-    async def worker() -> None:
+    async def worker(k: int, client: httpx.AsyncClient) -> None:
         nonlocal next_index
+        if ramp and k:
+            await asyncio.sleep(ramp * k / len(clients))
         while time.perf_counter() < deadline and (max_requests is None or next_index < max_requests):
             index = next_index
             next_index += 1
             results.append(await stream_one(client, target, prompts(index), origin, timeout))
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))
     return results
 
 
@@ -152,8 +164,8 @@ def _tls_context(verify: bool | str) -> ssl.SSLContext | bool:
     return ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
 
 
-def make_client(concurrency: int, timeout: float, transport: httpx.AsyncBaseTransport | None = None,
+def make_client(connections: int, timeout: float, transport: httpx.AsyncBaseTransport | None = None,
                 verify: bool | str = True) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                              transport=transport, verify=_tls_context(verify))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import httpx
 
-from gpustack_guard.adapters.soak.load import Target, drive, make_client
+from gpustack_guard.adapters.soak.load import Target, drive, make_client, ramp_seconds
 from gpustack_guard.adapters.soak.scrape import Scraper
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
@@ -50,11 +51,16 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                    on_start: Callable[[int], None] = lambda index: None) -> SoakProgress:
     origin = time.perf_counter()
 
-    def client() -> httpx.AsyncClient:
+    def client(connections: int = 1) -> httpx.AsyncClient:
         transport = plan.transport_factory() if plan.transport_factory else None
-        return make_client(plan.concurrency, plan.request_timeout, transport, plan.verify)
+        return make_client(connections, plan.request_timeout, transport, plan.verify)
 
-    async with client() as ours_client, client() as ref_client, client() as metrics_client:
+    async with contextlib.AsyncExitStack() as stack:
+        # one client per stream, kept across rounds: the load stays on warm connections
+        ours_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)]
+        ref_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)] \
+            if plan.reference else []
+        metrics_client = await stack.enter_async_context(client(max(len(plan.metrics_urls), 1)))
         scraper = Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
                           plan.metrics_api_key)
         preemptions_before = None
@@ -67,11 +73,12 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             during: list[Snapshot] = []
             scraping = asyncio.ensure_future(scraper.run(during, plan.scrape_interval)) if scraper.active else None
             started = time.perf_counter()
-            loads = [drive(ours_client, plan.target, prompts, plan.concurrency, plan.round_seconds,
-                           plan.round_requests, origin, plan.request_timeout)]
+            ramp = ramp_seconds(plan.round_seconds)
+            loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
+                           plan.request_timeout, ramp)]
             if plan.reference:
-                loads.append(drive(ref_client, plan.reference, prompts, plan.concurrency, plan.round_seconds,
-                                   plan.round_requests, origin, plan.request_timeout))
+                loads.append(drive(ref_clients, plan.reference, prompts, plan.round_seconds, plan.round_requests,
+                                   origin, plan.request_timeout, ramp))
             try:
                 results = await asyncio.gather(*loads)
             finally:

@@ -69,10 +69,12 @@ def test_timeout_is_a_reason_not_an_exception():
 def test_drive_keeps_the_concurrency_and_stops_at_the_request_bound():
     async def go():
         async with FakeServer(dataclasses.replace(SCENARIOS["stable"], ttft_s=0.05)) as server:
-            async with make_client(3, 5.0) as client:
-                t = Target("ours", chat_completions_url(server.url), "qwen3-8b")
-                results = await drive(client, t, lambda i: make_prompt(1, i, 20, 2), 3, 30.0, 9, 0.0, 5.0)
-                return results, server
+            clients = [make_client(1, 5.0) for _ in range(3)]
+            t = Target("ours", chat_completions_url(server.url), "qwen3-8b")
+            results = await drive(clients, t, lambda i: make_prompt(1, i, 20, 2), 30.0, 9, 0.0, 5.0)
+            for client in clients:
+                await client.aclose()
+            return results, server
     results, server = asyncio.run(go())
     assert len(results) == 9 and all(r.ok for r in results)
     assert server.engine.requests == 9 and server.engine.running == 0
