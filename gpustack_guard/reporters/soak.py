@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from dataclasses import dataclass, field
 
 from gpustack_guard.core.soak.rounds import RoundStats
@@ -108,7 +109,8 @@ def round_json(r: RoundStats) -> dict:
             "kv_usage_p95": r.kv_usage_p95, "preemptions": r.preemptions, "running_max": r.running_max,
             "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
             "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
-            "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors}
+            "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
+            "client_lag_p95_s": r.client_lag_p95_s}
 
 
 def json_document(report: SoakReport) -> dict:
@@ -166,8 +168,6 @@ class Series:
 
 def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
     """Round tick values (1, 2, 2.5 or 5 × 10^k apart) covering [low, high]."""
-    import math
-
     if high <= low:
         high = low + (abs(low) or 1.0)
     raw = (high - low) / count
@@ -180,12 +180,20 @@ def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
     return ticks
 
 
-def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: int = 240,
-              zero_based: bool = True, y_max: float | None = None) -> str:
-    """A line chart over rounds 1..n, one polyline (and dots) per series.
+def _decimals(step: float) -> int:
+    """Decimals that tell ticks `step` apart: 0.25 needs 2, 0.5 needs 1, 20 needs 0."""
+    exponent = math.floor(math.log10(step))
+    mantissa = round(step / 10 ** exponent, 3)
+    return max(0, -exponent + (1 if mantissa == 2.5 else 0))
 
-    Zero-based for latencies; memory is not (a leak of 2 % is invisible on an axis from zero)."""
-    left, right, top, bottom = 70, 16, 30, 36
+
+def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: int = 250,
+              zero_based: bool = True, y_top: float | None = None) -> str:
+    """A line chart over rounds 1..n, one polyline (and dots) per series; fmt(value, decimals) labels the axis.
+
+    Zero-based for latencies; memory is not (a leak of 2 % is invisible on an axis from zero); y_top fixes
+    the top (KV usage: 100 %)."""
+    left, right, top, bottom = 76, 16, 46, 36
     plot_w, plot_h = width - left - right, height - top - bottom
     points = [v for s in series for v in s.values if v is not None]
     n = max((len(s.values) for s in series), default=0)
@@ -197,12 +205,16 @@ def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: i
         parts.append(f'<text x="{left + 10}" y="{top + plot_h / 2}" font-size="13" fill="#777">no data</text></svg>')
         return "".join(parts)
     low = 0.0 if zero_based else min(points)
-    high = max(max(points), y_max or 0.0)
+    high = max(points)
     if not zero_based:
         pad = (high - low) * 0.1 or abs(high) * 0.01 or 1.0
         low, high = low - pad, high + pad
-    ticks = nice_ticks(low, high * (1.08 if zero_based else 1.0))
+    if y_top is not None and high <= y_top:
+        ticks = [y_top * k / 4 for k in range(5)]
+    else:
+        ticks = nice_ticks(low, high * (1.08 if zero_based else 1.0))
     y_low, y_high = ticks[0], ticks[-1]
+    decimals = _decimals(ticks[1] - ticks[0])
 
     def x(i: int) -> float:
         return left + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
@@ -214,7 +226,7 @@ def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: i
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
                      f'stroke="#e3e3e3"/>')
         parts.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" font-size="11" text-anchor="end" '
-                     f'fill="#555">{html.escape(fmt(value))}</text>')
+                     f'fill="#555">{html.escape(fmt(value, decimals))}</text>')
     for i in range(n):
         parts.append(f'<text x="{x(i):.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle" '
                      f'fill="#555">{i + 1}</text>')
@@ -228,22 +240,22 @@ def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: i
         parts.append(f'<polyline fill="none" stroke="{s.colour}" stroke-width="2.5"{dash} points="'
                      + " ".join(f"{a:.1f},{b:.1f}" for a, b in coords) + '"/>')
         parts += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3.5" fill="{s.colour}"/>' for a, b in coords]
-    legend_x = left + 8
-    for s in series:  # legend, top right inside the plot
+    legend_x = left
+    for s in series:  # legend, under the title and above the plot
         if not any(v is not None for v in s.values):
             continue
         dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-        parts.append(f'<line x1="{legend_x}" x2="{legend_x + 18}" y1="{top + 10}" y2="{top + 10}" '
+        parts.append(f'<line x1="{legend_x}" x2="{legend_x + 18}" y1="32" y2="32" '
                      f'stroke="{s.colour}" stroke-width="2.5"{dash}/>')
-        parts.append(f'<text x="{legend_x + 22}" y="{top + 14}" font-size="11" fill="#333">'
+        parts.append(f'<text x="{legend_x + 22}" y="36" font-size="11" fill="#333">'
                      f'{html.escape(s.label)}</text>')
         legend_x += 30 + 7 * len(s.label)
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _seconds_fmt(value: float) -> str:
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+def _seconds_fmt(value: float, decimals: int) -> str:
+    return f"{value * 1000:.{max(decimals - 3, 0)}f} ms" if value < 1 else f"{value:.{max(decimals, 1)}f} s"
 
 
 VERDICT_COLOUR = {"stable": "#2e7d32", "memory-growth": "#b26a00", "preemption": "#b26a00",
@@ -306,8 +318,8 @@ text-align:right;font-size:13px}} th{{background:#f0f0f0}} .warn{{color:#c62828}
 <div class="charts">
 {svg_chart("TTFT per round", ttft, _seconds_fmt)}
 {svg_chart("Memory per round" + (f" ({v.memory_source})" if v.memory_source else ""), memory,
-           lambda x: f"{x:.2f} GiB", zero_based=False)}
-{svg_chart("KV cache usage per round", kv, lambda x: f"{x:.0%}", y_max=1.0)}
+           lambda x, d: f"{x:.{d}f} GiB", zero_based=False)}
+{svg_chart("KV cache usage per round", kv, lambda x, d: f"{x * 100:.{max(d - 2, 0)}f} %", y_top=1.0)}
 </div>
 <h2>Rounds</h2>
 <table><tr>{"".join(f"<th>{esc(h)}</th>" for h in heads)}</tr>{"".join(rows)}</table>

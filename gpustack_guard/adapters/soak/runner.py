@@ -16,6 +16,7 @@ from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
 from gpustack_guard.core.soak.rounds import RoundStats, aggregate_round
 
+LAG_PROBE_S = 0.01
 PROMPTS_PER_ROUND = 1_000_000  # round k draws prompts k·10⁶, k·10⁶+1, ...: new nonces, the same distribution
 
 
@@ -36,6 +37,14 @@ class SoakPlan:
     scrape_interval: float = 1.0
     verify: bool | str = True
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
+
+
+async def probe_lag(into: list[float]) -> None:
+    """How late a 10 ms sleep wakes up, until cancelled: the client's own share of every latency it measures."""
+    while True:
+        start = time.perf_counter()
+        await asyncio.sleep(LAG_PROBE_S)
+        into.append(max(time.perf_counter() - start - LAG_PROBE_S, 0.0))
 
 
 @dataclass
@@ -71,7 +80,9 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                 return prompt_for(plan.seed, base + i, plan.workload)
 
             during: list[Snapshot] = []
+            lags: list[float] = []
             scraping = asyncio.ensure_future(scraper.run(during, plan.scrape_interval)) if scraper.active else None
+            probing = asyncio.ensure_future(probe_lag(lags))
             started = time.perf_counter()
             ramp = ramp_seconds(plan.round_seconds)
             loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
@@ -82,12 +93,14 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             try:
                 results = await asyncio.gather(*loads)
             finally:
-                if scraping:
-                    scraping.cancel()
-                    await asyncio.gather(scraping, return_exceptions=True)
+                for task in (scraping, probing):
+                    if task:
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
             seconds = time.perf_counter() - started
             idle = await scraper.scrape_once() if scraper.active else None
-            stats = aggregate_round(index, started - origin, seconds, results[0], during, idle, preemptions_before)
+            stats = aggregate_round(index, started - origin, seconds, results[0], during, idle, preemptions_before,
+                                    lags)
             if any(s.preemptions is not None for s in during + ([idle] if idle else [])):
                 last = [s for s in during + ([idle] if idle else []) if s.preemptions is not None][-1]
                 preemptions_before = last.preemptions

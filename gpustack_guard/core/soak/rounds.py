@@ -58,6 +58,7 @@ class RoundStats:
     host_total_bytes: float | None = None
     restarts: int = 0
     scrape_errors: int = 0
+    client_lag_p95_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
     memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
     idle_memory_bytes: float | None = None
 
@@ -72,7 +73,7 @@ def _present(values):
 
 def aggregate_round(index: int, started_s: float, seconds: float, results: list[RequestResult],
                     snapshots: list[Snapshot], idle: Snapshot | None = None,
-                    preemptions_before: float | None = None) -> RoundStats:
+                    preemptions_before: float | None = None, client_lags: list[float] | None = None) -> RoundStats:
     """One round's figures. `snapshots` were taken while it ran, `idle` once it drained; `preemptions_before`
     is the cumulative preemption count at the end of the previous round (None: first round or no counter)."""
     ok = [r for r in results if r.ok]
@@ -86,6 +87,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
         itl_p50_s=percentile(gaps, 50), itl_p95_s=percentile(gaps, 95),
         output_tokens_per_s=sum(r.output_tokens for r in ok) / seconds if seconds > 0 else 0.0,
     )
+    stats.client_lag_p95_s = percentile(client_lags or [], 95)
     every = snapshots + ([idle] if idle else [])
     kv = _present(s.kv_usage for s in snapshots)
     stats.kv_usage_max = max(kv) if kv else None

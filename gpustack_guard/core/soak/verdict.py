@@ -36,6 +36,7 @@ class Thresholds:
     kv_pinned: float = 0.95  # KV usage at or above this ...
     kv_pinned_rounds: float = 0.5  # ... in at least this share of rounds
     recycle_at: float = 0.9  # recycle when memory reaches this share of the limit
+    client_lag_share: float = 0.1  # the client's loop lag (p95) worth a warning, relative to TTFT p50
 
 
 @dataclass
@@ -162,6 +163,13 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     if kv:
         out.evidence.append(f"KV usage max {max(kv):.0%}; at or above {t.kv_pinned:.0%} in {pinned_rounds} of "
                             f"{len(kv)} rounds")
+    lagging = [r for r in rounds if r.client_lag_p95_s is not None and r.ttft_p50_s
+               and r.client_lag_p95_s > max(t.client_lag_share * r.ttft_p50_s, 0.005)]
+    if lagging:
+        worst = max(lagging, key=lambda r: r.client_lag_p95_s)
+        out.evidence.append(f"gsg itself was busy: its event loop woke {worst.client_lag_p95_s * 1000:.0f} ms late "
+                            f"(p95) in round {worst.index + 1}, against a TTFT p50 of {worst.ttft_p50_s * 1000:.0f} ms;"
+                            " latencies include the client's share (lower --concurrency or give gsg a free core)")
     if restarts:
         out.evidence.append(f"the instance restarted {restarts} time(s) (a counter went back or the process "
                             "start time moved)")
@@ -199,10 +207,11 @@ def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned:
     if out.verdict == PREEMPTION:
         running = next((r.running_at_first_preemption for r in rounds if r.running_at_first_preemption), None)
         if running:
-            seqs = max(int(running), 1)
+            # that many did not fit in the pool together: one fewer is the most the engine should admit
+            seqs = max(int(running) - 1, 1)
             out.recommendations.append(Recommendation(
-                f"--max-num-seqs {seqs}", f"{seqs} requests were running when the first preemption came: admit no "
-                "more than the KV pool holds, the rest queue instead of thrashing", seqs))
+                f"--max-num-seqs {seqs}", f"{int(running)} requests were running when the first preemption came: "
+                f"admit at most {seqs} so that the rest queue instead of thrashing the KV pool", seqs))
         if kv_pinned:
             out.recommendations.append(Recommendation(
                 "--kv-cache-dtype fp8", f"the KV pool was at {kv_max:.0%}: fp8 halves the bytes per token, "

@@ -79,7 +79,7 @@ def test_preemption_recommends_max_num_seqs_from_the_running_count(matrix):
         if name == "preemption" and ref is None:
             actions = [r.action for r in report.verdict.recommendations]
             seqs = [int(a.split()[-1]) for a in actions if a.startswith("--max-num-seqs")]
-            assert seqs and 1 <= seqs[0] <= 4, (flavour, actions)  # concurrency 4: never more ran
+            assert seqs and 1 <= seqs[0] <= 3, (flavour, actions)  # concurrency 4: at most 4 ran, so 3 fit
             assert "--kv-cache-dtype fp8" in actions
 
 

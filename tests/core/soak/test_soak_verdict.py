@@ -81,7 +81,7 @@ def test_recurring_preemptions_with_flat_memory_are_preemption_with_max_num_seqs
                                  [0.90, 0.97, 0.99, 0.99, 0.99, 0.99], running_at_first=23)
     v = classify(rounds, source)
     assert v.verdict == "preemption"
-    assert [r.action for r in v.recommendations] == ["--max-num-seqs 23", "--kv-cache-dtype fp8"]
+    assert [r.action for r in v.recommendations] == ["--max-num-seqs 22", "--kv-cache-dtype fp8"]
     assert "50 preemptions in 5 of 6 rounds" in v.evidence
 
 
@@ -143,3 +143,14 @@ def test_aggregate_round_figures_and_the_running_count_at_the_first_preemption()
     assert r.output_tokens_per_s == 50.0
     assert (r.kv_usage_max, r.preemptions, r.running_max, r.running_at_first_preemption) == (1.0, 4.0, 12.0, 8.0)
     assert (r.memory, r.idle_memory) == ({"process_resident": 130.0}, {"process_resident": 110.0})
+
+
+def test_a_busy_client_is_named_in_the_evidence():
+    rounds, source = make_rounds([0.5] * 4, p50=[0.2] * 4)
+    rounds[2].client_lag_p95_s = 0.045  # 45 ms late against a 200 ms TTFT p50: over a tenth of it
+    rounds[3].client_lag_p95_s = 0.004
+    v = classify(rounds, source)
+    assert v.verdict == "stable"
+    assert v.evidence[-1] == ("gsg itself was busy: its event loop woke 45 ms late (p95) in round 3, against a TTFT "
+                              "p50 of 200 ms; latencies include the client's share (lower --concurrency or give "
+                              "gsg a free core)")
