@@ -341,6 +341,46 @@ def catalog(
     return run(CatalogOptions(output))
 
 
+@app.command()
+def soak(
+    url: str = typer.Option(..., "--url", metavar="URL",
+                            help="OpenAI-compatible endpoint: GPUStack's gateway, or vLLM/SGLang/llama.cpp directly."),
+    model: str = typer.Option(..., "--model", metavar="NAME", help="Model name the endpoint serves."),
+    rounds: int = typer.Option(6, "--rounds", metavar="N", help="Rounds of fixed load."),
+    round_seconds: float = typer.Option(60.0, "--round-seconds", metavar="S", help="Length of a round."),
+    concurrency: int = typer.Option(8, "--concurrency", metavar="C", help="Streams kept in flight."),
+    workload: Optional[str] = typer.Option(None, "--workload", metavar="FILE",
+                                           help="YAML list of {prompt_tokens, max_tokens, weight} to cycle."),
+    prompt_tokens: int = typer.Option(512, "--prompt-tokens", metavar="N", help="Prompt length without --workload."),
+    max_tokens: int = typer.Option(128, "--max-tokens", metavar="N", help="Output length without --workload."),
+    metrics_url: List[str] = typer.Option([], "--metrics-url", metavar="URL",
+                                          help="Prometheus /metrics to sample every second (repeatable)."),
+    pid: Optional[int] = typer.Option(None, "--pid", metavar="PID", help="Also sample this local process's RSS."),
+    reference_url: Optional[str] = typer.Option(None, "--reference-url", metavar="URL",
+                                                help="A second endpoint serving the same model: the control."),
+    reference_model: Optional[str] = typer.Option(None, "--reference-model", metavar="NAME",
+                                                  help="Its model name (default: --model)."),
+    out_dir: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Write soak.json and report.html."),
+    output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),
+    fail_on: str = typer.Option("failing", "--fail-on", metavar="LEVEL",
+                                help="Exit 1 on: failing | degraded (any verdict but stable) | never."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated prompts."),
+    round_requests: Optional[int] = typer.Option(None, "--round-requests", metavar="N",
+                                                 help="At most N requests per round."),
+    request_timeout: float = typer.Option(120.0, "--request-timeout", metavar="SECONDS", help="Per request."),
+    api_key_file: Optional[str] = typer.Option(None, "--api-key-file", metavar="FILE",
+                                               help="File holding the endpoint's API key; else GSG_API_KEY."),
+    ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle of the endpoint."),
+    insecure: bool = typer.Option(False, "--insecure", help="Do not verify the endpoint's TLS certificate."),
+) -> int:
+    """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
+    from gpustack_guard.commands.soak import SoakOptions, run
+
+    return run(SoakOptions(url, model, rounds, round_seconds, concurrency, workload, prompt_tokens, max_tokens,
+                           list(metrics_url), pid, reference_url, reference_model, out_dir, output, fail_on,
+                           api_key_file, seed, round_requests, request_timeout, ca_bundle, insecure))
+
+
 def main(argv: list[str] | None = None) -> int:
     # Speed, proven by benchmarks/scale.py (ratio 3.0 -> 2.4 on 1,000 specs): validation builds many small
     # acyclic objects (YAML nodes, findings), and the cyclic collector's default pass every 700 allocations

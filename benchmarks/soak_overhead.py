@@ -1,0 +1,161 @@
+"""gsg soak's client overhead: TTFT p95 through gsg's load driver vs a bare httpx streaming loop.
+
+A fake OpenAI-compatible server (tests/soak_fakes.py) with a fixed 50 ms TTFT runs in its own process on
+one core; the client side is pinned to the other core. Both clients keep the same number of streams in
+flight for the same time against the same server, interleaved run by run; gsg runs the whole round loop
+(scraping /metrics every second too). Targets: >= 256 streams in flight, TTFT p95 within 2 ms of the bare
+loop's. Prints both p95s, their difference and ratio.
+Each run is a warm-up round and a measured round of --seconds for both clients.
+Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 256] [--seconds 8] [--runs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+TTFT_S = 0.050
+TOKENS = 6
+ITL_S = 0.500  # long, slow streams: 256 in flight at ~100 requests a second, which the fake server keeps up with
+TARGET_MS = 2.0
+MIN_STREAMS = 256
+
+
+def serve(core: int | None) -> None:
+    from soak_fakes import FakeServer, Scenario
+
+    if core is not None:
+        os.sched_setaffinity(0, {core})
+    scenario = Scenario("fixed", ttft_s=TTFT_S, ttft_jitter=0.0, spike_rate=0.0, itl_s=ITL_S)
+
+    async def forever():
+        async with FakeServer(scenario) as server:
+            print(server.url, flush=True)
+            await asyncio.Event().wait()
+
+    asyncio.run(forever())
+
+
+async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
+    """The least a client can do: stream, note the first content line, read to the end.
+
+    Shaped like a gsg soak so that only the client differs: one client per stream (one shared httpx pool
+    of 256 connections queues requests for seconds: httpcore assigns connections in O(n²)), a warm-up
+    round that opens the connections, then the measured round, the streams starting over the same ramp."""
+    import contextlib
+    import ssl
+
+    import httpx
+
+    from gpustack_guard.adapters.soak.load import ramp_seconds
+
+    context = ssl.create_default_context()
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(httpx.AsyncClient(timeout=60, verify=context))
+                   for _ in range(concurrency)]
+        for _ in range(2):
+            ttfts: list[float] = []
+            deadline = time.perf_counter() + seconds
+
+            async def worker(k: int, client: httpx.AsyncClient) -> None:
+                await asyncio.sleep(ramp_seconds(seconds) * k / concurrency)
+                i = 0
+                while time.perf_counter() < deadline:
+                    body = {"model": "m", "messages": [{"role": "user", "content": f"prompt {k}-{i}"}],
+                            "max_tokens": TOKENS, "stream": True}
+                    i += 1
+                    start = time.perf_counter()
+                    first = None
+                    async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
+                        async for line in response.aiter_lines():
+                            if first is None and '"content":"w' in line:
+                                first = time.perf_counter() - start
+                    if first is not None:
+                        ttfts.append(first)
+
+            await asyncio.gather(*(worker(k, c) for k, c in enumerate(clients)))
+    return ttfts
+
+
+async def gsg_round(url: str, concurrency: int, seconds: float):
+    from gpustack_guard.adapters.soak.load import Target, chat_completions_url
+    from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
+    from gpustack_guard.core.soak.prompts import WorkloadEntry
+
+    plan = SoakPlan(Target("ours", chat_completions_url(url), "m"), rounds=2, round_seconds=seconds,
+                    concurrency=concurrency, workload=[WorkloadEntry(16, TOKENS)], metrics_urls=[url + "/metrics"])
+    progress = await run_soak(plan, SoakProgress())  # round 1 opens the connections, like the bare loop's
+    second = progress.rounds[1]
+    return second, [s for s in progress.snapshots if s.t >= second.started_s]
+
+
+def p95(values: list[float]) -> float:
+    from gpustack_guard.core.soak.stats import percentile
+
+    return percentile(values, 95)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--concurrency", type=int, default=256)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--core", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.core)
+        return 0
+    cores = sorted(os.sched_getaffinity(0))
+    client_core, server_core = (cores[0], cores[1]) if len(cores) > 1 else (cores[0], None)
+    server = subprocess.Popen([sys.executable, __file__, "--serve"] +
+                              (["--core", str(server_core)] if server_core is not None else []),
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        os.sched_setaffinity(0, {client_core})  # gsg gets one core
+        bare_p95s, gsg_p95s, in_flight = [], [], []
+        asyncio.run(bare_loop(url, 16, 1.0))  # warm both paths up
+        for _ in range(args.runs):  # interleaved: a slow spell of the machine hits both alike
+            cpu = time.process_time()
+            bare = asyncio.run(bare_loop(url, args.concurrency, args.seconds))
+            bare_cpu = (time.process_time() - cpu) / (2 * args.seconds)
+            bare_p95s.append(p95(bare))
+            cpu = time.process_time()
+            stats, snapshots = asyncio.run(gsg_round(url, args.concurrency, args.seconds))
+            gsg_cpu = (time.process_time() - cpu) / (2 * args.seconds)
+            gsg_p95s.append(stats.ttft_p95_s)
+            running = sorted(s.running for s in snapshots if s.running is not None)
+            in_flight.append(running[len(running) // 2] if running else 0)
+            print(f"run: bare p95 {bare_p95s[-1] * 1000:.2f} ms ({len(bare)} requests, client CPU {bare_cpu:.0%}); "
+                  f"gsg p95 {gsg_p95s[-1] * 1000:.2f} ms ({stats.requests} requests, {stats.errors} errors, client "
+                  f"CPU {gsg_cpu:.0%}, median {in_flight[-1]:.0f} streams in flight)", flush=True)
+    finally:
+        server.kill()
+        server.wait()
+    bare_best, gsg_best = min(bare_p95s), min(gsg_p95s)
+    diff_ms = (gsg_best - bare_best) * 1000
+    ratio = gsg_best / bare_best
+    streams = min(in_flight)
+    print(f"server: fixed TTFT {TTFT_S * 1000:.0f} ms, {TOKENS} tokens every {ITL_S * 1000:.0f} ms; client on core "
+          f"{client_core}, server on core {server_core}")
+    print(f"bare httpx loop: TTFT p95 {bare_best * 1000:.2f} ms (best of {args.runs})")
+    print(f"gsg soak:        TTFT p95 {gsg_best * 1000:.2f} ms (best of {args.runs}); median streams in flight "
+          f"{streams:.0f} (target >= {MIN_STREAMS})")
+    ok = abs(diff_ms) <= TARGET_MS and streams >= MIN_STREAMS
+    print(f"difference: {diff_ms:+.2f} ms (target within {TARGET_MS:g} ms); ratio: {ratio:.3f} "
+          f"{'OK' if ok else 'OVER TARGET'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

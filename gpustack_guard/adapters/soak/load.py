@@ -1,0 +1,171 @@
+"""Streamed /v1/chat/completions at a fixed concurrency, timing every chunk.
+
+TTFT is the first non-empty `content` *or reasoning* delta: a reasoning model streams its thinking first,
+and a client that waits for `content` reports TTFT as the whole think time, or 0 (gpustack#6205).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import ssl
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import httpx
+
+from gpustack_guard.core.soak.prompts import Prompt
+from gpustack_guard.core.soak.rounds import RequestResult
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # vLLM/SGLang/DeepSeek, and vLLM ≥ 0.10 / OpenRouter
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # "ours" | "reference"
+    url: str  # the chat-completions URL
+    model: str
+    api_key: str | None = None
+
+
+def chat_completions_url(url: str) -> str:
+    """Accept a server root, a /v1 base or the full endpoint."""
+    url = url.rstrip("/")
+    if url.endswith("/chat/completions"):
+        return url
+    if url.endswith("/v1") or url.endswith("/v1-openai"):
+        return url + "/chat/completions"
+    return url + "/v1/chat/completions"
+
+
+def request_body(model: str, prompt: Prompt) -> dict:
+    return {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": prompt.max_tokens,
+            "temperature": 0, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def _delta_text(chunk: dict) -> str:
+    for choice in chunk.get("choices") or ():
+        delta = choice.get("delta") or {}
+        text = delta.get("content") or ""
+        for name in REASONING_FIELDS:
+            text += delta.get(name) or ""
+        if text:
+            return text
+    return ""
+
+
+async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
+                     timeout: float) -> RequestResult:
+    """One streamed request; never raises for a server's fault, it returns the reason instead."""
+    clock = time.perf_counter
+    started = clock()
+    first = last = None
+    gaps: list[float] = []
+    chunks = 0
+    usage_tokens = None
+    done = finished = False
+    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
+
+    def result(ok: bool, error: str | None = None) -> RequestResult:
+        tokens = usage_tokens if usage_tokens is not None else chunks
+        return RequestResult(started - origin, clock() - origin, ok, first - started if first else None, gaps,
+                             tokens if ok else 0, error)
+
+    try:
+        async with asyncio.timeout(timeout):
+            async with client.stream("POST", target.url, json=request_body(target.model, prompt),
+                                     headers=headers) as response:
+                if response.status_code != 200:
+                    await response.aread()
+                    return result(False, f"HTTP {response.status_code}")
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        done = True  # read on to the end of the body: a connection left mid-body is closed
+                        continue
+                    try:
+                        chunk = json.loads(payload)
+                    except ValueError:
+                        return result(False, "malformed stream chunk")
+                    if chunk.get("error"):
+                        return result(False, "error in stream")
+                    if _delta_text(chunk):
+                        now = clock()
+                        if first is None:
+                            first = now
+                        else:
+                            gaps.append(now - last)
+                        last = now
+                        chunks += 1
+                    if any(c.get("finish_reason") for c in chunk.get("choices") or ()):
+                        finished = True
+                    usage = chunk.get("usage")
+                    if usage and usage.get("completion_tokens") is not None:
+                        usage_tokens = int(usage["completion_tokens"])
+    except TimeoutError:
+        return result(False, "timeout")
+    except httpx.TimeoutException:
+        return result(False, "timeout")
+    except httpx.ConnectError:
+        return result(False, "connection refused")
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        return result(False, "stream broken")
+    except httpx.HTTPError as exc:
+        return result(False, type(exc).__name__)
+    if first is None:
+        return result(False, "no tokens")
+    if not (done or finished):
+        return result(False, "stream ended early")
+    return result(True)
+
+
+def ramp_seconds(round_seconds: float) -> float:
+    """Streams start spread over this, not at once: 256 requests in the same millisecond measure the
+    server's accept queue, and would put a burst into every round's p95."""
+    return min(1.0, 0.1 * round_seconds)
+
+
+async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
+                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0) -> list[RequestResult]:
+    """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
+    Stream k starts k/len(clients) of `ramp` seconds late.
+
+    One client (one connection) per stream: httpcore's shared pool assigns requests to connections in
+    O(connections × requests) per event, which at 256 streams costs seconds of queueing (measured; see
+    benchmarks/soak_overhead.py). The same prompt sequence (prompts(0), prompts(1), ...) for every target,
+    so the reference sees what we saw.
+    """
+    deadline = time.perf_counter() + seconds
+    results: list[RequestResult] = []
+    next_index = 0
+
+    async def worker(k: int, client: httpx.AsyncClient) -> None:
+        nonlocal next_index
+        if ramp and k:
+            await asyncio.sleep(ramp * k / len(clients))
+        while time.perf_counter() < deadline and (max_requests is None or next_index < max_requests):
+            index = next_index
+            next_index += 1
+            results.append(await stream_one(client, target, prompts(index), origin, timeout))
+
+    await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))
+    return results
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(verify: bool | str) -> ssl.SSLContext | bool:
+    """One context per setting: loading the CA store costs ~25 ms, and a soak opens three clients."""
+    if verify is False:
+        return False
+    return ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+
+
+def make_client(connections: int, timeout: float, transport: httpx.AsyncBaseTransport | None = None,
+                verify: bool | str = True) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                             transport=transport, verify=_tls_context(verify))

@@ -1,0 +1,138 @@
+"""Prometheus text from each --metrics-url and the RSS of --pid, once a second, normalised into Snapshots.
+
+Parsed with prometheus_client's parser, after dropping every line of a family we do not read: vLLM's
+histograms are most of its /metrics, and parsing them every second would steal the event loop from the
+streams being timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
+
+
+def _metric_name(line: str) -> str:
+    end = len(line)
+    for stop in ("{", " "):
+        at = line.find(stop)
+        if at != -1:
+            end = min(end, at)
+    return line[:end]
+
+
+def relevant_lines(text: str) -> str:
+    """The lines of the families normalisation reads, with their # TYPE / # HELP lines."""
+    kept = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            parts = line.split(None, 3)
+            if len(parts) >= 3 and parts[1] in ("TYPE", "HELP") and (wanted(parts[2]) or wanted(parts[2] + "_total")):
+                kept.append(line)
+        elif line and wanted(_metric_name(line)):
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def parse_samples(text: str) -> list[Sample]:
+    """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'."""
+    return [Sample(sample.name, sample.labels, float(sample.value))
+            for family in text_string_to_metric_families(relevant_lines(text)) for sample in family.samples
+            if wanted(sample.name)]
+
+
+def _rss_bytes(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return 0  # a kernel thread or a zombie: no resident set
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as children:
+                found += [int(c) for c in children.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def process_tree_rss(pid: int) -> int | None:
+    """RSS of the process and its descendants: vLLM's engine core and workers are child processes."""
+    own = _rss_bytes(pid)
+    if own is None:
+        return None
+    total, pending, seen = own, _children(pid), {pid}
+    while pending:
+        child = pending.pop()
+        if child in seen:
+            continue
+        seen.add(child)
+        total += _rss_bytes(child) or 0
+        pending += _children(child)
+    return total
+
+
+def host_memory_bytes() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+class Scraper:
+    def __init__(self, client: httpx.AsyncClient, urls: list[str], pid: int | None, model: str | None,
+                 origin: float, api_key: str | None = None):
+        self.client = client
+        self.urls = urls
+        self.pid = pid
+        self.origin = origin
+        self.normaliser = Normaliser(model=model)
+        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    @property
+    def active(self) -> bool:
+        return bool(self.urls) or self.pid is not None
+
+    async def _fetch(self, url: str) -> list[Sample] | str:
+        try:
+            response = await self.client.get(url, headers=self.headers, timeout=5.0)
+        except httpx.HTTPError as exc:
+            return f"{url}: {type(exc).__name__}"
+        if response.status_code != 200:
+            return f"{url}: HTTP {response.status_code}"
+        try:
+            return parse_samples(response.text)
+        except (ValueError, TypeError, IndexError) as exc:
+            return f"{url}: not Prometheus text ({exc})"
+
+    async def scrape_once(self) -> Snapshot:
+        answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
+        samples = [s for answer in answers if isinstance(answer, list) for s in answer]
+        errors = tuple(answer for answer in answers if isinstance(answer, str))
+        rss = process_tree_rss(self.pid) if self.pid is not None else None
+        if self.pid is not None and rss is None:
+            errors += (f"--pid {self.pid}: no such process",)
+        return self.normaliser.snapshot(time.perf_counter() - self.origin, samples, rss, errors)
+
+    async def run(self, into: list[Snapshot], interval: float = 1.0) -> None:
+        """Scrape every `interval` seconds into `into` until cancelled."""
+        while True:
+            started = time.perf_counter()
+            into.append(await self.scrape_once())
+            await asyncio.sleep(max(interval - (time.perf_counter() - started), 0.05))

@@ -1,0 +1,188 @@
+"""`gsg soak`: hold a fixed load on a live deployment for N rounds and tell why it degrades, if it does.
+
+Rounds print as they finish (progress on stderr); with --out the JSON and report.html are rewritten after
+every round, so an interrupt or a crash leaves the rounds so far on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+
+FAIL_ON = ("never", "failing", "degraded")
+OUTPUTS = ("text", "json")
+# every request of the first round failing for one of these: a wrong URL, key or model, not a soak result
+FATAL_REASONS = ("connection refused", "HTTP 401", "HTTP 403", "HTTP 404")
+
+
+@dataclass
+class SoakOptions:
+    url: str
+    model: str
+    rounds: int = 6
+    round_seconds: float = 60.0
+    concurrency: int = 8
+    workload_file: str | None = None
+    prompt_tokens: int = 512
+    max_tokens: int = 128
+    metrics_urls: list[str] = field(default_factory=list)
+    pid: int | None = None
+    reference_url: str | None = None
+    reference_model: str | None = None
+    out_dir: str | None = None
+    output: str = "text"
+    fail_on: str = "failing"
+    api_key_file: str | None = None
+    seed: int = 0
+    round_requests: int | None = None
+    request_timeout: float = 120.0
+    ca_bundle: str | None = None
+    insecure: bool = False
+    transport_factory: object = None  # tests: an httpx transport per client
+
+
+def _check(opts: SoakOptions) -> None:
+    for flag, url in [("--url", opts.url), ("--reference-url", opts.reference_url)] + \
+            [("--metrics-url", u) for u in opts.metrics_urls]:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise GsgError(f"{flag} {url!r} is not an http(s) URL")
+    if not opts.model:
+        raise GsgError("--model is empty: pass the model name the endpoint serves")
+    if opts.rounds < 1:
+        raise GsgError("--rounds must be at least 1")
+    if opts.round_seconds < 0.5:
+        raise GsgError("--round-seconds must be at least 0.5")
+    if not 1 <= opts.concurrency <= 4096:
+        raise GsgError("--concurrency must be between 1 and 4096")
+    if opts.prompt_tokens < 1 or opts.max_tokens < 1:
+        raise GsgError("--prompt-tokens and --max-tokens must be at least 1")
+    if opts.output not in OUTPUTS:
+        raise GsgError(f"--output {opts.output!r}: expected one of {', '.join(OUTPUTS)}")
+    if opts.fail_on not in FAIL_ON:
+        raise GsgError(f"--fail-on {opts.fail_on!r}: expected one of {', '.join(FAIL_ON)}")
+    if opts.pid is not None and not Path(f"/proc/{opts.pid}").exists():
+        raise GsgError(f"--pid {opts.pid}: no such process on this machine")
+    if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
+        raise GsgError("CA bundle not found", where=opts.ca_bundle)
+
+
+def _plan(opts: SoakOptions):
+    from gpustack_guard.adapters.soak.load import Target, chat_completions_url
+    from gpustack_guard.adapters.soak.runner import SoakPlan
+    from gpustack_guard.adapters.soak.workload import load_workload
+    from gpustack_guard.wiring import read_api_key
+    from gpustack_guard.core.soak.prompts import WorkloadEntry
+
+    key = read_api_key(opts.api_key_file)
+    workload = load_workload(opts.workload_file) if opts.workload_file else \
+        [WorkloadEntry(opts.prompt_tokens, opts.max_tokens)]
+    reference = Target("reference", chat_completions_url(opts.reference_url), opts.reference_model or opts.model,
+                       key) if opts.reference_url else None
+    return SoakPlan(
+        target=Target("ours", chat_completions_url(opts.url), opts.model, key), rounds=opts.rounds,
+        round_seconds=opts.round_seconds, concurrency=opts.concurrency, workload=workload, seed=opts.seed,
+        round_requests=opts.round_requests, reference=reference, metrics_urls=list(opts.metrics_urls),
+        pid=opts.pid, request_timeout=opts.request_timeout,
+        verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory)
+
+
+def _settings(opts: SoakOptions, plan) -> dict:
+    return {"rounds": opts.rounds, "round_seconds": opts.round_seconds, "concurrency": opts.concurrency,
+            "round_requests": opts.round_requests, "seed": opts.seed,
+            "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
+                         for w in plan.workload],
+            "metrics_urls": list(opts.metrics_urls), "pid": opts.pid, "request_timeout_s": opts.request_timeout}
+
+
+def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
+    from gpustack_guard.adapters.soak.scrape import host_memory_bytes
+    from gpustack_guard.core.soak.rounds import choose_memory_source
+    from gpustack_guard.core.soak.verdict import classify
+    from gpustack_guard.reporters.soak import SoakReport
+
+    source = choose_memory_source(progress.rounds)
+    host = host_memory_bytes() if opts.pid is not None else None
+    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host)
+    return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,
+                      opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
+                      interrupted)
+
+
+def write_files(out_dir: str, report) -> None:
+    from gpustack_guard.adapters.files.output import write_atomic
+    from gpustack_guard.reporters.soak import render_html, render_json
+
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GsgError(exc.strerror or "cannot be created", where=out_dir) from None
+    write_atomic(str(folder / "soak.json"), render_json(report))
+    write_atomic(str(folder / "report.html"), render_html(report))
+
+
+async def soak(opts: SoakOptions, progress=None, plan=None):
+    """The soak itself, for callers that run their own event loop (tests run many at once)."""
+    from gpustack_guard.adapters.files.output import err, out
+    from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
+    from gpustack_guard.core.soak.rounds import choose_memory_source
+    from gpustack_guard.reporters.soak import progress_line, table_header, table_row
+
+    if plan is None:
+        _check(opts)
+        plan = _plan(opts)
+    progress = progress if progress is not None else SoakProgress()
+    rows_to = out if opts.output == "text" else err
+    rows_to(f"gsg soak {opts.model} at {opts.url}\n{table_header(bool(plan.reference))}\n")
+
+    def on_start(index: int) -> None:
+        err(progress_line(index, opts.rounds, opts.round_seconds, opts.concurrency) + "\n")
+
+    def on_round(stats, reference) -> None:
+        if stats.index == 0 and stats.requests and stats.errors == stats.requests:
+            reason = next(iter(stats.error_reasons))
+            if reason in FATAL_REASONS:
+                raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
+                               where=plan.target.url)
+        choose_memory_source(progress.rounds)  # fills the memory column of the rows so far
+        rows_to(table_row(stats, reference) + "\n")
+        if opts.out_dir:
+            write_files(opts.out_dir, build_report(opts, plan, progress))
+
+    await run_soak(plan, progress, on_round, on_start)
+    return plan, progress
+
+
+def run(opts: SoakOptions) -> int:
+    from gpustack_guard.adapters.files.output import err, out
+    from gpustack_guard.adapters.soak.runner import SoakProgress
+    from gpustack_guard.reporters.soak import render_json, verdict_text
+
+    progress = SoakProgress()
+    interrupted = False
+    _check(opts)
+    plan = _plan(opts)
+    try:
+        asyncio.run(soak(opts, progress, plan))
+    except KeyboardInterrupt:
+        interrupted = True
+    report = build_report(opts, plan, progress, interrupted)
+    if opts.out_dir:
+        write_files(opts.out_dir, report)
+    if opts.output == "json":
+        out(render_json(report))
+    else:
+        out(verdict_text(report))
+    if interrupted:
+        err(f"gsg: interrupted after {len(progress.rounds)} of {opts.rounds} rounds"
+            + (f"; written to {opts.out_dir}" if opts.out_dir else "") + "\n")
+        return EXIT_INTERRUPTED
+    if opts.fail_on == "degraded" and report.verdict.degraded:
+        return EXIT_FAIL
+    if opts.fail_on == "failing" and report.verdict.verdict == "failing":
+        return EXIT_FAIL
+    return EXIT_OK
+

@@ -1,0 +1,175 @@
+"""Server signals normalised across engines and versions, from parsed Prometheus samples.
+
+The names move between releases (vLLM renamed its KV gauge in 0.9.2 and dropped the old one later; SGLang
+and llama.cpp have their own; GPUStack's worker exporter re-labels all of them as gpustack:*), so each
+concept lists its names in order of preference and the first family present is used alone: scraping both
+GPUStack's /metrics and /metrics/raw must not count the running requests twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage",
+            "llamacpp:kv_cache_usage_ratio", "gpustack:kv_cache_usage_ratio")  # all are 0..1 ratios
+PREEMPTION_COUNTERS = ("vllm:num_preemptions_total", "vllm:num_preemptions", "sglang:num_retracted_requests_total",
+                       "gpustack:request_preemptions_total", "gpustack:request_preemptions")
+PREEMPTED_NOW = ("sglang:num_retracted_reqs",)  # a gauge: requests retracted in the last scheduler pass
+RUNNING = ("vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing",
+           "gpustack:num_requests_running")
+WAITING = ("vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred",
+           "gpustack:num_requests_waiting")
+RESIDENT = ("process_resident_memory_bytes",)
+START_TIME = ("process_start_time_seconds",)
+GPU_USED = ("gpustack:worker_node_gram_used_bytes",)
+GPU_ALLOCATED = ("gpustack:worker_node_gram_allocated_bytes",)
+GPU_TOTAL = ("gpustack:worker_node_gram_total_bytes",)
+HOST_TOTAL = ("gpustack:worker_node_memory_total_bytes",)
+
+WANTED = frozenset(KV_USAGE + PREEMPTION_COUNTERS + PREEMPTED_NOW + RUNNING + WAITING + RESIDENT + START_TIME
+                   + GPU_USED + GPU_ALLOCATED + GPU_TOTAL + HOST_TOTAL)
+MODEL_LABELS = ("model_name", "model")
+ENGINE_OF_PREFIX = {"vllm:": "vLLM", "sglang:": "SGLang", "llamacpp:": "llama.cpp", "gpustack:": "GPUStack"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str  # the sample's own name: counters keep `_total` here even where the parser strips the family's
+    labels: Mapping[str, str]
+    value: float
+
+
+def wanted(name: str) -> bool:
+    return name in WANTED
+
+
+@dataclass
+class Snapshot:
+    """One scrape of all metrics endpoints (plus --pid), at t seconds since the run started."""
+    t: float
+    kv_usage: float | None = None
+    preemptions: float | None = None  # cumulative since the run started, across restarts
+    running: float | None = None
+    waiting: float | None = None
+    resident_bytes: float | None = None
+    pid_rss_bytes: float | None = None
+    gpu_used_bytes: float | None = None
+    gpu_allocated_bytes: float | None = None
+    gpu_total_bytes: float | None = None
+    host_total_bytes: float | None = None
+    restarted: bool = False
+    engines: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()  # endpoints that did not answer this time
+
+    @property
+    def gpu_outside_pool_bytes(self) -> float | None:
+        """GPU memory in use beyond what GPUStack booked: a leak outside the preallocated KV pool shows here."""
+        if self.gpu_used_bytes is None or self.gpu_allocated_bytes is None:
+            return None
+        return self.gpu_used_bytes - self.gpu_allocated_bytes
+
+
+def for_model(samples: list[Sample], model: str | None) -> list[Sample]:
+    """Drop other models' series (GPUStack's exporter reports every instance on the worker).
+
+    Only when some series carries our model's name: a direct vLLM may serve under another name.
+    """
+    if not model:
+        return samples
+    labelled = [s for s in samples if any(k in s.labels for k in MODEL_LABELS)]
+    ours = [s for s in labelled if any(s.labels.get(k) == model for k in MODEL_LABELS)]
+    if not ours:
+        return samples
+    return [s for s in samples if not any(k in s.labels for k in MODEL_LABELS)
+            or any(s.labels.get(k) == model for k in MODEL_LABELS)]
+
+
+def _first_family(samples: list[Sample], names: Iterable[str]) -> list[Sample]:
+    for name in names:
+        found = [s for s in samples if s.name == name]
+        if found:
+            return found
+    return []
+
+
+def _sum(samples: list[Sample]) -> float | None:
+    return sum(s.value for s in samples) if samples else None
+
+
+def _max(samples: list[Sample]) -> float | None:
+    return max(s.value for s in samples) if samples else None
+
+
+def _series_key(sample: Sample) -> tuple:
+    return (sample.name, tuple(sorted(sample.labels.items())))
+
+
+@dataclass
+class CounterTracker:
+    """Turns cumulative counters into a run total: a counter that goes down means its process restarted.
+
+    The delta after a reset is the new value (counting from zero again), never a negative number.
+    """
+    last: dict = field(default_factory=dict)
+    total: float = 0.0
+
+    def update(self, samples: list[Sample]) -> tuple[float, bool]:
+        restarted = False
+        for sample in samples:
+            key = _series_key(sample)
+            previous = self.last.get(key)
+            if previous is not None:
+                if sample.value < previous:
+                    restarted = True
+                    self.total += sample.value
+                else:
+                    self.total += sample.value - previous
+            self.last[key] = sample.value
+        return self.total, restarted
+
+
+@dataclass
+class Normaliser:
+    """Keeps the state normalisation needs across scrapes: counters and process start times."""
+    model: str | None = None
+    preemptions: CounterTracker = field(default_factory=CounterTracker)
+    preempted_now_total: float = 0.0
+    start_times: dict = field(default_factory=dict)
+
+    def snapshot(self, t: float, samples: list[Sample], pid_rss_bytes: float | None = None,
+                 errors: tuple[str, ...] = ()) -> Snapshot:
+        samples = for_model(samples, self.model)
+        restarted = False
+        preemptions = None
+        counters = _first_family(samples, PREEMPTION_COUNTERS)
+        if counters:
+            preemptions, restarted = self.preemptions.update(counters)
+        else:
+            now = _first_family(samples, PREEMPTED_NOW)
+            if now:
+                self.preempted_now_total += sum(s.value for s in now)
+                preemptions = self.preempted_now_total
+        for sample in _first_family(samples, START_TIME):
+            key = _series_key(sample)
+            if key in self.start_times and sample.value > self.start_times[key]:
+                restarted = True
+            self.start_times[key] = sample.value
+        engines = sorted({engine for s in samples for prefix, engine in ENGINE_OF_PREFIX.items()
+                          if s.name.startswith(prefix)})
+        return Snapshot(
+            t=t,
+            kv_usage=_max(_first_family(samples, KV_USAGE)),
+            preemptions=preemptions,
+            running=_sum(_first_family(samples, RUNNING)),
+            waiting=_sum(_first_family(samples, WAITING)),
+            resident_bytes=_sum(_first_family(samples, RESIDENT)),
+            pid_rss_bytes=pid_rss_bytes,
+            gpu_used_bytes=_sum(_first_family(samples, GPU_USED)),
+            gpu_allocated_bytes=_sum(_first_family(samples, GPU_ALLOCATED)),
+            gpu_total_bytes=_sum(_first_family(samples, GPU_TOTAL)),
+            host_total_bytes=_max(_first_family(samples, HOST_TOTAL)),
+            restarted=restarted,
+            engines=tuple(engines),
+            errors=errors,
+        )

@@ -1,0 +1,54 @@
+"""Deterministic prompts of a requested token length, the same for our endpoint and the reference.
+
+Words are drawn from a small vocabulary of common English words that tokenize to one token each in the
+usual BPE vocabularies (Llama, Qwen, GPT), so N words is close to N prompt tokens. A per-prompt nonce at
+the start defeats prefix caching across requests, which would otherwise turn a soak into a cache test.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+_VOCABULARY = (
+    "the of and to in is was for on that with as by at from his her they which this be are or had an not "
+    "but what all were when we there can more if no out so said who one about up them time has into only "
+    "other new some could these two may first then do any like my now over such our man me even most made "
+    "after also did many before must through back years where much your way well down should because each "
+    "just those people how too little state good very make world still own see men work long get here "
+    "between both life being under never day same another know while last might us great old year off come "
+    "since against go came right used take three"
+).split()
+
+
+@dataclass(frozen=True)
+class Prompt:
+    index: int
+    text: str
+    prompt_tokens: int  # the requested length (approximate on the server side)
+    max_tokens: int
+
+
+def make_prompt(seed: int, index: int, prompt_tokens: int, max_tokens: int) -> Prompt:
+    rng = random.Random(seed * 1_000_003 + index)
+    nonce = f"Request {seed}-{index}."  # about 6 tokens; counted in the length
+    words = [rng.choice(_VOCABULARY) for _ in range(max(prompt_tokens - 6, 1))]
+    text = f"{nonce} {' '.join(words)}"
+    return Prompt(index, text, prompt_tokens, max_tokens)
+
+
+@dataclass(frozen=True)
+class WorkloadEntry:
+    prompt_tokens: int
+    max_tokens: int
+    weight: float = 1.0
+
+
+def prompt_for(seed: int, index: int, workload: list[WorkloadEntry]) -> Prompt:
+    """The index-th prompt of a run: the workload entry is drawn by weight, seeded by (seed, index)."""
+    if not workload:
+        raise ValueError("an empty workload")
+    entry = workload[0]
+    if len(workload) > 1:
+        entry = random.Random(seed * 7_919 + index).choices(workload, [w.weight for w in workload])[0]
+    return make_prompt(seed, index, entry.prompt_tokens, entry.max_tokens)

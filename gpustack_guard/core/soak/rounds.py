@@ -1,0 +1,132 @@
+"""What one request and one round measured, and the per-round aggregation."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from gpustack_guard.core.soak.metrics import Snapshot
+from gpustack_guard.core.soak.stats import percentile
+
+# The memory signal, in order of preference: the serving process measured here, the process as its own
+# /metrics reports it, GPU memory outside the booked pool, GPU memory used.
+MEMORY_SOURCES = ("pid_rss", "process_resident", "gpu_outside_pool", "gpu_used")
+
+
+def memory_of(snapshot: Snapshot, source: str) -> float | None:
+    return {
+        "pid_rss": snapshot.pid_rss_bytes,
+        "process_resident": snapshot.resident_bytes,
+        "gpu_outside_pool": snapshot.gpu_outside_pool_bytes,
+        "gpu_used": snapshot.gpu_used_bytes,
+    }[source]
+
+
+@dataclass
+class RequestResult:
+    started: float  # seconds since the run started
+    finished: float
+    ok: bool
+    ttft_s: float | None = None  # first non-empty content or reasoning delta
+    gaps_s: list[float] = field(default_factory=list)  # between consecutive non-empty deltas
+    output_tokens: int = 0
+    error: str | None = None  # a short reason: "HTTP 503", "timeout", "stream ended early", ...
+
+
+@dataclass
+class RoundStats:
+    index: int
+    started_s: float
+    seconds: float
+    requests: int
+    errors: int
+    error_reasons: dict[str, int]
+    ttft_p50_s: float | None
+    ttft_p95_s: float | None
+    itl_p50_s: float | None
+    itl_p95_s: float | None
+    output_tokens_per_s: float
+    kv_usage_max: float | None = None
+    kv_usage_p95: float | None = None
+    preemptions: float | None = None
+    running_max: float | None = None
+    waiting_max: float | None = None
+    running_at_first_preemption: float | None = None
+    memory: dict[str, float] = field(default_factory=dict)  # max during the round, by source
+    idle_memory: dict[str, float] = field(default_factory=dict)  # after the round drained, by source
+    gpu_total_bytes: float | None = None
+    host_total_bytes: float | None = None
+    restarts: int = 0
+    scrape_errors: int = 0
+    client_lag_p95_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
+    memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
+    idle_memory_bytes: float | None = None
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.requests if self.requests else 0.0
+
+
+def _present(values):
+    return [v for v in values if v is not None]
+
+
+def aggregate_round(index: int, started_s: float, seconds: float, results: list[RequestResult],
+                    snapshots: list[Snapshot], idle: Snapshot | None = None,
+                    preemptions_before: float | None = None, client_lags: list[float] | None = None) -> RoundStats:
+    """One round's figures. `snapshots` were taken while it ran, `idle` once it drained; `preemptions_before`
+    is the cumulative preemption count at the end of the previous round (None: first round or no counter)."""
+    ok = [r for r in results if r.ok]
+    ttfts = _present(r.ttft_s for r in ok)
+    gaps = [g for r in ok for g in r.gaps_s]
+    reasons = Counter(r.error or "error" for r in results if not r.ok)
+    stats = RoundStats(
+        index=index, started_s=started_s, seconds=seconds, requests=len(results), errors=sum(reasons.values()),
+        error_reasons=dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+        ttft_p50_s=percentile(ttfts, 50), ttft_p95_s=percentile(ttfts, 95),
+        itl_p50_s=percentile(gaps, 50), itl_p95_s=percentile(gaps, 95),
+        output_tokens_per_s=sum(r.output_tokens for r in ok) / seconds if seconds > 0 else 0.0,
+    )
+    stats.client_lag_p95_s = percentile(client_lags or [], 95)
+    every = snapshots + ([idle] if idle else [])
+    kv = _present(s.kv_usage for s in snapshots)
+    stats.kv_usage_max = max(kv) if kv else None
+    stats.kv_usage_p95 = percentile(kv, 95)
+    running = _present(s.running for s in snapshots)
+    waiting = _present(s.waiting for s in snapshots)
+    stats.running_max = max(running) if running else None
+    stats.waiting_max = max(waiting) if waiting else None
+    counts = [s for s in every if s.preemptions is not None]
+    if counts:
+        before = preemptions_before if preemptions_before is not None else counts[0].preemptions
+        stats.preemptions = counts[-1].preemptions - before
+        previous = before
+        for snap in counts:  # the running count when the first preemption of the round was seen
+            if snap.preemptions > previous:
+                stats.running_at_first_preemption = snap.running
+                break
+            previous = snap.preemptions
+    for source in MEMORY_SOURCES:
+        during = _present(memory_of(s, source) for s in snapshots)
+        if during:
+            stats.memory[source] = max(during)
+        if idle is not None and memory_of(idle, source) is not None:
+            stats.idle_memory[source] = memory_of(idle, source)
+    totals = _present(s.gpu_total_bytes for s in every)
+    stats.gpu_total_bytes = max(totals) if totals else None
+    hosts = _present(s.host_total_bytes for s in every)
+    stats.host_total_bytes = max(hosts) if hosts else None
+    stats.restarts = sum(1 for s in every if s.restarted)
+    stats.scrape_errors = sum(len(s.errors) for s in every)
+    return stats
+
+
+def choose_memory_source(rounds: list[RoundStats]) -> str | None:
+    """The most telling memory signal that every round has; fills memory_bytes / idle_memory_bytes."""
+    for source in MEMORY_SOURCES:
+        if rounds and all(source in r.memory for r in rounds):
+            for r in rounds:
+                r.memory_bytes = r.memory[source]
+                r.idle_memory_bytes = r.idle_memory.get(source)
+            return source
+    return None

@@ -1,0 +1,327 @@
+"""`gsg soak` output: a text row per round (as it finishes), the JSON document, and a self-contained report.html.
+
+The HTML has no script and no external resource: inline CSS and SVG, so it opens offline and from a CI artifact.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, field
+
+from gpustack_guard.core.soak.rounds import RoundStats
+from gpustack_guard.core.soak.verdict import Verdict
+
+JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
+GIB = 1024 ** 3
+MIB = 1024 ** 2
+
+
+@dataclass
+class SoakReport:
+    url: str
+    model: str
+    settings: dict
+    rounds: list[RoundStats]
+    verdict: Verdict
+    reference_url: str | None = None
+    reference_model: str | None = None
+    reference_rounds: list[RoundStats] = field(default_factory=list)
+    interrupted: bool = False
+
+
+# ---------------------------------------------------------------- text
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f} ms"
+
+
+def _bytes(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value / GIB:.2f} GiB" if abs(value) >= GIB else f"{value / MIB:.0f} MiB"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def _count(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+COLUMNS = ("round", "requests", "errors", "TTFT p50", "TTFT p95", "ITL p50", "ITL p95", "tok/s", "KV max",
+           "preempt", "memory", "idle mem")
+WIDTHS = (5, 8, 6, 9, 9, 8, 8, 8, 6, 7, 9, 9)
+REF_COLUMNS = ("ref p50", "ref p95")
+
+
+def table_header(with_reference: bool = False) -> str:
+    cells = [c.rjust(w) for c, w in zip(COLUMNS, WIDTHS)]
+    if with_reference:
+        cells += [c.rjust(9) for c in REF_COLUMNS]
+    return "  ".join(cells)
+
+
+def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
+    values = (str(r.index + 1), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
+              _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max), _count(r.preemptions),
+              _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes))
+    cells = [v.rjust(w) for v, w in zip(values, WIDTHS)]
+    if reference is not None:
+        cells += [_s(reference.ttft_p50_s).rjust(9), _s(reference.ttft_p95_s).rjust(9)]
+    return "  ".join(cells)
+
+
+def progress_line(index: int, total: int, seconds: float, concurrency: int) -> str:
+    return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at concurrency {concurrency} ..."
+
+
+def verdict_text(report: SoakReport) -> str:
+    v = report.verdict
+    where = f" ({v.locality})" if v.locality else ""
+    lines = [f"verdict: {v.verdict}{where}" + (" — interrupted, rounds so far" if report.interrupted else "")]
+    lines += [f"  evidence: {e}" for e in v.evidence]
+    lines += [f"  recommend: {rec.action}: {rec.reason}" for rec in v.recommendations]
+    return "\n".join(lines) + "\n"
+
+
+def render_text(report: SoakReport) -> str:
+    with_ref = bool(report.reference_rounds)
+    refs = {r.index: r for r in report.reference_rounds}
+    lines = [f"gsg soak {report.model} at {report.url}", table_header(with_ref)]
+    lines += [table_row(r, refs.get(r.index) if with_ref else None) for r in report.rounds]
+    return "\n".join(lines) + "\n" + verdict_text(report)
+
+
+# ---------------------------------------------------------------- JSON
+
+def round_json(r: RoundStats) -> dict:
+    return {"round": r.index + 1, "started_s": round(r.started_s, 3), "seconds": round(r.seconds, 3),
+            "requests": r.requests, "errors": r.errors, "error_reasons": r.error_reasons,
+            "ttft_p50_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "itl_p50_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+            "output_tokens_per_s": round(r.output_tokens_per_s, 3), "kv_usage_max": r.kv_usage_max,
+            "kv_usage_p95": r.kv_usage_p95, "preemptions": r.preemptions, "running_max": r.running_max,
+            "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
+            "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
+            "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
+            "client_lag_p95_s": r.client_lag_p95_s}
+
+
+def json_document(report: SoakReport) -> dict:
+    from gpustack_guard.reporters import json_head
+
+    v = report.verdict
+    return {
+        **json_head(JSON_FORMAT_VERSION),
+        "command": "soak",
+        "target": {"url": report.url, "model": report.model},
+        "reference": ({"url": report.reference_url, "model": report.reference_model}
+                      if report.reference_url else None),
+        "settings": report.settings,
+        "interrupted": report.interrupted,
+        "verdict": v.verdict,
+        "locality": v.locality,
+        "evidence": v.evidence,
+        "recommendations": [{"action": r.action, "reason": r.reason, "value": r.value} for r in v.recommendations],
+        "trends": {"memory_source": v.memory_source, "memory_slope_bytes_per_s": v.memory_slope_bytes_per_s,
+                   "ttft_p95_slope_s_per_round": v.ttft_p95_slope_s_per_round,
+                   "seconds_to_memory_limit": v.seconds_to_memory_limit},
+        "rounds": [round_json(r) for r in report.rounds],
+        "reference_rounds": [round_json(r) for r in report.reference_rounds],
+    }
+
+
+def render_json(report: SoakReport) -> str:
+    return json.dumps(json_document(report), indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- HTML
+
+def describe_settings(settings: dict) -> str:
+    shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens" + (f" ×{w['weight']:g}" if w["weight"] != 1 else "")
+                       for w in settings.get("workload", []))
+    parts = [f"{settings['rounds']} rounds of {settings['round_seconds']:g} s at concurrency {settings['concurrency']}",
+             f"prompts {shapes} (seed {settings['seed']})"]
+    if settings.get("metrics_urls"):
+        parts.append("metrics from " + ", ".join(settings["metrics_urls"]))
+    if settings.get("pid") is not None:
+        parts.append(f"RSS of pid {settings['pid']}")
+    return "; ".join(parts)
+
+
+OURS, OURS_LIGHT, REFERENCE, REFERENCE_LIGHT = "#1f5fa8", "#7fa8d8", "#c0531b", "#e6a27c"
+
+
+@dataclass
+class Series:
+    label: str
+    values: list[float | None]
+    colour: str
+    dashed: bool = False
+
+
+def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Round tick values (1, 2, 2.5 or 5 × 10^k apart) covering [low, high]."""
+    if high <= low:
+        high = low + (abs(low) or 1.0)
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.floor(low / step) * step
+    ticks = [first]
+    while ticks[-1] < high - 1e-12 * step:
+        ticks.append(first + step * len(ticks))
+    return ticks
+
+
+def _decimals(step: float) -> int:
+    """Decimals that tell ticks `step` apart: 0.25 needs 2, 0.5 needs 1, 20 needs 0."""
+    exponent = math.floor(math.log10(step))
+    mantissa = round(step / 10 ** exponent, 3)
+    return max(0, -exponent + (1 if mantissa == 2.5 else 0))
+
+
+def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: int = 250,
+              zero_based: bool = True, y_top: float | None = None) -> str:
+    """A line chart over rounds 1..n, one polyline (and dots) per series; fmt(value, decimals) labels the axis.
+
+    Zero-based for latencies; memory is not (a leak of 2 % is invisible on an axis from zero); y_top fixes
+    the top (KV usage: 100 %)."""
+    left, right, top, bottom = 76, 16, 46, 36
+    plot_w, plot_h = width - left - right, height - top - bottom
+    points = [v for s in series for v in s.values if v is not None]
+    n = max((len(s.values) for s in series), default=0)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+             f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+             f'<text x="{left}" y="18" font-size="14" font-weight="600" fill="#222">{html.escape(title)}</text>']
+    if not points or n == 0:
+        parts.append(f'<text x="{left + 10}" y="{top + plot_h / 2}" font-size="13" fill="#777">no data</text></svg>')
+        return "".join(parts)
+    low = 0.0 if zero_based else min(points)
+    high = max(points)
+    if not zero_based:
+        pad = (high - low) * 0.1 or abs(high) * 0.01 or 1.0
+        low, high = low - pad, high + pad
+    if y_top is not None and high <= y_top:
+        ticks = [y_top * k / 4 for k in range(5)]
+    else:
+        ticks = nice_ticks(low, high * (1.08 if zero_based else 1.0))
+    y_low, y_high = ticks[0], ticks[-1]
+    decimals = _decimals(ticks[1] - ticks[0])
+
+    def x(i: int) -> float:
+        return left + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return top + plot_h - plot_h * (v - y_low) / (y_high - y_low)
+
+    for value in ticks:  # grid and y labels
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
+                     f'stroke="#e3e3e3"/>')
+        parts.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" font-size="11" text-anchor="end" '
+                     f'fill="#555">{html.escape(fmt(value, decimals))}</text>')
+    for i in range(n):
+        parts.append(f'<text x="{x(i):.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle" '
+                     f'fill="#555">{i + 1}</text>')
+    parts.append(f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="11" text-anchor="middle" '
+                 f'fill="#555">round</text>')
+    for s in series:
+        coords = [(x(i), y(v)) for i, v in enumerate(s.values) if v is not None]
+        if not coords:
+            continue
+        dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+        parts.append(f'<polyline fill="none" stroke="{s.colour}" stroke-width="2.5"{dash} points="'
+                     + " ".join(f"{a:.1f},{b:.1f}" for a, b in coords) + '"/>')
+        parts += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3.5" fill="{s.colour}"/>' for a, b in coords]
+    legend_x = left
+    for s in series:  # legend, under the title and above the plot
+        if not any(v is not None for v in s.values):
+            continue
+        dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+        parts.append(f'<line x1="{legend_x}" x2="{legend_x + 18}" y1="32" y2="32" '
+                     f'stroke="{s.colour}" stroke-width="2.5"{dash}/>')
+        parts.append(f'<text x="{legend_x + 22}" y="36" font-size="11" fill="#333">'
+                     f'{html.escape(s.label)}</text>')
+        legend_x += 30 + 7 * len(s.label)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _seconds_fmt(value: float, decimals: int) -> str:
+    return f"{value * 1000:.{max(decimals - 3, 0)}f} ms" if value < 1 else f"{value:.{max(decimals, 1)}f} s"
+
+
+VERDICT_COLOUR = {"stable": "#2e7d32", "memory-growth": "#b26a00", "preemption": "#b26a00",
+                  "latency-drift": "#b26a00", "failing": "#c62828"}
+
+
+def render_html(report: SoakReport) -> str:
+    v = report.verdict
+    ours, ref = report.rounds, report.reference_rounds
+    n = len(ours)
+
+    def pad(values):
+        return (values + [None] * n)[:n]
+
+    ttft = [Series("ours p50", [r.ttft_p50_s for r in ours], OURS_LIGHT),
+            Series("ours p95", [r.ttft_p95_s for r in ours], OURS)]
+    if ref:
+        ttft += [Series("reference p50", pad([r.ttft_p50_s for r in ref]), REFERENCE_LIGHT, True),
+                 Series("reference p95", pad([r.ttft_p95_s for r in ref]), REFERENCE, True)]
+    def gib(values):
+        return [None if v is None else v / GIB for v in values]
+
+    memory = [Series("during the round (max)", gib([r.memory_bytes for r in ours]), OURS),
+              Series("idle, after it drained", gib([r.idle_memory_bytes for r in ours]), OURS_LIGHT, True)]
+    kv = [Series("KV usage max", [r.kv_usage_max for r in ours], OURS),
+          Series("KV usage p95", [r.kv_usage_p95 for r in ours], OURS_LIGHT, True)]
+    esc = html.escape
+    rows = []
+    refs = {r.index: r for r in ref}
+    for r in ours:
+        cells = [str(r.index + 1), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s),
+                 _ms(r.itl_p50_s), _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max),
+                 _count(r.preemptions), _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes)]
+        if ref:
+            cells += [_s(refs[r.index].ttft_p50_s) if r.index in refs else "-",
+                      _s(refs[r.index].ttft_p95_s) if r.index in refs else "-"]
+        rows.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
+    heads = list(COLUMNS) + (list(REF_COLUMNS) if ref else [])
+    settings = describe_settings(report.settings)
+    locality = f" <span class=\"loc\">{esc(v.locality)}</span>" if v.locality else ""
+    interrupted = "<p class=\"warn\">Interrupted: the rounds completed so far.</p>" if report.interrupted else ""
+    reference_line = (f"<p>Reference: {esc(report.reference_model or report.model)} at "
+                      f"{esc(report.reference_url)}</p>" if report.reference_url else "")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>gsg soak: {esc(report.model)}</title>
+<style>
+body{{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fafafa}}
+h1{{font-size:20px;margin:0 0 6px}} .verdict{{font-size:22px;font-weight:700;color:{VERDICT_COLOUR.get(v.verdict, "#222")}}}
+.loc{{font-size:16px;padding:2px 8px;border-radius:4px;background:#eee;color:#333}}
+.charts{{display:flex;flex-wrap:wrap;gap:12px}} .charts svg{{border:1px solid #ddd;background:#fff}}
+table{{border-collapse:collapse;margin-top:12px;background:#fff}} td,th{{border:1px solid #ddd;padding:3px 8px;
+text-align:right;font-size:13px}} th{{background:#f0f0f0}} .warn{{color:#c62828}} li{{margin:2px 0}}
+</style></head><body>
+<h1>gsg soak: {esc(report.model)} at {esc(report.url)}</h1>
+{reference_line}<p>{esc(settings)}</p>
+<p class="verdict">{esc(v.verdict)}{locality}</p>{interrupted}
+<h2>Evidence</h2><ul>{"".join(f"<li>{esc(e)}</li>" for e in v.evidence)}</ul>
+<h2>Recommendations</h2><ul>{"".join(f"<li><b>{esc(r.action)}</b>: {esc(r.reason)}</li>" for r in v.recommendations)
+                               or "<li>none</li>"}</ul>
+<div class="charts">
+{svg_chart("TTFT per round", ttft, _seconds_fmt)}
+{svg_chart("Memory per round" + (f" ({v.memory_source})" if v.memory_source else ""), memory,
+           lambda x, d: f"{x:.{d}f} GiB", zero_based=False)}
+{svg_chart("KV cache usage per round", kv, lambda x, d: f"{x * 100:.{max(d - 2, 0)}f} %", y_top=1.0)}
+</div>
+<h2>Rounds</h2>
+<table><tr>{"".join(f"<th>{esc(h)}</th>" for h in heads)}</tr>{"".join(rows)}</table>
+</body></html>
+"""

@@ -1,0 +1,93 @@
+"""One streamed request against the fake over real loopback sockets: TTFT, ITL, tokens, error reasons."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import socket
+
+import httpx
+from soak_fakes import SCENARIOS, FakeServer
+
+from gpustack_guard.adapters.soak.load import Target, chat_completions_url, drive, make_client, stream_one
+from gpustack_guard.core.soak.prompts import make_prompt
+
+PROMPT = make_prompt(0, 0, 40, 6)
+
+
+def one(scenario, transport=None, timeout=10.0, **target):
+    async def go():
+        async with FakeServer(scenario) as server:
+            async with make_client(2, timeout, transport) as client:
+                t = Target("ours", chat_completions_url(target.pop("url", server.url)), "qwen3-8b", **target)
+                return await stream_one(client, t, PROMPT, 0.0, timeout), server
+    return asyncio.run(go())
+
+
+def test_content_stream_timed_and_counted_from_usage():
+    result, server = one(dataclasses.replace(SCENARIOS["stable"], ttft_jitter=0.0, spike_rate=0.0))
+    assert result.ok and result.error is None
+    assert 0.08 <= result.ttft_s < 0.2
+    assert result.output_tokens == 6 and len(result.gaps_s) == 5
+    assert all(0.004 <= g < 0.1 for g in result.gaps_s)
+    body = server.seen_bodies[0]
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["max_tokens"] == 6 and body["messages"][0]["content"] == PROMPT.text
+
+
+def test_reasoning_only_deltas_count_for_ttft_and_tokens():
+    result, _ = one(dataclasses.replace(SCENARIOS["reasoning"], ttft_jitter=0.0, spike_rate=0.0, send_usage=False))
+    assert result.ok and 0.08 <= result.ttft_s < 0.2
+    assert result.output_tokens == 6  # no usage chunk: the non-empty deltas are counted
+
+
+def test_http_error_is_a_reason():
+    async def go():
+        async with FakeServer("stable", api_key="sk-right") as server:
+            async with make_client(1, 5.0) as client:
+                t = Target("ours", chat_completions_url(server.url), "m", "sk-wrong")
+                return await stream_one(client, t, PROMPT, 0.0, 5.0)
+    result = asyncio.run(go())
+    assert (result.ok, result.error, result.output_tokens) == (False, "HTTP 401", 0)
+
+
+def test_dropped_connection_and_refused_connection():
+    result, _ = one(dataclasses.replace(SCENARIOS["failing"], error_rate=1.0, ttft_s=0.01))
+    assert not result.ok and result.error in ("stream broken", "HTTP 503")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result, _ = one("stable", url=f"http://127.0.0.1:{port}")
+    assert (result.ok, result.error) == (False, "connection refused")
+
+
+def test_timeout_is_a_reason_not_an_exception():
+    result, _ = one(dataclasses.replace(SCENARIOS["stable"], ttft_s=2.0), timeout=0.3)
+    assert (result.ok, result.error) == (False, "timeout")
+
+
+def test_drive_keeps_the_concurrency_and_stops_at_the_request_bound():
+    async def go():
+        async with FakeServer(dataclasses.replace(SCENARIOS["stable"], ttft_s=0.05)) as server:
+            clients = [make_client(1, 5.0) for _ in range(3)]
+            t = Target("ours", chat_completions_url(server.url), "qwen3-8b")
+            results = await drive(clients, t, lambda i: make_prompt(1, i, 20, 2), 30.0, 9, 0.0, 5.0)
+            for client in clients:
+                await client.aclose()
+            return results, server
+    results, server = asyncio.run(go())
+    assert len(results) == 9 and all(r.ok for r in results)
+    assert server.engine.requests == 9 and server.engine.running == 0
+    texts = sorted(b["messages"][0]["content"].split()[1] for b in server.seen_bodies)
+    assert texts == sorted(f"1-{i}." for i in range(9))  # prompts 0..8, each once
+
+
+def test_urls_accept_a_root_a_v1_base_or_the_endpoint():
+    assert chat_completions_url("http://h:8000") == "http://h:8000/v1/chat/completions"
+    assert chat_completions_url("http://h:8000/v1/") == "http://h:8000/v1/chat/completions"
+    assert chat_completions_url("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
+
+
+def test_the_api_key_goes_in_the_bearer_header():
+    result, server = one("stable", api_key="sk-test-123456")
+    assert result.ok and server.seen_auth == {"Bearer sk-test-123456"}

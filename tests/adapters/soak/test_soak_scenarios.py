@@ -1,0 +1,111 @@
+"""Every scenario × 5 seeds, end to end against fake servers with noise, all at once in one event loop.
+
+Each run is the real `gsg soak` pipeline (commands.soak.soak: load driver, scraper, rounds, verdict) at
+--round-seconds 2; running them concurrently keeps the matrix to one soak's wall time. The servers are
+in-process (httpx transports, no sockets): three dozen soaks over real sockets would saturate the one
+event loop and measure it instead of the servers. tests/cli/test_soak.py covers the socket path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from soak_fakes import Router
+
+from gpustack_guard.commands.soak import SoakOptions, build_report, soak
+
+SEEDS = range(5)
+# the engines rotate over the seeds; llama.cpp exposes no memory and no preemption counter, so it only
+# serves the scenarios that need neither
+FLAVOURS = {"stable": ("vllm", "vllm-old", "sglang", "gpustack", "llamacpp"),
+            "memory-growth": ("vllm", "vllm-old", "sglang", "gpustack", "vllm"),
+            "preemption": ("vllm", "vllm-old", "sglang", "gpustack", "vllm"),
+            "failing": ("vllm", "vllm-old", "sglang", "gpustack", "llamacpp"),
+            "reasoning": ("vllm", "vllm-old", "sglang", "gpustack", "llamacpp")}
+EXPECTED = {"stable": "stable", "memory-growth": "memory-growth", "preemption": "preemption", "failing": "failing",
+            "reasoning": "stable"}
+REFERENCE_CASES = {("preemption", "stable"): "local", ("latency-drift", "stable"): "local",
+                   ("latency-drift", "latency-drift"): "shared"}
+
+
+async def _one(scenario: str, seed: int, flavour: str, reference: str | None = None):
+    router = Router()
+    ours = router.serve(scenario, seed, flavour)
+    ref = router.serve(reference, seed + 100) if reference else None
+    opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=4, round_seconds=2, concurrency=4,
+                       prompt_tokens=32, max_tokens=4, metrics_urls=[ours.url + "/metrics"], seed=seed,
+                       reference_url=ref.url if ref else None, output="json", transport_factory=lambda: router)
+    plan, progress = await soak(opts)
+    return build_report(opts, plan, progress), ours
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    cases = [(scenario, seed, FLAVOURS[scenario][seed], None) for scenario in FLAVOURS for seed in SEEDS]
+    cases += [(ours, seed, "vllm", ref) for ours, ref in REFERENCE_CASES for seed in (0, 1)]
+
+    async def all_at_once():
+        return await asyncio.gather(*(_one(*case) for case in cases))
+
+    return dict(zip(cases, asyncio.run(all_at_once())))
+
+
+@pytest.mark.parametrize("scenario", sorted(EXPECTED))
+def test_each_scenario_classified_right_over_five_seeds(matrix, scenario):
+    runs = {(seed, flavour): report for (name, seed, flavour, ref), (report, _) in matrix.items()
+            if name == scenario and ref is None}
+    got = {key: report.verdict.verdict for key, report in runs.items()}
+    wrong = {key: runs[key].verdict.evidence for key in got if got[key] != EXPECTED[scenario]}
+    assert got == {(seed, FLAVOURS[scenario][seed]): EXPECTED[scenario] for seed in SEEDS}, wrong
+
+
+def test_every_run_completed_its_rounds_with_requests(matrix):
+    assert all(len(report.rounds) == 4 and all(r.requests >= 8 for r in report.rounds)
+               for report, _ in matrix.values())
+
+
+def test_reasoning_only_streams_have_a_real_ttft(matrix):
+    """gpustack#6205: a client waiting for `content` sees none, and reports TTFT 0 or an error."""
+    for (name, seed, flavour, ref), (report, server) in matrix.items():
+        if name == "reasoning":
+            assert all(r.errors == 0 for r in report.rounds)
+            assert all(r.ttft_p50_s >= 0.8 * server.engine.scenario.ttft_s * 0.75 for r in report.rounds)
+            assert all(r.itl_p50_s >= 0.004 for r in report.rounds)
+
+
+def test_preemption_recommends_max_num_seqs_from_the_running_count(matrix):
+    for (name, seed, flavour, ref), (report, server) in matrix.items():
+        if name == "preemption" and ref is None:
+            actions = [r.action for r in report.verdict.recommendations]
+            seqs = [int(a.split()[-1]) for a in actions if a.startswith("--max-num-seqs")]
+            assert seqs and 1 <= seqs[0] <= 3, (flavour, actions)  # concurrency 4: at most 4 ran, so 3 fit
+            assert "--kv-cache-dtype fp8" in actions
+
+
+def test_memory_growth_recommends_a_recycle(matrix):
+    for (name, seed, flavour, ref), (report, _) in matrix.items():
+        if name == "memory-growth":
+            assert [r.action for r in report.verdict.recommendations] == ["recycle"]
+            slope = report.verdict.memory_slope_bytes_per_s
+            assert 20 * 1024 ** 2 < slope < 80 * 1024 ** 2, (flavour, slope)  # the fake leaks 40 MiB/s
+
+
+def test_failing_reports_the_reasons(matrix):
+    for (name, seed, flavour, ref), (report, _) in matrix.items():
+        if name == "failing":
+            reasons = set().union(*(r.error_reasons for r in report.rounds))
+            assert reasons == {"HTTP 503", "stream broken"}, reasons
+
+
+@pytest.mark.parametrize("ours,ref", sorted(REFERENCE_CASES))
+def test_reference_tells_local_from_shared(matrix, ours, ref):
+    got = [report.verdict.locality for (name, seed, flavour, r), (report, _) in matrix.items()
+           if name == ours and r == ref]
+    assert got == [REFERENCE_CASES[(ours, ref)]] * 2
+
+
+def test_the_reference_saw_the_same_prompts(matrix):
+    (report, server) = matrix[("preemption", 0, "vllm", "stable")]
+    assert report.reference_rounds and len(report.reference_rounds) == 4
+    assert all(r.requests > 0 for r in report.reference_rounds)

@@ -1,0 +1,139 @@
+"""Metric fixtures of every engine and version, parsed by prometheus_client and normalised to one Snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+
+from gpustack_guard.adapters.soak.scrape import Scraper, parse_samples, process_tree_rss, relevant_lines
+from gpustack_guard.core.soak.metrics import Normaliser
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "soak"
+
+
+def snapshot_of(name: str, model: str | None = None):
+    return Normaliser(model=model).snapshot(1.0, parse_samples((FIXTURES / name).read_text()))
+
+
+def test_vllm_old_names_v0():
+    s = snapshot_of("vllm-0.8.prom", "llama-70b")
+    assert (s.kv_usage, s.preemptions, s.running, s.waiting) == (0.987, 0.0, 17.0, 15.0)
+    assert s.resident_bytes == 7_516_192_768
+    assert s.engines == ("vLLM",)
+
+
+def test_vllm_new_names_sum_over_the_engine_label_and_take_the_fullest_pool():
+    s = snapshot_of("vllm-0.11.prom", "Qwen/Qwen3-8B")
+    assert (s.kv_usage, s.running, s.waiting) == (0.62, 11.0, 3.0)
+    assert s.resident_bytes == 3_221_225_472
+
+
+def test_sglang_prefers_the_retraction_counter_to_the_gauge():
+    norm = Normaliser(model="qwen3-8b")
+    text = (FIXTURES / "sglang.prom").read_text()
+    first = norm.snapshot(0.0, parse_samples(text))
+    second = norm.snapshot(1.0, parse_samples(text.replace("_total{model_name=\"qwen3-8b\"} 11.0",
+                                                           "_total{model_name=\"qwen3-8b\"} 14.0")))
+    assert (first.kv_usage, first.running, first.waiting, first.preemptions) == (0.93, 9.0, 4.0, 0.0)
+    assert second.preemptions == 3.0
+    assert second.engines == ("SGLang",)
+
+
+def test_llamacpp_has_no_memory_and_no_preemption_counter():
+    s = snapshot_of("llamacpp.prom")
+    assert (s.kv_usage, s.running, s.waiting, s.preemptions, s.resident_bytes) == (0.25, 3.0, 1.0, None, None)
+
+
+def test_gpustack_exporter_keeps_our_model_and_sums_the_gpus():
+    s = snapshot_of("gpustack-exporter.prom", "llama-70b")
+    assert (s.kv_usage, s.running, s.waiting, s.preemptions) == (0.71, 12.0, 3.0, 0.0)
+    assert s.gpu_used_bytes == 46_170_898_432 + 45_097_156_608
+    assert s.gpu_allocated_bytes == 2 * 43_243_274_240
+    assert s.gpu_outside_pool_bytes == 46_170_898_432 + 45_097_156_608 - 2 * 43_243_274_240
+    assert s.gpu_total_bytes == 2 * 51_527_024_640
+    assert s.host_total_bytes == 274_877_906_944
+
+
+def test_gpustack_raw_passes_engine_names_with_instance_labels():
+    s = snapshot_of("gpustack-raw.prom", "llama-70b")
+    assert (s.kv_usage, s.running) == (0.71, 12.0)
+
+
+def test_a_model_name_no_series_carries_keeps_everything():
+    """A direct vLLM may serve under a name other than --model: then its series are still ours."""
+    s = snapshot_of("gpustack-raw.prom", "not-this-name")
+    assert (s.kv_usage, s.running) == (0.71, 42.0)
+
+
+def test_both_vllm_kv_names_at_once_count_once():
+    text = ('# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name="m"} 0.5\n'
+            '# TYPE vllm:gpu_cache_usage_perc gauge\nvllm:gpu_cache_usage_perc{model_name="m"} 0.9\n'
+            '# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} 4\n'
+            '# TYPE gpustack:num_requests_running gauge\ngpustack:num_requests_running{model_name="m"} 4\n')
+    s = Normaliser(model="m").snapshot(0.0, parse_samples(text))
+    assert (s.kv_usage, s.running) == (0.5, 4.0)
+
+
+def test_counter_family_names_lose_total_but_sample_names_keep_it():
+    samples = parse_samples((FIXTURES / "vllm-0.8.prom").read_text())
+    assert "vllm:num_preemptions_total" in {s.name for s in samples}
+
+
+def test_histograms_and_unread_families_are_dropped_before_parsing():
+    kept = relevant_lines((FIXTURES / "vllm-0.11.prom").read_text())
+    assert "inter_token_latency" not in kept and "python_gc" not in kept and "prefix_cache" not in kept
+    assert "vllm:num_preemptions_total{engine=\"1\"" in kept
+
+
+def test_a_counter_reset_is_a_restart_not_a_negative_delta():
+    norm = Normaliser(model="m")
+    line = '# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total{{model_name="m"}} {}\n'
+    totals = [norm.snapshot(float(i), parse_samples(line.format(v))) for i, v in enumerate([10, 14, 2, 5])]
+    assert [s.preemptions for s in totals] == [0.0, 4.0, 6.0, 9.0]
+    assert [s.restarted for s in totals] == [False, False, True, False]
+
+
+def test_a_new_process_start_time_is_a_restart():
+    norm = Normaliser()
+    text = "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {}\n"
+    assert [norm.snapshot(0.0, parse_samples(text.format(t))).restarted for t in (100, 100, 250)] == \
+        [False, False, True]
+
+
+def test_pid_rss_counts_the_process_tree():
+    own = process_tree_rss(os.getpid())
+    assert own is not None and own > 10 * 1024 * 1024
+    assert process_tree_rss(2 ** 22 + 12345) is None
+
+
+def test_scraper_reports_a_dead_endpoint_in_the_snapshot_not_as_an_exception():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/ok":
+            return httpx.Response(200, text=(FIXTURES / "llamacpp.prom").read_text())
+        return httpx.Response(503)
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await Scraper(client, ["http://e/ok", "http://e/down"], None, None, 0.0).scrape_once()
+
+    s = asyncio.run(go())
+    assert s.running == 3.0
+    assert s.errors == ("http://e/down: HTTP 503",)
+
+
+@pytest.mark.parametrize("garbage", ['vllm:num_requests_running{model_name="m" 3\n', "vllm:num_requests_running abc\n"])
+def test_garbage_text_is_an_endpoint_error(garbage):
+    def handler(request):
+        return httpx.Response(200, text=garbage)
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    s = asyncio.run(go())
+    assert s.running is None
+    assert len(s.errors) == 1 and s.errors[0].startswith("http://e/metrics: not Prometheus text")

@@ -1,0 +1,259 @@
+"""`gsg soak` end to end: the CLI over loopback sockets, its files, Ctrl-C, errors, and report.html in Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from soak_fakes import FakeServer
+
+from gpustack_guard.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "sk-soak-test-0123456789"
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeServer("memory-growth", seed=3, api_key=KEY).start_in_thread()
+    yield fake
+    fake.stop_thread()
+
+
+def start_gsg(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "gpustack_guard", "soak", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GSG_API_KEY": KEY}, cwd=REPO)
+
+
+@pytest.fixture(scope="module")
+def runs(server, tmp_path_factory):
+    """The slow runs side by side, as the real `gsg` processes: a 3-round soak with --out (text), a JSON run,
+    and one interrupted with SIGINT during its second round."""
+    main_dir, interrupted_dir = tmp_path_factory.mktemp("soak"), tmp_path_factory.mktemp("interrupted")
+    common = ["--url", server.url, "--model", "qwen3-8b", "--concurrency", "4", "--prompt-tokens", "32",
+              "--max-tokens", "4"]
+    soak = start_gsg(*common, "--rounds", "3", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
+                     "--out", str(main_dir), "--fail-on", "degraded")
+    as_json = start_gsg(*common, "--rounds", "1", "--round-seconds", "0.5", "-o", "json")
+    stopped = start_gsg(*common, "--rounds", "50", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
+                        "--out", str(interrupted_dir))
+    deadline = time.monotonic() + 30
+    while not (interrupted_dir / "soak.json").exists() and time.monotonic() < deadline and stopped.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)  # well inside round 2
+    stopped.send_signal(signal.SIGINT)
+    done = {}
+    for name, proc in (("soak", soak), ("json", as_json), ("interrupted", stopped)):
+        out, err = proc.communicate(timeout=60)
+        done[name] = (proc.returncode, out, err)
+    done["dirs"] = (main_dir, interrupted_dir)
+    return done
+
+
+@pytest.fixture(scope="module")
+def soaked(runs):
+    code, out, err = runs["soak"]
+    return code, out, err, runs["dirs"][0]
+
+
+def test_text_table_per_round_progress_on_stderr_and_the_verdict(soaked):
+    code, out, err, _ = soaked
+    lines = out.splitlines()
+    assert lines[1].split()[:4] == ["round", "requests", "errors", "TTFT"]
+    assert [line.split()[0] for line in lines[2:5]] == ["1", "2", "3"]
+    assert "verdict: memory-growth" in out
+    assert code == 1  # --fail-on degraded
+    assert [line for line in err.splitlines() if line.startswith("gsg soak: round")] == \
+        [f"gsg soak: round {i}/3: 2 s at concurrency 4 ..." for i in (1, 2, 3)]
+
+
+def test_the_key_is_sent_and_never_printed(soaked, server):
+    code, out, err, out_dir = soaked
+    assert server.seen_auth == {f"Bearer {KEY}"}
+    everything = out + err + (out_dir / "soak.json").read_text() + (out_dir / "report.html").read_text()
+    assert KEY not in everything
+
+
+def test_soak_json_has_the_documented_fields(soaked):
+    doc = json.loads((soaked[3] / "soak.json").read_text())
+    assert doc["format_version"] == "1.0" and doc["command"] == "soak"
+    assert doc["verdict"] == "memory-growth" and doc["interrupted"] is False
+    assert len(doc["rounds"]) == 3
+    required = {"ttft_p50_s", "ttft_p95_s", "itl_p50_s", "output_tokens_per_s", "requests", "errors",
+                "kv_usage_max", "preemptions", "memory_bytes"}
+    assert all(required <= set(r) for r in doc["rounds"])
+    assert all(r["requests"] > 10 and r["errors"] == 0 and r["memory_bytes"] > 2 * 1024 ** 3 for r in doc["rounds"])
+    assert doc["trends"]["memory_source"] == "process_resident"
+    assert [r["action"] for r in doc["recommendations"]] == ["recycle"]
+    assert doc["evidence"] and doc["settings"]["round_seconds"] == 2.0
+
+
+def test_report_html_is_self_contained(soaked):
+    page = (soaked[3] / "report.html").read_text()
+    assert page.count("<svg") == 3
+    for needle in ("<script", "src=", "href=", "url(", "@import"):
+        assert needle not in page
+
+
+def test_json_output_on_stdout_rows_on_stderr(runs):
+    code, out, err = runs["json"]
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "stable" and len(doc["rounds"]) == 1
+    assert "no memory signal" in " ".join(doc["evidence"])
+    assert err.splitlines()[1].split()[0] == "round"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--url", "ftp://x"], "gsg: error: --url 'ftp://x' is not an http(s) URL"),
+    (["--rounds", "0"], "gsg: error: --rounds must be at least 1"),
+    (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
+    (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: No such file or directory"),
+    (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),
+])
+def test_bad_arguments_are_one_line_errors(args, message):
+    base = {"--url": "http://127.0.0.1:9", "--model": "m", "--round-seconds": "0.5"}
+    for flag, value in zip(args[::2], args[1::2]):
+        base[flag] = value
+    code, out, err = run_cli("soak", *[x for kv in base.items() for x in kv])
+    assert (code, err.strip()) == (1, message)
+
+
+def test_a_dead_endpoint_stops_after_the_first_round(monkeypatch):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, err = run_cli("soak", "--url", f"http://127.0.0.1:{port}", "--model", "m", "--rounds", "5",
+                             "--round-seconds", "0.5", "--concurrency", "1")
+    assert code == 1
+    assert err.splitlines()[-1] == (f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: connection refused "
+                                    "for every request of round 1 (check the URL, the key and --model)")
+
+
+def test_workload_file_shapes_the_prompts(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("GSG_API_KEY", KEY)
+    workload = tmp_path / "w.yaml"
+    workload.write_text("- {prompt_tokens: 20, max_tokens: 3}\n- {prompt_tokens: 60, max_tokens: 5, weight: 2}\n")
+    before = server.engine.requests
+    code, out, err = run_cli("soak", "--url", server.url, "--model", "qwen3-8b", "--rounds", "1",
+                             "--round-seconds", "0.5", "--concurrency", "2", "--workload", str(workload), "-o", "json")
+    doc = json.loads(out)
+    assert doc["settings"]["workload"] == [{"prompt_tokens": 20, "max_tokens": 3, "weight": 1.0},
+                                           {"prompt_tokens": 60, "max_tokens": 5, "weight": 2.0}]
+    mine = list(server.seen_bodies)[-(server.engine.requests - before):]
+    assert {b["max_tokens"] for b in mine} == {3, 5}
+    workload.write_text("- {prompt_tokens: 20}\n")
+    code, out, err = run_cli("soak", "--url", server.url, "--model", "m", "--workload", str(workload))
+    assert (code, err.strip()) == (1, f"gsg: error: {workload}: entry 1: max_tokens is missing")
+
+
+def test_ctrl_c_stops_cleanly_with_the_rounds_so_far(runs):
+    code, out, err = runs["interrupted"]
+    folder = runs["dirs"][1]
+    doc = json.loads((folder / "soak.json").read_text())
+    assert code == 130, err
+    assert doc["interrupted"] is True and len(doc["rounds"]) == 1
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == f"gsg: interrupted after 1 of 50 rounds; written to {folder}"
+    assert "verdict: stable — interrupted, rounds so far" in out
+    assert "Interrupted: the rounds completed so far." in (folder / "report.html").read_text()
+
+
+# ---------------------------------------------------------------- the report in a real browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
+    """Decode an 8-bit RGB/RGBA PNG (what Chromium writes) without Pillow: chunks, zlib, scanline filters."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    pixels = [tuple(row[x * channels:x * channels + 3]) for row in rows[::4] for x in range(0, width, 4)]
+    return width, height, pixels
+
+
+def start_screenshot(page: Path, out: Path, profile: str) -> subprocess.Popen:
+    return subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                             # half the device pixels: the pure-Python PNG decoder below is the slow part
+                             "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}", "--enable-logging=stderr", "--v=0",
+                             page.as_uri()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def verdict_on(png: Path, log: str) -> tuple[bool, list[str]]:
+    """(non-blank, console lines): non-blank = at least 2 % of pixels off the background, 10+ colours."""
+    _, _, pixels = png_pixels(png.read_bytes())
+    background = max(set(pixels), key=pixels.count)
+    busy = sum(1 for p in pixels if p != background) / len(pixels)
+    return busy >= 0.02 and len(set(pixels)) >= 10, [line for line in log.splitlines() if ":CONSOLE" in line]
+
+
+@pytest.fixture(scope="module")
+def shots(soaked, tmp_path_factory):
+    """The report and a control page (blank, one console error), rendered at once."""
+    folder = tmp_path_factory.mktemp("shots")
+    bad = folder / "bad.html"
+    bad.write_text('<html><body><script>console.error("boom")</script></body></html>')
+    with tempfile.TemporaryDirectory() as p1, tempfile.TemporaryDirectory() as p2:
+        procs = {"report": start_screenshot(soaked[3] / "report.html", folder / "report.png", p1),
+                 "bad": start_screenshot(bad, folder / "bad.png", p2)}
+        logs = {name: proc.communicate(timeout=60)[1] for name, proc in procs.items()}
+    return {name: verdict_on(folder / f"{name}.png", log) for name, log in logs.items()}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_report_renders_in_chromium_non_blank_without_console_errors(shots):
+    assert shots["report"] == (True, [])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_the_browser_check_catches_a_blank_page_and_a_console_error(shots):
+    non_blank, console = shots["bad"]
+    assert not non_blank and len(console) == 1 and '"boom"' in console[0]
