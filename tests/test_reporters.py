@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import FLEET, REPO
-from gpustack_guard.core.findings import RULES
+from gpustack_guard.core.rules.registry import RULES
 
 NEGATIVE = REPO / "examples" / "negative"
 SARIF_LEVELS = {"error", "warning", "note", "none"}

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 from gpustack_guard import __version__
-from gpustack_guard.core.findings import RULES
+from gpustack_guard.core.rules.registry import RULES
 
 JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking (consumers must check)
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
