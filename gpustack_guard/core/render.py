@@ -17,14 +17,16 @@ from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec,
 from gpustack_guard.core.ports import TemplateError, TemplateRenderer
 
 
-@dataclass
+@dataclass(frozen=True)
 class RenderedSpec:
+    """The render stage's result for one spec (immutable; the document cache only memoises)."""
+
     doc: SpecDoc
     spec: DeploymentSpec
     family: str
-    args: list[A.Arg]
-    env: dict[str, str]
-    secret_keys: set[str] = field(default_factory=set)
+    args: tuple[A.Arg, ...]
+    env: Mapping[str, str]
+    secret_keys: frozenset[str] = frozenset()
     facts: ModelFacts | None = None
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
@@ -179,6 +181,6 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
-    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
+    rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
                             tuple(a.key for a in pinned), tuple(missing))
     return rendered, found
