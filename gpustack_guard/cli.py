@@ -272,6 +272,18 @@ def drift(
                detailed_exitcode=detailed_exitcode, offline=offline, templates=templates, project=project)
 
 
+@app.command()
+def rule(
+    rule_id: Optional[str] = typer.Argument(None, metavar="RULE", show_default=False,
+                                            help="A rule id (GSG033) or name (kv-oversubscribed)."),
+    list_rules: bool = typer.Option(False, "--list", help="List every rule: id, name, default severity, summary."),
+) -> int:
+    """Explain a rule: what it catches, why it matters, an example and the fix."""
+    from gpustack_guard.commands.rule import RuleOptions, run
+
+    return run(RuleOptions(rule_id, list_rules))
+
+
 def main(argv: list[str] | None = None) -> int:
     import gc
 
