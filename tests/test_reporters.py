@@ -71,23 +71,23 @@ def test_markdown_has_table_and_links(all_negative):
     result = all_negative("markdown")
     assert result.out.startswith("## gsg validate")
     assert "| | Rule | Where | Spec | Message | Fix |" in result.out
-    assert "](tp-heads/spec.yaml#L9)" in result.out
+    assert "](GSG037-tp-heads/spec.yaml#L9)" in result.out
 
 
 def test_auto_picks_github_under_actions(gsg, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "GSG003-unknown-field")
     assert result.out.startswith("::error file=spec.yaml,line=4,col=1,title=GSG003 unknown-field::")
 
 
 def test_env_twin_selects_format(gsg, monkeypatch):
     monkeypatch.setenv("GSG_OUTPUT", "json")
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "GSG003-unknown-field")
     assert json.loads(result.out)["findings"][0]["rule_id"] == "GSG003"
 
 
 def test_report_on_stdout_summary_on_stderr(gsg):
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=NEGATIVE / "GSG003-unknown-field")
     json.loads(result.out)
     assert result.err == "gsg: 1 error, 0 warnings, 0 notes in 1 spec (1 file)\n"
 
