@@ -11,8 +11,8 @@ placement stage is an explicit fold over the specs in their apply order.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
 
 from gpustack_guard.core.fleet.model import Cluster, GpuRef, Worker, gpu_index
 
@@ -161,13 +161,14 @@ class Ledger:
         bookings = dict(self.bookings)
         for gid, amount in placement.booking.items():
             bookings[gid] += amount
-        return replace(self, bookings=bookings)
+        return Ledger(self.base, bookings, self.footprints)
 
-    def with_footprint(self, gids, spec_name: str, amount: int) -> Ledger:
+    def with_footprints(self, entries: Iterable[tuple[str, str, int]]) -> Ledger:
+        """The ledger with each (GPU id, spec name, bytes) added, in the order given."""
         footprints = dict(self.footprints)
-        for gid in gids:
+        for gid, spec_name, amount in entries:
             footprints[gid] = footprints[gid] + ((spec_name, amount),)
-        return replace(self, footprints=footprints)
+        return Ledger(self.base, self.bookings, footprints)
 
 
 def eligible_workers(cluster: Cluster, selector: dict[str, str] | None):

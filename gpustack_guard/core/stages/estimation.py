@@ -17,13 +17,12 @@ def estimate_all(placed: Sequence[Placed], ledgers: Mapping[str, Ledger]
                  ) -> tuple[tuple[Evaluation, ...], dict[str, Ledger]]:
     """Estimate every placed spec; returns the evaluations and the ledgers with every footprint added."""
     evaluations = tuple(estimate(p) for p in placed)
-    final = dict(ledgers)
+    entries: dict[str, list[tuple[str, str, int]]] = {name: [] for name in ledgers}
     for ev in evaluations:
         if ev.failure is None and ev.placement is not None:
-            name = ev.cluster.name
             for gpus, est in zip(ev.placement.replicas, ev.estimates):
-                final[name] = final[name].with_footprint([g.id for g in gpus], ev.rendered.name, est.footprint)
-    return evaluations, final
+                entries[ev.cluster.name] += [(g.id, ev.rendered.name, est.footprint) for g in gpus]
+    return evaluations, {name: ledger.with_footprints(entries[name]) for name, ledger in ledgers.items()}
 
 
 def _source_field(r: RenderedSpec) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
 from gpustack_guard.core.findings import Location
@@ -64,7 +65,7 @@ class Evaluation:
     def placement(self) -> Placement | None:
         return self.placed.placement
 
-    @property
+    @cached_property  # every memory rule asks; the value never changes
     def estimate(self) -> Estimate | None:
         """The worst replica: a failing verdict first, else the smallest KV pool."""
         if not self.estimates:

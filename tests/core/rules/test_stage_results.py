@@ -14,7 +14,7 @@ def test_booking_returns_a_new_ledger_and_keeps_the_old_one():
     gpu = empty.gpus["w1:cuda:0"]
     booked = empty.booked(Placement(((gpu,),), manual=True, fraction=0.5, booking={"w1:cuda:0": 1000}))
     assert empty.bookings["w1:cuda:0"] == 0 and booked.bookings["w1:cuda:0"] == 1000
-    with_footprint = booked.with_footprint(["w1:cuda:0"], "a", 7)
+    with_footprint = booked.with_footprints([("w1:cuda:0", "a", 7)])
     assert booked.footprints["w1:cuda:0"] == () and with_footprint.footprints["w1:cuda:0"] == (("a", 7),)
     assert with_footprint.base is empty.base  # the cluster's own state is computed once
 
