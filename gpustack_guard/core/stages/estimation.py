@@ -20,7 +20,8 @@ def estimate_all(placed: Sequence[Placed], ledgers: Mapping[str, Ledger]
     entries: dict[str, list[tuple[str, str, int]]] = {name: [] for name in ledgers}
     for ev in evaluations:
         if ev.failure is None and ev.placement is not None:
-            for gpus, est in zip(ev.placement.replicas, ev.estimates):
+            # no estimates for backends without arithmetic (Custom): no footprint either
+            for gpus, est in zip(ev.placement.replicas, ev.estimates, strict=bool(ev.estimates)):
                 entries[ev.cluster.name] += [(g.id, ev.rendered.name, est.footprint) for g in gpus]
     return evaluations, {name: ledger.with_footprints(entries[name]) for name, ledger in ledgers.items()}
 

@@ -21,13 +21,13 @@ def place_all(specs: Sequence[RenderedSpec], fleet: Fleet | None) -> tuple[tuple
     clusters = [fleet.cluster(r.spec.cluster_name) for r in specs]
     ledgers: dict[str, Ledger] = {}
     placed: list[Placed] = []
-    for rendered, cluster in zip(specs, clusters):
+    for rendered, cluster in zip(specs, clusters, strict=True):
         if cluster is None:
             placed.append(Placed(rendered, failure=_cluster_failure(rendered, fleet)))
             continue
         ledger = ledgers.get(cluster.name)
         if ledger is None:
-            managed = {r.name for r, c in zip(specs, clusters) if c is cluster}
+            managed = {r.name for r, c in zip(specs, clusters, strict=True) if c is cluster}
             ledger = Ledger.empty(cluster, managed)
         result = place(rendered, cluster, ledger)
         placed.append(result)

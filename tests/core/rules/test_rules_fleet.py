@@ -48,3 +48,10 @@ def test_the_final_ledger_holds_every_footprint_in_apply_order():
     footprints = run.results.ledgers["prod"].footprints["w1:cuda:0"]
     assert [name for name, _ in footprints] == ["b-first", "a-second"]
     assert footprints[0][1] == footprints[1][1] == run.results.evaluations[0].estimate.footprint
+
+
+def test_a_backend_without_arithmetic_leaves_no_footprint():
+    custom = half("custom") | {"backend": "Custom"}
+    run = run_stages(custom, half("half-a"), fleet=EMPTY, facts=QWEN_05B)
+    assert [name for name, _ in run.results.ledgers["prod"].footprints["w1:cuda:0"]] == ["half-a"]
+    assert run.results.evaluations[0].estimates == () and run.results.evaluations[0].placement is not None

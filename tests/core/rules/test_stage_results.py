@@ -1,4 +1,5 @@
-"""The stage results the rules read are values: booking or adding a footprint returns a new ledger, results cannot be changed."""
+"""The stage results the rules read are values: booking or adding a footprint returns a new ledger; results
+cannot be changed."""
 
 import dataclasses
 
