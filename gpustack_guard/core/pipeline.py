@@ -51,11 +51,12 @@ def render_all(docs: list[SpecDoc], renderer: TemplateRenderer, resolve: Resolve
     rendered: list[RenderedSpec] = []
     found: list[F.Finding] = []
     for doc in docs:
-        found.extend(check_document(doc))
-        if doc.spec is None:
+        checked, problems = check_document(doc)
+        found.extend(problems)
+        if checked.spec is None:
             continue
-        facts, error = resolve(doc.spec, doc.file)
-        result, problems = render_spec(doc, renderer, facts, error, environ)
+        facts, error = resolve(checked.spec, checked.file)
+        result, problems = render_spec(checked, renderer, facts, error, environ)
         found.extend(problems)
         if result is not None and not any(p.severity == F.Severity.ERROR for p in problems):
             rendered.append(result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_core import ValidationError
@@ -19,9 +19,10 @@ from gpustack_guard.core.ports import LocatedData
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SpecDoc:
-    """A spec document as read from disk: where it is, its raw data and its positions."""
+    """A spec document as read from disk: where it is, its raw data and its positions; after the check stage,
+    a copy carries the validated spec."""
 
     file: str
     index: int  # document number in the file
@@ -107,11 +108,12 @@ def _known_fields(path: tuple) -> list[str]:
     return list(record.record_fields)
 
 
-def check_document(doc: SpecDoc) -> list[F.Finding]:
-    """Validate one document; on success sets doc.spec. Returns the findings (maybe warnings only)."""
+def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
+    """The check stage for one document: the document carrying its validated spec (unchanged when an error was
+    found), and the findings (maybe warnings only)."""
     raw = doc.raw
     if not isinstance(raw, dict):
-        return [F.finding(D.SCHEMA, doc.at(), "a spec document must be a mapping of GPUStack fields")]
+        return doc, [F.finding(D.SCHEMA, doc.at(), "a spec document must be a mapping of GPUStack fields")]
     found: list[F.Finding] = []
     for path, line, column in doc.located.duplicate_keys:
         found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
@@ -129,12 +131,12 @@ def check_document(doc: SpecDoc) -> list[F.Finding]:
     try:
         spec = DeploymentSpec.validate(data)
     except ValidationError as error:
-        return found + _pydantic_findings(doc, error)
+        return doc, found + _pydantic_findings(doc, error)
     found.extend(_check_source(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
-    if not any(f.severity == F.Severity.ERROR for f in found):
-        doc.spec = spec
-    return found
+    if any(f.severity == F.Severity.ERROR for f in found):
+        return doc, found
+    return replace(doc, spec=spec), found
 
 
 def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:

@@ -24,7 +24,8 @@ def test_stage_results_are_frozen():
     results = run_stages(OK, fleet=FLEET_1).results
     evaluation = results.evaluations[0]
     for value, field in ((results, "evaluations"), (evaluation, "estimates"), (evaluation.placed, "placement"),
-                         (evaluation.placement, "replicas"), (evaluation.rendered, "args")):
+                         (evaluation.placement, "replicas"), (evaluation.rendered, "args"),
+                         (evaluation.rendered.doc, "spec")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, field, None)
     assert isinstance(evaluation.rendered.args, tuple) and isinstance(evaluation.placement.replicas, tuple)
