@@ -176,7 +176,7 @@ ARG_VALUE = Rule(
     why="The engine exits at startup on an argument it cannot parse.",
     example="backend_parameters:\n  - --max-model-len=lots",
     fix="Give the argument a number or one of the choices the message lists.",
-    check=_unreadable_argument, emitted_by=f"{RENDER}, and by the estimation stage")
+    check=_unreadable_argument, emitted_by=f"{RENDER}; values only the engine arithmetic reads by the estimation stage")
 
 RULES = (YAML_SYNTAX, SCHEMA, UNKNOWN_FIELD, ENUM_SPELLING, DUPLICATE_NAME, SOURCE_ID, GPU_ID_FORMAT,
          SERVER_MANAGED, DUPLICATE_KEY, TEMPLATE, PINNED_CONFLICT, FORBIDDEN_ARG, DUPLICATE_ARG, BACKEND_UNKNOWN,
