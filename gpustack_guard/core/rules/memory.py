@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Iterator
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
-from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate, NoEstimate
+from gpustack_guard.core.memory import estimate as verdict
+from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
 from gpustack_guard.core.units import gib
@@ -95,15 +96,15 @@ MODEL_FACTS = Rule(
 @per_spec
 def _no_kv_memory(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    if est is None or r.family == "llamacpp" or est.verdict not in (NO_KV_MEMORY, DOES_NOT_FIT):
+    if est is None or r.family == "llamacpp" or est.verdict not in (verdict.NO_KV_MEMORY, verdict.DOES_NOT_FIT):
         return
-    yield finding(NO_KV_MEMORY_RULE, flag_location(ev, FRACTION_FLAG[r.family]),
+    yield finding(NO_KV_MEMORY, flag_location(ev, FRACTION_FLAG[r.family]),
                   f"no memory left for the KV cache: {_breakdown(est)}", spec=r.name,
                   fix=f"raise {FRACTION_FLAG[r.family]}, add GPUs (tensor parallel) or use a smaller / "
                       "quantised model", **est.as_json())
 
 
-NO_KV_MEMORY_RULE = Rule(
+NO_KV_MEMORY = Rule(
     "GSG031", "no-kv-memory", "Nothing is left for the KV cache after weights, activations and overheads.",
     what="A vLLM/SGLang deployment whose requested memory (gmu x total, or the static fraction) minus weights, "
          "activation peak, non-torch memory and CUDA graphs leaves no KV cache on the worst rank.",
@@ -118,12 +119,12 @@ NO_KV_MEMORY_RULE = Rule(
 @per_spec
 def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    if est is None or r.family == "llamacpp" or est.verdict != KV_BELOW_MAX_LEN:
+    if est is None or r.family == "llamacpp" or est.verdict != verdict.KV_BELOW_MAX_LEN:
         return
     len_flag = LEN_FLAG[r.family]
     unset = len_flag.lstrip("-") not in r.flags
     length = f"{est.max_model_len:,}" + (" (unset: the model's native length)" if unset else "")
-    yield finding(KV_BELOW_MAX_LEN_RULE, flag_location(ev, len_flag),
+    yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
                   f"one sequence of {length} tokens needs {gib(est.kv_needed)} "
                   f"of KV cache but only {gib(max(est.kv_available, 0))} is available "
                   f"({_breakdown(est)}); the engine will refuse to start. Estimated maximum model length: "
@@ -132,7 +133,7 @@ def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
                   **est.as_json())
 
 
-KV_BELOW_MAX_LEN_RULE = Rule(
+KV_BELOW_MAX_LEN = Rule(
     "GSG032", "kv-below-max-model-len",
     "The KV cache cannot hold one sequence of max_model_len: vLLM refuses to start.",
     what="A KV cache that is too small for a single sequence of the maximum model length (unset: the model's "
@@ -149,7 +150,7 @@ KV_BELOW_MAX_LEN_RULE = Rule(
 def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
     policy = r.spec.guard.policy
-    if est is None or est.verdict != "fits" or r.family == "llamacpp" or policy.kv_oversubscription == "off":
+    if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
         return
     workload = r.spec.guard.workload
     per_seq = est.max_model_len
@@ -238,7 +239,7 @@ HEADROOM = Rule(
 @per_spec
 def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    if est is None or r.family != "llamacpp" or est.verdict != DOES_NOT_FIT:
+    if est is None or r.family != "llamacpp" or est.verdict != verdict.DOES_NOT_FIT:
         return
     x = est.extra
     yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--gpu-layers"),
@@ -294,7 +295,7 @@ TP_HEADS = Rule(
 def _max_len_unset(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
     if est is None or r.family not in ("vllm", "sglang") or LEN_FLAG[r.family].lstrip("-") in r.flags \
-            or est.verdict == KV_BELOW_MAX_LEN:
+            or est.verdict == verdict.KV_BELOW_MAX_LEN:
         return
     extra = (" GPUStack's worker injects --max-model-len 8192 for vLLM when the native length is larger."
              if r.family == "vllm" else "")
@@ -360,5 +361,5 @@ MAX_LEN_ABOVE_NATIVE = Rule(
     fix="Set --max-model-len to the native length or lower (or configure RoPE scaling deliberately).",
     check=_max_len_above_native)
 
-RULES = (MODEL_FACTS, NO_KV_MEMORY_RULE, KV_BELOW_MAX_LEN_RULE, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
+RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
          TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE)

@@ -42,12 +42,12 @@ CASES = [
     (M.MODEL_FACTS, sglang("--context-length=8192"), V4_SHAPED, Severity.ERROR,
      [("spec.yaml:5:1", "gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); estimate it "
                         "with the vLLM backend", None)]),
-    (M.NO_KV_MEMORY_RULE, vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.9", gpu_ids=W1),
+    (M.NO_KV_MEMORY, vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.9", gpu_ids=W1),
      LLAMA_70B, Severity.ERROR,
      [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
                         "0.54 GiB − non-torch 0.35 GiB = KV -89.11 GiB per GPU",
        "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
-    (M.KV_BELOW_MAX_LEN_RULE, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576), Severity.ERROR,
+    (M.KV_BELOW_MAX_LEN, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
                         "KV cache but only 27.68 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
                         "activation 0.21 GiB − non-torch 0.35 GiB = KV 27.68 GiB per GPU); the engine will refuse "
@@ -122,8 +122,8 @@ def test_estimation_failures_are_structured():
 
 NEAR_MISSES = [
     (M.MODEL_FACTS, OK, replace(LLAMA_8B, intermediate_size=None, weight_bytes=16 * 10**9)),
-    (M.NO_KV_MEMORY_RULE, OK, LLAMA_8B),
-    (M.KV_BELOW_MAX_LEN_RULE, vllm("a", "--max-model-len=226704", "--max-num-seqs=1", gpu_ids=W1), LLAMA_8B),
+    (M.NO_KV_MEMORY, OK, LLAMA_8B),
+    (M.KV_BELOW_MAX_LEN, vllm("a", "--max-model-len=226704", "--max-num-seqs=1", gpu_ids=W1), LLAMA_8B),
     (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                                    policy={"kv_oversubscription": "off"}), LLAMA_8B),
     (M.KV_OVERSUBSCRIBED, vllm("a", "--max-model-len=32768", "--max-num-seqs=6", gpu_ids=W1), LLAMA_8B),
