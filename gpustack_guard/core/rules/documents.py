@@ -155,7 +155,7 @@ DUPLICATE_ARG = Rule(
 BACKEND_UNKNOWN = Rule(
     "GSG015", "backend-unknown", "The backend is neither built in nor a known community backend.", Severity.WARNING,
     what="A `backend` that is neither one of GPUStack's built-in backends nor a known community backend.",
-    why="GPUStack needs the backend to be registered on the server; gsg has no memory arithmetic for it.",
+    why="GPUStack needs the backend registered on the server, and gsg can check it only like Custom (weights only).",
     example="backend: TurboServe",
     fix="Use a built-in backend name, or register the custom backend in GPUStack first.",
     emitted_by=CHECK)

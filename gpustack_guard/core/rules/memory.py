@@ -138,8 +138,7 @@ KV_BELOW_MAX_LEN = Rule(
     "The KV cache cannot hold one sequence of max_model_len: vLLM refuses to start.",
     what="A KV cache that is too small for a single sequence of the maximum model length (unset: the model's "
          "native length, vLLM's default).",
-    why="vLLM checks this at startup and exits with 'the model's max seq len is larger than the maximum number "
-        "of tokens that can be stored in KV cache'.",
+    why="vLLM checks this at startup and exits: the KV cache must hold at least one request of max_model_len.",
     example="huggingface_repo_id: meta-llama/Llama-3.3-70B-Instruct\n"
             "backend_parameters:\n  - --tensor-parallel-size=4   # --max-model-len unset: 131,072",
     fix="Set --max-model-len to the estimated maximum or lower, or halve the KV cache with --kv-cache-dtype fp8.",
@@ -183,7 +182,7 @@ KV_OVERSUBSCRIBED = Rule(
     example="backend_parameters: [--max-model-len=32768, --max-num-seqs=64]\n"
             "guard:\n  workload: {prompt_tokens_p99: 16000, max_output_tokens: 4000}",
     fix="Lower --max-num-seqs to the number that fits, lower --max-model-len, or use --kv-cache-dtype fp8. "
-        "guard.policy.kv_oversubscription sets the severity (off | info | warning | error).",
+        "guard.policy.kv_oversubscription sets the severity (off | warning | error; guard.policy.strict: error).",
     check=_kv_oversubscription)
 
 
@@ -232,7 +231,7 @@ HEADROOM = Rule(
     why="The engine passes its startup check, then OOMs at CUDA-graph capture or under the first full batch.",
     example="backend_parameters:\n  - --tensor-parallel-size=4\n  - --gpu-memory-utilization=0.92",
     fix="Lower the fraction to the value the message gives, or pass --enforce-eager (vLLM). guard.policy.headroom "
-        "sets the severity.",
+        "sets the severity (off | warning | error; guard.policy.strict: error).",
     check=_headroom)
 
 
@@ -252,7 +251,7 @@ OFFLOAD_OVER_GPU = Rule(
     "GSG036", "llamacpp-offload", "llama.cpp offloaded layers, KV cache and compute buffers exceed the GPU.",
     what="A llama.cpp deployment whose offloaded layers (--gpu-layers), their KV cache for --ctx-size, the compute "
          "buffer and the platform footprint add up to more than the GPU.",
-    why="llama.cpp fails to allocate its buffers at load time and the instance restarts in a loop.",
+    why="llama.cpp fails to allocate its buffers while loading the model and the instance does not start.",
     example="huggingface_filename: Llama-3.3-70B-Instruct-Q4_K_M.gguf   # 40 GiB of weights\n"
             "gpu_selector: {gpu_ids: [gpu-d:cuda:0]}                   # a 24 GB card\n"
             "backend: llama.cpp\nbackend_parameters: [--gpu-layers=80, --ctx-size=8192]",
