@@ -1,6 +1,6 @@
 """gsg soak's client overhead: TTFT p95 through gsg's load driver vs a bare httpx streaming loop.
 
-A fake OpenAI-compatible server (tests/soak_fakes.py) with a fixed 50 ms TTFT runs in its own process on
+A fake OpenAI-compatible server (tests/support/soak_fakes.py) with a fixed 50 ms TTFT runs in its own process on
 one core; the client side is pinned to the other core. Both clients keep the same number of streams in
 flight for the same time against the same server, interleaved run by run; gsg runs the whole round loop
 (scraping /metrics every second too). Targets: >= 256 streams in flight, TTFT p95 within 2 ms of the bare
@@ -31,7 +31,7 @@ MIN_STREAMS = 256
 
 
 def serve(core: int | None) -> None:
-    from soak_fakes import FakeServer, Scenario
+    from support.soak_fakes import FakeServer, Scenario
 
     if core is not None:
         os.sched_setaffinity(0, {core})

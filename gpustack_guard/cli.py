@@ -381,6 +381,18 @@ def soak(
                            api_key_file, seed, round_requests, request_timeout, ca_bundle, insecure))
 
 
+@app.command()
+def rule(
+    rule_id: Optional[str] = typer.Argument(None, metavar="RULE", show_default=False,
+                                            help="A rule id (GSG033) or name (kv-oversubscribed)."),
+    list_rules: bool = typer.Option(False, "--list", help="List every rule: id, name, default severity, summary."),
+) -> int:
+    """Explain a rule: what it catches, why it matters, an example and the fix."""
+    from gpustack_guard.commands.rule import RuleOptions, run
+
+    return run(RuleOptions(rule_id, list_rules))
+
+
 def main(argv: list[str] | None = None) -> int:
     # Speed, proven by benchmarks/scale.py (ratio 3.0 -> 2.4 on 1,000 specs): validation builds many small
     # acyclic objects (YAML nodes, findings), and the cyclic collector's default pass every 700 allocations

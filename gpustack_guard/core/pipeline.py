@@ -1,5 +1,8 @@
-"""The validation pipeline: checked documents -> rendered specs -> rule phases -> a report. No I/O of its own:
-facts resolution and template files come in through the objects passed."""
+"""The validation pipeline: checked documents -> rendered specs -> placed -> estimated -> rules -> a report.
+
+Each stage returns immutable results; the rules (core/rules/registry.py) are pure functions of them. No I/O
+of its own: facts resolution and template files come in through the objects passed.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,11 @@ from typing import TYPE_CHECKING, Mapping
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.render import RenderedSpec, render_spec
-from gpustack_guard.core.rules import FLEET_RULES, PHASES, SPEC_RULES, Context, Evaluation, load_builtin_rules
+from gpustack_guard.core.rules.registry import RULES
 from gpustack_guard.core.spec.check import SpecDoc, check_document
+from gpustack_guard.core.stages.estimation import estimate_all
+from gpustack_guard.core.stages.placement import place_all
+from gpustack_guard.core.stages.results import Evaluation, Results
 
 if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only names their types
     from gpustack_guard.core.ports import Resolve, TemplateRenderer
@@ -19,7 +25,7 @@ if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only
 @dataclass
 class Report:
     findings: list[F.Finding]
-    evaluations: list[Evaluation] = field(default_factory=list)
+    evaluations: tuple[Evaluation, ...] = ()
     files: int = 0
     specs: int = 0
     units: list[tuple[str, str]] = field(default_factory=list)  # (file, spec) pairs, for per-spec reports
@@ -41,39 +47,47 @@ def _order(f: F.Finding):
 
 def render_all(docs: list[SpecDoc], renderer: TemplateRenderer, resolve: Resolve,
                environ: Mapping[str, str]) -> tuple[list[RenderedSpec], list[F.Finding]]:
+    """The check and render stages: findings of both, and the specs that rendered without an error."""
     rendered: list[RenderedSpec] = []
     found: list[F.Finding] = []
     for doc in docs:
-        found.extend(check_document(doc))
-        if doc.spec is None:
+        checked, problems = check_document(doc)
+        found.extend(problems)
+        if checked.spec is None:
             continue
-        facts, error = resolve(doc.spec, doc.file)
-        result, problems = render_spec(doc, renderer, facts, error, environ)
+        facts, error = resolve(checked.spec, checked.file)
+        result, problems = render_spec(checked, renderer, facts, error, environ)
         found.extend(problems)
         if result is not None and not any(p.severity == F.Severity.ERROR for p in problems):
             rendered.append(result)
     return rendered, found
 
 
+def apply_order(rendered: list[RenderedSpec]) -> list[RenderedSpec]:
+    """Lower waves first, then file order: the order apply creates them in, so bookings accumulate alike."""
+    return sorted(rendered, key=lambda r: (r.spec.guard.wave, r.doc.file, r.doc.index))
+
+
+def evaluate(rendered: list[RenderedSpec], fleet: Fleet | None) -> Results:
+    """The placement and estimation stages (none without a fleet), in apply order."""
+    placed, ledgers = place_all(apply_order(rendered), fleet)
+    if fleet is None:
+        return Results(None, tuple(Evaluation(p) for p in placed), ledgers)
+    evaluations, ledgers = estimate_all(placed, ledgers)
+    return Results(fleet, evaluations, ledgers)
+
+
+def run_rules(results: Results) -> list[F.Finding]:
+    return [f for rule in RULES.values() if rule.check is not None for f in rule.check(results)]
+
+
 def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: TemplateRenderer, resolve: Resolve,
              fleet: Fleet | None, environ: Mapping[str, str]) -> Report:
-    load_builtin_rules()
     rendered, found = render_all(docs, renderer, resolve, environ)
-    found = list(load_findings) + found
-    # Lower waves first, then file order: the order apply would create them in, so bookings accumulate alike.
-    evaluations = [Evaluation(r) for r in sorted(rendered, key=lambda r: (r.spec.guard.wave, r.doc.file,
-                                                                          r.doc.index))]
-    ctx = Context(fleet, evaluations)
-    for phase in PHASES:
-        if phase != "document" and fleet is None:
-            break
-        for ev in evaluations:
-            for rule in SPEC_RULES[phase]:
-                found.extend(rule(ev, ctx))
-    for rule in FLEET_RULES:
-        found.extend(rule(ctx))
+    results = evaluate(rendered, fleet)
+    found = list(load_findings) + found + run_rules(results)
     files = len({d.file for d in docs} | {f.location.file for f in load_findings})
     units = [(f.location.file, "(file)") for f in load_findings]
     units += [(d.file, d.name or f"document {d.index + 1}") for d in docs]
     units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
-    return Report(sorted(found, key=_order), evaluations, files=files, specs=len(docs), units=units)
+    return Report(sorted(found, key=_order), results.evaluations, files=files, specs=len(docs), units=units)

@@ -8,6 +8,7 @@ from typing import Any
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.secrets import masked, resolve_env
@@ -16,14 +17,16 @@ from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec,
 from gpustack_guard.core.ports import TemplateError, TemplateRenderer
 
 
-@dataclass
+@dataclass(frozen=True)
 class RenderedSpec:
+    """The render stage's result for one spec (immutable; the document cache only memoises)."""
+
     doc: SpecDoc
     spec: DeploymentSpec
     family: str
-    args: list[A.Arg]
-    env: dict[str, str]
-    secret_keys: set[str] = field(default_factory=set)
+    args: tuple[A.Arg, ...]
+    env: Mapping[str, str]
+    secret_keys: frozenset[str] = frozenset()
     facts: ModelFacts | None = None
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
@@ -143,14 +146,14 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     try:
         spec_args = A.parse(spec.backend_parameters, family)
     except A.ArgError as exc:
-        return None, [F.finding(F.ARG_VALUE, doc.at("backend_parameters", exc.index), str(exc), spec=spec.name)]
+        return None, [F.finding(D.ARG_VALUE, doc.at("backend_parameters", exc.index), str(exc), spec=spec.name)]
     for arg in spec_args:
         if arg.key in A.FORBIDDEN:
-            found.append(F.finding(F.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
+            found.append(F.finding(D.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
     for first, later in A.duplicates(spec_args):
-        found.append(F.finding(F.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
+        found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
                                f"--{later.key} is given twice ('{first.value}' and '{later.value}'); "
                                "the last one wins", spec=spec.name, fix="keep one"))
 
@@ -164,20 +167,20 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             template_env = dict(output.env)
         except TemplateError as exc:
             where = F.Location(exc.file, exc.line) if exc.line else doc.at("guard", "template")
-            return None, found + [F.finding(F.TEMPLATE, where, f"{exc} (spec '{spec.name}', "
+            return None, found + [F.finding(D.TEMPLATE, where, f"{exc} (spec '{spec.name}', "
                                             f"{doc.at('guard', 'template')})", spec=spec.name)]
         except A.ArgError as exc:
-            return None, found + [F.finding(F.TEMPLATE, doc.at("guard", "template"),
+            return None, found + [F.finding(D.TEMPLATE, doc.at("guard", "template"),
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",
                                             spec=spec.name)]
     final, conflicts = A.merge(pinned, defaults, spec_args)
     for spec_arg, pinned_arg in conflicts:
         found.append(F.finding(
-            F.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
+            D.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
             f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
-    rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
+    rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
                             tuple(a.key for a in pinned), tuple(missing))
     return rendered, found

@@ -8,7 +8,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from gpustack_guard.core.findings import RULES, Severity
+from gpustack_guard.core.findings import Severity
+from gpustack_guard.core.rules.registry import RULES
 
 
 def render(report, fail_level: Severity = Severity.ERROR) -> str:

@@ -7,11 +7,11 @@ import json
 from collections import Counter
 
 from gpustack_guard import __version__
-from gpustack_guard.core.findings import RULES
+from gpustack_guard.core.rules.registry import RULES
+from gpustack_guard.reporters.rule_doc import PROJECT_URL, doc_url, rule_markdown
 
 JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking (consumers must check)
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-INFO_URI = "https://github.com/gpustack-guard/gpustack-guard"
 
 
 def finding_json(f) -> dict:
@@ -81,11 +81,12 @@ def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit o
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
-                "name": "gsg", "version": __version__, "informationUri": INFO_URI,
+                "name": "gsg", "version": __version__, "informationUri": PROJECT_URL,
                 "rules": [{"id": r.id, "name": r.name, "shortDescription": {"text": r.summary},
                            "fullDescription": {"text": r.summary},
                            "defaultConfiguration": {"level": SARIF_LEVEL[r.severity.value]},
-                           "helpUri": f"{INFO_URI}#rules"} for r in rules],
+                           "helpUri": doc_url(r),
+                           "help": {"text": rule_markdown(r), "markdown": rule_markdown(r)}} for r in rules],
             }},
             "results": results,
         }],

@@ -62,11 +62,18 @@ def test_negative_case_github(gsg, case):
 
 
 def test_every_rule_in_the_registry_has_a_negative_example_or_is_informational():
-    from gpustack_guard.core.findings import RULES, Severity
-    from gpustack_guard.core.rules import load_builtin_rules
+    from gpustack_guard.core.findings import Severity
+    from gpustack_guard.core.rules.registry import RULES
 
-    load_builtin_rules()
     covered = {json.loads((c / "expected.json").read_text())["rule"] for c in NEGATIVE}
     server_side = {"GSG050", "GSG051"}  # need a live server; tested with the API client
     missing = {r.id for r in RULES.values() if r.severity != Severity.INFO} - covered - server_side
     assert missing == set()
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=lambda p: p.name)
+def test_negative_folder_is_named_after_its_rule(case):
+    from gpustack_guard.core.rules.registry import RULES
+
+    rule = RULES[json.loads((case / "expected.json").read_text())["rule"]]
+    assert case.name == f"{rule.id}-{rule.name}" or case.name.startswith(f"{rule.id}-{rule.name}-")

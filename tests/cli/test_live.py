@@ -89,7 +89,7 @@ def test_server_check_shows_gpustacks_verdict(gsg, fake):
 
 
 def test_server_check_disagreement(gsg, fake, tmp_path):
-    case = REPO / "examples" / "negative" / "kv-below-max-model-len"
+    case = REPO / "examples" / "negative" / "GSG032-kv-below-max-model-len"
     result = gsg("validate", str(case / "spec.yaml"), "--server-check", "-o", "json")
     found = json.loads(result.out)["findings"]
     disagree = [f for f in found if f["rule_id"] == "GSG050"]

@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from soak_fakes import FakeServer
+from support.soak_fakes import FakeServer
 
 from gpustack_guard.cli import main
 

@@ -139,7 +139,7 @@ def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
            "GITHUB_OUTPUT": str(tmp_path / "out"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
            "RUNNER_TEMP": str(tmp_path)}
     done = subprocess.run(["bash", str(REPO / "scripts" / "action.sh")],
-                          cwd=REPO / "examples" / "negative" / "tp-heads",
+                          cwd=REPO / "examples" / "negative" / "GSG037-tp-heads",
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert "::error file=spec.yaml,line=9,col=5,title=GSG037 tp-heads::" in done.stdout

@@ -50,5 +50,5 @@ def test_validate_markdown_links_are_absolute_in_ci(gsg, monkeypatch):
     monkeypatch.setenv("GITHUB_REPOSITORY", "org/repo")
     monkeypatch.setenv("GITHUB_SHA", "abc123")
     monkeypatch.setenv("GITHUB_WORKSPACE", str(REPO))
-    out = gsg("validate", "tp-heads", "--fleet", str(FLEET), "-o", "markdown", cwd=REPO / "examples" / "negative").out
-    assert "](https://github.com/org/repo/blob/abc123/examples/negative/tp-heads/spec.yaml#L9)" in out
+    out = gsg("validate", "GSG037-tp-heads", "--fleet", str(FLEET), "-o", "markdown", cwd=REPO / "examples" / "negative").out
+    assert "](https://github.com/org/repo/blob/abc123/examples/negative/GSG037-tp-heads/spec.yaml#L9)" in out

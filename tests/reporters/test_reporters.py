@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from support import FLEET, REPO
-from gpustack_guard.core.findings import RULES
+from gpustack_guard.core.rules.registry import RULES
 
 NEGATIVE = REPO / "examples" / "negative"
 SARIF_LEVELS = {"error", "warning", "note", "none"}
@@ -71,23 +71,23 @@ def test_markdown_has_table_and_links(all_negative):
     result = all_negative("markdown")
     assert result.out.startswith("## gsg validate")
     assert "| | Rule | Where | Spec | Message | Fix |" in result.out
-    assert "](tp-heads/spec.yaml#L9)" in result.out
+    assert "](GSG037-tp-heads/spec.yaml#L9)" in result.out
 
 
 def test_auto_picks_github_under_actions(gsg, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "GSG003-unknown-field")
     assert result.out.startswith("::error file=spec.yaml,line=4,col=1,title=GSG003 unknown-field::")
 
 
 def test_env_twin_selects_format(gsg, monkeypatch):
     monkeypatch.setenv("GSG_OUTPUT", "json")
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=NEGATIVE / "GSG003-unknown-field")
     assert json.loads(result.out)["findings"][0]["rule_id"] == "GSG003"
 
 
 def test_report_on_stdout_summary_on_stderr(gsg):
-    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=NEGATIVE / "unknown-field")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=NEGATIVE / "GSG003-unknown-field")
     json.loads(result.out)
     assert result.err == "gsg: 1 error, 0 warnings, 0 notes in 1 spec (1 file)\n"
 
@@ -149,7 +149,7 @@ def test_sarif_fingerprints_are_unique_even_for_twin_documents(all_negative, gsg
     results = json.loads(all_negative("sarif").out)["runs"][0]["results"]
     prints = [r["partialFingerprints"]["gsgFinding/v1"] for r in results]
     assert len(prints) == len(set(prints))
-    twins = gsg("validate", "duplicate-name", "--fleet", str(FLEET), "-o", "sarif", cwd=NEGATIVE)
+    twins = gsg("validate", "GSG005-duplicate-name", "--fleet", str(FLEET), "-o", "sarif", cwd=NEGATIVE)
     twin_results = json.loads(twins.out)["runs"][0]["results"]
     same_message = [r for r in twin_results if r["ruleId"] == "GSG039"]
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in same_message] == [1, 7]
@@ -167,4 +167,4 @@ def test_gitlab_code_quality_report(all_negative):
         assert issue["severity"] in {"info", "minor", "major"} and re.match(r"GSG\d{3} [a-z0-9-]+$", issue["check_name"])
         assert issue["location"]["lines"]["begin"] >= 1 and not issue["location"]["path"].startswith("/")
     tp3 = next(i for i in issues if i["check_name"] == "GSG037 tp-heads")
-    assert tp3["severity"] == "major" and tp3["location"]["path"] == "tp-heads/spec.yaml"
+    assert tp3["severity"] == "major" and tp3["location"]["path"] == "GSG037-tp-heads/spec.yaml"

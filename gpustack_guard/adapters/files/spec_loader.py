@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
@@ -68,7 +69,7 @@ def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]
         try:
             located = load_documents(read_text(path))
         except YamlSyntaxError as exc:
-            problems.append(F.finding(F.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
+            problems.append(F.finding(D.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
             continue
         docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
 

@@ -3,37 +3,87 @@
 GPUStack books `total x gpu_memory_utilization` per GPU for vLLM (x mem_fraction_static for SGLang) and
 admits a GPU only when its free fraction is at least that much. `allocated` counts GPUStack's own bookings
 only; live `used` memory of foreign processes is invisible to it, so gsg tracks both.
+
+Every value here is immutable: booking a placement or adding a footprint returns a new Ledger, so the
+placement stage is an explicit fold over the specs in their apply order.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
 
-from gpustack_guard.core.fleet.model import Cluster, GpuRef, gpu_index
+from gpustack_guard.core.fleet.model import Cluster, GpuRef, Worker, gpu_index
 
 
-@dataclass
+class Unplaced(enum.Enum):
+    """Why a deployment got no placement; the placement rules pick their id from this, never from text."""
+
+    CLUSTER_REQUIRED = "cluster-required"  # no cluster_name and the fleet has several clusters
+    CLUSTER_UNKNOWN = "cluster-unknown"  # cluster_name names no cluster of the fleet
+    WORKER_SELECTOR = "worker-selector"  # the selector matches no ready worker
+    GPU_ID_UNKNOWN = "gpu-id-unknown"  # gpu_ids lists GPUs the cluster does not have
+    PARALLEL_MISMATCH = "parallel-mismatch"  # gpus_per_replica differs from tp x pp
+    TOO_FEW_GPU_IDS = "too-few-gpu-ids"  # replicas x GPUs per replica exceed the listed gpu_ids
+    WORKER_TOO_SMALL = "worker-too-small"  # no eligible worker has enough GPUs for one replica
+    NO_READY_WORKER = "no-ready-worker"  # the cluster has no ready worker at all
+    NO_FREE_FRACTION = "no-free-fraction"  # no worker has enough GPUs with GPUStack's free fraction
+    NO_ROOM_FOR_CLAIM = "no-room-for-claim"  # claim-based backends: no worker has room for the claim
+
+
+@dataclass(frozen=True)
+class PlacementFailure:
+    """A structured reason with the numbers the finding prints; fields a reason does not use stay zero."""
+
+    reason: Unplaced
+    replica: int = 0  # 1-based replica that could not be placed (automatic placement)
+    count: int = 0  # GPUs per replica
+    largest_worker: int = 0  # GPUs of the largest eligible worker
+    fraction: float = 0.0  # the free fraction GPUStack requires
+    best_fraction: float = 0.0  # the best free fraction on offer
+    parallel: int = 0  # tp x pp
+    needed: int = 0  # replicas x GPUs per replica
+    listed: int = 0  # gpu_ids given
+    missing: tuple[tuple[int, str], ...] = ()  # (gpu_ids index, id) of unknown GPUs
+    known: tuple[str, ...] = ()  # cluster names of the fleet
+
+
+@dataclass(frozen=True)
 class Placement:
-    replicas: list[list[GpuRef]]
+    replicas: tuple[tuple[GpuRef, ...], ...]
     manual: bool
     fraction: float  # the gmu / mem fraction GPUStack checks against (0 = claim-based)
-    booking: dict[str, int] = field(default_factory=dict)  # GPUStack booking of this spec per GPU id
+    booking: Mapping[str, int] = field(default_factory=dict)  # GPUStack booking of this spec per GPU id
 
 
-class Ledger:
-    """Per-GPU state of one cluster while specs are placed in order."""
+def replica_bookings(replicas, fraction: float, claim_of: Callable[[tuple[GpuRef, ...]], int]) -> dict[str, int]:
+    """What GPUStack books per GPU id: total x fraction, or the claim for claim-based backends."""
+    booking: dict[str, int] = {}
+    for gpus in replicas:
+        claim = None if fraction else claim_of(gpus)
+        for ref in gpus:
+            booking[ref.id] = booking.get(ref.id, 0) + (int(ref.total * fraction) if fraction else claim)
+    return booking
 
-    def __init__(self, cluster: Cluster, managed_names: set[str]):
-        self.cluster = cluster
-        self.gpus = gpu_index(cluster)
-        self.base_allocated: dict[str, int] = {}
-        self.base_used: dict[str, int] = {}
-        self.existing: dict[str, list[tuple[str, int]]] = {gid: [] for gid in self.gpus}
-        self.bookings: dict[str, int] = {gid: 0 for gid in self.gpus}
-        self.footprints: dict[str, list[tuple[str, int]]] = {gid: [] for gid in self.gpus}
-        self._selected: dict[tuple, list] = {}
-        managed_claims: dict[str, int] = {gid: 0 for gid in self.gpus}
-        other_claims: dict[str, int] = {gid: 0 for gid in self.gpus}
+
+@dataclass(frozen=True, eq=False)
+class ClusterBase:
+    """What a cluster holds before any managed spec lands: computed once per cluster, never changed."""
+
+    cluster: Cluster
+    gpus: Mapping[str, GpuRef]
+    base_allocated: Mapping[str, int]
+    base_used: Mapping[str, int]
+    existing: Mapping[str, tuple[tuple[str, int], ...]]  # foreign instances' claims per GPU id
+    _selected: dict = field(default_factory=dict, repr=False)  # memo of eligible workers per selector
+
+    @classmethod
+    def of(cls, cluster: Cluster, managed_names: set[str]) -> ClusterBase:
+        gpus = gpu_index(cluster)
+        existing: dict[str, list[tuple[str, int]]] = {gid: [] for gid in gpus}
+        managed_claims = dict.fromkeys(gpus, 0)
+        other_claims = dict.fromkeys(gpus, 0)
         for instance in cluster.instances:
             worker = next((w for w in cluster.workers if w.name == instance.worker), None)
             if worker is None:
@@ -47,23 +97,57 @@ class Ledger:
                     managed_claims[gid] += claim
                 else:
                     other_claims[gid] += claim
-                    self.existing[gid].append((instance.model, claim))
-        for gid, ref in self.gpus.items():
+                    existing[gid].append((instance.model, claim))
+        allocated, used = {}, {}
+        for gid, ref in gpus.items():
             memory = ref.gpu.memory
             # Without an instance list the reported `allocated` is all we know of GPUStack's bookings.
-            allocated = other_claims[gid] if cluster.instances else memory.allocated
-            self.base_allocated[gid] = allocated
-            self.base_used[gid] = max(memory.used - managed_claims[gid], 0)
+            allocated[gid] = other_claims[gid] if cluster.instances else memory.allocated
+            used[gid] = max(memory.used - managed_claims[gid], 0)
+        return cls(cluster, gpus, allocated, used, {gid: tuple(v) for gid, v in existing.items()})
 
-    def workers_matching(self, selector: dict[str, str]):
+    def workers_matching(self, selector: dict[str, str]) -> list[Worker]:
         key = tuple(sorted(selector.items()))
         if key not in self._selected:
             self._selected[key] = eligible_workers(self.cluster, selector)
         return self._selected[key]
 
+
+@dataclass(frozen=True, eq=False)
+class Ledger:
+    """Per-GPU state of one cluster at one point of the fold: GPUStack's bookings and real footprints so far."""
+
+    base: ClusterBase
+    bookings: Mapping[str, int]
+    footprints: Mapping[str, tuple[tuple[str, int], ...]]  # (spec name, bytes) per GPU id
+
+    @classmethod
+    def empty(cls, cluster: Cluster, managed_names: set[str]) -> Ledger:
+        base = ClusterBase.of(cluster, managed_names)
+        return cls(base, dict.fromkeys(base.gpus, 0), {gid: () for gid in base.gpus})
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.base.cluster
+
+    @property
+    def gpus(self) -> Mapping[str, GpuRef]:
+        return self.base.gpus
+
+    @property
+    def base_allocated(self) -> Mapping[str, int]:
+        return self.base.base_allocated
+
+    @property
+    def existing(self) -> Mapping[str, tuple[tuple[str, int], ...]]:
+        return self.base.existing
+
+    def workers_matching(self, selector: dict[str, str]) -> list[Worker]:
+        return self.base.workers_matching(selector)
+
     def allocatable(self, ref: GpuRef) -> int:
         """GPUStack's view: total - its bookings - system reserved (live usage ignored)."""
-        return max(ref.total - self.base_allocated[ref.id] - self.bookings[ref.id]
+        return max(ref.total - self.base.base_allocated[ref.id] - self.bookings[ref.id]
                    - ref.worker.system_reserved.vram, 0)
 
     def free_fraction(self, ref: GpuRef) -> float:
@@ -71,14 +155,20 @@ class Ledger:
 
     def occupied_before(self, gid: str) -> int:
         """Memory held before any spec lands: GPUStack bookings or live usage, whichever is larger."""
-        return max(self.base_allocated[gid], self.base_used[gid])
+        return max(self.base.base_allocated[gid], self.base.base_used[gid])
 
-    def book(self, placement: Placement) -> None:
+    def booked(self, placement: Placement) -> Ledger:
+        bookings = dict(self.bookings)
         for gid, amount in placement.booking.items():
-            self.bookings[gid] += amount
+            bookings[gid] += amount
+        return Ledger(self.base, bookings, self.footprints)
 
-    def add_footprint(self, gid: str, spec_name: str, amount: int) -> None:
-        self.footprints[gid].append((spec_name, amount))
+    def with_footprints(self, entries: Iterable[tuple[str, str, int]]) -> Ledger:
+        """The ledger with each (GPU id, spec name, bytes) added, in the order given."""
+        footprints = dict(self.footprints)
+        for gid, spec_name, amount in entries:
+            footprints[gid] = footprints[gid] + ((spec_name, amount),)
+        return Ledger(self.base, self.bookings, footprints)
 
 
 def eligible_workers(cluster: Cluster, selector: dict[str, str] | None):
@@ -87,15 +177,15 @@ def eligible_workers(cluster: Cluster, selector: dict[str, str] | None):
 
 
 def choose_gpus(ledger: Ledger, workers, count: int, fraction: float, claim_of, strategy: str,
-                replicas: int) -> tuple[list[list[GpuRef]], str | None]:
+                replicas: int) -> tuple[tuple[tuple[GpuRef, ...], ...], PlacementFailure | None]:
     """Automatic placement: per replica, `count` GPUs on one worker that pass GPUStack's admission.
 
     `claim_of(gpus)` gives the per-GPU claim for claim-based backends (fraction == 0).
-    Returns (replica GPU lists, reason when not every replica could be placed).
+    Returns (replica GPU lists, the failure when not every replica could be placed).
     """
-    placed: list[list[GpuRef]] = []
+    placed: list[tuple[GpuRef, ...]] = []
     taken: set[str] = set()
-    reason = None
+    failure = None
     for _ in range(replicas):
         options = []
         for worker in workers:
@@ -105,7 +195,7 @@ def choose_gpus(ledger: Ledger, workers, count: int, fraction: float, claim_of, 
             refs.sort(key=lambda r: ledger.allocatable(r), reverse=True)
             if len(refs) < count:
                 continue
-            chosen = refs[:count]
+            chosen = tuple(refs[:count])
             if fraction == 0:
                 claim = claim_of(chosen)
                 if any(claim > ledger.allocatable(r) for r in chosen):
@@ -116,15 +206,16 @@ def choose_gpus(ledger: Ledger, workers, count: int, fraction: float, claim_of, 
                        default=0.0)
             most = max((len(w.gpus) for w in workers), default=0)
             if most < count:
-                reason = f"needs {count} GPUs on one worker; the largest eligible worker has {most}"
+                reason = Unplaced.WORKER_TOO_SMALL
             elif fraction > 0:
-                reason = (f"needs {count} GPU(s) with a free fraction of at least {fraction:.2f}; "
-                          f"the best GPU has {best:.2f}")
+                reason = Unplaced.NO_FREE_FRACTION
             else:
-                reason = f"no worker has {count} GPU(s) with room for the claim"
+                reason = Unplaced.NO_ROOM_FOR_CLAIM
+            failure = PlacementFailure(reason, replica=len(placed) + 1, count=count, largest_worker=most,
+                                       fraction=fraction, best_fraction=best)
             break
         options.sort(key=lambda o: (o[0], o[1]), reverse=(strategy != "binpack"))
         chosen = options[0][2]
         placed.append(chosen)
         taken.update(r.id for r in chosen)
-    return placed, reason
+    return tuple(placed), failure

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
 NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
+
+
+class NoEstimate(enum.Enum):
+    """Why the estimation stage produced no (or only a partial) estimate; rules pick their id from this."""
+
+    NO_FACTS = "no-facts"  # neither catalog, config nor guard.model describes the architecture
+    WEIGHTS_UNKNOWN = "weights-unknown"  # the architecture is known but the weight bytes are not
+    UNSUPPORTED_MODEL = "unsupported-model"  # the engine has no memory model for the architecture
+    BAD_ARGUMENTS = "bad-arguments"  # the engine could not read a backend argument's value
 
 
 class UnsupportedModel(ValueError):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_core import ValidationError
 
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec.model import (
     BUILTIN_BACKENDS, COMMUNITY_BACKENDS, SERVER_MANAGED_FIELDS, SOURCE_ID_FIELD, DeploymentSpec,
 )
@@ -18,9 +19,10 @@ from gpustack_guard.core.ports import LocatedData
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SpecDoc:
-    """A spec document as read from disk: where it is, its raw data and its positions."""
+    """A spec document as read from disk: where it is, its raw data and its positions; after the check stage,
+    a copy carries the validated spec."""
 
     file: str
     index: int  # document number in the file
@@ -66,21 +68,21 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
             parent_fields = _known_fields(path[:-1])
             hint = _suggest(str(path[-1]), parent_fields) if parent_fields else None
             message = f"unknown field '{dotted}' (GPUStack would silently drop it)"
-            result.append(F.finding(F.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
+            result.append(F.finding(D.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else "remove it"))
         elif kind in ("literal_error", "enum"):
             expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
             value = _get(doc.raw, path)
             hint = _suggest(str(value), expected)
             message = f"'{dotted}' is '{value}', expected one of: {', '.join(expected)}"
-            result.append(F.finding(F.ENUM_SPELLING, doc.at(*path), message, spec=doc.name,
+            result.append(F.finding(D.ENUM_SPELLING, doc.at(*path), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else None))
         elif kind == "missing":
-            result.append(F.finding(F.SCHEMA, doc.at(*path[:-1]) if path[:-1] else doc.at(),
+            result.append(F.finding(D.SCHEMA, doc.at(*path[:-1]) if path[:-1] else doc.at(),
                                     f"required field '{dotted}' is missing", spec=doc.name,
                                     fix=f"add '{path[-1]}:'"))
         else:
-            result.append(F.finding(F.SCHEMA, doc.at(*path), f"'{dotted}': {err['msg']}", spec=doc.name))
+            result.append(F.finding(D.SCHEMA, doc.at(*path), f"'{dotted}': {err['msg']}", spec=doc.name))
     return result
 
 
@@ -107,19 +109,20 @@ def _known_fields(path: tuple) -> list[str]:
     return list(record.record_fields)
 
 
-def check_document(doc: SpecDoc) -> list[F.Finding]:
-    """Validate one document; on success sets doc.spec. Returns the findings (maybe warnings only)."""
+def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
+    """The check stage for one document: the document carrying its validated spec (unchanged when an error was
+    found), and the findings (maybe warnings only)."""
     raw = doc.raw
     if not isinstance(raw, dict):
-        return [F.finding(F.SCHEMA, doc.at(), "a spec document must be a mapping of GPUStack fields")]
+        return doc, [F.finding(D.SCHEMA, doc.at(), "a spec document must be a mapping of GPUStack fields")]
     found: list[F.Finding] = []
     for path, line, column in doc.located.duplicate_keys:
-        found.append(F.finding(F.DUPLICATE_KEY, F.Location(doc.file, line, column),
+        found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
                                f"key '{'.'.join(map(str, path))}' appears twice; YAML keeps only the last",
                                spec=doc.name, fix="remove one of them"))
     data = dict(raw)
     for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
-        found.append(F.finding(F.SERVER_MANAGED, doc.at(key, key=True),
+        found.append(F.finding(D.SERVER_MANAGED, doc.at(key, key=True),
                                f"'{key}' is managed by the GPUStack server and cannot be declared",
                                spec=doc.name, fix=f"remove '{key}'"))
         data.pop(key)
@@ -129,12 +132,12 @@ def check_document(doc: SpecDoc) -> list[F.Finding]:
     try:
         spec = DeploymentSpec.validate(data)
     except ValidationError as error:
-        return found + _pydantic_findings(doc, error)
+        return doc, found + _pydantic_findings(doc, error)
     found.extend(_check_source(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
-    if not any(f.severity == F.Severity.ERROR for f in found):
-        doc.spec = spec
-    return found
+    if any(f.severity == F.Severity.ERROR for f in found):
+        return doc, found
+    return replace(doc, spec=spec), found
 
 
 def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
@@ -144,10 +147,10 @@ def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
     hint = _suggest(backend, known)
     if hint and hint.lower() == backend.lower():
         why = " lowercase makes GPUStack book it as a Custom backend" if hint in BUILTIN_BACKENDS else ""
-        return [F.finding(F.ENUM_SPELLING, doc.at("backend"),
+        return [F.finding(D.ENUM_SPELLING, doc.at("backend"),
                           f"backend '{backend}' is not spelled as GPUStack expects (case-sensitive);{why}",
                           spec=doc.name, fix=f"did you mean '{hint}'?")]
-    return [F.finding(F.BACKEND_UNKNOWN, doc.at("backend"),
+    return [F.finding(D.BACKEND_UNKNOWN, doc.at("backend"),
                       f"backend '{backend}' is not a built-in or known community backend; "
                       "gsg checks it like Custom (weights only)", spec=doc.name,
                       fix=f"did you mean '{hint}'?" if hint else None)]
@@ -157,13 +160,13 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     field = SOURCE_ID_FIELD[spec.source]
     if spec.source_id:
         return []
-    return [F.finding(F.SOURCE_ID, doc.at("source"), f"source '{spec.source}' needs '{field}'",
+    return [F.finding(D.SOURCE_ID, doc.at("source"), f"source '{spec.source}' needs '{field}'",
                       spec=spec.name, fix=f"add '{field}:'")]
 
 
 def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     if not spec.gpu_selector or not spec.gpu_selector.gpu_ids:
         return []
-    return [F.finding(F.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
+    return [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
                       f"gpu id '{gpu_id}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
             for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]

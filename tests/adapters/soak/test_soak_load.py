@@ -7,7 +7,7 @@ import dataclasses
 import socket
 
 import httpx
-from soak_fakes import SCENARIOS, FakeServer
+from support.soak_fakes import SCENARIOS, FakeServer
 
 from gpustack_guard.adapters.soak.load import Target, chat_completions_url, drive, make_client, stream_one
 from gpustack_guard.core.soak.prompts import make_prompt

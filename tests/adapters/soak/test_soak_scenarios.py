@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from soak_fakes import Router
+from support.soak_fakes import Router
 
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
 

@@ -1,0 +1,364 @@
+"""Memory rules (GSG030-GSG040 but GSG035): each reads the estimation stage's result for one spec, prints the
+breakdown and names the flag to change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from gpustack_guard.core import args as A
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.findings import Finding, Rule, Severity, finding
+from gpustack_guard.core.memory import estimate as verdict
+from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.rules import per_spec
+from gpustack_guard.core.units import gib
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.stages.results import Evaluation, Results
+
+LEN_FLAG = {"vllm": "--max-model-len", "sglang": "--context-length", "llamacpp": "--ctx-size"}
+FRACTION_FLAG = {"vllm": "--gpu-memory-utilization", "sglang": "--mem-fraction-static"}
+
+
+def flag_location(ev: Evaluation, flag: str) -> F.Location:
+    """Point at the spec's own argument when it has one, else at what produced the arguments."""
+    r = ev.rendered
+    key = flag.lstrip("-")
+    try:
+        spec_args = A.parse(r.spec.backend_parameters, r.family)
+    except A.ArgError:
+        spec_args = []
+    for arg in reversed(spec_args):
+        if arg.key == key:
+            return r.doc.at("backend_parameters", arg.index)
+    if r.spec.guard.template:
+        return r.doc.at("guard", "template")
+    if r.spec.backend_parameters is not None:
+        return r.doc.at("backend_parameters")
+    return r.doc.at("name")
+
+
+def _breakdown(est: Estimate) -> str:
+    if est.engine == "llama.cpp":
+        x = est.extra
+        return (f"{x['offload_layers']}/{x['total_layers']} layers: weights {gib(est.weights)} + KV "
+                f"{gib(est.kv_cache)} (ctx {x['ctx_size']}) + compute {gib(est.activation)} + output "
+                f"{gib(x['output_buffer'])} + platform {gib(est.non_torch)} = {gib(est.requested)} "
+                f"of {gib(est.gpu_total)}")
+    parts = [f"requested {gib(est.requested)}", f"weights {gib(est.weights)}"]
+    if est.activation:
+        parts.append(f"activation {gib(est.activation)}")
+    parts.append(f"non-torch {gib(est.non_torch)}")
+    if est.extra.get("cuda_graphs_in_budget") and est.cuda_graphs:
+        parts.append(f"CUDA graphs {gib(est.cuda_graphs)}")
+    return " − ".join(parts) + f" = KV {gib(est.kv_available)} per GPU"
+
+
+def _fp8_hint(r) -> str:
+    current = (r.flags.get("kv-cache-dtype") or "auto").lower()
+    return ", or halve the KV cache with --kv-cache-dtype fp8" if not current.startswith("fp8") else ""
+
+
+def _severity(policy, level: str) -> Severity:
+    if policy.strict:
+        return Severity.ERROR
+    return Severity(level)
+
+
+_FACTS_FIX = {
+    NoEstimate.NO_FACTS: "set guard.model.catalog, guard.model.config, or the architecture fields in guard.model",
+    NoEstimate.WEIGHTS_UNKNOWN: "set guard.model.weight_bytes (checkpoint size) and the missing fields",
+}
+
+
+@per_spec
+def _model_facts(ev: Evaluation) -> Iterator[Finding]:
+    failure = ev.failure
+    if failure is not None and failure.reason in (NoEstimate.NO_FACTS, NoEstimate.WEIGHTS_UNKNOWN,
+                                                  NoEstimate.UNSUPPORTED_MODEL):
+        yield finding(MODEL_FACTS, failure.location, failure.message, spec=ev.rendered.name,
+                      fix=_FACTS_FIX.get(failure.reason))
+
+
+MODEL_FACTS = Rule(
+    "GSG030", "model-facts", "The model's architecture or weight size is unknown: no arithmetic possible.",
+    what="A model whose architecture (layers, heads, hidden size) or weight bytes gsg cannot learn from the "
+         "catalog, a config.json, the hub or guard.model; or an architecture the engine has no memory model for.",
+    why="Without them nothing about the deployment's memory can be checked, and an unchecked spec must not pass "
+        "as if it fitted.",
+    example="name: mystery\nsource: huggingface\nhuggingface_repo_id: acme/secret-model-13b   # offline, no catalog "
+            "entry",
+    fix="Set guard.model.catalog, guard.model.config, or the architecture fields and weight_bytes in guard.model.",
+    check=_model_facts)
+
+
+@per_spec
+def _no_kv_memory(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family == "llamacpp" or est.verdict not in (verdict.NO_KV_MEMORY, verdict.DOES_NOT_FIT):
+        return
+    yield finding(NO_KV_MEMORY, flag_location(ev, FRACTION_FLAG[r.family]),
+                  f"no memory left for the KV cache: {_breakdown(est)}", spec=r.name,
+                  fix=f"raise {FRACTION_FLAG[r.family]}, add GPUs (tensor parallel) or use a smaller / "
+                      "quantised model", **est.as_json())
+
+
+NO_KV_MEMORY = Rule(
+    "GSG031", "no-kv-memory", "Nothing is left for the KV cache after weights, activations and overheads.",
+    what="A vLLM/SGLang deployment whose requested memory (gmu x total, or the static fraction) minus weights, "
+         "activation peak, non-torch memory and CUDA graphs leaves no KV cache on the worst rank.",
+    why="The engine fails at startup (no blocks for the cache), after GPUStack has already booked the GPU.",
+    example="huggingface_repo_id: meta-llama/Llama-3.3-70B-Instruct   # 131 GiB of bf16 weights\n"
+            "gpu_selector: {gpu_ids: [gpu-b:cuda:0]}               # one 48 GB card\n"
+            "backend_parameters: [--gpu-memory-utilization=0.9]",
+    fix="Raise --gpu-memory-utilization, add GPUs (tensor parallel), or use a smaller or quantised model.",
+    check=_no_kv_memory)
+
+
+@per_spec
+def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family == "llamacpp" or est.verdict != verdict.KV_BELOW_MAX_LEN:
+        return
+    len_flag = LEN_FLAG[r.family]
+    unset = len_flag.lstrip("-") not in r.flags
+    length = f"{est.max_model_len:,}" + (" (unset: the model's native length)" if unset else "")
+    yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
+                  f"one sequence of {length} tokens needs {gib(est.kv_needed)} "
+                  f"of KV cache but only {gib(max(est.kv_available, 0))} is available "
+                  f"({_breakdown(est)}); the engine will refuse to start. Estimated maximum model length: "
+                  f"{est.estimated_max_model_len:,}", spec=r.name,
+                  fix=f"set {len_flag} {est.estimated_max_model_len} or lower" + _fp8_hint(r),
+                  **est.as_json())
+
+
+KV_BELOW_MAX_LEN = Rule(
+    "GSG032", "kv-below-max-model-len",
+    "The KV cache cannot hold one sequence of max_model_len: vLLM refuses to start.",
+    what="A KV cache that is too small for a single sequence of the maximum model length (unset: the model's "
+         "native length, vLLM's default).",
+    why="vLLM checks this at startup and exits: the KV cache must hold at least one request of max_model_len.",
+    example="huggingface_repo_id: meta-llama/Llama-3.3-70B-Instruct\n"
+            "backend_parameters:\n  - --tensor-parallel-size=4   # --max-model-len unset: 131,072",
+    fix="Set --max-model-len to the estimated maximum or lower, or halve the KV cache with --kv-cache-dtype fp8.",
+    check=_kv_below_max_len)
+
+
+@per_spec
+def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    policy = r.spec.guard.policy
+    if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
+        return
+    workload = r.spec.guard.workload
+    per_seq = est.max_model_len
+    basis = f"max_model_len {est.max_model_len:,}"
+    if workload.prompt_tokens_p99 or workload.max_output_tokens:
+        per_seq = (workload.prompt_tokens_p99 or 0) + (workload.max_output_tokens or 0)
+        basis = f"workload p99 prompt + output = {per_seq:,}"
+    seqs = est.max_num_seqs
+    if not per_seq or seqs * per_seq <= est.kv_capacity_tokens:
+        return
+    fit = est.kv_capacity_tokens // per_seq
+    flag = "--max-num-seqs" if r.family == "vllm" else "--max-running-requests"
+    yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag),
+                  f"{flag} {seqs} x {per_seq:,} tokens ({basis}) = {seqs * per_seq:,} tokens, but the KV pool "
+                  f"holds {est.kv_capacity_tokens:,} tokens ({gib(est.kv_cache)} per GPU): {fit} such sequences "
+                  f"fit at once (max concurrency {est.max_concurrency:.2f}x at {est.max_model_len:,}); the rest "
+                  "queue or get preempted", spec=r.name, severity=_severity(policy, policy.kv_oversubscription),
+                  fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + _fp8_hint(r),
+                  sequences_fitting=fit, **est.as_json())
+
+
+KV_OVERSUBSCRIBED = Rule(
+    "GSG033", "kv-oversubscribed",
+    "max_num_seqs x tokens per sequence exceeds the KV capacity: requests queue or get preempted.",
+    Severity.WARNING,
+    what="More concurrent sequences (--max-num-seqs / --max-running-requests) times the tokens of one sequence "
+         "(guard.workload's p99 prompt + output, else max_model_len) than the KV pool holds.",
+    why="The engine starts, but under full load it queues or preempts requests: latency and throughput are far "
+        "from what the concurrency setting promises.",
+    example="backend_parameters: [--max-model-len=32768, --max-num-seqs=64]\n"
+            "guard:\n  workload: {prompt_tokens_p99: 16000, max_output_tokens: 4000}",
+    fix="Lower --max-num-seqs to the number that fits, lower --max-model-len, or use --kv-cache-dtype fp8. "
+        "guard.policy.kv_oversubscription sets the severity (off | warning | error; guard.policy.strict: error).",
+    check=_kv_oversubscription)
+
+
+@per_spec
+def _headroom(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    policy = r.spec.guard.policy
+    if est is None or r.family == "llamacpp" or policy.headroom == "off" or est.headroom >= est.headroom_needed:
+        return
+    x = est.extra
+    if r.family == "vllm":
+        pieces = [f"CUDA context {gib(x['cuda_context'])}"]
+        if x["comm_buffers"]:
+            pieces.append(f"NCCL/all-reduce {gib(x['comm_buffers'])}")
+        if not x["cuda_graphs_in_budget"] and est.cuda_graphs:
+            pieces.append(f"CUDA graphs {gib(est.cuda_graphs)} (captured after the KV cache in vLLM {est.version})")
+        pieces.append(f"sampler warm-up {gib(x['sampler_warmup'])} ({est.max_num_seqs} seqs)")
+        pieces.append(f"allocator slack {gib(est.headroom_needed - sum_known(x, est))}")
+        needed = " + ".join(pieces)
+        fraction = est.extra["gpu_memory_utilization"]
+    else:
+        needed = f"activations and CUDA graphs (SGLang's own reserve heuristic) {gib(est.headroom_needed)}"
+        fraction = est.extra["mem_fraction_static"]
+    best = max(0.0, 1 - est.headroom_needed / est.gpu_total)
+    flag = FRACTION_FLAG[r.family]
+    yield finding(HEADROOM, flag_location(ev, flag),
+                  f"{flag} {fraction} leaves {gib(est.headroom)} of {gib(est.gpu_total)} outside the engine's "
+                  f"budget, but {gib(est.headroom_needed)} is needed there: {needed}; expect an OOM at graph "
+                  "capture or under load", spec=r.name, severity=_severity(policy, policy.headroom),
+                  fix=f"set {flag} {int(best * 100) / 100:.2f} or lower"
+                      + (", or --enforce-eager" if r.family == "vllm" else ""), **est.as_json())
+
+
+def sum_known(x: dict, est: Estimate) -> int:
+    graphs = 0 if x["cuda_graphs_in_budget"] else est.cuda_graphs
+    return x["cuda_context"] + x["comm_buffers"] + graphs + x["sampler_warmup"]
+
+
+HEADROOM = Rule(
+    "GSG034", "headroom",
+    "The memory left after gpu_memory_utilization cannot hold CUDA graphs, sampler warm-up and CUDA/NCCL context.",
+    Severity.WARNING,
+    what="A --gpu-memory-utilization (SGLang: --mem-fraction-static) so high that the rest of the GPU cannot hold "
+         "what the engine allocates outside its budget: CUDA context, NCCL buffers, CUDA graphs captured after "
+         "the KV cache, sampler warm-up.",
+    why="The engine passes its startup check, then OOMs at CUDA-graph capture or under the first full batch.",
+    example="backend_parameters:\n  - --tensor-parallel-size=4\n  - --gpu-memory-utilization=0.92",
+    fix="Lower the fraction to the value the message gives, or pass --enforce-eager (vLLM). guard.policy.headroom "
+        "sets the severity (off | warning | error; guard.policy.strict: error).",
+    check=_headroom)
+
+
+@per_spec
+def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family != "llamacpp" or est.verdict != verdict.DOES_NOT_FIT:
+        return
+    x = est.extra
+    yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--gpu-layers"),
+                  f"llama.cpp needs more than the GPU holds: {_breakdown(est)}", spec=r.name,
+                  fix=f"lower --gpu-layers (now {x['offload_layers']}), --ctx-size or --parallel, "
+                      "or enable --flash-attn", **est.as_json())
+
+
+OFFLOAD_OVER_GPU = Rule(
+    "GSG036", "llamacpp-offload", "llama.cpp offloaded layers, KV cache and compute buffers exceed the GPU.",
+    what="A llama.cpp deployment whose offloaded layers (--gpu-layers), their KV cache for --ctx-size, the compute "
+         "buffer and the platform footprint add up to more than the GPU.",
+    why="llama.cpp fails to allocate its buffers while loading the model and the instance does not start.",
+    example="huggingface_filename: Llama-3.3-70B-Instruct-Q4_K_M.gguf   # 40 GiB of weights\n"
+            "gpu_selector: {gpu_ids: [gpu-d:cuda:0]}                   # a 24 GB card\n"
+            "backend: llama.cpp\nbackend_parameters: [--gpu-layers=80, --ctx-size=8192]",
+    fix="Lower --gpu-layers, --ctx-size or --parallel, or enable --flash-attn.",
+    check=_llamacpp_offload)
+
+
+def _tp_heads(results: Results) -> Iterator[Finding]:
+    if results.fleet is None:  # the memory rules need a fleet, as the engine arithmetic does
+        return
+    for ev in results.evaluations:
+        r = ev.rendered
+        if r.facts is None or r.family not in ("vllm", "sglang") or not r.facts.num_attention_heads:
+            continue
+        tp, _ = r.parallel_size()
+        heads, kv = r.facts.num_attention_heads, r.facts.kv_heads
+        flag = "--tensor-parallel-size" if r.family == "vllm" else "--tp-size"
+        if heads % tp:
+            yield finding(TP_HEADS, flag_location(ev, flag),
+                          f"total number of attention heads ({heads}) must be divisible by tensor parallel size "
+                          f"({tp})", spec=r.name, fix=f"set {flag} to a divisor of {heads}")
+        elif not r.facts.is_mla and kv and ((kv >= tp and kv % tp) or (kv < tp and tp % kv)):
+            yield finding(TP_HEADS, flag_location(ev, flag),
+                          f"KV heads ({kv}) and tensor parallel size ({tp}) must divide one another",
+                          spec=r.name, fix=f"set {flag} to a divisor or multiple of {kv}")
+
+
+TP_HEADS = Rule(
+    "GSG037", "tp-heads", "The tensor-parallel size does not divide the attention heads / KV heads.",
+    what="A tensor-parallel size that does not divide the model's attention heads, or KV heads and TP size of "
+         "which neither divides the other (MLA models aside).",
+    why="vLLM and SGLang refuse to start: each rank must hold whole heads.",
+    example="huggingface_repo_id: Qwen/Qwen2.5-7B-Instruct   # 28 attention heads\n"
+            "backend_parameters: [--tensor-parallel-size=3]",
+    fix="Set the tensor-parallel size to a divisor of the head count (and a divisor or multiple of the KV heads).",
+    check=_tp_heads)
+
+
+@per_spec
+def _max_len_unset(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family not in ("vllm", "sglang") or LEN_FLAG[r.family].lstrip("-") in r.flags \
+            or est.verdict == verdict.KV_BELOW_MAX_LEN:
+        return
+    extra = (" GPUStack's worker injects --max-model-len 8192 for vLLM when the native length is larger."
+             if r.family == "vllm" else "")
+    yield finding(MAX_LEN_UNSET, flag_location(ev, LEN_FLAG[r.family]),
+                  f"{LEN_FLAG[r.family]} is not pinned; gsg evaluated {est.max_model_len:,} tokens.{extra}",
+                  spec=r.name, fix=f"pin {LEN_FLAG[r.family]}")
+
+
+MAX_LEN_UNSET = Rule(
+    "GSG038", "max-model-len-unset",
+    "--max-model-len is not pinned, so the served length depends on engine and GPUStack defaults.", Severity.INFO,
+    what="A vLLM/SGLang deployment without --max-model-len / --context-length (reported unless GSG032 already "
+         "says the default does not fit).",
+    why="The served length then follows the engine's default (the model's native length) or GPUStack's injected "
+        "8192, and changes when either changes.",
+    example="backend: vLLM\nbackend_parameters: [--gpu-memory-utilization=0.9]",
+    fix="Pin --max-model-len (SGLang: --context-length).",
+    check=_max_len_unset)
+
+
+@per_spec
+def _version_unset(ev: Evaluation) -> Iterator[Finding]:
+    r = ev.rendered
+    if ev.estimate is None or r.spec.backend_version or r.family not in ("vllm", "sglang"):
+        return
+    yield finding(VERSION_UNSET, r.doc.at("name"),
+                  f"backend_version is not pinned; gsg assumed {DEFAULT_VERSIONS[r.family]} for "
+                  "version-dependent arithmetic (CUDA-graph accounting, defaults)", spec=r.name,
+                  fix="pin backend_version")
+
+
+VERSION_UNSET = Rule(
+    "GSG039", "backend-version-unset",
+    "backend_version is not pinned; gsg assumed a version for version-dependent arithmetic.", Severity.INFO,
+    what="A vLLM/SGLang deployment without backend_version.",
+    why="Defaults and CUDA-graph accounting change between engine versions; gsg's arithmetic used its assumed "
+        "version, GPUStack will pick whatever it ships.",
+    example="backend: vLLM   # no backend_version",
+    fix="Pin backend_version.",
+    check=_version_unset)
+
+
+@per_spec
+def _max_len_above_native(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    native = r.facts.max_position_embeddings if r.facts else None
+    if est is None or not native or r.family != "vllm" or est.max_model_len <= native:
+        return
+    yield finding(MAX_LEN_ABOVE_NATIVE, flag_location(ev, "--max-model-len"),
+                  f"--max-model-len {est.max_model_len:,} exceeds the model's native {native:,} tokens; vLLM "
+                  "refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", spec=r.name,
+                  fix=f"set --max-model-len {native} or lower")
+
+
+MAX_LEN_ABOVE_NATIVE = Rule(
+    "GSG040", "max-model-len-above-native", "--max-model-len exceeds the model's native context length.",
+    Severity.WARNING,
+    what="A vLLM --max-model-len above the model's max_position_embeddings.",
+    why="vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and beyond the native length quality "
+        "degrades without RoPE scaling.",
+    example="huggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct   # native 32,768\n"
+            "backend_parameters: [--max-model-len=65536]",
+    fix="Set --max-model-len to the native length or lower (or configure RoPE scaling deliberately).",
+    check=_max_len_above_native)
+
+RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
+         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE)

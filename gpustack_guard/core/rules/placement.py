@@ -1,0 +1,206 @@
+"""Placement rules (GSG008, GSG020-GSG025): the cluster exists, gpu_ids exist, selectors match, the parallel
+size fits, and GPUStack's own admission. Each reads the placement stage's structured result."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from gpustack_guard.core.findings import Finding, Rule, finding
+from gpustack_guard.core.fleet.placement import Unplaced
+from gpustack_guard.core.rules import per_spec
+from gpustack_guard.core.units import gib
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.stages.results import Evaluation
+
+
+def _failed(ev: Evaluation, *reasons: Unplaced):
+    failure = ev.placed.failure
+    return failure if failure is not None and failure.reason in reasons else None
+
+
+@per_spec
+def _cluster(ev: Evaluation) -> Iterator[Finding]:
+    failure = _failed(ev, Unplaced.CLUSTER_REQUIRED, Unplaced.CLUSTER_UNKNOWN)
+    if failure is None:
+        return
+    spec, doc = ev.rendered.spec, ev.rendered.doc
+    known = ", ".join(failure.known) or "none"
+    if failure.reason is Unplaced.CLUSTER_REQUIRED:
+        yield finding(CLUSTER, doc.at("name"), f"cluster_name is required: the fleet has several clusters ({known})",
+                      spec=spec.name, fix="add 'cluster_name:'")
+    else:
+        yield finding(CLUSTER, doc.at("cluster_name"), f"cluster '{spec.cluster_name}' is not in the fleet "
+                      f"(known: {known})", spec=spec.name)
+
+
+CLUSTER = Rule(
+    "GSG008", "cluster", "cluster_name is missing or names no cluster in the fleet.",
+    what="A `cluster_name` that no cluster of the fleet has, or none at all when the fleet has several clusters.",
+    why="GPUStack rejects a deployment to an unknown cluster; without a cluster nothing can be placed or sized.",
+    example="name: elsewhere\ncluster_name: staging",
+    fix="Name one of the clusters the message lists (a fleet with one cluster may omit cluster_name).",
+    check=_cluster)
+
+
+@per_spec
+def _gpu_ids_exist(ev: Evaluation) -> Iterator[Finding]:
+    failure = _failed(ev, Unplaced.GPU_ID_UNKNOWN)
+    if failure is None:
+        return
+    known = ", ".join(sorted(ev.placed.ledger.gpus)[:8])
+    for i, gid in failure.missing:
+        yield finding(GPU_ID_UNKNOWN, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
+                      f"gpu id '{gid}' is not in cluster '{ev.cluster.name}' (known: {known}…)", spec=ev.rendered.name)
+
+
+GPU_ID_UNKNOWN = Rule(
+    "GSG020", "gpu-id-unknown", "A gpu_ids entry names no GPU in the fleet.",
+    what="A well-formed gpu_selector.gpu_ids entry that names no GPU of the cluster.",
+    why="GPUStack keeps the model pending forever: no worker has that GPU.",
+    example="gpu_selector:\n  gpu_ids:\n    - gpu-z:cuda:0",
+    fix="Use one of the GPU ids the message lists (`gsg snapshot` writes them all).",
+    check=_gpu_ids_exist)
+
+
+@per_spec
+def _selector(ev: Evaluation) -> Iterator[Finding]:
+    if _failed(ev, Unplaced.WORKER_SELECTOR) is None:
+        return
+    spec = ev.rendered.spec
+    yield finding(WORKER_SELECTOR, ev.rendered.doc.at("worker_selector"),
+                  f"worker_selector {spec.worker_selector or {}} matches no ready worker of cluster "
+                  f"'{ev.cluster.name}'", spec=spec.name, fix="fix the labels or label a worker")
+
+
+WORKER_SELECTOR = Rule(
+    "GSG021", "worker-selector", "worker_selector matches no ready worker of the cluster.",
+    what="A worker_selector whose labels no ready worker of the cluster carries (GPUStack adds worker-name to "
+         "every worker's labels).",
+    why="The model stays pending: GPUStack finds no candidate worker.",
+    example="worker_selector:\n  gpu: h100",
+    fix="Correct the labels, or label a worker.",
+    check=_selector)
+
+_CANNOT_PLACE_FIX = "pin gpu_selector.gpu_ids, free GPUs or lower the parallel size"
+
+
+def _cannot_place(ev: Evaluation, rule: Rule, reason: str) -> Finding:
+    return finding(rule, ev.rendered.doc.at("name"),
+                   f"GPUStack cannot place replica {ev.placed.failure.replica}: {reason}"
+                   " (gsg does not simulate multi-worker placement)", spec=ev.rendered.name, fix=_CANNOT_PLACE_FIX)
+
+
+@per_spec
+def _parallel_size(ev: Evaluation) -> Iterator[Finding]:
+    failure = _failed(ev, Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL)
+    if failure is None:
+        return
+    spec, doc = ev.rendered.spec, ev.rendered.doc
+    if failure.reason is Unplaced.PARALLEL_MISMATCH:
+        yield finding(PARALLEL_SIZE, doc.at("gpu_selector", "gpus_per_replica"),
+                      f"gpus_per_replica is {failure.count} but the parallel size (tp x pp) is {failure.parallel}",
+                      spec=spec.name, fix="make them equal")
+    elif failure.reason is Unplaced.TOO_FEW_GPU_IDS:
+        yield finding(PARALLEL_SIZE, doc.at("gpu_selector", "gpu_ids"),
+                      f"{spec.replicas} replica(s) x {failure.count} GPU(s) need {failure.needed} GPUs; gpu_ids "
+                      f"lists {failure.listed}", spec=spec.name,
+                      fix="list more gpu_ids or lower replicas / --tensor-parallel-size")
+    else:
+        yield _cannot_place(ev, PARALLEL_SIZE, f"needs {failure.count} GPUs on one worker; the largest eligible "
+                                               f"worker has {failure.largest_worker}")
+
+
+PARALLEL_SIZE = Rule(
+    "GSG022", "parallel-size", "The tensor/pipeline-parallel size does not fit the chosen GPUs.",
+    what="A tensor x pipeline parallel size that differs from gpus_per_replica, needs more gpu_ids than listed, "
+         "or needs more GPUs than the largest eligible worker has.",
+    why="vLLM and SGLang start one rank per GPU: with too few GPUs the instance never starts.",
+    example="gpu_selector:\n  gpu_ids: [gpu-c:cuda:0, gpu-c:cuda:1]\n"
+            "backend_parameters: [--tensor-parallel-size=4]",
+    fix="Make the parallel size match the GPUs: list more gpu_ids, lower replicas or --tensor-parallel-size.",
+    check=_parallel_size)
+
+
+@per_spec
+def _admission_fraction(ev: Evaluation) -> Iterator[Finding]:
+    spec, doc = ev.rendered.spec, ev.rendered.doc
+    forced = " GPUStack force-places a single replica on manual gpu_ids anyway (overcommit);" \
+        if spec.replicas == 1 else " GPUStack refuses to place it;"
+    for check in ev.placed.admission:
+        if check.fraction and check.free_fraction < check.fraction:
+            ref = check.gpu
+            yield finding(ADMISSION_FRACTION, doc.at("gpu_selector", "gpu_ids"),
+                          f"GPU {ref.id} has {check.free_fraction:.2f} of {gib(ref.total)} free by GPUStack's "
+                          f"bookings, below the {check.fraction:.2f} it books for this deployment.{forced} vLLM "
+                          "will not start", spec=spec.name,
+                          fix="lower --gpu-memory-utilization or move the deployment",
+                          gpu=ref.id, free_fraction=round(check.free_fraction, 4), fraction=check.fraction)
+
+
+ADMISSION_FRACTION = Rule(
+    "GSG023", "admission-free-fraction",
+    "A chosen GPU's free fraction is below gpu_memory_utilization: GPUStack will not schedule it.",
+    what="A pinned GPU whose free fraction by GPUStack's bookings (earlier specs in wave/file order, existing "
+         "instances, system reserve) is below the fraction this deployment books.",
+    why="GPUStack admits a vLLM/SGLang GPU only with total x gmu free; a single manual replica is force-placed "
+        "anyway and vLLM then fails its startup memory check.",
+    example="name: first\ngpu_selector: {gpu_ids: [gpu-b:cuda:0]}\n---\nname: second\n"
+            "gpu_selector: {gpu_ids: [gpu-b:cuda:0]}   # two default-gmu (0.9) vLLM deployments",
+    fix="Lower --gpu-memory-utilization of the deployments that share the GPU, or move one.",
+    check=_admission_fraction)
+
+
+@per_spec
+def _admission_booking(ev: Evaluation) -> Iterator[Finding]:
+    spec, doc = ev.rendered.spec, ev.rendered.doc
+    for check in ev.placed.admission:
+        ref = check.gpu
+        if check.booked > ref.total:
+            yield finding(ADMISSION_BOOKING, doc.at("gpu_selector", "gpu_ids"),
+                          f"GPU {ref.id}: GPUStack bookings {gib(check.booked)} (this deployment "
+                          f"{gib(check.booking)}, others {gib(check.booked - check.booking)}) exceed its "
+                          f"{gib(ref.total)}", spec=spec.name,
+                          fix="lower --gpu-memory-utilization / move one deployment",
+                          gpu=ref.id, booked=check.booked, total=ref.total)
+
+
+ADMISSION_BOOKING = Rule(
+    "GSG024", "admission-booking",
+    "GPUStack's bookings (total x gmu per GPU) with existing instances exceed the GPU.",
+    what="A pinned GPU on which GPUStack's bookings (this deployment's, earlier specs', existing instances') "
+         "add up to more than the GPU.",
+    why="The bookings are what GPUStack believes is in use; beyond the total the later instance cannot start.",
+    example="name: big-booking\ngpu_selector:\n  gpu_ids: [gpu-b:cuda:3]   # already booked by another model\n"
+            "backend_parameters: [--gpu-memory-utilization=0.9]",
+    fix="Lower --gpu-memory-utilization, or move one deployment to another GPU.",
+    check=_admission_booking)
+
+
+@per_spec
+def _no_placement(ev: Evaluation) -> Iterator[Finding]:
+    failure = _failed(ev, Unplaced.NO_READY_WORKER, Unplaced.NO_FREE_FRACTION, Unplaced.NO_ROOM_FOR_CLAIM)
+    if failure is None:
+        return
+    if failure.reason is Unplaced.NO_READY_WORKER:
+        yield finding(NO_PLACEMENT, ev.rendered.doc.at("name"), f"cluster '{ev.cluster.name}' has no ready worker",
+                      spec=ev.rendered.name)
+    elif failure.reason is Unplaced.NO_FREE_FRACTION:
+        yield _cannot_place(ev, NO_PLACEMENT, f"needs {failure.count} GPU(s) with a free fraction of at least "
+                                              f"{failure.fraction:.2f}; the best GPU has {failure.best_fraction:.2f}")
+    else:
+        yield _cannot_place(ev, NO_PLACEMENT, f"no worker has {failure.count} GPU(s) with room for the claim")
+
+
+NO_PLACEMENT = Rule(
+    "GSG025", "no-placement", "No worker in the cluster can take this deployment.",
+    what="Automatic placement (no gpu_ids) for which no ready worker has enough GPUs passing GPUStack's admission, "
+         "after the specs placed before it.",
+    why="The model, or one of its replicas, stays pending.",
+    example="name: eight-a\nworker_selector: {gpu: rtx4090}\nbackend_parameters: [--tensor-parallel-size=2]\n---\n"
+            "name: eight-b\nworker_selector: {gpu: rtx4090}\nbackend_parameters: [--tensor-parallel-size=2]",
+    fix="Pin gpu_selector.gpu_ids, free GPUs, or lower the parallel size.",
+    check=_no_placement)
+
+RULES = (CLUSTER, GPU_ID_UNKNOWN, WORKER_SELECTOR, PARALLEL_SIZE, ADMISSION_FRACTION, ADMISSION_BOOKING,
+         NO_PLACEMENT)

@@ -1,0 +1,63 @@
+"""The estimation stage: the engine arithmetic on every replica's GPUs, then each spec's real footprint
+folded into its cluster's ledger (for the overcommit rule)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from gpustack_guard.core.fleet.placement import Ledger
+from gpustack_guard.core.memory import engine
+from gpustack_guard.core.memory.estimate import NoEstimate, UnsupportedModel
+from gpustack_guard.core.memory.weights import param_breakdown
+from gpustack_guard.core.render import RenderedSpec
+from gpustack_guard.core.stages.results import EstimationFailure, Evaluation, Placed
+
+
+def estimate_all(placed: Sequence[Placed], ledgers: Mapping[str, Ledger]
+                 ) -> tuple[tuple[Evaluation, ...], dict[str, Ledger]]:
+    """Estimate every placed spec; returns the evaluations and the ledgers with every footprint added."""
+    evaluations = tuple(estimate(p) for p in placed)
+    entries: dict[str, list[tuple[str, str, int]]] = {name: [] for name in ledgers}
+    for ev in evaluations:
+        if ev.failure is None and ev.placement is not None:
+            # no estimates for backends without arithmetic (Custom): no footprint either
+            for gpus, est in zip(ev.placement.replicas, ev.estimates, strict=bool(ev.estimates)):
+                entries[ev.cluster.name] += [(g.id, ev.rendered.name, est.footprint) for g in gpus]
+    return evaluations, {name: ledger.with_footprints(entries[name]) for name, ledger in ledgers.items()}
+
+
+def _source_field(r: RenderedSpec) -> str:
+    return {"huggingface": "huggingface_repo_id", "model_scope": "model_scope_model_id"}.get(r.spec.source,
+                                                                                           "local_path")
+
+
+def estimate(placed: Placed) -> Evaluation:
+    """One spec's estimates, one per replica (none when placement failed or the backend has no arithmetic)."""
+    r = placed.rendered
+    if placed.cluster is None or placed.failure is not None or r.family not in engine.ENGINES:
+        return Evaluation(placed)
+    if r.facts is None:
+        return Evaluation(placed, failure=EstimationFailure(
+            NoEstimate.NO_FACTS, f"no memory arithmetic possible: {r.facts_error}",
+            r.doc.at(r.spec.source and _source_field(r))))
+    if not r.facts.layer_weight_bytes and not r.facts.weight_bytes:
+        try:
+            param_breakdown(r.facts)
+        except ValueError as exc:
+            return Evaluation(placed, failure=EstimationFailure(
+                NoEstimate.WEIGHTS_UNKNOWN, f"weight bytes unknown ({exc} in {r.facts.source})",
+                r.doc.at("guard", "model")))
+    if placed.placement is None:
+        return Evaluation(placed)
+    estimates = []
+    for gpus in placed.placement.replicas:
+        try:
+            estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus], r.flags,
+                                             r.spec.backend_version, r.spec.guard.policy))
+        except UnsupportedModel as exc:
+            failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
+            return Evaluation(placed, tuple(estimates), failure)
+        except ValueError as exc:
+            failure = EstimationFailure(NoEstimate.BAD_ARGUMENTS, str(exc), r.doc.at("backend_parameters"))
+            return Evaluation(placed, tuple(estimates), failure)
+    return Evaluation(placed, tuple(estimates))

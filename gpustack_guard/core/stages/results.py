@@ -1,0 +1,82 @@
+"""The immutable results of the placement and estimation stages: all a rule may read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Mapping
+
+from gpustack_guard.core.findings import Location
+from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
+from gpustack_guard.core.fleet.placement import Ledger, Placement, PlacementFailure
+from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.render import RenderedSpec
+
+
+@dataclass(frozen=True)
+class AdmissionCheck:
+    """GPUStack's admission of one chosen GPU for a manual placement, as the ledger stood before this spec."""
+
+    gpu: GpuRef
+    free_fraction: float  # GPUStack's free fraction of the GPU
+    fraction: float  # the fraction this deployment books (0 = claim-based)
+    booking: int  # what this replica books on the GPU
+    booked: int  # GPUStack's bookings on the GPU with this one
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One rendered spec after the placement stage."""
+
+    rendered: RenderedSpec
+    cluster: Cluster | None = None
+    ledger: Ledger | None = None  # the cluster's ledger this spec was placed against (before its own booking)
+    placement: Placement | None = None
+    failure: PlacementFailure | None = None
+    admission: tuple[AdmissionCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class EstimationFailure:
+    reason: NoEstimate
+    message: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One spec after the estimation stage: its placement and one estimate per replica."""
+
+    placed: Placed
+    estimates: tuple[Estimate, ...] = ()
+    failure: EstimationFailure | None = None
+
+    @property
+    def rendered(self) -> RenderedSpec:
+        return self.placed.rendered
+
+    @property
+    def cluster(self) -> Cluster | None:
+        return self.placed.cluster
+
+    @property
+    def placement(self) -> Placement | None:
+        return self.placed.placement
+
+    @cached_property  # every memory rule asks; the value never changes
+    def estimate(self) -> Estimate | None:
+        """The worst replica: a failing verdict first, else the smallest KV pool."""
+        if not self.estimates:
+            return None
+        return min(self.estimates, key=lambda e: (e.verdict == "fits", e.kv_available))
+
+
+@dataclass(frozen=True)
+class Results:
+    """Everything the stages found, for the rules: the fleet, every spec in apply order, the final ledgers."""
+
+    fleet: Fleet | None
+    evaluations: tuple[Evaluation, ...]
+    ledgers: Mapping[str, Ledger] = field(default_factory=dict)  # by cluster name, with every footprint

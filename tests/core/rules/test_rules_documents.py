@@ -1,0 +1,98 @@
+"""GSG002-GSG016 on the pure core: each rule's findings for a minimal spec, and a near miss that stays clean."""
+
+import pytest
+
+from rule_inputs import FLEET_1, OK, run_stages, vllm
+from gpustack_guard.core.ports import TemplateError, TemplateOutput
+from gpustack_guard.core.rules import documents as D
+
+WITHOUT_REPO = {k: v for k, v in OK.items() if k != "huggingface_repo_id"}
+
+CASES = [
+    # (rule, documents, options, [(location, message, fix)])
+    (D.SCHEMA, [OK | {"replicas": "two"}], {},
+     [("spec.yaml:8:1", "'replicas': Input should be a valid integer", None)]),
+    (D.SCHEMA, [OK | {"replicas": 100000}], {},
+     [("spec.yaml:8:1", "'replicas': Input should be less than or equal to 1024", None)]),
+    (D.SCHEMA, [["not", "a", "mapping"]], {},
+     [("spec.yaml:1:1", "a spec document must be a mapping of GPUStack fields", None)]),
+    (D.UNKNOWN_FIELD, [OK | {"schedule_type": "spread"}], {},
+     [("spec.yaml:8:1", "unknown field 'schedule_type' (GPUStack would silently drop it)", "remove it")]),
+    (D.ENUM_SPELLING, [OK | {"backend": "vllm"}], {},
+     [("spec.yaml:5:1", "backend 'vllm' is not spelled as GPUStack expects (case-sensitive); lowercase makes "
+                        "GPUStack book it as a Custom backend", "did you mean 'vLLM'?")]),
+    (D.ENUM_SPELLING, [OK | {"source": "hugging_face"}], {},
+     [("spec.yaml:2:1", "'source' is 'hugging_face', expected one of: huggingface, model_scope, local_path",
+       "did you mean 'huggingface'?")]),
+    (D.DUPLICATE_NAME, [OK, OK | {"gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}], {},
+     [("spec.yaml:9:1", "model name 'a' is already declared at spec.yaml:1:1 for cluster 'prod'",
+       "rename one of them")]),
+    (D.SOURCE_ID, [WITHOUT_REPO], {},
+     [("spec.yaml:2:1", "source 'huggingface' needs 'huggingface_repo_id'", "add 'huggingface_repo_id:'")]),
+    (D.GPU_ID_FORMAT, [OK | {"gpu_selector": {"gpu_ids": ["w1-0"]}}], {},
+     [("spec.yaml:4:3", "gpu id 'w1-0' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", None)]),
+    (D.SERVER_MANAGED, [OK | {"id": 42}], {},
+     [("spec.yaml:8:1", "'id' is managed by the GPUStack server and cannot be declared", "remove 'id'")]),
+    (D.DUPLICATE_KEY, [OK], {"duplicate_keys": {0: [(("replicas",), 4, 1)]}},
+     [("spec.yaml:4:1", "key 'replicas' appears twice; YAML keeps only the last", "remove one of them")]),
+    (D.TEMPLATE, [OK | {"guard": {"template": "nope"}}], {},
+     [("spec.yaml:8:3", "template 'nope' not found (spec 'a', spec.yaml:8:3)", None)]),
+    (D.TEMPLATE, [OK | {"guard": {"template": "broken"}}],
+     {"templates": {"broken": TemplateError("unexpected '}'", "templates/broken.yaml.j2", 2)}},
+     [("templates/broken.yaml.j2:2:1", "unexpected '}' (spec 'a', spec.yaml:8:3)", None)]),
+    (D.TEMPLATE, [OK | {"guard": {"template": "bad-arg"}}],
+     {"templates": {"bad-arg": TemplateOutput(pinned=("oops",))}},
+     [("spec.yaml:8:3", "template 'bad-arg' renders a bad argument: 'oops' is a value that follows no flag", None)]),
+    (D.PINNED_CONFLICT, [OK | {"guard": {"template": "pin"}}],
+     {"templates": {"pin": TemplateOutput(pinned=("--max-model-len=4096",))}},
+     [("spec.yaml:7:3", "--max-model-len=8192 contradicts --max-model-len=4096 pinned by template 'pin'",
+       "remove it or set it to --max-model-len=4096")]),
+    (D.FORBIDDEN_ARG, [vllm("a", "--port=8000", "--max-model-len=8192", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:3", "--port is rejected by GPUStack: GPUStack assigns the port itself", "remove --port")]),
+    (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 4096", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:3", "--max-model-len is given twice ('8192' and '4096'); the last one wins", "keep one")]),
+    (D.BACKEND_UNKNOWN, [OK | {"backend": "TurboServe"}], {},
+     [("spec.yaml:5:1", "backend 'TurboServe' is not a built-in or known community backend; gsg checks it like "
+                        "Custom (weights only)", None)]),
+    # emitted by rendering: the argument list does not parse
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:1", "--max-model-len must be a number, got 'lots'", None)]),
+    # found by the estimation stage: a choice the engine arithmetic does not know
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:1", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+]
+
+
+@pytest.mark.parametrize("rule,docs,options,expected", CASES, ids=lambda v: getattr(v, "id", None))
+def test_rule_reports_exactly(rule, docs, options, expected):
+    found = run_stages(*docs, fleet=FLEET_1, **options).findings(rule)
+    assert [(str(f.location), f.message, f.fix) for f in found] == expected
+    assert {f.rule.id for f in found} == {rule.id}
+    assert {f.severity for f in found} == {rule.severity}
+
+
+NEAR_MISSES = [
+    (D.SCHEMA, [OK | {"replicas": 1024}]),
+    (D.UNKNOWN_FIELD, [OK | {"guard": {"vars": {"anything": 1}}}]),
+    (D.ENUM_SPELLING, [OK | {"backend": "vLLM", "source": "huggingface"}]),
+    (D.DUPLICATE_NAME, [OK, OK | {"name": "b", "gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}]),
+    (D.SOURCE_ID, [WITHOUT_REPO | {"source": "local_path", "local_path": "/models/a"}]),
+    (D.GPU_ID_FORMAT, [OK | {"gpu_selector": {"gpu_ids": ["w1:cuda:0"]}}]),
+    (D.SERVER_MANAGED, [OK | {"description": "kept"}]),
+    (D.DUPLICATE_KEY, [OK]),
+    (D.FORBIDDEN_ARG, [vllm("a", "--max-model-len=8192", "--host-name=x", gpu_ids=["w1:cuda:0"])]),
+    (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 8192", gpu_ids=["w1:cuda:0"])]),
+    (D.BACKEND_UNKNOWN, [OK | {"backend": "SGLang"}]),
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp8", gpu_ids=["w1:cuda:0"])]),
+]
+
+
+@pytest.mark.parametrize("rule,docs", NEAR_MISSES, ids=lambda v: getattr(v, "id", None))
+def test_near_miss_is_clean(rule, docs):
+    assert run_stages(*docs, fleet=FLEET_1).findings(rule) == []
+
+
+def test_a_template_that_renders_its_pins_is_no_conflict():
+    found = run_stages(OK | {"guard": {"template": "pin"}}, fleet=FLEET_1,
+                       templates={"pin": TemplateOutput(pinned=("--max-model-len=8192",))})
+    assert found.findings(D.PINNED_CONFLICT) == [] and found.findings(D.TEMPLATE) == []

@@ -1,0 +1,150 @@
+"""GSG030-GSG040 (but GSG035) on the pure core: exact messages and numbers from the estimation stage."""
+
+from dataclasses import replace
+
+import pytest
+
+from rule_inputs import FLEET_1, LLAMA_8B, LLAMA_70B, OK, QWEN_7B, run_stages, vllm
+from gpustack_guard.core.findings import Severity
+from gpustack_guard.core.memory.estimate import NoEstimate
+from gpustack_guard.core.rules import memory as M
+
+W1 = ["w1:cuda:0"]
+UNSET_LEN = vllm("a", "--max-num-seqs=16", gpu_ids=W1)
+V4_SHAPED = replace(LLAMA_8B, compress_ratios=(4,) * 32, weight_bytes=16 * 10**9)
+
+
+def sglang(*args: str) -> dict:
+    return {"name": "a", "source": "huggingface", "huggingface_repo_id": "org/model", "gpu_selector": {"gpu_ids": W1},
+            "backend": "SGLang", "backend_version": "0.5.5", "backend_parameters": list(args)}
+
+
+def llamacpp(*args: str) -> dict:
+    return {"name": "a", "source": "huggingface", "huggingface_repo_id": "org/model-GGUF",
+            "huggingface_filename": "model-Q8_0.gguf", "gpu_selector": {"gpu_ids": ["w2:cuda:0"]},
+            "backend": "llama.cpp", "backend_parameters": list(args)}
+
+
+def workload(doc: dict, **guard) -> dict:
+    return doc | {"guard": guard}
+
+
+KV_FIX = ", or halve the KV cache with --kv-cache-dtype fp8"
+
+CASES = [
+    # (rule, document, facts, severity, [(location, message, fix)])
+    (M.MODEL_FACTS, OK, None, Severity.ERROR,
+     [("spec.yaml:3:1", "no memory arithmetic possible: no catalog entry, config or guard.model for 'org/model'",
+       "set guard.model.catalog, guard.model.config, or the architecture fields in guard.model")]),
+    (M.MODEL_FACTS, OK, replace(LLAMA_8B, intermediate_size=None), Severity.ERROR,
+     [("spec.yaml:1:1", "weight bytes unknown (missing intermediate_size in test:llama-8b)",
+       "set guard.model.weight_bytes (checkpoint size) and the missing fields")]),
+    (M.MODEL_FACTS, sglang("--context-length=8192"), V4_SHAPED, Severity.ERROR,
+     [("spec.yaml:5:1", "gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); estimate it "
+                        "with the vLLM backend", None)]),
+    (M.NO_KV_MEMORY, vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.9", gpu_ids=W1),
+     LLAMA_70B, Severity.ERROR,
+     [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
+                        "0.54 GiB − non-torch 0.35 GiB = KV -89.11 GiB per GPU",
+       "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
+    (M.KV_BELOW_MAX_LEN, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576), Severity.ERROR,
+     [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
+                        "KV cache but only 27.68 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
+                        "activation 0.21 GiB − non-torch 0.35 GiB = KV 27.68 GiB per GPU); the engine will refuse "
+                        "to start. Estimated maximum model length: 226,704",
+       "set --max-model-len 226704 or lower" + KV_FIX)]),
+    (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
+                                   workload={"prompt_tokens_p99": 16000, "max_output_tokens": 4000}),
+     LLAMA_8B, Severity.WARNING,
+     [("spec.yaml:7:3", "--max-num-seqs 64 x 20,000 tokens (workload p99 prompt + output = 20,000) = 1,280,000 "
+                        "tokens, but the KV pool holds 226,496 tokens (27.65 GiB per GPU): 11 such sequences fit "
+                        "at once (max concurrency 6.91x at 32,768); the rest queue or get preempted",
+       "set --max-num-seqs 11 or lower --max-model-len" + KV_FIX)]),
+    (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
+                                   policy={"strict": True}), LLAMA_8B, Severity.ERROR,
+     [("spec.yaml:7:3", "--max-num-seqs 64 x 32,768 tokens (max_model_len 32,768) = 2,097,152 tokens, but the KV "
+                        "pool holds 226,496 tokens (27.65 GiB per GPU): 6 such sequences fit at once (max "
+                        "concurrency 6.91x at 32,768); the rest queue or get preempted",
+       "set --max-num-seqs 6 or lower --max-model-len" + KV_FIX)]),
+    (M.HEADROOM, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--gpu-memory-utilization=0.97",
+                      gpu_ids=W1), LLAMA_8B, Severity.WARNING,
+     [("spec.yaml:7:3", "--gpu-memory-utilization 0.97 leaves 1.44 GiB of 47.99 GiB outside the engine's budget, "
+                        "but 3.03 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.16 GiB (captured after "
+                        "the KV cache in vLLM 0.11.0) + sampler warm-up 0.04 GiB (16 seqs) + allocator slack 2.33 "
+                        "GiB; expect an OOM at graph capture or under load",
+       "set --gpu-memory-utilization 0.93 or lower, or --enforce-eager")]),
+    (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192"), LLAMA_70B, Severity.ERROR,
+     [("spec.yaml:7:3", "llama.cpp needs more than the GPU holds: 80/80 layers: weights 127.50 GiB + KV 2.50 GiB "
+                        "(ctx 8192) + compute 1.00 GiB + output 0.00 GiB + platform 0.49 GiB = 131.49 GiB of 23.99 "
+                        "GiB", "lower --gpu-layers (now 80), --ctx-size or --parallel, or enable --flash-attn")]),
+    (M.TP_HEADS, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--tensor-parallel-size=3",
+                      gpu_ids=["w1:cuda:0", "w1:cuda:1", "w2:cuda:0"]), QWEN_7B, Severity.ERROR,
+     [("spec.yaml:7:3", "total number of attention heads (28) must be divisible by tensor parallel size (3)",
+       "set --tensor-parallel-size to a divisor of 28")]),
+    (M.TP_HEADS, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--tensor-parallel-size=2",
+                      gpu_ids=["w1:cuda:0", "w1:cuda:1"]), replace(QWEN_7B, num_key_value_heads=3), Severity.ERROR,
+     [("spec.yaml:7:3", "KV heads (3) and tensor parallel size (2) must divide one another",
+       "set --tensor-parallel-size to a divisor or multiple of 3")]),
+    (M.MAX_LEN_UNSET, UNSET_LEN, LLAMA_8B, Severity.INFO,
+     [("spec.yaml:7:1", "--max-model-len is not pinned; gsg evaluated 131,072 tokens. GPUStack's worker injects "
+                        "--max-model-len 8192 for vLLM when the native length is larger.", "pin --max-model-len")]),
+    (M.VERSION_UNSET, {k: v for k, v in OK.items() if k != "backend_version"}, LLAMA_8B, Severity.INFO,
+     [("spec.yaml:1:1", "backend_version is not pinned; gsg assumed 0.11.0 for version-dependent arithmetic "
+                        "(CUDA-graph accounting, defaults)", "pin backend_version")]),
+    (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=65536", "--max-num-seqs=4", gpu_ids=W1), QWEN_7B,
+     Severity.WARNING,
+     [("spec.yaml:7:3", "--max-model-len 65,536 exceeds the model's native 32,768 tokens; vLLM refuses it unless "
+                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "set --max-model-len 32768 or lower")]),
+]
+
+
+@pytest.mark.parametrize("rule,doc,facts,severity,expected", CASES, ids=lambda v: getattr(v, "id", None))
+def test_rule_reports_exactly(rule, doc, facts, severity, expected):
+    found = run_stages(doc, fleet=FLEET_1, facts=facts).findings(rule)
+    assert [(str(f.location), f.message, f.fix) for f in found] == expected
+    assert {f.rule.id for f in found} == {rule.id} and {f.severity for f in found} == {severity}
+
+
+def test_memory_findings_carry_the_estimate():
+    (finding,) = run_stages(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
+                            fleet=FLEET_1).findings(M.KV_OVERSUBSCRIBED)
+    assert finding.data["sequences_fitting"] == 6
+    assert finding.data["kv_capacity_tokens"] == 226_496 and finding.data["max_num_seqs"] == 64
+    assert finding.data["verdict"] == "fits"
+
+
+def test_estimation_failures_are_structured():
+    evaluation = run_stages(sglang("--context-length=8192"), fleet=FLEET_1, facts=V4_SHAPED).results.evaluations[0]
+    assert evaluation.failure.reason is NoEstimate.UNSUPPORTED_MODEL and evaluation.estimates == ()
+    unknown = run_stages(OK, fleet=FLEET_1, facts=None).results.evaluations[0]
+    assert unknown.failure.reason is NoEstimate.NO_FACTS
+
+
+NEAR_MISSES = [
+    (M.MODEL_FACTS, OK, replace(LLAMA_8B, intermediate_size=None, weight_bytes=16 * 10**9)),
+    (M.NO_KV_MEMORY, OK, LLAMA_8B),
+    (M.KV_BELOW_MAX_LEN, vllm("a", "--max-model-len=226704", "--max-num-seqs=1", gpu_ids=W1), LLAMA_8B),
+    (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
+                                   policy={"kv_oversubscription": "off"}), LLAMA_8B),
+    (M.KV_OVERSUBSCRIBED, vllm("a", "--max-model-len=32768", "--max-num-seqs=6", gpu_ids=W1), LLAMA_8B),
+    (M.HEADROOM, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--gpu-memory-utilization=0.93",
+                      gpu_ids=W1), LLAMA_8B),
+    (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=10", "--ctx-size=8192"), LLAMA_8B),
+    (M.TP_HEADS, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--tensor-parallel-size=2",
+                      gpu_ids=["w1:cuda:0", "w1:cuda:1"]), QWEN_7B),
+    (M.MAX_LEN_UNSET, OK, LLAMA_8B),
+    # the unset length does not fit at all: GSG032 says so, GSG038 stays silent
+    (M.MAX_LEN_UNSET, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576)),
+    (M.VERSION_UNSET, OK, LLAMA_8B),
+    (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=32768", "--max-num-seqs=4", gpu_ids=W1), QWEN_7B),
+]
+
+
+@pytest.mark.parametrize("rule,doc,facts", NEAR_MISSES, ids=lambda v: getattr(v, "id", None))
+def test_near_miss_is_clean(rule, doc, facts):
+    assert run_stages(doc, fleet=FLEET_1, facts=facts).findings(rule) == []
+
+
+def test_memory_rules_need_a_fleet():
+    run = run_stages(vllm("a", "--tensor-parallel-size=3", gpu_ids=W1), fleet=None, facts=QWEN_7B)
+    assert run.findings(M.TP_HEADS) == [] and run.results.evaluations[0].estimates == ()
