@@ -61,11 +61,13 @@ def sglang_config(flags: dict) -> SglangConfig:
         mem_fraction_static=A.float_value(flags, "mem-fraction-static"),
         context_length=A.int_value(flags, "context-length"),
         max_running_requests=A.int_value(flags, "max-running-requests"),
+        max_total_tokens=A.int_value(flags, "max-total-tokens"),
         chunked_prefill_size=A.int_value(flags, "chunked-prefill-size"),
         cuda_graph_max_bs=A.int_value(flags, "cuda-graph-max-bs"),
         tp_size=tp,
         pp_size=pp,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
+        page_size=A.int_value(flags, "page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
     )
 
@@ -127,12 +129,12 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     raise ValueError(f"no memory model for backend family '{family}'")
 
 
-def gpustack_fraction(family: str, flags: dict, gpu_total: int) -> float:
+def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
     if family == "vllm":
         return A.float_value(flags, "gpu-memory-utilization") or 0.9
     if family == "sglang":
-        return sglang_fraction(sglang_config(flags), gpu_total)
+        return sglang_fraction(sglang_config(flags), gpu_total, version)
     return 0.0
 
 

@@ -80,8 +80,66 @@ DEFAULT_BLOCK_SIZE = 16
 MLA_BLOCK_SIZE = 64  # FlashMLA forces 64 ("Forcing kv cache block size to 64 for FlashMLA backend")
 
 # --- SGLang ----------------------------------------------------------------------------------------------
-SGLANG_FALLBACK_FRACTION = 0.88
-SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GB (PR #10975)
+@dataclass(frozen=True)
+class SglangProfile:
+    """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang")."""
+
+    since: str
+    fraction_rule: str  # "tp" (TP tiers only) | "tp-or-13gib" (tiers up to 80 GiB, else 13 GiB reserved) | "reserved"
+    tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
+    fallback_fraction: float  # when the GPU size is unknown
+    graph_rule: str  # "v0.3" | "v0.4" | "v0.5": cuda_graph_max_bs and chunked_prefill_size by GPU size
+    page_rounding: bool  # max_total_num_tokens rounded down to --page-size
+    source: str
+
+
+SGLANG_PROFILES = (
+    SglangProfile("0.0.0", "tp", ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.3", False,
+                  "sglang 0.3.6 wheel, server_args.py l.156 (fraction by TP only); under 25000 MB "
+                  "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
+    SglangProfile("0.4.0", "tp-or-13gib", ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.4",
+                  False, "sglang 0.4.6 wheel, server_args.py l.221-238: TP tiers up to 81920 MiB, else "
+                  "(gpu_mem - 13312) / gpu_mem; chunked_prefill_size 2048 under 25000 MiB else 8192"),
+    SglangProfile("0.5.0", "reserved", (), 0.88, "v0.5", False,
+                  "reserved-memory model of sglang PR #10975 as in the 0.5.4 wheel (_handle_gpu_memory_settings); "
+                  "the PR is of Sep 2025, so 0.5.0-0.5.2 may still pick by TP"),
+    SglangProfile("0.5.23", "reserved", (), 0.95, "v0.5", True,
+                  "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
+                  "pool_configurator.py rounds to page_size; memory_hook.py falls back to 0.95"),
+)
+_SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
+
+
+def sglang_profile(version: str | None) -> SglangProfile:
+    parsed = parse_version(version or DEFAULT_VERSIONS["sglang"]) or (0, 0, 0)
+    chosen = SGLANG_PROFILES[0]
+    for since, profile in _SGLANG_KEYS:
+        if parsed >= since:
+            chosen = profile
+    return chosen
+
+
+# Free memory SGLang's first measurement no longer sees: CUDA context alone on one GPU; with TP, NCCL and its
+# all-reduce buffers too. The parallel value is sglang#22537 (B200 TP4): 183,359 MiB total = 179.06 GiB, and
+# "Load weight end. avail mem=160.78 GB, mem usage=15.50 GB" puts the free memory before the weights at
+# 176.28 GiB. It reproduces S1 (vllm#21348, 4x H100 TP4, 16.46 GiB of pool) to 0.1 %.
+SGLANG_START_UP_SINGLE = CUDA_CONTEXT
+SGLANG_START_UP_PARALLEL = int(2.78 * GiB)
+SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
+SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
+SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem
+SGLANG_013_THRESHOLD_MB = 81920
+SGLANG_SMALL_GPU_MB = 25000  # 0.3.x/0.4.x "gpu_mem < 25000" (MiB, from get_device_memory_capacity)
+SGLANG_METADATA_MB = 512  # reserved_mem = 512 (constant metadata) + ... (0.5.4 wheel)
+SGLANG_ACTIVATION_MB_PER_TOKEN = 1.5  # ... + max(chunked_prefill_size, 2048) * 1.5
+SGLANG_GRAPH_MB_PER_BS = 2  # ... + cuda_graph_max_bs * 2
+SGLANG_COMM_MB_PER_RANK = 1024 / 8  # ... + tp * pp / 8 * 1024
+# 0.5.x defaults by GPU memory (MiB upper bound, chunked_prefill_size, graph bs below TP4, graph bs at TP>=4),
+# the table of _handle_gpu_memory_settings in the 0.5.4 wheel
+SGLANG_05_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 16, 80), (60 * 1024, 4096, 32, 160),
+                       (90 * 1024, 8192, 256, 512), (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
+SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
+SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
 
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
