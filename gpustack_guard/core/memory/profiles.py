@@ -145,5 +145,11 @@ SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default valu
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
 LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
-LLAMACPP_DEFAULT_BATCH = 2048
-LLAMACPP_DEFAULT_UBATCH = 512
+LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
+LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
+LLAMACPP_CELL_PAD_FLASH = 256  # KV cells padded to 256 with flash attention (gguf-parser, llama.cpp get_padding)
+LLAMACPP_CELL_PAD = 32
+# Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
+# "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
+# treated as one full cache, which over-counts, never under-counts.
+LLAMACPP_SWA_CACHE_SINCE = "b5452"
