@@ -21,21 +21,39 @@ class VllmProfile:
     graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
     source: str
     in_flight_steps: int = 1  # scheduler steps whose tokens sliding-window caches must still hold
+    per_instance_budget: bool = True  # gmu x total is this instance's own budget (else a cap on the whole GPU)
+    startup_free_check: bool = False  # refuses to start when free memory < gmu x total
+    pp_whole_model_check: bool = False  # under PP, one request's KV of ALL layers is checked against one rank
 
 
 VLLM_PROFILES = (
     VllmProfile("0.0.0", "v0", "v0", 1, False,
-                "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'"),
+                "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'; the "
+                "profiler took all memory used on the GPU, other processes included, against gmu x total "
+                "(gmu documented as a global limit, vllm PR #9505 discussion)", per_instance_budget=False),
+    VllmProfile("0.6.4", "v0", "v0", 1, False,
+                "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
+                "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)"),
     VllmProfile("0.8.0", "v1", "v1-early", 1, False,
-                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs"),
+                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
+                "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
+                "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
+                "PR #414)", startup_free_check=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
-                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512)"),
+                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed",
+                startup_free_check=True),
+    VllmProfile("0.15.0", "v1", "v1", 2, False,
+                "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
+                "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
+                startup_free_check=True, pp_whole_model_check=True),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
-                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)"),
+                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
+                startup_free_check=True, pp_whole_model_check=True),
     VllmProfile("0.24.0", "v1", "v1", 2, True,
                 "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
                 "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
-                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2),
+                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2, startup_free_check=True,
+                pp_whole_model_check=True),
 )
 # What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
 # backend_version unset (reported as GSG039 so the assumption is visible).
@@ -53,6 +71,41 @@ def vllm_profile(version: str | None) -> VllmProfile:
             chosen = profile
     return chosen
 
+
+@dataclass(frozen=True)
+class V0Fallback:
+    """A feature that made a V1-default release run the V0 engine (vllm arg_utils _is_v1_supported_oracle)."""
+
+    feature: str
+    since: str
+    until: str  # first release where V1 handles it (or V0 is gone)
+    source: str
+
+
+VLLM_V0_REMOVED = "0.11.0"  # the V0 engine was deleted; VLLM_USE_V1=0 no longer exists
+VLLM_V0_FALLBACKS = (
+    V0Fallback("pipeline parallelism without the Ray executor", "0.8.0", "0.9.0",
+               "0.8.x oracle: 'Pipeline Parallelism without Ray distributed executor' falls back to V0 (the "
+               "PP + bitsandbytes run of issue 12 on 0.8.x printed V0 lines)"),
+    V0Fallback("--kv-cache-dtype fp8 without FlashAttention 3 (pre-Hopper GPU)", "0.8.0", "0.10.0",
+               "0.8.x oracle: '--kv-cache-dtype' falls back unless flash_attn_supports_fp8()"),
+    V0Fallback("--num-scheduler-steps > 1 (multi-step scheduling)", "0.8.0", VLLM_V0_REMOVED,
+               "multi-step scheduling was never ported to V1"),
+    V0Fallback("VLLM_USE_V1=0", "0.8.0", VLLM_V0_REMOVED, "the documented opt-out of V1"),
+)
+VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it was the default
+
+# V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
+VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
+VLLM_V0_AUTO_CHUNKED_ABOVE = 32768
+VLLM_V0_CHUNKED_TOKENS = ((parse_version("0.0.0"), 512), (parse_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
+VLLM_V0_MAX_NUM_SEQS = 256
+
+# Fused-MoE workspace: vLLM's fused_experts processes tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE
+# (default 32 * 1024; vllm/envs.py) and holds, per chunk, intermediate_cache1/3 in one shared buffer of
+# M x top_k x max(N, K) and intermediate_cache2 of M x top_k x N/2 (N = 2 x moe_intermediate / tp, K = hidden),
+# in the activation dtype; FP8 MoE adds the quantised copies of the input (M x K) and of cache2 (1 byte each).
+VLLM_FUSED_MOE_CHUNK = 32 * 1024
 
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
 # Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
