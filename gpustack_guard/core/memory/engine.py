@@ -32,8 +32,9 @@ def _flag(flags: dict, key: str) -> bool:
     return key in flags and A.normal_value(flags[key]) != "false"
 
 
-def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
+def vllm_config(flags: dict, policy: Policy, env: dict | None = None) -> VllmConfig:
     kv_memory = flags.get("kv-cache-memory")
+    env = env or {}
     tp, pp = A.parallel_size(flags, "vllm")
     return VllmConfig(
         gpu_memory_utilization=A.float_value(flags, "gpu-memory-utilization"),
@@ -52,6 +53,11 @@ def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
         cuda_graph_reserve=policy.cuda_graph_reserve,
         activation_margin=policy.activation_margin,
         gpustack_max_model_len=policy.assume_gpustack_max_model_len,
+        expert_parallel=_flag(flags, "enable-expert-parallel"),
+        distributed_executor_backend=flags.get("distributed-executor-backend"),
+        num_scheduler_steps=A.int_value(flags, "num-scheduler-steps"),
+        pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
+        use_v1_env=env.get("VLLM_USE_V1"),
     )
 
 
@@ -104,23 +110,33 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
 
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
-             policy: Policy) -> Estimate:
-    """gpus: (total bytes, name) of one replica's GPUs. vLLM/SGLang: the smallest GPU is the worst rank.
+             policy: Policy, env: dict | None = None) -> Estimate:
+    """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
+    stage; SGLang: the smallest GPU. env: the deployment's environment (VLLM_PP_LAYER_PARTITION, VLLM_USE_V1).
 
     Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
     """
-    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy)
+    env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items() if k in ENGINE_ENV))
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items)
+
+
+ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment variables that move memory
 
 
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
-              policy: Policy) -> Estimate:
+              policy: Policy, env_items: tuple = ()) -> Estimate:
     flags = dict(flag_items)
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])
     if family == "vllm":
-        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], vllm_config(flags, policy),
-                             version=version, gpu_name=gpus[smallest][1])
+        cfg = vllm_config(flags, policy, dict(env_items))
+        tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
+        # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
+        stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
+            else None
+        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], cfg,
+                             version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
     if family == "sglang":
         return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags),
                                version=version)
