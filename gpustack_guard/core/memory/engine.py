@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
@@ -148,7 +149,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
 def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
     if family == "vllm":
-        return A.float_value(flags, "gpu-memory-utilization") or 0.9
+        return A.float_value(flags, "gpu-memory-utilization") or P.DEFAULT_GPU_MEMORY_UTILIZATION
     if family == "sglang":
         return sglang_fraction(sglang_config(flags), gpu_total, version)
     return 0.0
@@ -156,4 +157,4 @@ def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | N
 
 def gpustack_weight_estimate(facts: ModelFacts) -> int:
     """GPUStack's own estimate_model_vram for LLMs: weights x 1.2 + 2 GiB."""
-    return int(weight_layout(facts).total * 1.2) + 2 * 1024**3
+    return int(weight_layout(facts).total * P.GPUSTACK_WEIGHT_FACTOR) + P.GPUSTACK_WEIGHT_EXTRA

@@ -117,10 +117,27 @@ ACTIVATION_CALIBRATION = 1.15
 # 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
 # benchmarks/accuracy.py is its calibration, not evidence of it.
 COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 540_316
-NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1
-NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner, TP>=2 (NCCL, custom all-reduce)
-CUDA_CONTEXT = int(0.5 * GiB)  # before vLLM's snapshot: CUDA context + torch init (0.3-1 GiB observed)
-COMM_BUFFERS = int(0.75 * GiB)  # NCCL channel buffers + all-reduce IPC buffers per rank when TP*PP > 1
+NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
+NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
+# Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
+# docs/memory-arithmetic.md; V21 (docker/model-runner PR #414) shows 1.04 GiB used before start on a desktop GPU.
+CUDA_CONTEXT = int(0.5 * GiB)
+# NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
+# An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
+COMM_BUFFERS = int(0.75 * GiB)
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
+GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
+# get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server: >= 70 GiB and not an A100 -> 8192 batched tokens
+# and 1024 sequences; otherwise 2048 and 256 (upstream tests/engine/test_arg_utils.py)
+VLLM_BIG_GPU_BYTES = 70 * GiB
+VLLM_BATCH_DEFAULTS = {"big": (8192, 1024), "small": (2048, 256)}
+VLLM_MIN_PROFILE_TOKENS = 2048  # V0 without chunked prefill profiles max(max_model_len, 2048) tokens
+# CUDA-graph capture sizes: V0 [1,2,4]+range(8,257,8); V1 0.8-0.10 [1,2,4]+range(8,513,8), both capped by
+# max_num_seqs; V1 0.11+ _set_cudagraph_sizes: [1,2,4]+range(8,256,8)+range(256,max+1,16) with
+# max = min(2 x max_num_seqs, 512, max_num_batched_tokens)
+CAPTURE_SMALL = (1, 2, 4)
+CAPTURE_STEP, CAPTURE_V0_MAX, CAPTURE_V1_EARLY_MAX = 8, 256, 512
+CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
 # and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
@@ -131,6 +148,10 @@ SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
 ALLOCATOR_SLACK = 0.05
 DEFAULT_BLOCK_SIZE = 16
 MLA_BLOCK_SIZE = 64  # FlashMLA forces 64 ("Forcing kv cache block size to 64 for FlashMLA backend")
+
+# GPUStack's own estimate_model_vram for LLMs (gpustack/scheduler): weights x 1.2 + 2 GiB
+GPUSTACK_WEIGHT_FACTOR = 1.2
+GPUSTACK_WEIGHT_EXTRA = 2 * GiB
 
 # --- SGLang ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
-F32, F16 = 4, 2
+F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared

@@ -12,7 +12,6 @@ from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
-from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import parse_version
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
@@ -45,13 +44,14 @@ class VllmConfig:
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
-    if rule == "v0":
-        return [s for s in [1, 2, 4] + list(range(8, 257, 8)) if s <= max(max_num_seqs, 1)]
-    if rule == "v1-early":
-        return [s for s in [1, 2, 4] + list(range(8, 513, 8)) if s <= max(max_num_seqs, 1)]
-    largest = min(max_num_seqs * 2, 512, max_tokens)
-    return [s for s in [1, 2, 4] if s <= largest] + list(range(8, min(largest + 1, 256), 8)) + \
-        list(range(256, largest + 1, 16))
+    small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
+    if rule in ("v0", "v1-early"):
+        top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
+        return [s for s in small + list(range(step, top + 1, step)) if s <= max(max_num_seqs, 1)]
+    largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
+    wide = P.CAPTURE_V1_WIDE_FROM
+    return [s for s in small if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
+        list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))
 
 
 def pp_partitions(num_layers: int, pp: int, partition: str | None = None) -> list[int]:
@@ -144,14 +144,16 @@ def stage_shape(full: KVShape, layers: int, total_layers: int) -> KVShape:
 def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_model_len: int,
                      chunked: bool | None, version: str | None = None) -> tuple[int, int, bool]:
     """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
-    big = gpu_total >= 70 * GiB and "a100" not in gpu_name.lower()
+    big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
         parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
         auto = parsed >= parse_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
         tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
-        return (tokens if chunked_on else max(max_model_len, 2048)), P.VLLM_V0_MAX_NUM_SEQS, chunked_on
-    return (8192 if big else 2048), (1024 if big else 256), True
+        return (tokens if chunked_on else max(max_model_len, P.VLLM_MIN_PROFILE_TOKENS)), P.VLLM_V0_MAX_NUM_SEQS, \
+            chunked_on
+    tokens, seqs = P.VLLM_BATCH_DEFAULTS["big" if big else "small"]
+    return tokens, seqs, True
 
 
 def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool) -> int:
@@ -198,8 +200,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     native = facts.max_position_embeddings or 0
     max_len = cfg.max_model_len
     if max_len is None:
-        max_len = min(native, 8192) if cfg.gpustack_max_model_len and native else native
-    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else 0.9
+        max_len = min(native, P.GPUSTACK_INJECTED_MAX_MODEL_LEN) if cfg.gpustack_max_model_len and native else native
+    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else P.DEFAULT_GPU_MEMORY_UTILIZATION
 
     default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
                                                              cfg.enable_chunked_prefill, version)
