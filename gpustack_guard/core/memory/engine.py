@@ -8,11 +8,11 @@ from typing import Protocol
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import Estimate
-from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import parse_size
 

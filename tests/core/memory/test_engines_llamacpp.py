@@ -6,9 +6,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
-from gpustack_guard.core.memory.engines.llamacpp import (LlamaCppConfig, attention_scratch, compute_buffer,
-                                                         estimate_llamacpp, logits_scratch, reserve_tokens,
-                                                         swa_cells)
+from gpustack_guard.core.memory.engines.llamacpp import (
+    LlamaCppConfig,
+    attention_scratch,
+    compute_buffer,
+    estimate_llamacpp,
+    logits_scratch,
+    reserve_tokens,
+    swa_cells,
+)
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.units import GiB, MiB
 

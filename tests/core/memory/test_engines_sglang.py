@@ -8,9 +8,15 @@ import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.engines.sglang import (SglangConfig, default_chunked_prefill,
-                                                       default_cuda_graph_max_bs, default_fraction, estimate_sglang,
-                                                       max_total_num_tokens, sglang_fraction)
+from gpustack_guard.core.memory.engines.sglang import (
+    SglangConfig,
+    default_chunked_prefill,
+    default_cuda_graph_max_bs,
+    default_fraction,
+    estimate_sglang,
+    max_total_num_tokens,
+    sglang_fraction,
+)
 from gpustack_guard.core.memory.estimate import NO_KV_MEMORY, UnsupportedModel
 from gpustack_guard.core.units import GiB, MiB
 

@@ -9,8 +9,15 @@ import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.engines.vllm import (VllmConfig, default_batching, engine_generation, estimate_vllm,
-                                                     moe_workspace, pp_partitions, stage_weights)
+from gpustack_guard.core.memory.engines.vllm import (
+    VllmConfig,
+    default_batching,
+    engine_generation,
+    estimate_vllm,
+    moe_workspace,
+    pp_partitions,
+    stage_weights,
+)
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB, MiB
 

@@ -11,8 +11,14 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import (DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate,
-                                                 UnsupportedModel)
+from gpustack_guard.core.memory.estimate import (
+    DOES_NOT_FIT,
+    FITS,
+    KV_BELOW_MAX_LEN,
+    NO_KV_MEMORY,
+    Estimate,
+    UnsupportedModel,
+)
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.weights import weights_per_rank

@@ -191,6 +191,37 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
+def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
+    if cfg.enforce_eager:
+        return 0
+    if cfg.cuda_graph_reserve is not None:
+        return cfg.cuda_graph_reserve
+    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+
+
+def pool(available: int, shape, block: int, max_len: int, override: int | None) -> tuple[int, float, int]:
+    """(capacity tokens, max concurrency at max_len, pool bytes) of one rank's KV memory."""
+    if available <= 0:
+        return 0, 0.0, 0
+    if shape.hybrid:
+        concurrency = available / shape.request_bytes(max_len or 1)
+        return int(concurrency * (max_len or 1)), concurrency, available
+    blocks = override or available // (block * shape.bytes_per_token)
+    concurrency = blocks / math.ceil(max_len / block) if max_len else 0.0
+    return blocks * block, concurrency, blocks * block * shape.bytes_per_token
+
+
+def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_len: int) -> str:
+    if weights > gpu_total:
+        return DOES_NOT_FIT
+    if available <= 0:
+        return NO_KV_MEMORY
+    if max_len and needed > available:
+        return KV_BELOW_MAX_LEN
+    return FITS
+
+
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
                   gpu_name: str = "", stage_totals: list[int] | None = None) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
@@ -226,13 +257,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
-        if cfg.enforce_eager:
-            graphs = 0
-        elif cfg.cuda_graph_reserve is not None:
-            graphs = cfg.cuda_graph_reserve
-        else:
-            sizes = capture_sizes(profile.capture_rule, seqs, batched)
-            graphs = profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+        graphs = graph_memory(profile, cfg, seqs, batched, layers)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
@@ -255,20 +280,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     worst = min(stages, key=stage_blocks)  # vLLM gives every rank the smallest rank's block count
     available, rank_shape = worst["kv_available"], worst["shape"]
-    if available > 0 and not rank_shape.hybrid:
-        blocks = available // (block * rank_shape.bytes_per_token)
-        if cfg.num_gpu_blocks_override:
-            blocks = cfg.num_gpu_blocks_override
-        capacity = blocks * block
-        per_request_blocks = math.ceil(max_len / block) if max_len else 1
-        concurrency = blocks / per_request_blocks if max_len else 0.0
-        kv_pool = blocks * block * rank_shape.bytes_per_token
-    elif available > 0:
-        concurrency = available / rank_shape.request_bytes(max_len or 1)
-        capacity = int(concurrency * (max_len or 1))
-        kv_pool = available
-    else:
-        capacity, concurrency, kv_pool = 0, 0.0, 0
+    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, cfg.num_gpu_blocks_override)
 
     check_shape = rank_shape
     if pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV):
@@ -289,14 +301,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
     headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
 
-    if worst["weights"] > worst["gpu_total"]:
-        verdict = DOES_NOT_FIT
-    elif available <= 0:
-        verdict = NO_KV_MEMORY
-    elif max_len and needed > available:
-        verdict = KV_BELOW_MAX_LEN
-    else:
-        verdict = FITS
+    verdict = verdict_of(worst["weights"], worst["gpu_total"], available, needed, max_len)
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
 
