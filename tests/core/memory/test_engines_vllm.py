@@ -126,3 +126,18 @@ def test_footprint_counts_outside_budget_once():
     profiled = estimate_vllm(facts, A6000, VllmConfig(gpu_memory_utilization=0.45, max_model_len=8192),
                              version="0.21.0")
     assert profiled.footprint == profiled.requested + P.CUDA_CONTEXT
+
+
+def test_engine_entry_reads_the_partition_env_and_each_stage_gpu():
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), max_position_embeddings=32_768)
+    gpus = [(16_303 * MiB, "NVIDIA GeForce RTX 5070 Ti"), (32_607 * MiB, "NVIDIA GeForce RTX 5090 D")]
+    flags = {"pipeline-parallel-size": "2", "max-model-len": "8192"}
+    est = engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy(), env={"VLLM_PP_LAYER_PARTITION": "16,32"})
+    assert [(s["layers"], s["gpu_total"]) for s in est.extra["stages"]] == [(16, 16_303 * MiB), (32, 32_607 * MiB)]
+    even = engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy())
+    assert [s["layers"] for s in even.extra["stages"]] == [24, 24]
+    with pytest.raises(ValueError, match="VLLM_PP_LAYER_PARTITION"):
+        engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy(), env={"VLLM_PP_LAYER_PARTITION": "a,b"})
