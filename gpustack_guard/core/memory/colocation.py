@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.units import gib
 
 STARTS = "starts"
 REFUSES = "refuses"  # the engine's own start-up check says no
@@ -47,17 +48,17 @@ def _vllm(name: str, est: Estimate, total: int, free: int) -> StartupCheck:
         if kv_left <= 0 or (est.kv_needed and kv_left < est.kv_needed):
             return StartupCheck(name, free, est.requested, 0, REFUSES,
                                 f"vLLM {est.version} caps the whole GPU at {x['gpu_memory_utilization']} x total: "
-                                f"the {others:,} B other processes hold leave {max(kv_left, 0):,} B of KV cache")
+                                f"the {gib(others)} other processes hold leave {gib(max(kv_left, 0))} of KV cache")
         return StartupCheck(name, free, holds, holds, STARTS if holds <= free else OOM, "global cap")
     if x["startup_free_check"] and free - before_snapshot < est.requested:
         return StartupCheck(name, free, est.requested + before_snapshot, 0, REFUSES,
-                            f"free memory on device ({free - before_snapshot:,} B after CUDA/NCCL start-up) is "
+                            f"free memory on device ({gib(free - before_snapshot)} after CUDA/NCCL start-up) is "
                             f"less than desired GPU memory utilization ({x['gpu_memory_utilization']}, "
-                            f"{est.requested:,} B)")
+                            f"{gib(est.requested)})")
     if est.footprint > free:
         return StartupCheck(name, free, est.footprint, 0, OOM,
-                            f"its budget and what lives outside it ({est.footprint:,} B) exceed the "
-                            f"{free:,} B free")
+                            f"its budget and what lives outside it ({gib(est.footprint)}) exceed the "
+                            f"{gib(free)} free")
     return StartupCheck(name, free, est.footprint, est.footprint, STARTS, "per-instance budget")
 
 
@@ -69,8 +70,8 @@ def _sglang(name: str, est: Estimate, free: int) -> StartupCheck:
     static = math.ceil(fraction * pre)
     if static - est.weights <= 0:
         return StartupCheck(name, free, est.weights + start_up, 0, REFUSES,
-                            f"mem_fraction_static {fraction} of the {pre:,} B free leaves no KV cache after "
-                            f"{est.weights:,} B of weights")
+                            f"mem_fraction_static {fraction} of the {gib(pre)} free leaves no KV cache after "
+                            f"{gib(est.weights)} of weights")
     holds = start_up + static + reserve
     outcome = STARTS if holds <= free else OOM
     return StartupCheck(name, free, holds, holds if outcome == STARTS else 0, outcome,

@@ -101,3 +101,10 @@ def test_cli_two_at_045_validate_a_third_does_not(gsg, tmp_path):
     assert bad.code == 1
     assert "GSG035 gpu-overcommit [small-c]: GPU w0:cuda:0 (NVIDIA RTX A6000, 47.99 GiB) would carry 70.32 GiB" \
         in bad.out
+
+
+def test_refusal_reads_like_vllm_in_gib():
+    first, second, third = (vllm("Qwen/Qwen3-8B", 0.45) for _ in range(3))
+    check = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", third)])[2]
+    assert check.reason == ("free memory on device (0.61 GiB after CUDA/NCCL start-up) is less than desired GPU "
+                            "memory utilization (0.45, 21.59 GiB)")
