@@ -7,11 +7,12 @@ from functools import lru_cache
 from typing import Protocol
 
 from gpustack_guard.core import args as A
-from gpustack_guard.core.memory.estimate import Estimate
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import parse_size
 
@@ -32,8 +33,9 @@ def _flag(flags: dict, key: str) -> bool:
     return key in flags and A.normal_value(flags[key]) != "false"
 
 
-def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
+def vllm_config(flags: dict, policy: Policy, env: dict | None = None) -> VllmConfig:
     kv_memory = flags.get("kv-cache-memory")
+    env = env or {}
     tp, pp = A.parallel_size(flags, "vllm")
     return VllmConfig(
         gpu_memory_utilization=A.float_value(flags, "gpu-memory-utilization"),
@@ -52,6 +54,11 @@ def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
         cuda_graph_reserve=policy.cuda_graph_reserve,
         activation_margin=policy.activation_margin,
         gpustack_max_model_len=policy.assume_gpustack_max_model_len,
+        expert_parallel=_flag(flags, "enable-expert-parallel"),
+        distributed_executor_backend=flags.get("distributed-executor-backend"),
+        num_scheduler_steps=A.int_value(flags, "num-scheduler-steps"),
+        pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
+        use_v1_env=env.get("VLLM_USE_V1"),
     )
 
 
@@ -61,11 +68,13 @@ def sglang_config(flags: dict) -> SglangConfig:
         mem_fraction_static=A.float_value(flags, "mem-fraction-static"),
         context_length=A.int_value(flags, "context-length"),
         max_running_requests=A.int_value(flags, "max-running-requests"),
+        max_total_tokens=A.int_value(flags, "max-total-tokens"),
         chunked_prefill_size=A.int_value(flags, "chunked-prefill-size"),
         cuda_graph_max_bs=A.int_value(flags, "cuda-graph-max-bs"),
         tp_size=tp,
         pp_size=pp,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
+        page_size=A.int_value(flags, "page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
     )
 
@@ -102,23 +111,33 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
 
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
-             policy: Policy) -> Estimate:
-    """gpus: (total bytes, name) of one replica's GPUs. vLLM/SGLang: the smallest GPU is the worst rank.
+             policy: Policy, env: dict | None = None) -> Estimate:
+    """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
+    stage; SGLang: the smallest GPU. env: the deployment's environment (VLLM_PP_LAYER_PARTITION, VLLM_USE_V1).
 
     Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
     """
-    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy)
+    env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items() if k in ENGINE_ENV))
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items)
+
+
+ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment variables that move memory
 
 
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
-              policy: Policy) -> Estimate:
+              policy: Policy, env_items: tuple = ()) -> Estimate:
     flags = dict(flag_items)
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])
     if family == "vllm":
-        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], vllm_config(flags, policy),
-                             version=version, gpu_name=gpus[smallest][1])
+        cfg = vllm_config(flags, policy, dict(env_items))
+        tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
+        # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
+        stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
+            else None
+        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], cfg,
+                             version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
     if family == "sglang":
         return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags),
                                version=version)
@@ -127,15 +146,15 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     raise ValueError(f"no memory model for backend family '{family}'")
 
 
-def gpustack_fraction(family: str, flags: dict, gpu_total: int) -> float:
+def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
     if family == "vllm":
-        return A.float_value(flags, "gpu-memory-utilization") or 0.9
+        return A.float_value(flags, "gpu-memory-utilization") or P.DEFAULT_GPU_MEMORY_UTILIZATION
     if family == "sglang":
-        return sglang_fraction(sglang_config(flags), gpu_total)
+        return sglang_fraction(sglang_config(flags), gpu_total, version)
     return 0.0
 
 
 def gpustack_weight_estimate(facts: ModelFacts) -> int:
     """GPUStack's own estimate_model_vram for LLMs: weights x 1.2 + 2 GiB."""
-    return int(weight_layout(facts).total * 1.2) + 2 * 1024**3
+    return int(weight_layout(facts).total * P.GPUSTACK_WEIGHT_FACTOR) + P.GPUSTACK_WEIGHT_EXTRA

@@ -50,6 +50,7 @@ class Estimate:
     verdict: str
     kv_needed: int = 0  # KV bytes one request of max_model_len needs (llama.cpp: 0, its KV is in requested)
     notes: tuple[str, ...] = field(default=())
+    compute_buffer_per_gpu: tuple[int, ...] = ()  # llama.cpp: each device's one compute buffer
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def breakdown(self) -> dict[str, int]:
@@ -74,6 +75,8 @@ class Estimate:
             "headroom_needed_bytes": self.headroom_needed,
             "footprint_bytes_per_gpu": self.footprint,
             "verdict": self.verdict,
+            **({"compute_buffer_bytes_per_gpu": list(self.compute_buffer_per_gpu)}
+               if self.compute_buffer_per_gpu else {}),
             "breakdown": self.breakdown(),
             "notes": list(self.notes),
             **({"extra": self.extra} if self.extra else {}),

@@ -21,21 +21,39 @@ class VllmProfile:
     graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
     source: str
     in_flight_steps: int = 1  # scheduler steps whose tokens sliding-window caches must still hold
+    per_instance_budget: bool = True  # gmu x total is this instance's own budget (else a cap on the whole GPU)
+    startup_free_check: bool = False  # refuses to start when free memory < gmu x total
+    pp_whole_model_check: bool = False  # under PP, one request's KV of ALL layers is checked against one rank
 
 
 VLLM_PROFILES = (
     VllmProfile("0.0.0", "v0", "v0", 1, False,
-                "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'"),
+                "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'; the "
+                "profiler took all memory used on the GPU, other processes included, against gmu x total "
+                "(gmu documented as a global limit, vllm PR #9505 discussion)", per_instance_budget=False),
+    VllmProfile("0.6.4", "v0", "v0", 1, False,
+                "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
+                "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)"),
     VllmProfile("0.8.0", "v1", "v1-early", 1, False,
-                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs"),
+                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
+                "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
+                "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
+                "PR #414)", startup_free_check=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
-                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512)"),
+                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed",
+                startup_free_check=True),
+    VllmProfile("0.15.0", "v1", "v1", 2, False,
+                "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
+                "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
+                startup_free_check=True, pp_whole_model_check=True),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
-                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)"),
+                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
+                startup_free_check=True, pp_whole_model_check=True),
     VllmProfile("0.24.0", "v1", "v1", 2, True,
                 "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
                 "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
-                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2),
+                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2, startup_free_check=True,
+                pp_whole_model_check=True),
 )
 # What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
 # backend_version unset (reported as GSG039 so the assumption is visible).
@@ -54,6 +72,41 @@ def vllm_profile(version: str | None) -> VllmProfile:
     return chosen
 
 
+@dataclass(frozen=True)
+class V0Fallback:
+    """A feature that made a V1-default release run the V0 engine (vllm arg_utils _is_v1_supported_oracle)."""
+
+    feature: str
+    since: str
+    until: str  # first release where V1 handles it (or V0 is gone)
+    source: str
+
+
+VLLM_V0_REMOVED = "0.11.0"  # the V0 engine was deleted; VLLM_USE_V1=0 no longer exists
+VLLM_V0_FALLBACKS = (
+    V0Fallback("pipeline parallelism without the Ray executor", "0.8.0", "0.9.0",
+               "0.8.x oracle: 'Pipeline Parallelism without Ray distributed executor' falls back to V0 (the "
+               "PP + bitsandbytes run of issue 12 on 0.8.x printed V0 lines)"),
+    V0Fallback("--kv-cache-dtype fp8 without FlashAttention 3 (pre-Hopper GPU)", "0.8.0", "0.10.0",
+               "0.8.x oracle: '--kv-cache-dtype' falls back unless flash_attn_supports_fp8()"),
+    V0Fallback("--num-scheduler-steps > 1 (multi-step scheduling)", "0.8.0", VLLM_V0_REMOVED,
+               "multi-step scheduling was never ported to V1"),
+    V0Fallback("VLLM_USE_V1=0", "0.8.0", VLLM_V0_REMOVED, "the documented opt-out of V1"),
+)
+VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it was the default
+
+# V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
+VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
+VLLM_V0_AUTO_CHUNKED_ABOVE = 32768
+VLLM_V0_CHUNKED_TOKENS = ((parse_version("0.0.0"), 512), (parse_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
+VLLM_V0_MAX_NUM_SEQS = 256
+
+# Fused-MoE workspace: vLLM's fused_experts processes tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE
+# (default 32 * 1024; vllm/envs.py) and holds, per chunk, intermediate_cache1/3 in one shared buffer of
+# M x top_k x max(N, K) and intermediate_cache2 of M x top_k x N/2 (N = 2 x moe_intermediate / tp, K = hidden),
+# in the activation dtype; FP8 MoE adds the quantised copies of the input (M x K) and of cache2 (1 byte each).
+VLLM_FUSED_MOE_CHUNK = 32 * 1024
+
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
 # Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
 # (vllm#10517: Llama-3.1-8B T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99).
@@ -64,10 +117,27 @@ ACTIVATION_CALIBRATION = 1.15
 # 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
 # benchmarks/accuracy.py is its calibration, not evidence of it.
 COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 540_316
-NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1
-NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner, TP>=2 (NCCL, custom all-reduce)
-CUDA_CONTEXT = int(0.5 * GiB)  # before vLLM's snapshot: CUDA context + torch init (0.3-1 GiB observed)
-COMM_BUFFERS = int(0.75 * GiB)  # NCCL channel buffers + all-reduce IPC buffers per rank when TP*PP > 1
+NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
+NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
+# Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
+# docs/memory-arithmetic.md; V21 (docker/model-runner PR #414) shows 1.04 GiB used before start on a desktop GPU.
+CUDA_CONTEXT = int(0.5 * GiB)
+# NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
+# An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
+COMM_BUFFERS = int(0.75 * GiB)
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
+GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
+# get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server: >= 70 GiB and not an A100 -> 8192 batched tokens
+# and 1024 sequences; otherwise 2048 and 256 (upstream tests/engine/test_arg_utils.py)
+VLLM_BIG_GPU_BYTES = 70 * GiB
+VLLM_BATCH_DEFAULTS = {"big": (8192, 1024), "small": (2048, 256)}
+VLLM_MIN_PROFILE_TOKENS = 2048  # V0 without chunked prefill profiles max(max_model_len, 2048) tokens
+# CUDA-graph capture sizes: V0 [1,2,4]+range(8,257,8); V1 0.8-0.10 [1,2,4]+range(8,513,8), both capped by
+# max_num_seqs; V1 0.11+ _set_cudagraph_sizes: [1,2,4]+range(8,256,8)+range(256,max+1,16) with
+# max = min(2 x max_num_seqs, 512, max_num_batched_tokens)
+CAPTURE_SMALL = (1, 2, 4)
+CAPTURE_STEP, CAPTURE_V0_MAX, CAPTURE_V1_EARLY_MAX = 8, 256, 512
+CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
 # and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
@@ -79,13 +149,81 @@ ALLOCATOR_SLACK = 0.05
 DEFAULT_BLOCK_SIZE = 16
 MLA_BLOCK_SIZE = 64  # FlashMLA forces 64 ("Forcing kv cache block size to 64 for FlashMLA backend")
 
+# GPUStack's own estimate_model_vram for LLMs (gpustack/scheduler): weights x 1.2 + 2 GiB
+GPUSTACK_WEIGHT_FACTOR = 1.2
+GPUSTACK_WEIGHT_EXTRA = 2 * GiB
+
 # --- SGLang ----------------------------------------------------------------------------------------------
-SGLANG_FALLBACK_FRACTION = 0.88
-SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GB (PR #10975)
+@dataclass(frozen=True)
+class SglangProfile:
+    """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang")."""
+
+    since: str
+    fraction_rule: str  # "tp" (TP tiers only) | "tp-or-13gib" (tiers up to 80 GiB, else 13 GiB reserved) | "reserved"
+    tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
+    fallback_fraction: float  # when the GPU size is unknown
+    graph_rule: str  # "v0.3" | "v0.4" | "v0.5": cuda_graph_max_bs and chunked_prefill_size by GPU size
+    page_rounding: bool  # max_total_num_tokens rounded down to --page-size
+    source: str
+
+
+SGLANG_PROFILES = (
+    SglangProfile("0.0.0", "tp", ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.3", False,
+                  "sglang 0.3.6 wheel, server_args.py l.156 (fraction by TP only); under 25000 MB "
+                  "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
+    SglangProfile("0.4.0", "tp-or-13gib", ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.4",
+                  False, "sglang 0.4.6 wheel, server_args.py l.221-238: TP tiers up to 81920 MiB, else "
+                  "(gpu_mem - 13312) / gpu_mem; chunked_prefill_size 2048 under 25000 MiB else 8192"),
+    SglangProfile("0.5.0", "reserved", (), 0.88, "v0.5", False,
+                  "reserved-memory model of sglang PR #10975 as in the 0.5.4 wheel (_handle_gpu_memory_settings); "
+                  "the PR is of Sep 2025, so 0.5.0-0.5.2 may still pick by TP"),
+    SglangProfile("0.5.23", "reserved", (), 0.95, "v0.5", True,
+                  "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
+                  "pool_configurator.py rounds to page_size; memory_hook.py falls back to 0.95"),
+)
+_SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
+
+
+def sglang_profile(version: str | None) -> SglangProfile:
+    parsed = parse_version(version or DEFAULT_VERSIONS["sglang"]) or (0, 0, 0)
+    chosen = SGLANG_PROFILES[0]
+    for since, profile in _SGLANG_KEYS:
+        if parsed >= since:
+            chosen = profile
+    return chosen
+
+
+# Free memory SGLang's first measurement no longer sees: CUDA context alone on one GPU; with TP, NCCL and its
+# all-reduce buffers too. The parallel value is sglang#22537 (B200 TP4): 183,359 MiB total = 179.06 GiB, and
+# "Load weight end. avail mem=160.78 GB, mem usage=15.50 GB" puts the free memory before the weights at
+# 176.28 GiB. It reproduces S1 (vllm#21348, 4x H100 TP4, 16.46 GiB of pool) to 0.1 %.
+SGLANG_START_UP_SINGLE = CUDA_CONTEXT
+SGLANG_START_UP_PARALLEL = int(2.78 * GiB)
+SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
+SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
+SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem
+SGLANG_013_THRESHOLD_MB = 81920
+SGLANG_SMALL_GPU_MB = 25000  # 0.3.x/0.4.x "gpu_mem < 25000" (MiB, from get_device_memory_capacity)
+SGLANG_METADATA_MB = 512  # reserved_mem = 512 (constant metadata) + ... (0.5.4 wheel)
+SGLANG_ACTIVATION_MB_PER_TOKEN = 1.5  # ... + max(chunked_prefill_size, 2048) * 1.5
+SGLANG_GRAPH_MB_PER_BS = 2  # ... + cuda_graph_max_bs * 2
+SGLANG_COMM_MB_PER_RANK = 1024 / 8  # ... + tp * pp / 8 * 1024
+# 0.5.x defaults by GPU memory (MiB upper bound, chunked_prefill_size, graph bs below TP4, graph bs at TP>=4),
+# the table of _handle_gpu_memory_settings in the 0.5.4 wheel
+SGLANG_05_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 16, 80), (60 * 1024, 4096, 32, 160),
+                       (90 * 1024, 8192, 256, 512), (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
+SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
+SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
 
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
 LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
-LLAMACPP_DEFAULT_BATCH = 2048
-LLAMACPP_DEFAULT_UBATCH = 512
+LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
+LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
+LLAMACPP_CELL_PAD_FLASH = 256  # KV cells padded to 256 with flash attention (gguf-parser, llama.cpp get_padding)
+LLAMACPP_CELL_PAD = 32
+# Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
+# "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
+# treated as one full cache, which over-counts, never under-counts.
+LLAMACPP_SWA_CACHE_SINCE = "b5452"

@@ -209,7 +209,7 @@ def test_field_notes_llamacpp_80_layers_rejected_60_pass():
     sixty = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=60), version=None)
     assert full.verdict == "does-not-fit" and sixty.verdict == "fits"
     assert full.kv_cache == 10 * GiB and sixty.kv_cache == int(7.5 * GiB)
-    assert full.activation == 32768 * 256 * 64 * 4  # no-FA KQ scratch
+    assert full.activation == 32768 * 256 * 64 * 4 + 32768 * 256 * 4  # no-FA KQ scratch and its mask
 
 
 def test_policy_platform_footprint_replaces_the_default():

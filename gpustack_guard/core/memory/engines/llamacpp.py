@@ -1,4 +1,10 @@
-"""llama.cpp per-device VRAM (memory-arithmetic.md §1.6, gguf-parser's NonUMA sum) with layer offload."""
+"""llama.cpp per-device VRAM with layer offload (docs/memory-arithmetic.md, "llama.cpp").
+
+Per device: platform footprint + weights of its layers (+ the output layer on full offload) + KV of its layers +
+one compute buffer. llama.cpp reserves the compute buffer by allocating its worst-case graph (min(n_ctx, n_ubatch)
+tokens over the full KV cache) with ggml-alloc, which frees and reuses tensors: the buffer is the high-water mark
+of live tensors, so the attention scratch and the logits share it — the larger one sizes it, not their sum.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,13 @@ from dataclasses import dataclass
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
-from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
+from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
+F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -34,13 +43,13 @@ class DeviceUsage:
     layers: int
     weights: int
     kv: int
-    compute: int
-    output: int
+    compute: int  # the one compute buffer: max(attention scratch, logits on the output device)
+    output: int  # the logits part of it (0 off the output device), shown, not added
     footprint: int
 
     @property
     def total(self) -> int:
-        return self.footprint + self.weights + self.kv + self.compute + self.output
+        return self.footprint + self.weights + self.kv + self.compute
 
 
 def _cache_bytes(kind: str) -> float:
@@ -60,13 +69,56 @@ def split_layers(count: int, fractions: tuple[float, ...]) -> list[int]:
     return share
 
 
+def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None) -> int:
+    """sched_reserve's n_tokens = min(n_ctx, n_ubatch); n_ubatch never exceeds n_batch."""
+    ub = min(ubatch or P.LLAMACPP_DEFAULT_UBATCH, batch or P.LLAMACPP_DEFAULT_BATCH)
+    return min(ctx, ub)
+
+
+def attention_scratch(cells: int, tokens: int, heads: int, flash_attn: bool) -> int:
+    """The largest attention intermediate of one layer over the full cache.
+
+    Without flash attention: the f32 KQ matrix (cells x tokens x heads) and the f32 KQ mask beside it. With it, no
+    KQ matrix is materialised; the f16 mask remains."""
+    if flash_attn:
+        return cells * tokens * F16
+    return cells * tokens * heads * F32 + cells * tokens * F32
+
+
+def logits_scratch(hidden: int, vocab: int, tokens: int) -> int:
+    """f32 hidden states and logits of every reserved token on the output device (gguf-parser's Output term)."""
+    return (hidden + vocab) * tokens * F32
+
+
+def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool) -> int:
+    attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn)
+    logits = logits_scratch(facts.hidden_size, facts.vocab_size, tokens) if output_device else 0
+    return max(attention, logits)
+
+
+def padded_cells(ctx: int, flash_attn: bool) -> int:
+    pad = P.LLAMACPP_CELL_PAD_FLASH if flash_attn else P.LLAMACPP_CELL_PAD
+    return math.ceil(ctx / pad) * pad
+
+
+def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bool) -> int:
+    """The sliding-window cache: one window per slot plus one batch, padded, never more than the full cache."""
+    return min(cells, padded_cells(window * parallel + batch, flash_attn))
+
+
+def has_swa_cache(version: str | None) -> bool:
+    build = parse_version(version or P.DEFAULT_VERSIONS["llamacpp"])
+    return build is not None and build >= parse_version(P.LLAMACPP_SWA_CACHE_SINCE)
+
+
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
     layout = weight_layout(facts)
     L = facts.num_hidden_layers
     ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
     parallel = cfg.parallel or 1
-    ubatch = min(cfg.ubatch_size or P.LLAMACPP_DEFAULT_UBATCH, cfg.batch_size or P.LLAMACPP_DEFAULT_BATCH)
+    batch = cfg.batch_size or P.LLAMACPP_DEFAULT_BATCH
+    tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size)
     offload = L + 1 if cfg.gpu_layers is None else min(cfg.gpu_layers, L + 1)
     full = offload > L
     on_gpu = min(offload, L)
@@ -76,46 +128,58 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     if type_v.lower() in QUANTISED_CACHE and not cfg.flash_attn:
         type_v = "f16"
         notes.append("a quantised V cache needs flash attention: llama.cpp falls back to f16")
-    pad = 256 if cfg.flash_attn else 32
-    cells = math.ceil(ctx / pad) * pad
     heads_kv, d = facts.kv_heads, facts.dim_head
-    kv_per_layer = 0 if cfg.no_kv_offload else int(
-        cells * heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v)))
-    kq = cells * ubatch * (2 if cfg.flash_attn else facts.num_attention_heads * 4)
-    output_buffer = (facts.hidden_size + facts.vocab_size) * ubatch * 4
+    cell_bytes = 0 if cfg.no_kv_offload else heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+    swa_share = (facts.sliding_window_layers or 0) / L if facts.sliding_window and has_swa_cache(version) else 0.0
 
     fractions = cfg.tensor_split or tuple(float(t) for t in gpu_totals)
     layer_share = split_layers(on_gpu, fractions[: len(gpu_totals)])
-    offloaded = list(layout.per_layer[L - on_gpu:])  # the last blocks go to the GPUs
-    devices: list[DeviceUsage] = []
-    start = 0
-    for i, count in enumerate(layer_share):
-        is_output = full and i == len(layer_share) - 1
-        weights = sum(offloaded[start:start + count])
-        if is_output:
-            weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
-        start += count
-        devices.append(DeviceUsage(count, weights, kv_per_layer * count, kq if count else 0,
-                                   output_buffer if is_output else 0, cfg.platform_footprint))
 
+    def devices_at(ctx_cells: int) -> list[DeviceUsage]:
+        cells = padded_cells(ctx_cells, cfg.flash_attn)
+        window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, batch, cfg.flash_attn) if swa_share \
+            else cells
+        reserve = min(cells, tokens)
+        offloaded = list(layout.per_layer[L - on_gpu:])  # the last blocks go to the GPUs
+        out: list[DeviceUsage] = []
+        start = 0
+        for i, count in enumerate(layer_share):
+            is_output = full and i == len(layer_share) - 1
+            weights = sum(offloaded[start:start + count])
+            if is_output:
+                weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
+            start += count
+            window = round(count * swa_share)
+            kv = int(cell_bytes * ((count - window) * cells + window * window_cells))
+            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output) if count or is_output else 0
+            logits = logits_scratch(facts.hidden_size, facts.vocab_size, reserve) if is_output else 0
+            out.append(DeviceUsage(count, weights, kv, compute, logits, cfg.platform_footprint))
+        return out
+
+    devices = devices_at(ctx)
+    cells = padded_cells(ctx, cfg.flash_attn)
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
-    kv_token = (kv_per_layer // cells) * usage.layers if cells else 0
+    kv_token = int(cell_bytes) * usage.layers
     verdict = FITS if all(dev.total <= t for dev, t in zip(devices, gpu_totals)) else DOES_NOT_FIT
     estimated_ctx = 0
     if usage.layers:
-        spare = total - (usage.total - usage.kv - usage.compute)
-        per_cell = usage.kv / cells + usage.compute / cells
-        estimated_ctx = max(int(spare // per_cell) // pad * pad, 0) if per_cell else 0
+        pad = P.LLAMACPP_CELL_PAD_FLASH if cfg.flash_attn else P.LLAMACPP_CELL_PAD
+        fitting = longest_fitting(lambda c: devices_at(c * pad)[worst].total, total, max(ctx, 1 << 24) // pad)
+        estimated_ctx = fitting * pad
+    compute_per_gpu = tuple(dev.compute for dev in devices)
     return Estimate(
         engine="llama.cpp", version=version or f"{P.DEFAULT_VERSIONS['llamacpp']} (assumed)", gpu_total=total,
         gpus=len(gpu_totals), requested=usage.total, weights=usage.weights, activation=usage.compute,
         non_torch=usage.footprint, cuda_graphs=0, kv_cache=usage.kv, kv_available=usage.kv,
         headroom=total - usage.total, headroom_needed=0, footprint=usage.total, kv_bytes_per_token=kv_token,
-        block_size=pad, kv_capacity_tokens=cells, max_model_len=ctx // parallel, estimated_max_model_len=estimated_ctx,
+        block_size=P.LLAMACPP_CELL_PAD_FLASH if cfg.flash_attn else P.LLAMACPP_CELL_PAD,
+        kv_capacity_tokens=cells, max_model_len=ctx // parallel, estimated_max_model_len=estimated_ctx,
         max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
+        compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
-               "ubatch_size": ubatch, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
-               "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t}
+               "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
+               "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
+                               "kv": dev.kv, "compute": dev.compute}
                               for dev, t in zip(devices, gpu_totals)]},
     )

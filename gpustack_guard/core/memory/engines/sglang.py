@@ -1,4 +1,9 @@
-"""SGLang's static pool (memory-arithmetic.md §1.5): f x total - weights - what is already used."""
+"""SGLang's KV pool as profile_max_num_token sizes it (docs/memory-arithmetic.md, "SGLang").
+
+SGLang measures free memory twice: after CUDA/NCCL start-up, before the weights load (`pre`), and after
+they load (`post`). The pool is `post - pre * (1 - mem_fraction_static)`, i.e. `f * pre - weights`, divided by
+the bytes of one token over all layers: max_total_num_tokens. The default fraction depends on the release.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,18 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import (DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate,
-                                            UnsupportedModel)
+from gpustack_guard.core.memory.estimate import (
+    DOES_NOT_FIT,
+    FITS,
+    KV_BELOW_MAX_LEN,
+    NO_KV_MEMORY,
+    Estimate,
+    UnsupportedModel,
+)
 from gpustack_guard.core.memory.facts import ModelFacts
-from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.memory.kv import KVShape
-from gpustack_guard.core.units import GiB, MiB
+from gpustack_guard.core.memory.weights import weights_per_rank
+from gpustack_guard.core.units import MiB
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -19,80 +30,129 @@ class SglangConfig:
     mem_fraction_static: float | None = None
     context_length: int | None = None
     max_running_requests: int | None = None
+    max_total_tokens: int | None = None
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
     tp_size: int = 1
     pp_size: int = 1
     kv_cache_dtype: str | None = None
+    page_size: int = 1
     disable_cuda_graph: bool = False
+    foreign_bytes: int = 0  # memory other processes hold when this instance starts
 
 
-def default_chunked_prefill(gpu_total: int) -> int:
-    if gpu_total < 35 * GiB:
-        return 2048
-    return 8192 if gpu_total < 160 * GiB else 16384
-
-
-def default_cuda_graph_max_bs(gpu_total: int, tp: int) -> int:
-    """SGLang's capture batch size by GPU memory (24 on 24 GB cards, 256 on 80 GB: Table A13)."""
-    if gpu_total < 20 * GiB:
-        return 8
-    if gpu_total < 35 * GiB:
-        return 24 if tp < 4 else 80
-    if gpu_total < 60 * GiB:
-        return 32 if tp < 4 else 160
-    return 256 if gpu_total < 120 * GiB else 512
-
-
-def reserved_mb(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int) -> float:
-    """PR #10975 heuristic: memory SGLang keeps outside the static pool, in MB."""
-    return 512 + max(chunked, 2048) * 1.5 + graph_bs * 2 + tp * pp / 8 * 1024
-
-
-def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int) -> float:
+def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
-    reserved = reserved_mb(gpu_total, tp, pp, chunked, graph_bs)
-    if gpu_total > 60 * GiB:
+    if rule == "v0.3":
+        return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
+    if rule == "v0.4":
+        return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
+    return _tier(gpu_mb)[1]
+
+
+def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> int:
+    gpu_mb = gpu_total / MiB
+    if rule == "v0.3":
+        return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
+    if rule == "v0.4":
+        if gpu_mb < P.SGLANG_SMALL_GPU_MB:
+            return 8 if tp < 4 else 80
+        return P.SGLANG_CUDA_GRAPH_BS
+    tier = _tier(gpu_mb)
+    return tier[2] if tp < 4 else tier[3]
+
+
+def _tier(gpu_mb: float) -> tuple:
+    return next(t for t in P.SGLANG_05_GPU_TIERS if t[0] is None or gpu_mb < t[0])
+
+
+def reserved_mb(tp: int, pp: int, chunked: int, graph_bs: int) -> float:
+    """0.5.x: what SGLang keeps outside the static pool, in MiB (metadata, activations, graphs, comm)."""
+    return (P.SGLANG_METADATA_MB + max(chunked, 2048) * P.SGLANG_ACTIVATION_MB_PER_TOKEN
+            + graph_bs * P.SGLANG_GRAPH_MB_PER_BS + tp * pp * P.SGLANG_COMM_MB_PER_RANK)
+
+
+def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
+                     profile: P.SglangProfile | None = None) -> float:
+    """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line."""
+    profile = profile or P.sglang_profile(None)
+    gpu_mb = gpu_total / MiB
+    if profile.fraction_rule == "tp" or (profile.fraction_rule == "tp-or-13gib"
+                                         and gpu_mb <= P.SGLANG_013_THRESHOLD_MB):
+        return next(f for min_tp, f in profile.tp_fractions if tp >= min_tp)
+    if profile.fraction_rule == "tp-or-13gib":
+        return (gpu_mb - P.SGLANG_013_RESERVE_MB) / gpu_mb
+    reserved = reserved_mb(tp, pp, chunked, graph_bs)
+    if gpu_mb > 60 * 1024:
         reserved = max(reserved, P.SGLANG_BIG_GPU_FLOOR_MB)
     fraction = round((gpu_mb - reserved) / gpu_mb, 3)
-    return fraction if 0 < fraction < 1 else P.SGLANG_FALLBACK_FRACTION
+    return fraction if 0 < fraction < 1 else profile.fallback_fraction
 
 
-def _defaults(cfg: SglangConfig, gpu_total: int) -> tuple[int, int, float]:
-    """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static) after SGLang's defaults."""
-    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total)
-    graph_bs = 0 if cfg.disable_cuda_graph else (cfg.cuda_graph_max_bs or
-                                                 default_cuda_graph_max_bs(gpu_total, cfg.tp_size))
-    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs)
-    return chunked, graph_bs, fraction
+def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile) -> tuple[int, int, float]:
+    """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static) after SGLang's defaults.
+
+    The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
+    implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
+    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
+    graph_bs = cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
+    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs,
+                                                           profile)
+    return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction
 
 
-def sglang_fraction(cfg: SglangConfig, gpu_total: int) -> float:
+def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None) -> float:
     """The static fraction SGLang takes (and GPUStack books) on a GPU of this size."""
-    return _defaults(cfg, gpu_total)[2]
+    return _defaults(cfg, gpu_total, P.sglang_profile(version))[2]
+
+
+def start_up_bytes(tp: int, pp: int) -> int:
+    """Memory CUDA and NCCL take before SGLang's first measurement (never part of the pool)."""
+    return P.SGLANG_START_UP_PARALLEL if tp * pp > 1 else P.SGLANG_START_UP_SINGLE
+
+
+def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float, cell_size: int,
+                         page_size: int = 1) -> int:
+    """profile_max_num_token: (post - pre * (1 - f)) // cell_size with post = pre - weights, in SGLang's own
+    float GiB arithmetic (it reads free memory as GiB); 0 when nothing is left."""
+    pre = free_before_weights / (1 << 30)
+    post = (free_before_weights - weights) / (1 << 30)
+    rest = post - pre * (1 - fraction)
+    if rest <= 0 or not cell_size:
+        return 0
+    tokens = int(rest * (1 << 30) // cell_size)
+    return tokens // page_size * page_size
 
 
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None) -> Estimate:
-    if facts.is_compressed_attention:
-        raise UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
-                               "estimate it with the vLLM backend")
+    profile = P.sglang_profile(version)
     tp, pp = cfg.tp_size, cfg.pp_size
-    chunked, graph_bs, fraction = _defaults(cfg, gpu_total)
+    chunked, graph_bs, fraction = _defaults(cfg, gpu_total, profile)
     context = cfg.context_length or facts.max_position_embeddings or 0
-
     weights = weights_per_rank(facts, tp, pp)
-    requested = math.ceil(fraction * gpu_total)
-    baseline = P.CUDA_CONTEXT + (P.COMM_BUFFERS if tp * pp > 1 else 0)
-    available = requested - weights - baseline
-    shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked)
-    capacity = max(available, 0) // shape.bytes_per_token if shape.bytes_per_token else 0
-    kv_pool = capacity * shape.bytes_per_token
+    start_up = start_up_bytes(tp, pp)
+    pre = gpu_total - cfg.foreign_bytes - start_up
+    rest = int(fraction * pre) - weights
+    if facts.is_compressed_attention:
+        if rest > 0:
+            raise UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
+                                   "estimate it with the vLLM backend")
+        cell = 0  # the weights alone decide: SGLang refuses before it sizes any KV
+    else:
+        cell = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked).bytes_per_token
+    page = cfg.page_size if profile.page_rounding else 1
+    capacity = max_total_num_tokens(pre, weights, fraction, cell, page)
+    if cfg.max_total_tokens:
+        capacity = min(capacity, cfg.max_total_tokens)  # --max-total-tokens only lowers it
+    kv_pool = capacity * cell
+    requested = math.ceil(fraction * pre)  # the static part: weights + pool
+    # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
+    outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK) * MiB)
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
-    needed = int(reserved_mb(gpu_total, tp, pp, chunked, graph_bs) * MiB)
 
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
-    elif available <= 0:
+    elif rest <= 0:
         verdict = NO_KV_MEMORY
     elif context and capacity < context:
         verdict = KV_BELOW_MAX_LEN
@@ -100,12 +160,15 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         verdict = FITS
     return Estimate(
         engine="SGLang", version=version or f"{P.DEFAULT_VERSIONS['sglang']} (assumed)", gpu_total=gpu_total,
-        gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=baseline,
-        cuda_graphs=graph_bs * 2 * MiB, kv_cache=kv_pool, kv_available=available, headroom=gpu_total - requested,
-        headroom_needed=needed, footprint=gpu_total - max(gpu_total - requested - needed, 0),
-        kv_bytes_per_token=shape.bytes_per_token, block_size=1, kv_capacity_tokens=capacity,
+        gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=start_up,
+        cuda_graphs=graph_bs * P.SGLANG_GRAPH_MB_PER_BS * MiB, kv_cache=kv_pool, kv_available=rest,
+        headroom=gpu_total - requested, headroom_needed=start_up + outside,
+        footprint=start_up + requested + outside,
+        kv_bytes_per_token=cell, block_size=page, kv_capacity_tokens=capacity,
         max_model_len=context, estimated_max_model_len=min(capacity, max(context, capacity)),
         max_num_seqs=running, max_concurrency=(capacity / context) if context else 0.0, verdict=verdict,
-        kv_needed=context * shape.bytes_per_token,
-        extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs},
+        kv_needed=context * cell,
+        extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs,
+               "free_before_weights": pre, "fraction_rule": profile.fraction_rule,
+               "max_total_num_tokens": capacity},
     )

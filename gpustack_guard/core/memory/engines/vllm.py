@@ -1,17 +1,20 @@
-"""vLLM's per-GPU startup budget (memory-arithmetic.md §1.4), worst rank, version-aware."""
+"""vLLM's per-GPU startup budget, per pipeline stage, version-aware (docs/memory-arithmetic.md, "vLLM")."""
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
+from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
-from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.memory.kv import KVShape
-from gpustack_guard.core.units import GiB
+from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
+from gpustack_guard.core.versions import parse_version
+
+HOPPER = ("h100", "h200", "h800", "h20", "gh200")
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -33,24 +36,94 @@ class VllmConfig:
     cuda_graph_reserve: int | None = None  # policy override of the CUDA-graph estimate
     activation_margin: float = 0.0
     gpustack_max_model_len: bool = False  # unset --max-model-len evaluated as GPUStack injects it (8192)
+    expert_parallel: bool = False
+    distributed_executor_backend: str | None = None
+    num_scheduler_steps: int | None = None
+    pp_layer_partition: str | None = None  # VLLM_PP_LAYER_PARTITION from the deployment's env
+    use_v1_env: str | None = None  # VLLM_USE_V1 from the deployment's env
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
-    if rule == "v0":
-        return [s for s in [1, 2, 4] + list(range(8, 257, 8)) if s <= max(max_num_seqs, 1)]
-    if rule == "v1-early":
-        return [s for s in [1, 2, 4] + list(range(8, 513, 8)) if s <= max(max_num_seqs, 1)]
-    largest = min(max_num_seqs * 2, 512, max_tokens)
-    return [s for s in [1, 2, 4] if s <= largest] + list(range(8, min(largest + 1, 256), 8)) + \
-        list(range(256, largest + 1, 16))
+    small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
+    if rule in ("v0", "v1-early"):
+        top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
+        return [s for s in small + list(range(step, top + 1, step)) if s <= max(max_num_seqs, 1)]
+    largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
+    wide = P.CAPTURE_V1_WIDE_FROM
+    return [s for s in small if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
+        list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))
+
+
+def pp_partitions(num_layers: int, pp: int, partition: str | None = None) -> list[int]:
+    """Layers per pipeline stage, as vllm.distributed.utils.get_pp_indices splits them.
+
+    VLLM_PP_LAYER_PARTITION wins when set; otherwise the remainder of an uneven split goes one layer each to
+    the stages before the last (the last stage also carries the LM head)."""
+    if partition:
+        try:
+            parts = [int(x) for x in partition.split(",")]
+        except ValueError:
+            raise ValueError(f"VLLM_PP_LAYER_PARTITION must be comma-separated integers, got '{partition}'") from None
+        if len(parts) != pp:
+            raise ValueError(f"VLLM_PP_LAYER_PARTITION has {len(parts)} stages but --pipeline-parallel-size is {pp}")
+        if sum(parts) != num_layers:
+            raise ValueError(f"VLLM_PP_LAYER_PARTITION sums to {sum(parts)} layers but the model has {num_layers}")
+        return parts
+    parts = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        parts[-i] += 1
+    return parts
+
+
+def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
+    """Weights per rank of each stage: its layers (TP-split, replicated parts whole), the embedding on the first
+    stage, the LM head (the embedding again when tied) and final norm on the last."""
+    layout = weight_layout(facts)
+    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
+    out, start = [], 0
+    for stage, count in enumerate(parts):
+        layers = layout.per_layer[start:start + count]
+        whole = sum(replicated[start:start + count])
+        edge = layout.embedding if stage == 0 else 0
+        if stage == len(parts) - 1:
+            edge += (layout.lm_head or layout.embedding) + layout.other
+        start += count
+        out.append(math.ceil((sum(layers) - whole + edge) / tp) + whole)
+    return out
+
+
+def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
+    """The profile row that applies, with V0 forced where the release fell back for a feature; and why."""
+    profile = P.vllm_profile(version)
+    parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+    env = (cfg.use_v1_env or "").strip()
+    if profile.engine == "v0":
+        if env == "1" and parsed >= parse_version(P.VLLM_V1_OPT_IN_SINCE):
+            return replace(P.VLLM_PROFILES[2], since=profile.since), "VLLM_USE_V1=1"
+        return profile, ""
+    forced = []
+    kv_fp8 = (cfg.kv_cache_dtype or "auto").lower().startswith("fp8")
+    triggers = {
+        P.VLLM_V0_FALLBACKS[0].feature: cfg.pipeline_parallel_size > 1 and
+        (cfg.distributed_executor_backend or "mp").lower() != "ray",
+        P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and not any(h in gpu_name.lower() for h in HOPPER),
+        P.VLLM_V0_FALLBACKS[2].feature: (cfg.num_scheduler_steps or 1) > 1,
+        P.VLLM_V0_FALLBACKS[3].feature: env == "0",
+    }
+    for rule in P.VLLM_V0_FALLBACKS:
+        if triggers[rule.feature] and parse_version(rule.since) <= parsed < parse_version(rule.until):
+            forced.append(rule.feature)
+    if not forced:
+        return profile, ""
+    v0 = replace(P.vllm_profile("0.7.0"), since=profile.since)
+    return v0, "V0 engine: " + "; ".join(forced)
 
 
 def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str]) -> KVShape | CompressedKV:
-    """The KV geometry vLLM builds for this model; notes what it overrides."""
+    """The KV geometry vLLM builds for this model (all layers for KVShape); notes what it overrides."""
     if not facts.is_compressed_attention:
         block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
-        return KVShape(facts, cfg.tensor_parallel_size, cfg.pipeline_parallel_size, cfg.kv_cache_dtype, block,
-                       in_flight_tokens)
+        return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
     shape = CompressedKV(facts, cfg.pipeline_parallel_size, in_flight_tokens)
     if cfg.block_size and cfg.block_size != shape.block_size:
         notes.append(f"DeepSeek-V4 runs with block size {shape.block_size} whatever --block-size says")
@@ -59,107 +132,193 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     return shape
 
 
+def stage_shape(full: KVShape, layers: int, total_layers: int) -> KVShape:
+    """The KV geometry of one stage holding `layers` of the model's layers (window layers in proportion)."""
+    shape = copy.copy(full)
+    shape.layers = layers
+    shape.window_layers = min(math.ceil(full.window_layers * layers / total_layers), layers)
+    shape.full_layers = layers - shape.window_layers
+    return shape
+
+
 def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_model_len: int,
-                     chunked: bool | None) -> tuple[int, int, bool]:
+                     chunked: bool | None, version: str | None = None) -> tuple[int, int, bool]:
     """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
-    big = gpu_total >= 70 * GiB and "a100" not in gpu_name.lower()
+    big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
-        chunked_on = chunked if chunked is not None else max_model_len > 32768
-        return (2048 if chunked_on else max(max_model_len, 2048)), 256, chunked_on
-    return (8192 if big else 2048), (1024 if big else 256), True
+        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+        auto = parsed >= parse_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
+        chunked_on = chunked if chunked is not None else auto
+        tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
+        return (tokens if chunked_on else max(max_model_len, P.VLLM_MIN_PROFILE_TOKENS)), P.VLLM_V0_MAX_NUM_SEQS, \
+            chunked_on
+    tokens, seqs = P.VLLM_BATCH_DEFAULTS["big" if big else "small"]
+    return tokens, seqs, True
+
+
+def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool) -> int:
+    """fused_experts' intermediate caches for one chunk of tokens (profiles.VLLM_FUSED_MOE_CHUNK)."""
+    if not facts.is_moe:
+        return 0
+    m = min(batched, P.VLLM_FUSED_MOE_CHUNK)
+    topk = facts.num_experts_per_tok or 1
+    inter = (facts.moe_intermediate_size or facts.intermediate_size or 0) // (1 if expert_parallel else tp)
+    n, k = 2 * inter, facts.hidden_size
+    act = 2  # bf16/fp16 activations
+    workspace = m * topk * max(n, k) * act + m * topk * (n // 2) * act
+    if (facts.quant_method or "").lower() in ("fp8", "fbgemm_fp8", "compressed-tensors-fp8"):
+        workspace += m * k + m * topk * (n // 2)  # quantised input and cache2 copies, one byte each
+    return workspace
+
+
+def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool) -> int:
+    """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace)."""
+    H, V = facts.hidden_size, facts.vocab_size
+    if facts.is_compressed_attention:
+        # DeepSeek-V4: its workspace constant was fit with routed experts counted as dense MLP; keep that form
+        dense = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or 0) + \
+            (facts.shared_expert_intermediate_size or 0)
+    elif facts.is_moe:
+        dense = facts.shared_expert_intermediate_size or 0
+        if facts.first_k_dense_replace:
+            dense = max(dense, facts.intermediate_size or 0)
+    else:
+        dense = facts.intermediate_size or 0
+    raw = batched * (2 * dense // tp + 4 * H) * 2 + (seqs * V * 4 if last_stage else 0)
+    if not facts.is_compressed_attention:
+        raw += moe_workspace(facts, batched, tp, cfg.expert_parallel)
+    workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
+    return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
+
+
+def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
+    if cfg.enforce_eager:
+        return 0
+    if cfg.cuda_graph_reserve is not None:
+        return cfg.cuda_graph_reserve
+    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+
+
+def pool(available: int, shape, block: int, max_len: int, override: int | None) -> tuple[int, float, int]:
+    """(capacity tokens, max concurrency at max_len, pool bytes) of one rank's KV memory."""
+    if available <= 0:
+        return 0, 0.0, 0
+    if shape.hybrid:
+        concurrency = available / shape.request_bytes(max_len or 1)
+        return int(concurrency * (max_len or 1)), concurrency, available
+    blocks = override or available // (block * shape.bytes_per_token)
+    concurrency = blocks / math.ceil(max_len / block) if max_len else 0.0
+    return blocks * block, concurrency, blocks * block * shape.bytes_per_token
+
+
+def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_len: int) -> str:
+    if weights > gpu_total:
+        return DOES_NOT_FIT
+    if available <= 0:
+        return NO_KV_MEMORY
+    if max_len and needed > available:
+        return KV_BELOW_MAX_LEN
+    return FITS
 
 
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
-                  gpu_name: str = "") -> Estimate:
-    profile = P.vllm_profile(version)
+                  gpu_name: str = "", stage_totals: list[int] | None = None) -> Estimate:
+    """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
+    profile, generation_reason = engine_generation(version, cfg, gpu_name)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
-    notes: list[str] = []
+    notes: list[str] = [generation_reason] if generation_reason else []
     native = facts.max_position_embeddings or 0
     max_len = cfg.max_model_len
     if max_len is None:
-        max_len = min(native, 8192) if cfg.gpustack_max_model_len and native else native
-    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else 0.9
+        max_len = min(native, P.GPUSTACK_INJECTED_MAX_MODEL_LEN) if cfg.gpustack_max_model_len and native else native
+    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else P.DEFAULT_GPU_MEMORY_UTILIZATION
 
     default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
-                                                             cfg.enable_chunked_prefill)
+                                                             cfg.enable_chunked_prefill, version)
     batched = cfg.max_num_batched_tokens or default_tokens
     if profile.engine == "v0" and not chunked:
         batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
     seqs = cfg.max_num_seqs or default_seqs
-
-    weights = weights_per_rank(facts, tp, pp)
-    requested = math.ceil(gmu * gpu_total)
-    H, V = facts.hidden_size, facts.vocab_size
-    inter = facts.intermediate_size or 0
-    if facts.is_moe:
-        inter = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or inter) + \
-            (facts.shared_expert_intermediate_size or 0)
-    raw_activation = batched * (2 * inter // tp + 4 * H) * 2 + seqs * V * 4
-    workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
-    activation = int((raw_activation * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
     non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
-
-    layers_rank = math.ceil(facts.num_hidden_layers / pp)
-    if cfg.enforce_eager:
-        graphs = 0
-    elif cfg.cuda_graph_reserve is not None:
-        graphs = cfg.cuda_graph_reserve
-    else:
-        sizes = capture_sizes(profile.capture_rule, seqs, batched)
-        graphs = profile.graph_sets * len(sizes) * layers_rank * P.GRAPH_BYTES_PER_LAYER_GRAPH
-    graphs_in_budget = graphs if profile.graphs_profiled else 0
-
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
     block = shape.block_size
+
+    L = facts.num_hidden_layers
+    if facts.is_compressed_attention or pp == 1:
+        parts = [math.ceil(L / pp)] * pp if pp > 1 else [L]
+        weights_by_stage = [weights_per_rank(facts, tp, pp)] * pp
+    else:
+        parts = pp_partitions(L, pp, cfg.pp_layer_partition)
+        weights_by_stage = stage_weights(facts, tp, parts)
+    totals = list(stage_totals) if stage_totals and len(stage_totals) == pp else [gpu_total] * pp
+
+    stages = []
+    for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
+        requested = math.ceil(gmu * total)
+        activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers)
+        graphs_in_budget = graphs if profile.graphs_profiled else 0
+        if cfg.kv_cache_memory is not None:
+            available = cfg.kv_cache_memory
+        else:
+            available = requested - weights - activation - non_torch - graphs_in_budget
+        rank_shape = shape if isinstance(shape, CompressedKV) else stage_shape(shape, layers, L)
+        stages.append({"stage": s, "layers": layers, "gpu_total": total, "requested": requested,
+                       "weights": weights, "activation": activation, "cuda_graphs": graphs, "kv_available": available,
+                       "shape": rank_shape})
     if cfg.kv_cache_memory is not None:
-        available = cfg.kv_cache_memory
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
-    else:
-        available = requested - weights - activation - non_torch - graphs_in_budget
 
-    if available > 0 and not shape.hybrid:
-        blocks = available // (block * shape.bytes_per_token)
-        if cfg.num_gpu_blocks_override:
-            blocks = cfg.num_gpu_blocks_override
-        capacity = blocks * block
-        per_request_blocks = math.ceil(max_len / block) if max_len else 1
-        concurrency = blocks / per_request_blocks if max_len else 0.0
-        kv_pool = blocks * block * shape.bytes_per_token
-    elif available > 0:
-        per_request = shape.request_bytes(max_len or 1)
-        concurrency = available / per_request
-        capacity = int(concurrency * (max_len or 1))
-        kv_pool = available
-    else:
-        capacity, concurrency, kv_pool = 0, 0.0, 0
+    def stage_blocks(st: dict) -> float:
+        sh = st["shape"]
+        if st["kv_available"] <= 0:
+            return 0
+        if not sh.hybrid:
+            return st["kv_available"] // (block * sh.bytes_per_token)
+        return st["kv_available"] / sh.request_bytes(max_len or 1)
 
-    estimated = shape.max_tokens_fitting(available, max(native, max_len, 1))
-    sampler = seqs * V * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
+    worst = min(stages, key=stage_blocks)  # vLLM gives every rank the smallest rank's block count
+    available, rank_shape = worst["kv_available"], worst["shape"]
+    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, cfg.num_gpu_blocks_override)
+
+    check_shape = rank_shape
+    if pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV):
+        check_shape = stage_shape(shape, L, L)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} checks one request's KV of all {L} layers "
+                     "against the smallest pipeline stage (vllm#34076)")
+    estimated = check_shape.max_tokens_fitting(available, max(native, max_len, 1))
+    needed = check_shape.request_bytes(max_len) if max_len else 0
     comm = P.COMM_BUFFERS if tp * pp > 1 else 0
-    headroom_needed = P.CUDA_CONTEXT + comm + (0 if profile.graphs_profiled else graphs) + sampler + \
-        int(P.ALLOCATOR_SLACK * requested)
-    footprint = requested + headroom_needed
+    graphs = worst["cuda_graphs"]
+    # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
+    # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
+    outside = P.CUDA_CONTEXT + comm + (0 if profile.graphs_profiled else graphs)
+    requested = worst["requested"]
+    footprint = requested + outside
+    # The headroom rule adds a run-time margin on top: sampler warm-up rows and allocator slack, the margin
+    # calibrated on the field-notes OOM at 0.92 (profiles.ALLOCATOR_SLACK). It is not memory held at startup.
+    sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
+    headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
 
-    needed = shape.request_bytes(max_len) if max_len else 0
-    if weights > gpu_total:
-        verdict = DOES_NOT_FIT
-    elif available <= 0:
-        verdict = NO_KV_MEMORY
-    elif max_len and needed > available:
-        verdict = KV_BELOW_MAX_LEN
-    else:
-        verdict = FITS
+    verdict = verdict_of(worst["weights"], worst["gpu_total"], available, needed, max_len)
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
 
     return Estimate(
-        engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=gpu_total,
-        gpus=tp * pp, requested=requested, weights=weights, activation=activation, non_torch=non_torch,
-        cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available, headroom=gpu_total - requested,
-        headroom_needed=headroom_needed, footprint=footprint, kv_bytes_per_token=shape.bytes_per_token,
-        block_size=block, kv_capacity_tokens=capacity, max_model_len=max_len, estimated_max_model_len=estimated,
-        max_num_seqs=seqs, max_concurrency=concurrency, verdict=verdict, kv_needed=needed, notes=tuple(notes),
-        extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched,
+        engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst["gpu_total"],
+        gpus=tp * pp, requested=requested, weights=worst["weights"], activation=worst["activation"],
+        non_torch=non_torch, cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available,
+        headroom=worst["gpu_total"] - requested, headroom_needed=headroom_needed, footprint=footprint,
+        kv_bytes_per_token=rank_shape.bytes_per_token, block_size=block, kv_capacity_tokens=capacity,
+        max_model_len=max_len, estimated_max_model_len=estimated, max_num_seqs=seqs, max_concurrency=concurrency,
+        verdict=verdict, kv_needed=needed, notes=tuple(notes),
+        extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
-               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm},
+               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm,
+               "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel),
+               "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
+               "startup_free_check": profile.startup_free_check,
+               "outside_budget": outside,
+               **({"stages": [{k: v for k, v in st.items() if k != "shape"} for st in stages]} if pp > 1 else {})},
     )

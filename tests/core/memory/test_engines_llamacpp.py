@@ -1,0 +1,84 @@
+"""llama.cpp's compute buffer as sched_reserve allocates it, and its caches, against the logs L1..L8
+(docs/memory-arithmetic.md, "llama.cpp")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory.engines.llamacpp import (
+    LlamaCppConfig,
+    attention_scratch,
+    compute_buffer,
+    estimate_llamacpp,
+    logits_scratch,
+    reserve_tokens,
+    swa_cells,
+)
+from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.units import GiB, MiB
+
+L40S = 46_068 * MiB
+# TriLM-3.9B-like dims (llamafile PR #552 log L8; the checkpoint is F16 by its 7317.71 MiB of weights)
+TRILM = ModelFacts(architecture="LlamaForCausalLM", num_hidden_layers=30, hidden_size=3072, num_attention_heads=24,
+                   num_key_value_heads=24, intermediate_size=9216, vocab_size=50688, max_position_embeddings=2048,
+                   dtype="float16")
+
+
+def test_reserve_tokens_are_min_of_ctx_and_ubatch():
+    assert reserve_tokens(8192, None, None) == 512
+    assert reserve_tokens(8192, 256, 512) == 256  # n_ubatch is capped by n_batch
+    assert reserve_tokens(100, None, 512) == 100
+
+
+def test_attention_scratch_with_and_without_flash_attention():
+    assert attention_scratch(4096, 512, 32, flash_attn=False) == 4096 * 512 * 32 * 4 + 4096 * 512 * 4
+    assert attention_scratch(4096, 512, 32, flash_attn=True) == 4096 * 512 * 2
+
+
+def test_one_buffer_is_the_larger_of_attention_and_logits_not_their_sum():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")  # 28 heads, vocab 152,064, hidden 3,584
+    logits = logits_scratch(3584, 152_064, 512)
+    small_ctx = compute_buffer(1024, 512, facts, False, output_device=True)
+    assert small_ctx == logits == (3584 + 152_064) * 512 * 4  # attention 59 MiB < logits 304 MiB
+    big_ctx = compute_buffer(131_072, 512, facts, False, output_device=True)
+    assert big_ctx == attention_scratch(131_072, 512, 28, False)  # 7.25 GiB of KQ dominate
+    assert compute_buffer(1024, 512, facts, False, output_device=False) == attention_scratch(1024, 512, 28, False)
+
+
+def test_l8_trilm_f16_rtx4080_compute_and_kv_exact():
+    # "CUDA0 KV buffer size = 180.00 MiB", "CUDA0 compute buffer size = 105.00 MiB", n_ctx 512, no flash attention
+    est = estimate_llamacpp(TRILM, [16_376 * MiB], LlamaCppConfig(ctx_size=512), version="b3000")
+    assert est.kv_cache == 180 * MiB
+    assert est.compute_buffer_per_gpu == (105 * MiB,)  # (3072 + 50688) x 512 x 4: logits beat 24 MiB of KQ
+    assert est.as_json()["compute_buffer_bytes_per_gpu"] == [105 * MiB]
+
+
+def test_l1_gemma3_27b_iswa_caches_and_logits_bound_buffer():
+    # llama.cpp#13703 (b5452, L40S, FA, 16 slots, ctx 49152, ubatch 128): non-SWA 3840 MiB (49152 cells, 10 layers),
+    # SWA 7488 MiB (18432 cells, 52 layers), compute buffer "130." MiB (the excerpt cuts the rest)
+    facts = replace(catalog_facts("google/gemma-3-27b-it"), quant_method="gguf:q4_k_m")
+    cfg = LlamaCppConfig(ctx_size=49152, parallel=16, ubatch_size=128, flash_attn=True)
+    est = estimate_llamacpp(facts, [L40S], cfg, version="b5452")
+    assert swa_cells(49152, 1024, 16, 2048, True) == 18432
+    assert est.kv_cache == (3840 + 7488) * MiB
+    assert est.compute_buffer_per_gpu == ((5376 + 262_208) * 128 * 4,)  # 130.66 MiB
+    older = estimate_llamacpp(facts, [L40S], cfg, version="b5000")
+    assert older.kv_cache == 62 * 49152 * 16 * 128 * 2 * 2  # before the SWA cache: every layer full-length
+
+
+def test_l3_qwen3_30b_four_devices_same_buffer_everywhere():
+    # llama.cpp#13661 (4x K80, n_ctx 30016, no FA): 1958.63 MiB compute on all four devices, 2814 MiB KV in all
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="gguf:q8_0")
+    est = estimate_llamacpp(facts, [12 * GiB] * 4, LlamaCppConfig(ctx_size=30016), version="b5261")
+    assert est.compute_buffer_per_gpu == (attention_scratch(30016, 512, 32, False),) * 4  # 1934.6 MiB, -1.2 %
+    assert sum(d["kv"] for d in est.extra["per_device"]) == 2814 * MiB
+
+
+def test_estimated_context_is_the_longest_that_fits():
+    facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gguf:q4_k_m")
+    est = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=8192), version="b6000")
+    longest = est.estimated_max_model_len
+    at = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=longest), version="b6000")
+    over = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=longest + 32), version="b6000")
+    assert at.verdict == "fits" and over.verdict == "does-not-fit"

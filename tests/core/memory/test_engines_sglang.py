@@ -1,0 +1,134 @@
+"""SGLang's pool and defaults per release line, against the public logs S1..S11 of docs/memory-arithmetic.md."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines.sglang import (
+    SglangConfig,
+    default_chunked_prefill,
+    default_cuda_graph_max_bs,
+    default_fraction,
+    estimate_sglang,
+    max_total_num_tokens,
+    sglang_fraction,
+)
+from gpustack_guard.core.memory.estimate import NO_KV_MEMORY, UnsupportedModel
+from gpustack_guard.core.units import GiB, MiB
+
+H100 = 81_559 * MiB
+H200 = 143_771 * MiB
+B200 = 183_359 * MiB
+RTX4090 = 24_564 * MiB
+MI355X = 288 * GiB
+
+
+def fraction(version: str, gpu: int, tp: int) -> float:
+    return sglang_fraction(SglangConfig(tp_size=tp), gpu, version)
+
+
+@pytest.mark.parametrize("version,gpu,tp,expected", [
+    ("0.3.6", H100, 1, 0.88), ("0.3.6", H100, 2, 0.87), ("0.3.6", H100, 4, 0.85), ("0.3.6", H100, 8, 0.82),
+    ("0.3.6", H100, 16, 0.79),
+    ("0.4.6", H100, 8, 0.81),  # 0.4 changed the TP8 tier from 0.82
+    ("0.4.6", H100, 4, 0.85),  # the 0.4.x run the issue quotes printed 0.85
+    ("0.5.4", H100, 1, 0.835),  # 512 + 8192 x 1.5 + 256 x 2 + 128 = 13,440 MiB reserved
+    ("0.5.4", RTX4090, 1, 0.848),  # 512 + 3072 + 16 x 2 + 128 = 3,744 MiB
+    ("0.5.8", MI355X, 1, 0.911),  # printed by sglang PR #18263 ("mem_fraction_static 0.911")
+    ("0.5.10", B200, 4, 0.855),  # 512 + 24,576 + 1,024 + 512 = 26,624 MiB
+])
+def test_default_fraction_by_release_line(version, gpu, tp, expected):
+    assert fraction(version, gpu, tp) == expected
+
+
+def test_04_above_80_gib_reserves_13_gib():
+    assert fraction("0.4.6", H200, 8) == (143_771 - 13_312) / 143_771
+
+
+def test_05_floor_of_10_gib_on_big_gpus():
+    # H100 TP1 with chunked prefill 2048 reserves 3,744 MiB by the formula, lifted to the 10 GiB floor
+    assert default_fraction(H100, 1, 1, 2048, 16, P.sglang_profile("0.5.4")) == round((81_559 - 10_240) / 81_559, 3)
+
+
+def test_explicit_fraction_wins():
+    assert sglang_fraction(SglangConfig(mem_fraction_static=0.7, tp_size=4), H100, "0.3.6") == 0.7
+
+
+@pytest.mark.parametrize("rule,gpu,tp,chunked,graph_bs", [
+    ("v0.3", RTX4090, 1, 2048, 4), ("v0.3", H100, 1, 8192, 160),
+    ("v0.4", RTX4090, 1, 2048, 8), ("v0.4", RTX4090, 4, 2048, 80), ("v0.4", H100, 1, 8192, 160),
+    ("v0.5", 16 * GiB, 1, 2048, 8), ("v0.5", RTX4090, 1, 2048, 16), ("v0.5", RTX4090, 4, 2048, 80),
+    ("v0.5", 48 * GiB, 2, 4096, 32), ("v0.5", H100, 4, 8192, 512), ("v0.5", B200, 1, 16384, 512),
+])
+def test_chunked_prefill_and_graph_batch_by_release_line(rule, gpu, tp, chunked, graph_bs):
+    assert default_chunked_prefill(gpu, rule) == chunked
+    assert default_cuda_graph_max_bs(gpu, tp, rule) == graph_bs
+
+
+def test_max_total_num_tokens_formula():
+    # (post - pre * (1 - f)) // cell, post = pre - weights: 80 GiB before, 20 GiB of weights, f 0.9, 1 MiB cells
+    assert max_total_num_tokens(80 * GiB, 20 * GiB, 0.9, MiB) == int((60 - 80 * (1 - 0.9)) * GiB // MiB) == 53_248
+    assert max_total_num_tokens(80 * GiB, 20 * GiB, 0.9, MiB, page_size=64) == 53_248
+    assert max_total_num_tokens(80 * GiB, 75 * GiB, 0.9, MiB) == 0
+
+
+def test_s3_logged_pool_from_logged_free_memory():
+    # sglang PR #18263: avail 230.20 GB after 56.98 GB of weights, f 0.911 -> "initial available_bytes ... 204.63 GB"
+    pre, weights = 287.18 * GiB, 56.98 * GiB
+    tokens = max_total_num_tokens(int(pre), int(weights), 0.911, 1)
+    assert abs(tokens / GiB - 204.63) < 0.02
+
+
+def test_s1_qwen3_235b_fp8_tp4_h100():
+    # vllm#21348: "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB" at f 0.93
+    facts = replace(catalog_facts("Qwen/Qwen3-235B-A22B"), quant_method="fp8", weight_bytes=None)
+    est = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.93, tp_size=4), version="0.4.9")
+    assert est.kv_bytes_per_token == 94 * 1 * 128 * 2 * 2  # one KV head per rank
+    assert est.extra["free_before_weights"] == H100 - P.SGLANG_START_UP_PARALLEL
+    assert est.kv_capacity_tokens == 366_963  # -0.12 %
+    assert est.extra["max_total_num_tokens"] == est.kv_capacity_tokens
+
+
+def test_s6_qwen3_32b_tp4_b200_default_fraction():
+    # sglang PR #22537: 2,206,208 tokens, K 67.33 GB, after 15.50 GB of weights, 160.78 GB free
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-32B"), B200, SglangConfig(tp_size=4), version="0.5.10")
+    assert est.extra["mem_fraction_static"] == 0.855
+    assert est.kv_capacity_tokens == 2_219_452  # +0.60 %
+
+
+def test_s3_qwen3_30b_mi355x_default_fraction():
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-30B-A3B"), MI355X, SglangConfig(), version="0.5.8")
+    assert est.kv_capacity_tokens == 2_239_605  # logged 2,227,073: +0.56 %
+
+
+def test_max_total_tokens_only_lowers_and_page_rounding_from_0523():
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    full = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8), version="0.5.4")
+    capped = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, max_total_tokens=1000),
+                             version="0.5.4")
+    assert capped.kv_capacity_tokens == 1000 < full.kv_capacity_tokens
+    paged_old = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version="0.5.4")
+    paged_new = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version="0.5.23")
+    assert paged_old.kv_capacity_tokens == full.kv_capacity_tokens
+    assert paged_new.kv_capacity_tokens == full.kv_capacity_tokens // 64 * 64
+
+
+def test_weights_over_the_fraction_refuse_even_for_compressed_attention():
+    # S4 (InferenceX#2128): "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88"
+    facts = catalog_facts("deepseek-ai/DeepSeek-V4-Flash")
+    est = estimate_sglang(facts, 2 * H200, SglangConfig(mem_fraction_static=0.5), version="0.5.23")
+    assert est.verdict == NO_KV_MEMORY and est.kv_capacity_tokens == 0
+    with pytest.raises(UnsupportedModel):
+        estimate_sglang(facts, 2 * H200, SglangConfig(mem_fraction_static=0.9), version="0.5.23")
+
+
+def test_footprint_counts_start_up_static_part_and_reserve_once():
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), H100, SglangConfig(mem_fraction_static=0.8),
+                          version="0.5.4")
+    reserve = int((512 + 8192 * 1.5 + 256 * 2) * MiB)
+    assert est.footprint == P.SGLANG_START_UP_SINGLE + est.requested + reserve
+    assert est.requested == -(-(0.8 * (H100 - P.SGLANG_START_UP_SINGLE)) // 1)

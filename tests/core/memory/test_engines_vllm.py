@@ -1,0 +1,143 @@
+"""vLLM: pipeline stages, engine generation per release and feature, V0 chunked prefill, fused-MoE workspace
+(docs/memory-arithmetic.md, "vLLM")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines.vllm import (
+    VllmConfig,
+    default_batching,
+    engine_generation,
+    estimate_vllm,
+    moe_workspace,
+    pp_partitions,
+    stage_weights,
+)
+from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.units import GiB, MiB
+
+A6000 = 49_140 * MiB
+
+
+@pytest.mark.parametrize("layers,pp,expected", [
+    (48, 2, [24, 24]), (61, 4, [15, 15, 16, 15]), (80, 3, [27, 27, 26]), (62, 4, [15, 16, 16, 15]),
+])
+def test_pp_split_like_get_pp_indices(layers, pp, expected):
+    assert pp_partitions(layers, pp) == expected
+
+
+def test_pp_layer_partition_env_wins_and_is_checked():
+    assert pp_partitions(48, 2, "16,32") == [16, 32]
+    with pytest.raises(ValueError, match="sums to 40 layers but the model has 48"):
+        pp_partitions(48, 2, "16,24")
+    with pytest.raises(ValueError, match="has 3 stages"):
+        pp_partitions(48, 2, "16,16,16")
+
+
+def test_stage_weights_put_embedding_first_and_head_last():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")  # untied
+    layout = weight_layout(facts)
+    first, last = stage_weights(facts, 1, [16, 16])
+    assert first == sum(layout.per_layer[:16]) + layout.embedding
+    assert last == sum(layout.per_layer[16:]) + layout.lm_head + layout.other
+    assert first + last == layout.total
+
+
+def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
+    # vllm#34076: Qwen3-Coder-30B-A3B-FP8, VLLM_PP_LAYER_PARTITION=16,32 on a 5070 Ti (16303 MiB) + 5090 D
+    # (32607 MiB), gmu 0.9: "24.0 GiB KV cache is needed, which is larger than the available KV cache memory
+    # (3.18 GiB) ... estimated maximum model length is 34736"
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="fp8", weight_bytes=None,
+                    max_position_embeddings=262_144)
+    cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
+    est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
+                        stage_totals=[16_303 * MiB, 32_607 * MiB])
+    assert est.verdict == "kv-below-max-model-len"
+    assert est.kv_needed == 24 * GiB  # all 48 layers x 98,304 B x 262,144 tokens, as vLLM 0.15 checks it
+    assert [s["layers"] for s in est.extra["stages"]] == [16, 32]
+    assert est.gpu_total == 16_303 * MiB and est.kv_bytes_per_token == 16 * 2048
+    older = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.11.0", stage_totals=[16_303 * MiB, 32_607 * MiB])
+    assert older.kv_needed == 262_144 * 16 * 2048  # before 0.15 the stage's own layers are checked
+
+
+@pytest.mark.parametrize("version,cfg,gpu,generation", [
+    ("0.8.4", VllmConfig(pipeline_parallel_size=2), "A6000", "v0"),  # PP without Ray: V0 on 0.8.x
+    ("0.8.4", VllmConfig(pipeline_parallel_size=2, distributed_executor_backend="ray"), "A6000", "v1"),
+    ("0.9.0", VllmConfig(pipeline_parallel_size=2), "A6000", "v1"),
+    ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA RTX A6000", "v0"),  # no FA3 before Hopper
+    ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA H100 80GB HBM3", "v1"),
+    ("0.10.0", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA RTX A6000", "v1"),
+    ("0.10.1", VllmConfig(use_v1_env="0"), "", "v0"),
+    ("0.11.0", VllmConfig(use_v1_env="0"), "", "v1"),  # V0 is gone
+    ("0.9.2", VllmConfig(num_scheduler_steps=8), "", "v0"),
+    ("0.7.3", VllmConfig(use_v1_env="1"), "", "v1"),
+    ("0.7.3", VllmConfig(), "", "v0"),
+])
+def test_engine_generation_by_release_and_feature(version, cfg, gpu, generation):
+    profile, reason = engine_generation(version, cfg, gpu)
+    assert profile.engine == generation
+    assert bool(reason) == (generation != P.vllm_profile(version).engine)
+
+
+def test_forced_v0_uses_v0_graph_capture_and_budget():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(pipeline_parallel_size=2, max_model_len=8192)
+    est = estimate_vllm(facts, A6000, cfg, version="0.8.4")
+    assert est.extra["engine_generation"] == "v0"
+    assert est.notes[0] == "V0 engine: pipeline parallelism without the Ray executor"
+    assert est.extra["max_num_batched_tokens"] == 8192  # V0 without chunked prefill profiles the whole prompt
+
+
+@pytest.mark.parametrize("version,max_len,tokens,chunked", [
+    ("0.4.3", 65_536, 65_536, False),  # no auto chunked prefill yet: the whole prompt is profiled
+    ("0.5.4", 65_536, 512, True), ("0.6.4", 65_536, 2048, True), ("0.6.4", 32_768, 32_768, False),
+])
+def test_v0_chunked_prefill_defaults_by_version(version, max_len, tokens, chunked):
+    profile = P.vllm_profile(version)
+    batched, seqs, on = default_batching(profile, A6000, "", max_len, None, version)
+    assert (on, seqs) == (chunked, 256)
+    assert (batched if on else max(batched, max_len)) == tokens
+
+
+def test_fused_moe_workspace_exact():
+    facts = catalog_facts("Qwen/Qwen3-30B-A3B")  # top-8 of 128 experts, moe_intermediate 768, hidden 2048
+    cache13 = 8192 * 8 * max(2 * 768, 2048) * 2
+    cache2 = 8192 * 8 * 768 * 2
+    assert moe_workspace(facts, 8192, 1, False) == cache13 + cache2 == 369_098_752
+    fp8 = replace(facts, quant_method="fp8")
+    assert moe_workspace(fp8, 8192, 1, False) == cache13 + cache2 + 8192 * 2048 + 8192 * 8 * 768
+    assert moe_workspace(facts, 65_536, 1, False) == 4 * (cache13 + cache2)  # chunks of 32,768 tokens
+    assert moe_workspace(facts, 8192, 2, False) == 8192 * 8 * 2048 * 2 + 8192 * 8 * 384 * 2
+    assert moe_workspace(facts, 8192, 2, True) == cache13 + cache2  # EP: experts split, not their width
+    assert moe_workspace(catalog_facts("meta-llama/Llama-3.1-8B"), 8192, 1, False) == 0
+
+
+def test_footprint_counts_outside_budget_once():
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    est = estimate_vllm(facts, A6000, VllmConfig(gpu_memory_utilization=0.45, max_model_len=8192), version="0.11.0")
+    assert est.footprint == est.requested + P.CUDA_CONTEXT + est.cuda_graphs  # graphs not profiled in 0.11
+    assert est.headroom_needed == est.footprint - est.requested + est.extra["sampler_warmup"] + \
+        int(P.ALLOCATOR_SLACK * est.requested)
+    profiled = estimate_vllm(facts, A6000, VllmConfig(gpu_memory_utilization=0.45, max_model_len=8192),
+                             version="0.21.0")
+    assert profiled.footprint == profiled.requested + P.CUDA_CONTEXT
+
+
+def test_engine_entry_reads_the_partition_env_and_each_stage_gpu():
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), max_position_embeddings=32_768)
+    gpus = [(16_303 * MiB, "NVIDIA GeForce RTX 5070 Ti"), (32_607 * MiB, "NVIDIA GeForce RTX 5090 D")]
+    flags = {"pipeline-parallel-size": "2", "max-model-len": "8192"}
+    est = engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy(), env={"VLLM_PP_LAYER_PARTITION": "16,32"})
+    assert [(s["layers"], s["gpu_total"]) for s in est.extra["stages"]] == [(16, 16_303 * MiB), (32, 32_607 * MiB)]
+    even = engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy())
+    assert [s["layers"] for s in even.extra["stages"]] == [24, 24]
+    with pytest.raises(ValueError, match="VLLM_PP_LAYER_PARTITION"):
+        engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy(), env={"VLLM_PP_LAYER_PARTITION": "a,b"})
