@@ -1,10 +1,12 @@
-"""Rules over the whole fleet once every spec is placed and estimated: real footprints per GPU (GSG035)."""
+"""Rules over the whole fleet once every spec is placed and estimated: real footprints per GPU (GSG035) and each
+engine's start-up check in apply order (GSG041)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core.findings import Finding, Location, Rule, finding
+from gpustack_guard.core.memory.colocation import startup_sequence
 from gpustack_guard.core.units import gib
 
 if TYPE_CHECKING:
@@ -51,4 +53,54 @@ GPU_OVERCOMMIT = Rule(
     fix="Lower --gpu-memory-utilization / --mem-fraction-static of the co-located deployments, or move one.",
     check=_gpu_overcommit)
 
-RULES = (GPU_OVERCOMMIT,)
+def _on_gpu(gid: str, entries, by_name) -> list:
+    """(name, the estimate of that deployment's replica on this GPU) in apply order."""
+    found = []
+    for name, _ in entries:
+        ev = by_name.get(name)
+        if ev is None or ev.placement is None:
+            continue
+        est = next((e for gpus, e in zip(ev.placement.replicas, ev.estimates) if any(g.id == gid for g in gpus)),
+                   None)
+        if est is not None:
+            found.append((name, est))
+    return found
+
+
+def _startup_free_memory(results: Results) -> Iterator[Finding]:
+    """Each deployment, started in apply order on a shared GPU, must find the free memory its engine asks for."""
+    by_name = {ev.rendered.name: ev for ev in results.evaluations}
+    for ledger in results.ledgers.values():
+        for gid, entries in ledger.footprints.items():
+            occupied = ledger.occupied_before(gid)
+            if not entries or (len(entries) == 1 and occupied == 0):
+                continue  # alone on its GPU: the headroom and KV rules judge it
+            ref = ledger.gpus[gid]
+            for check in startup_sequence(ref.total, occupied, _on_gpu(gid, entries, by_name)):
+                if check.starts:
+                    continue
+                doc = by_name[check.name].rendered.doc
+                yield finding(STARTUP_FREE_MEMORY, doc.at("gpu_selector", "gpu_ids"),
+                              f"GPU {gid} ({gib(ref.total)}): {check.name} {check.outcome} with "
+                              f"{gib(check.free_at_start)} free, {gib(check.needs_free)} needed: {check.reason}",
+                              spec=check.name, gpu=gid, free=check.free_at_start, needed=check.needs_free,
+                              fix="lower --gpu-memory-utilization / --mem-fraction-static of the deployments "
+                                  "placed before it, or move one")
+
+
+STARTUP_FREE_MEMORY = Rule(
+    "GSG041", "startup-free-memory",
+    "Started in apply order, a deployment finds less free memory than its engine needs to start.",
+    what="Several engine instances on one GPU, started in apply order (waves, then file order): each one sees what "
+         "the ones before it left free. vLLM V1 takes gpu_memory_utilization x total as its own budget and refuses "
+         "to start when less is free; V0 from 0.6.4 takes it unchecked and OOMs; V0 before 0.6.4 capped the "
+         "whole GPU; SGLang takes its fraction of what it finds free.",
+    why="Two small models at 0.45 share a 48 GB card; a third at 0.45 may pass GPUStack's admission by bookings and "
+        "then stops at start-up with 'Free memory on device ... is less than desired GPU memory utilization'.",
+    example="name: small-c   # the third 8B model at 0.30 on one RTX A6000 after two others\n"
+            "gpu_selector: {gpu_ids: [gpu-b:cuda:0]}\n"
+            "backend_parameters: [--gpu-memory-utilization=0.30]",
+    fix="Lower --gpu-memory-utilization / --mem-fraction-static of the deployments placed before it, or move one.",
+    check=_startup_free_memory)
+
+RULES = (GPU_OVERCOMMIT, STARTUP_FREE_MEMORY)

@@ -53,7 +53,7 @@ def estimate(placed: Placed) -> Evaluation:
     for gpus in placed.placement.replicas:
         try:
             estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus], r.flags,
-                                             r.spec.backend_version, r.spec.guard.policy))
+                                             r.spec.backend_version, r.spec.guard.policy, env=r.spec.env))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
             return Evaluation(placed, tuple(estimates), failure)

@@ -129,14 +129,20 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction = _defaults(cfg, gpu_total, profile)
     context = cfg.context_length or facts.max_position_embeddings or 0
-    weights = weights_per_rank(facts, tp, pp)
+    no_model = UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
+                                "estimate it with the vLLM backend")
+    try:
+        weights = weights_per_rank(facts, tp, pp)
+    except ValueError:
+        if facts.is_compressed_attention:
+            raise no_model from None  # the missing model, not the missing facts, is what blocks it
+        raise
     start_up = start_up_bytes(tp, pp)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
     if facts.is_compressed_attention:
         if rest > 0:
-            raise UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
-                                   "estimate it with the vLLM backend")
+            raise no_model
         cell = 0  # the weights alone decide: SGLang refuses before it sizes any KV
     else:
         cell = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked).bytes_per_token
