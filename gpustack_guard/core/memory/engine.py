@@ -52,6 +52,7 @@ def vllm_config(flags: dict, policy: Policy) -> VllmConfig:
         cuda_graph_reserve=policy.cuda_graph_reserve,
         activation_margin=policy.activation_margin,
         gpustack_max_model_len=policy.assume_gpustack_max_model_len,
+        disable_sliding_window=_flag(flags, "disable-sliding-window"),
     )
 
 

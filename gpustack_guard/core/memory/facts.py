@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
+
+from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -41,7 +44,9 @@ class ModelFacts:
     num_hash_layers: int | None = None
     num_nextn_predict_layers: int | None = None  # MTP layers: in the checkpoint, loaded only for speculation
     expert_dtype: str | None = None  # "fp4": routed experts packed MXFP4 beside an fp8 rest
-    max_position_embeddings: int | None = None
+    max_position_embeddings: int | None = None  # the derived max length (max_len.py), or guard.model's value
+    length_config: LengthConfig | None = None  # what vLLM derives the length from, per version (config.json)
+    allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN in the deployment's env
     dtype: str | None = None
     quant_method: str | None = None  # None = unquantized
     quant_bits: int | None = None
@@ -102,10 +107,28 @@ class ModelFacts:
     def merged(self, override: dict[str, Any]) -> "ModelFacts":
         known = {f.name for f in fields(self)}
         changes = {k: v for k, v in override.items() if k in known and v is not None and getattr(self, k) != v}
+        if "max_position_embeddings" in changes:
+            changes["length_config"] = None  # a stated length replaces the derivation from config.json
         return replace(self, **changes) if changes else self
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@lru_cache(maxsize=1024)  # one object per (model, version, env): the estimate caches stay shared between specs
+def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> ModelFacts:
+    """The facts one vLLM deployment sees: the length derived for its version, and its
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN. Unchanged facts are returned as they are."""
+    changes: dict[str, Any] = {}
+    if facts.length_config is not None and facts.length_config.keys:
+        try:
+            changes["max_position_embeddings"] = derive_max_model_len(facts.length_config, version).limit
+        except MaxLenError:
+            pass  # the estimate reports it as a model-facts finding
+    if allow_long:
+        changes["allow_long_max_model_len"] = True
+    changes = {k: v for k, v in changes.items() if getattr(facts, k) != v}
+    return replace(facts, **changes) if changes else facts
 
 
 # --- what the weight arithmetic (weights.py) returns ----------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
            "fp16": "float16", "half": "float16", "float": "float32"}
@@ -42,14 +43,14 @@ def _window_layers(config: dict, layers: int) -> tuple[int | None, int | None]:
     return window, layers  # Mistral-style: every layer windowed
 
 
-def _native_length(config: dict) -> int | None:
-    length = _first(config, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
-    scaling = config.get("rope_scaling") or {}
-    if length and isinstance(scaling, dict) and scaling.get("type", scaling.get("rope_type")) == "yarn":
-        original = scaling.get("original_max_position_embeddings") or length
-        factor = scaling.get("factor") or 1
-        return int(max(length, original * factor))
-    return int(length) if length else None
+def _native_length(lengths: LengthConfig) -> int | None:
+    """The derived length at the assumed vLLM version; render binds the spec's own version (max_len.py)."""
+    if not lengths.keys:
+        return None  # no key: vLLM would assume 2048, but say "unknown" rather than guess
+    try:
+        return derive_max_model_len(lengths, None).limit
+    except MaxLenError:
+        return lengths.key("max_position_embeddings") or lengths.keys[0][1]
 
 
 def _quantization(config: dict) -> tuple[str | None, int | None, int | None]:
@@ -86,12 +87,14 @@ def _compress_ratios(config: dict) -> tuple[int, ...] | None:
 
 def facts_from_config(config: dict, source: str) -> ModelFacts:
     """Facts from config.json; multimodal configs use their `text_config`."""
+    top_model_type = str(config.get("model_type") or "")
     if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
         merged = dict(config["text_config"])
         merged.setdefault("quantization_config", config.get("quantization_config"))
         merged.setdefault("torch_dtype", config.get("torch_dtype") or config.get("dtype"))
         config = merged
     layers = _first(config, "num_hidden_layers", "n_layer", "num_layers")
+    lengths = length_config(config, top_model_type)
     window, window_layers = _window_layers(config, layers or 0)
     ratios = _compress_ratios(config)
     model_type = str(config.get("model_type", ""))
@@ -119,7 +122,8 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         sliding_window=window,
         sliding_window_layers=window_layers,
         compress_ratios=ratios,
-        max_position_embeddings=_native_length(config),
+        max_position_embeddings=_native_length(lengths),
+        length_config=lengths,
         dtype=dtype,
         quant_method=method,
         quant_bits=bits,

@@ -11,6 +11,7 @@ from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.memory.kv import KVShape
+from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.units import GiB
 
 
@@ -33,6 +34,7 @@ class VllmConfig:
     cuda_graph_reserve: int | None = None  # policy override of the CUDA-graph estimate
     activation_margin: float = 0.0
     gpustack_max_model_len: bool = False  # unset --max-model-len evaluated as GPUStack injects it (8192)
+    disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
@@ -74,10 +76,18 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     profile = P.vllm_profile(version)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = []
-    native = facts.max_position_embeddings or 0
+    derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
+                               disable_sliding_window=cfg.disable_sliding_window)
+    native = derived.limit if derived else 0
+    length_check = check_max_model_len(cfg.max_model_len, derived, version, facts.allow_long_max_model_len) \
+        if derived else None
     max_len = cfg.max_model_len
     if max_len is None:
-        max_len = min(native, 8192) if cfg.gpustack_max_model_len and native else native
+        default = derived.default if derived else 0
+        max_len = min(default, 8192) if cfg.gpustack_max_model_len and default else default
+    if length_check and (length_check.error or length_check.warning):
+        notes.append(f"vLLM {'refuses' if length_check.error else 'warns'}: "
+                     f"{length_check.error or length_check.warning}")
     gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else 0.9
 
     default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
@@ -161,5 +171,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         max_num_seqs=seqs, max_concurrency=concurrency, verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
-               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm},
+               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm,
+               **({"derived_max_model_len": native, "max_model_len_key": derived.key,
+                   "max_model_len_refused": length_check.error} if derived else {})},
     )
