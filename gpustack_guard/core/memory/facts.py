@@ -50,7 +50,12 @@ class ModelFacts:
     dtype: str | None = None
     quant_method: str | None = None  # None = unquantized
     quant_bits: int | None = None
-    quant_group_size: int | None = None
+    quant_group_size: int | None = None  # weights per scale (a 128x128 FP8 block: 16384)
+    quant_zero_point: bool | None = None  # compressed-tensors asymmetric: a packed zero per group
+    quant_skips_attention: bool = False  # the checkpoint keeps attention projections unquantised
+    output_bias: bool = False  # o_proj has a bias (gpt-oss)
+    attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed
     num_parameters: int | None = None
     # exact tensor bytes from a GGUF header: per block, token embedding, output (lm_head)
