@@ -76,6 +76,7 @@ class DerivedLength:
     key: str | None  # the config key it came from; None = no key, the 2048 fallback
     default: int  # what vLLM serves when --max-model-len is unset
     model_max_length: int | None  # config.json's model_max_length (a larger user value is allowed up to it)
+    sliding_window_disabled: bool = False  # by --disable-sliding-window, or forced (interleaved, 0.6.3)
 
     @property
     def limit(self) -> int:
@@ -192,7 +193,8 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
     default = int(derived)
     if longrope and v >= LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE and cfg.original_max_position_embeddings:
         default = cfg.original_max_position_embeddings  # "avoid performance degradation for shorter sequences"
-    return DerivedLength(derived, key, default, model_max_length)
+    return DerivedLength(derived, key, default, model_max_length,
+                         sliding_window_disabled=disable_sliding_window and cfg.sliding_window is not None)
 
 
 def _yarn_original(entry: RopeEntry, version: str | None) -> int:

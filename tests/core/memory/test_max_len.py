@@ -227,3 +227,22 @@ def test_bound_facts_carry_the_spec_versions_length_and_are_shared():
     assert bound_to_vllm(facts, V11, False) is facts
     stated = facts.merged({"max_position_embeddings": 65536})
     assert stated.length_config is None and bound_to_vllm(stated, NEW, False).max_position_embeddings == 65536
+
+
+def test_disabled_sliding_window_caps_the_length_and_keeps_full_kv_on_every_layer():
+    mistral = facts_from_config({"architectures": ["MistralForCausalLM"], "model_type": "mistral",
+                                 "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                                 "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+                                 "max_position_embeddings": 32768, "sliding_window": 4096}, "t")
+    windowed = estimate_vllm(mistral, 80 * GiB, VllmConfig(), version=V11)
+    disabled = estimate_vllm(mistral, 80 * GiB, VllmConfig(disable_sliding_window=True), version=V11)
+    assert disabled.max_model_len == 4096 and disabled.extra["max_model_len_key"] == "sliding_window"
+    assert disabled.kv_needed == 4096 * 32 * 2 * 8 * 128 * 2  # 512 MiB: all 32 layers at full length
+    # windowed, 32,768 tokens: each layer pages only the window + 8,192 tokens in flight, 769 blocks of 16
+    assert (windowed.max_model_len, windowed.kv_needed) == (32768, 32 * 769 * 16 * 4096)
+    gemma2 = facts_from_config({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2",
+                                "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                                "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                                "vocab_size": 256000, "max_position_embeddings": 8192, "sliding_window": 4096}, "t")
+    assert estimate_vllm(gemma2, 80 * GiB, VllmConfig(), version=OLD).max_model_len == 4096
+    assert estimate_vllm(gemma2, 80 * GiB, VllmConfig(), version=V11).max_model_len == 8192

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
@@ -119,6 +119,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         graphs = profile.graph_sets * len(sizes) * layers_rank * P.GRAPH_BYTES_PER_LAYER_GRAPH
     graphs_in_budget = graphs if profile.graphs_profiled else 0
 
+    if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
+        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
     block = shape.block_size
     if cfg.kv_cache_memory is not None:
