@@ -18,7 +18,7 @@ from gpustack_guard.core.findings import MODEL_FACTS, Severity
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.memory.estimate import FITS
 from gpustack_guard.core.memory.hfconfig import facts_from_config
-from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
+from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 from gpustack_guard.core.pipeline import validate
 from gpustack_guard.core.spec.check import SpecDoc
@@ -65,15 +65,23 @@ def model_facts(model: str, offline: bool):
     return facts
 
 
+# (bits, weights per scale) a bare `-q NAME` implies: the formats' usual checkpoints
+CHECKPOINT_DEFAULTS = {"awq": (4, 128), "gptq": (4, 128), "bitsandbytes": (4, None), "w4a16": (4, 128),
+                       "mxfp4": (4, 32), "nvfp4": (4, 16)}
+
+
 def with_quantization(facts, quantization: str | None, family: str):
-    """`--quantization q4_k_m` (GGUF type) or awq/gptq/fp8/int8/bitsandbytes for a catalog model."""
+    """`--quantization q4_k_m` (GGUF type) or a checkpoint format (awq, gptq, fp8, int8, bitsandbytes, mxfp4,
+    nvfp4, w4a16) for a catalog model. A name that is both (mxfp4, bf16) is a GGUF type only for llama.cpp."""
     if not quantization:
         return facts
     kind = quantization.lower()
-    if kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES:
+    gguf = kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES
+    if gguf and (family == "llamacpp" or kind not in KNOWN_METHODS):
         return replace(facts, quant_method=f"gguf:{kind}", weight_bytes=None)
-    bits = 4 if kind in ("awq", "gptq", "bitsandbytes") else None
-    return replace(facts, quant_method=kind, quant_bits=bits, weight_bytes=None)
+    bits, group = CHECKPOINT_DEFAULTS.get(kind, (None, None))
+    return replace(facts, quant_method=kind, quant_bits=bits, quant_group_size=group, weight_bytes=None,
+                   quant_zero_point=kind in GPTQ_LIKE or None)
 
 
 class FailOn(str, enum.Enum):

@@ -201,3 +201,17 @@ def test_yarn_length_per_version_and_the_allow_long_env(gsg, tmp_path, version, 
         assert refused is None
     unset = json.loads(gsg(*common).out)
     assert unset["max_model_len"] == derived
+
+
+def test_quantization_flag_names_a_checkpoint_format_for_vllm_and_a_ggml_type_for_llamacpp(gsg):
+    def weights(backend, kind):
+        result = gsg("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "80GiB", "--backend", backend, "-q", kind,
+                     "-o", "json", "--", *(["--ctx-size", "4096"] if backend == "llama.cpp" else
+                                           ["--max-model-len", "4096"]))
+        assert result.code == 0, result.err
+        return json.loads(result.out)["weight_bytes"]
+
+    # vLLM: NVFP4 on every linear layer (no experts: dense model), embeddings bf16
+    linear = 28 * (3584 * 3584 * 2 + 2 * 3584 * 512 + 3 * 3584 * 18944)
+    assert weights("vLLM", "nvfp4") == 7_615_616_512 * 2 - linear * 2 + linear * 9 // 16
+    assert weights("llama.cpp", "mxfp4") < weights("vLLM", "nvfp4")  # ggml MXFP4 also packs the embeddings

@@ -190,14 +190,16 @@ def test_gpt_oss_20b_parameters_and_checkpoint_bytes():
     assert f.quant_method == "mxfp4" and f.quant_skips_attention
     # keras-hub gpt_oss presets publish 20_914_757_184 parameters for gpt-oss-20b (de-quantised)
     assert param_breakdown(f).total == 20_914_757_184
-    # experts 24 x 32 x 2880 x 8640 at 17/32 B; everything else bf16 (safetensors total 13,761,264,768 B)
+    # experts 24 x 32 x 2880 x 8640 at 17/32 B, everything else bf16: exactly the published
+    # model.safetensors.index.json "total_size": 13761264768 of openai/gpt-oss-20b
     assert weight_layout(f).total == 13_761_264_768
 
 
 def test_gpt_oss_120b_parameters_and_checkpoint_bytes():
     f = catalog_facts("openai/gpt-oss-120b")
     assert param_breakdown(f).total == 116_829_156_672  # "116.8B" on the model card
-    assert weight_layout(f).total == 65_248_815_744  # 60.77 GiB in the checkpoint
+    # the published safetensors tensor bytes of openai/gpt-oss-120b: 65,248,815,744 (60.77 GiB)
+    assert weight_layout(f).total == 65_248_815_744
 
 
 def test_gpt_oss_kv_per_token_from_alternating_window_layers():
