@@ -135,7 +135,8 @@ class _InMemoryDocument:
     """LocatedData for the synthetic spec: it was never written anywhere, so every path is at line 0."""
 
     def __init__(self, data: dict):
-        self.data, self.start_line, self.duplicate_keys = data, 0, []
+        self.data, self.start_line = data, 0
+        self.duplicate_keys: list[tuple[tuple, int, int]] = []
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         return 0, 0

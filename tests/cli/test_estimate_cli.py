@@ -4,7 +4,6 @@ import struct
 import pytest
 
 
-
 def test_estimate_json_keys_and_numbers(gsg):
     result = gsg("estimate", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory", "23.58GiB",
                  "--backend-version", "0.6.4", "-o", "json", "--", "--max-model-len", "20000",

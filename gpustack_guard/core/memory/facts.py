@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any
@@ -109,7 +110,7 @@ class ModelFacts:
             missing.append("compress_ratios (one per layer)")
         return missing
 
-    def merged(self, override: dict[str, Any]) -> "ModelFacts":
+    def merged(self, override: dict[str, Any]) -> ModelFacts:
         known = {f.name for f in fields(self)}
         changes = {k: v for k, v in override.items() if k in known and v is not None and getattr(self, k) != v}
         if "max_position_embeddings" in changes:
@@ -126,10 +127,8 @@ def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> M
     VLLM_ALLOW_LONG_MAX_MODEL_LEN. Unchanged facts are returned as they are."""
     changes: dict[str, Any] = {}
     if facts.length_config is not None and facts.length_config.keys:
-        try:
+        with suppress(MaxLenError):  # the estimate reports it as a model-facts finding
             changes["max_position_embeddings"] = derive_max_model_len(facts.length_config, version).limit
-        except MaxLenError:
-            pass  # the estimate reports it as a model-facts finding
     if allow_long:
         changes["allow_long_max_model_len"] = True
     changes = {k: v for k, v in changes.items() if getattr(facts, k) != v}
@@ -170,7 +169,7 @@ class WeightLayout:
     def total(self) -> int:
         return sum(self.per_layer) + self.embedding + self.lm_head + self.other
 
-    def scaled(self, factor: float) -> "WeightLayout":
+    def scaled(self, factor: float) -> WeightLayout:
         return WeightLayout(tuple(int(x * factor) for x in self.per_layer), int(self.embedding * factor),
                             int(self.lm_head * factor), int(self.other * factor),
                             tuple(int(x * factor) for x in self.per_layer_replicated), int(self.unloaded * factor))

@@ -84,7 +84,7 @@ def _compressed_tensors(q: dict) -> dict:
                                   f"{q.get('format') or (groups[0].get('format') if groups else None)})"}
 
 
-def _quantization(config: dict) -> dict:
+def _quantization(config: dict) -> dict[str, Any]:
     """quantization_config -> the ModelFacts quantisation fields (method, bits, group, zero point, scope)."""
     q = config.get("quantization_config")
     if not isinstance(q, dict):
@@ -93,7 +93,7 @@ def _quantization(config: dict) -> dict:
     bits = q.get("bits") or q.get("w_bit")
     group = q.get("group_size") or q.get("q_group_size")
     skip = q.get("modules_to_not_convert") or q.get("ignore") or q.get("exclude_modules")
-    out: dict = {}
+    out: dict[str, Any] = {}
     if method == "bitsandbytes":
         bits = 4 if q.get("load_in_4bit") else 8
     elif method in ("gptq", "awq"):
@@ -104,7 +104,8 @@ def _quantization(config: dict) -> dict:
         block = q.get("weight_block_size")
         bits, group = 8, (block[0] * block[1] if isinstance(block, list) and len(block) == 2 else None)
     elif method in ("modelopt", "modelopt_fp4"):
-        inner = q.get("quantization") if isinstance(q.get("quantization"), dict) else q
+        nested = q.get("quantization")
+        inner: dict = nested if isinstance(nested, dict) else q
         algo = str(inner.get("quant_algo") or ("NVFP4" if method == "modelopt_fp4" else "")).upper()
         skip = skip or inner.get("exclude_modules")
         group = inner.get("group_size") or group

@@ -127,7 +127,7 @@ def length_config(text_config: Mapping, top_model_type: str = "") -> LengthConfi
     window = text_config.get("sliding_window")
     if text_config.get("use_sliding_window") is False:  # Qwen2: get_hf_config_sliding_window returns None
         window = None
-    windows = [w for w in (window if isinstance(window, list) else [window]) if _positive_int(w)]
+    windows = [w for w in (_positive_int(x) for x in (window if isinstance(window, list) else [window])) if w]
     model_type = str(text_config.get("model_type") or top_model_type or "")
     return LengthConfig(
         keys=keys,
@@ -149,7 +149,7 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
     """vLLM's derived max_model_len for `version` (None = the assumed default version)."""
     v = _version(version)
     names = _KEYS_SINCE_0_11 if v >= MAX_TARGET_POSITIONS_SINCE else _KEYS_BEFORE_0_11
-    present = [(name, cfg.key(name)) for name in names if cfg.key(name) is not None]
+    present = [(name, value) for name in names if (value := cfg.key(name)) is not None]
     derived: int | float | None = min((value for _, value in present), default=None)
     key = next((name for name, value in present if value == derived), None)
     model_max_length = cfg.key("model_max_length")
@@ -199,8 +199,8 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
 
 def _yarn_original(entry: RopeEntry, version: str | None) -> int:
     if entry.original_max_position_embeddings is None:
-        raise MaxLenError(f"vLLM {version or ''} reads rope_scaling.original_max_position_embeddings for YaRN "
-                          "and the config has none (KeyError at startup)".replace("  ", " "))
+        raise MaxLenError(f"vLLM {version or DEFAULT_VERSIONS['vllm']} reads rope_scaling."
+                          "original_max_position_embeddings for YaRN and the config has none (KeyError at startup)")
     return entry.original_max_position_embeddings
 
 

@@ -6,6 +6,8 @@ never 0 bytes and never a guess from the bit width alone.
 
 from __future__ import annotations
 
+import math
+
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 
 # ggml type id -> (type_name, elements per block, bytes per block). From ggml-org/ggml @ d99724f2
@@ -39,11 +41,10 @@ def ggml_tensor_bytes(type_id: int, shape: tuple[int, ...], tensor: str) -> int:
         raise UnsupportedModel(f"GGUF tensor '{tensor}' has ggml type {type_id} ({GGML_REMOVED[type_id]}), which "
                                "ggml removed; re-quantise the file")
     if type_id not in GGML_TYPES:
-        raise UnsupportedModel(f"GGUF tensor '{tensor}' has unknown ggml type {type_id} (known: 0-{GGML_TYPE_COUNT - 1})")
+        raise UnsupportedModel(f"GGUF tensor '{tensor}' has unknown ggml type {type_id} "
+                               f"(known: 0-{GGML_TYPE_COUNT - 1})")
     name, block, size = GGML_TYPES[type_id]
-    count = 1
-    for dim in shape:
-        count *= dim
+    count = math.prod(shape)
     if shape and shape[0] % block:
         raise UnsupportedModel(f"GGUF tensor '{tensor}' ({name}) has rows of {shape[0]} elements, not a multiple of "
                                f"its block of {block}")

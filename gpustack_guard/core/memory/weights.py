@@ -14,6 +14,7 @@ from gpustack_guard.core.memory import deepseek_v4
 from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, GGUF_TYPE_BYTES, linear_bytes_per_param
 
+
 def _attention_params(f: ModelFacts) -> tuple[int, int]:
     """(linear, other) attention parameters of one layer."""
     H, nH = f.hidden_size, f.num_attention_heads
@@ -112,21 +113,20 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
     experts_only = (f.quant_method or "").lower() in EXPERTS_ONLY
     attention = 0 if f.is_compressed_attention else _attention_params(f)[0]
-    per_layer = []
+    per_layer: list[int] = []
     for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
         routed = _routed_expert_params(f, layer)
         kept = attention if f.quant_skips_attention or experts_only else 0  # stays at checkpoint dtype
         if experts_only:
             kept = linear - routed
         per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)
-    per_layer = tuple(per_layer)
     embed_bytes = b.embedding * high
     head_bytes = b.lm_head * high
     if f.quant_method and f.quant_method.startswith("gguf:"):
         # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
         embed_bytes = math.ceil(b.embedding * per_param)
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
-    return WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
+    return WeightLayout(tuple(per_layer), embed_bytes, head_bytes, b.final_norm * high)
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:

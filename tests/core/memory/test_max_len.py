@@ -8,8 +8,13 @@ from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.facts import bound_to_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
-from gpustack_guard.core.memory.max_len import (MaxLenError, allow_long_max_model_len, check_max_model_len,
-                                                derive_max_model_len, length_config)
+from gpustack_guard.core.memory.max_len import (
+    MaxLenError,
+    allow_long_max_model_len,
+    check_max_model_len,
+    derive_max_model_len,
+    length_config,
+)
 from gpustack_guard.core.units import GiB
 
 OLD, V11, MID, LAST_YARN, NEW = "0.6.3.post1", "0.11.0", "0.20.1", "0.29.0", "0.30.0"

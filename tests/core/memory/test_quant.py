@@ -12,8 +12,13 @@ from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.gguf import facts_from_gguf, parse_header
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.kv import KVShape
-from gpustack_guard.core.memory.quant import (GGML_REMOVED, GGML_TYPES, GGUF_TYPE_BYTES, ggml_tensor_bytes,
-                                              linear_bytes_per_param)
+from gpustack_guard.core.memory.quant import (
+    GGML_REMOVED,
+    GGML_TYPES,
+    GGUF_TYPE_BYTES,
+    ggml_tensor_bytes,
+    linear_bytes_per_param,
+)
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 from gpustack_guard.core.units import GiB
 
