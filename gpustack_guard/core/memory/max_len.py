@@ -21,7 +21,9 @@ from gpustack_guard.core.versions import parse_version
 # first wheel that has it (noted per constant).
 MAX_TARGET_POSITIONS_SINCE = (0, 11, 0)  # "max_target_positions" key: absent in 0.6.3, present in 0.11.0
 MODEL_MAX_LENGTH_OVERRIDE_SINCE = (0, 11, 0)  # config model_max_length wins outright: absent 0.6.3, in 0.11.0
-GEMMA3_SKIPS_ROPE_SINCE = (0, 11, 0)  # "Gemma3's max_model_len (128K) is already scaled by RoPE" (0.11.0)
+# "NOTE(woosuk): Gemma3's max_model_len (128K) is already scaled by RoPE" is in the 0.11.0 wheel and came with
+# Gemma 3 support (woosuk's PR, first released in 0.8.0): no release that can load gemma3 rescales it.
+GEMMA3_SKIPS_ROPE_SINCE = (0, 8, 0)
 INTERLEAVED_FORCES_DISABLE_UNTIL = (0, 6, 4)  # 0.6.3 caps interleaved-attention models at their window
 ROPE_PARAMETERS_SINCE = (0, 12, 0)  # reads rope_parameters, factor applied once; no NotImplementedError
 LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE = (0, 12, 0)  # unset --max-model-len = original_max_position_embeddings

@@ -113,11 +113,12 @@ def test_mrope_is_the_default_rope_type_without_factor():
         assert derive(config, v)[0] == 32768.0
 
 
-def test_gemma3_rope_is_skipped_from_0_11():
+def test_gemma3_rope_is_skipped_in_every_release_that_runs_gemma3():
     config = {"model_type": "gemma3_text", "max_position_embeddings": 131072,
               "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
-    assert derive(config, OLD)[0] == 1048576.0
-    assert derive(config, V11)[0] == 131072 and derive(config, NEW)[0] == 131072
+    assert derive(config, OLD)[0] == 1048576.0  # 0.6.3 had no such rule (nor Gemma 3)
+    for version in ("0.8.0", "0.10.2", V11, NEW):
+        assert derive(config, version)[0] == 131072
     multimodal = facts_from_config({"model_type": "gemma3", "text_config": dict(config, num_hidden_layers=34)}, "t")
     assert multimodal.length_config.model_type == "gemma3_text"
 
