@@ -3,9 +3,9 @@
 vLLM's `_get_and_verify_max_len` takes the smallest of several config.json keys, caps it at the sliding window
 when that is disabled, multiplies it by the RoPE scaling factor for some rope types (which ones changed between
 releases), and refuses a user `--max-model-len` above the result unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set.
-Sources, read from the released wheels (research-out/vllm-maxlen.md): v0.6.3.post1 `vllm/config.py`, v0.11.0 and
-v0.12-v0.29 `vllm/config/model.py`, v0.33.0 `vllm/transformers_utils/model_arch_config_convertor.py`; the YaRN
-change is vllm-project/vllm#56446 (first released in 0.30.0).
+Sources, read from the released wheels on PyPI: v0.6.3.post1-v0.10.1 `vllm/config.py` (or config/__init__.py),
+v0.11.0 and v0.12-v0.29 `vllm/config/model.py`, v0.33.0 `vllm/transformers_utils/model_arch_config_convertor.py`
+(research-out/vllm-maxlen.md); the YaRN change is vllm-project/vllm#56446 (first released in 0.30.0).
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.versions import parse_version
 
-# Release boundaries. Where the research only brackets a change between two wheels read, the boundary is the
-# first wheel that has it (noted per constant).
-MAX_TARGET_POSITIONS_SINCE = (0, 11, 0)  # "max_target_positions" key: absent in 0.6.3, present in 0.11.0
-MODEL_MAX_LENGTH_OVERRIDE_SINCE = (0, 11, 0)  # config model_max_length wins outright: absent 0.6.3, in 0.11.0
-# "NOTE(woosuk): Gemma3's max_model_len (128K) is already scaled by RoPE" is in the 0.11.0 wheel and came with
-# Gemma 3 support (woosuk's PR, first released in 0.8.0): no release that can load gemma3 rescales it.
-GEMMA3_SKIPS_ROPE_SINCE = (0, 8, 0)
-INTERLEAVED_FORCES_DISABLE_UNTIL = (0, 6, 4)  # 0.6.3 caps interleaved-attention models at their window
+# Release boundaries, each the first release wheel that has the behaviour, its predecessor checked without it
+# (`vllm/config.py` of the PyPI wheels 0.6.4, 0.6.5, 0.6.6, 0.7.0, 0.8.0, 0.8.2, 0.8.3, 0.8.5, 0.10.1).
+MAX_TARGET_POSITIONS_SINCE = (0, 7, 0)  # the "max_target_positions" key (Whisper): absent in 0.6.6
+MODEL_MAX_LENGTH_OVERRIDE_SINCE = (0, 8, 3)  # config model_max_length wins outright: absent in 0.8.2
+GEMMA3_SKIPS_ROPE_SINCE = (0, 8, 0)  # "Gemma3's max_model_len (128K) is already scaled by RoPE": absent in 0.7.0
+# 0.6.4 caps every interleaved-attention model at its window ("not supported by vLLM"); from 0.6.5 only when
+# VLLM_ATTENTION_BACKEND is XFORMERS (FLASHINFER too from 0.8), which gsg does not model
+INTERLEAVED_FORCES_DISABLE_UNTIL = (0, 6, 5)
+NEW_ERROR_TEXT_SINCE = (0, 11, 0)  # "... must be used with extreme caution": 0.10.1 still prints the old text
 ROPE_PARAMETERS_SINCE = (0, 12, 0)  # reads rope_parameters, factor applied once; no NotImplementedError
 LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE = (0, 12, 0)  # unset --max-model-len = original_max_position_embeddings
 YARN_NOT_RESCALED_SINCE = (0, 30, 0)  # vllm#56446: YaRN's max_position_embeddings is already scaled
@@ -159,7 +160,7 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
         derived, key = model_max_length, "model_max_length"
 
     if v < INTERLEAVED_FORCES_DISABLE_UNTIL and cfg.interleaved_attention and cfg.sliding_window:
-        disable_sliding_window = True  # 0.6.3: "has interleaved attention ... capping the max length"
+        disable_sliding_window = True  # 0.6.4: "has interleaved attention ... capping the max length"
     if disable_sliding_window and cfg.sliding_window is not None and \
             (derived is None or cfg.sliding_window < derived):
         derived, key = cfg.sliding_window, "sliding_window"
@@ -223,7 +224,7 @@ def check_max_model_len(requested: int | None, derived: DerivedLength, version: 
     message = (f"User-specified max_model_len ({requested}) is greater than the derived max_model_len "
                f"({derived.key}={derived.value} or model_max_length={derived.model_max_length} in model's "
                "config.json).")
-    if _version(version) >= (0, 11, 0):
+    if _version(version) >= NEW_ERROR_TEXT_SINCE:
         caution = (f"{ALLOW_LONG_ENV} must be used with extreme caution. If the model uses relative position "
                    "encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses "
                    "absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA array "

@@ -1,6 +1,6 @@
 """vLLM's max_model_len derivation and verification per release (research-out/vllm-maxlen.md: v0.6.3.post1
 vllm/config.py, v0.11.0 and v0.12-v0.29 vllm/config/model.py, v0.33.0 model_arch_config_convertor.py,
-vllm-project/vllm#56446 for YaRN from 0.30)."""
+vllm-project/vllm#56446 for YaRN from 0.30; the PyPI wheels 0.6.4-0.10.1 for the boundaries in max_len.py)."""
 
 import pytest
 
@@ -32,15 +32,17 @@ def test_smallest_key_wins_and_names_the_first_key_that_has_it():
         assert derive(config, v) == (2048, "max_seq_len", 2048)
 
 
-def test_max_target_positions_counts_from_0_11():
+def test_max_target_positions_counts_from_0_7():
     config = {"max_position_embeddings": 4096, "max_target_positions": 448}  # Whisper
-    assert derive(config, "0.10.2") == (4096, "max_position_embeddings", 4096)
-    assert derive(config, V11) == (448, "max_target_positions", 448)
+    assert derive(config, "0.6.6") == (4096, "max_position_embeddings", 4096)
+    assert derive(config, "0.7.0") == (448, "max_target_positions", 448)
 
 
-def test_config_model_max_length_overrides_the_minimum_from_0_11():
+def test_config_model_max_length_overrides_the_minimum_from_0_8_3():
     config = {"max_position_embeddings": 8192, "model_max_length": 131072}  # Command-R
     assert derive(config, OLD) == (8192, "max_position_embeddings", 8192)
+    assert derive(config, "0.8.2") == (8192, "max_position_embeddings", 8192)
+    assert derive(config, "0.8.3") == (131072, "model_max_length", 131072)
     assert derive(config, V11) == (131072, "model_max_length", 131072)
     assert derive(config, "0.33.0") == (131072, "model_max_length", 131072)
 
@@ -146,9 +148,11 @@ def test_disabled_sliding_window_with_rope_scaling_raises_until_0_11_only():
     assert derive(config, "0.12.0", disable_sliding_window=True)[0] == 8192.0
 
 
-def test_interleaved_attention_is_capped_at_the_window_on_0_6_3():
+def test_interleaved_attention_is_capped_at_the_window_up_to_0_6_4():
     gemma2 = {"model_type": "gemma2", "max_position_embeddings": 8192, "sliding_window": 4096}
     assert derive(gemma2, OLD) == (4096, "sliding_window", 4096)
+    assert derive(gemma2, "0.6.4") == (4096, "sliding_window", 4096)
+    assert derive(gemma2, "0.6.5") == (8192, "max_position_embeddings", 8192)
     assert derive(gemma2, V11) == (8192, "max_position_embeddings", 8192)
 
 
@@ -173,9 +177,10 @@ def test_user_length_above_derived_is_vllms_error_from_0_11():
                                allow_long=False).error is None
 
 
-def test_user_length_above_derived_on_0_6_3_uses_its_own_text():
-    derived = derive_max_model_len(length_config({"max_position_embeddings": 4096}), OLD)
-    check = check_max_model_len(8192, derived, OLD, allow_long=False)
+@pytest.mark.parametrize("version", [OLD, "0.10.1"])
+def test_user_length_above_derived_up_to_0_10_uses_the_old_text(version):
+    derived = derive_max_model_len(length_config({"max_position_embeddings": 4096}), version)
+    check = check_max_model_len(8192, derived, version, allow_long=False)
     assert check.error == ("User-specified max_model_len (8192) is greater than the derived max_model_len "
                            "(max_position_embeddings=4096 or model_max_length=None in model's config.json). This "
                            "may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, "
