@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -118,7 +118,11 @@ class ModelFacts:
         return replace(self, **changes) if changes else self
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Plain values (the length inputs as a nested dict), for templates and machine outputs."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.length_config is not None:
+            values["length_config"] = asdict(self.length_config)
+        return values
 
 
 @lru_cache(maxsize=1024)  # one object per (model, version, env): the estimate caches stay shared between specs

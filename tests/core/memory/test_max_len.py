@@ -257,3 +257,9 @@ def test_disabled_sliding_window_caps_the_length_and_keeps_full_kv_on_every_laye
                                 "vocab_size": 256000, "max_position_embeddings": 8192, "sliding_window": 4096}, "t")
     assert estimate_vllm(gemma2, 80 * GiB, VllmConfig(), version=OLD).max_model_len == 4096
     assert estimate_vllm(gemma2, 80 * GiB, VllmConfig(), version=V11).max_model_len == 8192
+
+
+def test_facts_as_dict_stays_plain_data():
+    facts = facts_from_config(dict(LINEAR_8B), "test")
+    assert facts.as_dict()["length_config"]["rope_scaling"] == (
+        {"rope_type": "linear", "factor": 4.0, "original_max_position_embeddings": None},)
