@@ -162,11 +162,11 @@ def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str
     if env:
         doc["env"] = env
     if opts.platform_footprint:
-        doc["guard"] = {"policy": {"platform_footprint": total_footprint(opts.platform_footprint)}}
+        doc["guard"] = {"policy": {"platform_footprint": footprint_bytes(opts.platform_footprint)}}
     return doc
 
 
-def total_footprint(value: str) -> int:
+def footprint_bytes(value: str) -> int:
     return size_with_unit(value, "--platform-footprint")
 
 
@@ -198,7 +198,7 @@ def run(opts: EstimateOptions) -> int:
         raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{opts.backend}'")
     total = size_with_unit(opts.gpu_memory, "--gpu-memory")
     if opts.platform_footprint:
-        total_footprint(opts.platform_footprint)
+        footprint_bytes(opts.platform_footprint)
     try:
         flags = A.as_dict(A.parse(list(opts.backend_args), family))
     except A.ArgError as exc:
@@ -218,7 +218,8 @@ def run(opts: EstimateOptions) -> int:
     if est is None:
         blocking = next((f for f in report.findings if f.severity is Severity.ERROR), None)
         if blocking is not None:
-            raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}")
+            hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
+            raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
         raise GsgError(f"no estimate for backend '{opts.backend}'")
     verdict, severity, findings = judge(report, est)
     if opts.output is TableFormat.JSON:

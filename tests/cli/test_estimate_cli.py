@@ -214,3 +214,14 @@ def test_quantization_flag_names_a_checkpoint_format_for_vllm_and_a_ggml_type_fo
     linear = 28 * (3584 * 3584 * 2 + 2 * 3584 * 512 + 3 * 3584 * 18944)
     assert weights("vLLM", "nvfp4") == 7_615_616_512 * 2 - linear * 2 + linear * 9 // 16
     assert weights("llama.cpp", "mxfp4") < weights("vLLM", "nvfp4")  # ggml MXFP4 also packs the embeddings
+
+
+def test_a_blocking_finding_is_one_line_with_its_rule(gsg):
+    result = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B", "--gpu-memory", "24GiB", "--gpus", "2", "--",
+                 "--tensor-parallel-size", "4")
+    assert result.code == 1 and "Traceback" not in result.err
+    assert "GSG022 parallel-size: 1 replica(s) x 4 GPU(s) need 4 GPUs; gpu_ids lists 2 (--gpus is GPUs per replica)" \
+        in result.err
+    bad_kv = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B", "--gpu-memory", "24GiB", "--", "--kv-cache-dtype",
+                 "fp9")
+    assert bad_kv.code == 1 and "GSG016" in bad_kv.err and "fp9" in bad_kv.err
