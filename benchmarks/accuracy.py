@@ -32,6 +32,7 @@ def config(name: str) -> str:
     return str(VECTORS / name / "config.json")
 
 
+# Rows compare the engine's own startup verdict ("engine_verdict"); "verdict" also carries validate's warnings.
 def estimate(model: str, memory: str, *args: str, backend: str = "vLLM", version: str | None = None,
              extra: tuple[str, ...] = ()) -> dict:
     cmd = [sys.executable, "-m", "gpustack_guard", "estimate", "--model", model, "--gpu-memory", memory,
@@ -102,29 +103,29 @@ def table_b() -> list[Row]:
                   version="0.6.4")
     rows.append(Row("B1", "Llama-3.1-8B RTX 3090 util 0.90 len 20000: KV tokens (1952 blocks)",
                     b1["kv_capacity_tokens"], 1952 * 16))
-    rows.append(Row("B1", "  verdict fits", b1["verdict"] == "fits", True, exact=True))
+    rows.append(Row("B1", "  verdict fits", b1["engine_verdict"] == "fits", True, exact=True))
     b2 = estimate("meta-llama/Llama-3.1-8B", "23.58GiB", "--max-model-len=29000", "--gpu-memory-utilization=0.9",
                   version="0.6.4")
     rows.append(Row("B2", "same, len 29000: KV tokens (1478 blocks)", b2["kv_capacity_tokens"], 1478 * 16))
-    rows.append(Row("B2", "  verdict kv-below-max-model-len", b2["verdict"] == "kv-below-max-model-len", True,
+    rows.append(Row("B2", "  verdict kv-below-max-model-len", b2["engine_verdict"] == "kv-below-max-model-len", True,
                     exact=True))
     b4 = estimate("Qwen/Qwen2.5-7B", "8GiB", "--max-model-len=4096", "--gpu-memory-utilization=0.7",
                   version="0.6.4", extra=("-q", "gptq"))
     rows.append(Row("B4", "Qwen2.5-7B 4-bit RTX 4060 util 0.70: KV tokens (0 blocks)", b4["kv_capacity_tokens"], 0,
                     exact=True))
-    rows.append(Row("B4", "  verdict no-kv-memory", b4["verdict"] == "no-kv-memory", True, exact=True))
+    rows.append(Row("B4", "  verdict no-kv-memory", b4["engine_verdict"] == "no-kv-memory", True, exact=True))
     # B7: GPU not named in the log ("80 GB class"): verdict only; an H100 80GB assumed.
     b7 = estimate("meta-llama/Llama-3.1-70B", "81559MiB", "--max-model-len=2048", "--gpu-memory-utilization=0.98",
                   version="0.7.1", extra=("-q", "int8", "--gpu-name", "H100"))
     rows.append(Row("B7", "Llama-3.1-70B W8A8 1x80GB util 0.98: KV tokens (1381 blocks; GPU not stated)",
                     b7["kv_capacity_tokens"], 1381 * 16, scored=False))
-    rows.append(Row("B7", "  verdict fits", b7["verdict"] == "fits", True, exact=True))
+    rows.append(Row("B7", "  verdict fits", b7["engine_verdict"] == "fits", True, exact=True))
     # B10: GPU not named; 113 GiB of KV per GPU implies a 141 GB-class card: an H200 assumed.
     b10 = estimate("meta-llama/Llama-3.1-8B", "143771MiB", "--tensor-parallel-size=8", "--max-model-len=131072",
                    version="0.6.4", extra=("--gpu-name", "H200"))
     rows.append(Row("B10", "Llama-3.1-8B TP8 len 131072: KV tokens (464,716 blocks; GPU not stated)",
                     b10["kv_capacity_tokens"], 464_716 * 16, scored=False))
-    rows.append(Row("B10", "  verdict fits", b10["verdict"] == "fits", True, exact=True))
+    rows.append(Row("B10", "  verdict fits", b10["engine_verdict"] == "fits", True, exact=True))
     return rows
 
 

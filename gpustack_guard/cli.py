@@ -169,7 +169,7 @@ def estimate(
     ctx: typer.Context,
     model: str = typer.Option(..., "--model", "-m", help="Catalog name, Hugging Face repo id, config.json or "
                                                          "GGUF path."),
-    gpu_memory: str = typer.Option(..., "--gpu-memory", help="Memory of one GPU: bytes or units (23.58GiB, 24GB)."),
+    gpu_memory: str = typer.Option(..., "--gpu-memory", help="Memory of one GPU with a unit (23.58GiB, 24GB)."),
     gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=1024,
                                        help="GPUs per replica (default: tensor x pipeline parallel size)."),
     backend: str = typer.Option("vLLM", "--backend", help="vLLM | SGLang | llama.cpp"),
@@ -183,12 +183,21 @@ def estimate(
                                            "gguf-parser's default: 250MiB)."),
     output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
     offline: bool = OFFLINE,
+    fail_on: str = typer.Option("none", "--fail-on", help="Exit 1 when the verdict is a warning or an error: "
+                                                          "none | warning | error."),
+    env: List[str] = typer.Option([], "--env", metavar="KEY=VALUE",
+                                  help="The deployment's env, e.g. VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (repeatable)."),
 ) -> int:
-    """Per-GPU memory breakdown for one model. Backend arguments follow `--`, as in backend_parameters."""
-    from gpustack_guard.commands.estimate import EstimateOptions, run
+    """Per-GPU memory breakdown for one model, judged by validate's rules on one worker of these GPUs.
+    Backend arguments follow `--`, as in backend_parameters."""
+    from gpustack_guard.commands.estimate import EstimateOptions, FailOn, run
 
+    try:
+        fail = FailOn(fail_on.lower())
+    except ValueError:
+        raise GsgError(f"--fail-on must be none, warning or error, not '{fail_on}'") from None
     return run(EstimateOptions(model, gpu_memory, backend, tuple(ctx.args), gpus, backend_version, gpu_name,
-                               quantization, platform_footprint, output, offline))
+                               quantization, platform_footprint, output, offline, fail, tuple(env)))
 
 
 @app.command()

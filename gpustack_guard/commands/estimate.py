@@ -2,34 +2,51 @@
 
 from __future__ import annotations
 
+import enum
 import json
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-from pydantic_core import ValidationError
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
 from gpustack_guard.core import args as A
-from gpustack_guard.core.errors import EXIT_OK, GsgError
-from gpustack_guard.core.memory import engine
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.findings import Severity
+from gpustack_guard.core.rules.memory import MODEL_FACTS
+from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.memory.estimate import FITS
 from gpustack_guard.core.memory.hfconfig import facts_from_config
-from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES
+from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
-from gpustack_guard.core.spec.model import DeploymentSpec, Policy
+from gpustack_guard.core.pipeline import validate
+from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import gib, parse_size
-from gpustack_guard.reporters import TableFormat
+from gpustack_guard.reporters import TableFormat, json_head
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 
 
+PATH_PREFIXES = ("./", "../", "/", "~")
+PATH_SUFFIXES = (".json", ".gguf")
+
+
+def looks_like_path(model: str) -> bool:
+    """A local path, not a catalog name or repo id: never looked up on the hub when it is missing."""
+    return model.startswith(PATH_PREFIXES) or model.lower().endswith(PATH_SUFFIXES)
+
+
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
-    path = Path(model)
+    path = Path(model).expanduser()
     if path.is_file() and path.suffix == ".gguf":
-        return read_local_gguf(path)
+        try:
+            return read_local_gguf(path)
+        except ValueError as exc:  # a bad header, an unknown tensor type: no arithmetic possible
+            raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=model) from None
     if path.is_file():
         try:
             return facts_from_config(json.loads(path.read_text()), f"config:{model}")
@@ -37,6 +54,8 @@ def model_facts(model: str, offline: bool):
             raise GsgError(f"not a JSON config: {exc.msg}", where=f"{model}:{exc.lineno}") from None
     if path.is_dir() and (path / "config.json").is_file():
         return facts_from_config(json.loads((path / "config.json").read_text()), f"config:{model}")
+    if looks_like_path(model):
+        raise GsgError("file not found" if not path.is_dir() else "folder has no config.json", where=model)
     facts = catalog_facts(model)
     if facts is not None:
         return facts
@@ -47,21 +66,37 @@ def model_facts(model: str, offline: bool):
     return facts
 
 
+# (bits, weights per scale) a bare `-q NAME` implies: the formats' usual checkpoints
+CHECKPOINT_DEFAULTS = {"awq": (4, 128), "gptq": (4, 128), "bitsandbytes": (4, None), "w4a16": (4, 128),
+                       "mxfp4": (4, 32), "nvfp4": (4, 16)}
+
+
 def with_quantization(facts, quantization: str | None, family: str):
-    """`--quantization q4_k_m` (GGUF type) or awq/gptq/fp8/int8/bitsandbytes for a catalog model."""
+    """`--quantization q4_k_m` (GGUF type) or a checkpoint format (awq, gptq, fp8, int8, bitsandbytes, mxfp4,
+    nvfp4, w4a16) for a catalog model. A name that is both (mxfp4, bf16) is a GGUF type only for llama.cpp."""
     if not quantization:
         return facts
     kind = quantization.lower()
-    if kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES:
+    gguf = kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES
+    if gguf and (family == "llamacpp" or kind not in KNOWN_METHODS):
         return replace(facts, quant_method=f"gguf:{kind}", weight_bytes=None)
-    bits = 4 if kind in ("awq", "gptq", "bitsandbytes") else None
-    return replace(facts, quant_method=kind, quant_bits=bits, weight_bytes=None)
+    bits, group = CHECKPOINT_DEFAULTS.get(kind, (None, None))
+    return replace(facts, quant_method=kind, quant_bits=bits, quant_group_size=group, weight_bytes=None,
+                   quant_zero_point=kind in GPTQ_LIKE or None)
+
+
+class FailOn(str, enum.Enum):
+    """estimate's --fail-on: which verdicts exit 1 (for scripts)."""
+
+    NONE = "none"
+    WARNING = "warning"
+    ERROR = "error"
 
 
 @dataclass(frozen=True)
 class EstimateOptions:
     model: str  # catalog name, Hugging Face repo id, config.json or GGUF path
-    gpu_memory: str  # one GPU's memory: bytes or a size with a unit
+    gpu_memory: str  # one GPU's memory: a size with a unit
     backend: str = "vLLM"
     backend_args: tuple[str, ...] = ()
     gpus: int | None = None  # default: tensor x pipeline parallel size
@@ -71,44 +106,139 @@ class EstimateOptions:
     platform_footprint: str | None = None
     output: TableFormat = TableFormat.TEXT
     offline: bool = False
+    fail_on: FailOn = FailOn.NONE
+    env: tuple[str, ...] = ()  # KEY=VALUE pairs of the deployment's env (VLLM_ALLOW_LONG_MAX_MODEL_LEN)
+
+
+FORMAT_VERSION = "1.0"  # of the estimate JSON document; minor: additive, major: breaking
+BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
+WORKER = "estimate"
+# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, GSG040); document
+# rules (spelling, unknown backend) say nothing about whether the model fits.
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG040")
+
+
+def size_with_unit(value: str, where: str) -> int:
+    """A size flag: a number without a unit is refused (24 would be read as 24 bytes)."""
+    text = str(value).strip()
+    if re.fullmatch(r"[0-9]+(\.[0-9]+)?", text):
+        raise GsgError(f"'{text}' has no unit: write {text}GiB, {text}GB or {text}MiB", where=where)
+    try:
+        total = parse_size(text)
+    except ValueError as exc:
+        raise GsgError(str(exc), where=where) from None
+    if total <= 0:
+        raise GsgError("must be more than 0 bytes", where=where)
+    return total
+
+
+class _InMemoryDocument:
+    """LocatedData for the synthetic spec: it was never written anywhere, so every path is at line 0."""
+
+    def __init__(self, data: dict):
+        self.data, self.start_line = data, 0
+        self.duplicate_keys: list[tuple[tuple, int, int]] = []
+
+    def position(self, path, *, key: bool = False) -> tuple[int, int]:
+        return 0, 0
+
+
+class _NoTemplates:
+    def render(self, name, context):
+        raise AssertionError("the estimate's spec has no guard.template")
+
+
+def synthetic_fleet(total: int, count: int, gpu_name: str) -> Fleet:
+    gpus = [{"index": i, "name": gpu_name, "memory": {"total": total}} for i in range(count)]
+    return Fleet.validate({"clusters": [{"name": WORKER, "workers": [{"name": WORKER, "gpus": gpus}]}]})
+
+
+def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str, str], total: int) -> dict:
+    """The deployment document validate would see for these numbers, on `count` GPUs of one worker."""
+    doc: dict = {"name": "estimate", "cluster_name": WORKER, "source": "local_path", "local_path": opts.model,
+                 "backend": BACKEND_NAME[family], "backend_parameters": list(opts.backend_args),
+                 "gpu_selector": {"gpu_ids": [f"{WORKER}:cuda:{i}" for i in range(count)]}}
+    if opts.backend_version:
+        doc["backend_version"] = opts.backend_version
+    if env:
+        doc["env"] = env
+    if opts.platform_footprint:
+        doc["guard"] = {"policy": {"platform_footprint": footprint_bytes(opts.platform_footprint)}}
+    return doc
+
+
+def footprint_bytes(value: str) -> int:
+    return size_with_unit(value, "--platform-footprint")
+
+
+def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise GsgError(f"'{pair}' is not KEY=VALUE", where="--env")
+        env[key] = value
+    return env
+
+
+def judge(report, est) -> tuple[str, Severity | None, list]:
+    """The estimate's verdict from validate's findings: the engine's verdict when it fails, else the first
+    error, else the first warning of the shape and memory rules; `fits` when none."""
+    judging = [f for f in report.findings if f.rule_id.startswith(JUDGING_PREFIXES) and f.severity.rank >= 1]
+    judging.sort(key=lambda f: -f.severity.rank)
+    if est is not None and est.verdict != FITS:
+        return est.verdict, Severity.ERROR, judging
+    if judging:
+        return judging[0].rule.name, judging[0].severity, judging
+    return FITS, None, judging
 
 
 def run(opts: EstimateOptions) -> int:
-    model, gpu_memory, gpus, backend_version = opts.model, opts.gpu_memory, opts.gpus, opts.backend_version
-    backend_args, offline, gpu_name, platform_footprint = list(opts.backend_args), opts.offline, opts.gpu_name, \
-        opts.platform_footprint
     family = FAMILY.get(opts.backend.lower())
     if family is None:
         raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{opts.backend}'")
+    total = size_with_unit(opts.gpu_memory, "--gpu-memory")
+    if opts.platform_footprint:
+        footprint_bytes(opts.platform_footprint)
     try:
-        total = parse_size(gpu_memory)
-    except ValueError as exc:
-        raise GsgError(str(exc), where="--gpu-memory") from None
-    if total <= 0:
-        raise GsgError("must be more than 0 bytes", where="--gpu-memory")
-    try:
-        flags = A.as_dict(A.parse(backend_args, family))
+        flags = A.as_dict(A.parse(list(opts.backend_args), family))
     except A.ArgError as exc:
         raise GsgError(str(exc), where="backend arguments") from None
-    facts = with_quantization(model_facts(model, offline), opts.quantization, family)
-    count = gpus
+    env = parse_env(opts.env)
+    facts = with_quantization(model_facts(opts.model, opts.offline), opts.quantization, family)
+    count = opts.gpus
     if count is None:
         tp, pp = A.parallel_size(flags, family)
         count = tp * pp
-    try:
-        policy = Policy(platform_footprint=platform_footprint)
-    except ValidationError:
-        raise GsgError(f"'{platform_footprint}' is not a size", where="--platform-footprint") from None
-    try:
-        est = engine.estimate(family, facts, [(total, gpu_name)] * count, flags, backend_version, policy)
-    except ValueError as exc:
-        raise GsgError(str(exc)) from None
+
+    # validate's own pipeline on a one-spec, one-worker fleet: the same rules, no second arithmetic
+    doc = SpecDoc("estimate", 0, _InMemoryDocument(synthetic_spec(opts, family, count, env, total)))
+    report = validate([doc], [], _NoTemplates(), lambda spec, file: (facts, None),
+                      synthetic_fleet(total, count, opts.gpu_name), {})
+    est = report.evaluations[0].estimate if report.evaluations else None
+    if est is None:
+        blocking = next((f for f in report.findings if f.severity is Severity.ERROR), None)
+        if blocking is not None:
+            hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
+            raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
+        raise GsgError(f"no estimate for backend '{opts.backend}'")
+    verdict, severity, findings = judge(report, est)
     if opts.output is TableFormat.JSON:
-        out(json.dumps({"model": model, "model_facts": facts.source, **model_summary(facts), **est.as_json()},
-                       indent=2) + "\n")
+        out(json.dumps({**json_head(FORMAT_VERSION), "model": opts.model, "model_facts": facts.source,
+                        **model_summary(facts), **est.as_json(), "engine_verdict": est.verdict,
+                        "verdict": verdict, "verdict_severity": severity.value if severity else None,
+                        "findings": [finding_json(f) for f in findings]}, indent=2) + "\n")
     else:
-        out(text_table(model, facts.source, est))
+        out(text_table(opts.model, facts.source, est, verdict, findings))
+    failing = {FailOn.NONE: None, FailOn.WARNING: 1, FailOn.ERROR: 2}[opts.fail_on]
+    if failing is not None and severity is not None and severity.rank >= failing:
+        return EXIT_FAIL
     return EXIT_OK
+
+
+def finding_json(f) -> dict:
+    return {"rule": f.rule_id, "name": f.rule.name, "severity": f.severity.value, "message": f.message,
+            "fix": f.fix}
 
 
 def model_summary(facts) -> dict:
@@ -119,7 +249,7 @@ def model_summary(facts) -> dict:
     return {"parameters": params, "weight_bytes": weight_layout(facts).total}
 
 
-def text_table(model: str, source: str, est) -> str:
+def text_table(model: str, source: str, est, verdict: str, findings: list) -> str:
     rows = [("GPU memory", gib(est.gpu_total)), ("requested by the engine", gib(est.requested)),
             ("weights", gib(est.weights)), ("activation peak", gib(est.activation)),
             ("non-torch / platform", gib(est.non_torch)), ("CUDA graphs", gib(est.cuda_graphs)),
@@ -137,5 +267,8 @@ def text_table(model: str, source: str, est) -> str:
     lines += [f"  {k:<{width}}  {v:>12}" for k, v in rows]
     lines.append("")
     lines += [f"  {k:<{width}}  {v:>12}" for k, v in numbers]
-    lines += ["", f"verdict: {est.verdict}"] + [f"note: {n}" for n in est.notes]
+    lines += ["", f"verdict: {verdict}"]
+    lines += [f"{f.severity.value} {f.rule_id} {f.rule.name}: {f.message}" + (f"\n    fix: {f.fix}" if f.fix else "")
+              for f in findings]
+    lines += [f"note: {n}" for n in est.notes]
     return "\n".join(lines) + "\n"

@@ -9,7 +9,8 @@ from typing import Any
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.rules import documents as D
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
+from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.secrets import masked, resolve_env
 from gpustack_guard.core.spec.check import SpecDoc
@@ -181,6 +182,8 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
+    if family == "vllm" and facts is not None:
+        facts = bound_to_vllm(facts, spec.backend_version, allow_long_max_model_len(env))
     rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
                             tuple(a.key for a in pinned), tuple(missing))
     return rendered, found

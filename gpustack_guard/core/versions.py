@@ -13,6 +13,9 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 _LLAMACPP_BUILD = re.compile(r"^b(\d+)$")
+ZERO = Version("0")  # what an unknown version compares as where a comparison needs one
+
+__all__ = ["Version", "ZERO", "at_least", "parse_version", "version_lt"]
 
 
 @lru_cache(maxsize=256)

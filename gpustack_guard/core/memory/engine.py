@@ -59,6 +59,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None) -> VllmCon
         num_scheduler_steps=A.int_value(flags, "num-scheduler-steps"),
         pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
         use_v1_env=env.get("VLLM_USE_V1"),
+        disable_sliding_window=_flag(flags, "disable-sliding-window"),
     )
 
 

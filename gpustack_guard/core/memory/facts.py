@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from contextlib import suppress
+from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
+
+from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -41,11 +45,18 @@ class ModelFacts:
     num_hash_layers: int | None = None
     num_nextn_predict_layers: int | None = None  # MTP layers: in the checkpoint, loaded only for speculation
     expert_dtype: str | None = None  # "fp4": routed experts packed MXFP4 beside an fp8 rest
-    max_position_embeddings: int | None = None
+    max_position_embeddings: int | None = None  # the derived max length (max_len.py), or guard.model's value
+    length_config: LengthConfig | None = None  # what vLLM derives the length from, per version (config.json)
+    allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN in the deployment's env
     dtype: str | None = None
     quant_method: str | None = None  # None = unquantized
     quant_bits: int | None = None
-    quant_group_size: int | None = None
+    quant_group_size: int | None = None  # weights per scale (a 128x128 FP8 block: 16384)
+    quant_zero_point: bool | None = None  # compressed-tensors asymmetric: a packed zero per group
+    quant_skips_attention: bool = False  # the checkpoint keeps attention projections unquantised
+    output_bias: bool = False  # o_proj has a bias (gpt-oss)
+    attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed
     num_parameters: int | None = None
     # exact tensor bytes from a GGUF header: per block, token embedding, output (lm_head)
@@ -99,13 +110,33 @@ class ModelFacts:
             missing.append("compress_ratios (one per layer)")
         return missing
 
-    def merged(self, override: dict[str, Any]) -> "ModelFacts":
+    def merged(self, override: dict[str, Any]) -> ModelFacts:
         known = {f.name for f in fields(self)}
         changes = {k: v for k, v in override.items() if k in known and v is not None and getattr(self, k) != v}
+        if "max_position_embeddings" in changes:
+            changes["length_config"] = None  # a stated length replaces the derivation from config.json
         return replace(self, **changes) if changes else self
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Plain values (the length inputs as a nested dict), for templates and machine outputs."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.length_config is not None:
+            values["length_config"] = asdict(self.length_config)
+        return values
+
+
+@lru_cache(maxsize=1024)  # one object per (model, version, env): the estimate caches stay shared between specs
+def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> ModelFacts:
+    """The facts one vLLM deployment sees: the length derived for its version, and its
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN. Unchanged facts are returned as they are."""
+    changes: dict[str, Any] = {}
+    if facts.length_config is not None and facts.length_config.keys:
+        with suppress(MaxLenError):  # the estimate reports it as a model-facts finding
+            changes["max_position_embeddings"] = derive_max_model_len(facts.length_config, version).limit
+    if allow_long:
+        changes["allow_long_max_model_len"] = True
+    changes = {k: v for k, v in changes.items() if getattr(facts, k) != v}
+    return replace(facts, **changes) if changes else facts
 
 
 # --- what the weight arithmetic (weights.py) returns ----------------------------------------------
@@ -142,7 +173,7 @@ class WeightLayout:
     def total(self) -> int:
         return sum(self.per_layer) + self.embedding + self.lm_head + self.other
 
-    def scaled(self, factor: float) -> "WeightLayout":
+    def scaled(self, factor: float) -> WeightLayout:
         return WeightLayout(tuple(int(x * factor) for x in self.per_layer), int(self.embedding * factor),
                             int(self.lm_head * factor), int(self.other * factor),
                             tuple(int(x * factor) for x in self.per_layer_replicated), int(self.unloaded * factor))

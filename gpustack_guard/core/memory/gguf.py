@@ -5,25 +5,15 @@ The callback `read(offset, size) -> bytes` lets the same parser serve a local fi
 
 from __future__ import annotations
 
-import math
 import re
 import struct
 from dataclasses import dataclass
 from typing import Callable
 
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
 
 MAGIC = b"GGUF"
-# ggml type id -> (name, block size, bytes per block)
-GGML_TYPES = {
-    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 6: ("q5_0", 32, 22),
-    7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36), 10: ("q2_k", 256, 84),
-    11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210),
-    15: ("q8_k", 256, 292), 16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98),
-    19: ("iq1_s", 256, 50), 20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82),
-    23: ("iq4_xs", 256, 136), 24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8),
-    28: ("f64", 1, 8), 29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2),
-}
 # metadata value types: id -> struct format (None = string/array handled apart)
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
@@ -42,8 +32,12 @@ class TensorInfo:
 
     @property
     def nbytes(self) -> int:
-        _, block, size = GGML_TYPES.get(self.type_id, ("?", 1, 0))
-        return math.prod(self.shape) // block * size
+        """Exact bytes; an unknown or removed type id raises naming this tensor (never 0 bytes)."""
+        return ggml_tensor_bytes(self.type_id, self.shape, self.name)
+
+    @property
+    def type_name(self) -> str:
+        return GGML_TYPES[self.type_id][0] if self.type_id in GGML_TYPES else f"type {self.type_id}"
 
 
 @dataclass(frozen=True)

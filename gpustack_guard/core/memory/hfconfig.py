@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
            "fp16": "float16", "half": "float16", "float": "float32"}
@@ -42,39 +43,85 @@ def _window_layers(config: dict, layers: int) -> tuple[int | None, int | None]:
     return window, layers  # Mistral-style: every layer windowed
 
 
-def _native_length(config: dict) -> int | None:
-    length = _first(config, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
-    scaling = config.get("rope_scaling") or {}
-    if length and isinstance(scaling, dict) and scaling.get("type", scaling.get("rope_type")) == "yarn":
-        original = scaling.get("original_max_position_embeddings") or length
-        factor = scaling.get("factor") or 1
-        return int(max(length, original * factor))
-    return int(length) if length else None
+def _native_length(lengths: LengthConfig) -> int | None:
+    """The derived length at the assumed vLLM version; render binds the spec's own version (max_len.py)."""
+    if not lengths.keys:
+        return None  # no key: vLLM would assume 2048, but say "unknown" rather than guess
+    try:
+        return derive_max_model_len(lengths, None).limit
+    except MaxLenError:
+        return lengths.key("max_position_embeddings") or lengths.keys[0][1]
 
 
-def _quantization(config: dict) -> tuple[str | None, int | None, int | None]:
+def _skips_attention(patterns) -> bool:
+    """modules_to_not_convert / ignore / exclude_modules naming the attention projections (gpt-oss keeps
+    `model.layers.*.self_attn` in bf16)."""
+    return isinstance(patterns, list) and any("attn" in str(p) or "attention" in str(p) for p in patterns)
+
+
+def _compressed_tensors(q: dict) -> dict:
+    """compressed-tensors: the first config group's weight scheme (w4a16 pack-quantized, w8a8 int, FP8
+    channel/block, NVFP4). A scheme gsg has no bytes for keeps a method name that says what it is."""
+    groups = [g for g in (q.get("config_groups") or {}).values() if isinstance(g, dict)]
+    weights = (groups[0].get("weights") or {}) if groups else {}
+    kind, bits = weights.get("type"), weights.get("num_bits")
+    strategy = weights.get("strategy")
+    group = weights.get("group_size")
+    out: dict = {"quant_bits": bits, "quant_zero_point": weights.get("symmetric") is False}
+    if kind == "float" and bits == 8:
+        block = weights.get("block_structure")
+        per_block = block[0] * block[1] if strategy == "block" and isinstance(block, list) and len(block) == 2 \
+            else None
+        return out | {"quant_method": "fp8", "quant_group_size": per_block}
+    if kind == "float" and bits == 4 and group:
+        return out | {"quant_method": "nvfp4", "quant_group_size": group}
+    if kind == "int" and bits == 8 and strategy in ("channel", "tensor"):
+        return out | {"quant_method": "int8", "quant_group_size": None}
+    if kind == "int" and bits in (4, 8) and strategy in ("group", "channel"):
+        return out | {"quant_method": "w4a16" if bits == 4 else "w8a16", "quant_group_size":
+                      group if strategy == "group" else None}
+    return out | {"quant_method": f"compressed-tensors ({kind} {bits}-bit, strategy {strategy}, format "
+                                  f"{q.get('format') or (groups[0].get('format') if groups else None)})"}
+
+
+def _quantization(config: dict) -> dict[str, Any]:
+    """quantization_config -> the ModelFacts quantisation fields (method, bits, group, zero point, scope)."""
     q = config.get("quantization_config")
     if not isinstance(q, dict):
-        return None, None, None
+        return {}
     method = str(q.get("quant_method") or "").lower() or None
     bits = q.get("bits") or q.get("w_bit")
     group = q.get("group_size") or q.get("q_group_size")
+    skip = q.get("modules_to_not_convert") or q.get("ignore") or q.get("exclude_modules")
+    out: dict[str, Any] = {}
     if method == "bitsandbytes":
         bits = 4 if q.get("load_in_4bit") else 8
-    if method == "compressed-tensors":
-        groups = q.get("config_groups") or {}
-        for group_cfg in groups.values():
-            weights = (group_cfg or {}).get("weights") or {}
-            bits = weights.get("num_bits", bits)
-            group = weights.get("group_size", group)
-            if weights.get("type") == "float" and bits == 8:
-                method = "fp8"
-            elif bits == 8:
-                method = "int8"
-            elif bits == 4:
-                method = "gptq"
-            break
-    return method, int(bits) if bits else None, int(group) if group else None
+    elif method in ("gptq", "awq"):
+        out["quant_zero_point"] = True  # both formats store packed zeros per group, symmetric or not
+    elif method == "mxfp4":
+        bits, group = 4, 32
+    elif method == "fp8":
+        block = q.get("weight_block_size")
+        bits, group = 8, (block[0] * block[1] if isinstance(block, list) and len(block) == 2 else None)
+    elif method in ("modelopt", "modelopt_fp4"):
+        nested = q.get("quantization")
+        inner: dict = nested if isinstance(nested, dict) else q
+        algo = str(inner.get("quant_algo") or ("NVFP4" if method == "modelopt_fp4" else "")).upper()
+        skip = skip or inner.get("exclude_modules")
+        group = inner.get("group_size") or group
+        if algo == "FP8":
+            method, bits, group = "fp8", 8, None
+        elif algo == "NVFP4":
+            method, bits, group = "nvfp4", 4, group or 16
+        else:
+            method = f"modelopt {algo or '(no quant_algo)'}"
+    elif method == "compressed-tensors":
+        ct = _compressed_tensors(q)
+        method, bits, group = ct.pop("quant_method"), ct.pop("quant_bits"), ct.pop("quant_group_size", group)
+        out |= ct
+    out |= {"quant_method": method, "quant_bits": int(bits) if bits else None,
+            "quant_group_size": int(group) if group else None, "quant_skips_attention": _skips_attention(skip)}
+    return out
 
 
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
@@ -86,12 +133,14 @@ def _compress_ratios(config: dict) -> tuple[int, ...] | None:
 
 def facts_from_config(config: dict, source: str) -> ModelFacts:
     """Facts from config.json; multimodal configs use their `text_config`."""
+    top_model_type = str(config.get("model_type") or "")
     if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
         merged = dict(config["text_config"])
         merged.setdefault("quantization_config", config.get("quantization_config"))
         merged.setdefault("torch_dtype", config.get("torch_dtype") or config.get("dtype"))
         config = merged
     layers = _first(config, "num_hidden_layers", "n_layer", "num_layers")
+    lengths = length_config(config, top_model_type)
     window, window_layers = _window_layers(config, layers or 0)
     ratios = _compress_ratios(config)
     model_type = str(config.get("model_type", ""))
@@ -102,7 +151,8 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
     bias = config.get("attention_bias")
     if bias is None:
         bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl")
-    method, bits, group = _quantization(config)
+    quant = _quantization(config)
+    gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
     architectures = config.get("architectures") or [model_type or None]
     return ModelFacts(
@@ -119,11 +169,13 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         sliding_window=window,
         sliding_window_layers=window_layers,
         compress_ratios=ratios,
-        max_position_embeddings=_native_length(config),
+        max_position_embeddings=_native_length(lengths),
+        length_config=lengths,
         dtype=dtype,
-        quant_method=method,
-        quant_bits=bits,
-        quant_group_size=group,
+        output_bias=gpt_oss,
+        attention_sinks=gpt_oss,
+        expert_bias=gpt_oss,
+        **quant,
         source=source,
         **{key: config.get(key) for key in _SAME_NAMED},
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpustack_guard.core.units import GiB, KiB, MiB
-from gpustack_guard.core.versions import parse_version
+from gpustack_guard.core.versions import ZERO, parse_version
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ _SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
-    parsed = parse_version(version or DEFAULT_VERSIONS["sglang"]) or (0, 0, 0)
+    parsed = parse_version(version or DEFAULT_VERSIONS["sglang"]) or ZERO
     chosen = SGLANG_PROFILES[0]
     for since, profile in _SGLANG_KEYS:
         if parsed >= since:

@@ -1,16 +1,56 @@
-"""Bytes per parameter of quantised linear weights (memory-arithmetic.md §1.2 and llama.cpp's type table)."""
+"""Bytes per parameter of quantised weights: the complete ggml type table and the checkpoint formats vLLM loads.
+
+An unknown GGUF type or quantisation method raises UnsupportedModel naming it (a GSG030 model-facts finding):
+never 0 bytes and never a guess from the bit width alone.
+"""
 
 from __future__ import annotations
 
-# GGUF tensor types: bytes per weight = block bytes / block size (ggml type traits).
-GGUF_TYPE_BYTES = {
-    "f32": 4.0, "f16": 2.0, "bf16": 2.0,
-    "q8_0": 34 / 32, "q8_1": 36 / 32, "q5_0": 22 / 32, "q5_1": 24 / 32, "q4_0": 18 / 32, "q4_1": 20 / 32,
-    "iq4_nl": 18 / 32, "iq4_xs": 136 / 256,
-    "q2_k": 84 / 256, "q3_k": 110 / 256, "q4_k": 144 / 256, "q5_k": 176 / 256, "q6_k": 210 / 256,
-    "q8_k": 292 / 256, "iq2_xxs": 66 / 256, "iq2_xs": 74 / 256, "iq2_s": 82 / 256, "iq3_xxs": 98 / 256,
-    "iq3_s": 110 / 256, "iq1_s": 50 / 256, "iq1_m": 56 / 256,
+import math
+
+from gpustack_guard.core.memory.estimate import UnsupportedModel
+
+# ggml type id -> (type_name, elements per block, bytes per block). From ggml-org/ggml @ d99724f2
+# (research-out/ggml-types.md): include/ggml.h `enum ggml_type`, the block structs and their
+# static_assert(sizeof(...)) in src/ggml-common.h, and `type_traits[]` in src/ggml.c. Q8_1 is 36 bytes
+# (two ggml_half + 32 int8, ggml-common.h since 2024-03); the Python gguf package's 40 is the old fp32 layout.
+GGML_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20),
+    6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36),
+    10: ("q2_k", 256, 84), 11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176),
+    14: ("q6_k", 256, 210), 15: ("q8_k", 256, 292), 16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74),
+    18: ("iq3_xxs", 256, 98), 19: ("iq1_s", 256, 50), 20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110),
+    22: ("iq2_s", 256, 82), 23: ("iq4_xs", 256, 136), 24: ("i8", 1, 1), 25: ("i16", 1, 2),
+    26: ("i32", 1, 4), 27: ("i64", 1, 8), 28: ("f64", 1, 8), 29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2),
+    34: ("tq1_0", 256, 54), 35: ("tq2_0", 256, 66),
+    39: ("mxfp4", 32, 17),  # E8M0 scale byte + 32 x 4-bit E2M1
+    40: ("nvfp4", 64, 36),  # 4 UE4M3 scales (one per 16) + 64 x 4-bit
+    41: ("q1_0", 128, 18), 42: ("q2_0", 64, 18),
 }
+# ids ggml has removed (type_traits blck_size 0, type_size 0): a file using one is not loadable
+GGML_REMOVED: dict[int, str] = {4: "Q4_2", 5: "Q4_3", 31: "Q4_0_4_4", 32: "Q4_0_4_8", 33: "Q4_0_8_8",
+                                36: "IQ4_NL_4_4", 37: "IQ4_NL_4_8", 38: "IQ4_NL_8_8"}
+GGML_TYPE_COUNT = 43
+
+GGUF_TYPE_BYTES = {name: size / block for name, block, size in GGML_TYPES.values()}
+
+
+def ggml_tensor_bytes(type_id: int, shape: tuple[int, ...], tensor: str) -> int:
+    """ggml_nbytes of a tensor: rows of whole blocks (ggml_row_size refuses a partial block)."""
+    if type_id in GGML_REMOVED:
+        raise UnsupportedModel(f"GGUF tensor '{tensor}' has ggml type {type_id} ({GGML_REMOVED[type_id]}), which "
+                               "ggml removed; re-quantise the file")
+    if type_id not in GGML_TYPES:
+        raise UnsupportedModel(f"GGUF tensor '{tensor}' has unknown ggml type {type_id} "
+                               f"(known: 0-{GGML_TYPE_COUNT - 1})")
+    name, block, size = GGML_TYPES[type_id]
+    count = math.prod(shape)
+    if shape and shape[0] % block:
+        raise UnsupportedModel(f"GGUF tensor '{tensor}' ({name}) has rows of {shape[0]} elements, not a multiple of "
+                               f"its block of {block}")
+    return count // block * size
+
+
 # GGUF "file types" mix tensor types; average bits per weight of the transformer blocks, from llama.cpp's
 # quantize table (file size / parameter count for Llama-2-7B class models). Used only when no GGUF header
 # can be read; a real header gives exact tensor bytes.
@@ -20,12 +60,15 @@ GGUF_FILE_TYPE_BPW = {
     "f16": 16.0, "bf16": 16.0, "f32": 32.0, "iq4_xs": 4.25, "iq4_nl": 4.5,
 }
 
-LINEAR_BYTES = {
-    "fp8": 1.0,  # W8A8-FP8: per-tensor/channel scales are negligible
-    "int8": 1.0,  # W8A8 int8: one scale per output row
-    "w8a8": 1.0,
-    "compressed-tensors": 1.0,
-}
+UNQUANTISED = ("bf16", "bfloat16", "fp16", "float16", "none")
+GPTQ_LIKE = ("gptq", "awq", "gptq_marlin", "awq_marlin", "marlin")  # packed ints + fp16 scale + packed zero
+FP8_METHODS = ("fp8", "fbgemm_fp8", "modelopt", "modelopt_fp8")  # one byte per weight (+ block scales)
+INT8_METHODS = ("int8", "w8a8")  # one byte; one scale per output row (negligible)
+MXFP4_BYTES = 17 / 32  # OCP MX: one E8M0 scale byte per 32 E2M1 weights = 4.25 bits (vLLM Mxfp4Config)
+NVFP4_BYTES = 9 / 16  # one FP8 (E4M3) scale per 16 E2M1 weights = 4.5 bits (+ one fp32 global scale per tensor)
+EXPERTS_ONLY = ("mxfp4",)  # vLLM's Mxfp4Config quantises FusedMoE experts only; every linear layer stays 16-bit
+KNOWN_METHODS = UNQUANTISED + ("fp32", "float32", "bitsandbytes", "bnb", "w4a16", "mxfp4", "nvfp4",
+                               "modelopt_fp4") + GPTQ_LIKE + FP8_METHODS + INT8_METHODS
 
 
 def gptq_bytes(bits: int, group_size: int | None) -> float:
@@ -35,15 +78,24 @@ def gptq_bytes(bits: int, group_size: int | None) -> float:
     return bits / 8 + overhead
 
 
-def linear_bytes_per_param(method: str | None, bits: int | None, group_size: int | None, high: float) -> float:
-    """Bytes per parameter of a linear layer for a quantisation method; unquantised -> `high` (dtype)."""
-    if not method or method in ("bf16", "bfloat16", "fp16", "float16", "none"):
+def linear_bytes_per_param(method: str | None, bits: int | None, group_size: int | None, high: float,
+                           zero_point: bool | None = None) -> float:
+    """Bytes per parameter of a quantised linear layer; unquantised -> `high` (the checkpoint dtype).
+
+    group_size is the number of weights sharing one scale (a 128x128 FP8 block: 16384).
+    """
+    if not method or method.lower() in UNQUANTISED:
         return high
     method = method.lower()
     if method in ("fp32", "float32"):
         return 4.0
-    if method in ("gptq", "awq", "gptq_marlin", "awq_marlin", "marlin"):
+    if method in GPTQ_LIKE:
         return gptq_bytes(bits or 4, 128 if group_size is None else group_size)
+    if method == "w4a16":  # compressed-tensors pack-quantized: bf16 scale per group, a zero only if asymmetric
+        width = (bits or 4) / 8
+        if not group_size or group_size < 0:
+            return width  # channel-wise: one scale per output row
+        return width + (2 + (width if zero_point else 0)) / group_size
     if method in ("bitsandbytes", "bnb"):
         # NF4 with a fp32 absmax per 64 weights (no double quantisation) = 4.5 bits
         return 0.5 + 4 / 64 if (bits or 4) == 4 else 1.0
@@ -53,9 +105,16 @@ def linear_bytes_per_param(method: str | None, bits: int | None, group_size: int
             return GGUF_FILE_TYPE_BPW[kind] / 8
         if kind in GGUF_TYPE_BYTES:
             return GGUF_TYPE_BYTES[kind]
-        raise ValueError(f"unknown GGUF type '{kind}'")
-    if method in LINEAR_BYTES:
-        return LINEAR_BYTES[method] if not bits or bits == 8 else bits / 8
-    if bits:
-        return bits / 8
-    raise ValueError(f"unknown quantization method '{method}'")
+        raise UnsupportedModel(f"unknown GGUF type '{kind}'")
+    if method in FP8_METHODS:
+        if bits and bits != 8:
+            raise UnsupportedModel(f"quantization method '{method}' with {bits}-bit weights has no weight arithmetic")
+        return 1.0 + (4 / group_size if group_size and group_size > 0 else 0.0)  # fp32 scale_inv per block
+    if method in INT8_METHODS:
+        return 1.0
+    if method == "mxfp4":
+        return MXFP4_BYTES
+    if method in ("nvfp4", "modelopt_fp4"):
+        return NVFP4_BYTES
+    raise UnsupportedModel(f"quantization method '{method}' has no weight arithmetic in gsg (known: "
+                           f"{', '.join(sorted(set(KNOWN_METHODS)))}, gguf:<type>); set guard.model.weight_bytes")

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 from gpustack_guard.core.memory import deepseek_v4
 from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
-from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES, linear_bytes_per_param
+from gpustack_guard.core.memory.quant import EXPERTS_ONLY, GGUF_TYPE_BYTES, linear_bytes_per_param
+
 
 def _attention_params(f: ModelFacts) -> tuple[int, int]:
     """(linear, other) attention parameters of one layer."""
@@ -30,7 +31,9 @@ def _attention_params(f: ModelFacts) -> tuple[int, int]:
     d, nKV = f.dim_head, f.kv_heads
     linear = H * nH * d + 2 * H * nKV * d + nH * d * H
     bias = nH * d + 2 * nKV * d if f.attention_bias else 0
-    return linear, bias
+    bias += H if f.output_bias else 0
+    sinks = nH if f.attention_sinks else 0
+    return linear, bias + sinks
 
 
 def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
@@ -39,9 +42,18 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     dense_first = f.first_k_dense_replace or 0
     if not f.is_moe or layer < dense_first:
         return 3 * H * f.intermediate_size, 0
-    expert_i = f.moe_intermediate_size or f.intermediate_size
-    linear = f.num_experts * 3 * H * expert_i + 3 * H * (f.shared_expert_intermediate_size or 0)
-    return linear, H * f.num_experts
+    linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
+    router = H * f.num_experts
+    if f.expert_bias:  # router bias, fused gate_up bias (2I) and down bias (H) of every expert
+        router += f.num_experts * (1 + 2 * (f.moe_intermediate_size or f.intermediate_size) + H)
+    return linear, router
+
+
+def _routed_expert_params(f: ModelFacts, layer: int) -> int:
+    """Linear parameters of the routed experts of one layer (what MoE-only quantisations like MXFP4 pack)."""
+    if not f.is_moe or layer < (f.first_k_dense_replace or 0):
+        return 0
+    return f.num_experts * 3 * f.hidden_size * (f.moe_intermediate_size or f.intermediate_size)
 
 
 def require_shape(f: ModelFacts) -> None:
@@ -98,16 +110,23 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
         return deepseek_v4.weight_layout(f)
     b = param_breakdown(f)
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
-    per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high)
-    per_layer = tuple(math.ceil(lin * per_param) + oth * high for lin, oth in zip(b.per_layer_linear,
-                                                                                  b.per_layer_other))
+    per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
+    experts_only = (f.quant_method or "").lower() in EXPERTS_ONLY
+    attention = 0 if f.is_compressed_attention else _attention_params(f)[0]
+    per_layer: list[int] = []
+    for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
+        routed = _routed_expert_params(f, layer)
+        kept = attention if f.quant_skips_attention or experts_only else 0  # stays at checkpoint dtype
+        if experts_only:
+            kept = linear - routed
+        per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)
     embed_bytes = b.embedding * high
     head_bytes = b.lm_head * high
     if f.quant_method and f.quant_method.startswith("gguf:"):
         # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
         embed_bytes = math.ceil(b.embedding * per_param)
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
-    return WeightLayout(per_layer, embed_bytes, head_bytes, b.final_norm * high)
+    return WeightLayout(tuple(per_layer), embed_bytes, head_bytes, b.final_norm * high)
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:

@@ -343,16 +343,25 @@ def _max_len_above_native(ev: Evaluation) -> Iterator[Finding]:
     native = r.facts.max_position_embeddings if r.facts else None
     if est is None or not native or r.family != "vllm" or est.max_model_len <= native:
         return
+    refused = est.extra.get("max_model_len_refused")
+    if refused:  # vLLM's own verification fails: the engine will not start
+        yield finding(MAX_LEN_ABOVE_NATIVE, flag_location(ev, "--max-model-len"),
+                      f"--max-model-len {est.max_model_len:,} exceeds the {native:,} tokens vLLM derives for this "
+                      f"model and version; vLLM refuses to start: {refused}", spec=r.name,
+                      severity=Severity.ERROR, fix=f"set --max-model-len {native} or lower")
+        return
     yield finding(MAX_LEN_ABOVE_NATIVE, flag_location(ev, "--max-model-len"),
                   f"--max-model-len {est.max_model_len:,} exceeds the model's native {native:,} tokens; vLLM "
-                  "refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", spec=r.name,
-                  fix=f"set --max-model-len {native} or lower")
+                  "allows it only because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality degrades past the native "
+                  "length", spec=r.name, fix=f"set --max-model-len {native} or lower")
 
 
 MAX_LEN_ABOVE_NATIVE = Rule(
     "GSG040", "max-model-len-above-native", "--max-model-len exceeds the model's native context length.",
     Severity.WARNING,
-    what="A vLLM --max-model-len above the model's max_position_embeddings.",
+    what="A vLLM --max-model-len above the length vLLM derives for the model and engine version (config keys, "
+         "rope scaling by type and version, sliding-window caps: core/memory/max_len.py). An error when vLLM's own "
+         "verification refuses it; a warning when the spec's env sets VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
     why="vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and beyond the native length quality "
         "degrades without RoPE scaling.",
     example="huggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct   # native 32,768\n"

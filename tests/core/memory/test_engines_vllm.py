@@ -52,8 +52,8 @@ def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     # vllm#34076: Qwen3-Coder-30B-A3B-FP8, VLLM_PP_LAYER_PARTITION=16,32 on a 5070 Ti (16303 MiB) + 5090 D
     # (32607 MiB), gmu 0.9: "24.0 GiB KV cache is needed, which is larger than the available KV cache memory
     # (3.18 GiB) ... estimated maximum model length is 34736"
-    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="fp8", weight_bytes=None,
-                    max_position_embeddings=262_144)
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
+                    quant_method="fp8", weight_bytes=None)
     cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
     est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
                         stage_totals=[16_303 * MiB, 32_607 * MiB])

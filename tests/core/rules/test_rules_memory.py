@@ -47,7 +47,7 @@ CASES = [
      [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
                         "0.54 GiB − non-torch 0.35 GiB = KV -89.11 GiB per GPU",
        "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
-    (M.KV_BELOW_MAX_LEN, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576), Severity.ERROR,
+    (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
                         "KV cache but only 27.68 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
                         "activation 0.21 GiB − non-torch 0.35 GiB = KV 27.68 GiB per GPU); the engine will refuse "
@@ -92,9 +92,21 @@ CASES = [
      [("spec.yaml:1:1", "backend_version is not pinned; gsg assumed 0.11.0 for version-dependent arithmetic "
                         "(CUDA-graph accounting, defaults)", "pin backend_version")]),
     (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=65536", "--max-num-seqs=4", gpu_ids=W1), QWEN_7B,
-     Severity.WARNING,
-     [("spec.yaml:7:3", "--max-model-len 65,536 exceeds the model's native 32,768 tokens; vLLM refuses it unless "
-                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "set --max-model-len 32768 or lower")]),
+     Severity.ERROR,  # vLLM 0.11's own verification, word for word
+     [("spec.yaml:7:3", "--max-model-len 65,536 exceeds the 32,768 tokens vLLM derives for this model and version; "
+                        "vLLM refuses to start: User-specified max_model_len (65536) is greater than the derived "
+                        "max_model_len (max_position_embeddings=32768 or model_max_length=None in model's "
+                        "config.json). To allow overriding this maximum, set the env var "
+                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme "
+                        "caution. If the model uses relative position encoding (RoPE), positions exceeding "
+                        "derived_max_model_len lead to nan. If the model uses absolute position encoding, positions "
+                        "exceeding derived_max_model_len will cause a CUDA array out-of-bounds error.",
+       "set --max-model-len 32768 or lower")]),
+    (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=65536", "--max-num-seqs=4", gpu_ids=W1,
+                                  env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}), QWEN_7B, Severity.WARNING,
+     [("spec.yaml:7:3", "--max-model-len 65,536 exceeds the model's native 32,768 tokens; vLLM allows it only "
+                        "because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality degrades past the native length",
+       "set --max-model-len 32768 or lower")]),
 ]
 
 
@@ -134,7 +146,7 @@ NEAR_MISSES = [
                       gpu_ids=["w1:cuda:0", "w1:cuda:1"]), QWEN_7B),
     (M.MAX_LEN_UNSET, OK, LLAMA_8B),
     # the unset length does not fit at all: GSG032 says so, GSG038 stays silent
-    (M.MAX_LEN_UNSET, UNSET_LEN, replace(LLAMA_8B, max_position_embeddings=1048576)),
+    (M.MAX_LEN_UNSET, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576})),
     (M.VERSION_UNSET, OK, LLAMA_8B),
     (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=32768", "--max-num-seqs=4", gpu_ids=W1), QWEN_7B),
 ]

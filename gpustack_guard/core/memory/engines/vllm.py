@@ -11,8 +11,9 @@ from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import KVShape
+from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
-from gpustack_guard.core.versions import parse_version
+from gpustack_guard.core.versions import ZERO, parse_version
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
 
@@ -41,6 +42,7 @@ class VllmConfig:
     num_scheduler_steps: int | None = None
     pp_layer_partition: str | None = None  # VLLM_PP_LAYER_PARTITION from the deployment's env
     use_v1_env: str | None = None  # VLLM_USE_V1 from the deployment's env
+    disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
@@ -95,7 +97,7 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
 def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
     """The profile row that applies, with V0 forced where the release fell back for a feature; and why."""
     profile = P.vllm_profile(version)
-    parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+    parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
     env = (cfg.use_v1_env or "").strip()
     if profile.engine == "v0":
         if env == "1" and parsed >= parse_version(P.VLLM_V1_OPT_IN_SINCE):
@@ -146,7 +148,7 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
     big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
-        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or (0, 0, 0)
+        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
         auto = parsed >= parse_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
         tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
@@ -228,10 +230,18 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
-    native = facts.max_position_embeddings or 0
+    derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
+                               disable_sliding_window=cfg.disable_sliding_window)
+    native = derived.limit if derived else 0
+    length_check = check_max_model_len(cfg.max_model_len, derived, version, facts.allow_long_max_model_len) \
+        if derived else None
     max_len = cfg.max_model_len
     if max_len is None:
-        max_len = min(native, P.GPUSTACK_INJECTED_MAX_MODEL_LEN) if cfg.gpustack_max_model_len and native else native
+        default = derived.default if derived else 0
+        max_len = min(default, P.GPUSTACK_INJECTED_MAX_MODEL_LEN) if cfg.gpustack_max_model_len and default else default
+    if length_check and (length_check.error or length_check.warning):
+        notes.append(f"vLLM {'refuses' if length_check.error else 'warns'}: "
+                     f"{length_check.error or length_check.warning}")
     gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else P.DEFAULT_GPU_MEMORY_UTILIZATION
 
     default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
@@ -241,6 +251,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
     seqs = cfg.max_num_seqs or default_seqs
     non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
+
+    if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
+        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
     block = shape.block_size
 
@@ -320,5 +333,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
                "outside_budget": outside,
-               **({"stages": [{k: v for k, v in st.items() if k != "shape"} for st in stages]} if pp > 1 else {})},
+               **({"stages": [{k: v for k, v in st.items() if k != "shape"} for st in stages]} if pp > 1 else {}),
+               **({"derived_max_model_len": native, "max_model_len_key": derived.key,
+                   "max_model_len_refused": length_check.error} if derived else {})},
     )

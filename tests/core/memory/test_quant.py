@@ -1,0 +1,227 @@
+"""Quantised weight bytes: the complete ggml type table (checked against ggml's own block structs,
+research-out/ggml-types.md: ggml-org/ggml @ d99724f2 src/ggml-common.h static_asserts), GGUF tensors with exact
+bytes, and the checkpoint formats vLLM loads (MXFP4, NVFP4, compressed-tensors, block FP8, GPTQ/AWQ)."""
+
+import struct
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+from gpustack_guard.core.memory.estimate import UnsupportedModel
+from gpustack_guard.core.memory.gguf import facts_from_gguf, parse_header
+from gpustack_guard.core.memory.hfconfig import facts_from_config
+from gpustack_guard.core.memory.kv import KVShape
+from gpustack_guard.core.memory.quant import (
+    GGML_REMOVED,
+    GGML_TYPES,
+    GGUF_TYPE_BYTES,
+    ggml_tensor_bytes,
+    linear_bytes_per_param,
+)
+from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
+from gpustack_guard.core.units import GiB
+
+# (id, elements per block, bytes per block) as the struct arithmetic of ggml-common.h gives them, written out
+# independently of the table under test: e.g. block_q8_1 = 2*sizeof(ggml_half) + QK8_1 = 36,
+# block_tq1_0 = 2 + QK_K/64 + (QK_K - 4*QK_K/64)/5 = 54, block_mxfp4 = 1 + QK_MXFP4/2 = 17,
+# block_nvfp4 = QK_NVFP4/16 + QK_NVFP4/2 = 36, block_q1_0 = 2 + 128/8 = 18, block_q2_0 = 2 + 64/4 = 18.
+GGML_COMMON_H = [
+    (0, 1, 4), (1, 1, 2), (2, 32, 2 + 16), (3, 32, 4 + 16), (6, 32, 2 + 4 + 16), (7, 32, 4 + 4 + 16),
+    (8, 32, 2 + 32), (9, 32, 4 + 32), (10, 256, 4 + 16 + 64), (11, 256, 2 + 64 + 32 + 12),
+    (12, 256, 4 + 12 + 128), (13, 256, 4 + 12 + 128 + 32), (14, 256, 2 + 16 + 192), (15, 256, 4 + 256 + 32),
+    (16, 256, 2 + 64), (17, 256, 2 + 64 + 8), (18, 256, 2 + 96), (19, 256, 2 + 32 + 16), (20, 32, 2 + 16),
+    (21, 256, 2 + 104 + 4), (22, 256, 2 + 64 + 16), (23, 256, 2 + 2 + 4 + 128), (24, 1, 1), (25, 1, 2),
+    (26, 1, 4), (27, 1, 8), (28, 1, 8), (29, 256, 32 + 16 + 8), (30, 1, 2), (34, 256, 2 + 4 + 48),
+    (35, 256, 2 + 64), (39, 32, 1 + 16), (40, 64, 4 + 32), (41, 128, 2 + 16), (42, 64, 2 + 16),
+]
+
+
+def test_ggml_table_is_complete_and_matches_ggml_common_h():
+    assert {i: (b, s) for i, _, (b, s) in ((i, None, (b, s)) for i, b, s in GGML_COMMON_H)} == \
+        {i: (b, s) for i, (_, b, s) in GGML_TYPES.items()}
+    assert set(GGML_TYPES) | set(GGML_REMOVED) == set(range(43))  # GGML_TYPE_COUNT = 43
+    assert GGML_TYPES[9] == ("q8_1", 32, 36)  # not gguf-py's 40
+    assert GGUF_TYPE_BYTES["mxfp4"] == 17 / 32 and GGUF_TYPE_BYTES["tq1_0"] == 54 / 256
+
+
+@pytest.mark.parametrize("type_id,shape,expected", [
+    (39, (2880, 5760, 32), 2880 * 5760 * 32 // 32 * 17),  # MXFP4 experts: 282,009,600
+    (34, (4096, 4096), 4096 * 4096 // 256 * 54), (35, (4096, 4096), 4096 * 4096 // 256 * 66),
+    (40, (4096, 11008), 4096 * 11008 // 64 * 36), (41, (4096, 128), 4096 * 128 // 128 * 18),
+    (42, (4096, 64), 4096 * 64 // 64 * 18), (30, (7, 3), 42), (9, (64, 2), 4 * 36),
+])
+def test_tensor_bytes_are_exact(type_id, shape, expected):
+    assert ggml_tensor_bytes(type_id, shape, "t") == expected
+
+
+@pytest.mark.parametrize("type_id,message", [
+    (4, "GGUF tensor 'blk.3.attn_q.weight' has ggml type 4 (Q4_2), which ggml removed"),
+    (36, "GGUF tensor 'blk.3.attn_q.weight' has ggml type 36 (IQ4_NL_4_4), which ggml removed"),
+    (43, "GGUF tensor 'blk.3.attn_q.weight' has unknown ggml type 43 (known: 0-42)"),
+    (200, "GGUF tensor 'blk.3.attn_q.weight' has unknown ggml type 200 (known: 0-42)"),
+])
+def test_unknown_or_removed_type_names_the_tensor_never_zero_bytes(type_id, message):
+    with pytest.raises(UnsupportedModel) as exc:
+        ggml_tensor_bytes(type_id, (4096, 4096), "blk.3.attn_q.weight")
+    assert str(exc.value).startswith(message)
+
+
+def test_a_row_that_is_not_whole_blocks_is_refused():
+    with pytest.raises(UnsupportedModel, match="rows of 100 elements, not a multiple of its block of 32"):
+        ggml_tensor_bytes(39, (100, 4), "blk.0.ffn_down_exps.weight")
+
+
+def _gguf(tensors, arch="gpt-oss", layers=2):
+    def s(text):
+        raw = text.encode()
+        return struct.pack("<Q", len(raw)) + raw
+
+    kv = [("general.architecture", 8, s(arch)), (f"{arch}.block_count", 4, struct.pack("<I", layers)),
+          (f"{arch}.embedding_length", 4, struct.pack("<I", 2880)),
+          (f"{arch}.attention.head_count", 4, struct.pack("<I", 64)),
+          (f"{arch}.attention.head_count_kv", 4, struct.pack("<I", 8)),
+          (f"{arch}.attention.key_length", 4, struct.pack("<I", 64)),
+          (f"{arch}.context_length", 4, struct.pack("<I", 131072))]
+    body = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
+    for key, kind, value in kv:
+        body += s(key) + struct.pack("<I", kind) + value
+    for name, shape, kind in tensors:
+        body += s(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in shape)
+        body += struct.pack("<IQ", kind, 0)
+    return lambda offset, size: body[offset:offset + size]
+
+
+def test_synthetic_gguf_with_mxfp4_experts_counts_every_tensor():
+    """Issue 12: a GGUF with MXFP4 tensors counted those layers as 0 bytes."""
+    per_layer = [("ffn_gate_up_exps.weight", (2880, 5760, 32), 39), ("ffn_down_exps.weight", (2880, 2880, 32), 39),
+                 ("attn_q.weight", (2880, 4096), 30), ("attn_sinks.weight", (64,), 0)]
+    tensors = [(f"blk.{i}.{n}", shape, kind) for i in range(2) for n, shape, kind in per_layer]
+    tensors += [("token_embd.weight", (2880, 201088), 8), ("output.weight", (2880, 201088), 8)]
+    facts = facts_from_gguf(parse_header(_gguf(tensors)), "test.gguf")
+    layer = 2880 * 5760 * 32 // 32 * 17 + 2880 * 2880 * 32 // 32 * 17 + 2880 * 4096 * 2 + 64 * 4
+    assert layer == 446_607_616
+    assert facts.layer_weight_bytes == (layer, layer)
+    assert facts.embedding_bytes == 2880 * 201088 // 32 * 34 == 615_329_280
+    assert facts.weight_bytes == 2 * layer + 2 * 615_329_280
+
+
+def test_gguf_with_an_unknown_type_is_a_facts_error_naming_the_tensor():
+    tensors = [("blk.0.ffn_down_exps.weight", (2880, 2880, 32), 77), ("blk.1.attn_q.weight", (2880, 4096), 1)]
+    with pytest.raises(ValueError, match="GGUF tensor 'blk.0.ffn_down_exps.weight' has unknown ggml type 77"):
+        facts_from_gguf(parse_header(_gguf(tensors)), "test.gguf")
+
+
+# --- checkpoint formats ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method,bits,group,zero,expected", [
+    ("mxfp4", 4, 32, None, 17 / 32), ("nvfp4", 4, 16, None, 9 / 16), ("modelopt_fp4", None, None, None, 9 / 16),
+    ("fp8", 8, 128 * 128, None, 1 + 4 / 16384), ("fp8", 8, None, None, 1.0), ("int8", 8, None, None, 1.0),
+    ("w4a16", 4, 128, False, 0.5 + 2 / 128), ("w4a16", 4, 128, True, 0.5 + 2.5 / 128),
+    ("w4a16", 4, None, False, 0.5), ("gptq", 4, 128, True, 0.51953125), ("awq_marlin", 4, 128, True, 0.51953125),
+    ("gptq", 8, 64, True, 1 + 3 / 64),
+])
+def test_bytes_per_parameter(method, bits, group, zero, expected):
+    assert linear_bytes_per_param(method, bits, group, 2.0, zero) == expected
+
+
+@pytest.mark.parametrize("method", ["hqq", "quark", "compressed-tensors", "gguf:q9_z"])
+def test_unknown_method_is_an_error_naming_it(method):
+    with pytest.raises(UnsupportedModel, match=method.split(":")[-1]):
+        linear_bytes_per_param(method, 4, 128, 2.0)
+
+
+def _quant(qc, **extra):
+    config = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+              "max_position_embeddings": 8192, "quantization_config": qc, **extra}
+    f = facts_from_config(config, "t")
+    return f.quant_method, f.quant_bits, f.quant_group_size, f.quant_zero_point, f.quant_skips_attention
+
+
+def _ct(weights, fmt):
+    return {"quant_method": "compressed-tensors", "format": fmt, "ignore": ["lm_head"],
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}}}
+
+
+def test_compressed_tensors_schemes():
+    w4a16 = _ct({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": True},
+                "pack-quantized")
+    assert _quant(w4a16) == ("w4a16", 4, 128, False, False)
+    w8a8 = _ct({"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": True}, "int-quantized")
+    assert _quant(w8a8) == ("int8", 8, None, False, False)
+    fp8_dynamic = _ct({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": True},
+                      "float-quantized")
+    assert _quant(fp8_dynamic) == ("fp8", 8, None, False, False)
+    block = _ct({"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]},
+                "float-quantized")
+    assert _quant(block)[:3] == ("fp8", 8, 16384)
+    nvfp4 = _ct({"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+                "nvfp4-pack-quantized")
+    assert _quant(nvfp4)[:3] == ("nvfp4", 4, 16)
+    odd = _ct({"num_bits": 2, "type": "int", "strategy": "tensor"}, "pack-quantized")
+    assert _quant(odd)[0] == "compressed-tensors (int 2-bit, strategy tensor, format pack-quantized)"
+    with pytest.raises(UnsupportedModel, match=r"compressed-tensors \(int 2-bit"):
+        weight_layout(facts_from_config({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+                                         "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 8,
+                                         "quantization_config": odd}, "t"))
+
+
+def test_modelopt_block_fp8_and_gptq_configs():
+    assert _quant({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+                   "exclude_modules": ["lm_head", "model.layers.*.self_attn*"]}) == ("nvfp4", 4, 16, None, True)
+    assert _quant({"quant_method": "modelopt", "quant_algo": "FP8"})[:3] == ("fp8", 8, None)
+    assert _quant({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"})[0] == "modelopt W4A8_AWQ"
+    assert _quant({"quant_method": "fp8", "weight_block_size": [128, 128]})[:3] == ("fp8", 8, 16384)
+    assert _quant({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True}) == \
+        ("gptq", 4, 128, True, False)
+
+
+def test_nvfp4_with_attention_excluded_keeps_attention_at_bf16():
+    qc = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+          "exclude_modules": ["model.layers.*.self_attn*"]}
+    base = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 1, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"}
+    layer = weight_layout(facts_from_config(dict(base, quantization_config=qc), "t")).per_layer[0]
+    attention = 4096 * 4096 * 2 + 2 * 4096 * 1024  # q, o + k, v
+    mlp = 3 * 4096 * 14336
+    assert layer == attention * 2 + mlp * 9 // 16 + 2 * 4096 * 2  # + two RMSNorms
+
+
+# --- gpt-oss (MXFP4 experts, bf16 rest, attention sinks, alternating 128-token windows) ----------------------
+
+def test_gpt_oss_20b_parameters_and_checkpoint_bytes():
+    f = catalog_facts("openai/gpt-oss-20b")
+    assert f.quant_method == "mxfp4" and f.quant_skips_attention
+    # keras-hub gpt_oss presets publish 20_914_757_184 parameters for gpt-oss-20b (de-quantised)
+    assert param_breakdown(f).total == 20_914_757_184
+    # experts 24 x 32 x 2880 x 8640 at 17/32 B, everything else bf16: exactly the published
+    # model.safetensors.index.json "total_size": 13761264768 of openai/gpt-oss-20b
+    assert weight_layout(f).total == 13_761_264_768
+
+
+def test_gpt_oss_120b_parameters_and_checkpoint_bytes():
+    f = catalog_facts("openai/gpt-oss-120b")
+    assert param_breakdown(f).total == 116_829_156_672  # "116.8B" on the model card
+    # the published safetensors tensor bytes of openai/gpt-oss-120b: 65,248,815,744 (60.77 GiB)
+    assert weight_layout(f).total == 65_248_815_744
+
+
+def test_gpt_oss_kv_per_token_from_alternating_window_layers():
+    f = catalog_facts("openai/gpt-oss-120b")
+    assert (f.sliding_window, f.sliding_window_layers, f.max_position_embeddings) == (128, 18, 131072)
+    shape = KVShape(f, 1, 1, None, 16, 8192)
+    assert shape.layer_bytes == 2 * 8 * 64 * 2 == 2048
+    # 18 full layers hold the whole request; 18 window layers only the window plus the tokens in flight
+    full = 18 * (131072 // 16) * 16 * 2048
+    window = 18 * (-(-(128 - 1 + 8192) // 16) + 1) * 16 * 2048
+    assert shape.request_bytes(131072) == full + window == 4_831_838_208 + 307_298_304
+
+
+def test_gpt_oss_120b_estimate_takes_the_checkpoint_bytes_and_the_yarn_length():
+    """vLLM logged 64.38 GiB loaded (vllm#33155, 0.14.1, Triton MXFP4) and 65.97 GiB (vllm#23278, 0.10.1,
+    Marlin) for this checkpoint of 60.77 GiB: the kernels' re-layout is not modelled here (see the report)."""
+    est = estimate_vllm(catalog_facts("openai/gpt-oss-120b"), 80 * GiB, VllmConfig(), version="0.10.1")
+    assert est.max_model_len == 131072  # yarn: 4096 x 32 (vLLM 0.10.1 logged "Using max model len 131072")
+    assert est.weights == 65_248_815_744
+    assert est.kv_bytes_per_token == 36 * 2048
