@@ -17,6 +17,7 @@ class ReportFormat(str, enum.Enum):
     SARIF = "sarif"
     JUNIT = "junit"
     MARKDOWN = "markdown"
+    HTML = "html"
 
 
 class ChangeFormat(str, enum.Enum):
@@ -34,6 +35,15 @@ class DocumentFormat(str, enum.Enum):
     JSON = "json"
 
 
+class AdviceFormat(str, enum.Enum):
+    """advise's --output."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
 class TableFormat(str, enum.Enum):
     """estimate's --output."""
 
@@ -43,7 +53,8 @@ class TableFormat(str, enum.Enum):
 
 FORMATS = tuple(f.value for f in ReportFormat if f is not ReportFormat.AUTO)
 _WHERE = {"text": ("text", "render"), "json": ("machine", "render_json"), "github": ("github", "render"),
-          "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render")}
+          "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render"),
+          "html": ("memory_html", "render_report")}
 
 
 class _Registry(dict):
