@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.candidates import Evaluate, Judged, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
@@ -117,9 +118,19 @@ def _queueing(kind: str, shares: tuple[Share, ...]) -> str:
 def _option(kind: str, deployments: tuple[Sizing, ...], workloads: tuple[Workload, ...]) -> Option:
     if kind == SEPARATE:
         shares = tuple(_peak_shares(d, d.workloads, priority=False)[0] for d in deployments)
-    else:
-        shares = _peak_shares(deployments[0], workloads, priority=kind == PRIORITY)
-    return Option(kind, deployments, shares, _queueing(kind, shares))
+        return Option(kind, deployments, shares, _queueing(kind, shares))
+    shares = _peak_shares(deployments[0], workloads, priority=kind == PRIORITY)
+    return Option(kind, deployments, shares, _queueing(kind, shares), _mixed_pool_note(deployments[0]))
+
+
+def _mixed_pool_note(sizing: Sizing) -> str:
+    """validate's GSG033 prices every sequence at the longest workload's p99; say what the mix really needs."""
+    if len(sizing.workloads) < 2 or not sizing.fits or not sizing.best.has(F.KV_OVERSUBSCRIBED):
+        return ""
+    longest = max(w.p99_tokens for w in sizing.workloads)
+    return (f"validate warns GSG033 because it counts all {sizing.sequences} sequences at the longest p99 "
+            f"({longest:,} tokens); the workloads' peak at p95 lengths needs {sizing.peak_tokens:,} of the pool's "
+            f"{sizing.capacity_tokens:,} tokens")
 
 
 def _splits(gpus: int, workloads: tuple[Workload, ...]) -> list[tuple[int, ...]]:
@@ -170,7 +181,8 @@ def _weights_twice(target: Target, deployments: tuple[Sizing, ...]) -> str:
             return ""
         weights.append(est.weights * len(d.gpu_ids))
     memory = target.gpu_memory * len(target.gpu_ids)
-    return (f"resident weights are paid {len(weights)} times: {' + '.join(gib(w) for w in weights)} = "
+    times = "twice" if len(weights) == 2 else f"{len(weights)} times"
+    return (f"resident weights are paid {times}: {' + '.join(gib(w) for w in weights)} = "
             f"{gib(sum(weights))} of {gib(memory)} GPU memory")
 
 
@@ -198,9 +210,12 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
         attempts = [j for dtype, _, j in shared.tried if dtype == COMPACT_KV[target.family] and j.estimate]
         if attempts:
             est = attempts[-1].estimate
-            hints.append(f"{KV_NAME[target.family]} alone is not enough: its pool would be "
-                         f"{gib(max(est.kv_available, 0))} per GPU, estimated maximum length "
-                         f"{est.estimated_max_model_len:,} (needs {shared_max_len(workloads):,})")
+            if est.kv_available < 0:
+                hints.append(f"{KV_NAME[target.family]} alone is not enough: weights, activation and overheads "
+                             f"exceed the engine's budget by {gib(-est.kv_available)} per GPU before any KV cache")
+            else:
+                hints.append(f"{KV_NAME[target.family]} alone is not enough: estimated maximum length "
+                             f"{est.estimated_max_model_len:,}, the workloads need {shared_max_len(workloads):,}")
     have = len(target.gpu_ids)
     for extra in range(1, MAX_EXTRA_GPUS + 1):
         fleet, ids = hypothetical_fleet(target, have + extra)

@@ -218,7 +218,8 @@ class _Sizer:
         est = judged.estimate
         serves = est.max_num_seqs >= self.peak and \
             sum(w.concurrency * w.p95_tokens for w in self.workloads) <= est.kv_capacity_tokens
-        return (serves, not judged.warnings, dtype == FULL_PRECISION_KV[self.family] if serves else False,
+        on_gpu = est.extra.get("offload_layers", 0) if self.family == "llamacpp" else 0  # layers run on GPU
+        return (serves, not judged.warnings, on_gpu, dtype == FULL_PRECISION_KV[self.family] if serves else False,
                 est.max_num_seqs, est.kv_capacity_tokens)
 
 
