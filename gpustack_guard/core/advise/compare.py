@@ -104,15 +104,31 @@ def _queueing(kind: str, shares: tuple[Share, ...]) -> str:
             return "each pool holds its own peak; nothing queues"
         return "; ".join(f"{s.workload.name}'s pool queues {s.queued} of {s.workload.concurrency} at peak"
                          for s in waiting)
+    if kind == PRIORITY and any(not s.workload.interactive for s in shares):
+        return _priority_queueing(shares)
     if not waiting:
         return "the pool holds every workload's peak at p95 lengths; nothing queues"
-    if kind == PRIORITY:
-        batch = [s for s in shares if not s.workload.interactive] or waiting
-        held = ", ".join(f"{s.workload.name} at {max(s.at_peak, 1)} in flight" for s in batch)
-        return (f"interactive requests are scheduled first (request priority 0, batch 1); the batch client holds "
-                f"its own queue: {held}")
     return "first come, first served: " + "; ".join(
         f"{s.workload.name} waits for {s.queued} of {s.workload.concurrency}" for s in waiting)
+
+
+def batch_room(shares: tuple[Share, ...]) -> dict[str, int]:
+    """Requests of each batch workload the pool holds beside every interactive workload's peak (p95 lengths)."""
+    sizing = shares[0].deployment
+    interactive = sum(s.workload.concurrency * s.workload.p95_tokens for s in shares if s.workload.interactive)
+    busy = sum(s.workload.concurrency for s in shares if s.workload.interactive)
+    left_tokens, left_seqs = max(sizing.capacity_tokens - interactive, 0), max(sizing.sequences - busy, 0)
+    return {s.workload.name: min(left_tokens // s.workload.p95_tokens, left_seqs)
+            for s in shares if not s.workload.interactive}
+
+
+def _priority_queueing(shares: tuple[Share, ...]) -> str:
+    room = batch_room(shares)
+    caps = ", ".join(f"{name} at {n} in flight (it sends {next(s.workload.concurrency for s in shares if s.workload.name == name)})"
+                     for name, n in room.items())
+    return ("interactive requests go first (request priority 0, batch 1: vLLM's scheduler preempts batch "
+            f"before chat); the batch side holds the queue: cap its client at what fits beside the interactive "
+            f"peak — {caps}")
 
 
 def _option(kind: str, deployments: tuple[Sizing, ...], workloads: tuple[Workload, ...]) -> Option:
