@@ -127,7 +127,8 @@ def _bar_svg(bar: Bar, scale: float, title: str = "") -> str:
 def _bar_block(bar: Bar, scale: float) -> str:
     free = (f"free {gib(bar.free)}" if bar.free >= 0 else f"over by {gib(-bar.free)}")
     notes = "".join(f'<p class="finding {sev}"><b>{escape(rule)}</b> {escape(message)}</p>'
-                    for sev, rule, message in bar.findings) or '<p class="finding ok">fits</p>'
+                    for sev, rule, message in bar.findings) or \
+        (f'<p class="finding ok">{"fits" if bar.segments else "unused"}</p>')
     rows = "".join(f"<li><i style=\"background:{COLOUR[s.kind]}\"></i>{escape(LEGEND[s.kind])} "
                    f"<small>({escape(s.owner)})</small>: {escape(gib(s.bytes))}</li>" for s in bar.segments)
     return (f'<div class="gpu" data-gpu="{escape(bar.gpu_id)}">{_bar_svg(bar, scale)}<div class="side">'
@@ -175,7 +176,8 @@ def render_report(report) -> str:
     scale = BAR_HEIGHT / max((b.total for b in bars), default=1)
     errors = sum(1 for f in report.findings if f.severity.value == "error")
     warnings = sum(1 for f in report.findings if f.severity.value == "warning")
-    summary = f"<p>{report.specs} specs: {errors} errors, {warnings} warnings.</p>"
+    plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+    summary = f"<p>{plural(report.specs, 'spec')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}.</p>"
     loose = [f for f in report.findings if f.severity.value == "error" and not any(
         f.spec == ev.rendered.name and ev.placement for ev in report.evaluations)]
     unplaced = "".join(f'<p class="finding error"><b>{escape(f.rule.id)}</b> {escape(str(f.location))}: '

@@ -278,9 +278,12 @@ def _decide(options: list[Option], workloads: tuple[Workload, ...]) -> tuple[str
             return SHARED, shared, "one workload, one deployment"
         return DOES_NOT_FIT, None, f"does not fit: {shared.deployments[0].why_not}"
     if shared.serves_peak:
+        also = (f" (separate pools would hold it too, paying {gib(separate.resident_weights)} of weights instead "
+                f"of {gib(shared.resident_weights)})" if separate is not None and separate.serves_peak else "")
         return SHARED, one_pool, ("one deployment holds every workload's peak: the weights are paid once and "
-                                  "no router hop is added" + (", and priority keeps the interactive workload "
-                                                              "ahead when the batch job bursts" if mixed else ""))
+                                  "no router hop is added" + also + (", and priority keeps the interactive "
+                                                                     "workload ahead when the batch job bursts"
+                                                                     if mixed else ""))
     if separate is not None and separate.serves_peak:
         return SEPARATE, separate, ("only separate pools hold every workload's peak at p95 lengths"
                                     + (f" (resident weights {gib(separate.resident_weights)} instead of "
