@@ -18,7 +18,7 @@ def _deployment_json(sizing) -> dict:
         return doc
     est = best.estimate
     doc.update({"backend_parameters": best.parameters, "kv_cache_dtype": sizing.kv_dtype,
-                "tensor_parallel_size": sizing.layout[0], "pipeline_parallel_size": sizing.layout[1],
+                "kv_cache_dtype_reason": sizing.kv_choice(), "tensor_parallel_size": sizing.layout[0], "pipeline_parallel_size": sizing.layout[1],
                 "kv_capacity_tokens": est.kv_capacity_tokens, "max_model_len": est.max_model_len,
                 "max_num_seqs": est.max_num_seqs, "peak_kv_tokens_p95": sizing.peak_tokens,
                 "serves_peak": sizing.serves_peak, "estimate": est.as_json(),
@@ -80,6 +80,8 @@ def _option_lines(option) -> list[str]:
                      f"{d.capacity_tokens:,} tokens, {d.sequences} sequences at once, max length "
                      f"{d.best.estimate.max_model_len:,}")
         lines.append(f"    {' '.join(d.best.parameters)}")
+        if d.kv_choice():
+            lines.append(f"    {d.kv_choice()}")
         for f in d.best.findings:
             lines.append(f"    validate: {f.severity.value} {f.rule.id} {f.message}")
     for s in option.shares:

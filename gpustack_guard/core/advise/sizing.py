@@ -83,6 +83,20 @@ class Sizing:
         """Sequences of this workload (p95 length) the pool holds when it has the pool to itself."""
         return self.capacity_tokens // workload.p95_tokens if self.fits else 0
 
+    def kv_choice(self) -> str:
+        """Why the chosen KV dtype: what the full-precision candidate of the same layout held, when it lost."""
+        full = FULL_PRECISION_KV[_family(self)]
+        if not self.fits or self.kv_dtype == full:
+            return ""
+        lost = [j for dtype, layout, j in self.tried if dtype == full and layout == self.layout and j.estimate]
+        if not lost:
+            return ""
+        est = lost[-1].estimate
+        if lost[-1].clean:
+            return (f"{self.kv_dtype} KV because {full} holds {est.kv_capacity_tokens:,} tokens, "
+                    f"{est.max_num_seqs} sequences at once, against a peak of {self.peak_tokens:,} tokens")
+        return f"{self.kv_dtype} KV because {full} does not pass validate ({est.verdict})"
+
     def compact_kv_alternative(self) -> Judged | None:
         """The compact-KV (fp8 / q8_0) candidate of the same layout, for "fp8 KV gives X"."""
         compact = COMPACT_KV[_family(self)]
