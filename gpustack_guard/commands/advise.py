@@ -114,13 +114,15 @@ def make_evaluate(fleet: Fleet, offline: bool):
 def emit_specs(advice: Advice, directory: str) -> list[str]:
     import yaml
 
+    if advice.chosen is None:
+        raise GsgError("nothing to emit: the target does not fit (see the advice above)", where=directory)
     written = []
     for sizing in advice.chosen.deployments:
         path = Path(directory) / f"{sizing.name}.yaml"
         header = ("# yaml-language-server: $schema=https://gpustack-guard.dev/schema/spec-v1.json\n"
                   f"# Written by `gsg advise` for workload(s) {', '.join(w.name for w in sizing.workloads)} "
                   f"({advice.decision}); `gsg validate` passes it unchanged.\n")
-        write_atomic(str(path), header + yaml.safe_dump(sizing.best.document, sort_keys=False, width=120))
+        write_atomic(str(path), header + yaml.safe_dump(sizing.chosen.document, sort_keys=False, width=120))
         written.append(str(path))
     return written
 
@@ -144,9 +146,6 @@ def run(opts: AdviseOptions) -> int:
         out({"text": report.render_text, "json": report.render_json,
              "markdown": report.render_markdown}[opts.output.value](advice))
     if opts.emit_specs:
-        if advice.chosen is None:
-            raise GsgError("nothing to emit: the target does not fit (see the advice above)",
-                           where=opts.emit_specs)
         for path in emit_specs(advice, opts.emit_specs):
             err(f"gsg: wrote {path}")
     return EXIT_FAIL if advice.decision == DOES_NOT_FIT else EXIT_OK

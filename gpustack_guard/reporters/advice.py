@@ -18,7 +18,8 @@ def _deployment_json(sizing) -> dict:
         return doc
     est = best.estimate
     doc.update({"backend_parameters": best.parameters, "kv_cache_dtype": sizing.kv_dtype,
-                "kv_cache_dtype_reason": sizing.kv_choice(), "tensor_parallel_size": sizing.layout[0], "pipeline_parallel_size": sizing.layout[1],
+                "kv_cache_dtype_reason": sizing.kv_choice(),
+                "tensor_parallel_size": sizing.layout[0], "pipeline_parallel_size": sizing.layout[1],
                 "kv_capacity_tokens": est.kv_capacity_tokens, "max_model_len": est.max_model_len,
                 "max_num_seqs": est.max_num_seqs, "peak_kv_tokens_p95": sizing.peak_tokens,
                 "serves_peak": sizing.serves_peak, "estimate": est.as_json(),
@@ -78,11 +79,11 @@ def _option_lines(option) -> list[str]:
             continue
         lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s) ({', '.join(d.gpu_ids)}): KV pool "
                      f"{d.capacity_tokens:,} tokens, {d.sequences} sequences at once, max length "
-                     f"{d.best.estimate.max_model_len:,}")
-        lines.append(f"    {' '.join(d.best.parameters)}")
+                     f"{d.chosen.numbers.max_model_len:,}")
+        lines.append(f"    {' '.join(d.chosen.parameters)}")
         if d.kv_choice():
             lines.append(f"    {d.kv_choice()}")
-        for f in d.best.findings:
+        for f in d.chosen.findings:
             lines.append(f"    validate: {f.severity.value} {f.rule.id} {f.message}")
     for s in option.shares:
         lines.append(f"  {s.workload.name}: {s.at_peak} of {s.workload.concurrency} running at peak"
@@ -117,6 +118,6 @@ def render_markdown(advice) -> str:
     if advice.chosen is not None:
         lines += ["", "Recommended flags:", ""]
         for d in advice.chosen.deployments:
-            lines += [f"- `{d.name}`: `{' '.join(d.best.parameters)}`"]
+            lines += [f"- `{d.name}`: `{' '.join(d.chosen.parameters)}`"]
     lines += [f"- would fit: {hint}" for hint in advice.would_fit]
     return "\n".join(lines) + "\n"

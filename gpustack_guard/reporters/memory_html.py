@@ -66,7 +66,7 @@ def deployment_segments(name: str, estimate) -> list[Segment]:
 def report_bars(report) -> list[Bar]:
     """A bar per GPU of every cluster the specs landed on, with the deployments placed there."""
     bars: dict[str, Bar] = {}
-    ledgers = []
+    ledgers: list = []
     for ev in report.evaluations:
         if ev.ledger is not None and all(ev.ledger is not seen for seen in ledgers):
             ledgers.append(ev.ledger)
@@ -76,7 +76,8 @@ def report_bars(report) -> list[Bar]:
             other = ledger.base_allocated[gid]
             foreign = max(ledger.base_used[gid] - other, 0)
             if other:
-                bar.segments.append(Segment("other", other, ", ".join(m for m, _ in ledger.existing[gid]) or "GPUStack"))
+                names = ", ".join(m for m, _ in ledger.existing[gid]) or "GPUStack"
+                bar.segments.append(Segment("other", other, names))
             if foreign:
                 bar.segments.append(Segment("foreign", foreign, "processes GPUStack does not manage"))
             bars[gid] = bar
@@ -89,11 +90,11 @@ def report_bars(report) -> list[Bar]:
                           key=lambda f: -worst[f.severity.value])
         for gpus, est in zip(ev.placement.replicas, ev.estimates):
             for ref in gpus:
-                bar = bars.get(ref.id)
-                if bar is None:
+                placed = bars.get(ref.id)
+                if placed is None:
                     continue
-                bar.segments[:0] = deployment_segments(name, est)  # own deployments at the bottom
-                bar.findings += [(f.severity.value, f.rule.id, f"{name}: {f.message}") for f in breaking[:1]]
+                placed.segments[:0] = deployment_segments(name, est)  # own deployments at the bottom
+                placed.findings += [(f.severity.value, f.rule.id, f"{name}: {f.message}") for f in breaking[:1]]
     return list(bars.values())
 
 
@@ -104,7 +105,7 @@ def _bar_svg(bar: Bar, scale: float, title: str = "") -> str:
              f'aria-label="{escape(bar.gpu_id)}" data-gpu="{escape(bar.gpu_id)}" data-total="{bar.total}">',
              f'<rect class="frame" x="4" y="{top + BAR_HEIGHT - height:.2f}" width="{BAR_WIDTH}" height="{height:.2f}" '
              'fill="#f8f9fa" stroke="#343a40"/>']
-    y = top + BAR_HEIGHT
+    y: float = top + BAR_HEIGHT
     for s in bar.segments:
         h = s.bytes * scale
         y -= h
@@ -143,7 +144,8 @@ body{font:14px system-ui,sans-serif;margin:24px;color:#212529}
 .side{flex:1;min-width:0}.side h3{margin:0 0 4px;font-size:14px}
 .finding{margin:4px 0;padding:4px 6px;border-radius:4px;background:#e9ecef;overflow-wrap:anywhere}
 .finding.error{background:#ffe3e3}.finding.warning{background:#fff3bf}.finding.ok{background:#d3f9d8}
-ul{list-style:none;padding:0;margin:4px 0;font-size:12px}li i{display:inline-block;width:10px;height:10px;margin-right:4px}
+ul{list-style:none;padding:0;margin:4px 0;font-size:12px}
+li i{display:inline-block;width:10px;height:10px;margin-right:4px}
 .legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 .options{display:flex;gap:16px;align-items:flex-start}
 .option{border:1px solid #adb5bd;border-radius:8px;padding:10px;flex:1;min-width:0}.option code{overflow-wrap:anywhere}
@@ -156,7 +158,8 @@ document.addEventListener('mouseover', function (e) {
   var d = document.getElementById('detail');
   var t = e.target;
   if (t && t.dataset && t.dataset.kind) {
-    d.textContent = t.dataset.kind + ' (' + t.dataset.owner + '): ' + (Number(t.dataset.bytes) / 1073741824).toFixed(2) + ' GiB';
+    var size = (Number(t.dataset.bytes) / 1073741824).toFixed(2);
+    d.textContent = t.dataset.kind + ' (' + t.dataset.owner + '): ' + size + ' GiB';
     d.style.display = 'block';
   }
 });
@@ -192,10 +195,10 @@ def advice_bars(option) -> list[Bar]:
     for d in option.deployments:
         if not d.fits:
             continue
-        est = d.best.estimate
+        est = d.chosen.numbers
         label = d.gpu_ids[0] if len(d.gpu_ids) == 1 else f"{d.gpu_ids[0]} … ({len(d.gpu_ids)} GPUs)"
         bar = Bar(label, d.name, est.gpu_total, deployment_segments(d.name, est))
-        bar.findings = [(f.severity.value, f.rule.id, f.message) for f in d.best.findings
+        bar.findings = [(f.severity.value, f.rule.id, f.message) for f in d.chosen.findings
                         if f.severity.value != "info"][:1]
         bars.append(bar)
     return bars
@@ -215,7 +218,7 @@ def render_advice(advice) -> str:
                       for d in option.deployments if not d.fits)
         shares = "".join(f"<li>{escape(s.workload.name)}: {s.at_peak} of {s.workload.concurrency} running at peak, "
                          f"{s.alone} alone</li>" for s in option.shares)
-        flags = "".join(f"<p><code>{escape(d.name)}: {escape(' '.join(d.best.parameters))}</code></p>"
+        flags = "".join(f"<p><code>{escape(d.name)}: {escape(' '.join(d.chosen.parameters))}</code></p>"
                         for d in option.deployments if d.fits)
         grid = "".join(_bar_block(b, scale) for b in bars)
         blocks.append(f'<section class="option{chosen}" data-option="{escape(option.kind)}">{head}'

@@ -5,7 +5,6 @@ import json
 
 import pytest
 import yaml
-
 from support import FLEET, REPO
 
 GPU_A = "gpu-a:cuda:0,gpu-a:cuda:1,gpu-a:cuda:2,gpu-a:cuda:3"

@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from support import FLEET, REPO
 
 from gpustack_guard.reporters.memory_html import BAR_HEIGHT
-from support import FLEET, REPO
 
 GIB = 1024**3
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

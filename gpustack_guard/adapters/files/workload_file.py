@@ -46,7 +46,8 @@ def load_workload(path_text: str) -> Workload:
 
 def load_workloads(paths: list[str]) -> tuple[Workload, ...]:
     """Every file given, in order; two workloads of one name would make their deployments collide."""
-    workloads, seen = [], {}
+    workloads: list[Workload] = []
+    seen: dict[str, str] = {}
     for path in paths:
         workload = load_workload(path)
         if workload.name in seen:

@@ -82,6 +82,13 @@ class Judged:
         return not self.errors and self.estimate is not None and self.estimate.verdict == "fits"
 
     @property
+    def numbers(self) -> Estimate:
+        """The estimate of a candidate known to have one (callers check `clean` or `estimate` first)."""
+        if self.estimate is None:
+            raise ValueError(f"candidate {self.document['name']} has no estimate")
+        return self.estimate
+
+    @property
     def parameters(self) -> list[str]:
         return list(self.document.get("backend_parameters") or [])
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpustack_guard.core import findings as F
-from gpustack_guard.core.advise.candidates import Evaluate, Judged, Target, hypothetical_fleet, judge
+from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.units import gib
@@ -54,7 +54,7 @@ class Option:
     @property
     def resident_weights(self) -> int:
         """Weight bytes resident on the GPUs, summed over deployments (two pools pay them twice)."""
-        return sum(d.best.estimate.weights * len(d.gpu_ids) for d in self.deployments if d.fits)
+        return sum(d.chosen.numbers.weights * len(d.gpu_ids) for d in self.deployments if d.fits)
 
     @property
     def served_fraction(self) -> float:
@@ -124,8 +124,8 @@ def batch_room(shares: tuple[Share, ...]) -> dict[str, int]:
 
 def _priority_queueing(shares: tuple[Share, ...]) -> str:
     room = batch_room(shares)
-    caps = ", ".join(f"{name} at {n} in flight (it sends {next(s.workload.concurrency for s in shares if s.workload.name == name)})"
-                     for name, n in room.items())
+    sends = {s.workload.name: s.workload.concurrency for s in shares}
+    caps = ", ".join(f"{name} at {n} in flight (it sends {sends[name]})" for name, n in room.items())
     return ("interactive requests go first (request priority 0, batch 1: vLLM's scheduler preempts batch "
             f"before chat); the batch side holds the queue: cap its client at what fits beside the interactive "
             f"peak — {caps}")
@@ -141,7 +141,7 @@ def _option(kind: str, deployments: tuple[Sizing, ...], workloads: tuple[Workloa
 
 def _mixed_pool_note(sizing: Sizing) -> str:
     """validate's GSG033 prices every sequence at the longest workload's p99; say what the mix really needs."""
-    if len(sizing.workloads) < 2 or not sizing.fits or not sizing.best.has(F.KV_OVERSUBSCRIBED):
+    if len(sizing.workloads) < 2 or not sizing.fits or not sizing.chosen.has(F.KV_OVERSUBSCRIBED):
         return ""
     longest = max(w.p99_tokens for w in sizing.workloads)
     return (f"validate warns GSG033 because it counts all {sizing.sequences} sequences at the longest p99 "
@@ -174,7 +174,7 @@ def _separate(target: Target, evaluate: Evaluate, base: str, workloads: tuple[Wo
             deployments.append(size(target, evaluate, f"{base}-{w.name}", ids, (w,)))
         option = _option(SEPARATE, tuple(deployments), workloads)
         if option.fits:  # judged together once more: GPU bookings and overcommit are fleet-wide
-            together = judge(evaluate, [d.best.document for d in deployments])
+            together = judge(evaluate, [d.chosen.document for d in deployments])
             if any(j.errors for j in together):
                 continue
         else:
@@ -206,7 +206,7 @@ def _with_priority(target: Target, evaluate: Evaluate, shared: Sizing) -> Sizing
     """The shared deployment with vLLM's priority scheduler on (the flag changes no memory; judged anyway)."""
     if not shared.fits or target.family != "vllm":
         return shared
-    doc = dict(shared.best.document, backend_parameters=shared.best.parameters + ["--scheduling-policy=priority"])
+    doc = dict(shared.chosen.document, backend_parameters=shared.chosen.parameters + ["--scheduling-policy=priority"])
     judged = judge(evaluate, [doc])[0]
     if not judged.clean:
         return shared
@@ -219,13 +219,13 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
     hints = []
     compact = shared.compact_kv_alternative()
     if compact is not None and compact is not shared.best:
-        est = compact.estimate
+        est = compact.numbers
         hints.append(f"{KV_NAME[target.family]} gives a pool of {est.kv_capacity_tokens:,} tokens, "
                      f"{est.max_num_seqs} sequences at once")
     elif not shared.fits:
         attempts = [j for dtype, _, j in shared.tried if dtype == COMPACT_KV[target.family] and j.estimate]
         if attempts:
-            est = attempts[-1].estimate
+            est = attempts[-1].numbers
             if est.kv_available < 0:
                 hints.append(f"{KV_NAME[target.family]} alone is not enough: weights, activation and overheads "
                              f"exceed the engine's budget by {gib(-est.kv_available)} per GPU before any KV cache")
@@ -239,7 +239,7 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
         if trial.serves_peak or (not shared.fits and trial.fits):
             what = "holds every workload's peak" if trial.serves_peak else "starts"
             hints.insert(0, f"add {extra} GPU{'s' if extra > 1 else ''} of {gib(target.gpu_memory)} "
-                            f"({have + extra} in all): it {what} with {' '.join(trial.best.parameters)}")
+                            f"({have + extra} in all): it {what} with {' '.join(trial.chosen.parameters)}")
             break
     else:
         hints.append(f"{have + MAX_EXTRA_GPUS} GPUs of {gib(target.gpu_memory)} are still not enough: use larger "

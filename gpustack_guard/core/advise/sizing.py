@@ -62,12 +62,19 @@ class Sizing:
         return self.best is not None
 
     @property
+    def chosen(self) -> Judged:
+        """The best candidate of a sizing that fits (callers check `fits` first)."""
+        if self.best is None:
+            raise ValueError(f"{self.name} does not fit: {self.why_not}")
+        return self.best
+
+    @property
     def capacity_tokens(self) -> int:
-        return self.best.estimate.kv_capacity_tokens if self.best and self.best.estimate else 0
+        return self.chosen.numbers.kv_capacity_tokens if self.best and self.chosen.numbers else 0
 
     @property
     def sequences(self) -> int:
-        return self.best.estimate.max_num_seqs if self.best and self.best.estimate else 0
+        return self.chosen.numbers.max_num_seqs if self.best and self.chosen.numbers else 0
 
     @property
     def peak_tokens(self) -> int:
@@ -91,7 +98,7 @@ class Sizing:
         lost = [j for dtype, layout, j in self.tried if dtype == full and layout == self.layout and j.estimate]
         if not lost:
             return ""
-        est = lost[-1].estimate
+        est = lost[-1].numbers
         if lost[-1].clean:
             return (f"{self.kv_dtype} KV because {full} holds {est.kv_capacity_tokens:,} tokens, "
                     f"{est.max_num_seqs} sequences at once, against a peak of {self.peak_tokens:,} tokens")
@@ -101,11 +108,11 @@ class Sizing:
         """The compact-KV (fp8 / q8_0) candidate of the same layout, for "fp8 KV gives X"."""
         compact = COMPACT_KV[_family(self)]
         found = [j for dtype, layout, j in self.tried if dtype == compact and j.clean]
-        return max(found, key=lambda j: j.estimate.kv_capacity_tokens, default=None)
+        return max(found, key=lambda j: j.numbers.kv_capacity_tokens, default=None)
 
 
 def _family(sizing: Sizing) -> str:
-    backend = sizing.best.document["backend"] if sizing.best else (sizing.tried[0][2].document["backend"]
+    backend = sizing.chosen.document["backend"] if sizing.best else (sizing.tried[0][2].document["backend"]
                                                                      if sizing.tried else "vLLM")
     return {"vLLM": "vllm", "SGLang": "sglang", "llama.cpp": "llamacpp"}[backend]
 
@@ -156,7 +163,7 @@ class _Sizer:
 
     def seqs_for(self, judged: Judged) -> int:
         """Sequences at once: what the pool holds at the mix's p95 length, capped by the summed peak."""
-        est = judged.estimate
+        est = judged.numbers
         return max(1, min(self.peak, est.kv_capacity_tokens // mixed_p95_tokens(self.workloads)))
 
     def engine_candidate(self, layout, kv_dtype) -> Judged:
@@ -229,7 +236,7 @@ class _Sizer:
 
     def _rank(self, dtype: str, layout, judged: Judged):
         """Serving the whole peak first; then full-precision KV (no quality question); then more capacity."""
-        est = judged.estimate
+        est = judged.numbers
         serves = est.max_num_seqs >= self.peak and \
             sum(w.concurrency * w.p95_tokens for w in self.workloads) <= est.kv_capacity_tokens
         on_gpu = est.extra.get("offload_layers", 0) if self.family == "llamacpp" else 0  # layers run on GPU

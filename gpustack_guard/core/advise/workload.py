@@ -48,10 +48,11 @@ def ordering_problem(data: dict) -> tuple[tuple, str] | None:
     """(path, message) when a percentile block is not ordered p50 <= p95 <= p99, else None."""
     for key in ("prompt_tokens", "output_tokens"):
         block = data.get(key)
-        if isinstance(block, dict) and all(isinstance(block.get(p), int) for p in ("p50", "p95", "p99")):
-            if not block["p50"] <= block["p95"] <= block["p99"]:
-                return (key,), (f"'{key}' percentiles must grow: p50 {block['p50']} <= p95 {block['p95']} "
-                                f"<= p99 {block['p99']}")
+        raw = [block.get(p) for p in ("p50", "p95", "p99")] if isinstance(block, dict) else []
+        values = [v for v in raw if isinstance(v, int)]
+        if len(values) == 3 and not values[0] <= values[1] <= values[2]:
+            return (key,), (f"'{key}' percentiles must grow: p50 {values[0]} <= p95 {values[1]} "
+                            f"<= p99 {values[2]}")
     return None
 
 

@@ -3,11 +3,11 @@
 import json
 
 import pytest
+from support import REPO
 
 from gpustack_guard.adapters.files.workload_file import load_workload, load_workloads
 from gpustack_guard.core.advise.workload import workload_schema
 from gpustack_guard.core.errors import GsgError
-from support import REPO
 
 GOOD = """name: chat
 prompt_tokens: {p50: 400, p95: 1500, p99: 2500}
@@ -17,7 +17,8 @@ concurrency: 48
 
 
 def test_example_workloads_load_with_their_numbers():
-    chat, batch = load_workloads([str(REPO / "workloads" / "chat.yaml"), str(REPO / "workloads" / "nightly-batch.yaml")])
+    folder = REPO / "workloads"
+    chat, batch = load_workloads([str(folder / "chat.yaml"), str(folder / "nightly-batch.yaml")])
     assert (chat.name, chat.concurrency, chat.p95_tokens, chat.p99_tokens, chat.interactive) == \
         ("chat", 48, 2100, 3500, True)
     assert (batch.name, batch.concurrency, batch.p95_tokens, batch.p99_tokens, batch.interactive) == \
