@@ -99,6 +99,11 @@ class Sizing:
         if not lost:
             return ""
         est = lost[-1].numbers
+        if lost[-1].clean and lost[-1].warnings:
+            first = lost[-1].warnings[0]
+            return (f"{self.kv_dtype} KV because with {full} validate warns {first.rule.id} "
+                    f"({first.rule.name}): its {est.kv_capacity_tokens:,}-token pool holds fewer than "
+                    f"{est.max_num_seqs} sequences of the longest p99 request")
         if lost[-1].clean:
             return (f"{self.kv_dtype} KV because {full} holds {est.kv_capacity_tokens:,} tokens, "
                     f"{est.max_num_seqs} sequences at once, against a peak of {self.peak_tokens:,} tokens")
