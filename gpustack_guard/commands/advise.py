@@ -11,6 +11,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out, write_atomic
 from gpustack_guard.core.advise.candidates import FAMILY, Target, hypothetical_fleet
 from gpustack_guard.core.advise.compare import DOES_NOT_FIT, Advice, advise
+from gpustack_guard.core.advise.workload import NAME_PATTERN
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.fleet.model import Fleet, gpu_index
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
@@ -134,6 +135,8 @@ def run(opts: AdviseOptions) -> int:
 
     if not opts.workloads:
         raise GsgError("at least one --workload FILE is needed")
+    if opts.name is not None and (len(opts.name) > 40 or not re.fullmatch(NAME_PATTERN, opts.name)):
+        raise GsgError("a deployment name of up to 40 letters, digits, '.', '_', '-'", where="--name")
     workloads = load_workloads(list(opts.workloads))
     target, fleet = build_target(opts)
     advice = advise(target, make_evaluate(fleet, opts.offline), workloads,

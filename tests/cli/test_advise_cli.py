@@ -172,6 +172,8 @@ def test_hand_written_70b_is_beaten_for_a_reason(gsg, tmp_path):
     (["--gpu-memory", "48GiB", "--gpus", "2", "--backend", "ollama"], "gsg: error: --backend must be vLLM"),
     (["--gpu-memory", "48GiB", "--gpus", "1", "--backend", "llama.cpp"],
      "gsg: error: --model: llama.cpp needs a GGUF file"),
+    (["--gpu-memory", "48GiB", "--gpus", "1", "--name", "../elsewhere"],
+     "gsg: error: --name: a deployment name of up to 40 letters"),
 ])
 def test_usage_mistakes_are_one_line(gsg, args, message):
     result = gsg("advise", "-m", LLAMA_70B, "-w", CHAT, *args)

@@ -8,6 +8,7 @@ from gpustack_guard.core.records import Record, field
 
 WORKLOAD_SCHEMA_ID = "https://gpustack-guard.dev/schema/workload-v1.json"
 PATTERNS = ("steady", "burst", "batch")
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 class Percentiles(Record, strict=True):
@@ -21,7 +22,8 @@ class Percentiles(Record, strict=True):
 class Workload(Record, strict=True):
     """What traffic must be served: request lengths, requests in flight at peak, and its shape."""
 
-    name: str = field(min_length=1, max_length=63)
+    # part of deployment and file names (`--emit-specs`): letters, digits, '.', '_', '-'
+    name: str = field(min_length=1, max_length=63, pattern=NAME_PATTERN)
     prompt_tokens: Percentiles
     output_tokens: Percentiles
     concurrency: int = field(ge=1, le=100_000)  # requests in flight at peak
