@@ -125,7 +125,9 @@ def batch_room(shares: tuple[Share, ...]) -> dict[str, int]:
 def _priority_queueing(shares: tuple[Share, ...]) -> str:
     room = batch_room(shares)
     sends = {s.workload.name: s.workload.concurrency for s in shares}
-    caps = ", ".join(f"{name} at {n} in flight (it sends {sends[name]})" for name, n in room.items())
+    caps = ", ".join(f"{name} at {n} in flight (it sends {sends[name]})" if n else
+                     f"{name}: none fits beside that peak, it runs only while the interactive side is quieter"
+                     for name, n in room.items())
     return ("interactive requests go first (request priority 0, batch 1: vLLM's scheduler preempts batch "
             f"before chat); the batch side holds the queue: cap its client at what fits beside the interactive "
             f"peak — {caps}")
@@ -145,8 +147,8 @@ def _mixed_pool_note(sizing: Sizing) -> str:
         return ""
     longest = max(w.p99_tokens for w in sizing.workloads)
     return (f"validate warns GSG033 because it counts all {sizing.sequences} sequences at the longest p99 "
-            f"({longest:,} tokens); the workloads' peak at p95 lengths needs {sizing.peak_tokens:,} of the pool's "
-            f"{sizing.capacity_tokens:,} tokens")
+            f"({longest:,} tokens); at p95 lengths the workloads' peak needs {sizing.peak_tokens:,} tokens and the "
+            f"pool holds {sizing.capacity_tokens:,}")
 
 
 def _splits(gpus: int, workloads: tuple[Workload, ...]) -> list[tuple[int, ...]]:
@@ -164,7 +166,12 @@ def _splits(gpus: int, workloads: tuple[Workload, ...]) -> list[tuple[int, ...]]
     return [tuple(counts)]
 
 
-def _separate(target: Target, evaluate: Evaluate, base: str, workloads: tuple[Workload, ...]) -> Option | None:
+def _separate(target: Target, evaluate: Evaluate, base: str, workloads: tuple[Workload, ...]) -> Option:
+    gpus = len(target.gpu_ids)
+    if gpus < len(workloads):
+        return Option(SEPARATE, (), (), "nothing runs: there is no split",
+                      f"{gpus} GPU{'s' if gpus > 1 else ''} cannot hold {len(workloads)} separate pools "
+                      "(one GPU each at least)")
     best: Option | None = None
     for split in _splits(len(target.gpu_ids), workloads):
         start, deployments = 0, []
@@ -185,6 +192,8 @@ def _separate(target: Target, evaluate: Evaluate, base: str, workloads: tuple[Wo
                          -(max(len(d.gpu_ids) for d in o.deployments) - min(len(d.gpu_ids) for d in o.deployments)))
         if best is None or key(option) > key(best):
             best = option
+    if best is None:  # every split fitted alone but not together (bookings or overcommit on shared GPUs)
+        return Option(SEPARATE, (), (), "nothing runs: no split passes validate together")
     return best
 
 
@@ -258,9 +267,7 @@ def advise(target: Target, evaluate: Evaluate, workloads: tuple[Workload, ...], 
     options = [_option(SHARED, (shared,), workloads)]
     if len(workloads) > 1:
         options.append(_option(PRIORITY, (_with_priority(target, evaluate, shared),), workloads))
-        separate = _separate(target, evaluate, base, workloads)
-        if separate is not None:
-            options.append(separate)
+        options.append(_separate(target, evaluate, base, workloads))
     decision, chosen, reason = _decide(options, workloads)
     hints: tuple[str, ...] = ()
     if chosen is None or not chosen.serves_peak:
@@ -292,7 +299,9 @@ def _decide(options: list[Option], workloads: tuple[Workload, ...]) -> tuple[str
     if not fitting:
         why = shared.deployments[0].why_not
         return DOES_NOT_FIT, None, f"neither one pool nor separate pools fit these GPUs: {why}"
-    best = max(fitting, key=lambda o: o.served_fraction)
+    best = max(fitting, key=lambda o: sum(s.at_peak for s in o.shares))  # first: the one pool, on a tie
     kind = SEPARATE if best.kind == SEPARATE else SHARED
-    return kind, best, (f"no option holds every peak; {best.kind} serves the most of it "
-                        f"({best.served_fraction:.0%} of the busiest workload's requests at once)")
+    running = sum(s.at_peak for s in best.shares)
+    total = sum(w.concurrency for w in workloads)
+    return kind, best, (f"no option holds every peak; {best.kind} runs the most requests at once ({running} of "
+                        f"{total}): {best.queueing}")

@@ -99,7 +99,7 @@ class Sizing:
         if not lost:
             return ""
         est = lost[-1].numbers
-        if lost[-1].clean and lost[-1].warnings:
+        if lost[-1].clean and lost[-1].warnings and not self.chosen.warnings:
             first = lost[-1].warnings[0]
             return (f"{self.kv_dtype} KV because with {full} validate warns {first.rule.id} "
                     f"({first.rule.name}): its {est.kv_capacity_tokens:,}-token pool holds fewer than "

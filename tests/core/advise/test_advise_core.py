@@ -68,8 +68,11 @@ def test_priority_fills_the_pool_with_interactive_requests_first():
     assert [(s.at_peak, s.queued) for s in fcfs.shares] == [(35, 13), (1, 1)]  # 120,000 / 162,800 of each
     assert [(s.at_peak, s.queued) for s in ranked.shares] == [(48, 0), (0, 2)]
     assert batch_room(ranked.shares) == {"batch": 0}
-    assert "the batch side holds the queue" in ranked.queueing and "batch at 0 in flight (it sends 2)" in \
-        ranked.queueing
+    assert ranked.queueing.endswith("the batch side holds the queue: cap its client at what fits beside the "
+                                    "interactive peak — batch: none fits beside that peak, it runs only while the "
+                                    "interactive side is quieter")
+    roomy = _option(PRIORITY, (sized(200_000, 50, (CHAT, BATCH)),), (CHAT, BATCH))
+    assert batch_room(roomy.shares) == {"batch": 2} and roomy.queueing.endswith("batch at 2 in flight (it sends 2)")
 
 
 @pytest.mark.parametrize("family, params", [
