@@ -59,7 +59,8 @@ def main() -> int:
                   str(base / "fleet.yaml"), "--gpus", ",".join(ids[:4]), *files, "--offline", "--output", "json"]
         byte_compile_gsg()
         best_runs([validate, advise], 1)  # warm caches (templates, page cache)
-        (validate_time, _), (advise_time, result) = best_runs([validate, advise], opts.runs)
+        (validate_time, checked), (advise_time, result) = best_runs([validate, advise], opts.runs)
+    summary = checked.stderr.strip().splitlines()[-1] if checked.stderr.strip() else "(no summary)"
     try:
         decision = json.loads(result.stdout)["decision"]
     except (ValueError, KeyError):
@@ -67,7 +68,7 @@ def main() -> int:
         return 1
     ratio = advise_time / validate_time
     print(f"4 workloads on {opts.gpus} GPUs ({MODEL} on 4 of them); gsg advise decides: {decision}")
-    print(f"gsg validate ({opts.specs} specs): {validate_time:6.2f} s (best of {opts.runs})")
+    print(f"gsg validate ({opts.specs} specs): {validate_time:6.2f} s (best of {opts.runs}); it says: {summary}")
     print(f"gsg advise (4 workloads):     {advise_time:6.2f} s (best of {opts.runs})")
     print(ratio_line(ratio, TARGET))
     return 0 if ratio <= TARGET else 1
