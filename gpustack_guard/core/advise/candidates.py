@@ -7,24 +7,20 @@ No arithmetic lives here: a candidate is a GPUStack deployment document with a g
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.ports import EvaluateSpecs
 from gpustack_guard.core.spec.check import SpecDoc
-
-if TYPE_CHECKING:
-    from gpustack_guard.core.pipeline import Report
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
 HYPOTHETICAL_WORKER = "hypothetical"
 
-# Judge candidate documents: the command wires `gsg validate`'s pipeline in (renderer, facts resolver). `fleet`
-# None means the fleet the user gave; a Fleet is a hypothetical one ("what if there were more GPUs").
-Evaluate = Callable[[list[SpecDoc], "Fleet | None"], "Report"]
+Evaluate = EvaluateSpecs  # what the command passes in: the validate pipeline (core/ports.py)
 
 
 class InMemoryDocument:
