@@ -52,7 +52,7 @@ def test_two_workloads_of_one_name_are_refused(tmp_path):
 
 def test_committed_schema_is_the_generated_one():
     committed = json.loads((REPO / "schema" / "workload.schema.json").read_text())
-    assert committed == workload_schema()
+    assert committed == workload_schema(), "stale: regenerate it as README's Advise section says"
     assert committed["required"] == ["name", "prompt_tokens", "output_tokens", "concurrency"]
     assert committed["properties"]["pattern"]["enum"] == ["steady", "burst", "batch"]
 
