@@ -9,6 +9,7 @@ from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
+from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.units import gib
 
 SHARED, SEPARATE, PRIORITY = "shared", "separate", "shared-with-priority"
@@ -260,10 +261,26 @@ def shared_max_len(workloads: tuple[Workload, ...]) -> int:
     return max(w.p99_tokens for w in workloads)
 
 
+# What more GPUs, another layout or another fraction can change; any other error means no candidate can be judged.
+SIZE_RULES = {r.id for r in (F.PARALLEL_SIZE, F.ADMISSION_FRACTION, F.ADMISSION_BOOKING, F.NO_PLACEMENT,
+                             F.NO_KV_MEMORY, F.KV_BELOW_MAX_LEN, F.GPU_OVERCOMMIT, F.OFFLOAD_OVER_GPU, F.TP_HEADS)}
+
+
+def _refuse_unjudgeable(shared: Sizing) -> None:
+    """A model without facts (or a spec the checker refuses) fits nowhere: one line, not a GPU count."""
+    if shared.fits:
+        return
+    errors = [f for _, _, j in shared.tried for f in j.errors]
+    blocking = [f for f in errors if f.rule.id not in SIZE_RULES]
+    if blocking and len(blocking) == len(errors):
+        raise GsgError(f"no candidate can be judged: {blocking[0].rule.id} {blocking[0].message}")
+
+
 def advise(target: Target, evaluate: Evaluate, workloads: tuple[Workload, ...], base: str) -> Advice:
     """Advice for `workloads` of `target` on its GPUs: every number comes from `evaluate` (the validate
     pipeline), so advice validate rejects cannot be produced."""
     shared = size(target, evaluate, base, target.gpu_ids, workloads)
+    _refuse_unjudgeable(shared)
     options = [_option(SHARED, (shared,), workloads)]
     if len(workloads) > 1:
         options.append(_option(PRIORITY, (_with_priority(target, evaluate, shared),), workloads))
