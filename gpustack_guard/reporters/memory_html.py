@@ -95,7 +95,10 @@ def report_bars(report) -> list[Bar]:
                     continue
                 placed.segments[:0] = deployment_segments(name, est)  # own deployments at the bottom
                 placed.findings += [(f.severity.value, f.rule.id, f"{name}: {f.message}") for f in breaking[:1]]
-    return list(bars.values())
+    for bar in bars.values():
+        bar.findings.sort(key=lambda f: -worst[f[0]])
+    # GPUs that break first, then those that warn, each group in fleet order (sorted() is stable)
+    return sorted(bars.values(), key=lambda b: -max((worst[sev] for sev, _, _ in b.findings), default=0))
 
 
 def _bar_svg(bar: Bar, scale: float, title: str = "") -> str:
@@ -115,8 +118,8 @@ def _bar_svg(bar: Bar, scale: float, title: str = "") -> str:
                      f'data-bytes="{s.bytes}"><title>{escape(tip)}</title></rect>')
     if bar.free < 0:  # over the top: what does not fit, drawn above the GPU in red
         parts.append(f'<rect class="overflow" x="4" y="{max(y, 0):.2f}" width="{BAR_WIDTH}" '
-                     f'height="{max(top + BAR_HEIGHT - height - max(y, 0), 0):.2f}" fill="none" stroke="#c92a2a" '
-                     f'stroke-width="3" data-bytes="{-bar.free}"/>')
+                     f'height="{max(top + BAR_HEIGHT - height - max(y, 0), 0):.2f}" fill="none" stroke="#000" '
+                     f'stroke-width="3" stroke-dasharray="5 3" data-bytes="{-bar.free}"/>')
     parts.append(f'<text x="{4 + BAR_WIDTH / 2}" y="{top + BAR_HEIGHT + 14}" text-anchor="middle" '
                  f'font-size="10">{escape(gib(bar.total))}</text>')
     if title:

@@ -167,3 +167,17 @@ def test_the_console_check_does_catch_a_script_error(tmp_path):
     page, shot = tmp_path / "broken.html", tmp_path / "broken.png"
     page.write_text("<!DOCTYPE html><html><body><script>notDefinedAnywhere()</script></body></html>")
     assert "Uncaught ReferenceError: notDefinedAnywhere is not defined" in chromium(page, shot)
+
+
+def test_an_overcommitted_gpu_comes_first_with_its_overflow_and_error(gsg):
+    result = gsg("validate", str(REPO / "examples" / "negative" / "gpu-overcommit"), "--fleet", str(FLEET),
+                 "-o", "html")
+    assert result.code == 1
+    bars = parse_bars(result.out)
+    first = next(iter(bars))
+    assert first == "gpu-d:cuda:1"
+    used = sum(size for _, _, size, _ in bars[first]["segments"])
+    overflow = re.search(r'class="overflow"[^>]*data-bytes="(\d+)"', result.out)
+    assert overflow and int(overflow.group(1)) == used - bars[first]["total"] > 0
+    block = re.search(r'<div class="gpu" data-gpu="gpu-d:cuda:1">(.*?)</div></div>', result.out).group(1)
+    assert block.index("GSG035") < block.index("GSG033")  # the error that breaks it is named first
