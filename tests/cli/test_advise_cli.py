@@ -204,3 +204,14 @@ def test_markdown_output_has_the_comparison_table(gsg):
     assert result.code == 0
     assert "| shared-with-priority | yes | 131.42 GiB | nightly-batch | 2/2 | 0 | 8 | 249,056 |" in result.out
     assert "| separate | no | — | chat | 0/48 | 48 | 0 | 0 |" in result.out
+
+
+def test_without_vllm_priority_the_batch_client_holds_the_queue(gsg):
+    _, doc = advise_json(gsg, "-m", "Qwen/Qwen2.5-32B-Instruct", "--gpu-memory", "48GiB", "--gpus", "2",
+                         "--backend", "SGLang", "-w", CHAT, "-w", BATCH)
+    assert doc["decision"] == "shared" and doc["reason"].endswith(
+        "and the batch client's cap keeps room for the interactive peak")
+    priority = next(o for o in doc["options"] if o["kind"] == "shared-with-priority")
+    assert "--scheduling-policy=priority" not in priority["deployments"][0]["backend_parameters"]
+    assert priority["queueing"].startswith("SGLang gets no priority flag from gsg, so first come, first served; "
+                                           "the batch side holds the queue")

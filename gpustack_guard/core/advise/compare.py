@@ -129,9 +129,10 @@ def _priority_queueing(shares: tuple[Share, ...]) -> str:
     caps = ", ".join(f"{name} at {n} in flight (it sends {sends[name]})" if n else
                      f"{name}: none fits beside that peak, it runs only while the interactive side is quieter"
                      for name, n in room.items())
-    return ("interactive requests go first (request priority 0, batch 1: vLLM's scheduler preempts batch "
-            f"before chat); the batch side holds the queue: cap its client at what fits beside the interactive "
-            f"peak — {caps}")
+    backend = shares[0].deployment.chosen.document["backend"]
+    first = ("interactive requests go first (request priority 0, batch 1: vLLM's scheduler preempts batch before "
+             "chat)" if backend == "vLLM" else f"{backend} gets no priority flag from gsg, so first come, first served")
+    return f"{first}; the batch side holds the queue: cap its client at what fits beside the interactive peak — {caps}"
 
 
 def _option(kind: str, deployments: tuple[Sizing, ...], workloads: tuple[Workload, ...]) -> Option:
@@ -304,10 +305,13 @@ def _decide(options: list[Option], workloads: tuple[Workload, ...]) -> tuple[str
     if shared.serves_peak:
         also = (f" (separate pools would hold it too, paying {gib(separate.resident_weights)} of weights instead "
                 f"of {gib(shared.resident_weights)})" if separate is not None and separate.serves_peak else "")
+        ahead = ""
+        if mixed:
+            vllm = one_pool.fits and one_pool.deployments[0].chosen.document["backend"] == "vLLM"
+            ahead = (", and priority keeps the interactive workload ahead when the batch job bursts" if vllm else
+                     ", and the batch client's cap keeps room for the interactive peak")
         return SHARED, one_pool, ("one deployment holds every workload's peak: the weights are paid once and "
-                                  "no router hop is added" + also + (", and priority keeps the interactive "
-                                                                     "workload ahead when the batch job bursts"
-                                                                     if mixed else ""))
+                                  "no router hop is added" + also + ahead)
     if separate is not None and separate.serves_peak:
         return SEPARATE, separate, ("only separate pools hold every workload's peak at p95 lengths"
                                     + (f" (resident weights {gib(separate.resident_weights)} instead of "
