@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
-from gpustack_guard.core.advise.sizing import COMPACT_KV, Sizing, size
+from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.units import gib
@@ -244,7 +244,11 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
                 hints.append(f"{KV_NAME[target.family]} alone is not enough: estimated maximum length "
                              f"{est.estimated_max_model_len:,}, the workloads need {shared_max_len(workloads):,}")
     have = len(target.gpu_ids)
-    for extra in range(1, MAX_EXTRA_GPUS + 1):
+    # Start where the weights alone could fit: the candidates' own weight bytes over 95 % of a GPU, with a 10 %
+    # margin for what is replicated per rank; the search, not this bound, decides.
+    weights = max((j.estimate.weights * len(shared.gpu_ids) for _, _, j in shared.tried if j.estimate), default=0)
+    first = max(1, int(0.9 * weights / (target.gpu_memory * MAX_FRACTION)) - have)
+    for extra in range(first, first + MAX_EXTRA_GPUS):
         fleet, ids = hypothetical_fleet(target, have + extra)
         trial = size(target, evaluate, base, ids, workloads, fleet=fleet)
         if trial.serves_peak or (not shared.fits and trial.fits):
@@ -253,8 +257,8 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
                             f"({have + extra} in all): it {what} with {' '.join(trial.chosen.parameters)}")
             break
     else:
-        hints.append(f"{have + MAX_EXTRA_GPUS} GPUs of {gib(target.gpu_memory)} are still not enough: use larger "
-                     "GPUs or a quantised checkpoint")
+        hints.append(f"{have + first + MAX_EXTRA_GPUS - 1} GPUs of {gib(target.gpu_memory)} are still not "
+                     "enough: use larger GPUs or a quantised checkpoint")
     return tuple(hints)
 
 
