@@ -181,3 +181,16 @@ def test_an_overcommitted_gpu_comes_first_with_its_overflow_and_error(gsg):
     assert overflow and int(overflow.group(1)) == used - bars[first]["total"] > 0
     block = re.search(r'<div class="gpu" data-gpu="gpu-d:cuda:1">(.*?)</div></div>', result.out).group(1)
     assert block.index("GSG035") < block.index("GSG033")  # the error that breaks it is named first
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
+def test_chromium_loads_the_advise_page_cleanly(gsg, tmp_path):
+    result = gsg("advise", "-m", "meta-llama/Llama-3.3-70B-Instruct", "--gpu-memory", "49140MiB", "--gpus", "4",
+                 "-w", str(REPO / "workloads" / "chat.yaml"), "-w", str(REPO / "workloads" / "nightly-batch.yaml"),
+                 "-o", "html")
+    page, shot = tmp_path / "advise.html", tmp_path / "advise.png"
+    page.write_text(result.out)
+    log = chromium(page, shot)
+    assert [line for line in log.splitlines() if ":CONSOLE" in line or "Uncaught" in line] == []
+    _, _, rows = png_pixels(shot.read_bytes())
+    assert len({row[x:x + 3] for row in rows[::10] for x in range(0, len(row), 30)}) > 8
