@@ -215,3 +215,13 @@ def test_without_vllm_priority_the_batch_client_holds_the_queue(gsg):
     assert "--scheduling-policy=priority" not in priority["deployments"][0]["backend_parameters"]
     assert priority["queueing"].startswith("SGLang gets no priority flag from gsg, so first come, first served; "
                                            "the batch side holds the queue")
+
+
+def test_a_batch_only_workload_gets_large_prefill_chunks_and_still_validates(gsg, tmp_path):
+    out = tmp_path / "advised"
+    result, doc = advise_json(gsg, "-m", LLAMA_70B, "--fleet", str(FLEET), "--gpus", GPU_A, "--backend-version",
+                              "0.11.0", "-w", BATCH, "--emit-specs", str(out))
+    assert result.code == 0
+    params = doc["workloads"]["nightly-batch"]["backend_parameters"]
+    assert "--max-num-batched-tokens=8192" in params and "--max-model-len=32512" in params
+    assert gsg("validate", str(out), "--fleet", str(FLEET)).code == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpustack_guard.core import findings as F
-from gpustack_guard.core.advise.candidates import Evaluate, Judged, Target, document, judge
+from gpustack_guard.core.advise.candidates import BACKEND_NAME, Evaluate, Judged, Target, document, judge
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
 
@@ -70,11 +70,11 @@ class Sizing:
 
     @property
     def capacity_tokens(self) -> int:
-        return self.chosen.numbers.kv_capacity_tokens if self.best and self.chosen.numbers else 0
+        return self.chosen.numbers.kv_capacity_tokens if self.fits else 0
 
     @property
     def sequences(self) -> int:
-        return self.chosen.numbers.max_num_seqs if self.best and self.chosen.numbers else 0
+        return self.chosen.numbers.max_num_seqs if self.fits else 0
 
     @property
     def peak_tokens(self) -> int:
@@ -117,13 +117,13 @@ class Sizing:
 
 
 def _family(sizing: Sizing) -> str:
-    backend = sizing.chosen.document["backend"] if sizing.best else (sizing.tried[0][2].document["backend"]
-                                                                     if sizing.tried else "vLLM")
-    return {"vLLM": "vllm", "SGLang": "sglang", "llama.cpp": "llamacpp"}[backend]
+    judged = sizing.best or (sizing.tried[0][2] if sizing.tried else None)
+    backend = judged.document["backend"] if judged else "vLLM"
+    return next(family for family, name in BACKEND_NAME.items() if name == backend)
 
 
-def _chunk(workloads: tuple[Workload, ...], max_len: int) -> int:
-    return INTERACTIVE_CHUNK if any(w.interactive for w in workloads) else min(BATCH_CHUNK, max_len)
+def _chunk(workloads: tuple[Workload, ...]) -> int:
+    return INTERACTIVE_CHUNK if any(w.interactive for w in workloads) else BATCH_CHUNK
 
 
 def _parameters(family: str, layout: tuple[int, int], kv_dtype: str, fraction: float, max_len: int,
@@ -131,7 +131,8 @@ def _parameters(family: str, layout: tuple[int, int], kv_dtype: str, fraction: f
     tp, pp = layout
     if family == "vllm":
         params = [f"--gpu-memory-utilization={fraction:.2f}", f"--max-model-len={max_len}",
-                  f"--max-num-seqs={seqs}", f"--max-num-batched-tokens={max(chunk, 0)}", "--enable-chunked-prefill",
+                  # vLLM refuses a token budget below the sequence count
+                  f"--max-num-seqs={seqs}", f"--max-num-batched-tokens={max(chunk, seqs)}", "--enable-chunked-prefill",
                   f"--kv-cache-dtype={kv_dtype}"]
         params += [f"--tensor-parallel-size={tp}"] if tp > 1 else []
         params += [f"--pipeline-parallel-size={pp}"] if pp > 1 else []
@@ -158,7 +159,7 @@ class _Sizer:
         self.family = target.family
         self.max_len = block_round(max(w.p99_tokens for w in workloads))
         self.peak = sum(w.concurrency for w in workloads)
-        self.chunk = _chunk(workloads, self.max_len)
+        self.chunk = _chunk(workloads)
 
     def judge(self, layout, kv_dtype, fraction, seqs, gpu_layers=999) -> Judged:
         params = _parameters(self.family, layout, kv_dtype, fraction, self.max_len, seqs, self.chunk,
