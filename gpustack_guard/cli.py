@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from gpustack_guard import __version__
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
-from gpustack_guard.reporters import ChangeFormat, DocumentFormat, ReportFormat, TableFormat
+from gpustack_guard.reporters import AdviceFormat, ChangeFormat, DocumentFormat, ReportFormat, TableFormat
 
 
 class FailLevel(str, enum.Enum):
@@ -400,6 +400,33 @@ def rule(
     from gpustack_guard.commands.rule import RuleOptions, run
 
     return run(RuleOptions(rule_id, list_rules))
+
+
+@app.command()
+def advise(
+    model: str = typer.Option(..., "--model", "-m", metavar="MODEL",
+                              help="Hugging Face repo id or catalog name; llama.cpp: REPO:FILE.gguf."),
+    workload: List[str] = typer.Option(..., "--workload", "-w", metavar="FILE",
+                                       help="A workload file (workloads/*.yaml); repeat for several."),
+    fleet: Optional[str] = typer.Option(None, "--fleet", envvar="GSG_FLEET", metavar="FILE",
+                                        help="Fleet snapshot; then --gpus takes GPU ids (worker:cuda:0,...)."),
+    gpus: str = typer.Option(..., "--gpus", metavar="IDS|N", help="GPU ids with --fleet, a count with --gpu-memory."),
+    gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", metavar="SIZE",
+                                             help="One GPU's memory (48GiB) when there is no fleet file."),
+    backend: str = typer.Option("vLLM", "--backend", metavar="BACKEND", help="vLLM, SGLang or llama.cpp."),
+    backend_version: Optional[str] = typer.Option(None, "--backend-version", metavar="VERSION"),
+    output: AdviceFormat = typer.Option(AdviceFormat.TEXT.value, "--output", "-o", metavar="FORMAT",
+                                        case_sensitive=False, help="text, json, markdown or html."),
+    emit_specs: Optional[str] = typer.Option(None, "--emit-specs", metavar="DIR",
+                                             help="Write the advised specs there (gsg validate passes them)."),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Base deployment name."),
+    offline: bool = OFFLINE,
+) -> int:
+    """Advise flags for workloads: one pool or two, with numbers; every candidate judged like gsg validate."""
+    from gpustack_guard.commands.advise import AdviseOptions, run
+
+    return run(AdviseOptions(model, tuple(workload), fleet, gpus, gpu_memory, backend, backend_version, output,
+                             emit_specs, name, offline))
 
 
 def main(argv: list[str] | None = None) -> int:

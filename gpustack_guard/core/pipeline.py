@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.fleet.placement import Ledger
 from gpustack_guard.core.render import RenderedSpec, render_spec
 from gpustack_guard.core.rules.registry import RULES
 from gpustack_guard.core.spec.check import SpecDoc, check_document
@@ -29,6 +30,7 @@ class Report:
     files: int = 0
     specs: int = 0
     units: list[tuple[str, str]] = field(default_factory=list)  # (file, spec) pairs, for per-spec reports
+    ledgers: Mapping[str, Ledger] = field(default_factory=dict)  # by cluster, with every deployment's footprint
 
     def count(self, severity: F.Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -90,4 +92,5 @@ def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: Temp
     units = [(f.location.file, "(file)") for f in load_findings]
     units += [(d.file, d.name or f"document {d.index + 1}") for d in docs]
     units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
-    return Report(sorted(found, key=_order), results.evaluations, files=files, specs=len(docs), units=units)
+    return Report(sorted(found, key=_order), results.evaluations, files=files, specs=len(docs), units=units,
+                  ledgers=results.ledgers)

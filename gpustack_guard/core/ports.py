@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
+    from gpustack_guard.core.fleet.model import Fleet
     from gpustack_guard.core.memory.facts import ModelFacts
+    from gpustack_guard.core.pipeline import Report
+    from gpustack_guard.core.spec.check import SpecDoc
     from gpustack_guard.core.spec.model import DeploymentSpec
 
 YamlPath = tuple  # tuple[str | int, ...]: keys and list indexes from the document root
@@ -48,3 +51,7 @@ class TemplateRenderer(Protocol):
 
 # Model facts for a spec: (facts, None) or (None, why they are unknown). `str` is the spec file, for relative paths.
 Resolve = Callable[["DeploymentSpec", str], "tuple[ModelFacts | None, str | None]"]
+
+# Judge spec documents as `gsg validate` does (the advisor's only arithmetic): the edge wires the pipeline with its
+# renderer and resolver. Fleet None means the fleet the user gave; a Fleet is a hypothetical one ("more GPUs").
+EvaluateSpecs = Callable[["list[SpecDoc]", "Fleet | None"], "Report"]

@@ -18,6 +18,7 @@ class ReportFormat(str, enum.Enum):
     JUNIT = "junit"
     MARKDOWN = "markdown"
     GITLAB = "gitlab"  # GitLab Code Quality
+    HTML = "html"  # the memory picture: a stacked bar per GPU (memory_html.py)
 
 
 class ChangeFormat(str, enum.Enum):
@@ -35,6 +36,15 @@ class DocumentFormat(str, enum.Enum):
     JSON = "json"
 
 
+class AdviceFormat(str, enum.Enum):
+    """advise's --output."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
 class TableFormat(str, enum.Enum):
     """estimate's --output."""
 
@@ -45,7 +55,7 @@ class TableFormat(str, enum.Enum):
 FORMATS = tuple(f.value for f in ReportFormat if f is not ReportFormat.AUTO)
 _WHERE = {"text": ("text", "render"), "json": ("machine", "render_json"), "github": ("github", "render"),
           "sarif": ("machine", "render_sarif"), "junit": ("junit", "render"), "markdown": ("markdown", "render"),
-          "gitlab": ("gitlab", "render")}
+          "gitlab": ("gitlab", "render"), "html": ("memory_html", "render_report")}
 
 
 class _Registry(dict):

@@ -139,6 +139,10 @@ class Ledger:
         return self.base.base_allocated
 
     @property
+    def base_used(self) -> Mapping[str, int]:
+        return self.base.base_used
+
+    @property
     def existing(self) -> Mapping[str, tuple[tuple[str, int], ...]]:
         return self.base.existing
 

@@ -1,0 +1,154 @@
+"""gsg advise: workloads -> backend flags, one pool or two, every candidate judged by `gsg validate`'s pipeline."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpustack_guard import wiring
+from gpustack_guard.adapters.files.output import out, write_atomic
+from gpustack_guard.core.advise.candidates import FAMILY, Target, hypothetical_fleet
+from gpustack_guard.core.advise.compare import DOES_NOT_FIT, Advice, advise
+from gpustack_guard.core.advise.workload import NAME_PATTERN
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.fleet.model import Fleet, gpu_index
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.units import parse_size
+from gpustack_guard.reporters import AdviceFormat
+
+
+@dataclass(frozen=True)
+class AdviseOptions:
+    model: str  # repo id or catalog name; llama.cpp: REPO:FILE.gguf
+    workloads: tuple[str, ...]  # workload files
+    fleet: str | None = None
+    gpus: str | None = None  # --fleet: GPU ids, comma-separated; --gpu-memory: a count
+    gpu_memory: str | None = None
+    backend: str = "vLLM"
+    backend_version: str | None = None
+    output: AdviceFormat = AdviceFormat.TEXT
+    emit_specs: str | None = None
+    name: str | None = None  # base deployment name; default from the model
+    offline: bool = False
+
+
+def deployment_base_name(model: str) -> str:
+    """`meta-llama/Llama-3.3-70B-Instruct` -> `llama-3.3-70b-instruct` (a valid, readable model name)."""
+    tail = model.split(":")[0].rstrip("/").split("/")[-1].lower()
+    tail = re.sub(r"[^a-z0-9.-]+", "-", tail).strip("-.")
+    return (tail or "model")[:40].rstrip("-.")
+
+
+def _gpus(opts: AdviseOptions, target_args: dict) -> tuple[Target, Fleet]:
+    if opts.fleet and opts.gpu_memory:
+        raise GsgError("give either --fleet FILE --gpus ID,... or --gpu-memory SIZE --gpus N, not both")
+    if not opts.gpus:
+        raise GsgError("--gpus is required: GPU ids with --fleet, a count with --gpu-memory")
+    if opts.fleet:
+        from gpustack_guard.adapters.files.fleet_file import load_fleet
+
+        fleet = load_fleet(opts.fleet)
+        ids = tuple(i.strip() for i in opts.gpus.split(",") if i.strip())
+        for cluster in fleet.clusters:
+            index = gpu_index(cluster)
+            if all(i in index for i in ids):
+                refs = [index[i] for i in ids]
+                smallest = min(refs, key=lambda r: r.total)
+                cluster_name = cluster.name if len(fleet.clusters) > 1 else None
+                return Target(gpu_ids=ids, gpu_memory=smallest.total, gpu_name=smallest.gpu.name,
+                              cluster=cluster_name, **target_args), fleet
+        known = sorted({i for c in fleet.clusters for i in gpu_index(c)})
+        missing = [i for i in ids if i not in known]
+        raise GsgError(f"GPU {', '.join(missing) or ', '.join(ids)} not in one cluster of the fleet (known: "
+                       f"{', '.join(known[:8])}{'…' if len(known) > 8 else ''})", where="--gpus")
+    if not opts.gpu_memory:
+        raise GsgError("no GPUs: pass --fleet FILE --gpus ID,... or --gpu-memory SIZE --gpus N")
+    try:
+        total, count = parse_size(opts.gpu_memory), int(opts.gpus)
+    except ValueError:
+        raise GsgError("--gpu-memory takes a size (48GiB) and --gpus a count (4)", where="--gpu-memory/--gpus") \
+            from None
+    if total <= 0 or not 1 <= count <= 1024:
+        raise GsgError("must be a size above 0 and 1 to 1024 GPUs", where="--gpu-memory/--gpus")
+    draft = Target(gpu_ids=(), gpu_memory=total, **target_args)
+    fleet, ids = hypothetical_fleet(draft, count)
+    return Target(gpu_ids=ids, gpu_memory=total, cluster=None, **target_args), fleet
+
+
+def build_target(opts: AdviseOptions) -> tuple[Target, Fleet]:
+    family = FAMILY.get(opts.backend.lower())
+    if family is None:
+        raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{opts.backend}'")
+    repo, _, gguf = opts.model.partition(":")
+    if family == "llamacpp" and not gguf.lower().endswith(".gguf"):
+        raise GsgError("llama.cpp needs a GGUF file: --model REPO:FILE.gguf", where="--model")
+    catalog = _catalog_name(repo) or _catalog_name(re.sub(r"(?i)-gguf$", "", repo))
+    version = opts.backend_version or DEFAULT_VERSIONS[family]
+    return _gpus(opts, {"model": repo, "family": family, "backend_version": version, "gguf_file": gguf or None,
+                        "facts_catalog": catalog})
+
+
+def _catalog_name(model: str) -> str | None:
+    """The catalog's published name for a model (a GGUF repository named after its base model counts), so
+    candidate specs carry guard.model.catalog and need no hub lookup."""
+    from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_key
+
+    hit = catalog_configs().get(catalog_key(model))
+    return hit[0] if hit else None
+
+
+def make_evaluate(fleet: Fleet, offline: bool):
+    """The validate pipeline, as `gsg validate` builds it, over in-memory documents."""
+    from gpustack_guard.core.pipeline import validate
+
+    renderer = wiring.build_renderer([], [])
+    resolve = wiring.build_resolver(offline).resolve
+
+    def evaluate(docs, hypothetical):
+        return validate(docs, [], renderer, resolve, hypothetical or fleet, os.environ)
+
+    return evaluate
+
+
+def emit_specs(advice: Advice, directory: str) -> list[str]:
+    import yaml
+
+    if advice.chosen is None:
+        raise GsgError("nothing to emit: the target does not fit (see the advice above)", where=directory)
+    written = []
+    for sizing in advice.chosen.deployments:
+        path = Path(directory) / f"{sizing.name}.yaml"
+        header = ("# yaml-language-server: $schema=https://gpustack-guard.dev/schema/spec-v1.json\n"
+                  f"# Written by `gsg advise` for workload(s) {', '.join(w.name for w in sizing.workloads)} "
+                  f"({advice.decision}); `gsg validate` passes it unchanged.\n")
+        write_atomic(str(path), header + yaml.safe_dump(sizing.chosen.document, sort_keys=False, width=120))
+        written.append(str(path))
+    return written
+
+
+def run(opts: AdviseOptions) -> int:
+    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.adapters.files.workload_file import load_workloads
+    from gpustack_guard.reporters import advice as report
+
+    if not opts.workloads:
+        raise GsgError("at least one --workload FILE is needed")
+    if opts.name is not None and (len(opts.name) > 40 or not re.fullmatch(NAME_PATTERN, opts.name)):
+        raise GsgError("a deployment name of up to 40 letters, digits, '.', '_', '-'", where="--name")
+    workloads = load_workloads(list(opts.workloads))
+    target, fleet = build_target(opts)
+    advice = advise(target, make_evaluate(fleet, opts.offline), workloads,
+                    opts.name or deployment_base_name(target.model))
+    if opts.output is AdviceFormat.HTML:
+        from gpustack_guard.reporters.memory_html import render_advice
+
+        out(render_advice(advice))
+    else:
+        out({"text": report.render_text, "json": report.render_json,
+             "markdown": report.render_markdown}[opts.output.value](advice))
+    if opts.emit_specs:
+        for path in emit_specs(advice, opts.emit_specs):
+            err(f"gsg: wrote {path}")
+    return EXIT_FAIL if advice.decision == DOES_NOT_FIT else EXIT_OK

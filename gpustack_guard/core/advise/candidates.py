@@ -1,0 +1,137 @@
+"""Candidate spec documents, built in memory, and the verdict the validate pipeline gives each.
+
+No arithmetic lives here: a candidate is a GPUStack deployment document with a guard block, and what it holds
+(KV capacity, headroom, sequences at once) is read from the Estimate the pipeline's memory rules computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.advise.workload import Workload
+from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.ports import EvaluateSpecs
+from gpustack_guard.core.spec.check import SpecDoc
+
+FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
+BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
+HYPOTHETICAL_WORKER = "hypothetical"
+
+Evaluate = EvaluateSpecs  # what the command passes in: the validate pipeline (core/ports.py)
+
+
+class InMemoryDocument:
+    """A candidate document that never was a file: every path is at line 1 (LocatedData for the pipeline)."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.start_line = 1
+        self.duplicate_keys: list = []
+
+    def position(self, path: tuple, *, key: bool = False) -> tuple[int, int]:
+        return 1, 1
+
+
+@dataclass(frozen=True)
+class Target:
+    """What is being advised: the model as the spec names it, the backend and the GPUs one deployment may use."""
+
+    model: str  # huggingface_repo_id of the deployed model
+    family: str  # vllm | sglang | llamacpp
+    backend_version: str | None
+    gpu_ids: tuple[str, ...]
+    gpu_memory: int  # bytes of the smallest chosen GPU (hypothetical fleets are made of this size)
+    gpu_name: str = ""
+    cluster: str | None = None
+    gguf_file: str | None = None  # huggingface_filename for llama.cpp
+    facts_catalog: str | None = None  # guard.model.catalog: facts from gsg's catalog instead of the hub
+
+    @property
+    def backend(self) -> str:
+        return BACKEND_NAME[self.family]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One candidate as `gsg validate` sees it."""
+
+    document: dict
+    estimate: Estimate | None
+    findings: tuple[F.Finding, ...] = field(default=())
+
+    @property
+    def errors(self) -> tuple[F.Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == F.Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[F.Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == F.Severity.WARNING)
+
+    def has(self, rule: F.Rule) -> bool:
+        return any(f.rule.id == rule.id for f in self.findings)
+
+    @property
+    def clean(self) -> bool:
+        return not self.errors and self.estimate is not None and self.estimate.verdict == "fits"
+
+    @property
+    def numbers(self) -> Estimate:
+        """The estimate of a candidate known to have one (callers check `clean` or `estimate` first)."""
+        if self.estimate is None:
+            raise ValueError(f"candidate {self.document['name']} has no estimate")
+        return self.estimate
+
+    @property
+    def parameters(self) -> list[str]:
+        return list(self.document.get("backend_parameters") or [])
+
+
+def union_guard_workload(workloads: tuple[Workload, ...]) -> dict:
+    """guard.workload of a deployment serving these workloads: the longest request, the summed peak."""
+    return {"prompt_tokens_p99": max(w.prompt_tokens.p99 for w in workloads),
+            "max_output_tokens": max(w.output_tokens.p99 for w in workloads),
+            "concurrency": sum(w.concurrency for w in workloads)}
+
+
+def document(target: Target, name: str, gpu_ids: tuple[str, ...], parameters: list[str],
+             workloads: tuple[Workload, ...]) -> dict:
+    """A spec document `gsg validate` accepts as written (and `--emit-specs` writes unchanged)."""
+    doc: dict[str, Any] = {"name": name}
+    if target.cluster:
+        doc["cluster_name"] = target.cluster
+    doc.update({"source": "huggingface", "huggingface_repo_id": target.model})
+    if target.gguf_file:
+        doc["huggingface_filename"] = target.gguf_file
+    doc.update({"replicas": 1, "categories": ["llm"], "gpu_selector": {"gpu_ids": list(gpu_ids)},
+                "backend": target.backend})
+    if target.backend_version:
+        doc["backend_version"] = target.backend_version
+    doc["backend_parameters"] = list(parameters)
+    guard: dict[str, Any] = {"workload": union_guard_workload(workloads)}
+    if target.facts_catalog:
+        guard["model"] = {"catalog": target.facts_catalog}
+    doc["guard"] = guard
+    return doc
+
+
+def judge(evaluate: Evaluate, documents: list[dict], fleet: Fleet | None = None) -> list[Judged]:
+    """Run the validate pipeline on documents that are evaluated together (their bookings add up)."""
+    docs = [SpecDoc(f"(advise) {d['name']}", i, InMemoryDocument(d)) for i, d in enumerate(documents)]
+    report = evaluate(docs, fleet)
+    by_name = {ev.rendered.name: ev.estimate for ev in report.evaluations}
+    return [Judged(d, by_name.get(d["name"]), tuple(f for f in report.findings if f.spec == d["name"]
+                                                    or (f.spec is None and f.location.file == docs[i].file)))
+            for i, d in enumerate(documents)]
+
+
+def hypothetical_fleet(target: Target, gpus: int) -> tuple[Fleet, tuple[str, ...]]:
+    """One worker of `gpus` GPUs like the smallest chosen one: to say how many GPUs would make a target fit."""
+    cluster = target.cluster or "hypothetical"
+    fleet = Fleet.validate({"clusters": [{"name": cluster, "workers": [{
+        "name": HYPOTHETICAL_WORKER,
+        "gpus": [{"index": i, "name": target.gpu_name, "memory": {"total": target.gpu_memory}}
+                 for i in range(gpus)]}]}]})
+    return fleet, tuple(f"{HYPOTHETICAL_WORKER}:cuda:{i}" for i in range(gpus))

@@ -1,0 +1,123 @@
+"""gsg advise output: text, JSON (versioned) and markdown, all from the same numbers."""
+
+from __future__ import annotations
+
+import json
+
+from gpustack_guard.core.units import gib
+
+ADVICE_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
+
+
+def _deployment_json(sizing) -> dict:
+    best = sizing.best
+    doc = {"name": sizing.name, "workloads": [w.name for w in sizing.workloads], "gpu_ids": list(sizing.gpu_ids),
+           "fits": sizing.fits}
+    if best is None:
+        doc["why_not"] = sizing.why_not
+        return doc
+    est = best.estimate
+    doc.update({"backend_parameters": best.parameters, "kv_cache_dtype": sizing.kv_dtype,
+                "kv_cache_dtype_reason": sizing.kv_choice(),
+                "tensor_parallel_size": sizing.layout[0], "pipeline_parallel_size": sizing.layout[1],
+                "kv_capacity_tokens": est.kv_capacity_tokens, "max_model_len": est.max_model_len,
+                "max_num_seqs": est.max_num_seqs, "peak_kv_tokens_p95": sizing.peak_tokens,
+                "serves_peak": sizing.serves_peak, "estimate": est.as_json(),
+                "validate": [{"rule_id": f.rule.id, "severity": f.severity.value, "message": f.message}
+                             for f in best.findings]})
+    return doc
+
+
+def _share_json(share) -> dict:
+    w = share.workload
+    return {"concurrency": w.concurrency, "p95_tokens": w.p95_tokens, "p99_tokens": w.p99_tokens,
+            "deployment": share.deployment.name, "sequences_alone": share.alone, "running_at_peak": share.at_peak,
+            "queued_at_peak": share.queued}
+
+
+def _option_json(option) -> dict:
+    return {"kind": option.kind, "fits": option.fits, "serves_peak": option.serves_peak,
+            "resident_weights_bytes": option.resident_weights, "queueing": option.queueing,
+            **({"note": option.note} if option.note else {}),
+            "deployments": [_deployment_json(d) for d in option.deployments],
+            "workloads": {s.workload.name: _share_json(s) for s in option.shares}}
+
+
+def advice_json(advice) -> dict:
+    from gpustack_guard.reporters import json_head
+
+    t = advice.target
+    per_workload = {}
+    if advice.chosen is not None:
+        for share in advice.chosen.shares:
+            best = share.deployment.best
+            per_workload[share.workload.name] = {
+                **_share_json(share),
+                "backend_parameters": best.parameters if best else [],
+                "kv_capacity_tokens": share.deployment.capacity_tokens}
+    return {**json_head(ADVICE_FORMAT_VERSION),
+            "model": t.model, "backend": t.backend, "backend_version": t.backend_version,
+            "gpus": {"ids": list(t.gpu_ids), "count": len(t.gpu_ids), "memory_bytes": t.gpu_memory},
+            "decision": advice.decision, "reason": advice.reason,
+            "recommended": advice.chosen.kind if advice.chosen else None,
+            "workloads": per_workload,
+            "options": [_option_json(o) for o in advice.options],
+            "would_fit": list(advice.would_fit)}
+
+
+def render_json(advice) -> str:
+    return json.dumps(advice_json(advice), indent=2) + "\n"
+
+
+def _option_lines(option) -> list[str]:
+    head = f"{option.kind}: " + ("fits" if option.fits else "does not fit") + \
+        (f", resident weights {gib(option.resident_weights)}" if option.fits else "")
+    lines = [head] + ([f"  {option.note}"] if option.note else [])
+    for d in option.deployments:
+        if not d.fits:
+            lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s): does not fit — {d.why_not}")
+            continue
+        lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s) ({', '.join(d.gpu_ids)}): KV pool "
+                     f"{d.capacity_tokens:,} tokens, {d.sequences} sequences at once, max length "
+                     f"{d.chosen.numbers.max_model_len:,}")
+        lines.append(f"    {' '.join(d.chosen.parameters)}")
+        if d.kv_choice():
+            lines.append(f"    {d.kv_choice()}")
+        for f in d.chosen.findings:
+            lines.append(f"    validate: {f.severity.value} {f.rule.id} {f.message}")
+    for s in option.shares:
+        lines.append(f"  {s.workload.name}: {s.at_peak} of {s.workload.concurrency} running at peak"
+                     f" ({s.alone} alone at {s.workload.p95_tokens:,} tokens p95)"
+                     + (f", {s.queued} queue" if s.queued else ""))
+    lines.append(f"  queues: {option.queueing}")
+    return lines
+
+
+def render_text(advice) -> str:
+    t = advice.target
+    lines = [f"{t.model} on {len(t.gpu_ids)} x {gib(t.gpu_memory)}, {t.backend} {t.backend_version}; workloads: "
+             + ", ".join(f"{w.name} ({w.concurrency} x {w.p95_tokens:,} tokens p95)" for w in advice.workloads), ""]
+    for option in advice.options:
+        lines += _option_lines(option) + [""]
+    lines.append(f"decision: {advice.decision} — {advice.reason}")
+    lines += [f"  would fit: {hint}" for hint in advice.would_fit]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(advice) -> str:
+    t = advice.target
+    lines = [f"### gsg advise: {t.model} on {len(t.gpu_ids)} × {gib(t.gpu_memory)} ({t.backend} {t.backend_version})",
+             "", f"**Decision: {advice.decision}** — {advice.reason}", "",
+             "| option | fits | resident weights | workload | running at peak | queued | sequences alone | KV pool |",
+             "|---|---|---|---|---|---|---|---|"]
+    for o in advice.options:
+        for s in o.shares:
+            lines.append(f"| {o.kind} | {'yes' if o.fits else 'no'} | {gib(o.resident_weights) if o.fits else '—'} "
+                         f"| {s.workload.name} | {s.at_peak}/{s.workload.concurrency} | {s.queued} | {s.alone} | "
+                         f"{s.deployment.capacity_tokens:,} |")
+    if advice.chosen is not None:
+        lines += ["", "Recommended flags:", ""]
+        for d in advice.chosen.deployments:
+            lines += [f"- `{d.name}`: `{' '.join(d.chosen.parameters)}`"]
+    lines += [f"- would fit: {hint}" for hint in advice.would_fit]
+    return "\n".join(lines) + "\n"
