@@ -4,7 +4,7 @@ import httpx
 import pytest
 import respx
 
-from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient, Limits
 
 BASE = "http://gpustack.test"
 KEY = "gpustack_0123456789abcdef_0123456789abcdef0123456789abcdef"
@@ -39,8 +39,8 @@ def test_error_envelope_becomes_one_line_naming_the_endpoint(status, reason, mes
 @respx.mock
 def test_503_then_success_is_retried_for_idempotent_calls_only():
     route = respx.get(f"{BASE}/v2/models/1").mock(side_effect=[err(503, "ServiceUnavailable", "busy"),
-                                                              httpx.Response(200, json={"id": 1})])
-    assert client().get_model(1) == {"id": 1} and route.call_count == 2
+                                                              httpx.Response(200, json={"id": 1, "name": "a"})])
+    assert client().get_model(1) == {"id": 1, "name": "a"} and route.call_count == 2
     post = respx.post(f"{BASE}/v2/models").mock(side_effect=[err(503, "ServiceUnavailable", "busy")])
     with pytest.raises(ApiError, match="HTTP 503"):
         client().create_model({"name": "x"})
@@ -66,24 +66,39 @@ def test_malformed_json_is_named():
 
 
 @respx.mock
-def test_page_minus_one_returns_everything_in_one_call():
+def test_a_list_that_fits_one_page_is_one_call_with_the_page_size():
     route = respx.get(f"{BASE}/v2/workers").mock(return_value=httpx.Response(200, json={
         "items": [{"name": f"w{i}"} for i in range(250)],
-        "pagination": {"page": -1, "perPage": 250, "total": 250, "totalPage": 1}}))
-    assert len(client().workers()) == 250 and route.calls[0].request.url.params["page"] == "-1"
+        "pagination": {"page": 1, "perPage": 500, "total": 250, "totalPage": 1}}))
+    assert len(client().workers()) == 250 and route.call_count == 1
+    assert dict(route.calls[0].request.url.params) == {"page": "1", "perPage": "500"}
+
+
+def paged_models(total: int, per_page: int, shift_at: int | None = None):
+    """A /v2/models that pages; with `shift_at`, one item slides to the next page while the client reads
+    (a model created meanwhile), so that page repeats it."""
+    def page(request):
+        number = int(request.url.params["page"])
+        start = (number - 1) * per_page - (1 if shift_at and number >= shift_at else 0)
+        items = [{"id": i, "name": f"m{i}"} for i in range(max(0, start), min(start + per_page, total))]
+        return httpx.Response(200, json={"items": items, "pagination": {
+            "page": number, "perPage": per_page, "total": total, "totalPage": -(-total // per_page)}})
+    return page
 
 
 @respx.mock
-def test_walks_pagination_when_the_server_pages_anyway():
-    def page(request):
-        number = int(request.url.params["page"])
-        number = 1 if number == -1 else number
-        items = [{"name": f"m{i}"} for i in range((number - 1) * 100, min(number * 100, 230))]
-        return httpx.Response(200, json={"items": items, "pagination": {"page": number, "perPage": 100,
-                                                                        "total": 230, "totalPage": 3}})
-    route = respx.get(f"{BASE}/v2/models").mock(side_effect=page)
-    names = [m["name"] for m in client().models()]
-    assert names == [f"m{i}" for i in range(230)] and route.call_count == 4
+def test_walks_every_page_and_keeps_an_item_seen_twice_once():
+    route = respx.get(f"{BASE}/v2/models").mock(side_effect=paged_models(230, 100, shift_at=2))
+    names = [m["name"] for m in GPUStackClient(BASE, KEY, limits=Limits(page_size=100)).models()]
+    assert names == [f"m{i}" for i in range(230)] and route.call_count == 3
+    assert [c.request.url.params["page"] for c in route.calls] == ["1", "2", "3"]
+
+
+@respx.mock
+def test_keep_sees_each_item_as_its_page_arrives():
+    respx.get(f"{BASE}/v2/workers").mock(side_effect=paged_models(5, 2))
+    kept = GPUStackClient(BASE, KEY, limits=Limits(page_size=2)).workers(keep=lambda i, w: (i, w["id"]))
+    assert kept == [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]
 
 
 @respx.mock
@@ -99,8 +114,9 @@ def test_find_model_matches_exactly_not_by_substring():
 def test_every_endpoint_path_and_auth_header():
     routes = {
         "version": respx.get(f"{BASE}/version").mock(return_value=httpx.Response(200, json={"version": "v2.3.0"})),
-        "create": respx.post(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={"id": 5})),
-        "update": respx.put(f"{BASE}/v2/models/5").mock(return_value=httpx.Response(200, json={"id": 5})),
+        "create": respx.post(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={"id": 5, "name": "a"})),
+        "update": respx.put(f"{BASE}/v2/models/5").mock(return_value=httpx.Response(200, json={"id": 5,
+                                                                                               "name": "a"})),
         "delete": respx.delete(f"{BASE}/v2/models/5").mock(return_value=httpx.Response(200, json=None)),
         "restart": respx.post(f"{BASE}/v2/models/5/restart").mock(return_value=httpx.Response(200, json={
             "spec_digest": "d", "restarted": True, "deleted_instances": 1, "message": ""})),

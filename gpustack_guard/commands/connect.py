@@ -21,12 +21,9 @@ class Connection:
     last_models: list | None = None  # the model list fetched with it (plan reuses it)
 
     def fleet(self):
-        from gpustack_guard.adapters.gpustack.live_fleet import fleet_from_api
+        from gpustack_guard.adapters.gpustack.live_fleet import fetch_fleet
 
-        client = self.client
-        self.last_models = client.models()
-        self.last_fleet = fleet_from_api(client.clusters(), client.workers(), client.model_instances(),
-                                         self.last_models, client.base_url, self.version)
+        self.last_fleet, self.last_models = fetch_fleet(self.client, self.version)
         return self.last_fleet
 
     @property
@@ -52,20 +49,23 @@ def read_api_key(api_key_file: str | None) -> str | None:
 
 def connect(server: str, api_key_file: str | None = None, ca_bundle: str | None = None,
             insecure: bool = False, timeout: float = 15.0) -> Connection:
-    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits, redact_url, url_password
     from gpustack_guard.core.versions import parse_version
 
+    register_secret(url_password(server))
+    shown = redact_url(server)
     key = read_api_key(api_key_file)
     if ca_bundle and not Path(ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=ca_bundle)
     verify: bool | str = False if insecure else (ca_bundle or True)
     transport = transport_factory() if transport_factory else None
-    client = GPUStackClient(server, key, timeout=timeout, verify=verify, transport=transport)
+    client = GPUStackClient(server, key, timeout=timeout, verify=verify, transport=transport,
+                            limits=Limits.from_env())
     version = str(client.version().get("version", ""))
     parsed = parse_version(version)
     if parsed is None or parsed < (2, 0, 0):
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
-                       "GPUStack 2.x", where=server)
+                       "GPUStack 2.x", where=shown)
     if not key:
         raise GsgError("no API key: set GSG_API_KEY or pass --api-key-file (a key with the management scope)")
     client.me()
