@@ -11,6 +11,8 @@ from gpustack_guard.adapters.files.output import register_secret
 
 # Tests replace this with an in-memory GPUStack (httpx.MockTransport); None means the real network.
 transport_factory = None
+# Tests replace this to record retry pauses instead of sleeping; None means time.sleep.
+retry_sleep = None
 
 
 @dataclass
@@ -60,7 +62,7 @@ def connect(server: str, api_key_file: str | None = None, ca_bundle: str | None 
     verify: bool | str = False if insecure else (ca_bundle or True)
     transport = transport_factory() if transport_factory else None
     client = GPUStackClient(server, key, timeout=timeout, verify=verify, transport=transport,
-                            limits=Limits.from_env())
+                            limits=Limits.from_env(), **({"sleep": retry_sleep} if retry_sleep else {}))
     version = str(client.version().get("version", ""))
     parsed = parse_version(version)
     if parsed is None or parsed < (2, 0, 0):

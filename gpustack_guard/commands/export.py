@@ -62,17 +62,18 @@ def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool
     from gpustack_guard.adapters.files.output import write_atomic
     from gpustack_guard.core.ownership import UNMANAGED, Owner, owner
 
+    from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+
     client = connection.client
-    clusters = client.clusters()
-    names = {c["id"]: c["name"] for c in clusters}
+    names = dict(client.clusters(keep=cluster_from_api))
     cluster_id = None
     if cluster:
-        cluster_id = next((c["id"] for c in clusters if c["name"] == cluster), None)
+        cluster_id = next((cid for cid, name in names.items() if name == cluster), None)
         if cluster_id is None:
             raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(names.values()))})")
     models = client.models(cluster_id)
     if connection.supports_export:
-        docs = [d for d in yaml.safe_load_all(client.export_models(cluster_id=cluster_id)) if isinstance(d, dict)]
+        docs = exported_documents(client.export_models(cluster_id=cluster_id))
     else:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import yaml
+
+from gpustack_guard.adapters.gpustack.client import ApiError
+
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner
 
-WORKERS, INSTANCES, CLUSTERS = "/v2/workers", "/v2/model-instances", "/v2/clusters"
+WORKERS, INSTANCES, CLUSTERS, EXPORT = "/v2/workers", "/v2/model-instances", "/v2/clusters", "/v2/models/export"
+MAX_EXPORT_ALIASES = 1000  # GPUStack's export writes plain documents; an alias bomb is not an export
 
 
 def _item(path: str, index: int, raw) -> Item:
@@ -123,3 +128,34 @@ def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[di
     return assemble([cluster_from_api(i, c) for i, c in enumerate(clusters)],
                     [worker_from_api(i, w) for i, w in enumerate(workers)],
                     [instances_from_api(i, raw, owners) for i, raw in enumerate(instances)], server, version)
+
+
+class _ExportLoader(yaml.SafeLoader):
+    """YAML as a server sends it: aliases counted, so a few kilobytes cannot expand to gigabytes."""
+
+    aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_EXPORT_ALIASES:
+                raise ApiError("POST", EXPORT, f"more than {MAX_EXPORT_ALIASES} YAML aliases: not an export")
+        return super().compose_node(parent, index)
+
+
+def exported_documents(text: str) -> list[dict]:
+    """The deployment documents of POST /v2/models/export; each must be an object with a text name."""
+    try:
+        loaded = list(yaml.load_all(text, Loader=_ExportLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ApiError("POST", EXPORT, f"the answer is not valid YAML{at}: {getattr(exc, 'problem', None) or exc}"
+                       ) from None
+    except RecursionError:
+        raise ApiError("POST", EXPORT, "the answer nests too deeply to be an export") from None
+    docs = []
+    for index, doc in enumerate(d for d in loaded if d is not None):
+        Item("POST", EXPORT, f"document {index}", doc).get("name", str)
+        docs.append(doc)
+    return docs
