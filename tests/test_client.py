@@ -140,3 +140,144 @@ def test_url_scheme_is_checked():
 
     with pytest.raises(GsgError, match="must start with http"):
         GPUStackClient("gpustack.local:80", KEY)
+
+
+# --- hostile servers (issue 13) ---------------------------------------------------------------------------
+
+class FakeClock:
+    """Monotonic time that only moves when told (or by `step` on every reading)."""
+
+    def __init__(self, step: float = 0.0):
+        self.now, self.step = 1000.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def recording_client(limits=None, clock=None, **kw):
+    pauses = []
+    made = GPUStackClient(BASE, KEY, sleep=pauses.append, limits=limits, clock=clock or FakeClock(), **kw)
+    return made, pauses
+
+
+@respx.mock
+def test_429_waits_for_retry_after_seconds_or_date_for_any_method():
+    later = httpx.Response(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})  # in the past: 0
+    route = respx.post(f"{BASE}/v2/models").mock(side_effect=[
+        httpx.Response(429, headers={"Retry-After": "2"}), later, httpx.Response(200, json={"id": 3, "name": "a"})])
+    made, pauses = recording_client()
+    assert made.create_model({"name": "a"})["id"] == 3 and route.call_count == 3
+    assert pauses == [2.0, 0.0]
+
+
+@respx.mock
+def test_429_asking_for_longer_than_the_bound_fails_at_once():
+    route = respx.get(f"{BASE}/v2/models/1").mock(return_value=httpx.Response(429, headers={"Retry-After": "3600"}))
+    made, pauses = recording_client()
+    with pytest.raises(ApiError) as exc:
+        made.get_model(1)
+    assert str(exc.value) == ("GET /v2/models/1: HTTP 429 Too Many Requests: the server asks to retry after 3600, "
+                              "longer than gsg waits (30s, GSG_MAX_RETRY_AFTER)")
+    assert route.call_count == 1 and pauses == [] and exc.value.status == 429
+
+
+@respx.mock
+def test_export_post_is_retried_like_a_read_and_create_is_not():
+    export = respx.post(f"{BASE}/v2/models/export").mock(side_effect=[
+        err(502, "BadGateway", "x"), err(503, "ServiceUnavailable", "x"), httpx.Response(200, text="name: a\n")])
+    made, pauses = recording_client()
+    assert made.export_models() == "name: a\n" and export.call_count == 3 and len(pauses) == 2
+
+
+@respx.mock
+def test_a_redirect_is_not_success_and_names_where_without_credentials():
+    respx.get(f"{BASE}/v2/users/me").mock(return_value=httpx.Response(
+        302, headers={"Location": "https://bob:hunter22@sso.example/login?next=/v2&token=abc123"}))
+    with pytest.raises(ApiError) as exc:
+        client().me()
+    text = str(exc.value)
+    assert text.startswith("GET /v2/users/me: HTTP 302 redirect to https://sso.example/login: not an API answer")
+    assert "hunter22" not in text and "abc123" not in text and "bob" not in text
+
+
+@respx.mock
+def test_an_answer_over_the_cap_is_refused_declared_or_not():
+    respx.get(f"{BASE}/v2/models/1").mock(return_value=httpx.Response(200, content=b"x" * 2048))
+    respx.get(f"{BASE}/v2/models/2").mock(return_value=httpx.Response(
+        200, stream=httpx.ByteStream(b"[" + b"1," * 2000 + b"1]")))  # no Content-Length
+    made, _ = recording_client(Limits(max_response_bytes=1024))
+    for model_id, declared in ((1, " (0.0 MiB declared)"), (2, "")):
+        with pytest.raises(ApiError) as exc:
+            made.get_model(model_id)
+        assert str(exc.value) == (f"GET /v2/models/{model_id}: the answer is larger than gsg reads "
+                                  f"(0.000976562 MiB, GSG_MAX_RESPONSE_BYTES){declared}; refused before parsing")
+
+
+@respx.mock
+def test_the_command_deadline_covers_every_request_and_pause():
+    respx.get(f"{BASE}/v2/models/1").mock(return_value=httpx.Response(200, json={"id": 1, "name": "a"}))
+    clock = FakeClock()
+    made, pauses = recording_client(Limits(command_deadline=10), clock)
+    made.get_model(1)
+    clock.now += 11
+    with pytest.raises(ApiError, match=r"^GET /v2/models/1: gsg's time limit for this command ran out \(10s"):
+        made.get_model(1)
+    made.extend_deadline(100)  # apply --wait asks for more
+    assert made.get_model(1)["id"] == 1
+
+
+@respx.mock
+def test_a_backoff_past_the_command_deadline_fails_instead_of_sleeping():
+    respx.get(f"{BASE}/v2/models/1").mock(return_value=err(503, "ServiceUnavailable", "busy"))
+    made, pauses = recording_client(Limits(command_deadline=0.4))  # the first backoff is 0.5 s or more
+    with pytest.raises(ApiError, match="time limit for this command ran out"):
+        made.get_model(1)
+    assert pauses == []
+
+
+@respx.mock
+def test_url_user_info_is_neither_sent_nor_shown():
+    route = respx.get(f"{BASE}/version").mock(return_value=httpx.Response(200, json={"version": "v2.3.0"}))
+    made = GPUStackClient("http://admin:s3cret-pw@gpustack.test/", KEY)
+    made.version()
+    assert made.base_url == BASE
+    assert route.calls[0].request.headers["authorization"] == f"Bearer {KEY}"
+    with pytest.raises(Exception) as exc:
+        GPUStackClient("ftp://admin:s3cret-pw@gpustack.test", KEY)
+    assert "s3cret-pw" not in str(exc.value) and "ftp://gpustack.test" in str(exc.value)
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"items": [{"id": "7", "name": "a"}]}, "GET /v2/models: item 0: field 'id' is text, expected an integer"),
+    ({"items": [{"id": 7, "name": None}]}, "GET /v2/models: item 0: field 'name' is missing or null, expected text"),
+    ({"items": [{"id": 7, "name": "a", "meta": []}]}, "GET /v2/models: item 0: field 'meta' is a list, expected "
+                                                      "an object"),
+    ({"items": ["a"]}, "GET /v2/models: item 0 is text, not a model object"),
+    ({"items": {}}, "GET /v2/models: unexpected answer: no 'items' list"),
+    ({"items": [], "pagination": {"totalPage": "2"}}, "GET /v2/models: field 'pagination.totalPage' is text, "
+                                                      "expected an integer"),
+])
+@respx.mock
+def test_wrongly_typed_model_lists_are_one_line_naming_the_field(body, message):
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json=body))
+    with pytest.raises(ApiError) as exc:
+        client().models()
+    assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("value,message", [
+    ("0", "GSG_REQUEST_DEADLINE must be a positive number, not '0'"),
+    ("nan", "GSG_REQUEST_DEADLINE must be a positive number, not 'nan'"),
+    ("soon", "GSG_REQUEST_DEADLINE must be a positive number, not 'soon'"),
+])
+def test_limits_from_the_environment(value, message):
+    from gpustack_guard.core.errors import GsgError
+
+    assert Limits.from_env({"GSG_REQUEST_DEADLINE": "2.5", "GSG_PAGE_SIZE": "50"}) == Limits(request_deadline=2.5,
+                                                                                             page_size=50)
+    with pytest.raises(GsgError) as exc:
+        Limits.from_env({"GSG_REQUEST_DEADLINE": value})
+    assert str(exc.value) == message
+    with pytest.raises(GsgError, match="GSG_PAGE_SIZE must be a positive whole number, not '1.5'"):
+        Limits.from_env({"GSG_PAGE_SIZE": "1.5"})

@@ -358,7 +358,7 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
         value = item.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
-    if not isinstance(item.get("meta") or {}, dict):
+    if item.get("meta") is not None and not isinstance(item["meta"], dict):
         raise ApiError(method, path, f"{where}: field 'meta' is {kind_of(item['meta'])}, expected an object")
     return item
 

@@ -21,7 +21,7 @@ class Item:
         self.raw: dict = value
 
     def _name(self, key: str) -> str:
-        return ".".join(part for part in (self.prefix, key) if part)
+        return f"{self.prefix}.{key}" if self.prefix and key else self.prefix or key
 
     def _wrong(self, key: str, value: Any, expected: str):
         name = self._name(key)
@@ -32,6 +32,8 @@ class Item:
         """The field if present and of `kind` (an int where a number is asked is fine); null or absent is
         `default`, or an error when the field is required."""
         value = self.raw.get(key)
+        if type(value) is kind:  # the common case, first: a fleet read checks millions of fields
+            return value
         if value is None:
             if default is REQUIRED:
                 self._wrong(key, None, _LABELS[kind])
