@@ -9,7 +9,7 @@ import yaml
 
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.adapters.files.output import err
-from gpustack_guard.core.secrets import is_secret_key
+from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
 
 # Filled in by the server or deprecated: leaving them out keeps the spec to what a person decided.
@@ -47,7 +47,10 @@ def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
     if isinstance(selector, dict) and selector.get("gpu_ids") and "gpus_per_replica" in selector:
         out["gpu_selector"] = {k: v for k, v in selector.items() if k != "gpus_per_replica"}  # server-filled
     if out.get("env") and not show_secrets:
-        out["env"] = {k: (f"${{{k}}}" if is_secret_key(k) else v) for k, v in out["env"].items()}
+        out["env"] = {k: (f"${{{k}}}" if is_secret_key(k) or is_secret_value(str(v)) else v)
+                      for k, v in out["env"].items()}
+    if out.get("backend_parameters") and not show_secrets:
+        out["backend_parameters"] = mask_args(out["backend_parameters"])  # flags have no ${NAME}: never written
     if not owned:
         out["guard"] = {"adopt": True}
     return out
@@ -81,8 +84,11 @@ def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool
     planned = []
     for doc in docs:
         found = owners.get(doc["name"], Owner(UNMANAGED))
-        text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED),
-                              sort_keys=False, allow_unicode=True)
+        cleaned = clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED)
+        if cleaned.get("backend_parameters") != doc.get("backend_parameters") and "backend_parameters" in cleaned:
+            err(f"gsg: {doc['name']}: secret backend argument values written as {MASK}: move them to env "
+                "(a ${NAME} reference) or export with --show-secrets")
+        text = yaml.safe_dump(cleaned, sort_keys=False, allow_unicode=True)
         path = target / f"{filename(doc['name'])}.yaml"
         header = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
         planned.append((path, header + text))

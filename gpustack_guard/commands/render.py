@@ -41,7 +41,7 @@ def run(specs: list[str], output: str = "yaml", show_secrets: bool = False, offl
         raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
     if out_file:
         return _to_file(out_file, body, check, show_secrets)
-    out(body, secrets)
+    out(body, secrets, reveal=show_secrets)
     return EXIT_OK
 
 

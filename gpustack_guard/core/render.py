@@ -10,7 +10,8 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.secrets import masked, resolve_env
+from gpustack_guard.core.secrets import MASK, extra_names, is_secret_flag, mask_args, masked, resolve_env, \
+    secret_arg_values
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
 from gpustack_guard.core.ports import TemplateError, TemplateRenderer
@@ -28,6 +29,7 @@ class RenderedSpec:
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
     unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
+    secret_flags: frozenset[str] = frozenset()  # flags guard.secrets adds to the ones named like secrets
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
@@ -40,7 +42,8 @@ class RenderedSpec:
 
     @property
     def secret_values(self) -> list[str]:
-        return [self.env[k] for k in self.secret_keys if k in self.env]
+        return [self.env[k] for k in self.secret_keys if k in self.env] + secret_arg_values(
+            A.render(self.args), self.secret_flags)
 
     def parallel_size(self) -> tuple[int, int]:
         """(tp, pp) from the final arguments; 1 when unset or not applicable."""
@@ -67,7 +70,8 @@ class RenderedSpec:
     def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
         if self.args or "backend_parameters" in data:
-            data["backend_parameters"] = A.render(self.args)
+            rendered = A.render(self.args)
+            data["backend_parameters"] = rendered if show_secrets else mask_args(rendered, self.secret_flags)
         if self.env or "env" in data:
             data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
         data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
@@ -149,9 +153,12 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             found.append(F.finding(F.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
+    env_extra, flag_extra = extra_names(spec.guard.secrets)
     for first, later in A.duplicates(spec_args):
+        hide = is_secret_flag(later.key, flag_extra)
         found.append(F.finding(F.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
-                               f"--{later.key} is given twice ('{first.value}' and '{later.value}'); "
+                               f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
+                               f"'{MASK if hide else later.value}'); "
                                "the last one wins", spec=spec.name, fix="keep one"))
 
     pinned: list[A.Arg] = []
@@ -177,7 +184,7 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
             spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
-    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
+    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ, env_extra)
     rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
-                            tuple(a.key for a in pinned), tuple(missing))
+                            tuple(a.key for a in pinned), tuple(missing), frozenset(flag_extra))
     return rendered, found
