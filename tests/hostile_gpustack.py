@@ -43,11 +43,14 @@ def _wrong(value):
 
 class HostileGPUStack:
     def __init__(self, mode: str | None = None, *, slow_seconds: float = 5.0, drip_interval: float = 0.05,
-                 huge_bytes: int = 4 * 1024**2, times: int | None = None, retry_after: str = "0"):
+                 huge_bytes: int = 4 * 1024**2, times: int | None = None, retry_after: str = "0",
+                 only: tuple[str, str] | None = None):
         self.fake = FakeGPUStack.field_notes()
         self.mode, self.slow_seconds, self.drip_interval, self.huge_bytes = mode, slow_seconds, drip_interval, \
             huge_bytes
         self.times = times  # misbehave this many times, then answer normally (None: always)
+        self.only = only  # (method, path): misbehave only there
+        self.misbehaving = threading.Event()  # set when the first misbehaving request arrives
         self.retry_after = retry_after
         self.requests: list[tuple[str, str]] = []
         self._turn = 0
@@ -97,6 +100,10 @@ class _Handler(BaseHTTPRequestHandler):
         path = request.url.path
         mode = owner.mode if path.startswith("/v2/") and (path != "/v2/users/me" or owner.mode == "redirect") \
             else None
+        if mode and owner.only and (self.command, path) != owner.only:
+            mode = None
+        if mode:
+            owner.misbehaving.set()
         if mode and owner.times is not None:
             mode = mode if owner.times > 0 else None
             owner.times -= 1

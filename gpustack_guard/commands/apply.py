@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.adapters.files.output import err, out
 
 
@@ -96,4 +96,4 @@ def run(connection, specs_or_plan: list[str], *, assume_yes: bool = False, prune
                       expected=expected)
     outcome = applier.run(changes)
     (out if outcome.ok else err)(describe(outcome) + "\n", secrets)
-    return EXIT_OK if outcome.ok else EXIT_FAIL
+    return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
