@@ -12,7 +12,7 @@ list and write calls):
   flaky       failures in turn: 503, a reset, 502 (each retry meets the next one)
   redirect    302 to a login page whose URL carries user info and a token
   huge        a 200 JSON body of `huge_bytes` without Content-Length (read until close)
-  wrong-schema  valid JSON whose ids are text and names null
+  wrong-schema  valid JSON whose ids and booleans are text and names null
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ REDIRECT_TO = "http://sso-user:sso-pass-5555@login.example/sso?token=redirect-to
 
 
 def _wrong(value):
-    """Every id becomes text and every name null, however deep."""
+    """Every id becomes text, every name null and every boolean text, however deep."""
     if isinstance(value, dict):
         return {k: ("seven" if k == "id" else None if k == "name" else _wrong(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [_wrong(v) for v in value]
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return value
 
 

@@ -281,3 +281,32 @@ def test_limits_from_the_environment(value, message):
     assert str(exc.value) == message
     with pytest.raises(GsgError, match="GSG_PAGE_SIZE must be a positive whole number, not '1.5'"):
         Limits.from_env({"GSG_PAGE_SIZE": "1.5"})
+
+
+@respx.mock
+def test_a_server_repeating_the_same_page_forever_is_stopped():
+    route = respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [{"id": 1, "name": "a"}], "pagination": {"page": 1, "perPage": 1, "total": 10**9,
+                                                          "totalPage": 10**9}}))
+    with pytest.raises(ApiError) as exc:
+        client().models()
+    assert str(exc.value) == ("GET /v2/models: page 2 of 1000000000 holds only items already read: the server's "
+                              "pagination is broken")
+    assert route.call_count == 2
+
+
+@respx.mock
+def test_a_list_past_the_item_cap_is_refused():
+    respx.get(f"{BASE}/v2/models").mock(side_effect=paged_models(30, 10))
+    with pytest.raises(ApiError, match=r"^GET /v2/models: more than 25 items \(GSG_MAX_LIST_ITEMS\)$"):
+        GPUStackClient(BASE, KEY, limits=Limits(page_size=10, max_list_items=25)).models()
+
+
+@pytest.mark.parametrize("field,value,expected", [("env", ["A=1"], "an object"), ("backend_parameters", "--x", "a list")])
+@respx.mock
+def test_model_fields_the_plan_reads_are_type_checked(field, value, expected):
+    respx.get(f"{BASE}/v2/models/1").mock(return_value=httpx.Response(200, json={"id": 1, "name": "a", field: value}))
+    with pytest.raises(ApiError) as exc:
+        client().get_model(1)
+    assert str(exc.value).endswith(f"field '{field}' is {'a list' if isinstance(value, list) else 'text'}, "
+                                   f"expected {expected}")

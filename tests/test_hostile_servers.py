@@ -103,3 +103,28 @@ def test_a_flaky_server_that_recovers_within_the_retries_is_fine(gsg, hostile_en
         result = gsg("export", "--out", str(tmp_path / "exported"))
     assert result.code == 0, result.err
     assert len(hostile_env) == 3
+
+
+@pytest.mark.parametrize("mode,says", [
+    ("wrong-schema", "GPUStack could not evaluate: results[0]: field 'compatible' is text, expected a boolean"),
+    ("reset", "GPUStack could not evaluate: the connection broke"),
+    ("drip", "GPUStack could not evaluate: no complete answer within 0.5s"),
+])
+def test_server_check_on_a_broken_evaluation_endpoint_is_a_finding_and_asks_once(
+        gsg, hostile_env, tmp_path, monkeypatch, mode, says):
+    with HostileGPUStack(mode, only=("POST", "/v2/model-evaluations")) as server:
+        monkeypatch.setenv("GSG_URL", server.url())
+        monkeypatch.setenv("GSG_API_KEY", server.fake.api_key)
+        result = gsg("validate", str(tmp_path / "specs"), "--server-check", "-o", "json")
+    import json
+
+    assert result.code == 0, result.err  # GPUStack's view is information: its absence fails nothing
+    unavailable = [f for f in json.loads(result.out)["findings"] if f["rule"] == "server-evaluation-unavailable"]
+    assert len(unavailable) == 4 and says in unavailable[0]["message"], unavailable
+    first = unavailable[0]["spec"]
+    later = "GPUStack could not evaluate: not asked after the server failed on " + repr(first)
+    asked = [p for m, p in server.requests if m == "POST"]
+    if mode == "wrong-schema":  # the server answers, only badly: each spec is asked
+        assert len(asked) == 4 and all(says in f["message"] for f in unavailable)
+    else:  # down or too slow: asked once (reset: with its 3 retries), the rest not asked
+        assert len(asked) == (4 if mode == "reset" else 1) and all(f["message"] == later for f in unavailable[1:])

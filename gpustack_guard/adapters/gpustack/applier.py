@@ -22,6 +22,7 @@ from typing import Callable
 
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
 from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
 
@@ -287,7 +288,7 @@ class Applier:
         while pending and not self._stop.is_set():
             for mid in list(pending):
                 model = self.client.get_model(mid)
-                for inst in self.client.model_instances(model_id=mid):
+                for inst in self.client.model_instances(model_id=mid, keep=_instance_state):
                     if inst.get("state") == "error":
                         raise GsgError(f"'{model['name']}' instance {inst.get('name')} is in error: "
                                        f"{inst.get('state_message') or 'no message'}")
@@ -295,7 +296,8 @@ class Applier:
                     if count > restarts.setdefault(inst["id"], count):
                         raise GsgError(f"'{model['name']}' instance {inst.get('name')} restarted ({count} times): "
                                        f"{inst.get('state_message') or 'likely OOM after a healthy start'}")
-                ready, wanted = model.get("ready_replicas") or 0, model.get("replicas") or 0
+                shown = Item("GET", f"/v2/models/{mid}", "the answer", model)
+                ready, wanted = shown.count("ready_replicas", 0), shown.count("replicas", 0)
                 self.progress(f"waiting: {model['name']} {ready}/{wanted} ready")
                 if ready >= wanted:
                     del pending[mid]
@@ -307,6 +309,13 @@ class Applier:
                     self._stop.wait(self.poll)  # a signal ends the pause at once
                 else:
                     self.sleep(self.poll)
+
+
+def _instance_state(index: int, raw) -> dict:
+    """What --wait reads of an instance, type-checked (a wrong field is one line, not a crash mid-apply)."""
+    item = Item("GET", "/v2/model-instances", f"item {index}", raw)
+    return {"id": item.get("id", int), "name": item.get("name", str, None), "state": item.get("state", str, None),
+            "state_message": item.get("state_message", str, None), "restart_count": item.count("restart_count", 0)}
 
 
 def describe(outcome: Outcome) -> str:

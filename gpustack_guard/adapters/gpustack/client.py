@@ -42,11 +42,12 @@ class Limits:
     command_deadline: float = 900.0  # seconds for every request of one command together
     max_response_bytes: int = 32 * MiB  # one answer; lists are paged, so this bounds one page
     page_size: int = 500  # list items per request
+    max_list_items: int = 1_000_000  # one list; past it the answer is not a fleet gsg can check
     max_retry_after: float = 30.0  # a 429 asking for a longer wait fails instead of stalling CI
 
     ENV = {"request_deadline": "GSG_REQUEST_DEADLINE", "command_deadline": "GSG_COMMAND_DEADLINE",
            "max_response_bytes": "GSG_MAX_RESPONSE_BYTES", "page_size": "GSG_PAGE_SIZE",
-           "max_retry_after": "GSG_MAX_RETRY_AFTER"}
+           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_retry_after": "GSG_MAX_RETRY_AFTER"}
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Limits":
@@ -55,7 +56,7 @@ class Limits:
             text = environ.get(variable, "").strip()
             if not text:
                 continue
-            kind = int if name in ("max_response_bytes", "page_size") else float
+            kind = int if name in ("max_response_bytes", "page_size", "max_list_items") else float
             try:
                 value = kind(text)
             except ValueError:
@@ -271,6 +272,7 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            before = len(found)
             for item in chunk:
                 key = item.get("id") if isinstance(item, dict) else None
                 if key is not None and isinstance(key, (int, str)):
@@ -278,8 +280,13 @@ class GPUStackClient:
                         continue
                     seen.add(key)
                 found.append(keep(len(found), item) if keep else item)
+            if len(found) > self.limits.max_list_items:
+                raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
             if not chunk or pages is None or page >= pages:
                 return found
+            if len(found) == before:  # a server that serves the same page again and again would never end
+                raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
+                                            "server's pagination is broken")
             page += 1
 
     # --- endpoints ---------------------------------------------------------------------------------------
@@ -358,8 +365,10 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
         value = item.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
-    if item.get("meta") is not None and not isinstance(item["meta"], dict):
-        raise ApiError(method, path, f"{where}: field 'meta' is {kind_of(item['meta'])}, expected an object")
+    for name, kind, label in (("meta", dict, "an object"), ("env", dict, "an object"),
+                              ("backend_parameters", list, "a list")):
+        if item.get(name) is not None and not isinstance(item[name], kind):
+            raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(item[name])}, expected {label}")
     return item
 
 
