@@ -13,6 +13,7 @@ costs a rotated credential):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 MASK = "********"
@@ -46,11 +47,15 @@ def is_secret_value(value: str) -> bool:
     return bool(_URL_PASSWORD.search(value) or _TOKEN_VALUE.match(value.strip()))
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct flags, asked for every argument of every spec
+def _flag_named_like_secret(name: str) -> bool:
+    return bool(set(name.replace("_", "-").split("-")) & _FLAG_WORDS)
+
+
 def is_secret_flag(key: str, extra: Iterable[str] = ()) -> bool:
-    """Whether a backend argument (canonical name, no dashes) carries a secret."""
+    """Whether a backend argument (with or without dashes) carries a secret."""
     name = key.lstrip("-").lower()
-    return bool(set(name.replace("_", "-").split("-")) & _FLAG_WORDS) or name in {e.lstrip("-").lower()
-                                                                                  for e in extra}
+    return _flag_named_like_secret(name) or bool(extra) and name in {e.lstrip("-").lower() for e in extra}
 
 
 def extra_names(listed: Iterable[str]) -> tuple[set[str], set[str]]:
@@ -125,6 +130,9 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
     """The values mask_args hides, for scrubbing them from any text printed."""
     if not params:
         return []
+    extra = tuple(extra)
+    if not any(str(p).startswith("-") and is_secret_flag(_split_flag(str(p))[0], extra) for p in params):
+        return []  # the common case: nothing to hide
     masked_params = mask_args(params, extra) or []
     found = []
     for original, shown in zip(params, masked_params):
