@@ -95,8 +95,7 @@ def test_a_cluster_without_a_name_is_named():
 
 
 @pytest.mark.parametrize("text,message", [
-    ("name: [a\n", "POST /v2/models/export: the answer is not valid YAML at line 2: expected ',' or ']', but got "
-                   "'<stream end>'"),
+    ("name: [a\n", "POST /v2/models/export: the answer is not valid YAML at line 2: "),  # then libyaml's words
     ("name: a\n---\n- b\n", "POST /v2/models/export: document 1 is a list, expected an object"),
     ("backend: vLLM\n", "POST /v2/models/export: document 0: field 'name' is missing or null, expected text"),
     ("a: &a [x, x]\nb: [" + ", ".join(["*a"] * 1001) + "]\n", "POST /v2/models/export: more than 1000 YAML aliases: not an export"),
@@ -104,7 +103,8 @@ def test_a_cluster_without_a_name_is_named():
 def test_a_broken_export_is_one_line(text, message):
     with pytest.raises(ApiError) as exc:
         exported_documents(text)
-    assert str(exc.value) == message
+    assert str(exc.value) == message or message.endswith(": ") and str(exc.value).startswith(message)
+    assert "\n" not in str(exc.value)
 
 
 class PagedGPUStack:

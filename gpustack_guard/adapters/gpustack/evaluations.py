@@ -12,7 +12,7 @@ def _messages(item, key: str) -> list[str]:
     values = item.get(key, list, [])
     for index, value in enumerate(values):
         if not isinstance(value, str):
-            item._wrong(f"{key}[{index}]", value, "text")
+            item.fail(f"{key}[{index}]", value, "text")
     return [value[:300] for value in values]
 
 

@@ -17,13 +17,14 @@ class Item:
     def __init__(self, method: str, path: str, where: str, value: Any, field: str = ""):
         self.method, self.path, self.where, self.prefix = method, path, where, field
         if not isinstance(value, dict):
-            self._wrong("", value, "an object")
+            self.fail("", value, "an object")
         self.raw: dict = value
 
     def _name(self, key: str) -> str:
         return f"{self.prefix}.{key}" if self.prefix and key else self.prefix or key
 
-    def _wrong(self, key: str, value: Any, expected: str):
+    def fail(self, key: str, value: Any, expected: str):
+        """Raise the one-line error for field `key` of this object holding `value` where `expected` was due."""
         name = self._name(key)
         subject = f"{self.where}: field '{name}'" if name else self.where
         raise ApiError(self.method, self.path, f"{subject} is {kind_of(value)}, expected {expected}")
@@ -36,19 +37,19 @@ class Item:
             return value
         if value is None:
             if default is REQUIRED:
-                self._wrong(key, None, _LABELS[kind])
+                self.fail(key, None, _LABELS[kind])
             return default
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return value
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            self._wrong(key, value, _LABELS[kind])
+            self.fail(key, value, _LABELS[kind])
         return value
 
     def count(self, key: str, default: Any = REQUIRED, *, positive: bool = False) -> Any:
         """A whole number of bytes, items or an index: an integer >= 0 (> 0 when `positive`)."""
         value = self.get(key, int, default)
         if value is not default and (value < 0 or positive and value == 0):
-            self._wrong(key, value, "a positive integer" if positive else "an integer >= 0")
+            self.fail(key, value, "a positive integer" if positive else "an integer >= 0")
         return value
 
     def child(self, key: str) -> "Item | None":
@@ -65,5 +66,5 @@ class Item:
         found = self.get(key, dict, {})
         for name, value in found.items():
             if not isinstance(value, value_kind) or isinstance(value, bool) and value_kind is not bool:
-                self._wrong(f"{key}.{name}", value, _LABELS[value_kind])
+                self.fail(f"{key}.{name}", value, _LABELS[value_kind])
         return found
