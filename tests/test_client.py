@@ -310,3 +310,16 @@ def test_model_fields_the_plan_reads_are_type_checked(field, value, expected):
         client().get_model(1)
     assert str(exc.value).endswith(f"field '{field}' is {'a list' if isinstance(value, list) else 'text'}, "
                                    f"expected {expected}")
+
+
+@pytest.mark.parametrize("url,shown", [
+    ("http://admin:pw-123@gpustack.test:8080/x?y=1", "http://gpustack.test:8080/x?y=1"),
+    ("https://admin@[::1]:443/", "https://[::1]:443/"),
+    ("admin:pw-123@gpustack.test", "gpustack.test"),  # no scheme: still no password
+    ("http://admin:pw-123@gpustack.test:99999", "http://gpustack.test:99999"),  # a bad port
+    ("http://gpustack.test/a@b", "http://gpustack.test/a@b"),  # an '@' in the path is not user info
+])
+def test_redact_url(url, shown):
+    from gpustack_guard.adapters.gpustack.client import redact_url
+
+    assert redact_url(url) == shown

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -77,19 +78,19 @@ class ApiError(GsgError):
 
 
 def redact_url(url: str) -> str:
-    """The URL without user info (a password in it must never be printed); unparseable text is shown whole only
-    when it has no '@'."""
+    """The URL without user info: a password in it must never be printed."""
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
+        if "@" in parts.netloc:
+            host = parts.hostname or ""
+            if ":" in host:
+                host = f"[{host}]"  # IPv6
+            netloc = host + (f":{parts.port}" if parts.port else "")
+            return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
     except ValueError:
-        return url if "@" not in url else "(a URL with user info)"
-    if "@" not in parts.netloc:
-        return url
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        pass
+    # no authority part (no scheme, a bad port): drop whatever precedes an '@' before the path
+    return re.sub(r"^([^/@]*//)?[^/@]*@", lambda m: m.group(1) or "", url)
 
 
 def url_password(url: str) -> str | None:
