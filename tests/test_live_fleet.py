@@ -98,6 +98,9 @@ def test_a_cluster_without_a_name_is_named():
     ("name: [a\n", "POST /v2/models/export: the answer is not valid YAML at line 2: "),  # then libyaml's words
     ("name: a\n---\n- b\n", "POST /v2/models/export: document 1 is a list, expected an object"),
     ("backend: vLLM\n", "POST /v2/models/export: document 0: field 'name' is missing or null, expected text"),
+    ("name: a\nenv: [A=1]\n", "POST /v2/models/export: document 0: field 'env' is a list, expected an object"),
+    ("name: a\nbackend_parameters: --x\n", "POST /v2/models/export: document 0: field 'backend_parameters' is "
+                                          "text, expected a list"),
     ("a: &a [x, x]\nb: [" + ", ".join(["*a"] * 1001) + "]\n", "POST /v2/models/export: more than 1000 YAML aliases: not an export"),
 ])
 def test_a_broken_export_is_one_line(text, message):

@@ -63,9 +63,8 @@ def filename(name: str) -> str:
 def run(connection, out_dir: str, cluster: str | None = None, show_secrets: bool = False,
         force: bool = False) -> int:
     from gpustack_guard.adapters.files.output import write_atomic
-    from gpustack_guard.core.ownership import UNMANAGED, Owner, owner
-
     from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+    from gpustack_guard.core.ownership import UNMANAGED, Owner, owner
 
     client = connection.client
     names = dict(client.clusters(keep=cluster_from_api))

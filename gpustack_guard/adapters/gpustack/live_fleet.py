@@ -159,6 +159,9 @@ def exported_documents(text: str) -> list[dict]:
         raise ApiError("POST", EXPORT, "the answer nests too deeply to be an export") from None
     docs = []
     for index, doc in enumerate(d for d in loaded if d is not None):
-        Item("POST", EXPORT, f"document {index}", doc).get("name", str)
+        item = Item("POST", EXPORT, f"document {index}", doc)
+        item.get("name", str)
+        item.get("env", dict, None)  # masking walks these two
+        item.get("backend_parameters", list, None)
         docs.append(doc)
     return docs
