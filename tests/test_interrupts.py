@@ -117,3 +117,13 @@ def test_sigterm_to_a_real_process_mid_apply(tmp_path, specs):
     assert child.returncode == 130, err
     assert "Apply interrupted (SIGTERM): nothing new was started; the steps in flight were finished." in err
     assert len(models) == 1 and f"  done: create {models[0]}" in err and "Traceback" not in err
+
+
+def test_a_signal_while_waiting_for_readiness_says_what_is_not_yet_ready(gsg, fake, specs, monkeypatch):
+    fake.ready_after_polls = 10**6  # never ready on its own
+    signalling(fake, monkeypatch, lambda m, p: m == "GET" and p.startswith("/v2/models/"))  # the first poll
+    start = time.monotonic()
+    stopped = gsg("apply", str(specs), "--yes", "--wait", "--target", "llama-8b")
+    assert stopped.code == 130 and time.monotonic() - start < 10, stopped.err  # not the 2 s poll, not 900 s
+    assert "Apply interrupted (SIGTERM)" in stopped.err and "  done: create llama-8b" in stopped.err
+    assert "  changed, not yet seen ready (the wait was stopped): llama-8b" in stopped.err

@@ -43,6 +43,7 @@ class Outcome:
     not_attempted: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {CREATE: 0, UPDATE: 0, REPLACE: 0, DELETE: 0})
     interrupted: str | None = None  # the signal that stopped the run ("SIGINT", "SIGTERM"), if one did
+    unconfirmed: list[str] = field(default_factory=list)  # changed, but the interrupted --wait did not see ready
 
     @property
     def ok(self) -> bool:
@@ -93,14 +94,14 @@ class Applier:
         largest = max((len(g) for g in groups), default=1)
         pool = ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, largest)))
         self._pool = pool  # one pool for every group: threads are started once
-        waited = False
+        finished = False
         try:
             with self._stop_on_signals():
                 self._run_groups(groups, outcome)
-            waited = True
+            finished = True
         finally:
-            # after a second signal, do not wait for calls in flight: the process is leaving
-            pool.shutdown(wait=waited, cancel_futures=True)
+            # after a second signal (or any exception), do not wait for calls in flight: the process is leaving
+            pool.shutdown(wait=finished, cancel_futures=True)
         outcome.interrupted = self._signal
         done = set(outcome.done)
         for c in changes:  # a change counts once all its steps are done (a replace is a delete and a create)
@@ -116,6 +117,8 @@ class Applier:
             yield
             return
 
+        previous: dict = {}
+
         def stop(signum, frame):
             if self._stop.is_set():  # the second one: hand it to whoever handled it before (the CLI: exit 130)
                 handler = previous.get(signum)
@@ -124,8 +127,6 @@ class Applier:
                 raise KeyboardInterrupt
             self._signal = signal.Signals(signum).name
             self._stop.set()
-
-        previous: dict = {}
 
         previous.update({s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)})
         try:
@@ -142,7 +143,7 @@ class Applier:
                 break
             if self.wait and touched:
                 try:
-                    self._wait_ready(touched)
+                    outcome.unconfirmed += self._wait_ready(touched)
                 except GsgError as exc:
                     outcome.failed.append(("wait", str(exc)))
                 if outcome.failed or self._stop.is_set():
@@ -280,7 +281,8 @@ class Applier:
         return model
 
     # --- --wait ----------------------------------------------------------------------------------------
-    def _wait_ready(self, models: list[dict]) -> None:
+    def _wait_ready(self, models: list[dict]) -> list[str]:
+        """Poll until every model is ready; the names still pending when a signal stopped the wait."""
         deadline = time.monotonic() + self.wait_timeout
         pending = {m["id"]: m for m in models}
         restarts: dict[int, int] = {}
@@ -309,6 +311,7 @@ class Applier:
                     self._stop.wait(self.poll)  # a signal ends the pause at once
                 else:
                     self.sleep(self.poll)
+        return sorted(m["name"] for m in pending.values())
 
 
 def _instance_state(index: int, raw) -> dict:
@@ -331,6 +334,8 @@ def describe(outcome: Outcome) -> str:
     lines.append("  done: " + (", ".join(outcome.done) or "nothing"))
     lines += [f"  failed: {name}: {why}" for name, why in outcome.failed]
     lines.append("  not attempted: " + (", ".join(outcome.not_attempted) or "nothing"))
+    if outcome.unconfirmed:
+        lines.append("  changed, not yet seen ready (the wait was stopped): " + ", ".join(outcome.unconfirmed))
     lines.append("Run apply again: it picks up from the live state." if outcome.interrupted and not outcome.failed
                  else "Fix the cause and run apply again: it picks up from the live state.")
     return "\n".join(lines)
