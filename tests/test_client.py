@@ -323,3 +323,15 @@ def test_redact_url(url, shown):
     from gpustack_guard.adapters.gpustack.client import redact_url
 
     assert redact_url(url) == shown
+
+
+@pytest.mark.parametrize("version,message", [
+    (["v2"], "GET /version: field 'version' is a list, expected a version such as v2.3.0"),
+    ("v" * 100, "GET /version: field 'version' is text of 100 characters, expected a version such as v2.3.0"),
+])
+@respx.mock
+def test_a_version_that_is_not_one_is_refused_without_echoing_it(version, message):
+    respx.get(f"{BASE}/version").mock(return_value=httpx.Response(200, json={"version": version}))
+    with pytest.raises(ApiError) as exc:
+        client().version()
+    assert str(exc.value) == message

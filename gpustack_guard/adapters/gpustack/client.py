@@ -295,6 +295,10 @@ class GPUStackClient:
         body = self.request("GET", "/version")
         if not isinstance(body, dict) or "version" not in body:
             raise ApiError("GET", "/version", "unexpected answer: is this a GPUStack server?")
+        version = body["version"]
+        if not isinstance(version, str) or len(version) > 64:  # it is echoed in messages and file headers
+            shown = "text of " + f"{len(version):,} characters" if isinstance(version, str) else kind_of(version)
+            raise ApiError("GET", "/version", f"field 'version' is {shown}, expected a version such as v2.3.0")
         return body
 
     def me(self) -> dict:
