@@ -128,3 +128,27 @@ def test_server_check_on_a_broken_evaluation_endpoint_is_a_finding_and_asks_once
         assert len(asked) == 4 and all(says in f["message"] for f in unavailable)
     else:  # down or too slow: asked once (reset: with its 3 retries), the rest not asked
         assert len(asked) == (4 if mode == "reset" else 1) and all(f["message"] == later for f in unavailable[1:])
+
+
+def test_the_command_deadline_bounds_a_server_slow_on_every_request(gsg, hostile_env, tmp_path, monkeypatch):
+    """Each answer in time for the request deadline, but the command as a whole is not."""
+    monkeypatch.setenv("GSG_REQUEST_DEADLINE", "5")
+    monkeypatch.setenv("GSG_COMMAND_DEADLINE", "1")
+    with HostileGPUStack("slow", slow_seconds=0.4) as server:
+        monkeypatch.setenv("GSG_URL", server.url())
+        monkeypatch.setenv("GSG_API_KEY", server.fake.api_key)
+        start = time.monotonic()
+        result = gsg("snapshot", "--out", str(tmp_path / "fleet.yaml"))
+        elapsed = time.monotonic() - start
+    assert result.code == 1 and elapsed < 2, (result.err, elapsed)
+    assert result.err.endswith("gsg's time limit for this command ran out (1s over all requests, "
+                               "GSG_COMMAND_DEADLINE)\n"), result.err
+    assert result.err.startswith("gsg: error: GET /v2/") and len(result.err.splitlines()) == 1
+
+
+def test_a_bad_limit_in_the_environment_is_one_line(gsg, hostile_env, monkeypatch):
+    monkeypatch.setenv("GSG_REQUEST_DEADLINE", "soon")
+    monkeypatch.setenv("GSG_URL", "http://127.0.0.1:9")
+    result = gsg("snapshot", "--out", "f.yaml")
+    assert (result.code, result.err) == (1, "gsg: error: GSG_REQUEST_DEADLINE must be a positive number, not "
+                                            "'soon'\n")
