@@ -152,3 +152,16 @@ def test_a_bad_limit_in_the_environment_is_one_line(gsg, hostile_env, monkeypatc
     result = gsg("snapshot", "--out", "f.yaml")
     assert (result.code, result.err) == (1, "gsg: error: GSG_REQUEST_DEADLINE must be a positive number, not "
                                             "'soon'\n")
+
+
+def test_a_200_mb_answer_is_cut_at_the_default_cap_in_bounded_memory(gsg, hostile_env, tmp_path, monkeypatch):
+    monkeypatch.delenv("GSG_MAX_RESPONSE_BYTES")  # the default: 32 MiB
+    with HostileGPUStack("huge", huge_bytes=200 * 1024**2) as server:
+        monkeypatch.setenv("GSG_URL", server.url())
+        monkeypatch.setenv("GSG_API_KEY", server.fake.api_key)
+        rss_before, start = _peak_rss_mib(), time.monotonic()
+        result = gsg("snapshot", "--out", str(tmp_path / "fleet.yaml"))
+        elapsed, grown = time.monotonic() - start, _peak_rss_mib() - rss_before
+    assert result.err == ("gsg: error: GET /v2/models: the answer is larger than gsg reads (32 MiB, "
+                          "GSG_MAX_RESPONSE_BYTES); refused before parsing\n")
+    assert result.code == 1 and elapsed < 20 and grown < 256, (elapsed, grown)
