@@ -156,6 +156,7 @@ def test_a_bad_limit_in_the_environment_is_one_line(gsg, hostile_env, monkeypatc
 
 def test_a_200_mb_answer_is_cut_at_the_default_cap_in_bounded_memory(gsg, hostile_env, tmp_path, monkeypatch):
     monkeypatch.delenv("GSG_MAX_RESPONSE_BYTES")  # the default: 32 MiB
+    monkeypatch.setenv("GSG_REQUEST_DEADLINE", "30")  # the size cap, not the clock, is under test
     with HostileGPUStack("huge", huge_bytes=200 * 1024**2) as server:
         monkeypatch.setenv("GSG_URL", server.url())
         monkeypatch.setenv("GSG_API_KEY", server.fake.api_key)
