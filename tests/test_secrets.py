@@ -162,3 +162,19 @@ def test_a_url_password_is_never_printed_in_errors_or_the_snapshot(gsg, fake, tm
     fake.version = "v0.7.1"
     refused = gsg("snapshot", "--out", str(snap))
     assert refused.code == 1 and refused.err.startswith("gsg: error: http://gpustack.test: GPUStack v0.7.1")
+
+
+def test_the_pinned_conflict_error_masks_a_secret_flag(gsg, tmp_path, monkeypatch):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "with-token.yaml.j2").write_text("pinned:\n  - --hf-token=pinned-token-value-15\n"
+                                                  "defaults: []\nenv: {}\n")
+    spec = {k: v for k, v in SPEC.items() if k not in ("env", "guard")}
+    spec["backend_parameters"] = ["--max-model-len=8192", "--hf-token=spec-token-value-16"]
+    spec["guard"] = {"template": "with-token"}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    monkeypatch.chdir(tmp_path)
+    result = gsg("validate", "s.yaml", "--templates", str(templates), "--fleet", str(REPO / "examples" / "fleet.yaml"))
+    assert f"GSG012 pinned-conflict [secretive]: --hf-token={MASK} contradicts --hf-token={MASK} pinned by " \
+           "template 'with-token'" in result.out, result.out
+    assert "token-value-1" not in result.out + result.err

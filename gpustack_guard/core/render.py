@@ -138,6 +138,11 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     }
 
 
+def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
+    """An argument as a message may print it: a secret flag's value masked."""
+    return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
+
+
 def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
                 environ: Mapping[str, str]) -> tuple[RenderedSpec | None, list[F.Finding]]:
     spec = doc.spec
@@ -181,8 +186,8 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     for spec_arg, pinned_arg in conflicts:
         found.append(F.finding(
             F.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
-            f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
-            spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
+            f"{_shown(spec_arg, flag_extra)} contradicts {_shown(pinned_arg, flag_extra)} pinned by template "
+            f"'{spec.guard.template}'", spec=spec.name, fix=f"remove it or set it to {_shown(pinned_arg, flag_extra)}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ, env_extra)
     rendered = RenderedSpec(doc, spec, family, final, env, secret_keys, facts, facts_error,
