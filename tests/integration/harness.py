@@ -7,6 +7,7 @@ Nothing leaves loopback: Hugging Face is offline and the models' config.json fil
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,15 +49,18 @@ class Harness:
         self.cache = cache or Path(os.environ.get("GSG_IT_CACHE", Path.home() / ".cache" / "gsg-it"))
         self.venv = self.cache / f"venv-gpustack-{GPUSTACK_VERSION}"
         self.pids: list[int] = []
+        self._processes: dict[int, subprocess.Popen] = {}  # to reap: a zombie leader keeps its group "alive"
         self.pg_bin: Path | None = None
         self.pg_data = self.root / "pgdata"
         self.api_port = free_port()
         self.url = f"http://127.0.0.1:{self.api_port}"
         self.cluster_id: int | None = None
+        self._stopped = False
 
     # --- lifecycle ---------------------------------------------------------------------------------------
     def start(self, repos: list[str]) -> "Harness":
         started = time.monotonic()
+        self.stop_on_exit()
         self._install()
         self._postgres()
         self._server()
@@ -65,7 +70,27 @@ class Harness:
         log(f"GPUStack {GPUSTACK_VERSION} ready at {self.url} in {time.monotonic() - started:.0f}s")
         return self
 
+    def stop_on_exit(self) -> None:
+        """Tear down on any way out, not only the fixture's `finally`: at interpreter exit, and on SIGTERM or
+        SIGHUP (a cancelled CI job, a closed terminal), which by default kill Python without running `finally`
+        and leave a daemonised PostgreSQL and the server running. The signal is re-raised after the teardown,
+        so the process still ends as the sender meant."""
+        atexit.register(self.stop)
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def teardown(signum, _frame):
+            self.stop()
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, teardown)
+
     def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
         for pid in reversed(self.pids):
             try:
                 os.killpg(pid, signal.SIGTERM)
@@ -74,6 +99,8 @@ class Harness:
         deadline = time.monotonic() + 15
         for pid in self.pids:
             while time.monotonic() < deadline:
+                if pid in self._processes:
+                    self._processes[pid].poll()
                 try:
                     os.killpg(pid, 0)
                 except (ProcessLookupError, PermissionError):
@@ -138,6 +165,7 @@ class Harness:
         process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
                                    start_new_session=True, cwd=self.root)
         self.pids.append(process.pid)
+        self._processes[process.pid] = process
         return process.pid
 
     def _server(self) -> None:
