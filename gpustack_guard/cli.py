@@ -435,10 +435,14 @@ def main(argv: list[str] | None = None) -> int:
     # was a quarter of the run. Collect rarely instead of never, so long waits (apply --wait) need no care.
     gc.freeze()
     gc.set_threshold(100_000, 20, 100)
-    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.adapters.files.output import err, interrupt_told
 
+    signals = _Interrupts()
+    signals.install()
     try:
         result = app(args=argv, prog_name="gsg", standalone_mode=False)
+        if signals.caught and result == EXIT_INTERRUPTED and not interrupt_told():
+            err("gsg: interrupted")  # typer turned the KeyboardInterrupt into a silent 130
         return result if isinstance(result, int) else EXIT_OK
     except typer.Exit as exc:
         return exc.exit_code
@@ -471,6 +475,36 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         err(f"gsg: internal error: {type(exc).__name__}: {exc} (set GSG_DEBUG=1 for a traceback; please report)")
         return EXIT_INTERNAL
+    finally:
+        signals.restore()
+
+
+class _Interrupts:
+    """SIGTERM (CI cancelling a job, `kill`) takes the same clean path as Ctrl-C: a KeyboardInterrupt, so files
+    are written whole or not at all (apply installs its own handlers, which stop new work first)."""
+
+    def __init__(self):
+        self.caught: str | None = None
+        self._previous: dict = {}
+
+    def install(self) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # only the main thread may
+            self._previous = {s: signal.signal(s, self._interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def _interrupt(self, signum, _frame):
+        import signal
+
+        self.caught = signal.Signals(signum).name
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        import signal
+
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
 
 
 def entry() -> None:

@@ -158,12 +158,9 @@ class Connection:
     options: ConnectionOptions = field(default_factory=ConnectionOptions)  # as resolved (context filled in)
 
     def fleet(self) -> Fleet:
-        from gpustack_guard.adapters.gpustack.live_fleet import fleet_from_api
+        from gpustack_guard.adapters.gpustack.live_fleet import fetch_fleet
 
-        client = self.client
-        self.last_models = client.models()
-        self.last_fleet = fleet_from_api(client.clusters(), client.workers(), client.model_instances(),
-                                         self.last_models, client.base_url, self.version)
+        self.last_fleet, self.last_models = fetch_fleet(self.client, self.version)
         return self.last_fleet
 
     @property
@@ -175,23 +172,27 @@ class Connection:
 
 def connect(opts: ConnectionOptions) -> Connection:
     """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
-    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+    from gpustack_guard.adapters.files.output import register_secret
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits, redact_url, url_password
     from gpustack_guard.core.versions import at_least
 
     opts = resolve_context(opts)
     if not opts.server:
         raise GsgError("no server: pass --server URL, set GSG_URL, or choose a context (--context NAME)")
+    register_secret(url_password(opts.server))  # a password in the URL is masked wherever it would show
+    shown = redact_url(opts.server)
     key = read_api_key(opts.api_key_file, opts.api_key_env)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
     verify: bool | str = False if opts.insecure else (opts.ca_bundle or True)
     transport = transport_factory() if transport_factory else None
     pause = {"sleep": retry_sleep} if retry_sleep else {}
-    client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport, **pause)
+    client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport,
+                            limits=Limits.from_env(), **pause)
     version = str(client.version().get("version", ""))
     if not at_least(version, "2.0.0"):
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
-                       "GPUStack 2.x", where=opts.server)
+                       "GPUStack 2.x", where=shown)
     if not key:
         source = opts.api_key_env if opts.api_key_env != "GSG_API_KEY" else "GSG_API_KEY or pass --api-key-file"
         raise GsgError(f"no API key: set {source} (a key with the management scope)")

@@ -9,10 +9,11 @@ from pathlib import Path
 import yaml
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import note, write_atomic
+from gpustack_guard.adapters.files.output import err, note, write_atomic
 from gpustack_guard.core.errors import EXIT_OK, GsgError
+from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
-from gpustack_guard.core.secrets import is_secret_key
+from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
 
 # Filled in by the server or deprecated: leaving them out keeps the spec to what a person decided.
@@ -48,7 +49,10 @@ def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
     if isinstance(selector, dict) and selector.get("gpu_ids") and "gpus_per_replica" in selector:
         out["gpu_selector"] = {k: v for k, v in selector.items() if k != "gpus_per_replica"}  # server-filled
     if out.get("env") and not show_secrets:
-        out["env"] = {k: (f"${{{k}}}" if is_secret_key(k) else v) for k, v in out["env"].items()}
+        out["env"] = {k: (f"${{{k}}}" if is_secret_key(k) or is_secret_value(str(v)) else v)
+                      for k, v in out["env"].items()}
+    if out.get("backend_parameters") and not show_secrets:
+        out["backend_parameters"] = mask_args(out["backend_parameters"])  # flags have no ${NAME}: never written
     if not owned:
         out["guard"] = {"adopt": True}
     return out
@@ -89,16 +93,15 @@ def run(opts: ExportOptions) -> int:
     cluster = opts.cluster or wiring.context_defaults(opts.connection)[1]
     connection = wiring.connect(opts.connection)
     client = connection.client
-    clusters = client.clusters()
-    names = {c["id"]: c["name"] for c in clusters}
+    names = dict(client.clusters(keep=cluster_from_api))
     cluster_id = None
     if cluster:
-        cluster_id = next((c["id"] for c in clusters if c["name"] == cluster), None)
+        cluster_id = next((cid for cid, name in names.items() if name == cluster), None)
         if cluster_id is None:
             raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(names.values()))})")
     models = client.models(cluster_id)
     if connection.supports_export:
-        docs = [d for d in yaml.safe_load_all(client.export_models(cluster_id=cluster_id)) if isinstance(d, dict)]
+        docs = exported_documents(client.export_models(cluster_id=cluster_id))
     else:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}
@@ -107,8 +110,11 @@ def run(opts: ExportOptions) -> int:
     planned = []
     for doc in docs:
         found = owners.get(doc["name"], Owner(UNMANAGED))
-        text = yaml.safe_dump(clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED),
-                              sort_keys=False, allow_unicode=True)
+        cleaned = clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED)
+        if cleaned.get("backend_parameters") != doc.get("backend_parameters") and "backend_parameters" in cleaned:
+            err(f"gsg: {doc['name']}: secret backend argument values written as {MASK}: move them to env "
+                "(a ${NAME} reference) or export with --show-secrets")
+        text = yaml.safe_dump(cleaned, sort_keys=False, allow_unicode=True)
         path = target / f"{filename(doc['name'])}.yaml"
         header = modeline + f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
         planned.append((path, header + text))

@@ -46,7 +46,7 @@ def run(opts: RenderOptions) -> int:
         body = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
     if opts.out_file:
         return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
-    out(body, secrets)
+    out(body, secrets, reveal=opts.show_secrets)
     return EXIT_OK
 
 

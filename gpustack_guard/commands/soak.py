@@ -157,7 +157,8 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
 
 
 def run(opts: SoakOptions) -> int:
-    from gpustack_guard.adapters.files.output import err, out
+    from gpustack_guard.adapters.files.output import interrupted as interrupted_line
+    from gpustack_guard.adapters.files.output import out
     from gpustack_guard.adapters.soak.runner import SoakProgress
     from gpustack_guard.reporters.soak import render_json, verdict_text
 
@@ -177,7 +178,7 @@ def run(opts: SoakOptions) -> int:
     else:
         out(verdict_text(report))
     if interrupted:
-        err(f"gsg: interrupted after {len(progress.rounds)} of {opts.rounds} rounds"
+        interrupted_line(f"gsg: interrupted after {len(progress.rounds)} of {opts.rounds} rounds"
             + (f"; written to {opts.out_dir}" if opts.out_dir else "") + "\n")
         return EXIT_INTERRUPTED
     if opts.fail_on == "degraded" and report.verdict.degraded:

@@ -12,7 +12,8 @@ from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.secrets import masked, resolve_env
+from gpustack_guard.core.secrets import MASK, extra_names, is_secret_flag, mask_args, masked, resolve_env, \
+    secret_arg_values
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
 from gpustack_guard.core.ports import TemplateError, TemplateRenderer
@@ -32,6 +33,7 @@ class RenderedSpec:
     facts_error: str | None = None
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
     unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
+    secret_flags: frozenset[str] = frozenset()  # flags guard.secrets adds to the ones named like secrets
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
@@ -44,7 +46,8 @@ class RenderedSpec:
 
     @property
     def secret_values(self) -> list[str]:
-        return [self.env[k] for k in self.secret_keys if k in self.env]
+        return [self.env[k] for k in self.secret_keys if k in self.env] + secret_arg_values(
+            A.render(self.args), self.secret_flags)
 
     def parallel_size(self) -> tuple[int, int]:
         """(tp, pp) from the final arguments; 1 when unset or not applicable."""
@@ -71,7 +74,8 @@ class RenderedSpec:
     def _document(self, show_secrets: bool) -> dict[str, Any]:
         data = self.spec.to_dict(mode="json", exclude_unset=True, exclude={"guard"})
         if self.args or "backend_parameters" in data:
-            data["backend_parameters"] = A.render(self.args)
+            rendered = A.render(self.args)
+            data["backend_parameters"] = rendered if show_secrets else mask_args(rendered, self.secret_flags)
         if self.env or "env" in data:
             data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
         data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
@@ -138,6 +142,11 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     }
 
 
+def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
+    """An argument as a message may print it: a secret flag's value masked."""
+    return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
+
+
 def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
                 environ: Mapping[str, str]) -> tuple[RenderedSpec | None, list[F.Finding]]:
     spec = doc.spec
@@ -153,9 +162,12 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             found.append(F.finding(D.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
+    env_extra, flag_extra = extra_names(spec.guard.secrets)
     for first, later in A.duplicates(spec_args):
+        hide = is_secret_flag(later.key, flag_extra)
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
-                               f"--{later.key} is given twice ('{first.value}' and '{later.value}'); "
+                               f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
+                               f"'{MASK if hide else later.value}'); "
                                "the last one wins", spec=spec.name, fix="keep one"))
 
     pinned: list[A.Arg] = []
@@ -178,12 +190,12 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     for spec_arg, pinned_arg in conflicts:
         found.append(F.finding(
             D.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
-            f"{spec_arg.render()} contradicts {pinned_arg.render()} pinned by template '{spec.guard.template}'",
-            spec=spec.name, fix=f"remove it or set it to {pinned_arg.render()}"))
+            f"{_shown(spec_arg, flag_extra)} contradicts {_shown(pinned_arg, flag_extra)} pinned by template "
+            f"'{spec.guard.template}'", spec=spec.name, fix=f"remove it or set it to {_shown(pinned_arg, flag_extra)}"))
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
-    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ)
+    env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ, env_extra)
     if family == "vllm" and facts is not None:
         facts = bound_to_vllm(facts, spec.backend_version, allow_long_max_model_len(env))
     rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
-                            tuple(a.key for a in pinned), tuple(missing))
+                            tuple(a.key for a in pinned), tuple(missing), frozenset(flag_extra))
     return rendered, found

@@ -1,25 +1,76 @@
-"""Which env values are secrets, masking them, and `${NAME}` references resolved from the environment."""
+"""Which values are secrets, masking them, and `${NAME}` references resolved from the environment (pure).
+
+What counts as a secret, broadly (a value masked by mistake costs a look at the spec; one printed by mistake
+costs a rotated credential):
+- every env value read from the process environment (`${NAME}`), whatever its name;
+- env values whose name has a secret-looking word (KEY, TOKEN, PASS, SECRET, CREDENTIAL, AUTH, PRIVATE, CERT,
+  BEARER, HF_...), or whose value looks like one (a URL with a password, a `Bearer ...` header, a known token
+  prefix such as `hf_` or `sk-`);
+- backend arguments named like one (`--hf-token`, `--api-key`, `--token`, `--password`);
+- any env name or flag the spec lists in `guard.secrets`.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from functools import lru_cache
+from typing import Iterable, Mapping
 
 MASK = "********"
-_SECRET_KEY = re.compile(r"(TOKEN|SECRET|PASSW(OR)?D|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE|CREDENTIAL|AUTH)",
-                         re.IGNORECASE)
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+# In an env name's parts (split at '_', '-', '.'): a part containing one of these, or ending in one of the
+# others (so TOKENIZERS_PARALLELISM and PASSTHROUGH are not secrets, LICENSEKEY and DB_PASS are).
+_CONTAINS = ("SECRET", "PASSW", "CREDENTIAL", "PRIVATE", "BEARER", "AUTH", "CERT")
+_ENDS = ("KEY", "KEYS", "TOKEN", "TOKENS", "PASS", "PASSPHRASE")
+# A flag's words (split at '-'): only whole words, since --max-num-batched-tokens and --tokenizer are not secrets.
+_FLAG_WORDS = {"token", "key", "apikey", "secret", "password", "passwd", "pass", "passphrase", "credential",
+               "credentials", "auth", "bearer", "private"}
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
+_TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
+                          r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12})")
 
 
 def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key)) or key.upper().startswith("HF_") and "ENDPOINT" not in key.upper()
+    """Whether an env name says its value is a secret."""
+    upper = key.upper()
+    if upper.startswith("HF_") and "ENDPOINT" not in upper:
+        return True
+    for part in re.split(r"[_.\-]+", upper):
+        if any(word in part for word in _CONTAINS) or any(part.endswith(word) for word in _ENDS):
+            return True
+    return False
 
 
-def resolve_env(env: Mapping[str, str], environ: Mapping[str, str]) -> tuple[dict[str, str], set[str], list[str]]:
+def is_secret_value(value: str) -> bool:
+    """Whether a value looks like a credential whatever its name: a URL with a password, a token."""
+    return bool(_URL_PASSWORD.search(value) or _TOKEN_VALUE.match(value.strip()))
+
+
+@lru_cache(maxsize=4096)  # a few hundred distinct flags, asked for every argument of every spec
+def _flag_named_like_secret(name: str) -> bool:
+    return bool(set(name.replace("_", "-").split("-")) & _FLAG_WORDS)
+
+
+def is_secret_flag(key: str, extra: Iterable[str] = ()) -> bool:
+    """Whether a backend argument (with or without dashes) carries a secret."""
+    name = key.lstrip("-").lower()
+    return _flag_named_like_secret(name) or bool(extra) and name in {e.lstrip("-").lower() for e in extra}
+
+
+def extra_names(listed: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(env names, flag names) of a spec's `guard.secrets`: entries starting with '-' are flags."""
+    listed = list(listed)
+    return ({n for n in listed if not n.startswith("-")}, {n.lstrip("-") for n in listed if n.startswith("-")})
+
+
+def resolve_env(env: Mapping[str, str], environ: Mapping[str, str],
+                extra: Iterable[str] = ()) -> tuple[dict[str, str], set[str], list[str]]:
     """(resolved env, keys holding secrets, names of unresolved references).
 
     A value written as `${NAME}` is read from the environment at render time and always counts as a secret.
     """
+    extra = set(extra)
     resolved, secret, missing = {}, set(), []
     for key, value in env.items():
         match = REFERENCE.match(value)
@@ -32,18 +83,66 @@ def resolve_env(env: Mapping[str, str], environ: Mapping[str, str]) -> tuple[dic
                 missing.append(match.group(1))
             continue
         resolved[key] = value
-        if is_secret_key(key):
+        if key in extra or is_secret_key(key) or is_secret_value(value):
             secret.add(key)
     return resolved, secret, missing
 
 
 def masked(env: Mapping[str, str], secret_keys: set[str]) -> dict[str, str]:
-    return {k: (MASK if k in secret_keys else v) for k, v in env.items()}
+    """Env with secrets masked: the keys known to hold one, and any the broad rule catches (a live model's env
+    may hold keys no spec declares)."""
+    return {k: (MASK if k in secret_keys or is_secret_key(k) or is_secret_value(str(v)) else v)
+            for k, v in env.items()}
+
+
+def _split_flag(item: str) -> tuple[str, str | None]:
+    name, sep, value = item.partition("=")
+    return name, (value if sep else None)
+
+
+def mask_args(params: list[str] | None, extra: Iterable[str] = ()) -> list[str] | None:
+    """backend_parameters with the values of secret flags masked, in both `--flag=value` and `--flag value`
+    forms; everything else as it was."""
+    if params is None:
+        return None
+    extra = list(extra)
+    result, hide_next = [], False
+    for item in params:
+        text = str(item)
+        if hide_next and not text.startswith("-"):
+            result.append(MASK)
+            hide_next = False
+            continue
+        hide_next = False
+        name, value = _split_flag(text)
+        if text.startswith("-") and is_secret_flag(name, extra):
+            if value is None:
+                hide_next = True
+                result.append(text)
+            else:
+                result.append(f"{name}={MASK}")
+            continue
+        result.append(text)
+    return result
+
+
+def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> list[str]:
+    """The values mask_args hides, for scrubbing them from any text printed."""
+    if not params:
+        return []
+    extra = tuple(extra)
+    if not any(str(p).startswith("-") and is_secret_flag(_split_flag(str(p))[0], extra) for p in params):
+        return []  # the common case: nothing to hide
+    masked_params = mask_args(params, extra) or []
+    found = []
+    for original, shown in zip(params, masked_params):
+        if original != shown:
+            found.append(_split_flag(str(original))[1] if shown.endswith(f"={MASK}") else str(original))
+    return [v for v in found if v]
 
 
 def scrub(text: str, secrets: list[str]) -> str:
     """Remove known secret values from any text before it is printed (defence in depth)."""
-    for value in secrets:
-        if value and len(value) >= 4:
-            text = text.replace(value, MASK)
+    for value in sorted({v for v in secrets if v and len(v) >= 4}, key=len, reverse=True):
+        text = text.replace(value, MASK)
     return text

@@ -7,6 +7,7 @@ Nothing leaves loopback: Hugging Face is offline and the models' config.json fil
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -57,8 +58,6 @@ def _on_signal(signum, _frame) -> None:
 
 
 def _guard_process() -> None:
-    import atexit
-
     if getattr(_guard_process, "done", False):
         return
     atexit.register(_stop_all)
@@ -73,11 +72,13 @@ class Harness:
         self.cache = cache or Path(os.environ.get("GSG_IT_CACHE", Path.home() / ".cache" / "gsg-it"))
         self.venv = self.cache / f"venv-gpustack-{GPUSTACK_VERSION}"
         self.pids: list[int] = []
+        self._processes: dict[int, subprocess.Popen] = {}  # to reap: a zombie leader keeps its group "alive"
         self.pg_bin: Path | None = None
         self.pg_data = self.root / "pgdata"
         self.api_port = free_port()
         self.url = f"http://127.0.0.1:{self.api_port}"
         self.cluster_id: int | None = None
+        self._stopped = False
 
     # --- lifecycle ---------------------------------------------------------------------------------------
     def start(self, repos: list[str]) -> "Harness":
@@ -96,6 +97,9 @@ class Harness:
     def stop(self) -> None:
         if self in _LIVE:
             _LIVE.remove(self)
+        if self._stopped:
+            return
+        self._stopped = True
         for pid in reversed(self.pids):
             try:
                 os.killpg(pid, signal.SIGTERM)
@@ -104,6 +108,8 @@ class Harness:
         deadline = time.monotonic() + 15
         for pid in self.pids:
             while time.monotonic() < deadline:
+                if pid in self._processes:
+                    self._processes[pid].poll()
                 try:
                     os.killpg(pid, 0)
                 except (ProcessLookupError, PermissionError):
@@ -168,6 +174,7 @@ class Harness:
         process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
                                    start_new_session=True, cwd=self.root)
         self.pids.append(process.pid)
+        self._processes[process.pid] = process
         return process.pid
 
     def _server(self) -> None:

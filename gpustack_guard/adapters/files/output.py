@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gpustack_guard.core.secrets import is_secret_key, scrub
+from gpustack_guard.core.secrets import is_secret_key, is_secret_value, scrub
 
 _extra_secrets: list[str] = []
 _quiet = False  # --quiet: progress and summaries off; errors and the report itself stay
@@ -17,26 +17,47 @@ _quiet = False  # --quiet: progress and summaries off; errors and the report its
 def set_quiet(quiet: bool) -> None:
     global _quiet
     _quiet = quiet
+CONNECTION_SECRETS = ("GSG_API_KEY",)  # never printed, not even with --show-secrets
 
 
 def register_secret(value: str | None) -> None:
-    if value:
+    """A secret gsg itself holds (the API key, a URL password): scrubbed from everything printed, always."""
+    if value and value not in _extra_secrets:
         _extra_secrets.append(value)
 
 
-def known_secrets() -> list[str]:
-    env = [v for k, v in os.environ.items() if (is_secret_key(k) or k == "GSG_API_KEY") and len(v) >= 6]
-    return env + _extra_secrets
+def known_secrets(reveal: bool = False) -> list[str]:
+    """Values to scrub from output: the registered ones, and (unless `reveal`, i.e. --show-secrets) every
+    process environment value the broad rule calls a secret, by name or by value."""
+    held = [os.environ[k] for k in CONNECTION_SECRETS if os.environ.get(k)]
+    if reveal:
+        return held + _extra_secrets
+    env = [v for k, v in os.environ.items() if len(v) >= 6 and (is_secret_key(k) or is_secret_value(v))]
+    return held + env + _extra_secrets
 
 
-def out(text: str, secrets: list[str] | None = None) -> None:
-    sys.stdout.write(scrub(text, known_secrets() + (secrets or [])))
+def out(text: str, secrets: list[str] | None = None, *, reveal: bool = False) -> None:
+    sys.stdout.write(scrub(text, known_secrets(reveal) + (secrets or [])))
     sys.stdout.flush()
 
 
 def err(text: str, secrets: list[str] | None = None) -> None:
     sys.stderr.write(scrub(text, known_secrets() + (secrets or [])).rstrip("\n") + "\n")
     sys.stderr.flush()
+
+
+_interrupt_told = False  # a command already said how it stopped on Ctrl-C/SIGTERM (the CLI then adds nothing)
+
+
+def interrupted(text: str, secrets: list[str] | None = None) -> None:
+    """A command's own account of an interruption: what it kept, what it wrote."""
+    global _interrupt_told
+    _interrupt_told = True
+    err(text, secrets)
+
+
+def interrupt_told() -> bool:
+    return _interrupt_told
 
 
 def note(text: str, secrets: list[str] | None = None) -> None:

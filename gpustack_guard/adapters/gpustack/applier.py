@@ -4,18 +4,24 @@ Order: deletes (highest wave first) and scale-downs free GPUs, then updates, the
 first). A failure stops new work, lets in-flight calls finish, and the outcome names what was done, what
 failed and what was not attempted. Re-running converges: a POST whose answer was lost is followed by a
 lookup by name before any retry, and nothing without gsg's marker is ever changed.
+
+Ctrl-C or SIGTERM is the same kind of stop: no new step starts, the steps in flight finish whole (an update's
+PUT is followed by its restart), and the outcome says what was done. A second signal stops waiting for them.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
 from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
 
@@ -35,10 +41,12 @@ class Outcome:
     failed: list[tuple[str, str]] = field(default_factory=list)
     not_attempted: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {CREATE: 0, UPDATE: 0, REPLACE: 0, DELETE: 0})
+    interrupted: str | None = None  # the signal that stopped the run ("SIGINT", "SIGTERM"), if one did
+    unconfirmed: list[str] = field(default_factory=list)  # changed, but the interrupted --wait did not see ready
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.interrupted
 
 
 def ordered_groups(changes: list[Change]) -> list[list[Step]]:
@@ -75,32 +83,69 @@ class Applier:
         self.restart, self.wait, self.wait_timeout, self.poll = restart, wait, wait_timeout, poll
         self.concurrency, self.progress, self.sleep = concurrency, progress, sleep
         self.expected = expected or {}  # name -> {"id", "updated_at", "digest"} seen by a saved plan
+        self._stop = threading.Event()  # set by Ctrl-C / SIGTERM: start nothing new
+        self._signal: str | None = None
 
     # --- the run ---------------------------------------------------------------------------------------
     def run(self, changes: list[Change]) -> Outcome:
         outcome = Outcome()
         groups = ordered_groups(changes)
         largest = max((len(g) for g in groups), default=1)
-        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, largest))) as pool:
-            self._pool = pool  # one pool for every group: threads are started once
-            self._run_groups(groups, outcome)
+        pool = ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, largest)))
+        self._pool = pool  # one pool for every group: threads are started once
+        finished = False
+        try:
+            with self._stop_on_signals():
+                self._run_groups(groups, outcome)
+            finished = True
+        finally:
+            # after a second signal (or any exception), do not wait for calls in flight: the process is leaving
+            pool.shutdown(wait=finished, cancel_futures=True)
+        outcome.interrupted = self._signal
         done = set(outcome.done)
         for c in changes:  # a change counts once all its steps are done (a replace is a delete and a create)
             if c.action in STEP_KINDS and all(f"{kind} {c.name}" in done for kind in STEP_KINDS[c.action]):
                 outcome.counts[c.action] += 1
         return outcome
 
+    @contextmanager
+    def _stop_on_signals(self):
+        """SIGINT and SIGTERM set the stop flag instead of raising wherever the main thread happens to be; a
+        second one raises KeyboardInterrupt (stop waiting). Only the main thread may install handlers."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        previous: dict = {}
+
+        def stop(signum, frame):
+            if self._stop.is_set():  # the second one: hand it to whoever handled it before (the CLI: exit 130)
+                handler = previous.get(signum)
+                if callable(handler):
+                    handler(signum, frame)
+                raise KeyboardInterrupt
+            self._signal = signal.Signals(signum).name
+            self._stop.set()
+
+        previous.update({s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)})
+        try:
+            yield
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+
     def _run_groups(self, groups: list[list[Step]], outcome: Outcome) -> None:
         for index, group in enumerate(groups):
             touched = self._run_group(group, outcome)
-            if outcome.failed:
+            if outcome.failed or self._stop.is_set():
                 outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
                 break
             if self.wait and touched:
                 try:
-                    self._wait_ready(touched)
+                    outcome.unconfirmed += self._wait_ready(touched)
                 except GsgError as exc:
                     outcome.failed.append(("wait", str(exc)))
+                if outcome.failed or self._stop.is_set():
                     outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
                     break
 
@@ -110,7 +155,7 @@ class Applier:
         stop = threading.Event()
 
         def attempt(step: Step):
-            if stop.is_set():
+            if stop.is_set() or self._stop.is_set():
                 return _NOT_ATTEMPTED
             try:
                 return self._do(step)
@@ -235,14 +280,16 @@ class Applier:
         return model
 
     # --- --wait ----------------------------------------------------------------------------------------
-    def _wait_ready(self, models: list[dict]) -> None:
+    def _wait_ready(self, models: list[dict]) -> list[str]:
+        """Poll until every model is ready; the names still pending when a signal stopped the wait."""
         deadline = time.monotonic() + self.wait_timeout
         pending = {m["id"]: m for m in models}
         restarts: dict[int, int] = {}
-        while pending:
+        self.client.extend_deadline(self.wait_timeout)  # waiting is what the user asked for: not a slow server
+        while pending and not self._stop.is_set():
             for mid in list(pending):
                 model = self.client.get_model(mid)
-                for inst in self.client.model_instances(model_id=mid):
+                for inst in self.client.model_instances(model_id=mid, keep=_instance_state):
                     if inst.get("state") == "error":
                         raise GsgError(f"'{model['name']}' instance {inst.get('name')} is in error: "
                                        f"{inst.get('state_message') or 'no message'}")
@@ -250,14 +297,26 @@ class Applier:
                     if count > restarts.setdefault(inst["id"], count):
                         raise GsgError(f"'{model['name']}' instance {inst.get('name')} restarted ({count} times): "
                                        f"{inst.get('state_message') or 'likely OOM after a healthy start'}")
-                ready, wanted = model.get("ready_replicas") or 0, model.get("replicas") or 0
+                shown = Item("GET", f"/v2/models/{mid}", "the answer", model)
+                ready, wanted = shown.count("ready_replicas", 0), shown.count("replicas", 0)
                 self.progress(f"waiting: {model['name']} {ready}/{wanted} ready")
                 if ready >= wanted:
                     del pending[mid]
-            if pending:
+            if pending and not self._stop.is_set():
                 if time.monotonic() > deadline:
                     raise GsgError(f"timed out waiting for {', '.join(m['name'] for m in pending.values())}")
-                self.sleep(self.poll)
+                if self.sleep is time.sleep:
+                    self._stop.wait(self.poll)  # a signal ends the pause at once
+                else:
+                    self.sleep(self.poll)
+        return sorted(m["name"] for m in pending.values())
+
+
+def _instance_state(index: int, raw) -> dict:
+    """What --wait reads of an instance, type-checked (a wrong field is one line, not a crash mid-apply)."""
+    item = Item("GET", "/v2/model-instances", f"item {index}", raw)
+    return {"id": item.get("id", int), "name": item.get("name", str, None), "state": item.get("state", str, None),
+            "state_message": item.get("state_message", str, None), "restart_count": item.count("restart_count", 0)}
 
 
 def describe(outcome: Outcome) -> str:
@@ -265,11 +324,18 @@ def describe(outcome: Outcome) -> str:
     if outcome.ok:
         return (f"Apply complete: {c[CREATE]} created, {c[UPDATE]} updated, {c[REPLACE]} replaced, "
                 f"{c[DELETE]} deleted.")
-    lines = ["Apply stopped on a failure."]
+    if outcome.interrupted:
+        lines = [f"Apply interrupted ({outcome.interrupted}): nothing new was started; the steps in flight "
+                 "were finished."]
+    else:
+        lines = ["Apply stopped on a failure."]
     lines.append("  done: " + (", ".join(outcome.done) or "nothing"))
     lines += [f"  failed: {name}: {why}" for name, why in outcome.failed]
     lines.append("  not attempted: " + (", ".join(outcome.not_attempted) or "nothing"))
-    lines.append("Fix the cause and run apply again: it picks up from the live state.")
+    if outcome.unconfirmed:
+        lines.append("  changed, not yet seen ready (the wait was stopped): " + ", ".join(outcome.unconfirmed))
+    lines.append("Run apply again: it picks up from the live state." if outcome.interrupted and not outcome.failed
+                 else "Fix the cause and run apply again: it picks up from the live state.")
     return "\n".join(lines)
 
 

@@ -1,15 +1,26 @@
 """A small, strict client for GPUStack's `/v2` management API (httpx).
 
-Every request has a timeout; idempotent requests are retried with backoff and jitter on connection errors
-and 502/503/504; every failure becomes one ApiError line naming the endpoint (never the API key).
+Hostile or broken servers end as one ApiError line naming the endpoint (never the API key or a URL password):
+- every request has a deadline for the whole answer (httpx's timeout is per read: a server that drips one byte
+  a second would never time out) and every command a deadline over all its requests;
+- an answer is read in chunks and refused past a size cap, before it is parsed;
+- lists are read page by page, so no single answer holds a whole large fleet;
+- reads (and the read-only export and evaluation POSTs) are retried with backoff and jitter on connection
+  errors, resets and 502/503/504; any request is retried on 429, after the server's Retry-After (bounded);
+- a redirect is not an answer: the message names where it points.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import time
-from typing import Any, Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -21,6 +32,40 @@ HINTS = {
     401: "the API key is missing, wrong or expired (GSG_API_KEY / --api-key-file)",
     403: "the API key needs the 'management' scope and the organisation OWNER role (or a platform admin)",
 }
+MiB = 1024**2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long and how much gsg waits for and reads from a server; each can be set from the environment."""
+
+    request_deadline: float = 60.0  # seconds for one request, answer complete
+    command_deadline: float = 900.0  # seconds for every request of one command together
+    max_response_bytes: int = 32 * MiB  # one answer; lists are paged, so this bounds one page
+    page_size: int = 500  # list items per request
+    max_list_items: int = 1_000_000  # one list; past it the answer is not a fleet gsg can check
+    max_retry_after: float = 30.0  # a 429 asking for a longer wait fails instead of stalling CI
+
+    ENV = {"request_deadline": "GSG_REQUEST_DEADLINE", "command_deadline": "GSG_COMMAND_DEADLINE",
+           "max_response_bytes": "GSG_MAX_RESPONSE_BYTES", "page_size": "GSG_PAGE_SIZE",
+           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_retry_after": "GSG_MAX_RETRY_AFTER"}
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Limits":
+        values: dict[str, float | int] = {}
+        for name, variable in cls.ENV.items():
+            text = environ.get(variable, "").strip()
+            if not text:
+                continue
+            kind = int if name in ("max_response_bytes", "page_size", "max_list_items") else float
+            try:
+                value = kind(text)
+            except ValueError:
+                value = 0
+            if not value > 0 or value != value or value == float("inf"):
+                raise GsgError(f"{variable} must be a positive {'whole ' if kind is int else ''}number, not '{text}'")
+            values[name] = value
+        return cls(**values)
 
 
 class ApiError(GsgError):
@@ -32,77 +77,217 @@ class ApiError(GsgError):
         super().__init__(message, where=f"{method} {path}")
 
 
+def redact_url(url: str) -> str:
+    """The URL without user info: a password in it must never be printed."""
+    try:
+        parts = urlsplit(url)
+        if "@" in parts.netloc:
+            host = parts.hostname or ""
+            if ":" in host:
+                host = f"[{host}]"  # IPv6
+            netloc = host + (f":{parts.port}" if parts.port else "")
+            return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    except ValueError:
+        pass
+    # no authority part (no scheme, a bad port): drop whatever precedes an '@' before the path
+    return re.sub(r"^([^/@]*//)?[^/@]*@", lambda m: m.group(1) or "", url)
+
+
+def url_password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password or None
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Answer:
+    status: int
+    reason: str
+    headers: httpx.Headers
+    body: bytes
+
+
+class _Transient(Exception):
+    """A failure worth another attempt: the message says what happened if no attempt is left."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 class GPUStackClient:
     def __init__(self, base_url: str, api_key: str | None = None, *, timeout: float = 15.0,
                  verify: bool | str = True, retries: int = 3, backoff: float = 0.5,
-                 transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep):
+                 transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, limits: Limits | None = None):
         if not base_url.startswith(("http://", "https://")):
-            raise GsgError(f"server URL must start with http:// or https://, got '{base_url}'")
+            raise GsgError(f"server URL must start with http:// or https://, got '{redact_url(base_url)}'")
         headers = {"Accept": "application/json", "User-Agent": "gpustack-guard"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self.base_url = base_url.rstrip("/")
+        # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
+        self.base_url = redact_url(base_url).rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
                                   transport=transport, follow_redirects=False)
-        self.retries, self.backoff, self._sleep = retries, backoff, sleep
+        self.timeout = timeout
+        self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
+        self.limits = limits or Limits()
+        self._command_end = clock() + self.limits.command_deadline
 
     def close(self) -> None:
         self._http.close()
 
+    def extend_deadline(self, seconds: float) -> None:
+        """Give the command more time (apply --wait polls for as long as the user asked)."""
+        self._command_end = max(self._command_end, self._clock() + seconds + self.limits.request_deadline)
+
     # --- transport ---------------------------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: dict | None = None, json_body: Any = None,
-                expect_json: bool = True) -> Any:
-        attempts = self.retries + 1 if method in IDEMPOTENT else 1
+                expect_json: bool = True, idempotent: bool | None = None) -> Any:
+        """One call, retried as the module docstring says; `idempotent` marks a POST that only reads."""
+        repeatable = method in IDEMPOTENT if idempotent is None else idempotent
+        attempts = self.retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                response = self._http.request(method, path, params=params, json=json_body)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                if last:
-                    raise ApiError(method, path, f"cannot connect to {self.base_url}: {_short(exc)}") from None
-                self._pause(attempt)
+                answer = self._send(method, path, params, json_body)
+            except _Transient as exc:
+                if last or not repeatable:
+                    raise ApiError(method, path, exc.message) from None
+                self._pause(method, path, self._backoff(attempt))
                 continue
-            except httpx.TimeoutException:
-                raise ApiError(method, path, f"timed out after {self._http.timeout.read}s") from None
-            except httpx.HTTPError as exc:
-                raise ApiError(method, path, f"request failed: {_short(exc)}") from None
-            if response.status_code in RETRY_STATUS and not last:
-                self._pause(attempt)
+            if answer.status == 429 and not last:
+                self._pause(method, path, self._retry_after(method, path, answer, attempt))
                 continue
-            return self._result(method, path, response, expect_json)
+            if answer.status in RETRY_STATUS and repeatable and not last:
+                self._pause(method, path, self._backoff(attempt))
+                continue
+            return self._result(method, path, answer, expect_json)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _pause(self, attempt: int) -> None:
-        delay = self.backoff * (2 ** attempt)
-        self._sleep(delay + random.uniform(0, delay / 2))  # jitter: retries from many CI jobs do not align
+    def _send(self, method: str, path: str, params: dict | None, json_body: Any) -> _Answer:
+        now = self._clock()
+        if now >= self._command_end:
+            raise ApiError(method, path, self._command_deadline_text())
+        deadline = min(now + self.limits.request_deadline, self._command_end)
+        # each read waits at most until the deadline; the loop below catches a server that keeps each read short
+        timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
+        cap = self.limits.max_response_bytes
+        try:
+            with self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > cap:
+                    raise ApiError(method, path, _too_large(cap, int(declared)))
+                chunks, size = [], 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > cap:
+                        raise ApiError(method, path, _too_large(cap))
+                    if self._clock() > deadline:
+                        raise ApiError(method, path, self._deadline_text(deadline, now))
+                    chunks.append(chunk)
+                return _Answer(response.status_code, response.reason_phrase, response.headers, b"".join(chunks))
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
+        except httpx.TimeoutException:
+            if self._clock() >= deadline - 0.01:
+                raise ApiError(method, path, self._deadline_text(deadline, now)) from None
+            raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
+        except httpx.DecodingError as exc:
+            raise ApiError(method, path, f"the answer cannot be decoded: {_short(exc)}") from None
+        except httpx.HTTPError as exc:
+            raise ApiError(method, path, f"request failed: {_short(exc)}") from None
 
-    def _result(self, method: str, path: str, response: httpx.Response, expect_json: bool) -> Any:
-        if response.status_code >= 400:
-            raise _api_error(method, path, response)
+    def _deadline_text(self, deadline: float, started: float) -> str:
+        if deadline >= self._command_end:
+            return self._command_deadline_text()
+        return (f"no complete answer within {self.limits.request_deadline:g}s (GSG_REQUEST_DEADLINE); "
+                "the server is too slow or stalled")
+
+    def _command_deadline_text(self) -> str:
+        return (f"gsg's time limit for this command ran out ({self.limits.command_deadline:g}s over all requests, "
+                "GSG_COMMAND_DEADLINE)")
+
+    def _backoff(self, attempt: int) -> float:
+        delay = self.backoff * (2 ** attempt)
+        return delay + random.uniform(0, delay / 2)  # jitter: retries from many CI jobs do not align
+
+    def _retry_after(self, method: str, path: str, answer: _Answer, attempt: int) -> float:
+        text = answer.headers.get("retry-after", "").strip()
+        if not text:
+            return self._backoff(attempt)
+        try:
+            wait = float(text)
+        except ValueError:
+            try:
+                wait = parsedate_to_datetime(text).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError):
+                return self._backoff(attempt)
+        wait = max(0.0, wait)
+        if wait != wait or wait > self.limits.max_retry_after:
+            raise ApiError(method, path, f"HTTP 429 Too Many Requests: the server asks to retry after {text[:40]}, "
+                                         f"longer than gsg waits ({self.limits.max_retry_after:g}s, "
+                                         "GSG_MAX_RETRY_AFTER)", 429, "Too Many Requests")
+        return wait
+
+    def _pause(self, method: str, path: str, seconds: float) -> None:
+        if self._clock() + seconds >= self._command_end:
+            raise ApiError(method, path, self._command_deadline_text())
+        self._sleep(seconds)
+
+    def _result(self, method: str, path: str, answer: _Answer, expect_json: bool) -> Any:
+        if 300 <= answer.status < 400:
+            where = answer.headers.get("location", "")
+            target = f" to {_redirect_target(where)}" if where else " without a Location"
+            raise ApiError(method, path, f"HTTP {answer.status} redirect{target}: not an API answer (a login page "
+                                         "or proxy? point --server at the GPUStack server itself)",
+                           answer.status, answer.reason)
+        if answer.status >= 400:
+            raise _api_error(method, path, answer)
         if not expect_json:
-            return response.text
-        if not response.content:
+            try:
+                return answer.body.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ApiError(method, path, f"HTTP {answer.status} but the body is not UTF-8 text") from None
+        if not answer.body:
             return None
         try:
-            return response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ApiError(method, path, f"HTTP {response.status_code} but the body is not JSON "
+            return json.loads(answer.body)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise ApiError(method, path, f"HTTP {answer.status} but the body is not JSON "
                                          f"(is {self.base_url} a GPUStack server?)") from None
 
     # --- lists -------------------------------------------------------------------------------------------
-    def list_all(self, path: str, params: dict | None = None) -> list[dict]:
-        """Every item: `page=-1` first (GPUStack's own client does this); walk `pagination` if the server pages."""
-        body = self.request("GET", path, params={**(params or {}), "page": -1})
-        items, pagination = _envelope("GET", path, body)
-        if not pagination or pagination.get("totalPage", 1) <= 1 or len(items) >= pagination.get("total", 0):
-            return items
-        items, page = [], 1
+    def list_all(self, path: str, params: dict | None = None,
+                 keep: Callable[[int, dict], Any] | None = None) -> list:
+        """Every item, page by page (`page`, `perPage`), each passed through `keep(index, item)` as its page
+        arrives, so a caller that needs a few fields of 200,000 items never holds them all whole. Items seen
+        twice (the list shifted while paging) are kept once."""
+        found: list = []
+        seen: set = set()
+        page = 1
         while True:
-            body = self.request("GET", path, params={**(params or {}), "page": page, "perPage": 100})
-            chunk, pagination = _envelope("GET", path, body)
-            items.extend(chunk)
-            if page >= (pagination or {}).get("totalPage", 1) or not chunk:
-                return items
+            body = self.request("GET", path, params={**(params or {}), "page": page,
+                                                     "perPage": self.limits.page_size})
+            chunk, pages = _envelope("GET", path, body)
+            before = len(found)
+            for item in chunk:
+                key = item.get("id") if isinstance(item, dict) else None
+                if key is not None and isinstance(key, (int, str)):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                found.append(keep(len(found), item) if keep else item)
+            if len(found) > self.limits.max_list_items:
+                raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
+            if not chunk or pages is None or page >= pages:
+                return found
+            if len(found) == before:  # a server that serves the same page again and again would never end
+                raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
+                                            "server's pagination is broken")
             page += 1
 
     # --- endpoints ---------------------------------------------------------------------------------------
@@ -110,36 +295,50 @@ class GPUStackClient:
         body = self.request("GET", "/version")
         if not isinstance(body, dict) or "version" not in body:
             raise ApiError("GET", "/version", "unexpected answer: is this a GPUStack server?")
+        version = body["version"]
+        if not isinstance(version, str) or len(version) > 64:  # it is echoed in messages and file headers
+            shown = "text of " + f"{len(version):,} characters" if isinstance(version, str) else kind_of(version)
+            raise ApiError("GET", "/version", f"field 'version' is {shown}, expected a version such as v2.3.0")
         return body
 
     def me(self) -> dict:
-        return self.request("GET", "/v2/users/me")
+        body = self.request("GET", "/v2/users/me")
+        if not isinstance(body, dict):
+            raise ApiError("GET", "/v2/users/me", f"unexpected answer: {kind_of(body)}, not a user object")
+        return body
 
-    def clusters(self) -> list[dict]:
-        return self.list_all("/v2/clusters")
+    def clusters(self, keep: Callable[[int, dict], Any] | None = None) -> list:
+        return self.list_all("/v2/clusters", keep=keep)
 
-    def workers(self, cluster_id: int | None = None) -> list[dict]:
-        return self.list_all("/v2/workers", {"cluster_id": cluster_id} if cluster_id else None)
+    def workers(self, cluster_id: int | None = None, keep: Callable[[int, dict], Any] | None = None) -> list:
+        return self.list_all("/v2/workers", {"cluster_id": cluster_id} if cluster_id else None, keep=keep)
 
-    def model_instances(self, cluster_id: int | None = None, model_id: int | None = None) -> list[dict]:
+    def model_instances(self, cluster_id: int | None = None, model_id: int | None = None,
+                        keep: Callable[[int, dict], Any] | None = None) -> list:
         params = {k: v for k, v in (("cluster_id", cluster_id), ("model_id", model_id)) if v}
-        return self.list_all("/v2/model-instances", params or None)
+        return self.list_all("/v2/model-instances", params or None, keep=keep)
 
     def models(self, cluster_id: int | None = None) -> list[dict]:
-        return self.list_all("/v2/models", {"cluster_id": cluster_id} if cluster_id else None)
+        path = "/v2/models"
+        return self.list_all(path, {"cluster_id": cluster_id} if cluster_id else None,
+                             keep=lambda i, m: _model_item(path, i, m))
 
     def find_model(self, name: str) -> dict | None:
         """`?search=` is a case-insensitive substring match; the exact name is matched here."""
-        return next((m for m in self.list_all("/v2/models", {"search": name}) if m.get("name") == name), None)
+        path = "/v2/models"
+        found = self.list_all(path, {"search": name}, keep=lambda i, m: _model_item(path, i, m))
+        return next((m for m in found if m["name"] == name), None)
 
     def get_model(self, model_id: int) -> dict:
-        return self.request("GET", f"/v2/models/{model_id}")
+        path = f"/v2/models/{model_id}"
+        return _model_item(path, None, self.request("GET", path))
 
     def create_model(self, body: dict) -> dict:
-        return self.request("POST", "/v2/models", json_body=body)
+        return _model_item("/v2/models", None, self.request("POST", "/v2/models", json_body=body), "POST")
 
     def update_model(self, model_id: int, body: dict) -> dict:
-        return self.request("PUT", f"/v2/models/{model_id}", json_body=body)
+        path = f"/v2/models/{model_id}"
+        return _model_item(path, None, self.request("PUT", path, json_body=body), "PUT")
 
     def delete_model(self, model_id: int) -> None:
         self.request("DELETE", f"/v2/models/{model_id}")
@@ -149,37 +348,85 @@ class GPUStackClient:
 
     def export_models(self, cluster_id: int | None = None, ids: list[int] | None = None) -> str:
         body = {k: v for k, v in (("cluster_id", cluster_id), ("ids", ids)) if v is not None}
-        return self.request("POST", "/v2/models/export", json_body=body, expect_json=False)
+        # a POST only because the id list can be long: it changes nothing, so it is retried like a read
+        return self.request("POST", "/v2/models/export", json_body=body, expect_json=False, idempotent=True)
 
     def evaluate(self, cluster_id: int, specs: list[dict]) -> list[dict]:
         body = self.request("POST", "/v2/model-evaluations", json_body={"cluster_id": cluster_id,
-                                                                         "model_specs": specs})
-        if not isinstance(body, dict) or not isinstance(body.get("results"), list):
-            raise ApiError("POST", "/v2/model-evaluations", "unexpected answer (no 'results' list)")
+                                                                         "model_specs": specs}, idempotent=True)
+        if not isinstance(body, dict) or not isinstance(body.get("results"), list) \
+                or not all(isinstance(r, dict) for r in body["results"]):
+            raise ApiError("POST", "/v2/model-evaluations", "unexpected answer (no 'results' list of objects)")
         return body["results"]
 
 
-def _envelope(method: str, path: str, body: Any) -> tuple[list[dict], dict | None]:
-    if isinstance(body, dict) and isinstance(body.get("items"), list):
-        return body["items"], body.get("pagination")
+def _model_item(path: str, index: int | None, item: Any, method: str = "GET") -> dict:
+    """A model as the rest of gsg reads it: an object with an integer id and a text name (the plan, the applier
+    and export index by both)."""
+    where = "the answer" if index is None else f"item {index}"
+    if not isinstance(item, dict):
+        raise ApiError(method, path, f"{where} is {kind_of(item)}, not a model object")
+    for name, kind, label in (("id", int, "an integer"), ("name", str, "text")):
+        value = item.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
+    for name, kind, label in (("meta", dict, "an object"), ("env", dict, "an object"),
+                              ("backend_parameters", list, "a list")):
+        if item.get(name) is not None and not isinstance(item[name], kind):
+            raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(item[name])}, expected {label}")
+    return item
+
+
+def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
+    """(items, number of pages or None when the server did not say)."""
     if isinstance(body, list):
         return body, None
-    raise ApiError(method, path, "unexpected answer: no 'items' list")
+    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+        raise ApiError(method, path, "unexpected answer: no 'items' list")
+    pagination = body.get("pagination")
+    if pagination is None:
+        return body["items"], None
+    pages = pagination.get("totalPage") if isinstance(pagination, dict) else None
+    if not isinstance(pages, int) or isinstance(pages, bool) or pages < 0:
+        raise ApiError(method, path, f"field 'pagination.totalPage' is {kind_of(pages)}, expected an integer")
+    return body["items"], pages
 
 
-def _api_error(method: str, path: str, response: httpx.Response) -> ApiError:
-    status = response.status_code
-    reason, message = response.reason_phrase, ""
+def kind_of(value: Any) -> str:
+    if value is None:
+        return "missing or null"
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "text", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _too_large(cap: int, declared: int | None = None) -> str:
+    size = f" ({declared / MiB:.1f} MiB declared)" if declared else ""
+    return (f"the answer is larger than gsg reads ({cap / MiB:g} MiB, GSG_MAX_RESPONSE_BYTES){size}; "
+            "refused before parsing")
+
+
+def _redirect_target(location: str) -> str:
+    """Where a redirect points, without user info or query (a login redirect may carry tokens)."""
     try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        parts = urlsplit(redact_url(location[:300]))
+    except ValueError:
+        return "(an unparseable location)"
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")) or "(an empty location)"
+
+
+def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
+    status = answer.status
+    reason, message = answer.reason, ""
+    try:
+        body = json.loads(answer.body) if answer.body else None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         body = None
     if isinstance(body, dict):
-        reason = str(body.get("reason") or reason)
+        reason = str(body.get("reason") or reason)[:100]
         message = str(body.get("message") or body.get("detail") or "")
         if isinstance(body.get("error"), dict):  # OpenAI-shaped errors on /v1
             message = str(body["error"].get("message", message))
-    first = message.strip().splitlines()[0] if message.strip() else ""
+    first = message.strip().splitlines()[0][:300] if message.strip() else ""
     if status == 422 and "\n" in message.strip():
         first += f" (+{len(message.strip().splitlines()) - 1} lines)"
     text = f"HTTP {status} {reason}" + (f": {first}" if first else "")

@@ -1,66 +1,167 @@
 """The live fleet: GPUStack's clusters, workers, GPUs and instances as the same Fleet model the snapshot uses.
 
-Four list calls whatever the cluster size (clusters, workers, model instances, models); GPUs come from each
-worker's status. Capacity later counts max(allocated, used), so memory held outside GPUStack is seen.
+Four paged list calls whatever the cluster size (models, clusters, workers, model instances); GPUs come from
+each worker's status. Each item is turned into its record as its page arrives and grouped by cluster id, so
+the work grows with the number of items, not with clusters x workers, and no raw page outlives its turn.
+Capacity later counts max(allocated, used), so memory held outside GPUStack is seen.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import yaml
+
+from gpustack_guard.adapters.gpustack.client import ApiError
+
+from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner
 
-
-def _claims(claim: dict | None) -> dict[int, int]:
-    vram = (claim or {}).get("vram") or {}
-    return {int(index): int(amount) for index, amount in vram.items() if amount}
+WORKERS, INSTANCES, CLUSTERS, EXPORT = "/v2/workers", "/v2/model-instances", "/v2/clusters", "/v2/models/export"
+MAX_EXPORT_ALIASES = 1000  # GPUStack's export writes plain documents; an alias bomb is not an export
 
 
-def _worker(raw: dict) -> Worker:
+def _item(path: str, index: int, raw) -> Item:
+    return Item("GET", path, f"item {index}", raw)
+
+
+def _claims(claim: Item | None) -> dict[int, int]:
+    vram = claim.child("vram") if claim else None
+    if vram is None:
+        return {}
+    found = {}
+    for index in vram.raw:
+        if not str(index).isdigit():
+            vram.fail(str(index), index, "a GPU index as key")
+        amount = vram.count(str(index), 0)
+        if amount:
+            found[int(index)] = amount
+    return found
+
+
+def worker_from_api(index: int, raw) -> tuple[int, Worker]:
+    """(cluster id, worker) from one /v2/workers item."""
+    item = _item(WORKERS, index, raw)
     gpus = []
-    for device in ((raw.get("status") or {}).get("gpu_devices") or []):
-        memory = device.get("memory") or {}
-        if device.get("index") is None or not memory.get("total"):
-            continue
-        gpus.append(Gpu(index=device["index"], vendor=device.get("vendor") or "", type=device.get("type") or "cuda",
-                        name=device.get("name") or "",
-                        memory=GpuMemory(total=memory["total"], used=memory.get("used") or 0,
-                                         allocated=memory.get("allocated") or 0)))
-    reserved = raw.get("system_reserved") or {}
-    return Worker(name=raw["name"], labels=raw.get("labels") or {}, state=raw.get("state") or "not_ready",
-                  system_reserved=SystemReserved(ram=reserved.get("ram") or 0, vram=reserved.get("vram") or 0),
-                  gpus=gpus)
+    status = item.child("status")
+    for device in status.children("gpu_devices") if status else []:
+        memory = device.child("memory")
+        gpu_index = device.count("index", None)
+        total = memory.count("total", None) if memory else None
+        if gpu_index is None or not total:
+            continue  # a GPU the worker cannot measure (yet) books nothing
+        gpus.append(Gpu(index=gpu_index, vendor=device.get("vendor", str, ""), type=device.get("type", str, "cuda"),
+                        name=device.get("name", str, ""),
+                        memory=GpuMemory(total=total, used=memory.count("used", 0),
+                                         allocated=memory.count("allocated", 0))))
+    reserved = item.child("system_reserved")
+    worker = Worker(name=item.get("name", str), labels=item.mapping("labels", str),
+                    state=item.get("state", str, "not_ready"),
+                    system_reserved=SystemReserved(ram=reserved.count("ram", 0) if reserved else 0,
+                                                   vram=reserved.count("vram", 0) if reserved else 0),
+                    gpus=gpus)
+    return item.get("cluster_id", int), worker
 
 
-def _instances(raw: dict, owners: dict[int, Owner]) -> list[Instance]:
-    model_owner = owners.get(raw.get("model_id"))
-    base = dict(model=raw.get("model_name") or "", name=raw.get("name"), state=raw.get("state") or "pending",
-                restart_count=raw.get("restart_count") or 0,
+def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int, list[Instance]]:
+    """(cluster id, the instance on its main worker and on each subordinate worker) from one instance item."""
+    item = _item(INSTANCES, index, raw)
+    model_owner = owners.get(item.get("model_id", int, None))
+    base = dict(model=item.get("model_name", str, ""), name=item.get("name", str, None),
+                state=item.get("state", str, "pending"), restart_count=item.count("restart_count", 0),
                 managed_by=model_owner.managed_by if model_owner else None,
                 project=model_owner.project if model_owner else None)
     found = []
-    if raw.get("worker_name"):
-        found.append(Instance(**base, worker=raw["worker_name"], gpu_indexes=raw.get("gpu_indexes") or [],
-                              claims=_claims(raw.get("computed_resource_claim"))))
-    for sub in ((raw.get("distributed_servers") or {}).get("subordinate_workers") or []):
-        if sub.get("worker_name"):
-            found.append(Instance(**base, worker=sub["worker_name"], gpu_indexes=sub.get("gpu_indexes") or [],
-                                  claims=_claims(sub.get("computed_resource_claim"))))
-    return found
+    places = [item] + [sub for servers in [item.child("distributed_servers")] if servers
+                       for sub in servers.children("subordinate_workers")]
+    for place in places:
+        worker = place.get("worker_name", str, "")
+        if worker:
+            indexes = place.get("gpu_indexes", list, [])
+            for position, gpu in enumerate(indexes):
+                if not isinstance(gpu, int) or isinstance(gpu, bool) or gpu < 0:
+                    place.fail(f"gpu_indexes[{position}]", gpu, "an integer >= 0")
+            found.append(Instance(**base, worker=worker, gpu_indexes=indexes,
+                                  claims=_claims(place.child("computed_resource_claim"))))
+    return item.get("cluster_id", int, None), found
+
+
+def cluster_from_api(index: int, raw) -> tuple[int, str]:
+    item = _item(CLUSTERS, index, raw)
+    return item.get("id", int), item.get("name", str)
+
+
+def assemble(clusters: list[tuple[int, str]], workers: list[tuple[int, Worker]],
+             instances: list[tuple[int | None, list[Instance]]], server: str, version: str | None) -> Fleet:
+    by_cluster: dict[int, list[Worker]] = {}
+    for cid, worker in workers:
+        by_cluster.setdefault(cid, []).append(worker)
+    placed: dict[int | None, list[Instance]] = {}
+    for cid, found in instances:
+        placed.setdefault(cid, []).extend(found)
+    result = [Cluster(name=name, id=cid, workers=sorted(by_cluster.get(cid, []), key=lambda w: w.name),
+                      instances=placed.get(cid, []))
+              for cid, name in sorted(clusters, key=lambda c: c[1])]
+    return Fleet(captured_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(), server=server,
+                 server_version=version, clusters=result)
+
+
+def owners_of(models: list[dict]) -> dict[int, Owner]:
+    return {m["id"]: owner(m) for m in models}
+
+
+def fetch_fleet(client, version: str | None) -> tuple[Fleet, list[dict]]:
+    """(the live fleet, the model list read with it: plan and drift reuse it)."""
+    models = client.models()
+    owners = owners_of(models)
+    fleet = assemble(client.clusters(keep=cluster_from_api), client.workers(keep=worker_from_api),
+                     client.model_instances(keep=lambda i, raw: instances_from_api(i, raw, owners)),
+                     client.base_url, version)
+    return fleet, models
 
 
 def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[dict], models: list[dict],
                    server: str, version: str | None) -> Fleet:
-    owners = {m["id"]: owner(m) for m in models if "id" in m}
-    result = []
-    for cluster in sorted(clusters, key=lambda c: c.get("name", "")):
-        cid = cluster.get("id")
-        result.append(Cluster(
-            name=cluster["name"], id=cid,
-            workers=[_worker(w) for w in sorted(workers, key=lambda w: w.get("name", ""))
-                     if w.get("cluster_id") == cid],
-            instances=[i for raw in instances if raw.get("cluster_id") == cid for i in _instances(raw, owners)],
-        ))
-    return Fleet(captured_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(), server=server,
-                 server_version=version, clusters=result)
+    """The same fleet from whole lists already read (tests and tools that hold raw answers)."""
+    owners = owners_of(models)
+    return assemble([cluster_from_api(i, c) for i, c in enumerate(clusters)],
+                    [worker_from_api(i, w) for i, w in enumerate(workers)],
+                    [instances_from_api(i, raw, owners) for i, raw in enumerate(instances)], server, version)
+
+
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster on a large export
+
+
+def _check_aliases(text: str) -> None:
+    """A few kilobytes of YAML aliases can expand to gigabytes once walked: GPUStack's export writes plain
+    documents, so more than a handful of aliases is not an export. Counted on the parser's events, before
+    anything is built."""
+    aliases = 0
+    for event in yaml.parse(text, Loader=_FAST_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_EXPORT_ALIASES:
+                raise ApiError("POST", EXPORT, f"more than {MAX_EXPORT_ALIASES} YAML aliases: not an export")
+
+
+def exported_documents(text: str) -> list[dict]:
+    """The deployment documents of POST /v2/models/export; each must be an object with a text name."""
+    try:
+        _check_aliases(text)
+        loaded = list(yaml.load_all(text, Loader=_FAST_LOADER))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ApiError("POST", EXPORT, f"the answer is not valid YAML{at}: {getattr(exc, 'problem', None) or exc}"
+                       ) from None
+    except RecursionError:
+        raise ApiError("POST", EXPORT, "the answer nests too deeply to be an export") from None
+    docs = []
+    for index, doc in enumerate(d for d in loaded if d is not None):
+        item = Item("POST", EXPORT, f"document {index}", doc)
+        item.get("name", str)
+        item.get("env", dict, None)  # masking walks these two
+        item.get("backend_parameters", list, None)
+        docs.append(doc)
+    return docs

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, Claims, Owner, digest, owner
-from gpustack_guard.core.secrets import masked
+from gpustack_guard.core.secrets import mask_args, masked
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
 LEGACY_OWNED = "legacy"  # information: a legacy-marked model no spec of this project declares; never pruned
@@ -87,7 +87,8 @@ def same(field_name: str, desired: Any, live: Any, family: str = "vllm") -> bool
     return desired == live
 
 
-def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str]) -> list[FieldChange]:
+def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str],
+                  secret_flags: frozenset[str] = frozenset()) -> list[FieldChange]:
     changes = []
     for key, want in desired.items():
         if key in NOT_COMPARED:
@@ -97,6 +98,8 @@ def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str])
             continue
         if key == "env":
             want, have = masked(want or {}, secret_keys), masked(have or {}, secret_keys)
+        if key == "backend_parameters":
+            want, have = mask_args(want, secret_flags), mask_args(have, secret_flags)
         changes.append(FieldChange(key, have, want))
     return changes
 
@@ -144,7 +147,7 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
             changes.append(Change(CONFLICT, **base, owner=found, live=live, reason=why_not))
             continue
         taking = claims.takes_ownership(found)
-        diffs = field_changes(desired, current, r.family, r.secret_keys)
+        diffs = field_changes(desired, current, r.family, r.secret_keys, r.secret_flags)
         identity = [d for d in diffs if d.field in IDENTITY]
         if identity:
             changes.append(Change(REPLACE, **base, owner=found, live=live, fields=diffs,

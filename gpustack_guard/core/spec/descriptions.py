@@ -56,6 +56,7 @@ RECORDS = {
         "ollama": "Ollama-style aliases of llama.cpp flags.",
         "wave": "Apply order: lower waves first; a failing wave stops the ones after it.",
         "adopt": "Take over a live model of this name that gsg does not own yet.",
+        "secrets": "Extra env names and --flags whose values are masked in every output (beyond the built-in rule).",
     },
     "Policy": {
         "strict": "Every memory warning becomes an error.",

@@ -176,6 +176,7 @@ class Guard(_Strict):
     ollama: Optional[OllamaAliases] = None
     wave: int = field(default=0, ge=-1000, le=1000)  # apply order: lower waves first, deletes highest first
     adopt: bool = False  # take over a live model of this name that gsg does not own yet
+    secrets: list[str] = field(factory=list)  # more env names and --flags whose values are never printed
 
 
 class DeploymentSpec(_Strict):
