@@ -35,9 +35,9 @@ def main() -> int:
     opts = parser.parse_args()
 
     from gpustack_guard.adapters.gpustack.applier import Applier, ordered_groups
-    from gpustack_guard.wiring import Connection, SpecSources, load_desired
     from gpustack_guard.adapters.gpustack.client import GPUStackClient
     from gpustack_guard.core.deploy.plan import plan
+    from gpustack_guard.wiring import Connection, SpecSources, load_desired
 
     fake = FakeGPUStack.field_notes()
     cid = fake.clusters[0]["id"]

@@ -133,8 +133,8 @@ def validate(
     from gpustack_guard.commands.validate import ValidateOptions, run
     from gpustack_guard.core.findings import Severity
 
-    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output, Severity(fail_level.value),
-                               server_check, connection))
+    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output,
+                               Severity(fail_level.value), server_check, connection))
 
 
 @app.command()
@@ -151,7 +151,8 @@ def render(
     """Print the final deployment documents exactly as gsg would send them to GPUStack."""
     from gpustack_guard.commands.render import RenderOptions, run
 
-    return run(RenderOptions(_sources(specs, templates, offline, overlay=overlay), output, show_secrets, out_file, check))
+    return run(RenderOptions(_sources(specs, templates, offline, overlay=overlay), output, show_secrets, out_file,
+                             check))
 
 
 @app.command()
@@ -324,7 +325,8 @@ def drift(
     """Read-only: live fields that differ from the specs, missing and orphaned models, unhealthy instances."""
     from gpustack_guard.commands.drift import DriftOptions, run
 
-    return run(DriftOptions(_sources(specs, templates, offline, project, overlay), connection, output, detailed_exitcode, all_contexts))
+    return run(DriftOptions(_sources(specs, templates, offline, project, overlay), connection, output,
+                            detailed_exitcode, all_contexts))
 
 
 @app.command()

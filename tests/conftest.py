@@ -2,10 +2,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import EXPORT_FIXTURE, FLEET, REPO  # noqa: F401  (re-exported for fixtures)
 
 from gpustack_guard.cli import main
-
-from support import EXPORT_FIXTURE, FLEET, REPO  # noqa: F401  (re-exported for fixtures)
 
 
 @dataclass

@@ -19,9 +19,9 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
 SUFFIX = ".yaml.j2"
 

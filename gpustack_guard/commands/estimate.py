@@ -15,13 +15,13 @@ from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
 from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
-from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.memory.estimate import FITS
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 from gpustack_guard.core.pipeline import validate
+from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import gib, parse_size

@@ -10,8 +10,8 @@ import yaml
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, write_atomic
-from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
@@ -116,7 +116,8 @@ def run(opts: ExportOptions) -> int:
                 "(a ${NAME} reference) or export with --show-secrets")
         text = yaml.safe_dump(cleaned, sort_keys=False, allow_unicode=True)
         path = target / f"{filename(doc['name'])}.yaml"
-        header = modeline + f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n" + owner_comment(found)
+        origin = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n"
+        header = modeline + origin + owner_comment(found)
         planned.append((path, header + text))
         note(f"gsg: {doc['name']}: {found.describe()}")
     clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]

@@ -73,8 +73,8 @@ def _plan(opts: SoakOptions):
     from gpustack_guard.adapters.soak.load import Target, chat_completions_url
     from gpustack_guard.adapters.soak.runner import SoakPlan
     from gpustack_guard.adapters.soak.workload import load_workload
-    from gpustack_guard.wiring import read_api_key
     from gpustack_guard.core.soak.prompts import WorkloadEntry
+    from gpustack_guard.wiring import read_api_key
 
     key = read_api_key(opts.api_key_file)
     workload = load_workload(opts.workload_file) if opts.workload_file else \

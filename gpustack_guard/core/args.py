@@ -151,7 +151,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list
     for arg in defaults:
         if arg.key in placed:
             continue
-        value = spec_map[arg.key] if arg.key in spec_map else arg.value
+        value = spec_map.get(arg.key, arg.value)
         final.append(Arg(arg.key, value, arg.index))
         placed.add(arg.key)
     for arg in spec:

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
-from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.secrets import MASK, extra_names, is_secret_flag, mask_args, masked, resolve_env, \
-    secret_arg_values
+from gpustack_guard.core.ports import TemplateError, TemplateRenderer
+from gpustack_guard.core.rules import documents as D
+from gpustack_guard.core.secrets import (
+    MASK,
+    extra_names,
+    is_secret_flag,
+    mask_args,
+    masked,
+    resolve_env,
+    secret_arg_values,
+)
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
-from gpustack_guard.core.ports import TemplateError, TemplateRenderer
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from gpustack_guard.reporters import json_head
 from gpustack_guard.core.deploy.drift import DRIFT_KINDS, has_drift
+from gpustack_guard.reporters import json_head
 
 DRIFT_FORMAT_VERSION = "1.0"
 

@@ -25,7 +25,8 @@ def blob_base(environ: Mapping[str, str] = os.environ) -> tuple[str, str | None]
         return (f"{server}/{environ['GITHUB_REPOSITORY']}/blob/{environ['GITHUB_SHA']}/",
                 environ.get("GITHUB_WORKSPACE"))
     if environ.get("GITLAB_CI") == "true" and environ.get("CI_PROJECT_URL") and environ.get("CI_COMMIT_SHA"):
-        return f"{environ['CI_PROJECT_URL'].rstrip('/')}/-/blob/{environ['CI_COMMIT_SHA']}/", environ.get("CI_PROJECT_DIR")
+        prefix = f"{environ['CI_PROJECT_URL'].rstrip('/')}/-/blob/{environ['CI_COMMIT_SHA']}/"
+        return prefix, environ.get("CI_PROJECT_DIR")
     return None
 
 

@@ -34,7 +34,6 @@ def deployment_json(ev) -> dict:
 
 def render_json(report, fail_level=None) -> str:  # fail_level: read by junit only
     from gpustack_guard.core.findings import Severity
-
     from gpustack_guard.reporters import json_head
 
     doc = {

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import json
 
-from gpustack_guard.reporters import json_head
+from gpustack_guard.core.deploy.plan import (
+    CONFLICT,
+    CREATE,
+    DELETE,
+    LEGACY_OWNED,
+    NOOP,
+    REPLACE,
+    UPDATE,
+    desired_digest,
+    live_digest,
+    summary,
+    summary_line,
+)
 from gpustack_guard.core.ownership import LEGACY, UNMANAGED
-from gpustack_guard.core.deploy.plan import (CONFLICT, CREATE, DELETE, LEGACY_OWNED, NOOP, REPLACE, UPDATE, desired_digest,
-                                 live_digest, summary, summary_line)
+from gpustack_guard.reporters import json_head
 
 PLAN_FORMAT_VERSION = "1.0"
 VERB = {CREATE: "will be created", UPDATE: "will be updated in place", REPLACE: "must be replaced",

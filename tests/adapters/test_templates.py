@@ -1,10 +1,9 @@
-from pathlib import Path
 
 import pytest
+from support import REPO  # noqa: E402
 
 from gpustack_guard.adapters.templates import TemplateError, TemplateRenderer
 
-from support import REPO  # noqa: E402
 BASE = {"vars": {}, "placement": {"gpus": 4}, "backend_version": "0.11.0",
         "ollama": {"num_ctx": None, "num_gpu": None, "num_batch": None, "num_parallel": None}}
 

@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-
 from support import FLEET, REPO
 
 NEGATIVE = sorted(p for p in (REPO / "examples" / "negative").iterdir() if p.is_dir())

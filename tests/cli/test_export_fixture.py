@@ -3,10 +3,7 @@
 import json
 
 import yaml
-
 from support import EXPORT_FIXTURE
-
-
 
 
 def test_export_loads_and_renders_back_with_every_field(gsg):

@@ -7,7 +7,6 @@ import shutil
 import time
 
 import pytest
-
 from support import REPO
 from support.hostile_gpustack import MODES, HostileGPUStack
 

@@ -8,7 +8,6 @@ import time
 
 import httpx
 import pytest
-
 from support import REPO
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}

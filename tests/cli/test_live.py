@@ -3,8 +3,8 @@
 import json
 
 import yaml
-
 from support import REPO
+
 from gpustack_guard.adapters.files.fleet_file import load_fleet
 
 
@@ -56,8 +56,9 @@ def test_old_server_is_refused(gsg, fake):
 
 
 def test_unreachable_server(gsg, monkeypatch, slept):
-    import gpustack_guard.wiring as connect
     import httpx
+
+    import gpustack_guard.wiring as connect
 
     def refuse(request):
         raise httpx.ConnectError("Connection refused", request=request)

@@ -11,12 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import REPO
 import yaml
+from support import REPO
 
+from gpustack_guard.adapters.files.project_file import covers_project, find_identity, recorded_path
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, marker, owner
-from gpustack_guard.adapters.files.project_file import covers_project, find_identity, recorded_path
 
 GPUS = {"a": ["gpu-a:cuda:0", "gpu-a:cuda:1"], "b": ["gpu-a:cuda:2", "gpu-d:cuda:0"]}
 

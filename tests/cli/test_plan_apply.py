@@ -4,9 +4,8 @@ import json
 import shutil
 
 import pytest
-
 from support import REPO
-from support.fake_gpustack import Fault, FakeGPUStack
+from support.fake_gpustack import FakeGPUStack, Fault
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
 PROJECT = "field-notes-example"  # specs/gsg.yaml
@@ -239,9 +238,9 @@ def _converges_after_fault(gsg, monkeypatch, specs, kind: str, at: int, *, seed_
     assert gsg("plan", str(specs), "--prune", "--detailed-exitcode").code == 0, (kind, at)
 
 
+@pytest.mark.parametrize("seed", [False, True], ids=["create", "update-and-prune"])
 @pytest.mark.parametrize("kind", ["500", "503", "409", "timeout-before", "timeout-after", "reset-after"])
-def test_fault_at_every_request_index_converges(gsg, monkeypatch, specs, kind):
+def test_fault_at_every_request_index_converges(gsg, monkeypatch, specs, kind, seed):
     # a fresh create run makes 9 requests to /v2/, a seeded update+prune run 10: 15 covers every index
-    for seed in (False, True):
-        for at in range(1, 16):
-            _converges_after_fault(gsg, monkeypatch, specs, kind, at, seed_update=seed)
+    for at in range(1, 16):
+        _converges_after_fault(gsg, monkeypatch, specs, kind, at, seed_update=seed)

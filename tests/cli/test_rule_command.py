@@ -3,12 +3,11 @@
 import importlib.util
 import json
 import re
-from pathlib import Path
+
+from support import REPO  # noqa: E402
 
 from gpustack_guard.core.rules.registry import RULES
 from gpustack_guard.reporters.rule_doc import PROJECT_URL, rule_markdown
-
-from support import REPO  # noqa: E402
 
 
 def _generator():

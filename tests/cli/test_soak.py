@@ -21,6 +21,8 @@ from support.soak_fakes import FakeServer
 
 from gpustack_guard.cli import main
 
+pytestmark = pytest.mark.xdist_group("soak-cli")  # its module-scoped fixtures are built once, on one worker
+
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-soak-test-0123456789"
 

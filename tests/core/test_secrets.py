@@ -3,14 +3,19 @@ rule and guard.secrets, secret backend flags, and URL user info never printed by
 shows them."""
 
 import json
-import shutil
 
 import pytest
 import yaml
-
 from support import REPO
-from gpustack_guard.core.secrets import (MASK, is_secret_flag, is_secret_key, is_secret_value, mask_args,
-                                         secret_arg_values)
+
+from gpustack_guard.core.secrets import (
+    MASK,
+    is_secret_flag,
+    is_secret_key,
+    is_secret_value,
+    mask_args,
+    secret_arg_values,
+)
 
 # Every value here must be absent from everything gsg prints or writes without --show-secrets.
 SECRET_VALUES = {

@@ -42,7 +42,7 @@ def log(message: str) -> None:
     print(f"[gsg-it] {message}", file=sys.stderr, flush=True)
 
 
-_LIVE: list["Harness"] = []  # started and not yet stopped: torn down on SIGTERM/SIGHUP and at exit too
+_LIVE: list[Harness] = []  # started and not yet stopped: torn down on SIGTERM/SIGHUP and at exit too
 
 
 def _stop_all(*_args) -> None:
@@ -81,7 +81,7 @@ class Harness:
         self._stopped = False
 
     # --- lifecycle ---------------------------------------------------------------------------------------
-    def start(self, repos: list[str]) -> "Harness":
+    def start(self, repos: list[str]) -> Harness:
         started = time.monotonic()
         _guard_process()
         _LIVE.append(self)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from harness import API_KEY, REPO, Harness
 
 from gpustack_guard.cli import main
-from harness import API_KEY, REPO, Harness
 
 pytestmark = pytest.mark.integration
 HERE = Path(__file__).resolve().parent

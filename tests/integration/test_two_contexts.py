@@ -5,9 +5,9 @@ import time
 
 import pytest
 import yaml
+from harness import API_KEY, Harness
 
 from gpustack_guard.cli import main
-from harness import API_KEY, Harness
 
 pytestmark = pytest.mark.integration
 REPOS = ["Qwen/Qwen2.5-0.5B-Instruct"]

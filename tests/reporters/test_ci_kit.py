@@ -10,8 +10,9 @@ import sys
 import jsonschema
 import pytest
 import yaml
-
 from support import FLEET, REPO
+
+pytestmark = pytest.mark.xdist_group("ci-kit")  # its module-scoped fixtures are built once, on one worker
 
 SCHEMA_FILE = REPO / "schema" / "spec.schema.json"
 SPECS = sorted(p for p in REPO.glob("specs/*.yaml") if p.name != "gsg.yaml")  # gsg.yaml: the project file

@@ -5,8 +5,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from support import FLEET, REPO
+
 from gpustack_guard.core.rules.registry import RULES
 
 NEGATIVE = REPO / "examples" / "negative"

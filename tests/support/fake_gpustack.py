@@ -96,7 +96,7 @@ class FakeGPUStack:
                              "status": {"gpu_devices": devices}, "created_at": now(), "updated_at": now()})
 
     @classmethod
-    def field_notes(cls, **kwargs) -> "FakeGPUStack":
+    def field_notes(cls, **kwargs) -> FakeGPUStack:
         fake = cls(**kwargs)
         cid = fake.add_cluster("prod")
         a6000, r4090 = ("NVIDIA RTX A6000", 49140 * MiB), ("NVIDIA GeForce RTX 4090", 24564 * MiB)

@@ -21,7 +21,6 @@ import json
 import socket
 import struct
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -71,7 +70,7 @@ class HostileGPUStack:
     def url(self, user_info: str = "") -> str:
         return f"http://{user_info + '@' if user_info else ''}127.0.0.1:{self.port}"
 
-    def __enter__(self) -> "HostileGPUStack":
+    def __enter__(self) -> HostileGPUStack:
         self.thread.start()
         return self
 

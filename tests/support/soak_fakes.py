@@ -180,7 +180,7 @@ class FakeServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    async def __aenter__(self) -> "FakeServer":
+    async def __aenter__(self) -> FakeServer:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024)
         self.port = self._server.sockets[0].getsockname()[1]
         self.engine.started = time.perf_counter()
@@ -189,7 +189,7 @@ class FakeServer:
     async def __aexit__(self, *exc) -> None:
         self._server.close()
 
-    def start_in_thread(self) -> "FakeServer":
+    def start_in_thread(self) -> FakeServer:
         """Serve from a thread with its own loop (for code under test that calls asyncio.run itself)."""
         ready = threading.Event()
 
@@ -298,7 +298,7 @@ class FakeServer:
         await writer.drain()
         return True
 
-    def transport(self) -> "InProcessTransport":
+    def transport(self) -> InProcessTransport:
         """The same engine without sockets: for many soaks at once in one event loop."""
         return InProcessTransport(self)
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import yaml
 from pydantic_core import ValidationError
 
+from gpustack_guard.adapters.files.spec_loader import display_path, read_text
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
 from gpustack_guard.core.spec.check import field_path
-from gpustack_guard.adapters.files.spec_loader import display_path, read_text
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
 
 def load_fleet(path_text: str) -> Fleet:

@@ -49,10 +49,8 @@ def _covers(patch: Any, path: YamlPath) -> bool:
     for part in path:
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list):
-            return True  # inside a list the overlay set: its lines
         else:
-            return False
+            return isinstance(node, list)  # inside a list the overlay set: its lines; elsewhere the base's
     return True
 
 

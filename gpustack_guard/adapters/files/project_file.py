@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.ownership import PROJECT_NAME, PROJECT_NAME_RULE, Identity
 from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.ownership import PROJECT_NAME, PROJECT_NAME_RULE, Identity
 
 PRUNE_NEEDS_PROJECT = ("--prune needs a project identity, so that it never deletes another repository's "
                        "deployments: add a gsg.yaml with `project: NAME` at the spec root, or pass --project NAME "

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gpustack_guard.core import findings as F
-from gpustack_guard.core.rules import documents as D
-from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.rules import documents as D
+from gpustack_guard.core.spec.check import SpecDoc
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # a spec tree's project identity (spec/project.py), never a spec

@@ -19,11 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gpustack_guard.core.errors import GsgError
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
-from gpustack_guard.core.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
 from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
+from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
 
 STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
 _NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
@@ -197,10 +197,9 @@ class Applier:
             raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
                            "refusing to touch it")
         expected = self.expected.get(change.name)
-        if expected:
-            # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
-            if live_digest(model) != expected.get("digest"):
-                raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
+        # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
+        if expected and live_digest(model) != expected.get("digest"):
+            raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
         return model
 
     @staticmethod

@@ -51,7 +51,7 @@ class Limits:
            "max_list_items": "GSG_MAX_LIST_ITEMS", "max_retry_after": "GSG_MAX_RETRY_AFTER"}
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Limits":
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Limits:
         values: dict[str, float | int] = {}
         for name, variable in cls.ENV.items():
             text = environ.get(variable, "").strip()

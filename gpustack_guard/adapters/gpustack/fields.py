@@ -52,13 +52,13 @@ class Item:
             self.fail(key, value, "a positive integer" if positive else "an integer >= 0")
         return value
 
-    def child(self, key: str) -> "Item | None":
+    def child(self, key: str) -> Item | None:
         value = self.raw.get(key)
         if value is None:
             return None
         return Item(self.method, self.path, self.where, value, self._name(key))
 
-    def children(self, key: str) -> list["Item"]:
+    def children(self, key: str) -> list[Item]:
         values = self.get(key, list, [])
         return [Item(self.method, self.path, self.where, v, f"{self._name(key)}[{i}]") for i, v in enumerate(values)]
 

@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 import yaml
 
 from gpustack_guard.adapters.gpustack.client import ApiError
-
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner

@@ -10,10 +10,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.spec.model import DeploymentSpec
 
@@ -58,7 +58,7 @@ def _config_dir_facts(directory: Path, source: str) -> ModelFacts:
 
 class FactsResolver:
     def __init__(self, *, offline: bool = False, cache_dir: Path | None = None, hf_token: str | None = None,
-                 endpoint: str | None = None, transport: "httpx.BaseTransport | None" = None, timeout: float = 10.0):
+                 endpoint: str | None = None, transport: httpx.BaseTransport | None = None, timeout: float = 10.0):
         self.offline = offline
         self.cache_dir = cache_dir or default_cache_dir()
         self._token = hf_token
@@ -167,7 +167,7 @@ class FactsResolver:
             self._disk[key] = path.read_text() if path.is_file() else None
         return self._disk[key]
 
-    def _client(self) -> "httpx.Client":
+    def _client(self) -> httpx.Client:
         import httpx
 
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpustack_guard.core.rules import fleet as RF
-from gpustack_guard.core.rules import memory as RM
-from gpustack_guard.core.rules import placement as RP
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.rules import fleet as RF
+from gpustack_guard.core.rules import memory as RM
+from gpustack_guard.core.rules import placement as RP
 from gpustack_guard.core.units import gib
 
 SHARED, SEPARATE, PRIORITY = "shared", "separate", "shared-with-priority"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpustack_guard.core.rules import fleet as RF
-from gpustack_guard.core.rules import memory as RM
-from gpustack_guard.core.rules import placement as RP
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, Evaluate, Judged, Target, document, judge
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.rules import fleet as RF
+from gpustack_guard.core.rules import memory as RM
+from gpustack_guard.core.rules import placement as RP
 
 KV_BLOCK = 16  # vLLM's default block; SGLang and llama.cpp get the same rounding (harmless, and comparable)
 INTERACTIVE_CHUNK = 2048

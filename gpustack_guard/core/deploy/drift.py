@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core.deploy.plan import CONFLICT, CREATE, DELETE, LEGACY_OWNED, REPLACE, UPDATE, plan
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
-from gpustack_guard.core.deploy.plan import CONFLICT, CREATE, DELETE, LEGACY_OWNED, REPLACE, UPDATE, plan
 
 DRIFT_KINDS = ("pinned_edits", "changed", "missing", "orphaned", "unhealthy")  # the rest is information only
 NO_ORPHANS_WITHOUT_PROJECT = ("orphaned models not checked: without a project identity gsg cannot tell this "

@@ -10,15 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-_VOCABULARY = (
-    "the of and to in is was for on that with as by at from his her they which this be are or had an not "
-    "but what all were when we there can more if no out so said who one about up them time has into only "
-    "other new some could these two may first then do any like my now over such our man me even most made "
-    "after also did many before must through back years where much your way well down should because each "
-    "just those people how too little state good very make world still own see men work long get here "
-    "between both life being under never day same another know while last might us great old year off come "
-    "since against go came right used take three"
-).split()
+_VOCABULARY = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "his", "her", "they", "which", "this", "be", "are", "or", "had", "an", "not", "but", "what", "all", "were", "when", "we", "there", "can", "more", "if", "no", "out", "so", "said", "who", "one", "about", "up", "them", "time", "has", "into", "only", "other", "new", "some", "could", "these", "two", "may", "first", "then", "do", "any", "like", "my", "now", "over", "such", "our", "man", "me", "even", "most", "made", "after", "also", "did", "many", "before", "must", "through", "back", "years", "where", "much", "your", "way", "well", "down", "should", "because", "each", "just", "those", "people", "how", "too", "little", "state", "good", "very", "make", "world", "still", "own", "see", "men", "work", "long", "get", "here", "between", "both", "life", "being", "under", "never", "day", "same", "another", "know", "while", "last", "might", "us", "great", "old", "year", "off", "come", "since", "against", "go", "came", "right", "used", "take", "three"]
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class Trend:
     rising: float | None  # rising_pair_fraction
 
     @classmethod
-    def of(cls, values: list[float | None]) -> "Trend":
+    def of(cls, values: list[float | None]) -> Trend:
         present = [(i, v) for i, v in enumerate(values) if v is not None]
         ys = [v for _, v in present]
         if len(present) < 3:

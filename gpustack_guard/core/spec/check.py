@@ -10,11 +10,15 @@ from typing import Any
 from pydantic_core import ValidationError
 
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec.model import (
-    BUILTIN_BACKENDS, COMMUNITY_BACKENDS, SERVER_MANAGED_FIELDS, SOURCE_ID_FIELD, DeploymentSpec,
+    BUILTIN_BACKENDS,
+    COMMUNITY_BACKENDS,
+    SERVER_MANAGED_FIELDS,
+    SOURCE_ID_FIELD,
+    DeploymentSpec,
 )
-from gpustack_guard.core.ports import LocatedData
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 

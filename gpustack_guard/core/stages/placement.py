@@ -7,7 +7,12 @@ from typing import Sequence
 
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
 from gpustack_guard.core.fleet.placement import (
-    Ledger, Placement, PlacementFailure, Unplaced, choose_gpus, replica_bookings,
+    Ledger,
+    Placement,
+    PlacementFailure,
+    Unplaced,
+    choose_gpus,
+    replica_bookings,
 )
 from gpustack_guard.core.memory import engine
 from gpustack_guard.core.render import RenderedSpec

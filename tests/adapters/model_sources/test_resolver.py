@@ -7,9 +7,9 @@ import httpx
 import pytest
 import respx
 
+from gpustack_guard.adapters.model_sources.resolver import FactsResolver, gguf_type_from_filename
 from gpustack_guard.core.memory.gguf import GGUFError, facts_from_gguf, parse_header
 from gpustack_guard.core.memory.hfconfig import facts_from_config
-from gpustack_guard.adapters.model_sources.resolver import FactsResolver, gguf_type_from_filename
 from gpustack_guard.core.spec.model import DeploymentSpec
 
 QWEN_05B = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 896,

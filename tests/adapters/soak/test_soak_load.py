@@ -6,7 +6,6 @@ import asyncio
 import dataclasses
 import socket
 
-import httpx
 from support.soak_fakes import SCENARIOS, FakeServer
 
 from gpustack_guard.adapters.soak.load import Target, chat_completions_url, drive, make_client, stream_one
@@ -17,10 +16,9 @@ PROMPT = make_prompt(0, 0, 40, 6)
 
 def one(scenario, transport=None, timeout=10.0, **target):
     async def go():
-        async with FakeServer(scenario) as server:
-            async with make_client(2, timeout, transport) as client:
-                t = Target("ours", chat_completions_url(target.pop("url", server.url)), "qwen3-8b", **target)
-                return await stream_one(client, t, PROMPT, 0.0, timeout), server
+        async with FakeServer(scenario) as server, make_client(2, timeout, transport) as client:
+            t = Target("ours", chat_completions_url(target.pop("url", server.url)), "qwen3-8b", **target)
+            return await stream_one(client, t, PROMPT, 0.0, timeout), server
     return asyncio.run(go())
 
 
@@ -43,10 +41,9 @@ def test_reasoning_only_deltas_count_for_ttft_and_tokens():
 
 def test_http_error_is_a_reason():
     async def go():
-        async with FakeServer("stable", api_key="sk-right") as server:
-            async with make_client(1, 5.0) as client:
-                t = Target("ours", chat_completions_url(server.url), "m", "sk-wrong")
-                return await stream_one(client, t, PROMPT, 0.0, 5.0)
+        async with FakeServer("stable", api_key="sk-right") as server, make_client(1, 5.0) as client:
+            t = Target("ours", chat_completions_url(server.url), "m", "sk-wrong")
+            return await stream_one(client, t, PROMPT, 0.0, 5.0)
     result = asyncio.run(go())
     assert (result.ok, result.error, result.output_tokens) == (False, "HTTP 401", 0)
 

@@ -15,6 +15,8 @@ from support.soak_fakes import Router
 
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
 
+pytestmark = pytest.mark.xdist_group("soak-scenarios")  # its module-scoped fixtures are built once, on one worker
+
 SEEDS = range(5)
 # the engines rotate over the seeds; llama.cpp exposes no memory and no preemption counter, so it only
 # serves the scenarios that need neither

@@ -10,12 +10,13 @@ import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
-from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
-from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang
-from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+from gpustack_guard.core.memory.hfconfig import facts_from_config
+from gpustack_guard.core.memory.weights import param_breakdown, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
+
+pytestmark = pytest.mark.xdist_group("deepseek-v4")  # its module-scoped fixtures are built once, on one worker
 
 INDEX_TOTAL_SIZE = 159_609_485_896  # model.safetensors.index.json of deepseek-ai/DeepSeek-V4-Flash
 GH200 = 97871 * MiB

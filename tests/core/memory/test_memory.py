@@ -1,17 +1,17 @@
 """The arithmetic against memory-arithmetic.md: Table A exactly, the engines' budgets to the byte."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
-from gpustack_guard.core.memory.weights import active_params, param_breakdown, weight_layout
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
-from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import default_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, capture_sizes, estimate_vllm
+from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer
+from gpustack_guard.core.memory.weights import active_params, param_breakdown, weight_layout
 from gpustack_guard.core.units import GiB, MiB
-from dataclasses import replace
 
 
 def kv_per_token(name, tp=1, dtype=None):

@@ -1,8 +1,8 @@
 """GSG002-GSG016 on the pure core: each rule's findings for a minimal spec, and a near miss that stays clean."""
 
 import pytest
-
 from rule_inputs import FLEET_1, OK, run_stages, vllm
+
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.rules import documents as D
 

@@ -2,6 +2,7 @@
 manage, and each engine's start-up check against what the deployments before it left free."""
 
 from rule_inputs import QWEN_05B, RTX4090, fleet, gpu, run_stages, vllm, worker
+
 from gpustack_guard.core.rules import fleet as FL
 from gpustack_guard.core.units import MiB
 

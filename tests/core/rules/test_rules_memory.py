@@ -3,8 +3,8 @@
 from dataclasses import replace
 
 import pytest
-
 from rule_inputs import FLEET_1, LLAMA_8B, LLAMA_70B, OK, QWEN_7B, run_stages, vllm
+
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.memory.estimate import NoEstimate
 from gpustack_guard.core.rules import memory as M

@@ -1,8 +1,8 @@
 """GSG008 and GSG020-GSG025 on the pure core: one structured placement reason per finding, exact messages."""
 
 import pytest
-
 from rule_inputs import FLEET_1, OK, RTX4090, fleet, gpu, run_stages, vllm, worker
+
 from gpustack_guard.core.fleet.placement import Unplaced
 from gpustack_guard.core.rules import placement as P
 from gpustack_guard.core.units import GiB

@@ -3,8 +3,8 @@
 import re
 
 import pytest
-
 from rule_inputs import FLEET_1, OK, run_stages, vllm
+
 from gpustack_guard.core.findings import Rule, Severity
 from gpustack_guard.core.fleet.placement import Unplaced
 from gpustack_guard.core.rules import documents, fleet, memory, placement, server

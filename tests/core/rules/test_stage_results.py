@@ -4,8 +4,8 @@ cannot be changed."""
 import dataclasses
 
 import pytest
-
 from rule_inputs import FLEET_1, OK, run_stages
+
 from gpustack_guard.core.fleet.placement import Ledger, Placement
 
 
