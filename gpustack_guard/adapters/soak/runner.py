@@ -16,7 +16,7 @@ from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
 from gpustack_guard.core.soak.rounds import RoundStats, aggregate_round
 
-LAG_PROBE_S = 0.01
+LAG_PROBE_S = 0.02
 PROMPTS_PER_ROUND = 1_000_000  # round k draws prompts k·10⁶, k·10⁶+1, ...: new nonces, the same distribution
 
 
@@ -35,12 +35,13 @@ class SoakPlan:
     pid: int | None = None
     request_timeout: float = 120.0
     scrape_interval: float = 1.0
+    ramp_seconds: float | None = None  # None: ramp_seconds(round_seconds)
     verify: bool | str = True
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
 
 
 async def probe_lag(into: list[float]) -> None:
-    """How late a 10 ms sleep wakes up, until cancelled: the client's own share of every latency it measures."""
+    """How late a 20 ms sleep wakes up, until cancelled: the client's own share of every latency it measures."""
     while True:
         start = time.perf_counter()
         await asyncio.sleep(LAG_PROBE_S)
@@ -84,7 +85,7 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             scraping = asyncio.ensure_future(scraper.run(during, plan.scrape_interval)) if scraper.active else None
             probing = asyncio.ensure_future(probe_lag(lags))
             started = time.perf_counter()
-            ramp = ramp_seconds(plan.round_seconds)
+            ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
             loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
                            plan.request_timeout, ramp)]
             if plan.reference:
