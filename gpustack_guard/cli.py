@@ -291,6 +291,8 @@ def soak(
                                                 help="A second endpoint serving the same model: the control."),
     reference_model: Optional[str] = typer.Option(None, "--reference-model", metavar="NAME",
                                                   help="Its model name (default: --model)."),
+    reference_metrics_url: List[str] = typer.Option([], "--reference-metrics-url", metavar="URL",
+                                                    help="The reference's /metrics, charted beside ours."),
     out_dir: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Write soak.json and report.html."),
     output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),
     fail_on: str = typer.Option("failing", "--fail-on", metavar="LEVEL",
@@ -306,9 +308,13 @@ def soak(
     """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
     from gpustack_guard.commands.soak import SoakOptions, run
 
-    return run(SoakOptions(url, model, rounds, round_seconds, concurrency, workload, prompt_tokens, max_tokens,
-                           list(metrics_url), pid, reference_url, reference_model, out_dir, output, fail_on,
-                           api_key_file, seed, round_requests, request_timeout, ca_bundle, insecure))
+    return run(SoakOptions(
+        url=url, model=model, rounds=rounds, round_seconds=round_seconds, concurrency=concurrency,
+        workload_file=workload, prompt_tokens=prompt_tokens, max_tokens=max_tokens, metrics_urls=list(metrics_url),
+        pid=pid, reference_url=reference_url, reference_model=reference_model,
+        reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
+        api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
+        ca_bundle=ca_bundle, insecure=insecure))
 
 
 def main(argv: list[str] | None = None) -> int:

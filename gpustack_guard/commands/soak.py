@@ -32,6 +32,7 @@ class SoakOptions:
     pid: int | None = None
     reference_url: str | None = None
     reference_model: str | None = None
+    reference_metrics_urls: list[str] = field(default_factory=list)
     out_dir: str | None = None
     output: str = "text"
     fail_on: str = "failing"
@@ -46,7 +47,8 @@ class SoakOptions:
 
 def _check(opts: SoakOptions) -> None:
     for flag, url in [("--url", opts.url), ("--reference-url", opts.reference_url)] + \
-            [("--metrics-url", u) for u in opts.metrics_urls]:
+            [("--metrics-url", u) for u in opts.metrics_urls] + \
+            [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]:
         if url is not None and not url.startswith(("http://", "https://")):
             raise GsgError(f"{flag} {url!r} is not an http(s) URL")
     if not opts.model:
@@ -65,6 +67,8 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError(f"--fail-on {opts.fail_on!r}: expected one of {', '.join(FAIL_ON)}")
     if opts.pid is not None and not Path(f"/proc/{opts.pid}").exists():
         raise GsgError(f"--pid {opts.pid}: no such process on this machine")
+    if opts.reference_metrics_urls and not opts.reference_url:
+        raise GsgError("--reference-metrics-url needs --reference-url")
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
 
@@ -85,6 +89,7 @@ def _plan(opts: SoakOptions):
         target=Target("ours", chat_completions_url(opts.url), opts.model, key), rounds=opts.rounds,
         round_seconds=opts.round_seconds, concurrency=opts.concurrency, workload=workload, seed=opts.seed,
         round_requests=opts.round_requests, reference=reference, metrics_urls=list(opts.metrics_urls),
+        reference_metrics_urls=list(opts.reference_metrics_urls),
         pid=opts.pid, request_timeout=opts.request_timeout,
         verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory)
 
@@ -94,7 +99,8 @@ def _settings(opts: SoakOptions, plan) -> dict:
             "round_requests": opts.round_requests, "seed": opts.seed,
             "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
                          for w in plan.workload],
-            "metrics_urls": list(opts.metrics_urls), "pid": opts.pid, "request_timeout_s": opts.request_timeout}
+            "metrics_urls": list(opts.metrics_urls), "reference_metrics_urls": list(opts.reference_metrics_urls),
+            "pid": opts.pid, "request_timeout_s": opts.request_timeout}
 
 
 def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
@@ -104,6 +110,8 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.reporters.soak import SoakReport
 
     source = choose_memory_source(progress.rounds)
+    if progress.reference:
+        choose_memory_source(progress.reference)  # its own best signal, for the charts
     host = host_memory_bytes() if opts.pid is not None else None
     verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host)
     return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,

@@ -278,10 +278,14 @@ def render_html(report: SoakReport) -> str:
     def gib(values):
         return [None if v is None else v / GIB for v in values]
 
-    memory = [Series("during the round (max)", gib([r.memory_bytes for r in ours]), OURS),
-              Series("idle, after it drained", gib([r.idle_memory_bytes for r in ours]), OURS_LIGHT, True)]
-    kv = [Series("KV usage max", [r.kv_usage_max for r in ours], OURS),
-          Series("KV usage p95", [r.kv_usage_p95 for r in ours], OURS_LIGHT, True)]
+    memory = [Series("ours (max)", gib([r.memory_bytes for r in ours]), OURS),
+              Series("ours idle", gib([r.idle_memory_bytes for r in ours]), OURS_LIGHT, True)]
+    kv = [Series("ours max", [r.kv_usage_max for r in ours], OURS),
+          Series("ours p95", [r.kv_usage_p95 for r in ours], OURS_LIGHT, True)]
+    if ref:  # series without data (no --reference-metrics-url) draw nothing and get no legend
+        memory += [Series("reference (max)", pad(gib([r.memory_bytes for r in ref])), REFERENCE, True),
+                   Series("reference idle", pad(gib([r.idle_memory_bytes for r in ref])), REFERENCE_LIGHT, True)]
+        kv += [Series("reference max", pad([r.kv_usage_max for r in ref]), REFERENCE, True)]
     esc = html.escape
     rows = []
     refs = {r.index: r for r in ref}

@@ -31,6 +31,7 @@ class SoakPlan:
     round_requests: int | None = None
     reference: Target | None = None
     metrics_urls: list[str] = field(default_factory=list)
+    reference_metrics_urls: list[str] = field(default_factory=list)
     metrics_api_key: str | None = None
     pid: int | None = None
     request_timeout: float = 120.0
@@ -46,6 +47,42 @@ async def probe_lag(into: list[float]) -> None:
         start = time.perf_counter()
         await asyncio.sleep(LAG_PROBE_S)
         into.append(max(time.perf_counter() - start - LAG_PROBE_S, 0.0))
+
+
+class _Watch:
+    """One endpoint's metrics over the rounds: sampled while a round runs, once more after it drains."""
+
+    def __init__(self, scraper: Scraper):
+        self.scraper = scraper
+        self.during: list[Snapshot] = []
+        self.idle: Snapshot | None = None
+        self.task: asyncio.Future | None = None
+        self.preemptions_before: float | None = None
+
+    def start(self, interval: float) -> None:
+        self.during, self.idle = [], None
+        if self.scraper.active:
+            self.task = asyncio.ensure_future(self.scraper.run(self.during, interval))
+
+    async def stop(self) -> None:
+        if self.task:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+            self.task = None
+
+    @property
+    def snapshots(self) -> list[Snapshot]:
+        return self.during + ([self.idle] if self.idle else [])
+
+    async def aggregate(self, index: int, started_s: float, seconds: float, results, lags=None) -> RoundStats:
+        if self.scraper.active:
+            self.idle = await self.scraper.scrape_once()
+        stats = aggregate_round(index, started_s, seconds, results, self.during, self.idle, self.preemptions_before,
+                                lags)
+        counted = [s for s in self.snapshots if s.preemptions is not None]
+        if counted:
+            self.preemptions_before = counted[-1].preemptions
+        return stats
 
 
 @dataclass
@@ -70,19 +107,21 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         ours_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)]
         ref_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)] \
             if plan.reference else []
-        metrics_client = await stack.enter_async_context(client(max(len(plan.metrics_urls), 1)))
-        scraper = Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
-                          plan.metrics_api_key)
-        preemptions_before = None
+        urls = len(plan.metrics_urls) + len(plan.reference_metrics_urls)
+        metrics_client = await stack.enter_async_context(client(max(urls, 1)))
+        ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
+                                    plan.metrics_api_key))
+        ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
+                                   plan.reference.model if plan.reference else None, origin))
         for index in range(plan.rounds):
             on_start(index)
 
             def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):
                 return prompt_for(plan.seed, base + i, plan.workload)
 
-            during: list[Snapshot] = []
             lags: list[float] = []
-            scraping = asyncio.ensure_future(scraper.run(during, plan.scrape_interval)) if scraper.active else None
+            ours_watch.start(plan.scrape_interval)
+            ref_watch.start(plan.scrape_interval)
             probing = asyncio.ensure_future(probe_lag(lags))
             started = time.perf_counter()
             ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
@@ -94,20 +133,16 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             try:
                 results = await asyncio.gather(*loads)
             finally:
-                for task in (scraping, probing):
-                    if task:
-                        task.cancel()
-                        await asyncio.gather(task, return_exceptions=True)
+                probing.cancel()
+                await asyncio.gather(probing, return_exceptions=True)
+                await ours_watch.stop()
+                await ref_watch.stop()
             seconds = time.perf_counter() - started
-            idle = await scraper.scrape_once() if scraper.active else None
-            stats = aggregate_round(index, started - origin, seconds, results[0], during, idle, preemptions_before,
-                                    lags)
-            if any(s.preemptions is not None for s in during + ([idle] if idle else [])):
-                last = [s for s in during + ([idle] if idle else []) if s.preemptions is not None][-1]
-                preemptions_before = last.preemptions
-            ref_stats = aggregate_round(index, started - origin, seconds, results[1], []) if plan.reference else None
+            stats = await ours_watch.aggregate(index, started - origin, seconds, results[0], lags)
+            ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1]) \
+                if plan.reference else None
             progress.rounds.append(stats)
-            progress.snapshots += during + ([idle] if idle else [])
+            progress.snapshots += ours_watch.snapshots
             if ref_stats:
                 progress.reference.append(ref_stats)
             on_round(stats, ref_stats)

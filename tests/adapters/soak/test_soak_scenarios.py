@@ -117,3 +117,25 @@ def test_the_reference_saw_the_same_prompts(matrix):
     (report, server) = matrix[("preemption", 0, "vllm", "stable")]
     assert report.reference_rounds and len(report.reference_rounds) == 4
     assert all(r.requests > 0 for r in report.reference_rounds)
+
+
+def test_reference_metrics_are_sampled_and_charted_beside_ours():
+    from gpustack_guard.reporters.soak import render_html
+
+    router = Router()
+    ours = router.serve("stable", 1, "vllm")
+    ref = router.serve(dataclasses.replace(SCENARIOS["stable"], memory_bytes=5 * 1024 ** 3, kv_usage=0.7), 2, "sglang")
+    opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=2, round_seconds=0.5, concurrency=2, max_tokens=2,
+                       metrics_urls=[ours.url + "/metrics"], reference_url=ref.url,
+                       reference_metrics_urls=[ref.url + "/metrics"], output="json", transport_factory=lambda: router)
+
+    async def go():
+        plan, progress = await soak(opts)
+        return build_report(opts, plan, progress)
+
+    report = asyncio.run(go())
+    assert [round(r.memory_bytes / 1024 ** 3) for r in report.reference_rounds] == [5, 5]
+    assert [round(r.memory_bytes / 1024 ** 3) for r in report.rounds] == [2, 2]
+    assert all(0.6 < r.kv_usage_max < 0.8 for r in report.reference_rounds)
+    page = render_html(report)
+    assert "reference (max)" in page and "reference max" in page
