@@ -287,6 +287,9 @@ def soak(
     metrics_url: List[str] = typer.Option([], "--metrics-url", metavar="URL",
                                           help="Prometheus /metrics to sample every second (repeatable)."),
     pid: Optional[int] = typer.Option(None, "--pid", metavar="PID", help="Also sample this local process's RSS."),
+    memory_limit: Optional[str] = typer.Option(None, "--memory-limit", metavar="SIZE",
+                                               help="What the memory signal runs out at (e.g. 64GiB), for the "
+                                                    "recycle projection."),
     reference_url: Optional[str] = typer.Option(None, "--reference-url", metavar="URL",
                                                 help="A second endpoint serving the same model: the control."),
     reference_model: Optional[str] = typer.Option(None, "--reference-model", metavar="NAME",
@@ -311,7 +314,7 @@ def soak(
     return run(SoakOptions(
         url=url, model=model, rounds=rounds, round_seconds=round_seconds, concurrency=concurrency,
         workload_file=workload, prompt_tokens=prompt_tokens, max_tokens=max_tokens, metrics_urls=list(metrics_url),
-        pid=pid, reference_url=reference_url, reference_model=reference_model,
+        pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
         reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
         api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
         ca_bundle=ca_bundle, insecure=insecure))

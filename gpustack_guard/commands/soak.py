@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.units import parse_size
 
 FAIL_ON = ("never", "failing", "degraded")
 OUTPUTS = ("text", "json")
@@ -33,6 +34,7 @@ class SoakOptions:
     reference_url: str | None = None
     reference_model: str | None = None
     reference_metrics_urls: list[str] = field(default_factory=list)
+    memory_limit: str | None = None  # e.g. "64GiB": what the memory signal runs out at
     out_dir: str | None = None
     output: str = "text"
     fail_on: str = "failing"
@@ -67,6 +69,12 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError(f"--fail-on {opts.fail_on!r}: expected one of {', '.join(FAIL_ON)}")
     if opts.pid is not None and not Path(f"/proc/{opts.pid}").exists():
         raise GsgError(f"--pid {opts.pid}: no such process on this machine")
+    if opts.memory_limit is not None:
+        try:
+            if parse_size(opts.memory_limit) <= 0:
+                raise ValueError("it must be more than 0")
+        except ValueError as exc:
+            raise GsgError(f"--memory-limit {opts.memory_limit!r}: {exc}") from None
     if opts.reference_metrics_urls and not opts.reference_url:
         raise GsgError("--reference-metrics-url needs --reference-url")
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
@@ -99,6 +107,7 @@ def _settings(opts: SoakOptions, plan) -> dict:
             "round_requests": opts.round_requests, "seed": opts.seed,
             "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
                          for w in plan.workload],
+            "memory_limit": opts.memory_limit,
             "metrics_urls": list(opts.metrics_urls), "reference_metrics_urls": list(opts.reference_metrics_urls),
             "pid": opts.pid, "request_timeout_s": opts.request_timeout}
 
@@ -113,7 +122,9 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     if progress.reference:
         choose_memory_source(progress.reference)  # its own best signal, for the charts
     host = host_memory_bytes() if opts.pid is not None else None
-    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host)
+    limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
+    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
+                       memory_limit_bytes=limit)
     return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
                       interrupted)

@@ -259,7 +259,7 @@ def _seconds_fmt(value: float, decimals: int) -> str:
 
 
 VERDICT_COLOUR = {"stable": "#2e7d32", "memory-growth": "#b26a00", "preemption": "#b26a00",
-                  "latency-drift": "#b26a00", "failing": "#c62828"}
+                  "latency-drift": "#b26a00", "failing": "#c62828", "incomplete": "#555555"}
 
 
 def render_html(report: SoakReport) -> str:

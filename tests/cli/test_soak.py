@@ -125,6 +125,8 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
 @pytest.mark.parametrize("args,message", [
     (["--url", "ftp://x"], "gsg: error: --url 'ftp://x' is not an http(s) URL"),
     (["--rounds", "0"], "gsg: error: --rounds must be at least 1"),
+    (["--memory-limit", "lots"], "gsg: error: --memory-limit 'lots': 'lots' is not a size (use bytes or units such "
+                                 "as 23.58GiB, 24GB, 49140MiB)"),
     (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
     (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: No such file or directory"),
     (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),

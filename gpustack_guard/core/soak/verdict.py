@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.stats import median, rising_pair_fraction, theil_sen_slope
 
-STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING = (
-    "stable", "memory-growth", "preemption", "latency-drift", "failing")
+STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING, INCOMPLETE = (
+    "stable", "memory-growth", "preemption", "latency-drift", "failing", "incomplete")
 LOCAL, SHARED = "local", "shared"
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -106,10 +106,14 @@ def _pct(value: float) -> str:
 
 
 def classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None = None,
-             thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None) -> Verdict:
+             thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None,
+             memory_limit_bytes: float | None = None) -> Verdict:
+    """`host_memory_bytes`: the machine's memory when the signal is a local process's; `memory_limit_bytes`:
+    what the signal runs out at, given by the user (a cgroup limit, a container's), over any other."""
     t = thresholds
     out = Verdict(STABLE, memory_source=memory_source)
     if not rounds:
+        out.verdict = INCOMPLETE
         out.evidence.append("no round completed")
         return out
     requests = sum(r.requests for r in rounds)
@@ -196,14 +200,14 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     if requests and errors and out.verdict != FAILING:
         out.evidence.append(f"{errors} of {requests} requests failed ({error_rate:.1%})")
 
-    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, t)
+    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, memory_limit_bytes, t)
     if reference:
         _locality(out, reference, t)
     return out
 
 
 def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned: bool, kv_max: float | None,
-               host_memory_bytes: float | None, t: Thresholds) -> None:
+               host_memory_bytes: float | None, memory_limit_bytes: float | None, t: Thresholds) -> None:
     if out.verdict == PREEMPTION:
         running = next((r.running_at_first_preemption for r in rounds if r.running_at_first_preemption), None)
         if running:
@@ -221,13 +225,13 @@ def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned:
         limit = rounds[-1].gpu_total_bytes if out.memory_source in ("gpu_outside_pool", "gpu_used") else \
             (host_memory_bytes or rounds[-1].host_total_bytes)
         last = memory.values[-1]
+        # outside-the-pool bytes run out against what the pool left free on the card
+        outside = out.memory_source == "gpu_outside_pool" and not memory_limit_bytes
+        limit = memory_limit_bytes or limit
         if limit and slope > 0:
-            # outside-the-pool bytes run out against what the pool left free, not the whole card
-            room = limit - (rounds[-1].memory.get("gpu_used", last) if out.memory_source == "gpu_outside_pool"
-                            else last)
+            room = limit - (rounds[-1].memory.get("gpu_used", last) if outside else last)
             out.seconds_to_memory_limit = max(room, 0) / slope
-            threshold = last + max(room, 0) * t.recycle_at if out.memory_source == "gpu_outside_pool" \
-                else limit * t.recycle_at
+            threshold = last + max(room, 0) * t.recycle_at if outside else limit * t.recycle_at
             out.recommendations.append(Recommendation(
                 "recycle", f"memory grows {_bytes(slope * 3600)}/h and runs out in about "
                 f"{_duration(out.seconds_to_memory_limit)} ({_bytes(last)} of {_bytes(limit)}): recycle the "
@@ -236,7 +240,7 @@ def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned:
         else:
             out.recommendations.append(Recommendation(
                 "recycle", f"memory grows {_bytes(slope * 3600)}/h; no memory limit in the metrics to project "
-                "against: recycle on this slope", None))
+                "against (pass --memory-limit): recycle on this slope", None))
     if out.verdict == FAILING:
         out.recommendations.append(Recommendation(
             "investigate", "fix the errors first: a verdict on latency or memory needs requests that succeed"))
