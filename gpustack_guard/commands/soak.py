@@ -148,7 +148,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     from gpustack_guard.adapters.files.output import err, out
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
     from gpustack_guard.core.soak.rounds import choose_memory_source
-    from gpustack_guard.reporters.soak import progress_line, table_header, table_row
+    from gpustack_guard.reporters.soak import progress_line, table_header, table_row, tick_line
 
     if plan is None:
         _check(opts)
@@ -171,7 +171,12 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
         if opts.out_dir:
             write_files(opts.out_dir, build_report(opts, plan, progress))
 
-    await run_soak(plan, progress, on_round, on_start)
+    def on_tick(index: int, elapsed: float, results) -> None:
+        err(tick_line(index, opts.rounds, elapsed, opts.round_seconds, len(results),
+                      sum(1 for r in results if not r.ok)) + "\n")
+
+    # a line every 10 s inside rounds long enough to leave the terminal silent otherwise
+    await run_soak(plan, progress, on_round, on_start, on_tick if opts.round_seconds >= 20 else None)
     return plan, progress
 
 

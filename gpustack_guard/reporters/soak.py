@@ -82,6 +82,11 @@ def progress_line(index: int, total: int, seconds: float, concurrency: int) -> s
     return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at concurrency {concurrency} ..."
 
 
+def tick_line(index: int, total: int, elapsed: float, round_seconds: float, requests: int, errors: int) -> str:
+    return (f"gsg soak: round {index + 1}/{total}: {min(elapsed, round_seconds):.0f}/{round_seconds:g} s, "
+            f"{requests} requests, {errors} errors")
+
+
 def verdict_text(report: SoakReport) -> str:
     v = report.verdict
     where = f" ({v.locality})" if v.locality else ""

@@ -130,7 +130,8 @@ def ramp_seconds(round_seconds: float) -> float:
 
 
 async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
-                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0) -> list[RequestResult]:
+                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0,
+                results: list[RequestResult] | None = None) -> list[RequestResult]:
     """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
     Stream k starts k/len(clients) of `ramp` seconds late.
 
@@ -140,7 +141,7 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
     so the reference sees what we saw.
     """
     deadline = time.perf_counter() + seconds
-    results: list[RequestResult] = []
+    results = [] if results is None else results  # the caller's list, to watch it fill
     next_index = 0
 
     async def worker(k: int, client: httpx.AsyncClient) -> None:

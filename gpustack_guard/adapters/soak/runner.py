@@ -14,7 +14,7 @@ from gpustack_guard.adapters.soak.load import Target, drive, make_client, ramp_s
 from gpustack_guard.adapters.soak.scrape import Scraper
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
-from gpustack_guard.core.soak.rounds import RoundStats, aggregate_round
+from gpustack_guard.core.soak.rounds import RequestResult, RoundStats, aggregate_round
 
 LAG_PROBE_S = 0.02
 PROMPTS_PER_ROUND = 1_000_000  # round k draws prompts k·10⁶, k·10⁶+1, ...: new nonces, the same distribution
@@ -47,6 +47,12 @@ async def probe_lag(into: list[float]) -> None:
         start = time.perf_counter()
         await asyncio.sleep(LAG_PROBE_S)
         into.append(max(time.perf_counter() - start - LAG_PROBE_S, 0.0))
+
+
+async def _tick(on_tick, every: float, index: int, started: float, results: list[RequestResult]) -> None:
+    while True:
+        await asyncio.sleep(every)
+        on_tick(index, time.perf_counter() - started, results)
 
 
 class _Watch:
@@ -95,7 +101,10 @@ class SoakProgress:
 
 async def run_soak(plan: SoakPlan, progress: SoakProgress,
                    on_round: Callable[[RoundStats, RoundStats | None], None] = lambda ours, ref: None,
-                   on_start: Callable[[int], None] = lambda index: None) -> SoakProgress:
+                   on_start: Callable[[int], None] = lambda index: None,
+                   on_tick: Callable[[int, float, list[RequestResult]], None] | None = None,
+                   tick_seconds: float = 10.0) -> SoakProgress:
+    """`on_tick(round, seconds so far, our results so far)` every `tick_seconds` while a round runs."""
     origin = time.perf_counter()
 
     def client(connections: int = 1) -> httpx.AsyncClient:
@@ -120,21 +129,26 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                 return prompt_for(plan.seed, base + i, plan.workload)
 
             lags: list[float] = []
+            ours_results: list[RequestResult] = []
             ours_watch.start(plan.scrape_interval)
             ref_watch.start(plan.scrape_interval)
             probing = asyncio.ensure_future(probe_lag(lags))
             started = time.perf_counter()
+            ticking = asyncio.ensure_future(_tick(on_tick, tick_seconds, index, started, ours_results)) \
+                if on_tick else None
             ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
             loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
-                           plan.request_timeout, ramp)]
+                           plan.request_timeout, ramp, ours_results)]
             if plan.reference:
                 loads.append(drive(ref_clients, plan.reference, prompts, plan.round_seconds, plan.round_requests,
                                    origin, plan.request_timeout, ramp))
             try:
                 results = await asyncio.gather(*loads)
             finally:
-                probing.cancel()
-                await asyncio.gather(probing, return_exceptions=True)
+                for task in (probing, ticking):
+                    if task:
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
                 await ours_watch.stop()
                 await ref_watch.stop()
             seconds = time.perf_counter() - started

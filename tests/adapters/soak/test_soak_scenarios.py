@@ -139,3 +139,19 @@ def test_reference_metrics_are_sampled_and_charted_beside_ours():
     assert all(0.6 < r.kv_usage_max < 0.8 for r in report.reference_rounds)
     page = render_html(report)
     assert "reference (max)" in page and "reference max" in page
+
+
+def test_long_rounds_tick_while_they_run():
+    from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
+    from gpustack_guard.adapters.soak.load import Target, chat_completions_url
+    from gpustack_guard.core.soak.prompts import WorkloadEntry
+
+    router = Router()
+    ours = router.serve("stable", 1, "vllm")
+    ticks = []
+    plan = SoakPlan(Target("ours", chat_completions_url(ours.url), "qwen3-8b"), rounds=1, round_seconds=1.0,
+                    concurrency=2, workload=[WorkloadEntry(8, 2)], transport_factory=lambda: router)
+    asyncio.run(run_soak(plan, SoakProgress(), on_tick=lambda i, t, results: ticks.append((i, len(results))),
+                         tick_seconds=0.3))
+    assert len(ticks) >= 3 and {i for i, _ in ticks} == {0}  # a tick every 0.3 s of a 1 s round (and its drain)
+    assert 0 < ticks[0][1] < ticks[1][1] < ticks[2][1]
