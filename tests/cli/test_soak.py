@@ -5,24 +5,18 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import shutil
-import signal
 import struct
 import subprocess
-import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
 import pytest
-from soak_fakes import FakeServer
+from soak_cli_runs import KEY, soak_runs
 
 from gpustack_guard.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
-KEY = "sk-soak-test-0123456789"
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -33,40 +27,17 @@ def run_cli(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def server():
-    fake = FakeServer("memory-growth", seed=3, api_key=KEY).start_in_thread()
-    yield fake
-    fake.stop_thread()
-
-
-def start_gsg(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "gpustack_guard", "soak", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GSG_API_KEY": KEY}, cwd=REPO)
+def runs():
+    """The real `gsg soak` processes, started by conftest.py when collection finished."""
+    early = soak_runs()
+    done = dict(early.results())
+    done["dirs"] = (early.main_dir, early.interrupted_dir)
+    return done
 
 
 @pytest.fixture(scope="module")
-def runs(server, tmp_path_factory):
-    """The slow runs side by side, as the real `gsg` processes: a 3-round soak with --out (text), a JSON run,
-    and one interrupted with SIGINT during its second round."""
-    main_dir, interrupted_dir = tmp_path_factory.mktemp("soak"), tmp_path_factory.mktemp("interrupted")
-    common = ["--url", server.url, "--model", "qwen3-8b", "--concurrency", "4", "--prompt-tokens", "32",
-              "--max-tokens", "4"]
-    soak = start_gsg(*common, "--rounds", "3", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
-                     "--out", str(main_dir), "--fail-on", "degraded")
-    as_json = start_gsg(*common, "--rounds", "1", "--round-seconds", "0.5", "-o", "json")
-    stopped = start_gsg(*common, "--rounds", "50", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
-                        "--out", str(interrupted_dir))
-    deadline = time.monotonic() + 30
-    while not (interrupted_dir / "soak.json").exists() and time.monotonic() < deadline and stopped.poll() is None:
-        time.sleep(0.05)
-    time.sleep(0.3)  # well inside round 2
-    stopped.send_signal(signal.SIGINT)
-    done = {}
-    for name, proc in (("soak", soak), ("json", as_json), ("interrupted", stopped)):
-        out, err = proc.communicate(timeout=60)
-        done[name] = (proc.returncode, out, err)
-    done["dirs"] = (main_dir, interrupted_dir)
-    return done
+def server():
+    return soak_runs().server
 
 
 @pytest.fixture(scope="module")
