@@ -1,8 +1,12 @@
-"""The slow `gsg soak` processes of tests/cli/test_soak.py, started once (conftest.py starts them when
-collection finishes, so that they run while the in-process scenario matrix of tests/adapters/soak does)."""
+"""The slow `gsg soak` processes of tests/cli/test_soak.py, started once: when pytest imports that module at
+collection, so that they run while the in-process scenario matrix of tests/adapters/soak does (the two fit the
+time budget together). Closed at exit: processes killed, server stopped, files removed.
+
+(No conftest.py here: the suite's own tests import `conftest` by name, and a second one would shadow it.)"""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -81,6 +85,7 @@ def soak_runs() -> SoakRuns:
     global _runs
     if _runs is None:
         _runs = SoakRuns()
+        atexit.register(close_soak_runs)
     return _runs
 
 

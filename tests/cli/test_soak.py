@@ -17,6 +17,8 @@ from soak_cli_runs import KEY, soak_runs
 
 from gpustack_guard.cli import main
 
+soak_runs()  # at collection: the real processes run while the rest of the suite does
+
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
