@@ -300,7 +300,7 @@ def soak(
     output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),
     fail_on: str = typer.Option("failing", "--fail-on", metavar="LEVEL",
                                 help="Exit 1 on: failing | degraded (any verdict but stable) | never."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated prompts."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated prompts."),
     round_requests: Optional[int] = typer.Option(None, "--round-requests", metavar="N",
                                                  help="At most N requests per round."),
     request_timeout: float = typer.Option(120.0, "--request-timeout", metavar="SECONDS", help="Per request."),

@@ -127,7 +127,7 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
                        memory_limit_bytes=limit)
     return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
-                      interrupted)
+                      interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}))
 
 
 def write_files(out_dir: str, report) -> None:

@@ -29,6 +29,7 @@ class SoakReport:
     reference_model: str | None = None
     reference_rounds: list[RoundStats] = field(default_factory=list)
     interrupted: bool = False
+    engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
 
 
 # ---------------------------------------------------------------- text
@@ -130,6 +131,7 @@ def json_document(report: SoakReport) -> dict:
                       if report.reference_url else None),
         "settings": report.settings,
         "interrupted": report.interrupted,
+        "engines": report.engines,
         "verdict": v.verdict,
         "locality": v.locality,
         "evidence": v.evidence,

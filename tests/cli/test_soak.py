@@ -70,6 +70,7 @@ def test_soak_json_has_the_documented_fields(soaked):
     doc = json.loads((soaked[3] / "soak.json").read_text())
     assert doc["format_version"] == "1.0" and doc["command"] == "soak"
     assert doc["verdict"] == "memory-growth" and doc["interrupted"] is False
+    assert doc["engines"] == ["vLLM"]
     assert len(doc["rounds"]) == 3
     required = {"ttft_p50_s", "ttft_p95_s", "itl_p50_s", "output_tokens_per_s", "requests", "errors",
                 "kv_usage_max", "preemptions", "memory_bytes"}

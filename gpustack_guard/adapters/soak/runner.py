@@ -32,7 +32,6 @@ class SoakPlan:
     reference: Target | None = None
     metrics_urls: list[str] = field(default_factory=list)
     reference_metrics_urls: list[str] = field(default_factory=list)
-    metrics_api_key: str | None = None
     pid: int | None = None
     request_timeout: float = 120.0
     scrape_interval: float = 1.0
@@ -118,8 +117,9 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             if plan.reference else []
         urls = len(plan.metrics_urls) + len(plan.reference_metrics_urls)
         metrics_client = await stack.enter_async_context(client(max(urls, 1)))
-        ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
-                                    plan.metrics_api_key))
+        # the API key never goes to a metrics URL: engines and GPUStack's exporter serve /metrics without one,
+        # and a metrics URL may be another host
+        ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin))
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
                                    plan.reference.model if plan.reference else None, origin))
         for index in range(plan.rounds):
