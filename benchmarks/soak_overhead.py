@@ -56,6 +56,7 @@ async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
     of 256 connections queues requests for seconds: httpcore assigns connections in O(n²)), a warm-up
     round that opens the connections, then the measured round, the streams starting over the same ramp."""
     import contextlib
+    import gc
     import ssl
 
     import httpx
@@ -65,6 +66,7 @@ async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
         clients = [await stack.enter_async_context(httpx.AsyncClient(timeout=60, verify=context))
                    for _ in range(concurrency)]
         for _ in range(2):
+            gc.collect()  # as gsg does between rounds
             ttfts: list[float] = []
             deadline = time.perf_counter() + seconds
 
@@ -120,6 +122,10 @@ def main() -> int:
     if args.serve:
         serve(args.core)
         return 0
+    import gc
+
+    gc.collect()
+    gc.freeze()  # as `gsg soak` does: start-up objects stay out of full collections, for both clients
     cores = sorted(os.sched_getaffinity(0))
     client_core, server_core = (cores[0], cores[1]) if len(cores) > 1 else (cores[0], None)
     server = subprocess.Popen([sys.executable, __file__, "--serve"] +

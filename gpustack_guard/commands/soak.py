@@ -7,6 +7,7 @@ every round, so an interrupt or a crash leaves the rounds so far on disk.
 from __future__ import annotations
 
 import asyncio
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,6 +188,11 @@ def run(opts: SoakOptions) -> int:
 
     progress = SoakProgress()
     interrupted = False
+    # main() turns the cyclic collector off for short runs; a soak runs for hours: collect, but leave the
+    # objects of start-up (imports, typer) out of every full collection
+    gc.collect()
+    gc.freeze()
+    gc.enable()
     _check(opts)
     plan = _plan(opts)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -123,6 +124,9 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
                                    plan.reference.model if plan.reference else None, origin))
         for index in range(plan.rounds):
+            # between rounds, not during them: a full collection inside a round is a pause in every stream's
+            # timing; and a soak of hours must not keep its cyclic garbage
+            gc.collect()
             on_start(index)
 
             def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):
