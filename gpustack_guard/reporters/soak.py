@@ -116,7 +116,7 @@ def round_json(r: RoundStats) -> dict:
             "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
             "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
             "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
-            "client_lag_p95_s": r.client_lag_p95_s}
+            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s}
 
 
 def json_document(report: SoakReport) -> dict:

@@ -142,12 +142,12 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     # but may zigzag on the way
     ttft_climbing = ttft_p50.climbing(t.ttft_p50_growth_fraction, t.ttft_monotonic) and \
         ttft.growth_fraction is not None and ttft.growth_fraction >= t.ttft_growth_fraction
-    lag = Trend.of([r.client_lag_p95_s for r in rounds])
+    lag = Trend.of([r.client_lag_p50_s for r in rounds])
     client_bound = False
     if ttft_climbing and lag.growth is not None and lag.growth > 0 and ttft_p50.growth is not None:
         # a client that got busier delays every stream it reads (and, in-process, the server it talks to):
-        # TTFT growth of the order of the client's own lag growth is not the server's
-        client_bound = ttft_p50.growth <= 2 * lag.growth
+        # a TTFT p50 growth of the order of the client's own typical lag growth is not the server's
+        client_bound = ttft_p50.growth <= 1.5 * lag.growth
         ttft_climbing = not client_bound
     memory_growing = memory.climbing(t.memory_growth_fraction, t.memory_monotonic, t.memory_growth_bytes)
     preempting = preemptions > 0 and (preempting_rounds >= 2 or ttft_climbing)
@@ -159,7 +159,7 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
                             f"{'' if ttft_climbing else ': flat'}")
     if client_bound:
         out.evidence.append(f"TTFT p50 grew {ttft_p50.growth * 1000:.0f} ms while gsg's own event-loop lag grew "
-                            f"{lag.growth * 1000:.0f} ms (p95): the client, not the server, got slower")
+                            f"{lag.growth * 1000:.0f} ms (p50): the client, not the server, got slower")
     if memory.growth_fraction is not None:
         label = {"pid_rss": "RSS of --pid", "process_resident": "process resident memory",
                  "gpu_outside_pool": "GPU memory outside the booked pool", "gpu_used": "GPU memory used"}

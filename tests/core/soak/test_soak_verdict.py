@@ -173,12 +173,12 @@ def test_no_round_is_incomplete_not_stable():
 
 def test_ttft_growth_explained_by_the_clients_own_lag_is_not_drift():
     rounds, source = make_rounds([0.5, 0.6, 0.8, 1.1, 1.5, 2.0], FLAT_MEM, FLAT_MEM, [0] * 6)
-    for r, lag in zip(rounds, [0.01, 0.2, 0.4, 0.6, 0.8, 1.0]):
-        r.client_lag_p95_s = lag
+    for r, lag in zip(rounds, [0.01, 0.3, 0.6, 0.9, 1.2, 1.5]):
+        r.client_lag_p50_s = lag
     v = classify(rounds, source)
     assert v.verdict == "stable"
     assert any(e.startswith("TTFT p50 grew ") and e.endswith("the client, not the server, got slower")
                for e in v.evidence)
     for r in rounds:
-        r.client_lag_p95_s = 0.002  # the same TTFT with an idle client: the server's
+        r.client_lag_p50_s = 0.002  # the same TTFT with an idle client: the server's
     assert classify(rounds, source).verdict == "latency-drift"
