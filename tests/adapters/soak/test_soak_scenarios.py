@@ -68,7 +68,7 @@ def test_each_scenario_classified_right_over_five_seeds(matrix, scenario):
 
 
 def test_every_run_completed_its_rounds_with_requests(matrix):
-    assert all(len(report.rounds) == 4 and all(r.requests >= 8 for r in report.rounds)
+    assert all(len(report.rounds) == 4 and all(r.requests >= 3 for r in report.rounds)  # one per stream at least
                for report, _ in matrix.values())
 
 
