@@ -97,7 +97,7 @@ async def gsg_round(url: str, concurrency: int, seconds: float):
 
     plan = SoakPlan(Target("ours", chat_completions_url(url), "m"), rounds=2, round_seconds=seconds,
                     concurrency=concurrency, workload=[WorkloadEntry(16, TOKENS)], metrics_urls=[url + "/metrics"],
-                    ramp_seconds=RAMP_S)
+                    ramp_seconds=RAMP_S, collect_between_rounds=True)  # as the `gsg soak` command runs
     progress = await run_soak(plan, SoakProgress())  # round 1 opens the connections, like the bare loop's
     second = progress.rounds[1]
     # in flight once every stream has started, until the first ones stop starting new requests

@@ -195,6 +195,7 @@ def run(opts: SoakOptions) -> int:
     gc.enable()
     _check(opts)
     plan = _plan(opts)
+    plan.collect_between_rounds = True
     try:
         asyncio.run(soak(opts, progress, plan))
     except KeyboardInterrupt:

@@ -151,8 +151,8 @@ def render_json(report: SoakReport) -> str:
 # ---------------------------------------------------------------- HTML
 
 def describe_settings(settings: dict) -> str:
-    shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens" + (f" ×{w['weight']:g}" if w["weight"] != 1 else "")
-                       for w in settings.get("workload", []))
+    shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens"
+                       + (f" ×{w['weight']:g}" if w["weight"] != 1 else "") for w in settings.get("workload", []))
     parts = [f"{settings['rounds']} rounds of {settings['round_seconds']:g} s at concurrency {settings['concurrency']}",
              f"prompts {shapes} (seed {settings['seed']})"]
     if settings.get("metrics_urls"):
@@ -314,7 +314,8 @@ def render_html(report: SoakReport) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>gsg soak: {esc(report.model)}</title>
 <style>
 body{{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fafafa}}
-h1{{font-size:20px;margin:0 0 6px}} .verdict{{font-size:22px;font-weight:700;color:{VERDICT_COLOUR.get(v.verdict, "#222")}}}
+h1{{font-size:20px;margin:0 0 6px}}
+.verdict{{font-size:22px;font-weight:700;color:{VERDICT_COLOUR.get(v.verdict, "#222")}}}
 .loc{{font-size:16px;padding:2px 8px;border-radius:4px;background:#eee;color:#333}}
 .charts{{display:flex;flex-wrap:wrap;gap:12px}} .charts svg{{border:1px solid #ddd;background:#fff}}
 table{{border-collapse:collapse;margin-top:12px;background:#fff}} td,th{{border:1px solid #ddd;padding:3px 8px;

@@ -199,7 +199,8 @@ def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
 def start_screenshot(page: Path, out: Path, profile: str) -> subprocess.Popen:
     return subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
                              # half the device pixels: the pure-Python PNG decoder below is the slow part
-                             "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}", "--enable-logging=stderr", "--v=0",
+                             "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}",
+                             "--enable-logging=stderr", "--v=0",
                              page.as_uri()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

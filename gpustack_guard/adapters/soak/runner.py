@@ -37,6 +37,9 @@ class SoakPlan:
     request_timeout: float = 120.0
     scrape_interval: float = 1.0
     ramp_seconds: float | None = None  # None: ramp_seconds(round_seconds)
+    # a full garbage collection before each round: what one long `gsg soak` process wants; not many soaks in
+    # one process (the tests), where each one's collection would pause all the others' rounds
+    collect_between_rounds: bool = False
     verify: bool | str = True
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
 
@@ -124,9 +127,10 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
                                    plan.reference.model if plan.reference else None, origin))
         for index in range(plan.rounds):
-            # between rounds, not during them: a full collection inside a round is a pause in every stream's
-            # timing; and a soak of hours must not keep its cyclic garbage
-            gc.collect()
+            if plan.collect_between_rounds:
+                # between rounds, not during them: a full collection inside a round is a pause in every
+                # stream's timing; and a soak of hours must not keep its cyclic garbage
+                gc.collect()
             on_start(index)
 
             def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):

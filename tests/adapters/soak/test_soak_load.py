@@ -6,7 +6,6 @@ import asyncio
 import dataclasses
 import socket
 
-import httpx
 from soak_fakes import SCENARIOS, FakeServer
 
 from gpustack_guard.adapters.soak.load import Target, chat_completions_url, drive, make_client, stream_one
