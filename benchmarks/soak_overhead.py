@@ -6,7 +6,7 @@ flight for the same time against the same server, interleaved run by run; gsg ru
 (scraping /metrics every second too). Targets: >= 256 streams in flight, TTFT p95 within 2 ms of the bare
 loop's. Prints both p95s, their difference and ratio.
 Each run is a warm-up round and a measured round of --seconds for both clients.
-Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 256] [--seconds 8] [--runs 2]
+Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 256] [--seconds 10] [--runs 2]
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ sys.path.insert(0, str(ROOT))
 TTFT_S = 0.050
 TOKENS = 6
 ITL_S = 0.500  # long, slow streams: 256 in flight at ~100 requests a second, which the fake server keeps up with
+STREAM_S = TTFT_S + (TOKENS - 1) * ITL_S
+# streams start spread over one stream's length: arrivals stay uniform (~concurrency / STREAM_S a second)
+# instead of a burst of 256 every STREAM_S, whose queueing would swamp a 2 ms comparison for both clients
+RAMP_S = STREAM_S
 TARGET_MS = 2.0
 MIN_STREAMS = 256
 
@@ -52,22 +56,22 @@ async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
     of 256 connections queues requests for seconds: httpcore assigns connections in O(n²)), a warm-up
     round that opens the connections, then the measured round, the streams starting over the same ramp."""
     import contextlib
+    import gc
     import ssl
 
     import httpx
-
-    from gpustack_guard.adapters.soak.load import ramp_seconds
 
     context = ssl.create_default_context()
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(httpx.AsyncClient(timeout=60, verify=context))
                    for _ in range(concurrency)]
         for _ in range(2):
+            gc.collect()  # as gsg does between rounds
             ttfts: list[float] = []
             deadline = time.perf_counter() + seconds
 
             async def worker(k: int, client: httpx.AsyncClient) -> None:
-                await asyncio.sleep(ramp_seconds(seconds) * k / concurrency)
+                await asyncio.sleep(RAMP_S * k / concurrency)
                 i = 0
                 while time.perf_counter() < deadline:
                     body = {"model": "m", "messages": [{"role": "user", "content": f"prompt {k}-{i}"}],
@@ -92,10 +96,13 @@ async def gsg_round(url: str, concurrency: int, seconds: float):
     from gpustack_guard.core.soak.prompts import WorkloadEntry
 
     plan = SoakPlan(Target("ours", chat_completions_url(url), "m"), rounds=2, round_seconds=seconds,
-                    concurrency=concurrency, workload=[WorkloadEntry(16, TOKENS)], metrics_urls=[url + "/metrics"])
+                    concurrency=concurrency, workload=[WorkloadEntry(16, TOKENS)], metrics_urls=[url + "/metrics"],
+                    ramp_seconds=RAMP_S, collect_between_rounds=True)  # as the `gsg soak` command runs
     progress = await run_soak(plan, SoakProgress())  # round 1 opens the connections, like the bare loop's
     second = progress.rounds[1]
-    return second, [s for s in progress.snapshots if s.t >= second.started_s]
+    # in flight once every stream has started, until the first ones stop starting new requests
+    steady = [s for s in progress.snapshots if second.started_s + RAMP_S <= s.t <= second.started_s + seconds]
+    return second, steady
 
 
 def p95(values: list[float]) -> float:
@@ -107,7 +114,7 @@ def p95(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--concurrency", type=int, default=256)
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--core", type=int, default=None, help=argparse.SUPPRESS)
@@ -115,6 +122,10 @@ def main() -> int:
     if args.serve:
         serve(args.core)
         return 0
+    import gc
+
+    gc.collect()
+    gc.freeze()  # as `gsg soak` does: start-up objects stay out of full collections, for both clients
     cores = sorted(os.sched_getaffinity(0))
     client_core, server_core = (cores[0], cores[1]) if len(cores) > 1 else (cores[0], None)
     server = subprocess.Popen([sys.executable, __file__, "--serve"] +
@@ -135,7 +146,7 @@ def main() -> int:
             gsg_cpu = (time.process_time() - cpu) / (2 * args.seconds)
             gsg_p95s.append(stats.ttft_p95_s)
             running = sorted(s.running for s in snapshots if s.running is not None)
-            in_flight.append(running[len(running) // 2] if running else 0)
+            in_flight.append(running[len(running) // 2] if running else 0)  # the server's own count
             print(f"run: bare p95 {bare_p95s[-1] * 1000:.2f} ms ({len(bare)} requests, client CPU {bare_cpu:.0%}); "
                   f"gsg p95 {gsg_p95s[-1] * 1000:.2f} ms ({stats.requests} requests, {stats.errors} errors, client "
                   f"CPU {gsg_cpu:.0%}, median {in_flight[-1]:.0f} streams in flight)", flush=True)

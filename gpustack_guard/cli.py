@@ -367,15 +367,20 @@ def soak(
     metrics_url: List[str] = typer.Option([], "--metrics-url", metavar="URL",
                                           help="Prometheus /metrics to sample every second (repeatable)."),
     pid: Optional[int] = typer.Option(None, "--pid", metavar="PID", help="Also sample this local process's RSS."),
+    memory_limit: Optional[str] = typer.Option(None, "--memory-limit", metavar="SIZE",
+                                               help="What the memory signal runs out at (e.g. 64GiB), for the "
+                                                    "recycle projection."),
     reference_url: Optional[str] = typer.Option(None, "--reference-url", metavar="URL",
                                                 help="A second endpoint serving the same model: the control."),
     reference_model: Optional[str] = typer.Option(None, "--reference-model", metavar="NAME",
                                                   help="Its model name (default: --model)."),
+    reference_metrics_url: List[str] = typer.Option([], "--reference-metrics-url", metavar="URL",
+                                                    help="The reference's /metrics, charted beside ours."),
     out_dir: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Write soak.json and report.html."),
     output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),
     fail_on: str = typer.Option("failing", "--fail-on", metavar="LEVEL",
                                 help="Exit 1 on: failing | degraded (any verdict but stable) | never."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated prompts."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated prompts."),
     round_requests: Optional[int] = typer.Option(None, "--round-requests", metavar="N",
                                                  help="At most N requests per round."),
     request_timeout: float = typer.Option(120.0, "--request-timeout", metavar="SECONDS", help="Per request."),
@@ -387,9 +392,13 @@ def soak(
     """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
     from gpustack_guard.commands.soak import SoakOptions, run
 
-    return run(SoakOptions(url, model, rounds, round_seconds, concurrency, workload, prompt_tokens, max_tokens,
-                           list(metrics_url), pid, reference_url, reference_model, out_dir, output, fail_on,
-                           api_key_file, seed, round_requests, request_timeout, ca_bundle, insecure))
+    return run(SoakOptions(
+        url=url, model=model, rounds=rounds, round_seconds=round_seconds, concurrency=concurrency,
+        workload_file=workload, prompt_tokens=prompt_tokens, max_tokens=max_tokens, metrics_urls=list(metrics_url),
+        pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
+        reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
+        api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
+        ca_bundle=ca_bundle, insecure=insecure))
 
 
 @app.command()

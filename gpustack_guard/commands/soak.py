@@ -7,10 +7,12 @@ every round, so an interrupt or a crash leaves the rounds so far on disk.
 from __future__ import annotations
 
 import asyncio
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.units import parse_size
 
 FAIL_ON = ("never", "failing", "degraded")
 OUTPUTS = ("text", "json")
@@ -32,6 +34,8 @@ class SoakOptions:
     pid: int | None = None
     reference_url: str | None = None
     reference_model: str | None = None
+    reference_metrics_urls: list[str] = field(default_factory=list)
+    memory_limit: str | None = None  # e.g. "64GiB": what the memory signal runs out at
     out_dir: str | None = None
     output: str = "text"
     fail_on: str = "failing"
@@ -46,7 +50,8 @@ class SoakOptions:
 
 def _check(opts: SoakOptions) -> None:
     for flag, url in [("--url", opts.url), ("--reference-url", opts.reference_url)] + \
-            [("--metrics-url", u) for u in opts.metrics_urls]:
+            [("--metrics-url", u) for u in opts.metrics_urls] + \
+            [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]:
         if url is not None and not url.startswith(("http://", "https://")):
             raise GsgError(f"{flag} {url!r} is not an http(s) URL")
     if not opts.model:
@@ -65,6 +70,14 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError(f"--fail-on {opts.fail_on!r}: expected one of {', '.join(FAIL_ON)}")
     if opts.pid is not None and not Path(f"/proc/{opts.pid}").exists():
         raise GsgError(f"--pid {opts.pid}: no such process on this machine")
+    if opts.memory_limit is not None:
+        try:
+            if parse_size(opts.memory_limit) <= 0:
+                raise ValueError("it must be more than 0")
+        except ValueError as exc:
+            raise GsgError(f"--memory-limit {opts.memory_limit!r}: {exc}") from None
+    if opts.reference_metrics_urls and not opts.reference_url:
+        raise GsgError("--reference-metrics-url needs --reference-url")
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
 
@@ -85,6 +98,7 @@ def _plan(opts: SoakOptions):
         target=Target("ours", chat_completions_url(opts.url), opts.model, key), rounds=opts.rounds,
         round_seconds=opts.round_seconds, concurrency=opts.concurrency, workload=workload, seed=opts.seed,
         round_requests=opts.round_requests, reference=reference, metrics_urls=list(opts.metrics_urls),
+        reference_metrics_urls=list(opts.reference_metrics_urls),
         pid=opts.pid, request_timeout=opts.request_timeout,
         verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory)
 
@@ -94,7 +108,9 @@ def _settings(opts: SoakOptions, plan) -> dict:
             "round_requests": opts.round_requests, "seed": opts.seed,
             "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
                          for w in plan.workload],
-            "metrics_urls": list(opts.metrics_urls), "pid": opts.pid, "request_timeout_s": opts.request_timeout}
+            "memory_limit": opts.memory_limit,
+            "metrics_urls": list(opts.metrics_urls), "reference_metrics_urls": list(opts.reference_metrics_urls),
+            "pid": opts.pid, "request_timeout_s": opts.request_timeout}
 
 
 def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
@@ -104,11 +120,15 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.reporters.soak import SoakReport
 
     source = choose_memory_source(progress.rounds)
+    if progress.reference:
+        choose_memory_source(progress.reference)  # its own best signal, for the charts
     host = host_memory_bytes() if opts.pid is not None else None
-    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host)
+    limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
+    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
+                       memory_limit_bytes=limit)
     return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
-                      interrupted)
+                      interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}))
 
 
 def write_files(out_dir: str, report) -> None:
@@ -129,7 +149,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     from gpustack_guard.adapters.files.output import err, out
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
     from gpustack_guard.core.soak.rounds import choose_memory_source
-    from gpustack_guard.reporters.soak import progress_line, table_header, table_row
+    from gpustack_guard.reporters.soak import progress_line, table_header, table_row, tick_line
 
     if plan is None:
         _check(opts)
@@ -152,7 +172,12 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
         if opts.out_dir:
             write_files(opts.out_dir, build_report(opts, plan, progress))
 
-    await run_soak(plan, progress, on_round, on_start)
+    def on_tick(index: int, elapsed: float, results) -> None:
+        err(tick_line(index, opts.rounds, elapsed, opts.round_seconds, len(results),
+                      sum(1 for r in results if not r.ok)) + "\n")
+
+    # a line every 10 s inside rounds long enough to leave the terminal silent otherwise
+    await run_soak(plan, progress, on_round, on_start, on_tick if opts.round_seconds >= 20 else None)
     return plan, progress
 
 
@@ -164,8 +189,14 @@ def run(opts: SoakOptions) -> int:
 
     progress = SoakProgress()
     interrupted = False
+    # main() turns the cyclic collector off for short runs; a soak runs for hours: collect, but leave the
+    # objects of start-up (imports, typer) out of every full collection
+    gc.collect()
+    gc.freeze()
+    gc.enable()
     _check(opts)
     plan = _plan(opts)
+    plan.collect_between_rounds = True
     try:
         asyncio.run(soak(opts, progress, plan))
     except KeyboardInterrupt:

@@ -29,6 +29,7 @@ class SoakReport:
     reference_model: str | None = None
     reference_rounds: list[RoundStats] = field(default_factory=list)
     interrupted: bool = False
+    engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
 
 
 # ---------------------------------------------------------------- text
@@ -82,6 +83,11 @@ def progress_line(index: int, total: int, seconds: float, concurrency: int) -> s
     return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at concurrency {concurrency} ..."
 
 
+def tick_line(index: int, total: int, elapsed: float, round_seconds: float, requests: int, errors: int) -> str:
+    return (f"gsg soak: round {index + 1}/{total}: {min(elapsed, round_seconds):.0f}/{round_seconds:g} s, "
+            f"{requests} requests, {errors} errors")
+
+
 def verdict_text(report: SoakReport) -> str:
     v = report.verdict
     where = f" ({v.locality})" if v.locality else ""
@@ -110,7 +116,7 @@ def round_json(r: RoundStats) -> dict:
             "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
             "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
             "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
-            "client_lag_p95_s": r.client_lag_p95_s}
+            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s}
 
 
 def json_document(report: SoakReport) -> dict:
@@ -125,6 +131,7 @@ def json_document(report: SoakReport) -> dict:
                       if report.reference_url else None),
         "settings": report.settings,
         "interrupted": report.interrupted,
+        "engines": report.engines,
         "verdict": v.verdict,
         "locality": v.locality,
         "evidence": v.evidence,
@@ -144,10 +151,8 @@ def render_json(report: SoakReport) -> str:
 # ---------------------------------------------------------------- HTML
 
 def describe_settings(settings: dict) -> str:
-    def shape(w: dict) -> str:
-        return f"{w['prompt_tokens']}→{w['max_tokens']} tokens" + (f" ×{w['weight']:g}" if w["weight"] != 1 else "")
-
-    shapes = ", ".join(shape(w) for w in settings.get("workload", []))
+    shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens"
+                       + (f" ×{w['weight']:g}" if w["weight"] != 1 else "") for w in settings.get("workload", []))
     parts = [f"{settings['rounds']} rounds of {settings['round_seconds']:g} s at concurrency {settings['concurrency']}",
              f"prompts {shapes} (seed {settings['seed']})"]
     if settings.get("metrics_urls"):
@@ -261,7 +266,7 @@ def _seconds_fmt(value: float, decimals: int) -> str:
 
 
 VERDICT_COLOUR = {"stable": "#2e7d32", "memory-growth": "#b26a00", "preemption": "#b26a00",
-                  "latency-drift": "#b26a00", "failing": "#c62828"}
+                  "latency-drift": "#b26a00", "failing": "#c62828", "incomplete": "#555555"}
 
 
 def render_html(report: SoakReport) -> str:
@@ -280,10 +285,14 @@ def render_html(report: SoakReport) -> str:
     def gib(values):
         return [None if v is None else v / GIB for v in values]
 
-    memory = [Series("during the round (max)", gib([r.memory_bytes for r in ours]), OURS),
-              Series("idle, after it drained", gib([r.idle_memory_bytes for r in ours]), OURS_LIGHT, True)]
-    kv = [Series("KV usage max", [r.kv_usage_max for r in ours], OURS),
-          Series("KV usage p95", [r.kv_usage_p95 for r in ours], OURS_LIGHT, True)]
+    memory = [Series("ours (max)", gib([r.memory_bytes for r in ours]), OURS),
+              Series("ours idle", gib([r.idle_memory_bytes for r in ours]), OURS_LIGHT, True)]
+    kv = [Series("ours max", [r.kv_usage_max for r in ours], OURS),
+          Series("ours p95", [r.kv_usage_p95 for r in ours], OURS_LIGHT, True)]
+    if ref:  # series without data (no --reference-metrics-url) draw nothing and get no legend
+        memory += [Series("reference (max)", pad(gib([r.memory_bytes for r in ref])), REFERENCE, True),
+                   Series("reference idle", pad(gib([r.idle_memory_bytes for r in ref])), REFERENCE_LIGHT, True)]
+        kv += [Series("reference max", pad([r.kv_usage_max for r in ref]), REFERENCE, True)]
     esc = html.escape
     rows = []
     refs = {r.index: r for r in ref}

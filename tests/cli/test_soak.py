@@ -5,26 +5,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import shutil
-import signal
 import struct
 import subprocess
-import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
 import pytest
-from support.soak_fakes import FakeServer
+from soak_cli_runs import KEY, soak_runs
 
 from gpustack_guard.cli import main
 
-pytestmark = pytest.mark.xdist_group("soak-cli")  # its module-scoped fixtures are built once, on one worker
+# The real processes start with the first test that needs them; on two workers the rest of the suite runs meanwhile.
+pytestmark = pytest.mark.xdist_group("soak-cli")  # module-scoped fixtures: built once, on one worker
 
-REPO = Path(__file__).resolve().parents[2]
-KEY = "sk-soak-test-0123456789"
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -35,40 +30,17 @@ def run_cli(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def server():
-    fake = FakeServer("memory-growth", seed=3, api_key=KEY).start_in_thread()
-    yield fake
-    fake.stop_thread()
-
-
-def start_gsg(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "gpustack_guard", "soak", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GSG_API_KEY": KEY}, cwd=REPO)
+def runs():
+    """The real `gsg soak` processes (started once, on first use)."""
+    early = soak_runs()
+    done = dict(early.results())
+    done["dirs"] = (early.main_dir, early.interrupted_dir)
+    return done
 
 
 @pytest.fixture(scope="module")
-def runs(server, tmp_path_factory):
-    """The slow runs side by side, as the real `gsg` processes: a 3-round soak with --out (text), a JSON run,
-    and one interrupted with SIGINT during its second round."""
-    main_dir, interrupted_dir = tmp_path_factory.mktemp("soak"), tmp_path_factory.mktemp("interrupted")
-    common = ["--url", server.url, "--model", "qwen3-8b", "--concurrency", "4", "--prompt-tokens", "32",
-              "--max-tokens", "4"]
-    soak = start_gsg(*common, "--rounds", "3", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
-                     "--out", str(main_dir), "--fail-on", "degraded")
-    as_json = start_gsg(*common, "--rounds", "1", "--round-seconds", "0.5", "-o", "json")
-    stopped = start_gsg(*common, "--rounds", "50", "--round-seconds", "2", "--metrics-url", server.url + "/metrics",
-                        "--out", str(interrupted_dir))
-    deadline = time.monotonic() + 30
-    while not (interrupted_dir / "soak.json").exists() and time.monotonic() < deadline and stopped.poll() is None:
-        time.sleep(0.05)
-    time.sleep(0.3)  # well inside round 2
-    stopped.send_signal(signal.SIGINT)
-    done = {}
-    for name, proc in (("soak", soak), ("json", as_json), ("interrupted", stopped)):
-        out, err = proc.communicate(timeout=60)
-        done[name] = (proc.returncode, out, err)
-    done["dirs"] = (main_dir, interrupted_dir)
-    return done
+def server():
+    return soak_runs().server
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +71,7 @@ def test_soak_json_has_the_documented_fields(soaked):
     doc = json.loads((soaked[3] / "soak.json").read_text())
     assert doc["format_version"] == "1.0" and doc["command"] == "soak"
     assert doc["verdict"] == "memory-growth" and doc["interrupted"] is False
+    assert doc["engines"] == ["vLLM"]
     assert len(doc["rounds"]) == 3
     required = {"ttft_p50_s", "ttft_p95_s", "itl_p50_s", "output_tokens_per_s", "requests", "errors",
                 "kv_usage_max", "preemptions", "memory_bytes"}
@@ -127,6 +100,8 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
 @pytest.mark.parametrize("args,message", [
     (["--url", "ftp://x"], "gsg: error: --url 'ftp://x' is not an http(s) URL"),
     (["--rounds", "0"], "gsg: error: --rounds must be at least 1"),
+    (["--memory-limit", "lots"], "gsg: error: --memory-limit 'lots': 'lots' is not a size (use bytes or units such "
+                                 "as 23.58GiB, 24GB, 49140MiB)"),
     (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
     (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: No such file or directory"),
     (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),
@@ -225,7 +200,8 @@ def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
 def start_screenshot(page: Path, out: Path, profile: str) -> subprocess.Popen:
     return subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
                              # half the device pixels: the pure-Python PNG decoder below is the slow part
-                             "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}", "--enable-logging=stderr", "--v=0",
+                             "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}",
+                             "--enable-logging=stderr", "--v=0",
                              page.as_uri()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

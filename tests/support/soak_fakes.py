@@ -104,11 +104,12 @@ class FakeEngine:
                    f"# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes {memory:.1f}\n"
                    f"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {start}\n")
         if self.flavour == "vllm":  # vLLM >= 0.9.2 (V1): kv_cache_usage_perc, an engine label
+            e = f'engine="0",model_name="{m}"'
             return process + (
-                f'# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{{engine="0",model_name="{m}"}} {running}\n'
-                f'# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{{engine="0",model_name="{m}"}} {waiting}\n'
-                f'# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{{engine="0",model_name="{m}"}} {kv}\n'
-                f'# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total{{engine="0",model_name="{m}"}} {pre}.0\n'
+                f'# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{{{e}}} {running}\n'
+                f'# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{{{e}}} {waiting}\n'
+                f'# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{{{e}}} {kv}\n'
+                f'# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total{{{e}}} {pre}.0\n'
                 f'vllm:num_preemptions_created{{engine="0",model_name="{m}"}} 1.7e9\n'
                 f'# TYPE vllm:time_to_first_token_seconds histogram\n'
                 f'vllm:time_to_first_token_seconds_bucket{{le="0.1",model_name="{m}"}} 3.0\n'
@@ -149,7 +150,8 @@ class FakeEngine:
                     f'# TYPE gpustack:worker_node_gram_allocated_bytes gauge\n'
                     f'gpustack:worker_node_gram_allocated_bytes{{worker="w1",gpu="0"}} {allocated:.0f}\n'
                     f'# TYPE gpustack:worker_node_gram_total_bytes gauge\n'
-                    f'gpustack:worker_node_gram_total_bytes{{worker="w1",gpu="0"}} {self.scenario.gpu_total_bytes:.0f}\n')
+                    f'gpustack:worker_node_gram_total_bytes{{worker="w1",gpu="0"}} '
+                    f'{self.scenario.gpu_total_bytes:.0f}\n')
         raise ValueError(self.flavour)
 
 

@@ -19,7 +19,8 @@ import httpx
 from gpustack_guard.core.soak.prompts import Prompt
 from gpustack_guard.core.soak.rounds import RequestResult
 
-REASONING_FIELDS = ("reasoning_content", "reasoning")  # vLLM/SGLang/DeepSeek, and vLLM ≥ 0.10 / OpenRouter
+# a delta counts when it carries `content` or reasoning: `reasoning_content` (vLLM, SGLang, DeepSeek) or
+# `reasoning` (newer vLLM, OpenRouter)
 
 
 @dataclass(frozen=True)
@@ -43,17 +44,6 @@ def chat_completions_url(url: str) -> str:
 def request_body(model: str, prompt: Prompt) -> dict:
     return {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": prompt.max_tokens,
             "temperature": 0, "stream": True, "stream_options": {"include_usage": True}}
-
-
-def _delta_text(chunk: dict) -> str:
-    for choice in chunk.get("choices") or ():
-        delta = choice.get("delta") or {}
-        text = delta.get("content") or ""
-        for name in REASONING_FIELDS:
-            text += delta.get(name) or ""
-        if text:
-            return text
-    return ""
 
 
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
@@ -83,6 +73,7 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 async for line in response.aiter_lines():
                     if not line.startswith("data:"):
                         continue
+                    now = clock()  # the chunk's arrival, before gsg spends anything on parsing it
                     payload = line[5:].strip()
                     if payload == "[DONE]":
                         done = True  # read on to the end of the body: a connection left mid-body is closed
@@ -93,16 +84,20 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                         return result(False, "malformed stream chunk")
                     if chunk.get("error"):
                         return result(False, "error in stream")
-                    if _delta_text(chunk):
-                        now = clock()
-                        if first is None:
-                            first = now
-                        else:
-                            gaps.append(now - last)
-                        last = now
-                        chunks += 1
-                    if any(c.get("finish_reason") for c in chunk.get("choices") or ()):
-                        finished = True
+                    choices = chunk.get("choices")
+                    if choices:  # one choice (n=1): the hot loop reads it directly
+                        choice = choices[0]
+                        delta = choice.get("delta")
+                        if delta and (delta.get("content") or delta.get("reasoning_content")
+                                      or delta.get("reasoning")):
+                            if first is None:
+                                first = now
+                            else:
+                                gaps.append(now - last)
+                            last = now
+                            chunks += 1
+                        if choice.get("finish_reason"):
+                            finished = True
                     usage = chunk.get("usage")
                     if usage and usage.get("completion_tokens") is not None:
                         usage_tokens = int(usage["completion_tokens"])
@@ -130,7 +125,8 @@ def ramp_seconds(round_seconds: float) -> float:
 
 
 async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
-                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0) -> list[RequestResult]:
+                max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0,
+                results: list[RequestResult] | None = None) -> list[RequestResult]:
     """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
     Stream k starts k/len(clients) of `ramp` seconds late.
 
@@ -140,7 +136,7 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
     so the reference sees what we saw.
     """
     deadline = time.perf_counter() + seconds
-    results: list[RequestResult] = []
+    results = [] if results is None else results  # the caller's list, to watch it fill
     next_index = 0
 
     async def worker(k: int, client: httpx.AsyncClient) -> None:

@@ -97,13 +97,12 @@ def host_memory_bytes() -> int | None:
 
 class Scraper:
     def __init__(self, client: httpx.AsyncClient, urls: list[str], pid: int | None, model: str | None,
-                 origin: float, api_key: str | None = None):
+                 origin: float):
         self.client = client
         self.urls = urls
         self.pid = pid
         self.origin = origin
         self.normaliser = Normaliser(model=model)
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     @property
     def active(self) -> bool:
@@ -111,7 +110,7 @@ class Scraper:
 
     async def _fetch(self, url: str) -> list[Sample] | str:
         try:
-            response = await self.client.get(url, headers=self.headers, timeout=5.0)
+            response = await self.client.get(url, timeout=5.0)
         except httpx.HTTPError as exc:
             return f"{url}: {type(exc).__name__}"
         if response.status_code != 200:

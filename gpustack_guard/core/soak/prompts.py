@@ -24,7 +24,7 @@ class Prompt:
 def make_prompt(seed: int, index: int, prompt_tokens: int, max_tokens: int) -> Prompt:
     rng = random.Random(seed * 1_000_003 + index)
     nonce = f"Request {seed}-{index}."  # about 6 tokens; counted in the length
-    words = [rng.choice(_VOCABULARY) for _ in range(max(prompt_tokens - 6, 1))]
+    words = rng.choices(_VOCABULARY, k=max(prompt_tokens - 6, 1))  # one call: an 8k-token prompt in ~0.6 ms
     text = f"{nonce} {' '.join(words)}"
     return Prompt(index, text, prompt_tokens, max_tokens)
 

@@ -58,7 +58,8 @@ class RoundStats:
     host_total_bytes: float | None = None
     restarts: int = 0
     scrape_errors: int = 0
-    client_lag_p95_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
+    client_lag_p50_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
+    client_lag_p95_s: float | None = None
     memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
     idle_memory_bytes: float | None = None
 
@@ -87,6 +88,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
         itl_p50_s=percentile(gaps, 50), itl_p95_s=percentile(gaps, 95),
         output_tokens_per_s=sum(r.output_tokens for r in ok) / seconds if seconds > 0 else 0.0,
     )
+    stats.client_lag_p50_s = percentile(client_lags or [], 50)
     stats.client_lag_p95_s = percentile(client_lags or [], 95)
     every = snapshots + ([idle] if idle else [])
     kv = _present(s.kv_usage for s in snapshots)

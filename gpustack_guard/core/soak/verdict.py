@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.stats import median, rising_pair_fraction, theil_sen_slope
 
-STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING = (
-    "stable", "memory-growth", "preemption", "latency-drift", "failing")
+STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING, INCOMPLETE = (
+    "stable", "memory-growth", "preemption", "latency-drift", "failing", "incomplete")
 LOCAL, SHARED = "local", "shared"
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -30,8 +30,8 @@ class Thresholds:
     memory_growth_fraction: float = 0.02  # growth across the run, relative to its median level
     memory_growth_bytes: float = 16 * MIB  # and at least this much, whatever the level
     memory_monotonic: float = 0.8  # share of rising round pairs
-    ttft_growth_fraction: float = 0.2  # TTFT p95 growth across the run, relative to its median
-    ttft_p50_growth_fraction: float = 0.2  # and the p50 too: one slow request in a round moves a p95, not a p50
+    ttft_growth_fraction: float = 0.3  # TTFT p95 growth across the run, relative to its median
+    ttft_p50_growth_fraction: float = 0.3  # and the p50 too: one slow request in a round moves a p95, not a p50
     ttft_monotonic: float = 0.75
     kv_pinned: float = 0.95  # KV usage at or above this ...
     kv_pinned_rounds: float = 0.5  # ... in at least this share of rounds
@@ -105,11 +105,31 @@ def _pct(value: float) -> str:
     return f"{value * 100:+.0f} %"
 
 
+def _client_and_restarts(rounds: list[RoundStats], t: Thresholds, restarts: int) -> list[str]:
+    """Evidence that is about the measurement itself: gsg's own event loop, and the instance restarting."""
+    notes = []
+    lagging = [r for r in rounds if r.client_lag_p95_s is not None and r.ttft_p50_s
+               and r.client_lag_p95_s > max(t.client_lag_share * r.ttft_p50_s, 0.005)]
+    if lagging:
+        worst = max(lagging, key=lambda r: r.client_lag_p95_s or 0.0)
+        notes.append(f"gsg itself was busy: its event loop woke {(worst.client_lag_p95_s or 0) * 1000:.0f} ms late "
+                     f"(p95) in round {worst.index + 1}, against a TTFT p50 of {(worst.ttft_p50_s or 0) * 1000:.0f} "
+                     "ms; latencies include the client's share (lower --concurrency or give gsg a free core)")
+    if restarts:
+        notes.append(f"the instance restarted {restarts} time(s) (a counter went back or the process start time "
+                     "moved)")
+    return notes
+
+
 def classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None = None,
-             thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None) -> Verdict:
+             thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None,
+             memory_limit_bytes: float | None = None) -> Verdict:
+    """`host_memory_bytes`: the machine's memory when the signal is a local process's; `memory_limit_bytes`:
+    what the signal runs out at, given by the user (a cgroup limit, a container's), over any other."""
     t = thresholds
     out = Verdict(STABLE, memory_source=memory_source)
     if not rounds:
+        out.verdict = INCOMPLETE
         out.evidence.append("no round completed")
         return out
     requests = sum(r.requests for r in rounds)
@@ -138,6 +158,13 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     # but may zigzag on the way
     ttft_climbing = ttft_p50.climbing(t.ttft_p50_growth_fraction, t.ttft_monotonic) and \
         ttft.growth_fraction is not None and ttft.growth_fraction >= t.ttft_growth_fraction
+    lag = Trend.of([r.client_lag_p50_s for r in rounds])
+    client_bound = False
+    if ttft_climbing and lag.growth is not None and lag.growth > 0 and ttft_p50.growth is not None:
+        # a client that got busier delays every stream it reads (and, in-process, the server it talks to):
+        # a TTFT p50 growth of the order of the client's own typical lag growth is not the server's
+        client_bound = ttft_p50.growth <= 1.5 * lag.growth
+        ttft_climbing = not client_bound
     memory_growing = memory.climbing(t.memory_growth_fraction, t.memory_monotonic, t.memory_growth_bytes)
     preempting = preemptions > 0 and (preempting_rounds >= 2 or ttft_climbing)
 
@@ -146,6 +173,9 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
                             f"(Theil–Sen {_pct(ttft.growth_fraction)} across the run; p50 "
                             f"{_pct(ttft_p50.growth_fraction)}, {ttft_p50.rising:.0%} of round pairs rising)"
                             f"{'' if ttft_climbing else ': flat'}")
+    if client_bound:
+        out.evidence.append(f"TTFT p50 grew {ttft_p50.growth * 1000:.0f} ms while gsg's own event-loop lag grew "
+                            f"{lag.growth * 1000:.0f} ms (p50): the client, not the server, got slower")
     if memory.growth_fraction is not None:
         label = {"pid_rss": "RSS of --pid", "process_resident": "process resident memory",
                  "gpu_outside_pool": "GPU memory outside the booked pool", "gpu_used": "GPU memory used"}
@@ -163,16 +193,7 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     if kv:
         out.evidence.append(f"KV usage max {max(kv):.0%}; at or above {t.kv_pinned:.0%} in {pinned_rounds} of "
                             f"{len(kv)} rounds")
-    lagging = [r for r in rounds if r.client_lag_p95_s is not None and r.ttft_p50_s
-               and r.client_lag_p95_s > max(t.client_lag_share * r.ttft_p50_s, 0.005)]
-    if lagging:
-        worst = max(lagging, key=lambda r: r.client_lag_p95_s)
-        out.evidence.append(f"gsg itself was busy: its event loop woke {worst.client_lag_p95_s * 1000:.0f} ms late "
-                            f"(p95) in round {worst.index + 1}, against a TTFT p50 of {worst.ttft_p50_s * 1000:.0f} ms;"
-                            " latencies include the client's share (lower --concurrency or give gsg a free core)")
-    if restarts:
-        out.evidence.append(f"the instance restarted {restarts} time(s) (a counter went back or the process "
-                            "start time moved)")
+    out.evidence.extend(_client_and_restarts(rounds, t, restarts))
 
     if requests and error_rate > t.max_error_rate:
         out.verdict = FAILING
@@ -196,14 +217,14 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
     if requests and errors and out.verdict != FAILING:
         out.evidence.append(f"{errors} of {requests} requests failed ({error_rate:.1%})")
 
-    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, t)
+    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, memory_limit_bytes, t)
     if reference:
         _locality(out, reference, t)
     return out
 
 
 def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned: bool, kv_max: float | None,
-               host_memory_bytes: float | None, t: Thresholds) -> None:
+               host_memory_bytes: float | None, memory_limit_bytes: float | None, t: Thresholds) -> None:
     if out.verdict == PREEMPTION:
         running = next((r.running_at_first_preemption for r in rounds if r.running_at_first_preemption), None)
         if running:
@@ -221,13 +242,13 @@ def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned:
         limit = rounds[-1].gpu_total_bytes if out.memory_source in ("gpu_outside_pool", "gpu_used") else \
             (host_memory_bytes or rounds[-1].host_total_bytes)
         last = memory.values[-1]
+        # outside-the-pool bytes run out against what the pool left free on the card
+        outside = out.memory_source == "gpu_outside_pool" and not memory_limit_bytes
+        limit = memory_limit_bytes or limit
         if limit and slope > 0:
-            # outside-the-pool bytes run out against what the pool left free, not the whole card
-            room = limit - (rounds[-1].memory.get("gpu_used", last) if out.memory_source == "gpu_outside_pool"
-                            else last)
+            room = limit - (rounds[-1].memory.get("gpu_used", last) if outside else last)
             out.seconds_to_memory_limit = max(room, 0) / slope
-            threshold = last + max(room, 0) * t.recycle_at if out.memory_source == "gpu_outside_pool" \
-                else limit * t.recycle_at
+            threshold = last + max(room, 0) * t.recycle_at if outside else limit * t.recycle_at
             out.recommendations.append(Recommendation(
                 "recycle", f"memory grows {_bytes(slope * 3600)}/h and runs out in about "
                 f"{_duration(out.seconds_to_memory_limit)} ({_bytes(last)} of {_bytes(limit)}): recycle the "
@@ -236,7 +257,7 @@ def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned:
         else:
             out.recommendations.append(Recommendation(
                 "recycle", f"memory grows {_bytes(slope * 3600)}/h; no memory limit in the metrics to project "
-                "against: recycle on this slope", None))
+                "against (pass --memory-limit): recycle on this slope", None))
     if out.verdict == FAILING:
         out.recommendations.append(Recommendation(
             "investigate", "fix the errors first: a verdict on latency or memory needs requests that succeed"))

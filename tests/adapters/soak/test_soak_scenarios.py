@@ -9,13 +9,14 @@ event loop and measure it instead of the servers. tests/cli/test_soak.py covers 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
-from support.soak_fakes import Router
+from support.soak_fakes import SCENARIOS, Router, Scenario
 
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
 
-pytestmark = pytest.mark.xdist_group("soak-scenarios")  # its module-scoped fixtures are built once, on one worker
+pytestmark = pytest.mark.xdist_group("soak-scenarios")  # the module-scoped matrix runs once, on one worker
 
 SEEDS = range(5)
 # the engines rotate over the seeds; llama.cpp exposes no memory and no preemption counter, so it only
@@ -31,12 +32,18 @@ REFERENCE_CASES = {("preemption", "stable"): "local", ("latency-drift", "stable"
                    ("latency-drift", "latency-drift"): "shared"}
 
 
+def _slow(name: str) -> Scenario:
+    """Fewer, longer requests than the default fake: three dozen soaks share one core here, and on a busy CI
+    machine a fraction of one; the client's own lag must stay small beside the TTFT it measures."""
+    return dataclasses.replace(SCENARIOS[name], ttft_s=0.15)
+
+
 async def _one(scenario: str, seed: int, flavour: str, reference: str | None = None):
     router = Router()
-    ours = router.serve(scenario, seed, flavour)
-    ref = router.serve(reference, seed + 100) if reference else None
-    opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=4, round_seconds=2, concurrency=4,
-                       prompt_tokens=32, max_tokens=4, metrics_urls=[ours.url + "/metrics"], seed=seed,
+    ours = router.serve(_slow(scenario), seed, flavour)
+    ref = router.serve(_slow(reference), seed + 100) if reference else None
+    opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=4, round_seconds=2, concurrency=3,
+                       prompt_tokens=32, max_tokens=3, metrics_urls=[ours.url + "/metrics"], seed=seed,
                        reference_url=ref.url if ref else None, output="json", transport_factory=lambda: router)
     plan, progress = await soak(opts)
     return build_report(opts, plan, progress), ours
@@ -63,7 +70,7 @@ def test_each_scenario_classified_right_over_five_seeds(matrix, scenario):
 
 
 def test_every_run_completed_its_rounds_with_requests(matrix):
-    assert all(len(report.rounds) == 4 and all(r.requests >= 8 for r in report.rounds)
+    assert all(len(report.rounds) == 4 and all(r.requests >= 3 for r in report.rounds)  # one per stream at least
                for report, _ in matrix.values())
 
 
@@ -74,6 +81,7 @@ def test_reasoning_only_streams_have_a_real_ttft(matrix):
             assert all(r.errors == 0 for r in report.rounds)
             assert all(r.ttft_p50_s >= 0.8 * server.engine.scenario.ttft_s * 0.75 for r in report.rounds)
             assert all(r.itl_p50_s >= 0.004 for r in report.rounds)
+            assert all(r.output_tokens_per_s > 0 for r in report.rounds)
 
 
 def test_preemption_recommends_max_num_seqs_from_the_running_count(matrix):
@@ -81,7 +89,7 @@ def test_preemption_recommends_max_num_seqs_from_the_running_count(matrix):
         if name == "preemption" and ref is None:
             actions = [r.action for r in report.verdict.recommendations]
             seqs = [int(a.split()[-1]) for a in actions if a.startswith("--max-num-seqs")]
-            assert seqs and 1 <= seqs[0] <= 3, (flavour, actions)  # concurrency 4: at most 4 ran, so 3 fit
+            assert seqs and 1 <= seqs[0] <= 2, (flavour, actions)  # concurrency 3: at most 3 ran, so 2 fit
             assert "--kv-cache-dtype fp8" in actions
 
 
@@ -111,3 +119,41 @@ def test_the_reference_saw_the_same_prompts(matrix):
     (report, server) = matrix[("preemption", 0, "vllm", "stable")]
     assert report.reference_rounds and len(report.reference_rounds) == 4
     assert all(r.requests > 0 for r in report.reference_rounds)
+
+
+def test_reference_metrics_are_sampled_and_charted_beside_ours():
+    from gpustack_guard.reporters.soak import render_html
+
+    router = Router()
+    ours = router.serve("stable", 1, "vllm")
+    ref = router.serve(dataclasses.replace(SCENARIOS["stable"], memory_bytes=5 * 1024 ** 3, kv_usage=0.7), 2, "sglang")
+    opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=2, round_seconds=0.5, concurrency=2, max_tokens=2,
+                       metrics_urls=[ours.url + "/metrics"], reference_url=ref.url,
+                       reference_metrics_urls=[ref.url + "/metrics"], output="json", transport_factory=lambda: router)
+
+    async def go():
+        plan, progress = await soak(opts)
+        return build_report(opts, plan, progress)
+
+    report = asyncio.run(go())
+    assert [round(r.memory_bytes / 1024 ** 3) for r in report.reference_rounds] == [5, 5]
+    assert [round(r.memory_bytes / 1024 ** 3) for r in report.rounds] == [2, 2]
+    assert all(0.6 < r.kv_usage_max < 0.8 for r in report.reference_rounds)
+    page = render_html(report)
+    assert "reference (max)" in page and "reference max" in page
+
+
+def test_long_rounds_tick_while_they_run():
+    from gpustack_guard.adapters.soak.load import Target, chat_completions_url
+    from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
+    from gpustack_guard.core.soak.prompts import WorkloadEntry
+
+    router = Router()
+    ours = router.serve("stable", 1, "vllm")
+    ticks = []
+    plan = SoakPlan(Target("ours", chat_completions_url(ours.url), "qwen3-8b"), rounds=1, round_seconds=1.0,
+                    concurrency=2, workload=[WorkloadEntry(8, 2)], transport_factory=lambda: router)
+    asyncio.run(run_soak(plan, SoakProgress(), on_tick=lambda i, t, results: ticks.append((i, len(results))),
+                         tick_seconds=0.3))
+    assert len(ticks) >= 3 and {i for i, _ in ticks} == {0}  # a tick every 0.3 s of a 1 s round (and its drain)
+    assert 0 < ticks[0][1] < ticks[1][1] < ticks[2][1]

@@ -154,3 +154,31 @@ def test_a_busy_client_is_named_in_the_evidence():
     assert v.evidence[-1] == ("gsg itself was busy: its event loop woke 45 ms late (p95) in round 3, against a TTFT "
                               "p50 of 200 ms; latencies include the client's share (lower --concurrency or give "
                               "gsg a free core)")
+
+
+def test_a_given_memory_limit_wins_over_the_metrics():
+    memory = [8 * GIB + i * 256 * MIB for i in range(6)]
+    rounds, source = make_rounds([0.5] * 6, memory, memory, [0] * 6)
+    assert classify(rounds, source).recommendations[0].value is None  # nothing to project against
+    v = classify(rounds, source, host_memory_bytes=256 * GIB, memory_limit_bytes=16 * GIB)
+    assert v.seconds_to_memory_limit == pytest.approx((16 * GIB - memory[-1]) / (256 * MIB / 61))
+    assert v.recommendations[0].value == pytest.approx(0.9 * 16 * GIB)
+    assert "(9.25 GiB of 16.00 GiB)" in v.recommendations[0].reason
+
+
+def test_no_round_is_incomplete_not_stable():
+    v = classify([], None)
+    assert (v.verdict, v.evidence, v.degraded) == ("incomplete", ["no round completed"], True)
+
+
+def test_ttft_growth_explained_by_the_clients_own_lag_is_not_drift():
+    rounds, source = make_rounds([0.5, 0.6, 0.8, 1.1, 1.5, 2.0], FLAT_MEM, FLAT_MEM, [0] * 6)
+    for r, lag in zip(rounds, [0.01, 0.3, 0.6, 0.9, 1.2, 1.5]):
+        r.client_lag_p50_s = lag
+    v = classify(rounds, source)
+    assert v.verdict == "stable"
+    assert any(e.startswith("TTFT p50 grew ") and e.endswith("the client, not the server, got slower")
+               for e in v.evidence)
+    for r in rounds:
+        r.client_lag_p50_s = 0.002  # the same TTFT with an idle client: the server's
+    assert classify(rounds, source).verdict == "latency-drift"
