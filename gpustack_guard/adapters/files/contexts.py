@@ -20,8 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpustack_guard.adapters.files.spec_loader import display_path, read_text
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.errors import GsgError
 
 FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "insecure", "cluster", "fleet", "overlay", "timeout")
@@ -68,12 +67,7 @@ def config_path(environ=os.environ) -> Path:
 
 def load_contexts(path: Path) -> ContextsFile:
     shown = display_path(path)
-    if not path.is_file():
-        raise GsgError("no contexts file (write one, or set GSG_CONFIG)", where=shown)
-    try:
-        docs = load_documents(read_text(path))
-    except YamlSyntaxError as exc:
-        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    docs = read_yaml_file(path, "no contexts file (write one, or set GSG_CONFIG)")
     data = docs[0].data if docs else None
     if not isinstance(data, dict) or not isinstance(data.get("contexts"), dict):
         raise GsgError("a contexts file is a mapping with `contexts:` (name -> server, key source, ...)",

@@ -7,8 +7,7 @@ from pathlib import Path
 import yaml
 from pydantic_core import ValidationError
 
-from gpustack_guard.adapters.files.spec_loader import display_path, read_text
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
 from gpustack_guard.core.spec.check import field_path
@@ -17,12 +16,7 @@ from gpustack_guard.core.spec.check import field_path
 def load_fleet(path_text: str) -> Fleet:
     path = Path(path_text)
     shown = display_path(path)
-    if not path.is_file():
-        raise GsgError("fleet snapshot file not found", where=path_text)
-    try:
-        docs = load_documents(read_text(path))  # JSON is YAML, so one parser gives positions for both
-    except YamlSyntaxError as exc:
-        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    docs = read_yaml_file(path, "fleet snapshot file not found")
     if len(docs) != 1 or not isinstance(docs[0].data, dict):
         raise GsgError("a fleet snapshot is one mapping with 'clusters:'", where=shown)
     doc = docs[0]

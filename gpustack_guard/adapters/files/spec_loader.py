@@ -74,6 +74,18 @@ def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]
         docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
 
 
+def read_yaml_file(path: Path, missing: str) -> list:
+    """The located documents of a YAML (or JSON) settings file; a missing file or bad YAML is one GsgError
+    naming file:line:column. `missing` says what the file is, for the not-found line."""
+    shown = display_path(path)
+    if not path.is_file():
+        raise GsgError(missing, where=shown)
+    try:
+        return load_documents(read_text(path))  # JSON is YAML, so one parser gives positions for both
+    except YamlSyntaxError as exc:
+        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+
+
 def load_specs(paths: list[str], *, allow_empty: bool = False,
                overlay: str | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
     docs: list[SpecDoc] = []

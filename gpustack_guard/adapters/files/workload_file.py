@@ -6,8 +6,7 @@ from pathlib import Path
 
 from pydantic_core import ValidationError
 
-from gpustack_guard.adapters.files.spec_loader import display_path, read_text
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.advise.workload import Workload, ordering_problem
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.spec.check import field_path
@@ -16,12 +15,7 @@ from gpustack_guard.core.spec.check import field_path
 def load_workload(path_text: str) -> Workload:
     path = Path(path_text)
     shown = display_path(path)
-    if not path.is_file():
-        raise GsgError("workload file not found", where=path_text)
-    try:
-        docs = load_documents(read_text(path))
-    except YamlSyntaxError as exc:
-        raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    docs = read_yaml_file(path, "workload file not found")
     if len(docs) != 1 or not isinstance(docs[0].data, dict):
         raise GsgError("a workload file is one mapping (name, prompt_tokens, output_tokens, concurrency)",
                        where=shown)
