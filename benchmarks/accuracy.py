@@ -195,7 +195,7 @@ def table_v() -> list[Row]:
     # V02 vllm#21348: Qwen3-235B-A22B-FP8 4x H100 TP4, default gmu (July 2025, version not printed)
     v = estimate("Qwen/Qwen3-235B-A22B", "81559MiB", "--tensor-parallel-size=4", version="0.10.0",
                  extra=("-q", "fp8", "--gpu-name", "H100"))
-    rows.append(Row("V02", "Qwen3-235B-A22B-FP8 4x H100 TP4: verdict fits", v["verdict"] == "fits", True, exact=True))
+    rows.append(Row("V02", "Qwen3-235B-A22B-FP8 4x H100 TP4: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("V02", "  KV tokens (log 178,880; version not printed)", v["kv_capacity_tokens"], 178_880,
                     tolerance=0.10, scored=False, label="(no version)"))
     # V03 LMCache#1739: 42,656 tokens = 6.51 GiB -> 163,840 B/token
@@ -206,7 +206,7 @@ def table_v() -> list[Row]:
     v = estimate("meta-llama/Llama-3.1-8B", "79.22GiB", "--max-model-len=8192", "--gpu-memory-utilization=0.9",
                  version="0.6.5", extra=("--gpu-name", "H100"))
     b = v["breakdown"]
-    rows.append(Row("V04", "Llama-3-8B 79.22 GiB gmu 0.90: verdict fits", v["verdict"] == "fits", True, exact=True))
+    rows.append(Row("V04", "Llama-3-8B 79.22 GiB gmu 0.90: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("V04", "  KV GiB (log available_kv_cache_memory 53.29)", round(b["kv_cache"] / GiB, 2), 53.29,
                     tolerance=0.10))
     rows += [term("V04", "weights GiB (log 14.96)", b["weights"], 14.96),
@@ -228,23 +228,23 @@ def table_v() -> list[Row]:
     v = estimate("Qwen/Qwen3-4B", "47.37GiB", "--max-model-len=2048", "--gpu-memory-utilization=0.85",
                  version="0.29.0", extra=("-q", "awq"))
     b = v["breakdown"]
-    rows.append(Row("V14", "Qwen3-4B AWQ 47.37 GiB gmu 0.85: verdict fits", v["verdict"] == "fits", True, exact=True))
+    rows.append(Row("V14", "Qwen3-4B AWQ 47.37 GiB gmu 0.85: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("V14", "  KV tokens (log 268,560)", v["kv_capacity_tokens"], 268_560, tolerance=0.10))
     rows += [term("V14", "weights + non-torch GiB (log 2.81)", b["weights"] + b["non_torch"], 2.81),
              term("V14", "activation GiB (log 0.57)", b["activation"], 0.57),
              term("V14", "CUDA graphs GiB (log 0.42 estimated, 0.22 actual)", b["cuda_graphs"], 0.42)]
     # V15 vllm PR #2031 (Dec 2023, ~0.2.4): A100-80GB, gmu 0.9, max len 4096, fp16
     v = estimate(config("llama-2-7b"), "79.15GiB", version="0.2.4", extra=("--gpu-name", "A100-SXM4-80GB"))
-    rows.append(Row("V15", "Llama-2-7B 1x A100-80GB: verdict fits", v["verdict"] == "fits", True, exact=True))
+    rows.append(Row("V15", "Llama-2-7B 1x A100-80GB: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("V15", "  KV tokens (log 7,351 blocks)", v["kv_capacity_tokens"], 7351 * 16, tolerance=0.10))
     v = estimate(config("llama-2-70b"), "79.15GiB", "--tensor-parallel-size=4", version="0.2.4",
                  extra=("--gpu-name", "A100-SXM4-80GB"))
-    rows.append(Row("V15", "Llama-2-70B 4x A100-80GB TP4: verdict fits", v["verdict"] == "fits", True, exact=True))
+    rows.append(Row("V15", "Llama-2-70B 4x A100-80GB TP4: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("V15", "  KV tokens (log 20,865 blocks)", v["kv_capacity_tokens"], 20_865 * 16, tolerance=0.10))
     # V16 vllm#7553: Yi-1.5-34B 4x RTX 4090 TP4 gmu 0.9, v0.5.4; nvidia-smi 23,859 MiB with graphs, 21,395 eager
     v = estimate(config("yi-1.5-34b"), "24564MiB", "--tensor-parallel-size=4", "--gpu-memory-utilization=0.9",
                  "--swap-space=0", version="0.5.4", extra=("--gpu-name", "NVIDIA GeForce RTX 4090"))
-    rows.append(Row("V16", "Yi-1.5-34B 4x RTX 4090 TP4 gmu 0.9: verdict fits", v["verdict"] == "fits", True,
+    rows.append(Row("V16", "Yi-1.5-34B 4x RTX 4090 TP4 gmu 0.9: verdict fits", v["engine_verdict"] == "fits", True,
                     exact=True))
     rows += [term("V16", "CUDA graphs MiB (nvidia-smi delta 2,464)", v["breakdown"]["cuda_graphs"], 2464, MiB),
              term("V16", "footprint MiB (nvidia-smi 23,859)", v["footprint_bytes_per_gpu"], 23_859, MiB)]
@@ -256,13 +256,13 @@ def table_v() -> list[Row]:
     # V19 QwenLM/Qwen3#16: Qwen1.5-7B-Chat-GPTQ-Int4 RTX 3090, defaults (max len 32768): refused
     v = estimate("Qwen/Qwen1.5-7B", "23.69GiB", version="0.3.0", extra=("-q", "gptq"))
     rows.append(Row("V19", "Qwen1.5-7B GPTQ RTX 3090 defaults: verdict kv-below-max-model-len",
-                    v["verdict"] == "kv-below-max-model-len", True, exact=True))
+                    v["engine_verdict"] == "kv-below-max-model-len", True, exact=True))
     rows.append(Row("V19", "  KV tokens (log 24,320; version not printed)", v["kv_capacity_tokens"], 24_320,
                     tolerance=0.10, scored=False, label="(no version)"))
     # V20 mistral-inference#25: Mistral-7B bf16 on a 12 GB RTX 3080 Ti, max len 32768: no cache blocks
     v = estimate("mistralai/Mistral-7B-Instruct-v0.3", "12GiB", "--max-model-len=32768", version="0.2.0")
-    rows.append(Row("V20", f"Mistral-7B 12 GB RTX 3080 Ti: verdict rejects ({v['verdict']})",
-                    v["verdict"] != "fits", True, exact=True))
+    rows.append(Row("V20", f"Mistral-7B 12 GB RTX 3080 Ti: verdict rejects ({v['engine_verdict']})",
+                    v["engine_verdict"] != "fits", True, exact=True))
     rows += v21()
     return rows
 
@@ -276,8 +276,8 @@ def v09() -> list[Row]:
     from gpustack_guard.adapters.model_sources.catalog import catalog_facts
     from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 
-    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="fp8", weight_bytes=None,
-                    max_position_embeddings=262_144)
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
+                    quant_method="fp8", weight_bytes=None)
     cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
     est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
                         stage_totals=[16_303 * MiB, 32_607 * MiB])
@@ -315,7 +315,7 @@ def table_s() -> list[Row]:
     # S1 vllm#21348: Qwen3-235B-A22B-FP8 4x H100 TP4 --mem-fraction-static 0.93 (version not printed)
     s = estimate("Qwen/Qwen3-235B-A22B", "81559MiB", "--tp-size=4", "--mem-fraction-static=0.93",
                  backend="SGLang", version="0.4.9", extra=("-q", "fp8"))
-    rows.append(Row("S1", "Qwen3-235B-A22B-FP8 4x H100 TP4 f 0.93: verdict fits", s["verdict"] == "fits", True,
+    rows.append(Row("S1", "Qwen3-235B-A22B-FP8 4x H100 TP4 f 0.93: verdict fits", s["engine_verdict"] == "fits", True,
                     exact=True))
     rows.append(Row("S1", "  #tokens (log 367,404; version not printed)", s["kv_capacity_tokens"], 367_404,
                     tolerance=0.10, scored=False, label="(no version)"))
@@ -328,7 +328,7 @@ def table_s() -> list[Row]:
     rows.append(term("S3", "weights GiB (log mem usage 56.98)", s["weights_bytes_per_gpu"], 56.98))
     # S6 sglang PR #22537: Qwen3-32B (inferred) 4x B200 TP4, default fraction, main 2026-04 (version not printed)
     s = estimate("Qwen/Qwen3-32B", "183359MiB", "--tp-size=4", backend="SGLang", version="0.5.10")
-    rows.append(Row("S6", "Qwen3-32B 4x B200 TP4 default f: verdict fits", s["verdict"] == "fits", True, exact=True))
+    rows.append(Row("S6", "Qwen3-32B 4x B200 TP4 default f: verdict fits", s["engine_verdict"] == "fits", True, exact=True))
     rows.append(Row("S6", "  #tokens (log 2,206,208; version not printed)", s["kv_capacity_tokens"], 2_206_208,
                     tolerance=0.10, scored=False, label="(no version)"))
     rows.append(term("S6", "weights GiB (log mem usage 15.50)", s["weights_bytes_per_gpu"], 15.50))
@@ -353,7 +353,7 @@ def table_l() -> list[Row]:
     # L1 llama.cpp#13703: gemma-3-27b-it Q4_K_M, L40S, b5452, FA, 16 slots, ctx 49152, ubatch 128
     e = estimate("google/gemma-3-27b-it", "46068MiB", "--ctx-size=49152", "--parallel=16", "--ubatch-size=128",
                  "--flash-attn=on", backend="llama.cpp", version="b5452", extra=("-q", "q4_k_m"))
-    rows += [Row("L1", "gemma-3-27b Q4_K_M L40S: verdict fits", e["verdict"] == "fits", True, exact=True),
+    rows += [Row("L1", "gemma-3-27b Q4_K_M L40S: verdict fits", e["engine_verdict"] == "fits", True, exact=True),
              Row("L1", "  KV MiB (log 3,840 full + 7,488 SWA)", dev(e, 0, "kv"), 11_328.0, tolerance=0.10),
              Row("L1", "  compute MiB (log '130.' truncated)", dev(e, 0, "compute"), 130.5, tolerance=0.10),
              Row("L1", "  model buffer MiB (log 15,773.70)", dev(e, 0, "weights"), 15_773.70, tolerance=0.10)]
@@ -379,7 +379,7 @@ def table_l() -> list[Row]:
              Row("L5", "  KV ROCm2 MiB (log 3,840)", dev(e, 2, "kv"), 3840.0, tolerance=0.10)]
     # L8 llamafile PR #552: TriLM-3.9B (F16 by its weights), RTX 4080 16 GB, n_ctx 512, no FA
     e = estimate(config("trilm-3.9b"), "16376MiB", "--ctx-size=512", backend="llama.cpp", version="b3000")
-    rows += [Row("L8", "TriLM-3.9B F16 RTX 4080 ctx 512: verdict fits", e["verdict"] == "fits", True, exact=True),
+    rows += [Row("L8", "TriLM-3.9B F16 RTX 4080 ctx 512: verdict fits", e["engine_verdict"] == "fits", True, exact=True),
              Row("L8", "  KV MiB (log 180.00)", dev(e, 0, "kv"), 180.0, tolerance=0.10),
              Row("L8", "  compute MiB (log 105.00)", dev(e, 0, "compute"), 105.0, tolerance=0.10),
              Row("L8", "  model buffer MiB (log 7,317.71)", dev(e, 0, "weights"), 7317.71, tolerance=0.10)]
