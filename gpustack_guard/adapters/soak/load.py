@@ -7,10 +7,12 @@ and a client that waits for `content` reports TTFT as the whole think time, or 0
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import ssl
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Callable
 
@@ -46,6 +48,31 @@ def request_body(model: str, prompt: Prompt) -> dict:
             "temperature": 0, "stream": True, "stream_options": {"include_usage": True}}
 
 
+@contextlib.asynccontextmanager
+async def _cancel_after(seconds: float) -> AsyncIterator[None]:
+    """asyncio.timeout for Python 3.10 (3.11 has it): cancel the running task after `seconds`, raise TimeoutError."""
+    task = asyncio.current_task()
+    fired = []
+
+    def expire() -> None:
+        fired.append(True)
+        if task is not None:
+            task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if fired:
+            raise TimeoutError from None
+        raise
+    finally:
+        handle.cancel()
+
+
+_deadline = getattr(asyncio, "timeout", _cancel_after)
+
+
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
                      timeout: float) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
@@ -64,43 +91,42 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                              tokens if ok else 0, error)
 
     try:
-        async with asyncio.timeout(timeout):
-            async with client.stream("POST", target.url, json=request_body(target.model, prompt),
-                                     headers=headers) as response:
-                if response.status_code != 200:
-                    await response.aread()
-                    return result(False, f"HTTP {response.status_code}")
-                async for line in response.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    now = clock()  # the chunk's arrival, before gsg spends anything on parsing it
-                    payload = line[5:].strip()
-                    if payload == "[DONE]":
-                        done = True  # read on to the end of the body: a connection left mid-body is closed
-                        continue
-                    try:
-                        chunk = json.loads(payload)
-                    except ValueError:
-                        return result(False, "malformed stream chunk")
-                    if chunk.get("error"):
-                        return result(False, "error in stream")
-                    choices = chunk.get("choices")
-                    if choices:  # one choice (n=1): the hot loop reads it directly
-                        choice = choices[0]
-                        delta = choice.get("delta")
-                        if delta and (delta.get("content") or delta.get("reasoning_content")
-                                      or delta.get("reasoning")):
-                            if first is None:
-                                first = now
-                            else:
-                                gaps.append(now - last)
-                            last = now
-                            chunks += 1
-                        if choice.get("finish_reason"):
-                            finished = True
-                    usage = chunk.get("usage")
-                    if usage and usage.get("completion_tokens") is not None:
-                        usage_tokens = int(usage["completion_tokens"])
+        async with _deadline(timeout), client.stream("POST", target.url, json=request_body(target.model, prompt),
+                                                     headers=headers) as response:
+            if response.status_code != 200:
+                await response.aread()
+                return result(False, f"HTTP {response.status_code}")
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                now = clock()  # the chunk's arrival, before gsg spends anything on parsing it
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    done = True  # read on to the end of the body: a connection left mid-body is closed
+                    continue
+                try:
+                    chunk = json.loads(payload)
+                except ValueError:
+                    return result(False, "malformed stream chunk")
+                if chunk.get("error"):
+                    return result(False, "error in stream")
+                choices = chunk.get("choices")
+                if choices:  # one choice (n=1): the hot loop reads it directly
+                    choice = choices[0]
+                    delta = choice.get("delta")
+                    if delta and (delta.get("content") or delta.get("reasoning_content")
+                                  or delta.get("reasoning")):
+                        if first is None:
+                            first = now
+                        else:
+                            gaps.append(now - last)
+                        last = now
+                        chunks += 1
+                    if choice.get("finish_reason"):
+                        finished = True
+                usage = chunk.get("usage")
+                if usage and usage.get("completion_tokens") is not None:
+                    usage_tokens = int(usage["completion_tokens"])
     except TimeoutError:
         return result(False, "timeout")
     except httpx.TimeoutException:

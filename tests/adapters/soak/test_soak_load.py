@@ -25,9 +25,12 @@ def one(scenario, transport=None, timeout=10.0, **target):
 def test_content_stream_timed_and_counted_from_usage():
     result, server = one(dataclasses.replace(SCENARIOS["stable"], ttft_jitter=0.0, spike_rate=0.0))
     assert result.ok and result.error is None
-    assert 0.08 <= result.ttft_s < 0.2
+    # the fake waits 0.1 s before its first token: TTFT is that wait (not the whole stream), and TTFT plus the
+    # gaps between tokens is the request's time (loose upper bounds: a busy CI machine adds scheduling delay)
+    assert 0.08 <= result.ttft_s < 0.5
     assert result.output_tokens == 6 and len(result.gaps_s) == 5
-    assert all(0.004 <= g < 0.1 for g in result.gaps_s)
+    assert all(0.004 <= g < 0.3 for g in result.gaps_s)
+    assert abs(result.ttft_s + sum(result.gaps_s) - (result.finished - result.started)) < 0.05
     body = server.seen_bodies[0]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert body["max_tokens"] == 6 and body["messages"][0]["content"] == PROMPT.text
