@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scale import spec_text, write_fleet
+from scale import write_tree
 from timing import best_runs, byte_compile_gsg, ratio_line
 
 TARGET = 3.0
@@ -43,11 +43,7 @@ def main() -> int:
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        ids = write_fleet(base / "fleet.yaml", opts.gpus)
-        specs = base / "specs"
-        specs.mkdir()
-        for i in range(opts.specs):
-            (specs / f"svc-{i:04d}.yaml").write_text(spec_text(i, ids[(i // 2) % len(ids)]))
+        specs, ids = write_tree(base, opts.specs, opts.gpus)
         files = []
         for w in WORKLOADS:
             path = base / f"{w['name']}.yaml"

@@ -49,6 +49,16 @@ def spec_text(i: int, gpu_id: str) -> str:
             f"backend_version: 0.11.0\n{args}{template}")
 
 
+def write_tree(base: Path, specs: int, gpus: int) -> tuple[Path, list[str]]:
+    """The benchmark's fleet (base/fleet.yaml) and its spec folder (base/specs, two specs per GPU); the GPU ids."""
+    ids = write_fleet(base / "fleet.yaml", gpus)
+    folder = base / "specs"
+    folder.mkdir()
+    for i in range(specs):
+        (folder / f"svc-{i:04d}.yaml").write_text(spec_text(i, ids[(i // 2) % len(ids)]))
+    return folder, ids
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", type=int, default=1000)
@@ -57,11 +67,7 @@ def main() -> int:
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        ids = write_fleet(base / "fleet.yaml", opts.gpus)
-        specs = base / "specs"
-        specs.mkdir()
-        for i in range(opts.specs):
-            (specs / f"svc-{i:04d}.yaml").write_text(spec_text(i, ids[(i // 2) % len(ids)]))
+        specs, ids = write_tree(base, opts.specs, opts.gpus)
         parse_only = [sys.executable, "-c",
                       "import sys, yaml, pathlib\n"
                       "files = sorted(pathlib.Path(sys.argv[1]).glob('*.yaml')) + [pathlib.Path(sys.argv[2])]\n"

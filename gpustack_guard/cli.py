@@ -446,8 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     # was a quarter of the run. Collect rarely instead of never, so long waits (apply --wait) need no care.
     gc.freeze()
     gc.set_threshold(100_000, 20, 100)
-    from gpustack_guard.adapters.files.output import err, interrupt_told
+    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run
 
+    new_run()
     signals = _Interrupts()
     signals.install()
     try:

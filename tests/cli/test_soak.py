@@ -5,15 +5,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import shutil
-import struct
 import subprocess
 import tempfile
-import zlib
 from pathlib import Path
 
 import pytest
 from soak_cli_runs import KEY, soak_runs
+from support.browser import CHROMIUM, NO_CHROMIUM, sampled_pixels
 
 from gpustack_guard.cli import main
 
@@ -158,48 +156,9 @@ def test_ctrl_c_stops_cleanly_with_the_rounds_so_far(runs):
 
 # ---------------------------------------------------------------- the report in a real browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
-    """Decode an 8-bit RGB/RGBA PNG (what Chromium writes) without Pillow: chunks, zlib, scanline filters."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and colour in (2, 6)
-            channels = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - channels] if i >= channels else 0
-            b, c = prev[i], prev[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-    pixels = [tuple(row[x * channels:x * channels + 3]) for row in rows[::4] for x in range(0, width, 4)]
-    return width, height, pixels
-
-
 def start_screenshot(page: Path, out: Path, profile: str) -> subprocess.Popen:
     return subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-                             # half the device pixels: the pure-Python PNG decoder below is the slow part
+                             # half the device pixels: the pure-Python PNG decoder is the slow part
                              "--window-size=1200,1000", "--force-device-scale-factor=0.5", f"--screenshot={out}",
                              "--enable-logging=stderr", "--v=0",
                              page.as_uri()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -207,7 +166,7 @@ def start_screenshot(page: Path, out: Path, profile: str) -> subprocess.Popen:
 
 def verdict_on(png: Path, log: str) -> tuple[bool, list[str]]:
     """(non-blank, console lines): non-blank = at least 2 % of pixels off the background, 10+ colours."""
-    _, _, pixels = png_pixels(png.read_bytes())
+    pixels = sampled_pixels(png.read_bytes())
     background = max(set(pixels), key=pixels.count)
     busy = sum(1 for p in pixels if p != background) / len(pixels)
     return busy >= 0.02 and len(set(pixels)) >= 10, [line for line in log.splitlines() if ":CONSOLE" in line]
@@ -226,12 +185,12 @@ def shots(soaked, tmp_path_factory):
     return {name: verdict_on(folder / f"{name}.png", log) for name, log in logs.items()}
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_report_renders_in_chromium_non_blank_without_console_errors(shots):
     assert shots["report"] == (True, [])
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_the_browser_check_catches_a_blank_page_and_a_console_error(shots):
     non_blank, console = shots["bad"]
     assert not non_blank and len(console) == 1 and '"boom"' in console[0]

@@ -3,20 +3,17 @@ Chromium loads it without console messages and paints a non-blank screenshot."""
 
 import json
 import re
-import shutil
-import struct
 import subprocess
-import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from support import FLEET, REPO
+from support.browser import CHROMIUM, png_rows
 
 from gpustack_guard.reporters.memory_html import BAR_HEIGHT
 
 GIB = 1024**3
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 ENGINE_PARTS = ("weights", "activation", "non_torch", "cuda_graphs", "kv_cache")
 
 
@@ -104,41 +101,6 @@ def test_an_advise_page_shows_the_candidates_side_by_side(gsg):
 
 # --- a real browser ---------------------------------------------------------------------------------------
 
-def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and unfiltered RGB(A) rows of an 8-bit PNG (what Chromium writes), without Pillow."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and colour in (2, 6)
-            channels = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride, rows, previous = zlib.decompress(idat), width * channels, [], bytes(width * channels)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up, corner = previous[x], previous[x - channels] if x >= channels else 0
-            if kind == 1:
-                line[x] = (line[x] + left) & 255
-            elif kind == 2:
-                line[x] = (line[x] + up) & 255
-            elif kind == 3:
-                line[x] = (line[x] + (left + up) // 2) & 255
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
-        rows.append(bytes(line))
-        previous = line
-    return width, height, rows
-
-
 def chromium(page: Path, shot: Path) -> str:
     result = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                              "--enable-logging=stderr", "--v=0", "--window-size=1200,900", f"--screenshot={shot}",
@@ -154,7 +116,7 @@ def test_chromium_loads_the_page_cleanly_and_paints_it(validated, tmp_path):
     log = chromium(page, shot)
     console = [line for line in log.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
     assert console == []
-    width, height, rows = png_pixels(shot.read_bytes())
+    width, height, _, rows = png_rows(shot.read_bytes())
     assert (width, height) == (1200, 900)
     colours = {row[x:x + 3] for row in rows[::10] for x in range(0, len(row), 30)}
     assert len(colours) > 8  # not a blank page: bars in several colours
@@ -192,5 +154,5 @@ def test_chromium_loads_the_advise_page_cleanly(gsg, tmp_path):
     page.write_text(result.out)
     log = chromium(page, shot)
     assert [line for line in log.splitlines() if ":CONSOLE" in line or "Uncaught" in line] == []
-    _, _, rows = png_pixels(shot.read_bytes())
+    _, _, _, rows = png_rows(shot.read_bytes())
     assert len({row[x:x + 3] for row in rows[::10] for x in range(0, len(row), 30)}) > 8

@@ -60,6 +60,12 @@ def interrupt_told() -> bool:
     return _interrupt_told
 
 
+def new_run() -> None:
+    """Forget the previous in-process run's interruption account (tests call the CLI many times)."""
+    global _interrupt_told
+    _interrupt_told = False
+
+
 def note(text: str, secrets: list[str] | None = None) -> None:
     """A progress or summary line on stderr, which --quiet leaves out."""
     if not _quiet:
