@@ -62,3 +62,15 @@ def fake(monkeypatch):
     monkeypatch.setenv("GSG_URL", "http://gpustack.test")
     monkeypatch.setenv("GSG_API_KEY", server.api_key)
     return server
+
+
+@pytest.fixture
+def specs(tmp_path, monkeypatch):
+    """A private copy of the example specs (tests edit them), as the working directory's specs/; HF_TOKEN set."""
+    import shutil
+
+    target = tmp_path / "specs"
+    shutil.copytree(REPO / "specs", target)
+    monkeypatch.setenv("HF_TOKEN", "hf_test_secret_token_value")
+    monkeypatch.chdir(tmp_path)
+    return target

@@ -1,25 +1,14 @@
 """Ctrl-C and SIGTERM (issue 13): apply starts nothing new, finishes the steps in flight whole, says what was done
 and exits 130; the next run converges. Other commands take the same clean path."""
 
-import shutil
 import signal
 import threading
 import time
 
 import httpx
 import pytest
-from support import REPO
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
-
-
-@pytest.fixture
-def specs(tmp_path, monkeypatch):
-    target = tmp_path / "specs"
-    shutil.copytree(REPO / "specs", target)
-    monkeypatch.setenv("HF_TOKEN", "hf_test_secret_token_value")
-    monkeypatch.chdir(tmp_path)
-    return target
 
 
 def signalling(fake, monkeypatch, when, signum=signal.SIGTERM, repeat=1):

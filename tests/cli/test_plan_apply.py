@@ -1,24 +1,12 @@
 """plan / apply / prune / drift against the in-memory GPUStack, including injected faults."""
 
 import json
-import shutil
 
 import pytest
-from support import REPO
 from support.fake_gpustack import FakeGPUStack, Fault
 
 SPEC_NAMES = {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
 PROJECT = "field-notes-example"  # specs/gsg.yaml
-
-
-@pytest.fixture
-def specs(tmp_path, monkeypatch):
-    """A private copy of the example specs (tests edit them); HF_TOKEN resolvable for apply."""
-    target = tmp_path / "specs"
-    shutil.copytree(REPO / "specs", target)
-    monkeypatch.setenv("HF_TOKEN", "hf_test_secret_token_value")
-    monkeypatch.chdir(tmp_path)
-    return target
 
 
 def test_plan_apply_plan_converges(gsg, fake, specs):
