@@ -84,15 +84,17 @@ class Ownership:
 
 
 def hub_offline(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
-    """--offline / GSG_OFFLINE (read by the CLI option) or the hub's own switch, HF_HUB_OFFLINE."""
-    return flag or environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+    """--offline / GSG_OFFLINE (read by the CLI option) or the hub's own switches, HF_HUB_OFFLINE (and the
+    legacy TRANSFORMERS_OFFLINE), read as huggingface_hub reads them (1, on, yes, true)."""
+    from gpustack_guard.adapters.model_sources.hub_cache import is_true
+
+    return flag or is_true(environ.get("HF_HUB_OFFLINE")) or is_true(environ.get("TRANSFORMERS_OFFLINE"))
 
 
 # --- builders ---------------------------------------------------------------------------------------------
 
 def build_renderer(spec_paths: tuple[str, ...] | list[str], extra: tuple[str, ...] | list[str]) -> TemplateRenderer:
-    from gpustack_guard.adapters.model_sources.resolver import default_cache_dir
-    from gpustack_guard.adapters.templates import TemplateRenderer, default_search_path
+    from gpustack_guard.adapters.templates import TemplateRenderer, default_cache_dir, default_search_path
 
     for directory in extra:
         if not Path(directory).is_dir():
@@ -102,9 +104,13 @@ def build_renderer(spec_paths: tuple[str, ...] | list[str], extra: tuple[str, ..
 
 
 def build_resolver(offline: bool) -> FactsResolver:
+    from gpustack_guard.adapters.files.output import register_secret
+    from gpustack_guard.adapters.model_sources.hub_token import hub_token
     from gpustack_guard.adapters.model_sources.resolver import FactsResolver
 
-    return FactsResolver(offline=hub_offline(offline), hf_token=os.environ.get("HF_TOKEN"))
+    token = hub_token()
+    register_secret(token)  # a token read from the token file is scrubbed from all output, like HF_TOKEN's
+    return FactsResolver(offline=hub_offline(offline), hf_token=token)
 
 
 def resolve_context(opts: ConnectionOptions) -> ConnectionOptions:

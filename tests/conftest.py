@@ -34,7 +34,11 @@ def gsg(capsys, monkeypatch):
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GSG_CACHE_DIR", str(tmp_path / "gsg-cache"))
-    monkeypatch.delenv("HF_TOKEN", raising=False)
+    # never the developer's own hub cache or saved token
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE",
+                 "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_ENDPOINT", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("GSG_URL", raising=False)
     monkeypatch.delenv("GSG_CONTEXT", raising=False)
     monkeypatch.setenv("GSG_CONFIG", str(tmp_path / "no-gsg-config.yaml"))  # never the developer's own contexts

@@ -10,6 +10,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 from __future__ import annotations
 
 import json
+import os
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +25,14 @@ from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt
 
 SUFFIX = ".yaml.j2"
+
+
+def default_cache_dir() -> Path:
+    """gsg's own cache (compiled templates): $GSG_CACHE_DIR, else $XDG_CACHE_HOME/gsg, else ~/.cache/gsg. Hub
+    files are not kept here but in the standard Hugging Face cache (model_sources/hub_cache.py)."""
+    root = os.environ.get("GSG_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME")
+                                                           or os.path.expanduser("~/.cache"), "gsg")
+    return Path(root)
 
 
 def default_search_path(spec_paths: list[str]) -> list[Path]:

@@ -1,0 +1,32 @@
+"""Which Hugging Face token gsg sends, found where huggingface_hub looks: $HF_TOKEN (or the legacy
+$HUGGING_FACE_HUB_TOKEN), then the file $HF_TOKEN_PATH, then <HF_HOME>/token (what `huggingface-cli login`
+writes). The value is never printed: wiring registers it with the output scrubber.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+from gpustack_guard.adapters.model_sources.hub_cache import expand_path, hf_home
+
+
+def token_path(environ: Mapping[str, str] = os.environ) -> Path:
+    explicit = environ.get("HF_TOKEN_PATH")
+    return expand_path(explicit) if explicit else hf_home(environ) / "token"
+
+
+def _clean(token: str | None) -> str | None:
+    """Line breaks and surrounding blanks removed (a token file usually ends in a newline); empty is none."""
+    return (token or "").replace("\r", "").replace("\n", "").strip() or None
+
+
+def hub_token(environ: Mapping[str, str] = os.environ) -> str | None:
+    from_env = _clean(environ.get("HF_TOKEN") or environ.get("HUGGING_FACE_HUB_TOKEN"))
+    if from_env:
+        return from_env
+    try:
+        return _clean(token_path(environ).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):  # no file, unreadable, or not text: no token
+        return None
