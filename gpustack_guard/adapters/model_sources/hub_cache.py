@@ -14,11 +14,11 @@ with the same content. A cache gsg cannot write to (read-only mount) is read and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -90,7 +90,7 @@ def blob_name(etag: str | None, content: bytes) -> str:
 
 
 def _temp_beside(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
 def _write_atomic(path: Path, content: bytes) -> None:
@@ -136,18 +136,14 @@ class HubCache:
     def write_ref(self, repo: str, revision: str, commit: str) -> None:
         if is_commit(revision) or self.ref(repo, revision) == commit:
             return
-        try:
+        with contextlib.suppress(OSError):
             _write_atomic(self.repo_dir(repo) / "refs" / revision, commit.encode())
-        except OSError:
-            pass
 
     def mark_missing(self, repo: str, commit: str, filename: str) -> None:
         marker = self.repo_dir(repo) / ".no_exist" / commit / filename
-        try:
+        with contextlib.suppress(OSError):
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()
-        except OSError:
-            pass
 
     def store(self, repo: str, commit: str, filename: str, blob: str, content: bytes) -> Path | None:
         """Write the blob (unless already there) and point the snapshot at it; the snapshot path, or None."""

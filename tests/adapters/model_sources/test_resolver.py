@@ -7,6 +7,7 @@ import httpx
 import pytest
 import respx
 
+from gpustack_guard.adapters.model_sources.hub_cache import HubCache
 from gpustack_guard.adapters.model_sources.resolver import FactsResolver, gguf_type_from_filename
 from gpustack_guard.core.memory.gguf import GGUFError, facts_from_gguf, parse_header
 from gpustack_guard.core.memory.hfconfig import facts_from_config
@@ -88,15 +89,16 @@ def spec(**extra):
 
 @respx.mock
 def test_hub_fetch_is_cached_and_sends_the_token(tmp_path):
+    commit = {"X-Repo-Commit": "c" * 40}
     config = respx.get("https://hf.test/acme/tiny-chat/resolve/main/config.json").mock(
-        return_value=httpx.Response(200, text=json.dumps(QWEN_05B)))
-    respx.get("https://hf.test/acme/tiny-chat/resolve/main/model.safetensors.index.json").mock(
-        return_value=httpx.Response(200, json={"metadata": {"total_size": 988_097_536}}))
-    resolver = FactsResolver(cache_dir=tmp_path, hf_token="hf_test_token", endpoint="https://hf.test")
+        return_value=httpx.Response(200, text=json.dumps(QWEN_05B), headers=commit))
+    respx.get(f"https://hf.test/acme/tiny-chat/resolve/{'c' * 40}/model.safetensors.index.json").mock(
+        return_value=httpx.Response(200, json={"metadata": {"total_size": 988_097_536}}, headers=commit))
+    resolver = FactsResolver(hub_cache=HubCache(tmp_path), hf_token="hf_test_token", endpoint="https://hf.test")
     facts, error = resolver.resolve(spec(), "specs/a.yaml")
     assert error is None and facts.weight_bytes == 988_097_536 and facts.source == "hub:acme/tiny-chat"
     assert config.calls[0].request.headers["Authorization"] == "Bearer hf_test_token"
-    offline = FactsResolver(cache_dir=tmp_path, offline=True, endpoint="https://hf.test")
+    offline = FactsResolver(hub_cache=HubCache(tmp_path), offline=True, endpoint="https://hf.test")
     cached, _ = offline.resolve(spec(), "specs/a.yaml")
     assert cached.num_hidden_layers == 24 and config.call_count == 1
 
@@ -104,7 +106,7 @@ def test_hub_fetch_is_cached_and_sends_the_token(tmp_path):
 @respx.mock
 def test_gated_repo_says_so(tmp_path):
     respx.get("https://hf.test/acme/tiny-chat/resolve/main/config.json").mock(return_value=httpx.Response(401))
-    facts, error = FactsResolver(cache_dir=tmp_path, endpoint="https://hf.test").resolve(spec(), "a.yaml")
+    facts, error = FactsResolver(hub_cache=HubCache(tmp_path), endpoint="https://hf.test").resolve(spec(), "a.yaml")
     assert facts is None and "gated or private" in error and "HF_TOKEN" in error
 
 
@@ -112,8 +114,8 @@ def test_gated_repo_says_so(tmp_path):
 def test_unreachable_hub_is_one_line_not_a_crash(tmp_path):
     respx.get("https://hf.test/acme/tiny-chat/resolve/main/config.json").mock(
         side_effect=httpx.ConnectError("connection refused"))
-    facts, error = FactsResolver(cache_dir=tmp_path, endpoint="https://hf.test").resolve(spec(), "a.yaml")
-    assert facts is None and error == "hub lookup failed: connection refused"
+    facts, error = FactsResolver(hub_cache=HubCache(tmp_path), endpoint="https://hf.test").resolve(spec(), "a.yaml")
+    assert facts is None and error == "hub lookup of acme/tiny-chat/config.json failed: connection refused"
 
 
 @respx.mock
@@ -126,12 +128,12 @@ def test_remote_gguf_read_by_range_requests(tmp_path):
 
     route = respx.get("https://hf.test/acme/tiny-gguf/resolve/main/tiny-Q4_K_M.gguf").mock(side_effect=serve)
     s = spec(huggingface_repo_id="acme/tiny-gguf", huggingface_filename="tiny-Q4_K_M.gguf")
-    facts, error = FactsResolver(cache_dir=tmp_path, endpoint="https://hf.test").resolve(s, "a.yaml")
+    facts, error = FactsResolver(hub_cache=HubCache(tmp_path), endpoint="https://hf.test").resolve(s, "a.yaml")
     assert error is None and facts.num_hidden_layers == 2 and route.called
 
 
 def test_offline_unknown_model_names_the_fields_to_set(tmp_path):
-    facts, error = FactsResolver(cache_dir=tmp_path, offline=True).resolve(spec(), "a.yaml")
+    facts, error = FactsResolver(hub_cache=HubCache(tmp_path), offline=True).resolve(spec(), "a.yaml")
     assert facts is None and "--offline" in error
 
 
@@ -140,5 +142,5 @@ def test_overrides_win_and_local_config(tmp_path):
     (tmp_path / "cfg" / "config.json").write_text(json.dumps(QWEN_05B))
     s = spec(guard={"model": {"config": "cfg/config.json", "max_position_embeddings": 8192,
                               "weight_bytes": "1GiB"}})
-    facts, error = FactsResolver(cache_dir=tmp_path, offline=True).resolve(s, str(tmp_path / "spec.yaml"))
+    facts, error = FactsResolver(hub_cache=HubCache(tmp_path), offline=True).resolve(s, str(tmp_path / "spec.yaml"))
     assert error is None and facts.max_position_embeddings == 8192 and facts.weight_bytes == 1024**3
