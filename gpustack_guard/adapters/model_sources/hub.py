@@ -72,13 +72,13 @@ class HubFiles:
 
     # --- public ------------------------------------------------------------------------------------------
     def cached(self, repo: str, filename: str, revision: str = "main") -> bool:
-        """Whether the cache holds the file, or knows it is missing, at the revision's commit (no network). A name
-        that cannot be a hub repo or file is not cached (the catalog may still know it)."""
+        """Whether the cache holds the file at the revision's last known commit (no network). A name that cannot
+        be a hub repo or file is not cached (the catalog may still know it)."""
         try:
             check_repo_file(repo, filename, revision)
         except ValueError:
             return False
-        return self._known(repo, filename, revision)[1] is not None
+        return isinstance(self._known(repo, filename, revision)[1], Path)
 
     def locate(self, repo: str, filename: str, revision: str = "main") -> tuple[str | None, Entry]:
         """(commit, cache entry): offline, pinned or already checked this run from the cache alone; otherwise a

@@ -80,6 +80,15 @@ def test_a_cached_gguf_is_read_from_the_cache(tmp_path):
     assert error is None and facts.num_hidden_layers == 2 and respx.calls.call_count == 0
 
 
+def test_a_file_known_missing_leaves_the_catalog_to_answer(tmp_path):
+    base = populate(tmp_path, {"README.md": b"hello"}, repo="meta-llama/Llama-3.1-8B")
+    (base / ".no_exist" / OLD).mkdir(parents=True)
+    (base / ".no_exist" / OLD / "config.json").touch()
+    facts, error = resolver(tmp_path, offline=True).resolve(spec(huggingface_repo_id="meta-llama/Llama-3.1-8B"),
+                                                            "a.yaml")
+    assert error is None and facts.source == "catalog:meta-llama/Llama-3.1-8B"
+
+
 # --- writing the layout ------------------------------------------------------------------------------------------
 
 @respx.mock
@@ -170,6 +179,7 @@ def test_cache_root_precedence():
     assert hub_cache_root({"XDG_CACHE_HOME": "/x"}).as_posix() == "/x/huggingface/hub"
     assert hub_cache_root({}) == hub_cache_root({"XDG_CACHE_HOME": ""})
     assert str(hub_cache_root({})) == os.path.expanduser("~/.cache/huggingface/hub")
+    assert HubCache.from_environ({"HF_HUB_DISABLE_SYMLINKS": "1"}).symlinks is False
 
 
 def test_token_precedence(tmp_path):
