@@ -4,8 +4,8 @@ What counts as a secret, broadly (a value masked by mistake costs a look at the 
 costs a rotated credential):
 - every env value read from the process environment (`${NAME}`), whatever its name;
 - env values whose name has a secret-looking word (KEY, TOKEN, PASS, SECRET, CREDENTIAL, AUTH, PRIVATE, CERT,
-  BEARER, HF_...), or whose value looks like one (a URL with a password, a `Bearer ...` header, a known token
-  prefix such as `hf_` or `sk-`);
+  BEARER, HF_... but not huggingface_hub's folder and switch settings such as HF_HOME), or whose value looks
+  like one (a URL with a password, a `Bearer ...` header, a known token prefix such as `hf_` or `sk-`);
 - backend arguments named like one (`--hf-token`, `--api-key`, `--token`, `--password`);
 - any env name or flag the spec lists in `guard.secrets`.
 """
@@ -26,6 +26,10 @@ _ENDS = ("KEY", "KEYS", "TOKEN", "TOKENS", "PASS", "PASSPHRASE")
 # A flag's words (split at '-'): only whole words, since --max-num-batched-tokens and --tokenizer are not secrets.
 _FLAG_WORDS = {"token", "key", "apikey", "secret", "password", "passwd", "pass", "passphrase", "credential",
                "credentials", "auth", "bearer", "private"}
+# huggingface_hub's own settings that are folders and switches, not credentials (HF_TOKEN_PATH names where the
+# token is, not the token): masking them would hide the hub cache's path in every message naming it.
+_HF_SETTINGS = {"HF_HOME", "HF_HUB_CACHE", "HF_ASSETS_CACHE", "HF_XET_CACHE", "HF_TOKEN_PATH", "HF_HUB_OFFLINE",
+                "HF_HUB_DISABLE_SYMLINKS", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_ENABLE_HF_TRANSFER"}
 _URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
 _TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
                           r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12})")
@@ -34,6 +38,8 @@ _TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|
 def is_secret_key(key: str) -> bool:
     """Whether an env name says its value is a secret."""
     upper = key.upper()
+    if upper in _HF_SETTINGS:
+        return False
     if upper.startswith("HF_") and "ENDPOINT" not in upper:
         return True
     for part in re.split(r"[_.\-]+", upper):

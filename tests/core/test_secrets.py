@@ -33,6 +33,7 @@ ALL = list(SECRET_VALUES.values()) + [FROM_ENVIRONMENT, "dburl-password-6"] + FL
 
 
 @pytest.mark.parametrize("name", ["DB_PASS", "LICENSE_KEY", "ENCRYPTION_KEY", "WANDB_KEY", "BEARER", "HF_TOKEN",
+                                  "HF_API_KEY", "HF_HUB_TOKEN",
                                   "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "GITHUB_TOKEN", "MY_APIKEY",
                                   "SMTP_PASSWORD", "TLS_CERT", "PRIVATE_DATA", "OAUTH_CLIENT", "api-key"])
 def test_secret_names(name):
@@ -40,7 +41,8 @@ def test_secret_names(name):
 
 
 @pytest.mark.parametrize("name", ["TOKENIZERS_PARALLELISM", "LOG_LEVEL", "CUDA_VISIBLE_DEVICES", "PASSTHROUGH",
-                                  "VLLM_ATTENTION_BACKEND", "NCCL_DEBUG", "PWD", "KEYBOARD_LAYOUT"])
+                                  "VLLM_ATTENTION_BACKEND", "NCCL_DEBUG", "PWD", "KEYBOARD_LAYOUT", "HF_HOME",
+                                  "HF_HUB_CACHE", "HF_TOKEN_PATH", "HF_HUB_OFFLINE"])
 def test_ordinary_names(name):
     assert not is_secret_key(name)
 

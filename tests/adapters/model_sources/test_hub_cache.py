@@ -1,7 +1,6 @@
 """Hub lookups through the standard Hugging Face cache: its layout read and written as huggingface_hub does,
 where it and the token are found, one check of `main` per run, offline use, and the error lines."""
 
-import hashlib
 import json
 import os
 import threading
@@ -9,6 +8,8 @@ import threading
 import httpx
 import pytest
 import respx
+from support.hub_cache import git_sha
+from support.hub_cache import populate as populate_cache
 from test_resolver import QWEN_05B, gguf_bytes
 
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache, hub_cache_root
@@ -24,10 +25,6 @@ INDEX = json.dumps({"metadata": {"total_size": 988_097_536}}).encode()
 TOKEN = "hf_secretTokenValue123"
 
 
-def git_sha(content: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
-
-
 def answer(commit: str, content: bytes = b"", status: int = 200, **headers: str) -> httpx.Response:
     return httpx.Response(status, content=content,
                           headers={"X-Repo-Commit": commit, "ETag": f'"{git_sha(content)}"', **headers})
@@ -38,19 +35,7 @@ def resolve_url(filename: str, revision: str = "main", repo: str = REPO) -> str:
 
 
 def populate(root, files: dict[str, bytes], commit: str = OLD, repo: str = REPO, ref: str | None = "main"):
-    """A cache as `huggingface-cli download` leaves it: a ref, blobs, relative symlinks in the snapshot."""
-    base = root / ("models--" + repo.replace("/", "--"))
-    if ref:
-        (base / "refs").mkdir(parents=True, exist_ok=True)
-        (base / "refs" / ref).write_text(commit)
-    for name, content in files.items():
-        blob = base / "blobs" / git_sha(content)
-        blob.parent.mkdir(parents=True, exist_ok=True)
-        blob.write_bytes(content)
-        link = base / "snapshots" / commit / name
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(os.path.relpath(blob, link.parent))
-    return base
+    return populate_cache(root, repo, commit, files, ref)
 
 
 def resolver(root, **options) -> FactsResolver:
