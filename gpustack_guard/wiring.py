@@ -109,8 +109,9 @@ def build_resolver(offline: bool) -> FactsResolver:
     from gpustack_guard.adapters.model_sources.resolver import FactsResolver
 
     token = hub_token()
-    register_secret(token)  # a token read from the token file is scrubbed from all output, like HF_TOKEN's
-    return FactsResolver(offline=hub_offline(offline), hf_token=token)
+    if token and token.from_file:  # scrubbed from all output, as HF_TOKEN's value is by the env rule
+        register_secret(token.value)
+    return FactsResolver(offline=hub_offline(offline), hf_token=token.value if token else None)
 
 
 def resolve_context(opts: ConnectionOptions) -> ConnectionOptions:

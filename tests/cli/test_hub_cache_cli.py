@@ -24,3 +24,11 @@ def test_estimate_offline_miss_names_the_cache_and_the_ref(gsg, tmp_path):
     assert result.code == 1
     assert result.err.strip().endswith(f"offline: the hub cache {tmp_path / 'hf-home' / 'hub'} has no ref 'main' "
                                        "for acme/tiny-chat")
+
+
+def test_the_old_private_cache_is_not_read(gsg, tmp_path):
+    old = tmp_path / "gsg-cache" / "hf" / "acme--tiny-chat"  # $GSG_CACHE_DIR/hf/: files with no commit recorded
+    old.mkdir(parents=True)
+    (old / "config.json").write_text(json.dumps(CONFIG))
+    result = gsg("estimate", "--model", "acme/tiny-chat", "--gpu-memory", "24GiB")
+    assert result.code == 1 and "has no ref 'main' for acme/tiny-chat" in result.err

@@ -100,7 +100,7 @@ class HubFiles:
             return self._texts[(repo, commit, filename)]
         if self.offline:
             raise HubError(self.offline_miss(repo, filename, revision))
-        settled = commit if commit and (is_commit(revision) or self._is_settled(repo, revision)) else None
+        settled = commit if commit and self._is_settled(repo, revision) else None
         answer = self._get(repo, filename, settled or revision)
         return self._keep(repo, filename, revision, answer)
 
@@ -178,7 +178,10 @@ class HubFiles:
             if answer.commit and answer.error_code not in ("RepoNotFound", "RevisionNotFound"):
                 self.cache.mark_missing(repo, answer.commit, filename)
             return None
-        text = answer.content.decode("utf-8")
+        try:
+            text = answer.content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HubError(f"hub sent {repo}/{filename} as something other than UTF-8 text") from None
         if answer.commit:  # an answer that names no commit (a plain mirror) is used but not cached
             self.cache.store(repo, answer.commit, filename, blob_name(answer.etag, answer.content), answer.content)
             self._texts[(repo, answer.commit, filename)] = text

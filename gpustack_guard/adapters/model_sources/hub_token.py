@@ -6,6 +6,7 @@ writes). The value is never printed: wiring registers it with the output scrubbe
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -22,11 +23,21 @@ def _clean(token: str | None) -> str | None:
     return (token or "").replace("\r", "").replace("\n", "").strip() or None
 
 
-def hub_token(environ: Mapping[str, str] = os.environ) -> str | None:
+@dataclass(frozen=True)
+class HubToken:
+    value: str
+    from_file: bool  # an env value is masked by the env rule already; one from a file must be registered
+
+    def __repr__(self) -> str:  # never the value, not even in a traceback or a debugger
+        return f"HubToken(from_file={self.from_file})"
+
+
+def hub_token(environ: Mapping[str, str] = os.environ) -> HubToken | None:
     from_env = _clean(environ.get("HF_TOKEN") or environ.get("HUGGING_FACE_HUB_TOKEN"))
     if from_env:
-        return from_env
+        return HubToken(from_env, from_file=False)
     try:
-        return _clean(token_path(environ).read_text(encoding="utf-8"))
+        from_file = _clean(token_path(environ).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):  # no file, unreadable, or not text: no token
         return None
+    return HubToken(from_file, from_file=True) if from_file else None

@@ -154,10 +154,10 @@ class FactsResolver:
         return facts
 
     def _hub_facts(self, repo: str, config_text: str) -> ModelFacts:
-        facts = facts_from_config(json.loads(config_text), f"hub:{repo}")
+        facts = facts_from_config(_hub_json(repo, CONFIG, config_text), f"hub:{repo}")
         index = self.hub.text(repo, INDEX) if not self.offline or self.hub.cached(repo, INDEX) else None
         if index:
-            total = json.loads(index).get("metadata", {}).get("total_size")
+            total = _hub_json(repo, INDEX, index).get("metadata", {}).get("total_size")
             if total:
                 facts = facts.merged({"weight_bytes": int(total)})
         return facts
@@ -172,6 +172,16 @@ class FactsResolver:
 def _hub_file(spec: DeploymentSpec) -> str:
     """The file a hub repo's facts come from: the GGUF the spec names, else config.json."""
     return spec.huggingface_filename if spec.is_gguf and spec.huggingface_filename else CONFIG
+
+
+def _hub_json(repo: str, filename: str, text: str) -> dict:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"hub file {repo}/{filename} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"hub file {repo}/{filename} is not a JSON object")
+    return document
 
 
 def _one_line(exc: BaseException) -> str:

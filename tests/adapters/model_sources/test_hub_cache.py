@@ -12,8 +12,9 @@ from support.hub_cache import git_sha
 from support.hub_cache import populate as populate_cache
 from test_resolver import QWEN_05B, gguf_bytes
 
+from gpustack_guard.adapters.files.output import err, known_secrets
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache, hub_cache_root
-from gpustack_guard.adapters.model_sources.hub_token import hub_token, token_path
+from gpustack_guard.adapters.model_sources.hub_token import HubToken, hub_token, token_path
 from gpustack_guard.adapters.model_sources.resolver import FactsResolver
 from gpustack_guard.core.spec.model import DeploymentSpec
 
@@ -173,23 +174,34 @@ def test_token_precedence(tmp_path):
     (tmp_path / "elsewhere").write_text("  hf_fromTokenPath\r\n")
     home = {"HF_HOME": str(tmp_path / "home")}
     assert token_path(home) == tmp_path / "home" / "token"
-    assert hub_token(home) == "hf_fromHomeFile"
-    assert hub_token({**home, "HF_TOKEN_PATH": str(tmp_path / "elsewhere")}) == "hf_fromTokenPath"
-    assert hub_token({**home, "HF_TOKEN_PATH": str(tmp_path / "elsewhere"), "HF_TOKEN": "hf_fromEnv"}) == "hf_fromEnv"
-    assert hub_token({**home, "HF_TOKEN": ""}) == "hf_fromHomeFile"  # empty is unset, as huggingface_hub reads it
+    assert hub_token(home) == HubToken("hf_fromHomeFile", from_file=True)
+    assert hub_token({**home, "HF_TOKEN_PATH": str(tmp_path / "elsewhere")}).value == "hf_fromTokenPath"
+    assert hub_token({**home, "HF_TOKEN_PATH": str(tmp_path / "elsewhere"), "HF_TOKEN": "hf_fromEnv"}) == HubToken(
+        "hf_fromEnv", from_file=False)
+    assert hub_token({**home, "HF_TOKEN": ""}).value == "hf_fromHomeFile"  # empty is unset, as huggingface_hub has it
     assert hub_token({"HF_TOKEN_PATH": str(tmp_path / "absent")}) is None
+    assert "hf_" not in repr(hub_token(home))
 
 
 def test_cli_uses_hf_home_and_masks_a_token_read_from_file(tmp_path, monkeypatch, capsys):
     import gpustack_guard.wiring as wiring
-    from gpustack_guard.adapters.files.output import err
 
     (tmp_path / "hf-home").mkdir(exist_ok=True)
     (tmp_path / "hf-home" / "token").write_text(TOKEN + "\n")
     built = wiring.build_resolver(offline=False)
     assert built.hub.cache.root == tmp_path / "hf-home" / "hub" and built.hub._token == TOKEN
     err(f"a message that somehow holds {TOKEN}")
-    assert TOKEN not in capsys.readouterr().err
+    assert capsys.readouterr().err == "a message that somehow holds ********\n"
+    assert TOKEN in known_secrets(reveal=True)  # masked even with --show-secrets, like the API key
+
+
+def test_a_token_from_the_environment_stays_under_the_env_rule(monkeypatch):
+    import gpustack_guard.wiring as wiring
+
+    monkeypatch.setenv("HF_TOKEN", "hf_envTokenForShowSecrets")
+    assert wiring.build_resolver(offline=False).hub._token == "hf_envTokenForShowSecrets"
+    assert "hf_envTokenForShowSecrets" in known_secrets() and "hf_envTokenForShowSecrets" not in known_secrets(
+        reveal=True)  # render --show-secrets still shows the spec's ${HF_TOKEN}
 
 
 def test_offline_switches_read_as_huggingface_hub_reads_them():
@@ -357,3 +369,10 @@ def test_not_found_and_timeout_lines(tmp_path):
     respx.get(resolve_url("config.json", repo="acme/slow")).mock(side_effect=httpx.ReadTimeout("timed out"))
     _, slow = resolver(tmp_path, timeout=2.5).resolve(spec(huggingface_repo_id="acme/slow"), "a.yaml")
     assert slow == "hub lookup of acme/slow/config.json: no answer within 2.5 s"
+
+
+@respx.mock
+def test_a_hub_file_that_is_not_json_is_one_line(tmp_path):
+    respx.get(resolve_url("config.json")).mock(return_value=answer(OLD, b"<html>login</html>"))
+    _, error = resolver(tmp_path).resolve(spec(), "a.yaml")
+    assert error == f"hub file {REPO}/config.json is not JSON: Expecting value (line 1)"
