@@ -181,12 +181,13 @@ def test_usage_mistakes_are_one_line(gsg, args, message):
     assert "Traceback" not in result.err
 
 
-def test_a_model_without_facts_is_one_line(gsg):
+def test_a_model_without_facts_is_one_line(gsg, tmp_path):
     result = gsg("advise", "-m", "someorg/unknown-model", "--gpu-memory", "48GiB", "--gpus", "2", "-w", CHAT)
     assert result.code == 1 and result.out == ""
     assert result.err == ("gsg: error: no candidate can be judged: GSG030 no memory arithmetic possible: model "
                           "'someorg/unknown-model' is not in the built-in catalog, has no local config.json, and hub "
-                          "lookup is off (--offline)\n")
+                          f"lookup is off (--offline): the hub cache {tmp_path / 'hf-home' / 'hub'} has no ref 'main' "
+                          "for someorg/unknown-model\n")
 
 
 def test_a_bad_workload_file_names_its_line(gsg, tmp_path):

@@ -22,8 +22,8 @@ def test_estimate_offline_reads_a_downloaded_repo_from_hf_home(gsg, tmp_path):
 def test_estimate_offline_miss_names_the_cache_and_the_ref(gsg, tmp_path):
     result = gsg("estimate", "--model", "acme/tiny-chat", "--gpu-memory", "24GiB")
     assert result.code == 1
-    assert result.err.strip().endswith(f"offline: the hub cache {tmp_path / 'hf-home' / 'hub'} has no ref 'main' "
-                                       "for acme/tiny-chat")
+    assert result.err.strip().endswith(f"hub lookup is off (--offline): the hub cache {tmp_path / 'hf-home' / 'hub'} "
+                                       "has no ref 'main' for acme/tiny-chat")
 
 
 def test_the_old_private_cache_is_not_read(gsg, tmp_path):

@@ -99,7 +99,7 @@ class HubFiles:
         if commit and (repo, commit, filename) in self._texts:
             return self._texts[(repo, commit, filename)]
         if self.offline:
-            raise HubError(self.offline_miss(repo, filename, revision))
+            raise HubError(f"offline: {self.offline_miss(repo, filename, revision)}")
         settled = commit if commit and self._is_settled(repo, revision) else None
         answer = self._get(repo, filename, settled or revision)
         return self._keep(repo, filename, revision, answer)
@@ -130,8 +130,8 @@ class HubFiles:
     def offline_miss(self, repo: str, filename: str, revision: str = "main") -> str:
         commit = revision if is_commit(revision) else self.cache.ref(repo, revision)
         if commit is None:
-            return f"offline: the hub cache {self.cache.root} has no ref '{revision}' for {repo}"
-        return (f"offline: the hub cache {self.cache.root} has no {repo}/{filename} at commit {commit[:12]} "
+            return f"the hub cache {self.cache.root} has no ref '{revision}' for {repo}"
+        return (f"the hub cache {self.cache.root} has no {repo}/{filename} at commit {commit[:12]} "
                 f"(revision '{revision}')")
 
     # --- the cache -----------------------------------------------------------------------------------------

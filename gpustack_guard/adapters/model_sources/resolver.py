@@ -132,7 +132,7 @@ class FactsResolver:
         if isinstance(entry, Path):  # the whole GGUF is in the cache (`huggingface-cli download`)
             return read_local_gguf(entry)
         if self.offline:
-            raise ValueError(self.hub.offline_miss(repo, filename))
+            raise ValueError(f"offline: {self.hub.offline_miss(repo, filename)}")
         if entry is not None:
             raise ValueError(f"hub has no {repo}/{filename} at revision 'main' (HTTP 404)")
         return self._remote_gguf(repo, filename)
