@@ -186,8 +186,8 @@ def test_a_model_without_facts_is_one_line(gsg, tmp_path):
     assert result.code == 1 and result.out == ""
     assert result.err == ("gsg: error: no candidate can be judged: GSG030 no memory arithmetic possible: model "
                           "'someorg/unknown-model' is not in the built-in catalog, has no local config.json, and hub "
-                          f"lookup is off (--offline): the hub cache {tmp_path / 'hf-home' / 'hub'} has no ref 'main' "
-                          "for someorg/unknown-model\n")
+                          f"lookup is off (--offline): the hub cache {tmp_path / 'hf-home' / 'hub'} has no "
+                          "someorg/unknown-model/config.json (no ref 'main' for the repo)\n")
 
 
 def test_a_bad_workload_file_names_its_line(gsg, tmp_path):

@@ -23,7 +23,7 @@ def test_estimate_offline_miss_names_the_cache_and_the_ref(gsg, tmp_path):
     result = gsg("estimate", "--model", "acme/tiny-chat", "--gpu-memory", "24GiB")
     assert result.code == 1
     assert result.err.strip().endswith(f"hub lookup is off (--offline): the hub cache {tmp_path / 'hf-home' / 'hub'} "
-                                       "has no ref 'main' for acme/tiny-chat")
+                                       "has no acme/tiny-chat/config.json (no ref 'main' for the repo)")
 
 
 def test_the_old_private_cache_is_not_read(gsg, tmp_path):
@@ -31,4 +31,4 @@ def test_the_old_private_cache_is_not_read(gsg, tmp_path):
     old.mkdir(parents=True)
     (old / "config.json").write_text(json.dumps(CONFIG))
     result = gsg("estimate", "--model", "acme/tiny-chat", "--gpu-memory", "24GiB")
-    assert result.code == 1 and "has no ref 'main' for acme/tiny-chat" in result.err
+    assert result.code == 1 and "has no acme/tiny-chat/config.json (no ref 'main'" in result.err

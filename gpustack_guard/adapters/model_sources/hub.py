@@ -130,7 +130,7 @@ class HubFiles:
     def offline_miss(self, repo: str, filename: str, revision: str = "main") -> str:
         commit = revision if is_commit(revision) else self.cache.ref(repo, revision)
         if commit is None:
-            return f"the hub cache {self.cache.root} has no ref '{revision}' for {repo}"
+            return f"the hub cache {self.cache.root} has no {repo}/{filename} (no ref '{revision}' for the repo)"
         return (f"the hub cache {self.cache.root} has no {repo}/{filename} at commit {commit[:12]} "
                 f"(revision '{revision}')")
 

@@ -322,7 +322,7 @@ def test_offline_without_a_cached_ref_says_so(tmp_path):
     facts, error = resolver(tmp_path, offline=True).resolve(spec(), "a.yaml")
     assert facts is None and error == (
         f"model '{REPO}' is not in the built-in catalog, has no local config.json, and hub lookup is off "
-        f"(--offline): the hub cache {tmp_path} has no ref 'main' for {REPO}")
+        f"(--offline): the hub cache {tmp_path} has no {REPO}/config.json (no ref 'main' for the repo)")
 
 
 def test_offline_with_a_ref_but_not_the_file_names_the_commit(tmp_path):
