@@ -143,7 +143,7 @@ class FactsResolver:
         if spec.source != "huggingface" or not spec.source_id:
             return f"{head} hub lookup is off (--offline)" if self.offline else f"{head} the hub did not know it either"
         if self.offline:
-            return f"{head} hub lookup is off (--offline): {self.hub.offline_miss(where, CONFIG)}"
+            return f"{head} hub lookup is off (--offline): {self.hub.offline_miss(where, _hub_file(spec))}"
         return f"{head} the hub has no {where}/{CONFIG} at revision 'main' (HTTP 404)"
 
     def _with_gguf_type(self, spec: DeploymentSpec, facts: ModelFacts) -> ModelFacts:

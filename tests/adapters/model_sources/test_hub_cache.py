@@ -325,6 +325,13 @@ def test_offline_without_a_cached_ref_says_so(tmp_path):
         f"(--offline): the hub cache {tmp_path} has no {REPO}/config.json (no ref 'main' for the repo)")
 
 
+def test_offline_gguf_miss_names_the_gguf(tmp_path):
+    s = spec(huggingface_repo_id="acme/tiny-gguf", huggingface_filename="tiny-Q4_K_M.gguf")
+    _, error = resolver(tmp_path, offline=True).resolve(s, "a.yaml")
+    assert error.endswith(f"the hub cache {tmp_path} has no acme/tiny-gguf/tiny-Q4_K_M.gguf (no ref 'main' for the "
+                          "repo)")
+
+
 def test_offline_with_a_ref_but_not_the_file_names_the_commit(tmp_path):
     populate(tmp_path, {"README.md": b"hello"})
     hub = resolver(tmp_path, offline=True).hub
