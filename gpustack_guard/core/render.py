@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
@@ -149,6 +150,26 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     }
 
 
+def _refused_values(doc: SpecDoc, spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
+                    pinned: list[A.Arg], defaults: list[A.Arg]) -> list[F.Finding]:
+    """GSG016 for every numeric flag whose value the engine (of the spec's release) would refuse: the spec's own
+    at their lines, the template's (pinned, or a default the spec leaves) at guard.template."""
+    version = spec.backend_version or DEFAULT_VERSIONS.get(family)
+    own = {arg.key for arg in spec_args}
+    from_template = [arg for arg in pinned if arg.key not in own] + [arg for arg in defaults if arg.key not in own]
+    found = []
+    for arg in spec_args:
+        error = EF.check(arg.key, arg.value, family, version)
+        if error is not None:
+            found.append(F.finding(D.ARG_VALUE, doc.at("backend_parameters", arg.index), str(error), spec=spec.name))
+    for arg in from_template:
+        error = EF.check(arg.key, arg.value, family, version)
+        if error is not None:
+            found.append(F.finding(D.ARG_VALUE, doc.at("guard", "template"),
+                                   f"template '{spec.guard.template}' renders {error}", spec=spec.name))
+    return found
+
+
 def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
     """An argument as a message may print it: a secret flag's value masked."""
     return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
@@ -194,6 +215,9 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",
                                             spec=spec.name)]
     final, conflicts = A.merge(pinned, defaults, spec_args)
+    refused = _refused_values(doc, spec, family, spec_args, pinned, defaults)
+    if refused:
+        return None, found + refused  # no arithmetic on a value the engine refuses, nor on a default in its place
     for spec_arg, pinned_arg in conflicts:
         found.append(F.finding(
             D.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
