@@ -111,15 +111,16 @@ def parse(params: list[str] | None, family: str) -> list[Arg]:
 def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
     result: list[Arg] = []
     items = list(params or [])
+    for index, raw in enumerate(items):  # before pairing: a look-alike flag must not pass as a value
+        problem = lookalike_problem(raw.strip())
+        if problem:
+            raise ArgError(problem, index)
     i = 0
     while i < len(items):
         item = items[i].strip()
         if not item:
             i += 1
             continue
-        problem = lookalike_problem(item)
-        if problem:
-            raise ArgError(problem, i)
         if not _is_flag(item):
             raise ArgError(f"'{item}' is a value that follows no flag", i)
         if "=" in item:
