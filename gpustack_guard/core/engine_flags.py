@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Union
 
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.units import parse_size
 from gpustack_guard.core.versions import parse_version
 
@@ -275,7 +276,9 @@ _TABLES: dict[tuple[str, str | None], dict[str, NumericFlag]] = {}
 
 
 def numeric_flags(family: str, version: str | None) -> dict[str, NumericFlag]:
-    """The numeric flags gsg reads for an engine release (empty for engines without arithmetic)."""
+    """The numeric flags gsg reads for an engine release (empty for engines without arithmetic); an unset
+    version is the one the arithmetic assumes (DEFAULT_VERSIONS)."""
+    version = version or DEFAULT_VERSIONS.get(family)
     key = (family, version)
     if key not in _TABLES:
         if family == "vllm":
@@ -294,6 +297,7 @@ ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
 
 def read_value(flag: NumericFlag, value: str | None, family: str, version: str | None = None) -> Value:
     """The engine's reading of one flag's value; FlagValueError when the engine would refuse it."""
+    version = version or DEFAULT_VERSIONS.get(family)
     engine = ENGINE_NAMES.get(family, family) + (f" {version}" if version else "")
     if value is None:
         raise FlagValueError(flag.key, value, f"{engine} needs a value: {flag.range.words}")

@@ -20,7 +20,7 @@ from gpustack_guard.core.spec.model import (
     SOURCE_ID_FIELD,
     DeploymentSpec,
 )
-from gpustack_guard.core.units import TiB
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 
@@ -96,11 +96,11 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
 def _readable(err: dict, value: Any) -> str:
     """Pydantic's message, with a non-finite input named and a byte bound in TiB."""
     message = err["msg"]
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value) and err["type"] != "value_error":
         message += f", not {value}"
     limit = err.get("ctx", {}).get("le")
-    if isinstance(limit, int) and limit >= TiB:
-        message += f" ({limit / TiB:g} TiB)"
+    if limit in (MAX_DEVICE_BYTES, MAX_MODEL_BYTES):
+        message += f" ({limit // TiB} TiB)"
     return message
 
 
