@@ -151,8 +151,15 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
-        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], cfg,
-                             version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
+        loaded = apply_online_quantization(facts, flags)
+        est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
+                            stage_totals=stage_totals)
+        if EF.read(flags, "max-model-len", "vllm", version) == EF.AUTO_MAX_MODEL_LEN \
+                and 0 < est.estimated_max_model_len < est.max_model_len:
+            # `auto`: vLLM starts with the longest length its KV cache holds, not the model's native one
+            est = estimate_vllm(loaded, totals[smallest], replace(cfg, max_model_len=est.estimated_max_model_len),
+                                version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
+        return est
     if family == "sglang":
         return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags, version),
                                version=version)
