@@ -155,8 +155,17 @@ def normal_value(value: str | None) -> str:
     return text
 
 
-def same_value(a: str | None, b: str | None) -> bool:
-    return normal_value(a) == normal_value(b)
+def same_value(a: str | None, b: str | None, key: str | None = None, family: str | None = None) -> bool:
+    """Equal in meaning; with the flag and engine known, numbers compare as the engine reads them (16K = 16384)."""
+    if normal_value(a) == normal_value(b):
+        return True
+    flag = EF.numeric_flags(family, None).get(key) if key and family else None
+    if flag is None:
+        return False
+    try:
+        return EF.read_value(flag, a, family) == EF.read_value(flag, b, family)
+    except EF.FlagValueError:
+        return False
 
 
 def as_dict(args: list[Arg]) -> dict[str, str | None]:
@@ -164,18 +173,19 @@ def as_dict(args: list[Arg]) -> dict[str, str | None]:
     return {arg.key: arg.value for arg in args}
 
 
-def duplicates(args: list[Arg]) -> list[tuple[Arg, Arg]]:
+def duplicates(args: list[Arg], family: str | None = None) -> list[tuple[Arg, Arg]]:
     """Pairs (first, later) of the same flag given twice with different meanings."""
     seen: dict[str, Arg] = {}
     pairs = []
     for arg in args:
-        if arg.key in seen and not same_value(seen[arg.key].value, arg.value):
+        if arg.key in seen and not same_value(seen[arg.key].value, arg.value, arg.key, family):
             pairs.append((seen[arg.key], arg))
         seen[arg.key] = arg
     return pairs
 
 
-def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list[Arg], list[tuple[Arg, Arg]]]:
+def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
+          family: str | None = None) -> tuple[list[Arg], list[tuple[Arg, Arg]]]:
     """Final arguments: pinned (spec may not contradict), defaults (spec may override), then the spec's own.
 
     Returns (final, conflicts) where a conflict is (spec arg, pinned arg).
@@ -183,7 +193,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list
     pinned_map = {arg.key: arg for arg in pinned}
     spec_map = as_dict(spec)
     conflicts = [(arg, pinned_map[arg.key]) for arg in spec
-                 if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value)]
+                 if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value, arg.key, family)]
     final: list[Arg] = list(pinned_map.values())
     placed = set(pinned_map)
     for arg in defaults:

@@ -174,10 +174,6 @@ class NumericFlag:
     engine_type: str  # how the engine parses it, for the message
 
 
-def _flag(key: str, parse: Callable[[str], Value], rng: Range, engine_type: str) -> NumericFlag:
-    return NumericFlag(key, parse, rng, engine_type)
-
-
 def _llamacpp_layers(text: str) -> int:
     if text == "auto":
         return LLAMACPP_AUTO_LAYERS
@@ -215,42 +211,45 @@ HUMAN_INT = "human_readable_int: 16k = 16,000, 16K = 16,384"
 
 def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
-    since = (lambda bound: parsed is not None and parsed >= parse_version(bound))  # noqa: E731
+
+    def since(bound: str) -> bool:
+        return parsed is not None and parsed >= parse_version(bound)
+
     if since(VLLM_AUTO_LEN_SINCE):
-        length = _flag("max-model-len", human_readable_int_or_auto, POSITIVE_OR_AUTO_LEN, HUMAN_INT + " or auto")
+        length = NumericFlag("max-model-len", human_readable_int_or_auto, POSITIVE_OR_AUTO_LEN, HUMAN_INT + " or auto")
     elif since(VLLM_HUMAN_LEN_SINCE):
-        length = _flag("max-model-len", human_readable_int, POSITIVE, HUMAN_INT)
+        length = NumericFlag("max-model-len", human_readable_int, POSITIVE, HUMAN_INT)
     else:
-        length = _flag("max-model-len", python_int, POSITIVE, PYTHON_INT)
+        length = NumericFlag("max-model-len", python_int, POSITIVE, PYTHON_INT)
     if since(VLLM_HUMAN_BATCHED_SINCE):
-        batched = _flag("max-num-batched-tokens", human_readable_int, POSITIVE, HUMAN_INT)
+        batched = NumericFlag("max-num-batched-tokens", human_readable_int, POSITIVE, HUMAN_INT)
     else:
-        batched = _flag("max-num-batched-tokens", python_int, POSITIVE, PYTHON_INT)
+        batched = NumericFlag("max-num-batched-tokens", python_int, POSITIVE, PYTHON_INT)
     flags = [
-        _flag("gpu-memory-utilization", python_float, FRACTION, PYTHON_FLOAT),
+        NumericFlag("gpu-memory-utilization", python_float, FRACTION, PYTHON_FLOAT),
         length, batched,
-        _flag("max-num-seqs", python_int, POSITIVE, PYTHON_INT),
-        _flag("tensor-parallel-size", python_int, POSITIVE, PYTHON_INT),
-        _flag("pipeline-parallel-size", python_int, POSITIVE, PYTHON_INT),
-        _flag("block-size", python_int, POSITIVE, PYTHON_INT),
-        _flag("num-gpu-blocks-override", python_int, POSITIVE, PYTHON_INT),
-        _flag("num-scheduler-steps", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-num-seqs", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("tensor-parallel-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("pipeline-parallel-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("block-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("num-gpu-blocks-override", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("num-scheduler-steps", python_int, POSITIVE, PYTHON_INT),
         # gsg reads --kv-cache-memory (argparse's abbreviation of --kv-cache-memory-bytes) with units
-        _flag("kv-cache-memory", _size_bytes, BYTES, "a size"),
+        NumericFlag("kv-cache-memory", _size_bytes, BYTES, "a size"),
     ]
     return {f.key: f for f in flags}
 
 
 _SGLANG = {f.key: f for f in (
-    _flag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
-    _flag("context-length", python_int, POSITIVE, PYTHON_INT),
-    _flag("max-running-requests", python_int, POSITIVE, PYTHON_INT),
-    _flag("max-total-tokens", python_int, POSITIVE, PYTHON_INT),
-    _flag("chunked-prefill-size", python_int, POSITIVE_OR_DISABLED, PYTHON_INT),
-    _flag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
-    _flag("tp-size", python_int, POSITIVE, PYTHON_INT),
-    _flag("pp-size", python_int, POSITIVE, PYTHON_INT),
-    _flag("page-size", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
+    NumericFlag("context-length", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("max-running-requests", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("max-total-tokens", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("chunked-prefill-size", python_int, POSITIVE_OR_DISABLED, PYTHON_INT),
+    NumericFlag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
+    NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
 )}
 
 STOI = "std::stoi"
@@ -260,13 +259,13 @@ def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
     recent = parsed is not None and parsed >= parse_version(LLAMACPP_AUTO_SINCE)
     flags = (
-        _flag("ctx-size", cpp_stoi, SIZE_OR_ZERO, STOI),
-        _flag("parallel", cpp_stoi, POSITIVE_OR_AUTO if recent else POSITIVE, STOI),
-        _flag("gpu-layers", _llamacpp_layers if recent else cpp_stoi, LAYERS_AUTO if recent else LAYERS,
+        NumericFlag("ctx-size", cpp_stoi, SIZE_OR_ZERO, STOI),
+        NumericFlag("parallel", cpp_stoi, POSITIVE_OR_AUTO if recent else POSITIVE, STOI),
+        NumericFlag("gpu-layers", _llamacpp_layers if recent else cpp_stoi, LAYERS_AUTO if recent else LAYERS,
               "std::stoi, 'auto' or 'all'" if recent else STOI),
-        _flag("batch-size", cpp_stoi, POSITIVE, STOI),
-        _flag("ubatch-size", cpp_stoi, POSITIVE, STOI),
-        _flag("tensor-split", _llamacpp_split, Range(lambda v: True, "proportions ≥ 0 separated by , or /"),
+        NumericFlag("batch-size", cpp_stoi, POSITIVE, STOI),
+        NumericFlag("ubatch-size", cpp_stoi, POSITIVE, STOI),
+        NumericFlag("tensor-split", _llamacpp_split, Range(lambda v: True, "proportions ≥ 0 separated by , or /"),
               "std::stof per item"),
     )
     return {f.key: f for f in flags}

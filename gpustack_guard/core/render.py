@@ -191,7 +191,7 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
     env_extra, flag_extra = extra_names(spec.guard.secrets)
-    for first, later in A.duplicates(spec_args):
+    for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
                                f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
@@ -214,7 +214,7 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             return None, found + [F.finding(D.TEMPLATE, doc.at("guard", "template"),
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",
                                             spec=spec.name)]
-    final, conflicts = A.merge(pinned, defaults, spec_args)
+    final, conflicts = A.merge(pinned, defaults, spec_args, family)
     refused = _refused_values(doc, spec, family, spec_args, pinned, defaults)
     if refused:
         return None, found + refused  # no arithmetic on a value the engine refuses, nor on a default in its place

@@ -46,3 +46,13 @@ def test_merge_pinned_defaults_and_spec():
 def test_duplicates_only_when_meaning_differs():
     pairs = A.duplicates(parse(["--max-model-len=8192", "--max_model_len", "8192", "--max-model-len=4096"]))
     assert [(a.value, b.value) for a, b in pairs] == [("8192", "4096")]
+
+
+def test_numbers_compare_as_the_engine_reads_them():
+    assert A.same_value("16K", "16384", "max-model-len", "vllm")
+    assert A.same_value("8k", "8000", "max-num-batched-tokens", "vllm")
+    assert not A.same_value("16k", "16384", "max-model-len", "vllm")
+    assert not A.same_value("16K", "16384")  # without the flag, text only
+    _, conflicts = A.merge(parse(["--max-model-len=16384"]), [], parse(["--max-model-len", "16K"]), "vllm")
+    assert conflicts == []
+    assert A.duplicates(parse(["--max-model-len=16384", "--max-model-len=16K"]), "vllm") == []
