@@ -8,8 +8,9 @@ Sources (read for the rule, not copied):
   0.8.5, `human_readable_int_or_auto` (adds `auto` / `-1`) later, `human_readable_int` for
   --max-num-batched-tokens), vllm/config/{cache,scheduler,parallel}.py (pydantic `Field(gt=0, le=1)` on
   gpu_memory_utilization, `ge=1` on max_num_seqs, max_num_batched_tokens, tensor/pipeline_parallel_size).
-- SGLang: python/sglang/srt/server_args.py (argparse `type=int` / `float`; --chunked-prefill-size -1 disables
-  chunked prefill).
+- SGLang: python/sglang/srt/server_args.py, later python/sglang/srt/args/*.py (argparse `type=int` / `float`;
+  --chunked-prefill-size -1 disables chunked prefill; --context-length and --max-total-tokens through SGLang's own,
+  case-sensitive human_readable_int in python/sglang/srt/utils/common.py since PR #20577).
 - llama.cpp: common/arg.cpp (int options go through std::stoi; --tensor-split through std::stof per item split
   on `,` or `/`; -ngl takes `auto` / `all` in recent builds; -np 0 throws, -1 = auto in recent server builds;
   -c 0 = the model's own length).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Callable, Union
 
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
@@ -35,6 +37,8 @@ VALUE_SHOWN = 40  # characters of a rejected value a message repeats
 VLLM_HUMAN_LEN_SINCE = "0.8.5"  # --max-model-len type=int -> human_readable_int
 VLLM_HUMAN_BATCHED_SINCE = "0.11.0"  # --max-num-batched-tokens (with kv_cache_memory_bytes) -> human_readable_int
 VLLM_AUTO_LEN_SINCE = "0.12.0"  # --max-model-len auto / -1 (vllm PR #29431, Nov 2025)
+SGLANG_HUMAN_SINCE = "0.5.9"  # --context-length / --max-total-tokens -> SGLang's human_readable_int (PR #20577,
+# merged March 2026)
 LLAMACPP_AUTO_SINCE = "b7000"  # -ngl auto|all and -np -1 (the fit-params work of llama.cpp PR #16653, late 2025)
 
 AUTO_MAX_MODEL_LEN = -1  # vLLM's value for `--max-model-len auto`: the longest length that fits
@@ -104,6 +108,26 @@ def human_readable_int_or_auto(text: str) -> int:
     if stripped == "-1" or stripped.lower() == "auto":
         return AUTO_MAX_MODEL_LEN
     return human_readable_int(stripped)
+
+
+_SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+_SI_SUFFIX = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_IEC_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def sglang_human_readable_int(text: str) -> int:
+    """SGLang's human_readable_int (case-sensitive, unlike vLLM's): SI `k`, `M`, `G`, `T` (decimals allowed,
+    `25.6k` = 25,600), IEC `Ki`, `Mi`, `Gi`, `Ti` (whole numbers only, `1Mi` = 1,048,576); `16K` is refused."""
+    stripped = text.strip()
+    match = _SGLANG_HUMAN.fullmatch(stripped)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _IEC_SUFFIX:
+            if "." in number:
+                raise _Refused(f"decimals are not allowed with the IEC suffix {suffix}")
+            return int(number) * _IEC_SUFFIX[suffix]
+        return int(Decimal(number) * _SI_SUFFIX[suffix])
+    return python_int(stripped)
 
 
 _C_SPACE = " \t\n\v\f\r"
@@ -240,17 +264,26 @@ def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
     return {f.key: f for f in flags}
 
 
-_SGLANG = {f.key: f for f in (
-    NumericFlag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
-    NumericFlag("context-length", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("max-running-requests", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("max-total-tokens", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("chunked-prefill-size", python_int, POSITIVE_OR_DISABLED, PYTHON_INT),
-    NumericFlag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
-    NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
-)}
+SGLANG_HUMAN_INT = "human_readable_int: 16k = 16,000, 16Ki = 16,384"
+
+
+def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
+    parsed = parse_version(version)
+    human = parsed is not None and parsed >= parse_version(SGLANG_HUMAN_SINCE)
+    tokens = (sglang_human_readable_int, SGLANG_HUMAN_INT) if human else (python_int, PYTHON_INT)
+    flags = (
+        NumericFlag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
+        NumericFlag("context-length", tokens[0], POSITIVE, tokens[1]),
+        NumericFlag("max-running-requests", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-total-tokens", tokens[0], POSITIVE, tokens[1]),
+        NumericFlag("chunked-prefill-size", python_int, POSITIVE_OR_DISABLED, PYTHON_INT),
+        NumericFlag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
+    )
+    return {f.key: f for f in flags}
+
 
 STOI = "std::stoi"
 
@@ -283,7 +316,7 @@ def numeric_flags(family: str, version: str | None) -> dict[str, NumericFlag]:
         if family == "vllm":
             _TABLES[key] = _vllm_flags(version)
         elif family == "sglang":
-            _TABLES[key] = _SGLANG
+            _TABLES[key] = _sglang_flags(version)
         elif family == "llamacpp":
             _TABLES[key] = _llamacpp_flags(version)
         else:

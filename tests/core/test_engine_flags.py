@@ -242,3 +242,27 @@ def test_unicode_in_a_value_is_the_engines_business():
     assert [(a.key, a.value) for a in A.parse(["--served-model-alias=Modèle", "--chat-template", "ü.jinja"],
                                               "vllm")] == [("served-model-alias", "Modèle"), ("chat-template",
                                                                                               "ü.jinja")]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("16k", 16_000), ("25.6k", 25_600), ("1M", 10**6), ("1G", 10**9), ("1T", 10**12), ("16Ki", 16_384),
+    ("1Mi", 2**20), ("1Gi", 2**30), ("1Ti", 2**40), (" 32768 ", 32768),
+])
+def test_sglang_human_readable_int_accepts(text, expected):
+    assert EF.sglang_human_readable_int(text) == expected
+
+
+@pytest.mark.parametrize("text", ["16K", "1m", "1.5Ki", "1g", "2.0", "1e5", "16 k"])
+def test_sglang_human_readable_int_refuses(text):
+    with pytest.raises(ValueError):
+        EF.sglang_human_readable_int(text)
+
+
+def test_sglang_context_length_suffixes_by_release():
+    assert read("sglang", "0.5.9", "context-length", "128Ki") == 131_072
+    with pytest.raises(EF.FlagValueError) as caught:
+        read("sglang", "0.5.9", "context-length", "128K")
+    assert str(caught.value) == ("--context-length '128K': not a whole number; SGLang 0.5.9 (human_readable_int: "
+                                 "16k = 16,000, 16Ki = 16,384) accepts a whole number ≥ 1")
+    with pytest.raises(EF.FlagValueError):
+        read("sglang", "0.5.5", "max-total-tokens", "100k")
