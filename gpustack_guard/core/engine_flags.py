@@ -26,7 +26,7 @@ from typing import Callable, Union
 
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.units import parse_size
-from gpustack_guard.core.versions import parse_version
+from gpustack_guard.core.versions import Version, parse_version
 
 Number = Union[int, float]
 Value = Union[int, float, tuple]
@@ -229,6 +229,12 @@ def _size_bytes(text: str) -> int:
         raise _Refused(str(exc)) from None
 
 
+def _at_least(parsed: Version | None, bound: str) -> bool:
+    """A release at or after a parser change; a version gsg cannot read (a custom build's tag) gets the newest
+    parser, which accepts the most, so an unreadable tag never turns a valid value into a report."""
+    return parsed is None or parsed >= parse_version(bound)
+
+
 PYTHON_INT, PYTHON_FLOAT = "argparse int", "argparse float"
 HUMAN_INT = "human_readable_int: 16k = 16,000, 16K = 16,384"
 
@@ -237,7 +243,7 @@ def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
 
     def since(bound: str) -> bool:
-        return parsed is not None and parsed >= parse_version(bound)
+        return _at_least(parsed, bound)
 
     if since(VLLM_AUTO_LEN_SINCE):
         length = NumericFlag("max-model-len", human_readable_int_or_auto, POSITIVE_OR_AUTO_LEN, HUMAN_INT + " or auto")
@@ -269,7 +275,7 @@ SGLANG_HUMAN_INT = "human_readable_int: 16k = 16,000, 16Ki = 16,384"
 
 def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
-    human = parsed is not None and parsed >= parse_version(SGLANG_HUMAN_SINCE)
+    human = _at_least(parsed, SGLANG_HUMAN_SINCE)
     tokens = (sglang_human_readable_int, SGLANG_HUMAN_INT) if human else (python_int, PYTHON_INT)
     flags = (
         NumericFlag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
@@ -290,7 +296,7 @@ STOI = "std::stoi"
 
 def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
-    recent = parsed is not None and parsed >= parse_version(LLAMACPP_AUTO_SINCE)
+    recent = _at_least(parsed, LLAMACPP_AUTO_SINCE)
     flags = (
         NumericFlag("ctx-size", cpp_stoi, SIZE_OR_ZERO, STOI),
         NumericFlag("parallel", cpp_stoi, POSITIVE_OR_AUTO if recent else POSITIVE, STOI),

@@ -266,3 +266,8 @@ def test_sglang_context_length_suffixes_by_release():
                                  "16k = 16,000, 16Ki = 16,384) accepts a whole number ≥ 1")
     with pytest.raises(EF.FlagValueError):
         read("sglang", "0.5.5", "max-total-tokens", "100k")
+
+
+def test_an_unreadable_version_gets_the_newest_parser():
+    assert read("vllm", "nightly-custom", "max-model-len", "auto") == EF.AUTO_MAX_MODEL_LEN
+    assert read("llamacpp", "master", "gpu-layers", "all") == EF.LLAMACPP_ALL_LAYERS
