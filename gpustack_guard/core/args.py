@@ -159,7 +159,9 @@ def same_value(a: str | None, b: str | None, key: str | None = None, family: str
     """Equal in meaning; with the flag and engine known, numbers compare as the engine reads them (16K = 16384)."""
     if normal_value(a) == normal_value(b):
         return True
-    flag = EF.numeric_flags(family, None).get(key) if key and family else None
+    if not key or not family:
+        return False
+    flag = EF.numeric_flags(family, None).get(key)
     if flag is None:
         return False
     try:
@@ -233,4 +235,4 @@ def _size(flags: dict[str, str | None], key: str, family: str) -> int:
         value = EF.read(flags, key, family, None)
     except EF.FlagValueError:
         return 1
-    return int(value) if value is not None else 1
+    return value if isinstance(value, int) else 1

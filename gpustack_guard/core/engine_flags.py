@@ -232,7 +232,8 @@ def _size_bytes(text: str) -> int:
 def _at_least(parsed: Version | None, bound: str) -> bool:
     """A release at or after a parser change; a version gsg cannot read (a custom build's tag) gets the newest
     parser, which accepts the most, so an unreadable tag never turns a valid value into a report."""
-    return parsed is None or parsed >= parse_version(bound)
+    limit = parse_version(bound)
+    return parsed is None or (limit is not None and parsed >= limit)
 
 
 PYTHON_INT, PYTHON_FLOAT = "argparse int", "argparse float"

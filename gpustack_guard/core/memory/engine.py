@@ -172,7 +172,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
 def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
     if family == "vllm":
-        return EF.read(flags, "gpu-memory-utilization", "vllm", version) or P.DEFAULT_GPU_MEMORY_UTILIZATION
+        gmu = EF.read(flags, "gpu-memory-utilization", "vllm", version)
+        return float(gmu) if isinstance(gmu, float) else P.DEFAULT_GPU_MEMORY_UTILIZATION
     if family == "sglang":
         return sglang_fraction(sglang_config(flags, version), gpu_total, version)
     return 0.0

@@ -6,7 +6,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Mapping
 
 from pydantic_core import ValidationError
 
@@ -93,7 +93,7 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
     return result
 
 
-def _readable(err: dict, value: Any) -> str:
+def _readable(err: Mapping[str, Any], value: Any) -> str:
     """Pydantic's message, with a non-finite input named and a byte bound in TiB."""
     message = err["msg"]
     if isinstance(value, float) and not math.isfinite(value) and err["type"] != "value_error":
