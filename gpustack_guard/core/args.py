@@ -7,8 +7,11 @@ flags all normalise to one form, so a template's pinned flag and a spec's flag c
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+
+from gpustack_guard.core import engine_flags as EF
 
 FORBIDDEN = {
     "port": "GPUStack assigns the port itself",
@@ -68,6 +71,37 @@ def _is_flag(token: str) -> bool:
     return token.startswith("-") and not _NUMBER.match(token)
 
 
+# Characters that look like a dash but are not one (an engine sees no flag), and the invisible or non-ASCII
+# spaces that look like a separator but are not one (an engine sees one unknown flag `--max-model-len 4096`).
+_DASH_LOOKALIKES = set("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d")
+
+
+def _lookalike(char: str) -> bool:
+    if char in _DASH_LOOKALIKES:
+        return True
+    return not char.isascii() and (char.isspace() or unicodedata.category(char) in ("Zs", "Zl", "Zp", "Cf"))
+
+
+def _flag_name_part(item: str) -> str:
+    """The part of an item an engine reads as the flag's name: up to `=` or an ASCII space."""
+    return re.split(r"[= \t]", item, maxsplit=1)[0]
+
+
+def lookalike_problem(item: str) -> str | None:
+    """Why an item's flag is not the flag it looks like: a dash look-alike or a non-ASCII space in its name."""
+    if not item or not (item[0] == "-" or item[0] in _DASH_LOOKALIKES):
+        return None
+    for position, char in enumerate(_flag_name_part(item), start=1):
+        if _lookalike(char):
+            name = unicodedata.name(char, "an unnamed character")
+            role = "a dash" if char in _DASH_LOOKALIKES else "a space"
+            shown = EF.shown(item).encode("ascii", "backslashreplace").decode()
+            return (f"U+{ord(char):04X} {name} at character {position} of {shown} looks like {role} but is not "
+                    f"one: the engine reads no such flag; type an ASCII {'-' if role == 'a dash' else 'space'}"
+                    + ("" if role == "a dash" else " or '='"))
+    return None
+
+
 def parse(params: list[str] | None, family: str) -> list[Arg]:
     """Parse argv-style strings. Raises ArgError for a value that follows no flag."""
     return list(_parse(tuple(params or ()), family))
@@ -77,6 +111,10 @@ def parse(params: list[str] | None, family: str) -> list[Arg]:
 def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
     result: list[Arg] = []
     items = list(params or [])
+    for index, raw in enumerate(items):  # before pairing: a look-alike flag must not pass as a value
+        problem = lookalike_problem(raw.strip())
+        if problem:
+            raise ArgError(problem, index)
     i = 0
     while i < len(items):
         item = items[i].strip()
@@ -117,8 +155,19 @@ def normal_value(value: str | None) -> str:
     return text
 
 
-def same_value(a: str | None, b: str | None) -> bool:
-    return normal_value(a) == normal_value(b)
+def same_value(a: str | None, b: str | None, key: str | None = None, family: str | None = None) -> bool:
+    """Equal in meaning; with the flag and engine known, numbers compare as the engine reads them (16K = 16384)."""
+    if normal_value(a) == normal_value(b):
+        return True
+    if not key or not family:
+        return False
+    flag = EF.numeric_flags(family, None).get(key)
+    if flag is None:
+        return False
+    try:
+        return EF.read_value(flag, a, family) == EF.read_value(flag, b, family)
+    except EF.FlagValueError:
+        return False
 
 
 def as_dict(args: list[Arg]) -> dict[str, str | None]:
@@ -126,18 +175,19 @@ def as_dict(args: list[Arg]) -> dict[str, str | None]:
     return {arg.key: arg.value for arg in args}
 
 
-def duplicates(args: list[Arg]) -> list[tuple[Arg, Arg]]:
+def duplicates(args: list[Arg], family: str | None = None) -> list[tuple[Arg, Arg]]:
     """Pairs (first, later) of the same flag given twice with different meanings."""
     seen: dict[str, Arg] = {}
     pairs = []
     for arg in args:
-        if arg.key in seen and not same_value(seen[arg.key].value, arg.value):
+        if arg.key in seen and not same_value(seen[arg.key].value, arg.value, arg.key, family):
             pairs.append((seen[arg.key], arg))
         seen[arg.key] = arg
     return pairs
 
 
-def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list[Arg], list[tuple[Arg, Arg]]]:
+def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
+          family: str | None = None) -> tuple[list[Arg], list[tuple[Arg, Arg]]]:
     """Final arguments: pinned (spec may not contradict), defaults (spec may override), then the spec's own.
 
     Returns (final, conflicts) where a conflict is (spec arg, pinned arg).
@@ -145,7 +195,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg]) -> tuple[list
     pinned_map = {arg.key: arg for arg in pinned}
     spec_map = as_dict(spec)
     conflicts = [(arg, pinned_map[arg.key]) for arg in spec
-                 if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value)]
+                 if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value, arg.key, family)]
     final: list[Arg] = list(pinned_map.values())
     placed = set(pinned_map)
     for arg in defaults:
@@ -170,30 +220,19 @@ PARALLEL_FLAGS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "s
 
 
 def parallel_size(flags: dict[str, str | None], family: str) -> tuple[int, int]:
-    """(tp, pp) the arguments ask for; (1, 1) when unset or for engines without tensor parallelism here."""
+    """(tp, pp) the arguments ask for; (1, 1) when unset or for engines without tensor parallelism here.
+
+    Rendering has refused values the engine refuses (GSG016); a caller on unchecked arguments gets 1 for them
+    and the validation that follows reports them."""
     keys = PARALLEL_FLAGS.get(family)
     if not keys:
         return 1, 1
-    return (int_value(flags, keys[0]) or 1), (int_value(flags, keys[1]) or 1)
+    return _size(flags, keys[0], family), _size(flags, keys[1], family)
 
 
-def int_value(args: dict[str, str | None], key: str) -> int | None:
-    """An integer flag's value; raises ValueError naming the flag when it is not a whole number."""
-    if key not in args or args[key] is None:
-        return None
+def _size(flags: dict[str, str | None], key: str, family: str) -> int:
     try:
-        number = float(args[key])
-    except ValueError:
-        raise ValueError(f"--{key} must be a number, got '{args[key]}'") from None
-    if not number.is_integer() or number < 0:
-        raise ValueError(f"--{key} must be a whole number ≥ 0, got '{args[key]}'")
-    return int(number)
-
-
-def float_value(args: dict[str, str | None], key: str) -> float | None:
-    if key not in args or args[key] is None:
-        return None
-    try:
-        return float(args[key])
-    except ValueError:
-        raise ValueError(f"--{key} must be a number, got '{args[key]}'") from None
+        value = EF.read(flags, key, family, None)
+    except EF.FlagValueError:
+        return 1
+    return value if isinstance(value, int) else 1

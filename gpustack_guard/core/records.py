@@ -135,8 +135,13 @@ def _hashable(value: Any) -> Any:
 
 # --- annotations -> pydantic-core schema ------------------------------------------------------------------
 
+def _finite_float_schema(**constraints: Any) -> cs.CoreSchema:
+    """Every float field is finite: YAML's .nan / .inf are never a meaningful setting."""
+    return cs.float_schema(allow_inf_nan=False, **constraints)
+
+
 _SCALARS: dict[Any, Callable[..., cs.CoreSchema]] = {
-    str: cs.str_schema, int: cs.int_schema, float: cs.float_schema, bool: cs.bool_schema,
+    str: cs.str_schema, int: cs.int_schema, float: _finite_float_schema, bool: cs.bool_schema,
 }
 
 

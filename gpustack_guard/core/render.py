@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
@@ -149,6 +150,26 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
     }
 
 
+def _refused_values(doc: SpecDoc, spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
+                    pinned: list[A.Arg], defaults: list[A.Arg]) -> list[F.Finding]:
+    """GSG016 for every numeric flag whose value the engine (of the spec's release) would refuse: the spec's own
+    at their lines, the template's (pinned, or a default the spec leaves) at guard.template."""
+    version = spec.backend_version or DEFAULT_VERSIONS.get(family)
+    own = {arg.key for arg in spec_args}
+    from_template = [arg for arg in pinned if arg.key not in own] + [arg for arg in defaults if arg.key not in own]
+    found = []
+    for arg in spec_args:
+        error = EF.check(arg.key, arg.value, family, version)
+        if error is not None:
+            found.append(F.finding(D.ARG_VALUE, doc.at("backend_parameters", arg.index), str(error), spec=spec.name))
+    for arg in from_template:
+        error = EF.check(arg.key, arg.value, family, version)
+        if error is not None:
+            found.append(F.finding(D.ARG_VALUE, doc.at("guard", "template"),
+                                   f"template '{spec.guard.template}' renders {error}", spec=spec.name))
+    return found
+
+
 def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
     """An argument as a message may print it: a secret flag's value masked."""
     return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
@@ -170,7 +191,7 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
     env_extra, flag_extra = extra_names(spec.guard.secrets)
-    for first, later in A.duplicates(spec_args):
+    for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
                                f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
@@ -193,7 +214,10 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             return None, found + [F.finding(D.TEMPLATE, doc.at("guard", "template"),
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",
                                             spec=spec.name)]
-    final, conflicts = A.merge(pinned, defaults, spec_args)
+    final, conflicts = A.merge(pinned, defaults, spec_args, family)
+    refused = _refused_values(doc, spec, family, spec_args, pinned, defaults)
+    if refused:
+        return None, found + refused  # no arithmetic on a value the engine refuses, nor on a default in its place
     for spec_arg, pinned_arg in conflicts:
         found.append(F.finding(
             D.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),

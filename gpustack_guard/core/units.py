@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 KiB = 1024
 MiB = 1024**2
 GiB = 1024**3
+TiB = 1024**4
+# Beyond these a size is a typo, not a device or a checkpoint: bounds of the spec and fleet size fields.
+MAX_DEVICE_BYTES = 64 * TiB  # one GPU's memory, a footprint or a reservation on it
+MAX_MODEL_BYTES = 1024 * TiB  # a checkpoint's weights, host RAM
 
 _FACTORS = {
     "": 1, "b": 1,
@@ -26,7 +31,9 @@ def parse_size(value: str | int | float) -> int:
             raise ValueError("a size cannot be negative")
         return value
     if isinstance(value, float):
-        if value < 0 or value != value:
+        if not math.isfinite(value):
+            raise ValueError(f"a size must be a finite number of bytes, not {value}")
+        if value < 0:
             raise ValueError("a size cannot be negative")
         return int(value)
     match = _SIZE.match(str(value))

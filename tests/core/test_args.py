@@ -48,8 +48,11 @@ def test_duplicates_only_when_meaning_differs():
     assert [(a.value, b.value) for a, b in pairs] == [("8192", "4096")]
 
 
-def test_int_value_rejects_fractions_and_words():
-    with pytest.raises(ValueError, match="--max-model-len must be a whole number"):
-        A.int_value({"max-model-len": "81.5"}, "max-model-len")
-    with pytest.raises(ValueError, match="must be a number"):
-        A.int_value({"max-model-len": "lots"}, "max-model-len")
+def test_numbers_compare_as_the_engine_reads_them():
+    assert A.same_value("16K", "16384", "max-model-len", "vllm")
+    assert A.same_value("8k", "8000", "max-num-batched-tokens", "vllm")
+    assert not A.same_value("16k", "16384", "max-model-len", "vllm")
+    assert not A.same_value("16K", "16384")  # without the flag, text only
+    _, conflicts = A.merge(parse(["--max-model-len=16384"]), [], parse(["--max-model-len", "16K"]), "vllm")
+    assert conflicts == []
+    assert A.duplicates(parse(["--max-model-len=16384", "--max-model-len=16K"]), "vllm") == []

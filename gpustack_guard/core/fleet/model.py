@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gpustack_guard.core.records import Record, field
-from gpustack_guard.core.units import parse_size, size_or_none
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, parse_size, size_or_none
 
 FORMAT_VERSION = 1
 
@@ -19,13 +19,13 @@ def _claims(value: Any) -> Any:
 
 
 class GpuMemory(Record):
-    total: int = field(before=size_or_none, gt=0)
-    used: int = field(0, before=size_or_none)  # live usage reported by the worker, any process
-    allocated: int = field(0, before=size_or_none)  # GPUStack's bookings on this GPU
+    total: int = field(before=size_or_none, gt=0, le=MAX_DEVICE_BYTES)
+    used: int = field(0, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)  # live usage reported by the worker
+    allocated: int = field(0, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)  # GPUStack's bookings on this GPU
 
 
 class Gpu(Record):
-    index: int = field(ge=0)
+    index: int = field(ge=0, le=1023)
     vendor: str = "nvidia"
     type: str = "cuda"
     name: str = ""
@@ -33,8 +33,8 @@ class Gpu(Record):
 
 
 class SystemReserved(Record):
-    ram: int = field(0, before=size_or_none)
-    vram: int = field(0, before=size_or_none)
+    ram: int = field(0, before=size_or_none, ge=0, le=MAX_MODEL_BYTES)
+    vram: int = field(0, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)
 
 
 class Worker(Record):

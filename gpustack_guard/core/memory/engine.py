@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
@@ -14,7 +15,6 @@ from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weight_layout
-from gpustack_guard.core.units import parse_size
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
@@ -33,72 +33,86 @@ def _flag(flags: dict, key: str) -> bool:
     return key in flags and A.normal_value(flags[key]) != "false"
 
 
-def vllm_config(flags: dict, policy: Policy, env: dict | None = None) -> VllmConfig:
-    kv_memory = flags.get("kv-cache-memory")
+def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: str | None = None) -> VllmConfig:
+    """Raises FlagValueError for a value vLLM would refuse: never a default in its place."""
     env = env or {}
-    tp, pp = A.parallel_size(flags, "vllm")
+
+    def value(key: str):
+        return EF.read(flags, key, "vllm", version)
+
+    max_model_len = value("max-model-len")
     return VllmConfig(
-        gpu_memory_utilization=A.float_value(flags, "gpu-memory-utilization"),
-        max_model_len=A.int_value(flags, "max-model-len"),
-        max_num_seqs=A.int_value(flags, "max-num-seqs"),
-        max_num_batched_tokens=A.int_value(flags, "max-num-batched-tokens"),
-        tensor_parallel_size=tp,
-        pipeline_parallel_size=pp,
+        gpu_memory_utilization=value("gpu-memory-utilization"),
+        # `auto` (-1): the longest length that fits, which the arithmetic estimates when the length is unset
+        max_model_len=None if max_model_len == EF.AUTO_MAX_MODEL_LEN else max_model_len,
+        max_num_seqs=value("max-num-seqs"),
+        max_num_batched_tokens=value("max-num-batched-tokens"),
+        tensor_parallel_size=value("tensor-parallel-size") or 1,
+        pipeline_parallel_size=value("pipeline-parallel-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
-        block_size=A.int_value(flags, "block-size"),
+        block_size=value("block-size"),
         enforce_eager=_flag(flags, "enforce-eager"),
         enable_chunked_prefill=(None if "enable-chunked-prefill" not in flags and "no-enable-chunked-prefill"
                                 not in flags else _flag(flags, "enable-chunked-prefill")),
-        kv_cache_memory=parse_size(kv_memory) if kv_memory else None,
-        num_gpu_blocks_override=A.int_value(flags, "num-gpu-blocks-override"),
+        kv_cache_memory=value("kv-cache-memory"),
+        num_gpu_blocks_override=value("num-gpu-blocks-override"),
         cuda_graph_reserve=policy.cuda_graph_reserve,
         activation_margin=policy.activation_margin,
         gpustack_max_model_len=policy.assume_gpustack_max_model_len,
         expert_parallel=_flag(flags, "enable-expert-parallel"),
         distributed_executor_backend=flags.get("distributed-executor-backend"),
-        num_scheduler_steps=A.int_value(flags, "num-scheduler-steps"),
+        num_scheduler_steps=value("num-scheduler-steps"),
         pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
         use_v1_env=env.get("VLLM_USE_V1"),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
     )
 
 
-def sglang_config(flags: dict) -> SglangConfig:
-    tp, pp = A.parallel_size(flags, "sglang")
+def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
+    """Raises FlagValueError for a value SGLang would refuse."""
+
+    def value(key: str):
+        return EF.read(flags, key, "sglang", version)
+
     return SglangConfig(
-        mem_fraction_static=A.float_value(flags, "mem-fraction-static"),
-        context_length=A.int_value(flags, "context-length"),
-        max_running_requests=A.int_value(flags, "max-running-requests"),
-        max_total_tokens=A.int_value(flags, "max-total-tokens"),
-        chunked_prefill_size=A.int_value(flags, "chunked-prefill-size"),
-        cuda_graph_max_bs=A.int_value(flags, "cuda-graph-max-bs"),
-        tp_size=tp,
-        pp_size=pp,
+        mem_fraction_static=value("mem-fraction-static"),
+        context_length=value("context-length"),
+        max_running_requests=value("max-running-requests"),
+        max_total_tokens=value("max-total-tokens"),
+        chunked_prefill_size=value("chunked-prefill-size"),
+        cuda_graph_max_bs=value("cuda-graph-max-bs"),
+        tp_size=value("tp-size") or 1,
+        pp_size=value("pp-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
-        page_size=A.int_value(flags, "page-size") or 1,
+        page_size=value("page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
     )
 
 
-def llamacpp_config(flags: dict, policy: Policy) -> LlamaCppConfig:
-    split = flags.get("tensor-split")
-    fractions = None
-    if split:
-        try:
-            fractions = tuple(float(x) for x in str(split).replace("/", ",").split(",") if x.strip())
-        except ValueError:
-            raise ValueError(f"--tensor-split must be numbers separated by commas, got '{split}'") from None
+def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None,
+                    version: str | None = None) -> LlamaCppConfig:
+    """Raises FlagValueError for a value llama.cpp would refuse; values in the engine's own reading (-c 0 is the
+    model's trained length, -ngl auto|all|-1 full offload, -np -1 llama.cpp's automatic slot count)."""
+
+    def value(key: str):
+        return EF.read(flags, key, "llamacpp", version)
+
+    ctx = value("ctx-size")
+    if ctx == 0:
+        ctx = facts.max_position_embeddings if facts is not None and facts.max_position_embeddings else None
+    layers = value("gpu-layers")
+    parallel = value("parallel")
     return LlamaCppConfig(
-        ctx_size=A.int_value(flags, "ctx-size"),
-        parallel=A.int_value(flags, "parallel"),
-        gpu_layers=A.int_value(flags, "gpu-layers"),
-        batch_size=A.int_value(flags, "batch-size"),
-        ubatch_size=A.int_value(flags, "ubatch-size"),
+        ctx_size=ctx,
+        parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
+        gpu_layers=None if layers is not None and layers < 0 else layers,
+        batch_size=value("batch-size"),
+        ubatch_size=value("ubatch-size"),
         cache_type_k=flags.get("cache-type-k") or "f16",
         cache_type_v=flags.get("cache-type-v") or "f16",
         flash_attn=A.normal_value(flags.get("flash-attn", "off")) in ("true", "on"),
         no_kv_offload=_flag(flags, "no-kv-offload"),
-        tensor_split=fractions,
+        tensor_split=value("tensor-split"),
         **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
     )
 
@@ -132,27 +146,36 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])
     if family == "vllm":
-        cfg = vllm_config(flags, policy, dict(env_items))
+        cfg = vllm_config(flags, policy, dict(env_items), version)
         tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
         # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
-        return estimate_vllm(apply_online_quantization(facts, flags), totals[smallest], cfg,
-                             version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
+        loaded = apply_online_quantization(facts, flags)
+        est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
+                            stage_totals=stage_totals)
+        if EF.read(flags, "max-model-len", "vllm", version) == EF.AUTO_MAX_MODEL_LEN \
+                and 0 < est.estimated_max_model_len < est.max_model_len:
+            # `auto`: vLLM starts with the longest length its KV cache holds, not the model's native one
+            est = estimate_vllm(loaded, totals[smallest], replace(cfg, max_model_len=est.estimated_max_model_len),
+                                version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
+        return est
     if family == "sglang":
-        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags),
+        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags, version),
                                version=version)
     if family == "llamacpp":
-        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy), version=version)
+        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version),
+                                 version=version)
     raise ValueError(f"no memory model for backend family '{family}'")
 
 
 def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
     if family == "vllm":
-        return A.float_value(flags, "gpu-memory-utilization") or P.DEFAULT_GPU_MEMORY_UTILIZATION
+        gmu = EF.read(flags, "gpu-memory-utilization", "vllm", version)
+        return float(gmu) if isinstance(gmu, float) else P.DEFAULT_GPU_MEMORY_UTILIZATION
     if family == "sglang":
-        return sglang_fraction(sglang_config(flags), gpu_total, version)
+        return sglang_fraction(sglang_config(flags, version), gpu_total, version)
     return 0.0
 
 

@@ -221,6 +221,7 @@ LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
 LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
 LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
+LLAMACPP_AUTO_PARALLEL = 4  # llama-server's slots for -np -1 (auto) with the unified KV cache of recent builds
 LLAMACPP_CELL_PAD_FLASH = 256  # KV cells padded to 256 with flash attention (gguf-parser, llama.cpp get_padding)
 LLAMACPP_CELL_PAD = 32
 # Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,

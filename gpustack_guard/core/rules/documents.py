@@ -170,12 +170,17 @@ def _unreadable_argument(ev: Evaluation) -> Iterator[Finding]:
 
 
 ARG_VALUE = Rule(
-    "GSG016", "argument-value", "A backend argument's value is not a valid number or choice.",
-    what="A backend argument whose value is not a number where the engine expects one, or not one of its choices "
-         "(--kv-cache-dtype, --dtype).",
-    why="The engine exits at startup on an argument it cannot parse.",
+    "GSG016", "argument-value", "A backend argument's value is one the engine refuses, or its flag is not a flag.",
+    what="A backend argument whose value the engine's own parser or its range check refuses (--max-model-len 1e5 "
+         "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
+         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), or a flag written with a "
+         "look-alike character (an en dash, a no-break space between flag and value).",
+    why="The engine exits at startup on a value it refuses, and reads a flag with a look-alike character as an "
+        "unknown one; gsg reads each numeric flag as the engine release does (vLLM's 16k / 16K, llama.cpp's "
+        "std::stoi) and computes nothing on a default in place of a refused value.",
     example="backend_parameters:\n  - --max-model-len=lots",
-    fix="Give the argument a number or one of the choices the message lists.",
+    fix="Give the argument a value of the range the message names (for the spec's engine release), or retype the "
+        "character the message names in ASCII.",
     check=_unreadable_argument, emitted_by=f"{RENDER}; values only the engine arithmetic reads by the estimation stage")
 
 RULES = (YAML_SYNTAX, SCHEMA, UNKNOWN_FIELD, ENUM_SPELLING, DUPLICATE_NAME, SOURCE_ID, GPU_ID_FORMAT,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Mapping
 
 from pydantic_core import ValidationError
 
@@ -19,6 +20,7 @@ from gpustack_guard.core.spec.model import (
     SOURCE_ID_FIELD,
     DeploymentSpec,
 )
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 
@@ -86,8 +88,20 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
                                     f"required field '{dotted}' is missing", spec=doc.name,
                                     fix=f"add '{path[-1]}:'"))
         else:
-            result.append(F.finding(D.SCHEMA, doc.at(*path), f"'{dotted}': {err['msg']}", spec=doc.name))
+            result.append(F.finding(D.SCHEMA, doc.at(*path), f"'{dotted}': {_readable(err, _get(doc.raw, path))}",
+                                    spec=doc.name))
     return result
+
+
+def _readable(err: Mapping[str, Any], value: Any) -> str:
+    """Pydantic's message, with a non-finite input named and a byte bound in TiB."""
+    message = err["msg"]
+    if isinstance(value, float) and not math.isfinite(value) and err["type"] != "value_error":
+        message += f", not {value}"
+    limit = err.get("ctx", {}).get("le")
+    if limit in (MAX_DEVICE_BYTES, MAX_MODEL_BYTES):
+        message += f" ({limit // TiB} TiB)"
+    return message
 
 
 def _get(data: Any, path: tuple) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, Optional
 
 from gpustack_guard.core.records import Record, field
-from gpustack_guard.core.units import size_or_none
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, size_or_none
 
 SOURCES = ("huggingface", "model_scope", "local_path")
 CATEGORIES = ("llm", "embedding", "image", "reranker", "speech_to_text", "text_to_speech", "unknown")
@@ -54,7 +54,7 @@ class ExtendedKVCache(_Strict):
     mode: Optional[Literal["local", "shared"]] = "local"
     cache_service_id: Optional[int] = None
     ram_ratio: Optional[float] = field(default=1.2, gt=0)
-    ram_size: Optional[int] = field(default=None, ge=0)
+    ram_size: Optional[int] = field(default=None, ge=0, le=MAX_MODEL_BYTES)
     chunk_size: Optional[int] = field(default=None, ge=1)
 
 
@@ -111,10 +111,10 @@ class Policy(_Strict):
     # Evaluate an unset --max-model-len as GPUStack's worker injects it (8192) instead of vLLM's own default.
     assume_gpustack_max_model_len: bool = False
     # bytes per GPU; replaces gsg's CUDA-graph estimate
-    cuda_graph_reserve: Optional[int] = field(None, before=size_or_none)
+    cuda_graph_reserve: Optional[int] = field(None, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)
     activation_margin: float = field(default=0.0, ge=0.0, le=10.0)  # extra fraction on the activation estimate
     # llama.cpp: VRAM the runtime itself takes per GPU; replaces gsg's 500 MiB (gguf-parser: --platform-footprint)
-    platform_footprint: Optional[int] = field(None, before=size_or_none)
+    platform_footprint: Optional[int] = field(None, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)
 
 
 class Quantization(_Strict):
@@ -149,13 +149,14 @@ class ModelFactsOverride(_Strict):
     qk_rope_head_dim: Optional[int] = field(default=None, ge=0, le=100_000)
     qk_nope_head_dim: Optional[int] = field(default=None, ge=0, le=100_000)
     v_head_dim: Optional[int] = field(default=None, ge=1, le=100_000)
-    sliding_window: Optional[int] = field(default=None, ge=1)
+    sliding_window: Optional[int] = field(default=None, ge=1, le=100_000_000)
     sliding_window_layers: Optional[int] = field(default=None, ge=0, le=1000)
     max_position_embeddings: Optional[int] = field(default=None, ge=1, le=100_000_000)
     dtype: Optional[Literal["bfloat16", "float16", "float32"]] = None
     quantization: Optional[Quantization] = None
-    weight_bytes: Optional[int] = field(None, before=size_or_none)  # the checkpoint's weights, total bytes
-    num_parameters: Optional[int] = field(default=None, ge=1)
+    # the checkpoint's weights, total bytes
+    weight_bytes: Optional[int] = field(None, before=size_or_none, ge=1, le=MAX_MODEL_BYTES)
+    num_parameters: Optional[int] = field(default=None, ge=1, le=10**15)
 
 
 class OllamaAliases(_Strict):

@@ -54,9 +54,10 @@ CASES = [
     (D.BACKEND_UNKNOWN, [OK | {"backend": "TurboServe"}], {},
      [("spec.yaml:5:1", "backend 'TurboServe' is not a built-in or known community backend; gsg checks it like "
                         "Custom (weights only)", None)]),
-    # emitted by rendering: the argument list does not parse
+    # emitted by rendering: a value the engine's own parser refuses, at the argument's line
     (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
-     [("spec.yaml:7:1", "--max-model-len must be a number, got 'lots'", None)]),
+     [("spec.yaml:7:3", "--max-model-len 'lots': not a whole number; vLLM 0.11.0 (human_readable_int: 16k = "
+                        "16,000, 16K = 16,384) accepts a whole number ≥ 1", None)]),
     # found by the estimation stage: a choice the engine arithmetic does not know
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:1", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),

@@ -1,0 +1,378 @@
+"""The numeric backend flags gsg reads, parsed exactly as each engine parses them, with the engine's range.
+
+A value the engine would refuse is reported (GSG016) instead of being replaced by a default; a value the engine
+reads differently from its face (llama.cpp's std::stoi reads `8k` as 8) is read as the engine reads it.
+
+Sources (read for the rule, not copied):
+- vLLM: vllm/engine/arg_utils.py (argparse `type=int` / `float`; `human_readable_int` for --max-model-len since
+  0.8.5, `human_readable_int_or_auto` (adds `auto` / `-1`) later, `human_readable_int` for
+  --max-num-batched-tokens), vllm/config/{cache,scheduler,parallel}.py (pydantic `Field(gt=0, le=1)` on
+  gpu_memory_utilization, `ge=1` on max_num_seqs, max_num_batched_tokens, tensor/pipeline_parallel_size).
+- SGLang: python/sglang/srt/server_args.py, later python/sglang/srt/args/*.py (argparse `type=int` / `float`;
+  --chunked-prefill-size -1 disables chunked prefill; --context-length and --max-total-tokens through SGLang's own,
+  case-sensitive human_readable_int in python/sglang/srt/utils/common.py since PR #20577).
+- llama.cpp: common/arg.cpp (int options go through std::stoi; --tensor-split through std::stof per item split
+  on `,` or `/`; -ngl takes `auto` / `all` in recent builds; -np 0 throws, -1 = auto in recent server builds;
+  -c 0 = the model's own length).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Callable, Union
+
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.units import parse_size
+from gpustack_guard.core.versions import Version, parse_version
+
+Number = Union[int, float]
+Value = Union[int, float, tuple]
+VALUE_SHOWN = 40  # characters of a rejected value a message repeats
+
+# Version bounds of parser changes. Where the exact release is uncertain the earliest plausible one is taken,
+# so a value a release may accept is never reported (the cost is a missed report on the releases before it).
+VLLM_HUMAN_LEN_SINCE = "0.8.5"  # --max-model-len type=int -> human_readable_int
+VLLM_HUMAN_BATCHED_SINCE = "0.11.0"  # --max-num-batched-tokens (with kv_cache_memory_bytes) -> human_readable_int
+VLLM_AUTO_LEN_SINCE = "0.12.0"  # --max-model-len auto / -1 (vllm PR #29431, Nov 2025)
+SGLANG_HUMAN_SINCE = "0.5.9"  # --context-length / --max-total-tokens -> SGLang's human_readable_int (PR #20577,
+# merged March 2026)
+LLAMACPP_AUTO_SINCE = "b7000"  # -ngl auto|all and -np -1 (the fit-params work of llama.cpp PR #16653, late 2025)
+
+AUTO_MAX_MODEL_LEN = -1  # vLLM's value for `--max-model-len auto`: the longest length that fits
+LLAMACPP_AUTO_LAYERS, LLAMACPP_ALL_LAYERS = -1, -2  # llama.cpp's values for -ngl auto / all
+LLAMACPP_AUTO_PARALLEL = -1
+
+
+class FlagValueError(ValueError):
+    """A backend flag's value the engine would refuse; the message names the flag, the value and the rule."""
+
+    def __init__(self, key: str, value: str | None, reason: str):
+        self.key, self.value, self.reason = key, value, reason
+        super().__init__(f"--{key} {shown(value)}: {reason}")
+
+
+def shown(value: str | None) -> str:
+    if value is None:
+        return "without a value"
+    text = value if len(value) <= VALUE_SHOWN else value[:VALUE_SHOWN] + "…"
+    return repr(text)
+
+
+class _Refused(ValueError):
+    """A parser's refusal; the caller adds the flag and the value."""
+
+
+# --- the engines' own value parsers ------------------------------------------------------------------------
+
+def python_int(text: str) -> int:
+    """argparse `type=int`: Python's int(), which strips whitespace and takes `+7`, `1_000` but not `2.0`."""
+    try:
+        return int(text)
+    except ValueError:
+        raise _Refused("not a whole number") from None
+
+
+def python_float(text: str) -> float:
+    """argparse `type=float`: Python's float(), which also takes `nan` and `inf` (the range checks refuse them)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise _Refused("not a number") from None
+
+
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_DECIMAL_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def human_readable_int(text: str) -> int:
+    """vLLM's human_readable_int: `25.6k` = 25,600 (lower case: powers of 1000, decimals allowed), `16K` = 16,384
+    (upper case: powers of 1024, whole numbers only), otherwise Python's int()."""
+    stripped = text.strip()
+    match = _HUMAN.fullmatch(stripped)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _DECIMAL_SUFFIX:
+            return int(float(number) * _DECIMAL_SUFFIX[suffix])
+        if "." in number:
+            raise _Refused(f"decimals are not allowed with the binary suffix {suffix} (use {suffix.lower()})")
+        return int(number) * _BINARY_SUFFIX[suffix]
+    return python_int(stripped)
+
+
+def human_readable_int_or_auto(text: str) -> int:
+    stripped = text.strip()
+    if stripped == "-1" or stripped.lower() == "auto":
+        return AUTO_MAX_MODEL_LEN
+    return human_readable_int(stripped)
+
+
+_SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+_SI_SUFFIX = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_IEC_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def sglang_human_readable_int(text: str) -> int:
+    """SGLang's human_readable_int (case-sensitive, unlike vLLM's): SI `k`, `M`, `G`, `T` (decimals allowed,
+    `25.6k` = 25,600), IEC `Ki`, `Mi`, `Gi`, `Ti` (whole numbers only, `1Mi` = 1,048,576); `16K` is refused."""
+    stripped = text.strip()
+    match = _SGLANG_HUMAN.fullmatch(stripped)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _IEC_SUFFIX:
+            if "." in number:
+                raise _Refused(f"decimals are not allowed with the IEC suffix {suffix}")
+            return int(number) * _IEC_SUFFIX[suffix]
+        return int(Decimal(number) * _SI_SUFFIX[suffix])
+    return python_int(stripped)
+
+
+_C_SPACE = " \t\n\v\f\r"
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def cpp_stoi(text: str) -> int:
+    """std::stoi: leading C whitespace, an optional sign, then the longest run of ASCII digits; what follows is
+    ignored (`8k` is 8, `2.5` is 2). No digit: invalid_argument; outside int32: out_of_range."""
+    match = re.match(r"[+-]?[0-9]+", text.lstrip(_C_SPACE))
+    if not match:
+        raise _Refused("not a whole number (std::stoi finds no digits)")
+    number = int(match.group())
+    if not _INT32[0] <= number <= _INT32[1]:
+        raise _Refused("out of the int range (std::stoi)")
+    return number
+
+
+_C_FLOAT = re.compile(r"[+-]?(?:(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)"
+                      r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+                      r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", re.IGNORECASE)
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def cpp_stof(text: str) -> float:
+    """std::stof (strtof): leading C whitespace, then the longest decimal, hex, inf or nan prefix; the rest is
+    ignored. No number: invalid_argument; beyond float's range: out_of_range."""
+    match = _C_FLOAT.match(text.lstrip(_C_SPACE))
+    if not match:
+        raise _Refused("not a number (std::stof finds none)")
+    body = match.group()
+    low = body.lower().lstrip("+-")
+    sign = -1.0 if body.startswith("-") else 1.0
+    if low.startswith(("inf", "nan")):
+        return sign * (math.inf if low.startswith("inf") else math.nan)
+    number = float.fromhex(body) if "x" in low else float(body)
+    if abs(number) > _FLOAT32_MAX:
+        raise _Refused("out of the float range (std::stof)")
+    return number
+
+
+# --- range checks -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Range:
+    """What the engine accepts after parsing, as a predicate and the words a message uses."""
+
+    ok: Callable[[Number], bool]
+    words: str
+
+
+FRACTION = Range(lambda v: math.isfinite(v) and 0 < v <= 1, "a fraction in (0, 1]")
+POSITIVE = Range(lambda v: v >= 1, "a whole number ≥ 1")
+SIZE_OR_ZERO = Range(lambda v: v >= 0, "a whole number ≥ 0 (0 = the model's own length)")
+POSITIVE_OR_AUTO_LEN = Range(lambda v: v >= 1 or v == AUTO_MAX_MODEL_LEN, "a whole number ≥ 1, 'auto' or -1")
+POSITIVE_OR_DISABLED = Range(lambda v: v >= 1 or v == -1, "a whole number ≥ 1, or -1 (chunked prefill off)")
+POSITIVE_OR_AUTO = Range(lambda v: v >= 1 or v == LLAMACPP_AUTO_PARALLEL, "a whole number ≥ 1, or -1 (auto)")
+LAYERS = Range(lambda v: v >= -1, "a number of layers ≥ 0 (-1 = the default)")
+LAYERS_AUTO = Range(lambda v: v >= LLAMACPP_ALL_LAYERS, "a number of layers ≥ 0, 'auto' (-1) or 'all' (-2)")
+BYTES = Range(lambda v: v >= 1, "a size ≥ 1 byte")
+
+
+@dataclass(frozen=True)
+class NumericFlag:
+    key: str  # canonical flag name (args.canonical_key)
+    parse: Callable[[str], Value]
+    range: Range
+    engine_type: str  # how the engine parses it, for the message
+
+
+def _llamacpp_layers(text: str) -> int:
+    if text == "auto":
+        return LLAMACPP_AUTO_LAYERS
+    if text == "all":
+        return LLAMACPP_ALL_LAYERS
+    return cpp_stoi(text)
+
+
+def _llamacpp_split(text: str) -> tuple[float, ...]:
+    """--tensor-split: items split on runs of `,` and `/` (std::regex `[,/]+`), each through std::stof."""
+    items = re.split(r"[,/]+", text)
+    if items and items[-1] == "":
+        items = items[:-1]  # std::sregex_token_iterator yields no empty last token
+    fractions = []
+    for item in items:
+        value = cpp_stof(item)
+        if not math.isfinite(value) or value < 0:
+            raise _Refused(f"'{item.strip()}' is not a proportion ≥ 0")
+        fractions.append(value)
+    if not fractions:
+        raise _Refused("no proportions")
+    return tuple(fractions)
+
+
+def _size_bytes(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise _Refused(str(exc)) from None
+
+
+def _at_least(parsed: Version | None, bound: str) -> bool:
+    """A release at or after a parser change; a version gsg cannot read (a custom build's tag) gets the newest
+    parser, which accepts the most, so an unreadable tag never turns a valid value into a report."""
+    limit = parse_version(bound)
+    return parsed is None or (limit is not None and parsed >= limit)
+
+
+PYTHON_INT, PYTHON_FLOAT = "argparse int", "argparse float"
+HUMAN_INT = "human_readable_int: 16k = 16,000, 16K = 16,384"
+
+
+def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
+    parsed = parse_version(version)
+
+    def since(bound: str) -> bool:
+        return _at_least(parsed, bound)
+
+    if since(VLLM_AUTO_LEN_SINCE):
+        length = NumericFlag("max-model-len", human_readable_int_or_auto, POSITIVE_OR_AUTO_LEN, HUMAN_INT + " or auto")
+    elif since(VLLM_HUMAN_LEN_SINCE):
+        length = NumericFlag("max-model-len", human_readable_int, POSITIVE, HUMAN_INT)
+    else:
+        length = NumericFlag("max-model-len", python_int, POSITIVE, PYTHON_INT)
+    if since(VLLM_HUMAN_BATCHED_SINCE):
+        batched = NumericFlag("max-num-batched-tokens", human_readable_int, POSITIVE, HUMAN_INT)
+    else:
+        batched = NumericFlag("max-num-batched-tokens", python_int, POSITIVE, PYTHON_INT)
+    flags = [
+        NumericFlag("gpu-memory-utilization", python_float, FRACTION, PYTHON_FLOAT),
+        length, batched,
+        NumericFlag("max-num-seqs", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("tensor-parallel-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("pipeline-parallel-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("block-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("num-gpu-blocks-override", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("num-scheduler-steps", python_int, POSITIVE, PYTHON_INT),
+        # gsg reads --kv-cache-memory (argparse's abbreviation of --kv-cache-memory-bytes) with units
+        NumericFlag("kv-cache-memory", _size_bytes, BYTES, "a size"),
+    ]
+    return {f.key: f for f in flags}
+
+
+SGLANG_HUMAN_INT = "human_readable_int: 16k = 16,000, 16Ki = 16,384"
+
+
+def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
+    parsed = parse_version(version)
+    human = _at_least(parsed, SGLANG_HUMAN_SINCE)
+    tokens = (sglang_human_readable_int, SGLANG_HUMAN_INT) if human else (python_int, PYTHON_INT)
+    flags = (
+        NumericFlag("mem-fraction-static", python_float, FRACTION, PYTHON_FLOAT),
+        NumericFlag("context-length", tokens[0], POSITIVE, tokens[1]),
+        NumericFlag("max-running-requests", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-total-tokens", tokens[0], POSITIVE, tokens[1]),
+        NumericFlag("chunked-prefill-size", python_int, POSITIVE_OR_DISABLED, PYTHON_INT),
+        NumericFlag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
+    )
+    return {f.key: f for f in flags}
+
+
+STOI = "std::stoi"
+
+
+def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
+    parsed = parse_version(version)
+    recent = _at_least(parsed, LLAMACPP_AUTO_SINCE)
+    flags = (
+        NumericFlag("ctx-size", cpp_stoi, SIZE_OR_ZERO, STOI),
+        NumericFlag("parallel", cpp_stoi, POSITIVE_OR_AUTO if recent else POSITIVE, STOI),
+        NumericFlag("gpu-layers", _llamacpp_layers if recent else cpp_stoi, LAYERS_AUTO if recent else LAYERS,
+              "std::stoi, 'auto' or 'all'" if recent else STOI),
+        NumericFlag("batch-size", cpp_stoi, POSITIVE, STOI),
+        NumericFlag("ubatch-size", cpp_stoi, POSITIVE, STOI),
+        NumericFlag("tensor-split", _llamacpp_split, Range(lambda v: True, "proportions ≥ 0 separated by , or /"),
+              "std::stof per item"),
+    )
+    return {f.key: f for f in flags}
+
+
+_TABLES: dict[tuple[str, str | None], dict[str, NumericFlag]] = {}
+
+
+def numeric_flags(family: str, version: str | None) -> dict[str, NumericFlag]:
+    """The numeric flags gsg reads for an engine release (empty for engines without arithmetic); an unset
+    version is the one the arithmetic assumes (DEFAULT_VERSIONS)."""
+    version = version or DEFAULT_VERSIONS.get(family)
+    key = (family, version)
+    if key not in _TABLES:
+        if family == "vllm":
+            _TABLES[key] = _vllm_flags(version)
+        elif family == "sglang":
+            _TABLES[key] = _sglang_flags(version)
+        elif family == "llamacpp":
+            _TABLES[key] = _llamacpp_flags(version)
+        else:
+            _TABLES[key] = {}
+    return _TABLES[key]
+
+
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
+
+
+def read_value(flag: NumericFlag, value: str | None, family: str, version: str | None = None) -> Value:
+    """The engine's reading of one flag's value; FlagValueError when the engine would refuse it."""
+    version = version or DEFAULT_VERSIONS.get(family)
+    engine = ENGINE_NAMES.get(family, family) + (f" {version}" if version else "")
+    if value is None:
+        raise FlagValueError(flag.key, value, f"{engine} needs a value: {flag.range.words}")
+    try:
+        parsed = flag.parse(value)
+    except _Refused as exc:
+        raise FlagValueError(flag.key, value, f"{exc}; {engine} ({flag.engine_type}) accepts "
+                                              f"{flag.range.words}") from None
+    if not isinstance(parsed, tuple) and not flag.range.ok(parsed):
+        raise FlagValueError(flag.key, value, f"{engine} accepts {flag.range.words}, not {_number(parsed)}")
+    return parsed
+
+
+def _number(value: Number) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
+    """The refusal of one flag's value, or None when the engine accepts it (or gsg does not read the flag)."""
+    flag = numeric_flags(family, version).get(key)
+    if flag is None:
+        return None
+    try:
+        read_value(flag, value, family, version)
+    except FlagValueError as exc:
+        return exc
+    return None
+
+
+def read(flags: dict[str, str | None], key: str, family: str, version: str | None) -> Value | None:
+    """The engine's value of a flag (None when unset); raises FlagValueError when the engine would refuse it."""
+    if key not in flags:
+        return None
+    flag = numeric_flags(family, version).get(key)
+    if flag is None:
+        raise KeyError(f"gsg reads no numeric flag --{key} for {family}")
+    return read_value(flag, flags[key], family, version)
