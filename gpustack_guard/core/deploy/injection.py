@@ -11,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import reduce
 from math import gcd
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.versions import parse_version
 
+if TYPE_CHECKING:
+    from gpustack_guard.core.render import RenderedSpec
+
 WORKER_LABEL = "added by GPUStack's worker"
+SKIP_VALUES = {"1", "true", "yes", "on"}  # GPUSTACK_SKIP_GPU_COUNT_CHECK (policies/utils.py)
 CONTEXT_CAP = 8192  # both backends cap an unset length above this (_build_max_model_len_arguments)
 
 _VLLM = "gpustack/worker/backends/vllm.py"
@@ -264,3 +268,21 @@ def _sglang(flags, workers, version, env, fraction) -> list[Injected]:
         out.append(Injected("mem-fraction-static", f"{fraction:g}", "unset: the fraction GPUStack booked",
                             f"{_SGLANG} _build_command_args"))
     return out
+
+
+def for_spec(rendered: RenderedSpec) -> Injection:
+    """The worker's arguments for the first replica as the spec alone tells them (render has no fleet): manual
+    gpu_ids give the GPUs per worker; automatic placement runs the spec's parallel size on one worker."""
+    spec, facts = rendered.spec, rendered.facts
+    tp, pp = rendered.parallel_size()
+    ids = list(spec.gpu_selector.gpu_ids or []) if spec.gpu_selector else []
+    workers: tuple[int, ...] = (tp * pp,)
+    if ids:
+        skip = str((spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK", "")).strip().lower() in SKIP_VALUES
+        count = gpus_per_replica(len(ids), spec.replicas, tp * pp,
+                                 spec.gpu_selector.gpus_per_replica, skip)
+        assigned = assign_replicas(ids, count, 1) if count else None
+        workers = per_worker(assigned[0]) if assigned else ()
+    return injected_arguments(rendered.family, rendered.flags, workers, name=spec.name,
+                              version=spec.backend_version, image_name=spec.image_name, env=spec.env,
+                              native_max_len=facts.max_position_embeddings if facts else None)

@@ -105,7 +105,7 @@ def _fraction(rendered: RenderedSpec, gpus: Sequence[GpuRef], flags: dict | None
 
 def _skip_count_check(rendered: RenderedSpec) -> bool:
     value = (rendered.spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK")
-    return value is not None and str(value).strip().lower() in {"1", "true", "yes", "on"}
+    return value is not None and str(value).strip().lower() in I.SKIP_VALUES
 
 
 def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
