@@ -9,7 +9,7 @@ only known on the worker.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
+from functools import lru_cache, reduce
 from math import gcd
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -107,6 +107,7 @@ def per_worker(ids: Sequence[str]) -> tuple[int, ...]:
     return tuple(sorted(counts.values(), reverse=True))
 
 
+@lru_cache(maxsize=256)
 def _at_least(version: str | None, family: str, floor: str) -> bool:
     parsed = parse_version(version or DEFAULT_VERSIONS[family])
     return parsed is not None and parsed >= parse_version(floor)
@@ -208,19 +209,29 @@ def injected_arguments(family: str, flags: Mapping[str, str | None], workers: tu
     placement unknown). `fraction`: the SGLang fraction GPUStack booked (injected as --mem-fraction-static)."""
     if family not in PARALLEL_FLAGS:
         return Injection()
+    disabled = bool((env or {}).get("GPUSTACK_DISABLE_METRICS"))
+    body = _injected(family, tuple(flags.items()), workers, version, image_name, disabled, native_max_len, fraction)
+    own = _VLLM if family == "vllm" else _SGLANG
+    tail = tuple(Injected(key, value, "always, unless the spec sets it", f"{own} _build_command_args")
+                 for key, value in (("host", "<worker ip>"), ("port", "<assigned port>"),
+                                    ("served-model-name", name)) if key not in flags)
+    return Injection(body.arguments + tail, body.refusal)
+
+
+@lru_cache(maxsize=4096)  # thousands of specs share a handful of flag sets and GPU layouts
+def _injected(family: str, flag_items: tuple, workers: tuple[int, ...], version: str | None,
+              image_name: str | None, metrics_disabled: bool, native_max_len: int | None,
+              fraction: float | None) -> Injection:
+    flags = dict(flag_items)
     executor = executor_backend(flags, version, image_name) if family == "vllm" else "ray"
     parallel, refusal = _parallel(family, flags, workers, executor)
     length_key = "max-model-len" if family == "vllm" else "context-length"
     length_source = f"{_VLLM} _build_max_model_len_arguments" if family == "vllm" else f"{_SGLANG} _build_command_args"
     rest = _vllm(flags, workers, version, executor) if family == "vllm" \
-        else _sglang(flags, workers, version, env or {}, fraction)
+        else _sglang(flags, workers, version, metrics_disabled, fraction)
     # GPUStack's order: the length cap, the parallel sizes, the rest, then host/port/name after the spec's own
-    out = _length_cap(length_key, flags, native_max_len, length_source) + parallel + rest
-    own = _VLLM if family == "vllm" else _SGLANG
-    out += [Injected(key, value, "always, unless the spec sets it", f"{own} _build_command_args")
-            for key, value in (("host", "<worker ip>"), ("port", "<assigned port>"), ("served-model-name", name))
-            if key not in flags]
-    return Injection(tuple(out), refusal)
+    return Injection(tuple(_length_cap(length_key, flags, native_max_len, length_source) + parallel + rest),
+                     refusal)
 
 
 def _length_cap(key: str, flags, native_max_len: int | None, source: str) -> list[Injected]:
@@ -249,9 +260,9 @@ def _vllm(flags, workers, version, executor) -> list[Injected]:
     return out
 
 
-def _sglang(flags, workers, version, env, fraction) -> list[Injected]:
+def _sglang(flags, workers, version, metrics_disabled, fraction) -> list[Injected]:
     out: list[Injected] = []
-    if "enable-metrics" not in flags and not env.get("GPUSTACK_DISABLE_METRICS"):
+    if "enable-metrics" not in flags and not metrics_disabled:
         out.append(Injected("enable-metrics", None, "unless env GPUSTACK_DISABLE_METRICS is set",
                             f"{_SGLANG} get_metrics_arguments"))
     if "uvicorn-access-log-exclude-prefixes" not in flags and _at_least(version, "sglang", "0.5.8.post1"):

@@ -134,7 +134,9 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
         return Placed(rendered, cluster, ledger, failure=failure)
     refs = [g for gpus in replicas for g in gpus]
     fraction = _fraction(rendered, refs, rendered.flags | first.flags())
-    injections = _injections(rendered, replicas, lambda gpus: fraction)
+    # only SGLang's arguments carry the fraction; one replica's layout is every replica's for vLLM
+    injections = _injections(rendered, replicas, lambda gpus: fraction) if rendered.family == "sglang" \
+        or len(replicas) > 1 else (first,)
     admission = []
     bookings: dict[str, int] = {}
     for gpus in replicas:
