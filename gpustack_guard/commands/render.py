@@ -16,6 +16,7 @@ from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import Report, render_all
 from gpustack_guard.reporters import DocumentFormat, text
+from gpustack_guard.reporters.argument_origins import origin_comment
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ def run(opts: RenderOptions) -> int:
     documents = [r.document(show_secrets=opts.show_secrets) for r in rendered]
     if opts.output is DocumentFormat.JSON:
         body = json.dumps(documents, indent=2) + "\n"
-    else:
-        body = yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
+    else:  # each document under a comment saying where its arguments come from (the worker's included)
+        body = "---\n".join(origin_comment(r) + yaml.safe_dump(d, sort_keys=False, allow_unicode=True)
+                             for r, d in zip(rendered, documents, strict=True))
     if opts.out_file:
         return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
     out(body, secrets, reveal=opts.show_secrets)

@@ -25,6 +25,7 @@ class Unplaced(enum.Enum):
     WORKER_SELECTOR = "worker-selector"  # the selector matches no ready worker
     GPU_ID_UNKNOWN = "gpu-id-unknown"  # gpu_ids lists GPUs the cluster does not have
     PARALLEL_MISMATCH = "parallel-mismatch"  # gpus_per_replica differs from tp x pp
+    TOPOLOGY_REFUSED = "topology-refused"  # GPUStack's worker cannot lay the parallel sizes over the workers
     TOO_FEW_GPU_IDS = "too-few-gpu-ids"  # replicas x GPUs per replica exceed the listed gpu_ids
     WORKER_TOO_SMALL = "worker-too-small"  # no eligible worker has enough GPUs for one replica
     NO_READY_WORKER = "no-ready-worker"  # the cluster has no ready worker at all
@@ -47,6 +48,7 @@ class PlacementFailure:
     listed: int = 0  # gpu_ids given
     missing: tuple[tuple[int, str], ...] = ()  # (gpu_ids index, id) of unknown GPUs
     known: tuple[str, ...] = ()  # cluster names of the fleet
+    detail: str = ""  # GPUStack's own reason, where it gives one
 
 
 @dataclass(frozen=True)

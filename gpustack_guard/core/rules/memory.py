@@ -266,15 +266,16 @@ def _tp_heads(results: Results) -> Iterator[Finding]:
         r = ev.rendered
         if r.facts is None or r.family not in ("vllm", "sglang") or not r.facts.num_attention_heads:
             continue
-        tp, _ = r.parallel_size()
+        tp, _ = A.parallel_size(ev.flags, r.family)  # the worker's injected size when the spec sets none
         heads, kv = r.facts.num_attention_heads, r.facts.kv_heads
         flag = "--tensor-parallel-size" if r.family == "vllm" else "--tp-size"
+        where = flag_location(ev, flag) if flag.lstrip("-") in r.flags else r.doc.at("gpu_selector", "gpu_ids")
         if heads % tp:
-            yield finding(TP_HEADS, flag_location(ev, flag),
+            yield finding(TP_HEADS, where,
                           f"total number of attention heads ({heads}) must be divisible by tensor parallel size "
                           f"({tp})", spec=r.name, fix=f"set {flag} to a divisor of {heads}")
         elif not r.facts.is_mla and kv and ((kv >= tp and kv % tp) or (kv < tp and tp % kv)):
-            yield finding(TP_HEADS, flag_location(ev, flag),
+            yield finding(TP_HEADS, where,
                           f"KV heads ({kv}) and tensor parallel size ({tp}) must divide one another",
                           spec=r.name, fix=f"set {flag} to a divisor or multiple of {kv}")
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from gpustack_guard.core import args as A
+from gpustack_guard.core.deploy.injection import PARALLEL_FLAGS
 from gpustack_guard.core.findings import Finding, Rule, finding
 from gpustack_guard.core.fleet.placement import Unplaced
 from gpustack_guard.core.rules import per_spec
+from gpustack_guard.core.rules.memory import flag_location
 from gpustack_guard.core.units import gib
 
 if TYPE_CHECKING:
@@ -93,29 +96,67 @@ def _cannot_place(ev: Evaluation, rule: Rule, reason: str) -> Finding:
 
 @per_spec
 def _parallel_size(ev: Evaluation) -> Iterator[Finding]:
-    failure = _failed(ev, Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL)
+    if ev.placed.unused_gpu_ids:
+        yield _unused_gpu_ids(ev)
+    failure = _failed(ev, Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL,
+                      Unplaced.TOPOLOGY_REFUSED)
     if failure is None:
         return
     spec, doc = ev.rendered.spec, ev.rendered.doc
     if failure.reason is Unplaced.PARALLEL_MISMATCH:
         yield finding(PARALLEL_SIZE, doc.at("gpu_selector", "gpus_per_replica"),
-                      f"gpus_per_replica is {failure.count} but the parallel size (tp x pp) is {failure.parallel}",
-                      spec=spec.name, fix="make them equal")
+                      f"gpus_per_replica is {failure.count} but the parallel size (tp x pp) is {failure.parallel}: "
+                      "GPUStack's scheduler rejects the model (world size does not match the selected gpu count) "
+                      "unless env GPUSTACK_SKIP_GPU_COUNT_CHECK=1", spec=spec.name, fix="make them equal")
     elif failure.reason is Unplaced.TOO_FEW_GPU_IDS:
         yield finding(PARALLEL_SIZE, doc.at("gpu_selector", "gpu_ids"),
                       f"{spec.replicas} replica(s) x {failure.count} GPU(s) need {failure.needed} GPUs; gpu_ids "
                       f"lists {failure.listed}", spec=spec.name,
                       fix="list more gpu_ids or lower replicas / --tensor-parallel-size")
+    elif failure.reason is Unplaced.TOPOLOGY_REFUSED:
+        yield finding(PARALLEL_SIZE, doc.at("gpu_selector", "gpu_ids"),
+                      f"GPUStack's worker refuses this multi-worker vLLM layout (MP executor): {failure.detail}",
+                      spec=spec.name, fix="list the same number of GPUs on every worker or change the parallel sizes")
     else:
         yield _cannot_place(ev, PARALLEL_SIZE, f"needs {failure.count} GPUs on one worker; the largest eligible "
                                                f"worker has {failure.largest_worker}")
 
 
+def _unused_gpu_ids(ev: Evaluation) -> Finding:
+    """More gpu_ids than replicas x parallel size: GPUStack quietly runs on a subset and the rest idle."""
+    r, placed = ev.rendered, ev.placed
+    spec = r.spec
+    listed = len(spec.gpu_selector.gpu_ids)
+    per_replica = len(placed.placement.replicas[0])
+    tp_key, pp_key = PARALLEL_FLAGS.get(r.family, ("tensor-parallel-size", "pipeline-parallel-size"))
+    tp, pp = A.parallel_size(r.flags, r.family)
+    set_by_spec = tp * pp > 1
+    if set_by_spec:
+        why = f"--{tp_key} {tp} x --{pp_key} {pp} = {tp * pp} GPUs per replica"
+        where = flag_location(ev, f"--{tp_key}" if f"{tp_key}" in r.flags else f"--{pp_key}")
+    elif spec.gpu_selector.gpus_per_replica:
+        why = f"gpus_per_replica is {per_replica}"
+        where = r.doc.at("gpu_selector", "gpus_per_replica")
+    else:
+        why = (f"no parallel size is set, so GPUStack runs {per_replica} GPU(s) per replica (the largest power of "
+               f"two <= {listed} / {spec.replicas})")
+        where = r.doc.at("gpu_selector", "gpu_ids")
+    used = per_replica * spec.replicas
+    return finding(PARALLEL_SIZE, where,
+                   f"gpu_ids lists {listed} GPUs but {spec.replicas} replica(s) use {used}: {why}. GPUStack does not "
+                   f"reject this: it sets gpus_per_replica to {per_replica} and leaves "
+                   f"{', '.join(placed.unused_gpu_ids)} idle", spec=spec.name,
+                   fix=f"list {used} gpu_ids, or set the parallel size to use all {listed}")
+
+
 PARALLEL_SIZE = Rule(
     "GSG022", "parallel-size", "The tensor/pipeline-parallel size does not fit the chosen GPUs.",
     what="A tensor x pipeline parallel size that differs from gpus_per_replica, needs more gpu_ids than listed, "
-         "or needs more GPUs than the largest eligible worker has.",
-    why="vLLM and SGLang start one rank per GPU: with too few GPUs the instance never starts.",
+         "leaves listed gpu_ids unused (replicas x GPUs per replica below the gpu_ids count), needs more GPUs "
+         "than the largest eligible worker has, or a multi-worker layout GPUStack's worker refuses.",
+    why="vLLM and SGLang start one rank per GPU: with too few GPUs the instance never starts. With more gpu_ids "
+        "than it needs GPUStack quietly runs on a subset: the parallel size it injects (and gsg's arithmetic) "
+        "is not the one the listed GPUs suggest, and the rest sit idle.",
     example="gpu_selector:\n  gpu_ids: [gpu-c:cuda:0, gpu-c:cuda:1]\n"
             "backend_parameters: [--tensor-parallel-size=4]",
     fix="Make the parallel size match the GPUs: list more gpu_ids, lower replicas or --tensor-parallel-size.",

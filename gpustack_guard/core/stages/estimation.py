@@ -34,7 +34,7 @@ def _source_field(r: RenderedSpec) -> str:
 def estimate(placed: Placed) -> Evaluation:
     """One spec's estimates, one per replica (none when placement failed or the backend has no arithmetic)."""
     r = placed.rendered
-    if placed.cluster is None or placed.failure is not None or r.family not in engine.ENGINES:
+    if placed.cluster is None or placed.failure is not None or placed.parked or r.family not in engine.ENGINES:
         return Evaluation(placed)
     if r.facts is None:
         return Evaluation(placed, failure=EstimationFailure(
@@ -50,9 +50,10 @@ def estimate(placed: Placed) -> Evaluation:
     if placed.placement is None:
         return Evaluation(placed)
     estimates = []
-    for gpus in placed.placement.replicas:
-        try:
-            estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus], r.flags,
+    for replica, gpus in enumerate(placed.placement.replicas):
+        try:  # the flags the engine runs with: the worker adds the parallel sizes the spec leaves out
+            estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus],
+                                             placed.flags(replica),
                                              r.spec.backend_version, r.spec.guard.policy, env=r.spec.env))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from gpustack_guard.core.deploy import injection as I
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
 from gpustack_guard.core.fleet.placement import (
     Ledger,
@@ -48,16 +49,37 @@ def _cluster_failure(rendered: RenderedSpec, fleet: Fleet) -> PlacementFailure:
 def place(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger) -> Placed:
     """Where GPUStack would put one spec given the ledger so far (manual gpu_ids or its own selection)."""
     spec = rendered.spec
-    count = rendered.gpus_per_replica()
-    tp, pp = rendered.parallel_size()
     selector = spec.worker_selector or {}
     ids = spec.gpu_selector.gpu_ids if spec.gpu_selector and spec.gpu_selector.gpu_ids else None
+    if spec.replicas == 0:
+        return _parked(rendered, cluster, ledger, ids or [])
     workers = ledger.workers_matching(selector) if selector or not ids else []
     if selector and not workers:
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.WORKER_SELECTOR))
     if ids:
-        return _manual(rendered, cluster, ledger, ids, count, tp * pp)
-    return _automatic(rendered, cluster, ledger, workers, count)
+        return _manual(rendered, cluster, ledger, ids)
+    return _automatic(rendered, cluster, ledger, workers, rendered.gpus_per_replica())
+
+
+def _parked(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
+    """replicas 0: GPUStack creates no instance, so nothing is booked; only unknown gpu_ids are worth saying."""
+    missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in ledger.gpus)
+    if missing:
+        return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
+    return Placed(rendered, cluster, ledger, parked=True)
+
+
+def _injections(rendered: RenderedSpec, replicas, fraction_of=None) -> tuple[I.Injection, ...]:
+    """What the worker adds per replica, from that replica's GPUs per worker (the leader first)."""
+    spec, facts = rendered.spec, rendered.facts
+    result = []
+    for gpus in replicas:
+        fraction = fraction_of(gpus) if fraction_of is not None else None
+        result.append(I.injected_arguments(
+            rendered.family, rendered.flags, I.per_worker([g.id for g in gpus]), name=spec.name,
+            version=spec.backend_version, image_name=spec.image_name, env=spec.env,
+            native_max_len=facts.max_position_embeddings if facts else None, fraction=fraction))
+    return tuple(result)
 
 
 def _claim(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> int:
@@ -75,27 +97,46 @@ def _claim(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> int:
         return 0  # malformed flags: the memory rules report them with their line (GSG016)
 
 
-def _fraction(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> float:
+def _fraction(rendered: RenderedSpec, gpus: Sequence[GpuRef], flags: dict | None = None) -> float:
+    """The fraction GPUStack books; SGLang's depends on the parallel size the worker will run (flags)."""
     smallest = min(g.total for g in gpus) if gpus else 0
-    return engine.gpustack_fraction(rendered.family, rendered.flags, smallest)
+    return engine.gpustack_fraction(rendered.family, rendered.flags if flags is None else flags, smallest)
 
 
-def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str], count: int,
-            parallel: int) -> Placed:
+def _skip_count_check(rendered: RenderedSpec) -> bool:
+    value = (rendered.spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK")
+    return value is not None and str(value).strip().lower() in I.SKIP_VALUES
+
+
+def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
     spec = rendered.spec
     missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in ledger.gpus)
     if missing:
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
-    refs = [ledger.gpus[gid] for gid in ids]
-    if parallel > 1 and count != parallel:
-        failure = PlacementFailure(Unplaced.PARALLEL_MISMATCH, count=count, parallel=parallel)
+    tp, pp = rendered.parallel_size()
+    explicit = spec.gpu_selector.gpus_per_replica if spec.gpu_selector else None
+    skip = _skip_count_check(rendered)
+    count = I.gpus_per_replica(len(ids), spec.replicas, tp * pp, explicit, skip)
+    if tp * pp > 1 and count != tp * pp and not skip:
+        failure = PlacementFailure(Unplaced.PARALLEL_MISMATCH, count=count, parallel=tp * pp)
         return Placed(rendered, cluster, ledger, failure=failure)
-    needed = count * max(spec.replicas, 1)
-    if len(refs) < needed:
-        failure = PlacementFailure(Unplaced.TOO_FEW_GPU_IDS, count=count, needed=needed, listed=len(refs))
+    assigned = I.assign_replicas(ids, count, spec.replicas) if count else None
+    if assigned is None:
+        failure = PlacementFailure(Unplaced.TOO_FEW_GPU_IDS, count=max(count, tp * pp), listed=len(ids),
+                                   needed=max(count, tp * pp) * spec.replicas)
         return Placed(rendered, cluster, ledger, failure=failure)
-    replicas = tuple(tuple(refs[i * count:(i + 1) * count]) for i in range(max(spec.replicas, 1)))
-    fraction = _fraction(rendered, refs)
+    replicas = tuple(tuple(ledger.gpus[gid] for gid in chosen) for chosen in assigned)
+    used = {gid for chosen in assigned for gid in chosen}
+    unused = tuple(gid for gid in ids if gid not in used)
+    first = _injections(rendered, replicas[:1])[0]
+    if first.refusal:
+        failure = PlacementFailure(Unplaced.TOPOLOGY_REFUSED, detail=first.refusal)
+        return Placed(rendered, cluster, ledger, failure=failure)
+    refs = [g for gpus in replicas for g in gpus]
+    fraction = _fraction(rendered, refs, rendered.flags | first.flags())
+    # only SGLang's arguments carry the fraction; one replica's layout is every replica's for vLLM
+    injections = _injections(rendered, replicas, lambda gpus: fraction) if rendered.family == "sglang" \
+        or len(replicas) > 1 else (first,)
     admission = []
     bookings: dict[str, int] = {}
     for gpus in replicas:
@@ -106,7 +147,8 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
             booked = ledger.base_allocated[ref.id] + ledger.bookings[ref.id] + booking
             admission.append(AdmissionCheck(ref, ledger.free_fraction(ref), fraction, booking, booked))
     placement = Placement(replicas, manual=True, fraction=fraction, booking=bookings)
-    return Placed(rendered, cluster, ledger, placement, admission=tuple(admission))
+    return Placed(rendered, cluster, ledger, placement, admission=tuple(admission), injections=injections,
+                  unused_gpu_ids=unused)
 
 
 def _automatic(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, workers, count: int) -> Placed:
@@ -116,8 +158,9 @@ def _automatic(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, workers
     all_gpus = [ledger.gpus[w.gpu_id(g)] for w in workers for g in w.gpus]
     fraction = _fraction(rendered, all_gpus)
     replicas, failure = choose_gpus(ledger, workers, count, fraction, lambda gpus: _claim(rendered, gpus),
-                                    spec.placement_strategy, max(spec.replicas, 1))
+                                    spec.placement_strategy, spec.replicas)
     if failure:
         return Placed(rendered, cluster, ledger, failure=failure)
     booking = replica_bookings(replicas, fraction, lambda gpus: _claim(rendered, gpus))
-    return Placed(rendered, cluster, ledger, Placement(replicas, manual=False, fraction=fraction, booking=booking))
+    return Placed(rendered, cluster, ledger, Placement(replicas, manual=False, fraction=fraction, booking=booking),
+                  injections=_injections(rendered, replicas, lambda gpus: fraction))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
+from gpustack_guard.core.deploy.injection import Injection
 from gpustack_guard.core.findings import Location
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
 from gpustack_guard.core.fleet.placement import Ledger, Placement, PlacementFailure
@@ -36,6 +37,15 @@ class Placed:
     placement: Placement | None = None
     failure: PlacementFailure | None = None
     admission: tuple[AdmissionCheck, ...] = ()
+    injections: tuple[Injection, ...] = ()  # per replica: what GPUStack's worker adds to the command line
+    unused_gpu_ids: tuple[str, ...] = ()  # listed gpu_ids no replica uses (GPUStack takes a subset)
+    parked: bool = False  # replicas 0: nothing booked, nothing estimated
+
+    def flags(self, replica: int = 0) -> dict[str, str | None]:
+        """The arguments the engine runs with: the spec's and template's, plus the worker's parallel sizes."""
+        if replica < len(self.injections):
+            return self.rendered.flags | self.injections[replica].flags()
+        return self.rendered.flags
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,10 @@ class Evaluation:
     @property
     def placement(self) -> Placement | None:
         return self.placed.placement
+
+    @property
+    def flags(self) -> dict[str, str | None]:
+        return self.placed.flags()
 
     @cached_property  # every memory rule asks; the value never changes
     def estimate(self) -> Estimate | None:

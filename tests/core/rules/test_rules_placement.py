@@ -38,7 +38,9 @@ CASES = [
     (P.PARALLEL_SIZE, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])
                        | {"gpu_selector": {"gpu_ids": ["w1:cuda:0", "w1:cuda:1"], "gpus_per_replica": 1}}],
      FLEET_1, Unplaced.PARALLEL_MISMATCH,
-     [("spec.yaml:4:3", "gpus_per_replica is 1 but the parallel size (tp x pp) is 2", "make them equal")]),
+     [("spec.yaml:4:3", "gpus_per_replica is 1 but the parallel size (tp x pp) is 2: GPUStack's scheduler rejects "
+                        "the model (world size does not match the selected gpu count) unless env "
+                        "GPUSTACK_SKIP_GPU_COUNT_CHECK=1", "make them equal")]),
     (P.PARALLEL_SIZE, [tp(4, gpu_ids=["w1:cuda:0", "w1:cuda:1"])], FLEET_1, Unplaced.TOO_FEW_GPU_IDS,
      [("spec.yaml:4:3", "1 replica(s) x 4 GPU(s) need 4 GPUs; gpu_ids lists 2",
        "list more gpu_ids or lower replicas / --tensor-parallel-size")]),

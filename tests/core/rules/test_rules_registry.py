@@ -66,7 +66,8 @@ def test_every_placement_reason_belongs_to_one_rule():
         "GSG008": {Unplaced.CLUSTER_REQUIRED, Unplaced.CLUSTER_UNKNOWN},
         "GSG020": {Unplaced.GPU_ID_UNKNOWN},
         "GSG021": {Unplaced.WORKER_SELECTOR},
-        "GSG022": {Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL},
+        "GSG022": {Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL,
+                   Unplaced.TOPOLOGY_REFUSED},
         "GSG025": {Unplaced.NO_READY_WORKER, Unplaced.NO_FREE_FRACTION, Unplaced.NO_ROOM_FOR_CLAIM},
     }
     reasons = [reason for group in by_rule.values() for reason in group]
