@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from gpustack_guard.core import args as A
-from gpustack_guard.core.deploy.plan import CONFLICT, CREATE, DELETE, LEGACY_OWNED, REPLACE, UPDATE, cluster_name_of, plan
+from gpustack_guard.core.deploy.plan import (
+    CONFLICT,
+    CREATE,
+    DELETE,
+    LEGACY_OWNED,
+    REPLACE,
+    UPDATE,
+    cluster_name_of,
+    plan,
+)
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
 
