@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Iterator
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory.estimate import NoEstimate
 from gpustack_guard.core.rules import per_spec
@@ -68,7 +69,7 @@ def _unique_names(results: Results) -> Iterator[Finding]:
         first = group[0].rendered.doc
         for ev in group[1:]:
             yield finding(DUPLICATE_NAME, ev.rendered.doc.at("name"),
-                          f"model name '{name}' is already declared at {first.at('name')}"
+                          f"model name '{echo.value(name)}' is already declared at {first.at('name')}"
                           + (f" for cluster '{cluster}'" if cluster else ""), spec=name, fix="rename one of them")
 
 
