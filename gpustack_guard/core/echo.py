@@ -50,6 +50,11 @@ def message(text: str, limit: int = MESSAGE_CHARS) -> str:
     return escape(text)
 
 
+def spec_name(name: str) -> str:
+    """A spec's name as findings and per-spec reports show it."""
+    return message(name, NAME_CHARS) if len(name) > NAME_CHARS or not is_clean(name) else name
+
+
 def is_clean(text: str) -> bool:
     """Whether `text` holds none of the characters `escape` rewrites."""
     return _UNSAFE.search(text) is None

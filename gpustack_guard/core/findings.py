@@ -69,11 +69,12 @@ class Finding:
     def __post_init__(self) -> None:
         """Every reporter prints these texts: cap them and escape control and bidi characters here, once
         (core/echo.py), so no rule can echo a 20 MB value or a terminal escape whole."""
-        for name, limit in (("message", echo.MESSAGE_CHARS), ("fix", echo.MESSAGE_CHARS),
-                            ("spec", echo.NAME_CHARS)):
+        for name, limit in (("message", echo.MESSAGE_CHARS), ("fix", echo.MESSAGE_CHARS)):
             text = getattr(self, name)
             if text is not None and (len(text) > limit or not echo.is_clean(text)):
                 object.__setattr__(self, name, echo.message(text, limit))
+        if self.spec is not None:
+            object.__setattr__(self, "spec", echo.spec_name(self.spec))
 
     @property
     def rule_id(self) -> str:

@@ -36,6 +36,7 @@ CONFUSABLES = {
 }
 _TRANSLATE = str.maketrans(CONFUSABLES)
 SEPARATORS = frozenset(" -_.")
+MAX_CHARS = 256  # a longer value is no near-miss of an enum value (and costs nothing to rule out)
 
 
 def key(value: str) -> str:
@@ -102,7 +103,7 @@ def near_miss(value: str, options: Iterable[str]) -> NearMiss | None:
     """The known option `value` is a near-miss of (same key, different text), or None (an exact match or no
     match)."""
     options = list(options)
-    if value in options:
+    if value in options or len(value) > MAX_CHARS:
         return None
     wanted = key(value)
     for option in options:
@@ -119,5 +120,5 @@ def suggest(value: str, options: Iterable[str]) -> str | None:
     if miss:
         return miss.known
     keys = {key(o): o for o in options}
-    close = difflib.get_close_matches(key(value)[:200], list(keys), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key(value[:MAX_CHARS]), list(keys), n=1, cutoff=0.6)
     return keys[close[0]] if close else None
