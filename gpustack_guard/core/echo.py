@@ -50,6 +50,18 @@ def message(text: str, limit: int = MESSAGE_CHARS) -> str:
     return escape(text)
 
 
+_CUT = re.compile(r"…\(\d[\d,]* chars\)$")
+
+
+def recut(text: str, limit: int = VALUE_CHARS) -> str:
+    """An already shown text (a finding's spec name) cut shorter, keeping the original length it names."""
+    cut = _CUT.search(text)
+    if cut is None:
+        return value(text, limit)
+    head = text[:cut.start()]
+    return head[:limit] + cut.group() if len(head) > limit else text
+
+
 def spec_name(name: str) -> str:
     """A spec's name as findings and per-spec reports show it."""
     return message(name, NAME_CHARS) if len(name) > NAME_CHARS or not is_clean(name) else name

@@ -28,7 +28,7 @@ def render(report, fail_level: Severity = Severity.ERROR) -> str:
         for spec in specs:
             key_spec = None if spec in ("(file)",) or spec.startswith("document ") else spec
             mine = by_unit.get((file, key_spec), [])
-            shown = echo.value(spec)  # repeated in every case's name: a long name once cut short (core/echo.py)
+            shown = echo.recut(spec)  # repeated in every case's name: a long name once cut short (core/echo.py)
             for rule in sorted(RULES.values(), key=lambda r: r.id):
                 cases += 1
                 case = ET.SubElement(suite, "testcase", classname=file, name=f"{shown} {rule.id} {rule.name}",

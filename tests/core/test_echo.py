@@ -51,3 +51,9 @@ def test_a_finding_without_anything_to_cap_is_unchanged():
 def test_a_spec_name_with_a_control_character_is_escaped():
     assert echo.spec_name("bad\u202ename") == "bad\\u202ename"
     assert echo.spec_name("good-name") == "good-name"
+
+
+def test_recut_keeps_the_length_a_cut_text_names():
+    assert echo.recut("x" * 256 + "…(20,971,520 chars)") == "x" * 80 + "…(20,971,520 chars)"
+    assert echo.recut("short…(9 chars)") == "short…(9 chars)"
+    assert echo.recut("y" * 100) == "y" * 80 + "…(100 chars)"

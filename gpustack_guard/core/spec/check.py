@@ -13,6 +13,7 @@ from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
+from gpustack_guard.core.spec import source_ids, spelling
 from gpustack_guard.core.spec.model import (
     BUILTIN_BACKENDS,
     COMMUNITY_BACKENDS,
@@ -20,7 +21,6 @@ from gpustack_guard.core.spec.model import (
     SOURCE_ID_FIELD,
     DeploymentSpec,
 )
-from gpustack_guard.core.spec import source_ids, spelling
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
@@ -202,7 +202,7 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     if problem:
         fix = f"write '{field}: {problem.fix}'" if problem.fix else (
             "write the absolute path on the workers, e.g. /models/NAME" if spec.source == "local_path"
-            else f"write the hub's repo id, `namespace/name` (e.g. Qwen/Qwen2.5-7B-Instruct)")
+            else "write the hub's repo id, `namespace/name` (e.g. Qwen/Qwen2.5-7B-Instruct)")
         if problem.filename and not getattr(spec, FILE_FIELD[spec.source]):
             fix += f" and '{FILE_FIELD[spec.source]}: {echo.value(problem.filename)}'"
         found.append(F.finding(D.SOURCE_ID, doc.at(field), f"{field} '{echo.value(value)}' {problem.why}",
