@@ -156,11 +156,18 @@ PINNED_CONFLICT = Rule(
     emitted_by=RENDER)
 
 FORBIDDEN_ARG = Rule(
-    "GSG013", "forbidden-argument", "A backend argument GPUStack rejects (--port, --api-key, --served-model-name).",
-    what="A backend argument GPUStack sets itself for every instance: --port, --api-key, --served-model-name.",
-    why="GPUStack refuses the deployment or the instance fails to start with a conflicting argument.",
-    example="backend_parameters:\n  - --port=8000",
-    fix="Remove the argument.",
+    "GSG013", "forbidden-argument", "A backend argument GPUStack rejects (--port, --api-key, --served-model-name, "
+    "--gpu-layers outside 0-999).",
+    what="A backend argument GPUStack sets itself for every instance (--port, --api-key, --served-model-name), or "
+         "one its admission check refuses: --gpu-layers / -ngl / --n-gpu-layers that is not a whole number 0-999 "
+         "(`auto`, `all`, `-1`, `1000`), or 0 together with gpu_selector.gpu_ids (in backend_parameters or "
+         "rendered by the template).",
+    why="GPUStack refuses the deployment (400 on create and update) or the instance fails to start with a "
+        "conflicting argument; GPUStack checks --gpu-layers itself, before the engine reads it, so a value a "
+        "recent llama.cpp accepts (`-ngl auto`) is still refused.",
+    example="backend_parameters:\n  - --port=8000\n  - -ngl auto",
+    fix="Remove the argument; give --gpu-layers a number 0-999 (999: every layer), or drop gpu_ids for a CPU-only "
+        "deployment.",
     emitted_by=RENDER)
 
 DUPLICATE_ARG = Rule(

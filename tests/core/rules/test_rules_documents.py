@@ -7,6 +7,9 @@ from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.rules import documents as D
 
 WITHOUT_REPO = {k: v for k, v in OK.items() if k != "huggingface_repo_id"}
+LLAMACPP = {"name": "g", "source": "huggingface", "huggingface_repo_id": "org/m-GGUF",
+            "huggingface_filename": "m-Q4_K_M.gguf", "gpu_selector": {"gpu_ids": ["w1:cuda:0"]},
+            "backend": "llama.cpp", "backend_version": "b6000", "backend_parameters": []}
 
 CASES = [
     # (rule, documents, options, [(location, message, fix)])
@@ -105,6 +108,19 @@ CASES = [
        "remove it or set it to --max-model-len=4096")]),
     (D.FORBIDDEN_ARG, [vllm("a", "--port=8000", "--max-model-len=8192", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--port is rejected by GPUStack: GPUStack assigns the port itself", "remove --port")]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "auto"]}], {},
+     [("spec.yaml:8:3", "--gpu-layers 'auto' is rejected by GPUStack: its admission check accepts only a whole "
+                        "number 0-999 (whatever the engine itself would accept)", "write --gpu-layers=999 for all "
+                                                                                  "layers")]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["--n-gpu-layers=0"]}], {},
+     [("spec.yaml:8:3", "--gpu-layers 0 with gpu_selector.gpu_ids is rejected by GPUStack: 0 layers runs on the "
+                        "CPU only, so no GPU can be selected", "remove gpu_selector.gpu_ids, or offload layers to the "
+                                                                "GPUs")]),
+    (D.FORBIDDEN_ARG, [OK | {"guard": {"template": "ngl"}}],
+     {"templates": {"ngl": TemplateOutput(pinned=("--gpu-layers=1000",))}},
+     [("spec.yaml:8:3", "--gpu-layers '1000' is rejected by GPUStack: its admission check accepts only a whole "
+                        "number 0-999 (whatever the engine itself would accept)", "write --gpu-layers=999 for all "
+                                                                                  "layers")]),
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 4096", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len is given twice ('8192' and '4096'); the last one wins", "keep one")]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "TurboServe"}], {},
@@ -145,6 +161,8 @@ NEAR_MISSES = [
     (D.SERVER_MANAGED, [OK | {"description": "kept"}]),
     (D.DUPLICATE_KEY, [OK]),
     (D.FORBIDDEN_ARG, [vllm("a", "--max-model-len=8192", "--host-name=x", gpu_ids=["w1:cuda:0"])]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "999"]}]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "0"], "gpu_selector": None}]),
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 8192", gpu_ids=["w1:cuda:0"])]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "SGLang"}]),
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp8", gpu_ids=["w1:cuda:0"])]),
