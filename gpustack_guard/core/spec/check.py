@@ -228,7 +228,7 @@ def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
                 D.SCHEMA, doc.at("env", name, key=True),
                 f"env name '{echo.value(name)}' is not a valid variable name (letters, digits and '_', not "
                 "starting with a digit); the backend's shell and most programs cannot read it", spec=spec.name,
-                fix=f"rename it, e.g. '{_env_name_fix(name)}'" if _env_name_fix(name) else "rename it"))
+                fix=f"rename it, e.g. '{echo.value(fixed)}'" if (fixed := _env_name_fix(name)) else "rename it"))
         bad = _ENV_VALUE_BAD.search(value)
         if bad:
             char = bad.group()
