@@ -14,9 +14,9 @@ SMALL_NAME = "name: x\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.
 
 def _run(gsg, tmp_path, text, output):
     (tmp_path / "spec.yaml").write_text(text, encoding="utf-8")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: gsg runs in-process here, and a loaded CI machine stretches wall time
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--offline", "-o", output, cwd=tmp_path)
-    return result, time.monotonic() - start
+    return result, time.process_time() - start
 
 
 @pytest.mark.parametrize("output", ["text", "json", "sarif", "junit"])
