@@ -20,6 +20,11 @@ FORBIDDEN = {
     "served-model-name": "GPUStack serves the model under its deployment name",
 }
 
+# GPUStack's admission check (routes/models.py validate_model_in) looks for these names whatever the backend:
+# the value must be all digits in 0..999, and 0 with manually selected GPUs is refused (0 layers = CPU only).
+GPU_LAYERS_NAMES = ("gpu-layers", "ngl", "n-gpu-layers")
+MAX_GPU_LAYERS = 999
+
 _ALIASES = {
     "vllm": {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size",
              "q": "quantization"},
