@@ -31,7 +31,9 @@ SCHEMA = Rule(
     "GSG002", "schema", "A field has the wrong type, a missing required value or an absurd number.",
     what="A field whose value GPUStack's ModelCreate would reject or that is certainly a typo: text where a number "
          "belongs, a missing `name`, 100000 replicas; an `env` name that is not a variable name (`MY-VAR`, "
-         "`1X`), or an `env` value holding a NUL byte or a line break (the one a YAML `|` block leaves).",
+         "`1X`), or an `env` value holding a NUL byte, another control character, or a "
+         "one-line value ending in the line break a YAML `|` block leaves (line breaks inside a multi-line value such "
+         "as a PEM key are fine).",
     why="GPUStack answers such a document with a 422 at apply time, or worse accepts an absurd value and "
         "schedules it. A process environment cannot carry a NUL, shells and most programs cannot read a name "
         "with '-', and a trailing line break becomes part of a token or URL. (An env value is never shown in the "

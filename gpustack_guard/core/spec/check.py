@@ -25,9 +25,11 @@ from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# Characters an env value cannot carry into a process (NUL ends a C string) or should not (a newline, often
-# the one a YAML `|` block leaves at the end, becomes part of a token or a URL).
-_ENV_VALUE_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# Characters an env value cannot carry into a process (NUL ends a C string) or should not (other control
+# characters). Line breaks inside a multi-line value (a PEM key) are legitimate; a one-line value that ends in
+# a line break is the one a YAML `|` block leaves, and it becomes part of a token or a URL.
+_ENV_VALUE_BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ONE_LINE_WITH_BREAK = re.compile(r"\A[^\n]*(\n)\Z")
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,8 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
 
 
 def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
-    """Env names a process can carry and values without NUL or line breaks. A value is never echoed (it may
+    """Env names a process can carry and values without NUL, control characters or a stray final line break.
+    A value is never echoed (it may
     be a secret): the message names the character and its position."""
     found = []
     for name, value in (spec.env or {}).items():
@@ -229,16 +232,16 @@ def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
                 f"env name '{echo.value(name)}' is not a valid variable name (letters, digits and '_', not "
                 "starting with a digit); the backend's shell and most programs cannot read it", spec=spec.name,
                 fix=f"rename it, e.g. '{echo.value(fixed)}'" if (fixed := _env_name_fix(name)) else "rename it"))
-        bad = _ENV_VALUE_BAD.search(value)
+        bad = _ENV_VALUE_BAD.search(value) or _ONE_LINE_WITH_BREAK.search(value)
         if bad:
-            char = bad.group()
+            char = bad.group(bad.lastindex or 0)
             what, effect = {"\x00": ("a NUL byte", "a process environment cannot carry it (execve ends the value "
                                                    "there)"),
                             "\n": ("a line break", "it becomes part of the value (a token or URL that no longer "
                                                   "matches)")}.get(
                 char, (f"a control character U+{ord(char):04X}", "it becomes part of the value"))
             trailing = " at its end (a YAML `|` block keeps the last line break: use `|-` or a plain scalar)" \
-                if char == "\n" and bad.start() == len(value) - 1 else f" at character {bad.start() + 1:,}"
+                if char == "\n" else f" at character {bad.start() + 1:,}"
             found.append(F.finding(
                 D.SCHEMA, doc.at("env", name), f"env '{echo.value(name)}' has {what}{trailing}; {effect}",
                 spec=spec.name,

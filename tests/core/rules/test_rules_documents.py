@@ -154,6 +154,8 @@ NEAR_MISSES = [
     (D.ENUM_SPELLING, [OK | {"backend": "vLMM"}]),  # a typo, not a near-miss: GSG015 with did-you-mean
     (D.ENUM_SPELLING, [OK | {"backend": "llama.cpp", "categories": ["llm", "speech_to_text"]}]),
     (D.SCHEMA, [OK | {"env": {"_OK_1": "tab\tis fine", "HF_HOME": "/cache"}}]),
+    # a multi-line value (a PEM key from a `|` block) carries its line breaks on purpose
+    (D.SCHEMA, [OK | {"env": {"TLS_KEY": "-----BEGIN KEY-----\nMIIB\n-----END KEY-----\n"}}]),
     (D.DUPLICATE_NAME, [OK, OK | {"name": "b", "gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}]),
     (D.SOURCE_ID, [WITHOUT_REPO | {"source": "local_path", "local_path": "/models/a"}]),
     (D.SOURCE_ID, [OK | {"huggingface_repo_id": "org/" + "m" * 96, "huggingface_filename": "*Q4_K_M*.gguf"}]),
