@@ -222,8 +222,7 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
 
 def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     """Env names a process can carry and values without NUL, control characters or a stray final line break.
-    A value is never echoed (it may
-    be a secret): the message names the character and its position."""
+    A value is never echoed (it may be a secret): the message names the character and its position."""
     found = []
     for name, value in (spec.env or {}).items():
         if not ENV_NAME.match(name):
