@@ -41,6 +41,9 @@ class LayerBytes:
 
 def _layer(f: ModelFacts, ratio: int, hashed: bool) -> LayerBytes:
     H, heads, d, q_rank = f.hidden_size, f.num_attention_heads, f.head_dim, f.q_lora_rank
+    # weights.require_shape checked these (missing_for_params names every field this layout needs)
+    assert H is not None and heads is not None and d is not None and q_rank is not None
+    assert f.vocab_size is not None and f.num_experts_per_tok is not None
     groups, o_rank = f.o_groups or 1, f.o_lora_rank or H
     m = f.hc_mult or 1
     mix = m * m + 2 * m  # hyper-connection mixing weights per token
@@ -57,6 +60,7 @@ def _layer(f: ModelFacts, ratio: int, hashed: bool) -> LayerBytes:
         linear += 2 * width * H
         other += ratio * width + d
     if ratio == CSA_RATIO:
+        assert f.index_n_heads is not None and f.index_head_dim is not None  # required when a ratio is 4
         index_q = f.index_n_heads * f.index_head_dim
         width = 2 * f.index_head_dim
         replicated += _fp8(index_q, q_rank) + f.index_n_heads * H * BF16
@@ -65,6 +69,8 @@ def _layer(f: ModelFacts, ratio: int, hashed: bool) -> LayerBytes:
         other += CSA_RATIO * width + f.index_head_dim
     # mixture of experts: routed experts MXFP4, shared expert fp8, a bf16 router (hash layers route by token id)
     E, inter = f.num_experts, f.moe_intermediate_size
+    # not in missing_for_params (DeepSeek-V4-Flash has both); without them this was a TypeError
+    assert E is not None and inter is not None, "DeepSeek-V4 facts without num_experts / moe_intermediate_size"
     shared_inter = f.shared_expert_intermediate_size or 0
     pack = _fp4 if f.expert_dtype == "fp4" else _fp8
     expert = 2 * pack(inter, H) + pack(H, inter)
@@ -82,12 +88,14 @@ def _layer(f: ModelFacts, ratio: int, hashed: bool) -> LayerBytes:
 
 def _layers(f: ModelFacts) -> list[LayerBytes]:
     hashed = f.num_hash_layers or 0
+    assert f.compress_ratios is not None and f.num_hidden_layers is not None  # is_compressed_attention, require_shape
     return [_layer(f, f.compress_ratios[i], i < hashed) for i in range(f.num_hidden_layers)]
 
 
 def _head_params(f: ModelFacts) -> int:
     """The final hyper-connection mixer (fp32): base, weights, scale."""
     m = f.hc_mult or 1
+    assert f.hidden_size is not None  # require_shape checked it
     return m + m * m * f.hidden_size + 1
 
 
@@ -96,6 +104,7 @@ def _mtp_bytes(f: ModelFacts) -> int:
     count = f.num_nextn_predict_layers or 0
     if not count:
         return 0
+    assert f.compress_ratios is not None and f.hidden_size is not None  # is_compressed_attention, require_shape
     ratios = f.compress_ratios[f.num_hidden_layers:] or (0,)
     H = f.hidden_size
     one = [_layer(f, ratios[i % len(ratios)], False) for i in range(count)]
@@ -105,6 +114,7 @@ def _mtp_bytes(f: ModelFacts) -> int:
 
 def weight_layout(f: ModelFacts) -> WeightLayout:
     layers = _layers(f)
+    assert f.vocab_size is not None and f.hidden_size is not None  # require_shape checked them
     vocab = f.vocab_size * f.hidden_size * BF16
     return WeightLayout(
         per_layer=tuple(x.sharded + x.replicated for x in layers),
@@ -118,6 +128,7 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
 
 def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     layers = _layers(f)
+    assert f.vocab_size is not None and f.hidden_size is not None  # require_shape checked them
     vocab = f.vocab_size * f.hidden_size
     return ParamBreakdown(vocab, 0 if f.tie_word_embeddings else vocab, tuple(x.linear_params for x in layers),
                           tuple(x.other_params for x in layers), f.hidden_size + _head_params(f))
@@ -163,6 +174,7 @@ class CompressedKV:
     hybrid = True  # per-request cost is not tokens x bytes_per_token
 
     def __init__(self, facts: ModelFacts, pp: int, in_flight_tokens: int):
+        assert facts.compress_ratios is not None  # built only for is_compressed_attention (engines/vllm.py kv_shape)
         ratios = facts.compress_ratios[:facts.num_hidden_layers]
         layers = math.ceil(len(ratios) / pp)
         csa = math.ceil(ratios.count(CSA_RATIO) / pp)

@@ -28,6 +28,8 @@ class Policy(Protocol):
     assume_gpustack_max_model_len: bool  # an unset --max-model-len as GPUStack's worker injects it
     platform_footprint: int | None  # llama.cpp: the runtime's own VRAM per GPU
 
+    def __hash__(self) -> int: ...  # _estimate's lru_cache keys on it (spec.model.Policy is a frozen record)
+
 
 def _flag(flags: dict, key: str) -> bool:
     return key in flags and A.normal_value(flags[key]) != "false"

@@ -101,12 +101,12 @@ class ModelFacts:
     def missing_for_params(self) -> list[str]:
         need = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
         need.append("moe_intermediate_size" if self.is_moe and not self.intermediate_size else "intermediate_size")
-        if self.is_compressed_attention:
+        if self.compress_ratios:  # is_compressed_attention, spelled out so mypy narrows the Optional
             need += ["head_dim", "q_lora_rank", "num_experts_per_tok"]
             if 4 in self.compress_ratios:
                 need += ["index_n_heads", "index_head_dim"]
         missing = [name for name in need if getattr(self, name) is None]
-        if self.is_compressed_attention and len(self.compress_ratios) < (self.num_hidden_layers or 0):
+        if self.compress_ratios and len(self.compress_ratios) < (self.num_hidden_layers or 0):
             missing.append("compress_ratios (one per layer)")
         return missing
 

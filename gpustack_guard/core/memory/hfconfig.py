@@ -155,6 +155,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
     gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
     architectures = config.get("architectures") or [model_type or None]
+    same_named: dict[str, Any] = {key: config.get(key) for key in _SAME_NAMED}  # typed per field by ModelFacts
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
@@ -177,5 +178,5 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         expert_bias=gpt_oss,
         **quant,
         source=source,
-        **{key: config.get(key) for key in _SAME_NAMED},
+        **same_named,
     )

@@ -16,13 +16,14 @@ def kv_element_bytes(kv_cache_dtype: str | None, facts: ModelFacts) -> int:
     choice = (kv_cache_dtype or "auto").lower()
     if choice not in KV_DTYPE_BYTES:
         raise ValueError(f"unknown --kv-cache-dtype '{kv_cache_dtype}' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)")
-    if KV_DTYPE_BYTES[choice] is None:
+    if (size := KV_DTYPE_BYTES[choice]) is None:
         return 4 if facts.dtype == "float32" else 2
-    return KV_DTYPE_BYTES[choice]
+    return size
 
 
 def kv_heads_per_gpu(facts: ModelFacts, tp: int) -> int:
     """vLLM get_num_kv_heads: heads are replicated when fewer than TP ranks."""
+    assert facts.kv_heads is not None  # has_attention_shape: no KV arithmetic without heads
     return max(1, facts.kv_heads // tp)
 
 
@@ -32,11 +33,14 @@ def kv_bytes_per_token_layer(facts: ModelFacts, tp: int, kv_cache_dtype: str | N
         if (kv_cache_dtype or "").lower() == "fp8_ds_mla":
             return FP8_DS_MLA_BYTES_PER_LAYER
         # the latent is replicated on every TP rank; MLA has no separate K and V
+        assert facts.kv_lora_rank is not None and facts.qk_rope_head_dim is not None  # is_mla, has_attention_shape
         return (facts.kv_lora_rank + facts.qk_rope_head_dim) * kv_element_bytes(kv_cache_dtype, facts)
+    assert facts.dim_head is not None  # has_attention_shape
     return 2 * kv_heads_per_gpu(facts, tp) * facts.dim_head * kv_element_bytes(kv_cache_dtype, facts)
 
 
 def layers_per_rank(facts: ModelFacts, pp: int) -> int:
+    assert facts.num_hidden_layers is not None  # has_attention_shape
     return math.ceil(facts.num_hidden_layers / pp)
 
 

@@ -143,7 +143,7 @@ def length_config(text_config: Mapping, top_model_type: str = "") -> LengthConfi
     )
 
 
-def _version(version: str | None) -> tuple[int, ...]:
+def _version(version: str | None) -> Version:
     return parse_version(version) or parse_version(DEFAULT_VERSIONS["vllm"]) or ZERO
 
 

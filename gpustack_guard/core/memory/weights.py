@@ -18,7 +18,9 @@ from gpustack_guard.core.memory.quant import EXPERTS_ONLY, GGUF_TYPE_BYTES, line
 def _attention_params(f: ModelFacts) -> tuple[int, int]:
     """(linear, other) attention parameters of one layer."""
     H, nH = f.hidden_size, f.num_attention_heads
+    assert H is not None and nH is not None  # require_shape (missing_for_params) checked them
     if f.is_mla:
+        assert f.kv_lora_rank is not None  # is_mla: a non-zero kv_lora_rank
         rope = f.qk_rope_head_dim or 0
         nope = f.qk_nope_head_dim if f.qk_nope_head_dim is not None else (f.dim_head or 0)
         v_dim = f.v_head_dim or nope
@@ -29,6 +31,7 @@ def _attention_params(f: ModelFacts) -> tuple[int, int]:
         norms = (f.q_lora_rank or 0) + f.kv_lora_rank
         return q + kv + o, norms
     d, nKV = f.dim_head, f.kv_heads
+    assert d is not None and nKV is not None  # require_shape (has_attention_shape) checked them
     linear = H * nH * d + 2 * H * nKV * d + nH * d * H
     bias = nH * d + 2 * nKV * d if f.attention_bias else 0
     bias += H if f.output_bias else 0
@@ -39,13 +42,19 @@ def _attention_params(f: ModelFacts) -> tuple[int, int]:
 def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     """(linear, other) MLP parameters of layer `layer` (dense, or MoE with router and shared experts)."""
     H = f.hidden_size
+    assert H is not None  # require_shape checked it
     dense_first = f.first_k_dense_replace or 0
     if not f.is_moe or layer < dense_first:
+        # required for a dense model; a MoE model with dense layers but no intermediate_size was a TypeError
+        assert f.intermediate_size is not None, "dense layers without intermediate_size"
         return 3 * H * f.intermediate_size, 0
     linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
+    assert f.num_experts is not None  # is_moe: more than one expert
     router = H * f.num_experts
     if f.expert_bias:  # router bias, fused gate_up bias (2I) and down bias (H) of every expert
-        router += f.num_experts * (1 + 2 * (f.moe_intermediate_size or f.intermediate_size) + H)
+        expert_inter = f.moe_intermediate_size or f.intermediate_size
+        assert expert_inter is not None  # missing_for_params requires one of them for MoE
+        router += f.num_experts * (1 + 2 * expert_inter + H)
     return linear, router
 
 
@@ -53,7 +62,10 @@ def _routed_expert_params(f: ModelFacts, layer: int) -> int:
     """Linear parameters of the routed experts of one layer (what MoE-only quantisations like MXFP4 pack)."""
     if not f.is_moe or layer < (f.first_k_dense_replace or 0):
         return 0
-    return f.num_experts * 3 * f.hidden_size * (f.moe_intermediate_size or f.intermediate_size)
+    expert_inter = f.moe_intermediate_size or f.intermediate_size
+    # is_moe: experts; require_shape (missing_for_params): hidden_size and one of the intermediate sizes
+    assert f.num_experts is not None and f.hidden_size is not None and expert_inter is not None
+    return f.num_experts * 3 * f.hidden_size * expert_inter
 
 
 def require_shape(f: ModelFacts) -> None:
@@ -69,6 +81,7 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     if f.is_compressed_attention:
         return deepseek_v4.param_breakdown(f)
     H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
+    assert H is not None and V is not None and L is not None  # require_shape checked them
     attn_linear, attn_other = _attention_params(f)
     linear, other = [], []
     for layer in range(L):
@@ -84,7 +97,8 @@ def active_params(f: ModelFacts) -> int:
         return param_breakdown(f).total
     routed = replace(f, num_experts=f.num_experts_per_tok or 1)
     b = param_breakdown(routed)
-    # the router still scores every expert
+    # the router still scores every expert; is_moe: experts; param_breakdown required the shape
+    assert f.num_experts is not None and f.hidden_size is not None and f.num_hidden_layers is not None
     return b.total + f.hidden_size * (f.num_experts - (f.num_experts_per_tok or 1)) * (
         f.num_hidden_layers - (f.first_k_dense_replace or 0))
 
