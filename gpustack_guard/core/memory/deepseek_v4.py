@@ -69,8 +69,7 @@ def _layer(f: ModelFacts, ratio: int, hashed: bool) -> LayerBytes:
         other += CSA_RATIO * width + f.index_head_dim
     # mixture of experts: routed experts MXFP4, shared expert fp8, a bf16 router (hash layers route by token id)
     E, inter = f.num_experts, f.moe_intermediate_size
-    # not in missing_for_params (DeepSeek-V4-Flash has both); without them this was a TypeError
-    assert E is not None and inter is not None, "DeepSeek-V4 facts without num_experts / moe_intermediate_size"
+    assert E is not None and inter is not None  # require_shape (missing_for_params) checked them
     shared_inter = f.shared_expert_intermediate_size or 0
     pack = _fp4 if f.expert_dtype == "fp4" else _fp8
     expert = 2 * pack(inter, H) + pack(H, inter)

@@ -101,11 +101,13 @@ class ModelFacts:
     def missing_for_params(self) -> list[str]:
         need = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
         need.append("moe_intermediate_size" if self.is_moe and not self.intermediate_size else "intermediate_size")
+        if self.is_moe and self.first_k_dense_replace:
+            need.append("intermediate_size")  # the leading dense layers' MLP width
         if self.compress_ratios:  # is_compressed_attention, spelled out so mypy narrows the Optional
-            need += ["head_dim", "q_lora_rank", "num_experts_per_tok"]
+            need += ["head_dim", "q_lora_rank", "num_experts_per_tok", "num_experts", "moe_intermediate_size"]
             if 4 in self.compress_ratios:
                 need += ["index_n_heads", "index_head_dim"]
-        missing = [name for name in need if getattr(self, name) is None]
+        missing = list(dict.fromkeys(name for name in need if getattr(self, name) is None))
         if self.compress_ratios and len(self.compress_ratios) < (self.num_hidden_layers or 0):
             missing.append("compress_ratios (one per layer)")
         return missing

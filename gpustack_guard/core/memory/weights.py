@@ -45,8 +45,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     assert H is not None  # require_shape checked it
     dense_first = f.first_k_dense_replace or 0
     if not f.is_moe or layer < dense_first:
-        # required for a dense model; a MoE model with dense layers but no intermediate_size was a TypeError
-        assert f.intermediate_size is not None, "dense layers without intermediate_size"
+        assert f.intermediate_size is not None  # require_shape (missing_for_params) checked it
         return 3 * H * f.intermediate_size, 0
     linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
     assert f.num_experts is not None  # is_moe: more than one expert

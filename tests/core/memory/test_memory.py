@@ -229,3 +229,15 @@ def test_tensor_split_by_memory():
                             version=None)
     layers = [d["layers"] for d in est.extra["per_device"]]
     assert layers == [43, 21] and sum(layers) == 64
+
+
+@pytest.mark.parametrize("model,drop,named", [
+    # DeepSeek-V3's first three layers are dense: their MLP needs intermediate_size even though it is MoE
+    ("deepseek-ai/DeepSeek-V3", {"intermediate_size": None}, "intermediate_size"),
+    ("deepseek-ai/DeepSeek-V4-Flash", {"num_experts": None}, "num_experts"),
+    ("deepseek-ai/DeepSeek-V4-Flash", {"moe_intermediate_size": None}, "moe_intermediate_size"),
+])
+def test_a_missing_size_the_layout_needs_is_named_not_an_internal_error(model, drop, named):
+    facts = replace(catalog_facts(model), **drop)
+    with pytest.raises(ValueError, match=f"^missing .*{named}"):
+        param_breakdown(facts)
