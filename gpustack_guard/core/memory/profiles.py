@@ -31,6 +31,13 @@ class VllmProfile:
     # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
+    # V1's GPU model runner ends profile_run with _dummy_sampler_run over min(max_num_seqs, batched tokens) rows
+    # with dummy metadata top_k = vocab - 1, top_p = 0.9, so the full sort of the fp32 logits (values, int64
+    # indices, softmax, cumsum) lands in the profiled peak: SAMPLER_BYTES_PER_VOCAB_ENTRY per row and vocabulary
+    # entry instead of the 4-byte logits. The V2 runner's dummy sampler "may skip top_k, top_p, and logprobs";
+    # V14 (0.29, vllm PR #57047: activation 0.57 GiB where the sort alone would be 0.72) has no sort in it.
+    # The last release with the sort in the profile is assumed to be 0.20.x (the 0.21 CUDA-graph row).
+    sampler_in_profile: bool = False
 
 
 VLLM_PROFILES = (
@@ -46,15 +53,15 @@ VLLM_PROFILES = (
                 "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
                 "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
                 "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
-                "PR #414)", startup_free_check=True, comm_in_budget=True),
+                "PR #414)", startup_free_check=True, comm_in_budget=True, sampler_in_profile=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
                 "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
                 "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
-                startup_free_check=True),
+                startup_free_check=True, sampler_in_profile=True),
     VllmProfile("0.15.0", "v1", "v1", 2, False,
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
-                startup_free_check=True, pp_whole_model_check=True),
+                startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
                 "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
                 startup_free_check=True, pp_whole_model_check=True),

@@ -196,3 +196,18 @@ def test_nccl_buffers_inside_the_budget_before_0_11_outside_from_it():
     assert new.footprint == new.requested + P.CUDA_CONTEXT + P.COMM_BUFFERS + new.cuda_graphs
     single = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version="0.10.2")
     assert single.extra["comm_buffers_in_budget"] == 0  # no NCCL on one GPU
+
+
+def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
+    """0.8-0.20: top-k/top-p over the whole vocabulary in profile_run, 20 B per row and entry in place of 4."""
+    from gpustack_guard.core.memory.engines.vllm import profiled_sampler_sort
+
+    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936
+    assert profiled_sampler_sort(facts, 2048, 256) == 256 * 151_936 * 16 == 622_329_856
+    assert profiled_sampler_sort(facts, 128, 256) == 128 * 151_936 * 16  # rows = min(max_num_seqs, tokens)
+    cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
+    by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.7.3", "0.11.0", "0.20.0", "0.21.0")}
+    assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 622_329_856, 622_329_856, 0]
+    assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 622_329_856
+    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -622_329_856 + \
+        by_version["0.21.0"].cuda_graphs  # 0.21 profiles its graphs instead

@@ -238,6 +238,13 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
+def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
+    """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
+    activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
+    rows = min(seqs, batched)
+    return rows * facts.vocab_size * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
+
+
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
     if cfg.enforce_eager:
         return 0
@@ -325,6 +332,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
+        if profile.sampler_in_profile and s == pp - 1:
+            activation += profiled_sampler_sort(facts, batched, seqs)
         graphs = graph_memory(profile, cfg, seqs, batched, layers)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
@@ -385,6 +394,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "mxfp4_backend": backend,
+               "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel),
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
