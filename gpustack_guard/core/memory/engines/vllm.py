@@ -174,7 +174,7 @@ def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
         return "flashinfer"
     if any(h in name for h in HOPPER):
         parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
-        return "triton" if parsed >= parse_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) else "marlin"
+        return "triton" if parsed >= (parse_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) or ZERO) else "marlin"
     if any(h in name for h in PRE_HOPPER):
         return "marlin"
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
@@ -190,9 +190,9 @@ def mxfp4_padding_per_layer(facts: ModelFacts, tp: int, expert_parallel: bool, b
     if backend is None or (facts.quant_method or "").lower() != "mxfp4" or not facts.is_moe:
         return 0
     inter_multiple, hidden_multiple = P.MXFP4_PADDING[backend]
-    experts = facts.num_experts // (tp if expert_parallel else 1)
+    experts = (facts.num_experts or 0) // (tp if expert_parallel else 1)
     inter = (facts.moe_intermediate_size or facts.intermediate_size or 0) // (1 if expert_parallel else tp)
-    hidden = facts.hidden_size
+    hidden = facts.hidden_size or 0
 
     def experts_bytes(h: int, i: int) -> int:
         packed = 3 * h * i  # 4-bit values, 2 per byte, and a scale byte per 32: 17/32 bytes per weight
@@ -242,7 +242,7 @@ def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
     """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
     activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
     rows = min(seqs, batched)
-    return rows * facts.vocab_size * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
+    return rows * (facts.vocab_size or 0) * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
@@ -322,8 +322,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     backend = mxfp4_backend(version, gpu_name) if (facts.quant_method or "").lower() == "mxfp4" else None
     padding = mxfp4_padding_per_layer(facts, tp, cfg.expert_parallel, backend)
     if padding:
-        dense, starts = facts.first_k_dense_replace or 0, [sum(parts[:s]) for s in range(len(parts))]
-        moe_layers = [max(0, start + count - max(start, dense)) for start, count in zip(starts, parts)]
+        dense = facts.first_k_dense_replace or 0
+        counts: list[int] = [n or 0 for n in parts]
+        starts = [sum(counts[:s]) for s in range(len(counts))]
+        moe_layers = [max(0, start + count - max(start, dense)) for start, count in zip(starts, counts)]
         weights_by_stage = [w + padding * n for w, n in zip(weights_by_stage, moe_layers)]
         notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
