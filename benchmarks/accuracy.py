@@ -212,6 +212,13 @@ def table_v() -> list[Row]:
     rows += [term("V04", "weights GiB (log 14.96)", b["weights"], 14.96),
              term("V04", "activation GiB (log 1.26)", b["activation"], 1.26),
              term("V04", "non-torch GiB (log 1.79; the PR build counted NCCL there)", b["non_torch"], 1.79)]
+    # the same PR's TP2 run: NCCL and custom all-reduce set up after the snapshot, so inside non-torch (V0)
+    v = estimate("meta-llama/Llama-3.1-8B", "79.22GiB", "--max-model-len=8192", "--gpu-memory-utilization=0.9",
+                 "--tensor-parallel-size=2", version="0.6.5", extra=("--gpu-name", "H100"))
+    b = v["breakdown"]
+    rows += [term("V04", "TP2 weights GiB (log 7.48)", b["weights"], 7.48),
+             term("V04", "TP2 non-torch + NCCL in the budget GiB (log 3.58)",
+                  b["non_torch"] + v["extra"]["comm_buffers_in_budget"], 3.58)]
     rows += v09()
     # V10 vllm#25350: fp8 KV, 10.55 GiB / 230,528 tokens = 49,139 B/token (model inferred: 48 L x 4 KV x 128)
     v = estimate("Qwen/Qwen3-30B-A3B", "80GiB", "--max-model-len=100000", "--kv-cache-dtype=fp8")
