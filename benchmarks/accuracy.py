@@ -212,6 +212,13 @@ def table_v() -> list[Row]:
     rows += [term("V04", "weights GiB (log 14.96)", b["weights"], 14.96),
              term("V04", "activation GiB (log 1.26)", b["activation"], 1.26),
              term("V04", "non-torch GiB (log 1.79; the PR build counted NCCL there)", b["non_torch"], 1.79)]
+    # the same PR's TP2 run: NCCL and custom all-reduce set up after the snapshot, so inside non-torch (V0)
+    v = estimate("meta-llama/Llama-3.1-8B", "79.22GiB", "--max-model-len=8192", "--gpu-memory-utilization=0.9",
+                 "--tensor-parallel-size=2", version="0.6.5", extra=("--gpu-name", "H100"))
+    b = v["breakdown"]
+    rows += [term("V04", "TP2 weights GiB (log 7.48)", b["weights"], 7.48),
+             term("V04", "TP2 non-torch + NCCL in the budget GiB (log 3.58)",
+                  b["non_torch"] + v["extra"]["comm_buffers_in_budget"], 3.58)]
     rows += v09()
     # V10 vllm#25350: fp8 KV, 10.55 GiB / 230,528 tokens = 49,139 B/token (model inferred: 48 L x 4 KV x 128)
     v = estimate("Qwen/Qwen3-30B-A3B", "80GiB", "--max-model-len=100000", "--kv-cache-dtype=fp8")
@@ -233,14 +240,17 @@ def table_v() -> list[Row]:
     rows += [term("V14", "weights + non-torch GiB (log 2.81)", b["weights"] + b["non_torch"], 2.81),
              term("V14", "activation GiB (log 0.57)", b["activation"], 0.57),
              term("V14", "CUDA graphs GiB (log 0.42 estimated, 0.22 actual)", b["cuda_graphs"], 0.42)]
-    # V15 vllm PR #2031 (Dec 2023, ~0.2.4): A100-80GB, gmu 0.9, max len 4096, fp16
+    # V15 vllm PR #2031 (Dec 2023; the log prints no version, 0.2.4 assumed from the date): A100-80GB, gmu 0.9,
+    # max len 4096, fp16
     v = estimate(config("llama-2-7b"), "79.15GiB", version="0.2.4", extra=("--gpu-name", "A100-SXM4-80GB"))
     rows.append(Row("V15", "Llama-2-7B 1x A100-80GB: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
-    rows.append(Row("V15", "  KV tokens (log 7,351 blocks)", v["kv_capacity_tokens"], 7351 * 16, tolerance=0.10))
+    rows.append(Row("V15", "  KV tokens (log 7,351 blocks; version not printed)", v["kv_capacity_tokens"], 7351 * 16,
+                    tolerance=0.10, scored=False, label="(no version)"))
     v = estimate(config("llama-2-70b"), "79.15GiB", "--tensor-parallel-size=4", version="0.2.4",
                  extra=("--gpu-name", "A100-SXM4-80GB"))
     rows.append(Row("V15", "Llama-2-70B 4x A100-80GB TP4: verdict fits", v["engine_verdict"] == "fits", True, exact=True))
-    rows.append(Row("V15", "  KV tokens (log 20,865 blocks)", v["kv_capacity_tokens"], 20_865 * 16, tolerance=0.10))
+    rows.append(Row("V15", "  KV tokens (log 20,865 blocks; version not printed)", v["kv_capacity_tokens"],
+                    20_865 * 16, tolerance=0.10, scored=False, label="(no version)"))
     # V16 vllm#7553: Yi-1.5-34B 4x RTX 4090 TP4 gmu 0.9, v0.5.4; nvidia-smi 23,859 MiB with graphs, 21,395 eager
     v = estimate(config("yi-1.5-34b"), "24564MiB", "--tensor-parallel-size=4", "--gpu-memory-utilization=0.9",
                  "--swap-space=0", version="0.5.4", extra=("--gpu-name", "NVIDIA GeForce RTX 4090"))
@@ -264,6 +274,58 @@ def table_v() -> list[Row]:
     rows.append(Row("V20", f"Mistral-7B 12 GB RTX 3080 Ti: verdict rejects ({v['engine_verdict']})",
                     v["engine_verdict"] != "fits", True, exact=True))
     rows += v21()
+    rows += gpt_oss()
+    # V22 vllm#13061: DeepSeek-R1-Distill-Qwen-14B (Qwen2.5-14B shape) on 2x RTX 4090 TP2, gmu 0.98, its native
+    # 131,072 tokens: refused with 81,536 tokens of KV (Feb 2025, V0 log lines; version not printed)
+    v = estimate("Qwen/Qwen2.5-14B", "24564MiB", "--tensor-parallel-size=2", "--gpu-memory-utilization=0.98",
+                 "--max-model-len=131072", version="0.7.2", extra=("--gpu-name", "NVIDIA GeForce RTX 4090"))
+    b = v["breakdown"]
+    rows.append(Row("V22", "R1-Distill-Qwen-14B 2x RTX 4090 TP2 gmu 0.98 len 131072: verdict kv-below-max-model-len",
+                    v["engine_verdict"] == "kv-below-max-model-len", True, exact=True))
+    rows.append(Row("V22", "  KV tokens (log 81,536; version not printed)", v["kv_capacity_tokens"], 81_536,
+                    tolerance=0.10, scored=False, label="(no version)"))
+    rows += [term("V22", "weights GiB (log 13.9476)", b["weights"], 13.95),
+             term("V22", "activation GiB (log 0.19)", b["activation"], 0.19),
+             term("V22", "non-torch GiB (log 0.25)", b["non_torch"], 0.25)]
+    return rows
+
+
+def gpt_oss() -> list[Row]:
+    """gpt-oss (MXFP4 experts, attention sinks, alternating 128-token sliding window) on H100 80GB HBM3 and
+    RTX 3090. The MXFP4 MoE backend decides the weight bytes (profiles.MXFP4_PADDING)."""
+    rows = []
+    h100 = ("--gpu-name", "NVIDIA H100 80GB HBM3")
+    # V06 vllm#23278: gpt-oss-120b on one H100, Aug 2025 (0.10.1.x): Marlin fallback, "Model loading took
+    # 65.9651 GiB", "Available KV cache memory: -2.14 GiB". The command is not in the excerpt: defaults used.
+    v = estimate("openai/gpt-oss-120b", "81559MiB", version="0.10.1", extra=h100)
+    rows.append(Row("V06", f"gpt-oss-120b 1x H100 0.10.1: verdict rejects ({v['engine_verdict']}; log: -2.14 GiB)",
+                    v["engine_verdict"] != "fits", True, exact=True))
+    rows.append(Row("V06", "  weights GiB, Marlin backend (log 65.9651)", round(v["breakdown"]["weights"] / GiB, 2),
+                    65.97, tolerance=0.10))
+    # V07 vllm#27508: gpt-oss-120b on one H100, gmu 0.95, --max-num-batched-tokens 1024, Oct 2025 (0.11.x;
+    # version not printed): "Available KV cache memory: 1.71 GiB", refused at the native 131,072 tokens
+    v = estimate("openai/gpt-oss-120b", "81559MiB", "--gpu-memory-utilization=0.95",
+                 "--max-num-batched-tokens=1024", version="0.11.0", extra=h100)
+    rows.append(Row("V07", "gpt-oss-120b 1x H100 gmu 0.95 T 1024: verdict kv-below-max-model-len",
+                    v["engine_verdict"] == "kv-below-max-model-len", True, exact=True))
+    rows.append(Row("V07", "  KV available GiB (log 1.71; version not printed)",
+                    round(v["breakdown"]["kv_cache"] / GiB, 2), 1.71, tolerance=0.10, scored=False,
+                    label="(no version)"))
+    # V08 vllm#33155: gpt-oss-120b on one H100, v0.11.2 serves --max-model-len 87040 --max-num-seqs 100 at
+    # gmu 0.97 (the issue's working command); v0.14.1 logs "Using Triton backend", "Model loading took 64.38 GiB"
+    v = estimate("openai/gpt-oss-120b", "81559MiB", "--gpu-memory-utilization=0.97", "--max-model-len=87040",
+                 "--max-num-seqs=100", version="0.11.2", extra=h100)
+    rows.append(Row("V08", "gpt-oss-120b 1x H100 0.11.2 gmu 0.97 len 87,040 x 100 seqs: verdict fits",
+                    v["engine_verdict"] == "fits", True, exact=True))
+    v = estimate("openai/gpt-oss-120b", "81559MiB", "--gpu-memory-utilization=0.97", "--max-model-len=5120",
+                 "--max-num-seqs=1", version="0.14.1", extra=h100)
+    rows.append(term("V08", "weights GiB, Triton backend, 0.14.1 (log 64.38; triton_kernels' own layout)",
+                     v["breakdown"]["weights"], 64.38))
+    # V23 vllm#22331: gpt-oss-20b on an RTX 3090 with the vllm-openai:gptoss preview image (Aug 2025, before
+    # the Marlin MXFP4 MoE of 0.10.1): "Model loading took 12.8848 GiB"
+    v = estimate("openai/gpt-oss-20b", "24576MiB", version="0.10.1", extra=("--gpu-name", "NVIDIA GeForce RTX 3090"))
+    rows.append(term("V23", "gpt-oss-20b RTX 3090 weights GiB (log 12.8848; preview build, Marlin assumed)",
+                     v["breakdown"]["weights"], 12.88))
     return rows
 
 
@@ -389,7 +451,8 @@ def table_l() -> list[Row]:
 EXCLUDED = (
     ("V01", "Qwen3-Coder-480B: not in the catalog, and the H20's memory is ambiguous (96 vs 141 GB)"),
     ("V05", "DeepSeek-R1 AWQ on 16x 3090: model id, parallel layout and max len not in the excerpt"),
-    ("V06-V08", "gpt-oss-120b (MXFP4): the MXFP4 facts are issue 12 part A (branch memfacts); GPU totals missing"),
+    ("V08 (0.14.1 run)", "the OOM after upgrading to 0.14.1 at 5,120 tokens x 1 seq is a regression the issue "
+     "reports, with no KV or memory figure: only its weight line is used"),
     ("V12-V13", "DeepSeek-V2 before vLLM's MLA cache (v0.5.x stored it as MHA): that layout is not modelled"),
     ("V18", "DeepSeek-V3.2 sparse indexer cache not modelled; GPU, gmu and version missing"),
     ("S2", "ROCm AITER backend scales the fraction by 0.85 (sglang PR #36563); not modelled"),

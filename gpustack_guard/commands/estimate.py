@@ -153,7 +153,8 @@ def synthetic_fleet(total: int, count: int, gpu_name: str) -> Fleet:
     return Fleet.validate({"clusters": [{"name": WORKER, "workers": [{"name": WORKER, "gpus": gpus}]}]})
 
 
-def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str, str], total: int) -> dict:
+def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str, str], total: int,
+                   world_size: int = 1) -> dict:
     """The deployment document validate would see for these numbers, on `count` GPUs of one worker."""
     # local_path only carries the model's name (and a .gguf suffix) here: the facts come from model_facts(), so
     # a hub id or a relative folder is written as an absolute path, the form the spec check asks of local_path
@@ -161,6 +162,10 @@ def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str
     doc: dict = {"name": "estimate", "cluster_name": WORKER, "source": "local_path", "local_path": local,
                  "backend": BACKEND_NAME[family], "backend_parameters": list(opts.backend_args),
                  "gpu_selector": {"gpu_ids": [f"{WORKER}:cuda:{i}" for i in range(count)]}}
+    if world_size == 1:
+        # --gpus is one replica's count: stated, so GPUStack's default for manual gpu_ids without a parallel
+        # size (the largest power of two, three GPUs run on two) does not drop a device
+        doc["gpu_selector"]["gpus_per_replica"] = count
     if opts.backend_version:
         doc["backend_version"] = opts.backend_version
     if env:
@@ -209,13 +214,11 @@ def run(opts: EstimateOptions) -> int:
         raise GsgError(str(exc), where="backend arguments") from None
     env = parse_env(opts.env)
     facts = with_quantization(model_facts(opts.model, opts.offline), opts.quantization, family)
-    count = opts.gpus
-    if count is None:
-        tp, pp = A.parallel_size(flags, family)
-        count = tp * pp
+    tp, pp = A.parallel_size(flags, family)
+    count = tp * pp if opts.gpus is None else opts.gpus
 
     # validate's own pipeline on a one-spec, one-worker fleet: the same rules, no second arithmetic
-    doc = SpecDoc("estimate", 0, _InMemoryDocument(synthetic_spec(opts, family, count, env, total)))
+    doc = SpecDoc("estimate", 0, _InMemoryDocument(synthetic_spec(opts, family, count, env, total, tp * pp)))
     report = validate([doc], [], _NoTemplates(), lambda spec, file: (facts, None),
                       synthetic_fleet(total, count, opts.gpu_name), {})
     est = report.evaluations[0].estimate if report.evaluations else None

@@ -225,3 +225,27 @@ def test_a_blocking_finding_is_one_line_with_its_rule(gsg):
     bad_kv = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B", "--gpu-memory", "24GiB", "--", "--kv-cache-dtype",
                  "fp9")
     assert bad_kv.code == 1 and "GSG016" in bad_kv.err and "fp9" in bad_kv.err
+
+
+def test_gpus_3_is_three_devices_for_llamacpp_not_gpustacks_power_of_two(gsg):
+    """--gpus is one replica's GPU count: the estimate's spec states gpus_per_replica, so GPUStack's default for
+    manual gpu_ids (the largest power of two, 3 -> 2) does not drop the third device (accuracy L5)."""
+    result = gsg("estimate", "-m", "Qwen/Qwen3-30B-A3B", "--gpu-memory", "32GiB", "--backend", "llama.cpp",
+                 "-q", "q4_k_m", "--gpus", "3", "--backend-version", "b6800", "-o", "json", "--",
+                 "--ctx-size=131072", "--flash-attn=on", "--tensor-split=17,16,15")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    devices = doc["extra"]["per_device"]
+    assert doc["gpus"] == 3 and [d["layers"] for d in devices] == [17, 16, 15]
+    # 4 KV heads x 128 x (2 + 2) bytes x 131,072 cells per layer
+    assert [d["kv"] for d in devices] == [17 * 268_435_456, 16 * 268_435_456, 15 * 268_435_456]
+
+
+def test_the_estimate_spec_states_gpus_per_replica_only_without_a_parallel_size():
+    from gpustack_guard.commands.estimate import EstimateOptions, synthetic_spec
+
+    opts = EstimateOptions(model="m", gpu_memory="32GiB", backend="llama.cpp", gpus=3)
+    assert synthetic_spec(opts, "llamacpp", 3, {}, 32 * 2**30, 1)["gpu_selector"] == {
+        "gpu_ids": ["estimate:cuda:0", "estimate:cuda:1", "estimate:cuda:2"], "gpus_per_replica": 3}
+    # with a parallel size GPUStack takes the world size, and a count that differs stays GSG022's to report
+    assert "gpus_per_replica" not in synthetic_spec(opts, "vllm", 2, {}, 32 * 2**30, 4)["gpu_selector"]

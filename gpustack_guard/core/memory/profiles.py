@@ -24,28 +24,44 @@ class VllmProfile:
     per_instance_budget: bool = True  # gmu x total is this instance's own budget (else a cap on the whole GPU)
     startup_free_check: bool = False  # refuses to start when free memory < gmu x total
     pp_whole_model_check: bool = False  # under PP, one request's KV of ALL layers is checked against one rank
+    # NCCL / custom all-reduce buffers (TP x PP > 1) allocated after the memory snapshot, so the profiler counts
+    # them as non-torch memory inside the gmu budget; from 0.11.0 the distributed init runs before the snapshot
+    # and they live outside it (vllm PR #25359, merged 2025-09-22: "NCCL buffers ... were allocated after the
+    # memory snapshot ... The NCCL buffer allocation shows up as non-torch memory increase during forward pass";
+    # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
+    # snapshot in init_device before init_worker_distributed_environment as well.
+    comm_in_budget: bool = False
+    # V1's GPU model runner ends profile_run with _dummy_sampler_run over min(max_num_seqs, batched tokens) rows
+    # with dummy metadata top_k = vocab - 1, top_p = 0.9, so the full sort of the fp32 logits (values, int64
+    # indices, softmax, cumsum) lands in the profiled peak: SAMPLER_BYTES_PER_VOCAB_ENTRY per row and vocabulary
+    # entry instead of the 4-byte logits. The V2 runner's dummy sampler "may skip top_k, top_p, and logprobs";
+    # V14 (0.29, vllm PR #57047: activation 0.57 GiB where the sort alone would be 0.72) has no sort in it.
+    # The last release with the sort in the profile is assumed to be 0.20.x (the 0.21 CUDA-graph row).
+    sampler_in_profile: bool = False
 
 
 VLLM_PROFILES = (
     VllmProfile("0.0.0", "v0", "v0", 1, False,
                 "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'; the "
                 "profiler took all memory used on the GPU, other processes included, against gmu x total "
-                "(gmu documented as a global limit, vllm PR #9505 discussion)", per_instance_budget=False),
+                "(gmu documented as a global limit, vllm PR #9505 discussion)", per_instance_budget=False,
+                comm_in_budget=True),
     VllmProfile("0.6.4", "v0", "v0", 1, False,
                 "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
-                "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)"),
+                "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)", comm_in_budget=True),
     VllmProfile("0.8.0", "v1", "v1-early", 1, False,
                 "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
                 "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
                 "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
-                "PR #414)", startup_free_check=True),
+                "PR #414)", startup_free_check=True, comm_in_budget=True, sampler_in_profile=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
-                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed",
-                startup_free_check=True),
+                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
+                "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
+                startup_free_check=True, sampler_in_profile=True),
     VllmProfile("0.15.0", "v1", "v1", 2, False,
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
-                startup_free_check=True, pp_whole_model_check=True),
+                startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
                 "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
                 startup_free_check=True, pp_whole_model_check=True),
@@ -106,6 +122,24 @@ VLLM_V0_MAX_NUM_SEQS = 256
 # M x top_k x max(N, K) and intermediate_cache2 of M x top_k x N/2 (N = 2 x moe_intermediate / tp, K = hidden),
 # in the activation dtype; FP8 MoE adds the quantised copies of the input (M x K) and of cache2 (1 byte each).
 VLLM_FUSED_MOE_CHUNK = 32 * 1024
+
+# MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
+# create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
+# rounded up for the kernel, then loaded into the zero-padded buffers. Per backend, (intermediate multiple,
+# hidden multiple or None):
+#   Marlin ("The moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0"): 128, 256
+#   FlashInfer TRT-LLM on SM100 (B200/GB200, the default there when flashinfer is present): 256, 256
+#   Triton (triton_kernels, the OpenAI kernel): 64, hidden unchanged
+# get_mxfp4_backend picks Marlin when the GPU's compute capability is below 9.0, when triton_kernels is
+# missing or when torch < 2.8.0; otherwise Triton, SM100 FlashInfer first. gpt-oss-120b (hidden 2880,
+# intermediate 2880, 128 experts x 36 layers) under Marlin: 65.897 GiB computed vs "Model loading took
+# 65.9651 GiB" on an H100 with vLLM 0.10.1.x (vllm#23278, which also prints the Marlin fallback warning).
+MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
+# Hopper ran Marlin in the 0.10.1 line (vllm#23278's log) and Triton in later releases ("Using Triton backend"
+# on an H100 with 0.14.1, vllm#33155), which needs torch 2.8: first assumed in 0.10.2, the release that moved
+# to torch 2.8. Triton's own swizzled layout may pad further inside triton_kernels; not modelled (vllm#33155
+# logs 64.38 GiB, 3.6 GiB above the unpadded tensors).
+VLLM_MXFP4_HOPPER_TRITON_SINCE = "0.10.2"
 
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
 # Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%

@@ -141,3 +141,73 @@ def test_engine_entry_reads_the_partition_env_and_each_stage_gpu():
     assert [s["layers"] for s in even.extra["stages"]] == [24, 24]
     with pytest.raises(ValueError, match="VLLM_PP_LAYER_PARTITION"):
         engine.estimate("vllm", facts, gpus, flags, "0.15.2", Policy(), env={"VLLM_PP_LAYER_PARTITION": "a,b"})
+
+
+# --- issue 12 accuracy: MXFP4 padding per MoE backend, NCCL inside the budget before 0.11 ----------------------
+
+def test_mxfp4_marlin_pads_gpt_oss_experts_to_the_kernel_shapes():
+    """Marlin: intermediate 2880 -> 2944 (x128), hidden 2880 -> 3072 (x256); 128 experts, bf16 biases."""
+    from gpustack_guard.core.memory.engines.vllm import mxfp4_padding_per_layer
+
+    facts = catalog_facts("openai/gpt-oss-120b")
+
+    def experts(h, i):
+        return 128 * (3 * h * i // 2 + 3 * h * i // 32 + (2 * i + h) * 2)
+
+    per_layer = experts(3072, 2944) - experts(2880, 2880)
+    assert per_layer == 152_993_792
+    assert mxfp4_padding_per_layer(facts, 1, False, "marlin") == per_layer
+    assert mxfp4_padding_per_layer(facts, 1, False, "flashinfer") == experts(3072, 3072) - experts(2880, 2880)
+    assert mxfp4_padding_per_layer(facts, 1, False, "triton") == 0  # 2880 is already a multiple of 64
+    # TP2: each rank holds 1440 intermediate columns, padded to 1536
+    assert mxfp4_padding_per_layer(facts, 2, False, "marlin") == experts(3072, 1536) - experts(2880, 1440)
+
+
+def test_mxfp4_backend_by_gpu_class_and_version():
+    from gpustack_guard.core.memory.engines.vllm import mxfp4_backend
+
+    assert mxfp4_backend("0.10.1", "NVIDIA H100 80GB HBM3") == "marlin"  # vllm#23278's log
+    assert mxfp4_backend("0.14.1", "NVIDIA H100 80GB HBM3") == "triton"  # vllm#33155's log
+    assert mxfp4_backend("0.14.1", "NVIDIA A100-SXM4-80GB") == "marlin"  # compute capability 8.0
+    assert mxfp4_backend("0.14.1", "NVIDIA L40S") == "marlin"
+    assert mxfp4_backend("0.14.1", "NVIDIA B200") == "flashinfer"
+    assert mxfp4_backend("0.14.1", "NVIDIA GeForce RTX 5090") == "triton"  # capability 12.0
+    assert mxfp4_backend("0.14.1", "") is None
+
+
+def test_gpt_oss_120b_weights_on_h100_with_marlin_match_the_log():
+    """vllm#23278: 'Model loading took 65.9651 GiB' (Marlin on an H100, 0.10.1.x)."""
+    facts = catalog_facts("openai/gpt-oss-120b")
+    est = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.10.1", gpu_name="NVIDIA H100 80GB HBM3")
+    unpadded = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.10.1")
+    assert est.weights - unpadded.weights == 36 * 152_993_792
+    assert est.extra["mxfp4_backend"] == "marlin" and abs(est.weights / GiB - 65.9651) < 0.1
+
+
+def test_nccl_buffers_inside_the_budget_before_0_11_outside_from_it():
+    """vllm PR #25359 (0.11.0): distributed init moved before the memory snapshot."""
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(tensor_parallel_size=2, max_model_len=8192, gpu_memory_utilization=0.9)
+    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.10.2", gpu_name="NVIDIA H100 80GB HBM3")
+    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.11.0", gpu_name="NVIDIA H100 80GB HBM3")
+    assert old.extra["comm_buffers_in_budget"] == P.COMM_BUFFERS and old.extra["comm_buffers"] == 0
+    assert new.extra["comm_buffers_in_budget"] == 0 and new.extra["comm_buffers"] == P.COMM_BUFFERS
+    assert old.footprint == old.requested + P.CUDA_CONTEXT + old.cuda_graphs  # counted once, inside
+    assert new.footprint == new.requested + P.CUDA_CONTEXT + P.COMM_BUFFERS + new.cuda_graphs
+    single = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version="0.10.2")
+    assert single.extra["comm_buffers_in_budget"] == 0  # no NCCL on one GPU
+
+
+def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
+    """0.8-0.20: top-k/top-p over the whole vocabulary in profile_run, 20 B per row and entry in place of 4."""
+    from gpustack_guard.core.memory.engines.vllm import profiled_sampler_sort
+
+    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936
+    assert profiled_sampler_sort(facts, 2048, 256) == 256 * 151_936 * 16 == 622_329_856
+    assert profiled_sampler_sort(facts, 128, 256) == 128 * 151_936 * 16  # rows = min(max_num_seqs, tokens)
+    cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
+    by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.7.3", "0.11.0", "0.20.0", "0.21.0")}
+    assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 622_329_856, 622_329_856, 0]
+    assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 622_329_856
+    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -622_329_856 + \
+        by_version["0.21.0"].cuda_graphs  # 0.21 profiles its graphs instead

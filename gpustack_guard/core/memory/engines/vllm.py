@@ -13,9 +13,15 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
+from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import ZERO, parse_version
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
+SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-centre Blackwell)
+# compute capability 8.x / 7.x: everything NVIDIA sold before Hopper, and the names GPUStack reports for them
+PRE_HOPPER = ("a100", "a800", "a10", "a30", "a40", "a16", "a2", "l4", "l20", "l40", "rtx a", "a6000", "a5000",
+              "a4000", "rtx 30", "rtx 40", "geforce rtx 3", "geforce rtx 4", "t4", "v100", "rtx 6000 ada",
+              "rtx 5000 ada", "rtx 4000 ada")
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -158,6 +164,45 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     return tokens, seqs, True
 
 
+def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
+    """The MoE backend vLLM's get_mxfp4_backend picks on this GPU (profiles.MXFP4_PADDING); None when the GPU
+    is not named (no padding assumed)."""
+    name = gpu_name.lower()
+    if not name:
+        return None
+    if any(h in name for h in SM100):
+        return "flashinfer"
+    if any(h in name for h in HOPPER):
+        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
+        return "triton" if parsed >= (parse_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) or ZERO) else "marlin"
+    if any(h in name for h in PRE_HOPPER):
+        return "marlin"
+    return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
+
+
+def round_up(value: int, multiple: int | None) -> int:
+    return value if not multiple else -(-value // multiple) * multiple
+
+
+def mxfp4_padding_per_layer(facts: ModelFacts, tp: int, expert_parallel: bool, backend: str | None) -> int:
+    """Bytes one MoE layer's experts gain on one rank from the backend's padded shapes: w13 (2 x I_pad x H_pad)
+    and w2 (H_pad x I_pad) at 4 bits plus one E8M0 scale per 32, and the bf16 biases (2 x I_pad + H_pad)."""
+    if backend is None or (facts.quant_method or "").lower() != "mxfp4" or not facts.is_moe:
+        return 0
+    inter_multiple, hidden_multiple = P.MXFP4_PADDING[backend]
+    experts = (facts.num_experts or 0) // (tp if expert_parallel else 1)
+    inter = (facts.moe_intermediate_size or facts.intermediate_size or 0) // (1 if expert_parallel else tp)
+    hidden = facts.hidden_size or 0
+
+    def experts_bytes(h: int, i: int) -> int:
+        packed = 3 * h * i  # 4-bit values, 2 per byte, and a scale byte per 32: 17/32 bytes per weight
+        bias = (2 * i + h) * 2 if facts.expert_bias else 0
+        return experts * (packed // 2 + packed // 32 + bias)
+
+    return experts_bytes(round_up(hidden, hidden_multiple), round_up(inter, inter_multiple)) - \
+        experts_bytes(hidden, inter)
+
+
 def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool) -> int:
     """fused_experts' intermediate caches for one chunk of tokens (profiles.VLLM_FUSED_MOE_CHUNK)."""
     if not facts.is_moe:
@@ -191,6 +236,13 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
         raw += moe_workspace(facts, batched, tp, cfg.expert_parallel)
     workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
+
+
+def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
+    """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
+    activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
+    rows = min(seqs, batched)
+    return rows * (facts.vocab_size or 0) * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
@@ -251,6 +303,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
     seqs = cfg.max_num_seqs or default_seqs
     non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
+    comm = P.COMM_BUFFERS if tp * pp > 1 else 0
+    comm_in_budget = comm if profile.comm_in_budget else 0  # allocated after the snapshot: profiled (PR #25359)
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
@@ -265,17 +319,29 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         parts = pp_partitions(L, pp, cfg.pp_layer_partition)
         weights_by_stage = stage_weights(facts, tp, parts)
     totals = list(stage_totals) if stage_totals and len(stage_totals) == pp else [gpu_total] * pp
+    backend = mxfp4_backend(version, gpu_name) if (facts.quant_method or "").lower() == "mxfp4" else None
+    padding = mxfp4_padding_per_layer(facts, tp, cfg.expert_parallel, backend)
+    if padding:
+        dense = facts.first_k_dense_replace or 0
+        counts: list[int] = [n or 0 for n in parts]
+        starts = [sum(counts[:s]) for s in range(len(counts))]
+        moe_layers = [max(0, start + count - max(start, dense)) for start, count in zip(starts, counts)]
+        weights_by_stage = [w + padding * n for w, n in zip(weights_by_stage, moe_layers)]
+        notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
+                     f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
     stages = []
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
+        if profile.sampler_in_profile and s == pp - 1:
+            activation += profiled_sampler_sort(facts, batched, seqs)
         graphs = graph_memory(profile, cfg, seqs, batched, layers)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
         else:
-            available = requested - weights - activation - non_torch - graphs_in_budget
+            available = requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget
         rank_shape = shape if isinstance(shape, CompressedKV) else stage_shape(shape, layers, L)
         stages.append({"stage": s, "layers": layers, "gpu_total": total, "requested": requested,
                        "weights": weights, "activation": activation, "cuda_graphs": graphs, "kv_available": available,
@@ -302,11 +368,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      "against the smallest pipeline stage (vllm#34076)")
     estimated = check_shape.max_tokens_fitting(available, max(native, max_len, 1))
     needed = check_shape.request_bytes(max_len) if max_len else 0
-    comm = P.COMM_BUFFERS if tp * pp > 1 else 0
+    comm_outside = comm - comm_in_budget
     graphs = worst["cuda_graphs"]
     # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
     # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
-    outside = P.CUDA_CONTEXT + comm + (0 if profile.graphs_profiled else graphs)
+    outside = P.CUDA_CONTEXT + comm_outside + (0 if profile.graphs_profiled else graphs)
     requested = worst["requested"]
     footprint = requested + outside
     # The headroom rule adds a run-time margin on top: sampler warm-up rows and allocator slack, the margin
@@ -328,7 +394,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
-               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm,
+               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               "comm_buffers_in_budget": comm_in_budget, "mxfp4_backend": backend,
+               "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel),
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
