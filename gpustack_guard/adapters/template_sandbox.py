@@ -285,7 +285,7 @@ def _filter_count(value: Any, count: Any = 0, *_: Any, **__: Any) -> None:
     _check_size(_int_arg(count), "a batch/slice count")
 
 
-_FILTER_CHECKS = {"center": _filter_center, "indent": _filter_indent, "format": _filter_format,
+_FILTER_CHECKS: dict[str, Any] = {"center": _filter_center, "indent": _filter_indent, "format": _filter_format,
                   "replace": _filter_replace, "join": _filter_join, "batch": _filter_count, "slice": _filter_count}
 
 
@@ -348,14 +348,14 @@ class _Limits(NodeTransformer):
                                                 lineno=node.lineno)], lineno=node.lineno))
         return node
 
-    def visit_For(self, node: nodes.For) -> nodes.For:
+    def visit_For(self, node: Any) -> Any:
         node = self._charged(node)
         node.iter = _call("gsg_loop", node.iter, lineno=node.lineno)
         return node
 
     visit_Macro = visit_CallBlock = _charged
 
-    def visit_Concat(self, node: nodes.Concat) -> nodes.Call:
+    def visit_Concat(self, node: Any) -> Any:
         node = self.generic_visit(node)
         return _call("gsg_concat", *node.nodes, lineno=node.lineno)
 

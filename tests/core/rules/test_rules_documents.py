@@ -58,9 +58,9 @@ CASES = [
     (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len 'lots': not a whole number; vLLM 0.11.0 (human_readable_int: 16k = "
                         "16,000, 16K = 16,384) accepts a whole number ≥ 1", None)]),
-    # found by the estimation stage: a choice the engine arithmetic does not know
+    # found by the estimation stage: a choice the engine arithmetic does not know, at the argument that gives it
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
-     [("spec.yaml:7:1", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
 ]
 
 
