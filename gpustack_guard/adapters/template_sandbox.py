@@ -169,10 +169,15 @@ def limited_range(*args: int) -> range:
     return rng
 
 
-def _counted(iterable: Iterable[Any]) -> Iterator[Any]:
+def _counted(iterable: Iterable[Any], charge: int = 0) -> Iterator[Any]:
+    """A loop's iterable, counting iterations and charging the body's literal text for each."""
     budget = _budget()
     for item in iterable:
-        budget.iteration()
+        budget.iterations += 1
+        if budget.iterations > MAX_LOOP_ITERATIONS:
+            budget.iteration()  # raises, naming the limit
+        if charge:
+            budget.produce(charge)
         yield item
 
 
@@ -349,8 +354,13 @@ class _Limits(NodeTransformer):
         return node
 
     def visit_For(self, node: Any) -> Any:
-        node = self._charged(node)
-        node.iter = _call("gsg_loop", node.iter, lineno=node.lineno)
+        if node.recursive:  # loop(children) re-enters the body: it charges itself on each run
+            node = self._charged(node)
+            charge = 0
+        else:  # cheaper: the counting iterator charges each iteration (no call per iteration)
+            node = self.generic_visit(node)
+            charge = _literal_size(node.body)
+        node.iter = _call("gsg_loop", node.iter, nodes.Const(charge), lineno=node.lineno)
         return node
 
     visit_Macro = visit_CallBlock = _charged
