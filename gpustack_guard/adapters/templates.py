@@ -97,6 +97,14 @@ class TemplateInfo:
     defaults: tuple[str, ...]
 
 
+def sandbox_limits() -> dict[str, int]:
+    """The limits every template renders under (`gsg templates -o json` shows them)."""
+    return {"loop_iterations": S.MAX_LOOP_ITERATIONS, "range_items": S.MAX_RANGE, "call_depth": S.MAX_CALL_DEPTH,
+            "macro_calls": S.MAX_MACRO_CALLS, "template_loads": S.MAX_TEMPLATE_LOADS,
+            "output_chars": S.MAX_OUTPUT_CHARS, "produced_chars": S.MAX_PRODUCED_CHARS,
+            "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES}
+
+
 def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
     """Every template on the search path (the first of a name wins, as when rendering), described from its
     source: Jinja's syntax tree for the variables and defaults, the YAML lines for the arguments."""
@@ -109,8 +117,18 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             name = path.name[: -len(SUFFIX)]
             if name in seen:
                 continue
-            source = path.read_text(encoding="utf-8")
-            tree = env.parse(source)
+            size = path.stat().st_size
+            if size > S.MAX_TEMPLATE_BYTES:
+                seen[name] = TemplateInfo(name, path, f"(not read: {size:,} bytes, over the sandbox limit of "
+                                                      f"{S.MAX_TEMPLATE_BYTES:,})", (), (), (), ())
+                continue
+            source = path.read_text(encoding="utf-8", errors="replace")
+            try:
+                tree = env.parse(source)
+            except jinja2.TemplateSyntaxError as exc:
+                seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
+                                          (), (), (), ())
+                continue
             defaults: dict[str, str | None] = {}
             for node in tree.find_all(nodes.Getattr):
                 if isinstance(node.node, nodes.Name) and node.node.name == "vars":
