@@ -292,6 +292,9 @@ def _bounded_text(chunks: Any) -> str:
 
 
 def _vars_read(env: jinja2.Environment, filename: str, seen: set[str]) -> frozenset[str] | None:
+    """`vars.x`, `vars['x']`, `vars.get('x', ...)` in a template and what it includes or imports by a constant
+    name; None when `vars` is also used whole (looped over, passed to a filter or a macro, a computed key) or an
+    included name is computed."""
     from jinja2 import meta, nodes
 
     if filename in seen:
@@ -300,46 +303,35 @@ def _vars_read(env: jinja2.Environment, filename: str, seen: set[str]) -> frozen
     try:
         source = env.loader.get_source(env, filename)[0] if env.loader else ""
         tree = env.parse(source)
-    except Exception:  # noqa: BLE001 - rendering has succeeded; what cannot be read is simply unknown
+    except Exception:  # noqa: BLE001 - the rendering succeeded; what cannot be read here is only unknown
         return None
-    read: set[str] = set()
-    whole = False
-    for node in tree.find_all(nodes.Name):
-        if node.name == "vars" and node.ctx == "load":
-            whole = True  # until every use is accounted for below
     uses = sum(1 for node in tree.find_all(nodes.Name) if node.name == "vars" and node.ctx == "load")
+    get_calls = {id(call.node): call for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Getattr)}
+    read: set[str] = set()
     accounted = 0
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Call)):
-        if isinstance(node, nodes.Call):
-            target = node.node
-            if isinstance(target, nodes.Getattr) and isinstance(target.node, nodes.Name) and \
-                    target.node.name == "vars" and target.attr == "get" and node.args and \
-                    isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str):
-                read.add(node.args[0].value)
-            continue
+    lookups: list[Any] = list(tree.find_all((nodes.Getattr, nodes.Getitem)))
+    for node in lookups:
         inner = node.node
         if not (isinstance(inner, nodes.Name) and inner.name == "vars"):
             continue
-        if isinstance(node, nodes.Getattr):
-            if node.attr == "get":
-                accounted += 1  # vars.get("x"): the call above names the key; vars.get(name) is unknown
-                if not any(isinstance(c, nodes.Call) and c.node is node and c.args and
-                           isinstance(c.args[0], nodes.Const) for c in tree.find_all(nodes.Call)):
-                    return None
-                continue
+        if isinstance(node, nodes.Getattr) and node.attr == "get":
+            call = get_calls.get(id(node))
+            if call is None or not call.args or not isinstance(call.args[0], nodes.Const):
+                return None  # vars.get(name): any key
+            read.add(str(call.args[0].value))
+        elif isinstance(node, nodes.Getattr):
             if hasattr(dict, node.attr):
                 return None  # vars.items(), vars.keys(): the whole mapping
             read.add(node.attr)
-            accounted += 1
         elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             read.add(node.arg.value)
-            accounted += 1
-    if whole and accounted < uses:
-        return None  # vars looped over, passed to a filter or a macro, subscripted with a computed key
+        else:
+            continue  # vars[name]: counted as a whole use below
+        accounted += 1
+    if accounted < uses:
+        return None
     for referenced in meta.find_referenced_templates(tree):
-        if referenced is None:
-            return None
-        inner_read = _vars_read(env, referenced, seen)
+        inner_read = None if referenced is None else _vars_read(env, referenced, seen)
         if inner_read is None:
             return None
         read |= inner_read

@@ -85,6 +85,10 @@ CASES = [
     # found by the estimation stage: a choice the engine arithmetic does not know, at the argument that gives it
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+    # ... and when the template rendered it: at the spec's guard.template line (it was 1:1 without backend_parameters)
+    (D.ARG_VALUE, [{k: v for k, v in OK.items() if k != "backend_parameters"} | {"guard": {"template": "t"}}],
+     {"templates": {"t": TemplateOutput(pinned=("--max-model-len=8192", "--kv-cache-dtype=fp7"))}},
+     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
 ]
 
 
