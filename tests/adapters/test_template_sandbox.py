@@ -153,3 +153,10 @@ def test_variables_read_include_included_and_imported_templates(tmp_path):
 def test_shipped_hardened_template_reads_its_four_variables():
     out = TemplateRenderer([REPO / "templates"]).render("vllm-hardened", BASE)
     assert out.variables == frozenset({"gpu_memory_utilization", "max_model_len", "kv_cache_dtype", "max_num_seqs"})
+
+
+def test_a_name_with_other_characters_is_not_a_template_name(tmp_path):
+    with pytest.raises(TemplateError) as err:
+        TemplateRenderer([tmp_path]).render("vllm hardened", BASE)
+    assert str(err.value) == ("template name 'vllm hardened' is not a template file name (letters, digits, '.', '_' "
+                              "and '-' only)")
