@@ -61,6 +61,11 @@ MAX_VALUE_SIZE = 64 * 1024
 # quadratic and 2**100000 printed is 30,103 digits.
 MAX_INT_BITS = 256
 
+# Nesting depth of brackets and block tags ({% if %}, {% for %}, {% macro %}, ...): Jinja's parser and compiler and
+# Python's compiler recurse once per level (several frames each), so ((((...)))) 300 deep is a RecursionError;
+# a real template nests under 10 (and Python refuses more than 20 nested loops in compiled code anyway).
+MAX_NESTING = 30
+
 # bump when the limits' compiled form changes: compiled templates cached on disk by an older gsg are not reused
 SANDBOX_VERSION = "limits-1"
 
@@ -120,6 +125,29 @@ class rendering:
 
     def __exit__(self, *exc: object) -> None:
         _BUDGET.reset(self._token)
+
+
+_OPENING_TAGS = frozenset({"for", "if", "macro", "call", "filter", "block", "with", "autoescape", "trans"})
+
+
+def check_nesting(env: Any, source: str, name: str) -> None:
+    """Refuse a template nested deeper than MAX_NESTING before Jinja's recursive parser sees it (the lexer is
+    iterative)."""
+    depth = 0
+    after_tag_open = False
+    for lineno, token, value in env.lex(source, name):
+        if token in ("operator",) and value in ("(", "[", "{"):
+            depth += 1
+        elif token in ("operator",) and value in (")", "]", "}"):
+            depth -= 1
+        elif after_tag_open and token == "name":
+            if value in _OPENING_TAGS:
+                depth += 1
+            elif value.startswith("end"):
+                depth -= 1
+        after_tag_open = token == "block_begin" or (after_tag_open and token == "whitespace")
+        if depth > MAX_NESTING:
+            raise SandboxLimit(f"nesting deeper than {MAX_NESTING} levels at line {lineno} (the sandbox limit)")
 
 
 def size_of(value: Any, limit: int = MAX_VALUE_SIZE) -> int:

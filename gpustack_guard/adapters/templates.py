@@ -57,7 +57,9 @@ class _LimitedLoader(jinja2.FileSystemLoader):
                     raise S.SandboxLimit(f"template file {_shown(Path(path))} is {size:,} bytes (the sandbox "
                                          f"limit is {S.MAX_TEMPLATE_BYTES:,})")
                 break
-        return super().get_source(environment, template)
+        source, filename, uptodate = super().get_source(environment, template)
+        S.check_nesting(environment, source, template)
+        return source, filename, uptodate
 
 
 def default_cache_dir() -> Path:
@@ -104,7 +106,8 @@ def sandbox_limits() -> dict[str, int]:
     return {"loop_iterations": S.MAX_LOOP_ITERATIONS, "range_items": S.MAX_RANGE, "call_depth": S.MAX_CALL_DEPTH,
             "macro_calls": S.MAX_MACRO_CALLS, "template_loads": S.MAX_TEMPLATE_LOADS,
             "output_chars": S.MAX_OUTPUT_CHARS, "produced_chars": S.MAX_PRODUCED_CHARS,
-            "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES}
+            "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES,
+            "nesting": S.MAX_NESTING}
 
 
 def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
@@ -126,10 +129,14 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
                 continue
             source = path.read_text(encoding="utf-8", errors="replace")
             try:
+                S.check_nesting(env, source, name)
                 tree = env.parse(source)
             except jinja2.TemplateSyntaxError as exc:
                 seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
                                           (), (), (), ())
+                continue
+            except S.SandboxLimit as exc:
+                seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
                 continue
             defaults: dict[str, str | None] = {}
             for node in tree.find_all(nodes.Getattr):

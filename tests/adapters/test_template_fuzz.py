@@ -51,6 +51,7 @@ def statements(draw, depth=0):
         f"{{% if {expr} %}}{body}{{% else %}}{body}{{% endif %}}",
         f"{{% set ns.s = ns.s ~ ns.s %}}{{% set ns.n = ns.n * {expr} %}}{body}",
         "{% include 'fuzz.yaml.j2' %}",
+        "{{ " + "(" * 40 + expr + ")" * 40 + " }}",
         f"{{% for x in [[1], [2]] recursive %}}{{{{ loop([[x]]) }}}}{body}{{% endfor %}}",
     ]))
 

@@ -20,8 +20,8 @@ def render(tmp_path, source, name="t", context=BASE):
 
 def test_limits_are_the_documented_values():
     assert (S.MAX_LOOP_ITERATIONS, S.MAX_RANGE, S.MAX_CALL_DEPTH, S.MAX_MACRO_CALLS, S.MAX_TEMPLATE_LOADS,
-            S.MAX_OUTPUT_CHARS, S.MAX_TEMPLATE_BYTES, S.MAX_INT_BITS) == (10_000, 1_000, 20, 1_000, 32, 65_536,
-                                                                          65_536, 256)
+            S.MAX_OUTPUT_CHARS, S.MAX_TEMPLATE_BYTES, S.MAX_INT_BITS, S.MAX_NESTING) == (
+        10_000, 1_000, 20, 1_000, 32, 65_536, 65_536, 256, 30)
 
 
 LIMITS = [
@@ -58,6 +58,20 @@ LIMITS = [
     ("{% macro m() %}{% for i in range(1000) %}{{ 'x' * 60000 }}{% endfor %}{% endmacro %}{% set y = m() %}",
      "more than 1,048,576 characters produced (the sandbox limit)"),
 ]
+
+
+@pytest.mark.parametrize("source", ["{{ " + "(" * 300 + "1" + ")" * 300 + " }}", "{% if 1 %}" * 300 + "{% endif %}" * 300,
+                                    "{{ " + "[" * 31 + "]" * 31 + " }}"])
+def test_deep_nesting_is_refused_before_jinjas_recursive_parser(tmp_path, source):
+    with pytest.raises(TemplateError) as err:
+        render(tmp_path, source)
+    assert str(err.value) == (f"template 't' stopped in {tmp_path / 't.yaml.j2'}: nesting deeper than 30 levels at "
+                              "line 1 (the sandbox limit)")
+
+
+def test_nesting_within_the_limit_renders(tmp_path):
+    out = render(tmp_path, "# {{ " + "(" * 30 + "1" + ")" * 30 + " }}\npinned: [--a={{ [[[1]]][0][0][0] }}]\n")
+    assert out.pinned == ("--a=1",)
 
 
 @pytest.mark.parametrize("source,message", LIMITS, ids=[m.split(" (")[0][:40] for _, m in LIMITS])

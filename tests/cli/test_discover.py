@@ -55,7 +55,7 @@ def test_templates_json_shows_the_sandbox_limits_and_survives_a_broken_template(
     assert doc["sandbox_limits"] == {"loop_iterations": 10_000, "range_items": 1_000, "call_depth": 20,
                                      "macro_calls": 1_000, "template_loads": 32, "output_chars": 65_536,
                                      "produced_chars": 1_048_576, "value_chars": 65_536, "int_bits": 256,
-                                     "template_bytes": 65_536}
+                                     "template_bytes": 65_536, "nesting": 30}
     found = {t["name"]: t["summary"] for t in doc["templates"]}
     assert found["broken"] == "(does not parse: line 2: Expected an expression, got 'end of statement block')"
     assert found["huge"] == "(not read: 70,000 bytes, over the sandbox limit of 65,536)"

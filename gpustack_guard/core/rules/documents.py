@@ -122,8 +122,9 @@ TEMPLATE = Rule(
     what="A `guard.template` that no template folder holds or whose name is a path (`../x`, `a/b`, `/x`, `~`), "
          "whose Jinja does not parse, that reads an undefined variable, renders a malformed backend argument or "
          "stops at a sandbox limit (10,000 loop iterations, range() of 1,000, calls 20 deep, 1,000 macro calls, "
-         "32 template loads, 64 KiB output or file, 256-bit integers, 64 KiB strings); or a `guard.vars` key the "
-         "template never reads (read from Jinja's syntax tree, included and imported templates too).",
+         "32 template loads, 30 levels of nesting, 64 KiB output or file, 256-bit integers, 64 KiB strings); or a "
+         "`guard.vars` key the template never reads (read from Jinja's syntax tree, included and imported "
+         "templates too).",
     why="Without the template the pinned arguments are unknown, so neither the arguments nor the memory can be "
         "checked. Templates come from pull requests: a loop of a million iterations or a template including itself "
         "must stop with an error, not hang CI. A misspelt variable (`gpu_memory_utilisation`) is silently ignored "
