@@ -30,6 +30,7 @@ from typing import Any
 from jinja2 import nodes
 from jinja2.runtime import LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Namespace
 from jinja2.visitor import NodeTransformer
 
 # A template file: the shipped ones are under 2 KiB; one of 64 KiB is data or an attack, and every other limit
@@ -157,7 +158,7 @@ def size_of(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
     stack = [value]
     while stack and total <= limit:
         item = stack.pop()
-        if isinstance(item, str):
+        if isinstance(item, (str, bytes)):
             total += len(item)
         elif isinstance(item, bool) or item is None:
             total += 1
@@ -170,6 +171,10 @@ def size_of(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
             total += len(item)
             stack.extend(item.keys())
             stack.extend(item.values())
+        elif isinstance(item, Namespace):  # {% set ns.a = ... %}: what it holds
+            attrs = getattr(item, "_Namespace__attrs", {})
+            total += len(attrs)
+            stack.extend(attrs.values())
         else:
             total += 1
     return total
@@ -178,6 +183,12 @@ def size_of(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
 def _check_size(size: int, what: str) -> None:
     if size > MAX_VALUE_SIZE:
         raise SandboxLimit(f"{what} of {size:,} characters (the sandbox limit is {MAX_VALUE_SIZE:,})")
+
+
+def _check_result(value: Any, what: str) -> None:
+    """A value already built (a call's or a filter's result): only whether it is over the limit is known."""
+    if isinstance(value, (str, bytes, list, tuple, dict)) and size_of(value) > MAX_VALUE_SIZE:
+        raise SandboxLimit(f"{what} of more than {MAX_VALUE_SIZE:,} characters (the sandbox limit)")
 
 
 def _check_int(value: Any, what: str) -> None:
@@ -259,14 +270,14 @@ def _check_str_method(text: str, method: str, args: tuple, kwargs: dict) -> None
         _check_replace(text, *values[:3])
     elif method == "join" and values:
         items = values[0]
-        if isinstance(items, (list, tuple)):
+        if isinstance(items, (list, tuple, str)):
             _check_size(size_of(items) + len(text) * max(0, len(items) - 1), "a join() result")
     elif method in ("format", "format_map"):
         _check_format(text)
 
 
 def _check_binop(operator: str, left: Any, right: Any) -> None:
-    sequences = (str, list, tuple)
+    sequences = (str, bytes, list, tuple)
     if operator == "*":
         if isinstance(left, sequences) or isinstance(right, sequences):
             seq, times = (left, right) if isinstance(left, sequences) else (right, left)
@@ -309,8 +320,16 @@ def _filter_replace(value: Any, old: Any = "", new: Any = "", count: Any = None,
         _check_replace(value, old, new, -1 if count is None else count)
 
 
+def _filter_wordwrap(value: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None,
+                     *_: Any, **kwargs: Any) -> None:
+    wrap = kwargs.get("wrapstring", wrapstring) or "\n"
+    text = str(value)
+    _check_size(len(text) + (len(text) // max(1, _int_arg(kwargs.get("width", width))) + 1) * len(str(wrap)),
+                "a wordwrap() result")
+
+
 def _filter_join(value: Any, d: Any = "", *_: Any, **__: Any) -> None:
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, str)):
         _check_size(size_of(value) + len(str(d)) * max(0, len(value) - 1), "a join() result")
 
 
@@ -318,8 +337,9 @@ def _filter_count(value: Any, count: Any = 0, *_: Any, **__: Any) -> None:
     _check_size(_int_arg(count), "a batch/slice count")
 
 
-_FILTER_CHECKS: dict[str, Any] = {"center": _filter_center, "indent": _filter_indent, "format": _filter_format,
-                  "replace": _filter_replace, "join": _filter_join, "batch": _filter_count, "slice": _filter_count}
+_FILTER_CHECKS: dict[str, Any] = {
+    "center": _filter_center, "indent": _filter_indent, "format": _filter_format, "replace": _filter_replace,
+    "join": _filter_join, "wordwrap": _filter_wordwrap, "batch": _filter_count, "slice": _filter_count}
 
 
 def _guarded_filter(name: str, func: Any) -> Any:
@@ -337,8 +357,7 @@ def _guarded_filter(name: str, func: Any) -> Any:
                 args = args[:skip] + (value,) + own[1:]
             check(value, *own[1:], **kwargs)
         result = func(*args, **kwargs)
-        if isinstance(result, (str, list, tuple)):
-            _check_size(size_of(result), f"the result of filter '{name}'")
+        _check_result(result, f"the result of filter '{name}'")
         return result
 
     return update_wrapper(guarded, func)
@@ -440,6 +459,10 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
             _check_str_method(owner, getattr(target, "__name__", ""), args, kwargs)
         if isinstance(__obj, LoopContext) and args:  # a recursive loop's loop(children)
             args = (_counted(args[0]),) + args[1:]
+        if isinstance(owner, str) and getattr(target, "__name__", "") == "join" and args and \
+                not isinstance(args[0], (list, tuple, str)):
+            args = (list(_counted(args[0])),) + args[1:]  # a generator: materialised (counted) to size it
+            _check_str_method(owner, "join", args, kwargs)
         if isinstance(__obj, Macro):
             budget.macro_calls += 1
             if budget.macro_calls > MAX_MACRO_CALLS:
@@ -452,7 +475,6 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
             result = super().call(__context, __obj, *args, **kwargs)
         finally:
             budget.depth -= 1
-        if isinstance(result, (str, list, tuple)):
-            _check_size(size_of(result), "a call result")
+        _check_result(result, "a call result")
         _check_int(result, "an integer")
         return result

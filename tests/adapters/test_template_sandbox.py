@@ -57,6 +57,16 @@ LIMITS = [
                                                "limit is 65,536)"),
     ("{% macro m() %}{% for i in range(1000) %}{{ 'x' * 60000 }}{% endfor %}{% endmacro %}{% set y = m() %}",
      "more than 1,048,576 characters produced (the sandbox limit)"),
+    ("{{ ('x' * 60000).join(range(1000)) }}", "a join() result of 59,944,708 characters (the sandbox limit is "
+                                              "65,536)"),
+    ("{{ ('a' * 60000) | wordwrap(1, wrapstring='x' * 60000) }}", "a wordwrap() result of 3,600,120,000 "
+                                                                  "characters (the sandbox limit is 65,536)"),
+    ("{{ 'x'.encode() * 10**9 }}", "a repeated string or list of 1,000,000,000 characters (the sandbox limit is "
+                                   "65,536)"),
+    ("{{ dict.fromkeys(range(1000), 'x' * 60000) }}", "a call result of more than 65,536 characters (the sandbox "
+                                                      "limit)"),
+    ("{% set ns = namespace() %}" + "".join(f"{{% set ns.a{i} = 'x' * 60000 %}}" for i in range(20)) + "{{ ns }}",
+     "more than 1,048,576 characters produced (the sandbox limit)"),
 ]
 
 
