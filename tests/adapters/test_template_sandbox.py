@@ -86,10 +86,10 @@ def test_nesting_within_the_limit_renders(tmp_path):
 
 @pytest.mark.parametrize("source,message", LIMITS, ids=[m.split(" (")[0][:40] for _, m in LIMITS])
 def test_each_limit_is_one_error_naming_it_fast(tmp_path, source, message):
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: what the template costs, whatever else the CI machine runs
     with pytest.raises(TemplateError) as err:
         render(tmp_path, source)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert str(err.value) == f"template 't' stopped at {tmp_path / 't.yaml.j2'}:1: {message}"
     assert err.value.line == 0  # reported at the spec's guard.template line
     assert elapsed < 0.5
