@@ -24,6 +24,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from gpustack_guard.adapters import template_sandbox as S
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt
 
@@ -35,10 +36,10 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 def name_problem(name: str) -> str | None:
     """Why a template name (guard.template, or an include's) is refused; None when it is a plain name."""
     if any(part in name for part in ("/", "\\", "..")) or name.startswith("~"):
-        return (f"template name '{name}' is a path; name a template of the templates folder by its file name "
+        return (f"template name '{echo.value(name)}' is a path; name a template of the templates folder by its file name "
                 "(without folders, `..`, `~` or a leading /)")
     if not _NAME.match(name):
-        return f"template name '{name}' is not a template file name (letters, digits, '.', '_' and '-' only)"
+        return f"template name '{echo.value(name)}' is not a template file name (letters, digits, '.', '_' and '-' only)"
     return None
 
 
