@@ -36,10 +36,11 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 def name_problem(name: str) -> str | None:
     """Why a template name (guard.template, or an include's) is refused; None when it is a plain name."""
     if any(part in name for part in ("/", "\\", "..")) or name.startswith("~"):
-        return (f"template name '{echo.value(name)}' is a path; name a template of the templates folder by its file name "
-                "(without folders, `..`, `~` or a leading /)")
+        return (f"template name '{echo.value(name)}' is a path; name a template of the templates folder by its "
+                "file name (without folders, `..`, `~` or a leading /)")
     if not _NAME.match(name):
-        return f"template name '{echo.value(name)}' is not a template file name (letters, digits, '.', '_' and '-' only)"
+        return (f"template name '{echo.value(name)}' is not a template file name (letters, digits, '.', '_' and "
+                "'-' only)")
     return None
 
 
