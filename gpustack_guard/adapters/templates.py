@@ -9,8 +9,10 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,11 +22,46 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
+from gpustack_guard.adapters import template_sandbox as S
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt
 
 SUFFIX = ".yaml.j2"
+# a template name is a file name in a templates folder: no folder part, no `..`, nothing a path could resolve
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a template name (guard.template, or an include's) is refused; None when it is a plain name."""
+    if any(part in name for part in ("/", "\\", "..")) or name.startswith("~"):
+        return (f"template name '{echo.value(name)}' is a path; name a template of the templates folder by its "
+                "file name (without folders, `..`, `~` or a leading /)")
+    if not _NAME.match(name):
+        return (f"template name '{echo.value(name)}' is not a template file name (letters, digits, '.', '_' and "
+                "'-' only)")
+    return None
+
+
+class _LimitedLoader(jinja2.FileSystemLoader):
+    """FileSystemLoader that takes plain names only and refuses files over the sandbox's size limit."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        problem = name_problem(template)
+        if problem:
+            raise S.SandboxLimit(problem)
+        for directory in self.searchpath:
+            path = os.path.join(directory, template)
+            if os.path.isfile(path):
+                size = os.path.getsize(path)
+                if size > S.MAX_TEMPLATE_BYTES:
+                    raise S.SandboxLimit(f"template file {_shown(Path(path))} is {size:,} bytes (the sandbox "
+                                         f"limit is {S.MAX_TEMPLATE_BYTES:,})")
+                break
+        source, filename, uptodate = super().get_source(environment, template)
+        S.check_nesting(environment, source, template)
+        return source, filename, uptodate
 
 
 def default_cache_dir() -> Path:
@@ -66,6 +103,15 @@ class TemplateInfo:
     defaults: tuple[str, ...]
 
 
+def sandbox_limits() -> dict[str, int]:
+    """The limits every template renders under (`gsg templates -o json` shows them)."""
+    return {"loop_iterations": S.MAX_LOOP_ITERATIONS, "range_items": S.MAX_RANGE, "call_depth": S.MAX_CALL_DEPTH,
+            "macro_calls": S.MAX_MACRO_CALLS, "template_loads": S.MAX_TEMPLATE_LOADS,
+            "output_chars": S.MAX_OUTPUT_CHARS, "produced_chars": S.MAX_PRODUCED_CHARS,
+            "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES,
+            "nesting": S.MAX_NESTING}
+
+
 def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
     """Every template on the search path (the first of a name wins, as when rendering), described from its
     source: Jinja's syntax tree for the variables and defaults, the YAML lines for the arguments."""
@@ -78,8 +124,22 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             name = path.name[: -len(SUFFIX)]
             if name in seen:
                 continue
-            source = path.read_text(encoding="utf-8")
-            tree = env.parse(source)
+            size = path.stat().st_size
+            if size > S.MAX_TEMPLATE_BYTES:
+                seen[name] = TemplateInfo(name, path, f"(not read: {size:,} bytes, over the sandbox limit of "
+                                                      f"{S.MAX_TEMPLATE_BYTES:,})", (), (), (), ())
+                continue
+            source = path.read_text(encoding="utf-8", errors="replace")
+            try:
+                S.check_nesting(env, source, name)
+                tree = env.parse(source)
+            except jinja2.TemplateSyntaxError as exc:
+                seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
+                                          (), (), (), ())
+                continue
+            except S.SandboxLimit as exc:
+                seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
+                continue
             defaults: dict[str, str | None] = {}
             for node in tree.find_all(nodes.Getattr):
                 if isinstance(node.node, nodes.Name) and node.node.name == "vars":
@@ -144,8 +204,8 @@ class TemplateRenderer:
 
     def __init__(self, search_path: list[Path], cache_dir: Path | None = None):
         self.search_path = search_path
-        self._env = SandboxedEnvironment(
-            loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
+        self._env = S.LimitedSandbox(
+            loader=_LimitedLoader([str(p) for p in search_path]),
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
             bytecode_cache=_LazyBytecodeCache(cache_dir) if cache_dir else None,
         )
@@ -156,6 +216,7 @@ class TemplateRenderer:
         # None for a template that includes or imports others (keyed on the whole context)
         self._reads: dict[str, dict[str, frozenset[str] | None] | None] = {}
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
+        self._variables: dict[str, frozenset[str] | None] = {}
 
     def locate(self, name: str) -> Path:
         if name in self._located:
@@ -164,6 +225,9 @@ class TemplateRenderer:
         return self._located[name]
 
     def _find(self, name: str) -> Path:
+        problem = name_problem(name)
+        if problem:
+            raise TemplateError(problem, name)
         filename = name if name.endswith(".j2") else name + SUFFIX
         for directory in self.search_path:
             if (directory / filename).is_file():
@@ -176,11 +240,17 @@ class TemplateRenderer:
         shown = _shown(path)
         filename = path.name
         try:
-            template = self._env.get_template(filename)
-            key = self._cache_key(path, context)
-            if key in self._outputs:
-                return self._outputs[key]
-            text = template.render(**context)
+            with S.rendering():
+                template = self._env.get_template(filename)
+                key = self._cache_key(path, context)
+                if key in self._outputs:
+                    return self._outputs[key]
+                text = _bounded_text(template.generate(**context))
+            variables = self.variables(filename)
+        except S.SandboxLimit as exc:
+            line = _template_line(exc, str(path))
+            where = f" at {shown}:{line}" if line else f" in {shown}"
+            raise TemplateError(f"template '{name}' stopped{where}: {exc}", shown) from None
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"template syntax error: {exc.message}", shown, exc.lineno or 0) from None
         except jinja2.UndefinedError as exc:
@@ -188,9 +258,19 @@ class TemplateRenderer:
                                 _template_line(exc, str(path))) from None
         except jinja2.TemplateError as exc:
             raise TemplateError(f"template error: {exc}", shown, _template_line(exc, str(path))) from None
-        output = _parse_output(text, shown)
+        except Exception as exc:  # 1/0, 10.0**400, int('x'): the template's own error, never gsg's
+            raise TemplateError(f"template error: {type(exc).__name__}: {exc}", shown,
+                                _template_line(exc, str(path))) from None
+        output = dataclasses.replace(_parse_output(text, shown), variables=variables)
         self._outputs[key] = output
         return output
+
+    def variables(self, filename: str) -> frozenset[str] | None:
+        """The guard.vars keys a template reads, through what it includes and imports (by constant name);
+        None when not known statically."""
+        if filename not in self._variables:
+            self._variables[filename] = _vars_read(self._env, filename, set())
+        return self._variables[filename]
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
         """Only what the template reads of the context makes up the key: `placement.gpus`, not the GPU ids
@@ -209,6 +289,64 @@ class TemplateRenderer:
             else:
                 parts.append((name,) + tuple((a, _dump(value.get(a, _ABSENT))) for a in sorted(attrs)))
         return tuple(parts)
+
+
+def _bounded_text(chunks: Any) -> str:
+    """The rendered text, stopped as soon as it passes the sandbox's output limit."""
+    parts, total = [], 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > S.MAX_OUTPUT_CHARS:
+            raise S.SandboxLimit(f"the output passed {S.MAX_OUTPUT_CHARS:,} characters (the sandbox limit)")
+        parts.append(chunk)
+    return "".join(parts)
+
+
+def _vars_read(env: jinja2.Environment, filename: str, seen: set[str]) -> frozenset[str] | None:
+    """`vars.x`, `vars['x']`, `vars.get('x', ...)` in a template and what it includes or imports by a constant
+    name; None when `vars` is also used whole (looped over, passed to a filter or a macro, a computed key) or an
+    included name is computed."""
+    from jinja2 import meta, nodes
+
+    if filename in seen:
+        return frozenset()
+    seen.add(filename)
+    try:
+        source = env.loader.get_source(env, filename)[0] if env.loader else ""
+        tree = env.parse(source)
+    except Exception:  # noqa: BLE001 - the rendering succeeded; what cannot be read here is only unknown
+        return None
+    uses = sum(1 for node in tree.find_all(nodes.Name) if node.name == "vars" and node.ctx == "load")
+    get_calls = {id(call.node): call for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Getattr)}
+    read: set[str] = set()
+    accounted = 0
+    lookups: list[Any] = list(tree.find_all((nodes.Getattr, nodes.Getitem)))
+    for node in lookups:
+        inner = node.node
+        if not (isinstance(inner, nodes.Name) and inner.name == "vars"):
+            continue
+        if isinstance(node, nodes.Getattr) and node.attr == "get":
+            call = get_calls.get(id(node))
+            if call is None or not call.args or not isinstance(call.args[0], nodes.Const):
+                return None  # vars.get(name): any key
+            read.add(str(call.args[0].value))
+        elif isinstance(node, nodes.Getattr):
+            if hasattr(dict, node.attr):
+                return None  # vars.items(), vars.keys(): the whole mapping
+            read.add(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            read.add(node.arg.value)
+        else:
+            continue  # vars[name]: counted as a whole use below
+        accounted += 1
+    if accounted < uses:
+        return None
+    for referenced in meta.find_referenced_templates(tree):
+        inner_read = None if referenced is None else _vars_read(env, referenced, seen)
+        if inner_read is None:
+            return None
+        read |= inner_read
+    return frozenset(read)
 
 
 _ABSENT = "\0absent"  # a key the context lacks is keyed apart from any real value
@@ -260,6 +398,10 @@ class _LazyBytecodeCache(jinja2.FileSystemBytecodeCache):
     def __init__(self, directory: Path):
         super().__init__(str(directory))
         self._folder = directory
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        # code compiled by a gsg with other sandbox limits (or none) is never reused
+        return super().get_cache_key(f"{S.SANDBOX_VERSION}:{name}", filename)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

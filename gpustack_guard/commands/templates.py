@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out
 from gpustack_guard.adapters.files.spec_loader import display_path
-from gpustack_guard.adapters.templates import TemplateInfo, describe_templates
+from gpustack_guard.adapters.templates import TemplateInfo, describe_templates, sandbox_limits
 from gpustack_guard.core.errors import EXIT_OK
 from gpustack_guard.reporters import TableFormat
 
@@ -40,7 +40,8 @@ def run(opts: TemplatesOptions) -> int:
     renderer = wiring.build_renderer(opts.specs or (".",), opts.templates)
     found = describe_templates(renderer.search_path)
     if opts.output is TableFormat.JSON:
-        out(json.dumps({"format_version": "1.0", "templates": [_json(t) for t in found]}, indent=2) + "\n")
+        out(json.dumps({"format_version": "1.0", "templates": [_json(t) for t in found],
+                        "sandbox_limits": sandbox_limits()}, indent=2) + "\n")
     else:
         out("\n".join(_text(t) for t in found))
     return EXIT_OK

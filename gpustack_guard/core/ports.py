@@ -35,6 +35,9 @@ class TemplateOutput:
     pinned: tuple[str, ...] = ()
     defaults: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    # the guard.vars keys the template (and what it includes or imports) reads; None when that is not known
+    # statically (vars used whole: looped over, passed to a filter; an include whose name is computed)
+    variables: frozenset[str] | None = None
 
 
 class TemplateError(Exception):

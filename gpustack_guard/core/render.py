@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,6 +172,48 @@ def _refused_values(doc: SpecDoc, spec: DeploymentSpec, family: str, spec_args: 
     return found
 
 
+def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,
+                 read: frozenset[str] | None) -> list[F.Finding]:
+    """GSG011 for each guard.vars key the template never reads (a misspelling would silently leave the
+    template's default in place), at the key's line, with the closest name it reads."""
+    if read is None or not given:
+        return []
+    found = []
+    for key in given:
+        if key in read:
+            continue
+        close = difflib.get_close_matches(str(key), sorted(read), n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else (
+            f"; it reads {', '.join(sorted(read))}" if read else "; it reads no vars")
+        found.append(F.finding(D.TEMPLATE, doc.at("guard", "vars", key, key=True),
+                               f"guard.vars.{echo.value(key)} is not read by template '{echo.value(template)}', "
+                               f"so it has no effect{hint}",
+                               spec=doc.spec.name if doc.spec else None,
+                               fix=f"rename it to {close[0]}" if close else "remove it"))
+    return found
+
+
+def _template_argument_findings(doc: SpecDoc, template: str, pinned: list[A.Arg], defaults: list[A.Arg],
+                                family: str, secret_flags: set[str]) -> list[F.Finding]:
+    """GSG013 and GSG014 for arguments the template renders, at the spec's guard.template line."""
+    where = doc.at("guard", "template")
+    name = doc.spec.name if doc.spec else None
+    found = []
+    for arg in pinned + defaults:
+        if arg.key in A.FORBIDDEN:
+            found.append(F.finding(D.FORBIDDEN_ARG, where, f"template '{template}' renders --{arg.key}, which is "
+                                   f"rejected by GPUStack: {A.FORBIDDEN[arg.key]}", spec=name,
+                                   fix=f"remove --{arg.key} from the template"))
+    for part in (pinned, defaults):
+        for first, later in A.duplicates(part, family):
+            hide = is_secret_flag(later.key, secret_flags)
+            found.append(F.finding(D.DUPLICATE_ARG, where,
+                                   f"template '{template}' renders --{later.key} twice "
+                                   f"('{MASK if hide else first.value}' and '{MASK if hide else later.value}'); "
+                                   "the last one wins", spec=name, fix="keep one in the template"))
+    return found
+
+
 def _gpu_layers_admission(where: F.Location, spec, arg: A.Arg) -> list[F.Finding]:
     """GPUStack's own check of --gpu-layers / -ngl before anything runs (a 400 on create and update)."""
     value = arg.value or ""
@@ -224,10 +267,14 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
             pinned, defaults = A.parse(list(output.pinned), family), A.parse(list(output.defaults), family)
             template_env = dict(output.env)
+            found += _unread_vars(doc, spec.guard.template, spec.guard.vars, output.variables)
+            found += _template_argument_findings(doc, spec.guard.template, pinned, defaults, family, flag_extra)
         except TemplateError as exc:
-            where = F.Location(exc.file, exc.line) if exc.line else doc.at("guard", "template")
-            return None, found + [F.finding(D.TEMPLATE, where, f"{exc} (spec '{spec.name}', "
-                                            f"{doc.at('guard', 'template')})", spec=spec.name)]
+            if exc.line:  # a line of the template: say which spec's guard.template rendered it
+                return None, found + [F.finding(D.TEMPLATE, F.Location(exc.file, exc.line),
+                                                f"{exc} (spec '{spec.name}', {doc.at('guard', 'template')})",
+                                                spec=spec.name)]
+            return None, found + [F.finding(D.TEMPLATE, doc.at("guard", "template"), str(exc), spec=spec.name)]
         except A.ArgError as exc:
             return None, found + [F.finding(D.TEMPLATE, doc.at("guard", "template"),
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",

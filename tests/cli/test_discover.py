@@ -43,3 +43,19 @@ def test_catalog_lists_models_with_counts_and_the_matching_rule(gsg):
     text = gsg("catalog").out
     assert text.splitlines()[0].split() == ["model", "parameters", "layers", "context", "architecture"]
     assert any(line.startswith("meta-llama/Llama-3.1-8B ") and " 8.03B " in line for line in text.splitlines())
+
+
+def test_templates_json_shows_the_sandbox_limits_and_survives_a_broken_template(gsg, tmp_path):
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "broken.yaml.j2").write_text("pinned:\n  - {% if %}\n")
+    (tmp_path / "templates" / "huge.yaml.j2").write_text("#" * 70_000)
+    result = gsg("templates", "-o", "json", cwd=tmp_path)
+    assert result.code == 0
+    doc = json.loads(result.out)
+    assert doc["sandbox_limits"] == {"loop_iterations": 10_000, "range_items": 1_000, "call_depth": 20,
+                                     "macro_calls": 1_000, "template_loads": 32, "output_chars": 65_536,
+                                     "produced_chars": 1_048_576, "value_chars": 65_536, "int_bits": 256,
+                                     "template_bytes": 65_536, "nesting": 30}
+    found = {t["name"]: t["summary"] for t in doc["templates"]}
+    assert found["broken"] == "(does not parse: line 2: Expected an expression, got 'end of statement block')"
+    assert found["huge"] == "(not read: 70,000 bytes, over the sandbox limit of 65,536)"

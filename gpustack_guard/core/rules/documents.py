@@ -138,14 +138,23 @@ DUPLICATE_KEY = Rule(
     emitted_by=CHECK)
 
 TEMPLATE = Rule(
-    "GSG011", "template", "The guard template does not exist, does not parse or uses an undefined variable.",
-    what="A `guard.template` that no template folder holds, whose Jinja does not parse, that reads an undefined "
-         "variable or that renders a malformed backend argument.",
+    "GSG011", "template", "The guard template does not exist, does not parse, fails, passes a sandbox limit, or a "
+    "guard.vars key is never read.",
+    what="A `guard.template` that no template folder holds or whose name is a path (`../x`, `a/b`, `/x`, `~`), "
+         "whose Jinja does not parse, that reads an undefined variable, renders a malformed backend argument or "
+         "stops at a sandbox limit (10,000 loop iterations, range() of 1,000, calls 20 deep, 1,000 macro calls, "
+         "32 template loads, 30 levels of nesting, 64 KiB output or file, 256-bit integers, 64 KiB strings); or a "
+         "`guard.vars` key the template never reads (read from Jinja's syntax tree, included and imported "
+         "templates too).",
     why="Without the template the pinned arguments are unknown, so neither the arguments nor the memory can be "
-        "checked.",
-    example="guard:\n  template: no-such-template",
-    fix="Name a template of templates/ (or of --templates DIR), fix its syntax at the reported line, or give the "
-        "variable a default.",
+        "checked. Templates come from pull requests: a loop of a million iterations or a template including itself "
+        "must stop with an error, not hang CI. A misspelt variable (`gpu_memory_utilisation`) is silently ignored "
+        "and the template's default is deployed.",
+    example="guard:\n  template: vllm-hardened\n  vars:\n    gpu_memory_utilisation: 0.8   # reads "
+            "gpu_memory_utilization",
+    fix="Name a template of templates/ (or of --templates DIR) by its file name, fix its syntax at the reported "
+        "line, give the variable a default, keep loops and recursion within the limits the message names, or "
+        "rename the guard.vars key as the did-you-mean says.",
     emitted_by=RENDER)
 
 PINNED_CONFLICT = Rule(

@@ -9,10 +9,12 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import estimate as verdict
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
 from gpustack_guard.core.units import gib
+from gpustack_guard.core.versions import parse_version
 
 if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Evaluation, Results
@@ -316,25 +318,46 @@ MAX_LEN_UNSET = Rule(
     check=_max_len_unset)
 
 
+_UNPINNED_WORDS = ("latest", "main", "nightly", "dev", "master", "head", "stable")
+
+
+def _assumed(family: str, version: str) -> str:
+    """The release whose behaviour gsg's arithmetic applies to a version it cannot read (the oldest modelled)."""
+    profile = P.vllm_profile(version) if family == "vllm" else P.sglang_profile(version)
+    engine_name = "vLLM" if family == "vllm" else "SGLang"
+    return f"the oldest {engine_name} behaviour it models (profile since {profile.since})"
+
+
 @per_spec
 def _version_unset(ev: Evaluation) -> Iterator[Finding]:
     r = ev.rendered
-    if ev.estimate is None or r.spec.backend_version or r.family not in ("vllm", "sglang"):
+    if ev.estimate is None or r.family not in ("vllm", "sglang"):
         return
-    yield finding(VERSION_UNSET, r.doc.at("name"),
-                  f"backend_version is not pinned; gsg assumed {DEFAULT_VERSIONS[r.family]} for "
-                  "version-dependent arithmetic (CUDA-graph accounting, defaults)", spec=r.name,
-                  fix="pin backend_version")
+    version = r.spec.backend_version
+    if not version or not version.strip():
+        yield finding(VERSION_UNSET, r.doc.at("backend_version" if version is not None else "name"),
+                      f"backend_version is not pinned; gsg assumed {DEFAULT_VERSIONS[r.family]} for "
+                      "version-dependent arithmetic (CUDA-graph accounting, defaults)", spec=r.name,
+                      fix="pin backend_version")
+    elif parse_version(version) is None:
+        word = version.strip().lower()
+        kind = "a moving tag" if word in _UNPINNED_WORDS else "not a version gsg can read"
+        yield finding(VERSION_UNSET, r.doc.at("backend_version"),
+                      f"backend_version '{version}' is not a pinned version ({kind}); gsg assumed "
+                      f"{_assumed(r.family, version)} for version-dependent arithmetic (CUDA-graph accounting, "
+                      "defaults), and GPUStack runs whatever it resolves to at deploy time", spec=r.name,
+                      fix="pin backend_version to a release, e.g. " + DEFAULT_VERSIONS[r.family])
 
 
 VERSION_UNSET = Rule(
     "GSG039", "backend-version-unset",
     "backend_version is not pinned; gsg assumed a version for version-dependent arithmetic.", Severity.INFO,
-    what="A vLLM/SGLang deployment without backend_version.",
+    what="A vLLM/SGLang deployment without backend_version, with an empty one, or with one that names no release "
+         "(`latest`, `main`, `nightly`, `dev`, a branch): the note says which version gsg's arithmetic assumed.",
     why="Defaults and CUDA-graph accounting change between engine versions; gsg's arithmetic used its assumed "
         "version, GPUStack will pick whatever it ships.",
-    example="backend: vLLM   # no backend_version",
-    fix="Pin backend_version.",
+    example="backend: vLLM\nbackend_version: latest",
+    fix="Pin backend_version to a release (`0.11.0`, `v0.5.5`).",
     check=_version_unset)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from gpustack_guard.core.findings import Location
 from gpustack_guard.core.fleet.placement import Ledger
 from gpustack_guard.core.memory import engine
 from gpustack_guard.core.memory.estimate import NoEstimate, UnsupportedModel
@@ -60,6 +61,27 @@ def estimate(placed: Placed) -> Evaluation:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
             return Evaluation(placed, tuple(estimates), failure)
         except ValueError as exc:
-            failure = EstimationFailure(NoEstimate.BAD_ARGUMENTS, str(exc), r.doc.at("backend_parameters"))
+            failure = EstimationFailure(NoEstimate.BAD_ARGUMENTS, str(exc), _arguments_location(r, str(exc)))
             return Evaluation(placed, tuple(estimates), failure)
     return Evaluation(placed, tuple(estimates))
+
+
+def _arguments_location(r: RenderedSpec, message: str) -> Location:
+    """Where the argument a message names came from: the spec's own entry, else the guard.template line that
+    rendered it (never the document's first line, where a spec without backend_parameters would point)."""
+    import re
+
+    from gpustack_guard.core import args as A
+
+    named = {m.lstrip("-") for m in re.findall(r"--[a-z0-9][a-z0-9-]*", message)}
+    try:
+        own = A.parse(r.spec.backend_parameters, r.family)
+    except A.ArgError:
+        own = []
+    for arg in reversed(own):
+        if arg.key in named:
+            return r.doc.at("backend_parameters", arg.index)
+    if r.spec.guard.template and (named or r.spec.backend_parameters is None):
+        return r.doc.at("guard", "template")
+    return r.doc.at("backend_parameters") if r.spec.backend_parameters is not None else r.doc.at("name")
+

@@ -95,7 +95,23 @@ CASES = [
     (D.DUPLICATE_KEY, [OK], {"duplicate_keys": {0: [(("replicas",), 4, 1)]}},
      [("spec.yaml:4:1", "key 'replicas' appears twice; YAML keeps only the last", "remove one of them")]),
     (D.TEMPLATE, [OK | {"guard": {"template": "nope"}}], {},
-     [("spec.yaml:8:3", "template 'nope' not found (spec 'a', spec.yaml:8:3)", None)]),
+     [("spec.yaml:8:3", "template 'nope' not found", None)]),
+    # a sandbox limit (no template line): at the spec's guard.template, the message as the adapter wrote it
+    (D.TEMPLATE, [OK | {"guard": {"template": "loops"}}],
+     {"templates": {"loops": TemplateError("template 'loops' stopped at templates/loops.yaml.j2:3: more than 10,000 "
+                                           "loop iterations (the sandbox limit)", "templates/loops.yaml.j2")}},
+     [("spec.yaml:8:3", "template 'loops' stopped at templates/loops.yaml.j2:3: more than 10,000 loop iterations "
+                        "(the sandbox limit)", None)]),
+    # a guard.vars key the template never reads: at the key, with the closest name it does read
+    (D.TEMPLATE, [OK | {"guard": {"template": "t", "vars": {"max_model_len": 8192, "gpu_memory_utilisation": 0.8}}}],
+     {"templates": {"t": TemplateOutput(pinned=("--max-model-len=8192",),
+                                        variables=frozenset({"gpu_memory_utilization", "max_model_len"}))}},
+     [("spec.yaml:8:3", "guard.vars.gpu_memory_utilisation is not read by template 't', so it has no effect; did "
+                        "you mean 'gpu_memory_utilization'?", "rename it to gpu_memory_utilization")]),
+    (D.TEMPLATE, [OK | {"guard": {"template": "t", "vars": {"colour": "red"}}}],
+     {"templates": {"t": TemplateOutput(variables=frozenset({"max_model_len"}))}},
+     [("spec.yaml:8:3", "guard.vars.colour is not read by template 't', so it has no effect; it reads "
+                        "max_model_len", "remove it")]),
     (D.TEMPLATE, [OK | {"guard": {"template": "broken"}}],
      {"templates": {"broken": TemplateError("unexpected '}'", "templates/broken.yaml.j2", 2)}},
      [("templates/broken.yaml.j2:2:1", "unexpected '}' (spec 'a', spec.yaml:8:3)", None)]),
@@ -123,6 +139,14 @@ CASES = [
                                                                                   "layers")]),
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 4096", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len is given twice ('8192' and '4096'); the last one wins", "keep one")]),
+    # arguments the template renders: at the spec's guard.template line, not 1:1
+    (D.FORBIDDEN_ARG, [OK | {"guard": {"template": "t"}}], {"templates": {"t": TemplateOutput(pinned=("--port=8000",))}},
+     [("spec.yaml:8:3", "template 't' renders --port, which is rejected by GPUStack: GPUStack assigns the port "
+                        "itself", "remove --port from the template")]),
+    (D.DUPLICATE_ARG, [OK | {"guard": {"template": "t"}}],
+     {"templates": {"t": TemplateOutput(defaults=("--max-num-batched-tokens=8192", "--max-num-batched-tokens=4096"))}},
+     [("spec.yaml:8:3", "template 't' renders --max-num-batched-tokens twice ('8192' and '4096'); the last one wins",
+       "keep one in the template")]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "TurboServe"}], {},
      [("spec.yaml:5:1", "backend 'TurboServe' is not a built-in or known community backend; gsg checks it like "
                         "Custom (weights only)", None)]),
@@ -133,9 +157,13 @@ CASES = [
     (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len 'lots': not a whole number; vLLM 0.11.0 (human_readable_int: 16k = "
                         "16,000, 16K = 16,384) accepts a whole number ≥ 1", None)]),
-    # found by the estimation stage: a choice the engine arithmetic does not know
+    # found by the estimation stage: a choice the engine arithmetic does not know, at the argument that gives it
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
-     [("spec.yaml:7:1", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+    # ... and when the template rendered it: at the spec's guard.template line (it was 1:1 without backend_parameters)
+    (D.ARG_VALUE, [{k: v for k, v in OK.items() if k != "backend_parameters"} | {"guard": {"template": "t"}}],
+     {"templates": {"t": TemplateOutput(pinned=("--max-model-len=8192", "--kv-cache-dtype=fp7"))}},
+     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
 ]
 
 
@@ -180,3 +208,10 @@ def test_a_template_that_renders_its_pins_is_no_conflict():
     found = run_stages(OK | {"guard": {"template": "pin"}}, fleet=FLEET_1,
                        templates={"pin": TemplateOutput(pinned=("--max-model-len=8192",))})
     assert found.findings(D.PINNED_CONFLICT) == [] and found.findings(D.TEMPLATE) == []
+
+
+@pytest.mark.parametrize("variables", [frozenset({"max_model_len"}), None])  # read, or not known statically
+def test_vars_the_template_reads_or_may_read_are_clean(variables):
+    found = run_stages(OK | {"guard": {"template": "t", "vars": {"max_model_len": 8192}}}, fleet=FLEET_1,
+                       templates={"t": TemplateOutput(pinned=("--max-model-len=8192",), variables=variables)})
+    assert found.findings(D.TEMPLATE) == []
