@@ -76,11 +76,20 @@ VLLM_PROFILES = (
 DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": "b6000"}
 
 
+def arithmetic_version(family: str, version: str | None) -> str:
+    """The release whose behaviour the arithmetic applies: the stated one when it reads as a version, else the
+    default. A moving tag (`latest`, `main`) or a commit is treated like no version at all, the newest modelled
+    default rather than the oldest profile; GSG039 says so."""
+    if version is not None and parse_version(version) is not None:
+        return version
+    return DEFAULT_VERSIONS[family]
+
+
 _PROFILE_KEYS = tuple((parse_version(p.since), p) for p in VLLM_PROFILES)
 
 
 def vllm_profile(version: str | None) -> VllmProfile:
-    parsed = parse_version(version or DEFAULT_VERSIONS["vllm"])
+    parsed = parse_version(arithmetic_version("vllm", version))
     chosen = VLLM_PROFILES[0]
     for since, profile in _PROFILE_KEYS:
         if parsed is not None and since is not None and parsed >= since:
@@ -219,7 +228,7 @@ _SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
-    parsed = parse_version(version or DEFAULT_VERSIONS["sglang"]) or ZERO
+    parsed = parse_version(arithmetic_version("sglang", version)) or ZERO
     chosen = SGLANG_PROFILES[0]
     for since, profile in _SGLANG_KEYS:
         if parsed >= since:

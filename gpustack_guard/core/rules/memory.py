@@ -9,7 +9,6 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import estimate as verdict
-from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
@@ -321,13 +320,6 @@ MAX_LEN_UNSET = Rule(
 _UNPINNED_WORDS = ("latest", "main", "nightly", "dev", "master", "head", "stable")
 
 
-def _assumed(family: str, version: str) -> str:
-    """The release whose behaviour gsg's arithmetic applies to a version it cannot read (the oldest modelled)."""
-    profile = P.vllm_profile(version) if family == "vllm" else P.sglang_profile(version)
-    engine_name = "vLLM" if family == "vllm" else "SGLang"
-    return f"the oldest {engine_name} behaviour it models (profile since {profile.since})"
-
-
 @per_spec
 def _version_unset(ev: Evaluation) -> Iterator[Finding]:
     r = ev.rendered
@@ -344,8 +336,8 @@ def _version_unset(ev: Evaluation) -> Iterator[Finding]:
         kind = "a moving tag" if word in _UNPINNED_WORDS else "not a version gsg can read"
         yield finding(VERSION_UNSET, r.doc.at("backend_version"),
                       f"backend_version '{version}' is not a pinned version ({kind}); gsg assumed "
-                      f"{_assumed(r.family, version)} for version-dependent arithmetic (CUDA-graph accounting, "
-                      "defaults), and GPUStack runs whatever it resolves to at deploy time", spec=r.name,
+                      f"{DEFAULT_VERSIONS[r.family]}, as for no version, for version-dependent arithmetic (CUDA-graph "
+                      "accounting, defaults), and GPUStack runs whatever it resolves to at deploy time", spec=r.name,
                       fix="pin backend_version to a release, e.g. " + DEFAULT_VERSIONS[r.family])
 
 

@@ -211,3 +211,11 @@ def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
     assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 622_329_856
     assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -622_329_856 + \
         by_version["0.21.0"].cuda_graphs  # 0.21 profiles its graphs instead
+
+
+@pytest.mark.parametrize("moving", ["latest", "main", "nightly-2026", "a1b2c3d"])
+def test_a_moving_tag_gets_the_default_release_not_the_oldest_profile(moving):
+    assert P.arithmetic_version("vllm", moving) == P.arithmetic_version("vllm", None) == "0.11.0"
+    assert P.vllm_profile(moving) is P.vllm_profile(None) is not P.VLLM_PROFILES[0]
+    assert P.sglang_profile(moving) is P.sglang_profile(None)
+    assert P.arithmetic_version("vllm", "v0.8.5") == "v0.8.5"

@@ -95,15 +95,14 @@ CASES = [
      [("spec.yaml:6:1", "backend_version is not pinned; gsg assumed 0.11.0 for version-dependent arithmetic "
                         "(CUDA-graph accounting, defaults)", "pin backend_version")]),
     (M.VERSION_UNSET, OK | {"backend_version": "latest"}, LLAMA_8B, Severity.INFO,
-     [("spec.yaml:6:1", "backend_version 'latest' is not a pinned version (a moving tag); gsg assumed the oldest "
-                        "vLLM behaviour it models (profile since 0.0.0) for version-dependent arithmetic "
-                        "(CUDA-graph accounting, defaults), and GPUStack runs whatever it resolves to at deploy time",
+     [("spec.yaml:6:1", "backend_version 'latest' is not a pinned version (a moving tag); gsg assumed 0.11.0, as "
+                        "for no version, for version-dependent arithmetic (CUDA-graph accounting, defaults), and "
+                        "GPUStack runs whatever it resolves to at deploy time",
        "pin backend_version to a release, e.g. 0.11.0")]),
     (M.VERSION_UNSET, OK | {"backend_version": "nightly-2026"}, LLAMA_8B, Severity.INFO,
      [("spec.yaml:6:1", "backend_version 'nightly-2026' is not a pinned version (not a version gsg can read); gsg "
-                        "assumed the oldest vLLM behaviour it models (profile since 0.0.0) for version-dependent "
-                        "arithmetic (CUDA-graph accounting, defaults), and GPUStack runs whatever it resolves to at "
-                        "deploy time", "pin backend_version to a release, e.g. 0.11.0")]),
+                        "assumed 0.11.0, as for no version, for version-dependent arithmetic (CUDA-graph accounting, "
+                        "defaults), and GPUStack runs whatever it resolves to at deploy time", "pin backend_version to a release, e.g. 0.11.0")]),
     (M.MAX_LEN_ABOVE_NATIVE, vllm("a", "--max-model-len=65536", "--max-num-seqs=4", gpu_ids=W1), QWEN_7B,
      Severity.ERROR,  # vLLM 0.11's own verification, word for word
      [("spec.yaml:7:3", "--max-model-len 65,536 exceeds the 32,768 tokens vLLM derives for this model and version; "

@@ -107,7 +107,7 @@ def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bo
 
 
 def has_swa_cache(version: str | None) -> bool:
-    build = parse_version(version or P.DEFAULT_VERSIONS["llamacpp"])
+    build = parse_version(P.arithmetic_version("llamacpp", version))
     return build is not None and build >= parse_version(P.LLAMACPP_SWA_CACHE_SINCE)
 
 

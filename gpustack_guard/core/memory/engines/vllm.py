@@ -103,7 +103,7 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
 def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
     """The profile row that applies, with V0 forced where the release fell back for a feature; and why."""
     profile = P.vllm_profile(version)
-    parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
+    parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
     env = (cfg.use_v1_env or "").strip()
     if profile.engine == "v0":
         if env == "1" and parsed >= parse_version(P.VLLM_V1_OPT_IN_SINCE):
@@ -154,7 +154,7 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
     big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
-        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
+        parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
         auto = parsed >= parse_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
         tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
@@ -173,7 +173,7 @@ def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
     if any(h in name for h in SM100):
         return "flashinfer"
     if any(h in name for h in HOPPER):
-        parsed = parse_version(version or P.DEFAULT_VERSIONS["vllm"]) or ZERO
+        parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
         return "triton" if parsed >= (parse_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) or ZERO) else "marlin"
     if any(h in name for h in PRE_HOPPER):
         return "marlin"
