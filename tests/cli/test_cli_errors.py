@@ -39,7 +39,7 @@ def test_malformed_spec_yaml_is_a_finding_with_its_line(gsg, tmp_path):
     (tmp_path / "a.yaml").write_text("name: a\nsource: [huggingface\n")
     result = gsg("validate", str(tmp_path), "--fleet", str(FLEET))
     assert result.code == 1
-    assert re.search(r"a\.yaml:3:1: error GSG001 yaml-syntax", result.out)
+    assert re.search(r"a\.yaml:2:9: error GSG001 yaml-syntax: .\[. opened here is not closed", result.out)
 
 
 def test_usage_errors_exit_1_not_2(gsg):

@@ -11,7 +11,8 @@ def test_unclosed_flow_sequence_is_gsg001(tmp_path, monkeypatch):
     (tmp_path / "fine.yaml").write_text("name: fine\nsource: huggingface\nhuggingface_repo_id: Qwen/x\n")
     docs, found = load_specs(["."])
     assert [(f.rule, str(f.location), f.message, f.severity.value) for f in found] == [
-        (YAML_SYNTAX, "broken.yaml:4:8", "did not find expected ',' or ']'", "error")]
+        (YAML_SYNTAX, "broken.yaml:3:22",
+         "'[' opened here is not closed (did not find expected ',' or ']' at line 4, column 8)", "error")]
     assert [d.file for d in docs] == ["fine.yaml"]
 
 
