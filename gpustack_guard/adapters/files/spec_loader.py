@@ -142,19 +142,31 @@ def read_text(path: Path, max_bytes: int = MAX_SETTINGS_BYTES) -> str:
         raise GsgError(str(exc), where=f"{shown}:1") from None
 
 
+def _stopped(shown: str, exc: Unreadable | YamlSyntaxError) -> F.Finding:
+    if isinstance(exc, Unreadable):
+        return F.finding(D.UNREADABLE_FILE, F.Location(shown, exc.line, 1), f"cannot be read: {exc}",
+                         fix="fix the permission, save the file as UTF-8, or repair or remove the link")
+    rule = D.INPUT_LIMIT if isinstance(exc, YamlInputLimit) else D.YAML_SYNTAX
+    return F.finding(rule, F.Location(shown, exc.line, exc.column), str(exc))
+
+
 def read_spec_file(path: Path) -> tuple[list[LocatedDocument], F.Finding | None]:
     """One spec file's documents, or the finding that stops it: GSG019 unreadable, GSG017 beyond a limit, GSG001
     not YAML, GSG018 no document at all."""
     shown = display_path(path)
     try:
-        located = load_documents(decode(read_bytes(path, MAX_SPEC_BYTES)))
-    except Unreadable as exc:
-        return [], F.finding(D.UNREADABLE_FILE, F.Location(shown, exc.line, 1), f"cannot be read: {exc}",
-                             fix="fix the permission, save the file as UTF-8, or repair or remove the link")
-    except YamlInputLimit as exc:
-        return [], F.finding(D.INPUT_LIMIT, F.Location(shown, exc.line, exc.column), str(exc))
-    except YamlSyntaxError as exc:
-        return [], F.finding(D.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc))
+        data = read_bytes(path, MAX_SPEC_BYTES)
+    except (Unreadable, YamlInputLimit) as exc:
+        return [], _stopped(shown, exc)
+    return spec_documents(data, shown)
+
+
+def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
+    """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry)."""
+    try:
+        located = load_documents(decode(data))
+    except (Unreadable, YamlSyntaxError) as exc:  # YamlInputLimit is a YamlSyntaxError
+        return [], _stopped(shown, exc)
     if not located:
         return [], F.finding(D.EMPTY_SPEC, F.Location(shown, 1, 1),
                              "no document in this file (empty, only comments or only `---`)",
