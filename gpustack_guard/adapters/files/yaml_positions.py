@@ -221,6 +221,16 @@ def _alias_site(text: str) -> tuple[int, int, int] | None:
     return None
 
 
+def _count_documents(text: str) -> None:
+    documents = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > MAX_DOCUMENTS:
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it",
+                                     event.start_mark.line + 1, event.start_mark.column + 1)
+
+
 def _located(text: str, mark) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
@@ -286,6 +296,8 @@ def load_documents(text: str) -> list[LocatedDocument]:
                 line, column, count = site
                 raise YamlInputLimit(f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes ({count:,} up to "
                                      "this one): not a spec, possibly a 'billion laughs' document", line, column)
+        if text.count("---") > MAX_DOCUMENTS:  # possibly too many: count them on events, building none
+            _count_documents(text)
         for number, node in enumerate(yaml.compose_all(text, Loader=_Loader), 1):
             if number > MAX_DOCUMENTS:
                 raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it", *_mark(node)

@@ -61,7 +61,7 @@ def test_64_levels_are_read():
 
 def test_documents_per_file_are_bounded():
     limit = _refused("---\na: 1\n" * (Y.MAX_DOCUMENTS + 1))
-    assert (limit.line, str(limit)) == (2 * Y.MAX_DOCUMENTS + 2, "more than 10000 documents in one file: split it")
+    assert (limit.line, str(limit)) == (2 * Y.MAX_DOCUMENTS + 1, "more than 10000 documents in one file: split it")
     assert len(load_documents("---\na: 1\n" * Y.MAX_DOCUMENTS)) == Y.MAX_DOCUMENTS
 
 
