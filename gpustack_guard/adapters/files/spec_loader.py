@@ -111,7 +111,9 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         raise YamlInputLimit(f"file of {info.st_size:,} bytes (limit {max_bytes:,}): checked before parsing", 1, 1)
     try:
         with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+            data = handle.read(info.st_size + 1)  # read(n) allocates n bytes first: never the whole limit
+            if len(data) > info.st_size:  # it grew since stat
+                data += handle.read(max_bytes + 1 - len(data))
     except OSError as exc:
         raise Unreadable(_reason(exc)) from None
     if len(data) > max_bytes:  # grew since stat

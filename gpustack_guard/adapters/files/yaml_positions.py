@@ -141,19 +141,16 @@ class _Build:
         raise YamlSyntaxError(f"unsupported YAML node {type(node).__name__}", *_mark(node))  # pragma: no cover
 
     def mapping(self, node: yaml.MappingNode, path: Path) -> dict:
-        merged = self.flatten(node)
+        merged = self.merged.get(id(node), 0)
         result: dict = {}
         own: set = set()
         for index, (key_node, value_node) in enumerate(node.value):
+            if key_node.tag == _MERGE or key_node.tag == _VALUE:  # once per mapping: flatten, then start again
+                self.flatten(node)
+                return self.mapping(node, path)
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
             key = _scalar(key_node)
-            if isinstance(key, (list, dict)):  # pragma: no cover - a scalar node never builds one
-                raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
-            try:
-                hash(key)
-            except TypeError:  # pragma: no cover - scalars are hashable
-                raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node)) from None
             if index >= merged:
                 if key in own:
                     self.doc.duplicate_keys.append((path + (key,), *_mark(key_node)))
@@ -161,15 +158,10 @@ class _Build:
             result[key] = self.value(value_node, path + (key,))
         return result
 
-    def flatten(self, node: yaml.MappingNode) -> int:
+    def flatten(self, node: yaml.MappingNode) -> None:
         """Merged pairs first (an earlier mapping of `<<: [*a, *b]` wins), the mapping's own after them (they win):
-        node.value is rewritten once, so positions find the pair whose value the data holds (the last)."""
-        if id(node) in self.merged:
-            return self.merged[id(node)]
-        if not any(k.tag in (_MERGE, _VALUE) for k, _ in node.value):
-            self.merged[id(node)] = 0
-            return 0
-        self.merged[id(node)] = 0  # a merge that reaches this node again is recursive: merges nothing
+        node.value is rewritten once, so positions find the pair whose value the data holds (the last). How many
+        pairs came from merges is kept for the duplicate-key check (an aliased node is built again)."""
         merge: list = []
         own: list = []
         for key_node, value_node in node.value:
@@ -184,13 +176,19 @@ class _Build:
                 if not isinstance(source, yaml.MappingNode):
                     raise YamlSyntaxError("`<<` merges a mapping or a list of mappings (an alias such as *defaults)",
                                           *_mark(source))
-                self.flatten(source)
+                if id(source) in self.active:
+                    raise YamlSyntaxError("recursive alias", *_mark(source))
+                if any(k.tag == _MERGE or k.tag == _VALUE for k, _ in source.value):
+                    self.active.add(id(source))
+                    try:
+                        self.flatten(source)
+                    finally:
+                        self.active.discard(id(source))
                 parts.append(source.value)
             for part in reversed(parts):  # later pairs win when building: the first listed mapping goes last
                 merge.extend(part)
         node.value = merge + own
         self.merged[id(node)] = len(merge)
-        return len(merge)
 
 
 def _alias_site(text: str) -> tuple[int, int, int] | None:
