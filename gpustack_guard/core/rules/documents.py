@@ -19,11 +19,13 @@ RENDER = "rendering (core/render.py)"
 
 YAML_SYNTAX = Rule(
     "GSG001", "yaml-syntax", "The file is not valid YAML.",
-    what="A spec file that YAML cannot parse: an unclosed bracket or quote, a tab in the indentation, a "
-         "mapping value where a sequence item was expected.",
+    what="A spec file that YAML cannot parse: an unclosed bracket or quote (reported where it opens, with where the "
+         "parser noticed it), a tab in the indentation, `key: value: x`, an undefined alias or a duplicate anchor, "
+         "an invalid timestamp, a NUL or other control character (at its own line and column).",
     why="Nothing in the file can be checked or deployed; CI should stop here rather than apply a partial set.",
     example="name: broken\nsource: huggingface\nhuggingface_repo_id: [Qwen/Qwen2.5-7B-Instruct\nbackend: vLLM",
-    fix="Correct the syntax at the reported line and column (the parser's own message says what it expected).",
+    fix="Correct the syntax at the reported line and column (the parser's own message says what it expected); "
+        "indent with spaces; quote a value that holds ': ' or starts with a YAML character.",
     emitted_by=LOADER)
 
 SCHEMA = Rule(
