@@ -56,7 +56,7 @@ def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[Pa
     """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
     when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed is added to
     `unreadable` (path, reason), never skipped silently."""
-    found = []
+    found: list[str] = []
 
     def listing_failed(exc: OSError) -> None:
         if unreadable is not None:
