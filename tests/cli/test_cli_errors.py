@@ -39,7 +39,7 @@ def test_malformed_spec_yaml_is_a_finding_with_its_line(gsg, tmp_path):
     (tmp_path / "a.yaml").write_text("name: a\nsource: [huggingface\n")
     result = gsg("validate", str(tmp_path), "--fleet", str(FLEET))
     assert result.code == 1
-    assert re.search(r"a\.yaml:3:1: error GSG001 yaml-syntax", result.out)
+    assert re.search(r"a\.yaml:2:9: error GSG001 yaml-syntax: .\[. opened here is not closed", result.out)
 
 
 def test_usage_errors_exit_1_not_2(gsg):
@@ -100,3 +100,29 @@ def test_quiet_keeps_the_report_and_errors_but_not_the_summary(gsg):
 
 def test_shell_completion_is_offered(gsg):
     assert "--install-completion" in gsg("--help").out
+
+
+def test_an_empty_spec_file_fails_and_every_file_read_is_counted(gsg, tmp_path):
+    spec = ("name: {}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\nreplicas: 0\n"
+            "gpu_selector: {{gpu_ids: [gpu-a:cuda:0]}}\n")
+    (tmp_path / "a.yaml").write_text(spec.format("a"))
+    (tmp_path / "b.yaml").write_text("# truncated by a bad merge\n")
+    (tmp_path / "c.yaml").write_text(spec.format("c"))
+    result = gsg("validate", str(tmp_path), "--fleet", str(FLEET), "--offline")
+    assert result.code == 1
+    assert re.search(r"b\.yaml:1:1: error GSG018 empty-spec: no document in this file", result.out), result.out
+    assert result.err == "gsg: 1 error, 0 warnings, 0 notes in 2 specs (3 files)\n"
+
+
+def test_hostile_yaml_ends_fast_with_one_finding_per_file(gsg, tmp_path):
+    laughs = ('name: lol\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+              + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8)))
+    (tmp_path / "laughs.yaml").write_text(laughs)
+    (tmp_path / "latin1.yaml").write_bytes(b"name: caf\xe9\n")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "missing.yaml")
+    result = gsg("validate", str(tmp_path), "--fleet", str(FLEET), "--offline")
+    assert result.code == 1 and "Traceback" not in result.out + result.err
+    assert [":".join(line.split(":")[:4]) for line in result.out.splitlines() if not line.startswith(" ")] == [
+        f"{tmp_path}/latin1.yaml:1:1: error GSG019 unreadable-file",
+        f"{tmp_path}/laughs.yaml:6:8: error GSG017 input-limit",
+        f"{tmp_path}/link.yaml:1:1: error GSG019 unreadable-file"]

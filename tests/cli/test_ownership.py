@@ -135,7 +135,7 @@ def test_project_option_without_a_file_roots_at_the_spec_folder(tmp_path):
     ("project: team-a\nowner: me\n", "gsg.yaml:2:1: unknown field 'owner' (a project file holds only `project:`)"),
     ("name: x\n", "gsg.yaml:1:1: unknown field 'name'"),
     ("{}\n", "gsg.yaml:1:1: missing `project: NAME`"),
-    ("project: [a\n", "gsg.yaml:2:1:"),
+    ("project: [a\n", "gsg.yaml:1:10:"),
     ("project: 12\n", "gsg.yaml:1:10: project name '12' is not valid"),
     ("- project: a\n", "gsg.yaml: a project file is one mapping"),
 ])

@@ -1,5 +1,6 @@
-"""Issue 13: values a pull request can put in a spec are reported in a short line: a 20 MB name, a hub URL
-as a repo id, a homoglyph in a backend name, an env value with a NUL (never echoed: it may be a secret)."""
+"""Issue 13: values a pull request can put in a spec are reported in a short line: a 20 MB name (refused before
+parsing), a 60,000-character one (echoed capped), a hub URL as a repo id, a homoglyph in a backend name, an env
+value with a NUL (never echoed: it may be a secret)."""
 
 import json
 import time
@@ -8,7 +9,9 @@ import pytest
 from support import FLEET
 
 HUGE = 20 * 1024 * 1024
-BIG_NAME = f"name: {'x' * HUGE}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\n"
+LONG = 60_000  # under the loader's 65,536-character value limit (GSG017), so it reaches the schema check
+HUGE_NAME = f"name: {'x' * HUGE}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\n"
+BIG_NAME = f"name: {'x' * LONG}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\n"
 SMALL_NAME = "name: x\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\nreplicas: two\n"
 
 
@@ -20,27 +23,37 @@ def _run(gsg, tmp_path, text, output):
 
 
 @pytest.mark.parametrize("output", ["text", "json", "sarif", "junit"])
-def test_a_20_mb_name_gives_short_output_quickly(gsg, tmp_path, output):
+def test_a_20_mb_name_is_one_input_limit_finding_before_parsing(gsg, tmp_path, output):
+    result, seconds = _run(gsg, tmp_path, HUGE_NAME, output)
+    assert result.code == 1 and "Traceback" not in result.out + result.err
+    assert seconds < 2.0
+    assert "GSG017" in result.out and "20,971,595 bytes" in result.out
+    baseline, _ = _run(gsg, tmp_path, SMALL_NAME, output)  # SARIF carries every rule's help: compare, not count
+    assert len(result.out) - len(baseline.out) < 5_000
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "junit"])
+def test_a_long_name_gives_short_output_quickly(gsg, tmp_path, output):
     result, seconds = _run(gsg, tmp_path, BIG_NAME, output)
     assert result.code == 1 and "Traceback" not in result.out + result.err
     assert seconds < 2.0
     # the same document with a short (wrongly typed) field: what a reporter writes whatever the values
     baseline, _ = _run(gsg, tmp_path, SMALL_NAME, output)
     assert len(result.out) < 5_000 or len(result.out) - len(baseline.out) < 5_000
-    assert "20,971,520 chars)" in result.out  # JSON writes the ellipsis as \u2026
+    assert "60,000 chars)" in result.out  # JSON writes the ellipsis as \u2026
     assert "x" * 300 not in result.out
 
 
-def test_the_text_line_of_a_20_mb_name(gsg, tmp_path):
+def test_the_text_line_of_a_long_name(gsg, tmp_path):
     result, _ = _run(gsg, tmp_path, BIG_NAME, "text")
-    assert result.out == (f"spec.yaml:1:7: error GSG002 schema [{'x' * 256}…(20,971,520 chars)]: 'name': String "
+    assert result.out == (f"spec.yaml:1:7: error GSG002 schema [{'x' * 256}…(60,000 chars)]: 'name': String "
                           "should have at most 255 characters\n")
 
 
 def test_json_findings_carry_the_capped_name(gsg, tmp_path):
     result, _ = _run(gsg, tmp_path, BIG_NAME, "json")
     [found] = json.loads(result.out)["findings"]
-    assert found["spec"] == "x" * 256 + "…(20,971,520 chars)"
+    assert found["spec"] == "x" * 256 + "…(60,000 chars)"
 
 
 def test_a_secret_env_value_with_a_nul_is_never_echoed(gsg, tmp_path):

@@ -28,7 +28,7 @@ def load_fleet(path_text: str) -> Fleet:
         return Fleet.validate(doc.data)
     except ValidationError as error:
         err = error.errors(include_url=False, include_input=False)[0]
-        loc = field_path(err["loc"])
+        loc = field_path(err["loc"], doc.data)
         line, column = doc.position(loc, key=err["type"] == "extra_forbidden")
         dotted = ".".join(str(p) for p in loc) or "(document)"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""

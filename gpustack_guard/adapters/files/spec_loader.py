@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_positions import (
+    LocatedDocument,
+    YamlInputLimit,
+    YamlSyntaxError,
+    load_documents,
+)
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.rules import documents as D
@@ -14,6 +21,24 @@ from gpustack_guard.core.spec.check import SpecDoc
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # a spec tree's project identity (spec/project.py), never a spec
+
+# File sizes, checked before a byte is parsed (the other limits: yaml_positions.py).
+MAX_SPEC_BYTES = 4 << 20  # 4 MiB: a spec is ~250 bytes to 2 KB; one exported file of 10,000 (MAX_DOCUMENTS)
+#                            parked specs is ~2.5 MB, and 4 MiB of YAML parses in about a second
+MAX_SETTINGS_BYTES = 32 << 20  # 32 MiB for fleet snapshots (and workload, contexts, project files): a snapshot
+#                                is ~100 bytes per GPU and instance, so 32 MiB holds a 100,000-GPU fleet and still
+#                                parses in seconds; gsg snapshot of a real cluster is well below 1 MiB
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class Unreadable(Exception):
+    """A path that cannot be read as UTF-8 text: the reason, one line (GSG019 in a spec tree), and the line of
+    the first byte that is not UTF-8 when there is one."""
+
+    def __init__(self, reason: str, line: int = 1):
+        self.line = line
+        super().__init__(reason)
 
 
 def display_path(path: Path | str) -> str:
@@ -27,61 +52,153 @@ def display_path(path: Path | str) -> str:
     return text
 
 
-def _walk(root: str) -> list[Path]:
+def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[Path]:
     """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
-    when asked for: overlays.py). os.walk: pathlib is slow here."""
-    found = []
-    for folder, dirs, names in os.walk(root):
+    when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed is added to
+    `unreadable` (path, reason), never skipped silently."""
+    found: list[str] = []
+
+    def listing_failed(exc: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((exc.filename or root, _reason(exc)))
+
+    for folder, dirs, names in os.walk(root, onerror=listing_failed):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != OVERLAYS_FOLDER)
         found.extend(os.path.join(folder, n) for n in names
                      if n.endswith(SPEC_SUFFIXES) and not n.startswith(".") and n not in PROJECT_FILES)
     return [Path(f) for f in sorted(found)]
 
 
-def spec_files(paths: list[str], *, allow_empty: bool = False) -> list[Path]:
+def spec_files(paths: list[str], *, allow_empty: bool = False,
+               unreadable: list[tuple[str, str]] | None = None) -> list[Path]:
+    """The spec files of these paths; folders that cannot be listed go to `unreadable`. A path given that is a
+    (broken) symbolic link is kept, so reading it reports why."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(_walk(raw))
-        elif path.is_file():
+            files.extend(_walk(raw, unreadable))
+        elif path.is_file() or os.path.islink(raw):
             if path.name not in PROJECT_FILES:
                 files.append(path)
         else:
             raise GsgError("no such file or directory", where=raw)
-    if not files and not allow_empty:
+    if not files and not unreadable and not allow_empty:
         raise GsgError("no spec files (*.yaml, *.yml) found", where=", ".join(paths))
     return files
 
 
-def read_text(path: Path) -> str:
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if exc.errno == errno.EACCES:
+        return "permission denied"
+    return (exc.strerror or "cannot be read").lower()
+
+
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes; Unreadable for what is not a readable regular file (checked before opening: a FIFO
+    would block), YamlInputLimit past `max_bytes` (checked before reading)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise GsgError("not UTF-8 text", where=display_path(path)) from None
+        info = os.stat(path)
     except OSError as exc:
-        raise GsgError(exc.strerror or "cannot be read", where=display_path(path)) from None
+        if os.path.islink(path) and exc.errno == errno.ENOENT:
+            raise Unreadable(f"broken symbolic link (to {os.readlink(path)})") from None
+        raise Unreadable(_reason(exc)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise Unreadable("not a regular file" + (" (a FIFO)" if stat.S_ISFIFO(info.st_mode) else ""))
+    if info.st_size > max_bytes:
+        raise YamlInputLimit(f"file of {info.st_size:,} bytes (limit {max_bytes:,}): checked before parsing", 1, 1)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(info.st_size + 1)  # read(n) allocates n bytes first: never the whole limit
+            if len(data) > info.st_size:  # it grew since stat
+                data += handle.read(max_bytes + 1 - len(data))
+    except OSError as exc:
+        raise Unreadable(_reason(exc)) from None
+    if len(data) > max_bytes:  # grew since stat
+        raise YamlInputLimit(f"file of more than {max_bytes:,} bytes: checked before parsing", 1, 1)
+    return data
+
+
+def decode(data: bytes) -> str:
+    """UTF-8, with or without a byte-order mark; anything else (UTF-16, Latin-1) is Unreadable at its line."""
+    if data.startswith(_UTF16_BOMS):
+        raise Unreadable("UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise Unreadable(f"not UTF-8 text: byte 0x{data[exc.start]:02X} at line {line} (save the file as UTF-8)",
+                         line) from None
+
+
+def read_text(path: Path, max_bytes: int = MAX_SETTINGS_BYTES) -> str:
+    """A settings file's text (bounded, UTF-8); what cannot be read is one GsgError naming the path."""
+    shown = display_path(path)
+    try:
+        return decode(read_bytes(path, max_bytes))
+    except Unreadable as exc:
+        raise GsgError(str(exc), where=shown) from None
+    except YamlInputLimit as exc:
+        raise GsgError(str(exc), where=f"{shown}:1") from None
+
+
+def _stopped(shown: str, exc: Unreadable | YamlSyntaxError) -> F.Finding:
+    if isinstance(exc, Unreadable):
+        return F.finding(D.UNREADABLE_FILE, F.Location(shown, exc.line, 1), f"cannot be read: {exc}",
+                         fix="fix the permission, save the file as UTF-8, or repair or remove the link")
+    rule = D.INPUT_LIMIT if isinstance(exc, YamlInputLimit) else D.YAML_SYNTAX
+    return F.finding(rule, F.Location(shown, exc.line, exc.column), str(exc))
+
+
+def read_spec_file(path: Path) -> tuple[list[LocatedDocument], F.Finding | None]:
+    """One spec file's documents, or the finding that stops it: GSG019 unreadable, GSG017 beyond a limit, GSG001
+    not YAML, GSG018 no document at all."""
+    shown = display_path(path)
+    try:
+        data = read_bytes(path, MAX_SPEC_BYTES)
+    except (Unreadable, YamlInputLimit) as exc:
+        return [], _stopped(shown, exc)
+    return spec_documents(data, shown)
+
+
+def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
+    """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry)."""
+    try:
+        located = load_documents(decode(data))
+    except (Unreadable, YamlSyntaxError) as exc:  # YamlInputLimit is a YamlSyntaxError
+        return [], _stopped(shown, exc)
+    if not located:
+        return [], F.finding(D.EMPTY_SPEC, F.Location(shown, 1, 1),
+                             "no document in this file (empty, only comments or only `---`)",
+                             fix="restore the spec, or delete the file if the deployment is meant to go")
+    return located, None
 
 
 def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]) -> None:
     for path in files:
-        shown = display_path(path)
-        try:
-            located = load_documents(read_text(path))
-        except YamlSyntaxError as exc:
-            problems.append(F.finding(D.YAML_SYNTAX, F.Location(shown, exc.line, exc.column), str(exc)))
-            continue
-        docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
+        located, problem = read_spec_file(path)
+        if problem is not None:
+            problems.append(problem)
+        docs.extend(SpecDoc(display_path(path), i, doc) for i, doc in enumerate(located))
 
 
-def read_yaml_file(path: Path, missing: str) -> list:
+def _unreadable_folders(unreadable: list[tuple[str, str]], problems: list[F.Finding]) -> None:
+    for folder, reason in unreadable:
+        shown = display_path(folder)
+        problems.append(F.finding(D.UNREADABLE_FILE, F.Location(shown), f"folder cannot be read: {reason}; its spec "
+                                  "files are not checked", fix="give gsg read permission, or remove it"))
+
+
+def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES) -> list:
     """The located documents of a YAML (or JSON) settings file; a missing file or bad YAML is one GsgError
     naming file:line:column. `missing` says what the file is, for the not-found line."""
     shown = display_path(path)
     if not path.is_file():
         raise GsgError(missing, where=shown)
     try:
-        return load_documents(read_text(path))  # JSON is YAML, so one parser gives positions for both
+        return load_documents(read_text(path, max_bytes))  # JSON is YAML, so one parser gives positions for both
     except YamlSyntaxError as exc:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
 
@@ -90,7 +207,10 @@ def load_specs(paths: list[str], *, allow_empty: bool = False,
                overlay: str | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
     docs: list[SpecDoc] = []
     problems: list[F.Finding] = []
-    _read_docs(spec_files(paths, allow_empty=allow_empty), docs, problems)
+    unreadable: list[tuple[str, str]] = []
+    files = spec_files(paths, allow_empty=allow_empty, unreadable=unreadable)
+    _unreadable_folders(unreadable, problems)
+    _read_docs(files, docs, problems)
     if overlay:
         docs = _apply_overlay(docs, paths, overlay, problems)
     return docs, problems
@@ -103,7 +223,9 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
         raise GsgError(f"overlay '{name}' not found", where=", ".join(display_path(f) for f in folders) or
                        "(overlays live in a spec folder: SPECS/overlays/NAME)")
     patches: list[SpecDoc] = []
-    _read_docs([f for folder in present for f in _walk(str(folder))], patches, problems)
+    unreadable: list[tuple[str, str]] = []
+    _read_docs([f for folder in present for f in _walk(str(folder), unreadable)], patches, problems)
+    _unreadable_folders(unreadable, problems)
     by_name: dict[str, SpecDoc] = {}
     for patch in patches:
         where = f"{patch.file}:{patch.located.start_line}"

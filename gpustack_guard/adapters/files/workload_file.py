@@ -24,7 +24,7 @@ def load_workload(path_text: str) -> Workload:
         workload = Workload.validate(doc.data)
     except ValidationError as error:
         first = error.errors(include_url=False, include_input=False)[0]
-        loc = field_path(first["loc"])
+        loc = field_path(first["loc"], doc.data)
         line, column = doc.position(loc, key=first["type"] == "extra_forbidden")
         dotted = ".".join(str(p) for p in loc) or "(document)"
         message = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]

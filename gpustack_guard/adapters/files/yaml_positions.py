@@ -2,6 +2,11 @@
 
 PyYAML (with libyaml when present) composes the node graph; we build plain Python values from it and
 remember where each path came from, so every later finding can name file:line:column.
+
+Anyone can put a YAML file in a pull request that gsg checks in CI, so loading is bounded (`limits` below): a
+document that would expand, nest or repeat beyond them is refused with YamlInputLimit (GSG017) at its line,
+before the large object exists, in well under a second. Every YAML file gsg reads (specs, fleet snapshots,
+workloads, contexts, project files, rendered templates) goes through load_documents.
 """
 
 from __future__ import annotations
@@ -19,10 +24,27 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 Path = tuple  # tuple[str | int, ...]
 
 
+# Limits. Real specs are a few dozen lines with at most a handful of anchors; each bound is far above that and
+# far below what costs noticeable time or memory.
+MAX_ALIAS_EXPANSION = 10_000  # nodes reached through aliases per file (a shared `&defaults` mapping of 30 keys
+#                               used by 100 specs is 3,000); the "billion laughs" document reaches 10^9 from 1 KB
+MAX_DEPTH = 64  # nested mappings/sequences: a spec nests 4 deep (guard.vars.x, gpu_selector.gpu_ids); deeper
+#                 is no spec, and building values recurses once per level (Python's stack is ~1,000 frames)
+MAX_DOCUMENTS = 10_000  # documents (`---`) per file: `gsg export` writes a cluster's models into one file, and
+#                        clusters keep thousands of parked (replicas: 0) models; each costs ~0.1 ms to compose
+MAX_SCALAR_CHARS = 65_536  # one value; the longest real ones are chat templates (a few KB)
+MAX_NUMBER_CHARS = 1_000  # one int/float: at most ~1,200 decimal digits, so it still prints (Python refuses to
+#                           print an int of over 4,300 digits) and YAML's base-60 ints cost no quadratic time
+
+
 class YamlSyntaxError(Exception):
     def __init__(self, message: str, line: int, column: int):
         self.line, self.column = line, column
         super().__init__(message)
+
+
+class YamlInputLimit(YamlSyntaxError):
+    """The input exceeds one of the limits above (GSG017 for a spec file; a settings file's error says the same)."""
 
 
 @dataclass
@@ -60,62 +82,238 @@ class LocatedDocument:
 
 _constructor = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_VALUE = "tag:yaml.org,2002:value"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     if node.tag == _STR:  # most values: skip the constructor's generic dispatch
         return node.value
-    return _constructor.construct_object(node, deep=True)
+    if len(node.value) > MAX_NUMBER_CHARS and node.tag in (_INT, _FLOAT):
+        raise YamlInputLimit(f"a number of {len(node.value):,} characters (limit {MAX_NUMBER_CHARS:,})", *_mark(node))
+    try:
+        return _constructor.construct_object(node, deep=True)
+    except (ValueError, TypeError, OverflowError) as exc:  # 2001-13-45, an int of 5,000 digits, ...
+        kind = "timestamp" if node.tag == _TIMESTAMP else node.tag.rsplit(":", 1)[-1]
+        reason = str(exc).split(";")[0]
+        raise YamlSyntaxError(f"invalid {kind} {_shown(node.value)}: {reason}", *_mark(node)) from None
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 40 else value[:40] + "...")
 
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _build(node: yaml.Node, path: Path, doc: LocatedDocument, active: set[int]) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node)
-    if id(node) in active:
-        raise YamlSyntaxError("recursive alias", *_mark(node))
-    active.add(id(node))
-    try:
-        if isinstance(node, yaml.SequenceNode):
-            return [_build(child, path + (i,), doc, active) for i, child in enumerate(node.value)]
-        if isinstance(node, yaml.MappingNode):
-            _constructor.flatten_mapping(node)  # YAML merge keys (<<)
-            result: dict = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
-                key = _scalar(key_node)
-                if isinstance(key, (list, dict)):
-                    raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
-                if key in result:
-                    doc.duplicate_keys.append((path + (key,), *_mark(key_node)))
-                result[key] = _build(value_node, path + (key,), doc, active)
-            return result
-    finally:
-        active.discard(id(node))
-    raise YamlSyntaxError(f"unsupported YAML node {type(node).__name__}", *_mark(node))  # pragma: no cover
+class _Build:
+    """Plain values from one document's node graph, within MAX_DEPTH; merges (<<) are flattened like PyYAML's
+    flatten_mapping, remembering which pairs came from a merge: a key that overrides a merged one is plain YAML,
+    two own keys of one name are a duplicate."""
+
+    def __init__(self, doc: LocatedDocument):
+        self.doc = doc
+        self.active: set[int] = set()
+        self.merged: dict[int, int] = {}  # id(mapping node) -> how many leading pairs came from merges
+
+    def value(self, node: yaml.Node, path: Path) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            if len(node.value) > MAX_SCALAR_CHARS:
+                raise YamlInputLimit(f"a value of {len(node.value):,} characters (limit {MAX_SCALAR_CHARS:,})",
+                                     *_mark(node))
+            return _scalar(node)
+        if len(path) >= MAX_DEPTH:
+            raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_mark(node))
+        if id(node) in self.active:
+            raise YamlSyntaxError("recursive alias", *_mark(node))
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.value(child, path + (i,)) for i, child in enumerate(node.value)]
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node, path)
+        finally:
+            self.active.discard(id(node))
+        raise YamlSyntaxError(f"unsupported YAML node {type(node).__name__}", *_mark(node))  # pragma: no cover
+
+    def mapping(self, node: yaml.MappingNode, path: Path) -> dict:
+        merged = self.merged.get(id(node), 0)
+        result: dict = {}
+        own: set = set()
+        for index, (key_node, value_node) in enumerate(node.value):
+            if key_node.tag == _MERGE or key_node.tag == _VALUE:  # once per mapping: flatten, then start again
+                self.flatten(node)
+                return self.mapping(node, path)
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
+            key = _scalar(key_node)
+            if index >= merged:
+                if key in own:
+                    self.doc.duplicate_keys.append((path + (key,), *_mark(key_node)))
+                own.add(key)
+            result[key] = self.value(value_node, path + (key,))
+        return result
+
+    def flatten(self, node: yaml.MappingNode) -> None:
+        """Merged pairs first (an earlier mapping of `<<: [*a, *b]` wins), the mapping's own after them (they win):
+        node.value is rewritten once, so positions find the pair whose value the data holds (the last). How many
+        pairs came from merges is kept for the duplicate-key check (an aliased node is built again)."""
+        merge: list = []
+        own: list = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE:
+                if key_node.tag == _VALUE:
+                    key_node.tag = _STR
+                own.append((key_node, value_node))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            parts = []
+            for source in sources:
+                if not isinstance(source, yaml.MappingNode):
+                    raise YamlSyntaxError("`<<` merges a mapping or a list of mappings (an alias such as *defaults)",
+                                          *_mark(source))
+                if id(source) in self.active:
+                    raise YamlSyntaxError("recursive alias", *_mark(source))
+                if any(k.tag == _MERGE or k.tag == _VALUE for k, _ in source.value):
+                    self.active.add(id(source))
+                    try:
+                        self.flatten(source)
+                    finally:
+                        self.active.discard(id(source))
+                parts.append(source.value)
+            for part in reversed(parts):  # later pairs win when building: the first listed mapping goes last
+                merge.extend(part)
+        node.value = merge + own
+        self.merged[id(node)] = len(merge)
+
+
+def _alias_site(text: str) -> tuple[int, int, int] | None:
+    """Where the nodes reached through aliases first exceed MAX_ALIAS_EXPANSION: (line, column, count), or None.
+    Counted on the parser's events, so nothing is expanded: each alias adds the size of its anchor's node (with
+    the aliases inside it counted expanded)."""
+    sizes: dict[str, int] = {}
+    stack: list[list] = [[None, 0]]
+    expanded = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            size = sizes.get(event.anchor, 1)
+            expanded += size
+            stack[-1][1] += size
+            if expanded > MAX_ALIAS_EXPANSION:
+                return event.start_mark.line + 1, event.start_mark.column + 1, expanded
+        elif isinstance(event, yaml.ScalarEvent):
+            stack[-1][1] += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            stack.append([event.anchor, 1])
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            anchor, size = stack.pop()
+            stack[-1][1] += size
+            if anchor:
+                sizes[anchor] = size
+    return None
+
+
+def _count_documents(text: str) -> None:
+    documents = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > MAX_DOCUMENTS:
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it",
+                                     event.start_mark.line + 1, event.start_mark.column + 1)
+
+
+def _located(text: str, mark) -> tuple[int, int]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+_UNCLOSED = {"while parsing a flow sequence": "'['", "while parsing a flow mapping": "'{'",
+             "while scanning a quoted scalar": "quote"}
+
+
+def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
+    """The line of the cause: an unclosed bracket or quote is reported where it opens (the parser notices it
+    lines later), a tab in the indentation by name, anything else where the parser stopped."""
+    problem = exc.problem or exc.context or "invalid YAML"
+    line, column = _located(text, exc.problem_mark or exc.context_mark)
+    lines = text.split("\n")
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    if "\t" in here[:column] and not here[:column].replace("\t", "").strip(" "):
+        return YamlSyntaxError("tab character in indentation (YAML indents with spaces only)",
+                               line, here.index("\t") + 1)
+    opener = _UNCLOSED.get(exc.context or "")
+    if opener and exc.context_mark is not None and exc.context_mark.line < line - 1:
+        start_line, start_column = _located(text, exc.context_mark)
+        return YamlSyntaxError(f"{opener} opened here is not closed ({problem} at line {line}, column {column})",
+                               start_line, start_column)
+    if exc.context and exc.context.startswith("found duplicate anchor") and exc.context_mark is not None:
+        first_line, _ = _located(text, exc.context_mark)
+        return YamlSyntaxError(f"duplicate anchor (first defined at line {first_line})", line, column)
+    if problem.startswith("found undefined alias"):
+        return YamlSyntaxError(f"undefined alias {_word_at(here, column)} (no anchor of that name above it)",
+                               line, column)
+    if problem.startswith("mapping values are not allowed"):
+        return YamlSyntaxError(f"{problem}: quote a value that holds ': ', or indent the key under its parent",
+                               line, column)
+    return YamlSyntaxError(problem, line, column)
+
+
+def _word_at(line: str, column: int) -> str:
+    rest = line[column - 1:]
+    end = next((i for i, c in enumerate(rest) if i and (c.isspace() or c in ",]}")), len(rest))
+    return repr(rest[:end])
+
+
+def _reader_error(text: str, exc: yaml.reader.ReaderError) -> YamlSyntaxError:
+    """A character YAML does not allow (NUL, other control characters), at its own line:column: libyaml counts
+    its position in UTF-8 bytes, the pure-Python reader in characters, so the character is looked up instead."""
+    if isinstance(exc.character, int):
+        index = text.find(chr(exc.character))
+        index = index if index >= 0 else min(exc.position, len(text))
+        line = text.count("\n", 0, index) + 1
+        column = index - (text.rfind("\n", 0, index) + 1) + 1
+        return YamlSyntaxError(f"character U+{exc.character:04X} is not allowed in YAML ({exc.reason}); "
+                               "remove it or write it as an escape in a double-quoted string", line, column)
+    return YamlSyntaxError(str(exc).splitlines()[0], 1, 1)  # pragma: no cover - str input is decoded already
 
 
 def load_documents(text: str) -> list[LocatedDocument]:
-    """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError."""
+    """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError, or YamlInputLimit
+    (a subclass) for input beyond the limits above."""
     documents: list[LocatedDocument] = []
     try:
-        for node in yaml.compose_all(text, Loader=_Loader):
+        if "*" in text:  # aliases are possible: measure what they expand to before building anything
+            site = _alias_site(text)
+            if site is not None:
+                line, column, count = site
+                raise YamlInputLimit(f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes ({count:,} up to "
+                                     "this one): not a spec, possibly a 'billion laughs' document", line, column)
+        if text.count("---") > MAX_DOCUMENTS:  # possibly too many: count them on events, building none
+            _count_documents(text)
+        for number, node in enumerate(yaml.compose_all(text, Loader=_Loader), 1):
+            if number > MAX_DOCUMENTS:
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it", *_mark(node)
+                                     if node is not None else (1, 1))
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)
-            doc.data = _build(node, (), doc, set())
+            doc.data = _Build(doc).value(node, ())
             documents.append(doc)
+    except yaml.reader.ReaderError as exc:
+        raise _reader_error(text, exc) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise YamlSyntaxError(problem, line, column) from None
-    except yaml.YAMLError as exc:
+        if "exceeded maximum nesting depth" in (exc.problem or ""):  # libyaml stops at 1,000 levels
+            raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_located(text, exc.problem_mark)
+                                 ) from None
+        raise _syntax_error(text, exc) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - every parser error is marked or a reader error
         raise YamlSyntaxError(str(exc).splitlines()[0], 1, 1) from None
-    except (ValueError, TypeError) as exc:  # e.g. an invalid timestamp scalar
-        raise YamlSyntaxError(str(exc), 1, 1) from None
+    except RecursionError:  # pragma: no cover - the pure-Python composer without libyaml, past ~500 levels
+        raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", 1, 1) from None
     return documents

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from gpustack_guard.adapters.files.spec_loader import read_yaml_file
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.soak.prompts import WorkloadEntry
 
@@ -14,14 +13,10 @@ EXAMPLE = "- {prompt_tokens: 6000, max_tokens: 256, weight: 1}"
 
 def load_workload(path: str) -> list[WorkloadEntry]:
     """A list of {prompt_tokens, max_tokens, weight?}, or a mapping with that list under `requests`."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GsgError(exc.strerror or "cannot be read", where=path) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
-        raise GsgError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}", where=where) from None
+    docs = read_yaml_file(Path(path), "No such file or directory")  # the shared loader and its limits
+    if len(docs) > 1:
+        raise GsgError("a workload file is one document", where=path)
+    data = docs[0].data if docs else None
     if isinstance(data, dict):
         data = data.get("requests")
     if not isinstance(data, list) or not data:

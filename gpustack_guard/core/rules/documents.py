@@ -1,4 +1,4 @@
-"""Rules about the files, the spec fields and the backend arguments (GSG001-GSG016): most are emitted by the
+"""Rules about the files, the spec fields and the backend arguments (GSG001-GSG019): most are emitted by the
 loader, the spec check or rendering, which stop at them; GSG005 and GSG016 also read the stage results."""
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ RENDER = "rendering (core/render.py)"
 
 YAML_SYNTAX = Rule(
     "GSG001", "yaml-syntax", "The file is not valid YAML.",
-    what="A spec file that YAML cannot parse: an unclosed bracket or quote, a tab in the indentation, a "
-         "mapping value where a sequence item was expected.",
+    what="A spec file that YAML cannot parse: an unclosed bracket or quote (reported where it opens, with where the "
+         "parser noticed it), a tab in the indentation, `key: value: x`, an undefined alias or a duplicate anchor, "
+         "an invalid timestamp, a NUL or other control character (at its own line and column).",
     why="Nothing in the file can be checked or deployed; CI should stop here rather than apply a partial set.",
     example="name: broken\nsource: huggingface\nhuggingface_repo_id: [Qwen/Qwen2.5-7B-Instruct\nbackend: vLLM",
-    fix="Correct the syntax at the reported line and column (the parser's own message says what it expected).",
+    fix="Correct the syntax at the reported line and column (the parser's own message says what it expected); "
+        "indent with spaces; quote a value that holds ': ' or starts with a YAML character.",
     emitted_by=LOADER)
 
 SCHEMA = Rule(
@@ -221,6 +223,43 @@ ARG_VALUE = Rule(
         "character the message names in ASCII.",
     check=_unreadable_argument, emitted_by=f"{RENDER}; values only the engine arithmetic reads by the estimation stage")
 
+INPUT_LIMIT = Rule(
+    "GSG017", "input-limit", "A YAML file is larger, deeper or expands further than any spec (a loader limit).",
+    what="A file beyond one of the loader's limits: aliases that expand to more than 10,000 nodes (the \"billion "
+         "laughs\" document), mappings or lists nested more than 64 levels, more than 10,000 documents in one file, a "
+         "spec file over 4 MiB (a fleet snapshot over 32 MiB), a single value over 65,536 characters or a number "
+         "over 1,000 characters. The file is refused before its values are built; the other files are checked.",
+    why="gsg runs in CI on whatever a pull request contains: a 1 KB file of nested aliases expands to a billion "
+        "values and would run the job out of time or memory. No real spec comes near these limits (a spec is a "
+        "few dozen lines nested four deep), so the file is a mistake or an attack either way.",
+    example="name: lol\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]"
+            "\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
+    fix="Write the values out, or share less through aliases; split a file of many documents; keep generated "
+        "data out of the spec folder.",
+    emitted_by=LOADER)
+
+EMPTY_SPEC = Rule(
+    "GSG018", "empty-spec", "A spec file holds no document (empty, only comments or only `---`).",
+    what="A *.yaml / *.yml file in the spec paths that YAML reads as no document at all: zero bytes, only "
+         "comments, only `---` separators.",
+    why="A pull request that truncates a spec file (a bad merge, an editor crash) would otherwise pass CI with one "
+        "spec fewer, and `apply --prune` would then delete the deployment it described.",
+    example="# llama-70b: moved to another cluster\n---\n",
+    fix="Restore the spec, or delete the file if the deployment is meant to go.",
+    emitted_by=LOADER)
+
+UNREADABLE_FILE = Rule(
+    "GSG019", "unreadable-file", "A spec file or folder cannot be read (permissions, encoding, a broken link).",
+    what="A path in the spec tree that gsg cannot read: a folder or file without read permission, a file that is "
+         "not UTF-8 text (UTF-8 with a byte-order mark is read; UTF-16 is not), a broken symbolic link, a symbolic "
+         "link loop, a FIFO or device named *.yaml. The other files are still checked.",
+    why="Skipping such a path silently would let a pull request hide a spec from CI; stopping the whole run at it "
+        "would hide every other finding.",
+    example="name: caf\xe9  # saved as Latin-1: the byte 0xE9 is not UTF-8",
+    fix="Fix the permission, save the file as UTF-8, or repair or remove the link.",
+    emitted_by=LOADER)
+
 RULES = (YAML_SYNTAX, SCHEMA, UNKNOWN_FIELD, ENUM_SPELLING, DUPLICATE_NAME, SOURCE_ID, GPU_ID_FORMAT,
          SERVER_MANAGED, DUPLICATE_KEY, TEMPLATE, PINNED_CONFLICT, FORBIDDEN_ARG, DUPLICATE_ARG, BACKEND_UNKNOWN,
-         ARG_VALUE)
+         ARG_VALUE, INPUT_LIMIT, EMPTY_SPEC, UNREADABLE_FILE)

@@ -62,20 +62,37 @@ def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:
     return spelling.suggest(str(value), options)
 
 
-def field_path(loc: tuple) -> tuple:
-    """Pydantic locations may carry union branch names; keep only real keys and indexes."""
-    return tuple(part for part in loc if isinstance(part, int) or not re.match(r"^[a-z_]+\[|^function-", str(part)))
+_BRANCH = re.compile(r"^[a-z_]+\[|^function-")
+_NO_DATA = object()
+
+
+def field_path(loc: tuple, data: Any = _NO_DATA) -> tuple:
+    """Pydantic locations may carry union branch names; keep only real keys and indexes. With the validated data,
+    a part that is a key of it is always kept (a user key such as `n[ame` looks like a branch name)."""
+    kept = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            kept.append(part)
+            node = node[part]
+        elif isinstance(part, int):
+            kept.append(part)
+            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
+        elif not _BRANCH.match(str(part)):
+            kept.append(part)
+            node = None
+    return tuple(kept)
 
 
 def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
     result = []
     for err in error.errors(include_url=False, include_input=False):
-        path = field_path(err["loc"])
+        path = field_path(err["loc"], doc.raw)
         dotted = ".".join(str(p) for p in path) or "(document)"
         kind = err["type"]
         if kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
-            hint = _suggest(str(path[-1]), parent_fields) if parent_fields else None
+            hint = _suggest(str(path[-1]), parent_fields) if parent_fields and path else None
             message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
             result.append(F.finding(D.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else "remove it"))

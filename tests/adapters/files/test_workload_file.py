@@ -31,7 +31,7 @@ def test_example_workloads_load_with_their_numbers():
     (GOOD.replace("p95: 1500", "p95: 3000"), ":2:16", "p50 400 <= p95 3000 <= p99 2500"),
     (GOOD.replace("name: chat\n", ""), ":1:1", "'name': Field required"),
     (GOOD + "pattern: nightly\n", ":5:10", "'pattern': Input should be 'steady', 'burst' or 'batch'"),
-    ("name: [unclosed\n", ":2:1", "expected"),
+    ("name: [unclosed\n", ":1:7", "not closed"),
     (GOOD.replace("name: chat", "name: ../chat"), ":1:7", "'name': String should match pattern"),
 ])
 def test_mistakes_are_one_line_with_the_position(tmp_path, text, where, says):

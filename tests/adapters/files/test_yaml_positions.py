@@ -26,10 +26,10 @@ def test_duplicate_keys_are_recorded_not_silently_dropped():
     assert doc.duplicate_keys == [(("a",), 2, 1)]
 
 
-def test_syntax_error_has_line_and_column():
+def test_syntax_error_has_line_and_column_of_the_cause():
     with pytest.raises(YamlSyntaxError) as err:
         load_documents("a: [1, 2\nb: 3\n")
-    assert (err.value.line, err.value.column) == (2, 2)
+    assert (err.value.line, err.value.column) == (1, 4)  # the '[' that is never closed, not where it was noticed
 
 
 def test_merge_keys_and_aliases():

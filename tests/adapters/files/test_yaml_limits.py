@@ -1,0 +1,134 @@
+"""The shared YAML loader's limits (GSG017), syntax errors at the line of their cause (GSG001) and merge keys."""
+
+import time
+
+import pytest
+
+from gpustack_guard.adapters.files import yaml_positions as Y
+from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit, YamlSyntaxError, load_documents
+
+LAUGHS = ('name: lol\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+          + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8)))
+
+
+def _refused(text: str) -> YamlInputLimit:
+    start = time.perf_counter()
+    with pytest.raises(YamlInputLimit) as caught:
+        load_documents(text)
+    assert time.perf_counter() - start < 1.0
+    return caught.value
+
+
+def test_billion_laughs_is_refused_at_the_alias_that_passes_the_limit():
+    limit = _refused(LAUGHS)
+    # a: 9 values, b: 9x10, c: 9x91 ... line 6 (e:) is where the running count first passes 10,000
+    assert (limit.line, limit.column) == (6, 8)
+    assert str(limit) == ("aliases expand to more than 10,000 nodes (15,670 up to this one): not a spec, possibly "
+                          "a 'billion laughs' document")
+
+
+def test_merges_that_double_at_each_level_are_counted_like_aliases():
+    text = "a: &a {x: 1, y: 2}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [*{'a' if i == 0 else f'm{i - 1}'}, *{'a' if i == 0 else f'm{i - 1}'}], k{i}: 1}}\n"
+        for i in range(40))
+    limit = _refused(text)
+    assert limit.line == 10 and "aliases expand to more than 10,000 nodes" in str(limit)
+
+
+def test_a_few_shared_mappings_stay_well_within_the_alias_limit():
+    text = "defaults: &d {a: 1, b: 2, c: 3}\n" + "".join(f"s{i}: {{<<: *d, n: {i}}}\n" for i in range(500))
+    docs = load_documents(text)
+    assert docs[0].data["s499"] == {"a": 1, "b": 2, "c": 3, "n": 499}
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("name: x\nv: " + "[" * 100 + "]" * 100 + "\n", (2, 67)),  # the 65th '['
+    ("name: x\n" + "".join("  " * i + "k:\n" for i in range(80)) + "  " * 80 + "v\n", (66, 129)),
+    ("name: x\nv: " + "[" * 2000 + "]" * 2000 + "\n", (2, 1003)),  # libyaml's own stop at 1,000 levels
+])
+def test_nesting_beyond_64_levels_is_refused_where_it_gets_too_deep(text, where):
+    limit = _refused(text)
+    assert ((limit.line, limit.column), str(limit)) == (where, "nested more than 64 levels deep")
+
+
+def test_64_levels_are_read():
+    docs = load_documents("v: " + "[" * 63 + "1" + "]" * 63 + "\n")
+    value = docs[0].data["v"]
+    for _ in range(62):
+        value = value[0]
+    assert value == [1]
+
+
+def test_documents_per_file_are_bounded():
+    limit = _refused("---\na: 1\n" * (Y.MAX_DOCUMENTS + 1))
+    assert (limit.line, str(limit)) == (2 * Y.MAX_DOCUMENTS + 1, "more than 10000 documents in one file: split it")
+    assert len(load_documents("---\na: 1\n" * Y.MAX_DOCUMENTS)) == Y.MAX_DOCUMENTS
+
+
+def test_one_value_and_one_number_are_bounded():
+    limit = _refused("a: 1\nb: " + "x" * (Y.MAX_SCALAR_CHARS + 1) + "\n")
+    assert (limit.line, limit.column, str(limit)) == (2, 4, "a value of 65,537 characters (limit 65,536)")
+    limit = _refused("a: " + ":".join(["59"] * 3000) + "\n")  # a base-60 int: quadratic to build
+    assert (limit.line, str(limit)) == (1, "a number of 8,999 characters (limit 1,000)")
+    assert load_documents("a: " + "9" * 1000 + "\n")[0].data["a"] == int("9" * 1000)
+
+
+@pytest.mark.parametrize(("text", "line", "column", "message"), [
+    ("name: a\nsource: hf\nrepo: [x, y\nbackend: vLLM\n", 3, 7,
+     "'[' opened here is not closed (did not find expected ',' or ']' at line 4, column 8)"),
+    ("name: a\nsource: hf\nrepo: {x: 1\nbackend: vLLM\n", 3, 7,
+     "'{' opened here is not closed (did not find expected ',' or '}' at line 4, column 8)"),
+    ('name: a\nsource: "hf\nrepo: x\n', 2, 9,
+     "quote opened here is not closed (found unexpected end of stream at line 4, column 1)"),
+    ("name: a\nrepo: [x, y}\n", 2, 12, "did not find expected ',' or ']'"),  # closed wrongly on its own line
+    ("name: a\nguard:\n    template: x\n  vars: 1\n", 4, 3, "did not find expected key"),
+    ("name: a\nguard:\n  template: x\n   vars: 1\n", 4, 8,
+     "mapping values are not allowed in this context: quote a value that holds ': ', or indent the key under its "
+     "parent"),
+    ("name: a\nsource: value: x\n", 2, 14,
+     "mapping values are not allowed in this context: quote a value that holds ': ', or indent the key under its "
+     "parent"),
+    ("name: a\nb: *x\n", 2, 4, "undefined alias '*x' (no anchor of that name above it)"),
+    ("a: &x 1\nb: &x 2\nc: *x\n", 2, 4, "duplicate anchor (first defined at line 1)"),
+    ("name: a\nguard:\n\ttemplate: x\n", 3, 1, "tab character in indentation (YAML indents with spaces only)"),
+    ("name: a\nguard:\n  template: x\n\tvars: 1\n", 4, 1, "tab character in indentation (YAML indents with spaces only)"),
+    ("name: é€😀\nsource: h\x00f\n", 2, 10, "character U+0000 is not allowed in YAML (control characters are not "
+     "allowed); remove it or write it as an escape in a double-quoted string"),
+    ("name: a\nsource: h\x07f\n", 2, 10, "character U+0007 is not allowed in YAML (control characters are not "
+     "allowed); remove it or write it as an escape in a double-quoted string"),
+    ("name: a\nb: 1\nc: 2001-13-45\n", 3, 4, "invalid timestamp '2001-13-45': month must be in 1..12"),
+    ("a:\n  <<: 3\n", 2, 7, "`<<` merges a mapping or a list of mappings (an alias such as *defaults)"),
+])
+def test_syntax_errors_point_at_their_cause(text, line, column, message):
+    with pytest.raises(YamlSyntaxError) as caught:
+        load_documents(text)
+    assert not isinstance(caught.value, YamlInputLimit)
+    assert (caught.value.line, caught.value.column, str(caught.value)) == (line, column, message)
+
+
+def test_a_key_that_overrides_a_merge_is_no_duplicate_and_points_at_the_override():
+    doc = load_documents("base: &b {x: 1, y: 2}\nchild:\n  <<: *b\n  y: 3\n")[0]
+    assert doc.data["child"] == {"x": 1, "y": 3}
+    assert doc.duplicate_keys == []
+    assert doc.position(("child", "y")) == (4, 6)  # the override, not the merged y of line 1
+    assert doc.position(("child", "x")) == (1, 14)  # merged: where its value is written
+
+
+def test_a_real_duplicate_beside_a_merge_is_still_one():
+    doc = load_documents("base: &b {x: 1}\nchild:\n  <<: *b\n  y: 3\n  y: 4\n")[0]
+    assert doc.data["child"] == {"x": 1, "y": 4}
+    assert doc.duplicate_keys == [(("child", "y"), 5, 3)]
+
+
+def test_a_list_of_merges_gives_the_first_listed_precedence():
+    doc = load_documents("a: &a {x: 1, y: 1}\nb: &b {x: 2, z: 2}\nc:\n  <<: [*a, *b]\n  w: 0\n")[0]
+    assert doc.data["c"] == {"x": 1, "z": 2, "y": 1, "w": 0}
+    assert doc.duplicate_keys == []
+    assert doc.position(("c", "x")) == (1, 11)  # a's x, the value the data holds
+    assert doc.position(("c", "z")) == (2, 17)
+
+
+def test_an_aliased_mapping_with_a_merge_is_read_alike_at_each_use():
+    doc = load_documents("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: [*b, *b]\n")[0]
+    assert doc.data["c"] == [{"x": 1, "y": 2}, {"x": 1, "y": 2}]
+    assert doc.duplicate_keys == []
