@@ -30,8 +30,8 @@ MAX_ALIAS_EXPANSION = 10_000  # nodes reached through aliases per file (a shared
 #                               used by 100 specs is 3,000); the "billion laughs" document reaches 10^9 from 1 KB
 MAX_DEPTH = 64  # nested mappings/sequences: a spec nests 4 deep (guard.vars.x, gpu_selector.gpu_ids); deeper
 #                 is no spec, and building values recurses once per level (Python's stack is ~1,000 frames)
-MAX_DOCUMENTS = 10_000  # documents (`---`) per file: `gsg export` writes a cluster's models into one file, and
-#                        clusters keep thousands of parked (replicas: 0) models; each costs ~0.1 ms to compose
+MAX_DOCUMENTS = 100_000  # documents (`---`) per file: `gsg export` writes a cluster's models into one file, and
+#                         clusters keep tens of thousands of parked (replicas: 0) models; each costs ~0.2 ms
 MAX_SCALAR_CHARS = 65_536  # one value; the longest real ones are chat templates (a few KB)
 MAX_NUMBER_CHARS = 1_000  # one int/float: at most ~1,200 decimal digits, so it still prints (Python refuses to
 #                           print an int of over 4,300 digits) and YAML's base-60 ints cost no quadratic time
@@ -225,7 +225,7 @@ def _count_documents(text: str) -> None:
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if documents > MAX_DOCUMENTS:
-                raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it",
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it",
                                      event.start_mark.line + 1, event.start_mark.column + 1)
 
 
@@ -298,7 +298,7 @@ def load_documents(text: str) -> list[LocatedDocument]:
             _count_documents(text)
         for number, node in enumerate(yaml.compose_all(text, Loader=_Loader), 1):
             if number > MAX_DOCUMENTS:
-                raise YamlInputLimit(f"more than {MAX_DOCUMENTS} documents in one file: split it", *_mark(node)
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it", *_mark(node)
                                      if node is not None else (1, 1))
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines

@@ -129,7 +129,7 @@ def test_a_spec_file_over_the_size_limit_is_refused_before_parsing(tmp_path, mon
     with open(tmp_path / "huge.yaml", "wb") as handle:
         handle.truncate(MAX_SPEC_BYTES + 1)  # NUL bytes: parsing would say GSG001, the size check comes first
     files, found = _found(tmp_path, monkeypatch)
-    assert found == [("GSG017", "huge.yaml:1:1", "file of 4,194,305 bytes (limit 4,194,304): checked before parsing")]
+    assert found == [("GSG017", "huge.yaml:1:1", "file of 16,777,217 bytes (limit 16,777,216): checked before parsing")]
 
 
 def test_settings_files_share_the_limits(tmp_path, monkeypatch):
