@@ -141,14 +141,14 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
                 seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
                 continue
             defaults: dict[str, str | None] = {}
-            for node in tree.find_all(nodes.Getattr):
-                if isinstance(node.node, nodes.Name) and node.node.name == "vars":
-                    defaults.setdefault(node.attr, None)
-            for node in tree.find_all(nodes.Filter):
-                target = node.node
-                if node.name == "default" and isinstance(target, nodes.Getattr) and \
-                        isinstance(target.node, nodes.Name) and target.node.name == "vars" and node.args:
-                    defaults[target.attr] = source_of(node.args[0])
+            for read in tree.find_all(nodes.Getattr):
+                if isinstance(read.node, nodes.Name) and read.node.name == "vars":
+                    defaults.setdefault(read.attr, None)
+            for flt in tree.find_all(nodes.Filter):
+                target = flt.node
+                if flt.name == "default" and isinstance(target, nodes.Getattr) and \
+                        isinstance(target.node, nodes.Name) and target.node.name == "vars" and flt.args:
+                    defaults[target.attr] = source_of(flt.args[0])
             reads = sorted(_reads_besides_vars(_context_reads(tree)))
             seen[name] = TemplateInfo(name, path, _doc_comment(source), tuple(sorted(defaults.items())),
                                       tuple(reads), *_argument_lines(source))

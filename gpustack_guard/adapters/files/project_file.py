@@ -38,7 +38,7 @@ def _project_file_above(folder: str) -> str | None:
 
 
 def _nested_project_files(folder: str, own: str | None) -> list[str]:
-    found = []
+    found: list[str] = []
     for here, dirs, names in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(os.path.join(here, n) for n in names if n in PROJECT_FILES and os.path.join(here, n) != own)
