@@ -246,8 +246,41 @@ def _ownership(prune, adopt, claim_legacy, take_over_from):
     return Ownership(prune, adopt, claim_legacy, tuple(take_over_from or ()))
 
 
+def _option(name: str, annotation, default) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default)
+
+
+# plan's and apply's shared block of options, in --help order; the last three reach the command as they are
+OWNERSHIP_PARAMETERS = [
+    _option("prune", bool, PRUNE), _option("adopt", bool, ADOPT), _option("project", Optional[str], PROJECT),
+    _option("claim_legacy", bool, CLAIM_LEGACY), _option("take_over_from", Optional[List[str]], TAKE_OVER),
+    _option("target", Optional[List[str]], TARGET), _option("allow_empty", bool, ALLOW_EMPTY)]
+
+
+def ownership_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Put OWNERSHIP_PARAMETERS where the command has its `ownership` parameter (its own `project`, `target`
+    and `allow_empty` give way to them); the command gets --prune/--adopt/--claim-legacy/--take-over-from as
+    one `ownership: Ownership` argument."""
+    signature = inspect.signature(command)
+    shared = {p.name for p in OWNERSHIP_PARAMETERS}
+    parameters: list[inspect.Parameter] = []
+    for name, parameter in signature.parameters.items():
+        if name == "ownership":
+            parameters += OWNERSHIP_PARAMETERS
+        elif name not in shared:
+            parameters.append(parameter)
+
+    @functools.wraps(command)
+    def wrapper(*args, prune=False, adopt=False, claim_legacy=False, take_over_from=None, **kwargs):
+        return command(*args, ownership=_ownership(prune, adopt, claim_legacy, take_over_from), **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return wrapper
+
+
 @app.command()
 @connection_options
+@ownership_options
 def plan(
     specs: List[str] = SPECS,
     output: ChangeFormat = typer.Option(ChangeFormat.TEXT.value, "--output", "-o", envvar="GSG_PLAN_OUTPUT",
@@ -256,13 +289,7 @@ def plan(
                                            help="Save the plan (JSON) for `gsg apply FILE`."),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode",
                                            help="Exit 0 no changes, 1 error, 2 changes present."),
-    prune: bool = PRUNE,
-    adopt: bool = ADOPT,
-    project: Optional[str] = PROJECT,
-    claim_legacy: bool = CLAIM_LEGACY,
-    take_over_from: Optional[List[str]] = TAKE_OVER,
-    target: Optional[List[str]] = TARGET,
-    allow_empty: bool = ALLOW_EMPTY,
+    ownership=None, project=None, target=None, allow_empty=False,  # filled in by @ownership_options
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
@@ -271,24 +298,18 @@ def plan(
     """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
     from gpustack_guard.commands.plan import PlanOptions, run
 
-    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection,
-                           _ownership(prune, adopt, claim_legacy, take_over_from), output, out_file,
-                           detailed_exitcode, tuple(target or ()), allow_empty))
+    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection, ownership, output,
+                           out_file, detailed_exitcode, tuple(target or ()), allow_empty))
 
 
 @app.command()
 @connection_options
+@ownership_options
 def apply(
     specs: List[str] = typer.Argument(..., help="Spec files or folders, or one saved plan file (*.json).",
                                       show_default=False, metavar="SPECS_OR_PLAN..."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed off a terminal)."),
-    prune: bool = PRUNE,
-    adopt: bool = ADOPT,
-    project: Optional[str] = PROJECT,
-    claim_legacy: bool = CLAIM_LEGACY,
-    take_over_from: Optional[List[str]] = TAKE_OVER,
-    target: Optional[List[str]] = TARGET,
-    allow_empty: bool = ALLOW_EMPTY,
+    ownership=None, project=None, target=None, allow_empty=False,  # filled in by @ownership_options
     no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart instances after an update."),
     wait: bool = typer.Option(False, "--wait", help="Wait until every changed deployment is ready; stop early "
                                                     "on an instance in error or restarting."),
@@ -302,9 +323,9 @@ def apply(
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
     from gpustack_guard.commands.apply import ApplyOptions, run
 
-    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay,
-                            _ownership(prune, adopt, claim_legacy, take_over_from), yes, tuple(target or ()),
-                            allow_empty, not no_restart, wait, wait_timeout, concurrency=concurrency))
+    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay, ownership, yes,
+                            tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
+                            concurrency=concurrency))
 
 
 @app.command()

@@ -32,7 +32,7 @@ class SoakRuns:
         common = ["--url", url, "--model", "qwen3-8b", "--concurrency", "4", "--prompt-tokens", "32",
                   "--max-tokens", "4"]
         self.procs = {
-            "soak": self._start(*common, "--rounds", "3", "--round-seconds", "1", "--metrics-url", url + "/metrics",
+            "soak": self._start(*common, "--rounds", "3", "--round-seconds", "2", "--metrics-url", url + "/metrics",
                                 "--out", str(self.main_dir), "--fail-on", "degraded"),
             "json": self._start(*common, "--rounds", "1", "--round-seconds", "0.5", "-o", "json"),
             "interrupted": self._start(*common, "--rounds", "50", "--round-seconds", "2", "--metrics-url",

@@ -55,7 +55,7 @@ def test_text_table_per_round_progress_on_stderr_and_the_verdict(soaked):
     assert "verdict: memory-growth" in out
     assert code == 1  # --fail-on degraded
     assert [line for line in err.splitlines() if line.startswith("gsg soak: round")] == \
-        [f"gsg soak: round {i}/3: 1 s at concurrency 4 ..." for i in (1, 2, 3)]
+        [f"gsg soak: round {i}/3: 2 s at concurrency 4 ..." for i in (1, 2, 3)]
 
 
 def test_the_key_is_sent_and_never_printed(soaked, server):
@@ -77,7 +77,7 @@ def test_soak_json_has_the_documented_fields(soaked):
     assert all(r["requests"] > 10 and r["errors"] == 0 and r["memory_bytes"] > 2 * 1024 ** 3 for r in doc["rounds"])
     assert doc["trends"]["memory_source"] == "process_resident"
     assert [r["action"] for r in doc["recommendations"]] == ["recycle"]
-    assert doc["evidence"] and doc["settings"]["round_seconds"] == 1.0
+    assert doc["evidence"] and doc["settings"]["round_seconds"] == 2.0
 
 
 def test_report_html_is_self_contained(soaked):
