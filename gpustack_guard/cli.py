@@ -19,8 +19,9 @@ try:  # typer >= 0.24 vendors click; older releases depend on it
     from typer._click import exceptions as click_exceptions
     from typer._click.globals import get_current_context as click_get_current_context
 except ImportError:  # pragma: no cover - depends on the installed typer
-    from click import exceptions as click_exceptions
-    from click import get_current_context as click_get_current_context
+    # the same names from the other place: mypy cannot take either import as the one definition
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+    from click import get_current_context as click_get_current_context  # type: ignore[no-redef]
 
 from gpustack_guard import __version__
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
@@ -530,7 +531,7 @@ class _Interrupts:
     """SIGTERM (CI cancelling a job, `kill`) takes the same clean path as Ctrl-C: a KeyboardInterrupt, so files
     are written whole or not at all (apply installs its own handlers, which stop new work first)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.caught: str | None = None
         self._previous: dict = {}
 

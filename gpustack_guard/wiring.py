@@ -8,6 +8,7 @@ Adapters are imported inside the builders: a command pays only for the edges it 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
@@ -193,9 +194,8 @@ def connect(opts: ConnectionOptions) -> Connection:
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
     verify: bool | str = False if opts.insecure else (opts.ca_bundle or True)
     transport = transport_factory() if transport_factory else None
-    pause = {"sleep": retry_sleep} if retry_sleep else {}
     client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport,
-                            limits=Limits.from_env(), **pause)
+                            sleep=retry_sleep or time.sleep, limits=Limits.from_env())
     version = str(client.version().get("version", ""))
     if not at_least(version, "2.0.0"):
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "

@@ -28,7 +28,9 @@ class DriftOptions:
 def _report(opts: DriftOptions) -> tuple[dict, list[str]]:
     connection = wiring.connect(opts.connection)
     state = wiring.load_desired(connection, opts.sources)
-    report = drift_report(state.rendered, state.live_models, state.cluster_names, connection.last_fleet,
+    fleet = connection.last_fleet
+    assert fleet is not None  # load_desired fetched it (the cluster names come from it)
+    report = drift_report(state.rendered, state.live_models, state.cluster_names, fleet,
                           claims=wiring.claims_for(state), whole_project=state.whole_project,
                           recorded=state.recorded)
     return report, state.report.secret_values

@@ -155,7 +155,10 @@ def synthetic_fleet(total: int, count: int, gpu_name: str) -> Fleet:
 
 def synthetic_spec(opts: EstimateOptions, family: str, count: int, env: dict[str, str], total: int) -> dict:
     """The deployment document validate would see for these numbers, on `count` GPUs of one worker."""
-    doc: dict = {"name": "estimate", "cluster_name": WORKER, "source": "local_path", "local_path": opts.model,
+    # local_path only carries the model's name (and a .gguf suffix) here: the facts come from model_facts(), so
+    # a hub id or a relative folder is written as an absolute path, the form the spec check asks of local_path
+    local = opts.model if opts.model.startswith("/") else "/" + opts.model
+    doc: dict = {"name": "estimate", "cluster_name": WORKER, "source": "local_path", "local_path": local,
                  "backend": BACKEND_NAME[family], "backend_parameters": list(opts.backend_args),
                  "gpu_selector": {"gpu_ids": [f"{WORKER}:cuda:{i}" for i in range(count)]}}
     if opts.backend_version:

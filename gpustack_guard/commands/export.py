@@ -11,6 +11,7 @@ import yaml
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, write_atomic
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+from gpustack_guard.core.deploy.plan import cluster_name_of
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
@@ -24,7 +25,7 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
     """Pre-2.3 servers have no /export: build the same documents from GET /v2/models."""
     docs = []
     for model in models:
-        doc = {"name": model["name"], "cluster_name": cluster_names.get(model.get("cluster_id"))}
+        doc = {"name": model["name"], "cluster_name": cluster_name_of(model, cluster_names)}
         for key in GPUSTACK_FIELD_ORDER:
             if key in model and key not in SERVER_MANAGED_FIELDS and key not in doc and model[key] is not None:
                 doc[key] = model[key]

@@ -11,10 +11,13 @@ import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.core.units import parse_size
+
+if TYPE_CHECKING:
+    import httpx
 
 FAIL_ON = ("never", "failing", "degraded")
 OUTPUTS = ("text", "json")
@@ -47,7 +50,7 @@ class SoakOptions:
     request_timeout: float = 120.0
     ca_bundle: str | None = None
     insecure: bool = False
-    transport_factory: object = None  # tests: an httpx transport per client
+    transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: an httpx transport per client
     clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
 
 

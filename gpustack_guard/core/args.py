@@ -10,6 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
 
 from gpustack_guard.core import engine_flags as EF
 
@@ -18,6 +19,11 @@ FORBIDDEN = {
     "api-key": "GPUStack's proxy handles authentication",
     "served-model-name": "GPUStack serves the model under its deployment name",
 }
+
+# GPUStack's admission check (routes/models.py validate_model_in) looks for these names whatever the backend:
+# the value must be all digits in 0..999, and 0 with manually selected GPUs is refused (0 layers = CPU only).
+GPU_LAYERS_NAMES = ("gpu-layers", "ngl", "n-gpu-layers")
+MAX_GPU_LAYERS = 999
 
 _ALIASES = {
     "vllm": {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size",
@@ -170,12 +176,12 @@ def same_value(a: str | None, b: str | None, key: str | None = None, family: str
         return False
 
 
-def as_dict(args: list[Arg]) -> dict[str, str | None]:
+def as_dict(args: Iterable[Arg]) -> dict[str, str | None]:
     """Last occurrence wins, as in argparse."""
     return {arg.key: arg.value for arg in args}
 
 
-def duplicates(args: list[Arg], family: str | None = None) -> list[tuple[Arg, Arg]]:
+def duplicates(args: Iterable[Arg], family: str | None = None) -> list[tuple[Arg, Arg]]:
     """Pairs (first, later) of the same flag given twice with different meanings."""
     seen: dict[str, Arg] = {}
     pairs = []
@@ -211,7 +217,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
     return final, conflicts
 
 
-def render(args: list[Arg]) -> list[str]:
+def render(args: Iterable[Arg]) -> list[str]:
     return [arg.render() for arg in args]
 
 

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from gpustack_guard.core import echo
+
 if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Results
 
@@ -63,6 +65,16 @@ class Finding:
     fix: str | None = None
     # Numbers behind the message (bytes, tokens) for machine outputs.
     data: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Every reporter prints these texts: cap them and escape control and bidi characters here, once
+        (core/echo.py), so no rule can echo a 20 MB value or a terminal escape whole."""
+        for name, limit in (("message", echo.MESSAGE_CHARS), ("fix", echo.MESSAGE_CHARS)):
+            text = getattr(self, name)
+            if text is not None and (len(text) > limit or not echo.is_clean(text)):
+                object.__setattr__(self, name, echo.message(text, limit))
+        if self.spec is not None:
+            object.__setattr__(self, "spec", echo.spec_name(self.spec))
 
     @property
     def rule_id(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
+from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.fleet.placement import Ledger
@@ -90,7 +91,8 @@ def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: Temp
     found = list(load_findings) + found + run_rules(results)
     files = len({d.file for d in docs} | {f.location.file for f in load_findings})
     units = [(f.location.file, "(file)") for f in load_findings]
-    units += [(d.file, d.name or f"document {d.index + 1}") for d in docs]
+    # shown as findings show it (Finding caps and escapes its spec name), so a unit and its findings match
+    units += [(d.file, echo.spec_name(d.name) if d.name else f"document {d.index + 1}") for d in docs]
     units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
     return Report(sorted(found, key=_order), results.evaluations, files=files, specs=len(docs), units=units,
                   ledgers=results.ledgers)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any, Callable, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Union
 
 from pydantic_core import PydanticUndefined, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
@@ -51,6 +51,11 @@ class Record:
     record_fields: ClassVar[dict[str, Field]] = {}
     strict_mode: ClassVar[bool] = False  # pydantic strict: no coercion of "2" to 2
     model_config: ClassVar[dict] = {}  # read by pydantic's JSON Schema generator
+    if TYPE_CHECKING:
+        # Declared for the type checker only: at runtime neither may appear in the annotations, which
+        # __init_subclass__ reads as fields and record_schema resolves with typing.get_type_hints.
+        _core: ClassVar[tuple[SchemaValidator, SchemaSerializer, cs.CoreSchema] | None]  # per class, by core()
+        __pydantic_fields_set__: set[str]  # the slot pydantic-core's validator fills
 
     def __init_subclass__(cls, strict: bool | None = None, **kwargs: Any):
         super().__init_subclass__(**kwargs)
@@ -78,10 +83,11 @@ class Record:
 
     @classmethod
     def core(cls) -> tuple[SchemaValidator, SchemaSerializer, cs.CoreSchema]:
-        if cls.__dict__.get("_core") is None:
+        core = cls.__dict__.get("_core")  # this class's own, not a base record's
+        if core is None:
             schema = record_schema(cls)
-            cls._core = (SchemaValidator(schema), SchemaSerializer(schema), schema)
-        return cls._core
+            core = cls._core = (SchemaValidator(schema), SchemaSerializer(schema), schema)
+        return core
 
     @property
     def fields_set(self) -> frozenset[str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import echo
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
@@ -170,6 +171,21 @@ def _refused_values(doc: SpecDoc, spec: DeploymentSpec, family: str, spec_args: 
     return found
 
 
+def _gpu_layers_admission(where: F.Location, spec, arg: A.Arg) -> list[F.Finding]:
+    """GPUStack's own check of --gpu-layers / -ngl before anything runs (a 400 on create and update)."""
+    value = arg.value or ""
+    if not (value.isascii() and value.isdigit()) or int(value) > A.MAX_GPU_LAYERS:
+        return [F.finding(D.FORBIDDEN_ARG, where, f"--{arg.key} '{echo.value(value)}' is rejected by GPUStack: its "
+                          f"admission check accepts only a whole number 0-{A.MAX_GPU_LAYERS} (whatever the engine "
+                          "itself would accept)", spec=spec.name, fix=f"write --{arg.key}={A.MAX_GPU_LAYERS} for all "
+                          "layers")]
+    if int(value) == 0 and spec.gpu_selector and spec.gpu_selector.gpu_ids:
+        return [F.finding(D.FORBIDDEN_ARG, where, f"--{arg.key} 0 with gpu_selector.gpu_ids is rejected by GPUStack: "
+                          "0 layers runs on the CPU only, so no GPU can be selected", spec=spec.name,
+                          fix="remove gpu_selector.gpu_ids, or offload layers to the GPUs")]
+    return []
+
+
 def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
     """An argument as a message may print it: a secret flag's value masked."""
     return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
@@ -190,6 +206,8 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             found.append(F.finding(D.FORBIDDEN_ARG, doc.at("backend_parameters", arg.index),
                                    f"--{arg.key} is rejected by GPUStack: {A.FORBIDDEN[arg.key]}",
                                    spec=spec.name, fix=f"remove --{arg.key}"))
+        elif arg.key in A.GPU_LAYERS_NAMES:
+            found.extend(_gpu_layers_admission(doc.at("backend_parameters", arg.index), spec, arg))
     env_extra, flag_extra = extra_names(spec.guard.secrets)
     for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
@@ -215,6 +233,9 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
                                             f"template '{spec.guard.template}' renders a bad argument: {exc}",
                                             spec=spec.name)]
     final, conflicts = A.merge(pinned, defaults, spec_args, family)
+    for arg in final:  # GPUStack checks what it is sent, the template's arguments too
+        if arg.key in A.GPU_LAYERS_NAMES and arg not in spec_args:
+            found.extend(_gpu_layers_admission(doc.at("guard", "template"), spec, arg))
     refused = _refused_values(doc, spec, family, spec_args, pinned, defaults)
     if refused:
         return None, found + refused  # no arithmetic on a value the engine refuses, nor on a default in its place

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import AbstractSet, Iterable, Mapping
 
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -94,7 +94,7 @@ def resolve_env(env: Mapping[str, str], environ: Mapping[str, str],
     return resolved, secret, missing
 
 
-def masked(env: Mapping[str, str], secret_keys: set[str]) -> dict[str, str]:
+def masked(env: Mapping[str, str], secret_keys: AbstractSet[str]) -> dict[str, str]:
     """Env with secrets masked: the keys known to hold one, and any the broad rule catches (a live model's env
     may hold keys no spec declares)."""
     return {k: (MASK if k in secret_keys or is_secret_key(k) or is_secret_value(str(v)) else v)

@@ -19,7 +19,7 @@ def origin_comment(rendered: RenderedSpec) -> str:
     except A.ArgError:
         own = set()
     pinned = set(rendered.pinned)
-    groups = {"spec": [], "template, pinned": [], "template, default": []}
+    groups: dict[str, list[str]] = {"spec": [], "template, pinned": [], "template, default": []}
     for arg in rendered.args:
         group = "spec" if arg.key in own and arg.key not in pinned else \
             "template, pinned" if arg.key in pinned else "template, default"

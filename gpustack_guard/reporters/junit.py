@@ -8,6 +8,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.rules.registry import RULES
 
@@ -27,9 +28,10 @@ def render(report, fail_level: Severity = Severity.ERROR) -> str:
         for spec in specs:
             key_spec = None if spec in ("(file)",) or spec.startswith("document ") else spec
             mine = by_unit.get((file, key_spec), [])
+            shown = echo.recut(spec)  # repeated in every case's name: a long name once cut short (core/echo.py)
             for rule in sorted(RULES.values(), key=lambda r: r.id):
                 cases += 1
-                case = ET.SubElement(suite, "testcase", classname=file, name=f"{spec} {rule.id} {rule.name}",
+                case = ET.SubElement(suite, "testcase", classname=file, name=f"{shown} {rule.id} {rule.name}",
                                      file=file, time="0")
                 found = [f for f in mine if f.rule.id == rule.id and f.severity != Severity.INFO]
                 if found and found[0].location.line:

@@ -72,9 +72,6 @@ def test_a_refused_value_the_template_pins_points_at_the_template(gsg, tmp_path)
 @pytest.mark.parametrize("argument,expected", [
     ("--ctx-size -5", "spec.yaml:12:5: error GSG016 argument-value [t]: --ctx-size '-5': llama.cpp b6000 accepts a "
                       "whole number ≥ 0 (0 = the model's own length), not -5"),
-    ("-ngl all", "spec.yaml:12:5: error GSG016 argument-value [t]: --gpu-layers 'all': not a whole number "
-                 "(std::stoi finds no digits); llama.cpp b6000 (std::stoi) accepts a number of layers ≥ 0 "
-                 "(-1 = the default)"),
     ("--tensor-split 1,nan", "spec.yaml:12:5: error GSG016 argument-value [t]: --tensor-split '1,nan': 'nan' is "
                              "not a proportion ≥ 0; llama.cpp b6000 (std::stof per item) accepts proportions ≥ 0 "
                              "separated by , or /"),
@@ -83,6 +80,17 @@ def test_a_refused_value_the_template_pins_points_at_the_template(gsg, tmp_path)
 ])
 def test_a_refused_llamacpp_value_is_its_only_finding(gsg, tmp_path, argument, expected):
     assert only_finding(gsg, tmp_path, LLAMACPP + f'backend_parameters:\n  - "{argument}"\n') == expected
+
+
+def test_ngl_all_is_refused_by_the_engine_release_and_by_gpustacks_admission(gsg, tmp_path):
+    (tmp_path / "spec.yaml").write_text(LLAMACPP + 'backend_parameters:\n  - "-ngl all"\n', encoding="utf-8")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    lines = [line for line in result.out.splitlines() if line.startswith("spec.yaml:")]
+    assert lines == [
+        "spec.yaml:12:5: error GSG013 forbidden-argument [t]: --gpu-layers 'all' is rejected by GPUStack: its "
+        "admission check accepts only a whole number 0-999 (whatever the engine itself would accept)",
+        "spec.yaml:12:5: error GSG016 argument-value [t]: --gpu-layers 'all': not a whole number (std::stoi finds no "
+        "digits); llama.cpp b6000 (std::stoi) accepts a number of layers ≥ 0 (-1 = the default)"]
 
 
 def test_sglang_refused_fraction(gsg, tmp_path):

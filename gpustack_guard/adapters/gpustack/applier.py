@@ -17,7 +17,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from types import FrameType
+from typing import Any, Callable, Iterator, Mapping
 
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
@@ -74,8 +75,14 @@ def unresolved_references(changes: list[Change]) -> list[str]:
             if c.rendered is not None and c.action in (CREATE, UPDATE, REPLACE) for name in c.rendered.unresolved_env]
 
 
+def _live_id(change: Change) -> int:
+    """The id of the live model an update, replace or delete acts on: the plan records it on each of them."""
+    assert change.live is not None, f"{change.action} of '{change.name}' without the live model"
+    return change.live["id"]
+
+
 class Applier:
-    def __init__(self, client: GPUStackClient, cluster_ids: dict[str | None, int], *, restart: bool = True,
+    def __init__(self, client: GPUStackClient, cluster_ids: Mapping[str, int], *, restart: bool = True,
                  wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 8,
                  progress: Callable[[str], None] = lambda _m: None, sleep: Callable[[float], None] = time.sleep,
                  expected: dict[str, dict] | None = None):
@@ -109,16 +116,16 @@ class Applier:
         return outcome
 
     @contextmanager
-    def _stop_on_signals(self):
+    def _stop_on_signals(self) -> Iterator[None]:
         """SIGINT and SIGTERM set the stop flag instead of raising wherever the main thread happens to be; a
         second one raises KeyboardInterrupt (stop waiting). Only the main thread may install handlers."""
         if threading.current_thread() is not threading.main_thread():
             yield
             return
 
-        previous: dict = {}
+        previous: dict[int, Any] = {}  # what signal.signal returned: a handler, SIG_DFL / SIG_IGN or None
 
-        def stop(signum, frame):
+        def stop(signum: int, frame: FrameType | None) -> None:
             if self._stop.is_set():  # the second one: hand it to whoever handled it before (the CLI: exit 130)
                 handler = previous.get(signum)
                 if callable(handler):
@@ -188,7 +195,7 @@ class Applier:
     def _fresh(self, change: Change) -> dict | None:
         """Re-read the live object: refuse when it is no longer ours or changed since a saved plan."""
         try:
-            model = self.client.get_model(change.live["id"])
+            model = self.client.get_model(_live_id(change))
         except ApiError as exc:
             if exc.status == 404:
                 return None
@@ -218,13 +225,13 @@ class Applier:
         if self._fresh(change) is None:
             return  # already gone: converged
         try:
-            self.client.delete_model(change.live["id"])
+            self.client.delete_model(_live_id(change))
         except ApiError as exc:
             if exc.status != 404:
                 raise
 
     def _cluster_id(self, change: Change) -> int:
-        if change.cluster in self.cluster_ids:
+        if change.cluster is not None and change.cluster in self.cluster_ids:
             return self.cluster_ids[change.cluster]
         if change.cluster is None and len(self.cluster_ids) == 1:
             return next(iter(self.cluster_ids.values()))

@@ -52,7 +52,7 @@ class Limits:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Limits:
-        values: dict[str, float | int] = {}
+        values: dict[str, Any] = {}  # keyword arguments: an int or a float, per field, as `kind` below
         for name, variable in cls.ENV.items():
             text = environ.get(variable, "").strip()
             if not text:
@@ -370,9 +370,9 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
         value = item.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
-    for name, kind, label in (("meta", dict, "an object"), ("env", dict, "an object"),
-                              ("backend_parameters", list, "a list")):
-        if item.get(name) is not None and not isinstance(item[name], kind):
+    for name, container, label in (("meta", dict, "an object"), ("env", dict, "an object"),
+                                   ("backend_parameters", list, "a list")):
+        if item.get(name) is not None and not isinstance(item[name], container):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(item[name])}, expected {label}")
     return item
 

@@ -48,7 +48,7 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         memory = device.child("memory")
         gpu_index = device.count("index", None)
         total = memory.count("total", None) if memory else None
-        if gpu_index is None or not total:
+        if memory is None or gpu_index is None or not total:
             continue  # a GPU the worker cannot measure (yet) books nothing
         gpus.append(Gpu(index=gpu_index, vendor=device.get("vendor", str, ""), type=device.get("type", str, "cuda"),
                         name=device.get("name", str, ""),
@@ -63,7 +63,7 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
     return item.get("cluster_id", int), worker
 
 
-def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int, list[Instance]]:
+def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int | None, list[Instance]]:
     """(cluster id, the instance on its main worker and on each subordinate worker) from one instance item."""
     item = _item(INSTANCES, index, raw)
     model_owner = owners.get(item.get("model_id", int, None))
@@ -97,8 +97,8 @@ def assemble(clusters: list[tuple[int, str]], workers: list[tuple[int, Worker]],
     for cid, worker in workers:
         by_cluster.setdefault(cid, []).append(worker)
     placed: dict[int | None, list[Instance]] = {}
-    for cid, found in instances:
-        placed.setdefault(cid, []).extend(found)
+    for instance_cid, found in instances:
+        placed.setdefault(instance_cid, []).extend(found)
     result = [Cluster(name=name, id=cid, workers=sorted(by_cluster.get(cid, []), key=lambda w: w.name),
                       instances=placed.get(cid, []))
               for cid, name in sorted(clusters, key=lambda c: c[1])]

@@ -110,16 +110,16 @@ class FactsResolver:
             if (local / "config.json").is_file():
                 return _config_dir_facts(local, f"local:{local}")
         repo = spec.source_id
-        on_hub = spec.source == "huggingface" and bool(repo)
-        if on_hub and self.hub.cached(repo, _hub_file(spec)):
-            return self._from_hub(spec, repo)
+        hub_repo = repo if spec.source == "huggingface" and repo else None  # None: not a Hugging Face model
+        if hub_repo and self.hub.cached(hub_repo, _hub_file(spec)):
+            return self._from_hub(spec, hub_repo)
         facts = catalog_facts(repo or "") if repo else None
         if facts is None and spec.local_path:
             facts = catalog_facts(Path(spec.local_path).name)
         if facts is not None:
             return self._with_gguf_type(spec, facts)
-        if on_hub and not self.offline:
-            return self._from_hub(spec, repo)
+        if hub_repo and not self.offline:
+            return self._from_hub(spec, hub_repo)
         return None
 
     def _from_hub(self, spec: DeploymentSpec, repo: str) -> ModelFacts | None:

@@ -77,7 +77,8 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                      timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
     started = clock()
-    first = last = None
+    first: float | None = None
+    last = 0.0  # read only after the first delta, which sets it
     gaps: list[float] = []
     chunks = 0
     usage_tokens = None

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from gpustack_guard.core import args as A
-from gpustack_guard.core.deploy.plan import CONFLICT, CREATE, DELETE, LEGACY_OWNED, REPLACE, UPDATE, plan
+from gpustack_guard.core.deploy.plan import (
+    CONFLICT,
+    CREATE,
+    DELETE,
+    LEGACY_OWNED,
+    REPLACE,
+    UPDATE,
+    cluster_name_of,
+    plan,
+)
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
 
@@ -65,7 +74,7 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
     ours = set()
     for model in live_models:
         name, found = model["name"], owner(model)
-        in_scope = cluster_names.get(model.get("cluster_id")) in clusters or len(cluster_names) == 1
+        in_scope = cluster_name_of(model, cluster_names) in clusters or len(cluster_names) == 1
         if in_scope:
             report["owners"].append({"name": name, "kind": found.kind, "project": found.project,
                                      "spec_file": found.spec_file, "owner": found.describe()})

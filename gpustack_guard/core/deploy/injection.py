@@ -110,12 +110,15 @@ def per_worker(ids: Sequence[str]) -> tuple[int, ...]:
 @lru_cache(maxsize=256)
 def _at_least(version: str | None, family: str, floor: str) -> bool:
     parsed = parse_version(version or DEFAULT_VERSIONS[family])
-    return parsed is not None and parsed >= parse_version(floor)
+    minimum = parse_version(floor)
+    assert minimum is not None, floor  # floors are literal versions in this module
+    return parsed is not None and parsed >= minimum
 
 
 def _int(flags: Mapping[str, str | None], key: str) -> int | None:
+    value = flags.get(key)
     try:
-        return int(float(flags[key])) if flags.get(key) is not None else None
+        return int(float(value)) if value is not None else None
     except ValueError:
         return None
 
@@ -286,12 +289,13 @@ def for_spec(rendered: RenderedSpec) -> Injection:
     gpu_ids give the GPUs per worker; automatic placement runs the spec's parallel size on one worker."""
     spec, facts = rendered.spec, rendered.facts
     tp, pp = rendered.parallel_size()
-    ids = list(spec.gpu_selector.gpu_ids or []) if spec.gpu_selector else []
+    selector = spec.gpu_selector
+    ids = list(selector.gpu_ids or []) if selector is not None else []
     workers: tuple[int, ...] = (tp * pp,)
-    if ids:
+    if selector is not None and ids:
         skip = str((spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK", "")).strip().lower() in SKIP_VALUES
         count = gpus_per_replica(len(ids), spec.replicas, tp * pp,
-                                 spec.gpu_selector.gpus_per_replica, skip)
+                                 selector.gpus_per_replica, skip)
         assigned = assign_replicas(ids, count, 1) if count else None
         workers = per_worker(assigned[0]) if assigned else ()
     return injected_arguments(rendered.family, rendered.flags, workers, name=spec.name,

@@ -104,9 +104,15 @@ def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str],
     return changes
 
 
+def cluster_name_of(model: Mapping[str, Any], cluster_names: Mapping[int, str]) -> str | None:
+    """The name of the cluster a live model runs on (None: no cluster_id, or one the fleet does not list)."""
+    cluster_id = model.get("cluster_id")
+    return None if cluster_id is None else cluster_names.get(cluster_id)
+
+
 def live_document(model: dict, cluster_names: dict[int, str]) -> dict:
     """The live model with cluster_name, for comparison with a desired document."""
-    return {**model, "cluster_name": cluster_names.get(model.get("cluster_id"))}
+    return {**model, "cluster_name": cluster_name_of(model, cluster_names)}
 
 
 def _recorded(recorded: Mapping[str, str] | None, shown: str) -> str:
@@ -162,7 +168,7 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
         if model["name"] in declared:
             continue
         found = owner(model)
-        cluster_name = cluster_names.get(model.get("cluster_id"))
+        cluster_name = cluster_name_of(model, cluster_names)
         if prune and found.kind == PROJECT_OWNED and found.project == claims.project:
             changes.append(Change(DELETE, model["name"], cluster_name, spec_file=found.spec_file, owner=found,
                                   project=claims.project, live=model, reason="no spec of this project declares it"))

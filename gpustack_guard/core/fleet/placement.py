@@ -59,11 +59,12 @@ class Placement:
     booking: Mapping[str, int] = field(default_factory=dict)  # GPUStack booking of this spec per GPU id
 
 
-def replica_bookings(replicas, fraction: float, claim_of: Callable[[tuple[GpuRef, ...]], int]) -> dict[str, int]:
+def replica_bookings(replicas: Iterable[tuple[GpuRef, ...]], fraction: float,
+                     claim_of: Callable[[tuple[GpuRef, ...]], int]) -> dict[str, int]:
     """What GPUStack books per GPU id: total x fraction, or the claim for claim-based backends."""
     booking: dict[str, int] = {}
     for gpus in replicas:
-        claim = None if fraction else claim_of(gpus)
+        claim = 0 if fraction else claim_of(gpus)  # read only for a claim-based backend
         for ref in gpus:
             booking[ref.id] = booking.get(ref.id, 0) + (int(ref.total * fraction) if fraction else claim)
     return booking

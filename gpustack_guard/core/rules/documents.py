@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Iterator
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory.estimate import NoEstimate
 from gpustack_guard.core.rules import per_spec
@@ -29,12 +30,18 @@ YAML_SYNTAX = Rule(
 SCHEMA = Rule(
     "GSG002", "schema", "A field has the wrong type, a missing required value or an absurd number.",
     what="A field whose value GPUStack's ModelCreate would reject or that is certainly a typo: text where a number "
-         "belongs, a missing `name`, 100000 replicas.",
+         "belongs, a missing `name`, 100000 replicas; an `env` name that is not a variable name (`MY-VAR`, "
+         "`1X`), or an `env` value holding a NUL byte, another control character, or a "
+         "one-line value ending in the line break a YAML `|` block leaves (line breaks inside a multi-line value such "
+         "as a PEM key are fine).",
     why="GPUStack answers such a document with a 422 at apply time, or worse accepts an absurd value and "
-        "schedules it.",
+        "schedules it. A process environment cannot carry a NUL, shells and most programs cannot read a name "
+        "with '-', and a trailing line break becomes part of a token or URL. (An env value is never shown in the "
+        "message: it may be a secret.)",
     example="name: bad-replicas\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n"
-            "replicas: \"two\"",
-    fix="Give the field a value of the type and range the message names.",
+            "replicas: \"two\"\nenv:\n  VLLM-LOGGING-LEVEL: DEBUG",
+    fix="Give the field a value of the type and range the message names; rename an env variable to letters, "
+        "digits and '_' (the message suggests one); write a one-line env value without `|` (or with `|-`).",
     emitted_by=CHECK)
 
 UNKNOWN_FIELD = Rule(
@@ -47,16 +54,21 @@ UNKNOWN_FIELD = Rule(
     emitted_by=CHECK)
 
 ENUM_SPELLING = Rule(
-    "GSG004", "enum-spelling", "An enum value is not spelled exactly as GPUStack expects.",
-    what="An enum value (source, backend, placement_strategy, …) that differs from GPUStack's spelling, often only "
-         "by case.",
-    why="GPUStack compares enum values exactly: `backend: vllm` is booked as a Custom backend, with none of "
-        "vLLM's handling.",
-    example="name: lowercase-vllm\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n"
-            "backend: vllm",
-    fix="Spell the value exactly as the message suggests (vLLM, SGLang, llama.cpp, huggingface, …).",
+    "GSG004", "enum-spelling", "An enum value or backend name is a near-miss of the spelling GPUStack expects.",
+    what="An enum value (source, backend, placement_strategy, categories, extended_kv_cache.mode, "
+         "speculative_config.algorithm, guard.policy settings) that is one of the known values once look-alike "
+         "letters (a Cyrillic 'М' in `vLLМ`), invisible characters (zero-width space), leading or trailing and "
+         "no-break spaces, case (`vllm`, `Sglang`) and separators (`llama-cpp`, `llamacpp`) are set aside. Other "
+         "wrong enum values are reported here too, with the closest known value; a backend name that is near no "
+         "known one is GSG015 (a community or custom backend).",
+    why="GPUStack compares enum values exactly: `backend: vllm` or `vLLM ` is booked as a Custom backend, with "
+        "none of vLLM's handling, and `llama-cpp` finds no backend. A look-alike letter or an invisible character "
+        "is invisible in review, so the message names it (code point and Unicode name).",
+    example="name: homoglyph\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n"
+            "backend: vLL\u041c  # Cyrillic М",
+    fix="Retype the value exactly as the message suggests (vLLM, SGLang, llama.cpp, huggingface, binpack, …), in "
+        "ASCII and without surrounding spaces.",
     emitted_by=CHECK)
-
 
 def _unique_names(results: Results) -> Iterator[Finding]:
     """Model names are unique per organisation; gsg checks them per cluster."""
@@ -68,7 +80,7 @@ def _unique_names(results: Results) -> Iterator[Finding]:
         first = group[0].rendered.doc
         for ev in group[1:]:
             yield finding(DUPLICATE_NAME, ev.rendered.doc.at("name"),
-                          f"model name '{name}' is already declared at {first.at('name')}"
+                          f"model name '{echo.value(name)}' is already declared at {first.at('name')}"
                           + (f" for cluster '{cluster}'" if cluster else ""), spec=name, fix="rename one of them")
 
 
@@ -83,12 +95,21 @@ DUPLICATE_NAME = Rule(
     check=_unique_names)
 
 SOURCE_ID = Rule(
-    "GSG006", "source-id", "The source's id field (repo id, model id or local path) is missing.",
-    what="A `source` without its id field: huggingface needs huggingface_repo_id, model_scope needs "
-         "model_scope_model_id, local_path needs local_path.",
-    why="GPUStack cannot download or find the model; the deployment fails after it was accepted.",
-    example="name: no-repo\nsource: huggingface\nhuggingface_filename: model.gguf",
-    fix="Add the id field the message names.",
+    "GSG006", "source-id", "The source's id field (repo id, model id or local path) is missing or malformed.",
+    what="A `source` without its id field (huggingface needs huggingface_repo_id, model_scope needs "
+         "model_scope_model_id, local_path needs local_path), or one the hub or the workers cannot use: a repo id "
+         "that breaks the hub's rules (`name` or `namespace/name` of ASCII letters, digits, '-', '_', '.'; a name of "
+         "at most 96 characters; no '--' or '..'; no part starting or ending with '-' or '.'; not ending in "
+         "'.git'), a hub URL pasted as the id (huggingface.co, hf.co, modelscope.cn), a `huggingface_filename` or "
+         "`model_scope_file_path` that is absolute or climbs out with '..', and a `local_path` that is relative, "
+         "starts with '~' or is a Windows path.",
+    why="GPUStack cannot download or find the model; the deployment fails after it was accepted. GPUStack's "
+        "server and workers open `local_path` as written, on their own file system and from their own working "
+        "directory, without a shell: only an absolute POSIX path names the same file everywhere.",
+    example="name: hf-url\nsource: huggingface\nhuggingface_repo_id: https://huggingface.co/Qwen/Qwen2.5-7B-Instruct",
+    fix="Add the id field the message names, or write the id the message gives (for a hub URL: its "
+        "`namespace/name`, and the file of a /blob/ URL as huggingface_filename); give local_path as the absolute "
+        "path on the workers.",
     emitted_by=CHECK)
 
 GPU_ID_FORMAT = Rule(
@@ -137,11 +158,18 @@ PINNED_CONFLICT = Rule(
     emitted_by=RENDER)
 
 FORBIDDEN_ARG = Rule(
-    "GSG013", "forbidden-argument", "A backend argument GPUStack rejects (--port, --api-key, --served-model-name).",
-    what="A backend argument GPUStack sets itself for every instance: --port, --api-key, --served-model-name.",
-    why="GPUStack refuses the deployment or the instance fails to start with a conflicting argument.",
-    example="backend_parameters:\n  - --port=8000",
-    fix="Remove the argument.",
+    "GSG013", "forbidden-argument", "A backend argument GPUStack rejects (--port, --api-key, --served-model-name, "
+    "--gpu-layers outside 0-999).",
+    what="A backend argument GPUStack sets itself for every instance (--port, --api-key, --served-model-name), or "
+         "one its admission check refuses: --gpu-layers / -ngl / --n-gpu-layers that is not a whole number 0-999 "
+         "(`auto`, `all`, `-1`, `1000`), or 0 together with gpu_selector.gpu_ids (in backend_parameters or "
+         "rendered by the template).",
+    why="GPUStack refuses the deployment (400 on create and update) or the instance fails to start with a "
+        "conflicting argument; GPUStack checks --gpu-layers itself, before the engine reads it, so a value a "
+        "recent llama.cpp accepts (`-ngl auto`) is still refused.",
+    example="backend_parameters:\n  - --port=8000\n  - -ngl auto",
+    fix="Remove the argument; give --gpu-layers a number 0-999 (999: every layer), or drop gpu_ids for a CPU-only "
+        "deployment.",
     emitted_by=RENDER)
 
 DUPLICATE_ARG = Rule(
@@ -154,7 +182,8 @@ DUPLICATE_ARG = Rule(
 
 BACKEND_UNKNOWN = Rule(
     "GSG015", "backend-unknown", "The backend is neither built in nor a known community backend.", Severity.WARNING,
-    what="A `backend` that is neither one of GPUStack's built-in backends nor a known community backend.",
+    what="A `backend` that is neither one of GPUStack's built-in backends nor a known community backend, nor a "
+         "near-miss of one (those are GSG004 errors: `vLLM `, `vllm`, `llama-cpp`).",
     why="GPUStack needs the backend registered on the server, and gsg can check it only like Custom (weights only).",
     example="backend: TurboServe",
     fix="Use a built-in backend name, or register the custom backend in GPUStack first.",

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Iterator
 from gpustack_guard.core import args as A
 from gpustack_guard.core.deploy.injection import PARALLEL_FLAGS
 from gpustack_guard.core.findings import Finding, Rule, finding
-from gpustack_guard.core.fleet.placement import Unplaced
+from gpustack_guard.core.fleet.model import Cluster
+from gpustack_guard.core.fleet.placement import Ledger, PlacementFailure, Unplaced
 from gpustack_guard.core.rules import per_spec
 from gpustack_guard.core.rules.memory import flag_location
 from gpustack_guard.core.units import gib
@@ -17,9 +18,24 @@ if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Evaluation
 
 
-def _failed(ev: Evaluation, *reasons: Unplaced):
+def _failed(ev: Evaluation, *reasons: Unplaced) -> PlacementFailure | None:
     failure = ev.placed.failure
     return failure if failure is not None and failure.reason in reasons else None
+
+
+def _cluster_of(ev: Evaluation) -> Cluster:
+    """The spec's cluster, for a result past the cluster check: the placement stage sets it (and the ledger) on
+    every result but a CLUSTER_REQUIRED / CLUSTER_UNKNOWN failure."""
+    cluster = ev.cluster
+    assert cluster is not None, "placed past the cluster check without a cluster"
+    return cluster
+
+
+def _ledger_of(ev: Evaluation) -> Ledger:
+    """The ledger the spec was placed against (set with the cluster, see _cluster_of)."""
+    ledger = ev.placed.ledger
+    assert ledger is not None, "placed past the cluster check without a ledger"
+    return ledger
 
 
 @per_spec
@@ -51,10 +67,11 @@ def _gpu_ids_exist(ev: Evaluation) -> Iterator[Finding]:
     failure = _failed(ev, Unplaced.GPU_ID_UNKNOWN)
     if failure is None:
         return
-    known = ", ".join(sorted(ev.placed.ledger.gpus)[:8])
+    known = ", ".join(sorted(_ledger_of(ev).gpus)[:8])
     for i, gid in failure.missing:
         yield finding(GPU_ID_UNKNOWN, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
-                      f"gpu id '{gid}' is not in cluster '{ev.cluster.name}' (known: {known}…)", spec=ev.rendered.name)
+                      f"gpu id '{gid}' is not in cluster '{_cluster_of(ev).name}' (known: {known}…)",
+                      spec=ev.rendered.name)
 
 
 GPU_ID_UNKNOWN = Rule(
@@ -73,7 +90,7 @@ def _selector(ev: Evaluation) -> Iterator[Finding]:
     spec = ev.rendered.spec
     yield finding(WORKER_SELECTOR, ev.rendered.doc.at("worker_selector"),
                   f"worker_selector {spec.worker_selector or {}} matches no ready worker of cluster "
-                  f"'{ev.cluster.name}'", spec=spec.name, fix="fix the labels or label a worker")
+                  f"'{_cluster_of(ev).name}'", spec=spec.name, fix="fix the labels or label a worker")
 
 
 WORKER_SELECTOR = Rule(
@@ -88,9 +105,9 @@ WORKER_SELECTOR = Rule(
 _CANNOT_PLACE_FIX = "pin gpu_selector.gpu_ids, free GPUs or lower the parallel size"
 
 
-def _cannot_place(ev: Evaluation, rule: Rule, reason: str) -> Finding:
+def _cannot_place(ev: Evaluation, failure: PlacementFailure, rule: Rule, reason: str) -> Finding:
     return finding(rule, ev.rendered.doc.at("name"),
-                   f"GPUStack cannot place replica {ev.placed.failure.replica}: {reason}"
+                   f"GPUStack cannot place replica {failure.replica}: {reason}"
                    " (gsg does not simulate multi-worker placement)", spec=ev.rendered.name, fix=_CANNOT_PLACE_FIX)
 
 
@@ -118,23 +135,26 @@ def _parallel_size(ev: Evaluation) -> Iterator[Finding]:
                       f"GPUStack's worker refuses this multi-worker vLLM layout (MP executor): {failure.detail}",
                       spec=spec.name, fix="list the same number of GPUs on every worker or change the parallel sizes")
     else:
-        yield _cannot_place(ev, PARALLEL_SIZE, f"needs {failure.count} GPUs on one worker; the largest eligible "
-                                               f"worker has {failure.largest_worker}")
+        yield _cannot_place(ev, failure, PARALLEL_SIZE, f"needs {failure.count} GPUs on one worker; the largest "
+                                                        f"eligible worker has {failure.largest_worker}")
 
 
 def _unused_gpu_ids(ev: Evaluation) -> Finding:
     """More gpu_ids than replicas x parallel size: GPUStack quietly runs on a subset and the rest idle."""
     r, placed = ev.rendered, ev.placed
     spec = r.spec
-    listed = len(spec.gpu_selector.gpu_ids)
-    per_replica = len(placed.placement.replicas[0])
+    selector, placement = spec.gpu_selector, placed.placement
+    # the placement stage reports unused gpu_ids only for a manual placement of the listed gpu_ids
+    assert selector is not None and selector.gpu_ids and placement is not None
+    listed = len(selector.gpu_ids)
+    per_replica = len(placement.replicas[0])
     tp_key, pp_key = PARALLEL_FLAGS.get(r.family, ("tensor-parallel-size", "pipeline-parallel-size"))
     tp, pp = A.parallel_size(r.flags, r.family)
     set_by_spec = tp * pp > 1
     if set_by_spec:
         why = f"--{tp_key} {tp} x --{pp_key} {pp} = {tp * pp} GPUs per replica"
         where = flag_location(ev, f"--{tp_key}" if f"{tp_key}" in r.flags else f"--{pp_key}")
-    elif spec.gpu_selector.gpus_per_replica:
+    elif selector.gpus_per_replica:
         why = f"gpus_per_replica is {per_replica}"
         where = r.doc.at("gpu_selector", "gpus_per_replica")
     else:
@@ -224,13 +244,14 @@ def _no_placement(ev: Evaluation) -> Iterator[Finding]:
     if failure is None:
         return
     if failure.reason is Unplaced.NO_READY_WORKER:
-        yield finding(NO_PLACEMENT, ev.rendered.doc.at("name"), f"cluster '{ev.cluster.name}' has no ready worker",
+        yield finding(NO_PLACEMENT, ev.rendered.doc.at("name"), f"cluster '{_cluster_of(ev).name}' has no ready worker",
                       spec=ev.rendered.name)
     elif failure.reason is Unplaced.NO_FREE_FRACTION:
-        yield _cannot_place(ev, NO_PLACEMENT, f"needs {failure.count} GPU(s) with a free fraction of at least "
-                                              f"{failure.fraction:.2f}; the best GPU has {failure.best_fraction:.2f}")
+        yield _cannot_place(ev, failure, NO_PLACEMENT,
+                            f"needs {failure.count} GPU(s) with a free fraction of at least {failure.fraction:.2f}; "
+                            f"the best GPU has {failure.best_fraction:.2f}")
     else:
-        yield _cannot_place(ev, NO_PLACEMENT, f"no worker has {failure.count} GPU(s) with room for the claim")
+        yield _cannot_place(ev, failure, NO_PLACEMENT, f"no worker has {failure.count} GPU(s) with room for the claim")
 
 
 NO_PLACEMENT = Rule(

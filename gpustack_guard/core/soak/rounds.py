@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Iterable, TypeVar
 
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.stats import percentile
+
+_T = TypeVar("_T")
 
 # The memory signal, in order of preference: the serving process measured here, the process as its own
 # /metrics reports it, GPU memory outside the booked pool, GPU memory used.
@@ -68,7 +71,7 @@ class RoundStats:
         return self.errors / self.requests if self.requests else 0.0
 
 
-def _present(values):
+def _present(values: Iterable[_T | None]) -> list[_T]:
     return [v for v in values if v is not None]
 
 
@@ -98,22 +101,23 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     waiting = _present(s.waiting for s in snapshots)
     stats.running_max = max(running) if running else None
     stats.waiting_max = max(waiting) if waiting else None
-    counts = [s for s in every if s.preemptions is not None]
+    counts = [(s.preemptions, s.running) for s in every if s.preemptions is not None]
     if counts:
-        before = preemptions_before if preemptions_before is not None else counts[0].preemptions
-        stats.preemptions = counts[-1].preemptions - before
+        before = preemptions_before if preemptions_before is not None else counts[0][0]
+        stats.preemptions = counts[-1][0] - before
         previous = before
-        for snap in counts:  # the running count when the first preemption of the round was seen
-            if snap.preemptions > previous:
-                stats.running_at_first_preemption = snap.running
+        for count, running_then in counts:  # the running count when the first preemption of the round was seen
+            if count > previous:
+                stats.running_at_first_preemption = running_then
                 break
-            previous = snap.preemptions
+            previous = count
     for source in MEMORY_SOURCES:
         during = _present(memory_of(s, source) for s in snapshots)
         if during:
             stats.memory[source] = max(during)
-        if idle is not None and memory_of(idle, source) is not None:
-            stats.idle_memory[source] = memory_of(idle, source)
+        idle_value = memory_of(idle, source) if idle is not None else None
+        if idle_value is not None:
+            stats.idle_memory[source] = idle_value
     totals = _present(s.gpu_total_bytes for s in every)
     stats.gpu_total_bytes = max(totals) if totals else None
     hosts = _present(s.host_total_bytes for s in every)

@@ -55,13 +55,17 @@ class Trend:
         if len(present) < 3:
             return cls(ys, None, None, None, None)
         slope = theil_sen_slope([float(i) for i, _ in present], ys)
+        # three or more distinct x (the round indices) always give at least one pairwise slope
+        assert slope is not None
         growth = slope * (present[-1][0] - present[0][0])
         level = median(ys)
         return cls(ys, slope, growth, growth / level if level else None, rising_pair_fraction(ys))
 
     def climbing(self, fraction: float, monotonic: float, min_growth: float = 0.0) -> bool:
+        # of() sets growth and rising whenever it sets growth_fraction; the checks only narrow the types
         return (self.growth_fraction is not None and self.growth_fraction >= fraction
-                and self.growth >= min_growth and self.rising >= monotonic)
+                and self.growth is not None and self.growth >= min_growth
+                and self.rising is not None and self.rising >= monotonic)
 
 
 @dataclass
@@ -174,9 +178,11 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
                             f"{_pct(ttft_p50.growth_fraction)}, {ttft_p50.rising:.0%} of round pairs rising)"
                             f"{'' if ttft_climbing else ': flat'}")
     if client_bound:
+        # client_bound is only set above when both growths are known
+        assert ttft_p50.growth is not None and lag.growth is not None
         out.evidence.append(f"TTFT p50 grew {ttft_p50.growth * 1000:.0f} ms while gsg's own event-loop lag grew "
                             f"{lag.growth * 1000:.0f} ms (p50): the client, not the server, got slower")
-    if memory.growth_fraction is not None:
+    if memory.growth is not None and memory.growth_fraction is not None:  # growth_fraction implies growth
         label = {"pid_rss": "RSS of --pid", "process_resident": "process resident memory",
                  "gpu_outside_pool": "GPU memory outside the booked pool", "gpu_used": "GPU memory used"}
         what = label.get(memory_source or "", "memory")
@@ -197,7 +203,7 @@ def classify(rounds: list[RoundStats], memory_source: str | None, reference: lis
 
     if requests and error_rate > t.max_error_rate:
         out.verdict = FAILING
-        reasons = {}
+        reasons: dict[str, int] = {}
         for r in rounds:
             for reason, count in r.error_reasons.items():
                 reasons[reason] = reasons.get(reason, 0) + count

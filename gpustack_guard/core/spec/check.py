@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from dataclasses import dataclass, replace
@@ -10,9 +9,11 @@ from typing import Any, Mapping
 
 from pydantic_core import ValidationError
 
+from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
+from gpustack_guard.core.spec import source_ids, spelling
 from gpustack_guard.core.spec.model import (
     BUILTIN_BACKENDS,
     COMMUNITY_BACKENDS,
@@ -23,6 +24,12 @@ from gpustack_guard.core.spec.model import (
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Characters an env value cannot carry into a process (NUL ends a C string) or should not (other control
+# characters). Line breaks inside a multi-line value (a PEM key) are legitimate; a one-line value that ends in
+# a line break is the one a YAML `|` block leaves, and it becomes part of a token or a URL.
+_ENV_VALUE_BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ONE_LINE_WITH_BREAK = re.compile(r"\A[^\n]*(\n)\Z")
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,7 @@ class SpecDoc:
 
 
 def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:
-    lowered = {o.lower(): o for o in options}
-    if str(value).lower() in lowered:
-        return lowered[str(value).lower()]
-    close = difflib.get_close_matches(str(value), list(options), n=1, cutoff=0.6)
-    return close[0] if close else None
+    return spelling.suggest(str(value), options)
 
 
 def field_path(loc: tuple) -> tuple:
@@ -73,14 +76,19 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
         if kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
             hint = _suggest(str(path[-1]), parent_fields) if parent_fields else None
-            message = f"unknown field '{dotted}' (GPUStack would silently drop it)"
+            message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
             result.append(F.finding(D.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else "remove it"))
         elif kind in ("literal_error", "enum"):
             expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
             value = _get(doc.raw, path)
-            hint = _suggest(str(value), expected)
-            message = f"'{dotted}' is '{value}', expected one of: {', '.join(expected)}"
+            miss = spelling.near_miss(value, expected) if isinstance(value, str) else None
+            hint = miss.known if miss else _suggest(str(value), expected)
+            if miss:
+                message = (f"'{dotted}' is '{echo.value(value)}', not '{miss.known}' as GPUStack spells it "
+                           f"(it differs in {miss.why}); GPUStack compares it exactly")
+            else:
+                message = f"'{dotted}' is '{echo.value(value)}', expected one of: {', '.join(expected)}"
             result.append(F.finding(D.ENUM_SPELLING, doc.at(*path), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else None))
         elif kind == "missing":
@@ -136,7 +144,7 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     found: list[F.Finding] = []
     for path, line, column in doc.located.duplicate_keys:
         found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
-                               f"key '{'.'.join(map(str, path))}' appears twice; YAML keeps only the last",
+                               f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last",
                                spec=doc.name, fix="remove one of them"))
     data = dict(raw)
     for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
@@ -152,6 +160,7 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     except ValidationError as error:
         return doc, found + _pydantic_findings(doc, error)
     found.extend(_check_source(doc, spec))
+    found.extend(_check_env(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
     if any(f.severity == F.Severity.ERROR for f in found):
         return doc, found
@@ -159,32 +168,96 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
 
 
 def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
+    """A near-miss of a known backend (look-alike letter, invisible character, stray space, case, separators)
+    is GSG004; any other unknown name is a community or custom backend (GSG015, a warning)."""
     known = BUILTIN_BACKENDS + COMMUNITY_BACKENDS
     if backend in known:
         return []
-    hint = _suggest(backend, known)
-    if hint and hint.lower() == backend.lower():
-        why = " lowercase makes GPUStack book it as a Custom backend" if hint in BUILTIN_BACKENDS else ""
+    shown = echo.value(backend)
+    miss = spelling.near_miss(backend, known)
+    if miss:
+        effect = ("books it as a Custom backend, without vLLM's, SGLang's or MindIE's handling"
+                  if miss.known in BUILTIN_BACKENDS else f"finds no '{miss.known}' backend under that name")
         return [F.finding(D.ENUM_SPELLING, doc.at("backend"),
-                          f"backend '{backend}' is not spelled as GPUStack expects (case-sensitive);{why}",
-                          spec=doc.name, fix=f"did you mean '{hint}'?")]
+                          f"backend '{shown}' is not spelled as GPUStack expects: it differs from '{miss.known}' "
+                          f"in {miss.why}; GPUStack compares backend names exactly and {effect}",
+                          spec=doc.name, fix=f"did you mean '{miss.known}'?", expected=miss.known)]
+    hint = _suggest(backend, known)
     return [F.finding(D.BACKEND_UNKNOWN, doc.at("backend"),
-                      f"backend '{backend}' is not a built-in or known community backend; "
+                      f"backend '{shown}' is not a built-in or known community backend; "
                       "gsg checks it like Custom (weights only)", spec=doc.name,
                       fix=f"did you mean '{hint}'?" if hint else None)]
 
 
+FILE_FIELD = {"huggingface": "huggingface_filename", "model_scope": "model_scope_file_path"}
+
+
 def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    """The source's id field is present and of the form its hub (or GPUStack's workers) accept."""
     field = SOURCE_ID_FIELD[spec.source]
-    if spec.source_id:
-        return []
-    return [F.finding(D.SOURCE_ID, doc.at("source"), f"source '{spec.source}' needs '{field}'",
-                      spec=spec.name, fix=f"add '{field}:'")]
+    value = spec.source_id
+    if not value:
+        return [F.finding(D.SOURCE_ID, doc.at("source"), f"source '{spec.source}' needs '{field}'",
+                          spec=spec.name, fix=f"add '{field}:'")]
+    found = []
+    problem = (source_ids.local_path(value) if spec.source == "local_path" else source_ids.repo_id(value, field))
+    if problem:
+        fix = f"write '{field}: {problem.fix}'" if problem.fix else (
+            "write the absolute path on the workers, e.g. /models/NAME" if spec.source == "local_path"
+            else "write the hub's repo id, `namespace/name` (e.g. Qwen/Qwen2.5-7B-Instruct)")
+        if problem.filename and not getattr(spec, FILE_FIELD[spec.source]):
+            fix += f" and '{FILE_FIELD[spec.source]}: {echo.value(problem.filename)}'"
+        found.append(F.finding(D.SOURCE_ID, doc.at(field), f"{field} '{echo.value(value)}' {problem.why}",
+                               spec=spec.name, fix=echo.value(fix, echo.MESSAGE_CHARS)))
+    file_field = FILE_FIELD.get(spec.source)
+    filename = getattr(spec, file_field) if file_field else None
+    if file_field and filename is not None:
+        problem = source_ids.repo_file(filename)
+        if problem:
+            found.append(F.finding(
+                D.SOURCE_ID, doc.at(file_field), f"{file_field} '{echo.value(filename)}' {problem.why}",
+                spec=spec.name, fix=f"write '{file_field}: {echo.value(problem.fix)}'" if problem.fix else None))
+    return found
+
+
+def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    """Env names a process can carry and values without NUL, control characters or a stray final line break.
+    A value is never echoed (it may be a secret): the message names the character and its position."""
+    found = []
+    for name, value in (spec.env or {}).items():
+        if not ENV_NAME.match(name):
+            found.append(F.finding(
+                D.SCHEMA, doc.at("env", name, key=True),
+                f"env name '{echo.value(name)}' is not a valid variable name (letters, digits and '_', not "
+                "starting with a digit); the backend's shell and most programs cannot read it", spec=spec.name,
+                fix=f"rename it, e.g. '{echo.value(fixed)}'" if (fixed := _env_name_fix(name)) else "rename it"))
+        bad = _ENV_VALUE_BAD.search(value) or _ONE_LINE_WITH_BREAK.search(value)
+        if bad:
+            char = bad.group(bad.lastindex or 0)
+            what, effect = {"\x00": ("a NUL byte", "a process environment cannot carry it (execve ends the value "
+                                                   "there)"),
+                            "\n": ("a line break", "it becomes part of the value (a token or URL that no longer "
+                                                  "matches)")}.get(
+                char, (f"a control character U+{ord(char):04X}", "it becomes part of the value"))
+            trailing = " at its end (a YAML `|` block keeps the last line break: use `|-` or a plain scalar)" \
+                if char == "\n" else f" at character {bad.start() + 1:,}"
+            found.append(F.finding(
+                D.SCHEMA, doc.at("env", name), f"env '{echo.value(name)}' has {what}{trailing}; {effect}",
+                spec=spec.name,
+                fix="remove the character (the value is not shown: it may be a secret)"))
+    return found
+
+
+def _env_name_fix(name: str) -> str | None:
+    fixed = re.sub(r"[^A-Za-z0-9_]+", "_", name.strip()).strip("_")
+    if fixed and fixed[0].isdigit():
+        fixed = "_" + fixed
+    return fixed if fixed and ENV_NAME.match(fixed) and fixed != name else None
 
 
 def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     if not spec.gpu_selector or not spec.gpu_selector.gpu_ids:
         return []
     return [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
-                      f"gpu id '{gpu_id}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
+                      f"gpu id '{echo.value(gpu_id)}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
             for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]

@@ -21,6 +21,7 @@ def estimate_all(placed: Sequence[Placed], ledgers: Mapping[str, Ledger]
     for ev in evaluations:
         if ev.failure is None and ev.placement is not None:
             # no estimates for backends without arithmetic (Custom): no footprint either
+            assert ev.cluster is not None  # the placement stage places a spec only on its cluster
             for gpus, est in zip(ev.placement.replicas, ev.estimates, strict=bool(ev.estimates)):
                 entries[ev.cluster.name] += [(g.id, ev.rendered.name, est.footprint) for g in gpus]
     return evaluations, {name: ledger.with_footprints(entries[name]) for name, ledger in ledgers.items()}

@@ -140,7 +140,7 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
     admission = []
     bookings: dict[str, int] = {}
     for gpus in replicas:
-        claim = None if fraction else _claim(rendered, gpus)
+        claim = 0 if fraction else _claim(rendered, gpus)  # read only for a claim-based backend
         for ref in gpus:
             booking = int(ref.total * fraction) if fraction else claim
             bookings[ref.id] = bookings.get(ref.id, 0) + booking

@@ -7,6 +7,9 @@ from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.rules import documents as D
 
 WITHOUT_REPO = {k: v for k, v in OK.items() if k != "huggingface_repo_id"}
+LLAMACPP = {"name": "g", "source": "huggingface", "huggingface_repo_id": "org/m-GGUF",
+            "huggingface_filename": "m-Q4_K_M.gguf", "gpu_selector": {"gpu_ids": ["w1:cuda:0"]},
+            "backend": "llama.cpp", "backend_version": "b6000", "backend_parameters": []}
 
 CASES = [
     # (rule, documents, options, [(location, message, fix)])
@@ -19,16 +22,72 @@ CASES = [
     (D.UNKNOWN_FIELD, [OK | {"schedule_type": "spread"}], {},
      [("spec.yaml:8:1", "unknown field 'schedule_type' (GPUStack would silently drop it)", "remove it")]),
     (D.ENUM_SPELLING, [OK | {"backend": "vllm"}], {},
-     [("spec.yaml:5:1", "backend 'vllm' is not spelled as GPUStack expects (case-sensitive); lowercase makes "
-                        "GPUStack book it as a Custom backend", "did you mean 'vLLM'?")]),
+     [("spec.yaml:5:1", "backend 'vllm' is not spelled as GPUStack expects: it differs from 'vLLM' in the case; "
+                        "GPUStack compares backend names exactly and books it as a Custom backend, without vLLM's, "
+                        "SGLang's or MindIE's handling", "did you mean 'vLLM'?")]),
+    (D.ENUM_SPELLING, [OK | {"backend": "vLL\u041c"}], {},
+     [("spec.yaml:5:1", "backend 'vLL\u041c' is not spelled as GPUStack expects: it differs from 'vLLM' in a "
+                        "look-alike letter U+041C cyrillic capital letter em in place of 'M'; GPUStack compares "
+                        "backend names exactly and books it as a Custom backend, without vLLM's, SGLang's or "
+                        "MindIE's handling", "did you mean 'vLLM'?")]),
+    (D.ENUM_SPELLING, [OK | {"backend": "vLLM\u00a0"}], {},
+     [("spec.yaml:5:1", "backend 'vLLM\\u00a0' is not spelled as GPUStack expects: it differs from 'vLLM' in "
+                        "trailing whitespace (U+00A0 no-break space); GPUStack compares backend names exactly and "
+                        "books it as a Custom backend, without vLLM's, SGLang's or MindIE's handling",
+       "did you mean 'vLLM'?")]),
+    (D.ENUM_SPELLING, [OK | {"backend": "llama-cpp"}], {},
+     [("spec.yaml:5:1", "backend 'llama-cpp' is not spelled as GPUStack expects: it differs from 'llama.cpp' in "
+                        "the separators (spaces, '-', '_', '.'); GPUStack compares backend names exactly and finds "
+                        "no 'llama.cpp' backend under that name", "did you mean 'llama.cpp'?")]),
     (D.ENUM_SPELLING, [OK | {"source": "hugging_face"}], {},
-     [("spec.yaml:2:1", "'source' is 'hugging_face', expected one of: huggingface, model_scope, local_path",
+     [("spec.yaml:2:1", "'source' is 'hugging_face', not 'huggingface' as GPUStack spells it (it differs in the "
+                        "separators (spaces, '-', '_', '.')); GPUStack compares it exactly",
        "did you mean 'huggingface'?")]),
+    (D.ENUM_SPELLING, [OK | {"source": "hugingface"}], {},
+     [("spec.yaml:2:1", "'source' is 'hugingface', expected one of: huggingface, model_scope, local_path",
+       "did you mean 'huggingface'?")]),
+    (D.ENUM_SPELLING, [OK | {"categories": ["LLM"]}], {},
+     [("spec.yaml:8:3", "'categories.0' is 'LLM', not 'llm' as GPUStack spells it (it differs in the case); "
+                        "GPUStack compares it exactly", "did you mean 'llm'?")]),
+    (D.ENUM_SPELLING, [OK | {"placement_strategy": "binpack "}], {},
+     [("spec.yaml:8:1", "'placement_strategy' is 'binpack ', not 'binpack' as GPUStack spells it (it differs in "
+                        "trailing whitespace); GPUStack compares it exactly", "did you mean 'binpack'?")]),
     (D.DUPLICATE_NAME, [OK, OK | {"gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}], {},
      [("spec.yaml:9:1", "model name 'a' is already declared at spec.yaml:1:1 for cluster 'prod'",
        "rename one of them")]),
     (D.SOURCE_ID, [WITHOUT_REPO], {},
      [("spec.yaml:2:1", "source 'huggingface' needs 'huggingface_repo_id'", "add 'huggingface_repo_id:'")]),
+    (D.SOURCE_ID, [OK | {"huggingface_repo_id": "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/tree/main"}], {},
+     [("spec.yaml:3:1", "huggingface_repo_id 'https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/tree/main' is a URL, "
+                        "not a Hugging Face repo id", "write 'huggingface_repo_id: Qwen/Qwen2.5-7B-Instruct'")]),
+    (D.SOURCE_ID, [OK | {"huggingface_repo_id": "hf.co/org/m-GGUF/blob/main/m-Q4_K_M.gguf"}], {},
+     [("spec.yaml:3:1", "huggingface_repo_id 'hf.co/org/m-GGUF/blob/main/m-Q4_K_M.gguf' is a URL, not a Hugging "
+                        "Face repo id", "write 'huggingface_repo_id: org/m-GGUF' and 'huggingface_filename: "
+                                        "m-Q4_K_M.gguf'")]),
+    (D.SOURCE_ID, [OK | {"huggingface_repo_id": "org/a--b"}], {},
+     [("spec.yaml:3:1", "huggingface_repo_id 'org/a--b' holds '--' or '..', which the hub refuses in repo ids",
+       "write the hub's repo id, `namespace/name` (e.g. Qwen/Qwen2.5-7B-Instruct)")]),
+    (D.SOURCE_ID, [OK | {"huggingface_filename": "../m.gguf"}], {},
+     [("spec.yaml:8:1", "huggingface_filename '../m.gguf' holds a '..' component; it names a file inside the repo",
+       None)]),
+    (D.SOURCE_ID, [WITHOUT_REPO | {"source": "local_path", "local_path": "models/qwen"}], {},
+     [("spec.yaml:7:1", "local_path 'models/qwen' is a relative path; GPUStack's server and workers resolve it "
+                        "against their own working directory, not the spec's folder (write the absolute path, e.g. "
+                        "/models/...)", "write the absolute path on the workers, e.g. /models/NAME")]),
+    (D.SOURCE_ID, [WITHOUT_REPO | {"source": "local_path", "local_path": "~/models/qwen"}], {},
+     [("spec.yaml:7:1", "local_path '~/models/qwen' starts with '~', which nothing expands (GPUStack opens the path "
+                        "as written, without a shell); write the absolute path, e.g. /home/USER/...",
+       "write the absolute path on the workers, e.g. /models/NAME")]),
+    (D.SCHEMA, [OK | {"env": {"MY-VAR": "1"}}], {},
+     [("spec.yaml:8:3", "env name 'MY-VAR' is not a valid variable name (letters, digits and '_', not starting with "
+                        "a digit); the backend's shell and most programs cannot read it", "rename it, e.g. 'MY_VAR'")]),
+    (D.SCHEMA, [OK | {"env": {"HF_TOKEN": "hf_abcdefghijklmnop\n"}}], {},
+     [("spec.yaml:8:3", "env 'HF_TOKEN' has a line break at its end (a YAML `|` block keeps the last line break: "
+                        "use `|-` or a plain scalar); it becomes part of the value (a token or URL that no longer "
+                        "matches)", "remove the character (the value is not shown: it may be a secret)")]),
+    (D.SCHEMA, [OK | {"env": {"DB_URL": "a\x00b"}}], {},
+     [("spec.yaml:8:3", "env 'DB_URL' has a NUL byte at character 2; a process environment cannot carry it (execve "
+                        "ends the value there)", "remove the character (the value is not shown: it may be a secret)")]),
     (D.GPU_ID_FORMAT, [OK | {"gpu_selector": {"gpu_ids": ["w1-0"]}}], {},
      [("spec.yaml:4:3", "gpu id 'w1-0' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", None)]),
     (D.SERVER_MANAGED, [OK | {"id": 42}], {},
@@ -49,11 +108,27 @@ CASES = [
        "remove it or set it to --max-model-len=4096")]),
     (D.FORBIDDEN_ARG, [vllm("a", "--port=8000", "--max-model-len=8192", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--port is rejected by GPUStack: GPUStack assigns the port itself", "remove --port")]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "auto"]}], {},
+     [("spec.yaml:8:3", "--gpu-layers 'auto' is rejected by GPUStack: its admission check accepts only a whole "
+                        "number 0-999 (whatever the engine itself would accept)", "write --gpu-layers=999 for all "
+                                                                                  "layers")]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["--n-gpu-layers=0"]}], {},
+     [("spec.yaml:8:3", "--gpu-layers 0 with gpu_selector.gpu_ids is rejected by GPUStack: 0 layers runs on the "
+                        "CPU only, so no GPU can be selected", "remove gpu_selector.gpu_ids, or offload layers to the "
+                                                                "GPUs")]),
+    (D.FORBIDDEN_ARG, [OK | {"guard": {"template": "ngl"}}],
+     {"templates": {"ngl": TemplateOutput(pinned=("--gpu-layers=1000",))}},
+     [("spec.yaml:8:3", "--gpu-layers '1000' is rejected by GPUStack: its admission check accepts only a whole "
+                        "number 0-999 (whatever the engine itself would accept)", "write --gpu-layers=999 for all "
+                                                                                  "layers")]),
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 4096", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len is given twice ('8192' and '4096'); the last one wins", "keep one")]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "TurboServe"}], {},
      [("spec.yaml:5:1", "backend 'TurboServe' is not a built-in or known community backend; gsg checks it like "
                         "Custom (weights only)", None)]),
+    (D.BACKEND_UNKNOWN, [OK | {"backend": "vLMM"}], {},
+     [("spec.yaml:5:1", "backend 'vLMM' is not a built-in or known community backend; gsg checks it like "
+                        "Custom (weights only)", "did you mean 'vLLM'?")]),
     # emitted by rendering: a value the engine's own parser refuses, at the argument's line
     (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len 'lots': not a whole number; vLLM 0.11.0 (human_readable_int: 16k = "
@@ -76,12 +151,20 @@ NEAR_MISSES = [
     (D.SCHEMA, [OK | {"replicas": 1024}]),
     (D.UNKNOWN_FIELD, [OK | {"guard": {"vars": {"anything": 1}}}]),
     (D.ENUM_SPELLING, [OK | {"backend": "vLLM", "source": "huggingface"}]),
+    (D.ENUM_SPELLING, [OK | {"backend": "vLMM"}]),  # a typo, not a near-miss: GSG015 with did-you-mean
+    (D.ENUM_SPELLING, [OK | {"backend": "llama.cpp", "categories": ["llm", "speech_to_text"]}]),
+    (D.SCHEMA, [OK | {"env": {"_OK_1": "tab\tis fine", "HF_HOME": "/cache"}}]),
+    # a multi-line value (a PEM key from a `|` block) carries its line breaks on purpose
+    (D.SCHEMA, [OK | {"env": {"TLS_KEY": "-----BEGIN KEY-----\nMIIB\n-----END KEY-----\n"}}]),
     (D.DUPLICATE_NAME, [OK, OK | {"name": "b", "gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}]),
     (D.SOURCE_ID, [WITHOUT_REPO | {"source": "local_path", "local_path": "/models/a"}]),
+    (D.SOURCE_ID, [OK | {"huggingface_repo_id": "org/" + "m" * 96, "huggingface_filename": "*Q4_K_M*.gguf"}]),
     (D.GPU_ID_FORMAT, [OK | {"gpu_selector": {"gpu_ids": ["w1:cuda:0"]}}]),
     (D.SERVER_MANAGED, [OK | {"description": "kept"}]),
     (D.DUPLICATE_KEY, [OK]),
     (D.FORBIDDEN_ARG, [vllm("a", "--max-model-len=8192", "--host-name=x", gpu_ids=["w1:cuda:0"])]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "999"]}]),
+    (D.FORBIDDEN_ARG, [LLAMACPP | {"backend_parameters": ["-ngl", "0"], "gpu_selector": None}]),
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 8192", gpu_ids=["w1:cuda:0"])]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "SGLang"}]),
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp8", gpu_ids=["w1:cuda:0"])]),

@@ -1,0 +1,98 @@
+"""core/spec/source_ids.py: hub repo ids (huggingface_hub's validate_repo_id), files in a repo, local paths."""
+
+import pytest
+
+from gpustack_guard.core.spec.source_ids import local_path, repo_file, repo_id
+
+HF = "huggingface_repo_id"
+MS = "model_scope_model_id"
+
+BAD_IDS = [
+    # (value, field, why, fix, filename)
+    ("https://huggingface.co/Qwen/Qwen2.5-7B-Instruct", HF, "is a URL, not a Hugging Face repo id",
+     "Qwen/Qwen2.5-7B-Instruct", None),
+    ("https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/tree/main", HF, "is a URL, not a Hugging Face repo id",
+     "Qwen/Qwen2.5-7B-Instruct", None),
+    ("hf.co/bartowski/Llama-3.2-1B-GGUF/blob/main/Llama-3.2-1B-Q4_K_M.gguf", HF,
+     "is a URL, not a Hugging Face repo id", "bartowski/Llama-3.2-1B-GGUF", "Llama-3.2-1B-Q4_K_M.gguf"),
+    ("huggingface.co/org/name?x=1", HF, "is a URL, not a Hugging Face repo id", "org/name", None),
+    ("https://modelscope.cn/models/qwen/Qwen2.5-7B-Instruct/summary", MS, "is a URL, not a ModelScope repo id",
+     "qwen/Qwen2.5-7B-Instruct", None),
+    ("https://huggingface.co/datasets/org/data", HF,
+     "is a URL, not a Hugging Face repo id (`namespace/name`)", None, None),
+    ("https://example.com/org/name", HF, "is a URL, not a Hugging Face repo id (`namespace/name`)", None, None),
+    ("org/name ", HF, "has leading or trailing whitespace", "org/name", None),
+    ("a/b/c", HF, "has more than one '/' (a repo id is `name` or `namespace/name`)", None, None),
+    ("org/" + "n" * 97, HF, "has a name of 97 characters (the hub allows at most 96)", None, None),
+    ("-org/name", HF, "may hold only ASCII letters, digits, '-', '_' and '.', and no part may start or end with "
+     "'-' or '.'", None, None),
+    ("org/name.", HF, "may hold only ASCII letters, digits, '-', '_' and '.', and no part may start or end with "
+     "'-' or '.'", None, None),
+    ("org/naïve", HF, "may hold only ASCII letters, digits, '-', '_' and '.', and no part may start or end with "
+     "'-' or '.'", None, None),
+    ("org/", HF, "may hold only ASCII letters, digits, '-', '_' and '.', and no part may start or end with "
+     "'-' or '.'", None, None),
+    ("org--x/name", HF, "holds '--' or '..', which the hub refuses in repo ids", None, None),
+    ("org/a..b", HF, "holds '--' or '..', which the hub refuses in repo ids", None, None),
+    ("org/name.git", HF, "ends in '.git' (a repo id names the repo, not its git remote)", "org/name", None),
+]
+
+
+@pytest.mark.parametrize("value,field,why,fix,filename", BAD_IDS)
+def test_a_bad_repo_id_says_why_and_what_to_write(value, field, why, fix, filename):
+    problem = repo_id(value, field)
+    assert problem is not None and (problem.why, problem.fix, problem.filename) == (why, fix, filename)
+
+
+@pytest.mark.parametrize("value", ["Qwen/Qwen2.5-7B-Instruct", "gpt2", "org/" + "n" * 96, "a_b/c.d-e",
+                                   "unsloth/Llama-3.3-70B-Instruct-GGUF", "Org.Name/x_1"])
+def test_a_good_repo_id_passes(value):
+    assert repo_id(value, HF) is None
+
+
+BAD_FILES = [
+    ("/models/x.gguf", "is an absolute path; it names a file inside the repo (e.g. `model-Q4_K_M.gguf`)"),
+    ("C:\\models\\x.gguf", "is an absolute path; it names a file inside the repo (e.g. `model-Q4_K_M.gguf`)"),
+    ("../other/x.gguf", "holds a '..' component; it names a file inside the repo"),
+    ("sub/../../x.gguf", "holds a '..' component; it names a file inside the repo"),
+    ("https://huggingface.co/o/n/resolve/main/x.gguf", "is a URL; it names a file inside the repo"),
+    ("  ", "is empty"),
+]
+
+
+@pytest.mark.parametrize("value,why", BAD_FILES)
+def test_a_bad_repo_file_says_why(value, why):
+    problem = repo_file(value)
+    assert problem is not None and problem.why == why
+
+
+@pytest.mark.parametrize("value", ["model-Q4_K_M.gguf", "*Q4_K_M*.gguf", "sub/dir/x.gguf", "x..y.gguf"])
+def test_a_good_repo_file_passes(value):
+    assert repo_file(value) is None
+
+
+BAD_PATHS = [
+    ("models/qwen", "is a relative path; GPUStack's server and workers resolve it against their own working "
+                    "directory, not the spec's folder (write the absolute path, e.g. /models/...)"),
+    ("./models/qwen", "is a relative path; GPUStack's server and workers resolve it against their own working "
+                      "directory, not the spec's folder (write the absolute path, e.g. /models/...)"),
+    ("~/models/qwen", "starts with '~', which nothing expands (GPUStack opens the path as written, without a "
+                      "shell); write the absolute path, e.g. /home/USER/..."),
+    ("C:\\models\\qwen", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
+                         "no file (write the absolute path as the workers see it, e.g. /models/...)"),
+    ("D:/models/qwen", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
+                       "no file (write the absolute path as the workers see it, e.g. /models/...)"),
+    ("\\\\nas\\models", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
+                        "no file (write the absolute path as the workers see it, e.g. /models/...)"),
+]
+
+
+@pytest.mark.parametrize("value,why", BAD_PATHS)
+def test_a_local_path_must_be_absolute_posix(value, why):
+    problem = local_path(value)
+    assert problem is not None and problem.why == why
+
+
+@pytest.mark.parametrize("value", ["/models/qwen", "/", "/data/C:/odd-but-posix", "/home/u/~cache"])
+def test_an_absolute_posix_local_path_passes(value):
+    assert local_path(value) is None
