@@ -247,8 +247,41 @@ def _ownership(prune, adopt, claim_legacy, take_over_from):
     return Ownership(prune, adopt, claim_legacy, tuple(take_over_from or ()))
 
 
+def _option(name: str, annotation, default) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default)
+
+
+# plan's and apply's shared block of options, in --help order; the last three reach the command as they are
+OWNERSHIP_PARAMETERS = [
+    _option("prune", bool, PRUNE), _option("adopt", bool, ADOPT), _option("project", Optional[str], PROJECT),
+    _option("claim_legacy", bool, CLAIM_LEGACY), _option("take_over_from", Optional[List[str]], TAKE_OVER),
+    _option("target", Optional[List[str]], TARGET), _option("allow_empty", bool, ALLOW_EMPTY)]
+
+
+def ownership_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Put OWNERSHIP_PARAMETERS where the command has its `ownership` parameter (its own `project`, `target`
+    and `allow_empty` give way to them); the command gets --prune/--adopt/--claim-legacy/--take-over-from as
+    one `ownership: Ownership` argument."""
+    signature = inspect.signature(command)
+    shared = {p.name for p in OWNERSHIP_PARAMETERS}
+    parameters: list[inspect.Parameter] = []
+    for name, parameter in signature.parameters.items():
+        if name == "ownership":
+            parameters += OWNERSHIP_PARAMETERS
+        elif name not in shared:
+            parameters.append(parameter)
+
+    @functools.wraps(command)
+    def wrapper(*args, prune=False, adopt=False, claim_legacy=False, take_over_from=None, **kwargs):
+        return command(*args, ownership=_ownership(prune, adopt, claim_legacy, take_over_from), **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return wrapper
+
+
 @app.command()
 @connection_options
+@ownership_options
 def plan(
     specs: List[str] = SPECS,
     output: ChangeFormat = typer.Option(ChangeFormat.TEXT.value, "--output", "-o", envvar="GSG_PLAN_OUTPUT",
@@ -257,13 +290,7 @@ def plan(
                                            help="Save the plan (JSON) for `gsg apply FILE`."),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode",
                                            help="Exit 0 no changes, 1 error, 2 changes present."),
-    prune: bool = PRUNE,
-    adopt: bool = ADOPT,
-    project: Optional[str] = PROJECT,
-    claim_legacy: bool = CLAIM_LEGACY,
-    take_over_from: Optional[List[str]] = TAKE_OVER,
-    target: Optional[List[str]] = TARGET,
-    allow_empty: bool = ALLOW_EMPTY,
+    ownership=None, project=None, target=None, allow_empty=False,  # filled in by @ownership_options
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
@@ -272,24 +299,18 @@ def plan(
     """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
     from gpustack_guard.commands.plan import PlanOptions, run
 
-    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection,
-                           _ownership(prune, adopt, claim_legacy, take_over_from), output, out_file,
-                           detailed_exitcode, tuple(target or ()), allow_empty))
+    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection, ownership, output,
+                           out_file, detailed_exitcode, tuple(target or ()), allow_empty))
 
 
 @app.command()
 @connection_options
+@ownership_options
 def apply(
     specs: List[str] = typer.Argument(..., help="Spec files or folders, or one saved plan file (*.json).",
                                       show_default=False, metavar="SPECS_OR_PLAN..."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed off a terminal)."),
-    prune: bool = PRUNE,
-    adopt: bool = ADOPT,
-    project: Optional[str] = PROJECT,
-    claim_legacy: bool = CLAIM_LEGACY,
-    take_over_from: Optional[List[str]] = TAKE_OVER,
-    target: Optional[List[str]] = TARGET,
-    allow_empty: bool = ALLOW_EMPTY,
+    ownership=None, project=None, target=None, allow_empty=False,  # filled in by @ownership_options
     no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart instances after an update."),
     wait: bool = typer.Option(False, "--wait", help="Wait until every changed deployment is ready; stop early "
                                                     "on an instance in error or restarting."),
@@ -303,9 +324,9 @@ def apply(
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
     from gpustack_guard.commands.apply import ApplyOptions, run
 
-    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay,
-                            _ownership(prune, adopt, claim_legacy, take_over_from), yes, tuple(target or ()),
-                            allow_empty, not no_restart, wait, wait_timeout, concurrency=concurrency))
+    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay, ownership, yes,
+                            tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
+                            concurrency=concurrency))
 
 
 @app.command()
@@ -441,6 +462,20 @@ def advise(
                              emit_specs, name, offline))
 
 
+@functools.lru_cache(maxsize=1)
+def _click_command():
+    """The click command typer builds from `app`: built once per process, not on every call. Building it reads
+    every command's signature and type hints (~20 ms); the test suite runs the CLI in-process thousands of times."""
+    return typer.main.get_command(app)
+
+
+def _run_app(argv: list[str] | None):
+    """What `app(...)` does, over the command built once: typer's exception hook, then click."""
+    if sys.excepthook is not typer.main.except_hook:
+        sys.excepthook = typer.main.except_hook
+    return _click_command()(args=argv, prog_name="gsg", standalone_mode=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     # Speed, proven by benchmarks/scale.py (ratio 3.0 -> 2.4 on 1,000 specs): validation builds many small
     # acyclic objects (YAML nodes, findings), and the cyclic collector's default pass every 700 allocations
@@ -453,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     signals = _Interrupts()
     signals.install()
     try:
-        result = app(args=argv, prog_name="gsg", standalone_mode=False)
+        result = _run_app(argv)
         if signals.caught and result == EXIT_INTERRUPTED and not interrupt_told():
             err("gsg: interrupted")  # typer turned the KeyboardInterrupt into a silent 130
         return result if isinstance(result, int) else EXIT_OK

@@ -78,3 +78,20 @@ def specs(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_test_secret_token_value")
     monkeypatch.chdir(tmp_path)
     return target
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """`--dist loadgroup` (pyproject's addopts) with pytest >= 9: pytest-xdist (3.8) names a test's xdist_group
+    by a suffix on `item._nodeid`, but pytest 9 reads a node id from `item._id`, so every group fell apart
+    without a word: each test its own unit, module-scoped fixtures built on both workers (the soak matrix
+    twice, the soak CLI processes twice). Put the same suffix where pytest reads it."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(item.nodeid + suffix)

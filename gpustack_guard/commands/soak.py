@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -50,6 +51,7 @@ class SoakOptions:
     ca_bundle: str | None = None
     insecure: bool = False
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: an httpx transport per client
+    clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
 
 
 def _check(opts: SoakOptions) -> None:
@@ -104,7 +106,8 @@ def _plan(opts: SoakOptions):
         round_requests=opts.round_requests, reference=reference, metrics_urls=list(opts.metrics_urls),
         reference_metrics_urls=list(opts.reference_metrics_urls),
         pid=opts.pid, request_timeout=opts.request_timeout,
-        verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory)
+        verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory,
+        clock=opts.clock)
 
 
 def _settings(opts: SoakOptions, plan) -> dict:

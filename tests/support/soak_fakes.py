@@ -14,6 +14,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import httpx
 
@@ -61,6 +62,7 @@ class FakeEngine:
     seed: int = 0
     flavour: str = "vllm"
     model: str = "qwen3-8b"
+    clock: Callable[[], float] = time.perf_counter  # the uptime's clock (a virtual one beside a virtual loop)
     started: float = field(default_factory=time.perf_counter)
     running: int = 0
     requests: int = 0
@@ -73,7 +75,7 @@ class FakeEngine:
         self.rng = random.Random(self.seed)
 
     def uptime(self) -> float:
-        up = time.perf_counter() - self.started
+        up = self.clock() - self.started
         s = self.scenario
         if s.restart_at_s is not None and up >= s.restart_at_s and not self.restarted:
             self.restarted = True
@@ -168,9 +170,10 @@ class FakeServer:
     """One engine behind one port. Use as `async with FakeServer(...) as server:` or start_in_thread()."""
 
     def __init__(self, scenario: Scenario | str = "stable", seed: int = 0, flavour: str = "vllm",
-                 model: str = "qwen3-8b", api_key: str | None = None):
+                 model: str = "qwen3-8b", api_key: str | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
         scenario = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
-        self.engine = FakeEngine(scenario, seed, flavour, model)
+        self.engine = FakeEngine(scenario, seed, flavour, model, clock, clock())
         self.api_key = api_key
         self.host = "127.0.0.1"
         self.port = 0
@@ -185,7 +188,7 @@ class FakeServer:
     async def __aenter__(self) -> FakeServer:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024)
         self.port = self._server.sockets[0].getsockname()[1]
-        self.engine.started = time.perf_counter()
+        self.engine.started = self.engine.clock()
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -308,13 +311,14 @@ class FakeServer:
 class Router(httpx.AsyncBaseTransport):
     """In-process servers by host name, no sockets: `Router.serve(...)` gives each a made-up host."""
 
-    def __init__(self):
+    def __init__(self, clock: Callable[[], float] = time.perf_counter):
         self.servers: dict[str, FakeServer] = {}
+        self.clock = clock
 
     def serve(self, scenario="stable", seed: int = 0, flavour: str = "vllm", **kw) -> FakeServer:
-        server = FakeServer(scenario, seed, flavour, **kw)
+        server = FakeServer(scenario, seed, flavour, clock=self.clock, **kw)
         server.host, server.port = f"fake-{len(self.servers)}.test", 80
-        server.engine.started = time.perf_counter()
+        server.engine.started = self.clock()
         self.servers[f"{server.host}:80"] = server
         return server
 

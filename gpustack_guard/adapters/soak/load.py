@@ -74,9 +74,8 @@ _deadline = getattr(asyncio, "timeout", _cancel_after)
 
 
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
-                     timeout: float) -> RequestResult:
+                     timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
-    clock = time.perf_counter
     started = clock()
     first: float | None = None
     last = 0.0  # read only after the first delta, which sets it
@@ -153,7 +152,8 @@ def ramp_seconds(round_seconds: float) -> float:
 
 async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
                 max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0,
-                results: list[RequestResult] | None = None) -> list[RequestResult]:
+                results: list[RequestResult] | None = None,
+                clock: Callable[[], float] = time.perf_counter) -> list[RequestResult]:
     """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
     Stream k starts k/len(clients) of `ramp` seconds late.
 
@@ -162,7 +162,7 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
     benchmarks/soak_overhead.py). The same prompt sequence (prompts(0), prompts(1), ...) for every target,
     so the reference sees what we saw.
     """
-    deadline = time.perf_counter() + seconds
+    deadline = clock() + seconds
     results = [] if results is None else results  # the caller's list, to watch it fill
     next_index = 0
 
@@ -170,10 +170,10 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
         nonlocal next_index
         if ramp and k:
             await asyncio.sleep(ramp * k / len(clients))
-        while time.perf_counter() < deadline and (max_requests is None or next_index < max_requests):
+        while clock() < deadline and (max_requests is None or next_index < max_requests):
             index = next_index
             next_index += 1
-            results.append(await stream_one(client, target, prompts(index), origin, timeout))
+            results.append(await stream_one(client, target, prompts(index), origin, timeout, clock))
 
     await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))
     return results

@@ -42,20 +42,23 @@ class SoakPlan:
     collect_between_rounds: bool = False
     verify: bool | str = True
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
+    # every duration the soak measures or waits out is read off this (tests: the virtual clock of their loop)
+    clock: Callable[[], float] = time.perf_counter
 
 
-async def probe_lag(into: list[float]) -> None:
+async def probe_lag(into: list[float], clock: Callable[[], float] = time.perf_counter) -> None:
     """How late a 20 ms sleep wakes up, until cancelled: the client's own share of every latency it measures."""
     while True:
-        start = time.perf_counter()
+        start = clock()
         await asyncio.sleep(LAG_PROBE_S)
-        into.append(max(time.perf_counter() - start - LAG_PROBE_S, 0.0))
+        into.append(max(clock() - start - LAG_PROBE_S, 0.0))
 
 
-async def _tick(on_tick, every: float, index: int, started: float, results: list[RequestResult]) -> None:
+async def _tick(on_tick, every: float, index: int, started: float, results: list[RequestResult],
+                clock: Callable[[], float]) -> None:
     while True:
         await asyncio.sleep(every)
-        on_tick(index, time.perf_counter() - started, results)
+        on_tick(index, clock() - started, results)
 
 
 class _Watch:
@@ -108,7 +111,8 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                    on_tick: Callable[[int, float, list[RequestResult]], None] | None = None,
                    tick_seconds: float = 10.0) -> SoakProgress:
     """`on_tick(round, seconds so far, our results so far)` every `tick_seconds` while a round runs."""
-    origin = time.perf_counter()
+    clock = plan.clock
+    origin = clock()
 
     def client(connections: int = 1) -> httpx.AsyncClient:
         transport = plan.transport_factory() if plan.transport_factory else None
@@ -123,9 +127,10 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         metrics_client = await stack.enter_async_context(client(max(urls, 1)))
         # the API key never goes to a metrics URL: engines and GPUStack's exporter serve /metrics without one,
         # and a metrics URL may be another host
-        ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin))
+        ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
+                                    clock))
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
-                                   plan.reference.model if plan.reference else None, origin))
+                                   plan.reference.model if plan.reference else None, origin, clock))
         for index in range(plan.rounds):
             if plan.collect_between_rounds:
                 # between rounds, not during them: a full collection inside a round is a pause in every
@@ -140,16 +145,16 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             ours_results: list[RequestResult] = []
             ours_watch.start(plan.scrape_interval)
             ref_watch.start(plan.scrape_interval)
-            probing = asyncio.ensure_future(probe_lag(lags))
-            started = time.perf_counter()
-            ticking = asyncio.ensure_future(_tick(on_tick, tick_seconds, index, started, ours_results)) \
+            probing = asyncio.ensure_future(probe_lag(lags, clock))
+            started = clock()
+            ticking = asyncio.ensure_future(_tick(on_tick, tick_seconds, index, started, ours_results, clock)) \
                 if on_tick else None
             ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
             loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
-                           plan.request_timeout, ramp, ours_results)]
+                           plan.request_timeout, ramp, ours_results, clock)]
             if plan.reference:
                 loads.append(drive(ref_clients, plan.reference, prompts, plan.round_seconds, plan.round_requests,
-                                   origin, plan.request_timeout, ramp))
+                                   origin, plan.request_timeout, ramp, clock=clock))
             try:
                 results = await asyncio.gather(*loads)
             finally:
@@ -159,7 +164,7 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                         await asyncio.gather(task, return_exceptions=True)
                 await ours_watch.stop()
                 await ref_watch.stop()
-            seconds = time.perf_counter() - started
+            seconds = clock() - started
             stats = await ours_watch.aggregate(index, started - origin, seconds, results[0], lags)
             ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1]) \
                 if plan.reference else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import Callable
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
@@ -97,8 +98,9 @@ def host_memory_bytes() -> int | None:
 
 class Scraper:
     def __init__(self, client: httpx.AsyncClient, urls: list[str], pid: int | None, model: str | None,
-                 origin: float):
+                 origin: float, clock: Callable[[], float] = time.perf_counter):
         self.client = client
+        self.clock = clock
         self.urls = urls
         self.pid = pid
         self.origin = origin
@@ -127,11 +129,11 @@ class Scraper:
         rss = process_tree_rss(self.pid) if self.pid is not None else None
         if self.pid is not None and rss is None:
             errors += (f"--pid {self.pid}: no such process",)
-        return self.normaliser.snapshot(time.perf_counter() - self.origin, samples, rss, errors)
+        return self.normaliser.snapshot(self.clock() - self.origin, samples, rss, errors)
 
     async def run(self, into: list[Snapshot], interval: float = 1.0) -> None:
         """Scrape every `interval` seconds into `into` until cancelled."""
         while True:
-            started = time.perf_counter()
+            started = self.clock()
             into.append(await self.scrape_once())
-            await asyncio.sleep(max(interval - (time.perf_counter() - started), 0.05))
+            await asyncio.sleep(max(interval - (self.clock() - started), 0.05))

@@ -1,9 +1,10 @@
 """Every scenario × 5 seeds, end to end against fake servers with noise, all at once in one event loop.
 
 Each run is the real `gsg soak` pipeline (commands.soak.soak: load driver, scraper, rounds, verdict) at
---round-seconds 2; running them concurrently keeps the matrix to one soak's wall time. The servers are
-in-process (httpx transports, no sockets): three dozen soaks over real sockets would saturate the one
-event loop and measure it instead of the servers. tests/cli/test_soak.py covers the socket path.
+--round-seconds 2. The servers are in-process (httpx transports, no sockets), and the loop runs on a virtual
+clock (support.virtual_time) that the soak and the fake engines read too: every TTFT, gap, round and memory
+slope is the fakes' own, free of this machine's load, and the matrix costs its CPU, not 4 × 2 s of waiting.
+tests/cli/test_soak.py covers the socket path in real time.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import dataclasses
 
 import pytest
 from support.soak_fakes import SCENARIOS, Router, Scenario
+from support.virtual_time import VirtualClock, run
 
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
 
@@ -33,18 +35,18 @@ REFERENCE_CASES = {("preemption", "stable"): "local", ("latency-drift", "stable"
 
 
 def _slow(name: str) -> Scenario:
-    """Fewer, longer requests than the default fake: three dozen soaks share one core here, and on a busy CI
-    machine a fraction of one; the client's own lag must stay small beside the TTFT it measures."""
+    """Fewer, longer requests than the default fake: less CPU for three dozen soaks."""
     return dataclasses.replace(SCENARIOS[name], ttft_s=0.15)
 
 
-async def _one(scenario: str, seed: int, flavour: str, reference: str | None = None):
-    router = Router()
+async def _one(clock: VirtualClock, scenario: str, seed: int, flavour: str, reference: str | None = None):
+    router = Router(clock)
     ours = router.serve(_slow(scenario), seed, flavour)
     ref = router.serve(_slow(reference), seed + 100) if reference else None
     opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=4, round_seconds=2, concurrency=3,
                        prompt_tokens=32, max_tokens=3, metrics_urls=[ours.url + "/metrics"], seed=seed,
-                       reference_url=ref.url if ref else None, output="json", transport_factory=lambda: router)
+                       reference_url=ref.url if ref else None, output="json", transport_factory=lambda: router,
+                       clock=clock)
     plan, progress = await soak(opts)
     return build_report(opts, plan, progress), ours
 
@@ -54,10 +56,12 @@ def matrix():
     cases = [(scenario, seed, FLAVOURS[scenario][seed], None) for scenario in FLAVOURS for seed in SEEDS]
     cases += [(ours, seed, "vllm", ref) for ours, ref in REFERENCE_CASES for seed in (0, 1)]
 
-    async def all_at_once():
-        return await asyncio.gather(*(_one(*case) for case in cases))
+    clock = VirtualClock()
 
-    return dict(zip(cases, asyncio.run(all_at_once())))
+    async def all_at_once():
+        return await asyncio.gather(*(_one(clock, *case) for case in cases))
+
+    return dict(zip(cases, run(all_at_once(), clock)))
 
 
 @pytest.mark.parametrize("scenario", sorted(EXPECTED))
@@ -124,18 +128,20 @@ def test_the_reference_saw_the_same_prompts(matrix):
 def test_reference_metrics_are_sampled_and_charted_beside_ours():
     from gpustack_guard.reporters.soak import render_html
 
-    router = Router()
+    clock = VirtualClock()
+    router = Router(clock)
     ours = router.serve("stable", 1, "vllm")
     ref = router.serve(dataclasses.replace(SCENARIOS["stable"], memory_bytes=5 * 1024 ** 3, kv_usage=0.7), 2, "sglang")
     opts = SoakOptions(url=ours.url, model="qwen3-8b", rounds=2, round_seconds=0.5, concurrency=2, max_tokens=2,
                        metrics_urls=[ours.url + "/metrics"], reference_url=ref.url,
-                       reference_metrics_urls=[ref.url + "/metrics"], output="json", transport_factory=lambda: router)
+                       reference_metrics_urls=[ref.url + "/metrics"], output="json", transport_factory=lambda: router,
+                       clock=clock)
 
     async def go():
         plan, progress = await soak(opts)
         return build_report(opts, plan, progress)
 
-    report = asyncio.run(go())
+    report = run(go(), clock)
     assert [round(r.memory_bytes / 1024 ** 3) for r in report.reference_rounds] == [5, 5]
     assert [round(r.memory_bytes / 1024 ** 3) for r in report.rounds] == [2, 2]
     assert all(0.6 < r.kv_usage_max < 0.8 for r in report.reference_rounds)
@@ -148,12 +154,13 @@ def test_long_rounds_tick_while_they_run():
     from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
     from gpustack_guard.core.soak.prompts import WorkloadEntry
 
-    router = Router()
+    clock = VirtualClock()
+    router = Router(clock)
     ours = router.serve("stable", 1, "vllm")
     ticks = []
     plan = SoakPlan(Target("ours", chat_completions_url(ours.url), "qwen3-8b"), rounds=1, round_seconds=1.0,
-                    concurrency=2, workload=[WorkloadEntry(8, 2)], transport_factory=lambda: router)
-    asyncio.run(run_soak(plan, SoakProgress(), on_tick=lambda i, t, results: ticks.append((i, len(results))),
-                         tick_seconds=0.3))
+                    concurrency=2, workload=[WorkloadEntry(8, 2)], transport_factory=lambda: router, clock=clock)
+    run(run_soak(plan, SoakProgress(), on_tick=lambda i, t, results: ticks.append((i, len(results))),
+                 tick_seconds=0.3), clock)
     assert len(ticks) >= 3 and {i for i, _ in ticks} == {0}  # a tick every 0.3 s of a 1 s round (and its drain)
     assert 0 < ticks[0][1] < ticks[1][1] < ticks[2][1]
