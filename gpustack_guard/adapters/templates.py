@@ -217,6 +217,7 @@ class TemplateRenderer:
         self._reads: dict[str, dict[str, frozenset[str] | None] | None] = {}
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
         self._variables: dict[str, frozenset[str] | None] = {}
+        self._trees: dict[str, Any] = {}  # template file name -> its parsed syntax tree
 
     def locate(self, name: str) -> Path:
         if name in self._located:
@@ -269,14 +270,20 @@ class TemplateRenderer:
         """The guard.vars keys a template reads, through what it includes and imports (by constant name);
         None when not known statically."""
         if filename not in self._variables:
-            self._variables[filename] = _vars_read(self._env, filename, set())
+            self._variables[filename] = _vars_read(self._env, filename, set(), self._trees.get(filename))
         return self._variables[filename]
+
+    def _tree(self, path: Path) -> Any:
+        """The template's syntax tree, parsed once per renderer for both analyses (context reads, vars read)."""
+        if path.name not in self._trees:
+            self._trees[path.name] = self._env.parse(path.read_text(encoding="utf-8"))
+        return self._trees[path.name]
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
         """Only what the template reads of the context makes up the key: `placement.gpus`, not the GPU ids
         beside it, so specs differing only in what a template ignores share one rendering."""
         if str(path) not in self._reads:
-            self._reads[str(path)] = _context_reads(self._env.parse(path.read_text(encoding="utf-8")))
+            self._reads[str(path)] = _context_reads(self._tree(path))
         reads = self._reads[str(path)]
         if reads is None:
             reads = dict.fromkeys(context)
@@ -302,7 +309,7 @@ def _bounded_text(chunks: Any) -> str:
     return "".join(parts)
 
 
-def _vars_read(env: jinja2.Environment, filename: str, seen: set[str]) -> frozenset[str] | None:
+def _vars_read(env: jinja2.Environment, filename: str, seen: set[str], tree: Any = None) -> frozenset[str] | None:
     """`vars.x`, `vars['x']`, `vars.get('x', ...)` in a template and what it includes or imports by a constant
     name; None when `vars` is also used whole (looped over, passed to a filter or a macro, a computed key) or an
     included name is computed."""
@@ -312,8 +319,9 @@ def _vars_read(env: jinja2.Environment, filename: str, seen: set[str]) -> frozen
         return frozenset()
     seen.add(filename)
     try:
-        source = env.loader.get_source(env, filename)[0] if env.loader else ""
-        tree = env.parse(source)
+        if tree is None:
+            source = env.loader.get_source(env, filename)[0] if env.loader else ""
+            tree = env.parse(source)
     except Exception:  # noqa: BLE001 - the rendering succeeded; what cannot be read here is only unknown
         return None
     uses = sum(1 for node in tree.find_all(nodes.Name) if node.name == "vars" and node.ctx == "load")
