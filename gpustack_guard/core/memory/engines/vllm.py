@@ -238,11 +238,21 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
+def sampler_sort_peak_bytes(rows: int) -> int:
+    """Bytes per vocabulary entry of each row at the peak of torch's sort of the logits, by the path
+    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES)."""
+    if rows <= 1:
+        return P.SAMPLER_SORT_PEAK_BYTES["one_row"]
+    if rows < P.SAMPLER_SORT_SEGMENTED_FROM_ROWS:
+        return P.SAMPLER_SORT_PEAK_BYTES["full_sort"]
+    return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
+
+
 def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
     """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
     activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
     rows = min(seqs, batched)
-    return rows * (facts.vocab_size or 0) * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
+    return rows * (facts.vocab_size or 0) * (sampler_sort_peak_bytes(rows) - 4)
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
@@ -358,11 +368,20 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         return st["kv_available"] / sh.request_bytes(max_len or 1)
 
     worst = min(stages, key=stage_blocks)  # vLLM gives every rank the smallest rank's block count
+    blocks_override = cfg.num_gpu_blocks_override
+    whole_model_check = pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV)
+    if whole_model_check:
+        # the merged spec of all workers is checked against min(available_memory) over the workers, whatever
+        # their layer counts (vllm#34076 prints the 5070 Ti's 3.18 GiB; PR #34080 proposed per-layer ratios):
+        # that worker is the one reported; the pool still gets the smallest block count of any worker
+        if not worst["shape"].hybrid and blocks_override is None:
+            blocks_override = int(stage_blocks(worst))
+        worst = min(stages, key=lambda st: st["kv_available"])
     available, rank_shape = worst["kv_available"], worst["shape"]
-    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, cfg.num_gpu_blocks_override)
+    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, blocks_override)
 
     check_shape = rank_shape
-    if pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV):
+    if whole_model_check:
         check_shape = stage_shape(shape, L, L)
         notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} checks one request's KV of all {L} layers "
                      "against the smallest pipeline stage (vllm#34076)")
