@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpustack_guard.core.units import GiB, KiB, MiB
-from gpustack_guard.core.versions import ZERO, parse_version
+from gpustack_guard.core.versions import ZERO, Version, parse_version
+
+
+def known_version(text: str) -> Version:
+    """A release named in this module's tables (always a valid version string)."""
+    parsed = parse_version(text)
+    assert parsed is not None, f"profiles names an invalid release: {text!r}"
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it 
 # V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
 VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
 VLLM_V0_AUTO_CHUNKED_ABOVE = 32768
-VLLM_V0_CHUNKED_TOKENS = ((parse_version("0.0.0"), 512), (parse_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
+VLLM_V0_CHUNKED_TOKENS = ((known_version("0.0.0"), 512), (known_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
 VLLM_V0_MAX_NUM_SEQS = 256
 
 # Fused-MoE workspace: vLLM's fused_experts processes tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE
@@ -235,7 +242,7 @@ SGLANG_PROFILES = (
                   "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
                   "pool_configurator.py rounds to page_size; memory_hook.py falls back to 0.95"),
 )
-_SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
+_SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
