@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpustack_guard.core.units import GiB, KiB, MiB
-from gpustack_guard.core.versions import ZERO, parse_version
+from gpustack_guard.core.versions import ZERO, Version, parse_version
+
+
+def known_version(text: str) -> Version:
+    """A release named in this module's tables (always a valid version string)."""
+    parsed = parse_version(text)
+    assert parsed is not None, f"profiles names an invalid release: {text!r}"
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -32,9 +39,9 @@ class VllmProfile:
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
     # V1's GPU model runner ends profile_run with _dummy_sampler_run over min(max_num_seqs, batched tokens) rows
-    # with dummy metadata top_k = vocab - 1, top_p = 0.9, so the full sort of the fp32 logits (values, int64
-    # indices, softmax, cumsum) lands in the profiled peak: SAMPLER_BYTES_PER_VOCAB_ENTRY per row and vocabulary
-    # entry instead of the 4-byte logits. The V2 runner's dummy sampler "may skip top_k, top_p, and logprobs";
+    # with dummy metadata top_k = vocab - 1, top_p = 0.9, so the full sort of the fp32 logits lands in the
+    # profiled peak: SAMPLER_SORT_PEAK_BYTES per row and vocabulary entry (torch's sort buffers, see there)
+    # instead of the 4-byte logits. The V2 runner's dummy sampler "may skip top_k, top_p, and logprobs";
     # V14 (0.29, vllm PR #57047: activation 0.57 GiB where the sort alone would be 0.72) has no sort in it.
     # The last release with the sort in the profile is assumed to be 0.20.x (the 0.21 CUDA-graph row).
     sampler_in_profile: bool = False
@@ -123,7 +130,7 @@ VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it 
 # V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
 VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
 VLLM_V0_AUTO_CHUNKED_ABOVE = 32768
-VLLM_V0_CHUNKED_TOKENS = ((parse_version("0.0.0"), 512), (parse_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
+VLLM_V0_CHUNKED_TOKENS = ((known_version("0.0.0"), 512), (known_version("0.6.4"), 2048))  # 512 in 0.5-0.6.3 V0
 VLLM_V0_MAX_NUM_SEQS = 256
 
 # Fused-MoE workspace: vLLM's fused_experts processes tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE
@@ -144,11 +151,17 @@ VLLM_FUSED_MOE_CHUNK = 32 * 1024
 # intermediate 2880, 128 experts x 36 layers) under Marlin: 65.897 GiB computed vs "Model loading took
 # 65.9651 GiB" on an H100 with vLLM 0.10.1.x (vllm#23278, which also prints the Marlin fallback warning).
 MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
-# Hopper ran Marlin in the 0.10.1 line (vllm#23278's log) and Triton in later releases ("Using Triton backend"
-# on an H100 with 0.14.1, vllm#33155), which needs torch 2.8: first assumed in 0.10.2, the release that moved
-# to torch 2.8. Triton's own swizzled layout may pad further inside triton_kernels; not modelled (vllm#33155
-# logs 64.38 GiB, 3.6 GiB above the unpadded tensors).
-VLLM_MXFP4_HOPPER_TRITON_SINCE = "0.10.2"
+# Hopper takes Triton only when the triton_kernels package imports (has_triton_kernels()). Until vLLM shipped
+# it, a pip install did not have it: vllm PR #27370 (2025-10-22) "At the moment, users have to install
+# triton_kernels manually to access this code-path"; its requirements entry broke installs (vllm#27573, #27672
+# of 2025-10-28: "users will have to install triton_kernels manually"); vllm PR #28788 ("[Build] Add OpenAI
+# triton_kernels", reviewed 2025-11-18) vendors it as vllm.third_party.triton_kernels, first assumed in 0.12.0.
+# So 0.10.x-0.11.x on Hopper ran Marlin: vllm#23278 (0.10.1, Marlin warning, 65.9651 GiB) and V07 (vllm#27508,
+# torch 2.8.0 in a conda env, i.e. 0.10.2/0.11.0 from pip); "Using Triton backend" on an H100 with 0.14.1
+# (vllm#33155). An image with triton_kernels installed by hand runs Triton earlier: weights ~5 GiB lower.
+# Triton's own swizzled layout may pad further inside triton_kernels; not modelled (vllm#33155 logs 64.38 GiB,
+# 3.6 GiB above the unpadded tensors).
+VLLM_MXFP4_HOPPER_TRITON_SINCE = "0.12.0"
 
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
 # Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
@@ -186,6 +199,20 @@ CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
 # Sampler warm-up: max_num_seqs dummy rows of fp32 logits, probabilities, sorted values and int64 indices.
 SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
+# Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (apply_top_k_top_p:
+# logits.sort(dim=-1)), by the path torch takes (aten/src/ATen/native/cuda/SortStable.cu,
+# do_launch_stable_sort_kernel; rows are the segments, the vocabulary > 4096 rules out the in-place small sort).
+# Always live: the bf16 logits compute_logits returned (2, still held by _dummy_sampler_run), their fp32 copy
+# (4), the sorted values (4) and int64 indices (8) = 18. Then, per path:
+#   >= 128 rows, segmented_sort_pairs: int64 reverse indices (8) + cub DeviceSegmentedRadixSort::SortPairs'
+#     alternate key and value buffers in its temporary storage (4 + 8)                       -> 18 + 20 = 38
+#   2-127 rows, segmented_sort_pairs_by_full_sort: two int2 (index, segment) arrays (8 + 8), the keys_out
+#     radix_sort_pairs allocates (4) and cub's alternate key and int2 value buffers (4 + 8)   -> 18 + 32 = 50
+#   1 row, segmented_sort_large_segments: cub's alternate buffers (4 + 8); the iota is one row -> 18 + 12 = 30
+# Evidence: V07 (vllm#27508, gpt-oss-120b, 1024 rows x 201,088) 1.91 GiB computed vs 1.71 logged, where 20
+# bytes left 5.4 GiB; V02 (vllm#21348, Qwen3-235B-A22B-FP8 TP4, 1024 rows x 151,936) +41 % -> +9 %.
+SAMPLER_SORT_PEAK_BYTES = {"one_row": 30, "full_sort": 50, "segmented": 38}
+SAMPLER_SORT_SEGMENTED_FROM_ROWS = 128  # "else if (nsegments < 128)" picks the full-sort path below this
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
@@ -224,7 +251,7 @@ SGLANG_PROFILES = (
                   "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
                   "pool_configurator.py rounds to page_size; memory_hook.py falls back to 0.95"),
 )
-_SGLANG_KEYS = tuple((parse_version(p.since), p) for p in SGLANG_PROFILES)
+_SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:

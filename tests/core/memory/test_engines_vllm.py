@@ -62,7 +62,9 @@ def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     assert [s["layers"] for s in est.extra["stages"]] == [16, 32]
     assert est.gpu_total == 16_303 * MiB and est.kv_bytes_per_token == 16 * 2048
     older = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.11.0", stage_totals=[16_303 * MiB, 32_607 * MiB])
-    assert older.kv_needed == 262_144 * 16 * 2048  # before 0.15 the stage's own layers are checked
+    # before 0.15 the bottleneck stage's own layers are checked: the 5090 D's 32 (its sampler sort makes it
+    # the stage with the fewest blocks per layer)
+    assert older.kv_needed == 262_144 * 32 * 2048 and older.gpu_total == 32_607 * MiB
 
 
 @pytest.mark.parametrize("version,cfg,gpu,generation", [
@@ -168,6 +170,9 @@ def test_mxfp4_backend_by_gpu_class_and_version():
 
     assert mxfp4_backend("0.10.1", "NVIDIA H100 80GB HBM3") == "marlin"  # vllm#23278's log
     assert mxfp4_backend("0.14.1", "NVIDIA H100 80GB HBM3") == "triton"  # vllm#33155's log
+    # triton_kernels shipped with vLLM from 0.12.0 (PR #28788); a pip install of 0.10.2-0.11.x lacked it
+    assert mxfp4_backend("0.11.2", "NVIDIA H100 80GB HBM3") == "marlin"
+    assert mxfp4_backend("0.12.0", "NVIDIA H100 80GB HBM3") == "triton"
     assert mxfp4_backend("0.14.1", "NVIDIA A100-SXM4-80GB") == "marlin"  # compute capability 8.0
     assert mxfp4_backend("0.14.1", "NVIDIA L40S") == "marlin"
     assert mxfp4_backend("0.14.1", "NVIDIA B200") == "flashinfer"
@@ -199,17 +204,20 @@ def test_nccl_buffers_inside_the_budget_before_0_11_outside_from_it():
 
 
 def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
-    """0.8-0.20: top-k/top-p over the whole vocabulary in profile_run, 20 B per row and entry in place of 4."""
+    """0.8-0.20: top-k/top-p over the whole vocabulary in profile_run: torch's sort peak per row and entry
+    (38 B from 128 rows, 50 B for 2-127, 30 B for one) in place of the 4-byte logits."""
     from gpustack_guard.core.memory.engines.vllm import profiled_sampler_sort
 
     facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936
-    assert profiled_sampler_sort(facts, 2048, 256) == 256 * 151_936 * 16 == 622_329_856
-    assert profiled_sampler_sort(facts, 128, 256) == 128 * 151_936 * 16  # rows = min(max_num_seqs, tokens)
+    assert profiled_sampler_sort(facts, 2048, 256) == 256 * 151_936 * 34 == 1_322_450_944
+    assert profiled_sampler_sort(facts, 128, 256) == 128 * 151_936 * 34  # rows = min(max_num_seqs, tokens)
+    assert profiled_sampler_sort(facts, 2048, 127) == 127 * 151_936 * 46  # full-sort path below 128 rows
+    assert profiled_sampler_sort(facts, 2048, 1) == 151_936 * 26 == 3_950_336  # one row: large-segment path
     cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
     by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.7.3", "0.11.0", "0.20.0", "0.21.0")}
-    assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 622_329_856, 622_329_856, 0]
-    assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 622_329_856
-    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -622_329_856 + \
+    assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 1_322_450_944, 1_322_450_944, 0]
+    assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 1_322_450_944
+    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -1_322_450_944 + \
         by_version["0.21.0"].cuda_graphs  # 0.21 profiles its graphs instead
 
 
@@ -219,3 +227,28 @@ def test_a_moving_tag_gets_the_default_release_not_the_oldest_profile(moving):
     assert P.vllm_profile(moving) is P.vllm_profile(None) is not P.VLLM_PROFILES[0]
     assert P.sglang_profile(moving) is P.sglang_profile(None)
     assert P.arithmetic_version("vllm", "v0.8.5") == "v0.8.5"
+
+
+def test_v07_gpt_oss_on_one_h100_at_011_is_refused_like_vllm27508():
+    """vllm#27508 (torch 2.8.0 pip install, gmu 0.95, 1024 batched tokens): 'Available KV cache memory: 1.71 GiB',
+    refused at 131,072. Marlin weights (no triton_kernels) and the sampler sort over 1024 x 201,088 entries."""
+    facts = catalog_facts("openai/gpt-oss-120b")
+    cfg = VllmConfig(gpu_memory_utilization=0.95, max_num_batched_tokens=1024)
+    est = estimate_vllm(facts, 81_559 * MiB, cfg, version="0.11.0", gpu_name="NVIDIA H100 80GB HBM3")
+    assert est.extra["mxfp4_backend"] == "marlin" and est.max_num_seqs == 1024
+    assert est.extra["sampler_in_profile"] == 1024 * 201_088 * 34 == 7_001_079_808
+    assert est.verdict == "kv-below-max-model-len"
+    assert 1.8 * GiB < est.kv_available < 2.0 * GiB  # 1.91 GiB computed, 1.71 logged
+
+
+def test_pp_whole_model_check_uses_the_smallest_available_memory_and_the_smallest_block_count():
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
+                    quant_method="fp8", weight_bytes=None)
+    cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
+    est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
+                        stage_totals=[16_303 * MiB, 32_607 * MiB])
+    first, last = est.extra["stages"]
+    assert est.kv_available == min(first["kv_available"], last["kv_available"]) == first["kv_available"]
+    per_layer_blocks = [st["kv_available"] // (16 * st["layers"] * 2048) for st in (first, last)]
+    assert est.kv_capacity_tokens == 16 * min(per_layer_blocks)  # every worker gets the fewest blocks
+    assert est.estimated_max_model_len == est.kv_available // (48 * 2048) // 16 * 16

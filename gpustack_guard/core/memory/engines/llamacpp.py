@@ -90,9 +90,17 @@ def logits_scratch(hidden: int, vocab: int, tokens: int) -> int:
     return (hidden + vocab) * tokens * F32
 
 
+def output_logits(facts: ModelFacts, tokens: int) -> int:
+    """logits_scratch of the model's own hidden and vocabulary sizes."""
+    assert facts.hidden_size is not None and facts.vocab_size is not None, \
+        "engines run on facts whose missing_for_params() is empty"
+    return logits_scratch(facts.hidden_size, facts.vocab_size, tokens)
+
+
 def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool) -> int:
+    assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
     attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn)
-    logits = logits_scratch(facts.hidden_size, facts.vocab_size, tokens) if output_device else 0
+    logits = output_logits(facts, tokens) if output_device else 0
     return max(attention, logits)
 
 
@@ -108,13 +116,14 @@ def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bo
 
 def has_swa_cache(version: str | None) -> bool:
     build = parse_version(P.arithmetic_version("llamacpp", version))
-    return build is not None and build >= parse_version(P.LLAMACPP_SWA_CACHE_SINCE)
+    return build is not None and build >= P.known_version(P.LLAMACPP_SWA_CACHE_SINCE)
 
 
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
     layout = weight_layout(facts)
     L = facts.num_hidden_layers
+    assert L is not None, "engines run on facts whose missing_for_params() is empty"
     ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
     parallel = cfg.parallel or 1
     batch = cfg.batch_size or P.LLAMACPP_DEFAULT_BATCH
@@ -129,7 +138,10 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         type_v = "f16"
         notes.append("a quantised V cache needs flash attention: llama.cpp falls back to f16")
     heads_kv, d = facts.kv_heads, facts.dim_head
-    cell_bytes = 0 if cfg.no_kv_offload else heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+    cell_bytes: float = 0
+    if not cfg.no_kv_offload:
+        assert heads_kv is not None and d is not None, "engines run on facts whose missing_for_params() is empty"
+        cell_bytes = heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
     swa_share = (facts.sliding_window_layers or 0) / L if facts.sliding_window and has_swa_cache(version) else 0.0
 
     fractions = cfg.tensor_split or tuple(float(t) for t in gpu_totals)
@@ -152,7 +164,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
             window = round(count * swa_share)
             kv = int(cell_bytes * ((count - window) * cells + window * window_cells))
             compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output) if count or is_output else 0
-            logits = logits_scratch(facts.hidden_size, facts.vocab_size, reserve) if is_output else 0
+            logits = output_logits(facts, reserve) if is_output else 0
             out.append(DeviceUsage(count, weights, kv, compute, logits, cfg.platform_footprint))
         return out
 

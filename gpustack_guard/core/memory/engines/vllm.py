@@ -51,6 +51,26 @@ class VllmConfig:
     disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
 
 
+@dataclass(frozen=True, eq=False)
+class StageBudget:
+    """One pipeline stage's per-rank budget (report() is what the estimate's extra["stages"] shows)."""
+
+    stage: int
+    layers: int
+    gpu_total: int
+    requested: int
+    weights: int
+    activation: int
+    cuda_graphs: int
+    kv_available: int
+    shape: KVShape | CompressedKV
+
+    def report(self) -> dict[str, int]:
+        return {"stage": self.stage, "layers": self.layers, "gpu_total": self.gpu_total, "requested": self.requested,
+                "weights": self.weights, "activation": self.activation, "cuda_graphs": self.cuda_graphs,
+                "kv_available": self.kv_available}
+
+
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
     small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
     if rule in ("v0", "v1-early"):
@@ -106,7 +126,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
     parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
     env = (cfg.use_v1_env or "").strip()
     if profile.engine == "v0":
-        if env == "1" and parsed >= parse_version(P.VLLM_V1_OPT_IN_SINCE):
+        if env == "1" and parsed >= P.known_version(P.VLLM_V1_OPT_IN_SINCE):
             return replace(P.VLLM_PROFILES[2], since=profile.since), "VLLM_USE_V1=1"
         return profile, ""
     forced = []
@@ -119,7 +139,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
         P.VLLM_V0_FALLBACKS[3].feature: env == "0",
     }
     for rule in P.VLLM_V0_FALLBACKS:
-        if triggers[rule.feature] and parse_version(rule.since) <= parsed < parse_version(rule.until):
+        if triggers[rule.feature] and P.known_version(rule.since) <= parsed < P.known_version(rule.until):
             forced.append(rule.feature)
     if not forced:
         return profile, ""
@@ -155,7 +175,8 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
         parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
-        auto = parsed >= parse_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
+        auto = parsed >= P.known_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and \
+            max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
         tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
         return (tokens if chunked_on else max(max_model_len, P.VLLM_MIN_PROFILE_TOKENS)), P.VLLM_V0_MAX_NUM_SEQS, \
@@ -211,6 +232,7 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
     topk = facts.num_experts_per_tok or 1
     inter = (facts.moe_intermediate_size or facts.intermediate_size or 0) // (1 if expert_parallel else tp)
     n, k = 2 * inter, facts.hidden_size
+    assert k is not None, "engines run on facts whose missing_for_params() is empty"
     act = 2  # bf16/fp16 activations
     workspace = m * topk * max(n, k) * act + m * topk * (n // 2) * act
     if (facts.quant_method or "").lower() in ("fp8", "fbgemm_fp8", "compressed-tensors-fp8"):
@@ -221,6 +243,7 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
 def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool) -> int:
     """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace)."""
     H, V = facts.hidden_size, facts.vocab_size
+    assert H is not None, "engines run on facts whose missing_for_params() is empty"
     if facts.is_compressed_attention:
         # DeepSeek-V4: its workspace constant was fit with routed experts counted as dense MLP; keep that form
         dense = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or 0) + \
@@ -231,18 +254,32 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
             dense = max(dense, facts.intermediate_size or 0)
     else:
         dense = facts.intermediate_size or 0
-    raw = batched * (2 * dense // tp + 4 * H) * 2 + (seqs * V * 4 if last_stage else 0)
+    logits = 0
+    if last_stage:  # only the last stage computes logits
+        assert V is not None, "engines run on facts whose missing_for_params() is empty"
+        logits = seqs * V * 4
+    raw = batched * (2 * dense // tp + 4 * H) * 2 + logits
     if not facts.is_compressed_attention:
         raw += moe_workspace(facts, batched, tp, cfg.expert_parallel)
     workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
+def sampler_sort_peak_bytes(rows: int) -> int:
+    """Bytes per vocabulary entry of each row at the peak of torch's sort of the logits, by the path
+    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES)."""
+    if rows <= 1:
+        return P.SAMPLER_SORT_PEAK_BYTES["one_row"]
+    if rows < P.SAMPLER_SORT_SEGMENTED_FROM_ROWS:
+        return P.SAMPLER_SORT_PEAK_BYTES["full_sort"]
+    return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
+
+
 def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
     """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
     activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
     rows = min(seqs, batched)
-    return rows * (facts.vocab_size or 0) * (P.SAMPLER_BYTES_PER_VOCAB_ENTRY - 4)
+    return rows * (facts.vocab_size or 0) * (sampler_sort_peak_bytes(rows) - 4)
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
@@ -312,6 +349,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     block = shape.block_size
 
     L = facts.num_hidden_layers
+    assert L is not None and facts.vocab_size is not None, "engines run on facts whose missing_for_params() is empty"
     if facts.is_compressed_attention or pp == 1:
         parts = [math.ceil(L / pp)] * pp if pp > 1 else [L]
         weights_by_stage = [weights_per_rank(facts, tp, pp)] * pp
@@ -330,7 +368,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
-    stages = []
+    stages: list[StageBudget] = []
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
@@ -343,52 +381,60 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         else:
             available = requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget
         rank_shape = shape if isinstance(shape, CompressedKV) else stage_shape(shape, layers, L)
-        stages.append({"stage": s, "layers": layers, "gpu_total": total, "requested": requested,
-                       "weights": weights, "activation": activation, "cuda_graphs": graphs, "kv_available": available,
-                       "shape": rank_shape})
+        stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
 
-    def stage_blocks(st: dict) -> float:
-        sh = st["shape"]
-        if st["kv_available"] <= 0:
+    def stage_blocks(st: StageBudget) -> float:
+        sh = st.shape
+        if st.kv_available <= 0:
             return 0
         if not sh.hybrid:
-            return st["kv_available"] // (block * sh.bytes_per_token)
-        return st["kv_available"] / sh.request_bytes(max_len or 1)
+            return st.kv_available // (block * sh.bytes_per_token)
+        return st.kv_available / sh.request_bytes(max_len or 1)
 
     worst = min(stages, key=stage_blocks)  # vLLM gives every rank the smallest rank's block count
-    available, rank_shape = worst["kv_available"], worst["shape"]
-    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, cfg.num_gpu_blocks_override)
+    blocks_override = cfg.num_gpu_blocks_override
+    whole_model_check = pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV)
+    if whole_model_check:
+        # the merged spec of all workers is checked against min(available_memory) over the workers, whatever
+        # their layer counts (vllm#34076 prints the 5070 Ti's 3.18 GiB; PR #34080 proposed per-layer ratios):
+        # that worker is the one reported; the pool still gets the smallest block count of any worker
+        if not worst.shape.hybrid and blocks_override is None:
+            blocks_override = int(stage_blocks(worst))
+        worst = min(stages, key=lambda st: st.kv_available)
+    available, rank_shape = worst.kv_available, worst.shape
+    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, blocks_override)
 
     check_shape = rank_shape
-    if pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV):
+    if whole_model_check:
+        assert isinstance(shape, KVShape), "whole_model_check excludes CompressedKV"
         check_shape = stage_shape(shape, L, L)
         notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} checks one request's KV of all {L} layers "
                      "against the smallest pipeline stage (vllm#34076)")
     estimated = check_shape.max_tokens_fitting(available, max(native, max_len, 1))
     needed = check_shape.request_bytes(max_len) if max_len else 0
     comm_outside = comm - comm_in_budget
-    graphs = worst["cuda_graphs"]
+    graphs = worst.cuda_graphs
     # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
     # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
     outside = P.CUDA_CONTEXT + comm_outside + (0 if profile.graphs_profiled else graphs)
-    requested = worst["requested"]
+    requested = worst.requested
     footprint = requested + outside
     # The headroom rule adds a run-time margin on top: sampler warm-up rows and allocator slack, the margin
     # calibrated on the field-notes OOM at 0.92 (profiles.ALLOCATOR_SLACK). It is not memory held at startup.
     sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
     headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
 
-    verdict = verdict_of(worst["weights"], worst["gpu_total"], available, needed, max_len)
+    verdict = verdict_of(worst.weights, worst.gpu_total, available, needed, max_len)
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
 
     return Estimate(
-        engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst["gpu_total"],
-        gpus=tp * pp, requested=requested, weights=worst["weights"], activation=worst["activation"],
+        engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
+        gpus=tp * pp, requested=requested, weights=worst.weights, activation=worst.activation,
         non_torch=non_torch, cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available,
-        headroom=worst["gpu_total"] - requested, headroom_needed=headroom_needed, footprint=footprint,
+        headroom=worst.gpu_total - requested, headroom_needed=headroom_needed, footprint=footprint,
         kv_bytes_per_token=rank_shape.bytes_per_token, block_size=block, kv_capacity_tokens=capacity,
         max_model_len=max_len, estimated_max_model_len=estimated, max_num_seqs=seqs, max_concurrency=concurrency,
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
@@ -401,7 +447,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
                "outside_budget": outside,
-               **({"stages": [{k: v for k, v in st.items() if k != "shape"} for st in stages]} if pp > 1 else {}),
+               **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
                **({"derived_max_model_len": native, "max_model_len_key": derived.key,
-                   "max_model_len_refused": length_check.error} if derived else {})},
+                   "max_model_len_refused": length_check.error if length_check else None} if derived else {})},
     )
