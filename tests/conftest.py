@@ -95,3 +95,7 @@ def pytest_collection_modifyitems(config, items):
             from _pytest.nodeid import NodeId
 
             item._id = NodeId.parse(item.nodeid + suffix)
+    # The groups hold the suite's long waits (the soak CLI's real processes, the soak matrix): handed out
+    # first, each worker starts one while the other tests fill in behind it, instead of a group arriving last
+    # on a worker that then waits alone. Stable, so the order stays identical on every worker.
+    items.sort(key=lambda item: not any(item.iter_markers("xdist_group")))
