@@ -76,3 +76,16 @@ def test_negative_folder_is_named_after_its_rule(case):
 
     rule = RULES[json.loads((case / "expected.json").read_text())["rule"]]
     assert case.name == f"{rule.id}-{rule.name}" or case.name.startswith(f"{rule.id}-{rule.name}-")
+
+
+def test_the_readme_shows_what_the_quickstart_prints(gsg, monkeypatch):
+    """README "What it checks" quotes `gsg validate specs/ --fleet examples/fleet.yaml` and the GSG032 example
+    word for word: a change to the arithmetic that moves a number must move the README too."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(REPO)
+    quickstart = gsg("validate", "specs/", "--fleet", "examples/fleet.yaml")
+    assert f"```\n{quickstart.out}{quickstart.err}```" in readme
+    monkeypatch.chdir(REPO / "examples" / "negative" / "GSG032-kv-below-max-model-len")
+    default_len = gsg("validate", "spec.yaml", "--fleet", "../../fleet.yaml")
+    first_finding = "\n".join(default_len.out.splitlines()[:2])  # the README quotes the GSG032 line and its fix
+    assert "GSG032" in first_finding.splitlines()[0] and f"```\n{first_finding}\n```" in readme
