@@ -56,6 +56,8 @@ def test_a6_mla_kv_is_replicated_on_every_rank(dtype, expected):
 @pytest.mark.parametrize("name,tp,expected", [
     ("meta-llama/Llama-3.1-8B", 8, 16_384), ("Qwen/Qwen3-235B-A22B", 4, 48_128),
     ("meta-llama/Llama-3.3-70B-Instruct", 16, 40_960),
+    # 4 KV heads at TP8: one whole head per rank, 94 x 2 x 1 x 128 x 2 (V24: 11,423,138,508 B = 237,344 tokens)
+    ("Qwen/Qwen3-235B-A22B", 8, 48_128), ("Qwen/Qwen3-30B-A3B", 8, 24_576),
 ])
 def test_a7_kv_heads_replicate_past_tp(name, tp, expected):
     assert kv_per_token(name, tp) == expected
