@@ -105,6 +105,8 @@ _VALUE = "tag:yaml.org,2002:value"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
+_SCALAR_CONSTRUCTORS = {tag: yaml.constructor.SafeConstructor.yaml_constructors[tag] for tag in (
+    _INT, _FLOAT, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", _TIMESTAMP)}
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
@@ -113,6 +115,9 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if len(node.value) > MAX_NUMBER_CHARS and node.tag in (_INT, _FLOAT):
         raise YamlInputLimit(f"a number of {len(node.value):,} characters (limit {MAX_NUMBER_CHARS:,})", *_mark(node))
     try:
+        simple = _SCALAR_CONSTRUCTORS.get(node.tag)  # ints, floats, ...: the constructor itself, without
+        if simple is not None:  # construct_object's bookkeeping (it keeps every node it built)
+            return simple(_constructor, node)
         return _constructor.construct_object(node, deep=True)
     except (ValueError, TypeError, OverflowError) as exc:  # 2001-13-45, an int of 5,000 digits, ...
         kind = "timestamp" if node.tag == _TIMESTAMP else node.tag.rsplit(":", 1)[-1]
@@ -150,8 +155,10 @@ class _Build:
             raise YamlSyntaxError("recursive alias", *_mark(node))
         self.active.add(id(node))
         try:
-            if isinstance(node, yaml.SequenceNode):
-                return [self.value(child, path + (i,)) for i, child in enumerate(node.value)]
+            if isinstance(node, yaml.SequenceNode):  # plain strings inline, as in mapping()
+                return [child.value if type(child) is yaml.ScalarNode and child.tag == _STR
+                        and len(child.value) <= MAX_SCALAR_CHARS else self.value(child, path + (i,))
+                        for i, child in enumerate(node.value)]
             if isinstance(node, yaml.MappingNode):
                 return self.mapping(node, path)
         finally:
