@@ -126,3 +126,21 @@ def test_hostile_yaml_ends_fast_with_one_finding_per_file(gsg, tmp_path):
         f"{tmp_path}/latin1.yaml:1:1: error GSG019 unreadable-file",
         f"{tmp_path}/laughs.yaml:6:8: error GSG017 input-limit",
         f"{tmp_path}/link.yaml:1:1: error GSG019 unreadable-file"]
+
+
+def test_the_command_named_first_is_built_alone_with_the_same_options(monkeypatch):
+    # cli builds only the invoked command (scale benchmark); it must parse exactly as in the whole app
+    from gpustack_guard import cli
+
+    monkeypatch.delenv("_GSG_COMPLETE", raising=False)
+    assert cli._first_command(["validate", "specs/"]) == "validate"
+    assert cli._first_command(["-q", "validate", "specs/"]) is None  # a root option first: the whole app
+    assert cli._first_command(["--help"]) is None and cli._first_command([]) is None
+    assert cli._first_command(["no-such-command"]) is None  # click's "No such command" lists the real ones
+    full, alone = cli._click_command(None), cli._click_command("validate")
+    assert list(alone.commands) == ["validate"] and len(full.commands) > 1
+    assert [p.opts for p in alone.params] == [p.opts for p in full.params]  # --version, --quiet, completion
+    shown = [(p.name, p.opts, p.envvar, p.default, p.help) for p in alone.commands["validate"].params]
+    assert shown == [(p.name, p.opts, p.envvar, p.default, p.help) for p in full.commands["validate"].params]
+    monkeypatch.setenv("_GSG_COMPLETE", "complete_bash")
+    assert cli._first_command(["validate"]) is None  # shell completion lists every command

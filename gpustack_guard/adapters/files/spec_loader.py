@@ -155,7 +155,10 @@ def _stopped(shown: str, exc: Unreadable | YamlSyntaxError) -> F.Finding:
 def read_spec_file(path: Path) -> tuple[list[LocatedDocument], F.Finding | None]:
     """One spec file's documents, or the finding that stops it: GSG019 unreadable, GSG017 beyond a limit, GSG001
     not YAML, GSG018 no document at all."""
-    shown = display_path(path)
+    return _read_spec(path, display_path(path))
+
+
+def _read_spec(path: Path, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
     try:
         data = read_bytes(path, MAX_SPEC_BYTES)
     except (Unreadable, YamlInputLimit) as exc:
@@ -178,10 +181,11 @@ def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Fi
 
 def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]) -> None:
     for path in files:
-        located, problem = read_spec_file(path)
+        shown = display_path(path)  # once per file (scale benchmark: 1,000 calls of ~10 us fewer)
+        located, problem = _read_spec(path, shown)
         if problem is not None:
             problems.append(problem)
-        docs.extend(SpecDoc(display_path(path), i, doc) for i, doc in enumerate(located))
+        docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
 
 
 def _unreadable_folders(unreadable: list[tuple[str, str]], problems: list[F.Finding]) -> None:

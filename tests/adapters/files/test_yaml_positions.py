@@ -1,4 +1,5 @@
 import pytest
+import yaml
 
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
@@ -35,3 +36,13 @@ def test_syntax_error_has_line_and_column_of_the_cause():
 def test_merge_keys_and_aliases():
     doc = load_documents("base: &b {x: 1}\nchild:\n  <<: *b\n  y: 2\n")[0]
     assert doc.data["child"] == {"x": 1, "y": 2}
+
+
+def test_memoised_tags_match_pyyaml_for_repeated_and_long_scalars():
+    # the loader memoises implicit tags (scale benchmark); a value seen before must still resolve as PyYAML does
+    text = "a: 1\nb: '1'\nc: 1.5\nd: ~\ne: yes\nf: 0x1F\ng: 2001-12-14\nh: " + "9" * 300 + "\ni: text\n"
+    expected = yaml.load(text, Loader=yaml.SafeLoader)
+    for _ in range(2):
+        assert load_documents(text)[0].data == expected
+    assert load_documents("k: '1'\n")[0].data == {"k": "1"}
+    assert load_documents("k: 1\n")[0].data == {"k": 1}
