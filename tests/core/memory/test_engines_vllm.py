@@ -48,20 +48,25 @@ def test_stage_weights_put_embedding_first_and_head_last():
     assert first + last == layout.total
 
 
+def _v09_estimate(version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti"):
+    """vllm#34076's run: Qwen3-Coder-30B-A3B-FP8 split 16/32 layers over a 5070 Ti and a 5090 D, gmu 0.9."""
+    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
+                    quant_method="fp8", weight_bytes=None)
+    cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
+    return estimate_vllm(facts, 16_303 * MiB, cfg, version=version, gpu_name=gpu_name,
+                         stage_totals=[16_303 * MiB, 32_607 * MiB])
+
+
 def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     # vllm#34076: Qwen3-Coder-30B-A3B-FP8, VLLM_PP_LAYER_PARTITION=16,32 on a 5070 Ti (16303 MiB) + 5090 D
     # (32607 MiB), gmu 0.9: "24.0 GiB KV cache is needed, which is larger than the available KV cache memory
     # (3.18 GiB) ... estimated maximum model length is 34736"
-    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
-                    quant_method="fp8", weight_bytes=None)
-    cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
-    est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
-                        stage_totals=[16_303 * MiB, 32_607 * MiB])
+    est = _v09_estimate()
     assert est.verdict == "kv-below-max-model-len"
     assert est.kv_needed == 24 * GiB  # all 48 layers x 98,304 B x 262,144 tokens, as vLLM 0.15 checks it
     assert [s["layers"] for s in est.extra["stages"]] == [16, 32]
     assert est.gpu_total == 16_303 * MiB and est.kv_bytes_per_token == 16 * 2048
-    older = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.11.0", stage_totals=[16_303 * MiB, 32_607 * MiB])
+    older = _v09_estimate("0.11.0", gpu_name="")
     # before 0.15 the bottleneck stage's own layers are checked: the 5090 D's 32 (its sampler sort makes it
     # the stage with the fewest blocks per layer)
     assert older.kv_needed == 262_144 * 32 * 2048 and older.gpu_total == 32_607 * MiB
@@ -242,11 +247,7 @@ def test_v07_gpt_oss_on_one_h100_at_011_is_refused_like_vllm27508():
 
 
 def test_pp_whole_model_check_uses_the_smallest_available_memory_and_the_smallest_block_count():
-    facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B").merged({"max_position_embeddings": 262_144}),
-                    quant_method="fp8", weight_bytes=None)
-    cfg = VllmConfig(gpu_memory_utilization=0.9, pipeline_parallel_size=2, pp_layer_partition="16,32")
-    est = estimate_vllm(facts, 16_303 * MiB, cfg, version="0.15.2rc1", gpu_name="NVIDIA GeForce RTX 5070 Ti",
-                        stage_totals=[16_303 * MiB, 32_607 * MiB])
+    est = _v09_estimate()
     first, last = est.extra["stages"]
     assert est.kv_available == min(first["kv_available"], last["kv_available"]) == first["kv_available"]
     per_layer_blocks = [st["kv_available"] // (16 * st["layers"] * 2048) for st in (first, last)]
