@@ -88,14 +88,23 @@ def pytest_collection_modifyitems(config, items):
     twice, the soak CLI processes twice). Put the same suffix where pytest reads it."""
     if not getattr(config.option, "loadgroup", False):
         return
-    for item in items:
-        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
-        suffix = "@" + "_".join(sorted(names))
-        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
-            from _pytest.nodeid import NodeId
-
-            item._id = NodeId.parse(item.nodeid + suffix)
+    _group_where_pytest_reads(items)
     # The groups hold the suite's long waits (the soak CLI's real processes, the soak matrix): handed out
     # first, each worker starts one while the other tests fill in behind it, instead of a group arriving last
     # on a worker that then waits alone. Stable, so the order stays identical on every worker.
     items.sort(key=lambda item: not any(item.iter_markers("xdist_group")))
+
+
+def _group_where_pytest_reads(items):
+    """Relies on pytest internals (`_pytest.nodeid.NodeId`, `item._id`). Where xdist's suffix already shows in
+    the node id it changes nothing; where either internal is missing (an older or a newer pytest) it changes
+    nothing either, so the suite still runs and passes, only without the groups."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:
+        return
+    for item in items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = NodeId.parse(item.nodeid + suffix)

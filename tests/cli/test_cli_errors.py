@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from support import FLEET
 
 
@@ -144,3 +145,24 @@ def test_the_command_named_first_is_built_alone_with_the_same_options(monkeypatc
     assert shown == [(p.name, p.opts, p.envvar, p.default, p.help) for p in full.commands["validate"].params]
     monkeypatch.setenv("_GSG_COMPLETE", "complete_bash")
     assert cli._first_command(["validate"]) is None  # shell completion lists every command
+
+
+@pytest.mark.parametrize("args", [
+    ("validate", "-h"), ("validate", "--help"),
+    ("validate", "--ofline"),  # a typo of an option: click's "Did you mean --offline?"
+    ("validate", "--fleet"),  # an option missing its value
+    ("--version",), ("-h",), ("valdate",), ("no-such-command",), ()])  # root options and typos: the whole app
+def test_the_pruned_app_answers_as_the_whole_app(gsg, monkeypatch, args):
+    from gpustack_guard import cli
+
+    monkeypatch.delenv("_GSG_COMPLETE", raising=False)
+    alone = gsg(*args)
+    monkeypatch.setattr(cli, "_first_command", lambda argv: None)
+    whole = gsg(*args)
+    assert (alone.code, alone.out, alone.err) == (whole.code, whole.out, whole.err)
+
+
+def test_a_command_typo_is_told_the_nearest_command(gsg):
+    result = gsg("valdate")
+    assert result.code == 1 and "No such command 'valdate'" in result.out + result.err
+    assert "Did you mean 'validate'?" in result.out + result.err, result.out + result.err
