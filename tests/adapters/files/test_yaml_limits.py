@@ -134,3 +134,19 @@ def test_an_aliased_mapping_with_a_merge_is_read_alike_at_each_use():
     doc = load_documents("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: [*b, *b]\n")[0]
     assert doc.data["c"] == [{"x": 1, "y": 2}, {"x": 1, "y": 2}]
     assert doc.duplicate_keys == []
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("v: " + "[" * 64 + "1" + "]" * 64 + "\n", (1, 67)),  # the root mapping and 64 sequences: the 64th '['
+    ("".join("  " * i + "k:\n" for i in range(65)) + "  " * 65 + "v\n", (65, 129)),  # 65 block mappings
+])
+def test_65_levels_are_refused_by_our_own_check_not_libyaml(text, where):
+    limit = _refused(text)  # libyaml's own stop is at 1,000 levels: this is MAX_DEPTH
+    assert ((limit.line, limit.column), str(limit)) == (where, "nested more than 64 levels deep")
+
+
+def test_64_block_mappings_are_read():
+    value = load_documents("".join("  " * i + "k:\n" for i in range(64)) + "  " * 64 + "v\n")[0].data
+    for _ in range(63):
+        value = value["k"]
+    assert value == {"k": "v"}
