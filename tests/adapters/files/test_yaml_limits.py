@@ -150,3 +150,20 @@ def test_64_block_mappings_are_read():
     for _ in range(63):
         value = value["k"]
     assert value == {"k": "v"}
+
+
+def test_an_implicit_first_document_counts_before_anything_is_built(monkeypatch):
+    monkeypatch.setattr(Y, "MAX_DOCUMENTS", 2_000)  # 2,000 '---' and a first document without one: 2,001
+    built = []
+    monkeypatch.setattr(Y._Build, "value", lambda self, node, path: built.append(path))
+    limit = _refused("a: 0\n" + "---\na: 1\n" * 2_000)
+    assert (limit.line, str(limit), built) == (4_000, "more than 2,000 documents in one file: split it", [])
+
+
+def test_one_pass_on_events_refuses_aliases_and_documents_alike(monkeypatch):
+    monkeypatch.setattr(Y, "MAX_DOCUMENTS", 2_000)
+    parses = []
+    real_parse = Y.yaml.parse
+    monkeypatch.setattr(Y.yaml, "parse", lambda text, Loader: parses.append(1) or real_parse(text, Loader=Loader))
+    limit = _refused("a: &a 1\nb: *a\n" + "---\na: 1\n" * 2_000)
+    assert (str(limit), len(parses)) == ("more than 2,000 documents in one file: split it", 1)
