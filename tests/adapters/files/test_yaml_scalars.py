@@ -54,3 +54,8 @@ def test_a_merge_or_value_tag_as_a_value_is_an_error_as_in_safe_load(scalar):
         yaml.safe_load(f"a: {scalar}\n")
     with pytest.raises(YamlSyntaxError):
         load_documents(f"a: {scalar}\n")
+
+
+def test_the_resolver_no_ops_hold_only_because_no_path_resolver_is_registered():
+    from gpustack_guard.adapters.files.yaml_positions import _Loader
+    assert _Loader.yaml_path_resolvers == {} and yaml.resolver.Resolver.yaml_path_resolvers == {}
