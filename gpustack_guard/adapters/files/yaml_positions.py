@@ -38,7 +38,8 @@ class _TagMemoLoader(_Loader):  # type: ignore[valid-type, misc]  # _Loader is o
 
     resolve = staticmethod(_resolve)
     # Path resolvers (add_path_resolver) are none: descending into and out of each node tracks nothing, so the
-    # composer's two calls per node go to builtins that do nothing instead of Python methods (66,000 calls).
+    # composer's two calls per node go to builtins that do nothing instead of Python methods (the scale benchmark:
+    # 66,000 calls; test_yaml_scalars.py checks every implicit tag against yaml.safe_load).
     _NOTHING: dict[Any, Any] = {}
     descend_resolver = staticmethod(_NOTHING.get)  # (parent, index) -> ignored
     ascend_resolver = staticmethod(tuple)  # () -> ignored
@@ -228,20 +229,30 @@ class _Build:
         self.merged[id(node)] = len(merge)
 
 
-def _alias_site(text: str) -> tuple[int, int, int] | None:
-    """Where the nodes reached through aliases first exceed MAX_ALIAS_EXPANSION: (line, column, count), or None.
-    Counted on the parser's events, so nothing is expanded: each alias adds the size of its anchor's node (with
-    the aliases inside it counted expanded)."""
+def _prescan(text: str, *, aliases: bool) -> None:
+    """One pass over the parser's events, building nothing, that refuses a file with more than MAX_DOCUMENTS
+    documents, or (with `aliases`) whose aliases reach more than MAX_ALIAS_EXPANSION nodes, at the event that passes
+    the limit. Nothing is expanded: each alias adds the size of its anchor's node (the aliases inside it counted
+    expanded)."""
     sizes: dict[str, int] = {}
     stack: list[list] = [[None, 0]]
-    expanded = 0
+    expanded = documents = 0
     for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.AliasEvent):
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > MAX_DOCUMENTS:
+                raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it",
+                                     event.start_mark.line + 1, event.start_mark.column + 1)
+        elif not aliases:
+            continue
+        elif isinstance(event, yaml.AliasEvent):
             size = sizes.get(event.anchor, 1)
             expanded += size
             stack[-1][1] += size
             if expanded > MAX_ALIAS_EXPANSION:
-                return event.start_mark.line + 1, event.start_mark.column + 1, expanded
+                raise YamlInputLimit(f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes ({expanded:,} up "
+                                     "to this one): not a spec, possibly a 'billion laughs' document",
+                                     event.start_mark.line + 1, event.start_mark.column + 1)
         elif isinstance(event, yaml.ScalarEvent):
             stack[-1][1] += 1
             if event.anchor:
@@ -253,17 +264,6 @@ def _alias_site(text: str) -> tuple[int, int, int] | None:
             stack[-1][1] += size
             if anchor:
                 sizes[anchor] = size
-    return None
-
-
-def _count_documents(text: str) -> None:
-    documents = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if documents > MAX_DOCUMENTS:
-                raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it",
-                                     event.start_mark.line + 1, event.start_mark.column + 1)
 
 
 def _located(text: str, mark) -> tuple[int, int]:
@@ -325,18 +325,12 @@ def load_documents(text: str) -> list[LocatedDocument]:
     (a subclass) for input beyond the limits above."""
     documents: list[LocatedDocument] = []
     try:
-        if "*" in text:  # aliases are possible: measure what they expand to before building anything
-            site = _alias_site(text)
-            if site is not None:
-                line, column, count = site
-                raise YamlInputLimit(f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes ({count:,} up to "
-                                     "this one): not a spec, possibly a 'billion laughs' document", line, column)
-        if text.count("---") > MAX_DOCUMENTS:  # possibly too many: count them on events, building none
-            _count_documents(text)
-        for number, node in enumerate(yaml.compose_all(text, Loader=_TagMemoLoader), 1):
-            if number > MAX_DOCUMENTS:
-                raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it", *_mark(node)
-                                     if node is not None else (1, 1))
+        # Before building anything, one pass on events when a limit could be passed: aliases are possible, or
+        # there could be too many documents (every document after the first starts with its own '---').
+        aliases = "*" in text
+        if aliases or text.count("---") >= MAX_DOCUMENTS:
+            _prescan(text, aliases=aliases)
+        for node in yaml.compose_all(text, Loader=_TagMemoLoader):
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)

@@ -134,3 +134,36 @@ def test_an_aliased_mapping_with_a_merge_is_read_alike_at_each_use():
     doc = load_documents("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: [*b, *b]\n")[0]
     assert doc.data["c"] == [{"x": 1, "y": 2}, {"x": 1, "y": 2}]
     assert doc.duplicate_keys == []
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("v: " + "[" * 64 + "1" + "]" * 64 + "\n", (1, 67)),  # the root mapping and 64 sequences: the 64th '['
+    ("".join("  " * i + "k:\n" for i in range(65)) + "  " * 65 + "v\n", (65, 129)),  # 65 block mappings
+])
+def test_65_levels_are_refused_by_our_own_check_not_libyaml(text, where):
+    limit = _refused(text)  # libyaml's own stop is at 1,000 levels: this is MAX_DEPTH
+    assert ((limit.line, limit.column), str(limit)) == (where, "nested more than 64 levels deep")
+
+
+def test_64_block_mappings_are_read():
+    value = load_documents("".join("  " * i + "k:\n" for i in range(64)) + "  " * 64 + "v\n")[0].data
+    for _ in range(63):
+        value = value["k"]
+    assert value == {"k": "v"}
+
+
+def test_an_implicit_first_document_counts_before_anything_is_built(monkeypatch):
+    monkeypatch.setattr(Y, "MAX_DOCUMENTS", 2_000)  # 2,000 '---' and a first document without one: 2,001
+    built = []
+    monkeypatch.setattr(Y._Build, "value", lambda self, node, path: built.append(path))
+    limit = _refused("a: 0\n" + "---\na: 1\n" * 2_000)
+    assert (limit.line, str(limit), built) == (4_000, "more than 2,000 documents in one file: split it", [])
+
+
+def test_one_pass_on_events_refuses_aliases_and_documents_alike(monkeypatch):
+    monkeypatch.setattr(Y, "MAX_DOCUMENTS", 2_000)
+    parses = []
+    real_parse = Y.yaml.parse
+    monkeypatch.setattr(Y.yaml, "parse", lambda text, Loader: parses.append(1) or real_parse(text, Loader=Loader))
+    limit = _refused("a: &a 1\nb: *a\n" + "---\na: 1\n" * 2_000)
+    assert (str(limit), len(parses)) == ("more than 2,000 documents in one file: split it", 1)

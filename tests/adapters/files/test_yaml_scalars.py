@@ -1,0 +1,61 @@
+"""Implicit tags through the memoised resolver and the constructor shortcuts (yaml_positions._TagMemoLoader,
+_scalar) read every scalar as yaml.safe_load does: YAML 1.1's bools, base-8/16/2/60 ints, underscores,
+.inf/.nan, timestamps, null, and explicit tags; as values, as keys, and mixed with quoted forms in one file."""
+
+import math
+
+import pytest
+import yaml
+
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+
+SCALARS = [
+    "yes", "No", "ON", "off", "y", "n", "true", "False", "TRUE", "~", "null", "Null", "NULL",
+    "0o17", "017", "0x1F", "0b101", "0x_1F", "0b1_0", "08", "1_000", "1__0", "_1", "+12", "-0",
+    "190:20:30", "1:00", "190:20:30.15", "1_000.5", "1e3", "1.0e+3", "6.8523015e+5", "685.230_15e+03",
+    "1.", "0.", "._", "09.5", ".inf", "-.INF", "+.inf", ".NaN", ".nan",
+    "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5", "2001-12-14T21:59:43Z",
+    "'yes'", '"1_000"', "!!str 1", "!!int '7'", "!!float 3", "!!bool yes", "!!null ''", "!!binary aGk=",
+]
+
+
+def _same(got, expected) -> bool:
+    if isinstance(expected, float) and math.isnan(expected):
+        return isinstance(got, float) and math.isnan(got)
+    return type(got) is type(expected) and got == expected
+
+
+@pytest.mark.parametrize("scalar", SCALARS)
+def test_a_value_is_read_as_safe_load_reads_it(scalar):
+    text = f"a: {scalar}\n"
+    assert _same(load_documents(text)[0].data["a"], yaml.safe_load(text)["a"])
+
+
+@pytest.mark.parametrize("scalar", [s for s in SCALARS if s not in (".NaN", ".nan")])  # nan != nan as a key
+def test_a_key_is_read_as_safe_load_reads_it(scalar):
+    text = f"{scalar}: 1\n"
+    (got,), (expected,) = load_documents(text)[0].data, yaml.safe_load(text)
+    assert _same(got, expected)
+
+
+def test_an_empty_value_is_none():
+    assert load_documents("a:\n")[0].data == yaml.safe_load("a:\n") == {"a": None}
+
+
+def test_the_memo_keeps_plain_and_quoted_apart_in_one_file():
+    text = "a: yes\nb: 'yes'\nc: yes\nd: 1_000\ne: '1_000'\nf: ~\ng: '~'\n"
+    got, expected = load_documents(text)[0].data, yaml.safe_load(text)
+    assert got == expected and [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+
+
+@pytest.mark.parametrize("scalar", ["<<", "="])  # a merge or value key used as a value: safe_load refuses it too
+def test_a_merge_or_value_tag_as_a_value_is_an_error_as_in_safe_load(scalar):
+    with pytest.raises(yaml.constructor.ConstructorError):
+        yaml.safe_load(f"a: {scalar}\n")
+    with pytest.raises(YamlSyntaxError):
+        load_documents(f"a: {scalar}\n")
+
+
+def test_the_resolver_no_ops_hold_only_because_no_path_resolver_is_registered():
+    from gpustack_guard.adapters.files.yaml_positions import _Loader
+    assert _Loader.yaml_path_resolvers == {} and yaml.resolver.Resolver.yaml_path_resolvers == {}
