@@ -81,15 +81,6 @@ class Finding:
         return self.rule.id
 
 
-# A finding is one line: a value echoed from a spec ("vL\nLM", a key with a tab) shows its control characters
-# as escapes, so it cannot break the text, GitHub-annotation or JUnit line it is printed on.
-_ONE_LINE = {c: f"\\x{c:02x}" for c in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 0x7F: "\\x7f"}
-
-
-def one_line(text: str) -> str:
-    return text.translate(_ONE_LINE) if not text.isprintable() else text
-
-
 def finding(r: Rule, location: Location, message: str, *, spec: str | None = None, fix: str | None = None,
             severity: Severity | None = None, **data) -> Finding:
-    return Finding(r, severity or r.severity, location, one_line(message), spec, fix, data)
+    return Finding(r, severity or r.severity, location, message, spec, fix, data)
