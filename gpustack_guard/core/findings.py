@@ -71,7 +71,7 @@ class Finding:
         (core/echo.py), so no rule can echo a 20 MB value or a terminal escape whole."""
         for name, limit in (("message", echo.MESSAGE_CHARS), ("fix", echo.MESSAGE_CHARS)):
             text = getattr(self, name)
-            if text is not None and (len(text) > limit or not echo.is_clean(text)):
+            if text is not None:
                 object.__setattr__(self, name, echo.message(text, limit))
         if self.spec is not None:
             object.__setattr__(self, "spec", echo.spec_name(self.spec))
