@@ -45,9 +45,7 @@ def value(raw: object, limit: int = VALUE_CHARS) -> str:
 
 def message(text: str, limit: int = MESSAGE_CHARS) -> str:
     """A whole message (or fix, or spec name): escaped and capped; unchanged in the common case."""
-    if len(text) > limit:
-        return f"{escape(text[:limit])}…({len(text):,} chars)"
-    return escape(text)
+    return value(text, limit)
 
 
 _CUT = re.compile(r"…\(\d[\d,]* chars\)$")
@@ -64,9 +62,4 @@ def recut(text: str, limit: int = VALUE_CHARS) -> str:
 
 def spec_name(name: str) -> str:
     """A spec's name as findings and per-spec reports show it."""
-    return message(name, NAME_CHARS) if len(name) > NAME_CHARS or not is_clean(name) else name
-
-
-def is_clean(text: str) -> bool:
-    """Whether `text` holds none of the characters `escape` rewrites."""
-    return _UNSAFE.search(text) is None
+    return message(name, NAME_CHARS)

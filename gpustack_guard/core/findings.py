@@ -71,7 +71,7 @@ class Finding:
         (core/echo.py), so no rule can echo a 20 MB value or a terminal escape whole."""
         for name, limit in (("message", echo.MESSAGE_CHARS), ("fix", echo.MESSAGE_CHARS)):
             text = getattr(self, name)
-            if text is not None and (len(text) > limit or not echo.is_clean(text)):
+            if text is not None:
                 object.__setattr__(self, name, echo.message(text, limit))
         if self.spec is not None:
             object.__setattr__(self, "spec", echo.spec_name(self.spec))
@@ -81,15 +81,6 @@ class Finding:
         return self.rule.id
 
 
-# A finding is one line: a value echoed from a spec ("vL\nLM", a key with a tab) shows its control characters
-# as escapes, so it cannot break the text, GitHub-annotation or JUnit line it is printed on.
-_ONE_LINE = {c: f"\\x{c:02x}" for c in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 0x7F: "\\x7f"}
-
-
-def one_line(text: str) -> str:
-    return text.translate(_ONE_LINE) if not text.isprintable() else text
-
-
 def finding(r: Rule, location: Location, message: str, *, spec: str | None = None, fix: str | None = None,
             severity: Severity | None = None, **data) -> Finding:
-    return Finding(r, severity or r.severity, location, one_line(message), spec, fix, data)
+    return Finding(r, severity or r.severity, location, message, spec, fix, data)

@@ -58,10 +58,6 @@ class SpecDoc:
         return F.Location((origin and origin(tuple(path))) or self.file, line, column)
 
 
-def _suggest(value: str, options: tuple[str, ...] | list[str]) -> str | None:
-    return spelling.suggest(str(value), options)
-
-
 _BRANCH = re.compile(r"^[a-z_]+\[|^function-")
 _NO_DATA = object()
 
@@ -92,7 +88,7 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
         kind = err["type"]
         if kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
-            hint = _suggest(str(path[-1]), parent_fields) if parent_fields and path else None
+            hint = spelling.suggest(str(path[-1]), parent_fields) if parent_fields and path else None
             message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
             result.append(F.finding(D.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else "remove it"))
@@ -100,7 +96,7 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
             expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
             value = _get(doc.raw, path)
             miss = spelling.near_miss(value, expected) if isinstance(value, str) else None
-            hint = miss.known if miss else _suggest(str(value), expected)
+            hint = miss.known if miss else spelling.suggest(str(value), expected)
             if miss:
                 message = (f"'{dotted}' is '{echo.value(value)}', not '{miss.known}' as GPUStack spells it "
                            f"(it differs in {miss.why}); GPUStack compares it exactly")
@@ -199,7 +195,7 @@ def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
                           f"backend '{shown}' is not spelled as GPUStack expects: it differs from '{miss.known}' "
                           f"in {miss.why}; GPUStack compares backend names exactly and {effect}",
                           spec=doc.name, fix=f"did you mean '{miss.known}'?", expected=miss.known)]
-    hint = _suggest(backend, known)
+    hint = spelling.suggest(backend, known)
     return [F.finding(D.BACKEND_UNKNOWN, doc.at("backend"),
                       f"backend '{shown}' is not a built-in or known community backend; "
                       "gsg checks it like Custom (weights only)", spec=doc.name,

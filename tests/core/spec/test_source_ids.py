@@ -60,36 +60,30 @@ BAD_FILES = [
 ]
 
 
-@pytest.mark.parametrize("value,why", BAD_FILES)
-def test_a_bad_repo_file_says_why(value, why):
-    problem = repo_file(value)
-    assert problem is not None and problem.why == why
-
-
 @pytest.mark.parametrize("value", ["model-Q4_K_M.gguf", "*Q4_K_M*.gguf", "sub/dir/x.gguf", "x..y.gguf"])
 def test_a_good_repo_file_passes(value):
     assert repo_file(value) is None
 
 
+RELATIVE = ("is a relative path; GPUStack's server and workers resolve it against their own working directory, "
+            "not the spec's folder (write the absolute path, e.g. /models/...)")
+WINDOWS = ("is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names no file "
+           "(write the absolute path as the workers see it, e.g. /models/...)")
 BAD_PATHS = [
-    ("models/qwen", "is a relative path; GPUStack's server and workers resolve it against their own working "
-                    "directory, not the spec's folder (write the absolute path, e.g. /models/...)"),
-    ("./models/qwen", "is a relative path; GPUStack's server and workers resolve it against their own working "
-                      "directory, not the spec's folder (write the absolute path, e.g. /models/...)"),
+    ("models/qwen", RELATIVE),
+    ("./models/qwen", RELATIVE),
     ("~/models/qwen", "starts with '~', which nothing expands (GPUStack opens the path as written, without a "
                       "shell); write the absolute path, e.g. /home/USER/..."),
-    ("C:\\models\\qwen", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
-                         "no file (write the absolute path as the workers see it, e.g. /models/...)"),
-    ("D:/models/qwen", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
-                       "no file (write the absolute path as the workers see it, e.g. /models/...)"),
-    ("\\\\nas\\models", "is a Windows path; GPUStack's server and workers read it as a POSIX path, where it names "
-                        "no file (write the absolute path as the workers see it, e.g. /models/...)"),
+    ("C:\\models\\qwen", WINDOWS),
+    ("D:/models/qwen", WINDOWS),
+    ("\\\\nas\\models", WINDOWS),
 ]
 
 
-@pytest.mark.parametrize("value,why", BAD_PATHS)
-def test_a_local_path_must_be_absolute_posix(value, why):
-    problem = local_path(value)
+@pytest.mark.parametrize("check,value,why", [(repo_file, v, w) for v, w in BAD_FILES]
+                         + [(local_path, v, w) for v, w in BAD_PATHS])
+def test_a_bad_repo_file_or_local_path_says_why(check, value, why):
+    problem = check(value)
     assert problem is not None and problem.why == why
 
 
