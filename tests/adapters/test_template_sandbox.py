@@ -184,3 +184,19 @@ def test_a_name_with_other_characters_is_not_a_template_name(tmp_path):
         TemplateRenderer([tmp_path]).render("vllm hardened", BASE)
     assert str(err.value) == ("template name 'vllm hardened' is not a template file name (letters, digits, '.', '_' "
                               "and '-' only)")
+
+
+@pytest.mark.parametrize("source,same,differs", [
+    ("{{ vars.get('c', 0) }}", {"c": 3, "z": 9}, {"c": 4}),
+    ("{{ vars['c'] }}", {"c": 3, "z": 9}, {"c": 4}),
+    ("{% for k, v in vars.items() %}{{ k }}{% endfor %}", {"c": 3}, {"c": 3, "z": 9}),
+    ("{{ vars.get(name) }}", None, {"c": 3, "z": 9}),
+])
+def test_the_rendering_cache_keys_on_what_the_variables_analysis_reads(tmp_path, source, same, differs):
+    """One walk of the syntax tree serves both the cache key and `variables`: a key read alone keys alone."""
+    (tmp_path / "t.yaml.j2").write_text("{% set name = 'c' %}# " + source + "\npinned: []\n")
+    renderer = TemplateRenderer([tmp_path])
+    first = renderer.render("t", {**BASE, "vars": {"c": 3}})
+    if same is not None:
+        assert renderer.render("t", {**BASE, "vars": same}) is first
+    assert renderer.render("t", {**BASE, "vars": differs}) is not first
