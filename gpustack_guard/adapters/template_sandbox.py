@@ -452,6 +452,8 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
         return result
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        if __obj is _charge or __obj is _counted or __obj is _concat:  # the limits' own hooks: not a call level
+            return super().call(__context, __obj, *args, **kwargs)
         budget = _budget()
         target = getattr(__obj, "__wrapped__", __obj)  # the sandbox wraps str.format
         owner = getattr(target, "__self__", None)
