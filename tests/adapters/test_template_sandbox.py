@@ -203,7 +203,7 @@ def test_the_rendering_cache_keys_on_what_the_variables_analysis_reads(tmp_path,
 
 
 def _nested_macros(depth):
-    return "{%% macro m(n) %%}{%% if n < %d %%}{{ m(n + 1) }}{%% endif %%}{%% endmacro %%}{{ m(1) }}" % depth
+    return "{% macro m(n) %}{% if n < " + str(depth) + " %}{{ m(n + 1) }}{% endif %}{% endmacro %}{{ m(1) }}"
 
 
 AT_AND_OVER = [  # (limit, the template at it, the template one over it, the error one over it)
@@ -242,7 +242,7 @@ def test_output_renders_at_its_limit_and_stops_one_over(tmp_path):
     head = "pinned: []\n# "  # 13 characters; the comment fills the output to the limit
     assert render(tmp_path, head + "x" * (S.MAX_OUTPUT_CHARS - len(head))).pinned == ()
     with pytest.raises(TemplateError) as err:
-        render(tmp_path, head + "{{ 'x' * %d }}" % (S.MAX_OUTPUT_CHARS - len(head) + 1))
+        render(tmp_path, head + f"{{{{ 'x' * {S.MAX_OUTPUT_CHARS - len(head) + 1} }}}}")
     assert str(err.value).endswith(": the output passed 65,536 characters (the sandbox limit)")
 
 
