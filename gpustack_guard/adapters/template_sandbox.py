@@ -212,9 +212,7 @@ def _counted(iterable: Iterable[Any], charge: int = 0) -> Iterator[Any]:
     """A loop's iterable, counting iterations and charging the body's literal text for each."""
     budget = _budget()
     for item in iterable:
-        budget.iterations += 1
-        if budget.iterations > MAX_LOOP_ITERATIONS:
-            budget.iteration()  # raises, naming the limit
+        budget.iteration()
         if charge:
             budget.produce(charge)
         yield item
