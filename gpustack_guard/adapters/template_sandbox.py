@@ -212,9 +212,7 @@ def _counted(iterable: Iterable[Any], charge: int = 0) -> Iterator[Any]:
     """A loop's iterable, counting iterations and charging the body's literal text for each."""
     budget = _budget()
     for item in iterable:
-        budget.iterations += 1
-        if budget.iterations > MAX_LOOP_ITERATIONS:
-            budget.iteration()  # raises, naming the limit
+        budget.iteration()
         if charge:
             budget.produce(charge)
         yield item
@@ -452,6 +450,8 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
         return result
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        if __obj is _charge or __obj is _counted or __obj is _concat:  # the limits' own hooks: not a call level
+            return super().call(__context, __obj, *args, **kwargs)
         budget = _budget()
         target = getattr(__obj, "__wrapped__", __obj)  # the sandbox wraps str.format
         owner = getattr(target, "__self__", None)

@@ -290,8 +290,7 @@ class TemplateRenderer:
         parts: list[tuple] = [(str(path),)]
         for name in sorted(set(reads) & set(context)):
             value, attrs = _plain(context[name]), reads[name]
-            # `vars.items()` reads the whole mapping: Jinja resolves a dict's own methods before its keys
-            if attrs is None or not isinstance(value, dict) or any(hasattr(dict, a) for a in attrs):
+            if attrs is None or not isinstance(value, dict):  # `vars.items()`: attrs None, the whole mapping
                 parts.append((name, _dump(value)))
             else:
                 parts.append((name,) + tuple((a, _dump(value.get(a, _ABSENT))) for a in sorted(attrs)))
@@ -313,7 +312,7 @@ def _vars_read(env: jinja2.Environment, filename: str, seen: set[str], tree: Any
     """`vars.x`, `vars['x']`, `vars.get('x', ...)` in a template and what it includes or imports by a constant
     name; None when `vars` is also used whole (looped over, passed to a filter or a macro, a computed key) or an
     included name is computed."""
-    from jinja2 import meta, nodes
+    from jinja2 import meta
 
     if filename in seen:
         return frozenset()
@@ -324,37 +323,15 @@ def _vars_read(env: jinja2.Environment, filename: str, seen: set[str], tree: Any
             tree = env.parse(source)
     except Exception:  # noqa: BLE001 - the rendering succeeded; what cannot be read here is only unknown
         return None
-    uses = sum(1 for node in tree.find_all(nodes.Name) if node.name == "vars" and node.ctx == "load")
-    get_calls = {id(call.node): call for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Getattr)}
-    read: set[str] = set()
-    accounted = 0
-    lookups: list[Any] = list(tree.find_all((nodes.Getattr, nodes.Getitem)))
-    for node in lookups:
-        inner = node.node
-        if not (isinstance(inner, nodes.Name) and inner.name == "vars"):
-            continue
-        if isinstance(node, nodes.Getattr) and node.attr == "get":
-            call = get_calls.get(id(node))
-            if call is None or not call.args or not isinstance(call.args[0], nodes.Const):
-                return None  # vars.get(name): any key
-            read.add(str(call.args[0].value))
-        elif isinstance(node, nodes.Getattr):
-            if hasattr(dict, node.attr):
-                return None  # vars.items(), vars.keys(): the whole mapping
-            read.add(node.attr)
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            read.add(node.arg.value)
-        else:
-            continue  # vars[name]: counted as a whole use below
-        accounted += 1
-    if accounted < uses:
+    read = _attribute_reads(tree, {"vars"})["vars"]
+    if read is None:
         return None
     for referenced in meta.find_referenced_templates(tree):
         inner_read = None if referenced is None else _vars_read(env, referenced, seen)
         if inner_read is None:
             return None
         read |= inner_read
-    return frozenset(read)
+    return read
 
 
 _ABSENT = "\0absent"  # a key the context lacks is keyed apart from any real value
@@ -368,18 +345,36 @@ def _context_reads(ast: Any) -> dict[str, frozenset[str] | None] | None:
     """For each context variable a template reads: the attributes it reads (`vars.x`, `vars["x"]`), or None
     when the variable is used whole (looped over, passed to a filter, compared). Jinja's own analysis
     finds the variables; a walk of the tree finds how each one is used."""
-    from jinja2 import meta, nodes
+    from jinja2 import meta
 
     if list(meta.find_referenced_templates(ast)):
         return None
-    names = meta.find_undeclared_variables(ast)
+    return _attribute_reads(ast, meta.find_undeclared_variables(ast))
+
+
+def _attribute_reads(ast: Any, names: set[str]) -> dict[str, frozenset[str] | None]:
+    """For each of `names`: the keys the template reads of it (`v.x`, `v['x']`, `v.get('x', ...)`), or None
+    when it is also used whole (looped over, passed to a filter or a macro, a computed key, `v.items()`)."""
+    from jinja2 import nodes
+
+    get_calls = {id(call.node): call for call in ast.find_all(nodes.Call) if isinstance(call.node, nodes.Getattr)}
     attrs: dict[str, set[str]] = {n: set() for n in names}
-    as_attribute: dict[str, int] = dict.fromkeys(names, 0)
+    as_attribute = dict.fromkeys(names, 0)
+    whole: set[str] = set()
     for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
         inner = node.node
         if not (isinstance(inner, nodes.Name) and inner.name in names):
             continue
-        if isinstance(node, nodes.Getattr):
+        if isinstance(node, nodes.Getattr) and node.attr == "get":
+            call = get_calls.get(id(node))
+            if call is None or not call.args or not isinstance(call.args[0], nodes.Const):
+                whole.add(inner.name)  # v.get(name): any key
+                continue
+            attrs[inner.name].add(str(call.args[0].value))
+        elif isinstance(node, nodes.Getattr):
+            if hasattr(dict, node.attr):  # v.items(), v.keys(): Jinja resolves a dict's methods before its keys
+                whole.add(inner.name)
+                continue
             attrs[inner.name].add(node.attr)
         elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             attrs[inner.name].add(node.arg.value)
@@ -390,7 +385,7 @@ def _context_reads(ast: Any) -> dict[str, frozenset[str] | None] | None:
     for name_node in ast.find_all(nodes.Name):
         if name_node.name in uses and name_node.ctx == "load":
             uses[name_node.name] += 1
-    return {n: frozenset(attrs[n]) if uses[n] == as_attribute[n] else None for n in names}
+    return {n: frozenset(attrs[n]) if n not in whole and uses[n] == as_attribute[n] else None for n in names}
 
 
 def _plain(value: Any) -> Any:

@@ -184,3 +184,78 @@ def test_a_name_with_other_characters_is_not_a_template_name(tmp_path):
         TemplateRenderer([tmp_path]).render("vllm hardened", BASE)
     assert str(err.value) == ("template name 'vllm hardened' is not a template file name (letters, digits, '.', '_' "
                               "and '-' only)")
+
+
+@pytest.mark.parametrize("source,same,differs", [
+    ("{{ vars.get('c', 0) }}", {"c": 3, "z": 9}, {"c": 4}),
+    ("{{ vars['c'] }}", {"c": 3, "z": 9}, {"c": 4}),
+    ("{% for k, v in vars.items() %}{{ k }}{% endfor %}", {"c": 3}, {"c": 3, "z": 9}),
+    ("{{ vars.get(name) }}", None, {"c": 3, "z": 9}),
+])
+def test_the_rendering_cache_keys_on_what_the_variables_analysis_reads(tmp_path, source, same, differs):
+    """One walk of the syntax tree serves both the cache key and `variables`: a key read alone keys alone."""
+    (tmp_path / "t.yaml.j2").write_text("{% set name = 'c' %}# " + source + "\npinned: []\n")
+    renderer = TemplateRenderer([tmp_path])
+    first = renderer.render("t", {**BASE, "vars": {"c": 3}})
+    if same is not None:
+        assert renderer.render("t", {**BASE, "vars": same}) is first
+    assert renderer.render("t", {**BASE, "vars": differs}) is not first
+
+
+def _nested_macros(depth):
+    return "{% macro m(n) %}{% if n < " + str(depth) + " %}{{ m(n + 1) }}{% endif %}{% endmacro %}{{ m(1) }}"
+
+
+AT_AND_OVER = [  # (limit, the template at it, the template one over it, the error one over it)
+    ("loop_iterations", "{% for i in range(1000) %}{% endfor %}" * 10,
+     "{% for i in range(1000) %}{% endfor %}" * 10 + "{% for i in [1] %}{% endfor %}",
+     "more than 10,000 loop iterations (the sandbox limit)"),
+    ("range_items", "{% for i in range(1000) %}{% endfor %}", "{% for i in range(1001) %}{% endfor %}",
+     "range() of 1,001 items (the sandbox limit is 1,000)"),
+    ("call_depth", _nested_macros(20), _nested_macros(21),
+     "calls nested more than 20 deep (the sandbox limit): does a macro call itself?"),
+    ("macro_calls", "{% macro m() %}{% endmacro %}{% for i in range(10) %}{% for j in range(100) %}{{ m() }}"
+                    "{% endfor %}{% endfor %}",
+     "{% macro m() %}{% endmacro %}{% for i in range(10) %}{% for j in range(100) %}{{ m() }}{% endfor %}"
+     "{% endfor %}{{ m() }}", "more than 1,000 macro calls (the sandbox limit)"),
+    ("template_loads", "{% for i in range(31) %}{% include 'p.yaml.j2' %}{% endfor %}",
+     "{% for i in range(32) %}{% include 'p.yaml.j2' %}{% endfor %}",
+     "more than 32 template loads (include, import, extends; the sandbox limit), the last of 'p.yaml.j2': does "
+     "a template include itself?"),
+    ("value_chars", "{% set s = 'x' * 65536 %}", "{% set s = 'x' * 65537 %}",
+     "a repeated string or list of 65,537 characters (the sandbox limit is 65,536)"),
+    ("int_bits", "{% set n = 2**255 - 1 + 2**255 %}", "{% set n = 2**255 + 2**255 %}",
+     "an integer of 257 bits (the sandbox limit is 256)"),
+]
+
+
+@pytest.mark.parametrize("source,over,message", [case[1:] for case in AT_AND_OVER], ids=[c[0] for c in AT_AND_OVER])
+def test_each_limit_renders_at_it_and_stops_one_over(tmp_path, source, over, message):
+    (tmp_path / "p.yaml.j2").write_text("")
+    assert render(tmp_path, "# " + source + "\npinned: []\n").pinned == ()
+    with pytest.raises(TemplateError) as err:
+        render(tmp_path, "# " + over + "\npinned: []\n")
+    assert str(err.value).endswith(f": {message}")
+
+
+def test_output_renders_at_its_limit_and_stops_one_over(tmp_path):
+    head = "pinned: []\n# "  # 13 characters; the comment fills the output to the limit
+    assert render(tmp_path, head + "x" * (S.MAX_OUTPUT_CHARS - len(head))).pinned == ()
+    with pytest.raises(TemplateError) as err:
+        render(tmp_path, head + f"{{{{ 'x' * {S.MAX_OUTPUT_CHARS - len(head) + 1} }}}}")
+    assert str(err.value).endswith(": the output passed 65,536 characters (the sandbox limit)")
+
+
+def test_a_template_file_at_the_size_limit_is_read(tmp_path):
+    head = "pinned: []\n# "
+    assert render(tmp_path, head + "x" * (S.MAX_TEMPLATE_BYTES - len(head))).pinned == ()
+
+
+def test_produced_characters_at_the_limit_and_one_over(tmp_path):
+    # a macro body's literal text is charged once per call; {{ }} values are counted as produced
+    body = "{%% macro m() %%}{{ s }}{%% endmacro %%}{%% set s = 'x' * 65536 %%}{%% for i in range(%d) %%}" \
+           "{%% set y = m() %%}{%% endfor %%}"
+    assert render(tmp_path, "# " + body % 16 + "\npinned: []\n").pinned == ()
+    with pytest.raises(TemplateError) as err:
+        render(tmp_path, "# " + body % 16 + "{{ 'x' }}\npinned: []\n")
+    assert str(err.value).endswith(": more than 1,048,576 characters produced (the sandbox limit)")
