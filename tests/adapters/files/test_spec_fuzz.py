@@ -100,11 +100,11 @@ def test_the_seeds_are_clean_or_only_findings(fleet):
 @given(data=mutated())
 def test_mutated_specs_give_findings_never_an_error_within_time_and_memory(data, fleet):
     tracemalloc.start()
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         run(data, fleet)
     finally:
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     assert elapsed < 2.0
@@ -117,9 +117,9 @@ def test_the_worst_of_each_class_is_bounded(fleet, monkeypatch):
         b"%c: &%c [" % (98 + i, 98 + i) + b",".join([b"*%c" % (97 + i)] * 9) + b"]\n" for i in range(9))
     for data in (laughs, b"v: " + b"[" * 999 + b"]" * 999, b"---\na: 1\n" * 20_000, b"a: " + b"9" * 100_000,
                  b"a: " + b"x" * 1_000_000, b"k:\n" + b"  - " * 900 + b"x\n"):
-        start = time.perf_counter()
+        start = time.process_time()
         findings = run(data, fleet)
-        assert time.perf_counter() - start < 1.0
+        assert time.process_time() - start < 1.0
         assert [f.rule.id for f in findings] == ["GSG017"], findings
         tracemalloc.start()
         run(data, fleet)
