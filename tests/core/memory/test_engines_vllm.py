@@ -268,7 +268,8 @@ def test_sampler_sort_bytes_at_every_path_boundary(rows, per_entry):
         rows * 151_936 * (per_entry - 4)
 
 
-_AMPERE = ("NVIDIA A100-SXM4-80GB", "NVIDIA A10", "NVIDIA RTX A6000", "NVIDIA GeForce RTX 3090")
+_AMPERE = ("NVIDIA A100-SXM4-80GB", "NVIDIA A10", "NVIDIA RTX A6000", "NVIDIA GeForce RTX 3090",
+           "Tesla T4", "NVIDIA GeForce RTX 2080 Ti", "Quadro RTX 8000")  # and Turing: capability 7.5, below 9.0
 _ADA = ("NVIDIA L40S", "NVIDIA L4", "NVIDIA RTX 6000 Ada Generation", "NVIDIA GeForce RTX 4090")
 _HOPPER = ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA H20", "NVIDIA GH200 480GB")
 _SM100 = ("NVIDIA B200", "NVIDIA GB200")

@@ -20,7 +20,7 @@ SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-cent
 # compute capability 8.x / 7.x: everything NVIDIA sold before Hopper, and the names GPUStack reports for them
 PRE_HOPPER = ("a100", "a800", "a10", "a30", "a40", "a16", "a2", "l4", "l20", "l40", "rtx a", "a6000", "a5000",
               "a4000", "rtx 30", "rtx 40", "geforce rtx 3", "geforce rtx 4", "t4", "v100", "rtx 6000 ada",
-              "rtx 5000 ada", "rtx 4000 ada")
+              "rtx 5000 ada", "rtx 4000 ada", "geforce rtx 2", "quadro rtx", "titan rtx", "gtx 16")  # + Turing
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
