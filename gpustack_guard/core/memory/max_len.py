@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory.estimate import UnsupportedModel
-from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.versions import ZERO, Version, parse_version
+from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS, arithmetic_release
+from gpustack_guard.core.versions import Version
 
 # Release boundaries, each the first release wheel that has the behaviour, its predecessor checked without it
 # (`vllm/config.py` of the PyPI wheels 0.6.4, 0.6.5, 0.6.6, 0.7.0, 0.8.0, 0.8.2, 0.8.3, 0.8.5, 0.10.1).
@@ -144,7 +144,7 @@ def length_config(text_config: Mapping, top_model_type: str = "") -> LengthConfi
 
 
 def _version(version: str | None) -> Version:
-    return parse_version(version) or parse_version(DEFAULT_VERSIONS["vllm"]) or ZERO
+    return arithmetic_release("vllm", version)
 
 
 def derive_max_model_len(cfg: LengthConfig, version: str | None, *,

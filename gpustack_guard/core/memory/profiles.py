@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpustack_guard.core.units import GiB, KiB, MiB
-from gpustack_guard.core.versions import ZERO, Version, parse_version
+from gpustack_guard.core.versions import Version, parse_version
 
 
 def known_version(text: str) -> Version:
@@ -92,14 +92,19 @@ def arithmetic_version(family: str, version: str | None) -> str:
     return DEFAULT_VERSIONS[family]
 
 
-_PROFILE_KEYS = tuple((parse_version(p.since), p) for p in VLLM_PROFILES)
+def arithmetic_release(family: str, version: str | None) -> Version:
+    """arithmetic_version, parsed: what every version comparison of the memory arithmetic compares."""
+    return known_version(arithmetic_version(family, version))
+
+
+_PROFILE_KEYS = tuple((known_version(p.since), p) for p in VLLM_PROFILES)
 
 
 def vllm_profile(version: str | None) -> VllmProfile:
-    parsed = parse_version(arithmetic_version("vllm", version))
+    parsed = arithmetic_release("vllm", version)
     chosen = VLLM_PROFILES[0]
     for since, profile in _PROFILE_KEYS:
-        if parsed is not None and since is not None and parsed >= since:
+        if parsed >= since:
             chosen = profile
     return chosen
 
@@ -255,7 +260,7 @@ _SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
-    parsed = parse_version(arithmetic_version("sglang", version)) or ZERO
+    parsed = arithmetic_release("sglang", version)
     chosen = SGLANG_PROFILES[0]
     for since, profile in _SGLANG_KEYS:
         if parsed >= since:

@@ -17,7 +17,6 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
 from gpustack_guard.core.memory.weights import weight_layout
-from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
 F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
@@ -115,8 +114,7 @@ def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bo
 
 
 def has_swa_cache(version: str | None) -> bool:
-    build = parse_version(P.arithmetic_version("llamacpp", version))
-    return build is not None and build >= P.known_version(P.LLAMACPP_SWA_CACHE_SINCE)
+    return P.arithmetic_release("llamacpp", version) >= P.known_version(P.LLAMACPP_SWA_CACHE_SINCE)
 
 
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,

@@ -14,14 +14,13 @@ from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
-from gpustack_guard.core.versions import ZERO, parse_version
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
 SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-centre Blackwell)
 # compute capability 8.x / 7.x: everything NVIDIA sold before Hopper, and the names GPUStack reports for them
 PRE_HOPPER = ("a100", "a800", "a10", "a30", "a40", "a16", "a2", "l4", "l20", "l40", "rtx a", "a6000", "a5000",
               "a4000", "rtx 30", "rtx 40", "geforce rtx 3", "geforce rtx 4", "t4", "v100", "rtx 6000 ada",
-              "rtx 5000 ada", "rtx 4000 ada")
+              "rtx 5000 ada", "rtx 4000 ada", "geforce rtx 2", "quadro rtx", "titan rtx", "gtx 16")  # + Turing
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -123,7 +122,7 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
 def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
     """The profile row that applies, with V0 forced where the release fell back for a feature; and why."""
     profile = P.vllm_profile(version)
-    parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
+    parsed = P.arithmetic_release("vllm", version)
     env = (cfg.use_v1_env or "").strip()
     if profile.engine == "v0":
         if env == "1" and parsed >= P.known_version(P.VLLM_V1_OPT_IN_SINCE):
@@ -174,7 +173,7 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
     big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
     if profile.engine == "v0":
-        parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
+        parsed = P.arithmetic_release("vllm", version)
         auto = parsed >= P.known_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and \
             max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
@@ -194,8 +193,8 @@ def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
     if any(h in name for h in SM100):
         return "flashinfer"
     if any(h in name for h in HOPPER):
-        parsed = parse_version(P.arithmetic_version("vllm", version)) or ZERO
-        return "triton" if parsed >= (parse_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) or ZERO) else "marlin"
+        parsed = P.arithmetic_release("vllm", version)
+        return "triton" if parsed >= P.known_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) else "marlin"
     if any(h in name for h in PRE_HOPPER):
         return "marlin"
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
