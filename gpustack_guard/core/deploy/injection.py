@@ -13,8 +13,7 @@ from functools import lru_cache, reduce
 from math import gcd
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.versions import parse_version
+from gpustack_guard.core.memory.profiles import arithmetic_release, known_version
 
 if TYPE_CHECKING:
     from gpustack_guard.core.render import RenderedSpec
@@ -109,10 +108,8 @@ def per_worker(ids: Sequence[str]) -> tuple[int, ...]:
 
 @lru_cache(maxsize=256)
 def _at_least(version: str | None, family: str, floor: str) -> bool:
-    parsed = parse_version(version or DEFAULT_VERSIONS[family])
-    minimum = parse_version(floor)
-    assert minimum is not None, floor  # floors are literal versions in this module
-    return parsed is not None and parsed >= minimum
+    # the release the arithmetic assumes: a moving tag (`latest`) is the default release, as everywhere else
+    return arithmetic_release(family, version) >= known_version(floor)
 
 
 def _int(flags: Mapping[str, str | None], key: str) -> int | None:

@@ -82,3 +82,14 @@ def test_replicas_take_one_worker_when_they_can():
     assert assign_replicas(["a:cuda:0", "b:cuda:0", "b:cuda:1"], 3, 1) == [["b:cuda:0", "b:cuda:1", "a:cuda:0"]]
     assert assign_replicas(ids, 4, 2) is None
     assert per_worker(["a:cuda:0", "b:cuda:0", "b:cuda:1"]) == (2, 1)
+
+
+@pytest.mark.parametrize("family,fraction", [("vllm", None), ("sglang", 0.83)])
+@pytest.mark.parametrize("moving", ["latest", "main", "nightly"])
+def test_a_moving_backend_version_injects_what_no_version_does(family, fraction, moving):
+    # the same release the memory arithmetic assumes (profiles.arithmetic_version), not "older than every floor"
+    kw = {"fraction": fraction} if fraction else {}
+    assert args(family, {}, (1,), version=moving, native_max_len=131072, **kw) == \
+        args(family, {}, (1,), version=None, native_max_len=131072, **kw)
+    assert args(family, {}, (1,), version=None, native_max_len=131072, **kw) != \
+        args(family, {}, (1,), version="0.1.0", native_max_len=131072, **kw)
