@@ -34,13 +34,14 @@ def run(opts: ValidateOptions) -> int:
     has_server = bool(opts.connection.server or opts.connection.context)
     needs_server = has_server and (not opts.fleet or opts.server_check)
     connection = wiring.connect(opts.connection) if needs_server else None
-    docs, load_findings = load_specs(specs, overlay=opts.sources.overlay)
-    if opts.fleet:
-        fleet = load_fleet(opts.fleet)
-    elif connection is not None:
-        fleet = connection.fleet()
-    else:
-        raise GsgError("no fleet to validate against: pass --fleet FILE (a snapshot) or --server URL (GSG_URL)")
+    with wiring.long_lived():
+        docs, load_findings = load_specs(specs, overlay=opts.sources.overlay)
+        if opts.fleet:
+            fleet = load_fleet(opts.fleet)
+        elif connection is not None:
+            fleet = connection.fleet()
+        else:
+            raise GsgError("no fleet to validate against: pass --fleet FILE (a snapshot) or --server URL (GSG_URL)")
     report = validate(docs, load_findings, wiring.build_renderer(specs, opts.sources.templates),
                       wiring.build_resolver(opts.sources.offline).resolve, fleet, os.environ)
     if opts.server_check:

@@ -11,8 +11,9 @@ placement stage is an explicit fold over the specs in their apply order.
 from __future__ import annotations
 
 import enum
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from gpustack_guard.core.fleet.model import Cluster, GpuRef, Worker, gpu_index
 
@@ -116,18 +117,68 @@ class ClusterBase:
         return self._selected[key]
 
 
+class Bookings(Mapping[str, int]):
+    """GPUStack's bookings per GPU id at one step of the fold, as a persistent map: booking returns a new
+    snapshot that shares one append-only history with this one, so each spec's snapshot costs the few GPUs it
+    books, not a copy of the cluster (1,000 specs on 500 GPUs copied 12.5 MB of dicts; benchmarks/scale.py).
+    A snapshot never changes: what a later step appends is past its own step."""
+
+    __slots__ = ("_steps", "_totals", "_step", "_newest")
+
+    def __init__(self, steps: dict[str, list[int]], totals: dict[str, list[int]], step: int, newest: list[int]):
+        self._steps, self._totals = steps, totals  # per GPU id: the steps it was booked at, its total from each
+        self._step = step
+        self._newest = newest  # one cell shared by the snapshots of a history: its newest step
+
+    @classmethod
+    def zero(cls, gpu_ids: Iterable[str]) -> Bookings:
+        ids = list(gpu_ids)
+        return cls({gid: [0] for gid in ids}, {gid: [0] for gid in ids}, 0, [0])
+
+    def __getitem__(self, gid: str) -> int:
+        steps = self._steps[gid]
+        if steps[-1] <= self._step:  # the common case: nothing booked on it after this snapshot
+            return self._totals[gid][-1]
+        return self._totals[gid][bisect_right(steps, self._step) - 1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __repr__(self) -> str:
+        return f"Bookings({dict(self)!r})"
+
+    def plus(self, amounts: Mapping[str, int]) -> Bookings:
+        """These bookings with `amounts` added (unknown GPU ids raise KeyError, as a dict would)."""
+        unknown = [gid for gid in amounts if gid not in self._steps]
+        if unknown:
+            raise KeyError(unknown[0])  # before anything is appended
+        if self._step != self._newest[0]:  # booking from an older snapshot: a history of its own
+            return Bookings({gid: [0] for gid in self}, {gid: [value] for gid, value in self.items()}, 0,
+                            [0]).plus(amounts)
+        step = self._step + 1
+        for gid, amount in amounts.items():
+            total = self[gid] + amount
+            self._steps[gid].append(step)
+            self._totals[gid].append(total)
+        self._newest[0] = step
+        return Bookings(self._steps, self._totals, step, self._newest)
+
+
 @dataclass(frozen=True, eq=False)
 class Ledger:
     """Per-GPU state of one cluster at one point of the fold: GPUStack's bookings and real footprints so far."""
 
     base: ClusterBase
-    bookings: Mapping[str, int]
+    bookings: Bookings
     footprints: Mapping[str, tuple[tuple[str, int], ...]]  # (spec name, bytes) per GPU id
 
     @classmethod
     def empty(cls, cluster: Cluster, managed_names: set[str]) -> Ledger:
         base = ClusterBase.of(cluster, managed_names)
-        return cls(base, dict.fromkeys(base.gpus, 0), {gid: () for gid in base.gpus})
+        return cls(base, Bookings.zero(base.gpus), {gid: () for gid in base.gpus})
 
     @property
     def cluster(self) -> Cluster:
@@ -165,10 +216,7 @@ class Ledger:
         return max(self.base.base_allocated[gid], self.base.base_used[gid])
 
     def booked(self, placement: Placement) -> Ledger:
-        bookings = dict(self.bookings)
-        for gid, amount in placement.booking.items():
-            bookings[gid] += amount
-        return Ledger(self.base, bookings, self.footprints)
+        return Ledger(self.base, self.bookings.plus(placement.booking), self.footprints)
 
     def with_footprints(self, entries: Iterable[tuple[str, str, int]]) -> Ledger:
         """The ledger with each (GPU id, spec name, bytes) added, in the order given."""
