@@ -71,6 +71,17 @@ def test_cache_keys_on_the_attributes_read_not_the_whole_value(tmp_path):
     assert again is first  # the template never reads gpu_ids
 
 
+def test_values_equal_in_python_but_rendered_apart_are_keyed_apart(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --x={{ vars.x }}\n")
+    r = renderer(tmp_path)
+    # 1 == 1.0 == True and 0.0 == -0.0 in Python, yet each renders differently: none may reuse another's output
+    values = [1, 1.0, True, 0.0, -0.0, "1", None, [1], 2]
+    shown = [list(r.render("t", {**BASE, "vars": {"x": v}}).pinned)[0] for v in values]
+    assert shown == ["--x=1", "--x=1.0", "--x=True", "--x=0.0", "--x=-0.0", "--x=1", "--x=None", "--x=[1]",
+                     "--x=2"]
+    assert r.render("t", {**BASE, "vars": {"x": 1}}) is r.render("t", {**BASE, "vars": {"x": 1}})
+
+
 @pytest.mark.parametrize("source", [
     "{% for k, v in vars.items() %}  - --{{ k }}={{ v }}\n{% endfor %}",  # a dict method reads it whole
     "{% for k in vars %}  - --{{ k }}={{ vars[k] }}\n{% endfor %}",  # looped over and subscripted
