@@ -124,6 +124,46 @@ def _quantization(config: dict) -> dict[str, Any]:
     return out
 
 
+# Architectures whose MLP is two matrices (up, down) instead of gate + up + down: their vLLM model files
+# (gpt2, gpt_bigcode, gpt_j, gpt_neox, opt, bloom, falcon, mpt, phi, starcoder2, persimmon, nemotron).
+_PLAIN_MLP = frozenset({"gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "RefinedWeb",
+                        "RefinedWebModel", "mpt", "phi", "starcoder2", "persimmon", "nemotron"})
+# Their configs may leave the MLP width out: the transformers default is 4 x hidden (n_inner, ffn_hidden_size)
+_FOUR_X_HIDDEN = frozenset({"gpt2", "gpt_bigcode", "gptj", "bloom", "falcon", "RefinedWeb", "RefinedWebModel"})
+_FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
+# Their transformers config classes leave tie_word_embeddings at PretrainedConfig's default, True (the output
+# layer is the embedding); Llama-style classes default it to False.
+_TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON})
+
+
+def _kv_heads(config: dict, model_type: str) -> int | None:
+    """KV heads as vLLM's ModelConfig.get_total_num_kv_heads reads them, in its order: multi-query models
+    (gpt_bigcode, the first Falcons) keep one; MPT and DBRX name them in attn_config; then n_head_kv (Falcon),
+    num_kv_heads (Falcon 40B+), num_key_value_heads (Llama), multi_query_group_num (ChatGLM). None: as many as
+    attention heads. (vLLM's own RWConfig makes the "RefinedWeb" model type the new decoder architecture.)"""
+    new_falcon = model_type in _FALCON and bool(config.get("new_decoder_architecture") or model_type == "RefinedWeb")
+    if not new_falcon and config.get("multi_query"):
+        return 1
+    if model_type in ("mpt", "dbrx"):
+        attn = config.get("attn_config")
+        return attn.get("kv_n_heads") if isinstance(attn, dict) else None
+    return _first(config, "n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
+
+
+def _mlp_width(config: dict, model_type: str, hidden: Any) -> Any:
+    """The dense MLP's width. Qwen (v1) states twice the width of each of its two gated halves (vLLM's
+    qwen.py builds QWenMLP(hidden, intermediate_size // 2)); MPT states it as expansion_ratio x d_model."""
+    width = _first(config, "intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size")
+    if model_type == "qwen" and isinstance(width, int):
+        return width // 2
+    if width is None and isinstance(hidden, int):
+        if model_type == "mpt":
+            return int(float(config.get("expansion_ratio") or 4) * hidden)
+        if model_type in _FOUR_X_HIDDEN:
+            return 4 * hidden
+    return width
+
+
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     ratios = config.get("compress_ratios")
     if not isinstance(ratios, list) or not ratios:
@@ -139,7 +179,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         merged.setdefault("quantization_config", config.get("quantization_config"))
         merged.setdefault("torch_dtype", config.get("torch_dtype") or config.get("dtype"))
         config = merged
-    layers = _first(config, "num_hidden_layers", "n_layer", "num_layers")
+    layers = _first(config, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
     lengths = length_config(config, top_model_type)
     window, window_layers = _window_layers(config, layers or 0)
     ratios = _compress_ratios(config)
@@ -150,20 +190,24 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         shared = config["n_shared_experts"] * (config.get("moe_intermediate_size") or 0)
     bias = config.get("attention_bias")
     if bias is None:
-        bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl")
+        bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl") or bool(config.get("add_qkv_bias"))
     quant = _quantization(config)
     gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
     architectures = config.get("architectures") or [model_type or None]
     same_named: dict[str, Any] = {key: config.get(key) for key in _SAME_NAMED}  # typed per field by ModelFacts
+    if config.get("padded_vocab_size"):
+        same_named["vocab_size"] = config["padded_vocab_size"]  # ChatGLM: vLLM's embedding has the padded size
+    hidden = _first(config, "hidden_size", "n_embd", "d_model")
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
-        hidden_size=_first(config, "hidden_size", "n_embd", "d_model"),
-        num_attention_heads=_first(config, "num_attention_heads", "n_head"),
-        num_key_value_heads=_first(config, "num_key_value_heads", "num_kv_heads"),
-        intermediate_size=_first(config, "intermediate_size", "ffn_dim", "n_inner"),
-        tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
+        hidden_size=hidden,
+        num_attention_heads=_first(config, "num_attention_heads", "n_head", "n_heads"),
+        num_key_value_heads=_kv_heads(config, model_type or top_model_type),
+        intermediate_size=_mlp_width(config, model_type or top_model_type, hidden),
+        gated_mlp=(model_type or top_model_type) not in _PLAIN_MLP,
+        tie_word_embeddings=bool(config.get("tie_word_embeddings", (model_type or top_model_type) in _TIED_BY_DEFAULT)),
         attention_bias=bool(bias),
         num_experts=experts,
         shared_expert_intermediate_size=shared,

@@ -46,7 +46,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     dense_first = f.first_k_dense_replace or 0
     if not f.is_moe or layer < dense_first:
         assert f.intermediate_size is not None  # require_shape (missing_for_params) checked it
-        return 3 * H * f.intermediate_size, 0
+        return (3 if f.gated_mlp else 2) * H * f.intermediate_size, 0
     linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
     assert f.num_experts is not None  # is_moe: more than one expert
     router = H * f.num_experts
