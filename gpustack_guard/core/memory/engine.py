@@ -12,7 +12,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
-from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weight_layout
 
@@ -144,6 +144,10 @@ ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment varia
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = ()) -> Estimate:
+    if facts.recurrent_layers:
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
+                               f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
+                               "gsg has no memory arithmetic for them, so there is no verdict")
     flags = dict(flag_items)
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])

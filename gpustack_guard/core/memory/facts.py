@@ -19,6 +19,7 @@ class ModelFacts:
     num_key_value_heads: int | None = None
     head_dim: int | None = None
     intermediate_size: int | None = None
+    recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
     gated_mlp: bool = True  # gate + up + down; False: up + down only (GPT-2, Falcon, MPT, ...: hfconfig._PLAIN_MLP)
     vocab_size: int | None = None
     tie_word_embeddings: bool = False

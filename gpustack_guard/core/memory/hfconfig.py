@@ -164,6 +164,34 @@ def _mlp_width(config: dict, model_type: str, hidden: Any) -> Any:
     return width
 
 
+# Layer types that keep a KV cache per token (Gemma 3, gpt-oss, Qwen 3: full and sliding; Llama 4: chunked).
+_ATTENTION_LAYERS = frozenset({"full_attention", "sliding_attention", "attention", "chunked_attention"})
+# Recurrent and state-space models, alone or beside attention: Mamba, RWKV, Jamba, Falcon-H1, Nemotron-H, Bamba,
+# Zamba, Granite 4.0-H, PLaMo 2, RecurrentGemma, MiniMax lightning attention, Qwen3-Next, Kimi Linear, LFM2.
+_RECURRENT_TYPES = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "jamba",
+                              "falcon_h1", "nemotron_h", "bamba", "zamba", "zamba2", "granitemoehybrid", "plamo2",
+                              "recurrent_gemma", "minimax", "minimax_text_01", "minimax_m1", "qwen3_next",
+                              "kimi_linear", "lfm2", "lfm2_moe", "xlstm"})
+_RECURRENT_KEYS = ("layer_types", "hybrid_override_pattern", "attn_layer_period", "attn_type_list",
+                   "linear_attn_config", "full_attention_interval", "mamba_d_state", "ssm_cfg", "block_types")
+
+
+def _recurrent_layers(config: dict, model_type: str) -> str | None:
+    """What holds per-sequence state instead of (or beside) a per-token KV cache, or None for attention only:
+    such layers size memory by sequences, which gsg does not model, so no verdict is better than a guess."""
+    kinds = config.get("layer_types")
+    if isinstance(kinds, list):
+        other = sorted({str(k) for k in kinds} - _ATTENTION_LAYERS)
+        if other:
+            return "layer types " + ", ".join(repr(k) for k in other[:4])
+    if model_type in _RECURRENT_TYPES:
+        return f"model type '{model_type}'"
+    for key in _RECURRENT_KEYS[1:]:
+        if config.get(key) is not None:
+            return f"'{key}' in its config"
+    return None
+
+
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     ratios = config.get("compress_ratios")
     if not isinstance(ratios, list) or not ratios:
@@ -207,6 +235,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         num_key_value_heads=_kv_heads(config, model_type or top_model_type),
         intermediate_size=_mlp_width(config, model_type or top_model_type, hidden),
         gated_mlp=(model_type or top_model_type) not in _PLAIN_MLP,
+        recurrent_layers=_recurrent_layers(config, model_type or top_model_type),
         tie_word_embeddings=bool(config.get("tie_word_embeddings", (model_type or top_model_type) in _TIED_BY_DEFAULT)),
         attention_bias=bool(bias),
         num_experts=experts,

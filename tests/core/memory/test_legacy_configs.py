@@ -78,3 +78,44 @@ def test_a_stated_tie_wins_over_the_default():
 def test_mpt_kv_heads_from_attn_config():
     f = facts_from_config({**MPT_7B, "attn_config": {"kv_n_heads": 8}}, "test")
     assert f.kv_heads == 8
+
+
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 128256}
+
+
+@pytest.mark.parametrize("extra, named", [
+    ({"model_type": "qwen3_next", "full_attention_interval": 4}, "model type 'qwen3_next'"),
+    ({"model_type": "granitemoehybrid", "layer_types": ["mamba", "mamba", "attention"]}, "layer types 'mamba'"),
+    ({"model_type": "lfm2", "layer_types": ["conv", "full_attention"]}, "layer types 'conv'"),
+    ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M-M*-"}, "model type 'nemotron_h'"),
+    ({"model_type": "acme_hybrid", "attn_layer_period": 8}, "'attn_layer_period' in its config"),
+    ({"model_type": "acme_hybrid", "hybrid_override_pattern": "M*M*"}, "'hybrid_override_pattern' in its config"),
+    ({"model_type": "acme_lightning", "attn_type_list": [0, 0, 1]}, "'attn_type_list' in its config"),
+    ({"model_type": "mamba"}, "model type 'mamba'"),
+])
+def test_recurrent_layers_are_named(extra, named):
+    assert facts_from_config({**LLAMA, **extra}, "test").recurrent_layers == named
+
+
+@pytest.mark.parametrize("extra", [
+    {},
+    {"model_type": "gemma3_text", "layer_types": ["sliding_attention"] * 5 + ["full_attention"]},
+    {"model_type": "gpt_oss", "layer_types": ["sliding_attention", "full_attention"]},
+    {"model_type": "llama4_text", "layer_types": ["chunked_attention", "full_attention"]},
+])
+def test_attention_only_models_are_not_recurrent(extra):
+    assert facts_from_config({**LLAMA, **extra}, "test").recurrent_layers is None
+
+
+def test_a_recurrent_model_gets_no_verdict_not_a_guess():
+    from gpustack_guard.core.memory.engine import estimate
+    from gpustack_guard.core.memory.estimate import UnsupportedModel
+    from gpustack_guard.core.spec.model import Policy
+
+    facts = facts_from_config({**LLAMA, "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"]},
+                              "test")
+    for family in ("vllm", "sglang"):
+        with pytest.raises(UnsupportedModel, match=r"Qwen3NextForCausalLM has recurrent or linear-attention layers "
+                                                   r"\(model type 'qwen3_next'\)"):
+            estimate(family, facts, [(80 * 2**30, "NVIDIA H100 80GB HBM3")], {}, "0.11.0", Policy())
