@@ -188,6 +188,7 @@ POSITIVE_OR_AUTO = Range(lambda v: v >= 1 or v == LLAMACPP_AUTO_PARALLEL, "a who
 LAYERS = Range(lambda v: v >= -1, "a number of layers ≥ 0 (-1 = the default)")
 LAYERS_AUTO = Range(lambda v: v >= LLAMACPP_ALL_LAYERS, "a number of layers ≥ 0, 'auto' (-1) or 'all' (-2)")
 BYTES = Range(lambda v: v >= 1, "a size ≥ 1 byte")
+GIB_OR_ZERO = Range(lambda v: math.isfinite(v) and v >= 0, "a number of GiB ≥ 0")
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,9 @@ def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("num-scheduler-steps", python_int, POSITIVE, PYTHON_INT),
         # gsg reads --kv-cache-memory (argparse's abbreviation of --kv-cache-memory-bytes) with units
         NumericFlag("kv-cache-memory", _size_bytes, BYTES, "a size"),
+        NumericFlag("cpu-offload-gb", python_float, GIB_OR_ZERO, PYTHON_FLOAT),
+        NumericFlag("max-loras", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-lora-rank", python_int, POSITIVE, PYTHON_INT),
     ]
     return {f.key: f for f in flags}
 

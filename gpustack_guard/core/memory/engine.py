@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.units import GiB
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
@@ -67,6 +68,10 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
         use_v1_env=env.get("VLLM_USE_V1"),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
+        cpu_offload_bytes=int((value("cpu-offload-gb") or 0) * GiB),
+        max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,
+        max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
+        fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
     )
 
 

@@ -186,6 +186,10 @@ CUDA_CONTEXT = int(0.5 * GiB)
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
 COMM_BUFFERS = int(0.75 * GiB)
+# LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
+DEFAULT_MAX_LORAS = 1
+DEFAULT_MAX_LORA_RANK = 16
+LORA_ELEMENT_BYTES = 2
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
 # get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server: >= 70 GiB and not an A100 -> 8192 batched tokens
