@@ -39,6 +39,20 @@ def looks_like_path(model: str) -> bool:
     return model.startswith(PATH_PREFIXES) or model.lower().endswith(PATH_SUFFIXES)
 
 
+def _config_facts(path: Path, model: str):
+    """A local config.json: a broken or hostile file is one line naming it, never an internal error."""
+    try:
+        return facts_from_config(json.loads(path.read_text(encoding="utf-8")), f"config:{model}")
+    except json.JSONDecodeError as exc:
+        raise GsgError(f"not a JSON config: {exc.msg}", where=f"{path}:{exc.lineno}") from None
+    except UnicodeDecodeError:
+        raise GsgError("not a JSON config: not UTF-8 text", where=str(path)) from None
+    except OSError as exc:
+        raise GsgError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+    except ValueError as exc:  # BadConfig: a value of the wrong type or size
+        raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=str(path)) from None
+
+
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
     path = Path(model).expanduser()
@@ -48,12 +62,9 @@ def model_facts(model: str, offline: bool):
         except ValueError as exc:  # a bad header, an unknown tensor type: no arithmetic possible
             raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=model) from None
     if path.is_file():
-        try:
-            return facts_from_config(json.loads(path.read_text()), f"config:{model}")
-        except json.JSONDecodeError as exc:
-            raise GsgError(f"not a JSON config: {exc.msg}", where=f"{model}:{exc.lineno}") from None
+        return _config_facts(path, model)
     if path.is_dir() and (path / "config.json").is_file():
-        return facts_from_config(json.loads((path / "config.json").read_text()), f"config:{model}")
+        return _config_facts(path / "config.json", model)
     if looks_like_path(model):
         raise GsgError("file not found" if not path.is_dir() else "folder has no config.json", where=model)
     facts = catalog_facts(model)

@@ -249,3 +249,17 @@ def test_the_estimate_spec_states_gpus_per_replica_only_without_a_parallel_size(
         "gpu_ids": ["estimate:cuda:0", "estimate:cuda:1", "estimate:cuda:2"], "gpus_per_replica": 3}
     # with a parallel size GPUStack takes the world size, and a count that differs stays GSG022's to report
     assert "gpus_per_replica" not in synthetic_spec(opts, "vllm", 2, {}, 32 * 2**30, 4)["gpu_selector"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"model_type": "llama", "num_key_value_heads": "eight"}', "'num_key_value_heads' must be a whole number"),
+    ("[1, 2]", "config.json must be a JSON object, not list"),
+    ('{"model_type": "llama",', "not a JSON config"),
+    (b"\xff\xfe{}", "not a JSON config: not UTF-8 text"),
+])
+def test_a_hostile_config_is_one_line_exit_1(gsg, tmp_path, text, message):
+    path = tmp_path / "config.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    result = gsg("estimate", "-m", str(path), "--gpu-memory", "24GiB")
+    assert result.code == 1 and message in result.err and str(path) in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err

@@ -49,9 +49,13 @@ def _config_dir_facts(directory: Path, source: str) -> ModelFacts:
     facts = facts_from_config(config, source)
     index = directory / "model.safetensors.index.json"
     if index.is_file():
-        total = json.loads(index.read_text()).get("metadata", {}).get("total_size")
-        if total:
-            facts = facts.merged({"weight_bytes": int(total)})
+        data = json.loads(index.read_text())
+        metadata = data.get("metadata") if isinstance(data, dict) else None
+        total = metadata.get("total_size") if isinstance(metadata, dict) else None
+        if total is not None:
+            if isinstance(total, bool) or not isinstance(total, int) or total < 1:
+                raise ValueError(f"{index.name}: metadata.total_size must be a byte count, not {str(total)[:40]!r}")
+            facts = facts.merged({"weight_bytes": total})
     return facts
 
 

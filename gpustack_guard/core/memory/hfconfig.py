@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from gpustack_guard.core.memory.facts import ModelFacts
@@ -199,8 +200,64 @@ def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     return tuple(int(r) for r in ratios)
 
 
+class BadConfig(ValueError):
+    """A config.json whose values are not what the arithmetic reads (a pull request can hold any file):
+    reported as model facts unknown (GSG030) naming the field, never an internal error later."""
+
+
+# Counts no real config.json comes near; past them a value is a typo or an attack, and the arithmetic would
+# print absurd numbers (the same bounds guard.model's fields have, spec/model.py, or looser)
+MAX_CONFIG_COUNT = 10**9
+_AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
+                           "head_dim", "intermediate_size", "vocab_size", "num_experts", "num_experts_per_tok",
+                           "moe_intermediate_size", "kv_lora_rank", "q_lora_rank", "v_head_dim", "sliding_window",
+                           "max_position_embeddings"})
+# Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
+_AT_MOST = {"num_hidden_layers": 1000, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
+            "num_nextn_predict_layers": 1000, "num_hash_layers": 1000}
+_INT_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("int"))
+_STR_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("str"))
+
+
+def _checked(facts: ModelFacts) -> ModelFacts:
+    for name in _INT_FIELDS:
+        value = getattr(facts, name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadConfig(f"'{name}' must be a whole number, not {_shown_value(value)}")
+        low, high = (1 if name in _AT_LEAST_ONE else 0), _AT_MOST.get(name, MAX_CONFIG_COUNT)
+        if not low <= value <= high:
+            raise BadConfig(f"'{name}' {value:,} is outside {low}..{high:,}")
+    for name in _STR_FIELDS:
+        value = getattr(facts, name)
+        if value is not None and not isinstance(value, str):
+            raise BadConfig(f"'{name}' must be a string, not {_shown_value(value)}")
+    if facts.compress_ratios and (len(facts.compress_ratios) > 2 * _AT_MOST["num_hidden_layers"]
+                                  or any(r < 0 or r > MAX_CONFIG_COUNT for r in facts.compress_ratios)):
+        raise BadConfig("'compress_ratios' must hold at most 2,000 whole numbers >= 0")
+    return facts
+
+
+def _shown_value(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def facts_from_config(config: dict, source: str) -> ModelFacts:
-    """Facts from config.json; multimodal configs use their `text_config`."""
+    """Facts from config.json; multimodal configs use their `text_config`. Raises BadConfig for values of the
+    wrong type or beyond MAX_CONFIG_COUNT."""
+    if not isinstance(config, dict):
+        raise BadConfig(f"config.json must be a JSON object, not {type(config).__name__}")
+    try:
+        return _checked(_facts(config, source))
+    except BadConfig as exc:
+        raise BadConfig(f"{source}: {exc}") from None
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a field of the wrong shape
+        raise BadConfig(f"{source}: unreadable value ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _facts(config: dict, source: str) -> ModelFacts:
     top_model_type = str(config.get("model_type") or "")
     if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
         merged = dict(config["text_config"])

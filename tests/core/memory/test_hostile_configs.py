@@ -1,0 +1,39 @@
+"""A config.json in a pull request can hold anything: every value the arithmetic reads is type- and
+range-checked when the facts are built (BadConfig, a GSG030), never a TypeError or a hang later."""
+
+import pytest
+
+from gpustack_guard.core.memory.hfconfig import BadConfig, facts_from_config
+
+LLAMA = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+         "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"num_key_value_heads": "eight"}, "'num_key_value_heads' must be a whole number, not 'eight'"),
+    ({"hidden_size": 4096.5}, "'hidden_size' must be a whole number, not 4096.5"),
+    ({"hidden_size": float("inf")}, "'hidden_size' must be a whole number, not inf"),
+    ({"num_hidden_layers": True}, "'num_hidden_layers' must be a whole number, not True"),
+    ({"num_hidden_layers": 0}, "'num_hidden_layers' 0 is outside 1..1,000"),
+    ({"num_hidden_layers": 1001}, "'num_hidden_layers' 1,001 is outside 1..1,000"),  # looped over per layer
+    ({"vocab_size": -5}, "'vocab_size' -5 is outside 1..1,000,000,000"),
+    ({"intermediate_size": 10**9 + 1}, "'intermediate_size' 1,000,000,001 is outside 1..1,000,000,000"),
+    ({"model_type": "mpt", "expansion_ratio": "x", "intermediate_size": None}, "unreadable value (ValueError"),
+    ({"architectures": [7]}, "'architecture' must be a string, not 7"),
+    ({"compress_ratios": [4] * 2001}, "'compress_ratios' must hold at most 2,000"),
+])
+def test_a_hostile_value_is_named(change, message):
+    with pytest.raises(BadConfig, match="^config:x.json: ") as caught:
+        facts_from_config({**LLAMA, **change}, "config:x.json")
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [[1, 2], "text", 3, None])
+def test_a_config_that_is_not_an_object(value):
+    with pytest.raises(BadConfig, match="config.json must be a JSON object"):
+        facts_from_config(value, "config:x.json")
+
+
+def test_the_limits_themselves_are_accepted():
+    facts = facts_from_config({**LLAMA, "num_hidden_layers": 1000, "vocab_size": 10**9}, "config:x.json")
+    assert (facts.num_hidden_layers, facts.vocab_size) == (1000, 10**9)
