@@ -72,6 +72,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
+        disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
     )
 
 

@@ -185,11 +185,65 @@ NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NC
 CUDA_CONTEXT = int(0.5 * GiB)
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
+# It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see VLLM_INTERCONNECT below).
 COMM_BUFFERS = int(0.75 * GiB)
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
 DEFAULT_MAX_LORAS = 1
 DEFAULT_MAX_LORA_RANK = 16
 LORA_ELEMENT_BYTES = 2
+# --- NCCL and custom all-reduce by interconnect (vLLM) ---------------------------------------------------
+# vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py, CustomAllreduce.__init__
+# and finalize_p2p) serves the TP group only (cuda_communicator.py: "only tp uses custom allreduce"; PP uses
+# NCCL send/recv) and stays off when
+#   - --disable-custom-all-reduce is given (init_worker_distributed_environment: set_custom_all_reduce(not ...));
+#   - the TP size is not in _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8] ("unsupported world size");
+#   - TP > 2 and the GPUs are not fully connected by NVLink: "Custom allreduce is disabled because it's not
+#     supported on more than two PCIe-only GPUs" (platforms/cuda.py is_fully_connected asks NVML for
+#     nvmlDeviceGetP2PStatus(..., NVML_P2P_CAPS_INDEX_NVLINK) == NVML_P2P_STATUS_OK for every pair);
+#   - GPU P2P is missing ("your platform lacks GPU P2P capability or P2P test failed": GeForce cards);
+#   - the group spans nodes (gsg does not know the node layout; a TP group is assumed to be on one node).
+# When on, each rank holds three buffers of max_size = 8192 * 1024 bytes: the metadata buffer (meta_size() +
+# max_size, IPC-shared), the registered input buffer (max_size, IPC-shared) and rank_data (8 MiB); meta_size(),
+# the few-KiB signal struct, is left out.
+CUSTOM_ALL_REDUCE_SIZES = (2, 4, 6, 8)
+CUSTOM_ALL_REDUCE_BUFFERS = 3 * 8192 * 1024
+# NCCL's own share of COMM_BUFFERS, profiled (inside the budget) before 0.11 on NVLink-connected and unknown GPUs,
+# with custom all-reduce's buffers where vLLM's rules turn it on. The logs say NVLink NCCL is larger
+# still (V04, vllm PR #10511, H100 TP2 V0: non-torch 1.79 -> 3.58 GiB from TP1 to TP2, measured before PR #11809
+# stopped counting allocator slack as non-torch; vllm PR #25359: "NCCL buffers (~4.5 GiB for tensor
+# parallelism)" on 80 GB GPUs, TP size not stated): not refitted, the estimate stands.
+NCCL_BUFFERS = COMM_BUFFERS - CUSTOM_ALL_REDUCE_BUFFERS
+# PCIe-only GPUs (P2P over PCIe) and GPUs without P2P (GeForce): non-torch memory per rank as logged, NCCL
+# included (every log is from before 0.11, where NCCL is set up after the snapshot and profiled as non-torch):
+#   V24 (vLLM 0.10.2, 8x L40S TP8 + EP, custom all-reduce off): "0.21 GiB for non-torch memory" (0.17-0.21)
+#   V22 (vllm#13061, V0 0.7.2, 2x RTX 4090 TP2, no P2P): "non_torch_memory takes 0.25GiB"
+#   vllm PR #14447 (a V0 worker of April 2025, 23.58 GiB cards, GPU not named in the log): "non_torch_memory takes
+#   0.20GiB", in line with them
+# The largest is taken, with no NCCL term on top before 0.11 (it is inside); custom all-reduce, where vLLM's rules
+# turn it on (a PCIe pair), is added. From 0.11 NCCL leaves the snapshot: the figure stays in the budget whole (no
+# PCIe log of 0.11+ prints non-torch; fewer KV tokens rather than more) and outside it gsg keeps COMM_BUFFERS, as
+# on every interconnect and whether custom all-reduce is on or not: no log sizes NCCL outside the snapshot, NCCL
+# keeps allocating after the profile (connections made at first use, CUDA-graph capture of NCCL all-reduce where
+# custom all-reduce is off: nccl#1234 on two L4s), and GSG034's ALLOCATOR_SLACK was fitted with it (the field
+# notes' 4x RTX A6000 TP4, PCIe-only, OOM at gmu 0.92).
+NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
+# GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
+#   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
+#   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
+#   no_p2p: GeForce, TITAN and GTX cards and bare consumer RTX numbers (RTX 3090, RTX 5070 Ti);
+#   nvlink: SXM boards (A100-SXM4, V100-SXM2, H100 SXM), "H100 80GB HBM3" (the SXM part's NVML name), H200, H800,
+#     H20, GH200, B200, GB200, B300, GB300;
+#   pcie: L40S, L40, L20, L4, A40, A30, A16, A10(G), A2, T4, RTX Ax000, RTX 6000/5000/4000/2000 Ada, RTX PRO
+#     (Blackwell workstation and server cards), Quadro.
+# A bare "A100", "H100" or "A800" is unknown: both forms exist.
+VLLM_INTERCONNECT = (
+    ("unknown", r"\bnvl\b"),
+    ("pcie", r"pcie"),
+    ("no_p2p", r"geforce|titan|\bgtx\b|\brtx ?[2-5]0[5-9]0\b"),
+    ("nvlink", r"sxm|hbm3|\bh200\b|\bh800\b|\bh20\b|\bgh200\b|\bg?b[23]00\b"),
+    ("pcie", r"\bl40s?\b|\bl20\b|\bl4\b|\ba40\b|\ba30\b|\ba16\b|\ba10g?\b|\ba2\b|\bt4\b|\brtx a\d{4}\b|"
+             r"\brtx (pro )?\d{4}\b|quadro"),
+)
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
 # get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server: >= 70 GiB and not an A100 -> 8192 batched tokens

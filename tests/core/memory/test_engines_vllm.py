@@ -288,3 +288,125 @@ def test_mxfp4_backend_for_each_gpu_class_around_each_boundary(gpu):
         one = "marlin" if gpu in _AMPERE + _ADA else "flashinfer" if gpu in _SM100 else "triton"
         expected = [one] * len(_VERSIONS)
     assert [mxfp4_backend(v, gpu) for v in _VERSIONS] == expected
+
+
+# --- NCCL and custom all-reduce by interconnect (profiles.VLLM_INTERCONNECT, CUSTOM_ALL_REDUCE_*) ---------------
+
+@pytest.mark.parametrize("name,link", [
+    ("NVIDIA H100 80GB HBM3", "nvlink"), ("NVIDIA H100 PCIe", "pcie"), ("NVIDIA H100 NVL", "unknown"),
+    ("H100", "unknown"), ("NVIDIA A100-SXM4-80GB", "nvlink"), ("NVIDIA A100 80GB PCIe", "pcie"),
+    ("NVIDIA A100-PCIE-40GB", "pcie"), ("NVIDIA A100", "unknown"), ("NVIDIA A800-SXM4-80GB", "nvlink"),
+    ("NVIDIA H200", "nvlink"), ("NVIDIA H200 NVL", "unknown"), ("NVIDIA H20", "nvlink"), ("NVIDIA H800", "nvlink"),
+    ("NVIDIA GH200 480GB", "nvlink"), ("NVIDIA B200", "nvlink"), ("NVIDIA GB200", "nvlink"),
+    ("Tesla V100-SXM2-32GB", "nvlink"), ("Tesla V100-PCIE-16GB", "pcie"),
+    ("NVIDIA L40S", "pcie"), ("NVIDIA L40", "pcie"), ("NVIDIA L4", "pcie"), ("NVIDIA L20", "pcie"),
+    ("NVIDIA A10", "pcie"), ("NVIDIA A10G", "pcie"), ("NVIDIA A40", "pcie"), ("NVIDIA A30", "pcie"),
+    ("NVIDIA A2", "pcie"), ("Tesla T4", "pcie"), ("NVIDIA RTX A6000", "pcie"),
+    ("NVIDIA RTX 6000 Ada Generation", "pcie"), ("NVIDIA RTX 5000 Ada Generation", "pcie"),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "pcie"), ("Quadro RTX 8000", "pcie"),
+    ("NVIDIA GeForce RTX 4090", "no_p2p"), ("NVIDIA GeForce RTX 5070 Ti", "no_p2p"), ("RTX 3090", "no_p2p"),
+    ("NVIDIA TITAN RTX", "no_p2p"), ("NVIDIA GeForce GTX 1080 Ti", "no_p2p"),
+    ("", "unknown"), ("AMD Instinct MI300X", "unknown"), ("Tesla P100", "unknown"),
+])
+def test_interconnect_by_gpu_name(name, link):
+    from gpustack_guard.core.memory.engines.vllm import interconnect
+    assert interconnect(name) == link
+
+
+NCCL_BYTES = 805_306_368 - 25_165_824  # 0.75 GiB less three 8 MiB custom all-reduce buffers
+
+
+def _parallel(gpu_name, tp=1, pp=1, version="0.10.2", disable_car=False):
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(tensor_parallel_size=tp, pipeline_parallel_size=pp, max_model_len=8192,
+                     gpu_memory_utilization=0.9, disable_custom_all_reduce=disable_car)
+    return estimate_vllm(facts, 44 * GiB, cfg, version=version, gpu_name=gpu_name)
+
+
+def test_custom_all_reduce_and_nccl_constants_in_bytes():
+    assert P.CUSTOM_ALL_REDUCE_BUFFERS == 3 * 8_388_608 == 25_165_824
+    assert P.NCCL_BUFFERS == NCCL_BYTES == 780_140_544
+    assert P.NON_TORCH_PCIE_PARALLEL == 268_435_456 and P.NON_TORCH_PARALLEL == 644_245_094
+
+
+@pytest.mark.parametrize("gpu,tp,pp,disable_car,non_torch,comm", [
+    # PCIe-only: custom all-reduce only for a pair ("more than two PCIe-only GPUs" disables it)
+    ("NVIDIA L40S", 2, 1, False, 268_435_456, 25_165_824),
+    ("NVIDIA L40S", 4, 1, False, 268_435_456, 0),
+    ("NVIDIA L40S", 8, 1, False, 268_435_456, 0),
+    ("NVIDIA L40S", 2, 1, True, 268_435_456, 0),  # --disable-custom-all-reduce
+    ("NVIDIA L40S", 1, 2, False, 268_435_456, 0),  # PP only: custom all-reduce serves the TP group
+    # GeForce: no P2P, so no custom all-reduce even for a pair
+    ("NVIDIA GeForce RTX 4090", 2, 1, False, 268_435_456, 0),
+    ("NVIDIA GeForce RTX 4090", 4, 1, False, 268_435_456, 0),
+    # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off
+    ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094, NCCL_BYTES),  # not in [2, 4, 6, 8]
+    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),
+    # unknown name: today's NVLink assumption (0.6 + 0.75 GiB)
+    ("", 2, 1, False, 644_245_094, 805_306_368),
+    ("", 8, 1, False, 644_245_094, 805_306_368),
+    ("NVIDIA H100 NVL", 4, 1, False, 644_245_094, 805_306_368),
+    ("AMD Instinct MI300X", 2, 1, False, 644_245_094, 805_306_368),
+    ("NVIDIA L40S", 1, 1, False, 375_809_638, 0),  # one GPU: no NCCL, the single-GPU non-torch figure
+])
+def test_parallel_overheads_by_interconnect_and_custom_all_reduce_rules(gpu, tp, pp, disable_car, non_torch, comm):
+    est = _parallel(gpu, tp, pp, disable_car=disable_car)
+    assert est.non_torch == non_torch
+    assert est.extra["comm_buffers_in_budget"] == comm and est.extra["comm_buffers"] == 0  # 0.10.x: inside
+
+
+def test_pcie_kv_gains_exactly_the_terms_it_no_longer_pays():
+    nvlink, pcie = _parallel("", tp=2), _parallel("NVIDIA L40S", tp=2)
+    assert pcie.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + (805_306_368 - 25_165_824)
+    four = _parallel("NVIDIA L40S", tp=4)
+    assert four.kv_available - _parallel("", tp=4).kv_available == (644_245_094 - 268_435_456) + 805_306_368
+
+
+@pytest.mark.parametrize("gpu,tp,disable_car,profiled", [
+    ("NVIDIA L40S", 2, False, 25_165_824), ("NVIDIA L40S", 4, False, 0), ("NVIDIA GeForce RTX 4090", 2, False, 0),
+    ("NVIDIA H100 80GB HBM3", 8, False, 805_306_368), ("NVIDIA H100 80GB HBM3", 8, True, NCCL_BYTES),
+    ("", 2, False, 805_306_368),
+])
+def test_from_0_11_the_buffers_sit_outside_the_budget(gpu, tp, disable_car, profiled):
+    """Before 0.11 what the profile sees (PCIe: only custom all-reduce, NCCL is inside the logged non-torch);
+    from 0.11 COMM_BUFFERS outside on every interconnect (no log sizes it there), in the footprint."""
+    after = 805_306_368
+    old = _parallel(gpu, tp, version="0.10.2", disable_car=disable_car)
+    new = _parallel(gpu, tp, version="0.11.0", disable_car=disable_car)
+    assert old.extra["comm_buffers_in_budget"] == profiled and old.extra["comm_buffers"] == 0
+    assert new.extra["comm_buffers_in_budget"] == 0 and new.extra["comm_buffers"] == after
+    assert new.non_torch == old.non_torch  # the non-torch figure stays in the budget in both
+    assert new.footprint == new.requested + P.CUDA_CONTEXT + after + new.cuda_graphs
+    assert old.footprint == old.requested + P.CUDA_CONTEXT + old.cuda_graphs
+
+
+def test_disable_custom_all_reduce_flag_reaches_the_config():
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    assert engine.vllm_config({"disable-custom-all-reduce": ""}, Policy()).disable_custom_all_reduce
+    assert not engine.vllm_config({"disable-custom-all-reduce": "false"}, Policy()).disable_custom_all_reduce
+    assert not engine.vllm_config({}, Policy()).disable_custom_all_reduce
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    flags = {"tensor-parallel-size": "8", "max-model-len": "8192"}
+    gpus = [(80 * GiB, "NVIDIA H100 80GB HBM3")] * 8
+    on = engine.estimate("vllm", facts, gpus, flags, "0.10.2", Policy())
+    off = engine.estimate("vllm", facts, gpus, {**flags, "disable-custom-all-reduce": ""}, "0.10.2", Policy())
+    assert on.kv_available - off.kv_available == -25_165_824
+
+
+def test_v24_qwen3_235b_fp8_on_8_l40s_keeps_the_logged_kv_pool():
+    """V24 (vLLM 0.10.2, 8x L40S TP8 + EP, gmu 0.90, len 32,768): 'GPU KV cache size: 237,344 tokens', non-torch
+    0.21 GiB with custom all-reduce disabled on the PCIe-only GPUs."""
+    facts = replace(catalog_facts("Qwen/Qwen3-235B-A22B"), quant_method="fp8", weight_bytes=None)
+    cfg = VllmConfig(tensor_parallel_size=8, expert_parallel=True, gpu_memory_utilization=0.9, max_model_len=32_768)
+    est = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="NVIDIA L40S")
+    assert est.extra["interconnect"] == "pcie" and est.extra["comm_buffers_in_budget"] == 0
+    assert est.kv_bytes_per_token == 48_128
+    assert abs(est.kv_capacity_tokens - 237_344) / 237_344 <= 0.10
+    unknown = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="")
+    assert abs(unknown.kv_capacity_tokens - 237_344) / 237_344 > 0.10  # today's 0.6 + 0.75 GiB: the old miss

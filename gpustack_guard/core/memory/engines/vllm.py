@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from dataclasses import dataclass, replace
 
 from gpustack_guard.core.memory import profiles as P
@@ -52,6 +53,7 @@ class VllmConfig:
     max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
     max_lora_rank: int = P.DEFAULT_MAX_LORA_RANK
     fully_sharded_loras: bool = False
+    disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,6 +246,39 @@ def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
 
 
+def interconnect(gpu_name: str) -> str:
+    """"nvlink" | "pcie" | "no_p2p" | "unknown": how this GPU's boards talk to each other, from its name
+    (profiles.VLLM_INTERCONNECT, first match wins)."""
+    name = gpu_name.lower()
+    for kind, pattern in P.VLLM_INTERCONNECT:
+        if name and re.search(pattern, name):
+            return kind
+    return "unknown"
+
+
+def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
+    """Whether vLLM's custom all-reduce sets up its buffers on this TP group (profiles.CUSTOM_ALL_REDUCE_SIZES).
+    An unknown GPU is taken as NVLink-connected, today's assumption for it (COMM_BUFFERS)."""
+    if disabled or tp not in P.CUSTOM_ALL_REDUCE_SIZES or link == "no_p2p":
+        return False
+    return tp == 2 or link in ("nvlink", "unknown")
+
+
+def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool) -> tuple[int, int, int]:
+    """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
+    outside the budget from 0.11). vLLM sets them up with its distributed environment, after the memory snapshot
+    before 0.11 and before it from 0.11 (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected:
+    today's NON_TORCH_PARALLEL + COMM_BUFFERS. Outside the budget it is COMM_BUFFERS on every interconnect
+    (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
+    if tp * pp == 1:
+        return P.NON_TORCH_SINGLE, 0, 0
+    link = interconnect(gpu_name)
+    custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
+    if link in ("pcie", "no_p2p"):  # NCCL's profiled share is inside the logged non-torch figure
+        return P.NON_TORCH_PCIE_PARALLEL, custom, P.COMM_BUFFERS
+    return P.NON_TORCH_PARALLEL, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+
+
 def round_up(value: int, multiple: int | None) -> int:
     return value if not multiple else -(-value // multiple) * multiple
 
@@ -382,9 +417,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if profile.engine == "v0" and not chunked:
         batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
     seqs = cfg.max_num_seqs or default_seqs
-    non_torch = P.NON_TORCH_SINGLE if tp * pp == 1 else P.NON_TORCH_PARALLEL
-    comm = P.COMM_BUFFERS if tp * pp > 1 else 0
-    comm_in_budget = comm if profile.comm_in_budget else 0  # allocated after the snapshot: profiled (PR #25359)
+    non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
+    # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
+    comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
@@ -468,7 +503,6 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      "against the smallest pipeline stage (vllm#34076)")
     estimated = check_shape.max_tokens_fitting(available, max(native, max_len, 1))
     needed = check_shape.request_bytes(max_len) if max_len else 0
-    comm_outside = comm - comm_in_budget
     graphs = worst.cuda_graphs
     # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
     # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
@@ -495,7 +529,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
-               "comm_buffers_in_budget": comm_in_budget, "mxfp4_backend": backend,
+               "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
+               "mxfp4_backend": backend,
                "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel),
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
