@@ -313,9 +313,10 @@ LLAMACPP_SWA_CACHE_SINCE = "b5452"
 # 7,063,427,072 in transformers, of which vLLM loads all but the last CLIP layer and the post-LayerNorm
 # (vision_feature_layer -2). Tests: tests/core/memory/test_vision.py.
 # Quantised checkpoints leave the vision tower at the checkpoint dtype: AWQ and GPTQ exports of Qwen2.5-VL list
-# "visual" in modules_to_not_convert (AutoAWQ) or carry no quantised visual tensors (vLLM's qwen2_vl.py
-# _maybe_ignore_quant_config drops the quant config for the vision tower under GPTQ "since AutoGPTQ seems to avoid
-# vision encoder sections"); FP8 exports (llm-compressor) ignore "re:visual.*" / "re:vision_tower.*". gsg keeps
+# "visual" in modules_to_not_convert (AutoAWQ), vLLM's qwen2_vl.py / qwen2_5_vl.py _maybe_ignore_quant_config
+# builds the vision tower without the GPTQ config ("GPTQ configs do not have a list of ignored modules, however
+# AutoGPTQ seems to avoid vision encoder sections for some models"), and llm-compressor's FP8 / W4A16 recipes for
+# Qwen-VL ignore "re:visual.*". gsg keeps
 # every vision parameter at the checkpoint's unquantised width, which over-counts only vLLM's online
 # `--quantization fp8` of the encoder's linear layers (< 0.7 GB on the models above).
 # Model types whose vision part gsg does not count, and why: their memory has no verdict (GSG030).
