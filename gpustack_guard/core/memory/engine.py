@@ -154,6 +154,10 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
                                "gsg has no memory arithmetic for them, so there is no verdict")
+    if facts.vision_unsupported:
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} is multimodal ({facts.vision_unsupported}): gsg "
+                               "cannot count its vision encoder's weights, and leaving them out would overstate "
+                               "the KV cache, so there is no verdict")
     flags = dict(flag_items)
     totals = [total for total, _ in gpus]
     smallest = min(range(len(gpus)), key=lambda i: totals[i])

@@ -20,6 +20,8 @@ class ModelFacts:
     head_dim: int | None = None
     intermediate_size: int | None = None
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
+    vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
+    vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
     gated_mlp: bool = True  # gate + up + down; False: up + down only (GPT-2, Falcon, MPT, ...: hfconfig._PLAIN_MLP)
     vocab_size: int | None = None
     tie_word_embeddings: bool = False
@@ -152,6 +154,7 @@ class ParamBreakdown:
     per_layer_linear: tuple[int, ...]  # linear (quantisable) params of each layer
     per_layer_other: tuple[int, ...]  # norms, biases, routers of each layer
     final_norm: int
+    vision: int = 0  # vision tower + projector (multimodal models), never quantised
 
     @property
     def linear(self) -> int:
@@ -159,7 +162,8 @@ class ParamBreakdown:
 
     @property
     def total(self) -> int:
-        return self.embedding + self.lm_head + self.linear + sum(self.per_layer_other) + self.final_norm
+        return self.embedding + self.lm_head + self.linear + sum(self.per_layer_other) + self.final_norm + \
+            self.vision
 
 
 @dataclass(frozen=True)

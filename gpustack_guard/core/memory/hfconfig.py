@@ -7,6 +7,7 @@ from typing import Any
 
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
+from gpustack_guard.core.memory.vision import vision_tower
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
            "fp16": "float16", "half": "float16", "float": "float32"}
@@ -200,6 +201,17 @@ def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     return tuple(int(r) for r in ratios)
 
 
+# What transformers' config classes fill in for the keys a nested text_config leaves out (LLaVA-1.5 states
+# only vocab_size and max_position_embeddings of its Llama; Gemma 3 only widths, layers and the window)
+_TEXT_DEFAULTS = {
+    "llama": {"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "vocab_size": 32000, "max_position_embeddings": 2048},
+    "gemma3_text": {"hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208,
+                    "max_position_embeddings": 131072, "sliding_window": 4096, "tie_word_embeddings": True},
+}
+
+
 class BadConfig(ValueError):
     """A config.json whose values are not what the arithmetic reads (a pull request can hold any file):
     reported as model facts unknown (GSG030) naming the field, never an internal error later."""
@@ -245,8 +257,9 @@ def _shown_value(value: Any) -> str:
 
 
 def facts_from_config(config: dict, source: str) -> ModelFacts:
-    """Facts from config.json; multimodal configs use their `text_config`. Raises BadConfig for values of the
-    wrong type or beyond MAX_CONFIG_COUNT."""
+    """Facts from config.json; multimodal configs use their `text_config` for the language model and their
+    `vision_config` for the vision tower and projector (vision.py). Raises BadConfig for values of the wrong
+    type or beyond MAX_CONFIG_COUNT."""
     if not isinstance(config, dict):
         raise BadConfig(f"config.json must be a JSON object, not {type(config).__name__}")
     try:
@@ -259,8 +272,10 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
 
 def _facts(config: dict, source: str) -> ModelFacts:
     top_model_type = str(config.get("model_type") or "")
+    top = config
     if isinstance(config.get("text_config"), dict) and not config.get("num_hidden_layers"):
-        merged = dict(config["text_config"])
+        text = config["text_config"]
+        merged = dict(_TEXT_DEFAULTS.get(str(text.get("model_type") or ""), {})) | text
         merged.setdefault("quantization_config", config.get("quantization_config"))
         merged.setdefault("torch_dtype", config.get("torch_dtype") or config.get("dtype"))
         config = merged
@@ -275,7 +290,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         shared = config["n_shared_experts"] * (config.get("moe_intermediate_size") or 0)
     bias = config.get("attention_bias")
     if bias is None:
-        bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl") or bool(config.get("add_qkv_bias"))
+        bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text") \
+            or bool(config.get("add_qkv_bias"))
     quant = _quantization(config)
     gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
@@ -284,6 +300,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
     if config.get("padded_vocab_size"):
         same_named["vocab_size"] = config["padded_vocab_size"]  # ChatGLM: vLLM's embedding has the padded size
     hidden = _first(config, "hidden_size", "n_embd", "d_model")
+    vision = vision_tower(top, hidden)
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
@@ -293,6 +310,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         intermediate_size=_mlp_width(config, model_type or top_model_type, hidden),
         gated_mlp=(model_type or top_model_type) not in _PLAIN_MLP,
         recurrent_layers=_recurrent_layers(config, model_type or top_model_type),
+        vision_params=vision.params,
+        vision_unsupported=vision.unsupported,
         tie_word_embeddings=bool(config.get("tie_word_embeddings", (model_type or top_model_type) in _TIED_BY_DEFAULT)),
         attention_bias=bool(bias),
         num_experts=experts,

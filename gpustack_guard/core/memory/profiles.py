@@ -361,3 +361,32 @@ LLAMACPP_CELL_PAD = 32
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.
 LLAMACPP_SWA_CACHE_SINCE = "b5452"
+
+# --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
+# Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,
+# qwen2_5_vl.py, qwen3_vl.py, llava.py, llava_next.py, gemma3_mm.py, mistral3.py with clip.py, siglip.py,
+# pixtral.py). Checks against the published totals: Qwen2.5-VL-7B 8,292,166,656 = 7,615,616,512 text +
+# 676,550,144 visual (a training log printing both, and the safetensors metadata); Qwen2.5-VL-3B 3,754,622,976;
+# Qwen3-VL-8B 8,767,123,696; gemma-3-4b-it 4,300,079,472; Mistral-Small-3.1-24B 24,011,361,280; llava-1.5-7b
+# 7,063,427,072 in transformers, of which vLLM loads all but the last CLIP layer and the post-LayerNorm
+# (vision_feature_layer -2). Tests: tests/core/memory/test_vision.py.
+# Quantised checkpoints leave the vision tower at the checkpoint dtype: AWQ and GPTQ exports of Qwen2.5-VL list
+# "visual" in modules_to_not_convert (AutoAWQ), vLLM's qwen2_vl.py / qwen2_5_vl.py _maybe_ignore_quant_config
+# builds the vision tower without the GPTQ config ("GPTQ configs do not have a list of ignored modules, however
+# AutoGPTQ seems to avoid vision encoder sections for some models"), and llm-compressor's FP8 / W4A16 recipes for
+# Qwen-VL ignore "re:visual.*". gsg keeps
+# every vision parameter at the checkpoint's unquantised width, which over-counts only vLLM's online
+# `--quantization fp8` of the encoder's linear layers (< 0.7 GB on the models above).
+# Model types whose vision part gsg does not count, and why: their memory has no verdict (GSG030).
+VISION_UNCOUNTED = {
+    "mllama": "Llama 3.2 Vision: cross-attention layers inside the text model and a two-stage vision encoder",
+    "internvl_chat": "InternVL (remote code): InternViT encoder and an llm_config instead of text_config",
+    "internvl": "InternVL: InternViT encoder with layer scale and QK norm",
+    "minicpmv": "MiniCPM-V: SigLIP encoder with a resampler",
+    "phi3_v": "Phi-3/3.5-vision: CLIP encoder configured in img_processor",
+    "phi4mm": "Phi-4-multimodal: vision and audio encoders with LoRA adapters",
+    "phi4_multimodal": "Phi-4-multimodal: vision and audio encoders with LoRA adapters",
+    "llava_onevision": "LLaVA-OneVision: SigLIP encoder whose pooling head vLLM may or may not build",
+    "idefics3": "Idefics3 / SmolVLM: SigLIP encoder with a pixel-shuffle connector",
+    "qwen2_5_omni": "Qwen2.5-Omni: vision, audio and talker modules",
+}

@@ -87,7 +87,8 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
         mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
         other.append(attn_other + mlp_other + 2 * H)
-    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), H)
+    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), H,
+                          f.vision_params)
 
 
 def active_params(f: ModelFacts) -> int:
@@ -139,7 +140,10 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
         # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
         embed_bytes = math.ceil(b.embedding * per_param)
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
-    return WeightLayout(tuple(per_layer), embed_bytes, head_bytes, b.final_norm * high)
+    # The vision tower and projector stay at the checkpoint dtype whatever the text model's quantisation
+    # (profiles.VISION_UNCOUNTED's note); they sit with the embedding on the first pipeline stage, split by TP
+    # like it (vLLM builds the encoders from parallel linear layers).
+    return WeightLayout(tuple(per_layer), embed_bytes + b.vision * high, head_bytes, b.final_norm * high)
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:

@@ -1,0 +1,200 @@
+"""Vision tower and projector parameters of a multimodal config.json, counted as vLLM builds them (pure).
+
+Each family's count is the sum of the module shapes in vLLM's model file (vllm/model_executor/models/...); the
+defaults for keys a config leaves out are its transformers config class's, which is what vLLM reads. A
+multimodal config of a family not counted here is reported by name (`unsupported`), never taken as 0.
+docs/memory-arithmetic.md ("Vision towers") explains the formulas; profiles.VISION_* hold the sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpustack_guard.core.memory import profiles as P
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    params: int = 0  # vision encoder + projector parameters vLLM loads (0: no vision part)
+    family: str | None = None  # which count applied, for messages
+    unsupported: str | None = None  # a multimodal config gsg cannot count: what it is
+
+
+def _get(config: dict, key: str, default):
+    value = config.get(key)
+    return default if value is None else value
+
+
+def _vit_layer(hidden: int, inter: int, *, gated: bool, bias: bool, norms: int) -> int:
+    """One pre-norm ViT block: fused QKV + output projection, an MLP (gate + up + down or fc1 + fc2) and `norms`
+    parameters of normalisation (LayerNorm 4H with bias, RMSNorm 2H)."""
+    attn = 4 * hidden * hidden + (4 * hidden if bias else 0)
+    mlp = (3 if gated else 2) * hidden * inter + (((2 if gated else 1) * inter + hidden) if bias else 0)
+    return attn + mlp + norms
+
+
+def _merger(hidden: int, merge: int, out: int, norm: int) -> int:
+    """Qwen's patch merger: a norm, then Linear(H m^2, H m^2) + GELU + Linear(H m^2, out), both biased."""
+    wide = hidden * merge * merge
+    return norm + wide * wide + wide + wide * out + out
+
+
+def qwen2_vl(v: dict) -> int:
+    """qwen2_vl.py Qwen2VisionTransformer: Conv3d patch embedding without bias, LayerNorm blocks with a biased
+    QuickGELU fc1/fc2 MLP of mlp_ratio x embed_dim, a LayerNorm patch merger onto the text width (`hidden_size`)."""
+    embed, depth = _get(v, "embed_dim", 1280), _get(v, "depth", 32)
+    inter = int(embed * _get(v, "mlp_ratio", 4))
+    patch = _get(v, "in_chans", 3) * _get(v, "temporal_patch_size", 2) * _get(v, "patch_size", 14) ** 2 * embed
+    block = _vit_layer(embed, inter, gated=False, bias=True, norms=4 * embed)
+    return patch + depth * block + _merger(embed, _get(v, "spatial_merge_size", 2), _get(v, "hidden_size", 3584),
+                                           2 * embed)
+
+
+def qwen2_5_vl(v: dict) -> int:
+    """qwen2_5_vl.py Qwen2_5_VisionTransformer: the same patch embedding, RMSNorm blocks with a biased SiLU
+    gate/up/down MLP of `intermediate_size`, an RMSNorm merger onto `out_hidden_size`."""
+    hidden, depth = _get(v, "hidden_size", 1280), _get(v, "depth", 32)
+    chans = _get(v, "in_chans", _get(v, "in_channels", 3))
+    patch = chans * _get(v, "temporal_patch_size", 2) * _get(v, "patch_size", 14) ** 2 * hidden
+    block = _vit_layer(hidden, _get(v, "intermediate_size", 3420), gated=True, bias=True, norms=2 * hidden)
+    return patch + depth * block + _merger(hidden, _get(v, "spatial_merge_size", 2),
+                                           _get(v, "out_hidden_size", 3584), hidden)
+
+
+def qwen3_vl(v: dict) -> int:
+    """qwen3_vl.py Qwen3_VisionTransformer: a biased Conv3d patch embedding, learned position embeddings
+    (num_position_embeddings x H), LayerNorm blocks with a biased fc1/fc2 MLP, the final merger (LayerNorm over H)
+    and one DeepStack merger per deepstack_visual_indexes entry (LayerNorm over H m^2)."""
+    hidden, depth = _get(v, "hidden_size", 1152), _get(v, "depth", 27)
+    merge, out = _get(v, "spatial_merge_size", 2), _get(v, "out_hidden_size", 3584)
+    chans = _get(v, "in_channels", _get(v, "in_chans", 3))
+    patch = chans * _get(v, "temporal_patch_size", 2) * _get(v, "patch_size", 16) ** 2 * hidden + hidden
+    position = _get(v, "num_position_embeddings", 2304) * hidden
+    block = _vit_layer(hidden, _get(v, "intermediate_size", 4304), gated=False, bias=True, norms=4 * hidden)
+    deepstack = len(_get(v, "deepstack_visual_indexes", [8, 16, 24]))
+    wide = hidden * merge * merge
+    return patch + position + depth * block + _merger(hidden, merge, out, 2 * hidden) + \
+        deepstack * _merger(hidden, merge, out, 2 * wide)
+
+
+def _kept_layers(total: int, feature_layer) -> int:
+    """vLLM's LLaVA builds the vision encoder only up to the feature layer it reads (llava.py
+    _get_num_hidden_layers): index k >= 0 keeps k + 1 layers, -k keeps total - k + 1; a list keeps the deepest."""
+    layers = feature_layer if isinstance(feature_layer, list) else [feature_layer]
+    return max(k + 1 if k >= 0 else total + k + 1 for k in layers)
+
+
+def clip_tower(v: dict, layers: int, post_norm: bool) -> int:
+    """clip.py CLIPVisionTransformer: class embedding, patch Conv2d without bias, (patches + 1) positions,
+    pre-LayerNorm, LayerNorm blocks with biased projections and fc1/fc2, and the post-LayerNorm when built."""
+    hidden, inter = _get(v, "hidden_size", 768), _get(v, "intermediate_size", 3072)
+    patch_size = _get(v, "patch_size", 32)
+    patches = (_get(v, "image_size", 224) // patch_size) ** 2
+    embeddings = hidden + _get(v, "num_channels", 3) * patch_size ** 2 * hidden + (patches + 1) * hidden
+    block = _vit_layer(hidden, inter, gated=False, bias=True, norms=4 * hidden)
+    return embeddings + 2 * hidden + layers * block + (2 * hidden if post_norm else 0)
+
+
+def siglip_tower(v: dict, layers: int, post_norm: bool) -> int:
+    """siglip.py SiglipVisionTransformer: biased patch Conv2d, one position per patch, LayerNorm blocks like CLIP's,
+    the post-LayerNorm when built and the attention-pooling head when vision_use_head."""
+    hidden, inter = _get(v, "hidden_size", 768), _get(v, "intermediate_size", 3072)
+    patch_size = _get(v, "patch_size", 16)
+    patches = (_get(v, "image_size", 224) // patch_size) ** 2
+    embeddings = _get(v, "num_channels", 3) * patch_size ** 2 * hidden + hidden + patches * hidden
+    block = _vit_layer(hidden, inter, gated=False, bias=True, norms=4 * hidden)
+    head = 0
+    if v.get("vision_use_head", True):  # probe, nn.MultiheadAttention (in_proj + out_proj), LayerNorm, MLP
+        head = hidden + (4 * hidden * hidden + 4 * hidden) + 2 * hidden + (2 * hidden * inter + inter + hidden)
+    return embeddings + layers * block + (2 * hidden if post_norm else 0) + head
+
+
+def pixtral_tower(v: dict, layers: int) -> int:
+    """pixtral.py PixtralHFVisionModel: patch Conv2d without bias, ln_pre RMSNorm, RMSNorm blocks with unbiased
+    q/k/v/o and a SiLU gate/up/down MLP; 2D RoPE, so no position parameters."""
+    hidden, inter = _get(v, "hidden_size", 1024), _get(v, "intermediate_size", 4096)
+    patch = _get(v, "num_channels", 3) * _get(v, "patch_size", 16) ** 2 * hidden
+    block = _vit_layer(hidden, inter, gated=True, bias=False, norms=2 * hidden)
+    return patch + hidden + layers * block
+
+
+def _projector(v_hidden: int, t_hidden: int, feature_layers: int, bias: bool) -> int:
+    """LLaVA's multi_modal_projector: linear_1 (vision width x feature layers -> text) + GELU + linear_2."""
+    width = v_hidden * feature_layers
+    return width * t_hidden + t_hidden * t_hidden + (2 * t_hidden if bias else 0)
+
+
+def llava(config: dict, text_hidden: int, family: str) -> VisionTower:
+    """llava.py / llava_next.py: a CLIP or Pixtral encoder cut after vision_feature_layer, no post-norm
+    (init_vision_tower_for_llava(require_post_norm=False)), the two-layer projector (biased unless
+    multimodal_projector_bias is false) and, for LLaVA-NeXT, the image_newline vector of text width."""
+    v = config["vision_config"]
+    kind = str(v.get("model_type") or "clip_vision_model")
+    feature = _get(config, "vision_feature_layer", -2)
+    feature_layers = len(feature) if isinstance(feature, list) else 1
+    total = _get(v, "num_hidden_layers", 12 if kind == "clip_vision_model" else 24)
+    layers = _kept_layers(total, feature)
+    if kind == "clip_vision_model":
+        tower = clip_tower(v, layers, post_norm=False)
+    elif kind == "pixtral":
+        tower = pixtral_tower(v, layers)
+    else:
+        return VisionTower(unsupported=f"a {family} vision tower of type '{kind}'")
+    bias = bool(_get(config, "multimodal_projector_bias", True))
+    extra = text_hidden if family == "llava_next" else 0
+    return VisionTower(tower + _projector(_get(v, "hidden_size", 768), text_hidden, feature_layers, bias) + extra,
+                       f"{family} ({kind}, {layers} of {total} layers)")
+
+
+def gemma3(config: dict, text_hidden: int) -> VisionTower:
+    """gemma3_mm.py: the whole SigLIP encoder with its post-LayerNorm, then Gemma3MultiModalProjector's
+    mm_soft_emb_norm (RMSNorm, vision width) and mm_input_projection_weight (vision x text width, no bias)."""
+    v = config["vision_config"]
+    layers = _get(v, "num_hidden_layers", 27)
+    hidden = _get(v, "hidden_size", 1152)
+    tower = siglip_tower({"patch_size": 14, "image_size": 896, "intermediate_size": 4304, "hidden_size": 1152, **v},
+                         layers, post_norm=True)
+    return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)")
+
+
+def mistral3(config: dict, text_hidden: int) -> VisionTower:
+    """mistral3.py: the Pixtral encoder cut after vision_feature_layer, then Mistral3MultiModalProjector's RMSNorm,
+    the patch merger's unbiased Linear(H m^2, H) and linear_1/linear_2 (unbiased unless multimodal_projector_bias)."""
+    v = config["vision_config"]
+    hidden = _get(v, "hidden_size", 1024)
+    feature = _get(config, "vision_feature_layer", -1)
+    feature_layers = len(feature) if isinstance(feature, list) else 1
+    total = _get(v, "num_hidden_layers", 24)
+    layers = _kept_layers(total, feature)
+    merge = _get(config, "spatial_merge_size", 2)
+    bias = bool(_get(config, "multimodal_projector_bias", False))
+    projector = hidden + hidden * merge * merge * hidden + _projector(hidden, text_hidden, feature_layers, bias)
+    return VisionTower(pixtral_tower(v, layers) + projector, f"mistral3 (pixtral, {layers} of {total} layers)")
+
+
+def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
+    """The vision part of a config.json (the top level, before its text_config is taken), or VisionTower() for a
+    text-only model."""
+    model_type = str(config.get("model_type") or "")
+    v = config.get("vision_config")
+    if model_type in P.VISION_UNCOUNTED:
+        return VisionTower(unsupported=f"model type '{model_type}' ({P.VISION_UNCOUNTED[model_type]})")
+    if not isinstance(v, dict):
+        return VisionTower()
+    if not isinstance(text_hidden, int):
+        return VisionTower(unsupported=f"model type '{model_type}' without a text width to project onto")
+    if model_type == "qwen2_vl":
+        return VisionTower(qwen2_vl(v), "qwen2_vl")
+    if model_type == "qwen2_5_vl":
+        return VisionTower(qwen2_5_vl(v), "qwen2_5_vl")
+    if model_type in ("qwen3_vl", "qwen3_vl_moe"):
+        return VisionTower(qwen3_vl(v), model_type)
+    if model_type in ("llava", "llava_next"):
+        return llava(config, text_hidden, model_type)
+    if model_type == "gemma3":
+        return gemma3(config, text_hidden)
+    if model_type == "mistral3":
+        return mistral3(config, text_hidden)
+    kind = v.get("model_type")
+    return VisionTower(unsupported=f"model type '{model_type or '?'}' with a vision_config"
+                                   f"{f' of type {kind!r}' if kind else ''}")
