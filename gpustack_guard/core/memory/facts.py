@@ -21,6 +21,9 @@ class ModelFacts:
     intermediate_size: int | None = None
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
+    vision_item_patches: int | None = None  # the largest dummy item vLLM profiles the encoder with (vision.py)
+    vision_item_tokens: int | None = None
+    vision_patch_bytes: int | None = None
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
     gated_mlp: bool = True  # gate + up + down; False: up + down only (GPT-2, Falcon, MPT, ...: hfconfig._PLAIN_MLP)
     vocab_size: int | None = None

@@ -312,6 +312,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         recurrent_layers=_recurrent_layers(config, model_type or top_model_type),
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
+        vision_item_patches=vision.item_patches or None, vision_item_tokens=vision.item_tokens or None,
+        vision_patch_bytes=vision.patch_bytes or None,
         tie_word_embeddings=bool(config.get("tie_word_embeddings", (model_type or top_model_type) in _TIED_BY_DEFAULT)),
         attention_bias=bool(bias),
         num_experts=experts,

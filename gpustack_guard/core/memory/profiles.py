@@ -187,6 +187,17 @@ CUDA_CONTEXT = int(0.5 * GiB)
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
 # It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see VLLM_INTERCONNECT below).
 COMM_BUFFERS = int(0.75 * GiB)
+# vLLM (V1) profiles a multimodal model's encoder on dummy items of the maximum size before the text dummy run.
+# Qwen2/2.5/3-VL processors cap an image at 12,845,056 pixels (preprocessor_config.json max_pixels; Qwen3-VL's
+# longest_edge 16,777,216 at patch 16 gives the same 65,536 patches): Qwen2.5-VL-7B logs "Encoder cache will be
+# initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum feature size".
+QWEN_VL_MAX_PIXELS = 12_845_056
+# Calibrated on V25 (0.9.0.1, L4) and V26 (0.27.1, RTX 4090), Qwen2.5-VL-7B: both pools are 1.0 GiB smaller than
+# weights + text activation leave, in two releases alike, as if one ViT MLP step over the dummy image stayed
+# allocated through the text dummy run: 65,536 patches x (2 x 3,420 + 1,280) x 2 B = 0.99 GiB. The mechanism is
+# not derived from vLLM's code; the size scales with the encoder, which is why it is written per patch.
+VISION_PROFILE_BYTES = 2
+VISION_PROFILE_NOTE = "calibrated on V25/V26"
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
 DEFAULT_MAX_LORAS = 1
 DEFAULT_MAX_LORA_RANK = 16

@@ -18,6 +18,25 @@ class VisionTower:
     params: int = 0  # vision encoder + projector parameters vLLM loads (0: no vision part)
     family: str | None = None  # which count applied, for messages
     unsupported: str | None = None  # a multimodal config gsg cannot count: what it is
+    # vLLM's profiling runs the encoder on dummy items of the maximum size (Qwen-VL families only, see
+    # encoder_profile): patches and merged tokens of one item, bytes per patch the profile keeps
+    item_patches: int = 0
+    item_tokens: int = 0
+    patch_bytes: int = 0
+
+
+def encoder_profile(v: dict, *, width_key: str, default_width: int, inter: int, gated: bool,
+                    default_patch: int) -> tuple[int, int, int]:
+    """(patches, tokens, bytes per patch) of the largest dummy image vLLM profiles a Qwen-VL encoder with.
+
+    Its processor's largest image is P.QWEN_VL_MAX_PIXELS pixels: that many / patch^2 patches, / merge^2 tokens
+    (Qwen2.5-VL: 65,536 patches, the "budget of 16384 tokens" its startup log prints). What the profile keeps per
+    patch is calibrated (P.VISION_PROFILE_NOTE): one ViT MLP step, its gate/up output and its input, at 16 bits.
+    """
+    patch, merge = _get(v, "patch_size", default_patch), _get(v, "spatial_merge_size", 2)
+    patches = P.QWEN_VL_MAX_PIXELS // (patch * patch)
+    width = _get(v, width_key, default_width)
+    return patches, patches // (merge * merge), ((2 if gated else 1) * inter + width) * P.VISION_PROFILE_BYTES
 
 
 def _get(config: dict, key: str, default):
@@ -184,11 +203,18 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
     if not isinstance(text_hidden, int):
         return VisionTower(unsupported=f"model type '{model_type}' without a text width to project onto")
     if model_type == "qwen2_vl":
-        return VisionTower(qwen2_vl(v), "qwen2_vl")
+        embed = _get(v, "embed_dim", 1280)
+        return VisionTower(qwen2_vl(v), "qwen2_vl", None, *encoder_profile(
+            v, width_key="embed_dim", default_width=1280, inter=int(embed * _get(v, "mlp_ratio", 4)), gated=False,
+            default_patch=14))
     if model_type == "qwen2_5_vl":
-        return VisionTower(qwen2_5_vl(v), "qwen2_5_vl")
+        return VisionTower(qwen2_5_vl(v), "qwen2_5_vl", None, *encoder_profile(
+            v, width_key="hidden_size", default_width=1280, inter=_get(v, "intermediate_size", 3420), gated=True,
+            default_patch=14))
     if model_type in ("qwen3_vl", "qwen3_vl_moe"):
-        return VisionTower(qwen3_vl(v), model_type)
+        return VisionTower(qwen3_vl(v), model_type, None, *encoder_profile(
+            v, width_key="hidden_size", default_width=1152, inter=_get(v, "intermediate_size", 4304), gated=False,
+            default_patch=16))
     if model_type in ("llava", "llava_next"):
         return llava(config, text_hidden, model_type)
     if model_type == "gemma3":

@@ -125,6 +125,17 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
     return out
 
 
+def encoder_profile_bytes(facts: ModelFacts, batched: int) -> int:
+    """What V1's profile of the vision encoder leaves allocated through the text dummy run: as many maximum-size
+    dummy items as the encoder budget (max of the batched tokens and one item's tokens) holds, times their patches
+    and the calibrated bytes per patch (profiles.QWEN_VL_MAX_PIXELS, VISION_PROFILE_BYTES)."""
+    tokens, patches, per_patch = facts.vision_item_tokens, facts.vision_item_patches, facts.vision_patch_bytes
+    if not tokens or not patches or not per_patch:
+        return 0
+    items = max(batched, tokens) // tokens
+    return items * patches * per_patch
+
+
 def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) -> list[int]:
     """--cpu-offload-gb per stage rank: vLLM moves whole parameters of the decoder layers to the CPU
     (`maybe_offload_to_cpu` on each layer make_layers builds) until the given GiB are there; the embedding and the
@@ -163,6 +174,23 @@ def lora_buffers(facts: ModelFacts, cfg: VllmConfig, layers: int) -> int:
         mlp = (2 if facts.gated_mlp else 1) * (H // whole_a + inter) + (inter + H // whole_a)
     per_layer = r * (attention + mlp)
     return cfg.max_loras * layers * per_layer * P.LORA_ELEMENT_BYTES
+
+
+def flag_weights(facts: ModelFacts, cfg: VllmConfig, parts: list[int], weights_by_stage: list[int],
+                 notes: list[str]) -> tuple[list[int], list[int], list[int]]:
+    """Each stage's weights after --cpu-offload-gb and --enable-lora; also what each moved or added."""
+    tp, pp = cfg.tensor_parallel_size, len(parts)
+    offloaded = cpu_offloaded(facts, tp, parts, cfg.cpu_offload_bytes) if cfg.cpu_offload_bytes else [0] * pp
+    if cfg.cpu_offload_bytes:
+        weights_by_stage = [w - o for w, o in zip(weights_by_stage, offloaded)]
+        notes.append(f"--cpu-offload-gb keeps {max(offloaded) / GiB:.2f} GiB of the decoder layers per GPU on the CPU")
+    lora = [lora_buffers(facts, cfg, n) for n in parts]
+    if cfg.max_loras:
+        weights_by_stage = [w + b for w, b in zip(weights_by_stage, lora)]
+        unknown = [part for part, on in (("MLA attention", facts.is_mla), ("MoE experts", facts.is_moe)) if on]
+        notes.append(f"LoRA: {cfg.max_loras} slot(s) at rank {cfg.max_lora_rank}, +{max(lora) / GiB:.2f} GiB per GPU"
+                     + (f" ({' and '.join(unknown)} not counted)" if unknown else ""))
+    return weights_by_stage, offloaded, lora
 
 
 def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
@@ -446,21 +474,14 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
-    offloaded = cpu_offloaded(facts, tp, parts, cfg.cpu_offload_bytes) if cfg.cpu_offload_bytes else [0] * pp
-    if cfg.cpu_offload_bytes:
-        weights_by_stage = [w - o for w, o in zip(weights_by_stage, offloaded)]
-        notes.append(f"--cpu-offload-gb keeps {max(offloaded) / GiB:.2f} GiB of the decoder layers per GPU on the CPU")
-    lora = [lora_buffers(facts, cfg, n) for n in parts]
-    if cfg.max_loras:
-        weights_by_stage = [w + b for w, b in zip(weights_by_stage, lora)]
-        unknown = [part for part, on in (("MLA attention", facts.is_mla), ("MoE experts", facts.is_moe)) if on]
-        notes.append(f"LoRA: {cfg.max_loras} slot(s) at rank {cfg.max_lora_rank}, +{max(lora) / GiB:.2f} GiB per GPU"
-                     + (f" ({' and '.join(unknown)} not counted)" if unknown else ""))
+    weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
 
     stages: list[StageBudget] = []
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
+        if s == 0 and profile.engine == "v1":  # the encoder runs on the first stage, once per rank
+            activation += encoder_profile_bytes(facts, batched)
         if profile.sampler_in_profile and s == pp - 1:
             activation += profiled_sampler_sort(facts, batched, seqs)
         graphs = graph_memory(profile, cfg, seqs, batched, layers)
@@ -536,6 +557,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
+               "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
                **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
                **({"derived_max_model_len": native, "max_model_len_key": derived.key,
                    "max_model_len_refused": length_check.error if length_check else None} if derived else {})},
