@@ -188,6 +188,38 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     return plan, progress
 
 
+async def _until_interrupted(work) -> None:
+    """Run `work`; SIGINT and SIGTERM cancel it at its next await and end as KeyboardInterrupt. A signal handler
+    that raised wherever the interpreter happened to be could land in a finalizer (the collection between rounds
+    runs them): Python prints "Exception ignored" there and the soak ran on."""
+    import signal
+
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    caught: list[int] = []
+
+    def stop(number: int) -> None:
+        caught.append(number)
+        if task is not None:
+            task.cancel()
+
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for number in previous:
+            loop.add_signal_handler(number, stop, number)
+    except (NotImplementedError, RuntimeError, ValueError):  # no loop signal handling here: the raising handler
+        previous = {}
+    try:
+        await work
+    except asyncio.CancelledError:
+        if not caught:
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        for number, handler in previous.items():
+            loop.remove_signal_handler(number)
+            signal.signal(number, handler)  # main()'s handlers again, for writing the report
+
+
 def run(opts: SoakOptions) -> int:
     from gpustack_guard.adapters.files.output import interrupted as interrupted_line
     from gpustack_guard.adapters.files.output import out
@@ -205,7 +237,7 @@ def run(opts: SoakOptions) -> int:
     plan = _plan(opts)
     plan.collect_between_rounds = True
     try:
-        asyncio.run(soak(opts, progress, plan))
+        asyncio.run(_until_interrupted(soak(opts, progress, plan)))
     except KeyboardInterrupt:
         interrupted = True
     report = build_report(opts, plan, progress, interrupted)
