@@ -135,7 +135,9 @@ _FOUR_X_HIDDEN = frozenset({"gpt2", "gpt_bigcode", "gptj", "bloom", "falcon", "R
 _FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
 # Their transformers config classes leave tie_word_embeddings at PretrainedConfig's default, True (the output
 # layer is the embedding); Llama-style classes default it to False.
-_TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON})
+# Gemma (1, 2, 3), StarCoder2 and Cohere's classes default it to True explicitly.
+_TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON, "gemma", "gemma2",
+                              "gemma3_text", "starcoder2", "cohere", "cohere2"})
 
 
 def _kv_heads(config: dict, model_type: str) -> int | None:

@@ -25,6 +25,8 @@ CHATGLM3_6B = {"architectures": ["ChatGLMModel"], "model_type": "chatglm", "num_
                "add_qkv_bias": True, "tie_word_embeddings": False}
 QWEN_7B = {"architectures": ["QWenLMHeadModel"], "model_type": "qwen", "hidden_size": 4096, "num_attention_heads": 32,
            "num_hidden_layers": 32, "intermediate_size": 22016, "vocab_size": 151936, "seq_length": 8192}
+LLAMA_LIKE = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "num_hidden_layers": 32, "intermediate_size": 14336, "vocab_size": 128256}
 GPT2 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12,
         "n_positions": 1024, "vocab_size": 50257}
 
@@ -37,6 +39,9 @@ GPT2 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 76
     (CHATGLM3_6B, 2, 2 * 2 * 128 * 2, 13696, True, False),
     (QWEN_7B, 32, 2 * 32 * 128 * 2, 11008, True, False),  # QWenMLP(hidden, intermediate_size // 2)
     (GPT2, 12, 2 * 12 * 64 * 2, 3072, False, True),
+    ({**LLAMA_LIKE, "model_type": "gemma2"}, 8, 2 * 8 * 128 * 2, 14336, True, True),  # Gemma2Config: tied
+    ({**LLAMA_LIKE, "model_type": "starcoder2"}, 8, 2 * 8 * 128 * 2, 14336, False, True),
+    (LLAMA_LIKE, 8, 2 * 8 * 128 * 2, 14336, True, False),  # LlamaConfig: untied
 ])
 def test_shape_as_vllm_reads_it(config, kv_heads, kv_bytes_per_token_layer_, mlp_width, gated, tied):
     f = facts_from_config(config, "test")
