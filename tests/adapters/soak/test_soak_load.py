@@ -29,7 +29,9 @@ def test_content_stream_timed_and_counted_from_usage():
     # gaps between tokens is the request's time (loose upper bounds: a busy CI machine adds scheduling delay)
     assert 0.08 <= result.ttft_s < 0.5
     assert result.output_tokens == 6 and len(result.gaps_s) == 5
-    assert all(0.004 <= g < 0.3 for g in result.gaps_s)
+    # the fake sleeps 5 ms before each later token; on a loaded machine two tokens can arrive in one read (a gap
+    # near 0, the next one twice as long), so the bound that holds is on their sum, not on each gap
+    assert all(0 <= g < 0.3 for g in result.gaps_s) and sum(result.gaps_s) >= 5 * 0.004
     assert abs(result.ttft_s + sum(result.gaps_s) - (result.finished - result.started)) < 0.05
     body = server.seen_bodies[0]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
