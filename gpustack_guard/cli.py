@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import enum
 import functools
-import gc
 import inspect
 import os
 import sys
@@ -501,11 +500,9 @@ def _run_app(argv: list[str] | None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Speed, proven by benchmarks/scale.py (ratio 3.0 -> 2.4 on 1,000 specs): validation builds many small
-    # acyclic objects (YAML nodes, findings), and the cyclic collector's default pass every 700 allocations
-    # was a quarter of the run. Collect rarely instead of never, so long waits (apply --wait) need no care.
-    gc.freeze()
-    gc.set_threshold(100_000, 20, 100)
+    from gpustack_guard.wiring import tune_collector
+
+    tune_collector()
     from gpustack_guard.adapters.files.output import err, interrupt_told, new_run
 
     new_run()
