@@ -150,6 +150,11 @@ ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment varia
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = ()) -> Estimate:
+    missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
+    if not facts.has_attention_shape:
+        missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
+    if missing:  # a measured weight size alone does not size a KV cache
+        raise UnsupportedModel(f"missing {', '.join(missing)} in {facts.source}: the KV cache cannot be sized")
     if facts.recurrent_layers:
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "

@@ -228,7 +228,8 @@ _AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_he
                            "max_position_embeddings"})
 # Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
 _AT_MOST = {"num_hidden_layers": 1000, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
-            "num_nextn_predict_layers": 1000, "num_hash_layers": 1000}
+            "num_nextn_predict_layers": 1000, "num_hash_layers": 1000,
+            "vision_params": 10**12}  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
 _INT_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("int"))
 _STR_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("str"))
 
@@ -268,7 +269,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         return _checked(_facts(config, source))
     except BadConfig as exc:
         raise BadConfig(f"{source}: {exc}") from None
-    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a field of the wrong shape
+    except (TypeError, ValueError, AttributeError, ArithmeticError) as exc:  # a field of the wrong shape or 0
         raise BadConfig(f"{source}: unreadable value ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 

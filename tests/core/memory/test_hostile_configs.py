@@ -34,6 +34,23 @@ def test_a_config_that_is_not_an_object(value):
         facts_from_config(value, "config:x.json")
 
 
+QWEN25_VL = {**LLAMA, "model_type": "qwen2_5_vl", "vision_config": {"depth": 32, "hidden_size": 1280,
+             "intermediate_size": 3420, "out_hidden_size": 4096, "patch_size": 14, "spatial_merge_size": 2}}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"depth": "x"}, "unreadable value (TypeError"),
+    ({"patch_size": 0}, "unreadable value (ZeroDivisionError"),
+    ({"spatial_merge_size": 0}, "unreadable value (ZeroDivisionError"),
+    ({"depth": 10**12}, "'vision_params' 19,"),
+])
+def test_a_hostile_vision_config_is_named(change, message):
+    config = {**QWEN25_VL, "vision_config": {**QWEN25_VL["vision_config"], **change}}
+    with pytest.raises(BadConfig, match="^config:x.json: ") as caught:
+        facts_from_config(config, "config:x.json")
+    assert message in str(caught.value)
+
+
 def test_the_limits_themselves_are_accepted():
     facts = facts_from_config({**LLAMA, "num_hidden_layers": 1000, "vocab_size": 10**9}, "config:x.json")
     assert (facts.num_hidden_layers, facts.vocab_size) == (1000, 10**9)
