@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 from typing import Any
 
@@ -234,6 +235,24 @@ _INT_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith
 _STR_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("str"))
 
 
+# Keys the reader multiplies or loops over while it builds the facts (before _checked sees them): a string there
+# would be repeated ("2" * 10**9 is a gigabyte), a bool taken as 1
+_BUILD_NUMBERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "hidden_size", "n_embd", "d_model",
+                  "intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size", "n_shared_experts",
+                  "moe_intermediate_size", "shared_expert_intermediate_size", "expansion_ratio")
+
+
+def _build_numbers_checked(config: dict) -> None:
+    for key in _BUILD_NUMBERS:
+        value = config.get(key)
+        if value is None:
+            continue
+        exact = key != "expansion_ratio"
+        if isinstance(value, bool) or not isinstance(value, int if exact else (int, float)) \
+                or (not exact and not math.isfinite(value)):
+            raise BadConfig(f"'{key}' must be a {'whole ' if exact else ''}number, not {_shown_value(value)}")
+
+
 def _checked(facts: ModelFacts) -> ModelFacts:
     for name in _INT_FIELDS:
         value = getattr(facts, name)
@@ -266,10 +285,13 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
     if not isinstance(config, dict):
         raise BadConfig(f"config.json must be a JSON object, not {type(config).__name__}")
     try:
+        for part in (config, config.get("text_config")):
+            if isinstance(part, dict):
+                _build_numbers_checked(part)
         return _checked(_facts(config, source))
     except BadConfig as exc:
         raise BadConfig(f"{source}: {exc}") from None
-    except (TypeError, ValueError, AttributeError, ArithmeticError) as exc:  # a field of the wrong shape or 0
+    except (TypeError, ValueError, AttributeError, ArithmeticError, LookupError) as exc:  # a wrong shape, a 0
         raise BadConfig(f"{source}: unreadable value ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 

@@ -8,6 +8,7 @@ docs/memory-arithmetic.md ("Vision towers") explains the formulas; profiles.VISI
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
@@ -40,8 +41,19 @@ def encoder_profile(v: dict, *, width_key: str, default_width: int, inter: int, 
 
 
 def _get(config: dict, key: str, default):
+    """A vision_config value of the default's kind: a string or a bool where a number belongs would repeat text
+    or pass as 1 in the products below (a hostile "depth": "0" times a 2**31 width is gigabytes of text)."""
     value = config.get(key)
-    return default if value is None else value
+    if value is None:
+        return default
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (isinstance(default, int) and not isinstance(value, int)) or not math.isfinite(value):
+            raise ValueError(f"vision_config '{key}' must be a {'whole ' if isinstance(default, int) else ''}"
+                             f"number, not {str(value)[:40]!r}")
+    elif isinstance(default, list) and not isinstance(value, list):
+        raise ValueError(f"vision_config '{key}' must be a list, not {str(value)[:40]!r}")
+    return value
 
 
 def _vit_layer(hidden: int, inter: int, *, gated: bool, bias: bool, norms: int) -> int:

@@ -82,3 +82,18 @@ def test_estimated_context_is_the_longest_that_fits():
     at = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=longest), version="b6000")
     over = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=longest + 32), version="b6000")
     assert at.verdict == "fits" and over.verdict == "does-not-fit"
+
+
+def test_tensor_split_is_read_per_device_like_llama_cpp():
+    # 28 layers on 24 + 12 GiB: all zeros (or none) is llama.cpp's default split by device memory, 2:1;
+    # a missing proportion is 0, an extra one unused
+    facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gguf:q4_k_m")
+
+    def layers(split):
+        est = estimate_llamacpp(facts, [24 * GiB, 12 * GiB], LlamaCppConfig(ctx_size=8192, tensor_split=split),
+                                version="b6000")
+        return [d["layers"] for d in est.extra["per_device"]]
+
+    assert layers(None) == layers((0.0,)) == layers((0.0, 0.0)) == [19, 9]
+    assert layers((1.0,)) == [28, 0]
+    assert layers((1.0, 1.0, 5.0)) == [14, 14]

@@ -18,9 +18,13 @@ LLAMA = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, 
     ({"num_hidden_layers": 1001}, "'num_hidden_layers' 1,001 is outside 1..1,000"),  # looped over per layer
     ({"vocab_size": -5}, "'vocab_size' -5 is outside 1..1,000,000,000"),
     ({"intermediate_size": 10**9 + 1}, "'intermediate_size' 1,000,000,001 is outside 1..1,000,000,000"),
-    ({"model_type": "mpt", "expansion_ratio": "x", "intermediate_size": None}, "unreadable value (ValueError"),
+    ({"model_type": "mpt", "expansion_ratio": "x", "intermediate_size": None}, "'expansion_ratio' must be a number"),
     ({"architectures": [7]}, "'architecture' must be a string, not 7"),
     ({"compress_ratios": [4] * 2001}, "'compress_ratios' must hold at most 2,000"),
+    # multiplied while the facts are built: a string would be repeated (gigabytes), a bool taken as 1
+    ({"n_shared_experts": "2", "moe_intermediate_size": 2**40}, "'n_shared_experts' must be a whole number, not '2'"),
+    ({"model_type": "mpt", "intermediate_size": None, "expansion_ratio": "4"}, "'expansion_ratio' must be a number"),
+    ({"hidden_size": "4096"}, "'hidden_size' must be a whole number, not '4096'"),
 ])
 def test_a_hostile_value_is_named(change, message):
     with pytest.raises(BadConfig, match="^config:x.json: ") as caught:
@@ -39,10 +43,12 @@ QWEN25_VL = {**LLAMA, "model_type": "qwen2_5_vl", "vision_config": {"depth": 32,
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"depth": "x"}, "unreadable value (TypeError"),
+    ({"depth": "x"}, "vision_config 'depth' must be a whole number, not 'x'"),
     ({"patch_size": 0}, "unreadable value (ZeroDivisionError"),
     ({"spatial_merge_size": 0}, "unreadable value (ZeroDivisionError"),
     ({"depth": 10**12}, "'vision_params' 19,"),
+    ({"depth": "0", "intermediate_size": 2**31}, "vision_config 'depth' must be a whole number, not '0'"),
+    ({"depth": True}, "vision_config 'depth' must be a whole number, not 'True'"),
 ])
 def test_a_hostile_vision_config_is_named(change, message):
     config = {**QWEN25_VL, "vision_config": {**QWEN25_VL["vision_config"], **change}}

@@ -142,8 +142,12 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         cell_bytes = heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
     swa_share = (facts.sliding_window_layers or 0) / L if facts.sliding_window and has_swa_cache(version) else 0.0
 
-    fractions = cfg.tensor_split or tuple(float(t) for t in gpu_totals)
-    layer_share = split_layers(on_gpu, fractions[: len(gpu_totals)])
+    # llama.cpp reads one proportion per device (missing ones are 0, extra ones unused); all zeros, or none, is
+    # its default split by each device's free memory (llama-model.cpp load_tensors)
+    given = tuple(cfg.tensor_split or ())[: len(gpu_totals)]
+    given += (0.0,) * (len(gpu_totals) - len(given))
+    fractions = given if any(f > 0 for f in given) else tuple(float(t) for t in gpu_totals)
+    layer_share = split_layers(on_gpu, fractions)
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells = padded_cells(ctx_cells, cfg.flash_attn)
