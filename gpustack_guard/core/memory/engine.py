@@ -147,6 +147,15 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment variables that move memory
 
 
+def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:
+    """Sizes no engine starts with, refused before any per-stage or per-rank list is built (10**30 stages)."""
+    layers = facts.num_hidden_layers or 0
+    if pp > layers:
+        raise ValueError(f"{pp_flag} {pp:,} is more stages than the model's {layers} layers")
+    if tp > P.MAX_PARALLEL_RANKS:
+        raise ValueError(f"{tp_flag} {tp:,} is beyond {P.MAX_PARALLEL_RANKS:,} ranks")
+
+
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = ()) -> Estimate:
@@ -169,6 +178,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     if family == "vllm":
         cfg = vllm_config(flags, policy, dict(env_items), version)
         tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
+        _check_parallel(facts, tp, pp, "--tensor-parallel-size", "--pipeline-parallel-size")
         # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
@@ -182,8 +192,9 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
                                 version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
         return est
     if family == "sglang":
-        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], sglang_config(flags, version),
-                               version=version)
+        scfg = sglang_config(flags, version)
+        _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
+        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], scfg, version=version)
     if family == "llamacpp":
         return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version),
                                  version=version)

@@ -198,6 +198,8 @@ QWEN_VL_MAX_PIXELS = 12_845_056
 # not derived from vLLM's code; the size scales with the encoder, which is why it is written per patch.
 VISION_PROFILE_BYTES = 2
 VISION_PROFILE_NOTE = "calibrated on V25/V26"
+# No deployment has more tensor-parallel ranks than this (a GPUStack cluster's GPUs); past it a size is a typo
+MAX_PARALLEL_RANKS = 4096
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
 DEFAULT_MAX_LORAS = 1
 DEFAULT_MAX_LORA_RANK = 16

@@ -61,3 +61,17 @@ def test_flags_read_like_vllm():
     cfg = vllm_config({"enable-lora": None, "max-lora-rank": "32", "cpu-offload-gb": "2.5"}, Policy())
     assert (cfg.max_loras, cfg.max_lora_rank, cfg.cpu_offload_bytes) == (1, 32, int(2.5 * GiB))
     assert vllm_config({"max-loras": "4"}, Policy()).max_loras == 0  # without --enable-lora no slots exist
+
+
+@pytest.mark.parametrize("family, flags, message", [
+    ("vllm", {"pipeline-parallel-size": "33"}, "--pipeline-parallel-size 33 is more stages than the model's 32 layers"),
+    ("vllm", {"pipeline-parallel-size": "9" * 30}, "is more stages than the model's 32 layers"),
+    ("vllm", {"tensor-parallel-size": "5000"}, "--tensor-parallel-size 5,000 is beyond 4,096 ranks"),
+    ("sglang", {"pp-size": "64"}, "--pp-size 64 is more stages than the model's 32 layers"),
+])
+def test_parallel_sizes_no_engine_starts_with_are_refused_before_lists_are_built(family, flags, message):
+    from gpustack_guard.core.memory.engine import estimate
+
+    with pytest.raises(ValueError, match=message):
+        estimate(family, LLAMA_8B, [(24 * GiB, "NVIDIA L4")], flags, "0.11.0" if family == "vllm" else "0.5.5",
+                 Policy())
