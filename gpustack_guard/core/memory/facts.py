@@ -63,6 +63,8 @@ class ModelFacts:
     quant_skips_attention: bool = False  # the checkpoint keeps attention projections unquantised
     output_bias: bool = False  # o_proj has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    layer_norms: int = 2  # hidden-size norm vectors per layer (Gemma 2/3: 4, with pre/post-feedforward norms)
+    qk_norm: str | None = None  # "per_head": q and k normed over head_dim (Qwen3); "all_heads": over nH/nKV x d
     expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed
     num_parameters: int | None = None

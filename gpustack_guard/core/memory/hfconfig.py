@@ -140,6 +140,20 @@ _FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
 _TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON, "gemma", "gemma2",
                               "gemma3_text", "starcoder2", "cohere", "cohere2"})
 
+# Norm weights beyond the two per layer (weights.py): Gemma 2/3 add pre- and post-feedforward norms; Qwen3,
+# Gemma 3 and GLM-4.5 (use_qk_norm) norm q and k per head over head_dim, OLMo2 and Cohere over every head.
+_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+_PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1"})
+_ALL_HEADS_QK_NORM = frozenset({"olmo2"})
+
+
+def _qk_norm(config: dict, model_type: str) -> str | None:
+    if model_type in _PER_HEAD_QK_NORM or (model_type == "glm4_moe" and config.get("use_qk_norm")):
+        return "per_head"
+    if model_type in _ALL_HEADS_QK_NORM or (model_type == "cohere" and config.get("use_qk_norm")):
+        return "all_heads"
+    return None
+
 
 def _kv_heads(config: dict, model_type: str) -> int | None:
     """KV heads as vLLM's ModelConfig.get_total_num_kv_heads reads them, in its order: multi-query models
@@ -351,6 +365,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         dtype=dtype,
         output_bias=gpt_oss,
         attention_sinks=gpt_oss,
+        layer_norms=4 if (model_type or top_model_type) in _FOUR_NORMS else 2,
+        qk_norm=_qk_norm(config, model_type or top_model_type),
         expert_bias=gpt_oss,
         **quant,
         source=source,

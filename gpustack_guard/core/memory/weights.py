@@ -36,7 +36,8 @@ def _attention_params(f: ModelFacts) -> tuple[int, int]:
     bias = nH * d + 2 * nKV * d if f.attention_bias else 0
     bias += H if f.output_bias else 0
     sinks = nH if f.attention_sinks else 0
-    return linear, bias + sinks
+    qk_norm = {"per_head": 2 * d, "all_heads": (nH + nKV) * d}.get(f.qk_norm or "", 0)
+    return linear, bias + sinks + qk_norm
 
 
 def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
@@ -86,7 +87,7 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     for layer in range(L):
         mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
-        other.append(attn_other + mlp_other + 2 * H)
+        other.append(attn_other + mlp_other + f.layer_norms * H)
     return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), H,
                           f.vision_params)
 
@@ -136,14 +137,16 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
         per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)
     embed_bytes = b.embedding * high
     head_bytes = b.lm_head * high
+    vision = b.vision
     if f.quant_method and f.quant_method.startswith("gguf:"):
         # GGUF quantises embeddings and output too (q6_K output in *_K_M files); approximate with the file type.
         embed_bytes = math.ceil(b.embedding * per_param)
         head_bytes = math.ceil(b.lm_head * max(per_param, GGUF_TYPE_BYTES["q6_k"]))
+        vision = 0  # a GGUF holds the language model only; the vision tower is a separate mmproj file
     # The vision tower and projector stay at the checkpoint dtype whatever the text model's quantisation
     # (profiles.VISION_UNCOUNTED's note); they sit with the embedding on the first pipeline stage, split by TP
     # like it (vLLM builds the encoders from parallel linear layers).
-    return WeightLayout(tuple(per_layer), embed_bytes + b.vision * high, head_bytes, b.final_norm * high)
+    return WeightLayout(tuple(per_layer), embed_bytes + vision * high, head_bytes, b.final_norm * high)
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:

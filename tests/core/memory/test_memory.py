@@ -29,6 +29,22 @@ def test_table_a_parameter_counts(name, params):
     assert param_breakdown(catalog_facts(name)).total == params
 
 
+@pytest.mark.parametrize("name,params", [
+    ("Qwen/Qwen3-8B", 8_190_735_360),  # q_norm + k_norm: 2 x 128 per layer
+    ("Qwen/Qwen3-30B-A3B", 30_532_122_624),
+    ("google/gemma-2-2b", 2_614_341_888),  # four norms per layer
+    ("google/gemma-2-9b", 9_241_705_984),
+    ("google/gemma-2-27b", 27_227_128_320),
+    ("google/gemma-3-1b-it", 999_885_952),  # four norms and q/k norms, text only
+    ("google/gemma-3-4b-it", 4_300_079_472),  # + SigLIP tower and projector (Gemma3ForConditionalGeneration)
+    ("google/gemma-3-12b-it", 12_187_325_040),
+    ("google/gemma-3-27b-it", 27_432_406_640),
+])
+def test_norm_weights_give_the_published_totals(name, params):
+    """The hub's safetensors totals: norms are a few hundred thousand parameters, counted to the parameter."""
+    assert param_breakdown(catalog_facts(name)).total == params
+
+
 def test_a4_mixtral_active_parameters():
     assert active_params(catalog_facts("mistralai/Mixtral-8x7B-v0.1")) == 12_879_925_248  # "12.88 B"
 
