@@ -64,6 +64,9 @@ class ModelFacts:
     output_bias: bool = False  # o_proj has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
     layer_norms: int = 2  # hidden-size norm vectors per layer (Gemma 2/3: 4, with pre/post-feedforward norms)
+    norm_bias: bool = False  # LayerNorm with a bias beside each weight, the final norm too (StarCoder2, Falcon)
+    mlp_bias: bool = False  # the MLP projections have biases (StarCoder2 use_bias, Llama mlp_bias)
+    router_bias: bool = False  # one score-correction bias per expert and MoE layer (noaux_tc: DeepSeek-V3, GLM-4.5)
     qk_norm: str | None = None  # "per_head": q and k normed over head_dim (Qwen3); "all_heads": over nH/nKV x d
     expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed

@@ -145,6 +145,25 @@ _TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FA
 _FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
 _PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1"})
 _ALL_HEADS_QK_NORM = frozenset({"olmo2"})
+_NOAUX_BY_DEFAULT = frozenset({"deepseek_v3", "kimi_k2", "glm4_moe", "dots1"})
+
+
+def _norms(config: dict, model_type: str) -> tuple[int, bool]:
+    """(norms per layer, whether they carry a bias). Falcon's parallel block has one LayerNorm, its new decoder
+    architecture one for attention and one for the MLP; StarCoder2 and Falcon use LayerNorm with a bias."""
+    if model_type in _FALCON:
+        new = bool(config.get("new_decoder_architecture") or model_type == "RefinedWeb")
+        if new:
+            return _get_int(config, "num_ln_in_parallel_attn", 2), True
+        return (1 if config.get("parallel_attn", True) else 2), True
+    if model_type == "starcoder2":
+        return 2, bool(config.get("use_bias", True))
+    return (4 if model_type in _FOUR_NORMS else 2), False
+
+
+def _get_int(config: dict, key: str, default: int) -> int:
+    value = config.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 8 else default
 
 
 def _qk_norm(config: dict, model_type: str) -> str | None:
@@ -333,6 +352,15 @@ def _facts(config: dict, source: str) -> ModelFacts:
             or bool(config.get("add_qkv_bias"))
     quant = _quantization(config)
     gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
+    kind = model_type or top_model_type
+    layer_norms, norm_bias = _norms(config, kind)
+    all_biased = kind == "starcoder2" and bool(config.get("use_bias", True))  # every projection and norm
+    if all_biased:
+        bias = True
+    # Llama-style attention_bias puts a bias on o_proj too (Qwen2's qkv bias does not)
+    o_bias = gpt_oss or all_biased or (kind in ("llama", "granite") and bool(config.get("attention_bias")))
+    # noaux_tc routing keeps e_score_correction_bias per expert; DeepSeek-V3's config class defaults to it
+    router_bias = config.get("topk_method", "noaux_tc" if kind in _NOAUX_BY_DEFAULT else None) == "noaux_tc"
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
     architectures = config.get("architectures") or [model_type or None]
     same_named: dict[str, Any] = {key: config.get(key) for key in _SAME_NAMED}  # typed per field by ModelFacts
@@ -363,9 +391,12 @@ def _facts(config: dict, source: str) -> ModelFacts:
         max_position_embeddings=_native_length(lengths),
         length_config=lengths,
         dtype=dtype,
-        output_bias=gpt_oss,
+        output_bias=o_bias,
         attention_sinks=gpt_oss,
-        layer_norms=4 if (model_type or top_model_type) in _FOUR_NORMS else 2,
+        layer_norms=layer_norms,
+        norm_bias=norm_bias,
+        mlp_bias=all_biased or bool(config.get("mlp_bias")),
+        router_bias=router_bias,
         qk_norm=_qk_norm(config, model_type or top_model_type),
         expert_bias=gpt_oss,
         **quant,

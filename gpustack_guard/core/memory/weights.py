@@ -47,10 +47,11 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     dense_first = f.first_k_dense_replace or 0
     if not f.is_moe or layer < dense_first:
         assert f.intermediate_size is not None  # require_shape (missing_for_params) checked it
-        return (3 if f.gated_mlp else 2) * H * f.intermediate_size, 0
+        bias = ((2 if f.gated_mlp else 1) * f.intermediate_size + H) if f.mlp_bias else 0
+        return (3 if f.gated_mlp else 2) * H * f.intermediate_size, bias
     linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
     assert f.num_experts is not None  # is_moe: more than one expert
-    router = H * f.num_experts
+    router = H * f.num_experts + (f.num_experts if f.router_bias else 0)
     if f.expert_bias:  # router bias, fused gate_up bias (2I) and down bias (H) of every expert
         expert_inter = f.moe_intermediate_size or f.intermediate_size
         assert expert_inter is not None  # missing_for_params requires one of them for MoE
@@ -83,12 +84,13 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
     assert H is not None and V is not None and L is not None  # require_shape checked them
     attn_linear, attn_other = _attention_params(f)
+    norm = 2 * H if f.norm_bias else H  # one norm's weight (and bias)
     linear, other = [], []
     for layer in range(L):
         mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
-        other.append(attn_other + mlp_other + f.layer_norms * H)
-    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), H,
+        other.append(attn_other + mlp_other + f.layer_norms * norm)
+    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), norm,
                           f.vision_params)
 
 

@@ -39,10 +39,24 @@ def test_table_a_parameter_counts(name, params):
     ("google/gemma-3-4b-it", 4_300_079_472),  # + SigLIP tower and projector (Gemma3ForConditionalGeneration)
     ("google/gemma-3-12b-it", 12_187_325_040),
     ("google/gemma-3-27b-it", 27_432_406_640),
+    ("bigcode/starcoder2-7b", 7_173_923_840),  # use_bias: q/k/v/o, c_fc/c_proj and LayerNorm biases
+    ("tiiuae/falcon-7b-instruct", 6_921_720_704),  # one biased LayerNorm per parallel block, biased ln_f
+    ("deepseek-ai/DeepSeek-V3", 671_026_419_200),  # noaux_tc: 256 correction biases in each of 58 MoE layers
 ])
 def test_norm_weights_give_the_published_totals(name, params):
     """The hub's safetensors totals: norms are a few hundred thousand parameters, counted to the parameter."""
     assert param_breakdown(catalog_facts(name)).total == params
+
+
+def test_llama_style_attention_and_mlp_bias():
+    """attention_bias biases q, k, v and o_proj in Llama's classes; mlp_bias gate, up and down."""
+    from gpustack_guard.core.memory.hfconfig import facts_from_config
+    base = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100}
+    plain = param_breakdown(facts_from_config(base, "t")).total
+    biased = param_breakdown(facts_from_config(base | {"attention_bias": True, "mlp_bias": True}, "t")).total
+    # per layer: q 64 + k 32 + v 32 + o 64, then gate 128 + up 128 + down 64
+    assert biased - plain == 2 * (64 + 32 + 32 + 64 + 128 + 128 + 64)
 
 
 def test_a4_mixtral_active_parameters():
