@@ -66,6 +66,7 @@ class ModelFacts:
     layer_norms: int = 2  # hidden-size norm vectors per layer (Gemma 2/3: 4, with pre/post-feedforward norms)
     norm_bias: bool = False  # LayerNorm with a bias beside each weight, the final norm too (StarCoder2, Falcon)
     mlp_bias: bool = False  # the MLP projections have biases (StarCoder2 use_bias, Llama mlp_bias)
+    shared_expert_gate: bool = False  # a Linear(hidden, 1) gating the shared expert (Qwen2-MoE)
     router_bias: bool = False  # one score-correction bias per expert and MoE layer (noaux_tc: DeepSeek-V3, GLM-4.5)
     qk_norm: str | None = None  # "per_head": q and k normed over head_dim (Qwen3); "all_heads": over nH/nKV x d
     expert_bias: bool = False  # router and expert projections have biases (gpt-oss)

@@ -397,6 +397,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         norm_bias=norm_bias,
         mlp_bias=all_biased or bool(config.get("mlp_bias")),
         router_bias=router_bias,
+        shared_expert_gate=kind in ("qwen2_moe", "qwen3_next"),
         qk_norm=_qk_norm(config, model_type or top_model_type),
         expert_bias=gpt_oss,
         **quant,

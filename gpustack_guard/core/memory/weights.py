@@ -52,6 +52,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     linear = _routed_expert_params(f, layer) + 3 * H * (f.shared_expert_intermediate_size or 0)
     assert f.num_experts is not None  # is_moe: more than one expert
     router = H * f.num_experts + (f.num_experts if f.router_bias else 0)
+    router += H if f.shared_expert_gate and f.shared_expert_intermediate_size else 0
     if f.expert_bias:  # router bias, fused gate_up bias (2I) and down bias (H) of every expert
         expert_inter = f.moe_intermediate_size or f.intermediate_size
         assert expert_inter is not None  # missing_for_params requires one of them for MoE

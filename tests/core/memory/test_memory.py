@@ -42,6 +42,7 @@ def test_table_a_parameter_counts(name, params):
     ("bigcode/starcoder2-7b", 7_173_923_840),  # use_bias: q/k/v/o, c_fc/c_proj and LayerNorm biases
     ("tiiuae/falcon-7b-instruct", 6_921_720_704),  # one biased LayerNorm per parallel block, biased ln_f
     ("deepseek-ai/DeepSeek-V3", 671_026_419_200),  # noaux_tc: 256 correction biases in each of 58 MoE layers
+    ("Qwen/Qwen1.5-MoE-A2.7B-Chat", 14_315_784_192),  # shared_expert_gate: Linear(2048, 1) in each of 24 layers
 ])
 def test_norm_weights_give_the_published_totals(name, params):
     """The hub's safetensors totals: norms are a few hundred thousand parameters, counted to the parameter."""
