@@ -73,7 +73,19 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
+        speculative_flag=_speculative_flag(flags),
     )
+
+
+_SPECULATIVE_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")
+
+
+def _speculative_flag(flags: dict) -> str | None:
+    """The flag that turns on a draft with memory of its own; n-gram lookup drafts from the prompt, using none."""
+    present = [name for name in _SPECULATIVE_FLAGS if name in flags]
+    if any("ngram" in str(flags[name] or "").lower() for name in present):
+        return None
+    return present[0] if present else None
 
 
 def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:

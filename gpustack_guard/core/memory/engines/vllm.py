@@ -53,6 +53,7 @@ class VllmConfig:
     max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
     max_lora_rank: int = P.DEFAULT_MAX_LORA_RANK
     fully_sharded_loras: bool = False
+    speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
 
 
@@ -425,6 +426,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
+    if cfg.speculative_flag:
+        notes.append(f"--{cfg.speculative_flag}: speculative decoding is not counted; the draft's weights and KV "
+                     "(or the MTP layers) come on top of these figures")
     derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
                                disable_sliding_window=cfg.disable_sliding_window)
     native = derived.limit if derived else 0
