@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
 
@@ -64,11 +64,13 @@ class ModelFacts:
     output_bias: bool = False  # o_proj has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
     layer_norms: int = 2  # hidden-size norm vectors per layer (Gemma 2/3: 4, with pre/post-feedforward norms)
-    norm_bias: bool = False  # LayerNorm with a bias beside each weight, the final norm too (StarCoder2, Falcon)
-    mlp_bias: bool = False  # the MLP projections have biases (StarCoder2 use_bias, Llama mlp_bias)
+    norm_bias: bool = False  # LayerNorm with a bias beside each weight, the final norm too (GPT-2 ... StarCoder2)
+    mlp_bias: bool = False  # the MLP projections have biases (LayerNorm families, Llama mlp_bias)
     shared_expert_gate: bool = False  # a Linear(hidden, 1) gating the shared expert (Qwen2-MoE)
     router_bias: bool = False  # one score-correction bias per expert and MoE layer (noaux_tc: DeepSeek-V3, GLM-4.5)
-    qk_norm: str | None = None  # "per_head": q and k normed over head_dim (Qwen3); "all_heads": over nH/nKV x d
+    qk_norm: Literal["per_head", "all_heads"] | None = None  # q, k normed over head_dim (Qwen3) or all heads
+    lm_head_bias: bool = False  # the output layer has a bias per vocabulary entry (Phi-2, GPT-J)
+    position_embeddings: int = 0  # rows of a learned position embedding (GPT-2, StarCoder 1)
     expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed
     num_parameters: int | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from typing import Any
+from typing import Any, Literal
 
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
@@ -140,33 +140,57 @@ _FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
 _TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON, "gemma", "gemma2",
                               "gemma3_text", "starcoder2", "cohere", "cohere2"})
 
-# Norm weights beyond the two per layer (weights.py): Gemma 2/3 add pre- and post-feedforward norms; Qwen3,
-# Gemma 3 and GLM-4.5 (use_qk_norm) norm q and k per head over head_dim, OLMo2 and Cohere over every head.
-_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+# q/k norms: Qwen3, Gemma 3 and GLM-4.5 (use_qk_norm) norm q and k per head over head_dim, OLMo2 and Cohere
+# (use_qk_norm) over every head
 _PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1"})
 _ALL_HEADS_QK_NORM = frozenset({"olmo2"})
 _NOAUX_BY_DEFAULT = frozenset({"deepseek_v3", "kimi_k2", "glm4_moe", "dots1"})
+# Gemma 2/3 add pre- and post-feedforward norms to the attention ones
+_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+# Cohere's parallel block has one (unbiased) LayerNorm
+_ONE_NORM = frozenset({"cohere", "cohere2"})
+# LayerNorm families (each norm a weight and a bias), as their transformers/vLLM classes build them:
+# model type -> (norms per layer, q/k/v/o biased, MLP biased, lm_head biased, learned position embeddings)
+_LAYERNORM_FAMILIES = {
+    "gpt2": (2, True, True, False, True),
+    "gpt_bigcode": (2, True, True, False, True),
+    "gpt_neox": (2, True, True, False, False),  # attention_bias (default true) switches q/k/v/o
+    "phi": (1, True, True, True, False),  # one LayerNorm per parallel block
+    "gptj": (1, False, True, True, False),
+    "starcoder2": (2, True, True, False, False),  # use_bias switches every projection; the norms keep theirs
+}
 
 
-def _norms(config: dict, model_type: str) -> tuple[int, bool]:
-    """(norms per layer, whether they carry a bias). Falcon's parallel block has one LayerNorm, its new decoder
-    architecture one for attention and one for the MLP; StarCoder2 and Falcon use LayerNorm with a bias."""
-    if model_type in _FALCON:
-        new = bool(config.get("new_decoder_architecture") or model_type == "RefinedWeb")
-        if new:
-            return _get_int(config, "num_ln_in_parallel_attn", 2), True
-        return (1 if config.get("parallel_attn", True) else 2), True
-    if model_type == "starcoder2":
-        return 2, bool(config.get("use_bias", True))
-    return (4 if model_type in _FOUR_NORMS else 2), False
+def _new_falcon(config: dict, model_type: str) -> bool:
+    """Falcon's new decoder architecture (40B, 180B); vLLM's own RWConfig makes "RefinedWeb" one."""
+    return model_type in _FALCON and bool(config.get("new_decoder_architecture") or model_type == "RefinedWeb")
 
 
-def _get_int(config: dict, key: str, default: int) -> int:
-    value = config.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 8 else default
+def _norms_and_biases(config: dict, model_type: str) -> dict[str, Any]:
+    """Norm and bias parameters beyond a Llama layer's two RMSNorms and bias-free projections (weights.py)."""
+    if model_type in _FALCON:  # a parallel block has one LayerNorm, the new architecture one per branch
+        norms = config.get("num_ln_in_parallel_attn", 2) if _new_falcon(config, model_type) \
+            else (1 if config.get("parallel_attn", True) else 2)
+        projections = bool(config.get("bias"))
+        return {"layer_norms": norms, "norm_bias": True, "attention_bias": projections,
+                "output_bias": projections, "mlp_bias": projections}
+    if model_type in _LAYERNORM_FAMILIES:
+        norms, attention, mlp, head, positions = _LAYERNORM_FAMILIES[model_type]
+        if model_type == "starcoder2":
+            attention = mlp = bool(config.get("use_bias", True))
+        if model_type == "gpt_neox":
+            attention = bool(config.get("attention_bias", True))
+        return {"layer_norms": norms, "norm_bias": True, "attention_bias": attention, "output_bias": attention,
+                "mlp_bias": mlp, "lm_head_bias": head,
+                "position_embeddings": _first(config, "n_positions", "max_position_embeddings") if positions else 0}
+    gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
+    return {"layer_norms": 4 if model_type in _FOUR_NORMS else 1 if model_type in _ONE_NORM else 2,
+            # Llama's attention_bias biases o_proj too (Qwen2's qkv bias does not), mlp_bias its MLP
+            "output_bias": gpt_oss or (model_type in ("llama", "granite") and bool(config.get("attention_bias"))),
+            "mlp_bias": bool(config.get("mlp_bias")), "attention_sinks": gpt_oss, "expert_bias": gpt_oss}
 
 
-def _qk_norm(config: dict, model_type: str) -> str | None:
+def _qk_norm(config: dict, model_type: str) -> Literal["per_head", "all_heads"] | None:
     if model_type in _PER_HEAD_QK_NORM or (model_type == "glm4_moe" and config.get("use_qk_norm")):
         return "per_head"
     if model_type in _ALL_HEADS_QK_NORM or (model_type == "cohere" and config.get("use_qk_norm")):
@@ -178,9 +202,8 @@ def _kv_heads(config: dict, model_type: str) -> int | None:
     """KV heads as vLLM's ModelConfig.get_total_num_kv_heads reads them, in its order: multi-query models
     (gpt_bigcode, the first Falcons) keep one; MPT and DBRX name them in attn_config; then n_head_kv (Falcon),
     num_kv_heads (Falcon 40B+), num_key_value_heads (Llama), multi_query_group_num (ChatGLM). None: as many as
-    attention heads. (vLLM's own RWConfig makes the "RefinedWeb" model type the new decoder architecture.)"""
-    new_falcon = model_type in _FALCON and bool(config.get("new_decoder_architecture") or model_type == "RefinedWeb")
-    if not new_falcon and config.get("multi_query"):
+    attention heads."""
+    if not _new_falcon(config, model_type) and config.get("multi_query"):
         return 1
     if model_type in ("mpt", "dbrx"):
         attn = config.get("attn_config")
@@ -262,7 +285,7 @@ _AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_he
                            "max_position_embeddings"})
 # Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
 _AT_MOST = {"num_hidden_layers": 1000, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
-            "num_nextn_predict_layers": 1000, "num_hash_layers": 1000,
+            "num_nextn_predict_layers": 1000, "num_hash_layers": 1000, "layer_norms": 8,
             "vision_params": 10**12}  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
 _INT_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("int"))
 _STR_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("str"))
@@ -351,14 +374,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         bias = model_type in ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text") \
             or bool(config.get("add_qkv_bias"))
     quant = _quantization(config)
-    gpt_oss = model_type == "gpt_oss"  # biased o_proj, per-head attention sinks, biased router and experts
     kind = model_type or top_model_type
-    layer_norms, norm_bias = _norms(config, kind)
-    all_biased = kind == "starcoder2" and bool(config.get("use_bias", True))  # every projection and norm
-    if all_biased:
-        bias = True
-    # Llama-style attention_bias puts a bias on o_proj too (Qwen2's qkv bias does not)
-    o_bias = gpt_oss or all_biased or (kind in ("llama", "granite") and bool(config.get("attention_bias")))
+    extras = {"attention_bias": bool(bias)} | _norms_and_biases(config, kind)
     # noaux_tc routing keeps e_score_correction_bias per expert; DeepSeek-V3's config class defaults to it
     router_bias = config.get("topk_method", "noaux_tc" if kind in _NOAUX_BY_DEFAULT else None) == "noaux_tc"
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
@@ -373,16 +390,15 @@ def _facts(config: dict, source: str) -> ModelFacts:
         num_hidden_layers=layers,
         hidden_size=hidden,
         num_attention_heads=_first(config, "num_attention_heads", "n_head", "n_heads"),
-        num_key_value_heads=_kv_heads(config, model_type or top_model_type),
-        intermediate_size=_mlp_width(config, model_type or top_model_type, hidden),
-        gated_mlp=(model_type or top_model_type) not in _PLAIN_MLP,
-        recurrent_layers=_recurrent_layers(config, model_type or top_model_type),
+        num_key_value_heads=_kv_heads(config, kind),
+        intermediate_size=_mlp_width(config, kind, hidden),
+        gated_mlp=kind not in _PLAIN_MLP,
+        recurrent_layers=_recurrent_layers(config, kind),
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_item_patches=vision.item_patches or None, vision_item_tokens=vision.item_tokens or None,
         vision_patch_bytes=vision.patch_bytes or None,
-        tie_word_embeddings=bool(config.get("tie_word_embeddings", (model_type or top_model_type) in _TIED_BY_DEFAULT)),
-        attention_bias=bool(bias),
+        tie_word_embeddings=bool(config.get("tie_word_embeddings", kind in _TIED_BY_DEFAULT)),
         num_experts=experts,
         shared_expert_intermediate_size=shared,
         sliding_window=window,
@@ -391,15 +407,10 @@ def _facts(config: dict, source: str) -> ModelFacts:
         max_position_embeddings=_native_length(lengths),
         length_config=lengths,
         dtype=dtype,
-        output_bias=o_bias,
-        attention_sinks=gpt_oss,
-        layer_norms=layer_norms,
-        norm_bias=norm_bias,
-        mlp_bias=all_biased or bool(config.get("mlp_bias")),
         router_bias=router_bias,
         shared_expert_gate=kind in ("qwen2_moe", "qwen3_next"),
-        qk_norm=_qk_norm(config, model_type or top_model_type),
-        expert_bias=gpt_oss,
+        qk_norm=_qk_norm(config, kind),
+        **extras,
         **quant,
         source=source,
         **same_named,

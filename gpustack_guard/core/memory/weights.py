@@ -91,8 +91,9 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
         mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
         other.append(attn_other + mlp_other + f.layer_norms * norm)
-    return ParamBreakdown(V * H, 0 if f.tie_word_embeddings else V * H, tuple(linear), tuple(other), norm,
-                          f.vision_params)
+    embedding = (V + f.position_embeddings) * H  # learned positions sit beside the token embedding
+    lm_head = (0 if f.tie_word_embeddings else V * H) + (V if f.lm_head_bias else 0)
+    return ParamBreakdown(embedding, lm_head, tuple(linear), tuple(other), norm, f.vision_params)
 
 
 def active_params(f: ModelFacts) -> int:

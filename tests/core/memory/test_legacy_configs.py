@@ -53,11 +53,12 @@ def test_shape_as_vllm_reads_it(config, kv_heads, kv_bytes_per_token_layer_, mlp
 @pytest.mark.parametrize("config, linear_per_layer, embedding, layers", [
     # Falcon-7B: fused QKV 4544 x (71 + 2) x 64, dense 4544^2, MLP 2 x 4544 x 18176
     (FALCON_7B, 4544 * 73 * 64 + 4544 * 4544 + 2 * 4544 * 18176, 65024 * 4544, 32),
-    (STARCODER, 6144 * (6144 + 2 * 128) + 6144 * 6144 + 2 * 6144 * 24576, 49152 * 6144, 40),
+    # learned positions sit beside the token embedding (8,192 x 6,144; GPT-2 1,024 x 768)
+    (STARCODER, 6144 * (6144 + 2 * 128) + 6144 * 6144 + 2 * 6144 * 24576, (49152 + 8192) * 6144, 40),
     (MPT_7B, 4 * 4096 * 4096 + 2 * 4096 * 16384, 50432 * 4096, 32),
     (CHATGLM3_6B, 4096 * (4096 + 2 * 2 * 128) + 4096 * 4096 + 3 * 4096 * 13696, 65024 * 4096, 28),
     (QWEN_7B, 4 * 4096 * 4096 + 3 * 4096 * 11008, 151936 * 4096, 32),
-    (GPT2, 4 * 768 * 768 + 2 * 768 * 3072, 50257 * 768, 12),
+    (GPT2, 4 * 768 * 768 + 2 * 768 * 3072, (50257 + 1024) * 768, 12),
 ])
 def test_parameters_are_the_sum_of_the_layer_shapes(config, linear_per_layer, embedding, layers):
     f = facts_from_config(config, "test")
@@ -71,8 +72,8 @@ def test_published_sizes():
     billions = {name: round(param_breakdown(facts_from_config(c, "test")).total / 1e9, 2) for name, c in (
         ("falcon-7b", FALCON_7B), ("starcoder", STARCODER), ("mpt-7b", MPT_7B), ("chatglm3-6b", CHATGLM3_6B),
         ("qwen-7b", QWEN_7B))}
-    # StarCoder's 15.5B and GPT-2's 124M also hold learned position embeddings (8192 x 6144, 1024 x 768)
-    assert billions == {"falcon-7b": 6.92, "starcoder": 15.46, "mpt-7b": 6.65, "chatglm3-6b": 6.24, "qwen-7b": 7.72}
+    # StarCoder's 15.5B holds its learned position embeddings (8192 x 6144) and biased projections and norms
+    assert billions == {"falcon-7b": 6.92, "starcoder": 15.52, "mpt-7b": 6.65, "chatglm3-6b": 6.24, "qwen-7b": 7.72}
 
 
 def test_a_stated_tie_wins_over_the_default():

@@ -1,14 +1,17 @@
 """The arithmetic against memory-arithmetic.md: Table A exactly, the engines' budgets to the byte."""
 
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts, catalog_key
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import default_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, capture_sizes, estimate_vllm
+from gpustack_guard.core.memory.hfconfig import BadConfig, facts_from_config
 from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer
 from gpustack_guard.core.memory.weights import active_params, param_breakdown, weight_layout
 from gpustack_guard.core.units import GiB, MiB
@@ -49,9 +52,87 @@ def test_norm_weights_give_the_published_totals(name, params):
     assert param_breakdown(catalog_facts(name)).total == params
 
 
+VECTORS = Path(__file__).resolve().parents[3] / "benchmarks" / "vectors"
+# config.json fields gsg reads, as published; the totals are the hub's counts
+LAYERNORM_CONFIGS = {
+    "gpt2": ({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+              "vocab_size": 50257}, 124_439_808),  # every projection and norm biased, 1,024 learned positions
+    "EleutherAI/pythia-1b": ({"model_type": "gpt_neox", "hidden_size": 2048, "num_hidden_layers": 16,
+                              "num_attention_heads": 8, "intermediate_size": 8192, "vocab_size": 50304,
+                              "max_position_embeddings": 2048, "tie_word_embeddings": False}, 1_011_781_632),
+    "microsoft/phi-2": ({"model_type": "phi", "hidden_size": 2560, "num_hidden_layers": 32, "num_attention_heads": 32,
+                         "num_key_value_heads": 32, "intermediate_size": 10240, "vocab_size": 51200,
+                         "max_position_embeddings": 2048, "tie_word_embeddings": False},
+                        2_779_683_840),  # one LayerNorm per parallel block, a biased lm_head
+    "EleutherAI/gpt-j-6b": ({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16, "n_positions": 2048,
+                             "vocab_size": 50400, "tie_word_embeddings": False},
+                            6_050_882_784),  # unbiased attention, biased MLP and lm_head
+    "CohereForAI/c4ai-command-r-v01": (json.loads((VECTORS / "command-r-v01" / "config.json").read_text()),
+                                       34_980_831_232),  # one LayerNorm per parallel block
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERNORM_CONFIGS))
+def test_layernorm_families_give_the_published_totals(name):
+    config, params = LAYERNORM_CONFIGS[name]
+    assert param_breakdown(facts_from_config(config, name)).total == params
+
+
+def test_starcoder2_without_use_bias_keeps_its_layernorm_biases():
+    config = catalog_configs()[catalog_key("bigcode/starcoder2-7b")][1]
+    unbiased = param_breakdown(facts_from_config(config | {"use_bias": False}, "t")).total
+    # per layer: q 4,608 + k 512 + v 512 + o 4,608, c_fc 18,432 + c_proj 4,608; 32 layers
+    assert 7_173_923_840 - unbiased == 32 * (4608 + 512 + 512 + 4608 + 18432 + 4608)
+
+
+def test_falcon_norms_per_block():
+    base = {"model_type": "falcon", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "vocab_size": 100}
+    def norms(extra):
+        return param_breakdown(facts_from_config(base | extra, "t")).per_layer_other[0]
+    assert norms({"parallel_attn": True}) == 2 * 64  # one LayerNorm: weight and bias
+    assert norms({"parallel_attn": False}) == 2 * 2 * 64
+    assert norms({"new_decoder_architecture": True, "num_kv_heads": 2}) == 2 * 2 * 64  # ln_attn, ln_mlp
+    assert norms({"new_decoder_architecture": True, "num_kv_heads": 2, "num_ln_in_parallel_attn": 1}) == 2 * 64
+
+
+@pytest.mark.parametrize("model_type,extra,qk", [
+    ("qwen3", {}, 2 * 16),  # per head: q_norm and k_norm over head_dim
+    ("glm4_moe", {"use_qk_norm": True}, 2 * 16),
+    ("glm4_moe", {}, 0),
+    ("olmo2", {}, (4 + 2) * 16),  # over every head: heads x d and KV heads x d
+    ("cohere", {"use_qk_norm": True}, (4 + 2) * 16),
+    ("llama", {}, 0),
+])
+def test_qk_norm_parameters_per_layer(model_type, extra, qk):
+    base = {"model_type": model_type, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100}
+    plain = {"model_type": "llama"} | {k: v for k, v in base.items() if k != "model_type"}
+    norms = 1 if model_type == "cohere" else 2
+    other = param_breakdown(facts_from_config(base | extra, "t")).per_layer_other[0]
+    assert other == qk + norms * 64 and param_breakdown(facts_from_config(plain, "t")).per_layer_other[0] == 2 * 64
+
+
+def test_a_norm_count_beyond_eight_is_bad_config():
+    base = {"model_type": "falcon", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "vocab_size": 100, "new_decoder_architecture": True}
+    with pytest.raises(BadConfig, match="'layer_norms' 9 is outside 0..8"):
+        facts_from_config(base | {"num_ln_in_parallel_attn": 9}, "t")
+    with pytest.raises(BadConfig, match="'layer_norms' must be a whole number"):
+        facts_from_config(base | {"num_ln_in_parallel_attn": "2"}, "t")
+
+
+def test_gguf_weights_leave_the_vision_tower_out():
+    """A GGUF holds the language model; the SigLIP tower of Gemma-3-4B-it (419,816,304 parameters) is the mmproj."""
+    facts = catalog_facts("google/gemma-3-4b-it")
+    assert facts.vision_params == 419_816_304
+    bf16 = weight_layout(facts)
+    gguf_f16 = weight_layout(replace(facts, quant_method="gguf:f16"))
+    assert bf16.total - gguf_f16.total == 2 * 419_816_304
+
+
 def test_llama_style_attention_and_mlp_bias():
     """attention_bias biases q, k, v and o_proj in Llama's classes; mlp_bias gate, up and down."""
-    from gpustack_guard.core.memory.hfconfig import facts_from_config
     base = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
             "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100}
     plain = param_breakdown(facts_from_config(base, "t")).total
