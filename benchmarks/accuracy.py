@@ -489,8 +489,10 @@ def table_l() -> list[Row]:
              Row("L1", "  KV MiB (log 3,840 full + 7,488 SWA)", dev(e, 0, "kv"), 11_328.0, tolerance=0.10),
              Row("L1", "  compute MiB (log '130.' truncated)", dev(e, 0, "compute"), 130.5, tolerance=0.10),
              Row("L1", "  model buffer MiB (log 15,773.70)", dev(e, 0, "weights"), 15_773.70, tolerance=0.10)]
-    # L2 llama.cpp PR #6122: Command-R v01 (inferred), 4070 Ti + 3090 Ti, 12/28 layers, n_ctx 4096
-    e = estimate(config("command-r-v01"), "24GiB", "--ctx-size=4096", "--tensor-split=12,28", backend="llama.cpp",
+    # L2 llama.cpp PR #6122: Command-R v01 (inferred), 4070 Ti + 3090 Ti, 12/28 layers, n_ctx 4096. The log prints
+    # the layers, not -ts; llama.cpp splits 40 layers + output = 41 slots, so 12/28 is -ts 12,29 (the output is
+    # CUDA1's 29th slot): the rows check KV per device at the logged layer counts
+    e = estimate(config("command-r-v01"), "24GiB", "--ctx-size=4096", "--tensor-split=12,29", backend="llama.cpp",
                  version="b2450", extra=("--gpus", "2"))
     rows += [Row("L2", "Command-R 2 GPUs 12/28 layers: KV CUDA0 MiB (log 1,536)", dev(e, 0, "kv"), 1536.0,
                  tolerance=0.10),
@@ -502,8 +504,9 @@ def table_l() -> list[Row]:
                  dev(e, 0, "compute"), 1958.63, tolerance=0.10),
              Row("L3", "  KV MiB, all devices (log 2,814)",
                  round(sum(d["kv"] for d in e["extra"]["per_device"]) / MiB, 2), 2814.0, tolerance=0.10)]
-    # L5 llama.cpp#16865: 3 ROCm GPUs, 48 layers split 17/16/15, n_ctx 131072, FA (model inferred: 4 KV heads x 128)
-    e = estimate("Qwen/Qwen3-30B-A3B", "32GiB", "--ctx-size=131072", "--flash-attn=on", "--tensor-split=17,16,15",
+    # L5 llama.cpp#16865: 3 ROCm GPUs, 48 layers split 17/16/15, n_ctx 131072, FA (model inferred: 4 KV heads x 128);
+    # as in L2 the logged layers over 49 slots are -ts 17,16,16
+    e = estimate("Qwen/Qwen3-30B-A3B", "32GiB", "--ctx-size=131072", "--flash-attn=on", "--tensor-split=17,16,16",
                  backend="llama.cpp", version="b6800", extra=("-q", "q4_k_m", "--gpus", "3"))
     rows += [Row("L5", "48-layer 4-KV-head model on 3 GPUs ctx 131072: KV ROCm0 MiB (log 4,352)", dev(e, 0, "kv"),
                  4352.0, tolerance=0.10),

@@ -229,10 +229,11 @@ def test_a_blocking_finding_is_one_line_with_its_rule(gsg):
 
 def test_gpus_3_is_three_devices_for_llamacpp_not_gpustacks_power_of_two(gsg):
     """--gpus is one replica's GPU count: the estimate's spec states gpus_per_replica, so GPUStack's default for
-    manual gpu_ids (the largest power of two, 3 -> 2) does not drop the third device (accuracy L5)."""
+    manual gpu_ids (the largest power of two, 3 -> 2) does not drop the third device (accuracy L5: its 17/16/15
+    layers are -ts 17,16,16 over 48 layers + output, the output being the last device's 16th slot)."""
     result = gsg("estimate", "-m", "Qwen/Qwen3-30B-A3B", "--gpu-memory", "32GiB", "--backend", "llama.cpp",
                  "-q", "q4_k_m", "--gpus", "3", "--backend-version", "b6800", "-o", "json", "--",
-                 "--ctx-size=131072", "--flash-attn=on", "--tensor-split=17,16,15")
+                 "--ctx-size=131072", "--flash-attn=on", "--tensor-split=17,16,16")
     assert result.code == 0, result.err
     doc = json.loads(result.out)
     devices = doc["extra"]["per_device"]
@@ -263,3 +264,17 @@ def test_a_hostile_config_is_one_line_exit_1(gsg, tmp_path, text, message):
     result = gsg("estimate", "-m", str(path), "--gpu-memory", "24GiB")
     assert result.code == 1 and message in result.err and str(path) in result.err
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+
+
+def test_llamacpp_flash_attention_is_auto_from_b6325_and_a_bad_value_is_refused(gsg):
+    base = ("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "24GiB", "--backend", "llama.cpp", "-q", "q4_k_m",
+            "-o", "json")
+    new = json.loads(gsg(*base, "--backend-version", "b6325", "--", "--ctx-size=32768").out)
+    old = json.loads(gsg(*base, "--backend-version", "b6324", "--", "--ctx-size=32768").out)
+    assert new["extra"]["flash_attn"] is True and old["extra"]["flash_attn"] is False
+    assert any("--flash-attn auto" in n for n in new["notes"])
+    # the f16 mask (32768 x 512 x 2) against the f32 KQ, mask and rows: 304 MiB of logits win with FA
+    assert new["compute_buffer_bytes_per_gpu"] == [(3584 + 152_064) * 512 * 4]
+    assert old["compute_buffer_bytes_per_gpu"] == [32768 * 512 * 28 * 4 + 32768 * 512 * 4 + 6 * 3584 * 512 * 4]
+    bad = gsg(*base, "--backend-version", "b7000", "--", "--flash-attn=maybe")
+    assert bad.code == 1 and "GSG016" in bad.err and "--flash-attn 'maybe'" in bad.err and "on, off or auto" in bad.err

@@ -9,6 +9,7 @@ from typing import Protocol
 from gpustack_guard.core import args as A
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines import llamacpp as LC
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
@@ -122,6 +123,11 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         ctx = facts.max_position_embeddings if facts is not None and facts.max_position_embeddings else None
     layers = value("gpu-layers")
     parallel = value("parallel")
+    setting = (flags["flash-attn"] or "on") if "flash-attn" in flags else None  # a bare -fa is the old switch
+    try:
+        flash, flash_auto = LC.flash_attention_on(setting, version)
+    except ValueError as exc:
+        raise EF.FlagValueError("flash-attn", setting, str(exc)) from None
     return LlamaCppConfig(
         ctx_size=ctx,
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
@@ -130,7 +136,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         ubatch_size=value("ubatch-size"),
         cache_type_k=flags.get("cache-type-k") or "f16",
         cache_type_v=flags.get("cache-type-v") or "f16",
-        flash_attn=A.normal_value(flags.get("flash-attn", "off")) in ("true", "on"),
+        flash_attn=flash, flash_attn_auto=flash_auto,
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=value("tensor-split"),
         **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),

@@ -374,6 +374,24 @@ LLAMACPP_CELL_PAD = 32
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.
 LLAMACPP_SWA_CACHE_SINCE = "b5452"
+# From b5560 the SWA cache holds one window per slot plus one micro-batch (n_ubatch), not n_batch.
+LLAMACPP_SWA_UBATCH_SINCE = "b5560"
+# The architectures llama.cpp builds with a sliding-window cache, and their pattern n as its loader sets it
+# (hparams.set_swa_pattern(n) in llama-model.cpp: layer il is windowed when il % n < n - 1). Every other model
+# gets one full-length cache, whatever its config says: llama.cpp ignores Mistral-7B-v0.1's and Qwen2's window and
+# turned Phi-3's off (swa_type NONE). Keys are architecture names normalised by engines.llamacpp.arch_key, so HF
+# architectures, model types and GGUF general.architecture names meet (Gemma3ForConditionalGeneration, gemma3_text,
+# gemma3 -> gemma3; GptOssForCausalLM, gpt-oss -> gptoss).
+LLAMACPP_SWA_PATTERNS = {"gemma2": 2, "gemma3": 6, "cohere2": 4, "gptoss": 2}
+# --flash-attn became on|off|auto with auto the default in b6325 (before it, -fa was a switch, off unless given);
+# auto enables flash attention wherever the device runs the FLASH_ATTN_EXT op, which every CUDA, ROCm, Metal and
+# Vulkan build does for the usual head sizes: gsg counts auto as on.
+LLAMACPP_FLASH_AUTO_SINCE = "b6325"
+# Without flash attention the graph's high-water mark is the f32 KQ matrix and its mask plus hidden-size f32 rows
+# per reserved token that are live beside them (the residual stream, the normed input, Q before its reshape, ...).
+# Six rows make llama.cpp#13661 exact (Qwen3-30B-A3B, n_ctx 30016, n_ubatch 512, hidden 2048: 1934.625 MiB of KQ
+# and mask + 24 MiB = the logged 1958.625 MiB); it is a fit to that log, not a count of tensors.
+LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
 # Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory.engines.llamacpp import (
     LlamaCppConfig,
     attention_scratch,
     compute_buffer,
     estimate_llamacpp,
+    flash_attention_on,
     logits_scratch,
     reserve_tokens,
+    split_layers,
     swa_cells,
 )
 from gpustack_guard.core.memory.facts import ModelFacts
@@ -33,7 +37,10 @@ def test_reserve_tokens_are_min_of_ctx_and_ubatch():
 
 def test_attention_scratch_with_and_without_flash_attention():
     assert attention_scratch(4096, 512, 32, flash_attn=False) == 4096 * 512 * 32 * 4 + 4096 * 512 * 4
-    assert attention_scratch(4096, 512, 32, flash_attn=True) == 4096 * 512 * 2
+    # six hidden-size f32 rows per reserved token are live beside KQ and its mask
+    assert attention_scratch(4096, 512, 32, False, hidden=4096) == 4096 * 512 * 32 * 4 + 4096 * 512 * 4 \
+        + 6 * 4096 * 512 * 4
+    assert attention_scratch(4096, 512, 32, flash_attn=True, hidden=4096) == 4096 * 512 * 2  # no KQ, the f16 mask
 
 
 def test_one_buffer_is_the_larger_of_attention_and_logits_not_their_sum():
@@ -42,8 +49,9 @@ def test_one_buffer_is_the_larger_of_attention_and_logits_not_their_sum():
     small_ctx = compute_buffer(1024, 512, facts, False, output_device=True)
     assert small_ctx == logits == (3584 + 152_064) * 512 * 4  # attention 59 MiB < logits 304 MiB
     big_ctx = compute_buffer(131_072, 512, facts, False, output_device=True)
-    assert big_ctx == attention_scratch(131_072, 512, 28, False)  # 7.25 GiB of KQ dominate
-    assert compute_buffer(1024, 512, facts, False, output_device=False) == attention_scratch(1024, 512, 28, False)
+    assert big_ctx == attention_scratch(131_072, 512, 28, False, 3584) == 7_828_668_416  # 7.29 GiB of KQ dominate
+    assert compute_buffer(1024, 512, facts, False, output_device=False) == attention_scratch(1024, 512, 28, False,
+                                                                                             3584)
 
 
 def test_l8_trilm_f16_rtx4080_compute_and_kv_exact():
@@ -71,7 +79,8 @@ def test_l3_qwen3_30b_four_devices_same_buffer_everywhere():
     # llama.cpp#13661 (4x K80, n_ctx 30016, no FA): 1958.63 MiB compute on all four devices, 2814 MiB KV in all
     facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="gguf:q8_0")
     est = estimate_llamacpp(facts, [12 * GiB] * 4, LlamaCppConfig(ctx_size=30016), version="b5261")
-    assert est.compute_buffer_per_gpu == (attention_scratch(30016, 512, 32, False),) * 4  # 1934.6 MiB, -1.2 %
+    assert est.compute_buffer_per_gpu == (attention_scratch(30016, 512, 32, False, 2048),) * 4
+    assert est.compute_buffer_per_gpu[0] == int(1958.625 * MiB)  # the logged 1958.63 MiB, to the byte
     assert sum(d["kv"] for d in est.extra["per_device"]) == 2814 * MiB
 
 
@@ -85,8 +94,9 @@ def test_estimated_context_is_the_longest_that_fits():
 
 
 def test_tensor_split_is_read_per_device_like_llama_cpp():
-    # 28 layers on 24 + 12 GiB: all zeros (or none) is llama.cpp's default split by device memory, 2:1;
-    # a missing proportion is 0, an extra one unused
+    # 28 layers + output (29 slots) on 24 + 12 GiB: all zeros (or none) is llama.cpp's default split by device
+    # memory, 2:1, so slots 0..19 (j / 29 < 2/3) go to the first device; a missing proportion is 0, an extra one
+    # unused
     facts = replace(catalog_facts("Qwen/Qwen2.5-7B"), quant_method="gguf:q4_k_m")
 
     def layers(split):
@@ -94,6 +104,53 @@ def test_tensor_split_is_read_per_device_like_llama_cpp():
                                 version="b6000")
         return [d["layers"] for d in est.extra["per_device"]]
 
-    assert layers(None) == layers((0.0,)) == layers((0.0, 0.0)) == [19, 9]
+    assert layers(None) == layers((0.0,)) == layers((0.0, 0.0)) == [20, 8]
     assert layers((1.0,)) == [28, 0]
-    assert layers((1.0, 1.0, 5.0)) == [14, 14]
+    assert layers((1.0, 1.0, 5.0)) == [15, 13]
+
+
+def test_split_points_are_llama_cpps_upper_bound_over_slots():
+    # llama.cpp#7217: Yi-34B, 60 layers fully offloaded (-ngl 99) at -ts 1,1: 31 layers on CUDA0, 29 + output on
+    # CUDA1 (61 slots, j / 61 < 0.5 for j <= 30)
+    assert split_layers(61, (1.0, 1.0)) == [0] * 31 + [1] * 30
+    assert split_layers(60, (1.0, 1.0)) == [0] * 30 + [1] * 30  # -ngl 60: the output stays on the CPU
+    assert split_layers(4, (0.0, 1.0)) == [1] * 4  # a zero share gets no slot
+    assert split_layers(3, (1.0, 1.0, 1.0)) == [0, 1, 2]
+    yi = ModelFacts(architecture="LlamaForCausalLM", num_hidden_layers=60, hidden_size=7168, num_attention_heads=56,
+                    num_key_value_heads=8, intermediate_size=20480, vocab_size=64000, max_position_embeddings=4096,
+                    dtype="bfloat16", quant_method="gguf:q4_k_m")
+    est = estimate_llamacpp(yi, [24 * GiB, 24 * GiB], LlamaCppConfig(ctx_size=4096, tensor_split=(1.0, 1.0)),
+                            version="b2800")
+    devices = est.extra["per_device"]
+    assert [d["layers"] for d in devices] == [31, 29]
+    per_layer = 8 * 128 * (2 + 2) * 4096  # f16 K and V of 8 KV heads x 128 over 4096 cells
+    assert [d["kv"] for d in devices] == [31 * per_layer, 29 * per_layer]
+    per_block = devices[0]["weights"] // 31  # the output layer's weights sit on CUDA1 beside its 29 blocks
+    assert devices[1]["weights"] - 29 * per_block == est.extra["output_weights"] > 0
+
+
+def test_only_llama_cpps_swa_architectures_get_a_window_cache():
+    # Phi-3's config has a 2047-token window, llama.cpp builds it with one full cache (swa_type NONE)
+    phi3 = catalog_facts("microsoft/Phi-3-mini-4k-instruct")
+    est = estimate_llamacpp(phi3, [24 * GiB], LlamaCppConfig(ctx_size=4096), version="b6000")
+    assert est.kv_cache == 32 * 4096 * 32 * 96 * 2 * 2  # 32 layers x 4096 cells x 32 KV heads x 96 x f16 K+V
+    assert any("full-length cache" in n for n in est.notes)
+    # gpt-oss: pattern 2, so 12 of 24 layers keep 128 x 1 slot + n_ubatch cells (from b5560), padded to 256
+    oss = replace(catalog_facts("openai/gpt-oss-20b"), quant_method="gguf:mxfp4")
+    est = estimate_llamacpp(oss, [24 * GiB], LlamaCppConfig(ctx_size=8192, flash_attn=True), version="b6500")
+    cell = 8 * 64 * 2 * 2
+    assert est.kv_cache == 12 * 8192 * cell + 12 * 768 * cell  # 128 + 512 = 640 -> 768
+    before = estimate_llamacpp(oss, [24 * GiB], LlamaCppConfig(ctx_size=8192, flash_attn=True), version="b5500")
+    assert before.kv_cache == 12 * 8192 * cell + 12 * 2304 * cell  # 128 + n_batch 2048 = 2176 -> 2304
+
+
+def test_flash_attention_flag_by_build():
+    assert flash_attention_on(None, "b6000") == (False, False)  # a switch, off unless given
+    assert flash_attention_on("on", "b6000") == (True, False)
+    assert flash_attention_on(None, "b6325") == (True, True)  # auto is the default from b6325
+    assert flash_attention_on("auto", "b7000") == (True, True)
+    assert flash_attention_on("off", "b7000") == (False, False)
+    with pytest.raises(ValueError, match="on, off or auto"):
+        flash_attention_on("sometimes", "b7000")
+    with pytest.raises(ValueError, match="switch, on or off .auto exists from b6325"):
+        flash_attention_on("auto", "b6000")

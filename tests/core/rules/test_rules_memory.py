@@ -75,7 +75,7 @@ CASES = [
        "set --gpu-memory-utilization 0.93 or lower, or --enforce-eager")]),
     (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192"), LLAMA_70B, Severity.ERROR,
      [("spec.yaml:7:3", "llama.cpp needs more than the GPU holds: 80/80 layers: weights 127.50 GiB + KV 2.50 GiB "
-                        "(ctx 8192) + compute 1.02 GiB + output 0.00 GiB + platform 0.49 GiB = 131.51 GiB of 23.99 "
+                        "(ctx 8192) + compute 1.11 GiB + output 0.00 GiB + platform 0.49 GiB = 131.60 GiB of 23.99 "
                         "GiB", "lower --gpu-layers (now 80), --ctx-size or --parallel, or enable --flash-attn")]),
     (M.TP_HEADS, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--tensor-parallel-size=3",
                       gpu_ids=["w1:cuda:0", "w1:cuda:1", "w2:cuda:0"]), QWEN_7B, Severity.ERROR,

@@ -8,7 +8,10 @@ of live tensors, so the attention scratch and the logits share it — the larger
 
 from __future__ import annotations
 
+import bisect
 import math
+import re
+import struct
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
@@ -32,6 +35,7 @@ class LlamaCppConfig:
     cache_type_k: str = "f16"
     cache_type_v: str = "f16"
     flash_attn: bool = False
+    flash_attn_auto: bool = False  # on because --flash-attn is auto (given, or the default from b6325)
     no_kv_offload: bool = False
     tensor_split: tuple[float, ...] | None = None
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
@@ -58,14 +62,40 @@ def _cache_bytes(kind: str) -> float:
         raise ValueError(f"unknown cache type '{kind}' (f16, bf16, q8_0, q4_0, ...)") from None
 
 
-def split_layers(count: int, fractions: tuple[float, ...]) -> list[int]:
-    """Distribute `count` layers over devices by tensor-split fractions (largest remainder)."""
-    total = sum(fractions)
-    raw = [count * f / total for f in fractions]
-    share = [math.floor(x) for x in raw]
-    for i in sorted(range(len(raw)), key=lambda i: raw[i] - share[i], reverse=True)[: count - sum(share)]:
-        share[i] += 1
-    return share
+def _f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def split_layers(slots: int, fractions: tuple[float, ...]) -> list[int]:
+    """The device of each offloaded slot, as llama.cpp's load_tensors assigns them: the fractions become float32
+    cumulative split points, and slot j goes to the first device whose point exceeds j / slots (upper_bound).
+    On full offload the output layer is the last slot, so it counts in the split (llama.cpp#7217: Yi-34B's 60
+    layers at -ts 1,1 put 31 on CUDA0 and 29 + output on CUDA1)."""
+    points, running = [], 0.0
+    for f in fractions:
+        running = _f32(running + _f32(f))
+        points.append(running)
+    points = [_f32(p / running) for p in points]
+    last = len(fractions) - 1
+    return [min(bisect.bisect_right(points, _f32(j / slots)), last) for j in range(slots)]
+
+
+def arch_key(architecture: str | None) -> str:
+    """One spelling for an architecture's HF class, model type and GGUF name: gemma3 for all of
+    Gemma3ForConditionalGeneration, gemma3_text and gemma3."""
+    name = (architecture or "").lower()
+    for suffix in ("forcausallm", "forconditionalgeneration", "_text"):
+        name = name.removesuffix(suffix)
+    return re.sub(r"[^a-z0-9]", "", name)
+
+
+def swa_pattern(architecture: str | None) -> int | None:
+    return P.LLAMACPP_SWA_PATTERNS.get(arch_key(architecture))
+
+
+def windowed_layer(pattern: int | None, layer: int) -> bool:
+    """Whether llama.cpp gives this layer the sliding-window cache (hparams.is_swa for set_swa_pattern(n))."""
+    return pattern is not None and layer % pattern < pattern - 1
 
 
 def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None) -> int:
@@ -74,14 +104,16 @@ def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None) -> int:
     return min(ctx, ub)
 
 
-def attention_scratch(cells: int, tokens: int, heads: int, flash_attn: bool) -> int:
+def attention_scratch(cells: int, tokens: int, heads: int, flash_attn: bool, hidden: int = 0) -> int:
     """The largest attention intermediate of one layer over the full cache.
 
-    Without flash attention: the f32 KQ matrix (cells x tokens x heads) and the f32 KQ mask beside it. With it, no
-    KQ matrix is materialised; the f16 mask remains."""
+    Without flash attention: the f32 KQ matrix (cells x tokens x heads), the f32 KQ mask beside it and the
+    hidden-size rows live with them (profiles.LLAMACPP_KQ_LIVE_HIDDEN_ROWS). With it, no KQ matrix is
+    materialised; the f16 mask remains."""
     if flash_attn:
         return cells * tokens * F16
-    return cells * tokens * heads * F32 + cells * tokens * F32
+    live = P.LLAMACPP_KQ_LIVE_HIDDEN_ROWS * hidden * tokens * F32
+    return cells * tokens * heads * F32 + cells * tokens * F32 + live
 
 
 def logits_scratch(hidden: int, vocab: int, tokens: int) -> int:
@@ -98,7 +130,7 @@ def output_logits(facts: ModelFacts, tokens: int) -> int:
 
 def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool) -> int:
     assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
-    attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn)
+    attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn, facts.hidden_size or 0)
     logits = output_logits(facts, tokens) if output_device else 0
     return max(attention, logits)
 
@@ -109,12 +141,39 @@ def padded_cells(ctx: int, flash_attn: bool) -> int:
 
 
 def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bool) -> int:
-    """The sliding-window cache: one window per slot plus one batch, padded, never more than the full cache."""
+    """The sliding-window cache: one window per slot plus one batch (n_batch before b5560, n_ubatch from it:
+    swa_batch), padded, never more than the full cache."""
     return min(cells, padded_cells(window * parallel + batch, flash_attn))
 
 
+def swa_batch(version: str | None, batch: int, ubatch: int) -> int:
+    return ubatch if _since(version, P.LLAMACPP_SWA_UBATCH_SINCE) else batch
+
+
+def _since(version: str | None, release: str) -> bool:
+    return P.arithmetic_release("llamacpp", version) >= P.known_version(release)
+
+
 def has_swa_cache(version: str | None) -> bool:
-    return P.arithmetic_release("llamacpp", version) >= P.known_version(P.LLAMACPP_SWA_CACHE_SINCE)
+    return _since(version, P.LLAMACPP_SWA_CACHE_SINCE)
+
+
+def flash_attention_on(setting: str | None, version: str | None) -> tuple[bool, bool]:
+    """(on, on because auto) for --flash-attn's value (None: not given). Raises ValueError for a value llama.cpp
+    refuses. Before b6325 the flag is a switch; from it, on|off|auto with auto the default."""
+    tri_state = _since(version, P.LLAMACPP_FLASH_AUTO_SINCE)
+    word = "auto" if setting is None and tri_state else (setting or "off").strip().lower()
+    if word in ("true", "on", "1", "enabled"):
+        return True, False
+    if word in ("false", "off", "0", "disabled"):
+        return False, False
+    if word == "auto" and tri_state:
+        return True, True
+    build = version or P.DEFAULT_VERSIONS["llamacpp"]
+    if tri_state:
+        raise ValueError(f"llama.cpp {build} accepts on, off or auto")
+    raise ValueError(f"llama.cpp {build} takes -fa as a switch, on or off (auto exists from "
+                     f"{P.LLAMACPP_FLASH_AUTO_SINCE})")
 
 
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
@@ -140,34 +199,41 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     if not cfg.no_kv_offload:
         assert heads_kv is not None and d is not None, "engines run on facts whose missing_for_params() is empty"
         cell_bytes = heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
-    swa_share = (facts.sliding_window_layers or 0) / L if facts.sliding_window and has_swa_cache(version) else 0.0
+    pattern = swa_pattern(facts.architecture)
+    windowed = bool(facts.sliding_window) and has_swa_cache(version) and pattern is not None
+    if facts.sliding_window and not windowed:
+        notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
+                     "for this architecture or build), counted so")
+    window_batch = swa_batch(version, batch, min(cfg.ubatch_size or P.LLAMACPP_DEFAULT_UBATCH, batch))
+    if cfg.flash_attn_auto:
+        notes.append("--flash-attn auto: counted as on (llama.cpp enables it where the GPU runs it)")
 
     # llama.cpp reads one proportion per device (missing ones are 0, extra ones unused); all zeros, or none, is
     # its default split by each device's free memory (llama-model.cpp load_tensors)
     given = tuple(cfg.tensor_split or ())[: len(gpu_totals)]
     given += (0.0,) * (len(gpu_totals) - len(given))
     fractions = given if any(f > 0 for f in given) else tuple(float(t) for t in gpu_totals)
-    layer_share = split_layers(on_gpu, fractions)
+    slot_device = split_layers(on_gpu + 1 if full else on_gpu, fractions) if on_gpu or full else []
+    first = L - on_gpu  # the last blocks go to the GPUs, slot j is layer first + j
+    device_layers = [[first + j for j in range(on_gpu) if slot_device[j] == i] for i in range(len(gpu_totals))]
+    output_device = slot_device[-1] if full else -1
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells = padded_cells(ctx_cells, cfg.flash_attn)
-        window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, batch, cfg.flash_attn) if swa_share \
-            else cells
+        window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
+            if windowed else cells
         reserve = min(cells, tokens)
-        offloaded = list(layout.per_layer[L - on_gpu:])  # the last blocks go to the GPUs
         out: list[DeviceUsage] = []
-        start = 0
-        for i, count in enumerate(layer_share):
-            is_output = full and i == len(layer_share) - 1
-            weights = sum(offloaded[start:start + count])
+        for i, layers in enumerate(device_layers):
+            is_output = i == output_device
+            weights = sum(layout.per_layer[il] for il in layers)
             if is_output:
                 weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
-            start += count
-            window = round(count * swa_share)
-            kv = int(cell_bytes * ((count - window) * cells + window * window_cells))
-            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output) if count or is_output else 0
+            window = sum(1 for il in layers if windowed and windowed_layer(pattern, il))
+            kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
+            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output) if layers or is_output else 0
             logits = output_logits(facts, reserve) if is_output else 0
-            out.append(DeviceUsage(count, weights, kv, compute, logits, cfg.platform_footprint))
+            out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out
 
     devices = devices_at(ctx)
@@ -192,6 +258,8 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
+               "output_device": output_device if full else None,
+               "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
                                "kv": dev.kv, "compute": dev.compute}
