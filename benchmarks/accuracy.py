@@ -472,6 +472,25 @@ def table_s() -> list[Row]:
     s = estimate("Qwen/Qwen3-30B-A3B", "80GiB", "--tp-size=4", "--context-length=8192", backend="SGLang")
     rows.append(Row("S8", "Qwen3-30B-A3B thinker TP4 K+V B/token (K 23.92 GB / 2,090,351)",
                     s["kv_bytes_per_token_per_gpu"], 24_576, exact=True))
+    # S12 sglang#4048: DeepSeek-R1 TP8, f 0.9, --context-length 163840, 0.4.3 (2025-03): "the serving program starts
+    # successfully" and refuses a 160k input over "the maximum allowed length (59862 tokens)". The GPU is not
+    # stated; 8x 96 GB (H20) is the smallest that holds R1's FP8 weights at f 0.9, and the verdict is the same on
+    # 141 GB cards: only the verdict is scored
+    s = estimate("deepseek-ai/DeepSeek-R1", "95.09GiB", "--tp-size=8", "--mem-fraction-static=0.9",
+                 "--context-length=163840", "--chunked-prefill-size=4096", backend="SGLang", version="0.4.3")
+    rows.append(Row("S12", "DeepSeek-R1 TP8 pool < context: SGLang starts (verdict fits)", s["engine_verdict"] == "fits",
+                    True, exact=True))
+    rows.append(Row("S12", "  validate warns GSG032 (inputs over the pool refused)",
+                    s["verdict"] == "kv-below-max-model-len" and s["verdict_severity"] == "warning", True, exact=True))
+    # S13 llms-in-clouds docs/sglang.md: QwQ-32B (Qwen2.5-32B shapes) on 4x L4 (PCIe, custom all-reduce disabled),
+    # TP4, f 0.85, 0.4.3.post4 (the Dockerfile's version; the log prints none), 22.03 GiB per card
+    s = estimate("Qwen/Qwen2.5-32B", "22.03GiB", "--tp-size=4", "--mem-fraction-static=0.85",
+                 "--context-length=32768", backend="SGLang", version="0.4.3.post4", extra=("--gpu-name", "NVIDIA L4"))
+    rows.append(Row("S13", "QwQ-32B 4x L4 TP4 f 0.85: verdict fits", s["engine_verdict"] == "fits", True, exact=True))
+    rows.append(Row("S13", "  #tokens (log 46,611)", s["kv_capacity_tokens"], 46_611, tolerance=0.10))
+    rows.append(term("S13", "weights GiB (log mem usage 15.54)", s["weights_bytes_per_gpu"], 15.54))
+    rows.append(term("S13", "start-up GiB (22.03 total - 21.63 avail at Load weight begin)",
+                     s["gpu_memory_bytes"] - s["extra"]["free_before_weights"], 0.40))
     return rows
 
 
@@ -518,6 +537,41 @@ def table_l() -> list[Row]:
              Row("L8", "  KV MiB (log 180.00)", dev(e, 0, "kv"), 180.0, tolerance=0.10),
              Row("L8", "  compute MiB (log 105.00)", dev(e, 0, "compute"), 105.0, tolerance=0.10),
              Row("L8", "  model buffer MiB (log 7,317.71)", dev(e, 0, "weights"), 7317.71, tolerance=0.10)]
+    # L9 llama.cpp#14075: DeepSeek-R1-Distill-Llama-70B (Llama-3.3-70B shapes) Q5_K_M, 4x Quadro RTX 5000 16 GB,
+    # b5605, -fa, -c 2048, -ngl 1000 (999 here: GPUStack's cap; both are full offload), no -ts (split by memory)
+    e = estimate("meta-llama/Llama-3.3-70B-Instruct", "16GiB", "--ctx-size=2048", "--flash-attn=on",
+                 "--gpu-layers=999", backend="llama.cpp", version="b5605", extra=("-q", "q5_k_m", "--gpus", "4"))
+    for i, (kv, compute) in enumerate(((168.0, 166.0), (160.0, 146.0), (160.0, 146.0), (152.0, 266.5))):
+        rows += [Row("L9", f"{'Llama-70B 4x16 GB FA ctx 2048: ' if i == 0 else '  '}KV CUDA{i} MiB (log {kv:,.0f})",
+                     dev(e, i, "kv"), kv, tolerance=0.10),
+                 Row("L9", f"  compute CUDA{i} MiB (log {compute:,.2f})", dev(e, i, "compute"), compute,
+                     tolerance=0.10)]
+    # L10 ggml-org/ci (pythia_2_8b-tg-f16.log, b4779 and b3332 alike): pythia-2.8B F16, V100-PCIE-16GB, -c 0 (2048),
+    # no FA: attention-bound compute buffer
+    e = estimate(config("pythia-2.8b"), "16GiB", "--ctx-size=2048", backend="llama.cpp", version="b4779")
+    rows += [Row("L10", "pythia-2.8B F16 V100 ctx 2048 no FA: verdict fits", e["engine_verdict"] == "fits", True,
+                 exact=True),
+             Row("L10", "  KV MiB (log 640.00)", dev(e, 0, "kv"), 640.0, tolerance=0.10),
+             Row("L10", "  compute MiB (log 162.00)", dev(e, 0, "compute"), 162.0, tolerance=0.10),
+             Row("L10", "  model buffer MiB (log 5,049.71)", dev(e, 0, "weights"), 5049.71, tolerance=0.10)]
+    # L11 llama.cpp#18258: the Qwen3-0.6B Q8_0 draft context on an RTX 3090, b7495, -fa on, q8_0 K and V, -c 20000
+    e = estimate("Qwen/Qwen3-0.6B", "24GiB", "--ctx-size=20000", "--flash-attn=on", "--cache-type-k=q8_0",
+                 "--cache-type-v=q8_0", backend="llama.cpp", version="b7495", extra=("-q", "q8_0"))
+    rows += [Row("L11", "Qwen3-0.6B q8_0 KV, 20224 cells: KV MiB (log 1,175.12)", dev(e, 0, "kv"), 1175.12,
+                 tolerance=0.10),
+             Row("L11", "  compute MiB (log 298.75)", dev(e, 0, "compute"), 298.75, tolerance=0.10)]
+    # L12 llama.cpp#13788: DeepSeek-R1-Distill-Qwen-7B (Qwen2.5-7B shapes) Q4_K_M, MTT S80 16 GB, b5488, n_ctx 4096
+    e = estimate("Qwen/Qwen2.5-7B", "16GiB", "--ctx-size=4096", backend="llama.cpp", version="b5488",
+                 extra=("-q", "q4_k_m"))
+    rows += [Row("L12", "R1-Distill-Qwen-7B MTT S80 ctx 4096: KV MiB (log 224.00)", dev(e, 0, "kv"), 224.0,
+                 tolerance=0.10),
+             Row("L12", "  compute MiB (log 304.00)", dev(e, 0, "compute"), 304.0, tolerance=0.10)]
+    # L13 llama.cpp PR #17609: gpt-oss-20b on Metal, FA auto -> enabled, n_ctx 4096 (build not printed)
+    e = estimate("openai/gpt-oss-20b", "32GiB", "--ctx-size=4096", backend="llama.cpp", version="b7200")
+    rows += [Row("L13", "gpt-oss-20b Metal FA auto ctx 4096: KV MiB (12 x 4096 full + SWA log 18.00)",
+                 dev(e, 0, "kv"), 96.0 + 18.0, tolerance=0.10, scored=False, label="(no version)"),
+             Row("L13", "  compute MiB (log 404.00)", dev(e, 0, "compute"), 404.0, tolerance=0.10, scored=False,
+                 label="(no version)")]
     return rows
 
 
@@ -555,6 +609,8 @@ EXCLUDED = (
     ("S10", "MiMo-V2 sliding-window pool with different K/V head dims: not modelled"),
     ("S11", "EAGLE draft model and memory held back to emulate 80 GB: a PR table, not a log"),
     ("L2 compute", "pipeline parallelism (n_copies=4) keeps input copies per split: not modelled"),
+    ("L9 model buffers", "-sm row splits each matrix by rows across the devices with per-device padding "
+     "(CUDA0_Split 14,056.88 MiB for a ~12 GiB layer share): not the layer split gsg models"),
     ("L4", "DeepSeek-V4 GGUF architecture, offload flags not shown"),
     ("L6", "quantisation unknown; no KV or compute lines in the excerpt"),
     ("L7", "model inferred, quantisation unknown"),

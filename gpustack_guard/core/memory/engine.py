@@ -212,7 +212,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     if family == "sglang":
         scfg = sglang_config(flags, version)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
-        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], scfg, version=version)
+        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], scfg, version=version,
+                               gpu_name=gpus[smallest][1])
     if family == "llamacpp":
         return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version),
                                  version=version)

@@ -345,6 +345,13 @@ def sglang_profile(version: str | None) -> SglangProfile:
 # 176.28 GiB. It reproduces S1 (vllm#21348, 4x H100 TP4, 16.46 GiB of pool) to 0.1 %.
 SGLANG_START_UP_SINGLE = CUDA_CONTEXT
 SGLANG_START_UP_PARALLEL = int(2.78 * GiB)
+# On PCIe boards (VLLM_INTERCONNECT "pcie" / "no_p2p") SGLang disables custom all-reduce beyond two GPUs, or its
+# set-up finds no peer access, and start-up keeps the CUDA context and NCCL only. GPU total minus "avail mem" at
+# "Load weight begin", per rank: 4x L4 TP4 0.40 GiB (0.4.3, "Custom allreduce is disabled ... more than two
+# PCIe-only GPUs"), 2x A100-PCIe TP2 0.38-0.48 (sglang#17680, 0.5.8), 2x RTX 4090 TP2 0.71, 4x RTX 6000 Ada TP4
+# 0.66-0.79 (sglang#7212, 0.4.7), 4x sm_120 96 GB TP4 0.96 (sglang#40558). The median, 0.71 GiB, keeps every one
+# within 0.3 GiB; NVLink logs of the same step are 1.3-2.5 GiB.
+SGLANG_START_UP_PCIE_PARALLEL = int(0.71 * GiB)
 SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
 SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
 SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem
@@ -359,6 +366,9 @@ SGLANG_COMM_MB_PER_RANK = 1024 / 8  # ... + tp * pp / 8 * 1024
 SGLANG_05_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 16, 80), (60 * 1024, 4096, 32, 160),
                        (90 * 1024, 8192, 256, 512), (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
 SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
+# The scheduler's longest input: max_req_input_len = max_req_len - 5, max_req_len = min(context, pool) - 1
+# (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).
+SGLANG_INPUT_MARGIN = 5
 SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
 
 # --- llama.cpp -------------------------------------------------------------------------------------------
@@ -392,6 +402,14 @@ LLAMACPP_FLASH_AUTO_SINCE = "b6325"
 # Six rows make llama.cpp#13661 exact (Qwen3-30B-A3B, n_ctx 30016, n_ubatch 512, hidden 2048: 1934.625 MiB of KQ
 # and mask + 24 MiB = the logged 1958.625 MiB); it is a fit to that log, not a count of tensors.
 LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
+# The feed-forward stage keeps the residual and the normed input (two hidden-size f32 rows per token) beside the
+# gate and up outputs; on the device that takes the input from the CPU, one more row (the copied embeddings) and,
+# with flash attention, the f32 mask beside its f16 cast. llama.cpp#14075 (b5605, Llama-70B Q5_K_M, 4x Quadro RTX
+# 5000, -fa, n_ctx 2048, n_ubatch 512) logs 166 / 146 / 146 / 266.50 MiB: 2 x 28672 + 2 x 8192 rows x 512 x 4 B
+# + the 2 MiB f16 mask = 146 MiB on CUDA1/2, + 16 MiB of embeddings + the 4 MiB f32 mask = 166 on CUDA0, and the
+# logits (8192 + 128256) x 512 x 4 B = 266.5 MiB on CUDA3, all to the MiB. The extras of the input device are fitted
+# to that one log; the two rows are a count of live tensors.
+LLAMACPP_FFN_HIDDEN_ROWS = 2
 
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
 # Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,

@@ -9,6 +9,7 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import estimate as verdict
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
@@ -47,6 +48,11 @@ def _breakdown(est: Estimate) -> str:
                 f"{gib(est.kv_cache)} (ctx {x['ctx_size']}) + compute {gib(est.activation)} + output "
                 f"{gib(x['output_buffer'])} + platform {gib(est.non_torch)} = {gib(est.requested)} "
                 f"of {gib(est.gpu_total)}")
+    if est.engine == "SGLang":  # the fraction is of the memory free after start-up: nothing else to subtract
+        x = est.extra
+        return (f"mem_fraction_static {x['mem_fraction_static']:g} x {gib(x['free_before_weights'])} free after "
+                f"{gib(est.non_torch)} of start-up = {gib(est.requested)} − weights {gib(est.weights)} = KV "
+                f"{gib(est.kv_available)} per GPU")
     parts = [f"requested {gib(est.requested)}", f"weights {gib(est.weights)}"]
     if est.activation:
         parts.append(f"activation {gib(est.activation)}")
@@ -120,11 +126,23 @@ NO_KV_MEMORY = Rule(
 @per_spec
 def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    if est is None or r.family == "llamacpp" or est.verdict != verdict.KV_BELOW_MAX_LEN:
+    if est is None or r.family == "llamacpp":
         return
     len_flag = LEN_FLAG[r.family]
     unset = len_flag.lstrip("-") not in r.flags
     length = f"{est.max_model_len:,}" + (" (unset: the model's native length)" if unset else "")
+    if r.family == "sglang":
+        if est.verdict == verdict.FITS and est.max_model_len and est.kv_capacity_tokens < est.max_model_len:
+            longest = max(est.extra["max_req_len"] - P.SGLANG_INPUT_MARGIN, 0)
+            yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
+                          f"the KV pool holds {est.kv_capacity_tokens:,} tokens, fewer than a context of {length}: "
+                          f"SGLang starts, but refuses every input over {longest:,} tokens ('exceeds the maximum "
+                          f"allowed length') ({_breakdown(est)})", spec=r.name, severity=Severity.WARNING,
+                          fix=f"set {len_flag} {est.kv_capacity_tokens} or lower, or raise --mem-fraction-static"
+                              + _fp8_hint(r), **est.as_json())
+        return
+    if est.verdict != verdict.KV_BELOW_MAX_LEN:
+        return
     yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
                   f"one sequence of {length} tokens needs {gib(est.kv_needed)} "
                   f"of KV cache but only {gib(max(est.kv_available, 0))} is available "
@@ -136,10 +154,12 @@ def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
 
 KV_BELOW_MAX_LEN = Rule(
     "GSG032", "kv-below-max-model-len",
-    "The KV cache cannot hold one sequence of max_model_len: vLLM refuses to start.",
+    "The KV cache cannot hold one sequence of max_model_len: vLLM refuses to start, SGLang refuses long inputs.",
     what="A KV cache that is too small for a single sequence of the maximum model length (unset: the model's "
-         "native length, vLLM's default).",
-    why="vLLM checks this at startup and exits: the KV cache must hold at least one request of max_model_len.",
+         "native length, vLLM's default), or an SGLang pool shorter than --context-length.",
+    why="vLLM checks this at startup and exits: the KV cache must hold at least one request of max_model_len. "
+        "SGLang starts, caps a request at the pool's length and refuses longer inputs, so the advertised context "
+        "fails at request time (a warning).",
     example="huggingface_repo_id: meta-llama/Llama-3.3-70B-Instruct\n"
             "backend_parameters:\n  - --tensor-parallel-size=4   # --max-model-len unset: 131,072",
     fix="Set --max-model-len to the estimated maximum or lower, or halve the KV cache with --kv-cache-dtype fp8.",

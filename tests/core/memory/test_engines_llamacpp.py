@@ -154,3 +154,27 @@ def test_flash_attention_flag_by_build():
         flash_attention_on("sometimes", "b7000")
     with pytest.raises(ValueError, match="switch, on or off .auto exists from b6325"):
         flash_attention_on("auto", "b6000")
+
+
+def test_l9_feed_forward_stage_and_input_device_exact():
+    # llama.cpp#14075 (b5605, 4x Quadro RTX 5000, -fa, n_ctx 2048): compute 166 / 146 / 146 / 266.50 MiB,
+    # KV 168 / 160 / 160 / 152 MiB (21/20/20/19 layers: 80 layers + output over four equal cards)
+    facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q5_k_m")
+    est = estimate_llamacpp(facts, [16 * GiB] * 4, LlamaCppConfig(ctx_size=2048, flash_attn=True), version="b5605")
+    devices = est.extra["per_device"]
+    assert [d["layers"] for d in devices] == [21, 20, 20, 19]
+    assert [d["kv"] for d in devices] == [168 * MiB, 160 * MiB, 160 * MiB, 152 * MiB]
+    ffn = (2 * 28672 + 2 * 8192) * 512 * 4 + 2048 * 512 * 2  # gate + up, residual + normed input, f16 mask
+    assert ffn == 146 * MiB
+    assert est.compute_buffer_per_gpu == (ffn + 8192 * 512 * 4 + 2048 * 512 * 4, ffn, ffn,
+                                          (8192 + 128_256) * 512 * 4)
+    assert est.compute_buffer_per_gpu[0] == 166 * MiB and est.compute_buffer_per_gpu[3] == int(266.5 * MiB)
+
+
+def test_ffn_width_dense_plain_and_moe():
+    from gpustack_guard.core.memory.engines.llamacpp import ffn_width
+
+    assert ffn_width(catalog_facts("meta-llama/Llama-3.3-70B-Instruct")) == 2 * 28672
+    assert ffn_width(replace(TRILM, gated_mlp=False)) == 9216
+    qwen3_moe = catalog_facts("Qwen/Qwen3-30B-A3B")  # 8 of 128 experts of 768
+    assert ffn_width(qwen3_moe) == 2 * 768 * 8

@@ -132,3 +132,46 @@ def test_footprint_counts_start_up_static_part_and_reserve_once():
     reserve = int((512 + 8192 * 1.5 + 256 * 2) * MiB)
     assert est.footprint == P.SGLANG_START_UP_SINGLE + est.requested + reserve
     assert est.requested == -(-(0.8 * (H100 - P.SGLANG_START_UP_SINGLE)) // 1)
+
+
+def test_a_pool_shorter_than_the_context_starts_and_caps_inputs():
+    # sglang#4048: context 163,840 on a smaller pool starts ("the serving program starts successfully") and refuses
+    # a 160k input: "exceeds the maximum allowed length (59862 tokens)" = pool 59,868 - 1 - 5
+    facts = catalog_facts("Qwen/Qwen3-32B")  # 64 layers x 8 KV heads x 128 x 2 x 2 = 262,144 B per token at TP1
+    cfg = SglangConfig(mem_fraction_static=0.9, context_length=131_072)
+    est = estimate_sglang(facts, H100, cfg, version="0.4.3")
+    assert est.verdict == "fits"
+    assert est.kv_capacity_tokens < 131_072
+    assert est.extra["max_req_len"] == est.kv_capacity_tokens - 1
+    assert est.notes == (f"the pool ({est.kv_capacity_tokens:,} tokens) is shorter than the context (131,072): "
+                         f"SGLang starts, and refuses inputs over {est.kv_capacity_tokens - 6:,} tokens",)
+    roomy = estimate_sglang(facts, H100, replace(cfg, context_length=8192), version="0.4.3")
+    assert roomy.verdict == "fits" and roomy.notes == () and roomy.extra["max_req_len"] == 8191
+
+
+def test_no_token_of_pool_is_sglangs_not_enough_memory():
+    # f x free leaves 100 kB after the weights, less than one 256 KiB token: pool 0, SGLang raises
+    facts = catalog_facts("Qwen/Qwen3-32B")
+    tight = replace(facts, weight_bytes=int(0.9 * (H100 - P.SGLANG_START_UP_SINGLE)) - 100_000)
+    est = estimate_sglang(tight, H100, SglangConfig(mem_fraction_static=0.9), version="0.4.3")
+    assert est.kv_capacity_tokens == 0 and est.verdict == NO_KV_MEMORY
+
+
+def test_parallel_start_up_is_smaller_on_pcie_boards():
+    from gpustack_guard.core.memory.engines.sglang import start_up_bytes
+
+    assert start_up_bytes(4, 1, "NVIDIA L4") == start_up_bytes(2, 1, "NVIDIA GeForce RTX 4090") \
+        == P.SGLANG_START_UP_PCIE_PARALLEL == int(0.71 * GiB)
+    assert start_up_bytes(4, 1, "NVIDIA H100 80GB HBM3") == start_up_bytes(4, 1, "") == P.SGLANG_START_UP_PARALLEL
+    assert start_up_bytes(1, 1, "NVIDIA L4") == P.SGLANG_START_UP_SINGLE
+
+
+def test_s13_qwq_32b_on_four_l4_pcie():
+    # llms-in-clouds docs/sglang.md (0.4.3.post4, f 0.85, TP4): "KV Cache is allocated. #tokens: 46611"
+    facts = catalog_facts("Qwen/Qwen2.5-32B")
+    l4 = int(22.03 * GiB)
+    cfg = SglangConfig(mem_fraction_static=0.85, tp_size=4, context_length=32768)
+    est = estimate_sglang(facts, l4, cfg, version="0.4.3.post4", gpu_name="NVIDIA L4")
+    assert est.kv_capacity_tokens == 46_942  # +0.71 %
+    nvlink = estimate_sglang(facts, l4, cfg, version="0.4.3.post4", gpu_name="")
+    assert nvlink.kv_capacity_tokens == 18_114  # the NVLink start-up would leave -61 %

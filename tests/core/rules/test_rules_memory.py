@@ -47,6 +47,13 @@ CASES = [
      [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
                         "1.58 GiB − non-torch 0.35 GiB = KV -90.15 GiB per GPU",
        "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
+    # SGLang starts with a pool shorter than the context and refuses long inputs (sglang#4048): a warning
+    (M.KV_BELOW_MAX_LEN, sglang("--context-length=1048576", "--mem-fraction-static=0.9"),
+     LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.WARNING,
+     [("spec.yaml:7:3", "the KV pool holds 227,589 tokens, fewer than a context of 1,048,576: SGLang starts, but "
+       "refuses every input over 227,583 tokens ('exceeds the maximum allowed length') (mem_fraction_static 0.9 x "
+       "47.49 GiB free after 0.50 GiB of start-up = 42.74 GiB − weights 14.96 GiB = KV 27.78 GiB per GPU)",
+       "set --context-length 227589 or lower, or raise --mem-fraction-static" + KV_FIX)]),
     (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
                         "KV cache but only 27.59 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "

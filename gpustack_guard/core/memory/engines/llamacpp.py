@@ -128,11 +128,41 @@ def output_logits(facts: ModelFacts, tokens: int) -> int:
     return logits_scratch(facts.hidden_size, facts.vocab_size, tokens)
 
 
-def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool) -> int:
+def ffn_width(facts: ModelFacts) -> int:
+    """The widest feed-forward intermediate of one layer, in f32 values per token: gate and up outputs (up only
+    for a plain MLP) of the dense MLP, or of the routed experts (k of them) plus the shared expert."""
+    per_matrix = 2 if facts.gated_mlp else 1
+    dense = facts.intermediate_size or 0
+    if not facts.num_experts:
+        return per_matrix * dense
+    expert = facts.moe_intermediate_size or dense
+    routed = per_matrix * (expert * (facts.num_experts_per_tok or 1) + (facts.shared_expert_intermediate_size or 0))
+    return max(routed, per_matrix * dense if facts.first_k_dense_replace else 0)
+
+
+def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, input_device: bool) -> int:
+    """The feed-forward stage: its intermediates, the residual and the normed input (two hidden rows) and the KQ
+    mask, a graph input alive throughout (f16 with flash attention). The device that takes the input from the CPU
+    (token_embd stays there) also holds the copied embeddings and, with flash attention, the f32 mask before its
+    f16 cast (profiles.LLAMACPP_FFN_* says where the counts come from)."""
+    hidden = facts.hidden_size or 0
+    mask = cells * tokens * (F16 if flash_attn else F32)
+    rows = P.LLAMACPP_FFN_HIDDEN_ROWS * hidden + ffn_width(facts)
+    if input_device:
+        rows += hidden
+        mask += cells * tokens * F32 if flash_attn else 0
+    return rows * tokens * F32 + mask
+
+
+def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool,
+                   input_device: bool = False) -> int:
+    """The high-water mark of the reserved graph on one device: the largest of the attention stage, the
+    feed-forward stage and, on the output device, the logits."""
     assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
     attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn, facts.hidden_size or 0)
+    ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device)
     logits = output_logits(facts, tokens) if output_device else 0
-    return max(attention, logits)
+    return max(attention, ffn, logits)
 
 
 def padded_cells(ctx: int, flash_attn: bool) -> int:
@@ -217,6 +247,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     first = L - on_gpu  # the last blocks go to the GPUs, slot j is layer first + j
     device_layers = [[first + j for j in range(on_gpu) if slot_device[j] == i] for i in range(len(gpu_totals))]
     output_device = slot_device[-1] if full else -1
+    input_device = slot_device[0] if slot_device else -1  # the first offloaded block takes the CPU's embeddings
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells = padded_cells(ctx_cells, cfg.flash_attn)
@@ -231,7 +262,8 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                 weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
             window = sum(1 for il in layers if windowed and windowed_layer(pattern, il))
             kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
-            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output) if layers or is_output else 0
+            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
+                if layers or is_output else 0
             logits = output_logits(facts, reserve) if is_output else 0
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out

@@ -11,10 +11,10 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines.vllm import interconnect
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
-    KV_BELOW_MAX_LEN,
     NO_KV_MEMORY,
     Estimate,
     UnsupportedModel,
@@ -106,9 +106,15 @@ def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = Non
     return _defaults(cfg, gpu_total, P.sglang_profile(version))[2]
 
 
-def start_up_bytes(tp: int, pp: int) -> int:
-    """Memory CUDA and NCCL take before SGLang's first measurement (never part of the pool)."""
-    return P.SGLANG_START_UP_PARALLEL if tp * pp > 1 else P.SGLANG_START_UP_SINGLE
+def start_up_bytes(tp: int, pp: int, gpu_name: str = "") -> int:
+    """Memory CUDA and NCCL take before SGLang's first measurement (never part of the pool). Parallel start-up
+    is smaller on PCIe boards, where custom all-reduce sets up no buffers (profiles.SGLANG_START_UP_PCIE_PARALLEL);
+    an unnamed GPU is taken as NVLink-connected, the larger figure."""
+    if tp * pp == 1:
+        return P.SGLANG_START_UP_SINGLE
+    if interconnect(gpu_name) in ("pcie", "no_p2p"):
+        return P.SGLANG_START_UP_PCIE_PARALLEL
+    return P.SGLANG_START_UP_PARALLEL
 
 
 def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float, cell_size: int,
@@ -124,7 +130,8 @@ def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float
     return tokens // page_size * page_size
 
 
-def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None) -> Estimate:
+def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
+                    gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction = _defaults(cfg, gpu_total, profile)
@@ -137,7 +144,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         if facts.is_compressed_attention:
             raise no_model from None  # the missing model, not the missing facts, is what blocks it
         raise
-    start_up = start_up_bytes(tp, pp)
+    start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
     if facts.is_compressed_attention:
@@ -156,14 +163,20 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK) * MiB)
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
 
+    notes = []
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
-    elif rest <= 0:
-        verdict = NO_KV_MEMORY
-    elif context and capacity < context:
-        verdict = KV_BELOW_MAX_LEN
+    elif rest <= 0 or capacity <= 0:
+        verdict = NO_KV_MEMORY  # "Not enough memory. Please try to increase --mem-fraction-static."
     else:
         verdict = FITS
+    # Unlike vLLM, SGLang starts with a pool shorter than the context: its scheduler caps a request at
+    # max_req_len = min(context - 1, pool - 1) and refuses longer inputs (sglang#4048: context 163,840 on a
+    # 59,868-token pool, "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)").
+    max_req_len = min(context - 1, capacity - 1) if context else capacity - 1
+    if verdict == FITS and context and capacity < context:
+        notes.append(f"the pool ({capacity:,} tokens) is shorter than the context ({context:,}): SGLang starts, "
+                     f"and refuses inputs over {max(max_req_len - P.SGLANG_INPUT_MARGIN, 0):,} tokens")
     return Estimate(
         engine="SGLang", version=version or f"{P.DEFAULT_VERSIONS['sglang']} (assumed)", gpu_total=gpu_total,
         gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=start_up,
@@ -173,8 +186,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         kv_bytes_per_token=cell, block_size=page, kv_capacity_tokens=capacity,
         max_model_len=context, estimated_max_model_len=min(capacity, max(context, capacity)),
         max_num_seqs=running, max_concurrency=(capacity / context) if context else 0.0, verdict=verdict,
-        kv_needed=context * cell,
+        kv_needed=context * cell, notes=tuple(notes),
         extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs,
                "free_before_weights": pre, "fraction_rule": profile.fraction_rule,
-               "max_total_num_tokens": capacity},
+               "max_total_num_tokens": capacity, "max_req_len": max_req_len},
     )
