@@ -278,3 +278,11 @@ def test_llamacpp_flash_attention_is_auto_from_b6325_and_a_bad_value_is_refused(
     assert old["compute_buffer_bytes_per_gpu"] == [32768 * 512 * 28 * 4 + 32768 * 512 * 4 + 6 * 3584 * 512 * 4]
     bad = gsg(*base, "--backend-version", "b7000", "--", "--flash-attn=maybe")
     assert bad.code == 1 and "GSG016" in bad.err and "--flash-attn 'maybe'" in bad.err and "on, off or auto" in bad.err
+
+
+def test_llamacpp_flash_attention_auto_is_off_with_the_kv_cache_on_the_host(gsg):
+    result = gsg("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "24GiB", "--backend", "llama.cpp", "-q",
+                 "q4_k_m", "--backend-version", "b7000", "-o", "json", "--", "--ctx-size=8192", "--no-kv-offload")
+    doc = json.loads(result.out)
+    assert doc["extra"]["flash_attn"] is False and doc["kv_cache_bytes_per_gpu"] == 0
+    assert any("--no-kv-offload" in n and "turns it off" in n for n in doc["notes"])

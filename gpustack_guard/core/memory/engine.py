@@ -128,6 +128,10 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash, flash_auto = LC.flash_attention_on(setting, version)
     except ValueError as exc:
         raise EF.FlagValueError("flash-attn", setting, str(exc)) from None
+    if flash_auto and _flag(flags, "no-kv-offload"):
+        # auto turns flash attention off when the KV cache stays in host memory: the attention op then lands on
+        # another device than the layer's cache (llama_context's auto check; lmstudio-bug-tracker#1454 logs it)
+        flash = False
     return LlamaCppConfig(
         ctx_size=ctx,
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,

@@ -235,7 +235,9 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
                      "for this architecture or build), counted so")
     window_batch = swa_batch(version, batch, min(cfg.ubatch_size or P.LLAMACPP_DEFAULT_UBATCH, batch))
-    if cfg.flash_attn_auto:
+    if cfg.flash_attn_auto and not cfg.flash_attn:
+        notes.append("--flash-attn auto with the KV cache in host memory (--no-kv-offload): llama.cpp turns it off")
+    elif cfg.flash_attn_auto:
         notes.append("--flash-attn auto: counted as on (llama.cpp enables it where the GPU runs it)")
 
     # llama.cpp reads one proportion per device (missing ones are 0, extra ones unused); all zeros, or none, is
