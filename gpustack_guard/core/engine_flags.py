@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Union
@@ -169,6 +170,15 @@ def cpp_stof(text: str) -> float:
     return number
 
 
+def to_float32(value: float) -> float:
+    """A C float's value: rounded to float32, infinite beyond its range (as C arithmetic gives, where Python's
+    struct refuses)."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
 # --- range checks -------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -220,6 +230,11 @@ def _llamacpp_split(text: str) -> tuple[float, ...]:
         fractions.append(value)
     if not fractions:
         raise _Refused("no proportions")
+    total = 0.0
+    for value in fractions:  # load_tensors sums them in float: an infinite sum leaves no split point to place by
+        total = to_float32(total + to_float32(value))
+    if math.isinf(total):
+        raise _Refused("the proportions add up beyond float's range, so llama.cpp cannot place a layer")
     return tuple(fractions)
 
 

@@ -204,6 +204,10 @@ def test_llamacpp_accepts(version, key, value, expected):
                                       "(std::stof per item) accepts proportions ≥ 0 separated by , or /"),
     ("b6000", "tensor-split", ",3", "--tensor-split ',3': not a number (std::stof finds none); llama.cpp b6000 "
                                     "(std::stof per item) accepts proportions ≥ 0 separated by , or /"),
+    # each item is a float (3e38 < FLT_MAX), their float sum is infinite: no split point to place a layer by
+    ("b6000", "tensor-split", "3e38,3e38", "--tensor-split '3e38,3e38': the proportions add up beyond float's "
+                                           "range, so llama.cpp cannot place a layer; llama.cpp b6000 (std::stof "
+                                           "per item) accepts proportions ≥ 0 separated by , or /"),
 ])
 def test_llamacpp_refuses(version, key, value, message):
     with pytest.raises(EF.FlagValueError) as caught:
@@ -271,3 +275,14 @@ def test_sglang_context_length_suffixes_by_release():
 def test_an_unreadable_version_gets_the_newest_parser():
     assert read("vllm", "nightly-custom", "max-model-len", "auto") == EF.AUTO_MAX_MODEL_LEN
     assert read("llamacpp", "master", "gpu-layers", "all") == EF.LLAMACPP_ALL_LAYERS
+
+
+def test_to_float32_rounds_like_a_c_float_and_overflows_to_infinity():
+    assert EF.to_float32(0.1) == 0.10000000149011612
+    assert EF.to_float32(16_777_217.0) == 16_777_216.0  # 2**24 + 1 has no float32
+    assert EF.to_float32(3.4e38) == 3.3999999521443642e38
+    assert EF.to_float32(6e38) == math.inf and EF.to_float32(-6e38) == -math.inf
+
+
+def test_tensor_split_just_inside_floats_range_is_accepted():
+    assert read("llamacpp", "b6000", "tensor-split", "1e38,1e38") == (1e38, 1e38)  # sum 2e38 < FLT_MAX

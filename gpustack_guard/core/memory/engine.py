@@ -125,13 +125,9 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
     parallel = value("parallel")
     setting = (flags["flash-attn"] or "on") if "flash-attn" in flags else None  # a bare -fa is the old switch
     try:
-        flash, flash_auto = LC.flash_attention_on(setting, version)
+        flash, flash_auto = LC.flash_attention_on(setting, version, kv_on_host=_flag(flags, "no-kv-offload"))
     except ValueError as exc:
         raise EF.FlagValueError("flash-attn", setting, str(exc)) from None
-    if flash_auto and _flag(flags, "no-kv-offload"):
-        # auto turns flash attention off when the KV cache stays in host memory: the attention op then lands on
-        # another device than the layer's cache (llama_context's auto check; lmstudio-bug-tracker#1454 logs it)
-        flash = False
     return LlamaCppConfig(
         ctx_size=ctx,
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,

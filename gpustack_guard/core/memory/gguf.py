@@ -157,6 +157,12 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     tied = output == 0 or all(not t.name.startswith("output.weight") for t in header.tensors)
     window = get("attention.sliding_window")
     file_type = meta.get("general.file_type")
+    # MoE widths under llama.cpp's own keys (LLM_KV_EXPERT_*): Qwen2-MoE writes the shared expert's width,
+    # DeepSeek-2 a count of shared experts as wide as a routed one.
+    expert_width = get("expert_feed_forward_length")
+    shared_width = get("expert_shared_feed_forward_length")
+    if shared_width is None and get("expert_shared_count") and expert_width:
+        shared_width = int(get("expert_shared_count")) * int(expert_width)
     return ModelFacts(
         architecture=arch,
         num_hidden_layers=int(layers),
@@ -169,6 +175,9 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
         tie_word_embeddings=tied,
         num_experts=get("expert_count"),
         num_experts_per_tok=get("expert_used_count"),
+        moe_intermediate_size=expert_width,
+        shared_expert_intermediate_size=shared_width,
+        first_k_dense_replace=get("leading_dense_block_count"),
         kv_lora_rank=get("attention.kv_lora_rank"),
         qk_rope_head_dim=get("rope.dimension_count") if get("attention.kv_lora_rank") else None,
         sliding_window=window,

@@ -185,7 +185,7 @@ NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NC
 CUDA_CONTEXT = int(0.5 * GiB)
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
-# It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see VLLM_INTERCONNECT below).
+# It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see GPU_INTERCONNECT below).
 COMM_BUFFERS = int(0.75 * GiB)
 # vLLM (V1) profiles a multimodal model's encoder on dummy items of the maximum size before the text dummy run.
 # Qwen2/2.5/3-VL processors cap an image at 12,845,056 pixels (preprocessor_config.json max_pixels; Qwen3-VL's
@@ -249,7 +249,7 @@ NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
 #   pcie: L40S, L40, L20, L4, A40, A30, A16, A10(G), A2, T4, RTX Ax000, RTX 6000/5000/4000/2000 Ada, RTX PRO
 #     (Blackwell workstation and server cards), Quadro.
 # A bare "A100", "H100" or "A800" is unknown: both forms exist.
-VLLM_INTERCONNECT = (
+GPU_INTERCONNECT = (
     ("unknown", r"\bnvl\b"),
     ("pcie", r"pcie"),
     ("no_p2p", r"geforce|titan|\bgtx\b|\brtx ?[2-5]0[5-9]0\b"),
@@ -345,7 +345,7 @@ def sglang_profile(version: str | None) -> SglangProfile:
 # 176.28 GiB. It reproduces S1 (vllm#21348, 4x H100 TP4, 16.46 GiB of pool) to 0.1 %.
 SGLANG_START_UP_SINGLE = CUDA_CONTEXT
 SGLANG_START_UP_PARALLEL = int(2.78 * GiB)
-# On PCIe boards (VLLM_INTERCONNECT "pcie" / "no_p2p") SGLang disables custom all-reduce beyond two GPUs, or its
+# On PCIe boards (GPU_INTERCONNECT "pcie" / "no_p2p") SGLang disables custom all-reduce beyond two GPUs, or its
 # set-up finds no peer access, and start-up keeps the CUDA context and NCCL only. GPU total minus "avail mem" at
 # "Load weight begin", per rank: 4x L4 TP4 0.40 GiB (0.4.3, "Custom allreduce is disabled ... more than two
 # PCIe-only GPUs"), 2x A100-PCIe TP2 0.38-0.48 (sglang#17680, 0.5.8), 2x RTX 4090 TP2 0.71, 4x RTX 6000 Ada TP4

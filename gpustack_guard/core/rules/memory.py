@@ -9,7 +9,6 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import estimate as verdict
-from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
@@ -132,14 +131,7 @@ def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
     unset = len_flag.lstrip("-") not in r.flags
     length = f"{est.max_model_len:,}" + (" (unset: the model's native length)" if unset else "")
     if r.family == "sglang":
-        if est.verdict == verdict.FITS and est.max_model_len and est.kv_capacity_tokens < est.max_model_len:
-            longest = max(est.extra["max_req_len"] - P.SGLANG_INPUT_MARGIN, 0)
-            yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
-                          f"the KV pool holds {est.kv_capacity_tokens:,} tokens, fewer than a context of {length}: "
-                          f"SGLang starts, but refuses every input over {longest:,} tokens ('exceeds the maximum "
-                          f"allowed length') ({_breakdown(est)})", spec=r.name, severity=Severity.WARNING,
-                          fix=f"set {len_flag} {est.kv_capacity_tokens} or lower, or raise --mem-fraction-static"
-                              + _fp8_hint(r), **est.as_json())
+        yield from _sglang_pool_below_context(ev, est, len_flag, length)
         return
     if est.verdict != verdict.KV_BELOW_MAX_LEN:
         return
@@ -150,6 +142,18 @@ def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
                   f"{est.estimated_max_model_len:,}", spec=r.name,
                   fix=f"set {len_flag} {est.estimated_max_model_len} or lower" + _fp8_hint(r),
                   **est.as_json())
+
+
+def _sglang_pool_below_context(ev: Evaluation, est: Estimate, len_flag: str, length: str) -> Iterator[Finding]:
+    """SGLang starts with a pool shorter than its context and refuses the longer inputs: a warning."""
+    if est.verdict != verdict.FITS or not est.max_model_len or est.kv_capacity_tokens >= est.max_model_len:
+        return
+    yield finding(KV_BELOW_MAX_LEN, flag_location(ev, len_flag),
+                  f"the KV pool holds {est.kv_capacity_tokens:,} tokens, fewer than a context of {length}: SGLang "
+                  f"starts, but refuses every input over {est.extra['max_input_len']:,} tokens ('exceeds the maximum "
+                  f"allowed length') ({_breakdown(est)})", spec=ev.rendered.name, severity=Severity.WARNING,
+                  fix=f"set {len_flag} {est.kv_capacity_tokens} or lower, or raise --mem-fraction-static"
+                      + _fp8_hint(ev.rendered), **est.as_json())
 
 
 KV_BELOW_MAX_LEN = Rule(

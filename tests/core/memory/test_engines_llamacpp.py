@@ -110,16 +110,19 @@ def test_tensor_split_is_read_per_device_like_llama_cpp():
 
 
 def test_split_points_are_llama_cpps_upper_bound_over_slots():
-    # llama.cpp#7217: Yi-34B, 60 layers fully offloaded (-ngl 99) at -ts 1,1: 31 layers on CUDA0, 29 + output on
-    # CUDA1 (61 slots, j / 61 < 0.5 for j <= 30)
+    # A 60-layer model fully offloaded at -ts 1,1 has 61 slots (the output is the last): j / 61 < 0.5 for
+    # j <= 30, so 31 blocks go to CUDA0 and 29 blocks + output to CUDA1. Largest-remainder shares would put 30/30;
+    # the same rule gives llama.cpp#14075's logged 21/20/20/19 on four cards (test_l9 below).
     assert split_layers(61, (1.0, 1.0)) == [0] * 31 + [1] * 30
     assert split_layers(60, (1.0, 1.0)) == [0] * 30 + [1] * 30  # -ngl 60: the output stays on the CPU
     assert split_layers(4, (0.0, 1.0)) == [1] * 4  # a zero share gets no slot
     assert split_layers(3, (1.0, 1.0, 1.0)) == [0, 1, 2]
-    yi = ModelFacts(architecture="LlamaForCausalLM", num_hidden_layers=60, hidden_size=7168, num_attention_heads=56,
-                    num_key_value_heads=8, intermediate_size=20480, vocab_size=64000, max_position_embeddings=4096,
-                    dtype="bfloat16", quant_method="gguf:q4_k_m")
-    est = estimate_llamacpp(yi, [24 * GiB, 24 * GiB], LlamaCppConfig(ctx_size=4096, tensor_split=(1.0, 1.0)),
+    assert split_layers(0, (1.0, 1.0)) == []  # -ngl 0: nothing offloaded
+    assert split_layers(5, (0.0, 0.0, 1.0)) == [2] * 5  # the last share takes all, no clamp needed
+    sixty = ModelFacts(architecture="LlamaForCausalLM", num_hidden_layers=60, hidden_size=7168,
+                       num_attention_heads=56, num_key_value_heads=8, intermediate_size=20480,
+                       vocab_size=64000, max_position_embeddings=4096, dtype="bfloat16", quant_method="gguf:q4_k_m")
+    est = estimate_llamacpp(sixty, [24 * GiB, 24 * GiB], LlamaCppConfig(ctx_size=4096, tensor_split=(1.0, 1.0)),
                             version="b2800")
     devices = est.extra["per_device"]
     assert [d["layers"] for d in devices] == [31, 29]
@@ -150,6 +153,12 @@ def test_flash_attention_flag_by_build():
     assert flash_attention_on(None, "b6325") == (True, True)  # auto is the default from b6325
     assert flash_attention_on("auto", "b7000") == (True, True)
     assert flash_attention_on("off", "b7000") == (False, False)
+    assert flash_attention_on("-1", "b7000") == (True, True)  # common/arg.cpp reads -1 as auto
+    assert flash_attention_on("enabled", "b7000") == flash_attention_on("1", "b7000") == (True, False)
+    assert flash_attention_on(None, "b7000", kv_on_host=True) == (False, True)  # auto off with --no-kv-offload
+    assert flash_attention_on("on", "b7000", kv_on_host=True) == (True, False)  # an explicit on stays on
+    with pytest.raises(ValueError, match="on, off or auto"):
+        flash_attention_on("yes", "b7000")  # not among llama.cpp's words
     with pytest.raises(ValueError, match="on, off or auto"):
         flash_attention_on("sometimes", "b7000")
     with pytest.raises(ValueError, match="switch, on or off .auto exists from b6325"):

@@ -141,12 +141,15 @@ def test_a_pool_shorter_than_the_context_starts_and_caps_inputs():
     cfg = SglangConfig(mem_fraction_static=0.9, context_length=131_072)
     est = estimate_sglang(facts, H100, cfg, version="0.4.3")
     assert est.verdict == "fits"
-    assert est.kv_capacity_tokens < 131_072
-    assert est.extra["max_req_len"] == est.kv_capacity_tokens - 1
+    # 0.9 x (81,559 MiB H100 - 0.5 GiB start-up) - 65,524,246,528 B of weights over 262,144 B per token
+    assert est.extra["free_before_weights"] == H100 - P.SGLANG_START_UP_SINGLE
+    assert est.kv_capacity_tokens == int((0.9 * est.extra["free_before_weights"] - est.weights) // 262_144) == 41_814
+    assert est.extra["max_req_len"] == 41_813 and est.extra["max_input_len"] == 41_808  # pool - 1, pool - 6
     assert est.notes == (f"the pool ({est.kv_capacity_tokens:,} tokens) is shorter than the context (131,072): "
                          f"SGLang starts, and refuses inputs over {est.kv_capacity_tokens - 6:,} tokens",)
     roomy = estimate_sglang(facts, H100, replace(cfg, context_length=8192), version="0.4.3")
     assert roomy.verdict == "fits" and roomy.notes == () and roomy.extra["max_req_len"] == 8191
+    assert roomy.extra["max_input_len"] == 8186
 
 
 def test_no_token_of_pool_is_sglangs_not_enough_memory():

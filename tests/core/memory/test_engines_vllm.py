@@ -290,7 +290,7 @@ def test_mxfp4_backend_for_each_gpu_class_around_each_boundary(gpu):
     assert [mxfp4_backend(v, gpu) for v in _VERSIONS] == expected
 
 
-# --- NCCL and custom all-reduce by interconnect (profiles.VLLM_INTERCONNECT, CUSTOM_ALL_REDUCE_*) ---------------
+# --- NCCL and custom all-reduce by interconnect (profiles.GPU_INTERCONNECT, CUSTOM_ALL_REDUCE_*) ---------------
 
 @pytest.mark.parametrize("name,link", [
     ("NVIDIA H100 80GB HBM3", "nvlink"), ("NVIDIA H100 PCIe", "pcie"), ("NVIDIA H100 NVL", "unknown"),
@@ -309,7 +309,7 @@ def test_mxfp4_backend_for_each_gpu_class_around_each_boundary(gpu):
     ("", "unknown"), ("AMD Instinct MI300X", "unknown"), ("Tesla P100", "unknown"),
 ])
 def test_interconnect_by_gpu_name(name, link):
-    from gpustack_guard.core.memory.engines.vllm import interconnect
+    from gpustack_guard.core.memory.interconnect import interconnect
     assert interconnect(name) == link
 
 

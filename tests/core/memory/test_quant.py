@@ -225,3 +225,36 @@ def test_gpt_oss_120b_estimate_takes_the_checkpoint_bytes_and_the_yarn_length():
     assert est.max_model_len == 131072  # yarn: 4096 x 32 (vLLM 0.10.1 logged "Using max model len 131072")
     assert est.weights == 65_248_815_744
     assert est.kv_bytes_per_token == 36 * 2048
+
+
+def _moe_header(arch, **keys):
+    from gpustack_guard.core.memory.gguf import GGUFHeader
+
+    meta = {"general.architecture": arch, f"{arch}.block_count": 1, f"{arch}.embedding_length": 2048,
+            f"{arch}.attention.head_count": 16, f"{arch}.expert_count": 64, f"{arch}.expert_used_count": 6}
+    meta.update({f"{arch}.{k}": v for k, v in keys.items()})
+    return GGUFHeader(version=3, metadata=meta, tensors=())
+
+
+def test_gguf_moe_widths_read_from_llama_cpps_expert_keys():
+    from gpustack_guard.core.memory.engines.llamacpp import ffn_width
+
+    # DeepSeek-V2-Lite's keys: 2 shared experts as wide as a routed one (1408), one leading dense block of 10944
+    ds = facts_from_gguf(_moe_header(
+        "deepseek2", feed_forward_length=10944, expert_feed_forward_length=1408, expert_shared_count=2,
+        leading_dense_block_count=1), "ds.gguf")
+    assert (ds.moe_intermediate_size, ds.shared_expert_intermediate_size, ds.first_k_dense_replace) == (1408, 2816, 1)
+    assert ffn_width(ds) == max(2 * (1408 * 6 + 2816), 2 * 10944) == 22_528  # 6 routed + shared beat the dense
+    assert ffn_width(facts_from_gguf(_moe_header(
+        "deepseek2", feed_forward_length=12288, expert_feed_forward_length=1408, expert_shared_count=2,
+        leading_dense_block_count=1), "ds.gguf")) == 2 * 12288  # a wider dense block is the widest
+    # Qwen2-MoE writes the shared expert's own width
+    qwen2 = facts_from_gguf(_moe_header(
+        "qwen2moe", feed_forward_length=5632, expert_feed_forward_length=1408,
+        expert_shared_feed_forward_length=5632), "q.gguf")
+    assert (qwen2.moe_intermediate_size, qwen2.shared_expert_intermediate_size) == (1408, 5632)
+    assert ffn_width(qwen2) == 2 * (1408 * 6 + 5632) == 28_160
+    # no expert width keys: the facts keep None, never a guessed width
+    plain = facts_from_gguf(_moe_header("llama", feed_forward_length=8192), "l.gguf")
+    assert (plain.moe_intermediate_size, plain.shared_expert_intermediate_size, plain.first_k_dense_replace) == (
+        None, None, None)

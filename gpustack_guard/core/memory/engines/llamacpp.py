@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import struct
 from dataclasses import dataclass
 
+from gpustack_guard.core.engine_flags import to_float32
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
@@ -62,22 +62,18 @@ def _cache_bytes(kind: str) -> float:
         raise ValueError(f"unknown cache type '{kind}' (f16, bf16, q8_0, q4_0, ...)") from None
 
 
-def _f32(x: float) -> float:
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 def split_layers(slots: int, fractions: tuple[float, ...]) -> list[int]:
     """The device of each offloaded slot, as llama.cpp's load_tensors assigns them: the fractions become float32
     cumulative split points, and slot j goes to the first device whose point exceeds j / slots (upper_bound).
-    On full offload the output layer is the last slot, so it counts in the split (llama.cpp#7217: Yi-34B's 60
-    layers at -ts 1,1 put 31 on CUDA0 and 29 + output on CUDA1)."""
+    On full offload the output layer is the last slot, so it counts in the split (llama.cpp#14075: 80 layers +
+    output on four equal cards are 21/20/20/19 layers). The fractions are finite, >= 0, not all 0, and their
+    float32 sum is finite (engine_flags refuses the rest), so the last point is 1.0 and each j / slots < 1 has one."""
     points, running = [], 0.0
     for f in fractions:
-        running = _f32(running + _f32(f))
+        running = to_float32(running + to_float32(f))
         points.append(running)
-    points = [_f32(p / running) for p in points]
-    last = len(fractions) - 1
-    return [min(bisect.bisect_right(points, _f32(j / slots)), last) for j in range(slots)]
+    points = [to_float32(p / running) for p in points]
+    return [bisect.bisect_right(points, to_float32(j / slots)) for j in range(slots)]
 
 
 def arch_key(architecture: str | None) -> str:
@@ -98,10 +94,14 @@ def windowed_layer(pattern: int | None, layer: int) -> bool:
     return pattern is not None and layer % pattern < pattern - 1
 
 
+def micro_batch(batch: int | None, ubatch: int | None) -> int:
+    """n_ubatch after defaults; llama.cpp caps it at n_batch."""
+    return min(ubatch or P.LLAMACPP_DEFAULT_UBATCH, batch or P.LLAMACPP_DEFAULT_BATCH)
+
+
 def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None) -> int:
-    """sched_reserve's n_tokens = min(n_ctx, n_ubatch); n_ubatch never exceeds n_batch."""
-    ub = min(ubatch or P.LLAMACPP_DEFAULT_UBATCH, batch or P.LLAMACPP_DEFAULT_BATCH)
-    return min(ctx, ub)
+    """sched_reserve's n_tokens = min(n_ctx, n_ubatch)."""
+    return min(ctx, micro_batch(batch, ubatch))
 
 
 def attention_scratch(cells: int, tokens: int, heads: int, flash_attn: bool, hidden: int = 0) -> int:
@@ -188,17 +188,24 @@ def has_swa_cache(version: str | None) -> bool:
     return _since(version, P.LLAMACPP_SWA_CACHE_SINCE)
 
 
-def flash_attention_on(setting: str | None, version: str | None) -> tuple[bool, bool]:
-    """(on, on because auto) for --flash-attn's value (None: not given). Raises ValueError for a value llama.cpp
-    refuses. Before b6325 the flag is a switch; from it, on|off|auto with auto the default."""
+# The words llama.cpp's common/arg.cpp reads for --flash-attn (is_truthy, is_falsey, is_autoy): "yes" and "no"
+# are not among them, so args.normal_value's wider boolean reading does not apply.
+FLASH_ON, FLASH_OFF, FLASH_AUTO = ("on", "enabled", "true", "1"), ("off", "disabled", "false", "0"), ("auto", "-1")
+
+
+def flash_attention_on(setting: str | None, version: str | None, kv_on_host: bool = False) -> tuple[bool, bool]:
+    """(on, decided by auto) for --flash-attn's value (None: not given). Raises ValueError for a value llama.cpp
+    refuses. Before b6325 the flag is a switch; from it, on|off|auto with auto the default. Auto is on, except
+    with the KV cache in host memory (--no-kv-offload): the attention op then lands on another device than the
+    layer's cache, and llama_context's auto check turns it off (lmstudio-bug-tracker#1454 logs it)."""
     tri_state = _since(version, P.LLAMACPP_FLASH_AUTO_SINCE)
     word = "auto" if setting is None and tri_state else (setting or "off").strip().lower()
-    if word in ("true", "on", "1", "enabled"):
+    if word in FLASH_ON:
         return True, False
-    if word in ("false", "off", "0", "disabled"):
+    if word in FLASH_OFF:
         return False, False
-    if word == "auto" and tri_state:
-        return True, True
+    if word in FLASH_AUTO and tri_state:
+        return not kv_on_host, True
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
     if tri_state:
         raise ValueError(f"llama.cpp {build} accepts on, off or auto")
@@ -234,7 +241,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     if facts.sliding_window and not windowed:
         notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
                      "for this architecture or build), counted so")
-    window_batch = swa_batch(version, batch, min(cfg.ubatch_size or P.LLAMACPP_DEFAULT_UBATCH, batch))
+    window_batch = swa_batch(version, batch, micro_batch(batch, cfg.ubatch_size))
     if cfg.flash_attn_auto and not cfg.flash_attn:
         notes.append("--flash-attn auto with the KV cache in host memory (--no-kv-offload): llama.cpp turns it off")
     elif cfg.flash_attn_auto:
@@ -245,11 +252,11 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     given = tuple(cfg.tensor_split or ())[: len(gpu_totals)]
     given += (0.0,) * (len(gpu_totals) - len(given))
     fractions = given if any(f > 0 for f in given) else tuple(float(t) for t in gpu_totals)
-    slot_device = split_layers(on_gpu + 1 if full else on_gpu, fractions) if on_gpu or full else []
+    slot_device = split_layers(on_gpu + (1 if full else 0), fractions)  # full offload: the output is a slot
     first = L - on_gpu  # the last blocks go to the GPUs, slot j is layer first + j
     device_layers = [[first + j for j in range(on_gpu) if slot_device[j] == i] for i in range(len(gpu_totals))]
-    output_device = slot_device[-1] if full else -1
-    input_device = slot_device[0] if slot_device else -1  # the first offloaded block takes the CPU's embeddings
+    output_device = slot_device[-1] if full else None
+    input_device = slot_device[0] if slot_device else None  # the first offloaded block takes the CPU's embeddings
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells = padded_cells(ctx_cells, cfg.flash_attn)
@@ -292,7 +299,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
-               "output_device": output_device if full else None,
+               "output_device": output_device,
                "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,

@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.engines.vllm import interconnect
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
@@ -20,6 +19,7 @@ from gpustack_guard.core.memory.estimate import (
     UnsupportedModel,
 )
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import MiB
@@ -112,7 +112,7 @@ def start_up_bytes(tp: int, pp: int, gpu_name: str = "") -> int:
     an unnamed GPU is taken as NVLink-connected, the larger figure."""
     if tp * pp == 1:
         return P.SGLANG_START_UP_SINGLE
-    if interconnect(gpu_name) in ("pcie", "no_p2p"):
+    if interconnect(gpu_name) in PEERLESS:
         return P.SGLANG_START_UP_PCIE_PARALLEL
     return P.SGLANG_START_UP_PARALLEL
 
@@ -173,10 +173,11 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # Unlike vLLM, SGLang starts with a pool shorter than the context: its scheduler caps a request at
     # max_req_len = min(context - 1, pool - 1) and refuses longer inputs (sglang#4048: context 163,840 on a
     # 59,868-token pool, "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)").
-    max_req_len = min(context - 1, capacity - 1) if context else capacity - 1
+    max_req_len = max(min(context, capacity) - 1 if context else capacity - 1, 0)
+    max_input_len = max(max_req_len - P.SGLANG_INPUT_MARGIN, 0)
     if verdict == FITS and context and capacity < context:
         notes.append(f"the pool ({capacity:,} tokens) is shorter than the context ({context:,}): SGLang starts, "
-                     f"and refuses inputs over {max(max_req_len - P.SGLANG_INPUT_MARGIN, 0):,} tokens")
+                     f"and refuses inputs over {max_input_len:,} tokens")
     return Estimate(
         engine="SGLang", version=version or f"{P.DEFAULT_VERSIONS['sglang']} (assumed)", gpu_total=gpu_total,
         gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=start_up,
@@ -189,5 +190,6 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         kv_needed=context * cell, notes=tuple(notes),
         extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs,
                "free_before_weights": pre, "fraction_rule": profile.fraction_rule,
-               "max_total_num_tokens": capacity, "max_req_len": max_req_len},
+               "max_total_num_tokens": capacity, "max_req_len": max_req_len,
+               "max_input_len": max_input_len},
     )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from dataclasses import dataclass, replace
 
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
@@ -275,16 +275,6 @@ def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
 
 
-def interconnect(gpu_name: str) -> str:
-    """"nvlink" | "pcie" | "no_p2p" | "unknown": how this GPU's boards talk to each other, from its name
-    (profiles.VLLM_INTERCONNECT, first match wins)."""
-    name = gpu_name.lower()
-    for kind, pattern in P.VLLM_INTERCONNECT:
-        if name and re.search(pattern, name):
-            return kind
-    return "unknown"
-
-
 def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
     """Whether vLLM's custom all-reduce sets up its buffers on this TP group (profiles.CUSTOM_ALL_REDUCE_SIZES).
     An unknown GPU is taken as NVLink-connected, today's assumption for it (COMM_BUFFERS)."""
@@ -303,7 +293,7 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
         return P.NON_TORCH_SINGLE, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
-    if link in ("pcie", "no_p2p"):  # NCCL's profiled share is inside the logged non-torch figure
+    if link in PEERLESS:  # NCCL's profiled share is inside the logged non-torch figure
         return P.NON_TORCH_PCIE_PARALLEL, custom, P.COMM_BUFFERS
     return P.NON_TORCH_PARALLEL, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
 
