@@ -73,7 +73,7 @@ clusters:
 """
 
 
-def validate_rules(gsg, tmp_path, backend_parameters, gpu_total, count):
+def validate_rules(gsg, tmp_path, backend_parameters, gpu_total, count, version="0.11.0"):
     """validate on the same numbers: a spec on `count` GPUs of one worker; the shape and memory rule ids."""
     gpus = "\n".join(f"          - {{index: {i}, name: '', memory: {{total: {gpu_total}}}}}" for i in range(count))
     (tmp_path / "fleet.yaml").write_text(FLEET_24GB.format(gpus=gpus))
@@ -83,7 +83,7 @@ def validate_rules(gsg, tmp_path, backend_parameters, gpu_total, count):
     specs.mkdir(exist_ok=True)
     (specs / "spec.yaml").write_text(
         "name: estimate\ncluster_name: estimate\nsource: huggingface\n"
-        "huggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\nbackend: vLLM\nbackend_version: 0.11.0\n"
+        f"huggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\nbackend: vLLM\nbackend_version: {version}\n"
         f"backend_parameters: [{args}]\ngpu_selector:\n  gpu_ids: [{ids}]\n")
     result = gsg("validate", str(specs), "--fleet", str(tmp_path / "fleet.yaml"), "-o", "json")
     findings = json.loads(result.out)["findings"]
@@ -116,6 +116,28 @@ def test_headroom_warning_agrees_with_validate(gsg, tmp_path):
     assert (doc["verdict"], doc["verdict_severity"]) == ("headroom", "warning")
     assert [f["rule"] for f in doc["findings"]] == ["GSG034"]
     assert validate_rules(gsg, tmp_path, args, "24564MiB", 1) == ["GSG034"]
+
+
+@pytest.mark.parametrize("version,gmu,expected", [
+    ("0.11.0", "0.99", ["GSG034", "GSG041"]),  # 0.99 x 23.99 GiB = 23.75 > 23.49 free after the CUDA context
+    ("0.11.0", "0.97", ["GSG034"]),  # 23.27 <= 23.49: starts, short of run-time headroom only
+    ("0.7.3", "0.99", ["GSG034"]),  # V0 has no start-up check: it takes the budget and OOMs later
+])
+def test_one_deployment_at_a_gmu_vllm_refuses_at_startup_agrees_with_validate(gsg, tmp_path, version, gmu,
+                                                                                expected):
+    args = ["--max-model-len=8192", "--max-num-seqs=4", f"--gpu-memory-utilization={gmu}"]
+    result = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", version, "-o", "json",
+                 "--fail-on", "error", "--gpu-memory", "24564MiB", "--", *args)
+    doc = json.loads(result.out)
+    assert sorted(f["rule"] for f in doc["findings"]) == expected
+    refused = "GSG041" in expected
+    assert (doc["verdict"], doc["verdict_severity"], result.code) == (
+        ("startup-free-memory", "error", 1) if refused else ("headroom", "warning", 0))
+    if refused:
+        assert doc["findings"][0]["message"].endswith(
+            "free memory on device (23.49 GiB after CUDA/NCCL start-up) is less than desired GPU memory "
+            "utilization (0.99, 23.75 GiB)")
+    assert validate_rules(gsg, tmp_path, args, "24564MiB", 1, version) == expected
 
 
 def test_fail_on_makes_a_non_fits_verdict_exit_1(gsg):

@@ -32,6 +32,7 @@ class StartupCheck:
     holds: int  # what it occupies once running (0 when it does not start)
     outcome: str  # STARTS | REFUSES | OOM
     reason: str
+    free_memory_check: bool = False  # refused by vLLM V1's "Free memory on device ... on startup" check
 
     @property
     def starts(self) -> bool:
@@ -54,7 +55,7 @@ def _vllm(name: str, est: Estimate, total: int, free: int) -> StartupCheck:
         return StartupCheck(name, free, est.requested + before_snapshot, 0, REFUSES,
                             f"free memory on device ({gib(free - before_snapshot)} after CUDA/NCCL start-up) is "
                             f"less than desired GPU memory utilization ({x['gpu_memory_utilization']}, "
-                            f"{gib(est.requested)})")
+                            f"{gib(est.requested)})", free_memory_check=True)
     if est.footprint > free:
         return StartupCheck(name, free, est.footprint, 0, OOM,
                             f"its budget and what lives outside it ({gib(est.footprint)}) exceed the "

@@ -1,4 +1,5 @@
-"""KV-cache bytes per token per GPU (memory-arithmetic.md §1.3) and per-request memory with sliding windows."""
+"""KV-cache bytes per token per GPU (docs/memory-arithmetic.md, "The budget of one rank") and per-request
+memory with sliding windows."""
 
 from __future__ import annotations
 

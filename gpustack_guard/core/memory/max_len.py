@@ -5,7 +5,8 @@ when that is disabled, multiplies it by the RoPE scaling factor for some rope ty
 releases), and refuses a user `--max-model-len` above the result unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set.
 Sources, read from the released wheels on PyPI: v0.6.3.post1-v0.10.1 `vllm/config.py` (or config/__init__.py),
 v0.11.0 and v0.12-v0.29 `vllm/config/model.py`, v0.33.0 `vllm/transformers_utils/model_arch_config_convertor.py`
-(research-out/vllm-maxlen.md); the YaRN change is vllm-project/vllm#56446 (first released in 0.30.0).
+(docs/memory-arithmetic.md, "Maximum model length"); the YaRN change is vllm-project/vllm#56446 (first released
+in 0.30.0).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import math
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 
 # ggml type id -> (type_name, elements per block, bytes per block). From ggml-org/ggml @ d99724f2
-# (research-out/ggml-types.md): include/ggml.h `enum ggml_type`, the block structs and their
-# static_assert(sizeof(...)) in src/ggml-common.h, and `type_traits[]` in src/ggml.c. Q8_1 is 36 bytes
+# (docs/memory-arithmetic.md, "Weight bytes by quantisation"): include/ggml.h `enum ggml_type`, the block
+# structs and their static_assert(sizeof(...)) in src/ggml-common.h, and `type_traits[]` in src/ggml.c. Q8_1 is 36 bytes
 # (two ggml_half + 32 int8, ggml-common.h since 2024-03); the Python gguf package's 40 is the old fp32 layout.
 GGML_TYPES: dict[int, tuple[str, int, int]] = {
     0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20),

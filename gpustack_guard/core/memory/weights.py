@@ -108,7 +108,7 @@ def active_params(f: ModelFacts) -> int:
         f.num_hidden_layers - (f.first_k_dense_replace or 0))
 
 
-# --- weight bytes (memory-arithmetic.md §1.2) -------------------------------------------------------------
+# --- weight bytes (docs/memory-arithmetic.md, "Weight bytes by quantisation") ------------------------------
 
 UNQUANTISED_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 

@@ -73,11 +73,15 @@ def _startup_free_memory(results: Results) -> Iterator[Finding]:
     for ledger in results.ledgers.values():
         for gid, entries in ledger.footprints.items():
             occupied = ledger.occupied_before(gid)
-            if not entries or (len(entries) == 1 and occupied == 0):
-                continue  # alone on its GPU: the headroom and KV rules judge it
+            if not entries:
+                continue
+            alone = len(entries) == 1 and occupied == 0
             ref = ledger.gpus[gid]
             for check in startup_sequence(ref.total, occupied, _on_gpu(gid, entries, by_name)):
-                if check.starts:
+                # Alone on its GPU, only vLLM's own start-up check is this rule's: a refusal by gmu x total above
+                # what CUDA/NCCL start-up leaves free (0.99 on a 24 GiB card). Its OOMs and SGLang's empty pool
+                # are the headroom, overcommit and KV rules' findings already.
+                if check.starts or (alone and not check.free_memory_check):
                     continue
                 doc = by_name[check.name].rendered.doc
                 yield finding(STARTUP_FREE_MEMORY, doc.at("gpu_selector", "gpu_ids"),
@@ -94,7 +98,8 @@ STARTUP_FREE_MEMORY = Rule(
     what="Several engine instances on one GPU, started in apply order (waves, then file order): each one sees what "
          "the ones before it left free. vLLM V1 takes gpu_memory_utilization x total as its own budget and refuses "
          "to start when less is free; V0 from 0.6.4 takes it unchecked and OOMs; V0 before 0.6.4 capped the "
-         "whole GPU; SGLang takes its fraction of what it finds free.",
+         "whole GPU; SGLang takes its fraction of what it finds free. A vLLM V1 deployment alone on its GPU is "
+         "checked too: a fraction above what the CUDA context (and, from 0.11, NCCL) leaves free is refused.",
     why="Two small models at 0.45 share a 48 GB card; a third at 0.45 may pass GPUStack's admission by bookings and "
         "then stops at start-up with 'Free memory on device ... is less than desired GPU memory utilization'.",
     example="name: small-c   # the third 8B model at 0.30 on one RTX A6000 after two others\n"

@@ -1,6 +1,6 @@
 """DeepSeek-V4 (compressed sparse attention): checkpoint bytes and vLLM's packed KV layout, to the byte.
 
-The KV numbers are B14 of memory-arithmetic.md (vllm#44376): 30,000 tokens need 6.66 GiB, and 5.44 GiB of pool
+The KV numbers are B14 of docs/memory-arithmetic.md (vllm#44376): 30,000 tokens need 6.66 GiB, and 5.44 GiB of pool
 gives an estimated maximum length of 13,528.
 """
 

@@ -72,37 +72,6 @@ def test_field_notes_70b_at_092_still_short_of_headroom():
     assert est.footprint < A6000  # but what it holds at startup alone fits: no overcommit
 
 
-FLEET_ONE_A6000 = """\
-clusters:
-- name: lab
-  workers:
-  - name: w0
-    gpus:
-    - {index: 0, name: NVIDIA RTX A6000, memory: {total: 49140MiB}}
-"""
-
-
-def small_spec(name: str) -> str:
-    return (f"name: {name}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen3-8B\n"
-            "gpu_selector: {gpu_ids: ['w0:cuda:0']}\nbackend: vLLM\nbackend_version: 0.11.0\n"
-            "backend_parameters: [--gpu-memory-utilization=0.45, --max-model-len=8192]\n")
-
-
-def test_cli_two_at_045_validate_a_third_does_not(gsg, tmp_path):
-    (tmp_path / "fleet.yaml").write_text(FLEET_ONE_A6000)
-    two, three = tmp_path / "two", tmp_path / "three"
-    for folder, names in ((two, "ab"), (three, "abc")):
-        folder.mkdir()
-        for n in names:
-            (folder / f"{n}.yaml").write_text(small_spec(f"small-{n}"))
-    ok = gsg("validate", str(two), "--fleet", str(tmp_path / "fleet.yaml"))
-    assert ok.code == 0 and "GSG035" not in ok.out
-    bad = gsg("validate", str(three), "--fleet", str(tmp_path / "fleet.yaml"))
-    assert bad.code == 1
-    assert "GSG035 gpu-overcommit [small-c]: GPU w0:cuda:0 (NVIDIA RTX A6000, 47.99 GiB) would carry 70.32 GiB" \
-        in bad.out
-
-
 def test_refusal_reads_like_vllm_in_gib():
     first, second, third = (vllm("Qwen/Qwen3-8B", 0.45) for _ in range(3))
     check = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", third)])[2]

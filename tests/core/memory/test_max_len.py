@@ -1,6 +1,7 @@
-"""vLLM's max_model_len derivation and verification per release (research-out/vllm-maxlen.md: v0.6.3.post1
-vllm/config.py, v0.11.0 and v0.12-v0.29 vllm/config/model.py, v0.33.0 model_arch_config_convertor.py,
-vllm-project/vllm#56446 for YaRN from 0.30; the PyPI wheels 0.6.4-0.10.1 for the boundaries in max_len.py)."""
+"""vLLM's max_model_len derivation and verification per release (docs/memory-arithmetic.md, "Maximum model
+length": v0.6.3.post1 vllm/config.py, v0.11.0 and v0.12-v0.29 vllm/config/model.py, v0.33.0
+model_arch_config_convertor.py, vllm-project/vllm#56446 for YaRN from 0.30; the PyPI wheels 0.6.4-0.10.1 for the
+boundaries in max_len.py)."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""The arithmetic against memory-arithmetic.md: Table A exactly, the engines' budgets to the byte."""
+"""The arithmetic against the public vectors of docs/memory-arithmetic.md (Table A of its sources) exactly,
+the engines' budgets to the byte."""
 
 import json
 import math

@@ -1,6 +1,7 @@
-"""Quantised weight bytes: the complete ggml type table (checked against ggml's own block structs,
-research-out/ggml-types.md: ggml-org/ggml @ d99724f2 src/ggml-common.h static_asserts), GGUF tensors with exact
-bytes, and the checkpoint formats vLLM loads (MXFP4, NVFP4, compressed-tensors, block FP8, GPTQ/AWQ)."""
+"""Quantised weight bytes: the complete ggml type table (checked against ggml's own block structs:
+ggml-org/ggml @ d99724f2 src/ggml-common.h static_asserts; docs/memory-arithmetic.md, "Weight bytes by
+quantisation"), GGUF tensors with exact bytes, and the checkpoint formats vLLM loads (MXFP4, NVFP4,
+compressed-tensors, block FP8, GPTQ/AWQ)."""
 
 import struct
 
