@@ -37,7 +37,7 @@ VALUE_SHOWN = 40  # characters of a rejected value a message repeats
 # so a value a release may accept is never reported (the cost is a missed report on the releases before it).
 VLLM_HUMAN_LEN_SINCE = "0.8.5"  # --max-model-len type=int -> human_readable_int
 VLLM_HUMAN_BATCHED_SINCE = "0.11.0"  # --max-num-batched-tokens (with kv_cache_memory_bytes) -> human_readable_int
-VLLM_AUTO_LEN_SINCE = "0.12.0"  # --max-model-len auto / -1 (vllm PR #29431, Nov 2025)
+VLLM_AUTO_LEN_SINCE = "0.14.0"  # --max-model-len auto / -1 (vllm PR #29431; not in the 0.12.0 and 0.13.0 wheels)
 SGLANG_HUMAN_SINCE = "0.5.9"  # --context-length / --max-total-tokens -> SGLang's human_readable_int (PR #20577,
 # merged March 2026)
 LLAMACPP_AUTO_SINCE = "b7000"  # -ngl auto|all and -np -1 (the fit-params work of llama.cpp PR #16653, late 2025)

@@ -140,6 +140,22 @@ def test_one_deployment_at_a_gmu_vllm_refuses_at_startup_agrees_with_validate(gs
     assert validate_rules(gsg, tmp_path, args, "24564MiB", 1, version) == expected
 
 
+@pytest.mark.parametrize("version,expected", [("0.10.0", ["GSG042"]), ("0.10.1", [])])
+def test_scheduler_limits_agree_with_validate(gsg, tmp_path, version, expected):
+    args = ["--max-model-len=8192", "--max-num-batched-tokens=128", "--gpu-memory-utilization=0.85"]
+    result = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", version, "-o", "json",
+                 "--fail-on", "error", "--gpu-memory", "48GiB", "--", *args)
+    doc = json.loads(result.out)
+    judged = sorted(f["rule"] for f in doc["findings"] if f["severity"] == "error")
+    assert judged == expected
+    assert result.code == (1 if expected else 0)
+    if expected:
+        assert (doc["verdict"], doc["findings"][0]["message"]) == (
+            "scheduler-limits", "max_num_batched_tokens (128) must be greater than or equal to max_num_seqs (256).")
+    errors = [r for r in validate_rules(gsg, tmp_path, args, "48GiB", 1, version) if r in ("GSG042",)]
+    assert errors == expected
+
+
 def test_fail_on_makes_a_non_fits_verdict_exit_1(gsg):
     args = ("--gpu-memory", "24564MiB", "--", "--max-model-len=8192", "--max-num-seqs=4",
             "--gpu-memory-utilization=0.97")

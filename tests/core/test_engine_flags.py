@@ -74,8 +74,8 @@ def test_stof_reads_nan_and_refuses_what_has_no_number():
     ("0.11.0", "max-model-len", "25.6k", 25_600),
     ("0.8.5", "max-model-len", "8k", 8000),
     ("0.8.4", "max-model-len", "8192", 8192),
-    ("0.12.0", "max-model-len", "auto", EF.AUTO_MAX_MODEL_LEN),
-    ("0.12.0", "max-model-len", "-1", EF.AUTO_MAX_MODEL_LEN),
+    ("0.14.0", "max-model-len", "auto", EF.AUTO_MAX_MODEL_LEN),
+    ("0.14.0", "max-model-len", "-1", EF.AUTO_MAX_MODEL_LEN),
     ("0.11.0", "max-num-batched-tokens", "8k", 8000),
     ("0.10.2", "max-num-batched-tokens", "8192", 8192),
     ("0.11.0", "max-num-seqs", "1", 1),
@@ -122,8 +122,12 @@ def test_vllm_accepts(version, key, value, expected):
     ("0.11.0", "max-model-len", "auto", "--max-model-len 'auto': not a whole number; vLLM 0.11.0 "
                                         "(human_readable_int: 16k = 16,000, 16K = 16,384) accepts a whole number ≥ 1"),
     ("0.11.0", "max-model-len", "-1", "--max-model-len '-1': vLLM 0.11.0 accepts a whole number ≥ 1, not -1"),
-    ("0.12.0", "max-model-len", "0", "--max-model-len '0': vLLM 0.12.0 accepts a whole number ≥ 1, 'auto' or -1, "
+    ("0.14.0", "max-model-len", "0", "--max-model-len '0': vLLM 0.14.0 accepts a whole number ≥ 1, 'auto' or -1, "
                                      "not 0"),
+    # PR #29431 was merged in November 2025, but the 0.12.0 and 0.13.0 wheels still parse the flag as an int
+    ("0.13.0", "max-model-len", "auto", "--max-model-len 'auto': not a whole number; vLLM 0.13.0 "
+                                        "(human_readable_int: 16k = 16,000, 16K = 16,384) accepts a whole number ≥ 1"),
+    ("0.13.0", "max-model-len", "-1", "--max-model-len '-1': vLLM 0.13.0 accepts a whole number ≥ 1, not -1"),
     ("0.11.0", "max-model-len", None, "--max-model-len without a value: vLLM 0.11.0 needs a value: a whole number "
                                       "≥ 1"),
     ("0.11.0", "kv-cache-memory", "0", "--kv-cache-memory '0': vLLM 0.11.0 accepts a size ≥ 1 byte, not 0"),

@@ -30,6 +30,10 @@ NEW_ERROR_TEXT_SINCE = Version("0.11.0")  # "... must be used with extreme cauti
 ROPE_PARAMETERS_SINCE = Version("0.12.0")  # reads rope_parameters, factor applied once; no NotImplementedError
 LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE = Version("0.12.0")  # unset --max-model-len = original_max_position_embeddings
 YARN_NOT_RESCALED_SINCE = Version("0.30.0")  # vllm#56446: YaRN's max_position_embeddings is already scaled
+# Up to 0.11.2, a --max-model-len above the derived length that only model_max_length allows raises
+# NotImplementedError under --disable-sliding-window ("... not supported for models model_max_length in the
+# config"); the 0.12.0 wheel has neither that nor the rope_scaling one
+DISABLED_WINDOW_REFUSALS_UNTIL = ROPE_PARAMETERS_SINCE
 
 FALLBACK_LENGTH = 2048  # "Assuming the model's maximum length is 2048" when no key is present
 
@@ -81,6 +85,7 @@ class DerivedLength:
     default: int  # what vLLM serves when --max-model-len is unset
     model_max_length: int | None  # config.json's model_max_length (a larger user value is allowed up to it)
     sliding_window_disabled: bool = False  # by --disable-sliding-window, or forced (interleaved, 0.6.3)
+    disable_sliding_window: bool = False  # vLLM's flag as the check sees it, whether the model has a window or not
 
     @property
     def limit(self) -> int:
@@ -198,7 +203,8 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
     if longrope and v >= LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE and cfg.original_max_position_embeddings:
         default = cfg.original_max_position_embeddings  # "avoid performance degradation for shorter sequences"
     return DerivedLength(derived, key, default, model_max_length,
-                         sliding_window_disabled=disable_sliding_window and cfg.sliding_window is not None)
+                         sliding_window_disabled=disable_sliding_window and cfg.sliding_window is not None,
+                         disable_sliding_window=disable_sliding_window)
 
 
 def _yarn_original(entry: RopeEntry, version: str | None) -> int:
@@ -221,6 +227,10 @@ def check_max_model_len(requested: int | None, derived: DerivedLength, version: 
     if derived.key is None or requested <= derived.value:
         return LengthCheck(requested)  # no key: vLLM takes the user's value as the length
     if derived.model_max_length is not None and requested <= derived.model_max_length:
+        if derived.disable_sliding_window and _version(version) < DISABLED_WINDOW_REFUSALS_UNTIL:
+            return LengthCheck(requested, error="vLLM raises NotImplementedError: Disabling sliding window is not "
+                                                "supported for models model_max_length in the config. Please raise "
+                                                "an issue so we can investigate.")
         return LengthCheck(requested)
     message = (f"User-specified max_model_len ({requested}) is greater than the derived max_model_len "
                f"({derived.key}={derived.value} or model_max_length={derived.model_max_length} in model's "

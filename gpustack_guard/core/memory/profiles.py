@@ -259,10 +259,31 @@ GPU_INTERCONNECT = (
 )
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
-# get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server: >= 70 GiB and not an A100 -> 8192 batched tokens
-# and 1024 sequences; otherwise 2048 and 256 (upstream tests/engine/test_arg_utils.py)
+# V1's OpenAI-server defaults for max_num_batched_tokens and max_num_seqs, per release (EngineArgs.
+# _set_default_args_v1, later get_batch_defaults, in vllm/engine/arg_utils.py of the PyPI wheels 0.8.0, 0.8.3,
+# 0.8.4, 0.8.5, 0.9.0, 0.9.1, 0.9.2, 0.10.0, 0.10.1, 0.11.0, 0.27.0, 0.27.1, 0.28.0, 0.32.0, 0.33.0, 0.34.0):
+# - 0.8.0-0.8.3: "h100" or "h200" in the device name -> 8192 tokens, else 2048; 1024 sequences on every GPU
+# - 0.8.4: the same name test picks 1024 or 256 sequences too
+# - 0.8.5: device memory >= 70 GiB -> 8192 / 1024, else 2048 / 256
+# - 0.9.0: A100s stay on the small tier ("Setting large max_num_batched_tokens for A100 reduces throughput",
+#   PR #17885)
+# - 0.28.0: >= 160 GiB (B200, B300, MI300X) -> 16384 / 1024
+# - 0.33.0: GB10 (DGX Spark, compute capability 12.1) stays on the small tier whatever its memory
+VLLM_BATCH_DEFAULTS = {"huge": (16384, 1024), "big": (8192, 1024), "small": (2048, 256)}
 VLLM_BIG_GPU_BYTES = 70 * GiB
-VLLM_BATCH_DEFAULTS = {"big": (8192, 1024), "small": (2048, 256)}
+VLLM_HUGE_GPU_BYTES = 160 * GiB
+VLLM_BATCH_BY_MEMORY_SINCE = "0.8.5"  # before: the device-name test
+VLLM_BATCH_SEQS_BY_NAME_SINCE = "0.8.4"  # before: 1024 sequences everywhere
+VLLM_BATCH_A100_SMALL_SINCE = "0.9.0"
+VLLM_BATCH_HUGE_SINCE = "0.28.0"
+VLLM_BATCH_GB10_SMALL_SINCE = "0.33.0"
+# V1 up to 0.11.0 turns chunked prefill on for every generative model whatever the flag says ("V1 always uses
+# chunked prefills"; from 0.9.2 only pooling models may turn it off). From 0.11.1 --no-enable-chunked-prefill is
+# honoured, and a defaulted max_num_batched_tokens is then at least max_model_len; a defaulted one is also at most
+# max_num_seqs x max_model_len from 0.11.1.
+VLLM_V1_UNCHUNKED_SINCE = "0.11.1"
+# From 0.10.1 a defaulted max_num_seqs is at most max_num_batched_tokens (given or defaulted)
+VLLM_SEQS_CAPPED_BY_TOKENS_SINCE = "0.10.1"
 VLLM_MIN_PROFILE_TOKENS = 2048  # V0 without chunked prefill profiles max(max_model_len, 2048) tokens
 # CUDA-graph capture sizes: V0 [1,2,4]+range(8,257,8); V1 0.8-0.10 [1,2,4]+range(8,513,8), both capped by
 # max_num_seqs; V1 0.11+ _set_cudagraph_sizes: [1,2,4]+range(8,256,8)+range(256,max+1,16) with

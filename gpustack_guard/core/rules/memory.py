@@ -409,5 +409,29 @@ MAX_LEN_ABOVE_NATIVE = Rule(
     fix="Set --max-model-len to the native length or lower (or configure RoPE scaling deliberately).",
     check=_max_len_above_native)
 
+@per_spec
+def _scheduler_limits(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    refusal = est.extra.get("scheduler_refusal") if est is not None and r.family == "vllm" else None
+    if not refusal:
+        return
+    flag = "--max-num-batched-tokens" if "max-num-batched-tokens" in r.flags else "--max-num-seqs"
+    yield finding(SCHEDULER_LIMITS, flag_location(ev, flag), refusal, spec=r.name,
+                  fix="raise --max-num-batched-tokens (or lower --max-num-seqs / --max-model-len), or keep "
+                      "chunked prefill on")
+
+
+SCHEDULER_LIMITS = Rule(
+    "GSG042", "scheduler-limits",
+    "vLLM refuses the batching limits: fewer batched tokens than sequences, or than max_model_len unchunked.",
+    what="A vLLM deployment whose --max-num-batched-tokens (given, or vLLM's default for its release and GPU) is "
+         "below --max-num-seqs, or below --max-model-len with chunked prefill off. Before 0.10.1 the default 256 "
+         "or 1024 sequences were not capped by a small given --max-num-batched-tokens.",
+    why="vLLM's scheduler configuration raises ValueError at start-up: the deployment never serves.",
+    example="backend_version: 0.10.0\n"
+            "backend_parameters: [--max-num-batched-tokens=128]   # default max_num_seqs 256",
+    fix="Raise --max-num-batched-tokens to at least --max-num-seqs (and --max-model-len without chunked prefill).",
+    check=_scheduler_limits)
+
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
-         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE)
+         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS)

@@ -38,7 +38,7 @@ def test_llamacpp_auto_slots_and_split():
 
 
 def test_vllm_auto_length_is_estimated_like_an_unset_one():
-    cfg = engine.vllm_config({"max-model-len": "auto", "max-num-seqs": "16"}, POLICY, version="0.12.0")
+    cfg = engine.vllm_config({"max-model-len": "auto", "max-num-seqs": "16"}, POLICY, version="0.14.0")
     assert (cfg.max_model_len, cfg.max_num_seqs) == (None, 16)
 
 
@@ -76,8 +76,8 @@ def test_gpustack_fraction_refuses_a_fraction_vllm_refuses():
 
 def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
     gpus = [(24 * 2**30, "NVIDIA GeForce RTX 4090")]
-    unset = engine.estimate("vllm", FACTS, gpus, {}, "0.12.0", POLICY)
-    auto = engine.estimate("vllm", FACTS, gpus, {"max-model-len": "auto"}, "0.12.0", POLICY)
+    unset = engine.estimate("vllm", FACTS, gpus, {}, "0.14.0", POLICY)
+    auto = engine.estimate("vllm", FACTS, gpus, {"max-model-len": "auto"}, "0.14.0", POLICY)
     assert (unset.max_model_len, unset.estimated_max_model_len, unset.verdict) == (131072, 40256,
                                                                                   "kv-below-max-model-len")
     assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (40256, 40256, "fits")

@@ -11,6 +11,7 @@ from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
+    batch_sizes,
     default_batching,
     engine_generation,
     estimate_vllm,
@@ -109,6 +110,84 @@ def test_v0_chunked_prefill_defaults_by_version(version, max_len, tokens, chunke
     batched, seqs, on = default_batching(profile, A6000, "", max_len, None, version)
     assert (on, seqs) == (chunked, 256)
     assert (batched if on else max(batched, max_len)) == tokens
+
+
+H100, A100_80, H200, B200, GB10 = 81_559 * MiB, 81_920 * MiB, 143_771 * MiB, 183_359 * MiB, 124_610 * MiB
+
+
+@pytest.mark.parametrize("version,total,name,expected", [
+    # 0.8.0-0.8.3: the device name decides the tokens, 1024 sequences everywhere
+    ("0.8.3", H100, "NVIDIA H100 80GB HBM3", (8192, 1024)), ("0.8.3", A6000, "NVIDIA RTX A6000", (2048, 1024)),
+    ("0.8.3", 96 * 1024 * MiB, "NVIDIA H20", (2048, 1024)),  # 96 GB, but not named H100/H200
+    ("0.8.3", 97_871 * MiB, "NVIDIA GH200 480GB", (8192, 1024)),  # "gh200" holds "h200"
+    ("0.8.4", A6000, "NVIDIA RTX A6000", (2048, 256)), ("0.8.4", H200, "NVIDIA H200", (8192, 1024)),
+    # 0.8.5: memory, A100 included; 0.9.0: A100 on the small tier
+    ("0.8.5", 96 * 1024 * MiB, "NVIDIA H20", (8192, 1024)), ("0.8.5", A100_80, "NVIDIA A100-SXM4-80GB", (8192, 1024)),
+    ("0.9.0", A100_80, "NVIDIA A100-SXM4-80GB", (2048, 256)), ("0.11.0", H100, "", (8192, 1024)),
+    # 0.28.0: >= 160 GiB is its own tier; H200 (140 GiB) stays at 8192
+    ("0.27.1", B200, "NVIDIA B200", (8192, 1024)), ("0.28.0", B200, "NVIDIA B200", (16384, 1024)),
+    ("0.28.0", H200, "NVIDIA H200", (8192, 1024)),
+    # 0.33.0: GB10's unified memory does not make it a big GPU
+    ("0.32.0", GB10, "NVIDIA GB10", (8192, 1024)), ("0.33.0", GB10, "NVIDIA GB10", (2048, 256)),
+])
+def test_v1_batching_defaults_by_release_and_gpu(version, total, name, expected):
+    batched, seqs, on = default_batching(P.vllm_profile(version), total, name, 32_768, None, version)
+    assert ((batched, seqs), on) == (expected, True)
+
+
+@pytest.mark.parametrize("version,max_len,seqs,expected", [
+    ("0.11.0", 32_768, None, (2048, 256, True)),  # "V1 always uses chunked prefills": the flag is overridden
+    ("0.11.1", 32_768, None, (32_768, 256, False)),  # honoured: at least max_model_len batched tokens
+    ("0.11.1", 1024, None, (2048, 256, False)),  # ... and never fewer than the default
+    ("0.11.1", 1024, 1, (1024, 1, False)),  # at most max_num_seqs x max_model_len
+])
+def test_v1_without_chunked_prefill_from_0_11_1(version, max_len, seqs, expected):
+    profile = P.vllm_profile(version)
+    defaults = default_batching(profile, A6000, "", max_len, False, version)
+    cfg = VllmConfig(max_model_len=max_len, max_num_seqs=seqs, enable_chunked_prefill=False)
+    assert (*batch_sizes(cfg, defaults, max_len, profile.engine, version), defaults[2]) == expected
+
+
+def test_defaulted_batched_tokens_are_at_most_sequences_times_length_from_0_11_1():
+    for version, expected in (("0.11.0", 2048), ("0.11.1", 512)):
+        profile = P.vllm_profile(version)
+        defaults = default_batching(profile, A6000, "", 256, None, version)
+        cfg = VllmConfig(max_model_len=256, max_num_seqs=2)
+        assert batch_sizes(cfg, defaults, 256, profile.engine, version) == (expected, 2)
+
+
+@pytest.mark.parametrize("version,tokens,seqs", [("0.10.0", 128, 256), ("0.10.1", 128, 128), ("0.11.0", 512, 256)])
+def test_default_sequences_are_capped_by_batched_tokens_from_0_10_1(version, tokens, seqs):
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    est = estimate_vllm(facts, A6000, VllmConfig(max_model_len=128, max_num_batched_tokens=tokens), version=version)
+    assert (est.extra["max_num_batched_tokens"], est.max_num_seqs) == (tokens, seqs)
+    given = estimate_vllm(facts, A6000, VllmConfig(max_model_len=128, max_num_batched_tokens=tokens,
+                                                   max_num_seqs=300), version=version)
+    assert given.max_num_seqs == 300  # a given value is the user's: vLLM does not cap it
+
+
+@pytest.mark.parametrize("version,flags,refusal", [
+    ("0.10.0", {"max_num_batched_tokens": 128}, "max_num_batched_tokens (128) must be greater than or equal to "
+                                                "max_num_seqs (256)."),
+    ("0.10.1", {"max_num_batched_tokens": 128}, None),  # the default sequences are capped at 128
+    ("0.11.0", {"max_num_batched_tokens": 128, "max_num_seqs": 200}, "max_num_batched_tokens (128) must be greater "
+                                                                     "than or equal to max_num_seqs (200)."),
+    ("0.11.1", {"max_num_batched_tokens": 4096, "enable_chunked_prefill": False},
+     "max_num_batched_tokens (4096) is smaller than max_model_len (8192). This effectively limits the maximum "
+     "sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase "
+     "max_num_batched_tokens or decrease max_model_len."),
+    ("0.11.0", {"max_num_batched_tokens": 4096, "enable_chunked_prefill": False}, None),  # V1 chunks regardless
+    ("0.11.1", {"enable_chunked_prefill": False}, None),  # unset: the whole length is batched
+    ("0.6.4", {"max_num_batched_tokens": 4096, "enable_chunked_prefill": False},
+     "max_num_batched_tokens (4096) is smaller than max_model_len (8192). This effectively limits the maximum "
+     "sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase "
+     "max_num_batched_tokens or decrease max_model_len."),
+    ("0.6.4", {}, None),
+])
+def test_scheduler_refuses_batches_smaller_than_the_sequences_or_an_unchunked_prompt(version, flags, refusal):
+    cfg = VllmConfig(max_model_len=8192, **flags)
+    est = estimate_vllm(catalog_facts("meta-llama/Llama-3.1-8B"), A6000, cfg, version=version)
+    assert est.extra["scheduler_refusal"] == refusal
 
 
 def test_fused_moe_workspace_exact():

@@ -197,6 +197,29 @@ def test_user_length_up_to_config_model_max_length_is_allowed_and_unset_takes_th
     assert check_max_model_len(100000, no_key, NEW, allow_long=False).error is None  # vLLM takes the user's
 
 
+@pytest.mark.parametrize("version,refused", [(OLD, True), ("0.11.2", True), ("0.12.0", False), (NEW, False)])
+def test_a_length_only_model_max_length_allows_is_refused_with_the_window_disabled_up_to_0_11(version, refused):
+    # Before 0.8.3 the smallest key wins, so 8,192 is derived and model_max_length 16,384 still allows 12,000; from
+    # 0.8.3 model_max_length is derived, and the disabled 4,096 window caps it below the user's value
+    config = {"max_position_embeddings": 8192, "model_max_length": 16384, "sliding_window": 4096}
+    derived = derive_max_model_len(length_config(config), version, disable_sliding_window=True)
+    assert (derived.value, derived.key) == (4096, "sliding_window")
+    check = check_max_model_len(12000, derived, version, allow_long=False)
+    if refused:
+        assert check.error == ("vLLM raises NotImplementedError: Disabling sliding window is not supported for "
+                               "models model_max_length in the config. Please raise an issue so we can "
+                               "investigate.")
+    else:
+        assert check.error is None and check.max_model_len == 12000
+    # without the flag the window does not cap the length, and 12,000 is within the derived length or allowed
+    open_window = derive_max_model_len(length_config(config), version)
+    assert check_max_model_len(12000, open_window, version, allow_long=False).error is None
+    # a model with no window at all: vLLM's check reads the flag, not the window
+    no_window = derive_max_model_len(length_config({"max_position_embeddings": 8192, "model_max_length": 16384}),
+                                     "0.6.3.post1", disable_sliding_window=True)
+    assert check_max_model_len(12000, no_window, OLD, allow_long=False).error.startswith("vLLM raises NotImpl")
+
+
 @pytest.mark.parametrize("value,expected", [("1", True), ("true", True), (" TRUE ", True), ("0", False),
                                             ("yes", False), (None, False)])
 def test_allow_long_env_is_parsed_like_vllm_envs(value, expected):

@@ -245,18 +245,67 @@ def stage_shape(full: KVShape, layers: int, total_layers: int) -> KVShape:
 
 def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_model_len: int,
                      chunked: bool | None, version: str | None = None) -> tuple[int, int, bool]:
-    """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them."""
-    big = gpu_total >= P.VLLM_BIG_GPU_BYTES and "a100" not in gpu_name.lower()
+    """(max_num_batched_tokens, max_num_seqs, chunked_prefill) as vLLM's OpenAI server defaults them, before the
+    user's flags adjust them (batch_sizes)."""
+    parsed = P.arithmetic_release("vllm", version)
     if profile.engine == "v0":
-        parsed = P.arithmetic_release("vllm", version)
         auto = parsed >= P.known_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and \
             max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
         tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
         return (tokens if chunked_on else max(max_model_len, P.VLLM_MIN_PROFILE_TOKENS)), P.VLLM_V0_MAX_NUM_SEQS, \
             chunked_on
-    tokens, seqs = P.VLLM_BATCH_DEFAULTS["big" if big else "small"]
-    return tokens, seqs, True
+    tokens, seqs = P.VLLM_BATCH_DEFAULTS[v1_batch_tier(parsed, gpu_total, gpu_name)]
+    if parsed < P.known_version(P.VLLM_BATCH_SEQS_BY_NAME_SINCE):
+        seqs = P.VLLM_BATCH_DEFAULTS["big"][1]
+    unchunked = chunked is False and parsed >= P.known_version(P.VLLM_V1_UNCHUNKED_SINCE)
+    return tokens, seqs, not unchunked
+
+
+def v1_batch_tier(parsed, gpu_total: int, gpu_name: str) -> str:
+    """Which of profiles.VLLM_BATCH_DEFAULTS a V1 release gives this GPU (the release rows are listed there)."""
+    name = gpu_name.lower()
+    if parsed < P.known_version(P.VLLM_BATCH_BY_MEMORY_SINCE):
+        return "big" if "h100" in name or "h200" in name else "small"
+    if parsed >= P.known_version(P.VLLM_BATCH_GB10_SMALL_SINCE) and "gb10" in name:
+        return "small"
+    if parsed >= P.known_version(P.VLLM_BATCH_HUGE_SINCE) and gpu_total >= P.VLLM_HUGE_GPU_BYTES:
+        return "huge"
+    a100_small = parsed >= P.known_version(P.VLLM_BATCH_A100_SMALL_SINCE) and "a100" in name
+    return "big" if gpu_total >= P.VLLM_BIG_GPU_BYTES and not a100_small else "small"
+
+
+def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, engine: str,
+                version: str | None) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) after the user's flags (profiles.VLLM_V1_UNCHUNKED_SINCE and
+    VLLM_SEQS_CAPPED_BY_TOKENS_SINCE say from which release each step runs)."""
+    default_tokens, default_seqs, chunked = defaults
+    if engine == "v0":  # without chunked prefill V0 profiles a whole max-length prompt
+        batched = cfg.max_num_batched_tokens or default_tokens
+        return (batched if chunked else max(batched, max_len)), cfg.max_num_seqs or default_seqs
+    parsed = P.arithmetic_release("vllm", version)
+    seqs = cfg.max_num_seqs or default_seqs
+    if cfg.max_num_batched_tokens is not None:
+        batched = cfg.max_num_batched_tokens
+    elif parsed >= P.known_version(P.VLLM_V1_UNCHUNKED_SINCE):
+        batched = min(seqs * max_len, default_tokens if chunked else max(max_len, default_tokens))
+    else:
+        batched = default_tokens
+    if cfg.max_num_seqs is None and parsed >= P.known_version(P.VLLM_SEQS_CAPPED_BY_TOKENS_SINCE):
+        seqs = min(seqs, batched)
+    return batched, seqs
+
+
+def scheduler_refusal(batched: int, seqs: int, max_len: int, chunked: bool) -> str | None:
+    """vLLM's SchedulerConfig._verify_args, the same in every release from 0.6 to 0.34: the engine does not start
+    when a step cannot hold one whole prompt without chunked prefill, or one token of each sequence."""
+    if batched < max_len and not chunked:
+        return (f"max_num_batched_tokens ({batched}) is smaller than max_model_len ({max_len}). This effectively "
+                "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
+                "sequences. Please increase max_num_batched_tokens or decrease max_model_len.")
+    if batched < seqs:
+        return f"max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs})."
+    return None
 
 
 def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
@@ -433,12 +482,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      f"{length_check.error or length_check.warning}")
     gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else P.DEFAULT_GPU_MEMORY_UTILIZATION
 
-    default_tokens, default_seqs, chunked = default_batching(profile, gpu_total, gpu_name, max_len,
-                                                             cfg.enable_chunked_prefill, version)
-    batched = cfg.max_num_batched_tokens or default_tokens
-    if profile.engine == "v0" and not chunked:
-        batched = max(batched, max_len)  # V0 without chunked prefill profiles a whole max-length prompt
-    seqs = cfg.max_num_seqs or default_seqs
+    defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
+    chunked = defaults[2]
+    batched, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
+    refusal = scheduler_refusal(batched if profile.engine == "v1" else cfg.max_num_batched_tokens or defaults[0],
+                                seqs, max_len, chunked)
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
@@ -542,6 +590,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         max_model_len=max_len, estimated_max_model_len=estimated, max_num_seqs=seqs, max_concurrency=concurrency,
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
+               "scheduler_refusal": refusal,
                "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
