@@ -68,6 +68,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         num_scheduler_steps=value("num-scheduler-steps"),
         pp_layer_partition=env.get("VLLM_PP_LAYER_PARTITION"),
         use_v1_env=env.get("VLLM_USE_V1"),
+        fused_moe_chunk_size=env.get("VLLM_FUSED_MOE_CHUNK_SIZE"),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
         cpu_offload_bytes=int((value("cpu-offload-gb") or 0) * GiB),
         max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,
@@ -162,7 +163,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
     return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items)
 
 
-ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1")  # the environment variables that move memory
+# the environment variables that move memory
+ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE")
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:

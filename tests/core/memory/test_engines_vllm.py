@@ -13,6 +13,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
     batch_sizes,
     default_batching,
+    fused_moe_chunk,
     engine_generation,
     estimate_vllm,
     moe_workspace,
@@ -188,6 +189,31 @@ def test_scheduler_refuses_batches_smaller_than_the_sequences_or_an_unchunked_pr
     cfg = VllmConfig(max_model_len=8192, **flags)
     est = estimate_vllm(catalog_facts("meta-llama/Llama-3.1-8B"), A6000, cfg, version=version)
     assert est.extra["scheduler_refusal"] == refusal
+
+
+@pytest.mark.parametrize("version,env,chunk", [
+    ("0.11.2", None, 32_768), ("0.12.0", None, 16_384), ("0.17.0", None, 16_384), ("0.18.0", None, None),
+    ("0.11.0", "4096", 4096), ("0.17.0", " 65536 ", 65_536), ("0.18.0", "4096", None),  # 0.18 reads no variable
+])
+def test_fused_moe_chunk_by_release_and_env(version, env, chunk):
+    assert fused_moe_chunk(version, env) == chunk
+
+
+@pytest.mark.parametrize("env,message", [("abc", "must be a whole number, got 'abc'"), ("0", "at least 1, got 0"),
+                                         ("1.5", "must be a whole number, got '1.5'")])
+def test_a_chunk_size_vllm_cannot_read_is_refused(env, message):
+    with pytest.raises(ValueError, match=message):
+        fused_moe_chunk("0.11.0", env)
+
+
+def test_moe_workspace_of_a_large_batch_follows_the_release():
+    facts = catalog_facts("Qwen/Qwen3-30B-A3B")
+    per_token = 8 * 2048 * 2 + 8 * 768 * 2  # top-8 x max(2 x 768, 2048) + top-8 x 768, bf16
+    runs = {v: estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192, max_num_batched_tokens=65_536),
+                             version=v).extra["moe_workspace"] for v in ("0.11.0", "0.12.0", "0.18.0")}
+    assert runs == {"0.11.0": 32_768 * per_token, "0.12.0": 16_384 * per_token, "0.18.0": 65_536 * per_token}
+    chunked = VllmConfig(max_model_len=8192, max_num_batched_tokens=65_536, fused_moe_chunk_size="8192")
+    assert estimate_vllm(facts, 80 * GiB, chunked, version="0.12.0").extra["moe_workspace"] == 8192 * per_token
 
 
 def test_fused_moe_workspace_exact():

@@ -48,6 +48,7 @@ class VllmConfig:
     num_scheduler_steps: int | None = None
     pp_layer_partition: str | None = None  # VLLM_PP_LAYER_PARTITION from the deployment's env
     use_v1_env: str | None = None  # VLLM_USE_V1 from the deployment's env
+    fused_moe_chunk_size: str | None = None  # VLLM_FUSED_MOE_CHUNK_SIZE from the deployment's env
     disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
     cpu_offload_bytes: int = 0  # --cpu-offload-gb, per GPU
     max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
@@ -370,11 +371,29 @@ def mxfp4_padding_per_layer(facts: ModelFacts, tp: int, expert_parallel: bool, b
         experts_bytes(hidden, inter)
 
 
-def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool) -> int:
-    """fused_experts' intermediate caches for one chunk of tokens (profiles.VLLM_FUSED_MOE_CHUNK)."""
+def fused_moe_chunk(version: str | None, env_value: str | None = None) -> int | None:
+    """Tokens per fused_experts chunk: the release's default (profiles.VLLM_FUSED_MOE_CHUNKS) or
+    VLLM_FUSED_MOE_CHUNK_SIZE while vLLM reads it; None = the whole batch at once. vLLM reads the variable with
+    int() at import, so anything else stops it there (ValueError)."""
+    parsed = P.arithmetic_release("vllm", version)
+    default = next(chunk for since, chunk in reversed(P.VLLM_FUSED_MOE_CHUNKS) if parsed >= since)
+    if env_value is None or default is None:
+        return default
+    try:
+        chunk = int(env_value.strip())
+    except ValueError:
+        raise ValueError(f"VLLM_FUSED_MOE_CHUNK_SIZE must be a whole number, got '{env_value}'") from None
+    if chunk < 1:
+        raise ValueError(f"VLLM_FUSED_MOE_CHUNK_SIZE must be at least 1, got {chunk}")
+    return chunk
+
+
+def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool,
+                  chunk: int | None = P.VLLM_FUSED_MOE_CHUNK) -> int:
+    """fused_experts' intermediate caches for one chunk of tokens (fused_moe_chunk)."""
     if not facts.is_moe:
         return 0
-    m = min(batched, P.VLLM_FUSED_MOE_CHUNK)
+    m = batched if chunk is None else min(batched, chunk)
     topk = facts.num_experts_per_tok or 1
     inter = (facts.moe_intermediate_size or facts.intermediate_size or 0) // (1 if expert_parallel else tp)
     n, k = 2 * inter, facts.hidden_size
@@ -386,7 +405,8 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
     return workspace
 
 
-def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool) -> int:
+def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool,
+                    chunk: int | None = P.VLLM_FUSED_MOE_CHUNK) -> int:
     """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace)."""
     H, V = facts.hidden_size, facts.vocab_size
     assert H is not None, "engines run on facts whose missing_for_params() is empty"
@@ -406,7 +426,7 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
         logits = seqs * V * 4
     raw = batched * (2 * dense // tp + 4 * H) * 2 + logits
     if not facts.is_compressed_attention:
-        raw += moe_workspace(facts, batched, tp, cfg.expert_parallel)
+        raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
     workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
@@ -485,6 +505,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
     chunked = defaults[2]
     batched, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
+    chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size)
     refusal = scheduler_refusal(batched if profile.engine == "v1" else cfg.max_num_batched_tokens or defaults[0],
                                 seqs, max_len, chunked)
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
@@ -521,7 +542,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     stages: list[StageBudget] = []
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
-        activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1)
+        activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
         if s == 0 and profile.engine == "v1":  # the encoder runs on the first stage, once per rank
             activation += encoder_profile_bytes(facts, batched)
         if profile.sampler_in_profile and s == pp - 1:
@@ -596,7 +617,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "mxfp4_backend": backend,
                "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
-               "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel),
+               "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),
                "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
                "startup_free_check": profile.startup_free_check,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
