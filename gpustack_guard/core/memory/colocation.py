@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from gpustack_guard.core.memory.engines.vllm import extensible_kv_bytes
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.units import gib
 
@@ -51,6 +52,8 @@ def _vllm(name: str, est: Estimate, total: int, free: int) -> StartupCheck:
                                 f"vLLM {est.version} caps the whole GPU at {x['gpu_memory_utilization']} x total: "
                                 f"the {gib(others)} other processes hold leave {gib(max(kv_left, 0))} of KV cache")
         return StartupCheck(name, free, holds, holds, STARTS if holds <= free else OOM, "global cap")
+    if x["gmu_semantics"] == "extensible":
+        return _vllm_extensible(name, est, free, before_snapshot)
     if x["startup_free_check"] and free - before_snapshot < est.requested:
         return StartupCheck(name, free, est.requested + before_snapshot, 0, REFUSES,
                             f"free memory on device ({gib(free - before_snapshot)} after CUDA/NCCL start-up) is "
@@ -61,6 +64,23 @@ def _vllm(name: str, est: Estimate, total: int, free: int) -> StartupCheck:
                             f"its budget and what lives outside it ({gib(est.footprint)}) exceed the "
                             f"{gib(free)} free")
     return StartupCheck(name, free, est.footprint, est.footprint, STARTS, "per-instance budget")
+
+
+def _vllm_extensible(name: str, est: Estimate, free: int, before_snapshot: int) -> StartupCheck:
+    """0.34's extensible KV cache: no start-up check; the pool is what the free memory it finds leaves after its
+    engine use, its margin and its transient peak (engines.vllm.extensible_kv_bytes)."""
+    engine_use, transient = est.extra["engine_use"], est.activation
+    if free - before_snapshot < engine_use:
+        return StartupCheck(name, free, before_snapshot + engine_use, 0, OOM,
+                            f"its weights, graphs and non-torch memory ({gib(engine_use)}) exceed the "
+                            f"{gib(free - before_snapshot)} free after CUDA/NCCL start-up")
+    kv = extensible_kv_bytes(est.requested, free - before_snapshot, engine_use, transient)
+    if kv <= 0:
+        return StartupCheck(name, free, before_snapshot + engine_use + transient, 0, REFUSES,
+                            f"the {gib(free - before_snapshot)} free after CUDA/NCCL start-up leave no KV cache "
+                            "after its engine use, transient peak and margin (extensible KV cache)")
+    holds = before_snapshot + engine_use + kv + transient
+    return StartupCheck(name, free, holds, holds, STARTS, "extensible KV cache sized from the free memory")
 
 
 def _sglang(name: str, est: Estimate, free: int) -> StartupCheck:

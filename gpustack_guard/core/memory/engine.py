@@ -59,6 +59,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         enable_chunked_prefill=(None if "enable-chunked-prefill" not in flags and "no-enable-chunked-prefill"
                                 not in flags else _flag(flags, "enable-chunked-prefill")),
         kv_cache_memory=value("kv-cache-memory"),
+        extensible_kv_cache=(None if "enable-extensible-kv-cache" not in flags and "no-enable-extensible-kv-cache"
+                             not in flags else _flag(flags, "enable-extensible-kv-cache")),
         num_gpu_blocks_override=value("num-gpu-blocks-override"),
         cuda_graph_reserve=policy.cuda_graph_reserve,
         activation_margin=policy.activation_margin,

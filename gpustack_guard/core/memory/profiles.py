@@ -45,6 +45,13 @@ class VllmProfile:
     # V14 (0.29, vllm PR #57047: activation 0.57 GiB where the sort alone would be 0.72) has no sort in it.
     # The last release with the sort in the profile is assumed to be 0.20.x (the 0.21 CUDA-graph row).
     sampler_in_profile: bool = False
+    # CacheConfig.gpu_memory_utilization's default: 0.9 up to 0.19.x, 0.92 from 0.20.0 (vllm/config/cache.py of the
+    # wheels 0.19.1 and 0.20.0)
+    default_gmu: float = 0.9
+    # 0.34.0's extensible KV cache, on by default on CUDA: the pool is sized from the memory measured free after
+    # warmup and graph capture, with gpu_memory_utilization defaulting to 1.0 (extensible_kv_cache.py
+    # measure_kv_cache_bytes; docs/memory-arithmetic.md, "Extensible KV cache")
+    extensible_kv: bool = False
 
 
 VLLM_PROFILES = (
@@ -69,15 +76,31 @@ VLLM_PROFILES = (
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
                 startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True),
+    VllmProfile("0.20.0", "v1", "v1", 2, False,
+                "gpu_memory_utilization defaults to 0.92 (CacheConfig, vllm/config/cache.py; 0.9 in 0.19.1)",
+                startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True, default_gmu=0.92),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
                 "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
-                startup_free_check=True, pp_whole_model_check=True),
+                startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
     VllmProfile("0.24.0", "v1", "v1", 2, True,
                 "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
                 "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
                 "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2, startup_free_check=True,
-                pp_whole_model_check=True),
+                pp_whole_model_check=True, default_gmu=0.92),
+    VllmProfile("0.34.0", "v1", "v1", 2, True,
+                "extensible KV cache on by default on CUDA (vllm PR #50779's --enable-extensible-kv-cache): the "
+                "pool is sized after warmup and graph capture from measured free memory, gpu_memory_utilization "
+                "defaults to 1.0 and is only a cap, and the start-up free-memory check is skipped",
+                in_flight_steps=2, pp_whole_model_check=True, default_gmu=1.0, extensible_kv=True),
 )
+# Extensible KV cache (0.34.0, vllm/v1/worker/extensible_kv_cache.py): KV = min(requested - engine use, free at
+# start - engine use - margin) - transient peak, the margin max(1 GiB, 0.75 x transient peak) on CUDA
+# (KV_CACHE_MARGIN_FLOOR_BYTES, KV_CACHE_MARGIN_FRACTION); "engine use" is what stays allocated after warmup
+# (weights, graphs, non-torch), the transient peak the profiled activation. Without it (--no-enable-extensible-
+# kv-cache, or --kv-cache-memory) the estimate-based sizing runs with the 0.92 default and the start-up check.
+EXTENSIBLE_MARGIN_FLOOR = GiB
+EXTENSIBLE_MARGIN_FRACTION = 0.75
+ESTIMATE_BASED_DEFAULT_GMU = 0.92
 # What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
 # backend_version unset (reported as GSG039 so the assumption is visible).
 DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": "b6000"}
@@ -261,7 +284,7 @@ GPU_INTERCONNECT = (
     ("pcie", r"\bl40s?\b|\bl20\b|\bl4\b|\ba40\b|\ba30\b|\ba16\b|\ba10g?\b|\ba2\b|\bt4\b|\brtx a\d{4}\b|"
              r"\brtx (pro )?\d{4}\b|quadro"),
 )
-DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # CacheConfig default through at least v0.16
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # GPUStack's worker books 0.9 when the spec sets none (whatever vLLM's default)
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
 # V1's OpenAI-server defaults for max_num_batched_tokens and max_num_seqs, per release (EngineArgs.
 # _set_default_args_v1, later get_batch_defaults, in vllm/engine/arg_utils.py of the PyPI wheels 0.8.0, 0.8.3,

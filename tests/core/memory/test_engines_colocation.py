@@ -77,3 +77,22 @@ def test_refusal_reads_like_vllm_in_gib():
     check = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", third)])[2]
     assert check.reason == ("free memory on device (0.61 GiB after CUDA/NCCL start-up) is less than desired GPU "
                             "memory utilization (0.45, 21.59 GiB)")
+
+
+def test_extensible_kv_cache_has_no_startup_check_each_takes_its_cap_and_the_third_cannot_load():
+    # vLLM 0.34: gmu is only a cap and the start-up check is skipped; each instance holds its cap plus the CUDA
+    # context, and the third finds less free memory than its weights
+    first, second, third = (vllm("Qwen/Qwen3-8B", 0.45, version="0.34.0") for _ in range(3))
+    checks = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", third)])
+    assert [c.outcome for c in checks] == [STARTS, STARTS, OOM]
+    assert checks[0].holds == checks[1].holds == P.CUDA_CONTEXT + first.requested
+    assert checks[2].free_at_start == A6000 - 2 * checks[0].holds
+    assert checks[2].reason.startswith("its weights, graphs and non-torch memory")
+    # a small third model fits in what two at 0.40 leave, sized from the free memory, not from its 0.45 cap
+    a, b = (vllm("Qwen/Qwen3-8B", 0.40, version="0.34.0") for _ in range(2))
+    small = vllm("Qwen/Qwen2.5-0.5B", 0.45, version="0.34.0")
+    fitted = startup_sequence(A6000, 0, [("a", a), ("b", b), ("c", small)])[2]
+    assert fitted.outcome == STARTS and fitted.holds < fitted.free_at_start < small.requested
+    # where engine use, margin and transient peak take all that is left, there is no pool: it refuses
+    squeezed = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", small)])[2]
+    assert squeezed.outcome == REFUSES and "leave no KV cache" in squeezed.reason

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -515,3 +516,37 @@ def test_v24_qwen3_235b_fp8_on_8_l40s_keeps_the_logged_kv_pool():
     assert abs(est.kv_capacity_tokens - 237_344) / 237_344 <= 0.10
     unknown = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="")
     assert abs(unknown.kv_capacity_tokens - 237_344) / 237_344 > 0.10  # today's 0.6 + 0.75 GiB: the old miss
+
+
+# --- the default fraction and 0.34's extensible KV cache (docs/memory-arithmetic.md, "Extensible KV cache") -----
+
+@pytest.mark.parametrize("version,gmu", [("0.19.1", 0.9), ("0.20.0", 0.92), ("0.33.0", 0.92), ("0.34.0", 1.0)])
+def test_default_gpu_memory_utilization_by_release(version, gmu):
+    est = estimate_vllm(catalog_facts("meta-llama/Llama-3.1-8B"), 80 * GiB, VllmConfig(max_model_len=8192),
+                        version=version)
+    assert est.extra["gpu_memory_utilization"] == gmu
+    assert est.requested == math.ceil(gmu * 80 * GiB)
+
+
+def test_extensible_kv_cache_is_what_the_free_memory_leaves():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    est = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version="0.34.0")
+    engine_use = est.weights + est.non_torch + est.cuda_graphs
+    margin = max(GiB, int(0.75 * est.activation))
+    # gmu 1.0: the device bound (80 GiB less the CUDA context) wins over the budget
+    assert est.kv_available == 80 * GiB - P.CUDA_CONTEXT - engine_use - margin - est.activation
+    assert est.extra["gmu_semantics"] == "extensible" and est.extra["startup_free_check"] is False
+    assert est.footprint == 80 * GiB - margin and est.headroom == est.headroom_needed == margin
+    # an explicit 0.9 is a cap below the device bound: the estimate-based figure again
+    capped = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192, gpu_memory_utilization=0.9),
+                           version="0.34.0")
+    assert capped.kv_available == math.ceil(0.9 * 80 * GiB) - engine_use - capped.activation
+
+
+def test_extensible_kv_cache_off_is_estimate_based_with_0_92_and_the_startup_check():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    for cfg in (VllmConfig(max_model_len=8192, extensible_kv_cache=False),
+                VllmConfig(max_model_len=8192, kv_cache_memory=20 * GiB)):
+        est = estimate_vllm(facts, 80 * GiB, cfg, version="0.34.0")
+        assert est.extra["gpu_memory_utilization"] == 0.92
+        assert (est.extra["gmu_semantics"], est.extra["startup_free_check"]) == ("per-instance", True)

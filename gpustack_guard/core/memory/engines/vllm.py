@@ -40,6 +40,7 @@ class VllmConfig:
     enable_chunked_prefill: bool | None = None
     kv_cache_memory: int | None = None
     num_gpu_blocks_override: int | None = None
+    extensible_kv_cache: bool | None = None  # --[no-]enable-extensible-kv-cache; None = the release's default
     cuda_graph_reserve: int | None = None  # policy override of the CUDA-graph estimate
     activation_margin: float = 0.0
     gpustack_max_model_len: bool = False  # unset --max-model-len evaluated as GPUStack injects it (8192)
@@ -297,6 +298,38 @@ def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, 
     return batched, seqs
 
 
+def sizing_mode(profile: P.VllmProfile, cfg: VllmConfig) -> tuple[bool, float, bool]:
+    """(extensible KV cache, gpu_memory_utilization, start-up free-memory check) for this release and these
+    flags: --no-enable-extensible-kv-cache or --kv-cache-memory fall back to the estimate-based sizing, whose
+    default fraction is 0.92 and whose start-up check runs (request_memory)."""
+    extensible = profile.extensible_kv and cfg.extensible_kv_cache is not False and cfg.kv_cache_memory is None
+    fallback = profile.extensible_kv and not extensible
+    default_gmu = P.ESTIMATE_BASED_DEFAULT_GMU if fallback else profile.default_gmu
+    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else default_gmu
+    return extensible, gmu, profile.startup_free_check or fallback
+
+
+def extensible_margin(transient_peak: int) -> int:
+    """What the extensible KV cache keeps free beyond the transient peak (profiles.EXTENSIBLE_MARGIN_*)."""
+    return max(P.EXTENSIBLE_MARGIN_FLOOR, int(transient_peak * P.EXTENSIBLE_MARGIN_FRACTION))
+
+
+def extensible_holdings(worst: StageBudget, non_torch: int, comm_outside: int, available: int) -> tuple[int, int, int]:
+    """(footprint, headroom, headroom needed) under the extensible KV cache. What it holds is measured, not
+    budgeted: engine use, the pool and the transient peak it keeps free; the rest stays free, at least vLLM's own
+    margin, which warmup (the sampler's included) has already exercised."""
+    engine_use = worst.weights + non_torch + worst.cuda_graphs
+    footprint = P.CUDA_CONTEXT + comm_outside + engine_use + max(available, 0) + worst.activation
+    return footprint, worst.gpu_total - footprint, extensible_margin(worst.activation)
+
+
+def extensible_kv_bytes(requested: int, free_at_start: int, engine_use: int, transient_peak: int) -> int:
+    """measure_kv_cache_bytes: the budget left after what the engine keeps allocated, capped by the device's free
+    memory less the margin, less the transient peak kept free in full."""
+    return min(requested - engine_use, free_at_start - engine_use - extensible_margin(transient_peak)) - \
+        transient_peak
+
+
 def scheduler_refusal(batched: int, seqs: int, max_len: int, chunked: bool) -> str | None:
     """vLLM's SchedulerConfig._verify_args, the same in every release from 0.6 to 0.34: the engine does not start
     when a step cannot hold one whole prompt without chunked prefill, or one token of each sequence."""
@@ -500,7 +533,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if length_check and (length_check.error or length_check.warning):
         notes.append(f"vLLM {'refuses' if length_check.error else 'warns'}: "
                      f"{length_check.error or length_check.warning}")
-    gmu = cfg.gpu_memory_utilization if cfg.gpu_memory_utilization is not None else P.DEFAULT_GPU_MEMORY_UTILIZATION
+    extensible, gmu, startup_free_check = sizing_mode(profile, cfg)
 
     defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
     chunked = defaults[2]
@@ -552,7 +585,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
         else:
-            available = requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget
+            available = (extensible_kv_bytes(requested, total - P.CUDA_CONTEXT - comm_outside,
+                                             weights + non_torch + graphs, activation) if extensible else
+                         requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget)
         rank_shape = shape if isinstance(shape, CompressedKV) else stage_shape(shape, layers, L)
         stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
@@ -597,6 +632,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # calibrated on the field-notes OOM at 0.92 (profiles.ALLOCATOR_SLACK). It is not memory held at startup.
     sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
     headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
+    headroom = worst.gpu_total - requested
+    if extensible:
+        footprint, headroom, headroom_needed = extensible_holdings(worst, non_torch, comm_outside, available)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the KV cache from the memory free after "
+                     f"warmup (extensible KV cache, gpu_memory_utilization {gmu} as a cap)")
 
     verdict = verdict_of(worst.weights, worst.gpu_total, available, needed, max_len)
     if not max_len:
@@ -606,7 +646,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
         gpus=tp * pp, requested=requested, weights=worst.weights, activation=worst.activation,
         non_torch=non_torch, cuda_graphs=graphs, kv_cache=kv_pool, kv_available=available,
-        headroom=worst.gpu_total - requested, headroom_needed=headroom_needed, footprint=footprint,
+        headroom=headroom, headroom_needed=headroom_needed, footprint=footprint,
         kv_bytes_per_token=rank_shape.bytes_per_token, block_size=block, kv_capacity_tokens=capacity,
         max_model_len=max_len, estimated_max_model_len=estimated, max_num_seqs=seqs, max_concurrency=concurrency,
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
@@ -618,8 +658,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "mxfp4_backend": backend,
                "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),
-               "gmu_semantics": "per-instance" if profile.per_instance_budget else "global-cap",
-               "startup_free_check": profile.startup_free_check,
+               "gmu_semantics": "extensible" if extensible else
+               ("per-instance" if profile.per_instance_budget else "global-cap"),
+               "startup_free_check": startup_free_check,
+               "engine_use": worst.weights + non_torch + worst.cuda_graphs,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
                "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
                **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
