@@ -124,10 +124,10 @@ class EstimateOptions:
 FORMAT_VERSION = "1.0"  # of the estimate JSON document; minor: additive, major: breaking
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
 WORKER = "estimate"
-# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, GSG040, the start-up
-# check GSG041, the scheduler's limits GSG042); document rules (spelling, unknown backend) say nothing about
-# whether the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG040", "GSG041", "GSG042")
+# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
+# length, start-up check, scheduler limits); document rules (spelling, unknown backend) say nothing about whether
+# the model fits.
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04")
 
 
 def size_with_unit(value: str, where: str) -> int:

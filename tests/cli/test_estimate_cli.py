@@ -211,6 +211,22 @@ def test_gguf_with_an_unknown_tensor_type_is_gsg030_naming_the_tensor(gsg, tmp_p
     assert "GSG030 model-facts: GGUF tensor 'blk.0.ffn_down.weight' has unknown ggml type 99" in result.err
 
 
+def test_a_gguf_with_an_absurd_block_count_is_one_line_before_any_list_is_built(gsg, tmp_path):
+    def s(text):
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    # uint64 block count 2**40: a list of one entry per block would need 8 TiB
+    kv = [("general.architecture", 8, s("llama")), ("llama.block_count", 10, struct.pack("<Q", 2**40))]
+    body = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv))
+    for key, kind, value in kv:
+        body += s(key) + struct.pack("<I", kind) + value
+    (tmp_path / "m.gguf").write_bytes(body)
+    result = gsg("estimate", "-m", str(tmp_path / "m.gguf"), "--gpu-memory", "24GiB", "--backend", "llama.cpp")
+    assert result.code == 1 and result.out == ""
+    assert "GGUF metadata llama.block_count 1,099,511,627,776 is outside 1..1,000" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
 QWEN_YARN = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
              "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
              "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768,

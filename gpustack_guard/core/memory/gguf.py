@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.hfconfig import MAX_LAYERS, BadConfig, checked_facts
 from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
 
 MAGIC = b"GGUF"
@@ -134,10 +135,12 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     def get(key: str):
         return meta.get(f"{arch}.{key}")
 
-    layers = get("block_count")
+    layers = _whole(arch, "block_count", get("block_count"))
     if not layers:
         raise GGUFError(f"GGUF metadata has no {arch}.block_count")
-    per_layer = [0] * int(layers)
+    if layers > MAX_LAYERS:  # one entry per block is kept below: bounded before the list is built
+        raise GGUFError(f"GGUF metadata {arch}.block_count {layers:,} is outside 1..{MAX_LAYERS:,}")
+    per_layer = [0] * layers
     embedding = output = 0
     for tensor in header.tensors:
         match = _BLOCK.match(tensor.name)
@@ -147,6 +150,33 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
             embedding += tensor.nbytes
         elif tensor.name.startswith("output.") or tensor.name.startswith("output_norm."):
             output += tensor.nbytes
+    # MoE widths under llama.cpp's own keys (LLM_KV_EXPERT_*): Qwen2-MoE writes the shared expert's width,
+    # DeepSeek-2 a count of shared experts as wide as a routed one (both checked before they are multiplied).
+    expert_width = _whole(arch, "expert_feed_forward_length", get("expert_feed_forward_length"))
+    shared_width = _whole(arch, "expert_shared_feed_forward_length", get("expert_shared_feed_forward_length"))
+    shared_count = _whole(arch, "expert_shared_count", get("expert_shared_count"))
+    if shared_width is None and shared_count and expert_width:
+        shared_width = shared_count * expert_width
+    try:
+        return checked_facts(_gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width,
+                                         shared_width))
+    except BadConfig as exc:
+        raise GGUFError(f"GGUF metadata: {exc}") from None
+
+
+def _whole(arch: str, key: str, value):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise GGUFError(f"GGUF metadata {arch}.{key} must be a whole number >= 0, not {repr(value)[:40]}")
+    return value
+
+
+def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_layer: list[int], embedding: int,
+                output: int, expert_width: int | None, shared_width: int | None) -> ModelFacts:
+    meta = header.metadata
+
+    def get(key: str):
+        return meta.get(f"{arch}.{key}")
+
     vocab = get("vocab_size") or meta.get("tokenizer.ggml.tokens")
     heads = get("attention.head_count")
     heads_kv = get("attention.head_count_kv")
@@ -157,12 +187,6 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     tied = output == 0 or all(not t.name.startswith("output.weight") for t in header.tensors)
     window = get("attention.sliding_window")
     file_type = meta.get("general.file_type")
-    # MoE widths under llama.cpp's own keys (LLM_KV_EXPERT_*): Qwen2-MoE writes the shared expert's width,
-    # DeepSeek-2 a count of shared experts as wide as a routed one.
-    expert_width = get("expert_feed_forward_length")
-    shared_width = get("expert_shared_feed_forward_length")
-    if shared_width is None and get("expert_shared_count") and expert_width:
-        shared_width = int(get("expert_shared_count")) * int(expert_width)
     return ModelFacts(
         architecture=arch,
         num_hidden_layers=int(layers),

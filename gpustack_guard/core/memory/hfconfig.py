@@ -284,14 +284,17 @@ _AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_he
                            "moe_intermediate_size", "kv_lora_rank", "q_lora_rank", "v_head_dim", "sliding_window",
                            "max_position_embeddings"})
 # Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
-_AT_MOST = {"num_hidden_layers": 1000, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
+MAX_LAYERS = 1000
+_AT_MOST = {"num_hidden_layers": MAX_LAYERS, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
             "num_nextn_predict_layers": 1000, "num_hash_layers": 1000, "layer_norms": 8,
-            "vision_params": 10**12}  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
+            "vision_params": 10**12,  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
+            # bytes summed from a GGUF's tensors (or the safetensors index), not counts: 1 PiB is far past any model
+            "weight_bytes": 2**50, "embedding_bytes": 2**50, "output_bytes": 2**50}
 _INT_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("int"))
 _STR_FIELDS = tuple(f.name for f in fields(ModelFacts) if str(f.type).startswith("str"))
 
 
-# Keys the reader multiplies or loops over while it builds the facts (before _checked sees them): a string there
+# Keys the reader multiplies or loops over while it builds the facts (before checked_facts sees them): a string there
 # would be repeated ("2" * 10**9 is a gigabyte), a bool taken as 1
 _BUILD_NUMBERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "hidden_size", "n_embd", "d_model",
                   "intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size", "n_shared_experts",
@@ -309,7 +312,9 @@ def _build_numbers_checked(config: dict) -> None:
             raise BadConfig(f"'{key}' must be a {'whole ' if exact else ''}number, not {_shown_value(value)}")
 
 
-def _checked(facts: ModelFacts) -> ModelFacts:
+def checked_facts(facts: ModelFacts) -> ModelFacts:
+    """Raise BadConfig for a field of the wrong type or beyond its bound; the facts unchanged otherwise (config.json
+    and GGUF readers alike)."""
     for name in _INT_FIELDS:
         value = getattr(facts, name)
         if value is None:
@@ -344,7 +349,7 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         for part in (config, config.get("text_config")):
             if isinstance(part, dict):
                 _build_numbers_checked(part)
-        return _checked(_facts(config, source))
+        return checked_facts(_facts(config, source))
     except BadConfig as exc:
         raise BadConfig(f"{source}: {exc}") from None
     except (TypeError, ValueError, AttributeError, ArithmeticError, LookupError) as exc:  # a wrong shape, a 0

@@ -84,12 +84,17 @@ class DerivedLength:
     key: str | None  # the config key it came from; None = no key, the 2048 fallback
     default: int  # what vLLM serves when --max-model-len is unset
     model_max_length: int | None  # config.json's model_max_length (a larger user value is allowed up to it)
-    sliding_window_disabled: bool = False  # by --disable-sliding-window, or forced (interleaved, 0.6.3)
-    disable_sliding_window: bool = False  # vLLM's flag as the check sees it, whether the model has a window or not
+    disable_sliding_window: bool = False  # vLLM's flag as the check sees it (forced for interleaved models in 0.6.4)
+    has_window: bool = False  # the config states a sliding window
 
     @property
     def limit(self) -> int:
         return int(self.value)
+
+    @property
+    def sliding_window_disabled(self) -> bool:
+        """Every layer keeps full-length KV: the flag is on and there is a window to disable."""
+        return self.disable_sliding_window and self.has_window
 
 
 @dataclass(frozen=True)
@@ -203,8 +208,7 @@ def derive_max_model_len(cfg: LengthConfig, version: str | None, *,
     if longrope and v >= LONGROPE_DEFAULTS_TO_ORIGINAL_SINCE and cfg.original_max_position_embeddings:
         default = cfg.original_max_position_embeddings  # "avoid performance degradation for shorter sequences"
     return DerivedLength(derived, key, default, model_max_length,
-                         sliding_window_disabled=disable_sliding_window and cfg.sliding_window is not None,
-                         disable_sliding_window=disable_sliding_window)
+                         disable_sliding_window=disable_sliding_window, has_window=cfg.sliding_window is not None)
 
 
 def _yarn_original(entry: RopeEntry, version: str | None) -> int:

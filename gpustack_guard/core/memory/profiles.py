@@ -167,9 +167,9 @@ VLLM_V0_MAX_NUM_SEQS = 256
 # in the activation dtype; FP8 MoE adds the quantised copies of the input (M x K) and of cache2 (1 byte each).
 # The chunk by release, read from vllm/envs.py and fused_moe.py of the wheels 0.11.2, 0.12.0, 0.17.0 and 0.18.0:
 # 32,768 up to 0.11.x, 16,384 from 0.12.0; 0.18.0 removed the variable and runs the whole batch as one chunk.
-VLLM_FUSED_MOE_CHUNK = 32 * 1024
 VLLM_FUSED_MOE_CHUNKS = ((known_version("0.0.0"), 32 * 1024), (known_version("0.12.0"), 16 * 1024),
                          (known_version("0.18.0"), None))
+VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk, for callers without a version
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size

@@ -207,6 +207,15 @@ def test_a_chunk_size_vllm_cannot_read_is_refused(env, message):
         fused_moe_chunk("0.11.0", env)
 
 
+def test_a_dense_model_never_reads_the_chunk_size():
+    # the variable is parsed only when a fused-MoE layer runs: a bad value stops a MoE model, not a dense one
+    dense = VllmConfig(max_model_len=8192, fused_moe_chunk_size="abc")
+    est = estimate_vllm(catalog_facts("meta-llama/Llama-3.1-8B"), 80 * GiB, dense, version="0.11.0")
+    assert est.extra["moe_workspace"] == 0
+    with pytest.raises(ValueError, match="VLLM_FUSED_MOE_CHUNK_SIZE must be a whole number, got 'abc'"):
+        estimate_vllm(catalog_facts("Qwen/Qwen3-30B-A3B"), 80 * GiB, dense, version="0.11.0")
+
+
 def test_moe_workspace_of_a_large_batch_follows_the_release():
     facts = catalog_facts("Qwen/Qwen3-30B-A3B")
     per_token = 8 * 2048 * 2 + 8 * 768 * 2  # top-8 x max(2 x 768, 2048) + top-8 x 768, bf16

@@ -3,6 +3,7 @@ ggml-org/ggml @ d99724f2 src/ggml-common.h static_asserts; docs/memory-arithmeti
 quantisation"), GGUF tensors with exact bytes, and the checkpoint formats vLLM loads (MXFP4, NVFP4,
 compressed-tensors, block FP8, GPTQ/AWQ)."""
 
+import re
 import struct
 
 import pytest
@@ -259,3 +260,21 @@ def test_gguf_moe_widths_read_from_llama_cpps_expert_keys():
     plain = facts_from_gguf(_moe_header("llama", feed_forward_length=8192), "l.gguf")
     assert (plain.moe_intermediate_size, plain.shared_expert_intermediate_size, plain.first_k_dense_replace) == (
         None, None, None)
+
+
+@pytest.mark.parametrize("keys,message", [
+    ({"expert_shared_count": "2", "expert_feed_forward_length": 1408},
+     "deepseek2.expert_shared_count must be a whole number >= 0, not '2'"),  # a string is not multiplied
+    ({"expert_shared_count": [2], "expert_feed_forward_length": 1408},
+     "deepseek2.expert_shared_count must be a whole number >= 0, not [2]"),
+    ({"expert_feed_forward_length": True}, "deepseek2.expert_feed_forward_length must be a whole number >= 0"),
+    ({"expert_feed_forward_length": 10**10}, "'moe_intermediate_size' 10,000,000,000 is outside 1..1,000,000,000"),
+    ({"feed_forward_length": "x"}, "'intermediate_size' must be a whole number, not 'x'"),
+    ({"block_count": 10**12}, "deepseek2.block_count 1,000,000,000,000 is outside 1..1,000"),  # before a list
+    ({"block_count": "3"}, "deepseek2.block_count must be a whole number >= 0, not '3'"),
+])
+def test_gguf_metadata_of_the_wrong_type_or_size_is_one_error_naming_the_key(keys, message):
+    from gpustack_guard.core.memory.gguf import GGUFError
+
+    with pytest.raises(GGUFError, match=re.escape(message)):
+        facts_from_gguf(_moe_header("deepseek2", **keys), "hostile.gguf")

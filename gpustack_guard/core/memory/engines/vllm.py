@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
+from gpustack_guard.core.versions import Version
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
 SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-centre Blackwell)
@@ -264,7 +265,7 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
     return tokens, seqs, not unchunked
 
 
-def v1_batch_tier(parsed, gpu_total: int, gpu_name: str) -> str:
+def v1_batch_tier(parsed: Version, gpu_total: int, gpu_name: str) -> str:
     """Which of profiles.VLLM_BATCH_DEFAULTS a V1 release gives this GPU (the release rows are listed there)."""
     name = gpu_name.lower()
     if parsed < P.known_version(P.VLLM_BATCH_BY_MEMORY_SINCE):
@@ -279,12 +280,11 @@ def v1_batch_tier(parsed, gpu_total: int, gpu_name: str) -> str:
 
 def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, engine: str,
                 version: str | None) -> tuple[int, int]:
-    """(max_num_batched_tokens, max_num_seqs) after the user's flags (profiles.VLLM_V1_UNCHUNKED_SINCE and
-    VLLM_SEQS_CAPPED_BY_TOKENS_SINCE say from which release each step runs)."""
+    """(max_num_batched_tokens, max_num_seqs) as the scheduler holds them after the user's flags
+    (profiles.VLLM_V1_UNCHUNKED_SINCE and VLLM_SEQS_CAPPED_BY_TOKENS_SINCE say from which release each step runs)."""
     default_tokens, default_seqs, chunked = defaults
-    if engine == "v0":  # without chunked prefill V0 profiles a whole max-length prompt
-        batched = cfg.max_num_batched_tokens or default_tokens
-        return (batched if chunked else max(batched, max_len)), cfg.max_num_seqs or default_seqs
+    if engine == "v0":
+        return cfg.max_num_batched_tokens or default_tokens, cfg.max_num_seqs or default_seqs
     parsed = P.arithmetic_release("vllm", version)
     seqs = cfg.max_num_seqs or default_seqs
     if cfg.max_num_batched_tokens is not None:
@@ -314,11 +314,10 @@ def extensible_margin(transient_peak: int) -> int:
     return max(P.EXTENSIBLE_MARGIN_FLOOR, int(transient_peak * P.EXTENSIBLE_MARGIN_FRACTION))
 
 
-def extensible_holdings(worst: StageBudget, non_torch: int, comm_outside: int, available: int) -> tuple[int, int, int]:
+def extensible_holdings(worst: StageBudget, engine_use: int, comm_outside: int, available: int) -> tuple[int, int, int]:
     """(footprint, headroom, headroom needed) under the extensible KV cache. What it holds is measured, not
     budgeted: engine use, the pool and the transient peak it keeps free; the rest stays free, at least vLLM's own
     margin, which warmup (the sampler's included) has already exercised."""
-    engine_use = worst.weights + non_torch + worst.cuda_graphs
     footprint = P.CUDA_CONTEXT + comm_outside + engine_use + max(available, 0) + worst.activation
     return footprint, worst.gpu_total - footprint, extensible_margin(worst.activation)
 
@@ -537,10 +536,12 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
     chunked = defaults[2]
-    batched, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
-    chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size)
-    refusal = scheduler_refusal(batched if profile.engine == "v1" else cfg.max_num_batched_tokens or defaults[0],
-                                seqs, max_len, chunked)
+    scheduled, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
+    refusal = scheduler_refusal(scheduled, seqs, max_len, chunked)
+    # the tokens the profile run pushes through: V0 without chunked prefill profiles a whole max-length prompt
+    batched = max(scheduled, max_len) if profile.engine == "v0" and not chunked else scheduled
+    # vLLM reads VLLM_FUSED_MOE_CHUNK_SIZE only when a fused-MoE layer runs: a dense model never parses it
+    chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size if facts.is_moe else None)
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
@@ -633,8 +634,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
     headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
     headroom = worst.gpu_total - requested
+    engine_use = worst.weights + non_torch + worst.cuda_graphs  # what stays allocated after warmup
     if extensible:
-        footprint, headroom, headroom_needed = extensible_holdings(worst, non_torch, comm_outside, available)
+        footprint, headroom, headroom_needed = extensible_holdings(worst, engine_use, comm_outside, available)
         notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the KV cache from the memory free after "
                      f"warmup (extensible KV cache, gpu_memory_utilization {gmu} as a cap)")
 
@@ -661,7 +663,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gmu_semantics": "extensible" if extensible else
                ("per-instance" if profile.per_instance_budget else "global-cap"),
                "startup_free_check": startup_free_check,
-               "engine_use": worst.weights + non_torch + worst.cuda_graphs,
+               "engine_use": engine_use,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
                "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
                **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
