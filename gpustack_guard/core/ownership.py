@@ -20,6 +20,9 @@ MANAGED_BY = "gsg.dev/managed-by"
 PROJECT = "gsg.dev/project"
 SPEC_FILE = "gsg.dev/spec"
 SPEC_DIGEST = "gsg.dev/spec-digest"
+# Set by the update that needs a restart, cleared once the restart went through: a run stopped between the two
+# (a killed server, a lost answer) leaves it, and the next plan restarts the model instead of forgetting it.
+RESTART_PENDING = "gsg.dev/restart-pending"
 TOOL = "gsg"
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?\Z")

@@ -52,6 +52,7 @@ def render_text(changes, findings_text: str = "") -> str:
         if c.action == UPDATE:
             extra = ", then restarted" if c.restart else ""
             extra += _taking(c)
+            extra += f" ({c.reason})" if c.reason else ""
         if c.action in (REPLACE, DELETE, CONFLICT, LEGACY_OWNED) and c.reason:
             extra = f" ({c.reason})"
         lines.append(f"  # {c.name}{where} {VERB[c.action]}{extra}")

@@ -67,8 +67,16 @@ def test_an_update_in_flight_still_gets_its_restart(gsg, fake, specs, monkeypatc
 
 def test_a_second_signal_stops_waiting(gsg, fake, specs, monkeypatch):
     sent = signalling(fake, monkeypatch, lambda m, p: (m, p) == ("POST", "/v2/models"), repeat=2)
-    stopped = gsg("apply", str(specs), "--yes")
-    assert sent == ["/v2/models"] and stopped.code == 130 and stopped.err == "gsg: interrupted\n"
+    stopped = gsg("apply", str(specs), "--yes", "--concurrency", "1")
+    assert sent == ["/v2/models"] and stopped.code == 130, stopped.err
+    # the second signal stops the wait, not the account: the create in flight is abandoned, the rest not started
+    assert stopped.err.splitlines() == [
+        "Apply interrupted (SIGTERM, twice): nothing new was started; the wait for the steps in flight was stopped.",
+        "  done: nothing",
+        "  not attempted: create llama-70b, create llama-8b, create qwen-32b",
+        "  abandoned in flight (a second signal; the server may or may not have done them, the next plan shows it): "
+        "create llama-70b-q4",
+        "Run apply again: it picks up from the live state."]
     time.sleep(0.5)  # the abandoned calls finish on their own
     again = gsg("apply", str(specs), "--yes")
     assert again.code == 0, again.err
@@ -109,7 +117,14 @@ def test_sigterm_to_a_real_process_mid_apply(tmp_path, specs):
 
 def test_a_signal_while_waiting_for_readiness_says_what_is_not_yet_ready(gsg, fake, specs, monkeypatch):
     fake.ready_after_polls = 10**6  # never ready on its own
-    signalling(fake, monkeypatch, lambda m, p: m == "GET" and p.startswith("/v2/models/"))  # the first poll
+    reads = []  # GETs of the model: the first is the read-back after the create, the second the first poll
+
+    def first_poll(method, path):
+        if method == "GET" and path.startswith("/v2/models/"):
+            reads.append(path)
+        return len(reads) == 2
+
+    signalling(fake, monkeypatch, first_poll)
     start = time.monotonic()
     stopped = gsg("apply", str(specs), "--yes", "--wait", "--target", "llama-8b")
     assert stopped.code == 130 and time.monotonic() - start < 10, stopped.err  # not the 2 s poll, not 900 s

@@ -40,10 +40,13 @@ def test_update_sends_whole_managed_set_and_restarts(gsg, fake, specs):
     assert "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete." in plan.out
     fake.log.clear()
     assert gsg("apply", str(specs), "--yes").code == 0
-    puts = [p for m, p in fake.log if m == "PUT"]
-    restarts = [p for m, p in fake.log if p.endswith("/restart")]
-    assert len(puts) == 1 and len(restarts) == 1
-    assert "--max-num-seqs=48" in fake.by_name("llama-8b")["backend_parameters"]
+    model = fake.by_name("llama-8b")
+    at = f"/v2/models/{model['id']}"
+    # bound: read, write (marked restart-pending), read back, restart, clear the mark, read back
+    assert [c for c in fake.log if c[1].startswith(at)] == [
+        ("GET", at), ("PUT", at), ("GET", at), ("POST", at + "/restart"), ("PUT", at), ("GET", at)]
+    assert "--max-num-seqs=48" in model["backend_parameters"]
+    assert "gsg.dev/restart-pending" not in model["meta"]
     assert gsg("plan", str(specs), "--detailed-exitcode").code == 0
 
 

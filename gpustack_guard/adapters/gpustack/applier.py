@@ -5,8 +5,15 @@ first). A failure stops new work, lets in-flight calls finish, and the outcome n
 failed and what was not attempted. Re-running converges: a POST whose answer was lost is followed by a
 lookup by name before any retry, and nothing without gsg's marker is ever changed.
 
+Every write is bound to its target (core/deploy/binding.py): the answer of each GET, POST and PUT must be the
+model asked for (id, name, gsg's marker), and after each write the model is read again and compared, fields
+included. A mismatch fails the step with WrongTarget and nothing further is written. An update that needs a
+restart marks the model restart-pending first and clears the mark after the restart, so a run that dies in
+between leaves a mark the next plan acts on.
+
 Ctrl-C or SIGTERM is the same kind of stop: no new step starts, the steps in flight finish whole (an update's
-PUT is followed by its restart), and the outcome says what was done. A second signal stops waiting for them.
+PUT is followed by its restart), and the outcome says what was done. A second signal stops waiting for them;
+the outcome still says what was done and which steps were abandoned in flight.
 """
 
 from __future__ import annotations
@@ -22,12 +29,25 @@ from typing import Any, Callable, Iterator, Mapping
 
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
-from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest
+from gpustack_guard.core.deploy import binding
+from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest, unapplied
 from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.ownership import PROJECT, PROJECT_OWNED, SPEC_DIGEST, UNMANAGED, marker, owner
+from gpustack_guard.core.ownership import (
+    PROJECT,
+    PROJECT_OWNED,
+    RESTART_PENDING,
+    SPEC_DIGEST,
+    UNMANAGED,
+    marker,
+    owner,
+)
 
 STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
 _NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
+
+
+class WrongTarget(GsgError):
+    """The server answered about, or stored, another model than the one a write targets: apply stops."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +64,7 @@ class Outcome:
     counts: dict[str, int] = field(default_factory=lambda: {CREATE: 0, UPDATE: 0, REPLACE: 0, DELETE: 0})
     interrupted: str | None = None  # the signal that stopped the run ("SIGINT", "SIGTERM"), if one did
     unconfirmed: list[str] = field(default_factory=list)  # changed, but the interrupted --wait did not see ready
+    abandoned: list[str] = field(default_factory=list)  # in flight when a second signal stopped the wait for them
 
     @property
     def ok(self) -> bool:
@@ -85,8 +106,14 @@ class Applier:
     def __init__(self, client: GPUStackClient, cluster_ids: Mapping[str, int], *, restart: bool = True,
                  wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 8,
                  progress: Callable[[str], None] = lambda _m: None, sleep: Callable[[float], None] = time.sleep,
-                 expected: dict[str, dict] | None = None):
+                 expected: dict[str, dict] | None = None, known_ids: Mapping[int, str] | None = None):
         self.client, self.cluster_ids = client, cluster_ids
+        self.cluster_names = {cid: name for name, cid in cluster_ids.items()}
+        self.known_ids = dict(known_ids or {})  # id -> name of every live model the plan saw
+        self._in_flight: set[str] = set()  # steps started and not yet finished (what a second signal abandons)
+        self._ended: dict[str, object] = {}  # step label -> None (done), failure text, or _NOT_ATTEMPTED
+        self._reported_failures: list[tuple[str, str]] = []
+        self._flight_lock = threading.Lock()
         self.restart, self.wait, self.wait_timeout, self.poll = restart, wait, wait_timeout, poll
         self.concurrency, self.progress, self.sleep = concurrency, progress, sleep
         self.expected = expected or {}  # name -> {"id", "updated_at", "digest"} seen by a saved plan
@@ -105,6 +132,8 @@ class Applier:
             with self._stop_on_signals():
                 self._run_groups(groups, outcome)
             finished = True
+        except KeyboardInterrupt:
+            self._account_after_second_signal(groups, outcome)  # stop waiting, keep the account
         finally:
             # after a second signal (or any exception), do not wait for calls in flight: the process is leaving
             pool.shutdown(wait=finished, cancel_futures=True)
@@ -114,6 +143,26 @@ class Applier:
             if c.action in STEP_KINDS and all(f"{kind} {c.name}" in done for kind in STEP_KINDS[c.action]):
                 outcome.counts[c.action] += 1
         return outcome
+
+    def _account_after_second_signal(self, groups: list[list[Step]], outcome: Outcome) -> None:
+        """What a second signal leaves: steps finished but not yet reported are counted as they ended, steps still
+        running are abandoned (their result is unknown: the next plan shows it), the rest were not attempted."""
+        self._signal = self._signal or "SIGINT"
+        reported = set(outcome.done) | {label for label, _ in self._reported_failures} | set(outcome.not_attempted)
+        with self._flight_lock:
+            ended, running = dict(self._ended), set(self._in_flight)
+        for step in (s for g in groups for s in g):
+            label = f"{step.kind} {step.change.name}"
+            if label in reported:
+                continue
+            if label in running:
+                outcome.abandoned.append(label)
+            elif label in ended and ended[label] is None:
+                outcome.done.append(label)
+            elif label in ended and ended[label] is not _NOT_ATTEMPTED:
+                outcome.failed.append((step.change.name, f"{step.kind}: {ended[label]}"))
+            else:
+                outcome.not_attempted.append(label)
 
     @contextmanager
     def _stop_on_signals(self) -> Iterator[None]:
@@ -162,13 +211,23 @@ class Applier:
         stop = threading.Event()
 
         def attempt(step: Step):
+            label = f"{step.kind} {step.change.name}"
             if stop.is_set() or self._stop.is_set():
+                self._ended_as(label, _NOT_ATTEMPTED)
                 return _NOT_ATTEMPTED
+            with self._flight_lock:
+                self._in_flight.add(label)
             try:
-                return self._do(step)
-            except (ApiError, GsgError):
+                model = self._do(step)
+            except (ApiError, GsgError) as exc:
                 stop.set()
+                self._ended_as(label, str(exc))
                 raise
+            except BaseException as exc:
+                self._ended_as(label, f"{type(exc).__name__}")
+                raise
+            self._ended_as(label, None)
+            return model
 
         futures = [(step, self._pool.submit(attempt, step)) for step in group]
         # results in submission order, so the outcome reads like the plan
@@ -178,6 +237,7 @@ class Applier:
                 model = future.result()
             except (ApiError, GsgError) as exc:
                 outcome.failed.append((step.change.name, f"{step.kind}: {exc}"))
+                self._reported_failures.append((label, str(exc)))
                 continue
             if model is _NOT_ATTEMPTED:
                 outcome.not_attempted.append(label)
@@ -188,18 +248,54 @@ class Applier:
                 touched.append(model)
         return touched
 
+    def _ended_as(self, label: str, result: object) -> None:
+        """Record how a step ended (None: done; text: its failure; _NOT_ATTEMPTED) for the second-signal account."""
+        with self._flight_lock:
+            self._in_flight.discard(label)
+            self._ended[label] = result
+
     def _do(self, step: Step) -> dict | None:
         return {"delete": self._delete, "update": self._update, "create": self._create}[step.kind](step.change)
 
     # --- guards ----------------------------------------------------------------------------------------
-    def _fresh(self, change: Change) -> dict | None:
-        """Re-read the live object: refuse when it is no longer ours or changed since a saved plan."""
+    def _bound(self, change: Change, answer: dict, what: str, *, model_id: int | None = None,
+               meta: dict[str, str | None] | None = None) -> dict:
+        """The answer must be the model the step targets; otherwise stop before anything else is written."""
+        problem = binding.mismatch(answer, name=change.name, model_id=model_id, marker=meta)
+        if problem:
+            raise WrongTarget(f"'{change.name}': {what} {problem}; refusing to go on (nothing more is written)")
+        return answer
+
+    def _read_back(self, change: Change, model_id: int, meta: dict[str, str | None], what: str) -> dict:
+        """Re-read a model after a write: the same model, carrying what was written, fields included."""
         try:
-            model = self.client.get_model(_live_id(change))
+            model = self.client.get_model(model_id)
+        except ApiError as exc:
+            if exc.status == 404:
+                raise WrongTarget(f"'{change.name}': model id {model_id} is gone right after {what}; "
+                                  "refusing to go on (nothing more is written)") from None
+            raise
+        return self._compared(change, model, model_id, meta, what)
+
+    def _compared(self, change: Change, model: dict, model_id: int, meta: dict[str, str | None], what: str) -> dict:
+        self._bound(change, model, f"the re-read after {what}", model_id=model_id, meta=meta)
+        missing = unapplied(change.rendered, model, self.cluster_names) if change.rendered is not None else []
+        if missing:
+            fields = ", ".join(sorted({f.field for f in missing}))
+            raise WrongTarget(f"'{change.name}': after {what} the server holds other values than were sent "
+                              f"({fields}); refusing to go on (nothing more is written)")
+        return model
+
+    def _fresh(self, change: Change) -> dict | None:
+        """Re-read the live object: refuse when it is another model, no longer ours or changed since a saved plan."""
+        model_id = _live_id(change)
+        try:
+            model = self.client.get_model(model_id)
         except ApiError as exc:
             if exc.status == 404:
                 return None
             raise
+        self._bound(change, model, f"GET /v2/models/{model_id}", model_id=model_id)
         if not self._still_ours(change, model):
             raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
                            "refusing to touch it")
@@ -222,13 +318,23 @@ class Applier:
 
     # --- operations ------------------------------------------------------------------------------------
     def _delete(self, change: Change) -> None:
-        if self._fresh(change) is None:
+        live = self._fresh(change)
+        if live is None:
             return  # already gone: converged
         try:
-            self.client.delete_model(_live_id(change))
+            self.client.delete_model(live["id"])
         except ApiError as exc:
             if exc.status != 404:
                 raise
+        try:
+            still = self.client.get_model(live["id"])
+        except ApiError as exc:
+            if exc.status == 404:
+                return  # gone, as GPUStack's hard delete leaves it
+            raise
+        self._bound(change, still, "the re-read after the delete", model_id=live["id"])
+        raise WrongTarget(f"'{change.name}': the server answered the delete but still holds model id {live['id']}; "
+                          "refusing to go on (nothing more is written)")
 
     def _cluster_id(self, change: Change) -> int:
         if change.cluster is not None and change.cluster in self.cluster_ids:
@@ -245,44 +351,84 @@ class Applier:
         # The digest covers the masked document: no secret, not even hashed, goes into meta.
         return marker(change.marker_spec or change.spec_file or "", change.rendered.document(), change.project)
 
+    def _only_one(self, change: Change) -> dict | None:
+        """The one live model of this spec's name, by an exact-name lookup; two are a refusal."""
+        try:
+            return binding.one_of_name(self.client.find_models(change.name), change.name)  # type: ignore[return-value]
+        except ValueError as exc:
+            raise WrongTarget(f"'{change.name}': {exc}; refusing to go on (nothing more is written)") from None
+
     def _create(self, change: Change) -> dict:
         body = self._create_body(change)
         try:
-            return self.client.create_model(body)
+            answer = self.client.create_model(body)
         except ApiError as exc:
             if exc.status is not None and exc.status < 500 and exc.status != 409:
                 raise
             # The answer was lost (timeout, reset, 5xx) or the name exists: look before trying again.
-            existing = self.client.find_model(change.name)
+            existing = self._only_one(change)
             if existing is not None:
                 meta = existing.get("meta") or {}
                 if owner(existing).kind != UNMANAGED and meta.get(SPEC_DIGEST) == body["meta"][SPEC_DIGEST] \
                         and meta.get(PROJECT) == body["meta"].get(PROJECT):
-                    return existing  # our POST went through after all
+                    return self._verify_created(change, dict(existing), body["meta"])  # our POST went through
                 raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
                                "plan again") from None
             if exc.status == 409:
                 raise
-            return self.client.create_model(body)
+            answer = self.client.create_model(body)
+        self._bound(change, answer, "the create's answer", meta=body["meta"])
+        return self._verify_created(change, answer, body["meta"])
 
-    def _update_body(self, change: Change, live: dict) -> dict:
+    def _verify_created(self, change: Change, answer: dict, meta: dict) -> dict:
+        taken = binding.taken_id(answer.get("id"), change.name, self.known_ids)
+        if taken:
+            raise WrongTarget(f"'{change.name}': the create's answer {taken}; refusing to go on "
+                              "(nothing more is written)")
+        stored = self._only_one(change)  # by name: a second model of this name is a duplicate, not success
+        if stored is None:
+            raise WrongTarget(f"'{change.name}': the server answered the create (id {answer.get('id')}) but lists "
+                              "no model of this name; refusing to go on (nothing more is written)")
+        if stored.get("id") != answer.get("id"):
+            raise WrongTarget(f"'{change.name}': the create answered id {answer.get('id')} but the server lists "
+                              f"this name as id {stored.get('id')}; refusing to go on (nothing more is written)")
+        # the lookup's item is the stored model, as a GET of its id would show it: it is the read-back
+        return self._compared(change, dict(stored), answer["id"], dict(meta), "the create")
+
+    def _update_body(self, change: Change, live: dict, *, restart_pending: bool) -> dict:
         body = change.rendered.request_body()  # name, source and its id are always in it, as PUT requires
         # GPUStack's validator rewrites this field when a PUT omits it: always send it.
         body.setdefault("distributed_inference_across_workers", live.get("distributed_inference_across_workers"))
-        body["meta"] = {**(live.get("meta") or {}), **self._marker(change)}
+        meta = {**(live.get("meta") or {}), **self._marker(change)}
+        meta.pop(RESTART_PENDING, None)
+        if restart_pending:
+            meta[RESTART_PENDING] = meta[SPEC_DIGEST]
+        body["meta"] = meta
         return body
+
+    def _put(self, change: Change, model_id: int, body: dict, what: str) -> dict:
+        """One PUT, bound: its answer and a re-read are this model with the marker sent (the pending mark too)."""
+        wanted: dict[str, str | None] = {k: v for k, v in body["meta"].items() if k.startswith("gsg.dev/")}
+        wanted.setdefault(RESTART_PENDING, None)
+        answer = self.client.update_model(model_id, body)
+        self._bound(change, answer, f"the answer to {what}", model_id=model_id, meta=wanted)
+        return self._read_back(change, model_id, wanted, what)
 
     def _update(self, change: Change) -> dict:
         live = self._fresh(change)
         if live is None:
             raise GsgError(f"'{change.name}' disappeared from the server since the plan; plan again")
-        model = self.client.update_model(live["id"], self._update_body(change, live))
-        if change.restart and self.restart:
+        restart = change.restart and self.restart
+        model = self._put(change, live["id"], self._update_body(change, live, restart_pending=restart),
+                          "the update")
+        if restart:
             try:
                 self.client.restart_model(live["id"])
             except ApiError as exc:
                 if exc.status != 409:  # 409: a restart is already in flight, which is what we want
                     raise
+            model = self._put(change, live["id"], self._update_body(change, model, restart_pending=False),
+                              "clearing the restart-pending mark")
         return model
 
     # --- --wait ----------------------------------------------------------------------------------------
@@ -332,12 +478,17 @@ def describe(outcome: Outcome) -> str:
                 f"{c[DELETE]} deleted.")
     if outcome.interrupted:
         lines = [f"Apply interrupted ({outcome.interrupted}): nothing new was started; the steps in flight "
-                 "were finished."]
+                 "were finished." if not outcome.abandoned else
+                 f"Apply interrupted ({outcome.interrupted}, twice): nothing new was started; the wait for the steps "
+                 "in flight was stopped."]
     else:
         lines = ["Apply stopped on a failure."]
     lines.append("  done: " + (", ".join(outcome.done) or "nothing"))
     lines += [f"  failed: {name}: {why}" for name, why in outcome.failed]
     lines.append("  not attempted: " + (", ".join(outcome.not_attempted) or "nothing"))
+    if outcome.abandoned:
+        lines.append("  abandoned in flight (a second signal; the server may or may not have done them, the next "
+                     "plan shows it): " + ", ".join(outcome.abandoned))
     if outcome.unconfirmed:
         lines.append("  changed, not yet seen ready (the wait was stopped): " + ", ".join(outcome.unconfirmed))
     lines.append("Run apply again: it picks up from the live state." if outcome.interrupted and not outcome.failed

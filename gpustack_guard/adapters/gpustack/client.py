@@ -323,11 +323,14 @@ class GPUStackClient:
         return self.list_all(path, {"cluster_id": cluster_id} if cluster_id else None,
                              keep=lambda i, m: _model_item(path, i, m))
 
-    def find_model(self, name: str) -> dict | None:
-        """`?search=` is a case-insensitive substring match; the exact name is matched here."""
+    def find_models(self, name: str) -> list[dict]:
+        """Every model of exactly this name (`?search=` is a case-insensitive substring match)."""
         path = "/v2/models"
         found = self.list_all(path, {"search": name}, keep=lambda i, m: _model_item(path, i, m))
-        return next((m for m in found if m["name"] == name), None)
+        return [m for m in found if m["name"] == name]
+
+    def find_model(self, name: str) -> dict | None:
+        return next(iter(self.find_models(name)), None)
 
     def get_model(self, model_id: int) -> dict:
         path = f"/v2/models/{model_id}"

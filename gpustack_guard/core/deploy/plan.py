@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from gpustack_guard.core import args as A
-from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, Claims, Owner, digest, owner
+from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, RESTART_PENDING, Claims, Owner, digest, owner
 from gpustack_guard.core.secrets import mask_args, masked
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
@@ -104,13 +104,33 @@ def field_changes(desired: dict, live: dict, family: str, secret_keys: set[str],
     return changes
 
 
+def desired_against(desired: dict, live: dict, cluster_names: Mapping[int, str]) -> tuple[dict, dict]:
+    """The desired document and the live one, ready to compare: a spec without a cluster takes the live one's."""
+    current = live_document(live, cluster_names)
+    if desired.get("cluster_name") is None:
+        desired = {**desired, "cluster_name": current["cluster_name"]}  # single cluster: whatever it is
+    return desired, current
+
+
+def unapplied(rendered: Any, live: dict, cluster_names: Mapping[int, str]) -> list[FieldChange]:
+    """The fields in which a live model still differs from its spec (empty once a write has landed)."""
+    desired, current = desired_against(rendered.document(show_secrets=True), live, cluster_names)
+    return field_changes(desired, current, rendered.family, rendered.secret_keys, rendered.secret_flags)
+
+
+def restart_pending(model: Mapping[str, Any]) -> bool:
+    """An earlier apply updated this model and had not seen its restart go through (the marker is cleared after)."""
+    meta = model.get("meta")
+    return isinstance(meta, Mapping) and RESTART_PENDING in meta
+
+
 def cluster_name_of(model: Mapping[str, Any], cluster_names: Mapping[int, str]) -> str | None:
     """The name of the cluster a live model runs on (None: no cluster_id, or one the fleet does not list)."""
     cluster_id = model.get("cluster_id")
     return None if cluster_id is None else cluster_names.get(cluster_id)
 
 
-def live_document(model: dict, cluster_names: dict[int, str]) -> dict:
+def live_document(model: dict, cluster_names: Mapping[int, str]) -> dict:
     """The live model with cluster_name, for comparison with a desired document."""
     return {**model, "cluster_name": cluster_name_of(model, cluster_names)}
 
@@ -129,23 +149,28 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
     claims = claims or Claims(project=None)
     if prune and claims.project is None:
         raise ValueError("prune needs a project identity")
-    by_name = {m["name"]: m for m in live_models}
+    by_name: dict[str, list[dict]] = {}
+    for m in live_models:
+        by_name.setdefault(m["name"], []).append(m)
     changes: list[Change] = []
     declared = set()
     for r in rendered:
         declared.add(r.name)
         desired = r.document(show_secrets=True)
         cluster = desired.get("cluster_name")
-        live = by_name.get(r.name)
+        same_name = by_name.get(r.name) or []
         base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r,
                     project=claims.project, marker_spec=_recorded(recorded, r.doc.file))
-        if live is None:
+        if not same_name:
             changes.append(Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
                                                            r.document().items() if k != "name"]))
             continue
-        current = live_document(live, cluster_names)
+        if len(same_name) > 1:  # names are unique per organisation: a platform admin's view, or a broken server
+            changes.append(Change(CONFLICT, **base, reason=_ambiguous(same_name)))
+            continue
+        live = same_name[0]
+        desired, current = desired_against(desired, live, cluster_names)
         if cluster is None:
-            desired = {**desired, "cluster_name": current["cluster_name"]}  # single cluster: whatever it is
             base["cluster"] = current["cluster_name"]
         found = owner(live)
         allowed, why_not = claims.may_manage(found, adopt=r.spec.guard.adopt)
@@ -158,16 +183,23 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
         if identity:
             changes.append(Change(REPLACE, **base, owner=found, live=live, fields=diffs,
                                   reason=", ".join(f"{d.field} changed" for d in identity)))
-        elif diffs or taking:
-            restart = any(d.field not in NO_RESTART for d in diffs)
+        elif diffs or taking or restart_pending(live):
+            pending = restart_pending(live)
+            restart = pending or any(d.field not in NO_RESTART for d in diffs)
             changes.append(Change(UPDATE, **base, owner=found, live=live, fields=diffs, restart=restart,
-                                  adopt=taking))
+                                  adopt=taking, reason=PENDING_REASON if pending else ""))
         else:
             changes.append(Change(NOOP, **base, owner=found, live=live))
     for model in live_models if claims.project is not None else []:
         if model["name"] in declared:
             continue
         found = owner(model)
+        twins = by_name[model["name"]]
+        if len(twins) > 1:  # prune deletes by id: two of one name are refused, not guessed between
+            if prune and model is twins[0] and any(_owned_by(m, claims.project) for m in twins):
+                changes.append(Change(CONFLICT, model["name"], cluster_name_of(model, cluster_names),
+                                      reason=_ambiguous(twins) + "; prune leaves them alone"))
+            continue
         cluster_name = cluster_name_of(model, cluster_names)
         if prune and found.kind == PROJECT_OWNED and found.project == claims.project:
             changes.append(Change(DELETE, model["name"], cluster_name, spec_file=found.spec_file, owner=found,
@@ -180,6 +212,20 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
     if targets is not None:
         changes = [c for c in changes if c.name in targets]
     return changes
+
+
+PENDING_REASON = "an earlier apply updated it, but its restart was not confirmed"
+
+
+def _owned_by(model: dict, project: str | None) -> bool:
+    found = owner(model)
+    return found.kind == PROJECT_OWNED and found.project == project
+
+
+def _ambiguous(models: list[dict]) -> str:
+    ids = ", ".join(str(m["id"]) for m in models)
+    return (f"the server lists {len(models)} models of this name (ids {ids}): gsg cannot tell which one is meant "
+            "and touches none")
 
 
 def summary(changes: list[Change]) -> dict[str, int]:
