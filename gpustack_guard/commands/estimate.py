@@ -273,7 +273,8 @@ def text_table(model: str, source: str, est, verdict: str, findings: list) -> st
             ("non-torch / platform", gib(est.non_torch)), ("CUDA graphs", gib(est.cuda_graphs)),
             ("KV cache", gib(est.kv_cache)), ("headroom (outside the budget)", gib(est.headroom)),
             ("headroom needed", gib(est.headroom_needed))]
-    numbers = [("KV bytes / token / GPU", f"{est.kv_bytes_per_token:,}"),
+    numbers = [*([("weights / KV cache dtype", f"{est.dtype} / {est.kv_cache_dtype}")] if est.dtype else []),
+               ("KV bytes / token / GPU", f"{est.kv_bytes_per_token:,}"),
                ("KV capacity", f"{est.kv_capacity_tokens:,} tokens"),
                *([("KV for one max-length request", gib(est.kv_needed))] if est.kv_needed else []),
                ("max model length", f"{est.max_model_len:,}"),

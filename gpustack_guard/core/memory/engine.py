@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sgl
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB
 
@@ -154,6 +155,26 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
     return facts
 
 
+def apply_served_dtype(facts: ModelFacts, flags: dict) -> ModelFacts:
+    """vLLM's and SGLang's `--dtype` (and `auto`'s float32 downcast): the weights and an `auto` KV cache are sized
+    in the dtype the engine loads, not the checkpoint's. A measured weight size was at the checkpoint's dtype, so
+    the weights are counted from the parameters instead."""
+    try:
+        served = served_dtype(flags.get("dtype"), facts.dtype, facts.architecture)
+    except ValueError as exc:
+        raise EF.FlagValueError("dtype", flags.get("dtype"), str(exc)) from None
+    if served == (facts.dtype or "bfloat16"):
+        return facts
+    return replace(facts, dtype=served, weight_bytes=None, layer_weight_bytes=None)
+
+
+def _with_dtypes(loaded: ModelFacts, flags: dict, est: Estimate) -> Estimate:
+    """The estimate says what it sized the weights and the KV cache in."""
+    weights = loaded.dtype or "bfloat16"
+    kv = (flags.get("kv-cache-dtype") or "auto").strip()
+    return replace(est, dtype=weights, kv_cache_dtype=weights if kv == "auto" else kv)
+
+
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
              policy: Policy, env: dict | None = None) -> Estimate:
     """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
@@ -204,7 +225,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         # ranks are numbered stage-major (rank = stage x tp + tp_rank): each stage's smallest GPU
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
-        loaded = apply_online_quantization(facts, flags)
+        loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
         est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
                             stage_totals=stage_totals)
         if EF.read(flags, "max-model-len", "vllm", version) == EF.AUTO_MAX_MODEL_LEN \
@@ -212,12 +233,13 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
             # `auto`: vLLM starts with the longest length its KV cache holds, not the model's native one
             est = estimate_vllm(loaded, totals[smallest], replace(cfg, max_model_len=est.estimated_max_model_len),
                                 version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
-        return est
+        return _with_dtypes(loaded, flags, est)
     if family == "sglang":
         scfg = sglang_config(flags, version)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
-        return estimate_sglang(apply_online_quantization(facts, flags), totals[smallest], scfg, version=version,
-                               gpu_name=gpus[smallest][1])
+        loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
+        return _with_dtypes(loaded, flags, estimate_sglang(loaded, totals[smallest], scfg, version=version,
+                                                           gpu_name=gpus[smallest][1]))
     if family == "llamacpp":
         return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version),
                                  version=version)

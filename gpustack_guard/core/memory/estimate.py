@@ -51,6 +51,8 @@ class Estimate:
     kv_needed: int = 0  # KV bytes one request of max_model_len needs (llama.cpp: 0, its KV is in requested)
     notes: tuple[str, ...] = field(default=())
     compute_buffer_per_gpu: tuple[int, ...] = ()  # llama.cpp: each device's one compute buffer
+    dtype: str = ""  # vLLM/SGLang: what the weights are loaded in (--dtype; `auto` downcasts float32)
+    kv_cache_dtype: str = ""  # what the KV cache is stored in (`auto`: the loaded dtype)
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def breakdown(self) -> dict[str, int]:
@@ -62,6 +64,8 @@ class Estimate:
         return {
             "engine": self.engine, "backend_version": self.version, "gpus": self.gpus,
             "gpu_memory_bytes": self.gpu_total,
+            **({"dtype": self.dtype} if self.dtype else {}),
+            **({"kv_cache_dtype": self.kv_cache_dtype} if self.kv_cache_dtype else {}),
             "weights_bytes_per_gpu": self.weights,
             "kv_bytes_per_token_per_gpu": self.kv_bytes_per_token,
             "kv_cache_bytes_per_gpu": self.kv_cache,

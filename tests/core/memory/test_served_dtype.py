@@ -1,0 +1,68 @@
+"""`--dtype` as vLLM and SGLang read it: weights and an `auto` KV cache in the loaded dtype, not the checkpoint's
+(issue 32, "Arguments that are ignored")."""
+
+from dataclasses import replace
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.engine_flags import FlagValueError
+from gpustack_guard.core.memory.engine import estimate
+from gpustack_guard.core.memory.served_dtype import served_dtype
+from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.spec.model import Policy
+from gpustack_guard.core.units import MiB
+
+H100 = [(81_559 * MiB, "NVIDIA H100 80GB HBM3")]
+
+
+@pytest.mark.parametrize("flag,checkpoint,architecture,served", [
+    (None, "bfloat16", "LlamaForCausalLM", "bfloat16"),
+    ("auto", "float16", "LlamaForCausalLM", "float16"),
+    ("auto", "float32", "GPT2LMHeadModel", "float16"),  # auto never loads 32 bits
+    ("auto", "float32", "Gemma2ForCausalLM", "bfloat16"),  # Gemma overflows in float16
+    ("auto", "float32", "Gemma3ForConditionalGeneration", "bfloat16"),
+    ("float32", "bfloat16", "LlamaForCausalLM", "float32"),
+    ("float", "bfloat16", "LlamaForCausalLM", "float32"),
+    ("half", "bfloat16", "LlamaForCausalLM", "float16"),
+    ("bfloat16", "float32", "GPT2LMHeadModel", "bfloat16"),
+    (None, None, None, "bfloat16"),
+])
+def test_the_loaded_dtype(flag, checkpoint, architecture, served):
+    assert served_dtype(flag, checkpoint, architecture) == served
+
+
+@pytest.mark.parametrize("bad", ["fp16", "BF16", "float64", "", "int8"])
+def test_values_the_engines_parser_refuses(bad):
+    with pytest.raises(ValueError, match="the engine accepts auto, half, float16, bfloat16, float, float32"):
+        served_dtype(bad, "bfloat16")
+
+
+@pytest.mark.parametrize("family,model", [("vllm", "meta-llama/Llama-3.1-8B-Instruct"),
+                                          ("sglang", "Qwen/Qwen2.5-7B-Instruct")])
+def test_float32_doubles_weights_and_kv_bytes(family, model):
+    facts = catalog_facts(model)
+    assert facts is not None and facts.dtype == "bfloat16"
+    flags = {"max-model-len": "8192"} if family == "vllm" else {"context-length": "8192"}
+    half = estimate(family, facts, H100, flags, None, Policy())
+    full = estimate(family, facts, H100, {**flags, "dtype": "float32"}, None, Policy())
+    assert full.weights == 2 * weight_layout(facts).total == 2 * half.weights
+    assert full.kv_bytes_per_token == 2 * half.kv_bytes_per_token
+    assert full.kv_capacity_tokens < half.kv_capacity_tokens * 0.5  # less memory left, twice the bytes per token
+    # an fp8 KV cache is one byte whatever the weights are loaded in
+    fp8 = estimate(family, facts, H100, {**flags, "dtype": "float32", "kv-cache-dtype": "fp8"}, None, Policy())
+    assert fp8.kv_bytes_per_token == half.kv_bytes_per_token // 2
+
+
+def test_a_float32_checkpoint_served_with_auto_is_sized_in_16_bits():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
+    as_float32 = replace(facts, dtype="float32", weight_bytes=None)
+    auto = estimate("vllm", as_float32, H100, {"max-model-len": "8192"}, None, Policy())
+    kept = estimate("vllm", facts, H100, {"max-model-len": "8192"}, None, Policy())
+    assert (auto.weights, auto.kv_bytes_per_token) == (kept.weights, kept.kv_bytes_per_token)
+
+
+def test_a_bad_dtype_is_a_flag_error_naming_the_flag():
+    facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
+    with pytest.raises(FlagValueError, match=r"^--dtype 'fp16': the engine accepts auto"):
+        estimate("vllm", facts, H100, {"dtype": "fp16"}, None, Policy())
