@@ -486,16 +486,30 @@ def _first_command(argv: list[str] | None) -> str | None:
     """The top-level command when it is the first argument (plain commands only, not groups), and no shell
     completion is asked for (that lists every command); else None: the whole app is built."""
     args = sys.argv[1:] if argv is None else argv
+    while args and args[0] in GLOBAL_FLAGS:
+        args = args[1:]
     if not args or any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
         return None
     names = {_command_name(c) for c in app.registered_commands}
     return args[0] if args[0] in names else None
 
 
+GLOBAL_FLAGS = ("-q", "--quiet")  # the root's own options, accepted after the subcommand too
+
+
+def _global_flags_first(argv: list[str]) -> list[str]:
+    """`gsg validate -q specs/` as `gsg -q validate specs/` (click reads root options only before the command);
+    nothing after `--` moves: those are backend arguments."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    moved = [a for a in argv[:cut] if a in GLOBAL_FLAGS]
+    return moved + [a for a in argv[:cut] if a not in GLOBAL_FLAGS] + argv[cut:]
+
+
 def _run_app(argv: list[str] | None):
     """What `app(...)` does, over the command built once: typer's exception hook, then click."""
     if sys.excepthook is not typer.main.except_hook:
         sys.excepthook = typer.main.except_hook
+    argv = _global_flags_first(sys.argv[1:] if argv is None else list(argv))
     return _click_command(_first_command(argv))(args=argv, prog_name="gsg", standalone_mode=False)
 
 

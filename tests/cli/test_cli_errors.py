@@ -96,8 +96,21 @@ def test_quiet_keeps_the_report_and_errors_but_not_the_summary(gsg):
     quiet = gsg("--quiet", "validate", "specs/", "--fleet", str(FLEET), cwd=FLEET.parent.parent)
     assert loud.err.startswith("gsg: 0 errors, 1 warning") and quiet.err == ""
     assert quiet.out == loud.out and quiet.code == loud.code == 0
+    # after the subcommand, anywhere before `--`, it is the same flag
+    for argv in (["validate", "-q", "specs/", "--fleet", str(FLEET)], ["validate", "specs/", "--fleet", str(FLEET),
+                                                                       "--quiet"]):
+        after = gsg(*argv, cwd=FLEET.parent.parent)
+        assert (after.out, after.err, after.code) == (quiet.out, "", 0), argv
     failing = gsg("-q", "validate", "no-such-folder", "--fleet", str(FLEET))
     assert failing.code == 1 and failing.err.startswith("gsg: error:")
+
+
+def test_a_q_after_the_separator_stays_a_backend_argument():
+    from gpustack_guard.cli import _global_flags_first
+
+    assert _global_flags_first(["estimate", "-m", "x", "-q", "--", "-q", "--quiet"]) == \
+        ["-q", "estimate", "-m", "x", "--", "-q", "--quiet"]
+    assert _global_flags_first(["validate", "specs/"]) == ["validate", "specs/"]
 
 
 def test_shell_completion_is_offered(gsg):
@@ -138,7 +151,9 @@ def test_the_command_named_first_is_built_alone_with_the_same_options(monkeypatc
 
     monkeypatch.delenv("_GSG_COMPLETE", raising=False)
     assert cli._first_command(["validate", "specs/"]) == "validate"
-    assert cli._first_command(["-q", "validate", "specs/"]) is None  # a root option first: the whole app
+    # the root's own -q first (where _global_flags_first puts it): the pruned app has the same root options
+    assert cli._first_command(["-q", "validate", "specs/"]) == "validate"
+    assert cli._first_command(["--version"]) is None
     assert cli._first_command(["--help"]) is None and cli._first_command([]) is None
     assert cli._first_command(["no-such-command"]) is None  # click's "No such command" lists the real ones
     full, alone = cli._click_command(None), cli._click_command("validate")

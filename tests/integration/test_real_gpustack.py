@@ -11,7 +11,8 @@ from harness import API_KEY, REPO, Harness
 
 from gpustack_guard.cli import main
 
-pytestmark = pytest.mark.integration
+# ordered lifecycle tests against one server set: one xdist worker runs them all, whatever -n says
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("real-gpustack")]
 HERE = Path(__file__).resolve().parent
 REPOS = ["meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-32B-Instruct",
          "Qwen/Qwen2.5-0.5B-Instruct"]

@@ -9,7 +9,8 @@ from harness import API_KEY, Harness
 
 from gpustack_guard.cli import main
 
-pytestmark = pytest.mark.integration
+# ordered lifecycle tests against one server set: one xdist worker runs them all, whatever -n says
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("real-gpustack")]
 REPOS = ["Qwen/Qwen2.5-0.5B-Instruct"]
 SPEC = ("name: small\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\ncluster_name: prod\n"
         "gpu_selector: {gpu_ids: [gpu-b:cuda:0]}\nbackend: vLLM\nbackend_version: 0.11.0\n"
