@@ -497,19 +497,31 @@ def _first_command(argv: list[str] | None) -> str | None:
 GLOBAL_FLAGS = ("-q", "--quiet")  # the root's own options, accepted after the subcommand too
 
 
-def _global_flags_first(argv: list[str]) -> list[str]:
+def _global_flags_first(argv: list[str], own: frozenset[str] = frozenset()) -> list[str]:
     """`gsg validate -q specs/` as `gsg -q validate specs/` (click reads root options only before the command);
-    nothing after `--` moves: those are backend arguments."""
+    nothing after `--` moves (backend arguments), nor a flag the command has itself (`estimate -q` is
+    --quantization)."""
     cut = argv.index("--") if "--" in argv else len(argv)
-    moved = [a for a in argv[:cut] if a in GLOBAL_FLAGS]
-    return moved + [a for a in argv[:cut] if a not in GLOBAL_FLAGS] + argv[cut:]
+    movable = [f for f in GLOBAL_FLAGS if f not in own]
+    moved = [a for a in argv[:cut] if a in movable]
+    return moved + [a for a in argv[:cut] if a not in movable] + argv[cut:]
+
+
+def _own_options(argv: list[str]) -> frozenset[str]:
+    """The option names of the command argv names first (after root flags), or none."""
+    name = _first_command(argv)
+    if name is None:
+        return frozenset()
+    command = _click_command(name).commands[name]
+    return frozenset(opt for param in command.params for opt in param.opts)
 
 
 def _run_app(argv: list[str] | None):
     """What `app(...)` does, over the command built once: typer's exception hook, then click."""
     if sys.excepthook is not typer.main.except_hook:
         sys.excepthook = typer.main.except_hook
-    argv = _global_flags_first(sys.argv[1:] if argv is None else list(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _global_flags_first(argv, _own_options(argv))
     return _click_command(_first_command(argv))(args=argv, prog_name="gsg", standalone_mode=False)
 
 

@@ -132,7 +132,7 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     host = host_memory_bytes() if opts.pid is not None else None
     limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
     verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
-                       memory_limit_bytes=limit)
+                       memory_limit_bytes=limit, down_at_s=progress.down_at_s)
     return SoakReport(opts.url, opts.model, _settings(opts, plan), progress.rounds, verdict, opts.reference_url,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
                       interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}))

@@ -93,6 +93,8 @@ def verdict_text(report: SoakReport) -> str:
     where = f" ({v.locality})" if v.locality else ""
     lines = [f"verdict: {v.verdict}{where}" + (" — interrupted, rounds so far" if report.interrupted else "")]
     lines += [f"  evidence: {e}" for e in v.evidence]
+    lines += [f"  warning: {w}" for w in v.warnings]
+    lines += [f"  event: {e['kind']} at {e['at_s']:.1f} s" for e in v.events]
     lines += [f"  recommend: {rec.action}: {rec.reason}" for rec in v.recommendations]
     return "\n".join(lines) + "\n"
 
@@ -135,6 +137,8 @@ def json_document(report: SoakReport) -> dict:
         "verdict": v.verdict,
         "locality": v.locality,
         "evidence": v.evidence,
+        "warnings": v.warnings,
+        "events": v.events,
         "recommendations": [{"action": r.action, "reason": r.reason, "value": r.value} for r in v.recommendations],
         "trends": {"memory_source": v.memory_source, "memory_slope_bytes_per_s": v.memory_slope_bytes_per_s,
                    "ttft_p95_slope_s_per_round": v.ttft_p95_slope_s_per_round,
@@ -149,6 +153,13 @@ def render_json(report: SoakReport) -> str:
 
 
 # ---------------------------------------------------------------- HTML
+
+def _warnings_html(v: Verdict) -> str:
+    """What the verdict could not see, and what happened to the instance: their own list, never hidden."""
+    items = [html.escape(w) for w in v.warnings]
+    items += [html.escape(f"{e['kind']} at {e['at_s']:.1f} s") for e in v.events]
+    return f"<h2>Warnings and events</h2><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""
+
 
 def describe_settings(settings: dict) -> str:
     shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens"
@@ -266,7 +277,8 @@ def _seconds_fmt(value: float, decimals: int) -> str:
 
 
 VERDICT_COLOUR = {"stable": "#2e7d32", "memory-growth": "#b26a00", "preemption": "#b26a00",
-                  "latency-drift": "#b26a00", "failing": "#c62828", "incomplete": "#555555"}
+                  "latency-drift": "#b26a00", "failing": "#c62828", "incomplete": "#555555",
+                  "inconclusive": "#555555"}
 
 
 def render_html(report: SoakReport) -> str:
@@ -325,6 +337,7 @@ text-align:right;font-size:13px}} th{{background:#f0f0f0}} .warn{{color:#c62828}
 {reference_line}<p>{esc(settings)}</p>
 <p class="verdict">{esc(v.verdict)}{locality}</p>{interrupted}
 <h2>Evidence</h2><ul>{"".join(f"<li>{esc(e)}</li>" for e in v.evidence)}</ul>
+{_warnings_html(v)}
 <h2>Recommendations</h2><ul>{"".join(f"<li><b>{esc(r.action)}</b>: {esc(r.reason)}</li>" for r in v.recommendations)
                                or "<li>none</li>"}</ul>
 <div class="charts">

@@ -111,6 +111,9 @@ def test_a_q_after_the_separator_stays_a_backend_argument():
     assert _global_flags_first(["estimate", "-m", "x", "-q", "--", "-q", "--quiet"]) == \
         ["-q", "estimate", "-m", "x", "--", "-q", "--quiet"]
     assert _global_flags_first(["validate", "specs/"]) == ["validate", "specs/"]
+    # a command's own -q is its own: estimate's -q is --quantization
+    assert _global_flags_first(["estimate", "-q", "q4_k_m", "--quiet"], frozenset({"-q", "--quantization"})) == \
+        ["--quiet", "estimate", "-q", "q4_k_m"]
 
 
 def test_shell_completion_is_offered(gsg):

@@ -90,8 +90,10 @@ def test_report_html_is_self_contained(soaked):
 def test_json_output_on_stdout_rows_on_stderr(runs):
     code, out, err = runs["json"]
     doc = json.loads(out)
-    assert code == 0 and doc["verdict"] == "stable" and len(doc["rounds"]) == 1
-    assert "no memory signal" in " ".join(doc["evidence"])
+    # one round shows no trend, so not its absence either: inconclusive, not stable
+    assert code == 0 and doc["verdict"] == "inconclusive" and len(doc["rounds"]) == 1
+    assert doc["evidence"][0] == "inconclusive: 1 round(s) completed; a trend needs at least 3"
+    assert "no memory signal" in " ".join(doc["evidence"]) and doc["warnings"] == [] and doc["events"] == []
     assert err.splitlines()[1].split()[0] == "round"
 
 
@@ -150,7 +152,7 @@ def test_ctrl_c_stops_cleanly_with_the_rounds_so_far(runs):
     assert doc["interrupted"] is True and len(doc["rounds"]) == 1
     assert "Traceback" not in err
     assert err.splitlines()[-1] == f"gsg: interrupted after 1 of 50 rounds; written to {folder}"
-    assert "verdict: stable — interrupted, rounds so far" in out
+    assert "verdict: inconclusive — interrupted, rounds so far" in out
     assert "Interrupted: the rounds completed so far." in (folder / "report.html").read_text()
 
 

@@ -24,6 +24,15 @@ from gpustack_guard.core.soak.rounds import RequestResult
 # a delta counts when it carries `content` or reasoning: `reasoning_content` (vLLM, SGLang, DeepSeek) or
 # `reasoning` (newer vLLM, OpenRouter)
 
+MiB = 1024 ** 2
+# What one answer may bring, whatever the endpoint sends: a 32k-token stream is about 5 MiB of SSE.
+MAX_ANSWER_BYTES = 64 * MiB
+MAX_LINE_BYTES = 1 * MiB  # one SSE line; a line that never ends is refused here, not buffered
+REFUSALS_END_ROUND = 10  # connection refusals in a row (per stream, at least this many in all) end a round
+BACKOFF_FIRST_S, BACKOFF_MAX_S = 0.05, 2.0  # after failed requests, doubling: a failing server is not hammered
+REFUSED = "connection refused"
+NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
+
 
 @dataclass(frozen=True)
 class Target:
@@ -70,76 +79,146 @@ async def _cancel_after(seconds: float) -> AsyncIterator[None]:
         handle.cancel()
 
 
-_deadline = getattr(asyncio, "timeout", _cancel_after)
+_deadline = getattr(asyncio, "timeout", _cancel_after)  # one deadline over a whole answer (scrape.py too)
+
+
+class _Broken(Exception):
+    """The answer cannot be read further; the reason is the request's error."""
+
+
+async def raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as sent, undecoded. An answer built in memory (an in-process transport) was read when it was
+    made: it is that one chunk."""
+    if response.is_stream_consumed:
+        yield response.content
+        return
+    async for data in response.aiter_raw():
+        yield data
+
+
+async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's lines from its raw bytes, split here (httpx's line reader buffers a line however long it
+    grows), within MAX_ANSWER_BYTES and MAX_LINE_BYTES."""
+    pending, size = b"", 0
+    async for data in raw_chunks(response):
+        size += len(data)
+        if size > MAX_ANSWER_BYTES:
+            raise _Broken(f"answer over {MAX_ANSWER_BYTES // MiB} MiB")
+        pending += data
+        if b"\n" not in data:
+            if len(pending) > MAX_LINE_BYTES:
+                raise _Broken(f"stream line over {MAX_LINE_BYTES // MiB} MiB")
+            continue
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield line
+    if pending:
+        yield pending
+
+
+def _unreadable(response: httpx.Response) -> str | None:
+    """Why an answer is not a stream gsg reads, before a byte of its body is read (it may be endless)."""
+    if response.status_code != 200:
+        return f"HTTP {response.status_code}"
+    if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
+        return "compressed answer"  # asked for identity: refused unread, so a bomb never inflates here
+    if response.headers.get("content-type", "").lower().startswith("application/json"):
+        return NOT_STREAMED
+    return None
+
+
+class _Deltas:
+    """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
+
+    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished")
+
+    def __init__(self, clock: Callable[[], float]):
+        self.clock = clock
+        self.first: float | None = None
+        self.last = 0.0  # read only after the first delta, which sets it
+        self.gaps: list[float] = []
+        self.chunks = 0
+        self.usage_tokens: int | None = None
+        self.done = self.finished = False
+
+    def take(self, line: bytes) -> str | None:
+        """One SSE line; a reason when the answer is broken."""
+        if not line.startswith(b"data:"):
+            return None
+        now = self.clock()  # the chunk's arrival, before gsg spends anything on parsing it
+        payload = line[5:].strip()
+        if payload == b"[DONE]":
+            self.done = True  # read on to the end of the body: a connection left mid-body is closed
+            return None
+        try:
+            chunk = json.loads(payload)
+        except ValueError:  # not JSON, bad UTF-8, or an integer past Python's digit limit
+            return "malformed stream chunk"
+        if not isinstance(chunk, dict):
+            return "malformed stream chunk"
+        if chunk.get("error"):
+            return "error in stream"
+        choices = chunk.get("choices")
+        if choices and isinstance(choices, list):  # one choice (n=1): the hot loop reads it directly
+            choice = choices[0]
+            if not isinstance(choice, dict):
+                return "malformed stream chunk"
+            delta = choice.get("delta")
+            if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")
+                                            or delta.get("reasoning")):
+                if self.first is None:
+                    self.first = now
+                else:
+                    self.gaps.append(now - self.last)
+                self.last = now
+                self.chunks += 1
+            if choice.get("finish_reason"):
+                self.finished = True
+        usage = chunk.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+            self.usage_tokens = usage["completion_tokens"]
+        return None
 
 
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
                      timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
     started = clock()
-    first: float | None = None
-    last = 0.0  # read only after the first delta, which sets it
-    gaps: list[float] = []
-    chunks = 0
-    usage_tokens = None
-    done = finished = False
-    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
+    seen = _Deltas(clock)
+    headers = {"Accept-Encoding": "identity"}
+    if target.api_key:
+        headers["Authorization"] = f"Bearer {target.api_key}"
 
     def result(ok: bool, error: str | None = None) -> RequestResult:
-        tokens = usage_tokens if usage_tokens is not None else chunks
-        return RequestResult(started - origin, clock() - origin, ok, first - started if first else None, gaps,
-                             tokens if ok else 0, error)
+        tokens = seen.usage_tokens if seen.usage_tokens is not None else seen.chunks
+        return RequestResult(started - origin, clock() - origin, ok, seen.first - started if seen.first else None,
+                             seen.gaps, tokens if ok else 0, error)
 
     try:
         async with _deadline(timeout), client.stream("POST", target.url, json=request_body(target.model, prompt),
                                                      headers=headers) as response:
-            if response.status_code != 200:
-                await response.aread()
-                return result(False, f"HTTP {response.status_code}")
-            async for line in response.aiter_lines():
-                if not line.startswith("data:"):
-                    continue
-                now = clock()  # the chunk's arrival, before gsg spends anything on parsing it
-                payload = line[5:].strip()
-                if payload == "[DONE]":
-                    done = True  # read on to the end of the body: a connection left mid-body is closed
-                    continue
-                try:
-                    chunk = json.loads(payload)
-                except ValueError:
-                    return result(False, "malformed stream chunk")
-                if chunk.get("error"):
-                    return result(False, "error in stream")
-                choices = chunk.get("choices")
-                if choices:  # one choice (n=1): the hot loop reads it directly
-                    choice = choices[0]
-                    delta = choice.get("delta")
-                    if delta and (delta.get("content") or delta.get("reasoning_content")
-                                  or delta.get("reasoning")):
-                        if first is None:
-                            first = now
-                        else:
-                            gaps.append(now - last)
-                        last = now
-                        chunks += 1
-                    if choice.get("finish_reason"):
-                        finished = True
-                usage = chunk.get("usage")
-                if usage and usage.get("completion_tokens") is not None:
-                    usage_tokens = int(usage["completion_tokens"])
+            problem = _unreadable(response)
+            if problem:
+                return result(False, problem)
+            async for line in _sse_lines(response):
+                broken = seen.take(line)
+                if broken:
+                    return result(False, broken)
+    except _Broken as exc:
+        return result(False, str(exc))
     except TimeoutError:
         return result(False, "timeout")
     except httpx.TimeoutException:
         return result(False, "timeout")
     except httpx.ConnectError:
-        return result(False, "connection refused")
+        return result(False, REFUSED)
     except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
         return result(False, "stream broken")
     except httpx.HTTPError as exc:
         return result(False, type(exc).__name__)
-    if first is None:
+    if seen.first is None:
         return result(False, "no tokens")
-    if not (done or finished):
+    if not (seen.done or seen.finished):
         return result(False, "stream ended early")
     return result(True)
 
@@ -165,15 +244,30 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
     deadline = clock() + seconds
     results = [] if results is None else results  # the caller's list, to watch it fill
     next_index = 0
+    refused_in_a_row = 0
+    give_up = max(REFUSALS_END_ROUND, 3 * len(clients))  # a server that is gone: end the round, not hammer it
 
     async def worker(k: int, client: httpx.AsyncClient) -> None:
-        nonlocal next_index
+        nonlocal next_index, refused_in_a_row
         if ramp and k:
             await asyncio.sleep(ramp * k / len(clients))
-        while clock() < deadline and (max_requests is None or next_index < max_requests):
+        pause = BACKOFF_FIRST_S
+        while clock() < deadline and (max_requests is None or next_index < max_requests) \
+                and refused_in_a_row < give_up:
             index = next_index
             next_index += 1
-            results.append(await stream_one(client, target, prompts(index), origin, timeout, clock))
+            outcome = await stream_one(client, target, prompts(index), origin, timeout, clock)
+            results.append(outcome)
+            if outcome.ok:
+                refused_in_a_row, pause = 0, BACKOFF_FIRST_S
+                continue
+            # a failure, answered at once or not: the stream waits before its next request, longer each time,
+            # so an erroring or dead server is not hammered (and a round of failures still ends on time)
+            refused_in_a_row = refused_in_a_row + 1 if outcome.error == REFUSED else 0
+            if clock() + pause >= deadline:
+                break  # the next request would start after the round's end
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, BACKOFF_MAX_S)
 
     await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))
     return results

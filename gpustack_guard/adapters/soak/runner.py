@@ -11,7 +11,7 @@ from typing import Callable
 
 import httpx
 
-from gpustack_guard.adapters.soak.load import Target, drive, make_client, ramp_seconds
+from gpustack_guard.adapters.soak.load import REFUSALS_END_ROUND, REFUSED, Target, drive, make_client, ramp_seconds
 from gpustack_guard.adapters.soak.scrape import Scraper
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
@@ -44,6 +44,19 @@ class SoakPlan:
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
     # every duration the soak measures or waits out is read off this (tests: the virtual clock of their loop)
     clock: Callable[[], float] = time.perf_counter
+
+
+def went_down(results: list[RequestResult]) -> float | None:
+    """When the endpoint went away, if a round ended with nothing but refused connections since some point
+    (drive stops a round after REFUSALS_END_ROUND of them in a row): the start of the first of them."""
+    if not results or results[-1].error != REFUSED:
+        return None
+    first = len(results)
+    while first > 0 and results[first - 1].error == REFUSED:
+        first -= 1
+    if len(results) - first < REFUSALS_END_ROUND:
+        return None  # a refusal or two at the end of a round that ran its time: not a dead server
+    return min(r.started for r in results[first:])
 
 
 async def probe_lag(into: list[float], clock: Callable[[], float] = time.perf_counter) -> None:
@@ -103,6 +116,7 @@ class SoakProgress:
     rounds: list[RoundStats] = field(default_factory=list)
     reference: list[RoundStats] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
+    down_at_s: float | None = None  # the endpoint refused every connection from then on: the run stopped
 
 
 async def run_soak(plan: SoakPlan, progress: SoakProgress,
@@ -173,4 +187,7 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
             if ref_stats:
                 progress.reference.append(ref_stats)
             on_round(stats, ref_stats)
+            progress.down_at_s = went_down(results[0])
+            if progress.down_at_s is not None:
+                break  # the rest of the plan would only count refused connections
     return progress

@@ -15,6 +15,7 @@ from typing import Callable
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from gpustack_guard.adapters.soak.load import _deadline, raw_chunks
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
 
@@ -96,6 +97,30 @@ def host_memory_bytes() -> int | None:
     return None
 
 
+MAX_METRICS_BYTES = 16 * 1024 ** 2  # one /metrics answer (vLLM's, histograms and all, is well under 1 MiB)
+SCRAPE_DEADLINE_S = 5.0  # the whole answer, not each read: a server that drips bytes ends here
+
+
+class _Refused(Exception):
+    """A /metrics answer gsg does not read: the message says why."""
+
+
+async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
+    async with _deadline(SCRAPE_DEADLINE_S), client.stream("GET", url, timeout=SCRAPE_DEADLINE_S,
+                                                           headers={"Accept-Encoding": "identity"}) as response:
+        if response.status_code != 200:
+            raise _Refused(f"HTTP {response.status_code}")
+        if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
+            raise _Refused("compressed answer (asked for identity)")
+        chunks, size = [], 0
+        async for data in raw_chunks(response):
+            size += len(data)
+            if size > MAX_METRICS_BYTES:
+                raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
+            chunks.append(data)
+        return b"".join(chunks)
+
+
 class Scraper:
     def __init__(self, client: httpx.AsyncClient, urls: list[str], pid: int | None, model: str | None,
                  origin: float, clock: Callable[[], float] = time.perf_counter):
@@ -112,15 +137,16 @@ class Scraper:
 
     async def _fetch(self, url: str) -> list[Sample] | str:
         try:
-            response = await self.client.get(url, timeout=5.0)
-        except httpx.HTTPError as exc:
+            body = await _bounded_get(self.client, url)
+        except _Refused as exc:
+            return f"{url}: {exc}"
+        except (httpx.HTTPError, TimeoutError) as exc:
             return f"{url}: {type(exc).__name__}"
-        if response.status_code != 200:
-            return f"{url}: HTTP {response.status_code}"
         try:
-            return parse_samples(response.text)
-        except (ValueError, TypeError, IndexError) as exc:
-            return f"{url}: not Prometheus text ({exc})"
+            return parse_samples(body.decode("utf-8", errors="replace"))
+        except (ValueError, TypeError, IndexError):
+            # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
+            return f"{url}: not Prometheus text"
 
     async def scrape_once(self) -> Snapshot:
         answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))

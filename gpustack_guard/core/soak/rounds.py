@@ -60,7 +60,10 @@ class RoundStats:
     gpu_total_bytes: float | None = None
     host_total_bytes: float | None = None
     restarts: int = 0
+    restart_at_s: list[float] = field(default_factory=list)  # when a scrape first saw each restart
+    scrapes: int = 0  # scrapes taken (while running and the idle one)
     scrape_errors: int = 0
+    scrape_error_reasons: dict[str, int] = field(default_factory=dict)  # "<url>: HTTP 404" -> scrapes
     client_lag_p50_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
     client_lag_p95_s: float | None = None
     memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
@@ -122,8 +125,11 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.gpu_total_bytes = max(totals) if totals else None
     hosts = _present(s.host_total_bytes for s in every)
     stats.host_total_bytes = max(hosts) if hosts else None
-    stats.restarts = sum(1 for s in every if s.restarted)
+    stats.restart_at_s = [s.t for s in every if s.restarted]
+    stats.restarts = len(stats.restart_at_s)
+    stats.scrapes = len(every)
     stats.scrape_errors = sum(len(s.errors) for s in every)
+    stats.scrape_error_reasons = dict(Counter(e for s in every for e in s.errors))
     return stats
 
 

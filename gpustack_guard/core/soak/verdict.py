@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.stats import median, rising_pair_fraction, theil_sen_slope
 
-STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING, INCOMPLETE = (
-    "stable", "memory-growth", "preemption", "latency-drift", "failing", "incomplete")
+STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING, INCOMPLETE, INCONCLUSIVE = (
+    "stable", "memory-growth", "preemption", "latency-drift", "failing", "incomplete", "inconclusive")
+MIN_ROUNDS = 3  # a trend needs three points (Trend.of): fewer rounds cannot show one, so cannot show its absence
+MISSING_SIGNAL_SHARE = 0.5  # a metrics URL failing in more than this share of scrapes: its signal is missing
 LOCAL, SHARED = "local", "shared"
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -85,6 +87,8 @@ class Verdict:
     memory_slope_bytes_per_s: float | None = None
     ttft_p95_slope_s_per_round: float | None = None
     seconds_to_memory_limit: float | None = None
+    warnings: list[str] = field(default_factory=list)  # what the verdict could not see
+    events: list[dict] = field(default_factory=list)  # {"kind": "restart" | "endpoint-down", "at_s": ...}
 
     @property
     def degraded(self) -> bool:
@@ -127,9 +131,57 @@ def _client_and_restarts(rounds: list[RoundStats], t: Thresholds, restarts: int)
 
 def classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None = None,
              thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None,
-             memory_limit_bytes: float | None = None) -> Verdict:
+             memory_limit_bytes: float | None = None, down_at_s: float | None = None) -> Verdict:
     """`host_memory_bytes`: the machine's memory when the signal is a local process's; `memory_limit_bytes`:
-    what the signal runs out at, given by the user (a cgroup limit, a container's), over any other."""
+    what the signal runs out at, given by the user (a cgroup limit, a container's), over any other;
+    `down_at_s`: when the endpoint stopped accepting connections (the run then stopped early)."""
+    out = _classify(rounds, memory_source, reference, thresholds, host_memory_bytes, memory_limit_bytes)
+    _what_was_not_seen(out, rounds, down_at_s)
+    return out
+
+
+def _what_was_not_seen(out: Verdict, rounds: list[RoundStats], down_at_s: float | None) -> None:
+    """Restarts and a dead endpoint are events, never folded into "stable"; a missing signal or too few rounds
+    make "stable" a claim the evidence cannot carry: inconclusive, with the reason."""
+    for r in rounds:
+        out.events += [{"kind": "restart", "at_s": round(at, 3), "round": r.index + 1} for at in r.restart_at_s]
+    if down_at_s is not None:
+        out.events.append({"kind": "endpoint-down", "at_s": round(down_at_s, 3)})
+        out.verdict = FAILING
+        out.evidence.insert(0, f"the endpoint stopped accepting connections at {down_at_s:.1f} s: the run stopped "
+                               "there instead of running on against a dead server")
+        out.recommendations = [Recommendation("investigate", "the server went away during the soak: read its log "
+                                              "(an OOM or a crash) before reading any trend")]
+    restarts = [e for e in out.events if e["kind"] == "restart"]
+    if restarts and out.verdict in (STABLE, LATENCY_DRIFT):
+        out.verdict = FAILING
+        out.evidence.insert(0, "the instance restarted at " + ", ".join(f"{e['at_s']:.1f} s" for e in restarts)
+                            + ": a crash under load, whatever the figures before and after it show")
+    failed: dict[str, int] = {}
+    for r in rounds:
+        for reason, count in r.scrape_error_reasons.items():
+            failed[reason] = failed.get(reason, 0) + count
+    scrapes = sum(r.scrapes for r in rounds)
+    missing = False
+    for reason, count in sorted(failed.items()):
+        out.warnings.append(f"{reason} in {count} of {scrapes} scrapes: the verdict is drawn without what it "
+                            "should have shown")
+        missing = missing or count > MISSING_SIGNAL_SHARE * scrapes
+    if out.verdict != STABLE:
+        return
+    if missing:
+        out.verdict = INCONCLUSIVE
+        out.evidence.insert(0, "inconclusive: a metrics endpoint could not be read in most scrapes, so memory, KV "
+                               "and preemption were not seen; stable cannot be claimed without them")
+    elif len(rounds) < MIN_ROUNDS:
+        out.verdict = INCONCLUSIVE
+        out.evidence.insert(0, f"inconclusive: {len(rounds)} round(s) completed; a trend needs at least "
+                               f"{MIN_ROUNDS}")
+
+
+def _classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None,
+              thresholds: Thresholds, host_memory_bytes: float | None,
+              memory_limit_bytes: float | None) -> Verdict:
     t = thresholds
     out = Verdict(STABLE, memory_source=memory_source)
     if not rounds:

@@ -1,0 +1,112 @@
+"""`gsg soak` when the endpoint misbehaves (issues 31 and 36): a server that dies, restarts, hides its metrics,
+ignores `stream: true`, sends an endless line, a compressed or a huge answer. Each ends bounded, in the verdict's
+own words, never as "stable" on evidence the run did not have. In-process servers on a virtual clock."""
+
+from __future__ import annotations
+
+import gzip
+
+import httpx
+import pytest
+from support.soak_fakes import Router, Scenario
+from support.virtual_time import VirtualClock, run
+
+import gpustack_guard.adapters.soak.load as load
+from gpustack_guard.adapters.soak.load import NOT_STREAMED, REFUSALS_END_ROUND
+from gpustack_guard.commands.soak import SoakOptions, build_report, soak
+
+pytestmark = pytest.mark.xdist_group("soak-scenarios")
+
+
+class Misbehaving(httpx.AsyncBaseTransport):
+    """The router's fake engine, with one thing wrong: `how` says what, `after_s` from when on."""
+
+    def __init__(self, clock: VirtualClock, how: str, after_s: float = 0.0, scenario: Scenario | None = None):
+        self.router, self.clock, self.how, self.after_s = Router(clock), clock, how, after_s
+        self.server = self.router.serve(scenario or Scenario("stable", ttft_s=0.15))
+        self.refused = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        metrics = request.url.path.startswith("/metrics")
+        if self.clock() - self.server.engine.started < self.after_s:
+            return await self.router.handle_async_request(request)
+        if self.how == "dies":
+            self.refused += 1
+            raise httpx.ConnectError("connection refused", request=request)
+        if self.how == "metrics-404" and metrics:
+            return httpx.Response(404, text="no metrics here")
+        if metrics:
+            return await self.router.handle_async_request(request)
+        if self.how == "not-streamed":
+            return httpx.Response(200, json={"choices": [{"message": {"content": "hello"}}]})
+        if self.how == "endless-line":
+            return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                  content=b"data: " + b"x" * (load.MAX_LINE_BYTES + 10))
+        if self.how == "gzip":
+            return httpx.Response(200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+                                  content=gzip.compress(b"\0" * 10_000_000))
+        if self.how == "huge-error":
+            return httpx.Response(500, content=b"e" * (4 * load.MAX_ANSWER_BYTES))  # never read
+        return await self.router.handle_async_request(request)
+
+
+def _soak(how: str, *, rounds: int = 4, after_s: float = 0.0, scenario: Scenario | None = None):
+    clock = VirtualClock()
+    transport = Misbehaving(clock, how, after_s, scenario)
+
+    async def go():
+        opts = SoakOptions(url=transport.server.url, model="qwen3-8b", rounds=rounds, round_seconds=2,
+                           concurrency=3, prompt_tokens=32, max_tokens=3,
+                           metrics_urls=[transport.server.url + "/metrics"], output="json",
+                           transport_factory=lambda: transport, clock=clock)
+        plan, progress = await soak(opts)
+        return build_report(opts, plan, progress), clock()
+
+    report, elapsed = run(go(), clock)
+    return report, elapsed, transport
+
+
+def test_a_server_that_dies_stops_the_run_early_and_is_failing_with_the_time():
+    report, elapsed, transport = _soak("dies", rounds=50, after_s=3.0)
+    v = report.verdict
+    assert v.verdict == "failing" and len(report.rounds) == 2  # died in round 2, nothing after
+    down = [e for e in v.events if e["kind"] == "endpoint-down"]
+    assert len(down) == 1 and 3.0 <= down[0]["at_s"] < 4.5
+    assert v.evidence[0].startswith(f"the endpoint stopped accepting connections at {down[0]['at_s']:.1f} s")
+    # backed off and stopped: a few dozen attempts, not thousands, and far from the 100 s planned
+    assert REFUSALS_END_ROUND <= transport.refused < 60 and elapsed < 10
+
+
+def test_a_restart_is_an_event_and_never_stable():
+    report, _, _ = _soak("none", scenario=Scenario("stable", ttft_s=0.15, restart_at_s=3.0))
+    v = report.verdict
+    assert [e["kind"] for e in v.events] == ["restart"] and v.verdict == "failing"
+    assert v.evidence[0].startswith("the instance restarted at ")
+
+
+def test_metrics_that_cannot_be_read_are_a_warning_and_make_stable_inconclusive():
+    report, _, _ = _soak("metrics-404")
+    v = report.verdict
+    assert v.verdict == "inconclusive"
+    assert len(v.warnings) == 1 and v.warnings[0].startswith(f"{report.settings['metrics_urls'][0]}: HTTP 404 in ")
+    assert v.evidence[0].startswith("inconclusive: a metrics endpoint could not be read")
+
+
+def test_fewer_than_three_rounds_are_inconclusive():
+    assert _soak("none", rounds=2)[0].verdict.verdict == "inconclusive"
+    assert _soak("none", rounds=3)[0].verdict.verdict == "stable"  # the neighbour: enough rounds
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("not-streamed", NOT_STREAMED),
+    ("endless-line", "stream line over 1 MiB"),  # the limits scaled down below: the test's CPU, not the rule
+    ("gzip", "compressed answer"),
+    ("huge-error", "HTTP 500"),
+])
+def test_answers_gsg_does_not_read_are_named_failures(how, reason, monkeypatch):
+    monkeypatch.setattr(load, "MAX_LINE_BYTES", load.MiB)  # as shipped; the answer cap scaled to 4 MiB
+    monkeypatch.setattr(load, "MAX_ANSWER_BYTES", 4 * load.MiB)
+    report, _, _ = _soak(how, rounds=3)
+    assert report.verdict.verdict == "failing"
+    assert set(report.rounds[0].error_reasons) == {reason}
+    assert any(reason in e for e in report.verdict.evidence)
