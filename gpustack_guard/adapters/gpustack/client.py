@@ -16,14 +16,25 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from gpustack_guard.adapters.gpustack.transport import (
+    ACCEPT_ENCODING,
+    BadEncoding,
+    BodyTooLarge,
+    RequestDeadlinePassed,
+    install_deadlines,
+    printable,
+    read_body,
+    request_deadline,
+)
 from gpustack_guard.core.errors import GsgError
 
 IDEMPOTENT = {"GET", "PUT", "DELETE", "HEAD"}
@@ -33,6 +44,11 @@ HINTS = {
     403: "the API key needs the 'management' scope and the organisation OWNER role (or a platform admin)",
 }
 MiB = 1024**2
+MAX_RESPONSE_HEADERS = 500  # header lines of one answer; GPUStack sends about ten, proxies add a few dozen
+# h11, as httpcore configures it, refuses a status line plus headers past 100 KiB with this message: the bound
+# on a single huge header, named here so the message can give it.
+MAX_HEADER_BYTES = 100 * 1024
+_HEADER_BLOCK_OVERFLOW = "Receive buffer too long"
 
 
 @dataclass(frozen=True)
@@ -44,11 +60,13 @@ class Limits:
     max_response_bytes: int = 32 * MiB  # one answer; lists are paged, so this bounds one page
     page_size: int = 500  # list items per request
     max_list_items: int = 1_000_000  # one list; past it the answer is not a fleet gsg can check
+    max_list_pages: int = 10_000  # one list; a server whose page count grows with every page would never end
     max_retry_after: float = 30.0  # a 429 asking for a longer wait fails instead of stalling CI
 
     ENV = {"request_deadline": "GSG_REQUEST_DEADLINE", "command_deadline": "GSG_COMMAND_DEADLINE",
            "max_response_bytes": "GSG_MAX_RESPONSE_BYTES", "page_size": "GSG_PAGE_SIZE",
-           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_retry_after": "GSG_MAX_RETRY_AFTER"}
+           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_list_pages": "GSG_MAX_LIST_PAGES",
+           "max_retry_after": "GSG_MAX_RETRY_AFTER"}
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Limits:
@@ -57,7 +75,7 @@ class Limits:
             text = environ.get(variable, "").strip()
             if not text:
                 continue
-            kind = int if name in ("max_response_bytes", "page_size", "max_list_items") else float
+            kind = int if name in ("max_response_bytes", "page_size", "max_list_items", "max_list_pages") else float
             try:
                 value = kind(text)
             except ValueError:
@@ -123,13 +141,14 @@ class GPUStackClient:
                  clock: Callable[[], float] = time.monotonic, limits: Limits | None = None):
         if not base_url.startswith(("http://", "https://")):
             raise GsgError(f"server URL must start with http:// or https://, got '{redact_url(base_url)}'")
-        headers = {"Accept": "application/json", "User-Agent": "gpustack-guard"}
+        headers = {"Accept": "application/json", "User-Agent": "gpustack-guard", "Accept-Encoding": ACCEPT_ENCODING}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
         self.base_url = redact_url(base_url).rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
                                   transport=transport, follow_redirects=False)
+        install_deadlines(self._http)
         self.timeout = timeout
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
         self.limits = limits or Limits()
@@ -171,35 +190,58 @@ class GPUStackClient:
         if now >= self._command_end:
             raise ApiError(method, path, self._command_deadline_text())
         deadline = min(now + self.limits.request_deadline, self._command_end)
-        # each read waits at most until the deadline; the loop below catches a server that keeps each read short
+        # The network backend (transport.py) holds every connect, send and receive to the deadline; the clock
+        # check per chunk below is for transports without it (tests' mocks).
         timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
         cap = self.limits.max_response_bytes
+
+        def chunks_in_time(response: httpx.Response) -> Iterator[bytes]:
+            # an answer httpx read whole already (tests' mock transports build them from bytes) is decoded too
+            for chunk in [response.content] if response.is_stream_consumed else response.iter_raw():
+                if self._clock() > deadline:
+                    raise ApiError(method, path, self._deadline_text(deadline, now))
+                yield chunk
+
         try:
-            with self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
+            with request_deadline(deadline - now), \
+                    self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
+                self._check_headers(method, path, response)
                 declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > cap:
+                if declared.isdigit() and len(declared) < 20 and int(declared) > cap:
                     raise ApiError(method, path, _too_large(cap, int(declared)))
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > cap:
-                        raise ApiError(method, path, _too_large(cap))
-                    if self._clock() > deadline:
-                        raise ApiError(method, path, self._deadline_text(deadline, now))
-                    chunks.append(chunk)
-                return _Answer(response.status_code, response.reason_phrase, response.headers, b"".join(chunks))
+                encoding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
+                body = read_body(chunks_in_time(response), encoding, cap)
+                return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+        except BodyTooLarge:
+            raise ApiError(method, path, _too_large(cap)) from None
+        except BadEncoding as exc:
+            raise ApiError(method, path, exc.message) from None
+        except RequestDeadlinePassed:
+            raise ApiError(method, path, self._deadline_text(deadline, now)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
         except httpx.TimeoutException:
             if self._clock() >= deadline - 0.01:
                 raise ApiError(method, path, self._deadline_text(deadline, now)) from None
             raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+        except httpx.RemoteProtocolError as exc:
+            if _HEADER_BLOCK_OVERFLOW in str(exc):  # h11's bound on the status line and headers, as httpcore sets it
+                raise ApiError(method, path, f"the answer's status line and headers are larger than gsg reads "
+                                             f"({MAX_HEADER_BYTES // 1024} KiB)") from None
+            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
+        except (httpx.ReadError, httpx.WriteError) as exc:
             raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
         except httpx.DecodingError as exc:
             raise ApiError(method, path, f"the answer cannot be decoded: {_short(exc)}") from None
         except httpx.HTTPError as exc:
             raise ApiError(method, path, f"request failed: {_short(exc)}") from None
+
+    @staticmethod
+    def _check_headers(method: str, path: str, response: httpx.Response) -> None:
+        count = len(response.headers.raw)
+        if count > MAX_RESPONSE_HEADERS:
+            raise ApiError(method, path, f"the answer has {count:,} header lines, more than gsg reads "
+                                         f"({MAX_RESPONSE_HEADERS:,})")
 
     def _deadline_text(self, deadline: float, started: float) -> str:
         if deadline >= self._command_end:
@@ -254,11 +296,7 @@ class GPUStackClient:
                 raise ApiError(method, path, f"HTTP {answer.status} but the body is not UTF-8 text") from None
         if not answer.body:
             return None
-        try:
-            return json.loads(answer.body)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            raise ApiError(method, path, f"HTTP {answer.status} but the body is not JSON "
-                                         f"(is {self.base_url} a GPUStack server?)") from None
+        return parse_json(method, path, answer.status, answer.body, self.base_url)
 
     # --- lists -------------------------------------------------------------------------------------------
     def list_all(self, path: str, params: dict | None = None,
@@ -273,6 +311,9 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            if pages is not None and pages > self.limits.max_list_pages:
+                raise ApiError("GET", path, f"the server announces {_count(pages)} pages, more than gsg reads "
+                                            f"({self.limits.max_list_pages:,}, GSG_MAX_LIST_PAGES)")
             before = len(found)
             for item in chunk:
                 key = item.get("id") if isinstance(item, dict) else None
@@ -285,6 +326,9 @@ class GPUStackClient:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
             if not chunk or pages is None or page >= pages:
                 return found
+            if page >= self.limits.max_list_pages:  # each page announced more: the count keeps growing
+                raise ApiError("GET", path, f"more than {self.limits.max_list_pages:,} pages (GSG_MAX_LIST_PAGES); "
+                                            "the server's page count keeps growing")
             if len(found) == before:  # a server that serves the same page again and again would never end
                 raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
                                             "server's pagination is broken")
@@ -392,11 +436,69 @@ def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
     return body["items"], pages
 
 
+class _NotJsonNumber(ValueError):
+    """NaN or Infinity: Python's json reads them, JSON has no such numbers."""
+
+
+def _refuse_constant(text: str) -> Any:
+    raise _NotJsonNumber(text)
+
+
+class _Unusable:
+    """A value json could not turn into a number, kept so the field holding it can be named."""
+
+    def __init__(self, description: str):
+        self.description = description
+
+
+def parse_json(method: str, path: str, status: int, body: bytes, base_url: str) -> Any:
+    """The JSON body; a body that is not JSON, or holds a number Python cannot read (more digits than
+    sys.get_int_max_str_digits(), NaN, Infinity), is one line naming the field."""
+    try:
+        return json.loads(body, parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ApiError(method, path, f"HTTP {status} but the body is not JSON (is {base_url} a GPUStack "
+                                     "server?)") from None
+    except ValueError:  # only now, on the failure path, read it again to find the field
+        field, description = _unusable_number(body)
+        where = f"field '{field[:120]}'" if field else "the answer"
+        raise ApiError(method, path, f"{where} is {description}, not a number gsg can use") from None
+
+
+def _unusable_number(body: bytes) -> tuple[str, str]:
+    digits = sys.get_int_max_str_digits() or None
+
+    def integer(text: str) -> Any:
+        count = len(text.lstrip("-"))
+        return _Unusable(f"an integer of {count:,} digits") if digits and count > digits else int(text)
+
+    try:
+        value = json.loads(body, parse_int=integer, parse_constant=lambda text: _Unusable(f"'{text}'"))
+    except ValueError:
+        return "", "a number Python cannot read"
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        name, current = stack.pop()
+        if isinstance(current, _Unusable):
+            return name, current.description
+        if isinstance(current, dict):
+            stack.extend((f"{name}.{printable(str(key), 60)}" if name else printable(str(key), 60), item)
+                         for key, item in reversed(current.items()))
+        elif isinstance(current, list):
+            stack.extend((f"{name}[{index}]", item) for index, item in reversed(list(enumerate(current))))
+    return "", "a number Python cannot read"
+
+
 def kind_of(value: Any) -> str:
     if value is None:
         return "missing or null"
     names = {bool: "a boolean", int: "an integer", float: "a number", str: "text", list: "a list", dict: "an object"}
     return names.get(type(value), type(value).__name__)
+
+
+def _count(number: int) -> str:
+    """A server's number for a message: written out when short, by its size when absurd."""
+    return f"{number:,}" if number < 10**15 else f"a {len(str(number)):,}-digit number of"
 
 
 def _too_large(cap: int, declared: int | None = None) -> str:
