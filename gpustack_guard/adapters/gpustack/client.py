@@ -311,6 +311,7 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            # checked on every page: a count that grows with each page reaches the cap too
             if pages is not None and pages > self.limits.max_list_pages:
                 raise ApiError("GET", path, f"the server announces {_count(pages)} pages, more than gsg reads "
                                             f"({self.limits.max_list_pages:,}, GSG_MAX_LIST_PAGES)")
@@ -326,9 +327,6 @@ class GPUStackClient:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
             if not chunk or pages is None or page >= pages:
                 return found
-            if page >= self.limits.max_list_pages:  # each page announced more: the count keeps growing
-                raise ApiError("GET", path, f"more than {self.limits.max_list_pages:,} pages (GSG_MAX_LIST_PAGES); "
-                                            "the server's page count keeps growing")
             if len(found) == before:  # a server that serves the same page again and again would never end
                 raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
                                             "server's pagination is broken")

@@ -171,8 +171,8 @@ class _BoundedDecoder:
             self._head += data
             if len(self._head) < 2:
                 return
-            data, self._head = self._head, b""
             self._start_deflate()
+            data, self._head = self._head, b""
         produced = 0
         try:
             while data and not self._inflater.eof:
