@@ -13,8 +13,8 @@ list and write calls):
   redirect    302 to a login page whose URL carries user info and a token
   huge        a 200 JSON body of `huge_bytes` without Content-Length (read until close)
   wrong-schema  valid JSON whose ids and booleans are text and names null
-  slow-headers  the status line, then one header line every `drip_interval` seconds, forever
-  continue-forever  `HTTP/1.1 100 Continue` interim answers every `drip_interval` seconds, forever
+  slow-headers  the status line, then one header line every `drip_interval` seconds, `forever` (5 s), then a reset
+  continue-forever  `HTTP/1.1 100 Continue` interim answers every `drip_interval` seconds, as long
   growing-pages  every page of a list holds new items and announces one page more than the last
   absurd-pages  a list that announces 10**12 pages
   gzip-bomb   a gzip body that inflates to `bomb_bytes` of zeros (a few KiB on the wire per MiB)
@@ -83,7 +83,7 @@ class HostileGPUStack:
     def __init__(self, mode: str | None = None, *, slow_seconds: float = 5.0, drip_interval: float = 0.05,
                  huge_bytes: int = 4 * 1024**2, times: int | None = None, retry_after: str = "0",
                  only: tuple[str, str] | None = None, bomb_bytes: int = 64 * 1024**2,
-                 many_headers: int = 2_000, huge_header_bytes: int = 10 * 1024**2):
+                 many_headers: int = 2_000, huge_header_bytes: int = 10 * 1024**2, forever: float = 5.0):
         self.fake = FakeGPUStack.field_notes()
         self.mode, self.slow_seconds, self.drip_interval, self.huge_bytes = mode, slow_seconds, drip_interval, \
             huge_bytes
@@ -92,6 +92,7 @@ class HostileGPUStack:
         self.misbehaving = threading.Event()  # set when the first misbehaving request arrives
         self.retry_after = retry_after
         self.bomb_bytes, self.many_headers, self.huge_header_bytes = bomb_bytes, many_headers, huge_header_bytes
+        self.forever = forever
         self.requests: list[tuple[str, str]] = []
         self._turn = 0
         self._stopping = threading.Event()
@@ -206,16 +207,21 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "slow-headers":
             self.send_response(200)
             self.flush_headers()
-            for index in range(10**9):  # each line in time for httpx's per-read timeout, the whole never
+            # each line in time for httpx's per-read timeout, the whole never (for `forever` seconds: a client
+            # that does not stop fails its test instead of hanging it)
+            for index in range(int(owner.forever / owner.drip_interval)):
                 if owner._stopping.wait(owner.drip_interval):
                     return None
                 self.wfile.write(f"X-Padding-{index}: {index}\r\n".encode())
                 self.wfile.flush()
+            return self._reset()
         if mode == "continue-forever":
-            while not owner._stopping.wait(owner.drip_interval):
+            for _ in range(int(owner.forever / owner.drip_interval)):
+                if owner._stopping.wait(owner.drip_interval):
+                    return None
                 self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 self.wfile.flush()
-            return None
+            return self._reset()
         if mode == "br-encoded":
             return self._send(200, b"\x1b\x03\x00\xf8", {"Content-Type": "application/json",
                                                         "Content-Encoding": "br"}, 4)

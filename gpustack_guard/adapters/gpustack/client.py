@@ -49,6 +49,7 @@ MAX_RESPONSE_HEADERS = 500  # header lines of one answer; GPUStack sends about t
 # on a single huge header, named here so the message can give it.
 MAX_HEADER_BYTES = 100 * 1024
 _HEADER_BLOCK_OVERFLOW = "Receive buffer too long"
+_HEADERS_TOO_LARGE = f"the answer's status line and headers are larger than gsg reads ({MAX_HEADER_BYTES // 1024} KiB)"
 
 
 @dataclass(frozen=True)
@@ -226,8 +227,7 @@ class GPUStackClient:
             raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
         except httpx.RemoteProtocolError as exc:
             if _HEADER_BLOCK_OVERFLOW in str(exc):  # h11's bound on the status line and headers, as httpcore sets it
-                raise ApiError(method, path, f"the answer's status line and headers are larger than gsg reads "
-                                             f"({MAX_HEADER_BYTES // 1024} KiB)") from None
+                raise ApiError(method, path, _HEADERS_TOO_LARGE) from None
             raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
         except (httpx.ReadError, httpx.WriteError) as exc:
             raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
@@ -238,10 +238,14 @@ class GPUStackClient:
 
     @staticmethod
     def _check_headers(method: str, path: str, response: httpx.Response) -> None:
-        count = len(response.headers.raw)
-        if count > MAX_RESPONSE_HEADERS:
-            raise ApiError(method, path, f"the answer has {count:,} header lines, more than gsg reads "
+        lines = response.headers.raw
+        if len(lines) > MAX_RESPONSE_HEADERS:
+            raise ApiError(method, path, f"the answer has {len(lines):,} header lines, more than gsg reads "
                                          f"({MAX_RESPONSE_HEADERS:,})")
+        # h11 stops a header block that outgrows its buffer; one that arrives whole in a single read can pass
+        # it by up to a read's size, so the bound itself is checked here
+        if sum(len(name) + len(value) + 4 for name, value in lines) > MAX_HEADER_BYTES:
+            raise ApiError(method, path, _HEADERS_TOO_LARGE)
 
     def _deadline_text(self, deadline: float, started: float) -> str:
         if deadline >= self._command_end:
