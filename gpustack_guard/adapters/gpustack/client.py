@@ -403,6 +403,12 @@ class GPUStackClient:
         if not isinstance(body, dict) or not isinstance(body.get("results"), list) \
                 or not all(isinstance(r, dict) for r in body["results"]):
             raise ApiError("POST", "/v2/model-evaluations", "unexpected answer (no 'results' list of objects)")
+        # the results are shown whole (JSON output, SARIF): a number JSON cannot hold would make them invalid
+        unfit = _first_unfit_number(body["results"], "results")
+        if unfit:
+            field, value = unfit
+            raise ApiError("POST", "/v2/model-evaluations", f"field '{field[:120]}' is {kind_of(value)}, expected a "
+                                                             "finite number")
         return body["results"]
 
 
@@ -416,11 +422,42 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
         value = item.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
+    if not item["id"] <= INT64_MAX:
+        raise ApiError(method, path, f"{where}: field 'id' is {kind_of(item['id'])}, expected a 64-bit integer")
     for name, container, label in (("meta", dict, "an object"), ("env", dict, "an object"),
                                    ("backend_parameters", list, "a list")):
         if item.get(name) is not None and not isinstance(item[name], container):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(item[name])}, expected {label}")
+    # what plan, drift and apply read beyond those: compared, indexed and parsed as these types
+    for name in ("cluster_id", "replicas", "ready_replicas"):
+        value = item.get(name)
+        if value is not None and (type(value) is not int or not 0 <= value <= INT64_MAX):
+            raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected an integer >= 0")
+    for position, argument in enumerate(item.get("backend_parameters") or ()):
+        if not isinstance(argument, str):
+            raise ApiError(method, path, f"{where}: field 'backend_parameters[{position}]' is {kind_of(argument)}, "
+                                         "expected text")
+    for key, value in (item.get("env") or {}).items():
+        if not isinstance(value, str):
+            raise ApiError(method, path, f"{where}: field 'env.{printable(key, 60)}' is {kind_of(value)}, "
+                                         "expected text")
     return item
+
+
+def _first_unfit_number(value: Any, name: str) -> tuple[str, Any] | None:
+    """The first float that is NaN or infinite (1e999 reads as infinity) or integer past 64 bits, with its path."""
+    stack: list[tuple[str, Any]] = [(name, value)]
+    while stack:
+        where, current = stack.pop()
+        if type(current) is float and (current != current or current in (float("inf"), float("-inf"))):
+            return where, current
+        if type(current) is int and not -INT64_MAX - 1 <= current <= INT64_MAX:
+            return where, current
+        if isinstance(current, dict):
+            stack.extend((f"{where}.{printable(str(k), 60)}", v) for k, v in reversed(current.items()))
+        elif isinstance(current, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(current))))
+    return None
 
 
 def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
@@ -491,9 +528,19 @@ def _unusable_number(body: bytes) -> tuple[str, str]:
     return "", "a number Python cannot read"
 
 
+INT64_MAX = 2**63 - 1  # GPUStack stores ids, counts and bytes as 64-bit integers
+
+
 def kind_of(value: Any) -> str:
+    """What a server's value is, for a message (never the value itself: it may be huge or hostile)."""
     if value is None:
         return "missing or null"
+    if type(value) is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+        return f"an integer of {len(str(abs(value))):,} digits"
+    if type(value) is float and value != value:
+        return "NaN"
+    if type(value) is float and value in (float("inf"), float("-inf")):
+        return "an infinite number"
     names = {bool: "a boolean", int: "an integer", float: "a number", str: "text", list: "a list", dict: "an object"}
     return names.get(type(value), type(value).__name__)
 

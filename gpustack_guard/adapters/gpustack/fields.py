@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpustack_guard.adapters.gpustack.client import ApiError, kind_of
+from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, kind_of
+from gpustack_guard.adapters.gpustack.transport import printable
 
 REQUIRED = object()
+_INFINITIES = (float("inf"), float("-inf"))
 _LABELS = {str: "text", int: "an integer", float: "a number", bool: "a boolean", list: "a list", dict: "an object"}
 
 
@@ -32,14 +34,20 @@ class Item:
     def get(self, key: str, kind: type, default: Any = REQUIRED) -> Any:
         """The field if present and of `kind` (an int where a number is asked is fine); null or absent is
         `default`, or an error when the field is required."""
-        value = self.raw.get(key)
+        value: Any = self.raw.get(key)
         if type(value) is kind:  # the common case, first: a fleet read checks millions of fields
+            if kind is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+                self.fail(key, value, "a 64-bit integer")
+            if kind is float and (value != value or value in _INFINITIES):  # 1e999 reads as infinity
+                self.fail(key, value, "a finite number")
             return value
         if value is None:
             if default is REQUIRED:
                 self.fail(key, None, _LABELS[kind])
             return default
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        if kind is float and type(value) is int:
+            if not -INT64_MAX - 1 <= value <= INT64_MAX:
+                self.fail(key, value, "a finite number")
             return value
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             self.fail(key, value, _LABELS[kind])
@@ -66,5 +74,5 @@ class Item:
         found = self.get(key, dict, {})
         for name, value in found.items():
             if not isinstance(value, value_kind) or isinstance(value, bool) and value_kind is not bool:
-                self.fail(f"{key}.{name}", value, _LABELS[value_kind])
+                self.fail(f"{key}.{printable(name, 60)}", value, _LABELS[value_kind])
         return found

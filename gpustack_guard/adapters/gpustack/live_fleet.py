@@ -8,12 +8,15 @@ Capacity later counts max(allocated, used), so memory held outside GPUStack is s
 
 from __future__ import annotations
 
+import re
+import sys
 from datetime import datetime, timezone
 
 import yaml
 
-from gpustack_guard.adapters.gpustack.client import ApiError
+from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError
 from gpustack_guard.adapters.gpustack.fields import Item
+from gpustack_guard.adapters.gpustack.transport import printable
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner
 
@@ -31,11 +34,13 @@ def _claims(claim: Item | None) -> dict[int, int]:
         return {}
     found = {}
     for index in vram.raw:
-        if not str(index).isdigit():
-            vram.fail(str(index), index, "a GPU index as key")
-        amount = vram.count(str(index), 0)
+        key = str(index)
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+        if not (key.isascii() and key.isdigit() and len(key) <= 9):
+            vram.fail(printable(key, 30), index, "a GPU index as key")
+        amount = vram.count(key, 0)
         if amount:
-            found[int(index)] = amount
+            found[int(key)] = amount
     return found
 
 
@@ -79,7 +84,7 @@ def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int |
         if worker:
             indexes = place.get("gpu_indexes", list, [])
             for position, gpu in enumerate(indexes):
-                if not isinstance(gpu, int) or isinstance(gpu, bool) or gpu < 0:
+                if type(gpu) is not int or not 0 <= gpu <= INT64_MAX:
                     place.fail(f"gpu_indexes[{position}]", gpu, "an integer >= 0")
             found.append(Instance(**base, worker=worker, gpu_indexes=indexes,
                                   claims=_claims(place.child("computed_resource_claim"))))
@@ -129,25 +134,32 @@ def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[di
                     [instances_from_api(i, raw, owners) for i, raw in enumerate(instances)], server, version)
 
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster on a large export
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LONG_NUMBER = re.compile(r"[-+]?[0-9][0-9_]*")  # a YAML 1.1 decimal int (the limit is on base 10 only)
 
 
-def _check_aliases(text: str) -> None:
-    """A few kilobytes of YAML aliases can expand to gigabytes once walked: GPUStack's export writes plain
-    documents, so more than a handful of aliases is not an export. Counted on the parser's events, before
-    anything is built."""
+def _check_events(text: str) -> None:
+    """Checked on the parser's events, before anything is built: a few kilobytes of YAML aliases can expand to
+    gigabytes once walked (GPUStack's export writes plain documents, so more than a handful of aliases is not an
+    export), and a plain scalar of more digits than Python turns into an int would stop the load with a
+    ValueError that names nothing."""
     aliases = 0
+    digits = sys.get_int_max_str_digits() or None
     for event in yaml.parse(text, Loader=_FAST_LOADER):
         if isinstance(event, yaml.AliasEvent):
             aliases += 1
             if aliases > MAX_EXPORT_ALIASES:
                 raise ApiError("POST", EXPORT, f"more than {MAX_EXPORT_ALIASES} YAML aliases: not an export")
+        elif digits and isinstance(event, yaml.ScalarEvent) and event.style is None and len(event.value) > digits \
+                and _LONG_NUMBER.fullmatch(event.value):
+            raise ApiError("POST", EXPORT, f"line {event.start_mark.line + 1}: a number of {len(event.value):,} "
+                                           "characters, not a number gsg can use")
 
 
 def exported_documents(text: str) -> list[dict]:
     """The deployment documents of POST /v2/models/export; each must be an object with a text name."""
     try:
-        _check_aliases(text)
+        _check_events(text)
         loaded = list(yaml.load_all(text, Loader=_FAST_LOADER))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
