@@ -36,9 +36,10 @@ class Item:
         `default`, or an error when the field is required."""
         value: Any = self.raw.get(key)
         if type(value) is kind:  # the common case, first: a fleet read checks millions of fields
-            if kind is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+            number: Any = value  # (mypy narrows `value` to object here)
+            if kind is int and not -INT64_MAX - 1 <= number <= INT64_MAX:
                 self.fail(key, value, "a 64-bit integer")
-            if kind is float and (value != value or value in _INFINITIES):  # 1e999 reads as infinity
+            if kind is float and (number != number or number in _INFINITIES):  # 1e999 reads as infinity
                 self.fail(key, value, "a finite number")
             return value
         if value is None:
