@@ -31,6 +31,10 @@ class Item:
         subject = f"{self.where}: field '{name}'" if name else self.where
         raise ApiError(self.method, self.path, f"{subject} is {kind_of(value)}, expected {expected}")
 
+    def out_of_range(self, key: str, why: str):
+        """Raise the one-line error for field `key` whose value the record it feeds refuses (`why`)."""
+        raise ApiError(self.method, self.path, f"{self.where}: field '{self._name(key)}' is out of range: {why}")
+
     def get(self, key: str, kind: type, default: Any = REQUIRED) -> Any:
         """The field if present and of `kind` (an int where a number is asked is fine); null or absent is
         `default`, or an error when the field is required."""

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 import sys
 from datetime import datetime, timezone
+from typing import Any, Callable, Mapping, TypeVar
 
 import yaml
+from pydantic import ValidationError
 
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError
 from gpustack_guard.adapters.gpustack.fields import Item
@@ -21,7 +23,25 @@ from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Inst
 from gpustack_guard.core.ownership import Owner, owner
 
 WORKERS, INSTANCES, CLUSTERS, EXPORT = "/v2/workers", "/v2/model-instances", "/v2/clusters", "/v2/models/export"
+# Instance record fields as the /v2/model-instances item spells them (for messages)
+_INSTANCE_FIELDS = {"model": "model_name", "worker": "worker_name", "claims": "computed_resource_claim.vram"}
+T = TypeVar("T")
 MAX_EXPORT_ALIASES = 1000  # GPUStack's export writes plain documents; an alias bomb is not an export
+
+
+def _built(item: Item, record: Callable[..., T], renamed: Mapping[str, str] | None = None, **values: Any) -> T:
+    """A core record from an answer's item. A value past the record's bounds (a GPU of more than 64 TiB, index
+    1024) is one line naming the field as GPUStack spells it (`renamed`: record field -> answer field)."""
+    try:
+        return record(**values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        path = [str(part) for part in error["loc"]]
+        if path and renamed:
+            path[0] = renamed.get(path[0], path[0])
+        why = printable(str(error["msg"]), 200)
+        item.out_of_range(".".join(path), why[:1].lower() + why[1:])
+        raise  # pragma: no cover - out_of_range raises
 
 
 def _item(path: str, index: int, raw) -> Item:
@@ -55,16 +75,17 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         total = memory.count("total", None) if memory else None
         if memory is None or gpu_index is None or not total:
             continue  # a GPU the worker cannot measure (yet) books nothing
-        gpus.append(Gpu(index=gpu_index, vendor=device.get("vendor", str, ""), type=device.get("type", str, "cuda"),
-                        name=device.get("name", str, ""),
-                        memory=GpuMemory(total=total, used=memory.count("used", 0),
-                                         allocated=memory.count("allocated", 0))))
+        used, allocated = memory.count("used", 0), memory.count("allocated", 0)
+        measured = _built(memory, GpuMemory, total=total, used=used, allocated=allocated)
+        gpus.append(_built(device, Gpu, index=gpu_index, vendor=device.get("vendor", str, ""),
+                           type=device.get("type", str, "cuda"), name=device.get("name", str, ""), memory=measured))
     reserved = item.child("system_reserved")
-    worker = Worker(name=item.get("name", str), labels=item.mapping("labels", str),
-                    state=item.get("state", str, "not_ready"),
-                    system_reserved=SystemReserved(ram=reserved.count("ram", 0) if reserved else 0,
-                                                   vram=reserved.count("vram", 0) if reserved else 0),
-                    gpus=gpus)
+    system_reserved = SystemReserved()
+    if reserved:
+        ram, vram = reserved.count("ram", 0), reserved.count("vram", 0)
+        system_reserved = _built(reserved, SystemReserved, ram=ram, vram=vram)
+    name, labels, state = item.get("name", str), item.mapping("labels", str), item.get("state", str, "not_ready")
+    worker = _built(item, Worker, name=name, labels=labels, state=state, system_reserved=system_reserved, gpus=gpus)
     return item.get("cluster_id", int), worker
 
 
@@ -86,8 +107,9 @@ def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int |
             for position, gpu in enumerate(indexes):
                 if type(gpu) is not int or not 0 <= gpu <= INT64_MAX:
                     place.fail(f"gpu_indexes[{position}]", gpu, "an integer >= 0")
-            found.append(Instance(**base, worker=worker, gpu_indexes=indexes,
-                                  claims=_claims(place.child("computed_resource_claim"))))
+            claims = _claims(place.child("computed_resource_claim"))
+            found.append(_built(place, Instance, _INSTANCE_FIELDS, **base, worker=worker, gpu_indexes=indexes,
+                                claims=claims))
     return item.get("cluster_id", int, None), found
 
 
@@ -150,7 +172,7 @@ def _check_events(text: str) -> None:
             aliases += 1
             if aliases > MAX_EXPORT_ALIASES:
                 raise ApiError("POST", EXPORT, f"more than {MAX_EXPORT_ALIASES} YAML aliases: not an export")
-        elif digits and isinstance(event, yaml.ScalarEvent) and event.style is None and len(event.value) > digits \
+        elif digits and isinstance(event, yaml.ScalarEvent) and not event.style and len(event.value) > digits \
                 and _LONG_NUMBER.fullmatch(event.value):
             raise ApiError("POST", EXPORT, f"line {event.start_mark.line + 1}: a number of {len(event.value):,} "
                                            "characters, not a number gsg can use")

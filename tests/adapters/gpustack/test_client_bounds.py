@@ -315,3 +315,57 @@ def test_a_field_name_from_the_server_is_printed_safely():
         GPUStackClient(BASE, KEY).me()
     assert str(exc.value) == ("GET /v2/users/me: field 'a?[2J?.b' is an integer of 5,000 digits, not a number gsg "
                               "can use")
+
+
+# --- fields of model answers and evaluation results -------------------------------------------------------
+
+@pytest.mark.parametrize("field,value,message", [
+    ("id", 2**63, "field 'id' is an integer of 19 digits, expected a 64-bit integer"),
+    ("cluster_id", [1], "field 'cluster_id' is a list, expected an integer >= 0"),
+    ("cluster_id", "1", "field 'cluster_id' is text, expected an integer >= 0"),
+    ("cluster_id", 2**64, "field 'cluster_id' is an integer of 20 digits, expected an integer >= 0"),
+    ("replicas", "2", "field 'replicas' is text, expected an integer >= 0"),
+    ("replicas", -1, "field 'replicas' is an integer, expected an integer >= 0"),
+    ("replicas", True, "field 'replicas' is a boolean, expected an integer >= 0"),
+    ("ready_replicas", 1.5, "field 'ready_replicas' is a number, expected an integer >= 0"),
+    ("backend_parameters", ["--a", 1], "field 'backend_parameters[1]' is an integer, expected text"),
+    ("backend_parameters", [None], "field 'backend_parameters[0]' is missing or null, expected text"),
+    ("env", {"A": 1}, "field 'env.A' is an integer, expected text"),
+    ("env", {"B\x1b]0;x\x07": {"x": 1}}, "field 'env.B?]0;x?' is an object, expected text"),
+])
+@respx.mock
+def test_model_fields_plan_drift_and_apply_read_are_typed(field, value, message):
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [{"id": 1, "name": "a", field: value}], "pagination": {"totalPage": 1}}))
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).models()
+    assert str(exc.value) == f"GET /v2/models: item 0: {message}"
+
+
+@respx.mock
+def test_model_fields_at_their_bounds_are_read():
+    model = {"id": 2**63 - 1, "name": "a", "cluster_id": 0, "replicas": 0, "ready_replicas": None,
+             "backend_parameters": [], "env": {"A": ""}}
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [model], "pagination": {"totalPage": 1}}))
+    assert GPUStackClient(BASE, KEY).models() == [model]
+
+
+@pytest.mark.parametrize("raw,field,shown", [
+    (b'{"results": [{"compatible": true, "score": 1e999}]}', "results[0].score", "an infinite number"),
+    (b'{"results": [{"claim": {"ram": -1e400}}]}', "results[0].claim.ram", "an infinite number"),
+    (b'{"results": [{"x": [1, ' + str(2**70).encode() + b"]}]}", "results[0].x[1]", "an integer of 22 digits"),
+])
+@respx.mock
+def test_evaluation_results_hold_only_numbers_json_output_can_hold(raw, field, shown):
+    respx.post(f"{BASE}/v2/model-evaluations").mock(return_value=httpx.Response(200, content=raw))
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).evaluate(1, [{}])
+    assert str(exc.value) == f"POST /v2/model-evaluations: field '{field}' is {shown}, expected a finite number"
+
+
+@respx.mock
+def test_ordinary_evaluation_numbers_pass():
+    respx.post(f"{BASE}/v2/model-evaluations").mock(return_value=httpx.Response(200, json={
+        "results": [{"compatible": True, "score": 0.5, "resource_claim": {"vram": 2**40}}]}))
+    assert GPUStackClient(BASE, KEY).evaluate(1, [{}])[0]["score"] == 0.5
