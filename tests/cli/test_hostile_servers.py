@@ -124,6 +124,8 @@ def test_a_flaky_server_that_recovers_within_the_retries_is_fine(gsg, hostile_en
     ("wrong-schema", "GPUStack could not evaluate: results[0]: field 'compatible' is text, expected a boolean"),
     ("reset", "GPUStack could not evaluate: the connection broke"),
     ("drip", "GPUStack could not evaluate: no complete answer within 0.5s"),
+    ("slow-headers", "GPUStack could not evaluate: no complete answer within 0.5s"),
+    ("continue-forever", "GPUStack could not evaluate: no complete answer within 0.5s"),
 ])
 def test_server_check_on_a_broken_evaluation_endpoint_is_a_finding_and_asks_once(
         gsg, hostile_env, tmp_path, monkeypatch, mode, says):
