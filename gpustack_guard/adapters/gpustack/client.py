@@ -483,6 +483,9 @@ def _refuse_constant(text: str) -> Any:
     raise _NotJsonNumber(text)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)  # built once: json.loads builds one per call with options
+
+
 class _Unusable:
     """A value json could not turn into a number, kept so the field holding it can be named."""
 
@@ -494,7 +497,7 @@ def parse_json(method: str, path: str, status: int, body: bytes, base_url: str) 
     """The JSON body; a body that is not JSON, or holds a number Python cannot read (more digits than
     sys.get_int_max_str_digits(), NaN, Infinity), is one line naming the field."""
     try:
-        return json.loads(body, parse_constant=_refuse_constant)
+        return _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))  # as json.loads does
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise ApiError(method, path, f"HTTP {status} but the body is not JSON (is {base_url} a GPUStack "
                                      "server?)") from None

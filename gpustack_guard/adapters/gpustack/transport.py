@@ -204,7 +204,7 @@ def decoder_for(content_encoding: str) -> _BoundedDecoder | None:
 
 def read_body(raw_chunks: Iterable[bytes], content_encoding: str, cap: int) -> bytes:
     """The decoded body; BodyTooLarge as soon as more than `cap` bytes were received or decoded."""
-    decoder = decoder_for(content_encoding)
+    decoder = decoder_for(content_encoding) if content_encoding else None
     pieces: list[bytes] = []
     received = decoded = 0
     for chunk in raw_chunks:
