@@ -51,6 +51,15 @@ def test_the_request_deadline_ends_every_phase_on_a_real_socket(mode):
     assert [p.split("?")[0] for _m, p in server.requests] == ["/v2/models"]  # a deadline is not retried
 
 
+def test_a_request_after_one_cut_short_gets_a_fresh_connection_and_its_own_deadline():
+    with HostileGPUStack("slow-headers", drip_interval=0.02, times=1) as server:
+        client = live_client(server)
+        with pytest.raises(ApiError, match="no complete answer within 0.3s"):
+            client.clusters()
+        time.sleep(0.35)  # longer than a deadline: a stale one would fail the next request at once
+        assert [name for _id, name in client.clusters(keep=lambda _i, c: (c["id"], c["name"]))]
+
+
 def test_the_deadline_ends_a_tls_handshake_that_never_comes():
     """A port that accepts connections and says nothing: https waits in the handshake."""
     listener = socket.create_server(("127.0.0.1", 0))
