@@ -20,8 +20,8 @@ COMMANDS = {
     "export": lambda tmp: ["export", "--out", str(tmp / "exported")],
     "validate": lambda tmp: ["validate", str(tmp / "specs"), "--server-check"],
 }
-# slow and drip wait out the request deadline in each of the six commands: a shorter one than the others' 0.5 s
-DEADLINE = {"slow": "0.2", "drip": "0.2"}
+# these wait out the request deadline in each of the six commands: a shorter one than the others' 0.5 s
+DEADLINE = {"slow": "0.2", "drip": "0.2", "slow-headers": "0.2", "continue-forever": "0.2"}
 # What each mode must say (besides naming the endpoint).
 SAYS = {
     "slow": ["no complete answer within 0.2s"],
@@ -33,6 +33,18 @@ SAYS = {
     "redirect": ["HTTP 302 redirect to http://login.example/sso:"],
     "huge": ["larger than gsg reads (1 MiB"],
     "wrong-schema": ["expected an integer"],
+    "slow-headers": ["no complete answer within 0.2s (GSG_REQUEST_DEADLINE)"],
+    "continue-forever": ["no complete answer within 0.2s (GSG_REQUEST_DEADLINE)"],
+    "growing-pages": ["the server announces 6 pages, more than gsg reads (5, GSG_MAX_LIST_PAGES)"],
+    "absurd-pages": ["the server announces 1,000,000,000,000 pages, more than gsg reads (5, GSG_MAX_LIST_PAGES)"],
+    "gzip-bomb": ["the answer is larger than gsg reads (1 MiB, GSG_MAX_RESPONSE_BYTES); refused before parsing"],
+    "deflate-bomb": ["the answer is larger than gsg reads (1 MiB, GSG_MAX_RESPONSE_BYTES); refused before parsing"],
+    "br-encoded": ["the answer is encoded as 'br'; gsg asks for gzip, deflate (one coding) only"],
+    "many-headers": ["the answer has 2,005 header lines, more than gsg reads (500)"],
+    "huge-header": ["the answer's status line and headers are larger than gsg reads (100 KiB)"],
+    # the first item's id, or the answer's own where a list is empty
+    "big-int": ["id' is an integer of 5,000 digits, not a number gsg can use"],
+    "nan-fields": ["id' is 'NaN', not a number gsg can use"],
 }
 
 
@@ -48,6 +60,7 @@ def hostile_env(tmp_path, monkeypatch):
     monkeypatch.setattr(connect, "retry_sleep", pauses.append)  # retries do not really sleep
     monkeypatch.setenv("GSG_REQUEST_DEADLINE", "0.5")
     monkeypatch.setenv("GSG_MAX_RESPONSE_BYTES", str(1024**2))
+    monkeypatch.setenv("GSG_MAX_LIST_PAGES", "5")
     monkeypatch.setenv("HF_TOKEN", "hf_test_secret_token_value")
     shutil.copytree(REPO / "specs", tmp_path / "specs")
     monkeypatch.chdir(tmp_path)
@@ -111,6 +124,8 @@ def test_a_flaky_server_that_recovers_within_the_retries_is_fine(gsg, hostile_en
     ("wrong-schema", "GPUStack could not evaluate: results[0]: field 'compatible' is text, expected a boolean"),
     ("reset", "GPUStack could not evaluate: the connection broke"),
     ("drip", "GPUStack could not evaluate: no complete answer within 0.5s"),
+    ("slow-headers", "GPUStack could not evaluate: no complete answer within 0.5s"),
+    ("continue-forever", "GPUStack could not evaluate: no complete answer within 0.5s"),
 ])
 def test_server_check_on_a_broken_evaluation_endpoint_is_a_finding_and_asks_once(
         gsg, hostile_env, tmp_path, monkeypatch, mode, says):

@@ -13,21 +13,37 @@ list and write calls):
   redirect    302 to a login page whose URL carries user info and a token
   huge        a 200 JSON body of `huge_bytes` without Content-Length (read until close)
   wrong-schema  valid JSON whose ids and booleans are text and names null
+  slow-headers  the status line, then one header line every `drip_interval` seconds, `forever` (5 s), then a reset
+  continue-forever  `HTTP/1.1 100 Continue` interim answers every `drip_interval` seconds, as long
+  growing-pages  every page of a list holds new items and announces one page more than the last
+  absurd-pages  a list that announces 10**12 pages
+  gzip-bomb   a gzip body that inflates to `bomb_bytes` of zeros (a few KiB on the wire per MiB)
+  deflate-bomb  the same as raw deflate under Content-Encoding: deflate
+  br-encoded  Content-Encoding: br, which gsg does not ask for
+  many-headers  `many_headers` header lines of a few bytes each
+  huge-header  one header line of `huge_header_bytes`
+  big-int     the first item's (or the object's) id is an integer of 5,000 digits
+  nan-fields  the first item's (or the object's) id is NaN
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import struct
 import threading
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
 from support.fake_gpustack import FakeGPUStack
 
-MODES = ["slow", "drip", "reset", "truncated", "429", "flaky", "redirect", "huge", "wrong-schema"]
+MODES = ["slow", "drip", "reset", "truncated", "429", "flaky", "redirect", "huge", "wrong-schema", "slow-headers",
+         "continue-forever", "growing-pages", "absurd-pages", "gzip-bomb", "deflate-bomb", "br-encoded",
+         "many-headers", "huge-header", "big-int", "nan-fields"]
+BIG_INT_DIGITS = 5000
 REDIRECT_TO = "http://sso-user:sso-pass-5555@login.example/sso?token=redirect-token-7777"
 
 
@@ -42,10 +58,32 @@ def _wrong(value):
     return value
 
 
+@functools.lru_cache(maxsize=4)
+def bomb(size: int, wbits: int) -> bytes:
+    """`size` zeros compressed (gzip for wbits 31, raw deflate for -15): about 1 KiB per MiB."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    block = bytes(1024**2)
+    parts = [packer.compress(block) for _ in range(size // len(block))]
+    return b"".join(parts) + packer.flush()
+
+
+def _marked(value, marker: str):
+    """The answer with a placeholder where the first item's (or the object's) id was."""
+    target = value
+    if isinstance(value, dict) and isinstance(value.get("items"), list) and value["items"]:
+        target = value["items"][0]
+    elif isinstance(value, dict) and isinstance(value.get("results"), list) and value["results"]:
+        target = value["results"][0]
+    if isinstance(target, dict):
+        target["id"] = marker
+    return value
+
+
 class HostileGPUStack:
     def __init__(self, mode: str | None = None, *, slow_seconds: float = 5.0, drip_interval: float = 0.05,
                  huge_bytes: int = 4 * 1024**2, times: int | None = None, retry_after: str = "0",
-                 only: tuple[str, str] | None = None):
+                 only: tuple[str, str] | None = None, bomb_bytes: int = 64 * 1024**2,
+                 many_headers: int = 2_000, huge_header_bytes: int = 10 * 1024**2, forever: float = 5.0):
         self.fake = FakeGPUStack.field_notes()
         self.mode, self.slow_seconds, self.drip_interval, self.huge_bytes = mode, slow_seconds, drip_interval, \
             huge_bytes
@@ -53,6 +91,8 @@ class HostileGPUStack:
         self.only = only  # (method, path): misbehave only there
         self.misbehaving = threading.Event()  # set when the first misbehaving request arrives
         self.retry_after = retry_after
+        self.bomb_bytes, self.many_headers, self.huge_header_bytes = bomb_bytes, many_headers, huge_header_bytes
+        self.forever = forever
         self.requests: list[tuple[str, str]] = []
         self._turn = 0
         self._stopping = threading.Event()
@@ -164,10 +204,60 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "slow":
             if owner._stopping.wait(owner.slow_seconds):
                 return None
+        if mode == "slow-headers":
+            self.send_response(200)
+            self.flush_headers()
+            # each line in time for httpx's per-read timeout, the whole never (for `forever` seconds: a client
+            # that does not stop fails its test instead of hanging it)
+            for index in range(int(owner.forever / owner.drip_interval)):
+                if owner._stopping.wait(owner.drip_interval):
+                    return None
+                self.wfile.write(f"X-Padding-{index}: {index}\r\n".encode())
+                self.wfile.flush()
+            return self._reset()
+        if mode == "continue-forever":
+            for _ in range(int(owner.forever / owner.drip_interval)):
+                if owner._stopping.wait(owner.drip_interval):
+                    return None
+                self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                self.wfile.flush()
+            return self._reset()
+        if mode == "br-encoded":
+            return self._send(200, b"\x1b\x03\x00\xf8", {"Content-Type": "application/json",
+                                                        "Content-Encoding": "br"}, 4)
+        if mode in ("gzip-bomb", "deflate-bomb"):
+            body = bomb(owner.bomb_bytes, 31 if mode == "gzip-bomb" else -15)
+            return self._send(200, body, {"Content-Type": "application/json",
+                                          "Content-Encoding": "gzip" if mode == "gzip-bomb" else "deflate"},
+                              len(body))
+        if mode == "many-headers":
+            return self._send(200, b"{}", {"Content-Type": "application/json",
+                                           **{f"h{i}": "1" for i in range(owner.many_headers)}}, 2)
+        if mode == "huge-header":
+            return self._send(200, b"{}", {"Content-Type": "application/json",
+                                           "X-Huge": "a" * owner.huge_header_bytes}, 2)
+        if mode == "growing-pages" and request.method == "GET" and "page" in request.url.params:
+            page = int(request.url.params["page"])
+            first = owner.fake.handle(httpx.Request("GET", request.url.copy_set_param("page", "1"),
+                                                         headers=request.headers))
+            value = json.loads(first.content)
+            value["items"] = [{**item, "id": page * 10**6 + index, "name": f"{item.get('name')}-{page}"}
+                              for index, item in enumerate(value["items"])]
+            value["pagination"] = {**value.get("pagination", {}), "page": page, "totalPage": page + 1}
+            return self._json(200, value)
         response = owner.fake.handle(request)
         content = response.content
         headers = {"Content-Type": response.headers.get("content-type", "application/json")}
-        if mode == "wrong-schema" and headers["Content-Type"].startswith("application/json") and content:
+        is_json = headers["Content-Type"].startswith("application/json") and content
+        if mode == "absurd-pages" and is_json:
+            value = json.loads(content)
+            if isinstance(value, dict) and "pagination" in value:
+                value["pagination"]["totalPage"] = 10**12
+            content = json.dumps(value).encode()
+        if mode in ("big-int", "nan-fields") and is_json:
+            number = "9" * BIG_INT_DIGITS if mode == "big-int" else "NaN"
+            content = json.dumps(_marked(json.loads(content), "@@number@@")).replace('"@@number@@"', number).encode()
+        if mode == "wrong-schema" and is_json:
             content = json.dumps(_wrong(json.loads(content))).encode()
         if mode == "truncated":
             self._send(response.status_code, content[: len(content) // 2], headers, len(content) + 1000)

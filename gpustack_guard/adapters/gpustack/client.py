@@ -16,14 +16,25 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from gpustack_guard.adapters.gpustack.transport import (
+    ACCEPT_ENCODING,
+    BadEncoding,
+    BodyTooLarge,
+    RequestDeadlinePassed,
+    install_deadlines,
+    printable,
+    read_body,
+    request_deadline,
+)
 from gpustack_guard.core.errors import GsgError
 
 IDEMPOTENT = {"GET", "PUT", "DELETE", "HEAD"}
@@ -33,6 +44,12 @@ HINTS = {
     403: "the API key needs the 'management' scope and the organisation OWNER role (or a platform admin)",
 }
 MiB = 1024**2
+MAX_RESPONSE_HEADERS = 500  # header lines of one answer; GPUStack sends about ten, proxies add a few dozen
+# h11, as httpcore configures it, refuses a status line plus headers past 100 KiB with this message: the bound
+# on a single huge header, named here so the message can give it.
+MAX_HEADER_BYTES = 100 * 1024
+_HEADER_BLOCK_OVERFLOW = "Receive buffer too long"
+_HEADERS_TOO_LARGE = f"the answer's status line and headers are larger than gsg reads ({MAX_HEADER_BYTES // 1024} KiB)"
 
 
 @dataclass(frozen=True)
@@ -44,11 +61,13 @@ class Limits:
     max_response_bytes: int = 32 * MiB  # one answer; lists are paged, so this bounds one page
     page_size: int = 500  # list items per request
     max_list_items: int = 1_000_000  # one list; past it the answer is not a fleet gsg can check
+    max_list_pages: int = 10_000  # one list; a server whose page count grows with every page would never end
     max_retry_after: float = 30.0  # a 429 asking for a longer wait fails instead of stalling CI
 
     ENV = {"request_deadline": "GSG_REQUEST_DEADLINE", "command_deadline": "GSG_COMMAND_DEADLINE",
            "max_response_bytes": "GSG_MAX_RESPONSE_BYTES", "page_size": "GSG_PAGE_SIZE",
-           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_retry_after": "GSG_MAX_RETRY_AFTER"}
+           "max_list_items": "GSG_MAX_LIST_ITEMS", "max_list_pages": "GSG_MAX_LIST_PAGES",
+           "max_retry_after": "GSG_MAX_RETRY_AFTER"}
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Limits:
@@ -57,7 +76,7 @@ class Limits:
             text = environ.get(variable, "").strip()
             if not text:
                 continue
-            kind = int if name in ("max_response_bytes", "page_size", "max_list_items") else float
+            kind = int if name in ("max_response_bytes", "page_size", "max_list_items", "max_list_pages") else float
             try:
                 value = kind(text)
             except ValueError:
@@ -123,13 +142,14 @@ class GPUStackClient:
                  clock: Callable[[], float] = time.monotonic, limits: Limits | None = None):
         if not base_url.startswith(("http://", "https://")):
             raise GsgError(f"server URL must start with http:// or https://, got '{redact_url(base_url)}'")
-        headers = {"Accept": "application/json", "User-Agent": "gpustack-guard"}
+        headers = {"Accept": "application/json", "User-Agent": "gpustack-guard", "Accept-Encoding": ACCEPT_ENCODING}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
         self.base_url = redact_url(base_url).rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
                                   transport=transport, follow_redirects=False)
+        install_deadlines(self._http)
         self.timeout = timeout
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
         self.limits = limits or Limits()
@@ -171,35 +191,61 @@ class GPUStackClient:
         if now >= self._command_end:
             raise ApiError(method, path, self._command_deadline_text())
         deadline = min(now + self.limits.request_deadline, self._command_end)
-        # each read waits at most until the deadline; the loop below catches a server that keeps each read short
+        # The network backend (transport.py) holds every connect, send and receive to the deadline; the clock
+        # check per chunk below is for transports without it (tests' mocks).
         timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
         cap = self.limits.max_response_bytes
+
+        def chunks_in_time(response: httpx.Response) -> Iterator[bytes]:
+            # an answer httpx read whole already (tests' mock transports build them from bytes) is decoded too
+            for chunk in [response.content] if response.is_stream_consumed else response.iter_raw():
+                if self._clock() > deadline:
+                    raise ApiError(method, path, self._deadline_text(deadline, now))
+                yield chunk
+
         try:
-            with self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
+            with request_deadline(deadline - now), \
+                    self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
+                self._check_headers(method, path, response)
                 declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > cap:
+                if declared.isdigit() and len(declared) < 20 and int(declared) > cap:
                     raise ApiError(method, path, _too_large(cap, int(declared)))
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > cap:
-                        raise ApiError(method, path, _too_large(cap))
-                    if self._clock() > deadline:
-                        raise ApiError(method, path, self._deadline_text(deadline, now))
-                    chunks.append(chunk)
-                return _Answer(response.status_code, response.reason_phrase, response.headers, b"".join(chunks))
+                encoding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
+                body = read_body(chunks_in_time(response), encoding, cap)
+                return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+        except BodyTooLarge:
+            raise ApiError(method, path, _too_large(cap)) from None
+        except BadEncoding as exc:
+            raise ApiError(method, path, exc.message) from None
+        except RequestDeadlinePassed:
+            raise ApiError(method, path, self._deadline_text(deadline, now)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
         except httpx.TimeoutException:
             if self._clock() >= deadline - 0.01:
                 raise ApiError(method, path, self._deadline_text(deadline, now)) from None
             raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+        except httpx.RemoteProtocolError as exc:
+            if _HEADER_BLOCK_OVERFLOW in str(exc):  # h11's bound on the status line and headers, as httpcore sets it
+                raise ApiError(method, path, _HEADERS_TOO_LARGE) from None
+            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
+        except (httpx.ReadError, httpx.WriteError) as exc:
             raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
         except httpx.DecodingError as exc:
             raise ApiError(method, path, f"the answer cannot be decoded: {_short(exc)}") from None
         except httpx.HTTPError as exc:
             raise ApiError(method, path, f"request failed: {_short(exc)}") from None
+
+    @staticmethod
+    def _check_headers(method: str, path: str, response: httpx.Response) -> None:
+        lines = response.headers.raw
+        if len(lines) > MAX_RESPONSE_HEADERS:
+            raise ApiError(method, path, f"the answer has {len(lines):,} header lines, more than gsg reads "
+                                         f"({MAX_RESPONSE_HEADERS:,})")
+        # h11 stops a header block that outgrows its buffer; one that arrives whole in a single read can pass
+        # it by up to a read's size, so the bound itself is checked here
+        if sum(len(name) + len(value) + 4 for name, value in lines) > MAX_HEADER_BYTES:
+            raise ApiError(method, path, _HEADERS_TOO_LARGE)
 
     def _deadline_text(self, deadline: float, started: float) -> str:
         if deadline >= self._command_end:
@@ -254,11 +300,7 @@ class GPUStackClient:
                 raise ApiError(method, path, f"HTTP {answer.status} but the body is not UTF-8 text") from None
         if not answer.body:
             return None
-        try:
-            return json.loads(answer.body)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            raise ApiError(method, path, f"HTTP {answer.status} but the body is not JSON "
-                                         f"(is {self.base_url} a GPUStack server?)") from None
+        return parse_json(method, path, answer.status, answer.body, self.base_url)
 
     # --- lists -------------------------------------------------------------------------------------------
     def list_all(self, path: str, params: dict | None = None,
@@ -273,6 +315,10 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            # checked on every page: a count that grows with each page reaches the cap too
+            if pages is not None and pages > self.limits.max_list_pages:
+                raise ApiError("GET", path, f"the server announces {_count(pages)} pages, more than gsg reads "
+                                            f"({self.limits.max_list_pages:,}, GSG_MAX_LIST_PAGES)")
             before = len(found)
             for item in chunk:
                 key = item.get("id") if isinstance(item, dict) else None
@@ -360,6 +406,12 @@ class GPUStackClient:
         if not isinstance(body, dict) or not isinstance(body.get("results"), list) \
                 or not all(isinstance(r, dict) for r in body["results"]):
             raise ApiError("POST", "/v2/model-evaluations", "unexpected answer (no 'results' list of objects)")
+        # the results are shown whole (JSON output, SARIF): a number JSON cannot hold would make them invalid
+        unfit = _first_unfit_number(body["results"], "results")
+        if unfit:
+            field, value = unfit
+            raise ApiError("POST", "/v2/model-evaluations", f"field '{field[:120]}' is {kind_of(value)}, expected a "
+                                                             "finite number")
         return body["results"]
 
 
@@ -373,11 +425,42 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
         value = item.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected {label}")
+    if not item["id"] <= INT64_MAX:
+        raise ApiError(method, path, f"{where}: field 'id' is {kind_of(item['id'])}, expected a 64-bit integer")
     for name, container, label in (("meta", dict, "an object"), ("env", dict, "an object"),
                                    ("backend_parameters", list, "a list")):
         if item.get(name) is not None and not isinstance(item[name], container):
             raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(item[name])}, expected {label}")
+    # what plan, drift and apply read beyond those: compared, indexed and parsed as these types
+    for name in ("cluster_id", "replicas", "ready_replicas"):
+        value = item.get(name)
+        if value is not None and (type(value) is not int or not 0 <= value <= INT64_MAX):
+            raise ApiError(method, path, f"{where}: field '{name}' is {kind_of(value)}, expected an integer >= 0")
+    for position, argument in enumerate(item.get("backend_parameters") or ()):
+        if not isinstance(argument, str):
+            raise ApiError(method, path, f"{where}: field 'backend_parameters[{position}]' is {kind_of(argument)}, "
+                                         "expected text")
+    for key, value in (item.get("env") or {}).items():
+        if not isinstance(value, str):
+            raise ApiError(method, path, f"{where}: field 'env.{printable(key, 60)}' is {kind_of(value)}, "
+                                         "expected text")
     return item
+
+
+def _first_unfit_number(value: Any, name: str) -> tuple[str, Any] | None:
+    """The first float that is NaN or infinite (1e999 reads as infinity) or integer past 64 bits, with its path."""
+    stack: list[tuple[str, Any]] = [(name, value)]
+    while stack:
+        where, current = stack.pop()
+        if type(current) is float and (current != current or current in (float("inf"), float("-inf"))):
+            return where, current
+        if type(current) is int and not -INT64_MAX - 1 <= current <= INT64_MAX:
+            return where, current
+        if isinstance(current, dict):
+            stack.extend((f"{where}.{printable(str(k), 60)}", v) for k, v in reversed(current.items()))
+        elif isinstance(current, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(current))))
+    return None
 
 
 def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
@@ -395,11 +478,82 @@ def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
     return body["items"], pages
 
 
+class _NotJsonNumber(ValueError):
+    """NaN or Infinity: Python's json reads them, JSON has no such numbers."""
+
+
+def _refuse_constant(text: str) -> Any:
+    raise _NotJsonNumber(text)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)  # built once: json.loads builds one per call with options
+
+
+class _Unusable:
+    """A value json could not turn into a number, kept so the field holding it can be named."""
+
+    def __init__(self, description: str):
+        self.description = description
+
+
+def parse_json(method: str, path: str, status: int, body: bytes, base_url: str) -> Any:
+    """The JSON body; a body that is not JSON, or holds a number Python cannot read (more digits than
+    sys.get_int_max_str_digits(), NaN, Infinity), is one line naming the field."""
+    try:
+        return _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))  # as json.loads does
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ApiError(method, path, f"HTTP {status} but the body is not JSON (is {base_url} a GPUStack "
+                                     "server?)") from None
+    except ValueError:  # only now, on the failure path, read it again to find the field
+        field, description = _unusable_number(body)
+        where = f"field '{field[:120]}'" if field else "the answer"
+        raise ApiError(method, path, f"{where} is {description}, not a number gsg can use") from None
+
+
+def _unusable_number(body: bytes) -> tuple[str, str]:
+    digits = sys.get_int_max_str_digits() or None
+
+    def integer(text: str) -> Any:
+        count = len(text.lstrip("-"))
+        return _Unusable(f"an integer of {count:,} digits") if digits and count > digits else int(text)
+
+    try:
+        value = json.loads(body, parse_int=integer, parse_constant=lambda text: _Unusable(f"'{text}'"))
+    except ValueError:
+        return "", "a number Python cannot read"
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        name, current = stack.pop()
+        if isinstance(current, _Unusable):
+            return name, current.description
+        if isinstance(current, dict):
+            stack.extend((f"{name}.{printable(str(key), 60)}" if name else printable(str(key), 60), item)
+                         for key, item in reversed(current.items()))
+        elif isinstance(current, list):
+            stack.extend((f"{name}[{index}]", item) for index, item in reversed(list(enumerate(current))))
+    return "", "a number Python cannot read"
+
+
+INT64_MAX = 2**63 - 1  # GPUStack stores ids, counts and bytes as 64-bit integers
+
+
 def kind_of(value: Any) -> str:
+    """What a server's value is, for a message (never the value itself: it may be huge or hostile)."""
     if value is None:
         return "missing or null"
+    if type(value) is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+        return f"an integer of {len(str(abs(value))):,} digits"
+    if type(value) is float and value != value:
+        return "NaN"
+    if type(value) is float and value in (float("inf"), float("-inf")):
+        return "an infinite number"
     names = {bool: "a boolean", int: "an integer", float: "a number", str: "text", list: "a list", dict: "an object"}
     return names.get(type(value), type(value).__name__)
+
+
+def _count(number: int) -> str:
+    """A server's number for a message: written out when short, by its size when absurd."""
+    return f"{number:,}" if number < 10**15 else f"a {len(str(number)):,}-digit number of"
 
 
 def _too_large(cap: int, declared: int | None = None) -> str:

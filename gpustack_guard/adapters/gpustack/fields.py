@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpustack_guard.adapters.gpustack.client import ApiError, kind_of
+from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, kind_of
+from gpustack_guard.adapters.gpustack.transport import printable
 
 REQUIRED = object()
+_INFINITIES = (float("inf"), float("-inf"))
 _LABELS = {str: "text", int: "an integer", float: "a number", bool: "a boolean", list: "a list", dict: "an object"}
 
 
@@ -29,17 +31,28 @@ class Item:
         subject = f"{self.where}: field '{name}'" if name else self.where
         raise ApiError(self.method, self.path, f"{subject} is {kind_of(value)}, expected {expected}")
 
+    def out_of_range(self, key: str, why: str):
+        """Raise the one-line error for field `key` whose value the record it feeds refuses (`why`)."""
+        raise ApiError(self.method, self.path, f"{self.where}: field '{self._name(key)}' is out of range: {why}")
+
     def get(self, key: str, kind: type, default: Any = REQUIRED) -> Any:
         """The field if present and of `kind` (an int where a number is asked is fine); null or absent is
         `default`, or an error when the field is required."""
-        value = self.raw.get(key)
+        value: Any = self.raw.get(key)
         if type(value) is kind:  # the common case, first: a fleet read checks millions of fields
+            number: Any = value  # (mypy narrows `value` to object here)
+            if kind is int and not -INT64_MAX - 1 <= number <= INT64_MAX:
+                self.fail(key, value, "a 64-bit integer")
+            if kind is float and (number != number or number in _INFINITIES):  # 1e999 reads as infinity
+                self.fail(key, value, "a finite number")
             return value
         if value is None:
             if default is REQUIRED:
                 self.fail(key, None, _LABELS[kind])
             return default
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        if kind is float and type(value) is int:
+            if not -INT64_MAX - 1 <= value <= INT64_MAX:
+                self.fail(key, value, "a finite number")
             return value
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             self.fail(key, value, _LABELS[kind])
@@ -66,5 +79,5 @@ class Item:
         found = self.get(key, dict, {})
         for name, value in found.items():
             if not isinstance(value, value_kind) or isinstance(value, bool) and value_kind is not bool:
-                self.fail(f"{key}.{name}", value, _LABELS[value_kind])
+                self.fail(f"{key}.{printable(name, 60)}", value, _LABELS[value_kind])
         return found

@@ -8,17 +8,37 @@ Capacity later counts max(allocated, used), so memory held outside GPUStack is s
 
 from __future__ import annotations
 
+import re
+import sys
 from datetime import datetime, timezone
+from typing import Mapping, NoReturn
 
 import yaml
+from pydantic import ValidationError
 
-from gpustack_guard.adapters.gpustack.client import ApiError
+from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError
 from gpustack_guard.adapters.gpustack.fields import Item
+from gpustack_guard.adapters.gpustack.transport import printable
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner
 
 WORKERS, INSTANCES, CLUSTERS, EXPORT = "/v2/workers", "/v2/model-instances", "/v2/clusters", "/v2/models/export"
+# Instance record fields as the /v2/model-instances item spells them (for messages)
+_INSTANCE_FIELDS = {"model": "model_name", "worker": "worker_name", "claims": "computed_resource_claim.vram"}
 MAX_EXPORT_ALIASES = 1000  # GPUStack's export writes plain documents; an alias bomb is not an export
+
+
+def _refused(item: Item, exc: ValidationError, renamed: Mapping[str, str] | None = None) -> NoReturn:
+    """A core record refused a value of the answer's item (past its bounds: a GPU of more than 64 TiB, index
+    1024): one line naming the field as GPUStack spells it (`renamed`: record field -> answer field). The records
+    are built in plain try blocks, so a fleet of 200,000 items pays nothing for this."""
+    error = exc.errors()[0]
+    path = [str(part) for part in error["loc"]]
+    if path and renamed:
+        path[0] = renamed.get(path[0], path[0])
+    why = printable(str(error["msg"]), 200)
+    item.out_of_range(".".join(path), why[:1].lower() + why[1:])
+    raise AssertionError("unreachable")  # pragma: no cover - out_of_range raises
 
 
 def _item(path: str, index: int, raw) -> Item:
@@ -31,11 +51,13 @@ def _claims(claim: Item | None) -> dict[int, int]:
         return {}
     found = {}
     for index in vram.raw:
-        if not str(index).isdigit():
-            vram.fail(str(index), index, "a GPU index as key")
-        amount = vram.count(str(index), 0)
+        key = str(index)
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+        if not (key.isascii() and key.isdigit() and len(key) <= 9):
+            vram.fail(printable(key, 30), index, "a GPU index as key")
+        amount = vram.count(key, 0)
         if amount:
-            found[int(index)] = amount
+            found[int(key)] = amount
     return found
 
 
@@ -50,16 +72,27 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         total = memory.count("total", None) if memory else None
         if memory is None or gpu_index is None or not total:
             continue  # a GPU the worker cannot measure (yet) books nothing
-        gpus.append(Gpu(index=gpu_index, vendor=device.get("vendor", str, ""), type=device.get("type", str, "cuda"),
-                        name=device.get("name", str, ""),
-                        memory=GpuMemory(total=total, used=memory.count("used", 0),
-                                         allocated=memory.count("allocated", 0))))
+        used, allocated = memory.count("used", 0), memory.count("allocated", 0)
+        try:
+            measured = GpuMemory(total=total, used=used, allocated=allocated)
+        except ValidationError as exc:
+            _refused(memory, exc)
+        vendor, kind, name = device.get("vendor", str, ""), device.get("type", str, "cuda"), device.get("name", str, "")
+        try:
+            gpus.append(Gpu(index=gpu_index, vendor=vendor, type=kind, name=name, memory=measured))
+        except ValidationError as exc:
+            _refused(device, exc)
     reserved = item.child("system_reserved")
-    worker = Worker(name=item.get("name", str), labels=item.mapping("labels", str),
-                    state=item.get("state", str, "not_ready"),
-                    system_reserved=SystemReserved(ram=reserved.count("ram", 0) if reserved else 0,
-                                                   vram=reserved.count("vram", 0) if reserved else 0),
-                    gpus=gpus)
+    ram, vram = (reserved.count("ram", 0), reserved.count("vram", 0)) if reserved else (0, 0)
+    try:
+        system_reserved = SystemReserved(ram=ram, vram=vram)
+    except ValidationError as exc:
+        _refused(reserved or item, exc)
+    name, labels, state = item.get("name", str), item.mapping("labels", str), item.get("state", str, "not_ready")
+    try:
+        worker = Worker(name=name, labels=labels, state=state, system_reserved=system_reserved, gpus=gpus)
+    except ValidationError as exc:
+        _refused(item, exc)
     return item.get("cluster_id", int), worker
 
 
@@ -79,10 +112,13 @@ def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int |
         if worker:
             indexes = place.get("gpu_indexes", list, [])
             for position, gpu in enumerate(indexes):
-                if not isinstance(gpu, int) or isinstance(gpu, bool) or gpu < 0:
+                if type(gpu) is not int or not 0 <= gpu <= INT64_MAX:
                     place.fail(f"gpu_indexes[{position}]", gpu, "an integer >= 0")
-            found.append(Instance(**base, worker=worker, gpu_indexes=indexes,
-                                  claims=_claims(place.child("computed_resource_claim"))))
+            claims = _claims(place.child("computed_resource_claim"))
+            try:
+                found.append(Instance(**base, worker=worker, gpu_indexes=indexes, claims=claims))
+            except ValidationError as exc:
+                _refused(place, exc, _INSTANCE_FIELDS)
     return item.get("cluster_id", int, None), found
 
 
@@ -129,25 +165,32 @@ def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[di
                     [instances_from_api(i, raw, owners) for i, raw in enumerate(instances)], server, version)
 
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster on a large export
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LONG_NUMBER = re.compile(r"[-+]?[0-9][0-9_]*")  # a YAML 1.1 decimal int (the limit is on base 10 only)
 
 
-def _check_aliases(text: str) -> None:
-    """A few kilobytes of YAML aliases can expand to gigabytes once walked: GPUStack's export writes plain
-    documents, so more than a handful of aliases is not an export. Counted on the parser's events, before
-    anything is built."""
+def _check_events(text: str) -> None:
+    """Checked on the parser's events, before anything is built: a few kilobytes of YAML aliases can expand to
+    gigabytes once walked (GPUStack's export writes plain documents, so more than a handful of aliases is not an
+    export), and a plain scalar of more digits than Python turns into an int would stop the load with a
+    ValueError that names nothing."""
     aliases = 0
+    digits = sys.get_int_max_str_digits() or None
     for event in yaml.parse(text, Loader=_FAST_LOADER):
         if isinstance(event, yaml.AliasEvent):
             aliases += 1
             if aliases > MAX_EXPORT_ALIASES:
                 raise ApiError("POST", EXPORT, f"more than {MAX_EXPORT_ALIASES} YAML aliases: not an export")
+        elif digits and isinstance(event, yaml.ScalarEvent) and not event.style and len(event.value) > digits \
+                and _LONG_NUMBER.fullmatch(event.value):
+            raise ApiError("POST", EXPORT, f"line {event.start_mark.line + 1}: a number of {len(event.value):,} "
+                                           "characters, not a number gsg can use")
 
 
 def exported_documents(text: str) -> list[dict]:
     """The deployment documents of POST /v2/models/export; each must be an object with a text name."""
     try:
-        _check_aliases(text)
+        _check_events(text)
         loaded = list(yaml.load_all(text, Loader=_FAST_LOADER))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

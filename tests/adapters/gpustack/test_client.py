@@ -286,11 +286,11 @@ def test_limits_from_the_environment(value, message):
 @respx.mock
 def test_a_server_repeating_the_same_page_forever_is_stopped():
     route = respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
-        "items": [{"id": 1, "name": "a"}], "pagination": {"page": 1, "perPage": 1, "total": 10**9,
-                                                          "totalPage": 10**9}}))
+        "items": [{"id": 1, "name": "a"}], "pagination": {"page": 1, "perPage": 1, "total": 1000,
+                                                          "totalPage": 1000}}))
     with pytest.raises(ApiError) as exc:
         client().models()
-    assert str(exc.value) == ("GET /v2/models: page 2 of 1000000000 holds only items already read: the server's "
+    assert str(exc.value) == ("GET /v2/models: page 2 of 1000 holds only items already read: the server's "
                               "pagination is broken")
     assert route.call_count == 2
 

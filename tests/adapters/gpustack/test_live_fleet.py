@@ -152,3 +152,95 @@ def test_paged_lists_build_every_cluster_worker_and_instance():
     assert sum(len(c.instances) for c in found.clusters) == 20_000
     assert [w.name for w in found.clusters[3].workers[:2]] == ["w000600", "w000601"]
     assert server.requests == 1 + 1 + 2 + 20  # clusters, models, workers and instances in pages of 1000
+
+
+BIG = 10**30  # past 64 bits, well under the digits json can read
+MEMORY = "status.gpu_devices.0.memory"
+
+
+@pytest.mark.parametrize("dotted,value,message", [
+    (f"{MEMORY}.total", BIG, "field 'status.gpu_devices[0].memory.total' is an integer of 31 digits, expected a "
+                             "64-bit integer"),
+    (f"{MEMORY}.total", -BIG, "field 'status.gpu_devices[0].memory.total' is an integer of 31 digits, expected a "
+                              "64-bit integer"),
+    (f"{MEMORY}.total", -1, "field 'status.gpu_devices[0].memory.total' is an integer, expected an integer >= 0"),
+    (f"{MEMORY}.total", float("inf"), "field 'status.gpu_devices[0].memory.total' is an infinite number, expected "
+                                      "an integer"),
+    (f"{MEMORY}.total", float("nan"), "field 'status.gpu_devices[0].memory.total' is NaN, expected an integer"),
+    (f"{MEMORY}.total", 4.8e10, "field 'status.gpu_devices[0].memory.total' is a number, expected an integer"),
+    (f"{MEMORY}.allocated", True, "field 'status.gpu_devices[0].memory.allocated' is a boolean, expected an "
+                                  "integer"),
+    (f"{MEMORY}.allocated", -5, "field 'status.gpu_devices[0].memory.allocated' is an integer, expected an "
+                                "integer >= 0"),
+    ("status.gpu_devices.0.memory", [48], "field 'status.gpu_devices[0].memory' is a list, expected an object"),
+    ("status.gpu_devices", ["A6000"], "field 'status.gpu_devices[0]' is text, expected an object"),
+    (f"{MEMORY}.total", 2**46 + 1, "field 'status.gpu_devices[0].memory.total' is out of range: input should be "
+                                   "less than or equal to 70368744177664"),
+    ("status.gpu_devices.0.index", 1024, "field 'status.gpu_devices[0].index' is out of range: input should be "
+                                         "less than or equal to 1023"),
+    ("system_reserved.ram", 2**62, "field 'system_reserved.ram' is out of range: input should be less than or "
+                                   "equal to 1125899906842624"),
+    ("status.gpu_devices.0.index", -1, "field 'status.gpu_devices[0].index' is an integer, expected an integer "
+                                       ">= 0"),
+    ("status.gpu_devices.0.index", 2**63, "field 'status.gpu_devices[0].index' is an integer of 19 digits, "
+                                          "expected a 64-bit integer"),
+    ("status.gpu_devices.0.name", {"x": 1}, "field 'status.gpu_devices[0].name' is an object, expected text"),
+    ("status.gpu_devices.0.vendor", 3, "field 'status.gpu_devices[0].vendor' is an integer, expected text"),
+    ("status.gpu_devices.0.type", ["cuda"], "field 'status.gpu_devices[0].type' is a list, expected text"),
+    ("system_reserved.ram", -1, "field 'system_reserved.ram' is an integer, expected an integer >= 0"),
+    ("cluster_id", BIG, "field 'cluster_id' is an integer of 31 digits, expected a 64-bit integer"),
+    ("state", 1, "field 'state' is an integer, expected text"),
+    ("labels", {"gpu\x1b[2J": 1}, "field 'labels.gpu?[2J' is an integer, expected text"),
+])
+def test_nested_gpu_and_worker_numbers_are_bounded_and_named(dotted, value, message):
+    with pytest.raises(ApiError) as exc:
+        fleet(workers=[changed(WORKER, dotted, value)])
+    assert str(exc.value) == f"GET /v2/workers: item 0: {message}"
+
+
+@pytest.mark.parametrize("dotted,value", [(f"{MEMORY}.total", 2**46), (f"{MEMORY}.used", 0),
+                                          ("status.gpu_devices.0.index", 1023),
+                                          ("status.gpu_devices.0.index", 0), ("cluster_id", 1)])
+def test_the_bounds_themselves_are_accepted(dotted, value):
+    assert fleet(workers=[changed(WORKER, dotted, value)]).clusters
+
+
+@pytest.mark.parametrize("dotted,value,message", [
+    ("gpu_indexes", [2**64], "field 'gpu_indexes[0]' is an integer of 20 digits, expected an integer >= 0"),
+    ("gpu_indexes", [float("nan")], "field 'gpu_indexes[0]' is NaN, expected an integer >= 0"),
+    ("computed_resource_claim.vram", {"²": 1}, "field 'computed_resource_claim.vram.?' is text, expected a "
+                                              "GPU index as key"),
+    ("computed_resource_claim.vram", {"1" * 12: 1}, "field 'computed_resource_claim.vram.111111111111' is text, "
+                                                   "expected a GPU index as key"),
+    ("computed_resource_claim.vram", {"0": -1}, "field 'computed_resource_claim.vram.0' is an integer, expected an "
+                                               "integer >= 0"),
+    ("computed_resource_claim.vram", {"0": BIG}, "field 'computed_resource_claim.vram.0' is an integer of 31 "
+                                                "digits, expected a 64-bit integer"),
+    ("model_id", BIG, "field 'model_id' is an integer of 31 digits, expected a 64-bit integer"),
+    ("restart_count", -2, "field 'restart_count' is an integer, expected an integer >= 0"),
+])
+def test_instance_numbers_are_bounded_and_named(dotted, value, message):
+    with pytest.raises(ApiError) as exc:
+        fleet(instances=[changed(INSTANCE, dotted, value)])
+    assert str(exc.value) == f"GET /v2/model-instances: item 0: {message}"
+
+
+def test_a_cluster_id_past_64_bits_is_named():
+    with pytest.raises(ApiError) as exc:
+        fleet(clusters=[{"id": BIG, "name": "prod"}])
+    assert str(exc.value) == ("GET /v2/clusters: item 0: field 'id' is an integer of 31 digits, expected a 64-bit "
+                              "integer")
+
+
+@pytest.mark.parametrize("number,line", [("9" * 5000, 2), ("-" + "1_0" * 2200, 3), ("+" + "7" * 4301, 2)])
+def test_an_export_number_python_cannot_read_is_named_by_line(number, line):
+    text = "name: a\n" + ("env: {}\n" if line == 3 else "") + f"replicas: {number}\n"
+    with pytest.raises(ApiError) as exc:
+        exported_documents(text)
+    assert str(exc.value) == (f"POST /v2/models/export: line {line}: a number of {len(number):,} characters, not a "
+                              "number gsg can use")
+
+
+def test_long_export_values_that_are_not_decimal_numbers_load():
+    text = f"name: a\nhex: 0x{'f' * 5000}\nwords: {'ab' * 3000}\nquoted: '{'9' * 5000}'\n"
+    assert exported_documents(text)[0]["quoted"] == "9" * 5000
