@@ -555,7 +555,9 @@ def main(argv: list[str] | None = None) -> int:
         err(f"gsg: error: {exc.format_message()}")
         return EXIT_FAIL
     except GsgError as exc:
-        err(f"gsg: error: {exc}")
+        from gpustack_guard.core.echo import escape
+
+        err(f"gsg: error: {escape(str(exc))}")  # one line, whatever text from a server or a file it quotes
         return EXIT_FAIL
     except KeyboardInterrupt:
         err("gsg: interrupted")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, write_atomic
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
 from gpustack_guard.core.deploy.plan import cluster_name_of
+from gpustack_guard.core.echo import yaml_comment
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
@@ -36,12 +39,12 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
 def owner_comment(found) -> str:
     """The header line that says who owns an exported model, and how to move it into the exporting project."""
     if found.kind == PROJECT_OWNED:
-        return (f"# Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another project, "
-                f"apply there with --take-over-from {found.project}\n")
+        return yaml_comment(f"Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another "
+                            f"project, apply there with --take-over-from {found.project}")
     if found.kind == LEGACY:
-        return (f"# Owner: gsg, legacy marker without a project (spec {found.spec_file}); record a project with "
-                "`gsg apply --claim-legacy`\n")
-    return f"# Owner: {found.describe()}; guard.adopt lets gsg take it over\n"
+        return yaml_comment(f"Owner: gsg, legacy marker without a project (spec {found.spec_file}); record a "
+                            "project with `gsg apply --claim-legacy`")
+    return yaml_comment(f"Owner: {found.describe()}; guard.adopt lets gsg take it over")
 
 
 def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
@@ -76,8 +79,24 @@ def schema_modeline(out_dir: Path) -> str:
     return f"# yaml-language-server: $schema={SCHEMA_ID}\n"
 
 
+STEM_CHARS = 120  # well inside any file system's 255-byte name limit, with room for the suffix below
+
+
 def filename(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "model"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:STEM_CHARS].strip("-.") or "model"
+
+
+def file_names(names: list[str]) -> dict[str, str]:
+    """A file stem per model name, never shared: names that sanitise to one stem, also only by letter case (a
+    case-insensitive file system holds Foo.yaml and foo.yaml as one file), each get a suffix from their exact
+    name, so every model is its own file and the same name gets the same file on every export."""
+    stems = {name: filename(name) for name in names}
+    taken: dict[str, int] = {}
+    for stem in stems.values():
+        taken[stem.lower()] = taken.get(stem.lower(), 0) + 1
+    return {name: stem if taken[stem.lower()] == 1 else
+            f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+            for name, stem in stems.items()}
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,12 @@ def run(opts: ExportOptions) -> int:
     target = Path(out_dir)
     modeline = schema_modeline(target)
     planned = []
+    model_names = [doc["name"] for doc in docs]
+    twice = sorted(n for n, count in Counter(model_names).items() if count > 1)
+    if twice:
+        raise GsgError(f"the server lists models of one name more than once ({', '.join(map(repr, twice[:3]))}): "
+                       "export would write one over the other; nothing written")
+    stems = file_names(model_names)
     for doc in docs:
         found = owners.get(doc["name"], Owner(UNMANAGED))
         cleaned = clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED)
@@ -116,8 +141,8 @@ def run(opts: ExportOptions) -> int:
             err(f"gsg: {doc['name']}: secret backend argument values written as {MASK}: move them to env "
                 "(a ${NAME} reference) or export with --show-secrets")
         text = yaml.safe_dump(cleaned, sort_keys=False, allow_unicode=True)
-        path = target / f"{filename(doc['name'])}.yaml"
-        origin = f"# Exported by gsg from {client.base_url} (GPUStack {connection.version})\n"
+        path = target / f"{stems[doc['name']]}.yaml"
+        origin = yaml_comment(f"Exported by gsg from {client.base_url} (GPUStack {connection.version})")
         header = modeline + origin + owner_comment(found)
         planned.append((path, header + text))
         note(f"gsg: {doc['name']}: {found.describe()}")
@@ -125,8 +150,10 @@ def run(opts: ExportOptions) -> int:
     if clashes and not force:
         raise GsgError(f"would overwrite {len(clashes)} changed file(s) ({', '.join(clashes[:3])}); "
                        "pass --force to replace them")
+    written = set()
     for path, text in planned:
         write_atomic(str(path), text)
-    note(f"gsg: exported {len(planned)} deployment(s) to {out_dir}"
+        written.add(path)
+    note(f"gsg: exported {len(written)} deployment(s) to {out_dir}"
         + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
     return EXIT_OK

@@ -28,6 +28,22 @@ def _escape_char(match: re.Match) -> str:
                                        unicodedata.category(char) == "Cc" else f"\\u{ord(char):04x}")
 
 
+# The same characters less newline and tab, which gsg's own output is made of.
+_UNSAFE_ON_SCREEN = re.compile(_UNSAFE.pattern.replace("\x00-\x1f", "\x00-\x08\x0b-\x1f"))
+
+
+def _json_safe_escape(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def screen_safe(text: str) -> str:
+    """The last line of defence before a terminal or a CI log (every output sink): whatever reached a report
+    from a server, a log or a spec, no escape sequence, carriage return or bidi control is written raw. Newlines
+    and tabs stay. The escape is `\\uXXXX`, which is also what JSON means by it, so JSON on stdout stays valid and
+    equal to itself."""
+    return _UNSAFE_ON_SCREEN.sub(_json_safe_escape, text) if _UNSAFE_ON_SCREEN.search(text) else text
+
+
 def escape(text: str) -> str:
     """`text` with every control, format and non-ASCII space character written as an escape (\\n, \\x00,
     \\u200b, \\u202e, \\u00a0)."""
@@ -63,3 +79,9 @@ def recut(text: str, limit: int = VALUE_CHARS) -> str:
 def spec_name(name: str) -> str:
     """A spec's name as findings and per-spec reports show it."""
     return message(name, NAME_CHARS)
+
+
+def yaml_comment(text: str) -> str:
+    """One YAML comment line holding `text`: whatever a server put in it (a version with a newline, a meta value
+    with YAML lines), it stays inside the comment, never a key of the file."""
+    return "# " + escape(text) + "\n"

@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpustack_guard.core.echo import screen_safe
 from gpustack_guard.core.secrets import is_secret_key, is_secret_value, scrub
 
 _extra_secrets: list[str] = []
@@ -37,12 +38,12 @@ def known_secrets(reveal: bool = False) -> list[str]:
 
 
 def out(text: str, secrets: list[str] | None = None, *, reveal: bool = False) -> None:
-    sys.stdout.write(scrub(text, known_secrets(reveal) + (secrets or [])))
+    sys.stdout.write(screen_safe(scrub(text, known_secrets(reveal) + (secrets or []))))
     sys.stdout.flush()
 
 
 def err(text: str, secrets: list[str] | None = None) -> None:
-    sys.stderr.write(scrub(text, known_secrets() + (secrets or [])).rstrip("\n") + "\n")
+    sys.stderr.write(screen_safe(scrub(text, known_secrets() + (secrets or []))).rstrip("\n") + "\n")
     sys.stderr.flush()
 
 
