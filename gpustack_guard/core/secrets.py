@@ -147,8 +147,83 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
     return [v for v in found if v]
 
 
+PREFIX_CHARS = 12  # a proxy that echoes a secret cut short still shows this much of it: masked as well
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _percent_encoded(value: str, space: str = "%20") -> str:
+    """RFC 3986 percent-encoding of every byte but the unreserved ones (the query form writes space as '+')."""
+    return "".join(chr(b) if b in _UNRESERVED else space if b == 0x20 else f"%{b:02X}"
+                   for b in value.encode("utf-8", "replace"))
+
+
+def _forms(value: str) -> set[str]:
+    """The shapes a secret takes when something echoes it back: as is, JSON-escaped, URL-encoded, base64 (HTTP
+    Basic auth of `user:password`), and a long prefix (an echo cut at a length limit)."""
+    import base64
+    import json as _json
+
+    forms = {value, _json.dumps(value)[1:-1], _percent_encoded(value), _percent_encoded(value, "+"),
+             base64.b64encode(value.encode("utf-8", "replace")).decode("ascii").rstrip("=")}
+    if len(value) >= PREFIX_CHARS + 4:
+        forms.add(value[:PREFIX_CHARS])
+    return forms
+
+
+@lru_cache(maxsize=64)
+def _replacements(secrets: frozenset[str]) -> tuple[str, ...]:
+    found = {form for v in secrets if v and len(v) >= 4 for form in _forms(v) if len(form) >= 4}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
 def scrub(text: str, secrets: list[str]) -> str:
-    """Remove known secret values from any text before it is printed (defence in depth)."""
-    for value in sorted({v for v in secrets if v and len(v) >= 4}, key=len, reverse=True):
-        text = text.replace(value, MASK)
+    """Remove known secret values, in every shape an echo gives them, from any text before it is printed or
+    written (defence in depth)."""
+    for value in _replacements(frozenset(secrets)):
+        if value in text:
+            text = text.replace(value, MASK)
     return text
+
+
+# Query parameters whose value is a credential: signed URLs (S3, GCS, Azure SAS), token-in-URL endpoints.
+_QUERY_SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "pass", "auth", "sig", "signature",
+                       "credential", "session", "code", "jwt", "bearer")
+
+
+def _query_name_is_secret(name: str) -> bool:
+    words = re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])", name.lower())
+    joined = name.lower().replace("-", "").replace("_", "")
+    return any(w in _QUERY_SECRET_WORDS for w in words) or joined in ("apikey", "accesstoken", "xamzsignature",
+                                                                       "xamzcredential", "xamzsecuritytoken", "sv")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The parts of a URL that are credentials: user info (user and password) and the values of token-like query
+    parameters. Output sinks scrub them wherever they appear; `masked_url` shows the URL without them."""
+    found: list[str] = []
+    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*)@", url)
+    if match:
+        found += [part for part in re.split(r"[:]", match.group(1), maxsplit=1) if part]
+        found.append(match.group(1))
+    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if value and _query_name_is_secret(name):
+            found.append(value)
+    return [f for f in found if len(f) >= 1]
+
+
+def masked_url(url: str) -> str:
+    """The URL as it may be printed or written: user info and token-like query values replaced by the mask."""
+    text = re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@", lambda m: m.group(1) + MASK + "@", url)
+    if "?" not in text:
+        return text
+    base, rest = text.split("?", 1)
+    query, hash_mark, fragment = rest.partition("#")
+    pairs = []
+    for pair in query.split("&"):
+        name, equals, value = pair.partition("=")
+        pairs.append(f"{name}={MASK}" if value and _query_name_is_secret(name) else pair)
+    return base + "?" + "&".join(pairs) + hash_mark + fragment
