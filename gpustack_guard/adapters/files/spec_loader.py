@@ -65,7 +65,8 @@ def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[Pa
     for folder, dirs, names in os.walk(root, onerror=listing_failed):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != OVERLAYS_FOLDER)
         found.extend(os.path.join(folder, n) for n in names
-                     if n.endswith(SPEC_SUFFIXES) and not n.startswith(".") and n not in PROJECT_FILES)
+                     if n.lower().endswith(SPEC_SUFFIXES) and not n.startswith(".")
+                     and n.lower() not in PROJECT_FILES)  # any letter case: Specs.YAML is a spec too
     return [Path(f) for f in sorted(found)]
 
 
@@ -79,7 +80,7 @@ def spec_files(paths: list[str], *, allow_empty: bool = False,
         if path.is_dir():
             files.extend(_walk(raw, unreadable))
         elif path.is_file() or os.path.islink(raw):
-            if path.name not in PROJECT_FILES:
+            if path.name.lower() not in PROJECT_FILES:
                 files.append(path)
         else:
             raise GsgError("no such file or directory", where=raw)

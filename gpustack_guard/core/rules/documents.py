@@ -3,6 +3,7 @@ loader, the spec check or rendering, which stop at them; GSG005 and GSG016 also 
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from typing import TYPE_CHECKING, Iterator
 
@@ -78,18 +79,41 @@ def _unique_names(results: Results) -> Iterator[Finding]:
     for ev in results.evaluations:
         cluster = ev.cluster.name if ev.cluster else ev.rendered.spec.cluster_name
         seen[(cluster, ev.rendered.name)].append(ev)
+    looks: dict[tuple, tuple[str, Evaluation]] = {}
     for (cluster, name), group in seen.items():
         first = group[0].rendered.doc
         for ev in group[1:]:
             yield finding(DUPLICATE_NAME, ev.rendered.doc.at("name"),
                           f"model name '{echo.value(name)}' is already declared at {first.at('name')}"
                           + (f" for cluster '{cluster}'" if cluster else ""), spec=name, fix="rename one of them")
+        other = looks.setdefault((cluster, name_skeleton(name)), (name, group[0]))
+        if other[0] != name:
+            yield finding(DUPLICATE_NAME, first.at("name"),
+                          f"model name '{echo.value(name)}' looks the same as '{echo.value(other[0])}' declared at "
+                          f"{other[1].rendered.doc.at('name')} (letter case, compatibility forms or look-alike "
+                          "letters): a person cannot tell which one they call", spec=name,
+                          fix="rename one of them so that the two differ visibly")
+
+
+# Letters that look like Latin ones in common fonts (Cyrillic, Greek): a name mixing them is a confusable.
+_LOOKALIKES = str.maketrans("асеорхуіјѕԁһкмтвнАВСЕНІЈКМОРЅТХУαοικνρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+                            "aceopxyijsdhkmtbhABCEHIJKMOPSTXYaoikvptuxABEZHIKMNOPTYX")
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for telling confusable names apart (a reduced form of Unicode's UTS #39
+    skeleton): compatibility forms folded (NFKC), case folded, Cyrillic and Greek look-alikes mapped to Latin,
+    invisible format characters dropped."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 
 
 DUPLICATE_NAME = Rule(
     "GSG005", "duplicate-name", "Two specs declare the same model name in one cluster.",
     what="Two spec documents with the same `name` for the same cluster (documents apply in wave, then file order; "
-         "the later one is reported).",
+         "the later one is reported), or with names that only look the same: they differ in letter case, in "
+         "compatibility forms (fullwidth letters), in Cyrillic or Greek look-alike letters or in invisible "
+         "characters.",
     why="GPUStack keys models by name: the second apply overwrites the first deployment instead of adding one.",
     example="name: twin\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\n---\nname: twin\n"
             "huggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct",

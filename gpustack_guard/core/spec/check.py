@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
@@ -174,6 +175,7 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
         return doc, found + _pydantic_findings(doc, error)
     found.extend(_check_source(doc, spec))
     found.extend(_check_env(doc, spec))
+    found.extend(_check_name(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
     if any(f.severity == F.Severity.ERROR for f in found):
         return doc, found
@@ -259,6 +261,23 @@ def _check_env(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
                 spec=spec.name,
                 fix="remove the character (the value is not shown: it may be a secret)"))
     return found
+
+
+def _check_name(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    """A model name is a route, a URL path and a key a person types: no control or invisible format character
+    (NUL, line breaks, bidi overrides, zero-width joiners), no space around it."""
+    name = spec.name
+    if name != name.strip():
+        return [F.finding(D.SCHEMA, doc.at("name"), f"model name '{echo.value(name)}' has a space before or after "
+                          "it: GPUStack keeps it, and every client must then type it exactly", spec=name,
+                          fix=f"write 'name: {echo.value(name.strip())}'")]
+    bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")), None)
+    if bad is None:
+        return []
+    return [F.finding(D.SCHEMA, doc.at("name"), f"model name '{echo.value(name)}' holds U+{ord(bad):04X} "
+                      f"({unicodedata.name(bad, 'a control character')}), which displays as nothing or reorders "
+                      "the text around it: two names that look alike would be different models", spec=name,
+                      fix="retype the name in visible characters")]
 
 
 def _env_name_fix(name: str) -> str | None:
