@@ -26,9 +26,14 @@ class ValidateOptions:
 
 
 def run(opts: ValidateOptions) -> int:
-    if opts.fleet is None:
+    if opts.fleet is None or opts.connection.context:
+        # a context named beside --fleet is still read (an unknown one is an error, its overlay applies); the
+        # snapshot given on the command line is the fleet, and the run says so when the context names another
         fleet_file, _, overlay = wiring.context_defaults(opts.connection)
-        opts = replace(opts, fleet=fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
+        if opts.fleet is not None and fleet_file and fleet_file != opts.fleet:
+            note(f"gsg: validating against --fleet {opts.fleet}, not context '{opts.connection.context}''s "
+                 f"fleet {fleet_file}")
+        opts = replace(opts, fleet=opts.fleet or fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
     has_server = bool(opts.connection.server or opts.connection.context)

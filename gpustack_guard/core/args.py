@@ -125,8 +125,11 @@ def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
     while i < len(items):
         item = items[i].strip()
         if not item:
-            i += 1
-            continue
+            # the worker passes it on as an argv element of its own: the engine's parser reads a positional value
+            raise ArgError("an empty argument: the engine reads it as a positional value and refuses to start", i)
+        if item in ("-", "--"):
+            raise ArgError(f"'{item}' alone is not a flag ('--' ends the options: what follows would reach the "
+                           "engine as positional values)", i)
         if not _is_flag(item):
             raise ArgError(f"'{item}' is a value that follows no flag", i)
         if "=" in item:

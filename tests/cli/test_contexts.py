@@ -172,3 +172,20 @@ def test_bad_contexts_files_are_one_line_errors(gsg, tmp_path, monkeypatch, body
 def test_unknown_context_names_the_known_ones(gsg, two_servers):
     result = gsg("plan", str(REPO / "specs"), "--context", "qa")
     assert result.code == 1 and "no context 'qa' (known: prod, staging)" in result.err
+
+
+def test_validate_with_a_context_and_a_fleet_reads_the_context_and_says_which_fleet(gsg, two_servers, tree,
+                                                                                     tmp_path):
+    """--context beside --fleet is never ignored: an unknown one is an error, the context's overlay applies, and
+    the run names the fleet it used when the context names another."""
+    prod, _ = two_servers
+    (tree / "overlays" / "prod" / "llama-8b.yaml").write_text("name: llama-8b\nguard: {vars: {max_num_seqs: 900}}\n")
+    other = tmp_path / "other-fleet.yaml"
+    shutil.copy(FLEET, other)
+    result = gsg("validate", "specs", "--context", "prod", "--fleet", str(other), "-o", "json")
+    assert result.code == 0 and not prod.log
+    assert f"gsg: validating against --fleet {other}, not context 'prod''s fleet {FLEET}" in result.err
+    warned = [f["spec"] for f in json.loads(result.out)["findings"] if f["rule_id"] == "GSG033"]
+    assert warned == ["llama-70b", "llama-8b"]  # the context's overlay applied
+    unknown = gsg("validate", "specs", "--context", "qa", "--fleet", str(other))
+    assert unknown.code == 1 and "no context 'qa' (known: prod, staging)" in unknown.err

@@ -56,3 +56,16 @@ def test_numbers_compare_as_the_engine_reads_them():
     _, conflicts = A.merge(parse(["--max-model-len=16384"]), [], parse(["--max-model-len", "16K"]), "vllm")
     assert conflicts == []
     assert A.duplicates(parse(["--max-model-len=16384", "--max-model-len=16K"]), "vllm") == []
+
+
+@pytest.mark.parametrize("params,says", [
+    (["--enable-prefix-caching", ""], "an empty argument"),
+    (["  ", "--enable-prefix-caching"], "an empty argument"),
+    (["--", "--max-model-len=8192"], "'--' alone is not a flag"),
+    (["-"], "'-' alone is not a flag"),
+])
+def test_empty_and_bare_dash_arguments_are_refused(params, says):
+    from gpustack_guard.core import args as A
+
+    with pytest.raises(A.ArgError, match=says):
+        A.parse(params, "vllm")
