@@ -35,6 +35,9 @@ def run(opts: ValidateOptions) -> int:
                  f"fleet {fleet_file}")
         opts = replace(opts, fleet=opts.fleet or fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
+    from gpustack_guard.adapters.files.project_file import find_identity
+
+    find_identity(specs, opts.sources.project)  # the project file apply will read: checked here, in CI, first
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
     has_server = bool(opts.connection.server or opts.connection.context)
     needs_server = has_server and (not opts.fleet or opts.server_check)

@@ -4,7 +4,7 @@ import re
 import time
 
 import pytest
-from support import FLEET
+from support import FLEET, REPO
 
 
 def one_line_error(result, pattern):
@@ -187,3 +187,17 @@ def test_a_command_typo_is_told_the_nearest_command(gsg):
     result = gsg("valdate")
     assert result.code == 1 and "No such command 'valdate'" in result.out + result.err
     assert "Did you mean 'validate'?" in result.out + result.err, result.out + result.err
+
+
+@pytest.mark.parametrize("body,says", [
+    ("project: p\nbogus: 1\n", "gsg.yaml:2:1: unknown field 'bogus' (a project file holds only `project:`)"),
+    ("project: [1, 2]\n", "gsg.yaml:1:10: project name '[1, 2]' is not valid"),
+    ("other: x\n", "gsg.yaml:1:1: unknown field 'other'"),
+])
+def test_validate_checks_the_project_file_apply_will_read(gsg, tmp_path, body, says):
+    import shutil
+
+    shutil.copytree(REPO / "specs", tmp_path / "specs")
+    (tmp_path / "specs" / "gsg.yaml").write_text(body)
+    result = gsg("validate", "specs", "--fleet", str(FLEET), cwd=tmp_path)
+    assert result.code == 1 and result.err.startswith("gsg: error: specs/") and says in result.err, result.err
