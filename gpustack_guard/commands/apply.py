@@ -11,6 +11,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, out
 from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
 from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.reporters.plan_output import render_text
 
@@ -106,7 +107,7 @@ def run(opts: ApplyOptions) -> int:
         return EXIT_FAIL
     applier = Applier(connection.client, state.cluster_ids, restart=opts.restart, wait=opts.wait,
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
-                      progress=lambda m: note(f"gsg: {m}", secrets), expected=expected)
+                      progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected)
     outcome = applier.run(changes)
     (out if outcome.ok else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL

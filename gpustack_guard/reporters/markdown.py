@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.units import gib
 from gpustack_guard.reporters.links import line_link
 
@@ -10,6 +13,14 @@ ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def untrusted_cell(text: object) -> str:
+    """Text gsg did not write (a server's model name, state message, owner) in a markdown table cell: one
+    escaped line, no HTML (a `</details>` or `<img>` stays text), no link syntax, no column break. gsg's own
+    backtick code spans in the same text keep working."""
+    shown = html.escape(untrusted(text), quote=False)
+    return shown.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
 
 
 def findings_table(findings) -> list[str]:
