@@ -43,7 +43,8 @@ def breakdown_table(evaluations) -> list[str]:
              "| KV tokens | Max len | Verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ev in rows:
         e = ev.estimate
-        gpus = ", ".join(g.id for g in ev.placement.replicas[0]) if ev.placement else ""
+        # GPU ids hold the server's worker names
+        gpus = untrusted_cell(", ".join(g.id for g in ev.placement.replicas[0])) if ev.placement else ""
         lines.append(f"| {ev.rendered.name} | {gpus} | {gib(e.requested)} | {gib(e.weights)} | {gib(e.activation)} "
                      f"| {gib(e.non_torch)} | {gib(e.cuda_graphs)} | {gib(e.kv_cache)} | {gib(e.headroom)} "
                      f"| {e.kv_capacity_tokens:,} | {e.max_model_len:,} | {e.verdict} |")

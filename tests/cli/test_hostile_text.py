@@ -165,7 +165,7 @@ def incompatible(fake, monkeypatch):
 
 
 @pytest.mark.parametrize("output", ["text", "json", "github", "sarif", "junit", "markdown", "gitlab", "html"])
-def test_validate_server_check_escapes_server_messages(gsg, incompatible, specs, output):
+def test_validate_server_check_escapes_server_messages(gsg, hostile, incompatible, specs, output):
     result = gsg("validate", str(specs), "--server-check", "-o", output)
     if output != "html":  # the memory picture shows findings per GPU only
         assert "GSG050" in result.out, result.out[:500]
