@@ -100,12 +100,10 @@ def write_all_atomic(files: list[tuple[str, str]]) -> None:
             staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(written_form(text))
-        while staged:
-            tmp, path = staged[0]
+        for tmp, path in staged:
             os.replace(tmp, path)
-            staged.pop(0)
     except BaseException:
-        for tmp, _ in staged:
+        for tmp, _ in staged:  # those already renamed no longer exist
             if os.path.exists(tmp):
                 os.unlink(tmp)
         raise
