@@ -530,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tune_collector()
     from gpustack_guard.adapters.files.output import err, interrupt_told, new_run
+    from gpustack_guard.core.echo import escape, untrusted
 
     new_run()
     signals = _Interrupts()
@@ -549,15 +550,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except click_exceptions.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
-        err(f"gsg: usage error: {exc.format_message()}{hint}")
+        err(f"gsg: usage error: {escape(exc.format_message())}{hint}")
         return EXIT_FAIL
     except click_exceptions.ClickException as exc:
-        err(f"gsg: error: {exc.format_message()}")
+        err(f"gsg: error: {escape(exc.format_message())}")
         return EXIT_FAIL
-    except GsgError as exc:
-        from gpustack_guard.core.echo import escape
-
-        err(f"gsg: error: {escape(str(exc))}")  # one line, whatever text from a server or a file it quotes
+    except GsgError as exc:  # one line, whatever a server's text in it holds (newlines are written as \n)
+        err(f"gsg: error: {escape(str(exc))}")
         return EXIT_FAIL
     except KeyboardInterrupt:
         err("gsg: interrupted")
@@ -569,7 +568,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if os.environ.get("GSG_DEBUG"):
             traceback.print_exc()
-        err(f"gsg: internal error: {type(exc).__name__}: {exc} (set GSG_DEBUG=1 for a traceback; please report)")
+        err(f"gsg: internal error: {type(exc).__name__}: {untrusted(str(exc))} (set GSG_DEBUG=1 for a traceback; "
+            "please report)")
         return EXIT_INTERNAL
     finally:
         signals.restore()

@@ -113,7 +113,7 @@ def make_evaluate(fleet: Fleet, offline: bool):
 
 
 def emit_specs(advice: Advice, directory: str) -> list[str]:
-    import yaml
+    from gpustack_guard.adapters.files.yaml_dump import comment, dump
 
     if advice.chosen is None:
         raise GsgError("nothing to emit: the target does not fit (see the advice above)", where=directory)
@@ -121,9 +121,9 @@ def emit_specs(advice: Advice, directory: str) -> list[str]:
     for sizing in advice.chosen.deployments:
         path = Path(directory) / f"{sizing.name}.yaml"
         header = ("# yaml-language-server: $schema=https://gpustack-guard.dev/schema/spec-v1.json\n"
-                  f"# Written by `gsg advise` for workload(s) {', '.join(w.name for w in sizing.workloads)} "
-                  f"({advice.decision}); `gsg validate` passes it unchanged.\n")
-        write_atomic(str(path), header + yaml.safe_dump(sizing.chosen.document, sort_keys=False, width=120))
+                  + comment(f"Written by `gsg advise` for workload(s) {', '.join(w.name for w in sizing.workloads)} "
+                            f"({advice.decision}); `gsg validate` passes it unchanged."))
+        write_atomic(str(path), header + dump(sizing.chosen.document, width=120, allow_unicode=False))
         written.append(str(path))
     return written
 

@@ -11,6 +11,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, interrupted, note, out
 from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
 from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.reporters.plan_output import render_text
 
@@ -106,7 +107,7 @@ def run(opts: ApplyOptions) -> int:
         return EXIT_FAIL
     applier = Applier(connection.client, state.cluster_ids, restart=opts.restart, wait=opts.wait,
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
-                      progress=lambda m: note(f"gsg: {m}", secrets), expected=expected,
+                      progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
     outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)

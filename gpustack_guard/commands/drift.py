@@ -9,9 +9,11 @@ from dataclasses import dataclass, replace
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
 from gpustack_guard.core.deploy.drift import drift_report, has_drift
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.reporters import ChangeFormat, json_head
 from gpustack_guard.reporters.drift_output import DRIFT_FORMAT_VERSION, render_json, render_markdown, render_text
+from gpustack_guard.reporters.markdown import untrusted_cell
 
 RENDERERS = {ChangeFormat.TEXT: render_text, ChangeFormat.JSON: render_json, ChangeFormat.MARKDOWN: render_markdown}
 
@@ -60,7 +62,7 @@ def _all_contexts(opts: DriftOptions) -> int:
             results.append((name, report, None))
             secrets += found
         except GsgError as exc:
-            err(f"gsg: context {name}: error: {exc}")
+            err(f"gsg: context {name}: error: {untrusted(str(exc))}")
             results.append((name, None, str(exc)))
     out(_render_all(results, contexts, opts.output), secrets)
     if any(error for _, _, error in results):
@@ -80,8 +82,9 @@ def _render_all(results, contexts, output: ChangeFormat) -> str:
         server = contexts.contexts[name].server
         if output is ChangeFormat.MARKDOWN:
             body = render_markdown(report).replace("## gsg drift", f"## gsg drift: {name}", 1) if report \
-                else f"## gsg drift: {name}\n\n**Error:** {error}\n"
+                else f"## gsg drift: {name}\n\n**Error:** {untrusted_cell(error)}\n"
         else:
-            body = f"== context {name} ({server}) ==\n" + (render_text(report) if report else f"error: {error}\n")
+            body = f"== context {name} ({server}) ==\n" + (render_text(report) if report
+                                                             else f"error: {untrusted(error)}\n")
         parts.append(body)
     return "\n".join(parts)

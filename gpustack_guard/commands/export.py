@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections import Counter
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, note, write_atomic
+from gpustack_guard.adapters.files.output import err, note, write_all_atomic, written_form
+from gpustack_guard.adapters.files.yaml_dump import comment, dump
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
 from gpustack_guard.core.deploy.plan import cluster_name_of
-from gpustack_guard.core.echo import yaml_comment
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
@@ -37,14 +37,15 @@ def documents_from_models(models: list[dict], cluster_names: dict[int, str]) -> 
 
 
 def owner_comment(found) -> str:
-    """The header line that says who owns an exported model, and how to move it into the exporting project."""
+    """The header line that says who owns an exported model, and how to move it into the exporting project.
+    Project, spec path and managed-by come from the model's meta (the server's words): one escaped line."""
     if found.kind == PROJECT_OWNED:
-        return yaml_comment(f"Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another "
-                            f"project, apply there with --take-over-from {found.project}")
+        return comment(f"Owner: gsg project '{found.project}' (spec {found.spec_file}); to move it to another "
+                       f"project, apply there with --take-over-from {found.project}")
     if found.kind == LEGACY:
-        return yaml_comment(f"Owner: gsg, legacy marker without a project (spec {found.spec_file}); record a "
-                            "project with `gsg apply --claim-legacy`")
-    return yaml_comment(f"Owner: {found.describe()}; guard.adopt lets gsg take it over")
+        return comment(f"Owner: gsg, legacy marker without a project (spec {found.spec_file}); record a project "
+                       "with `gsg apply --claim-legacy`")
+    return comment(f"Owner: {found.describe()}; guard.adopt lets gsg take it over")
 
 
 def clean(doc: dict, *, show_secrets: bool, owned: bool) -> dict:
@@ -79,24 +80,50 @@ def schema_modeline(out_dir: Path) -> str:
     return f"# yaml-language-server: $schema={SCHEMA_ID}\n"
 
 
-STEM_CHARS = 120  # well inside any file system's 255-byte name limit, with room for the suffix below
+# Every common file system allows 255 bytes per file name; a stem keeps room for "-" + a digest + ".yaml".
+FILE_NAME_BYTES = 255
+DIGEST_CHARS = 12
+STEM_CHARS = FILE_NAME_BYTES - len(".yaml") - 1 - DIGEST_CHARS - 37  # 200: room to spare for a temp prefix
+# Windows refuses these as a file's name before its first dot, whatever the case or extension.
+RESERVED_STEMS = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),
+                            *(f"lpt{n}" for n in range(10))})
 
 
 def filename(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:STEM_CHARS].strip("-.") or "model"
+    """A model name as a portable file stem: accents folded (é and e + combining accent both give e), every
+    run of anything but ASCII letters, digits, '.', '_' and '-' one '-', no leading or trailing '-' or '.'
+    (so never '..' or a hidden file), never a reserved Windows name, at most STEM_CHARS characters."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", folded).strip("-.")[:STEM_CHARS].rstrip("-.") or "model"
+    if stem.split(".")[0].lower() in RESERVED_STEMS:
+        stem = f"model-{stem}"[:STEM_CHARS]
+    return stem
 
 
 def file_names(names: list[str]) -> dict[str, str]:
-    """A file stem per model name, never shared: names that sanitise to one stem, also only by letter case (a
-    case-insensitive file system holds Foo.yaml and foo.yaml as one file), each get a suffix from their exact
-    name, so every model is its own file and the same name gets the same file on every export."""
+    """Model name -> file name, collision-free on a case-insensitive file system: names whose stems differ only
+    in case (Foo, foo), that fold to one stem (café, cafe, caf?) or were cut to one stem all get a digest of
+    their exact name appended, so the result does not depend on the order the server lists them in. Two
+    models the names of which still map to one file (the same name twice, or a name crafted to look like
+    another's digest form) are refused: writing one over the other would lose a deployment."""
     stems = {name: filename(name) for name in names}
-    taken: dict[str, int] = {}
+    users: dict[str, int] = {}
     for stem in stems.values():
-        taken[stem.lower()] = taken.get(stem.lower(), 0) + 1
-    return {name: stem if taken[stem.lower()] == 1 else
-            f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
-            for name, stem in stems.items()}
+        users[stem.casefold()] = users.get(stem.casefold(), 0) + 1
+    chosen = {}
+    for name, stem in stems.items():
+        if users[stem.casefold()] > 1:
+            stem = f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:DIGEST_CHARS]}"
+        chosen[name] = f"{stem}.yaml"
+    by_file: dict[str, list[str]] = {}
+    for name in names:
+        by_file.setdefault(chosen[name].casefold(), []).append(name)
+    clashes = [group for group in by_file.values() if len(group) > 1]
+    if clashes:
+        shown = "; ".join(" and ".join(f"'{untrusted(n, 80)}'" for n in group[:3]) for group in clashes[:3])
+        raise GsgError(f"{sum(len(g) for g in clashes)} model(s) map to the same file name ({shown}); nothing "
+                       "written (export them one cluster at a time, or rename one)")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -126,34 +153,44 @@ def run(opts: ExportOptions) -> int:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}
     target = Path(out_dir)
+    if target.exists() and not target.is_dir():
+        raise GsgError("--out must be a folder", where=out_dir)
     modeline = schema_modeline(target)
+    names = file_names([doc["name"] for doc in docs])
     planned = []
-    model_names = [doc["name"] for doc in docs]
-    twice = sorted(n for n, count in Counter(model_names).items() if count > 1)
-    if twice:
-        raise GsgError(f"the server lists models of one name more than once ({', '.join(map(repr, twice[:3]))}): "
-                       "export would write one over the other; nothing written")
-    stems = file_names(model_names)
     for doc in docs:
         found = owners.get(doc["name"], Owner(UNMANAGED))
+        shown = untrusted(doc["name"], 256)
         cleaned = clean(doc, show_secrets=show_secrets, owned=found.kind != UNMANAGED)
         if cleaned.get("backend_parameters") != doc.get("backend_parameters") and "backend_parameters" in cleaned:
-            err(f"gsg: {doc['name']}: secret backend argument values written as {MASK}: move them to env "
+            err(f"gsg: {shown}: secret backend argument values written as {MASK}: move them to env "
                 "(a ${NAME} reference) or export with --show-secrets")
-        text = yaml.safe_dump(cleaned, sort_keys=False, allow_unicode=True)
-        path = target / f"{stems[doc['name']]}.yaml"
-        origin = yaml_comment(f"Exported by gsg from {client.base_url} (GPUStack {connection.version})")
+        # Server text is data: the document through the serializer, the server's version in an escaped comment.
+        origin = comment(f"Exported by gsg from {client.base_url} (GPUStack {connection.version})")
         header = modeline + origin + owner_comment(found)
-        planned.append((path, header + text))
-        note(f"gsg: {doc['name']}: {found.describe()}")
-    clashes = [str(p) for p, text in planned if p.exists() and p.read_text() != text]
-    if clashes and not force:
-        raise GsgError(f"would overwrite {len(clashes)} changed file(s) ({', '.join(clashes[:3])}); "
+        planned.append((target / names[doc["name"]], written_form(header + dump(cleaned))))
+        note(f"gsg: {shown}: {untrusted(found.describe())} -> {names[doc['name']]}")
+    changed = [(path, text) for path, text in planned if _differs(path, text)]
+    replaced = [str(path) for path, _ in changed if os.path.lexists(path)]
+    if replaced and not force:
+        raise GsgError(f"would overwrite {len(replaced)} changed file(s) ({', '.join(replaced[:3])}); "
                        "pass --force to replace them")
-    written = set()
-    for path, text in planned:
-        write_atomic(str(path), text)
-        written.add(path)
-    note(f"gsg: exported {len(written)} deployment(s) to {out_dir}"
-        + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
+    write_all_atomic([(str(path), text) for path, text in changed])
+    unchanged = len(planned) - len(changed)
+    note(f"gsg: exported {len(planned)} deployment(s) to {out_dir}: {len(changed)} file(s) written"
+         + (f", {unchanged} unchanged" if unchanged else "")
+         + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
     return EXIT_OK
+
+
+def _differs(path: Path, text: str) -> bool:
+    """Whether writing `text` to `path` changes anything. Only a regular file is read (and only one of the
+    right size): a folder, FIFO or device of that name is refused, never opened."""
+    if not os.path.lexists(path):
+        return True
+    if path.is_symlink() or not path.is_file():
+        raise GsgError("exists and is not a regular file; refusing to replace it", where=str(path))
+    data = text.encode("utf-8")
+    if path.stat().st_size != len(data):
+        return True
+    return path.read_bytes() != data

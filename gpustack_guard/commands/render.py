@@ -7,11 +7,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, out, write_atomic
+from gpustack_guard.adapters.files.output import err, out, write_atomic, written_form
 from gpustack_guard.adapters.files.spec_loader import load_specs
+from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import Report, render_all
@@ -44,7 +43,7 @@ def run(opts: RenderOptions) -> int:
     if opts.output is DocumentFormat.JSON:
         body = json.dumps(documents, indent=2) + "\n"
     else:  # each document under a comment saying where its arguments come from (the worker's included)
-        body = "---\n".join(origin_comment(r) + yaml.safe_dump(d, sort_keys=False, allow_unicode=True)
+        body = "---\n".join(origin_comment(r) + dump(d)
                              for r, d in zip(rendered, documents, strict=True))
     if opts.out_file:
         return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
@@ -57,7 +56,7 @@ def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")
     current = Path(path).read_text() if Path(path).is_file() else None
     if check:
-        if current != body:
+        if current != written_form(body):
             err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")
             return EXIT_FAIL
         return EXIT_OK

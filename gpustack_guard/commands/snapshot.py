@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import dump_fleet
 from gpustack_guard.adapters.files.output import note, write_atomic
-from gpustack_guard.core.echo import yaml_comment
+from gpustack_guard.adapters.files.yaml_dump import comment
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 
 
@@ -26,9 +26,10 @@ def run(opts: SnapshotOptions) -> int:
         if not chosen:
             raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(c.name for c in fleet.clusters)})")
         fleet = fleet.replace(clusters=chosen)
-    header = (yaml_comment(f"gsg fleet snapshot of {fleet.server} (GPUStack {fleet.server_version}) at "
-                           f"{fleet.captured_at}")
-              + yaml_comment("`used` is live usage of any process; `allocated` is GPUStack's bookings."))
+    # The version and time are the server's words: an escaped one-line comment (they are data fields too).
+    header = (comment(f"gsg fleet snapshot of {fleet.server} (GPUStack {fleet.server_version}) at "
+                      f"{fleet.captured_at}")
+              + comment("`used` is live usage of any process; `allocated` is GPUStack's bookings."))
     write_atomic(out_path, header + dump_fleet(fleet))
     gpus = sum(len(w.gpus) for c in fleet.clusters for w in c.workers)
     workers = sum(len(c.workers) for c in fleet.clusters)

@@ -5,6 +5,10 @@ with its full length appended (a 20 MB `name` costs 100 bytes of output, not 20 
 control characters (newline, NUL, escape sequences), bidirectional overrides (Trojan Source) and invisible
 format characters (zero-width space) are written as escapes, so what the reader sees is what the file holds.
 A whole message is capped at `MESSAGE_CHARS`.
+
+Text from a GPUStack server (model, worker and instance names, state messages, versions, meta) is just as
+untrusted: `untrusted` shows it inside a line, and `terminal_safe` is the last line of defence every output
+sink applies to whole reports (adapters/files/output.py), so a reporter that forgets still prints nothing raw.
 """
 
 from __future__ import annotations
@@ -17,37 +21,57 @@ MESSAGE_CHARS = 1000
 NAME_CHARS = 256  # a finding's spec name: any name the spec check accepts (≤ 255) shows whole
 SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # C0/C1 controls and DEL; Unicode format characters (bidi embeddings/overrides/isolates, zero-width space,
-# joiners, BOM, word joiner); line/paragraph separators; no-break and other non-ASCII spaces.
+# joiners, BOM, word joiner); line/paragraph separators; no-break and other non-ASCII spaces; Unicode tag
+# characters (invisible text).
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00a0\u00ad\u061c\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f"
-                     "\u205f-\u206f\u3000\u3164\ufeff\ufff9-\ufffb]")
+                     "\u205f-\u206f\u3000\u3164\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
 
 
 def _escape_char(match: re.Match) -> str:
     char = match.group()
-    return SHORT_ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 and
-                                       unicodedata.category(char) == "Cc" else f"\\u{ord(char):04x}")
-
-
-# The same characters less newline and tab, which gsg's own output is made of.
-_UNSAFE_ON_SCREEN = re.compile(_UNSAFE.pattern.replace("\x00-\x1f", "\x00-\x08\x0b-\x1f"))
-
-
-def _json_safe_escape(match: re.Match) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-def screen_safe(text: str) -> str:
-    """The last line of defence before a terminal or a CI log (every output sink): whatever reached a report
-    from a server, a log or a spec, no escape sequence, carriage return or bidi control is written raw. Newlines
-    and tabs stay. The escape is `\\uXXXX`, which is also what JSON means by it, so JSON on stdout stays valid and
-    equal to itself."""
-    return _UNSAFE_ON_SCREEN.sub(_json_safe_escape, text) if _UNSAFE_ON_SCREEN.search(text) else text
+    if char in SHORT_ESCAPES:
+        return SHORT_ESCAPES[char]
+    if ord(char) < 0x100 and unicodedata.category(char) == "Cc":
+        return f"\\x{ord(char):02x}"
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
 
 
 def escape(text: str) -> str:
     """`text` with every control, format and non-ASCII space character written as an escape (\\n, \\x00,
     \\u200b, \\u202e, \\u00a0)."""
     return _UNSAFE.sub(_escape_char, text) if _UNSAFE.search(text) else text
+
+
+def untrusted(raw: object, limit: int = MESSAGE_CHARS) -> str:
+    """Text gsg did not write (a server's model name, state message, version or meta value; an echoed error
+    body) as it may appear inside one line of output: one line, escaped, capped."""
+    return value(raw, limit)
+
+
+# The newline and tab of gsg's own layout stay; everything else `escape` rewrites is written as \uXXXX, which
+# is also a JSON (and YAML double-quoted) escape of the same character: a JSON report stays valid and means
+# the same, while a terminal never receives ESC, CR, backspace, BEL, C1 controls or bidi overrides raw.
+_LAYOUT = {"\n", "\t"}
+
+
+def _unicode_escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _LAYOUT:
+        return char
+    if ord(char) > 0xFFFF:  # as JSON writes it: a surrogate pair
+        high, low = divmod(ord(char) - 0x10000, 0x400)
+        return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+    return f"\\u{ord(char):04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """Whole output (a report, a file) with every unsafe character but newline and tab written as \\uXXXX."""
+    return _UNSAFE.sub(_unicode_escape, text) if _UNSAFE.search(text) else text
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether `text` holds a character `escape` would rewrite (a control, format character or odd space)."""
+    return _UNSAFE.search(text) is not None
 
 
 def value(raw: object, limit: int = VALUE_CHARS) -> str:
@@ -80,8 +104,3 @@ def spec_name(name: str) -> str:
     """A spec's name as findings and per-spec reports show it."""
     return message(name, NAME_CHARS)
 
-
-def yaml_comment(text: str) -> str:
-    """One YAML comment line holding `text`: whatever a server put in it (a version with a newline, a meta value
-    with YAML lines), it stays inside the comment, never a key of the file."""
-    return "# " + escape(text) + "\n"

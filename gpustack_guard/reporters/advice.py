@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.units import gib
 
 ADVICE_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
@@ -77,7 +78,8 @@ def _option_lines(option) -> list[str]:
         if not d.fits:
             lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s): does not fit — {d.why_not}")
             continue
-        lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s) ({', '.join(d.gpu_ids)}): KV pool "
+        # GPU ids name the server's workers: one escaped line
+        lines.append(f"  {d.name} on {len(d.gpu_ids)} GPU(s) ({untrusted(', '.join(d.gpu_ids))}): KV pool "
                      f"{d.capacity_tokens:,} tokens, {d.sequences} sequences at once, max length "
                      f"{d.chosen.numbers.max_model_len:,}")
         lines.append(f"    {' '.join(d.chosen.parameters)}")

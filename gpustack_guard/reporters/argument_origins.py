@@ -4,6 +4,7 @@ what GPUStack's worker adds on top (never sent: the worker derives it from the G
 from __future__ import annotations
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import echo
 from gpustack_guard.core.deploy.injection import WORKER_LABEL, for_spec
 from gpustack_guard.core.render import RenderedSpec
 from gpustack_guard.core.secrets import MASK, is_secret_flag
@@ -37,7 +38,7 @@ def origin_comment(rendered: RenderedSpec) -> str:
                      "gpustack/worker/backends/sglang.py _build_command_args)")
     if injection.refusal:
         lines.append(f"#   the worker refuses this layout: {injection.refusal}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(echo.escape(line) for line in lines) + "\n"  # an argument's newline cannot end the comment
 
 
 def _masked(arg: A.Arg, rendered: RenderedSpec) -> str | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 from gpustack_guard.core.deploy.drift import DRIFT_KINDS, has_drift
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.reporters import json_head
+from gpustack_guard.reporters.markdown import untrusted_cell
 
 DRIFT_FORMAT_VERSION = "1.0"
 
@@ -15,6 +17,8 @@ def render_json(report: dict) -> str:
 
 
 def render_text(report: dict) -> str:
+    """Every name, path, problem and owner may be the server's text: each is one escaped line."""
+    u = untrusted
     lines = []
     titles = [("pinned_edits", "Pinned backend arguments changed by hand"), ("changed", "Live fields differ"),
               ("missing", "Specs with no live model"), ("orphaned", "gsg-managed models no spec declares"),
@@ -25,24 +29,26 @@ def render_text(report: dict) -> str:
             continue
         lines.append(f"{title}:")
         for item in report[key]:
-            where = f" ({item['spec_file']})" if item.get("spec_file") else ""
-            lines.append(f"  {item['name']}{where}")
+            where = f" ({u(item['spec_file'])})" if item.get("spec_file") else ""
+            lines.append(f"  {u(item['name'])}{where}")
             for edit in item.get("edits", []):
-                lines.append(f"    ! {edit}")
+                lines.append(f"    ! {u(edit)}")
             for f in item.get("fields", []):
-                lines.append(f"    ~ {f['field']}: live {json.dumps(f['live'])} -> spec {json.dumps(f['spec'])}")
+                live, spec = u(json.dumps(f["live"])), u(json.dumps(f["spec"]))
+                lines.append(f"    ~ {u(f['field'])}: live {live} -> spec {spec}")
             if item.get("problem"):
-                lines.append(f"    {item['problem']}")
+                lines.append(f"    {u(item['problem'])}")
             if item.get("note"):
-                lines.append(f"    {item['note']}")
+                lines.append(f"    {u(item['note'])}")
         lines.append("")
     if report["owners"]:
         project = f" (this run: project '{report['project']}')" if report.get("project") else ""
         lines.append(f"Owners{project}:")
-        width = max(len(o["name"]) for o in report["owners"])
-        lines += [f"  {o['name']:<{width}}  {o['owner']}" for o in report["owners"]]
+        owners = [(u(o["name"]), u(o["owner"])) for o in report["owners"]]
+        width = max(len(name) for name, _ in owners)
+        lines += [f"  {name:<{width}}  {owner}" for name, owner in owners]
         lines.append("")
-    lines += [f"Note: {note}" for note in report.get("notes", [])]
+    lines += [f"Note: {u(note)}" for note in report.get("notes", [])]
     lines.append("Drift detected." if has_drift(report) else "No drift: live deployments match the specs.")
     return "\n".join(lines) + "\n"
 
@@ -55,9 +61,9 @@ def render_markdown(report: dict) -> str:
         for kind, item in rows:
             detail = "; ".join(item.get("edits", []) or [f["field"] for f in item.get("fields", [])]) or \
                 item.get("problem") or item.get("note") or ""
-            lines.append(f"| {kind.replace('_', ' ')} | {item['name']} | {detail.replace('|', '/')} |")
+            lines.append(f"| {kind.replace('_', ' ')} | {untrusted_cell(item['name'])} | {untrusted_cell(detail)} |")
     if report["owners"]:
         lines += ["", "| Deployment | Owner |", "|---|---|"]
-        lines += [f"| {o['name']} | {o['owner'].replace('|', '/')} |" for o in report["owners"]]
-    lines += [f"\n_{note}_" for note in report.get("notes", [])]
+        lines += [f"| {untrusted_cell(o['name'])} | {untrusted_cell(o['owner'])} |" for o in report["owners"]]
+    lines += [f"\n_{untrusted_cell(note)}_" for note in report.get("notes", [])]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.units import gib
 from gpustack_guard.reporters.links import line_link
 
@@ -10,6 +13,14 @@ ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def untrusted_cell(text: object) -> str:
+    """Text gsg did not write (a server's model name, state message, owner) in a markdown table cell: one
+    escaped line, no HTML (a `</details>` or `<img>` stays text), no link syntax, no column break. gsg's own
+    backtick code spans in the same text keep working."""
+    shown = html.escape(untrusted(text), quote=False)
+    return shown.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
 
 
 def findings_table(findings) -> list[str]:
@@ -32,7 +43,8 @@ def breakdown_table(evaluations) -> list[str]:
              "| KV tokens | Max len | Verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ev in rows:
         e = ev.estimate
-        gpus = ", ".join(g.id for g in ev.placement.replicas[0]) if ev.placement else ""
+        # GPU ids hold the server's worker names
+        gpus = untrusted_cell(", ".join(g.id for g in ev.placement.replicas[0])) if ev.placement else ""
         lines.append(f"| {ev.rendered.name} | {gpus} | {gib(e.requested)} | {gib(e.weights)} | {gib(e.activation)} "
                      f"| {gib(e.non_torch)} | {gib(e.cuda_graphs)} | {gib(e.kv_cache)} | {gib(e.headroom)} "
                      f"| {e.kv_capacity_tokens:,} | {e.max_model_len:,} | {e.verdict} |")

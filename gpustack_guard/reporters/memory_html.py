@@ -8,10 +8,17 @@ can check the picture against the arithmetic; heights are `bytes x scale`, one s
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
-from html import escape
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.units import gib
+
+
+def escape(text: str) -> str:
+    """Text in the page: HTML-escaped, and one line with controls written as escapes (GPU and worker names are
+    the server's; the page may be printed to a terminal)."""
+    return html.escape(echo.escape(text))
 
 BAR_HEIGHT = 320  # pixels for the largest GPU on the page
 BAR_WIDTH = 56

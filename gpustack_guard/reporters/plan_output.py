@@ -17,6 +17,7 @@ from gpustack_guard.core.deploy.plan import (
     summary,
     summary_line,
 )
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.ownership import LEGACY, UNMANAGED
 from gpustack_guard.reporters import json_head
 
@@ -38,7 +39,8 @@ def _taking(change) -> str:
 
 
 def _show(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value
+    """A field value in a plan line: live values are the server's, so one escaped line either way."""
+    return untrusted(json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value)
 
 
 def render_text(changes, findings_text: str = "") -> str:
@@ -47,25 +49,28 @@ def render_text(changes, findings_text: str = "") -> str:
     if shown:
         lines += ["gsg will perform the following actions:", ""]
     for c in shown:
-        where = f" ({c.spec_file})" if c.spec_file else ""
+        # Names, spec paths (a deletion's comes from the server's marker), reasons and owners may be server
+        # text: each one escaped line, so a name cannot add lines of its own to the plan.
+        name = untrusted(c.name)
+        where = f" ({untrusted(c.spec_file)})" if c.spec_file else ""
         extra = ""
         if c.action == UPDATE:
             extra = ", then restarted" if c.restart else ""
-            extra += _taking(c)
-            extra += f" ({c.reason})" if c.reason else ""
+            extra += untrusted(_taking(c))
+            extra += f" ({untrusted(c.reason)})" if c.reason else ""
         if c.action in (REPLACE, DELETE, CONFLICT, LEGACY_OWNED) and c.reason:
-            extra = f" ({c.reason})"
-        lines.append(f"  # {c.name}{where} {VERB[c.action]}{extra}")
-        lines.append(f"{c.symbol:>3} {c.name}")
+            extra = f" ({untrusted(c.reason)})"
+        lines.append(f"  # {name}{where} {VERB[c.action]}{extra}")
+        lines.append(f"{c.symbol:>3} {name}")
         if c.action in (UPDATE, REPLACE):
             for f in c.fields:
-                lines.append(f"      ~ {f.field}: {_show(f.before)} -> {_show(f.after)}")
+                lines.append(f"      ~ {untrusted(f.field)}: {_show(f.before)} -> {_show(f.after)}")
             unchanged = len([k for k in c.rendered.document() if k != "name"]) - len(c.fields) if c.rendered else 0
             if unchanged > 0:
                 lines.append(f"        ({unchanged} unchanged field{'s' if unchanged != 1 else ''} hidden)")
         elif c.action == CREATE:
             for f in c.fields:
-                lines.append(f"      + {f.field}: {_show(f.after)}")
+                lines.append(f"      + {untrusted(f.field)}: {_show(f.after)}")
         lines.append("")
     if findings_text:
         lines += [findings_text.rstrip(), ""]
@@ -111,19 +116,24 @@ def render_markdown(changes, evaluations, findings, limit: int = COMMENT_LIMIT) 
     """A pull-request comment that stays under `limit` characters: one table row per change while they fit,
     then a count of the rest; memory and findings folded into <details>, left out with a count if too long."""
     from gpustack_guard.reporters.links import line_link
-    from gpustack_guard.reporters.markdown import breakdown_table, findings_table
+    from gpustack_guard.reporters.markdown import breakdown_table, findings_table, untrusted_cell
 
     head = [COMMENT_MARKER, "## gsg plan", "", f"**{summary_line(changes)}**", ""]
     rows = [c for c in changes if c.action != NOOP]
     table: list[str] = []
     for c in rows:
-        detail = "; ".join(f"`{f.field}`" for f in c.fields[:8]) if c.action != CREATE else "new deployment"
+        detail = "; ".join(f"`{untrusted_cell(f.field)}`" for f in c.fields[:8]) if c.action != CREATE \
+            else "new deployment"
         if c.action != CREATE and len(c.fields) > 8:
             detail += f"; {len(c.fields) - 8} more"
         if c.reason:
-            detail = f"{detail} — {c.reason}" if c.fields else c.reason
-        where = f"[{c.name}]({line_link(c.spec_file, 0)})" if c.spec_file else c.name
-        table.append(f"| `{c.symbol}` | {where} | {VERB[c.action]} | {detail.replace('|', '/')} |")
+            reason = untrusted_cell(c.reason)
+            detail = f"{detail} — {reason}" if c.fields else reason
+        # Only a spec of ours is linked: a deletion's spec path is whatever the server's marker says.
+        name = untrusted_cell(c.name)
+        ours = c.action not in (DELETE, LEGACY_OWNED)
+        where = f"[{name}]({line_link(c.spec_file, 0)})" if c.spec_file and ours else name
+        table.append(f"| `{c.symbol}` | {where} | {VERB[c.action]} | {detail} |")
     changed = {c.name for c in rows}
     memory = breakdown_table([ev for ev in evaluations if ev.rendered.name in changed])
     sections = [("Per-GPU memory of changed deployments (worst rank)", memory, f"{len(memory) - 2} deployment(s)"),

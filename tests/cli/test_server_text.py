@@ -28,7 +28,7 @@ def test_nothing_a_server_says_reaches_the_screen_raw(gsg, fake, specs):
     for result in runs:
         _clean(result.out, result.err)
     json.loads(runs[1].out)  # JSON on stdout stays JSON: the escape is JSON's own \\uXXXX
-    assert "stranger\\u001b]0;owned\\u0007\\u001b[2J\\u000dgone\\u202eevil\\u009b31m" in runs[2].out  # shown, escaped
+    assert "stranger\\x1b]0;owned\\x07\\x1b[2J\\rgone\\u202eevil\\x9b31m" in runs[2].out  # shown, escaped
 
 
 def test_a_version_with_newlines_is_one_error_line(gsg, fake, tmp_path):
@@ -69,7 +69,7 @@ def test_export_names_never_collide_and_count_what_was_written(gsg, fake, tmp_pa
 def test_file_names_are_stable_bounded_and_unique():
     names = ["a/b", "a-b", "A-B", "..", "/", "x" * 300, "ok"]
     stems = file_names(names)
-    assert stems["ok"] == "ok" and file_names(["ok"])["ok"] == "ok"
+    assert stems["ok"] == "ok.yaml" and file_names(["ok"])["ok"] == "ok.yaml"
     assert len({s.lower() for s in stems.values()}) == len(names)
-    assert all(0 < len(s.encode()) <= 200 and "/" not in s and not s.startswith(".") for s in stems.values())
+    assert all(0 < len(s.encode()) <= 255 and "/" not in s and not s.startswith(".") for s in stems.values())
     assert file_names(names) == stems  # the same name, the same file, every time

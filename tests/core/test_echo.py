@@ -57,3 +57,46 @@ def test_recut_keeps_the_length_a_cut_text_names():
     assert echo.recut("x" * 256 + "…(20,971,520 chars)") == "x" * 80 + "…(20,971,520 chars)"
     assert echo.recut("short…(9 chars)") == "short…(9 chars)"
     assert echo.recut("y" * 100) == "y" * 80 + "…(100 chars)"
+
+
+# --- whole output: terminal_safe, the sinks' last line of defence ---------------------------------------------
+
+TERMINAL_CASES = [
+    ("line one\nline two\n", "line one\nline two\n"),  # gsg's own layout stays
+    ("a\tb", "a\tb"),
+    ("\x1b[2J\x1b[H", "\\u001b[2J\\u001b[H"),  # CSI: clear screen, cursor home
+    ("\x1b]0;title\x07", "\\u001b]0;title\\u0007"),  # OSC terminal title, ended by BEL
+    ("\x1b]8;;http://x\x1b\\link", "\\u001b]8;;http://x\\u001b\\link"),  # OSC 8 hyperlink, ended by ST
+    ("done\rFAILED", "done\\u000dFAILED"),  # CR: overwrite the line
+    ("ok\x08\x08no", "ok\\u0008\\u0008no"),  # backspace
+    ("\x00\x7f", "\\u0000\\u007f"),  # NUL, DEL
+    ("\x85\x9b31m\x9d", "\\u0085\\u009b31m\\u009d"),  # C1: NEL, CSI, OSC
+    ("\u202eabc\u202c\u2066x\u2069", "\\u202eabc\\u202c\\u2066x\\u2069"),  # bidi override, isolate
+    ("\u200b\u200d\ufeff\u2028", "\\u200b\\u200d\\ufeff\\u2028"),  # zero width, joiner, BOM, line separator
+    ("\U000e0041", "\\udb40\\udc41"),  # an invisible tag character, as JSON writes it
+    ("通义千问 ≥ 1 GiB…", "通义千问 ≥ 1 GiB…"),  # letters and symbols of any script stay
+]
+
+
+@pytest.mark.parametrize("raw,shown", TERMINAL_CASES)
+def test_terminal_safe_escapes_all_but_layout(raw, shown):
+    assert echo.terminal_safe(raw) == shown
+
+
+@pytest.mark.parametrize("raw", [raw for raw, _ in TERMINAL_CASES])
+def test_terminal_safe_json_means_the_same(raw):
+    """A JSON report escaped by the sink still parses, to the very same strings."""
+    import json
+
+    document = json.dumps({"name": raw, "list": [raw]}, ensure_ascii=False)
+    assert json.loads(echo.terminal_safe(document)) == {"name": raw, "list": [raw]}
+
+
+def test_untrusted_is_one_capped_line():
+    assert echo.untrusted("a\nb\x1b[2J") == "a\\nb\\x1b[2J"
+    assert echo.untrusted("x" * 1001) == "x" * 1000 + "…(1,001 chars)"
+    assert echo.untrusted("x" * 300, 256) == "x" * 256 + "…(300 chars)"
+
+
+def test_escape_writes_characters_beyond_the_basic_plane_in_full():
+    assert echo.escape("a\U000e0041b") == "a\\U000e0041b"

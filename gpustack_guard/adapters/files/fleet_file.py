@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from pydantic_core import ValidationError
 
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
+from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
 from gpustack_guard.core.spec.check import field_path
@@ -36,4 +36,4 @@ def load_fleet(path_text: str) -> Fleet:
 
 
 def dump_fleet(fleet: Fleet) -> str:
-    return yaml.safe_dump(fleet.to_dict(mode="json", exclude_none=True), sort_keys=False)
+    return dump(fleet.to_dict(mode="json", exclude_none=True), allow_unicode=False)

@@ -1,5 +1,9 @@
 """Where output goes: the report to stdout, summaries and errors to stderr, secrets scrubbed from both; files
-written whole or not at all."""
+written whole or not at all.
+
+Every sink here is also the last line of defence against text gsg did not write: whatever a reporter forgot
+to escape, no escape sequence, carriage return, backspace, C1 control or bidi override reaches a terminal or
+a report file raw (core/echo.terminal_safe; newline and tab, gsg's own layout, stay)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gpustack_guard.core.echo import screen_safe
+from gpustack_guard.core.echo import terminal_safe
 from gpustack_guard.core.secrets import is_secret_key, is_secret_value, scrub
 
 _extra_secrets: list[str] = []
@@ -38,12 +42,12 @@ def known_secrets(reveal: bool = False) -> list[str]:
 
 
 def out(text: str, secrets: list[str] | None = None, *, reveal: bool = False) -> None:
-    sys.stdout.write(screen_safe(scrub(text, known_secrets(reveal) + (secrets or []))))
+    sys.stdout.write(terminal_safe(scrub(text, known_secrets(reveal) + (secrets or []))))
     sys.stdout.flush()
 
 
 def err(text: str, secrets: list[str] | None = None) -> None:
-    sys.stderr.write(screen_safe(scrub(text, known_secrets() + (secrets or []))).rstrip("\n") + "\n")
+    sys.stderr.write(terminal_safe(scrub(text, known_secrets() + (secrets or []))).rstrip("\n") + "\n")
     sys.stderr.flush()
 
 
@@ -73,16 +77,33 @@ def note(text: str, secrets: list[str] | None = None) -> None:
         err(text, secrets)
 
 
+def written_form(text: str) -> str:
+    """The text as `write_atomic` puts it in a file (compare with this to tell whether a file is current)."""
+    return terminal_safe(text)
+
+
 def write_atomic(path_text: str, text: str) -> None:
     """Write via a temporary file and rename: an interrupted run never leaves half a file."""
-    path = Path(path_text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    write_all_atomic([(path_text, text)])
+
+
+def write_all_atomic(files: list[tuple[str, str]]) -> None:
+    """Write several files all or none: each goes to a temporary file beside its target first, and only when
+    every one is written are they renamed into place, so a full disk or a refused path half way replaces
+    nothing. (The renames themselves cannot run out of space.)"""
+    staged: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        for path_text, text in files:
+            path = Path(path_text)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
+            staged.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(written_form(text))
+        for tmp, path in staged:
+            os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for tmp, _ in staged:  # those already renamed no longer exist
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         raise

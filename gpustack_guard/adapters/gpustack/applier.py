@@ -31,6 +31,7 @@ from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.deploy import binding
 from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest, unapplied
+from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import (
     PROJECT,
@@ -483,14 +484,16 @@ def describe(outcome: Outcome) -> str:
                  "in flight was stopped."]
     else:
         lines = ["Apply stopped on a failure."]
-    lines.append("  done: " + (", ".join(outcome.done) or "nothing"))
-    lines += [f"  failed: {name}: {why}" for name, why in outcome.failed]
-    lines.append("  not attempted: " + (", ".join(outcome.not_attempted) or "nothing"))
+    # Names and failure reasons (a server's state message) are one escaped line each (core/echo.py).
+    lines.append("  done: " + (", ".join(untrusted(d) for d in outcome.done) or "nothing"))
+    lines += [f"  failed: {untrusted(name)}: {untrusted(why)}" for name, why in outcome.failed]
+    lines.append("  not attempted: " + (", ".join(untrusted(n) for n in outcome.not_attempted) or "nothing"))
     if outcome.abandoned:
         lines.append("  abandoned in flight (a second signal; the server may or may not have done them, the next "
-                     "plan shows it): " + ", ".join(outcome.abandoned))
+                     "plan shows it): " + ", ".join(untrusted(n) for n in outcome.abandoned))
     if outcome.unconfirmed:
-        lines.append("  changed, not yet seen ready (the wait was stopped): " + ", ".join(outcome.unconfirmed))
+        lines.append("  changed, not yet seen ready (the wait was stopped): "
+                     + untrusted(", ".join(outcome.unconfirmed)))
     lines.append("Run apply again: it picks up from the live state." if outcome.interrupted and not outcome.failed
                  else "Fix the cause and run apply again: it picks up from the live state.")
     return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""adapters/files/output.py: every sink is the last line of defence against raw terminal controls, and files
+are written whole or not at all."""
+
+import json
+import os
+
+import pytest
+
+from gpustack_guard.adapters.files import output
+from gpustack_guard.adapters.files.output import err, note, out, write_all_atomic, write_atomic, written_form
+from gpustack_guard.core.secrets import MASK
+
+RAW = "name\x1b[2J\x1b]0;t\x07\rover\x08\x9b\u202e\u2067\u200b"
+SHOWN = "name\\u001b[2J\\u001b]0;t\\u0007\\u000dover\\u0008\\u009b\\u202e\\u2067\\u200b"
+
+
+@pytest.fixture(autouse=True)
+def _loud():
+    output.set_quiet(False)
+    yield
+    output.set_quiet(False)
+
+
+@pytest.mark.parametrize("sink", [out, err, note])
+def test_no_sink_prints_controls_raw_and_layout_stays(capsys, sink):
+    sink(f"first\tline {RAW}\nsecond line\n")
+    captured = capsys.readouterr()
+    assert (captured.out or captured.err) == f"first\tline {SHOWN}\nsecond line\n"
+
+
+def test_json_on_stdout_stays_valid_and_exact(capsys):
+    out(json.dumps({"name": RAW}, ensure_ascii=False) + "\n")
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\u202e" not in printed and json.loads(printed) == {"name": RAW}
+
+
+def test_secrets_are_scrubbed_before_escaping(capsys):
+    out("key=s3cret-value\x1b[0m\n", ["s3cret-value"])
+    assert capsys.readouterr().out == f"key={MASK}\\u001b[0m\n"
+
+
+def test_a_written_file_holds_nothing_raw(tmp_path):
+    path = tmp_path / "report.html"
+    write_atomic(str(path), f"<p>{RAW}</p>\n")
+    assert path.read_text(encoding="utf-8") == f"<p>{SHOWN}</p>\n" == written_form(f"<p>{RAW}</p>\n")
+
+
+def test_several_files_are_written_all_or_none(tmp_path):
+    first, blocked = tmp_path / "a.yaml", tmp_path / "not-a-folder"
+    first.write_text("old\n")
+    blocked.write_text("a file where a folder is needed\n")
+    with pytest.raises(OSError):
+        write_all_atomic([(str(first), "new\n"), (str(blocked / "b.yaml"), "b\n")])
+    assert first.read_text() == "old\n"  # the first file was not replaced
+    assert sorted(os.listdir(tmp_path)) == ["a.yaml", "not-a-folder"]  # and no temporary file is left
+
+
+def test_several_files_are_all_written(tmp_path):
+    write_all_atomic([(str(tmp_path / "a.yaml"), "a\n"), (str(tmp_path / "sub" / "b.yaml"), "b\n")])
+    assert (tmp_path / "a.yaml").read_text() == "a\n" and (tmp_path / "sub" / "b.yaml").read_text() == "b\n"
+
+
+def test_a_file_name_of_255_bytes_gets_a_temporary_name_that_fits(tmp_path):
+    path = tmp_path / ("x" * 250 + ".yaml")
+    write_atomic(str(path), "m\n")
+    assert path.read_text() == "m\n"
