@@ -46,11 +46,19 @@ def _config_facts(path: Path, model: str):
     try:
         config = read_config(path, str(path))
     except ValueError as exc:  # read_json's reason starts with the path
-        raise GsgError(f"not a JSON config: {str(exc).removeprefix(f'{path}: ')}", where=str(path)) from None
+        raise GsgError(f"not a JSON config: {_reason_after(str(exc), str(path))}", where=str(path)) from None
     try:
         return facts_from_config(config, f"config:{model}")
     except ValueError as exc:  # BadConfig: a value of the wrong type or size
         raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=str(path)) from None
+
+
+def _reason_after(message: str, shown: str) -> str:
+    """read_json's reason without the path it starts with (the error line names the path already)."""
+    for head in (f"{shown}: ", f"{shown} is "):
+        if message.startswith(head):
+            return message[len(head):]
+    return message
 
 
 def model_facts(model: str, offline: bool):

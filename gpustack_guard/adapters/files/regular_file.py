@@ -135,7 +135,7 @@ def parse_json(text: str, shown: str) -> Any:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{shown}: not JSON: {exc.msg} (line {exc.lineno})") from None
+        raise ValueError(f"{shown} is not JSON: {exc.msg} (line {exc.lineno})") from None
     except RecursionError:  # json's C scanner recurses per level, ~1,000 deep
         raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep") from None
     if json_depth(document) > MAX_JSON_DEPTH:
