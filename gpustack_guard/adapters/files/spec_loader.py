@@ -45,20 +45,45 @@ def display_path(path: Path | str) -> str:
 
 def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[Path]:
     """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
-    when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed is added to
-    `unreadable` (path, reason), never skipped silently."""
+    when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed, and a symbolic
+    link (to a folder or a spec file) that leads outside the tree, is added to `unreadable` (path, message),
+    never skipped silently or read: a pull request's link to ~/.ssh or /etc would be echoed in findings. Links
+    to folders inside the tree are not followed (their files are read where they are; no loops)."""
     found: list[str] = []
+    inside = os.path.realpath(root).rstrip(os.sep) + os.sep
+
+    def tell(path: str, message: str) -> None:
+        if unreadable is not None:
+            unreadable.append((path, message))
+
+    def leads_outside(path: str) -> bool:
+        return not (os.path.realpath(path) + os.sep).startswith(inside)
 
     def listing_failed(exc: OSError) -> None:
-        if unreadable is not None:
-            unreadable.append((exc.filename or root, reason(exc)))
+        tell(exc.filename or root, f"folder cannot be read: {reason(exc)}; its spec files are not checked")
 
     for folder, dirs, names in os.walk(root, onerror=listing_failed):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != OVERLAYS_FOLDER)
-        found.extend(os.path.join(folder, n) for n in names
-                     if n.lower().endswith(SPEC_SUFFIXES) and not n.startswith(".")
-                     and n.lower() not in PROJECT_FILES)  # any letter case: Specs.YAML is a spec too
+        kept = []
+        for name in sorted(dirs):
+            if name.startswith(".") or name == OVERLAYS_FOLDER:
+                continue
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                kept.append(name)
+            elif leads_outside(path):
+                tell(path, f"{_LINK_OUT} folder outside {display_path(root)}: not read")
+        dirs[:] = kept
+        for name in names:  # any letter case: Specs.YAML is a spec too
+            if name.lower().endswith(SPEC_SUFFIXES) and not name.startswith(".") and name.lower() not in PROJECT_FILES:
+                path = os.path.join(folder, name)
+                if os.path.islink(path) and leads_outside(path):
+                    tell(path, f"{_LINK_OUT} file outside {display_path(root)}: not read")
+                else:
+                    found.append(path)
     return [Path(f) for f in sorted(found)]
+
+
+_LINK_OUT = "a symbolic link to a"
 
 
 def spec_files(paths: list[str], *, allow_empty: bool = False,
@@ -158,10 +183,10 @@ def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]
 
 
 def _unreadable_folders(unreadable: list[tuple[str, str]], problems: list[F.Finding]) -> None:
-    for folder, why in unreadable:
-        shown = display_path(folder)
-        problems.append(F.finding(D.UNREADABLE_FILE, F.Location(shown), f"folder cannot be read: {why}; its spec "
-                                  "files are not checked", fix="give gsg read permission, or remove it"))
+    for path, message in unreadable:
+        fix = ("move the specs into the tree, or validate the link's target as its own path"
+               if message.startswith(_LINK_OUT) else "give gsg read permission, or remove it")
+        problems.append(F.finding(D.UNREADABLE_FILE, F.Location(display_path(path)), message, fix=fix))
 
 
 def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES) -> list:
