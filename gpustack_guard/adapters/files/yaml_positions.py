@@ -65,6 +65,8 @@ MAX_SPEC_ITEMS = 4_096  # the same in a spec file (spec_loader passes it): a spe
 #                         backend_parameters, env) hold dozens; 1,000,000 flags took 80 s and 2.3 GB
 MAX_NODES = 1_500_000  # values, lists and mappings of one file, counted before they are built (~400 bytes each
 #                        once composed): 50,000 parked specs or a 100,000-GPU fleet are ~1,000,000
+COUNT_ABOVE = 50_000  # files whose node_bound() is above this are counted on events before composing (the two
+#                       caps above hold before a node is built); a spec file's bound is a few hundred
 
 
 class YamlSyntaxError(Exception):
@@ -290,7 +292,7 @@ def node_bound(text: str) -> int:
     """An upper bound on the nodes (values, lists, mappings) the text can compose to, from C-speed counts of
     the characters that start one: every node but a document's root follows a '-', ':', ',', '?', '[' or '{'
     (a ':' or ',' starts at most a key and its value, a bracket at most a collection and its first pair).
-    Real files count far below their bound; only one over MAX_NODES is counted exactly (_prescan)."""
+    Only a file whose bound passes COUNT_ABOVE is counted exactly (_prescan)."""
     return (3 * (text.count(":") + text.count("[") + text.count("{") + text.count("?"))
             + 2 * (text.count("-") + text.count(",")) + 2)
 
@@ -407,9 +409,9 @@ def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocu
     try:
         # Before building anything, one pass on events when a limit could be passed: aliases are possible, there
         # could be too many documents (every document after the first starts with its own '---'), or the text
-        # could compose to more than MAX_NODES nodes.
+        # could compose to enough nodes to cost seconds (MAX_NODES, or `max_items` in one collection).
         aliases = "*" in text
-        nodes = node_bound(text) > MAX_NODES
+        nodes = node_bound(text) > COUNT_ABOVE
         if aliases or nodes or text.count("---") >= MAX_DOCUMENTS:
             _prescan(text, aliases=aliases, nodes=nodes, max_items=max_items)
         for node in yaml.compose_all(text, Loader=_TagMemoLoader):

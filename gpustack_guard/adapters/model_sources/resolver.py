@@ -120,7 +120,7 @@ class FactsResolver:
             return _config_dir_facts(path.parent, source) if path.name == "config.json" \
                 else facts_from_config(read_config(path, source), source)
         if override.gguf:
-            return read_local_gguf((base / override.gguf).resolve())
+            return read_local_gguf(base / override.gguf)  # not resolved: errors name the file the spec names
         if override.catalog:
             facts = catalog_facts(override.catalog)
             if facts is None:
