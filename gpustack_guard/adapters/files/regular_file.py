@@ -149,12 +149,9 @@ def json_depth(document: Any) -> int:
     pending: list[tuple[Any, int]] = [(document, 0)]
     while pending:
         value, depth = pending.pop()
-        if isinstance(value, dict):
-            children = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
+        if not isinstance(value, (dict, list)):
             continue
+        children = value.values() if isinstance(value, dict) else value
         deepest = max(deepest, depth + 1)
         if deepest > MAX_JSON_DEPTH:
             return deepest
