@@ -176,10 +176,12 @@ def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> 
     from gpustack_guard.adapters.files.output import register_secret
 
     if api_key_file:
-        try:
-            key: str | None = Path(api_key_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise GsgError(exc.strerror or "cannot be read", where=api_key_file) from None
+        from gpustack_guard.adapters.files.regular_file import MAX_KEY_FILE_BYTES, read_text_file
+
+        try:  # a FIFO or /dev/zero given as the key file is refused, never waited on or read forever
+            key: str | None = read_text_file(api_key_file, MAX_KEY_FILE_BYTES).strip()
+        except ValueError as exc:
+            raise GsgError(str(exc), where=api_key_file) from None
         if not key:
             raise GsgError("the API key file is empty", where=api_key_file)
     else:

@@ -10,6 +10,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from gpustack_guard.adapters import template_sandbox as S
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
@@ -53,15 +55,30 @@ class _LimitedLoader(jinja2.FileSystemLoader):
             raise S.SandboxLimit(problem)
         for directory in self.searchpath:
             path = os.path.join(directory, template)
-            if os.path.isfile(path):
-                size = os.path.getsize(path)
-                if size > S.MAX_TEMPLATE_BYTES:
-                    raise S.SandboxLimit(f"template file {_shown(Path(path))} is {size:,} bytes (the sandbox "
-                                         f"limit is {S.MAX_TEMPLATE_BYTES:,})")
-                break
-        source, filename, uptodate = super().get_source(environment, template)
-        S.check_nesting(environment, source, template)
-        return source, filename, uptodate
+            if os.path.lexists(path):  # a FIFO or a folder of that name is said, not waited on or skipped
+                source = template_source(Path(path))
+                mtime = os.path.getmtime(path)
+                S.check_nesting(environment, source, template)
+                return source, os.path.normpath(path), functools.partial(_unchanged, path, mtime)
+        raise jinja2.TemplateNotFound(template)
+
+
+def _unchanged(path: str, mtime: float) -> bool:
+    try:
+        return os.path.getmtime(path) == mtime
+    except OSError:
+        return False
+
+
+def template_source(path: Path) -> str:
+    """A template file's text: a regular file within the sandbox's size limit (SandboxLimit otherwise)."""
+    try:
+        return read_regular(path, S.MAX_TEMPLATE_BYTES).decode("utf-8", errors="replace")
+    except TooLarge as exc:
+        raise S.SandboxLimit(f"template file {_shown(path)} is {exc.size:,} bytes (the sandbox limit is "
+                             f"{S.MAX_TEMPLATE_BYTES:,})") from None
+    except Unreadable as exc:
+        raise S.SandboxLimit(f"template file {_shown(path)} cannot be read: {exc}") from None
 
 
 def default_cache_dir() -> Path:
@@ -124,12 +141,15 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             name = path.name[: -len(SUFFIX)]
             if name in seen:
                 continue
-            size = path.stat().st_size
-            if size > S.MAX_TEMPLATE_BYTES:
-                seen[name] = TemplateInfo(name, path, f"(not read: {size:,} bytes, over the sandbox limit of "
+            try:
+                source = read_regular(path, S.MAX_TEMPLATE_BYTES).decode("utf-8", errors="replace")
+            except TooLarge as exc:
+                seen[name] = TemplateInfo(name, path, f"(not read: {exc.size:,} bytes, over the sandbox limit of "
                                                       f"{S.MAX_TEMPLATE_BYTES:,})", (), (), (), ())
                 continue
-            source = path.read_text(encoding="utf-8", errors="replace")
+            except Unreadable as exc:
+                seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
+                continue
             try:
                 S.check_nesting(env, source, name)
                 tree = env.parse(source)
@@ -231,7 +251,7 @@ class TemplateRenderer:
             raise TemplateError(problem, name)
         filename = name if name.endswith(".j2") else name + SUFFIX
         for directory in self.search_path:
-            if (directory / filename).is_file():
+            if os.path.lexists(directory / filename):  # a FIFO there is reported when read, not skipped
                 return directory / filename
         where = ", ".join(str(p) for p in self.search_path) or "(no templates/ folder found)"
         raise TemplateError(f"template '{name}' not found in {where}", name)
@@ -276,7 +296,7 @@ class TemplateRenderer:
     def _tree(self, path: Path) -> Any:
         """The template's syntax tree, parsed once per renderer for both analyses (context reads, vars read)."""
         if path.name not in self._trees:
-            self._trees[path.name] = self._env.parse(path.read_text(encoding="utf-8"))
+            self._trees[path.name] = self._env.parse(template_source(path))
         return self._trees[path.name]
 
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
-from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
+from gpustack_guard.adapters.model_sources.resolver import read_config, read_local_gguf
 from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
@@ -40,30 +41,37 @@ def looks_like_path(model: str) -> bool:
 
 
 def _config_facts(path: Path, model: str):
-    """A local config.json: a broken or hostile file is one line naming it, never an internal error."""
+    """A local config.json: a broken or hostile file (a FIFO, a device, 8 MiB, 10,000 levels deep) is one line
+    naming it, never an internal error or a hang."""
     try:
-        return facts_from_config(json.loads(path.read_text(encoding="utf-8")), f"config:{model}")
-    except json.JSONDecodeError as exc:
-        raise GsgError(f"not a JSON config: {exc.msg}", where=f"{path}:{exc.lineno}") from None
-    except UnicodeDecodeError:
-        raise GsgError("not a JSON config: not UTF-8 text", where=str(path)) from None
-    except OSError as exc:
-        raise GsgError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+        config = read_config(path, str(path))
+    except ValueError as exc:  # read_json's reason starts with the path
+        raise GsgError(f"not a JSON config: {_reason_after(str(exc), str(path))}", where=str(path)) from None
+    try:
+        return facts_from_config(config, f"config:{model}")
     except ValueError as exc:  # BadConfig: a value of the wrong type or size
         raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=str(path)) from None
+
+
+def _reason_after(message: str, shown: str) -> str:
+    """read_json's reason without the path it starts with (the error line names the path already)."""
+    for head in (f"{shown}: ", f"{shown} is "):
+        if message.startswith(head):
+            return message[len(head):]
+    return message
 
 
 def model_facts(model: str, offline: bool):
     """MODEL: a config.json path, a GGUF path, a catalog name or a Hugging Face repo id."""
     path = Path(model).expanduser()
-    if path.is_file() and path.suffix == ".gguf":
+    if path.suffix == ".gguf" and os.path.lexists(path) and not path.is_dir():
         try:
             return read_local_gguf(path)
-        except ValueError as exc:  # a bad header, an unknown tensor type: no arithmetic possible
+        except ValueError as exc:  # a bad header, an unknown tensor type, a FIFO: no arithmetic possible
             raise GsgError(f"{MODEL_FACTS.id} {MODEL_FACTS.name}: {exc}", where=model) from None
-    if path.is_file():
+    if os.path.lexists(path) and not path.is_dir():  # a file, or a FIFO or device that reading refuses
         return _config_facts(path, model)
-    if path.is_dir() and (path / "config.json").is_file():
+    if path.is_dir() and os.path.lexists(path / "config.json"):
         return _config_facts(path / "config.json", model)
     if looks_like_path(model):
         raise GsgError("file not found" if not path.is_dir() else "folder has no config.json", where=model)

@@ -103,7 +103,7 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
     (["--memory-limit", "lots"], "gsg: error: --memory-limit 'lots': 'lots' is not a size (use bytes or units such "
                                  "as 23.58GiB, 24GB, 49140MiB)"),
     (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
-    (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: No such file or directory"),
+    (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: no such file or directory"),
     (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),
 ])
 def test_bad_arguments_are_one_line_errors(args, message):

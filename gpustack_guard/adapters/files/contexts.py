@@ -25,6 +25,7 @@ from gpustack_guard.core.errors import GsgError
 
 FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "insecure", "cluster", "fleet", "overlay", "timeout")
 PATH_FIELDS = ("api-key-file", "ca-bundle", "fleet")
+TEXT_FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "cluster", "fleet", "overlay")
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,20 @@ def load_contexts(path: Path) -> ContextsFile:
     for name, body in data["contexts"].items():
         line, _ = doc.position(("contexts", name), key=True)
         where = f"{shown}:{line}"
+        if not isinstance(name, str):
+            raise GsgError(f"a context name is text, not {_kind(name)}", where=where)
         if not isinstance(body, dict) or not isinstance(body.get("server"), str):
             raise GsgError(f"context '{name}' needs a `server:` URL", where=where)
-        unknown = sorted(set(body) - set(FIELDS))
+        unknown = sorted((k for k in body if k not in FIELDS), key=str)
         if unknown:
             line, _ = doc.position(("contexts", name, unknown[0]), key=True)
             raise GsgError(f"context '{name}': unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})",
                            where=f"{shown}:{line}")
+        for key in TEXT_FIELDS:  # a date, a list or a number where a path or a name goes is a mistake
+            if key in body and not isinstance(body[key], str):
+                line, column = doc.position(("contexts", name, key))
+                raise GsgError(f"context '{name}': `{key}` must be text, not {_kind(body[key])}",
+                               where=f"{shown}:{line}:{column}")
         if "insecure" in body and not isinstance(body["insecure"], bool):
             raise GsgError(f"context '{name}': `insecure` must be true or false", where=where)
         timeout = body.get("timeout", 1)
@@ -97,4 +105,13 @@ def load_contexts(path: Path) -> ContextsFile:
                     if not Path(values[field]).expanduser().is_absolute() else str(Path(values[field]).expanduser())
         contexts[str(name)] = Context(name=str(name), **values)
     current = data.get("current-context")
-    return ContextsFile(shown, contexts, str(current) if current else None)
+    if current is not None and not isinstance(current, str):
+        line, column = doc.position(("current-context",))
+        raise GsgError(f"`current-context` must be a context name, not {_kind(current)}",
+                       where=f"{shown}:{line}:{column}")
+    return ContextsFile(shown, contexts, current or None)
+
+
+def _kind(value: object) -> str:
+    return {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "a mapping"}.get(
+        type(value), f"a {type(value).__name__}")

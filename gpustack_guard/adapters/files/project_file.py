@@ -29,7 +29,7 @@ def _project_file_above(folder: str) -> str | None:
     while True:
         for name in PROJECT_FILES:
             candidate = os.path.join(folder, name)
-            if os.path.isfile(candidate):
+            if os.path.lexists(candidate):  # a FIFO or folder named gsg.yaml is reported when read, not skipped
                 return candidate
         parent = os.path.dirname(folder)
         if os.path.exists(os.path.join(folder, ".git")) or parent == folder:

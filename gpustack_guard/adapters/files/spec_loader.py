@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from pathlib import Path
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular, reason
 from gpustack_guard.adapters.files.yaml_positions import (
+    MAX_SPEC_ITEMS,
     LocatedDocument,
     YamlInputLimit,
     YamlSyntaxError,
@@ -32,15 +32,6 @@ MAX_SETTINGS_BYTES = 32 << 20  # 32 MiB for fleet snapshots (and workload, conte
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-class Unreadable(Exception):
-    """A path that cannot be read as UTF-8 text: the reason, one line (GSG019 in a spec tree), and the line of
-    the first byte that is not UTF-8 when there is one."""
-
-    def __init__(self, reason: str, line: int = 1):
-        self.line = line
-        super().__init__(reason)
-
-
 def display_path(path: Path | str) -> str:
     """Paths relative to the working directory when inside it (stable in CI annotations and SARIF); others as
     given. Plain string work: os.path.relpath costs two abspath calls per file."""
@@ -54,32 +45,57 @@ def display_path(path: Path | str) -> str:
 
 def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[Path]:
     """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
-    when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed is added to
-    `unreadable` (path, reason), never skipped silently."""
+    when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed, and a symbolic
+    link (to a folder or a spec file) that leads outside the tree, is added to `unreadable` (path, message),
+    never skipped silently or read: a pull request's link to ~/.ssh or /etc would be echoed in findings. Links
+    to folders inside the tree are not followed (their files are read where they are; no loops)."""
     found: list[str] = []
+    inside = os.path.realpath(root).rstrip(os.sep) + os.sep
+
+    def tell(path: str, message: str) -> None:
+        if unreadable is not None:
+            unreadable.append((path, message))
+
+    def leads_outside(path: str) -> bool:
+        return not (os.path.realpath(path) + os.sep).startswith(inside)
 
     def listing_failed(exc: OSError) -> None:
-        if unreadable is not None:
-            unreadable.append((exc.filename or root, _reason(exc)))
+        tell(exc.filename or root, f"folder cannot be read: {reason(exc)}; its spec files are not checked")
 
     for folder, dirs, names in os.walk(root, onerror=listing_failed):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != OVERLAYS_FOLDER)
-        found.extend(os.path.join(folder, n) for n in names
-                     if n.lower().endswith(SPEC_SUFFIXES) and not n.startswith(".")
-                     and n.lower() not in PROJECT_FILES)  # any letter case: Specs.YAML is a spec too
+        kept = []
+        for name in sorted(dirs):
+            if name.startswith(".") or name == OVERLAYS_FOLDER:
+                continue
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                kept.append(name)
+            elif leads_outside(path):
+                tell(path, f"{_LINK_OUT} folder outside {display_path(root)}: not read")
+        dirs[:] = kept
+        for name in names:  # any letter case: Specs.YAML is a spec too
+            if name.lower().endswith(SPEC_SUFFIXES) and not name.startswith(".") and name.lower() not in PROJECT_FILES:
+                path = os.path.join(folder, name)
+                if os.path.islink(path) and leads_outside(path):
+                    tell(path, f"{_LINK_OUT} file outside {display_path(root)}: not read")
+                else:
+                    found.append(path)
     return [Path(f) for f in sorted(found)]
+
+
+_LINK_OUT = "a symbolic link to a"
 
 
 def spec_files(paths: list[str], *, allow_empty: bool = False,
                unreadable: list[tuple[str, str]] | None = None) -> list[Path]:
-    """The spec files of these paths; folders that cannot be listed go to `unreadable`. A path given that is a
-    (broken) symbolic link is kept, so reading it reports why."""
+    """The spec files of these paths; folders that cannot be listed go to `unreadable`. A path given that is not
+    a regular file (a broken link, a FIFO) is kept, so reading it reports why."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             files.extend(_walk(raw, unreadable))
-        elif path.is_file() or os.path.islink(raw):
+        elif os.path.lexists(raw):  # a file, or a FIFO, device or broken link: reading it says which (GSG019)
             if path.name.lower() not in PROJECT_FILES:
                 files.append(path)
         else:
@@ -89,37 +105,14 @@ def spec_files(paths: list[str], *, allow_empty: bool = False,
     return files
 
 
-def _reason(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symbolic link loop"
-    if exc.errno == errno.EACCES:
-        return "permission denied"
-    return (exc.strerror or "cannot be read").lower()
-
-
 def read_bytes(path: Path, max_bytes: int) -> bytes:
-    """The file's bytes; Unreadable for what is not a readable regular file (checked before opening: a FIFO
-    would block), YamlInputLimit past `max_bytes` (checked before reading)."""
+    """The file's bytes; Unreadable for what is not a readable regular file (a FIFO, a device, a socket, a
+    folder: regular_file.py), YamlInputLimit past `max_bytes` (checked before reading)."""
     try:
-        info = os.stat(path)
-    except OSError as exc:
-        if os.path.islink(path) and exc.errno == errno.ENOENT:
-            raise Unreadable(f"broken symbolic link (to {os.readlink(path)})") from None
-        raise Unreadable(_reason(exc)) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise Unreadable("not a regular file" + (" (a FIFO)" if stat.S_ISFIFO(info.st_mode) else ""))
-    if info.st_size > max_bytes:
-        raise YamlInputLimit(f"file of {info.st_size:,} bytes (limit {max_bytes:,}): checked before parsing", 1, 1)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(info.st_size + 1)  # read(n) allocates n bytes first: never the whole limit
-            if len(data) > info.st_size:  # it grew since stat
-                data += handle.read(max_bytes + 1 - len(data))
-    except OSError as exc:
-        raise Unreadable(_reason(exc)) from None
-    if len(data) > max_bytes:  # grew since stat
-        raise YamlInputLimit(f"file of more than {max_bytes:,} bytes: checked before parsing", 1, 1)
-    return data
+        return read_regular(path, max_bytes)
+    except TooLarge as exc:
+        raise YamlInputLimit(f"file of {exc.size:,} bytes (limit {exc.limit:,}): checked before parsing", 1, 1
+                             ) from None
 
 
 def decode(data: bytes) -> str:
@@ -170,7 +163,7 @@ def _read_spec(path: Path, shown: str) -> tuple[list[LocatedDocument], F.Finding
 def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
     """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry)."""
     try:
-        located = load_documents(decode(data))
+        located = load_documents(decode(data), max_items=MAX_SPEC_ITEMS)
     except (Unreadable, YamlSyntaxError) as exc:  # YamlInputLimit is a YamlSyntaxError
         return [], _stopped(shown, exc)
     if not located:
@@ -190,17 +183,17 @@ def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]
 
 
 def _unreadable_folders(unreadable: list[tuple[str, str]], problems: list[F.Finding]) -> None:
-    for folder, reason in unreadable:
-        shown = display_path(folder)
-        problems.append(F.finding(D.UNREADABLE_FILE, F.Location(shown), f"folder cannot be read: {reason}; its spec "
-                                  "files are not checked", fix="give gsg read permission, or remove it"))
+    for path, message in unreadable:
+        fix = ("move the specs into the tree, or validate the link's target as its own path"
+               if message.startswith(_LINK_OUT) else "give gsg read permission, or remove it")
+        problems.append(F.finding(D.UNREADABLE_FILE, F.Location(display_path(path)), message, fix=fix))
 
 
 def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES) -> list:
     """The located documents of a YAML (or JSON) settings file; a missing file or bad YAML is one GsgError
     naming file:line:column. `missing` says what the file is, for the not-found line."""
     shown = display_path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):  # anything else there (a FIFO, a folder) is read_text's one line
         raise GsgError(missing, where=shown)
     try:
         return load_documents(read_text(path, max_bytes))  # JSON is YAML, so one parser gives positions for both

@@ -59,6 +59,14 @@ MAX_DOCUMENTS = 100_000  # documents (`---`) per file: `gsg export` writes a clu
 MAX_SCALAR_CHARS = 65_536  # one value; the longest real ones are chat templates (a few KB)
 MAX_NUMBER_CHARS = 1_000  # one int/float: at most ~1,200 decimal digits, so it still prints (Python refuses to
 #                           print an int of over 4,300 digits) and YAML's base-60 ints cost no quadratic time
+MAX_ITEMS = 100_000  # items of one list or keys of one mapping in a settings file: a fleet snapshot's longest list
+#                      (one cluster's workers or instances) holds a 100,000-GPU fleet
+MAX_SPEC_ITEMS = 4_096  # the same in a spec file (spec_loader passes it): a spec's longest lists (gpu_ids,
+#                         backend_parameters, env) hold dozens; 1,000,000 flags took 80 s and 2.3 GB
+MAX_NODES = 1_500_000  # values, lists and mappings of one file, counted before they are built (~400 bytes each
+#                        once composed): 50,000 parked specs or a 100,000-GPU fleet are ~1,000,000
+COUNT_ABOVE = 50_000  # files whose node_bound() is above this are counted on events before composing (the two
+#                       caps above hold before a node is built); a spec file's bound is a few hundred
 
 
 class YamlSyntaxError(Exception):
@@ -82,6 +90,7 @@ class LocatedDocument:
     start_line: int
     root: Any = None  # the composed yaml.Node
     duplicate_keys: list[tuple[Path, int, int]] = field(default_factory=list)
+    _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
@@ -90,11 +99,7 @@ class LocatedDocument:
             return self.start_line, 1
         for depth, part in enumerate(path):
             if isinstance(node, yaml.MappingNode):
-                match = None
-                for key_node, value_node in node.value:
-                    if isinstance(key_node, yaml.ScalarNode) and (
-                            key_node.value if key_node.tag == _STR else _scalar(key_node)) == part:
-                        match = (key_node, value_node)  # the last duplicate wins, as in the data
+                match = self._pairs(node).get(part)
                 if match is None:
                     break
                 node = match[0] if (key and depth == len(path) - 1) else match[1]
@@ -104,6 +109,22 @@ class LocatedDocument:
                 break
         return _mark(node)
 
+    def _pairs(self, node: yaml.MappingNode) -> dict:
+        """A mapping node's pairs by key, built once per node: a lookup per finding costs the same with 10 keys
+        or 100,000 (scanning the pairs per lookup was quadratic: 100,000 unused guard.vars took minutes)."""
+        pairs = self._by_key.get(id(node))
+        if pairs is None:
+            pairs = {}
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    key = key_node.value if key_node.tag == _STR else _scalar(key_node)
+                    try:
+                        pairs[key] = (key_node, value_node)  # the last duplicate wins, as in the data
+                    except TypeError:  # pragma: no cover - every scalar key the loader builds is hashable
+                        continue
+            self._by_key[id(node)] = pairs
+        return pairs
+
 
 _constructor = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
@@ -112,24 +133,48 @@ _VALUE = "tag:yaml.org,2002:value"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_TAG_PREFIX = "tag:yaml.org,2002:"
+# The only tags a gsg file may carry, written or implied: YAML's core scalars and plain lists and mappings. The
+# others build values no gsg file holds (!!binary bytes, !!set, !!omap, !!python/... objects) or are silently
+# read as something else (a custom `!tag` on a mapping is a plain mapping to the loader), so they are refused.
 _SCALAR_CONSTRUCTORS = {tag: yaml.constructor.SafeConstructor.yaml_constructors[tag] for tag in (
     _INT, _FLOAT, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", _TIMESTAMP)}
+_PLAIN = (True, False)  # `implicit` of an unquoted scalar: what its text resolves to with no tag written
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     if node.tag == _STR:  # most values: skip the constructor's generic dispatch
         return node.value
+    simple = _SCALAR_CONSTRUCTORS.get(node.tag)  # ints, floats, ...: the constructor itself, without
+    if simple is None:  # construct_object's bookkeeping (it keeps every node it built)
+        raise _unsupported_tag(node)
+    # An explicit tag on text of another kind (`!!bool maybe`, `!!null x`, `!!timestamp soon`) would crash the
+    # constructor or be read as something else: the text must be what the tag says (an int is a valid float).
+    implied = _resolve(yaml.ScalarNode, node.value, _PLAIN)
+    if implied != node.tag and not (node.tag == _FLOAT and implied == _INT):
+        raise YamlSyntaxError(f"{_shown(node.value)} is not a valid {_kind(node.tag)}", *_mark(node))
     if len(node.value) > MAX_NUMBER_CHARS and node.tag in (_INT, _FLOAT):
         raise YamlInputLimit(f"a number of {len(node.value):,} characters (limit {MAX_NUMBER_CHARS:,})", *_mark(node))
     try:
-        simple = _SCALAR_CONSTRUCTORS.get(node.tag)  # ints, floats, ...: the constructor itself, without
-        if simple is not None:  # construct_object's bookkeeping (it keeps every node it built)
-            return simple(_constructor, node)
-        return _constructor.construct_object(node, deep=True)
+        return simple(_constructor, node)
     except (ValueError, TypeError, OverflowError) as exc:  # 2001-13-45, an int of 5,000 digits, ...
-        kind = "timestamp" if node.tag == _TIMESTAMP else node.tag.rsplit(":", 1)[-1]
         reason = str(exc).split(";")[0]
-        raise YamlSyntaxError(f"invalid {kind} {_shown(node.value)}: {reason}", *_mark(node)) from None
+        raise YamlSyntaxError(f"invalid {_kind(node.tag)} {_shown(node.value)}: {reason}", *_mark(node)) from None
+
+
+def _kind(tag: str) -> str:
+    return tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else tag
+
+
+def _unsupported_tag(node: yaml.Node) -> YamlSyntaxError:
+    if node.tag in (_MERGE, _VALUE):  # `<<` or `=` where a value goes
+        return YamlSyntaxError(f"{_shown(node.value)} is a merge key, not a value: quote it", *_mark(node))
+    tag = node.tag
+    shown = "!!" + tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else tag
+    return YamlSyntaxError(f"YAML tag {_shown(shown)} is not supported: gsg files hold plain strings, numbers, "
+                           "true/false, null, lists and mappings (remove the tag, or quote the value)", *_mark(node))
 
 
 def _shown(value: str) -> str:
@@ -145,8 +190,9 @@ class _Build:
     flatten_mapping, remembering which pairs came from a merge: a key that overrides a merged one is plain YAML,
     two own keys of one name are a duplicate."""
 
-    def __init__(self, doc: LocatedDocument):
+    def __init__(self, doc: LocatedDocument, max_items: int):
         self.doc = doc
+        self.max_items = max_items
         self.active: set[int] = set()
         self.merged: dict[int, int] = {}  # id(mapping node) -> how many leading pairs came from merges
 
@@ -160,6 +206,10 @@ class _Build:
             raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_mark(node))
         if id(node) in self.active:
             raise YamlSyntaxError("recursive alias", *_mark(node))
+        if node.tag != (_SEQ if isinstance(node, yaml.SequenceNode) else _MAP):
+            raise _unsupported_tag(node)
+        if len(node.value) > self.max_items:
+            raise _too_many(node, len(node.value), self.max_items)
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):  # plain strings inline, as in mapping()
@@ -211,6 +261,8 @@ class _Build:
             sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
             parts = []
             for source in sources:
+                if isinstance(source, yaml.MappingNode) and source.tag != _MAP:
+                    raise _unsupported_tag(source)
                 if not isinstance(source, yaml.MappingNode):
                     raise YamlSyntaxError("`<<` merges a mapping or a list of mappings (an alias such as *defaults)",
                                           *_mark(source))
@@ -229,41 +281,71 @@ class _Build:
         self.merged[id(node)] = len(merge)
 
 
-def _prescan(text: str, *, aliases: bool) -> None:
+def _too_many(node: Any, count: int, limit: int) -> YamlInputLimit:
+    what = "list of" if isinstance(node, (yaml.SequenceNode, yaml.SequenceStartEvent)) else "mapping of"
+    unit = "items" if what == "list of" else "keys"
+    return YamlInputLimit(f"a {what} {count:,} {unit} or more (limit {limit:,}): not a file gsg reads",
+                          node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def node_bound(text: str) -> int:
+    """An upper bound on the nodes (values, lists, mappings) the text can compose to, from C-speed counts of
+    the characters that start one: every node but a document's root follows a '-', ':', ',', '?', '[' or '{'
+    (a ':' or ',' starts at most a key and its value, a bracket at most a collection and its first pair).
+    Only a file whose bound passes COUNT_ABOVE is counted exactly (_prescan)."""
+    return (3 * (text.count(":") + text.count("[") + text.count("{") + text.count("?"))
+            + 2 * (text.count("-") + text.count(",")) + 2)
+
+
+def _prescan(text: str, *, aliases: bool, nodes: bool = False, max_items: int = MAX_ITEMS) -> None:
     """One pass over the parser's events, building nothing, that refuses a file with more than MAX_DOCUMENTS
-    documents, or (with `aliases`) whose aliases reach more than MAX_ALIAS_EXPANSION nodes, at the event that passes
-    the limit. Nothing is expanded: each alias adds the size of its anchor's node (the aliases inside it counted
+    documents, (with `aliases`) whose aliases reach more than MAX_ALIAS_EXPANSION nodes, or (with `nodes`) with
+    more than MAX_NODES nodes or a collection of more than `max_items`, at the event that passes the limit.
+    Nothing is expanded: each alias adds the size of its anchor's node (the aliases inside it counted
     expanded)."""
     sizes: dict[str, int] = {}
-    stack: list[list] = [[None, 0]]
-    expanded = documents = 0
+    stack: list[list] = [[None, 0, 0, None]]  # anchor, size, direct children, start event
+    expanded = documents = composed = 0
+    every = aliases or nodes
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if documents > MAX_DOCUMENTS:
                 raise YamlInputLimit(f"more than {MAX_DOCUMENTS:,} documents in one file: split it",
                                      event.start_mark.line + 1, event.start_mark.column + 1)
-        elif not aliases:
             continue
-        elif isinstance(event, yaml.AliasEvent):
+        if not every or isinstance(event, (yaml.DocumentEndEvent, yaml.StreamStartEvent, yaml.StreamEndEvent)):
+            continue
+        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            anchor, size, _, _ = stack.pop()
+            stack[-1][1] += size
+            if anchor:
+                sizes[anchor] = size
+            continue
+        parent = stack[-1]
+        parent[2] += 1
+        if nodes:
+            composed += 1
+            if composed > MAX_NODES:
+                raise YamlInputLimit(f"more than {MAX_NODES:,} values, lists and mappings in one file: split it",
+                                     event.start_mark.line + 1, event.start_mark.column + 1)
+            start = parent[3]
+            if start is not None and parent[2] > max_items * (2 if isinstance(start, yaml.MappingStartEvent) else 1):
+                raise _too_many(start, max_items + 1, max_items)
+        if isinstance(event, yaml.AliasEvent):
             size = sizes.get(event.anchor, 1)
             expanded += size
-            stack[-1][1] += size
+            parent[1] += size
             if expanded > MAX_ALIAS_EXPANSION:
                 raise YamlInputLimit(f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes ({expanded:,} up "
                                      "to this one): not a spec, possibly a 'billion laughs' document",
                                      event.start_mark.line + 1, event.start_mark.column + 1)
         elif isinstance(event, yaml.ScalarEvent):
-            stack[-1][1] += 1
+            parent[1] += 1
             if event.anchor:
                 sizes[event.anchor] = 1
-        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            stack.append([event.anchor, 1])
-        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            anchor, size = stack.pop()
-            stack[-1][1] += size
-            if anchor:
-                sizes[anchor] = size
+        else:  # a sequence or mapping starts
+            stack.append([event.anchor, 1, 0, event])
 
 
 def _located(text: str, mark) -> tuple[int, int]:
@@ -320,21 +402,23 @@ def _reader_error(text: str, exc: yaml.reader.ReaderError) -> YamlSyntaxError:
     return YamlSyntaxError(str(exc).splitlines()[0], 1, 1)  # pragma: no cover - str input is decoded already
 
 
-def load_documents(text: str) -> list[LocatedDocument]:
+def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
     """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError, or YamlInputLimit
-    (a subclass) for input beyond the limits above."""
+    (a subclass) for input beyond the limits above (`max_items`: per list or mapping; MAX_SPEC_ITEMS for specs)."""
     documents: list[LocatedDocument] = []
     try:
-        # Before building anything, one pass on events when a limit could be passed: aliases are possible, or
-        # there could be too many documents (every document after the first starts with its own '---').
+        # Before building anything, one pass on events when a limit could be passed: aliases are possible, there
+        # could be too many documents (every document after the first starts with its own '---'), or the text
+        # could compose to enough nodes to cost seconds (MAX_NODES, or `max_items` in one collection).
         aliases = "*" in text
-        if aliases or text.count("---") >= MAX_DOCUMENTS:
-            _prescan(text, aliases=aliases)
+        nodes = node_bound(text) > COUNT_ABOVE
+        if aliases or nodes or text.count("---") >= MAX_DOCUMENTS:
+            _prescan(text, aliases=aliases, nodes=nodes, max_items=max_items)
         for node in yaml.compose_all(text, Loader=_TagMemoLoader):
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)
-            doc.data = _Build(doc).value(node, ())
+            doc.data = _Build(doc, max_items).value(node, ())
             documents.append(doc)
     except yaml.reader.ReaderError as exc:
         raise _reader_error(text, exc) from None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import quote, urljoin, urlsplit
 
+from gpustack_guard.adapters.files.regular_file import MAX_INDEX_BYTES, read_text_file
 from gpustack_guard.adapters.model_sources.hub_cache import (
     MISSING,
     HubCache,
@@ -94,8 +95,11 @@ class HubFiles:
         commit, entry = self.locate(repo, filename, revision)
         if entry is MISSING:
             return None
-        if isinstance(entry, Path):
-            return entry.read_text(encoding="utf-8")
+        if isinstance(entry, Path):  # the cache is a folder anyone can write: a FIFO there is refused
+            try:
+                return read_text_file(entry, MAX_INDEX_BYTES)
+            except ValueError as exc:
+                raise HubError(f"cached {repo}/{filename}: {exc}") from None
         if commit and (repo, commit, filename) in self._texts:
             return self._texts[(repo, commit, filename)]
         if self.offline:

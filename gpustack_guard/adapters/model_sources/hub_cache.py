@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from gpustack_guard.adapters.files.regular_file import MAX_KEY_FILE_BYTES, read_text_file
+
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -119,8 +121,8 @@ class HubCache:
     def ref(self, repo: str, revision: str) -> str | None:
         """The commit a branch or tag pointed at when last cached, or None."""
         try:
-            commit = (self.repo_dir(repo) / "refs" / revision).read_text().strip()
-        except OSError:
+            commit = read_text_file(self.repo_dir(repo) / "refs" / revision, MAX_KEY_FILE_BYTES).strip()
+        except ValueError:  # missing, not a regular file, or not text: not cached
             return None
         return commit if is_commit(commit) else None
 

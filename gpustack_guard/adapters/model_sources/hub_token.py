@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from gpustack_guard.adapters.files.regular_file import MAX_KEY_FILE_BYTES, read_text_file
 from gpustack_guard.adapters.model_sources.hub_cache import expand_path, hf_home
 
 
@@ -37,7 +38,7 @@ def hub_token(environ: Mapping[str, str] = os.environ) -> HubToken | None:
     if from_env:
         return HubToken(from_env, from_file=False)
     try:
-        from_file = _clean(token_path(environ).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):  # no file, unreadable, or not text: no token
+        from_file = _clean(read_text_file(token_path(environ), MAX_KEY_FILE_BYTES))
+    except ValueError:  # no file, unreadable, not a regular file, too large, or not text: no token
         return None
     return HubToken(from_file, from_file=True) if from_file else None

@@ -7,12 +7,19 @@ the hub over the network (skipped with --offline / HF_HUB_OFFLINE=1).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from gpustack_guard.adapters.files.regular_file import (
+    MAX_CONFIG_BYTES,
+    MAX_INDEX_BYTES,
+    Unreadable,
+    open_regular,
+    parse_json,
+    read_json,
+)
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.adapters.model_sources.hub import HubFiles
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache
@@ -37,20 +44,31 @@ def gguf_type_from_filename(filename: str) -> str | None:
 def read_local_gguf(path: Path) -> ModelFacts:
     from gpustack_guard.core.memory.gguf import facts_from_gguf, parse_header
 
-    with path.open("rb") as handle:
+    try:
+        handle = open_regular(path)  # a FIFO or /dev/zero named .gguf: refused before a byte is read
+    except Unreadable as exc:
+        raise ValueError(f"{path.name}: {exc}") from None
+    with handle:
         def read(offset: int, size: int) -> bytes:
             handle.seek(offset)
             return handle.read(size)
         return facts_from_gguf(parse_header(read), f"gguf:{path.name}")
 
 
+def read_config(path: Path, shown: str) -> Any:
+    """A config.json (or a config named otherwise): a regular file within MAX_CONFIG_BYTES (facts_from_config
+    checks that it is an object)."""
+    return read_json(path, MAX_CONFIG_BYTES, shown)
+
+
 def _config_dir_facts(directory: Path, source: str) -> ModelFacts:
-    config = json.loads((directory / "config.json").read_text())
-    facts = facts_from_config(config, source)
-    index = directory / "model.safetensors.index.json"
-    if index.is_file():
-        data = json.loads(index.read_text())
-        metadata = data.get("metadata") if isinstance(data, dict) else None
+    facts = facts_from_config(read_config(directory / "config.json", f"{source}"), source)
+    index = directory / INDEX
+    if os.path.lexists(index):  # there but a FIFO, a folder or a broken link is said, not skipped
+        data = read_json(index, MAX_INDEX_BYTES, index.name)
+        if not isinstance(data, dict):
+            raise ValueError(f"{index.name} must be a JSON object, not {type(data).__name__}")
+        metadata = data.get("metadata")
         total = metadata.get("total_size") if isinstance(metadata, dict) else None
         if total is not None:
             if isinstance(total, bool) or not isinstance(total, int) or total < 1:
@@ -98,10 +116,11 @@ class FactsResolver:
         override = spec.guard.model
         if override.config:
             path = (base / override.config).resolve()
-            return _config_dir_facts(path.parent, f"config:{override.config}") if path.name == "config.json" \
-                else facts_from_config(json.loads(path.read_text()), f"config:{override.config}")
+            source = f"config:{override.config}"
+            return _config_dir_facts(path.parent, source) if path.name == "config.json" \
+                else facts_from_config(read_config(path, source), source)
         if override.gguf:
-            return read_local_gguf((base / override.gguf).resolve())
+            return read_local_gguf(base / override.gguf)  # not resolved: errors name the file the spec names
         if override.catalog:
             facts = catalog_facts(override.catalog)
             if facts is None:
@@ -111,7 +130,7 @@ class FactsResolver:
             local = Path(spec.local_path)
             if local.is_file() and local.suffix == ".gguf":
                 return read_local_gguf(local)
-            if (local / "config.json").is_file():
+            if os.path.lexists(local / "config.json"):
                 return _config_dir_facts(local, f"local:{local}")
         repo = spec.source_id
         hub_repo = repo if spec.source == "huggingface" and repo else None  # None: not a Hugging Face model
@@ -179,10 +198,7 @@ def _hub_file(spec: DeploymentSpec) -> str:
 
 
 def _hub_json(repo: str, filename: str, text: str) -> dict:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"hub file {repo}/{filename} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    document = parse_json(text, f"hub file {repo}/{filename}")
     if not isinstance(document, dict):
         raise ValueError(f"hub file {repo}/{filename} is not a JSON object")
     return document

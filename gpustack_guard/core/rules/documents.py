@@ -252,7 +252,9 @@ INPUT_LIMIT = Rule(
     what="A file beyond one of the loader's limits: aliases that expand to more than 10,000 nodes (the \"billion "
          "laughs\" document), mappings or lists nested more than 64 levels, more than 100,000 documents in one file, a "
          "spec file over 16 MiB (a fleet snapshot over 32 MiB), a single value over 65,536 characters or a number "
-         "over 1,000 characters. The file is refused before its values are built; the other files are checked.",
+         "over 1,000 characters, a list or mapping of more than 4,096 items in a spec (100,000 in a fleet "
+         "snapshot), or more than 1,500,000 values in one file. The file is refused before its values are built; "
+         "the other files are checked.",
     why="gsg runs in CI on whatever a pull request contains: a 1 KB file of nested aliases expands to a billion "
         "values and would run the job out of time or memory. No real spec comes near these limits (a spec is a "
         "few dozen lines nested four deep), so the file is a mistake or an attack either way.",

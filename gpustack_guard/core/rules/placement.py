@@ -85,9 +85,17 @@ GPU_ID_UNKNOWN = Rule(
 
 @per_spec
 def _selector(ev: Evaluation) -> Iterator[Finding]:
-    if _failed(ev, Unplaced.WORKER_SELECTOR) is None:
+    failure = _failed(ev, Unplaced.WORKER_SELECTOR)
+    if failure is None:
         return
     spec = ev.rendered.spec
+    if failure.missing:  # gpu_ids on workers the selector excludes: the two selectors contradict each other
+        for i, gid in failure.missing:
+            yield finding(WORKER_SELECTOR, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
+                          f"gpu id '{gid}' is on a worker that worker_selector {spec.worker_selector} excludes: "
+                          "GPUStack applies both selectors, so this GPU is never used",
+                          spec=spec.name, fix="drop worker_selector or list GPUs of the workers it selects")
+        return
     yield finding(WORKER_SELECTOR, ev.rendered.doc.at("worker_selector"),
                   f"worker_selector {spec.worker_selector or {}} matches no ready worker of cluster "
                   f"'{_cluster_of(ev).name}'", spec=spec.name, fix="fix the labels or label a worker")
@@ -96,7 +104,7 @@ def _selector(ev: Evaluation) -> Iterator[Finding]:
 WORKER_SELECTOR = Rule(
     "GSG021", "worker-selector", "worker_selector matches no ready worker of the cluster.",
     what="A worker_selector whose labels no ready worker of the cluster carries (GPUStack adds worker-name to "
-         "every worker's labels).",
+         "every worker's labels), or gpu_selector.gpu_ids on workers the worker_selector excludes.",
     why="The model stays pending: GPUStack finds no candidate worker.",
     example="worker_selector:\n  gpu: h100",
     fix="Correct the labels, or label a worker.",

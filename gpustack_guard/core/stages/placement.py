@@ -57,6 +57,13 @@ def place(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger) -> Placed:
     if selector and not workers:
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.WORKER_SELECTOR))
     if ids:
+        if selector:  # GPUStack filters candidates by both: a listed GPU on an excluded worker is never chosen
+            allowed = {w.name for w in workers}
+            excluded = tuple((i, gid) for i, gid in enumerate(ids)
+                             if gid in ledger.gpus and ledger.gpus[gid].worker.name not in allowed)
+            if excluded:
+                return Placed(rendered, cluster, ledger,
+                              failure=PlacementFailure(Unplaced.WORKER_SELECTOR, missing=excluded))
         return _manual(rendered, cluster, ledger, ids)
     return _automatic(rendered, cluster, ledger, workers, rendered.gpus_per_replica())
 

@@ -33,7 +33,10 @@ SEEDS = [
 TOKENS = [b"&a ", b"*a", b"<<: *a\n", b"[", b"{", b"]", b"}", b": ", b"- ", b"! ", b"!!binary ", b"%YAML 1.1\n",
           b"---\n", b"...\n", b"\t", b"\x00", b"\"", b"'", b"#", b"? ", b"|\n", b">-\n", b"\n  ", b"2001-13-45",
           b"1e999999", b".inf", b"-.nan", b"0x" + b"f" * 200, b"9" * 5000, b"1:2:3:4:5", b"~", b"\xef\xbb\xbf",
-          b"\xff\xfe", b"\xe9", b"\xc3", "é€😀\u202e\u00a0".encode()]
+          b"\xff\xfe", b"\xe9", b"\xc3", "é€😀\u202e\u00a0".encode(),
+          # tags (issue 31): core tags on text of another kind, tags gsg refuses, on scalars and collections
+          b"!!bool ", b"!!timestamp ", b"!!null ", b"!!int ", b"!!float ", b"!!str ", b"!!set ", b"!!omap ",
+          b"!!pairs ", b"!!python/object:os.system ", b"!!python/name:os.system ", b"!foo ", b"!<tag:x,2000:y> "]
 
 _NESTING = st.sampled_from([b"[", b"{a: ", b"- ", b"k:\n  "]).flatmap(
     lambda opener: st.integers(1, 1500).map(lambda n: opener * n))
@@ -116,7 +119,9 @@ def test_the_worst_of_each_class_is_bounded(fleet, monkeypatch):
     laughs = b"a: &a [" + b"x," * 9 + b"]\n" + b"".join(
         b"%c: &%c [" % (98 + i, 98 + i) + b",".join([b"*%c" % (97 + i)] * 9) + b"]\n" for i in range(9))
     for data in (laughs, b"v: " + b"[" * 999 + b"]" * 999, b"---\na: 1\n" * 20_000, b"a: " + b"9" * 100_000,
-                 b"a: " + b"x" * 1_000_000, b"k:\n" + b"  - " * 900 + b"x\n"):
+                 b"a: " + b"x" * 1_000_000, b"k:\n" + b"  - " * 900 + b"x\n",
+                 b"k: [" + b"a," * 1_000_000 + b"]\n", b"k:\n" + b"  - a\n" * 5_000,
+                 b"k: {" + b"".join(b"k%d: 1," % i for i in range(200_000)) + b"}\n"):
         start = time.process_time()
         findings = run(data, fleet)
         assert time.process_time() - start < 1.0

@@ -35,6 +35,12 @@ CASES = [
     (P.WORKER_SELECTOR, [AUTO | {"worker_selector": {"gpu": "h100"}}], FLEET_1, Unplaced.WORKER_SELECTOR,
      [("spec.yaml:7:1", "worker_selector {'gpu': 'h100'} matches no ready worker of cluster 'prod'",
        "fix the labels or label a worker")]),
+    # the two selectors contradict each other: gpu_ids on a worker the worker_selector leaves out
+    (P.WORKER_SELECTOR, [vllm("a", "--max-model-len=8192", gpu_ids=["w1:cuda:0", "w2:cuda:0"])
+                         | {"worker_selector": {"worker-name": "w1"}}], FLEET_1, Unplaced.WORKER_SELECTOR,
+     [("spec.yaml:4:3", "gpu id 'w2:cuda:0' is on a worker that worker_selector {'worker-name': 'w1'} excludes: "
+                        "GPUStack applies both selectors, so this GPU is never used",
+       "drop worker_selector or list GPUs of the workers it selects")]),
     (P.PARALLEL_SIZE, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])
                        | {"gpu_selector": {"gpu_ids": ["w1:cuda:0", "w1:cuda:1"], "gpus_per_replica": 1}}],
      FLEET_1, Unplaced.PARALLEL_MISMATCH,
@@ -97,6 +103,8 @@ NEAR_MISSES = [
     (P.CLUSTER, [OK | {"cluster_name": "dev"}], TWO_CLUSTERS),
     (P.GPU_ID_UNKNOWN, [vllm("a", "--max-model-len=8192", gpu_ids=["w1:cuda:1"])], FLEET_1),
     (P.WORKER_SELECTOR, [AUTO | {"worker_selector": {"worker-name": "w1"}}], FLEET_1),
+    (P.WORKER_SELECTOR, [vllm("a", "--max-model-len=8192", gpu_ids=["w1:cuda:0", "w1:cuda:1"])
+                         | {"worker_selector": {"worker-name": "w1"}}], FLEET_1),
     (P.PARALLEL_SIZE, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])], FLEET_1),
     (P.ADMISSION_FRACTION, [OK, OK | {"name": "b", "gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}], FLEET_1),
     (P.ADMISSION_BOOKING, [vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.8",

@@ -1,0 +1,159 @@
+"""Opening the files gsg reads: regular files only, their size known before a byte is read.
+
+Any path gsg reads can be something else in a pull request or a careless setup: a FIFO (opening it blocks until
+a writer comes, forever), /dev/zero or /dev/urandom (endless), a socket, a folder, or a sparse file that claims
+terabytes. Each opener here opens without blocking (O_NONBLOCK: a FIFO opens at once), asks the open descriptor
+what it is (no window between a check and the open for the path to be swapped), and refuses anything but a
+regular file, and any file over the caller's size limit, before reading. Every file gsg reads goes through here:
+specs and settings (spec_loader), config.json and safetensors indexes, GGUF headers, API key and token files,
+templates, hub cache entries.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any, BinaryIO
+
+# Size limits of files that are not YAML (spec_loader.py has those of specs and settings files).
+MAX_CONFIG_BYTES = 8 << 20  # 8 MiB: a model's config.json is 1-100 KB (per-layer lists included)
+MAX_INDEX_BYTES = 64 << 20  # 64 MiB: model.safetensors.index.json names every tensor (a few MB for the largest)
+MAX_KEY_FILE_BYTES = 64 << 10  # 64 KiB: an API key or a token is under 200 bytes
+MAX_TEMPLATE_BYTES = 1 << 20  # 1 MiB: a guard template is 1-5 KB
+MAX_JSON_DEPTH = 64  # nested objects/arrays: config.json nests 3-4 deep (text_config.rope_scaling.factor)
+
+_O_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class Unreadable(Exception):
+    """A path that cannot be read as a regular file, or (from spec_loader.decode) as UTF-8 text: the reason,
+    one line (GSG019 in a spec tree), and the line of the first byte that is not UTF-8 when there is one."""
+
+    def __init__(self, reason: str, line: int = 1):
+        self.line = line
+        super().__init__(reason)
+
+
+class TooLarge(Exception):
+    """A regular file over the caller's size limit (checked before reading)."""
+
+    def __init__(self, size: int, limit: int):
+        self.size, self.limit = size, limit
+        super().__init__(f"file of {size:,} bytes (limit {limit:,}): checked before reading")
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, for the one-line reason."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"  # pragma: no cover - doors and the like: no such file on Linux or macOS
+
+
+def reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if exc.errno == errno.EACCES:
+        return "permission denied"
+    if exc.errno == errno.ENXIO:  # opening a socket
+        return "not a regular file (a socket)"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "path too long for the operating system"
+    return (exc.strerror or "cannot be read").lower()
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """The file opened for binary reading; Unreadable (one line) for a missing path, a broken link, or anything
+    but a regular file. The caller closes it."""
+    try:
+        fd = os.open(path, _O_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            raise Unreadable(f"broken symbolic link (to {os.readlink(path)})") from None
+        raise Unreadable(reason(exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise Unreadable(f"not a regular file ({kind_of(mode)})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`: Unreadable or TooLarge otherwise, before reading."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise TooLarge(size, max_bytes)
+        try:
+            data = handle.read(size + 1)  # read(n) allocates n bytes first: never the whole limit
+            if len(data) > size:  # it grew since fstat
+                data += handle.read(max_bytes + 1 - len(data))
+        except OSError as exc:
+            raise Unreadable(reason(exc)) from None
+    if len(data) > max_bytes:
+        raise TooLarge(len(data), max_bytes)
+    return data
+
+
+def read_text_file(path: str | Path, max_bytes: int) -> str:
+    """A small text file (a key, a token, a template, a hub ref) as UTF-8: ValueError with a one-line reason."""
+    try:
+        return read_regular(path, max_bytes).decode("utf-8-sig")
+    except (Unreadable, TooLarge) as exc:
+        raise ValueError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02X} at offset {exc.start:,})") from None
+
+
+def read_json(path: str | Path, max_bytes: int, shown: str) -> Any:
+    """A JSON file (config.json, a safetensors index) within `max_bytes` and MAX_JSON_DEPTH: ValueError naming
+    `shown` and the reason, one line, for anything else (never a RecursionError or a MemoryError)."""
+    try:
+        text = read_regular(path, max_bytes).decode("utf-8-sig")
+    except (Unreadable, TooLarge) as exc:
+        raise ValueError(f"{shown}: {exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{shown}: not UTF-8 text") from None
+    return parse_json(text, shown)
+
+
+def parse_json(text: str, shown: str) -> Any:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{shown} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:  # json's C scanner recurses per level, ~1,000 deep
+        raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep") from None
+    if json_depth(document) > MAX_JSON_DEPTH:
+        raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep")
+    return document
+
+
+def json_depth(document: Any) -> int:
+    """How deep objects and arrays nest (a scalar: 0), iteratively: no recursion however deep."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(document, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if not isinstance(value, (dict, list)):
+            continue
+        children = value.values() if isinstance(value, dict) else value
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
