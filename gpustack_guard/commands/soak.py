@@ -54,12 +54,21 @@ class SoakOptions:
     clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
 
 
+def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
+    """(option, URL) of every endpoint the soak reads."""
+    return [("--url", opts.url)] + ([("--reference-url", opts.reference_url)] if opts.reference_url is not None
+                                    else []) + \
+        [("--metrics-url", u) for u in opts.metrics_urls] + \
+        [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]
+
+
 def _check(opts: SoakOptions) -> None:
-    for flag, url in [("--url", opts.url), ("--reference-url", opts.reference_url)] + \
-            [("--metrics-url", u) for u in opts.metrics_urls] + \
-            [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]:
-        if url is not None and not url.startswith(("http://", "https://")):
-            raise GsgError(f"{flag} {url!r} is not an http(s) URL")
+    from gpustack_guard.core.urls import bad_url
+
+    for flag, url in _urls(opts):
+        problem = bad_url(url)
+        if problem is not None:  # the CLI refused it as a usage error already; this is for other callers
+            raise GsgError(f"{flag} {problem}")
     if not opts.model:
         raise GsgError("--model is empty: pass the model name the endpoint serves")
     if opts.rounds < 1:
@@ -89,13 +98,18 @@ def _check(opts: SoakOptions) -> None:
 
 
 def _plan(opts: SoakOptions):
+    from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.soak.load import Target, chat_completions_url
     from gpustack_guard.adapters.soak.runner import SoakPlan
     from gpustack_guard.adapters.soak.workload import load_workload
+    from gpustack_guard.core.secrets import url_secrets
     from gpustack_guard.core.soak.prompts import WorkloadEntry
     from gpustack_guard.wiring import read_api_key
 
     key = read_api_key(opts.api_key_file)
+    for _, url in _urls(opts):  # a URL's password and tokens are masked wherever a server echoes them, too
+        for secret in url_secrets(url):
+            register_secret(secret)
     workload = load_workload(opts.workload_file) if opts.workload_file else \
         [WorkloadEntry(opts.prompt_tokens, opts.max_tokens)]
     reference = Target("reference", chat_completions_url(opts.reference_url), opts.reference_model or opts.model,
@@ -139,7 +153,8 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
 
 
 def write_files(out_dir: str, report) -> None:
-    from gpustack_guard.adapters.files.output import write_atomic
+    from gpustack_guard.adapters.files.output import known_secrets, write_atomic
+    from gpustack_guard.core.secrets import scrub
     from gpustack_guard.reporters.soak import render_html, render_json
 
     folder = Path(out_dir)
@@ -147,14 +162,17 @@ def write_files(out_dir: str, report) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GsgError(exc.strerror or "cannot be created", where=out_dir) from None
-    write_atomic(str(folder / "soak.json"), render_json(report))
-    write_atomic(str(folder / "report.html"), render_html(report))
+    # what stdout and stderr get scrubbed of, the files are too: a server's error text kept in them may echo a key
+    secrets = known_secrets()
+    write_atomic(str(folder / "soak.json"), scrub(render_json(report), secrets))
+    write_atomic(str(folder / "report.html"), scrub(render_html(report), secrets))
 
 
 async def soak(opts: SoakOptions, progress=None, plan=None):
     """The soak itself, for callers that run their own event loop (tests run many at once)."""
     from gpustack_guard.adapters.files.output import err, out
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
+    from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source
     from gpustack_guard.reporters.soak import progress_line, table_header, table_row, tick_line
 
@@ -163,7 +181,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
         plan = _plan(opts)
     progress = progress if progress is not None else SoakProgress()
     rows_to = out if opts.output == "text" else err
-    rows_to(f"gsg soak {opts.model} at {opts.url}\n{table_header(bool(plan.reference))}\n")
+    rows_to(f"gsg soak {opts.model} at {mask_url(opts.url)}\n{table_header(bool(plan.reference))}\n")
 
     def on_start(index: int) -> None:
         err(progress_line(index, opts.rounds, opts.round_seconds, opts.concurrency) + "\n")
@@ -173,7 +191,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
             reason = next(iter(stats.error_reasons))
             if reason in FATAL_REASONS:
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
-                               where=plan.target.url)
+                               where=mask_url(plan.target.url))
         choose_memory_source(progress.rounds)  # fills the memory column of the rows so far
         rows_to(table_row(stats, reference) + "\n")
         if opts.out_dir:

@@ -7,14 +7,24 @@ costs a rotated credential):
   BEARER, HF_... but not huggingface_hub's folder and switch settings such as HF_HOME), or whose value looks
   like one (a URL with a password, a `Bearer ...` header, a known token prefix such as `hf_` or `sk-`);
 - backend arguments named like one (`--hf-token`, `--api-key`, `--token`, `--password`);
-- any env name or flag the spec lists in `guard.secrets`.
+- any env name or flag the spec lists in `guard.secrets`;
+- in a URL: its user info, token-like query and fragment values, and path segments that are tokens (mask_url,
+  the one function every message and reporter shows a URL through).
+
+Masking in printed text (scrub) covers a secret in the shapes a server or proxy echoes it back: as written,
+JSON-escaped, URL-encoded, HTML-escaped, base64 (the `user:password` of Basic auth) and cut short by an echo
+that truncates (a prefix of PREFIX_CHARS or more characters is masked too).
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
+from urllib.parse import quote, quote_plus, unquote_plus
 
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -48,9 +58,102 @@ def is_secret_key(key: str) -> bool:
     return False
 
 
-def is_secret_value(value: str) -> bool:
-    """Whether a value looks like a credential whatever its name: a URL with a password, a token."""
+def _looks_like_token(value: str) -> bool:
     return bool(_URL_PASSWORD.search(value) or _TOKEN_VALUE.match(value.strip()))
+
+
+def is_secret_value(value: str) -> bool:
+    """Whether a value looks like a credential whatever its name: a URL with a password or a token in its query,
+    a token."""
+    if _looks_like_token(value):
+        return True
+    match = _URL.match(value.strip())
+    return bool(match and match.group("lead") and _masked_rest(match.group("rest")) != match.group("rest"))
+
+
+# ------------------------------------------------------------------------------------------------ URLs
+
+# A query or fragment parameter is a secret when is_secret_key calls its name one (...TOKEN, ...KEY, PASSW...,
+# SECRET..., AUTH..., CREDENTIAL...), when one of its name's parts is one of these (pre-signed URLs sign with
+# `sig`/`Signature`, sessions and one-time codes open an account as well as a password does), or when it is a
+# cloud provider's signing parameter (every X-Amz-*, X-Goog-*: which of them are harmless changes over time).
+_PARAMETER_WORDS = {"SIG", "SIGNATURE", "PWD", "PASSWD", "CODE", "JWT", "SESSION", "SESSIONID", "SID", "TICKET",
+                    "HMAC", "SAS", "OTP"}
+_PARAMETER_PREFIXES = ("X-AMZ-", "X-GOOG-", "X_AMZ_", "X_GOOG_")
+# [scheme://]authority rest: the authority runs to the first '/', '?' or '#'; without '//' the text before the
+# path is taken as an authority, so "admin:pw@host" loses its user info too.
+_URL = re.compile(r"^(?P<lead>(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//)?(?P<authority>[^/?#]*)(?P<rest>.*)$", re.S)
+
+
+def is_secret_parameter(name: str) -> bool:
+    """Whether a URL query or fragment parameter of this name carries a credential (case-insensitive)."""
+    upper = name.strip().upper()
+    if not upper:
+        return False
+    if upper.startswith(_PARAMETER_PREFIXES) or is_secret_key(upper):
+        return True
+    return any(part in _PARAMETER_WORDS for part in re.split(r"[_.\-]+", upper))
+
+
+def _masked_parameters(text: str) -> str:
+    pieces = re.split(r"([&;])", text)
+    for index in range(0, len(pieces), 2):
+        name, equals, value = pieces[index].partition("=")
+        if equals:
+            if value and (is_secret_parameter(unquote_plus(name)) or _looks_like_token(unquote_plus(value))):
+                pieces[index] = f"{name}={MASK}"
+        elif name and _looks_like_token(unquote_plus(name)):
+            pieces[index] = MASK
+    return "".join(pieces)
+
+
+def _masked_rest(rest: str) -> str:
+    """Path, query and fragment with token-like values masked."""
+    before_fragment, hash_sign, fragment = rest.partition("#")
+    path, question, query = before_fragment.partition("?")
+    path = "/".join(MASK if segment and _looks_like_token(unquote_plus(segment)) else segment
+                    for segment in path.split("/"))
+    return path + question + _masked_parameters(query) + hash_sign + _masked_parameters(fragment)
+
+
+def mask_url(url: str) -> str:
+    """The URL as gsg shows it anywhere: without user info (a password, or a token used as a user name), with
+    the values of token-like query and fragment parameters and token path segments as ********. Never raises:
+    a malformed URL is masked by the same reading (the authority runs to the first '/', '?' or '#')."""
+    match = _URL.match(url)
+    if match is None:  # pragma: no cover - the pattern matches any text
+        return url
+    lead, authority, rest = match.group("lead") or "", match.group("authority"), match.group("rest")
+    if "@" in authority:
+        authority = authority.rpartition("@")[2]
+    return lead + authority + _masked_rest(rest)
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The values mask_url hides in a URL (its password, user name, token values), to scrub them from any text
+    that echoes them outside the URL."""
+    if not url:
+        return []
+    match = _URL.match(url)
+    if match is None:  # pragma: no cover - the pattern matches any text
+        return []
+    found: list[str] = []
+    user_info = match.group("authority").rpartition("@")[0]
+    if user_info:
+        user, colon, password = user_info.partition(":")
+        found += [unquote_plus(password), password]
+        # a user name beside a password is a name ("admin" masked would hide that word everywhere); alone and
+        # long or token-shaped it is the credential (https://ghp_...@github.com)
+        if not colon and (len(user) >= 16 or _looks_like_token(unquote_plus(user))):
+            found += [unquote_plus(user), user]
+    before_fragment, _, fragment = match.group("rest").partition("#")
+    path, _, query = before_fragment.partition("?")
+    found += [segment for segment in path.split("/") if segment and _looks_like_token(unquote_plus(segment))]
+    for piece in re.split(r"[&;]", query) + re.split(r"[&;]", fragment):
+        name, equals, value = piece.partition("=")
+        if equals and value and (is_secret_parameter(unquote_plus(name)) or _looks_like_token(unquote_plus(value))):
+            found += [value, unquote_plus(value)]
+    return [value for value in dict.fromkeys(found) if value]
 
 
 @lru_cache(maxsize=4096)  # a few hundred distinct flags, asked for every argument of every spec
@@ -147,8 +250,81 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
     return [v for v in found if v]
 
 
+# ------------------------------------------------------------------------------------------------ scrubbing
+
+SHORTEST_SECRET = 4  # shorter values are masked nowhere: "on", "1" and "true" would be masked everywhere
+PREFIX_CHARS = 12  # an echo cut short after this many characters of a secret (or of one of its shapes) is masked
+SHORTEST_BASE64 = 6  # base64 characters that a secret alone decides, fewest to look for (short ones are words)
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/=_\-]")
+
+
+def _escaped_shapes(value: str) -> set[str]:
+    """The value as a server, a proxy or gsg's own reports may write it back: as is, JSON-escaped (once, and
+    twice for JSON inside JSON; `/` as `\\/` too), URL-encoded (each way, either hex case), HTML-escaped."""
+    shapes = {value, html.escape(value), html.escape(value, quote=False)}
+    for ascii_only in (True, False):
+        once = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        shapes |= {once, once.replace("/", "\\/"), json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
+    for encoded in (quote(value, safe=""), quote(value, safe="/:@"), quote_plus(value)):
+        shapes |= {encoded, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), encoded)}
+    return {shape for shape in shapes if shape}
+
+
+def _base64_cores(value: str) -> set[str]:
+    """The base64 characters the value alone decides at each of the three alignments it can have inside a
+    longer encoded text (`user:password` of Basic auth), in both alphabets."""
+    raw = value.encode("utf-8")
+    cores = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
+        first, end = -(-8 * offset // 6), 8 * (offset + len(raw)) // 6  # whole 6-bit groups of the value's bits
+        core = encoded[first:end]
+        if len(core) >= SHORTEST_BASE64:
+            cores |= {core, core.replace("+", "-").replace("/", "_")}
+    return cores
+
+
+def _matches(text: str, shape: str) -> Iterable[tuple[int, int]]:
+    """(start, end) of each place the text holds the shape, or at least its first PREFIX_CHARS characters."""
+    key = shape[:PREFIX_CHARS]
+    start = text.find(key)
+    while start != -1:
+        end = start + len(key)
+        while end - start < len(shape) and end < len(text) and text[end] == shape[end - start]:
+            end += 1
+        yield start, end
+        start = text.find(key, end)
+
+
+def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole encoded run around a match: the rest of it encodes what sits next to the secret (the user)."""
+    while start > 0 and _BASE64_CHARS.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _BASE64_CHARS.match(text[end]):
+        end += 1
+    return start, end
+
+
 def scrub(text: str, secrets: list[str]) -> str:
-    """Remove known secret values from any text before it is printed (defence in depth)."""
-    for value in sorted({v for v in secrets if v and len(v) >= 4}, key=len, reverse=True):
-        text = text.replace(value, MASK)
-    return text
+    """Mask known secret values in any text before it is printed or written (defence in depth): each value in
+    every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short."""
+    spans: list[tuple[int, int]] = []
+    for value in {v for v in secrets if v and len(v) >= SHORTEST_SECRET}:
+        for shape in _escaped_shapes(value):
+            spans += _matches(text, shape)
+        for core in _base64_cores(value):
+            spans += (_widened_to_base64_run(text, start, end) for start, end in _matches(text, core))
+    if not spans:
+        return text
+    pieces, shown_to = [], 0
+    for start, end in sorted(spans):
+        if end <= shown_to:
+            continue  # inside a span already masked
+        if start < shown_to:
+            start = shown_to  # overlaps one: the mask already stands for its start
+        else:
+            pieces.append(text[shown_to:start])
+            pieces.append(MASK)
+        shown_to = end
+    pieces.append(text[shown_to:])
+    return "".join(pieces)

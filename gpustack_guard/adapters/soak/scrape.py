@@ -15,6 +15,7 @@ from typing import Callable
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
 
@@ -102,6 +103,7 @@ class Scraper:
         self.client = client
         self.clock = clock
         self.urls = urls
+        self.shown = {url: mask_url(url) for url in urls}  # as errors name them (printed, kept in soak.json)
         self.pid = pid
         self.origin = origin
         self.normaliser = Normaliser(model=model)
@@ -111,16 +113,17 @@ class Scraper:
         return bool(self.urls) or self.pid is not None
 
     async def _fetch(self, url: str) -> list[Sample] | str:
+        shown = self.shown[url]
         try:
             response = await self.client.get(url, timeout=5.0)
         except httpx.HTTPError as exc:
-            return f"{url}: {type(exc).__name__}"
+            return f"{shown}: {type(exc).__name__}"
         if response.status_code != 200:
-            return f"{url}: HTTP {response.status_code}"
+            return f"{shown}: HTTP {response.status_code}"
         try:
             return parse_samples(response.text)
         except (ValueError, TypeError, IndexError) as exc:
-            return f"{url}: not Prometheus text ({exc})"
+            return f"{shown}: not Prometheus text ({exc})"
 
     async def scrape_once(self) -> Snapshot:
         answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
