@@ -269,6 +269,7 @@ class DesiredState:
 
 
 def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: bool = False) -> DesiredState:
+    from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
     from gpustack_guard.adapters.files.spec_loader import load_specs
     from gpustack_guard.core.pipeline import validate
@@ -283,6 +284,8 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     live = connection.last_models if connection.last_models is not None else connection.client.models()
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     rendered = [ev.rendered for ev in report.evaluations]
+    for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back
+        register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
                         identity, recorded)

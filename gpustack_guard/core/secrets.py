@@ -73,26 +73,28 @@ def is_secret_value(value: str) -> bool:
 
 # ------------------------------------------------------------------------------------------------ URLs
 
-# A query or fragment parameter is a secret when is_secret_key calls its name one (...TOKEN, ...KEY, PASSW...,
-# SECRET..., AUTH..., CREDENTIAL...), when one of its name's parts is one of these (pre-signed URLs sign with
-# `sig`/`Signature`, sessions and one-time codes open an account as well as a password does), or when it is a
-# cloud provider's signing parameter (every X-Amz-*, X-Goog-*: which of them are harmless changes over time).
-_PARAMETER_WORDS = {"SIG", "SIGNATURE", "PWD", "PASSWD", "CODE", "JWT", "SESSION", "SESSIONID", "SID", "TICKET",
-                    "HMAC", "SAS", "OTP"}
+# A query or fragment parameter is a secret when a part of its name (split at '_', '-', '.'; case ignored) ends in
+# one of _PARAMETER_ENDS (accessToken, api_key, X-Amz-Security-Token; not max_tokens or keyboard), contains one of
+# _PARAMETER_CONTAINS, or is one of _PARAMETER_WORDS (pre-signed URLs sign with `sig`/`Signature`, sessions and
+# one-time codes open an account as well as a password does); and every cloud signing parameter (X-Amz-*,
+# X-Goog-*: which of them are harmless changes over time).
+_PARAMETER_ENDS = ("TOKEN", "KEY", "SECRET", "PASS", "PASSWORD", "PASSPHRASE")
+_PARAMETER_CONTAINS = ("SECRET", "PASSW", "CREDENTIAL", "PRIVATE", "BEARER", "AUTH")
+_PARAMETER_WORDS = {"SIG", "SIGNATURE", "PWD", "CODE", "JWT", "SESSION", "SESSIONID", "SID", "TICKET", "HMAC",
+                    "SAS", "OTP"}
 _PARAMETER_PREFIXES = ("X-AMZ-", "X-GOOG-", "X_AMZ_", "X_GOOG_")
 # [scheme://]authority rest: the authority runs to the first '/', '?' or '#'; without '//' the text before the
 # path is taken as an authority, so "admin:pw@host" loses its user info too.
-_URL = re.compile(r"^(?P<lead>(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//)?(?P<authority>[^/?#]*)(?P<rest>.*)$", re.S)
+_URL = re.compile(r"^(?P<lead>[^/?#]*//)?(?P<authority>[^/?#]*)(?P<rest>.*)$", re.S)
 
 
 def is_secret_parameter(name: str) -> bool:
     """Whether a URL query or fragment parameter of this name carries a credential (case-insensitive)."""
     upper = name.strip().upper()
-    if not upper:
-        return False
-    if upper.startswith(_PARAMETER_PREFIXES) or is_secret_key(upper):
+    if upper.startswith(_PARAMETER_PREFIXES):
         return True
-    return any(part in _PARAMETER_WORDS for part in re.split(r"[_.\-]+", upper))
+    return any(part.endswith(_PARAMETER_ENDS) or part in _PARAMETER_WORDS or any(w in part for w in _PARAMETER_CONTAINS)
+               for part in re.split(r"[_.\-]+", upper) if part)
 
 
 def _masked_parameters(text: str) -> str:
@@ -255,7 +257,10 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
 SHORTEST_SECRET = 4  # shorter values are masked nowhere: "on", "1" and "true" would be masked everywhere
 PREFIX_CHARS = 12  # an echo cut short after this many characters of a secret (or of one of its shapes) is masked
 SHORTEST_BASE64 = 6  # base64 characters that a secret alone decides, fewest to look for (short ones are words)
-_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/=_\-]")
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]")  # '=' only pads the end of a run
+# safe characters of the encoders in use: Python's quote (default and none), JavaScript's encodeURIComponent and
+# encodeURI, and the user-info set
+_URL_SAFE_SETS = ("", "/", "/:@", "!'()*~", ";,/?:@&=+$!'()*#~")
 
 
 def _escaped_shapes(value: str) -> set[str]:
@@ -265,7 +270,7 @@ def _escaped_shapes(value: str) -> set[str]:
     for ascii_only in (True, False):
         once = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
         shapes |= {once, once.replace("/", "\\/"), json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
-    for encoded in (quote(value, safe=""), quote(value, safe="/:@"), quote_plus(value)):
+    for encoded in [quote(value, safe=safe) for safe in _URL_SAFE_SETS] + [quote_plus(value)]:
         shapes |= {encoded, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), encoded)}
     return {shape for shape in shapes if shape}
 
@@ -302,6 +307,8 @@ def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
         start -= 1
     while end < len(text) and _BASE64_CHARS.match(text[end]):
         end += 1
+    while end < len(text) and text[end] == "=":
+        end += 1
     return start, end
 
 
@@ -316,15 +323,15 @@ def scrub(text: str, secrets: list[str]) -> str:
             spans += (_widened_to_base64_run(text, start, end) for start, end in _matches(text, core))
     if not spans:
         return text
-    pieces, shown_to = [], 0
+    merged: list[list[int]] = []
     for start, end in sorted(spans):
-        if end <= shown_to:
-            continue  # inside a span already masked
-        if start < shown_to:
-            start = shown_to  # overlaps one: the mask already stands for its start
+        if merged and start <= merged[-1][1]:  # overlapping or touching: one mask
+            merged[-1][1] = max(merged[-1][1], end)
         else:
-            pieces.append(text[shown_to:start])
-            pieces.append(MASK)
-        shown_to = end
-    pieces.append(text[shown_to:])
+            merged.append([start, end])
+    pieces, shown_from = [], 0
+    for start, end in merged:
+        pieces += [text[shown_from:start], MASK]
+        shown_from = end
+    pieces.append(text[shown_from:])
     return "".join(pieces)
