@@ -289,6 +289,11 @@ def _base64_cores(value: str) -> set[str]:
     return cores
 
 
+@lru_cache(maxsize=1024)  # the same few secrets are scrubbed from every line a command prints
+def _shapes_of(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return tuple(_escaped_shapes(value)), tuple(_base64_cores(value))
+
+
 def _matches(text: str, shape: str) -> Iterable[tuple[int, int]]:
     """(start, end) of each place the text holds the shape, or at least its first PREFIX_CHARS characters."""
     key = shape[:PREFIX_CHARS]
@@ -317,9 +322,10 @@ def scrub(text: str, secrets: list[str]) -> str:
     every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short."""
     spans: list[tuple[int, int]] = []
     for value in {v for v in secrets if v and len(v) >= SHORTEST_SECRET}:
-        for shape in _escaped_shapes(value):
+        shapes, cores = _shapes_of(value)
+        for shape in shapes:
             spans += _matches(text, shape)
-        for core in _base64_cores(value):
+        for core in cores:
             spans += (_widened_to_base64_run(text, start, end) for start, end in _matches(text, core))
     if not spans:
         return text
