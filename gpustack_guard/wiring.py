@@ -273,6 +273,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
     from gpustack_guard.adapters.files.spec_loader import load_specs
     from gpustack_guard.core.pipeline import validate
+    from gpustack_guard.core.secrets import REFERENCE
 
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
@@ -285,7 +286,8 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     rendered = [ev.rendered for ev in report.evaluations]
     for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back
-        register_secret(secret)
+        if not REFERENCE.match(secret):  # a `${NAME}` left unresolved is no value, and errors name it
+            register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
                         identity, recorded)

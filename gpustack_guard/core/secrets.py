@@ -24,7 +24,6 @@ import json
 import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
-from urllib.parse import quote, quote_plus, unquote_plus
 
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -73,6 +72,24 @@ def is_secret_value(value: str) -> bool:
 
 # ------------------------------------------------------------------------------------------------ URLs
 
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def percent_encoded(value: str, safe: str = "") -> str:
+    """Percent-encoding as URL encoders write it (UTF-8 bytes, upper-case hex), `safe` left as is (core reads
+    no urllib: the architecture keeps I/O modules out)."""
+    kept = _UNRESERVED | set(safe)
+    return "".join(char if char in kept else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+                   for char in value)
+
+
+def percent_decoded(value: str) -> str:
+    """A query value as a server reads it: '+' is a space, %XX runs are UTF-8 (invalid bytes replaced)."""
+    return _PERCENT.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"),
+                        value.replace("+", " "))
+
+
 # A query or fragment parameter is a secret when a part of its name (split at '_', '-', '.'; case ignored) ends in
 # one of _PARAMETER_ENDS (accessToken, api_key, X-Amz-Security-Token; not max_tokens or keyboard), contains one of
 # _PARAMETER_CONTAINS, or is one of _PARAMETER_WORDS (pre-signed URLs sign with `sig`/`Signature`, sessions and
@@ -102,9 +119,9 @@ def _masked_parameters(text: str) -> str:
     for index in range(0, len(pieces), 2):
         name, equals, value = pieces[index].partition("=")
         if equals:
-            if value and (is_secret_parameter(unquote_plus(name)) or _looks_like_token(unquote_plus(value))):
+            if value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(percent_decoded(value))):
                 pieces[index] = f"{name}={MASK}"
-        elif name and _looks_like_token(unquote_plus(name)):
+        elif name and _looks_like_token(percent_decoded(name)):
             pieces[index] = MASK
     return "".join(pieces)
 
@@ -113,7 +130,7 @@ def _masked_rest(rest: str) -> str:
     """Path, query and fragment with token-like values masked."""
     before_fragment, hash_sign, fragment = rest.partition("#")
     path, question, query = before_fragment.partition("?")
-    path = "/".join(MASK if segment and _looks_like_token(unquote_plus(segment)) else segment
+    path = "/".join(MASK if segment and _looks_like_token(percent_decoded(segment)) else segment
                     for segment in path.split("/"))
     return path + question + _masked_parameters(query) + hash_sign + _masked_parameters(fragment)
 
@@ -143,18 +160,19 @@ def url_secrets(url: str | None) -> list[str]:
     user_info = match.group("authority").rpartition("@")[0]
     if user_info:
         user, colon, password = user_info.partition(":")
-        found += [unquote_plus(password), password]
+        found += [percent_decoded(password), password]
         # a user name beside a password is a name ("admin" masked would hide that word everywhere); alone and
         # long or token-shaped it is the credential (https://ghp_...@github.com)
-        if not colon and (len(user) >= 16 or _looks_like_token(unquote_plus(user))):
-            found += [unquote_plus(user), user]
+        if not colon and (len(user) >= 16 or _looks_like_token(percent_decoded(user))):
+            found += [percent_decoded(user), user]
     before_fragment, _, fragment = match.group("rest").partition("#")
     path, _, query = before_fragment.partition("?")
-    found += [segment for segment in path.split("/") if segment and _looks_like_token(unquote_plus(segment))]
+    found += [segment for segment in path.split("/") if segment and _looks_like_token(percent_decoded(segment))]
     for piece in re.split(r"[&;]", query) + re.split(r"[&;]", fragment):
         name, equals, value = piece.partition("=")
-        if equals and value and (is_secret_parameter(unquote_plus(name)) or _looks_like_token(unquote_plus(value))):
-            found += [value, unquote_plus(value)]
+        decoded = percent_decoded(value)
+        if equals and value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(decoded)):
+            found += [value, decoded]
     return [value for value in dict.fromkeys(found) if value]
 
 
@@ -270,7 +288,8 @@ def _escaped_shapes(value: str) -> set[str]:
     for ascii_only in (True, False):
         once = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
         shapes |= {once, once.replace("/", "\\/"), json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
-    for encoded in [quote(value, safe=safe) for safe in _URL_SAFE_SETS] + [quote_plus(value)]:
+    plus_for_space = percent_encoded(value, " ").replace(" ", "+")
+    for encoded in [percent_encoded(value, safe) for safe in _URL_SAFE_SETS] + [plus_for_space]:
         shapes |= {encoded, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), encoded)}
     return {shape for shape in shapes if shape}
 

@@ -217,3 +217,18 @@ def test_what_is_not_masked():
 def test_overlapping_and_repeated_secrets_are_masked_once_each():
     assert scrub(f"{KEY}{KEY} and {KEY}", [KEY, KEY[:20]]) == f"{MASK} and {MASK}"
     assert scrub("abcdef-ghijkl", ["abcdef-g", "ef-ghijkl"]) == MASK
+
+
+# ---------------------------------------------------------------- percent-encoding without urllib in core
+
+@pytest.mark.parametrize("value", ["", "plain", "a b+c", "p@ss/w\"rd", "caf\u00e9 \u20ac \U0001f600", "100%", "%zz%4",
+                                   "%C3%A9+%e2%82%ac", "%FF%FE", "~_.-!*'()"])
+@pytest.mark.parametrize("safe", ["", "/", "/:@", "!'()*~"])
+def test_percent_encoding_is_urllibs(value, safe):
+    from urllib.parse import unquote_plus
+
+    from gpustack_guard.core.secrets import percent_decoded, percent_encoded
+
+    assert percent_encoded(value, safe) == quote(value, safe=safe)
+    assert percent_encoded(value, " ").replace(" ", "+") == quote_plus(value)
+    assert percent_decoded(value) == unquote_plus(value)
