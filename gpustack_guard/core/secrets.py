@@ -114,15 +114,23 @@ def is_secret_parameter(name: str) -> bool:
                for part in re.split(r"[_.\-]+", upper) if part)
 
 
+def _hidden_value(piece: str) -> str | None:
+    """What mask_url hides of one `name=value` (or bare) query or fragment piece: the value, or the whole bare
+    piece shaped like a token; None when nothing."""
+    name, equals, value = piece.partition("=")
+    if not equals:
+        return piece if piece and _looks_like_token(percent_decoded(piece)) else None
+    if value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(percent_decoded(value))):
+        return value
+    return None
+
+
 def _masked_parameters(text: str) -> str:
     pieces = re.split(r"([&;])", text)
     for index in range(0, len(pieces), 2):
-        name, equals, value = pieces[index].partition("=")
-        if equals:
-            if value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(percent_decoded(value))):
-                pieces[index] = f"{name}={MASK}"
-        elif name and _looks_like_token(percent_decoded(name)):
-            pieces[index] = MASK
+        hidden = _hidden_value(pieces[index])
+        if hidden is not None:
+            pieces[index] = pieces[index][:len(pieces[index]) - len(hidden)] + MASK
     return "".join(pieces)
 
 
@@ -169,10 +177,9 @@ def url_secrets(url: str | None) -> list[str]:
     path, _, query = before_fragment.partition("?")
     found += [segment for segment in path.split("/") if segment and _looks_like_token(percent_decoded(segment))]
     for piece in re.split(r"[&;]", query) + re.split(r"[&;]", fragment):
-        name, equals, value = piece.partition("=")
-        decoded = percent_decoded(value)
-        if equals and value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(decoded)):
-            found += [value, decoded]
+        hidden = _hidden_value(piece)
+        if hidden is not None:
+            found += [hidden, percent_decoded(hidden)]
     return [value for value in dict.fromkeys(found) if value]
 
 
