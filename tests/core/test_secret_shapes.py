@@ -93,6 +93,7 @@ def test_url_secrets_are_what_mask_url_hides_for_scrubbing_echoes():
     # a user name beside a password is a name; alone and long, it is the credential
     assert url_secrets("https://ghp_abcdefghijklmnopqrstuv@github.com/") == ["ghp_abcdefghijklmnopqrstuv"]
     assert url_secrets("https://admin@h/") == [] and url_secrets(None) == [] and url_secrets("http://h/") == []
+    assert url_secrets("https://h/hf_abcdefghijkl/x?sk-abcdefghijkl") == ["hf_abcdefghijkl", "sk-abcdefghijkl"]
 
 
 # ---------------------------------------------------------------- url_problem
