@@ -54,10 +54,26 @@ OVERLAY = typer.Option(None, "--overlay", envvar="GSG_OVERLAY", metavar="NAME",
                        help="Apply SPECS/overlays/NAME over the specs (default: the context's overlay).")
 CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
 
+def _url_checked(ctx: typer.Context, param: typer.CallbackParam, value):
+    """A URL option (or each of a repeated one) refused at parse time, as a usage error naming the option (or
+    GSG_URL when it came from there), before anything connects: exit 1, one line, the URL masked."""
+    from gpustack_guard.core.urls import bad_url
+
+    for url in ([] if value is None else value if isinstance(value, (list, tuple)) else [value]):
+        problem = bad_url(url)
+        if problem is not None:
+            source = ctx.get_parameter_source(param.name) if param.name else None
+            from_env = source is not None and source.name == "ENVIRONMENT" and isinstance(param.envvar, str)
+            hint = str(param.envvar) if from_env else "/".join(f"'{o}'" for o in param.opts)
+            raise typer.BadParameter(problem, ctx=ctx, param=param, param_hint=hint)
+    return value
+
+
 # The connection option group, added to every command that talks to a server by @connection_options.
 CONNECTION_PARAMETERS = [
     inspect.Parameter("server", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
-        None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).")),
+        None, "--server", envvar="GSG_URL", metavar="URL", help="GPUStack server URL (GSG_URL).",
+        callback=_url_checked)),
     inspect.Parameter("api_key_file", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str], default=typer.Option(
         None, "--api-key-file", metavar="FILE", help="File holding the API key; else GSG_API_KEY. Never a bare flag "
                                                      "value.")),
@@ -377,7 +393,7 @@ def catalog(
 
 @app.command()
 def soak(
-    url: str = typer.Option(..., "--url", metavar="URL",
+    url: str = typer.Option(..., "--url", metavar="URL", callback=_url_checked,
                             help="OpenAI-compatible endpoint: GPUStack's gateway, or vLLM/SGLang/llama.cpp directly."),
     model: str = typer.Option(..., "--model", metavar="NAME", help="Model name the endpoint serves."),
     rounds: int = typer.Option(6, "--rounds", metavar="N", help="Rounds of fixed load."),
@@ -387,17 +403,18 @@ def soak(
                                            help="YAML list of {prompt_tokens, max_tokens, weight} to cycle."),
     prompt_tokens: int = typer.Option(512, "--prompt-tokens", metavar="N", help="Prompt length without --workload."),
     max_tokens: int = typer.Option(128, "--max-tokens", metavar="N", help="Output length without --workload."),
-    metrics_url: List[str] = typer.Option([], "--metrics-url", metavar="URL",
+    metrics_url: List[str] = typer.Option([], "--metrics-url", metavar="URL", callback=_url_checked,
                                           help="Prometheus /metrics to sample every second (repeatable)."),
     pid: Optional[int] = typer.Option(None, "--pid", metavar="PID", help="Also sample this local process's RSS."),
     memory_limit: Optional[str] = typer.Option(None, "--memory-limit", metavar="SIZE",
                                                help="What the memory signal runs out at (e.g. 64GiB), for the "
                                                     "recycle projection."),
-    reference_url: Optional[str] = typer.Option(None, "--reference-url", metavar="URL",
+    reference_url: Optional[str] = typer.Option(None, "--reference-url", metavar="URL", callback=_url_checked,
                                                 help="A second endpoint serving the same model: the control."),
     reference_model: Optional[str] = typer.Option(None, "--reference-model", metavar="NAME",
                                                   help="Its model name (default: --model)."),
     reference_metrics_url: List[str] = typer.Option([], "--reference-metrics-url", metavar="URL",
+                                                    callback=_url_checked,
                                                     help="The reference's /metrics, charted beside ours."),
     out_dir: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Write soak.json and report.html."),
     output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),

@@ -214,13 +214,19 @@ class Connection:
 def connect(opts: ConnectionOptions) -> Connection:
     """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
     from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits, redact_url, url_password
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits, redact_url
+    from gpustack_guard.core.secrets import url_secrets
+    from gpustack_guard.core.urls import bad_url
     from gpustack_guard.core.versions import at_least
 
     opts = resolve_context(opts)
     if not opts.server:
         raise GsgError("no server: pass --server URL, set GSG_URL, or choose a context (--context NAME)")
-    register_secret(url_password(opts.server))  # a password in the URL is masked wherever it would show
+    problem = bad_url(opts.server)
+    if problem is not None:  # a context's or a caller's URL (the CLI refuses a bad --server or GSG_URL itself)
+        raise GsgError(f"server URL {problem}", where=f"context '{opts.context}'" if opts.context else None)
+    for secret in url_secrets(opts.server):  # a password or token of the URL is masked wherever it would show
+        register_secret(secret)
     shown = redact_url(opts.server)
     key = read_api_key(opts.api_key_file, opts.api_key_env)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
@@ -265,9 +271,11 @@ class DesiredState:
 
 
 def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: bool = False) -> DesiredState:
+    from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
     from gpustack_guard.adapters.files.spec_loader import load_specs
     from gpustack_guard.core.pipeline import validate
+    from gpustack_guard.core.secrets import REFERENCE
 
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
@@ -279,6 +287,9 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     live = connection.last_models if connection.last_models is not None else connection.client.models()
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     rendered = [ev.rendered for ev in report.evaluations]
+    for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back
+        if not REFERENCE.match(secret):  # a `${NAME}` left unresolved is no value, and errors name it
+            register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
                         identity, recorded)

@@ -45,6 +45,15 @@ def _isolated_cache(tmp_path, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _registered_secrets_per_test(monkeypatch):
+    """Secrets a command registers (the key, URL passwords, the spec values plan and apply send) last for its
+    process: one command. Tests run many commands in one process; each starts with none registered."""
+    import gpustack_guard.adapters.files.output as output
+
+    monkeypatch.setattr(output, "_extra_secrets", [])
+
+
+@pytest.fixture(autouse=True)
 def slept(monkeypatch) -> list[float]:
     """Retry backoff of the CLI's client is recorded here instead of slept (the seconds asked for, in order)."""
     import gpustack_guard.wiring as wiring

@@ -11,6 +11,7 @@ from gpustack_guard.adapters.files.output import err, out
 from gpustack_guard.core.deploy.drift import drift_report, has_drift
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.reporters import ChangeFormat, json_head
 from gpustack_guard.reporters.drift_output import DRIFT_FORMAT_VERSION, render_json, render_markdown, render_text
 from gpustack_guard.reporters.markdown import untrusted_cell
@@ -74,12 +75,12 @@ def _all_contexts(opts: DriftOptions) -> int:
 def _render_all(results, contexts, output: ChangeFormat) -> str:
     if output is ChangeFormat.JSON:
         return json.dumps({**json_head(DRIFT_FORMAT_VERSION), "contexts": [
-            {"context": name, "server": contexts.contexts[name].server,
+            {"context": name, "server": mask_url(contexts.contexts[name].server),
              "drift": has_drift(report) if report is not None else None, "error": error, "report": report}
             for name, report, error in results]}, indent=2) + "\n"
     parts = []
     for name, report, error in results:
-        server = contexts.contexts[name].server
+        server = mask_url(contexts.contexts[name].server)
         if output is ChangeFormat.MARKDOWN:
             body = render_markdown(report).replace("## gsg drift", f"## gsg drift: {name}", 1) if report \
                 else f"## gsg drift: {name}\n\n**Error:** {untrusted_cell(error)}\n"

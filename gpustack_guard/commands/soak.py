@@ -54,39 +54,21 @@ class SoakOptions:
     clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
 
 
-def _check_url(flag: str, url: str) -> None:
-    """A URL the load and the scraper can use, or one line naming the flag (shown without its credentials); its
-    credentials are registered, so no output, report or file repeats them."""
-    import httpx
-
-    from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.core.echo import value
-    from gpustack_guard.core.secrets import masked_url, url_secrets
-
-    for part in url_secrets(url):
-        register_secret(part)
-    shown = value(masked_url(url))
-    if not url.startswith(("http://", "https://")):
-        raise GsgError(f"{flag} '{shown}' is not an http(s) URL")
-    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7f for c in url):
-        raise GsgError(f"{flag} '{shown}' holds a space or a control character")
-    try:
-        parsed = httpx.URL(url)
-        port = parsed.port
-    except (httpx.InvalidURL, ValueError, TypeError) as exc:
-        raise GsgError(f"{flag} '{shown}' is not a URL gsg can request: {value(str(exc))}") from None
-    if port is not None and not 1 <= port <= 65535:
-        raise GsgError(f"{flag} '{shown}' is not a URL gsg can request: port {port} is outside 1-65535")
-    if not parsed.host:
-        raise GsgError(f"{flag} '{shown}' has no host")
+def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
+    """(option, URL) of every endpoint the soak reads."""
+    return [("--url", opts.url)] + ([("--reference-url", opts.reference_url)] if opts.reference_url is not None
+                                    else []) + \
+        [("--metrics-url", u) for u in opts.metrics_urls] + \
+        [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]
 
 
 def _check(opts: SoakOptions) -> None:
-    for flag, url in [("--url", opts.url), ("--reference-url", opts.reference_url)] + \
-            [("--metrics-url", u) for u in opts.metrics_urls] + \
-            [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]:
-        if url is not None:
-            _check_url(flag, url)
+    from gpustack_guard.core.urls import bad_url
+
+    for flag, url in _urls(opts):
+        problem = bad_url(url)
+        if problem is not None:  # the CLI refused it as a usage error already; this is for other callers
+            raise GsgError(f"{flag} {problem}")
     if not opts.model:
         raise GsgError("--model is empty: pass the model name the endpoint serves")
     if opts.rounds < 1:
@@ -116,13 +98,18 @@ def _check(opts: SoakOptions) -> None:
 
 
 def _plan(opts: SoakOptions):
+    from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.soak.load import Target, chat_completions_url
     from gpustack_guard.adapters.soak.runner import SoakPlan
     from gpustack_guard.adapters.soak.workload import load_workload
+    from gpustack_guard.core.secrets import url_secrets
     from gpustack_guard.core.soak.prompts import WorkloadEntry
     from gpustack_guard.wiring import read_api_key
 
     key = read_api_key(opts.api_key_file)
+    for _, url in _urls(opts):  # a URL's password and tokens are masked wherever a server echoes them, too
+        for secret in url_secrets(url):
+            register_secret(secret)
     workload = load_workload(opts.workload_file) if opts.workload_file else \
         [WorkloadEntry(opts.prompt_tokens, opts.max_tokens)]
     reference = Target("reference", chat_completions_url(opts.reference_url), opts.reference_model or opts.model,
@@ -138,21 +125,21 @@ def _plan(opts: SoakOptions):
 
 
 def _settings(opts: SoakOptions, plan) -> dict:
-    from gpustack_guard.core.secrets import masked_url
+    from gpustack_guard.core.secrets import mask_url
 
     return {"rounds": opts.rounds, "round_seconds": opts.round_seconds, "concurrency": opts.concurrency,
             "round_requests": opts.round_requests, "seed": opts.seed,
             "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
                          for w in plan.workload],
             "memory_limit": opts.memory_limit,
-            "metrics_urls": [masked_url(u) for u in opts.metrics_urls],
-            "reference_metrics_urls": [masked_url(u) for u in opts.reference_metrics_urls],
+            "metrics_urls": [mask_url(u) for u in opts.metrics_urls],
+            "reference_metrics_urls": [mask_url(u) for u in opts.reference_metrics_urls],
             "pid": opts.pid, "request_timeout_s": opts.request_timeout}
 
 
 def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.adapters.soak.scrape import host_memory_bytes
-    from gpustack_guard.core.secrets import masked_url
+    from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source
     from gpustack_guard.core.soak.verdict import classify
     from gpustack_guard.reporters.soak import SoakReport
@@ -164,8 +151,8 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
     verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
                        memory_limit_bytes=limit, down_at_s=progress.down_at_s)
-    return SoakReport(masked_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
-                      masked_url(opts.reference_url) if opts.reference_url else None,
+    return SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
+                      mask_url(opts.reference_url) if opts.reference_url else None,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
                       interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}))
 
@@ -180,16 +167,17 @@ def write_files(out_dir: str, report) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GsgError(exc.strerror or "cannot be created", where=out_dir) from None
-    # the same scrub as the terminal's: a URL's credentials quoted in a warning never reach a file either
-    write_atomic(str(folder / "soak.json"), scrub(render_json(report), known_secrets()))
-    write_atomic(str(folder / "report.html"), scrub(render_html(report), known_secrets()))
+    # what stdout and stderr get scrubbed of, the files are too: a server's error text kept in them may echo a key
+    secrets = known_secrets()
+    write_atomic(str(folder / "soak.json"), scrub(render_json(report), secrets))
+    write_atomic(str(folder / "report.html"), scrub(render_html(report), secrets))
 
 
 async def soak(opts: SoakOptions, progress=None, plan=None):
     """The soak itself, for callers that run their own event loop (tests run many at once)."""
     from gpustack_guard.adapters.files.output import err, out
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
-    from gpustack_guard.core.secrets import masked_url
+    from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source
     from gpustack_guard.reporters.soak import progress_line, table_header, table_row, tick_line
 
@@ -198,7 +186,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
         plan = _plan(opts)
     progress = progress if progress is not None else SoakProgress()
     rows_to = out if opts.output == "text" else err
-    rows_to(f"gsg soak {opts.model} at {masked_url(opts.url)}\n{table_header(bool(plan.reference))}\n")
+    rows_to(f"gsg soak {opts.model} at {mask_url(opts.url)}\n{table_header(bool(plan.reference))}\n")
 
     def on_start(index: int) -> None:
         err(progress_line(index, opts.rounds, opts.round_seconds, opts.concurrency) + "\n")
@@ -208,7 +196,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
             reason = next(iter(stats.error_reasons))
             if reason in FATAL_REASONS:
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
-                               where=plan.target.url)
+                               where=mask_url(plan.target.url))
         choose_memory_source(progress.rounds)  # fills the memory column of the rows so far
         rows_to(table_row(stats, reference) + "\n")
         if opts.out_dir:

@@ -7,11 +7,20 @@ costs a rotated credential):
   BEARER, HF_... but not huggingface_hub's folder and switch settings such as HF_HOME), or whose value looks
   like one (a URL with a password, a `Bearer ...` header, a known token prefix such as `hf_` or `sk-`);
 - backend arguments named like one (`--hf-token`, `--api-key`, `--token`, `--password`);
-- any env name or flag the spec lists in `guard.secrets`.
+- any env name or flag the spec lists in `guard.secrets`;
+- in a URL: its user info, token-like query and fragment values, and path segments that are tokens (mask_url,
+  the one function every message and reporter shows a URL through).
+
+Masking in printed text (scrub) covers a secret in the shapes a server or proxy echoes it back: as written,
+JSON-escaped, URL-encoded, HTML-escaped, base64 (the `user:password` of Basic auth) and cut short by an echo
+that truncates (a prefix of PREFIX_CHARS or more characters is masked too).
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
@@ -48,9 +57,130 @@ def is_secret_key(key: str) -> bool:
     return False
 
 
-def is_secret_value(value: str) -> bool:
-    """Whether a value looks like a credential whatever its name: a URL with a password, a token."""
+def _looks_like_token(value: str) -> bool:
     return bool(_URL_PASSWORD.search(value) or _TOKEN_VALUE.match(value.strip()))
+
+
+def is_secret_value(value: str) -> bool:
+    """Whether a value looks like a credential whatever its name: a URL with a password or a token in its query,
+    a token."""
+    if _looks_like_token(value):
+        return True
+    match = _URL.match(value.strip())
+    return bool(match and match.group("lead") and _masked_rest(match.group("rest")) != match.group("rest"))
+
+
+# ------------------------------------------------------------------------------------------------ URLs
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def percent_encoded(value: str, safe: str = "") -> str:
+    """Percent-encoding as URL encoders write it (UTF-8 bytes, upper-case hex), `safe` left as is (core reads
+    no urllib: the architecture keeps I/O modules out)."""
+    kept = _UNRESERVED | set(safe)
+    return "".join(char if char in kept else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+                   for char in value)
+
+
+def percent_decoded(value: str) -> str:
+    """A query value as a server reads it: '+' is a space, %XX runs are UTF-8 (invalid bytes replaced)."""
+    return _PERCENT.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"),
+                        value.replace("+", " "))
+
+
+# A query or fragment parameter is a secret when a part of its name (split at '_', '-', '.'; case ignored) ends in
+# one of _PARAMETER_ENDS (accessToken, api_key, X-Amz-Security-Token; not max_tokens or keyboard), contains one of
+# _PARAMETER_CONTAINS, or is one of _PARAMETER_WORDS (pre-signed URLs sign with `sig`/`Signature`, sessions and
+# one-time codes open an account as well as a password does); and every cloud signing parameter (X-Amz-*,
+# X-Goog-*: which of them are harmless changes over time).
+_PARAMETER_ENDS = ("TOKEN", "KEY", "SECRET", "PASS", "PASSWORD", "PASSPHRASE")
+_PARAMETER_CONTAINS = ("SECRET", "PASSW", "CREDENTIAL", "PRIVATE", "BEARER", "AUTH")
+_PARAMETER_WORDS = {"SIG", "SIGNATURE", "PWD", "CODE", "JWT", "SESSION", "SESSIONID", "SID", "TICKET", "HMAC",
+                    "SAS", "OTP"}
+_PARAMETER_PREFIXES = ("X-AMZ-", "X-GOOG-", "X_AMZ_", "X_GOOG_")
+# [scheme://]authority rest: the authority runs to the first '/', '?' or '#'; without '//' the text before the
+# path is taken as an authority, so "admin:pw@host" loses its user info too.
+_URL = re.compile(r"^(?P<lead>[^/?#]*//)?(?P<authority>[^/?#]*)(?P<rest>.*)$", re.S)
+
+
+def is_secret_parameter(name: str) -> bool:
+    """Whether a URL query or fragment parameter of this name carries a credential (case-insensitive)."""
+    upper = name.strip().upper()
+    if upper.startswith(_PARAMETER_PREFIXES):
+        return True
+    return any(part.endswith(_PARAMETER_ENDS) or part in _PARAMETER_WORDS or any(w in part for w in _PARAMETER_CONTAINS)
+               for part in re.split(r"[_.\-]+", upper) if part)
+
+
+def _hidden_value(piece: str) -> str | None:
+    """What mask_url hides of one `name=value` (or bare) query or fragment piece: the value, or the whole bare
+    piece shaped like a token; None when nothing."""
+    name, equals, value = piece.partition("=")
+    if not equals:
+        return piece if piece and _looks_like_token(percent_decoded(piece)) else None
+    if value and (is_secret_parameter(percent_decoded(name)) or _looks_like_token(percent_decoded(value))):
+        return value
+    return None
+
+
+def _masked_parameters(text: str) -> str:
+    pieces = re.split(r"([&;])", text)
+    for index in range(0, len(pieces), 2):
+        hidden = _hidden_value(pieces[index])
+        if hidden is not None:
+            pieces[index] = pieces[index][:len(pieces[index]) - len(hidden)] + MASK
+    return "".join(pieces)
+
+
+def _masked_rest(rest: str) -> str:
+    """Path, query and fragment with token-like values masked."""
+    before_fragment, hash_sign, fragment = rest.partition("#")
+    path, question, query = before_fragment.partition("?")
+    path = "/".join(MASK if segment and _looks_like_token(percent_decoded(segment)) else segment
+                    for segment in path.split("/"))
+    return path + question + _masked_parameters(query) + hash_sign + _masked_parameters(fragment)
+
+
+def mask_url(url: str) -> str:
+    """The URL as gsg shows it anywhere: without user info (a password, or a token used as a user name), with
+    the values of token-like query and fragment parameters and token path segments as ********. Never raises:
+    a malformed URL is masked by the same reading (the authority runs to the first '/', '?' or '#')."""
+    match = _URL.match(url)
+    if match is None:  # pragma: no cover - the pattern matches any text
+        return url
+    lead, authority, rest = match.group("lead") or "", match.group("authority"), match.group("rest")
+    if "@" in authority:
+        authority = authority.rpartition("@")[2]
+    return lead + authority + _masked_rest(rest)
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The values mask_url hides in a URL (its password, user name, token values), to scrub them from any text
+    that echoes them outside the URL."""
+    if not url:
+        return []
+    match = _URL.match(url)
+    if match is None:  # pragma: no cover - the pattern matches any text
+        return []
+    found: list[str] = []
+    user_info = match.group("authority").rpartition("@")[0]
+    if user_info:
+        user, colon, password = user_info.partition(":")
+        found += [percent_decoded(password), password]
+        # a user name beside a password is a name ("admin" masked would hide that word everywhere); alone and
+        # long or token-shaped it is the credential (https://ghp_...@github.com)
+        if not colon and (len(user) >= 16 or _looks_like_token(percent_decoded(user))):
+            found += [percent_decoded(user), user]
+    before_fragment, _, fragment = match.group("rest").partition("#")
+    path, _, query = before_fragment.partition("?")
+    found += [segment for segment in path.split("/") if segment and _looks_like_token(percent_decoded(segment))]
+    for piece in re.split(r"[&;]", query) + re.split(r"[&;]", fragment):
+        hidden = _hidden_value(piece)
+        if hidden is not None:
+            found += [hidden, percent_decoded(hidden)]
+    return [value for value in dict.fromkeys(found) if value]
 
 
 @lru_cache(maxsize=4096)  # a few hundred distinct flags, asked for every argument of every spec
@@ -147,83 +277,93 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
     return [v for v in found if v]
 
 
-PREFIX_CHARS = 12  # a proxy that echoes a secret cut short still shows this much of it: masked as well
+# ------------------------------------------------------------------------------------------------ scrubbing
+
+SHORTEST_SECRET = 4  # shorter values are masked nowhere: "on", "1" and "true" would be masked everywhere
+PREFIX_CHARS = 12  # an echo cut short after this many characters of a secret (or of one of its shapes) is masked
+SHORTEST_BASE64 = 6  # base64 characters that a secret alone decides, fewest to look for (short ones are words)
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]")  # '=' only pads the end of a run
+# safe characters of the encoders in use: Python's quote (default and none), JavaScript's encodeURIComponent and
+# encodeURI, and the user-info set
+_URL_SAFE_SETS = ("", "/", "/:@", "!'()*~", ";,/?:@&=+$!'()*#~")
 
 
-_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+def _escaped_shapes(value: str) -> set[str]:
+    """The value as a server, a proxy or gsg's own reports may write it back: as is, JSON-escaped (once, and
+    twice for JSON inside JSON; `/` as `\\/` too), URL-encoded (each way, either hex case), HTML-escaped."""
+    shapes = {value, html.escape(value), html.escape(value, quote=False)}
+    for ascii_only in (True, False):
+        once = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        shapes |= {once, once.replace("/", "\\/"), json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
+    plus_for_space = percent_encoded(value, " ").replace(" ", "+")
+    for encoded in [percent_encoded(value, safe) for safe in _URL_SAFE_SETS] + [plus_for_space]:
+        shapes |= {encoded, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), encoded)}
+    return {shape for shape in shapes if shape}
 
 
-def _percent_encoded(value: str, space: str = "%20") -> str:
-    """RFC 3986 percent-encoding of every byte but the unreserved ones (the query form writes space as '+')."""
-    return "".join(chr(b) if b in _UNRESERVED else space if b == 0x20 else f"%{b:02X}"
-                   for b in value.encode("utf-8", "replace"))
+def _base64_cores(value: str) -> set[str]:
+    """The base64 characters the value alone decides at each of the three alignments it can have inside a
+    longer encoded text (`user:password` of Basic auth), in both alphabets."""
+    raw = value.encode("utf-8")
+    cores = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
+        first, end = -(-8 * offset // 6), 8 * (offset + len(raw)) // 6  # whole 6-bit groups of the value's bits
+        core = encoded[first:end]
+        if len(core) >= SHORTEST_BASE64:
+            cores |= {core, core.replace("+", "-").replace("/", "_")}
+    return cores
 
 
-def _forms(value: str) -> set[str]:
-    """The shapes a secret takes when something echoes it back: as is, JSON-escaped, URL-encoded, base64 (HTTP
-    Basic auth of `user:password`), and a long prefix (an echo cut at a length limit)."""
-    import base64
-    import json as _json
-
-    forms = {value, _json.dumps(value)[1:-1], _percent_encoded(value), _percent_encoded(value, "+"),
-             base64.b64encode(value.encode("utf-8", "replace")).decode("ascii").rstrip("=")}
-    if len(value) >= PREFIX_CHARS + 4:
-        forms.add(value[:PREFIX_CHARS])
-    return forms
+@lru_cache(maxsize=1024)  # the same few secrets are scrubbed from every line a command prints
+def _shapes_of(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return tuple(_escaped_shapes(value)), tuple(_base64_cores(value))
 
 
-@lru_cache(maxsize=64)
-def _replacements(secrets: frozenset[str]) -> tuple[str, ...]:
-    found = {form for v in secrets if v and len(v) >= 4 for form in _forms(v) if len(form) >= 4}
-    return tuple(sorted(found, key=len, reverse=True))
+def _matches(text: str, shape: str) -> Iterable[tuple[int, int]]:
+    """(start, end) of each place the text holds the shape, or at least its first PREFIX_CHARS characters."""
+    key = shape[:PREFIX_CHARS]
+    start = text.find(key)
+    while start != -1:
+        end = start + len(key)
+        while end - start < len(shape) and end < len(text) and text[end] == shape[end - start]:
+            end += 1
+        yield start, end
+        start = text.find(key, end)
+
+
+def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole encoded run around a match: the rest of it encodes what sits next to the secret (the user)."""
+    while start > 0 and _BASE64_CHARS.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _BASE64_CHARS.match(text[end]):
+        end += 1
+    while end < len(text) and text[end] == "=":
+        end += 1
+    return start, end
 
 
 def scrub(text: str, secrets: list[str]) -> str:
-    """Remove known secret values, in every shape an echo gives them, from any text before it is printed or
-    written (defence in depth)."""
-    for value in _replacements(frozenset(secrets)):
-        if value in text:
-            text = text.replace(value, MASK)
-    return text
-
-
-# Query parameters whose value is a credential: signed URLs (S3, GCS, Azure SAS), token-in-URL endpoints.
-_QUERY_SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "pass", "auth", "sig", "signature",
-                       "credential", "session", "code", "jwt", "bearer")
-
-
-def _query_name_is_secret(name: str) -> bool:
-    words = re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])", name.lower())
-    joined = name.lower().replace("-", "").replace("_", "")
-    return any(w in _QUERY_SECRET_WORDS for w in words) or joined in ("apikey", "accesstoken", "xamzsignature",
-                                                                       "xamzcredential", "xamzsecuritytoken", "sv")
-
-
-def url_secrets(url: str) -> list[str]:
-    """The parts of a URL that are credentials: user info (user and password) and the values of token-like query
-    parameters. Output sinks scrub them wherever they appear; `masked_url` shows the URL without them."""
-    found: list[str] = []
-    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*)@", url)
-    if match:
-        found += [part for part in re.split(r"[:]", match.group(1), maxsplit=1) if part]
-        found.append(match.group(1))
-    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
-    for pair in query.split("&"):
-        name, _, value = pair.partition("=")
-        if value and _query_name_is_secret(name):
-            found.append(value)
-    return [f for f in found if len(f) >= 1]
-
-
-def masked_url(url: str) -> str:
-    """The URL as it may be printed or written: user info and token-like query values replaced by the mask."""
-    text = re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@", lambda m: m.group(1) + MASK + "@", url)
-    if "?" not in text:
+    """Mask known secret values in any text before it is printed or written (defence in depth): each value in
+    every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short."""
+    spans: list[tuple[int, int]] = []
+    for value in {v for v in secrets if v and len(v) >= SHORTEST_SECRET}:
+        shapes, cores = _shapes_of(value)
+        for shape in shapes:
+            spans += _matches(text, shape)
+        for core in cores:
+            spans += (_widened_to_base64_run(text, start, end) for start, end in _matches(text, core))
+    if not spans:
         return text
-    base, rest = text.split("?", 1)
-    query, hash_mark, fragment = rest.partition("#")
-    pairs = []
-    for pair in query.split("&"):
-        name, equals, value = pair.partition("=")
-        pairs.append(f"{name}={MASK}" if value and _query_name_is_secret(name) else pair)
-    return base + "?" + "&".join(pairs) + hash_mark + fragment
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:  # overlapping or touching: one mask
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces, shown_from = [], 0
+    for start, end in merged:
+        pieces += [text[shown_from:start], MASK]
+        shown_from = end
+    pieces.append(text[shown_from:])
+    return "".join(pieces)

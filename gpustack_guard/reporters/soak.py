@@ -10,11 +10,13 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.verdict import Verdict
 
 JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
 GIB = 1024 ** 3
+URL_SETTINGS = ("metrics_urls", "reference_metrics_urls")
 MIB = 1024 ** 2
 
 
@@ -30,6 +32,13 @@ class SoakReport:
     reference_rounds: list[RoundStats] = field(default_factory=list)
     interrupted: bool = False
     engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
+
+    def __post_init__(self) -> None:
+        # masked once here, so the text, JSON and HTML (and any later renderer) never hold a URL's password or token
+        self.url = mask_url(self.url)
+        self.reference_url = mask_url(self.reference_url) if self.reference_url is not None else None
+        self.settings = {**self.settings, **{key: [mask_url(str(url)) for url in self.settings[key]]
+                                             for key in URL_SETTINGS if isinstance(self.settings.get(key), list)}}
 
 
 # ---------------------------------------------------------------- text

@@ -98,7 +98,8 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--url", "ftp://x"], "gsg: error: --url 'ftp://x' is not an http(s) URL"),
+    (["--url", "ftp://x"], "gsg: usage error: Invalid value for '--url': 'ftp://x' has the scheme 'ftp': gsg speaks "
+                           "http:// and https:// only (see 'gsg soak --help')"),
     (["--rounds", "0"], "gsg: error: --rounds must be at least 1"),
     (["--memory-limit", "lots"], "gsg: error: --memory-limit 'lots': 'lots' is not a size (use bytes or units such "
                                  "as 23.58GiB, 24GB, 49140MiB)"),

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.urls import bad_url
 
 FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "insecure", "cluster", "fleet", "overlay", "timeout")
 PATH_FIELDS = ("api-key-file", "ca-bundle", "fleet")
@@ -82,6 +83,10 @@ def load_contexts(path: Path) -> ContextsFile:
             raise GsgError(f"a context name is text, not {_kind(name)}", where=where)
         if not isinstance(body, dict) or not isinstance(body.get("server"), str):
             raise GsgError(f"context '{name}' needs a `server:` URL", where=where)
+        problem = bad_url(body["server"])
+        if problem is not None:
+            line, _ = doc.position(("contexts", name, "server"), key=True)
+            raise GsgError(f"context '{name}': server {problem}", where=f"{shown}:{line}")
         unknown = sorted((k for k in body if k not in FIELDS), key=str)
         if unknown:
             line, _ = doc.position(("contexts", name, unknown[0]), key=True)

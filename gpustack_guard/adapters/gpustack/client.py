@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from gpustack_guard.adapters.gpustack.transport import (
     request_deadline,
 )
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.secrets import mask_url
 
 IDEMPOTENT = {"GET", "PUT", "DELETE", "HEAD"}
 RETRY_STATUS = {502, 503, 504}
@@ -97,19 +97,8 @@ class ApiError(GsgError):
 
 
 def redact_url(url: str) -> str:
-    """The URL without user info: a password in it must never be printed."""
-    try:
-        parts = urlsplit(url)
-        if "@" in parts.netloc:
-            host = parts.hostname or ""
-            if ":" in host:
-                host = f"[{host}]"  # IPv6
-            netloc = host + (f":{parts.port}" if parts.port else "")
-            return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-    except ValueError:
-        pass
-    # no authority part (no scheme, a bad port): drop whatever precedes an '@' before the path
-    return re.sub(r"^([^/@]*//)?[^/@]*@", lambda m: m.group(1) or "", url)
+    """The URL without user info and with token-like query values masked (core.secrets.mask_url)."""
+    return mask_url(url)
 
 
 def url_password(url: str) -> str | None:

@@ -29,6 +29,7 @@ from gpustack_guard.adapters.model_sources.hub_cache import (
     etag_name,
     is_commit,
 )
+from gpustack_guard.core.secrets import mask_url
 
 if TYPE_CHECKING:  # httpx costs ~0.15 s to import; only a network lookup needs it
     import httpx
@@ -208,7 +209,7 @@ class HubFiles:
 
     def _refused(self, repo: str, filename: str, answer: _Answer) -> str:
         kind = "a gated repo" if answer.error_code == "GatedRepo" else "gated or private, or no such repo"
-        page = f"{self.endpoint}/{repo}"
+        page = f"{mask_url(self.endpoint)}/{repo}"  # an endpoint's user info or token stays out of the hint
         if self._token:
             ask = (f"the token sent (HF_TOKEN or the token file) has no access: accept the licence on {page} "
                    "with its account, or use a token that has")

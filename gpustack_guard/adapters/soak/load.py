@@ -43,13 +43,14 @@ class Target:
 
 
 def chat_completions_url(url: str) -> str:
-    """Accept a server root, a /v1 base or the full endpoint."""
-    url = url.rstrip("/")
-    if url.endswith("/chat/completions"):
-        return url
-    if url.endswith("/v1") or url.endswith("/v1-openai"):
-        return url + "/chat/completions"
-    return url + "/v1/chat/completions"
+    """Accept a server root, a /v1 base or the full endpoint; a query (a gateway's token) stays at the end."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i != -1), default=len(url))
+    base, tail = url[:cut].rstrip("/"), url[cut:]
+    if base.endswith("/chat/completions"):
+        return base + tail
+    if base.endswith("/v1") or base.endswith("/v1-openai"):
+        return base + "/chat/completions" + tail
+    return base + "/v1/chat/completions" + tail
 
 
 def request_body(model: str, prompt: Prompt) -> dict:

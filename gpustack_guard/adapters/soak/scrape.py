@@ -16,6 +16,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpustack_guard.adapters.soak.load import _deadline, raw_chunks
+from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
 
@@ -127,6 +128,7 @@ class Scraper:
         self.client = client
         self.clock = clock
         self.urls = urls
+        self.shown = {url: mask_url(url) for url in urls}  # as errors name them (printed, kept in soak.json)
         self.pid = pid
         self.origin = origin
         self.normaliser = Normaliser(model=model)
@@ -136,17 +138,18 @@ class Scraper:
         return bool(self.urls) or self.pid is not None
 
     async def _fetch(self, url: str) -> list[Sample] | str:
+        shown = self.shown[url]
         try:
             body = await _bounded_get(self.client, url)
         except _Refused as exc:
-            return f"{url}: {exc}"
+            return f"{shown}: {exc}"
         except (httpx.HTTPError, TimeoutError) as exc:
-            return f"{url}: {type(exc).__name__}"
+            return f"{shown}: {type(exc).__name__}"
         try:
             return parse_samples(body.decode("utf-8", errors="replace"))
         except (ValueError, TypeError, IndexError):
             # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
-            return f"{url}: not Prometheus text"
+            return f"{shown}: not Prometheus text"
 
     async def scrape_once(self) -> Snapshot:
         answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
