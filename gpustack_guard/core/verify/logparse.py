@@ -21,6 +21,19 @@ MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text
 MAX_ARG_NESTING = 16  # brackets deeper than this are kept as text (literal_eval recurses)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
+MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only read for the arguments it prints
+LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix is found: linear on any line
+# A line holds a figure only if it has one of these words: one substring search each, so the regexes (some with
+# a lazy gap) only see candidate lines. Every pattern's example holds one (tests/core/verify).
+KEYWORDS = ("vLLM", "LLM engine", "args", "max model len", "took", "profiling", "total_gpu_memory",
+            "gpu_memory_utilization", "can use", "weights take", "non_torch_memory", "activation peak",
+            "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "concurrency", "Graph capturing",
+            "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",
+            "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
+            "Memory pool end", "cuda graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
+            "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
+            "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=")
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
 _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*)$")
@@ -65,7 +78,11 @@ def mask_secrets(text: str, found: set[str] | None = None) -> str:
         return m.group(0)
 
     text = _KEY_VALUE.sub(key_value, text)
-    return _WORD.sub(lambda m: hide(m.group(0)) if is_secret_value(m.group(0)) else m.group(0), text)
+    def word(m: re.Match) -> str:
+        value = m.group(0)
+        return hide(value) if MASK not in value and is_secret_value(value) else value
+
+    return _WORD.sub(word, text)
 
 
 # -- arguments as printed --------------------------------------------------------------------------------------
@@ -264,9 +281,13 @@ class LogParser:
     def feed(self, raw: str) -> None:
         self.lines += 1
         line = _ANSI.sub("", raw.rstrip("\r\n"))
-        if not line.strip():
+        if len(line) > MAX_TERM_LINE_CHARS:
+            candidates = [p for p in P.ALL_PATTERNS if p.kind in LONG_LINE_KINDS]
+        elif any(word in line for word in KEYWORDS):
+            candidates = list(P.ALL_PATTERNS)
+        else:
             return
-        for pattern in P.ALL_PATTERNS:
+        for pattern in candidates:
             if pattern.engine and pattern.engine not in self.states:
                 continue
             m = pattern.regex.search(line)
