@@ -76,6 +76,9 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
     while True:
         room = limits.max_bytes - reading.bytes_read
         if room <= 0:
+            if pending or overflow:  # the line the cap stopped in is read as far as it came
+                reading.lines_cut += overflow
+                yield from _emit(pending, reading, limits)
             reading.stopped = "bytes"
             return
         try:
