@@ -21,8 +21,8 @@ BINARY_PROBE_BYTES = 8192  # a NUL byte in the first 8 KiB: not a text log (what
 class LogLimits:
     """How much of a log gsg reads; each can be set from the environment."""
 
-    max_bytes: int = 64 * MiB  # a start-up log is kilobytes; a server's whole history can be gigabytes
-    max_lines: int = 1_000_000  # llama.cpp at -lv 4 prints a few lines per tensor: tens of thousands
+    max_bytes: int = 32 * MiB  # a start-up log is kilobytes; a server's whole history can be gigabytes
+    max_lines: int = 500_000  # llama.cpp at -lv 4 prints a few lines per tensor: tens of thousands
     max_line_bytes: int = 32 * 1024  # vLLM's args and SGLang's server_args lines are 5-15 KiB
 
     ENV = {"max_bytes": "GSG_MAX_LOG_BYTES", "max_lines": "GSG_MAX_LOG_LINES",
