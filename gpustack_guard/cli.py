@@ -220,6 +220,31 @@ def estimate(
 
 
 @app.command()
+def verify(
+    log: str = typer.Option(..., "--log", metavar="FILE", help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="vllm | sglang | llama.cpp (default: the engine "
+                                                                  "whose lines the log holds)."),
+    tolerance: float = typer.Option(5.0, "--tolerance", help="KV capacity difference, in percent, that fails."),
+    output: str = typer.Option("text", "--output", "-o", help="text | json | markdown"),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="The model, when the log's own name (a local "
+                                                                     "path) is not known offline."),
+    gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", help="One GPU's memory, when the log does not "
+                                                                        "print it (vLLM V1)."),
+    gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ by GPU)."),
+    backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
+) -> int:
+    """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
+    verdicts differ or KV capacity is off by more than the tolerance."""
+    from gpustack_guard.commands.verify import VerifyFormat, VerifyOptions, run
+
+    try:
+        chosen = VerifyFormat(output.lower())
+    except ValueError:
+        raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
+    return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version))
+
+
+@app.command()
 @connection_options
 def snapshot(
     out: str = typer.Option(..., "--out", metavar="FILE", help="Where to write the snapshot (YAML)."),

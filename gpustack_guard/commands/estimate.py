@@ -17,7 +17,8 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.fleet.model import Fleet
-from gpustack_guard.core.memory.estimate import FITS
+from gpustack_guard.core.memory.estimate import FITS, Estimate
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
@@ -221,7 +222,19 @@ def judge(report, est) -> tuple[str, Severity | None, list]:
     return FITS, None, judging
 
 
-def run(opts: EstimateOptions) -> int:
+@dataclass(frozen=True)
+class Evaluation:
+    """One deployment estimated through validate's pipeline: what `gsg estimate` prints and `gsg verify` compares."""
+
+    facts: ModelFacts
+    estimate: Estimate
+    verdict: str
+    severity: Severity | None
+    findings: list
+
+
+def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluation:
+    """The estimate for these options; `facts` when the caller already has the model's (gsg verify)."""
     family = FAMILY.get(opts.backend.lower())
     if family is None:
         raise GsgError(f"--backend must be vLLM, SGLang or llama.cpp, not '{opts.backend}'")
@@ -233,7 +246,9 @@ def run(opts: EstimateOptions) -> int:
     except A.ArgError as exc:
         raise GsgError(str(exc), where="backend arguments") from None
     env = parse_env(opts.env)
-    facts = with_quantization(model_facts(opts.model, opts.offline), opts.quantization, family)
+    if facts is None:
+        facts = model_facts(opts.model, opts.offline)
+    facts = with_quantization(facts, opts.quantization, family)
     tp, pp = A.parallel_size(flags, family)
     count = tp * pp if opts.gpus is None else opts.gpus
 
@@ -249,6 +264,13 @@ def run(opts: EstimateOptions) -> int:
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
         raise GsgError(f"no estimate for backend '{opts.backend}'")
     verdict, severity, findings = judge(report, est)
+    return Evaluation(facts, est, verdict, severity, findings)
+
+
+def run(opts: EstimateOptions) -> int:
+    evaluation = evaluate(opts)
+    facts, est, verdict, severity, findings = (evaluation.facts, evaluation.estimate, evaluation.verdict,
+                                               evaluation.severity, evaluation.findings)
     if opts.output is TableFormat.JSON:
         out(json.dumps({**json_head(FORMAT_VERSION), "model": opts.model, "model_facts": facts.source,
                         **model_summary(facts), **est.as_json(), "engine_verdict": est.verdict,

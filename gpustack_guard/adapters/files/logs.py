@@ -1,0 +1,136 @@
+"""Reading an engine's log file for gsg verify: streaming, with a size, a line-count and a line-length cap.
+
+Only the start-up part of a log carries the figures verify reads, so a long log is read from its beginning up to
+the caps and the rest is left unread (said in a note); a binary or empty file is one line naming it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping
+
+from gpustack_guard.core.errors import GsgError
+
+MiB = 1024**2
+CHUNK_BYTES = 64 * 1024  # one read; the memory held is a chunk plus one capped line
+BINARY_PROBE_BYTES = 8192  # a NUL byte in the first 8 KiB: not a text log (what `git` and `file` look at)
+
+
+@dataclass(frozen=True)
+class LogLimits:
+    """How much of a log gsg reads; each can be set from the environment."""
+
+    max_bytes: int = 32 * MiB  # a start-up log is kilobytes; a server's whole history can be gigabytes
+    max_lines: int = 500_000  # llama.cpp at -lv 4 prints a few lines per tensor: tens of thousands
+    max_line_bytes: int = 32 * 1024  # vLLM's args and SGLang's server_args lines are 5-15 KiB
+
+    ENV = {"max_bytes": "GSG_MAX_LOG_BYTES", "max_lines": "GSG_MAX_LOG_LINES",
+           "max_line_bytes": "GSG_MAX_LOG_LINE_BYTES"}
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> LogLimits:
+        values: dict[str, int] = {}
+        for name, variable in cls.ENV.items():
+            text = environ.get(variable, "").strip()
+            if not text:
+                continue
+            if not text.isdigit() or int(text) <= 0:
+                raise GsgError(f"{variable} must be a positive whole number, not '{text}'")
+            values[name] = int(text)
+        return cls(**values)
+
+
+@dataclass
+class LogReading:
+    """What reading a log left out, for the report's notes."""
+
+    bytes_read: int = 0
+    lines: int = 0
+    lines_cut: int = 0
+    stopped: str | None = None  # why reading stopped before the end of the file
+    notes: list[str] = field(default_factory=list)
+
+
+def read_log_lines(path: str, limits: LogLimits, reading: LogReading) -> Iterator[str]:
+    """The log's lines as text (undecodable bytes replaced), each at most `max_line_bytes` long."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
+    except FileNotFoundError:
+        raise GsgError("file not found", where=path) from None
+    except IsADirectoryError:
+        raise GsgError("is a folder, not a log file", where=path) from None
+    except OSError as exc:
+        raise GsgError(f"cannot read: {exc.strerror or exc}", where=path) from None
+    try:
+        yield from _lines(handle, path, limits, reading)
+    finally:
+        handle.close()
+    _note_limits(reading, limits)
+
+
+def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterator[str]:
+    pending = bytearray()
+    overflow = False  # the current line passed the cap: its rest is dropped up to its newline
+    first = True
+    while True:
+        room = limits.max_bytes - reading.bytes_read
+        if room <= 0:
+            if pending or overflow:  # the line the cap stopped in is read as far as it came
+                reading.lines_cut += overflow
+                yield from _emit(pending, reading, limits)
+            reading.stopped = "bytes"
+            return
+        try:
+            chunk = handle.read(min(CHUNK_BYTES, room))
+        except OSError as exc:
+            raise GsgError(f"cannot read: {exc.strerror or exc}", where=path) from None
+        if first:
+            first = False
+            if not chunk:
+                raise GsgError("the log is empty", where=path)
+            probe = chunk[:BINARY_PROBE_BYTES]
+            nul = probe.find(b"\x00")
+            if nul >= 0:
+                raise GsgError(f"not a text log (binary data at byte {nul:,})", where=path)
+        if not chunk:
+            break
+        reading.bytes_read += len(chunk)
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            piece = chunk[start:] if newline < 0 else chunk[start:newline]
+            if not overflow:
+                space = limits.max_line_bytes - len(pending)
+                overflow = len(piece) > space
+                pending += piece[:space]
+            if newline < 0:
+                break
+            reading.lines_cut += overflow
+            overflow = False
+            yield from _emit(pending, reading, limits)
+            pending = bytearray()
+            if reading.stopped:
+                return
+            start = newline + 1
+    if pending or overflow:  # a log that stops mid-line: its last line is read as it is
+        reading.lines_cut += overflow
+        yield from _emit(pending, reading, limits)
+
+
+def _emit(raw: bytearray, reading: LogReading, limits: LogLimits) -> Iterator[str]:
+    if reading.lines >= limits.max_lines:
+        reading.stopped = "lines"
+        return
+    reading.lines += 1
+    yield bytes(raw).decode("utf-8", errors="replace")
+
+
+def _note_limits(reading: LogReading, limits: LogLimits) -> None:
+    if reading.stopped == "bytes":
+        reading.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB only (GSG_MAX_LOG_BYTES)")
+    elif reading.stopped == "lines":
+        reading.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+    if reading.lines_cut:
+        reading.notes.append(f"{reading.lines_cut:,} line(s) longer than {limits.max_line_bytes:,} bytes were cut "
+                             f"(GSG_MAX_LOG_LINE_BYTES)")

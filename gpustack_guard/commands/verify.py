@@ -1,0 +1,242 @@
+"""gsg verify --log: an engine's start-up log held against gsg's estimate of the same deployment."""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+
+from gpustack_guard.adapters.files.logs import LogLimits, LogReading, read_log_lines
+from gpustack_guard.adapters.files.output import out
+from gpustack_guard.commands.estimate import EstimateOptions, Evaluation, evaluate, model_facts
+from gpustack_guard.core import echo
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.secrets import scrub
+from gpustack_guard.core.units import gib
+from gpustack_guard.core.verify import compare as C
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import ObservedLog, mask_secrets, parse_log
+from gpustack_guard.reporters import json_head
+
+FORMAT_VERSION = "1.0"  # of the verify JSON document; minor: additive, major: breaking
+ENGINES = {"vllm": P.VLLM, "sglang": P.SGLANG, "llama.cpp": P.LLAMACPP, "llamacpp": P.LLAMACPP}
+BACKEND = {P.VLLM: "vLLM", P.SGLANG: "SGLang", P.LLAMACPP: "llama.cpp"}
+MAX_TOLERANCE_PERCENT = 1000.0
+
+
+class VerifyFormat(str, enum.Enum):
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    log: str
+    backend: str | None = None  # default: the engine whose lines the log holds
+    tolerance_percent: float = C.DEFAULT_TOLERANCE_PERCENT
+    output: VerifyFormat = VerifyFormat.TEXT
+    model: str | None = None  # default: the model the log names
+    gpu_memory: str | None = None  # default: the total the log prints (vLLM V0, failures)
+    gpu_name: str = ""
+    backend_version: str | None = None  # default: the version the log prints
+
+
+@dataclass
+class Rebuilt:
+    evaluation: Evaluation | None
+    model: str | None  # the name the facts were found under
+    backend_args: list[str]
+    problem: str | None  # why no estimate was made
+    version: str | None = None  # the engine version the estimate used
+
+
+def _engine(backend: str | None) -> str | None:
+    if backend is None:
+        return None
+    engine = ENGINES.get(backend.lower())
+    if engine is None:
+        raise GsgError(f"--backend must be vllm, sglang or llama.cpp, not '{echo.value(backend)}'")
+    return engine
+
+
+def _version(log: ObservedLog, given: str | None) -> str | None:
+    if given:
+        return given
+    version = log.engine_version
+    if log.engine == P.LLAMACPP and version:  # llama.cpp prints its build number; gsg names builds b1234
+        return f"b{version}" if version.isdigit() and version != "0" else None
+    return version
+
+
+def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
+    """The same deployment estimated from the log's own model, arguments, GPU and version (offline)."""
+    args = C.backend_args(log)
+    version = _version(log, opts.backend_version)
+    observed = log.terms()
+    total = opts.gpu_memory or (f"{observed[P.GPU_MEMORY]}B" if P.GPU_MEMORY in observed else None)
+    if total is None:
+        return Rebuilt(None, None, args, "the log does not print the GPU's memory: give --gpu-memory (e.g. 80GiB)")
+    names = [opts.model] if opts.model else C.model_candidates(log.model)
+    if not names:
+        return Rebuilt(None, None, args, "the log does not name the model: give --model")
+    facts, found, last_error = None, None, ""
+    for name in names:
+        try:
+            facts, found = model_facts(name, offline=True), name
+            break
+        except GsgError as exc:
+            last_error = str(exc)
+    if facts is None:
+        what = opts.model or log.model or ""
+        return Rebuilt(None, None, args, f"model '{echo.value(what)}' cannot be resolved offline from gsg's catalog "
+                                         f"or the hub cache ({echo.value(last_error, 160)}): give --model NAME or "
+                                         f"a config.json path")
+    options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
+                              backend_args=tuple(args), backend_version=version,
+                              gpu_name=opts.gpu_name or log.gpu_name or "", offline=True)
+    try:
+        evaluation = evaluate(options, facts)
+        return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)
+    except GsgError as exc:
+        return Rebuilt(None, found, args, f"no estimate for the logged arguments: {exc}", version)
+
+
+def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[str]) -> dict:
+    observed = log.terms()
+    est = rebuilt.evaluation.estimate if rebuilt.evaluation else None
+    estimated = C.estimated_terms(est) if est is not None else None
+    compared = C.deltas(observed, estimated) if estimated is not None else []
+    estimated_verdict = rebuilt.evaluation.verdict if rebuilt.evaluation else None
+    reasons = C.reasons(log, est.verdict, compared, opts.tolerance_percent) if est is not None else []
+    missing = log.missing()
+    if rebuilt.problem:
+        reasons.append(f"no estimate: {rebuilt.problem}")
+    if missing:
+        reasons.append("the log lacks " + ", ".join(missing))
+    elif C.observed_verdict(log) is None:
+        reasons.append("the log stops before the engine started or failed")
+    return {
+        **json_head(FORMAT_VERSION), "log": opts.log, "engine": log.engine, "engine_version": log.engine_version,
+        "model": log.model, "model_resolved_as": rebuilt.model, "estimated_version": rebuilt.version,
+        "model_facts": rebuilt.evaluation.facts.source if rebuilt.evaluation else None,
+        "gpu_name": log.gpu_name, "started": log.started, "failure": log.failure, "failure_kind": log.failure_kind,
+        "failure_line": log.failure_line, "observed_verdict": C.observed_verdict(log),
+        "estimated_verdict": estimated_verdict, "engine_verdict": est.verdict if est is not None else None,
+        "binding_rank": log.binding_rank(), "ranks": log.ranks, "observed": observed, "estimated": estimated,
+        "deltas": [d.as_json() for d in compared], "arguments": log.args, "backend_args": rebuilt.backend_args,
+        "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ())],
+        "estimate_problem": rebuilt.problem, "tolerance_percent": opts.tolerance_percent,
+        "reasons": reasons, "result": "fail" if reasons else "pass",
+    }
+
+
+def _shown(term: str, value) -> str:
+    if value is None:
+        return "-"
+    kind = next((k for t, _, k in C.ROWS if t == term), "tokens")
+    if kind == "bytes":
+        return gib(value)
+    if kind == "times":
+        return f"{value:.2f}x"
+    return f"{value:,}"
+
+
+def _difference(term: str, delta: dict) -> str:
+    if delta["difference"] is None:
+        return ""
+    diff = delta["difference"]
+    kind = next((k for t, _, k in C.ROWS if t == term), "tokens")
+    text = (f"{'+' if diff >= 0 else '-'}{gib(abs(diff))}" if kind == "bytes"
+            else f"{diff:+.2f}x" if kind == "times" else f"{diff:+,}")
+    return text + (f" ({delta['percent']:+.1f} %)" if delta["percent"] is not None else "")
+
+
+def _rows(doc: dict) -> list[tuple[str, str, str, str]]:
+    by_term = {d["term"]: d for d in doc["deltas"]}
+    rows = []
+    for term, label, _ in C.ROWS:
+        observed = doc["observed"].get(term)
+        estimated = (doc["estimated"] or {}).get(term)
+        if observed is None and estimated is None:
+            continue
+        delta = by_term.get(term, {"difference": None, "percent": None})
+        rows.append((label, _shown(term, observed), _shown(term, estimated), _difference(term, delta)))
+    return rows
+
+
+def _headline(doc: dict) -> str:
+    engine = BACKEND.get(doc["engine"] or "", "unknown engine")
+    version = doc["engine_version"] or (f"{doc['estimated_version']} (not in the log)"
+                                        if doc["estimated_version"] else "version not printed")
+    model = echo.value(doc["model_resolved_as"] or doc["model"] or "model not printed", 120)
+    facts = f" (facts: {doc['model_facts']})" if doc["model_facts"] else ""
+    return f"{echo.value(doc['log'], 160)}: {engine} {echo.value(version)}, {model}{facts}"
+
+
+def _status(doc: dict) -> str:
+    if doc["failure"]:
+        return f"failed at start-up (line {doc['failure_line']:,}): {echo.message(doc['failure'], 300)}"
+    return "started" if doc["started"] else "no start-up outcome in the log"
+
+
+def render_text(doc: dict) -> str:
+    lines = [_headline(doc), f"engine: {_status(doc)}"]
+    if len(doc["ranks"]) > 1:
+        lines.append(f"binding rank: {echo.value(doc['binding_rank'])} of {len(doc['ranks'])} "
+                     f"({', '.join(echo.value(r) for r in doc['ranks'])})")
+    rows = _rows(doc)
+    if rows:
+        width = max(len(r[0]) for r in rows)
+        lines.append(f"  {'':<{width}}  {'observed':>14}  {'estimated':>14}  difference")
+        lines += [f"  {label:<{width}}  {seen:>14}  {est:>14}  {diff}".rstrip() for label, seen, est, diff in rows]
+    if doc["engine_verdict"]:
+        lines.append(f"verdict: engine {doc['observed_verdict'] or 'unknown'}, estimate {doc['engine_verdict']}"
+                     + (f" ({doc['estimated_verdict']})" if doc["estimated_verdict"] != doc["engine_verdict"] else ""))
+    lines += [f"note: {echo.message(n, 300)}" for n in doc["notes"]]
+    result = "pass" if doc["result"] == "pass" else "fail: " + "; ".join(doc["reasons"])
+    lines.append(f"result: {echo.message(result, 1000)}")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return echo.value(text, 200).replace("|", "\\|").replace("`", "\\`")
+
+
+def render_markdown(doc: dict) -> str:
+    lines = [f"### gsg verify: {_cell(_headline(doc))}", "", f"Engine: {_cell(_status(doc))}", ""]
+    if len(doc["ranks"]) > 1:
+        lines += [f"Binding rank: {_cell(doc['binding_rank'] or '')} of {len(doc['ranks'])}", ""]
+    rows = _rows(doc)
+    if rows:
+        lines += ["| term | observed | estimated | difference |", "|---|---:|---:|---:|"]
+        lines += [f"| {label} | {seen} | {est} | {diff} |" for label, seen, est, diff in rows]
+        lines.append("")
+    lines += [f"- note: {_cell(n)}" for n in doc["notes"]]
+    result = "**pass**" if doc["result"] == "pass" else "**fail**: " + _cell("; ".join(doc["reasons"]))
+    lines.append(f"Result: {result}")
+    return "\n".join(lines) + "\n"
+
+
+def run(opts: VerifyOptions) -> int:
+    engine = _engine(opts.backend)
+    if not 0 <= opts.tolerance_percent <= MAX_TOLERANCE_PERCENT:
+        raise GsgError(f"--tolerance is a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, "
+                       f"not {opts.tolerance_percent:g}")
+    limits = LogLimits.from_env()
+    reading = LogReading()
+    log, secrets = parse_log(read_log_lines(opts.log, limits, reading), engine)
+    if log.engine is None:
+        cut = f" ({'; '.join(reading.notes)})" if reading.notes else ""
+        raise GsgError(f"no start-up line of vLLM, SGLang or llama.cpp in its {reading.lines:,} line(s){cut}",
+                       where=opts.log)
+    rebuilt = rebuild(opts, log)
+    doc = report(opts, log, rebuilt, reading.notes)
+    if opts.output is VerifyFormat.JSON:
+        text = json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+    elif opts.output is VerifyFormat.MARKDOWN:
+        text = render_markdown(doc)
+    else:
+        text = render_text(doc)
+    out(scrub(mask_secrets(text), secrets))
+    return EXIT_FAIL if doc["reasons"] else EXIT_OK

@@ -1,0 +1,170 @@
+"""The observed start-up held against the estimate (pure): the deployment rebuilt from the log's own arguments,
+term by term differences, and the reasons verify fails."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpustack_guard.core.memory.estimate import FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import ObservedLog
+
+DEFAULT_TOLERANCE_PERCENT = 5.0
+
+# The rows compared, in the order printed: (term, label, kind). Bytes are per GPU, the binding rank's.
+ROWS = (
+    (P.GPU_MEMORY, "GPU memory", "bytes"),
+    (P.REQUESTED, "requested by the engine", "bytes"),
+    (P.WEIGHTS, "weights", "bytes"),
+    (P.ACTIVATION, "activation peak", "bytes"),
+    (P.NON_TORCH, "non-torch", "bytes"),
+    (P.CUDA_GRAPHS, "CUDA graphs", "bytes"),
+    (P.KV_CACHE, "KV cache", "bytes"),
+    (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
+    (P.KV_TOKENS, "KV capacity", "tokens"),
+    (P.MAX_MODEL_LEN, "max model length", "tokens"),
+    (P.MAX_CONCURRENCY, "max concurrency", "times"),
+)
+
+# A failure kind as the estimate names the same verdict
+FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY}
+
+# The memory-relevant arguments each engine printed, passed to the estimate as flags (vLLM's names, then
+# SGLang's); the rest (host, port, chat templates, keys) says nothing about memory.
+VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", "gpu_memory_utilization", "dtype",
+             "kv_cache_dtype", "quantization", "block_size", "max_num_seqs", "max_num_batched_tokens",
+             "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
+             "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture")
+SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
+               "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
+               "disable_cuda_graph", "cuda_graph_max_bs")
+# vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
+VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
+               "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",
+               "kv_cache_dtype": "kv_cache_dtype", "enforce_eager": "enforce_eager"}
+_HUB_CACHE_FOLDER = re.compile(r"models--([^/]+)--([^/]+)")
+
+
+def model_candidates(model: str | None) -> list[str]:
+    """Names to look the log's model up by, most specific first: as printed, the repo id inside a hub cache path
+    (`.../models--Qwen--Qwen1.5-7B-Chat`), the path's last two folders (`.../Qwen/Qwen2.5-7B`), its last folder."""
+    if not model:
+        return []
+    found = [model]
+    hub = _HUB_CACHE_FOLDER.search(model)
+    if hub:
+        found.append(f"{hub.group(1)}/{hub.group(2)}")
+    parts = [p for p in model.rstrip("/").split("/") if p and p not in (".", "..")]
+    if "/" in model and len(parts) >= 2 and not model.lower().endswith(".gguf"):
+        found.append(f"{parts[-2]}/{parts[-1]}")
+    if parts and "/" in model:
+        found.append(parts[-1])
+    return list(dict.fromkeys(found))
+
+
+def _flag(key: str, value: object) -> str | None:
+    if value is None or value is False or value == "auto" and key != "dtype":
+        return None
+    if value is True:
+        return f"--{key.replace('_', '-')}"
+    text = str(value)
+    if text.startswith("torch."):  # vLLM's config line prints the resolved torch dtype
+        text = text[len("torch."):]
+    return f"--{key.replace('_', '-')}={text}"
+
+
+def backend_args(log: ObservedLog) -> list[str]:
+    """The flags the engine ran with that change memory, as gsg estimate takes them."""
+    args: dict[str, object] = {}
+    if log.engine == P.VLLM:
+        for source, key in VLLM_CONFIG.items():
+            if source in log.config:
+                args[key] = log.config[source]
+        args.update({key: log.args[key] for key in VLLM_ARGS if key in log.args})
+        terms = log.terms()
+        if terms.get(P.UTILIZATION) is not None:  # the fraction the engine printed it used
+            args["gpu_memory_utilization"] = terms[P.UTILIZATION]
+        if args.get("max_model_len") is None and P.MAX_MODEL_LEN in terms:  # the length it ran with
+            args["max_model_len"] = terms[P.MAX_MODEL_LEN]
+    elif log.engine == P.SGLANG:
+        args.update({key: log.args[key] for key in SGLANG_ARGS if key in log.args})
+        if args.get("context_length") is None and P.MAX_MODEL_LEN in log.terms():
+            args["context_length"] = log.terms()[P.MAX_MODEL_LEN]
+    elif log.engine == P.LLAMACPP:
+        terms = log.terms()
+        if P.KV_TOKENS in terms:
+            args["ctx_size"] = terms[P.KV_TOKENS]
+        if P.SEQUENCES in terms:
+            args["parallel"] = terms[P.SEQUENCES]
+        if P.LAYERS_OFFLOADED in terms:
+            args["n_gpu_layers"] = terms[P.LAYERS_OFFLOADED]
+    flags = [_flag(key, value) for key, value in args.items()]
+    return [flag for flag in flags if flag]
+
+
+def estimated_terms(est: Estimate) -> dict[str, int | float]:
+    terms: dict[str, int | float] = {
+        P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested, P.WEIGHTS: est.weights,
+        P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
+        P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens, P.MAX_MODEL_LEN: est.max_model_len,
+        P.MAX_CONCURRENCY: round(est.max_concurrency, 2)}
+    if est.compute_buffer_per_gpu:
+        terms[P.COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu)
+    return terms
+
+
+@dataclass(frozen=True)
+class Delta:
+    term: str
+    observed: int | float | None
+    estimated: int | float | None
+
+    @property
+    def difference(self) -> int | float | None:
+        if self.observed is None or self.estimated is None:
+            return None
+        diff = self.estimated - self.observed
+        return round(diff, 2) if isinstance(diff, float) else diff
+
+    @property
+    def percent(self) -> float | None:
+        """The estimate's error relative to what the engine logged, in percent."""
+        if self.difference is None or not self.observed:
+            return None
+        return round(100.0 * self.difference / self.observed, 1)
+
+    def as_json(self) -> dict:
+        return {"term": self.term, "observed": self.observed, "estimated": self.estimated,
+                "difference": self.difference, "percent": self.percent}
+
+
+def deltas(observed: dict, estimated: dict) -> list[Delta]:
+    """Every compared term either side printed or computed."""
+    return [Delta(term, observed.get(term), estimated.get(term)) for term, _, _ in ROWS
+            if term in observed or term in estimated]
+
+
+def observed_verdict(log: ObservedLog) -> str | None:
+    """The engine's own verdict: fits when it started, its failure's name when it did not, None when the log
+    stops before either."""
+    if log.started:
+        return FITS
+    if log.failure_kind:
+        return FAILURE_VERDICT.get(log.failure_kind, log.failure_kind)
+    return None
+
+
+def reasons(log: ObservedLog, estimated_verdict: str, compared: list[Delta], tolerance_percent: float) -> list[str]:
+    """Why verify fails: the verdicts differ, or KV capacity is off by more than the tolerance."""
+    found = []
+    seen = observed_verdict(log)
+    if seen == FITS and estimated_verdict != FITS:
+        found.append(f"the engine started, the estimate says {estimated_verdict}")
+    elif seen is not None and seen != FITS and estimated_verdict == FITS:
+        found.append(f"the engine failed at start-up ({log.failure_kind}), the estimate says fits")
+    kv = next((d for d in compared if d.term == P.KV_TOKENS), None)
+    if seen == FITS and kv is not None and kv.percent is not None and abs(kv.percent) > tolerance_percent:
+        found.append(f"KV capacity is off by {kv.percent:+.1f} % ({kv.estimated:,} estimated, {kv.observed:,} "
+                     f"logged; tolerance {tolerance_percent:g} %)")
+    return found

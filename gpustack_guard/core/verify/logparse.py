@@ -1,0 +1,390 @@
+"""An engine's start-up log, line by line, into observed terms (pure: text in, terms out).
+
+Lines come from an iterator (the adapter reads the file streaming, with a size and a line-length cap), so a log
+of any length is read in bounded memory: only the figures of the table in `patterns.py` are kept. Unknown lines
+are ignored; the essential lines an engine always prints are reported by name when missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from gpustack_guard.core.secrets import MASK, is_secret_flag, is_secret_key, is_secret_value
+from gpustack_guard.core.verify import patterns as P
+
+MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one deployment's start-up
+MAX_FAILURE_CHARS = 300  # the engine's reason, as printed, in one line
+MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text, never evaluated
+MAX_ARG_NESTING = 16  # brackets deeper than this are kept as text (literal_eval recurses)
+DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
+
+MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only read for the arguments it prints
+LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix is found: linear on any line
+# A line holds a figure only if it has one of these words: one substring search each, so the regexes (some with
+# a lazy gap) only see candidate lines. Every pattern's example holds one (tests/core/verify).
+KEYWORDS = ("vLLM", "LLM engine", "args", "max model len", "took", "profiling", "total_gpu_memory",
+            "gpu_memory_utilization", "can use", "weights take", "non_torch_memory", "activation peak",
+            "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "concurrency", "Graph capturing",
+            "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",
+            "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
+            "Memory pool end", "cuda graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
+            "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
+            "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=")
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
+_VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
+_VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*)$")
+_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<ranks>(?: (?:TP|PP|DP|EP|CP)\d+)+)\]")
+_EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMemoryError): ")
+MAIN = "main"
+HOST_DEVICE = re.compile(r"^(?:CPU.*|.*_Host|.*_Mapped)$")
+
+ESSENTIAL = {
+    P.VLLM: ((P.WEIGHTS, "'Model loading took' (V1) or 'Loading model weights took' (V0)"),
+             (P.KV_TOKENS, "'GPU KV cache size' (V1) or '# GPU blocks' (V0)")),
+    P.SGLANG: ((P.WEIGHTS, "'Load weight end'"), (P.KV_TOKENS, "'KV Cache is allocated'")),
+    P.LLAMACPP: ((P.WEIGHTS, "'model buffer size'"), (P.KV_CACHE, "'KV buffer size'")),
+}
+
+
+# -- secrets ---------------------------------------------------------------------------------------------------
+
+_BEARER = re.compile(r"(?i)(\bBearer\s+)([^\s'\",]+)")
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
+_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)(?P<value>[^\s,'\")}\]]+)")
+_WORD = re.compile(r"[^\s'\",()\[\]{}<>=]+")
+_NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
+
+
+def mask_secrets(text: str, found: set[str] | None = None) -> str:
+    """A log line with credentials masked: Bearer keys, URL passwords, values of secret-named keys (api_key=,
+    'hf_token': ...), token-looking words (hf_..., sk-...). Values masked are added to `found` for a final scrub."""
+    def hide(value: str) -> str:
+        if found is not None:
+            found.add(value)
+        return MASK
+
+    text = _BEARER.sub(lambda m: m.group(1) + hide(m.group(2)), text)
+    text = _URL_PASSWORD.sub(lambda m: m.group(1) + hide(m.group(2)) + m.group(3), text)
+
+    def key_value(m: re.Match) -> str:
+        key, value = m.group("key"), m.group("value")
+        secret_name = is_secret_flag(key) or (key.isupper() and is_secret_key(key))
+        if secret_name and value.lower() not in _NOT_A_SECRET and value != MASK:
+            return m.group("key") + m.group("sep") + hide(value)
+        return m.group(0)
+
+    text = _KEY_VALUE.sub(key_value, text)
+    def word(m: re.Match) -> str:
+        value = m.group(0)
+        return hide(value) if MASK not in value and is_secret_value(value) else value
+
+    return _WORD.sub(word, text)
+
+
+# -- arguments as printed --------------------------------------------------------------------------------------
+
+def split_top_level(text: str) -> list[str]:
+    """`a=1, b=[1, 2], c='x, y'` into its items: commas inside brackets and quotes do not split."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
+
+
+def _nesting(text: str) -> int:
+    deepest = depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def literal(value: str) -> object:
+    """A printed Python value (0.9, 'auto', None, [1, 2]); anything else (torch.bfloat16, a config object) as text."""
+    if len(value) > MAX_ARG_VALUE_CHARS or _nesting(value) > MAX_ARG_NESTING:
+        return value
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return value
+
+
+def parse_printed_args(text: str) -> dict[str, object]:
+    """`Namespace(k=v, ...)`, `ServerArgs(k=v, ...)`, a config line's `k=v, ...` or a dict `{'k': v, ...}`."""
+    body = text.strip()
+    dict_form = body.startswith("{")
+    if dict_form:
+        body = body[1:-1] if body.endswith("}") else body[1:]
+    elif body.endswith(")"):
+        body = body[:-1]
+    args: dict[str, object] = {}
+    for item in split_top_level(body):
+        key, sep, value = item.partition(":" if dict_form else "=")
+        key = key.strip().strip("'\"")
+        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            args[key] = literal(value.strip())
+    return args
+
+
+# -- the result ------------------------------------------------------------------------------------------------
+
+Number = int | float
+
+
+@dataclass
+class ObservedLog:
+    engine: str | None = None
+    engine_version: str | None = None
+    model: str | None = None
+    gpu_name: str | None = None
+    args: dict[str, object] = field(default_factory=dict)  # what the engine printed it ran with
+    config: dict[str, object] = field(default_factory=dict)  # vLLM's "with config:" line
+    ranks: dict[str, dict[str, Number]] = field(default_factory=dict)  # worker or device -> its figures
+    engine_terms: dict[str, Number] = field(default_factory=dict)
+    started: bool = False
+    failure: str | None = None  # the engine's reason, masked, one line
+    failure_kind: str | None = None
+    failure_line: int | None = None
+    lines: int = 0
+    matched: dict[str, int] = field(default_factory=dict)  # pattern id -> line number of its first match
+    notes: list[str] = field(default_factory=list)
+
+    def gpu_ranks(self) -> dict[str, dict[str, Number]]:
+        return {name: terms for name, terms in self.ranks.items() if not HOST_DEVICE.match(name)}
+
+    def binding_rank(self) -> str | None:
+        """The worker (or device) whose figures bound the deployment: the smallest KV pool under vLLM and SGLang
+        (the engine sizes every rank's pool by the minimum); the fullest device under llama.cpp."""
+        ranks = self.gpu_ranks() or self.ranks
+        if not ranks:
+            return None
+        if self.engine == P.LLAMACPP:
+            def used(name: str) -> Number:
+                terms = ranks[name]
+                return sum(terms.get(t, 0) for t in (P.WEIGHTS, P.KV_CACHE, P.COMPUTE_BUFFER))
+            return max(ranks, key=used)
+        with_kv = [name for name in ranks if P.KV_CACHE in ranks[name]]
+        if with_kv:
+            return min(with_kv, key=lambda name: ranks[name][P.KV_CACHE])
+        with_weights = [name for name in ranks if P.WEIGHTS in ranks[name]]
+        return max(with_weights, key=lambda name: ranks[name][P.WEIGHTS]) if with_weights else next(iter(ranks))
+
+    def terms(self) -> dict[str, Number]:
+        """The deployment's observed terms per GPU: the binding rank's, filled from any rank that printed a term
+        the binding one did not, then the engine's own (KV capacity, length, concurrency)."""
+        out: dict[str, Number] = {}
+        binding = self.binding_rank()
+        ordered = ([binding] if binding else []) + [n for n in self.gpu_ranks() if n != binding]
+        for name in ordered:
+            for term, value in self.ranks[name].items():
+                out.setdefault(term, value)
+        for term, value in self.engine_terms.items():
+            if term == P.KV_TOKENS or term not in out:
+                out[term] = value
+        if P.KV_TOKENS not in out and P.GPU_BLOCKS in out:
+            block = self.block_size()
+            out[P.KV_TOKENS] = int(out[P.GPU_BLOCKS]) * block
+            out[P.BLOCK_SIZE] = block
+        return out
+
+    def block_size(self) -> int:
+        value = self.args.get("block_size") or self.config.get("block_size")
+        return value if isinstance(value, int) and value > 0 else DEFAULT_BLOCK_SIZE
+
+    def missing(self) -> list[str]:
+        """The essential lines not found, by name (nothing is missing from a log that ends in a failure)."""
+        if self.engine is None or self.failure:
+            return []
+        terms = self.terms()
+        return [name for term, name in ESSENTIAL[self.engine] if term not in terms]
+
+
+# -- the parser ------------------------------------------------------------------------------------------------
+
+@dataclass
+class _EngineState:
+    """What one engine's patterns found; the log's engine is chosen at the end (the one with most matches)."""
+
+    log: ObservedLog
+    hits: int = 0
+    contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
+    generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
+
+
+def _rank_of(line: str, engine: str, device: str | None) -> str:
+    if device:
+        return device
+    if engine == P.SGLANG:
+        m = _SGLANG_RANK.search(line)
+        return m.group("ranks").strip() if m else MAIN
+    if engine == P.VLLM:
+        m = _VLLM_PROCESS.search(line)
+        if not m:
+            return MAIN
+        if m.group("rank") is not None:
+            return f"rank {m.group('rank')}"
+        where = _VLLM_TP.search(m.group("proc"))
+        if where and m.group("proc").startswith("Worker"):
+            return where.group("where").replace("_", " ")
+        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper"):
+            return f"pid {m.group('pid')}"
+    return MAIN
+
+
+def _number(text: str, unit: str) -> Number:
+    clean = text.replace(",", "")
+    if unit == "int":
+        return int(clean)
+    value = float(clean)
+    if unit == "float":
+        return value
+    return int(round(value * P.UNITS[unit.rstrip("+")]))
+
+
+def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
+    exc = _EXCEPTION.search(line)
+    start = exc.start() if exc and exc.start() <= match.start() else match.start()
+    text = mask_secrets(line[start:].strip(), found)
+    return text if len(text) <= MAX_FAILURE_CHARS else text[:MAX_FAILURE_CHARS - 3] + "..."
+
+
+class LogParser:
+    """Feed it lines; `result()` gives the ObservedLog of the engine the log is from (or the one asked for)."""
+
+    def __init__(self, engine: str | None = None):
+        if engine is not None and engine not in P.ENGINES:
+            raise ValueError(f"unknown engine '{engine}'")
+        self.wanted = engine
+        self.states = {name: _EngineState(ObservedLog(engine=name)) for name in P.ENGINES
+                       if engine is None or name == engine}
+        self.secrets: set[str] = set()
+        self.lines = 0
+        self.rank_overflow = False
+
+    def feed(self, raw: str) -> None:
+        self.lines += 1
+        line = _ANSI.sub("", raw.rstrip("\r\n"))
+        if len(line) > MAX_TERM_LINE_CHARS:
+            candidates = [p for p in P.ALL_PATTERNS if p.kind in LONG_LINE_KINDS]
+        elif any(word in line for word in KEYWORDS):
+            candidates = list(P.ALL_PATTERNS)
+        else:
+            return
+        for pattern in candidates:
+            if pattern.engine and pattern.engine not in self.states:
+                continue
+            m = pattern.regex.search(line)
+            if m is None:
+                continue
+            targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
+            for state in targets:
+                self._apply(state, pattern, m, line)
+
+    def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
+        log = state.log
+        if pattern.engine:
+            state.hits += 1
+        log.matched.setdefault(pattern.id, self.lines)
+        groups = m.groupdict()
+        if pattern.kind == "version":
+            if groups.get("version") and not log.engine_version:
+                log.engine_version = groups["version"]
+            if groups.get("config"):
+                log.config = parse_printed_args(mask_secrets(groups["config"], self.secrets))
+            return
+        if pattern.kind == "args":
+            log.args = parse_printed_args(mask_secrets(groups["args"], self.secrets))
+            return
+        if pattern.kind == "model":
+            log.model = mask_secrets(groups["model"], self.secrets)
+            return
+        if pattern.kind == "marker":
+            return
+        if pattern.kind == "gpu-name":
+            log.gpu_name = log.gpu_name or groups["name"].strip()
+        if pattern.kind == "started":
+            log.started = True
+            return
+        if pattern.kind == "context":
+            state.contexts += 1
+            for terms in log.ranks.values():
+                terms.pop(P.KV_CACHE, None)
+                terms.pop(P.COMPUTE_BUFFER, None)
+        # the first reason wins, except that an engine's own reason replaces torch's generic out of memory
+        # (vLLM's sampler warm-up re-raises torch's error with the flag that fixes it)
+        if pattern.kind.startswith("failure:") and (log.failure is None or (state.generic_failure and pattern.engine)):
+            state.generic_failure = not pattern.engine
+            log.failure = _failure_text(line, m, self.secrets)
+            log.failure_kind = pattern.kind.split(":", 1)[1]
+            log.failure_line = self.lines
+        rank = _rank_of(line, log.engine or "", groups.get("device"))
+        if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
+            self.rank_overflow = True
+            return
+        summed: dict[str, Number] = {}
+        for group, (term, unit) in pattern.terms.items():
+            if groups.get(group) is None:
+                continue
+            value = _number(groups[group], unit)
+            if pattern.scope == P.ENGINE:
+                log.engine_terms[term] = value
+                continue
+            terms = log.ranks.setdefault(rank, {})
+            if pattern.kind == "kv-buffer":  # several caches per device (iSWA: full and sliding) add up
+                terms[term] = terms.get(term, 0) + value
+            elif unit.endswith("+"):  # K and V of one line add up; a later line replaces them
+                summed[term] = summed.get(term, 0) + value
+                terms[term] = summed[term]
+            else:
+                terms[term] = value
+
+    def result(self) -> ObservedLog:
+        states = list(self.states.values())
+        best = max(states, key=lambda s: s.hits)
+        if self.wanted is None and best.hits == 0:
+            log = ObservedLog(engine=None)
+        else:
+            log = best.log
+        log.lines = self.lines
+        if not log.model:
+            model = log.args.get("model") or log.args.get("model_path") or log.args.get("model_tag") \
+                or log.config.get("model")
+            log.model = str(model) if model else None
+        terms = log.terms()
+        if log.failure:
+            log.started = False
+        elif log.engine == P.LLAMACPP:  # llama-server listens before it loads: the KV buffers say it started
+            log.started = P.KV_CACHE in terms
+        elif log.engine and any(t in terms for t in (P.KV_TOKENS, P.GPU_BLOCKS)):
+            log.started = True
+        if self.rank_overflow:
+            log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
+        return log
+
+    def secret_values(self) -> list[str]:
+        return sorted(self.secrets)
+
+
+def parse_log(lines: Iterable[str], engine: str | None = None) -> tuple[ObservedLog, list[str]]:
+    """Parse every line; returns the observed log and the secret values masked on the way (for a final scrub)."""
+    parser = LogParser(engine)
+    for line in lines:
+        parser.feed(line)
+    return parser.result(), parser.secret_values()

@@ -1,0 +1,343 @@
+"""The log lines gsg reads, per engine and release range: each row is written from a real line, quoted with its source.
+
+Figures are kept in bytes. vLLM and SGLang print "GB" where they divide by 2**30 (vLLM's model runner
+`self.model_memory_usage / float(2**30)`, SGLang's `get_available_gpu_memory` and `GB = 1024 * 1024 * 1024`),
+so "GB" here is read as GiB; llama.cpp prints MiB (`/ 1024.0 / 1024.0`).
+
+A row's `terms` maps a named group of its regex to (term, unit). Rank terms are one worker's (or, for llama.cpp,
+one device's) figures; engine terms are the engine's own (KV capacity, the length it runs with).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+VLLM, SGLANG, LLAMACPP = "vllm", "sglang", "llama.cpp"
+ENGINES = (VLLM, SGLANG, LLAMACPP)
+
+GiB, MiB = 1024**3, 1024**2
+UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB}
+
+# Term names: the names `gsg estimate --output json` uses for the same quantity.
+GPU_MEMORY = "gpu_memory_bytes"
+UTILIZATION = "gpu_memory_utilization"
+REQUESTED = "requested_bytes_per_gpu"
+WEIGHTS = "weights_bytes_per_gpu"
+NON_TORCH = "non_torch_bytes_per_gpu"
+ACTIVATION = "activation_bytes_per_gpu"
+CUDA_GRAPHS = "cuda_graphs_bytes_per_gpu"
+KV_CACHE = "kv_cache_bytes_per_gpu"
+COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
+FREE_BEFORE_LOAD = "free_before_load_bytes"
+FREE_AFTER_POOL = "free_after_kv_pool_bytes"
+KV_TOKENS = "kv_capacity_tokens"
+GPU_BLOCKS = "gpu_blocks"
+CPU_BLOCKS = "cpu_blocks"
+BLOCK_SIZE = "block_size"
+MAX_MODEL_LEN = "max_model_len"
+MAX_CONCURRENCY = "max_concurrency"
+MAX_RUNNING = "max_num_seqs"
+LAYERS_OFFLOADED = "gpu_layers_offloaded"
+LAYERS_TOTAL = "layers_total"
+SEQUENCES = "parallel_sequences"
+TENSOR_PARALLEL = "tensor_parallel_size"
+PIPELINE_PARALLEL = "pipeline_parallel_size"
+KV_NEEDED = "kv_bytes_per_max_len_request"
+ESTIMATED_MAX_LEN = "estimated_max_model_len"
+
+RANK, ENGINE = "rank", "engine"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: str
+    engine: str  # VLLM, SGLANG, LLAMACPP, or "" for lines every engine can print (torch's out of memory)
+    releases: str  # the release range the line was read from
+    regex: re.Pattern
+    example: str  # the real line it was written from, as printed
+    source: str  # where that line came from
+    terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # group -> (term, unit)
+    scope: str = RANK
+    kind: str = "terms"  # terms | version | args | model | failure | started | kv-buffer | context
+
+
+def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
+       scope: str = RANK, kind: str = "terms") -> Pattern:
+    return Pattern(id, engine, releases, re.compile(regex), example, source, dict(terms or {}), scope, kind)
+
+
+NUM = r"([0-9]+(?:\.[0-9]+)?)"
+INT = r"([0-9][0-9,]*)"
+
+
+def _g(name: str, number: str = NUM) -> str:
+    return f"(?P<{name}>{number[1:-1]})"
+
+
+VLLM_PATTERNS = (
+    _p("vllm-version", VLLM, "0.4 to the newest", r"vLLM API server version (?P<version>\S+)",
+       "INFO 05-16 14:53:28 api_server.py:149] vLLM API server version 0.4.0.post1", "QwenLM/Qwen3#410",
+       kind="version"),
+    _p("vllm-engine-version", VLLM, "0.4 to the newest (V0 'an LLM engine', 0.8+ 'a V0/V1 LLM engine')",
+       r"Initializing an? (?:V[01] )?LLM engine(?: \(v(?P<version>[^)\s]+)\))? with config: (?P<config>.*)",
+       "INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2.dev378+g4d7fe40fc.d20250829) "
+       "with config: model='/data/datasets/models-hf/Qwen2.5-0.5B/', speculative_config=None",
+       "vllm PR #24162", kind="version"),
+    _p("vllm-namespace", VLLM, "0.4 to 0.8 (args printed with their defaults)", r"\bargs: Namespace\((?P<args>.*)\)?$",
+       "INFO 05-16 14:53:28 api_server.py:150] args: Namespace(host='0.0.0.0', port=8000, model='Qwen1.5-0.5B-Chat', "
+       "dtype='half', gpu_memory_utilization=0.9)", "QwenLM/Qwen3#410", kind="args"),
+    _p("vllm-non-default-args", VLLM, "0.9 to the newest", r"non-default args: (?P<args>\{.*\}?)$",
+       "INFO 09-03 16:28:10 [utils.py:328] non-default args: {'model_tag': '/data/datasets/models-hf/Qwen2.5-0.5B/', "
+       "'model': '/data/datasets/models-hf/Qwen2.5-0.5B/', 'tensor_parallel_size': 2}", "vllm PR #24162",
+       kind="args"),
+    _p("vllm-process", VLLM, "0.5 to the newest (worker and engine-core prefixes: the log is vLLM's)",
+       r"\((?:VllmWorker(?:Process)?|EngineCore(?:_DP\d+)?|APIServer|Worker_TP\d+)(?: rank=\d+)? pid=\d+",
+       "(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] torch.OutOfMemoryError: CUDA "
+       "out of memory. Tried to allocate 1.74 GiB.", "vllm#15105", kind="marker"),
+    _p("vllm-max-model-len", VLLM, "0.10 to the newest", r"Using max model len " + _g(MAX_MODEL_LEN, INT),
+       "INFO 09-03 16:28:17 [__init__.py:1773] Using max model len 32768", "vllm PR #24162",
+       {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")}, scope=ENGINE),
+    _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
+       r"Loading model weights took " + _g(WEIGHTS) + r" GB",
+       "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",
+       {WEIGHTS: (WEIGHTS, "GB")}),
+    _p("vllm-v1-weights", VLLM, "0.7 to the newest (V1 model runner)",
+       r"Model loading took " + _g(WEIGHTS) + r" (?P<unit>GiB|GB)",
+       "INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.652170 seconds",
+       "vllm PR #17122", {WEIGHTS: (WEIGHTS, "GiB")}),
+    _p("vllm-profile-0.6.4", VLLM, "0.6.4 (one line of key=value)",
+       r"Memory profiling results: total_gpu_memory=" + _g(GPU_MEMORY) + r"GiB .*?non_torch_memory=" + _g(NON_TORCH)
+       + r"GiB kv_cache_size=" + _g(KV_CACHE) + r"GiB gpu_memory_utilization=" + _g(UTILIZATION),
+       "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB "
+       "memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90",
+       "vllm#10517", {GPU_MEMORY: (GPU_MEMORY, "GiB"), NON_TORCH: (NON_TORCH, "GiB"), KV_CACHE: (KV_CACHE, "GiB"),
+                      UTILIZATION: (UTILIZATION, "float")}),
+    _p("vllm-profile-table-total", VLLM, "0.6.5 development builds (a table, one term a line)",
+       r"worker\.py:\d+\] total_gpu_memory\s+" + _g(GPU_MEMORY) + "GiB",
+       "INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB", "vllm PR #10511",
+       {GPU_MEMORY: (GPU_MEMORY, "GiB")}),
+    _p("vllm-profile-table-utilization", VLLM, "0.6.5 development builds",
+       r"worker\.py:\d+\] gpu_memory_utilization\s+" + _g(UTILIZATION) + r"\s*$",
+       "INFO 12-13 19:54:18 worker.py:243] gpu_memory_utilization       0.90", "vllm PR #10511",
+       {UTILIZATION: (UTILIZATION, "float")}),
+    _p("vllm-profile-table-can-use", VLLM, "0.6.5 development builds",
+       r"the current vLLM instance can use\s+" + _g(REQUESTED) + "GiB",
+       "INFO 12-13 19:54:18 worker.py:243] the current vLLM instance can use    71.29GiB", "vllm PR #10511",
+       {REQUESTED: (REQUESTED, "GiB")}),
+    _p("vllm-profile-table-weights", VLLM, "0.6.5 development builds",
+       r"worker\.py:\d+\] model weights take\s+" + _g(WEIGHTS) + r"GiB\s*$",
+       "INFO 12-13 19:54:18 worker.py:243] model weights take   14.96GiB", "vllm PR #10511",
+       {WEIGHTS: (WEIGHTS, "GiB")}),
+    _p("vllm-profile-table-non-torch", VLLM, "0.6.5 development builds",
+       r"worker\.py:\d+\] non_torch_memory\s+" + _g(NON_TORCH) + "GiB",
+       "INFO 12-13 19:54:18 worker.py:243] non_torch_memory     1.79GiB", "vllm PR #10511",
+       {NON_TORCH: (NON_TORCH, "GiB")}),
+    _p("vllm-profile-table-activation", VLLM, "0.6.5 development builds",
+       r"worker\.py:\d+\] PyTorch activation peak memory\s+" + _g(ACTIVATION) + "GiB",
+       "INFO 12-13 19:54:18 worker.py:243] PyTorch activation peak memory       1.26GiB", "vllm PR #10511",
+       {ACTIVATION: (ACTIVATION, "GiB")}),
+    _p("vllm-profile-table-kv", VLLM, "0.6.5 development builds",
+       r"available_kv_cache_memory\s+" + _g(KV_CACHE) + "GiB",
+       "INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB", "vllm PR #10511",
+       {KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-can-use", VLLM, "0.7 to 0.10 (V0 worker)",
+       r"the current vLLM instance can use total_gpu_memory \(" + _g(GPU_MEMORY) + r"GiB\) x gpu_memory_utilization \("
+       + _g(UTILIZATION) + r"\) = " + _g(REQUESTED) + "GiB",
+       "INFO 01-16 09:40:00 worker.py:238] the current vLLM instance can use total_gpu_memory (79.22GiB) x "
+       "gpu_memory_utilization (0.90) = 71.29GiB", "vllm PR #12126",
+       {GPU_MEMORY: (GPU_MEMORY, "GiB"), UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB")}),
+    _p("vllm-profile-terms", VLLM, "0.7 to 0.10 (V0 worker)",
+       r"model weights take " + _g(WEIGHTS) + r"GiB; non_torch_memory takes " + _g(NON_TORCH)
+       + r"GiB; PyTorch activation peak memory takes " + _g(ACTIVATION)
+       + r"GiB; the rest of the memory reserved for KV Cache is " + _g(KV_CACHE) + "GiB",
+       "INFO 01-16 09:40:00 worker.py:238] model weights take 19.86GiB; non_torch_memory takes 0.16GiB; PyTorch "
+       "activation peak memory takes 36.63GiB; the rest of the memory reserved for KV Cache is 14.65GiB.",
+       "vllm PR #12126", {WEIGHTS: (WEIGHTS, "GiB"), NON_TORCH: (NON_TORCH, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
+                          KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-v0-blocks", VLLM, "0.2 to 0.10 (V0: GPU, later CUDA, then cuda blocks; tokens = blocks x block size)",
+       r"#? ?(?:GPU|CUDA|cuda) blocks: " + _g(GPU_BLOCKS, INT) + r", # CPU blocks: " + _g(CPU_BLOCKS, INT),
+       "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638", "vllm PR #12126",
+       {GPU_BLOCKS: (GPU_BLOCKS, "int"), CPU_BLOCKS: (CPU_BLOCKS, "int")}, scope=ENGINE),
+    _p("vllm-v1-blocks", VLLM, "0.7.0 to 0.7.3 (V1 before tokens were printed)",
+       r"# GPU blocks: " + _g(GPU_BLOCKS, INT) + r"\s*$",
+       "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", "vllm PR #12569",
+       {GPU_BLOCKS: (GPU_BLOCKS, "int")}, scope=ENGINE),
+    _p("vllm-v1-available-kv", VLLM, "0.8 to the newest (V1 worker)",
+       r"Available KV cache memory: " + _g(KV_CACHE) + " GiB",
+       "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB",
+       "vllm PR #20707", {KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-v1-kv-tokens", VLLM, "0.7.4 to the newest (V1)", r"GPU KV cache size: " + _g(KV_TOKENS, INT) + " tokens",
+       "INFO 02-19 23:56:55 kv_cache_utils.py:524] GPU KV cache size: 2,042,016 tokens", "vllm PR #13596",
+       {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),
+    _p("vllm-concurrency", VLLM, "0.6 to the newest (V0 and V1)",
+       r"Maximum concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
+       "INFO 02-19 23:56:55 kv_cache_utils.py:527] Maximum concurrency for 2,048 tokens per request: 997.08x",
+       "vllm PR #13596", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")},
+       scope=ENGINE),
+    _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
+       + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
+       "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    _p("vllm-graphs-estimated", VLLM, "0.18 to the newest (graph memory profiled before the KV budget)",
+       r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
+       "(Worker_TP1 pid=646936) INFO 03-17 17:07:06 [gpu_model_runner.py:5711] Estimated CUDA graph memory: "
+       "4.30 GiB total", "vllm PR #37296", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    _p("vllm-graphs-pool", VLLM, "0.19 to the newest",
+       r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
+       "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
+       "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    _p("vllm-ready", VLLM, "0.7 to the newest (V1 engine core)",
+       r"init engine \(profile, create kv cache, warmup model\) took", "(EngineCore_0 pid=1399537) INFO 08-19 "
+       "14:58:40 [core.py:215] init engine (profile, create kv cache, warmup model) took 1.06 seconds",
+       "vllm PR #20707", kind="started"),
+    _p("vllm-serving", VLLM, "0.4 to the newest ('Starting vLLM API server 0 on', later 'Starting vLLM server on')",
+       r"Uvicorn running on|Starting vLLM (?:API )?server",
+       "(APIServer pid=84002) INFO 12-16 06:49:33 [api_server.py:1333] Starting vLLM API server 0 on http://0.0.0.0:8000",
+       "vllm PR #30749", kind="started"),
+    _p("vllm-kv-below-len", VLLM, "0.2 to 0.10 (V0)",
+       r"The model's max seq len \(" + _g(MAX_MODEL_LEN, INT) + r"\) is larger than the maximum number of tokens "
+       r"that can be stored in KV cache \(" + _g(KV_TOKENS, INT) + r"\)",
+       "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+       "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+       "the engine.", "QwenLM/Qwen3#295", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), KV_TOKENS: (KV_TOKENS, "int")},
+       scope=ENGINE, kind="failure:kv-below-max-model-len"),
+    _p("vllm-v1-kv-below-len", VLLM, "0.8 to the newest (V1)",
+       r"max seq len \(" + _g(MAX_MODEL_LEN, INT) + r"\), \(" + _g(KV_NEEDED) + r" GiB KV cache is needed, which is "
+       r"larger than the available KV cache memory \(" + _g(KV_CACHE) + r" GiB\)(?:.*?estimated maximum model length "
+       r"is " + _g(ESTIMATED_MAX_LEN, INT) + ")?",
+       "ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "
+       "needed, which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the "
+       "estimated maximum model length is 122080.", "vllm#25350",
+       {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), KV_NEEDED: (KV_NEEDED, "GiB"), KV_CACHE: (KV_CACHE, "GiB"),
+        ESTIMATED_MAX_LEN: (ESTIMATED_MAX_LEN, "int")}, scope=ENGINE, kind="failure:kv-below-max-model-len"),
+    _p("vllm-no-kv-memory", VLLM, "0.2 to the newest",
+       r"No available memory for the cache blocks|Insufficient memory for KV cache",
+       "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks. Try "
+       "increasing `gpu_memory_utilization` when initializing the engine.", "vllm#10439", kind="failure:no-kv-memory"),
+    _p("vllm-sampler-oom", VLLM, "0.8 to the newest (V1 warms the sampler up after the KV pool is taken)",
+       r"CUDA out of memory occurred when warming up sampler with " + _g(MAX_RUNNING, INT) + " dummy requests",
+       "(VllmWorker rank=0 pid=10672) ERROR 03-16 06:12:38 [multiproc_executor.py:375] RuntimeError: CUDA out of "
+       "memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or "
+       "`gpu_memory_utilization` when initializing the engine.", "vllm#14452", {MAX_RUNNING: (MAX_RUNNING, "int")},
+       scope=ENGINE, kind="failure:out-of-memory-warming-up-sampler"),
+    _p("vllm-free-below-requested", VLLM, "0.9 to the newest (V1 start-up check)",
+       r"Free memory on device(?: \S+)? \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup is "
+       r"less than desired GPU memory utilization \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)",
+       "ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory utilization "
+       "(0.95, 45.01 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+       "vllm#20305", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+                      UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB")},
+       kind="failure:free-memory-below-requested"),
+    _p("vllm-not-divisible", VLLM, "0.2 to the newest",
+       r"(?:must be divisible by|is not divisible by) (?:tensor|pipeline) parallel size",
+       "ValueError: Total number of attention heads (52) must be divisible by tensor parallel size (8).",
+       "vllm#2652", kind="failure:not-divisible-by-parallel-size"),
+)
+
+SGLANG_PATTERNS = (
+    _p("sglang-server-args", SGLANG, "0.2 to the newest", r"server_args=ServerArgs\((?P<args>.*)\)?$",
+       "[2025-11-11 04:27:11] server_args=ServerArgs(model_path='meta-llama/Meta-Llama-3.1-8B-Instruct', "
+       "tokenizer_path='meta-llama/Meta-Llama-3.1-8B-Instruct', mem_fraction_static=0.851)", "sglang PR #13023",
+       kind="args"),
+    _p("sglang-distributed", SGLANG, "0.4 to the newest",
+       r"Init torch distributed ends\. mem usage=" + _g(NON_TORCH) + " GB",
+       "[2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB", "sglang PR #11716",
+       {NON_TORCH: (NON_TORCH, "GB")}),
+    _p("sglang-load-begin", SGLANG, "0.2 to the newest",
+       r"Load weight begin\. avail mem=" + _g(FREE_BEFORE_LOAD) + " GB",
+       "[2025-10-16 09:06:10 TP5] Load weight begin. avail mem=137.29 GB", "sglang PR #11716",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GB")}),
+    _p("sglang-load-end", SGLANG, "0.2 to the newest (type=/dtype= before 0.5, quant= after)",
+       r"Load weight end\..*?avail mem=" + NUM + r" GB, mem usage=" + _g(WEIGHTS) + " GB",
+       "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
+       "mem usage=14.53 GB.", "ovg-project/kvcached#198", {WEIGHTS: (WEIGHTS, "GB")}),
+    _p("sglang-kv-allocated", SGLANG, "0.3 to the newest (dtype printed from 0.5)",
+       r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: " + _g("k_size")
+       + r" GB, V size: " + _g("v_size") + " GB",
+       "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
+       "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
+    _p("sglang-pool-end", SGLANG, "0.4.6 to the newest", r"Memory pool end\. avail mem=" + _g(FREE_AFTER_POOL) + " GB",
+       "[2025-11-30 12:50:10] Memory pool end. avail mem=40.03 GB", "sglang PR #11830",
+       {FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
+    _p("sglang-graphs", SGLANG, "0.3 to the newest",
+       r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
+       "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
+       "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
+    _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest",
+       r"max_total_num_tokens=" + _g(KV_TOKENS, INT) + r".*?max_running_requests=" + _g(MAX_RUNNING, INT)
+       + r".*?context_len=" + _g(MAX_MODEL_LEN, INT),
+       "[2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+       "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
+       {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},
+       scope=ENGINE),
+    _p("sglang-not-enough-memory", SGLANG, "0.2 to the newest",
+       r"Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache",
+       "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88.",
+       "SemiAnalysisAI/InferenceX#2128", kind="failure:no-kv-memory"),
+)
+
+LLAMACPP_PATTERNS = (
+    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
+       "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
+       kind="version"),
+    _p("llamacpp-model-file", LLAMACPP, "b1000 to the newest",
+       r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<model>\S+\.gguf)",
+       "llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from "
+       "/usr/share/models/llama-2-13b-chat.Q5_K_M.gguf (version GGUF V2)", "mlc-delgado/pytldr-oss#3",
+       kind="model"),
+    _p("llamacpp-offloaded", LLAMACPP, "b1000 to the newest",
+       r"offloaded " + _g(LAYERS_OFFLOADED, INT) + "/" + _g(LAYERS_TOTAL, INT) + " layers to GPU",
+       "llm_load_tensors: offloaded 41/41 layers to GPU", "llama.cpp PR #6122",
+       {LAYERS_OFFLOADED: (LAYERS_OFFLOADED, "int"), LAYERS_TOTAL: (LAYERS_TOTAL, "int")}, scope=ENGINE),
+    _p("llamacpp-model-buffer", LLAMACPP, "b1000 to the newest ('model buffer' from b4000, before: 'buffer')",
+       r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS) + " MiB",
+       "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")}),
+    _p("llamacpp-context", LLAMACPP, "b1000 to the newest (llama_new_context_with_model, llama_init_from_model, "
+       "llama_context)", r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+n_ctx\s+= "
+       + _g(KV_TOKENS, INT), "llama_new_context_with_model: n_ctx      = 4096", "llama.cpp PR #6122",
+       {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE, kind="context"),
+    _p("llamacpp-seq-max", LLAMACPP, "b4500 to the newest",
+       r"(?:llama_init_from_model|llama_context):\s+n_seq_max\s+= " + _g(SEQUENCES, INT),
+       "llama_init_from_model: n_seq_max     = 8", "llama.cpp#9390", {SEQUENCES: (SEQUENCES, "int")}, scope=ENGINE),
+    _p("llamacpp-kv-buffer", LLAMACPP, "b1000 to the newest (llama_kv_cache_init, then llama_kv_cache_unified, "
+       "llama_kv_cache)", r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache):\s+(?P<device>\S+) KV "
+       r"buffer size =\s+" + _g(KV_CACHE) + " MiB",
+       "llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB", "llama.cpp PR #6122",
+       {KV_CACHE: (KV_CACHE, "MiB+")}, kind="kv-buffer"),
+    _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
+       r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
+       "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
+       "llama.cpp#27680", kind="kv-cells"),
+    _p("llamacpp-compute-buffer", LLAMACPP, "b1000 to the newest",
+       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve):\s+(?P<device>\S+) compute "
+       r"buffer size =\s+" + _g(COMPUTE_BUFFER) + " MiB",
+       "llama_new_context_with_model:      CUDA0 compute buffer size =   105.00 MiB", "mozilla-ai/llamafile PR #552",
+       {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
+    _p("llamacpp-device", LLAMACPP, "b1000 to the newest (CUDA)",
+       r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability",
+       "  Device 0: NVIDIA GeForce RTX 4080, compute capability 8.9, VMM: yes", "mozilla-ai/llamafile PR #552",
+       kind="gpu-name"),
+    _p("llamacpp-device-free", LLAMACPP, "b5000 to the newest",
+       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
+       "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free",
+       "llama.cpp PR #14363", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
+    _p("llamacpp-listening", LLAMACPP, "b3000 to the newest", r"server is listening|HTTP server listening",
+       "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
+       kind="started"),
+    _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
+       r"failed to allocate (?:\S+ )?buffer|cudaMalloc failed: out of memory|unable to allocate \S+ buffer",
+       "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8900.01 MiB on device 0: cudaMalloc failed: "
+       "out of memory", "ikawrakow/ik_llama.cpp PR #235", kind="failure:out-of-memory"),
+)
+
+ANY_PATTERNS = (
+    _p("torch-oom", "", "PyTorch 2.1 to the newest (vLLM and SGLang)",
+       r"CUDA out of memory\. Tried to allocate " + NUM + r" (?:MiB|GiB)\. GPU \d+ has a total capacity of "
+       + _g(GPU_MEMORY) + " GiB",
+       "(VllmWorker rank=0 pid=2961) ERROR 03-19 07:27:53 [multiproc_executor.py:375] torch.OutOfMemoryError: CUDA "
+       "out of memory. Tried to allocate 1.74 GiB. GPU 0 has a total capacity of 23.57 GiB of which 594.88 MiB is "
+       "free.", "vllm#15105",
+       {GPU_MEMORY: (GPU_MEMORY, "GiB")}, kind="failure:out-of-memory"),
+)
+
+ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + ANY_PATTERNS

@@ -1,0 +1,204 @@
+"""gsg verify --log: side by side on public logs, every format, secrets, and hostile logs (one line, exit 1)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.core.verify.logparse import parse_log
+
+LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
+GiB = 2**30
+
+
+def log_path(name: str) -> str:
+    return str(LOGS / name)
+
+
+def test_v0_log_side_by_side_passes_within_tolerance(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4")
+    assert result.code == 0, result.out + result.err
+    lines = result.out.splitlines()
+    assert lines[1] == "engine: started"
+    assert "  KV cache                       3.81 GiB        3.84 GiB  +0.03 GiB (+0.8 %)" in lines
+    assert "  KV capacity                      31,232          31,472  +240 (+0.8 %)" in lines
+    assert "  max model length                 20,000          20,000  +0 (+0.0 %)" in lines
+    assert lines[-2:] == ["verdict: engine fits, estimate fits (kv-oversubscribed)", "result: pass"]
+
+
+def test_json_names_terms_as_estimate_does(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "json")
+    doc = json.loads(result.out)
+    assert (doc["engine"], doc["engine_version"], doc["started"], doc["failure"]) == ("vllm", None, True, None)
+    for side in ("observed", "estimated"):
+        assert {"kv_capacity_tokens", "weights_bytes_per_gpu", "kv_cache_bytes_per_gpu"} <= set(doc[side])
+    assert doc["observed"]["kv_capacity_tokens"] == 31_232 and doc["estimated"]["kv_capacity_tokens"] == 31_472
+    kv = next(d for d in doc["deltas"] if d["term"] == "kv_capacity_tokens")
+    assert kv == {"term": "kv_capacity_tokens", "observed": 31_232, "estimated": 31_472, "difference": 240,
+                  "percent": 0.8}
+    assert doc["backend_args"] == ["--gpu-memory-utilization=0.9", "--max-model-len=20000"]
+    assert (doc["result"], doc["reasons"], doc["format_version"]) == ("pass", [], "1.0")
+
+
+def test_a_start_up_failure_the_estimate_also_predicts_passes(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-29k-refused.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "json")
+    doc = json.loads(result.out)
+    assert result.code == 0
+    assert (doc["started"], doc["failure_kind"], doc["failure_line"]) == (False, "kv-below-max-model-len", 7)
+    assert doc["observed_verdict"] == doc["engine_verdict"] == "kv-below-max-model-len"
+
+
+def test_kv_capacity_beyond_the_tolerance_fails_and_a_wider_tolerance_passes(gsg):
+    args = ("verify", "--log", log_path("vllm/v1-0.8.5-llama31-8b-l40s.log"), "-m", "meta-llama/Llama-3.1-8B-Instruct",
+            "--gpu-memory", "44.39GiB", "--gpu-name", "NVIDIA L40S", "--backend-version", "0.8.5")
+    result = gsg(*args)
+    assert result.code == 1
+    assert result.out.splitlines()[-1] == ("result: fail: KV capacity is off by +20.1 % (190,576 estimated, 158,656 "
+                                           "logged; tolerance 5 %)")
+    assert gsg(*args, "--tolerance", "20.2").code == 0
+
+
+def test_verdicts_that_differ_fail(gsg):
+    # the engine started at 20,000 tokens; at 0.5 of the GPU the estimate cannot hold 20,000 tokens
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "--gpu-memory", "18GiB")
+    assert result.code == 1
+    assert "the engine started, the estimate says" in result.out.splitlines()[-1]
+
+
+def test_multi_rank_log_names_the_binding_rank(gsg):
+    result = gsg("verify", "--log", log_path("sglang/tp8-ranks.log"), "-m", "Qwen/Qwen2.5-7B",
+                 "--gpu-memory", "141GiB")
+    assert result.code == 1
+    assert result.out.splitlines()[2] == "binding rank: TP5 of 5 (TP7, TP6, TP0, TP5, TP1)"
+    assert "the log lacks 'Load weight end'" in result.out
+
+
+def test_model_not_known_offline_still_shows_the_observed_terms(gsg, tmp_path):
+    path = tmp_path / "private.log"
+    path.write_text("INFO [utils.py:328] non-default args: {'model': '/srv/models/acme/private-7b'}\n"
+                    "INFO [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.6 seconds\n"
+                    "INFO [kv_cache_utils.py:634] GPU KV cache size: 158,656 tokens\n")
+    result = gsg("verify", "--log", str(path), "--gpu-memory", "80GiB")
+    assert result.code == 1
+    assert ["KV", "capacity", "158,656", "-"] in [line.split() for line in result.out.splitlines()]
+    last = result.out.splitlines()[-1]
+    assert last.startswith("result: fail: no estimate: model '/srv/models/acme/private-7b' cannot be resolved "
+                           "offline")
+    assert "give --model NAME or a config.json path" in last
+
+
+def test_gpu_memory_not_in_the_log_is_asked_for(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v1-0.8.5-llama31-8b-l40s.log"), "-m", "Qwen/Qwen2.5-7B")
+    assert result.code == 1
+    assert "no estimate: the log does not print the GPU's memory: give --gpu-memory (e.g. 80GiB)" in result.out
+
+
+def test_markdown_table(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "markdown")
+    assert "| KV capacity | 31,232 | 31,472 | +240 (+0.8 %) |" in result.out
+    assert result.out.splitlines()[-1] == "Result: **pass**"
+
+
+@pytest.mark.parametrize("name", sorted(str(p.relative_to(LOGS)) for p in LOGS.glob("*/*.log")))
+def test_every_public_log_shows_its_observed_terms(gsg, name):
+    result = gsg("verify", "--log", log_path(name), "--backend", Path(name).parent.name, "-o", "json")
+    doc = json.loads(result.out)
+    log, _ = parse_log((LOGS / name).read_text(encoding="utf-8").splitlines(True), Path(name).parent.name)
+    assert doc["observed"] == log.terms() and doc["failure_kind"] == log.failure_kind
+    assert result.code == 1  # none of them names a model gsg resolves offline together with the GPU's memory
+
+
+SECRET_LOG = """INFO 09-03 16:28:10 [api_server.py:1882] vLLM API server version 0.10.1
+INFO 09-03 16:28:10 [utils.py:328] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'api_key': ['sk-abcdefgh12345678'], 'hf_token': 'hf_abcdefghijklmnopqrstuvwxyz'}
+INFO 09-03 16:28:11 proxy at http://admin:s3cretpass@proxy.local:3128 Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload
+ValueError: Free memory on device (1.53/22.05 GiB) on startup is less than desired GPU memory utilization (0.9, 19.84 GiB). token=hf_abcdefghijklmnopqrstuvwxyz
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_secrets_in_a_log_never_reach_the_output(gsg, tmp_path, fmt):
+    path = tmp_path / "secret.log"
+    path.write_text(SECRET_LOG)
+    result = gsg("verify", "--log", str(path), "-o", fmt)
+    shown = result.out + result.err
+    for secret in ("sk-abcdefgh12345678", "hf_abcdefghijklmnopqrstuvwxyz", "s3cretpass", "eyJhbGciOiJIUzI1NiJ9"):
+        assert secret not in shown
+    assert "Free memory on device (1.53/22.05 GiB)" in shown
+    assert "token=********" in shown or fmt == "json" and '"failure_kind": "free-memory-below-requested"' in shown
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--backend", "tgi"), "gsg: error: --backend must be vllm, sglang or llama.cpp, not 'tgi'"),
+    (("--tolerance", "-1"), "gsg: error: --tolerance is a percentage from 0 to 1000, not -1"),
+    (("-o", "html"), "gsg: error: --output must be text, json or markdown, not 'html'"),
+])
+def test_bad_options_are_one_line(gsg, args, message):
+    result = gsg("verify", "--log", log_path("vllm/v1-0.7.4-kv-tokens.log"), *args)
+    assert (result.code, result.err.strip()) == (1, message)
+
+
+def one_line_error(result) -> str:
+    assert result.code == 1 and result.out == ""
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    return lines[0]
+
+
+def test_hostile_logs_end_in_one_line(gsg, tmp_path, monkeypatch):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    assert one_line_error(gsg("verify", "--log", str(empty))) == f"gsg: error: {empty}: the log is empty"
+    binary = tmp_path / "core.bin"
+    binary.write_bytes(b"ELF" + b"\x00\x01" * 1000)
+    assert one_line_error(gsg("verify", "--log", str(binary))) == \
+        f"gsg: error: {binary}: not a text log (binary data at byte 3)"
+    assert one_line_error(gsg("verify", "--log", str(tmp_path / "nope.log"))) == \
+        f"gsg: error: {tmp_path / 'nope.log'}: file not found"
+    assert one_line_error(gsg("verify", "--log", str(tmp_path))) == \
+        f"gsg: error: {tmp_path}: is a folder, not a log file"
+    monkeypatch.setenv("GSG_MAX_LOG_BYTES", str(2**20))
+    huge = tmp_path / "huge.log"
+    huge.write_bytes(b"Model loading took nothing\n" * 200_000)  # 5.4 MB of near misses
+    assert one_line_error(gsg("verify", "--log", str(huge))) == (
+        f"gsg: error: {huge}: no start-up line of vLLM, SGLang or llama.cpp in its 38,837 line(s) (read the first "
+        f"1 MiB only (GSG_MAX_LOG_BYTES))")
+    monkeypatch.setenv("GSG_MAX_LOG_LINE_BYTES", "4096")
+    endless = tmp_path / "endless.log"
+    endless.write_bytes(b"Available KV cache memory: 1" + b"0" * 3_000_000)  # one line, no newline
+    assert one_line_error(gsg("verify", "--log", str(endless))) == (
+        f"gsg: error: {endless}: no start-up line of vLLM, SGLang or llama.cpp in its 1 line(s) (read the first "
+        f"1 MiB only (GSG_MAX_LOG_BYTES); 1 line(s) longer than 4,096 bytes were cut (GSG_MAX_LOG_LINE_BYTES))")
+    bad = gsg("verify", "--log", str(endless), "--backend", "vllm")
+    monkeypatch.setenv("GSG_MAX_LOG_BYTES", "lots")
+    assert one_line_error(gsg("verify", "--log", str(empty))) == \
+        "gsg: error: GSG_MAX_LOG_BYTES must be a positive whole number, not 'lots'"
+    assert bad.code == 1
+
+
+def test_a_log_that_stops_mid_line_names_what_is_missing(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.5dev-llama3-8b-h100-tp2-cut.log"), "-m",
+                 "meta-llama/Meta-Llama-3-8B", "--backend-version", "0.6.5")
+    assert result.code == 1
+    assert result.out.splitlines()[1] == "engine: no start-up outcome in the log"
+    assert result.out.splitlines()[-1] == "result: fail: the log lacks 'GPU KV cache size' (V1) or '# GPU blocks' (V0)"
+
+
+def test_a_long_log_is_read_up_to_its_caps(gsg, tmp_path, monkeypatch):
+    start = (LOGS / "vllm/v0.6.4-llama31-8b-rtx3090-20k.log").read_text()
+    path = tmp_path / "long.log"
+    path.write_text(start + "INFO:     127.0.0.1:1 - \"POST /v1/completions HTTP/1.1\" 200 OK\n" * 50_000)
+    monkeypatch.setenv("GSG_MAX_LOG_LINES", "1000")
+    began = time.monotonic()
+    result = gsg("verify", "--log", str(path), "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version",
+                 "0.6.4")
+    assert time.monotonic() - began < 2
+    assert result.code == 0
+    assert "note: read the first 1,000 lines only (GSG_MAX_LOG_LINES)" in result.out

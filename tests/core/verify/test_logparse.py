@@ -1,0 +1,322 @@
+"""The start-up log parser: the pattern table, every public fixture parsed into its exact terms, ranks, failures,
+secrets and the parser's own limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.core.secrets import MASK
+from gpustack_guard.core.verify import logparse as L
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import parse_log
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+
+
+def gib(x: float) -> int:
+    return int(round(x * 2**30))
+
+
+def mib(x: float) -> int:
+    return int(round(x * 2**20))
+
+
+def parse(name: str, engine: str | None = "from-folder"):
+    path = FIXTURES / name
+    wanted = path.parent.name if engine == "from-folder" else engine
+    log, _ = parse_log(path.read_text(encoding="utf-8").splitlines(True), wanted)
+    return log
+
+
+# (fixture, engine version, started, failure kind, binding rank, essential lines missing, observed terms)
+CASES = [
+    ("llama.cpp/command-r-two-gpus.log", None, True, None, 'CUDA1', 0,
+     {P.WEIGHTS: mib(13989.53), P.KV_CACHE: gib(3.5), P.COMPUTE_BUFFER: mib(672.01), P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.KV_TOKENS: 4096}),
+    ("llama.cpp/deepseek-8-gpus-q4-kv.log", None, True, None, 'CUDA2', 0,
+     {P.WEIGHTS: mib(25338.47), P.KV_CACHE: gib(5.6875), P.SEQUENCES: 8, P.KV_TOKENS: 16384}),
+    ("llama.cpp/devstral-rtx4070s-server.log", '0', False, None, 'CUDA0', 2,
+     {P.FREE_BEFORE_LOAD: mib(11053.0)}),
+    ("llama.cpp/dsv4-iswa-caches.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(182.75)}),
+    ("llama.cpp/glm4-a6000-ik.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(17284.05), P.KV_CACHE: mib(1952.0), P.LAYERS_OFFLOADED: 62, P.LAYERS_TOTAL: 62, P.KV_TOKENS: 8192}),
+    ("llama.cpp/ik-11-gpus-kv-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
+     {P.KV_CACHE: mib(379.23)}),
+    ("llama.cpp/ik-mla-15-gpus-compute-oom.log", None, False, 'out-of-memory', 'CUDA14', 0,
+     {P.KV_CACHE: mib(180.0)}),
+    ("llama.cpp/load-tensors-oom.log", None, False, 'out-of-memory', None, 0,
+     {}),
+    ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
+     {}),
+    ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
+    ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
+     {P.KV_TOKENS: 2243474, P.KV_CACHE: gib(119.82), P.FREE_AFTER_POOL: gib(40.03), P.CUDA_GRAPHS: gib(1.44)}),
+    ("sglang/dsv4-pro-h200-no-kv.log", None, False, 'no-kv-memory', 'main', 0,
+     {P.WEIGHTS: gib(125.65)}),
+    ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
+     {P.WEIGHTS: gib(14.53)}),
+    ("sglang/max-total-num-tokens.log", None, True, None, None, 1,
+     {P.KV_TOKENS: 2086558, P.MAX_RUNNING: 33, P.MAX_MODEL_LEN: 256000}),
+    ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
+     {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
+    ("sglang/qwen3-235b-fp8-h100-tp4.log", None, True, None, 'main', 1,
+     {P.KV_TOKENS: 367404, P.KV_CACHE: 2 * gib(8.23)}),
+    ("sglang/server-args-llama31-8b.log", None, False, None, None, 2,
+     {}),
+    ("sglang/tp2-graph-capture.log", None, False, None, 'TP1', 2,
+     {P.CUDA_GRAPHS: gib(1.04)}),
+    ("sglang/tp8-ranks.log", None, True, None, 'TP5', 1,
+     {P.NON_TORCH: gib(2.01), P.FREE_BEFORE_LOAD: gib(137.29), P.KV_TOKENS: 2795207, P.KV_CACHE: 2 * gib(53.31), P.FREE_AFTER_POOL: gib(11.87)}),
+    ("vllm/v0.4-qwen-7b-no-kv-memory.log", None, False, 'no-kv-memory', None, 0,
+     {P.GPU_BLOCKS: 0, P.CPU_BLOCKS: 256, P.KV_TOKENS: 0, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.4-qwen15-7b-kv-below-max-len.log", None, False, 'kv-below-max-model-len', None, 0,
+     {P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 7344}),
+    ("vllm/v0.4.0-qwen15-05b-namespace.log", '0.4.0.post1', False, None, None, 2,
+     {}),
+    ("vllm/v0.6-internvl-tp3-not-divisible.log", None, False, 'not-divisible-by-parallel-size', None, 0,
+     {}),
+    ("vllm/v0.6-llama31-8b-tp2-weights.log", None, False, None, 'main', 1,
+     {P.WEIGHTS: gib(7.9692), P.GPU_MEMORY: gib(23.55), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.19)}),
+    ("vllm/v0.6.4-llama31-8b-rtx3090-20k.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(3.81), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1952, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 20000, P.MAX_CONCURRENCY: 1.56, P.KV_TOKENS: 31232, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.6.4-llama31-8b-rtx3090-29k-refused.log", None, False, 'kv-below-max-model-len', 'main', 0,
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(2.89), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1478, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 29000, P.MAX_CONCURRENCY: 0.82, P.KV_TOKENS: 23648}),
+    ("vllm/v0.6.4.post1-qwen25-05b-no-kv-memory.log", None, False, 'no-kv-memory', None, 0,
+     {}),
+    ("vllm/v0.6.5dev-llama3-8b-h100-tp1.log", None, False, None, 'main', 1,
+     {P.GPU_MEMORY: gib(79.22), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.29), P.WEIGHTS: gib(14.96), P.NON_TORCH: gib(1.79), P.ACTIVATION: gib(1.26), P.KV_CACHE: gib(53.29)}),
+    ("vllm/v0.6.5dev-llama3-8b-h100-tp2-cut.log", None, False, None, 'main', 1,
+     {P.GPU_MEMORY: gib(79.22), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.29), P.WEIGHTS: gib(7.48), P.NON_TORCH: gib(3.58), P.ACTIVATION: gib(1.26)}),
+    ("vllm/v0.7-llama32-11b-vision-h100.log", None, True, None, 'main', 0,
+     {P.GPU_MEMORY: gib(79.22), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.29), P.WEIGHTS: gib(19.86), P.NON_TORCH: gib(0.16), P.ACTIVATION: gib(36.63), P.KV_CACHE: gib(14.65), P.GPU_BLOCKS: 6001, P.CPU_BLOCKS: 1638, P.KV_TOKENS: 96016, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.7-two-workers-weights.log", None, False, None, 'main', 1,
+     {P.WEIGHTS: gib(30.7098)}),
+    ("vllm/v0.8-llama-h100-gateway.log", None, True, None, 'main', 0,
+     {P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.27), P.WEIGHTS: gib(12.55), P.NON_TORCH: gib(0.16), P.ACTIVATION: gib(2.38), P.KV_CACHE: gib(56.18), P.GPU_BLOCKS: 7191, P.CPU_BLOCKS: 512, P.KV_TOKENS: 115056, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log", None, False, None, 'pid 521', 1,
+     {P.WEIGHTS: gib(21.21), P.NON_TORCH: gib(0.2), P.ACTIVATION: gib(0.37), P.KV_CACHE: gib(1.57), P.GPU_MEMORY: gib(23.58), P.UTILIZATION: 0.99, P.REQUESTED: gib(23.35)}),
+    ("vllm/v0.8.1-kserve-llama32-1b-config.log", '0.8.1', False, None, None, 2,
+     {}),
+    ("vllm/v0.8.5-gpustack-gemma3-namespace.log", '0.8.5.post1', False, None, None, 2,
+     {}),
+    ("vllm/v1-0.10-h100-log-outputs.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(112.61), P.KV_TOKENS: 922496, P.MAX_MODEL_LEN: 40000, P.MAX_CONCURRENCY: 23.06}),
+    ("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log", '0.10.2.dev378+g4d7fe40fc.d20250829', False, None, None, 2,
+     {P.MAX_MODEL_LEN: 32768}),
+    ("vllm/v1-0.11-small-model-2k.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.0513), P.KV_CACHE: gib(33.31), P.KV_TOKENS: 1587648, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 775.22}),
+    ("vllm/v1-0.18-gguf-iq1s-graphs.log", None, True, None, 'main', 1,
+     {P.CUDA_GRAPHS: gib(0.72), P.KV_TOKENS: 189408, P.MAX_MODEL_LEN: 40960, P.MAX_CONCURRENCY: 4.62}),
+    ("vllm/v1-0.18-gguf-qwen35-graph-estimate.log", None, True, None, 'main', 1,
+     {P.CUDA_GRAPHS: gib(1.62), P.KV_CACHE: gib(6.9), P.KV_TOKENS: 89760, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 1.36}),
+    ("vllm/v1-0.18-tp2-graph-estimates.log", None, False, None, 'TP0', 2,
+     {P.CUDA_GRAPHS: gib(4.38), P.KV_CACHE: gib(25.46)}),
+    ("vllm/v1-0.19-windows-131k.log", None, True, None, 'main', 1,
+     {P.CUDA_GRAPHS: gib(0.11), P.KV_TOKENS: 396928, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.03}),
+    ("vllm/v1-0.7-llama31-70b-w8a8-gpu-blocks.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(67.7229), P.GPU_BLOCKS: 1381, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 10.79, P.KV_TOKENS: 22096, P.BLOCK_SIZE: 16}),
+    ("vllm/v1-0.7.4-kv-tokens.log", None, True, None, None, 1,
+     {P.KV_TOKENS: 2042016, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 997.08}),
+    ("vllm/v1-0.8-sampler-oom-8x-rtx5080.log", None, False, 'out-of-memory-warming-up-sampler', 'rank 0', 0,
+     {P.GPU_MEMORY: gib(15.48), P.MAX_RUNNING: 1024}),
+    ("vllm/v1-0.8-torch-oom-two-ranks.log", None, False, 'out-of-memory', 'rank 1', 0,
+     {P.GPU_MEMORY: gib(23.57)}),
+    ("vllm/v1-0.8.4-gpustack-two-ranks.log", None, False, None, 'rank 0', 1,
+     {P.WEIGHTS: gib(31.2795)}),
+    ("vllm/v1-0.8.5-llama31-8b-l40s.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9889), P.KV_TOKENS: 158656, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.84}),
+    ("vllm/v1-0.9.1-free-memory-below-requested.log", None, False, 'free-memory-below-requested', 'main', 0,
+     {P.FREE_BEFORE_LOAD: gib(31.44), P.GPU_MEMORY: gib(47.38), P.UTILIZATION: 0.95, P.REQUESTED: gib(45.01)}),
+    ("vllm/v1-ci-free-memory-below-requested.log", None, False, 'free-memory-below-requested', 'main', 0,
+     {P.FREE_BEFORE_LOAD: gib(1.53), P.GPU_MEMORY: gib(22.05), P.UTILIZATION: 0.9, P.REQUESTED: gib(19.84)}),
+    ("vllm/v1-fp8-kv-100k.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(10.55), P.KV_TOKENS: 230528, P.MAX_MODEL_LEN: 100000, P.MAX_CONCURRENCY: 2.31}),
+    ("vllm/v1-fp8-kv-221k-refused.log", None, False, 'kv-below-max-model-len', None, 0,
+     {P.MAX_MODEL_LEN: 221000, P.KV_NEEDED: gib(10.12), P.KV_CACHE: gib(5.59), P.ESTIMATED_MAX_LEN: 122080}),
+    ("vllm/v1-nvfp4-kv-1m.log", None, True, None, None, 1,
+     {P.KV_TOKENS: 1823372, P.MAX_MODEL_LEN: 1048576, P.MAX_CONCURRENCY: 1.74}),
+    ("vllm/v1-qwen3-235b-fp8-h100-tp4.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(8.11), P.KV_TOKENS: 178880}),
+]
+
+
+@pytest.mark.parametrize("name,version,started,failure,binding,missing,terms", CASES, ids=[c[0] for c in CASES])
+def test_each_public_log_parses_to_its_exact_terms(name, version, started, failure, binding, missing, terms):
+    log = parse(name)
+    assert log.engine == Path(name).parent.name
+    assert (log.engine_version, log.started, log.failure_kind, log.binding_rank()) == (version, started, failure, binding)
+    assert len(log.missing()) == missing
+    assert log.terms() == terms
+
+
+def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
+    files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
+    assert files == sorted(c[0] for c in CASES)
+    counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
+    assert counts == {"vllm": 35, "sglang": 9, "llama.cpp": 10}
+    for name in files:
+        head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
+        assert head.startswith("## source: https://github.com/"), name
+        assert parse(name, engine=None).engine == Path(name).parent.name, name
+
+
+def test_every_pattern_matches_the_real_line_it_was_written_from():
+    ids = [p.id for p in P.ALL_PATTERNS]
+    assert len(ids) == len(set(ids))
+    for pattern in P.ALL_PATTERNS:
+        assert pattern.regex.search(pattern.example), pattern.id
+        assert "#" in pattern.source, pattern.id  # an issue or pull request number
+        assert pattern.releases
+
+
+def test_a_near_miss_line_matches_nothing():
+    log, _ = parse_log(["Model loading took a while\n", "GPU KV cache size: many tokens\n", "# GPU blocks: -\n"])
+    assert log.engine is None and log.terms() == {}
+
+
+def test_v0_blocks_count_tokens_at_the_logged_block_size():
+    lines = ["INFO api_server.py:150] args: Namespace(model='m', block_size=32, gpu_memory_utilization=0.9)\n",
+             "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638\n"]
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms()[P.KV_TOKENS] == 6001 * 32 and log.terms()[P.BLOCK_SIZE] == 32
+    log, _ = parse_log(lines[1:], "vllm")
+    assert log.terms()[P.KV_TOKENS] == 6001 * 16  # vLLM's default block size
+
+
+def test_workers_keep_their_own_figures_and_the_smallest_pool_binds():
+    log = parse("sglang/tp8-ranks.log")
+    assert list(log.ranks) == ["TP7", "TP6", "TP0", "TP5", "TP1"]
+    assert log.ranks["TP7"][P.NON_TORCH] == gib(1.77) and log.ranks["TP0"][P.FREE_BEFORE_LOAD] == gib(137.34)
+    lines = ["(VllmWorker rank=0 pid=1) INFO Available KV cache memory: 25.46 GiB\n",
+             "(VllmWorker rank=1 pid=2) INFO Available KV cache memory: 24.10 GiB\n",
+             "(VllmWorker rank=1 pid=2) INFO Model loading took 31.2795 GiB and 45.4 seconds\n"]
+    log, _ = parse_log(lines, "vllm")
+    assert log.binding_rank() == "rank 1"
+    assert log.terms()[P.KV_CACHE] == gib(24.10)
+    assert parse("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log").ranks.keys() == {"pid 521", "pid 507", "pid 577"}
+
+
+def test_the_fullest_llama_cpp_device_binds_and_host_buffers_are_not_a_gpu():
+    log = parse("llama.cpp/command-r-two-gpus.log")
+    assert log.ranks["CPU"] == {P.WEIGHTS: mib(1640.62)}
+    assert log.binding_rank() == "CUDA1"
+    assert log.ranks["CUDA0"] == {P.WEIGHTS: mib(5434.38), P.KV_CACHE: mib(1536), P.COMPUTE_BUFFER: mib(672.01)}
+
+
+def test_llama_cpp_counts_the_last_context_built():
+    # a fit pass builds a context first and prints zero-sized buffers; the real context follows
+    lines = ["llama_context: n_ctx         = 4096\n", "llama_kv_cache:        CPU KV buffer size =     0.00 MiB\n",
+             "llama_context:        CPU compute buffer size =     0.00 MiB\n",
+             "llama_context: n_ctx         = 4096\n", "llama_kv_cache:        CPU KV buffer size =    64.00 MiB\n",
+             "llama_kv_cache:        CPU KV buffer size =    16.00 MiB\n",
+             "llama_context:        CPU compute buffer size =    10.89 MiB\n"]
+    log, _ = parse_log(lines, "llama.cpp")
+    assert log.ranks["CPU"] == {P.KV_CACHE: mib(80), P.COMPUTE_BUFFER: mib(10.89)}
+
+
+def test_failure_is_the_engines_own_line():
+    log = parse("vllm/v0.6.4-llama31-8b-rtx3090-29k-refused.log")
+    assert log.failure == ("The model's max seq len (29000) is larger than the maximum number of tokens that can be "
+                           "stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing "
+                           "`max_model_len` when initializing the engine.")
+    assert log.failure_line == 7
+    log = parse("vllm/v1-0.8-sampler-oom-8x-rtx5080.log")  # torch's error first, the engine's reason replaces it
+    assert log.failure.startswith("RuntimeError: CUDA out of memory occurred when warming up sampler with 1024")
+    assert log.failure_kind == "out-of-memory-warming-up-sampler" and log.failure_line == 4
+    log = parse("sglang/dsv4-pro-h200-no-kv.log")
+    assert log.failure == "ValueError: Loaded weights leave no GPU memory for the KV cache under " \
+                          "--mem-fraction-static=0.88."
+
+
+def test_a_long_failure_is_cut_to_one_bounded_line():
+    line = "ValueError: No available memory for the cache blocks. " + "x" * 3000 + "\n"
+    log, _ = parse_log([line], "vllm")
+    assert len(log.failure) == L.MAX_FAILURE_CHARS and log.failure.endswith("...")
+
+
+def test_missing_essential_lines_are_named():
+    assert parse("vllm/v0.4.0-qwen15-05b-namespace.log").missing() == [
+        "'Model loading took' (V1) or 'Loading model weights took' (V0)",
+        "'GPU KV cache size' (V1) or '# GPU blocks' (V0)"]
+    assert parse("sglang/gpt-oss-20b-load-weight.log").missing() == ["'KV Cache is allocated'"]
+    assert parse("llama.cpp/dsv4-iswa-caches.log").missing() == ["'model buffer size'"]
+
+
+def test_arguments_as_the_engine_printed_them():
+    log = parse("vllm/v0.4.0-qwen15-05b-namespace.log")
+    assert (log.model, log.args["dtype"], log.args["gpu_memory_utilization"], log.args["block_size"]) == \
+        ("Qwen1.5-0.5B-Chat", "half", 0.9, 16)
+    assert log.args["allowed_origins"] == ["*"] and log.args["api_key"] is None
+    log = parse("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log")
+    assert log.args == {"model_tag": "/data/datasets/models-hf/Qwen2.5-0.5B/",
+                        "model": "/data/datasets/models-hf/Qwen2.5-0.5B/", "tensor_parallel_size": 2}
+    assert log.config["dtype"] == "torch.bfloat16" and log.config["max_seq_len"] == 32768
+    log = parse("sglang/server-args-llama31-8b.log")
+    assert (log.model, log.args["mem_fraction_static"], log.args["context_length"]) == \
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", 0.851, None)
+
+
+def test_hostile_argument_values_stay_text():
+    deep = "[" * 200 + "]" * 200
+    long = "'" + "a" * (L.MAX_ARG_VALUE_CHARS + 1) + "'"
+    args = L.parse_printed_args(f"{{'x': {deep}, 'y': {long}, 'z': 1e999999, 'w': AttentionConfig(a=1)}}")
+    assert args == {"x": deep, "y": long, "z": float("inf"), "w": "AttentionConfig(a=1)"}
+    assert L.split_top_level("a='x, y', b=(1, 2), c=3") == ["a='x, y'", "b=(1, 2)", "c=3"]
+
+
+SECRET_LINES = [
+    ("INFO non-default args: {'model': 'm', 'api_key': 'sk-proj-0123456789abcdef'}",
+     "INFO non-default args: {'model': 'm', 'api_key': '" + MASK + "'}"),
+    ("args: Namespace(api_key=None, hf_token='hf_abcdefghijklmnopqrstuvwx', max_num_batched_tokens=2048)",
+     "args: Namespace(api_key=None, hf_token='" + MASK + "', max_num_batched_tokens=2048)"),
+    ("curl -H 'Authorization: Bearer abc.def.ghi' http://u:hunter2@host:8000/v1",
+     "curl -H 'Authorization: Bearer " + MASK + "' http://u:" + MASK + "@host:8000/v1"),
+    ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwx tokenizer='hf-internal-testing/x' max_tokens=5",
+     "HF_TOKEN=" + MASK + " tokenizer='hf-internal-testing/x' max_tokens=5"),
+]
+
+
+@pytest.mark.parametrize("line,shown", SECRET_LINES)
+def test_secrets_in_log_lines_are_masked_and_their_neighbours_are_not(line, shown):
+    found: set[str] = set()
+    assert L.mask_secrets(line, found) == shown
+    assert found and all(secret not in shown for secret in found)
+
+
+def test_secrets_never_reach_the_parsed_terms():
+    lines = ["INFO 09-03 [utils.py:328] non-default args: {'model': 'https://user:pw123456@hub.example/org/m', "
+             "'hf_token': 'hf_abcdefghijklmnopqrstuvwx'}\n",
+             "ValueError: No available memory for the cache blocks. token=hf_abcdefghijklmnopqrstuvwx\n"]
+    log, secrets = parse_log(lines, "vllm")
+    assert "hf_abcdefghijklmnopqrstuvwx" in secrets and "pw123456" in secrets
+    assert log.args["hf_token"] == MASK and "pw123456" not in str(log.model)
+    assert "hf_abc" not in log.failure
+
+
+def test_ranks_are_capped(monkeypatch):
+    monkeypatch.setattr(L, "MAX_RANKS", 3)
+    lines = [f"(VllmWorker rank={i} pid={i}) INFO Available KV cache memory: 1.00 GiB\n" for i in range(10)]
+    log, _ = parse_log(lines, "vllm")
+    assert len(log.ranks) == 3
+    assert log.notes == ["more than 3 workers or devices: the others were not read (MAX_RANKS)"]
+
+
+def test_binary_and_garbage_lines_are_ignored():
+    lines = ["\x00\x01\xff" * 100 + "\n", "\x1b[31mERROR\x1b[0m nothing here\n", "Model loading took 1.5 GiB\n"]
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms() == {P.WEIGHTS: gib(1.5)} and log.lines == 3
+
+
+def test_every_pattern_example_passes_the_keyword_filter():
+    for pattern in P.ALL_PATTERNS:
+        assert any(word in pattern.example for word in L.KEYWORDS), pattern.id
+
+
+def test_a_long_line_is_read_for_arguments_only():
+    pad = " " * L.MAX_TERM_LINE_CHARS
+    lines = [f"Model loading took 1.5 GiB{pad}\n", f"INFO non-default args: {{'model': 'org/m'}}{pad}\n"]
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms() == {} and log.model == "org/m"
