@@ -12,8 +12,10 @@ from gpustack_guard.core.memory.engines.llamacpp import (
     LlamaCppConfig,
     attention_scratch,
     compute_buffer,
+    context_cells,
     estimate_llamacpp,
     flash_attention_on,
+    kv_streams,
     logits_scratch,
     reserve_tokens,
     split_layers,
@@ -187,3 +189,37 @@ def test_ffn_width_dense_plain_and_moe():
     assert ffn_width(replace(TRILM, gated_mlp=False)) == 9216
     qwen3_moe = catalog_facts("Qwen/Qwen3-30B-A3B")  # 8 of 128 experts of 768
     assert ffn_width(qwen3_moe) == 2 * 768 * 8
+
+
+@pytest.mark.parametrize(("ctx", "streams", "flash", "version", "cells"), [
+    (1100, 1, False, "b7045", (1280, 1280)),  # n_ctx padded to 256 whatever the attention (PR #17046)
+    (1100, 1, False, "b7044", (1120, 1120)),  # before: 32 without flash attention
+    (1100, 1, True, "b7044", (1280, 1280)),  # and 256 with it
+    (1000, 3, False, "b7045", (1536, 512)),  # 1,024 cells over 3 slots: 341 each, padded to 512 per slot
+    (2048, 2, True, "b7045", (2048, 1024)),  # a share already on the pad keeps the total
+    (4096, 3, True, "b10507", (4608, 1536)),  # 1,365 -> 1,536 per slot
+])
+def test_context_cells_by_build(ctx, streams, flash, version, cells):
+    assert context_cells(ctx, streams, flash, version) == cells
+
+
+@pytest.mark.parametrize(("cfg", "version", "streams"), [
+    (LlamaCppConfig(parallel=3, kv_unified=False), "b7045", 3),
+    (LlamaCppConfig(parallel=3, kv_unified=True), "b7045", 1),
+    (LlamaCppConfig(parallel=None, kv_unified=False), "b7045", 1),
+    (LlamaCppConfig(parallel=3, kv_unified=False), "b7044", 1),  # older builds: counted as one cache
+])
+def test_kv_streams(cfg, version, streams):
+    assert kv_streams(cfg, version) == streams
+
+
+def test_a_cache_split_per_slot_reads_one_slots_cells_in_attention():
+    # -c 16384 -np 2 without flash attention: KQ over 8,192 cells per stream, not 16,384
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    split = estimate_llamacpp(facts, [L40S], LlamaCppConfig(ctx_size=16384, parallel=2, kv_unified=False),
+                              version="b7045")
+    unified = estimate_llamacpp(facts, [L40S], LlamaCppConfig(ctx_size=16384, parallel=2, kv_unified=True),
+                                version="b7045")
+    assert split.kv_cache == unified.kv_cache == 16384 * 28 * 4 * 128 * 2 * 2
+    assert unified.compute_buffer_per_gpu == (attention_scratch(16384, 512, 28, False, 3584),) == (1_017_118_720,)
+    assert split.compute_buffer_per_gpu == (attention_scratch(8192, 512, 28, False, 3584),) == (530_579_456,)
