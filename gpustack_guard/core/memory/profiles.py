@@ -436,6 +436,14 @@ LLAMACPP_CELL_PAD = 32
 # against that build's own buffer lines in CI (tests/integration/test_real_llamacpp.py).
 LLAMACPP_CTX_PAD_ALWAYS_SINCE = "b7045"
 LLAMACPP_CTX_PAD_ALWAYS = 256
+# Weights that stay in host memory and feed a matrix multiplication are copied, interleaved, into a CPU_REPACK
+# buffer when ggml's CPU backend has a kernel for their type on that CPU (ggml-cpu/repack.cpp,
+# ggml_repack_get_optimal_repack_type): on x86-64 with AVX2 that is Q4_0, Q4_K, IQ4_NL and MXFP4 weights whose
+# row count (ne[1]) is a multiple of 8; the mmap'd CPU_Mapped buffer still spans the file, so the copy is memory
+# on top. gsg counts this x86 AVX2 rule (the usual GPUStack worker CPU; AVX-512 adds Q2_K, ARM repacks other
+# types). The same build's log in CI shows it: Q4_0 layers logged as "CPU_REPACK model buffer size".
+LLAMACPP_CPU_REPACK_TYPES = frozenset({"q4_0", "q4_k", "iq4_nl", "mxfp4"})
+LLAMACPP_CPU_REPACK_ROWS = 8
 # Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.

@@ -223,3 +223,25 @@ def test_a_cache_split_per_slot_reads_one_slots_cells_in_attention():
     assert split.kv_cache == unified.kv_cache == 16384 * 28 * 4 * 128 * 2 * 2
     assert unified.compute_buffer_per_gpu == (attention_scratch(16384, 512, 28, False, 3584),) == (1_017_118_720,)
     assert split.compute_buffer_per_gpu == (attention_scratch(8192, 512, 28, False, 3584),) == (530_579_456,)
+
+
+def _tiny_gguf_facts(tied: bool) -> ModelFacts:
+    # per block 1,000 B of which 600 repacked; token_embd 300 B; output 200 B (repacked 160) + norm 10 B
+    return ModelFacts(architecture="llama", num_hidden_layers=4, hidden_size=256, num_attention_heads=8,
+                      num_key_value_heads=2, intermediate_size=512, vocab_size=259, max_position_embeddings=4096,
+                      tie_word_embeddings=tied, layer_weight_bytes=(1000,) * 4, layer_repack_bytes=(600,) * 4,
+                      embedding_bytes=300, output_bytes=310 if tied else 210, output_repack_bytes=0 if tied else 160,
+                      weight_bytes=4310 if tied else 4510, quant_method="gguf:ftype2")
+
+
+@pytest.mark.parametrize(("tied", "layers", "kv_on_host", "host"), [
+    (False, 0, False, {"weights": 4510, "cpu_repack": 2560, "kv": 4 * 512 * 256}),  # -ngl 0: all on the host
+    (True, 0, False, {"weights": 4310, "cpu_repack": 2400, "kv": 4 * 512 * 256}),  # tied: the output is token_embd
+    (False, 3, False, {"weights": 1510, "cpu_repack": 760, "kv": 512 * 256}),  # the first block and the output
+    (False, 5, False, {"weights": 300, "cpu_repack": 0, "kv": 0}),  # full offload: token_embd only
+    (False, 5, True, {"weights": 300, "cpu_repack": 0, "kv": 4 * 512 * 256}),  # --no-kv-offload: every layer's KV
+])
+def test_host_memory_of_a_partial_offload(tied, layers, kv_on_host, host):
+    cfg = LlamaCppConfig(ctx_size=512, gpu_layers=layers, no_kv_offload=kv_on_host, flash_attn=True)
+    est = estimate_llamacpp(_tiny_gguf_facts(tied), [16 * GiB], cfg, version="b7045")
+    assert est.extra["host"] == host  # KV per cell and layer: 2 heads x 32 x (2 + 2) B = 256 B

@@ -241,6 +241,25 @@ def flash_attention_on(setting: str | None, version: str | None, kv_on_host: boo
                      f"{P.LLAMACPP_FLASH_AUTO_SINCE})")
 
 
+def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig) -> dict:
+    """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
+    blocks below -ngl, the output layer unless it is offloaded too), the CPU_REPACK copy of those of them the CPU
+    backend repacks, and the KV of the blocks kept on the host (all of them with --no-kv-offload). A CPU-only
+    build is -ngl 0: everything is here."""
+    repack = facts.layer_repack_bytes or (0,) * len(layout.per_layer)
+    weights = sum(layout.per_layer[:host_layers]) + layout.embedding
+    repacked = sum(repack[:host_layers])
+    if not full:  # the output stays on the host; tied to token_embd it is the same mapped tensor, not a copy
+        weights += layout.lm_head - (layout.embedding if facts.tie_word_embeddings else 0)
+        repacked += facts.output_repack_bytes or 0
+    on_host = len(layout.per_layer) if cfg.no_kv_offload else host_layers
+    assert facts.kv_heads is not None and facts.dim_head is not None, \
+        "engines run on facts whose missing_for_params() is empty"
+    type_v = cfg.cache_type_v if cfg.flash_attn or cfg.cache_type_v.lower() not in QUANTISED_CACHE else "f16"
+    cell_bytes = facts.kv_heads * facts.dim_head * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+    return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
+
+
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
     layout = weight_layout(facts)
@@ -311,6 +330,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
+    host = host_memory(facts, layout, first, full, cells, cfg)
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
     kv_token = int(cell_bytes) * usage.layers
@@ -330,7 +350,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
-               "output_device": output_device,
+               "output_device": output_device, "host": host,
                "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
