@@ -33,7 +33,8 @@ _ALIASES = {
     "llamacpp": {"c": "ctx-size", "ngl": "gpu-layers", "n-gpu-layers": "gpu-layers", "np": "parallel",
                  "b": "batch-size", "ub": "ubatch-size", "ctk": "cache-type-k", "ctv": "cache-type-v",
                  "fa": "flash-attn", "ts": "tensor-split", "nkvo": "no-kv-offload", "sm": "split-mode",
-                 "mg": "main-gpu", "t": "threads", "parallel-size": "parallel"},
+                 "mg": "main-gpu", "t": "threads", "parallel-size": "parallel", "kvu": "kv-unified",
+                 "no-kvu": "no-kv-unified"},
 }
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE]-?\d+)?$")
 _TRUE = {"true", "1", "yes", "on"}

@@ -314,6 +314,11 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
 STOI = "std::stoi"
 
 
+def llamacpp_auto_default(version: str | None) -> bool:
+    """Whether llama-server's slot count is automatic (-np -1) when -np is not given."""
+    return _at_least(parse_version(version or DEFAULT_VERSIONS["llamacpp"]), LLAMACPP_AUTO_SINCE)
+
+
 def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
     recent = _at_least(parsed, LLAMACPP_AUTO_SINCE)

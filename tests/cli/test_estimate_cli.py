@@ -340,3 +340,29 @@ def test_llamacpp_flash_attention_auto_is_off_with_the_kv_cache_on_the_host(gsg)
     doc = json.loads(result.out)
     assert doc["extra"]["flash_attn"] is False and doc["kv_cache_bytes_per_gpu"] == 0
     assert any("--no-kv-offload" in n and "turns it off" in n for n in doc["notes"])
+
+
+@pytest.mark.parametrize(("version", "args", "cells"), [
+    ("b7045", ("-c", "1000", "-np", "3"), 1536),  # one cache per slot, each share padded to 256
+    ("b7045", ("-c", "1000", "-np", "3", "-kvu"), 1024),  # unified: one cache of the padded n_ctx
+    ("b7045", ("-c", "1000", "-np", "-1"), 1024),  # automatic slots: unified
+    ("b7045", ("-c", "1000",), 1024),  # -np not given: automatic from b7000
+    ("b7045", ("-c", "1000", "-np", "3", "--no-kv-unified"), 1536),
+    ("b7044", ("-c", "1000", "-np", "3", "-fa", "off"), 1024),  # before PR #17046: padded to 32, one cache
+])
+def test_llamacpp_cells_by_slots_and_unified_cache(gsg, version, args, cells):
+    result = gsg("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "24GiB", "--backend", "llama.cpp", "-q",
+                 "q4_k_m", "--backend-version", version, "-o", "json", "--", *args)
+    doc = json.loads(result.out)
+    assert doc["kv_capacity_tokens"] == cells
+    assert doc["kv_cache_bytes_per_gpu"] == cells * 28 * 4 * 128 * 2 * 2
+
+
+def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
+    result = gsg("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "24GiB", "--backend", "llama.cpp", "-q",
+                 "q4_k_m", "--backend-version", "b7045", "--", "-c", "256", "-np", "300")
+    assert result.code == 1 and "GSG016" in result.err and "splits 256 cells over 300 slots" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    fine = gsg("estimate", "-m", "Qwen/Qwen2.5-7B", "--gpu-memory", "24GiB", "--backend", "llama.cpp", "-q",
+               "q4_k_m", "--backend-version", "b7045", "--", "-c", "256", "-np", "256")
+    assert fine.code == 0, fine.err

@@ -132,8 +132,18 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash, flash_auto = LC.flash_attention_on(setting, version, kv_on_host=_flag(flags, "no-kv-offload"))
     except ValueError as exc:
         raise EF.FlagValueError("flash-attn", setting, str(exc)) from None
+    auto_slots = parallel == EF.LLAMACPP_AUTO_PARALLEL or (parallel is None and EF.llamacpp_auto_default(version))
+    # llama-server unifies the cache when the slot count is automatic, -kvu/--no-kvu decide otherwise
+    unified = not _flag(flags, "no-kv-unified") and (_flag(flags, "kv-unified") or auto_slots or not parallel)
+    streams = LC.kv_streams(LlamaCppConfig(parallel=parallel, kv_unified=unified), version) if parallel else 1
+    cells = LC.context_cells(ctx or P.LLAMACPP_DEFAULT_CTX, 1, flash, version)[0]
+    if streams > cells:
+        raise EF.FlagValueError("parallel", str(parallel), f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']}"
+                                    f" splits {cells:,} cells over {parallel:,} slots, less than one each "
+                                    "(n_ctx_seq == 0): it refuses to start")
     return LlamaCppConfig(
         ctx_size=ctx,
+        kv_unified=unified,
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
         gpu_layers=None if layers is not None and layers < 0 else layers,
         batch_size=value("batch-size"),

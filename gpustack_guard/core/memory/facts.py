@@ -78,6 +78,10 @@ class ModelFacts:
     layer_weight_bytes: tuple[int, ...] | None = None
     embedding_bytes: int | None = None
     output_bytes: int | None = None
+    # the part of them llama.cpp's CPU backend copies into its CPU_REPACK buffer when the tensor stays in host
+    # memory (profiles.LLAMACPP_CPU_REPACK_TYPES): per block, and the output layer
+    layer_repack_bytes: tuple[int, ...] | None = None
+    output_repack_bytes: int | None = None
     source: str = "unknown"  # where the facts came from, for messages
 
     # --- derived shape -----------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import MAX_LAYERS, BadConfig, checked_facts
 from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
@@ -141,15 +142,18 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     if layers > MAX_LAYERS:  # one entry per block is kept below: bounded before the list is built
         raise GGUFError(f"GGUF metadata {arch}.block_count {layers:,} is outside 1..{MAX_LAYERS:,}")
     per_layer = [0] * layers
-    embedding = output = 0
+    layer_repack = [0] * layers
+    embedding = output = output_repack = 0
     for tensor in header.tensors:
         match = _BLOCK.match(tensor.name)
         if match and int(match.group(1)) < layers:
             per_layer[int(match.group(1))] += tensor.nbytes
+            layer_repack[int(match.group(1))] += tensor.nbytes if cpu_repacked(tensor) else 0
         elif tensor.name.startswith("token_embd."):
-            embedding += tensor.nbytes
+            embedding += tensor.nbytes  # read by row lookup, never repacked
         elif tensor.name.startswith("output.") or tensor.name.startswith("output_norm."):
             output += tensor.nbytes
+            output_repack += tensor.nbytes if cpu_repacked(tensor) else 0
     # MoE widths under llama.cpp's own keys (LLM_KV_EXPERT_*): Qwen2-MoE writes the shared expert's width,
     # DeepSeek-2 a count of shared experts as wide as a routed one (both checked before they are multiplied).
     expert_width = _whole(arch, "expert_feed_forward_length", get("expert_feed_forward_length"))
@@ -158,10 +162,18 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     if shared_width is None and shared_count and expert_width:
         shared_width = shared_count * expert_width
     try:
-        return checked_facts(_gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width,
-                                         shared_width))
+        facts = _gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width, shared_width)
+        return checked_facts(replace(facts, layer_repack_bytes=tuple(layer_repack), output_repack_bytes=output_repack))
     except BadConfig as exc:
         raise GGUFError(f"GGUF metadata: {exc}") from None
+
+
+def cpu_repacked(tensor: TensorInfo) -> bool:
+    """Whether llama.cpp's x86 AVX2 CPU backend repacks this weight (profiles.LLAMACPP_CPU_REPACK_TYPES): a matrix
+    (or a stack of expert matrices) of a repackable type whose row count is a multiple of 8."""
+    kind = GGML_TYPES[tensor.type_id][0] if tensor.type_id in GGML_TYPES else None
+    return kind in P.LLAMACPP_CPU_REPACK_TYPES and len(tensor.shape) in (2, 3) \
+        and tensor.shape[1] % P.LLAMACPP_CPU_REPACK_ROWS == 0
 
 
 def _whole(arch: str, key: str, value):
@@ -209,7 +221,8 @@ def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_lay
         quant_method=f"gguf:ftype{file_type}" if file_type is not None else "gguf",
         layer_weight_bytes=tuple(per_layer),
         embedding_bytes=embedding,
-        output_bytes=output if not tied else embedding,
+        # tied: llama.cpp duplicates token_embd as the output layer, beside the output norm
+        output_bytes=output if not tied else embedding + output,
         weight_bytes=sum(per_layer) + embedding + output,
         source=source,
     )

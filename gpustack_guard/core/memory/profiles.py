@@ -428,6 +428,22 @@ LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
 LLAMACPP_AUTO_PARALLEL = 4  # llama-server's slots for -np -1 (auto) with the unified KV cache of recent builds
 LLAMACPP_CELL_PAD_FLASH = 256  # KV cells padded to 256 with flash attention (gguf-parser, llama.cpp get_padding)
 LLAMACPP_CELL_PAD = 32
+# From llama.cpp PR #17046 (reviewed 2025-11-07) llama_context pads n_ctx to 256 cells whatever the attention, and
+# a cache split per slot (-np N without --kv-unified) pads each slot's share to 256 too: n_ctx becomes
+# pad256(pad256(n_ctx) / n_seq_max) x n_seq_max (src/llama-context.cpp). The first release tag we can date after
+# the change is b7045 (2025-11-13); builds between the PR and it keep the old padding here, which differs by
+# at most 224 cells. Read in the source llama-cpp-python 0.3.36 vendors (llama.cpp 0c1e57098) and checked
+# against that build's own buffer lines in CI (tests/integration/test_real_llamacpp.py).
+LLAMACPP_CTX_PAD_ALWAYS_SINCE = "b7045"
+LLAMACPP_CTX_PAD_ALWAYS = 256
+# Weights that stay in host memory and feed a matrix multiplication are copied, interleaved, into a CPU_REPACK
+# buffer when ggml's CPU backend has a kernel for their type on that CPU (ggml-cpu/repack.cpp,
+# ggml_repack_get_optimal_repack_type): on x86-64 with AVX2 that is Q4_0, Q4_K, IQ4_NL and MXFP4 weights whose
+# row count (ne[1]) is a multiple of 8; the mmap'd CPU_Mapped buffer still spans the file, so the copy is memory
+# on top. gsg counts this x86 AVX2 rule (the usual GPUStack worker CPU; AVX-512 adds Q2_K, ARM repacks other
+# types). The same build's log in CI shows it: Q4_0 layers logged as "CPU_REPACK model buffer size".
+LLAMACPP_CPU_REPACK_TYPES = frozenset({"q4_0", "q4_k", "iq4_nl", "mxfp4"})
+LLAMACPP_CPU_REPACK_ROWS = 8
 # Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.

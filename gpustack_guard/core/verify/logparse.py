@@ -228,9 +228,21 @@ class _EngineState:
     generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
 
 
+# llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
+_LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host)$")
+
+
+def buffer_device(name: str) -> str:
+    """The device a llama.cpp buffer type lives on: CPU_Mapped and CPU_REPACK are the CPU, CUDA0_Split is CUDA0,
+    and CUDA_Host (pinned host memory) is the CPU."""
+    if name.endswith("_Host"):
+        return "CPU"
+    return _LLAMACPP_BUFFER_KIND.sub("", name)
+
+
 def _rank_of(line: str, engine: str, device: str | None) -> str:
     if device:
-        return device
+        return buffer_device(device) if engine == P.LLAMACPP else device
     if engine == P.SGLANG:
         m = _SGLANG_RANK.search(line)
         return m.group("ranks").strip() if m else MAIN
@@ -347,7 +359,9 @@ class LogParser:
                 log.engine_terms[term] = value
                 continue
             terms = log.ranks.setdefault(rank, {})
-            if pattern.kind == "kv-buffer":  # several caches per device (iSWA: full and sliding) add up
+            # several buffers per device add up: KV caches (iSWA: full and sliding), model buffers (CPU_Mapped
+            # and CPU_REPACK); a dry run's 0.00 MiB lines add nothing
+            if pattern.kind == "buffer":
                 terms[term] = terms.get(term, 0) + value
             elif unit.endswith("+"):  # K and V of one line add up; a later line replaces them
                 summed[term] = summed.get(term, 0) + value

@@ -59,7 +59,7 @@ class Pattern:
     source: str  # where that line came from
     terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # group -> (term, unit)
     scope: str = RANK
-    kind: str = "terms"  # terms | version | args | model | failure | started | kv-buffer | context
+    kind: str = "terms"  # terms | version | args | model | failure | started | buffer | context
 
 
 def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
@@ -291,7 +291,8 @@ LLAMACPP_PATTERNS = (
        {LAYERS_OFFLOADED: (LAYERS_OFFLOADED, "int"), LAYERS_TOTAL: (LAYERS_TOTAL, "int")}, scope=ENGINE),
     _p("llamacpp-model-buffer", LLAMACPP, "b1000 to the newest ('model buffer' from b4000, before: 'buffer')",
        r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS) + " MiB",
-       "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")}),
+       "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")},
+       kind="buffer"),
     _p("llamacpp-context", LLAMACPP, "b1000 to the newest (llama_new_context_with_model, llama_init_from_model, "
        "llama_context)", r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+n_ctx\s+= "
        + _g(KV_TOKENS, INT), "llama_new_context_with_model: n_ctx      = 4096", "llama.cpp PR #6122",
@@ -303,13 +304,14 @@ LLAMACPP_PATTERNS = (
        "llama_kv_cache)", r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache):\s+(?P<device>\S+) KV "
        r"buffer size =\s+" + _g(KV_CACHE) + " MiB",
        "llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB", "llama.cpp PR #6122",
-       {KV_CACHE: (KV_CACHE, "MiB+")}, kind="kv-buffer"),
+       {KV_CACHE: (KV_CACHE, "MiB+")}, kind="buffer"),
     _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
        "llama.cpp#27680", kind="kv-cells"),
     _p("llamacpp-compute-buffer", LLAMACPP, "b1000 to the newest",
-       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve):\s+(?P<device>\S+) compute "
+       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve|sched_reserve):\s+"
+       r"(?P<device>\S+) compute "
        r"buffer size =\s+" + _g(COMPUTE_BUFFER) + " MiB",
        "llama_new_context_with_model:      CUDA0 compute buffer size =   105.00 MiB", "mozilla-ai/llamafile PR #552",
        {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),

@@ -12,8 +12,10 @@ from gpustack_guard.core.memory.engines.llamacpp import (
     LlamaCppConfig,
     attention_scratch,
     compute_buffer,
+    context_cells,
     estimate_llamacpp,
     flash_attention_on,
+    kv_streams,
     logits_scratch,
     reserve_tokens,
     split_layers,
@@ -187,3 +189,59 @@ def test_ffn_width_dense_plain_and_moe():
     assert ffn_width(replace(TRILM, gated_mlp=False)) == 9216
     qwen3_moe = catalog_facts("Qwen/Qwen3-30B-A3B")  # 8 of 128 experts of 768
     assert ffn_width(qwen3_moe) == 2 * 768 * 8
+
+
+@pytest.mark.parametrize(("ctx", "streams", "flash", "version", "cells"), [
+    (1100, 1, False, "b7045", (1280, 1280)),  # n_ctx padded to 256 whatever the attention (PR #17046)
+    (1100, 1, False, "b7044", (1120, 1120)),  # before: 32 without flash attention
+    (1100, 1, True, "b7044", (1280, 1280)),  # and 256 with it
+    (1000, 3, False, "b7045", (1536, 512)),  # 1,024 cells over 3 slots: 341 each, padded to 512 per slot
+    (2048, 2, True, "b7045", (2048, 1024)),  # a share already on the pad keeps the total
+    (4096, 3, True, "b10507", (4608, 1536)),  # 1,365 -> 1,536 per slot
+])
+def test_context_cells_by_build(ctx, streams, flash, version, cells):
+    assert context_cells(ctx, streams, flash, version) == cells
+
+
+@pytest.mark.parametrize(("cfg", "version", "streams"), [
+    (LlamaCppConfig(parallel=3, kv_unified=False), "b7045", 3),
+    (LlamaCppConfig(parallel=3, kv_unified=True), "b7045", 1),
+    (LlamaCppConfig(parallel=None, kv_unified=False), "b7045", 1),
+    (LlamaCppConfig(parallel=3, kv_unified=False), "b7044", 1),  # older builds: counted as one cache
+])
+def test_kv_streams(cfg, version, streams):
+    assert kv_streams(cfg, version) == streams
+
+
+def test_a_cache_split_per_slot_reads_one_slots_cells_in_attention():
+    # -c 16384 -np 2 without flash attention: KQ over 8,192 cells per stream, not 16,384
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    split = estimate_llamacpp(facts, [L40S], LlamaCppConfig(ctx_size=16384, parallel=2, kv_unified=False),
+                              version="b7045")
+    unified = estimate_llamacpp(facts, [L40S], LlamaCppConfig(ctx_size=16384, parallel=2, kv_unified=True),
+                                version="b7045")
+    assert split.kv_cache == unified.kv_cache == 16384 * 28 * 4 * 128 * 2 * 2
+    assert unified.compute_buffer_per_gpu == (attention_scratch(16384, 512, 28, False, 3584),) == (1_017_118_720,)
+    assert split.compute_buffer_per_gpu == (attention_scratch(8192, 512, 28, False, 3584),) == (530_579_456,)
+
+
+def _tiny_gguf_facts(tied: bool) -> ModelFacts:
+    # per block 1,000 B of which 600 repacked; token_embd 300 B; output 200 B (repacked 160) + norm 10 B
+    return ModelFacts(architecture="llama", num_hidden_layers=4, hidden_size=256, num_attention_heads=8,
+                      num_key_value_heads=2, intermediate_size=512, vocab_size=259, max_position_embeddings=4096,
+                      tie_word_embeddings=tied, layer_weight_bytes=(1000,) * 4, layer_repack_bytes=(600,) * 4,
+                      embedding_bytes=300, output_bytes=310 if tied else 210, output_repack_bytes=0 if tied else 160,
+                      weight_bytes=4310 if tied else 4510, quant_method="gguf:ftype2")
+
+
+@pytest.mark.parametrize(("tied", "layers", "kv_on_host", "host"), [
+    (False, 0, False, {"weights": 4510, "cpu_repack": 2560, "kv": 4 * 512 * 256}),  # -ngl 0: all on the host
+    (True, 0, False, {"weights": 4310, "cpu_repack": 2400, "kv": 4 * 512 * 256}),  # tied: the output is token_embd
+    (False, 3, False, {"weights": 1510, "cpu_repack": 760, "kv": 512 * 256}),  # the first block and the output
+    (False, 5, False, {"weights": 300, "cpu_repack": 0, "kv": 0}),  # full offload: token_embd only
+    (False, 5, True, {"weights": 300, "cpu_repack": 0, "kv": 4 * 512 * 256}),  # --no-kv-offload: every layer's KV
+])
+def test_host_memory_of_a_partial_offload(tied, layers, kv_on_host, host):
+    cfg = LlamaCppConfig(ctx_size=512, gpu_layers=layers, no_kv_offload=kv_on_host, flash_attn=True)
+    est = estimate_llamacpp(_tiny_gguf_facts(tied), [16 * GiB], cfg, version="b7045")
+    assert est.extra["host"] == host  # KV per cell and layer: 2 heads x 32 x (2 + 2) B = 256 B

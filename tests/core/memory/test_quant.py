@@ -278,3 +278,32 @@ def test_gguf_metadata_of_the_wrong_type_or_size_is_one_error_naming_the_key(key
 
     with pytest.raises(GGUFError, match=re.escape(message)):
         facts_from_gguf(_moe_header("deepseek2", **keys), "hostile.gguf")
+
+
+def test_gguf_cpu_repack_bytes_follow_the_x86_avx2_rule():
+    # type ids: 2 q4_0, 12 q4_k, 20 iq4_nl, 39 mxfp4 repack with rows % 8 == 0; 8 q8_0, 1 f16, 14 q6_k do not
+    per_layer = [("attn_q.weight", (2880, 4096), 2), ("attn_k.weight", (2880, 516), 2),  # 516 rows: not % 8
+                 ("attn_v.weight", (2880, 512), 8), ("ffn_up.weight", (3072, 1024), 12),
+                 ("ffn_gate.weight", (2880, 1024), 20), ("ffn_down_exps.weight", (2880, 2880, 32), 39),
+                 ("attn_output.weight", (2880, 2880), 1), ("ffn_norm.weight", (2880,), 0)]
+    tensors = [(f"blk.{i}.{n}", shape, kind) for i in range(2) for n, shape, kind in per_layer]
+    tensors += [("token_embd.weight", (2880, 4096), 2),  # a row lookup: never repacked
+                ("output.weight", (2880, 4096), 2)]
+    facts = facts_from_gguf(parse_header(_gguf(tensors)), "test.gguf")
+    q4_0 = 2880 * 4096 // 32 * 18
+    repacked = q4_0 + 3072 * 1024 // 256 * 144 + 2880 * 1024 // 32 * 18 + 2880 * 2880 * 32 // 32 * 17
+    assert facts.layer_repack_bytes == (repacked, repacked) == (151_068_672, 151_068_672)
+    assert facts.output_repack_bytes == q4_0 == 6_635_520
+    odd_rows = facts_from_gguf(parse_header(_gguf([("blk.0.attn_q.weight", (2880, 4100), 2),
+                                                   ("blk.1.attn_q.weight", (2880, 4104), 2),
+                                                   ("output.weight", (2880, 4100), 2)])), "o.gguf")
+    assert odd_rows.layer_repack_bytes == (0, 2880 * 4104 // 32 * 18) and odd_rows.output_repack_bytes == 0
+
+
+def test_gguf_tied_output_is_token_embd_and_the_output_norm():
+    tensors = [("blk.0.attn_q.weight", (2880, 4096), 1), ("blk.1.attn_q.weight", (2880, 4096), 1),
+               ("token_embd.weight", (2880, 1000), 1), ("output_norm.weight", (2880,), 0)]
+    facts = facts_from_gguf(parse_header(_gguf(tensors)), "tied.gguf")
+    assert facts.tie_word_embeddings
+    assert facts.output_bytes == 2880 * 1000 * 2 + 2880 * 4  # llama.cpp's duplicated token_embd, and the norm
+    assert facts.weight_bytes == 2 * 2880 * 4096 * 2 + 2880 * 1000 * 2 + 2880 * 4  # each tensor once in the file

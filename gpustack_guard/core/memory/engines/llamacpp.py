@@ -37,6 +37,7 @@ class LlamaCppConfig:
     flash_attn: bool = False
     flash_attn_auto: bool = False  # on because --flash-attn is auto (given, or the default from b6325)
     no_kv_offload: bool = False
+    kv_unified: bool = True  # one cache for all slots; False: one stream of n_ctx / parallel cells per slot
     tensor_split: tuple[float, ...] | None = None
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
 
@@ -165,9 +166,36 @@ def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool,
     return max(attention, ffn, logits)
 
 
-def padded_cells(ctx: int, flash_attn: bool) -> int:
-    pad = P.LLAMACPP_CELL_PAD_FLASH if flash_attn else P.LLAMACPP_CELL_PAD
+def padded_cells(ctx: int, flash_attn: bool, version: str | None = None) -> int:
+    pad = cell_pad(flash_attn, version)
     return math.ceil(ctx / pad) * pad
+
+
+def cell_pad(flash_attn: bool, version: str | None) -> int:
+    """The multiple llama.cpp rounds n_ctx up to: 256 from LLAMACPP_CTX_PAD_ALWAYS_SINCE, before it 256 with
+    flash attention and 32 without."""
+    if _since(version, P.LLAMACPP_CTX_PAD_ALWAYS_SINCE):
+        return P.LLAMACPP_CTX_PAD_ALWAYS
+    return P.LLAMACPP_CELL_PAD_FLASH if flash_attn else P.LLAMACPP_CELL_PAD
+
+
+def kv_streams(cfg: LlamaCppConfig, version: str | None) -> int:
+    """How many separate caches llama.cpp builds: one per slot when the cache is not unified (from
+    LLAMACPP_CTX_PAD_ALWAYS_SINCE; older builds are counted as one cache, which sizes attention over all cells)."""
+    if cfg.kv_unified or not _since(version, P.LLAMACPP_CTX_PAD_ALWAYS_SINCE):
+        return 1
+    return cfg.parallel or 1
+
+
+def context_cells(ctx: int, streams: int, flash_attn: bool, version: str | None) -> tuple[int, int]:
+    """(cells of the whole cache, cells one stream's attention reads). With one stream per slot, llama_context
+    rounds each slot's share up to the pad again, so the cache can outgrow the padded n_ctx (-c 1000 -np 3:
+    1,024 -> 3 x 512 = 1,536 cells)."""
+    cells = padded_cells(ctx, flash_attn, version)
+    if streams == 1:
+        return cells, cells
+    per_stream = padded_cells(cells // streams, flash_attn, version)
+    return per_stream * streams, per_stream
 
 
 def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bool) -> int:
@@ -211,6 +239,25 @@ def flash_attention_on(setting: str | None, version: str | None, kv_on_host: boo
         raise ValueError(f"llama.cpp {build} accepts on, off or auto")
     raise ValueError(f"llama.cpp {build} takes -fa as a switch, on or off (auto exists from "
                      f"{P.LLAMACPP_FLASH_AUTO_SINCE})")
+
+
+def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig) -> dict:
+    """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
+    blocks below -ngl, the output layer unless it is offloaded too), the CPU_REPACK copy of those of them the CPU
+    backend repacks, and the KV of the blocks kept on the host (all of them with --no-kv-offload). A CPU-only
+    build is -ngl 0: everything is here."""
+    repack = facts.layer_repack_bytes or (0,) * len(layout.per_layer)
+    weights = sum(layout.per_layer[:host_layers]) + layout.embedding
+    repacked = sum(repack[:host_layers])
+    if not full:  # the output stays on the host; tied to token_embd it is the same mapped tensor, not a copy
+        weights += layout.lm_head - (layout.embedding if facts.tie_word_embeddings else 0)
+        repacked += facts.output_repack_bytes or 0
+    on_host = len(layout.per_layer) if cfg.no_kv_offload else host_layers
+    assert facts.kv_heads is not None and facts.dim_head is not None, \
+        "engines run on facts whose missing_for_params() is empty"
+    type_v = cfg.cache_type_v if cfg.flash_attn or cfg.cache_type_v.lower() not in QUANTISED_CACHE else "f16"
+    cell_bytes = facts.kv_heads * facts.dim_head * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+    return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
 
 
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
@@ -258,8 +305,11 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     output_device = slot_device[-1] if full else None
     input_device = slot_device[0] if slot_device else None  # the first offloaded block takes the CPU's embeddings
 
+    streams = kv_streams(cfg, version)
+    pad = cell_pad(cfg.flash_attn, version)
+
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
-        cells = padded_cells(ctx_cells, cfg.flash_attn)
+        cells, stream_cells = context_cells(ctx_cells, streams, cfg.flash_attn, version)
         window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
             if windowed else cells
         reserve = min(cells, tokens)
@@ -271,21 +321,22 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                 weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
             window = sum(1 for il in layers if windowed and windowed_layer(pattern, il))
             kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
-            compute = compute_buffer(cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
+            # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
+            compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
                 if layers or is_output else 0
             logits = output_logits(facts, reserve) if is_output else 0
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out
 
     devices = devices_at(ctx)
-    cells = padded_cells(ctx, cfg.flash_attn)
+    cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
+    host = host_memory(facts, layout, first, full, cells, cfg)
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
     kv_token = int(cell_bytes) * usage.layers
     verdict = FITS if all(dev.total <= t for dev, t in zip(devices, gpu_totals)) else DOES_NOT_FIT
     estimated_ctx = 0
     if usage.layers:
-        pad = P.LLAMACPP_CELL_PAD_FLASH if cfg.flash_attn else P.LLAMACPP_CELL_PAD
         fitting = longest_fitting(lambda c: devices_at(c * pad)[worst].total, total, max(ctx, 1 << 24) // pad)
         estimated_ctx = fitting * pad
     compute_per_gpu = tuple(dev.compute for dev in devices)
@@ -294,12 +345,12 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         gpus=len(gpu_totals), requested=usage.total, weights=usage.weights, activation=usage.compute,
         non_torch=usage.footprint, cuda_graphs=0, kv_cache=usage.kv, kv_available=usage.kv,
         headroom=total - usage.total, headroom_needed=0, footprint=usage.total, kv_bytes_per_token=kv_token,
-        block_size=P.LLAMACPP_CELL_PAD_FLASH if cfg.flash_attn else P.LLAMACPP_CELL_PAD,
+        block_size=pad,
         kv_capacity_tokens=cells, max_model_len=ctx // parallel, estimated_max_model_len=estimated_ctx,
         max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
-               "output_device": output_device,
+               "output_device": output_device, "host": host,
                "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,

@@ -1,0 +1,100 @@
+"""Tiny Llama-architecture GGUF files the real llama-server can load, written with the `gguf` package.
+
+A few layers with grouped-query attention, linear weights in one GGML type (F16, Q8_0 or Q4_0), norms in F32, and
+a SentencePiece-style vocabulary of the 256 byte tokens (plus <unk>, <s>, </s>) so that any chat text tokenizes
+through byte fallback. Weights are small random numbers: the model talks nonsense, but every buffer llama.cpp
+sizes from the shapes is the one a real model of these shapes gets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import gguf
+import numpy as np
+from gguf.quants import quantize
+
+SPECIAL_TOKENS = ("<unk>", "<s>", "</s>")
+BYTE_TOKENS = tuple(f"<0x{b:02X}>" for b in range(256))
+VOCAB = len(SPECIAL_TOKENS) + len(BYTE_TOKENS)
+GGML_TYPES = {"f16": gguf.GGMLQuantizationType.F16, "q8_0": gguf.GGMLQuantizationType.Q8_0,
+              "q4_0": gguf.GGMLQuantizationType.Q4_0}
+# general.file_type as llama.cpp's llama_ftype numbers them (MOSTLY_F16 = 1, MOSTLY_Q8_0 = 7, MOSTLY_Q4_0 = 2)
+FILE_TYPES = {"f16": 1, "q8_0": 7, "q4_0": 2}
+
+
+@dataclass(frozen=True)
+class TinyModel:
+    linear_type: str = "f16"  # every projection and the output layer; token_embd too
+    layers: int = 3
+    hidden: int = 256
+    heads: int = 8
+    kv_heads: int = 2  # grouped-query attention: 4 query heads share each KV head
+    ffn: int = 512
+    context: int = 4096
+    tied_output: bool = False  # no output.weight: llama.cpp reuses token_embd
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+def _weights(rng: np.random.Generator, rows: int, cols: int, kind: str) -> tuple[np.ndarray, gguf.GGMLQuantizationType]:
+    values = (rng.standard_normal((rows, cols)) * 0.02).astype(np.float32)
+    qtype = GGML_TYPES[kind]
+    if kind == "f16":
+        return values.astype(np.float16), qtype
+    return quantize(values, qtype), qtype
+
+
+def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_name(f"gsg-tiny-{model.linear_type}")
+    writer.add_block_count(model.layers)
+    writer.add_context_length(model.context)
+    writer.add_embedding_length(model.hidden)
+    writer.add_feed_forward_length(model.ffn)
+    writer.add_head_count(model.heads)
+    writer.add_head_count_kv(model.kv_heads)
+    writer.add_rope_dimension_count(model.head_dim)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_file_type(FILE_TYPES[model.linear_type])
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
+    writer.add_token_scores([0.0] * VOCAB)
+    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
+                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
+    writer.add_unk_token_id(0)
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+
+    def matrix(name: str, rows: int, cols: int) -> None:
+        data, qtype = _weights(rng, rows, cols, model.linear_type)
+        writer.add_tensor(name, data, raw_dtype=qtype)  # quantised rows: bytes, shape inferred
+
+    def norm(name: str) -> None:
+        writer.add_tensor(name, np.ones(model.hidden, dtype=np.float32))
+
+    kv_width = model.kv_heads * model.head_dim
+    matrix("token_embd.weight", VOCAB, model.hidden)
+    for layer in range(model.layers):
+        block = f"blk.{layer}"
+        norm(f"{block}.attn_norm.weight")
+        matrix(f"{block}.attn_q.weight", model.hidden, model.hidden)
+        matrix(f"{block}.attn_k.weight", kv_width, model.hidden)
+        matrix(f"{block}.attn_v.weight", kv_width, model.hidden)
+        matrix(f"{block}.attn_output.weight", model.hidden, model.hidden)
+        norm(f"{block}.ffn_norm.weight")
+        matrix(f"{block}.ffn_gate.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_up.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_down.weight", model.hidden, model.ffn)
+    norm("output_norm.weight")
+    if not model.tied_output:
+        matrix("output.weight", VOCAB, model.hidden)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
