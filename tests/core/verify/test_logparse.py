@@ -325,3 +325,22 @@ def test_a_long_line_is_read_for_arguments_only():
     lines = [f"Model loading took 1.5 GiB{pad}\n", f"INFO non-default args: {{'model': 'org/m'}}{pad}\n"]
     log, _ = parse_log(lines, "vllm")
     assert log.terms() == {} and log.model == "org/m"
+
+
+@pytest.mark.parametrize("buffer,device", [
+    ("CPU_Mapped", "CPU"), ("CPU_REPACK", "CPU"), ("CPU_AARCH64", "CPU"), ("CUDA_Host", "CPU"), ("CPU", "CPU"),
+    ("CUDA0_Split", "CUDA0"), ("CUDA1", "CUDA1"), ("Metal_Mapped", "Metal"), ("ROCm0", "ROCm0"),
+])
+def test_a_llama_cpp_buffer_type_is_read_as_its_device(buffer, device):
+    assert L.buffer_device(buffer) == device
+
+
+def test_model_buffers_of_one_device_add_up_and_a_dry_run_adds_nothing():
+    lines = ["load_tensors:   CPU_Mapped model buffer size =     0.00 MiB\n",  # the --fit dry run
+             "load_tensors:   CPU_Mapped model buffer size =     0.97 MiB\n",
+             "load_tensors:   CPU_REPACK model buffer size =     0.90 MiB\n",
+             "load_tensors:        CUDA0 model buffer size =   100.00 MiB\n",
+             "load_tensors:  CUDA0_Split model buffer size =    50.00 MiB\n"]
+    log, _ = parse_log(lines, "llama.cpp")
+    assert log.ranks["CPU"][P.WEIGHTS] == mib(0.97) + mib(0.90)
+    assert log.ranks["CUDA0"][P.WEIGHTS] == mib(100) + mib(50)
