@@ -16,7 +16,6 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.fleet.model import Fleet
-from gpustack_guard.core.memory.estimate import FITS
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
@@ -25,6 +24,7 @@ from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import gib, parse_size
+from gpustack_guard.core.verdict import deployment_verdict
 from gpustack_guard.reporters import TableFormat, json_head
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
@@ -124,10 +124,6 @@ class EstimateOptions:
 FORMAT_VERSION = "1.0"  # of the estimate JSON document; minor: additive, major: breaking
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
 WORKER = "estimate"
-# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
-# length, start-up check, scheduler limits); document rules (spelling, unknown backend) say nothing about whether
-# the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04")
 
 
 def size_with_unit(value: str, where: str) -> int:
@@ -201,18 +197,6 @@ def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-def judge(report, est) -> tuple[str, Severity | None, list]:
-    """The estimate's verdict from validate's findings: the engine's verdict when it fails, else the first
-    error, else the first warning of the shape and memory rules; `fits` when none."""
-    judging = [f for f in report.findings if f.rule_id.startswith(JUDGING_PREFIXES) and f.severity.rank >= 1]
-    judging.sort(key=lambda f: -f.severity.rank)
-    if est is not None and est.verdict != FITS:
-        return est.verdict, Severity.ERROR, judging
-    if judging:
-        return judging[0].rule.name, judging[0].severity, judging
-    return FITS, None, judging
-
-
 def run(opts: EstimateOptions) -> int:
     family = FAMILY.get(opts.backend.lower())
     if family is None:
@@ -240,7 +224,7 @@ def run(opts: EstimateOptions) -> int:
             hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
         raise GsgError(f"no estimate for backend '{opts.backend}'")
-    verdict, severity, findings = judge(report, est)
+    verdict, severity, findings = deployment_verdict(report.findings, est)  # advise's too
     if opts.output is TableFormat.JSON:
         out(json.dumps({**json_head(FORMAT_VERSION), "model": opts.model, "model_facts": facts.source,
                         **model_summary(facts), **est.as_json(), "engine_verdict": est.verdict,
