@@ -37,7 +37,7 @@ def _deployment_json(sizing) -> dict:
                 "max_num_seqs": est.max_num_seqs, "kv_capacity_tokens_total": sizing.capacity_tokens,
                 "max_num_seqs_total": sizing.sequences, "peak_kv_tokens_p99": sizing.peak_tokens,
                 "serves_peak": sizing.serves_peak, "offload": _offload_json(sizing.offload),
-                "slos": sizing.slo_report(), "estimate": est.as_json(),
+                "slos": sizing.slo_report(), "spec": best.document, "estimate": est.as_json(),
                 "validate": [{"rule_id": f.rule.id, "severity": f.severity.value, "message": f.message}
                              for f in best.findings]})
     return doc

@@ -184,6 +184,11 @@ class Sizing:
         if not lost:
             return ""
         est = lost[-1].numbers
+        total = int(est.extra.get("total_layers", 0))
+        if lost[-1].clean and self.offload is None and _layers_on_gpu(lost[-1]) < total:
+            return (f"{self.kv_dtype} KV because with {full} at {est.max_num_seqs} slots only "
+                    f"{_layers_on_gpu(lost[-1])} of {total} layers fit on the GPUs; {self.kv_dtype} keeps every "
+                    f"layer there with {self.chosen.numbers.max_num_seqs} slots")
         if lost[-1].clean:
             return (f"{self.kv_dtype} KV because {full} holds {est.kv_capacity_tokens * self.replicas:,} tokens, "
                     f"{est.max_num_seqs * self.replicas} sequences at once, against a peak of "
@@ -193,7 +198,7 @@ class Sizing:
     def compact_kv_alternative(self) -> Judged | None:
         """The compact-KV (fp8 / q8_0) candidate of the same layout, for "fp8 KV gives X"."""
         compact = COMPACT_KV[_family(self)]
-        found = [j for dtype, layout, j in self.tried if dtype == compact and j.clean]
+        found = [j for dtype, layout, j in self.tried if dtype == compact and j.clean and not _partial(j)]
         return max(found, key=lambda j: j.numbers.kv_capacity_tokens, default=None)
 
 
@@ -234,6 +239,12 @@ def _parameters(family: str, layout: tuple[int, int], kv_dtype: str, fraction: f
 
 def _layers_on_gpu(judged: Judged) -> int:
     return int(judged.estimate.extra.get("offload_layers", 0)) if judged.estimate else 0
+
+
+def _partial(judged: Judged) -> bool:
+    """A llama.cpp candidate that keeps layers on the CPU."""
+    est = judged.estimate
+    return est is not None and "total_layers" in est.extra and _layers_on_gpu(judged) < int(est.extra["total_layers"])
 
 
 def _gpu_weight_bytes(judged: Judged) -> int:
