@@ -17,7 +17,7 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.fleet.model import Fleet
-from gpustack_guard.core.memory.estimate import FITS, Estimate
+from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
@@ -27,6 +27,7 @@ from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import gib, parse_size
+from gpustack_guard.core.verdict import deployment_verdict
 from gpustack_guard.reporters import TableFormat, json_head
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
@@ -133,10 +134,6 @@ class EstimateOptions:
 FORMAT_VERSION = "1.0"  # of the estimate JSON document; minor: additive, major: breaking
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
 WORKER = "estimate"
-# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
-# length, start-up check, scheduler limits); document rules (spelling, unknown backend) say nothing about whether
-# the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04")
 
 
 def size_with_unit(value: str, where: str) -> int:
@@ -210,18 +207,6 @@ def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-def judge(report, est) -> tuple[str, Severity | None, list]:
-    """The estimate's verdict from validate's findings: the engine's verdict when it fails, else the first
-    error, else the first warning of the shape and memory rules; `fits` when none."""
-    judging = [f for f in report.findings if f.rule_id.startswith(JUDGING_PREFIXES) and f.severity.rank >= 1]
-    judging.sort(key=lambda f: -f.severity.rank)
-    if est is not None and est.verdict != FITS:
-        return est.verdict, Severity.ERROR, judging
-    if judging:
-        return judging[0].rule.name, judging[0].severity, judging
-    return FITS, None, judging
-
-
 @dataclass(frozen=True)
 class Evaluation:
     """One deployment estimated through validate's pipeline: what `gsg estimate` prints and `gsg verify` compares."""
@@ -263,7 +248,7 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
             hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
         raise GsgError(f"no estimate for backend '{opts.backend}'")
-    verdict, severity, findings = judge(report, est)
+    verdict, severity, findings = deployment_verdict(report.findings, est)  # advise's too
     return Evaluation(facts, est, verdict, severity, findings)
 
 

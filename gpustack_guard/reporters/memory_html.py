@@ -199,13 +199,15 @@ def advice_bars(option) -> list[Bar]:
     """One bar per deployment: its worst rank (every GPU of a tensor-parallel group holds the same)."""
     bars = []
     for d in option.deployments:
-        if not d.fits:
+        shown = d.closest  # a pool that does not fit still shows its closest candidate's bar, and why
+        if shown is None or shown.estimate is None:
             continue
-        est = d.chosen.numbers
+        est = shown.estimate
         label = d.gpu_ids[0] if len(d.gpu_ids) == 1 else f"{d.gpu_ids[0]} … ({len(d.gpu_ids)} GPUs)"
-        bar = Bar(label, d.name, est.gpu_total, deployment_segments(d.name, est))
-        bar.findings = [(f.severity.value, f.rule.id, f.message) for f in d.chosen.findings
-                        if f.severity.value != "info"][:1]
+        bar = Bar(label, d.name if d.fits else f"{d.name} (closest, does not fit)", est.gpu_total,
+                  deployment_segments(d.name, est))
+        bar.findings = [(f.severity.value, f.rule.id, f.message) for f in
+                        sorted(shown.findings, key=lambda f: -f.severity.rank) if f.severity.value != "info"][:1]
         bars.append(bar)
     return bars
 

@@ -30,7 +30,7 @@ def test_field_notes_two_workloads_one_pool_with_priority(gsg):
     result, doc = advise_json(gsg, "-m", LLAMA_70B, "--fleet", str(FLEET), "--gpus", GPU_A,
                               "--backend-version", "0.11.0", "-w", CHAT, "-w", BATCH)
     assert result.code == 0, result.err
-    assert doc["format_version"] == "1.0" and doc["decision"] == "shared"
+    assert doc["format_version"] == "1.1" and doc["decision"] == "shared"
     assert doc["recommended"] == "shared-with-priority"
     options = {o["kind"]: o for o in doc["options"]}
     assert list(options) == ["shared", "shared-with-priority", "separate"]
@@ -39,11 +39,13 @@ def test_field_notes_two_workloads_one_pool_with_priority(gsg):
         "--gpu-memory-utilization=0.90", "--max-model-len=32512", "--max-num-seqs=50",
         "--max-num-batched-tokens=2048", "--enable-chunked-prefill", "--kv-cache-dtype=fp8",
         "--tensor-parallel-size=4", "--scheduling-policy=priority"]
-    assert (shared["kv_capacity_tokens"], shared["peak_kv_tokens_p95"], shared["max_num_seqs"]) == \
-        (251_040, 162_800, 50)
+    # the peak at p99 lengths, longest first: 2 x 32,500 + 48 x 3,500 = 233,000 of the pool's 251,040 tokens
+    assert (shared["kv_capacity_tokens"], shared["peak_kv_tokens_p99"], shared["max_num_seqs"]) == \
+        (251_040, 233_000, 50)
+    assert shared["verdict"] == "fits" and shared["validate"] == [] and shared["replicas"] == 1
     chat, batch = doc["workloads"]["chat"], doc["workloads"]["nightly-batch"]
     assert (chat["running_at_peak"], chat["queued_at_peak"], chat["sequences_alone"]) == (48, 0, 50)
-    assert (batch["running_at_peak"], batch["queued_at_peak"], batch["sequences_alone"]) == (2, 0, 8)
+    assert (batch["running_at_peak"], batch["queued_at_peak"], batch["sequences_alone"]) == (2, 0, 7)
     # two pools pay the 131.42 GiB of weights twice: 2 x 2 GPUs cannot even hold them
     separate = options["separate"]
     assert separate["fits"] is False and separate["resident_weights_bytes"] == 0
@@ -60,7 +62,7 @@ def test_text_output_names_the_decision_and_the_flags(gsg):
     assert result.code == 0, result.err
     assert "decision: shared — one deployment holds every workload's peak" in result.out
     assert "--max-model-len=32512 --max-num-seqs=50" in result.out
-    assert "chat: 48 of 48 running at peak (50 alone at 2,100 tokens p95)" in result.out
+    assert "chat: 48 of 48 running at peak (50 alone at 3,500 tokens p99)" in result.out
 
 
 def test_a_target_that_cannot_fit_says_what_would(gsg):
@@ -210,10 +212,11 @@ def test_markdown_output_has_the_comparison_table(gsg):
 def test_without_vllm_priority_the_batch_client_holds_the_queue(gsg):
     _, doc = advise_json(gsg, "-m", "Qwen/Qwen2.5-32B-Instruct", "--gpu-memory", "48GiB", "--gpus", "2",
                          "--backend", "SGLang", "-w", CHAT, "-w", BATCH)
-    # SGLang's pool (its fraction of the free memory after start-up, minus the weights) holds 42 of the 50 peak
+    # SGLang's pool (its fraction of the free memory after start-up, minus the weights) holds 137,223 tokens: the
+    # two batch documents at p99 (65,000) and 20 chat requests (3,500 each) beside them, 22 of the 50 peak
     # requests: no option holds every peak, and without a priority flag the batch client is what waits
     assert doc["decision"] == "shared" and doc["reason"].startswith(
-        "no option holds every peak; shared-with-priority runs the most requests at once (42 of 50): SGLang gets "
+        "no option holds every peak; shared-with-priority runs the most requests at once (22 of 50): SGLang gets "
         "no priority flag from gsg, so first come, first served; the batch side holds the queue")
     priority = next(o for o in doc["options"] if o["kind"] == "shared-with-priority")
     assert "--scheduling-policy=priority" not in priority["deployments"][0]["backend_parameters"]

@@ -96,7 +96,19 @@ def test_an_advise_page_shows_the_candidates_side_by_side(gsg):
     assert re.findall(r'data-option="([^"]+)"', result.out) == ["shared", "shared-with-priority", "separate"]
     assert '<section class="option chosen" data-option="shared-with-priority">' in result.out
     kv = [int(b) for b in re.findall(r'data-kind="kv_cache" data-owner="[^"]+" data-bytes="(\d+)"', result.out)]
-    assert len(kv) == 2 and kv[0] == kv[1] > 0  # the two one-pool candidates, one bar each (worst rank)
+    # the two one-pool candidates, one bar each (worst rank), then the separate pools' closest candidates: weights
+    # alone overflow them, so their bars carry no KV cache and say so
+    assert len(kv) == 4 and kv[0] == kv[1] > 0 and kv[2:] == [0, 0]
+    assert result.out.count("(closest, does not fit)") == 2 and "GSG031" in result.out
+
+
+def test_a_does_not_fit_page_still_shows_the_closest_bar(gsg):
+    result = gsg("advise", "-m", "meta-llama/Llama-3.3-70B-Instruct", "--gpu-memory", "49140MiB", "--gpus", "2",
+                 "-w", str(REPO / "workloads" / "chat.yaml"), "-o", "html")
+    assert result.code == 1
+    weights = [int(b) for b in re.findall(r'data-kind="weights" data-owner="[^"]+" data-bytes="(\d+)"', result.out)]
+    assert weights == [70_553_698_304]  # the 70B over TP2 (65.71 GiB a GPU): the candidate that overshoots least
+    assert "llama-3.3-70b-instruct (closest, does not fit)" in result.out
 
 
 # --- a real browser ---------------------------------------------------------------------------------------

@@ -12,9 +12,11 @@ from typing import Any
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
-from gpustack_guard.core.memory.estimate import Estimate
+from gpustack_guard.core.memory.estimate import FITS, Estimate
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.ports import EvaluateSpecs
 from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.core.verdict import deployment_verdict
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
@@ -61,6 +63,7 @@ class Judged:
     document: dict
     estimate: Estimate | None
     findings: tuple[F.Finding, ...] = field(default=())
+    facts: ModelFacts | None = None  # the model as the pipeline resolved it (compute per token, for latency)
 
     @property
     def errors(self) -> tuple[F.Finding, ...]:
@@ -74,8 +77,14 @@ class Judged:
         return any(f.rule.id == rule.id for f in self.findings)
 
     @property
+    def verdict(self) -> str:
+        """What `gsg estimate` prints for this deployment (one function for both, core/verdict.py)."""
+        return deployment_verdict(self.findings, self.estimate)[0]
+
+    @property
     def clean(self) -> bool:
-        return not self.errors and self.estimate is not None and self.estimate.verdict == "fits"
+        """`fits` as estimate says it, and `gsg validate --fail-level warning` passes: no warning of any rule."""
+        return self.verdict == FITS and not any(f.severity.rank >= F.Severity.WARNING.rank for f in self.findings)
 
     @property
     def numbers(self) -> Estimate:
@@ -90,14 +99,19 @@ class Judged:
 
 
 def union_guard_workload(workloads: tuple[Workload, ...]) -> dict:
-    """guard.workload of a deployment serving these workloads: the longest request, the summed peak."""
-    return {"prompt_tokens_p99": max(w.prompt_tokens.p99 for w in workloads),
-            "max_output_tokens": max(w.output_tokens.p99 for w in workloads),
-            "concurrency": sum(w.concurrency for w in workloads)}
+    """guard.workload of a deployment serving these workloads: the longest request, the summed peak, and for a
+    shared pool the mix, so validate's GSG033 prices what advise sized (core/memory/demand.py)."""
+    guard: dict[str, Any] = {"prompt_tokens_p99": max(w.prompt_tokens.p99 for w in workloads),
+                             "max_output_tokens": max(w.output_tokens.p99 for w in workloads),
+                             "concurrency": sum(w.concurrency for w in workloads)}
+    if len(workloads) > 1:
+        guard["mix"] = [{"name": w.name, "prompt_tokens_p99": w.prompt_tokens.p99,
+                         "max_output_tokens": w.output_tokens.p99, "concurrency": w.concurrency} for w in workloads]
+    return guard
 
 
 def document(target: Target, name: str, gpu_ids: tuple[str, ...], parameters: list[str],
-             workloads: tuple[Workload, ...]) -> dict:
+             workloads: tuple[Workload, ...], replicas: int = 1) -> dict:
     """A spec document `gsg validate` accepts as written (and `--emit-specs` writes unchanged)."""
     doc: dict[str, Any] = {"name": name}
     if target.cluster:
@@ -105,8 +119,10 @@ def document(target: Target, name: str, gpu_ids: tuple[str, ...], parameters: li
     doc.update({"source": "huggingface", "huggingface_repo_id": target.model})
     if target.gguf_file:
         doc["huggingface_filename"] = target.gguf_file
-    doc.update({"replicas": 1, "categories": ["llm"], "gpu_selector": {"gpu_ids": list(gpu_ids)},
-                "backend": target.backend})
+    selector: dict[str, Any] = {"gpu_ids": list(gpu_ids)}
+    if replicas > 1:  # each replica takes its own equal share of the listed GPUs
+        selector["gpus_per_replica"] = len(gpu_ids) // replicas
+    doc.update({"replicas": replicas, "categories": ["llm"], "gpu_selector": selector, "backend": target.backend})
     if target.backend_version:
         doc["backend_version"] = target.backend_version
     doc["backend_parameters"] = list(parameters)
@@ -121,10 +137,14 @@ def judge(evaluate: Evaluate, documents: list[dict], fleet: Fleet | None = None)
     """Run the validate pipeline on documents that are evaluated together (their bookings add up)."""
     docs = [SpecDoc(f"(advise) {d['name']}", i, InMemoryDocument(d)) for i, d in enumerate(documents)]
     report = evaluate(docs, fleet)
-    by_name = {ev.rendered.name: ev.estimate for ev in report.evaluations}
-    return [Judged(d, by_name.get(d["name"]), tuple(f for f in report.findings if f.spec == d["name"]
-                                                    or (f.spec is None and f.location.file == docs[i].file)))
-            for i, d in enumerate(documents)]
+    by_name = {ev.rendered.name: ev for ev in report.evaluations}
+    judged = []
+    for i, d in enumerate(documents):
+        ev = by_name.get(d["name"])
+        findings = tuple(f for f in report.findings if f.spec == d["name"]
+                         or (f.spec is None and f.location.file == docs[i].file))
+        judged.append(Judged(d, ev.estimate if ev else None, findings, ev.rendered.facts if ev else None))
+    return judged
 
 
 def hypothetical_fleet(target: Target, gpus: int) -> tuple[Fleet, tuple[str, ...]]:

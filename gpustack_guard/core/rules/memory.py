@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Iterator
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
+from gpustack_guard.core.memory import demand
 from gpustack_guard.core.memory import estimate as verdict
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
@@ -176,19 +177,16 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     policy = r.spec.guard.policy
     if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
         return
-    workload = r.spec.guard.workload
-    per_seq = est.max_model_len
-    basis = f"max_model_len {est.max_model_len:,}"
-    if workload.prompt_tokens_p99 or workload.max_output_tokens:
-        per_seq = (workload.prompt_tokens_p99 or 0) + (workload.max_output_tokens or 0)
-        basis = f"workload p99 prompt + output = {per_seq:,}"
+    streams, basis = demand.streams_of(r.spec.guard.workload, est.max_model_len)
     seqs = est.max_num_seqs
-    if not per_seq or seqs * per_seq <= est.kv_capacity_tokens:
+    needed = demand.peak_kv_tokens(streams, seqs)
+    if not needed or needed <= est.kv_capacity_tokens:
         return
-    fit = est.kv_capacity_tokens // per_seq
+    fit = demand.seats_fitting(streams, est.kv_capacity_tokens, seqs)
     flag = "--max-num-seqs" if r.family == "vllm" else "--max-running-requests"
+    asked = f"{seqs} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None else f"{seqs} ({basis})"
     yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag),
-                  f"{flag} {seqs} x {per_seq:,} tokens ({basis}) = {seqs * per_seq:,} tokens, but the KV pool "
+                  f"{flag} {asked} = {needed:,} tokens, but the KV pool "
                   f"holds {est.kv_capacity_tokens:,} tokens ({gib(est.kv_cache)} per GPU): {fit} such sequences "
                   f"fit at once (max concurrency {est.max_concurrency:.2f}x at {est.max_model_len:,}); the rest "
                   "queue or get preempted", spec=r.name, severity=_severity(policy, policy.kv_oversubscription),
@@ -201,7 +199,8 @@ KV_OVERSUBSCRIBED = Rule(
     "max_num_seqs x tokens per sequence exceeds the KV capacity: requests queue or get preempted.",
     Severity.WARNING,
     what="More concurrent sequences (--max-num-seqs / --max-running-requests) times the tokens of one sequence "
-         "(guard.workload's p99 prompt + output, else max_model_len) than the KV pool holds.",
+         "(guard.workload's p99 prompt + output, else max_model_len) than the KV pool holds. A pool several "
+         "workloads share (guard.workload.mix) is priced as its declared peak, the longest requests first.",
     why="The engine starts, but under full load it queues or preempts requests: latency and throughput are far "
         "from what the concurrency setting promises.",
     example="backend_parameters: [--max-model-len=32768, --max-num-seqs=64]\n"

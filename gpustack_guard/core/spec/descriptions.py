@@ -71,6 +71,14 @@ RECORDS = {
         "prompt_tokens_p99": "99th percentile prompt length in tokens.",
         "max_output_tokens": "Longest completion in tokens.",
         "concurrency": "Requests in flight at peak.",
+        "mix": "Workloads sharing this pool (gsg advise writes it): GSG033 prices each at its own p99 length and "
+               "peak, longest first, instead of every sequence at the longest request.",
+    },
+    "WorkloadShare": {
+        "name": "The workload's name.",
+        "prompt_tokens_p99": "99th percentile prompt length in tokens.",
+        "max_output_tokens": "Longest completion in tokens.",
+        "concurrency": "Requests of this workload in flight at its peak.",
     },
     "GPUSelector": {
         "gpu_ids": "GPU ids as GPUStack names them: worker:type:index, e.g. gpu-a:cuda:0.",

@@ -94,12 +94,26 @@ class LoraEntry(_Strict):
 
 # --- the guard block --------------------------------------------------------------------------------------
 
+class WorkloadShare(_Strict):
+    """One workload of a pool several share: its longest requests and how many are in flight at its peak."""
+
+    name: str = field(min_length=1, max_length=63)
+    prompt_tokens_p99: int = field(ge=1, le=10_000_000)
+    max_output_tokens: int = field(ge=1, le=10_000_000)
+    concurrency: int = field(ge=1, le=100_000)
+
+
+MAX_MIX = 64  # workloads one pool may declare; the KV rule sorts them, so the bound keeps it trivial
+
+
 class Workload(_Strict):
     """What traffic the deployment must carry; drives the KV-oversubscription rule."""
 
     prompt_tokens_p99: Optional[int] = field(default=None, ge=1, le=10_000_000)
     max_output_tokens: Optional[int] = field(default=None, ge=1, le=10_000_000)
     concurrency: Optional[int] = field(default=None, ge=1, le=100_000)
+    # a shared pool's workloads: GSG033 then prices the declared mix, not every sequence at the longest request
+    mix: list[WorkloadShare] = field(factory=list, max_length=MAX_MIX)
 
 
 class Policy(_Strict):

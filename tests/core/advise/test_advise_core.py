@@ -57,15 +57,15 @@ def test_gpu_splits_for_separate_pools():
 def test_a_pool_that_holds_the_joint_peak_runs_everyone():
     option = _option(SHARED, (sized(249_056, 50, (CHAT, BATCH)),), (CHAT, BATCH))
     assert [(s.workload.name, s.at_peak, s.queued, s.alone) for s in option.shares] == \
-        [("chat", 48, 0, 50), ("batch", 2, 0, 8)]
+        [("chat", 48, 0, 50), ("batch", 2, 0, 7)]  # 249,056 // 31,200 (batch at p99) = 7 alone
     assert option.serves_peak and option.queueing.endswith("nothing queues")
 
 
 def test_priority_fills_the_pool_with_interactive_requests_first():
-    small = sized(120_000, 50, (CHAT, BATCH))  # 48 x 2,100 = 100,800 for chat leaves 19,200: no whole batch doc
+    small = sized(120_000, 50, (CHAT, BATCH))  # 48 x 2,300 (p99) = 110,400 for chat leaves 9,600: no batch doc
     fcfs = _option(SHARED, (small,), (CHAT, BATCH))
     ranked = _option(PRIORITY, (small,), (CHAT, BATCH))
-    assert [(s.at_peak, s.queued) for s in fcfs.shares] == [(35, 13), (1, 1)]  # 120,000 / 162,800 of each
+    assert [(s.at_peak, s.queued) for s in fcfs.shares] == [(33, 15), (1, 1)]  # 120,000 / 172,800 of each
     assert [(s.at_peak, s.queued) for s in ranked.shares] == [(48, 0), (0, 2)]
     assert batch_room(ranked.shares) == {"batch": 0}
     assert ranked.queueing.endswith("the batch side holds the queue: cap its client at what fits beside the "
@@ -97,3 +97,34 @@ def test_a_hypothetical_fleet_is_made_of_the_smallest_gpu():
     assert ids == ("hypothetical:cuda:0", "hypothetical:cuda:1", "hypothetical:cuda:2")
     gpus = fleet.clusters[0].workers[0].gpus
     assert [(g.name, g.memory.total) for g in gpus] == [("NVIDIA GeForce RTX 4090", 24 * 1024**3)] * 3
+
+
+def test_shapes_are_every_layout_then_replicas_of_narrower_ones():
+    from gpustack_guard.core.advise.sizing import shapes
+
+    assert shapes(4) == [(4, 1, 1), (2, 2, 1), (1, 4, 1), (2, 1, 2), (1, 2, 2), (1, 1, 4)]
+    assert len(shapes(8)) == 10 and shapes(1) == [(1, 1, 1)]
+    assert max(r for _, _, r in shapes(16)) == 8  # MAX_REPLICAS
+
+
+def test_groupings_cut_the_length_sorted_workloads_into_consecutive_pools():
+    from gpustack_guard.core.advise.compare import MAX_GROUPINGS, groupings
+
+    rag = workload("rag", 7000, 800, 16)
+    names = [tuple(tuple(w.name for w in g) for g in groups) for groups in groupings((CHAT, BATCH, rag), 4)]
+    assert names == [(("chat",), ("rag", "batch")), (("chat", "rag"), ("batch",))]
+    assert groupings((CHAT, BATCH, rag), 1) == []  # a pool needs a GPU
+    many = tuple(workload(f"w{i}", 100 * (i + 1), 10, 1) for i in range(8))
+    assert len(groupings(many, 8)) == MAX_GROUPINGS  # 2^7 - 2 cuts, bounded
+
+
+def test_prefill_interference_is_the_longest_prompt_ahead_at_the_step_budget():
+    from gpustack_guard.core.advise.latency import StepCost, gpu_speed
+
+    step = StepCost(budget=2048, compute_per_token=1e-4, weight_read=0.05)
+    # 48 decodes leave 2,000 prefill tokens a step; 32,500 tokens ahead take 17 steps of max(0.2048, 0.05) s
+    assert step.prefill_seconds(32_500, 48) == pytest.approx(17 * 0.2048)
+    assert step.prefill_seconds(3_000, 48) == pytest.approx(2 * 0.2048)
+    assert gpu_speed("NVIDIA RTX A6000").bandwidth == 0.768e12 and gpu_speed("NVIDIA A100-SXM4-40GB") is not None
+    assert gpu_speed("NVIDIA A10").flops == 125e12 and gpu_speed("NVIDIA A100 80GB PCIe").flops == 312e12
+    assert gpu_speed("Some Unknown GPU") is None

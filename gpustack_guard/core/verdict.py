@@ -1,0 +1,29 @@
+"""The one verdict of a deployment, from the estimate and validate's findings: what `gsg estimate` prints and
+what `gsg advise` calls "fits", so the two never disagree on the same deployment."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from gpustack_guard.core.findings import Finding, Severity
+from gpustack_guard.core.memory.estimate import FITS, Estimate
+
+# The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
+# length, start-up check, scheduler limits); document rules (spelling, unknown backend) say nothing about whether
+# the model fits.
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04")
+
+
+def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tuple[str, Severity | None,
+                                                                                    list[Finding]]:
+    """(verdict, its severity, the judging findings worst first): the engine's verdict when it fails, else the
+    name of the worst shape or memory finding, `fits` when there is none of warning severity or above."""
+    judging = [f for f in findings if f.rule_id.startswith(JUDGING_PREFIXES) and f.severity.rank >= 1]
+    judging.sort(key=lambda f: -f.severity.rank)
+    if est is not None and est.verdict != FITS:
+        return est.verdict, Severity.ERROR, judging
+    if judging:
+        return judging[0].rule.name, judging[0].severity, judging
+    if est is None:
+        return "no-estimate", Severity.ERROR, judging
+    return FITS, None, judging
