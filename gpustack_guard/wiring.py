@@ -214,8 +214,8 @@ class Connection:
 def connect(opts: ConnectionOptions) -> Connection:
     """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
     from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits, redact_url
-    from gpustack_guard.core.secrets import url_secrets
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits
+    from gpustack_guard.core.secrets import mask_url, url_secrets
     from gpustack_guard.core.urls import bad_url
     from gpustack_guard.core.versions import at_least
 
@@ -227,7 +227,7 @@ def connect(opts: ConnectionOptions) -> Connection:
         raise GsgError(f"server URL {problem}", where=f"context '{opts.context}'" if opts.context else None)
     for secret in url_secrets(opts.server):  # a password or token of the URL is masked wherever it would show
         register_secret(secret)
-    shown = redact_url(opts.server)
+    shown = mask_url(opts.server)
     key = read_api_key(opts.api_key_file, opts.api_key_env)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)

@@ -5,7 +5,7 @@ import httpx
 import pytest
 import respx
 
-from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient, redact_url
+from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache
 from gpustack_guard.adapters.model_sources.resolver import FactsResolver
 from gpustack_guard.adapters.soak.load import chat_completions_url
@@ -13,8 +13,8 @@ from gpustack_guard.core.secrets import MASK
 from gpustack_guard.core.spec.model import DeploymentSpec
 
 
-def test_the_clients_redact_url_is_mask_url():
-    assert redact_url("https://u:pw@h/p?token=t&x=1") == f"https://h/p?token={MASK}&x=1"
+def test_a_client_shows_its_base_url_through_mask_url():
+    assert GPUStackClient("https://u:pw@h/p?token=t&x=1").base_url == f"https://h/p?token={MASK}&x=1"
 
 
 @respx.mock

@@ -96,18 +96,6 @@ class ApiError(GsgError):
         super().__init__(message, where=f"{method} {path}")
 
 
-def redact_url(url: str) -> str:
-    """The URL without user info and with token-like query values masked (core.secrets.mask_url)."""
-    return mask_url(url)
-
-
-def url_password(url: str) -> str | None:
-    try:
-        return urlsplit(url).password or None
-    except ValueError:
-        return None
-
-
 @dataclass
 class _Answer:
     status: int
@@ -130,12 +118,12 @@ class GPUStackClient:
                  transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic, limits: Limits | None = None):
         if not base_url.startswith(("http://", "https://")):
-            raise GsgError(f"server URL must start with http:// or https://, got '{redact_url(base_url)}'")
+            raise GsgError(f"server URL must start with http:// or https://, got '{mask_url(base_url)}'")
         headers = {"Accept": "application/json", "User-Agent": "gpustack-guard", "Accept-Encoding": ACCEPT_ENCODING}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
-        self.base_url = redact_url(base_url).rstrip("/")
+        self.base_url = mask_url(base_url).rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
                                   transport=transport, follow_redirects=False)
         install_deadlines(self._http)
@@ -364,8 +352,6 @@ class GPUStackClient:
         found = self.list_all(path, {"search": name}, keep=lambda i, m: _model_item(path, i, m))
         return [m for m in found if m["name"] == name]
 
-    def find_model(self, name: str) -> dict | None:
-        return next(iter(self.find_models(name)), None)
 
     def get_model(self, model_id: int) -> dict:
         path = f"/v2/models/{model_id}"
@@ -554,7 +540,7 @@ def _too_large(cap: int, declared: int | None = None) -> str:
 def _redirect_target(location: str) -> str:
     """Where a redirect points, without user info or query (a login redirect may carry tokens)."""
     try:
-        parts = urlsplit(redact_url(location[:300]))
+        parts = urlsplit(mask_url(location[:300]))
     except ValueError:
         return "(an unparseable location)"
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")) or "(an empty location)"

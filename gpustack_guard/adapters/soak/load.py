@@ -80,7 +80,8 @@ async def _cancel_after(seconds: float) -> AsyncIterator[None]:
         handle.cancel()
 
 
-_deadline = getattr(asyncio, "timeout", _cancel_after)  # one deadline over a whole answer (scrape.py too)
+# one deadline over a whole answer: connect, headers and body (scrape.py uses it too)
+whole_answer_deadline = getattr(asyncio, "timeout", _cancel_after)
 
 
 class _Broken(Exception):
@@ -196,8 +197,9 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                              seen.gaps, tokens if ok else 0, error)
 
     try:
-        async with _deadline(timeout), client.stream("POST", target.url, json=request_body(target.model, prompt),
-                                                     headers=headers) as response:
+        body = request_body(target.model, prompt)
+        async with whole_answer_deadline(timeout), client.stream("POST", target.url, json=body,
+                                                                 headers=headers) as response:
             problem = _unreadable(response)
             if problem:
                 return result(False, problem)

@@ -15,7 +15,7 @@ from typing import Callable
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpustack_guard.adapters.soak.load import _deadline, raw_chunks
+from gpustack_guard.adapters.soak.load import raw_chunks, whole_answer_deadline
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
@@ -107,7 +107,7 @@ class _Refused(Exception):
 
 
 async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
-    async with _deadline(SCRAPE_DEADLINE_S), client.stream("GET", url, timeout=SCRAPE_DEADLINE_S,
+    async with whole_answer_deadline(SCRAPE_DEADLINE_S), client.stream("GET", url, timeout=SCRAPE_DEADLINE_S,
                                                            headers={"Accept-Encoding": "identity"}) as response:
         if response.status_code != 200:
             raise _Refused(f"HTTP {response.status_code}")

@@ -106,8 +106,8 @@ def test_find_model_matches_exactly_not_by_substring():
     respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
         "items": [{"id": 1, "name": "llama-70b-q4"}, {"id": 2, "name": "llama-70b"}],
         "pagination": {"page": 1, "perPage": 100, "total": 2, "totalPage": 1}}))
-    assert client().find_model("llama-70b")["id"] == 2
-    assert client().find_model("llama") is None
+    assert [m["id"] for m in client().find_models("llama-70b")] == [2]
+    assert client().find_models("llama") == []  # `?search=` matches substrings; the client keeps exact names
 
 
 @respx.mock
@@ -320,7 +320,7 @@ def test_model_fields_the_plan_reads_are_type_checked(field, value, expected):
     ("http://gpustack.test/a@b", "http://gpustack.test/a@b"),  # an '@' in the path is not user info
 ])
 def test_redact_url(url, shown):
-    from gpustack_guard.adapters.gpustack.client import redact_url
+    from gpustack_guard.core.secrets import mask_url as redact_url
 
     assert redact_url(url) == shown
 
