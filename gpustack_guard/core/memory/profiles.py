@@ -436,6 +436,10 @@ LLAMACPP_CELL_PAD = 32
 # against that build's own buffer lines in CI (tests/integration/test_real_llamacpp.py).
 LLAMACPP_CTX_PAD_ALWAYS_SINCE = "b7045"
 LLAMACPP_CTX_PAD_ALWAYS = 256
+# One KV stream per slot (-np N without --kv-unified; the automatic slot count keeps one unified cache): a separate
+# term from the padding above. It appeared before b7045, in a build not dated here; gsg counts it from the first
+# build it has checked against a real run (the CI build, newer than b7045) and one cache before that.
+LLAMACPP_KV_STREAMS_SINCE = "b7045"
 # Weights that stay in host memory and feed a matrix multiplication are copied, interleaved, into a CPU_REPACK
 # buffer when ggml's CPU backend has a kernel for their type on that CPU (ggml-cpu/repack.cpp,
 # ggml_repack_get_optimal_repack_type): on x86-64 with AVX2 that is Q4_0, Q4_K, IQ4_NL and MXFP4 weights whose

@@ -48,7 +48,12 @@ def test_float32_doubles_weights_and_kv_bytes(family, model):
     full = estimate(family, facts, H100, {**flags, "dtype": "float32"}, None, Policy())
     assert full.weights == 2 * weight_layout(facts).total == 2 * half.weights
     assert full.kv_bytes_per_token == 2 * half.kv_bytes_per_token
-    assert full.kv_capacity_tokens < half.kv_capacity_tokens * 0.5  # less memory left, twice the bytes per token
+    # the memory left for KV loses exactly what the weights and the activations gained
+    gained = (full.weights - half.weights) + (full.activation - half.activation)
+    assert half.kv_available - full.kv_available == gained
+    if family == "vllm":  # the profile's hidden states and MLP intermediates are four bytes wide too
+        assert full.activation > half.activation
+    assert full.kv_capacity_tokens == full.kv_cache // full.kv_bytes_per_token
     # an fp8 KV cache is one byte whatever the weights are loaded in
     fp8 = estimate(family, facts, H100, {**flags, "dtype": "float32", "kv-cache-dtype": "fp8"}, None, Policy())
     assert fp8.kv_bytes_per_token == half.kv_bytes_per_token // 2
@@ -59,7 +64,8 @@ def test_a_float32_checkpoint_served_with_auto_is_sized_in_16_bits():
     as_float32 = replace(facts, dtype="float32", weight_bytes=None)
     auto = estimate("vllm", as_float32, H100, {"max-model-len": "8192"}, None, Policy())
     kept = estimate("vllm", facts, H100, {"max-model-len": "8192"}, None, Policy())
-    assert (auto.weights, auto.kv_bytes_per_token) == (kept.weights, kept.kv_bytes_per_token)
+    assert (auto.weights, auto.kv_bytes_per_token, auto.activation) == (kept.weights, kept.kv_bytes_per_token,
+                                                                     kept.activation)
 
 
 def test_a_bad_dtype_is_a_flag_error_naming_the_flag():

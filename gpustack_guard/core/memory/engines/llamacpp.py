@@ -181,8 +181,8 @@ def cell_pad(flash_attn: bool, version: str | None) -> int:
 
 def kv_streams(cfg: LlamaCppConfig, version: str | None) -> int:
     """How many separate caches llama.cpp builds: one per slot when the cache is not unified (from
-    LLAMACPP_CTX_PAD_ALWAYS_SINCE; older builds are counted as one cache, which sizes attention over all cells)."""
-    if cfg.kv_unified or not _since(version, P.LLAMACPP_CTX_PAD_ALWAYS_SINCE):
+    LLAMACPP_KV_STREAMS_SINCE; older builds are counted as one cache, which sizes attention over all cells)."""
+    if cfg.kv_unified or not _since(version, P.LLAMACPP_KV_STREAMS_SINCE):
         return 1
     return cfg.parallel or 1
 

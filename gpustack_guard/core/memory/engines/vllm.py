@@ -13,7 +13,7 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
-from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
+from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
 
@@ -456,7 +456,9 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     if last_stage:  # only the last stage computes logits
         assert V is not None, "engines run on facts whose missing_for_params() is empty"
         logits = seqs * V * 4
-    raw = batched * (2 * dense // tp + 4 * H) * 2 + logits
+    # the hidden states and MLP intermediates are in the loaded dtype (--dtype float32: four bytes, not two)
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    raw = batched * (2 * dense // tp + 4 * H) * element + logits
     if not facts.is_compressed_attention:
         raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
     workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
