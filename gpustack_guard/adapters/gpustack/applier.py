@@ -372,7 +372,8 @@ class Applier:
                 meta = existing.get("meta") or {}
                 if owner(existing).kind != UNMANAGED and meta.get(SPEC_DIGEST) == body["meta"][SPEC_DIGEST] \
                         and meta.get(PROJECT) == body["meta"].get(PROJECT):
-                    return self._verify_created(change, dict(existing), body["meta"])  # our POST went through
+                    # our POST went through: the lookup that found it is its read-back
+                    return self._verify_created(change, dict(existing), body["meta"], stored=existing)
                 raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
                                "plan again") from None
             if exc.status == 409:
@@ -381,12 +382,13 @@ class Applier:
         self._bound(change, answer, "the create's answer", meta=body["meta"])
         return self._verify_created(change, answer, body["meta"])
 
-    def _verify_created(self, change: Change, answer: dict, meta: dict) -> dict:
+    def _verify_created(self, change: Change, answer: dict, meta: dict, stored: dict | None = None) -> dict:
         taken = binding.taken_id(answer.get("id"), change.name, self.known_ids)
         if taken:
             raise WrongTarget(f"'{change.name}': the create's answer {taken}; refusing to go on "
                               "(nothing more is written)")
-        stored = self._only_one(change)  # by name: a second model of this name is a duplicate, not success
+        if stored is None:
+            stored = self._only_one(change)  # by name: a second model of this name is a duplicate, not success
         if stored is None:
             raise WrongTarget(f"'{change.name}': the server answered the create (id {answer.get('id')}) but lists "
                               "no model of this name; refusing to go on (nothing more is written)")
