@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
-from gpustack_guard.core.deploy.drift import drift_report, has_drift
+from gpustack_guard.core.deploy.drift import degraded, drift_report, has_drift
 from gpustack_guard.core.echo import untrusted
-from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_DEGRADED, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.reporters import ChangeFormat, json_head
 from gpustack_guard.reporters.drift_output import DRIFT_FORMAT_VERSION, render_json, render_markdown, render_text
@@ -44,7 +44,17 @@ def run(opts: DriftOptions) -> int:
         return _all_contexts(opts)
     report, secrets = _report(opts)
     out(RENDERERS[opts.output](report), secrets)
-    return EXIT_CHANGES if opts.detailed_exitcode and has_drift(report) else EXIT_OK
+    return _detailed([report]) if opts.detailed_exitcode else EXIT_OK
+
+
+def _detailed(reports: list[dict]) -> int:
+    """Sync and health apart, so CI can tell them: 2 out of sync, 4 Degraded, 6 both, 0 neither."""
+    code = EXIT_OK
+    if any(has_drift(r) for r in reports):
+        code |= EXIT_CHANGES
+    if any(degraded(r) for r in reports):
+        code |= EXIT_DEGRADED
+    return code
 
 
 def _all_contexts(opts: DriftOptions) -> int:
@@ -68,15 +78,17 @@ def _all_contexts(opts: DriftOptions) -> int:
     out(_render_all(results, contexts, opts.output), secrets)
     if any(error for _, _, error in results):
         return EXIT_FAIL
-    drifted = any(report is not None and has_drift(report) for _, report, _ in results)
-    return EXIT_CHANGES if opts.detailed_exitcode and drifted else EXIT_OK
+    reports = [report for _, report, _ in results if report is not None]
+    return _detailed(reports) if opts.detailed_exitcode else EXIT_OK
 
 
 def _render_all(results, contexts, output: ChangeFormat) -> str:
     if output is ChangeFormat.JSON:
         return json.dumps({**json_head(DRIFT_FORMAT_VERSION), "contexts": [
             {"context": name, "server": mask_url(contexts.contexts[name].server),
-             "drift": has_drift(report) if report is not None else None, "error": error, "report": report}
+             "drift": has_drift(report) if report is not None else None,
+             "sync": report["sync"] if report is not None else None,
+             "health": report["health"] if report is not None else None, "error": error, "report": report}
             for name, report, error in results]}, indent=2) + "\n"
     parts = []
     for name, report, error in results:

@@ -6,6 +6,7 @@ EXIT_OK = 0
 EXIT_FAIL = 1  # findings at/above the fail level, or a user error
 EXIT_CHANGES = 2  # plan/drift with --detailed-exitcode: changes present
 EXIT_INTERNAL = 3  # a bug in gsg
+EXIT_DEGRADED = 4  # drift with --detailed-exitcode: a deployment is Degraded (6 = out of sync and Degraded)
 EXIT_INTERRUPTED = 130
 
 

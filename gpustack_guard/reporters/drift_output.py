@@ -9,7 +9,7 @@ from gpustack_guard.core.echo import untrusted
 from gpustack_guard.reporters import json_head
 from gpustack_guard.reporters.markdown import untrusted_cell
 
-DRIFT_FORMAT_VERSION = "1.0"
+DRIFT_FORMAT_VERSION = "1.1"  # 1.1: sync and health
 
 
 def render_json(report: dict) -> str:
@@ -37,7 +37,8 @@ def render_text(report: dict) -> str:
                 live, spec = u(json.dumps(f["live"])), u(json.dumps(f["spec"]))
                 lines.append(f"    ~ {u(f['field'])}: live {live} -> spec {spec}")
             if item.get("problem"):
-                lines.append(f"    {u(item['problem'])}")
+                health = f"{item['health']}: " if item.get("health") else ""
+                lines.append(f"    {health}{u(item['problem'])}")
             if item.get("note"):
                 lines.append(f"    {u(item['note'])}")
         lines.append("")
@@ -50,17 +51,21 @@ def render_text(report: dict) -> str:
         lines.append("")
     lines += [f"Note: {u(note)}" for note in report.get("notes", [])]
     lines.append("Drift detected." if has_drift(report) else "No drift: live deployments match the specs.")
+    lines.append(f"Sync: {report['sync']}   Health: {report['health']}")
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(report: dict) -> str:
-    lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", ""]
+    lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", "",
+             f"Sync: **{report['sync']}** · Health: **{report['health']}**", ""]
     rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged", "legacy") for i in report[k]]
     if rows:
         lines += ["| Kind | Deployment | Detail |", "|---|---|---|"]
         for kind, item in rows:
             detail = "; ".join(item.get("edits", []) or [f["field"] for f in item.get("fields", [])]) or \
                 item.get("problem") or item.get("note") or ""
+            if item.get("health"):
+                detail = f"{item['health']}: {detail}"
             lines.append(f"| {kind.replace('_', ' ')} | {untrusted_cell(item['name'])} | {untrusted_cell(detail)} |")
     if report["owners"]:
         lines += ["", "| Deployment | Owner |", "|---|---|"]

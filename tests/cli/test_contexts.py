@@ -89,13 +89,14 @@ def test_drift_over_all_contexts_reports_each_with_one_exit_code(gsg, two_server
         assert gsg("apply", "specs", "--context", context, "--yes").code == 0
     assert gsg("drift", "specs", "--all-contexts", "--detailed-exitcode").code == 0
     model = next(m for m in staging.models.values() if m["name"] == "llama-8b")
-    model["replicas"] = 3  # a hand edit on staging only
+    model["backend_parameters"] = [*model["backend_parameters"], "--enforce-eager"]  # by hand, staging only
     result = gsg("drift", "specs", "--all-contexts", "--detailed-exitcode", "-o", "json")
     assert result.code == 2
     doc = json.loads(result.out)
     assert [(c["context"], c["drift"]) for c in doc["contexts"]] == [("prod", False), ("staging", True)]
     changed = doc["contexts"][1]["report"]["changed"]
-    assert [(c["name"], [f["field"] for f in c["fields"]]) for c in changed] == [("llama-8b", ["replicas"])]
+    assert [(c["name"], [f["field"] for f in c["fields"]]) for c in changed] == [("llama-8b", ["backend_parameters"])]
+    assert [(c["sync"], c["health"]) for c in doc["contexts"]] == [("Synced", "Healthy"), ("OutOfSync", "Healthy")]
     text = gsg("drift", "specs", "--all-contexts").out
     assert "== context prod (http://prod.gpustack.test) ==" in text and "== context staging" in text
 

@@ -164,7 +164,9 @@ def test_drift_json_markdown_and_unhealthy(gsg, fake, specs):
     inst = next(i for i in fake.instances.values() if i["model_name"] == "llama-8b")
     inst["restart_count"] = 3
     doc = json.loads(gsg("drift", str(specs), "-o", "json").out)
-    assert doc["format_version"] == "1.0" and doc["drift"] is True
+    # health is not sync: the deployment matches its spec and runs badly
+    assert doc["format_version"] == "1.1" and doc["drift"] is False
+    assert (doc["sync"], doc["health"]) == ("Synced", "Degraded")
     assert doc["unhealthy"][0]["name"] == "llama-8b" and "restarted 3 time(s)" in doc["unhealthy"][0]["problem"]
     assert "| unhealthy | llama-8b |" in gsg("drift", str(specs), "-o", "markdown").out
 

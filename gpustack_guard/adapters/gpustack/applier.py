@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Mapping
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.deploy import binding
+from gpustack_guard.core.deploy.ignore import keep_live
 from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest, unapplied
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import GsgError
@@ -400,6 +401,8 @@ class Applier:
 
     def _update_body(self, change: Change, live: dict, *, restart_pending: bool) -> dict:
         body = change.rendered.request_body()  # name, source and its id are always in it, as PUT requires
+        # PUT replaces the whole document: what the spec leaves to another manager keeps its live value
+        body = keep_live(body, live, change.rendered.spec.guard.ignore_differences, change.rendered.family)
         # GPUStack's validator rewrites this field when a PUT omits it: always send it.
         body.setdefault("distributed_inference_across_workers", live.get("distributed_inference_across_workers"))
         meta = {**(live.get("meta") or {}), **self._marker(change)}

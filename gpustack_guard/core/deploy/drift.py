@@ -16,7 +16,13 @@ from gpustack_guard.core.deploy.plan import (
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
 
-DRIFT_KINDS = ("pinned_edits", "changed", "missing", "orphaned", "unhealthy")  # the rest is information only
+# Sync and health are separate questions, as Argo CD keeps them: does live match git, and does it run?
+SYNC_KINDS = ("pinned_edits", "changed", "missing", "orphaned")
+DRIFT_KINDS = SYNC_KINDS + ("unhealthy",)  # listed in reports; the rest is information only
+SYNCED, OUT_OF_SYNC = "Synced", "OutOfSync"
+HEALTHY, PROGRESSING, DEGRADED = "Healthy", "Progressing", "Degraded"
+# Instance states on the way to running (GPUStack 2.3 ModelInstanceStateEnum): not ready yet, not broken.
+ON_THE_WAY = frozenset({"initializing", "pending", "starting", "scheduled", "downloading", "analyzing"})
 NO_ORPHANS_WITHOUT_PROJECT = ("orphaned models not checked: without a project identity gsg cannot tell this "
                               "repository's models from another's (declare one in gsg.yaml or --project)")
 
@@ -82,20 +88,51 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
             report["unmanaged"].append({"name": name, "note": "not managed by gsg (information)"})
         if _ours(found, claims):
             ours.add(name)
-            if (model.get("ready_replicas") or 0) < (model.get("replicas") or 0):
-                report["unhealthy"].append({"name": name, "problem": f"{model.get('ready_replicas') or 0}/"
-                                            f"{model.get('replicas')} replicas ready"})
-    for cluster in fleet.clusters:
-        for inst in cluster.instances:
-            if inst.model not in ours:
-                continue
-            if inst.state == "error":
-                report["unhealthy"].append({"name": inst.model, "problem": f"instance {inst.name} in error"})
-            elif inst.restart_count:
-                report["unhealthy"].append({"name": inst.model, "problem": f"instance {inst.name} restarted "
-                                            f"{inst.restart_count} time(s): the OOM-after-healthy signal"})
+    report["unhealthy"] = _health_problems(live_models, fleet, ours)
+    report["sync"] = OUT_OF_SYNC if any(report[k] for k in SYNC_KINDS) else SYNCED
+    report["health"] = _worst(item["health"] for item in report["unhealthy"])
     return report
 
 
+def _health_problems(live_models: list[dict], fleet: Fleet, ours: set[str]) -> list[dict]:
+    """Our deployments that do not run as asked: Degraded (an instance in error, restarts, replicas missing with
+    nothing on the way) or Progressing (replicas not ready while instances start or download)."""
+    instances: dict[str, list] = {}
+    for cluster in fleet.clusters:
+        for inst in cluster.instances:
+            if inst.model in ours:
+                instances.setdefault(inst.model, []).append(inst)
+    problems: list[dict] = []
+    for model in live_models:
+        name = model["name"]
+        if name not in ours:
+            continue
+        own = instances.get(name, [])
+        ready, wanted = model.get("ready_replicas") or 0, model.get("replicas") or 0
+        if ready < wanted:
+            starting = any(i.state in ON_THE_WAY for i in own)
+            problems.append({"name": name, "health": PROGRESSING if starting else DEGRADED,
+                             "problem": f"{ready}/{wanted} replicas ready" + (" (instances starting)" if starting
+                                                                               else "")})
+        for inst in own:
+            if inst.state == "error":
+                problems.append({"name": name, "health": DEGRADED, "problem": f"instance {inst.name} in error"})
+            elif inst.restart_count:
+                problems.append({"name": name, "health": DEGRADED, "problem": f"instance {inst.name} restarted "
+                                 f"{inst.restart_count} time(s): the OOM-after-healthy signal"})
+    return problems
+
+
+def _worst(states) -> str:
+    found = set(states)
+    return DEGRADED if DEGRADED in found else PROGRESSING if PROGRESSING in found else HEALTHY
+
+
 def has_drift(report: dict) -> bool:
-    return any(report[k] for k in DRIFT_KINDS)
+    """Out of sync: live differs from the specs (health is asked separately, by `degraded`)."""
+    return any(report[k] for k in SYNC_KINDS)
+
+
+def degraded(report: dict) -> bool:
+    """A deployment of ours does not run as asked; one still starting is Progressing, not Degraded."""
+    return report.get("health") == DEGRADED

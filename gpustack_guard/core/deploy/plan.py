@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core.deploy.ignore import keep_live
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, RESTART_PENDING, Claims, Owner, digest, owner
 from gpustack_guard.core.secrets import mask_args, masked
 
@@ -112,9 +113,15 @@ def desired_against(desired: dict, live: dict, cluster_names: Mapping[int, str])
     return desired, current
 
 
+def comparable(rendered: Any, live: dict, cluster_names: Mapping[int, str]) -> tuple[dict, dict]:
+    """The spec's document and the live one, ready to compare: the parts the spec lets live keep are live's."""
+    desired, current = desired_against(rendered.document(show_secrets=True), live, cluster_names)
+    return keep_live(desired, current, rendered.spec.guard.ignore_differences, rendered.family), current
+
+
 def unapplied(rendered: Any, live: dict, cluster_names: Mapping[int, str]) -> list[FieldChange]:
     """The fields in which a live model still differs from its spec (empty once a write has landed)."""
-    desired, current = desired_against(rendered.document(show_secrets=True), live, cluster_names)
+    desired, current = comparable(rendered, live, cluster_names)
     return field_changes(desired, current, rendered.family, rendered.secret_keys, rendered.secret_flags)
 
 
@@ -156,8 +163,7 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
     declared = set()
     for r in rendered:
         declared.add(r.name)
-        desired = r.document(show_secrets=True)
-        cluster = desired.get("cluster_name")
+        cluster = r.spec.cluster_name
         same_name = by_name.get(r.name) or []
         base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r,
                     project=claims.project, marker_spec=_recorded(recorded, r.doc.file))
@@ -169,7 +175,7 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
             changes.append(Change(CONFLICT, **base, reason=_ambiguous(same_name)))
             continue
         live = same_name[0]
-        desired, current = desired_against(desired, live, cluster_names)
+        desired, current = comparable(r, live, cluster_names)
         if cluster is None:
             base["cluster"] = current["cluster_name"]
         found = owner(live)

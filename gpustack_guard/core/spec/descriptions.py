@@ -57,6 +57,8 @@ RECORDS = {
         "wave": "Apply order: lower waves first; a failing wave stops the ones after it.",
         "adopt": "Take over a live model of this name that gsg does not own yet.",
         "secrets": "Extra env names and --flags whose values are masked in every output (beyond the built-in rule).",
+        "ignore_differences": "Parts another manager owns, never drift and kept live by apply: a field "
+                              "(replicas), env.KEY or backend_parameters.--flag.",
     },
     "Policy": {
         "strict": "Every memory warning becomes an error.",

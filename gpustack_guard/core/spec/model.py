@@ -182,6 +182,33 @@ class OllamaAliases(_Strict):
     num_parallel: Optional[int] = field(default=None, ge=1, le=1024)
 
 
+# What guard.ignore_differences may not name: the deployment's identity, and gsg's own block.
+NOT_IGNORABLE = frozenset({"name", "guard", "source", "cluster_name", *SOURCE_ID_FIELD.values(),
+                           "huggingface_filename", "model_scope_file_path"})
+
+
+def _ignorable(value: Any) -> Any:
+    """Each entry a field of the document, `env.KEY` or `backend_parameters.--flag` (checked before use)."""
+    if not isinstance(value, list):
+        return value  # the type check reports it
+    for entry in value:
+        if not isinstance(entry, str):
+            continue
+        head, dot, rest = entry.partition(".")
+        if dot and head == "env" and rest:
+            continue
+        if dot and head == "backend_parameters" and rest.startswith("-") and rest.strip("-"):
+            continue
+        if dot:
+            raise ValueError(f"ignore_differences entry '{entry[:80]}': only env.KEY and "
+                             "backend_parameters.--flag name a part of a field")
+        if entry in NOT_IGNORABLE:
+            raise ValueError(f"ignore_differences cannot ignore '{entry}': it is the deployment's identity")
+        if entry not in DeploymentSpec.record_fields:
+            raise ValueError(f"ignore_differences entry '{entry[:80]}' is not a field of the deployment document")
+    return value
+
+
 class Guard(_Strict):
     template: Optional[str] = None
     vars: dict[str, Any] = field(factory=dict)
@@ -192,6 +219,8 @@ class Guard(_Strict):
     wave: int = field(default=0, ge=-1000, le=1000)  # apply order: lower waves first, deletes highest first
     adopt: bool = False  # take over a live model of this name that gsg does not own yet
     secrets: list[str] = field(factory=list)  # more env names and --flags whose values are never printed
+    # parts another manager owns (an autoscaler's replicas): never a change, and an update keeps the live value
+    ignore_differences: list[str] = field(factory=list, before=_ignorable)
 
 
 class DeploymentSpec(_Strict):
