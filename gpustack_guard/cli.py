@@ -406,6 +406,47 @@ def templates(
     return run(TemplatesOptions(tuple(specs or ()), tuple(extra), output))
 
 
+config_app = typer.Typer(name="config", no_args_is_help=True, rich_markup_mode=None,
+                         help="List, show and switch contexts (the named servers of ~/.config/gsg/config.yaml).")
+app.add_typer(config_app)
+
+
+@config_app.command("get-contexts")
+def config_get_contexts(
+    output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
+) -> int:
+    """Every context and its server (masked); the current one marked with *."""
+    from gpustack_guard.commands.config import get_contexts
+
+    return get_contexts(output)
+
+
+@config_app.command("current-context")
+def config_current_context() -> int:
+    """The name of the current context."""
+    from gpustack_guard.commands.config import current_context
+
+    return current_context()
+
+
+@config_app.command("use-context")
+def config_use_context(name: str = typer.Argument(..., metavar="NAME", show_default=False)) -> int:
+    """Make NAME the current context (the file's other lines and comments are kept)."""
+    from gpustack_guard.commands.config import use_context
+
+    return use_context(name)
+
+
+@config_app.command("view")
+def config_view(
+    output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
+) -> int:
+    """The contexts as gsg reads them (paths resolved), server URLs masked."""
+    from gpustack_guard.commands.config import view
+
+    return view(output)
+
+
 @app.command()
 def catalog(
     output: TableFormat = typer.Option(TableFormat.TEXT.value, "--output", "-o", case_sensitive=False),
