@@ -13,6 +13,7 @@ from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolv
 from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.urls import same_server
 from gpustack_guard.reporters.plan_output import render_text
 
 
@@ -45,13 +46,33 @@ def _saved_plan(path: str) -> dict:
     return document
 
 
-def _confirm(summary: str, assume_yes: bool) -> bool:
+def _confirm(summary: str, assume_yes: bool, target: str) -> bool:
     if assume_yes:
         return True
     if not sys.stdin.isatty():
         raise GsgError("apply needs --yes when not run from a terminal")
-    answer = input(f"{summary}\nDo you want to perform these actions? Only 'yes' will be accepted: ")
+    answer = input(f"{summary}\nDo you want to perform these actions on {target}? "
+                   "Only 'yes' will be accepted: ")
     return answer.strip() == "yes"
+
+
+def _target(server: str, context: str | None, overlay: str | None) -> str:
+    """How a prompt and a refusal name where apply writes: the server (masked), its context and overlay."""
+    named = [f"context {context}"] if context else []
+    named += [f"overlay {overlay}"] if overlay else []
+    return untrusted(server) + (f" ({', '.join(named)})" if named else "")
+
+
+def _bound_to_here(saved: dict, connection: wiring.Connection, overlay: str | None, plan_file: str) -> None:
+    """A saved plan applies only where it was made: the same server, and the same overlay of the specs."""
+    made = saved.get("target") or {"server": saved.get("server")}
+    here = _target(connection.client.base_url, connection.options.context, overlay)
+    there = _target(str(made.get("server")), made.get("context"), made.get("overlay"))
+    if not same_server(made.get("server"), connection.client.base_url):
+        raise GsgError(f"the saved plan was made against {there}, not {here}: plan again against this server",
+                       where=plan_file)
+    if "overlay" in made and made.get("overlay") != overlay:
+        raise GsgError(f"the saved plan was made with {there}, not {here}: plan again", where=plan_file)
 
 
 def _saved_ownership(saved: dict) -> wiring.Ownership:
@@ -69,9 +90,11 @@ def _from_saved_plan(opts: ApplyOptions) -> tuple[ApplyOptions, dict | None]:
     if not (len(opts.specs_or_plan) == 1 and opts.specs_or_plan[0].endswith(".json")):
         return opts, None
     saved = _saved_plan(opts.specs_or_plan[0])
+    made = saved.get("target") or {}
     return replace(opts, specs_or_plan=tuple(saved.get("specs") or []), ownership=_saved_ownership(saved),
                    targets=tuple(c["name"] for c in saved["changes"]), allow_empty=True,
-                   project=opts.project or saved.get("project")), saved
+                   project=opts.project or saved.get("project"),
+                   overlay=opts.overlay or made.get("overlay")), saved
 
 
 def run(opts: ApplyOptions) -> int:
@@ -80,6 +103,9 @@ def run(opts: ApplyOptions) -> int:
     own = opts.ownership
     connection = wiring.connect(opts.connection)
     sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay)
+    overlay = wiring.with_overlay(sources, connection.options.overlay).overlay
+    if saved:
+        _bound_to_here(saved, connection, overlay, plan_file)
     state = wiring.load_desired(connection, sources, allow_empty=opts.allow_empty)
     claims = wiring.claims_for(state, adopt=own.adopt, claim_legacy=own.claim_legacy,
                                take_over_from=own.take_over_from)
@@ -102,7 +128,8 @@ def run(opts: ApplyOptions) -> int:
         out(summary_line(changes) + "\n")
         return EXIT_OK
     out(render_text(changes), secrets)
-    if not _confirm(summary_line(changes), opts.assume_yes):
+    if not _confirm(summary_line(changes), opts.assume_yes,
+                    _target(connection.client.base_url, connection.options.context, overlay)):
         err("gsg: apply cancelled")
         return EXIT_FAIL
     applier = Applier(connection.client, state.cluster_ids, restart=opts.restart, wait=opts.wait,

@@ -38,6 +38,9 @@ def run(opts: PlanOptions) -> int:
     document = plan_json(changes, connection.client.base_url, validated=True, project=claims.project)
     if opts.out_file:
         document["specs"] = list(opts.sources.specs)
+        # apply refuses this file against another server, context or overlay (a stale or stray plan)
+        document["target"] = {"server": connection.client.base_url, "context": connection.options.context,
+                              "overlay": wiring.with_overlay(opts.sources, connection.options.overlay).overlay}
         write_atomic(opts.out_file, json.dumps(document, indent=2) + "\n")
     if opts.output is ChangeFormat.JSON:
         out(json.dumps(document, indent=2) + "\n", secrets)

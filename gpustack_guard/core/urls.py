@@ -73,3 +73,23 @@ def bad_url(url: str) -> str | None:
     """"'URL' <what is wrong>" for a URL gsg cannot use (the caller names the option before it); else None."""
     problem = url_problem(url)
     return None if problem is None else f"'{shown_url(url)}' {problem}"
+
+
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def same_server(first: str | None, second: str | None) -> bool:
+    """Whether two server URLs name one server: scheme and host compared without case, a default port equal to
+    none, user info, query and a trailing slash ignored (a saved plan records the URL masked)."""
+    return first is not None and second is not None and _server_key(first) == _server_key(second)
+
+
+def _server_key(url: str) -> tuple[str, str, str, str]:
+    scheme = _SCHEME.match(url)
+    name = scheme.group(1).lower() if scheme else ""
+    rest = url[scheme.end():] if scheme else url
+    authority, _, path = rest.partition("/")
+    authority = authority.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+    host, port = _host_and_port(authority)
+    path = path.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    return name, host.lower(), port or _DEFAULT_PORTS.get(name, ""), path

@@ -190,3 +190,62 @@ def test_validate_with_a_context_and_a_fleet_reads_the_context_and_says_which_fl
     assert warned == ["llama-70b", "llama-8b"]  # the context's overlay applied
     unknown = gsg("validate", "specs", "--context", "qa", "--fleet", str(other))
     assert unknown.code == 1 and "no context 'qa' (known: prod, staging)" in unknown.err
+
+
+# --- a saved plan is bound to where it was made (Terraform refuses a stale plan; gsg a stray one too) ----------
+
+def _saved(gsg, tmp_path, *where) -> str:
+    path = str(tmp_path / "prod.plan.json")
+    assert gsg("plan", "specs", *where, "--out", path).code == 0
+    return path
+
+
+def test_a_plan_made_for_one_context_is_refused_on_another(gsg, two_servers, tree, tmp_path):
+    prod, staging = two_servers
+    plan = _saved(gsg, tmp_path, "--context", "prod")
+    doc = json.loads(open(plan).read())
+    assert doc["target"] == {"server": "http://prod.gpustack.test", "context": "prod", "overlay": "prod"}
+    staging.log.clear()
+    result = gsg("apply", plan, "--context", "staging", "--yes")
+    assert result.code == 1
+    assert result.err == (f"gsg: error: {plan}: the saved plan was made against http://prod.gpustack.test "
+                          "(context prod, overlay prod), not http://staging.gpustack.test (context staging, overlay prod): "
+                          "plan again against this server\n")
+    assert not [m for m, p in staging.log if m in ("POST", "PUT", "DELETE")]
+    assert gsg("apply", plan, "--context", "prod", "--yes").code == 0
+    assert {m["name"] for m in prod.models.values()} == {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
+
+
+def test_the_same_server_written_differently_is_the_same_server(gsg, two_servers, tree, tmp_path, monkeypatch):
+    monkeypatch.setenv("GSG_API_KEY", two_servers[1].api_key)
+    plan = _saved(gsg, tmp_path, "--server", "http://staging.gpustack.test")
+    assert gsg("apply", plan, "--server", "HTTP://Staging.GPUStack.test:80/", "--yes").code == 0
+
+
+def test_a_plan_made_with_an_overlay_is_refused_under_another(gsg, two_servers, tree, tmp_path):
+    (tree / "overlays" / "qa").mkdir()
+    (tree / "overlays" / "qa" / "llama-8b.yaml").write_text("name: llama-8b\ndescription: qa\n")
+    plan = _saved(gsg, tmp_path, "--context", "prod")
+    result = gsg("apply", plan, "--context", "prod", "--overlay", "qa", "--yes")
+    assert result.code == 1 and "the saved plan was made with http://prod.gpustack.test (context prod, " \
+        "overlay prod), not http://prod.gpustack.test (context prod, overlay qa): plan again" in result.err
+
+
+def test_an_older_plan_file_without_a_target_is_still_bound_to_its_server(gsg, two_servers, tree, tmp_path):
+    plan = _saved(gsg, tmp_path, "--context", "prod")
+    doc = json.loads(open(plan).read())
+    del doc["target"]
+    open(plan, "w").write(json.dumps(doc))
+    result = gsg("apply", plan, "--context", "staging", "--yes")
+    assert result.code == 1 and "the saved plan was made against http://prod.gpustack.test, not" in result.err
+
+
+def test_the_apply_prompt_names_the_server_and_context(gsg, two_servers, tree, monkeypatch):
+    asked = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "no")
+    result = gsg("apply", "specs", "--context", "prod")
+    assert result.code == 1 and "apply cancelled" in result.err
+    assert asked == ["Plan: 4 to create, 0 to update, 0 to replace, 0 to delete.\nDo you want to perform these "
+                     "actions on http://prod.gpustack.test (context prod, overlay prod)? Only 'yes' will be "
+                     "accepted: "]

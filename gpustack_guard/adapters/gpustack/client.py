@@ -117,7 +117,7 @@ class GPUStackClient:
                  verify: bool | str = True, retries: int = 3, backoff: float = 0.5,
                  transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic, limits: Limits | None = None):
-        if not base_url.startswith(("http://", "https://")):
+        if not base_url.lower().startswith(("http://", "https://")):
             raise GsgError(f"server URL must start with http:// or https://, got '{mask_url(base_url)}'")
         headers = {"Accept": "application/json", "User-Agent": "gpustack-guard", "Accept-Encoding": ACCEPT_ENCODING}
         if api_key:
