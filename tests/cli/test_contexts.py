@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import httpx
 import pytest
@@ -203,7 +204,7 @@ def _saved(gsg, tmp_path, *where) -> str:
 def test_a_plan_made_for_one_context_is_refused_on_another(gsg, two_servers, tree, tmp_path):
     prod, staging = two_servers
     plan = _saved(gsg, tmp_path, "--context", "prod")
-    doc = json.loads(open(plan).read())
+    doc = json.loads(Path(plan).read_text())
     assert doc["target"] == {"server": "http://prod.gpustack.test", "context": "prod", "overlay": "prod"}
     staging.log.clear()
     result = gsg("apply", plan, "--context", "staging", "--yes")
@@ -233,9 +234,9 @@ def test_a_plan_made_with_an_overlay_is_refused_under_another(gsg, two_servers, 
 
 def test_an_older_plan_file_without_a_target_is_still_bound_to_its_server(gsg, two_servers, tree, tmp_path):
     plan = _saved(gsg, tmp_path, "--context", "prod")
-    doc = json.loads(open(plan).read())
+    doc = json.loads(Path(plan).read_text())
     del doc["target"]
-    open(plan, "w").write(json.dumps(doc))
+    Path(plan).write_text(json.dumps(doc))
     result = gsg("apply", plan, "--context", "staging", "--yes")
     assert result.code == 1 and "the saved plan was made against http://prod.gpustack.test, not" in result.err
 
