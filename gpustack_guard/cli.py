@@ -145,6 +145,9 @@ def validate(
     overlay: Optional[str] = OVERLAY,
     server_check: bool = typer.Option(False, "--server-check",
                                       help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
+    report: List[str] = typer.Option([], "--report", metavar="FORMAT=FILE",
+                                     help="Also write this run's report in FORMAT to FILE (repeatable), e.g. "
+                                          "sarif=gsg.sarif."),
     connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
@@ -152,7 +155,7 @@ def validate(
     from gpustack_guard.core.findings import Severity
 
     return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output,
-                               Severity(fail_level.value), server_check, connection))
+                               Severity(fail_level.value), server_check, connection, tuple(report)))
 
 
 @app.command()

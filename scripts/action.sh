@@ -8,12 +8,13 @@ fleet=()
 
 case "${GSG_COMMAND:-validate}" in
   validate)
-    gsg validate $GSG_SPECS "${fleet[@]}" --fail-level "$GSG_FAIL_LEVEL" --output github
+    # one run writes every report: the annotations on stdout, SARIF and markdown as files
+    reports=(--report "markdown=$report")
+    [ -n "${GSG_SARIF:-}" ] && reports+=(--report "sarif=$GSG_SARIF")
+    offline=()
+    [ "${GSG_ACTION_OFFLINE:-true}" = true ] && offline=(--offline)
+    gsg validate $GSG_SPECS "${fleet[@]}" "${offline[@]}" --fail-level "$GSG_FAIL_LEVEL" --output github "${reports[@]}"
     code=$?
-    if [ -n "${GSG_SARIF:-}" ]; then
-      gsg validate $GSG_SPECS "${fleet[@]}" --output sarif > "$GSG_SARIF" || true
-    fi
-    gsg validate $GSG_SPECS "${fleet[@]}" --output markdown > "$report" || true
     ;;
   plan)
     gsg plan $GSG_SPECS --output markdown --detailed-exitcode > "$report"

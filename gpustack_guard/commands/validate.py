@@ -7,11 +7,12 @@ from dataclasses import dataclass, field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
-from gpustack_guard.adapters.files.output import note, out
+from gpustack_guard.adapters.files.output import known_secrets, note, out, write_all_atomic
 from gpustack_guard.adapters.files.spec_loader import load_specs
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import validate
+from gpustack_guard.core.secrets import scrub
 from gpustack_guard.reporters import REPORTERS, ReportFormat, resolve_format, summary_line
 
 
@@ -23,9 +24,26 @@ class ValidateOptions:
     fail_level: Severity = Severity.ERROR
     server_check: bool = False
     connection: wiring.ConnectionOptions = field(default_factory=wiring.ConnectionOptions)
+    reports: tuple[str, ...] = ()  # FORMAT=FILE: more reports of the same run (one run for CI's SARIF + summary)
+
+
+def report_files(values: tuple[str, ...]) -> list[tuple[ReportFormat, str]]:
+    """--report FORMAT=FILE values, checked before any work (a typo is one line, not a lost report)."""
+    known = [f.value for f in ReportFormat if f is not ReportFormat.AUTO]
+    files = []
+    for value in values:
+        name, equals, path = value.partition("=")
+        if not equals or not path or name.lower() not in known:
+            raise GsgError(f"--report takes FORMAT=FILE with FORMAT one of {', '.join(known)}, not '{value[:200]}'")
+        files.append((ReportFormat(name.lower()), path))
+    paths = [path for _, path in files]
+    if len(set(paths)) != len(paths):
+        raise GsgError("--report names one file twice")
+    return files
 
 
 def run(opts: ValidateOptions) -> int:
+    extra_reports = report_files(opts.reports)
     if opts.fleet is None or opts.connection.context:
         # a context named beside --fleet is still read (an unknown one is an error, its overlay applies); the
         # snapshot given on the command line is the fleet, and the run says so when the context names another
@@ -60,5 +78,8 @@ def run(opts: ValidateOptions) -> int:
         report.findings.extend(server_check(connection, report))
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
+    if extra_reports:
+        write_all_atomic([(path, scrub(REPORTERS[fmt](report, fail_level=opts.fail_level), known_secrets() + secrets))
+                          for fmt, path in extra_reports])
     note(summary_line(report), secrets)
     return EXIT_FAIL if report.failed(opts.fail_level) else EXIT_OK

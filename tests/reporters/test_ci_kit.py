@@ -119,8 +119,14 @@ def test_example_pipelines_load_and_reference_real_commands(gsg, name):
             for step in job["steps"]:
                 assert ("run" in step) != ("uses" in step)
                 if "uses" in step:
-                    assert re.fullmatch(r"[\w.-]+/[\w./-]+@v\d+", step["uses"]), step["uses"]
+                    assert PINNED.fullmatch(step["uses"]), step["uses"]
                 assert text.count("${{") == text.count("}}")
+        # every action pinned by commit, with the release it is named in a comment beside it
+        assert re.findall(r"uses: \S+@[0-9a-f]{40}  # v\d+\.\d+\.\d+\n", text) and "@v" not in text
+
+
+# A third-party action pinned by its full commit (a tag can be moved under a workflow that trusts it).
+PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}")
 
 
 def test_action_is_a_valid_composite_action(gsg):
@@ -130,7 +136,11 @@ def test_action_is_a_valid_composite_action(gsg):
         assert ("run" in step) != ("uses" in step)
         if "run" in step:
             assert step["shell"] == "bash"
-    assert _check_commands(gsg, (REPO / "scripts" / "action.sh").read_text()) == {"validate", "plan", "drift"}
+        else:
+            assert PINNED.fullmatch(step["uses"]), step["uses"]
+    script = (REPO / "scripts" / "action.sh").read_text()
+    assert _check_commands(gsg, script) == {"validate", "plan", "drift"}
+    assert script.count("gsg validate") == 1  # one run writes the annotations, SARIF and the summary
 
 
 def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
@@ -139,10 +149,12 @@ def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
            "GSG_FAIL_LEVEL": "error", "GSG_SARIF": str(tmp_path / "gsg.sarif"), "GSG_OFFLINE": "1",
            "GITHUB_OUTPUT": str(tmp_path / "out"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
            "RUNNER_TEMP": str(tmp_path)}
-    done = subprocess.run(["bash", str(REPO / "scripts" / "action.sh")],
+    done = subprocess.run(["bash", "-x", str(REPO / "scripts" / "action.sh")],
                           cwd=REPO / "examples" / "negative" / "GSG037-tp-heads",
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
+    runs = [line for line in done.stderr.splitlines() if line.startswith("+ gsg validate")]
+    assert len(runs) == 1 and " --offline " in runs[0]  # the action never reaches the hub unless asked to
     assert "::error file=spec.yaml,line=9,col=5,title=GSG037 tp-heads::" in done.stdout
     assert json.loads((tmp_path / "gsg.sarif").read_text())["runs"][0]["results"]
     assert (tmp_path / "summary.md").read_text().startswith("## gsg validate")
