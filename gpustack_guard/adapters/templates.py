@@ -89,14 +89,27 @@ def default_cache_dir() -> Path:
     return Path(root)
 
 
+ROOT_MARKERS = ("gsg.yaml", "gsg.yml", ".git")  # the project or repository root: the lookup goes no higher
+
+
+def _folders_up_to_root(folder: Path) -> list[Path]:
+    """The folder and its parents up to the project or repository root; without a root, the folder and its
+    parent (the layout of a spec folder beside templates/)."""
+    chain = [folder, *folder.parents]
+    for index, candidate in enumerate(chain):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return chain[:index + 1]
+    return chain[:2]
+
+
 def default_search_path(spec_paths: list[str]) -> list[Path]:
-    """templates/ beside or above the spec folders, the working directory's, then the ones gsg ships."""
+    """templates/ in each spec folder and each folder above it up to the project root (nearest first), then
+    the ones gsg ships. Never the working directory: the same specs find the same templates from anywhere."""
     candidates = []
     for raw in spec_paths:
         base = Path(raw).resolve()
         base = base if base.is_dir() else base.parent
-        candidates += [base / "templates", base.parent / "templates"]
-    candidates.append(Path.cwd() / "templates")
+        candidates += [folder / "templates" for folder in _folders_up_to_root(base)]
     package = Path(__file__).resolve().parents[1]  # gpustack_guard/
     candidates += [package / "_templates", package.parent / "templates"]
     seen, result = set(), []
@@ -232,6 +245,7 @@ class TemplateRenderer:
         self._env.globals["version_lt"] = version_lt
         self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
         self._located: dict[str, Path] = {}
+        self._shadowed: dict[str, tuple[str, ...]] = {}  # name -> the files the one used hides
         # template file -> what it reads of the context: name -> the attributes read (None: the whole value);
         # None for a template that includes or imports others (keyed on the whole context)
         self._reads: dict[str, dict[str, frozenset[str] | None] | None] = {}
@@ -250,9 +264,11 @@ class TemplateRenderer:
         if problem:
             raise TemplateError(problem, name)
         filename = name if name.endswith(".j2") else name + SUFFIX
-        for directory in self.search_path:
-            if os.path.lexists(directory / filename):  # a FIFO there is reported when read, not skipped
-                return directory / filename
+        # a FIFO there is reported when read, not skipped
+        found = [directory / filename for directory in self.search_path if os.path.lexists(directory / filename)]
+        if found:
+            self._shadowed[name] = tuple(template_label(path) for path in found[1:] if _differ(found[0], path))
+            return found[0]
         where = ", ".join(str(p) for p in self.search_path) or "(no templates/ folder found)"
         raise TemplateError(f"template '{name}' not found in {where}", name)
 
@@ -282,7 +298,8 @@ class TemplateRenderer:
         except Exception as exc:  # 1/0, 10.0**400, int('x'): the template's own error, never gsg's
             raise TemplateError(f"template error: {type(exc).__name__}: {exc}", shown,
                                 _template_line(exc, str(path))) from None
-        output = dataclasses.replace(_parse_output(text, shown), variables=variables)
+        output = dataclasses.replace(_parse_output(text, shown), variables=variables, source=template_label(path),
+                                     shadows=self._shadowed.get(name, ()))
         self._outputs[key] = output
         return output
 
@@ -450,6 +467,28 @@ def _shown(path: Path) -> str:
     from gpustack_guard.adapters.files.spec_loader import display_path
 
     return display_path(path)
+
+
+def _differ(used: Path, hidden: Path) -> bool:
+    """Whether hiding `hidden` changes anything: a byte-identical copy (a repository vendoring gsg's template)
+    is not a shadow. Unreadable files count as different: the warning is the safe side."""
+    try:
+        return read_regular(used, S.MAX_TEMPLATE_BYTES) != read_regular(hidden, S.MAX_TEMPLATE_BYTES)
+    except (TooLarge, Unreadable):
+        return True
+
+
+def template_label(path: Path) -> str:
+    """Where a template came from, the same from any working directory: gsg's own, or the path from the
+    project or repository root (a rendered file committed by one person compares equal on another's machine)."""
+    package = Path(__file__).resolve().parents[1]
+    resolved = path.resolve()
+    if resolved.parent == package / "_templates":
+        return f"{path.name} (shipped with gsg)"
+    for folder in resolved.parents:
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return resolved.relative_to(folder).as_posix()
+    return str(resolved)
 
 
 def _template_line(exc: BaseException, filename: str) -> int:

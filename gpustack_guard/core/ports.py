@@ -38,6 +38,8 @@ class TemplateOutput:
     # the guard.vars keys the template (and what it includes or imports) reads; None when that is not known
     # statically (vars used whole: looped over, passed to a filter; an include whose name is computed)
     variables: frozenset[str] | None = None
+    source: str = ""  # the template file used, as shown to the user
+    shadows: tuple[str, ...] = ()  # files of the same name further down the search path, which it hides
 
 
 class TemplateError(Exception):

@@ -44,6 +44,7 @@ class RenderedSpec:
     pinned: tuple[str, ...] = ()  # flags the template pins (drift calls out hand edits of these first)
     unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
     secret_flags: frozenset[str] = frozenset()  # flags guard.secrets adds to the ones named like secrets
+    template_source: str | None = None  # the template file used (gsg render shows it)
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
@@ -262,6 +263,7 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     pinned: list[A.Arg] = []
     defaults: list[A.Arg] = []
     template_env: dict[str, str] = {}
+    template_source: str | None = None
     if spec.guard.template:
         try:
             output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
@@ -269,6 +271,12 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             template_env = dict(output.env)
             found += _unread_vars(doc, spec.guard.template, spec.guard.vars, output.variables)
             found += _template_argument_findings(doc, spec.guard.template, pinned, defaults, family, flag_extra)
+            template_source = output.source or None
+            if output.shadows:
+                found.append(F.finding(D.TEMPLATE_SHADOWED, doc.at("guard", "template"),
+                                       f"template '{spec.guard.template}' is {output.source}, which hides "
+                                       f"{', '.join(output.shadows)}", spec=spec.name,
+                                       fix="rename one of them, or delete the one you do not mean"))
         except TemplateError as exc:
             if exc.line:  # a line of the template: say which spec's guard.template rendered it
                 return None, found + [F.finding(D.TEMPLATE, F.Location(exc.file, exc.line),
@@ -296,5 +304,5 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     if family == "vllm" and facts is not None:
         facts = bound_to_vllm(facts, spec.backend_version, allow_long_max_model_len(env))
     rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
-                            tuple(a.key for a in pinned), tuple(missing), frozenset(flag_extra))
+                            tuple(a.key for a in pinned), tuple(missing), frozenset(flag_extra), template_source)
     return rendered, found

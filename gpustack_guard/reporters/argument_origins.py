@@ -27,6 +27,8 @@ def origin_comment(rendered: RenderedSpec) -> str:
         groups[group].append(A.Arg(arg.key, _masked(arg, rendered), arg.index).render())
     template = rendered.spec.guard.template
     lines = [f"# {rendered.name}: backend arguments"]
+    if rendered.template_source:
+        lines.append(f"#   template {template}: {rendered.template_source}")
     for group, shown in groups.items():
         if shown:
             label = group.replace("template", f"template {template}") if template else group

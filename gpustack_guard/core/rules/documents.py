@@ -163,6 +163,23 @@ DUPLICATE_KEY = Rule(
     fix="Keep one of the two keys.",
     emitted_by=CHECK)
 
+TEMPLATE_SHADOWED = Rule(
+    "GSG028", "template-shadowed", "The guard template used hides another of the same name further down the "
+    "search path.",
+    what="A `guard.template` name found in more than one templates folder: the spec folder's or a folder above "
+         "it up to the project root (the folder with gsg.yaml or .git), and the templates gsg ships. The nearest "
+         "one is used; the finding names it and the ones it hides.",
+    why="A repository's `vllm-hardened` and gsg's own of the same name differ in what they pin. Which one a spec "
+        "gets must be a decision someone made, not an accident of folder layout: reviewers reading the shipped "
+        "template would check the wrong arguments.",
+    example="# specs/templates/vllm-hardened.yaml.j2 beside gsg's shipped vllm-hardened\n"
+            "name: chat\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n"
+            "guard:\n  template: vllm-hardened",
+    fix="Rename the repository's template (e.g. `acme-vllm-hardened`), or delete it to use the shipped one; "
+        "`gsg render` shows which file each spec used.",
+    severity=Severity.WARNING,
+    emitted_by=RENDER)
+
 TEMPLATE = Rule(
     "GSG011", "template", "The guard template does not exist, does not parse, fails, passes a sandbox limit, or a "
     "guard.vars key is never read.",
@@ -287,5 +304,5 @@ UNREADABLE_FILE = Rule(
     emitted_by=LOADER)
 
 RULES = (YAML_SYNTAX, SCHEMA, UNKNOWN_FIELD, ENUM_SPELLING, DUPLICATE_NAME, SOURCE_ID, GPU_ID_FORMAT,
-         SERVER_MANAGED, DUPLICATE_KEY, TEMPLATE, PINNED_CONFLICT, FORBIDDEN_ARG, DUPLICATE_ARG, BACKEND_UNKNOWN,
-         ARG_VALUE, INPUT_LIMIT, EMPTY_SPEC, UNREADABLE_FILE)
+         SERVER_MANAGED, DUPLICATE_KEY, TEMPLATE, TEMPLATE_SHADOWED, PINNED_CONFLICT, FORBIDDEN_ARG, DUPLICATE_ARG,
+         BACKEND_UNKNOWN, ARG_VALUE, INPUT_LIMIT, EMPTY_SPEC, UNREADABLE_FILE)
