@@ -5,6 +5,7 @@ cannot express (heterogeneous pipeline stages, several instances on one GPU): th
 Table A must match exactly; Table B verdicts must be right and KV capacity within 5% where the log states the GPU
 and the utilisation; Table D rows report the error against gguf-parser's own estimate. B14 (DeepSeek-V4-Flash)
 goes through `gsg validate`; its pool size is shown but not scored, being the calibration of the V4 workspace.
+Table P runs the public vLLM logs kept as test fixtures through `gsg verify --log`'s rebuild (issue 32).
 Tables V (vLLM), S (SGLang) and L (llama.cpp) are the issue-12 vectors: every verdict scored; KV capacity (vLLM,
 SGLang) and each buffer (llama.cpp) within 10% where the log states GPU, memory fraction and version. Where a log
 prints the terms (weights, activation, non-torch, graphs) each term's error is shown as a "(term)" row. Vectors
@@ -575,6 +576,27 @@ def table_l() -> list[Row]:
     return rows
 
 
+def table_p() -> list[Row]:
+    """Public vLLM logs kept as test fixtures, each rebuilt by `gsg verify --log` with what its thread says and
+    the log does not print (tests/support/public_vectors.py; the test prints the same table). Every verdict is
+    scored; KV capacity within 10% where the version is known; benchmarks/vectors/MISSES.md diagnoses each row
+    outside 5%."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support import public_vectors as PV
+
+    rows = []
+    for vector in PV.VECTORS:
+        outcome = PV.run(vector)
+        name = vector.log.removesuffix(".log")
+        rows.append(Row("P", f"{name}: verdict {outcome.observed_verdict}", outcome.verdict_right, True, exact=True))
+        if outcome.delta is not None:
+            unscored = "(failed)" if outcome.observed_verdict != "fits" else "(no version)"
+            rows.append(Row("P", f"  KV tokens (log {outcome.observed_tokens:,})", outcome.estimated_tokens,
+                            outcome.observed_tokens, tolerance=PV.KV_SCORED, scored=outcome.kv_scored,
+                            label=unscored))
+    return rows
+
+
 EXCLUDED = (
     ("V01", "Qwen3-Coder-480B: not in the catalog, and the H20's memory is ambiguous (96 vs 141 GB)"),
     ("V05", "DeepSeek-R1 AWQ on 16x 3090: model id, parallel layout and max len not in the excerpt"),
@@ -618,7 +640,7 @@ EXCLUDED = (
 
 
 def main() -> int:
-    rows = table_a() + table_b() + b14() + table_d() + table_v() + table_s() + table_l()
+    rows = table_a() + table_b() + b14() + table_d() + table_v() + table_s() + table_l() + table_p()
     print(f"{'id':<4} {'quantity':<78} {'predicted':>14} {'expected':>14} {'error':>8}  ok")
     for row in rows:
         fmt = (lambda v: str(v)) if isinstance(row.predicted, bool) else (lambda v: f"{v:,}")

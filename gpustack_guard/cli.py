@@ -222,8 +222,9 @@ def estimate(
                                quantization, platform_footprint, output, offline, fail, tuple(env)))
 
 
-@app.command()
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def verify(
+    ctx: typer.Context,
     log: str = typer.Option(..., "--log", metavar="FILE", help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="vllm | sglang | llama.cpp (default: the engine "
                                                                   "whose lines the log holds)."),
@@ -235,16 +236,21 @@ def verify(
                                                                         "print it (vLLM V1)."),
     gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ by GPU)."),
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
+    quantization: Optional[str] = typer.Option(None, "--quantization", "-q",
+                                               help="Weights format when --model names the unquantized model "
+                                                    "(fp8, awq, gptq, int8, ...)."),
 ) -> int:
     """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
-    verdicts differ or KV capacity is off by more than the tolerance."""
+    verdicts differ or KV capacity is off by more than the tolerance. Backend arguments the log does not print
+    (its command line) follow `--`; an argument the log prints wins."""
     from gpustack_guard.commands.verify import VerifyFormat, VerifyOptions, run
 
     try:
         chosen = VerifyFormat(output.lower())
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
-    return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version))
+    return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version,
+                             quantization, tuple(ctx.args)))
 
 
 @app.command()

@@ -40,6 +40,8 @@ class VerifyOptions:
     gpu_memory: str | None = None  # default: the total the log prints (vLLM V0, failures)
     gpu_name: str = ""
     backend_version: str | None = None  # default: the version the log prints
+    quantization: str | None = None  # a pre-quantized checkpoint the model name resolves to unquantized
+    backend_args: tuple[str, ...] = ()  # the deployment's arguments the log does not print (its command line)
 
 
 @dataclass
@@ -69,9 +71,28 @@ def _version(log: ObservedLog, given: str | None) -> str | None:
     return version
 
 
+def _flag_name(token: str) -> str:
+    return token.split("=", 1)[0].lstrip("-").replace("_", "-")
+
+
+def merged_args(printed: list[str], given: tuple[str, ...]) -> list[str]:
+    """The log's arguments, then each given one the log did not print: what the engine printed it ran with
+    wins over a command line copied from elsewhere. A given flag's value may be its own token (`--k v`)."""
+    seen = {_flag_name(flag) for flag in printed}
+    merged, skipping = list(printed), False
+    for token in given:
+        if token.startswith("-"):
+            skipping = _flag_name(token) in seen
+        if not skipping:
+            merged.append(token)
+        elif not token.startswith("-") or "=" in token:
+            skipping = False  # the printed flag's value is consumed; the next token stands on its own
+    return merged
+
+
 def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
     """The same deployment estimated from the log's own model, arguments, GPU and version (offline)."""
-    args = C.backend_args(log)
+    args = merged_args(C.backend_args(log), opts.backend_args)
     version = _version(log, opts.backend_version)
     observed = log.terms()
     total = opts.gpu_memory or (f"{observed[P.GPU_MEMORY]}B" if P.GPU_MEMORY in observed else None)
@@ -94,7 +115,8 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                                          f"a config.json path")
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
                               backend_args=tuple(args), backend_version=version,
-                              gpu_name=opts.gpu_name or log.gpu_name or "", offline=True)
+                              gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
+                              offline=True)
     try:
         evaluation = evaluate(options, facts)
         return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)

@@ -202,3 +202,42 @@ def test_a_long_log_is_read_up_to_its_caps(gsg, tmp_path, monkeypatch):
     assert time.monotonic() - began < 2
     assert result.code == 0
     assert "note: read the first 1,000 lines only (GSG_MAX_LOG_LINES)" in result.out
+
+
+def test_a_pre_quantized_checkpoint_and_the_command_line_the_log_does_not_print(gsg):
+    args = ("verify", "--log", log_path("vllm/v1-qwen3-235b-fp8-h100-tp4.log"), "-m", "Qwen/Qwen3-235B-A22B",
+            "--gpu-memory", "81559MiB", "--gpu-name", "NVIDIA H100 80GB HBM3", "--backend-version", "0.10.0",
+            "-o", "json")
+    doc = json.loads(gsg(*args, "-q", "fp8", "--", "--tensor-parallel-size=4").out)
+    assert doc["backend_args"] == ["--tensor-parallel-size=4"]
+    assert (doc["observed_verdict"], doc["engine_verdict"]) == ("fits", "fits")
+    assert doc["estimated"]["kv_capacity_tokens"] == 194_576 and doc["observed"]["kv_capacity_tokens"] == 178_880
+    assert round(doc["estimated"]["weights_bytes_per_gpu"] / GiB, 2) == 55.04
+    unquantized = json.loads(gsg(*args, "--", "--tensor-parallel-size=4").out)  # bf16 weights do not fit
+    assert unquantized["engine_verdict"] != "fits" and unquantized["result"] == "fail"
+    assert unquantized["reasons"][0] == f"the engine started, the estimate says {unquantized['engine_verdict']}"
+
+
+def test_an_argument_the_log_prints_wins_over_the_one_given(gsg):
+    result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
+                 "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "json",
+                 "--", "--max-model-len", "4096", "--dtype=half")
+    doc = json.loads(result.out)
+    assert doc["backend_args"] == ["--gpu-memory-utilization=0.9", "--max-model-len=20000", "--dtype=half"]
+    assert (result.code, doc["estimated"]["max_model_len"]) == (0, 20_000)
+
+
+@pytest.mark.parametrize("given,kept", [
+    (("--max-model-len=1",), []),
+    (("--max-model-len", "1"), []),
+    (("--max_model_len=1",), []),  # vLLM's underscore spelling is the same flag
+    (("--max-model-len", "1", "--dtype", "half"), ["--dtype", "half"]),
+    (("--enforce-eager", "--dtype=half"), ["--dtype=half"]),  # a boolean flag consumes no value
+    (("--max-num-seqs=8",), ["--max-num-seqs=8"]),
+    ((), []),
+])
+def test_given_arguments_fill_only_what_the_log_did_not_print(given, kept):
+    from gpustack_guard.commands.verify import merged_args
+
+    printed = ["--max-model-len=20000", "--enforce-eager"]
+    assert merged_args(printed, given) == printed + kept

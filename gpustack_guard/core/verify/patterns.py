@@ -102,6 +102,10 @@ VLLM_PATTERNS = (
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",
        {WEIGHTS: (WEIGHTS, "GB")}),
+    _p("vllm-v0-weights-mb", VLLM, "0.3.3 to 0.3.x (the first weights line printed MB: 2**20 bytes)",
+       r"Loading model weights took " + _g(WEIGHTS) + r" MB",
+       "INFO 02-29 19:21:45 model_runner.py:90] Loading model weights took 244.61 MB", "vllm PR #3120",
+       {WEIGHTS: (WEIGHTS, "MiB")}),
     _p("vllm-v1-weights", VLLM, "0.7 to the newest (V1 model runner)",
        r"Model loading took " + _g(WEIGHTS) + r" (?P<unit>GiB|GB)",
        "INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.652170 seconds",
@@ -228,6 +232,22 @@ VLLM_PATTERNS = (
        "vllm#20305", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
                       UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB")},
        kind="failure:free-memory-below-requested"),
+    _p("vllm-kv-memory-advice", VLLM, "0.29 development builds (one line after graph capture: the budget and "
+       "each term, then the --kv-cache-memory that fits)",
+       r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
+       r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
+       r"[0-9.]+ GiB for consumed memory \(weights \+ non-torch\), " + _g(ACTIVATION) + r" GiB for peak "
+       r"activation, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use is "
+       + _g(KV_CACHE) + " GiB",
+       "(EngineCore pid=23853) INFO 09-16 13:51:51 [gpu_worker.py:876] Free memory on device (46.99/47.37 GiB) on "
+       "startup. Desired GPU memory utilization is (0.85, 40.27 GiB). Actual usage is 2.81 GiB for consumed memory "
+       "(weights + non-torch), 0.57 GiB for peak activation, and 0.22 GiB for CUDAGraph memory. Replace "
+       "gpu_memory_utilization config with `--kv-cache-memory=39207879578` (36.52 GiB) to fit into requested "
+       "memory, or `--kv-cache-memory=46423534080` (43.24 GiB) to fully utilize gpu memory. Current kv cache memory "
+       "in use is 36.88 GiB.", "vllm PR #57047",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+        UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
+        CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
     _p("vllm-not-divisible", VLLM, "0.2 to the newest",
        r"(?:must be divisible by|is not divisible by) (?:tensor|pipeline) parallel size",
        "ValueError: Total number of attention heads (52) must be divisible by tensor parallel size (8).",

@@ -144,6 +144,28 @@ CASES = [
      {P.KV_TOKENS: 1823372, P.MAX_MODEL_LEN: 1048576, P.MAX_CONCURRENCY: 1.74}),
     ("vllm/v1-qwen3-235b-fp8-h100-tp4.log", None, True, None, 'main', 1,
      {P.KV_CACHE: gib(8.11), P.KV_TOKENS: 178880}),
+    # issue 32's public vectors: V0 profile lines on a V100 and an H100, a cut blocks line, V1 lines under a quoted
+    # command, 0.3's weights line in MB, config lines only, a refusal quoted out of order, 0.29's one-line advice
+    ("vllm/v0.9-qwen3-4b-v100-40k.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(7.56), P.GPU_MEMORY: gib(31.73), P.UTILIZATION: 0.9, P.REQUESTED: gib(28.56), P.NON_TORCH: gib(0.09), P.ACTIVATION: gib(1.4), P.KV_CACHE: gib(19.52), P.GPU_BLOCKS: 8884, P.CPU_BLOCKS: 1820, P.MAX_MODEL_LEN: 40960, P.MAX_CONCURRENCY: 3.47, P.KV_TOKENS: 142144, P.BLOCK_SIZE: 16}),
+    ("vllm/v0-qwen3-06b-h100-gmu080.log", None, True, None, 'main', 0,
+     {P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.8, P.REQUESTED: gib(63.35), P.WEIGHTS: gib(1.12), P.NON_TORCH: gib(0.16), P.ACTIVATION: gib(0.23), P.KV_CACHE: gib(61.84), P.CUDA_GRAPHS: gib(0.13), P.GPU_BLOCKS: 36184, P.CPU_BLOCKS: 2340, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 70.67, P.KV_TOKENS: 578944, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.8.5-qwen3-30b-a3b-w4a16-rtx3090-cut.log", None, False, None, 'main', 1,
+     {P.WEIGHTS: gib(15.68), P.GPU_MEMORY: gib(23.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.2), P.NON_TORCH: gib(0.06), P.ACTIVATION: gib(0.12), P.KV_CACHE: gib(5.34)}),
+    ("vllm/v1-0.10-qwen3-coder-30b-a3b-tp8-24gb.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(12.22), P.KV_TOKENS: 534064, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 2.04}),
+    ("vllm/v1-0.7-llama31-8b-int8-65k-started.log", None, True, None, 'main', 2,
+     {P.CUDA_GRAPHS: gib(2.02), P.MAX_MODEL_LEN: 65536, P.MAX_CONCURRENCY: 1.46}),
+    ("vllm/v0.3-opt-125m-weights-mb.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: mib(244.61), P.GPU_BLOCKS: 76240, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 1219840, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.8.5.post1-kserve-qwen3-14b-config.log", '0.8.5.post1', False, None, None, 2,
+     {}),
+    ("vllm/v0.5.4-llama31-70b-2xh100-config.log", '0.5.4', False, None, None, 2,
+     {}),
+    ("vllm/v0.7-r1-distill-qwen14b-2x4090-refused.log", None, False, 'kv-below-max-model-len', 'pid 1786', 0,
+     {P.WEIGHTS: gib(13.9476), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 81536}),
+    ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
+     {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
 ]
 
 
@@ -160,7 +182,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 35, "sglang": 9, "llama.cpp": 11}
+    assert counts == {"vllm": 45, "sglang": 9, "llama.cpp": 11}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread; the CI build's own log names the test that wrote it
@@ -175,6 +197,21 @@ def test_every_pattern_matches_the_real_line_it_was_written_from():
         assert pattern.regex.search(pattern.example), pattern.id
         assert "#" in pattern.source, pattern.id  # an issue or pull request number
         assert pattern.releases
+
+
+def test_the_weights_and_advice_lines_read_their_own_units_and_their_near_misses_do_not_match():
+    log, _ = parse_log(["Loading model weights took 244.61 MB\n"], "vllm")  # 0.3: MB is 2**20 bytes
+    assert log.terms() == {P.WEIGHTS: mib(244.61)}
+    log, _ = parse_log(["Loading model weights took 7.9692 GB\n"], "vllm")  # 0.4 to 0.10: GB is 2**30 bytes
+    assert log.terms() == {P.WEIGHTS: gib(7.9692)}
+    advice = ("Free memory on device (46.99/47.37 GiB) on startup. Desired GPU memory utilization is (0.85, 40.27 "
+              "GiB). Actual usage is 2.81 GiB for consumed memory (weights + non-torch), 0.57 GiB for peak activation, "
+              "and 0.22 GiB for CUDAGraph memory. Current kv cache memory in use is 36.88 GiB.\n")
+    log, _ = parse_log([advice], "vllm")
+    assert log.started is False and log.failure is None  # the advice is not the start-up check that refuses
+    assert log.terms()[P.KV_CACHE] == gib(36.88) and log.terms()[P.ACTIVATION] == gib(0.57)
+    log, _ = parse_log([advice.replace("Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
+    assert log.terms() == {}
 
 
 def test_a_near_miss_line_matches_nothing():
