@@ -176,13 +176,21 @@ def render(
                              check))
 
 
+class SchemaKind(str, enum.Enum):
+    SPEC = "spec"
+    OVERLAY = "overlay"
+    WORKLOAD = "workload"
+
+
 @app.command()
-def schema() -> int:
-    """Print the JSON Schema (draft-07) of a spec document, for editors' YAML language servers."""
+def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value, metavar="[spec|overlay|workload]",
+                                             case_sensitive=False)) -> int:
+    """Print a JSON Schema (draft-07) for editors' YAML language servers and check-jsonschema: a spec document
+    (default), an overlay document, or a workloads file."""
     from gpustack_guard.adapters.files.output import out
     from gpustack_guard.core.spec.schema import schema_text
 
-    out(schema_text())
+    out(schema_text(kind.value))
     return EXIT_OK
 
 

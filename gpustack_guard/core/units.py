@@ -22,6 +22,13 @@ _FACTORS = {
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
 
 
+def size_pattern() -> str:
+    """What parse_size takes, as a JSON Schema pattern (no flags there: each unit's letters in either case)."""
+    units = sorted((u for u in _FACTORS if u), key=lambda u: (-len(u), u))
+    either = "|".join("".join(f"[{c.lower()}{c.upper()}]" for c in unit) for unit in units)
+    return rf"^\s*[0-9]+(\.[0-9]+)?\s*({either})?\s*$"
+
+
 def parse_size(value: str | int | float) -> int:
     """Bytes from an int or a string with a unit; raises ValueError with the reason."""
     if isinstance(value, bool):

@@ -57,6 +57,46 @@ def _annotate(schema: dict) -> dict:
     return schema
 
 
+def _sizes_as_text(schema: dict) -> None:
+    """Size fields take `2GiB` / `141GB` as the loader does (their before-hook parses them), not only bytes."""
+    from gpustack_guard.core.records import Record
+    from gpustack_guard.core.units import size_or_none, size_pattern
+
+    text = {"type": "string", "pattern": size_pattern()}
+    records = {cls.__name__: cls for cls in _records(DeploymentSpec)}
+    for name, definition in [("DeploymentSpec", schema), *schema.get("definitions", {}).items()]:
+        record = records.get(name)
+        if record is None or not issubclass(record, Record):
+            continue
+        for field_name, spec_field in record.record_fields.items():
+            prop = definition.get("properties", {}).get(field_name)
+            if prop is not None and spec_field.before is size_or_none:
+                prop["anyOf"] = [text, *prop.get("anyOf", [{k: v for k, v in prop.items() if k == "type"}])]
+                prop.pop("type", None)
+
+
+def _records(root: type) -> list[type]:
+    """The record classes a spec is made of (the root and every record its fields hold, transitively)."""
+    import typing
+
+    from gpustack_guard.core.records import Record
+
+    found, todo = [], [root]
+    while todo:
+        cls = todo.pop()
+        if cls in found:
+            continue
+        found.append(cls)
+        for hint in typing.get_type_hints(cls).values():
+            stack = [hint]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, type) and issubclass(item, Record):
+                    todo.append(item)
+                stack.extend(typing.get_args(item))
+    return found
+
+
 def spec_schema() -> dict:
     from pydantic.json_schema import GenerateJsonSchema
 
@@ -65,8 +105,32 @@ def spec_schema() -> dict:
               "title": "gpustack-guard spec",
               "description": "A GPUStack 2.x deployment document (ModelCreate fields) plus gsg's guard block.",
               **{k: v for k, v in schema.items() if k not in ("title", "description")}}
+    _sizes_as_text(schema)
     return _annotate(schema)
 
 
-def schema_text() -> str:
-    return json.dumps(spec_schema(), indent=2, sort_keys=False) + "\n"
+OVERLAY_ID = "https://gpustack-guard.dev/schema/overlay-v1.json"
+
+
+def overlay_schema() -> dict:
+    """An overlay document (`SPECS/overlays/NAME/*.yaml`): any spec field, only `name` required (the spec it
+    patches); the same field types and hover texts as a spec, from the same records."""
+    schema = spec_schema()
+    schema["$id"] = OVERLAY_ID
+    schema["title"] = "gpustack-guard overlay"
+    schema["description"] = "Patches the spec of the same name in one context: mappings merge key by key, " \
+                            "backend_parameters merge by flag, other values replace the spec's."
+    schema["required"] = ["name"]
+    schema.pop("allOf", None)  # the source and its id come from the spec being patched
+    return schema
+
+
+SCHEMAS = {"spec": spec_schema, "overlay": overlay_schema}
+
+
+def schema_text(kind: str = "spec") -> str:
+    if kind == "workload":
+        from gpustack_guard.core.advise.workload import workload_schema
+
+        return json.dumps(workload_schema(), indent=2) + "\n"
+    return json.dumps(SCHEMAS[kind](), indent=2, sort_keys=False) + "\n"
