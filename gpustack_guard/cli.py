@@ -232,6 +232,10 @@ def verify(
                                                                         "print it (vLLM V1)."),
     gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ by GPU)."),
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
+    record: Optional[str] = typer.Option(None, "--record", metavar="DIR",
+                                         help="Also write what the log showed as a test vector (JSON) into DIR."),
+    source: Optional[str] = typer.Option(None, "--source", metavar="TEXT",
+                                         help="Where the log is from (a URL), kept in the recorded vector."),
 ) -> int:
     """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
     verdicts differ or KV capacity is off by more than the tolerance."""
@@ -241,7 +245,8 @@ def verify(
         chosen = VerifyFormat(output.lower())
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
-    return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version))
+    return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version,
+                             record=record, source=source))
 
 
 @app.command()

@@ -54,7 +54,9 @@ ESSENTIAL = {
 
 _BEARER = re.compile(r"(?i)(\bBearer\s+)([^\s'\",]+)")
 _URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
-_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)(?P<value>[^\s,'\")}\]]+)")
+# a list value (`'api_key': ['sk-...']`) keeps its bracket and quotes: only the value inside is masked
+_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)"
+                        r"(?P<value>[^\s,'\"()\[\]{}]+)")
 _WORD = re.compile(r"[^\s'\",()\[\]{}<>=]+")
 _NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
 
