@@ -163,7 +163,7 @@ def test_hostile_logs_end_in_one_line(gsg, tmp_path, monkeypatch):
     assert one_line_error(gsg("verify", "--log", str(tmp_path / "nope.log"))) == \
         f"gsg: error: {tmp_path / 'nope.log'}: file not found"
     assert one_line_error(gsg("verify", "--log", str(tmp_path))) == \
-        f"gsg: error: {tmp_path}: is a folder, not a log file"
+        f"gsg: error: {tmp_path}: not a regular file (a folder)"
     monkeypatch.setenv("GSG_MAX_LOG_BYTES", str(2**20))
     huge = tmp_path / "huge.log"
     huge.write_bytes(b"Model loading took nothing\n" * 200_000)  # 5.4 MB of near misses

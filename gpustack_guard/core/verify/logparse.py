@@ -140,7 +140,7 @@ def parse_printed_args(text: str) -> dict[str, object]:
     for item in split_top_level(body):
         key, sep, value = item.partition(":" if dict_form else "=")
         key = key.strip().strip("'\"")
-        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        if sep and value.strip() and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):  # a cut line's last key: no value
             args[key] = literal(value.strip())
     return args
 
