@@ -458,6 +458,9 @@ def soak(
                                                help="File holding the endpoint's API key; else GSG_API_KEY."),
     ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle of the endpoint."),
     insecure: bool = typer.Option(False, "--insecure", help="Do not verify the endpoint's TLS certificate."),
+    observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
+                                           help="`gsg verify -o json` output or a recorded vector: the KV pool the "
+                                                "engine allocated, shown beside the scraped one."),
 ) -> int:
     """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
     from gpustack_guard.commands.soak import SoakOptions, run
@@ -468,7 +471,7 @@ def soak(
         pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
         reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
         api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
-        ca_bundle=ca_bundle, insecure=insecure))
+        ca_bundle=ca_bundle, insecure=insecure, observed_file=observed))
 
 
 @app.command()
