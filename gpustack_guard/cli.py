@@ -244,9 +244,13 @@ def verify(
                                                                         "print it (vLLM V1)."),
     gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ by GPU)."),
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
-    quantization: Optional[str] = typer.Option(None, "--quantization", "-q",
+    quantization: Optional[str] = typer.Option(None, "--quantization",
                                                help="Weights format when --model names the unquantized model "
                                                     "(fp8, awq, gptq, int8, ...)."),
+    record: Optional[str] = typer.Option(None, "--record", metavar="DIR",
+                                         help="Also write what the log showed as a test vector (JSON) into DIR."),
+    source: Optional[str] = typer.Option(None, "--source", metavar="TEXT",
+                                         help="Where the log is from (a URL), kept in the recorded vector."),
 ) -> int:
     """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
     verdicts differ or KV capacity is off by more than the tolerance. Backend arguments the log does not print
@@ -258,7 +262,7 @@ def verify(
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
     return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version,
-                             quantization, tuple(ctx.args)))
+                             quantization, tuple(ctx.args), record=record, source=source))
 
 
 @app.command()
@@ -511,6 +515,9 @@ def soak(
                                                help="File holding the endpoint's API key; else GSG_API_KEY."),
     ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle of the endpoint."),
     insecure: bool = typer.Option(False, "--insecure", help="Do not verify the endpoint's TLS certificate."),
+    observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
+                                           help="`gsg verify -o json` output or a recorded vector: the KV pool the "
+                                                "engine allocated, shown beside the scraped one."),
 ) -> int:
     """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
     from gpustack_guard.commands.soak import SoakOptions, run
@@ -521,7 +528,7 @@ def soak(
         pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
         reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
         api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
-        ca_bundle=ca_bundle, insecure=insecure))
+        ca_bundle=ca_bundle, insecure=insecure, observed_file=observed))
 
 
 @app.command()

@@ -50,6 +50,7 @@ class SoakOptions:
     request_timeout: float = 120.0
     ca_bundle: str | None = None
     insecure: bool = False
+    observed_file: str | None = None  # a verify report or recorded vector: the KV pool the engine allocated
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: an httpx transport per client
     clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
 
@@ -93,6 +94,10 @@ def _check(opts: SoakOptions) -> None:
             raise GsgError(f"--memory-limit {opts.memory_limit!r}: {exc}") from None
     if opts.reference_metrics_urls and not opts.reference_url:
         raise GsgError("--reference-metrics-url needs --reference-url")
+    if opts.observed_file:  # read before the first round: a wrong file stops the soak before it starts
+        from gpustack_guard.adapters.files.vectors import load_observed_kv
+
+        load_observed_kv(opts.observed_file)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
 
@@ -154,7 +159,19 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     return SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
                       mask_url(opts.reference_url) if opts.reference_url else None,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
-                      interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}))
+                      interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}),
+                      _kv_pool(opts, progress))
+
+
+def _kv_pool(opts: SoakOptions, progress) -> dict | None:
+    from gpustack_guard.core.soak.metrics import observed_kv_pool
+
+    from_file = None
+    if opts.observed_file:
+        from gpustack_guard.adapters.files.vectors import load_observed_kv
+
+        from_file = load_observed_kv(opts.observed_file)
+    return observed_kv_pool(progress.snapshots, from_file)
 
 
 def write_files(out_dir: str, report) -> None:

@@ -42,6 +42,8 @@ class VerifyOptions:
     backend_version: str | None = None  # default: the version the log prints
     quantization: str | None = None  # a pre-quantized checkpoint the model name resolves to unquantized
     backend_args: tuple[str, ...] = ()  # the deployment's arguments the log does not print (its command line)
+    record: str | None = None  # a folder: write what the log showed as a test vector there
+    source: str | None = None  # where the log is from, kept in the vector
 
 
 @dataclass
@@ -240,7 +242,22 @@ def render_markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _record(opts: VerifyOptions, directory: str, doc: dict, rebuilt: Rebuilt, secrets: list[str]) -> None:
+    """--record DIR: the report's inputs and figures as a test vector (commands/verify_record.py)."""
+    from gpustack_guard.commands.verify_record import record, source_of
+    from gpustack_guard.core.verify import vector
+
+    evaluation = rebuilt.evaluation
+    total = evaluation.estimate.gpu_total if evaluation else doc["observed"].get(P.GPU_MEMORY)
+    built = vector.build(doc, facts=evaluation.facts if evaluation else None, backend=BACKEND[doc["engine"]],
+                         gpu_name=opts.gpu_name or doc["gpu_name"] or "", gpu_memory_bytes=total,
+                         source=source_of(opts.source, opts.log))
+    record(directory, built, secrets)
+
+
 def run(opts: VerifyOptions) -> int:
+    if opts.source is not None and not opts.record:
+        raise GsgError("--source names where a recorded log is from: it needs --record DIR")
     engine = _engine(opts.backend)
     if not 0 <= opts.tolerance_percent <= MAX_TOLERANCE_PERCENT:
         raise GsgError(f"--tolerance is a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, "
@@ -254,6 +271,8 @@ def run(opts: VerifyOptions) -> int:
                        where=opts.log)
     rebuilt = rebuild(opts, log)
     doc = report(opts, log, rebuilt, reading.notes)
+    if opts.record:
+        _record(opts, opts.record, doc, rebuilt, secrets)
     if opts.output is VerifyFormat.JSON:
         text = json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
     elif opts.output is VerifyFormat.MARKDOWN:

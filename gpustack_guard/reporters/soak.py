@@ -32,6 +32,7 @@ class SoakReport:
     reference_rounds: list[RoundStats] = field(default_factory=list)
     interrupted: bool = False
     engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
+    kv_pool: dict | None = None  # the KV pool the engine allocated (core/soak/metrics.observed_kv_pool)
 
     def __post_init__(self) -> None:
         # masked once here, so the text, JSON and HTML (and any later renderer) never hold a URL's password or token
@@ -105,7 +106,21 @@ def verdict_text(report: SoakReport) -> str:
     lines += [f"  warning: {w}" for w in v.warnings]
     lines += [f"  event: {e['kind']} at {e['at_s']:.1f} s" for e in v.events]
     lines += [f"  recommend: {rec.action}: {rec.reason}" for rec in v.recommendations]
+    if report.kv_pool:
+        lines.append("  " + kv_pool_line(report.kv_pool))
     return "\n".join(lines) + "\n"
+
+
+def kv_pool_line(pool: dict) -> str:
+    tokens = pool["observed_kv_capacity_tokens"]
+    if pool["from"] == "metrics":
+        line = f"KV pool: {tokens:,} tokens allocated by the engine (its /metrics)"
+        if pool["file_kv_capacity_tokens"] is not None:
+            line += (f"; the {pool['file_kind']} given with --observed says {pool['file_kv_capacity_tokens']:,} "
+                     f"({pool['difference_percent']:+.1f} %)")
+        return line
+    return (f"KV pool: {tokens:,} tokens, from the {pool['file_kind']} given with --observed (the metrics export "
+            "no pool size)")
 
 
 def render_text(report: SoakReport) -> str:
@@ -143,6 +158,8 @@ def json_document(report: SoakReport) -> dict:
         "settings": report.settings,
         "interrupted": report.interrupted,
         "engines": report.engines,
+        "observed_kv_capacity_tokens": report.kv_pool["observed_kv_capacity_tokens"] if report.kv_pool else None,
+        "kv_pool": report.kv_pool,
         "verdict": v.verdict,
         "locality": v.locality,
         "evidence": v.evidence,

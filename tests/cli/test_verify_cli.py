@@ -163,7 +163,7 @@ def test_hostile_logs_end_in_one_line(gsg, tmp_path, monkeypatch):
     assert one_line_error(gsg("verify", "--log", str(tmp_path / "nope.log"))) == \
         f"gsg: error: {tmp_path / 'nope.log'}: file not found"
     assert one_line_error(gsg("verify", "--log", str(tmp_path))) == \
-        f"gsg: error: {tmp_path}: is a folder, not a log file"
+        f"gsg: error: {tmp_path}: not a regular file (a folder)"
     monkeypatch.setenv("GSG_MAX_LOG_BYTES", str(2**20))
     huge = tmp_path / "huge.log"
     huge.write_bytes(b"Model loading took nothing\n" * 200_000)  # 5.4 MB of near misses
@@ -208,7 +208,7 @@ def test_a_pre_quantized_checkpoint_and_the_command_line_the_log_does_not_print(
     args = ("verify", "--log", log_path("vllm/v1-qwen3-235b-fp8-h100-tp4.log"), "-m", "Qwen/Qwen3-235B-A22B",
             "--gpu-memory", "81559MiB", "--gpu-name", "NVIDIA H100 80GB HBM3", "--backend-version", "0.10.0",
             "-o", "json")
-    doc = json.loads(gsg(*args, "-q", "fp8", "--", "--tensor-parallel-size=4").out)
+    doc = json.loads(gsg(*args, "--quantization", "fp8", "--", "--tensor-parallel-size=4").out)
     assert doc["backend_args"] == ["--tensor-parallel-size=4"]
     assert (doc["observed_verdict"], doc["engine_verdict"]) == ("fits", "fits")
     assert doc["estimated"]["kv_capacity_tokens"] == 194_576 and doc["observed"]["kv_capacity_tokens"] == 178_880

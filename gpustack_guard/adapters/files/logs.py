@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
+from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
 from gpustack_guard.core.errors import GsgError
 
 MiB = 1024**2
@@ -49,19 +50,18 @@ class LogReading:
     lines: int = 0
     lines_cut: int = 0
     stopped: str | None = None  # why reading stopped before the end of the file
+    unfinished: bool = False  # the file ends inside a number (no newline): the engine was still writing it
     notes: list[str] = field(default_factory=list)
 
 
 def read_log_lines(path: str, limits: LogLimits, reading: LogReading) -> Iterator[str]:
     """The log's lines as text (undecodable bytes replaced), each at most `max_line_bytes` long."""
+    # a regular file only, opened without blocking: a FIFO would wait for a writer forever, /dev/zero never ends
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
-    except FileNotFoundError:
-        raise GsgError("file not found", where=path) from None
-    except IsADirectoryError:
-        raise GsgError("is a folder, not a log file", where=path) from None
-    except OSError as exc:
-        raise GsgError(f"cannot read: {exc.strerror or exc}", where=path) from None
+        handle = open_regular(path)
+    except Unreadable as exc:
+        reason = "file not found" if str(exc) == "no such file or directory" else str(exc)
+        raise GsgError(reason, where=path) from None
     try:
         yield from _lines(handle, path, limits, reading)
     finally:
@@ -78,7 +78,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
         if room <= 0:
             if pending or overflow:  # the line the cap stopped in is read as far as it came
                 reading.lines_cut += overflow
-                yield from _emit(pending, reading, limits)
+                yield from _emit(_whole_words(pending), reading, limits)
             reading.stopped = "bytes"
             return
         try:
@@ -107,15 +107,32 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
             if newline < 0:
                 break
             reading.lines_cut += overflow
+            yield from _emit(_whole_words(pending) if overflow else pending, reading, limits)
             overflow = False
-            yield from _emit(pending, reading, limits)
             pending = bytearray()
             if reading.stopped:
                 return
             start = newline + 1
-    if pending or overflow:  # a log that stops mid-line: its last line is read as it is
+    if pending or overflow:  # a log that stops mid-line: its last line is read up to its last whole word
         reading.lines_cut += overflow
-        yield from _emit(pending, reading, limits)
+        whole = _whole_words(pending)
+        reading.unfinished = len(whole) < len(pending)
+        yield from _emit(whole, reading, limits)
+
+
+_WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
+
+
+def _whole_words(raw: bytearray) -> bytearray:
+    """A line cut short (by a cap, or by the end of a log still being written) without the word it was cut in
+    when that word holds a digit: it may be a number cut short (`158,656 tokens` cut to `158,6`), which would be
+    read as a wrong figure; a figure lost is reported as missing, a wrong one would not be. A word without
+    digits stays (a cut unit or marker matches no pattern)."""
+    end = max(raw.rfind(sep) for sep in _WORD_END)
+    last = raw[end + 1:]
+    if not any(48 <= byte <= 57 for byte in last):  # no ASCII digit
+        return raw
+    return raw[:end + 1] if end >= 0 else bytearray()
 
 
 def _emit(raw: bytearray, reading: LogReading, limits: LogLimits) -> Iterator[str]:
@@ -131,6 +148,8 @@ def _note_limits(reading: LogReading, limits: LogLimits) -> None:
         reading.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB only (GSG_MAX_LOG_BYTES)")
     elif reading.stopped == "lines":
         reading.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+    if reading.unfinished:
+        reading.notes.append("the log stops mid-line, in a number: that number was not read")
     if reading.lines_cut:
         reading.notes.append(f"{reading.lines_cut:,} line(s) longer than {limits.max_line_bytes:,} bytes were cut "
                              f"(GSG_MAX_LOG_LINE_BYTES)")

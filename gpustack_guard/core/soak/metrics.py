@@ -26,9 +26,17 @@ GPU_USED = ("gpustack:worker_node_gram_used_bytes",)
 GPU_ALLOCATED = ("gpustack:worker_node_gram_allocated_bytes",)
 GPU_TOTAL = ("gpustack:worker_node_gram_total_bytes",)
 HOST_TOTAL = ("gpustack:worker_node_memory_total_bytes",)
+# The KV pool the engine really allocated, where it exports it:
+# - vLLM: `vllm:cache_config_info` (an info gauge since 0.4; its labels carry the cache config, num_gpu_blocks
+#   set once profiling sized the pool, block_size in tokens): tokens = num_gpu_blocks x block_size;
+# - SGLang: `sglang:max_total_num_tokens` (a gauge, the pool's tokens, the figure its log prints);
+# - llama.cpp's server exports no pool size: `llamacpp:*` are throughput and request gauges, and the KV gauges
+#   older builds had (kv_cache_tokens: tokens in use, kv_cache_usage_ratio) are gone upstream: nothing read.
+VLLM_CACHE_INFO = "vllm:cache_config_info"
+KV_POOL_TOKENS = ("sglang:max_total_num_tokens",)
 
 WANTED = frozenset(KV_USAGE + PREEMPTION_COUNTERS + PREEMPTED_NOW + RUNNING + WAITING + RESIDENT + START_TIME
-                   + GPU_USED + GPU_ALLOCATED + GPU_TOTAL + HOST_TOTAL)
+                   + GPU_USED + GPU_ALLOCATED + GPU_TOTAL + HOST_TOTAL + KV_POOL_TOKENS + (VLLM_CACHE_INFO,))
 MODEL_LABELS = ("model_name", "model")
 ENGINE_OF_PREFIX = {"vllm:": "vLLM", "sglang:": "SGLang", "llamacpp:": "llama.cpp", "gpustack:": "GPUStack"}
 
@@ -58,6 +66,7 @@ class Snapshot:
     gpu_allocated_bytes: float | None = None
     gpu_total_bytes: float | None = None
     host_total_bytes: float | None = None
+    kv_capacity_tokens: int | None = None  # the KV pool the engine allocated (every instance behind the URL)
     restarted: bool = False
     engines: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # endpoints that did not answer this time
@@ -99,6 +108,41 @@ def _sum(samples: list[Sample]) -> float | None:
 
 def _max(samples: list[Sample]) -> float | None:
     return max(s.value for s in samples) if samples else None
+
+
+def _whole(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() else None  # vLLM prints None before profiling sized the pool
+
+
+def kv_pool_tokens(samples: list[Sample]) -> int | None:
+    """The KV pool in tokens, summed over the engines behind the endpoint (data-parallel ranks, replicas)."""
+    pools = []
+    for sample in samples:
+        if sample.name == VLLM_CACHE_INFO:
+            blocks, block = _whole(sample.labels.get("num_gpu_blocks")), _whole(sample.labels.get("block_size"))
+            if blocks is not None and block is not None:
+                pools.append(blocks * block)
+    if pools:
+        return sum(pools)
+    sized = [s for s in _first_family(samples, KV_POOL_TOKENS) if s.value > 0 and s.value.is_integer()]
+    return int(sum(s.value for s in sized)) if sized else None
+
+
+def observed_kv_pool(snapshots: Iterable[Snapshot], from_file: tuple[int, str] | None) -> dict | None:
+    """The KV pool the soak reports: the one scraped from the engine (the last scrape that had it), and the one
+    a verify report or recorded vector gave (--observed); the scraped one is used when both are there, and
+    their difference is shown."""
+    scraped = next((s.kv_capacity_tokens for s in reversed(list(snapshots)) if s.kv_capacity_tokens), None)
+    if scraped is None and from_file is None:
+        return None
+    pool: dict = {"observed_kv_capacity_tokens": scraped if scraped is not None else from_file[0] if from_file
+                  else None, "from": "metrics" if scraped is not None else "observed file",
+                  "metrics_kv_capacity_tokens": scraped,
+                  "file_kv_capacity_tokens": from_file[0] if from_file else None,
+                  "file_kind": from_file[1] if from_file else None, "difference_percent": None}
+    if scraped is not None and from_file is not None:
+        pool["difference_percent"] = round(100.0 * (scraped - from_file[0]) / from_file[0], 1)
+    return pool
 
 
 def _series_key(sample: Sample) -> tuple:
@@ -169,6 +213,7 @@ class Normaliser:
             gpu_allocated_bytes=_sum(_first_family(samples, GPU_ALLOCATED)),
             gpu_total_bytes=_sum(_first_family(samples, GPU_TOTAL)),
             host_total_bytes=_max(_first_family(samples, HOST_TOTAL)),
+            kv_capacity_tokens=kv_pool_tokens(samples),
             restarted=restarted,
             engines=tuple(engines),
             errors=errors,

@@ -54,7 +54,9 @@ ESSENTIAL = {
 
 _BEARER = re.compile(r"(?i)(\bBearer\s+)([^\s'\",]+)")
 _URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
-_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)(?P<value>[^\s,'\")}\]]+)")
+# a list value (`'api_key': ['sk-...']`) keeps its bracket and quotes: only the value inside is masked
+_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)"
+                        r"(?P<value>[^\s,'\"()\[\]{}]+)")
 _WORD = re.compile(r"[^\s'\",()\[\]{}<>=]+")
 _NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
 
@@ -138,7 +140,7 @@ def parse_printed_args(text: str) -> dict[str, object]:
     for item in split_top_level(body):
         key, sep, value = item.partition(":" if dict_form else "=")
         key = key.strip().strip("'\"")
-        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        if sep and value.strip() and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):  # a cut line's last key: no value
             args[key] = literal(value.strip())
     return args
 
