@@ -379,6 +379,11 @@ def apply(
                                                     "on an instance in error or restarting."),
     wait_timeout: float = typer.Option(900.0, "--wait-timeout", metavar="SECONDS", help="Give up waiting after."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256, help="Independent changes at once."),
+    lock: bool = typer.Option(True, "--lock/--no-lock",
+                              help="Hold the project's apply lock on the server while writing (a stopped model "
+                                   "named gsg-lock-PROJECT)."),
+    lock_timeout: float = typer.Option(0.0, "--lock-timeout", min=0, max=3600, metavar="SECONDS",
+                                       help="Wait this long for a lock another apply holds."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
@@ -389,7 +394,7 @@ def apply(
 
     return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay, ownership, yes,
                             tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
-                            concurrency=concurrency))
+                            concurrency=concurrency, lock=lock, lock_timeout=lock_timeout))
 
 
 @app.command()

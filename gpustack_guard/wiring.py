@@ -284,7 +284,12 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
-    live = connection.last_models if connection.last_models is not None else connection.client.models()
+    if connection.last_models is not None:
+        live = connection.last_models
+    else:
+        from gpustack_guard.core.deploy.lease import deployments
+
+        live = deployments(connection.client.models())
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     rendered = [ev.rendered for ev in report.evaluations]
     for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back

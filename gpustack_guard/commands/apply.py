@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +35,8 @@ class ApplyOptions:
     wait_timeout: float = 900.0
     poll: float = 2.0
     concurrency: int = 8
+    lock: bool = True  # hold the project's apply lease on the server while writing
+    lock_timeout: float = 0.0  # seconds to wait for a lease another apply holds
 
 
 def _saved_plan(path: str) -> dict:
@@ -136,9 +139,24 @@ def run(opts: ApplyOptions) -> int:
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
                       progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
-    outcome = applier.run(changes)
+    with _locked(connection, opts, claims.project, state.cluster_ids, secrets):
+        outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
+
+
+def _locked(connection: wiring.Connection, opts: ApplyOptions, project: str | None, cluster_ids: dict,
+            secrets: list[str]):
+    """The apply lease for the writes (no lease with --no-lock: a one-off repair while an apply hangs)."""
+    if not opts.lock:
+        return nullcontext()
+    from gpustack_guard.adapters.gpustack.lease import apply_lease
+    from gpustack_guard.core.deploy.lease import DEFAULT_LEASE_SECONDS
+
+    seconds = DEFAULT_LEASE_SECONDS + (opts.wait_timeout if opts.wait else 0)
+    return apply_lease(connection.client, project, seconds=seconds, wait=opts.lock_timeout,
+                       cluster_id=min(cluster_ids.values()) if cluster_ids else None,
+                       note=lambda m: note(m, secrets))
 
 
 def _unchanged_since(saved: dict, changes: list) -> dict:

@@ -13,6 +13,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, write_all_atomic, written_form
 from gpustack_guard.adapters.files.yaml_dump import comment, dump
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+from gpustack_guard.core.deploy.lease import deployments, is_lease
 from gpustack_guard.core.deploy.plan import cluster_name_of
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_OK, GsgError
@@ -146,9 +147,11 @@ def run(opts: ExportOptions) -> int:
         cluster_id = next((cid for cid, name in names.items() if name == cluster), None)
         if cluster_id is None:
             raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(names.values()))})")
-    models = client.models(cluster_id)
-    if connection.supports_export:
-        docs = exported_documents(client.export_models(cluster_id=cluster_id))
+    everything = client.models(cluster_id)
+    models = deployments(everything)
+    leases = {m["name"] for m in everything if is_lease(m)}
+    if connection.supports_export:  # the server exports gsg's apply lease too: not a deployment to keep in git
+        docs = [d for d in exported_documents(client.export_models(cluster_id=cluster_id)) if d["name"] not in leases]
     else:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}

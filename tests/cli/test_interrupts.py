@@ -20,7 +20,7 @@ def signalling(fake, monkeypatch, when, signum=signal.SIGTERM, repeat=1):
     sent = []
 
     def handle(request: httpx.Request) -> httpx.Response:
-        if not sent and when(request.method, request.url.path):
+        if not sent and when(request.method, request.url.path) and b'"gsg-lock' not in request.content:
             sent.append(request.url.path)
             for _ in range(repeat):
                 signal.pthread_kill(threading.main_thread().ident, signum)
@@ -103,8 +103,9 @@ def test_sigterm_to_a_real_process_mid_apply(tmp_path, specs):
     with HostileGPUStack("slow", slow_seconds=1.0, only=("POST", "/v2/models")) as server:
         env = {**os.environ, "GSG_URL": server.url(), "GSG_API_KEY": server.fake.api_key, "GSG_OFFLINE": "1",
                "HF_TOKEN": "hf_test_secret_token_value"}
+        # --no-lock: the slow server slows every create, the lock's too (a signal then is test_apply_lock's)
         child = subprocess.Popen([sys.executable, "-m", "gpustack_guard", "apply", str(specs), "--yes",
-                                  "--concurrency", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  "--concurrency", "1", "--no-lock"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, cwd=tmp_path)
         assert server.misbehaving.wait(30), "the create never arrived"
         child.send_signal(signal.SIGTERM)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpustack_guard.core.deploy.lease import is_lease
 from gpustack_guard.core.ownership import RESTART_PENDING
 
 KINDS = ("list", "get", "create", "update", "delete", "restart")
@@ -44,12 +45,20 @@ class Tampering:
         self.fake, self.plan = fake, {}
         self.counts: dict[str, int] = {}
 
+    def _lease_traffic(self, request: httpx.Request) -> bool:
+        if request.method == "POST" and request.content:
+            return str(json.loads(request.content).get("name", "")).startswith("gsg-lock")
+        tail = request.url.path.rsplit("/", 1)[1]
+        if tail.isdigit():
+            return is_lease(self.fake.models.get(int(tail)) or {})
+        return str(request.url.params.get("search", "")).startswith("gsg-lock")
+
     def reset(self, plan: dict | None = None) -> None:
         self.plan, self.counts = dict(plan or {}), {}
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         kind = _kind(request.method, request.url.path)
-        if kind is None:
+        if kind is None or self._lease_traffic(request):  # the apply lock has its own tests (test_apply_lock.py)
             return self.fake.handle(request)
         self.counts[kind] = self.counts.get(kind, 0) + 1
         how = self.plan.get((kind, self.counts[kind]))

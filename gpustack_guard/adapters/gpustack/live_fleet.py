@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.adapters.gpustack.transport import printable
+from gpustack_guard.core.deploy.lease import deployments
 from gpustack_guard.core.fleet.model import Cluster, Fleet, Gpu, GpuMemory, Instance, SystemReserved, Worker
 from gpustack_guard.core.ownership import Owner, owner
 
@@ -148,7 +149,7 @@ def owners_of(models: list[dict]) -> dict[int, Owner]:
 
 def fetch_fleet(client, version: str | None) -> tuple[Fleet, list[dict]]:
     """(the live fleet, the model list read with it: plan and drift reuse it)."""
-    models = client.models()
+    models = deployments(client.models())  # gsg's apply leases are bookkeeping, not deployments
     owners = owners_of(models)
     fleet = assemble(client.clusters(keep=cluster_from_api), client.workers(keep=worker_from_api),
                      client.model_instances(keep=lambda i, raw: instances_from_api(i, raw, owners)),

@@ -1,0 +1,124 @@
+"""Taking and giving back the apply lease (core/deploy/lease.py) on a GPUStack server."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import secrets
+import socket
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.core.deploy.lease import Holder, Lease, lease_body, lease_name, lease_of
+from gpustack_guard.core.echo import untrusted
+from gpustack_guard.core.errors import GsgError
+
+RETRY_SECONDS = 2.0  # between attempts while --lock-timeout lasts
+
+
+def this_run() -> Holder:
+    """Who takes the lease: user, host and process for people (and a CI job id), a fresh token for matching."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in a container without a passwd entry
+        user = "unknown"
+    host, pid = socket.gethostname(), os.getpid()
+    ci = os.environ.get("GITHUB_RUN_ID") or os.environ.get("CI_JOB_ID") or os.environ.get("BUILD_TAG")
+    text = f"{user}@{host} pid {pid}" + (f" (CI job {ci})" if ci else "")
+    return Holder(text, secrets.token_hex(8), host, pid)
+
+
+class LeaseHeld(GsgError):
+    pass
+
+
+def _current(client: GPUStackClient, name: str) -> Lease | None:
+    return next((lease for lease in map(lease_of, client.find_models(name)) if lease is not None), None)
+
+
+def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, cluster_id: int | None,
+          now: float) -> Lease:
+    """One attempt: the create wins, or the current lease is named. A lease that expired or that an earlier
+    run of this process left is taken over (once); a create whose answer was lost is found by its token."""
+    for _ in range(2):
+        try:
+            made = lease_of(client.create_model(lease_body(name, holder, now, seconds, cluster_id)))
+        except ApiError as exc:
+            if exc.status == 409:
+                made = None
+            else:
+                stored = _current(client, name)  # a 5xx or a timeout after the server stored it
+                if stored is not None and stored.held_by(holder):
+                    return stored
+                raise
+        else:
+            if made is None or not made.held_by(holder):
+                raise GsgError(f"the server answered the lock's create with another model ('{untrusted(name)}'); "
+                               "nothing was applied")
+            return made
+        current = _current(client, name)
+        if current is None:
+            if client.find_models(name):
+                raise GsgError(f"a model named '{untrusted(name)}' exists and is not gsg's apply lock: rename it, "
+                               "or apply with --no-lock")
+            continue  # released between our create and our look: try once more
+        stale = current.expired(now) or current.left_by_an_earlier_run_of(holder)
+        if not stale or current.model_id is None:
+            until = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(current.expires_at))
+            raise LeaseHeld(f"another apply holds the lock '{untrusted(name)}': {untrusted(current.holder)}, "
+                            f"until {until}; wait (--lock-timeout SECONDS), or delete that model in GPUStack if "
+                            "its apply is gone")
+        client.delete_model(current.model_id)
+    raise LeaseHeld(f"the lock '{untrusted(name)}' was taken by another apply at the same moment")
+
+
+@contextmanager
+def apply_lease(client: GPUStackClient, project: str | None, *, seconds: float, wait: float,
+                cluster_id: int | None, note: Callable[[str], None], clock: Callable[[], float] = time.time,
+                sleep: Callable[[float], None] = time.sleep) -> Iterator[Lease]:
+    """Hold the project's apply lease for the block; give it back after, whatever happened in it."""
+    name, holder = lease_name(project), this_run()
+    deadline = clock() + wait
+    while True:
+        try:
+            lease = _take(client, name, holder, seconds, cluster_id, clock())
+            break
+        except LeaseHeld as exc:
+            if clock() >= deadline:
+                raise
+            note(f"gsg: {exc}; retrying")
+            sleep(min(RETRY_SECONDS, max(0.0, deadline - clock())))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the create was in flight: it may have landed
+            _give_back_if_taken(client, name, holder)
+            raise
+    try:
+        yield lease
+    finally:
+        _release(client, lease, note)
+
+
+def _give_back_if_taken(client: GPUStackClient, name: str, holder: Holder) -> None:
+    """An interrupted acquisition leaves no lease behind it: one look for this run's token, one delete."""
+    try:
+        current = _current(client, name)
+        if current is not None and current.held_by(holder) and current.model_id is not None:
+            client.delete_model(current.model_id)
+    except GsgError:
+        pass  # it expires by itself; the interrupt is what the user is told about
+
+
+def _release(client: GPUStackClient, lease: Lease, note: Callable[[str], None]) -> None:
+    if lease.model_id is None:
+        return
+    for attempt in range(2):
+        try:
+            client.delete_model(lease.model_id)
+            return
+        except ApiError as exc:
+            if exc.status == 404:
+                return  # already gone (taken over after it expired)
+            if attempt:
+                note(f"gsg: warning: the apply lock '{untrusted(lease.name)}' was not released "
+                     f"({untrusted(str(exc))}); it expires by itself, and this machine's next apply takes it over")

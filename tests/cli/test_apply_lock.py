@@ -1,0 +1,134 @@
+"""Two applies against one server never interleave: apply holds a lease (a stopped model named gsg-lock-PROJECT,
+GPUStack's only atomic create-if-absent) while it writes, says who holds it when refused, takes over a lease that
+expired or that an earlier run of this process left, and never lets the lease show as a deployment."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+import gpustack_guard.adapters.gpustack.lease as lease_adapter
+from gpustack_guard.core.deploy.lease import LEASE, LEASE_EXPIRES, LEASE_HOST, LEASE_PID, LEASE_TOKEN, is_lease
+
+LOCK = "gsg-lock-field-notes-example"  # specs/gsg.yaml's project
+
+
+def _lease(fake, *, holder="ci@runner-7 pid 4242", expires_in=600.0, host="runner-7", pid=4242, token="feedface"):
+    return fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta={
+        LEASE: holder, LEASE_EXPIRES: str(int(time.time() + expires_in)), LEASE_TOKEN: token,
+        LEASE_HOST: host, LEASE_PID: str(pid)})
+
+
+def _writes(fake) -> list[tuple[str, str]]:
+    return [(m, p) for m, p in fake.log if m in ("POST", "PUT", "DELETE")]
+
+
+def test_apply_takes_the_lock_first_and_gives_it_back(gsg, fake, specs):
+    assert gsg("apply", str(specs), "--yes").code == 0
+    writes = _writes(fake)
+    assert writes[0] == ("POST", "/v2/models") and writes[-1][0] == "DELETE"
+    assert not any(is_lease(m) for m in fake.models.values())
+    assert {m["name"] for m in fake.models.values()} == {"llama-70b", "llama-8b", "llama-70b-q4", "qwen-32b"}
+
+
+def test_a_lock_held_elsewhere_stops_apply_before_any_write_and_names_the_holder(gsg, fake, specs):
+    _lease(fake)
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1
+    assert f"gsg: error: another apply holds the lock '{LOCK}': ci@runner-7 pid 4242, until " in result.err
+    assert "wait (--lock-timeout SECONDS), or delete that model in GPUStack if its apply is gone" in result.err
+    assert _writes(fake) == [("POST", "/v2/models")]  # the refused create of the lock, nothing else
+    assert {m["name"] for m in fake.models.values()} == {LOCK}
+
+
+def test_lock_timeout_waits_for_the_holder_to_finish(gsg, fake, specs, monkeypatch):
+    monkeypatch.setattr(lease_adapter, "RETRY_SECONDS", 0.05)
+    held = _lease(fake)
+    threading.Timer(0.3, lambda: fake.models.pop(held["id"])).start()  # the other apply ends
+    result = gsg("apply", str(specs), "--yes", "--lock-timeout", "5")
+    assert result.code == 0, result.err
+    assert "another apply holds the lock" in result.err and "; retrying" in result.err
+    assert not any(is_lease(m) for m in fake.models.values())
+
+
+def test_an_expired_lock_is_taken_over(gsg, fake, specs):
+    _lease(fake, expires_in=-1)
+    assert gsg("apply", str(specs), "--yes").code == 0
+    assert LOCK not in {m["name"] for m in fake.models.values()}
+
+
+def test_a_lock_an_earlier_run_of_this_process_left_is_taken_over(gsg, fake, specs):
+    _lease(fake, host=socket.gethostname(), pid=os.getpid(), token="an-ended-run")
+    assert gsg("apply", str(specs), "--yes").code == 0
+
+
+def test_the_same_host_and_another_live_process_is_still_refused(gsg, fake, specs):
+    _lease(fake, host=socket.gethostname(), pid=os.getpid() + 1)
+    assert gsg("apply", str(specs), "--yes").code == 1
+
+
+def test_no_lock_writes_no_lease(gsg, fake, specs):
+    _lease(fake)
+    assert gsg("apply", str(specs), "--yes", "--no-lock").code == 0
+    assert sum(1 for m, p in _writes(fake) if m == "POST") == 4  # the four deployments only
+
+
+def test_a_lease_never_shows_as_a_deployment(gsg, fake, specs, tmp_path):
+    assert gsg("apply", str(specs), "--yes").code == 0
+    _lease(fake)
+    assert gsg("plan", str(specs), "--prune", "--detailed-exitcode").code == 0
+    drift = gsg("drift", str(specs), "--detailed-exitcode")
+    assert drift.code == 0 and LOCK not in drift.out
+    assert gsg("export", "--out", str(tmp_path / "exported")).code == 0
+    assert sorted(p.name for p in (tmp_path / "exported").iterdir()) == [
+        "llama-70b-q4.yaml", "llama-70b.yaml", "llama-8b.yaml", "qwen-32b.yaml"]
+
+
+def test_a_model_of_the_lock_name_that_is_no_lease_is_not_touched(gsg, fake, specs):
+    fake.create_unmanaged(LOCK)
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1
+    assert f"a model named '{LOCK}' exists and is not gsg's apply lock: rename it, or apply with --no-lock" in \
+        result.err
+    assert {m["name"] for m in fake.models.values()} == {LOCK}
+
+
+def test_a_lost_answer_to_the_lock_create_is_found_by_its_token(gsg, fake, specs, monkeypatch):
+    import gpustack_guard.wiring as wiring
+
+    lost = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        response = fake.handle(request)
+        if not lost and request.method == "POST" and b'"gsg-lock' in request.content:
+            lost.append(1)
+            return httpx.Response(500, json={"message": "the proxy lost it"})  # after the server stored it
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    assert gsg("apply", str(specs), "--yes").code == 0 and lost
+    assert not any(is_lease(m) for m in fake.models.values())
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_taking_the_lock_leaves_no_lock_and_writes_nothing(gsg, fake, specs, monkeypatch, signum):
+    import gpustack_guard.wiring as wiring
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        response = fake.handle(request)
+        if request.method == "POST" and b'"gsg-lock' in request.content:
+            signal.pthread_kill(threading.main_thread().ident, signum)
+            time.sleep(0.2)
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 130
+    assert fake.models == {}  # the lock it took was given back; no deployment was written
