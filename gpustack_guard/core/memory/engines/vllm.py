@@ -482,12 +482,52 @@ def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
     return rows * (facts.vocab_size or 0) * (sampler_sort_peak_bytes(rows) - 4)
 
 
-def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
+def graph_counts(profile: P.VllmProfile, seqs: int, batched: int) -> tuple[list[int], int]:
+    """(capture sizes, FULL graphs): every size gets a PIECEWISE graph, and under FULL_AND_PIECEWISE each
+    uniform-decode size up to max_num_seqs a FULL one as well."""
+    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    full = sum(1 for size in sizes if size <= seqs) if profile.graph_sets > 1 else 0
+    return sizes, full
+
+
+def graph_width(facts: ModelFacts, tp: int) -> int:
+    """The MLP width one rank's graphs are built over: the dense intermediate, else the routed experts' (top-k)."""
+    width = facts.intermediate_size or (facts.moe_intermediate_size or 0) * (facts.num_experts_per_tok or 1)
+    return width // tp
+
+
+def estimated_graph_memory(facts: ModelFacts, tp: int, sizes: list[int], full: int, layers: int) -> int:
+    """What profile_cudagraph_memory reports (profiles.GRAPH_ESTIMATE_*): the first capture (one graph and the
+    forward's intermediates at the largest size) plus every further graph of each mode at the per-graph cost."""
+    if not sizes:
+        return 0
+    width = graph_width(facts, tp)
+    per_graph = max(layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width),
+                    P.GRAPH_ESTIMATE_MIN_PER_GRAPH)
+    first_capture = per_graph + max(sizes) * (2 * width + 4 * (facts.hidden_size or 0)) * 2
+    further = len(sizes) - 1 + max(full - 1, 0)
+    return first_capture + further * per_graph
+
+
+def graph_shape(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> tuple[int, int]:
+    """(PIECEWISE graphs, FULL graphs) the release captures; none under --enforce-eager."""
+    if cfg.enforce_eager:
+        return 0, 0
+    sizes, full = graph_counts(profile, seqs, batched)
+    return len(sizes), full
+
+
+def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
+                 facts: ModelFacts | None = None) -> int:
+    """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate where the release counts it inside
+    the budget (with the model's facts), else the capture's measured cost per layer and graph."""
     if cfg.enforce_eager:
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
-    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    sizes, full = graph_counts(profile, seqs, batched)
+    if profile.graphs_profiled and facts is not None:
+        return estimated_graph_memory(facts, cfg.tensor_parallel_size, sizes, full, layers)
     return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
@@ -583,7 +623,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             activation += encoder_profile_bytes(facts, batched)
         if profile.sampler_in_profile and s == pp - 1:
             activation += profiled_sampler_sort(facts, batched, seqs)
-        graphs = graph_memory(profile, cfg, seqs, batched, layers)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
@@ -656,7 +696,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "scheduler_refusal": refusal,
-               "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
+               "cuda_graphs_in_budget": profile.graphs_profiled,
+               "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
+               "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "mxfp4_backend": backend,
