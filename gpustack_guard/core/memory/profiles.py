@@ -273,6 +273,52 @@ NCCL_BUFFERS = COMM_BUFFERS - CUSTOM_ALL_REDUCE_BUFFERS
 # custom all-reduce is off: nccl#1234 on two L4s), and GSG034's ALLOCATOR_SLACK was fitted with it (the field
 # notes' 4x RTX A6000 TP4, PCIe-only, OOM at gmu 0.92).
 NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
+
+
+@dataclass(frozen=True)
+class NonTorchRow:
+    """Non-torch memory per rank that vLLM's profile counts inside the budget, from release `since` on, for one
+    class of GPU group: "single" (TP x PP = 1), "nvlink" (NVLink-connected, and GPUs gsg cannot place) or
+    "peerless" (PCIe-only and no-P2P GPUs, interconnect.PEERLESS)."""
+
+    since: str
+    links: str
+    in_budget: int
+    source: str
+
+
+# What memory_profiling (vllm/utils/mem_utils.py) calls non_torch_increase: everything the device lost since the
+# worker's init snapshot that torch's allocator does not hold. From 0.11.0 the snapshot is taken after
+# init_worker_distributed_environment (v1/worker/gpu_worker.py init_device@v0.11.0 .. @v0.19.0), so NCCL's set-up
+# and the symmetric-memory all-reduce buffers (VLLM_ALLREDUCE_USE_SYMM_MEM, default "1" from 0.11.0, envs.py) are
+# outside it (COMM_BUFFERS); what the profile run adds (NCCL connections made at first use, cuBLAS/cuBLASLt
+# workspaces, loaded kernel images) stays in. No public log of 0.11+ prints the in-budget figure for an NVLink TP
+# group (0.11+ logs it at debug level, "GiB for non-torch memory"), so that row keeps the pre-0.11 figure:
+# an assumption, named as such in its source, until a log sizes it.
+VLLM_NON_TORCH = (
+    NonTorchRow("0.0.0", "single", NON_TORCH_SINGLE,
+                "vllm#10517, RTX 3090, TP 1: 'non_torch_memory 0.35GiB' (V0); V14 0.29 TP 1 logs weights + non-torch "
+                "2.81 GiB in line with it"),
+    NonTorchRow("0.0.0", "nvlink", NON_TORCH_PARALLEL,
+                "llm-d capacity planner's TP >= 2 figure; NCCL on top of it before 0.11 (NCCL_BUFFERS): V04 (vllm PR "
+                "#10511, H100 TP 2, V0) logs 3.58 GiB with allocator slack counted as non-torch"),
+    NonTorchRow("0.0.0", "peerless", NON_TORCH_PCIE_PARALLEL,
+                "NCCL inside: V22 (vllm#13061, 2x RTX 4090 TP 2) 0.25 GiB, V24 (8x L40S TP 8, 0.10.2) 0.17-0.21, "
+                "vllm PR #14447 (23.58 GiB cards) 0.20; also vllm#15815 (2x L40S TP 2, V0) 0.30 and vllm#14452 "
+                "(RTX 5090 workers, V0) 0.33 GiB: the spread is 0.17-0.33 GiB"),
+    NonTorchRow("0.11.0", "nvlink", NON_TORCH_PARALLEL,
+                "assumed unchanged: NCCL and symmetric-memory buffers leave the budget (PR #25359, envs.py@v0.11.0), "
+                "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
+)
+_NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORCH)
+
+
+def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
+    """The newest VLLM_NON_TORCH row for this class of GPU group at or before the release."""
+    parsed = arithmetic_release("vllm", version)
+    rows = [row for since, row in _NON_TORCH_KEYS if row.links == links and parsed >= since]
+    assert rows, f"VLLM_NON_TORCH has no row for {links!r}"
+    return rows[-1]
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;

@@ -365,19 +365,27 @@ def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
     return tp == 2 or link in ("nvlink", "unknown")
 
 
-def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool) -> tuple[int, int, int]:
+def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool,
+                       version: str | None = None) -> tuple[int, int, int]:
     """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
-    outside the budget from 0.11). vLLM sets them up with its distributed environment, after the memory snapshot
-    before 0.11 and before it from 0.11 (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected:
-    today's NON_TORCH_PARALLEL + COMM_BUFFERS. Outside the budget it is COMM_BUFFERS on every interconnect
-    (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
+    outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
+    interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
+    (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected. Outside the budget it is
+    COMM_BUFFERS on every interconnect (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
     if tp * pp == 1:
-        return P.NON_TORCH_SINGLE, 0, 0
+        return P.vllm_non_torch(version, "single").in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
     if link in PEERLESS:  # NCCL's profiled share is inside the logged non-torch figure
-        return P.NON_TORCH_PCIE_PARALLEL, custom, P.COMM_BUFFERS
-    return P.NON_TORCH_PARALLEL, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+        return P.vllm_non_torch(version, "peerless").in_budget, custom, P.COMM_BUFFERS
+    return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+
+
+def non_torch_links(gpu_name: str, tp: int, pp: int) -> str:
+    """The profiles.VLLM_NON_TORCH class of this GPU group."""
+    if tp * pp == 1:
+        return "single"
+    return "peerless" if interconnect(gpu_name) in PEERLESS else "nvlink"
 
 
 def round_up(value: int, multiple: int | None) -> int:
@@ -584,7 +592,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     batched = max(scheduled, max_len) if profile.engine == "v0" and not chunked else scheduled
     # vLLM reads VLLM_FUSED_MOE_CHUNK_SIZE only when a fused-MoE layer runs: a dense model never parses it
     chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size if facts.is_moe else None)
-    non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
+    non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
+                                                              version)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
 
@@ -701,6 +710,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
+               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
                "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),
