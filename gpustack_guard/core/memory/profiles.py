@@ -76,11 +76,15 @@ VLLM_PROFILES = (
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
                 startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True),
-    VllmProfile("0.20.0", "v1", "v1", 2, False,
-                "gpu_memory_utilization defaults to 0.92 (CacheConfig, vllm/config/cache.py; 0.9 in 0.19.1)",
+    VllmProfile("0.20.0", "v1", "v1", 2, True,
+                "gpu_memory_utilization defaults to 0.92 (CacheConfig, vllm/config/cache.py; 0.9 in 0.19.1); CUDA "
+                "graphs estimated inside the budget: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to '1' in "
+                "vllm/envs.py of the 0.20.0 wheel ('0' in 0.18.0 and 0.19.0), although the log line it prints says "
+                "'default since v0.21.0'",
                 startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True, default_gmu=0.92),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
-                "CUDA graph memory profiling on by default (log text quoted in gpustack/runner#251)",
+                "the dummy sampler no longer sorts in the profile (CUDA graph memory profiling, on since 0.20.0, "
+                "is quoted in gpustack/runner#251)",
                 startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
     VllmProfile("0.24.0", "v1", "v1", 2, True,
                 "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
@@ -203,8 +207,10 @@ ACTIVATION_CALIBRATION = 1.15
 # generic formula: hyper-connection streams, sparse-attention gathers, indexer and MoE workspaces. One constant
 # per batched token, FIT TO ONE LOG: vllm#44376 (2x GH200 96GB, TP2+EP, gmu 0.95, 16384 batched tokens,
 # 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
-# benchmarks/accuracy.py is its calibration, not evidence of it.
-COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 540_316
+# benchmarks/accuracy.py is its calibration, not evidence of it. Refitted (540,316 before) when the CUDA graphs
+# of 0.20+ moved to vLLM's own estimate (GRAPH_ESTIMATE_*): 0.60 GiB for B14 where the flat rule booked 1.61 GiB,
+# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged.
+COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 606_330
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
@@ -267,6 +273,52 @@ NCCL_BUFFERS = COMM_BUFFERS - CUSTOM_ALL_REDUCE_BUFFERS
 # custom all-reduce is off: nccl#1234 on two L4s), and GSG034's ALLOCATOR_SLACK was fitted with it (the field
 # notes' 4x RTX A6000 TP4, PCIe-only, OOM at gmu 0.92).
 NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
+
+
+@dataclass(frozen=True)
+class NonTorchRow:
+    """Non-torch memory per rank that vLLM's profile counts inside the budget, from release `since` on, for one
+    class of GPU group: "single" (TP x PP = 1), "nvlink" (NVLink-connected, and GPUs gsg cannot place) or
+    "peerless" (PCIe-only and no-P2P GPUs, interconnect.PEERLESS)."""
+
+    since: str
+    links: str
+    in_budget: int
+    source: str
+
+
+# What memory_profiling (vllm/utils/mem_utils.py) calls non_torch_increase: everything the device lost since the
+# worker's init snapshot that torch's allocator does not hold. From 0.11.0 the snapshot is taken after
+# init_worker_distributed_environment (v1/worker/gpu_worker.py init_device@v0.11.0 .. @v0.19.0), so NCCL's set-up
+# and the symmetric-memory all-reduce buffers (VLLM_ALLREDUCE_USE_SYMM_MEM, default "1" from 0.11.0, envs.py) are
+# outside it (COMM_BUFFERS); what the profile run adds (NCCL connections made at first use, cuBLAS/cuBLASLt
+# workspaces, loaded kernel images) stays in. No public log of 0.11+ prints the in-budget figure for an NVLink TP
+# group (0.11+ logs it at debug level, "GiB for non-torch memory"), so that row keeps the pre-0.11 figure:
+# an assumption, named as such in its source, until a log sizes it.
+VLLM_NON_TORCH = (
+    NonTorchRow("0.0.0", "single", NON_TORCH_SINGLE,
+                "vllm#10517, RTX 3090, TP 1: 'non_torch_memory 0.35GiB' (V0); V14 0.29 TP 1 logs weights + non-torch "
+                "2.81 GiB in line with it"),
+    NonTorchRow("0.0.0", "nvlink", NON_TORCH_PARALLEL,
+                "llm-d capacity planner's TP >= 2 figure; NCCL on top of it before 0.11 (NCCL_BUFFERS): V04 (vllm PR "
+                "#10511, H100 TP 2, V0) logs 3.58 GiB with allocator slack counted as non-torch"),
+    NonTorchRow("0.0.0", "peerless", NON_TORCH_PCIE_PARALLEL,
+                "NCCL inside: V22 (vllm#13061, 2x RTX 4090 TP 2) 0.25 GiB, V24 (8x L40S TP 8, 0.10.2) 0.17-0.21, "
+                "vllm PR #14447 (23.58 GiB cards) 0.20; also vllm#15815 (2x L40S TP 2, V0) 0.30 and vllm#14452 "
+                "(RTX 5090 workers, V0) 0.33 GiB: the spread is 0.17-0.33 GiB"),
+    NonTorchRow("0.11.0", "nvlink", NON_TORCH_PARALLEL,
+                "assumed unchanged: NCCL and symmetric-memory buffers leave the budget (PR #25359, envs.py@v0.11.0), "
+                "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
+)
+_NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORCH)
+
+
+def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
+    """The newest VLLM_NON_TORCH row for this class of GPU group at or before the release."""
+    parsed = arithmetic_release("vllm", version)
+    rows = [row for since, row in _NON_TORCH_KEYS if row.links == links and parsed >= since]
+    assert rows, f"VLLM_NON_TORCH has no row for {links!r}"
+    return rows[-1]
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
@@ -321,6 +373,24 @@ CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
 # and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
+# CUDA-graph memory as vLLM itself estimates it inside the budget (VllmProfile.graphs_profiled, from 0.20.0):
+# gpu_model_runner.py profile_cudagraph_memory (0.18.0-0.20.0 wheels alike) captures the two largest graphs of each
+# mode in a throwaway pool, takes the first capture's memory as the mode's shared pool and the second's as the cost
+# of every further graph ("Use at least 1 MiB per graph for driver overhead"), and returns max(first captures) +
+# sum over modes of (graphs - 1) x per-graph cost. PIECEWISE has a graph per capture size, FULL (FULL_AND_PIECEWISE)
+# one per uniform-decode size up to max_num_seqs ("PIECEWISE=35 (largest=256), FULL=19 (largest=128)" at 128
+# sequences; "PIECEWISE=51 (largest=512), FULL=35 (largest=256)" at 256). The first capture is one graph plus the
+# forward's intermediates at the largest size (tokens x (2 x intermediate / tp + 4 x hidden) x 2 B).
+# Per graph and layer: GRAPH_ESTIMATE_LAYER_BYTES + GRAPH_ESTIMATE_BYTES_PER_WIDTH x intermediate / tp. The two
+# figures come from two public logs of the estimate and are checked on a third (tests/core/memory/
+# test_cuda_graph_estimate.py):
+#   Qwen3-0.6B w4a16 (28 layers, intermediate 3,072), 0.19.0, 51 + 35 graphs: "Estimated CUDA graph memory: 0.27 GiB"
+#   Qwen2.5-7B (28 layers, intermediate 18,944), 35 + 19 graphs: 0.37 GiB (both markdown session logs in the index)
+#   check: V14 (vllm PR #57047, Qwen3-4B AWQ, 36 layers, 51 + 35 graphs): 0.42 GiB logged, 0.52 computed (+24 %)
+# The flat GRAPH_BYTES_PER_LAYER_GRAPH over two full sets gave 0.74, 0.72 and 1.34 GiB for them.
+GRAPH_ESTIMATE_LAYER_BYTES = 90 * KiB
+GRAPH_ESTIMATE_BYTES_PER_WIDTH = 8
+GRAPH_ESTIMATE_MIN_PER_GRAPH = MiB  # the source's floor per graph
 # Sampler warm-up: max_num_seqs dummy rows of fp32 logits, probabilities, sorted values and int64 indices.
 SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
 # Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (apply_top_k_top_p:

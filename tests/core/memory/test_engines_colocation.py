@@ -96,5 +96,6 @@ def test_extensible_kv_cache_has_no_startup_check_each_takes_its_cap_and_the_thi
     assert fitted.outcome == STARTS and fitted.free_at_start < small.requested
     assert fitted.free_at_start - fitted.holds == max(GiB, int(0.75 * small.activation))
     # where engine use, margin and transient peak take all that is left, there is no pool: it refuses
-    squeezed = startup_sequence(A6000, 0, [("a", first), ("b", second), ("c", small)])[2]
+    big = vllm("Qwen/Qwen3-8B", 0.46, version="0.34.0")
+    squeezed = startup_sequence(A6000, 0, [("a", big), ("b", big), ("c", small)])[2]
     assert squeezed.outcome == REFUSES and "leave no KV cache" in squeezed.reason

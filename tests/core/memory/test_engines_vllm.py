@@ -338,8 +338,8 @@ def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
     by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.7.3", "0.11.0", "0.20.0", "0.21.0")}
     assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 1_322_450_944, 1_322_450_944, 0]
     assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 1_322_450_944
-    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -1_322_450_944 + \
-        by_version["0.21.0"].cuda_graphs  # 0.21 profiles its graphs instead
+    # both profile their CUDA graphs (from 0.20.0): the budgets differ by the sort alone
+    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -1_322_450_944
 
 
 @pytest.mark.parametrize("moving", ["latest", "main", "nightly-2026", "a1b2c3d"])

@@ -270,18 +270,23 @@ def test_field_notes_hardened_block_and_092():
     assert (tight.headroom, tight.headroom_needed) == (4_122_161_971, 4_486_564_413)
 
 
-def test_cuda_graphs_move_into_the_budget_from_0_21():
+def test_cuda_graphs_move_into_the_budget_from_0_20():
+    """0.20.0 turns VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on: the graphs leave the headroom for the budget and
+    are sized as profile_cudagraph_memory estimates them (51 PIECEWISE + 51 FULL graphs at 1024 sequences)."""
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
     cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=8192)
-    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.11.0")
-    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.21.0")
-    assert old.cuda_graphs == new.cuda_graphs == 1_283_457_024
-    # 0.21 profiles the graphs; 0.11 (V1 runner) profiled the dummy sampler's sort, 0.21 no longer does
-    assert old.kv_available - new.kv_available == new.cuda_graphs - old.extra["sampler_in_profile"]
-    assert old.extra["sampler_in_profile"] == 1024 * 128_256 * 34 and new.extra["sampler_in_profile"] == 0
-    assert old.headroom_needed - new.headroom_needed == new.cuda_graphs
-    eager = estimate_vllm(facts, 80 * GiB, replace(cfg, enforce_eager=True), version="0.21.0")
-    assert eager.cuda_graphs == 0
+    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.19.1")
+    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
+    assert old.cuda_graphs == 2 * 51 * 32 * 384 * 1024 == 1_283_457_024  # the capture after the KV cache
+    per_graph = 32 * (90 * 1024 + 8 * 14_336)
+    first = per_graph + 512 * (2 * 14_336 + 4 * 4096) * 2
+    assert new.cuda_graphs == first + (50 + 50) * per_graph == 714_670_080
+    assert new.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
+    # both still profile the dummy sampler's sort: the budget differs by the graphs alone
+    assert old.kv_available - new.kv_available == new.cuda_graphs
+    assert old.headroom_needed - new.headroom_needed == old.cuda_graphs
+    eager = estimate_vllm(facts, 80 * GiB, replace(cfg, enforce_eager=True), version="0.20.0")
+    assert eager.cuda_graphs == 0 and eager.extra["cuda_graph_counts"] == {"piecewise": 0, "full": 0}
 
 
 def test_defaults_follow_gpu_size_and_a100_exception():

@@ -365,19 +365,27 @@ def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
     return tp == 2 or link in ("nvlink", "unknown")
 
 
-def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool) -> tuple[int, int, int]:
+def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool,
+                       version: str | None = None) -> tuple[int, int, int]:
     """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
-    outside the budget from 0.11). vLLM sets them up with its distributed environment, after the memory snapshot
-    before 0.11 and before it from 0.11 (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected:
-    today's NON_TORCH_PARALLEL + COMM_BUFFERS. Outside the budget it is COMM_BUFFERS on every interconnect
-    (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
+    outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
+    interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
+    (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected. Outside the budget it is
+    COMM_BUFFERS on every interconnect (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
     if tp * pp == 1:
-        return P.NON_TORCH_SINGLE, 0, 0
+        return P.vllm_non_torch(version, "single").in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
     if link in PEERLESS:  # NCCL's profiled share is inside the logged non-torch figure
-        return P.NON_TORCH_PCIE_PARALLEL, custom, P.COMM_BUFFERS
-    return P.NON_TORCH_PARALLEL, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+        return P.vllm_non_torch(version, "peerless").in_budget, custom, P.COMM_BUFFERS
+    return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+
+
+def non_torch_links(gpu_name: str, tp: int, pp: int) -> str:
+    """The profiles.VLLM_NON_TORCH class of this GPU group."""
+    if tp * pp == 1:
+        return "single"
+    return "peerless" if interconnect(gpu_name) in PEERLESS else "nvlink"
 
 
 def round_up(value: int, multiple: int | None) -> int:
@@ -482,12 +490,52 @@ def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
     return rows * (facts.vocab_size or 0) * (sampler_sort_peak_bytes(rows) - 4)
 
 
-def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int) -> int:
+def graph_counts(profile: P.VllmProfile, seqs: int, batched: int) -> tuple[list[int], int]:
+    """(capture sizes, FULL graphs): every size gets a PIECEWISE graph, and under FULL_AND_PIECEWISE each
+    uniform-decode size up to max_num_seqs a FULL one as well."""
+    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    full = sum(1 for size in sizes if size <= seqs) if profile.graph_sets > 1 else 0
+    return sizes, full
+
+
+def graph_width(facts: ModelFacts, tp: int) -> int:
+    """The MLP width one rank's graphs are built over: the dense intermediate, else the routed experts' (top-k)."""
+    width = facts.intermediate_size or (facts.moe_intermediate_size or 0) * (facts.num_experts_per_tok or 1)
+    return width // tp
+
+
+def estimated_graph_memory(facts: ModelFacts, tp: int, sizes: list[int], full: int, layers: int) -> int:
+    """What profile_cudagraph_memory reports (profiles.GRAPH_ESTIMATE_*): the first capture (one graph and the
+    forward's intermediates at the largest size) plus every further graph of each mode at the per-graph cost."""
+    if not sizes:
+        return 0
+    width = graph_width(facts, tp)
+    per_graph = max(layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width),
+                    P.GRAPH_ESTIMATE_MIN_PER_GRAPH)
+    first_capture = per_graph + max(sizes) * (2 * width + 4 * (facts.hidden_size or 0)) * 2
+    further = len(sizes) - 1 + max(full - 1, 0)
+    return first_capture + further * per_graph
+
+
+def graph_shape(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> tuple[int, int]:
+    """(PIECEWISE graphs, FULL graphs) the release captures; none under --enforce-eager."""
+    if cfg.enforce_eager:
+        return 0, 0
+    sizes, full = graph_counts(profile, seqs, batched)
+    return len(sizes), full
+
+
+def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
+                 facts: ModelFacts | None = None) -> int:
+    """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate where the release counts it inside
+    the budget (with the model's facts), else the capture's measured cost per layer and graph."""
     if cfg.enforce_eager:
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
-    sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    sizes, full = graph_counts(profile, seqs, batched)
+    if profile.graphs_profiled and facts is not None:
+        return estimated_graph_memory(facts, cfg.tensor_parallel_size, sizes, full, layers)
     return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
@@ -544,7 +592,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     batched = max(scheduled, max_len) if profile.engine == "v0" and not chunked else scheduled
     # vLLM reads VLLM_FUSED_MOE_CHUNK_SIZE only when a fused-MoE layer runs: a dense model never parses it
     chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size if facts.is_moe else None)
-    non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce)
+    non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
+                                                              version)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
 
@@ -583,7 +632,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             activation += encoder_profile_bytes(facts, batched)
         if profile.sampler_in_profile and s == pp - 1:
             activation += profiled_sampler_sort(facts, batched, seqs)
-        graphs = graph_memory(profile, cfg, seqs, batched, layers)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
@@ -656,9 +705,12 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "scheduler_refusal": refusal,
-               "cuda_graphs_in_budget": profile.graphs_profiled, "gpu_memory_utilization": gmu,
+               "cuda_graphs_in_budget": profile.graphs_profiled,
+               "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
+               "gpu_memory_utilization": gmu,
                "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
+               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
                "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),

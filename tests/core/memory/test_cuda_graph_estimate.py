@@ -1,0 +1,83 @@
+"""CUDA-graph memory inside vLLM's budget (0.20.0+): the shape of profile_cudagraph_memory's own estimate, checked
+against the "Profiling CUDA graph memory" / "Estimated CUDA graph memory" lines of public start-up logs
+(profiles.GRAPH_ESTIMATE_*)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines.vllm import (
+    VllmConfig,
+    estimate_vllm,
+    estimated_graph_memory,
+    graph_counts,
+)
+from gpustack_guard.core.units import GiB
+
+
+@pytest.mark.parametrize("seqs,batched,piecewise,full,largest", [
+    (256, 8192, 51, 35, 512),   # Qwen3-0.6B w4a16, 0.19.0: "PIECEWISE=51 (largest=512), FULL=35 (largest=256)"
+    (128, 2048, 35, 19, 256),   # Qwen2.5-7B: "PIECEWISE=35 (largest=256), FULL=19 (largest=128)"
+    (1024, 8192, 51, 51, 512),  # 80 GB class defaults: every size gets both graphs
+    (4, 2048, 4, 3, 8),         # small max_num_seqs: sizes up to 2 x seqs (1, 2, 4, 8), FULL up to seqs
+])
+def test_graph_counts_match_the_logged_profiling_line(seqs, batched, piecewise, full, largest):
+    sizes, full_graphs = graph_counts(P.vllm_profile("0.20.0"), seqs, batched)
+    assert (len(sizes), full_graphs, max(sizes)) == (piecewise, full, largest)
+
+
+def test_one_graph_set_has_no_full_graphs():
+    sizes, full = graph_counts(P.vllm_profile("0.9.0"), 256, 8192)  # V1 0.8-0.10: piecewise only
+    assert (len(sizes), full) == (35, 0)
+
+
+@pytest.mark.parametrize("model,seqs,batched,logged_gib,tolerance", [
+    ("Qwen/Qwen3-0.6B", 256, 8192, 0.27, 0.03),  # the two logs (printed to 0.01 GiB) the per-layer figures come from
+    ("Qwen/Qwen2.5-7B", 128, 2048, 0.37, 0.03),
+    ("Qwen/Qwen3-4B", 256, 2048, 0.42, 0.25),    # V14 (vllm PR #57047), a model the figures were not taken from
+])
+def test_estimate_follows_the_logged_estimate(model, seqs, batched, logged_gib, tolerance):
+    facts = catalog_facts(model)
+    sizes, full = graph_counts(P.vllm_profile("0.20.0"), seqs, batched)
+    assert facts.num_hidden_layers is not None
+    got = estimated_graph_memory(facts, 1, sizes, full, facts.num_hidden_layers) / GiB
+    assert abs(got - logged_gib) / logged_gib <= tolerance, got
+
+
+def test_exact_bytes_and_the_parts_they_are_made_of():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")  # 28 layers, intermediate 18,944, hidden 3,584
+    sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
+    per_graph = 28 * (90 * 1024 + 8 * 18_944)
+    first = per_graph + 256 * (2 * 18_944 + 4 * 3_584) * 2
+    assert estimated_graph_memory(facts, 1, sizes, full, 28) == first + (34 + 18) * per_graph == 388_407_296
+    # tensor parallelism splits the MLP width each rank's graphs are built over
+    per_rank = 28 * (90 * 1024 + 8 * 18_944 // 2)
+    assert estimated_graph_memory(facts, 2, sizes, full, 28) == \
+        per_rank + 256 * (18_944 + 4 * 3_584) * 2 + 52 * per_rank
+    # a stage of a few layers still pays the source's 1 MiB floor per graph
+    assert estimated_graph_memory(facts, 1, [1, 2], 2, 1) == 1024 * 1024 + 2 * (2 * 18_944 + 4 * 3_584) * 2 + \
+        2 * 1024 * 1024
+
+
+def test_releases_before_0_20_pay_the_measured_capture_from_the_headroom():
+    """0.19.x prints the estimate but leaves it out of the budget (the variable defaults to "0"): the graphs captured
+    after the KV cache keep the measured per-layer figure and come out of the headroom; 0.20.0 books the estimate."""
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=4096, max_num_seqs=128, max_num_batched_tokens=2048)
+    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.19.0")
+    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
+    assert old.cuda_graphs == 2 * 35 * 28 * P.GRAPH_BYTES_PER_LAYER_GRAPH and not old.extra["cuda_graphs_in_budget"]
+    assert new.cuda_graphs == 388_407_296 and new.extra["cuda_graphs_in_budget"]
+    assert old.kv_available - new.kv_available == new.cuda_graphs
+
+
+def test_pipeline_stages_estimate_their_own_layers():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=4096, max_num_seqs=128, max_num_batched_tokens=2048,
+                     pipeline_parallel_size=2, pp_layer_partition="10,18", distributed_executor_backend="ray")
+    est = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
+    sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
+    assert [s["cuda_graphs"] for s in est.extra["stages"]] == \
+        [estimated_graph_memory(facts, 1, sizes, full, n) for n in (10, 18)]
