@@ -188,9 +188,15 @@ def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value, metavar="[sp
     """Print a JSON Schema (draft-07) for editors' YAML language servers and check-jsonschema: a spec document
     (default), an overlay document, or a workloads file."""
     from gpustack_guard.adapters.files.output import out
-    from gpustack_guard.core.spec.schema import schema_text
 
-    out(schema_text(kind.value))
+    if kind is SchemaKind.WORKLOAD:
+        from gpustack_guard.core.advise.workload import workload_schema_text
+
+        out(workload_schema_text())
+    else:
+        from gpustack_guard.core.spec.schema import schema_text
+
+        out(schema_text(kind.value))
     return EXIT_OK
 
 

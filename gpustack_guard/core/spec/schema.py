@@ -129,8 +129,4 @@ SCHEMAS = {"spec": spec_schema, "overlay": overlay_schema}
 
 
 def schema_text(kind: str = "spec") -> str:
-    if kind == "workload":
-        from gpustack_guard.core.advise.workload import workload_schema
-
-        return json.dumps(workload_schema(), indent=2) + "\n"
     return json.dumps(SCHEMAS[kind](), indent=2, sort_keys=False) + "\n"
