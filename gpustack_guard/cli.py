@@ -220,21 +220,42 @@ def estimate(
 
 
 @app.command()
+@connection_options
 def verify(
-    log: str = typer.Option(..., "--log", metavar="FILE", help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
+    specs: Optional[List[str]] = typer.Argument(None, help="Spec files or folders: verify their running instances "
+                                                           "live (instead of --log).", show_default=False,
+                                                metavar="[SPECS]..."),
+    log: Optional[str] = typer.Option(None, "--log", metavar="FILE",
+                                      help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="vllm | sglang | llama.cpp (default: the engine "
                                                                   "whose lines the log holds)."),
     tolerance: float = typer.Option(5.0, "--tolerance", help="KV capacity difference, in percent, that fails."),
-    output: str = typer.Option("text", "--output", "-o", help="text | json | markdown"),
+    output: str = typer.Option("text", "--output", "-o", help="text | json | markdown; live also sarif | junit | "
+                                                              "github | gitlab | auto"),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="The model, when the log's own name (a local "
                                                                      "path) is not known offline."),
     gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", help="One GPU's memory, when the log does not "
                                                                         "print it (vLLM V1)."),
     gpu_name: str = typer.Option("", "--gpu-name", help="GPU model name (vLLM's defaults differ by GPU)."),
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
+    fail_level: FailLevel = typer.Option(FailLevel.WARNING.value, "--fail-level", case_sensitive=False,
+                                         help="Live: the finding severity that fails the run."),
+    project: Optional[str] = PROJECT,
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
+    connection=None,
 ) -> int:
-    """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
-    verdicts differ or KV capacity is off by more than the tolerance."""
+    """Hold engines' start-up logs against gsg's estimate: one log (--log FILE), term by term, or every running
+    instance of the deployments SPECS own on the server (KV tokens and headroom, GSG044/GSG045). Exit 1 when the
+    verdicts differ, KV capacity is off by more than the tolerance, or (live) an instance cannot be verified."""
+    if specs and log:
+        raise GsgError("give SPECS (verify the running instances live) or --log FILE (one log), not both")
+    if specs:
+        return _verify_live(specs, output, tolerance, fail_level, _sources(specs, templates, offline, project,
+                                                                            overlay), connection)
+    if not log:
+        raise GsgError("nothing to verify: give SPECS (live, against --server) or --log FILE")
     from gpustack_guard.commands.verify import VerifyFormat, VerifyOptions, run
 
     try:
@@ -242,6 +263,17 @@ def verify(
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
     return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version))
+
+
+def _verify_live(specs, output: str, tolerance: float, fail_level: FailLevel, sources, connection) -> int:
+    from gpustack_guard.commands.verify_live import LiveVerifyOptions, run
+    from gpustack_guard.core.findings import Severity
+
+    formats = [f.value for f in ReportFormat if f is not ReportFormat.HTML]
+    if output.lower() not in formats:
+        raise GsgError(f"--output must be one of {', '.join(formats)}, not '{output}'")
+    return run(LiveVerifyOptions(sources, connection, ReportFormat(output.lower()), tolerance,
+                                 Severity(fail_level.value)))
 
 
 @app.command()
