@@ -154,9 +154,9 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     """Feed one instance's log to `feed` line by line until it returns False or a limit is reached."""
     read = LogRead()
     splitter = _LineSplitter(limits, feed, read)
+    asked = min(limits.max_lines, START_UP_LOG_LINES)
     try:
-        streamed = client.instance_log(instance_id, lines=min(limits.max_lines, START_UP_LOG_LINES),
-                                       max_bytes=limits.max_bytes, consume=splitter.take)
+        streamed = client.instance_log(instance_id, lines=asked, max_bytes=limits.max_bytes, consume=splitter.take)
     except ApiError as exc:
         read.problem = f"the server refused the log: {exc}"
         return read
@@ -171,6 +171,8 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     if splitter.proxy_failure is not None and read.lines == 1:  # nothing but the server's own failure
         read.problem = f"the server could not read the log: {printable(splitter.proxy_failure, 200)}"
         return read
+    # the server sends at most the lines asked for: as many means the log may go on
+    splitter.line_cap_hit = splitter.line_cap_hit or (read.lines >= limits.max_lines and asked == limits.max_lines)
     _note_stop(read, streamed, limits, client.limits.request_deadline, splitter)
     return read
 
