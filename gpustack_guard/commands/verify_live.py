@@ -259,7 +259,7 @@ def render_text(doc: dict, findings: list[Finding]) -> str:
                      (f": {d['note']}" if d["note"] else ""))
         for i in d["instances"]:
             lines.append(f"  {instance_line(i)}")
-            if i["status"] == VERIFIED:
+            if i["status"] == VERIFIED and "kv_cache_bytes_per_gpu" in i["observed"]:
                 lines.append(f"    {_kv_bytes(i)}")
             lines += [f"    note: {n}" for n in i.get("notes") or ()]
     if findings:
