@@ -237,13 +237,19 @@ def estimate(
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@connection_options
 def verify(
     ctx: typer.Context,
-    log: str = typer.Option(..., "--log", metavar="FILE", help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
+    specs: Optional[List[str]] = typer.Argument(None, help="Spec files or folders: verify their running instances "
+                                                           "live (instead of --log).", show_default=False,
+                                                metavar="[SPECS]..."),
+    log: Optional[str] = typer.Option(None, "--log", metavar="FILE",
+                                      help="An engine's start-up log (vLLM, SGLang, llama.cpp)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="vllm | sglang | llama.cpp (default: the engine "
                                                                   "whose lines the log holds)."),
     tolerance: float = typer.Option(5.0, "--tolerance", help="KV capacity difference, in percent, that fails."),
-    output: str = typer.Option("text", "--output", "-o", help="text | json | markdown"),
+    output: str = typer.Option("text", "--output", "-o", help="text | json | markdown; live also sarif | junit | "
+                                                              "github | gitlab | auto"),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="The model, when the log's own name (a local "
                                                                      "path) is not known offline."),
     gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", help="One GPU's memory, when the log does not "
@@ -257,10 +263,31 @@ def verify(
                                          help="Also write what the log showed as a test vector (JSON) into DIR."),
     source: Optional[str] = typer.Option(None, "--source", metavar="TEXT",
                                          help="Where the log is from (a URL), kept in the recorded vector."),
+    fail_level: FailLevel = typer.Option(FailLevel.WARNING.value, "--fail-level", case_sensitive=False,
+                                         help="Live: the finding severity that fails the run."),
+    project: Optional[str] = PROJECT,
+    offline: bool = OFFLINE,
+    templates: List[str] = TEMPLATES,
+    overlay: Optional[str] = OVERLAY,
+    connection=None,
 ) -> int:
-    """Hold an engine's start-up log against gsg's estimate of the same deployment, term by term; exit 1 when the
-    verdicts differ or KV capacity is off by more than the tolerance. Backend arguments the log does not print
-    (its command line) follow `--`; an argument the log prints wins."""
+    """Hold engines' start-up logs against gsg's estimate: one log (--log FILE), term by term, or every running
+    instance of the deployments SPECS own on the server (KV tokens and headroom, GSG044/GSG045). Exit 1 when the
+    verdicts differ, KV capacity is off by more than the tolerance, or (live) an instance cannot be verified.
+    With --log, backend arguments the log does not print (its command line) follow `--`; one the log prints wins."""
+    after = list(_ARGS_AFTER_DASHES)  # click hands what follows `--` to SPECS: they are --log's command line
+    given = list(specs or [])
+    if after and given[-len(after):] == after:
+        given = given[:-len(after)]
+    if given and log:
+        raise GsgError("give SPECS (verify the running instances live) or --log FILE (one log), not both")
+    if given:
+        if after or ctx.args:
+            raise GsgError("backend arguments after `--` go with --log FILE, not with SPECS")
+        return _verify_live(given, output, tolerance, fail_level, _sources(given, templates, offline, project,
+                                                                           overlay), connection)
+    if not log:
+        raise GsgError("nothing to verify: give SPECS (live, against --server) or --log FILE")
     from gpustack_guard.commands.verify import VerifyFormat, VerifyOptions, run
 
     try:
@@ -268,7 +295,18 @@ def verify(
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
     return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version,
-                             quantization, tuple(ctx.args), record=record, source=source))
+                             quantization, tuple(after + list(ctx.args)), record=record, source=source))
+
+
+def _verify_live(specs, output: str, tolerance: float, fail_level: FailLevel, sources, connection) -> int:
+    from gpustack_guard.commands.verify_live import LiveVerifyOptions, run
+    from gpustack_guard.core.findings import Severity
+
+    formats = [f.value for f in ReportFormat if f is not ReportFormat.HTML]
+    if output.lower() not in formats:
+        raise GsgError(f"--output must be one of {', '.join(formats)}, not '{output}'")
+    return run(LiveVerifyOptions(sources, connection, ReportFormat(output.lower()), tolerance,
+                                 Severity(fail_level.value)))
 
 
 @app.command()
@@ -634,11 +672,15 @@ def _own_options(argv: list[str]) -> frozenset[str]:
     return frozenset(opt for param in command.params for opt in param.opts)
 
 
+_ARGS_AFTER_DASHES: list[str] = []  # what followed `--` on this run's command line (verify --log's arguments)
+
+
 def _run_app(argv: list[str] | None):
     """What `app(...)` does, over the command built once: typer's exception hook, then click."""
     if sys.excepthook is not typer.main.except_hook:
         sys.excepthook = typer.main.except_hook
     argv = sys.argv[1:] if argv is None else list(argv)
+    _ARGS_AFTER_DASHES[:] = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = _global_flags_first(argv, _own_options(argv))
     return _click_command(_first_command(argv))(args=argv, prog_name="gsg", standalone_mode=False)
 

@@ -260,3 +260,28 @@ def test_9_renamed_folder_and_legacy_migration(gsg, server, tmp_path, monkeypatc
     (deploy / "ta1.yaml").unlink()
     assert gsg("apply", "deploy/", "--yes", "--prune", "--allow-empty")[0] == 0
     assert "ta1" not in _live(server)
+
+
+def test_10_verify_asks_the_real_server_for_every_running_instance_log(gsg, server):
+    """Simulated workers run no engine and serve no log: whatever GPUStack answers for each running instance
+    (its proxy's failure, an error status, an empty log) is one line for that instance, never a stop."""
+    code, out, err = gsg("apply", "specs/", "--yes")
+    assert code == 0, out + err
+    for name in ("llama-70b", "llama-8b", "qwen-32b"):
+        wait_placed(server, name)
+    server.mark_running()
+    started = time.monotonic()
+    code, out, err = gsg("verify", "specs/", "-o", "json")
+    assert code in (0, 1) and "Traceback" not in out + err, out + err
+    assert time.monotonic() - started < 120
+    doc = json.loads(out)
+    running = [i for d in doc["deployments"] for i in d["instances"] if i["state"] == "running"]
+    assert running, doc
+    for instance in running:
+        assert instance["status"] in ("verified", "not-verified"), instance
+        if instance["status"] == "not-verified":
+            assert instance["problem"] and "\n" not in instance["problem"], instance
+    code, text, err = gsg("verify", "specs/")
+    lines = [line for line in text.splitlines() if line.strip().startswith("instance ")]
+    assert len(lines) == len(running) + sum(i["state"] != "running" for d in doc["deployments"]
+                                            for i in d["instances"]), text

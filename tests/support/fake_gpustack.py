@@ -70,6 +70,11 @@ class FakeGPUStack:
     model_calls: int = 0  # requests to /v2/ so far (faults count these)
     page_size_cap: int | None = None  # emulate a server that ignores page=-1 and pages anyway
     server_seconds: float = 0.0  # CPU the fake spent answering (a real server spends it on its own machine)
+    # GET /v2/model-instances/{id}/logs, by instance id: bytes (the log), a callable returning an iterator of
+    # byte chunks (streamed: huge or endless logs), or an int status (refused). An instance without an entry
+    # answers an empty log, as GPUStack's worker does for an engine that has written nothing yet.
+    instance_logs: dict = field(default_factory=dict)
+    log_queries: list = field(default_factory=list)  # the query of every log request, parsed
 
     def __post_init__(self):
         self._lock = threading.Lock()  # apply sends requests from several threads; a real server serialises rows
@@ -164,6 +169,8 @@ class FakeGPUStack:
             return self._list([self._worker_public(w) for w in self.workers], query)
         if path == "/v2/model-instances" and method == "GET":
             return self._list(list(self.instances.values()), query)
+        if len(parts) == 4 and parts[:2] == ["v2", "model-instances"] and parts[3] == "logs" and method == "GET":
+            return self._instance_log(parts[2], query)
         if path == "/v2/models" and method == "GET":
             return self._list([self._public(m) for m in self.models.values()], query)
         if path == "/v2/models" and method == "POST":
@@ -188,6 +195,26 @@ class FakeGPUStack:
                 del self.models[model["id"]]
                 return httpx.Response(200, json=None)
         return error(404, "NotFound", f"no route {method} {path}")
+
+    # --- instance logs ---------------------------------------------------------------------------------
+    def _instance_log(self, key: str, query: dict) -> httpx.Response:
+        self.log_queries.append(query)
+        if not key.isdigit() or int(key) not in self.instances:
+            return error(404, "NotFound", f"Model instance {key} not found")
+        if query.get("follow") not in (None, "false", "False"):
+            raise AssertionError("gsg asked to follow a log: the answer would never end")
+        served = self.instance_logs.get(int(key), b"")
+        if isinstance(served, int):
+            reasons = {401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 500: "InternalServerError",
+                       502: "BadGateway", 503: "ServiceUnavailable", 504: "GatewayTimeout"}
+            return error(served, reasons.get(served, "Error"), "injected log refusal")
+        if callable(served):
+            return httpx.Response(200, content=served(), headers={"content-type": "application/octet-stream"})
+        lines = served.split(b"\n")
+        if "offset" in query:  # GPUStack's window: `limit` lines from `offset`
+            start, limit = int(query["offset"]), int(query.get("limit", 1000))
+            lines = lines[start:start + limit]
+        return httpx.Response(200, content=b"\n".join(lines), headers={"content-type": "application/octet-stream"})
 
     # --- lists -----------------------------------------------------------------------------------------
     def _list(self, items: list, query: dict) -> httpx.Response:

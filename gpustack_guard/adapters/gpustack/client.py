@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from gpustack_guard.adapters.gpustack.transport import (
     BadEncoding,
     BodyTooLarge,
     RequestDeadlinePassed,
+    decoder_for,
     install_deadlines,
     printable,
     read_body,
@@ -102,6 +104,24 @@ class _Answer:
     reason: str
     headers: httpx.Headers
     body: bytes
+
+
+# An error answer is read this far for its message; a streamed answer (a log) is never read whole.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+# Why a streamed answer stopped before its end (StreamedText.stopped)
+STOPPED_AT_CAP = "cap"  # the byte cap the caller gave
+STOPPED_AT_DEADLINE = "deadline"  # the request deadline passed while the answer was still coming
+STOPPED_STALLED = "stalled"  # the server sent nothing for the read timeout
+STOPPED_BROKEN = "broken"  # the connection broke mid-answer
+STOPPED_BY_READER = "reader"  # the caller had what it needed
+
+
+@dataclass(frozen=True)
+class StreamedText:
+    """How a streamed answer ended: the bytes handed over and why reading stopped (None: the answer's end)."""
+
+    bytes_read: int
+    stopped: str | None = None
 
 
 class _Transient(Exception):
@@ -389,6 +409,103 @@ class GPUStackClient:
                                                              "finite number")
         return body["results"]
 
+    def instance_log(self, instance_id: int, *, lines: int, max_bytes: int,
+                     consume: Callable[[bytes], bool]) -> StreamedText:
+        """One model instance's serving log from its first line (never `follow`: the answer must end), handed to
+        `consume` as it arrives; see stream_text for how reading stops."""
+        # offset 0 + limit: the start of the current run's log, where the engine prints its memory figures (a
+        # server that predates `offset` ignores both and sends the whole log from its start: the same lines)
+        params = {"offset": 0, "limit": lines, "follow": "false"}
+        return self.stream_text(f"/v2/model-instances/{int(instance_id)}/logs", params, max_bytes, consume)
+
+    def stream_text(self, path: str, params: dict | None, max_bytes: int,
+                    consume: Callable[[bytes], bool]) -> StreamedText:
+        """A GET whose answer is read as it arrives and handed to `consume` chunk by chunk, never held whole.
+        Retried as reads are until the answer starts. Once it has started, reading ends without an error at
+        `max_bytes`, at the request deadline (an endless answer), when the server stalls or the connection
+        breaks, or when `consume` returns False; the result says which."""
+        attempts = self.retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                outcome = self._stream_once(path, params, max_bytes, consume)
+            except _Transient as exc:
+                if last:
+                    raise ApiError("GET", path, exc.message) from None
+                self._pause("GET", path, self._backoff(attempt))
+                continue
+            if isinstance(outcome, StreamedText):
+                return outcome
+            if outcome.status == 429 and not last:
+                self._pause("GET", path, self._retry_after("GET", path, outcome, attempt))
+                continue
+            if outcome.status in RETRY_STATUS and not last:
+                self._pause("GET", path, self._backoff(attempt))
+                continue
+            if outcome.status >= 400 and not outcome.body.lstrip().startswith(b"{"):
+                raise _text_error("GET", path, outcome)
+            self._result("GET", path, outcome, expect_json=False)  # raises: a redirect or an error status
+            raise AssertionError("unreachable")  # pragma: no cover
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _stream_once(self, path: str, params: dict | None, max_bytes: int,
+                     consume: Callable[[bytes], bool]) -> StreamedText | _Answer:
+        now = self._clock()
+        if now >= self._command_end:
+            raise ApiError("GET", path, self._command_deadline_text())
+        deadline = min(now + self.limits.request_deadline, self._command_end)
+        timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
+        kept, started = 0, False
+        try:
+            with request_deadline(deadline - now), \
+                    self._http.stream("GET", path, params=params, timeout=timeout) as response:
+                self._check_headers("GET", path, response)
+                consumed = response.is_stream_consumed  # tests' mock transports build answers whole
+                raw = [response.content] if consumed else response.iter_raw()
+                encoding = "" if consumed else response.headers.get("content-encoding", "")
+                if response.status_code >= 300:
+                    try:
+                        body = read_body(raw, encoding, MAX_ERROR_BODY_BYTES)
+                    except (BodyTooLarge, BadEncoding):
+                        body = b""
+                    return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+                started = True
+                decoder = decoder_for(encoding) if encoding else None
+                for chunk in raw:
+                    pieces = [chunk] if decoder is None else decoder.decode(chunk, max_bytes - kept)
+                    for piece in pieces:
+                        piece = piece[:max_bytes - kept]
+                        kept += len(piece)
+                        if piece and not consume(piece):
+                            return StreamedText(kept, STOPPED_BY_READER)
+                        if kept >= max_bytes:
+                            return StreamedText(kept, STOPPED_AT_CAP)
+                    if self._clock() > deadline:  # transports without the deadline backend (tests' mocks)
+                        return StreamedText(kept, STOPPED_AT_DEADLINE)
+                return StreamedText(kept)
+        except BadEncoding as exc:
+            raise ApiError("GET", path, exc.message) from None
+        except RequestDeadlinePassed:
+            if started:
+                return StreamedText(kept, STOPPED_AT_DEADLINE)
+            raise ApiError("GET", path, self._deadline_text(deadline, now)) from None
+        except httpx.TimeoutException:
+            if started:
+                return StreamedText(kept, STOPPED_AT_DEADLINE if self._clock() >= deadline - 0.01 else STOPPED_STALLED)
+            if self._clock() >= deadline - 0.01:
+                raise ApiError("GET", path, self._deadline_text(deadline, now)) from None
+            raise ApiError("GET", path, f"timed out after {self.timeout}s waiting for the server") from None
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            if started:
+                return StreamedText(kept, STOPPED_BROKEN)
+            if _HEADER_BLOCK_OVERFLOW in str(exc):
+                raise ApiError("GET", path, _HEADERS_TOO_LARGE) from None
+            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
+        except httpx.HTTPError as exc:
+            raise ApiError("GET", path, f"request failed: {_short(exc)}") from None
+
 
 def _model_item(path: str, index: int | None, item: Any, method: str = "GET") -> dict:
     """A model as the rest of gsg reads it: an object with an integer id and a text name (the plan, the applier
@@ -565,6 +682,20 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
     if status in HINTS:
         text += f" — {HINTS[status]}"
     return ApiError(method, path, text, status, reason)
+
+
+_TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _text_error(method: str, path: str, answer: _Answer) -> ApiError:
+    """An error answer in plain text (GPUStack's log proxy writes its reason so, after a terminal escape): the
+    status, with the first line of the text when it has one."""
+    text = _TERMINAL_ESCAPE.sub(b"", answer.body).decode("utf-8", "replace").strip()
+    first = printable(text.splitlines()[0], 200) if text else ""
+    message = f"HTTP {answer.status} {answer.reason}".rstrip() + (f": {first}" if first else "")
+    if answer.status in HINTS:
+        message += f" — {HINTS[answer.status]}"
+    return ApiError(method, path, message, answer.status, answer.reason)
 
 
 def _short(exc: Exception) -> str:

@@ -1,4 +1,4 @@
-"""Memory rules (GSG030-GSG040 but GSG035): each reads the estimation stage's result for one spec, prints the
+"""Memory rules (GSG030-GSG045 but GSG035 and GSG041): each reads the estimation stage's result for one spec, prints the
 breakdown and names the flag to change."""
 
 from __future__ import annotations
@@ -62,12 +62,12 @@ def _breakdown(est: Estimate) -> str:
     return " − ".join(parts) + f" = KV {gib(est.kv_available)} per GPU"
 
 
-def _fp8_hint(r) -> str:
+def fp8_hint(r) -> str:
     current = (r.flags.get("kv-cache-dtype") or "auto").lower()
     return ", or halve the KV cache with --kv-cache-dtype fp8" if not current.startswith("fp8") else ""
 
 
-def _severity(policy, level: str) -> Severity:
+def policy_severity(policy, level: str) -> Severity:
     if policy.strict:
         return Severity.ERROR
     return Severity(level)
@@ -141,7 +141,7 @@ def _kv_below_max_len(ev: Evaluation) -> Iterator[Finding]:
                   f"of KV cache but only {gib(max(est.kv_available, 0))} is available "
                   f"({_breakdown(est)}); the engine will refuse to start. Estimated maximum model length: "
                   f"{est.estimated_max_model_len:,}", spec=r.name,
-                  fix=f"set {len_flag} {est.estimated_max_model_len} or lower" + _fp8_hint(r),
+                  fix=f"set {len_flag} {est.estimated_max_model_len} or lower" + fp8_hint(r),
                   **est.as_json())
 
 
@@ -154,7 +154,7 @@ def _sglang_pool_below_context(ev: Evaluation, est: Estimate, len_flag: str, len
                   f"starts, but refuses every input over {est.extra['max_input_len']:,} tokens ('exceeds the maximum "
                   f"allowed length') ({_breakdown(est)})", spec=ev.rendered.name, severity=Severity.WARNING,
                   fix=f"set {len_flag} {est.kv_capacity_tokens} or lower, or raise --mem-fraction-static"
-                      + _fp8_hint(ev.rendered), **est.as_json())
+                      + fp8_hint(ev.rendered), **est.as_json())
 
 
 KV_BELOW_MAX_LEN = Rule(
@@ -189,8 +189,8 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
                   f"{flag} {asked} = {needed:,} tokens, but the KV pool "
                   f"holds {est.kv_capacity_tokens:,} tokens ({gib(est.kv_cache)} per GPU): {fit} such sequences "
                   f"fit at once (max concurrency {est.max_concurrency:.2f}x at {est.max_model_len:,}); the rest "
-                  "queue or get preempted", spec=r.name, severity=_severity(policy, policy.kv_oversubscription),
-                  fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + _fp8_hint(r),
+                  "queue or get preempted", spec=r.name, severity=policy_severity(policy, policy.kv_oversubscription),
+                  fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + fp8_hint(r),
                   sequences_fitting=fit, **est.as_json())
 
 
@@ -235,7 +235,7 @@ def _headroom(ev: Evaluation) -> Iterator[Finding]:
     yield finding(HEADROOM, flag_location(ev, flag),
                   f"{flag} {fraction} leaves {gib(est.headroom)} of {gib(est.gpu_total)} outside the engine's "
                   f"budget, but {gib(est.headroom_needed)} is needed there: {needed}; expect an OOM at graph "
-                  "capture or under load", spec=r.name, severity=_severity(policy, policy.headroom),
+                  "capture or under load", spec=r.name, severity=policy_severity(policy, policy.headroom),
                   fix=f"set {flag} {int(best * 100) / 100:.2f} or lower"
                       + (", or --enforce-eager" if r.family == "vllm" else ""), **est.as_json())
 
@@ -432,5 +432,40 @@ SCHEDULER_LIMITS = Rule(
     fix="Raise --max-num-batched-tokens to at least --max-num-seqs (and --max-model-len without chunked prefill).",
     check=_scheduler_limits)
 
+# Held against what a running engine logged at start-up: emitted by `gsg verify SPECS` (core/verify/live.py),
+# which reads each instance's log from the server, so no check runs on the stage results.
+LIVE_VERIFY = "the live verify (core/verify/live.py, `gsg verify SPECS`)"
+
+OBSERVED_KV_BELOW_WORKLOAD = Rule(
+    "GSG044", "observed-kv-below-workload",
+    "A running instance's engine logged less KV cache than the spec's workload needs at its concurrency.",
+    Severity.WARNING,
+    what="A running vLLM/SGLang instance whose start-up log gives a KV capacity (tokens) below what the "
+         "sequences the engine admits (--max-num-seqs / --max-running-requests, as it logged them) need at "
+         "guard.workload's p99 prompt + output (a guard.workload.mix at its declared peak, longest first), else "
+         "at max_model_len: GSG033's arithmetic on the pool the engine really allocated.",
+    why="The estimate admitted the deployment, but the engine's own figure is what serves: under full load "
+        "requests queue or get preempted on this instance, whatever the arithmetic said.",
+    example="gsg verify specs/ --server https://gpustack.example   # a spec with\n"
+            "backend_parameters: [--max-model-len=32768, --max-num-seqs=64]\n"
+            "guard:\n  workload: {prompt_tokens_p99: 16000, max_output_tokens: 4000}",
+    fix="Lower --max-num-seqs to the number the logged pool holds, lower --max-model-len, or use "
+        "--kv-cache-dtype fp8. guard.policy.kv_oversubscription sets the severity (off | warning | error).",
+    emitted_by=LIVE_VERIFY)
+
+OBSERVED_KV_OFF_ESTIMATE = Rule(
+    "GSG045", "observed-kv-off-estimate",
+    "A running instance's logged KV capacity differs from gsg's estimate by more than the tolerance.",
+    Severity.WARNING,
+    what="A running instance whose engine logged a KV capacity (tokens) more than --tolerance percent (default "
+         "5) away from the spec's estimate rebuilt on that instance's worker and GPUs.",
+    why="Every memory rule reads the estimate: when the engine disagrees, headroom and admission are judged on "
+        "numbers that are not the deployment's. A pool smaller than estimated is the dangerous side.",
+    example="gsg verify specs/ --server https://gpustack.example --tolerance 5",
+    fix="Compare term by term with `gsg verify --log` on the instance's log; set backend_version, guard.model "
+        "or the GPU the estimate should use, or report the log to gsg as an accuracy case.",
+    emitted_by=LIVE_VERIFY)
+
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
-         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS)
+         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS,
+         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE)

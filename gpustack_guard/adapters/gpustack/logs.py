@@ -1,0 +1,198 @@
+"""Running instances' start-up logs from GPUStack, for `gsg verify SPECS`.
+
+Which instances run (one paged list), and each one's log read from its first line as it arrives, split into lines
+under the same limits as `gsg verify --log` (LogLimits: bytes, lines, line length) and the request deadline. Only
+the start-up part is needed: reading stops once the caller has it, at a cap, or at the deadline, each said in a
+note. Whatever the server answers (refusals, an empty or binary log, an endless answer) is one line for that
+instance, never a stop of the command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gpustack_guard.adapters.files.logs import BINARY_PROBE_BYTES, LogLimits, MiB
+from gpustack_guard.adapters.gpustack import client as C
+from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, GPUStackClient, kind_of
+from gpustack_guard.adapters.gpustack.transport import printable
+
+INSTANCES = "/v2/model-instances"
+# The `limit` of lines asked for: a start-up log is hundreds of lines, llama.cpp at -lv 4 tens of thousands
+START_UP_LOG_LINES = 100_000
+# GPUStack's log proxy writes its own failure into the stream after this terminal escape (routes/model_instances.py)
+PROXY_FAILURE_MARK = "\x1b[999;1H"
+
+
+@dataclass(frozen=True)
+class LiveInstance:
+    """A model instance as verify needs it: where it runs (main worker first, then subordinate workers)."""
+
+    id: int
+    name: str
+    model_id: int | None
+    model_name: str
+    state: str
+    places: tuple[tuple[str, tuple[int, ...]], ...]  # (worker name, GPU indexes)
+
+    @property
+    def worker(self) -> str:
+        return self.places[0][0] if self.places else ""
+
+
+def _text(item: dict, key: str, index: int) -> str:
+    value = item.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ApiError("GET", INSTANCES, f"item {index}: field '{key}' is {kind_of(value)}, expected text")
+    return value
+
+
+def _integer(item: dict, key: str, index: int, required: bool = False) -> int | None:
+    value = item.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int or not 0 <= value <= INT64_MAX:
+        raise ApiError("GET", INSTANCES, f"item {index}: field '{key}' is {kind_of(value)}, expected an integer >= 0")
+    return value
+
+
+def _place(raw: Any, index: int) -> tuple[str, tuple[int, ...]] | None:
+    if not isinstance(raw, dict):
+        return None
+    worker = _text(raw, "worker_name", index)
+    gpus = raw.get("gpu_indexes") or []
+    if not isinstance(gpus, list) or not all(type(g) is int and 0 <= g <= INT64_MAX for g in gpus):
+        raise ApiError("GET", INSTANCES, f"item {index}: field 'gpu_indexes' is not a list of integers >= 0")
+    return (worker, tuple(gpus)) if worker else None
+
+
+def _instance(index: int, raw: Any) -> LiveInstance:
+    if not isinstance(raw, dict):
+        raise ApiError("GET", INSTANCES, f"item {index} is {kind_of(raw)}, not an instance object")
+    places = [_place(raw, index)]
+    servers = raw.get("distributed_servers")
+    subordinates = servers.get("subordinate_workers") if isinstance(servers, dict) else None
+    places += [_place(sub, index) for sub in subordinates or [] if isinstance(subordinates, list)]
+    found_id = _integer(raw, "id", index, required=True)
+    assert found_id is not None
+    return LiveInstance(found_id, _text(raw, "name", index) or f"#{found_id}", _integer(raw, "model_id", index),
+                        _text(raw, "model_name", index), _text(raw, "state", index) or "unknown",
+                        tuple(p for p in places if p is not None))
+
+
+def live_instances(client: GPUStackClient) -> list[LiveInstance]:
+    """Every model instance, with its id (the log endpoint's key), state and GPUs."""
+    return client.model_instances(keep=_instance)
+
+
+@dataclass
+class LogRead:
+    """What reading one instance's log gave: lines fed, notes on what was left unread, or why nothing was."""
+
+    lines: int = 0
+    bytes_read: int = 0
+    notes: list[str] = field(default_factory=list)
+    problem: str | None = None  # the one line for an instance whose log could not be used
+
+
+class _LineSplitter:
+    """Bytes in, capped lines out to `feed` (False from it: stop); binary data and the caps as --log has them."""
+
+    def __init__(self, limits: LogLimits, feed: Callable[[str], bool], read: LogRead):
+        self.limits, self.feed, self.read = limits, feed, read
+        self.pending = bytearray()
+        self.overflow = False  # the current line passed the cap: its rest is dropped up to its newline
+        self.offset = 0
+        self.lines_cut = 0
+        self.binary_at: int | None = None
+        self.line_cap_hit = False
+        self.proxy_failure: str | None = None
+
+    def take(self, chunk: bytes) -> bool:
+        if self.offset < BINARY_PROBE_BYTES:
+            nul = chunk[:BINARY_PROBE_BYTES - self.offset].find(b"\x00")
+            if nul >= 0:
+                self.binary_at = self.offset + nul
+                return False
+        self.offset += len(chunk)
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            piece = chunk[start:] if newline < 0 else chunk[start:newline]
+            if not self.overflow:
+                space = self.limits.max_line_bytes - len(self.pending)
+                self.overflow = len(piece) > space
+                self.pending += piece[:space]
+            if newline < 0:
+                return True
+            if not self._emit():
+                return False
+            start = newline + 1
+
+    def _emit(self) -> bool:
+        self.lines_cut += self.overflow
+        raw, self.pending, self.overflow = bytes(self.pending), bytearray(), False
+        if self.read.lines >= self.limits.max_lines:
+            self.line_cap_hit = True
+            return False
+        self.read.lines += 1
+        line = raw.decode("utf-8", errors="replace")
+        if line.startswith(PROXY_FAILURE_MARK):  # the server's own failure, not the engine's line
+            self.proxy_failure = line[len(PROXY_FAILURE_MARK):].strip()
+            return True
+        return self.feed(line)
+
+    def finish(self) -> None:
+        if (self.pending or self.overflow) and self.binary_at is None:  # a log that stops mid-line
+            self._emit()
+
+
+def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimits,
+                      feed: Callable[[str], bool]) -> LogRead:
+    """Feed one instance's log to `feed` line by line until it returns False or a limit is reached."""
+    read = LogRead()
+    splitter = _LineSplitter(limits, feed, read)
+    asked = min(limits.max_lines, START_UP_LOG_LINES)
+    try:
+        streamed = client.instance_log(instance_id, lines=asked, max_bytes=limits.max_bytes, consume=splitter.take)
+    except ApiError as exc:
+        read.problem = f"the server refused the log: {exc}"
+        return read
+    read.bytes_read = streamed.bytes_read
+    if splitter.binary_at is not None:
+        read.problem = f"not a text log (binary data at byte {splitter.binary_at:,})"
+        return read
+    splitter.finish()
+    if streamed.bytes_read == 0:
+        read.problem = "the log is empty (the engine has written nothing yet, or the worker keeps no log)"
+        return read
+    if splitter.proxy_failure is not None and read.lines == 1:  # nothing but the server's own failure
+        read.problem = f"the server could not read the log: {printable(splitter.proxy_failure, 200)}"
+        return read
+    # the server sends at most the lines asked for: as many means the log may go on
+    splitter.line_cap_hit = splitter.line_cap_hit or (read.lines >= limits.max_lines and asked == limits.max_lines)
+    _note_stop(read, streamed, limits, client.limits.request_deadline, splitter)
+    return read
+
+
+def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadline: float,
+               splitter: _LineSplitter) -> None:
+    size = f"{streamed.bytes_read / MiB:.1f} MiB" if streamed.bytes_read >= MiB else f"{streamed.bytes_read:,} bytes"
+    if streamed.stopped == C.STOPPED_AT_CAP:
+        read.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB of the log only (GSG_MAX_LOG_BYTES)")
+    elif streamed.stopped == C.STOPPED_AT_DEADLINE:
+        read.notes.append(f"the server was still sending after {deadline:g}s (GSG_REQUEST_DEADLINE): read the "
+                          f"first {size} only")
+    elif streamed.stopped == C.STOPPED_STALLED:
+        read.notes.append(f"the server stopped sending after {size}: read what came")
+    elif streamed.stopped == C.STOPPED_BROKEN:
+        read.notes.append(f"the connection broke after {size}: read what came")
+    if splitter.line_cap_hit:
+        read.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+    if splitter.lines_cut:
+        read.notes.append(f"{splitter.lines_cut:,} line(s) longer than {limits.max_line_bytes:,} bytes were cut "
+                          f"(GSG_MAX_LOG_LINE_BYTES)")
+    if splitter.proxy_failure is not None:
+        read.notes.append(f"the server's log stream ended with: {printable(splitter.proxy_failure, 200)}")
