@@ -9,6 +9,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -504,10 +505,8 @@ class _LazyBytecodeCache(jinja2.FileSystemBytecodeCache):
         return super().get_cache_key(f"{S.SANDBOX_VERSION}:{name}", filename)
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:  # a cache path that is not a folder (or cannot be read) only costs the compilation
+        with contextlib.suppress(OSError):  # a cache path that is not a folder (or unreadable): compile instead
             super().load_bytecode(bucket)
-        except OSError:
-            pass
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

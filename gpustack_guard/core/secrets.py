@@ -18,8 +18,6 @@ that truncates (a prefix of PREFIX_CHARS or more characters is masked too).
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import re
 from functools import lru_cache
@@ -291,6 +289,8 @@ _URL_SAFE_SETS = ("", "/", "/:@", "!'()*~", ";,/?:@&=+$!'()*#~")
 def _escaped_shapes(value: str) -> set[str]:
     """The value as a server, a proxy or gsg's own reports may write it back: as is, JSON-escaped (once, and
     twice for JSON inside JSON; `/` as `\\/` too), URL-encoded (each way, either hex case), HTML-escaped."""
+    import html  # only when there is a secret to look for (html.entities is a 2,000-entry table)
+
     shapes = {value, html.escape(value), html.escape(value, quote=False)}
     for ascii_only in (True, False):
         once = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
@@ -304,6 +304,8 @@ def _escaped_shapes(value: str) -> set[str]:
 def _base64_cores(value: str) -> set[str]:
     """The base64 characters the value alone decides at each of the three alignments it can have inside a
     longer encoded text (`user:password` of Basic auth), in both alphabets."""
+    import base64  # only when there is a secret to look for
+
     raw = value.encode("utf-8")
     cores = set()
     for offset in range(3):
