@@ -1,8 +1,9 @@
-"""What the benchmark scripts share: interleaved best-of timing of commands, and the ratio verdict line."""
+"""What the benchmark scripts share: interleaved timing of commands (best-of or median), and the verdict lines."""
 
 from __future__ import annotations
 
 import compileall
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -27,6 +28,28 @@ def best_runs(commands: list[list[str]], runs: int) -> list[tuple[float, subproc
             last[i] = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
             best[i] = min(best[i], time.perf_counter() - start)
     return list(zip(best, last))
+
+
+def median_runs(commands: list[list[str]], runs: int) -> list[tuple[float, subprocess.CompletedProcess]]:
+    """Median wall time and last result of each command, runs interleaved. The median, not the minimum, where
+    the machine is shared (other CPU-heavy work on 2 cores): one lucky run of the baseline or of gsg would
+    decide a best-of ratio; half the runs must be that fast for the median."""
+    times: list[list[float]] = [[] for _ in commands]
+    last: list = [None] * len(commands)
+    for _ in range(runs):
+        for i, cmd in enumerate(commands):
+            start = time.perf_counter()
+            last[i] = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+            times[i].append(time.perf_counter() - start)
+    return [(statistics.median(t), result) for t, result in zip(times, last)]
+
+
+def versus_line(what: str, measured: float, baseline_name: str, baseline: float, target: float) -> str:
+    """One verdict: the command's time beside the baseline's, the ratio and its target."""
+    ratio = measured / baseline
+    verdict = "OK" if ratio <= target else "OVER TARGET"
+    return (f"{what}: {measured * 1000:7.1f} ms vs {baseline_name} {baseline * 1000:7.1f} ms: ratio {ratio:.2f} "
+            f"(target <= {target:g}) {verdict}")
 
 
 def ratio_line(ratio: float, target: float) -> str:

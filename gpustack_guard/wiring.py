@@ -192,6 +192,8 @@ def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> 
 
 @dataclass
 class Connection:
+    """A connected GPUStack client, with the fleet and model list it fetched last."""
+
     client: GPUStackClient
     version: str
     last_fleet: Fleet | None = None  # the fleet fetched last (drift reads its instances without another call)
@@ -250,6 +252,8 @@ def connect(opts: ConnectionOptions) -> Connection:
 
 @dataclass
 class DesiredState:
+    """What the spec tree wants on a live server: the report, the rendered specs, the live models."""
+
     report: Report
     rendered: list[RenderedSpec]
     live_models: list[dict]

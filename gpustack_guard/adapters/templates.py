@@ -9,6 +9,7 @@ A template file `templates/<name>.yaml.j2` renders a YAML mapping:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -252,6 +253,7 @@ class TemplateRenderer:
         self._outputs: dict[tuple, TemplateOutput] = {}  # identical inputs render identically
         self._variables: dict[str, frozenset[str] | None] = {}
         self._trees: dict[str, Any] = {}  # template file name -> its parsed syntax tree
+        self._analysis_dir = cache_dir
 
     def locate(self, name: str) -> Path:
         if name in self._located:
@@ -316,11 +318,26 @@ class TemplateRenderer:
             self._trees[path.name] = self._env.parse(template_source(path))
         return self._trees[path.name]
 
+    def _analyse(self, path: Path) -> None:
+        """What the template reads of the context and of guard.vars, from the analysis cache when this source was
+        analysed before: parsing and walking the three shipped templates was ~6 ms of a quickstart run. Only a
+        template that includes or imports none is stored (its analysis depends on its own text alone)."""
+        if str(path) in self._reads:
+            return
+        source = template_source(path) if self._analysis_dir else ""
+        stored = _stored_analysis(self._analysis_dir, source) if self._analysis_dir else None
+        if stored is not None:
+            self._reads[str(path)], self._variables[path.name] = stored
+            return
+        reads = _context_reads(self._tree(path))
+        self._reads[str(path)] = reads
+        if reads is not None and self._analysis_dir:
+            _store_analysis(self._analysis_dir, source, reads, self.variables(path.name))
+
     def _cache_key(self, path: Path, context: dict[str, Any]) -> tuple:
         """Only what the template reads of the context makes up the key: `placement.gpus`, not the GPU ids
         beside it, so specs differing only in what a template ignores share one rendering."""
-        if str(path) not in self._reads:
-            self._reads[str(path)] = _context_reads(self._tree(path))
+        self._analyse(path)
         reads = self._reads[str(path)]
         if reads is None:
             reads = dict.fromkeys(context)
@@ -332,6 +349,55 @@ class TemplateRenderer:
             else:
                 parts.append((name,) + tuple((a, _key_part(value.get(a, _ABSENT))) for a in sorted(attrs)))
         return tuple(parts)
+
+
+# Bump when _context_reads or _vars_read change what they find: stored analyses of older code are then unused.
+ANALYSIS_VERSION = "1"
+MAX_ANALYSIS_BYTES = 64 << 10  # a stored analysis is a few hundred bytes; a bigger file is not ours, and ignored
+
+Reads = dict[str, frozenset[str] | None]
+
+
+def _analysis_file(directory: Path, source: str) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256(f"{ANALYSIS_VERSION}:{S.SANDBOX_VERSION}:{source}".encode("utf-8", "replace"))
+    return directory / f"analysis-{digest.hexdigest()}.json"
+
+
+def _stored_analysis(directory: Path, source: str) -> tuple[Reads, frozenset[str] | None] | None:
+    """A stored analysis of this exact source, or None (absent, unreadable, or not in the shape written)."""
+    try:
+        stored = json.loads(read_regular(_analysis_file(directory, source), MAX_ANALYSIS_BYTES))
+    except (OSError, TooLarge, Unreadable, ValueError):
+        return None
+    if not isinstance(stored, dict) or not isinstance(stored.get("reads"), dict) or "vars" not in stored:
+        return None
+    names = [stored["vars"]] + list(stored["reads"].values())
+    if not all(n is None or (isinstance(n, list) and all(isinstance(a, str) for a in n)) for n in names):
+        return None
+    reads = {str(k): None if v is None else frozenset(v) for k, v in stored["reads"].items()}
+    return reads, None if stored["vars"] is None else frozenset(stored["vars"])
+
+
+def _store_analysis(directory: Path, source: str, reads: Reads, variables: frozenset[str] | None) -> None:
+    """Written whole (a temporary file renamed into place) or not at all; a read-only cache is left alone."""
+    import tempfile
+
+    text = json.dumps({"reads": {k: None if v is None else sorted(v) for k, v in reads.items()},
+                       "vars": None if variables is None else sorted(variables)}, sort_keys=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".analysis-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, _analysis_file(directory, source))
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass
 
 
 def _bounded_text(chunks: Any) -> str:
@@ -454,6 +520,10 @@ class _LazyBytecodeCache(jinja2.FileSystemBytecodeCache):
     def get_cache_key(self, name: str, filename: str | None = None) -> str:
         # code compiled by a gsg with other sandbox limits (or none) is never reused
         return super().get_cache_key(f"{S.SANDBOX_VERSION}:{name}", filename)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):  # a cache path that is not a folder (or unreadable): compile instead
+            super().load_bytecode(bucket)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

@@ -18,6 +18,8 @@ from gpustack_guard.reporters import REPORTERS, ReportFormat, resolve_format, su
 
 @dataclass(frozen=True)
 class ValidateOptions:
+    """The options of `gsg validate`."""
+
     sources: wiring.SpecSources
     fleet: str | None = None
     output: ReportFormat = ReportFormat.AUTO

@@ -55,6 +55,8 @@ def backend_family(backend: str | None, is_gguf: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Arg:
+    """One backend argument, its name canonical, with its position in the list it came from."""
+
     key: str  # canonical name: no leading dashes, '-' separators, aliases resolved
     value: str | None  # None for a boolean flag
     index: int  # position in the source list, to point findings at the right line

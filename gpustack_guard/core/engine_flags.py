@@ -203,6 +203,8 @@ GIB_OR_ZERO = Range(lambda v: math.isfinite(v) and v >= 0, "a number of GiB ≥ 
 
 @dataclass(frozen=True)
 class NumericFlag:
+    """A numeric engine flag: how the engine parses it and the range it accepts."""
+
     key: str  # canonical flag name (args.canonical_key)
     parse: Callable[[str], Value]
     range: Range

@@ -45,6 +45,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Location:
+    """Where a finding points: a file (as shown) and a 1-based line and column (0: unknown)."""
+
     file: str
     line: int = 0
     column: int = 0
@@ -57,6 +59,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem a rule found: its rule and severity, where, the message and the fix."""
+
     rule: Rule
     severity: Severity
     location: Location

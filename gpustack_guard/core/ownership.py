@@ -45,6 +45,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class Owner:
+    """Who owns a live deployment: unmanaged, a legacy gsg one, or a project's."""
+
     kind: str  # UNMANAGED | LEGACY | PROJECT_OWNED
     project: str | None = None
     spec_file: str | None = None

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only
 
 @dataclass
 class Report:
+    """What validate found: the findings, every spec's evaluation and the final ledgers."""
+
     findings: list[F.Finding]
     evaluations: tuple[Evaluation, ...] = ()
     files: int = 0

@@ -91,3 +91,77 @@ def test_whole_value_reads_key_on_the_whole_value(tmp_path, source):
     r = renderer(tmp_path)
     assert list(r.render("t", {**BASE, "vars": {"a": 1}}).pinned) == ["--a=1"]
     assert list(r.render("t", {**BASE, "vars": {"b": 2}}).pinned) == ["--b=2"]
+
+
+# --- the analysis cache: what a template reads, stored beside the compiled templates ---------------------------
+
+READS_X = "pinned:\n  - --x={{ vars.x }}\n  - --gpus={{ placement.gpus }}\n"
+
+
+def _analyses(cache):
+    return sorted(p.name for p in cache.glob("analysis-*.json"))
+
+
+def test_a_stored_analysis_is_reused_by_the_next_run_without_parsing(tmp_path, monkeypatch):
+    import gpustack_guard.adapters.templates as T
+
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    first = TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"x": 1}})
+    assert len(_analyses(cache)) == 1
+
+    def no_parsing(*_):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(T, "_context_reads", no_parsing)
+    monkeypatch.setattr(T, "_vars_read", no_parsing)
+    again = TemplateRenderer([tmp_path], cache_dir=cache)
+    assert again.render("t", {**BASE, "vars": {"x": 1}}) == first
+    assert first.variables == frozenset({"x"})
+    other = again.render("t", {**BASE, "vars": {"x": 2}, "placement": {"gpus": 4, "gpu_ids": ["a"]}})
+    assert list(other.pinned) == ["--x=2", "--gpus=4"]
+
+
+def test_a_changed_template_is_analysed_anew(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"x": 1}})
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --y={{ vars.y }}\n")
+    out = TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"y": 3}})
+    assert list(out.pinned) == ["--y=3"] and out.variables == frozenset({"y"})
+    assert len(_analyses(cache)) == 2
+
+
+@pytest.mark.parametrize("stored", ['{"reads": {"vars": ["x"]}}', '{"reads": {"vars": [1]}, "vars": null}',
+                                    '[1, 2]', "not json", '{"reads": {}, "vars": "x"}', " " * (70 << 10)])
+def test_a_stored_analysis_not_in_the_shape_written_is_ignored(tmp_path, stored):
+    import gpustack_guard.adapters.templates as T
+
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    T._analysis_file(cache, READS_X).write_text(stored)
+    first = TemplateRenderer([tmp_path], cache_dir=cache)
+    out = first.render("t", {**BASE, "vars": {"x": 1}})
+    assert out.variables == frozenset({"x"})
+    # analysed from the source: a second spec with another placement.gpus renders anew, not from a wrong key
+    assert list(first.render("t", {**BASE, "vars": {"x": 1}, "placement": {"gpus": 2}}).pinned) == ["--x=1",
+                                                                                                   "--gpus=2"]
+
+
+def test_a_template_that_includes_another_is_not_stored(tmp_path):
+    (tmp_path / "inner.yaml.j2").write_text("  - --y={{ vars.y }}\n")
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --x={{ vars.x }}\n{% include 'inner.yaml.j2' %}")
+    cache = tmp_path / "cache"
+    out = TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"x": 1, "y": 2}})
+    assert list(out.pinned) == ["--x=1", "--y=2"] and out.variables == frozenset({"x", "y"})
+    assert _analyses(cache) == []
+
+
+def test_a_cache_folder_that_cannot_be_written_only_costs_the_analysis(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the folder should be")  # mkdir fails even for root
+    out = TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"x": 1}})
+    assert list(out.pinned) == ["--x=1", "--gpus=4"] and out.variables == frozenset({"x"})
+    assert cache.read_text() == "a file where the folder should be"

@@ -106,3 +106,38 @@ def test_validate_never_imports_pydantic_basemodel():
             "Fleet.validate({'clusters': []})\nprint('pydantic.main' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def _all_records(base: type = Record) -> set[type]:
+    found = set()
+    for sub in base.__subclasses__():
+        found |= {sub} | _all_records(sub)
+    return found
+
+
+def test_record_annotations_resolve_as_get_type_hints_resolves_them():
+    import typing
+
+    from gpustack_guard.core.records import _type_hints
+
+    records = _all_records()
+    assert DeploymentSpec in records and Fleet in records
+    for record in records:
+        assert _type_hints(record) == typing.get_type_hints(record), record
+
+
+def test_string_annotations_with_forward_or_class_local_names_fall_back_to_get_type_hints():
+    from gpustack_guard.core.records import _type_hints
+
+    class Later(Record):
+        __annotations__ = {"items": "list['Inner']", "count": "int | None"}
+        count = None
+
+    class Local(Record):
+        Alias = int  # a name only the class body defines
+        __annotations__ = {"value": "Alias"}
+
+    assert _type_hints(Later)["items"] == list[Inner]
+    assert _type_hints(Later)["count"] == (int | None)
+    assert _type_hints(Local)["value"] is int
+    assert Later.validate({"items": [{"size": 2}]}).items == [Inner(size=2)]

@@ -185,3 +185,13 @@ def test_the_pinned_conflict_error_masks_a_secret_flag(gsg, tmp_path, monkeypatc
     assert f"GSG012 pinned-conflict [secretive]: --hf-token={MASK} contradicts --hf-token={MASK} pinned by " \
            "template 'with-token'" in result.out, result.out
     assert "token-value-1" not in result.out + result.err
+
+
+@pytest.mark.parametrize("value", ["plain", "a&b<c>d", "say \"hi\" & 'bye'", "&amp;", "<<>>''\"\"", "", "é&ü"])
+def test_html_escaped_writes_what_html_escape_writes(value):
+    import html
+
+    from gpustack_guard.core.secrets import html_escaped
+
+    assert html_escaped(value) == html.escape(value)
+    assert html_escaped(value, quote=False) == html.escape(value, quote=False)

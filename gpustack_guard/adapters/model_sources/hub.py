@@ -46,6 +46,8 @@ class HubError(ValueError):
 
 @dataclass(frozen=True)
 class _Answer:
+    """What the hub answered: status, commit, ETag and error code of its own response."""
+
     status: int
     commit: str | None  # X-Repo-Commit of the hub's own response (not the CDN's)
     etag: str | None  # X-Linked-Etag (LFS) or ETag of the hub's own response

@@ -107,6 +107,8 @@ def _write_atomic(path: Path, content: bytes) -> None:
 
 @dataclass(frozen=True)
 class HubCache:
+    """The standard Hugging Face hub cache folder, read and written as huggingface_hub does."""
+
     root: Path
     symlinks: bool = True  # False with HF_HUB_DISABLE_SYMLINKS=1: snapshots hold copies
 

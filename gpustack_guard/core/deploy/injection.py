@@ -32,6 +32,8 @@ PARALLEL_FLAGS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "s
 
 @dataclass(frozen=True)
 class Injected:
+    """An argument GPUStack's worker adds to the command line, and why."""
+
     key: str  # canonical flag name, as core.args spells it
     value: str | None
     why: str  # the condition under which GPUStack adds it

@@ -54,6 +54,8 @@ class PlacementFailure:
 
 @dataclass(frozen=True)
 class Placement:
+    """The GPUs each replica of a spec lands on and what GPUStack books on each."""
+
     replicas: tuple[tuple[GpuRef, ...], ...]
     manual: bool
     fraction: float  # the gmu / mem fraction GPUStack checks against (0 = claim-based)

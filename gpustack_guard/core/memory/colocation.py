@@ -27,6 +27,8 @@ OOM = "oom"  # no check, but the allocation cannot be served
 
 @dataclass(frozen=True)
 class StartupCheck:
+    """Whether an instance finds enough free memory on a shared GPU when it starts."""
+
     name: str
     free_at_start: int  # free bytes on the GPU when this instance starts
     needs_free: int  # what it must find free to start and survive graph capture

@@ -33,6 +33,8 @@ def _fp4(rows: int, cols: int) -> int:
 
 @dataclass(frozen=True)
 class LayerBytes:
+    """One DeepSeek-V4 layer's weights: split across ranks or held whole by each."""
+
     sharded: int  # split across tensor-parallel ranks (heads, experts, vocabulary)
     replicated: int  # held whole by every rank (latent projections, compressors, indexer, routers, mixers)
     linear_params: int

@@ -26,6 +26,8 @@ class UnsupportedModel(ValueError):
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class Estimate:
+    """The per-GPU memory picture of one replica on its chosen GPUs, and the engine's verdict."""
+
     engine: str
     version: str
     gpu_total: int  # bytes of the smallest chosen GPU (the worst rank)

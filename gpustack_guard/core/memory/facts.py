@@ -12,6 +12,8 @@ from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
+    """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
+
     architecture: str | None = None
     num_hidden_layers: int | None = None
     hidden_size: int | None = None
@@ -164,6 +166,8 @@ def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> M
 
 @dataclass(frozen=True)
 class ParamBreakdown:
+    """A model's parameters by part: embedding, head, and each layer's linear and other weights."""
+
     embedding: int  # token embedding
     lm_head: int  # 0 when tied
     per_layer_linear: tuple[int, ...]  # linear (quantisable) params of each layer

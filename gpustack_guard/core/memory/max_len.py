@@ -57,6 +57,8 @@ class MaxLenError(UnsupportedModel):
 
 @dataclass(frozen=True)
 class RopeEntry:
+    """The rope_scaling fields of config.json that change the maximum length."""
+
     rope_type: str
     factor: float | int | None = None
     original_max_position_embeddings: int | None = None
@@ -80,6 +82,8 @@ class LengthConfig:
 
 @dataclass(frozen=True)
 class DerivedLength:
+    """The maximum model length vLLM derives from config.json, and where it came from."""
+
     value: int | float  # as vLLM holds it: a float once a rope factor multiplied it (its error prints 131072.0)
     key: str | None  # the config key it came from; None = no key, the 2048 fallback
     default: int  # what vLLM serves when --max-model-len is unset

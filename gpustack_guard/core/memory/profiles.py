@@ -21,6 +21,8 @@ def known_version(text: str) -> Version:
 
 @dataclass(frozen=True)
 class VllmProfile:
+    """vLLM's defaults and formulas from one release on (the `since` version)."""
+
     since: str
     engine: str  # "v0" | "v1"
     capture_rule: str  # "v0" | "v1-early" | "v1": how CUDA-graph capture sizes are chosen

@@ -16,6 +16,8 @@ from gpustack_guard.core.memory import profiles as P
 
 @dataclass(frozen=True)
 class VisionTower:
+    """The vision encoder of a multimodal model, as vLLM loads and profiles it."""
+
     params: int = 0  # vision encoder + projector parameters vLLM loads (0: no vision part)
     family: str | None = None  # which count applied, for messages
     unsupported: str | None = None  # a multimodal config gsg cannot count: what it is

@@ -10,7 +10,6 @@ import math
 from dataclasses import replace
 from functools import lru_cache
 
-from gpustack_guard.core.memory import deepseek_v4
 from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, GGUF_TYPE_BYTES, linear_bytes_per_param
 
@@ -81,6 +80,8 @@ def require_shape(f: ModelFacts) -> None:
 def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     require_shape(f)
     if f.is_compressed_attention:
+        from gpustack_guard.core.memory import deepseek_v4  # DeepSeek-V4 only: imported when one is counted
+
         return deepseek_v4.param_breakdown(f)
     H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
     assert H is not None and V is not None and L is not None  # require_shape checked them
@@ -126,6 +127,8 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
 def _computed_layout(f: ModelFacts) -> WeightLayout:
     if f.is_compressed_attention:
         require_shape(f)
+        from gpustack_guard.core.memory import deepseek_v4
+
         return deepseek_v4.weight_layout(f)
     b = param_breakdown(f)
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)

@@ -24,6 +24,8 @@ _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
 
 @dataclass(frozen=True)
 class Problem:
+    """Why a hub id or file path is refused, and what to write instead when known."""
+
     why: str
     fix: str | None = None  # the value to write, when known
     filename: str | None = None  # a file path found in a hub URL (/blob/main/x.gguf)

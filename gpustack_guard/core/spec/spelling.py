@@ -90,6 +90,8 @@ def differences(value: str, known: str) -> list[str]:
 
 @dataclass(frozen=True)
 class NearMiss:
+    """A value that differs from a known one only in look-alike characters, case or separators."""
+
     known: str  # the value it is a near-miss of
     differences: tuple[str, ...]
 

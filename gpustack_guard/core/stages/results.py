@@ -50,6 +50,8 @@ class Placed:
 
 @dataclass(frozen=True)
 class EstimationFailure:
+    """Why a placed spec has no estimate, with the message and its location."""
+
     reason: NoEstimate
     message: str
     location: Location

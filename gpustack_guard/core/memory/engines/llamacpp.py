@@ -27,6 +27,8 @@ F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mas
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class LlamaCppConfig:
+    """The llama-server arguments the llama.cpp arithmetic reads."""
+
     ctx_size: int | None = None  # total cells, shared by all --parallel slots
     parallel: int | None = None
     gpu_layers: int | None = None  # -ngl; None = everything
@@ -44,6 +46,8 @@ class LlamaCppConfig:
 
 @dataclass(frozen=True)
 class DeviceUsage:
+    """What llama.cpp holds on one device: layers, weights, KV and compute buffer."""
+
     layers: int
     weights: int
     kv: int

@@ -27,6 +27,8 @@ from gpustack_guard.core.units import MiB
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class SglangConfig:
+    """The SGLang server arguments the SGLang arithmetic reads."""
+
     mem_fraction_static: float | None = None
     context_length: int | None = None
     max_running_requests: int | None = None

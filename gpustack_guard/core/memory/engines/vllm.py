@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
@@ -16,6 +16,9 @@ from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_f
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
+
+if TYPE_CHECKING:  # imported where a DeepSeek-V4 model needs it: most runs never do
+    from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
 HOPPER = ("h100", "h200", "h800", "h20", "gh200")
 SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-centre Blackwell)
@@ -229,6 +232,8 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     if not facts.is_compressed_attention:
         block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
         return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+    from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
+
     shape = CompressedKV(facts, cfg.pipeline_parallel_size, in_flight_tokens)
     if cfg.block_size and cfg.block_size != shape.block_size:
         notes.append(f"DeepSeek-V4 runs with block size {shape.block_size} whatever --block-size says")
@@ -640,7 +645,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             available = (extensible_kv_bytes(requested, total - P.CUDA_CONTEXT - comm_outside,
                                              weights + non_torch + graphs, activation) if extensible else
                          requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget)
-        rank_shape = shape if isinstance(shape, CompressedKV) else stage_shape(shape, layers, L)
+        rank_shape = stage_shape(shape, layers, L) if isinstance(shape, KVShape) else shape  # compressed: whole
         stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
@@ -655,7 +660,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     worst = min(stages, key=stage_blocks)  # vLLM gives every rank the smallest rank's block count
     blocks_override = cfg.num_gpu_blocks_override
-    whole_model_check = pp > 1 and profile.pp_whole_model_check and not isinstance(shape, CompressedKV)
+    whole_model_check = pp > 1 and profile.pp_whole_model_check and isinstance(shape, KVShape)
     if whole_model_check:
         # the merged spec of all workers is checked against min(available_memory) over the workers, whatever
         # their layer counts (vllm#34076 prints the 5070 Ti's 3.18 GiB; PR #34080 proposed per-layer ratios):

@@ -1,0 +1,61 @@
+"""Start-up stays near the import floor: a command imports only what it uses, and gsg's own modules cost about
+what the libraries it needs cost to import (issue 34; docs/performance.md has the figures).
+
+`python -X importtime` runs the quickstart command in a subprocess. Two budgets:
+- which of our modules load (exact, whatever the machine's load): no HTTP client, no server adapter, no
+  reporter but the one used, no DeepSeek-V4 arithmetic for specs that have none, and at most
+  MAX_VALIDATE_MODULES of gpustack_guard's modules;
+- how long they take: the self-time of our modules against the self-time of typer, pydantic-core, jinja2 and
+  PyYAML measured in the same processes (the minimum of each over RUNS runs: noise from a loaded machine only
+  adds). Measured at 0.9-1.3 on a shared 2-core machine; the budget leaves room for that noise, not for a
+  command that starts importing its whole pipeline twice over.
+"""
+
+from __future__ import annotations
+
+import compileall
+import os
+import re
+import subprocess
+import sys
+
+from support import REPO
+
+QUICKSTART = ["validate", "specs/", "--fleet", "examples/fleet.yaml", "--offline"]
+RUNS = 3
+MAX_VALIDATE_MODULES = 85  # 79 after issue 34 (the pipeline, three engines, templates, the text reporter)
+MAX_OWN_TO_LIBRARIES = 2.0  # our modules' self-time over the libraries' (0.9-1.3 measured)
+LIBRARIES = ("typer", "pydantic_core", "jinja2", "yaml")
+NEVER_OFFLINE = ("httpx", "gpustack_guard.adapters.gpustack", "gpustack_guard.core.memory.deepseek_v4", "html",
+                 "gpustack_guard.reporters.sarif", "gpustack_guard.reporters.junit", "gpustack_guard.reporters.json")
+_ROW = re.compile(r"import time:\s+(\d+) \|\s+\d+ \| *(\S+)")
+
+
+def import_rows(args: list[str]) -> list[tuple[str, int]]:
+    """(module, self-time in microseconds) of every module a `gsg` run imports, in import order."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GSG_OUTPUT", "GITHUB_ACTIONS")}
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "gpustack_guard", *args], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return [(m[2], int(m[1])) for m in map(_ROW.match, result.stderr.splitlines()) if m]
+
+
+def test_validate_offline_imports_only_what_it_uses():
+    compileall.compile_dir(str(REPO / "gpustack_guard"), quiet=1)  # time imports, not compiling our sources
+    runs = [import_rows(QUICKSTART) for _ in range(RUNS)]
+    names = {name for name, _ in runs[0]}
+    ours = sorted(n for n in names if n.startswith("gpustack_guard"))
+    # (reporters load through importlib.import_module, which -X importtime does not list)
+    assert "gpustack_guard.core.pipeline" in ours and "gpustack_guard.core.memory.engines.vllm" in ours
+    unexpected = sorted(n for n in names if n.startswith(NEVER_OFFLINE))
+    assert unexpected == [], f"validate --offline imported {unexpected}"
+    assert len(ours) <= MAX_VALIDATE_MODULES, f"{len(ours)} of our modules: {ours}"
+
+    def self_time(rows: list[tuple[str, int]], wanted) -> int:
+        return sum(us for name, us in rows if wanted(name))
+
+    own = min(self_time(rows, lambda n: n.startswith("gpustack_guard")) for rows in runs)
+    libraries = min(self_time(rows, lambda n: n.split(".")[0] in LIBRARIES) for rows in runs)
+    ratio = own / libraries
+    assert ratio <= MAX_OWN_TO_LIBRARIES, (f"gsg's own imports took {own / 1000:.1f} ms against {libraries / 1000:.1f}"
+                                           f" ms for {', '.join(LIBRARIES)}: {ratio:.2f} > {MAX_OWN_TO_LIBRARIES}")
