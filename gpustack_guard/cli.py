@@ -145,6 +145,11 @@ def validate(
     overlay: Optional[str] = OVERLAY,
     server_check: bool = typer.Option(False, "--server-check",
                                       help="Also ask GPUStack's /v2/model-evaluations and compare its verdict."),
+    select: List[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these rules: ids, id prefixes or names, comma-separated (GSG03,"
+                                          "GSG020); replaces gsg.yaml `select`."),
+    ignore: List[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave out these rules (comma-separated); adds to gsg.yaml `ignore`."),
     connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
@@ -152,7 +157,13 @@ def validate(
     from gpustack_guard.core.findings import Severity
 
     return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output,
-                               Severity(fail_level.value), server_check, connection))
+                               Severity(fail_level.value), server_check, connection, _comma_list(select),
+                               _comma_list(ignore)))
+
+
+def _comma_list(values: List[str]) -> tuple[str, ...]:
+    """`--ignore GSG033,GSG034 --ignore GSG040` as one tuple of entries (blanks dropped)."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
 @app.command()
@@ -571,9 +582,10 @@ def main(argv: list[str] | None = None) -> int:
     from gpustack_guard.wiring import tune_collector
 
     tune_collector()
-    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run
+    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run, safe_streams
     from gpustack_guard.core.echo import escape, untrusted
 
+    safe_streams()
     new_run()
     signals = _Interrupts()
     signals.install()
