@@ -143,7 +143,8 @@ def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
                           cwd=REPO / "examples" / "negative" / "GSG037-tp-heads",
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
-    assert "::error file=spec.yaml,line=9,col=5,title=GSG037 tp-heads::" in done.stdout
+    assert ("::error file=examples/negative/GSG037-tp-heads/spec.yaml,line=9,col=5,title=GSG037 tp-heads::"
+            in done.stdout)
     assert json.loads((tmp_path / "gsg.sarif").read_text())["runs"][0]["results"]
     assert (tmp_path / "summary.md").read_text().startswith("## gsg validate")
     assert "exit-code=1" in (tmp_path / "out").read_text()
