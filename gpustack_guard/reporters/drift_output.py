@@ -7,9 +7,10 @@ import json
 from gpustack_guard.core.deploy.drift import DRIFT_KINDS, has_drift
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.reporters import json_head
-from gpustack_guard.reporters.markdown import untrusted_cell
+from gpustack_guard.reporters.markdown import COMMENT_LIMIT, capped, untrusted_cell
 
 DRIFT_FORMAT_VERSION = "1.0"
+DRIFT_POINTER = "`gsg drift -o json` writes the whole report: keep it as the job's artifact"
 
 
 def render_json(report: dict) -> str:
@@ -53,7 +54,7 @@ def render_text(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: dict) -> str:
+def render_markdown(report: dict, limit: int = COMMENT_LIMIT) -> str:
     lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", ""]
     rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged", "legacy") for i in report[k]]
     if rows:
@@ -66,4 +67,4 @@ def render_markdown(report: dict) -> str:
         lines += ["", "| Deployment | Owner |", "|---|---|"]
         lines += [f"| {untrusted_cell(o['name'])} | {untrusted_cell(o['owner'])} |" for o in report["owners"]]
     lines += [f"\n_{untrusted_cell(note)}_" for note in report.get("notes", [])]
-    return "\n".join(lines) + "\n"
+    return capped(lines, DRIFT_POINTER, limit)
