@@ -120,3 +120,9 @@ def test_selection_select_ignore_and_per_path():
 ])
 def test_choice_problems_name_the_entry(pattern, ignoring, problem):
     assert choice_problem(RuleChoice(pattern, "--ignore"), ignoring) == problem
+
+
+def test_the_unsuppressible_rules_are_those_the_readme_lists():
+    fixed = {rid for rid, rule in RULES.items() if not can_suppress(rule)}
+    assert fixed == {"GSG001", "GSG002", "GSG003", "GSG004", "GSG006", "GSG007", "GSG009", "GSG010", "GSG011",
+                     "GSG012", "GSG013", "GSG016", "GSG017", "GSG018", "GSG019"}
