@@ -206,3 +206,18 @@ def test_a_real_process_under_lang_c_and_an_ascii_encoding_exits_1_not_3():
     assert done.returncode == 1, done.stderr
     assert b"| \\u274c | `GSG004` enum-spelling |" in done.stdout and b"vLL\\u041c" in done.stdout
     assert done.stderr == b"gsg: 1 error, 0 warnings, 0 notes in 1 spec (1 file)\n"
+
+
+def test_drift_of_every_context_in_one_comment_is_capped_as_a_whole():
+    from types import SimpleNamespace
+
+    from gpustack_guard.commands.drift import _render_all
+    from gpustack_guard.reporters import ChangeFormat
+
+    names = [f"ctx-{i}" for i in range(4)]
+    contexts = SimpleNamespace(contexts={n: SimpleNamespace(server=f"https://{n}.example") for n in names})
+    results = [(n, _drift(1500), None) for n in names]  # each fits alone (~45,000 characters), not all four
+    text = _render_all(results, contexts, ChangeFormat.MARKDOWN)
+    assert len(drift_markdown(_drift(1500))) < COMMENT_LIMIT < len("".join(drift_markdown(_drift(1500)) * 4))
+    assert len(text) <= COMMENT_LIMIT and text.startswith("## gsg drift: ctx-0\n\n**Drift detected.**\n")
+    assert "more line(s) not shown here (a comment holds 60,000 characters)" in text
