@@ -148,6 +148,11 @@ def validate(
     report: List[str] = typer.Option([], "--report", metavar="FORMAT=FILE",
                                      help="Also write this run's report in FORMAT to FILE (repeatable), e.g. "
                                           "sarif=gsg.sarif."),
+    select: List[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these rules: ids, id prefixes or names, comma-separated (GSG03,"
+                                          "GSG020); replaces gsg.yaml `select`."),
+    ignore: List[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave out these rules (comma-separated); adds to gsg.yaml `ignore`."),
     connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
@@ -155,7 +160,13 @@ def validate(
     from gpustack_guard.core.findings import Severity
 
     return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output,
-                               Severity(fail_level.value), server_check, connection, tuple(report)))
+                               Severity(fail_level.value), server_check, connection, reports=tuple(report),
+                               select=_comma_list(select), ignore=_comma_list(ignore)))
+
+
+def _comma_list(values: List[str]) -> tuple[str, ...]:
+    """`--ignore GSG033,GSG034 --ignore GSG040` as one tuple of entries (blanks dropped)."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
 @app.command()
@@ -689,9 +700,10 @@ def main(argv: list[str] | None = None) -> int:
     from gpustack_guard.wiring import tune_collector
 
     tune_collector()
-    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run
+    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run, safe_streams
     from gpustack_guard.core.echo import escape, untrusted
 
+    safe_streams()
     new_run()
     signals = _Interrupts()
     signals.install()

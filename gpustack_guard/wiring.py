@@ -276,8 +276,14 @@ class DesiredState:
 
 def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: bool = False) -> DesiredState:
     from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
+    from gpustack_guard.adapters.files.project_file import (
+        find_identity,
+        recorded_path,
+        repository_root,
+        rule_selection,
+    )
     from gpustack_guard.adapters.files.spec_loader import load_specs
+    from gpustack_guard.adapters.files.suppressions import accept
     from gpustack_guard.core.pipeline import validate
     from gpustack_guard.core.secrets import REFERENCE
 
@@ -288,6 +294,9 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
+    if specs:  # what validate accepts (gsg.yaml's rules, inline suppressions) does not block plan or apply
+        report = accept(report, rule_selection(specs), list(dict.fromkeys(d.file for d in docs)),
+                        repository_root(specs))
     if connection.last_models is not None:
         live = connection.last_models
     else:

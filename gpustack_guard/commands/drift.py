@@ -13,8 +13,14 @@ from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_DEGRADED, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.reporters import ChangeFormat, json_head
-from gpustack_guard.reporters.drift_output import DRIFT_FORMAT_VERSION, render_json, render_markdown, render_text
-from gpustack_guard.reporters.markdown import untrusted_cell
+from gpustack_guard.reporters.drift_output import (
+    DRIFT_FORMAT_VERSION,
+    DRIFT_POINTER,
+    render_json,
+    render_markdown,
+    render_text,
+)
+from gpustack_guard.reporters.markdown import capped, untrusted_cell
 
 RENDERERS = {ChangeFormat.TEXT: render_text, ChangeFormat.JSON: render_json, ChangeFormat.MARKDOWN: render_markdown}
 
@@ -100,4 +106,6 @@ def _render_all(results, contexts, output: ChangeFormat) -> str:
             body = f"== context {name} ({server}) ==\n" + (render_text(report) if report
                                                              else f"error: {untrusted(error)}\n")
         parts.append(body)
+    if output is ChangeFormat.MARKDOWN:  # every context's report in one comment: the comment's cap holds for all
+        return capped("\n".join(parts).splitlines(), DRIFT_POINTER)
     return "\n".join(parts)

@@ -26,6 +26,8 @@ class ValidateOptions:
     fail_level: Severity = Severity.ERROR
     server_check: bool = False
     connection: wiring.ConnectionOptions = field(default_factory=wiring.ConnectionOptions)
+    select: tuple[str, ...] = ()  # --select: replaces gsg.yaml's `select`
+    ignore: tuple[str, ...] = ()  # --ignore: adds to gsg.yaml's `ignore`
     reports: tuple[str, ...] = ()  # FORMAT=FILE: more reports of the same run (one run for CI's SARIF + summary)
 
 
@@ -55,9 +57,11 @@ def run(opts: ValidateOptions) -> int:
                  f"fleet {fleet_file}")
         opts = replace(opts, fleet=opts.fleet or fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
-    from gpustack_guard.adapters.files.project_file import find_identity
+    from gpustack_guard.adapters.files.project_file import find_identity, repository_root, rule_selection
+    from gpustack_guard.adapters.files.suppressions import accept
 
     find_identity(specs, opts.sources.project)  # the project file apply will read: checked here, in CI, first
+    selection = rule_selection(specs, opts.select, opts.ignore)  # an unknown id stops here, before any work
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
     has_server = bool(opts.connection.server or opts.connection.context)
     needs_server = has_server and (not opts.fleet or opts.server_check)
@@ -78,6 +82,7 @@ def run(opts: ValidateOptions) -> int:
         from gpustack_guard.adapters.gpustack.evaluations import server_check
 
         report.findings.extend(server_check(connection, report))
+    report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), repository_root(specs))
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
     if extra_reports:

@@ -22,6 +22,7 @@ from gpustack_guard.core.stages.results import Evaluation, Results
 
 if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only names their types
     from gpustack_guard.core.ports import Resolve, TemplateRenderer
+    from gpustack_guard.core.suppressions import Suppressed
 
 
 @dataclass
@@ -34,6 +35,9 @@ class Report:
     specs: int = 0
     units: list[tuple[str, str]] = field(default_factory=list)  # (file, spec) pairs, for per-spec reports
     ledgers: Mapping[str, Ledger] = field(default_factory=dict)  # by cluster, with every deployment's footprint
+    # findings accepted on purpose (inline comments, select/ignore): kept for SARIF, left out of counts and exit
+    suppressed: list[Suppressed] = field(default_factory=list)
+    root: str | None = None  # the repository root CI reports' paths are relative to (None: the working directory)
 
     def count(self, severity: F.Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -93,5 +93,7 @@ def summary_line(report) -> str:
 
     e, w, i = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+    accepted = len(report.suppressed)  # counted apart: they neither show nor fail the run
     return (f"gsg: {plural(e, 'error')}, {plural(w, 'warning')}, {plural(i, 'note')} in "
-            f"{plural(report.specs, 'spec')} ({plural(report.files, 'file')})")
+            f"{plural(report.specs, 'spec')} ({plural(report.files, 'file')})"
+            + (f"; {accepted} suppressed" if accepted else ""))

@@ -7,9 +7,18 @@ import json
 from gpustack_guard.core.deploy.drift import DRIFT_KINDS, has_drift
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.reporters import json_head
-from gpustack_guard.reporters.markdown import untrusted_cell
+from gpustack_guard.reporters.markdown import COMMENT_LIMIT, capped, untrusted_cell
 
 DRIFT_FORMAT_VERSION = "1.1"  # 1.1: sync and health
+DRIFT_POINTER = "`gsg drift -o json` writes the whole report: keep it as the job's artifact"
+
+
+def _sync(report: dict) -> str:
+    return report.get("sync") or ("OutOfSync" if has_drift(report) else "Synced")
+
+
+def _health(report: dict) -> str:
+    return report.get("health") or "Healthy"
 
 
 def render_json(report: dict) -> str:
@@ -51,13 +60,13 @@ def render_text(report: dict) -> str:
         lines.append("")
     lines += [f"Note: {u(note)}" for note in report.get("notes", [])]
     lines.append("Drift detected." if has_drift(report) else "No drift: live deployments match the specs.")
-    lines.append(f"Sync: {report['sync']}   Health: {report['health']}")
+    lines.append(f"Sync: {_sync(report)}   Health: {_health(report)}")
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: dict) -> str:
+def render_markdown(report: dict, limit: int = COMMENT_LIMIT) -> str:
     lines = ["## gsg drift", "", "**Drift detected.**" if has_drift(report) else "**No drift.**", "",
-             f"Sync: **{report['sync']}** · Health: **{report['health']}**", ""]
+             f"Sync: **{_sync(report)}** · Health: **{_health(report)}**", ""]
     rows = [(k, i) for k in DRIFT_KINDS + ("unmanaged", "legacy") for i in report[k]]
     if rows:
         lines += ["| Kind | Deployment | Detail |", "|---|---|---|"]
@@ -71,4 +80,4 @@ def render_markdown(report: dict) -> str:
         lines += ["", "| Deployment | Owner |", "|---|---|"]
         lines += [f"| {untrusted_cell(o['name'])} | {untrusted_cell(o['owner'])} |" for o in report["owners"]]
     lines += [f"\n_{untrusted_cell(note)}_" for note in report.get("notes", [])]
-    return "\n".join(lines) + "\n"
+    return capped(lines, DRIFT_POINTER, limit)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gpustack_guard.reporters.ci_paths import repository_path, root_of
+
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
@@ -15,8 +17,9 @@ def escape_property(text: str) -> str:
 
 def render(report, fail_level=None) -> str:  # fail_level: read by junit only
     lines = []
-    for f in report.findings:
-        props = [f"file={escape_property(f.location.file)}"]
+    root = root_of(report)
+    for f in report.findings:  # GitHub resolves file= against the repository root (GITHUB_WORKSPACE)
+        props = [f"file={escape_property(repository_path(f.location.file, root))}"]
         if f.location.line:
             props += [f"line={f.location.line}", f"col={f.location.column or 1}"]
         props.append(f"title={escape_property(f'{f.rule.id} {f.rule.name}')}")

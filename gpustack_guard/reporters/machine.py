@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections import Counter
+import re
+from pathlib import Path
+from urllib.parse import quote
 
 from gpustack_guard import __version__
 from gpustack_guard.core.rules.registry import RULES
+from gpustack_guard.reporters.ci_paths import every_finding, fingerprints, repository_path, root_of
 from gpustack_guard.reporters.rule_doc import PROJECT_URL, doc_url, rule_markdown
 
-JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking (consumers must check)
+JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (consumers must check). 1.1: suppressions
+SOURCE_ROOT = "SRCROOT"  # SARIF's name for the repository root, which every relative artifact URI is based on
+# v2: the basis is the repository path and the message with its figures masked (v1: cwd path, figures kept)
+FINGERPRINT_KEY = "gsgFinding/v2"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -39,42 +44,45 @@ def render_json(report, fail_level=None) -> str:  # fail_level: read by junit on
     doc = {
         **json_head(JSON_FORMAT_VERSION),
         "summary": {"errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
-                    "notes": report.count(Severity.INFO), "specs": report.specs, "files": report.files},
+                    "notes": report.count(Severity.INFO), "specs": report.specs, "files": report.files,
+                    "suppressed": len(report.suppressed)},
         "findings": [finding_json(f) for f in report.findings],
+        "suppressed": [{**finding_json(s.finding), "suppression": {"kind": s.kind, "justification": s.justification}}
+                       for s in report.suppressed],
         "deployments": [deployment_json(ev) for ev in report.evaluations],
     }
     return json.dumps(doc, indent=2) + "\n"
 
 
-def fingerprints(findings) -> list[str]:
-    """One fingerprint per finding, unique in the run and stable across runs: rule, file, spec and the message's
-    first clause (up to ": ", as GPU ids hold colons), so a finding keeps its identity when lines move. Findings
-    that would share one (two documents declaring the same name) also take their line and column, and then their
-    order: code scanning merges results with equal fingerprints."""
-    bases = [f"{f.rule.id}|{f.location.file}|{f.spec}|{f.message.split(': ')[0]}" for f in findings]
-    shared = {b for b, n in Counter(bases).items() if n > 1}
-    located = [f"{b}|{f.location.line}:{f.location.column}" if b in shared else b for b, f in zip(bases, findings)]
-    seen: dict[str, int] = {}
-    unique = []
-    for basis in located:
-        seen[basis] = seen.get(basis, 0) + 1
-        unique.append(basis if seen[basis] == 1 else f"{basis}|#{seen[basis]}")
-    return [hashlib.sha256(b.encode()).hexdigest()[:32] for b in unique]
+def _artifact(file: str, root: str) -> dict:
+    """A file relative to SRCROOT (the repository root); one outside it as an absolute file URI."""
+    path = repository_path(file, root)
+    if path.startswith("/") or re.match(r"[A-Za-z]:/", path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SOURCE_ROOT}
 
 
 def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit only
     rules = sorted(RULES.values(), key=lambda r: r.id)
     index = {r.id: i for i, r in enumerate(rules)}
+    root = root_of(report)
+    rows = every_finding(report)
     results = []
-    for f, fingerprint in zip(report.findings, fingerprints(report.findings)):
+    for (f, accepted), fingerprint in zip(rows, fingerprints([f for f, _ in rows], root)):
         region = {"startLine": max(f.location.line, 1), "startColumn": max(f.location.column, 1)}
-        results.append({
+        result = {
             "ruleId": f.rule.id, "ruleIndex": index[f.rule.id], "level": SARIF_LEVEL[f.severity.value],
             "message": {"text": (f"[{f.spec}] " if f.spec else "") + f.message + (f" Fix: {f.fix}" if f.fix else "")},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file.replace("\\", "/")},
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.location.file, root),
                                                 "region": region}}],
-            "partialFingerprints": {"gsgFinding/v1": fingerprint},
-        })
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        }
+        if accepted is not None:  # kept as a result, so code scanning shows it as dismissed, not as fixed
+            suppression = {"kind": accepted.kind}
+            if accepted.justification:
+                suppression["justification"] = accepted.justification
+            result["suppressions"] = [suppression]
+        results.append(result)
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -87,6 +95,7 @@ def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit o
                            "helpUri": doc_url(r),
                            "help": {"text": rule_markdown(r), "markdown": rule_markdown(r)}} for r in rules],
             }},
+            "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(root).as_uri().rstrip("/") + "/"}},
             "results": results,
         }],
     }

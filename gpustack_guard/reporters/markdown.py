@@ -10,6 +10,28 @@ from gpustack_guard.reporters.links import line_link
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
+GITHUB_COMMENT_CHARS = 65_536  # GitHub refuses pull-request comment bodies longer than this
+COMMENT_LIMIT = 60_000  # gsg's markdown stays below it: the rest is room for what a workflow adds around it
+VALIDATE_POINTER = "`gsg validate -o json` (or `-o sarif`) writes the whole report: keep it as the job's artifact"
+
+
+def capped(lines: list[str], pointer: str, limit: int = COMMENT_LIMIT) -> str:
+    """The lines as one markdown text, whole when it fits in `limit` characters; else the leading lines that fit
+    (the title and summary come first, so they stay) and a note of how much was left out and where it is."""
+    text = "\n".join(lines) + "\n"
+    if len(text) <= limit:
+        return text
+    note = "\n_… {} more line(s) not shown here (a comment holds {:,} characters): {}_\n"
+    budget = limit - len(note.format(len(lines), limit, pointer))
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    return "\n".join(kept) + "\n" + note.format(len(lines) - len(kept), limit, pointer)
+
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
@@ -51,7 +73,7 @@ def breakdown_table(evaluations) -> list[str]:
     return lines
 
 
-def render(report, fail_level=None) -> str:  # fail_level: read by junit only
+def render(report, fail_level=None, limit: int = COMMENT_LIMIT) -> str:  # fail_level: read by junit only
     from gpustack_guard.reporters import summary_line
 
     lines = ["## gsg validate", "", summary_line(report).removeprefix("gsg: ").capitalize() + ".", ""]
@@ -59,4 +81,4 @@ def render(report, fail_level=None) -> str:  # fail_level: read by junit only
     table = breakdown_table(report.evaluations)
     if table:
         lines += ["", "### Per-GPU memory (worst rank)", ""] + table
-    return "\n".join(lines) + "\n"
+    return capped(lines, VALIDATE_POINTER, limit)

@@ -20,6 +20,7 @@ from gpustack_guard.core.deploy.plan import (
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.ownership import LEGACY, UNMANAGED
 from gpustack_guard.reporters import json_head
+from gpustack_guard.reporters.markdown import COMMENT_LIMIT  # one limit for every pull-request comment
 
 PLAN_FORMAT_VERSION = "1.0"
 VERB = {CREATE: "will be created", UPDATE: "will be updated in place", REPLACE: "must be replaced",
@@ -103,8 +104,6 @@ def plan_json(changes, server: str | None, validated: bool, project: str | None 
     }
 
 
-# GitHub refuses comments over 65,536 characters; the rest is room for what a workflow adds around the plan.
-COMMENT_LIMIT = 60_000
 COMMENT_MARKER = "<!-- gsg-plan -->"  # lets a workflow find and update its one plan comment
 
 

@@ -45,7 +45,7 @@ def test_negative_case_json(gsg, case):
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", level, "-o", "json", cwd=case)
     assert result.code == 1
     doc = json.loads(result.out)
-    assert doc["format_version"] == "1.0"
+    assert doc["format_version"] == "1.1"
     hits = [f for f in doc["findings"] if f["rule_id"] == expected["rule"]]
     assert any(f["file"] == file and f["line"] == expected["line"] for f in hits), hits
 
@@ -55,7 +55,8 @@ def test_negative_case_github(gsg, case):
     expected, file, level = _expected(case)
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--fail-level", level, "-o", "github", cwd=case)
     assert result.code == 1
-    pattern = (rf"^::(error|warning|notice) file={re.escape(file)},line={expected['line']},col=\d+,"
+    in_repository = case.relative_to(REPO).as_posix() + "/" + file  # GitHub resolves file= from the repository root
+    pattern = (rf"^::(error|warning|notice) file={re.escape(in_repository)},line={expected['line']},col=\d+,"
                rf"title={expected['rule']} [a-z0-9-]+::")
     assert re.search(pattern, result.out, re.M), result.out
 

@@ -155,7 +155,8 @@ def test_action_script_annotates_writes_sarif_and_summary(tmp_path):
     assert done.returncode == 1
     runs = [line for line in done.stderr.splitlines() if line.startswith("+ gsg validate")]
     assert len(runs) == 1 and " --offline " in runs[0]  # the action never reaches the hub unless asked to
-    assert "::error file=spec.yaml,line=9,col=5,title=GSG037 tp-heads::" in done.stdout
+    assert ("::error file=examples/negative/GSG037-tp-heads/spec.yaml,line=9,col=5,title=GSG037 tp-heads::"
+            in done.stdout)
     assert json.loads((tmp_path / "gsg.sarif").read_text())["runs"][0]["results"]
     assert (tmp_path / "summary.md").read_text().startswith("## gsg validate")
     assert "exit-code=1" in (tmp_path / "out").read_text()

@@ -7,6 +7,7 @@ a report file raw (core/echo.terminal_safe; newline and tab, gsg's own layout, s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -41,13 +42,38 @@ def known_secrets(reveal: bool = False) -> list[str]:
     return held + env + _extra_secrets
 
 
+def safe_streams() -> None:
+    """Let stdout and stderr write any character: one their encoding lacks (a homoglyph in a name, an icon in
+    markdown, under LANG=C or PYTHONIOENCODING=ascii) is written as a backslash escape, never an internal error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            # a detached or closed stream refuses: _encodable below still covers it
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _encodable(text: str, stream) -> str:
+    """The text as `stream` can encode it: what its encoding lacks becomes a backslash escape (a stream that
+    was not reconfigured, such as a test's capture, is covered here too)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding name Python does not know: leave the text to the stream
+        return text
+    return text
+
+
 def out(text: str, secrets: list[str] | None = None, *, reveal: bool = False) -> None:
-    sys.stdout.write(terminal_safe(scrub(text, known_secrets(reveal) + (secrets or []))))
+    sys.stdout.write(_encodable(terminal_safe(scrub(text, known_secrets(reveal) + (secrets or []))), sys.stdout))
     sys.stdout.flush()
 
 
 def err(text: str, secrets: list[str] | None = None) -> None:
-    sys.stderr.write(terminal_safe(scrub(text, known_secrets() + (secrets or []))).rstrip("\n") + "\n")
+    line = terminal_safe(scrub(text, known_secrets() + (secrets or []))).rstrip("\n") + "\n"
+    sys.stderr.write(_encodable(line, sys.stderr))
     sys.stderr.flush()
 
 

@@ -8,12 +8,14 @@ The project file is looked up from each spec path upwards, stopping at the repos
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import PROJECT_NAME, PROJECT_NAME_RULE, Identity
+from gpustack_guard.core.suppressions import RuleChoice, Selection
 
 PRUNE_NEEDS_PROJECT = ("--prune needs a project identity, so that it never deletes another repository's "
                        "deployments: add a gsg.yaml with `project: NAME` at the spec root, or pass --project NAME "
@@ -51,8 +53,62 @@ def check_name(name: str, where: str) -> str:
     return name
 
 
-def read_project_file(path: str) -> str:
-    """The project name a gsg.yaml declares; every other key is an error (nothing is silently ignored)."""
+RULE_KEYS = ("select", "ignore", "per_path_ignores")
+PROJECT_KEYS = ("project",) + RULE_KEYS
+MAX_RULE_ENTRIES = 1_000  # select/ignore entries and per-path globs in one project file: far above any real list
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """What a gsg.yaml declares: the project name (None when it only configures rules) and its rule selection."""
+
+    path: str
+    name: str | None
+    selection: Selection = field(default_factory=Selection)
+
+
+def _rule_list(doc, path: tuple, shown: str) -> tuple[RuleChoice, ...]:
+    """A list of rule ids, id prefixes or names (`[GSG033, GSG04]`), each with its file:line for errors."""
+    value = doc.data
+    for part in path:
+        value = value[part]
+    line, column = doc.position(path)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GsgError(f"`{'.'.join(map(str, path))}` is a list of rule ids, such as [GSG033, GSG04]",
+                       where=f"{shown}:{line}:{column}")
+    if len(value) > MAX_RULE_ENTRIES:
+        raise GsgError(f"`{path[0]}` has {len(value):,} entries; at most {MAX_RULE_ENTRIES:,}",
+                       where=f"{shown}:{line}:{column}")
+    choices = []
+    for index, pattern in enumerate(value):
+        entry_line, _ = doc.position(path + (index,))
+        choices.append(RuleChoice(pattern, f"{shown}:{entry_line}"))
+    return tuple(choices)
+
+
+def _selection(doc, shown: str) -> Selection:
+    select = _rule_list(doc, ("select",), shown) if "select" in doc.data else ()
+    ignore = _rule_list(doc, ("ignore",), shown) if "ignore" in doc.data else ()
+    per_path: list[tuple[str, RuleChoice]] = []
+    if "per_path_ignores" in doc.data:
+        globs = doc.data["per_path_ignores"]
+        line, column = doc.position(("per_path_ignores",))
+        if not isinstance(globs, dict) or not all(isinstance(g, str) for g in globs):
+            raise GsgError("`per_path_ignores` maps a path glob (from the repository root) to rule ids: "
+                           "{\"specs/batch/*\": [GSG033]}", where=f"{shown}:{line}:{column}")
+        if len(globs) > MAX_RULE_ENTRIES:
+            raise GsgError(f"`per_path_ignores` has {len(globs):,} globs; at most {MAX_RULE_ENTRIES:,}",
+                           where=f"{shown}:{line}:{column}")
+        per_path = [(glob, choice) for glob in globs for choice in _rule_list(doc, ("per_path_ignores", glob), shown)]
+    selection = Selection(select, ignore, tuple(per_path))
+    problems = selection.problems()
+    if problems:
+        raise GsgError(problems[0])
+    return selection
+
+
+def parse_project_file(path: str) -> ProjectFile:
+    """A gsg.yaml: `project:` and the rule keys; any other key is an error (nothing is silently ignored)."""
     shown = display_path(path)
     try:
         docs = load_documents(read_text(Path(path)))
@@ -62,31 +118,74 @@ def read_project_file(path: str) -> str:
         raise GsgError("a project file is one mapping: `project: NAME`", where=shown)
     doc = docs[0]
     for key in doc.data:
-        if key != "project":
+        if key not in PROJECT_KEYS:
             line, column = doc.position((key,), key=True)
-            raise GsgError(f"unknown field '{key}' (a project file holds only `project:`)",
+            raise GsgError(f"unknown field '{str(key)[:80]}' (a project file holds {', '.join(PROJECT_KEYS)})",
                            where=f"{shown}:{line}:{column}")
-    if "project" not in doc.data:
+    if not doc.data:
         raise GsgError("missing `project: NAME`", where=f"{shown}:{doc.start_line}:1")
-    line, column = doc.position(("project",))
-    return check_name(doc.data["project"], f"{shown}:{line}:{column}")
+    name = None
+    if "project" in doc.data:
+        line, column = doc.position(("project",))
+        name = check_name(doc.data["project"], f"{shown}:{line}:{column}")
+    return ProjectFile(path, name, _selection(doc, shown))
+
+
+def read_project_file(path: str) -> str | None:
+    """The project name a gsg.yaml declares, or None when it only configures rules."""
+    return parse_project_file(path).name
+
+
+def project_file_of(spec_paths: list[str]) -> str | None:
+    """The one project file above these spec paths (None without one); paths of different projects are an error."""
+    files = sorted({f for f in (_project_file_above(_start(p)) for p in spec_paths) if f})
+    if len(files) > 1:
+        raise GsgError("these specs belong to different project files (" + ", ".join(display_path(f) for f in files)
+                       + "); plan and apply each project on its own")
+    return files[0] if files else None
+
+
+def repository_root(spec_paths: list[str]) -> str:
+    """The folder CI systems resolve report paths against: the repository holding the specs (a folder with
+    `.git`, found upwards from the first spec path), else the project file's folder, else the working
+    directory. The same from any working directory inside the repository."""
+    start = _start(spec_paths[0]) if spec_paths else os.getcwd()
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    project = _project_file_above(start)
+    return os.path.dirname(project) if project else os.getcwd()
+
+
+def rule_selection(spec_paths: list[str], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Selection:
+    """The project file's rule selection with the command line's: --select replaces `select`, --ignore adds to
+    `ignore` (as in ruff). An entry that names no rule is an error naming it."""
+    own = project_file_of(spec_paths)
+    base = parse_project_file(own).selection if own else Selection()
+    chosen = Selection(tuple(RuleChoice(p, "--select") for p in select) or base.select,
+                       base.ignore + tuple(RuleChoice(p, "--ignore") for p in ignore), base.per_path)
+    problems = chosen.problems()
+    if problems:
+        raise GsgError(problems[0])
+    return chosen
 
 
 def find_identity(spec_paths: list[str], project_option: str | None) -> Identity | None:
     """The project these spec paths belong to, or None when none is declared. All paths must agree."""
     starts = [_start(p) for p in spec_paths]
-    files = sorted({f for f in (_project_file_above(s) for s in starts) if f})
-    if len(files) > 1:
-        raise GsgError("these specs belong to different project files (" + ", ".join(display_path(f) for f in files)
-                       + "); plan and apply each project on its own")
-    own = files[0] if files else None
+    own = project_file_of(spec_paths)
     for start in {s for s, p in zip(starts, spec_paths) if os.path.isdir(os.path.abspath(p))}:
         nested = _nested_project_files(start, own)
         if nested:
             raise GsgError("a project file inside the spec tree declares a nested project; apply it on its own",
                            where=display_path(nested[0]))
-    if own is not None:
-        name = read_project_file(own)
+    name = read_project_file(own) if own is not None else None
+    if own is not None and name is not None:
         if project_option and project_option != name:
             raise GsgError(f"--project/GSG_PROJECT says '{project_option}' but {display_path(own)} declares "
                            f"'{name}'; drop the option or fix the file")
@@ -94,7 +193,8 @@ def find_identity(spec_paths: list[str], project_option: str | None) -> Identity
     if not project_option:
         return None
     name = check_name(project_option, "--project/GSG_PROJECT")
-    root = os.path.commonpath(starts) if starts else os.getcwd()
+    # a gsg.yaml that only configures rules still marks the project's root
+    root = os.path.dirname(own) if own is not None else os.path.commonpath(starts) if starts else os.getcwd()
     return Identity(name, root, "--project/GSG_PROJECT")
 
 

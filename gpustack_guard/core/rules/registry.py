@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from gpustack_guard.core.findings import Rule
-from gpustack_guard.core.rules import documents, fleet, memory, placement, server
+from gpustack_guard.core.rules import documents, fleet, memory, placement, server, suppressions
 
 
 def _by_id(*groups: tuple[Rule, ...]) -> dict[str, Rule]:
@@ -18,7 +18,8 @@ def _by_id(*groups: tuple[Rule, ...]) -> dict[str, Rule]:
     return registry
 
 
-RULES: dict[str, Rule] = _by_id(documents.RULES, placement.RULES, memory.RULES, fleet.RULES, server.RULES)
+RULES: dict[str, Rule] = _by_id(documents.RULES, placement.RULES, memory.RULES, fleet.RULES, server.RULES,
+                                suppressions.RULES)
 
 
 def lookup(key: str) -> Rule | None:
