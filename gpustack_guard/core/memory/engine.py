@@ -162,6 +162,8 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash_attn=flash, flash_attn_auto=flash_auto,
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=value("tensor-split"),
+        split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
+        tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
         **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
     )
 

@@ -527,6 +527,21 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 # to that one log; the two rows are a count of live tensors.
 LLAMACPP_FFN_HIDDEN_ROWS = 2
 
+# Pipeline parallelism (llama.cpp PR #6017, merged 2024-03-13): with several devices, full offload (-ngl above the
+# layer count), --split-mode layer, the KV cache offloaded, no --override-tensor and async compute plus events on
+# every device (CUDA, ROCm), llama_context asks ggml_backend_sched_new for `parallel`, and the scheduler keeps
+# n_copies = GGML_SCHED_MAX_COPIES (4, a build-time define) copies of every split's inputs so the host can fill
+# micro-batch k + 1 while a device still reads k (ggml-backend.cpp ggml_backend_sched_split_graph: "add input copies
+# as leafs so that they are allocated first"). Leafs stay allocated through the graph, so each device's compute
+# buffer holds n_copies copies of what it receives: the hidden state (the embeddings on the input device), the KQ
+# mask (f16 with flash attention, f32 without) and the positions (llama-context.cpp, llama-graph.cpp of the build
+# llama-cpp-python 0.3.36 vendors). One copy is what the graph holds without pipeline parallelism, so the buffer
+# grows by n_copies - 1 copies. L2 (llama.cpp PR #6122, "pipeline parallelism enabled (n_copies=4)") is the oldest
+# log gsg has with it; builds between the PR and that one are counted with it as well.
+LLAMACPP_PIPELINE_PARALLEL_SINCE = "b2431"
+LLAMACPP_SCHED_MAX_COPIES = 4
+LLAMACPP_POSITION_BYTES = 4  # int32 position per token
+
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
 # Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,
 # qwen2_5_vl.py, qwen3_vl.py, llava.py, llava_next.py, gemma3_mm.py, mistral3.py with clip.py, siglip.py,

@@ -99,3 +99,16 @@ def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
 ])
 def test_sglang_flags_that_turn_prefill_graphs_off(flags, off):
     assert engine.sglang_config(flags, "0.5.10").prefill_graphs_off is off
+
+
+@pytest.mark.parametrize("flags,split_mode,overrides", [
+    ({}, "layer", False),
+    ({"split-mode": "row"}, "row", False),
+    ({"split-mode": "NONE"}, "none", False),
+    ({"override-tensor": "exps=CPU"}, "layer", True),
+    ({"cpu-moe": None}, "layer", True),
+    ({"n-cpu-moe": "10"}, "layer", True),
+])
+def test_llamacpp_split_mode_and_tensor_overrides(flags, split_mode, overrides):
+    cfg = engine.llamacpp_config(flags, POLICY, FACTS, "b6000")
+    assert (cfg.split_mode, cfg.tensor_overrides) == (split_mode, overrides)
