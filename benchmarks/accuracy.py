@@ -580,6 +580,17 @@ def table_l() -> list[Row]:
                  dev(e, 0, "kv"), 96.0 + 18.0, tolerance=0.10, scored=False, label="(no version)"),
              Row("L13", "  compute MiB (log 404.00)", dev(e, 0, "compute"), 404.0, tolerance=0.10, scored=False,
                  label="(no version)")]
+    # L14 llama.cpp PR #16748 (a koboldcpp run quoted in the thread; build not printed, Dec 2025): Mistral-Small-24B
+    # (inferred: 40 layers, 8 KV heads x 128, the Tekken vocabulary) on two GPUs, n_ctx 150272, n_ubatch 4096, FA,
+    # "pipeline parallelism enabled (n_copies=4)": CUDA0's compute buffer of 12,710.31 MiB failed to allocate.
+    # Without the input copies gsg would say 4,786 MiB
+    e = estimate(config("mistral-small-24b"), "48GiB", "--ctx-size=150272", "--batch-size=4096", "--ubatch-size=4096",
+                 "--flash-attn=on", backend="llama.cpp", version="b7300", extra=("-q", "q4_k_m", "--gpus", "2"))
+    rows += [Row("L14", "Mistral-Small-24B 2 GPUs ctx 150272 ub 4096: KV CUDA0 MiB (log 12,327)", dev(e, 0, "kv"),
+                 12327.0, tolerance=0.10),
+             Row("L14", "  KV CUDA1 MiB (log 11,153)", dev(e, 1, "kv"), 11153.0, tolerance=0.10),
+             Row("L14", "  compute CUDA0 MiB, n_copies=4 (allocation failed at 12,710.31)", dev(e, 0, "compute"),
+                 12710.31, tolerance=0.10, scored=False, label="(no build)")]
     return rows
 
 
@@ -616,6 +627,9 @@ EXCLUDED = (
     ("S9", "model and flags not stated; 40.03 GB left after the pool implies f ~0.78, not the default"),
     ("S10", "MiMo-V2 sliding-window pool with different K/V head dims: not modelled"),
     ("S11", "EAGLE draft model and memory held back to emulate 80 GB: a PR table, not a log"),
+    ("S14", "sglang PR #18263's patched run (its Case 2 KV budget) on S3's GPU: a modified engine, not a release"),
+    ("S15", "sglang PR #15426: Llama-3.1-8B TP1, GPU and version not stated; the log stops while the weights load"),
+    ("S16", "sglang PR #13075: Qwen2.5-VL at PP 2 x TP 2, GPU not stated; the log stops after the distributed init"),
     ("L9 model buffers", "-sm row splits each matrix by rows across the devices with per-device padding "
      "(CUDA0_Split 14,056.88 MiB for a ~12 GiB layer share): not the layer split gsg models"),
     ("L4", "DeepSeek-V4 GGUF architecture, offload flags not shown"),

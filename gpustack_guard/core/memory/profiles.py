@@ -539,6 +539,11 @@ LLAMACPP_FFN_HIDDEN_ROWS = 2
 # grows by n_copies - 1 copies. L2 (llama.cpp PR #6122, "pipeline parallelism enabled (n_copies=4)") is the oldest
 # log gsg has with it; builds between the PR and that one are counted with it as well.
 LLAMACPP_PIPELINE_PARALLEL_SINCE = "b2431"
+# The KQ mask input is built in f16 under flash attention from llama.cpp PR #23764 (merged 2026-05-27, "Currently we
+# reserve the KQ mask in f32 even if FA is used"); before it each device received the f32 mask and cast it. gsg
+# counts the f16 input from the first build it has read with it (the CI build, llama.cpp 0c1e57098, b10507 or
+# later); builds between the PR and that one are counted with the f32 mask, more than they hold, never less.
+LLAMACPP_F16_MASK_INPUT_SINCE = "b10507"
 LLAMACPP_SCHED_MAX_COPIES = 4
 LLAMACPP_POSITION_BYTES = 4  # int32 position per token
 

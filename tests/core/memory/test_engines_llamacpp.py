@@ -274,13 +274,17 @@ def test_pipeline_parallel_adds_three_copies_of_each_devices_inputs():
     assert round(on["per_device"][0]["compute"] / MiB, 2) == 688.01  # log 672.01: +2.4 %
 
 
-def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window():
-    # gemma-3-27b (sliding-window layers on both devices): two f16 masks, the full one over 4,096 cells and the
+@pytest.mark.parametrize("version,mask_bytes", [
+    ("b6000", 4),  # each device received the f32 mask and cast it (before llama.cpp PR #23764)
+    ("b10507", 2),  # the mask input is f16 under flash attention
+])
+def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, mask_bytes):
+    # gemma-3-27b (sliding-window layers on both devices): two masks, the full one over 4,096 cells and the
     # window's over min(4096, pad(1024 x 1 + 512)) = 1,536 cells; hidden 5376
     facts = catalog_facts("google/gemma-3-27b-it")
-    on = _two_gpus(facts, version="b6000", flash_attn=True)
-    off = _two_gpus(facts, version="b6000", flash_attn=True, split_mode="none")
-    inputs = 5376 * 512 * 4 + (4096 + 1536) * 512 * 2 + 512 * 4
+    on = _two_gpus(facts, version=version, flash_attn=True)
+    off = _two_gpus(facts, version=version, flash_attn=True, split_mode="none")
+    inputs = 5376 * 512 * 4 + (4096 + 1536) * 512 * mask_bytes + 512 * 4
     assert [a["compute"] - b["compute"] for a, b in zip(on["per_device"], off["per_device"])] == [3 * inputs] * 2
 
 

@@ -177,10 +177,13 @@ def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, 
     return P.LLAMACPP_SCHED_MAX_COPIES if parallel else 1
 
 
-def split_inputs(mask_cells: tuple[int, ...], tokens: int, hidden: int, flash_attn: bool) -> int:
+def split_inputs(mask_cells: tuple[int, ...], tokens: int, hidden: int, flash_attn: bool,
+                 version: str | None = None) -> int:
     """What one device receives for its split of the reserved graph: the hidden state (f32), one KQ mask per cache
-    its layers attend over (cells x tokens, f16 with flash attention, f32 without) and the int32 positions."""
-    masks = sum(mask_cells) * tokens * (F16 if flash_attn else F32)
+    its layers attend over (cells x tokens; f32, or f16 with flash attention from
+    profiles.LLAMACPP_F16_MASK_INPUT_SINCE) and the int32 positions."""
+    f16_mask = flash_attn and _since(version, P.LLAMACPP_F16_MASK_INPUT_SINCE)
+    masks = sum(mask_cells) * tokens * (F16 if f16_mask else F32)
     return hidden * tokens * F32 + masks + tokens * P.LLAMACPP_POSITION_BYTES
 
 
@@ -349,7 +352,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                 if layers or is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
                 masks = (stream_cells, window_cells) if window else (stream_cells,)
-                compute += (copies - 1) * split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn)
+                compute += (copies - 1) * split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version)
             logits = output_logits(facts, reserve) if is_output else 0
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out
