@@ -241,3 +241,18 @@ def test_s13_qwq_32b_on_four_l4_pcie():
     assert est.kv_capacity_tokens == 46_942  # +0.71 %
     nvlink = estimate_sglang(facts, l4, cfg, version="0.4.3.post4", gpu_name="")
     assert nvlink.kv_capacity_tokens == 18_114  # the NVLink start-up would leave -61 %
+
+
+@pytest.mark.parametrize("gpu_name,tp,noted", [
+    ("", 2, True), ("NVIDIA H100 NVL", 2, True),  # NVL boards: bridges between 2 or 4 cards, not a switch
+    ("NVIDIA L4", 4, False), ("NVIDIA H100 80GB HBM3", 4, False), ("", 1, False),
+])
+def test_an_unknown_interconnect_says_which_start_up_it_assumed(gpu_name, tp, noted):
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), H100, SglangConfig(mem_fraction_static=0.8, tp_size=tp),
+                          version="0.5.4", gpu_name=gpu_name)
+    found = [n for n in est.notes if n.startswith("GPU interconnect unknown")]
+    assert bool(found) is noted
+    if noted and not gpu_name:
+        assert found == ["GPU interconnect unknown (no GPU name): start-up taken as on NVLink (2.78 GiB per rank); "
+                         "PCIe boards, where custom all-reduce sets up no buffers beyond two GPUs, keep 0.71 GiB: "
+                         "give the GPU name"]

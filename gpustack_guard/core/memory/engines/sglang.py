@@ -234,6 +234,12 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
 
     notes = []
+    if tp * pp > 1 and interconnect(gpu_name) == "unknown":
+        # the larger figure is the safe side for the pool, but a PCIe box keeps ~2 GiB more per rank
+        notes.append(f"GPU interconnect unknown{' for ' + gpu_name if gpu_name else ' (no GPU name)'}: start-up taken "
+                     f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / (1 << 30):.2f} GiB per rank); PCIe boards, where "
+                     f"custom all-reduce sets up no buffers beyond two GPUs, keep "
+                     f"{P.SGLANG_START_UP_PCIE_PARALLEL / (1 << 30):.2f} GiB: give the GPU name")
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0:
