@@ -454,7 +454,8 @@ def table_s() -> list[Row]:
                     tolerance=0.10, scored=False, label="(no version)"))
     # S3 sglang PR #18263: Qwen3-30B-A3B on MI355X (288 GB), default f printed 0.911, main 2026-07; the pool the
     # FP8 command sized implies ~57 GiB loaded, as much as bf16 (the same PR's patched run: 56.98 GB): bf16 here
-    s = estimate("Qwen/Qwen3-30B-A3B", "288GiB", "--context-length=40960", backend="SGLang", version="0.5.20")
+    s = estimate("Qwen/Qwen3-30B-A3B", "288GiB", "--context-length=40960", backend="SGLang", version="0.5.20",
+                 extra=("--gpu-name", "AMD Instinct MI355X"))  # ROCm: no piecewise prefill graphs in the reserve
     rows.append(Row("S3", "Qwen3-30B-A3B MI355X default f: fraction (log 0.911)",
                     s["extra"]["mem_fraction_static"], 0.911, exact=True))
     rows.append(Row("S3", "  #tokens (log 2,227,073)", s["kv_capacity_tokens"], 2_227_073, tolerance=0.10))
@@ -516,10 +517,15 @@ def table_l() -> list[Row]:
                  version="b2450", extra=("--gpus", "2"))
     rows += [Row("L2", "Command-R 2 GPUs 12/28 layers: KV CUDA0 MiB (log 1,536)", dev(e, 0, "kv"), 1536.0,
                  tolerance=0.10),
-             Row("L2", "  KV CUDA1 MiB (log 3,584)", dev(e, 1, "kv"), 3584.0, tolerance=0.10)]
+             Row("L2", "  KV CUDA1 MiB (log 3,584)", dev(e, 1, "kv"), 3584.0, tolerance=0.10),
+             # "pipeline parallelism enabled (n_copies=4)": 3 more copies of CUDA0's inputs (embeddings 16 MiB,
+             # f32 mask 8 MiB, positions) on top of the graph's own peak
+             Row("L2", "  compute CUDA0 MiB, pipeline parallel n_copies=4 (log 672.01)", dev(e, 0, "compute"),
+                 672.01, tolerance=0.10)]
     # L3 llama.cpp#13661: Qwen3-30B-A3B Q8_0, 4x K80 (12 GB), n_ctx 30016, no FA, build 5261
-    e = estimate("Qwen/Qwen3-30B-A3B", "11441MiB", "--ctx-size=30016", backend="llama.cpp", version="b5261",
-                 extra=("-q", "q8_0", "--gpus", "4"))
+    # the issue row-splits the model (CUDA0_Split buffers): no pipeline parallelism under --split-mode row
+    e = estimate("Qwen/Qwen3-30B-A3B", "11441MiB", "--ctx-size=30016", "--split-mode=row", backend="llama.cpp",
+                 version="b5261", extra=("-q", "q8_0", "--gpus", "4"))
     rows += [Row("L3", "Qwen3-30B-A3B Q8_0 4x K80 ctx 30016: compute MiB per device (log 1,958.63)",
                  dev(e, 0, "compute"), 1958.63, tolerance=0.10),
              Row("L3", "  KV MiB, all devices (log 2,814)",
@@ -540,8 +546,10 @@ def table_l() -> list[Row]:
              Row("L8", "  model buffer MiB (log 7,317.71)", dev(e, 0, "weights"), 7317.71, tolerance=0.10)]
     # L9 llama.cpp#14075: DeepSeek-R1-Distill-Llama-70B (Llama-3.3-70B shapes) Q5_K_M, 4x Quadro RTX 5000 16 GB,
     # b5605, -fa, -c 2048, -ngl 1000 (999 here: GPUStack's cap; both are full offload), no -ts (split by memory)
+    # -sm row as the log's CUDA0_Split buffers show: no pipeline parallelism
     e = estimate("meta-llama/Llama-3.3-70B-Instruct", "16GiB", "--ctx-size=2048", "--flash-attn=on",
-                 "--gpu-layers=999", backend="llama.cpp", version="b5605", extra=("-q", "q5_k_m", "--gpus", "4"))
+                 "--gpu-layers=999", "--split-mode=row", backend="llama.cpp", version="b5605",
+                 extra=("-q", "q5_k_m", "--gpus", "4"))
     for i, (kv, compute) in enumerate(((168.0, 166.0), (160.0, 146.0), (160.0, 146.0), (152.0, 266.5))):
         rows += [Row("L9", f"{'Llama-70B 4x16 GB FA ctx 2048: ' if i == 0 else '  '}KV CUDA{i} MiB (log {kv:,.0f})",
                      dev(e, i, "kv"), kv, tolerance=0.10),
@@ -573,6 +581,17 @@ def table_l() -> list[Row]:
                  dev(e, 0, "kv"), 96.0 + 18.0, tolerance=0.10, scored=False, label="(no version)"),
              Row("L13", "  compute MiB (log 404.00)", dev(e, 0, "compute"), 404.0, tolerance=0.10, scored=False,
                  label="(no version)")]
+    # L14 llama.cpp PR #16748 (a koboldcpp run quoted in the thread; build not printed, Dec 2025): Mistral-Small-24B
+    # (inferred: 40 layers, 8 KV heads x 128, the Tekken vocabulary) on two GPUs, n_ctx 150272, n_ubatch 4096, FA,
+    # "pipeline parallelism enabled (n_copies=4)": CUDA0's compute buffer of 12,710.31 MiB failed to allocate.
+    # Without the input copies gsg would say 4,786 MiB
+    e = estimate(config("mistral-small-24b"), "48GiB", "--ctx-size=150272", "--batch-size=4096", "--ubatch-size=4096",
+                 "--flash-attn=on", backend="llama.cpp", version="b7300", extra=("-q", "q4_k_m", "--gpus", "2"))
+    rows += [Row("L14", "Mistral-Small-24B 2 GPUs ctx 150272 ub 4096: KV CUDA0 MiB (log 12,327)", dev(e, 0, "kv"),
+                 12327.0, tolerance=0.10),
+             Row("L14", "  KV CUDA1 MiB (log 11,153)", dev(e, 1, "kv"), 11153.0, tolerance=0.10),
+             Row("L14", "  compute CUDA0 MiB, n_copies=4 (allocation failed at 12,710.31)", dev(e, 0, "compute"),
+                 12710.31, tolerance=0.10, scored=False, label="(no build)")]
     return rows
 
 
@@ -630,7 +649,9 @@ EXCLUDED = (
     ("S9", "model and flags not stated; 40.03 GB left after the pool implies f ~0.78, not the default"),
     ("S10", "MiMo-V2 sliding-window pool with different K/V head dims: not modelled"),
     ("S11", "EAGLE draft model and memory held back to emulate 80 GB: a PR table, not a log"),
-    ("L2 compute", "pipeline parallelism (n_copies=4) keeps input copies per split: not modelled"),
+    ("S14", "sglang PR #18263's patched run (its Case 2 KV budget) on S3's GPU: a modified engine, not a release"),
+    ("S15", "sglang PR #15426: Llama-3.1-8B TP1, GPU and version not stated; the log stops while the weights load"),
+    ("S16", "sglang PR #13075: Qwen2.5-VL at PP 2 x TP 2, GPU not stated; the log stops after the distributed init"),
     ("L9 model buffers", "-sm row splits each matrix by rows across the devices with per-device padding "
      "(CUDA0_Split 14,056.88 MiB for a ~12 GiB layer share): not the layer split gsg models"),
     ("L4", "DeepSeek-V4 GGUF architecture, offload flags not shown"),

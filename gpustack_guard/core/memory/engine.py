@@ -111,7 +111,16 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         kv_cache_dtype=flags.get("kv-cache-dtype"),
         page_size=value("page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
+        prefill_graphs_off=any(_flag(flags, key) for key in SGLANG_PREFILL_GRAPHS_OFF)
+        or "speculative-algorithm" in flags or "lora-paths" in flags
+        or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
     )
+
+
+# Switches that turn SGLang's piecewise (prefill) CUDA graphs off (server_args.py@0.5.10
+# _handle_piecewise_cuda_graph); a speculative algorithm, LoRA paths and GGUF weights do as well
+SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compile", "enable-dp-attention",
+                             "enable-lora")
 
 
 def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None,
@@ -153,6 +162,8 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash_attn=flash, flash_attn_auto=flash_auto,
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=value("tensor-split"),
+        split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
+        tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
         **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
     )
 
@@ -186,14 +197,16 @@ def _with_dtypes(loaded: ModelFacts, flags: dict, est: Estimate) -> Estimate:
 
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
-             policy: Policy, env: dict | None = None) -> Estimate:
+             policy: Policy, env: dict | None = None, foreign: int = 0) -> Estimate:
     """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
     stage; SGLang: the smallest GPU. env: the deployment's environment (VLLM_PP_LAYER_PARTITION, VLLM_USE_V1).
+    foreign: memory already held on the replica's fullest GPU by processes this spec does not own; SGLang sizes
+    its pool from the free memory it measures (the minimum over its ranks), so it counts there.
 
     Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
     """
     env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items() if k in ENGINE_ENV))
-    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items)
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items, foreign)
 
 
 # the environment variables that move memory
@@ -211,7 +224,7 @@ def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: 
 
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
-              policy: Policy, env_items: tuple = ()) -> Estimate:
+              policy: Policy, env_items: tuple = (), foreign: int = 0) -> Estimate:
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
     if not facts.has_attention_shape:
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
@@ -245,7 +258,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
                                 version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
         return _with_dtypes(loaded, flags, est)
     if family == "sglang":
-        scfg = sglang_config(flags, version)
+        scfg = replace(sglang_config(flags, version), foreign_bytes=foreign)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
         return _with_dtypes(loaded, flags, estimate_sglang(loaded, totals[smallest], scfg, version=version,

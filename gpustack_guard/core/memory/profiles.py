@@ -422,30 +422,57 @@ GPUSTACK_WEIGHT_EXTRA = 2 * GiB
 # --- SGLang ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SglangProfile:
-    """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang")."""
+    """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang"), read in
+    python/sglang/srt/server_args.py of the release's PyPI wheel (`source` names the file and release)."""
 
     since: str
-    fraction_rule: str  # "tp" (TP tiers only) | "tp-or-13gib" (tiers up to 80 GiB, else 13 GiB reserved) | "reserved"
+    # How the default mem_fraction_static is chosen:
+    #   "tp"            TP tiers only (tp_fractions)
+    #   "tp-or-13gib"   TP tiers up to 81,920 MiB, else (gpu_mem - 13 GiB) / gpu_mem
+    #   "tp-or-big-gpu" TP x PP tiers up to 81,920 MiB, else 0.88; over 180,000 MiB 0.79; over 96 GiB
+    #                   min(f + 48 GiB x (1 - f) / gpu_mem, (gpu_mem - 18 GiB) / gpu_mem)
+    #   "tiered-reserve" a reserve by GPU-memory tier and TP x PP (SGLANG_TIERED_RESERVE)
+    #   "reserved"      a reserve from chunked prefill, graph batch size and TP x PP (reserved_mb)
+    fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    graph_rule: str  # "v0.3" | "v0.4" | "v0.5": cuda_graph_max_bs and chunked_prefill_size by GPU size
+    graph_rule: str  # "v0.3" | "v0.4" | "v0.4.8" | "v0.5": cuda_graph_max_bs and chunked_prefill_size by GPU size
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size
     source: str
+    prefill_graph_reserve: bool = False  # the reserve counts piecewise (prefill) CUDA graphs, on by default
 
 
+SGLANG_TP_TIERS_03 = ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88))
+SGLANG_TP_TIERS_04 = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 SGLANG_PROFILES = (
-    SglangProfile("0.0.0", "tp", ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.3", False,
-                  "sglang 0.3.6 wheel, server_args.py l.156 (fraction by TP only); under 25000 MB "
-                  "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
-    SglangProfile("0.4.0", "tp-or-13gib", ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)), 0.88, "v0.4",
-                  False, "sglang 0.4.6 wheel, server_args.py l.221-238: TP tiers up to 81920 MiB, else "
-                  "(gpu_mem - 13312) / gpu_mem; chunked_prefill_size 2048 under 25000 MiB else 8192"),
-    SglangProfile("0.5.0", "reserved", (), 0.88, "v0.5", False,
-                  "reserved-memory model of sglang PR #10975 as in the 0.5.4 wheel (_handle_gpu_memory_settings); "
-                  "the PR is of Sep 2025, so 0.5.0-0.5.2 may still pick by TP"),
+    SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_03, 0.88, "v0.3", False,
+                  "server_args.py@0.3.6 l.156-166 (fraction by TP only); under 25000 MB chunked_prefill_size //= 4 "
+                  "and cuda_graph_max_bs = 4"),
+    SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+                  "server_args.py@0.4.0 l.158-168: TP8 tier 0.81 (0.82 in 0.3.6); chunked_prefill_size 2048 and "
+                  "cuda_graph_max_bs 8 under 25000 MB (80 at TP >= 4 from 0.4.3), else 8192 and 160"),
+    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+                  "server_args.py@0.4.6 l.224-238: TP tiers up to 81920 MiB, else (gpu_mem - 1024 * 13) / gpu_mem"),
+    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+                  "server_args.py@0.4.7 l.253-283: TP x PP tiers up to 81920 MiB else 0.88; 0.79 above 180 * 1000 "
+                  "MiB on CUDA; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / "
+                  "gpu_mem)"),
+    SglangProfile("0.4.7.post1", "tiered-reserve", (), 0.88, "v0.4.8", False,
+                  "server_args.py@0.4.7.post1 and @0.4.8 l.273-315: reserved_mem by GPU-memory tier and TP x PP, "
+                  "round((gpu_mem - reserved_mem) / gpu_mem, 3); unchanged to 0.5.2"),
+    SglangProfile("0.5.3", "reserved", (), 0.88, "v0.5", False,
+                  "server_args.py@0.5.3 _handle_gpu_memory_settings l.637-676 (sglang PR #10975): reserved_mem = "
+                  "512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at "
+                  "least 10 GiB above 60 GiB"),
+    SglangProfile("0.5.10", "reserved", (), 0.88, "v0.5", False,
+                  "server_args.py@0.5.10 l.1254-1314: piecewise CUDA graphs on by default "
+                  "(disable_piecewise_cuda_graph = False; enable_piecewise_cuda_graph, off, up to 0.5.9), their "
+                  "capture sizes x 8 MiB (1.5 GiB under MLA) added to the reserve before the 10 GiB floor",
+                  prefill_graph_reserve=True),
     SglangProfile("0.5.23", "reserved", (), 0.95, "v0.5", True,
                   "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
-                  "pool_configurator.py rounds to page_size; memory_hook.py falls back to 0.95"),
+                  "pool_configurator.py rounds to page_size; arg_groups/memory_hook.py falls back to 0.95 and keeps "
+                  "the prefill-graph reserve (reserve_for_graph_mb)", prefill_graph_reserve=True),
 )
 _SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
 
@@ -476,6 +503,27 @@ SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
 SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
 SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem
 SGLANG_013_THRESHOLD_MB = 81920
+# 0.4.7 only (server_args.py@0.4.7): GPUs above 180,000 MiB on CUDA take 0.79; above 96 GiB the fraction is lifted
+# by 48 GiB of the remainder but keeps 18 GiB free
+SGLANG_047_HUGE_MB, SGLANG_047_HUGE_FRACTION = 180 * 1000, 0.79
+SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1024, 18 * 1024
+# 0.4.7.post1-0.5.2 (server_args.py@0.4.8): reserved MiB by GPU size, (upper bound MiB or None, base GiB,
+# GiB per TP x PP rank)
+SGLANG_TIERED_RESERVE = ((20 * 1024, 2.8, 0.1), (35 * 1024, 2.8, 0.1), (90 * 1024, 9.5, 0.5),
+                         (100 * 1024, 12.0, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
+# 0.4.7.post1-0.5.2 graph batch sizes: cuda_graph_runner.py@0.4.8 get_batch_sizes_to_capture captures up to 160,
+# up to 256 above 90 GiB and up to 512 above 160 * 1000 MiB; server_args sets 8 (80 at TP >= 4) under 35 GiB
+SGLANG_048_GRAPH_BS = ((90 * 1024, 160), (160 * 1000, 256), (None, 512))
+SGLANG_048_CHUNKED = ((35 * 1024, 2048), (160 * 1024, 8192), (None, 16384))
+SGLANG_048_UNKNOWN_CHUNKED = 4096
+# 0.5.10+: the piecewise (prefill) CUDA graphs' capture sizes up to piecewise_cuda_graph_max_tokens (=
+# chunked_prefill_size, 2048 under MLA), 8 MiB of non-torch memory each; 1.5 GiB flat under MLA
+# (server_args.py@0.5.10 _generate_piecewise_cuda_graph_tokens; cuda_graph_hook.py@0.5.23 alike)
+SGLANG_PREFILL_GRAPH_MB_PER_SIZE = 8
+SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
+# GPU names SGLang drives without CUDA (lower-cased regex): AMD Instinct / Radeon (ROCm), Huawei Ascend (NPU),
+# Intel Gaudi (HPU), Moore Threads MTT (MUSA). is_hip() / is_npu() and the rest turn piecewise graphs off.
+SGLANG_NON_CUDA = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b|ascend|gaudi|\bmtt\b"
 SGLANG_SMALL_GPU_MB = 25000  # 0.3.x/0.4.x "gpu_mem < 25000" (MiB, from get_device_memory_capacity)
 SGLANG_METADATA_MB = 512  # reserved_mem = 512 (constant metadata) + ... (0.5.4 wheel)
 SGLANG_ACTIVATION_MB_PER_TOKEN = 1.5  # ... + max(chunked_prefill_size, 2048) * 1.5
@@ -550,6 +598,26 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 # logits (8192 + 128256) x 512 x 4 B = 266.5 MiB on CUDA3, all to the MiB. The extras of the input device are fitted
 # to that one log; the two rows are a count of live tensors.
 LLAMACPP_FFN_HIDDEN_ROWS = 2
+
+# Pipeline parallelism (llama.cpp PR #6017, merged 2024-03-13): with several devices, full offload (-ngl above the
+# layer count), --split-mode layer, the KV cache offloaded, no --override-tensor and async compute plus events on
+# every device (CUDA, ROCm), llama_context asks ggml_backend_sched_new for `parallel`, and the scheduler keeps
+# n_copies = GGML_SCHED_MAX_COPIES (4, a build-time define) copies of every split's inputs so the host can fill
+# micro-batch k + 1 while a device still reads k (ggml-backend.cpp ggml_backend_sched_split_graph: "add input copies
+# as leafs so that they are allocated first"). Leafs stay allocated through the graph, so each device's compute
+# buffer holds n_copies copies of what it receives: the hidden state (the embeddings on the input device), the KQ
+# mask (f16 with flash attention, f32 without) and the positions (llama-context.cpp, llama-graph.cpp of the build
+# llama-cpp-python 0.3.36 vendors). One copy is what the graph holds without pipeline parallelism, so the buffer
+# grows by n_copies - 1 copies. L2 (llama.cpp PR #6122, "pipeline parallelism enabled (n_copies=4)") is the oldest
+# log gsg has with it; builds between the PR and that one are counted with it as well.
+LLAMACPP_PIPELINE_PARALLEL_SINCE = "b2431"
+# The KQ mask input is built in f16 under flash attention from llama.cpp PR #23764 (merged 2026-05-27, "Currently we
+# reserve the KQ mask in f32 even if FA is used"); before it each device received the f32 mask and cast it. gsg
+# counts the f16 input from the first build it has read with it (the CI build, llama.cpp 0c1e57098, b10507 or
+# later); builds between the PR and that one are counted with the f32 mask, more than they hold, never less.
+LLAMACPP_F16_MASK_INPUT_SINCE = "b10507"
+LLAMACPP_SCHED_MAX_COPIES = 4
+LLAMACPP_POSITION_BYTES = 4  # int32 position per token
 
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
 # Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,

@@ -50,8 +50,9 @@ def _breakdown(est: Estimate) -> str:
                 f"of {gib(est.gpu_total)}")
     if est.engine == "SGLang":  # the fraction is of the memory free after start-up: nothing else to subtract
         x = est.extra
+        held = f" and {gib(x['foreign_bytes'])} already in use" if x.get("foreign_bytes") else ""
         return (f"mem_fraction_static {x['mem_fraction_static']:g} x {gib(x['free_before_weights'])} free after "
-                f"{gib(est.non_torch)} of start-up = {gib(est.requested)} − weights {gib(est.weights)} = KV "
+                f"{gib(est.non_torch)} of start-up{held} = {gib(est.requested)} − weights {gib(est.weights)} = KV "
                 f"{gib(est.kv_available)} per GPU")
     parts = [f"requested {gib(est.requested)}", f"weights {gib(est.weights)}"]
     if est.activation:

@@ -17,7 +17,7 @@ from gpustack_guard.core.stages.results import EstimationFailure, Evaluation, Pl
 def estimate_all(placed: Sequence[Placed], ledgers: Mapping[str, Ledger]
                  ) -> tuple[tuple[Evaluation, ...], dict[str, Ledger]]:
     """Estimate every placed spec; returns the evaluations and the ledgers with every footprint added."""
-    evaluations = tuple(estimate(p) for p in placed)
+    evaluations = tuple(estimate(p, ledgers.get(p.cluster.name) if p.cluster else None) for p in placed)
     entries: dict[str, list[tuple[str, str, int]]] = {name: [] for name in ledgers}
     for ev in evaluations:
         if ev.failure is None and ev.placement is not None:
@@ -33,8 +33,10 @@ def _source_field(r: RenderedSpec) -> str:
                                                                                            "local_path")
 
 
-def estimate(placed: Placed) -> Evaluation:
-    """One spec's estimates, one per replica (none when placement failed or the backend has no arithmetic)."""
+def estimate(placed: Placed, ledger: Ledger | None = None) -> Evaluation:
+    """One spec's estimates, one per replica (none when placement failed or the backend has no arithmetic).
+    ledger: the cluster before any managed spec lands; what its GPUs already hold (bookings of instances gsg does
+    not manage or live usage, whichever is larger) is foreign memory to an engine that sizes from free memory."""
     r = placed.rendered
     if placed.cluster is None or placed.failure is not None or placed.parked or r.family not in engine.ENGINES:
         return Evaluation(placed)
@@ -54,9 +56,11 @@ def estimate(placed: Placed) -> Evaluation:
     estimates = []
     for replica, gpus in enumerate(placed.placement.replicas):
         try:  # the flags the engine runs with: the worker adds the parallel sizes the spec leaves out
+            foreign = max((ledger.occupied_before(g.id) for g in gpus), default=0) if ledger is not None else 0
             estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus],
                                              placed.flags(replica),
-                                             r.spec.backend_version, r.spec.guard.policy, env=r.spec.env))
+                                             r.spec.backend_version, r.spec.guard.policy, env=r.spec.env,
+                                             foreign=foreign if r.family == "sglang" else 0))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
             return Evaluation(placed, tuple(estimates), failure)

@@ -25,6 +25,7 @@ ROWS = (
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.MAX_MODEL_LEN, "max model length", "tokens"),
     (P.MAX_CONCURRENCY, "max concurrency", "times"),
+    (P.PIPELINE_COPIES, "graph input copies (llama.cpp)", "times"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -111,6 +112,8 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         P.MAX_CONCURRENCY: round(est.max_concurrency, 2)}
     if est.compute_buffer_per_gpu:
         terms[P.COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu)
+    if "pipeline_copies" in est.extra:
+        terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
 
 

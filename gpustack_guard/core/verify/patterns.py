@@ -45,6 +45,7 @@ TENSOR_PARALLEL = "tensor_parallel_size"
 PIPELINE_PARALLEL = "pipeline_parallel_size"
 KV_NEEDED = "kv_bytes_per_max_len_request"
 ESTIMATED_MAX_LEN = "estimated_max_model_len"
+PIPELINE_COPIES = "pipeline_copies"  # llama.cpp's scheduler copies of each graph input (extra.pipeline_copies)
 
 RANK, ENGINE = "rank", "engine"
 
@@ -335,6 +336,11 @@ LLAMACPP_PATTERNS = (
        r"buffer size =\s+" + _g(COMPUTE_BUFFER) + " MiB",
        "llama_new_context_with_model:      CUDA0 compute buffer size =   105.00 MiB", "mozilla-ai/llamafile PR #552",
        {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
+    _p("llamacpp-pipeline-copies", LLAMACPP, "b2431 to the newest ('(n_copies=N)' until the line lost it; "
+       "'sched copies = N' at the end of the reserve in later builds)",
+       r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
+       "llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)", "llama.cpp PR #6122",
+       {PIPELINE_COPIES: (PIPELINE_COPIES, "int")}, scope=ENGINE),
     _p("llamacpp-device", LLAMACPP, "b1000 to the newest (CUDA)",
        r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability",
        "  Device 0: NVIDIA GeForce RTX 4080, compute capability 8.9, VMM: yes", "mozilla-ai/llamafile PR #552",

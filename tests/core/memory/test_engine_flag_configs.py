@@ -81,3 +81,34 @@ def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
     assert (unset.max_model_len, unset.estimated_max_model_len, unset.verdict) == (131072, 40256,
                                                                                   "kv-below-max-model-len")
     assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (40256, 40256, "fits")
+
+
+@pytest.mark.parametrize("flags,off", [
+    ({}, False),
+    ({"disable-piecewise-cuda-graph": None}, True),
+    ({"disable-piecewise-cuda-graph": "false"}, False),
+    ({"enable-torch-compile": None}, True),
+    ({"enable-dp-attention": None}, True),
+    ({"enable-lora": None}, True),
+    ({"lora-paths": "a=/models/a"}, True),
+    ({"speculative-algorithm": "EAGLE"}, True),
+    ({"load-format": "gguf"}, True),
+    ({"quantization": "GGUF"}, True),
+    ({"quantization": "fp8"}, False),
+    ({"disable-cuda-graph": None}, False),  # not in SGLang's list: the reserve still counts them
+])
+def test_sglang_flags_that_turn_prefill_graphs_off(flags, off):
+    assert engine.sglang_config(flags, "0.5.10").prefill_graphs_off is off
+
+
+@pytest.mark.parametrize("flags,split_mode,overrides", [
+    ({}, "layer", False),
+    ({"split-mode": "row"}, "row", False),
+    ({"split-mode": "NONE"}, "none", False),
+    ({"override-tensor": "exps=CPU"}, "layer", True),
+    ({"cpu-moe": None}, "layer", True),
+    ({"n-cpu-moe": "10"}, "layer", True),
+])
+def test_llamacpp_split_mode_and_tensor_overrides(flags, split_mode, overrides):
+    cfg = engine.llamacpp_config(flags, POLICY, FACTS, "b6000")
+    assert (cfg.split_mode, cfg.tensor_overrides) == (split_mode, overrides)

@@ -78,9 +78,11 @@ def test_l1_gemma3_27b_iswa_caches_and_logits_bound_buffer():
 
 
 def test_l3_qwen3_30b_four_devices_same_buffer_everywhere():
-    # llama.cpp#13661 (4x K80, n_ctx 30016, no FA): 1958.63 MiB compute on all four devices, 2814 MiB KV in all
+    # llama.cpp#13661 (4x K80, n_ctx 30016, no FA, row split: CUDA0_Split buffers, so no pipeline parallelism):
+    # 1958.63 MiB compute on all four devices, 2814 MiB KV in all
     facts = replace(catalog_facts("Qwen/Qwen3-30B-A3B"), quant_method="gguf:q8_0")
-    est = estimate_llamacpp(facts, [12 * GiB] * 4, LlamaCppConfig(ctx_size=30016), version="b5261")
+    est = estimate_llamacpp(facts, [12 * GiB] * 4, LlamaCppConfig(ctx_size=30016, split_mode="row"),
+                            version="b5261")
     assert est.compute_buffer_per_gpu == (attention_scratch(30016, 512, 32, False, 2048),) * 4
     assert est.compute_buffer_per_gpu[0] == int(1958.625 * MiB)  # the logged 1958.63 MiB, to the byte
     assert sum(d["kv"] for d in est.extra["per_device"]) == 2814 * MiB
@@ -169,9 +171,11 @@ def test_flash_attention_flag_by_build():
 
 def test_l9_feed_forward_stage_and_input_device_exact():
     # llama.cpp#14075 (b5605, 4x Quadro RTX 5000, -fa, n_ctx 2048): compute 166 / 146 / 146 / 266.50 MiB,
-    # KV 168 / 160 / 160 / 152 MiB (21/20/20/19 layers: 80 layers + output over four equal cards)
+    # KV 168 / 160 / 160 / 152 MiB (21/20/20/19 layers: 80 layers + output over four equal cards); -sm row
+    # (CUDA0_Split buffers), so no pipeline parallelism
     facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q5_k_m")
-    est = estimate_llamacpp(facts, [16 * GiB] * 4, LlamaCppConfig(ctx_size=2048, flash_attn=True), version="b5605")
+    est = estimate_llamacpp(facts, [16 * GiB] * 4, LlamaCppConfig(ctx_size=2048, flash_attn=True, split_mode="row"),
+                            version="b5605")
     devices = est.extra["per_device"]
     assert [d["layers"] for d in devices] == [21, 20, 20, 19]
     assert [d["kv"] for d in devices] == [168 * MiB, 160 * MiB, 160 * MiB, 152 * MiB]
@@ -245,3 +249,56 @@ def test_host_memory_of_a_partial_offload(tied, layers, kv_on_host, host):
     cfg = LlamaCppConfig(ctx_size=512, gpu_layers=layers, no_kv_offload=kv_on_host, flash_attn=True)
     est = estimate_llamacpp(_tiny_gguf_facts(tied), [16 * GiB], cfg, version="b7045")
     assert est.extra["host"] == host  # KV per cell and layer: 2 heads x 32 x (2 + 2) B = 256 B
+
+
+# --- pipeline parallelism: GGML_SCHED_MAX_COPIES copies of each device's graph inputs ---------------------------
+# Command-R v01 dims (L2, llama.cpp PR #6122: "pipeline parallelism enabled (n_copies=4)", CUDA0 compute 672.01 MiB)
+COMMAND_R = ModelFacts(architecture="CohereForCausalLM", num_hidden_layers=40, hidden_size=8192,
+                       num_attention_heads=64, num_key_value_heads=64, intermediate_size=22528, vocab_size=256000,
+                       max_position_embeddings=131072, dtype="float16")
+
+
+def _two_gpus(facts: ModelFacts, version: str = "b2450", **cfg) -> dict:
+    est = estimate_llamacpp(facts, [24 * GiB, 24 * GiB], LlamaCppConfig(ctx_size=4096, **cfg), version=version)
+    return est.extra
+
+
+def test_pipeline_parallel_adds_three_copies_of_each_devices_inputs():
+    on = _two_gpus(COMMAND_R, tensor_split=(12, 29))
+    off = _two_gpus(COMMAND_R, tensor_split=(12, 29), split_mode="row")
+    # per device: hidden state 8192 x 512 x 4 = 16 MiB, f32 mask 4096 x 512 x 4 = 8 MiB, positions 512 x 4 B
+    inputs = 16 * MiB + 8 * MiB + 2048
+    assert (on["pipeline_copies"], off["pipeline_copies"]) == (4, 1)
+    for dev_on, dev_off in zip(on["per_device"], off["per_device"]):
+        assert dev_on["compute"] - dev_off["compute"] == 3 * inputs
+    assert round(on["per_device"][0]["compute"] / MiB, 2) == 688.01  # log 672.01: +2.4 %
+
+
+@pytest.mark.parametrize("version,mask_bytes", [
+    ("b6000", 4),  # each device received the f32 mask and cast it (before llama.cpp PR #23764)
+    ("b10507", 2),  # the mask input is f16 under flash attention
+])
+def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, mask_bytes):
+    # gemma-3-27b (sliding-window layers on both devices): two masks, the full one over 4,096 cells and the
+    # window's over min(4096, pad(1024 x 1 + 512)) = 1,536 cells; hidden 5376
+    facts = catalog_facts("google/gemma-3-27b-it")
+    on = _two_gpus(facts, version=version, flash_attn=True)
+    off = _two_gpus(facts, version=version, flash_attn=True, split_mode="none")
+    inputs = 5376 * 512 * 4 + (4096 + 1536) * 512 * mask_bytes + 512 * 4
+    assert [a["compute"] - b["compute"] for a, b in zip(on["per_device"], off["per_device"])] == [3 * inputs] * 2
+
+
+@pytest.mark.parametrize("gpus,cfg,version,copies", [
+    (2, {}, "b2450", 4),
+    (2, {}, "b2430", 1),  # before llama.cpp PR #6017
+    (1, {}, "b6000", 1),  # one device: nothing to pipeline
+    (2, {"gpu_layers": 40}, "b6000", 1),  # the output layer stays on the CPU: not full offload
+    (2, {"split_mode": "row"}, "b6000", 1),
+    (2, {"no_kv_offload": True}, "b6000", 1),
+    (2, {"tensor_overrides": True}, "b6000", 1),
+    (2, {"tensor_split": (1.0, 0.0)}, "b6000", 1),  # every layer on CUDA0
+])
+def test_when_llama_cpp_enables_pipeline_parallelism(gpus, cfg, version, copies):
+    est = estimate_llamacpp(COMMAND_R, [24 * GiB] * gpus, LlamaCppConfig(ctx_size=4096, **cfg), version=version)
+    assert est.extra["pipeline_copies"] == copies
+    assert any("pipeline parallelism" in note for note in est.notes) is (copies > 1)

@@ -15,6 +15,8 @@ from gpustack_guard.core.memory.engines.sglang import (
     default_fraction,
     estimate_sglang,
     max_total_num_tokens,
+    prefill_graph_reserve_mb,
+    prefill_graph_sizes,
     sglang_fraction,
 )
 from gpustack_guard.core.memory.estimate import NO_KV_MEMORY, UnsupportedModel
@@ -39,7 +41,20 @@ def fraction(version: str, gpu: int, tp: int) -> float:
     ("0.5.4", H100, 1, 0.835),  # 512 + 8192 x 1.5 + 256 x 2 + 128 = 13,440 MiB reserved
     ("0.5.4", RTX4090, 1, 0.848),  # 512 + 3072 + 16 x 2 + 128 = 3,744 MiB
     ("0.5.8", MI355X, 1, 0.911),  # printed by sglang PR #18263 ("mem_fraction_static 0.911")
-    ("0.5.10", B200, 4, 0.855),  # 512 + 24,576 + 1,024 + 512 = 26,624 MiB
+    ("0.5.9", B200, 4, 0.855),  # 512 + 24,576 + 1,024 + 512 = 26,624 MiB
+    ("0.5.10", B200, 4, 0.852),  # + 74 piecewise prefill graphs (4 ... 16,384 tokens) x 8 MiB = 27,216 MiB
+    # 0.4.0-0.4.5: TP tiers whatever the GPU size
+    ("0.4.0", H200, 8, 0.81), ("0.4.5", H200, 1, 0.88), ("0.4.0", H100, 2, 0.87),
+    # 0.4.7: TP x PP tiers up to 80 GiB; 0.79 above 180,000 MiB; above 96 GiB min(lift by 48 GiB, keep 18 GiB)
+    ("0.4.7", H100, 4, 0.85), ("0.4.7", B200, 1, 0.79),
+    ("0.4.7", H200, 1, min(0.88 + 48 * 1024 * 0.12 / 143_771, (143_771 - 18 * 1024) / 143_771)),
+    # 0.4.7.post1-0.5.2: reserve by GPU tier and TP x PP
+    ("0.4.7.post1", H100, 1, round((81_559 - 10 * 1024) / 81_559, 3)),  # (9.5 + 1/2) GiB -> 0.874
+    ("0.4.8", H100, 8, round((81_559 - 13.5 * 1024) / 81_559, 3)),  # (9.5 + 8/2) GiB -> 0.83
+    ("0.5.2", RTX4090, 2, round((24_564 - 3.0 * 1024) / 24_564, 3)),  # (2.8 + 2/10) GiB -> 0.875
+    ("0.5.2", H200, 1, round((143_771 - 12.5 * 1024) / 143_771, 3)),  # 0.911
+    ("0.5.2", B200, 8, round((183_359 - 32 * 1024) / 183_359, 3)),  # 32 GiB whatever the TP: 0.821
+    ("0.5.3", H100, 1, 0.835),  # the reserved-memory model replaces the tiers: 13,440 MiB
 ])
 def test_default_fraction_by_release_line(version, gpu, tp, expected):
     assert fraction(version, gpu, tp) == expected
@@ -94,10 +109,58 @@ def test_s1_qwen3_235b_fp8_tp4_h100():
 
 
 def test_s6_qwen3_32b_tp4_b200_default_fraction():
-    # sglang PR #22537: 2,206,208 tokens, K 67.33 GB, after 15.50 GB of weights, 160.78 GB free
+    # sglang PR #22537: 2,206,208 tokens, K 67.33 GB, after 15.50 GB of weights, 160.78 GB free: the logged pool
+    # implies f = (134.66 + 15.50) / 176.28 = 0.852, the fraction with the piecewise prefill graphs counted
     est = estimate_sglang(catalog_facts("Qwen/Qwen3-32B"), B200, SglangConfig(tp_size=4), version="0.5.10")
-    assert est.extra["mem_fraction_static"] == 0.855
-    assert est.kv_capacity_tokens == 2_219_452  # +0.60 %
+    assert est.extra["mem_fraction_static"] == 0.852
+    assert est.extra["prefill_graph_reserve"] == 592 * MiB
+    assert est.kv_capacity_tokens == 2_210_788  # +0.21 % (+0.60 % at 0.855 without the prefill graphs)
+    assert est.extra["fraction_rule_since"] == "0.5.10"
+    assert "server_args.py@0.5.10" in est.extra["fraction_rule_source"]
+
+
+def test_prefill_graph_sizes_up_to_the_chunk():
+    # range(4, 33, 4) + range(48, 257, 16) + range(288, 513, 32) + range(576, 1025, 64) + range(1280, 4097, 256)
+    # + range(4608, max + 1, 512): 8 + 14 + 8 + 8 + 12 sizes up to 4096, 8 more to 8192, 24 to 16384
+    assert (prefill_graph_sizes(2048), prefill_graph_sizes(4096), prefill_graph_sizes(8192),
+            prefill_graph_sizes(16384)) == (42, 50, 58, 74)
+    assert prefill_graph_sizes(100) == 8 + 4  # 4 ... 32 and 48, 64, 80, 96
+
+
+@pytest.mark.parametrize("cfg,facts_name,gpu_name,expected_mb", [
+    (SglangConfig(tp_size=2), "Qwen/Qwen3-8B", "", 58 * 8),  # H100: chunked 8192
+    (SglangConfig(tp_size=2, chunked_prefill_size=4096), "Qwen/Qwen3-8B", "", 50 * 8),
+    (SglangConfig(tp_size=2, max_total_tokens=1000), "Qwen/Qwen3-8B", "", (8 + 14 + 8 + 7) * 8),  # 37 sizes to 960
+    (SglangConfig(tp_size=2), "deepseek-ai/DeepSeek-V2-Lite", "", 1.5 * 1024),  # MLA: flat 1.5 GiB
+    (SglangConfig(tp_size=2, pp_size=2), "Qwen/Qwen3-8B", "", 0),  # PP turns them off
+    (SglangConfig(tp_size=2, prefill_graphs_off=True), "Qwen/Qwen3-8B", "", 0),
+    (SglangConfig(tp_size=2), "Qwen/Qwen3-8B", "AMD Instinct MI300X", 0),  # not CUDA
+    (SglangConfig(tp_size=2), "multimodal", "", 0),  # a vision tower turns them off
+    (SglangConfig(tp_size=2), "Qwen/Qwen3-8B", "NVIDIA H100 80GB HBM3", 58 * 8),
+])
+def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_name, expected_mb):
+    facts = (replace(catalog_facts("Qwen/Qwen3-8B"), vision_params=400_000_000) if facts_name == "multimodal"
+             else catalog_facts(facts_name))
+    profile = P.sglang_profile("0.5.10")
+    assert prefill_graph_reserve_mb(cfg, profile, cfg.chunked_prefill_size or 8192, facts, gpu_name) == expected_mb
+    assert prefill_graph_reserve_mb(cfg, P.sglang_profile("0.5.9"), 8192, facts, gpu_name) == 0
+
+
+@pytest.mark.parametrize("version,since", [
+    ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.5.post3", "0.4.0"), ("0.4.6.post5", "0.4.6"), ("0.4.7", "0.4.7"),
+    ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
+    ("0.5.9", "0.5.3"), ("0.5.10", "0.5.10"), ("0.5.22", "0.5.10"), ("0.5.23", "0.5.23"),
+])
+def test_one_profile_row_per_release_range(version, since):
+    assert P.sglang_profile(version).since == since
+
+
+def test_04_8_graph_and_chunk_defaults_by_gpu_size():
+    # server_args.py@0.4.8: 2048 under 35 GiB, 8192 under 160 GiB, else 16384; cuda_graph_runner.py@0.4.8 captures
+    # up to 160, 256 above 90 GiB, 512 above 160,000 MiB; 8 (80 at TP >= 4) under 35 GiB
+    assert [default_chunked_prefill(g, "v0.4.8") for g in (RTX4090, H100, H200, B200)] == [2048, 8192, 8192, 16384]
+    assert [default_cuda_graph_max_bs(g, 1, "v0.4.8") for g in (RTX4090, H100, H200, B200)] == [8, 160, 256, 512]
+    assert default_cuda_graph_max_bs(RTX4090, 4, "v0.4.8") == 80
 
 
 def test_s3_qwen3_30b_mi355x_default_fraction():
@@ -178,3 +241,18 @@ def test_s13_qwq_32b_on_four_l4_pcie():
     assert est.kv_capacity_tokens == 46_942  # +0.71 %
     nvlink = estimate_sglang(facts, l4, cfg, version="0.4.3.post4", gpu_name="")
     assert nvlink.kv_capacity_tokens == 18_114  # the NVLink start-up would leave -61 %
+
+
+@pytest.mark.parametrize("gpu_name,tp,noted", [
+    ("", 2, True), ("NVIDIA H100 NVL", 2, True),  # NVL boards: bridges between 2 or 4 cards, not a switch
+    ("NVIDIA L4", 4, False), ("NVIDIA H100 80GB HBM3", 4, False), ("", 1, False),
+])
+def test_an_unknown_interconnect_says_which_start_up_it_assumed(gpu_name, tp, noted):
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), H100, SglangConfig(mem_fraction_static=0.8, tp_size=tp),
+                          version="0.5.4", gpu_name=gpu_name)
+    found = [n for n in est.notes if n.startswith("GPU interconnect unknown")]
+    assert bool(found) is noted
+    if noted and not gpu_name:
+        assert found == ["GPU interconnect unknown (no GPU name): start-up taken as on NVLink (2.78 GiB per rank); "
+                         "PCIe boards, where custom all-reduce sets up no buffers beyond two GPUs, keep 0.71 GiB: "
+                         "give the GPU name"]

@@ -3,11 +3,12 @@
 from dataclasses import replace
 
 import pytest
-from rule_inputs import FLEET_1, LLAMA_8B, LLAMA_70B, OK, QWEN_7B, run_stages, vllm
+from rule_inputs import FLEET_1, LLAMA_8B, LLAMA_70B, OK, QWEN_7B, RTX4090, fleet, gpu, run_stages, vllm, worker
 
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.memory.estimate import NoEstimate
 from gpustack_guard.core.rules import memory as M
+from gpustack_guard.core.units import GiB
 
 W1 = ["w1:cuda:0"]
 UNSET_LEN = vllm("a", "--max-num-seqs=16", gpu_ids=W1)
@@ -179,3 +180,40 @@ def test_near_miss_is_clean(rule, doc, facts):
 def test_memory_rules_need_a_fleet():
     run = run_stages(vllm("a", "--tensor-parallel-size=3", gpu_ids=W1), fleet=None, facts=QWEN_7B)
     assert run.findings(M.TP_HEADS) == [] and run.results.evaluations[0].estimates == ()
+
+
+def _sglang_pool(fleet_used: int = 0, instances: tuple = (), doc: dict | None = None):
+    busy = fleet(worker("w1", gpu(0, used=fleet_used), gpu(1)), worker("w2", gpu(0, RTX4090)), instances=instances)
+    evaluation = run_stages(doc or sglang("--context-length=1048576", "--mem-fraction-static=0.9"), fleet=busy,
+                            facts=LLAMA_8B.merged({"max_position_embeddings": 1048576})).results.evaluations[0]
+    return evaluation.estimates[0]
+
+
+def test_sglang_sizes_its_pool_from_what_foreign_processes_leave_free():
+    # SGLang takes mem_fraction_static of the free memory it measures: 6 GiB held by another process on the GPU
+    # leave 0.9 x 6 GiB less for weights + pool than on an empty card (the startup check, GSG041, sees the same)
+    empty, busy = _sglang_pool(), _sglang_pool(6 * GiB)
+    assert empty.extra["free_before_weights"] - busy.extra["free_before_weights"] == 6 * GiB
+    assert busy.extra["foreign_bytes"] == 6 * GiB and empty.extra["foreign_bytes"] == 0
+    assert empty.kv_available - busy.kv_available in (int(0.9 * 6 * GiB), int(0.9 * 6 * GiB) + 1)
+    assert (empty.kv_capacity_tokens, busy.kv_capacity_tokens) == (227_589, 183_352)
+
+
+def test_sglang_foreign_memory_is_named_in_the_finding():
+    busy = fleet(worker("w1", gpu(0, used=6 * GiB), gpu(1)), worker("w2", gpu(0, RTX4090)))
+    (found,) = run_stages(sglang("--context-length=1048576", "--mem-fraction-static=0.9"), fleet=busy,
+                          facts=LLAMA_8B.merged({"max_position_embeddings": 1048576})).findings(M.KV_BELOW_MAX_LEN)
+    assert ("(mem_fraction_static 0.9 x 41.49 GiB free after 0.50 GiB of start-up and 6.00 GiB already in use = "
+            "37.34 GiB − weights 14.96 GiB = KV 22.38 GiB per GPU)") in found.message
+
+
+def test_sglang_counts_unmanaged_instances_bookings_and_not_vllm():
+    # an instance gsg does not manage booked 10 GiB of GPU 0 (its claim is larger than the live usage reported)
+    claim = ({"model": "bge-m3", "worker": "w1", "gpu_indexes": [0], "claims": {0: 10 * GiB}},)
+    assert _sglang_pool(2 * GiB, claim).extra["foreign_bytes"] == 10 * GiB
+    # vLLM's budget is its own fraction of the total from 0.6.4: what others hold is GSG041's, not its pool's
+    doc = vllm("a", "--max-model-len=8192", "--max-num-seqs=16", gpu_ids=W1)
+    busy = fleet(worker("w1", gpu(0, used=6 * GiB), gpu(1)), worker("w2", gpu(0, RTX4090)))
+    alone = run_stages(doc, fleet=FLEET_1).results.evaluations[0].estimates[0]
+    shared = run_stages(doc, fleet=busy).results.evaluations[0].estimates[0]
+    assert alone.kv_capacity_tokens == shared.kv_capacity_tokens

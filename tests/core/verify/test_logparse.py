@@ -33,13 +33,14 @@ def parse(name: str, engine: str | None = "from-folder"):
 # (fixture, engine version, started, failure kind, binding rank, essential lines missing, observed terms)
 CASES = [
     ("llama.cpp/command-r-two-gpus.log", None, True, None, 'CUDA1', 0,
-     {P.WEIGHTS: mib(13989.53), P.KV_CACHE: gib(3.5), P.COMPUTE_BUFFER: mib(672.01), P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.KV_TOKENS: 4096}),
+     {P.WEIGHTS: mib(13989.53), P.KV_CACHE: gib(3.5), P.COMPUTE_BUFFER: mib(672.01), P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.KV_TOKENS: 4096,
+      P.PIPELINE_COPIES: 4}),
     ("llama.cpp/deepseek-8-gpus-q4-kv.log", None, True, None, 'CUDA2', 0,
      {P.WEIGHTS: mib(25338.47), P.KV_CACHE: gib(5.6875), P.SEQUENCES: 8, P.KV_TOKENS: 16384}),
     # the CI build's own run (tests/integration/test_real_llamacpp.py): CPU_Mapped + CPU_REPACK are one device
     ("llama.cpp/llama-cpp-python-0.3.36-0c1e57098-tiny-q4_0.log", None, True, None, 'CPU', 0,
      {P.WEIGHTS: mib(0.97) + mib(0.90), P.KV_CACHE: mib(2.25), P.COMPUTE_BUFFER: mib(7.51), P.SEQUENCES: 1,
-      P.KV_TOKENS: 3072}),
+      P.KV_TOKENS: 3072, P.PIPELINE_COPIES: 1}),
     ("llama.cpp/devstral-rtx4070s-server.log", '0', False, None, 'CUDA0', 2,
      {P.FREE_BEFORE_LOAD: mib(11053.0)}),
     ("llama.cpp/dsv4-iswa-caches.log", None, True, None, 'CUDA0', 1,
@@ -47,11 +48,14 @@ CASES = [
     ("llama.cpp/glm4-a6000-ik.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(17284.05), P.KV_CACHE: mib(1952.0), P.LAYERS_OFFLOADED: 62, P.LAYERS_TOTAL: 62, P.KV_TOKENS: 8192}),
     ("llama.cpp/ik-11-gpus-kv-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
-     {P.KV_CACHE: mib(379.23)}),
+     {P.KV_CACHE: mib(379.23), P.PIPELINE_COPIES: 4}),
     ("llama.cpp/ik-mla-15-gpus-compute-oom.log", None, False, 'out-of-memory', 'CUDA14', 0,
-     {P.KV_CACHE: mib(180.0)}),
+     {P.KV_CACHE: mib(180.0), P.PIPELINE_COPIES: 4}),
     ("llama.cpp/load-tensors-oom.log", None, False, 'out-of-memory', None, 0,
      {}),
+    # the compute buffer with four input copies is refused; the KV line of the fuller device binds
+    ("llama.cpp/pp-compute-oom-two-gpus.log", None, False, 'out-of-memory', 'CUDA0', 0,
+     {P.KV_CACHE: mib(12327.0), P.PIPELINE_COPIES: 4}),
     ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
      {}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
@@ -62,12 +66,23 @@ CASES = [
      {P.WEIGHTS: gib(125.65)}),
     ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
      {P.WEIGHTS: gib(14.53)}),
+    ("sglang/llama31-8b-tp1-load-begin.log", None, False, None, 'main', 2,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(46.81)}),
     ("sglang/max-total-num-tokens.log", None, True, None, None, 1,
      {P.KV_TOKENS: 2086558, P.MAX_RUNNING: 33, P.MAX_MODEL_LEN: 256000}),
+    # S3's GPU with the PR's patched budget: 1,669,816 tokens where main sized 2,227,073
+    ("sglang/mi355x-qwen3-30b-a3b-aiter.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(56.98), P.KV_TOKENS: 1669816, P.KV_CACHE: 2 * gib(76.44), P.FREE_AFTER_POOL: gib(74.01)}),
+    # a sliding-window pool: K and V differ (MiMo-V2's K and V head dims), #tokens is the window layers' count
+    ("sglang/mimo-v2-flash-swa-tp4.log", None, True, None, 'TP1', 1,
+     {P.KV_TOKENS: 300288, P.KV_CACHE: gib(8.38) + gib(5.59)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/qwen3-235b-fp8-h100-tp4.log", None, True, None, 'main', 1,
      {P.KV_TOKENS: 367404, P.KV_CACHE: 2 * gib(8.23)}),
+    # PP x TP ranks keep both coordinates
+    ("sglang/qwen25-vl-pp2-tp2-init.log", None, False, None, 'PP0 TP0', 2,
+     {P.NON_TORCH: gib(1.43)}),
     ("sglang/server-args-llama31-8b.log", None, False, None, None, 2,
      {}),
     ("sglang/tp2-graph-capture.log", None, False, None, 'TP1', 2,
@@ -182,7 +197,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 45, "sglang": 9, "llama.cpp": 11}
+    assert counts == {"vllm": 45, "sglang": 13, "llama.cpp": 12}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread; the CI build's own log names the test that wrote it

@@ -42,6 +42,8 @@ class LlamaCppConfig:
     kv_unified: bool = True  # one cache for all slots; False: one stream of n_ctx / parallel cells per slot
     tensor_split: tuple[float, ...] | None = None
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
+    split_mode: str = "layer"  # --split-mode: layer (default), row or none
+    tensor_overrides: bool = False  # --override-tensor / -ot given (llama.cpp then keeps one copy of the inputs)
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,25 @@ def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool,
     ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device)
     logits = output_logits(facts, tokens) if output_device else 0
     return max(attention, ffn, logits)
+
+
+def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, version: str | None) -> int:
+    """n_copies the scheduler keeps of each split's inputs: GGML_SCHED_MAX_COPIES when llama_context enables
+    pipeline parallelism (several devices, full offload, layer split, KV offloaded, no tensor overrides), else 1
+    (profiles.LLAMACPP_PIPELINE_PARALLEL_SINCE)."""
+    parallel = (devices_used > 1 and full_offload and cfg.split_mode == "layer" and not cfg.no_kv_offload
+                and not cfg.tensor_overrides and _since(version, P.LLAMACPP_PIPELINE_PARALLEL_SINCE))
+    return P.LLAMACPP_SCHED_MAX_COPIES if parallel else 1
+
+
+def split_inputs(mask_cells: tuple[int, ...], tokens: int, hidden: int, flash_attn: bool,
+                 version: str | None = None) -> int:
+    """What one device receives for its split of the reserved graph: the hidden state (f32), one KQ mask per cache
+    its layers attend over (cells x tokens; f32, or f16 with flash attention from
+    profiles.LLAMACPP_F16_MASK_INPUT_SINCE) and the int32 positions."""
+    f16_mask = flash_attn and _since(version, P.LLAMACPP_F16_MASK_INPUT_SINCE)
+    masks = sum(mask_cells) * tokens * (F16 if f16_mask else F32)
+    return hidden * tokens * F32 + masks + tokens * P.LLAMACPP_POSITION_BYTES
 
 
 def padded_cells(ctx: int, flash_attn: bool, version: str | None = None) -> int:
@@ -311,6 +332,11 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
 
     streams = kv_streams(cfg, version)
     pad = cell_pad(cfg.flash_attn, version)
+    used = sum(1 for i, layers in enumerate(device_layers) if layers or i == output_device)
+    copies = pipeline_copies(cfg, used, full, version)
+    if copies > 1:
+        notes.append(f"pipeline parallelism over {used} devices: llama.cpp keeps {copies} copies of each device's "
+                     "graph inputs (hidden state, KQ mask, positions) in its compute buffer")
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells, stream_cells = context_cells(ctx_cells, streams, cfg.flash_attn, version)
@@ -328,6 +354,9 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
             compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
                 if layers or is_output else 0
+            if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
+                masks = (stream_cells, window_cells) if window else (stream_cells,)
+                compute += (copies - 1) * split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version)
             logits = output_logits(facts, reserve) if is_output else 0
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out
@@ -357,6 +386,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                "output_device": output_device, "host": host,
                "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
+               "pipeline_copies": copies,
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
                                "kv": dev.kv, "compute": dev.compute}
                               for dev, t in zip(devices, gpu_totals)]},

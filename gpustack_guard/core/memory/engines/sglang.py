@@ -8,6 +8,7 @@ the bytes of one token over all layers: max_total_num_tokens. The default fracti
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as P
@@ -41,6 +42,14 @@ class SglangConfig:
     page_size: int = 1
     disable_cuda_graph: bool = False
     foreign_bytes: int = 0  # memory other processes hold when this instance starts
+    # a flag that turns piecewise CUDA graphs off (server_args.py@0.5.10 _handle_piecewise_cuda_graph:
+    # --disable-piecewise-cuda-graph, torch compile, DP attention, speculative decoding, LoRA, GGUF)
+    prefill_graphs_off: bool = False
+
+
+def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
+    """The first (upper bound MiB or None, ...) row whose bound is above gpu_mb."""
+    return next(t for t in tiers if t[0] is None or gpu_mb < t[0])
 
 
 def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
@@ -49,6 +58,8 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
     if rule == "v0.4":
         return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
+    if rule == "v0.4.8":
+        return _first_tier(P.SGLANG_048_CHUNKED, gpu_mb)[1] if gpu_total else P.SGLANG_048_UNKNOWN_CHUNKED
     return _tier(gpu_mb)[1]
 
 
@@ -60,12 +71,16 @@ def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> in
         if gpu_mb < P.SGLANG_SMALL_GPU_MB:
             return 8 if tp < 4 else 80
         return P.SGLANG_CUDA_GRAPH_BS
+    if rule == "v0.4.8":
+        if gpu_mb < 35 * 1024:
+            return 8 if tp < 4 else 80
+        return _first_tier(P.SGLANG_048_GRAPH_BS, gpu_mb)[1]
     tier = _tier(gpu_mb)
     return tier[2] if tp < 4 else tier[3]
 
 
 def _tier(gpu_mb: float) -> tuple:
-    return next(t for t in P.SGLANG_05_GPU_TIERS if t[0] is None or gpu_mb < t[0])
+    return _first_tier(P.SGLANG_05_GPU_TIERS, gpu_mb)
 
 
 def reserved_mb(tp: int, pp: int, chunked: int, graph_bs: int) -> float:
@@ -74,38 +89,92 @@ def reserved_mb(tp: int, pp: int, chunked: int, graph_bs: int) -> float:
             + graph_bs * P.SGLANG_GRAPH_MB_PER_BS + tp * pp * P.SGLANG_COMM_MB_PER_RANK)
 
 
+def prefill_graph_sizes(max_tokens: int) -> int:
+    """How many piecewise (prefill) CUDA graphs 0.5.10+ captures up to max_tokens
+    (server_args.py@0.5.10 _generate_piecewise_cuda_graph_tokens)."""
+    sizes = [*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64),
+             *range(1280, 4097, 256), *range(4608, max_tokens + 1, 512)]
+    return sum(1 for size in sizes if size <= max_tokens)
+
+
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
-                     profile: P.SglangProfile | None = None) -> float:
+                     profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
-    if profile.fraction_rule == "tp" or (profile.fraction_rule == "tp-or-13gib"
-                                         and gpu_mb <= P.SGLANG_013_THRESHOLD_MB):
-        return next(f for min_tp, f in profile.tp_fractions if tp >= min_tp)
-    if profile.fraction_rule == "tp-or-13gib":
+    rule = profile.fraction_rule
+    if rule == "tp" or (rule == "tp-or-13gib" and gpu_mb <= P.SGLANG_013_THRESHOLD_MB):
+        return _tp_tier(profile, tp)
+    if rule == "tp-or-13gib":
         return (gpu_mb - P.SGLANG_013_RESERVE_MB) / gpu_mb
-    reserved = reserved_mb(tp, pp, chunked, graph_bs)
-    if gpu_mb > 60 * 1024:
-        reserved = max(reserved, P.SGLANG_BIG_GPU_FLOOR_MB)
+    if rule == "tp-or-big-gpu":
+        return _big_gpu_fraction(profile, gpu_mb, tp * pp)
+    if rule == "tiered-reserve":
+        _, base_gib, per_rank_gib = _first_tier(P.SGLANG_TIERED_RESERVE, gpu_mb)
+        reserved = (base_gib + tp * pp * per_rank_gib) * 1024
+    else:
+        reserved = reserved_mb(tp, pp, chunked, graph_bs) + prefill_graph_mb
+        if gpu_mb > 60 * 1024:
+            reserved = max(reserved, P.SGLANG_BIG_GPU_FLOOR_MB)
     fraction = round((gpu_mb - reserved) / gpu_mb, 3)
     return fraction if 0 < fraction < 1 else profile.fallback_fraction
 
 
-def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile) -> tuple[int, int, float]:
-    """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static) after SGLang's defaults.
+def _tp_tier(profile: P.SglangProfile, parallel: int) -> float:
+    return next(f for min_tp, f in profile.tp_fractions if parallel >= min_tp)
+
+
+def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int) -> float:
+    """0.4.7: TP x PP tiers up to 80 GiB, 0.88 above; then the big-GPU overrides (profiles.SGLANG_047_*)."""
+    tiered = _tp_tier(profile, parallel) if gpu_mb <= P.SGLANG_013_THRESHOLD_MB else profile.fallback_fraction
+    if gpu_mb > P.SGLANG_047_HUGE_MB:  # SGLang checks is_cuda(); gsg takes the GPU as CUDA
+        return P.SGLANG_047_HUGE_FRACTION
+    if gpu_mb > P.SGLANG_047_BIG_MB:
+        return min(tiered + P.SGLANG_047_LIFT_MB * (1 - tiered) / gpu_mb,
+                   (gpu_mb - P.SGLANG_047_RESERVE_MB) / gpu_mb)
+    return tiered
+
+
+def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunked: int,
+                             facts: ModelFacts | None = None, gpu_name: str = "") -> float:
+    """What 0.5.10+ adds to its reserve for piecewise (prefill) CUDA graphs: 8 MiB per capture size up to the
+    chunked prefill size (capped by --max-total-tokens), 1.5 GiB under MLA; nothing where SGLang turns them off
+    (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the flags of
+    SglangConfig.prefill_graphs_off). A model without facts is taken as a text model."""
+    if not profile.prefill_graph_reserve or cfg.prefill_graphs_off or cfg.pp_size > 1 or not_cuda(gpu_name):
+        return 0.0
+    if facts is not None and facts.vision_params:
+        return 0.0
+    if facts is not None and facts.is_mla:
+        return P.SGLANG_PREFILL_GRAPH_MLA_MB
+    max_tokens = min(chunked, cfg.max_total_tokens) if cfg.max_total_tokens else chunked
+    return prefill_graph_sizes(max_tokens) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+
+
+def not_cuda(gpu_name: str) -> bool:
+    """A GPU SGLang drives without CUDA (ROCm, Ascend, Gaudi, MUSA), from its name (profiles.SGLANG_NON_CUDA)."""
+    return bool(gpu_name) and re.search(P.SGLANG_NON_CUDA, gpu_name.lower()) is not None
+
+
+def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts: ModelFacts | None = None,
+              gpu_name: str = "") -> tuple[int, int, float, float]:
+    """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static, prefill-graph reserve MiB) after SGLang's
+    defaults.
 
     The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
     implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
     chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
     graph_bs = cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
+    prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name)
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs,
-                                                           profile)
-    return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction
+                                                           profile, prefill_mb)
+    return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction, prefill_mb
 
 
-def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None) -> float:
+def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None,
+                    facts: ModelFacts | None = None, gpu_name: str = "") -> float:
     """The static fraction SGLang takes (and GPUStack books) on a GPU of this size."""
-    return _defaults(cfg, gpu_total, P.sglang_profile(version))[2]
+    return _defaults(cfg, gpu_total, P.sglang_profile(version), facts, gpu_name)[2]
 
 
 def start_up_bytes(tp: int, pp: int, gpu_name: str = "") -> int:
@@ -136,7 +205,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
     tp, pp = cfg.tp_size, cfg.pp_size
-    chunked, graph_bs, fraction = _defaults(cfg, gpu_total, profile)
+    chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name)
     context = cfg.context_length or facts.max_position_embeddings or 0
     no_model = UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
                                 "estimate it with the vLLM backend")
@@ -162,10 +231,17 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     kv_pool = capacity * cell
     requested = math.ceil(fraction * pre)  # the static part: weights + pool
     # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
-    outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK) * MiB)
+    # and, from 0.5.10, the piecewise prefill graphs
+    outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK + prefill_mb) * MiB)
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
 
     notes = []
+    if tp * pp > 1 and interconnect(gpu_name) == "unknown":
+        # the larger figure is the safe side for the pool, but a PCIe box keeps ~2 GiB more per rank
+        notes.append(f"GPU interconnect unknown{' for ' + gpu_name if gpu_name else ' (no GPU name)'}: start-up taken "
+                     f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / (1 << 30):.2f} GiB per rank); PCIe boards, where "
+                     f"custom all-reduce sets up no buffers beyond two GPUs, keep "
+                     f"{P.SGLANG_START_UP_PCIE_PARALLEL / (1 << 30):.2f} GiB: give the GPU name")
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0:
@@ -191,7 +267,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         max_num_seqs=running, max_concurrency=(capacity / context) if context else 0.0, verdict=verdict,
         kv_needed=context * cell, notes=tuple(notes),
         extra={"mem_fraction_static": fraction, "chunked_prefill_size": chunked, "cuda_graph_max_bs": graph_bs,
-               "free_before_weights": pre, "fraction_rule": profile.fraction_rule,
+               "free_before_weights": pre, "foreign_bytes": cfg.foreign_bytes,
+               "fraction_rule": profile.fraction_rule,
+               "fraction_rule_since": profile.since, "fraction_rule_source": profile.source,
+               "prefill_graph_reserve": int(prefill_mb * MiB),
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len},
     )
