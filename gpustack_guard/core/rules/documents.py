@@ -36,7 +36,8 @@ SCHEMA = Rule(
          "belongs, a missing `name`, 100000 replicas; an `env` name that is not a variable name (`MY-VAR`, "
          "`1X`), or an `env` value holding a NUL byte, another control character, or a "
          "one-line value ending in the line break a YAML `|` block leaves (line breaks inside a multi-line value such "
-         "as a PEM key are fine).",
+         "as a PEM key are fine); or a `gpu_type_selector` that contradicts `gpu_selector` (gpu_ids, more than one "
+         "GPU per replica) or itself (a partition profile with slice percentages, cores sliced without memory).",
     why="GPUStack answers such a document with a 422 at apply time, or worse accepts an absurd value and "
         "schedules it. A process environment cannot carry a NUL, shells and most programs cannot read a name "
         "with '-', and a trailing line break becomes part of a token or URL. (An env value is never shown in the "

@@ -177,6 +177,7 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     found.extend(_check_env(doc, spec))
     found.extend(_check_name(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
+    found.extend(_check_gpu_type_selector(doc, spec))
     if any(f.severity == F.Severity.ERROR for f in found):
         return doc, found
     return replace(doc, spec=spec), found
@@ -285,6 +286,41 @@ def _env_name_fix(name: str) -> str | None:
     if fixed and fixed[0].isdigit():
         fixed = "_" + fixed
     return fixed if fixed and ENV_NAME.match(fixed) and fixed != name else None
+
+
+def _check_gpu_type_selector(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
+    """What GPUStack 2.3 refuses or rewrites in a gpu_type_selector (schemas/models.py GPUTypeSelector): the
+    selectors contradicting each other, and slice settings that contradict themselves."""
+    selector = spec.gpu_type_selector
+    if selector is None:
+        return []
+    found: list[F.Finding] = []
+    gpus = spec.gpu_selector
+    if gpus is not None and gpus.gpu_ids:
+        found.append(F.finding(D.SCHEMA, doc.at("gpu_selector", "gpu_ids"), "gpu_selector.gpu_ids and "
+                               "gpu_type_selector contradict each other: with a gpu_type_selector the operator's "
+                               "device plugin chooses the card, not an index", spec=spec.name,
+                               fix="drop gpu_ids, or drop gpu_type_selector to pin cards"))
+    if gpus is not None and (gpus.gpus_per_replica or 1) > 1:
+        found.append(F.finding(D.SCHEMA, doc.at("gpu_selector", "gpus_per_replica"), "a gpu_type_selector gives "
+                               f"one card per worker per replica: gpus_per_replica {gpus.gpus_per_replica} is "
+                               "constrained to 1", spec=spec.name, fix="set gpus_per_replica: 1 or drop it"))
+    memory, cores = selector.accelerator_sliced_memory_percentage, selector.accelerator_sliced_cores_percentage
+    memory_sliced, cores_sliced = bool(memory), bool(cores)
+    here = ("gpu_type_selector",)
+    if selector.accelerator_partitioned_profile and (memory_sliced or cores_sliced):
+        found.append(F.finding(D.SCHEMA, doc.at(*here, "accelerator_partitioned_profile"), "a hardware partition "
+                               "profile and slice percentages contradict each other: one card is partitioned or "
+                               "sliced, not both", spec=spec.name, fix="drop the percentages or the profile"))
+    elif not selector.accelerator_partitioned_profile and cores_sliced and not memory_sliced:
+        found.append(F.finding(D.SCHEMA, doc.at(*here, "accelerator_sliced_cores_percentage"), "a sliced request "
+                               "needs accelerator_sliced_memory_percentage 1-100 (0 or unset only when both are 0: "
+                               "a whole card)", spec=spec.name, fix="set the memory percentage"))
+    elif not selector.accelerator_partitioned_profile and memory_sliced and cores == 0:
+        found.append(F.finding(D.SCHEMA, doc.at(*here, "accelerator_sliced_cores_percentage"), "accelerator_sliced_"
+                               "cores_percentage 0 is only valid with memory 0 (a whole card); a sliced request "
+                               "takes 1-100 (unset: 100)", spec=spec.name, fix="set it to 1-100 or drop it"))
+    return found
 
 
 def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
