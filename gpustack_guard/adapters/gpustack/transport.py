@@ -13,8 +13,11 @@ of a gzip bomb is 64 MiB): gsg's decoder inflates step by step and stops at the 
 from __future__ import annotations
 
 import contextvars
+import ipaddress
 import re
+import socket
 import ssl
+import threading
 import time
 import zlib
 from contextlib import contextmanager
@@ -104,13 +107,20 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                     socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        try:
-            return _DeadlineStream(self._inner.connect_tcp(host, port, _bounded(timeout), local_address,
-                                                           socket_options))
-        except httpcore.TimeoutException:
-            if _past_deadline():
-                raise RequestDeadlinePassed() from None
-            raise
+        addresses = _resolve_within_deadline(host, port)
+        last: Exception | None = None
+        for address in addresses:  # as socket.create_connection does: each address in turn, within the deadline
+            try:
+                return _DeadlineStream(self._inner.connect_tcp(address, port, _bounded(timeout), local_address,
+                                                               socket_options))
+            except httpcore.TimeoutException:
+                if _past_deadline():
+                    raise RequestDeadlinePassed() from None
+                raise
+            except httpcore.ConnectError as exc:
+                last = exc
+        assert last is not None  # _resolve_within_deadline returns at least one address or raises
+        raise last
 
     def connect_unix_socket(self, path: str, timeout: float | None = None,
                             socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
@@ -118,6 +128,41 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def _resolve_within_deadline(host: str, port: int) -> list[str]:
+    """The host's addresses, the name lookup bounded by the request deadline: getaddrinfo blocks in C and no
+    socket timeout covers it, so a name is looked up on a helper thread that is waited for only until the deadline
+    (a lookup still running then is abandoned; its thread is a daemon). An IP literal needs no lookup, and no
+    deadline means no thread (this is the one place gsg pays for a thread per new connection, never per request:
+    connections are pooled)."""
+    if _is_ip(host) or _REQUEST_END.get() is None:
+        return [host]
+    found: list = []
+    failed: list[BaseException] = []
+
+    def look_up() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except BaseException as exc:  # handed to the caller's thread below
+            failed.append(exc)
+
+    worker = threading.Thread(target=look_up, name="gsg-dns", daemon=True)
+    worker.start()
+    worker.join(_bounded(None))
+    if worker.is_alive():
+        raise RequestDeadlinePassed()
+    if failed or not found:
+        raise httpcore.ConnectError(f"[Errno -2] Name or service not known: {failed[0] if failed else host}")
+    return list(dict.fromkeys(str(info[4][0]) for info in found))
 
 
 def install_deadlines(client: httpx.Client) -> int:

@@ -51,6 +51,30 @@ def test_the_request_deadline_ends_every_phase_on_a_real_socket(mode):
     assert [p.split("?")[0] for _m, p in server.requests] == ["/v2/models"]  # a deadline is not retried
 
 
+def test_the_deadline_ends_a_name_lookup_that_never_answers(monkeypatch):
+    """getaddrinfo blocks in C where no socket timeout reaches: a resolver that hangs (a dead DNS server) ends at
+    the request deadline like any other phase, and a name that resolves still connects."""
+    hung = threading.Event()
+
+    def hanging_lookup(host, *args, **kwargs):
+        hung.wait(5)
+        return []
+
+    with HostileGPUStack(None) as server:
+        monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
+        client = GPUStackClient(f"http://gsg-dns-test.invalid:{server.port}", server.fake.api_key, timeout=5.0,
+                                sleep=lambda _s: None, limits=Limits(request_deadline=0.3))
+        start = time.monotonic()
+        with pytest.raises(ApiError) as exc:
+            client.version()
+        elapsed = time.monotonic() - start
+        hung.set()
+        assert str(exc.value) == f"GET /version: {DEADLINE_TEXT}" and 0.28 <= elapsed < 0.8, (exc.value, elapsed)
+        monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *args, **kw: [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))])
+        assert client.version()["version"]  # looked up in time: connects to what the name resolved to
+
+
 def test_a_request_after_one_cut_short_gets_a_fresh_connection_and_its_own_deadline():
     with HostileGPUStack("slow-headers", drip_interval=0.02, times=1) as server:
         client = live_client(server)
