@@ -39,6 +39,8 @@ def can_suppress(rule: Rule) -> bool:
 
 @dataclass(frozen=True)
 class InlineSuppression:
+    """One `# gsg: ignore[...] reason` comment: where it is, the ids it names and why."""
+
     file: str
     line: int  # where the comment is
     column: int
@@ -137,6 +139,8 @@ class Selection:
 
 @dataclass(frozen=True)
 class Suppressed:
+    """A finding kept out of the counts, and by what (a comment or a setting)."""
+
     finding: Finding
     kind: str  # IN_SOURCE or EXTERNAL
     justification: str

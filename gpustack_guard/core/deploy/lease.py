@@ -33,6 +33,8 @@ class Holder:
 
 @dataclass(frozen=True)
 class Lease:
+    """A lease as the server holds it: its model, holder, token and expiry."""
+
     name: str
     holder: str
     expires_at: float

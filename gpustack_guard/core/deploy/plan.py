@@ -28,6 +28,8 @@ SERVER_VOLATILE = {"ready_replicas", "state", "state_message", "restarting_since
 
 @dataclass(frozen=True)
 class FieldChange:
+    """One field of a deployment: its live value and the spec's."""
+
     field: str
     before: Any
     after: Any
@@ -35,6 +37,8 @@ class FieldChange:
 
 @dataclass
 class Change:
+    """What apply would do to one deployment, and why."""
+
     action: str
     name: str
     cluster: str | None
