@@ -164,23 +164,33 @@ class GPUStackClient:
                 expect_json: bool = True, idempotent: bool | None = None) -> Any:
         """One call, retried as the module docstring says; `idempotent` marks a POST that only reads."""
         repeatable = method in IDEMPOTENT if idempotent is None else idempotent
+        answer = self._retried(method, path, repeatable, lambda: self._send(method, path, params, json_body))
+        assert isinstance(answer, _Answer)
+        return self._result(method, path, answer, expect_json)
+
+    def _retried(self, method: str, path: str, repeatable: bool, once: Callable[[], Any]) -> Any:
+        """`once()` until its outcome is final: a transient failure or a 5xx retried when the call may be
+        repeated, a 429 always (the server refused it unseen), each after the pause the module docstring gives.
+        Returns the last _Answer, or at once whatever else `once` returns (a streamed answer already under way)."""
         attempts = self.retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                answer = self._send(method, path, params, json_body)
+                outcome = once()
             except _Transient as exc:
                 if last or not repeatable:
                     raise ApiError(method, path, exc.message) from None
                 self._pause(method, path, self._backoff(attempt))
                 continue
-            if answer.status == 429 and not last:
-                self._pause(method, path, self._retry_after(method, path, answer, attempt))
+            if not isinstance(outcome, _Answer):
+                return outcome
+            if outcome.status == 429 and not last:
+                self._pause(method, path, self._retry_after(method, path, outcome, attempt))
                 continue
-            if answer.status in RETRY_STATUS and repeatable and not last:
+            if outcome.status in RETRY_STATUS and repeatable and not last:
                 self._pause(method, path, self._backoff(attempt))
                 continue
-            return self._result(method, path, answer, expect_json)
+            return outcome
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _send(self, method: str, path: str, params: dict | None, json_body: Any) -> _Answer:
@@ -424,28 +434,12 @@ class GPUStackClient:
         Retried as reads are until the answer starts. Once it has started, reading ends without an error at
         `max_bytes`, at the request deadline (an endless answer), when the server stalls or the connection
         breaks, or when `consume` returns False; the result says which."""
-        attempts = self.retries + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
-            try:
-                outcome = self._stream_once(path, params, max_bytes, consume)
-            except _Transient as exc:
-                if last:
-                    raise ApiError("GET", path, exc.message) from None
-                self._pause("GET", path, self._backoff(attempt))
-                continue
-            if isinstance(outcome, StreamedText):
-                return outcome
-            if outcome.status == 429 and not last:
-                self._pause("GET", path, self._retry_after("GET", path, outcome, attempt))
-                continue
-            if outcome.status in RETRY_STATUS and not last:
-                self._pause("GET", path, self._backoff(attempt))
-                continue
-            if outcome.status >= 400 and not outcome.body.lstrip().startswith(b"{"):
-                raise _text_error("GET", path, outcome)
-            self._result("GET", path, outcome, expect_json=False)  # raises: a redirect or an error status
-            raise AssertionError("unreachable")  # pragma: no cover
+        outcome = self._retried("GET", path, True, lambda: self._stream_once(path, params, max_bytes, consume))
+        if isinstance(outcome, StreamedText):
+            return outcome
+        if outcome.status >= 400 and not outcome.body.lstrip().startswith(b"{"):
+            raise _text_error("GET", path, outcome)
+        self._result("GET", path, outcome, expect_json=False)  # raises: a redirect or an error status
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _stream_once(self, path: str, params: dict | None, max_bytes: int,
