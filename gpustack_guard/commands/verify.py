@@ -132,7 +132,8 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
     estimated = C.estimated_terms(est) if est is not None else None
     compared = C.deltas(observed, estimated) if estimated is not None else []
     estimated_verdict = rebuilt.evaluation.verdict if rebuilt.evaluation else None
-    reasons = C.reasons(log, est.verdict, compared, opts.tolerance_percent) if est is not None else []
+    engine_verdict = C.engine_verdict(est.verdict, estimated_verdict) if est is not None else None
+    reasons = C.reasons(log, engine_verdict, compared, opts.tolerance_percent) if engine_verdict else []
     missing = log.missing()
     if rebuilt.problem:
         reasons.append(f"no estimate: {rebuilt.problem}")
@@ -146,7 +147,7 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
         "model_facts": rebuilt.evaluation.facts.source if rebuilt.evaluation else None,
         "gpu_name": log.gpu_name, "started": log.started, "failure": log.failure, "failure_kind": log.failure_kind,
         "failure_line": log.failure_line, "observed_verdict": C.observed_verdict(log),
-        "estimated_verdict": estimated_verdict, "engine_verdict": est.verdict if est is not None else None,
+        "estimated_verdict": estimated_verdict, "engine_verdict": engine_verdict,
         "binding_rank": log.binding_rank(), "ranks": log.ranks, "observed": observed, "estimated": estimated,
         "deltas": [d.as_json() for d in compared], "arguments": log.args, "backend_args": rebuilt.backend_args,
         "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ())],

@@ -241,3 +241,19 @@ def test_given_arguments_fill_only_what_the_log_did_not_print(given, kept):
 
     printed = ["--max-model-len=20000", "--enforce-eager"]
     assert merged_args(printed, given) == printed + kept
+
+
+@pytest.mark.parametrize(("tp", "engine_verdict", "result"), [
+    ("3", "tp-heads", "pass"),  # 64 heads over 3 ranks: refused by the engine before any memory arithmetic
+    ("5", "tp-heads", "pass"),  # 8 KV heads and TP 5 do not divide one another: the same refusal
+    ("4", "fits", "fail"),  # a divisor: the memory arithmetic decides, and the engine's refusal is not explained
+])
+def test_a_tensor_parallel_size_the_engine_refuses_is_the_estimates_verdict_too(gsg, tp, engine_verdict, result):
+    doc = json.loads(gsg("verify", "--log", log_path("vllm/v0.6-internvl-tp3-not-divisible.log"),
+                         "-m", "Qwen/Qwen2.5-72B", "--quantization", "awq", "--gpu-memory", "80GiB",
+                         "--backend-version", "0.6.4", "-o", "json", "--", f"--tensor-parallel-size={tp}").out)
+    assert doc["observed_verdict"] == "tp-heads"
+    assert (doc["engine_verdict"], doc["result"]) == (engine_verdict, result)
+    if result == "fail":
+        assert doc["reasons"] == ["the engine failed at start-up (not-divisible-by-parallel-size), the estimate "
+                                  "says fits"]
