@@ -115,8 +115,11 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
         return Rebuilt(None, None, args, f"model '{echo.value(what)}' cannot be resolved offline from gsg's catalog "
                                          f"or the hub cache ({echo.value(last_error, 160)}): give --model NAME or "
                                          f"a config.json path")
+    # llama.cpp names each device it splits the model over (CUDA0, CUDA1, ...): they are the deployment's GPUs
+    devices = len(log.gpu_ranks()) if log.engine == P.LLAMACPP else 0
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
-                              backend_args=tuple(args), backend_version=version,
+                              backend_args=tuple(args), gpus=devices if devices > 1 else None,
+                              backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
                               offline=True)
     try:

@@ -257,3 +257,14 @@ def test_a_tensor_parallel_size_the_engine_refuses_is_the_estimates_verdict_too(
     if result == "fail":
         assert doc["reasons"] == ["the engine failed at start-up (not-divisible-by-parallel-size), the estimate "
                                   "says fits"]
+
+
+def test_a_llama_cpp_log_over_two_devices_is_rebuilt_on_two_gpus_and_its_oom_is_does_not_fit(gsg):
+    config = str(Path(__file__).resolve().parents[2] / "benchmarks" / "vectors" / "mistral-small-24b" / "config.json")
+    args = ("verify", "--log", log_path("llama.cpp/pp-compute-oom-two-gpus.log"), "-m", config, "--quantization", "q4_k_m",
+            "--gpu-memory", "24GiB", "--backend-version", "b7300", "-o", "json", "--", "--batch-size=4096",
+            "--ubatch-size=4096", "--flash-attn=on", "--ctx-size=150272")
+    doc = json.loads(gsg(*args).out)
+    assert (doc["observed_verdict"], doc["engine_verdict"], doc["result"]) == ("does-not-fit", "does-not-fit", "pass")
+    # the layers split over CUDA0 and CUDA1: CUDA0's KV buffer as logged (12,327 MiB), not the whole model's
+    assert doc["observed"]["kv_cache_bytes_per_gpu"] == doc["estimated"]["kv_cache_bytes_per_gpu"] == 12_327 * 2**20

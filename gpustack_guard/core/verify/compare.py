@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpustack_guard.core.memory.estimate import FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
@@ -31,7 +31,8 @@ ROWS = (
 # A failure kind as the estimate names the same verdict
 TP_HEADS = "tp-heads"  # validate's GSG037: the engine refuses the tensor-parallel size before sizing any memory
 FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY,
-                   "not-divisible-by-parallel-size": TP_HEADS}
+                   "not-divisible-by-parallel-size": TP_HEADS,
+                   "out-of-memory": DOES_NOT_FIT}  # an allocation at start-up failed: the deployment does not fit
 # Deployment verdicts (validate's rules over the same deployment) that are refusals the engine itself makes at
 # start-up, ahead of its memory arithmetic: they are the engine's verdict when they fire.
 ENGINE_REFUSALS = (TP_HEADS,)
