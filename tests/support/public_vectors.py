@@ -178,7 +178,11 @@ VECTORS = (
            ("--tensor-parallel-size=2",), version_known=False, gpu_known=False,
            why="vllm#11550: Llama-3.1-8B at TP 2 on 23.55 GiB cards (an RTX 4090 assumed), Jan 2025 (0.6.6 by "
                "date); the excerpt stops before the pool"),
-    # logs that stop before an outcome: the rebuild and the estimated verdict are shown, nothing is scored
+    Vector("v1-0.19-gpt-oss-20b-a100-gmu065.log", "openai/gpt-oss-20b", A100_80, None,
+           why="myoceane.fr 'vLLM A100' post (April 2026): openai/gpt-oss-20b on one NVIDIA A100 at gmu 0.65 and "
+               "131,072 tokens, vLLM 0.19.0 (the banner); the 80 GB card by the log's own figures (0.65 of a 40 GB "
+               "card is less than its 13.72 + 36.56 GiB); the pool in bytes (the post quotes no token line)"),
+    # logs that stop before an outcome or a pool: the rebuild and the estimated verdict are shown, not judged
     Vector("v0.5.4-llama31-70b-2xh100-config.log", "meta-llama/Llama-3.1-70B", H100, None,
            why="vllm#10517's first post: Llama-3.1-70B-Instruct float16 on 2x H100 80GB, v0.5.4 (the log); "
                "at its native 131,072 tokens the estimate refuses, the thread's fix was a shorter length"),
