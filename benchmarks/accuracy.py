@@ -606,12 +606,15 @@ def table_p() -> list[Row]:
     rows = []
     for vector in PV.VECTORS:
         outcome = PV.run(vector)
-        name = vector.log.removesuffix(".log")
-        rows.append(Row("P", f"{name}: verdict {outcome.observed_verdict}", outcome.verdict_right, True, exact=True))
+        name = vector.key.removesuffix(".log")
+        if outcome.verdict_scored:
+            rows.append(Row("P", f"{name}: verdict {outcome.observed_verdict}", outcome.verdict_right, True,
+                            exact=True))
         if outcome.delta is not None:
-            unscored = "(failed)" if outcome.observed_verdict != "fits" else "(no version)"
-            rows.append(Row("P", f"  KV tokens (log {outcome.observed_tokens:,})", outcome.estimated_tokens,
-                            outcome.observed_tokens, tolerance=PV.KV_SCORED, scored=outcome.kv_scored,
+            unscored = "(failed)" if outcome.observed_verdict not in ("fits", None) else "(no version/GPU)"
+            unit = "tokens" if outcome.quantity == "kv_capacity_tokens" else "bytes"
+            rows.append(Row("P", f"  KV {unit} (log {outcome.observed_kv:,})", outcome.estimated_kv,
+                            outcome.observed_kv, tolerance=PV.KV_SCORED, scored=outcome.kv_scored,
                             label=unscored))
     return rows
 

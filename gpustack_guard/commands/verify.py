@@ -115,8 +115,11 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
         return Rebuilt(None, None, args, f"model '{echo.value(what)}' cannot be resolved offline from gsg's catalog "
                                          f"or the hub cache ({echo.value(last_error, 160)}): give --model NAME or "
                                          f"a config.json path")
+    # llama.cpp names each device it splits the model over (CUDA0, CUDA1, ...): they are the deployment's GPUs
+    devices = len(log.gpu_ranks()) if log.engine == P.LLAMACPP else 0
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
-                              backend_args=tuple(args), backend_version=version,
+                              backend_args=tuple(args), gpus=devices if devices > 1 else None,
+                              backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
                               offline=True)
     try:
@@ -132,7 +135,8 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
     estimated = C.estimated_terms(est) if est is not None else None
     compared = C.deltas(observed, estimated) if estimated is not None else []
     estimated_verdict = rebuilt.evaluation.verdict if rebuilt.evaluation else None
-    reasons = C.reasons(log, est.verdict, compared, opts.tolerance_percent) if est is not None else []
+    engine_verdict = C.engine_verdict(est.verdict, estimated_verdict) if est is not None else None
+    reasons = C.reasons(log, engine_verdict, compared, opts.tolerance_percent) if engine_verdict else []
     missing = log.missing()
     if rebuilt.problem:
         reasons.append(f"no estimate: {rebuilt.problem}")
@@ -146,7 +150,7 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
         "model_facts": rebuilt.evaluation.facts.source if rebuilt.evaluation else None,
         "gpu_name": log.gpu_name, "started": log.started, "failure": log.failure, "failure_kind": log.failure_kind,
         "failure_line": log.failure_line, "observed_verdict": C.observed_verdict(log),
-        "estimated_verdict": estimated_verdict, "engine_verdict": est.verdict if est is not None else None,
+        "estimated_verdict": estimated_verdict, "engine_verdict": engine_verdict,
         "binding_rank": log.binding_rank(), "ranks": log.ranks, "observed": observed, "estimated": estimated,
         "deltas": [d.as_json() for d in compared], "arguments": log.args, "backend_args": rebuilt.backend_args,
         "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ())],

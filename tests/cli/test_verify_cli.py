@@ -241,3 +241,30 @@ def test_given_arguments_fill_only_what_the_log_did_not_print(given, kept):
 
     printed = ["--max-model-len=20000", "--enforce-eager"]
     assert merged_args(printed, given) == printed + kept
+
+
+@pytest.mark.parametrize(("tp", "engine_verdict", "result"), [
+    ("3", "tp-heads", "pass"),  # 64 heads over 3 ranks: refused by the engine before any memory arithmetic
+    ("5", "tp-heads", "pass"),  # 8 KV heads and TP 5 do not divide one another: the same refusal
+    ("4", "fits", "fail"),  # a divisor: the memory arithmetic decides, and the engine's refusal is not explained
+])
+def test_a_tensor_parallel_size_the_engine_refuses_is_the_estimates_verdict_too(gsg, tp, engine_verdict, result):
+    doc = json.loads(gsg("verify", "--log", log_path("vllm/v0.6-internvl-tp3-not-divisible.log"),
+                         "-m", "Qwen/Qwen2.5-72B", "--quantization", "awq", "--gpu-memory", "80GiB",
+                         "--backend-version", "0.6.4", "-o", "json", "--", f"--tensor-parallel-size={tp}").out)
+    assert doc["observed_verdict"] == "tp-heads"
+    assert (doc["engine_verdict"], doc["result"]) == (engine_verdict, result)
+    if result == "fail":
+        assert doc["reasons"] == ["the engine failed at start-up (not-divisible-by-parallel-size), the estimate "
+                                  "says fits"]
+
+
+def test_a_llama_cpp_log_over_two_devices_is_rebuilt_on_two_gpus_and_its_oom_is_does_not_fit(gsg):
+    config = str(Path(__file__).resolve().parents[2] / "benchmarks" / "vectors" / "mistral-small-24b" / "config.json")
+    args = ("verify", "--log", log_path("llama.cpp/pp-compute-oom-two-gpus.log"), "-m", config, "--quantization", "q4_k_m",
+            "--gpu-memory", "24GiB", "--backend-version", "b7300", "-o", "json", "--", "--batch-size=4096",
+            "--ubatch-size=4096", "--flash-attn=on", "--ctx-size=150272")
+    doc = json.loads(gsg(*args).out)
+    assert (doc["observed_verdict"], doc["engine_verdict"], doc["result"]) == ("does-not-fit", "does-not-fit", "pass")
+    # the layers split over CUDA0 and CUDA1: CUDA0's KV buffer as logged (12,327 MiB), not the whole model's
+    assert doc["observed"]["kv_cache_bytes_per_gpu"] == doc["estimated"]["kv_cache_bytes_per_gpu"] == 12_327 * 2**20

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpustack_guard.core.memory.estimate import FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
@@ -29,7 +29,18 @@ ROWS = (
 )
 
 # A failure kind as the estimate names the same verdict
-FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY}
+TP_HEADS = "tp-heads"  # validate's GSG037: the engine refuses the tensor-parallel size before sizing any memory
+FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY,
+                   "not-divisible-by-parallel-size": TP_HEADS,
+                   "out-of-memory": DOES_NOT_FIT}  # an allocation at start-up failed: the deployment does not fit
+# Deployment verdicts (validate's rules over the same deployment) that are refusals the engine itself makes at
+# start-up, ahead of its memory arithmetic: they are the engine's verdict when they fire.
+ENGINE_REFUSALS = (TP_HEADS,)
+
+
+def engine_verdict(memory_verdict: str, deployment_verdict: str | None) -> str:
+    """What the engine does with the deployment: a refusal of its shape first, else the memory arithmetic's."""
+    return deployment_verdict if deployment_verdict in ENGINE_REFUSALS else memory_verdict
 
 # The memory-relevant arguments each engine printed, passed to the estimate as flags (vLLM's names, then
 # SGLang's); the rest (host, port, chat templates, keys) says nothing about memory.

@@ -80,6 +80,10 @@ VLLM_PATTERNS = (
     _p("vllm-version", VLLM, "0.4 to the newest", r"vLLM API server version (?P<version>\S+)",
        "INFO 05-16 14:53:28 api_server.py:149] vLLM API server version 0.4.0.post1", "QwenLM/Qwen3#410",
        kind="version"),
+    _p("vllm-banner-version", VLLM, "0.11.1 to the newest (the start-up banner replaced the line above)",
+       r"\u2588 +version (?P<version>\d\S*)",
+       "(APIServer pid=1327189) INFO 04-15 07:22:41 [utils.py:299]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     "
+       "\u2588 \u2580\u2584\u2580 \u2588  version 0.19.1rc1.dev301+g60995c05b", "vllm#39734", kind="version"),
     _p("vllm-engine-version", VLLM, "0.4 to the newest (V0 'an LLM engine', 0.8+ 'a V0/V1 LLM engine')",
        r"Initializing an? (?:V[01] )?LLM engine(?: \(v(?P<version>[^)\s]+)\))? with config: (?P<config>.*)",
        "INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2.dev378+g4d7fe40fc.d20250829) "

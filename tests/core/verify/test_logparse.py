@@ -181,6 +181,9 @@ CASES = [
      {P.WEIGHTS: gib(13.9476), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 81536}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
+    # the 0.11.1+ start-up banner names the version; a blog post's two quoted memory lines follow
+    ("vllm/v1-0.19-gpt-oss-20b-a100-gmu065.log", '0.19.0', False, None, 'main', 1,
+     {P.WEIGHTS: gib(13.72), P.KV_CACHE: gib(36.56)}),
 ]
 
 
@@ -197,11 +200,11 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 45, "sglang": 13, "llama.cpp": 12}
+    assert counts == {"vllm": 46, "sglang": 13, "llama.cpp": 12}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
-        # a public log names its thread; the CI build's own log names the test that wrote it
-        assert head.startswith(("## source: https://github.com/", "## source: tests/integration/")), name
+        # a public log names its thread or the page that quotes it; the CI build's own log names its test
+        assert head.startswith(("## source: https://", "## source: tests/integration/")), name
         assert parse(name, engine=None).engine == Path(name).parent.name, name
 
 
@@ -227,6 +230,16 @@ def test_the_weights_and_advice_lines_read_their_own_units_and_their_near_misses
     assert log.terms()[P.KV_CACHE] == gib(36.88) and log.terms()[P.ACTIVATION] == gib(0.57)
     log, _ = parse_log([advice.replace("Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
     assert log.terms() == {}
+
+
+def test_the_start_up_banner_names_the_version_and_its_neighbours_do_not():
+    banner = "(APIServer pid=1) INFO 04-18 20:22:57 [utils.py:299] \u2584\u2584 \u2584\u2588 \u2588 version %s\n"
+    log, _ = parse_log([banner % "0.19.1rc1.dev301+g60995c05b"], "vllm")
+    assert log.engine_version == "0.19.1rc1.dev301+g60995c05b"
+    for near in ("\u2588 version unknown\n", "INFO [utils.py:299] version 0.19.0\n",  # no digit; no banner block
+                 "\u2588\u2584\u2588\u2580 \u2588 model   openai/gpt-oss-20b\n"):  # the banner's model line
+        log, _ = parse_log([near], "vllm")
+        assert log.engine_version is None, near
 
 
 def test_a_near_miss_line_matches_nothing():
