@@ -160,7 +160,8 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
                       mask_url(opts.reference_url) if opts.reference_url else None,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
                       interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}),
-                      _kv_pool(opts, progress))
+                      _kv_pool(opts, progress),
+                      sorted({name for snap in progress.snapshots for name in snap.metric_names}))
 
 
 def _kv_pool(opts: SoakOptions, progress) -> dict | None:
