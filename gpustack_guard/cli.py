@@ -622,12 +622,15 @@ def advise(
                                              help="Write the advised specs there (gsg validate passes them)."),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Base deployment name."),
     offline: bool = OFFLINE,
+    observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
+                                           help="`gsg verify -o json` output or a recorded vector: scale the pools of "
+                                                "that configuration by the engine's observed / gsg's estimated KV."),
 ) -> int:
     """Advise flags for workloads: one pool or two, with numbers; every candidate judged like gsg validate."""
     from gpustack_guard.commands.advise import AdviseOptions, run
 
     return run(AdviseOptions(model, tuple(workload), fleet, gpus, gpu_memory, backend, backend_version, output,
-                             emit_specs, name, offline))
+                             emit_specs, name, offline, observed))
 
 
 @functools.cache

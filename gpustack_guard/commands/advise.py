@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out, write_atomic
-from gpustack_guard.core.advise.candidates import FAMILY, Target, hypothetical_fleet
+from gpustack_guard.core.advise.candidates import BACKEND_NAME, FAMILY, Target, hypothetical_fleet
 from gpustack_guard.core.advise.compare import DOES_NOT_FIT, Advice, advise
 from gpustack_guard.core.advise.workload import NAME_PATTERN
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
@@ -32,6 +32,7 @@ class AdviseOptions:
     emit_specs: str | None = None
     name: str | None = None  # base deployment name; default from the model
     offline: bool = False
+    observed: str | None = None  # a verify report or recorded vector: the engine's own KV pool
 
 
 def deployment_base_name(model: str) -> str:
@@ -112,6 +113,19 @@ def make_evaluate(fleet: Fleet, offline: bool):
     return evaluate
 
 
+def observed_pool(path: str, target: Target):
+    """The observation of --observed, refused in one line when it is of another engine or model."""
+    from gpustack_guard.adapters.files.vectors import load_observed_pool
+    from gpustack_guard.core.advise.observed import same_model
+
+    pool = load_observed_pool(path)
+    if pool.family != target.family:
+        raise GsgError(f"records a {BACKEND_NAME[pool.family]} run; this advice is for {target.backend}", where=path)
+    if not same_model(pool, target.model):
+        raise GsgError(f"records model {pool.model}, not {target.model}", where=path)
+    return pool
+
+
 def emit_specs(advice: Advice, directory: str) -> list[str]:
     from gpustack_guard.adapters.files.yaml_dump import comment, dump
 
@@ -139,6 +153,8 @@ def run(opts: AdviseOptions) -> int:
         raise GsgError("a deployment name of up to 40 letters, digits, '.', '_', '-'", where="--name")
     workloads = load_workloads(list(opts.workloads))
     target, fleet = build_target(opts)
+    if opts.observed:
+        target = replace(target, observed=observed_pool(opts.observed, target))
     advice = advise(target, make_evaluate(fleet, opts.offline), workloads,
                     opts.name or deployment_base_name(target.model))
     if opts.output is AdviceFormat.HTML:

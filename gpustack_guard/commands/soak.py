@@ -144,6 +144,7 @@ def _settings(opts: SoakOptions, plan) -> dict:
 
 def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.adapters.soak.scrape import host_memory_bytes
+    from gpustack_guard.core.engine_knobs import family_of
     from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source
     from gpustack_guard.core.soak.verdict import classify
@@ -154,13 +155,15 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
         choose_memory_source(progress.reference)  # its own best signal, for the charts
     host = host_memory_bytes() if opts.pid is not None else None
     limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
+    engines = sorted({e for snap in progress.snapshots for e in snap.engines})
     verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
-                       memory_limit_bytes=limit, down_at_s=progress.down_at_s)
+                       memory_limit_bytes=limit, down_at_s=progress.down_at_s, engine=family_of(engines))
     return SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
                       mask_url(opts.reference_url) if opts.reference_url else None,
                       opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
-                      interrupted, sorted({e for snap in progress.snapshots for e in snap.engines}),
-                      _kv_pool(opts, progress))
+                      interrupted, engines,
+                      _kv_pool(opts, progress),
+                      sorted({name for snap in progress.snapshots for name in snap.metric_names}))
 
 
 def _kv_pool(opts: SoakOptions, progress) -> dict | None:

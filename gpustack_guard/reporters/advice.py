@@ -38,10 +38,24 @@ def _deployment_json(sizing) -> dict:
                 "max_num_seqs": est.max_num_seqs, "kv_capacity_tokens_total": sizing.capacity_tokens,
                 "max_num_seqs_total": sizing.sequences, "peak_kv_tokens_p99": sizing.peak_tokens,
                 "serves_peak": sizing.serves_peak, "offload": _offload_json(sizing.offload),
-                "slos": sizing.slo_report(), "spec": best.document, "estimate": est.as_json(),
+                "slos": sizing.slo_report(), "observed_kv": _observed_json(best),
+                "spec": best.document, "estimate": est.as_json(),
                 "validate": [{"rule_id": f.rule.id, "severity": f.severity.value, "message": f.message}
                              for f in best.findings]})
     return doc
+
+
+def _observed_json(judged) -> dict | None:
+    if judged.observed_scale is None:
+        return None
+    return {"scale": round(judged.observed_scale, 4), "estimated_kv_capacity_tokens": judged.estimated_kv_tokens,
+            "kv_capacity_tokens": judged.numbers.kv_capacity_tokens}
+
+
+def _observed_line(judged) -> str:
+    return (f"observed: KV pool {judged.numbers.kv_capacity_tokens:,} tokens per replica: gsg's "
+            f"{judged.estimated_kv_tokens:,} scaled by {judged.observed_scale:.3f}, as the engine allocated "
+            "(--observed)")
 
 
 def _share_json(share) -> dict:
@@ -82,7 +96,20 @@ def advice_json(advice) -> dict:
             "recommended": advice.chosen.kind if advice.chosen else None,
             "workloads": per_workload,
             "options": [_option_json(o) for o in advice.options],
-            "would_fit": list(advice.would_fit)}
+            "would_fit": list(advice.would_fit),
+            "observed": _observed_summary(advice)}
+
+
+def _observed_summary(advice) -> dict | None:
+    pool = advice.target.observed
+    if pool is None:
+        return None
+    deployments = [d for o in advice.options for d in o.deployments]
+    chosen = sorted({d.name for d in deployments if d.fits and d.chosen.observed_scale is not None})
+    # every candidate of the observed configuration, chosen or beaten (a scaled pool may lose to another dtype)
+    tried = {id(j) for d in deployments for _, _, j in d.tried if j.observed_scale is not None}
+    return {**pool.as_json(), "scaled_deployments": chosen, "scaled_candidates": len(tried),
+            "summary": pool.summary()}
 
 
 def render_json(advice) -> str:
@@ -103,6 +130,8 @@ def _option_lines(option) -> list[str]:
                      f"{d.capacity_tokens:,} tokens, {d.sequences} sequences at once, max length "
                      f"{d.chosen.numbers.max_model_len:,}")
         lines.append(f"    {' '.join(d.chosen.parameters)}")
+        if d.chosen.observed_scale is not None:
+            lines.append(f"    {_observed_line(d.chosen)}")
         if d.offload is not None:
             lines.append(f"    {d.offload.line()}")
         if d.kv_choice():
@@ -130,7 +159,10 @@ def _slo_text(slo: dict) -> str:
 def render_text(advice) -> str:
     t = advice.target
     lines = [f"{t.model} on {len(t.gpu_ids)} x {gib(t.gpu_memory)}, {t.backend} {t.backend_version}; workloads: "
-             + ", ".join(f"{w.name} ({w.concurrency} x {w.p95_tokens:,} tokens p95)" for w in advice.workloads), ""]
+             + ", ".join(f"{w.name} ({w.concurrency} x {w.p95_tokens:,} tokens p95)" for w in advice.workloads)]
+    if t.observed is not None:
+        lines.append(f"observed: {untrusted(t.observed.summary())}")  # the file's model name is the file's text
+    lines.append("")
     for option in advice.options:
         lines += _option_lines(option) + [""]
     lines.append(f"decision: {advice.decision} — {advice.reason}")

@@ -33,6 +33,7 @@ class SoakReport:
     interrupted: bool = False
     engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
     kv_pool: dict | None = None  # the KV pool the engine allocated (core/soak/metrics.observed_kv_pool)
+    metric_names: list[str] = field(default_factory=list)  # which of the engine's own names the signals came from
 
     def __post_init__(self) -> None:
         # masked once here, so the text, JSON and HTML (and any later renderer) never hold a URL's password or token
@@ -158,6 +159,7 @@ def json_document(report: SoakReport) -> dict:
         "settings": report.settings,
         "interrupted": report.interrupted,
         "engines": report.engines,
+        "metric_names": report.metric_names,
         "observed_kv_capacity_tokens": report.kv_pool["observed_kv_capacity_tokens"] if report.kv_pool else None,
         "kv_pool": report.kv_pool,
         "verdict": v.verdict,
@@ -346,6 +348,7 @@ def render_html(report: SoakReport) -> str:
     settings = describe_settings(report.settings)
     locality = f" <span class=\"loc\">{esc(v.locality)}</span>" if v.locality else ""
     interrupted = "<p class=\"warn\">Interrupted: the rounds completed so far.</p>" if report.interrupted else ""
+    metrics_line = (f"<p>Metrics read: {esc(', '.join(report.metric_names))}</p>" if report.metric_names else "")
     reference_line = (f"<p>Reference: {esc(report.reference_model or report.model)} at "
                       f"{esc(report.reference_url)}</p>" if report.reference_url else "")
     return f"""<!DOCTYPE html>
@@ -360,7 +363,7 @@ table{{border-collapse:collapse;margin-top:12px;background:#fff}} td,th{{border:
 text-align:right;font-size:13px}} th{{background:#f0f0f0}} .warn{{color:#c62828}} li{{margin:2px 0}}
 </style></head><body>
 <h1>gsg soak: {esc(report.model)} at {esc(report.url)}</h1>
-{reference_line}<p>{esc(settings)}</p>
+{reference_line}<p>{esc(settings)}</p>{metrics_line}
 <p class="verdict">{esc(v.verdict)}{locality}</p>{interrupted}
 <h2>Evidence</h2><ul>{"".join(f"<li>{esc(e)}</li>" for e in v.evidence)}</ul>
 {_warnings_html(v)}

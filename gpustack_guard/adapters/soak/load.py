@@ -31,6 +31,8 @@ MAX_LINE_BYTES = 1 * MiB  # one SSE line; a line that never ends is refused here
 REFUSALS_END_ROUND = 10  # connection refusals in a row (per stream, at least this many in all) end a round
 BACKOFF_FIRST_S, BACKOFF_MAX_S = 0.05, 2.0  # after failed requests, doubling: a failing server is not hammered
 REFUSED = "connection refused"
+# A kept-alive connection the server closed just as we reused it, before any answer: sent again this many times
+STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
 
 
@@ -196,29 +198,37 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
         return RequestResult(started - origin, clock() - origin, ok, seen.first - started if seen.first else None,
                              seen.gaps, tokens if ok else 0, error)
 
-    try:
-        body = request_body(target.model, prompt)
-        async with whole_answer_deadline(timeout), client.stream("POST", target.url, json=body,
-                                                                 headers=headers) as response:
-            problem = _unreadable(response)
-            if problem:
-                return result(False, problem)
-            async for line in _sse_lines(response):
-                broken = seen.take(line)
-                if broken:
-                    return result(False, broken)
-    except _Broken as exc:
-        return result(False, str(exc))
-    except TimeoutError:
-        return result(False, "timeout")
-    except httpx.TimeoutException:
-        return result(False, "timeout")
-    except httpx.ConnectError:
-        return result(False, REFUSED)
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-        return result(False, "stream broken")
-    except httpx.HTTPError as exc:
-        return result(False, type(exc).__name__)
+    body = request_body(target.model, prompt)
+    for attempt in range(1 + STALE_CONNECTION_RETRIES):
+        answered = False
+        try:
+            async with whole_answer_deadline(timeout), client.stream("POST", target.url, json=body,
+                                                                     headers=headers) as response:
+                answered = True
+                problem = _unreadable(response)
+                if problem:
+                    return result(False, problem)
+                async for line in _sse_lines(response):
+                    broken = seen.take(line)
+                    if broken:
+                        return result(False, broken)
+        except _Broken as exc:
+            return result(False, str(exc))
+        except TimeoutError:
+            return result(False, "timeout")
+        except httpx.TimeoutException:
+            return result(False, "timeout")
+        except httpx.ConnectError:
+            return result(False, REFUSED)
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            if not answered and attempt < STALE_CONNECTION_RETRIES:
+                # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
+                # connection in ten that way; the request was not served, so it goes again on a new connection
+                continue
+            return result(False, "stream broken")
+        except httpx.HTTPError as exc:
+            return result(False, type(exc).__name__)
+        break
     if seen.first is None:
         return result(False, "no tokens")
     if not (seen.done or seen.finished):

@@ -7,7 +7,7 @@ No arithmetic lives here: a candidate is a GPUStack deployment document with a g
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.advise.workload import Workload
@@ -17,6 +17,9 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.ports import EvaluateSpecs
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.verdict import deployment_verdict
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.advise.observed import ObservedPool
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
 BACKEND_NAME = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp"}
@@ -50,6 +53,7 @@ class Target:
     cluster: str | None = None
     gguf_file: str | None = None  # huggingface_filename for llama.cpp
     facts_catalog: str | None = None  # guard.model.catalog: facts from gsg's catalog instead of the hub
+    observed: ObservedPool | None = None  # --observed: the engine's own KV pool for one configuration
 
     @property
     def backend(self) -> str:
@@ -64,6 +68,8 @@ class Judged:
     estimate: Estimate | None
     findings: tuple[F.Finding, ...] = field(default=())
     facts: ModelFacts | None = None  # the model as the pipeline resolved it (compute per token, for latency)
+    observed_scale: float | None = None  # the pool scaled by --observed (observed.py), and the pool before it
+    estimated_kv_tokens: int | None = None
 
     @property
     def errors(self) -> tuple[F.Finding, ...]:

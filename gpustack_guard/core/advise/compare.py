@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, size
 from gpustack_guard.core.advise.workload import Workload
+from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.rules import fleet as RF
 from gpustack_guard.core.rules import memory as RM
@@ -26,8 +27,8 @@ MAX_WORKLOADS = 8  # workloads one advice compares: groupings grow as 2^(n-1), s
 # groups first (each pays the weights once more), at most this many, each on one even split of the GPUs.
 MAX_GROUPINGS = 16
 MAX_EXTRA_GPUS = 16  # how far "add N GPUs" looks before saying the model needs a different GPU size
-KV_NAME = {"vllm": "fp8 KV (--kv-cache-dtype fp8)", "sglang": "fp8 KV (--kv-cache-dtype fp8_e5m2)",
-           "llamacpp": "q8_0 KV (--cache-type-k/v q8_0)"}
+# the engine's own 8-bit KV arguments (llama.cpp's quantised V cache needs flash attention: all three go together)
+KV_NAME = {family: f"{COMPACT_KV[family]} KV ({knobs.compact_kv_args()})" for family, knobs in KNOBS.items()}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gpustack_guard.core.advise import latency
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, Evaluate, Judged, Target, document, judge
+from gpustack_guard.core.advise.observed import scaled
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.memory import demand
@@ -271,7 +272,9 @@ class _Sizer:
         params = _parameters(self.family, layout, kv_dtype, fraction, self.max_len, seqs, self.chunk,
                              priority=self.priority, gpu_layers=gpu_layers)
         doc = document(self.target, self.name, self.gpu_ids, params, self.workloads, self.replicas)
-        return judge(self.evaluate, [doc], self.fleet)[0]
+        # the engine's own pool where --observed saw this configuration; validate's findings stay as judged
+        return scaled(judge(self.evaluate, [doc], self.fleet)[0], self.target.observed, self.family, layout[0],
+                      kv_dtype)
 
     def replica_peak(self) -> int:
         return -(-self.peak // self.replicas)

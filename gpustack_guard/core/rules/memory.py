@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import demand
 from gpustack_guard.core.memory import estimate as verdict
@@ -64,8 +65,12 @@ def _breakdown(est: Estimate) -> str:
 
 
 def fp8_hint(r) -> str:
+    """The engine's own 8-bit KV flag (SGLang refuses `fp8`), unless the spec stores its KV in fp8 already."""
     current = (r.flags.get("kv-cache-dtype") or "auto").lower()
-    return ", or halve the KV cache with --kv-cache-dtype fp8" if not current.startswith("fp8") else ""
+    knobs = KNOBS.get(r.family)
+    if knobs is None or current.startswith("fp8"):
+        return ""
+    return f", or halve the KV cache with {knobs.compact_kv_args()}"
 
 
 def policy_severity(policy, level: str) -> Severity:
@@ -184,7 +189,7 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     if not needed or needed <= est.kv_capacity_tokens:
         return
     fit = demand.seats_fitting(streams, est.kv_capacity_tokens, seqs)
-    flag = "--max-num-seqs" if r.family == "vllm" else "--max-running-requests"
+    flag = KNOBS[r.family].max_running
     asked = f"{seqs} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None else f"{seqs} ({basis})"
     yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag),
                   f"{flag} {asked} = {needed:,} tokens, but the KV pool "

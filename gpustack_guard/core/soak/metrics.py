@@ -70,6 +70,7 @@ class Snapshot:
     restarted: bool = False
     engines: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # endpoints that did not answer this time
+    metric_names: tuple[str, ...] = ()  # the engine's own names this scrape read, as it exports them
 
     @property
     def gpu_outside_pool_bytes(self) -> float | None:
@@ -217,4 +218,5 @@ class Normaliser:
             restarted=restarted,
             engines=tuple(engines),
             errors=errors,
+            metric_names=tuple(sorted({s.name for s in samples if s.name in WANTED})),
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.stats import median, rising_pair_fraction, theil_sen_slope
 
@@ -131,11 +132,13 @@ def _client_and_restarts(rounds: list[RoundStats], t: Thresholds, restarts: int)
 
 def classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None = None,
              thresholds: Thresholds = Thresholds(), host_memory_bytes: float | None = None,
-             memory_limit_bytes: float | None = None, down_at_s: float | None = None) -> Verdict:
-    """`host_memory_bytes`: the machine's memory when the signal is a local process's; `memory_limit_bytes`:
-    what the signal runs out at, given by the user (a cgroup limit, a container's), over any other;
+             memory_limit_bytes: float | None = None, down_at_s: float | None = None,
+             engine: str | None = None) -> Verdict:
+    """`engine`: the family whose metrics were seen (vllm, sglang, llamacpp; None: not known), whose flags the
+    recommendations name; `host_memory_bytes`: the machine's memory when the signal is a local process's;
+    `memory_limit_bytes`: what the signal runs out at, given by the user (a cgroup limit), over any other;
     `down_at_s`: when the endpoint stopped accepting connections (the run then stopped early)."""
-    out = _classify(rounds, memory_source, reference, thresholds, host_memory_bytes, memory_limit_bytes)
+    out = _classify(rounds, memory_source, reference, thresholds, host_memory_bytes, memory_limit_bytes, engine)
     _what_was_not_seen(out, rounds, down_at_s)
     return out
 
@@ -181,7 +184,7 @@ def _what_was_not_seen(out: Verdict, rounds: list[RoundStats], down_at_s: float 
 
 def _classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None,
               thresholds: Thresholds, host_memory_bytes: float | None,
-              memory_limit_bytes: float | None) -> Verdict:
+              memory_limit_bytes: float | None, engine: str | None = None) -> Verdict:
     t = thresholds
     out = Verdict(STABLE, memory_source=memory_source)
     if not rounds:
@@ -275,26 +278,35 @@ def _classify(rounds: list[RoundStats], memory_source: str | None, reference: li
     if requests and errors and out.verdict != FAILING:
         out.evidence.append(f"{errors} of {requests} requests failed ({error_rate:.1%})")
 
-    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, memory_limit_bytes, t)
+    _recommend(out, rounds, memory, kv_pinned, max(kv) if kv else None, host_memory_bytes, memory_limit_bytes, t,
+               engine)
     if reference:
         _locality(out, reference, t)
     return out
 
 
 def _recommend(out: Verdict, rounds: list[RoundStats], memory: Trend, kv_pinned: bool, kv_max: float | None,
-               host_memory_bytes: float | None, memory_limit_bytes: float | None, t: Thresholds) -> None:
+               host_memory_bytes: float | None, memory_limit_bytes: float | None, t: Thresholds,
+               engine: str | None = None) -> None:
+    knobs = KNOBS.get(engine or "")
+    # without the engine's own metric names the flags are vLLM's (GPUStack's default backend), said so
+    flags = knobs or KNOBS["vllm"]
+    unknown = "" if knobs else " (the metrics did not name the engine: vLLM's flag shown; {})"
     if out.verdict == PREEMPTION:
         running = next((r.running_at_first_preemption for r in rounds if r.running_at_first_preemption), None)
         if running:
             # that many did not fit in the pool together: one fewer is the most the engine should admit
             seqs = max(int(running) - 1, 1)
+            others = ", ".join(f"{k.engine} {k.max_running} {seqs}" for f, k in KNOBS.items() if f != "vllm")
             out.recommendations.append(Recommendation(
-                f"--max-num-seqs {seqs}", f"{int(running)} requests were running when the first preemption came: "
-                f"admit at most {seqs} so that the rest queue instead of thrashing the KV pool", seqs))
+                f"{flags.max_running} {seqs}", f"{int(running)} requests were running when the first preemption "
+                f"came: admit at most {seqs} so that the rest queue instead of thrashing the KV pool"
+                + unknown.format(others), seqs))
         if kv_pinned:
+            others = ", ".join(f"{k.engine} {k.compact_kv_args()}" for f, k in KNOBS.items() if f != "vllm")
             out.recommendations.append(Recommendation(
-                "--kv-cache-dtype fp8", f"the KV pool was at {kv_max:.0%}: fp8 halves the bytes per token, "
-                "doubling what fits (check long-context quality first)"))
+                flags.compact_kv_args(), f"the KV pool was at {kv_max:.0%}: {flags.compact_kv_effect} (check "
+                "long-context quality first)" + unknown.format(others)))
     if out.verdict == MEMORY_GROWTH and out.memory_slope_bytes_per_s:
         slope = out.memory_slope_bytes_per_s
         limit = rounds[-1].gpu_total_bytes if out.memory_source in ("gpu_outside_pool", "gpu_used") else \

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from gpustack_guard.core import echo
 from gpustack_guard.core.deploy import injection as I
+from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.findings import Finding, Severity, finding
 from gpustack_guard.core.memory import demand, engine
 from gpustack_guard.core.memory.estimate import FITS, Estimate
@@ -174,7 +175,7 @@ def _below_workload(ev: Evaluation, instance: Instance, logged: int, needed: int
                     streams: tuple[demand.Stream, ...]) -> Finding:
     r = ev.rendered
     policy = r.spec.guard.policy
-    flag = "--max-num-seqs" if r.family == "vllm" else "--max-running-requests"
+    flag = KNOBS[r.family].max_running
     fit = demand.seats_fitting(streams, logged, seats)
     asked = f"{seats} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None \
         else f"{seats} ({basis})"

@@ -88,13 +88,22 @@ def test_reasoning_only_streams_have_a_real_ttft(matrix):
             assert all(r.output_tokens_per_s > 0 for r in report.rounds)
 
 
-def test_preemption_recommends_max_num_seqs_from_the_running_count(matrix):
+# each engine's own flags; GPUStack's exporter names no engine: vLLM's, with the others said in the reason
+ENGINE_FLAGS = {"vllm": ("--max-num-seqs", "--kv-cache-dtype fp8"), "vllm-old": ("--max-num-seqs", "--kv-cache-dtype fp8"),
+                "sglang": ("--max-running-requests", "--kv-cache-dtype fp8_e5m2"),
+                "gpustack": ("--max-num-seqs", "--kv-cache-dtype fp8")}
+
+
+def test_preemption_recommends_the_engines_admission_flag_from_the_running_count(matrix):
     for (name, seed, flavour, ref), (report, server) in matrix.items():
         if name == "preemption" and ref is None:
+            admit, compact = ENGINE_FLAGS[flavour]
             actions = [r.action for r in report.verdict.recommendations]
-            seqs = [int(a.split()[-1]) for a in actions if a.startswith("--max-num-seqs")]
+            seqs = [int(a.split()[-1]) for a in actions if a.startswith(admit + " ")]
             assert seqs and 1 <= seqs[0] <= 2, (flavour, actions)  # concurrency 3: at most 3 ran, so 2 fit
-            assert "--kv-cache-dtype fp8" in actions
+            assert compact in actions, (flavour, actions)
+            unknown = [r for r in report.verdict.recommendations if "did not name the engine" in r.reason]
+            assert bool(unknown) == (flavour == "gpustack"), (flavour, actions)
 
 
 def test_memory_growth_recommends_a_recycle(matrix):

@@ -31,6 +31,7 @@ def workload(doc: dict, **guard) -> dict:
 
 
 KV_FIX = ", or halve the KV cache with --kv-cache-dtype fp8"
+SGLANG_KV_FIX = ", or halve the KV cache with --kv-cache-dtype fp8_e5m2"  # SGLang refuses `fp8`
 
 CASES = [
     # (rule, document, facts, severity, [(location, message, fix)])
@@ -54,7 +55,7 @@ CASES = [
      [("spec.yaml:7:3", "the KV pool holds 227,589 tokens, fewer than a context of 1,048,576: SGLang starts, but "
        "refuses every input over 227,583 tokens ('exceeds the maximum allowed length') (mem_fraction_static 0.9 x "
        "47.49 GiB free after 0.50 GiB of start-up = 42.74 GiB − weights 14.96 GiB = KV 27.78 GiB per GPU)",
-       "set --context-length 227589 or lower, or raise --mem-fraction-static" + KV_FIX)]),
+       "set --context-length 227589 or lower, or raise --mem-fraction-static" + SGLANG_KV_FIX)]),
     (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
                         "KV cache but only 27.59 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
@@ -217,3 +218,22 @@ def test_sglang_counts_unmanaged_instances_bookings_and_not_vllm():
     alone = run_stages(doc, fleet=FLEET_1).results.evaluations[0].estimates[0]
     shared = run_stages(doc, fleet=busy).results.evaluations[0].estimates[0]
     assert alone.kv_capacity_tokens == shared.kv_capacity_tokens
+
+
+def _fixes(rule, doc, facts=LLAMA_8B) -> list[str]:
+    return [f.fix for f in run_stages(doc, fleet=FLEET_1, facts=facts).findings(rule)]
+
+
+def test_kv_hints_name_each_engines_own_flags():
+    """SGLang's --kv-cache-dtype has no `fp8` (fp8_e5m2, fp8_e4m3) and its admission flag is
+    --max-running-requests: its fixes say so; a spec already on fp8 gets no KV hint."""
+    oversubscribed = {"prompt_tokens_p99": 16000, "max_output_tokens": 4000}
+    assert _fixes(M.KV_OVERSUBSCRIBED, workload(sglang("--context-length=32768", "--max-running-requests=64"),
+                                                workload=oversubscribed)) == \
+        ["set --max-running-requests 10 or lower --context-length" + SGLANG_KV_FIX]
+    assert _fixes(M.KV_OVERSUBSCRIBED, workload(sglang("--context-length=32768", "--max-running-requests=64",
+                                                       "--kv-cache-dtype=fp8_e4m3"), workload=oversubscribed)) == \
+        ["set --max-running-requests 21 or lower --context-length"]
+    assert _fixes(M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64",
+                                                     "--kv-cache-dtype=fp8", gpu_ids=W1), workload=oversubscribed)) \
+        == ["set --max-num-seqs 22 or lower --max-model-len"]

@@ -182,3 +182,43 @@ def test_ttft_growth_explained_by_the_clients_own_lag_is_not_drift():
     for r in rounds:
         r.client_lag_p50_s = 0.002  # the same TTFT with an idle client: the server's
     assert classify(rounds, source).verdict == "latency-drift"
+
+
+PREEMPTING = dict(ttft_p95=[0.5, 0.6, 0.8, 1.1, 1.5, 2.0], memory=FLAT_MEM, idle=FLAT_MEM,
+                  preemptions=[0, 2, 5, 9, 14, 20], kv=[0.90, 0.97, 0.99, 0.99, 0.99, 0.99], running_at_first=23)
+
+
+@pytest.mark.parametrize(("engine", "actions", "kv_effect"), [
+    ("vllm", ["--max-num-seqs 22", "--kv-cache-dtype fp8"], "fp8 halves the bytes per token, doubling what fits"),
+    ("sglang", ["--max-running-requests 22", "--kv-cache-dtype fp8_e5m2"],
+     "fp8_e5m2 halves the bytes per token, doubling what fits"),
+    ("llamacpp", ["--parallel 22", "--cache-type-k q8_0 --cache-type-v q8_0 --flash-attn on"],
+     "q8_0 stores 32 values in 34 bytes instead of 64, nearly doubling what fits"),
+])
+def test_recommendations_name_the_engines_own_flags(engine, actions, kv_effect):
+    rounds, source = make_rounds(**PREEMPTING)
+    v = classify(rounds, source, engine=engine)
+    assert [r.action for r in v.recommendations] == actions
+    assert [r.reason for r in v.recommendations] == [
+        "23 requests were running when the first preemption came: admit at most 22 so that the rest queue instead "
+        "of thrashing the KV pool",
+        f"the KV pool was at 99%: {kv_effect} (check long-context quality first)"]
+    assert v.recommendations[0].value == 22
+
+
+def test_an_engine_the_metrics_did_not_name_gets_vllms_flags_and_the_others_said():
+    rounds, source = make_rounds(**PREEMPTING)
+    v = classify(rounds, source, engine=None)  # GPUStack's exporter alone names no engine
+    assert [r.action for r in v.recommendations] == ["--max-num-seqs 22", "--kv-cache-dtype fp8"]
+    assert v.recommendations[0].reason.endswith(
+        "(the metrics did not name the engine: vLLM's flag shown; SGLang --max-running-requests 22, llama.cpp "
+        "--parallel 22)")
+    assert v.recommendations[1].reason.endswith(
+        "(the metrics did not name the engine: vLLM's flag shown; SGLang --kv-cache-dtype fp8_e5m2, llama.cpp "
+        "--cache-type-k q8_0 --cache-type-v q8_0 --flash-attn on)")
+
+
+def test_kv_pinned_on_llamacpp_names_its_cache_types():
+    rounds, source = make_rounds([0.5, 0.6, 0.8, 1.1, 1.5, 2.0], FLAT_MEM, FLAT_MEM, None, [0.99] * 6)
+    v = classify(rounds, source, engine="llamacpp")  # llama.cpp exports no preemption counter
+    assert [r.action for r in v.recommendations] == ["--cache-type-k q8_0 --cache-type-v q8_0 --flash-attn on"]
