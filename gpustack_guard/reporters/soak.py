@@ -33,6 +33,10 @@ class SoakReport:
     interrupted: bool = False
     engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
     kv_pool: dict | None = None  # the KV pool the engine allocated (core/soak/metrics.observed_kv_pool)
+    goodput: float | None = None  # with --slo: the share of the judged rounds' requests that met every SLO
+    slo: dict | None = None  # with --slo: targets, met, misses, met_requests, requests
+    sweep: dict | None = None  # with --sweep: dimension, steps, best, not_run, stopped_early
+    samples: dict | None = None  # the stored-sample cap and what it left out
 
     def __post_init__(self) -> None:
         # masked once here, so the text, JSON and HTML (and any later renderer) never hold a URL's password or token
@@ -79,8 +83,12 @@ def table_header(with_reference: bool = False) -> str:
     return "  ".join(cells)
 
 
+def _round_name(r: RoundStats) -> str:
+    return f"{r.index + 1}{'w' if r.warmup else ''}"  # a warm-up round: shown, left out of the verdict
+
+
 def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
-    values = (str(r.index + 1), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
+    values = (_round_name(r), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
               _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max), _count(r.preemptions),
               _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes))
     cells = [v.rjust(w) for v, w in zip(values, WIDTHS)]
@@ -89,8 +97,17 @@ def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
     return "  ".join(cells)
 
 
-def progress_line(index: int, total: int, seconds: float, concurrency: int) -> str:
-    return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at concurrency {concurrency} ..."
+def round_load(plan, index: int) -> str:
+    """The load round `index` of a plan runs at, in words: 'concurrency 8', '4 requests/s (poisson), warm-up'."""
+    per_step = plan.warmup_rounds + plan.rounds
+    steps = plan.steps()
+    step, concurrency, rate = steps[min(index // per_step, len(steps) - 1)]
+    load = f"{rate:g} requests/s ({plan.arrival})" if rate is not None else f"concurrency {concurrency}"
+    return load + (", warm-up" if index % per_step < plan.warmup_rounds else "")
+
+
+def progress_line(index: int, total: int, seconds: float, load: str) -> str:
+    return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at {load} ..."
 
 
 def tick_line(index: int, total: int, elapsed: float, round_seconds: float, requests: int, errors: int) -> str:
@@ -106,9 +123,38 @@ def verdict_text(report: SoakReport) -> str:
     lines += [f"  warning: {w}" for w in v.warnings]
     lines += [f"  event: {e['kind']} at {e['at_s']:.1f} s" for e in v.events]
     lines += [f"  recommend: {rec.action}: {rec.reason}" for rec in v.recommendations]
+    lines += load_lines(report)
     if report.kv_pool:
         lines.append("  " + kv_pool_line(report.kv_pool))
     return "\n".join(lines) + "\n"
+
+
+def _value(dimension: str, value: float) -> str:
+    return f"{value:g} requests/s" if dimension == "rate" else f"concurrency {value:g}"
+
+
+def load_lines(report: SoakReport) -> list[str]:
+    """Goodput, whether the SLOs held, and a sweep's steps, as text lines."""
+    lines = []
+    if report.slo is not None:
+        slo = report.slo
+        share = "-" if report.goodput is None else f"{report.goodput:.1%}"
+        lines.append(f"  goodput: {share} ({slo['met_requests']} of {slo['requests']} requests met "
+                     f"{slo['targets']})")
+        lines.append("  SLO: met" if slo["met"] else "  SLO: missed: " + "; ".join(slo["misses"]))
+    if report.sweep is not None:
+        sweep = report.sweep
+        for step in sweep["steps"]:
+            share = "-" if step["goodput"] is None else f"{step['goodput']:.1%}"
+            lines.append(f"  sweep: {_value(sweep['dimension'], step['value'])}: "
+                         + (f"met (goodput {share})" if step["met"] else
+                            f"missed (goodput {share}): " + "; ".join(step["misses"])))
+        best = sweep["best"]
+        lines.append(f"  sweep: highest {sweep['dimension']} meeting the SLOs: "
+                     + (_value(sweep["dimension"], best) if best is not None else "none of the steps tried")
+                     + (f" (not run after a miss: {', '.join(f'{v:g}' for v in sweep['not_run'])})"
+                        if sweep["stopped_early"] else ""))
+    return lines
 
 
 def kv_pool_line(pool: dict) -> str:
@@ -136,13 +182,21 @@ def render_text(report: SoakReport) -> str:
 def round_json(r: RoundStats) -> dict:
     return {"round": r.index + 1, "started_s": round(r.started_s, 3), "seconds": round(r.seconds, 3),
             "requests": r.requests, "errors": r.errors, "error_reasons": r.error_reasons,
-            "ttft_p50_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "itl_p50_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+            "warmup": r.warmup, "step": r.step, "concurrency": r.concurrency, "offered_rate": r.offered_rate,
+            "ttft_p50_s": r.ttft_p50_s, "ttft_p90_s": r.ttft_p90_s, "ttft_p95_s": r.ttft_p95_s,
+            "ttft_p99_s": r.ttft_p99_s, "itl_p50_s": r.itl_p50_s, "itl_p90_s": r.itl_p90_s, "itl_p95_s": r.itl_p95_s,
+            "itl_p99_s": r.itl_p99_s, "e2e_p50_s": r.e2e_p50_s, "e2e_p90_s": r.e2e_p90_s, "e2e_p95_s": r.e2e_p95_s,
+            "e2e_p99_s": r.e2e_p99_s, "slo_met_requests": r.slo_met_requests,
+            "goodput": (r.slo_met_requests / r.requests if r.requests else None)
+            if r.slo_met_requests is not None else None, "slo_misses": r.slo_misses,
             "output_tokens_per_s": round(r.output_tokens_per_s, 3), "kv_usage_max": r.kv_usage_max,
             "kv_usage_p95": r.kv_usage_p95, "preemptions": r.preemptions, "running_max": r.running_max,
             "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
             "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
             "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
-            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s}
+            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s,
+            "samples_dropped_requests": r.samples_dropped_requests, "samples_cut_itl_gaps": r.samples_cut_gaps,
+            "samples": r.samples}
 
 
 def json_document(report: SoakReport) -> dict:
@@ -162,6 +216,10 @@ def json_document(report: SoakReport) -> dict:
         "kv_pool": report.kv_pool,
         "verdict": v.verdict,
         "locality": v.locality,
+        "goodput": report.goodput,
+        "slo": report.slo,
+        "sweep": report.sweep,
+        "samples": report.samples,
         "evidence": v.evidence,
         "warnings": v.warnings,
         "events": v.events,

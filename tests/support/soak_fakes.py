@@ -41,6 +41,7 @@ class Scenario:
     send_usage: bool = True
     restart_at_s: float | None = None  # counters and memory go back to zero once, here
     gpu_total_bytes: float = 48 * GIB
+    ttft_per_other_running_s: float = 0.0  # queueing: each other request in flight adds this to a TTFT
 
 
 SCENARIOS = {
@@ -84,7 +85,8 @@ class FakeEngine:
 
     def ttft(self) -> float:
         s = self.scenario
-        base = s.ttft_s * (1 + s.ttft_growth_per_s * self.uptime())
+        base = s.ttft_s * (1 + s.ttft_growth_per_s * self.uptime()) + s.ttft_per_other_running_s * max(
+            self.running - 1, 0)
         spike = 3.0 if self.rng.random() < s.spike_rate else 1.0
         return base * spike * (1 + self.rng.uniform(-s.ttft_jitter, s.ttft_jitter))
 

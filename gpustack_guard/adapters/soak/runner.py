@@ -7,7 +7,7 @@ import contextlib
 import gc
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import httpx
 
@@ -62,6 +62,8 @@ class SoakPlan:
     max_error_rate: float = 0.05  # a sweep step with more failures does not meet the SLOs
     max_in_flight: int = 1024  # open loop's cap (SoakLimits.max_in_flight)
     max_stored_samples: int | None = None  # per-request samples kept over the whole run (None: none kept)
+    uniform_draw: bool = False  # a dataset's records, drawn with equal chances (not weighed per request)
+    dataset: Any = None  # the adapters.soak.dataset.Dataset replayed, for the report's settings
 
     def steps(self) -> list[tuple[float | None, int, float | None]]:
         """(sweep step, concurrency, rate) of each step; one step (None) without a sweep."""
@@ -221,7 +223,7 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                 on_start(index)
 
                 def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):
-                    return prompt_for(plan.seed, base + i, plan.workload)
+                    return prompt_for(plan.seed, base + i, plan.workload, plan.uniform_draw)
 
                 if rate is None:  # made before the round's clock starts
                     ours_streams = await streams(ours_clients, concurrency)
