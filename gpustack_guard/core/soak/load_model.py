@@ -119,7 +119,10 @@ def parse_slos(text: str) -> tuple[Slo, ...]:
             raise ValueError(f"{part!r}: expected METRIC_PERCENTILE=DURATION with METRIC one of "
                              f"{', '.join(METRICS)} and PERCENTILE one of {', '.join(PERCENTILES)}, "
                              f"e.g. {SLO_EXAMPLE}")
-        slo = Slo(metric, label, parse_duration(value))
+        try:
+            slo = Slo(metric, label, parse_duration(value))
+        except ValueError as exc:
+            raise ValueError(f"{name.strip().lower()}: {exc}") from None
         if slo.key in slos:
             raise ValueError(f"{slo.key} is given twice")
         slos[slo.key] = slo

@@ -174,3 +174,20 @@ def test_the_stored_sample_cap_is_said_in_the_json(monkeypatch):
     monkeypatch.delenv("GSG_SOAK_MAX_SAMPLES")
     report, doc, _ = _soak(FIXED, rate=4, arrival="constant", rounds=2)
     assert doc["samples"]["truncated"] is False and doc["warnings"] == []
+
+
+def test_the_report_charts_each_percentile_per_round_and_goodput_per_step():
+    from gpustack_guard.reporters.soak import render_html
+
+    report, doc, _ = _soak(QUEUEING, sweep="rate:2,16", arrival="constant", slo="ttft_p99=150ms", rounds=1,
+                           warmup_rounds=1, max_tokens=2)
+    page = render_html(report)
+    for title in ("TTFT percentiles per round", "Inter-token latency per round", "End-to-end latency per round",
+                  "Goodput per round (ttft_p99 ≤ 150 ms)", "Goodput per sweep step"):
+        assert f'aria-label="{title}"' in page, title
+    for legend in ("TTFT p50", "TTFT p90", "TTFT p95", "TTFT p99", "ITL p99", "E2E p99"):
+        assert f">{legend}</text>" in page, legend
+    assert '>1w</text>' in page and '>2</text>' in page  # warm-up rounds named on the axis
+    assert '>requests/s</text>' in page and '>16</text>' in page  # the sweep chart's axis: the steps
+    assert "<li>sweep: highest rate meeting the SLOs: 2 requests/s</li>" in page
+    assert "after 1 warm-up round(s) at a sweep of rate 2, 16" in page

@@ -66,7 +66,7 @@ def test_slos_parse_with_their_units():
 
 
 @pytest.mark.parametrize("text,message", [
-    ("ttft_p99=2", "write it with its unit, e.g. 2s or 80ms"),
+    ("ttft_p99=2", "ttft_p99: '2' is not a duration: write it with its unit, e.g. 2s or 80ms"),
     ("ttft_p99=0ms", "must be more than 0"),
     ("ttft_p98=2s", "PERCENTILE one of p50, p90, p95, p99"),
     ("tpot_p99=2s", "METRIC one of ttft, itl, e2e"),
