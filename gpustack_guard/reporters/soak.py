@@ -14,7 +14,7 @@ from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.verdict import Verdict
 
-JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
+JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (1.1: the load model, issue 36)
 GIB = 1024 ** 3
 URL_SETTINGS = ("metrics_urls", "reference_metrics_urls")
 MIB = 1024 ** 2

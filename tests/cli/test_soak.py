@@ -67,7 +67,7 @@ def test_the_key_is_sent_and_never_printed(soaked, server):
 
 def test_soak_json_has_the_documented_fields(soaked):
     doc = json.loads((soaked[3] / "soak.json").read_text())
-    assert doc["format_version"] == "1.0" and doc["command"] == "soak"
+    assert doc["format_version"] == "1.1" and doc["command"] == "soak"
     assert doc["verdict"] == "memory-growth" and doc["interrupted"] is False
     assert doc["engines"] == ["vLLM"]
     assert len(doc["rounds"]) == 3
@@ -82,7 +82,7 @@ def test_soak_json_has_the_documented_fields(soaked):
 
 def test_report_html_is_self_contained(soaked):
     page = (soaked[3] / "report.html").read_text()
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 6  # TTFT (with the reference), memory, KV; TTFT, ITL and end-to-end percentiles
     for needle in ("<script", "src=", "href=", "url(", "@import"):
         assert needle not in page
 
