@@ -566,7 +566,8 @@ def soak(
     out_dir: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Write soak.json and report.html."),
     output: str = typer.Option("text", "--output", "-o", metavar="FORMAT", help="text | json"),
     fail_on: str = typer.Option("failing", "--fail-on", metavar="LEVEL",
-                                help="Exit 1 on: failing | degraded (any verdict but stable) | never."),
+                                help="Exit 1 on: failing | degraded (any verdict but stable) | slo (failing, or "
+                                     "--slo missed) | never."),
     seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated prompts."),
     round_requests: Optional[int] = typer.Option(None, "--round-requests", metavar="N",
                                                  help="At most N requests per round."),
@@ -578,6 +579,21 @@ def soak(
     observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
                                            help="`gsg verify -o json` output or a recorded vector: the KV pool the "
                                                 "engine allocated, shown beside the scraped one."),
+    rate: Optional[float] = typer.Option(None, "--rate", metavar="R",
+                                         help="Open loop: send R requests/s on a schedule instead of --concurrency "
+                                              "streams."),
+    arrival: Optional[str] = typer.Option(None, "--arrival", metavar="KIND",
+                                          help="With --rate: poisson (default) or constant gaps."),
+    warmup_rounds: int = typer.Option(0, "--warmup-rounds", metavar="N",
+                                      help="Rounds run first (each sweep step too) and left out of the verdict."),
+    slo: Optional[str] = typer.Option(None, "--slo", metavar="SLOS",
+                                      help="e.g. ttft_p99=2s,itl_p99=80ms: goodput is the share of requests "
+                                           "meeting them."),
+    sweep: Optional[str] = typer.Option(None, "--sweep", metavar="STEPS",
+                                        help="rate:1,2,4,8 or concurrency:4,8,16: the highest step meeting --slo."),
+    dataset: Optional[str] = typer.Option(None, "--dataset", metavar="FILE",
+                                          help="JSONL (or JSON list) of prompts, lengths or ShareGPT conversations "
+                                               "to replay."),
 ) -> int:
     """Hold a fixed streamed load for N rounds; tell memory growth from preemption, local from shared."""
     from gpustack_guard.commands.soak import SoakOptions, run
@@ -588,7 +604,8 @@ def soak(
         pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
         reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
         api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
-        ca_bundle=ca_bundle, insecure=insecure, observed_file=observed))
+        ca_bundle=ca_bundle, insecure=insecure, observed_file=observed, rate=rate, arrival=arrival,
+        warmup_rounds=warmup_rounds, slo=slo, sweep=sweep, dataset_file=dataset))
 
 
 @app.command()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from gpustack_guard.core.units import parse_size
 if TYPE_CHECKING:
     import httpx
 
-FAIL_ON = ("never", "failing", "degraded")
+FAIL_ON = ("never", "failing", "degraded", "slo")
 OUTPUTS = ("text", "json")
 # every request of the first round failing for one of these: a wrong URL, key or model, not a soak result
 FATAL_REASONS = ("connection refused", "HTTP 401", "HTTP 403", "HTTP 404")
@@ -53,6 +54,12 @@ class SoakOptions:
     observed_file: str | None = None  # a verify report or recorded vector: the KV pool the engine allocated
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: an httpx transport per client
     clock: Callable[[], float] = time.perf_counter  # tests: their event loop's virtual clock
+    rate: float | None = None  # open loop: requests per second instead of --concurrency streams
+    arrival: str | None = None  # poisson (default with --rate) | constant
+    warmup_rounds: int = 0
+    slo: str | None = None  # "ttft_p99=2s,itl_p99=80ms"
+    sweep: str | None = None  # "rate:1,2,4,8" | "concurrency:4,8,16"
+    dataset_file: str | None = None  # JSONL of prompts, lengths or ShareGPT conversations
 
 
 def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
@@ -80,6 +87,7 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError("--concurrency must be between 1 and 4096")
     if opts.prompt_tokens < 1 or opts.max_tokens < 1:
         raise GsgError("--prompt-tokens and --max-tokens must be at least 1")
+    _check_load_model(opts)
     if opts.output not in OUTPUTS:
         raise GsgError(f"--output {opts.output!r}: expected one of {', '.join(OUTPUTS)}")
     if opts.fail_on not in FAIL_ON:
@@ -102,6 +110,44 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
 
 
+def _check_load_model(opts: SoakOptions) -> None:
+    from gpustack_guard.core.soak.load_model import ARRIVALS, MAX_RATE, MAX_WARMUP_ROUNDS, parse_slos, parse_sweep
+
+    if opts.rate is not None and not 0 < opts.rate <= MAX_RATE:
+        raise GsgError(f"--rate must be more than 0 and at most {MAX_RATE:g} requests/s")
+    if opts.arrival is not None and opts.arrival not in ARRIVALS:
+        raise GsgError(f"--arrival {opts.arrival!r}: expected one of {', '.join(ARRIVALS)}")
+    if not 0 <= opts.warmup_rounds <= MAX_WARMUP_ROUNDS:
+        raise GsgError(f"--warmup-rounds must be between 0 and {MAX_WARMUP_ROUNDS}")
+    for flag, text, parse in (("--slo", opts.slo, parse_slos), ("--sweep", opts.sweep, parse_sweep)):
+        if text is not None:
+            try:
+                parse(text)
+            except ValueError as exc:
+                raise GsgError(f"{flag}: {exc}") from None
+    sweep = parse_sweep(opts.sweep) if opts.sweep is not None else None
+    if opts.arrival is not None and opts.rate is None and not (sweep and sweep.dimension == "rate"):
+        raise GsgError("--arrival needs --rate (or --sweep rate:...): without a rate the load is closed-loop")
+    if sweep is not None and opts.slo is None:
+        raise GsgError("--sweep needs --slo: the sweep looks for the highest step that meets them")
+    if sweep is not None and sweep.dimension == "rate" and opts.rate is not None:
+        raise GsgError("--sweep rate:... sets the rate of each step: drop --rate")
+    if sweep is not None and sweep.dimension == "concurrency" and opts.rate is not None:
+        raise GsgError("--sweep concurrency:... is closed-loop: drop --rate")
+    if opts.dataset_file and opts.workload_file:
+        raise GsgError("--dataset and --workload both say what to send: give one")
+    _limits()
+
+
+def _limits():
+    from gpustack_guard.core.soak.load_model import SoakLimits
+
+    try:
+        return SoakLimits.from_env(os.environ)
+    except ValueError as exc:
+        raise GsgError(str(exc)) from None
+
+
 def _plan(opts: SoakOptions):
     from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.soak.load import Target, chat_completions_url
@@ -115,7 +161,12 @@ def _plan(opts: SoakOptions):
     for _, url in _urls(opts):  # a URL's password and tokens are masked wherever a server echoes them, too
         for secret in url_secrets(url):
             register_secret(secret)
-    workload = load_workload(opts.workload_file) if opts.workload_file else \
+    from gpustack_guard.adapters.soak.dataset import load_dataset
+    from gpustack_guard.core.soak.load_model import parse_slos, parse_sweep
+
+    limits = _limits()
+    dataset = load_dataset(opts.dataset_file, opts.max_tokens, limits) if opts.dataset_file else None
+    workload = dataset.entries if dataset else load_workload(opts.workload_file) if opts.workload_file else \
         [WorkloadEntry(opts.prompt_tokens, opts.max_tokens)]
     reference = Target("reference", chat_completions_url(opts.reference_url), opts.reference_model or opts.model,
                        key) if opts.reference_url else None
@@ -126,16 +177,30 @@ def _plan(opts: SoakOptions):
         reference_metrics_urls=list(opts.reference_metrics_urls),
         pid=opts.pid, request_timeout=opts.request_timeout,
         verify=False if opts.insecure else (opts.ca_bundle or True), transport_factory=opts.transport_factory,
-        clock=opts.clock)
+        clock=opts.clock, rate=opts.rate, arrival=opts.arrival or "poisson", warmup_rounds=opts.warmup_rounds,
+        slos=parse_slos(opts.slo) if opts.slo else (), sweep=parse_sweep(opts.sweep) if opts.sweep else None,
+        max_in_flight=limits.max_in_flight, max_stored_samples=limits.max_stored_samples,
+        uniform_draw=dataset is not None, dataset=dataset)
 
 
 def _settings(opts: SoakOptions, plan) -> dict:
     from gpustack_guard.core.secrets import mask_url
 
+    dataset = plan.dataset
     return {"rounds": opts.rounds, "round_seconds": opts.round_seconds, "concurrency": opts.concurrency,
             "round_requests": opts.round_requests, "seed": opts.seed,
-            "workload": [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens, "weight": w.weight}
-                         for w in plan.workload],
+            "rate": plan.rate, "arrival": plan.arrival if plan.rate is not None or plan.sweep and
+            plan.sweep.dimension == "rate" else None, "warmup_rounds": plan.warmup_rounds,
+            "slo": {s.key + "_s": s.limit_s for s in plan.slos} or None,
+            "sweep": {"dimension": plan.sweep.dimension, "steps": list(plan.sweep.values)} if plan.sweep else None,
+            "max_in_flight": plan.max_in_flight,
+            "dataset": {"file": dataset.path, "records": len(dataset.entries), "skipped": dataset.skipped,
+                        "prompt_tokens_mean": round(sum(e.prompt_tokens for e in dataset.entries)
+                                                    / len(dataset.entries), 1),
+                        "max_tokens_mean": round(sum(e.max_tokens for e in dataset.entries)
+                                                 / len(dataset.entries), 1)} if dataset else None,
+            "workload": [] if dataset else [{"prompt_tokens": w.prompt_tokens, "max_tokens": w.max_tokens,
+                                             "weight": w.weight} for w in plan.workload],
             "memory_limit": opts.memory_limit,
             "metrics_urls": [mask_url(u) for u in opts.metrics_urls],
             "reference_metrics_urls": [mask_url(u) for u in opts.reference_metrics_urls],
@@ -146,24 +211,69 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.adapters.soak.scrape import host_memory_bytes
     from gpustack_guard.core.engine_knobs import family_of
     from gpustack_guard.core.secrets import mask_url
+    from gpustack_guard.core.soak.load_model import sweep_best
     from gpustack_guard.core.soak.rounds import choose_memory_source
-    from gpustack_guard.core.soak.verdict import classify
+    from gpustack_guard.core.soak.verdict import INCOMPLETE, classify
     from gpustack_guard.reporters.soak import SoakReport
 
-    source = choose_memory_source(progress.rounds)
+    choose_memory_source(progress.rounds)  # every round's memory column, warm-up too, for the table and charts
+    best = sweep_best(progress.steps) if plan.sweep else None
+    # the verdict reads the measured rounds at one load: without a sweep, all but the warm-up; with one, those
+    # of the highest step that met the SLOs (else the first step's: the lightest load tried)
+    step = (best if best is not None else plan.sweep.values[0]) if plan.sweep else None
+    judged = [r for r in progress.rounds if not r.warmup and r.step == step]
+    judged_ref = [r for r in progress.reference if not r.warmup and r.step == step]
+    source = choose_memory_source(judged)
     if progress.reference:
         choose_memory_source(progress.reference)  # its own best signal, for the charts
     host = host_memory_bytes() if opts.pid is not None else None
     limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
     engines = sorted({e for snap in progress.snapshots for e in snap.engines})
-    verdict = classify(progress.rounds, source, progress.reference or None, host_memory_bytes=host,
+    verdict = classify(judged, source, judged_ref or None, host_memory_bytes=host,
                        memory_limit_bytes=limit, down_at_s=progress.down_at_s, engine=family_of(engines))
-    return SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
-                      mask_url(opts.reference_url) if opts.reference_url else None,
-                      opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
-                      interrupted, engines,
-                      _kv_pool(opts, progress),
-                      sorted({name for snap in progress.snapshots for name in snap.metric_names}))
+    if not judged and progress.rounds and verdict.verdict == INCOMPLETE:
+        verdict.evidence = [f"only {len(progress.rounds)} warm-up round(s) completed: warm-up is left out of the "
+                            "verdict"]
+    report = SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
+                        mask_url(opts.reference_url) if opts.reference_url else None,
+                        opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
+                        interrupted, engines, _kv_pool(opts, progress),
+                        sorted({name for snap in progress.snapshots for name in snap.metric_names}))
+    _load_results(report, plan, progress, judged, step)
+    return report
+
+
+def _load_results(report, plan, progress, judged: list, step: float | None) -> None:
+    """Goodput and whether the SLOs held (on the judged rounds), the sweep's steps, the stored-sample cap."""
+    from gpustack_guard.adapters.soak.runner import decide_step
+    from gpustack_guard.core.soak.load_model import describe_slos, step_outcome, sweep_best
+
+    if plan.slos:
+        outcome = decide_step(plan, step, progress.rounds) if step is not None else step_outcome(
+            0.0, [r.slo_misses or [] for r in judged], sum(r.requests for r in judged),
+            sum(r.errors for r in judged), sum(r.slo_met_requests or 0 for r in judged), plan.max_error_rate)
+        requests = sum(r.requests for r in judged)
+        report.goodput = outcome.goodput
+        report.slo = {"targets": describe_slos(plan.slos), "met": outcome.met, "misses": outcome.reasons,
+                      "met_requests": sum(r.slo_met_requests or 0 for r in judged), "requests": requests}
+    if plan.sweep:
+        ran = [o.value for o in progress.steps]
+        not_run = [v for v in plan.sweep.values if v not in ran]
+        report.sweep = {"dimension": plan.sweep.dimension, "best": sweep_best(progress.steps),
+                        "steps": [{"value": o.value, "met": o.met, "goodput": o.goodput, "misses": o.reasons}
+                                  for o in progress.steps],
+                        "not_run": not_run,
+                        "stopped_early": bool(not_run and progress.steps and not progress.steps[-1].met)}
+    dropped = sum(r.samples_dropped_requests for r in progress.rounds)
+    cut = sum(r.samples_cut_gaps for r in progress.rounds)
+    budget = plan.sample_budget()
+    report.samples = {"cap": plan.max_stored_samples, "per_round": budget, "truncated": bool(dropped or cut),
+                      "dropped_requests": dropped, "cut_itl_gaps": cut}
+    if dropped or cut:
+        report.verdict.warnings.append(
+            f"stored samples capped at {plan.max_stored_samples:,} values (GSG_SOAK_MAX_SAMPLES; {budget:,} a "
+            f"round): {dropped:,} requests' samples and {cut:,} inter-token gaps not stored in the JSON; every "
+            "percentile is still from all requests")
 
 
 def _kv_pool(opts: SoakOptions, progress) -> dict | None:
@@ -199,7 +309,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
     from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source
-    from gpustack_guard.reporters.soak import progress_line, table_header, table_row, tick_line
+    from gpustack_guard.reporters.soak import progress_line, round_load, table_header, table_row, tick_line
 
     if plan is None:
         _check(opts)
@@ -209,7 +319,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     rows_to(f"gsg soak {opts.model} at {mask_url(opts.url)}\n{table_header(bool(plan.reference))}\n")
 
     def on_start(index: int) -> None:
-        err(progress_line(index, opts.rounds, opts.round_seconds, opts.concurrency) + "\n")
+        err(progress_line(index, plan.total_rounds, opts.round_seconds, round_load(plan, index)) + "\n")
 
     def on_round(stats, reference) -> None:
         if stats.index == 0 and stats.requests and stats.errors == stats.requests:
@@ -223,7 +333,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
             write_files(opts.out_dir, build_report(opts, plan, progress))
 
     def on_tick(index: int, elapsed: float, results) -> None:
-        err(tick_line(index, opts.rounds, elapsed, opts.round_seconds, len(results),
+        err(tick_line(index, plan.total_rounds, elapsed, opts.round_seconds, len(results),
                       sum(1 for r in results if not r.ok)) + "\n")
 
     # a line every 10 s inside rounds long enough to leave the terminal silent otherwise
@@ -291,12 +401,14 @@ def run(opts: SoakOptions) -> int:
     else:
         out(verdict_text(report))
     if interrupted:
-        interrupted_line(f"gsg: interrupted after {len(progress.rounds)} of {opts.rounds} rounds"
+        interrupted_line(f"gsg: interrupted after {len(progress.rounds)} of {plan.total_rounds} rounds"
             + (f"; written to {opts.out_dir}" if opts.out_dir else "") + "\n")
         return EXIT_INTERRUPTED
     if opts.fail_on == "degraded" and report.verdict.degraded:
         return EXIT_FAIL
-    if opts.fail_on == "failing" and report.verdict.verdict == "failing":
+    if opts.fail_on in ("failing", "slo") and report.verdict.verdict == "failing":
+        return EXIT_FAIL
+    if opts.fail_on == "slo" and report.slo is not None and not report.slo["met"]:
         return EXIT_FAIL
     return EXIT_OK
 

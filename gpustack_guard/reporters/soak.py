@@ -14,7 +14,7 @@ from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.verdict import Verdict
 
-JSON_FORMAT_VERSION = "1.0"  # minor: additive; major: breaking
+JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (1.1: the load model, issue 36)
 GIB = 1024 ** 3
 URL_SETTINGS = ("metrics_urls", "reference_metrics_urls")
 MIB = 1024 ** 2
@@ -34,6 +34,10 @@ class SoakReport:
     engines: list[str] = field(default_factory=list)  # whose metric names were seen: vLLM, SGLang, ...
     kv_pool: dict | None = None  # the KV pool the engine allocated (core/soak/metrics.observed_kv_pool)
     metric_names: list[str] = field(default_factory=list)  # which of the engine's own names the signals came from
+    goodput: float | None = None  # with --slo: the share of the judged rounds' requests that met every SLO
+    slo: dict | None = None  # with --slo: targets, met, misses, met_requests, requests
+    sweep: dict | None = None  # with --sweep: dimension, steps, best, not_run, stopped_early
+    samples: dict | None = None  # the stored-sample cap and what it left out
 
     def __post_init__(self) -> None:
         # masked once here, so the text, JSON and HTML (and any later renderer) never hold a URL's password or token
@@ -80,8 +84,12 @@ def table_header(with_reference: bool = False) -> str:
     return "  ".join(cells)
 
 
+def _round_name(r: RoundStats) -> str:
+    return f"{r.index + 1}{'w' if r.warmup else ''}"  # a warm-up round: shown, left out of the verdict
+
+
 def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
-    values = (str(r.index + 1), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
+    values = (_round_name(r), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
               _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max), _count(r.preemptions),
               _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes))
     cells = [v.rjust(w) for v, w in zip(values, WIDTHS)]
@@ -90,8 +98,17 @@ def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
     return "  ".join(cells)
 
 
-def progress_line(index: int, total: int, seconds: float, concurrency: int) -> str:
-    return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at concurrency {concurrency} ..."
+def round_load(plan, index: int) -> str:
+    """The load round `index` of a plan runs at, in words: 'concurrency 8', '4 requests/s (poisson), warm-up'."""
+    per_step = plan.warmup_rounds + plan.rounds
+    steps = plan.steps()
+    step, concurrency, rate = steps[min(index // per_step, len(steps) - 1)]
+    load = f"{rate:g} requests/s ({plan.arrival})" if rate is not None else f"concurrency {concurrency}"
+    return load + (", warm-up" if index % per_step < plan.warmup_rounds else "")
+
+
+def progress_line(index: int, total: int, seconds: float, load: str) -> str:
+    return f"gsg soak: round {index + 1}/{total}: {seconds:g} s at {load} ..."
 
 
 def tick_line(index: int, total: int, elapsed: float, round_seconds: float, requests: int, errors: int) -> str:
@@ -107,9 +124,38 @@ def verdict_text(report: SoakReport) -> str:
     lines += [f"  warning: {w}" for w in v.warnings]
     lines += [f"  event: {e['kind']} at {e['at_s']:.1f} s" for e in v.events]
     lines += [f"  recommend: {rec.action}: {rec.reason}" for rec in v.recommendations]
+    lines += load_lines(report)
     if report.kv_pool:
         lines.append("  " + kv_pool_line(report.kv_pool))
     return "\n".join(lines) + "\n"
+
+
+def _value(dimension: str, value: float) -> str:
+    return f"{value:g} requests/s" if dimension == "rate" else f"concurrency {value:g}"
+
+
+def load_lines(report: SoakReport) -> list[str]:
+    """Goodput, whether the SLOs held, and a sweep's steps, as text lines."""
+    lines = []
+    if report.slo is not None:
+        slo = report.slo
+        share = "-" if report.goodput is None else f"{report.goodput:.1%}"
+        lines.append(f"  goodput: {share} ({slo['met_requests']} of {slo['requests']} requests met "
+                     f"{slo['targets']})")
+        lines.append("  SLO: met" if slo["met"] else "  SLO: missed: " + "; ".join(slo["misses"]))
+    if report.sweep is not None:
+        sweep = report.sweep
+        for step in sweep["steps"]:
+            share = "-" if step["goodput"] is None else f"{step['goodput']:.1%}"
+            lines.append(f"  sweep: {_value(sweep['dimension'], step['value'])}: "
+                         + (f"met (goodput {share})" if step["met"] else
+                            f"missed (goodput {share}): " + "; ".join(step["misses"])))
+        best = sweep["best"]
+        lines.append(f"  sweep: highest {sweep['dimension']} meeting the SLOs: "
+                     + (_value(sweep["dimension"], best) if best is not None else "none of the steps tried")
+                     + (f" (not run after a miss: {', '.join(f'{v:g}' for v in sweep['not_run'])})"
+                        if sweep["stopped_early"] else ""))
+    return lines
 
 
 def kv_pool_line(pool: dict) -> str:
@@ -137,13 +183,21 @@ def render_text(report: SoakReport) -> str:
 def round_json(r: RoundStats) -> dict:
     return {"round": r.index + 1, "started_s": round(r.started_s, 3), "seconds": round(r.seconds, 3),
             "requests": r.requests, "errors": r.errors, "error_reasons": r.error_reasons,
-            "ttft_p50_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "itl_p50_s": r.itl_p50_s, "itl_p95_s": r.itl_p95_s,
+            "warmup": r.warmup, "step": r.step, "concurrency": r.concurrency, "offered_rate": r.offered_rate,
+            "ttft_p50_s": r.ttft_p50_s, "ttft_p90_s": r.ttft_p90_s, "ttft_p95_s": r.ttft_p95_s,
+            "ttft_p99_s": r.ttft_p99_s, "itl_p50_s": r.itl_p50_s, "itl_p90_s": r.itl_p90_s, "itl_p95_s": r.itl_p95_s,
+            "itl_p99_s": r.itl_p99_s, "e2e_p50_s": r.e2e_p50_s, "e2e_p90_s": r.e2e_p90_s, "e2e_p95_s": r.e2e_p95_s,
+            "e2e_p99_s": r.e2e_p99_s, "slo_met_requests": r.slo_met_requests,
+            "goodput": (r.slo_met_requests / r.requests if r.requests else None)
+            if r.slo_met_requests is not None else None, "slo_misses": r.slo_misses,
             "output_tokens_per_s": round(r.output_tokens_per_s, 3), "kv_usage_max": r.kv_usage_max,
             "kv_usage_p95": r.kv_usage_p95, "preemptions": r.preemptions, "running_max": r.running_max,
             "waiting_max": r.waiting_max, "running_at_first_preemption": r.running_at_first_preemption,
             "memory_bytes": r.memory_bytes, "idle_memory_bytes": r.idle_memory_bytes,
             "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
-            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s}
+            "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s,
+            "samples_dropped_requests": r.samples_dropped_requests, "samples_cut_itl_gaps": r.samples_cut_gaps,
+            "samples": r.samples}
 
 
 def json_document(report: SoakReport) -> dict:
@@ -164,6 +218,10 @@ def json_document(report: SoakReport) -> dict:
         "kv_pool": report.kv_pool,
         "verdict": v.verdict,
         "locality": v.locality,
+        "goodput": report.goodput,
+        "slo": report.slo,
+        "sweep": report.sweep,
+        "samples": report.samples,
         "evidence": v.evidence,
         "warnings": v.warnings,
         "events": v.events,
@@ -182,6 +240,14 @@ def render_json(report: SoakReport) -> str:
 
 # ---------------------------------------------------------------- HTML
 
+def _load_html(report: SoakReport) -> str:
+    """Goodput, the SLOs and a sweep's steps, as the text output says them."""
+    lines = load_lines(report)
+    if not lines:
+        return ""
+    return "<h2>Load and SLOs</h2><ul>" + "".join(f"<li>{html.escape(line.strip())}</li>" for line in lines) + "</ul>"
+
+
 def _warnings_html(v: Verdict) -> str:
     """What the verdict could not see, and what happened to the instance: their own list, never hidden."""
     items = [html.escape(w) for w in v.warnings]
@@ -192,8 +258,18 @@ def _warnings_html(v: Verdict) -> str:
 def describe_settings(settings: dict) -> str:
     shapes = ", ".join(f"{w['prompt_tokens']}→{w['max_tokens']} tokens"
                        + (f" ×{w['weight']:g}" if w["weight"] != 1 else "") for w in settings.get("workload", []))
-    parts = [f"{settings['rounds']} rounds of {settings['round_seconds']:g} s at concurrency {settings['concurrency']}",
-             f"prompts {shapes} (seed {settings['seed']})"]
+    if settings.get("rate") is not None:
+        load = f"{settings['rate']:g} requests/s ({settings.get('arrival') or 'poisson'} arrivals)"
+    elif settings.get("sweep"):
+        load = f"a sweep of {settings['sweep']['dimension']} " + ", ".join(f"{v:g}" for v in settings["sweep"]["steps"])
+    else:
+        load = f"concurrency {settings['concurrency']}"
+    warmup = f" after {settings['warmup_rounds']} warm-up round(s)" if settings.get("warmup_rounds") else ""
+    dataset = settings.get("dataset")
+    prompts = (f"prompts replayed from {dataset['file']} ({dataset['records']} records)" if dataset
+               else f"prompts {shapes}")
+    parts = [f"{settings['rounds']} rounds of {settings['round_seconds']:g} s{warmup} at {load}",
+             f"{prompts} (seed {settings['seed']})"]
     if settings.get("metrics_urls"):
         parts.append("metrics from " + ", ".join(settings["metrics_urls"]))
     if settings.get("pid") is not None:
@@ -202,6 +278,38 @@ def describe_settings(settings: dict) -> str:
 
 
 OURS, OURS_LIGHT, REFERENCE, REFERENCE_LIGHT = "#1f5fa8", "#7fa8d8", "#c0531b", "#e6a27c"
+# one shade per percentile, light (p50) to dark (p99)
+PERCENTILE_COLOURS = {"p50": "#9ec1e8", "p90": "#5b8fd0", "p95": "#1f5fa8", "p99": "#0b2f5e"}
+
+
+def percentile_series(rounds: list[RoundStats], metric: str, labels=("p50", "p90", "p95", "p99")) -> list[Series]:
+    """One series per percentile of a metric over the rounds (ttft, itl, e2e)."""
+    return [Series(f"{metric.upper()} {q}", [r.figure(f"{metric}_{q}") for r in rounds], PERCENTILE_COLOURS[q])
+            for q in labels]
+
+
+def load_charts(report: SoakReport) -> str:
+    """Each percentile of TTFT, ITL and end-to-end per round; goodput per round and per sweep step."""
+    rounds = report.rounds
+    names = [_round_name(r) for r in rounds]
+    charts = [svg_chart("TTFT percentiles per round", percentile_series(rounds, "ttft"), _seconds_fmt,
+                        x_labels=names),
+              svg_chart("Inter-token latency per round", percentile_series(rounds, "itl"), _seconds_fmt,
+                        x_labels=names),
+              svg_chart("End-to-end latency per round", percentile_series(rounds, "e2e"), _seconds_fmt,
+                        x_labels=names)]
+    if report.slo is not None:
+        goodput = [r.slo_met_requests / r.requests if r.requests and r.slo_met_requests is not None else None
+                   for r in rounds]
+        charts.append(svg_chart(f"Goodput per round ({report.slo['targets']})", [Series("goodput", goodput, OURS)],
+                                lambda x, d: f"{x * 100:.{max(d - 2, 0)}f} %", y_top=1.0, x_labels=names))
+    if report.sweep is not None and report.sweep["steps"]:
+        steps = report.sweep["steps"]
+        charts.append(svg_chart("Goodput per sweep step", [Series("goodput", [s["goodput"] for s in steps], OURS)],
+                                lambda x, d: f"{x * 100:.{max(d - 2, 0)}f} %", y_top=1.0,
+                                x_labels=[f"{s['value']:g}" for s in steps],
+                                x_title="requests/s" if report.sweep["dimension"] == "rate" else "concurrency"))
+    return "\n".join(charts)
 
 
 @dataclass
@@ -234,11 +342,12 @@ def _decimals(step: float) -> int:
 
 
 def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: int = 250,
-              zero_based: bool = True, y_top: float | None = None) -> str:
+              zero_based: bool = True, y_top: float | None = None, x_labels: list[str] | None = None,
+              x_title: str = "round") -> str:
     """A line chart over rounds 1..n, one polyline (and dots) per series; fmt(value, decimals) labels the axis.
 
     Zero-based for latencies; memory is not (a leak of 2 % is invisible on an axis from zero); y_top fixes
-    the top (KV usage: 100 %)."""
+    the top (KV usage: 100 %). x_labels name the points (a warm-up round "1w", a sweep's steps)."""
     left, right, top, bottom = 76, 16, 46, 36
     plot_w, plot_h = width - left - right, height - top - bottom
     points = [v for s in series for v in s.values if v is not None]
@@ -274,10 +383,11 @@ def svg_chart(title: str, series: list[Series], fmt, width: int = 560, height: i
         parts.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" font-size="11" text-anchor="end" '
                      f'fill="#555">{html.escape(fmt(value, decimals))}</text>')
     for i in range(n):
+        label = x_labels[i] if x_labels and i < len(x_labels) else str(i + 1)
         parts.append(f'<text x="{x(i):.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle" '
-                     f'fill="#555">{i + 1}</text>')
+                     f'fill="#555">{html.escape(label)}</text>')
     parts.append(f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="11" text-anchor="middle" '
-                 f'fill="#555">round</text>')
+                 f'fill="#555">{html.escape(x_title)}</text>')
     for s in series:
         coords = [(x(i), y(v)) for i, v in enumerate(s.values) if v is not None]
         if not coords:
@@ -319,6 +429,7 @@ def render_html(report: SoakReport) -> str:
 
     ttft = [Series("ours p50", [r.ttft_p50_s for r in ours], OURS_LIGHT),
             Series("ours p95", [r.ttft_p95_s for r in ours], OURS)]
+    names = [_round_name(r) for r in ours]
     if ref:
         ttft += [Series("reference p50", pad([r.ttft_p50_s for r in ref]), REFERENCE_LIGHT, True),
                  Series("reference p95", pad([r.ttft_p95_s for r in ref]), REFERENCE, True)]
@@ -337,7 +448,7 @@ def render_html(report: SoakReport) -> str:
     rows = []
     refs = {r.index: r for r in ref}
     for r in ours:
-        cells = [str(r.index + 1), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s),
+        cells = [_round_name(r), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s),
                  _ms(r.itl_p50_s), _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max),
                  _count(r.preemptions), _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes)]
         if ref:
@@ -369,11 +480,13 @@ text-align:right;font-size:13px}} th{{background:#f0f0f0}} .warn{{color:#c62828}
 {_warnings_html(v)}
 <h2>Recommendations</h2><ul>{"".join(f"<li><b>{esc(r.action)}</b>: {esc(r.reason)}</li>" for r in v.recommendations)
                                or "<li>none</li>"}</ul>
+{_load_html(report)}
 <div class="charts">
-{svg_chart("TTFT per round", ttft, _seconds_fmt)}
+{svg_chart("TTFT per round", ttft, _seconds_fmt, x_labels=names)}
 {svg_chart("Memory per round" + (f" ({v.memory_source})" if v.memory_source else ""), memory,
            lambda x, d: f"{x:.{d}f} GiB", zero_based=False)}
 {svg_chart("KV cache usage per round", kv, lambda x, d: f"{x * 100:.{max(d - 2, 0)}f} %", y_top=1.0)}
+{load_charts(report)}
 </div>
 <h2>Rounds</h2>
 <table><tr>{"".join(f"<th>{esc(h)}</th>" for h in heads)}</tr>{"".join(rows)}</table>

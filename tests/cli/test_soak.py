@@ -67,7 +67,7 @@ def test_the_key_is_sent_and_never_printed(soaked, server):
 
 def test_soak_json_has_the_documented_fields(soaked):
     doc = json.loads((soaked[3] / "soak.json").read_text())
-    assert doc["format_version"] == "1.0" and doc["command"] == "soak"
+    assert doc["format_version"] == "1.1" and doc["command"] == "soak"
     assert doc["verdict"] == "memory-growth" and doc["interrupted"] is False
     assert doc["engines"] == ["vLLM"]
     assert len(doc["rounds"]) == 3
@@ -82,7 +82,7 @@ def test_soak_json_has_the_documented_fields(soaked):
 
 def test_report_html_is_self_contained(soaked):
     page = (soaked[3] / "report.html").read_text()
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 6  # TTFT (with the reference), memory, KV; TTFT, ITL and end-to-end percentiles
     for needle in ("<script", "src=", "href=", "url(", "@import"):
         assert needle not in page
 
@@ -106,6 +106,25 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
     (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
     (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: no such file or directory"),
     (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),
+    (["--rate", "0"], "gsg: error: --rate must be more than 0 and at most 10000 requests/s"),
+    (["--rate", "10001"], "gsg: error: --rate must be more than 0 and at most 10000 requests/s"),
+    (["--rate", "1", "--arrival", "uniform"], "gsg: error: --arrival 'uniform': expected one of poisson, constant"),
+    (["--arrival", "constant"], "gsg: error: --arrival needs --rate (or --sweep rate:...): without a rate the load "
+                                "is closed-loop"),
+    (["--warmup-rounds", "-1"], "gsg: error: --warmup-rounds must be between 0 and 100"),
+    (["--warmup-rounds", "101"], "gsg: error: --warmup-rounds must be between 0 and 100"),
+    (["--slo", "ttft_p99=2"], "gsg: error: --slo: ttft_p99: '2' is not a duration: write it with its unit, e.g. 2s or "
+                              "80ms"),
+    (["--sweep", "rate:1,2"], "gsg: error: --sweep needs --slo: the sweep looks for the highest step that meets "
+                              "them"),
+    (["--sweep", "rate:2,1", "--slo", "ttft_p99=2s"], "gsg: error: --sweep: rate steps must be ascending: 1 after 2"),
+    (["--sweep", "rate:1,2", "--slo", "ttft_p99=2s", "--rate", "3"],
+     "gsg: error: --sweep rate:... sets the rate of each step: drop --rate"),
+    (["--sweep", "concurrency:1,2", "--slo", "ttft_p99=2s", "--rate", "3"],
+     "gsg: error: --sweep concurrency:... is closed-loop: drop --rate"),
+    (["--dataset", "/nonexistent/d.jsonl", "--workload", "/nonexistent/w.yaml"],
+     "gsg: error: --dataset and --workload both say what to send: give one"),
+    (["--dataset", "/nonexistent/d.jsonl"], "gsg: error: /nonexistent/d.jsonl: No such file or directory"),
 ])
 def test_bad_arguments_are_one_line_errors(args, message):
     base = {"--url": "http://127.0.0.1:9", "--model": "m", "--round-seconds": "0.5"}
@@ -113,6 +132,14 @@ def test_bad_arguments_are_one_line_errors(args, message):
         base[flag] = value
     code, out, err = run_cli("soak", *[x for kv in base.items() for x in kv])
     assert (code, err.strip()) == (1, message)
+
+
+@pytest.mark.parametrize("variable", ["GSG_SOAK_MAX_SAMPLES", "GSG_SOAK_MAX_IN_FLIGHT", "GSG_SOAK_MAX_DATASET_BYTES",
+                                      "GSG_SOAK_MAX_DATASET_ENTRIES"])
+def test_a_soak_limit_set_to_nonsense_is_one_line(monkeypatch, variable):
+    monkeypatch.setenv(variable, "0")
+    code, out, err = run_cli("soak", "--url", "http://127.0.0.1:9", "--model", "m")
+    assert (code, err.strip()) == (1, f"gsg: error: {variable} must be a positive whole number, not '0'")
 
 
 def test_a_dead_endpoint_stops_after_the_first_round(monkeypatch):

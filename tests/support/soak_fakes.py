@@ -41,6 +41,8 @@ class Scenario:
     send_usage: bool = True
     restart_at_s: float | None = None  # counters and memory go back to zero once, here
     gpu_total_bytes: float = 48 * GIB
+    ttft_per_other_running_s: float = 0.0  # queueing: each other request in flight adds this to a TTFT
+    cold_until_s: float = 0.0  # answers 503 until this much uptime (a cold start that warm-up rounds absorb)
 
 
 SCENARIOS = {
@@ -84,7 +86,8 @@ class FakeEngine:
 
     def ttft(self) -> float:
         s = self.scenario
-        base = s.ttft_s * (1 + s.ttft_growth_per_s * self.uptime())
+        base = s.ttft_s * (1 + s.ttft_growth_per_s * self.uptime()) + s.ttft_per_other_running_s * max(
+            self.running - 1, 0)
         spike = 3.0 if self.rng.random() < s.spike_rate else 1.0
         return base * spike * (1 + self.rng.uniform(-s.ttft_jitter, s.ttft_jitter))
 
@@ -252,7 +255,7 @@ class FakeServer:
         self.seen_bodies.append(body)
         engine.requests += 1
         fault = engine.rng.random() < s.error_rate
-        if fault and engine.rng.random() < 0.5:
+        if (fault and engine.rng.random() < 0.5) or engine.uptime() < s.cold_until_s:
             yield None
             return
         engine.running += 1

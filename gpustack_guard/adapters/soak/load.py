@@ -14,7 +14,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Callable
+from typing import Awaitable, Callable
 
 import httpx
 
@@ -283,6 +283,73 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
             pause = min(pause * 2, BACKOFF_MAX_S)
 
     await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))
+    return results
+
+
+def not_sent_reason(cap: int) -> str:
+    return f"not sent: {cap} requests already in flight (GSG_SOAK_MAX_IN_FLIGHT)"
+
+
+class ClientPool:
+    """Open loop's clients: one connection each (as drive's streams), made when none is idle, kept for reuse
+    across rounds so the load stays on warm connections."""
+
+    def __init__(self, make: Callable[[], Awaitable[httpx.AsyncClient]]):
+        self.make = make
+        self.idle: list[httpx.AsyncClient] = []
+
+    async def acquire(self) -> httpx.AsyncClient:
+        return self.idle.pop() if self.idle else await self.make()
+
+    def release(self, client: httpx.AsyncClient) -> None:
+        self.idle.append(client)
+
+
+async def drive_open(pool: ClientPool, target: Target, prompts: Callable[[int], Prompt], offsets: list[float],
+                     origin: float, timeout: float, max_in_flight: int,
+                     results: list[RequestResult] | None = None,
+                     clock: Callable[[], float] = time.perf_counter) -> list[RequestResult]:
+    """Open loop: request i starts offsets[i] seconds after the call, whether or not earlier ones answered
+    (a slow server meets more load, not less); then drain. An arrival that finds `max_in_flight` requests
+    still running is not sent and counts as a failed request with that reason: the cap keeps a dead-slow
+    server from growing gsg's connections without bound, and a rate the server cannot carry shows up.
+    REFUSALS_END_ROUND refused connections in a row stop the schedule (the server is gone)."""
+    start = clock()
+    results = [] if results is None else results
+    running: set[asyncio.Future] = set()
+    refused_in_a_row = 0
+
+    async def one(index: int) -> None:
+        nonlocal refused_in_a_row
+        client = await pool.acquire()
+        try:
+            outcome = await stream_one(client, target, prompts(index), origin, timeout, clock)
+        finally:
+            pool.release(client)
+        results.append(outcome)
+        refused_in_a_row = refused_in_a_row + 1 if outcome.error == REFUSED else 0
+
+    try:
+        for index, offset in enumerate(offsets):
+            wait = start + offset - clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if refused_in_a_row >= REFUSALS_END_ROUND:
+                break
+            if len(running) >= max_in_flight:
+                now = clock() - origin
+                results.append(RequestResult(now, now, False, error=not_sent_reason(max_in_flight)))
+                continue
+            task = asyncio.ensure_future(one(index))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        if running:
+            await asyncio.gather(*running)
+    finally:  # cancelled (an interrupt): no request outlives the round
+        for pending in list(running):
+            pending.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
     return results
 
 

@@ -7,12 +7,22 @@ import contextlib
 import gc
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import httpx
 
-from gpustack_guard.adapters.soak.load import REFUSALS_END_ROUND, REFUSED, Target, drive, make_client, ramp_seconds
+from gpustack_guard.adapters.soak.load import (
+    REFUSALS_END_ROUND,
+    REFUSED,
+    ClientPool,
+    Target,
+    drive,
+    drive_open,
+    make_client,
+    ramp_seconds,
+)
 from gpustack_guard.adapters.soak.scrape import Scraper
+from gpustack_guard.core.soak.load_model import Slo, StepOutcome, Sweep, arrival_offsets, step_outcome
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
 from gpustack_guard.core.soak.rounds import RequestResult, RoundStats, aggregate_round
@@ -44,6 +54,34 @@ class SoakPlan:
     transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None  # tests: in-process servers
     # every duration the soak measures or waits out is read off this (tests: the virtual clock of their loop)
     clock: Callable[[], float] = time.perf_counter
+    rate: float | None = None  # open loop: requests per second on an arrival schedule, instead of concurrency
+    arrival: str = "poisson"
+    warmup_rounds: int = 0  # run before the measured rounds of each step, left out of every decision
+    slos: tuple[Slo, ...] = ()
+    sweep: Sweep | None = None  # steps of rate or concurrency, each warmup_rounds + rounds long
+    max_error_rate: float = 0.05  # a sweep step with more failures does not meet the SLOs
+    max_in_flight: int = 1024  # open loop's cap (SoakLimits.max_in_flight)
+    max_stored_samples: int | None = None  # per-request samples kept over the whole run (None: none kept)
+    uniform_draw: bool = False  # a dataset's records, drawn with equal chances (not weighed per request)
+    dataset: Any = None  # the adapters.soak.dataset.Dataset replayed, for the report's settings
+
+    def steps(self) -> list[tuple[float | None, int, float | None]]:
+        """(sweep step, concurrency, rate) of each step; one step (None) without a sweep."""
+        if self.sweep is None:
+            return [(None, self.concurrency, self.rate)]
+        if self.sweep.dimension == "rate":
+            return [(v, self.concurrency, v) for v in self.sweep.values]
+        return [(v, int(v), None) for v in self.sweep.values]
+
+    @property
+    def total_rounds(self) -> int:
+        return len(self.steps()) * (self.warmup_rounds + self.rounds)
+
+    def sample_budget(self) -> int | None:
+        """The stored-sample cap shared evenly by every planned round, so late rounds keep theirs too."""
+        if self.max_stored_samples is None:
+            return None
+        return self.max_stored_samples // self.total_rounds
 
 
 def went_down(results: list[RequestResult]) -> float | None:
@@ -99,11 +137,12 @@ class _Watch:
     def snapshots(self) -> list[Snapshot]:
         return self.during + ([self.idle] if self.idle else [])
 
-    async def aggregate(self, index: int, started_s: float, seconds: float, results, lags=None) -> RoundStats:
+    async def aggregate(self, index: int, started_s: float, seconds: float, results, lags=None,
+                        slos: tuple[Slo, ...] = (), sample_budget: int | None = None) -> RoundStats:
         if self.scraper.active:
             self.idle = await self.scraper.scrape_once()
         stats = aggregate_round(index, started_s, seconds, results, self.during, self.idle, self.preemptions_before,
-                                lags)
+                                lags, slos, sample_budget)
         counted = [s for s in self.snapshots if s.preemptions is not None]
         if counted:
             self.preemptions_before = counted[-1].preemptions
@@ -117,6 +156,24 @@ class SoakProgress:
     reference: list[RoundStats] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
     down_at_s: float | None = None  # the endpoint refused every connection from then on: the run stopped
+    steps: list[StepOutcome] = field(default_factory=list)  # a sweep's steps decided so far
+
+
+def decide_step(plan: SoakPlan, value: float, rounds: list[RoundStats]) -> StepOutcome:
+    """Whether a sweep step's measured rounds (warm-up left out) met the SLOs."""
+    measured = [r for r in rounds if r.step == value and not r.warmup]
+    return step_outcome(value, [r.slo_misses or [] for r in measured], sum(r.requests for r in measured),
+                        sum(r.errors for r in measured), sum(r.slo_met_requests or 0 for r in measured),
+                        plan.max_error_rate)
+
+
+def _label(stats: RoundStats, ref_stats: RoundStats | None, warmup: bool, step: float | None, concurrency: int,
+           rate: float | None) -> None:
+    """What load a round ran at, and whether it was a warm-up."""
+    for each in (stats, ref_stats):
+        if each is not None:
+            each.warmup, each.step = warmup, step
+            each.concurrency, each.offered_rate = (None, rate) if rate is not None else (concurrency, None)
 
 
 async def run_soak(plan: SoakPlan, progress: SoakProgress,
@@ -133,10 +190,20 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         return make_client(connections, plan.request_timeout, transport, plan.verify)
 
     async with contextlib.AsyncExitStack() as stack:
-        # one client per stream, kept across rounds: the load stays on warm connections
-        ours_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)]
-        ref_clients = [await stack.enter_async_context(client()) for _ in range(plan.concurrency)] \
-            if plan.reference else []
+        # one client per stream, kept across rounds: the load stays on warm connections; made as a step needs
+        # them (a concurrency sweep's last step needs the most)
+        ours_clients: list[httpx.AsyncClient] = []
+        ref_clients: list[httpx.AsyncClient] = []
+
+        async def streams(into: list[httpx.AsyncClient], count: int) -> list[httpx.AsyncClient]:
+            while len(into) < count:
+                into.append(await stack.enter_async_context(client()))
+            return into[:count]
+
+        async def new_client() -> httpx.AsyncClient:
+            return await stack.enter_async_context(client())
+
+        ours_pool, ref_pool = ClientPool(new_client), ClientPool(new_client)
         urls = len(plan.metrics_urls) + len(plan.reference_metrics_urls)
         metrics_client = await stack.enter_async_context(client(max(urls, 1)))
         # the API key never goes to a metrics URL: engines and GPUStack's exporter serve /metrics without one,
@@ -145,49 +212,74 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                                     clock))
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
                                    plan.reference.model if plan.reference else None, origin, clock))
-        for index in range(plan.rounds):
-            if plan.collect_between_rounds:
-                # between rounds, not during them: a full collection inside a round is a pause in every
-                # stream's timing; and a soak of hours must not keep its cyclic garbage
-                gc.collect()
-            on_start(index)
+        index = 0
+        budget = plan.sample_budget()
+        for step, concurrency, rate in plan.steps():
+            for k in range(plan.warmup_rounds + plan.rounds):
+                if plan.collect_between_rounds:
+                    # between rounds, not during them: a full collection inside a round is a pause in every
+                    # stream's timing; and a soak of hours must not keep its cyclic garbage
+                    gc.collect()
+                on_start(index)
 
-            def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):
-                return prompt_for(plan.seed, base + i, plan.workload)
+                def prompts(i: int, base: int = index * PROMPTS_PER_ROUND):
+                    return prompt_for(plan.seed, base + i, plan.workload, plan.uniform_draw)
 
-            lags: list[float] = []
-            ours_results: list[RequestResult] = []
-            ours_watch.start(plan.scrape_interval)
-            ref_watch.start(plan.scrape_interval)
-            probing = asyncio.ensure_future(probe_lag(lags, clock))
-            started = clock()
-            ticking = asyncio.ensure_future(_tick(on_tick, tick_seconds, index, started, ours_results, clock)) \
-                if on_tick else None
-            ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
-            loads = [drive(ours_clients, plan.target, prompts, plan.round_seconds, plan.round_requests, origin,
-                           plan.request_timeout, ramp, ours_results, clock)]
-            if plan.reference:
-                loads.append(drive(ref_clients, plan.reference, prompts, plan.round_seconds, plan.round_requests,
-                                   origin, plan.request_timeout, ramp, clock=clock))
-            try:
-                results = await asyncio.gather(*loads)
-            finally:
-                for task in (probing, ticking):
-                    if task:
-                        task.cancel()
-                        await asyncio.gather(task, return_exceptions=True)
-                await ours_watch.stop()
-                await ref_watch.stop()
-            seconds = clock() - started
-            stats = await ours_watch.aggregate(index, started - origin, seconds, results[0], lags)
-            ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1]) \
-                if plan.reference else None
-            progress.rounds.append(stats)
-            progress.snapshots += ours_watch.snapshots
-            if ref_stats:
-                progress.reference.append(ref_stats)
-            on_round(stats, ref_stats)
-            progress.down_at_s = went_down(results[0])
-            if progress.down_at_s is not None:
-                break  # the rest of the plan would only count refused connections
+                if rate is None:  # made before the round's clock starts
+                    ours_streams = await streams(ours_clients, concurrency)
+                    ref_streams = await streams(ref_clients, concurrency) if plan.reference else []
+                lags: list[float] = []
+                ours_results: list[RequestResult] = []
+                ours_watch.start(plan.scrape_interval)
+                ref_watch.start(plan.scrape_interval)
+                probing = asyncio.ensure_future(probe_lag(lags, clock))
+                started = clock()
+                ticking = asyncio.ensure_future(_tick(on_tick, tick_seconds, index, started, ours_results,
+                                                      clock)) if on_tick else None
+                if rate is not None:
+                    # both endpoints get the same schedule: the reference sees what we saw, when we saw it
+                    offsets = arrival_offsets(rate, plan.arrival, plan.round_seconds, plan.seed, index,
+                                              plan.round_requests)
+                    loads = [drive_open(ours_pool, plan.target, prompts, offsets, origin, plan.request_timeout,
+                                        plan.max_in_flight, ours_results, clock)]
+                    if plan.reference:
+                        loads.append(drive_open(ref_pool, plan.reference, prompts, offsets, origin,
+                                                plan.request_timeout, plan.max_in_flight, clock=clock))
+                else:
+                    ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
+                    loads = [drive(ours_streams, plan.target, prompts,
+                                   plan.round_seconds, plan.round_requests, origin, plan.request_timeout, ramp,
+                                   ours_results, clock)]
+                    if plan.reference:
+                        loads.append(drive(ref_streams, plan.reference, prompts,
+                                           plan.round_seconds, plan.round_requests, origin, plan.request_timeout,
+                                           ramp, clock=clock))
+                try:
+                    results = await asyncio.gather(*loads)
+                finally:
+                    for task in (probing, ticking):
+                        if task:
+                            task.cancel()
+                            await asyncio.gather(task, return_exceptions=True)
+                    await ours_watch.stop()
+                    await ref_watch.stop()
+                seconds = clock() - started
+                stats = await ours_watch.aggregate(index, started - origin, seconds, results[0], lags, plan.slos,
+                                                   budget)
+                ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1]) \
+                    if plan.reference else None
+                _label(stats, ref_stats, k < plan.warmup_rounds, step, concurrency, rate)
+                progress.rounds.append(stats)
+                progress.snapshots += ours_watch.snapshots
+                if ref_stats:
+                    progress.reference.append(ref_stats)
+                on_round(stats, ref_stats)
+                index += 1
+                progress.down_at_s = went_down(results[0])
+                if progress.down_at_s is not None:
+                    return progress  # the rest of the plan would only count refused connections
+            if step is not None:
+                progress.steps.append(decide_step(plan, step, progress.rounds))
+                if not progress.steps[-1].met:
+                    break  # a higher step than one that missed would only miss by more
     return progress

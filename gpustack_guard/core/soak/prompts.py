@@ -31,16 +31,24 @@ def make_prompt(seed: int, index: int, prompt_tokens: int, max_tokens: int) -> P
 
 @dataclass(frozen=True)
 class WorkloadEntry:
-    prompt_tokens: int
+    prompt_tokens: int  # with `text`: an estimate, for the report
     max_tokens: int
     weight: float = 1.0
+    text: str | None = None  # a dataset's own prompt, sent as it is (after the nonce)
 
 
-def prompt_for(seed: int, index: int, workload: list[WorkloadEntry]) -> Prompt:
-    """The index-th prompt of a run: the workload entry is drawn by weight, seeded by (seed, index)."""
+def prompt_for(seed: int, index: int, workload: list[WorkloadEntry], uniform: bool = False) -> Prompt:
+    """The index-th prompt of a run: the workload entry is drawn by weight (or, `uniform`, with equal
+    chances: a dataset of 100,000 records is not weighed on every request), seeded by (seed, index)."""
     if not workload:
         raise ValueError("an empty workload")
     entry = workload[0]
     if len(workload) > 1:
-        entry = random.Random(seed * 7_919 + index).choices(workload, [w.weight for w in workload])[0]
+        rng = random.Random(seed * 7_919 + index)
+        entry = workload[rng.randrange(len(workload))] if uniform else \
+            rng.choices(workload, [w.weight for w in workload])[0]
+    if entry.text is not None:
+        # the nonce first, as for generated prompts: a replayed prompt must not hit the prefix cache of its
+        # previous replay
+        return Prompt(index, f"Request {seed}-{index}. {entry.text}", entry.prompt_tokens, entry.max_tokens)
     return make_prompt(seed, index, entry.prompt_tokens, entry.max_tokens)

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, TypeVar
 
+from gpustack_guard.core.soak.load_model import Slo, pick_samples, request_meets, round_misses
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.stats import percentile
 
@@ -68,6 +69,27 @@ class RoundStats:
     client_lag_p95_s: float | None = None
     memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
     idle_memory_bytes: float | None = None
+    ttft_p90_s: float | None = None
+    ttft_p99_s: float | None = None
+    itl_p90_s: float | None = None
+    itl_p99_s: float | None = None
+    e2e_p50_s: float | None = None  # a successful request's whole time, sent to last byte
+    e2e_p90_s: float | None = None
+    e2e_p95_s: float | None = None
+    e2e_p99_s: float | None = None
+    warmup: bool = False  # run, shown, but left out of the verdict, goodput and the sweep's decision
+    step: float | None = None  # the sweep step (a rate or a concurrency) the round ran at
+    concurrency: int | None = None  # closed loop: streams kept in flight
+    offered_rate: float | None = None  # open loop: requests per second sent on schedule
+    slo_met_requests: int | None = None  # requests that met every --slo on their own (None: no --slo)
+    slo_misses: list[str] | None = None  # the round's percentiles past an --slo (None: no --slo)
+    samples: dict | None = None  # per request, for redrawing the charts (see sample_table)
+    samples_dropped_requests: int = 0  # past the stored-sample cap
+    samples_cut_gaps: int = 0
+
+    def figure(self, key: str) -> float | None:
+        """A percentile by its SLO name: 'ttft_p99' -> ttft_p99_s."""
+        return getattr(self, f"{key}_s", None)
 
     @property
     def error_rate(self) -> float:
@@ -80,12 +102,16 @@ def _present(values: Iterable[_T | None]) -> list[_T]:
 
 def aggregate_round(index: int, started_s: float, seconds: float, results: list[RequestResult],
                     snapshots: list[Snapshot], idle: Snapshot | None = None,
-                    preemptions_before: float | None = None, client_lags: list[float] | None = None) -> RoundStats:
+                    preemptions_before: float | None = None, client_lags: list[float] | None = None,
+                    slos: tuple[Slo, ...] = (), sample_budget: int | None = None) -> RoundStats:
     """One round's figures. `snapshots` were taken while it ran, `idle` once it drained; `preemptions_before`
-    is the cumulative preemption count at the end of the previous round (None: first round or no counter)."""
+    is the cumulative preemption count at the end of the previous round (None: first round or no counter).
+    With `slos`, how many requests met them and which percentiles missed; with `sample_budget`, the
+    per-request samples kept (at most that many values)."""
     ok = [r for r in results if r.ok]
     ttfts = _present(r.ttft_s for r in ok)
     gaps = [g for r in ok for g in r.gaps_s]
+    e2es = [r.finished - r.started for r in ok]
     reasons = Counter(r.error or "error" for r in results if not r.ok)
     stats = RoundStats(
         index=index, started_s=started_s, seconds=seconds, requests=len(results), errors=sum(reasons.values()),
@@ -93,7 +119,17 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
         ttft_p50_s=percentile(ttfts, 50), ttft_p95_s=percentile(ttfts, 95),
         itl_p50_s=percentile(gaps, 50), itl_p95_s=percentile(gaps, 95),
         output_tokens_per_s=sum(r.output_tokens for r in ok) / seconds if seconds > 0 else 0.0,
+        ttft_p90_s=percentile(ttfts, 90), ttft_p99_s=percentile(ttfts, 99),
+        itl_p90_s=percentile(gaps, 90), itl_p99_s=percentile(gaps, 99),
+        e2e_p50_s=percentile(e2es, 50), e2e_p90_s=percentile(e2es, 90), e2e_p95_s=percentile(e2es, 95),
+        e2e_p99_s=percentile(e2es, 99),
     )
+    if slos:
+        stats.slo_met_requests = sum(1 for r in results
+                                     if request_meets(r.ok, r.ttft_s, r.gaps_s, r.finished - r.started, slos))
+        stats.slo_misses = round_misses({s.key: stats.figure(s.key) for s in slos}, slos)
+    if sample_budget is not None:
+        stats.samples, stats.samples_dropped_requests, stats.samples_cut_gaps = sample_table(results, sample_budget)
     stats.client_lag_p50_s = percentile(client_lags or [], 50)
     stats.client_lag_p95_s = percentile(client_lags or [], 95)
     every = snapshots + ([idle] if idle else [])
@@ -131,6 +167,22 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.scrape_errors = sum(len(s.errors) for s in every)
     stats.scrape_error_reasons = dict(Counter(e for s in every for e in s.errors))
     return stats
+
+
+def sample_table(results: list[RequestResult], budget: int) -> tuple[dict, int, int]:
+    """The round's requests in start order, column by column (compact JSON), within `budget` values:
+    started_s, ttft_s, e2e_s, output_tokens, error (None: succeeded) and itl_s (each request's gaps).
+    Returns (table, requests dropped, gaps cut)."""
+    ordered = sorted(results, key=lambda r: r.started)
+    kept, kept_gaps, dropped, cut = pick_samples([len(r.gaps_s) for r in ordered], budget)
+    rows = [ordered[i] for i in kept]
+    table = {"started_s": [round(r.started, 6) for r in rows],
+             "ttft_s": [None if r.ttft_s is None else round(r.ttft_s, 6) for r in rows],
+             "e2e_s": [round(r.finished - r.started, 6) for r in rows],
+             "output_tokens": [r.output_tokens for r in rows],
+             "error": [None if r.ok else (r.error or "error") for r in rows],
+             "itl_s": [[round(g, 6) for g in r.gaps_s[:n]] for r, n in zip(rows, kept_gaps)]}
+    return table, dropped, cut
 
 
 def choose_memory_source(rounds: list[RoundStats]) -> str | None:
