@@ -6,7 +6,8 @@ flight for the same time against the same server, interleaved run by run; gsg ru
 (scraping /metrics every second too). Targets: >= 256 streams in flight, TTFT p95 within 2 ms of the bare
 loop's. Prints both p95s, their difference and ratio.
 Each run is a warm-up round and a measured round of --seconds for both clients, at each of --concurrency (64 and
-256 streams by default). Open-loop arrivals (200 requests/s) are not measured: `gsg soak` has no --rate here yet.
+256 streams by default), then open-loop at --rate (200 requests/s by default, constant arrivals: both clients send
+on the same schedule whatever the server does).
 A peer load tool beside the bare loop: GuideLLM or AIPerf from a separate virtualenv (--peer-venv, never the
 project's own dependencies); the script says whether one was found and whether it ran.
 Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 64,256] [--seconds 10] [--runs 2]
@@ -112,6 +113,54 @@ async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
     return ttfts
 
 
+async def bare_open_loop(url: str, rate: float, seconds: float) -> list[float]:
+    """The least an open-loop client can do: one request every 1/rate seconds, each on its own task, a warm-up
+    round and a measured one, as gsg's open loop runs (one connection per request)."""
+    import ssl
+
+    import httpx
+
+    context = ssl.create_default_context()
+    ttfts: list[float] = []
+
+    async def one(k: int) -> None:
+        body = {"model": "m", "messages": [{"role": "user", "content": f"prompt {k}"}], "max_tokens": TOKENS,
+                "stream": True}
+        async with httpx.AsyncClient(timeout=60, verify=context) as client:
+            start = time.perf_counter()
+            first = None
+            async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
+                async for line in response.aiter_lines():
+                    if first is None and '"content":"w' in line:
+                        first = time.perf_counter() - start
+            if first is not None and phase["measured"]:
+                ttfts.append(first)
+
+    phase = {"measured": False}
+    for measured in (False, True):
+        phase["measured"] = measured
+        begin, tasks = time.perf_counter(), []
+        for k in range(int(rate * seconds)):
+            delay = begin + k / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(k)))
+        await asyncio.gather(*tasks)
+    return ttfts
+
+
+async def gsg_open_round(url: str, rate: float, seconds: float):
+    from gpustack_guard.adapters.soak.load import Target, chat_completions_url
+    from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
+    from gpustack_guard.core.soak.prompts import WorkloadEntry
+
+    plan = SoakPlan(Target("ours", chat_completions_url(url), "m"), rounds=1, round_seconds=seconds,
+                    concurrency=1, workload=[WorkloadEntry(16, TOKENS)], metrics_urls=[url + "/metrics"],
+                    collect_between_rounds=True, rate=rate, arrival="constant", warmup_rounds=1)
+    progress = await run_soak(plan, SoakProgress())
+    return [r for r in progress.rounds if not getattr(r, "warmup", False)][-1]
+
+
 async def gsg_round(url: str, concurrency: int, seconds: float):
     from gpustack_guard.adapters.soak.load import Target, chat_completions_url
     from gpustack_guard.adapters.soak.runner import SoakPlan, SoakProgress, run_soak
@@ -139,6 +188,7 @@ def main() -> int:
     parser.add_argument("--peer-venv", default=PEER_VENV, help="virtualenv holding guidellm or aiperf")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--rate", type=float, default=200.0, help="open-loop requests per second (0: skip)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--core", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -152,11 +202,40 @@ def main() -> int:
     cores = sorted(os.sched_getaffinity(0))
     client_core, server_core = (cores[0], cores[1]) if len(cores) > 1 else (cores[0], None)
     print(peer_status(args.peer_venv))
-    print("open-loop: not measured (gsg soak has no --rate on this branch; 200 requests/s waits for it)")
     worst = 0
     for concurrency in (int(c) for c in str(args.concurrency).split(",")):
         worst = max(worst, measure(args, concurrency, client_core, server_core))
+    if args.rate > 0:
+        worst = max(worst, measure_open_loop(args, client_core, server_core))
     return worst
+
+
+def measure_open_loop(args, client_core: int, server_core: int | None) -> int:
+    """--rate requests a second on one schedule, interleaved runs of both clients against a fresh server."""
+    server = subprocess.Popen([sys.executable, __file__, "--serve"] +
+                              (["--core", str(server_core)] if server_core is not None else []),
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        os.sched_setaffinity(0, {client_core})
+        bare_p95s, gsg_p95s = [], []
+        for _ in range(args.runs):
+            bare = asyncio.run(bare_open_loop(url, args.rate, args.seconds))
+            bare_p95s.append(p95(bare))
+            stats = asyncio.run(gsg_open_round(url, args.rate, args.seconds))
+            gsg_p95s.append(stats.ttft_p95_s)
+            print(f"open-loop run: bare p95 {bare_p95s[-1] * 1000:.2f} ms ({len(bare)} requests); gsg p95 "
+                  f"{gsg_p95s[-1] * 1000:.2f} ms ({stats.requests} requests, {stats.errors} errors)", flush=True)
+    finally:
+        server.kill()
+        server.wait()
+    bare_best, gsg_best = min(bare_p95s), min(gsg_p95s)
+    diff_ms = (gsg_best - bare_best) * 1000
+    ok = abs(diff_ms) <= TARGET_MS
+    print(f"open loop at {args.rate:g} requests/s (constant arrivals): bare TTFT p95 {bare_best * 1000:.2f} ms, "
+          f"gsg {gsg_best * 1000:.2f} ms; difference {diff_ms:+.2f} ms (target within {TARGET_MS:g} ms); ratio "
+          f"{gsg_best / bare_best:.3f} {'OK' if ok else 'OVER TARGET'}")
+    return 0 if ok else 1
 
 
 def measure(args, concurrency: int, client_core: int, server_core: int | None) -> int:
