@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from gpustack_guard.core import args as A
@@ -53,6 +54,10 @@ class RenderedSpec:
 
     @property
     def flags(self) -> dict[str, str | None]:
+        return dict(self._flags)  # a copy: callers may change theirs
+
+    @cached_property  # placement, estimation and the rules ask ~8 times per spec; the arguments never change
+    def _flags(self) -> dict[str, str | None]:
         return A.as_dict(self.args)
 
     @property
