@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import resource
 import statistics
 import subprocess
 import time
@@ -42,6 +43,23 @@ def median_runs(commands: list[list[str]], runs: int) -> list[tuple[float, subpr
             last[i] = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
             times[i].append(time.perf_counter() - start)
     return [(statistics.median(t), result) for t, result in zip(times, last)]
+
+
+def median_runs_cpu(commands: list[list[str]], runs: int) -> list[tuple[float, float, subprocess.CompletedProcess]]:
+    """Median wall time, median CPU time (user + system of the child, from getrusage) and last result of each
+    command, runs interleaved. CPU time moves by a few % where wall time moves by tens on a shared machine."""
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
+    last: list = [None] * len(commands)
+    for _ in range(runs):
+        for i, cmd in enumerate(commands):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            last[i] = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+            walls[i].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return [(statistics.median(w), statistics.median(c), result) for w, c, result in zip(walls, cpus, last)]
 
 
 def versus_line(what: str, measured: float, baseline_name: str, baseline: float, target: float) -> str:

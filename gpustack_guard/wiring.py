@@ -290,13 +290,14 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
-    docs, problems = load_specs(specs, allow_empty=allow_empty, overlay=sources.overlay)
+    comments: dict = {}
+    docs, problems = load_specs(specs, allow_empty=allow_empty, overlay=sources.overlay, comments=comments)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
     if specs:  # what validate accepts (gsg.yaml's rules, inline suppressions) does not block plan or apply
         report = accept(report, rule_selection(specs), list(dict.fromkeys(d.file for d in docs)),
-                        repository_root(specs))
+                        repository_root(specs), comments)
     if connection.last_models is not None:
         live = connection.last_models
     else:

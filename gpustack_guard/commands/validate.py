@@ -66,8 +66,9 @@ def run(opts: ValidateOptions) -> int:
     has_server = bool(opts.connection.server or opts.connection.context)
     needs_server = has_server and (not opts.fleet or opts.server_check)
     connection = wiring.connect(opts.connection) if needs_server else None
+    comments: dict = {}  # each spec file's suppression comments, scanned while loading, for accept() below
     with wiring.long_lived():
-        docs, load_findings = load_specs(specs, overlay=opts.sources.overlay)
+        docs, load_findings = load_specs(specs, overlay=opts.sources.overlay, comments=comments)
         if opts.fleet:
             fleet = load_fleet(opts.fleet)
         elif connection is not None:
@@ -82,7 +83,7 @@ def run(opts: ValidateOptions) -> int:
         from gpustack_guard.adapters.gpustack.evaluations import server_check
 
         report.findings.extend(server_check(connection, report))
-    report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), repository_root(specs))
+    report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), repository_root(specs), comments)
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
     if extra_reports:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from gpustack_guard.core import args as A
@@ -53,6 +54,10 @@ class RenderedSpec:
 
     @property
     def flags(self) -> dict[str, str | None]:
+        return dict(self._flags)  # a copy: callers may change theirs
+
+    @cached_property  # placement, estimation and the rules ask ~8 times per spec; the arguments never change
+    def _flags(self) -> dict[str, str | None]:
         return A.as_dict(self.args)
 
     @property
@@ -197,22 +202,22 @@ def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,
 def _template_argument_findings(doc: SpecDoc, template: str, pinned: list[A.Arg], defaults: list[A.Arg],
                                 family: str, secret_flags: set[str]) -> list[F.Finding]:
     """GSG013 and GSG014 for arguments the template renders, at the spec's guard.template line."""
-    where = doc.at("guard", "template")
     name = doc.spec.name if doc.spec else None
-    found = []
+    found: list[tuple[F.Rule, str, str]] = []  # (rule, message, fix): the line is looked up only when one is found
     for arg in pinned + defaults:
         if arg.key in A.FORBIDDEN:
-            found.append(F.finding(D.FORBIDDEN_ARG, where, f"template '{template}' renders --{arg.key}, which is "
-                                   f"rejected by GPUStack: {A.FORBIDDEN[arg.key]}", spec=name,
-                                   fix=f"remove --{arg.key} from the template"))
+            found.append((D.FORBIDDEN_ARG, f"template '{template}' renders --{arg.key}, which is "
+                          f"rejected by GPUStack: {A.FORBIDDEN[arg.key]}", f"remove --{arg.key} from the template"))
     for part in (pinned, defaults):
         for first, later in A.duplicates(part, family):
             hide = is_secret_flag(later.key, secret_flags)
-            found.append(F.finding(D.DUPLICATE_ARG, where,
-                                   f"template '{template}' renders --{later.key} twice "
-                                   f"('{MASK if hide else first.value}' and '{MASK if hide else later.value}'); "
-                                   "the last one wins", spec=name, fix="keep one in the template"))
-    return found
+            found.append((D.DUPLICATE_ARG, f"template '{template}' renders --{later.key} twice "
+                          f"('{MASK if hide else first.value}' and '{MASK if hide else later.value}'); "
+                          "the last one wins", "keep one in the template"))
+    if not found:
+        return []
+    where = doc.at("guard", "template")
+    return [F.finding(rule, where, message, spec=name, fix=fix) for rule, message, fix in found]
 
 
 def _gpu_layers_admission(where: F.Location, spec, arg: A.Arg) -> list[F.Finding]:

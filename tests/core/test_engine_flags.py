@@ -290,3 +290,24 @@ def test_to_float32_rounds_like_a_c_float_and_overflows_to_infinity():
 
 def test_tensor_split_just_inside_floats_range_is_accepted():
     assert read("llamacpp", "b6000", "tensor-split", "1e38,1e38") == (1e38, 1e38)  # sum 2e38 < FLT_MAX
+
+
+def test_readings_are_kept_per_flag_object_and_refusals_are_not(monkeypatch):
+    """The memo answers only for the flag object it read; a refusal is raised every time; past the cap nothing
+    more is kept and readings stay right."""
+    from gpustack_guard.core import engine_flags as EF
+
+    monkeypatch.setattr(EF, "_READINGS", {})
+    vllm = EF.numeric_flags("vllm", None)["max-model-len"]
+    assert EF.read_value(vllm, "16K", "vllm") == 16384
+    assert EF.read_value(vllm, "16K", "vllm") == 16384 and len(EF._READINGS) == 1
+    other = EF.NumericFlag(vllm.key, lambda text: 7, vllm.range, vllm.engine_type)  # same name, other parser
+    assert EF.read_value(other, "16K", "vllm") == 7
+    for _ in range(2):
+        with pytest.raises(EF.FlagValueError, match="needs a value"):
+            EF.read_value(vllm, None, "vllm")
+        with pytest.raises(EF.FlagValueError):
+            EF.read_value(vllm, "-5", "vllm")
+    monkeypatch.setattr(EF, "MAX_READINGS_KEPT", 2)
+    assert [EF.read_value(vllm, str(n), "vllm") for n in (100, 200, 300)] == [100, 200, 300]
+    assert len(EF._READINGS) == 2

@@ -72,9 +72,9 @@ def reason(exc: OSError) -> str:
     return (exc.strerror or "cannot be read").lower()
 
 
-def open_regular(path: str | Path) -> BinaryIO:
-    """The file opened for binary reading; Unreadable (one line) for a missing path, a broken link, or anything
-    but a regular file. The caller closes it."""
+def _open_fd(path: str | Path) -> tuple[int, int]:
+    """(descriptor, size) of a regular file opened for reading; Unreadable (one line) for a missing path, a broken
+    link, or anything but a regular file. The caller closes the descriptor."""
     try:
         fd = os.open(path, _O_FLAGS)
     except OSError as exc:
@@ -82,28 +82,48 @@ def open_regular(path: str | Path) -> BinaryIO:
             raise Unreadable(f"broken symbolic link (to {os.readlink(path)})") from None
         raise Unreadable(reason(exc)) from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise Unreadable(f"not a regular file ({kind_of(mode)})")
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable(f"not a regular file ({kind_of(status.st_mode)})")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return fd, status.st_size
     except BaseException:
         os.close(fd)
         raise
 
 
+def open_regular(path: str | Path) -> BinaryIO:
+    """The file opened for binary reading; Unreadable (one line) for a missing path, a broken link, or anything
+    but a regular file. The caller closes it."""
+    fd, _ = _open_fd(path)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:  # pragma: no cover - fdopen of a descriptor just opened
+        os.close(fd)
+        raise
+
+
 def read_regular(path: str | Path, max_bytes: int) -> bytes:
-    """The bytes of a regular file of at most `max_bytes`: Unreadable or TooLarge otherwise, before reading."""
-    with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
+    """The bytes of a regular file of at most `max_bytes`: Unreadable or TooLarge otherwise, before reading.
+    Plain os.read on the descriptor: a buffered file object per file cost ~4 us of ~7 (10,000 spec files)."""
+    fd, size = _open_fd(path)
+    try:
         if size > max_bytes:
             raise TooLarge(size, max_bytes)
         try:
-            data = handle.read(size + 1)  # read(n) allocates n bytes first: never the whole limit
-            if len(data) > size:  # it grew since fstat
-                data += handle.read(max_bytes + 1 - len(data))
+            # Up to one byte past the size (read(n) allocates n bytes first: never the whole limit); a file that
+            # grew since fstat is read on in steps, to one byte past the limit.
+            data = b""
+            while len(data) <= max_bytes:
+                wanted = size + 1 - len(data) if len(data) <= size else min(max_bytes + 1 - len(data), 1 << 20)
+                chunk = os.read(fd, wanted)
+                if not chunk:
+                    break
+                data += chunk
         except OSError as exc:
             raise Unreadable(reason(exc)) from None
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise TooLarge(len(data), max_bytes)
     return data

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular, reason
@@ -18,6 +19,13 @@ from gpustack_guard.core import findings as F
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec.check import SpecDoc
+
+if TYPE_CHECKING:  # core.suppressions loads the rule registry: imported when comments are asked for
+    from gpustack_guard.core.suppressions import InlineSuppression
+
+# A run's `# gsg: ignore[...]` comments by displayed file, scanned from the text the loader read anyway (reading
+# every spec file again for them cost ~170 ms at 10,000 specs); a file that could not be read has none.
+Comments = dict[str, list["InlineSuppression"]]
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # a spec tree's project identity (spec/project.py), never a spec
@@ -152,18 +160,28 @@ def read_spec_file(path: Path) -> tuple[list[LocatedDocument], F.Finding | None]
     return _read_spec(path, display_path(path))
 
 
-def _read_spec(path: Path, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
+def _read_spec(path: Path, shown: str, comments: Comments | None = None
+               ) -> tuple[list[LocatedDocument], F.Finding | None]:
+    if comments is not None:
+        comments[shown] = []  # until its text is read
     try:
         data = read_bytes(path, MAX_SPEC_BYTES)
     except (Unreadable, YamlInputLimit) as exc:
         return [], _stopped(shown, exc)
-    return spec_documents(data, shown)
+    return spec_documents(data, shown, comments)
 
 
-def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Finding | None]:
-    """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry)."""
+def spec_documents(data: bytes, shown: str, comments: Comments | None = None
+                   ) -> tuple[list[LocatedDocument], F.Finding | None]:
+    """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry).
+    With `comments`, the file's suppression comments go there too (those of a file that is not YAML included)."""
     try:
-        located = load_documents(decode(data), max_items=MAX_SPEC_ITEMS)
+        text = decode(data)
+        if comments is not None:
+            from gpustack_guard.core.suppressions import scan
+
+            comments[shown] = scan(shown, text)
+        located = load_documents(text, max_items=MAX_SPEC_ITEMS)
     except (Unreadable, YamlSyntaxError) as exc:  # YamlInputLimit is a YamlSyntaxError
         return [], _stopped(shown, exc)
     if not located:
@@ -173,10 +191,11 @@ def spec_documents(data: bytes, shown: str) -> tuple[list[LocatedDocument], F.Fi
     return located, None
 
 
-def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding]) -> None:
+def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding],
+               comments: Comments | None = None) -> None:
     for path in files:
         shown = display_path(path)  # once per file (scale benchmark: 1,000 calls of ~10 us fewer)
-        located, problem = _read_spec(path, shown)
+        located, problem = _read_spec(path, shown, comments)
         if problem is not None:
             problems.append(problem)
         docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
@@ -201,20 +220,23 @@ def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
 
 
-def load_specs(paths: list[str], *, allow_empty: bool = False,
-               overlay: str | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
+def load_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | None = None,
+               comments: Comments | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
+    """The documents of every spec file under `paths` and the findings that stopped files; with `comments`, each
+    file read (overlay patches too) and its suppression comments, for suppressions.accept."""
     docs: list[SpecDoc] = []
     problems: list[F.Finding] = []
     unreadable: list[tuple[str, str]] = []
     files = spec_files(paths, allow_empty=allow_empty, unreadable=unreadable)
     _unreadable_folders(unreadable, problems)
-    _read_docs(files, docs, problems)
+    _read_docs(files, docs, problems, comments)
     if overlay:
-        docs = _apply_overlay(docs, paths, overlay, problems)
+        docs = _apply_overlay(docs, paths, overlay, problems, comments)
     return docs, problems
 
 
-def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: list[F.Finding]) -> list[SpecDoc]:
+def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: list[F.Finding],
+                   comments: Comments | None = None) -> list[SpecDoc]:
     folders = [Path(p) / OVERLAYS_FOLDER / name for p in paths if Path(p).is_dir()]
     present = [f for f in folders if f.is_dir()]
     if not present:
@@ -222,7 +244,7 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
                        "(overlays live in a spec folder: SPECS/overlays/NAME)")
     patches: list[SpecDoc] = []
     unreadable: list[tuple[str, str]] = []
-    _read_docs([f for folder in present for f in _walk(str(folder), unreadable)], patches, problems)
+    _read_docs([f for folder in present for f in _walk(str(folder), unreadable)], patches, problems, comments)
     _unreadable_folders(unreadable, problems)
     by_name: dict[str, SpecDoc] = {}
     for patch in patches:

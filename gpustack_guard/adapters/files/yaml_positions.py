@@ -190,9 +190,12 @@ class _Build:
     flatten_mapping, remembering which pairs came from a merge: a key that overrides a merged one is plain YAML,
     two own keys of one name are a duplicate."""
 
-    def __init__(self, doc: LocatedDocument, max_items: int):
+    def __init__(self, doc: LocatedDocument, max_items: int, aliases: bool = True):
         self.doc = doc
         self.max_items = max_items
+        # Without an alias (no '*' in the text) no node is reached twice, so no recursion to watch for: the set
+        # of nodes being built is skipped (10,000 specs: ~180,000 set operations, ~40 ms)
+        self.aliases = aliases
         self.active: set[int] = set()
         self.merged: dict[int, int] = {}  # id(mapping node) -> how many leading pairs came from merges
 
@@ -204,22 +207,27 @@ class _Build:
             return _scalar(node)
         if len(path) >= MAX_DEPTH:
             raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_mark(node))
-        if id(node) in self.active:
+        if self.aliases and id(node) in self.active:
             raise YamlSyntaxError("recursive alias", *_mark(node))
         if node.tag != (_SEQ if isinstance(node, yaml.SequenceNode) else _MAP):
             raise _unsupported_tag(node)
         if len(node.value) > self.max_items:
             raise _too_many(node, len(node.value), self.max_items)
+        if not self.aliases:
+            return self.collection(node, path)
         self.active.add(id(node))
         try:
-            if isinstance(node, yaml.SequenceNode):  # plain strings inline, as in mapping()
-                return [child.value if type(child) is yaml.ScalarNode and child.tag == _STR
-                        and len(child.value) <= MAX_SCALAR_CHARS else self.value(child, path + (i,))
-                        for i, child in enumerate(node.value)]
-            if isinstance(node, yaml.MappingNode):
-                return self.mapping(node, path)
+            return self.collection(node, path)
         finally:
             self.active.discard(id(node))
+
+    def collection(self, node: yaml.Node, path: Path) -> Any:
+        if isinstance(node, yaml.SequenceNode):  # plain strings inline, as in mapping()
+            return [child.value if type(child) is yaml.ScalarNode and child.tag == _STR
+                    and len(child.value) <= MAX_SCALAR_CHARS else self.value(child, path + (i,))
+                    for i, child in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, path)
         raise YamlSyntaxError(f"unsupported YAML node {type(node).__name__}", *_mark(node))  # pragma: no cover
 
     def mapping(self, node: yaml.MappingNode, path: Path) -> dict:
@@ -418,7 +426,7 @@ def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocu
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)
-            doc.data = _Build(doc, max_items).value(node, ())
+            doc.data = _Build(doc, max_items, aliases).value(node, ())
             documents.append(doc)
     except yaml.reader.ReaderError as exc:
         raise _reader_error(text, exc) from None

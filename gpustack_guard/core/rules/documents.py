@@ -105,6 +105,8 @@ def name_skeleton(name: str) -> str:
     """What a name looks like, for telling confusable names apart (a reduced form of Unicode's UTS #39
     skeleton): compatibility forms folded (NFKC), case folded, Cyrillic and Greek look-alikes mapped to Latin,
     invisible format characters dropped."""
+    if name.isascii():  # nearly every name: NFKC, the look-alikes and Cf characters leave ASCII as it is
+        return name.lower()
     folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
     return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 

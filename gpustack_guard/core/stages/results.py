@@ -65,15 +65,16 @@ class Evaluation:
     estimates: tuple[Estimate, ...] = ()
     failure: EstimationFailure | None = None
 
-    @property
+    # cached: every per-spec rule reads these (10,000 specs: ~200,000 reads); after the first, a plain attribute
+    @cached_property
     def rendered(self) -> RenderedSpec:
         return self.placed.rendered
 
-    @property
+    @cached_property
     def cluster(self) -> Cluster | None:
         return self.placed.cluster
 
-    @property
+    @cached_property
     def placement(self) -> Placement | None:
         return self.placed.placement
 

@@ -150,3 +150,30 @@ def test_settings_files_share_the_limits(tmp_path, monkeypatch):
     with pytest.raises(GsgError) as caught:
         load_fleet("fleet.yaml")
     assert str(caught.value) == "fleet.yaml: not UTF-8 text: byte 0xFF at line 1 (save the file as UTF-8)"
+
+
+def test_the_loader_keeps_each_files_suppression_comments(tmp_path, monkeypatch):
+    """Every file read has an entry, scanned from the text loaded: with comments, without, not YAML (its comments
+    still count), not UTF-8 and too large (none); accept() then reads no spec file again."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text(SPEC + "replicas: 2  # gsg: ignore[GSG033] load test\n")
+    (tmp_path / "b.yaml").write_text(SPEC)
+    (tmp_path / "c.yaml").write_text("# gsg: ignore[GSG001] broken on purpose\nname: [x\n")
+    (tmp_path / "d.yaml").write_bytes(b"name: \xff\n# gsg: ignore[GSG019] x\n")
+    (tmp_path / "e.yaml").write_text("# gsg: ignore[GSG017] big\n" + "x" * MAX_SPEC_BYTES)
+    comments: dict = {}
+    load_specs(["."], comments=comments)
+    assert {file: [(c.line, c.target, c.ids, c.reason) for c in found] for file, found in comments.items()} == {
+        "a.yaml": [(4, 4, ("GSG033",), "load test")], "b.yaml": [],
+        "c.yaml": [(1, 2, ("GSG001",), "broken on purpose")], "d.yaml": [], "e.yaml": []}
+
+
+def test_overlay_patches_comments_are_kept_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text(SPEC)
+    (tmp_path / "overlays" / "prod").mkdir(parents=True)
+    (tmp_path / "overlays" / "prod" / "a.yaml").write_text("name: fine\nreplicas: 3  # gsg: ignore[GSG020] why\n")
+    comments: dict = {}
+    load_specs(["."], overlay="prod", comments=comments)
+    assert {file: [(c.line, c.ids) for c in found] for file, found in comments.items()} == {
+        "a.yaml": [], os.path.join("overlays", "prod", "a.yaml"): [(2, ("GSG020",))]}

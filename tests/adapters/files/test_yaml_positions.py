@@ -46,3 +46,16 @@ def test_memoised_tags_match_pyyaml_for_repeated_and_long_scalars():
         assert load_documents(text)[0].data == expected
     assert load_documents("k: '1'\n")[0].data == {"k": "1"}
     assert load_documents("k: 1\n")[0].data == {"k": 1}
+
+
+def test_documents_without_aliases_build_as_those_with_them():
+    """The alias-free path (no recursion watch) builds the same data, duplicates and positions as the watched one."""
+    from gpustack_guard.adapters.files.yaml_positions import load_documents
+
+    body = "name: a\nguard:\n  vars: {x: 1, y: [a, b]}\n  vars: {z: 2}\nlist:\n  - {k: v}\n  - [1, 2.5, true, null]\n"
+    plain = load_documents(body)[0]
+    watched = load_documents(body + "anchor: &one 1\nalias: *one\n")[0]
+    assert {k: v for k, v in watched.data.items() if k not in ("anchor", "alias")} == plain.data == {
+        "name": "a", "guard": {"vars": {"z": 2}}, "list": [{"k": "v"}, [1, 2.5, True, None]]}
+    assert watched.duplicate_keys == plain.duplicate_keys == [(("guard", "vars"), 4, 3)]
+    assert watched.position(("list", 1, 2)) == plain.position(("list", 1, 2)) == (7, 14)

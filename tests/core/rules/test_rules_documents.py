@@ -215,3 +215,16 @@ def test_vars_the_template_reads_or_may_read_are_clean(variables):
     found = run_stages(OK | {"guard": {"template": "t", "vars": {"max_model_len": 8192}}}, fleet=FLEET_1,
                        templates={"t": TemplateOutput(pinned=("--max-model-len=8192",), variables=variables)})
     assert found.findings(D.TEMPLATE) == []
+
+
+def test_name_skeleton_of_ascii_is_the_full_folding():
+    """The ASCII shortcut gives what NFKC, case folding, the look-alike map and dropping Cf characters give."""
+    import unicodedata
+
+    from gpustack_guard.core.rules import documents
+
+    ascii_text = "".join(chr(c) for c in range(128))
+    full = "".join(c for c in unicodedata.normalize("NFKC", ascii_text).casefold().translate(documents._LOOKALIKES)
+                   if unicodedata.category(c) != "Cf").casefold()
+    assert documents.name_skeleton(ascii_text) == full == ascii_text.lower()
+    assert documents.name_skeleton("Qwen-ΑΙ") == "qwen-ai"  # Greek capitals still fold to Latin

@@ -1,0 +1,53 @@
+"""adapters/files/suppressions.accept: comments the loader kept are used as kept (no file read again), other files
+are read; repository paths are worked out only for per-path ignores, and give the same verdicts."""
+
+from gpustack_guard.adapters.files.suppressions import accept
+from gpustack_guard.core import findings as F
+from gpustack_guard.core.pipeline import Report
+from gpustack_guard.core.rules.memory import KV_OVERSUBSCRIBED
+from gpustack_guard.core.suppressions import InlineSuppression, RuleChoice, Selection
+
+
+def _report(*files: str) -> Report:
+    return Report([F.finding(KV_OVERSUBSCRIBED, F.Location(f, 3, 1), "too many sequences") for f in files])
+
+
+def test_kept_comments_are_used_without_reading_the_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # gone.yaml does not exist: only the kept comment can accept its finding
+    kept = {"gone.yaml": [InlineSuppression("gone.yaml", 3, 20, 3, ("GSG033",), "sized for it")]}
+    result = accept(_report("gone.yaml"), Selection(), ["gone.yaml"], str(tmp_path), kept)
+    assert result.findings == []
+    assert [(s.finding.location.file, s.kind, s.justification) for s in result.suppressed] == [
+        ("gone.yaml", "inSource", "sized for it")]
+
+
+def test_files_not_kept_are_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text("name: a\nx: 1\nreplicas: 2  # gsg: ignore[GSG033] read here\n")
+    result = accept(_report("a.yaml"), Selection(), ["a.yaml"], str(tmp_path), {})
+    assert result.findings == [] and [s.justification for s in result.suppressed] == ["read here"]
+
+
+def test_per_path_ignores_match_repository_paths(tmp_path, monkeypatch):
+    (tmp_path / "specs" / "team").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "specs")
+    selection = Selection(per_path=(("specs/team/*", RuleChoice("GSG033", "gsg.yaml:3")),))
+    report = _report("team/a.yaml", "b.yaml")
+    result = accept(report, selection, ["team/a.yaml", "b.yaml"], str(tmp_path), {"team/a.yaml": [], "b.yaml": []})
+    assert [f.location.file for f in result.findings] == ["b.yaml"]
+    assert [(s.finding.location.file, s.justification) for s in result.suppressed] == [
+        ("team/a.yaml", "ignored for specs/team/* by gsg.yaml:3: GSG033")]
+
+
+def test_read_regular_reads_to_the_limit_and_refuses_one_byte_more(tmp_path):
+    from gpustack_guard.adapters.files.regular_file import TooLarge, read_regular
+
+    for size in (0, 1, 4096, 4097):
+        (tmp_path / f"f{size}").write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        assert len(read_regular(tmp_path / f"f{size}", 4097)) == size
+    try:
+        read_regular(tmp_path / "f4097", 4096)
+    except TooLarge as exc:
+        assert (exc.size, exc.limit) == (4097, 4096)
+    else:
+        raise AssertionError("a file one byte over the limit was read")
