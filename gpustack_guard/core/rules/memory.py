@@ -440,7 +440,8 @@ def _sampler_warmup_oom(ev: Evaluation) -> Iterator[Finding]:
     x = est.extra
     fix, free = x["sampler_warmup_fix"], max(x["sampler_warmup_free_bytes"], 0)
     yield finding(SAMPLER_WARMUP_OOM, flag_location(ev, FRACTION_FLAG[r.family]),
-                  f"after the KV cache ({gib(est.kv_cache)}) is allocated, {gib(free)} of {gib(est.gpu_total)} is free, but vLLM {est.version} warms its sampler up with "
+                  f"after the KV cache ({gib(est.kv_cache)}) is allocated, {gib(free)} of {gib(est.gpu_total)} "
+                  f"is free, but vLLM {est.version} warms its sampler up with "
                   f"{x['sampler_warmup_rows']} dummy requests ({x['sampler_kernel']} top-k/top-p) needing "
                   f"{gib(x['sampler_warmup_bytes'])}: the engine dies at start-up with CUDA out of memory",
                   spec=r.name,
