@@ -671,10 +671,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
-        if s == 0 and profile.engine == "v1":  # the encoder runs on the first stage, once per rank
-            activation += encoder_profile_bytes(facts, batched)
         if s == pp - 1:  # the sampler runs after the forward's tensors are freed: the peak is the larger phase
             activation = max(activation, profiled_sampler(facts, batched, seqs, profile.engine, sampler_row))
+        if s == 0 and profile.engine == "v1":  # the encoder's outputs stay cached through both phases
+            activation += encoder_profile_bytes(facts, batched)
         graphs = graph_memory(profile, cfg, seqs, batched, layers)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
