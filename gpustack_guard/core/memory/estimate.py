@@ -9,6 +9,7 @@ FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
 NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
+SAMPLER_WARMUP_OOM = "sampler-warmup-oom"  # starts its budget, dies warming the sampler up after the KV cache
 
 
 class NoEstimate(enum.Enum):
