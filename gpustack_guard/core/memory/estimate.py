@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from gpustack_guard.core.memory.terms import budget_terms
+
 FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
 NO_KV_MEMORY = "no-kv-memory"
@@ -83,6 +85,7 @@ class Estimate:
             **({"compute_buffer_bytes_per_gpu": list(self.compute_buffer_per_gpu)}
                if self.compute_buffer_per_gpu else {}),
             "breakdown": self.breakdown(),
+            "budget": [term.as_json() for term in budget_terms(self)],
             "notes": list(self.notes),
             **({"extra": self.extra} if self.extra else {}),
         }

@@ -395,6 +395,143 @@ def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
         if parsed >= since:
             chosen = row
     return chosen
+@dataclass(frozen=True)
+class TermSource:
+    """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
+
+    since: str
+    rule: str
+    source: str
+
+
+# Per engine and term (core/memory/terms.py names), the rule gsg applies from each release on, and the file of
+# that release it was read in; `gsg estimate --output json` shows it beside each figure ("budget").
+TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
+    "vllm": {
+        "weights_bytes_per_gpu": (
+            TermSource("0.0.0", "parameters-as-loaded",
+                       "vllm/worker/model_runner.py@v0.6.4 load_model ('Loading model weights took')"),
+            TermSource("0.8.0", "parameters-as-loaded",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 load_model ('Model loading took')")),
+        "non_torch_bytes_per_gpu": (
+            TermSource("0.0.0", "non-torch-by-interconnect",
+                       "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+            TermSource("0.11.0", "non-torch-by-interconnect-nccl-outside",
+                       "vllm/utils/__init__.py@v0.11.0 memory_profiling; NCCL before the snapshot (vllm PR #25359)"),
+            TermSource("0.19.0", "non-torch-by-interconnect-nccl-outside",
+                       "vllm/utils/mem_utils.py@v0.19.0 memory_profiling")),
+        "forward_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "dense-mlp-and-logits-calibrated",
+                       "vllm/worker/model_runner.py@v0.6.4 profile_run (max_num_batched_tokens dummy prefill)"),
+            TermSource("0.8.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-32768",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_run; "
+                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.5 fused_experts"),
+            TermSource("0.12.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-16384",
+                       "vllm/envs.py@v0.12.0 VLLM_FUSED_MOE_CHUNK_SIZE"),
+            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-whole-batch",
+                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.18.0 (no chunk variable)")),
+        "sampler_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "in-forward-peak",
+                       "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
+            TermSource("0.8.0", "torch-sort-after-forward",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
+            TermSource("0.17.0", "triton-top-k-top-p-after-forward",
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.17.0 apply_top_k_top_p_triton (rows >= 8)"),
+            TermSource("0.21.0", "flashinfer-top-k-top-p-after-forward",
+                       "vllm/envs.py@v0.21.0 VLLM_USE_FLASHINFER_SAMPLER = True"),
+            TermSource("0.29.0", "plain-logits-v2-runner",
+                       "vllm/v1/worker/gpu/model_runner.py@v0.29.0 _dummy_sampler_run ('may skip top_k, top_p')"),
+            TermSource("0.33.0", "flashinfer-top-k-top-p-v2-runner",
+                       "vllm/v1/worker/gpu/model_runner.py@v0.33.0 _dummy_sampler_run (warm-up parameters)")),
+        "encoder_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "none-v0", "vllm/worker/model_runner.py@v0.6.4 (no encoder cache profile)"),
+            TermSource("0.8.0", "encoder-dummy-item-calibrated",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.9.0.1 profile_run (encoder_cache['tmp'] and the "
+                       "dummy inputs held through the text run); bytes per patch calibrated on V25/V26"),
+            TermSource("0.34.0", "encoder-dummy-item-calibrated",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.34.0 profile_run")),
+        "activation_bytes_per_gpu": (
+            TermSource("0.0.0", "forward-peak", "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks"),
+            TermSource("0.8.0", "max(forward, sampler)+encoder",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
+        "cuda_graphs_bytes_per_gpu": (
+            TermSource("0.0.0", "capture-sizes-x-layers-after-kv",
+                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache)"),
+            TermSource("0.8.0", "capture-sizes-x-layers-after-kv",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model"),
+            TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
+                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE"),
+            TermSource("0.21.0", "capture-sizes-x-layers-in-budget",
+                       "vllm/v1/worker/gpu_worker.py@v0.21.0 determine_available_memory (graphs profiled)")),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("0.0.0", "gmu-x-total-minus-profile", "vllm/worker/worker.py@v0.6.4 "
+                       "determine_num_available_blocks"),
+            TermSource("0.8.0", "gmu-x-total-minus-profile",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.0 determine_available_memory"),
+            TermSource("0.34.0", "measured-free-after-warmup",
+                       "vllm/v1/worker/extensible_kv_cache.py@v0.34.0 measure_kv_cache_bytes")),
+        "kv_capacity_tokens": (
+            TermSource("0.0.0", "blocks-x-block-size", "vllm/worker/worker.py@v0.6.4 ('# GPU blocks')"),
+            TermSource("0.8.0", "blocks-x-block-size",
+                       "vllm/v1/core/kv_cache_utils.py@v0.8.0 ('GPU KV cache size')")),
+        "sampler_warmup_bytes_per_gpu": (
+            TermSource("0.0.0", "none-v0", "vllm/worker/worker.py@v0.6.4 (no sampler warm-up after the KV cache)"),
+            TermSource("0.8.0", "post-kv-sampler-warmup",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.0 compile_or_warm_up_model (_dummy_sampler_run)"),
+            TermSource("0.29.0", "post-kv-sampler-warmup-v2",
+                       "vllm/v1/worker/gpu/warmup.py@v0.29.0 warmup_kernels"),
+            TermSource("0.34.0", "inside-measured-free",
+                       "vllm/v1/worker/extensible_kv_cache.py@v0.34.0 (sized after the warm-up)")),
+    },
+    "sglang": {
+        "weights_bytes_per_gpu": (
+            TermSource("0.0.0", "parameters-as-loaded",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 ('Load weight end ... mem usage')"),),
+        "non_torch_bytes_per_gpu": (
+            TermSource("0.0.0", "start-up-by-interconnect",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.4.3 ('Load weight begin. avail mem')"),),
+        "activation_bytes_per_gpu": (
+            TermSource("0.0.0", "inside-mem-fraction-static",
+                       "python/sglang/srt/server_args.py@v0.3.6 mem_fraction_static by TP"),
+            TermSource("0.5.0", "reserved-memory",
+                       "python/sglang/srt/server_args.py@v0.5.4 _handle_gpu_memory_settings")),
+        "cuda_graphs_bytes_per_gpu": (
+            TermSource("0.0.0", "cuda-graph-max-bs-x-2mib",
+                       "python/sglang/srt/server_args.py@v0.5.4 reserved_mem (cuda_graph_max_bs * 2)"),),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("0.0.0", "fraction-x-total-minus-weights",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 profile_max_num_token"),
+            TermSource("0.5.23", "fraction-x-total-minus-weights-page-rounded",
+                       "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.23 _profile_available_bytes")),
+        "kv_capacity_tokens": (
+            TermSource("0.0.0", "pool-over-cell", "python/sglang/srt/model_executor/model_runner.py@v0.3.6 "
+                       "('max_total_num_tokens')"),),
+    },
+    "llamacpp": {
+        "weights_bytes_per_gpu": (
+            TermSource("b0", "tensor-bytes-by-device", "src/llama-model.cpp@b6000 ('model buffer size')"),),
+        "non_torch_bytes_per_gpu": (
+            TermSource("b0", "platform-footprint", "gguf-parser --platform-footprint 150,500 (GPUStack 2.x)"),),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("b0", "cells-x-layers-by-device", "src/llama-kv-cache.cpp@b6000 ('KV buffer size')"),
+            TermSource("b7045", "cells-padded-256-per-stream", "src/llama-context.cpp@b7045 (n_ctx padding)")),
+        "compute_buffer_bytes_per_gpu": (
+            TermSource("b0", "graph-high-water-mark", "src/llama-context.cpp@b6000 ('compute buffer size')"),),
+        "kv_capacity_tokens": (
+            TermSource("b0", "n-ctx-cells", "src/llama-context.cpp@b6000 ('n_ctx')"),),
+    },
+}
+
+
+def term_source(family: str, term: str, version: Version) -> TermSource:
+    """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
+    rows = TERM_SOURCES[family][term]
+    chosen = rows[0]
+    for row in rows:
+        if version >= known_version(row.since):
+            chosen = row
+    return chosen
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05

@@ -494,9 +494,9 @@ def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
 
 def sampler_phase_bytes(facts: ModelFacts, batched: int, rows: int, kernel: str) -> int:
     """What is allocated while the dummy sampler runs: the forward's intermediate tensors are freed by then
-    (_dummy_run returned), its bf16 hidden states of all batched tokens are still held, plus the sampler's own
-    peak over `rows` rows."""
-    hidden = batched * (facts.hidden_size or 0) * 2
+    (_dummy_run returned), its hidden states of all batched tokens are still held (in the loaded dtype: --dtype
+    float32 doubles them), plus the sampler's own peak over `rows` rows."""
+    hidden = batched * (facts.hidden_size or 0) * UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     return hidden + rows * (facts.vocab_size or 0) * sampler_bytes_per_entry(kernel, rows)
 
 
@@ -670,13 +670,16 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
 
     stages: list[StageBudget] = []
+    phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
-        activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
-        if s == pp - 1:  # the sampler runs after the forward's tensors are freed: the peak is the larger phase
-            activation = max(activation, profiled_sampler(facts, batched, seqs, profile.engine, sampler_row))
-        if s == 0 and profile.engine == "v1":  # the encoder's outputs stay cached through both phases
-            activation += encoder_profile_bytes(facts, batched)
+        forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
+        # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
+        sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row) if s == pp - 1 else 0
+        # the encoder's outputs stay cached through both phases, on the first stage, once per rank
+        encoder = encoder_profile_bytes(facts, batched) if s == 0 and profile.engine == "v1" else 0
+        phases.append((forward, sampler, encoder))
+        activation = max(forward, sampler) + encoder
         graphs = graph_memory(profile, cfg, seqs, batched, layers)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
@@ -769,6 +772,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "engine_use": engine_use,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
                "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
+               # the binding rank's profile phases: its activation is max(forward, sampler) + encoder
+               "forward_peak": phases[worst.stage][0], "sampler_peak": phases[worst.stage][1],
+               "encoder_peak": phases[worst.stage][2],
                **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
                **({"derived_max_model_len": native, "max_model_len_key": derived.key,
                    "max_model_len_refused": length_check.error if length_check else None} if derived else {})},
