@@ -456,8 +456,8 @@ SAMPLER_WARMUP_OOM = Rule(
          "GPU has free by then: the budget's outside plus the activation memory the profile released.",
     why="vLLM raises 'CUDA out of memory occurred when warming up sampler' after loading the weights and "
         "allocating the cache: the deployment never serves.",
-    example="huggingface_repo_id: openai/gpt-oss-20b\nbackend_version: 0.29.0\n"
-            "backend_parameters: [--gpu-memory-utilization=0.99]   # one H100 80GB",
+    example="huggingface_repo_id: Qwen/Qwen3-8B\nbackend_version: 0.11.0\n"
+            "backend_parameters: [--max-model-len=8192, --gpu-memory-utilization=0.98]   # one RTX A6000",
     fix="Lower --gpu-memory-utilization or --max-num-seqs to the values the message gives.",
     check=_sampler_warmup_oom)
 
