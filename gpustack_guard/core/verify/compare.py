@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory.estimate import FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
@@ -17,12 +18,16 @@ ROWS = (
     (P.GPU_MEMORY, "GPU memory", "bytes"),
     (P.REQUESTED, "requested by the engine", "bytes"),
     (P.WEIGHTS, "weights", "bytes"),
+    (P.FORWARD_PEAK, "forward peak", "bytes"),
+    (P.SAMPLER_PEAK, "sampler peak", "bytes"),
+    (P.ENCODER_PEAK, "encoder peak", "bytes"),
     (P.ACTIVATION, "activation peak", "bytes"),
     (P.NON_TORCH, "non-torch", "bytes"),
     (P.CUDA_GRAPHS, "CUDA graphs", "bytes"),
     (P.KV_CACHE, "KV cache", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
+    (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),
     (P.MAX_MODEL_LEN, "max model length", "tokens"),
     (P.MAX_CONCURRENCY, "max concurrency", "times"),
     (P.PIPELINE_COPIES, "graph input copies (llama.cpp)", "times"),
@@ -105,13 +110,13 @@ def backend_args(log: ObservedLog) -> list[str]:
 
 
 def estimated_terms(est: Estimate) -> dict[str, int | float]:
-    terms: dict[str, int | float] = {
-        P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested, P.WEIGHTS: est.weights,
-        P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
-        P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens, P.MAX_MODEL_LEN: est.max_model_len,
-        P.MAX_CONCURRENCY: round(est.max_concurrency, 2)}
-    if est.compute_buffer_per_gpu:
-        terms[P.COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu)
+    """The estimate's side: its budget rows (the names and figures `gsg estimate --output json` shows) and the
+    engine-level figures beside them."""
+    terms: dict[str, int | float] = {P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested}
+    terms.update({row.term: row.value for row in budget_terms(est)})
+    terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
+    if not est.compute_buffer_per_gpu:
+        terms.pop(P.COMPUTE_BUFFER, None)
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
