@@ -80,7 +80,7 @@ def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
     auto = engine.estimate("vllm", FACTS, gpus, {"max-model-len": "auto"}, "0.14.0", POLICY)
     assert (unset.max_model_len, unset.estimated_max_model_len, unset.verdict) == (131072, 41888,
                                                                                   "kv-below-max-model-len")
-    assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (40256, 40256, "fits")
+    assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (41888, 41888, "fits")
 
 
 @pytest.mark.parametrize("flags,off", [

@@ -797,8 +797,12 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     last = stages[-1]
     last_pool = kv_pool if pp == 1 or last.shape.hybrid else capacity * last.shape.bytes_per_token
     held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + comm_outside
+    # a budget above what is free once CUDA (and NCCL) started is refused before the weights load: the engine
+    # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
+    refused_at_start = startup_free_check and any(
+        st.requested > st.gpu_total - P.CUDA_CONTEXT - comm_outside for st in stages)
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, last.gpu_total - held) \
-        if profile.engine == "v1" and not extensible else None
+        if profile.engine == "v1" and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
     fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
         if search_fixes else {}
