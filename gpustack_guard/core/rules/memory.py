@@ -455,11 +455,15 @@ SAMPLER_WARMUP_OOM = Rule(
     "vLLM's sampler warm-up after the KV cache needs more memory than is left: the engine dies at start-up.",
     what="A vLLM V1 deployment whose KV cache fits its budget, but whose sampler warm-up (max_num_seqs dummy "
          "requests sampled with top-k/top-p after the KV cache and CUDA graphs are allocated) needs more than the "
-         "GPU has free by then: the budget's outside plus the activation memory the profile released.",
+         "activation memory the profile released plus the headroom the outside terms leave. Where the profile "
+         "ran the same pass (0.8-0.28, 0.33+) that only happens when the outside terms overflow, which is "
+         "GSG034's finding; the V2 runner of 0.29-0.32 profiles the sampler without top-k/top-p, so its warm-up "
+         "can need more than was ever budgeted.",
     why="vLLM raises 'CUDA out of memory occurred when warming up sampler' after loading the weights and "
         "allocating the cache: the deployment never serves.",
-    example="huggingface_repo_id: Qwen/Qwen3-8B\nbackend_version: 0.11.0\n"
-            "backend_parameters: [--max-model-len=8192, --gpu-memory-utilization=0.98]   # one RTX A6000",
+    example="huggingface_repo_id: Qwen/Qwen3-8B\nbackend_version: 0.29.0\n"
+            "backend_parameters: [--max-model-len=8192, --max-num-seqs=1024, --max-num-batched-tokens=2048,\n"
+            "                     --gpu-memory-utilization=0.97]   # one RTX A6000",
     fix="Lower --gpu-memory-utilization or --max-num-seqs to the values the message gives.",
     check=_sampler_warmup_oom)
 

@@ -112,7 +112,11 @@ def backend_args(log: ObservedLog) -> list[str]:
 def estimated_terms(est: Estimate) -> dict[str, int | float]:
     """The estimate's side: its budget rows (the names and figures `gsg estimate --output json` shows) and the
     engine-level figures beside them."""
-    terms: dict[str, int | float] = {P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested}
+    # every engine's coarse terms first (recorded vectors hold them), then its budget rows by name
+    terms: dict[str, int | float] = {
+        P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested, P.WEIGHTS: est.weights,
+        P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
+        P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens}
     terms.update({row.term: row.value for row in budget_terms(est)})
     terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
     if not est.compute_buffer_per_gpu:

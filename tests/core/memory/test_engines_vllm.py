@@ -585,3 +585,41 @@ def test_extensible_kv_cache_off_is_estimate_based_with_0_92_and_the_startup_che
         est = estimate_vllm(facts, 80 * GiB, cfg, version="0.34.0")
         assert est.extra["gpu_memory_utilization"] == 0.92
         assert (est.extra["gmu_semantics"], est.extra["startup_free_check"]) == ("per-instance", True)
+
+
+@pytest.mark.parametrize("version,verdict", [("0.28.0", "fits"), ("0.29.0", "sampler-warmup-oom"),
+                                             ("0.32.0", "sampler-warmup-oom"), ("0.33.0", "fits")])
+def test_the_sampler_warmup_fails_only_where_the_profile_did_not_budget_its_pass(version, verdict):
+    """The V2 runner of 0.29-0.32 profiles the sampler without top-k/top-p and warms it up with them after the KV
+    cache; before and after (0.33 adds the pass to the profile) the warm-up reruns what the profile reserved."""
+    facts = catalog_facts("Qwen/Qwen3-8B")  # vocabulary 151,936, hidden 4,096
+    cfg = VllmConfig(gpu_memory_utilization=0.97, max_model_len=8192, max_num_seqs=1024, max_num_batched_tokens=2048)
+    est = estimate_vllm(facts, 49140 * MiB, cfg, version=version, gpu_name="NVIDIA RTX A6000")
+    x = est.extra
+    assert est.verdict == verdict
+    # 1,024 warm-up rows (the V2 runner's two-token prompts: 2,048 // 2) through FlashInfer's 14 B per entry
+    assert (x["sampler_warmup_rows"], x["sampler_kernel"]) == (1024, "flashinfer")
+    assert x["sampler_warmup_bytes"] == 1024 * 4096 * 2 + 1024 * 151_936 * 14 == 2_186_543_104
+    if verdict == "fits":
+        assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 14 and x["sampler_warmup_fix"] == {}
+    else:  # the profile's plain pass: 4 B per entry, so 1.44 GiB of the warm-up was never budgeted
+        assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 4
+        assert x["sampler_warmup_free_bytes"] == 1_919_226_266
+        assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.96, "max_num_seqs": 838}
+
+
+@pytest.mark.parametrize("gmu,warmup", [(0.90, True), (0.95, False), (0.97, False)])
+def test_an_outside_overflow_is_the_headroom_rule_and_a_refused_start_never_warms_up(gmu, warmup):
+    """Llama-3.1-8B TP2 on two RTX 4090s (0.11): at 0.90 context, NCCL and the graphs captured after the KV cache
+    overflow the headroom (GSG034), yet the warm-up reruns a pass the profile reserved, so it is no GSG043. From
+    0.95 the budget is above what CUDA and NCCL start-up leave free: refused before the weights load (GSG041)."""
+    facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
+    cfg = VllmConfig(gpu_memory_utilization=gmu, max_model_len=8192, tensor_parallel_size=2)
+    est = estimate_vllm(facts, 24564 * MiB, cfg, version="0.11.0", gpu_name="NVIDIA GeForce RTX 4090")
+    assert est.verdict == "fits" and est.headroom < est.headroom_needed
+    refused = est.requested > est.gpu_total - P.CUDA_CONTEXT - est.extra["comm_buffers"]
+    assert refused is not warmup
+    if warmup:
+        assert est.extra["sampler_warmup_bytes"] == 1_249_771_520 < est.extra["sampler_warmup_free_bytes"]
+    else:
+        assert (est.extra["sampler_warmup_bytes"], est.extra["sampler_warmup_free_bytes"]) == (0, None)

@@ -801,7 +801,13 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
     refused_at_start = startup_free_check and any(
         st.requested > st.gpu_total - P.CUDA_CONTEXT - comm_outside for st in stages)
-    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, last.gpu_total - held) \
+    # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
+    # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
+    # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
+    outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
+        (0 if profile.graphs_profiled else last.cuda_graphs)
+    warmup_free = last.gpu_total - held + max(0, -outside_room)
+    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free) \
         if profile.engine == "v1" and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
     fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
