@@ -485,7 +485,7 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/worker/model_runner.py@v0.6.4 load_model ('Loading model weights took')"),
             TermSource("0.8.0", "parameters-as-loaded",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 load_model ('Model loading took')")),
-        "non_torch_bytes_per_gpu": (
+        "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
             TermSource("0.0.0", "non-torch-by-interconnect",
                        "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
             TermSource("0.11.0", "non-torch-by-interconnect-nccl-outside",
@@ -534,8 +534,9 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model"),
             TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
                        "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE"),
-            TermSource("0.21.0", "capture-sizes-x-layers-in-budget",
-                       "vllm/v1/worker/gpu_worker.py@v0.21.0 determine_available_memory (graphs profiled)")),
+            TermSource("0.20.0", "vllm-graph-estimate-in-budget",
+                       "vllm/envs.py@v0.20.0 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='1'; "
+                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory")),
         "kv_cache_bytes_per_gpu": (
             TermSource("0.0.0", "gmu-x-total-minus-profile", "vllm/worker/worker.py@v0.6.4 "
                        "determine_num_available_blocks"),
@@ -584,7 +585,8 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "weights_bytes_per_gpu": (
             TermSource("b0", "tensor-bytes-by-device", "src/llama-model.cpp@b6000 ('model buffer size')"),),
         "non_torch_bytes_per_gpu": (
-            TermSource("b0", "platform-footprint", "gguf-parser --platform-footprint 150,500 (GPUStack 2.x)"),),
+            TermSource("b0", "platform-footprint", "gpustack/gguf-parser-go cmd/gguf-parser/main.go "
+                       "--platform-footprint (GPUStack 2.x passes 150,500: 500 MiB of VRAM)"),),
         "kv_cache_bytes_per_gpu": (
             TermSource("b0", "cells-x-layers-by-device", "src/llama-kv-cache.cpp@b6000 ('KV buffer size')"),
             TermSource("b7045", "cells-padded-256-per-stream", "src/llama-context.cpp@b7045 (n_ctx padding)")),
