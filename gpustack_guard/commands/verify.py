@@ -118,7 +118,8 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
                               backend_args=tuple(args), backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
-                              offline=True)
+                              offline=True,
+                              env=tuple(f"{key}={value}" for key, value in C.generation_env(log).items()))
     try:
         evaluation = evaluate(options, facts)
         return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)

@@ -456,6 +456,12 @@ SAMPLER_KERNEL_PEAK_BYTES = {"triton": 14, "flashinfer": 14}
 SAMPLER_TRITON_MIN_ROWS = 8  # "logits.shape[0] >= 8": fewer rows take the PyTorch sort
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
+# What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
+# hidden_states[logit_indices] only (gpu_model_runner.py@v0.8.5 and @v0.9.0.1): the batch's hidden states are
+# freed with it, the sampler's rows kept. From 0.10.2 (read; 0.10.0 assumed, the release line of the pooling
+# runner) it returns (hidden_states, hidden_states[logit_indices]) and profile_run keeps both until after the
+# sampler (@v0.10.2, @v0.11.0, @v0.12.0 ... @v0.33.0: "hidden_states, last_hidden_states = self._dummy_run(").
+VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE = "0.10.0"
 _SAMPLER_KEYS = tuple((known_version(r.since), r) for r in VLLM_SAMPLER_ROWS)
 
 

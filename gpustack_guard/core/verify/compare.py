@@ -80,6 +80,31 @@ def _flag(key: str, value: object) -> str | None:
     return f"--{key.replace('_', '-')}={text}"
 
 
+# Lines only one engine generation prints (patterns.py says which releases and runner each comes from)
+V0_ONLY = ("vllm-v0-weights", "vllm-v0-weights-mb", "vllm-can-use", "vllm-profile-terms", "vllm-v0-blocks",
+           "vllm-kv-below-len")
+# (not "vllm-ready" nor "vllm-v1-weights": V0's llm_engine.py prints 'init engine ... took' and its
+# model_runner.py 'Model loading took' by 0.9, vllm#18993)
+V1_ONLY = ("vllm-v1-blocks", "vllm-v1-available-kv", "vllm-v1-kv-tokens", "vllm-v1-kv-below-len")
+
+
+def engine_generation(log: ObservedLog) -> str | None:
+    """"v0" or "v1" when the log's own lines say which vLLM engine ran (both, or neither: None). A release that
+    defaults to V1 still ran V0 under VLLM_USE_V1=0 or a fallback, and its profile is V0's."""
+    if log.engine != P.VLLM:
+        return None
+    v0 = any(pattern in log.matched for pattern in V0_ONLY)
+    v1 = any(pattern in log.matched for pattern in V1_ONLY)
+    return "v0" if v0 and not v1 else "v1" if v1 and not v0 else None
+
+
+def generation_env(log: ObservedLog) -> dict[str, str]:
+    """The VLLM_USE_V1 value that makes the estimate run the engine generation the log shows (the estimate
+    applies it only in the releases where vLLM read it: profiles.VLLM_V0_FALLBACKS, VLLM_V1_OPT_IN_SINCE)."""
+    generation = engine_generation(log)
+    return {"VLLM_USE_V1": "0" if generation == "v0" else "1"} if generation else {}
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}

@@ -623,3 +623,17 @@ def test_an_outside_overflow_is_the_headroom_rule_and_a_refused_start_never_warm
         assert est.extra["sampler_warmup_bytes"] == 1_249_771_520 < est.extra["sampler_warmup_free_bytes"]
     else:
         assert (est.extra["sampler_warmup_bytes"], est.extra["sampler_warmup_free_bytes"]) == (0, None)
+
+
+@pytest.mark.parametrize("version,held_tokens", [("0.8.5", 256), ("0.9.2", 256), ("0.10.0", 2048),
+                                                 ("0.11.0", 2048), ("0.33.0", 2048)])
+def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10(version, held_tokens):
+    """Up to 0.9 _dummy_run returns hidden_states[logit_indices]: only the sampler's rows outlive the forward;
+    from 0.10 profile_run keeps (hidden_states, last_hidden_states) until after the sampler."""
+    from gpustack_guard.core.memory.engines.vllm import profiled_sampler, sampler_phase_bytes
+
+    facts = catalog_facts("Qwen/Qwen3-4B")  # hidden 2,560
+    row = P.vllm_sampler_row(version)
+    assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
+        sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
+    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak

@@ -529,12 +529,16 @@ class SamplerWarmup:
         return self.peak - self.free
 
 
-def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, row: P.VllmSamplerRow) -> int:
-    """The profile run's sampler phase on the last stage (0 on V0, whose profile the activation formula fits)."""
+def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, row: P.VllmSamplerRow,
+                     version: str | None = None) -> int:
+    """The profile run's sampler phase on the last stage (0 on V0, whose profile the activation formula fits).
+    The batch's hidden states stay held through it from 0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)."""
     if engine != "v1":
         return 0
     kernel = row.kernel if row.profiled == "same" else "plain"
-    return sampler_phase_bytes(facts, batched, min(seqs, batched), kernel)
+    rows = min(seqs, batched)
+    holds_batch = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)
+    return sampler_phase_bytes(facts, batched if holds_batch else rows, rows, kernel)
 
 
 def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
@@ -603,12 +607,12 @@ def pool(available: int, shape, block: int, max_len: int, override: int | None) 
 
 
 def sampler_warmup(facts: ModelFacts, cfg: VllmConfig, row: P.VllmSamplerRow, seqs: int, batched: int,
-                   chunk: int | None, free: int) -> SamplerWarmup:
+                   chunk: int | None, free: int, version: str | None = None) -> SamplerWarmup:
     """The warm-up's forward over its rows, then its sampler pass; `free` is what the GPU has left by then."""
     rows = warmup_rows(row, seqs, batched)
     peak = max(activation_peak(facts, rows, rows, cfg.tensor_parallel_size, cfg, last_stage=True, chunk=chunk),
                sampler_phase_bytes(facts, rows, rows, row.kernel))
-    return SamplerWarmup(rows, peak, free, profiled_sampler(facts, batched, seqs, "v1", row), row.kernel)
+    return SamplerWarmup(rows, peak, free, profiled_sampler(facts, batched, seqs, "v1", row, version), row.kernel)
 
 
 def warmup_verdict(verdict: str, warmup: SamplerWarmup | None) -> str:
@@ -729,7 +733,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         requested = math.ceil(gmu * total)
         forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
         # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
-        sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row) if s == pp - 1 else 0
+        sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
         # the encoder's outputs stay cached through both phases, on the first stage, once per rank
         encoder = encoder_profile_bytes(facts, batched) if s == 0 and profile.engine == "v1" else 0
         phases.append((forward, sampler, encoder))
@@ -807,7 +811,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
     warmup_free = last.gpu_total - held + max(0, -outside_room)
-    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free) \
+    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version) \
         if profile.engine == "v1" and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
     fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
