@@ -21,6 +21,7 @@ from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW, GGUF_TYPE_BYTES, GPTQ_LIKE, KNOWN_METHODS
+from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 from gpustack_guard.core.pipeline import validate
 from gpustack_guard.core.rules.memory import MODEL_FACTS
@@ -282,6 +283,9 @@ def model_summary(facts) -> dict:
     return {"parameters": params, "weight_bytes": weight_layout(facts).total}
 
 
+BUDGET_NAME_WIDTH = len("compute_buffer_bytes_per_gpu")  # the longest term name
+
+
 def text_table(model: str, source: str, est, verdict: str, findings: list) -> str:
     rows = [("GPU memory", gib(est.gpu_total)), ("requested by the engine", gib(est.requested)),
             ("weights", gib(est.weights)), ("activation peak", gib(est.activation)),
@@ -301,6 +305,10 @@ def text_table(model: str, source: str, est, verdict: str, findings: list) -> st
     lines += [f"  {k:<{width}}  {v:>12}" for k, v in rows]
     lines.append("")
     lines += [f"  {k:<{width}}  {v:>12}" for k, v in numbers]
+    lines += ["", "budget, term by term (rule, source):"]
+    for term in budget_terms(est):  # the rows of --output json's "budget", under the same names
+        shown = f"{term.value:,} tokens" if term.unit == "tokens" else gib(term.value)
+        lines.append(f"  {term.term:<{BUDGET_NAME_WIDTH}}  {shown:>14}  {term.rule}; {term.source}")
     lines += ["", f"verdict: {verdict}"]
     lines += [f"{f.severity.value} {f.rule_id} {f.rule.name}: {f.message}" + (f"\n    fix: {f.fix}" if f.fix else "")
               for f in findings]

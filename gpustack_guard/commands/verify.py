@@ -121,7 +121,8 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                               backend_args=tuple(args), gpus=devices if devices > 1 else None,
                               backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
-                              offline=True)
+                              offline=True,
+                              env=tuple(f"{key}={value}" for key, value in C.generation_env(log).items()))
     try:
         evaluation = evaluate(options, facts)
         return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)

@@ -83,12 +83,15 @@ def test_the_shared_spec_declares_its_mix_so_gsg033_prices_what_advise_sized(gsg
     spec["guard"]["workload"]["mix"][0]["concurrency"] = 58
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec))
     result = gsg("validate", str(tmp_path / "s.yaml"), "--fleet", str(FLEET), "-o", "json")
-    [finding] = json.loads(result.out)["findings"]
-    assert finding["rule_id"] == "GSG033" and finding["message"].startswith(
+    findings = {f["rule_id"]: f for f in json.loads(result.out)["findings"]}
+    # advise's 0.91 clears GSG034 at 50 sequences only: 60 add capture sizes, so more graph memory after the KV cache
+    assert sorted(findings) == ["GSG033", "GSG034"]
+    finding = findings["GSG033"]
+    assert finding["message"].startswith(
         "--max-num-seqs 60 (workload mix at p99, longest first: 2 x 32,500 (nightly-batch) + 58 x 3,500 (chat)) = "
         "268,000 tokens, but the KV pool holds ")
-    # 60 sequences take more sampler warm-up: a smaller pool, of which 2 documents and 52 chats fit
-    assert "54 such sequences fit at once" in finding["message"]
+    # 60 sequences make the profile's sampler phase larger: a smaller pool, of which 2 documents and 57 chats fit
+    assert "holds 266,736 tokens" in finding["message"] and "59 such sequences fit at once" in finding["message"]
 
 
 def test_advise_and_estimate_agree_on_the_same_deployment(gsg, tmp_path):
@@ -101,7 +104,7 @@ def test_advise_and_estimate_agree_on_the_same_deployment(gsg, tmp_path):
     assert estimate.code == 0, estimate.err
     theirs = json.loads(estimate.out)
     assert (deployment["verdict"], theirs["verdict"]) == ("fits", "fits")
-    assert theirs["kv_capacity_tokens"] == deployment["kv_capacity_tokens"] == 268_368
+    assert theirs["kv_capacity_tokens"] == deployment["kv_capacity_tokens"] == 271_248
     assert theirs["max_num_seqs"] == deployment["max_num_seqs"] == 20
 
 

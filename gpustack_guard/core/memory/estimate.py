@@ -5,10 +5,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from gpustack_guard.core.memory.terms import budget_terms
+
 FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
 NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
+SAMPLER_WARMUP_OOM = "sampler-warmup-oom"  # starts its budget, dies warming the sampler up after the KV cache
 
 
 class NoEstimate(enum.Enum):
@@ -84,6 +87,7 @@ class Estimate:
             **({"compute_buffer_bytes_per_gpu": list(self.compute_buffer_per_gpu)}
                if self.compute_buffer_per_gpu else {}),
             "breakdown": self.breakdown(),
+            "budget": [term.as_json() for term in budget_terms(self)],
             "notes": list(self.notes),
             **({"extra": self.extra} if self.extra else {}),
         }

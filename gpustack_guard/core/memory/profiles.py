@@ -40,13 +40,7 @@ class VllmProfile:
     # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
-    # V1's GPU model runner ends profile_run with _dummy_sampler_run over min(max_num_seqs, batched tokens) rows
-    # with dummy metadata top_k = vocab - 1, top_p = 0.9, so the full sort of the fp32 logits lands in the
-    # profiled peak: SAMPLER_SORT_PEAK_BYTES per row and vocabulary entry (torch's sort buffers, see there)
-    # instead of the 4-byte logits. The V2 runner's dummy sampler "may skip top_k, top_p, and logprobs";
-    # V14 (0.29, vllm PR #57047: activation 0.57 GiB where the sort alone would be 0.72) has no sort in it.
-    # The last release with the sort in the profile is assumed to be 0.20.x (the 0.21 CUDA-graph row).
-    sampler_in_profile: bool = False
+    # the sampler's share of the profile and the warm-up after the KV cache: VLLM_SAMPLER_ROWS below
     # CacheConfig.gpu_memory_utilization's default: 0.9 up to 0.19.x, 0.92 from 0.20.0 (vllm/config/cache.py of the
     # wheels 0.19.1 and 0.20.0)
     default_gmu: float = 0.9
@@ -69,21 +63,21 @@ VLLM_PROFILES = (
                 "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
                 "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
                 "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
-                "PR #414)", startup_free_check=True, comm_in_budget=True, sampler_in_profile=True),
+                "PR #414)", startup_free_check=True, comm_in_budget=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
                 "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
                 "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
-                startup_free_check=True, sampler_in_profile=True),
+                startup_free_check=True),
     VllmProfile("0.15.0", "v1", "v1", 2, False,
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
-                startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True),
+                startup_free_check=True, pp_whole_model_check=True),
     VllmProfile("0.20.0", "v1", "v1", 2, True,
                 "gpu_memory_utilization defaults to 0.92 (CacheConfig, vllm/config/cache.py; 0.9 in 0.19.1); CUDA "
                 "graphs estimated inside the budget: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to '1' in "
                 "vllm/envs.py of the 0.20.0 wheel ('0' in 0.18.0 and 0.19.0), although the log line it prints says "
                 "'default since v0.21.0'",
-                startup_free_check=True, pp_whole_model_check=True, sampler_in_profile=True, default_gmu=0.92),
+                startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
     VllmProfile("0.21.0", "v1", "v1", 2, True,
                 "the dummy sampler no longer sorts in the profile (CUDA graph memory profiling, on since 0.20.0, "
                 "is quoted in gpustack/runner#251)",
@@ -393,10 +387,8 @@ GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
 GRAPH_ESTIMATE_LAYER_BYTES = 90 * KiB
 GRAPH_ESTIMATE_BYTES_PER_WIDTH = 8
 GRAPH_ESTIMATE_MIN_PER_GRAPH = MiB  # the source's floor per graph
-# Sampler warm-up: max_num_seqs dummy rows of fp32 logits, probabilities, sorted values and int64 indices.
-SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
-# Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (apply_top_k_top_p:
-# logits.sort(dim=-1)), by the path torch takes (aten/src/ATen/native/cuda/SortStable.cu,
+# Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (kernel "torch-sort";
+# apply_top_k_top_p: logits.sort(dim=-1)), by the path torch takes (aten/src/ATen/native/cuda/SortStable.cu,
 # do_launch_stable_sort_kernel; rows are the segments, the vocabulary > 4096 rules out the in-place small sort).
 # Always live: the bf16 logits compute_logits returned (2, still held by _dummy_sampler_run), their fp32 copy
 # (4), the sorted values (4) and int64 indices (8) = 18. Then, per path:
@@ -409,6 +401,217 @@ SAMPLER_BYTES_PER_VOCAB_ENTRY = 20
 # bytes left 5.4 GiB; V02 (vllm#21348, Qwen3-235B-A22B-FP8 TP4, 1024 rows x 151,936) +41 % -> +9 %.
 SAMPLER_SORT_PEAK_BYTES = {"one_row": 30, "full_sort": 50, "segmented": 38}
 SAMPLER_SORT_SEGMENTED_FROM_ROWS = 128  # "else if (nsegments < 128)" picks the full-sort path below this
+
+
+@dataclass(frozen=True)
+class VllmSamplerRow:
+    """How one release line of vLLM's V1 engine samples in its profile run and in the warm-up after the KV cache.
+
+    kernel: the top-k/top-p path TopKTopPSampler takes on CUDA with the environment unset: "torch-sort" (PyTorch
+    sort of the whole vocabulary, SAMPLER_SORT_PEAK_BYTES), "triton" (in-place Triton top-k/top-p from
+    SAMPLER_TRITON_MIN_ROWS rows, the sort below) or "flashinfer" (FlashInfer's sampling kernels, no sort).
+    profiled: "same" when profile_run's dummy sampler is the warm-up's pass over the same rows, so the warm-up
+    fits in the activation memory the profile released; "no-top-k-top-p" when the profile's pass skips them and
+    the warm-up's peak was never budgeted. warmup_rows: "v1" min(max_num_seqs, max_num_batched_tokens);
+    "v2" min(max_num_seqs, max_num_batched_tokens // 2) (warmup_kernels' two-token prompts).
+    """
+
+    since: str
+    kernel: str
+    profiled: str
+    warmup_rows: str
+    source: str
+
+
+VLLM_SAMPLER_ROWS = (
+    VllmSamplerRow("0.8.0", "torch-sort", "same", "v1",
+                   "v0.8.0 wheel: topk_topp_sampler.py takes FlashInfer only when flashinfer (>= 0.2.3) imports; the "
+                   "wheel does not require it (METADATA: none up to 0.10.0, an extra in 0.10.1-0.10.2, none in "
+                   "0.11.0), so a pip install sorts; gpu_model_runner.profile_run ends with _dummy_sampler_run "
+                   "(top_k = vocab - 1, top_p = 0.9) over min(max_num_seqs, max_num_tokens) rows after the forward "
+                   "returned; gpu_worker.compile_or_warm_up_model repeats it after capture_model"),
+    VllmSamplerRow("0.11.1", "torch-sort", "same", "v1",
+                   "v0.11.1 wheel: flashinfer-python becomes a dependency but the sampler is opt-in "
+                   "('Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1'), so every install sorts"),
+    VllmSamplerRow("0.17.0", "triton", "same", "v1",
+                   "v0.17.0 wheel: apply_top_k_top_p uses apply_top_k_top_p_triton (topk_topp_triton.py, in place "
+                   "on the fp32 logits) when HAS_TRITON and logits.shape[0] >= 8; v0.16.0 still sorts"),
+    VllmSamplerRow("0.21.0", "flashinfer", "same", "v1",
+                   "v0.21.0 wheel: envs.VLLM_USE_FLASHINFER_SAMPLER defaults to True (None in 0.20.2), FlashInfer "
+                   "sampling where FlashInferBackend supports the compute capability, else the native path"),
+    VllmSamplerRow("0.29.0", "flashinfer", "no-top-k-top-p", "v2",
+                   "v0.29.0 wheel: config/vllm.py use_v2_model_runner is True for every generative model on CUDA "
+                   "(0.22-0.28: a short architecture list); the V2 runner's _dummy_sampler_run 'may skip top_k, "
+                   "top_p, and logprobs' while gpu/warmup.py warmup_kernels samples with "
+                   "SamplingParams.for_sampler_warmup() after the KV cache is allocated (vllm PR #48601)"),
+    VllmSamplerRow("0.33.0", "flashinfer", "same", "v2",
+                   "v0.33.0 wheel: the V2 _dummy_sampler_run adds the warm-up-parameter pass ('warmup_kernels (run "
+                   "after the KV cache is sized) pays for the fp32 logits pipeline, so the profiled peak must too')"),
+)
+# Peak bytes per (row x vocabulary entry) of the paths that do not sort: the bf16 logits compute_logits returned
+# (2), their fp32 copy (4, Triton then masks it in place), and the fp32 probabilities (4) plus the exponential
+# noise random_sample draws (4) for Triton; FlashInfer's top_k_top_p_sampling_from_logits masks a copy of the
+# logits (4) and softmaxes it (4) instead (assumed from FlashInfer's Python wrapper, not read per release here).
+SAMPLER_KERNEL_PEAK_BYTES = {"triton": 14, "flashinfer": 14}
+SAMPLER_TRITON_MIN_ROWS = 8  # "logits.shape[0] >= 8": fewer rows take the PyTorch sort
+# The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
+SAMPLER_PLAIN_BYTES = 4
+# What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
+# hidden_states[logit_indices] only (gpu_model_runner.py@v0.8.5 and @v0.9.0.1): the batch's hidden states are
+# freed with it, the sampler's rows kept. From 0.10.2 (read; 0.10.0 assumed, the release line of the pooling
+# runner) it returns (hidden_states, hidden_states[logit_indices]) and profile_run keeps both until after the
+# sampler (@v0.10.2, @v0.11.0, @v0.12.0 ... @v0.33.0: "hidden_states, last_hidden_states = self._dummy_run(").
+VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE = "0.10.0"
+_SAMPLER_KEYS = tuple((known_version(r.since), r) for r in VLLM_SAMPLER_ROWS)
+
+
+def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
+    """The sampler row of a V1 release (the first row for anything older)."""
+    parsed = arithmetic_release("vllm", version)
+    chosen = VLLM_SAMPLER_ROWS[0]
+    for since, row in _SAMPLER_KEYS:
+        if parsed >= since:
+            chosen = row
+    return chosen
+@dataclass(frozen=True)
+class TermSource:
+    """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
+
+    since: str
+    rule: str
+    source: str
+
+
+# Per engine and term (core/memory/terms.py names), the rule gsg applies from each release on, and the file of
+# that release it was read in; `gsg estimate --output json` shows it beside each figure ("budget").
+TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
+    "vllm": {
+        "weights_bytes_per_gpu": (
+            TermSource("0.0.0", "parameters-as-loaded",
+                       "vllm/worker/model_runner.py@v0.6.4 load_model ('Loading model weights took')"),
+            TermSource("0.8.0", "parameters-as-loaded",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 load_model ('Model loading took')")),
+        "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
+            TermSource("0.0.0", "non-torch-by-interconnect",
+                       "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+            TermSource("0.11.0", "non-torch-by-interconnect-nccl-outside",
+                       "vllm/utils/__init__.py@v0.11.0 memory_profiling; NCCL before the snapshot (vllm PR #25359)"),
+            TermSource("0.19.0", "non-torch-by-interconnect-nccl-outside",
+                       "vllm/utils/mem_utils.py@v0.19.0 memory_profiling")),
+        "forward_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "dense-mlp-and-logits-calibrated",
+                       "vllm/worker/model_runner.py@v0.6.4 profile_run (max_num_batched_tokens dummy prefill)"),
+            TermSource("0.8.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-32768",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_run; "
+                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.5 fused_experts"),
+            TermSource("0.12.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-16384",
+                       "vllm/envs.py@v0.12.0 VLLM_FUSED_MOE_CHUNK_SIZE"),
+            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-whole-batch",
+                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.18.0 (no chunk variable)")),
+        "sampler_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "in-forward-peak",
+                       "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
+            TermSource("0.8.0", "torch-sort-after-forward",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
+            TermSource("0.17.0", "triton-top-k-top-p-after-forward",
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.17.0 apply_top_k_top_p_triton (rows >= 8)"),
+            TermSource("0.21.0", "flashinfer-top-k-top-p-after-forward",
+                       "vllm/envs.py@v0.21.0 VLLM_USE_FLASHINFER_SAMPLER = True"),
+            TermSource("0.29.0", "plain-logits-v2-runner",
+                       "vllm/v1/worker/gpu/model_runner.py@v0.29.0 _dummy_sampler_run ('may skip top_k, top_p')"),
+            TermSource("0.33.0", "flashinfer-top-k-top-p-v2-runner",
+                       "vllm/v1/worker/gpu/model_runner.py@v0.33.0 _dummy_sampler_run (warm-up parameters)")),
+        "encoder_peak_bytes_per_gpu": (
+            TermSource("0.0.0", "none-v0", "vllm/worker/model_runner.py@v0.6.4 (no encoder cache profile)"),
+            TermSource("0.8.0", "encoder-dummy-item-calibrated",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.9.0.1 profile_run (encoder_cache['tmp'] and the "
+                       "dummy inputs held through the text run); bytes per patch calibrated on V25/V26"),
+            TermSource("0.34.0", "encoder-dummy-item-calibrated",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.34.0 profile_run")),
+        "activation_bytes_per_gpu": (
+            TermSource("0.0.0", "forward-peak", "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks"),
+            TermSource("0.8.0", "max(forward, sampler)+encoder",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
+        "cuda_graphs_bytes_per_gpu": (
+            TermSource("0.0.0", "capture-sizes-x-layers-after-kv",
+                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache)"),
+            TermSource("0.8.0", "capture-sizes-x-layers-after-kv",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model"),
+            TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
+                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE"),
+            TermSource("0.20.0", "vllm-graph-estimate-in-budget",
+                       "vllm/envs.py@v0.20.0 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='1'; "
+                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory")),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("0.0.0", "gmu-x-total-minus-profile", "vllm/worker/worker.py@v0.6.4 "
+                       "determine_num_available_blocks"),
+            TermSource("0.8.0", "gmu-x-total-minus-profile",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.0 determine_available_memory"),
+            TermSource("0.34.0", "measured-free-after-warmup",
+                       "vllm/v1/worker/extensible_kv_cache.py@v0.34.0 measure_kv_cache_bytes")),
+        "kv_capacity_tokens": (
+            TermSource("0.0.0", "blocks-x-block-size", "vllm/worker/worker.py@v0.6.4 ('# GPU blocks')"),
+            TermSource("0.8.0", "blocks-x-block-size",
+                       "vllm/v1/core/kv_cache_utils.py@v0.8.0 ('GPU KV cache size')")),
+        "sampler_warmup_bytes_per_gpu": (
+            TermSource("0.0.0", "none-v0", "vllm/worker/worker.py@v0.6.4 (no sampler warm-up after the KV cache)"),
+            TermSource("0.8.0", "post-kv-sampler-warmup",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.0 compile_or_warm_up_model (_dummy_sampler_run)"),
+            TermSource("0.29.0", "post-kv-sampler-warmup-v2",
+                       "vllm/v1/worker/gpu/warmup.py@v0.29.0 warmup_kernels"),
+            TermSource("0.34.0", "inside-measured-free",
+                       "vllm/v1/worker/extensible_kv_cache.py@v0.34.0 (sized after the warm-up)")),
+    },
+    "sglang": {
+        "weights_bytes_per_gpu": (
+            TermSource("0.0.0", "parameters-as-loaded",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 ('Load weight end ... mem usage')"),),
+        "non_torch_bytes_per_gpu": (
+            TermSource("0.0.0", "start-up-by-interconnect",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.4.3 ('Load weight begin. avail mem')"),),
+        "activation_bytes_per_gpu": (
+            TermSource("0.0.0", "inside-mem-fraction-static",
+                       "python/sglang/srt/server_args.py@v0.3.6 mem_fraction_static by TP"),
+            TermSource("0.5.0", "reserved-memory",
+                       "python/sglang/srt/server_args.py@v0.5.4 _handle_gpu_memory_settings")),
+        "cuda_graphs_bytes_per_gpu": (
+            TermSource("0.0.0", "cuda-graph-max-bs-x-2mib",
+                       "python/sglang/srt/server_args.py@v0.5.4 reserved_mem (cuda_graph_max_bs * 2)"),),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("0.0.0", "fraction-x-total-minus-weights",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 profile_max_num_token"),
+            TermSource("0.5.23", "fraction-x-total-minus-weights-page-rounded",
+                       "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.23 _profile_available_bytes")),
+        "kv_capacity_tokens": (
+            TermSource("0.0.0", "pool-over-cell", "python/sglang/srt/model_executor/model_runner.py@v0.3.6 "
+                       "('max_total_num_tokens')"),),
+    },
+    "llamacpp": {
+        "weights_bytes_per_gpu": (
+            TermSource("b0", "tensor-bytes-by-device", "src/llama-model.cpp@b6000 ('model buffer size')"),),
+        "non_torch_bytes_per_gpu": (
+            TermSource("b0", "platform-footprint", "gpustack/gguf-parser-go cmd/gguf-parser/main.go "
+                       "--platform-footprint (GPUStack 2.x passes 150,500: 500 MiB of VRAM)"),),
+        "kv_cache_bytes_per_gpu": (
+            TermSource("b0", "cells-x-layers-by-device", "src/llama-kv-cache.cpp@b6000 ('KV buffer size')"),
+            TermSource("b7045", "cells-padded-256-per-stream", "src/llama-context.cpp@b7045 (n_ctx padding)")),
+        "compute_buffer_bytes_per_gpu": (
+            TermSource("b0", "graph-high-water-mark", "src/llama-context.cpp@b6000 ('compute buffer size')"),),
+        "kv_capacity_tokens": (
+            TermSource("b0", "n-ctx-cells", "src/llama-context.cpp@b6000 ('n_ctx')"),),
+    },
+}
+
+
+def term_source(family: str, term: str, version: Version) -> TermSource:
+    """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
+    rows = TERM_SOURCES[family][term]
+    chosen = rows[0]
+    for row in rows:
+        if version >= known_version(row.since):
+            chosen = row
+    return chosen
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05

@@ -229,7 +229,6 @@ def _headroom(ev: Evaluation) -> Iterator[Finding]:
             pieces.append(f"NCCL/all-reduce {gib(x['comm_buffers'])}")
         if not x["cuda_graphs_in_budget"] and est.cuda_graphs:
             pieces.append(f"CUDA graphs {gib(est.cuda_graphs)} (captured after the KV cache in vLLM {est.version})")
-        pieces.append(f"sampler warm-up {gib(x['sampler_warmup'])} ({est.max_num_seqs} seqs)")
         pieces.append(f"allocator slack {gib(est.headroom_needed - sum_known(x, est))}")
         needed = " + ".join(pieces)
         fraction = est.extra["gpu_memory_utilization"]
@@ -248,7 +247,7 @@ def _headroom(ev: Evaluation) -> Iterator[Finding]:
 
 def sum_known(x: dict, est: Estimate) -> int:
     graphs = 0 if x["cuda_graphs_in_budget"] else est.cuda_graphs
-    return x["cuda_context"] + x["comm_buffers"] + graphs + x["sampler_warmup"]
+    return x["cuda_context"] + x["comm_buffers"] + graphs
 
 
 HEADROOM = Rule(
@@ -443,6 +442,42 @@ SCHEDULER_LIMITS = Rule(
     fix="Raise --max-num-batched-tokens to at least --max-num-seqs (and --max-model-len without chunked prefill).",
     check=_scheduler_limits)
 
+
+@per_spec
+def _sampler_warmup_oom(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family != "vllm" or est.verdict != verdict.SAMPLER_WARMUP_OOM:
+        return
+    x = est.extra
+    fix, free = x["sampler_warmup_fix"], max(x["sampler_warmup_free_bytes"], 0)
+    yield finding(SAMPLER_WARMUP_OOM, flag_location(ev, FRACTION_FLAG[r.family]),
+                  f"after the KV cache ({gib(est.kv_cache)}) is allocated, {gib(free)} of {gib(est.gpu_total)} "
+                  f"is free, but vLLM {est.version} warms its sampler up with "
+                  f"{x['sampler_warmup_rows']} dummy requests ({x['sampler_kernel']} top-k/top-p) needing "
+                  f"{gib(x['sampler_warmup_bytes'])}: the engine dies at start-up with CUDA out of memory",
+                  spec=r.name,
+                  fix=f"set --gpu-memory-utilization {fix.get('gpu_memory_utilization', 0):.2f} or lower, or "
+                      f"--max-num-seqs {fix.get('max_num_seqs', 0)} or lower", **est.as_json())
+
+
+SAMPLER_WARMUP_OOM = Rule(
+    "GSG043", "sampler-warmup-oom",
+    "vLLM's sampler warm-up after the KV cache needs more memory than is left: the engine dies at start-up.",
+    what="A vLLM V1 deployment whose KV cache fits its budget, but whose sampler warm-up (max_num_seqs dummy "
+         "requests sampled with top-k/top-p after the KV cache and CUDA graphs are allocated) needs more than the "
+         "activation memory the profile released plus the headroom the outside terms leave. Where the profile "
+         "ran the same pass (0.8-0.28, 0.33+) that only happens when the outside terms overflow, which is "
+         "GSG034's finding; the V2 runner of 0.29-0.32 profiles the sampler without top-k/top-p, so its warm-up "
+         "can need more than was ever budgeted.",
+    why="vLLM raises 'CUDA out of memory occurred when warming up sampler' after loading the weights and "
+        "allocating the cache: the deployment never serves.",
+    example="huggingface_repo_id: Qwen/Qwen3-8B\nbackend_version: 0.29.0\n"
+            "backend_parameters: [--max-model-len=8192, --max-num-seqs=1024, --max-num-batched-tokens=2048,\n"
+            "                     --gpu-memory-utilization=0.97]   # one RTX A6000",
+    fix="Lower --gpu-memory-utilization or --max-num-seqs to the values the message gives.",
+    check=_sampler_warmup_oom)
+
+
 # Held against what a running engine logged at start-up: emitted by `gsg verify SPECS` (core/verify/live.py),
 # which reads each instance's log from the server, so no check runs on the stage results.
 LIVE_VERIFY = "the live verify (core/verify/live.py, `gsg verify SPECS`)"
@@ -478,5 +513,5 @@ OBSERVED_KV_OFF_ESTIMATE = Rule(
     emitted_by=LIVE_VERIFY)
 
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
-         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS,
+         TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS, SAMPLER_WARMUP_OOM,
          OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE)

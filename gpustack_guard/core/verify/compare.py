@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
@@ -17,12 +18,16 @@ ROWS = (
     (P.GPU_MEMORY, "GPU memory", "bytes"),
     (P.REQUESTED, "requested by the engine", "bytes"),
     (P.WEIGHTS, "weights", "bytes"),
+    (P.FORWARD_PEAK, "forward peak", "bytes"),
+    (P.SAMPLER_PEAK, "sampler peak", "bytes"),
+    (P.ENCODER_PEAK, "encoder peak", "bytes"),
     (P.ACTIVATION, "activation peak", "bytes"),
     (P.NON_TORCH, "non-torch", "bytes"),
     (P.CUDA_GRAPHS, "CUDA graphs", "bytes"),
     (P.KV_CACHE, "KV cache", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
+    (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),
     (P.MAX_MODEL_LEN, "max model length", "tokens"),
     (P.MAX_CONCURRENCY, "max concurrency", "times"),
     (P.PIPELINE_COPIES, "graph input copies (llama.cpp)", "times"),
@@ -86,6 +91,31 @@ def _flag(key: str, value: object) -> str | None:
     return f"--{key.replace('_', '-')}={text}"
 
 
+# Lines only one engine generation prints (patterns.py says which releases and runner each comes from)
+V0_ONLY = ("vllm-v0-weights", "vllm-v0-weights-mb", "vllm-can-use", "vllm-profile-terms", "vllm-v0-blocks",
+           "vllm-kv-below-len")
+# (not "vllm-ready" nor "vllm-v1-weights": V0's llm_engine.py prints 'init engine ... took' and its
+# model_runner.py 'Model loading took' by 0.9, vllm#18993)
+V1_ONLY = ("vllm-v1-blocks", "vllm-v1-available-kv", "vllm-v1-kv-tokens", "vllm-v1-kv-below-len")
+
+
+def engine_generation(log: ObservedLog) -> str | None:
+    """"v0" or "v1" when the log's own lines say which vLLM engine ran (both, or neither: None). A release that
+    defaults to V1 still ran V0 under VLLM_USE_V1=0 or a fallback, and its profile is V0's."""
+    if log.engine != P.VLLM:
+        return None
+    v0 = any(pattern in log.matched for pattern in V0_ONLY)
+    v1 = any(pattern in log.matched for pattern in V1_ONLY)
+    return "v0" if v0 and not v1 else "v1" if v1 and not v0 else None
+
+
+def generation_env(log: ObservedLog) -> dict[str, str]:
+    """The VLLM_USE_V1 value that makes the estimate run the engine generation the log shows (the estimate
+    applies it only in the releases where vLLM read it: profiles.VLLM_V0_FALLBACKS, VLLM_V1_OPT_IN_SINCE)."""
+    generation = engine_generation(log)
+    return {"VLLM_USE_V1": "0" if generation == "v0" else "1"} if generation else {}
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}
@@ -116,13 +146,17 @@ def backend_args(log: ObservedLog) -> list[str]:
 
 
 def estimated_terms(est: Estimate) -> dict[str, int | float]:
+    """The estimate's side: its budget rows (the names and figures `gsg estimate --output json` shows) and the
+    engine-level figures beside them."""
+    # every engine's coarse terms first (recorded vectors hold them), then its budget rows by name
     terms: dict[str, int | float] = {
         P.GPU_MEMORY: est.gpu_total, P.REQUESTED: est.requested, P.WEIGHTS: est.weights,
         P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
-        P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens, P.MAX_MODEL_LEN: est.max_model_len,
-        P.MAX_CONCURRENCY: round(est.max_concurrency, 2)}
-    if est.compute_buffer_per_gpu:
-        terms[P.COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu)
+        P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens}
+    terms.update({row.term: row.value for row in budget_terms(est)})
+    terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
+    if not est.compute_buffer_per_gpu:
+        terms.pop(P.COMPUTE_BUFFER, None)
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms

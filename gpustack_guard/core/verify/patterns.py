@@ -13,6 +13,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# The budget's terms under the names `gsg estimate --output json` gives them (its "budget" rows)
+from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for the parser and compare)
+    ACTIVATION,
+    COMPUTE_BUFFER,
+    CUDA_GRAPHS,
+    ENCODER_PEAK,
+    FORWARD_PEAK,
+    GPU_MEMORY,
+    KV_CACHE,
+    KV_TOKENS,
+    NON_TORCH,
+    REQUESTED,
+    SAMPLER_PEAK,
+    SAMPLER_WARMUP,
+    WEIGHTS,
+)
+
 VLLM, SGLANG, LLAMACPP = "vllm", "sglang", "llama.cpp"
 ENGINES = (VLLM, SGLANG, LLAMACPP)
 
@@ -20,18 +37,9 @@ GiB, MiB = 1024**3, 1024**2
 UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB}
 
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
-GPU_MEMORY = "gpu_memory_bytes"
 UTILIZATION = "gpu_memory_utilization"
-REQUESTED = "requested_bytes_per_gpu"
-WEIGHTS = "weights_bytes_per_gpu"
-NON_TORCH = "non_torch_bytes_per_gpu"
-ACTIVATION = "activation_bytes_per_gpu"
-CUDA_GRAPHS = "cuda_graphs_bytes_per_gpu"
-KV_CACHE = "kv_cache_bytes_per_gpu"
-COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
 FREE_BEFORE_LOAD = "free_before_load_bytes"
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
-KV_TOKENS = "kv_capacity_tokens"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
 BLOCK_SIZE = "block_size"

@@ -78,9 +78,9 @@ def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
     gpus = [(24 * 2**30, "NVIDIA GeForce RTX 4090")]
     unset = engine.estimate("vllm", FACTS, gpus, {}, "0.14.0", POLICY)
     auto = engine.estimate("vllm", FACTS, gpus, {"max-model-len": "auto"}, "0.14.0", POLICY)
-    assert (unset.max_model_len, unset.estimated_max_model_len, unset.verdict) == (131072, 40256,
+    assert (unset.max_model_len, unset.estimated_max_model_len, unset.verdict) == (131072, 41888,
                                                                                   "kv-below-max-model-len")
-    assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (40256, 40256, "fits")
+    assert (auto.max_model_len, auto.estimated_max_model_len, auto.verdict) == (41888, 41888, "fits")
 
 
 @pytest.mark.parametrize("flags,off", [

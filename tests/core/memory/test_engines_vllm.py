@@ -70,9 +70,12 @@ def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     assert [s["layers"] for s in est.extra["stages"]] == [16, 32]
     assert est.gpu_total == 16_303 * MiB and est.kv_bytes_per_token == 16 * 2048
     older = _v09_estimate("0.11.0", gpu_name="")
-    # before 0.15 the bottleneck stage's own layers are checked: the 5090 D's 32 (its sampler sort makes it
-    # the stage with the fewest blocks per layer)
-    assert older.kv_needed == 262_144 * 32 * 2048 and older.gpu_total == 32_607 * MiB
+    # before 0.15 the bottleneck stage's own layers are checked: the 5070 Ti's 16. The 5090 D's stage holds the
+    # sampler, but its sort phase replaces the forward's peak instead of adding to it (profile_run), which leaves
+    # it 0.252 GiB per layer against the 5070 Ti's 0.249
+    assert older.kv_needed == 262_144 * 16 * 2048 and older.gpu_total == 16_303 * MiB
+    first, last = older.extra["stages"]
+    assert first["kv_available"] // 16 < last["kv_available"] // 32
 
 
 @pytest.mark.parametrize("version,cfg,gpu,generation", [
@@ -243,8 +246,8 @@ def test_footprint_counts_outside_budget_once():
     facts = catalog_facts("Qwen/Qwen3-8B")
     est = estimate_vllm(facts, A6000, VllmConfig(gpu_memory_utilization=0.45, max_model_len=8192), version="0.11.0")
     assert est.footprint == est.requested + P.CUDA_CONTEXT + est.cuda_graphs  # graphs not profiled in 0.11
-    assert est.headroom_needed == est.footprint - est.requested + est.extra["sampler_warmup"] + \
-        int(P.ALLOCATOR_SLACK * est.requested)
+    # the sampler warm-up is its own term (GSG043), not part of the headroom margin
+    assert est.headroom_needed == est.footprint - est.requested + int(P.ALLOCATOR_SLACK * est.requested)
     profiled = estimate_vllm(facts, A6000, VllmConfig(gpu_memory_utilization=0.45, max_model_len=8192),
                              version="0.21.0")
     assert profiled.footprint == profiled.requested + P.CUDA_CONTEXT
@@ -324,22 +327,26 @@ def test_nccl_buffers_inside_the_budget_before_0_11_outside_from_it():
     assert single.extra["comm_buffers_in_budget"] == 0  # no NCCL on one GPU
 
 
-def test_v1_profiles_the_dummy_sampler_sort_from_0_8_until_the_v2_runner():
-    """0.8-0.20: top-k/top-p over the whole vocabulary in profile_run: torch's sort peak per row and entry
-    (38 B from 128 rows, 50 B for 2-127, 30 B for one) in place of the 4-byte logits."""
-    from gpustack_guard.core.memory.engines.vllm import profiled_sampler_sort
-
-    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936
-    assert profiled_sampler_sort(facts, 2048, 256) == 256 * 151_936 * 34 == 1_322_450_944
-    assert profiled_sampler_sort(facts, 128, 256) == 128 * 151_936 * 34  # rows = min(max_num_seqs, tokens)
-    assert profiled_sampler_sort(facts, 2048, 127) == 127 * 151_936 * 46  # full-sort path below 128 rows
-    assert profiled_sampler_sort(facts, 2048, 1) == 151_936 * 26 == 3_950_336  # one row: large-segment path
+def test_v1_profile_peak_is_the_larger_of_forward_and_sampler_by_release():
+    """profile_run (gpu_model_runner.py) runs _dummy_run, then _dummy_sampler_run on its last hidden states: the
+    forward's intermediates are freed by then, the hidden states of all batched tokens are not. So the peak is
+    max(forward, hidden + sampler), the sampler's share by release (profiles.VLLM_SAMPLER_ROWS): torch's sort
+    (38 B per row and entry from 128 rows) from 0.8, Triton (14 B) from 0.17, FlashInfer (14 B) from 0.21, the
+    V2 runner's plain logits (4 B) in 0.29-0.32, FlashInfer again in its profile from 0.33."""
+    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560
     cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
-    by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.7.3", "0.11.0", "0.20.0", "0.21.0")}
-    assert [by_version[v].extra["sampler_in_profile"] for v in by_version] == [0, 1_322_450_944, 1_322_450_944, 0]
-    assert by_version["0.20.0"].activation - by_version["0.21.0"].activation == 1_322_450_944
-    # both profile their CUDA graphs (from 0.20.0): the budgets differ by the sort alone
-    assert by_version["0.20.0"].kv_available - by_version["0.21.0"].kv_available == -1_322_450_944
+    hidden = 2048 * 2560 * 2
+    expected = {"0.7.3": 0, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
+                "0.21.0": hidden + 256 * 151_936 * 14, "0.29.0": hidden + 256 * 151_936 * 4,
+                "0.33.0": hidden + 256 * 151_936 * 14}
+    by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in expected}
+    assert {v: e.extra["sampler_peak"] for v, e in by_version.items()} == expected
+    assert expected["0.11.0"] == 1_488_519_168
+    for version, est in by_version.items():
+        assert est.activation == max(est.extra["forward_peak"], expected[version])
+    # the forward is the same in every V1 release here: only the sampler phase moves the peak
+    assert by_version["0.11.0"].extra["forward_peak"] == by_version["0.33.0"].extra["forward_peak"] == 318_799_872
+    assert by_version["0.29.0"].activation == 318_799_872  # the plain pass is below the forward: the forward binds
 
 
 @pytest.mark.parametrize("moving", ["latest", "main", "nightly-2026", "a1b2c3d"])
@@ -357,9 +364,10 @@ def test_v07_gpt_oss_on_one_h100_at_011_is_refused_like_vllm27508():
     cfg = VllmConfig(gpu_memory_utilization=0.95, max_num_batched_tokens=1024)
     est = estimate_vllm(facts, 81_559 * MiB, cfg, version="0.11.0", gpu_name="NVIDIA H100 80GB HBM3")
     assert est.extra["mxfp4_backend"] == "marlin" and est.max_num_seqs == 1024
-    assert est.extra["sampler_in_profile"] == 1024 * 201_088 * 34 == 7_001_079_808
+    assert est.extra["sampler_peak"] == 1024 * 201_088 * 38 + 1024 * 2880 * 2 == 7_830_634_496
+    assert est.activation == est.extra["sampler_peak"]  # the sort's phase is larger than the forward's
     assert est.verdict == "kv-below-max-model-len"
-    assert est.kv_available == 2_055_555_252  # 1.91 GiB computed, 1.71 logged (benchmarks/accuracy.py V07)
+    assert est.kv_available == 2_281_733_095  # 2.13 GiB computed, 1.71 logged (benchmarks/accuracy.py V07)
 
 
 def test_pp_whole_model_check_uses_the_smallest_available_memory_and_the_smallest_block_count():
@@ -374,13 +382,25 @@ def test_pp_whole_model_check_uses_the_smallest_available_memory_and_the_smalles
 @pytest.mark.parametrize("rows,per_entry", [(1, 30), (2, 50), (127, 50), (128, 38), (129, 38), (1024, 38)])
 def test_sampler_sort_bytes_at_every_path_boundary(rows, per_entry):
     """SortStable.cu: one row the large-segment sort, 2-127 the full sort, from 128 the segmented sort."""
-    from gpustack_guard.core.memory.engines.vllm import profiled_sampler_sort, sampler_sort_peak_bytes
+    from gpustack_guard.core.memory.engines.vllm import profiled_sampler, sampler_phase_bytes, sampler_sort_peak_bytes
 
     assert sampler_sort_peak_bytes(rows) == per_entry
-    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936
-    # rows = min(max_num_seqs, batched tokens), whichever side is the smaller one
-    assert profiled_sampler_sort(facts, 8192, rows) == profiled_sampler_sort(facts, rows, 8192) == \
-        rows * 151_936 * (per_entry - 4)
+    facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560
+    assert sampler_phase_bytes(facts, 8192, rows, "torch-sort") == 8192 * 2560 * 2 + rows * 151_936 * per_entry
+    # the profile samples min(max_num_seqs, batched tokens) rows, whichever side is the smaller one
+    sort_row = P.vllm_sampler_row("0.11.0")
+    assert profiled_sampler(facts, 8192, rows, "v1", sort_row) == sampler_phase_bytes(facts, 8192, rows, "torch-sort")
+    assert profiled_sampler(facts, rows, 8192, "v1", sort_row) == sampler_phase_bytes(facts, rows, rows, "torch-sort")
+
+
+@pytest.mark.parametrize("rows,per_entry", [(7, 50), (8, 14), (1024, 14)])
+def test_triton_top_k_top_p_from_eight_rows_and_the_sort_below(rows, per_entry):
+    """0.17's apply_top_k_top_p takes apply_top_k_top_p_triton when 'logits.shape[0] >= 8', else the sort."""
+    from gpustack_guard.core.memory.engines.vllm import sampler_bytes_per_entry
+
+    assert sampler_bytes_per_entry("triton", rows) == per_entry
+    assert sampler_bytes_per_entry("flashinfer", rows) == 14  # no sort whatever the rows
+    assert sampler_bytes_per_entry("plain", rows) == 4
 
 
 _AMPERE = ("NVIDIA A100-SXM4-80GB", "NVIDIA A10", "NVIDIA RTX A6000", "NVIDIA GeForce RTX 3090",
@@ -523,8 +543,14 @@ def test_v24_qwen3_235b_fp8_on_8_l40s_keeps_the_logged_kv_pool():
     assert est.extra["interconnect"] == "pcie" and est.extra["comm_buffers_in_budget"] == 0
     assert est.kv_bytes_per_token == 48_128
     assert abs(est.kv_capacity_tokens - 237_344) / 237_344 <= 0.10
+    # the profile's peak is the sampler's sort phase over 256 rows, not the forward: 1.39 GiB, logged 1.4
+    assert est.activation == est.extra["sampler_peak"] == 2048 * 4096 * 2 + 256 * 151_936 * 38
+    assert est.extra["forward_peak"] < est.activation
     unknown = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="")
-    assert abs(unknown.kv_capacity_tokens - 237_344) / 237_344 > 0.10  # today's 0.6 + 0.75 GiB: the old miss
+    # an unnamed GPU is taken as NVLink-connected: 0.6 GiB non-torch, NCCL and custom all-reduce in the budget
+    assert est.kv_available - unknown.kv_available == \
+        P.NON_TORCH_PARALLEL + P.NCCL_BUFFERS + P.CUSTOM_ALL_REDUCE_BUFFERS - P.NON_TORCH_PCIE_PARALLEL
+    assert abs(unknown.kv_capacity_tokens - 237_344) / 237_344 > 0.05
 
 
 # --- the default fraction and 0.34's extensible KV cache (docs/memory-arithmetic.md, "Extensible KV cache") -----
@@ -559,3 +585,55 @@ def test_extensible_kv_cache_off_is_estimate_based_with_0_92_and_the_startup_che
         est = estimate_vllm(facts, 80 * GiB, cfg, version="0.34.0")
         assert est.extra["gpu_memory_utilization"] == 0.92
         assert (est.extra["gmu_semantics"], est.extra["startup_free_check"]) == ("per-instance", True)
+
+
+@pytest.mark.parametrize("version,verdict", [("0.28.0", "fits"), ("0.29.0", "sampler-warmup-oom"),
+                                             ("0.32.0", "sampler-warmup-oom"), ("0.33.0", "fits")])
+def test_the_sampler_warmup_fails_only_where_the_profile_did_not_budget_its_pass(version, verdict):
+    """The V2 runner of 0.29-0.32 profiles the sampler without top-k/top-p and warms it up with them after the KV
+    cache; before and after (0.33 adds the pass to the profile) the warm-up reruns what the profile reserved."""
+    facts = catalog_facts("Qwen/Qwen3-8B")  # vocabulary 151,936, hidden 4,096
+    cfg = VllmConfig(gpu_memory_utilization=0.97, max_model_len=8192, max_num_seqs=1024, max_num_batched_tokens=2048)
+    est = estimate_vllm(facts, 49140 * MiB, cfg, version=version, gpu_name="NVIDIA RTX A6000")
+    x = est.extra
+    assert est.verdict == verdict
+    # 1,024 warm-up rows (the V2 runner's two-token prompts: 2,048 // 2) through FlashInfer's 14 B per entry
+    assert (x["sampler_warmup_rows"], x["sampler_kernel"]) == (1024, "flashinfer")
+    assert x["sampler_warmup_bytes"] == 1024 * 4096 * 2 + 1024 * 151_936 * 14 == 2_186_543_104
+    if verdict == "fits":
+        assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 14 and x["sampler_warmup_fix"] == {}
+    else:  # the profile's plain pass: 4 B per entry, so 1.44 GiB of the warm-up was never budgeted
+        assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 4
+        assert x["sampler_warmup_free_bytes"] == 1_919_226_266
+        assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.96, "max_num_seqs": 838}
+
+
+@pytest.mark.parametrize("gmu,warmup", [(0.90, True), (0.95, False), (0.97, False)])
+def test_an_outside_overflow_is_the_headroom_rule_and_a_refused_start_never_warms_up(gmu, warmup):
+    """Llama-3.1-8B TP2 on two RTX 4090s (0.11): at 0.90 context, NCCL and the graphs captured after the KV cache
+    overflow the headroom (GSG034), yet the warm-up reruns a pass the profile reserved, so it is no GSG043. From
+    0.95 the budget is above what CUDA and NCCL start-up leave free: refused before the weights load (GSG041)."""
+    facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
+    cfg = VllmConfig(gpu_memory_utilization=gmu, max_model_len=8192, tensor_parallel_size=2)
+    est = estimate_vllm(facts, 24564 * MiB, cfg, version="0.11.0", gpu_name="NVIDIA GeForce RTX 4090")
+    assert est.verdict == "fits" and est.headroom < est.headroom_needed
+    refused = est.requested > est.gpu_total - P.CUDA_CONTEXT - est.extra["comm_buffers"]
+    assert refused is not warmup
+    if warmup:
+        assert est.extra["sampler_warmup_bytes"] == 1_249_771_520 < est.extra["sampler_warmup_free_bytes"]
+    else:
+        assert (est.extra["sampler_warmup_bytes"], est.extra["sampler_warmup_free_bytes"]) == (0, None)
+
+
+@pytest.mark.parametrize("version,held_tokens", [("0.8.5", 256), ("0.9.2", 256), ("0.10.0", 2048),
+                                                 ("0.11.0", 2048), ("0.33.0", 2048)])
+def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10(version, held_tokens):
+    """Up to 0.9 _dummy_run returns hidden_states[logit_indices]: only the sampler's rows outlive the forward;
+    from 0.10 profile_run keeps (hidden_states, last_hidden_states) until after the sampler."""
+    from gpustack_guard.core.memory.engines.vllm import profiled_sampler, sampler_phase_bytes
+
+    facts = catalog_facts("Qwen/Qwen3-4B")  # hidden 2,560
+    row = P.vllm_sampler_row(version)
+    assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
+        sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
+    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak

@@ -47,7 +47,7 @@ CASES = [
     (M.NO_KV_MEMORY, vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.9", gpu_ids=W1),
      LLAMA_70B, Severity.ERROR,
      [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
-                        "1.58 GiB − non-torch 0.35 GiB = KV -90.15 GiB per GPU",
+                        "1.19 GiB − non-torch 0.35 GiB = KV -89.77 GiB per GPU",
        "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
     # SGLang starts with a pool shorter than the context and refuses long inputs (sglang#4048): a warning
     (M.KV_BELOW_MAX_LEN, sglang("--context-length=1048576", "--mem-fraction-static=0.9"),
@@ -58,29 +58,28 @@ CASES = [
        "set --context-length 227589 or lower, or raise --mem-fraction-static" + SGLANG_KV_FIX)]),
     (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
-                        "KV cache but only 27.59 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
-                        "activation 0.29 GiB − non-torch 0.35 GiB = KV 27.59 GiB per GPU); the engine will refuse "
-                        "to start. Estimated maximum model length: 225,984",
-       "set --max-model-len 225984 or lower" + KV_FIX)]),
+                        "KV cache but only 27.68 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
+                        "activation 0.21 GiB − non-torch 0.35 GiB = KV 27.68 GiB per GPU); the engine will refuse "
+                        "to start. Estimated maximum model length: 226,704",
+       "set --max-model-len 226704 or lower" + KV_FIX)]),
     (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                                    workload={"prompt_tokens_p99": 16000, "max_output_tokens": 4000}),
      LLAMA_8B, Severity.WARNING,
      [("spec.yaml:7:3", "--max-num-seqs 64 x 20,000 tokens (workload p99 prompt + output = 20,000) = 1,280,000 "
-                        "tokens, but the KV pool holds 223,616 tokens (27.30 GiB per GPU): 11 such sequences fit "
-                        "at once (max concurrency 6.82x at 32,768); the rest queue or get preempted",
+                        "tokens, but the KV pool holds 225,136 tokens (27.48 GiB per GPU): 11 such sequences fit "
+                        "at once (max concurrency 6.87x at 32,768); the rest queue or get preempted",
        "set --max-num-seqs 11 or lower --max-model-len" + KV_FIX)]),
     (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                                    policy={"strict": True}), LLAMA_8B, Severity.ERROR,
      [("spec.yaml:7:3", "--max-num-seqs 64 x 32,768 tokens (max_model_len 32,768) = 2,097,152 tokens, but the KV "
-                        "pool holds 223,616 tokens (27.30 GiB per GPU): 6 such sequences fit at once (max "
-                        "concurrency 6.82x at 32,768); the rest queue or get preempted",
+                        "pool holds 225,136 tokens (27.48 GiB per GPU): 6 such sequences fit at once (max "
+                        "concurrency 6.87x at 32,768); the rest queue or get preempted",
        "set --max-num-seqs 6 or lower --max-model-len" + KV_FIX)]),
     (M.HEADROOM, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--gpu-memory-utilization=0.97",
                       gpu_ids=W1), LLAMA_8B, Severity.WARNING,
      [("spec.yaml:7:3", "--gpu-memory-utilization 0.97 leaves 1.44 GiB of 47.99 GiB outside the engine's budget, "
-                        "but 3.03 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.16 GiB (captured after "
-                        "the KV cache in vLLM 0.11.0) + sampler warm-up 0.04 GiB (16 seqs) + allocator slack 2.33 "
-                        "GiB; expect an OOM at graph capture or under load",
+                        "but 2.99 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.16 GiB (captured after "
+                        "the KV cache in vLLM 0.11.0) + allocator slack 2.33 GiB; expect an OOM at graph capture or under load",
        "set --gpu-memory-utilization 0.93 or lower, or --enforce-eager")]),
     (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192"), LLAMA_70B, Severity.ERROR,
      [("spec.yaml:7:3", "llama.cpp needs more than the GPU holds: 80/80 layers: weights 127.50 GiB + KV 2.50 GiB "
@@ -142,7 +141,7 @@ def test_memory_findings_carry_the_estimate():
     (finding,) = run_stages(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                             fleet=FLEET_1).findings(M.KV_OVERSUBSCRIBED)
     assert finding.data["sequences_fitting"] == 6
-    assert finding.data["kv_capacity_tokens"] == 223_616 and finding.data["max_num_seqs"] == 64
+    assert finding.data["kv_capacity_tokens"] == 225_136 and finding.data["max_num_seqs"] == 64
     assert finding.data["verdict"] == "fits"
 
 

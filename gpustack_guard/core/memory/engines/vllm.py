@@ -8,7 +8,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.estimate import (
+    DOES_NOT_FIT,
+    FITS,
+    KV_BELOW_MAX_LEN,
+    NO_KV_MEMORY,
+    SAMPLER_WARMUP_OOM,
+    Estimate,
+)
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape
@@ -488,11 +495,54 @@ def sampler_sort_peak_bytes(rows: int) -> int:
     return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
 
 
-def profiled_sampler_sort(facts: ModelFacts, batched: int, seqs: int) -> int:
-    """What V1's profiled dummy sampler (top-k/top-p over the whole vocabulary) holds beyond the 4-byte logits
-    activation_peak already counts (profiles.VllmProfile.sampler_in_profile)."""
+def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
+    """Peak bytes per (row x vocabulary entry) of one top-k/top-p sampler pass by kernel (profiles.VllmSamplerRow),
+    the logits included."""
+    if kernel == "plain":
+        return P.SAMPLER_PLAIN_BYTES
+    if kernel == "flashinfer" or (kernel == "triton" and rows >= P.SAMPLER_TRITON_MIN_ROWS):
+        return P.SAMPLER_KERNEL_PEAK_BYTES[kernel]
+    return sampler_sort_peak_bytes(rows)
+
+
+def sampler_phase_bytes(facts: ModelFacts, batched: int, rows: int, kernel: str) -> int:
+    """What is allocated while the dummy sampler runs: the forward's intermediate tensors are freed by then
+    (_dummy_run returned), its hidden states of all batched tokens are still held (in the loaded dtype: --dtype
+    float32 doubles them), plus the sampler's own peak over `rows` rows."""
+    hidden = batched * (facts.hidden_size or 0) * UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    return hidden + rows * (facts.vocab_size or 0) * sampler_bytes_per_entry(kernel, rows)
+
+
+@dataclass(frozen=True, eq=False)
+class SamplerWarmup:
+    """The V1 engine's sampler pass after the KV cache (gpu_worker.compile_or_warm_up_model) against the memory
+    free then; `profiled` is the sampler's share of the profile peak."""
+
+    rows: int
+    peak: int  # the warm-up's own allocations: its forward over `rows` tokens or its sampler phase
+    free: int  # total minus what is held once the KV cache, graphs and buffers exist (activations released)
+    profiled: int  # the profile's sampler phase (0 when the profile holds no V1 sampler)
+    kernel: str
+
+    @property
+    def deficit(self) -> int:
+        return self.peak - self.free
+
+
+def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, row: P.VllmSamplerRow,
+                     version: str | None = None) -> int:
+    """The profile run's sampler phase on the last stage (0 on V0, whose profile the activation formula fits).
+    The batch's hidden states stay held through it from 0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)."""
+    if engine != "v1":
+        return 0
+    kernel = row.kernel if row.profiled == "same" else "plain"
     rows = min(seqs, batched)
-    return rows * (facts.vocab_size or 0) * (sampler_sort_peak_bytes(rows) - 4)
+    holds_batch = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)
+    return sampler_phase_bytes(facts, batched if holds_batch else rows, rows, kernel)
+
+
+def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
+    return min(seqs, batched if row.warmup_rows == "v1" else batched // 2)
 
 
 def graph_counts(profile: P.VllmProfile, seqs: int, batched: int) -> tuple[list[int], int]:
@@ -556,6 +606,53 @@ def pool(available: int, shape, block: int, max_len: int, override: int | None) 
     return blocks * block, concurrency, blocks * block * shape.bytes_per_token
 
 
+def sampler_warmup(facts: ModelFacts, cfg: VllmConfig, row: P.VllmSamplerRow, seqs: int, batched: int,
+                   chunk: int | None, free: int, version: str | None = None) -> SamplerWarmup:
+    """The warm-up's forward over its rows, then its sampler pass; `free` is what the GPU has left by then."""
+    rows = warmup_rows(row, seqs, batched)
+    peak = max(activation_peak(facts, rows, rows, cfg.tensor_parallel_size, cfg, last_stage=True, chunk=chunk),
+               sampler_phase_bytes(facts, rows, rows, row.kernel))
+    return SamplerWarmup(rows, peak, free, profiled_sampler(facts, batched, seqs, "v1", row, version), row.kernel)
+
+
+def warmup_verdict(verdict: str, warmup: SamplerWarmup | None) -> str:
+    """An engine that passed its KV checks dies at the sampler warm-up when that needs more than is free."""
+    if verdict == FITS and warmup is not None and warmup.deficit > 0:
+        return SAMPLER_WARMUP_OOM
+    return verdict
+
+
+def warmup_report(warmup: SamplerWarmup | None, fixes: dict[str, float]) -> dict:
+    """The estimate's extra keys for the sampler terms (zeros where the engine has no post-KV warm-up)."""
+    if warmup is None:
+        return {"sampler_peak_in_profile_bytes": 0, "sampler_warmup_bytes": 0, "sampler_warmup_free_bytes": None,
+                "sampler_warmup_rows": 0, "sampler_kernel": None, "sampler_warmup_fix": {}}
+    return {"sampler_peak_in_profile_bytes": warmup.profiled, "sampler_warmup_bytes": warmup.peak,
+            "sampler_warmup_free_bytes": warmup.free, "sampler_warmup_rows": warmup.rows,
+            "sampler_kernel": warmup.kernel, "sampler_warmup_fix": fixes}
+
+
+def warmup_fixes(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, version: str | None, gpu_name: str,
+                 stage_totals: list[int] | None, requested: int, seqs: int,
+                 warmup: SamplerWarmup | None) -> dict[str, float]:
+    """The two flags that let the warm-up fit, when it does not: the fraction that leaves its deficit outside the
+    budget (the KV pool shrinks by as much), and the largest --max-num-seqs whose whole estimate clears it."""
+    if warmup is None or warmup.deficit <= 0:
+        return {}
+    fraction = math.floor((requested - warmup.deficit) / gpu_total * 100) / 100
+    fits_at = 0
+    low, high = 1, seqs - 1
+    while low <= high:  # the warm-up peak grows with the rows; the free memory barely moves
+        middle = (low + high) // 2
+        trial = estimate_vllm(facts, gpu_total, replace(cfg, max_num_seqs=middle), version=version,
+                              gpu_name=gpu_name, stage_totals=stage_totals, search_fixes=False)
+        if trial.verdict == SAMPLER_WARMUP_OOM:
+            high = middle - 1
+        else:
+            fits_at, low = middle, middle + 1
+    return {"gpu_memory_utilization": max(fraction, 0.0), "max_num_seqs": fits_at}
+
+
 def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_len: int) -> str:
     if weights > gpu_total:
         return DOES_NOT_FIT
@@ -567,9 +664,10 @@ def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_le
 
 
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
-                  gpu_name: str = "", stage_totals: list[int] | None = None) -> Estimate:
+                  gpu_name: str = "", stage_totals: list[int] | None = None, search_fixes: bool = True) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
+    sampler_row = P.vllm_sampler_row(version)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
     if cfg.speculative_flag:
@@ -630,13 +728,16 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
 
     stages: list[StageBudget] = []
+    phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
-        activation = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
-        if s == 0 and profile.engine == "v1":  # the encoder runs on the first stage, once per rank
-            activation += encoder_profile_bytes(facts, batched)
-        if profile.sampler_in_profile and s == pp - 1:
-            activation += profiled_sampler_sort(facts, batched, seqs)
+        forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
+        # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
+        sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
+        # the encoder's outputs stay cached through both phases, on the first stage, once per rank
+        encoder = encoder_profile_bytes(facts, batched) if s == 0 and profile.engine == "v1" else 0
+        phases.append((forward, sampler, encoder))
+        activation = max(forward, sampler) + encoder
         graphs = graph_memory(profile, cfg, seqs, batched, layers, facts)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
@@ -685,10 +786,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     outside = P.CUDA_CONTEXT + comm_outside + (0 if profile.graphs_profiled else graphs)
     requested = worst.requested
     footprint = requested + outside
-    # The headroom rule adds a run-time margin on top: sampler warm-up rows and allocator slack, the margin
-    # calibrated on the field-notes OOM at 0.92 (profiles.ALLOCATOR_SLACK). It is not memory held at startup.
-    sampler = seqs * facts.vocab_size * P.SAMPLER_BYTES_PER_VOCAB_ENTRY
-    headroom_needed = outside + sampler + int(P.ALLOCATOR_SLACK * requested)
+    # The headroom rule adds a run-time margin on top: allocator slack, calibrated on the field-notes OOM at 0.92
+    # (profiles.ALLOCATOR_SLACK). The sampler warm-up is its own term (sampler_warmup below).
+    headroom_needed = outside + int(P.ALLOCATOR_SLACK * requested)
     headroom = worst.gpu_total - requested
     engine_use = worst.weights + non_torch + worst.cuda_graphs  # what stays allocated after warmup
     if extensible:
@@ -697,6 +797,25 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      f"warmup (extensible KV cache, gpu_memory_utilization {gmu} as a cap)")
 
     verdict = verdict_of(worst.weights, worst.gpu_total, available, needed, max_len)
+    # the extensible cache is sized after the warm-up ran, so only the estimate-based V1 sizing can die there
+    last = stages[-1]
+    last_pool = kv_pool if pp == 1 or last.shape.hybrid else capacity * last.shape.bytes_per_token
+    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + comm_outside
+    # a budget above what is free once CUDA (and NCCL) started is refused before the weights load: the engine
+    # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
+    refused_at_start = startup_free_check and any(
+        st.requested > st.gpu_total - P.CUDA_CONTEXT - comm_outside for st in stages)
+    # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
+    # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
+    # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
+    outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
+        (0 if profile.graphs_profiled else last.cuda_graphs)
+    warmup_free = last.gpu_total - held + max(0, -outside_room)
+    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version) \
+        if profile.engine == "v1" and not extensible and not refused_at_start else None
+    verdict = warmup_verdict(verdict, warmup)
+    fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
+        if search_fixes else {}
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
 
@@ -713,11 +832,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
-               "sampler_warmup": sampler, "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
-               "sampler_in_profile": profiled_sampler_sort(facts, batched, seqs) if profile.sampler_in_profile else 0,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),
                "gmu_semantics": "extensible" if extensible else
                ("per-instance" if profile.per_instance_budget else "global-cap"),
@@ -725,6 +843,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "engine_use": engine_use,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
                "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
+               # the binding rank's profile phases: its activation is max(forward, sampler) + encoder
+               "forward_peak": phases[worst.stage][0], "sampler_peak": phases[worst.stage][1],
+               "encoder_peak": phases[worst.stage][2],
                **({"stages": [st.report() for st in stages]} if pp > 1 else {}),
                **({"derived_max_model_len": native, "max_model_len_key": derived.key,
                    "max_model_len_refused": length_check.error if length_check else None} if derived else {})},

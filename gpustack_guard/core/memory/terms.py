@@ -1,0 +1,76 @@
+"""The engine's own budget, term by term, each with the rule that sized it and the source it was read from.
+
+The names are the ones `gsg verify` reads out of a start-up log (core/verify/patterns.py takes them from here),
+so an estimate and a log can be compared line by line. Bytes are per GPU, the binding rank's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpustack_guard.core.memory import profiles as P
+
+GPU_MEMORY = "gpu_memory_bytes"
+REQUESTED = "requested_bytes_per_gpu"
+WEIGHTS = "weights_bytes_per_gpu"
+NON_TORCH = "non_torch_bytes_per_gpu"
+FORWARD_PEAK = "forward_peak_bytes_per_gpu"
+SAMPLER_PEAK = "sampler_peak_bytes_per_gpu"
+ENCODER_PEAK = "encoder_peak_bytes_per_gpu"
+ACTIVATION = "activation_bytes_per_gpu"
+CUDA_GRAPHS = "cuda_graphs_bytes_per_gpu"
+KV_CACHE = "kv_cache_bytes_per_gpu"
+COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
+KV_TOKENS = "kv_capacity_tokens"
+SAMPLER_WARMUP = "sampler_warmup_bytes_per_gpu"
+
+# The terms of each engine's budget, in the order it spends its memory
+ENGINE_TERMS = {
+    "vLLM": (WEIGHTS, NON_TORCH, FORWARD_PEAK, SAMPLER_PEAK, ENCODER_PEAK, ACTIVATION, CUDA_GRAPHS, KV_CACHE,
+             KV_TOKENS, SAMPLER_WARMUP),
+    "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, KV_CACHE, KV_TOKENS),
+    "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, COMPUTE_BUFFER, KV_TOKENS),
+}
+FAMILY = {"vLLM": "vllm", "SGLang": "sglang", "llama.cpp": "llamacpp"}
+
+
+@dataclass(frozen=True)
+class BudgetTerm:
+    term: str
+    value: int
+    unit: str  # "bytes" | "tokens"
+    rule: str
+    source: str
+
+    def as_json(self) -> dict:
+        return {"term": self.term, "value": self.value, "unit": self.unit, "rule": self.rule,
+                "source": self.source}
+
+
+def _values(engine: str, est) -> dict[str, int]:
+    """Each term's figure from the estimate (the vLLM phases are kept in its extra)."""
+    x = est.extra
+    common = {WEIGHTS: est.weights, NON_TORCH: est.non_torch, ACTIVATION: est.activation,
+              CUDA_GRAPHS: est.cuda_graphs, KV_CACHE: est.kv_cache, KV_TOKENS: est.kv_capacity_tokens}
+    if engine == "vLLM":
+        common.update({FORWARD_PEAK: x.get("forward_peak", 0), SAMPLER_PEAK: x.get("sampler_peak", 0),
+                       ENCODER_PEAK: x.get("encoder_peak", 0), SAMPLER_WARMUP: x.get("sampler_warmup_bytes", 0)})
+    if engine == "llama.cpp":
+        common[COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu, default=est.activation)
+    return common
+
+
+def budget_terms(est) -> list[BudgetTerm]:
+    """The estimate's budget as rows of (term, figure, rule, source file@tag) for the release it was made for."""
+    order = ENGINE_TERMS.get(est.engine)
+    if order is None:
+        return []
+    family = FAMILY[est.engine]
+    version = P.arithmetic_release(family, est.version.removesuffix(" (assumed)"))
+    values = _values(est.engine, est)
+    rows = []
+    for term in order:
+        source = P.term_source(family, term, version)
+        rows.append(BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes",
+                               source.rule, source.source))
+    return rows

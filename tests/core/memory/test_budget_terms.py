@@ -1,0 +1,70 @@
+"""The budget term by term (core/memory/terms.py): every term each engine reports has a source row
+(profiles.TERM_SOURCES) for every release range, and a release where the arithmetic of a term changes starts a
+row of its own, so `gsg estimate --output json` never cites an older release's file for a newer rule."""
+
+import re
+
+import pytest
+
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory import terms as T
+from gpustack_guard.core.memory.profiles import known_version
+
+ZERO = {"vllm": "0.0.0", "sglang": "0.0.0", "llamacpp": "b0"}
+
+
+def _changes(rows, *fields):
+    """The `since` of every row whose fields differ from the row before it (the first row excluded)."""
+    found, before = set(), None
+    for row in rows:
+        now = tuple(getattr(row, f) for f in fields)
+        if before is not None and now != before:
+            found.add(row.since)
+        before = now
+    return found
+
+
+# where gsg's vLLM arithmetic of a term changes, read from the tables that drive it
+VLLM_CHANGES = {
+    T.SAMPLER_PEAK: _changes(P.VLLM_SAMPLER_ROWS, "kernel", "profiled") | {"0.8.0"},  # V1's dummy sampler
+    T.SAMPLER_WARMUP: _changes(P.VLLM_SAMPLER_ROWS, "warmup_rows") | {"0.8.0"}
+    | _changes(P.VLLM_PROFILES, "extensible_kv"),
+    T.CUDA_GRAPHS: _changes(P.VLLM_PROFILES, "graphs_profiled", "graph_sets", "capture_rule"),
+    T.KV_CACHE: _changes(P.VLLM_PROFILES, "extensible_kv"),
+    T.FORWARD_PEAK: {str(since) for since, _ in P.VLLM_FUSED_MOE_CHUNKS[1:]} | {"0.8.0"},
+    T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"},
+    T.ENCODER_PEAK: {"0.8.0"},
+}
+
+
+@pytest.mark.parametrize("engine", list(T.ENGINE_TERMS))
+def test_every_term_of_every_engine_has_a_source_from_its_oldest_release(engine):
+    family = T.FAMILY[engine]
+    table = P.TERM_SOURCES[family]
+    assert set(table) >= set(T.ENGINE_TERMS[engine])
+    for term in T.ENGINE_TERMS[engine]:
+        rows = table[term]
+        assert rows[0].since == ZERO[family], term
+        versions = [known_version(row.since) for row in rows]
+        assert versions == sorted(versions) and len(set(versions)) == len(versions), term  # one row per range
+        for row in rows:
+            assert row.rule and re.search(r"[\w.-]+/[\w/.-]+\.(py|cpp|go)\b", row.source), (term, row)  # a file read
+
+
+@pytest.mark.parametrize("term", sorted(VLLM_CHANGES))
+def test_a_vllm_release_that_changes_a_term_starts_its_source_row(term):
+    for since in sorted(VLLM_CHANGES[term], key=known_version):
+        assert P.term_source("vllm", term, known_version(since)).since == since, (term, since)
+
+
+def test_the_sources_resolve_by_release_within_each_range():
+    graphs = [P.term_source("vllm", T.CUDA_GRAPHS, known_version(v)).rule for v in ("0.7.3", "0.19.1", "0.20.0")]
+    assert graphs == ["capture-sizes-x-layers-after-kv", "full-and-piecewise-capture-sizes-after-kv",
+                      "vllm-graph-estimate-in-budget"]
+    sampler = [P.term_source("vllm", T.SAMPLER_PEAK, known_version(v)).rule
+               for v in ("0.6.4", "0.16.0", "0.17.0", "0.28.0", "0.29.0", "0.33.0")]
+    assert sampler == ["in-forward-peak", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
+                       "flashinfer-top-k-top-p-after-forward", "plain-logits-v2-runner",
+                       "flashinfer-top-k-top-p-v2-runner"]
+    assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7044")).since == "b0"
+    assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7045")).since == "b7045"

@@ -1,0 +1,47 @@
+"""Which vLLM engine generation a log shows: a V0 log of a release that defaults to V1 (VLLM_USE_V1=0) is
+estimated with V0's profile, not V1's activation and sampler (benchmarks/vectors/MISSES.md)."""
+
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.core.verify import compare as C
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import parse_log
+
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "vllm"
+
+
+def parsed(lines, engine=P.VLLM):
+    log, _ = parse_log([line + "\n" for line in lines], engine)
+    return log
+
+
+V0_PROFILE = "INFO 02-11 10:17:54 [executor_base.py:113] # cuda blocks: 36184, # CPU blocks: 2340"
+V1_TOKENS = "INFO 04-24 16:33:13 [kv_cache_utils.py:634] GPU KV cache size: 158,656 tokens"
+READY = ("INFO 02-11 10:17:59 [llm_engine.py:428] init engine (profile, create kv cache, warmup model) took "
+         "5.13 seconds")
+
+
+@pytest.mark.parametrize("lines, generation, env", [
+    ([V0_PROFILE, READY], "v0", {"VLLM_USE_V1": "0"}),  # V0's llm_engine prints the 'init engine' line too
+    ([V1_TOKENS, READY], "v1", {"VLLM_USE_V1": "1"}),
+    ([V0_PROFILE, V1_TOKENS], None, {}),  # both: the log cannot tell
+    ([READY], None, {}),
+])
+def test_the_generation_is_read_from_lines_only_one_engine_prints(lines, generation, env):
+    log = parsed(lines)
+    assert C.engine_generation(log) == generation and C.generation_env(log) == env
+
+
+@pytest.mark.parametrize("name, generation", [
+    ("v0-qwen3-06b-h100-gmu080.log", "v0"), ("v0.9-qwen3-4b-v100-40k.log", "v0"),
+    ("v1-0.8.5-llama31-8b-l40s.log", "v1"), ("v1-qwen3-235b-fp8-h100-tp4.log", "v1"),
+])
+def test_public_logs_name_their_generation(name, generation):
+    log, _ = parse_log((LOGS / name).read_text(encoding="utf-8").splitlines(True), P.VLLM)
+    assert C.engine_generation(log) == generation
+
+
+def test_an_sglang_log_has_no_vllm_generation():
+    assert C.engine_generation(parsed(["[2025-01-01 00:00:00] max_total_num_tokens=1000"], P.SGLANG)) is None
