@@ -1,7 +1,8 @@
 """The `gsg` command line: thin adapters from typer options to command functions returning exit codes.
 
 Exit codes: 0 clean, 1 findings at/above the fail level or a user error, 2 changes present (plan/drift with
---detailed-exitcode only), 3 internal error, 130 interrupted. Usage errors exit 1, never 2.
+--detailed-exitcode only), 4 a Degraded deployment and 6 both (drift with --detailed-exitcode), 3 internal error,
+130 interrupted. Usage errors exit 1, never 2.
 """
 
 from __future__ import annotations
