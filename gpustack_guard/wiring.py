@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gpustack_guard.adapters.model_sources.resolver import FactsResolver
     from gpustack_guard.adapters.templates import TemplateRenderer
     from gpustack_guard.core.deploy.plan import Change
+    from gpustack_guard.core.deploy.removals import OverlayRemovals
     from gpustack_guard.core.fleet.model import Fleet
     from gpustack_guard.core.ownership import Claims, Identity
     from gpustack_guard.core.pipeline import Report
@@ -250,6 +251,12 @@ def connect(opts: ConnectionOptions) -> Connection:
 
 # --- the desired state of a spec tree against a live server (plan, apply, drift) ---------------------------
 
+def _no_removals() -> OverlayRemovals:
+    from gpustack_guard.core.deploy.removals import NO_REMOVALS
+
+    return NO_REMOVALS
+
+
 @dataclass
 class DesiredState:
     """What the spec tree wants on a live server: the report, the rendered specs, the live models."""
@@ -262,6 +269,7 @@ class DesiredState:
     specs: list[str]
     identity: Identity | None = None  # None without a project
     recorded: dict[str, str] = field(default_factory=dict)  # displayed spec path -> path its marker records
+    removals: OverlayRemovals = field(default_factory=lambda: _no_removals())  # the overlay's exclude/delete
 
     @property
     def whole_project(self) -> bool:
@@ -282,7 +290,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
         repository_root,
         rule_selection,
     )
-    from gpustack_guard.adapters.files.spec_loader import load_specs
+    from gpustack_guard.adapters.files.spec_loader import load_context_specs
     from gpustack_guard.adapters.files.suppressions import accept
     from gpustack_guard.core.pipeline import validate
     from gpustack_guard.core.secrets import REFERENCE
@@ -290,7 +298,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
-    docs, problems = load_specs(specs, allow_empty=allow_empty, overlay=sources.overlay)
+    docs, problems, removals = load_context_specs(specs, allow_empty=allow_empty, overlay=sources.overlay)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
@@ -310,7 +318,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
             register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
-                        identity, recorded)
+                        identity, recorded, removals)
 
 
 def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:
@@ -362,8 +370,12 @@ def build_plan(state: DesiredState, *, prune: bool, targets: tuple[str, ...] | l
 
     chosen = set(targets) if targets else None
     changes = plan(state.rendered, state.live_models, state.cluster_names, claims=claims, prune=prune,
-                   recorded=state.recorded, targets=chosen)
+                   recorded=state.recorded, targets=chosen, removals=state.removals)
     if chosen:
+        excluded = sorted(chosen & set(state.removals.excluded))
+        if excluded:
+            raise GsgError(f"--target {excluded[0]}: overlay '{state.removals.overlay}' excludes it from this "
+                           f"context ({state.removals.excluded[excluded[0]]})")
         known = {r.name for r in state.rendered} | {m["name"] for m in state.live_models}
         unknown = sorted(chosen - known)
         if unknown:

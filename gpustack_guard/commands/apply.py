@@ -82,7 +82,8 @@ def _saved_ownership(saved: dict) -> wiring.Ownership:
     """The ownership options a saved plan was made with, read back from its changes."""
     taken = [c.get("owner") or {} for c in saved["changes"] if c.get("adopt")]
     return wiring.Ownership(
-        prune=any(c["action"] == "delete" for c in saved["changes"]),
+        # a delete the overlay asked for (`$patch: delete`) is no prune: it needs neither the flag nor the whole tree
+        prune=any(c["action"] == "delete" and not c.get("deleted_by") for c in saved["changes"]),
         adopt=any(o.get("kind") == "unmanaged" for o in taken),
         claim_legacy=any(o.get("kind") == "legacy" for o in taken),
         take_over_from=tuple(sorted({o["project"] for o in taken if o.get("kind") == "project" and o.get("project")})))
