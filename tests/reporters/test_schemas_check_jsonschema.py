@@ -23,8 +23,9 @@ def _documents(path: Path) -> list[object]:
 
 
 def _readme_snippets() -> dict[str, list[object]]:
-    """The README's YAML blocks that are specs, guard blocks (checked inside a minimal spec) or workloads."""
-    found: dict[str, list[object]] = {"spec": [], "workload": []}
+    """The README's YAML blocks that are specs, guard blocks (checked inside a minimal spec), overlay directives
+    or workloads."""
+    found: dict[str, list[object]] = {"spec": [], "workload": [], "overlay": []}
     for block in re.findall(r"```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.S):
         doc = yaml.safe_load(block)
         if not isinstance(doc, dict):
@@ -35,6 +36,8 @@ def _readme_snippets() -> dict[str, list[object]]:
             found["spec"].append({**MINIMAL, **doc})
         elif "prompt_tokens" in doc:
             found["workload"].append(doc)
+        elif "$patch" in doc:
+            found["overlay"].append(doc)
     return found
 
 
@@ -57,6 +60,9 @@ def test_every_example_spec_and_readme_snippet_passes(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     workloads = [d for f in sorted((REPO / "workloads").glob("*.yaml")) for d in _documents(f)]
     done = _check("workload", workloads + snippets["workload"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert snippets["overlay"]
+    done = _check("overlay", snippets["overlay"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -84,3 +90,15 @@ def test_overlay_documents_need_only_the_name(tmp_path):
 def test_committed_overlay_schema_is_current(gsg):
     result = gsg("schema", "overlay")
     assert result.out == SCHEMAS["overlay"].read_text(), "run: gsg schema overlay > schema/overlay.schema.json"
+
+
+@pytest.mark.parametrize("document, code", [
+    ({"name": "llama-8b", "$patch": "delete"}, 0),
+    ({"name": "llama-8b", "$patch": "exclude"}, 0),
+    ({**MINIMAL, "name": "llama-8b-canary", "replicas": 1}, 0),  # a whole spec only this context has
+    ({"name": "llama-8b", "$patch": "replace"}, 1),  # kustomize's other directives mean nothing here
+    ({"name": "llama-8b", "$patch": "delete", "replicas": 0}, 1),  # nothing beside the name takes effect
+    ({"$patch": "exclude"}, 1),  # which deployment?
+])
+def test_overlay_directives_pass_as_the_loader_takes_them(tmp_path, document, code):
+    assert _check("overlay", [document], tmp_path).returncode == code

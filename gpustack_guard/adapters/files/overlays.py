@@ -23,9 +23,6 @@ from typing import Any
 from gpustack_guard.core.ports import LocatedData, YamlPath
 
 OVERLAYS_FOLDER = "overlays"
-DIRECTIVE = "$patch"  # kustomize's key for what a patch does instead of merging
-DELETE, EXCLUDE = "delete", "exclude"
-DIRECTIVES = (DELETE, EXCLUDE)
 
 
 def _flag_key(item: Any) -> str:

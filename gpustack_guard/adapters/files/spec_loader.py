@@ -5,14 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gpustack_guard.adapters.files.overlays import (
-    DELETE,
-    DIRECTIVE,
-    DIRECTIVES,
-    EXCLUDE,
-    OVERLAYS_FOLDER,
-    OverlaidDocument,
-)
+from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular, reason
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_SPEC_ITEMS,
@@ -22,7 +15,7 @@ from gpustack_guard.adapters.files.yaml_positions import (
     load_documents,
 )
 from gpustack_guard.core import findings as F
-from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
+from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, DIRECTIVES, EXCLUDE, NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec.check import SpecDoc

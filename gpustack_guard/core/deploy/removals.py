@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+# An overlay document's directive, spelled as kustomize's strategic-merge patches spell theirs.
+DIRECTIVE = "$patch"
+DELETE, EXCLUDE = "delete", "exclude"
+DIRECTIVES = (DELETE, EXCLUDE)
 
 @dataclass(frozen=True)
 class OverlayRemovals:
