@@ -191,16 +191,29 @@ class SchemaKind(str, enum.Enum):
     SPEC = "spec"
     OVERLAY = "overlay"
     WORKLOAD = "workload"
+    PROJECT = "project"
+    CONTEXTS = "contexts"
 
 
 @app.command()
-def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value, metavar="[spec|overlay|workload]",
+def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value,
+                                             metavar="[spec|overlay|workload|project|contexts]",
                                              case_sensitive=False)) -> int:
     """Print a JSON Schema (draft-07) for editors' YAML language servers and check-jsonschema: a spec document
-    (default), an overlay document, or a workloads file."""
+    (default), an overlay document, a workloads file, the project file (gsg.yaml) or the contexts file."""
+    import json
+
     from gpustack_guard.adapters.files.output import out
 
-    if kind is SchemaKind.WORKLOAD:
+    if kind is SchemaKind.PROJECT:
+        from gpustack_guard.adapters.files.project_file import project_schema
+
+        out(json.dumps(project_schema(), indent=2) + "\n")
+    elif kind is SchemaKind.CONTEXTS:
+        from gpustack_guard.adapters.files.contexts import contexts_schema
+
+        out(json.dumps(contexts_schema(), indent=2) + "\n")
+    elif kind is SchemaKind.WORKLOAD:
         from gpustack_guard.core.advise.workload import workload_schema_text
 
         out(workload_schema_text())

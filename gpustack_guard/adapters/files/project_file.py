@@ -17,6 +17,7 @@ FIELDS below is the one list of what a project file holds: parsing and `gsg sche
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -281,3 +282,34 @@ def covers_project(identity: Identity, spec_paths: list[str]) -> bool:
     """Whether this run reads the whole project (its root folder is one of the paths): only then can a model
     that no spec declares be told apart from one declared in a part of the tree that was not read."""
     return any(os.path.isdir(p) and os.path.abspath(p) == identity.root for p in spec_paths)
+
+
+PROJECT_SCHEMA_ID = "https://gpustack-guard.dev/schema/project-v1.json"
+
+
+def _any_case(text: str) -> str:
+    """A JSON Schema (ECMA-262) pattern fragment matching `text` in any letter case, as the loader does."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c if c.isdigit() or c == "-" else re.escape(c)
+                   for c in text)  # `\-` is no valid escape outside a class in ECMA-262's unicode mode
+
+
+def project_schema() -> dict:
+    """The JSON Schema (draft-07) of gsg.yaml, from FIELDS and the limits the parser holds: what an editor and
+    check-jsonschema accept is what parse_project_file accepts (rule entries that name no rule, and paths leading
+    outside the repository, only the parser can tell)."""
+    from gpustack_guard.core.rules.registry import RULES as ALL_RULES
+
+    names = "|".join(_any_case(r.name) for r in sorted(ALL_RULES.values(), key=lambda r: r.name))
+    entry = {"type": "string", "anyOf": [{"pattern": r"^\s*[Gg][Ss][Gg][0-9]{0,3}\s*$"},
+                                         {"pattern": r"^\s*[Aa][Ll][Ll]\s*$"},
+                                         {"pattern": rf"^\s*({names})\s*$"}]}
+    rules = {"type": "array", "items": entry, "maxItems": MAX_RULE_ENTRIES}
+    kinds: dict[str, dict] = {NAME: {"type": "string", "pattern": "^" + PROJECT_NAME.pattern.removesuffix(r"\Z") + "$"},
+             PATH: {"type": "string", "pattern": r"\S", "maxLength": MAX_PATH_CHARS},
+             RULES: rules,
+             GLOBS: {"type": "object", "additionalProperties": rules, "maxProperties": MAX_RULE_ENTRIES}}
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": PROJECT_SCHEMA_ID,
+            "title": "gpustack-guard project file (gsg.yaml)",
+            "description": "The project a spec tree belongs to, the files its checks read and its rule selection.",
+            "type": "object", "minProperties": 1, "additionalProperties": False,
+            "properties": {key: {**kinds[kind], "description": text} for key, (kind, text) in FIELDS.items()}}
