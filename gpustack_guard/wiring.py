@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gpustack_guard.core.ownership import Claims, Identity
     from gpustack_guard.core.pipeline import Report
     from gpustack_guard.core.render import RenderedSpec
+    from gpustack_guard.core.suppressions import Selection
 
 # Tests replace this with an in-memory GPUStack (an httpx.MockTransport factory); None means the real network.
 transport_factory: Callable[[], httpx.BaseTransport] | None = None
@@ -70,6 +71,8 @@ class SpecSources:
     offline: bool = False
     project: str | None = None
     overlay: str | None = None  # specs/overlays/NAME patches the specs (adapters/files/overlays.py)
+    select: tuple[str, ...] = ()  # --select: replaces gsg.yaml's `select`
+    ignore: tuple[str, ...] = ()  # --ignore: adds to gsg.yaml's `ignore`
 
 
 def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
@@ -270,6 +273,8 @@ class DesiredState:
     identity: Identity | None = None  # None without a project
     recorded: dict[str, str] = field(default_factory=dict)  # displayed spec path -> path its marker records
     removals: OverlayRemovals = field(default_factory=lambda: _no_removals())  # the overlay's exclude/delete
+    selection: Selection | None = None  # gsg.yaml's rules with --select/--ignore (None: no spec paths)
+    root: str | None = None  # the repository root suppressions and reports resolve paths against
 
     @property
     def whole_project(self) -> bool:
@@ -298,13 +303,15 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
+    # an unknown rule id stops here, before the server is asked for anything
+    selection = rule_selection(specs, sources.select, sources.ignore) if specs else None
+    root = repository_root(specs) if specs else None
     docs, problems, removals = load_context_specs(specs, allow_empty=allow_empty, overlay=sources.overlay)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
-    if specs:  # what validate accepts (gsg.yaml's rules, inline suppressions) does not block plan or apply
-        report = accept(report, rule_selection(specs), list(dict.fromkeys(d.file for d in docs)),
-                        repository_root(specs))
+    if selection is not None and root is not None:  # what validate accepts does not block plan or apply
+        report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), root)
     if connection.last_models is not None:
         live = connection.last_models
     else:
@@ -318,7 +325,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
             register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
-                        identity, recorded, removals)
+                        identity, recorded, removals, selection, root)
 
 
 def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:

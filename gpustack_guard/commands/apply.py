@@ -37,6 +37,8 @@ class ApplyOptions:
     concurrency: int = 8
     lock: bool = True  # hold the project's apply lease on the server while writing
     lock_timeout: float = 0.0  # seconds to wait for a lease another apply holds
+    select: tuple[str, ...] = ()  # --select / --ignore: the rules whose errors block, as validate reads them
+    ignore: tuple[str, ...] = ()
 
 
 def _saved_plan(path: str) -> dict:
@@ -106,7 +108,8 @@ def run(opts: ApplyOptions) -> int:
     opts, saved = _from_saved_plan(opts)
     own = opts.ownership
     connection = wiring.connect(opts.connection)
-    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay)
+    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay,
+                                 opts.select, opts.ignore)
     overlay = wiring.with_overlay(sources, connection.options.overlay).overlay
     if saved:
         _bound_to_here(saved, connection, overlay, plan_file)
