@@ -180,7 +180,7 @@ def run(opts: LiveVerifyOptions) -> int:
         report = Report(sorted(job.findings, key=lambda f: (f.location.file, f.location.line, f.rule.id)),
                         files=len({d["spec_file"] for d in job.deployments}), specs=len(job.deployments),
                         units=[(d["spec_file"], echo.spec_name(d["name"])) for d in job.deployments],
-                        suppressed=suppressed, root=state.root)
+                        suppressed=suppressed)
         out(REPORTERS[chosen](report, fail_level=opts.fail_level), secrets)
         for line in problem_lines(doc):  # what the findings formats cannot carry: one line each on stderr
             note(f"gsg: verify: {line}", secrets)
