@@ -218,3 +218,11 @@ def test_render_and_validate_see_the_context_as_plan_does(gsg, fake, specs):
     assert sorted(d["name"] for d in docs) == ["llama-70b", "llama-8b", "llama-8b-canary"]
     result = gsg("validate", "specs", "--context", "prod")
     assert result.code == 0 and "in 3 specs (3 files)" in result.err
+
+
+@pytest.mark.parametrize("body", ["$patch: delete\n", "$patch: exclude\n", "replicas: 2\n"])
+def test_a_huge_undeclared_name_in_an_overlay_is_echoed_capped_and_escaped(gsg, fake, specs, body):
+    _overlay(specs, f"name: \"\\e[31m{'x' * 5000}\"\n{body}")
+    result = gsg("validate", "specs", "--context", "prod")
+    assert result.code == 1 and result.err.count("\n") == 1
+    assert len(result.err) < 500 and "\x1b" not in result.err and "(5,005 chars)" in result.err

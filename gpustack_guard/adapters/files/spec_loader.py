@@ -14,6 +14,7 @@ from gpustack_guard.adapters.files.yaml_positions import (
     YamlSyntaxError,
     load_documents,
 )
+from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, DIRECTIVES, EXCLUDE, NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.errors import GsgError
@@ -261,8 +262,8 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
             raise GsgError("an overlay document needs the `name:` of the spec it patches", where=where)
         if patch.name in by_name:
             other = by_name[patch.name]
-            raise GsgError(f"'{patch.name}' is patched twice (also at {other.file}:{other.located.start_line})",
-                           where=where)
+            raise GsgError(f"'{echo.spec_name(patch.name)}' is patched twice (also at {other.file}:"
+                           f"{other.located.start_line})", where=where)
         by_name[patch.name] = patch
     declared = {d.name for d in docs}
     added: list[SpecDoc] = []
@@ -276,10 +277,11 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
             continue
         if directive is not None:
             verb = "deletes" if directive == DELETE else "excludes"
-            raise GsgError(f"overlay '{name}' {verb} '{patch_name}', which no spec declares", where=where)
+            raise GsgError(f"overlay '{name}' {verb} '{echo.spec_name(patch_name)}', which no spec declares",
+                           where=where)
         if "source" not in patch.raw:
-            raise GsgError(f"overlay '{name}' patches '{patch_name}', which no spec declares (a deployment only "
-                           "this context has is a whole spec, with `source:`)", where=where)
+            raise GsgError(f"overlay '{name}' patches '{echo.spec_name(patch_name)}', which no spec declares (a "
+                           "deployment only this context has is a whole spec, with `source:`)", where=where)
         added.append(patch)  # a spec of its own, read and checked like any other
     gone = {n for names in removed.values() for n in names}
     merged = [SpecDoc(d.file, d.index, OverlaidDocument(d.located, by_name[d.name].located, by_name[d.name].file))
