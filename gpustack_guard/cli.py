@@ -51,6 +51,11 @@ TEMPLATES = typer.Option([], "--templates", metavar="DIR",
                          help="Extra template folder, searched before templates/ (repeatable).")
 PROJECT = typer.Option(None, "--project", envvar="GSG_PROJECT", metavar="NAME",
                        help="The project these specs belong to (else gsg.yaml `project:` at the spec root).")
+SELECT = typer.Option([], "--select", metavar="IDS",
+                      help="Only these rules: ids, id prefixes or names, comma-separated (GSG03,GSG020); replaces "
+                           "gsg.yaml `select`.")
+IGNORE = typer.Option([], "--ignore", metavar="IDS",
+                      help="Leave out these rules (comma-separated); adds to gsg.yaml `ignore`.")
 OVERLAY = typer.Option(None, "--overlay", envvar="GSG_OVERLAY", metavar="NAME",
                        help="Apply SPECS/overlays/NAME over the specs (default: the context's overlay).")
 CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
@@ -107,10 +112,11 @@ def connection_options(command: Callable[..., int]) -> Callable[..., int]:
     return wrapper
 
 
-def _sources(specs, templates, offline, project=None, overlay=None):
+def _sources(specs, templates, offline, project=None, overlay=None, select=(), ignore=()):
     from gpustack_guard.wiring import SpecSources
 
-    return SpecSources(tuple(specs), tuple(templates), offline, project, overlay)
+    return SpecSources(tuple(specs), tuple(templates), offline, project, overlay, _comma_list(select or []),
+                       _comma_list(ignore or []))
 
 
 def _version(value: bool) -> None:
@@ -149,11 +155,8 @@ def validate(
     report: List[str] = typer.Option([], "--report", metavar="FORMAT=FILE",
                                      help="Also write this run's report in FORMAT to FILE (repeatable), e.g. "
                                           "sarif=gsg.sarif."),
-    select: List[str] = typer.Option([], "--select", metavar="IDS",
-                                     help="Only these rules: ids, id prefixes or names, comma-separated (GSG03,"
-                                          "GSG020); replaces gsg.yaml `select`."),
-    ignore: List[str] = typer.Option([], "--ignore", metavar="IDS",
-                                     help="Leave out these rules (comma-separated); adds to gsg.yaml `ignore`."),
+    select: List[str] = SELECT,
+    ignore: List[str] = IGNORE,
     connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
@@ -192,16 +195,29 @@ class SchemaKind(str, enum.Enum):
     SPEC = "spec"
     OVERLAY = "overlay"
     WORKLOAD = "workload"
+    PROJECT = "project"
+    CONTEXTS = "contexts"
 
 
 @app.command()
-def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value, metavar="[spec|overlay|workload]",
+def schema(kind: SchemaKind = typer.Argument(SchemaKind.SPEC.value,
+                                             metavar="[spec|overlay|workload|project|contexts]",
                                              case_sensitive=False)) -> int:
     """Print a JSON Schema (draft-07) for editors' YAML language servers and check-jsonschema: a spec document
-    (default), an overlay document, or a workloads file."""
+    (default), an overlay document, a workloads file, the project file (gsg.yaml) or the contexts file."""
+    import json
+
     from gpustack_guard.adapters.files.output import out
 
-    if kind is SchemaKind.WORKLOAD:
+    if kind is SchemaKind.PROJECT:
+        from gpustack_guard.adapters.files.project_file import project_schema
+
+        out(json.dumps(project_schema(), indent=2) + "\n")
+    elif kind is SchemaKind.CONTEXTS:
+        from gpustack_guard.adapters.files.contexts import contexts_schema
+
+        out(json.dumps(contexts_schema(), indent=2) + "\n")
+    elif kind is SchemaKind.WORKLOAD:
         from gpustack_guard.core.advise.workload import workload_schema_text
 
         out(workload_schema_text())
@@ -281,6 +297,8 @@ def verify(
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
+    select: List[str] = SELECT,
+    ignore: List[str] = IGNORE,
     connection=None,
 ) -> int:
     """Hold engines' start-up logs against gsg's estimate: one log (--log FILE), term by term, or every running
@@ -297,7 +315,9 @@ def verify(
         if after or ctx.args:
             raise GsgError("backend arguments after `--` go with --log FILE, not with SPECS")
         return _verify_live(given, output, tolerance, fail_level, _sources(given, templates, offline, project,
-                                                                           overlay), connection)
+                                                                           overlay, select, ignore), connection)
+    if select or ignore:
+        raise GsgError("--select/--ignore go with SPECS (the live verify's findings), not with --log FILE")
     if not log:
         raise GsgError("nothing to verify: give SPECS (live, against --server) or --log FILE")
     from gpustack_guard.commands.verify import VerifyFormat, VerifyOptions, run
@@ -413,13 +433,15 @@ def plan(
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
+    select: List[str] = SELECT,
+    ignore: List[str] = IGNORE,
     connection=None,
 ) -> int:
     """Show what apply would change: + create, ~ update, -/+ replace, - delete, ! conflict (validation first)."""
     from gpustack_guard.commands.plan import PlanOptions, run
 
-    return run(PlanOptions(_sources(specs, templates, offline, project, overlay), connection, ownership, output,
-                           out_file, detailed_exitcode, tuple(target or ()), allow_empty))
+    return run(PlanOptions(_sources(specs, templates, offline, project, overlay, select, ignore), connection,
+                           ownership, output, out_file, detailed_exitcode, tuple(target or ()), allow_empty))
 
 
 @app.command()
@@ -443,6 +465,8 @@ def apply(
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,
+    select: List[str] = SELECT,
+    ignore: List[str] = IGNORE,
     connection=None,
 ) -> int:
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
@@ -450,7 +474,8 @@ def apply(
 
     return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay, ownership, yes,
                             tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
-                            concurrency=concurrency, lock=lock, lock_timeout=lock_timeout))
+                            concurrency=concurrency, lock=lock, lock_timeout=lock_timeout,
+                            select=_comma_list(select), ignore=_comma_list(ignore)))
 
 
 @app.command()

@@ -25,10 +25,12 @@ if TYPE_CHECKING:
     from gpustack_guard.adapters.model_sources.resolver import FactsResolver
     from gpustack_guard.adapters.templates import TemplateRenderer
     from gpustack_guard.core.deploy.plan import Change
+    from gpustack_guard.core.deploy.removals import OverlayRemovals
     from gpustack_guard.core.fleet.model import Fleet
     from gpustack_guard.core.ownership import Claims, Identity
     from gpustack_guard.core.pipeline import Report
     from gpustack_guard.core.render import RenderedSpec
+    from gpustack_guard.core.suppressions import Selection
 
 # Tests replace this with an in-memory GPUStack (an httpx.MockTransport factory); None means the real network.
 transport_factory: Callable[[], httpx.BaseTransport] | None = None
@@ -69,6 +71,8 @@ class SpecSources:
     offline: bool = False
     project: str | None = None
     overlay: str | None = None  # specs/overlays/NAME patches the specs (adapters/files/overlays.py)
+    select: tuple[str, ...] = ()  # --select: replaces gsg.yaml's `select`
+    ignore: tuple[str, ...] = ()  # --ignore: adds to gsg.yaml's `ignore`
 
 
 def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
@@ -250,6 +254,12 @@ def connect(opts: ConnectionOptions) -> Connection:
 
 # --- the desired state of a spec tree against a live server (plan, apply, drift) ---------------------------
 
+def _no_removals() -> OverlayRemovals:
+    from gpustack_guard.core.deploy.removals import NO_REMOVALS
+
+    return NO_REMOVALS
+
+
 @dataclass
 class DesiredState:
     """What the spec tree wants on a live server: the report, the rendered specs, the live models."""
@@ -262,6 +272,9 @@ class DesiredState:
     specs: list[str]
     identity: Identity | None = None  # None without a project
     recorded: dict[str, str] = field(default_factory=dict)  # displayed spec path -> path its marker records
+    removals: OverlayRemovals = field(default_factory=lambda: _no_removals())  # the overlay's exclude/delete
+    selection: Selection | None = None  # gsg.yaml's rules with --select/--ignore (None: no spec paths)
+    root: str | None = None  # the repository root suppressions and reports resolve paths against
 
     @property
     def whole_project(self) -> bool:
@@ -282,7 +295,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
         repository_root,
         rule_selection,
     )
-    from gpustack_guard.adapters.files.spec_loader import load_specs
+    from gpustack_guard.adapters.files.spec_loader import load_context_specs
     from gpustack_guard.adapters.files.suppressions import accept
     from gpustack_guard.core.pipeline import validate
     from gpustack_guard.core.secrets import REFERENCE
@@ -290,14 +303,17 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     sources = with_overlay(sources, connection.options.overlay)
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
+    # an unknown rule id stops here, before the server is asked for anything
+    selection = rule_selection(specs, sources.select, sources.ignore) if specs else None
+    root = repository_root(specs) if specs else None
     comments: dict = {}
-    docs, problems = load_specs(specs, allow_empty=allow_empty, overlay=sources.overlay, comments=comments)
+    docs, problems, removals = load_context_specs(specs, allow_empty=allow_empty, overlay=sources.overlay,
+                                                  comments=comments)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
-    if specs:  # what validate accepts (gsg.yaml's rules, inline suppressions) does not block plan or apply
-        report = accept(report, rule_selection(specs), list(dict.fromkeys(d.file for d in docs)),
-                        repository_root(specs), comments)
+    if selection is not None and root is not None:  # what validate accepts does not block plan or apply
+        report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), root, comments)
     if connection.last_models is not None:
         live = connection.last_models
     else:
@@ -311,7 +327,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
             register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
-                        identity, recorded)
+                        identity, recorded, removals, selection, root)
 
 
 def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:
@@ -363,8 +379,12 @@ def build_plan(state: DesiredState, *, prune: bool, targets: tuple[str, ...] | l
 
     chosen = set(targets) if targets else None
     changes = plan(state.rendered, state.live_models, state.cluster_names, claims=claims, prune=prune,
-                   recorded=state.recorded, targets=chosen)
+                   recorded=state.recorded, targets=chosen, removals=state.removals)
     if chosen:
+        excluded = sorted(chosen & set(state.removals.excluded))
+        if excluded:
+            raise GsgError(f"--target {excluded[0]}: overlay '{state.removals.overlay}' excludes it from this "
+                           f"context ({state.removals.excluded[excluded[0]]})")
         known = {r.name for r in state.rendered} | {m["name"] for m in state.live_models}
         unknown = sorted(chosen - known)
         if unknown:

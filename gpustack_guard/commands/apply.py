@@ -37,6 +37,8 @@ class ApplyOptions:
     concurrency: int = 8
     lock: bool = True  # hold the project's apply lease on the server while writing
     lock_timeout: float = 0.0  # seconds to wait for a lease another apply holds
+    select: tuple[str, ...] = ()  # --select / --ignore: the rules whose errors block, as validate reads them
+    ignore: tuple[str, ...] = ()
 
 
 def _saved_plan(path: str) -> dict:
@@ -82,7 +84,8 @@ def _saved_ownership(saved: dict) -> wiring.Ownership:
     """The ownership options a saved plan was made with, read back from its changes."""
     taken = [c.get("owner") or {} for c in saved["changes"] if c.get("adopt")]
     return wiring.Ownership(
-        prune=any(c["action"] == "delete" for c in saved["changes"]),
+        # a delete the overlay asked for (`$patch: delete`) is no prune: it needs neither the flag nor the whole tree
+        prune=any(c["action"] == "delete" and not c.get("deleted_by") for c in saved["changes"]),
         adopt=any(o.get("kind") == "unmanaged" for o in taken),
         claim_legacy=any(o.get("kind") == "legacy" for o in taken),
         take_over_from=tuple(sorted({o["project"] for o in taken if o.get("kind") == "project" and o.get("project")})))
@@ -105,7 +108,8 @@ def run(opts: ApplyOptions) -> int:
     opts, saved = _from_saved_plan(opts)
     own = opts.ownership
     connection = wiring.connect(opts.connection)
-    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay)
+    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay,
+                                 opts.select, opts.ignore)
     overlay = wiring.with_overlay(sources, connection.options.overlay).overlay
     if saved:
         _bound_to_here(saved, connection, overlay, plan_file)

@@ -41,7 +41,7 @@ def _report(opts: DriftOptions) -> tuple[dict, list[str]]:
     assert fleet is not None  # load_desired fetched it (the cluster names come from it)
     report = drift_report(state.rendered, state.live_models, state.cluster_names, fleet,
                           claims=wiring.claims_for(state), whole_project=state.whole_project,
-                          recorded=state.recorded)
+                          recorded=state.recorded, removals=state.removals)
     return report, state.report.secret_values
 
 

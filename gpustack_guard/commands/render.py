@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out, write_atomic, written_form
-from gpustack_guard.adapters.files.spec_loader import load_specs
+from gpustack_guard.adapters.files.spec_loader import display_path, load_specs
 from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
@@ -30,7 +30,13 @@ class RenderOptions:
 def run(opts: RenderOptions) -> int:
     specs = list(opts.sources.specs)
     if opts.check and not opts.out_file:
-        raise GsgError("--check needs --out FILE (the committed rendered file to compare)")
+        from gpustack_guard.adapters.files.project_file import project_settings
+
+        project = project_settings(specs) if specs else None
+        if project is None or not project.rendered:
+            raise GsgError("--check needs --out FILE, or `rendered: PATH` in gsg.yaml (the committed rendered file "
+                           "to compare)")
+        opts = replace(opts, out_file=display_path(project.rendered))
     docs, problems = load_specs(specs, overlay=opts.sources.overlay)
     rendered, found = render_all(docs, wiring.build_renderer(specs, opts.sources.templates),
                                  wiring.build_resolver(opts.sources.offline).resolve, os.environ)

@@ -57,13 +57,22 @@ def run(opts: ValidateOptions) -> int:
                  f"fleet {fleet_file}")
         opts = replace(opts, fleet=opts.fleet or fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
-    from gpustack_guard.adapters.files.project_file import find_identity, repository_root, rule_selection
+    from gpustack_guard.adapters.files.project_file import (
+        find_identity,
+        project_settings,
+        repository_root,
+        rule_selection,
+    )
     from gpustack_guard.adapters.files.suppressions import accept
 
     find_identity(specs, opts.sources.project)  # the project file apply will read: checked here, in CI, first
     selection = rule_selection(specs, opts.select, opts.ignore)  # an unknown id stops here, before any work
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
     has_server = bool(opts.connection.server or opts.connection.context)
+    if opts.fleet is None and not has_server:  # last: gsg.yaml's committed snapshot (a pre-commit hook's case)
+        project = project_settings(specs) if specs else None
+        if project is not None and project.fleet:
+            opts = replace(opts, fleet=project.fleet)
     needs_server = has_server and (not opts.fleet or opts.server_check)
     connection = wiring.connect(opts.connection) if needs_server else None
     comments: dict = {}  # each spec file's suppression comments, scanned while loading, for accept() below
@@ -74,7 +83,8 @@ def run(opts: ValidateOptions) -> int:
         elif connection is not None:
             fleet = connection.fleet()
         else:
-            raise GsgError("no fleet to validate against: pass --fleet FILE (a snapshot) or --server URL (GSG_URL)")
+            raise GsgError("no fleet to validate against: pass --fleet FILE (a snapshot) or --server URL (GSG_URL), "
+                           "or name the snapshot in gsg.yaml (`fleet: PATH`)")
     report = validate(docs, load_findings, wiring.build_renderer(specs, opts.sources.templates),
                       wiring.build_resolver(opts.sources.offline).resolve, fleet, os.environ)
     if opts.server_check:

@@ -169,6 +169,7 @@ def run(opts: LiveVerifyOptions) -> int:
     for ev in evaluations:
         job.deployments.append(job.deployment(connection.client, ev, state.live_models, instances, fleet, claims,
                                               state.cluster_names))
+    suppressed = _accepted(job, state)
     doc = document(job, connection.client.base_url, connection.version, opts)
     secrets = state.report.secret_values + job.secrets
     chosen = resolve_format(opts.output)
@@ -178,12 +179,28 @@ def run(opts: LiveVerifyOptions) -> int:
     else:
         report = Report(sorted(job.findings, key=lambda f: (f.location.file, f.location.line, f.rule.id)),
                         files=len({d["spec_file"] for d in job.deployments}), specs=len(job.deployments),
-                        units=[(d["spec_file"], echo.spec_name(d["name"])) for d in job.deployments])
+                        units=[(d["spec_file"], echo.spec_name(d["name"])) for d in job.deployments],
+                        suppressed=suppressed)
         out(REPORTERS[chosen](report, fail_level=opts.fail_level), secrets)
         for line in problem_lines(doc):  # what the findings formats cannot carry: one line each on stderr
             note(f"gsg: verify: {line}", secrets)
     note(f"gsg: {summary(doc)}", secrets)
     return EXIT_FAIL if doc["result"] == "fail" else EXIT_OK
+
+
+def _accepted(job: _Run, state: wiring.DesiredState) -> list:
+    """GSG044/GSG045 through gsg.yaml's select/ignore/per_path_ignores and --select/--ignore, as validate's
+    findings go (kept as suppressed for SARIF). Inline comments are validate's: they name the spec lines its
+    rules report, and held against verify's findings they would all read as unused. Returns the suppressed."""
+    if state.selection is None or state.root is None:
+        return []
+    from gpustack_guard.adapters.files.suppressions import repository_path
+    from gpustack_guard.core.suppressions import apply
+
+    files = {f.location.file for f in job.findings}
+    relative = {file: path for file in files if (path := repository_path(file, state.root)) is not None}
+    job.findings, suppressed = apply(job.findings, state.selection, [], relative)
+    return suppressed
 
 
 def document(job: _Run, server: str, version: str, opts: LiveVerifyOptions) -> dict:

@@ -30,7 +30,8 @@ def render_text(report: dict) -> str:
     u = untrusted
     lines = []
     titles = [("pinned_edits", "Pinned backend arguments changed by hand"), ("changed", "Live fields differ"),
-              ("missing", "Specs with no live model"), ("orphaned", "gsg-managed models no spec declares"),
+              ("missing", "Specs with no live model"),
+              ("orphaned", "gsg-managed models no spec declares or the overlay deletes"),
               ("unhealthy", "Unhealthy deployments"), ("unmanaged", "Unmanaged or owned elsewhere (information)"),
               ("legacy", "Legacy-owned models no spec here declares (information)")]
     for key, title in titles:

@@ -95,7 +95,7 @@ def plan_json(changes, server: str | None, validated: bool, project: str | None 
         "changes": [{
             "action": c.action, "name": c.name, "cluster": c.cluster, "spec_file": c.spec_file, "wave": c.wave,
             "restart": c.restart, "adopt": c.adopt, "reason": c.reason or None, "owner": _owner_json(c.owner),
-            "marker_spec": c.marker_spec,
+            "marker_spec": c.marker_spec, "deleted_by": c.deleted_by,
             "fields": [{"field": f.field, "before": f.before, "after": f.after} for f in c.fields],
             "live": ({"id": c.live.get("id"), "updated_at": c.live.get("updated_at"),
                       "digest": live_digest(c.live)} if c.live else None),

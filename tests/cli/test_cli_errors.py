@@ -190,7 +190,8 @@ def test_a_command_typo_is_told_the_nearest_command(gsg):
 
 
 @pytest.mark.parametrize("body,says", [
-    ("project: p\nbogus: 1\n", "gsg.yaml:2:1: unknown field 'bogus' (a project file holds project, select, ignore, per_path_ignores)"),
+    ("project: p\nbogus: 1\n", "gsg.yaml:2:1: unknown field 'bogus' (a project file holds project, fleet, "
+                            "rendered, select, ignore, per_path_ignores)"),
     ("project: [1, 2]\n", "gsg.yaml:1:10: project name '[1, 2]' is not valid"),
     ("other: x\n", "gsg.yaml:1:1: unknown field 'other'"),
 ])

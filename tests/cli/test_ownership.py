@@ -133,7 +133,8 @@ def test_project_option_without_a_file_roots_at_the_spec_folder(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("project: team a\n", "gsg.yaml:1:10: project name 'team a' is not valid"),
     ("project: team-a\nowner: me\n",
-     "gsg.yaml:2:1: unknown field 'owner' (a project file holds project, select, ignore, per_path_ignores)"),
+     "gsg.yaml:2:1: unknown field 'owner' (a project file holds project, fleet, rendered, select, ignore, "
+     "per_path_ignores)"),
     ("name: x\n", "gsg.yaml:1:1: unknown field 'name'"),
     ("{}\n", "gsg.yaml:1:1: missing `project: NAME`"),
     ("project: [a\n", "gsg.yaml:1:10:"),

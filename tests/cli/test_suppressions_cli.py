@@ -121,7 +121,7 @@ def test_project_file_rules_and_command_line_combine(gsg, repo):
     ("per_path_ignores: {'a/*': GSG033}\n",
      "gsg: error: gsg.yaml:1:27: `per_path_ignores.a/*` is a list of rule ids, such as [GSG033, GSG04]"),
     ("ignores: [GSG033]\n", "gsg: error: gsg.yaml:1:1: unknown field 'ignores' (a project file holds project, "
-                            "select, ignore, per_path_ignores)"),
+                            "fleet, rendered, select, ignore, per_path_ignores)"),
 ])
 def test_bad_rule_settings_are_one_line_naming_the_entry(gsg, repo, text, message):
     (repo / "gsg.yaml").write_text(text)

@@ -13,7 +13,9 @@ import yaml
 from support import REPO
 
 CHECK = [sys.executable, "-m", "check_jsonschema"]
-SCHEMAS = {kind: REPO / "schema" / f"{kind}.schema.json" for kind in ("spec", "overlay", "workload")}
+SCHEMAS = {kind: REPO / "schema" / f"{kind}.schema.json"
+           for kind in ("spec", "overlay", "workload", "project", "contexts")}
+PROJECT_KEYS = {"project", "fleet", "rendered", "select", "ignore", "per_path_ignores"}
 MINIMAL = {"name": "snippet", "source": "huggingface", "huggingface_repo_id": "a/b"}
 
 
@@ -23,8 +25,9 @@ def _documents(path: Path) -> list[object]:
 
 
 def _readme_snippets() -> dict[str, list[object]]:
-    """The README's YAML blocks that are specs, guard blocks (checked inside a minimal spec) or workloads."""
-    found: dict[str, list[object]] = {"spec": [], "workload": []}
+    """The README's YAML blocks that are specs, guard blocks (checked inside a minimal spec), overlay directives,
+    workloads, project files or contexts files."""
+    found: dict[str, list[object]] = {"spec": [], "workload": [], "overlay": [], "project": [], "contexts": []}
     for block in re.findall(r"```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.S):
         doc = yaml.safe_load(block)
         if not isinstance(doc, dict):
@@ -35,6 +38,12 @@ def _readme_snippets() -> dict[str, list[object]]:
             found["spec"].append({**MINIMAL, **doc})
         elif "prompt_tokens" in doc:
             found["workload"].append(doc)
+        elif "$patch" in doc:
+            found["overlay"].append(doc)
+        elif set(doc) <= PROJECT_KEYS:
+            found["project"].append(doc)
+        elif "contexts" in doc:
+            found["contexts"].append(doc)
     return found
 
 
@@ -57,6 +66,9 @@ def test_every_example_spec_and_readme_snippet_passes(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     workloads = [d for f in sorted((REPO / "workloads").glob("*.yaml")) for d in _documents(f)]
     done = _check("workload", workloads + snippets["workload"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert snippets["overlay"]
+    done = _check("overlay", snippets["overlay"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -84,3 +96,66 @@ def test_overlay_documents_need_only_the_name(tmp_path):
 def test_committed_overlay_schema_is_current(gsg):
     result = gsg("schema", "overlay")
     assert result.out == SCHEMAS["overlay"].read_text(), "run: gsg schema overlay > schema/overlay.schema.json"
+
+
+@pytest.mark.parametrize("document, code", [
+    ({"name": "llama-8b", "$patch": "delete"}, 0),
+    ({"name": "llama-8b", "$patch": "exclude"}, 0),
+    ({**MINIMAL, "name": "llama-8b-canary", "replicas": 1}, 0),  # a whole spec only this context has
+    ({"name": "llama-8b", "$patch": "replace"}, 1),  # kustomize's other directives mean nothing here
+    ({"name": "llama-8b", "$patch": "delete", "replicas": 0}, 1),  # nothing beside the name takes effect
+    ({"$patch": "exclude"}, 1),  # which deployment?
+])
+def test_overlay_directives_pass_as_the_loader_takes_them(tmp_path, document, code):
+    assert _check("overlay", [document], tmp_path).returncode == code
+
+
+def test_the_project_and_contexts_files_of_the_repository_and_readme_pass(tmp_path):
+    snippets = _readme_snippets()
+    projects = _documents(REPO / "specs" / "gsg.yaml") + snippets["project"]
+    assert len(projects) >= 3 and {"fleet", "per_path_ignores"} <= {k for p in projects for k in p}  # type: ignore
+    done = _check("project", projects, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert snippets["contexts"]
+    done = _check("contexts", snippets["contexts"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("document, code", [
+    ({"project": "team-a", "select": ["GSG03", "all", "kv-oversubscribed", "KV-Oversubscribed", " GSG033 "]}, 0),
+    ({"select": ["GSG0"]}, 0),  # rules only, no project
+    ({"project": "team-a", "per_path_ignores": {"specs/batch/*": ["GSG033"]}}, 0),
+    ({}, 1),  # "missing `project: NAME`"
+    ({"project": "-team"}, 1),  # not a project name
+    ({"project": "t" * 64}, 1),
+    ({"project": "team-a", "fleets": "x.yaml"}, 1),  # unknown field
+    ({"project": "team-a", "fleet": "  "}, 1),
+    ({"project": "team-a", "fleet": 3}, 1),
+    ({"project": "team-a", "select": "GSG033"}, 1),  # a list, not one id
+    ({"project": "team-a", "ignore": ["kv-oversubscribd"]}, 1),  # names no rule
+    ({"project": "team-a", "per_path_ignores": {"specs/*": "GSG033"}}, 1),
+])
+def test_the_project_schema_takes_what_the_parser_takes(tmp_path, document, code):
+    assert _check("project", [document], tmp_path).returncode == code
+
+
+@pytest.mark.parametrize("document, code", [
+    ({"current-context": "prod", "contexts": {"prod": {"server": "https://g.example", "api-key-env": "K",
+                                                       "insecure": False, "timeout": 30, "overlay": "prod"}}}, 0),
+    ({"contexts": {}}, 0),
+    ({"current-context": "prod"}, 1),  # no contexts
+    ({"contexts": {"prod": {"api-key-env": "K"}}}, 1),  # no server
+    ({"contexts": {"prod": {"server": "ftp://g.example"}}}, 1),
+    ({"contexts": {"prod": {"server": "https://g.example", "api-key": "secret"}}}, 1),  # unknown: never a key
+    ({"contexts": {"prod": {"server": "https://g.example", "timeout": 0}}}, 1),
+    ({"contexts": {"prod": {"server": "https://g.example", "timeout": 3601}}}, 1),
+    ({"contexts": {"prod": {"server": "https://g.example", "insecure": "yes"}}}, 1),
+    ({"contexts": {"prod": {"server": "https://g.example", "fleet": ["a.yaml"]}}}, 1),
+])
+def test_the_contexts_schema_takes_what_the_loader_takes(tmp_path, document, code):
+    assert _check("contexts", [document], tmp_path).returncode == code
+
+
+@pytest.mark.parametrize("kind", ["project", "contexts"])
+def test_committed_project_and_contexts_schemas_are_current(gsg, kind):
+    assert gsg("schema", kind).out == SCHEMAS[kind].read_text(), f"run: gsg schema {kind} > schema/{kind}.schema.json"

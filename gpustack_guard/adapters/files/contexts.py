@@ -24,9 +24,22 @@ from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_fi
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.urls import bad_url
 
-FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "insecure", "cluster", "fleet", "overlay", "timeout")
+# What a context holds, and what each field means (`gsg schema contexts` reads these too).
+DESCRIPTIONS = {
+    "server": "The GPUStack server's URL (http or https).",
+    "api-key-env": "The name of the environment variable that holds the API key (never the key itself).",
+    "api-key-file": "A file holding the API key; relative to this file.",
+    "ca-bundle": "A PEM bundle of the certificate authorities the server's certificate is checked against.",
+    "insecure": "Skip the certificate check (a test server with a self-signed certificate only).",
+    "cluster": "The default --cluster of snapshot and export.",
+    "fleet": "The default --fleet (a snapshot) of validate; relative to this file.",
+    "overlay": "The overlay (SPECS/overlays/NAME) applied over the specs in this context.",
+    "timeout": "Seconds a request may take.",
+}
+FIELDS = tuple(DESCRIPTIONS)
 PATH_FIELDS = ("api-key-file", "ca-bundle", "fleet")
 TEXT_FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "cluster", "fleet", "overlay")
+MAX_TIMEOUT_SECONDS = 3600  # an hour for one request: beyond it, a server is down, not slow
 
 
 @dataclass(frozen=True)
@@ -100,8 +113,10 @@ def load_contexts(path: Path) -> ContextsFile:
         if "insecure" in body and not isinstance(body["insecure"], bool):
             raise GsgError(f"context '{name}': `insecure` must be true or false", where=where)
         timeout = body.get("timeout", 1)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
-            raise GsgError(f"context '{name}': `timeout` must be seconds between 0 and 3600", where=where)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+                not 0 < timeout <= MAX_TIMEOUT_SECONDS:
+            raise GsgError(f"context '{name}': `timeout` must be seconds between 0 and {MAX_TIMEOUT_SECONDS}",
+                           where=where)
         values = {k.replace("-", "_"): v for k, v in body.items()}
         for key in PATH_FIELDS:
             field = key.replace("-", "_")
@@ -120,3 +135,25 @@ def load_contexts(path: Path) -> ContextsFile:
 def _kind(value: object) -> str:
     return {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "a mapping"}.get(
         type(value), f"a {type(value).__name__}")
+
+
+CONTEXTS_SCHEMA_ID = "https://gpustack-guard.dev/schema/contexts-v1.json"
+
+
+def contexts_schema() -> dict:
+    """The JSON Schema (draft-07) of a contexts file, from the fields and limits load_contexts holds (whether a
+    server URL parses, only the loader tells)."""
+    kinds: dict[str, dict] = {key: {"type": "string"} for key in TEXT_FIELDS}
+    kinds["server"] = {"type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}
+    kinds["insecure"] = {"type": "boolean"}
+    kinds["timeout"] = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS}
+    context = {"type": "object", "required": ["server"], "additionalProperties": False,
+               "properties": {key: {**kinds[key], "description": DESCRIPTIONS[key]} for key in FIELDS}}
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": CONTEXTS_SCHEMA_ID,
+            "title": "gpustack-guard contexts file (~/.config/gsg/config.yaml)",
+            "description": "Named GPUStack servers, like kubeconfig contexts; a key is never written here.",
+            "type": "object", "required": ["contexts"],
+            "properties": {"current-context": {"type": "string", "description": "The context used when no "
+                                               "--context, GSG_CONTEXT or --server is given."},
+                           "contexts": {"type": "object", "additionalProperties": context,
+                                        "description": "Context name -> server, key source and defaults."}}}

@@ -8,6 +8,11 @@ staging differ by the lines that differ, not by copies.
 
 Merging: mappings merge key by key, `backend_parameters` merge by flag (new flags are appended), other lists and
 scalars are replaced. A finding about a patched field points at the overlay's line; everything else at the base.
+
+Beyond patches, as kustomize's strategic-merge directive spells it, an overlay document may be:
+- a whole spec (with `source:`) of a name no base spec declares: a deployment only this context has;
+- `name: X` + `$patch: exclude`: X is not managed in this context (not planned, applied, drifted or pruned);
+- `name: X` + `$patch: delete`: this context wants X gone (plan deletes it when this project owns it).
 """
 
 from __future__ import annotations

@@ -3,11 +3,21 @@
 
 The project file is looked up from each spec path upwards, stopping at the repository root (a folder holding
 `.git`), so a checkout never picks up a project file of the folder it happens to be cloned into.
+
+    project: team-a                      # the ownership marker's project
+    fleet: ../fleets/prod.yaml           # validate's fleet snapshot when none is given (relative to gsg.yaml)
+    rendered: ../rendered/specs.yaml     # what `gsg render --check` compares when no --out is given
+    select: [GSG0]                       # rule selection (core/suppressions.py)
+    ignore: [GSG039]
+    per_path_ignores: {"specs/batch/*": [GSG033]}
+
+FIELDS below is the one list of what a project file holds: parsing and `gsg schema project` both read it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,18 +63,38 @@ def check_name(name: str, where: str) -> str:
     return name
 
 
-RULE_KEYS = ("select", "ignore", "per_path_ignores")
-PROJECT_KEYS = ("project",) + RULE_KEYS
+# What a project file holds: key -> (kind, what it means). The kinds: a project name, a path relative to the
+# file (inside the repository), a list of rule entries, a mapping of path globs to rule entries.
+NAME, PATH, RULES, GLOBS = "name", "path", "rules", "globs"
+FIELDS: dict[str, tuple[str, str]] = {
+    "project": (NAME, "The project these specs belong to: recorded in every deployment gsg applies, so that "
+                      "--prune deletes only this project's models."),
+    "fleet": (PATH, "The fleet snapshot (`gsg snapshot`) validate checks against when neither --fleet nor the "
+                    "context names one and no server is given; relative to this file, inside the repository."),
+    "rendered": (PATH, "The committed rendered documents `gsg render --check` compares when no --out is given; "
+                       "relative to this file, inside the repository."),
+    "select": (RULES, "Rules that report (ids, id prefixes such as GSG03, rule names, or ALL); default: all. "
+                      "--select on the command line replaces it."),
+    "ignore": (RULES, "Rules left out everywhere; --ignore on the command line adds to it."),
+    "per_path_ignores": (GLOBS, "A path glob from the repository root (`*` crosses folders) -> the rules left "
+                                "out for files it matches."),
+}
+RULE_KEYS = tuple(k for k, (kind, _) in FIELDS.items() if kind in (RULES, GLOBS))
+PROJECT_KEYS = tuple(FIELDS)
 MAX_RULE_ENTRIES = 1_000  # select/ignore entries and per-path globs in one project file: far above any real list
+MAX_PATH_CHARS = 4_096  # a `fleet:` / `rendered:` path: PATH_MAX on Linux
 
 
 @dataclass(frozen=True)
 class ProjectFile:
-    """What a gsg.yaml declares: the project name (None when it only configures rules) and its rule selection."""
+    """What a gsg.yaml declares: the project name (None when it only configures rules), its rule selection, and
+    the files it names (paths as gsg opens them: joined to the project file's folder)."""
 
     path: str
     name: str | None
     selection: Selection = field(default_factory=Selection)
+    fleet: str | None = None
+    rendered: str | None = None
 
 
 def _rule_list(doc, path: tuple, shown: str) -> tuple[RuleChoice, ...]:
@@ -107,8 +137,40 @@ def _selection(doc, shown: str) -> Selection:
     return selection
 
 
+def _repository_of(folder: str) -> str | None:
+    """The repository a project file lives in (the folder with `.git` above it); None outside any."""
+    here = folder
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _named_file(doc, key: str, shown: str, folder: str) -> str:
+    """A path the project file names, joined to its folder. In a repository (every CI checkout) it must stay
+    inside it: a pull request that points `fleet:` at /etc or ~/.ssh would have gsg echo that file's lines in
+    CI's log. A tree outside any repository (an unpacked archive) has no such bound to hold."""
+    value = doc.data[key]
+    line, column = doc.position((key,))
+    where = f"{shown}:{line}:{column}"
+    if not isinstance(value, str) or not value.strip():
+        raise GsgError(f"`{key}` is a path relative to this file, such as ../fleets/prod.yaml", where=where)
+    if len(value) > MAX_PATH_CHARS or "\x00" in value:
+        raise GsgError(f"`{key}` is not a usable path ({len(value):,} characters)", where=where)
+    joined = os.path.normpath(os.path.join(folder, value))
+    repository = _repository_of(folder)
+    inside = os.path.realpath(repository or os.sep).rstrip(os.sep) + os.sep
+    if not (os.path.realpath(joined) + os.sep).startswith(inside):
+        raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({display_path(inside)}); a project "
+                       "file names files inside it", where=where)
+    return joined
+
+
 def parse_project_file(path: str) -> ProjectFile:
-    """A gsg.yaml: `project:` and the rule keys; any other key is an error (nothing is silently ignored)."""
+    """A gsg.yaml: the keys of FIELDS; any other key is an error (nothing is silently ignored)."""
     shown = display_path(path)
     try:
         docs = load_documents(read_text(Path(path)))
@@ -128,7 +190,16 @@ def parse_project_file(path: str) -> ProjectFile:
     if "project" in doc.data:
         line, column = doc.position(("project",))
         name = check_name(doc.data["project"], f"{shown}:{line}:{column}")
-    return ProjectFile(path, name, _selection(doc, shown))
+    folder = os.path.dirname(os.path.abspath(path))
+    named = {key: _named_file(doc, key, shown, folder) for key, (kind, _) in FIELDS.items()
+             if kind == PATH and key in doc.data}
+    return ProjectFile(path, name, _selection(doc, shown), named.get("fleet"), named.get("rendered"))
+
+
+def project_settings(spec_paths: list[str]) -> ProjectFile | None:
+    """The project file above these spec paths, parsed (None without one)."""
+    own = project_file_of(spec_paths)
+    return parse_project_file(own) if own else None
 
 
 def read_project_file(path: str) -> str | None:
@@ -211,3 +282,34 @@ def covers_project(identity: Identity, spec_paths: list[str]) -> bool:
     """Whether this run reads the whole project (its root folder is one of the paths): only then can a model
     that no spec declares be told apart from one declared in a part of the tree that was not read."""
     return any(os.path.isdir(p) and os.path.abspath(p) == identity.root for p in spec_paths)
+
+
+PROJECT_SCHEMA_ID = "https://gpustack-guard.dev/schema/project-v1.json"
+
+
+def _any_case(text: str) -> str:
+    """A JSON Schema (ECMA-262) pattern fragment matching `text` in any letter case, as the loader does."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c if c.isdigit() or c == "-" else re.escape(c)
+                   for c in text)  # `\-` is no valid escape outside a class in ECMA-262's unicode mode
+
+
+def project_schema() -> dict:
+    """The JSON Schema (draft-07) of gsg.yaml, from FIELDS and the limits the parser holds: what an editor and
+    check-jsonschema accept is what parse_project_file accepts (rule entries that name no rule, and paths leading
+    outside the repository, only the parser can tell)."""
+    from gpustack_guard.core.rules.registry import RULES as ALL_RULES
+
+    names = "|".join(_any_case(r.name) for r in sorted(ALL_RULES.values(), key=lambda r: r.name))
+    entry = {"type": "string", "anyOf": [{"pattern": r"^\s*[Gg][Ss][Gg][0-9]{0,3}\s*$"},
+                                         {"pattern": r"^\s*[Aa][Ll][Ll]\s*$"},
+                                         {"pattern": rf"^\s*({names})\s*$"}]}
+    rules = {"type": "array", "items": entry, "maxItems": MAX_RULE_ENTRIES}
+    kinds: dict[str, dict] = {NAME: {"type": "string", "pattern": "^" + PROJECT_NAME.pattern.removesuffix(r"\Z") + "$"},
+             PATH: {"type": "string", "pattern": r"\S", "maxLength": MAX_PATH_CHARS},
+             RULES: rules,
+             GLOBS: {"type": "object", "additionalProperties": rules, "maxProperties": MAX_RULE_ENTRIES}}
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": PROJECT_SCHEMA_ID,
+            "title": "gpustack-guard project file (gsg.yaml)",
+            "description": "The project a spec tree belongs to, the files its checks read and its rule selection.",
+            "type": "object", "minProperties": 1, "additionalProperties": False,
+            "properties": {key: {**kinds[kind], "description": text} for key, (kind, text) in FIELDS.items()}}

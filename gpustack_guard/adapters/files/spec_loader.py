@@ -15,7 +15,9 @@ from gpustack_guard.adapters.files.yaml_positions import (
     YamlSyntaxError,
     load_documents,
 )
+from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, DIRECTIVES, EXCLUDE, NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec.check import SpecDoc
@@ -224,19 +226,49 @@ def load_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | No
                comments: Comments | None = None) -> tuple[list[SpecDoc], list[F.Finding]]:
     """The documents of every spec file under `paths` and the findings that stopped files; with `comments`, each
     file read (overlay patches too) and its suppression comments, for suppressions.accept."""
+    docs, problems, _ = load_context_specs(paths, allow_empty=allow_empty, overlay=overlay, comments=comments)
+    return docs, problems
+
+
+def load_context_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | None = None,
+                       comments: Comments | None = None
+                       ) -> tuple[list[SpecDoc], list[F.Finding], OverlayRemovals]:
+    """The specs as one context sees them: with its overlay's patches and added specs, without the names it
+    excludes or deletes (those come back as OverlayRemovals, for plan and drift)."""
     docs: list[SpecDoc] = []
     problems: list[F.Finding] = []
     unreadable: list[tuple[str, str]] = []
     files = spec_files(paths, allow_empty=allow_empty, unreadable=unreadable)
     _unreadable_folders(unreadable, problems)
     _read_docs(files, docs, problems, comments)
-    if overlay:
-        docs = _apply_overlay(docs, paths, overlay, problems, comments)
-    return docs, problems
+    if not overlay:
+        return docs, problems, NO_REMOVALS
+    return _apply_overlay(docs, paths, overlay, problems, comments)
+
+
+def _directive(patch: SpecDoc, where: str) -> str | None:
+    """`$patch: delete|exclude` of an overlay document (None: a patch or an added spec); such a document holds
+    only `name:` beside it, since nothing else of it could take effect."""
+    raw = patch.raw
+    if DIRECTIVE not in raw:
+        return None
+    value = raw[DIRECTIVE]
+    line, column = patch.located.position((DIRECTIVE,))
+    if value not in DIRECTIVES:
+        raise GsgError(f"`{DIRECTIVE}: {str(value)[:40]}` is not an overlay directive: `{DIRECTIVE}: delete` (this "
+                       f"context wants the deployment gone) or `{DIRECTIVE}: exclude` (not managed here)",
+                       where=f"{patch.file}:{line}:{column}")
+    extra = [k for k in raw if k not in ("name", DIRECTIVE)]
+    if extra:
+        line, column = patch.located.position((extra[0],), key=True)
+        raise GsgError(f"`{DIRECTIVE}: {value}` takes only `name:`; '{str(extra[0])[:80]}' would have no effect",
+                       where=f"{patch.file}:{line}:{column}")
+    return str(value)
 
 
 def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: list[F.Finding],
-                   comments: Comments | None = None) -> list[SpecDoc]:
+                   comments: Comments | None = None
+                   ) -> tuple[list[SpecDoc], list[F.Finding], OverlayRemovals]:
     folders = [Path(p) / OVERLAYS_FOLDER / name for p in paths if Path(p).is_dir()]
     present = [f for f in folders if f.is_dir()]
     if not present:
@@ -252,12 +284,29 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
         if patch.name is None:
             raise GsgError("an overlay document needs the `name:` of the spec it patches", where=where)
         if patch.name in by_name:
-            raise GsgError(f"'{patch.name}' is patched twice (also at {by_name[patch.name].file})", where=where)
+            other = by_name[patch.name]
+            raise GsgError(f"'{echo.spec_name(patch.name)}' is patched twice (also at {other.file}:"
+                           f"{other.located.start_line})", where=where)
         by_name[patch.name] = patch
     declared = {d.name for d in docs}
+    added: list[SpecDoc] = []
+    removed: dict[str, dict[str, str]] = {directive: {} for directive in DIRECTIVES}
     for patch_name, patch in by_name.items():
-        if patch_name not in declared:
-            raise GsgError(f"overlay '{name}' patches '{patch_name}', which no spec declares",
-                           where=f"{patch.file}:{patch.located.start_line}")
-    return [SpecDoc(d.file, d.index, OverlaidDocument(d.located, by_name[d.name].located, by_name[d.name].file))
-            if d.name in by_name else d for d in docs]
+        where = f"{patch.file}:{patch.located.start_line}"
+        directive = _directive(patch, where)
+        if patch_name in declared:
+            if directive is not None:
+                removed[directive][patch_name] = where
+            continue
+        if directive is not None:
+            verb = "deletes" if directive == DELETE else "excludes"
+            raise GsgError(f"overlay '{name}' {verb} '{echo.spec_name(patch_name)}', which no spec declares",
+                           where=where)
+        if "source" not in patch.raw:
+            raise GsgError(f"overlay '{name}' patches '{echo.spec_name(patch_name)}', which no spec declares (a "
+                           "deployment only this context has is a whole spec, with `source:`)", where=where)
+        added.append(patch)  # a spec of its own, read and checked like any other
+    gone = {n for names in removed.values() for n in names}
+    merged = [SpecDoc(d.file, d.index, OverlaidDocument(d.located, by_name[d.name].located, by_name[d.name].file))
+              if d.name in by_name else d for d in docs if d.name not in gone]
+    return merged + added, problems, OverlayRemovals(name, removed[EXCLUDE], removed[DELETE])

@@ -13,6 +13,7 @@ from gpustack_guard.core.deploy.plan import (
     cluster_name_of,
     plan,
 )
+from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
 
@@ -47,13 +48,16 @@ def _ours(found: Owner, claims: Claims) -> bool:
 
 def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[int, str], fleet: Fleet, *,
                  claims: Claims | None = None, whole_project: bool = False,
-                 recorded: dict[str, str] | None = None) -> dict:
+                 recorded: dict[str, str] | None = None, removals: OverlayRemovals = NO_REMOVALS) -> dict:
     """Owned models that differ from their specs (pinned hand edits listed apart), specs with no live model,
-    this project's models no spec declares (only when the whole project was read), models owned elsewhere or
-    unmanaged beside them, unhealthy deployments of ours, and the owner of every live model."""
+    this project's models no spec declares (only when the whole project was read) or the context's overlay
+    deletes, models owned elsewhere or unmanaged beside them, unhealthy deployments of ours, and the owner of
+    every live model. A name the overlay excludes is not this context's business: it shows nowhere."""
     claims = claims or Claims(project=None)
     orphans = whole_project and claims.project is not None
-    changes = plan(rendered, live_models, cluster_names, claims=claims, prune=orphans, recorded=recorded)
+    live_models = removals.managed(live_models)
+    changes = plan(rendered, live_models, cluster_names, claims=claims, prune=orphans, recorded=recorded,
+                   removals=removals)
     declared = {r.name for r in rendered}
     report: dict = {"project": claims.project, "pinned_edits": [], "changed": [], "missing": [], "orphaned": [],
                     "unmanaged": [], "legacy": [], "unhealthy": [], "owners": [],
@@ -71,7 +75,8 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
         elif c.action == CREATE:
             report["missing"].append({"name": c.name, "spec_file": c.spec_file})
         elif c.action == DELETE:
-            report["orphaned"].append({"name": c.name, "spec_file": c.spec_file})
+            report["orphaned"].append({"name": c.name, "spec_file": c.spec_file}
+                                      | ({"note": c.reason} if c.deleted_by else {}))
         elif c.action == CONFLICT:
             report["unmanaged"].append({"name": c.name, "note": c.reason})
         elif c.action == LEGACY_OWNED:
@@ -86,7 +91,7 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
                                      "spec_file": found.spec_file, "owner": found.describe()})
         if found.kind == UNMANAGED and name not in declared and in_scope:
             report["unmanaged"].append({"name": name, "note": "not managed by gsg (information)"})
-        if _ours(found, claims):
+        if _ours(found, claims) and name not in removals.deleted:  # on its way out: its health is no question
             ours.add(name)
     report["unhealthy"] = _health_problems(live_models, fleet, ours)
     report["sync"] = OUT_OF_SYNC if any(report[k] for k in SYNC_KINDS) else SYNCED

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core.deploy.ignore import keep_live
+from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, RESTART_PENDING, Claims, Owner, digest, owner
 from gpustack_guard.core.secrets import mask_args, masked
 
@@ -53,6 +54,7 @@ class Change:
     live: dict | None = None  # the live model as seen at plan time
     rendered: Any = None  # RenderedSpec for create/update/replace
     reason: str = ""
+    deleted_by: str | None = None  # the overlay line (`$patch: delete`) that asks for this delete; None: prune
 
     @property
     def symbol(self) -> str:
@@ -152,14 +154,17 @@ def _recorded(recorded: Mapping[str, str] | None, shown: str) -> str:
 
 def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *, claims: Claims | None = None,
          prune: bool = False, recorded: Mapping[str, str] | None = None,
-         targets: set[str] | None = None) -> list[Change]:
+         targets: set[str] | None = None, removals: OverlayRemovals = NO_REMOVALS) -> list[Change]:
     """Changes per model. `rendered` are RenderedSpecs; live models are GPUStack ModelPublic dicts. `claims` says
     which project this run speaks for and what else it may take; `recorded` maps a spec's displayed path to the
     path its marker records. Prune deletes only models whose marker names this run's project (the caller makes
-    sure the whole project was read); a legacy-marked model is never deleted."""
+    sure the whole project was read); a legacy-marked model is never deleted. `removals` are the context
+    overlay's excluded names (left out entirely) and deleted names (deleted when this project's own, else a
+    conflict: the same ownership rule as prune)."""
     claims = claims or Claims(project=None)
     if prune and claims.project is None:
         raise ValueError("prune needs a project identity")
+    live_models = removals.managed(live_models)
     by_name: dict[str, list[dict]] = {}
     for m in live_models:
         by_name.setdefault(m["name"], []).append(m)
@@ -200,8 +205,13 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
                                   adopt=taking, reason=PENDING_REASON if pending else ""))
         else:
             changes.append(Change(NOOP, **base, owner=found, live=live))
-    for model in live_models if claims.project is not None else []:
+    for model in live_models:
         if model["name"] in declared:
+            continue
+        if model["name"] in removals.deleted:
+            changes.extend(_overlay_delete(model, by_name[model["name"]], claims, cluster_names, removals))
+            continue
+        if claims.project is None:
             continue
         found = owner(model)
         twins = by_name[model["name"]]
@@ -225,6 +235,32 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
 
 
 PENDING_REASON = "an earlier apply updated it, but its restart was not confirmed"
+
+
+def _overlay_delete(model: dict, twins: list[dict], claims: Claims, cluster_names: Mapping[int, str],
+                    removals: OverlayRemovals) -> list[Change]:
+    """A live model the context's overlay wants gone: deleted only when its marker names this run's project
+    (as prune); anything else is a conflict that says why, so apply stops instead of quietly keeping it."""
+    name = model["name"]
+    where = removals.deleted[name]
+    asked = f"overlay '{removals.overlay}' deletes it ({where})"
+    cluster = cluster_name_of(model, cluster_names)
+    found = owner(model)
+    if len(twins) > 1:
+        return [Change(CONFLICT, name, cluster, reason=f"{asked}, but {_ambiguous(twins)}")] \
+            if model is twins[0] else []
+    if claims.project is None:
+        return [Change(CONFLICT, name, cluster, owner=found, live=model,
+                       reason=f"{asked}, but without a project identity gsg cannot tell it is this "
+                              "repository's model (declare `project:` in gsg.yaml or pass --project)")]
+    if found.kind == PROJECT_OWNED and found.project == claims.project:
+        return [Change(DELETE, name, cluster, spec_file=found.spec_file, owner=found, project=claims.project,
+                       live=model, reason=asked, deleted_by=where)]
+    held = f"project '{found.project}' owns it" if found.kind == PROJECT_OWNED else \
+        "it carries a legacy gsg marker without a project" if found.kind == LEGACY else \
+        f"it is not managed by gsg{f' (managed by {found.managed_by!r})' if found.managed_by else ''}"
+    return [Change(CONFLICT, name, cluster, owner=found, live=model,
+                   reason=f"{asked}, but {held}: gsg deletes only models of project '{claims.project}'")]
 
 
 def _owned_by(model: dict, project: str | None) -> bool:

@@ -114,14 +114,28 @@ OVERLAY_ID = "https://gpustack-guard.dev/schema/overlay-v1.json"
 
 def overlay_schema() -> dict:
     """An overlay document (`SPECS/overlays/NAME/*.yaml`): any spec field, only `name` required (the spec it
-    patches); the same field types and hover texts as a spec, from the same records."""
+    patches, or a whole spec only this context has); the same field types and hover texts as a spec, from the
+    same records; or `name` + `$patch: delete|exclude` and nothing else."""
+    from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, EXCLUDE
+
     schema = spec_schema()
     schema["$id"] = OVERLAY_ID
     schema["title"] = "gpustack-guard overlay"
     schema["description"] = "Patches the spec of the same name in one context: mappings merge key by key, " \
-                            "backend_parameters merge by flag, other values replace the spec's."
+                            "backend_parameters merge by flag, other values replace the spec's. A document " \
+                            "with `source` that no spec declares adds a deployment to this context only; " \
+                            f"`{DIRECTIVE}: {DELETE}` removes the named deployment here, `{DIRECTIVE}: {EXCLUDE}` " \
+                            "leaves it unmanaged here."
     schema["required"] = ["name"]
-    schema.pop("allOf", None)  # the source and its id come from the spec being patched
+    schema["properties"] = {DIRECTIVE: {
+        "enum": [DELETE, EXCLUDE],
+        "description": f"{DELETE}: this context wants the deployment gone (plan deletes the live model when this "
+                       f"project owns it, without --prune). {EXCLUDE}: the deployment is not managed in this "
+                       "context (not planned, applied, drifted or pruned). Beside it, only `name`."},
+        **schema["properties"]}
+    # the source and its id come from the spec being patched; a directive document holds only the name
+    schema["allOf"] = [{"if": {"required": [DIRECTIVE]},
+                        "then": {"propertyNames": {"enum": ["name", DIRECTIVE]}}}]
     return schema
 
 
