@@ -170,6 +170,19 @@ VLLM_V0_MAX_NUM_SEQS = 256
 VLLM_FUSED_MOE_CHUNKS = ((known_version("0.0.0"), 32 * 1024), (known_version("0.12.0"), 16 * 1024),
                          (known_version("0.18.0"), None))
 VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk, for callers without a version
+# Where the fused-MoE intermediate caches live, by release (unquantised and FP8 Triton experts on CUDA):
+#   "transient"  fused_moe.py@v0.12.0 fused_experts_impl: cache13 = M x top_k x max(N, K) and cache2 = M x top_k x
+#                N/2, torch.empty per call, freed when the layer returns (UnquantizedFusedMoEMethod.forward_cuda
+#                calls fused_experts directly; the modular kernel only under all2all EP).
+#   "workspace"  modular_kernel.py@v0.17.0 (and @v0.18.0..v0.33.0 alike): every CUDA MoE layer runs a
+#                FusedMoEKernel whose TritonExperts.workspace_shapes asks for workspace13 = M x top_k x
+#                max(N/2, K) (shared with the M x K output) and workspace2 = M x top_k x max(N, K), taken from
+#                v1/worker/workspace.py WorkspaceManager.get_simultaneous: one buffer per worker that only grows
+#                and is never freed, so the profile's workspace is still allocated while the dummy sampler runs.
+# The manager exists from 0.13.0 (v1/worker/workspace.py@v0.13.0); its use by the MoE layers is read here from 0.14.0
+# (modular_kernel.py@v0.14.0 _allocate_buffers, VLLM_MOE_WORKSPACE_SINCE).
+VLLM_MOE_WORKSPACE_SINCE = "0.14.0"
+VLLM_MOE_WORKSPACE_QUANT = (None, "fp8", "fbgemm_fp8", "compressed-tensors-fp8")  # Triton experts, read above
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
@@ -506,8 +519,11 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.5 fused_experts"),
             TermSource("0.12.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-16384",
                        "vllm/envs.py@v0.12.0 VLLM_FUSED_MOE_CHUNK_SIZE"),
-            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-whole-batch",
-                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.18.0 (no chunk variable)")),
+            TermSource(VLLM_MOE_WORKSPACE_SINCE, "dense-mlp-and-logits-calibrated+fused-moe-held-workspace",
+                       f"vllm/model_executor/layers/fused_moe/modular_kernel.py@v{VLLM_MOE_WORKSPACE_SINCE} "
+                       "(workspace13 + workspace2 from WorkspaceManager, kept through the sampler)"),
+            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch",
+                       "vllm/model_executor/layers/fused_moe/modular_kernel.py@v0.18.0 (no chunk variable)")),
         "sampler_peak_bytes_per_gpu": (
             TermSource("0.0.0", "in-forward-peak",
                        "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
