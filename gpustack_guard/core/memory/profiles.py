@@ -550,15 +550,23 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.8.0", "max(forward, sampler)+encoder",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
         "cuda_graphs_bytes_per_gpu": (
+            # the graph counts are read from the source; the bytes per graph are not a buffer the source
+            # allocates (CUDA's graph objects and the capture pool's growth) and are MEASURED, with the logs named
             TermSource("0.0.0", "capture-sizes-x-layers-after-kv",
-                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache)"),
+                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache); bytes per layer "
+                       "and graph measured: Table C Llama-3.2-1B 0.21 GiB, Qwen3-Next-80B 2.37 GiB"),
             TermSource("0.8.0", "capture-sizes-x-layers-after-kv",
-                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model"),
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model; bytes per layer and graph "
+                       "measured: Table C Llama-3.2-1B 0.21 GiB, Qwen3-Next-80B 2.37 GiB"),
             TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
-                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE"),
-            TermSource("0.20.0", "vllm-graph-estimate-in-budget",
+                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE; bytes per layer and graph measured "
+                       "as from 0.8.0"),
+            TermSource("0.20.0", "vllm-graph-estimate-in-budget-measured-per-graph",
                        "vllm/envs.py@v0.20.0 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='1'; "
-                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory")),
+                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory (per graph = "
+                       "torch.cuda.mem_get_info() around the second capture, at least 1 MiB: measured by vLLM, "
+                       "not a buffer of the source); gsg's per graph fitted to two estimate lines: Qwen3-0.6B "
+                       "w4a16 0.19.0 'Estimated CUDA graph memory: 0.27 GiB', Qwen2.5-7B 0.37 GiB")),
         "kv_cache_bytes_per_gpu": (
             TermSource("0.0.0", "gmu-x-total-minus-profile", "vllm/worker/worker.py@v0.6.4 "
                        "determine_num_available_blocks"),
