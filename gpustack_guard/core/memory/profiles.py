@@ -170,6 +170,19 @@ VLLM_V0_MAX_NUM_SEQS = 256
 VLLM_FUSED_MOE_CHUNKS = ((known_version("0.0.0"), 32 * 1024), (known_version("0.12.0"), 16 * 1024),
                          (known_version("0.18.0"), None))
 VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk, for callers without a version
+# Where the fused-MoE intermediate caches live, by release (unquantised and FP8 Triton experts on CUDA):
+#   "transient"  fused_moe.py@v0.12.0 fused_experts_impl: cache13 = M x top_k x max(N, K) and cache2 = M x top_k x
+#                N/2, torch.empty per call, freed when the layer returns (UnquantizedFusedMoEMethod.forward_cuda
+#                calls fused_experts directly; the modular kernel only under all2all EP).
+#   "workspace"  modular_kernel.py@v0.17.0 (and @v0.18.0..v0.33.0 alike): every CUDA MoE layer runs a
+#                FusedMoEKernel whose TritonExperts.workspace_shapes asks for workspace13 = M x top_k x
+#                max(N/2, K) (shared with the M x K output) and workspace2 = M x top_k x max(N, K), taken from
+#                v1/worker/workspace.py WorkspaceManager.get_simultaneous: one buffer per worker that only grows
+#                and is never freed, so the profile's workspace is still allocated while the dummy sampler runs.
+# The manager exists from 0.13.0 (v1/worker/workspace.py@v0.13.0); its use by the MoE layers is read here from 0.14.0
+# (modular_kernel.py@v0.14.0 _allocate_buffers, VLLM_MOE_WORKSPACE_SINCE).
+VLLM_MOE_WORKSPACE_SINCE = "0.14.0"
+VLLM_MOE_WORKSPACE_QUANT = (None, "fp8", "fbgemm_fp8", "compressed-tensors-fp8")  # Triton experts, read above
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
@@ -506,8 +519,11 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.5 fused_experts"),
             TermSource("0.12.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-16384",
                        "vllm/envs.py@v0.12.0 VLLM_FUSED_MOE_CHUNK_SIZE"),
-            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-whole-batch",
-                       "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.18.0 (no chunk variable)")),
+            TermSource(VLLM_MOE_WORKSPACE_SINCE, "dense-mlp-and-logits-calibrated+fused-moe-held-workspace",
+                       f"vllm/model_executor/layers/fused_moe/modular_kernel.py@v{VLLM_MOE_WORKSPACE_SINCE} "
+                       "(workspace13 + workspace2 from WorkspaceManager, kept through the sampler)"),
+            TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch",
+                       "vllm/model_executor/layers/fused_moe/modular_kernel.py@v0.18.0 (no chunk variable)")),
         "sampler_peak_bytes_per_gpu": (
             TermSource("0.0.0", "in-forward-peak",
                        "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
@@ -534,15 +550,23 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.8.0", "max(forward, sampler)+encoder",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
         "cuda_graphs_bytes_per_gpu": (
+            # the graph counts are read from the source; the bytes per graph are not a buffer the source
+            # allocates (CUDA's graph objects and the capture pool's growth) and are MEASURED, with the logs named
             TermSource("0.0.0", "capture-sizes-x-layers-after-kv",
-                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache)"),
+                       "vllm/worker/model_runner.py@v0.6.4 capture_model (after the KV cache); bytes per layer "
+                       "and graph measured: Table C Llama-3.2-1B 0.21 GiB, Qwen3-Next-80B 2.37 GiB"),
             TermSource("0.8.0", "capture-sizes-x-layers-after-kv",
-                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model"),
+                       "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model; bytes per layer and graph "
+                       "measured: Table C Llama-3.2-1B 0.21 GiB, Qwen3-Next-80B 2.37 GiB"),
             TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
-                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE"),
-            TermSource("0.20.0", "vllm-graph-estimate-in-budget",
+                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE; bytes per layer and graph measured "
+                       "as from 0.8.0"),
+            TermSource("0.20.0", "vllm-graph-estimate-in-budget-measured-per-graph",
                        "vllm/envs.py@v0.20.0 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='1'; "
-                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory")),
+                       "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory (per graph = "
+                       "torch.cuda.mem_get_info() around the second capture, at least 1 MiB: measured by vLLM, "
+                       "not a buffer of the source); gsg's per graph fitted to two estimate lines: Qwen3-0.6B "
+                       "w4a16 0.19.0 'Estimated CUDA graph memory: 0.27 GiB', Qwen2.5-7B 0.37 GiB")),
         "kv_cache_bytes_per_gpu": (
             TermSource("0.0.0", "gmu-x-total-minus-profile", "vllm/worker/worker.py@v0.6.4 "
                        "determine_num_available_blocks"),

@@ -31,7 +31,7 @@ VLLM_CHANGES = {
     | _changes(P.VLLM_PROFILES, "extensible_kv"),
     T.CUDA_GRAPHS: _changes(P.VLLM_PROFILES, "graphs_profiled", "graph_sets", "capture_rule"),
     T.KV_CACHE: _changes(P.VLLM_PROFILES, "extensible_kv"),
-    T.FORWARD_PEAK: {str(since) for since, _ in P.VLLM_FUSED_MOE_CHUNKS[1:]} | {"0.8.0"},
+    T.FORWARD_PEAK: {str(since) for since, _ in P.VLLM_FUSED_MOE_CHUNKS[1:]} | {"0.8.0", P.VLLM_MOE_WORKSPACE_SINCE},
     T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"},
     T.ENCODER_PEAK: {"0.8.0"},
 }
@@ -60,11 +60,15 @@ def test_a_vllm_release_that_changes_a_term_starts_its_source_row(term):
 def test_the_sources_resolve_by_release_within_each_range():
     graphs = [P.term_source("vllm", T.CUDA_GRAPHS, known_version(v)).rule for v in ("0.7.3", "0.19.1", "0.20.0")]
     assert graphs == ["capture-sizes-x-layers-after-kv", "full-and-piecewise-capture-sizes-after-kv",
-                      "vllm-graph-estimate-in-budget"]
+                      "vllm-graph-estimate-in-budget-measured-per-graph"]
     sampler = [P.term_source("vllm", T.SAMPLER_PEAK, known_version(v)).rule
                for v in ("0.6.4", "0.16.0", "0.17.0", "0.28.0", "0.29.0", "0.33.0")]
     assert sampler == ["in-forward-peak", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
                        "flashinfer-top-k-top-p-after-forward", "plain-logits-v2-runner",
                        "flashinfer-top-k-top-p-v2-runner"]
+    forward = [P.term_source("vllm", T.FORWARD_PEAK, known_version(v)).rule for v in ("0.13.0", "0.14.0", "0.18.0")]
+    assert forward == ["dense-mlp-and-logits-calibrated+fused-moe-chunk-16384",
+                       "dense-mlp-and-logits-calibrated+fused-moe-held-workspace",
+                       "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch"]
     assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7044")).since == "b0"
     assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7045")).since == "b7045"

@@ -18,6 +18,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     estimate_vllm,
     fused_moe_chunk,
     moe_workspace,
+    moe_workspace_held,
     pp_partitions,
     stage_weights,
 )
@@ -224,7 +225,9 @@ def test_moe_workspace_of_a_large_batch_follows_the_release():
     per_token = 8 * 2048 * 2 + 8 * 768 * 2  # top-8 x max(2 x 768, 2048) + top-8 x 768, bf16
     runs = {v: estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192, max_num_batched_tokens=65_536),
                              version=v).extra["moe_workspace"] for v in ("0.11.0", "0.12.0", "0.18.0")}
-    assert runs == {"0.11.0": 32_768 * per_token, "0.12.0": 16_384 * per_token, "0.18.0": 65_536 * per_token}
+    held_per_token = 8 * 2048 * 2 + 8 * 2048 * 2  # 0.18: top-8 x max(768, 2048) + top-8 x max(1536, 2048), held
+    assert runs == {"0.11.0": 32_768 * per_token, "0.12.0": 16_384 * per_token,
+                    "0.18.0": 65_536 * held_per_token}
     chunked = VllmConfig(max_model_len=8192, max_num_batched_tokens=65_536, fused_moe_chunk_size="8192")
     assert estimate_vllm(facts, 80 * GiB, chunked, version="0.12.0").extra["moe_workspace"] == 8192 * per_token
 
@@ -240,6 +243,52 @@ def test_fused_moe_workspace_exact():
     assert moe_workspace(facts, 8192, 2, False) == 8192 * 8 * 2048 * 2 + 8192 * 8 * 384 * 2
     assert moe_workspace(facts, 8192, 2, True) == cache13 + cache2  # EP: experts split, not their width
     assert moe_workspace(catalog_facts("meta-llama/Llama-3.1-8B"), 8192, 1, False) == 0
+
+
+@pytest.mark.parametrize("version,quant,held", [
+    ("0.12.0", None, False), ("0.13.0", None, False),  # fused_experts_impl per call (0.13 not read: per call kept)
+    ("0.14.0", None, True), ("0.18.0", "fp8", True), ("0.33.0", None, True),  # modular kernel + WorkspaceManager
+    ("0.18.0", "mxfp4", False), ("0.18.0", "awq", False),  # other experts classes: not read, per call kept
+])
+def test_moe_workspace_is_held_from_the_release_that_moved_it_into_the_workspace_manager(version, quant, held):
+    for model in ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-Instruct-v0.1"):
+        assert moe_workspace_held(version, replace(catalog_facts(model), quant_method=quant)) is held
+    assert moe_workspace_held("0.18.0", catalog_facts("meta-llama/Llama-3.1-8B")) is False  # dense
+
+
+def test_held_moe_workspace_shapes_follow_triton_experts_workspace_shapes():
+    qwen = catalog_facts("Qwen/Qwen3-30B-A3B")  # top-8, moe_intermediate 768 (N 1,536), hidden 2,048
+    assert moe_workspace(qwen, 8192, 1, False, None, held=True) == 8192 * 8 * 2048 * 2 + 8192 * 8 * 2048 * 2
+    # chunked (0.14-0.17: 16,384 tokens at a time): the chunk's workspaces plus the whole batch's output
+    assert moe_workspace(qwen, 32_768, 1, False, 16_384, held=True) == \
+        16_384 * 8 * 2048 * 2 * 2 + 32_768 * 2048 * 2
+    mixtral = catalog_facts("mistralai/Mixtral-8x7B-Instruct-v0.1")  # top-2, intermediate 14,336, hidden 4,096
+    assert moe_workspace(mixtral, 8192, 1, False, None, held=True) == \
+        8192 * 2 * 14_336 * 2 + 8192 * 2 * 28_672 * 2
+    assert moe_workspace(mixtral, 8192, 1, False, None) == 8192 * 2 * 28_672 * 2 + 8192 * 2 * 14_336 * 2
+    # TP 4 narrows N to 2 x 3,584: workspace13 is then K wide, workspace2 N wide
+    assert moe_workspace(mixtral, 8192, 4, False, None, held=True) == \
+        8192 * 2 * 4096 * 2 + 8192 * 2 * 7168 * 2
+    assert moe_workspace(mixtral, 8192, 4, True, None, held=True) == \
+        8192 * 2 * 14_336 * 2 + 8192 * 2 * 28_672 * 2  # EP: whole experts per rank
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-Instruct-v0.1"])
+def test_a_held_moe_workspace_adds_to_the_profiles_sampler_phase(model, monkeypatch):
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192, max_num_batched_tokens=8192, max_num_seqs=256)
+    held = estimate_vllm(facts, 141 * GiB, cfg, version="0.14.0", gpu_name="NVIDIA H200")
+    assert held.extra["moe_workspace_held"] is True
+    assert held.extra["moe_workspace"] == moe_workspace(facts, 8192, 1, False, 16_384, held=True)
+    # the same release with the workspace per call: the sampler phase differs by exactly the held buffer
+    monkeypatch.setattr(P, "VLLM_MOE_WORKSPACE_SINCE", "99.0.0")
+    per_call = estimate_vllm(facts, 141 * GiB, cfg, version="0.14.0", gpu_name="NVIDIA H200")
+    assert per_call.extra["moe_workspace_held"] is False
+    assert held.extra["sampler_peak"] - per_call.extra["sampler_peak"] == held.extra["moe_workspace"]
+    assert held.activation == max(held.extra["forward_peak"], held.extra["sampler_peak"])
+    assert per_call.kv_available - held.kv_available == \
+        max(held.extra["forward_peak"], held.extra["sampler_peak"]) - \
+        max(per_call.extra["forward_peak"], per_call.extra["sampler_peak"])
 
 
 def test_footprint_counts_outside_budget_once():

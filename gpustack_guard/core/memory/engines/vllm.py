@@ -440,9 +440,23 @@ def fused_moe_chunk(version: str | None, env_value: str | None = None) -> int | 
     return chunk
 
 
+def moe_workspace_held(version: str | None, facts: ModelFacts) -> bool:
+    """Whether the release's fused-MoE layers take their caches from the worker's WorkspaceManager (kept after the
+    profile's forward) rather than allocating them per call (profiles.VLLM_MOE_WORKSPACE_SINCE)."""
+    if not facts.is_moe or facts.is_compressed_attention:
+        return False
+    quant = (facts.quant_method or "").lower() or None
+    held_since = P.known_version(P.VLLM_MOE_WORKSPACE_SINCE)
+    return quant in P.VLLM_MOE_WORKSPACE_QUANT and P.arithmetic_release("vllm", version) >= held_since
+
+
 def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool,
-                  chunk: int | None = P.VLLM_FUSED_MOE_CHUNK) -> int:
-    """fused_experts' intermediate caches for one chunk of tokens (fused_moe_chunk)."""
+                  chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False) -> int:
+    """The fused-MoE intermediate caches of one layer's call over `batched` tokens (fused_moe_chunk tokens at a
+    time). Per call (fused_experts_impl): cache13 M x top_k x max(N, K) + cache2 M x top_k x N/2. Held in the
+    WorkspaceManager (`held`, the modular kernel's TritonExperts): workspace13 M x top_k x max(N/2, K), which
+    doubles as the output when one chunk covers the batch, + workspace2 M x top_k x max(N, K), + an M x K output
+    of the whole batch when it is chunked. N is 2 x the expert width per rank (whole under expert parallelism)."""
     if not facts.is_moe:
         return 0
     m = batched if chunk is None else min(batched, chunk)
@@ -451,15 +465,21 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
     n, k = 2 * inter, facts.hidden_size
     assert k is not None, "engines run on facts whose missing_for_params() is empty"
     act = 2  # bf16/fp16 activations
-    workspace = m * topk * max(n, k) * act + m * topk * (n // 2) * act
+    if held:
+        workspace = m * topk * max(n // 2, k) * act + m * topk * max(n, k) * act
+        if m < batched:
+            workspace += batched * k * act
+    else:
+        workspace = m * topk * max(n, k) * act + m * topk * (n // 2) * act
     if (facts.quant_method or "").lower() in ("fp8", "fbgemm_fp8", "compressed-tensors-fp8"):
-        workspace += m * k + m * topk * (n // 2)  # quantised input and cache2 copies, one byte each
+        workspace += m * k + m * topk * (n // 2)  # quantised input and cache2 copies, one byte each, per call
     return workspace
 
 
 def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool,
-                    chunk: int | None = P.VLLM_FUSED_MOE_CHUNK) -> int:
-    """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace)."""
+                    chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, reused: bool = False) -> int:
+    """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace, in its
+    held form when `held`; left out when `reused`, an earlier run's held workspace serving this one)."""
     H, V = facts.hidden_size, facts.vocab_size
     assert H is not None, "engines run on facts whose missing_for_params() is empty"
     if facts.is_compressed_attention:
@@ -479,8 +499,8 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     # the hidden states and MLP intermediates are in the loaded dtype (--dtype float32: four bytes, not two)
     element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     raw = batched * (2 * dense // tp + 4 * H) * element + logits
-    if not facts.is_compressed_attention:
-        raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
+    if not facts.is_compressed_attention and not reused:
+        raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held)
     workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
@@ -607,10 +627,14 @@ def pool(available: int, shape, block: int, max_len: int, override: int | None) 
 
 
 def sampler_warmup(facts: ModelFacts, cfg: VllmConfig, row: P.VllmSamplerRow, seqs: int, batched: int,
-                   chunk: int | None, free: int, version: str | None = None) -> SamplerWarmup:
+                   chunk: int | None, free: int, version: str | None = None, held: bool = False) -> SamplerWarmup:
     """The warm-up's forward over its rows, then its sampler pass; `free` is what the GPU has left by then."""
     rows = warmup_rows(row, seqs, batched)
-    peak = max(activation_peak(facts, rows, rows, cfg.tensor_parallel_size, cfg, last_stage=True, chunk=chunk),
+    # a held MoE workspace was sized by the profile's larger batch: the warm-up's forward reuses it (counted as
+    # held memory in `free`), so its own peak leaves the workspace out
+    forward = activation_peak(facts, rows, rows, cfg.tensor_parallel_size, cfg, last_stage=True, chunk=chunk,
+                              held=held, reused=held)
+    peak = max(forward,
                sampler_phase_bytes(facts, rows, rows, row.kernel))
     return SamplerWarmup(rows, peak, free, profiled_sampler(facts, batched, seqs, "v1", row, version), row.kernel)
 
@@ -695,6 +719,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     batched = max(scheduled, max_len) if profile.engine == "v0" and not chunked else scheduled
     # vLLM reads VLLM_FUSED_MOE_CHUNK_SIZE only when a fused-MoE layer runs: a dense model never parses it
     chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size if facts.is_moe else None)
+    moe_held = moe_workspace_held(version, facts) if profile.engine == "v1" else False
+    # a held MoE workspace is still allocated when the profile's sampler runs (it adds to that phase) and after
+    # the KV cache is taken (the warm-up reuses it, so it is held memory there, not part of the warm-up's peak)
+    held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
                                                               version)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
@@ -731,9 +759,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
-        forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk)
+        forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk, held=moe_held)
         # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
         sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
+        if sampler:
+            sampler += held_workspace
         # the encoder's outputs stay cached through both phases, on the first stage, once per rank
         encoder = encoder_profile_bytes(facts, batched) if s == 0 and profile.engine == "v1" else 0
         phases.append((forward, sampler, encoder))
@@ -800,7 +830,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the extensible cache is sized after the warm-up ran, so only the estimate-based V1 sizing can die there
     last = stages[-1]
     last_pool = kv_pool if pp == 1 or last.shape.hybrid else capacity * last.shape.bytes_per_token
-    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + comm_outside
+    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + \
+        comm_outside + held_workspace
     # a budget above what is free once CUDA (and NCCL) started is refused before the weights load: the engine
     # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
     refused_at_start = startup_free_check and any(
@@ -811,7 +842,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
     warmup_free = last.gpu_total - held + max(0, -outside_room)
-    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version) \
+    warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
         if profile.engine == "v1" and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
     fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
@@ -836,7 +867,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
-               "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk),
+               "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
+               "moe_workspace_held": moe_held,
                "gmu_semantics": "extensible" if extensible else
                ("per-instance" if profile.per_instance_budget else "global-cap"),
                "startup_free_check": startup_free_check,
