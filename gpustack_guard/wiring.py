@@ -122,7 +122,7 @@ def leave_without_teardown() -> None:
 def keep_until_exit(*objects: object) -> None:
     """Hand a command's large results (10,000 specs: ~a million objects) to the process's end instead of freeing
     them one by one when the command returns; os._exit in entry() drops them all at once. Speed, proven by
-    benchmarks/scale.py at 10,000 specs x 5,000 GPUs (see docs/performance.md, third round). A no-op in-process
+    benchmarks/scale.py (cli._leave gives the figures). A no-op in-process
     (tests, the benchmarks' in-process phases), where the memory must be returned."""
     if _exit_without_teardown:
         _KEPT_UNTIL_EXIT.extend(objects)
