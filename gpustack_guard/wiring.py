@@ -111,6 +111,27 @@ def tune_collector() -> None:
     gc.set_threshold(100_000, 20, 100)
 
 
+# What a command built that lives until the process ends, when entry() leaves without interpreter teardown.
+_KEPT_UNTIL_EXIT: list[object] = []
+_exit_without_teardown = False
+
+
+def leave_without_teardown() -> None:
+    """Called by the console entry only (never by main(), which tests call in-process): from here on,
+    keep_until_exit holds what it is given, and entry() ends the process with os._exit."""
+    global _exit_without_teardown
+    _exit_without_teardown = True
+
+
+def keep_until_exit(*objects: object) -> None:
+    """Hand a command's large results (10,000 specs: ~a million objects) to the process's end instead of freeing
+    them one by one when the command returns; os._exit in entry() drops them all at once. Speed, proven by
+    benchmarks/scale.py (cli._leave gives the figures). A no-op in-process
+    (tests, the benchmarks' in-process phases), where the memory must be returned."""
+    if _exit_without_teardown:
+        _KEPT_UNTIL_EXIT.extend(objects)
+
+
 @contextlib.contextmanager
 def long_lived() -> Iterator[None]:
     """Around building what a command keeps until it ends (the loaded specs and fleet): the cyclic collector

@@ -100,4 +100,5 @@ def run(opts: ValidateOptions) -> int:
         write_all_atomic([(path, scrub(REPORTERS[fmt](report, fail_level=opts.fail_level), known_secrets() + secrets))
                           for fmt, path in extra_reports])
     note(summary_line(report), secrets)
+    wiring.keep_until_exit(docs, report, fleet)  # freed by the process's end, not one by one
     return EXIT_FAIL if report.failed(opts.fail_level) else EXIT_OK

@@ -14,7 +14,7 @@ from gpustack_guard.core import findings as F
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.fleet.placement import Ledger
 from gpustack_guard.core.render import RenderedSpec, render_spec
-from gpustack_guard.core.rules.registry import RULES
+from gpustack_guard.core.rules.registry import PER_SPEC_CHECKS, WHOLE_CHECKS
 from gpustack_guard.core.spec.check import SpecDoc, check_document
 from gpustack_guard.core.stages.estimation import estimate_all
 from gpustack_guard.core.stages.placement import place_all
@@ -87,7 +87,13 @@ def evaluate(rendered: list[RenderedSpec], fleet: Fleet | None) -> Results:
 
 
 def run_rules(results: Results) -> list[F.Finding]:
-    return [f for rule in RULES.values() if rule.check is not None for f in rule.check(results)]
+    """Every rule's findings. The per-spec checks run in one pass over the specs (a rule's findings keep their
+    spec order, and validate sorts them by place and rule id: the same report as one pass per rule)."""
+    found = [f for check in WHOLE_CHECKS for f in check(results)]
+    for ev in results.evaluations:
+        for check in PER_SPEC_CHECKS:
+            found.extend(check(ev))
+    return found
 
 
 def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: TemplateRenderer, resolve: Resolve,

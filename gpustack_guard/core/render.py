@@ -15,7 +15,7 @@ from gpustack_guard.core import findings as F
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.ports import TemplateError, TemplateRenderer
+from gpustack_guard.core.ports import TemplateError, TemplateOutput, TemplateRenderer
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.secrets import (
     MASK,
@@ -240,11 +240,53 @@ def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
     return f"--{arg.key}={MASK}" if arg.value is not None and is_secret_flag(arg.key, secret_flags) else arg.render()
 
 
+# The argument work of specs that rendered without a finding, by everything it reads (_clean_key): specs in a big
+# repository repeat the same arguments and template output, and a spec that shares them with a clean one is clean
+# and ends with the same arguments. Speed only (issue 34, benchmarks/scale.py); a spec with findings is never kept.
+MAX_CLEAN_ARGUMENTS_KEPT = 4096
+_CLEAN_ARGUMENTS: dict[tuple, tuple[tuple[A.Arg, ...], tuple[str, ...]]] = {}
+
+
+def _clean_key(spec: DeploymentSpec, family: str, output: TemplateOutput | None) -> tuple:
+    """Everything the argument checks and the merge read besides the spec's name (messages only) and its
+    file:lines: the engine and release, the spec's own arguments, whether it lists gpu_ids (GPUStack refuses
+    --gpu-layers 0 with them), the template, what it rendered, and the guard.vars keys (GSG011)."""
+    params = tuple(spec.backend_parameters) if spec.backend_parameters is not None else None
+    has_gpu_ids = bool(spec.gpu_selector and spec.gpu_selector.gpu_ids)
+    var_keys = tuple(spec.guard.vars) if spec.guard.vars else ()
+    return (family, spec.backend_version, params, has_gpu_ids, spec.guard.template, output, var_keys)
+
+
+def _known_clean(spec: DeploymentSpec, family: str, renderer: TemplateRenderer, facts: ModelFacts | None
+                 ) -> tuple[tuple | None, TemplateOutput | None]:
+    """The spec's clean-arguments key and its template's output; (None, None) when either cannot be had here
+    (an argument or template error: the full path reports it, in its order)."""
+    try:
+        spec_args = A.parse(spec.backend_parameters, family)
+    except A.ArgError:
+        return None, None
+    output = None
+    if spec.guard.template:
+        try:
+            output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
+        except TemplateError:
+            return None, None
+    return _clean_key(spec, family, output), output
+
+
 def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
                 environ: Mapping[str, str]) -> tuple[RenderedSpec | None, list[F.Finding]]:
     spec = doc.spec
     assert spec is not None
     family = A.backend_family(spec.effective_backend, spec.is_gguf)
+    env_extra, flag_extra = extra_names(spec.guard.secrets)
+    key, output = _known_clean(spec, family, renderer, facts)
+    known = _CLEAN_ARGUMENTS.get(key) if key is not None else None
+    if known is not None:
+        final_args, pinned_keys = known
+        return _rendered(doc, spec, family, final_args, pinned_keys, dict(output.env) if output else {},
+                         (output.source or None) if output else None, env_extra, flag_extra, facts, facts_error,
+                         environ), []
     found: list[F.Finding] = []
     try:
         spec_args = A.parse(spec.backend_parameters, family)
@@ -257,7 +299,6 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
                                    spec=spec.name, fix=f"remove --{arg.key}"))
         elif arg.key in A.GPU_LAYERS_NAMES:
             found.extend(_gpu_layers_admission(doc.at("backend_parameters", arg.index), spec, arg))
-    env_extra, flag_extra = extra_names(spec.guard.secrets)
     for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
@@ -304,10 +345,20 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             D.PINNED_CONFLICT, doc.at("backend_parameters", spec_arg.index),
             f"{_shown(spec_arg, flag_extra)} contradicts {_shown(pinned_arg, flag_extra)} pinned by template "
             f"'{spec.guard.template}'", spec=spec.name, fix=f"remove it or set it to {_shown(pinned_arg, flag_extra)}"))
+    pinned_keys = tuple(a.key for a in pinned)
+    if not found and key is not None and len(_CLEAN_ARGUMENTS) < MAX_CLEAN_ARGUMENTS_KEPT:
+        _CLEAN_ARGUMENTS[key] = (tuple(final), pinned_keys)
+    return _rendered(doc, spec, family, tuple(final), pinned_keys, template_env, template_source, env_extra,
+                     flag_extra, facts, facts_error, environ), found
+
+
+def _rendered(doc: SpecDoc, spec: DeploymentSpec, family: str, final: tuple[A.Arg, ...], pinned_keys: tuple[str, ...],
+              template_env: dict[str, str], template_source: str | None, env_extra: set[str], flag_extra: set[str],
+              facts: ModelFacts | None, facts_error: str | None, environ: Mapping[str, str]) -> RenderedSpec:
+    """The rendered spec from its final arguments: env resolved per spec (environ, secrets), facts bounded."""
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ, env_extra)
     if family == "vllm" and facts is not None:
         facts = bound_to_vllm(facts, spec.backend_version, allow_long_max_model_len(env))
-    rendered = RenderedSpec(doc, spec, family, tuple(final), env, frozenset(secret_keys), facts, facts_error,
-                            tuple(a.key for a in pinned), tuple(missing), frozenset(flag_extra), template_source)
-    return rendered, found
+    return RenderedSpec(doc, spec, family, final, env, frozenset(secret_keys), facts, facts_error, pinned_keys,
+                        tuple(missing), frozenset(flag_extra), template_source)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from gpustack_guard.core.findings import Rule
 from gpustack_guard.core.rules import documents, fleet, memory, placement, server, suppressions
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.findings import Finding
+    from gpustack_guard.core.stages.results import Evaluation, Results
 
 
 def _by_id(*groups: tuple[Rule, ...]) -> dict[str, Rule]:
@@ -20,6 +25,12 @@ def _by_id(*groups: tuple[Rule, ...]) -> dict[str, Rule]:
 
 RULES: dict[str, Rule] = _by_id(documents.RULES, placement.RULES, memory.RULES, fleet.RULES, server.RULES,
                                 suppressions.RULES)
+
+# The pipeline's two kinds of check (pipeline.run_rules): those over the whole results, and the per-spec ones
+# (rules.per_spec), run for each spec in one pass rather than one pass over 10,000 specs per rule (issue 34).
+_CHECKS = [(r.check, getattr(r.check, "per_spec", None)) for r in RULES.values() if r.check is not None]
+WHOLE_CHECKS: tuple[Callable[[Results], Iterable[Finding]], ...] = tuple(c for c, one in _CHECKS if one is None)
+PER_SPEC_CHECKS: tuple[Callable[[Evaluation], Iterable[Finding]], ...] = tuple(one for _, one in _CHECKS if one)
 
 
 def lookup(key: str) -> Rule | None:

@@ -73,3 +73,33 @@ def test_every_placement_reason_belongs_to_one_rule():
     }
     reasons = [reason for group in by_rule.values() for reason in group]
     assert sorted(reasons, key=lambda r: r.value) == sorted(Unplaced, key=lambda r: r.value)
+
+
+def test_every_check_runs_once_either_per_spec_or_over_the_whole_results():
+    from gpustack_guard.core.rules.registry import PER_SPEC_CHECKS, WHOLE_CHECKS
+
+    checks = [r.check for r in RULES.values() if r.check is not None]
+    per_spec = [c.per_spec for c in checks if hasattr(c, "per_spec")]
+    assert (len(WHOLE_CHECKS), len(PER_SPEC_CHECKS)) == (len(checks) - len(per_spec), len(per_spec))
+    assert list(PER_SPEC_CHECKS) == per_spec  # id order
+    assert set(WHOLE_CHECKS) == {c for c in checks if not hasattr(c, "per_spec")}
+
+
+def test_one_pass_over_the_specs_finds_what_one_pass_per_rule_found():
+    from gpustack_guard.core.pipeline import run_rules
+
+    # several specs with findings of several per-spec and whole-results rules, two on one line of one rule
+    docs = [vllm("big", "--max-model-len=131072", "--max-num-seqs=512", "--gpu-memory-utilization=0.99",
+                 gpu_ids=["w2:cuda:0"]),
+            vllm("big", "--max-num-seqs=256", gpu_ids=["w2:cuda:0"]),
+            vllm("nowhere", gpu_ids=["w9:cuda:0"]),
+            OK]
+    results = run_stages(*docs, fleet=FLEET_1).results
+
+    def place(f):
+        return (f.location.file, f.location.line, f.location.column, f.rule.id)
+
+    per_rule = sorted((f for r in RULES.values() if r.check is not None for f in r.check(results)), key=place)
+    fused = sorted(run_rules(results), key=place)
+    assert [(place(f), f.message, f.spec) for f in fused] == [(place(f), f.message, f.spec) for f in per_rule]
+    assert len({f.rule.id for f in fused}) >= 4
