@@ -90,21 +90,33 @@ def default_cache_dir() -> Path:
     return Path(root)
 
 
-ROOT_MARKERS = ("gsg.yaml", "gsg.yml", ".git")  # the project or repository root: the lookup goes no higher
+REPOSITORY_MARKER = ".git"  # the lookup goes no higher than the repository
+PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # outside a repository: the project folder and the folder holding it
+
+
+def _root_index(chain: list[Path]) -> int | None:
+    """Index in `chain` (a folder, then its parents) of the highest folder the lookup may reach: the repository
+    root; without one, the folder above the project file's (templates/ beside specs/gsg.yaml is the usual
+    layout); None when neither is there."""
+    for index, candidate in enumerate(chain):
+        if (candidate / REPOSITORY_MARKER).exists():
+            return index
+    for index, candidate in enumerate(chain):
+        if any((candidate / name).exists() for name in PROJECT_FILES):
+            return min(index + 1, len(chain) - 1)
+    return None
 
 
 def _folders_up_to_root(folder: Path) -> list[Path]:
-    """The folder and its parents up to the project or repository root; without a root, the folder and its
-    parent (the layout of a spec folder beside templates/)."""
+    """The folder and its parents up to the repository root (see _root_index); without a root, the folder and
+    its parent (the layout of a spec folder beside templates/)."""
     chain = [folder, *folder.parents]
-    for index, candidate in enumerate(chain):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
-            return chain[:index + 1]
-    return chain[:2]
+    top = _root_index(chain)
+    return chain[:top + 1] if top is not None else chain[:2]
 
 
 def default_search_path(spec_paths: list[str]) -> list[Path]:
-    """templates/ in each spec folder and each folder above it up to the project root (nearest first), then
+    """templates/ in each spec folder and each folder above it up to the repository root (nearest first), then
     the ones gsg ships. Never the working directory: the same specs find the same templates from anywhere."""
     candidates = []
     for raw in spec_paths:
@@ -555,10 +567,9 @@ def template_label(path: Path) -> str:
     resolved = path.resolve()
     if resolved.parent == package / "_templates":
         return f"{path.name} (shipped with gsg)"
-    for folder in resolved.parents:
-        if any((folder / marker).exists() for marker in ROOT_MARKERS):
-            return resolved.relative_to(folder).as_posix()
-    return str(resolved)
+    parents = list(resolved.parents)
+    top = _root_index(parents)
+    return resolved.relative_to(parents[top]).as_posix() if top is not None else str(resolved)
 
 
 def _template_line(exc: BaseException, filename: str) -> int:

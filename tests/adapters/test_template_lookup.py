@@ -85,3 +85,24 @@ def test_an_identical_copy_is_not_a_shadow(gsg, repo):
     (specs / "templates" / "acme.yaml.j2").write_text(OURS)
     result = gsg("validate", str(specs), "--fleet", str(FLEET), "-o", "json")
     assert "GSG028" not in {f["rule_id"] for f in json.loads(result.out)["findings"]}
+
+
+def test_a_project_file_in_the_spec_folder_does_not_hide_the_repositorys_templates(gsg, repo):
+    """The usual layout: specs/gsg.yaml, templates/ beside specs/ at the repository root."""
+    (repo / "deploy" / "gpu" / "specs" / "gsg.yaml").write_text("project: acme\n")
+    assert _gmu(gsg, repo / "deploy" / "gpu" / "specs") == ["--gpu-memory-utilization=0.7"]
+
+
+def test_outside_a_repository_the_folder_above_the_project_file_is_the_top(gsg, tmp_path):
+    project = tmp_path / "outer" / "project"
+    (project / "specs").mkdir(parents=True)
+    (project / "specs" / "gsg.yaml").write_text("project: acme\n")
+    (project / "specs" / "chat.yaml").write_text(SPEC.format(name="acme"))
+    (project / "templates").mkdir()
+    (project / "templates" / "acme.yaml.j2").write_text(OURS)
+    assert _gmu(gsg, project / "specs") == ["--gpu-memory-utilization=0.7"]
+    (tmp_path / "outer" / "templates").mkdir()  # above the top: never searched
+    (tmp_path / "outer" / "templates" / "higher.yaml.j2").write_text(OURS)
+    (project / "specs" / "chat.yaml").write_text(SPEC.format(name="higher"))
+    result = gsg("render", str(project / "specs"))
+    assert result.code == 1 and "template 'higher' not found" in result.err

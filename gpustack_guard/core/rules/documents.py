@@ -170,8 +170,8 @@ TEMPLATE_SHADOWED = Rule(
     "GSG028", "template-shadowed", "The guard template used hides another of the same name further down the "
     "search path.",
     what="A `guard.template` name found in more than one templates folder: the spec folder's or a folder above "
-         "it up to the project root (the folder with gsg.yaml or .git), and the templates gsg ships. The nearest "
-         "one is used; the finding names it and the ones it hides.",
+         "it up to the repository root (the folder with .git; outside a repository, the folder above gsg.yaml's), "
+         "and the templates gsg ships. The nearest one is used; the finding names it and the ones it hides.",
     why="A repository's `vllm-hardened` and gsg's own of the same name differ in what they pin. Which one a spec "
         "gets must be a decision someone made, not an accident of folder layout: reviewers reading the shipped "
         "template would check the wrong arguments.",
