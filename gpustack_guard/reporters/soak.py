@@ -149,7 +149,8 @@ def load_lines(report: SoakReport) -> list[str]:
             share = "-" if step["goodput"] is None else f"{step['goodput']:.1%}"
             lines.append(f"  sweep: {_value(sweep['dimension'], step['value'])}: "
                          + (f"met (goodput {share})" if step["met"] else
-                            f"missed (goodput {share}): " + "; ".join(step["misses"])))
+                            f"missed (goodput {share}): " + "; ".join(step["misses"]))
+                         + (f"; verdict {step['verdict']}" if step.get("verdict") else ""))
         best = sweep["best"]
         lines.append(f"  sweep: highest {sweep['dimension']} meeting the SLOs: "
                      + (_value(sweep["dimension"], best) if best is not None else "none of the steps tried")
