@@ -91,10 +91,13 @@ def find_peer(venv: str, workdir: Path) -> Peer:
     # `guidellm --version` prints "guidellm version: 0.8.1"
     peer = Peer("GuideLLM", root, version="GuideLLM " + (version[-1].split()[-1] if version else "(no version)"))
     tokenizer = workdir / "tokenizer"
-    made = subprocess.run([str(root / "bin" / "python"), "-c", TOKENIZER_SCRIPT, str(tokenizer)],
-                          capture_output=True, text=True, timeout=300)
-    if made.returncode != 0:
-        last = (made.stderr.strip().splitlines() or ["no message"])[-1]
+    try:
+        made = subprocess.run([str(root / "bin" / "python"), "-c", TOKENIZER_SCRIPT, str(tokenizer)],
+                              capture_output=True, text=True, timeout=300)
+        last = (made.stderr.strip().splitlines() or ["no message"])[-1] if made.returncode else ""
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        last = str(exc)
+    if last:
         peer.reason = f"{peer.version}: the local tokenizer could not be built in {venv} ({last}): no peer ratio"
         return peer
     peer.tokenizer = tokenizer
