@@ -8,9 +8,17 @@ loop's. Prints both p95s, their difference and ratio.
 Each run is a warm-up round and a measured round of --seconds for both clients, at each of --concurrency (64 and
 256 streams by default), then open-loop at --rate (200 requests/s by default, constant arrivals: both clients send
 on the same schedule whatever the server does).
-A peer load tool beside the bare loop: GuideLLM or AIPerf from a separate virtualenv (--peer-venv, never the
-project's own dependencies); the script says whether one was found and whether it ran.
-Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 64,256] [--seconds 10] [--runs 2]
+A peer load tool beside both: GuideLLM from a separate virtualenv (--peer-venv, GSG_PEER_VENV, never the project's
+own dependencies), run offline with a byte-level tokenizer built in that virtualenv, at the same streams or rate
+against the same server, a warm-up window and a measured one of --seconds; its TTFT p95 is read from its JSON and
+printed with the gsg / GuideLLM ratio. When it cannot run (absent, AIPerf only, no tokenizer, failed), one line says why.
+Measured 2026-12-05 on the 2-core VM, best of 3, TTFT p95 gsg / bare / GuideLLM 0.8.1:
+  64 streams    52.94 / 52.85 / 52.74 ms   gsg - bare +0.09 ms, gsg / GuideLLM 1.004
+  256 streams   53.71 / 51.82 / 64.39 ms   +1.89 ms, 0.834
+  200 req/s     54.92 / 61.24 / 1917 ms    -6.32 ms (the bare loop opens a client per request), 0.029 (GuideLLM's
+                10 worker processes share the one client core and fall behind the schedule)
+Run from the repository root: python benchmarks/soak_overhead.py [--concurrency 64,256] [--rate 200] [--seconds 10]
+[--runs 2] [--peer-venv /tmp/gsg-peers]
 """
 
 from __future__ import annotations
