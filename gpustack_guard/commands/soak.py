@@ -240,7 +240,31 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
                         interrupted, engines, _kv_pool(opts, progress),
                         sorted({name for snap in progress.snapshots for name in snap.metric_names}))
     _load_results(report, plan, progress, judged, step)
+    if report.sweep is not None:
+        _step_verdicts(report, progress, judged, host, limit, family_of(engines))
     return report
+
+
+def _step_verdicts(report, progress, judged: list, host: float | None, limit: float | None,
+                   engine: str | None) -> None:
+    """Each sweep step's own verdict, from its measured rounds alone: the top-level verdict reads one step only
+    (the best), and a leak or drift at a heavier step must not hide behind it."""
+    from gpustack_guard.core.soak.rounds import choose_memory_source
+    from gpustack_guard.core.soak.verdict import classify
+
+    steps = report.sweep["steps"]
+    for number, step in enumerate(steps):
+        rounds = [r for r in progress.rounds if not r.warmup and r.step == step["value"]]
+        refs = [r for r in progress.reference if not r.warmup and r.step == step["value"]]
+        last = number == len(steps) - 1  # a dead endpoint ends the sweep: it went down in the last step listed
+        verdict = classify(rounds, choose_memory_source(rounds), refs or None, host_memory_bytes=host,
+                           memory_limit_bytes=limit, down_at_s=progress.down_at_s if last else None, engine=engine)
+        step["verdict"] = verdict.verdict
+        reasons = verdict.evidence or verdict.warnings
+        step["verdict_reason"] = reasons[0] if reasons else None
+    # choosing each step's memory source rewrote its rounds' memory column: back to what the table shows
+    choose_memory_source(progress.rounds)
+    choose_memory_source(judged)
 
 
 def _load_results(report, plan, progress, judged: list, step: float | None) -> None:
@@ -328,7 +352,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
                                where=mask_url(plan.target.url))
         choose_memory_source(progress.rounds)  # fills the memory column of the rows so far
-        rows_to(table_row(stats, reference) + "\n")
+        rows_to(table_row(stats, reference, bool(plan.reference)) + "\n")
         if opts.out_dir:
             write_files(opts.out_dir, build_report(opts, plan, progress))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpustack_guard.core.secrets import mask_url
@@ -71,31 +72,67 @@ def _count(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
-COLUMNS = ("round", "requests", "errors", "TTFT p50", "TTFT p95", "ITL p50", "ITL p95", "tok/s", "KV max",
-           "preempt", "memory", "idle mem")
-WIDTHS = (5, 8, 6, 9, 9, 8, 8, 8, 6, 7, 9, 9)
-REF_COLUMNS = ("ref p50", "ref p95")
+@dataclass(frozen=True)
+class Column:
+    heading: str
+    width: int
+    cell: Callable[[RoundStats], str]
+    optional: bool = False  # shown in the text table only while the table still fits TABLE_WIDTH
+
+
+COLUMNS = (
+    Column("round", 5, lambda r: _round_name(r)),
+    Column("requests", 8, lambda r: str(r.requests)),
+    Column("errors", 6, lambda r: str(r.errors)),
+    Column("TTFT p50", 9, lambda r: _s(r.ttft_p50_s)),
+    Column("TTFT p95", 9, lambda r: _s(r.ttft_p95_s)),
+    Column("TTFT p99", 9, lambda r: _s(r.ttft_p99_s)),
+    Column("ITL p50", 8, lambda r: _ms(r.itl_p50_s)),
+    Column("ITL p95", 8, lambda r: _ms(r.itl_p95_s)),
+    Column("ITL p99", 8, lambda r: _ms(r.itl_p99_s)),
+    Column("e2e p95", 9, lambda r: _s(r.e2e_p95_s), optional=True),
+    Column("tok/s", 8, lambda r: f"{r.output_tokens_per_s:.1f}"),
+    Column("KV max", 6, lambda r: _ratio(r.kv_usage_max)),
+    Column("preempt", 7, lambda r: _count(r.preemptions)),
+    Column("memory", 9, lambda r: _bytes(r.memory_bytes)),
+    Column("idle mem", 9, lambda r: _bytes(r.idle_memory_bytes)),
+)
+REF_COLUMNS = (Column("ref p50", 9, lambda r: _s(r.ttft_p50_s)), Column("ref p95", 9, lambda r: _s(r.ttft_p95_s)))
+SEPARATOR = "  "
+# the widest a text row may grow (a maximised terminal, a CI log): optional columns are left out past it, so 146
+# characters with e2e p95 alone, 157 without it beside a reference's two columns (168 with it)
+TABLE_WIDTH = 160
+
+
+def _width(columns: tuple[Column, ...]) -> int:
+    return sum(c.width for c in columns) + len(SEPARATOR) * (len(columns) - 1)
+
+
+def table_columns(with_reference: bool = False) -> tuple[Column, ...]:
+    """The text table's columns: every one, less the optional ones when the row would pass TABLE_WIDTH."""
+    everything = COLUMNS + (REF_COLUMNS if with_reference else ())
+    if _width(everything) <= TABLE_WIDTH:
+        return everything
+    return tuple(c for c in everything if not c.optional)
 
 
 def table_header(with_reference: bool = False) -> str:
-    cells = [c.rjust(w) for c, w in zip(COLUMNS, WIDTHS)]
-    if with_reference:
-        cells += [c.rjust(9) for c in REF_COLUMNS]
-    return "  ".join(cells)
+    return SEPARATOR.join(c.heading.rjust(c.width) for c in table_columns(with_reference))
 
 
 def _round_name(r: RoundStats) -> str:
     return f"{r.index + 1}{'w' if r.warmup else ''}"  # a warm-up round: shown, left out of the verdict
 
 
-def table_row(r: RoundStats, reference: RoundStats | None = None) -> str:
-    values = (_round_name(r), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s), _ms(r.itl_p50_s),
-              _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max), _count(r.preemptions),
-              _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes))
-    cells = [v.rjust(w) for v, w in zip(values, WIDTHS)]
-    if reference is not None:
-        cells += [_s(reference.ttft_p50_s).rjust(9), _s(reference.ttft_p95_s).rjust(9)]
-    return "  ".join(cells)
+def table_row(r: RoundStats, reference: RoundStats | None = None, with_reference: bool | None = None) -> str:
+    """One round's row; `with_reference` (default: whether `reference` is given) keeps the reference's columns,
+    blank, in a table that has them for a round the reference did not answer."""
+    with_ref = reference is not None if with_reference is None else with_reference
+    cells = []
+    for column in table_columns(with_ref):
+        source = reference if column in REF_COLUMNS else r
+        cells.append((column.cell(source) if source is not None else "-").rjust(column.width))
+    return SEPARATOR.join(cells)
 
 
 def round_load(plan, index: int) -> str:
@@ -149,7 +186,8 @@ def load_lines(report: SoakReport) -> list[str]:
             share = "-" if step["goodput"] is None else f"{step['goodput']:.1%}"
             lines.append(f"  sweep: {_value(sweep['dimension'], step['value'])}: "
                          + (f"met (goodput {share})" if step["met"] else
-                            f"missed (goodput {share}): " + "; ".join(step["misses"])))
+                            f"missed (goodput {share}): " + "; ".join(step["misses"]))
+                         + (f"; verdict {step['verdict']}" if step.get("verdict") else ""))
         best = sweep["best"]
         lines.append(f"  sweep: highest {sweep['dimension']} meeting the SLOs: "
                      + (_value(sweep["dimension"], best) if best is not None else "none of the steps tried")
@@ -174,7 +212,7 @@ def render_text(report: SoakReport) -> str:
     with_ref = bool(report.reference_rounds)
     refs = {r.index: r for r in report.reference_rounds}
     lines = [f"gsg soak {report.model} at {report.url}", table_header(with_ref)]
-    lines += [table_row(r, refs.get(r.index) if with_ref else None) for r in report.rounds]
+    lines += [table_row(r, refs.get(r.index), with_ref) for r in report.rounds]
     return "\n".join(lines) + "\n" + verdict_text(report)
 
 
@@ -448,14 +486,12 @@ def render_html(report: SoakReport) -> str:
     rows = []
     refs = {r.index: r for r in ref}
     for r in ours:
-        cells = [_round_name(r), str(r.requests), str(r.errors), _s(r.ttft_p50_s), _s(r.ttft_p95_s),
-                 _ms(r.itl_p50_s), _ms(r.itl_p95_s), f"{r.output_tokens_per_s:.1f}", _ratio(r.kv_usage_max),
-                 _count(r.preemptions), _bytes(r.memory_bytes), _bytes(r.idle_memory_bytes)]
+        # the page has room for every column, the optional ones too
+        cells = [c.cell(r) for c in COLUMNS]
         if ref:
-            cells += [_s(refs[r.index].ttft_p50_s) if r.index in refs else "-",
-                      _s(refs[r.index].ttft_p95_s) if r.index in refs else "-"]
+            cells += [c.cell(refs[r.index]) if r.index in refs else "-" for c in REF_COLUMNS]
         rows.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
-    heads = list(COLUMNS) + (list(REF_COLUMNS) if ref else [])
+    heads = [c.heading for c in COLUMNS + (REF_COLUMNS if ref else ())]
     settings = describe_settings(report.settings)
     locality = f" <span class=\"loc\">{esc(v.locality)}</span>" if v.locality else ""
     interrupted = "<p class=\"warn\">Interrupted: the rounds completed so far.</p>" if report.interrupted else ""

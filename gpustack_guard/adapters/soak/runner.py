@@ -277,6 +277,8 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                 index += 1
                 progress.down_at_s = went_down(results[0])
                 if progress.down_at_s is not None:
+                    if step is not None:  # the step it died in is decided on what it ran (a miss), not dropped
+                        progress.steps.append(decide_step(plan, step, progress.rounds))
                     return progress  # the rest of the plan would only count refused connections
             if step is not None:
                 progress.steps.append(decide_step(plan, step, progress.rounds))

@@ -5,6 +5,7 @@ own words, never as "stable" on evidence the run did not have. In-process server
 from __future__ import annotations
 
 import gzip
+import re
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from support.virtual_time import VirtualClock, run
 import gpustack_guard.adapters.soak.load as load
 from gpustack_guard.adapters.soak.load import NOT_STREAMED, REFUSALS_END_ROUND
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
+from gpustack_guard.reporters.soak import render_text
 
 pytestmark = pytest.mark.xdist_group("soak-scenarios")
 
@@ -50,13 +52,13 @@ class Misbehaving(httpx.AsyncBaseTransport):
         return await self.router.handle_async_request(request)
 
 
-def _soak(how: str, *, rounds: int = 4, after_s: float = 0.0, scenario: Scenario | None = None):
+def _soak(how: str, *, rounds: int = 4, after_s: float = 0.0, scenario: Scenario | None = None, **options):
     clock = VirtualClock()
     transport = Misbehaving(clock, how, after_s, scenario)
 
     async def go():
         opts = SoakOptions(url=transport.server.url, model="qwen3-8b", rounds=rounds, round_seconds=2,
-                           concurrency=3, prompt_tokens=32, max_tokens=3,
+                           **{"concurrency": 3, **options}, prompt_tokens=32, max_tokens=3,
                            metrics_urls=[transport.server.url + "/metrics"], output="json",
                            transport_factory=lambda: transport, clock=clock)
         plan, progress = await soak(opts)
@@ -110,3 +112,44 @@ def test_answers_gsg_does_not_read_are_named_failures(how, reason, monkeypatch):
     assert report.verdict.verdict == "failing"
     assert set(report.rounds[0].error_reasons) == {reason}
     assert any(reason in e for e in report.verdict.evidence)
+
+
+# a sweep of two steps of three 2 s rounds: the first step runs 0-6 s of the server's uptime, the second 6-12 s
+SWEEP = {"sweep": "concurrency:2,3", "slo": "ttft_p99=10s", "rounds": 3}
+
+
+def _steps(report) -> list[tuple[float, str, str]]:
+    return [(s["value"], s["verdict"], s["verdict_reason"]) for s in report.sweep["steps"]]
+
+
+def test_each_sweep_step_has_its_own_verdict_a_restart_in_the_second_step_fails_that_step_only():
+    steady = Scenario("stable", ttft_s=0.15, ttft_jitter=0.0, spike_rate=0.0, restart_at_s=8.0)
+    report, _, _ = _soak("none", scenario=steady, **SWEEP)
+    (first, first_verdict, first_reason), (second, second_verdict, second_reason) = _steps(report)
+    assert (first, first_verdict) == (2, "stable")
+    assert first_reason.startswith("TTFT p95 0.150 s → 0.150 s over 3 rounds (Theil–Sen +0 % across the run; p50 +0 %")
+    assert (second, second_verdict) == (3, "failing") and second_reason.startswith("the instance restarted at 8.")
+    assert "  sweep: concurrency 2: met (goodput 100.0%); verdict stable" in render_text(report)
+
+
+def test_a_server_dying_in_the_second_step_fails_that_step_and_not_the_first():
+    report, _, _ = _soak("dies", after_s=7.0, **SWEEP)
+    assert [(value, verdict) for value, verdict, _ in _steps(report)] == [(2, "stable"), (3, "failing")]
+    assert _steps(report)[1][2].startswith("the endpoint stopped accepting connections at 7.")
+    # the step it died in is listed, as a miss on what it ran, not dropped from the sweep
+    died = report.sweep["steps"][1]
+    assert died["met"] is False and re.fullmatch(r"\d+ of \d+ requests failed \(\d+\.\d% > 5%\)", died["misses"][0])
+
+
+def test_a_server_dying_in_the_first_step_ends_the_sweep_there():
+    report, _, _ = _soak("dies", after_s=1.0, **SWEEP)
+    assert [(value, verdict) for value, verdict, _ in _steps(report)] == [(2, "failing")]
+    assert report.sweep["best"] is None and report.sweep["not_run"] == [3] and report.sweep["stopped_early"] is True
+    assert report.sweep["steps"][0]["met"] is False
+
+
+def test_a_step_of_fewer_than_three_rounds_is_inconclusive_on_its_own():
+    report, _, _ = _soak("none", **{**SWEEP, "rounds": 2})
+    assert _steps(report) == [(2, "inconclusive", "inconclusive: 2 round(s) completed; a trend needs at least 3"),
+                              (3, "inconclusive", "inconclusive: 2 round(s) completed; a trend needs at least 3")]
+    assert "  sweep: concurrency 3: met (goodput 100.0%); verdict inconclusive" in render_text(report)
