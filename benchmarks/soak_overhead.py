@@ -386,8 +386,8 @@ def report(args, concurrency: int, client_core: int, server_core: int | None, pe
     else:
         print(f"  {peer.name if peer.runnable else 'peer'}: not measured ("
               f"{peer_failure or peer.reason})")
-    ok = abs(diff_ms) <= TARGET_MS and streams_ok
-    print(f"  gsg - bare: {diff_ms:+.2f} ms (target within {TARGET_MS:g} ms); gsg / bare ratio "
+    ok = diff_ms <= TARGET_MS and streams_ok  # overhead is what gsg adds: being faster than the bare loop is not
+    print(f"  gsg - bare: {diff_ms:+.2f} ms (target: at most {TARGET_MS:g} ms added); gsg / bare ratio "
           f"{gsg_best / bare_best:.3f} {'OK' if ok else 'OVER TARGET'}", flush=True)
     return 0 if ok else 1
 
