@@ -109,3 +109,19 @@ def llama_server(binary: Path, model: Path, args: list[str], log_path: Path) -> 
         yield RunningServer(url, log_path, process.pid)
     finally:
         _stop(process)
+
+
+def built_binary_or_skip():
+    """The built llama-server for a test module's fixture: skipped where it is not built, a failure in CI
+    (CI=true), where .ci/run builds it first."""
+    import os
+
+    import pytest
+    from llamacpp_build import is_built, server_binary
+
+    if is_built():
+        return server_binary()
+    hint = "build it with: python tests/integration/llamacpp_build.py"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but llama-server is not built at {server_binary()} ({hint})")
+    pytest.skip(f"llama-server is not built at {server_binary()} ({hint})")

@@ -9,14 +9,13 @@ been built; with CI=true a missing binary fails them.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
 import pytest
-from llama_server import REQUEST_TIMEOUT_S, Buffers, llama_server, read_buffers
-from llamacpp_build import LLAMA_CPP_BUILD_AT_LEAST, LLAMA_CPP_COMMIT, SDIST_VERSION, is_built, server_binary
+from llama_server import REQUEST_TIMEOUT_S, Buffers, built_binary_or_skip, llama_server, read_buffers
+from llamacpp_build import LLAMA_CPP_BUILD_AT_LEAST, LLAMA_CPP_COMMIT, SDIST_VERSION
 from tiny_gguf import TinyModel, write_tiny_gguf
 
 from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
@@ -34,12 +33,7 @@ FIXTURE_LOG = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "llama
 
 @pytest.fixture(scope="module")
 def binary() -> Path:
-    if is_built():
-        return server_binary()
-    hint = "build it with: python tests/integration/llamacpp_build.py"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but llama-server is not built at {server_binary()} ({hint})")
-    pytest.skip(f"llama-server is not built at {server_binary()} ({hint})")
+    return built_binary_or_skip()
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,11 @@ that the evidence was real and complete.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
-from llama_server import llama_server
-from llamacpp_build import is_built, server_binary
+from llama_server import built_binary_or_skip, llama_server
 from tiny_gguf import TinyModel, write_tiny_gguf
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("llama-server")]
@@ -31,12 +29,7 @@ LLAMACPP_SIGNALS = {"llamacpp:requests_processing", "llamacpp:requests_deferred"
 
 @pytest.fixture(scope="module")
 def binary():
-    if is_built():
-        return server_binary()
-    hint = "build it with: python tests/integration/llamacpp_build.py"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but llama-server is not built at {server_binary()} ({hint})")
-    pytest.skip(f"llama-server is not built at {server_binary()} ({hint})")
+    return built_binary_or_skip()
 
 
 @pytest.fixture(scope="module")

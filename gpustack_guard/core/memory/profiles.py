@@ -123,13 +123,18 @@ def arithmetic_release(family: str, version: str | None) -> Version:
 _PROFILE_KEYS = tuple((known_version(p.since), p) for p in VLLM_PROFILES)
 
 
-def vllm_profile(version: str | None) -> VllmProfile:
-    parsed = arithmetic_release("vllm", version)
-    chosen = VLLM_PROFILES[0]
-    for since, profile in _PROFILE_KEYS:
-        if parsed >= since:
-            chosen = profile
+def row_of_release(keyed: tuple, release: Version):
+    """The row of a version table (rows keyed by the release they start at, oldest first) that applies to
+    `release`: the last one it reaches, the oldest for anything older. One lookup for every table here."""
+    chosen = keyed[0][1]
+    for since, row in keyed:
+        if release >= since:
+            chosen = row
     return chosen
+
+
+def vllm_profile(version: str | None) -> VllmProfile:
+    return row_of_release(_PROFILE_KEYS, arithmetic_release("vllm", version))
 
 
 @dataclass(frozen=True)
@@ -480,12 +485,7 @@ _SAMPLER_KEYS = tuple((known_version(r.since), r) for r in VLLM_SAMPLER_ROWS)
 
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     """The sampler row of a V1 release (the first row for anything older)."""
-    parsed = arithmetic_release("vllm", version)
-    chosen = VLLM_SAMPLER_ROWS[0]
-    for since, row in _SAMPLER_KEYS:
-        if parsed >= since:
-            chosen = row
-    return chosen
+    return row_of_release(_SAMPLER_KEYS, arithmetic_release("vllm", version))
 @dataclass(frozen=True)
 class TermSource:
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
@@ -630,12 +630,7 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
 
 def term_source(family: str, term: str, version: Version) -> TermSource:
     """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
-    rows = TERM_SOURCES[family][term]
-    chosen = rows[0]
-    for row in rows:
-        if version >= known_version(row.since):
-            chosen = row
-    return chosen
+    return row_of_release(tuple((known_version(row.since), row) for row in TERM_SOURCES[family][term]), version)
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
@@ -705,12 +700,7 @@ _SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
-    parsed = arithmetic_release("sglang", version)
-    chosen = SGLANG_PROFILES[0]
-    for since, profile in _SGLANG_KEYS:
-        if parsed >= since:
-            chosen = profile
-    return chosen
+    return row_of_release(_SGLANG_KEYS, arithmetic_release("sglang", version))
 
 
 # Free memory SGLang's first measurement no longer sees: CUDA context alone on one GPU; with TP, NCCL and its
