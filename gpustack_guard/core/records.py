@@ -173,12 +173,38 @@ def _type_hints(cls: type[Record]) -> dict[str, Any]:
                 try:
                     value = eval(annotation, vars(module) if module else {})  # noqa: S307 - our own source text
                 except NameError:
-                    return typing.get_type_hints(cls)
+                    return _get_type_hints(cls)
                 if _has_forward_reference(value):
-                    return typing.get_type_hints(cls)
+                    return _get_type_hints(cls)
                 _ANNOTATIONS[key] = type(None) if value is None else value
             hints[name] = _ANNOTATIONS[key]
     return hints
+
+
+def _get_type_hints(cls: type[Record]) -> dict[str, Any]:
+    """typing.get_type_hints, with quoted names inside generic aliases resolved too: Python 3.10 leaves
+    `list['Inner']` as list[ForwardRef] (3.11 resolves it)."""
+    hints = typing.get_type_hints(cls)
+    namespace = {**vars(sys.modules[cls.__module__]), **dict(vars(cls))} if cls.__module__ in sys.modules \
+        else dict(vars(cls))
+    return {name: _resolved(value, namespace) for name, value in hints.items()}
+
+
+def _resolved(value: Any, namespace: dict[str, Any]) -> Any:
+    if isinstance(value, typing.ForwardRef):
+        value = value.__forward_arg__
+    if isinstance(value, str):
+        return _resolved(eval(value, namespace), namespace)  # noqa: S307 - an annotation of our own source
+    args = typing.get_args(value)
+    if not args or typing.get_origin(value) is Literal:
+        return value
+    resolved = tuple(_resolved(arg, namespace) for arg in args)
+    if resolved == args:
+        return value
+    origin = typing.get_origin(value)
+    if origin is typing.Union or isinstance(value, types.UnionType):
+        return typing.Union[resolved]  # noqa: UP007 - rebuilt from a tuple of arguments
+    return origin[resolved] if isinstance(value, types.GenericAlias) else value.copy_with(resolved)
 
 
 def _has_forward_reference(value: Any) -> bool:
