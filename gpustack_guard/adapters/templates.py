@@ -90,17 +90,16 @@ def default_cache_dir() -> Path:
     return Path(root)
 
 
-REPOSITORY_MARKER = ".git"  # the lookup goes no higher than the repository
-PROJECT_FILES = ("gsg.yaml", "gsg.yml")  # outside a repository: the project folder and the folder holding it
-
-
 def _root_index(chain: list[Path]) -> int | None:
     """Index in `chain` (a folder, then its parents) of the highest folder the lookup may reach: the repository
     root; without one, the folder above the project file's (templates/ beside specs/gsg.yaml is the usual
     layout); None when neither is there."""
-    for index, candidate in enumerate(chain):
-        if (candidate / REPOSITORY_MARKER).exists():
-            return index
+    from gpustack_guard.adapters.files.project_file import repository_of
+    from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES
+
+    repository = repository_of(str(chain[0]))
+    if repository is not None:
+        return chain.index(Path(repository))
     for index, candidate in enumerate(chain):
         if any((candidate / name).exists() for name in PROJECT_FILES):
             return min(index + 1, len(chain) - 1)

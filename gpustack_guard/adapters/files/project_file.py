@@ -137,8 +137,9 @@ def _selection(doc, shown: str) -> Selection:
     return selection
 
 
-def _repository_of(folder: str) -> str | None:
-    """The repository a project file lives in (the folder with `.git` above it); None outside any."""
+def repository_of(folder: str) -> str | None:
+    """The repository a folder lies in (the nearest folder at or above it holding `.git`); None outside any.
+    The one upward search for the repository root (report paths, project-file paths, template lookup)."""
     here = folder
     while True:
         if os.path.exists(os.path.join(here, ".git")):
@@ -161,7 +162,7 @@ def _named_file(doc, key: str, shown: str, folder: str) -> str:
     if len(value) > MAX_PATH_CHARS or "\x00" in value:
         raise GsgError(f"`{key}` is not a usable path ({len(value):,} characters)", where=where)
     joined = os.path.normpath(os.path.join(folder, value))
-    repository = _repository_of(folder)
+    repository = repository_of(folder)
     inside = os.path.realpath(repository or os.sep).rstrip(os.sep) + os.sep
     if not (os.path.realpath(joined) + os.sep).startswith(inside):
         raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({display_path(inside)}); a project "
@@ -221,14 +222,9 @@ def repository_root(spec_paths: list[str]) -> str:
     `.git`, found upwards from the first spec path), else the project file's folder, else the working
     directory. The same from any working directory inside the repository."""
     start = _start(spec_paths[0]) if spec_paths else os.getcwd()
-    folder = start
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
+    repository = repository_of(start)
+    if repository is not None:
+        return repository
     project = _project_file_above(start)
     return os.path.dirname(project) if project else os.getcwd()
 
