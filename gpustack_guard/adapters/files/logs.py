@@ -78,7 +78,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
         if room <= 0:
             if pending or overflow:  # the line the cap stopped in is read as far as it came
                 reading.lines_cut += overflow
-                yield from _emit(_whole_words(pending), reading, limits)
+                yield from _emit(whole_words(pending), reading, limits)
             reading.stopped = "bytes"
             return
         try:
@@ -107,7 +107,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
             if newline < 0:
                 break
             reading.lines_cut += overflow
-            yield from _emit(_whole_words(pending) if overflow else pending, reading, limits)
+            yield from _emit(whole_words(pending) if overflow else pending, reading, limits)
             overflow = False
             pending = bytearray()
             if reading.stopped:
@@ -115,7 +115,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
             start = newline + 1
     if pending or overflow:  # a log that stops mid-line: its last line is read up to its last whole word
         reading.lines_cut += overflow
-        whole = _whole_words(pending)
+        whole = whole_words(pending)
         reading.unfinished = len(whole) < len(pending)
         yield from _emit(whole, reading, limits)
 
@@ -123,7 +123,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
 
 
-def _whole_words(raw: bytearray) -> bytearray:
+def whole_words(raw: bytearray) -> bytearray:
     """A line cut short (by a cap, or by the end of a log still being written) without the word it was cut in
     when that word holds a digit: it may be a number cut short (`158,656 tokens` cut to `158,6`), which would be
     read as a wrong figure; a figure lost is reported as missing, a wrong one would not be. A word without

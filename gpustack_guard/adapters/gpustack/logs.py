@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gpustack_guard.adapters.files.logs import BINARY_PROBE_BYTES, LogLimits, MiB
+from gpustack_guard.adapters.files.logs import BINARY_PROBE_BYTES, LogLimits, MiB, whole_words
 from gpustack_guard.adapters.gpustack import client as C
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, GPUStackClient, kind_of
 from gpustack_guard.adapters.gpustack.transport import printable
@@ -131,9 +131,13 @@ class _LineSplitter:
                 return False
             start = newline + 1
 
-    def _emit(self) -> bool:
+    def _emit(self, stopped: bool = False) -> bool:
+        """One line to the parser; a line cut by the cap, or by the stream stopping inside it, loses the word it
+        was cut in when that word holds a digit (files/logs.whole_words: `158,6` is not a figure)."""
         self.lines_cut += self.overflow
-        raw, self.pending, self.overflow = bytes(self.pending), bytearray(), False
+        cut = self.overflow or stopped
+        raw = bytes(whole_words(self.pending) if cut else self.pending)
+        self.pending, self.overflow = bytearray(), False
         if self.read.lines >= self.limits.max_lines:
             self.line_cap_hit = True
             return False
@@ -146,7 +150,7 @@ class _LineSplitter:
 
     def finish(self) -> None:
         if (self.pending or self.overflow) and self.binary_at is None:  # a log that stops mid-line
-            self._emit()
+            self._emit(stopped=True)
 
 
 def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimits,

@@ -131,3 +131,24 @@ def test_an_instance_without_an_integer_id_is_one_line():
     with pytest.raises(ApiError) as caught:
         live_instances(GPUStackClient(BASE, "k" * 20))
     assert str(caught.value) == ("GET /v2/model-instances: item 0: field 'id' is text, expected an integer >= 0")
+
+
+@pytest.mark.parametrize("chunks, cap, last", [
+    # the stream stops inside the figure: `0.9` of `0.90`, a number the pattern would read whole
+    ([b"a\n", b"Memory profiling results: total_gpu_memory=23.58GiB gpu_memory_utilization=0.9"], 4096,
+     "Memory profiling results: total_gpu_memory=23.58GiB gpu_memory_utilization="),
+    # the line cap cuts inside a number
+    ([b"x=12345678\n"], 6, "x="),
+    # a cut word without a digit stays: it cannot be a figure
+    ([b"the end of a wor"], 4096, "the end of a wor"),
+])
+def test_a_line_cut_inside_a_number_loses_that_word(chunks, cap, last):
+    from gpustack_guard.adapters.files.logs import LogLimits
+    from gpustack_guard.adapters.gpustack.logs import LogRead, _LineSplitter
+
+    lines: list[str] = []
+    splitter = _LineSplitter(LogLimits(max_line_bytes=cap), lambda line: lines.append(line) or True, LogRead())
+    for chunk in chunks:
+        assert splitter.take(chunk)
+    splitter.finish()
+    assert lines[-1] == last
