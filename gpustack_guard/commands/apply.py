@@ -11,7 +11,7 @@ from pathlib import Path
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, interrupted, note, out
 from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
-from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, summary_line
+from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, live_digest, summary_line
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.core.urls import same_server
@@ -123,7 +123,9 @@ def run(opts: ApplyOptions) -> int:
         return EXIT_FAIL
     secrets = state.report.secret_values
     changes = wiring.build_plan(state, prune=own.prune, targets=opts.targets, claims=claims)
-    expected = _unchanged_since(saved, changes) if saved else {}
+    # each write checks the model is still as planned: another apply that held the lock meanwhile (this one took
+    # it after planning, perhaps waiting with --lock-timeout) or a hand edit makes it "plan again", never undone
+    expected = _unchanged_since(saved, changes) if saved else _as_planned(changes)
     conflicts = [c for c in changes if c.action == CONFLICT]
     if conflicts:
         out(render_text(changes), secrets)
@@ -161,6 +163,11 @@ def _locked(connection: wiring.Connection, opts: ApplyOptions, project: str | No
     return apply_lease(connection.client, project, seconds=seconds, wait=opts.lock_timeout,
                        cluster_id=min(cluster_ids.values()) if cluster_ids else None,
                        note=lambda m: note(m, secrets))
+
+
+def _as_planned(changes: list) -> dict:
+    """The live state each change was planned against, as a saved plan records it (applier._fresh compares)."""
+    return {c.name: {"id": c.live.get("id"), "digest": live_digest(c.live)} for c in changes if c.live}
 
 
 def _unchanged_since(saved: dict, changes: list) -> dict:

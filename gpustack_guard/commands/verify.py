@@ -17,6 +17,7 @@ from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog, mask_secrets, parse_log
 from gpustack_guard.reporters import json_head
+from gpustack_guard.reporters.markdown import untrusted_cell
 
 FORMAT_VERSION = "1.0"  # of the verify JSON document; minor: additive, major: breaking
 ENGINES = {"vllm": P.VLLM, "sglang": P.SGLANG, "llama.cpp": P.LLAMACPP, "llamacpp": P.LLAMACPP}
@@ -229,7 +230,9 @@ def render_text(doc: dict) -> str:
 
 
 def _cell(text: str) -> str:
-    return echo.value(text, 200).replace("|", "\\|").replace("`", "\\`")
+    """Log text in a markdown cell: the shared escaping (no HTML, links or column breaks), backticks too (the log
+    chose them)."""
+    return untrusted_cell(echo.value(text, 200)).replace("`", "\\`")
 
 
 def render_markdown(doc: dict) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -268,3 +269,14 @@ def test_a_llama_cpp_log_over_two_devices_is_rebuilt_on_two_gpus_and_its_oom_is_
     assert (doc["observed_verdict"], doc["engine_verdict"], doc["result"]) == ("does-not-fit", "does-not-fit", "pass")
     # the layers split over CUDA0 and CUDA1: CUDA0's KV buffer as logged (12,327 MiB), not the whole model's
     assert doc["observed"]["kv_cache_bytes_per_gpu"] == doc["estimated"]["kv_cache_bytes_per_gpu"] == 12_327 * 2**20
+
+
+def test_log_text_in_the_markdown_report_is_text_not_html_or_links(gsg, tmp_path):
+    """A log names its own model: `<img>`, `</details>` or a link there stay text in a pull-request comment."""
+    hostile = "<img src=x onerror=alert(1)></details>[click](http://evil.example)"
+    log = tmp_path / "engine.log"
+    log.write_text(f"INFO 04-24 16:32:50 [api_server.py:1043] non-default args: {{'model': '{hostile}'}}\n"
+                   "INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.6 seconds\n")
+    out = gsg("verify", "--log", str(log), "-o", "markdown").out
+    assert "<img" not in out and "</details>" not in out and not re.search(r"(?<!\\)\]\(http", out)
+    assert "&lt;img src=x onerror=alert(1)&gt;&lt;/details&gt;\\[click\\](http://evil.example)" in out

@@ -113,10 +113,10 @@ class DeadlineBackend(httpcore.NetworkBackend):
             try:
                 return _DeadlineStream(self._inner.connect_tcp(address, port, _bounded(timeout), local_address,
                                                                socket_options))
-            except httpcore.TimeoutException:
+            except httpcore.TimeoutException as exc:
                 if _past_deadline():
                     raise RequestDeadlinePassed() from None
-                raise
+                last = exc  # an address that swallows the SYN (IPv6 without a route): the next one may answer
             except httpcore.ConnectError as exc:
                 last = exc
         assert last is not None  # _resolve_within_deadline returns at least one address or raises
@@ -161,7 +161,7 @@ def _resolve_within_deadline(host: str, port: int) -> list[str]:
     if worker.is_alive():
         raise RequestDeadlinePassed()
     if failed or not found:
-        raise httpcore.ConnectError(f"[Errno -2] Name or service not known: {failed[0] if failed else host}")
+        raise httpcore.ConnectError(str(failed[0]) if failed else f"no address for {host}")
     return list(dict.fromkeys(str(info[4][0]) for info in found))
 
 

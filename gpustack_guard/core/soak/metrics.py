@@ -111,8 +111,15 @@ def _max(samples: list[Sample]) -> float | None:
     return max(s.value for s in samples) if samples else None
 
 
+MAX_COUNT_DIGITS = 18  # a label holding a block or token count: past this it is not one (and int() refuses 4,300+)
+
+
 def _whole(text: str | None) -> int | None:
-    return int(text) if text and text.isdigit() else None  # vLLM prints None before profiling sized the pool
+    """A label's whole number; None for anything else (vLLM prints None before profiling sized the pool; `²` is a
+    digit to str.isdigit, not to int)."""
+    if not text or not text.isascii() or not text.isdigit() or len(text) > MAX_COUNT_DIGITS:
+        return None
+    return int(text)
 
 
 def kv_pool_tokens(samples: list[Sample]) -> int | None:

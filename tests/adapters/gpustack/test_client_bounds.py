@@ -402,3 +402,24 @@ def test_ordinary_evaluation_numbers_pass():
     respx.post(f"{BASE}/v2/model-evaluations").mock(return_value=httpx.Response(200, json={
         "results": [{"compatible": True, "score": 0.5, "resource_claim": {"vram": 2**40}}]}))
     assert GPUStackClient(BASE, KEY).evaluate(1, [{}])[0]["score"] == 0.5
+
+
+def test_an_address_that_times_out_falls_back_to_the_next(monkeypatch):
+    """Like socket.create_connection: an IPv6 address that swallows the SYN times out, the IPv4 one answers."""
+    import httpcore
+
+    import gpustack_guard.adapters.gpustack.transport as T
+
+    tried = []
+
+    class Inner:
+        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            tried.append(host)
+            if host == "2001:db8::1":
+                raise httpcore.ConnectTimeout("timed out")
+            return object()
+
+    monkeypatch.setattr(T, "_resolve_within_deadline", lambda host, port: ["2001:db8::1", "192.0.2.1"])
+    with T.request_deadline(5.0):
+        T.DeadlineBackend(Inner()).connect_tcp("gpustack.test", 80, timeout=1.0)
+    assert tried == ["2001:db8::1", "192.0.2.1"]
