@@ -335,12 +335,8 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
                       build_resolver(sources.offline).resolve, fleet, os.environ)
     if selection is not None and root is not None:  # what validate accepts does not block plan or apply
         report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), root, comments)
-    if connection.last_models is not None:
-        live = connection.last_models
-    else:
-        from gpustack_guard.core.deploy.lease import deployments
-
-        live = deployments(connection.client.models())
+    live = connection.last_models  # fetched with the fleet above, gsg's leases already left out
+    assert live is not None
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
     rendered = [ev.rendered for ev in report.evaluations]
     for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back

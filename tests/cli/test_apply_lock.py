@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -70,8 +72,24 @@ def test_a_lock_an_earlier_run_of_this_process_left_is_taken_over(gsg, fake, spe
 
 
 def test_the_same_host_and_another_live_process_is_still_refused(gsg, fake, specs):
-    _lease(fake, host=socket.gethostname(), pid=os.getpid() + 1)
-    assert gsg("apply", str(specs), "--yes").code == 1
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _lease(fake, host=socket.gethostname(), pid=other.pid, holder=f"ci@here pid {other.pid}")
+        fake.log.clear()
+        result = gsg("apply", str(specs), "--yes")
+    finally:
+        other.kill()
+        other.wait()
+    assert result.code == 1 and f"another apply holds the lock '{LOCK}': ci@here pid {other.pid}" in result.err
+    assert _writes(fake) == [("POST", "/v2/models")]
+
+
+def test_a_lock_whose_process_on_this_host_has_ended_is_taken_over(gsg, fake, specs):
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # a killed apply: its pid no longer names a process
+    _lease(fake, host=socket.gethostname(), pid=ended.pid)
+    assert gsg("apply", str(specs), "--yes").code == 0
+    assert not any(is_lease(m) for m in fake.models.values())
 
 
 def test_no_lock_writes_no_lease(gsg, fake, specs):

@@ -165,7 +165,7 @@ def test_facts_a_vector_cannot_hold_are_refused_by_name(facts, message):
 
 def test_file_names_are_safe_and_differ_by_content():
     hostile = {"model": "../../etc/passwd\x1b[31m", "engine": "vllm", "engine_version": "0.6.4; rm -rf /"}
-    assert V.file_stem(hostile) == "passwd-x1b-31m-vllm-0.6.4-rm-rf" or "/" not in V.file_stem(hostile)
+    assert V.file_stem(hostile) == "passwd-31m-vllm-0.6.4-rm--rf"
     assert "/" not in V.file_name(hostile, "a") and not V.file_name(hostile, "a").startswith(".")
     assert V.file_name(hostile, "a") != V.file_name(hostile, "b")
     assert V.file_stem({"model": "benchmarks/vectors/trilm-3.9b/config.json", "engine": "llama.cpp",

@@ -38,6 +38,20 @@ def _current(client: GPUStackClient, name: str) -> Lease | None:
     return next((lease for lease in map(lease_of, client.find_models(name)) if lease is not None), None)
 
 
+def _holder_gone(lease: Lease, holder: Holder) -> bool:
+    """The lease's process on this very host has ended (a killed or crashed apply): its lease is taken over at
+    once instead of blocking every apply until it expires. Another host's process cannot be asked."""
+    if lease.host != holder.host or lease.pid <= 0 or lease.pid == holder.pid:
+        return False
+    try:
+        os.kill(lease.pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists, under another user
+        return False
+    return False
+
+
 def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, cluster_id: int | None,
           now: float) -> Lease:
     """One attempt: the create wins, or the current lease is named. A lease that expired or that an earlier
@@ -64,7 +78,7 @@ def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, clu
                 raise GsgError(f"a model named '{untrusted(name)}' exists and is not gsg's apply lock: rename it, "
                                "or apply with --no-lock")
             continue  # released between our create and our look: try once more
-        stale = current.expired(now) or current.left_by_an_earlier_run_of(holder)
+        stale = current.expired(now) or current.left_by_an_earlier_run_of(holder) or _holder_gone(current, holder)
         if not stale or current.model_id is None:
             until = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(current.expires_at))
             raise LeaseHeld(f"another apply holds the lock '{untrusted(name)}': {untrusted(current.holder)}, "
@@ -121,4 +135,5 @@ def _release(client: GPUStackClient, lease: Lease, note: Callable[[str], None]) 
                 return  # already gone (taken over after it expired)
             if attempt:
                 note(f"gsg: warning: the apply lock '{untrusted(lease.name)}' was not released "
-                     f"({untrusted(str(exc))}); it expires by itself, and this machine's next apply takes it over")
+                     f"({untrusted(str(exc))}); it expires by itself, and an apply on this host takes it over "
+                     "once this process has ended")

@@ -213,7 +213,7 @@ def _pools(kind: str, target: Target, evaluate: Evaluate, base: str, workloads: 
         for count, group in zip(split, groups):
             ids = target.gpu_ids[start:start + count]
             start += count
-            key = (ids, tuple(w.name for w in group))
+            key = (ids, tuple(w.name for w in group), kind == SEPARATE)  # every input of size() below
             if key not in cache:  # the same pool on the same GPUs recurs across groupings and splits
                 cache[key] = size(target, evaluate, _pool_name(base, group), ids, group, replicas=kind == SEPARATE)
             deployments.append(cache[key])

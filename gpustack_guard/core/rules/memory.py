@@ -455,9 +455,16 @@ def _sampler_warmup_oom(ev: Evaluation) -> Iterator[Finding]:
                   f"is free, but vLLM {est.version} warms its sampler up with "
                   f"{x['sampler_warmup_rows']} dummy requests ({x['sampler_kernel']} top-k/top-p) needing "
                   f"{gib(x['sampler_warmup_bytes'])}: the engine dies at start-up with CUDA out of memory",
-                  spec=r.name,
-                  fix=f"set --gpu-memory-utilization {fix.get('gpu_memory_utilization', 0):.2f} or lower, or "
-                      f"--max-num-seqs {fix.get('max_num_seqs', 0)} or lower", **est.as_json())
+                  spec=r.name, fix=_warmup_fix_text(fix), **est.as_json())
+
+
+def _warmup_fix_text(fix: dict) -> str:
+    """Only the flags with a value that starts the engine: a fraction or a sequence count of 0 is no fix."""
+    fraction, seqs = fix.get("gpu_memory_utilization", 0), fix.get("max_num_seqs", 0)
+    options = ([f"set --gpu-memory-utilization {fraction:.2f} or lower"] if fraction > 0 else []) + \
+        ([f"--max-num-seqs {seqs} or lower"] if seqs > 0 else [])
+    return ", or ".join(options) if options else "the sampler warm-up does not fit at any --max-num-seqs on this " \
+        "GPU: use a GPU with more memory or a smaller model"
 
 
 SAMPLER_WARMUP_OOM = Rule(

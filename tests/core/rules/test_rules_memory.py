@@ -236,3 +236,17 @@ def test_kv_hints_name_each_engines_own_flags():
     assert _fixes(M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64",
                                                      "--kv-cache-dtype=fp8", gpu_ids=W1), workload=oversubscribed)) \
         == ["set --max-num-seqs 22 or lower --max-model-len"]
+
+
+@pytest.mark.parametrize("fix, text", [
+    ({"gpu_memory_utilization": 0.93, "max_num_seqs": 512},
+     "set --gpu-memory-utilization 0.93 or lower, or --max-num-seqs 512 or lower"),
+    ({"gpu_memory_utilization": 0.0, "max_num_seqs": 512}, "--max-num-seqs 512 or lower"),
+    ({"gpu_memory_utilization": 0.93, "max_num_seqs": 0}, "set --gpu-memory-utilization 0.93 or lower"),
+    ({"gpu_memory_utilization": 0.0, "max_num_seqs": 0}, "the sampler warm-up does not fit at any --max-num-seqs "
+                                                         "on this GPU: use a GPU with more memory or a smaller model"),
+])
+def test_gsg043_never_advises_a_flag_value_of_zero(fix, text):
+    from gpustack_guard.core.rules.memory import _warmup_fix_text
+
+    assert _warmup_fix_text(fix) == text
