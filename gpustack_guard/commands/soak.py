@@ -7,6 +7,7 @@ every round, so an interrupt or a crash leaves the rounds so far on disk.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import os
 import time
@@ -303,12 +304,16 @@ def _load_results(report, plan, progress, judged: list, step: float | None) -> N
 def _kv_pool(opts: SoakOptions, progress) -> dict | None:
     from gpustack_guard.core.soak.metrics import observed_kv_pool
 
-    from_file = None
-    if opts.observed_file:
-        from gpustack_guard.adapters.files.vectors import load_observed_kv
+    return observed_kv_pool(progress.snapshots, _observed_file(opts.observed_file) if opts.observed_file else None)
 
-        from_file = load_observed_kv(opts.observed_file)
-    return observed_kv_pool(progress.snapshots, from_file)
+
+@functools.lru_cache(maxsize=4)
+def _observed_file(path: str):
+    """--observed read once per run, not after every round: the report is rebuilt each round, and a file that
+    changes or goes away during a soak of hours must not stop it."""
+    from gpustack_guard.adapters.files.vectors import load_observed_kv
+
+    return load_observed_kv(path)
 
 
 def write_files(out_dir: str, report) -> None:
