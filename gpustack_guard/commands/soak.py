@@ -72,6 +72,7 @@ def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
 
 
 def _check(opts: SoakOptions) -> None:
+    from gpustack_guard.core.soak.load_model import MAX_CONCURRENCY
     from gpustack_guard.core.urls import bad_url
 
     for flag, url in _urls(opts):
@@ -84,8 +85,8 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError("--rounds must be at least 1")
     if opts.round_seconds < 0.5:
         raise GsgError("--round-seconds must be at least 0.5")
-    if not 1 <= opts.concurrency <= 4096:
-        raise GsgError("--concurrency must be between 1 and 4096")
+    if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
+        raise GsgError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
     if opts.prompt_tokens < 1 or opts.max_tokens < 1:
         raise GsgError("--prompt-tokens and --max-tokens must be at least 1")
     _check_load_model(opts)

@@ -14,6 +14,7 @@ from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import scrub
 from gpustack_guard.core.units import gib
 from gpustack_guard.core.verify import compare as C
+from gpustack_guard.core.verify import live as L
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog, mask_secrets, parse_log
 from gpustack_guard.reporters import json_head
@@ -21,8 +22,7 @@ from gpustack_guard.reporters.markdown import untrusted_cell
 
 FORMAT_VERSION = "1.0"  # of the verify JSON document; minor: additive, major: breaking
 ENGINES = {"vllm": P.VLLM, "sglang": P.SGLANG, "llama.cpp": P.LLAMACPP, "llamacpp": P.LLAMACPP}
-BACKEND = {P.VLLM: "vLLM", P.SGLANG: "SGLang", P.LLAMACPP: "llama.cpp"}
-MAX_TOLERANCE_PERCENT = 1000.0
+BACKEND = L.ENGINE_NAME  # the spec's backend name of each engine the parser knows
 
 
 class VerifyFormat(str, enum.Enum):
@@ -267,9 +267,9 @@ def run(opts: VerifyOptions) -> int:
     if opts.source is not None and not opts.record:
         raise GsgError("--source names where a recorded log is from: it needs --record DIR")
     engine = _engine(opts.backend)
-    if not 0 <= opts.tolerance_percent <= MAX_TOLERANCE_PERCENT:
-        raise GsgError(f"--tolerance is a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, "
-                       f"not {opts.tolerance_percent:g}")
+    problem = C.tolerance_problem(opts.tolerance_percent)
+    if problem:
+        raise GsgError(problem)
     limits = LogLimits.from_env()
     reading = LogReading()
     log, secrets = parse_log(read_log_lines(opts.log, limits, reading), engine)

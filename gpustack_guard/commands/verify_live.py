@@ -35,7 +35,6 @@ from gpustack_guard.reporters.markdown import untrusted_cell
 
 FORMAT_VERSION = "1.0"  # of the live verify JSON document; minor: additive, major: breaking
 OWN_FORMATS = ("text", "json", "markdown")  # verify's per-instance report; the others carry the findings only
-MAX_TOLERANCE_PERCENT = 1000.0
 VERIFIED, NOT_VERIFIED, SKIPPED = "verified", "not-verified", "skipped"
 
 
@@ -150,9 +149,9 @@ class _Run:
 
 
 def _checked(opts: LiveVerifyOptions) -> None:
-    if not 0 <= opts.tolerance_percent <= MAX_TOLERANCE_PERCENT:
-        raise GsgError(f"--tolerance is a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, "
-                       f"not {opts.tolerance_percent:g}")
+    problem = C.tolerance_problem(opts.tolerance_percent)
+    if problem:
+        raise GsgError(problem)
 
 
 def run(opts: LiveVerifyOptions) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from gpustack_guard.core.engine_knobs import FAMILY_OF_ENGINE
 from gpustack_guard.core.memory import profiles as P
 
 GPU_MEMORY = "gpu_memory_bytes"
@@ -32,7 +33,7 @@ ENGINE_TERMS = {
     "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, KV_CACHE, KV_TOKENS),
     "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, COMPUTE_BUFFER, KV_TOKENS),
 }
-FAMILY = {"vLLM": "vllm", "SGLang": "sglang", "llama.cpp": "llamacpp"}
+FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,14 @@ from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
 DEFAULT_TOLERANCE_PERCENT = 5.0
+MAX_TOLERANCE_PERCENT = 1000.0  # --tolerance: past this every comparison passes, so it is a typo
+
+
+def tolerance_problem(percent: float) -> str | None:
+    """Why a --tolerance is refused (offline and live alike); None when it is a usable percentage."""
+    if 0 <= percent <= MAX_TOLERANCE_PERCENT:
+        return None
+    return f"--tolerance is a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, not {percent:g}"
 
 # The rows compared, in the order printed: (term, label, kind). Bytes are per GPU, the binding rank's.
 ROWS = (
