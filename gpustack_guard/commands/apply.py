@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, interrupted, note, out
-from gpustack_guard.adapters.gpustack.applier import Applier, describe, unresolved_references
+from gpustack_guard.adapters.gpustack.applier import Applier, describe, ordered_groups, unresolved_references
 from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, live_digest, summary_line
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
@@ -145,21 +145,23 @@ def run(opts: ApplyOptions) -> int:
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
                       progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
-    with _locked(connection, opts, claims.project, state.cluster_ids, secrets):
+    with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))):
         outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
 
 
 def _locked(connection: wiring.Connection, opts: ApplyOptions, project: str | None, cluster_ids: dict,
-            secrets: list[str]):
-    """The apply lease for the writes (no lease with --no-lock: a one-off repair while an apply hangs)."""
+            secrets: list[str], groups: int):
+    """The apply lease for the writes (no lease with --no-lock: a one-off repair while an apply hangs), long
+    enough for the whole apply: the command deadline plus a --wait per group of writes."""
     if not opts.lock:
         return nullcontext()
     from gpustack_guard.adapters.gpustack.lease import apply_lease
-    from gpustack_guard.core.deploy.lease import DEFAULT_LEASE_SECONDS
+    from gpustack_guard.core.deploy.lease import lease_seconds
 
-    seconds = DEFAULT_LEASE_SECONDS + (opts.wait_timeout if opts.wait else 0)
+    seconds = lease_seconds(connection.client.limits.command_deadline, groups if opts.wait else 0,
+                            opts.wait_timeout)
     return apply_lease(connection.client, project, seconds=seconds, wait=opts.lock_timeout,
                        cluster_id=min(cluster_ids.values()) if cluster_ids else None,
                        note=lambda m: note(m, secrets))

@@ -150,3 +150,34 @@ def test_a_signal_while_taking_the_lock_leaves_no_lock_and_writes_nothing(gsg, f
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 130
     assert fake.models == {}  # the lock it took was given back; no deployment was written
+
+
+def test_the_lease_outlasts_the_command_deadline_and_every_wait():
+    from gpustack_guard.core.deploy.lease import DEFAULT_LEASE_SECONDS, lease_seconds
+
+    assert lease_seconds(900.0, 0, 900.0) == DEFAULT_LEASE_SECONDS == 1800
+    assert lease_seconds(7200.0, 0, 900.0) == 7200.0  # GSG_COMMAND_DEADLINE raised past the default lease
+    assert lease_seconds(900.0, 3, 600.0) == 1800 + 3 * 600  # --wait after deletes and two waves
+
+
+
+def test_an_apply_with_wait_asks_for_a_lease_over_all_its_waits(gsg, fake, specs, monkeypatch):
+    import json as _json
+
+    import gpustack_guard.wiring as wiring
+
+    asked: list[tuple[float, dict]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and b'"gsg-lock' in request.content:
+            asked.append((time.time(), _json.loads(request.content)))
+        return fake.handle(request)
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    spec = specs / "llama-8b.yaml"
+    spec.write_text(spec.read_text().replace("\nguard:\n", "\nguard:\n  wave: 1\n", 1))
+    assert gsg("apply", str(specs), "--yes", "--wait", "--wait-timeout", "100").code == 0
+    (sent_at, body), = asked
+    # two waves of creates -> two groups, each waited for: 1,800 s (the default command deadline, 900 s, is
+    # shorter) + 2 x 100 s; the expiry is whole seconds of the wall clock at the create
+    assert int(body["meta"][LEASE_EXPIRES]) - int(sent_at) in (2000, 1999)

@@ -54,6 +54,12 @@ class Lease:
         return self.host == holder.host and self.pid == holder.pid and self.token != holder.token
 
 
+def lease_seconds(command_deadline: float, waits: int, wait_timeout: float) -> float:
+    """How long a lease must last so that it cannot expire under its own apply: every request of the command
+    ends within the command deadline, and each --wait (one per group of writes) may add its whole timeout."""
+    return max(DEFAULT_LEASE_SECONDS, command_deadline) + waits * wait_timeout
+
+
 def lease_name(project: str | None) -> str:
     """One lease per project (two projects write disjoint models); one per server without a project."""
     return f"{LEASE_PREFIX}-{project}" if project else LEASE_PREFIX
