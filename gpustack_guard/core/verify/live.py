@@ -48,7 +48,7 @@ class StartUpWatch:
     def feed(self, line: str) -> bool:
         """Parse one line; False once the outcome is known and no figure came for `grace_lines` lines."""
         self.parser.feed(line)
-        hits = sum(state.hits for state in self.parser.states.values())
+        hits = self.parser.matches  # engine-neutral lines count: torch's OOM is an outcome
         if hits != self._hits:
             self._hits, self._last_figure = hits, self.parser.lines
             self._outcome_known = self._outcome_known or any(_outcome(state.log)

@@ -291,6 +291,7 @@ class LogParser:
                        if engine is None or name == engine}
         self.secrets: set[str] = set()
         self.lines = 0
+        self.matches = 0  # every pattern match, the engine-neutral ones (torch's OOM) too: live verify's watch
         self.rank_overflow = False
 
     def feed(self, raw: str) -> None:
@@ -314,6 +315,7 @@ class LogParser:
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
         log = state.log
+        self.matches += 1
         if pattern.engine:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)

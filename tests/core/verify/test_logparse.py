@@ -409,3 +409,17 @@ def test_model_buffers_of_one_device_add_up_and_a_dry_run_adds_nothing():
     log, _ = parse_log(lines, "llama.cpp")
     assert log.ranks["CPU"][P.WEIGHTS] == mib(0.97) + mib(0.90)
     assert log.ranks["CUDA0"][P.WEIGHTS] == mib(100) + mib(50)
+
+
+def test_the_live_watch_stops_after_an_engine_neutral_failure_too():
+    """torch's out-of-memory line belongs to no engine's table: it still ends the start-up part, so an endless
+    log after it is read only for the grace lines (not to the byte or deadline cap)."""
+    from gpustack_guard.core.verify.live import StartUpWatch
+
+    watch = StartUpWatch(grace_lines=5)
+    lines = ["INFO 03-19 07:27:40 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.6 seconds",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.74 GiB. GPU 0 has a total capacity of "
+             "23.57 GiB of which 594.88 MiB is free."]  # the traceback's last line, no engine's prefix
+    assert all(watch.feed(line) for line in lines)
+    fed = [watch.feed("INFO GET /health 200") for _ in range(5)]
+    assert fed == [True, True, True, True, False]
