@@ -123,9 +123,7 @@ def run(opts: ApplyOptions) -> int:
         return EXIT_FAIL
     secrets = state.report.secret_values
     changes = wiring.build_plan(state, prune=own.prune, targets=opts.targets, claims=claims)
-    # each write checks the model is still as planned: another apply that held the lock meanwhile (this one took
-    # it after planning, perhaps waiting with --lock-timeout) or a hand edit makes it "plan again", never undone
-    expected = _unchanged_since(saved, changes) if saved else _as_planned(changes)
+    expected = _unchanged_since(saved, changes) if saved else {}
     conflicts = [c for c in changes if c.action == CONFLICT]
     if conflicts:
         out(render_text(changes), secrets)
@@ -146,6 +144,8 @@ def run(opts: ApplyOptions) -> int:
                       progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
     with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))):
+        if opts.lock:
+            _still_as_planned(connection, changes)
         outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
@@ -167,9 +167,21 @@ def _locked(connection: wiring.Connection, opts: ApplyOptions, project: str | No
                        note=lambda m: note(m, secrets))
 
 
-def _as_planned(changes: list) -> dict:
-    """The live state each change was planned against, as a saved plan records it (applier._fresh compares)."""
-    return {c.name: {"id": c.live.get("id"), "digest": live_digest(c.live)} for c in changes if c.live}
+def _still_as_planned(connection: wiring.Connection, changes: list) -> None:
+    """With the lock held, the models are still as this run planned them: another apply that finished while
+    this one planned or waited (--lock-timeout), or a hand edit, makes it "plan again", never undone. One list
+    call, compared with the list the plan was made from (the same representation)."""
+    from gpustack_guard.core.deploy.lease import deployments
+
+    now = {m["name"]: m for m in deployments(connection.client.models())}
+    for c in changes:
+        if not c.is_change:
+            continue
+        live = now.get(c.name)
+        moved = (live is not None) if c.live is None else (live is None or live_digest(live) != live_digest(c.live))
+        if moved:
+            raise GsgError(f"'{c.name}' changed on the server since this apply planned it (another apply, or a "
+                           "hand edit); nothing was written: plan again")
 
 
 def _unchanged_since(saved: dict, changes: list) -> dict:

@@ -181,7 +181,7 @@ def test_a_stale_list_never_makes_a_second_deployment_of_one_name(gsg, fake, spe
     gsg("apply", str(specs), "--yes")
     hidden = next(iter(fake.models.values()))
     before = _snapshot(fake)
-    proxy.reset({("list", 1): "hide"})
+    proxy.reset({("list", 1): "hide", ("list", 2): "hide"})  # the plan's list and the re-check under the lock
     result = gsg("apply", str(specs), "--yes")
     # the plan wants to create it; GPUStack refuses the name (409) and the lookup finds it is this spec's
     assert proxy.counts.get("create") == 1
@@ -192,7 +192,7 @@ def test_a_stale_list_never_makes_a_second_deployment_of_one_name(gsg, fake, spe
 def test_a_server_that_stores_a_duplicate_name_is_caught_after_the_create(gsg, fake, specs, proxy):
     gsg("apply", str(specs), "--yes")
     hidden = next(iter(fake.models.values()))
-    proxy.reset({("list", 1): "hide"})
+    proxy.reset({("list", 1): "hide", ("list", 2): "hide"})  # the plan's list and the re-check under the lock
     original = fake._create
 
     def careless(body):  # a server without GPUStack's unique name constraint
@@ -316,3 +316,16 @@ def test_random_mistreatment_never_changes_another_deployment(gsg, fake, specs, 
         assert model["backend_parameters"] in (old["backend_parameters"], wanted.get(old["name"])), plan
         if old["name"] == "stranger":
             assert model == old, plan
+
+
+def test_a_list_that_changes_between_the_plan_and_the_lock_stops_apply_before_any_write(gsg, fake, specs, proxy):
+    """Another apply finished, or someone edited by hand, after this run listed the models: under the lock the
+    list is read again, and a model that is not as planned stops the run with nothing written."""
+    gsg("apply", str(specs), "--yes")
+    hidden = next(iter(fake.models.values()))
+    before = _snapshot(fake)
+    proxy.reset({("list", 1): "hide"})  # planned as a create; under the lock it exists
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1 and proxy.counts.get("create") is None and proxy.counts.get("update") is None
+    assert f"'{hidden['name']}' changed on the server since this apply planned it" in result.err
+    assert _snapshot(fake) == before
