@@ -199,6 +199,15 @@ VECTORS = (
                "line, cut in the Namespace), 0.8.5.post1 (the log); 32 heads over 3 ranks: refused"),
     Vector("v1-0.10.2dev-qwen25-05b-tp2-args.log", "Qwen/Qwen2.5-0.5B", H100, None, gpu_known=False,
            why="vllm PR #24162: Qwen2.5-0.5B at TP 2, 0.10.2.dev378 (the log); GPU not stated"),
+    # -- vLLM 0.11 and later, dense models: new public logs ----------------------------------------------------
+    # (add rows below this block, in version order)
+
+    # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
+    # (add rows below this block)
+
+    # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
+    # (add rows below this block, in version order)
+
     # -- SGLang ----------------------------------------------------------------------------------------------
     Vector("qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.4.9",
            ("--tp-size=4", "--mem-fraction-static=0.93"), "fp8", version_known=False, engine="sglang",
@@ -216,6 +225,8 @@ VECTORS = (
            gpu_known=False, engine="sglang",
            why="sglang PR #13023: Meta-Llama-3.1-8B-Instruct, mem_fraction_static 0.851 printed, Nov 2025 (0.5.5 "
                "by date); GPU not stated; stops inside server_args"),
+    # -- SGLang: new public logs (add rows below this block) ------------------------------------------------
+
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,
            engine="llama.cpp",
@@ -242,6 +253,8 @@ VECTORS = (
            gpu_known=False, engine="llama.cpp",
            why="llama.cpp#18546: Phi-3.5-mini, build 6945 (the log), 4 slots, unified KV; the server exited before "
                "loading; GPU and quantisation not stated"),
+    # -- llama.cpp: new public logs (add rows below this block) ---------------------------------------------
+
 )
 
 
