@@ -157,6 +157,9 @@ VLLM_V0_FALLBACKS = (
     V0Fallback("--num-scheduler-steps > 1 (multi-step scheduling)", "0.8.0", VLLM_V0_REMOVED,
                "multi-step scheduling was never ported to V1"),
     V0Fallback("VLLM_USE_V1=0", "0.8.0", VLLM_V0_REMOVED, "the documented opt-out of V1"),
+    V0Fallback("compute capability below 8.0 (pre-Ampere GPU: T4, V100, RTX 20xx)", "0.8.0", "0.10.2",
+               "vllm/engine/arg_utils.py@v0.8.0..v0.10.1 _is_v1_supported_oracle: 'Need at least Ampere for now "
+               "(FA support required)' falls back to V0; the check is gone at v0.10.2"),
 )
 VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it was the default
 
@@ -349,6 +352,25 @@ GPU_INTERCONNECT = (
     ("nvlink", r"sxm|hbm3|\bh200\b|\bh800\b|\bh20\b|\bgh200\b|\bg?b[23]00\b"),
     ("pcie", r"\bl40s?\b|\bl20\b|\bl4\b|\ba40\b|\ba30\b|\ba16\b|\ba10g?\b|\ba2\b|\bt4\b|\brtx a\d{4}\b|"
              r"\brtx (pro )?\d{4}\b|quadro"),
+)
+# Compute capability by GPU name as NVML reports it (nvidia-smi, GPUStack's worker), lower-cased, first match wins;
+# from NVIDIA's "CUDA GPUs - Compute Capability" list. Only what an engine rule reads is kept exact: vLLM 0.8.0-
+# 0.10.1 ran the V0 engine below 8.0 (VLLM_V0_FALLBACKS). AMD and unmatched names have none (None: nothing assumed).
+GPU_COMPUTE_CAPABILITY = (
+    (r"\bv100s?\b|\btitan v\b|\bgv100\b", (7, 0)),  # Volta: Tesla V100-SXM2/-PCIE, V100S, TITAN V, Quadro GV100
+    (r"\bt4\b|quadro rtx|titan rtx|\brtx 20[5-9]0\b|\bgtx 16[5-6]0\b|\bt(400|600|1000|1200|2000)\b",
+     (7, 5)),  # Turing: Tesla T4, Quadro RTX 4000-8000, TITAN RTX, GeForce RTX 20xx, GTX 16xx, T400-T2000
+    (r"\bp100\b", (6, 0)),
+    (r"\bp40\b|\bp4\b|\bgtx 10[5-8]0\b|\btitan xp?\b|quadro p\d", (6, 1)),  # Pascal
+    (r"\bm[46]0\b", (5, 2)),
+    (r"\bk80\b", (3, 7)),
+    (r"\ba100\b|\ba800\b|\ba30\b", (8, 0)),
+    (r"\ba40\b|\ba10g?\b|\ba16\b|\ba2\b|\brtx a\d{4}\b|\brtx 30[5-9]0\b", (8, 6)),  # Ampere workstation/GeForce
+    (r"\bl4\b|\bl40s?\b|\bl20\b|\brtx 40[5-9]0\b|\bada\b", (8, 9)),
+    (r"\bgh200\b|\bh100\b|\bh200\b|\bh800\b|\bh20\b", (9, 0)),
+    (r"\bg?b[23]00\b", (10, 0)),
+    (r"\bgb10\b|dgx spark", (12, 1)),
+    (r"\brtx 50[5-9]0\b|\brtx pro \d{4}\b", (12, 0)),
 )
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # GPUStack's worker books 0.9 when the spec sets none (whatever vLLM's default)
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger

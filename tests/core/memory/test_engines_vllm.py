@@ -91,6 +91,11 @@ def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     ("0.9.2", VllmConfig(num_scheduler_steps=8), "", "v0"),
     ("0.7.3", VllmConfig(use_v1_env="1"), "", "v1"),
     ("0.7.3", VllmConfig(), "", "v0"),
+    # below compute capability 8.0 (T4, V100), 0.8.0-0.10.1 fall back to V0; 0.10.2 dropped the check
+    ("0.8.0", VllmConfig(), "Tesla T4", "v0"), ("0.10.1", VllmConfig(), "Tesla T4", "v0"),
+    ("0.10.2", VllmConfig(), "Tesla T4", "v1"), ("0.9.2", VllmConfig(), "Tesla V100-SXM2-32GB", "v0"),
+    ("0.9.2", VllmConfig(), "Quadro RTX 6000", "v0"), ("0.9.2", VllmConfig(), "NVIDIA RTX 6000 Ada Generation", "v1"),
+    ("0.9.2", VllmConfig(), "NVIDIA A10G", "v1"), ("0.9.2", VllmConfig(), "AMD Instinct MI300X", "v1"),
 ])
 def test_engine_generation_by_release_and_feature(version, cfg, gpu, generation):
     profile, reason = engine_generation(version, cfg, gpu)
@@ -686,3 +691,14 @@ def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10
     assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
         sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
     assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak
+
+
+def test_a_pre_ampere_gpu_runs_v0_in_the_estimate_and_says_why():
+    # the same Qwen2.5-3B on a T4 and on an A10G under 0.9.2: the T4 gets V0's profile (no V1 sampler phase)
+    facts = catalog_facts("Qwen/Qwen2.5-3B-Instruct")
+    cfg = VllmConfig(max_model_len=8192)
+    t4 = estimate_vllm(facts, 15_360 * MiB, cfg, version="0.9.2", gpu_name="Tesla T4")
+    a10g = estimate_vllm(facts, 15_360 * MiB, cfg, version="0.9.2", gpu_name="NVIDIA A10G")
+    assert (t4.extra["engine_generation"], a10g.extra["engine_generation"]) == ("v0", "v1")
+    assert t4.notes[0] == "V0 engine: compute capability below 8.0 (pre-Ampere GPU: T4, V100, RTX 20xx)"
+    assert (t4.extra["max_num_batched_tokens"], a10g.extra["max_num_batched_tokens"]) == (8192, 2048)

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
@@ -224,6 +225,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
         P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and not any(h in gpu_name.lower() for h in HOPPER),
         P.VLLM_V0_FALLBACKS[2].feature: (cfg.num_scheduler_steps or 1) > 1,
         P.VLLM_V0_FALLBACKS[3].feature: env == "0",
+        P.VLLM_V0_FALLBACKS[4].feature: gpu_arch.below(gpu_name, (8, 0)),
     }
     for rule in P.VLLM_V0_FALLBACKS:
         if triggers[rule.feature] and P.known_version(rule.since) <= parsed < P.known_version(rule.until):
