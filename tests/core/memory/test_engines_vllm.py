@@ -85,6 +85,9 @@ def test_v09_heterogeneous_pp_with_partition_refuses_like_vllm_015():
     ("0.9.0", VllmConfig(pipeline_parallel_size=2), "A6000", "v1"),
     ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA RTX A6000", "v0"),  # no FA3 before Hopper
     ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA H100 80GB HBM3", "v1"),
+    ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA GH200 480GB", "v1"),
+    ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA B200", "v0"),  # FA3's fp8 is capability 9.x only
+    ("0.8.4", VllmConfig(kv_cache_dtype="fp8"), "", "v0"),  # an unnamed GPU is not assumed to be Hopper
     ("0.10.0", VllmConfig(kv_cache_dtype="fp8"), "NVIDIA RTX A6000", "v1"),
     ("0.10.1", VllmConfig(use_v1_env="0"), "", "v0"),
     ("0.11.0", VllmConfig(use_v1_env="0"), "", "v1"),  # V0 is gone

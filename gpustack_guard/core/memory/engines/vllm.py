@@ -28,13 +28,6 @@ from gpustack_guard.core.versions import Version
 if TYPE_CHECKING:  # imported where a DeepSeek-V4 model needs it: most runs never do
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
-HOPPER = ("h100", "h200", "h800", "h20", "gh200")
-SM100 = ("b200", "gb200", "b300", "gb300")  # compute capability 10.x (data-centre Blackwell)
-# compute capability 8.x / 7.x: everything NVIDIA sold before Hopper, and the names GPUStack reports for them
-PRE_HOPPER = ("a100", "a800", "a10", "a30", "a40", "a16", "a2", "l4", "l20", "l40", "rtx a", "a6000", "a5000",
-              "a4000", "rtx 30", "rtx 40", "geforce rtx 3", "geforce rtx 4", "t4", "v100", "rtx 6000 ada",
-              "rtx 5000 ada", "rtx 4000 ada", "geforce rtx 2", "quadro rtx", "titan rtx", "gtx 16")  # + Turing
-
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class VllmConfig:
@@ -222,7 +215,8 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
     triggers = {
         P.VLLM_V0_FALLBACKS[0].feature: cfg.pipeline_parallel_size > 1 and
         (cfg.distributed_executor_backend or "mp").lower() != "ray",
-        P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and not any(h in gpu_name.lower() for h in HOPPER),
+        # flash_attn_supports_fp8(): FA3, i.e. capability 9.x; an unknown name is not assumed to be Hopper
+        P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 9,
         P.VLLM_V0_FALLBACKS[2].feature: (cfg.num_scheduler_steps or 1) > 1,
         P.VLLM_V0_FALLBACKS[3].feature: env == "0",
         P.VLLM_V0_FALLBACKS[4].feature: gpu_arch.below(gpu_name, (8, 0)),
@@ -358,15 +352,15 @@ def scheduler_refusal(batched: int, seqs: int, max_len: int, chunked: bool) -> s
 def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
     """The MoE backend vLLM's get_mxfp4_backend picks on this GPU (profiles.MXFP4_PADDING); None when the GPU
     is not named (no padding assumed)."""
-    name = gpu_name.lower()
-    if not name:
+    if not gpu_name:
         return None
-    if any(h in name for h in SM100):
+    major = (gpu_arch.compute_capability(gpu_name) or (99, 0))[0]  # unknown names: the newest branch (Triton)
+    if major == 10:
         return "flashinfer"
-    if any(h in name for h in HOPPER):
+    if major == 9:
         parsed = P.arithmetic_release("vllm", version)
         return "triton" if parsed >= P.known_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) else "marlin"
-    if any(h in name for h in PRE_HOPPER):
+    if major < 9:
         return "marlin"
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
 
