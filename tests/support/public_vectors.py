@@ -254,6 +254,13 @@ VECTORS = (
            why="llama.cpp#18546: Phi-3.5-mini, build 6945 (the log), 4 slots, unified KV; the server exited before "
                "loading; GPU and quantisation not stated"),
     # -- llama.cpp: new public logs (add rows below this block) ---------------------------------------------
+    Vector("qwen25-coder-32b-q8-kv-two-3090ti.log", "Qwen/Qwen2.5-32B", ("NVIDIA GeForce RTX 3090 Ti", "24564MiB"),
+           "b4462", ("--batch-size=512", "--ubatch-size=256", "--tensor-split=10,6", "--n-gpu-layers=99",
+                     "--ctx-size=32768", "--flash-attn", "--cache-type-k=q8_0", "--cache-type-v=q8_0"), "q8_0",
+           engine="llama.cpp",
+           why="llama.cpp#11200: qwen2.5-coder:32b-instruct-q8_0 (Qwen2.5-32B's shape) on 2x RTX 3090 Ti (the "
+               "reporter's device lines), version 4462 (their `llama-cli --version`), the issue's llama-server "
+               "command (-b 512 -ub 256 -ts 10,6 -ngl 99 -c 32768 -fa, q8_0 K and V); the draft model's lines cut"),
 
 )
 
