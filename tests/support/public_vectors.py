@@ -275,6 +275,12 @@ VECTORS = (
            version_known=False, gpu_known=False, engine="llama.cpp",
            why="JamePeng/llama-cpp-python PR #1: 28 layers of 4 KV heads x 128 are Qwen2.5-7B's, 112 MiB of f16 KV "
                "= 2,048 cells; llama_init_from_model names a build from b4500 on (assumed); GPU not stated"),
+    Vector("mixtral-8x7b-instruct-q8-partial-15-layers.log", "mistralai/Mixtral-8x7B-v0.1", ("Tesla P40", "24576MiB"),
+           "b1880", ("--n-gpu-layers=15", "--ctx-size=512"), "q8_0", version_known=False, gpu_known=False,
+           engine="llama.cpp",
+           why="llama.cpp PR #4957 (a tester's comment, Jan 2024, b1880 by date): Mixtral-8x7B-Instruct-v0.1 "
+               "ggml-model-q8.gguf (Q8_0, their path) with 15 of 33 layers on CUDA0 (30 MiB of KV at 2 MiB a layer) "
+               "at n_ctx 512 (64 MiB in all); the device is not named in the run (the tester's P40 assumed)"),
 
 )
 
