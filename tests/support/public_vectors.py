@@ -254,6 +254,33 @@ VECTORS = (
            why="llama.cpp#18546: Phi-3.5-mini, build 6945 (the log), 4 slots, unified KV; the server exited before "
                "loading; GPU and quantisation not stated"),
     # -- llama.cpp: new public logs (add rows below this block) ---------------------------------------------
+    Vector("qwen25-coder-32b-q8-kv-two-3090ti.log", "Qwen/Qwen2.5-32B", ("NVIDIA GeForce RTX 3090 Ti", "24564MiB"),
+           "b4462", ("--batch-size=512", "--ubatch-size=256", "--tensor-split=10,6", "--n-gpu-layers=99",
+                     "--ctx-size=32768", "--flash-attn", "--cache-type-k=q8_0", "--cache-type-v=q8_0"), "q8_0",
+           engine="llama.cpp",
+           why="llama.cpp#11200: qwen2.5-coder:32b-instruct-q8_0 (Qwen2.5-32B's shape) on 2x RTX 3090 Ti (the "
+               "reporter's device lines), version 4462 (their `llama-cli --version`), the issue's llama-server "
+               "command (-b 512 -ub 256 -ts 10,6 -ngl 99 -c 32768 -fa, q8_0 K and V); the draft model's lines cut"),
+    Vector("mixtral-8x7b-q8-partial-10-layers.log", "mistralai/Mixtral-8x7B-v0.1", RTX_4080, "b1880",
+           ("--n-gpu-layers=10",), "q8_0", version_known=False, gpu_known=False, engine="llama.cpp",
+           why="llama.cpp PR #4957 (its author's comment of 2024-01-17, b1880 by date): Mixtral-8x7B with 10 of 33 "
+               "layers offloaded, n_ctx 512 (the log); Q8_0 by its 14,705.94 MiB for 10 layers (1.0625 B a "
+               "parameter); the GPU is not named, a 16 GB card assumed; the KV of the 22 host layers is CUDA_Host's"),
+    Vector("qwen25-3b-rtx4080s-llamasharp.log", "Qwen/Qwen2.5-3B", ("NVIDIA GeForce RTX 4080 SUPER", "16376MiB"),
+           "b4701", ("--ctx-size=4096",), version_known=False, engine="llama.cpp",
+           why="LLamaSharp#1099: 36 layers of 2 KV heads x 128 are Qwen2.5-3B's (the reporter's model), 144 MiB of "
+               "f16 KV = 4,096 cells; the RTX 4080 SUPER is the reporter's (their llama-cli run, build 4701, on the "
+               "same machine); LLamaSharp's own llama.cpp build is not printed (b4701 assumed)"),
+    Vector("qwen25-7b-28-layers-2048-cells.log", "Qwen/Qwen2.5-7B", RTX_4090, "b4500", ("--ctx-size=2048",),
+           version_known=False, gpu_known=False, engine="llama.cpp",
+           why="JamePeng/llama-cpp-python PR #1: 28 layers of 4 KV heads x 128 are Qwen2.5-7B's, 112 MiB of f16 KV "
+               "= 2,048 cells; llama_init_from_model names a build from b4500 on (assumed); GPU not stated"),
+    Vector("mixtral-8x7b-instruct-q8-partial-15-layers.log", "mistralai/Mixtral-8x7B-v0.1", ("Tesla P40", "24576MiB"),
+           "b1880", ("--n-gpu-layers=15", "--ctx-size=512"), "q8_0", version_known=False, gpu_known=False,
+           engine="llama.cpp",
+           why="llama.cpp PR #4957 (a tester's comment, Jan 2024, b1880 by date): Mixtral-8x7B-Instruct-v0.1 "
+               "ggml-model-q8.gguf (Q8_0, their path) with 15 of 33 layers on CUDA0 (30 MiB of KV at 2 MiB a layer) "
+               "at n_ctx 512 (64 MiB in all); the device is not named in the run (the tester's P40 assumed)"),
 
 )
 

@@ -643,7 +643,13 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("b0", "cells-x-layers-by-device", "src/llama-kv-cache.cpp@b6000 ('KV buffer size')"),
             TermSource("b7045", "cells-padded-256-per-stream", "src/llama-context.cpp@b7045 (n_ctx padding)")),
         "compute_buffer_bytes_per_gpu": (
-            TermSource("b0", "graph-high-water-mark", "src/llama-context.cpp@b6000 ('compute buffer size')"),),
+            TermSource("b0", "graph-high-water-mark", "src/llama-context.cpp@b6000 ('compute buffer size')"),
+            TermSource("b2431", "high-water-mark-plus-held-input-copies",
+                       "ggml/src/ggml-backend.cpp@0c1e57098 ggml_backend_sched_split_graph (n_copies, set_input "
+                       "+ set_output); the f16 mask cast on the first device: llama.cpp#11200 at b4462"),
+            TermSource("b10507", "held-input-copies-f16-mask",
+                       "src/llama-graph.cpp (llama.cpp PR #23764: the KQ mask input built in f16 under flash "
+                       "attention)")),
         "kv_capacity_tokens": (
             TermSource("b0", "n-ctx-cells", "src/llama-context.cpp@b6000 ('n_ctx')"),),
     },
@@ -851,11 +857,24 @@ LLAMACPP_FFN_HIDDEN_ROWS = 2
 # log gsg has with it; builds between the PR and that one are counted with it as well.
 LLAMACPP_PIPELINE_PARALLEL_SINCE = "b2431"
 # The KQ mask input is built in f16 under flash attention from llama.cpp PR #23764 (merged 2026-05-27, "Currently we
-# reserve the KQ mask in f32 even if FA is used"); before it each device received the f32 mask and cast it. gsg
+# reserve the KQ mask in f32 even if FA is used"); before it the input device received the f32 mask and cast it
+# (later devices receive the cast: LLAMACPP_CAST_MASK_DOWNSTREAM). gsg
 # counts the f16 input from the first build it has read with it (the CI build, llama.cpp 0c1e57098, b10507 or
 # later); builds between the PR and that one are counted with the f32 mask, more than they hold, never less.
 LLAMACPP_F16_MASK_INPUT_SINCE = "b10507"
 LLAMACPP_SCHED_MAX_COPIES = 4
+# With n_copies > 1 the scheduler marks every input copy as a graph input and output ("prevent ggml-alloc from
+# overwriting the tensor", ggml-backend.cpp ggml_backend_sched_split_graph, read in the CI build 0c1e57098), so
+# all copies stay allocated beside the graph's own high-water mark, the logits included: a device whose buffer is
+# sized by the logits holds n_copies copies of its inputs on top of them, not n_copies - 1.
+LLAMACPP_COPIES_HELD = "ggml/src/ggml-backend.cpp@0c1e57098 ggml_backend_sched_split_graph (set_input + set_output)"
+# Before the f16 mask input (LLAMACPP_F16_MASK_INPUT_SINCE), flash attention casts the f32 mask input to f16 once
+# (the mask builder returns ggml_cast of the input), and the scheduler places the cast with the first offloaded
+# layer: later devices receive that f16 tensor as their split input, only the input device the f32 one (the rule
+# the CI build's PR #23764 comment describes, "we reserve the KQ mask in f32 even if FA is used"). llama.cpp#11200
+# (b4462, -fa, n_ubatch 256, n_ctx 32768, two devices) shows it on the output device: 4 x (20 + 0.0010) MiB of
+# hidden-state, f16-mask and position copies + (5120 + 152064) x 256 x 4 B of logits = 237.50 MiB, logged 237.51.
+LLAMACPP_CAST_MASK_DOWNSTREAM = "llama.cpp#11200 (b4462): CUDA1 compute 237.51 MiB = four f16-mask copies + logits"
 LLAMACPP_POSITION_BYTES = 4  # int32 position per token
 
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------

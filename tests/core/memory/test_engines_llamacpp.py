@@ -274,18 +274,40 @@ def test_pipeline_parallel_adds_three_copies_of_each_devices_inputs():
     assert round(on["per_device"][0]["compute"] / MiB, 2) == 688.01  # log 672.01: +2.4 %
 
 
-@pytest.mark.parametrize("version,mask_bytes", [
-    ("b6000", 4),  # each device received the f32 mask and cast it (before llama.cpp PR #23764)
+@pytest.mark.parametrize("version,input_mask_bytes", [
+    ("b6000", 4),  # the input device received the f32 mask and cast it (before llama.cpp PR #23764)
     ("b10507", 2),  # the mask input is f16 under flash attention
 ])
-def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, mask_bytes):
+def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, input_mask_bytes):
     # gemma-3-27b (sliding-window layers on both devices): two masks, the full one over 4,096 cells and the
-    # window's over min(4096, pad(1024 x 1 + 512)) = 1,536 cells; hidden 5376
+    # window's over min(4096, pad(1024 x 1 + 512)) = 1,536 cells; hidden 5376. CUDA1 receives the f16 mask CUDA0
+    # cast, in every build; it holds the logits, which count no input copy of their own, so all four copies add
     facts = catalog_facts("google/gemma-3-27b-it")
     on = _two_gpus(facts, version=version, flash_attn=True)
     off = _two_gpus(facts, version=version, flash_attn=True, split_mode="none")
-    inputs = 5376 * 512 * 4 + (4096 + 1536) * 512 * mask_bytes + 512 * 4
-    assert [a["compute"] - b["compute"] for a, b in zip(on["per_device"], off["per_device"])] == [3 * inputs] * 2
+    def inputs(mask_bytes):
+        return 5376 * 512 * 4 + (4096 + 1536) * 512 * mask_bytes + 512 * 4
+
+    logits = (5376 + 262_208) * 512 * 4
+    assert off["per_device"][1]["compute"] == logits  # the high-water mark of the output device
+    assert [a["compute"] - b["compute"] for a, b in zip(on["per_device"], off["per_device"])] == \
+        [3 * inputs(input_mask_bytes), 4 * inputs(2)]
+
+
+def test_held_copies_on_a_logits_bound_device_before_the_f16_mask_input():
+    # the rule on Qwen2.5-32B's shape (llama.cpp#11200's deployment: b4462, -fa, -ub 256, -c 32768, -ts 10,6,
+    # q8_0 cache): CUDA1 = 4 x (5120 x 256 x 4 B hidden + 32768 x 256 x 2 B f16 mask + 256 x 4 B positions)
+    # + (5120 + 152064) x 256 x 4 B of logits; CUDA0 casts the f32 mask it receives
+    facts = replace(catalog_facts("Qwen/Qwen2.5-32B"), quant_method="gguf:q8_0")
+    cfg = LlamaCppConfig(ctx_size=32768, batch_size=512, ubatch_size=256, flash_attn=True, tensor_split=(10, 6),
+                         cache_type_k="q8_0", cache_type_v="q8_0")
+    est = estimate_llamacpp(facts, [24 * GiB] * 2, cfg, version="b4462")
+    devices = est.extra["per_device"]
+    assert [d["layers"] for d in devices] == [41, 23]
+    assert [d["kv"] for d in devices] == [2788 * MiB, 1564 * MiB]  # as logged
+    downstream = 4 * (5120 * 256 * 4 + 32768 * 256 * 2 + 256 * 4)
+    assert devices[1]["compute"] == downstream + (5120 + 152_064) * 256 * 4
+    assert round(devices[1]["compute"] / MiB, 2) == 237.5  # logged 237.51
 
 
 @pytest.mark.parametrize("gpus,cfg,version,copies", [

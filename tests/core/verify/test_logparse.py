@@ -58,6 +58,20 @@ CASES = [
      {P.KV_CACHE: mib(12327.0), P.PIPELINE_COPIES: 4}),
     ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
      {}),
+    # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache
+    ("llama.cpp/qwen25-coder-32b-q8-kv-two-3090ti.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(2788.0), P.COMPUTE_BUFFER: mib(233.0), P.PIPELINE_COPIES: 4}),
+    # llama.cpp PR #4957: partial offload, the host layers' KV in CUDA_Host (pinned host memory, not the GPU)
+    ("llama.cpp/mixtral-8x7b-instruct-q8-partial-15-layers.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(30.0), P.COMPUTE_BUFFER: mib(108.03)}),
+    ("llama.cpp/mixtral-8x7b-q8-partial-10-layers.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(14705.94), P.KV_CACHE: mib(20.0), P.COMPUTE_BUFFER: mib(108.03), P.LAYERS_OFFLOADED: 10,
+      P.LAYERS_TOTAL: 33, P.KV_TOKENS: 512}),
+    # LLamaSharp's "[llama Info]: " prefix in front of llama.cpp's own lines
+    ("llama.cpp/qwen25-3b-rtx4080s-llamasharp.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(144.0), P.COMPUTE_BUFFER: mib(300.75)}),
+    ("llama.cpp/qwen25-7b-28-layers-2048-cells.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(112.0)}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -200,7 +214,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 46, "sglang": 13, "llama.cpp": 12}
+    assert counts == {"vllm": 46, "sglang": 13, "llama.cpp": 17}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test

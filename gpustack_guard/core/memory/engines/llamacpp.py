@@ -182,11 +182,12 @@ def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, 
 
 
 def split_inputs(mask_cells: tuple[int, ...], tokens: int, hidden: int, flash_attn: bool,
-                 version: str | None = None) -> int:
+                 version: str | None = None, input_device: bool = True) -> int:
     """What one device receives for its split of the reserved graph: the hidden state (f32), one KQ mask per cache
-    its layers attend over (cells x tokens; f32, or f16 with flash attention from
-    profiles.LLAMACPP_F16_MASK_INPUT_SINCE) and the int32 positions."""
-    f16_mask = flash_attn and _since(version, P.LLAMACPP_F16_MASK_INPUT_SINCE)
+    its layers attend over (cells x tokens) and the int32 positions. The mask is f32 without flash attention; with
+    it, f16 from profiles.LLAMACPP_F16_MASK_INPUT_SINCE, and before that f32 on the input device, which casts it,
+    while every later device receives the cast f16 copy (profiles.LLAMACPP_CAST_MASK_DOWNSTREAM)."""
+    f16_mask = flash_attn and (_since(version, P.LLAMACPP_F16_MASK_INPUT_SINCE) or not input_device)
     masks = sum(mask_cells) * tokens * (F16 if f16_mask else F32)
     return hidden * tokens * F32 + masks + tokens * P.LLAMACPP_POSITION_BYTES
 
@@ -354,10 +355,14 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
             compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
                 if layers or is_output else 0
+            logits = output_logits(facts, reserve) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
                 masks = (stream_cells, window_cells) if window else (stream_cells,)
-                compute += (copies - 1) * split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version)
-            logits = output_logits(facts, reserve) if is_output else 0
+                inputs = split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version,
+                                      input_device=i == input_device)
+                # the copies are never freed (profiles.LLAMACPP_COPIES_HELD): the attention and feed-forward stages
+                # count one copy already, the logits stage none, so the logits sit on a whole copy
+                compute = max(compute, logits + inputs) + (copies - 1) * inputs
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
         return out
 
