@@ -184,6 +184,9 @@ VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk
 #                max(N/2, K) (shared with the M x K output) and workspace2 = M x top_k x max(N, K), taken from
 #                v1/worker/workspace.py WorkspaceManager.get_simultaneous: one buffer per worker that only grows
 #                and is never freed, so the profile's workspace is still allocated while the dummy sampler runs.
+# Transient as well in the 0.10.1.1 wheel on the FP8 path: Fp8MoEMethod.apply (quantization/fp8.py) reaches
+# DeepGEMM's modular kernel only under VLLM_USE_DEEP_GEMM (default "0", envs.py), else fused_experts_impl's per-call
+# cache13 / cache2 (fused_moe.py@v0.10.1.1, chunk 32,768).
 # The manager exists from 0.13.0 (v1/worker/workspace.py@v0.13.0); its use by the MoE layers is read here from 0.14.0
 # (modular_kernel.py@v0.14.0 _allocate_buffers, VLLM_MOE_WORKSPACE_SINCE).
 VLLM_MOE_WORKSPACE_SINCE = "0.14.0"
