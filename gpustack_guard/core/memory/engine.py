@@ -78,6 +78,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
+        disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
+        "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
     )
 

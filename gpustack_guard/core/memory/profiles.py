@@ -187,10 +187,29 @@ VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk
 #                max(N/2, K) (shared with the M x K output) and workspace2 = M x top_k x max(N, K), taken from
 #                v1/worker/workspace.py WorkspaceManager.get_simultaneous: one buffer per worker that only grows
 #                and is never freed, so the profile's workspace is still allocated while the dummy sampler runs.
+# Transient as well in the 0.10.1.1 wheel on the FP8 path: Fp8MoEMethod.apply (quantization/fp8.py) reaches
+# DeepGEMM's modular kernel only under VLLM_USE_DEEP_GEMM (default "0", envs.py), else fused_experts_impl's per-call
+# cache13 / cache2 (fused_moe.py@v0.10.1.1, chunk 32,768).
 # The manager exists from 0.13.0 (v1/worker/workspace.py@v0.13.0); its use by the MoE layers is read here from 0.14.0
 # (modular_kernel.py@v0.14.0 _allocate_buffers, VLLM_MOE_WORKSPACE_SINCE).
 VLLM_MOE_WORKSPACE_SINCE = "0.14.0"
 VLLM_MOE_WORKSPACE_QUANT = (None, "fp8", "fbgemm_fp8", "compressed-tensors-fp8")  # Triton experts, read above
+
+# The hybrid KV-cache manager (models mixing sliding-window and full-attention layers), read in
+# vllm/v1/core/kv_cache_utils.py of the wheels 0.9.0, 0.9.2, 0.10.1.1, 0.12.0 and 0.19.0:
+#   before 0.9.2 (and in V0, and under --disable-hybrid-kv-cache-manager, a --kv-transfer-config or a
+#   --kv-events-config: config/__init__.py@v0.10.1.1 VllmConfig.__post_init__) unify_hybrid_kv_cache_specs turns
+#   every window layer into a full one: one pool of blocks of all layers, each request sized at full length;
+#   from 0.9.2 _get_kv_cache_config_uniform_page_size groups the layers of each kind into groups of group_size
+#   layers (the smallest kind's count; the last group of a kind padded), makes group_size tensors of num_blocks
+#   = available // (page x group_size) pages each, shared by one layer of every group, and prints
+#   "GPU KV cache size: num_blocks // len(groups) x block_size tokens" (the same figure in 0.19.0's
+#   _report_kv_cache_config). Later releases take the larger count as group_size when the kinds are within a
+#   factor of each other (12 window + 13 full layers of gpt-oss-20b with a drafter): no factor in 0.9.2, 0.10.1.1
+#   and 0.11.0, 1.25 in 0.12.0 and 0.17.0, 1.5 in 0.19.0 (0.18.0 not read: keyed at 0.19.0). (since, factor).
+VLLM_HYBRID_KV_MANAGER_SINCE = "0.9.2"
+VLLM_HYBRID_GROUP_SIZE_FACTORS = ((known_version("0.9.2"), None), (known_version("0.12.0"), 1.25),
+                                  (known_version("0.19.0"), 1.5))
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
@@ -599,7 +618,11 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "kv_capacity_tokens": (
             TermSource("0.0.0", "blocks-x-block-size", "vllm/worker/worker.py@v0.6.4 ('# GPU blocks')"),
             TermSource("0.8.0", "blocks-x-block-size",
-                       "vllm/v1/core/kv_cache_utils.py@v0.8.0 ('GPU KV cache size')")),
+                       "vllm/v1/core/kv_cache_utils.py@v0.8.0 ('GPU KV cache size')"),
+            TermSource(VLLM_HYBRID_KV_MANAGER_SINCE, "blocks-x-block-size; hybrid: blocks-of-group-size-pages "
+                       "// groups x block-size",
+                       f"vllm/v1/core/kv_cache_utils.py@v{VLLM_HYBRID_KV_MANAGER_SINCE} "
+                       "_get_kv_cache_config_uniform_page_size ('GPU KV cache size')")),
         "sampler_warmup_bytes_per_gpu": (
             TermSource("0.0.0", "none-v0", "vllm/worker/worker.py@v0.6.4 (no sampler warm-up after the KV cache)"),
             TermSource("0.8.0", "post-kv-sampler-warmup",

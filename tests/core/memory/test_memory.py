@@ -321,9 +321,12 @@ def test_sliding_window_requests_hold_only_the_window():
     full = estimate_vllm(replace(facts, sliding_window=None, sliding_window_layers=None), 80 * GiB, cfg,
                          version="0.11.0")
     # one request: 10 global layers hold 32,768 tokens; 52 window layers hold window-1 + 8192 batched (+1 block)
-    window_tokens = (math.ceil((1024 - 1 + 8192) / 16) + 1) * 16
-    request = (10 * 32768 + 52 * window_tokens) * 8192  # 8,192 B per token per layer (16 KV heads x 128 x 2 x 2)
-    assert hybrid.max_concurrency == hybrid.kv_available / request
+    window_blocks = math.ceil((1024 - 1 + 8192) / 16) + 1
+    request = (10 * 32768 + 52 * window_blocks * 16) * 8192  # 8,192 B per token per layer (16 KV heads x 128 x 2 x 2)
+    assert hybrid.kv_needed == request
+    # vLLM's concurrency counts blocks per group: one full group of 10 layers, six window groups (52 padded to 60)
+    blocks = hybrid.kv_available // (16 * 8192 * 10)
+    assert hybrid.max_concurrency == blocks / (32768 // 16 + 6 * window_blocks)
     assert full.max_concurrency == (full.kv_available // (16 * 62 * 8192)) / (32768 // 16)
 
 

@@ -4,6 +4,7 @@ models each (issue 32)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -14,23 +15,65 @@ from gpustack_guard.core.units import GiB
 H100 = "NVIDIA H100 80GB HBM3"
 
 
-@pytest.mark.parametrize("model,full_layers,window_layers,window,per_layer", [
-    ("openai/gpt-oss-20b", 12, 12, 128, 2 * 8 * 64 * 2),        # alternating 128-token window
-    ("google/gemma-3-27b-it", 10, 52, 1024, 2 * 16 * 128 * 2),  # five window layers per full one
+@pytest.mark.parametrize("model,full_layers,window_layers,window,per_layer,groups", [
+    ("openai/gpt-oss-20b", 12, 12, 128, 2 * 8 * 64 * 2, (12, 1, 1)),          # alternating 128-token window
+    ("google/gemma-3-27b-it", 10, 52, 1024, 2 * 16 * 128 * 2, (10, 1, 6)),    # five window layers per full one
 ])
 def test_one_request_holds_full_layers_for_its_length_and_window_layers_for_the_window(
-        model, full_layers, window_layers, window, per_layer):
+        model, full_layers, window_layers, window, per_layer, groups):
     """vLLM's SlidingWindowSpec keeps cdiv(window - 1 + batched tokens, block) + 1 blocks per window layer; the full
-    layers keep the whole request. Capacity is counted in tokens of the full-attention group."""
+    layers keep the whole request. The pool is group_size tensors of pages shared by one layer of each group, and
+    the capacity vLLM prints is its blocks shared out over the groups (kv_cache_utils.py@v0.10.1.1)."""
     est = estimate_vllm(catalog_facts(model), 80 * GiB,
                         VllmConfig(max_model_len=32768, max_num_batched_tokens=2048, max_num_seqs=64),
                         version="0.20.0", gpu_name=H100)
     window_blocks = math.ceil((window - 1 + 2048) / 16) + 1
     assert est.kv_needed == full_layers * per_layer * 32768 + window_layers * per_layer * 16 * window_blocks
     assert est.kv_bytes_per_token == (full_layers + window_layers) * per_layer
-    assert est.kv_capacity_tokens == int(est.kv_available / est.kv_needed * 32768)
-    # far more tokens than the pool would hold if every layer kept the whole length
-    assert est.kv_capacity_tokens > 3 * (est.kv_available // est.kv_bytes_per_token) // 2
+    size, full_groups, window_groups = groups
+    blocks = est.kv_available // (16 * per_layer * size)
+    assert est.kv_capacity_tokens == blocks // (full_groups + window_groups) * 16
+    assert est.kv_cache == blocks * 16 * per_layer * size
+    assert est.max_concurrency == blocks / (full_groups * 32768 // 16 + window_groups * window_blocks)
+    # the padded window group of gemma-3 is capacity vLLM does not print: fewer tokens than the unpadded layers
+    assert est.kv_capacity_tokens <= est.kv_available // est.kv_bytes_per_token
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-oss-20b", "google/gemma-3-27b-it"])
+@pytest.mark.parametrize("version,flags,hybrid", [
+    ("0.9.0", {}, False),  # V1 before the manager: unify_hybrid_kv_cache_specs
+    ("0.9.2", {}, True),
+    ("0.19.0", {}, True),
+    ("0.19.0", {"disable_hybrid_kv_cache_manager": True}, False),
+])
+def test_window_layers_are_full_length_without_the_hybrid_manager(model, version, flags, hybrid):
+    """Before 0.9.2, and when the manager is off, every window layer is sized as a full one: the pool is blocks of
+    all layers and one request needs its whole length on every layer."""
+    facts = catalog_facts(model)
+    est = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=32768, **flags), version=version, gpu_name=H100)
+    whole_request = est.kv_bytes_per_token * 32768
+    if hybrid:
+        assert est.kv_needed < whole_request
+    else:
+        assert est.kv_needed == whole_request
+        assert est.kv_capacity_tokens == est.kv_available // (16 * est.kv_bytes_per_token) * 16
+        assert any("at full length (no hybrid KV-cache manager)" in note for note in est.notes)
+
+
+@pytest.mark.parametrize("version,groups", [
+    ("0.11.0", 3),  # groups of 12 (the smaller count): 13 full layers make two groups, one padded
+    ("0.12.0", 2),  # 13 < 1.25 x 12: groups of 13, the window group padded by one
+    ("0.19.0", 2),  # 1.5 x 12
+])
+def test_group_size_takes_the_larger_count_when_the_kinds_are_close_from_0_12(version, groups):
+    """gpt-oss-20b with one more full-attention layer (a drafter's): 12 window + 13 full."""
+    facts = catalog_facts("openai/gpt-oss-20b")
+    facts = replace(facts, num_hidden_layers=25)
+    est = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=8192), version=version, gpu_name=H100)
+    per_layer = 2 * 8 * 64 * 2
+    size = 12 if groups == 3 else 13
+    blocks = est.kv_available // (16 * per_layer * size)
+    assert est.kv_capacity_tokens == blocks // groups * 16
 
 
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"])
@@ -93,3 +136,17 @@ def test_gpu_name_picks_batch_defaults_and_moe_backend_on_two_gpus_each(gpu, seq
                         version="0.20.0", gpu_name=gpu)
     assert est.max_num_seqs == seqs and est.extra["mxfp4_backend"] == backend
     assert est.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51 if seqs == 1024 else 35}
+
+
+@pytest.mark.parametrize("flags,off", [
+    ({"disable-hybrid-kv-cache-manager": ""}, True),
+    ({"disable-hybrid-kv-cache-manager": "false"}, False),
+    ({"kv-transfer-config": '{"kv_connector": "LMCacheConnectorV1"}'}, True),  # VllmConfig turns it off
+    ({"kv-events-config": '{"enable_kv_cache_events": true}'}, True),
+    ({}, False),
+])
+def test_the_flags_that_turn_the_hybrid_manager_off(flags, off):
+    from gpustack_guard.core.memory.engine import vllm_config
+    from gpustack_guard.core.spec.model import Policy
+
+    assert vllm_config(flags, Policy()).disable_hybrid_kv_cache_manager is off

@@ -19,7 +19,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape
+from gpustack_guard.core.memory.kv import KVShape, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
@@ -62,6 +62,8 @@ class VllmConfig:
     fully_sharded_loras: bool = False
     speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
+    # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
+    disable_hybrid_kv_cache_manager: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -610,13 +612,50 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
     return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
-def pool(available: int, shape, block: int, max_len: int, override: int | None) -> tuple[int, float, int]:
-    """(capacity tokens, max concurrency at max_len, pool bytes) of one rank's KV memory."""
+def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool:
+    """Whether vLLM keeps a model's window and full-attention layers in KV-cache groups of their own; otherwise
+    unify_hybrid_kv_cache_specs sizes every window layer as a full one (profiles.VLLM_HYBRID_KV_MANAGER_SINCE)."""
+    if engine != "v1" or cfg.disable_hybrid_kv_cache_manager:
+        return False
+    return P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_HYBRID_KV_MANAGER_SINCE)
+
+
+def hybrid_group_factor(version: str | None) -> float | None:
+    """The release's bound under which the larger layer count is the group size (VLLM_HYBRID_GROUP_SIZE_FACTORS)."""
+    parsed = P.arithmetic_release("vllm", version)
+    return next((factor for since, factor in reversed(P.VLLM_HYBRID_GROUP_SIZE_FACTORS) if parsed >= since), None)
+
+
+def hybrid_groups(full_layers: int, window_layers: int, factor: float | None) -> tuple[int, int, int]:
+    """(group size, full-attention groups, window groups) as _get_kv_cache_groups_uniform_page_size forms them:
+    groups of the smaller kind's layer count (the larger one's when within `factor`), the last group of each kind
+    padded to the size."""
+    smallest, largest = min(full_layers, window_layers), max(full_layers, window_layers)
+    size = largest if factor is not None and largest < smallest * factor else smallest
+    return size, math.ceil(full_layers / size), math.ceil(window_layers / size)
+
+
+def pool(available: int, shape, block: int, max_len: int, override: int | None,
+         group_factor: float | None = None) -> tuple[int, float, int]:
+    """(capacity tokens as vLLM prints them, max concurrency at max_len, pool bytes) of one rank's KV memory."""
     if available <= 0:
         return 0, 0.0, 0
-    if shape.hybrid:
+    if not isinstance(shape, KVShape):  # DeepSeek-V4's compressed cache: its own per-request cost
         concurrency = available / shape.request_bytes(max_len or 1)
         return int(concurrency * (max_len or 1)), concurrency, available
+    if shape.hybrid and shape.full_layers:
+        # group_size tensors of `blocks` pages each, one layer of every group per tensor; the printed size is
+        # the blocks shared out over the groups ("GPU KV cache size", kv_cache_utils.py@v0.10.1.1)
+        size, full_groups, window_groups = hybrid_groups(shape.full_layers, shape.window_layers, group_factor)
+        page = block * shape.layer_bytes
+        blocks = override or available // (page * size)
+        per_request = full_groups * math.ceil((max_len or 1) / block) + \
+            window_groups * window_pages(shape.window, block, shape.batched_tokens, max_len or 1)
+        return blocks // (full_groups + window_groups) * block, blocks / per_request, blocks * page * size
+    if shape.hybrid:  # every layer has the window: one group of all layers, a request held to its window
+        blocks = override or available // (block * shape.bytes_per_token)
+        per_request = window_pages(shape.window, block, shape.batched_tokens, max_len or 1)
+        return blocks * block, blocks / per_request, blocks * block * shape.bytes_per_token
     blocks = override or available // (block * shape.bytes_per_token)
     concurrency = blocks / math.ceil(max_len / block) if max_len else 0.0
     return blocks * block, concurrency, blocks * block * shape.bytes_per_token
@@ -726,6 +765,13 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
+    window_count, layer_count = facts.sliding_window_layers or 0, facts.num_hidden_layers or 0
+    if facts.sliding_window and 0 < window_count < layer_count and \
+            not hybrid_kv_manager(profile.engine, cfg, version):
+        # unify_hybrid_kv_cache_specs: the window layers become full-attention ones, sized at full length
+        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
+                     "at full length (no hybrid KV-cache manager)")
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
     block = shape.block_size
 
@@ -796,7 +842,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             blocks_override = int(stage_blocks(worst))
         worst = min(stages, key=lambda st: st.kv_available)
     available, rank_shape = worst.kv_available, worst.shape
-    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, blocks_override)
+    capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, blocks_override,
+                                          hybrid_group_factor(version))
 
     check_shape = rank_shape
     if whole_model_check:
