@@ -48,6 +48,14 @@ class VllmProfile:
     # warmup and graph capture, with gpu_memory_utilization defaulting to 1.0 (extensible_kv_cache.py
     # measure_kv_cache_bytes; docs/memory-arithmetic.md, "Extensible KV cache")
     extensible_kv: bool = False
+    # CUDA-graph memory sized as vLLM's own profile_cudagraph_memory sizes it (GRAPH_ESTIMATE_*: first capture plus
+    # a cost per further graph of each mode) rather than the flat GRAPH_BYTES_PER_LAYER_GRAPH; true wherever
+    # graphs_profiled is (sizes_graphs_by_estimate), and from 0.18.0 for the graphs captured after the KV cache
+    graphs_estimated: bool = False
+
+    @property
+    def sizes_graphs_by_estimate(self) -> bool:
+        return self.graphs_profiled or self.graphs_estimated
 
 
 VLLM_PROFILES = (
@@ -72,6 +80,13 @@ VLLM_PROFILES = (
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
                 startup_free_check=True, pp_whole_model_check=True),
+    VllmProfile("0.18.0", "v1", "v1", 2, False,
+                "gpu_worker.py@v0.18.0 determine_available_memory runs gpu_model_runner.profile_cudagraph_memory "
+                "(capture sizes: the two largest graphs of each mode measured, the rest at the second's cost) "
+                "but leaves it out of the budget while VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is '0' (envs.py "
+                "@v0.18.0, @v0.19.0); the graphs captured after the KV cache are what that estimate sizes, and "
+                "compile_or_warm_up_model prints 'CUDA graph pool memory: X GiB (actual), Y GiB (estimated)'",
+                startup_free_check=True, pp_whole_model_check=True, graphs_estimated=True),
     VllmProfile("0.20.0", "v1", "v1", 2, True,
                 "gpu_memory_utilization defaults to 0.92 (CacheConfig, vllm/config/cache.py; 0.9 in 0.19.1); CUDA "
                 "graphs estimated inside the budget: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to '1' in "
@@ -602,6 +617,11 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
                        "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE; bytes per layer and graph measured "
                        "as from 0.8.0"),
+            TermSource("0.18.0", "vllm-graph-estimate-after-kv-measured-per-graph",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.18.0 profile_cudagraph_memory, run by "
+                       "gpu_worker.py@v0.18.0 determine_available_memory and left out of the budget "
+                       "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='0' in envs.py@v0.18.0 and @v0.19.0); the same "
+                       "sizing as the 0.20.0 row, paid from the headroom"),
             TermSource("0.20.0", "vllm-graph-estimate-in-budget-measured-per-graph",
                        "vllm/envs.py@v0.20.0 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS='1'; "
                        "vllm/v1/worker/gpu_model_runner.py@v0.20.0 profile_cudagraph_memory (per graph = "

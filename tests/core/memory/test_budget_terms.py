@@ -58,8 +58,10 @@ def test_a_vllm_release_that_changes_a_term_starts_its_source_row(term):
 
 
 def test_the_sources_resolve_by_release_within_each_range():
-    graphs = [P.term_source("vllm", T.CUDA_GRAPHS, known_version(v)).rule for v in ("0.7.3", "0.19.1", "0.20.0")]
+    graphs = [P.term_source("vllm", T.CUDA_GRAPHS, known_version(v)).rule
+              for v in ("0.7.3", "0.17.1", "0.18.0", "0.19.1", "0.20.0")]
     assert graphs == ["capture-sizes-x-layers-after-kv", "full-and-piecewise-capture-sizes-after-kv",
+                      "vllm-graph-estimate-after-kv-measured-per-graph", "vllm-graph-estimate-after-kv-measured-per-graph",
                       "vllm-graph-estimate-in-budget-measured-per-graph"]
     sampler = [P.term_source("vllm", T.SAMPLER_PEAK, known_version(v)).rule
                for v in ("0.6.4", "0.16.0", "0.17.0", "0.28.0", "0.29.0", "0.33.0")]

@@ -600,14 +600,15 @@ def graph_shape(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
                  facts: ModelFacts | None = None) -> int:
-    """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate where the release counts it inside
-    the budget (with the model's facts), else the capture's measured cost per layer and graph."""
+    """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate from the release that computes it
+    (0.18.0, outside the budget until 0.20.0; with the model's facts), else the capture's measured cost per layer and
+    graph."""
     if cfg.enforce_eager:
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
     sizes, full = graph_counts(profile, seqs, batched)
-    if profile.graphs_profiled and facts is not None:
+    if profile.sizes_graphs_by_estimate and facts is not None:
         return estimated_graph_memory(facts, cfg.tensor_parallel_size, sizes, full, layers)
     return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
