@@ -165,7 +165,7 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
                         recorded=recorded, targets=targets, removals=removals)
 
 
-def plan_managed(rendered: list, managed: list[dict], cluster_names: dict[int, str], *,
+def plan_managed(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *,
                  claims: Claims | None = None, prune: bool = False, recorded: Mapping[str, str] | None = None,
                  targets: set[str] | None = None, removals: OverlayRemovals = NO_REMOVALS) -> list[Change]:
     """plan() over live models the overlay's exclusions are already out of (`removals.managed`): for a caller
@@ -173,7 +173,6 @@ def plan_managed(rendered: list, managed: list[dict], cluster_names: dict[int, s
     claims = claims or Claims(project=None)
     if prune and claims.project is None:
         raise ValueError("prune needs a project identity")
-    live_models = managed
     by_name: dict[str, list[dict]] = {}
     for m in live_models:
         by_name.setdefault(m["name"], []).append(m)
