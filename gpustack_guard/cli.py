@@ -163,9 +163,9 @@ def validate(
     from gpustack_guard.commands.validate import ValidateOptions, run
     from gpustack_guard.core.findings import Severity
 
-    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay), fleet, output,
-                               Severity(fail_level.value), server_check, connection, reports=tuple(report),
-                               select=_comma_list(select), ignore=_comma_list(ignore)))
+    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay, select=select, ignore=ignore),
+                               fleet, output, Severity(fail_level.value), server_check, connection,
+                               reports=tuple(report)))
 
 
 def _comma_list(values: List[str]) -> tuple[str, ...]:
@@ -472,10 +472,9 @@ def apply(
     """Carry out the plan: deletes and scale-downs first, then updates (with restart), then creates."""
     from gpustack_guard.commands.apply import ApplyOptions, run
 
-    return run(ApplyOptions(tuple(specs), connection, tuple(templates), offline, project, overlay, ownership, yes,
-                            tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
-                            concurrency=concurrency, lock=lock, lock_timeout=lock_timeout,
-                            select=_comma_list(select), ignore=_comma_list(ignore)))
+    return run(ApplyOptions(_sources(specs, templates, offline, project, overlay, select, ignore), connection,
+                            ownership, yes, tuple(target or ()), allow_empty, not no_restart, wait, wait_timeout,
+                            concurrency=concurrency, lock=lock, lock_timeout=lock_timeout))
 
 
 @app.command()

@@ -21,6 +21,7 @@ from gpustack_guard.core.findings import Finding, Severity
 if TYPE_CHECKING:
     import httpx
 
+    from gpustack_guard.adapters.files.suppressions import Acceptance
     from gpustack_guard.adapters.gpustack.client import GPUStackClient
     from gpustack_guard.adapters.model_sources.resolver import FactsResolver
     from gpustack_guard.adapters.templates import TemplateRenderer
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from gpustack_guard.core.ownership import Claims, Identity
     from gpustack_guard.core.pipeline import Report
     from gpustack_guard.core.render import RenderedSpec
-    from gpustack_guard.core.suppressions import Selection
 
 # Tests replace this with an in-memory GPUStack (an httpx.MockTransport factory); None means the real network.
 transport_factory: Callable[[], httpx.BaseTransport] | None = None
@@ -294,8 +294,7 @@ class DesiredState:
     identity: Identity | None = None  # None without a project
     recorded: dict[str, str] = field(default_factory=dict)  # displayed spec path -> path its marker records
     removals: OverlayRemovals = field(default_factory=lambda: _no_removals())  # the overlay's exclude/delete
-    selection: Selection | None = None  # gsg.yaml's rules with --select/--ignore (None: no spec paths)
-    root: str | None = None  # the repository root suppressions and reports resolve paths against
+    acceptance: Acceptance | None = None  # gsg.yaml's rules with --select/--ignore (None: no spec paths)
 
     @property
     def whole_project(self) -> bool:
@@ -310,14 +309,9 @@ class DesiredState:
 
 def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: bool = False) -> DesiredState:
     from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.adapters.files.project_file import (
-        find_identity,
-        recorded_path,
-        repository_root,
-        rule_selection,
-    )
+    from gpustack_guard.adapters.files.project_file import find_identity, recorded_path
     from gpustack_guard.adapters.files.spec_loader import load_context_specs
-    from gpustack_guard.adapters.files.suppressions import accept
+    from gpustack_guard.adapters.files.suppressions import acceptance
     from gpustack_guard.core.pipeline import validate
     from gpustack_guard.core.secrets import REFERENCE
 
@@ -325,16 +319,15 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     specs = list(sources.specs)
     identity = find_identity(specs, sources.project) if specs else None
     # an unknown rule id stops here, before the server is asked for anything
-    selection = rule_selection(specs, sources.select, sources.ignore) if specs else None
-    root = repository_root(specs) if specs else None
+    accepted = acceptance(specs, sources.select, sources.ignore) if specs else None
     comments: dict = {}
     docs, problems, removals = load_context_specs(specs, allow_empty=allow_empty, overlay=sources.overlay,
                                                   comments=comments)
     fleet = connection.fleet()
     report = validate(docs, problems, build_renderer(specs, sources.templates),
                       build_resolver(sources.offline).resolve, fleet, os.environ)
-    if selection is not None and root is not None:  # what validate accepts does not block plan or apply
-        report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), root, comments)
+    if accepted is not None:  # what validate accepts does not block plan or apply
+        report = accepted.accept(report, (d.file for d in docs), comments)
     live = connection.last_models  # fetched with the fleet above, gsg's leases already left out
     assert live is not None
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
@@ -344,7 +337,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
             register_secret(secret)
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
-                        identity, recorded, removals, selection, root)
+                        identity, recorded, removals, accepted)
 
 
 def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:

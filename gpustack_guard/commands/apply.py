@@ -20,12 +20,8 @@ from gpustack_guard.reporters.plan_output import render_text
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    specs_or_plan: tuple[str, ...]  # spec files/folders, or one saved plan (*.json)
+    sources: wiring.SpecSources  # its specs: spec files/folders, or one saved plan (*.json)
     connection: wiring.ConnectionOptions
-    templates: tuple[str, ...] = ()
-    offline: bool = False
-    project: str | None = None
-    overlay: str | None = None
     ownership: wiring.Ownership = field(default_factory=wiring.Ownership)
     assume_yes: bool = False
     targets: tuple[str, ...] = ()
@@ -37,8 +33,6 @@ class ApplyOptions:
     concurrency: int = 8
     lock: bool = True  # hold the project's apply lease on the server while writing
     lock_timeout: float = 0.0  # seconds to wait for a lease another apply holds
-    select: tuple[str, ...] = ()  # --select / --ignore: the rules whose errors block, as validate reads them
-    ignore: tuple[str, ...] = ()
 
 
 def _saved_plan(path: str) -> dict:
@@ -93,23 +87,23 @@ def _saved_ownership(saved: dict) -> wiring.Ownership:
 
 def _from_saved_plan(opts: ApplyOptions) -> tuple[ApplyOptions, dict | None]:
     """A saved plan fixes the specs, targets and ownership options it was made with."""
-    if not (len(opts.specs_or_plan) == 1 and opts.specs_or_plan[0].endswith(".json")):
+    given = opts.sources
+    if not (len(given.specs) == 1 and given.specs[0].endswith(".json")):
         return opts, None
-    saved = _saved_plan(opts.specs_or_plan[0])
+    saved = _saved_plan(given.specs[0])
     made = saved.get("target") or {}
-    return replace(opts, specs_or_plan=tuple(saved.get("specs") or []), ownership=_saved_ownership(saved),
-                   targets=tuple(c["name"] for c in saved["changes"]), allow_empty=True,
-                   project=opts.project or saved.get("project"),
-                   overlay=opts.overlay or made.get("overlay")), saved
+    sources = replace(given, specs=tuple(saved.get("specs") or []), project=given.project or saved.get("project"),
+                      overlay=given.overlay or made.get("overlay"))
+    return replace(opts, sources=sources, ownership=_saved_ownership(saved),
+                   targets=tuple(c["name"] for c in saved["changes"]), allow_empty=True), saved
 
 
 def run(opts: ApplyOptions) -> int:
-    plan_file = opts.specs_or_plan[0] if opts.specs_or_plan else ""
+    plan_file = opts.sources.specs[0] if opts.sources.specs else ""
     opts, saved = _from_saved_plan(opts)
     own = opts.ownership
     connection = wiring.connect(opts.connection)
-    sources = wiring.SpecSources(opts.specs_or_plan, opts.templates, opts.offline, opts.project, opts.overlay,
-                                 opts.select, opts.ignore)
+    sources = opts.sources
     overlay = wiring.with_overlay(sources, connection.options.overlay).overlay
     if saved:
         _bound_to_here(saved, connection, overlay, plan_file)

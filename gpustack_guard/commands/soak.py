@@ -214,11 +214,10 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     from gpustack_guard.core.engine_knobs import family_of
     from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.load_model import sweep_best
-    from gpustack_guard.core.soak.rounds import choose_memory_source
+    from gpustack_guard.core.soak.rounds import choose_memory_source, memory_column
     from gpustack_guard.core.soak.verdict import INCOMPLETE, classify
     from gpustack_guard.reporters.soak import SoakReport
 
-    choose_memory_source(progress.rounds)  # every round's memory column, warm-up too, for the table and charts
     best = sweep_best(progress.steps) if plan.sweep else None
     # the verdict reads the measured rounds at one load: without a sweep, all but the warm-up; with one, those
     # of the highest step that met the SLOs (else the first step's: the lightest load tried)
@@ -226,8 +225,9 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     judged = [r for r in progress.rounds if not r.warmup and r.step == step]
     judged_ref = [r for r in progress.reference if not r.warmup and r.step == step]
     source = choose_memory_source(judged)
-    if progress.reference:
-        choose_memory_source(progress.reference)  # its own best signal, for the charts
+    # the table, the JSON and the charts show the verdict's source for every round, warm-up and reference too
+    # (a round without it shows none); with no judged round yet, the best source of the rounds there are
+    shown = source if judged else choose_memory_source(progress.rounds)
     host = host_memory_bytes() if opts.pid is not None else None
     limit = parse_size(opts.memory_limit) if opts.memory_limit is not None else None
     engines = sorted({e for snap in progress.snapshots for e in snap.engines})
@@ -236,19 +236,19 @@ def build_report(opts: SoakOptions, plan, progress, interrupted: bool = False):
     if not judged and progress.rounds and verdict.verdict == INCOMPLETE:
         verdict.evidence = [f"only {len(progress.rounds)} warm-up round(s) completed: warm-up is left out of the "
                             "verdict"]
-    report = SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), progress.rounds, verdict,
-                        mask_url(opts.reference_url) if opts.reference_url else None,
-                        opts.reference_model or (opts.model if opts.reference_url else None), progress.reference,
+    report = SoakReport(mask_url(opts.url), opts.model, _settings(opts, plan), memory_column(progress.rounds, shown),
+                        verdict, mask_url(opts.reference_url) if opts.reference_url else None,
+                        opts.reference_model or (opts.model if opts.reference_url else None),
+                        memory_column(progress.reference, shown),
                         interrupted, engines, _kv_pool(opts, progress),
                         sorted({name for snap in progress.snapshots for name in snap.metric_names}))
     _load_results(report, plan, progress, judged, step)
     if report.sweep is not None:
-        _step_verdicts(report, progress, judged, host, limit, family_of(engines))
+        _step_verdicts(report, progress, host, limit, family_of(engines))
     return report
 
 
-def _step_verdicts(report, progress, judged: list, host: float | None, limit: float | None,
-                   engine: str | None) -> None:
+def _step_verdicts(report, progress, host: float | None, limit: float | None, engine: str | None) -> None:
     """Each sweep step's own verdict, from its measured rounds alone: the top-level verdict reads one step only
     (the best), and a leak or drift at a heavier step must not hide behind it."""
     from gpustack_guard.core.soak.rounds import choose_memory_source
@@ -264,9 +264,6 @@ def _step_verdicts(report, progress, judged: list, host: float | None, limit: fl
         step["verdict"] = verdict.verdict
         reasons = verdict.evidence or verdict.warnings
         step["verdict_reason"] = reasons[0] if reasons else None
-    # choosing each step's memory source rewrote its rounds' memory column: back to what the table shows
-    choose_memory_source(progress.rounds)
-    choose_memory_source(judged)
 
 
 def _load_results(report, plan, progress, judged: list, step: float | None) -> None:
@@ -338,7 +335,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     from gpustack_guard.adapters.files.output import err, out
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
     from gpustack_guard.core.secrets import mask_url
-    from gpustack_guard.core.soak.rounds import choose_memory_source
+    from gpustack_guard.core.soak.rounds import choose_memory_source, memory_column
     from gpustack_guard.reporters.soak import progress_line, round_load, table_header, table_row, tick_line
 
     if plan is None:
@@ -357,8 +354,9 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
             if reason in FATAL_REASONS:
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
                                where=mask_url(plan.target.url))
-        choose_memory_source(progress.rounds)  # fills the memory column of the rows so far
-        rows_to(table_row(stats, reference, bool(plan.reference)) + "\n")
+        # the memory column of this row: the best source of the rounds so far (the report, at the end, the verdict's)
+        [row] = memory_column([stats], choose_memory_source(progress.rounds))
+        rows_to(table_row(row, reference, bool(plan.reference)) + "\n")
         if opts.out_dir:
             write_files(opts.out_dir, build_report(opts, plan, progress))
 

@@ -26,8 +26,6 @@ class ValidateOptions:
     fail_level: Severity = Severity.ERROR
     server_check: bool = False
     connection: wiring.ConnectionOptions = field(default_factory=wiring.ConnectionOptions)
-    select: tuple[str, ...] = ()  # --select: replaces gsg.yaml's `select`
-    ignore: tuple[str, ...] = ()  # --ignore: adds to gsg.yaml's `ignore`
     reports: tuple[str, ...] = ()  # FORMAT=FILE: more reports of the same run (one run for CI's SARIF + summary)
 
 
@@ -57,16 +55,11 @@ def run(opts: ValidateOptions) -> int:
                  f"fleet {fleet_file}")
         opts = replace(opts, fleet=opts.fleet or fleet_file, sources=wiring.with_overlay(opts.sources, overlay))
     specs = list(opts.sources.specs)
-    from gpustack_guard.adapters.files.project_file import (
-        find_identity,
-        project_settings,
-        repository_root,
-        rule_selection,
-    )
-    from gpustack_guard.adapters.files.suppressions import accept
+    from gpustack_guard.adapters.files.project_file import find_identity, project_settings
+    from gpustack_guard.adapters.files.suppressions import acceptance
 
     find_identity(specs, opts.sources.project)  # the project file apply will read: checked here, in CI, first
-    selection = rule_selection(specs, opts.select, opts.ignore)  # an unknown id stops here, before any work
+    accepted = acceptance(specs, opts.sources.select, opts.sources.ignore)  # an unknown id stops before any work
     # A server is read only when it is needed: no fleet file, or GPUStack's own evaluation asked for.
     has_server = bool(opts.connection.server or opts.connection.context)
     if opts.fleet is None and not has_server:  # last: gsg.yaml's committed snapshot (a pre-commit hook's case)
@@ -75,7 +68,7 @@ def run(opts: ValidateOptions) -> int:
             opts = replace(opts, fleet=project.fleet)
     needs_server = has_server and (not opts.fleet or opts.server_check)
     connection = wiring.connect(opts.connection) if needs_server else None
-    comments: dict = {}  # each spec file's suppression comments, scanned while loading, for accept() below
+    comments: dict = {}  # each spec file's suppression comments, scanned while loading, for accept below
     with wiring.long_lived():
         docs, load_findings = load_specs(specs, overlay=opts.sources.overlay, comments=comments)
         if opts.fleet:
@@ -93,7 +86,7 @@ def run(opts: ValidateOptions) -> int:
         from gpustack_guard.adapters.gpustack.evaluations import server_check
 
         report.findings.extend(server_check(connection, report))
-    report = accept(report, selection, list(dict.fromkeys(d.file for d in docs)), repository_root(specs), comments)
+    report = accepted.accept(report, (d.file for d in docs), comments)
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
     if extra_reports:

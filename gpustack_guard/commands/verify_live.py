@@ -191,14 +191,9 @@ def _accepted(job: _Run, state: wiring.DesiredState) -> list:
     """GSG044/GSG045 through gsg.yaml's select/ignore/per_path_ignores and --select/--ignore, as validate's
     findings go (kept as suppressed for SARIF). Inline comments are validate's: they name the spec lines its
     rules report, and held against verify's findings they would all read as unused. Returns the suppressed."""
-    if state.selection is None or state.root is None:
+    if state.acceptance is None:
         return []
-    from gpustack_guard.adapters.files.suppressions import repository_path
-    from gpustack_guard.core.suppressions import apply
-
-    files = {f.location.file for f in job.findings}
-    relative = {file: path for file in files if (path := repository_path(file, state.root)) is not None}
-    job.findings, suppressed = apply(job.findings, state.selection, [], relative)
+    job.findings, suppressed = state.acceptance.select(job.findings)
     return suppressed
 
 

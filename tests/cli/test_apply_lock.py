@@ -111,11 +111,22 @@ def test_a_lease_never_shows_as_a_deployment(gsg, fake, specs, tmp_path):
 
 def test_a_model_of_the_lock_name_that_is_no_lease_is_not_touched(gsg, fake, specs):
     fake.create_unmanaged(LOCK)
+    fake.log.clear()
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1
     assert f"a model named '{LOCK}' exists and is not gsg's apply lock: rename it, or apply with --no-lock" in \
         result.err
     assert {m["name"] for m in fake.models.values()} == {LOCK}
+    refused = fake.log.index(("POST", "/v2/models"))
+    assert fake.log[refused:] == [("POST", "/v2/models"), ("GET", "/v2/models")]  # one look after the 409
+
+
+def test_a_lease_held_elsewhere_is_looked_up_once_after_the_409(gsg, fake, specs):
+    _lease(fake)
+    fake.log.clear()
+    assert gsg("apply", str(specs), "--yes").code == 1
+    refused = fake.log.index(("POST", "/v2/models"))
+    assert fake.log[refused:] == [("POST", "/v2/models"), ("GET", "/v2/models")]
 
 
 def test_a_lost_answer_to_the_lock_create_is_found_by_its_token(gsg, fake, specs, monkeypatch):

@@ -4,15 +4,17 @@ and the repository-relative paths that per-path ignores and CI reports use (core
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
-from typing import Mapping
+from typing import Iterable, Mapping
 
+from gpustack_guard.adapters.files.project_file import repository_root, rule_selection
 from gpustack_guard.adapters.files.regular_file import Unreadable
 from gpustack_guard.adapters.files.spec_loader import MAX_SPEC_BYTES, decode, read_bytes
 from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit
+from gpustack_guard.core.findings import Finding
 from gpustack_guard.core.pipeline import Report
-from gpustack_guard.core.suppressions import InlineSuppression, Selection, apply, scan
+from gpustack_guard.core.suppressions import InlineSuppression, Selection, Suppressed, apply, scan
 
 
 def repository_path(file: str, root: str) -> str | None:
@@ -48,3 +50,30 @@ def accept(report: Report, selection: Selection, spec_files: list[str], root: st
         if selection.per_path else {}
     active, suppressed = apply(report.findings, selection, comments, relative)
     return replace(report, findings=active, suppressed=report.suppressed + suppressed, root=root)
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What a run accepts on purpose: gsg.yaml's rule selection with --select/--ignore, and the repository root
+    per_path_ignores and CI reports resolve paths against. validate, plan, apply and live verify share it."""
+
+    selection: Selection
+    root: str
+
+    def accept(self, report: Report, spec_files: Iterable[str],
+               read: Mapping[str, list[InlineSuppression]] | None = None) -> Report:
+        """The report with what the spec files' comments and the selection accept moved to `suppressed`."""
+        return accept(report, self.selection, list(dict.fromkeys(spec_files)), self.root, read)
+
+    def select(self, findings: list[Finding]) -> tuple[list[Finding], list[Suppressed]]:
+        """(active, suppressed) by the selection alone: for findings that are not about spec lines (live
+        verify's), which the spec files' comments would all wrongly call unused."""
+        files = {f.location.file for f in findings}
+        relative = {file: path for file in files if (path := repository_path(file, self.root)) is not None}
+        return apply(findings, self.selection, [], relative)
+
+
+def acceptance(spec_paths: list[str], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Acceptance:
+    """The Acceptance of these spec paths; an entry of select/ignore that names no rule stops here, before any
+    work is done."""
+    return Acceptance(rule_selection(spec_paths, select, ignore), repository_root(spec_paths))

@@ -124,6 +124,17 @@ class StreamedText:
     stopped: str | None = None
 
 
+@dataclass
+class _UnderWay:
+    """A streamed answer being handed over: once it has started, how it stopped is a result, not an error."""
+
+    started: bool = False
+    kept: int = 0  # bytes handed to the reader so far
+
+    def stopped(self, why: str) -> StreamedText:
+        return StreamedText(self.kept, why)
+
+
 class _Transient(Exception):
     """A failure worth another attempt: the message says what happened if no attempt is left."""
 
@@ -194,49 +205,69 @@ class GPUStackClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _send(self, method: str, path: str, params: dict | None, json_body: Any) -> _Answer:
+        cap = self.limits.max_response_bytes
+
+        def read_whole(response: httpx.Response, deadline: float, started: float) -> _Answer:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and len(declared) < 20 and int(declared) > cap:
+                raise ApiError(method, path, _too_large(cap, int(declared)))
+            encoding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
+            body = read_body(self._chunks_in_time(method, path, response, deadline, started), encoding, cap)
+            return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+
+        answer = self._exchange(method, path, params, json_body, read_whole)
+        assert isinstance(answer, _Answer)
+        return answer
+
+    def _chunks_in_time(self, method: str, path: str, response: httpx.Response, deadline: float,
+                        started: float) -> Iterator[bytes]:
+        # The network backend (transport.py) holds every connect, send and receive to the deadline; this clock
+        # check per chunk is for transports without it (tests' mocks), which also hand over answers read whole.
+        for chunk in [response.content] if response.is_stream_consumed else response.iter_raw():
+            if self._clock() > deadline:
+                raise ApiError(method, path, self._deadline_text(deadline, started))
+            yield chunk
+
+    def _exchange(self, method: str, path: str, params: dict | None, json_body: Any,
+                  read: Callable[[httpx.Response, float, float], _Answer | StreamedText],
+                  under_way: _UnderWay | None = None) -> _Answer | StreamedText:
+        """One request under the request and the command deadline, its answer handed to `read(response,
+        deadline, started)`. Every failure ends as ApiError, or _Transient when another attempt may help; for a
+        streamed answer that `under_way` says has started, a break, a stall or the deadline ends the read with
+        what came (StreamedText) instead."""
         now = self._clock()
         if now >= self._command_end:
             raise ApiError(method, path, self._command_deadline_text())
         deadline = min(now + self.limits.request_deadline, self._command_end)
-        # The network backend (transport.py) holds every connect, send and receive to the deadline; the clock
-        # check per chunk below is for transports without it (tests' mocks).
         timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
-        cap = self.limits.max_response_bytes
-
-        def chunks_in_time(response: httpx.Response) -> Iterator[bytes]:
-            # an answer httpx read whole already (tests' mock transports build them from bytes) is decoded too
-            for chunk in [response.content] if response.is_stream_consumed else response.iter_raw():
-                if self._clock() > deadline:
-                    raise ApiError(method, path, self._deadline_text(deadline, now))
-                yield chunk
-
+        progress = under_way or _UnderWay()  # a whole answer never counts as started: its failures are errors
         try:
             with request_deadline(deadline - now), \
                     self._http.stream(method, path, params=params, json=json_body, timeout=timeout) as response:
                 self._check_headers(method, path, response)
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and len(declared) < 20 and int(declared) > cap:
-                    raise ApiError(method, path, _too_large(cap, int(declared)))
-                encoding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
-                body = read_body(chunks_in_time(response), encoding, cap)
-                return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+                return read(response, deadline, now)
         except BodyTooLarge:
-            raise ApiError(method, path, _too_large(cap)) from None
+            raise ApiError(method, path, _too_large(self.limits.max_response_bytes)) from None
         except BadEncoding as exc:
             raise ApiError(method, path, exc.message) from None
         except RequestDeadlinePassed:
+            if progress.started:
+                return progress.stopped(STOPPED_AT_DEADLINE)
             raise ApiError(method, path, self._deadline_text(deadline, now)) from None
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # before TimeoutException: no answer yet, retried
             raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
         except httpx.TimeoutException:
-            if self._clock() >= deadline - 0.01:
+            overdue = self._clock() >= deadline - 0.01
+            if progress.started:
+                return progress.stopped(STOPPED_AT_DEADLINE if overdue else STOPPED_STALLED)
+            if overdue:
                 raise ApiError(method, path, self._deadline_text(deadline, now)) from None
             raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
-        except httpx.RemoteProtocolError as exc:
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            if progress.started:
+                return progress.stopped(STOPPED_BROKEN)
             if _HEADER_BLOCK_OVERFLOW in str(exc):  # h11's bound on the status line and headers, as httpcore sets it
                 raise ApiError(method, path, _HEADERS_TOO_LARGE) from None
-            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
-        except (httpx.ReadError, httpx.WriteError) as exc:
             raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
         except httpx.DecodingError as exc:
             raise ApiError(method, path, f"the answer cannot be decoded: {_short(exc)}") from None
@@ -444,61 +475,34 @@ class GPUStackClient:
 
     def _stream_once(self, path: str, params: dict | None, max_bytes: int,
                      consume: Callable[[bytes], bool]) -> StreamedText | _Answer:
-        now = self._clock()
-        if now >= self._command_end:
-            raise ApiError("GET", path, self._command_deadline_text())
-        deadline = min(now + self.limits.request_deadline, self._command_end)
-        timeout = httpx.Timeout(max(0.001, min(self.timeout, deadline - now)))
-        kept, started = 0, False
-        try:
-            with request_deadline(deadline - now), \
-                    self._http.stream("GET", path, params=params, timeout=timeout) as response:
-                self._check_headers("GET", path, response)
-                consumed = response.is_stream_consumed  # tests' mock transports build answers whole
-                raw = [response.content] if consumed else response.iter_raw()
-                encoding = "" if consumed else response.headers.get("content-encoding", "")
-                if response.status_code >= 300:
-                    try:
-                        body = read_body(raw, encoding, MAX_ERROR_BODY_BYTES)
-                    except (BodyTooLarge, BadEncoding):
-                        body = b""
-                    return _Answer(response.status_code, response.reason_phrase, response.headers, body)
-                started = True
-                decoder = decoder_for(encoding) if encoding else None
-                for chunk in raw:
-                    pieces = [chunk] if decoder is None else decoder.decode(chunk, max_bytes - kept)
-                    for piece in pieces:
-                        piece = piece[:max_bytes - kept]
-                        kept += len(piece)
-                        if piece and not consume(piece):
-                            return StreamedText(kept, STOPPED_BY_READER)
-                        if kept >= max_bytes:
-                            return StreamedText(kept, STOPPED_AT_CAP)
-                    if self._clock() > deadline:  # transports without the deadline backend (tests' mocks)
-                        return StreamedText(kept, STOPPED_AT_DEADLINE)
-                return StreamedText(kept)
-        except BadEncoding as exc:
-            raise ApiError("GET", path, exc.message) from None
-        except RequestDeadlinePassed:
-            if started:
-                return StreamedText(kept, STOPPED_AT_DEADLINE)
-            raise ApiError("GET", path, self._deadline_text(deadline, now)) from None
-        except httpx.TimeoutException:
-            if started:
-                return StreamedText(kept, STOPPED_AT_DEADLINE if self._clock() >= deadline - 0.01 else STOPPED_STALLED)
-            if self._clock() >= deadline - 0.01:
-                raise ApiError("GET", path, self._deadline_text(deadline, now)) from None
-            raise ApiError("GET", path, f"timed out after {self.timeout}s waiting for the server") from None
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise _Transient(f"cannot connect to {self.base_url}: {_short(exc)}") from None
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-            if started:
-                return StreamedText(kept, STOPPED_BROKEN)
-            if _HEADER_BLOCK_OVERFLOW in str(exc):
-                raise ApiError("GET", path, _HEADERS_TOO_LARGE) from None
-            raise _Transient(f"the connection broke before the answer was complete: {_short(exc)}") from None
-        except httpx.HTTPError as exc:
-            raise ApiError("GET", path, f"request failed: {_short(exc)}") from None
+        progress = _UnderWay()
+
+        def read_as_it_comes(response: httpx.Response, deadline: float, started: float) -> StreamedText | _Answer:
+            consumed = response.is_stream_consumed  # tests' mock transports build answers whole
+            raw = [response.content] if consumed else response.iter_raw()
+            encoding = "" if consumed else response.headers.get("content-encoding", "")
+            if response.status_code >= 300:
+                try:
+                    body = read_body(raw, encoding, MAX_ERROR_BODY_BYTES)
+                except (BodyTooLarge, BadEncoding):
+                    body = b""
+                return _Answer(response.status_code, response.reason_phrase, response.headers, body)
+            progress.started = True
+            decoder = decoder_for(encoding) if encoding else None
+            for chunk in raw:
+                pieces = [chunk] if decoder is None else decoder.decode(chunk, max_bytes - progress.kept)
+                for piece in pieces:
+                    piece = piece[:max_bytes - progress.kept]
+                    progress.kept += len(piece)
+                    if piece and not consume(piece):
+                        return progress.stopped(STOPPED_BY_READER)
+                    if progress.kept >= max_bytes:
+                        return progress.stopped(STOPPED_AT_CAP)
+                if self._clock() > deadline:  # transports without the deadline backend (tests' mocks)
+                    return progress.stopped(STOPPED_AT_DEADLINE)
+            return StreamedText(progress.kept)
+
+        return self._exchange("GET", path, params, None, read_as_it_comes, progress)
 
 
 def _model_item(path: str, index: int | None, item: Any, method: str = "GET") -> dict:

@@ -34,8 +34,12 @@ class LeaseHeld(GsgError):
     pass
 
 
+def _lease_among(models: list[dict]) -> Lease | None:
+    return next((lease for lease in map(lease_of, models) if lease is not None), None)
+
+
 def _current(client: GPUStackClient, name: str) -> Lease | None:
-    return next((lease for lease in map(lease_of, client.find_models(name)) if lease is not None), None)
+    return _lease_among(client.find_models(name))
 
 
 def _holder_gone(lease: Lease, holder: Holder) -> bool:
@@ -72,9 +76,10 @@ def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, clu
                 raise GsgError(f"the server answered the lock's create with another model ('{untrusted(name)}'); "
                                "nothing was applied")
             return made
-        current = _current(client, name)
+        named = client.find_models(name)  # one look: the lease, or the model that is not one
+        current = _lease_among(named)
         if current is None:
-            if client.find_models(name):
+            if named:
                 raise GsgError(f"a model named '{untrusted(name)}' exists and is not gsg's apply lock: rename it, "
                                "or apply with --no-lock")
             continue  # released between our create and our look: try once more

@@ -199,36 +199,47 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                              seen.gaps, tokens if ok else 0, error)
 
     body = request_body(target.model, prompt)
-    for attempt in range(1 + STALE_CONNECTION_RETRIES):
-        answered = False
-        try:
-            async with whole_answer_deadline(timeout), client.stream("POST", target.url, json=body,
-                                                                     headers=headers) as response:
-                answered = True
-                problem = _unreadable(response)
-                if problem:
-                    return result(False, problem)
-                async for line in _sse_lines(response):
-                    broken = seen.take(line)
-                    if broken:
-                        return result(False, broken)
-        except _Broken as exc:
-            return result(False, str(exc))
-        except TimeoutError:
-            return result(False, "timeout")
-        except httpx.TimeoutException:
-            return result(False, "timeout")
-        except httpx.ConnectError:
-            return result(False, REFUSED)
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-            if not answered and attempt < STALE_CONNECTION_RETRIES:
-                # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
-                # connection in ten that way; the request was not served, so it goes again on a new connection
-                continue
-            return result(False, "stream broken")
-        except httpx.HTTPError as exc:
-            return result(False, type(exc).__name__)
-        break
+
+    async def send() -> RequestResult | None:
+        """The request, sent again on a new connection when a kept-alive one was closed under it; a result when it
+        failed, None when the stream ran to its end."""
+        for attempt in range(1 + STALE_CONNECTION_RETRIES):
+            answered = False
+            try:
+                async with client.stream("POST", target.url, json=body, headers=headers) as response:
+                    answered = True
+                    problem = _unreadable(response)
+                    if problem:
+                        return result(False, problem)
+                    async for line in _sse_lines(response):
+                        broken = seen.take(line)
+                        if broken:
+                            return result(False, broken)
+            except _Broken as exc:
+                return result(False, str(exc))
+            except httpx.TimeoutException:
+                return result(False, "timeout")
+            except httpx.ConnectError:
+                return result(False, REFUSED)
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+                if not answered and attempt < STALE_CONNECTION_RETRIES:
+                    # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
+                    # connection in ten that way; the request was not served, so it goes again on a new connection
+                    continue
+                return result(False, "stream broken")
+            except httpx.HTTPError as exc:
+                return result(False, type(exc).__name__)
+            return None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    try:
+        # one deadline over the request, a resend's too: --request-timeout is what a request may take, however sent
+        async with whole_answer_deadline(timeout):
+            failed = await send()
+    except TimeoutError:
+        return result(False, "timeout")
+    if failed is not None:
+        return failed
     if seen.first is None:
         return result(False, "no tokens")
     if not (seen.done or seen.finished):

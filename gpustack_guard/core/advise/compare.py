@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
-from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, size
+from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, peak_tokens, size
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.errors import GsgError
@@ -104,7 +104,7 @@ def _peak_shares(sizing: Sizing, workloads: tuple[Workload, ...], *, priority: b
     if not sizing.fits:
         return tuple(Share(w, sizing, 0) for w in workloads)
     capacity, seqs = sizing.capacity_tokens, sizing.sequences
-    demand = sum(w.concurrency * w.p99_tokens for w in workloads)
+    demand = peak_tokens(workloads)
     total = sum(w.concurrency for w in workloads)
     if demand <= capacity and total <= seqs:
         return tuple(Share(w, sizing, w.concurrency) for w in workloads)
@@ -169,16 +169,16 @@ def _option(kind: str, deployments: tuple[Sizing, ...], workloads: tuple[Workloa
     return Option(kind, deployments, shares, _queueing(kind, shares))
 
 
-def _splits(gpus: int, workloads: tuple[Workload, ...]) -> list[tuple[int, ...]]:
-    """GPU counts per pool: every split for two pools, an even split (the remainder to the heaviest KV demand)
-    for more."""
-    k = len(workloads)
+def _splits(gpus: int, groups: tuple[tuple[Workload, ...], ...]) -> list[tuple[int, ...]]:
+    """GPU counts per pool: every split for two pools, an even split (the remainder to the pools of the heaviest
+    KV demand, every workload of a pool counted) for more."""
+    k = len(groups)
     if gpus < k:
         return []
     if k == 2:
         return [(a, gpus - a) for a in range(1, gpus)]
     counts = [gpus // k] * k
-    heaviest = sorted(range(k), key=lambda i: -workloads[i].concurrency * workloads[i].p99_tokens)
+    heaviest = sorted(range(k), key=lambda i: -peak_tokens(groups[i]))
     for i in heaviest[: gpus % k]:
         counts[i] += 1
     return [tuple(counts)]
@@ -208,7 +208,7 @@ def _pools(kind: str, target: Target, evaluate: Evaluate, base: str, workloads: 
     """The best GPU split for these pools, each sized by the same rule as the shared pool; None when no split
     exists or none passes validate together."""
     best: Option | None = None
-    for split in _splits(len(target.gpu_ids), tuple(g[0] for g in groups)):
+    for split in _splits(len(target.gpu_ids), groups):
         start, deployments = 0, []
         for count, group in zip(split, groups):
             ids = target.gpu_ids[start:start + count]
@@ -330,7 +330,7 @@ def shared_max_len(workloads: tuple[Workload, ...]) -> int:
 # What more GPUs, another layout or another fraction can change; any other error means no candidate can be judged.
 SIZE_RULES = {r.id for r in (RP.PARALLEL_SIZE, RP.ADMISSION_FRACTION, RP.ADMISSION_BOOKING, RP.NO_PLACEMENT,
                              RM.NO_KV_MEMORY, RM.KV_BELOW_MAX_LEN, RF.GPU_OVERCOMMIT, RF.STARTUP_FREE_MEMORY,
-                             RM.OFFLOAD_OVER_GPU, RM.TP_HEADS)}
+                             RM.OFFLOAD_OVER_GPU, RM.TP_HEADS, RM.SAMPLER_WARMUP_OOM)}
 
 
 def _refuse_unjudgeable(shared: Sizing) -> None:

@@ -33,7 +33,8 @@ FULL_PRECISION_KV = {"vllm": "auto", "sglang": "auto", "llamacpp": "f16"}
 COMPACT_KV = {"vllm": "fp8", "sglang": "fp8_e5m2", "llamacpp": "q8_0"}
 FRACTION_FLAG = {"vllm": "gpu-memory-utilization", "sglang": "mem-fraction-static"}
 ADMISSION = (RP.ADMISSION_FRACTION.id, RP.ADMISSION_BOOKING.id, RF.GPU_OVERCOMMIT.id, RF.STARTUP_FREE_MEMORY.id)
-TUNABLE = ADMISSION + (RM.NO_KV_MEMORY.id, RM.KV_BELOW_MAX_LEN.id)  # errors a different fraction may clear
+# errors a different fraction (or, for the sampler warm-up, fewer sequences) may clear
+TUNABLE = ADMISSION + (RM.NO_KV_MEMORY.id, RM.KV_BELOW_MAX_LEN.id, RM.SAMPLER_WARMUP_OOM.id)
 
 
 def block_round(tokens: int) -> int:
@@ -60,6 +61,11 @@ def mixed_p95_tokens(workloads: tuple[Workload, ...]) -> int:
     """The mean p95 request length of the mix at peak, weighted by each workload's requests in flight."""
     total = sum(w.concurrency for w in workloads)
     return -(-sum(w.concurrency * w.p95_tokens for w in workloads) // total)
+
+
+def peak_tokens(workloads: tuple[Workload, ...]) -> int:
+    """KV tokens the workloads' peaks need at once, p99 requests (the rule validate applies)."""
+    return sum(w.concurrency * w.p99_tokens for w in workloads)
 
 
 def streams(judged: Judged) -> tuple[demand.Stream, ...]:
@@ -119,7 +125,7 @@ class Sizing:
     @property
     def peak_tokens(self) -> int:
         """KV tokens every workload's peak needs at once, p99 requests (the rule validate applies)."""
-        return sum(w.concurrency * w.p99_tokens for w in self.workloads)
+        return peak_tokens(self.workloads)
 
     @property
     def serves_peak(self) -> bool:
@@ -201,6 +207,16 @@ class Sizing:
         compact = COMPACT_KV[_family(self)]
         found = [j for dtype, layout, j in self.tried if dtype == compact and j.clean and not _partial(j)]
         return max(found, key=lambda j: j.numbers.kv_capacity_tokens, default=None)
+
+
+def _warmup_limits(fix: dict, top_fraction: float, top_seqs: int) -> tuple[float, int]:
+    """The highest fraction and sequence count to try after a sampler warm-up OOM (GSG043), from the two fixes
+    its estimate gives: the fraction that leaves the warm-up its memory, which keeps every seat, when it is one
+    advise may use; else the most sequences whose warm-up fits (0: none does)."""
+    fraction = float(fix.get("gpu_memory_utilization") or 0)
+    if fraction >= MIN_FRACTION:
+        return min(top_fraction, fraction), top_seqs
+    return top_fraction, min(top_seqs, int(fix.get("max_num_seqs") or 0))
 
 
 def _family(sizing: Sizing) -> str:
@@ -289,29 +305,48 @@ class _Sizer:
         """vLLM / SGLang: the largest fraction that keeps the headroom rule green and GPUStack admitting it,
         then as many sequences as the pool holds."""
         fraction, seqs = 0.90, self.replica_peak()
-        judged = self.judge(layout, kv_dtype, fraction, seqs)
+        # what vLLM's sampler warm-up (GSG043) allows: it runs after the KV cache, so a lower fraction or fewer
+        # sequences let it fit, and later rounds must not climb back past either
+        top_fraction, top_seqs = MAX_FRACTION, seqs
+        passed: list[Judged] = []  # clean candidates on the way: a pool that shrinks as the sequences grow can
+        # leave the rounds swinging between too many and too few, and the last of them oversubscribed
+
+        def attempt(fraction: float, seqs: int) -> Judged:
+            judged = self.judge(layout, kv_dtype, fraction, seqs)
+            if judged.clean:
+                passed.append(judged)
+            return judged
+
+        judged = attempt(fraction, seqs)
         for _ in range(4):  # fraction and sequences settle in two or three rounds (sampler warm-up moves a bit)
             est = judged.estimate
             if est is None or any(f.rule.id not in TUNABLE for f in judged.errors):
                 return judged
+            if judged.has(RM.SAMPLER_WARMUP_OOM):
+                top_fraction, top_seqs = _warmup_limits(est.extra.get("sampler_warmup_fix") or {}, top_fraction,
+                                                        top_seqs)
+                if top_seqs < 1:
+                    return judged  # no fraction and no sequence count lets it start on these GPUs
             best = int((est.gpu_total - est.headroom_needed) / est.gpu_total * 100) / 100
-            new_fraction = max(MIN_FRACTION, min(MAX_FRACTION, best))
-            new_seqs = self.seqs_for(judged) if est.verdict == "fits" else seqs
+            new_fraction = max(MIN_FRACTION, min(top_fraction, best))
+            new_seqs = min(self.seqs_for(judged) if est.verdict == "fits" else seqs, top_seqs)
             if (new_fraction, new_seqs) == (fraction, seqs) and not judged.has(RM.HEADROOM):
                 break
             if judged.has(RM.HEADROOM) and new_fraction >= fraction:
                 new_fraction = round(fraction - 0.01, 2)
             fraction, seqs = new_fraction, new_seqs
-            judged = self.judge(layout, kv_dtype, fraction, seqs)
+            judged = attempt(fraction, seqs)
         # GPUStack admits a GPU only with that fraction free; other deployments may force it lower.
         while any(f.rule.id in ADMISSION for f in judged.errors) and fraction > MIN_FRACTION:
             fraction = round(fraction - 0.02, 2)
-            judged = self.judge(layout, kv_dtype, fraction, seqs)
+            judged = attempt(fraction, seqs)
             if judged.estimate is not None and judged.estimate.verdict == "fits":
                 seqs = min(seqs, self.seqs_for(judged))
         if judged.estimate is not None and judged.estimate.verdict == "fits" and not judged.errors and \
-                judged.estimate.max_num_seqs != self.seqs_for(judged):
-            judged = self.judge(layout, kv_dtype, fraction, self.seqs_for(judged))
+                judged.estimate.max_num_seqs != min(self.seqs_for(judged), top_seqs):
+            judged = attempt(fraction, min(self.seqs_for(judged), top_seqs))
+        if not judged.clean and passed:
+            return max(passed, key=lambda j: (j.numbers.max_num_seqs, j.numbers.kv_capacity_tokens))
         return judged
 
     def llamacpp_candidate(self, kv_dtype) -> Judged:

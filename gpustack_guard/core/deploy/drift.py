@@ -11,7 +11,7 @@ from gpustack_guard.core.deploy.plan import (
     REPLACE,
     UPDATE,
     cluster_name_of,
-    plan,
+    plan_managed,
 )
 from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.fleet.model import Fleet
@@ -56,8 +56,8 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
     claims = claims or Claims(project=None)
     orphans = whole_project and claims.project is not None
     live_models = removals.managed(live_models)
-    changes = plan(rendered, live_models, cluster_names, claims=claims, prune=orphans, recorded=recorded,
-                   removals=removals)
+    changes = plan_managed(rendered, live_models, cluster_names, claims=claims, prune=orphans, recorded=recorded,
+                           removals=removals)
     declared = {r.name for r in rendered}
     report: dict = {"project": claims.project, "pinned_edits": [], "changed": [], "missing": [], "orphaned": [],
                     "unmanaged": [], "legacy": [], "unhealthy": [], "owners": [],

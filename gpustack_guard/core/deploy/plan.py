@@ -161,10 +161,18 @@ def plan(rendered: list, live_models: list[dict], cluster_names: dict[int, str],
     sure the whole project was read); a legacy-marked model is never deleted. `removals` are the context
     overlay's excluded names (left out entirely) and deleted names (deleted when this project's own, else a
     conflict: the same ownership rule as prune)."""
+    return plan_managed(rendered, removals.managed(live_models), cluster_names, claims=claims, prune=prune,
+                        recorded=recorded, targets=targets, removals=removals)
+
+
+def plan_managed(rendered: list, live_models: list[dict], cluster_names: dict[int, str], *,
+                 claims: Claims | None = None, prune: bool = False, recorded: Mapping[str, str] | None = None,
+                 targets: set[str] | None = None, removals: OverlayRemovals = NO_REMOVALS) -> list[Change]:
+    """plan() over live models the overlay's exclusions are already out of (`removals.managed`): for a caller
+    that reads the same managed list itself (drift), so the overlay is applied once."""
     claims = claims or Claims(project=None)
     if prune and claims.project is None:
         raise ValueError("prune needs a project identity")
-    live_models = removals.managed(live_models)
     by_name: dict[str, list[dict]] = {}
     for m in live_models:
         by_name.setdefault(m["name"], []).append(m)

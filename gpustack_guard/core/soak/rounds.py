@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, TypeVar
 
 from gpustack_guard.core.soak.load_model import Slo, pick_samples, request_meets, round_misses
@@ -67,7 +67,8 @@ class RoundStats:
     scrape_error_reasons: dict[str, int] = field(default_factory=dict)  # "<url>: HTTP 404" -> scrapes
     client_lag_p50_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
     client_lag_p95_s: float | None = None
-    memory_bytes: float | None = None  # the chosen source's value, filled by choose_memory_source
+    # the report's memory column: one source's value for every row (memory_column fills copies; None: not measured)
+    memory_bytes: float | None = None
     idle_memory_bytes: float | None = None
     ttft_p90_s: float | None = None
     ttft_p99_s: float | None = None
@@ -186,11 +187,15 @@ def sample_table(results: list[RequestResult], budget: int) -> tuple[dict, int, 
 
 
 def choose_memory_source(rounds: list[RoundStats]) -> str | None:
-    """The most telling memory signal that every round has; fills memory_bytes / idle_memory_bytes."""
+    """The most telling memory signal that every round has (None: none has one in every round)."""
     for source in MEMORY_SOURCES:
         if rounds and all(source in r.memory for r in rounds):
-            for r in rounds:
-                r.memory_bytes = r.memory[source]
-                r.idle_memory_bytes = r.idle_memory.get(source)
             return source
     return None
+
+
+def memory_column(rounds: list[RoundStats], source: str | None) -> list[RoundStats]:
+    """Copies of the rounds whose memory_bytes / idle_memory_bytes read `source` alone, for a report: one
+    column never shows two sources, and the rounds given (shared with the verdicts) are left as they were."""
+    return [replace(r, memory_bytes=r.memory.get(source) if source else None,
+                    idle_memory_bytes=r.idle_memory.get(source) if source else None) for r in rounds]

@@ -197,8 +197,11 @@ def _classify(rounds: list[RoundStats], memory_source: str | None, reference: li
     ttft = Trend.of([r.ttft_p95_s for r in rounds])
     ttft_p50 = Trend.of([r.ttft_p50_s for r in rounds])
     out.ttft_p95_slope_s_per_round = ttft.slope_per_round
-    use_idle = all(r.idle_memory_bytes is not None for r in rounds)
-    memory = Trend.of([r.idle_memory_bytes if use_idle else r.memory_bytes for r in rounds])
+    # the chosen source's figures, read here: a round's memory_bytes is a report's column, not the verdict's input
+    idle = [r.idle_memory.get(memory_source) if memory_source else None for r in rounds]
+    use_idle = all(value is not None for value in idle)
+    memory = Trend.of(idle if use_idle else [r.memory.get(memory_source) if memory_source else None
+                                             for r in rounds])
     preempt_counts = [r.preemptions for r in rounds if r.preemptions is not None]
     preemptions = sum(preempt_counts)
     preempting_rounds = sum(1 for p in preempt_counts if p > 0)

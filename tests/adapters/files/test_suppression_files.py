@@ -51,3 +51,24 @@ def test_read_regular_reads_to_the_limit_and_refuses_one_byte_more(tmp_path):
         assert (exc.size, exc.limit) == (4097, 4096)
     else:
         raise AssertionError("a file one byte over the limit was read")
+
+
+def test_acceptance_reads_gsg_yaml_with_the_command_line_and_one_root(tmp_path, monkeypatch):
+    """validate, plan, apply and live verify build the same Acceptance: gsg.yaml's ignore plus --ignore, --select
+    replacing gsg.yaml's select, and per-path globs resolved from the repository root (the .git folder)."""
+    from gpustack_guard.adapters.files.suppressions import acceptance
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "specs" / "team").mkdir(parents=True)
+    (tmp_path / "specs" / "gsg.yaml").write_text(
+        "select: [GSG03]\nignore: [GSG031]\nper_path_ignores:\n  'specs/team/*': [GSG033]\n")
+    monkeypatch.chdir(tmp_path / "specs")
+    accepted = acceptance(["."], ignore=("GSG032",))
+    assert accepted.root == str(tmp_path)
+    assert [c.pattern for c in accepted.selection.select] == ["GSG03"]
+    assert [(c.pattern, c.source) for c in accepted.selection.ignore] == [
+        ("GSG031", "gsg.yaml:2"), ("GSG032", "--ignore")]
+    active, suppressed = accepted.select(_report("team/a.yaml", "b.yaml").findings)
+    assert [f.location.file for f in active] == ["b.yaml"]
+    assert [s.justification for s in suppressed] == ["ignored for specs/team/* by gsg.yaml:4: GSG033"]
+    assert [c.pattern for c in acceptance(["."], select=("GSG033",)).selection.select] == ["GSG033"]

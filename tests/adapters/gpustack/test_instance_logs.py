@@ -105,6 +105,33 @@ def test_a_busy_log_endpoint_is_asked_again_then_answers():
     assert (result.stopped, bytes(got)) == (None, LOG) and len(pauses) == 2 and pauses[1] == 1.0
 
 
+@pytest.mark.parametrize("refusal", [httpx.ConnectTimeout, httpx.ConnectError])
+@respx.mock
+def test_a_connection_not_made_for_a_log_is_retried_as_for_any_read(refusal):
+    """A connect timeout is a TimeoutException too: it was once taken for a server too slow to answer, and not
+    retried, for the log alone. The log and the JSON reads share one path now, so their retries agree."""
+    pauses: list[float] = []
+    respx.get(f"{BASE}{PATH}").mock(side_effect=[refusal("no answer to the SYN"), httpx.Response(200, content=LOG)])
+    got = bytearray()
+    result = GPUStackClient(BASE, "k" * 20, sleep=pauses.append).instance_log(
+        1, lines=5, max_bytes=1024**2, consume=lambda b: got.extend(b) or True)
+    assert (result.stopped, bytes(got), len(pauses)) == (None, LOG, 1)
+    respx.get(f"{BASE}/v2/models/1").mock(side_effect=[refusal("no answer to the SYN"),
+                                                       httpx.Response(200, json={"id": 1, "name": "m"})])
+    assert GPUStackClient(BASE, "k" * 20, sleep=pauses.append).get_model(1)["name"] == "m"  # the neighbour
+    assert len(pauses) == 2
+
+
+@respx.mock
+def test_a_connection_never_made_for_a_log_ends_as_one_line_after_the_retries():
+    respx.get(f"{BASE}{PATH}").mock(side_effect=httpx.ConnectTimeout("no answer to the SYN"))
+    with pytest.raises(ApiError) as caught:
+        GPUStackClient(BASE, "k" * 20, sleep=lambda _s: None).instance_log(1, lines=5, max_bytes=1024,
+                                                                          consume=lambda b: True)
+    assert str(caught.value) == f"GET {PATH}: cannot connect to {BASE}: no answer to the SYN"
+    assert respx.calls.call_count == 4  # the first try and three retries
+
+
 @respx.mock
 def test_a_redirect_is_no_log():
     respx.get(f"{BASE}{PATH}").mock(return_value=httpx.Response(302, headers={"Location": "http://u:p@sso.test/x?t=1"}))

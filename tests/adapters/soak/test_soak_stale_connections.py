@@ -92,3 +92,32 @@ def test_a_stream_broken_after_the_answer_began_is_not_sent_again():
     results, server = run(lambda connection, n: "break" if connection == 0 else "answer", 1)
     assert [(r.ok, r.error) for r in results] == [(False, "stream broken")]
     assert server.requests == [(0, 0)]  # the server was serving it: a second send would double the load
+
+
+def _timed_against_hostile(forever: float, timeout: float):
+    """One request to the hostile server's slow-headers: a status line, header lines dripping for `forever`
+    seconds, then a reset before the answer is complete; the reset looks like a stale connection, so the request
+    is sent again (and meets the same)."""
+    from support.hostile_gpustack import HostileGPUStack
+
+    async def go(url):
+        async with make_client(1, timeout) as client:
+            return await stream_one(client, Target("ours", url + "/v2/chat/completions", "m"), PROMPT, 0.0, timeout)
+
+    with HostileGPUStack("slow-headers", forever=forever, drip_interval=0.02) as server:
+        result = asyncio.run(go(server.url()))
+        return result, len(server.requests)
+
+
+def test_a_resend_after_a_stale_close_lives_inside_the_requests_deadline():
+    # the first send ends by the reset at 0.4 s: its resend has what is left of the 0.7 s, not a fresh 0.7 s
+    result, sent = _timed_against_hostile(forever=0.4, timeout=0.7)
+    assert sent == 2 and (result.ok, result.error) == (False, "timeout")
+    assert 0.65 <= result.finished - result.started < 0.95  # a fresh deadline would have ended near 1.1 s
+
+
+def test_a_resend_that_fails_before_the_deadline_is_stream_broken():
+    # the near miss: both sends end by their resets (0.2 s each) well within 2 s
+    result, sent = _timed_against_hostile(forever=0.2, timeout=2.0)
+    assert sent == 2 and (result.ok, result.error) == (False, "stream broken")
+    assert 0.35 <= result.finished - result.started < 1.0

@@ -49,9 +49,23 @@ def test_the_mix_p95_is_weighted_by_requests_in_flight():
 
 
 def test_gpu_splits_for_separate_pools():
-    assert _splits(4, (CHAT, BATCH)) == [(1, 3), (2, 2), (3, 1)]
-    assert _splits(5, (CHAT, BATCH, workload("rag", 7000, 800, 16))) == [(2, 1, 2)]  # remainders to KV demand
-    assert _splits(1, (CHAT, BATCH)) == []
+    rag = workload("rag", 7000, 800, 16)
+    assert _splits(4, ((CHAT,), (BATCH,))) == [(1, 3), (2, 2), (3, 1)]
+    # KV demand at p99: chat 48 x 2,300 = 110,400, batch 2 x 31,200 = 62,400, rag 16 x 8,000 = 128,000
+    assert _splits(5, ((CHAT,), (BATCH,), (rag,))) == [(2, 1, 2)]  # remainders to KV demand
+    assert _splits(1, ((CHAT,), (BATCH,))) == []
+
+
+def test_grouped_pools_split_spare_gpus_by_each_pools_whole_demand():
+    """A pool's demand is every workload's in it, not its first one's: a light first workload must not send the
+    spare GPU to a pool that needs less."""
+    tiny = workload("tiny", 100, 10, 1)  # 1 x 310 tokens
+    rag = workload("rag", 7000, 800, 16)  # 128,000
+    summary = workload("summary", 2000, 500, 40)  # 40 x 2,700 = 108,000
+    groups = ((tiny, rag), (summary,), (CHAT,))  # 128,310 against 108,000 and 110,400
+    assert _splits(4, groups) == [(2, 1, 1)]
+    assert _splits(5, groups) == [(2, 1, 2)]  # two spare: the two heaviest pools
+    assert _splits(4, ((tiny,), (summary,), (CHAT,))) == [(1, 1, 2)]  # the near miss: tiny alone is the lightest
 
 
 def test_a_pool_that_holds_the_joint_peak_runs_everyone():

@@ -83,3 +83,22 @@ def test_drift_reports_an_overlay_delete_as_out_of_sync_and_ignores_an_excluded_
     assert report["unhealthy"] == []  # `kept` has no ready replica, but it is excluded here; `m` is going
     unscoped = drift_report([], live, CLUSTERS, Fleet(clusters=[]), claims=Claims("team-a"))
     assert [u["name"] for u in unscoped["unhealthy"]] == ["kept"]  # the near miss: without the overlay it counts
+
+
+class _CountingRemovals(OverlayRemovals):
+    """OverlayRemovals that counts how often the live list is filtered."""
+
+    def managed(self, models):
+        object.__setattr__(self, "calls", getattr(self, "calls", 0) + 1)
+        return super().managed(models)
+
+
+@pytest.mark.parametrize("report", [
+    lambda live, removals: drift_report([], live, CLUSTERS, Fleet(clusters=[]), claims=Claims("team-a"),
+                                        whole_project=True, removals=removals),
+    lambda live, removals: plan([], live, CLUSTERS, claims=Claims("team-a"), prune=True, removals=removals),
+], ids=["drift", "plan"])
+def test_drift_and_plan_filter_the_overlays_exclusions_once(report):
+    removals = _CountingRemovals("prod", {"kept": WHERE}, {"m": WHERE})
+    report([_model(7, "m", "team-a"), _model(8, "kept", "team-a")], removals)
+    assert removals.calls == 1
