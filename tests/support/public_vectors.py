@@ -223,10 +223,11 @@ VECTORS = (
            gpu_known=False, engine="sglang",
            why="sglang PR #15426: meta-llama/Llama-3.1-8B-Instruct on one GPU (46.8 GiB free at load: a 48 GB "
                "card assumed), Dec 2025 (0.5.7 by date); stops while the shards load"),
-    Vector("server-args-llama31-8b.log", "meta-llama/Llama-3.1-8B", H100, "0.5.5", version_known=False,
-           gpu_known=False, engine="sglang",
+    Vector("server-args-llama31-8b.log", "meta-llama/Llama-3.1-8B", L40S, "0.5.5", version_known=False,
+           engine="sglang",
            why="sglang PR #13023: Meta-Llama-3.1-8B-Instruct, mem_fraction_static 0.851 printed, Nov 2025 (0.5.5 "
-               "by date); GPU not stated; stops inside server_args"),
+               "by date, the PR's branch); the PR's nvidia-smi paste shows one NVIDIA L40S (46,068 MiB); stops "
+               "inside server_args"),
     # -- SGLang: new public logs (add rows below this block) ------------------------------------------------
     Vector("llama31-8b-docs-quickstart.log", "meta-llama/Llama-3.1-8B", H100, "0.4.1.post7", version_known=False,
            gpu_known=False, engine="sglang",
