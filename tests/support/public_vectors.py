@@ -42,6 +42,8 @@ RTX_A6000 = ("NVIDIA RTX A6000", "49140MiB")
 RTX_6000_ADA = ("NVIDIA RTX 6000 Ada Generation", "49140MiB")
 B200 = ("NVIDIA B200", "183359MiB")
 MI355X = ("AMD Instinct MI355X", "294896MiB")
+L4 = ("NVIDIA L4", "23034MiB")
+ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -221,11 +223,42 @@ VECTORS = (
            gpu_known=False, engine="sglang",
            why="sglang PR #15426: meta-llama/Llama-3.1-8B-Instruct on one GPU (46.8 GiB free at load: a 48 GB "
                "card assumed), Dec 2025 (0.5.7 by date); stops while the shards load"),
-    Vector("server-args-llama31-8b.log", "meta-llama/Llama-3.1-8B", H100, "0.5.5", version_known=False,
-           gpu_known=False, engine="sglang",
+    Vector("server-args-llama31-8b.log", "meta-llama/Llama-3.1-8B", L40S, "0.5.5", version_known=False,
+           engine="sglang",
            why="sglang PR #13023: Meta-Llama-3.1-8B-Instruct, mem_fraction_static 0.851 printed, Nov 2025 (0.5.5 "
-               "by date); GPU not stated; stops inside server_args"),
+               "by date, the PR's branch); the PR's nvidia-smi paste shows one NVIDIA L40S (46,068 MiB); stops "
+               "inside server_args"),
     # -- SGLang: new public logs (add rows below this block) ------------------------------------------------
+    Vector("llama31-8b-docs-quickstart.log", "meta-llama/Llama-3.1-8B", H100, "0.4.1.post7", version_known=False,
+           gpu_known=False, engine="sglang",
+           why="docs.sglang.ai 'Quick Start: Sending Requests' built 2025-01-23: Meta-Llama-3.1-8B-Instruct at "
+               "defaults (0.4.1.post7 by date); 78.81 GB free before the weights is an 80 GB card, the docs do not "
+               "name it (an H100 assumed); the 0.4.1 lines print the pool's K and V sizes without #tokens"),
+    Vector("r1-distill-qwen7b-rtx3090-wsl.log", "Qwen/Qwen2.5-7B", RTX_3090, "0.4.2.post1", version_known=False,
+           engine="sglang",
+           why="jerryzsj/my-deepseek-r1 README: DeepSeek-R1-Distill-Qwen-7B (Qwen2.5-7B's shape: 28 layers, 4 KV "
+               "heads x 128) on the author's RTX 3090 ('System Information'), Docker Desktop on WSL2, image "
+               "lmsysorg/sglang:latest of 2025-02-04 (0.4.2.post1 by date); 22.76 GB free before the weights: "
+               "the desktop holds ~0.7 GB the log does not itemise"),
+    Vector("qwq-32b-4x-l4-tp4.log", config("qwq-32b"), L4, "0.4.3.post4", engine="sglang",
+           why="didier-durand/llms-in-clouds docs/sglang.md: QwQ-32B (Qwen2.5-32B's shape, 131,072 positions by its "
+               "context_len with context_length unset) on a g6.12xlarge, 4x "
+               "NVIDIA L4 (the doc), TP 4, f 0.85 printed; sglang[all]==0.4.3.post4 (the Dockerfile the doc "
+               "quotes); PCIe only: the log prints custom all-reduce disabled"),
+    Vector("llama31-8b-fa3-hopper.log", "meta-llama/Llama-3.1-8B", H100, "0.4.4.post1", version_known=False,
+           engine="sglang",
+           why="sglang PR #4760 (main of 2025-03-25, 0.4.4.post1 by date): Meta-Llama-3.1-8B-Instruct under the "
+               "FlashAttention 3 backend, which runs on Hopper only; 63.48 + 15.11 = 78.59 GB free before the "
+               "weights is an 80 GB Hopper card (H100 / H800, 81,559 MiB alike); default fraction"),
+    Vector("qwen3-14b-48gb-xinference.log", "Qwen/Qwen3-14B", RTX_A6000, "0.4.6.post4", version_known=False,
+           gpu_known=False, engine="sglang",
+           why="xorbitsai/inference#3481: Qwen3-14B on one GPU under Xinference's SGLang engine, May 2025 "
+               "(0.4.6.post4 by date); 19.67 + 27.57 = 47.24 GB free before the weights is a 48 GB card (more "
+               "than an L40S's 44.99 GiB), not named: an RTX A6000 assumed"),
+    Vector("qwen3-8b-ascend-910b2-fraction-02.log", "Qwen/Qwen3-8B", ASCEND_910B2, "0.5.6.post1", engine="sglang",
+           why="gpustack#3831: Qwen/Qwen3-8B on an Ascend 910B2 (the issue's GPU field), GPUStack's runner image "
+               "cann8.3-910b-sglang0.5.6.post1; the engine ran with mem_fraction_static 0.2 (its error line) "
+               "and refused: the weights alone are more than 0.2 of the card"),
 
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,

@@ -654,8 +654,13 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
     },
     "sglang": {
         "weights_bytes_per_gpu": (
-            TermSource("0.0.0", "parameters-as-loaded",
-                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 ('Load weight end ... mem usage')"),),
+            TermSource("0.0.0", "parameters-allocator-segments-and-rope-cache",
+                       "python/sglang/srt/model_executor/model_runner.py@v0.3.6 ('Load weight end ... mem usage'); "
+                       "c10/cuda/CUDACachingAllocator.cpp segment sizes; the rotary cache in the model dtype "
+                       "(layers/rotary_embedding.py@v0.4.1.post7)"),
+            TermSource("0.4.2.post1", "parameters-allocator-segments-and-fp32-rope-cache",
+                       "python/sglang/srt/layers/rotary_embedding.py@v0.4.2.post1 (cos_sin_cache kept in FP32 on "
+                       "CUDA); utils.py@v0.4.3.post4 get_available_gpu_memory")),
         "non_torch_bytes_per_gpu": (
             TermSource("0.0.0", "start-up-by-interconnect",
                        "python/sglang/srt/model_executor/model_runner.py@v0.4.3 ('Load weight begin. avail mem')"),),
@@ -787,6 +792,21 @@ SGLANG_START_UP_PARALLEL = int(2.78 * GiB)
 # 0.66-0.79 (sglang#7212, 0.4.7), 4x sm_120 96 GB TP4 0.96 (sglang#40558). The median, 0.71 GiB, keeps every one
 # within 0.3 GiB; NVLink logs of the same step are 1.3-2.5 GiB.
 SGLANG_START_UP_PCIE_PARALLEL = int(0.71 * GiB)
+# Weights as SGLang loads them ("Load weight end ... mem usage"): the parameters, plus the rotary cos/sin cache
+# (one per shape, get_rope's _ROPE_DICT), max_position x rotary_dim values, kept in FP32 on CUDA from 0.4.2.post1
+# (layers/rotary_embedding.py@v0.4.2.post1: "cache needs to be in FP32 for numerical stability", cast to the
+# model dtype only off CUDA; @v0.4.1.post7 casts it to the model dtype everywhere).
+SGLANG_ROPE_FP32_SINCE = "0.4.2.post1"
+# PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp, kept by every torch SGLang pins): a request of
+# at most 1 MiB comes from a 2 MiB segment of small blocks, one under 10 MiB from a 20 MiB segment, a larger one
+# from its own segment rounded up to 2 MiB; a block is split only when more than 1 MiB would remain. SGLang
+# measures "mem usage" after torch.cuda.empty_cache(), which frees whole unused segments only, so the unused
+# tails of the parameters' segments count as loaded (utils.py@v0.4.3.post4 get_available_gpu_memory).
+ALLOC_SMALL_MAX = 1 * MiB
+ALLOC_SMALL_SEGMENT = 2 * MiB
+ALLOC_MID_MAX = 10 * MiB
+ALLOC_MID_SEGMENT = 20 * MiB
+ALLOC_LARGE_ROUND = 2 * MiB
 SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
 SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
 SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem

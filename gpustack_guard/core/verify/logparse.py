@@ -329,6 +329,9 @@ class LogParser:
         if pattern.kind == "args":
             log.args = parse_printed_args(mask_secrets(groups["args"], self.secrets))
             return
+        if pattern.kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
+            log.args = {**log.args, **parse_printed_args(mask_secrets(groups["args"], self.secrets))}
+            return
         if pattern.kind == "model":
             log.model = mask_secrets(groups["model"], self.secrets)
             return

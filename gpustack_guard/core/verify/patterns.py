@@ -68,7 +68,7 @@ class Pattern:
     source: str  # where that line came from
     terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # group -> (term, unit)
     scope: str = RANK
-    kind: str = "terms"  # terms | version | args | model | failure | started | buffer | context
+    kind: str = "terms"  # terms | version | args | arg-update | model | failure | started | buffer | context
 
 
 def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
@@ -289,6 +289,11 @@ SGLANG_PATTERNS = (
        + r" GB, V size: " + _g("v_size") + " GB",
        "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
        "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
+    _p("sglang-kv-allocated-sizes", SGLANG, "0.4.0 to 0.4.2 (K and V sizes only, no token count)",
+       r"KV Cache is allocated\. K size: " + _g("k_size") + r" GB, V size: " + _g("v_size") + r" GB\.",
+       "[2025-01-23 19:35:20 TP0] KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",
+       "docs.sglang.ai/start/send_request.html#launch-a-server (2025-01-23)",
+       {"k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
     _p("sglang-pool-end", SGLANG, "0.4.6 to the newest", r"Memory pool end\. avail mem=" + _g(FREE_AFTER_POOL) + " GB",
        "[2025-11-30 12:50:10] Memory pool end. avail mem=40.03 GB", "sglang PR #11830",
        {FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
@@ -296,6 +301,12 @@ SGLANG_PATTERNS = (
        r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
+    _p("sglang-graphs-avail-first", SGLANG, "0.4.3 to 0.4.4 (avail mem printed before mem usage)",
+       r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. avail mem=" + NUM + r" GB\. mem usage=" + _g(CUDA_GRAPHS)
+       + " GB",
+       "[2025-03-08 12:29:28 TP0] Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem usage=0.93 GB.",
+       "didier-durand/llms-in-clouds docs/sglang.md#sglang-start-sequence-with-qwen-qwq-32b",
+       {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest",
        r"max_total_num_tokens=" + _g(KV_TOKENS, INT) + r".*?max_running_requests=" + _g(MAX_RUNNING, INT)
        + r".*?context_len=" + _g(MAX_MODEL_LEN, INT),
@@ -303,6 +314,10 @@ SGLANG_PATTERNS = (
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},
        scope=ENGINE),
+    _p("sglang-fraction-in-error", SGLANG, "0.4 to the newest (the fraction the engine ran with, in its refusal)",
+       r"Current value: self\.server_args\.(?P<args>mem_fraction_static=[0-9.]+)",
+       "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+       "self.server_args.mem_fraction_static=0.2", "gpustack/gpustack#3831", kind="arg-update"),
     _p("sglang-not-enough-memory", SGLANG, "0.2 to the newest",
        r"Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache",
        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88.",

@@ -52,10 +52,10 @@ CASES = [
     # SGLang starts with a pool shorter than the context and refuses long inputs (sglang#4048): a warning
     (M.KV_BELOW_MAX_LEN, sglang("--context-length=1048576", "--mem-fraction-static=0.9"),
      LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.WARNING,
-     [("spec.yaml:7:3", "the KV pool holds 227,589 tokens, fewer than a context of 1,048,576: SGLang starts, but "
-       "refuses every input over 227,583 tokens ('exceeds the maximum allowed length') (mem_fraction_static 0.9 x "
-       "47.49 GiB free after 0.50 GiB of start-up = 42.74 GiB − weights 14.96 GiB = KV 27.78 GiB per GPU)",
-       "set --context-length 227589 or lower, or raise --mem-fraction-static" + SGLANG_KV_FIX)]),
+     [("spec.yaml:7:3", "the KV pool holds 223,481 tokens, fewer than a context of 1,048,576: SGLang starts, but "
+       "refuses every input over 223,475 tokens ('exceeds the maximum allowed length') (mem_fraction_static 0.9 x "
+       "47.49 GiB free after 0.50 GiB of start-up = 42.74 GiB − weights 15.46 GiB = KV 27.28 GiB per GPU)",
+       "set --context-length 223481 or lower, or raise --mem-fraction-static" + SGLANG_KV_FIX)]),
     (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
                         "KV cache but only 27.68 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
@@ -196,7 +196,7 @@ def test_sglang_sizes_its_pool_from_what_foreign_processes_leave_free():
     assert empty.extra["free_before_weights"] - busy.extra["free_before_weights"] == 6 * GiB
     assert busy.extra["foreign_bytes"] == 6 * GiB and empty.extra["foreign_bytes"] == 0
     assert empty.kv_available - busy.kv_available in (int(0.9 * 6 * GiB), int(0.9 * 6 * GiB) + 1)
-    assert (empty.kv_capacity_tokens, busy.kv_capacity_tokens) == (227_589, 183_352)
+    assert (empty.kv_capacity_tokens, busy.kv_capacity_tokens) == (223_481, 179_244)
 
 
 def test_sglang_foreign_memory_is_named_in_the_finding():
@@ -204,7 +204,7 @@ def test_sglang_foreign_memory_is_named_in_the_finding():
     (found,) = run_stages(sglang("--context-length=1048576", "--mem-fraction-static=0.9"), fleet=busy,
                           facts=LLAMA_8B.merged({"max_position_embeddings": 1048576})).findings(M.KV_BELOW_MAX_LEN)
     assert ("(mem_fraction_static 0.9 x 41.49 GiB free after 0.50 GiB of start-up and 6.00 GiB already in use = "
-            "37.34 GiB − weights 14.96 GiB = KV 22.38 GiB per GPU)") in found.message
+            "37.34 GiB − weights 15.46 GiB = KV 21.88 GiB per GPU)") in found.message
 
 
 def test_sglang_counts_unmanaged_instances_bookings_and_not_vllm():

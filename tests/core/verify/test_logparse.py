@@ -80,6 +80,12 @@ CASES = [
      {P.WEIGHTS: gib(125.65)}),
     ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
      {P.WEIGHTS: gib(14.53)}),
+    # 0.4.1: the pool's K and V sizes without a token count (the end line carries it); no weights line to read
+    ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 1,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
+      P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/llama31-8b-fa3-hopper.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(15.11), P.KV_TOKENS: 442750, P.KV_CACHE: 2 * gib(27.02), P.FREE_AFTER_POOL: gib(8.26)}),
     ("sglang/llama31-8b-tp1-load-begin.log", None, False, None, 'main', 2,
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(46.81)}),
     ("sglang/max-total-num-tokens.log", None, True, None, None, 1,
@@ -92,11 +98,24 @@ CASES = [
      {P.KV_TOKENS: 300288, P.KV_CACHE: gib(8.38) + gib(5.59)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
+    ("sglang/qwen3-14b-48gb-xinference.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(27.57), P.KV_TOKENS: 91749, P.KV_CACHE: 2 * gib(7.00), P.FREE_AFTER_POOL: gib(5.27)}),
+    # the refusal prints the fraction it ran with: an argument, no term
+    ("sglang/qwen3-8b-ascend-910b2-fraction-02.log", None, False, 'no-kv-memory', None, 0,
+     {}),
     ("sglang/qwen3-235b-fp8-h100-tp4.log", None, True, None, 'main', 1,
      {P.KV_TOKENS: 367404, P.KV_CACHE: 2 * gib(8.23)}),
     # PP x TP ranks keep both coordinates
     ("sglang/qwen25-vl-pp2-tp2-init.log", None, False, None, 'PP0 TP0', 2,
      {P.NON_TORCH: gib(1.43)}),
+    # 0.4.3 prints the graph line's avail mem before its mem usage
+    ("sglang/qwq-32b-4x-l4-tp4.log", None, True, None, 'TP2', 0,
+     {P.NON_TORCH: gib(0.13), P.FREE_BEFORE_LOAD: gib(21.63), P.WEIGHTS: gib(15.54), P.KV_TOKENS: 46611,
+      P.KV_CACHE: 2 * gib(1.42), P.FREE_AFTER_POOL: gib(2.09), P.CUDA_GRAPHS: gib(0.93), P.MAX_RUNNING: 2049,
+      P.MAX_MODEL_LEN: 131072}),
+    ("sglang/r1-distill-qwen7b-rtx3090-wsl.log", None, True, None, 'TP0', 1,
+     {P.FREE_BEFORE_LOAD: gib(22.76), P.KV_CACHE: 2 * gib(2.82), P.FREE_AFTER_POOL: gib(1.68), P.KV_TOKENS: 105531,
+      P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
     ("sglang/server-args-llama31-8b.log", None, False, None, None, 2,
      {}),
     ("sglang/tp2-graph-capture.log", None, False, None, 'TP1', 2,
@@ -214,7 +233,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 46, "sglang": 13, "llama.cpp": 17}
+    assert counts == {"vllm": 46, "sglang": 19, "llama.cpp": 17}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
@@ -437,3 +456,17 @@ def test_the_live_watch_stops_after_an_engine_neutral_failure_too():
     assert all(watch.feed(line) for line in lines)
     fed = [watch.feed("INFO GET /health 200") for _ in range(5)]
     assert fed == [True, True, True, True, False]
+
+
+def test_the_fraction_in_sglangs_refusal_joins_the_printed_arguments():
+    lines = ["[2025-12-11 10:35:01] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2, "
+             "mem_fraction_static=0.9)\n",
+             "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+             "self.server_args.mem_fraction_static=0.2\n"]
+    log, _ = parse_log(lines, "sglang")
+    assert log.args["mem_fraction_static"] == 0.2 and log.args["tp_size"] == 2  # replaced one, kept the rest
+    assert log.failure_kind == "no-kv-memory"
+    alone, _ = parse_log(lines[1:], "sglang")
+    assert alone.args == {"mem_fraction_static": 0.2}
+    near, _ = parse_log(["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n"], "sglang")
+    assert near.args == {} and near.failure_kind == "no-kv-memory"

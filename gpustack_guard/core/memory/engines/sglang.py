@@ -83,6 +83,64 @@ def _tier(gpu_mb: float) -> tuple:
     return _first_tier(P.SGLANG_05_GPU_TIERS, gpu_mb)
 
 
+def segment_tails(tensor_bytes: list[int]) -> int:
+    """Bytes the caching allocator holds beyond these tensors, allocated in this order and all kept (profiles.ALLOC_*):
+    the unused part of every segment they occupy."""
+    small = sum(size for size in tensor_bytes if size <= P.ALLOC_SMALL_MAX)
+    tails = -small % P.ALLOC_SMALL_SEGMENT  # small blocks pack into 2 MiB segments
+    free_blocks: list[int] = []  # split-off remainders (> 1 MiB) a later mid-sized tensor can take
+    for size in tensor_bytes:
+        if size <= P.ALLOC_SMALL_MAX:
+            continue
+        fitting = [block for block in free_blocks if block >= size] if size < P.ALLOC_MID_MAX else []
+        if fitting:
+            block = min(fitting)  # best fit, as the allocator searches its size-ordered pool
+            free_blocks.remove(block)
+        else:
+            rounded = -(-size // P.ALLOC_LARGE_ROUND) * P.ALLOC_LARGE_ROUND
+            block = P.ALLOC_MID_SEGMENT if size < P.ALLOC_MID_MAX else rounded
+        rest = block - size
+        if rest > P.ALLOC_SMALL_MAX:
+            free_blocks.append(rest)
+        else:
+            tails += rest
+    return tails + sum(free_blocks)
+
+
+def parameter_tensors(facts: ModelFacts, tp: int) -> list[int] | None:
+    """Bytes of each parameter tensor one TP rank allocates, in the order SGLang's Llama/Qwen-style modules create
+    them (embedding; per layer fused qkv, o, fused gate_up, down, their biases and norms; final norm; head). None
+    where the layout is not that: quantised, MoE, MLA, multimodal or pipeline-split checkpoints."""
+    if (facts.quant_method or facts.is_moe or facts.is_mla or facts.vision_params or facts.is_compressed_attention
+            or facts.layer_weight_bytes):
+        return None
+    H, V, L, nH, d, nKV = (facts.hidden_size, facts.vocab_size, facts.num_hidden_layers, facts.num_attention_heads,
+                           facts.dim_head, facts.kv_heads)
+    inter = facts.intermediate_size
+    if not (H and V and L and nH and d and nKV and inter):
+        return None
+    width = 4 if facts.dtype == "float32" else 2
+    kv_rank = max(nKV // tp, 1)  # KV heads are replicated when TP exceeds them
+    vocab_rank = -(-V // tp)
+    qkv = (nH // tp + 2 * kv_rank) * d
+    layer = [qkv * H * width, *([qkv * width] if facts.attention_bias else []), H * (nH // tp) * d * width,
+             (2 if facts.gated_mlp else 1) * (inter // tp) * H * width, (inter // tp) * H * width,
+             H * width, H * width]
+    head = [] if facts.tie_word_embeddings else [vocab_rank * H * width]
+    return [vocab_rank * H * width, *(layer * L), H * width, *head]
+
+
+def rope_cache_bytes(facts: ModelFacts, version: str | None, gpu_name: str = "") -> int:
+    """The rotary cos/sin cache: max_position x rotary_dim values, FP32 on CUDA from profiles.SGLANG_ROPE_FP32_SINCE,
+    else the model dtype. MLA models rotate qk_rope_head_dim."""
+    positions, rotary = facts.max_position_embeddings or 0, facts.qk_rope_head_dim if facts.is_mla else facts.dim_head
+    if not positions or not rotary:
+        return 0
+    fp32 = (not not_cuda(gpu_name)
+            and P.arithmetic_release("sglang", version) >= P.known_version(P.SGLANG_ROPE_FP32_SINCE))
+    return positions * rotary * (4 if fp32 or facts.dtype == "float32" else 2)
+
+
 def reserved_mb(tp: int, pp: int, chunked: int, graph_bs: int) -> float:
     """0.5.x: what SGLang keeps outside the static pool, in MiB (metadata, activations, graphs, comm)."""
     return (P.SGLANG_METADATA_MB + max(chunked, 2048) * P.SGLANG_ACTIVATION_MB_PER_TOKEN
@@ -215,6 +273,12 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         if facts.is_compressed_attention:
             raise no_model from None  # the missing model, not the missing facts, is what blocks it
         raise
+    # weights as loaded: the segments the allocator keeps for them and the rotary cache (profiles.ALLOC_*)
+    tensors = parameter_tensors(facts, tp) if pp == 1 else None
+    rounding = segment_tails(tensors) if tensors else 0
+    rope = rope_cache_bytes(facts, version, gpu_name)
+    parameters = weights
+    weights += rounding + rope
     start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
@@ -270,6 +334,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "free_before_weights": pre, "foreign_bytes": cfg.foreign_bytes,
                "fraction_rule": profile.fraction_rule,
                "fraction_rule_since": profile.since, "fraction_rule_source": profile.source,
+               "parameter_bytes": parameters, "allocator_segment_tail_bytes": rounding, "rope_cache_bytes": rope,
                "prefill_graph_reserve": int(prefill_mb * MiB),
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len},
