@@ -203,12 +203,26 @@ VECTORS = (
            why="vllm PR #24162: Qwen2.5-0.5B at TP 2, 0.10.2.dev378 (the log); GPU not stated"),
     # -- vLLM 0.11 and later, dense models: new public logs ----------------------------------------------------
     # (add rows below this block, in version order)
+    Vector("v1-0.16-llama3-70b-awq-2xl40s-tp2.log", "meta-llama/Meta-Llama-3-70B", L40S, None, quantization="awq",
+           why="kagaho/VLLM_Serve_llama3-70b-awq_on_L40S_with_Tensor_Parallelism_2 README: TechxGenus/Meta-Llama-3-"
+               "70B-Instruct-AWQ (Meta-Llama-3-70B, AWQ) at TP 2 on NVIDIA L40S (the repo's nvidia-smi: 46068MiB, "
+               "two VLLM::Worker_TP ranks), vLLM 0.16.0 (the banner), defaults otherwise (8,192 tokens, gmu 0.9)"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
+    Vector("v1-0.10.1.1-qwen2-7b-a100-80gb-gmu025.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 4'): Qwen2-7B-Instruct on one NVIDIA A100 80GB (the "
+               "README's platform, the log's file name; SXM or PCIe not stated, 81,920 MiB either way), vLLM "
+               "0.10.1.1 (the log), gmu 0.25, 16,384 tokens; the install adds flashinfer-python (README), so "
+               "the sampler is FlashInfer's, as the log says"),
+    Vector("v1-0.10.1.1-qwen2-7b-a100-80gb-gmu050.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 5'): the same at gmu 0.5"),
+    Vector("v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 3'): the same at TP 2 on two A100 80GB of one node "
+               "(custom all-reduce off: no P2P between the pods' GPUs), gmu 0.5"),
 
     # -- SGLang ----------------------------------------------------------------------------------------------
     Vector("qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.4.9",

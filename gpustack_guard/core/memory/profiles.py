@@ -522,6 +522,16 @@ VLLM_SAMPLER_ROWS = (
                    "v0.33.0 wheel: the V2 _dummy_sampler_run adds the warm-up-parameter pass ('warmup_kernels (run "
                    "after the KV cache is sized) pays for the fp32 logits pipeline, so the profiled peak must too')"),
 )
+# VLLM_USE_FLASHINFER_SAMPLER in the deployment's environment picks the top-k/top-p path over the release's default
+# (read in vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ on CUDA): @v0.8.0 to @v0.11.0 FlashInfer
+# whenever flashinfer >= 0.2.3 imports and the variable is not 0 (the wheel does not pull flashinfer in, so the
+# release row sorts; an install or image that adds it logs "Using FlashInfer for top-p & top-k sampling."); @v0.11.1
+# to @v0.20.2 only when it is 1 (opt in); @v0.21.0 on unless it is 0. So "1" is FlashInfer and "0" the
+# PyTorch-native path of the release (its sort, or Triton's in-place top-k/top-p from 0.17.0) in every V1 release;
+# vllm/envs.py reads it as bool(int(value)).
+VLLM_FLASHINFER_SAMPLER_ENV = "VLLM_USE_FLASHINFER_SAMPLER"
+VLLM_FLASHINFER_SAMPLER_ENV_SINCE = "0.8.0"
+VLLM_FLASHINFER_SAMPLER_ENV_SOURCE = "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 ... @v0.33.0 TopKTopPSampler"
 # Peak bytes per (row x vocabulary entry) of the paths that do not sort: the bf16 logits compute_logits returned
 # (2), their fp32 copy (4, Triton then masks it in place), and the fp32 probabilities (4) plus the exponential
 # noise random_sample draws (4) for Triton; FlashInfer's top_k_top_p_sampling_from_logits masks a copy of the

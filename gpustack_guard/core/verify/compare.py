@@ -124,6 +124,23 @@ def generation_env(log: ObservedLog) -> dict[str, str]:
     return {"VLLM_USE_V1": "0" if generation == "v0" else "1"} if generation else {}
 
 
+def sampler_env(log: ObservedLog) -> dict[str, str]:
+    """The VLLM_USE_FLASHINFER_SAMPLER value that makes the estimate sample as the log says the engine did (its
+    FlashInfer line, or the PyTorch-native fallback line); nothing when it says neither."""
+    if log.engine != P.VLLM:
+        return {}
+    flashinfer = "vllm-sampler-flashinfer" in log.matched
+    native = "vllm-sampler-native" in log.matched
+    if flashinfer == native:
+        return {}
+    return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
+
+
+def engine_env(log: ObservedLog) -> dict[str, str]:
+    """The deployment environment the log's own lines imply: the engine generation and the sampler path."""
+    return {**generation_env(log), **sampler_env(log)}
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}

@@ -33,7 +33,7 @@ KEYWORDS = ("vLLM", "LLM engine", "args", "max model len", "took", "profiling", 
             "Memory pool end", "cuda graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
-            "pipeline parallelism", "sched copies")
+            "pipeline parallelism", "sched copies", "top-p & top-k sampling")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")

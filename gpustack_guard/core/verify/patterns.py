@@ -203,6 +203,18 @@ VLLM_PATTERNS = (
        r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # which top-k/top-p path the V1 sampler took (profiles.VLLM_FLASHINFER_SAMPLER_ENV): the log states a choice
+    # that depends on the install (flashinfer present or not) and the environment, not on the release alone
+    _p("vllm-sampler-flashinfer", VLLM, "0.8.0 to the newest (V1 TopKTopPSampler on CUDA)",
+       r"Using FlashInfer for top-p & top-k sampling",
+       "(EngineCore_0 pid=2881) INFO 09-04 01:29:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k "
+       "sampling.", "dennislee22/vLLM-benchmarking (a repository's log, no issue #): "
+       "log/vllm-7B-1gpuA10080GB-0.5GRAM.log", kind="marker"),
+    _p("vllm-sampler-native", VLLM, "0.8.0 to 0.11.0 (flashinfer missing or VLLM_USE_FLASHINFER_SAMPLER=0)",
+       r"Falling back to the PyTorch-native implementation of top-p & top-k sampling",
+       "WARNING 09-24 20:46:11 [topk_topp_sampler.py:69] FlashInfer is not available. Falling back to the "
+       "PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install "
+       "FlashInfer.", "vllm#21348", kind="marker"),
     _p("vllm-ready", VLLM, "0.7 to the newest (V1 engine core)",
        r"init engine \(profile, create kv cache, warmup model\) took", "(EngineCore_0 pid=1399537) INFO 08-19 "
        "14:58:40 [core.py:215] init engine (profile, create kv cache, warmup model) took 1.06 seconds",

@@ -705,3 +705,32 @@ def test_a_pre_ampere_gpu_runs_v0_in_the_estimate_and_says_why():
     assert (t4.extra["engine_generation"], a10g.extra["engine_generation"]) == ("v0", "v1")
     assert t4.notes[0] == "V0 engine: compute capability below 8.0 (pre-Ampere GPU: T4, V100, RTX 20xx)"
     assert (t4.extra["max_num_batched_tokens"], a10g.extra["max_num_batched_tokens"]) == (8192, 2048)
+
+
+@pytest.mark.parametrize("version,env,kernel", [
+    ("0.10.1", None, "torch-sort"), ("0.10.1", "1", "flashinfer"), ("0.10.1", "0", "torch-sort"),
+    ("0.16.0", "1", "flashinfer"), ("0.17.0", "0", "triton"), ("0.21.0", None, "flashinfer"),
+    ("0.21.0", "0", "triton"), ("0.21.0", "yes", "flashinfer"), ("0.7.3", "1", "torch-sort"), ("0.10.1", "2", "flashinfer"),
+])
+def test_vllm_use_flashinfer_sampler_picks_the_top_k_top_p_path(version, env, kernel):
+    """TopKTopPSampler reads VLLM_USE_FLASHINFER_SAMPLER as bool(int(value)) from 0.8.0: 1 takes FlashInfer's
+    kernels in every V1 release, 0 the release's native path (the sort, Triton's from 0.17); a value vLLM cannot
+    read as an integer, or a release before the variable, keeps the release's default."""
+    from gpustack_guard.core.memory.engines.vllm import sampler_row_for
+
+    assert sampler_row_for(version, env).kernel == kernel
+
+
+def test_the_flashinfer_sampler_env_moves_the_profile_peak_by_its_bytes_per_entry():
+    # Llama-3.1-8B (vocabulary 128,256, hidden 4,096) under 0.10.1 on an A100 80GB: the 256 default sequences
+    # sort at 38 B per entry (segmented sort) or sample through FlashInfer at 14; the batch's 2,048 hidden
+    # states are held either way
+    facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
+    peaks = {}
+    for env in (None, "1"):
+        cfg = VllmConfig(max_model_len=8192, max_num_seqs=256, flashinfer_sampler_env=env)
+        est = estimate_vllm(facts, 81920 * MiB, cfg, version="0.10.1", gpu_name="NVIDIA A100-SXM4-80GB")
+        peaks[env] = (est.extra["sampler_peak"], est.extra["sampler_kernel"])
+    hidden = 2048 * 4096 * 2
+    assert peaks[None] == (hidden + 256 * 128_256 * 38, "torch-sort")
+    assert peaks["1"] == (hidden + 256 * 128_256 * 14, "flashinfer")

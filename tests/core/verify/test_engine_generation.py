@@ -45,3 +45,25 @@ def test_public_logs_name_their_generation(name, generation):
 
 def test_an_sglang_log_has_no_vllm_generation():
     assert C.engine_generation(parsed(["[2025-01-01 00:00:00] max_total_num_tokens=1000"], P.SGLANG)) is None
+
+
+@pytest.mark.parametrize("line,env", [
+    ("(EngineCore_0 pid=2881) INFO 09-04 01:29:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k "
+     "sampling.", {"VLLM_USE_FLASHINFER_SAMPLER": "1"}),
+    ("WARNING 09-24 20:46:11 [topk_topp_sampler.py:69] FlashInfer is not available. Falling back to the "
+     "PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install "
+     "FlashInfer.", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),
+    ("INFO 09-04 01:29:02 [cuda.py:328] Using Flash Attention backend on V1 engine.", {}),
+])
+def test_the_sampler_path_a_log_names_is_the_estimates_environment(line, env):
+    log, _ = parse_log([line + "\n"], P.VLLM)
+    assert C.sampler_env(log) == env
+    assert C.engine_env(log) == {**C.generation_env(log), **env}
+
+
+def test_a_log_naming_both_sampler_paths_sets_neither():
+    lines = ["INFO [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n",
+             "WARNING [topk_topp_sampler.py:69] Falling back to the PyTorch-native implementation of top-p & top-k "
+             "sampling.\n"]
+    log, _ = parse_log(lines, P.VLLM)
+    assert C.sampler_env(log) == {}

@@ -214,6 +214,15 @@ CASES = [
      {P.WEIGHTS: gib(13.9476), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 81536}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
+    # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
+    ("vllm/v1-0.16-llama3-70b-awq-2xl40s-tp2.log", '0.16.0', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(18.55), P.KV_CACHE: gib(20.16), P.CUDA_GRAPHS: gib(1.22), P.MAX_MODEL_LEN: 8192, P.KV_TOKENS: 132128, P.MAX_CONCURRENCY: 16.13}),
+    ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu025.log", '0.10.1.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
+    ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu050.log", '0.10.1.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
     # the 0.11.1+ start-up banner names the version; a blog post's two quoted memory lines follow
     ("vllm/v1-0.19-gpt-oss-20b-a100-gmu065.log", '0.19.0', False, None, 'main', 1,
      {P.WEIGHTS: gib(13.72), P.KV_CACHE: gib(36.56)}),
@@ -233,7 +242,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 46, "sglang": 19, "llama.cpp": 17}
+    assert counts == {"vllm": 50, "sglang": 19, "llama.cpp": 17}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test

@@ -55,6 +55,7 @@ class VllmConfig:
     pp_layer_partition: str | None = None  # VLLM_PP_LAYER_PARTITION from the deployment's env
     use_v1_env: str | None = None  # VLLM_USE_V1 from the deployment's env
     fused_moe_chunk_size: str | None = None  # VLLM_FUSED_MOE_CHUNK_SIZE from the deployment's env
+    flashinfer_sampler_env: str | None = None  # VLLM_USE_FLASHINFER_SAMPLER from the deployment's env
     disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
     cpu_offload_bytes: int = 0  # --cpu-offload-gb, per GPU
     max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
@@ -513,6 +514,22 @@ def sampler_sort_peak_bytes(rows: int) -> int:
     return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
 
 
+def sampler_row_for(version: str | None, env_value: str | None) -> P.VllmSamplerRow:
+    """The release's sampler row with the top-k/top-p path VLLM_USE_FLASHINFER_SAMPLER picks
+    (profiles.VLLM_FLASHINFER_SAMPLER_ENV): "1" FlashInfer's kernels, "0" the release's PyTorch-native path; unset,
+    not an integer, or before the variable existed: the release's default."""
+    row = P.vllm_sampler_row(version)
+    try:
+        wanted = int((env_value or "").strip()) != 0
+    except ValueError:
+        return row
+    if P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_FLASHINFER_SAMPLER_ENV_SINCE):
+        return row
+    # the native path of a FlashInfer-default release (0.21 on) is Triton's, which 0.17 made the native one
+    kernel = "flashinfer" if wanted else ("triton" if row.kernel == "flashinfer" else row.kernel)
+    return replace(row, kernel=kernel)
+
+
 def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
     """Peak bytes per (row x vocabulary entry) of one top-k/top-p sampler pass by kernel (profiles.VllmSamplerRow),
     the logits included."""
@@ -727,7 +744,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                   gpu_name: str = "", stage_totals: list[int] | None = None, search_fixes: bool = True) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
-    sampler_row = P.vllm_sampler_row(version)
+    sampler_row = sampler_row_for(version, cfg.flashinfer_sampler_env)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
     if cfg.speculative_flag:
