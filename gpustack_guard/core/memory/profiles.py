@@ -40,6 +40,12 @@ class VllmProfile:
     # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
+    # V1 0.8.0-0.9.0 (gpu_worker.py@v0.8.0, @v0.8.5, @v0.9.0 determine_available_memory): after the profile run
+    # the worker takes `mem_get_info()` total - free - torch's allocated bytes as non-torch memory and subtracts it,
+    # with torch's peak, from gmu x total. That is every byte on the device torch does not hold: this process's
+    # CUDA context and other processes' memory too, so gmu caps the whole GPU. 0.9.1 (gpu_worker.py@v0.9.1
+    # init_device) measures from a MemorySnapshot taken after CUDA starts and refuses to start below gmu x total.
+    context_in_budget: bool = False
     # the sampler's share of the profile and the warm-up after the KV cache: VLLM_SAMPLER_ROWS below
     # CacheConfig.gpu_memory_utilization's default: 0.9 up to 0.19.x, 0.92 from 0.20.0 (vllm/config/cache.py of the
     # wheels 0.19.1 and 0.20.0)
@@ -60,10 +66,16 @@ VLLM_PROFILES = (
                 "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
                 "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)", comm_in_budget=True),
     VllmProfile("0.8.0", "v1", "v1-early", 1, False,
-                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
-                "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
-                "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
-                "PR #414)", startup_free_check=True, comm_in_budget=True),
+                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; "
+                "gpu_worker.py@v0.8.0..@v0.9.0 determine_available_memory: gmu x total minus torch's peak and "
+                "every non-torch byte on the device (mem_get_info total - free - allocated), the CUDA context and "
+                "other processes included; no start-up free-memory check", per_instance_budget=False,
+                comm_in_budget=True, context_in_budget=True),
+    VllmProfile("0.9.1", "v1", "v1-early", 1, False,
+                "gpu_worker.py@v0.9.1 init_device: MemorySnapshot after CUDA starts, requested_memory = gmu x "
+                "total, and the refusal 'Free memory on device ... on startup is less than desired GPU memory "
+                "utilization' (also in a 0.11.0 log, docker/model-runner PR #414)", startup_free_check=True,
+                comm_in_budget=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
                 "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
                 "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
@@ -507,6 +519,12 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
             TermSource("0.0.0", "non-torch-by-interconnect",
                        "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+            TermSource("0.8.0", "non-torch-device-wide-with-cuda-context",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.5 determine_available_memory (mem_get_info total - free - "
+                       "torch allocated: the CUDA context inside the budget)"),
+            TermSource("0.9.1", "non-torch-by-interconnect",
+                       "vllm/v1/worker/gpu_worker.py@v0.9.1 init_device (MemorySnapshot after CUDA starts); "
+                       "vllm/utils.py memory_profiling"),
             TermSource("0.11.0", "non-torch-by-interconnect-nccl-outside",
                        "vllm/utils/__init__.py@v0.11.0 memory_profiling; NCCL before the snapshot (vllm PR #25359)"),
             TermSource("0.19.0", "non-torch-by-interconnect-nccl-outside",

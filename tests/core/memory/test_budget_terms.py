@@ -32,7 +32,8 @@ VLLM_CHANGES = {
     T.CUDA_GRAPHS: _changes(P.VLLM_PROFILES, "graphs_profiled", "graph_sets", "capture_rule"),
     T.KV_CACHE: _changes(P.VLLM_PROFILES, "extensible_kv"),
     T.FORWARD_PEAK: {str(since) for since, _ in P.VLLM_FUSED_MOE_CHUNKS[1:]} | {"0.8.0", P.VLLM_MOE_WORKSPACE_SINCE},
-    T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"},
+    T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"}
+    | _changes(P.VLLM_PROFILES, "context_in_budget"),
     T.ENCODER_PEAK: {"0.8.0"},
 }
 

@@ -686,3 +686,26 @@ def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10
     assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
         sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
     assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak
+
+
+@pytest.mark.parametrize("model,gpu_total", [("Qwen/Qwen3-8B", 23_028 * MiB), ("meta-llama/Llama-3.1-8B", A6000)])
+def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_total):
+    # gpu_worker.py@v0.9.0 subtracts mem_get_info's total - free - torch's allocated bytes (the context included);
+    # @v0.9.1 measures from a snapshot taken after CUDA started and checks the free memory at start-up
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192)
+    old, new = (estimate_vllm(facts, gpu_total, cfg, version=v, gpu_name="NVIDIA A10G") for v in ("0.9.0", "0.9.1"))
+    assert old.weights == new.weights and old.activation == new.activation
+    assert old.non_torch == new.non_torch + P.CUDA_CONTEXT
+    assert old.kv_available == new.kv_available - P.CUDA_CONTEXT
+    assert (old.extra["gmu_semantics"], old.extra["startup_free_check"], old.extra["cuda_context_in_budget"]) == \
+        ("global-cap", False, True)
+    assert (new.extra["gmu_semantics"], new.extra["startup_free_check"], new.extra["cuda_context_in_budget"]) == \
+        ("per-instance", True, False)
+    # the context is counted once: inside the budget before 0.9.1, outside it from 0.9.1
+    assert old.footprint == new.footprint - P.CUDA_CONTEXT
+    # the V1 alpha of 0.7 (VLLM_USE_V1=1) ran the same worker; V0 at 0.9.0 (VLLM_USE_V1=0) keeps its own snapshot
+    alpha = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="1"), version="0.7.3", gpu_name="NVIDIA A10G")
+    v0 = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="0"), version="0.9.0", gpu_name="NVIDIA A10G")
+    assert alpha.extra["cuda_context_in_budget"] is True and v0.extra["cuda_context_in_budget"] is False
+    assert alpha.non_torch == v0.non_torch + P.CUDA_CONTEXT

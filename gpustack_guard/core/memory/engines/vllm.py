@@ -727,6 +727,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                                                               version)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
+    # V1 0.8.0-0.9.0 counts every non-torch byte on the device as non-torch memory, its own CUDA context included
+    # (VllmProfile.context_in_budget): the context moves from outside the budget into the non-torch term
+    context_outside = 0 if profile.context_in_budget else P.CUDA_CONTEXT
+    non_torch += P.CUDA_CONTEXT - context_outside
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
@@ -813,7 +817,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     graphs = worst.cuda_graphs
     # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
     # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
-    outside = P.CUDA_CONTEXT + comm_outside + (0 if profile.graphs_profiled else graphs)
+    outside = context_outside + comm_outside + (0 if profile.graphs_profiled else graphs)
     requested = worst.requested
     footprint = requested + outside
     # The headroom rule adds a run-time margin on top: allocator slack, calibrated on the field-notes OOM at 0.92
@@ -830,7 +834,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the extensible cache is sized after the warm-up ran, so only the estimate-based V1 sizing can die there
     last = stages[-1]
     last_pool = kv_pool if pp == 1 or last.shape.hybrid else capacity * last.shape.bytes_per_token
-    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + \
+    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + context_outside + \
         comm_outside + held_workspace
     # a budget above what is free once CUDA (and NCCL) started is refused before the weights load: the engine
     # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
@@ -839,7 +843,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
     # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
     # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
-    outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
+    outside_room = last.gpu_total - last.requested - context_outside - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
     warmup_free = last.gpu_total - held + max(0, -outside_room)
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
@@ -864,6 +868,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
