@@ -484,6 +484,16 @@ VLLM_SAMPLER_ROWS = (
 # logits (4) and softmaxes it (4) instead (assumed from FlashInfer's Python wrapper, not read per release here).
 SAMPLER_KERNEL_PEAK_BYTES = {"triton": 14, "flashinfer": 14}
 SAMPLER_TRITON_MIN_ROWS = 8  # "logits.shape[0] >= 8": fewer rows take the PyTorch sort
+# V0's profile (vllm/worker/model_runner.py@v0.6.4 and @v0.9.1 profile_run / _dummy_run) builds max_num_seqs dummy
+# prompts sharing max_num_batched_tokens, each sampled with SamplingParams(top_p=0.99, top_k=vocab_size - 1), so
+# Sampler.forward (model_executor/layers/sampler.py@v0.6.4, @v0.9.1) casts the logits to fp32 and
+# _apply_top_k_top_p sorts them (FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER set): the same torch sort as
+# V1's dummy sampler, SAMPLER_SORT_PEAK_BYTES by rows. It runs after the forward's intermediates are freed, while
+# execute_model holds the hidden states of every batched token; only the driver rank (TP rank 0 of the last
+# stage) gathers the logits and samples. Check: vllm#18993 (0.9.0.1, V0, Qwen3-4B, 2,048 chunked tokens, 256
+# sequences): 256 x 151,936 x 38 B + 2,048 x 2,560 x 2 B = 1.39 GiB against "PyTorch activation peak memory takes
+# 1.40GiB"; vllm#10517 (0.6.4, Llama-3.1-8B, 20,000 tokens) keeps the forward as its peak.
+VLLM_V0_PROFILE_SAMPLER = "torch-sort"
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -543,8 +553,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch",
                        "vllm/model_executor/layers/fused_moe/modular_kernel.py@v0.18.0 (no chunk variable)")),
         "sampler_peak_bytes_per_gpu": (
-            TermSource("0.0.0", "in-forward-peak",
-                       "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
+            TermSource("0.0.0", "v0-torch-sort-after-forward-driver-rank",
+                       "vllm/worker/model_runner.py@v0.6.4 _dummy_run (SamplingParams(top_p=0.99, top_k=vocab - 1) "
+                       "per dummy sequence); vllm/model_executor/layers/sampler.py@v0.6.4 and @v0.9.1 "
+                       "_apply_top_k_top_p (logits.sort)"),
             TermSource("0.8.0", "torch-sort-after-forward",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
@@ -564,7 +576,8 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.34.0", "encoder-dummy-item-calibrated",
                        "vllm/v1/worker/gpu_model_runner.py@v0.34.0 profile_run")),
         "activation_bytes_per_gpu": (
-            TermSource("0.0.0", "forward-peak", "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks"),
+            TermSource("0.0.0", "max(forward, sampler)",
+                       "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks (torch peak over profile_run)"),
             TermSource("0.8.0", "max(forward, sampler)+encoder",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
         "cuda_graphs_bytes_per_gpu": (

@@ -64,7 +64,7 @@ def test_the_sources_resolve_by_release_within_each_range():
                       "vllm-graph-estimate-in-budget-measured-per-graph"]
     sampler = [P.term_source("vllm", T.SAMPLER_PEAK, known_version(v)).rule
                for v in ("0.6.4", "0.16.0", "0.17.0", "0.28.0", "0.29.0", "0.33.0")]
-    assert sampler == ["in-forward-peak", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
+    assert sampler == ["v0-torch-sort-after-forward-driver-rank", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
                        "flashinfer-top-k-top-p-after-forward", "plain-logits-v2-runner",
                        "flashinfer-top-k-top-p-v2-runner"]
     forward = [P.term_source("vllm", T.FORWARD_PEAK, known_version(v)).rule for v in ("0.13.0", "0.14.0", "0.18.0")]

@@ -385,7 +385,8 @@ def test_v1_profile_peak_is_the_larger_of_forward_and_sampler_by_release():
     facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560
     cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
     hidden = 2048 * 2560 * 2
-    expected = {"0.7.3": 0, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
+    # V0 (0.7.3) profiles the whole 4,096-token prompt unchunked: twice the hidden states, the same sort
+    expected = {"0.7.3": 2 * hidden + 256 * 151_936 * 38, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
                 "0.21.0": hidden + 256 * 151_936 * 14, "0.29.0": hidden + 256 * 151_936 * 4,
                 "0.33.0": hidden + 256 * 151_936 * 14}
     by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in expected}
@@ -685,7 +686,8 @@ def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10
     row = P.vllm_sampler_row(version)
     assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
         sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
-    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak
+    # V0's execute_model holds every batched token's hidden states while its sampler sorts, in every release
+    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == sampler_phase_bytes(facts, 2048, 256, "torch-sort")
 
 
 @pytest.mark.parametrize("model,gpu_total", [("Qwen/Qwen3-8B", 23_028 * MiB), ("meta-llama/Llama-3.1-8B", A6000)])
@@ -709,3 +711,25 @@ def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_to
     v0 = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="0"), version="0.9.0", gpu_name="NVIDIA A10G")
     assert alpha.extra["cuda_context_in_budget"] is True and v0.extra["cuda_context_in_budget"] is False
     assert alpha.non_torch == v0.non_torch + P.CUDA_CONTEXT
+
+
+def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort():
+    """V0's _dummy_run (model_runner.py@v0.6.4, @v0.9.1) samples max_num_seqs dummy prompts with top_k = vocab - 1:
+    the fp32 logits are sorted (38 B per row and entry from 128 rows) after the forward, beside the hidden states
+    of every batched token. A short chunked batch is bound by the sort, a long unchunked one by its forward."""
+    qwen = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560; 40,960 tokens: chunked, 2,048
+    chunked = estimate_vllm(qwen, 32 * GiB, VllmConfig(use_v1_env="0"), version="0.9.0.1", gpu_name="Tesla V100")
+    assert (chunked.extra["engine_generation"], chunked.extra["max_num_batched_tokens"]) == ("v0", 2048)
+    assert chunked.extra["sampler_peak"] == 2048 * 2560 * 2 + 256 * 151_936 * 38 == 1_488_519_168
+    assert chunked.activation == chunked.extra["sampler_peak"] > chunked.extra["forward_peak"]
+    llama = catalog_facts("meta-llama/Llama-3.1-8B")  # vocabulary 128,256: 20,000 tokens unchunked
+    whole = estimate_vllm(llama, 24 * GiB, VllmConfig(max_model_len=20000), version="0.6.4")
+    assert whole.extra["sampler_peak"] == 20000 * 4096 * 2 + 256 * 128_256 * 38
+    assert whole.activation == whole.extra["forward_peak"] > whole.extra["sampler_peak"]
+    # fewer sequences take torch's full-sort path (50 B); the driver rank of a TP group is the one that sorts
+    few = estimate_vllm(qwen, 32 * GiB, VllmConfig(use_v1_env="0", max_num_seqs=32), version="0.9.0.1")
+    assert few.extra["sampler_peak"] == 2048 * 2560 * 2 + 32 * 151_936 * 50
+    tp2 = estimate_vllm(catalog_facts("Qwen/Qwen2.5-14B"), 24 * GiB, VllmConfig(tensor_parallel_size=2),
+                        version="0.7.2", gpu_name="NVIDIA GeForce RTX 4090")
+    assert tp2.extra["max_num_batched_tokens"] == 32768  # its derived length, not above 32K: unchunked
+    assert tp2.extra["sampler_peak"] == 32768 * 5120 * 2 + 256 * 152_064 * 38

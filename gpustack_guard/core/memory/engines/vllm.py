@@ -551,12 +551,16 @@ class SamplerWarmup:
 
 def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, row: P.VllmSamplerRow,
                      version: str | None = None) -> int:
-    """The profile run's sampler phase on the last stage (0 on V0, whose profile the activation formula fits).
-    The batch's hidden states stay held through it from 0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)."""
+    """The profile run's sampler phase on the last stage. V1: the batch's hidden states stay held through it from
+    0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE). V0 (P.VLLM_V0_PROFILE_SAMPLER): one dummy prompt per
+    sequence, sampled with top_k = vocab - 1 by a sort of the fp32 logits on the driver rank, while execute_model
+    still holds the hidden states of every batched token."""
+    rows = min(seqs, batched)
+    if engine == "v0":
+        return sampler_phase_bytes(facts, batched, rows, P.VLLM_V0_PROFILE_SAMPLER)
     if engine != "v1":
         return 0
     kernel = row.kernel if row.profiled == "same" else "plain"
-    rows = min(seqs, batched)
     holds_batch = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)
     return sampler_phase_bytes(facts, batched if holds_batch else rows, rows, kernel)
 
@@ -764,7 +768,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk, held=moe_held)
-        # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
+        # the sampler runs on the last stage after the forward's tensors are freed (V0 and V1 alike): the peak is
+        # the larger phase; under V0 only the driver rank samples, and it is the rank whose pool binds
         sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
         if sampler:
             sampler += held_workspace
