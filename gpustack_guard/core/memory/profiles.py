@@ -40,11 +40,12 @@ class VllmProfile:
     # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
-    # V1 0.8.0-0.9.0 (gpu_worker.py@v0.8.0, @v0.8.5, @v0.9.0 determine_available_memory): after the profile run
-    # the worker takes `mem_get_info()` total - free - torch's allocated bytes as non-torch memory and subtracts it,
-    # with torch's peak, from gmu x total. That is every byte on the device torch does not hold: this process's
-    # CUDA context and other processes' memory too, so gmu caps the whole GPU. 0.9.1 (gpu_worker.py@v0.9.1
-    # init_device) measures from a MemorySnapshot taken after CUDA starts and refuses to start below gmu x total.
+    # V1 0.8.0-0.9.0 and the 0.7 alpha (gpu_worker.py@v0.7.3, @v0.8.0, @v0.8.5, @v0.9.0
+    # determine_available_memory): after the profile run the worker takes mem_get_info() total - free - torch's
+    # allocated bytes as non-torch memory and subtracts it, with torch's peak, from gmu x total. That is every byte
+    # on the device torch does not hold: this process's CUDA context and other processes' memory too, so gmu caps
+    # the whole GPU. 0.9.1 (gpu_worker.py@v0.9.1 init_device) measures from a MemorySnapshot taken after CUDA starts
+    # and refuses to start below gmu x total.
     context_in_budget: bool = False
     # the sampler's share of the profile and the warm-up after the KV cache: VLLM_SAMPLER_ROWS below
     # CacheConfig.gpu_memory_utilization's default: 0.9 up to 0.19.x, 0.92 from 0.20.0 (vllm/config/cache.py of the
