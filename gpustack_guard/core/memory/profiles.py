@@ -494,7 +494,21 @@ SAMPLER_TRITON_MIN_ROWS = 8  # "logits.shape[0] >= 8": fewer rows take the PyTor
 # stage) gathers the logits and samples. Check: vllm#18993 (0.9.0.1, V0, Qwen3-4B, 2,048 chunked tokens, 256
 # sequences): 256 x 151,936 x 38 B + 2,048 x 2,560 x 2 B = 1.39 GiB against "PyTorch activation peak memory takes
 # 1.40GiB"; vllm#10517 (0.6.4, Llama-3.1-8B, 20,000 tokens) keeps the forward as its peak.
-VLLM_V0_PROFILE_SAMPLER = "torch-sort"
+# Before 0.5.5 Sampler.forward had no `logits.to(torch.float)` (sampler.py@v0.4.0, @v0.4.1, @v0.4.3, @v0.5.0,
+# @v0.5.4; the cast is in @v0.5.5, @v0.6.0): the 16-bit logits LogitsProcessor returned were sorted as they are.
+# Per (row x entry): the logits (2), the sorted values (2) and int64 indices (8), then per path, with 2-byte keys:
+#   >= 128 rows: int64 reverse indices (8) + cub's alternate key and value buffers (2 + 8)           -> 12 + 18 = 30
+#   2-127 rows: two int2 arrays (8 + 8), keys_out (2), cub's alternate key and int2 value (2 + 8)   -> 12 + 28 = 40
+#   1 row: cub's alternate buffers (2 + 8)                                                            -> 12 + 10 = 22
+# (the later steps, the re-sort through an int64 inverse index included, stay below these)
+SAMPLER_SORT_16BIT_PEAK_BYTES = {"one_row": 22, "full_sort": 40, "segmented": 30}
+VLLM_V0_PROFILE_SAMPLERS = ((known_version("0.0.0"), "torch-sort-16bit"), (known_version("0.5.5"), "torch-sort"))
+VLLM_V0_PROFILE_SAMPLER = VLLM_V0_PROFILE_SAMPLERS[-1][1]  # from 0.5.5: the fp32 sort
+
+
+def vllm_v0_profile_sampler(version: str | None) -> str:
+    """The sort V0's profile sampler runs in this release (VLLM_V0_PROFILE_SAMPLERS)."""
+    return row_of_release(VLLM_V0_PROFILE_SAMPLERS, arithmetic_release("vllm", version))
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -554,10 +568,13 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch",
                        "vllm/model_executor/layers/fused_moe/modular_kernel.py@v0.18.0 (no chunk variable)")),
         "sampler_peak_bytes_per_gpu": (
-            TermSource("0.0.0", "v0-torch-sort-after-forward-driver-rank",
-                       "vllm/worker/model_runner.py@v0.6.4 _dummy_run (SamplingParams(top_p=0.99, top_k=vocab - 1) "
-                       "per dummy sequence); vllm/model_executor/layers/sampler.py@v0.6.4 and @v0.9.1 "
-                       "_apply_top_k_top_p (logits.sort)"),
+            TermSource("0.0.0", "v0-16bit-sort-after-forward-driver-rank",
+                       "vllm/worker/model_runner.py@v0.4.0 profile_run (SamplingParams(top_p=0.99, top_k=vocab - 1) "
+                       "per dummy sequence); vllm/model_executor/layers/sampler.py@v0.4.0..@v0.5.4 "
+                       "_apply_top_k_top_p (sort of the model-dtype logits)"),
+            TermSource("0.5.5", "v0-fp32-sort-after-forward-driver-rank",
+                       "vllm/model_executor/layers/sampler.py@v0.5.5, @v0.6.4 and @v0.9.1 (logits.to(torch.float) "
+                       "before _apply_top_k_top_p); vllm/worker/model_runner.py@v0.6.4 _dummy_run"),
             TermSource("0.8.0", "torch-sort-after-forward",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),

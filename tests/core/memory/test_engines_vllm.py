@@ -733,3 +733,16 @@ def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort(
                         version="0.7.2", gpu_name="NVIDIA GeForce RTX 4090")
     assert tp2.extra["max_num_batched_tokens"] == 32768  # its derived length, not above 32K: unchunked
     assert tp2.extra["sampler_peak"] == 32768 * 5120 * 2 + 256 * 152_064 * 38
+
+
+@pytest.mark.parametrize("seqs,fp32,sixteen", [(256, 38, 30), (64, 50, 40), (1, 30, 22)])
+def test_v0_before_0_5_5_sorts_the_16_bit_logits(seqs, fp32, sixteen):
+    """sampler.py@v0.5.4 sorts the logits in the model's dtype; @v0.5.5 casts them to fp32 first (2-byte keys
+    against 4-byte ones on each of torch's three sort paths: 128 rows and more, 2-127, one)."""
+    facts = catalog_facts("Qwen/Qwen2.5-7B")  # vocabulary 152,064, hidden 3,584
+    cfg = VllmConfig(max_model_len=4096, max_num_seqs=seqs)
+    old, new = (estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.5.4", "0.5.5"))
+    hidden = 4096 * 3584 * 2  # unchunked: one max-length prompt's tokens
+    assert old.extra["sampler_peak"] == hidden + seqs * 152_064 * sixteen
+    assert new.extra["sampler_peak"] == hidden + seqs * 152_064 * fp32
+    assert P.vllm_v0_profile_sampler("0.4.0") == "torch-sort-16bit" and P.vllm_v0_profile_sampler("0.9.0") == "torch-sort"

@@ -505,14 +505,15 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
-def sampler_sort_peak_bytes(rows: int) -> int:
+def sampler_sort_peak_bytes(rows: int, table: dict[str, int] = P.SAMPLER_SORT_PEAK_BYTES) -> int:
     """Bytes per vocabulary entry of each row at the peak of torch's sort of the logits, by the path
-    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES)."""
+    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES; SAMPLER_SORT_16BIT_PEAK_BYTES for
+    V0 before 0.5.5, which sorted the model-dtype logits)."""
     if rows <= 1:
-        return P.SAMPLER_SORT_PEAK_BYTES["one_row"]
+        return table["one_row"]
     if rows < P.SAMPLER_SORT_SEGMENTED_FROM_ROWS:
-        return P.SAMPLER_SORT_PEAK_BYTES["full_sort"]
-    return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
+        return table["full_sort"]
+    return table["segmented"]
 
 
 def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
@@ -522,6 +523,8 @@ def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
         return P.SAMPLER_PLAIN_BYTES
     if kernel == "flashinfer" or (kernel == "triton" and rows >= P.SAMPLER_TRITON_MIN_ROWS):
         return P.SAMPLER_KERNEL_PEAK_BYTES[kernel]
+    if kernel == "torch-sort-16bit":
+        return sampler_sort_peak_bytes(rows, P.SAMPLER_SORT_16BIT_PEAK_BYTES)
     return sampler_sort_peak_bytes(rows)
 
 
@@ -557,7 +560,7 @@ def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, ro
     still holds the hidden states of every batched token."""
     rows = min(seqs, batched)
     if engine == "v0":
-        return sampler_phase_bytes(facts, batched, rows, P.VLLM_V0_PROFILE_SAMPLER)
+        return sampler_phase_bytes(facts, batched, rows, P.vllm_v0_profile_sampler(version))
     if engine != "v1":
         return 0
     kernel = row.kernel if row.profiled == "same" else "plain"
