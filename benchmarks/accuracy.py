@@ -281,8 +281,9 @@ def table_v() -> list[Row]:
     # 131,072 tokens: refused with 81,536 tokens of KV (Feb 2025, V0 log lines; version not printed). The rank
     # that printed its terms adds up exactly: 13.95 weights + 0.25 non-torch + 0.19 activation + 8.69 KV =
     # 23.08 GiB = 0.98 x 23.55 GiB, so the GPU's total is 23.55 GiB. The pool, 81,536 tokens = 7.46 GiB, is the
-    # other rank's (the smallest rank wins), 1.23 GiB lower; V0 runs the profile's top-k sampler
-    # (top_k = vocab - 1) on the driver rank only, which gsg does not model for V0.
+    # other rank's (the smallest rank wins), 1.23 GiB lower: V0 runs the profile's top-k sampler (top_k = vocab - 1,
+    # a sort of 256 rows' fp32 logits) on the driver rank only. gsg estimates that driver rank (profiles.
+    # VLLM_V0_PROFILE_SAMPLER), so the term rows below, held to the other rank's printed terms, differ by the sort.
     v = estimate("Qwen/Qwen2.5-14B", "23.55GiB", "--tensor-parallel-size=2", "--gpu-memory-utilization=0.98",
                  "--max-model-len=131072", version="0.7.2", extra=("--gpu-name", "NVIDIA GeForce RTX 4090"))
     b = v["breakdown"]

@@ -39,29 +39,29 @@ def test_the_observed_configurations_pool_is_scaled_by_observed_over_estimated(g
     after = advise_json(gsg, "-w", chat, "--observed", str(VECTOR))
     deployment = after["options"][0]["deployments"][0]
     assert (before["kv_capacity_tokens"], before["kv_cache_dtype"], before["observed_kv"]) == (210304, "auto", None)
-    # 210,304 x 158,656 / 192,336 = 173,477.6: the pool the engine would really give this candidate
-    assert deployment["kv_capacity_tokens"] == 173477 and deployment["kv_cache_dtype"] == "auto"
-    assert deployment["observed_kv"] == {"scale": 0.8249, "estimated_kv_capacity_tokens": 210304,
-                                         "kv_capacity_tokens": 173477}
+    # 210,304 x 158,656 / 188,240 = 177,252.4: the pool the engine would really give this candidate
+    assert deployment["kv_capacity_tokens"] == 177252 and deployment["kv_cache_dtype"] == "auto"
+    assert deployment["observed_kv"] == {"scale": 0.8428, "estimated_kv_capacity_tokens": 210304,
+                                         "kv_capacity_tokens": 177252}
     observed = after["observed"]
     assert {k: observed[k] for k in ("kind", "backend", "model", "observed_kv_capacity_tokens",
                                      "estimated_kv_capacity_tokens", "scale", "applied", "tensor_parallel_size",
                                      "kv_cache_dtype", "scaled_deployments")} == {
         "kind": "recorded vector", "backend": "vLLM", "model": LLAMA_8B, "observed_kv_capacity_tokens": 158656,
-        "estimated_kv_capacity_tokens": 192336, "scale": 0.8249, "applied": True, "tensor_parallel_size": 1,
+        "estimated_kv_capacity_tokens": 188240, "scale": 0.8428, "applied": True, "tensor_parallel_size": 1,
         "kv_cache_dtype": "auto", "scaled_deployments": ["llama-3.1-8b-instruct"]}
     text = advise(gsg, "-w", chat, "--observed", str(VECTOR)).out.splitlines()
-    assert text[1] == (f"observed: the engine allocated 158,656 KV tokens where gsg estimated 192,336 (recorded "
+    assert text[1] == (f"observed: the engine allocated 158,656 KV tokens where gsg estimated 188,240 (recorded "
                        f"vector {VECTOR}: vLLM, tensor parallel 1, KV auto): pools of that configuration scaled by "
-                       "0.825")
-    assert "    observed: KV pool 173,477 tokens per replica: gsg's 210,304 scaled by 0.825, as the engine " \
+                       "0.843")
+    assert "    observed: KV pool 177,252 tokens per replica: gsg's 210,304 scaled by 0.843, as the engine " \
            "allocated (--observed)" in text
 
 
 @pytest.mark.parametrize("workload", ["long", "chat"])
 def test_a_smaller_observed_pool_changes_the_advice_and_the_specs_still_validate(gsg, long11, tmp_path, workload):
     # on gpu-a's A6000 gsg's auto pool holds 11 requests of 20,000 tokens (242,464 tokens); the engine's would hold
-    # 200,006: 10 of them, so the fp8 candidate (not the observed configuration: its own estimate) holds the peak
+    # 204,358: 10 of them, so the fp8 candidate (not the observed configuration: its own estimate) holds the peak
     files = {"long": long11, "chat": str(REPO / "workloads" / "chat.yaml")}
     on_a6000 = ("-m", LLAMA_8B, "--fleet", str(FLEET), "--gpus", "gpu-a:cuda:0", "-w", files[workload])
     before = json.loads(gsg("advise", "-o", "json", *on_a6000).out)["options"][0]["deployments"][0]
@@ -74,12 +74,12 @@ def test_a_smaller_observed_pool_changes_the_advice_and_the_specs_still_validate
         assert (deployment["kv_cache_dtype"], deployment["kv_capacity_tokens"], deployment["max_num_seqs"]) == \
             ("fp8", 484928, 11)
         assert deployment["observed_kv"] is None
-        assert deployment["kv_cache_dtype_reason"] == ("fp8 KV because auto holds 200,006 tokens, 10 sequences at "
+        assert deployment["kv_cache_dtype_reason"] == ("fp8 KV because auto holds 204,358 tokens, 10 sequences at "
                                                        "once, against a peak of 220,000 tokens")
         assert after["observed"]["scaled_deployments"] == [] and after["observed"]["scaled_candidates"] >= 1
     else:  # the scaled auto candidate is the one emitted
         assert deployment["observed_kv"]["estimated_kv_capacity_tokens"] == before["kv_capacity_tokens"]
-        assert deployment["kv_capacity_tokens"] == int(before["kv_capacity_tokens"] * 158656 / 192336)
+        assert deployment["kv_capacity_tokens"] == int(before["kv_capacity_tokens"] * 158656 / 188240)
     checked = gsg("validate", str(tmp_path / "out"), "--fleet", str(FLEET), "--fail-level", "warning")
     assert checked.code == 0, checked.out + checked.err
 

@@ -126,8 +126,10 @@ VECTORS = (
     Vector("v1-0.7-llama31-70b-w8a8-gpu-blocks.log", "meta-llama/Llama-3.1-70B", H100, "0.7.1",
            ("--gpu-memory-utilization=0.98",), "int8", version_known=False,
            why="vllm PR #12569: Llama-3.1-70B W8A8 on one 80 GB GPU (GPU model not stated), main after 0.7.0"),
-    Vector("v0.9-qwen3-4b-v100-40k.log", "Qwen/Qwen3-4B", V100_32, "0.9.0", version_known=False,
-           why="vllm#18993: Qwen3-4B on one V100 32GB, V0 worker, June 2025 (0.9.0 by date)"),
+    Vector("v0.9-qwen3-4b-v100-40k.log", "Qwen/Qwen3-4B", V100_32, "0.9.0.1",
+           why="vllm#18993: `VLLM_USE_V1=0 vllm serve Qwen3-4B --dtype half`, 'vLLM API server version 0.9.0.1' "
+               "(the thread's full log; torch 2.7.0 in its environment); one V100 32GB (the title; 31.73 GiB total "
+               "in the log, single GPU, so SXM2 or PCIe does not change the budget)"),
     Vector("v0-qwen3-06b-h100-gmu080.log", "Qwen/Qwen3-0.6B", H100, "0.10.1", version_known=False,
            why="mellea PR #416: 1.12 GiB of weights and 114,688 B/token are Qwen3-0.6B's; a V0 engine, so "
                "before 0.11 (0.10.1 assumed)"),

@@ -40,6 +40,13 @@ class VllmProfile:
     # the fix moves init_worker_distributed_environment() before the snapshot). V0 from 0.6.4 took its baseline
     # snapshot in init_device before init_worker_distributed_environment as well.
     comm_in_budget: bool = False
+    # V1 0.8.0-0.9.0 and the 0.7 alpha (gpu_worker.py@v0.7.3, @v0.8.0, @v0.8.5, @v0.9.0
+    # determine_available_memory): after the profile run the worker takes mem_get_info() total - free - torch's
+    # allocated bytes as non-torch memory and subtracts it, with torch's peak, from gmu x total. That is every byte
+    # on the device torch does not hold: this process's CUDA context and other processes' memory too, so gmu caps
+    # the whole GPU. 0.9.1 (gpu_worker.py@v0.9.1 init_device) measures from a MemorySnapshot taken after CUDA starts
+    # and refuses to start below gmu x total.
+    context_in_budget: bool = False
     # the sampler's share of the profile and the warm-up after the KV cache: VLLM_SAMPLER_ROWS below
     # CacheConfig.gpu_memory_utilization's default: 0.9 up to 0.19.x, 0.92 from 0.20.0 (vllm/config/cache.py of the
     # wheels 0.19.1 and 0.20.0)
@@ -68,10 +75,16 @@ VLLM_PROFILES = (
                 "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
                 "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)", comm_in_budget=True),
     VllmProfile("0.8.0", "v1", "v1-early", 1, False,
-                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; V1's worker "
-                "refuses to start when 'Free memory on device ... on startup is less than desired GPU memory "
-                "utilization' (assumed from 0.8.0; the oldest log holding it is 0.11.0, docker/model-runner "
-                "PR #414)", startup_free_check=True, comm_in_budget=True),
+                "V1 default since 0.8.0; capture sizes [1,2,4]+range(8,513,8) capped by max_num_seqs; "
+                "gpu_worker.py@v0.8.0..@v0.9.0 determine_available_memory: gmu x total minus torch's peak and "
+                "every non-torch byte on the device (mem_get_info total - free - allocated), the CUDA context and "
+                "other processes included; no start-up free-memory check", per_instance_budget=False,
+                comm_in_budget=True, context_in_budget=True),
+    VllmProfile("0.9.1", "v1", "v1-early", 1, False,
+                "gpu_worker.py@v0.9.1 init_device: MemorySnapshot after CUDA starts, requested_memory = gmu x "
+                "total, and the refusal 'Free memory on device ... on startup is less than desired GPU memory "
+                "utilization' (also in a 0.11.0 log, docker/model-runner PR #414)", startup_free_check=True,
+                comm_in_budget=True),
     VllmProfile("0.11.0", "v1", "v1", 2, False,
                 "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
                 "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
@@ -538,6 +551,30 @@ VLLM_FLASHINFER_SAMPLER_ENV_SOURCE = "vllm/v1/sample/ops/topk_topp_sampler.py@v0
 # logits (4) and softmaxes it (4) instead (assumed from FlashInfer's Python wrapper, not read per release here).
 SAMPLER_KERNEL_PEAK_BYTES = {"triton": 14, "flashinfer": 14}
 SAMPLER_TRITON_MIN_ROWS = 8  # "logits.shape[0] >= 8": fewer rows take the PyTorch sort
+# V0's profile (vllm/worker/model_runner.py@v0.6.4 and @v0.9.1 profile_run / _dummy_run) builds max_num_seqs dummy
+# prompts sharing max_num_batched_tokens, each sampled with SamplingParams(top_p=0.99, top_k=vocab_size - 1), so
+# Sampler.forward (model_executor/layers/sampler.py@v0.6.4, @v0.9.1) casts the logits to fp32 and
+# _apply_top_k_top_p sorts them (FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER set): the same torch sort as
+# V1's dummy sampler, SAMPLER_SORT_PEAK_BYTES by rows. It runs after the forward's intermediates are freed, while
+# execute_model holds the hidden states of every batched token; only the driver rank (TP rank 0 of the last
+# stage) gathers the logits and samples. Check: vllm#18993 (0.9.0.1, V0, Qwen3-4B, 2,048 chunked tokens, 256
+# sequences): 256 x 151,936 x 38 B + 2,048 x 2,560 x 2 B = 1.39 GiB against "PyTorch activation peak memory takes
+# 1.40GiB"; vllm#10517 (0.6.4, Llama-3.1-8B, 20,000 tokens) keeps the forward as its peak.
+# Before 0.5.5 Sampler.forward had no `logits.to(torch.float)` (sampler.py@v0.4.0, @v0.4.1, @v0.4.3, @v0.5.0,
+# @v0.5.4; the cast is in @v0.5.5, @v0.6.0): the 16-bit logits LogitsProcessor returned were sorted as they are.
+# Per (row x entry): the logits (2), the sorted values (2) and int64 indices (8), then per path, with 2-byte keys:
+#   >= 128 rows: int64 reverse indices (8) + cub's alternate key and value buffers (2 + 8)           -> 12 + 18 = 30
+#   2-127 rows: two int2 arrays (8 + 8), keys_out (2), cub's alternate key and int2 value (2 + 8)   -> 12 + 28 = 40
+#   1 row: cub's alternate buffers (2 + 8)                                                            -> 12 + 10 = 22
+# (the later steps, the re-sort through an int64 inverse index included, stay below these)
+SAMPLER_SORT_16BIT_PEAK_BYTES = {"one_row": 22, "full_sort": 40, "segmented": 30}
+VLLM_V0_PROFILE_SAMPLERS = ((known_version("0.0.0"), "torch-sort-16bit"), (known_version("0.5.5"), "torch-sort"))
+VLLM_V0_PROFILE_SAMPLER = VLLM_V0_PROFILE_SAMPLERS[-1][1]  # from 0.5.5: the fp32 sort
+
+
+def vllm_v0_profile_sampler(version: str | None) -> str:
+    """The sort V0's profile sampler runs in this release (VLLM_V0_PROFILE_SAMPLERS)."""
+    return row_of_release(VLLM_V0_PROFILE_SAMPLERS, arithmetic_release("vllm", version))
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -573,6 +610,12 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
             TermSource("0.0.0", "non-torch-by-interconnect",
                        "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+            TermSource("0.8.0", "non-torch-device-wide-with-cuda-context",
+                       "vllm/v1/worker/gpu_worker.py@v0.8.5 determine_available_memory (mem_get_info total - free - "
+                       "torch allocated: the CUDA context inside the budget)"),
+            TermSource("0.9.1", "non-torch-by-interconnect",
+                       "vllm/v1/worker/gpu_worker.py@v0.9.1 init_device (MemorySnapshot after CUDA starts); "
+                       "vllm/utils.py memory_profiling"),
             TermSource("0.11.0", "non-torch-by-interconnect-nccl-outside",
                        "vllm/utils/__init__.py@v0.11.0 memory_profiling; NCCL before the snapshot (vllm PR #25359)"),
             TermSource("0.19.0", "non-torch-by-interconnect-nccl-outside",
@@ -591,8 +634,13 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.18.0", "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch",
                        "vllm/model_executor/layers/fused_moe/modular_kernel.py@v0.18.0 (no chunk variable)")),
         "sampler_peak_bytes_per_gpu": (
-            TermSource("0.0.0", "in-forward-peak",
-                       "vllm/worker/model_runner.py@v0.6.4 profile_run samples inside execute_model"),
+            TermSource("0.0.0", "v0-16bit-sort-after-forward-driver-rank",
+                       "vllm/worker/model_runner.py@v0.4.0 profile_run (SamplingParams(top_p=0.99, top_k=vocab - 1) "
+                       "per dummy sequence); vllm/model_executor/layers/sampler.py@v0.4.0..@v0.5.4 "
+                       "_apply_top_k_top_p (sort of the model-dtype logits)"),
+            TermSource("0.5.5", "v0-fp32-sort-after-forward-driver-rank",
+                       "vllm/model_executor/layers/sampler.py@v0.5.5, @v0.6.4 and @v0.9.1 (logits.to(torch.float) "
+                       "before _apply_top_k_top_p); vllm/worker/model_runner.py@v0.6.4 _dummy_run"),
             TermSource("0.8.0", "torch-sort-after-forward",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
@@ -612,7 +660,8 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.34.0", "encoder-dummy-item-calibrated",
                        "vllm/v1/worker/gpu_model_runner.py@v0.34.0 profile_run")),
         "activation_bytes_per_gpu": (
-            TermSource("0.0.0", "forward-peak", "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks"),
+            TermSource("0.0.0", "max(forward, sampler)",
+                       "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks (torch peak over profile_run)"),
             TermSource("0.8.0", "max(forward, sampler)+encoder",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 profile_run (del hidden_states after both)")),
         "cuda_graphs_bytes_per_gpu": (

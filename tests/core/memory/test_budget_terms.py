@@ -26,13 +26,15 @@ def _changes(rows, *fields):
 
 # where gsg's vLLM arithmetic of a term changes, read from the tables that drive it
 VLLM_CHANGES = {
-    T.SAMPLER_PEAK: _changes(P.VLLM_SAMPLER_ROWS, "kernel", "profiled") | {"0.8.0"},  # V1's dummy sampler
+    T.SAMPLER_PEAK: _changes(P.VLLM_SAMPLER_ROWS, "kernel", "profiled") | {"0.8.0"}  # V1's dummy sampler
+    | {str(since) for since, _ in P.VLLM_V0_PROFILE_SAMPLERS[1:]},  # V0's sort of fp32 logits
     T.SAMPLER_WARMUP: _changes(P.VLLM_SAMPLER_ROWS, "warmup_rows") | {"0.8.0"}
     | _changes(P.VLLM_PROFILES, "extensible_kv"),
     T.CUDA_GRAPHS: _changes(P.VLLM_PROFILES, "graphs_profiled", "graph_sets", "capture_rule"),
     T.KV_CACHE: _changes(P.VLLM_PROFILES, "extensible_kv"),
     T.FORWARD_PEAK: {str(since) for since, _ in P.VLLM_FUSED_MOE_CHUNKS[1:]} | {"0.8.0", P.VLLM_MOE_WORKSPACE_SINCE},
-    T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"},
+    T.NON_TORCH: {row.since for row in P.VLLM_NON_TORCH if row.since != "0.0.0"}
+    | _changes(P.VLLM_PROFILES, "context_in_budget"),
     T.ENCODER_PEAK: {"0.8.0"},
 }
 
@@ -65,7 +67,7 @@ def test_the_sources_resolve_by_release_within_each_range():
                       "vllm-graph-estimate-in-budget-measured-per-graph"]
     sampler = [P.term_source("vllm", T.SAMPLER_PEAK, known_version(v)).rule
                for v in ("0.6.4", "0.16.0", "0.17.0", "0.28.0", "0.29.0", "0.33.0")]
-    assert sampler == ["in-forward-peak", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
+    assert sampler == ["v0-fp32-sort-after-forward-driver-rank", "torch-sort-after-forward", "triton-top-k-top-p-after-forward",
                        "flashinfer-top-k-top-p-after-forward", "plain-logits-v2-runner",
                        "flashinfer-top-k-top-p-v2-runner"]
     forward = [P.term_source("vllm", T.FORWARD_PEAK, known_version(v)).rule for v in ("0.13.0", "0.14.0", "0.18.0")]

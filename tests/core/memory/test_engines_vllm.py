@@ -393,7 +393,8 @@ def test_v1_profile_peak_is_the_larger_of_forward_and_sampler_by_release():
     facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560
     cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
     hidden = 2048 * 2560 * 2
-    expected = {"0.7.3": 0, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
+    # V0 (0.7.3) profiles the whole 4,096-token prompt unchunked: twice the hidden states, the same sort
+    expected = {"0.7.3": 2 * hidden + 256 * 151_936 * 38, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
                 "0.21.0": hidden + 256 * 151_936 * 14, "0.29.0": hidden + 256 * 151_936 * 4,
                 "0.33.0": hidden + 256 * 151_936 * 14}
     by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in expected}
@@ -693,7 +694,8 @@ def test_the_profile_holds_the_batch_hidden_states_through_the_sampler_from_0_10
     row = P.vllm_sampler_row(version)
     assert profiled_sampler(facts, 2048, 256, "v1", row, version) == \
         sampler_phase_bytes(facts, held_tokens, 256, row.kernel if row.profiled == "same" else "plain")
-    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == 0  # V0 samples inside its forward's peak
+    # V0's execute_model holds every batched token's hidden states while its sampler sorts, in every release
+    assert profiled_sampler(facts, 2048, 256, "v0", row, version) == sampler_phase_bytes(facts, 2048, 256, "torch-sort")
 
 
 def test_a_pre_ampere_gpu_runs_v0_in_the_estimate_and_says_why():
@@ -734,3 +736,61 @@ def test_the_flashinfer_sampler_env_moves_the_profile_peak_by_its_bytes_per_entr
     hidden = 2048 * 4096 * 2
     assert peaks[None] == (hidden + 256 * 128_256 * 38, "torch-sort")
     assert peaks["1"] == (hidden + 256 * 128_256 * 14, "flashinfer")
+
+
+@pytest.mark.parametrize("model,gpu_total", [("Qwen/Qwen3-8B", 23_028 * MiB), ("meta-llama/Llama-3.1-8B", A6000)])
+def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_total):
+    # gpu_worker.py@v0.9.0 subtracts mem_get_info's total - free - torch's allocated bytes (the context included);
+    # @v0.9.1 measures from a snapshot taken after CUDA started and checks the free memory at start-up
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192)
+    old, new = (estimate_vllm(facts, gpu_total, cfg, version=v, gpu_name="NVIDIA A10G") for v in ("0.9.0", "0.9.1"))
+    assert old.weights == new.weights and old.activation == new.activation
+    assert old.non_torch == new.non_torch + P.CUDA_CONTEXT
+    assert old.kv_available == new.kv_available - P.CUDA_CONTEXT
+    assert (old.extra["gmu_semantics"], old.extra["startup_free_check"], old.extra["cuda_context_in_budget"]) == \
+        ("global-cap", False, True)
+    assert (new.extra["gmu_semantics"], new.extra["startup_free_check"], new.extra["cuda_context_in_budget"]) == \
+        ("per-instance", True, False)
+    # the context is counted once: inside the budget before 0.9.1, outside it from 0.9.1
+    assert old.footprint == new.footprint - P.CUDA_CONTEXT
+    # the V1 alpha of 0.7 (VLLM_USE_V1=1) ran the same worker; V0 at 0.9.0 (VLLM_USE_V1=0) keeps its own snapshot
+    alpha = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="1"), version="0.7.3", gpu_name="NVIDIA A10G")
+    v0 = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="0"), version="0.9.0", gpu_name="NVIDIA A10G")
+    assert alpha.extra["cuda_context_in_budget"] is True and v0.extra["cuda_context_in_budget"] is False
+    assert alpha.non_torch == v0.non_torch + P.CUDA_CONTEXT
+
+
+def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort():
+    """V0's _dummy_run (model_runner.py@v0.6.4, @v0.9.1) samples max_num_seqs dummy prompts with top_k = vocab - 1:
+    the fp32 logits are sorted (38 B per row and entry from 128 rows) after the forward, beside the hidden states
+    of every batched token. A short chunked batch is bound by the sort, a long unchunked one by its forward."""
+    qwen = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560; 40,960 tokens: chunked, 2,048
+    chunked = estimate_vllm(qwen, 32 * GiB, VllmConfig(use_v1_env="0"), version="0.9.0.1", gpu_name="Tesla V100")
+    assert (chunked.extra["engine_generation"], chunked.extra["max_num_batched_tokens"]) == ("v0", 2048)
+    assert chunked.extra["sampler_peak"] == 2048 * 2560 * 2 + 256 * 151_936 * 38 == 1_488_519_168
+    assert chunked.activation == chunked.extra["sampler_peak"] > chunked.extra["forward_peak"]
+    llama = catalog_facts("meta-llama/Llama-3.1-8B")  # vocabulary 128,256: 20,000 tokens unchunked
+    whole = estimate_vllm(llama, 24 * GiB, VllmConfig(max_model_len=20000), version="0.6.4")
+    assert whole.extra["sampler_peak"] == 20000 * 4096 * 2 + 256 * 128_256 * 38
+    assert whole.activation == whole.extra["forward_peak"] > whole.extra["sampler_peak"]
+    # fewer sequences take torch's full-sort path (50 B); the driver rank of a TP group is the one that sorts
+    few = estimate_vllm(qwen, 32 * GiB, VllmConfig(use_v1_env="0", max_num_seqs=32), version="0.9.0.1")
+    assert few.extra["sampler_peak"] == 2048 * 2560 * 2 + 32 * 151_936 * 50
+    tp2 = estimate_vllm(catalog_facts("Qwen/Qwen2.5-14B"), 24 * GiB, VllmConfig(tensor_parallel_size=2),
+                        version="0.7.2", gpu_name="NVIDIA GeForce RTX 4090")
+    assert tp2.extra["max_num_batched_tokens"] == 32768  # its derived length, not above 32K: unchunked
+    assert tp2.extra["sampler_peak"] == 32768 * 5120 * 2 + 256 * 152_064 * 38
+
+
+@pytest.mark.parametrize("seqs,fp32,sixteen", [(256, 38, 30), (64, 50, 40), (1, 30, 22)])
+def test_v0_before_0_5_5_sorts_the_16_bit_logits(seqs, fp32, sixteen):
+    """sampler.py@v0.5.4 sorts the logits in the model's dtype; @v0.5.5 casts them to fp32 first (2-byte keys
+    against 4-byte ones on each of torch's three sort paths: 128 rows and more, 2-127, one)."""
+    facts = catalog_facts("Qwen/Qwen2.5-7B")  # vocabulary 152,064, hidden 3,584
+    cfg = VllmConfig(max_model_len=4096, max_num_seqs=seqs)
+    old, new = (estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in ("0.5.4", "0.5.5"))
+    hidden = 4096 * 3584 * 2  # unchunked: one max-length prompt's tokens
+    assert old.extra["sampler_peak"] == hidden + seqs * 152_064 * sixteen
+    assert new.extra["sampler_peak"] == hidden + seqs * 152_064 * fp32
+    assert P.vllm_v0_profile_sampler("0.4.0") == "torch-sort-16bit" and P.vllm_v0_profile_sampler("0.9.0") == "torch-sort"

@@ -504,14 +504,15 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
-def sampler_sort_peak_bytes(rows: int) -> int:
+def sampler_sort_peak_bytes(rows: int, table: dict[str, int] = P.SAMPLER_SORT_PEAK_BYTES) -> int:
     """Bytes per vocabulary entry of each row at the peak of torch's sort of the logits, by the path
-    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES)."""
+    SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES; SAMPLER_SORT_16BIT_PEAK_BYTES for
+    V0 before 0.5.5, which sorted the model-dtype logits)."""
     if rows <= 1:
-        return P.SAMPLER_SORT_PEAK_BYTES["one_row"]
+        return table["one_row"]
     if rows < P.SAMPLER_SORT_SEGMENTED_FROM_ROWS:
-        return P.SAMPLER_SORT_PEAK_BYTES["full_sort"]
-    return P.SAMPLER_SORT_PEAK_BYTES["segmented"]
+        return table["full_sort"]
+    return table["segmented"]
 
 
 def sampler_row_for(version: str | None, env_value: str | None) -> P.VllmSamplerRow:
@@ -537,6 +538,8 @@ def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
         return P.SAMPLER_PLAIN_BYTES
     if kernel == "flashinfer" or (kernel == "triton" and rows >= P.SAMPLER_TRITON_MIN_ROWS):
         return P.SAMPLER_KERNEL_PEAK_BYTES[kernel]
+    if kernel == "torch-sort-16bit":
+        return sampler_sort_peak_bytes(rows, P.SAMPLER_SORT_16BIT_PEAK_BYTES)
     return sampler_sort_peak_bytes(rows)
 
 
@@ -566,12 +569,16 @@ class SamplerWarmup:
 
 def profiled_sampler(facts: ModelFacts, batched: int, seqs: int, engine: str, row: P.VllmSamplerRow,
                      version: str | None = None) -> int:
-    """The profile run's sampler phase on the last stage (0 on V0, whose profile the activation formula fits).
-    The batch's hidden states stay held through it from 0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)."""
+    """The profile run's sampler phase on the last stage. V1: the batch's hidden states stay held through it from
+    0.10 only (P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE). V0 (P.VLLM_V0_PROFILE_SAMPLER): one dummy prompt per
+    sequence, sampled with top_k = vocab - 1 by a sort of the fp32 logits on the driver rank, while execute_model
+    still holds the hidden states of every batched token."""
+    rows = min(seqs, batched)
+    if engine == "v0":
+        return sampler_phase_bytes(facts, batched, rows, P.vllm_v0_profile_sampler(version))
     if engine != "v1":
         return 0
     kernel = row.kernel if row.profiled == "same" else "plain"
-    rows = min(seqs, batched)
     holds_batch = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE)
     return sampler_phase_bytes(facts, batched if holds_batch else rows, rows, kernel)
 
@@ -780,6 +787,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                                                               version)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
+    # V1 0.8.0-0.9.0 counts every non-torch byte on the device as non-torch memory, its own CUDA context included
+    # (VllmProfile.context_in_budget): the context moves from outside the budget into the non-torch term
+    context_outside = 0 if profile.context_in_budget else P.CUDA_CONTEXT
+    non_torch += P.CUDA_CONTEXT - context_outside
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
@@ -820,7 +831,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk, held=moe_held)
-        # the sampler runs on the last stage after the forward's tensors are freed: the peak is the larger phase
+        # the sampler runs on the last stage after the forward's tensors are freed (V0 and V1 alike): the peak is
+        # the larger phase; under V0 only the driver rank samples, and it is the rank whose pool binds
         sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
         if sampler:
             sampler += held_workspace
@@ -874,7 +886,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     graphs = worst.cuda_graphs
     # What a started instance holds beyond its budget, counted once: what exists before vLLM's snapshot and
     # graphs captured after the KV cache. The co-location sum (footprint) takes only these.
-    outside = P.CUDA_CONTEXT + comm_outside + (0 if profile.graphs_profiled else graphs)
+    outside = context_outside + comm_outside + (0 if profile.graphs_profiled else graphs)
     requested = worst.requested
     footprint = requested + outside
     # The headroom rule adds a run-time margin on top: allocator slack, calibrated on the field-notes OOM at 0.92
@@ -891,7 +903,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the extensible cache is sized after the warm-up ran, so only the estimate-based V1 sizing can die there
     last = stages[-1]
     last_pool = kv_pool if pp == 1 or last.shape.hybrid else capacity * last.shape.bytes_per_token
-    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + P.CUDA_CONTEXT + \
+    held = last.weights + non_torch + comm_in_budget + last_pool + last.cuda_graphs + context_outside + \
         comm_outside + held_workspace
     # a budget above what is free once CUDA (and NCCL) started is refused before the weights load: the engine
     # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
@@ -900,7 +912,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
     # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
     # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
-    outside_room = last.gpu_total - last.requested - P.CUDA_CONTEXT - comm_outside - \
+    outside_room = last.gpu_total - last.requested - context_outside - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
     warmup_free = last.gpu_total - held + max(0, -outside_room)
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
@@ -925,6 +937,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
                "mxfp4_backend": backend,
