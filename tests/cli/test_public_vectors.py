@@ -11,11 +11,12 @@ from support import public_vectors as PV
 
 # Scored rows outside ±10 % today, each diagnosed in benchmarks/vectors/MISSES.md. The memory arithmetic is being
 # changed elsewhere: a fix shows up as this set shrinking (then drop the name), a regression as it growing.
-KNOWN_OUTSIDE_10 = {"vllm/v1-0.8.5-llama31-8b-l40s.log"}
-# Scored rows within ±5 % today, as a share of the scored rows: it may rise, never fall.
-FLOOR_WITHIN_5 = 4 / 5
+KNOWN_OUTSIDE_10 = {"vllm/v1-0.8.5-llama31-8b-l40s.log", "vllm/v1-0.11-gpt-oss-120b-h100-gmu095-pool.log"}
+# Scored rows within ±5 % today, as a share of the scored rows: it may rise, never fall through a change to the
+# arithmetic. 5/7: vllm#27508 (gpt-oss-120b, 0.11.0, a 1.71 GiB pool) came in as a scored miss, not a regression.
+FLOOR_WITHIN_5 = 5 / 7
 # Vectors per engine today: more may come, none may go without moving to EXCLUDED with a reason.
-FLOOR_VECTORS = {"vllm": 32, "sglang": 10, "llama.cpp": 10}
+FLOOR_VECTORS = {"vllm": 35, "sglang": 10, "llama.cpp": 10}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_every_verdict_is_the_engines(outcomes):
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):
     early = {o.vector.key: o.estimated_verdict for o in outcomes if not o.verdict_scored}
-    assert len(early) == 16
+    assert len(early) == 18
     # the engine would have refused these: 32 heads over 3 ranks; 131,072 tokens of Llama-3.1-70B on 2x 80 GB
     assert early["vllm/v0.8.5-gpustack-gemma3-namespace.log"] == "tp-heads"
     assert early["vllm/v0.5.4-llama31-70b-2xh100-config.log"] == "kv-below-max-model-len"

@@ -209,9 +209,28 @@ VECTORS = (
            why="kagaho/VLLM_Serve_llama3-70b-awq_on_L40S_with_Tensor_Parallelism_2 README: TechxGenus/Meta-Llama-3-"
                "70B-Instruct-AWQ (Meta-Llama-3-70B, AWQ) at TP 2 on NVIDIA L40S (the repo's nvidia-smi: 46068MiB, "
                "two VLLM::Worker_TP ranks), vLLM 0.16.0 (the banner), defaults otherwise (8,192 tokens, gmu 0.9)"),
+    Vector("v1-0.14-qwen3-17b-one-seq-24gb.log", "Qwen/Qwen3-1.7B", RTX_4090, "0.14.0",
+           ("--max-num-seqs=1", "--max-model-len=1024"), version_known=False, gpu_known=False,
+           why="vllm#33263 (2026-01-28): LLM(model='Qwen/Qwen3-1.7B', max_num_seqs=1, max_model_len=1024) at the "
+               "default fraction on 'a 24 GB GPU' (not named: an RTX 4090 assumed); 18.78 GiB / 175,856 tokens = "
+               "114,688 B/token is Qwen3-1.7B's (28 layers x 8 KV heads x 128); the version is not printed: "
+               "gpu_worker.py:358 is 0.14.0's line of the KV-memory message (0.14.0 assumed, 0.14.1 not read)"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
+    Vector("v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", "openai/gpt-oss-120b", H100, "0.11.0",
+           ("--gpu-memory-utilization=0.95", "--max-num-batched-tokens=1024"),
+           why="vllm#27508: openai/gpt-oss-120b on one 'NVIDIA H100 80GB HBM3' (the reporter's collect_env), the "
+               "second run's command (gmu 0.95, 1,024 batched tokens); vLLM 0.11.0 by the thread's own traceback "
+               "(kv_cache_utils.py lines 699 and 1243, gpu_model_runner.py line 3221 are 0.11.0's and neither "
+               "0.10.2's nor 0.11.1's; torch 2.8.0); the log stops after the pool (refused at 131,072 tokens, "
+               "the reporter's words): the pool in bytes"),
+    Vector("v1-0.14.1-gpt-oss-120b-h100-cut.log", "openai/gpt-oss-120b", H100, "0.14.1",
+           ("--gpu-memory-utilization=0.97", "--max-num-seqs=1", "--max-model-len=5120", "--enable-prefix-caching",
+            "--async-scheduling"), gpu_known=False,
+           why="vllm#33155: gpt-oss-120b on 'one H100' (SXM or PCIe not said) with v0.14.1 (the title), the "
+               "issue's second command (gmu 0.97, -O3, 1 sequence, 5,120 tokens); the quoted log stops after "
+               "torch.compile (64.38 GiB of Triton MXFP4 weights logged); the thread reports OOM after it"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
