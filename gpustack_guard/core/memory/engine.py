@@ -82,7 +82,59 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
+        mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
+        mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
+        skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
     )
+
+
+def _json_object(key: str, text: str) -> dict:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise EF.FlagValueError(key, text, "not a JSON object") from None
+    if not isinstance(value, dict):
+        raise EF.FlagValueError(key, text, "not a JSON object")
+    return value
+
+
+def mm_image_limit(text: str | None) -> int | None:
+    """The image count of --limit-mm-per-prompt, as vLLM takes it: a JSON object ({"image": 2} or, in later
+    releases, {"image": {"count": 2, ...}}) or the older `image=2,video=1`; None when it names no image count."""
+    if text is None or not str(text).strip():
+        return None
+    text = str(text).strip()
+    key = "limit-mm-per-prompt"
+    if text.startswith(("{", "[")):
+        value = _json_object(key, text).get("image")
+        value = value.get("count") if isinstance(value, dict) else value
+    else:
+        pairs = {name.strip(): count for name, _, count in (part.partition("=") for part in text.split(","))}
+        value = pairs.get("image")
+        if value is not None:
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise EF.FlagValueError(key, text, "the image count is not a whole number") from None
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise EF.FlagValueError(key, text, "the image count must be a whole number >= 0")
+    return value
+
+
+def mm_max_pixels(text: str | None) -> int | None:
+    """max_pixels of --mm-processor-kwargs (the Qwen2/2.5-VL processor's largest image), or None."""
+    if text is None or not str(text).strip():
+        return None
+    value = _json_object("mm-processor-kwargs", str(text)).get("max_pixels")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise EF.FlagValueError("mm-processor-kwargs", str(text), "max_pixels must be a whole number > 0")
+    return value
 
 
 _SPECULATIVE_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")

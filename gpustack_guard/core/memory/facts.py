@@ -10,6 +10,26 @@ from typing import Any, Literal
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
 
 
+@dataclass(frozen=True)
+class EncoderDummy:
+    """The largest item vLLM's V1 profile_run feeds a vision encoder, and the ViT shapes that size its peak.
+
+    Built from vision_config by core/memory/vision.py; core/memory/engines/vllm.py encoder_profile turns it into
+    bytes for a release (profiles.vllm_encoder_row)."""
+
+    family: str  # which model file's encoder: "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "gemma3"
+    item_patches: int  # ViT sequence length of one dummy item
+    item_tokens: int  # tokens one item takes of the encoder budget (after any patch merge)
+    pixel_elements_per_patch: int  # pixel_values elements per patch (channels x temporal x patch^2)
+    width: int  # the ViT's hidden size
+    inter: int  # its MLP width
+    gated: bool  # gate/up/down (3 matrices) or fc1/fc2
+    out_width: int  # the width of the encoder outputs cached per token (the text model's hidden size)
+    calibrated_bytes_per_patch: int = 0  # what profiles.VISION_PROFILE_BYTES books instead (Qwen-VL), 0: none
+    patch_factor: int = 0  # patch x merge: the processor's resize step when max_pixels moves (Qwen2/2.5-VL)
+    patch_size: int = 0
+
+
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
     """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
@@ -23,9 +43,7 @@ class ModelFacts:
     intermediate_size: int | None = None
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
-    vision_item_patches: int | None = None  # the largest dummy item vLLM profiles the encoder with (vision.py)
-    vision_item_tokens: int | None = None
-    vision_patch_bytes: int | None = None
+    vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
     gated_mlp: bool = True  # gate + up + down; False: up + down only (GPT-2, Falcon, MPT, ...: hfconfig._PLAIN_MLP)
     vocab_size: int | None = None

@@ -295,6 +295,61 @@ QWEN_VL_MAX_PIXELS = 12_845_056
 # not derived from vLLM's code; the size scales with the encoder, which is why it is written per patch.
 VISION_PROFILE_BYTES = 2
 VISION_PROFILE_NOTE = "calibrated on V25/V26"
+# What V1's profile_run does with a multimodal model, read in gpu_model_runner.py@v0.9.0.1, @v0.10.1.1, @v0.12.0,
+# @v0.29.0 and gpu/model_runner.py@v0.29.0 (the V2 runner's encoder_runner.profile_encoder_cache): it encodes a
+# batch of dummy items of the largest size first, then keeps the batched pixel values (a local of profile_run) and
+# the encoder outputs (encoder_cache["tmp"]) until the text dummy run and the dummy sampler are done. So the
+# profiled peak is max(encoder phase, max(forward, sampler) + pixel values + encoder outputs), the encoder phase
+# being the pixel values plus the ViT's largest step over all the items at once. The calibrated Qwen-VL figure
+# above books a sum instead; it stays where it was calibrated (benchmarks/vectors/MISSES.md has the derived
+# figure beside it: V25 would move from +15 % to +24 %), and families without a calibration get the derived rule.
+# Items per batch: the encoder budget (max of max_num_batched_tokens and one item's tokens) over one item's tokens,
+# capped by max_num_seqs x the per-prompt limit (--limit-mm-per-prompt, default 999 on V1: config@v0.10.1.1).
+VLLM_MM_LIMIT_DEFAULT = 999
+# Before 0.10 the budget is divided rounding up (gpu_model_runner.py@v0.9.0.1 profile_run: cdiv(encoder_budget,
+# max_tokens_per_mm_item)); from 0.10 MultiModalBudget.get_max_items floors it (v1/worker/utils.py@v0.10.1.1).
+VLLM_MM_ITEMS_FLOOR_SINCE = "0.10.0"
+
+
+@dataclass(frozen=True)
+class VllmEncoderRow:
+    """The live tensors of one ViT block's attention step at the encoder's peak, in ViT widths per patch at 16
+    bits (an fp32 copy counts twice), for one model file from a release on. The MLP step is computed from its
+    shape (engines/vllm.py vit_step_elements): gated 3 x (width + inter), fc1/fc2 max(2 x (width + inter),
+    3 x width + inter)."""
+
+    since: str
+    family: str
+    attention_widths: int
+    rule: str
+    source: str
+
+
+VLLM_ENCODER_ROWS = (
+    VllmEncoderRow("0.8.0", "qwen2_5_vl", 13, "vit-attention-fp32-rotary",
+                   "qwen2_5_vl.py@v0.9.0.1 Qwen2_5_VisionAttention.forward: residual, norm1, qkv (3), q/k/v made "
+                   "contiguous (3), then qwen2_vl.py apply_rotary_pos_emb_vision's t.float() copy (2), its fp32 "
+                   "result (2) and the 16-bit cast (1); the same at @v0.11.0"),
+    VllmEncoderRow("0.12.0", "qwen2_5_vl", 11, "vit-attention-16bit-rotary",
+                   "qwen2_5_vl.py@v0.12.0 and @v0.27.1: qkv rearranged once, q and k rotated together in 16 bits "
+                   "(qk_reshaped 2, qk_rotated 2), the attention output's contiguous copy and proj (1 each)"),
+    VllmEncoderRow("0.8.0", "qwen2_vl", 13, "vit-attention-fp32-rotary",
+                   "qwen2_vl.py@v0.9.0.1 and @v0.11.0 Qwen2VisionAttention.forward: as qwen2_5_vl.py, "
+                   "apply_rotary_pos_emb_vision's t.float()"),
+    VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
+                   "qwen2_vl.py@v0.27.1 Qwen2VisionAttention.forward: torch.cat([q, k]) (2) rotated in 16 bits "
+                   "(2), the attention output's contiguous copy and proj"),
+    VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
+                   "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
+                   "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
+                   "all the dummy images in one vision_tower call (896 px, 256 tokens each, no pan-and-scan)"),
+)
+
+
+def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
+    """The encoder row of a model file for a release, or None where gsg has not read that file."""
+    rows = tuple((known_version(r.since), r) for r in VLLM_ENCODER_ROWS if r.family == family)
+    return row_of_release(rows, arithmetic_release("vllm", version)) if rows else None
 # No deployment has more tensor-parallel ranks than this (a GPUStack cluster's GPUs); past it a size is a typo
 MAX_PARALLEL_RANKS = 4096
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
@@ -654,11 +709,15 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/v1/worker/gpu/model_runner.py@v0.33.0 _dummy_sampler_run (warm-up parameters)")),
         "encoder_peak_bytes_per_gpu": (
             TermSource("0.0.0", "none-v0", "vllm/worker/model_runner.py@v0.6.4 (no encoder cache profile)"),
-            TermSource("0.8.0", "encoder-dummy-item-calibrated",
-                       "vllm/v1/worker/gpu_model_runner.py@v0.9.0.1 profile_run (encoder_cache['tmp'] and the "
-                       "dummy inputs held through the text run); bytes per patch calibrated on V25/V26"),
-            TermSource("0.34.0", "encoder-dummy-item-calibrated",
-                       "vllm/v1/worker/gpu_model_runner.py@v0.34.0 profile_run")),
+            TermSource("0.8.0", "max(encoder-phase, text+held)",
+                       "vllm/v1/worker/gpu_model_runner.py@v0.9.0.1 profile_run (the dummy items encoded first; "
+                       "encoder_cache['tmp'] and the batched pixel values held through the text run); the ViT "
+                       "step per model file in profiles.VLLM_ENCODER_ROWS, Qwen-VL calibrated on V25/V26"),
+            TermSource("0.10.0", "max(encoder-phase, text+held)",
+                       "vllm/v1/worker/utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored)"),
+            TermSource("0.34.0", "max(encoder-phase, text+held)",
+                       "vllm/v1/worker/gpu/model_runner.py@v0.34.0 profile_run "
+                       "(encoder_runner.profile_encoder_cache)")),
         "activation_bytes_per_gpu": (
             TermSource("0.0.0", "max(forward, sampler)",
                        "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks (torch peak over profile_run)"),

@@ -68,8 +68,14 @@ def budget_terms(est) -> list[BudgetTerm]:
     if order is None:
         return []
     values = _values(est.engine, est)
-    return [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
+    rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
             for term, rule, source in _term_sources(est.engine, est.version)]
+    # a multimodal model's encoder term names the rule that sized it for this model (derived or calibrated)
+    encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
+    if isinstance(encoder, dict) and encoder.get("rule") not in (None, "none"):
+        rows = [BudgetTerm(r.term, r.value, r.unit, str(encoder["rule"]), f"{r.source}; {encoder['source']}")
+                if r.term == ENCODER_PEAK else r for r in rows]
+    return rows
 
 
 @lru_cache(maxsize=256)

@@ -9,9 +9,10 @@ docs/memory-arithmetic.md ("Vision towers") explains the formulas; profiles.VISI
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.facts import EncoderDummy
 
 
 @dataclass(frozen=True)
@@ -21,25 +22,35 @@ class VisionTower:
     params: int = 0  # vision encoder + projector parameters vLLM loads (0: no vision part)
     family: str | None = None  # which count applied, for messages
     unsupported: str | None = None  # a multimodal config gsg cannot count: what it is
-    # vLLM's profiling runs the encoder on dummy items of the maximum size (Qwen-VL families only, see
-    # encoder_profile): patches and merged tokens of one item, bytes per patch the profile keeps
-    item_patches: int = 0
-    item_tokens: int = 0
-    patch_bytes: int = 0
+    encoder: EncoderDummy | None = None  # the dummy item V1's profile_run encodes (None: not derived)
 
 
-def encoder_profile(v: dict, *, width_key: str, default_width: int, inter: int, gated: bool,
-                    default_patch: int) -> tuple[int, int, int]:
-    """(patches, tokens, bytes per patch) of the largest dummy image vLLM profiles a Qwen-VL encoder with.
+def qwen_vl_side(max_pixels: int, factor: int) -> int:
+    """The side of the largest dummy image of a Qwen-VL processor: vLLM asks smart_resize (transformers
+    image_processing_qwen2_vl) for a 9,999,999-pixel square, which it scales down to max_pixels and floors to the
+    patch x merge factor (12,845,056 px, factor 28: 3,584 px)."""
+    huge = 9_999_999
+    side = round(huge / factor) * factor
+    if side * side > max_pixels:
+        beta = math.sqrt(huge * huge / max_pixels)
+        side = max(factor, math.floor(huge / beta / factor) * factor)
+    return side
 
-    Its processor's largest image is P.QWEN_VL_MAX_PIXELS pixels: that many / patch^2 patches, / merge^2 tokens
-    (Qwen2.5-VL: 65,536 patches, the "budget of 16384 tokens" its startup log prints). What the profile keeps per
-    patch is calibrated (P.VISION_PROFILE_NOTE): one ViT MLP step, its gate/up output and its input, at 16 bits.
-    """
+
+def qwen_vl_encoder(v: dict, family: str, *, width_key: str, default_width: int, inter: int, gated: bool,
+                    default_patch: int, out_width: int) -> EncoderDummy:
+    """The largest dummy image vLLM profiles a Qwen-VL encoder with: P.QWEN_VL_MAX_PIXELS pixels (Qwen2.5-VL:
+    3,584 px square, 65,536 patches, the "budget of 16384 tokens" its startup log prints), and the calibrated
+    bytes per patch V25/V26 fitted (P.VISION_PROFILE_NOTE): one ViT MLP step, its gate/up output and input."""
     patch, merge = _get(v, "patch_size", default_patch), _get(v, "spatial_merge_size", 2)
-    patches = P.QWEN_VL_MAX_PIXELS // (patch * patch)
     width = _get(v, width_key, default_width)
-    return patches, patches // (merge * merge), ((2 if gated else 1) * inter + width) * P.VISION_PROFILE_BYTES
+    side = qwen_vl_side(P.QWEN_VL_MAX_PIXELS, patch * merge)
+    patches = (side // patch) ** 2
+    chans = _get(v, "in_channels", _get(v, "in_chans", 3))
+    return EncoderDummy(family, patches, patches // (merge * merge), chans * _get(v, "temporal_patch_size", 2)
+                        * patch * patch, width, inter, gated, out_width,
+                        calibrated_bytes_per_patch=((2 if gated else 1) * inter + width) * P.VISION_PROFILE_BYTES,
+                        patch_factor=patch * merge, patch_size=patch)
 
 
 def _get(config: dict, key: str, default):
@@ -185,9 +196,14 @@ def gemma3(config: dict, text_hidden: int) -> VisionTower:
     v = config["vision_config"]
     layers = _get(v, "num_hidden_layers", 27)
     hidden = _get(v, "hidden_size", 1152)
-    tower = siglip_tower({"patch_size": 14, "image_size": 896, "intermediate_size": 4304, "hidden_size": 1152, **v},
-                         layers, post_norm=True)
-    return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)")
+    shaped = {"patch_size": 14, "image_size": 896, "intermediate_size": 4304, "hidden_size": 1152, **v}
+    tower = siglip_tower(shaped, layers, post_norm=True)
+    # gemma3_mm.py: one 896 px crop per image without pan-and-scan (vLLM's default), mm_tokens_per_image tokens
+    patch, side = _get(shaped, "patch_size", 14), _get(shaped, "image_size", 896)
+    encoder = EncoderDummy("gemma3", (side // patch) ** 2, _get(config, "mm_tokens_per_image", 256),
+                           _get(shaped, "num_channels", 3) * patch * patch, hidden,
+                           _get(shaped, "intermediate_size", 4304), False, text_hidden)
+    return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)", encoder=encoder)
 
 
 def mistral3(config: dict, text_hidden: int) -> VisionTower:
@@ -218,17 +234,19 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
         return VisionTower(unsupported=f"model type '{model_type}' without a text width to project onto")
     if model_type == "qwen2_vl":
         embed = _get(v, "embed_dim", 1280)
-        return VisionTower(qwen2_vl(v), "qwen2_vl", None, *encoder_profile(
-            v, width_key="embed_dim", default_width=1280, inter=int(embed * _get(v, "mlp_ratio", 4)), gated=False,
-            default_patch=14))
+        return VisionTower(qwen2_vl(v), "qwen2_vl", None, qwen_vl_encoder(
+            v, "qwen2_vl", width_key="embed_dim", default_width=1280, inter=int(embed * _get(v, "mlp_ratio", 4)),
+            gated=False, default_patch=14, out_width=_get(v, "hidden_size", text_hidden)))
     if model_type == "qwen2_5_vl":
-        return VisionTower(qwen2_5_vl(v), "qwen2_5_vl", None, *encoder_profile(
-            v, width_key="hidden_size", default_width=1280, inter=_get(v, "intermediate_size", 3420), gated=True,
-            default_patch=14))
+        return VisionTower(qwen2_5_vl(v), "qwen2_5_vl", None, qwen_vl_encoder(
+            v, "qwen2_5_vl", width_key="hidden_size", default_width=1280, inter=_get(v, "intermediate_size", 3420),
+            gated=True, default_patch=14, out_width=_get(v, "out_hidden_size", text_hidden)))
     if model_type in ("qwen3_vl", "qwen3_vl_moe"):
-        return VisionTower(qwen3_vl(v), model_type, None, *encoder_profile(
-            v, width_key="hidden_size", default_width=1152, inter=_get(v, "intermediate_size", 4304), gated=False,
-            default_patch=16))
+        # Qwen3-VL's processor caps size["longest_edge"], not max_pixels: the 12,845,056-pixel cap gives 50,176
+        # patches at patch 16, and --mm-processor-kwargs max_pixels is not read for it (no resize factor kept)
+        return VisionTower(qwen3_vl(v), model_type, None, replace(qwen_vl_encoder(
+            v, model_type, width_key="hidden_size", default_width=1152, inter=_get(v, "intermediate_size", 4304),
+            gated=False, default_patch=16, out_width=_get(v, "out_hidden_size", text_hidden)), patch_factor=0))
     if model_type in ("llava", "llava_next"):
         return llava(config, text_hidden, model_type)
     if model_type == "gemma3":

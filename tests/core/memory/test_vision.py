@@ -149,34 +149,3 @@ def test_an_uncounted_vision_family_gets_no_verdict_not_a_text_only_guess():
 def test_text_only_configs_have_no_vision_part():
     facts = facts_from_config({k: v for k, v in QWEN25_VL_7B.items() if k != "vision_config"}, "test")
     assert (facts.vision_params, facts.vision_unsupported) == (0, None)
-
-
-# The encoder profile (profiles.QWEN_VL_MAX_PIXELS, VISION_PROFILE_BYTES): 12,845,056 px / 14^2 = 65,536 patches,
-# / 2^2 = 16,384 tokens; kept per patch: gate/up output (2 x 3,420) + input (1,280) at 2 bytes
-@pytest.mark.parametrize("config, patches, tokens, per_patch", [
-    (QWEN25_VL_7B, 65_536, 16_384, (2 * 3420 + 1280) * 2),
-    (QWEN2_VL_7B, 65_536, 16_384, (4 * 1280 + 1280) * 2),  # fc1/fc2 of mlp_ratio x embed_dim: one output
-])
-def test_the_largest_dummy_image(config, patches, tokens, per_patch):
-    f = facts_from_config(config, "test")
-    assert (f.vision_item_patches, f.vision_item_tokens, f.vision_patch_bytes) == (patches, tokens, per_patch)
-
-
-@pytest.mark.parametrize("batched, items", [(2048, 1), (16_384, 1), (32_767, 1), (32_768, 2), (65_536, 4)])
-def test_encoder_budget_holds_whole_items(batched, items):
-    from gpustack_guard.core.memory.engines.vllm import encoder_profile_bytes
-
-    f = facts_from_config(QWEN25_VL_7B, "test")
-    assert encoder_profile_bytes(f, batched) == items * 65_536 * 8_120 * 2
-
-
-def test_encoder_profile_is_v1_only_and_text_models_have_none():
-    from gpustack_guard.core.memory.engines.vllm import VllmConfig, encoder_profile_bytes, estimate_vllm
-    from gpustack_guard.core.units import GiB
-
-    text = facts_from_config({k: v for k, v in QWEN25_VL_7B.items() if k != "vision_config"}, "test")
-    assert encoder_profile_bytes(text, 2048) == 0
-    f = facts_from_config(QWEN25_VL_7B, "test")
-    v1 = estimate_vllm(f, 24 * GiB, VllmConfig(max_model_len=8192), version="0.11.0")
-    v0 = estimate_vllm(f, 24 * GiB, VllmConfig(max_model_len=8192), version="0.6.3")
-    assert v1.extra["encoder_profile"] == 1_064_304_640 and v0.extra["encoder_profile"] == 0

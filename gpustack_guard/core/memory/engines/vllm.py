@@ -17,10 +17,11 @@ from gpustack_guard.core.memory.estimate import (
     SAMPLER_WARMUP_OOM,
     Estimate,
 )
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
+from gpustack_guard.core.memory.vision import qwen_vl_side
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
@@ -65,6 +66,9 @@ class VllmConfig:
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
+    mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
+    mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
+    skip_mm_profiling: bool = False  # --skip-mm-profiling
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,15 +140,78 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
     return out
 
 
-def encoder_profile_bytes(facts: ModelFacts, batched: int) -> int:
-    """What V1's profile of the vision encoder leaves allocated through the text dummy run: as many maximum-size
-    dummy items as the encoder budget (max of the batched tokens and one item's tokens) holds, times their patches
-    and the calibrated bytes per patch (profiles.QWEN_VL_MAX_PIXELS, VISION_PROFILE_BYTES)."""
-    tokens, patches, per_patch = facts.vision_item_tokens, facts.vision_item_patches, facts.vision_patch_bytes
-    if not tokens or not patches or not per_patch:
-        return 0
-    items = max(batched, tokens) // tokens
-    return items * patches * per_patch
+@dataclass(frozen=True)
+class EncoderProfile:
+    """What V1's profile_run spends on a vision encoder before the KV budget is taken (profiles.VLLM_ENCODER_ROWS
+    and the note above it): the dummy items, the encoder phase, what stays allocated through the text run."""
+
+    items: int = 0  # dummy items encoded at once ("profiled with N image items of the maximum feature size")
+    item_patches: int = 0
+    item_tokens: int = 0
+    phase: int = 0  # pixel values + the ViT's largest step over all the items (0: the model file was not read)
+    held: int = 0  # pixel values + encoder outputs, kept until the dummy sampler is done
+    calibrated: int = 0  # Qwen-VL: items x patches x the calibrated bytes per patch (profiles.VISION_PROFILE_BYTES)
+    rule: str = "none"
+    source: str = ""
+
+    def added(self, text_phase: int) -> int:
+        """Bytes the encoder adds to the text phase max(forward, sampler): the calibrated figure where one was
+        fitted, else what max(encoder phase, text phase + held) puts above the text phase."""
+        if self.calibrated:
+            return self.calibrated
+        return max(self.held, self.phase - text_phase) if self.phase else 0
+
+    def report(self) -> dict:
+        return {"items": self.items, "item_patches": self.item_patches, "item_tokens": self.item_tokens,
+                "encoder_phase": self.phase, "held_through_text": self.held, "calibrated": self.calibrated,
+                "rule": self.rule, "source": self.source}
+
+
+def vit_step_elements(enc: EncoderDummy, attention_widths: int) -> int:
+    """Elements per patch live at the ViT's largest step: the attention step as read (profiles.VllmEncoderRow) or
+    the MLP's, residual and norm output beside gate + up + their product + down (gated), or fc1's output and its
+    activation (fc1/fc2)."""
+    w, i = enc.width, enc.inter
+    mlp = 3 * (w + i) if enc.gated else max(2 * (w + i), 3 * w + i)
+    return max(attention_widths * w, mlp)
+
+
+def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int, max_len: int,
+                    version: str | None) -> EncoderProfile:
+    """The V1 encoder profile of a multimodal model for one release (0 bytes for a text-only model): the dummy
+    item from the processor (--mm-processor-kwargs max_pixels moves Qwen2/2.5-VL's), as many items as the encoder
+    budget holds, capped by max_num_seqs x --limit-mm-per-prompt; none under --skip-mm-profiling or an image
+    limit of 0 (the video dummy vLLM would then profile is not modelled)."""
+    enc = facts.vision_encoder
+    if enc is None:
+        return EncoderProfile()
+    if cfg.skip_mm_profiling:
+        return EncoderProfile(rule="skipped", source="--skip-mm-profiling (gpu_model_runner.py@v0.10.1.1)")
+    if cfg.mm_image_limit == 0:
+        return EncoderProfile(rule="image-limit-0", source="--limit-mm-per-prompt image 0 (video not modelled)")
+    patches, tokens = enc.item_patches, enc.item_tokens
+    if cfg.mm_max_pixels and enc.patch_factor:
+        patches = (qwen_vl_side(cfg.mm_max_pixels, enc.patch_factor) // enc.patch_size) ** 2
+        tokens = patches // (enc.patch_factor // enc.patch_size) ** 2
+    budget = max(batched, tokens)
+    floors = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_MM_ITEMS_FLOOR_SINCE)
+    by_budget = budget // tokens if floors else -(-budget // tokens)
+    limit = P.VLLM_MM_LIMIT_DEFAULT if cfg.mm_image_limit is None else cfg.mm_image_limit
+    per_prompt = max(1, min(limit, max_len // tokens)) if floors else limit
+    items = max(1, min(by_budget, seqs * per_prompt))
+    element = 4 if (facts.dtype or "").lower() in ("float32", "fp32") else 2
+    pixels = items * patches * enc.pixel_elements_per_patch * element
+    held = pixels + items * tokens * enc.out_width * element
+    row = P.vllm_encoder_row(enc.family, version)
+    phase = pixels + items * patches * vit_step_elements(enc, row.attention_widths) * element if row else 0
+    calibrated = items * patches * enc.calibrated_bytes_per_patch
+    if calibrated:
+        rule, source = "encoder-dummy-item-calibrated", f"profiles.VISION_PROFILE_BYTES ({P.VISION_PROFILE_NOTE})"
+    elif row:
+        rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
+    else:
+        rule, source = "not-derived", f"the {enc.family} model file was not read for this release"
+    return EncoderProfile(items, patches, tokens, phase, held, calibrated, rule, source)
 
 
 def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) -> list[int]:
@@ -828,6 +895,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     stages: list[StageBudget] = []
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
+    mm_profile = encoder_profile(facts, cfg, batched, seqs, max_len, version) if profile.engine == "v1" \
+        else EncoderProfile()
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk, held=moe_held)
@@ -836,8 +905,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
         if sampler:
             sampler += held_workspace
-        # the encoder's outputs stay cached through both phases, on the first stage, once per rank
-        encoder = encoder_profile_bytes(facts, batched) if s == 0 and profile.engine == "v1" else 0
+        # the encoder runs first on the first stage; its inputs and outputs stay allocated through both phases
+        encoder = mm_profile.added(max(forward, sampler)) if s == 0 else 0
         phases.append((forward, sampler, encoder))
         activation = max(forward, sampler) + encoder
         graphs = graph_memory(profile, cfg, seqs, batched, layers, facts)
@@ -948,7 +1017,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "startup_free_check": startup_free_check,
                "engine_use": engine_use,
                "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
-               "encoder_profile": encoder_profile_bytes(facts, batched) if profile.engine == "v1" else 0,
+               "encoder_profile": mm_profile.report(),
                # the binding rank's profile phases: its activation is max(forward, sampler) + encoder
                "forward_peak": phases[worst.stage][0], "sampler_peak": phases[worst.stage][1],
                "encoder_peak": phases[worst.stage][2],

@@ -1,0 +1,201 @@
+"""vLLM V1's profile of a vision encoder (engines/vllm.py encoder_profile, profiles.VLLM_ENCODER_ROWS).
+
+profile_run encodes max-size dummy items first, then keeps their pixel values and outputs through the text dummy
+run: the peak is max(encoder phase, text phase + held). Qwen-VL keeps the calibrated figure (V25/V26); Gemma 3's
+SigLIP gets the derived rule. Figures below are worked by hand from the shapes: 16-bit elements throughout."""
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.engine_flags import FlagValueError
+from gpustack_guard.core.memory.engine import mm_image_limit, mm_max_pixels
+from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
+from gpustack_guard.core.memory.hfconfig import facts_from_config
+from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
+from gpustack_guard.core.memory.vision import qwen_vl_side
+from gpustack_guard.core.units import GiB
+from tests.core.memory.test_vision import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
+
+QWEN_PIXELS = 65_536 * 3 * 2 * 14 * 14 * 2  # pixel_values of one 3,584 px image: 154,140,672 B
+
+
+def gemma3_12b():
+    facts = catalog_facts("google/gemma-3-12b-it")
+    assert facts is not None
+    return facts
+
+
+@pytest.mark.parametrize("config, family, patches, tokens, pixels_per_patch, out_width, calibrated", [
+    (QWEN25_VL_7B, "qwen2_5_vl", 65_536, 16_384, 1_176, 3_584, (2 * 3_420 + 1_280) * 2),
+    (QWEN25_VL_3B, "qwen2_5_vl", 65_536, 16_384, 1_176, 2_048, (2 * 3_420 + 1_280) * 2),
+    (QWEN2_VL_7B, "qwen2_vl", 65_536, 16_384, 1_176, 3_584, (4 * 1_280 + 1_280) * 2),
+])
+def test_the_largest_dummy_image_of_qwen_vl(config, family, patches, tokens, pixels_per_patch, out_width,
+                                             calibrated):
+    enc = facts_from_config(config, "test").vision_encoder
+    assert enc is not None
+    assert (enc.family, enc.item_patches, enc.item_tokens, enc.pixel_elements_per_patch, enc.out_width,
+            enc.calibrated_bytes_per_patch) == (family, patches, tokens, pixels_per_patch, out_width, calibrated)
+
+
+def test_gemma3_dummy_image_is_one_896_px_crop_of_256_tokens():
+    enc = gemma3_12b().vision_encoder
+    assert enc is not None
+    assert (enc.family, enc.item_patches, enc.item_tokens, enc.pixel_elements_per_patch, enc.width, enc.inter,
+            enc.gated, enc.out_width, enc.calibrated_bytes_per_patch) == \
+        ("gemma3", 64 * 64, 256, 3 * 14 * 14, 1_152, 4_304, False, 3_840, 0)
+
+
+@pytest.mark.parametrize("max_pixels, factor, side", [
+    (12_845_056, 28, 3_584),  # Qwen2/2.5-VL's default: 128 x 28
+    (1_003_520, 28, 980),  # 1280 x 28 x 28, a common --mm-processor-kwargs value: floor(1001.8 / 28) x 28
+    (12_845_056, 32, 3_584),  # patch 16 x merge 2
+    (100, 28, 28),  # never below one factor
+    (10**30, 28, 10_000_004),  # above vLLM's 9,999,999 px probe the probe, rounded to 28, is the cap
+])
+def test_qwen_vl_side_follows_smart_resize(max_pixels, factor, side):
+    assert qwen_vl_side(max_pixels, factor) == side
+
+
+@pytest.mark.parametrize("version, batched, items", [
+    ("0.11.0", 2_048, 1), ("0.11.0", 32_767, 1), ("0.11.0", 32_768, 2), ("0.11.0", 65_536, 4),
+    ("0.9.0", 32_767, 2), ("0.9.0", 16_385, 2), ("0.9.0", 16_384, 1),  # before 0.10 the budget is rounded up
+])
+def test_items_are_the_encoder_budget_over_one_item(version, batched, items):
+    f = facts_from_config(QWEN25_VL_7B, "test")
+    assert encoder_profile(f, VllmConfig(), batched, 256, 128_000, version).items == items
+
+
+@pytest.mark.parametrize("batched, seqs, limit, items", [
+    (2_048, 256, None, 8), (8_192, 256, None, 32), (8_192, 4, 1, 4), (8_192, 4, 3, 12), (8_192, 256, 3, 32),
+])
+def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(batched, seqs, limit, items):
+    got = encoder_profile(gemma3_12b(), VllmConfig(mm_image_limit=limit), batched, seqs, 8_192, "0.11.0")
+    assert got.items == items
+
+
+# Qwen2.5-VL-3B: one 65,536-patch image. 0.9.x's attention step is 13 widths (fp32 rotary copies), the MLP
+# 3 x (1,280 + 3,420) = 14,100 elements; from 0.12 the attention is 11 widths (14,080) and the MLP step binds.
+@pytest.mark.parametrize("version, step", [("0.9.0", 13 * 1_280), ("0.11.0", 13 * 1_280), ("0.12.0", 14_100),
+                                           ("0.27.1", 14_100)])
+def test_qwen25_vl_3b_encoder_phase_by_release(version, step):
+    got = encoder_profile(facts_from_config(QWEN25_VL_3B, "test"), VllmConfig(), 2_048, 256, 8_192, version)
+    assert got.phase == QWEN_PIXELS + 65_536 * step * 2
+    assert got.held == QWEN_PIXELS + 16_384 * 2_048 * 2
+    assert got.calibrated == 65_536 * 8_120 * 2 and got.rule == "encoder-dummy-item-calibrated"
+
+
+# Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens; SigLIP's largest step is fc1's output and its
+# GELU beside the residual and the norm output: 2 x (1,152 + 4,304) = 10,912 elements, over 8 widths of attention
+@pytest.mark.parametrize("version", ["0.9.0", "0.11.0", "0.19.0"])
+def test_gemma3_12b_encoder_phase_and_held(version):
+    got = encoder_profile(gemma3_12b(), VllmConfig(), 2_048, 256, 8_192, version)
+    pixels = 8 * 4_096 * 588 * 2
+    assert (got.items, got.phase, got.held, got.calibrated) == \
+        (8, pixels + 8 * 4_096 * 10_912 * 2, pixels + 8 * 256 * 3_840 * 2, 0)
+    assert got.rule == "max(encoder-phase, text+held):siglip-attention"
+    assert "siglip.py@v0.10.1.1" in got.source
+
+
+@pytest.mark.parametrize("text_phase, added", [
+    (3 * GiB, 100),  # the text phase binds: only what stays allocated is added
+    (GiB, GiB),  # the encoder phase binds: 2 GiB peak is 1 GiB over the text phase
+    (2 * GiB - 50, 100),  # near miss: the encoder phase is 50 B over, less than what the text run holds
+])
+def test_derived_profile_adds_the_larger_of_held_and_the_encoder_phase_excess(text_phase, added):
+    assert EncoderProfile(items=1, phase=2 * GiB, held=100).added(text_phase) == added
+    assert EncoderProfile(items=1, phase=2 * GiB, held=100, calibrated=7).added(text_phase) == 7
+
+
+def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
+    small = estimate_vllm(gemma3_12b(), 24 * GiB, VllmConfig(max_model_len=8_192), version="0.11.0")
+    x = small.extra
+    assert x["encoder_peak"] == x["encoder_profile"]["held_through_text"] == 54_263_808  # the sampler binds
+    # 64 images at 16,384 batched tokens and 16 sequences (a small sampler): the encoder phase is above the text
+    # phase, and only its excess counts
+    big = estimate_vllm(gemma3_12b(), 80 * GiB, VllmConfig(max_model_len=8_192, max_num_batched_tokens=16_384,
+                                                          max_num_seqs=16), version="0.11.0")
+    x = big.extra
+    text = max(x["forward_peak"], x["sampler_peak"])
+    assert x["encoder_profile"]["items"] == 64 and x["encoder_profile"]["encoder_phase"] > text
+    assert x["encoder_peak"] == x["encoder_profile"]["encoder_phase"] - text
+    assert big.activation == x["encoder_profile"]["encoder_phase"]
+
+
+@pytest.mark.parametrize("facts, version, rule, read", [
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.11.0", "encoder-dummy-item-calibrated",
+     "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); profiles.VISION_PROFILE_BYTES"),
+    (gemma3_12b(), "0.11.0", "max(encoder-phase, text+held):siglip-attention",
+     "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); siglip.py@v0.10.1.1"),
+    (gemma3_12b(), "0.9.0", "max(encoder-phase, text+held):siglip-attention",
+     "gpu_model_runner.py@v0.9.0.1 profile_run"),
+])
+def test_json_budget_names_the_encoder_rule_of_the_model(facts, version, rule, read):
+    est = estimate_vllm(facts, 24 * GiB, VllmConfig(max_model_len=8_192), version=version)
+    row = next(r for r in budget_terms(est) if r.term == ENCODER_PEAK)
+    assert (row.rule, row.value) == (rule, est.extra["encoder_peak"])
+    assert read in row.source
+
+
+def test_v0_and_text_models_profile_no_encoder():
+    qwen = facts_from_config(QWEN25_VL_7B, "test")
+    text = facts_from_config({k: v for k, v in QWEN25_VL_7B.items() if k != "vision_config"}, "test")
+    assert encoder_profile(text, VllmConfig(), 2_048, 256, 8_192, "0.11.0") == EncoderProfile()
+    v0 = estimate_vllm(qwen, 24 * GiB, VllmConfig(max_model_len=8_192), version="0.6.3")
+    v1 = estimate_vllm(qwen, 24 * GiB, VllmConfig(max_model_len=8_192), version="0.11.0")
+    assert v0.extra["encoder_peak"] == 0 and v0.extra["encoder_profile"]["rule"] == "none"
+    assert v1.extra["encoder_peak"] == 65_536 * 8_120 * 2 == 1_064_304_640
+
+
+@pytest.mark.parametrize("cfg, rule", [
+    (VllmConfig(skip_mm_profiling=True), "skipped"),
+    (VllmConfig(mm_image_limit=0), "image-limit-0"),
+])
+def test_flags_that_turn_the_encoder_profile_off(cfg, rule):
+    got = encoder_profile(gemma3_12b(), cfg, 2_048, 256, 8_192, "0.11.0")
+    assert (got.items, got.phase, got.held, got.rule) == (0, 0, 0, rule)
+    assert got.added(0) == 0
+
+
+def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
+    cfg = VllmConfig(mm_max_pixels=1_003_520)
+    qwen = encoder_profile(facts_from_config(QWEN25_VL_7B, "test"), cfg, 2_048, 256, 8_192, "0.11.0")
+    # 980 px square: 70 x 70 = 4,900 patches, 1,225 tokens; 2,048 batched tokens hold one item
+    assert (qwen.items, qwen.item_patches, qwen.item_tokens) == (1, 4_900, 1_225)
+    assert qwen.calibrated == 4_900 * 8_120 * 2
+    gemma = encoder_profile(gemma3_12b(), cfg, 2_048, 256, 8_192, "0.11.0")
+    assert (gemma.items, gemma.item_patches) == (8, 4_096)
+
+
+@pytest.mark.parametrize("text, limit", [
+    (None, None), ("", None), ('{"image": 2}', 2), ('{"image": 0, "video": 1}', 0), ('{"video": 1}', None),
+    ('{"image": {"count": 3, "width": 512}}', 3), ("image=4,video=0", 4), ("image = 5", 5), ("video=2", None),
+])
+def test_limit_mm_per_prompt_forms(text, limit):
+    assert mm_image_limit(text) == limit
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"image": -1}', "--limit-mm-per-prompt '{\"image\": -1}': the image count must be a whole number >= 0"),
+    ('{"image": 1.5}', "--limit-mm-per-prompt '{\"image\": 1.5}': the image count must be a whole number >= 0"),
+    ('{"image": true}', "--limit-mm-per-prompt '{\"image\": true}': the image count must be a whole number >= 0"),
+    ("[1]", "--limit-mm-per-prompt '[1]': not a JSON object"),
+    ("{image: 1}", "--limit-mm-per-prompt '{image: 1}': not a JSON object"),
+    ("image=two", "--limit-mm-per-prompt 'image=two': the image count is not a whole number"),
+])
+def test_limit_mm_per_prompt_refusals_are_one_line(text, message):
+    with pytest.raises(FlagValueError) as caught:
+        mm_image_limit(text)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("text, pixels", [(None, None), ('{"max_pixels": 1003520}', 1_003_520),
+                                          ('{"min_pixels": 3136}', None)])
+def test_mm_processor_kwargs_max_pixels(text, pixels):
+    assert mm_max_pixels(text) == pixels
+
+
+@pytest.mark.parametrize("text", ['{"max_pixels": 0}', '{"max_pixels": "1e6"}', '{"max_pixels": -5}', "max_pixels=5"])
+def test_mm_processor_kwargs_refusals(text):
+    with pytest.raises(FlagValueError, match=r"^--mm-processor-kwargs "):
+        mm_max_pixels(text)
