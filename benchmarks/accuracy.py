@@ -40,6 +40,12 @@ def estimate(model: str, memory: str, *args: str, backend: str = "vLLM", version
            "--backend", backend, "--offline", "-o", "json", *extra]
     if version:
         cmd += ["--backend-version", version]
+    from gpustack_guard.core.memory import profiles
+
+    if backend == "vLLM" and version and profiles.vllm_sampler_row(version).install_dependent and "--env" not in extra:
+        # a public log's install is unknown: as gsg verify does, the install that sorts (the larger profile),
+        # where the release's sampler depends on it (profiles.VllmSamplerRow.install_dependent)
+        cmd += ["--env", "VLLM_USE_FLASHINFER_SAMPLER=0"]
     done = subprocess.run(cmd + ["--", *args], cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"gsg estimate failed for {model}: {done.stderr.strip()}")

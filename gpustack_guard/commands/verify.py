@@ -123,7 +123,7 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                               backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
                               offline=True,
-                              env=tuple(f"{key}={value}" for key, value in C.engine_env(log).items()))
+                              env=tuple(f"{key}={value}" for key, value in C.engine_env(log, version).items()))
     try:
         evaluation = evaluate(options, facts)
         return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)

@@ -38,11 +38,11 @@ def test_the_observed_configurations_pool_is_scaled_by_observed_over_estimated(g
     before = advise_json(gsg, "-w", chat)["options"][0]["deployments"][0]
     after = advise_json(gsg, "-w", chat, "--observed", str(VECTOR))
     deployment = after["options"][0]["deployments"][0]
-    assert (before["kv_capacity_tokens"], before["kv_cache_dtype"], before["observed_kv"]) == (210304, "auto", None)
-    # 210,304 x 158,656 / 188,240 = 177,252.4: the pool the engine would really give this candidate
-    assert deployment["kv_capacity_tokens"] == 177252 and deployment["kv_cache_dtype"] == "auto"
-    assert deployment["observed_kv"] == {"scale": 0.8428, "estimated_kv_capacity_tokens": 210304,
-                                         "kv_capacity_tokens": 177252}
+    assert (before["kv_capacity_tokens"], before["kv_cache_dtype"], before["observed_kv"]) == (210944, "auto", None)
+    # 210,944 x 158,656 / 188,240 = 177,791.8: the pool the engine would really give this candidate
+    assert deployment["kv_capacity_tokens"] == 177791 and deployment["kv_cache_dtype"] == "auto"
+    assert deployment["observed_kv"] == {"scale": 0.8428, "estimated_kv_capacity_tokens": 210944,
+                                         "kv_capacity_tokens": 177791}
     observed = after["observed"]
     assert {k: observed[k] for k in ("kind", "backend", "model", "observed_kv_capacity_tokens",
                                      "estimated_kv_capacity_tokens", "scale", "applied", "tensor_parallel_size",
@@ -54,7 +54,7 @@ def test_the_observed_configurations_pool_is_scaled_by_observed_over_estimated(g
     assert text[1] == (f"observed: the engine allocated 158,656 KV tokens where gsg estimated 188,240 (recorded "
                        f"vector {VECTOR}: vLLM, tensor parallel 1, KV auto): pools of that configuration scaled by "
                        "0.843")
-    assert "    observed: KV pool 177,252 tokens per replica: gsg's 210,304 scaled by 0.843, as the engine " \
+    assert "    observed: KV pool 177,791 tokens per replica: gsg's 210,944 scaled by 0.843, as the engine " \
            "allocated (--observed)" in text
 
 
@@ -90,7 +90,7 @@ def test_an_observed_pool_of_another_configuration_scales_nothing(gsg, tmp_path)
     path = tmp_path / "tp2.json"
     path.write_text(json.dumps(other))
     doc = advise_json(gsg, "-w", str(REPO / "workloads" / "chat.yaml"), "--observed", str(path))
-    assert doc["options"][0]["deployments"][0]["kv_capacity_tokens"] == 210304
+    assert doc["options"][0]["deployments"][0]["kv_capacity_tokens"] == 210944
     assert (doc["observed"]["tensor_parallel_size"], doc["observed"]["scaled_candidates"]) == (2, 0)
 
 

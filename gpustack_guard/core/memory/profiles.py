@@ -563,30 +563,42 @@ class VllmSamplerRow:
     profiled: str
     warmup_rows: str
     source: str
+    native: str = "torch-sort"  # the path with FlashInfer's sampler off (VLLM_USE_FLASHINFER_SAMPLER=0, not installed)
+    install_dependent: bool = False  # the default path differs between GPUStack's runner image and a bare pip install
 
 
+# GPUStack 2.x runs vLLM from its runner images, which build FlashInfer in (gpustack/runner pack/cuda/Dockerfile,
+# target vllm: "Install FlashInfer if existed", VLLM_FLASHINFER_VERSION 0.3.1 beside VLLM_VERSION 0.11.0, amd64), as
+# vLLM's own image does. So where a release takes FlashInfer's sampler whenever it imports (0.9.0-0.11.0), the
+# rows below book it; a bare `pip install vllm` of those releases has no FlashInfer and sorts, which
+# VLLM_USE_FLASHINFER_SAMPLER=0 in the deployment's env says (gsg verify reads the log's own sampler line).
 VLLM_SAMPLER_ROWS = (
     VllmSamplerRow("0.8.0", "torch-sort", "same", "v1",
-                   "v0.8.0 wheel: topk_topp_sampler.py takes FlashInfer only when flashinfer (>= 0.2.3) imports; the "
-                   "wheel does not require it (METADATA: none up to 0.10.0, an extra in 0.10.1-0.10.2, none in "
-                   "0.11.0), so a pip install sorts; gpu_model_runner.profile_run ends with _dummy_sampler_run "
-                   "(top_k = vocab - 1, top_p = 0.9) over min(max_num_seqs, max_num_tokens) rows after the forward "
-                   "returned; gpu_worker.compile_or_warm_up_model repeats it after capture_model"),
+                   "v0.8.0 and v0.8.5 wheels: topk_topp_sampler.py turns FlashInfer's sampler off for FlashInfer >= "
+                   "0.2.3 ('not backward compatible'), so images with a current FlashInfer sort too; "
+                   "gpu_model_runner.profile_run ends with _dummy_sampler_run (top_k = vocab - 1, top_p = 0.9) over "
+                   "min(max_num_seqs, max_num_tokens) rows after the forward returned; "
+                   "gpu_worker.compile_or_warm_up_model repeats it after capture_model"),
+    VllmSamplerRow("0.9.0", "flashinfer", "same", "v1",
+                   "v0.9.0-v0.11.0 wheels: topk_topp_sampler.py takes FlashInfer (>= 0.2.3) wherever it imports and "
+                   "VLLM_USE_FLASHINFER_SAMPLER is not 0 ('in V1, None means True'): GPUStack's runner image has it; "
+                   "the wheel does not require it (METADATA: an extra in 0.10.1-0.10.2, none in 0.11.0), so a bare "
+                   "pip install sorts (VLLM_USE_FLASHINFER_SAMPLER=0 books that)", install_dependent=True),
     VllmSamplerRow("0.11.1", "torch-sort", "same", "v1",
                    "v0.11.1 wheel: flashinfer-python becomes a dependency but the sampler is opt-in "
                    "('Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1'), so every install sorts"),
-    VllmSamplerRow("0.17.0", "triton", "same", "v1",
+    VllmSamplerRow("0.17.0", "triton", "same", "v1", native="triton", source=
                    "v0.17.0 wheel: apply_top_k_top_p uses apply_top_k_top_p_triton (topk_topp_triton.py, in place "
                    "on the fp32 logits) when HAS_TRITON and logits.shape[0] >= 8; v0.16.0 still sorts"),
-    VllmSamplerRow("0.21.0", "flashinfer", "same", "v1",
+    VllmSamplerRow("0.21.0", "flashinfer", "same", "v1", native="triton", source=
                    "v0.21.0 wheel: envs.VLLM_USE_FLASHINFER_SAMPLER defaults to True (None in 0.20.2), FlashInfer "
                    "sampling where FlashInferBackend supports the compute capability, else the native path"),
-    VllmSamplerRow("0.29.0", "flashinfer", "no-top-k-top-p", "v2",
+    VllmSamplerRow("0.29.0", "flashinfer", "no-top-k-top-p", "v2", native="triton", source=
                    "v0.29.0 wheel: config/vllm.py use_v2_model_runner is True for every generative model on CUDA "
                    "(0.22-0.28: a short architecture list); the V2 runner's _dummy_sampler_run 'may skip top_k, "
                    "top_p, and logprobs' while gpu/warmup.py warmup_kernels samples with "
                    "SamplingParams.for_sampler_warmup() after the KV cache is allocated (vllm PR #48601)"),
-    VllmSamplerRow("0.33.0", "flashinfer", "same", "v2",
+    VllmSamplerRow("0.33.0", "flashinfer", "same", "v2", native="triton", source=
                    "v0.33.0 wheel: the V2 _dummy_sampler_run adds the warm-up-parameter pass ('warmup_kernels (run "
                    "after the KV cache is sized) pays for the fp32 logits pipeline, so the profiled peak must too')"),
 )
@@ -699,6 +711,13 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.8.0", "torch-sort-after-forward",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
+            TermSource("0.9.0", "flashinfer-top-k-top-p-after-forward",
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.9.0 TopKTopPSampler (FlashInfer >= 0.2.3 wherever "
+                       "it imports, VLLM_USE_FLASHINFER_SAMPLER None means True); gpustack/runner pack/cuda/Dockerfile "
+                       "installs FlashInfer"),
+            TermSource("0.11.1", "torch-sort-after-forward",
+                       "vllm/v1/sample/ops/topk_topp_sampler.py@v0.11.1 (FlashInfer's sampler opt-in: "
+                       "VLLM_USE_FLASHINFER_SAMPLER=1); apply_top_k_top_p (logits.sort)"),
             TermSource("0.17.0", "triton-top-k-top-p-after-forward",
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.17.0 apply_top_k_top_p_triton (rows >= 8)"),
             TermSource("0.21.0", "flashinfer-top-k-top-p-after-forward",

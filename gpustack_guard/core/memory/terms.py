@@ -75,6 +75,9 @@ def budget_terms(est) -> list[BudgetTerm]:
     if isinstance(encoder, dict) and encoder.get("rule") not in (None, "none"):
         rows = [BudgetTerm(r.term, r.value, r.unit, str(encoder["rule"]), f"{r.source}; {encoder['source']}")
                 if r.term == ENCODER_PEAK else r for r in rows]
+    # a rule the deployment's own env picked over the release's default (VLLM_USE_FLASHINFER_SAMPLER)
+    moved = est.extra.get("term_rules") or {}
+    rows = [BudgetTerm(r.term, r.value, r.unit, *moved[r.term]) if r.term in moved else r for r in rows]
     return rows
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpustack_guard.core.memory import profiles as MP
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.verify import patterns as P
@@ -124,21 +125,25 @@ def generation_env(log: ObservedLog) -> dict[str, str]:
     return {"VLLM_USE_V1": "0" if generation == "v0" else "1"} if generation else {}
 
 
-def sampler_env(log: ObservedLog) -> dict[str, str]:
+def sampler_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     """The VLLM_USE_FLASHINFER_SAMPLER value that makes the estimate sample as the log says the engine did (its
-    FlashInfer line, or the PyTorch-native fallback line); nothing when it says neither."""
+    FlashInfer line, or the PyTorch-native fallback line). A log that says neither, of a release whose default
+    depends on the install (profiles.VllmSamplerRow.install_dependent: 0.9.0-0.11.0), is taken as the install
+    that sorts: the larger profile, so an unknown install never makes a refused start look like a fit."""
     if log.engine != P.VLLM:
         return {}
     flashinfer = "vllm-sampler-flashinfer" in log.matched
     native = "vllm-sampler-native" in log.matched
-    if flashinfer == native:
-        return {}
-    return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
+    if flashinfer != native:
+        return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
+    if not flashinfer and version and MP.vllm_sampler_row(version).install_dependent:
+        return {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
+    return {}
 
 
-def engine_env(log: ObservedLog) -> dict[str, str]:
+def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     """The deployment environment the log's own lines imply: the engine generation and the sampler path."""
-    return {**generation_env(log), **sampler_env(log)}
+    return {**generation_env(log), **sampler_env(log, version)}
 
 
 def backend_args(log: ObservedLog) -> list[str]:

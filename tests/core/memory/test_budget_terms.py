@@ -76,3 +76,21 @@ def test_the_sources_resolve_by_release_within_each_range():
                        "dense-mlp-and-logits-calibrated+fused-moe-held-workspace-whole-batch"]
     assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7044")).since == "b0"
     assert P.term_source("llamacpp", T.KV_CACHE, known_version("b7045")).since == "b7045"
+
+
+@pytest.mark.parametrize("version,env,rule,from_env", [
+    ("0.11.0", None, "flashinfer-top-k-top-p-after-forward", False),  # GPUStack's runner image has FlashInfer
+    ("0.11.0", "0", "torch-sort-after-forward", True),  # a bare pip install, or the env turning it off
+    ("0.11.1", None, "torch-sort-after-forward", False), ("0.11.1", "1", "flashinfer-top-k-top-p-after-forward", True),
+    ("0.21.0", "0", "triton-top-k-top-p-after-forward", True), ("0.21.0", "1", "flashinfer-top-k-top-p-after-forward",
+                                                                 False),  # 1 is 0.21's own default: its row stands
+])
+def test_the_sampler_row_names_the_path_the_deployments_env_picked(version, env, rule, from_env):
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+    from gpustack_guard.core.units import GiB
+
+    est = estimate_vllm(catalog_facts("Qwen/Qwen2.5-7B-Instruct"), 24 * GiB,
+                        VllmConfig(max_model_len=8192, flashinfer_sampler_env=env), version=version)
+    (row,) = [r for r in T.budget_terms(est) if r.term == T.SAMPLER_PEAK]
+    assert (row.rule, row.source.startswith(f"VLLM_USE_FLASHINFER_SAMPLER={env} ")) == (rule, from_env)

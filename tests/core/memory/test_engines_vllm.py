@@ -394,12 +394,13 @@ def test_v1_profile_peak_is_the_larger_of_forward_and_sampler_by_release():
     cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
     hidden = 2048 * 2560 * 2
     # V0 (0.7.3) profiles the whole 4,096-token prompt unchunked: twice the hidden states, the same sort
-    expected = {"0.7.3": 2 * hidden + 256 * 151_936 * 38, "0.11.0": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
+    expected = {"0.7.3": 2 * hidden + 256 * 151_936 * 38, "0.11.0": hidden + 256 * 151_936 * 14,
+                "0.11.1": hidden + 256 * 151_936 * 38, "0.17.0": hidden + 256 * 151_936 * 14,
                 "0.21.0": hidden + 256 * 151_936 * 14, "0.29.0": hidden + 256 * 151_936 * 4,
                 "0.33.0": hidden + 256 * 151_936 * 14}
     by_version = {v: estimate_vllm(facts, 24 * GiB, cfg, version=v) for v in expected}
     assert {v: e.extra["sampler_peak"] for v, e in by_version.items()} == expected
-    assert expected["0.11.0"] == 1_488_519_168
+    assert expected["0.11.1"] == 1_488_519_168  # 0.9.0-0.11.0 take FlashInfer in GPUStack's runner image
     for version, est in by_version.items():
         assert est.activation == max(est.extra["forward_peak"], expected[version])
     # the forward is the same in every V1 release here: only the sampler phase moves the peak
@@ -419,7 +420,8 @@ def test_v07_gpt_oss_on_one_h100_at_011_is_refused_like_vllm27508():
     """vllm#27508 (torch 2.8.0 pip install, gmu 0.95, 1024 batched tokens): 'Available KV cache memory: 1.71 GiB',
     refused at 131,072. Marlin weights (no triton_kernels) and the sampler sort over 1024 x 201,088 entries."""
     facts = catalog_facts("openai/gpt-oss-120b")
-    cfg = VllmConfig(gpu_memory_utilization=0.95, max_num_batched_tokens=1024)
+    # a bare pip install of 0.11.0 has no FlashInfer: VLLM_USE_FLASHINFER_SAMPLER=0 books the sort it runs
+    cfg = VllmConfig(gpu_memory_utilization=0.95, max_num_batched_tokens=1024, flashinfer_sampler_env="0")
     est = estimate_vllm(facts, 81_559 * MiB, cfg, version="0.11.0", gpu_name="NVIDIA H100 80GB HBM3")
     assert est.extra["mxfp4_backend"] == "marlin" and est.max_num_seqs == 1024
     assert est.extra["sampler_peak"] == 1024 * 201_088 * 38 + 1024 * 2880 * 2 == 7_830_634_496
@@ -446,7 +448,7 @@ def test_sampler_sort_bytes_at_every_path_boundary(rows, per_entry):
     facts = catalog_facts("Qwen/Qwen3-4B")  # vocabulary 151,936, hidden 2,560
     assert sampler_phase_bytes(facts, 8192, rows, "torch-sort") == 8192 * 2560 * 2 + rows * 151_936 * per_entry
     # the profile samples min(max_num_seqs, batched tokens) rows, whichever side is the smaller one
-    sort_row = P.vllm_sampler_row("0.11.0")
+    sort_row = P.vllm_sampler_row("0.11.1")  # FlashInfer's sampler opt-in: every install sorts
     assert profiled_sampler(facts, 8192, rows, "v1", sort_row) == sampler_phase_bytes(facts, 8192, rows, "torch-sort")
     assert profiled_sampler(facts, rows, 8192, "v1", sort_row) == sampler_phase_bytes(facts, rows, rows, "torch-sort")
 
@@ -596,7 +598,9 @@ def test_v24_qwen3_235b_fp8_on_8_l40s_keeps_the_logged_kv_pool():
     """V24 (vLLM 0.10.2, 8x L40S TP8 + EP, gmu 0.90, len 32,768): 'GPU KV cache size: 237,344 tokens', non-torch
     0.21 GiB with custom all-reduce disabled on the PCIe-only GPUs."""
     facts = replace(catalog_facts("Qwen/Qwen3-235B-A22B"), quant_method="fp8", weight_bytes=None)
-    cfg = VllmConfig(tensor_parallel_size=8, expert_parallel=True, gpu_memory_utilization=0.9, max_model_len=32_768)
+    # its log says 'FlashInfer is not available': a pip install that sorts (VLLM_USE_FLASHINFER_SAMPLER=0)
+    cfg = VllmConfig(tensor_parallel_size=8, expert_parallel=True, gpu_memory_utilization=0.9, max_model_len=32_768,
+                     flashinfer_sampler_env="0")
     est = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="NVIDIA L40S")
     assert est.extra["interconnect"] == "pcie" and est.extra["comm_buffers_in_budget"] == 0
     assert est.kv_bytes_per_token == 48_128
@@ -678,7 +682,9 @@ def test_an_outside_overflow_is_the_headroom_rule_and_a_refused_start_never_warm
     refused = est.requested > est.gpu_total - P.CUDA_CONTEXT - est.extra["comm_buffers"]
     assert refused is not warmup
     if warmup:
-        assert est.extra["sampler_warmup_bytes"] == 1_249_771_520 < est.extra["sampler_warmup_free_bytes"]
+        # FlashInfer in the runner image: 256 rows x 128,256 entries x 14 B + their hidden states
+        assert est.extra["sampler_warmup_bytes"] == 256 * 128_256 * 14 + 256 * 4096 * 2 == 461_766_656
+        assert est.extra["sampler_warmup_bytes"] < est.extra["sampler_warmup_free_bytes"]
     else:
         assert (est.extra["sampler_warmup_bytes"], est.extra["sampler_warmup_free_bytes"]) == (0, None)
 
@@ -710,7 +716,9 @@ def test_a_pre_ampere_gpu_runs_v0_in_the_estimate_and_says_why():
 
 
 @pytest.mark.parametrize("version,env,kernel", [
-    ("0.10.1", None, "torch-sort"), ("0.10.1", "1", "flashinfer"), ("0.10.1", "0", "torch-sort"),
+    ("0.10.1", None, "flashinfer"), ("0.10.1", "1", "flashinfer"), ("0.10.1", "0", "torch-sort"),
+    ("0.8.5", None, "torch-sort"), ("0.11.0", None, "flashinfer"), ("0.11.1", None, "torch-sort"),
+    ("0.11.1", "0", "torch-sort"), ("0.9.0", "0", "torch-sort"),
     ("0.16.0", "1", "flashinfer"), ("0.17.0", "0", "triton"), ("0.21.0", None, "flashinfer"),
     ("0.21.0", "0", "triton"), ("0.21.0", "yes", "flashinfer"), ("0.7.3", "1", "torch-sort"), ("0.10.1", "2", "flashinfer"),
 ])
@@ -729,12 +737,12 @@ def test_the_flashinfer_sampler_env_moves_the_profile_peak_by_its_bytes_per_entr
     # states are held either way
     facts = catalog_facts("meta-llama/Llama-3.1-8B-Instruct")
     peaks = {}
-    for env in (None, "1"):
+    for env in ("0", "1"):
         cfg = VllmConfig(max_model_len=8192, max_num_seqs=256, flashinfer_sampler_env=env)
         est = estimate_vllm(facts, 81920 * MiB, cfg, version="0.10.1", gpu_name="NVIDIA A100-SXM4-80GB")
         peaks[env] = (est.extra["sampler_peak"], est.extra["sampler_kernel"])
     hidden = 2048 * 4096 * 2
-    assert peaks[None] == (hidden + 256 * 128_256 * 38, "torch-sort")
+    assert peaks["0"] == (hidden + 256 * 128_256 * 38, "torch-sort")
     assert peaks["1"] == (hidden + 256 * 128_256 * 14, "flashinfer")
 
 

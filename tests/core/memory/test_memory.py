@@ -254,9 +254,13 @@ def test_field_notes_70b_default_length_rejected_with_estimate():
     est = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4), version="0.11.0")
     assert est.max_model_len == 131_072 and est.verdict == "kv-below-max-model-len"
     assert est.kv_bytes_per_token == 81_920
-    # 0.11 on a 48 GB card: 2048 tokens, 256 sequences; the peak is the sampler sort phase (38 B per entry)
-    assert est.activation == est.extra["sampler_peak"] == 256 * 128_256 * 38 + 2048 * 8192 * 2
-    assert est.estimated_max_model_len == 111_952
+    # 0.11 on a 48 GB card: 2048 tokens, 256 sequences; the peak is the sampler phase, FlashInfer's (14 B per
+    # entry) in GPUStack's runner image
+    assert est.activation == est.extra["sampler_peak"] == 256 * 128_256 * 14 + 2048 * 8192 * 2
+    assert est.estimated_max_model_len == 121_568
+    # a bare pip install of 0.11.0 sorts (38 B per entry): VLLM_USE_FLASHINFER_SAMPLER=0 books it
+    pip = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4, flashinfer_sampler_env="0"), version="0.11.0")
+    assert pip.activation == 256 * 128_256 * 38 + 2048 * 8192 * 2 and pip.estimated_max_model_len == 111_952
 
 
 def test_field_notes_hardened_block_and_092():

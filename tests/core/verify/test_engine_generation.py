@@ -67,3 +67,18 @@ def test_a_log_naming_both_sampler_paths_sets_neither():
              "sampling.\n"]
     log, _ = parse_log(lines, P.VLLM)
     assert C.sampler_env(log) == {}
+
+
+@pytest.mark.parametrize("version,env", [
+    ("0.10.1", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),  # 0.9.0-0.11.0: the install decides; unknown: the sort
+    ("0.9.0", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}), ("0.11.0", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),
+    ("0.8.5", {}), ("0.11.1", {}), ("0.21.0", {}), (None, {}),  # every install runs the same path there
+])
+def test_a_log_silent_on_its_sampler_takes_the_install_that_sorts_where_the_install_decides(version, env):
+    log, _ = parse_log(["INFO 01-16 09:40:00 [gpu_model_runner.py:1] Model loading took 14.99 GiB\n"], P.VLLM)
+    assert C.sampler_env(log, version) == env
+
+
+def test_a_logged_sampler_line_wins_over_the_silent_log_assumption():
+    log, _ = parse_log(["INFO [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n"], P.VLLM)
+    assert C.sampler_env(log, "0.10.1") == {"VLLM_USE_FLASHINFER_SAMPLER": "1"}

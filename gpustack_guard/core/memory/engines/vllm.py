@@ -593,9 +593,21 @@ def sampler_row_for(version: str | None, env_value: str | None) -> P.VllmSampler
         return row
     if P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_FLASHINFER_SAMPLER_ENV_SINCE):
         return row
-    # the native path of a FlashInfer-default release (0.21 on) is Triton's, which 0.17 made the native one
-    kernel = "flashinfer" if wanted else ("triton" if row.kernel == "flashinfer" else row.kernel)
-    return replace(row, kernel=kernel)
+    return replace(row, kernel="flashinfer" if wanted else row.native)
+
+
+SAMPLER_RULE_NAMES = {"torch-sort": "torch-sort-after-forward", "triton": "triton-top-k-top-p-after-forward",
+                      "flashinfer": "flashinfer-top-k-top-p-after-forward"}
+
+
+def sampler_term_rule(version: str | None, used: P.VllmSamplerRow, env: str | None) -> dict:
+    """The sampler term's rule where the deployment's VLLM_USE_FLASHINFER_SAMPLER moved it off the release's default
+    (terms.budget_terms shows it in place of the version row); nothing otherwise."""
+    if used.kernel == P.vllm_sampler_row(version).kernel:
+        return {}
+    said = f"VLLM_USE_FLASHINFER_SAMPLER={(env or '').strip()} (the deployment's env, or a log's sampler line)"
+    return {"sampler_peak_bytes_per_gpu": (SAMPLER_RULE_NAMES[used.kernel],
+                                           f"{said}; {P.VLLM_FLASHINFER_SAMPLER_ENV_SOURCE}")}
 
 
 def sampler_bytes_per_entry(kernel: str, rows: int) -> int:
@@ -1005,6 +1017,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
+               "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env),
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
