@@ -5,6 +5,7 @@ run: the peak is max(encoder phase, text phase + held). Qwen-VL keeps the calibr
 SigLIP gets the derived rule. Figures below are worked by hand from the shapes: 16-bit elements throughout."""
 
 import pytest
+from support.vision_configs import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
@@ -14,7 +15,6 @@ from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
 from gpustack_guard.core.memory.vision import qwen_vl_side
 from gpustack_guard.core.units import GiB
-from tests.core.memory.test_vision import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
 
 QWEN_PIXELS = 65_536 * 3 * 2 * 14 * 14 * 2  # pixel_values of one 3,584 px image: 154,140,672 B
 

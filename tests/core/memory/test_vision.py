@@ -8,27 +8,11 @@ Qwen3-VL-8B 8,767,123,696 = Qwen3-8B 8,190,735,360 + 576,388,336; gemma-3-4b-it 
 one CLIP layer and the post-LayerNorm more than vLLM builds."""
 
 import pytest
+from support.vision_configs import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 
-QWEN25_VL_VISION = {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420,
-                    "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
-                    "spatial_merge_size": 2, "spatial_patch_size": 14, "window_size": 112,
-                    "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2}
-QWEN25_VL_7B = {"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
-                "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-                "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000,
-                "tie_word_embeddings": False, "torch_dtype": "bfloat16", "sliding_window": 32768,
-                "use_sliding_window": False, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
-                "vision_config": QWEN25_VL_VISION}
-QWEN25_VL_3B = {**QWEN25_VL_7B, "hidden_size": 2048, "intermediate_size": 11008, "num_hidden_layers": 36,
-                "num_attention_heads": 16, "num_key_value_heads": 2, "vocab_size": 151936,
-                "tie_word_embeddings": True, "vision_config": {**QWEN25_VL_VISION, "out_hidden_size": 2048}}
-QWEN2_VL_7B = {**QWEN25_VL_7B, "architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
-               "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
-                                 "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2,
-                                 "temporal_patch_size": 2}}
 QWEN3_VL_8B = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
                "tie_word_embeddings": False,
                "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "intermediate_size": 12288,
