@@ -190,6 +190,20 @@ VLLM_V0_FALLBACKS = (
                "(FA support required)' falls back to V0; the check is gone at v0.10.2"),
 )
 VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it was the default
+VLLM_V1_DEFAULT_SINCE = "0.8.0"  # the first release whose default engine is V1 (VLLM_PROFILES)
+VLLM_LAST_V0_DEFAULT = "0.7.3"  # the last release whose default engine is V0
+
+
+def vllm_generation_release(release: Version, generation: str) -> Version:
+    """The release whose TERM_SOURCES rows describe the code an estimate ran: a V0 fallback on a release that
+    defaults to V1 (VLLM_V0_FALLBACKS, VLLM_USE_V1=0) runs V0's code, described up to VLLM_LAST_V0_DEFAULT;
+    V1 opted into before it was the default (VLLM_USE_V1=1) is estimated with VLLM_V1_DEFAULT_SINCE's profile."""
+    first_v1 = known_version(VLLM_V1_DEFAULT_SINCE)
+    if generation == "v0" and release >= first_v1:
+        return known_version(VLLM_LAST_V0_DEFAULT)
+    if generation == "v1" and release < first_v1:
+        return first_v1
+    return release
 
 # V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
 VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
