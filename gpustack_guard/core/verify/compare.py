@@ -136,7 +136,8 @@ def sampler_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     native = "vllm-sampler-native" in log.matched
     if flashinfer != native:
         return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
-    if not flashinfer and version and MP.vllm_sampler_row(version).install_dependent:
+    # no version read: the release the estimate then takes (profiles.DEFAULT_VERSIONS), which may be such a release
+    if not flashinfer and MP.vllm_sampler_row(version).install_dependent:
         return {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
     return {}
 
