@@ -40,12 +40,12 @@ def estimate(model: str, memory: str, *args: str, backend: str = "vLLM", version
            "--backend", backend, "--offline", "-o", "json", *extra]
     if version:
         cmd += ["--backend-version", version]
-    from gpustack_guard.core.memory import profiles
+    from gpustack_guard.core.verify.compare import unknown_install_env
 
-    if backend == "vLLM" and version and profiles.vllm_sampler_row(version).install_dependent and "--env" not in extra:
-        # a public log's install is unknown: as gsg verify does, the install that sorts (the larger profile),
-        # where the release's sampler depends on it (profiles.VllmSamplerRow.install_dependent)
-        cmd += ["--env", "VLLM_USE_FLASHINFER_SAMPLER=0"]
+    if backend == "vLLM" and version and "--env" not in extra:
+        # a public log's install is unknown: as gsg verify does, the install that sorts where that matters
+        for key, value in unknown_install_env(version).items():
+            cmd += ["--env", f"{key}={value}"]
     done = subprocess.run(cmd + ["--", *args], cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"gsg estimate failed for {model}: {done.stderr.strip()}")

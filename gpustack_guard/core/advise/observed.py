@@ -17,7 +17,7 @@ from typing import Any
 from gpustack_guard.core import args as A
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, FAMILY, Judged
 
-# the same table as sizing.FULL_PRECISION_KV (sizing imports this module, so this one cannot import it): change both
+# each engine's KV cache dtype when no flag sets one (sizing.FULL_PRECISION_KV is this table)
 DEFAULT_KV_DTYPE = {"vllm": "auto", "sglang": "auto", "llamacpp": "f16"}
 KV_DTYPE_FLAG = {"vllm": "kv-cache-dtype", "sglang": "kv-cache-dtype", "llamacpp": "cache-type-k"}
 

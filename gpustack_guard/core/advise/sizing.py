@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from gpustack_guard.core.advise import latency
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, Evaluate, Judged, Target, document, judge
-from gpustack_guard.core.advise.observed import scaled
+from gpustack_guard.core.advise.observed import DEFAULT_KV_DTYPE, scaled
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.memory import demand
@@ -29,7 +29,7 @@ BATCH_CHUNK = 8192
 MAX_FRACTION = 0.95  # above this a driver update or a second context is an OOM; nobody should be advised more
 MIN_FRACTION = 0.30
 MAX_REPLICAS = 8  # replicas tried per deployment: one shape per divisor of the GPU count, so the search stays small
-FULL_PRECISION_KV = {"vllm": "auto", "sglang": "auto", "llamacpp": "f16"}
+FULL_PRECISION_KV = DEFAULT_KV_DTYPE  # the engines' own KV dtype default, one table with observed.py's
 COMPACT_KV = {"vllm": "fp8", "sglang": "fp8_e5m2", "llamacpp": "q8_0"}
 FRACTION_FLAG = {"vllm": "gpu-memory-utilization", "sglang": "mem-fraction-static"}
 ADMISSION = (RP.ADMISSION_FRACTION.id, RP.ADMISSION_BOOKING.id, RF.GPU_OVERCOMMIT.id, RF.STARTUP_FREE_MEMORY.id)

@@ -190,6 +190,20 @@ VLLM_V0_FALLBACKS = (
                "(FA support required)' falls back to V0; the check is gone at v0.10.2"),
 )
 VLLM_V1_OPT_IN_SINCE = "0.7.0"  # VLLM_USE_V1=1 selected the V1 alpha before it was the default
+VLLM_V1_DEFAULT_SINCE = "0.8.0"  # the first release whose default engine is V1 (VLLM_PROFILES)
+VLLM_LAST_V0_DEFAULT = "0.7.3"  # the last release whose default engine is V0
+
+
+def vllm_generation_release(release: Version, generation: str) -> Version:
+    """The release whose TERM_SOURCES rows describe the code an estimate ran: a V0 fallback on a release that
+    defaults to V1 (VLLM_V0_FALLBACKS, VLLM_USE_V1=0) runs V0's code, described up to VLLM_LAST_V0_DEFAULT;
+    V1 opted into before it was the default (VLLM_USE_V1=1) is estimated with VLLM_V1_DEFAULT_SINCE's profile."""
+    first_v1 = known_version(VLLM_V1_DEFAULT_SINCE)
+    if generation == "v0" and release >= first_v1:
+        return known_version(VLLM_LAST_V0_DEFAULT)
+    if generation == "v1" and release < first_v1:
+        return first_v1
+    return release
 
 # V0 chunked prefill: auto-enabled for long models, and its max_num_batched_tokens default.
 VLLM_V0_AUTO_CHUNKED_SINCE = "0.5.0"  # "Chunked prefill is enabled by default for models with max_model_len > 32K"
@@ -603,12 +617,14 @@ VLLM_SAMPLER_ROWS = (
                    "after the KV cache is sized) pays for the fp32 logits pipeline, so the profiled peak must too')"),
 )
 # VLLM_USE_FLASHINFER_SAMPLER in the deployment's environment picks the top-k/top-p path over the release's default
-# (read in vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ on CUDA): @v0.8.0 to @v0.11.0 FlashInfer
-# whenever flashinfer >= 0.2.3 imports and the variable is not 0 (the wheel does not pull flashinfer in, so the
-# release row sorts; an install or image that adds it logs "Using FlashInfer for top-p & top-k sampling."); @v0.11.1
-# to @v0.20.2 only when it is 1 (opt in); @v0.21.0 on unless it is 0. So "1" is FlashInfer and "0" the
+# (read in vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ on CUDA): @v0.8.0 to @v0.8.5 FlashInfer
+# only below FlashInfer 0.2.3 and the variable not 0 (>= 0.2.3 "is not backward compatible": the sort); @v0.9.0 to
+# @v0.11.0 FlashInfer (>= 0.2.3) wherever it imports and the variable is not 0, which the 0.9.0 row books for
+# GPUStack's runner image (either way the log says "Using FlashInfer for top-p & top-k sampling." or "Falling back
+# to the PyTorch-native implementation"); @v0.11.1 to @v0.20.2 only when it is 1 (opt in); @v0.21.0 on unless it is
+# 0. So "1" is FlashInfer (in 0.8.x, where a log or an image with an older FlashInfer says so) and "0" the
 # PyTorch-native path of the release (its sort, or Triton's in-place top-k/top-p from 0.17.0) in every V1 release;
-# vllm/envs.py reads it as bool(int(value)).
+# vllm/envs.py reads it as bool(int(value)). V0 ignores it here (it sorts: profiled_sampler).
 VLLM_FLASHINFER_SAMPLER_ENV = "VLLM_USE_FLASHINFER_SAMPLER"
 VLLM_FLASHINFER_SAMPLER_ENV_SINCE = "0.8.0"
 VLLM_FLASHINFER_SAMPLER_ENV_SOURCE = "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 ... @v0.33.0 TopKTopPSampler"

@@ -68,8 +68,10 @@ def budget_terms(est) -> list[BudgetTerm]:
     if order is None:
         return []
     values = _values(est.engine, est)
+    # a vLLM estimate names the engine generation it ran (a V0 fallback, a V1 opt-in): its rows are that code's
+    generation = str(est.extra.get("engine_generation") or "") if est.engine == "vLLM" else ""
     rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
-            for term, rule, source in _term_sources(est.engine, est.version)]
+            for term, rule, source in _term_sources(est.engine, est.version, generation)]
     # a multimodal model's encoder term names the rule that sized it for this model (derived or calibrated)
     encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
     if isinstance(encoder, dict) and encoder.get("rule") not in (None, "none"):
@@ -82,11 +84,13 @@ def budget_terms(est) -> list[BudgetTerm]:
 
 
 @lru_cache(maxsize=256)
-def _term_sources(engine: str, version_text: str) -> tuple[tuple[str, str, str], ...]:
-    """(term, rule, source) of each term of the engine's budget for a release. Memoised: a pure function of these
-    two texts, and every finding of a memory rule asks (10,000 specs: 2,250 GSG033 findings, a few releases),
-    where each lookup compared a dozen versions per term (issue 34)."""
+def _term_sources(engine: str, version_text: str, generation: str = "") -> tuple[tuple[str, str, str], ...]:
+    """(term, rule, source) of each term of the engine's budget for a release (and vLLM engine generation).
+    Memoised: a pure function of these texts, and every finding of a memory rule asks (10,000 specs: 2,250 GSG033
+    findings, a few releases), where each lookup compared a dozen versions per term (issue 34)."""
     family = FAMILY[engine]
     version = P.arithmetic_release(family, version_text.removesuffix(" (assumed)"))
+    if family == "vllm" and generation:
+        version = P.vllm_generation_release(version, generation)
     return tuple((term, P.term_source(family, term, version).rule, P.term_source(family, term, version).source)
                  for term in ENGINE_TERMS[engine])

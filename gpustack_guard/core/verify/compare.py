@@ -136,9 +136,14 @@ def sampler_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     native = "vllm-sampler-native" in log.matched
     if flashinfer != native:
         return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
-    if not flashinfer and version and MP.vllm_sampler_row(version).install_dependent:
-        return {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
-    return {}
+    # no version read: the release the estimate then takes (profiles.DEFAULT_VERSIONS), which may be such a release
+    return {} if flashinfer else unknown_install_env(version)
+
+
+def unknown_install_env(version: str | None) -> dict[str, str]:
+    """The sampler environment of an install gsg knows nothing of: the sort (VLLM_USE_FLASHINFER_SAMPLER=0) where
+    the release's path depends on the install (profiles.VllmSamplerRow.install_dependent), else the release's own."""
+    return {"VLLM_USE_FLASHINFER_SAMPLER": "0"} if MP.vllm_sampler_row(version).install_dependent else {}
 
 
 def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:

@@ -94,3 +94,34 @@ def test_the_sampler_row_names_the_path_the_deployments_env_picked(version, env,
                         VllmConfig(max_model_len=8192, flashinfer_sampler_env=env), version=version)
     (row,) = [r for r in T.budget_terms(est) if r.term == T.SAMPLER_PEAK]
     assert (row.rule, row.source.startswith(f"VLLM_USE_FLASHINFER_SAMPLER={env} ")) == (rule, from_env)
+
+
+@pytest.mark.parametrize("version,gpu,env,sampler,warmup", [
+    # 0.8.0-0.10.1 fall back to V0 below compute capability 8.0: V0's sort, no post-KV warm-up, whatever the env
+    ("0.9.0", "Tesla T4", {}, "v0-fp32-sort-after-forward-driver-rank", "none-v0"),
+    ("0.9.0", "Tesla T4", {"flashinfer_sampler_env": "0"}, "v0-fp32-sort-after-forward-driver-rank", "none-v0"),
+    ("0.10.1", "Tesla V100-SXM2-32GB", {"flashinfer_sampler_env": "1"}, "v0-fp32-sort-after-forward-driver-rank",
+     "none-v0"),
+    ("0.10.1", "NVIDIA L4", {"use_v1_env": "0"}, "v0-fp32-sort-after-forward-driver-rank", "none-v0"),
+    # the neighbours that run V1: the release's own rows
+    ("0.9.0", "NVIDIA L4", {}, "flashinfer-top-k-top-p-after-forward", "post-kv-sampler-warmup"),
+    ("0.10.2", "Tesla T4", {}, "flashinfer-top-k-top-p-after-forward", "post-kv-sampler-warmup"),
+    # V1 opted into before it was the default: estimated with 0.8.0's profile, named by 0.8.0's rows
+    ("0.7.3", "NVIDIA L4", {"use_v1_env": "1"}, "torch-sort-after-forward", "post-kv-sampler-warmup"),
+    ("0.7.3", "NVIDIA L4", {}, "v0-fp32-sort-after-forward-driver-rank", "none-v0"),
+])
+def test_the_rows_name_the_engine_generation_the_estimate_ran(version, gpu, env, sampler, warmup):
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+    from gpustack_guard.core.units import GiB
+
+    est = estimate_vllm(catalog_facts("Qwen/Qwen2.5-7B-Instruct"), 24 * GiB, VllmConfig(max_model_len=4096, **env),
+                        version=version, gpu_name=gpu)
+    rules = {r.term: r.rule for r in T.budget_terms(est)}
+    assert (rules[T.SAMPLER_PEAK], rules[T.SAMPLER_WARMUP]) == (sampler, warmup)
+
+
+def test_the_generation_boundaries_are_the_profile_tables():
+    first_v1 = next(p for p in P.VLLM_PROFILES if p.engine == "v1")
+    assert first_v1.since == P.VLLM_V1_DEFAULT_SINCE
+    assert P.vllm_profile(P.VLLM_LAST_V0_DEFAULT).engine == "v0"

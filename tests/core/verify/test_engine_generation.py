@@ -57,8 +57,9 @@ def test_an_sglang_log_has_no_vllm_generation():
 ])
 def test_the_sampler_path_a_log_names_is_the_estimates_environment(line, env):
     log, _ = parse_log([line + "\n"], P.VLLM)
-    assert C.sampler_env(log) == env
-    assert C.engine_env(log) == {**C.generation_env(log), **env}
+    # 0.11.1: a release whose sampler path the install does not decide, so a line that names none sets nothing
+    assert C.sampler_env(log, "0.11.1") == env
+    assert C.engine_env(log, "0.11.1") == {**C.generation_env(log), **env}
 
 
 def test_a_log_naming_both_sampler_paths_sets_neither():
@@ -72,7 +73,9 @@ def test_a_log_naming_both_sampler_paths_sets_neither():
 @pytest.mark.parametrize("version,env", [
     ("0.10.1", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),  # 0.9.0-0.11.0: the install decides; unknown: the sort
     ("0.9.0", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}), ("0.11.0", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),
-    ("0.8.5", {}), ("0.11.1", {}), ("0.21.0", {}), (None, {}),  # every install runs the same path there
+    ("0.8.5", {}), ("0.11.1", {}), ("0.21.0", {}),  # every install runs the same path there
+    # no version in the log: the estimate takes the default release (0.11.0), where the install decides
+    (None, {"VLLM_USE_FLASHINFER_SAMPLER": "0"}),
 ])
 def test_a_log_silent_on_its_sampler_takes_the_install_that_sorts_where_the_install_decides(version, env):
     log, _ = parse_log(["INFO 01-16 09:40:00 [gpu_model_runner.py:1] Model loading took 14.99 GiB\n"], P.VLLM)

@@ -1017,7 +1017,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
-               "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env),
+               # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
+               "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
+               if profile.engine != "v0" else {},
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
