@@ -294,6 +294,41 @@ NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NC
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
 # docs/memory-arithmetic.md; V21 (docker/model-runner PR #414) shows 1.04 GiB used before start on a desktop GPU.
 CUDA_CONTEXT = int(0.5 * GiB)
+@dataclass(frozen=True)
+class CudaTotalRow:
+    """The total CUDA reports for a GPU whose driver keeps part of its memory (nvidia-smi's "Reserved").
+
+    GPUStack's worker reports NVML's total (nvidia-smi's "Total"); vLLM sizes its budget from
+    torch.cuda.mem_get_info()'s total (vllm/v1/worker/gpu_worker.py request_memory, MemorySnapshot), which leaves
+    the driver's reserve out. Applied only when the given total is this card's NVML total, so a total read from a
+    log's own line is never reduced twice."""
+
+    gpu: str  # lower-cased substring of the name NVML reports
+    nvml_total: int  # bytes: what nvidia-smi and a GPUStack worker report as the card's total
+    cuda_total: int  # bytes: mem_get_info()'s total, as vLLM prints it
+    source: str
+
+
+# One row per card whose CUDA total a public log prints; a card without one keeps its NVML total (gsg then books
+# the driver's reserve as usable: about 0.46 GiB too much on an H100, gmu x that in the budget).
+CUDA_TOTALS = (
+    CudaTotalRow("h100 80gb hbm3", 81559 * MiB, int(79.19 * GiB),
+                 "vllm/worker/worker.py@v0.8.1 determine_num_available_blocks prints mem_get_info's total: "
+                 "'total_gpu_memory (79.19GiB)' on H100 80GB HBM3 in gateway-api-inference-extension#550 and "
+                 "mellea PR #416 (tests/fixtures/logs/vllm/v0.8-llama-h100-gateway.log, "
+                 "v0-qwen3-06b-h100-gmu080.log); nvidia-smi reports 81559MiB total for the same card"),
+)
+
+
+def cuda_total(gpu_total: int, gpu_name: str) -> tuple[int, CudaTotalRow | None]:
+    """The total vLLM's budget is taken from, and the row that moved it (None: the given total is used as is)."""
+    name = gpu_name.lower()
+    for row in CUDA_TOTALS:
+        if row.gpu in name and gpu_total == row.nvml_total:
+            return row.cuda_total, row
+    return gpu_total, None
+
+
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
 # It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see GPU_INTERCONNECT below).

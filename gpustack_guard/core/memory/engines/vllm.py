@@ -829,6 +829,9 @@ def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_le
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
                   gpu_name: str = "", stage_totals: list[int] | None = None, search_fixes: bool = True) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
+    # vLLM's budget is gmu x the total CUDA reports, which leaves out the driver's reserve in NVML's total
+    gpu_total, total_row = P.cuda_total(gpu_total, gpu_name)
+    stage_totals = [P.cuda_total(t, gpu_name)[0] for t in stage_totals or ()] or None
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
     sampler_row = sampler_row_for(version, cfg.flashinfer_sampler_env)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
@@ -1017,6 +1020,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
                "gpu_memory_utilization": gmu,
+               "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
                "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
                if profile.engine != "v0" else {},
