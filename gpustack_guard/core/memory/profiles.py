@@ -922,7 +922,9 @@ class SglangProfile:
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    graph_rule: str  # "v0.3" | "v0.4" | "v0.4.8" | "v0.5": cuda_graph_max_bs and chunked_prefill_size by GPU size
+    # "v0.3" | "v0.4" | "v0.4.8" | "v0.5" | "v0.5.4.post1" | "v0.5.20": cuda_graph_max_bs and chunked_prefill_size
+    # by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
+    graph_rule: str
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size
     source: str
     prefill_graph_reserve: bool = False  # the reserve counts piecewise (prefill) CUDA graphs, on by default
@@ -950,12 +952,21 @@ SGLANG_PROFILES = (
                   "server_args.py@0.5.3 _handle_gpu_memory_settings l.637-676 (sglang PR #10975): reserved_mem = "
                   "512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at "
                   "least 10 GiB above 60 GiB"),
-    SglangProfile("0.5.10", "reserved", (), 0.88, "v0.5", False,
+    SglangProfile("0.5.4.post1", "reserved", (), 0.88, "v0.5.4.post1", False,
+                  "server_args.py@0.5.4.post1 _handle_gpu_memory_settings l.669-681: cuda_graph_max_bs 24 (16 in "
+                  "0.5.4) below TP 4 on 20-35 GiB GPUs, so the reserve holds 16 MiB more there; the rule as 0.5.3"),
+    SglangProfile("0.5.10", "reserved", (), 0.88, "v0.5.4.post1", False,
                   "server_args.py@0.5.10 l.1254-1314: piecewise CUDA graphs on by default "
                   "(disable_piecewise_cuda_graph = False; enable_piecewise_cuda_graph, off, up to 0.5.9), their "
                   "capture sizes x 8 MiB (1.5 GiB under MLA) added to the reserve before the 10 GiB floor",
                   prefill_graph_reserve=True),
-    SglangProfile("0.5.23", "reserved", (), 0.95, "v0.5", True,
+    SglangProfile("0.5.20", "reserved", (), 0.95, "v0.5.20", True,
+                  "arg_groups/memory_hook.py@0.5.20 handle_gpu_memory_settings l.100-116 and l.274-321: 20-35 GiB "
+                  "GPUs take chunked_prefill_size 4096 and max_bs 48 below TP 4, 160 from TP 4 (2048, 24 and 80 "
+                  "to 0.5.19); the fraction falls back to 0.95 (0.88 to 0.5.19); reserve_for_graph_mb keeps the "
+                  "prefill-graph reserve; model_executor/pool_configurator.py@0.5.20 l.542 rounds to page_size",
+                  prefill_graph_reserve=True),
+    SglangProfile("0.5.23", "reserved", (), 0.95, "v0.5.20", True,
                   "sglang 0.5.23 wheel: kv_cache_configurator.py _profile_available_bytes (gc before measuring), "
                   "pool_configurator.py rounds to page_size; arg_groups/memory_hook.py falls back to 0.95 and keeps "
                   "the prefill-graph reserve (reserve_for_graph_mb)", prefill_graph_reserve=True),
@@ -1029,6 +1040,13 @@ SGLANG_COMM_MB_PER_RANK = 1024 / 8  # ... + tp * pp / 8 * 1024
 # the table of _handle_gpu_memory_settings in the 0.5.4 wheel
 SGLANG_05_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 16, 80), (60 * 1024, 4096, 32, 160),
                        (90 * 1024, 8192, 256, 512), (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
+# 0.5.4.post1-0.5.19 (server_args.py@0.5.4.post1 l.669-681, unchanged to @0.5.19): graph bs 24 below TP 4 on
+# 20-35 GiB GPUs
+SGLANG_0541_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), *SGLANG_05_GPU_TIERS[2:])
+# 0.5.20+ (arg_groups/memory_hook.py@0.5.20 l.100-116, alike @0.5.23): 20-35 GiB GPUs chunk 4096, graph bs 48 / 160
+SGLANG_0520_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 4096, 48, 160), *SGLANG_05_GPU_TIERS[2:])
+SGLANG_GPU_TIERS_BY_RULE = {"v0.5": SGLANG_05_GPU_TIERS, "v0.5.4.post1": SGLANG_0541_GPU_TIERS,
+                            "v0.5.20": SGLANG_0520_GPU_TIERS}
 SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
 # The scheduler's longest input: max_req_input_len = max_req_len - 5, max_req_len = min(context, pool) - 1
 # (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).

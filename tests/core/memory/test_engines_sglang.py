@@ -149,10 +149,48 @@ def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_n
 @pytest.mark.parametrize("version,since", [
     ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.5.post3", "0.4.0"), ("0.4.6.post5", "0.4.6"), ("0.4.7", "0.4.7"),
     ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
-    ("0.5.9", "0.5.3"), ("0.5.10", "0.5.10"), ("0.5.22", "0.5.10"), ("0.5.23", "0.5.23"),
+    ("0.5.4", "0.5.3"), ("0.5.4.post1", "0.5.4.post1"), ("0.5.9", "0.5.4.post1"), ("0.5.10", "0.5.10"),
+    ("0.5.19", "0.5.10"), ("0.5.20", "0.5.20"), ("0.5.22", "0.5.20"), ("0.5.23", "0.5.23"),
 ])
 def test_one_profile_row_per_release_range(version, since):
     assert P.sglang_profile(version).since == since
+
+
+@pytest.mark.parametrize("version,gpu,tp,expected", [
+    # 20-35 GiB GPUs: 512 + max(chunked, 2048) x 1.5 + graph bs x 2 + TP x PP x 128 MiB, graph bs by release
+    ("0.5.4", RTX4090, 1, round((24_564 - (512 + 3072 + 16 * 2 + 128)) / 24_564, 3)),  # 3,744 MiB: 0.848
+    ("0.5.4.post1", RTX4090, 1, round((24_564 - (512 + 3072 + 24 * 2 + 128)) / 24_564, 3)),  # 3,760: 0.847
+    ("0.5.4.post1", RTX4090, 4, round((24_564 - (512 + 3072 + 80 * 2 + 512)) / 24_564, 3)),  # TP 4 kept 80: 0.827
+    # 0.5.20: chunked 4096 and graph bs 48 there; the piecewise prefill graphs (50 sizes to 4096) x 8 MiB on top
+    ("0.5.20", RTX4090, 1, round((24_564 - (512 + 6144 + 48 * 2 + 128 + 50 * 8)) / 24_564, 3)),  # 7,280: 0.704
+    # 0.5.10-0.5.19 add the piecewise prefill graphs: 42 sizes to 2048 tokens x 8 MiB = 336 MiB
+    ("0.5.19", RTX4090, 1, round((24_564 - (512 + 3072 + 24 * 2 + 128 + 42 * 8)) / 24_564, 3)),  # 4,096: 0.833
+    # a 48 GB card and an H100 are outside the tiers that moved: the same fraction either side of each change
+    ("0.5.4", 48 * 1024 * MiB, 1, round((49_152 - (512 + 6144 + 32 * 2 + 128)) / 49_152, 3)),  # 0.861
+    ("0.5.4.post1", 48 * 1024 * MiB, 1, 0.861),
+    ("0.5.19", H100, 1, round((81_559 - (512 + 12_288 + 256 * 2 + 128 + 58 * 8)) / 81_559, 3)),  # 13,904: 0.83
+    ("0.5.20", H100, 1, 0.83),
+])
+def test_05_default_fraction_follows_the_graph_batch_of_each_release(version, gpu, tp, expected):
+    assert fraction(version, gpu, tp) == expected
+
+
+@pytest.mark.parametrize("version,gpu,tp,chunked,graph_bs", [
+    ("0.5.4", RTX4090, 1, 2048, 16), ("0.5.4.post1", RTX4090, 1, 2048, 24), ("0.5.19", RTX4090, 4, 2048, 80),
+    ("0.5.20", RTX4090, 1, 4096, 48), ("0.5.23", RTX4090, 4, 4096, 160),
+    ("0.5.20", 16 * GiB, 1, 2048, 8), ("0.5.20", H100, 1, 8192, 256),  # the other tiers as in 0.5.3
+])
+def test_05_graph_batch_and_chunk_by_release(version, gpu, tp, chunked, graph_bs):
+    rule = P.sglang_profile(version).graph_rule
+    assert (default_chunked_prefill(gpu, rule), default_cuda_graph_max_bs(gpu, tp, rule)) == (chunked, graph_bs)
+
+
+def test_05_20_falls_back_to_095():
+    # memory_hook.py@0.5.20: "else 0.95" where 0.5.19's server_args.py said 0.88; a fraction outside (0, 1) takes it
+    assert (P.sglang_profile("0.5.19").fallback_fraction, P.sglang_profile("0.5.20").fallback_fraction) == (0.88, 0.95)
+    # a 2 GiB device: 512 + 3,072 + 16 + 128 MiB reserved is more than it holds
+    assert default_fraction(2 * GiB, 1, 1, 2048, 8, P.sglang_profile("0.5.20")) == 0.95
+    assert default_fraction(2 * GiB, 1, 1, 2048, 8, P.sglang_profile("0.5.19")) == 0.88
 
 
 def test_04_8_graph_and_chunk_defaults_by_gpu_size():

@@ -60,7 +60,7 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
         return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
     if rule == "v0.4.8":
         return _first_tier(P.SGLANG_048_CHUNKED, gpu_mb)[1] if gpu_total else P.SGLANG_048_UNKNOWN_CHUNKED
-    return _tier(gpu_mb)[1]
+    return _tier(gpu_mb, rule)[1]
 
 
 def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> int:
@@ -75,12 +75,13 @@ def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> in
         if gpu_mb < 35 * 1024:
             return 8 if tp < 4 else 80
         return _first_tier(P.SGLANG_048_GRAPH_BS, gpu_mb)[1]
-    tier = _tier(gpu_mb)
+    tier = _tier(gpu_mb, rule)
     return tier[2] if tp < 4 else tier[3]
 
 
-def _tier(gpu_mb: float) -> tuple:
-    return _first_tier(P.SGLANG_05_GPU_TIERS, gpu_mb)
+def _tier(gpu_mb: float, rule: str) -> tuple:
+    """(bound, chunked_prefill_size, graph bs below TP 4, graph bs from TP 4) of a v0.5* rule's GPU tier."""
+    return _first_tier(P.SGLANG_GPU_TIERS_BY_RULE[rule], gpu_mb)
 
 
 def segment_tails(tensor_bytes: list[int]) -> int:
