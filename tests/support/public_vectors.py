@@ -215,6 +215,11 @@ VECTORS = (
                "default fraction on 'a 24 GB GPU' (not named: an RTX 4090 assumed); 18.78 GiB / 175,856 tokens = "
                "114,688 B/token is Qwen3-1.7B's (28 layers x 8 KV heads x 128); the version is not printed: "
                "gpu_worker.py:358 is 0.14.0's line of the KV-memory message (0.14.0 assumed, 0.14.1 not read)"),
+    Vector("v1-0.15.1-llama31-8b-a100-40gb-eager.log", "meta-llama/Llama-3.1-8B", A100_40, None,
+           why="ilseokoh/vllm-gce README (the output of its test.py): LLM(model=Meta-Llama-3.1-8B-Instruct, "
+               "enforce_eager=True) at defaults (131,072 tokens, gmu 0.9, 8,192 batched tokens as the log prints); "
+               "vLLM 0.15.1 (the engine's config line); the README's GCE a2-highgpu-1g is one A100 40GB, and the "
+               "log agrees: 14.99 + 19.28 GiB is under 0.9 of a 40 GB card, far under an 80 GB one"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
