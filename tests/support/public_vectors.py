@@ -62,6 +62,7 @@ class Vector:
     why: str = ""  # where model, GPU and version come from
     engine: str = "vllm"  # the fixture folder: vllm, sglang or llama.cpp
     gpu_known: bool = True  # False: the thread does not name the GPU (assumed); KV capacity is not scored
+    env: tuple[str, ...] = ()  # the thread's deployment env the log does not print (KEY=VALUE, `gsg verify --env`)
 
     @property
     def path(self) -> Path:
@@ -440,7 +441,7 @@ def run(vector: Vector) -> Outcome:
     opts = V.VerifyOptions(log=str(vector.path), model=vector.model,
                            gpu_memory=None if P.GPU_MEMORY in log.terms() else total, gpu_name=name,
                            backend_version=vector.version, quantization=vector.quantization,
-                           backend_args=vector.args)
+                           backend_args=vector.args, env=vector.env)
     rebuilt = V.rebuild(opts, log)
     doc = V.report(opts, log, rebuilt, [])
     observed, estimated = doc["observed"], doc["estimated"] or {}

@@ -146,6 +146,18 @@ def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     return {**generation_env(log), **sampler_env(log, version)}
 
 
+def printed_env(log: ObservedLog) -> dict[str, str]:
+    """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
+    an environment the user gives, as a printed argument wins over the command line."""
+    return {**generation_env(log), **sampler_env(log)}
+
+
+def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None = None) -> dict[str, str]:
+    """The environment an estimate of the logged deployment runs with: what the log assumes, then the user's
+    (the deployment's own env, e.g. VLLM_USE_FLASHINFER_SAMPLER=0 of a thread's command), then what it prints."""
+    return {**engine_env(log, version), **given, **printed_env(log)}
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}
