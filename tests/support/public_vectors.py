@@ -250,6 +250,16 @@ VECTORS = (
     Vector("v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
            why="dennislee22/vLLM-benchmarking (README 'Test 3'): the same at TP 2 on two A100 80GB of one node "
                "(custom all-reduce off: no P2P between the pods' GPUs), gmu 0.5"),
+    Vector("v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 2', vllm-7B-2gpuA10080GB-same-node.log): the same pair "
+               "of A100 80GB pods of one node at gmu 0.25 (custom all-reduce off: no P2P), FlashInfer's sampler as "
+               "the log says"),
+    Vector("v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", "Qwen/Qwen2-7B-Instruct", A100_40, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 1', log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log): TP 2 "
+               "over Ray on two A100 40GB pods of two nodes (the file name; worker-19 and worker-20 in the README; "
+               "the log: 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.5, "
+               "16,384 tokens, vLLM 0.10.1.1 (the log); 7.12 + 11.03 GiB at gmu 0.5 is a 40 GB card, not an 80 GB "
+               "one (Test 3's 31.83 GiB); these workers print the PyTorch-native sampler fallback"),
 
     # -- SGLang ----------------------------------------------------------------------------------------------
     Vector("qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.4.9",
