@@ -237,6 +237,11 @@ VECTORS = (
            why="vllm#33155: gpt-oss-120b on 'one H100' (SXM or PCIe not said) with v0.14.1 (the title), the "
                "issue's second command (gmu 0.97, -O3, 1 sequence, 5,120 tokens); the quoted log stops after "
                "torch.compile (64.38 GiB of Triton MXFP4 weights logged); the thread reports OOM after it"),
+    Vector("v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", "openai/gpt-oss-120b", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 9', log/vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log): "
+               "gpt-oss-120b at TP 4 over Ray on four A100 80GB pods of four nodes (the file name, the README's "
+               "platform; 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.8, "
+               "16,384 tokens, vLLM 0.10.1.1 (the log), MXFP4 through Marlin (no native FP4 on SM80)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
