@@ -291,6 +291,9 @@ def verify(
                                          help="Also write what the log showed as a test vector (JSON) into DIR."),
     source: Optional[str] = typer.Option(None, "--source", metavar="TEXT",
                                          help="Where the log is from (a URL), kept in the recorded vector."),
+    env: List[str] = typer.Option([], "--env", metavar="KEY=VALUE",
+                                  help="With --log: the deployment's env the log does not print, e.g. "
+                                       "VLLM_USE_FLASHINFER_SAMPLER=0 (repeatable; a line the log prints wins)."),
     fail_level: FailLevel = typer.Option(FailLevel.WARNING.value, "--fail-level", case_sensitive=False,
                                          help="Live: the finding severity that fails the run."),
     project: Optional[str] = PROJECT,
@@ -314,6 +317,8 @@ def verify(
     if given:
         if after or ctx.args:
             raise GsgError("backend arguments after `--` go with --log FILE, not with SPECS")
+        if env:
+            raise GsgError("--env goes with --log FILE; a live verify reads each deployment's env from its spec")
         return _verify_live(given, output, tolerance, fail_level, _sources(given, templates, offline, project,
                                                                            overlay, select, ignore), connection)
     if select or ignore:
@@ -327,7 +332,8 @@ def verify(
     except ValueError:
         raise GsgError(f"--output must be text, json or markdown, not '{output}'") from None
     return run(VerifyOptions(log, backend, tolerance, chosen, model, gpu_memory, gpu_name, backend_version,
-                             quantization, tuple(after + list(ctx.args)), record=record, source=source))
+                             quantization, tuple(after + list(ctx.args)), record=record, source=source,
+                             env=tuple(env)))
 
 
 def _verify_live(specs, output: str, tolerance: float, fail_level: FailLevel, sources, connection) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from gpustack_guard.adapters.files.logs import LogLimits, LogReading, read_log_lines
 from gpustack_guard.adapters.files.output import out
-from gpustack_guard.commands.estimate import EstimateOptions, Evaluation, evaluate, model_facts
+from gpustack_guard.commands.estimate import EstimateOptions, Evaluation, evaluate, model_facts, parse_env
 from gpustack_guard.core import echo
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import scrub
@@ -45,6 +45,7 @@ class VerifyOptions:
     backend_args: tuple[str, ...] = ()  # the deployment's arguments the log does not print (its command line)
     record: str | None = None  # a folder: write what the log showed as a test vector there
     source: str | None = None  # where the log is from, kept in the vector
+    env: tuple[str, ...] = ()  # KEY=VALUE pairs of the deployment's env the log does not print
 
 
 @dataclass
@@ -123,7 +124,8 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                               backend_version=version,
                               gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
                               offline=True,
-                              env=tuple(f"{key}={value}" for key, value in C.engine_env(log, version).items()))
+                              env=tuple(f"{key}={value}" for key, value in
+                                        C.deployment_env(log, parse_env(opts.env), version).items()))
     try:
         evaluation = evaluate(options, facts)
         return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)

@@ -6,6 +6,8 @@ row outside ±5 %."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from support import public_vectors as PV
 
@@ -114,3 +116,14 @@ def test_every_row_outside_five_percent_is_diagnosed(outcomes):
     for o in outcomes:
         if o.delta is not None and abs(o.delta) > PV.KV_TARGET:
             assert f"`{o.vector.log}`" in misses, o.vector.key
+
+
+def test_a_vectors_env_reaches_the_rebuild_as_verify_env_does():
+    # vllm#22177's log is silent on its sampler and 0.10's default depends on the install: the vector's env (a
+    # thread's `VLLM_USE_FLASHINFER_SAMPLER=1`) picks FlashInfer's path, as `gsg verify --env` does
+    base = next(v for v in PV.VECTORS if v.key == "vllm/v1-0.10-qwen3-coder-30b-a3b-tp8-24gb.log")
+    silent = PV.run(base)
+    given = PV.run(replace(base, env=("VLLM_USE_FLASHINFER_SAMPLER=1",)))
+    assert silent.estimated["sampler_peak_bytes_per_gpu"] == 1_486_422_016
+    assert given.estimated["sampler_peak_bytes_per_gpu"] == 552_927_232
+    assert given.estimated_kv > silent.estimated_kv

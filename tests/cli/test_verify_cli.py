@@ -280,3 +280,52 @@ def test_log_text_in_the_markdown_report_is_text_not_html_or_links(gsg, tmp_path
     out = gsg("verify", "--log", str(log), "-o", "markdown").out
     assert "<img" not in out and "</details>" not in out and not re.search(r"(?<!\\)\]\(http", out)
     assert "&lt;img src=x onerror=alert(1)&gt;&lt;/details&gt;\\[click\\](http://evil.example)" in out
+
+
+# --env: the deployment's environment a log does not print (a thread's `VLLM_USE_FLASHINFER_SAMPLER=0 vllm serve`)
+SILENT_0_10 = ("verify", "--log", log_path("vllm/v1-0.10-qwen3-coder-30b-a3b-tp8-24gb.log"), "-m", "Qwen/Qwen3-30B-A3B",
+               "--gpu-memory", "24564MiB", "--gpu-name", "NVIDIA RTX A5000", "--backend-version", "0.10.0", "-o", "json")
+SILENT_0_10_ARGS = ("--", "--tensor-parallel-size=8", "--enable-expert-parallel", "--gpu-memory-utilization=0.85")
+
+
+def _estimated(gsg, *args: str) -> dict:
+    result = gsg(*args)
+    assert result.err == "", result.err
+    return json.loads(result.out)["estimated"]
+
+
+def test_env_picks_the_sampler_of_a_log_silent_on_it(gsg):
+    # 0.9.0-0.11.0 sample through FlashInfer where it is installed: a silent log is booked as the install that
+    # sorts, unless the deployment's env says which path ran (GPUStack's runner image: FlashInfer)
+    assumed = _estimated(gsg, *SILENT_0_10, *SILENT_0_10_ARGS)
+    given = _estimated(gsg, *SILENT_0_10, "--env", "VLLM_USE_FLASHINFER_SAMPLER=1", *SILENT_0_10_ARGS)
+    sorting = _estimated(gsg, *SILENT_0_10, "--env", "VLLM_USE_FLASHINFER_SAMPLER=0", *SILENT_0_10_ARGS)
+    assert assumed["sampler_peak_bytes_per_gpu"] == sorting["sampler_peak_bytes_per_gpu"] == 1_486_422_016
+    assert given["sampler_peak_bytes_per_gpu"] == 552_927_232
+    assert given["kv_capacity_tokens"] > assumed["kv_capacity_tokens"] == sorting["kv_capacity_tokens"]
+
+
+def test_a_sampler_line_the_log_prints_wins_over_env(gsg):
+    # the log names FlashInfer's sampler (dennislee22/vLLM-benchmarking): an env saying otherwise changes nothing
+    args = ("verify", "--log", log_path("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu025.log"), "-m",
+            "Qwen/Qwen2-7B-Instruct", "--gpu-memory", "81920MiB", "--gpu-name", "NVIDIA A100-SXM4-80GB", "-o", "json")
+    printed = _estimated(gsg, *args)
+    overridden = _estimated(gsg, *args, "--env", "VLLM_USE_FLASHINFER_SAMPLER=0")
+    assert printed == overridden
+    assert printed["sampler_peak_bytes_per_gpu"] == 559_677_440
+
+
+@pytest.mark.parametrize("extra,message", [
+    (("--env", "VLLM_USE_FLASHINFER_SAMPLER"), "gsg: error: --env: 'VLLM_USE_FLASHINFER_SAMPLER' is not KEY=VALUE"),
+    (("--env", "=1"), "gsg: error: --env: '=1' is not KEY=VALUE"),
+])
+def test_an_env_that_is_not_key_value_is_one_line(gsg, extra, message):
+    result = gsg(*SILENT_0_10, *extra)
+    assert (result.code, result.out, result.err.strip()) == (1, "", message)
+
+
+def test_env_goes_with_a_log_not_with_specs(gsg, tmp_path):
+    result = gsg("verify", str(tmp_path), "--env", "VLLM_USE_FLASHINFER_SAMPLER=0")
+    assert result.code == 1
+    assert result.err.strip() == ("gsg: error: --env goes with --log FILE; a live verify reads each deployment's "
+                                  "env from its spec")

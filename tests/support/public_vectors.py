@@ -62,6 +62,7 @@ class Vector:
     why: str = ""  # where model, GPU and version come from
     engine: str = "vllm"  # the fixture folder: vllm, sglang or llama.cpp
     gpu_known: bool = True  # False: the thread does not name the GPU (assumed); KV capacity is not scored
+    env: tuple[str, ...] = ()  # the thread's deployment env the log does not print (KEY=VALUE, `gsg verify --env`)
 
     @property
     def path(self) -> Path:
@@ -215,6 +216,11 @@ VECTORS = (
                "default fraction on 'a 24 GB GPU' (not named: an RTX 4090 assumed); 18.78 GiB / 175,856 tokens = "
                "114,688 B/token is Qwen3-1.7B's (28 layers x 8 KV heads x 128); the version is not printed: "
                "gpu_worker.py:358 is 0.14.0's line of the KV-memory message (0.14.0 assumed, 0.14.1 not read)"),
+    Vector("v1-0.15.1-llama31-8b-a100-40gb-eager.log", "meta-llama/Llama-3.1-8B", A100_40, None,
+           why="ilseokoh/vllm-gce README (the output of its test.py): LLM(model=Meta-Llama-3.1-8B-Instruct, "
+               "enforce_eager=True) at defaults (131,072 tokens, gmu 0.9, 8,192 batched tokens as the log prints); "
+               "vLLM 0.15.1 (the engine's config line); the README's GCE a2-highgpu-1g is one A100 40GB, and the "
+               "log agrees: 14.99 + 19.28 GiB is under 0.9 of a 40 GB card, far under an 80 GB one"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
@@ -231,6 +237,11 @@ VECTORS = (
            why="vllm#33155: gpt-oss-120b on 'one H100' (SXM or PCIe not said) with v0.14.1 (the title), the "
                "issue's second command (gmu 0.97, -O3, 1 sequence, 5,120 tokens); the quoted log stops after "
                "torch.compile (64.38 GiB of Triton MXFP4 weights logged); the thread reports OOM after it"),
+    Vector("v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", "openai/gpt-oss-120b", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 9', log/vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log): "
+               "gpt-oss-120b at TP 4 over Ray on four A100 80GB pods of four nodes (the file name, the README's "
+               "platform; 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.8, "
+               "16,384 tokens, vLLM 0.10.1.1 (the log), MXFP4 through Marlin (no native FP4 on SM80)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
@@ -244,6 +255,16 @@ VECTORS = (
     Vector("v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
            why="dennislee22/vLLM-benchmarking (README 'Test 3'): the same at TP 2 on two A100 80GB of one node "
                "(custom all-reduce off: no P2P between the pods' GPUs), gmu 0.5"),
+    Vector("v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", "Qwen/Qwen2-7B-Instruct", A100_80, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 2', vllm-7B-2gpuA10080GB-same-node.log): the same pair "
+               "of A100 80GB pods of one node at gmu 0.25 (custom all-reduce off: no P2P), FlashInfer's sampler as "
+               "the log says"),
+    Vector("v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", "Qwen/Qwen2-7B-Instruct", A100_40, None,
+           why="dennislee22/vLLM-benchmarking (README 'Test 1', log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log): TP 2 "
+               "over Ray on two A100 40GB pods of two nodes (the file name; worker-19 and worker-20 in the README; "
+               "the log: 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.5, "
+               "16,384 tokens, vLLM 0.10.1.1 (the log); 7.12 + 11.03 GiB at gmu 0.5 is a 40 GB card, not an 80 GB "
+               "one (Test 3's 31.83 GiB); these workers print the PyTorch-native sampler fallback"),
 
     # -- SGLang ----------------------------------------------------------------------------------------------
     Vector("qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.4.9",
@@ -435,7 +456,7 @@ def run(vector: Vector) -> Outcome:
     opts = V.VerifyOptions(log=str(vector.path), model=vector.model,
                            gpu_memory=None if P.GPU_MEMORY in log.terms() else total, gpu_name=name,
                            backend_version=vector.version, quantization=vector.quantization,
-                           backend_args=vector.args)
+                           backend_args=vector.args, env=vector.env)
     rebuilt = V.rebuild(opts, log)
     doc = V.report(opts, log, rebuilt, [])
     observed, estimated = doc["observed"], doc["estimated"] or {}

@@ -79,6 +79,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
+        nccl_p2p_disabled=_nccl_switch_on(env.get(P.NCCL_P2P_DISABLE_ENV)),
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -86,6 +87,15 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
     )
+
+
+def _nccl_switch_on(value: str | None) -> bool:
+    """NCCL reads its integer switches as numbers: any value but 0 turns one on ("1", "2"); unset, empty, 0 or
+    text that is not a number leaves it off."""
+    try:
+        return int(str(value).strip()) != 0 if value is not None else False
+    except ValueError:
+        return False
 
 
 def _json_object(key: str, text: str) -> dict:
@@ -265,7 +275,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 
 
 # the environment variables that move memory
-ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER")
+ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
+              P.NCCL_P2P_DISABLE_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:

@@ -427,6 +427,13 @@ CUSTOM_ALL_REDUCE_BUFFERS = 3 * 8192 * 1024
 # stopped counting allocator slack as non-torch; vllm PR #25359: "NCCL buffers (~4.5 GiB for tensor
 # parallelism)" on 80 GB GPUs, TP size not stated): not refitted, the estimate stands.
 NCCL_BUFFERS = COMM_BUFFERS - CUSTOM_ALL_REDUCE_BUFFERS
+# A group whose ranks cannot reach each other by P2P runs NCCL without its P2P transport, whatever the GPU name
+# says: NCCL_P2P_DISABLE=1 in the deployment's env (NCCL's own switch: NCCL takes shared memory or the network
+# instead), or what a vLLM log prints when custom all-reduce finds no P2P between the ranks (custom_all_reduce.py
+# @v0.10.1.1 CustomAllreduce.__init__: "spans across nodes" from in_the_same_node_as, "lacks GPU P2P capability"
+# from _can_p2p). Such a group is booked as a peerless one (NON_TORCH_PCIE_PARALLEL with NCCL inside, no NVLink
+# NCCL share in the budget); custom all-reduce still follows the name and --disable-custom-all-reduce.
+NCCL_P2P_DISABLE_ENV = "NCCL_P2P_DISABLE"
 # PCIe-only GPUs (P2P over PCIe) and GPUs without P2P (GeForce): non-torch memory per rank as logged, NCCL
 # included (every log is from before 0.11, where NCCL is set up after the snapshot and profiled as non-torch):
 #   V24 (vLLM 0.10.2, 8x L40S TP8 + EP, custom all-reduce off): "0.21 GiB for non-torch memory" (0.17-0.21)

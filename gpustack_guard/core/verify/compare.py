@@ -146,9 +146,35 @@ def unknown_install_env(version: str | None) -> dict[str, str]:
     return {"VLLM_USE_FLASHINFER_SAMPLER": "0"} if MP.vllm_sampler_row(version).install_dependent else {}
 
 
+# custom all-reduce's lines for a TP group without P2P between its ranks (profiles.NCCL_P2P_DISABLE_ENV)
+NO_P2P_LINES = ("vllm-custom-ar-no-p2p", "vllm-custom-ar-multi-node")
+
+
+def p2p_env(log: ObservedLog) -> dict[str, str]:
+    """NCCL_P2P_DISABLE=1 where the log says the ranks reach each other without P2P (no P2P capability, or ranks
+    on different nodes): NCCL runs without its P2P transport there, as that switch makes it, whatever the GPU
+    name says about NVLink."""
+    if log.engine == P.VLLM and any(pattern in log.matched for pattern in NO_P2P_LINES):
+        return {MP.NCCL_P2P_DISABLE_ENV: "1"}
+    return {}
+
+
 def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
-    """The deployment environment the log's own lines imply: the engine generation and the sampler path."""
-    return {**generation_env(log), **sampler_env(log, version)}
+    """The deployment environment the log's own lines imply: the engine generation, the sampler path and a group
+    without P2P."""
+    return {**generation_env(log), **sampler_env(log, version), **p2p_env(log)}
+
+
+def printed_env(log: ObservedLog) -> dict[str, str]:
+    """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
+    an environment the user gives, as a printed argument wins over the command line."""
+    return {**generation_env(log), **sampler_env(log), **p2p_env(log)}
+
+
+def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None = None) -> dict[str, str]:
+    """The environment an estimate of the logged deployment runs with: what the log assumes, then the user's
+    (the deployment's own env, e.g. VLLM_USE_FLASHINFER_SAMPLER=0 of a thread's command), then what it prints."""
+    return {**engine_env(log, version), **given, **printed_env(log)}
 
 
 def backend_args(log: ObservedLog) -> list[str]:
@@ -159,6 +185,8 @@ def backend_args(log: ObservedLog) -> list[str]:
             if source in log.config:
                 args[key] = log.config[source]
         args.update({key: log.args[key] for key in VLLM_ARGS if key in log.args})
+        if any(pattern in log.matched for pattern in NO_P2P_LINES):  # the log shows custom all-reduce off
+            args["disable_custom_all_reduce"] = True
         terms = log.terms()
         if terms.get(P.UTILIZATION) is not None:  # the fraction the engine printed it used
             args["gpu_memory_utilization"] = terms[P.UTILIZATION]

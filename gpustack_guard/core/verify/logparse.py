@@ -25,7 +25,7 @@ MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only 
 LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix is found: linear on any line
 # A line holds a figure only if it has one of these words: one substring search each, so the regexes (some with
 # a lazy gap) only see candidate lines. Every pattern's example holds one (tests/core/verify).
-KEYWORDS = ("vLLM", "LLM engine", "args", "max model len", "took", "profiling", "total_gpu_memory",
+KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "took", "profiling", "total_gpu_memory",
             "gpu_memory_utilization", "can use", "weights take", "non_torch_memory", "activation peak",
             "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "concurrency", "Graph capturing",
             "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",

@@ -215,6 +215,18 @@ VLLM_PATTERNS = (
        "WARNING 09-24 20:46:11 [topk_topp_sampler.py:69] FlashInfer is not available. Falling back to the "
        "PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install "
        "FlashInfer.", "vllm#21348", kind="marker"),
+    # a TP group whose ranks have no P2P between them (profiles.NCCL_P2P_DISABLE_ENV): custom all-reduce says so
+    _p("vllm-custom-ar-no-p2p", VLLM, "0.5 to the newest (custom_all_reduce.py CustomAllreduce.__init__, _can_p2p)",
+       r"Custom allreduce is disabled because your platform lacks GPU P2P capability",
+       "(VllmWorker TP0 pid=1430) WARNING 09-03 00:36:44 [custom_all_reduce.py:147] Custom allreduce is disabled "
+       "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+       "disable_custom_all_reduce=True explicitly.", "dennislee22/vLLM-benchmarking (a repository's log, no "
+       "issue #): vllm-7B-2gpuA10080GB-same-node.log", kind="marker"),
+    _p("vllm-custom-ar-multi-node", VLLM, "0.6 to the newest (custom_all_reduce.py, in_the_same_node_as)",
+       r"Custom allreduce is disabled because this process group spans across nodes",
+       "(EngineCore_0 pid=1257) (RayWorkerWrapper pid=1384) WARNING 09-03 04:38:28 [custom_all_reduce.py:85] Custom "
+       "allreduce is disabled because this process group spans across nodes.", "dennislee22/vLLM-benchmarking (a "
+       "repository's log, no issue #): log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log", kind="marker"),
     _p("vllm-ready", VLLM, "0.7 to the newest (V1 engine core)",
        r"init engine \(profile, create kv cache, warmup model\) took", "(EngineCore_0 pid=1399537) INFO 08-19 "
        "14:58:40 [core.py:215] init engine (profile, create kv cache, warmup model) took 1.06 seconds",

@@ -514,10 +514,10 @@ def test_interconnect_by_gpu_name(name, link):
 NCCL_BYTES = 805_306_368 - 25_165_824  # 0.75 GiB less three 8 MiB custom all-reduce buffers
 
 
-def _parallel(gpu_name, tp=1, pp=1, version="0.10.2", disable_car=False):
+def _parallel(gpu_name, tp=1, pp=1, version="0.10.2", disable_car=False, no_p2p=False):
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
     cfg = VllmConfig(tensor_parallel_size=tp, pipeline_parallel_size=pp, max_model_len=8192,
-                     gpu_memory_utilization=0.9, disable_custom_all_reduce=disable_car)
+                     gpu_memory_utilization=0.9, disable_custom_all_reduce=disable_car, nccl_p2p_disabled=no_p2p)
     return estimate_vllm(facts, 44 * GiB, cfg, version=version, gpu_name=gpu_name)
 
 
@@ -555,6 +555,49 @@ def test_parallel_overheads_by_interconnect_and_custom_all_reduce_rules(gpu, tp,
     est = _parallel(gpu, tp, pp, disable_car=disable_car)
     assert est.non_torch == non_torch
     assert est.extra["comm_buffers_in_budget"] == comm and est.extra["comm_buffers"] == 0  # 0.10.x: inside
+
+
+@pytest.mark.parametrize("gpu,tp,pp,disable_car,comm", [
+    # NVLink by name, but NCCL has no P2P between the ranks: the peerless rows; custom all-reduce follows the name
+    ("NVIDIA H100 80GB HBM3", 2, 1, False, 25_165_824),
+    ("NVIDIA A100-SXM4-80GB", 8, 1, False, 25_165_824),
+    ("NVIDIA A100-SXM4-80GB", 2, 1, True, 0),  # and --disable-custom-all-reduce, as a log without P2P shows it
+    ("", 4, 1, False, 25_165_824),  # an unnamed GPU, taken as NVLink-connected otherwise
+    ("NVIDIA H100 80GB HBM3", 1, 2, False, 0),  # PP only: no custom all-reduce, NCCL without P2P
+    ("NVIDIA L40S", 2, 1, False, 25_165_824),  # already peerless: nothing changes
+])
+def test_a_group_nccl_reaches_without_p2p_is_booked_as_a_peerless_one(gpu, tp, pp, disable_car, comm):
+    est = _parallel(gpu, tp, pp, disable_car=disable_car, no_p2p=True)
+    assert est.non_torch == P.NON_TORCH_PCIE_PARALLEL == 268_435_456
+    assert est.extra["comm_buffers_in_budget"] == comm and est.extra["nccl_p2p_disabled"] is True
+    assert est.extra["non_torch_source"] == P.vllm_non_torch("0.10.2", "peerless").source
+    # from 0.11 the buffers NCCL sets up sit outside the budget on every interconnect, with P2P or without
+    new = _parallel(gpu, tp, pp, version="0.11.0", disable_car=disable_car, no_p2p=True)
+    assert (new.extra["comm_buffers_in_budget"], new.extra["comm_buffers"]) == (0, P.COMM_BUFFERS)
+
+
+def test_without_p2p_an_nvlink_pair_gains_the_nvlink_terms_it_no_longer_pays():
+    nvlink, no_p2p = _parallel("NVIDIA H100 80GB HBM3", tp=2), _parallel("NVIDIA H100 80GB HBM3", tp=2, no_p2p=True)
+    assert no_p2p.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + NCCL_BYTES
+    single = _parallel("NVIDIA H100 80GB HBM3", tp=1, no_p2p=True)
+    assert single.non_torch == _parallel("NVIDIA H100 80GB HBM3", tp=1).non_torch  # one GPU: no NCCL at all
+
+
+@pytest.mark.parametrize("value,off", [("1", False), ("2", False), (" 1 ", False), ("0", True), ("", True),
+                                       ("yes", True), (None, True)])
+def test_nccl_p2p_disable_in_the_env_reaches_the_config_as_nccl_reads_it(value, off):
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    env = {} if value is None else {"NCCL_P2P_DISABLE": value}
+    assert engine.vllm_config({}, Policy(), env).nccl_p2p_disabled is (not off)
+    assert "NCCL_P2P_DISABLE" in engine.ENGINE_ENV  # the estimate's cache key keeps it
+    facts = catalog_facts("Qwen/Qwen2-7B-Instruct")
+    flags = {"tensor-parallel-size": "2", "max-model-len": "16384", "gpu-memory-utilization": "0.5"}
+    gpus = [(80 * GiB, "NVIDIA A100-SXM4-80GB")] * 2
+    base = engine.estimate("vllm", facts, gpus, flags, "0.10.1.1", Policy())
+    given = engine.estimate("vllm", facts, gpus, flags, "0.10.1.1", Policy(), env)
+    assert (given.kv_available == base.kv_available) is off
 
 
 def test_pcie_kv_gains_exactly_the_terms_it_no_longer_pays():

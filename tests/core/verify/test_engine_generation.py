@@ -85,3 +85,30 @@ def test_a_log_silent_on_its_sampler_takes_the_install_that_sorts_where_the_inst
 def test_a_logged_sampler_line_wins_over_the_silent_log_assumption():
     log, _ = parse_log(["INFO [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n"], P.VLLM)
     assert C.sampler_env(log, "0.10.1") == {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
+
+
+# custom all-reduce's no-P2P lines: the group's NCCL runs without P2P (profiles.NCCL_P2P_DISABLE_ENV)
+@pytest.mark.parametrize("line", [
+    "(VllmWorker TP0 pid=1430) WARNING 09-03 00:36:44 [custom_all_reduce.py:147] Custom allreduce is disabled because "
+    "your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+    "disable_custom_all_reduce=True explicitly.\n",
+    "(RayWorkerWrapper pid=1384) WARNING 09-03 04:38:28 [custom_all_reduce.py:85] Custom allreduce is disabled because "
+    "this process group spans across nodes.\n",
+])
+def test_a_log_showing_no_p2p_between_ranks_sets_nccl_without_p2p_and_custom_all_reduce_off(line):
+    log, _ = parse_log([line], P.VLLM)
+    assert C.p2p_env(log) == {"NCCL_P2P_DISABLE": "1"}
+    assert C.printed_env(log)["NCCL_P2P_DISABLE"] == "1"  # printed: it wins over an env the user gives
+    assert C.deployment_env(log, {"NCCL_P2P_DISABLE": "0"})["NCCL_P2P_DISABLE"] == "1"
+    assert "--disable-custom-all-reduce" in C.backend_args(log)
+
+
+@pytest.mark.parametrize("line", [
+    # PCIe-only boards beyond two GPUs: custom all-reduce is off, NCCL's P2P over PCIe is not (the name decides)
+    "WARNING 09-24 20:53:30 [custom_all_reduce.py:137] Custom allreduce is disabled because it's not supported on "
+    "more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.\n",
+    "INFO 09-03 00:36:44 [custom_all_reduce.py:35] Skipping P2P check and trusting the driver's P2P report.\n",
+])
+def test_other_custom_all_reduce_lines_leave_the_interconnect_to_the_gpu_name(line):
+    log, _ = parse_log([line], P.VLLM)
+    assert C.p2p_env(log) == {} and "--disable-custom-all-reduce" not in C.backend_args(log)

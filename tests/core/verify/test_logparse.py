@@ -223,6 +223,13 @@ CASES = [
      {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
+    # the same repository's TP 2 runs at gmu 0.25 (one node) and over Ray on two nodes, whose workers are named by pid
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", '0.10.1.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", '0.10.1.1', True, None, 'pid 374', 0,
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
+    ("vllm/v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", '0.10.1.1', True, None, 'pid 345', 0,
+     {P.WEIGHTS: gib(17.2217), P.KV_CACHE: gib(45.32), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 2640144, P.MAX_CONCURRENCY: 284.25}),
     # vLLM's own issues, 0.11-0.14: a pool line before a refusal the excerpt cuts (vllm#27508), two memory lines of
     # an LLM-class run (vllm#33263), a log cut after torch.compile (vllm#33155)
     ("vllm/v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", None, False, None, 'main', 2,
@@ -234,6 +241,9 @@ CASES = [
     # the 0.11.1+ start-up banner names the version; a blog post's two quoted memory lines follow
     ("vllm/v1-0.19-gpt-oss-20b-a100-gmu065.log", '0.19.0', False, None, 'main', 1,
      {P.WEIGHTS: gib(13.72), P.KV_CACHE: gib(36.56)}),
+    # repositories' own runs of 0.12-0.16: an LLM-class run whose engine config line names 0.15.1
+    ("vllm/v1-0.15.1-llama31-8b-a100-40gb-eager.log", '0.15.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.28), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 157936, P.MAX_CONCURRENCY: 1.2}),
 ]
 
 
@@ -250,7 +260,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 53, "sglang": 19, "llama.cpp": 17}
+    assert counts == {"vllm": 57, "sglang": 19, "llama.cpp": 17}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test

@@ -64,6 +64,7 @@ class VllmConfig:
     fully_sharded_loras: bool = False
     speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
+    nccl_p2p_disabled: bool = False  # NCCL_P2P_DISABLE in the deployment's env (profiles.NCCL_P2P_DISABLE_ENV)
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
@@ -444,26 +445,27 @@ def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
 
 
 def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool,
-                       version: str | None = None) -> tuple[int, int, int]:
+                       version: str | None = None, nccl_p2p_disabled: bool = False) -> tuple[int, int, int]:
     """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
     outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
     interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
     (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected. Outside the budget it is
-    COMM_BUFFERS on every interconnect (profiles.NON_TORCH_PCIE_PARALLEL says why)."""
+    COMM_BUFFERS on every interconnect (profiles.NON_TORCH_PCIE_PARALLEL says why). A group NCCL reaches without
+    P2P (nccl_p2p_disabled: profiles.NCCL_P2P_DISABLE_ENV) is booked as a peerless one."""
     if tp * pp == 1:
         return P.vllm_non_torch(version, "single").in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
-    if link in PEERLESS:  # NCCL's profiled share is inside the logged non-torch figure
+    if link in PEERLESS or nccl_p2p_disabled:  # NCCL's profiled share is inside the logged non-torch figure
         return P.vllm_non_torch(version, "peerless").in_budget, custom, P.COMM_BUFFERS
     return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
 
 
-def non_torch_links(gpu_name: str, tp: int, pp: int) -> str:
+def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False) -> str:
     """The profiles.VLLM_NON_TORCH class of this GPU group."""
     if tp * pp == 1:
         return "single"
-    return "peerless" if interconnect(gpu_name) in PEERLESS else "nvlink"
+    return "peerless" if interconnect(gpu_name) in PEERLESS or nccl_p2p_disabled else "nvlink"
 
 
 def round_up(value: int, multiple: int | None) -> int:
@@ -866,7 +868,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the KV cache is taken (the warm-up reuses it, so it is held memory there, not part of the warm-up's peak)
     held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
-                                                              version)
+                                                              version, cfg.nccl_p2p_disabled)
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
     # V1 0.8.0-0.9.0 counts every non-torch byte on the device as non-torch memory, its own CUDA context included
@@ -1027,7 +1029,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
-               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp)).source,
+               "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
+               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp,
+                                                                            cfg.nccl_p2p_disabled)).source,
                "mxfp4_backend": backend,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
