@@ -16,10 +16,10 @@ from support import public_vectors as PV
 # vllm#27508 (gpt-oss-120b, 0.11.0) left this set once vLLM's budget came from CUDA's total (profiles.CUDA_TOTALS)
 KNOWN_OUTSIDE_10 = {"vllm/v1-0.8.5-llama31-8b-l40s.log"}
 # Scored rows within ±5 % today, as a share of the scored rows: it may rise, never fall through a change to the
-# arithmetic. 5/7: vllm#27508 (gpt-oss-120b, 0.11.0, a 1.71 GiB pool) came in as a scored miss, not a regression.
-FLOOR_WITHIN_5 = 5 / 7
+# arithmetic (an honest new scored miss may lower it, saying so here). 16/17 at the end of session 14.
+FLOOR_WITHIN_5 = 16 / 17
 # Vectors per engine today: more may come, none may go without moving to EXCLUDED with a reason.
-FLOOR_VECTORS = {"vllm": 35, "sglang": 10, "llama.cpp": 10}
+FLOOR_VECTORS = {"vllm": 39, "sglang": 10, "llama.cpp": 10}
 
 
 @pytest.fixture(scope="module")

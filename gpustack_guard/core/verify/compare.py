@@ -132,12 +132,20 @@ def sampler_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     that sorts: the larger profile, so an unknown install never makes a refused start look like a fit."""
     if log.engine != P.VLLM:
         return {}
+    printed = printed_sampler_env(log)
+    if printed or "vllm-sampler-flashinfer" in log.matched:  # both lines: neither is assumed over the other
+        return printed
+    # no version read: the release the estimate then takes (profiles.DEFAULT_VERSIONS), which may be such a release
+    return unknown_install_env(version)
+
+
+def printed_sampler_env(log: ObservedLog) -> dict[str, str]:
+    """The sampler path the log's own line names (one of the two lines, not both), nothing assumed."""
     flashinfer = "vllm-sampler-flashinfer" in log.matched
     native = "vllm-sampler-native" in log.matched
-    if flashinfer != native:
-        return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
-    # no version read: the release the estimate then takes (profiles.DEFAULT_VERSIONS), which may be such a release
-    return {} if flashinfer else unknown_install_env(version)
+    if log.engine != P.VLLM or flashinfer == native:
+        return {}
+    return {"VLLM_USE_FLASHINFER_SAMPLER": "1" if flashinfer else "0"}
 
 
 def unknown_install_env(version: str | None) -> dict[str, str]:
@@ -168,7 +176,7 @@ def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
 def printed_env(log: ObservedLog) -> dict[str, str]:
     """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
     an environment the user gives, as a printed argument wins over the command line."""
-    return {**generation_env(log), **sampler_env(log), **p2p_env(log)}
+    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log)}
 
 
 def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None = None) -> dict[str, str]:

@@ -112,3 +112,13 @@ def test_a_log_showing_no_p2p_between_ranks_sets_nccl_without_p2p_and_custom_all
 def test_other_custom_all_reduce_lines_leave_the_interconnect_to_the_gpu_name(line):
     log, _ = parse_log([line], P.VLLM)
     assert C.p2p_env(log) == {} and "--disable-custom-all-reduce" not in C.backend_args(log)
+
+
+def test_the_printed_environment_never_carries_the_silent_log_assumption():
+    # the assumption (the sort, for a release whose sampler depends on the install) yields to the user's --env;
+    # only a printed sampler line wins over it (deployment_env's order)
+    silent, _ = parse_log(["INFO 01-16 09:40:00 [gpu_model_runner.py:1] Model loading took 14.99 GiB\n"], P.VLLM)
+    assert C.printed_env(silent) == {}
+    assert C.deployment_env(silent, {"VLLM_USE_FLASHINFER_SAMPLER": "1"}, "0.10.1") == \
+        {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
+    assert C.deployment_env(silent, {}, "0.10.1") == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
