@@ -62,11 +62,17 @@ def test_every_verdict_is_the_engines(outcomes):
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):
     early = {o.vector.key: o.estimated_verdict for o in outcomes if not o.verdict_scored}
-    assert len(early) == 18
+    assert len(early) == 20
     # the engine would have refused these: 32 heads over 3 ranks; 131,072 tokens of Llama-3.1-70B on 2x 80 GB
     assert early["vllm/v0.8.5-gpustack-gemma3-namespace.log"] == "tp-heads"
     assert early["vllm/v0.5.4-llama31-70b-2xh100-config.log"] == "kv-below-max-model-len"
     assert early["vllm/v0.8.1-kserve-llama32-1b-config.log"] == "fits"
+    # both servers ran in their threads: Mistral-Large-2411 with one layer on the GPU (its q8_0 K and V of one
+    # layer at 4,096 cells: 2 x 4,096 x 1,024 x 34/32 B), Qwen3-32B Q4_K_M split over a 16 GB and a 12 GB card
+    assert early["llama.cpp/mistral-large-2411-q8-4090-cut.log"] == "fits"
+    assert early["llama.cpp/qwen3-vl-32b-4060ti-3060-cut.log"] == "fits"
+    mistral = next(o for o in outcomes if o.vector.log == "mistral-large-2411-q8-4090-cut.log")
+    assert mistral.estimated["kv_cache_bytes_per_gpu"] == 2 * 4096 * 1024 * 34 // 32
 
 
 def test_kv_capacity_within_ten_percent_wherever_the_version_and_gpu_are_known(outcomes):

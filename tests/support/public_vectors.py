@@ -370,6 +370,19 @@ VECTORS = (
            why="llama.cpp PR #4957 (a tester's comment, Jan 2024, b1880 by date): Mixtral-8x7B-Instruct-v0.1 "
                "ggml-model-q8.gguf (Q8_0, their path) with 15 of 33 layers on CUDA0 (30 MiB of KV at 2 MiB a layer) "
                "at n_ctx 512 (64 MiB in all); the device is not named in the run (the tester's P40 assumed)"),
+    Vector("mistral-large-2411-q8-4090-cut.log", config("mistral-large-2411"), RTX_4090, None,
+           ("--ctx-size=4096", "--flash-attn", "--cache-type-k=q8_0", "--cache-type-v=q8_0", "--n-gpu-layers=1"),
+           "q8_0", engine="llama.cpp",
+           why="llama.cpp#10560: Mistral-Large-Instruct-2411-Q8_0.gguf (the shape the log prints: 88 layers, 12,288 "
+               "wide, 96 heads, 8 KV heads x 128, a 32,768 vocabulary; benchmarks/vectors/mistral-large-2411) on one "
+               "RTX 4090 (the reporter's device line), build 4202 (the log), the issue's command (-c 4096 -fa, q8_0 K "
+               "and V, 1 GPU layer); the excerpt stops before the buffer lines: the rebuild is shown, not judged"),
+    Vector("qwen3-vl-32b-4060ti-3060-cut.log", "Qwen/Qwen3-32B", ("NVIDIA GeForce RTX 4060 Ti", "16380MiB"), None,
+           ("--tensor-split=15001,11822",), "q4_k_m", engine="llama.cpp",
+           why="llama.cpp PR #16962 (theo77186, 2025-11-03): Qwen3VL-32B-Instruct-Q4_K_M.gguf, whose language model "
+               "is Qwen3-32B's shape, on an RTX 4060 Ti 16 GB + RTX 3060 (the device lines), build 6934 (the log), 4 "
+               "slots and one unified cache (the server's own line); layers split by the free memory the log prints "
+               "(15,001 and 11,822 MiB: llama.cpp's default split); the excerpt stops before the metadata"),
 
 )
 

@@ -400,6 +400,11 @@ LLAMACPP_PATTERNS = (
        r"using device (?P<device>\S+) \((?P<name>[^)]+)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free",
        "llama.cpp PR #14363", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
+    # later builds print the device's PCI bus id between its name and the free figure
+    _p("llamacpp-device-free-bus-id", LLAMACPP, "b6900 to the newest (the PCI bus id after the name)",
+       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \([0-9A-Fa-f:.]+\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
+       "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) (0000:2b:00.0) - 15001 MiB "
+       "free", "llama.cpp PR #16962", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
     _p("llamacpp-listening", LLAMACPP, "b3000 to the newest", r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="started"),

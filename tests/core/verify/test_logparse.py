@@ -72,6 +72,11 @@ CASES = [
      {P.KV_CACHE: mib(144.0), P.COMPUTE_BUFFER: mib(300.75)}),
     ("llama.cpp/qwen25-7b-28-layers-2048-cells.log", None, True, None, 'CUDA0', 1,
      {P.KV_CACHE: mib(112.0)}),
+    # llama.cpp#10560 and PR #16962: excerpts that stop before the buffers; build 6934 prints each device's PCI bus id
+    ("llama.cpp/mistral-large-2411-q8-4090-cut.log", '4202', False, None, None, 2,
+     {}),
+    ("llama.cpp/qwen3-vl-32b-4060ti-3060-cut.log", '6934', False, None, 'CUDA0', 2,
+     {P.FREE_BEFORE_LOAD: mib(15001.0)}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -260,7 +265,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 57, "sglang": 19, "llama.cpp": 17}
+    assert counts == {"vllm": 57, "sglang": 19, "llama.cpp": 19}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
@@ -497,3 +502,24 @@ def test_the_fraction_in_sglangs_refusal_joins_the_printed_arguments():
     assert alone.args == {"mem_fraction_static": 0.2}
     near, _ = parse_log(["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n"], "sglang")
     assert near.args == {} and near.failure_kind == "no-kv-memory"
+
+
+@pytest.mark.parametrize("line,device,free_mib", [
+    # b5000 on: the device's name, then its free memory
+    ("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free\n",
+     "CUDA0", 11053),
+    # build 6934 (llama.cpp PR #16962): the PCI bus id between the two, on each device
+    ("llama_model_load_from_file_impl: using device CUDA1 (NVIDIA GeForce RTX 3060) (0000:04:00.0) - 11822 MiB free\n",
+     "CUDA1", 11822),
+    ("llama_model_load_from_file_impl: using device ROCm0 (AMD Radeon RX 7900 XTX) (0000:C3:00.0) - 24560 MiB free\n",
+     "ROCm0", 24560),
+])
+def test_each_llama_cpp_device_line_gives_its_free_memory(line, device, free_mib):
+    log, _ = parse_log([line], "llama.cpp")
+    assert log.ranks[device] == {P.FREE_BEFORE_LOAD: mib(free_mib)}
+
+
+def test_a_llama_cpp_device_line_without_a_free_figure_gives_none():
+    log, _ = parse_log(["llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) "
+                        "(0000:04:00.0)\n"], "llama.cpp")
+    assert log.terms() == {}
