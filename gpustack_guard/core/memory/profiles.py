@@ -708,12 +708,6 @@ SAMPLER_PLAIN_BYTES = 4
 # runner) it returns (hidden_states, hidden_states[logit_indices]) and profile_run keeps both until after the
 # sampler (@v0.10.2, @v0.11.0, @v0.12.0 ... @v0.33.0: "hidden_states, last_hidden_states = self._dummy_run(").
 VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE = "0.10.0"
-# V1's compile_or_warm_up_model captures the CUDA graphs, then runs the sampler warm-up ("called after
-# `capture_model` on purpose"): graphs captured outside the budget first fill the headroom, then the activation
-# room the profile released, which the warm-up needs next. Read in vllm/v1/worker/gpu_worker.py@v0.8.0, @v0.8.5,
-# @v0.9.0, @v0.10.0, @v0.11.0 and @v0.14.0 (from 0.20.0 the graphs are inside the budget: nothing to overflow).
-VLLM_WARMUP_AFTER_CAPTURE_SINCE = "0.8.0"
-VLLM_WARMUP_AFTER_CAPTURE_SOURCE = "vllm/v1/worker/gpu_worker.py@v0.8.0 ... @v0.14.0 compile_or_warm_up_model"
 _SAMPLER_KEYS = tuple((known_version(r.since), r) for r in VLLM_SAMPLER_ROWS)
 
 

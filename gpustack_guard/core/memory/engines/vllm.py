@@ -996,14 +996,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     refused_at_start = startup_free_check and any(
         st.requested > st.gpu_total - P.CUDA_CONTEXT - comm_outside for st in stages)
     # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
-    # is GSG034's finding. The graphs are captured before the warm-up (P.VLLM_WARMUP_AFTER_CAPTURE) into the
-    # activation room the profile released, so an overflow that room absorbs does not stop the capture: it is
-    # gone when the warm-up runs, which is then judged on what is really left. Only an overflow beyond that room
-    # kills the capture itself, and then the warm-up is never reached (judged as if the overflow were not there).
+    # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
+    # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
     outside_room = last.gpu_total - last.requested - context_outside - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
-    left_after_capture = last.gpu_total - held
-    warmup_free = left_after_capture if left_after_capture >= 0 else left_after_capture + max(0, -outside_room)
+    warmup_free = last.gpu_total - held + max(0, -outside_room)
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
         if profile.engine == "v1" and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
@@ -1029,9 +1026,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
                "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
                if profile.engine != "v0" else {},
-               **warmup_report(warmup, fixes),
-               "sampler_warmup_room_source": P.VLLM_WARMUP_AFTER_CAPTURE_SOURCE if warmup is not None else "",
-               "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
