@@ -7,7 +7,14 @@ import re
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as MP
-from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, KV_BELOW_MAX_LEN, NO_KV_MEMORY, Estimate
+from gpustack_guard.core.memory.estimate import (
+    DOES_NOT_FIT,
+    FITS,
+    KV_BELOW_MAX_LEN,
+    NO_KV_MEMORY,
+    SAMPLER_WARMUP_OOM,
+    Estimate,
+)
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
@@ -46,7 +53,19 @@ ROWS = (
 TP_HEADS = "tp-heads"  # validate's GSG037: the engine refuses the tensor-parallel size before sizing any memory
 FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY,
                    "not-divisible-by-parallel-size": TP_HEADS,
+                   "out-of-memory-warming-up-sampler": SAMPLER_WARMUP_OOM,  # vLLM V1 names where it died
                    "out-of-memory": DOES_NOT_FIT}  # an allocation at start-up failed: the deployment does not fit
+# A bare allocation failure does not say where at start-up it happened (loading, profiling, graph capture, the
+# sampler warm-up): each estimate verdict that dies of memory at start-up agrees with it. A named place does not
+# widen: the sampler warm-up's own message agrees only with that verdict.
+START_UP_MEMORY_DEATHS = (DOES_NOT_FIT, SAMPLER_WARMUP_OOM)
+
+
+def verdicts_agree(observed: str | None, estimated: str | None) -> bool:
+    """Whether the estimate's verdict is the engine's: the same one, or one place of a bare start-up OOM."""
+    if observed is None or estimated is None:
+        return False
+    return observed == estimated or (observed == DOES_NOT_FIT and estimated in START_UP_MEMORY_DEATHS)
 # Deployment verdicts (validate's rules over the same deployment) that are refusals the engine itself makes at
 # start-up, ahead of its memory arithmetic: they are the engine's verdict when they fire.
 ENGINE_REFUSALS = (TP_HEADS,)
