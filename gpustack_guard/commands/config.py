@@ -10,9 +10,11 @@ import json
 import os
 import re
 from dataclasses import asdict
+from pathlib import Path
 
 from gpustack_guard.adapters.files.contexts import ContextsFile, config_path, load_contexts
 from gpustack_guard.adapters.files.output import note, out, write_atomic
+from gpustack_guard.adapters.files.spec_loader import read_text
 from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_OK, GsgError
@@ -58,14 +60,13 @@ def use_context(name: str) -> int:
     found = load_contexts(path)
     found.get(name)  # an unknown name is one line naming the known ones
     target = os.path.realpath(path)
-    with open(target, encoding="utf-8") as handle:
-        text = handle.read()
-    value = name if PLAIN_NAME.match(name) else json.dumps(name)
+    text = read_text(Path(target))  # the loader's bounded UTF-8 read: a byte-order mark is not part of line 1
+    value = _as_yaml_value(name)
     if CURRENT_LINE.search(text):
         updated = CURRENT_LINE.sub(lambda m: f"{m.group(1) or 'current-context: '}{value}{m.group(3)}", text, count=1)
     else:
         updated = f"current-context: {value}\n{text}"
-    if load_contexts_text_check(updated, path) != name:
+    if _current_in(updated) != name:
         raise GsgError("could not set current-context without changing anything else; edit the file by hand",
                        where=found.path)
     write_atomic(target, updated)
@@ -73,8 +74,16 @@ def use_context(name: str) -> int:
     return EXIT_OK
 
 
-def load_contexts_text_check(text: str, path) -> str | None:
-    """The current-context the new text would give (parsed, not guessed), before it replaces the file."""
+def _as_yaml_value(name: str) -> str:
+    """NAME as current-context's value: bare when YAML reads it back as that string, else quoted (bare, `2024`,
+    `on`, `null` or `2024-01-01` would read as a number, a boolean, null or a date, which names no context)."""
+    if PLAIN_NAME.match(name) and _current_in(f"current-context: {name}\n") == name:
+        return name
+    return json.dumps(name)
+
+
+def _current_in(text: str) -> str | None:
+    """The current-context the text gives (parsed, not guessed): checked before the text replaces the file."""
     from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 
     try:

@@ -85,3 +85,31 @@ def test_a_broken_contexts_file_is_one_line(gsg, config):
     for verb in (["get-contexts"], ["current-context"], ["use-context", "prod"], ["view"]):
         result = gsg("config", *verb)
         assert result.code == 1 and len(result.err.strip().splitlines()) == 1 and "config.yaml" in result.err
+
+
+@pytest.mark.parametrize("name", ["2024", "1.5", "0x1f", "1_000", "true", "on", "no", "null", "2024-01-01"])
+def test_a_name_yaml_would_read_as_another_type_is_written_quoted(gsg, config, name):
+    # Bare, these would read back as a number, a boolean, null or a date: the switch must still go through.
+    config.write_text(f'current-context: staging\ncontexts:\n  "{name}": {{server: "http://a.example.com"}}\n'
+                      '  staging: {server: "http://s.example.com"}\n')
+    result = gsg("config", "use-context", name)
+    assert (result.code, result.err) == (0, f'Switched to context "{name}".\n')
+    assert config.read_text().splitlines()[0] == f'current-context: "{name}"'
+    assert gsg("config", "current-context").out == f"{name}\n"
+
+
+@pytest.mark.parametrize("name", ["prod-2", "team.a", "eu/west", "v1"])
+def test_a_plain_name_stays_bare(gsg, config, name):
+    config.write_text(f'contexts:\n  {name}: {{server: "http://a.example.com"}}\n')
+    assert gsg("config", "use-context", name).code == 0
+    assert config.read_text().splitlines()[0] == f"current-context: {name}"
+
+
+def test_use_context_in_a_file_saved_with_a_byte_order_mark(gsg, config):
+    # Editors on Windows save UTF-8 with a BOM; every loader accepts it, and so must the in-place rewrite,
+    # also when current-context is the file's first line (behind the mark).
+    body = FILE.split("\n", 1)[1]
+    config.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    result = gsg("config", "use-context", "prod")
+    assert (result.code, result.err) == (0, 'Switched to context "prod".\n')
+    assert config.read_bytes() == body.replace("current-context: staging ", "current-context: prod ").encode()
