@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from pathlib import Path, PurePath
 
+from gpustack_guard.core.suppressions import in_file_order
+
 # A number with its unit, as messages print sizes and counts (24.90 GiB, 20,000 tokens' 20,000, 0.85): all of
 # it is the finding's figures, which move from run to run without the finding changing.
 _FIGURE = re.compile(r"\d[\d,._]*(?:\s*(?:[KMGTPE]i?B|bytes|B)\b)?")
@@ -38,8 +40,7 @@ def stable_text(message: str) -> str:
 def every_finding(report) -> list[tuple]:
     """(finding, suppression or None) for the active and the suppressed findings, in file order."""
     rows = [(f, None) for f in report.findings] + [(s.finding, s) for s in report.suppressed]
-    return sorted(rows, key=lambda row: (row[0].location.file, row[0].location.line, row[0].location.column,
-                                         row[0].rule.id))
+    return sorted(rows, key=lambda row: in_file_order(row[0]))
 
 
 def fingerprints(findings, root: str) -> list[str]:
