@@ -312,7 +312,9 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     template_source: str | None = None
     if spec.guard.template:
         try:
-            output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
+            if key is None:  # _known_clean met a template error: render again to report it in its order
+                output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
+            assert output is not None
             pinned, defaults = A.parse(list(output.pinned), family), A.parse(list(output.defaults), family)
             template_env = dict(output.env)
             found += _unread_vars(doc, spec.guard.template, spec.guard.vars, output.variables)

@@ -93,3 +93,28 @@ def test_specs_with_findings_are_never_kept_and_the_store_is_bounded(monkeypatch
     rendered, found = render_all(docs, VarsTemplates(), lambda spec, file: (None, "x"), {})
     assert len(R._CLEAN_ARGUMENTS) == 2 and found == []
     assert [a.render() for r in rendered for a in r.args] == [f"--max-model-len={1024 * (i + 1)}" for i in range(4)]
+
+
+class CountingTemplates(VarsTemplates):
+    """VarsTemplates that counts renders by template name."""
+
+    def __init__(self):
+        self.renders: dict[str, int] = {}
+
+    def render(self, name, context):
+        self.renders[name] = self.renders.get(name, 0) + 1
+        return super().render(name, context)
+
+
+@pytest.mark.parametrize("spec,clean", [
+    (TEMPLATED, True),
+    (TEMPLATED | {"backend_parameters": ["--max-num-seqs=4"]}, False),  # contradicts the pinned value
+    (TEMPLATED | {"guard": {"template": "t1", "vars": {"seqz": 8}}}, False),  # a var the template never reads
+])
+def test_a_template_renders_once_per_spec_whether_or_not_the_spec_is_kept(spec, clean):
+    # The memo's key needs the template's output: the full check must reuse it, not render it a second time.
+    R._CLEAN_ARGUMENTS.clear()
+    templates = CountingTemplates()
+    rendered, found = render_all(documents(spec), templates, lambda spec, file: (None, "x"), {})
+    assert (found == []) is clean
+    assert templates.renders == {"t1": 1}
