@@ -6,7 +6,9 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from gpustack_guard.core.units import GiB, KiB, MiB
 from gpustack_guard.core.versions import Version, parse_version
@@ -151,7 +153,10 @@ def arithmetic_release(family: str, version: str | None) -> Version:
 _PROFILE_KEYS = tuple((known_version(p.since), p) for p in VLLM_PROFILES)
 
 
-def row_of_release(keyed: tuple, release: Version):
+Row = TypeVar("Row")
+
+
+def row_of_release(keyed: Sequence[tuple[Version, Row]], release: Version) -> Row:
     """The row of a version table (rows keyed by the release they start at, oldest first) that applies to
     `release`: the last one it reaches, the oldest for anything older. One lookup for every table here."""
     chosen = keyed[0][1]
@@ -490,10 +495,9 @@ _NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORC
 
 def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
     """The newest VLLM_NON_TORCH row for this class of GPU group at or before the release."""
-    parsed = arithmetic_release("vllm", version)
-    rows = [row for since, row in _NON_TORCH_KEYS if row.links == links and parsed >= since]
-    assert rows, f"VLLM_NON_TORCH has no row for {links!r}"
-    return rows[-1]
+    keyed = [(since, row) for since, row in _NON_TORCH_KEYS if row.links == links]
+    assert keyed, f"VLLM_NON_TORCH has no row for {links!r}"
+    return row_of_release(keyed, arithmetic_release("vllm", version))
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
