@@ -933,8 +933,8 @@ class SglangProfile:
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    # "v0.3" | "v0.4" | "v0.4.8" | "v0.5" | "v0.5.4.post1" | "v0.5.20": cuda_graph_max_bs and chunked_prefill_size
-    # by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
+    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
+    # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size
     source: str
@@ -949,10 +949,13 @@ SGLANG_PROFILES = (
                   "and cuda_graph_max_bs = 4"),
     SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
                   "server_args.py@0.4.0 l.158-168: TP8 tier 0.81 (0.82 in 0.3.6); chunked_prefill_size 2048 and "
-                  "cuda_graph_max_bs 8 under 25000 MB (80 at TP >= 4 from 0.4.3), else 8192 and 160"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+                  "cuda_graph_max_bs 8 under 25000 MB at every TP size, else 8192 and 160"),
+    SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
+                  "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
+                  "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
+    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.6 l.224-238: TP tiers up to 81920 MiB, else (gpu_mem - 1024 * 13) / gpu_mem"),
-    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.7 l.253-283: TP x PP tiers up to 81920 MiB else 0.88; 0.79 above 180 * 1000 "
                   "MiB on CUDA; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / "
                   "gpu_mem)"),

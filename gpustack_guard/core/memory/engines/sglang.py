@@ -56,7 +56,7 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
-    if rule == "v0.4":
+    if rule in ("v0.4", "v0.4.3"):
         return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
     if rule == "v0.4.8":
         return _first_tier(P.SGLANG_048_CHUNKED, gpu_mb)[1] if gpu_total else P.SGLANG_048_UNKNOWN_CHUNKED
@@ -67,9 +67,9 @@ def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> in
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
-    if rule == "v0.4":
+    if rule in ("v0.4", "v0.4.3"):
         if gpu_mb < P.SGLANG_SMALL_GPU_MB:
-            return 8 if tp < 4 else 80
+            return 80 if rule == "v0.4.3" and tp >= 4 else 8
         return P.SGLANG_CUDA_GRAPH_BS
     if rule == "v0.4.8":
         if gpu_mb < 35 * 1024:
