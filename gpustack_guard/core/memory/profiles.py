@@ -1034,8 +1034,9 @@ SGLANG_TIERED_RESERVE = ((20 * 1024, 2.8, 0.1), (35 * 1024, 2.8, 0.1), (90 * 102
                          (100 * 1024, 12.0, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
 # 0.4.7.post1-0.5.2 graph batch sizes: cuda_graph_runner.py@0.4.8 get_batch_sizes_to_capture captures up to 160,
 # up to 256 above 90 GiB and up to 512 above 160 * 1000 MiB; server_args sets 8 (80 at TP >= 4) under 35 GiB
+SGLANG_048_SMALL_GPU_MB = 35 * 1024
 SGLANG_048_GRAPH_BS = ((90 * 1024, 160), (160 * 1000, 256), (None, 512))
-SGLANG_048_CHUNKED = ((35 * 1024, 2048), (160 * 1024, 8192), (None, 16384))
+SGLANG_048_CHUNKED = ((SGLANG_048_SMALL_GPU_MB, 2048), (160 * 1024, 8192), (None, 16384))
 SGLANG_048_UNKNOWN_CHUNKED = 4096
 # 0.5.10+: the piecewise (prefill) CUDA graphs' capture sizes up to piecewise_cuda_graph_max_tokens (=
 # chunked_prefill_size, 2048 under MLA), 8 MiB of non-torch memory each; 1.5 GiB flat under MLA

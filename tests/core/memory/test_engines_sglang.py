@@ -351,3 +351,11 @@ def test_an_estimate_at_tp4_on_a_small_gpu_takes_its_release_s_graph_batch():
     old = estimate_sglang(facts, RTX4090, cfg, version="0.4.2", gpu_name="NVIDIA GeForce RTX 4090")
     new = estimate_sglang(facts, RTX4090, cfg, version="0.4.3", gpu_name="NVIDIA GeForce RTX 4090")
     assert (old.extra["cuda_graph_max_bs"], new.extra["cuda_graph_max_bs"]) == (8, 80)
+
+
+def test_0_4_8_small_gpu_bound_is_35_gib_exclusive():
+    """server_args.py@0.4.8: "gpu_mem < 35 * 1024" sets 8 (80 from TP 4); a GPU of exactly 35 GiB takes the tiers."""
+    below, at = (35 * 1024 - 1) * MiB, 35 * GiB
+    assert [default_cuda_graph_max_bs(below, tp, "v0.4.8") for tp in (1, 4)] == [8, 80]
+    assert [default_cuda_graph_max_bs(at, tp, "v0.4.8") for tp in (1, 4)] == [160, 160]
+    assert (default_chunked_prefill(below, "v0.4.8"), default_chunked_prefill(at, "v0.4.8")) == (2048, 8192)
