@@ -392,7 +392,8 @@ VLLM_ENCODER_ROWS = (
                    "apply_rotary_pos_emb_vision's t.float()"),
     VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
                    "qwen2_vl.py@v0.27.1 Qwen2VisionAttention.forward: torch.cat([q, k]) (2) rotated in 16 bits "
-                   "(2), the attention output's contiguous copy and proj"),
+                   "(2), the attention output's contiguous copy and proj; keyed at 0.12.0 with qwen2_5_vl.py "
+                   "(qwen2_vl.py not read between @v0.11.0, fp32 rotary, and @v0.27.1)"),
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
