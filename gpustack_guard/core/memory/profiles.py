@@ -6,7 +6,9 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from gpustack_guard.core.units import GiB, KiB, MiB
 from gpustack_guard.core.versions import Version, parse_version
@@ -151,7 +153,10 @@ def arithmetic_release(family: str, version: str | None) -> Version:
 _PROFILE_KEYS = tuple((known_version(p.since), p) for p in VLLM_PROFILES)
 
 
-def row_of_release(keyed: tuple, release: Version):
+Row = TypeVar("Row")
+
+
+def row_of_release(keyed: Sequence[tuple[Version, Row]], release: Version) -> Row:
     """The row of a version table (rows keyed by the release they start at, oldest first) that applies to
     `release`: the last one it reaches, the oldest for anything older. One lookup for every table here."""
     chosen = keyed[0][1]
@@ -387,7 +392,8 @@ VLLM_ENCODER_ROWS = (
                    "apply_rotary_pos_emb_vision's t.float()"),
     VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
                    "qwen2_vl.py@v0.27.1 Qwen2VisionAttention.forward: torch.cat([q, k]) (2) rotated in 16 bits "
-                   "(2), the attention output's contiguous copy and proj"),
+                   "(2), the attention output's contiguous copy and proj; keyed at 0.12.0 with qwen2_5_vl.py "
+                   "(qwen2_vl.py not read between @v0.11.0, fp32 rotary, and @v0.27.1)"),
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
@@ -490,10 +496,9 @@ _NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORC
 
 def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
     """The newest VLLM_NON_TORCH row for this class of GPU group at or before the release."""
-    parsed = arithmetic_release("vllm", version)
-    rows = [row for since, row in _NON_TORCH_KEYS if row.links == links and parsed >= since]
-    assert rows, f"VLLM_NON_TORCH has no row for {links!r}"
-    return rows[-1]
+    keyed = [(since, row) for since, row in _NON_TORCH_KEYS if row.links == links]
+    assert keyed, f"VLLM_NON_TORCH has no row for {links!r}"
+    return row_of_release(keyed, arithmetic_release("vllm", version))
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
@@ -929,8 +934,8 @@ class SglangProfile:
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    # "v0.3" | "v0.4" | "v0.4.8" | "v0.5" | "v0.5.4.post1" | "v0.5.20": cuda_graph_max_bs and chunked_prefill_size
-    # by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
+    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
+    # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size
     source: str
@@ -945,10 +950,13 @@ SGLANG_PROFILES = (
                   "and cuda_graph_max_bs = 4"),
     SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
                   "server_args.py@0.4.0 l.158-168: TP8 tier 0.81 (0.82 in 0.3.6); chunked_prefill_size 2048 and "
-                  "cuda_graph_max_bs 8 under 25000 MB (80 at TP >= 4 from 0.4.3), else 8192 and 160"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+                  "cuda_graph_max_bs 8 under 25000 MB at every TP size, else 8192 and 160"),
+    SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
+                  "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
+                  "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
+    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.6 l.224-238: TP tiers up to 81920 MiB, else (gpu_mem - 1024 * 13) / gpu_mem"),
-    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
+    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.7 l.253-283: TP x PP tiers up to 81920 MiB else 0.88; 0.79 above 180 * 1000 "
                   "MiB on CUDA; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / "
                   "gpu_mem)"),
@@ -1027,8 +1035,9 @@ SGLANG_TIERED_RESERVE = ((20 * 1024, 2.8, 0.1), (35 * 1024, 2.8, 0.1), (90 * 102
                          (100 * 1024, 12.0, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
 # 0.4.7.post1-0.5.2 graph batch sizes: cuda_graph_runner.py@0.4.8 get_batch_sizes_to_capture captures up to 160,
 # up to 256 above 90 GiB and up to 512 above 160 * 1000 MiB; server_args sets 8 (80 at TP >= 4) under 35 GiB
+SGLANG_048_SMALL_GPU_MB = 35 * 1024
 SGLANG_048_GRAPH_BS = ((90 * 1024, 160), (160 * 1000, 256), (None, 512))
-SGLANG_048_CHUNKED = ((35 * 1024, 2048), (160 * 1024, 8192), (None, 16384))
+SGLANG_048_CHUNKED = ((SGLANG_048_SMALL_GPU_MB, 2048), (160 * 1024, 8192), (None, 16384))
 SGLANG_048_UNKNOWN_CHUNKED = 4096
 # 0.5.10+: the piecewise (prefill) CUDA graphs' capture sizes up to piecewise_cuda_graph_max_tokens (=
 # chunked_prefill_size, 2048 under MLA), 8 MiB of non-torch memory each; 1.5 GiB flat under MLA

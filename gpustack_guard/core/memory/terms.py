@@ -92,5 +92,5 @@ def _term_sources(engine: str, version_text: str, generation: str = "") -> tuple
     version = P.arithmetic_release(family, version_text.removesuffix(" (assumed)"))
     if family == "vllm" and generation:
         version = P.vllm_generation_release(version, generation)
-    return tuple((term, P.term_source(family, term, version).rule, P.term_source(family, term, version).source)
-                 for term in ENGINE_TERMS[engine])
+    rows = ((term, P.term_source(family, term, version)) for term in ENGINE_TERMS[engine])
+    return tuple((term, row.rule, row.source) for term, row in rows)

@@ -75,7 +75,8 @@ def test_explicit_fraction_wins():
 
 @pytest.mark.parametrize("rule,gpu,tp,chunked,graph_bs", [
     ("v0.3", RTX4090, 1, 2048, 4), ("v0.3", H100, 1, 8192, 160),
-    ("v0.4", RTX4090, 1, 2048, 8), ("v0.4", RTX4090, 4, 2048, 80), ("v0.4", H100, 1, 8192, 160),
+    ("v0.4", RTX4090, 1, 2048, 8), ("v0.4", RTX4090, 4, 2048, 8), ("v0.4", H100, 1, 8192, 160),
+    ("v0.4.3", RTX4090, 1, 2048, 8), ("v0.4.3", RTX4090, 4, 2048, 80), ("v0.4.3", H100, 4, 8192, 160),
     ("v0.5", 16 * GiB, 1, 2048, 8), ("v0.5", RTX4090, 1, 2048, 16), ("v0.5", RTX4090, 4, 2048, 80),
     ("v0.5", 48 * GiB, 2, 4096, 32), ("v0.5", H100, 4, 8192, 512), ("v0.5", B200, 1, 16384, 512),
 ])
@@ -147,7 +148,8 @@ def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_n
 
 
 @pytest.mark.parametrize("version,since", [
-    ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.5.post3", "0.4.0"), ("0.4.6.post5", "0.4.6"), ("0.4.7", "0.4.7"),
+    ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.2.post4", "0.4.0"), ("0.4.3", "0.4.3"), ("0.4.5.post3", "0.4.3"),
+    ("0.4.6.post5", "0.4.6"), ("0.4.7", "0.4.7"),
     ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
     ("0.5.4", "0.5.3"), ("0.5.4.post1", "0.5.4.post1"), ("0.5.9", "0.5.4.post1"), ("0.5.10", "0.5.10"),
     ("0.5.19", "0.5.10"), ("0.5.20", "0.5.20"), ("0.5.22", "0.5.20"), ("0.5.23", "0.5.23"),
@@ -329,3 +331,31 @@ def test_an_unknown_interconnect_says_which_start_up_it_assumed(gpu_name, tp, no
         assert found == ["GPU interconnect unknown (no GPU name): start-up taken as on NVLink (2.78 GiB per rank); "
                          "PCIe boards, where custom all-reduce sets up no buffers beyond two GPUs, keep 0.71 GiB: "
                          "give the GPU name"]
+
+
+@pytest.mark.parametrize("version,tp,graph_bs", [
+    # under 25,000 MiB: 8 at every TP size in 0.4.0-0.4.2; 0.4.3 gives TP >= 4 the 80 of "half of the default 160"
+    ("0.4.0", 1, 8), ("0.4.0", 4, 8), ("0.4.2", 8, 8),
+    ("0.4.3", 1, 8), ("0.4.3", 4, 80), ("0.4.5", 8, 80), ("0.4.6", 4, 80), ("0.4.7", 4, 80),
+])
+def test_small_gpu_graph_batch_at_tp4_follows_the_release_it_came_in(version, tp, graph_bs):
+    rule = P.sglang_profile(version).graph_rule
+    assert default_cuda_graph_max_bs(RTX4090, tp, rule) == graph_bs
+    assert default_cuda_graph_max_bs(H100, tp, rule) == 160  # the large-GPU default never moved in 0.4.0-0.4.7
+    assert default_chunked_prefill(RTX4090, rule) == 2048
+
+
+def test_an_estimate_at_tp4_on_a_small_gpu_takes_its_release_s_graph_batch():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    cfg = SglangConfig(tp_size=4, context_length=8192)
+    old = estimate_sglang(facts, RTX4090, cfg, version="0.4.2", gpu_name="NVIDIA GeForce RTX 4090")
+    new = estimate_sglang(facts, RTX4090, cfg, version="0.4.3", gpu_name="NVIDIA GeForce RTX 4090")
+    assert (old.extra["cuda_graph_max_bs"], new.extra["cuda_graph_max_bs"]) == (8, 80)
+
+
+def test_0_4_8_small_gpu_bound_is_35_gib_exclusive():
+    """server_args.py@0.4.8: "gpu_mem < 35 * 1024" sets 8 (80 from TP 4); a GPU of exactly 35 GiB takes the tiers."""
+    below, at = (35 * 1024 - 1) * MiB, 35 * GiB
+    assert [default_cuda_graph_max_bs(below, tp, "v0.4.8") for tp in (1, 4)] == [8, 80]
+    assert [default_cuda_graph_max_bs(at, tp, "v0.4.8") for tp in (1, 4)] == [160, 160]
+    assert (default_chunked_prefill(below, "v0.4.8"), default_chunked_prefill(at, "v0.4.8")) == (2048, 8192)

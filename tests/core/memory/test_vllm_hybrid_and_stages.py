@@ -150,3 +150,18 @@ def test_the_flags_that_turn_the_hybrid_manager_off(flags, off):
     from gpustack_guard.core.spec.model import Policy
 
     assert vllm_config(flags, Policy()).disable_hybrid_kv_cache_manager is off
+
+
+@pytest.mark.parametrize("version,gpu,env,hybrid", [
+    ("0.10.1", H100, None, True),
+    ("0.10.1", H100, "0", False),  # VLLM_USE_V1=0: V0 has no hybrid manager
+    ("0.10.1", "Tesla V100-SXM2-32GB", None, False),  # pre-Ampere falls back to V0 in 0.8.0-0.10.1
+    ("0.10.2", "Tesla V100-SXM2-32GB", None, True),  # the fallback is gone: V1 and its manager
+    ("0.9.1", H100, None, False),  # V1 before the manager
+])
+def test_the_hybrid_manager_follows_the_engine_generation_that_runs(version, gpu, env, hybrid):
+    facts = catalog_facts("google/gemma-3-27b-it")
+    est = estimate_vllm(facts, 80 * GiB, VllmConfig(max_model_len=32768, use_v1_env=env), version=version,
+                        gpu_name=gpu)
+    assert est.extra["engine_generation"] == ("v1" if hybrid or version == "0.9.1" else "v0")
+    assert (est.kv_needed == est.kv_bytes_per_token * 32768) is not hybrid

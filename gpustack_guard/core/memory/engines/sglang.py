@@ -23,7 +23,7 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape
 from gpustack_guard.core.memory.weights import weights_per_rank
-from gpustack_guard.core.units import MiB
+from gpustack_guard.core.units import GiB, MiB
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
@@ -56,7 +56,7 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
-    if rule == "v0.4":
+    if rule in ("v0.4", "v0.4.3"):
         return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
     if rule == "v0.4.8":
         return _first_tier(P.SGLANG_048_CHUNKED, gpu_mb)[1] if gpu_total else P.SGLANG_048_UNKNOWN_CHUNKED
@@ -67,12 +67,12 @@ def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> in
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
-    if rule == "v0.4":
+    if rule in ("v0.4", "v0.4.3"):
         if gpu_mb < P.SGLANG_SMALL_GPU_MB:
-            return 8 if tp < 4 else 80
+            return 80 if rule == "v0.4.3" and tp >= 4 else 8
         return P.SGLANG_CUDA_GRAPH_BS
     if rule == "v0.4.8":
-        if gpu_mb < 35 * 1024:
+        if gpu_mb < P.SGLANG_048_SMALL_GPU_MB:
             return 8 if tp < 4 else 80
         return _first_tier(P.SGLANG_048_GRAPH_BS, gpu_mb)[1]
     tier = _tier(gpu_mb, rule)
@@ -251,12 +251,12 @@ def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float
                          page_size: int = 1) -> int:
     """profile_max_num_token: (post - pre * (1 - f)) // cell_size with post = pre - weights, in SGLang's own
     float GiB arithmetic (it reads free memory as GiB); 0 when nothing is left."""
-    pre = free_before_weights / (1 << 30)
-    post = (free_before_weights - weights) / (1 << 30)
+    pre = free_before_weights / GiB
+    post = (free_before_weights - weights) / GiB
     rest = post - pre * (1 - fraction)
     if rest <= 0 or not cell_size:
         return 0
-    tokens = int(rest * (1 << 30) // cell_size)
+    tokens = int(rest * GiB // cell_size)
     return tokens // page_size * page_size
 
 
@@ -304,9 +304,9 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     if tp * pp > 1 and interconnect(gpu_name) == "unknown":
         # the larger figure is the safe side for the pool, but a PCIe box keeps ~2 GiB more per rank
         notes.append(f"GPU interconnect unknown{' for ' + gpu_name if gpu_name else ' (no GPU name)'}: start-up taken "
-                     f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / (1 << 30):.2f} GiB per rank); PCIe boards, where "
+                     f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / GiB:.2f} GiB per rank); PCIe boards, where "
                      f"custom all-reduce sets up no buffers beyond two GPUs, keep "
-                     f"{P.SGLANG_START_UP_PCIE_PARALLEL / (1 << 30):.2f} GiB: give the GPU name")
+                     f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0:

@@ -279,7 +279,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
     env = (cfg.use_v1_env or "").strip()
     if profile.engine == "v0":
         if env == "1" and parsed >= P.known_version(P.VLLM_V1_OPT_IN_SINCE):
-            return replace(P.VLLM_PROFILES[2], since=profile.since), "VLLM_USE_V1=1"
+            return replace(P.vllm_profile(P.VLLM_V1_DEFAULT_SINCE), since=profile.since), "VLLM_USE_V1=1"
         return profile, ""
     forced = []
     kv_fp8 = (cfg.kv_cache_dtype or "auto").lower().startswith("fp8")
@@ -297,7 +297,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
             forced.append(rule.feature)
     if not forced:
         return profile, ""
-    v0 = replace(P.vllm_profile("0.7.0"), since=profile.since)
+    v0 = replace(P.vllm_profile(P.VLLM_LAST_V0_DEFAULT), since=profile.since)
     return v0, "V0 engine: " + "; ".join(forced)
 
 
@@ -334,7 +334,7 @@ def default_batching(profile: P.VllmProfile, gpu_total: int, gpu_name: str, max_
         auto = parsed >= P.known_version(P.VLLM_V0_AUTO_CHUNKED_SINCE) and \
             max_model_len > P.VLLM_V0_AUTO_CHUNKED_ABOVE
         chunked_on = chunked if chunked is not None else auto
-        tokens = next(t for since, t in reversed(P.VLLM_V0_CHUNKED_TOKENS) if parsed >= since)
+        tokens = P.row_of_release(P.VLLM_V0_CHUNKED_TOKENS, parsed)
         return (tokens if chunked_on else max(max_model_len, P.VLLM_MIN_PROFILE_TOKENS)), P.VLLM_V0_MAX_NUM_SEQS, \
             chunked_on
     tokens, seqs = P.VLLM_BATCH_DEFAULTS[v1_batch_tier(parsed, gpu_total, gpu_name)]
@@ -496,7 +496,7 @@ def fused_moe_chunk(version: str | None, env_value: str | None = None) -> int | 
     VLLM_FUSED_MOE_CHUNK_SIZE while vLLM reads it; None = the whole batch at once. vLLM reads the variable with
     int() at import, so anything else stops it there (ValueError)."""
     parsed = P.arithmetic_release("vllm", version)
-    default = next(chunk for since, chunk in reversed(P.VLLM_FUSED_MOE_CHUNKS) if parsed >= since)
+    default = P.row_of_release(P.VLLM_FUSED_MOE_CHUNKS, parsed)
     if env_value is None or default is None:
         return default
     try:
@@ -728,8 +728,7 @@ def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool
 
 def hybrid_group_factor(version: str | None) -> float | None:
     """The release's bound under which the larger layer count is the group size (VLLM_HYBRID_GROUP_SIZE_FACTORS)."""
-    parsed = P.arithmetic_release("vllm", version)
-    return next((factor for since, factor in reversed(P.VLLM_HYBRID_GROUP_SIZE_FACTORS) if parsed >= since), None)
+    return P.row_of_release(P.VLLM_HYBRID_GROUP_SIZE_FACTORS, P.arithmetic_release("vllm", version))
 
 
 def hybrid_groups(full_layers: int, window_layers: int, factor: float | None) -> tuple[int, int, int]:
