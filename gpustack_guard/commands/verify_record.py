@@ -10,7 +10,7 @@ from gpustack_guard.adapters.files.output import known_secrets, note, write_atom
 from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
 from gpustack_guard.commands.estimate import EstimateOptions, evaluate
 from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.secrets import mask_url, scrub
+from gpustack_guard.core.secrets import scrub
 from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import vector as V
 from gpustack_guard.core.verify.logparse import ObservedLog, mask_secrets
@@ -40,7 +40,7 @@ def source_of(given: str | None, log_path: str) -> str:
     text = " ".join(text.split())[:MAX_SOURCE_CHARS]
     if not text:
         raise GsgError("--source is empty: give a URL or a short text naming where the log is from")
-    return mask_secrets(" ".join(mask_url(word) if "://" in word else word for word in text.split()))
+    return mask_secrets(text)
 
 
 def record(directory: str, vector: dict, secrets: list[str]) -> str:

@@ -15,6 +15,7 @@ from gpustack_guard.core.errors import GsgError
 
 MiB = 1024**2
 CHUNK_BYTES = 64 * 1024  # one read; the memory held is a chunk plus one capped line
+UNFINISHED_NOTE = "the log stops mid-line, in a number: that number was not read"
 BINARY_PROBE_BYTES = 8192  # a NUL byte in the first 8 KiB: not a text log (what `git` and `file` look at)
 
 
@@ -70,54 +71,89 @@ def read_log_lines(path: str, limits: LogLimits, reading: LogReading) -> Iterato
 
 
 def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterator[str]:
-    pending = bytearray()
-    overflow = False  # the current line passed the cap: its rest is dropped up to its newline
-    first = True
-    while True:
+    splitter = LineSplitter(limits)
+    while not splitter.line_cap_hit:
         room = limits.max_bytes - reading.bytes_read
         if room <= 0:
-            if pending or overflow:  # the line the cap stopped in is read as far as it came
-                reading.lines_cut += overflow
-                yield from _emit(whole_words(pending), reading, limits)
             reading.stopped = "bytes"
-            return
+            break
         try:
             chunk = handle.read(min(CHUNK_BYTES, room))
         except OSError as exc:
             raise GsgError(f"cannot read: {exc.strerror or exc}", where=path) from None
-        if first:
-            first = False
-            if not chunk:
-                raise GsgError("the log is empty", where=path)
-            probe = chunk[:BINARY_PROBE_BYTES]
-            nul = probe.find(b"\x00")
-            if nul >= 0:
-                raise GsgError(f"not a text log (binary data at byte {nul:,})", where=path)
         if not chunk:
+            if reading.bytes_read == 0:
+                raise GsgError("the log is empty", where=path)
             break
+        lines = splitter.split(chunk)
+        if splitter.binary_at is not None:
+            raise GsgError(f"not a text log (binary data at byte {splitter.binary_at:,})", where=path)
         reading.bytes_read += len(chunk)
+        yield from lines
+    if splitter.line_cap_hit:
+        reading.stopped = "lines"
+    else:  # the line the byte cap or the end of the file stopped in, read as far as it came
+        yield from splitter.rest()
+        reading.unfinished = splitter.unfinished and reading.stopped is None
+    reading.lines, reading.lines_cut = splitter.lines, splitter.lines_cut
+
+
+class LineSplitter:
+    """Bytes in, lines out, as `gsg verify` reads every log (a file, or an instance's log streamed from GPUStack):
+    a NUL byte in the first BINARY_PROBE_BYTES is binary data, a line longer than `max_line_bytes` is cut (its
+    rest dropped up to its newline), and no line past `max_lines` is given."""
+
+    def __init__(self, limits: LogLimits):
+        self.limits = limits
+        self.pending = bytearray()
+        self.overflow = False  # the current line passed the cap: its rest is dropped up to its newline
+        self.offset = 0  # bytes taken so far
+        self.binary_at: int | None = None
+        self.lines = 0
+        self.lines_cut = 0
+        self.line_cap_hit = False
+        self.unfinished = False  # the input stopped inside a number: that word was dropped
+
+    def split(self, chunk: bytes) -> Iterator[str]:
+        """The lines this chunk completes (none once binary data or the line cap is met). The binary probe runs
+        now, before the lines are asked for, so `binary_at` is set when this returns."""
+        if self.offset < BINARY_PROBE_BYTES:
+            nul = chunk[:BINARY_PROBE_BYTES - self.offset].find(b"\x00")
+            if nul >= 0:
+                self.binary_at = self.offset + nul
+        self.offset += len(chunk)
+        return iter(()) if self.binary_at is not None else self._split(chunk)
+
+    def _split(self, chunk: bytes) -> Iterator[str]:
         start = 0
-        while True:
+        while not self.line_cap_hit:
             newline = chunk.find(b"\n", start)
             piece = chunk[start:] if newline < 0 else chunk[start:newline]
-            if not overflow:
-                space = limits.max_line_bytes - len(pending)
-                overflow = len(piece) > space
-                pending += piece[:space]
+            if not self.overflow:
+                space = self.limits.max_line_bytes - len(self.pending)
+                self.overflow = len(piece) > space
+                self.pending += piece[:space]
             if newline < 0:
-                break
-            reading.lines_cut += overflow
-            yield from _emit(whole_words(pending) if overflow else pending, reading, limits)
-            overflow = False
-            pending = bytearray()
-            if reading.stopped:
                 return
+            yield from self._emit(whole_words(self.pending) if self.overflow else self.pending)
             start = newline + 1
-    if pending or overflow:  # a log that stops mid-line: its last line is read up to its last whole word
-        reading.lines_cut += overflow
-        whole = whole_words(pending)
-        reading.unfinished = len(whole) < len(pending)
-        yield from _emit(whole, reading, limits)
+
+    def rest(self) -> Iterator[str]:
+        """The line the input stopped in (no newline: a cap, or a log still being written), up to its last whole
+        word (whole_words)."""
+        if (self.pending or self.overflow) and self.binary_at is None and not self.line_cap_hit:
+            whole = whole_words(self.pending)
+            self.unfinished = len(whole) < len(self.pending)
+            yield from self._emit(whole)
+
+    def _emit(self, raw: bytearray) -> Iterator[str]:
+        self.lines_cut += self.overflow
+        self.pending, self.overflow = bytearray(), False
+        if self.lines >= self.limits.max_lines:
+            self.line_cap_hit = True
+            return
+        self.lines += 1
+        yield bytes(raw).decode("utf-8", errors="replace")
 
 
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
@@ -135,21 +171,13 @@ def whole_words(raw: bytearray) -> bytearray:
     return raw[:end + 1] if end >= 0 else bytearray()
 
 
-def _emit(raw: bytearray, reading: LogReading, limits: LogLimits) -> Iterator[str]:
-    if reading.lines >= limits.max_lines:
-        reading.stopped = "lines"
-        return
-    reading.lines += 1
-    yield bytes(raw).decode("utf-8", errors="replace")
-
-
 def _note_limits(reading: LogReading, limits: LogLimits) -> None:
     if reading.stopped == "bytes":
         reading.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB only (GSG_MAX_LOG_BYTES)")
     elif reading.stopped == "lines":
         reading.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
     if reading.unfinished:
-        reading.notes.append("the log stops mid-line, in a number: that number was not read")
+        reading.notes.append(UNFINISHED_NOTE)
     if reading.lines_cut:
         reading.notes.append(f"{reading.lines_cut:,} line(s) longer than {limits.max_line_bytes:,} bytes were cut "
                              f"(GSG_MAX_LOG_LINE_BYTES)")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gpustack_guard.adapters.files.logs import BINARY_PROBE_BYTES, LogLimits, MiB, whole_words
+from gpustack_guard.adapters.files.logs import UNFINISHED_NOTE, LineSplitter, LogLimits, MiB
 from gpustack_guard.adapters.gpustack import client as C
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, GPUStackClient, kind_of
 from gpustack_guard.adapters.gpustack.transport import printable
@@ -97,70 +97,45 @@ class LogRead:
     problem: str | None = None  # the one line for an instance whose log could not be used
 
 
-class _LineSplitter:
-    """Bytes in, capped lines out to `feed` (False from it: stop); binary data and the caps as --log has them."""
+class _LiveLines:
+    """The stream's bytes through the shared LineSplitter (the caps and binary probe of --log) to `feed`, with
+    GPUStack's own failure line taken out of the engine's lines."""
 
-    def __init__(self, limits: LogLimits, feed: Callable[[str], bool], read: LogRead):
-        self.limits, self.feed, self.read = limits, feed, read
-        self.pending = bytearray()
-        self.overflow = False  # the current line passed the cap: its rest is dropped up to its newline
-        self.offset = 0
-        self.lines_cut = 0
-        self.binary_at: int | None = None
-        self.line_cap_hit = False
+    def __init__(self, limits: LogLimits, feed: Callable[[str], bool]):
+        self.splitter = LineSplitter(limits)
+        self.feed = feed
+        self.stopped_by_reader = False
         self.proxy_failure: str | None = None
 
     def take(self, chunk: bytes) -> bool:
-        if self.offset < BINARY_PROBE_BYTES:
-            nul = chunk[:BINARY_PROBE_BYTES - self.offset].find(b"\x00")
-            if nul >= 0:
-                self.binary_at = self.offset + nul
+        """One chunk of the answer; False to stop the stream (binary data, the line cap, or the reader has enough)."""
+        for line in self.splitter.split(chunk):
+            if not self._line(line):
+                self.stopped_by_reader = True
                 return False
-        self.offset += len(chunk)
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            piece = chunk[start:] if newline < 0 else chunk[start:newline]
-            if not self.overflow:
-                space = self.limits.max_line_bytes - len(self.pending)
-                self.overflow = len(piece) > space
-                self.pending += piece[:space]
-            if newline < 0:
-                return True
-            if not self._emit():
-                return False
-            start = newline + 1
+        return self.splitter.binary_at is None and not self.splitter.line_cap_hit
 
-    def _emit(self, stopped: bool = False) -> bool:
-        """One line to the parser; a line cut by the cap, or by the stream stopping inside it, loses the word it
-        was cut in when that word holds a digit (files/logs.whole_words: `158,6` is not a figure)."""
-        self.lines_cut += self.overflow
-        cut = self.overflow or stopped
-        raw = bytes(whole_words(self.pending) if cut else self.pending)
-        self.pending, self.overflow = bytearray(), False
-        if self.read.lines >= self.limits.max_lines:
-            self.line_cap_hit = True
-            return False
-        self.read.lines += 1
-        line = raw.decode("utf-8", errors="replace")
+    def finish(self) -> None:
+        if not self.stopped_by_reader:  # a log that stops mid-line
+            for line in self.splitter.rest():
+                self._line(line)
+
+    def _line(self, line: str) -> bool:
         if line.startswith(PROXY_FAILURE_MARK):  # the server's own failure, not the engine's line
             self.proxy_failure = line[len(PROXY_FAILURE_MARK):].strip()
             return True
         return self.feed(line)
-
-    def finish(self) -> None:
-        if (self.pending or self.overflow) and self.binary_at is None:  # a log that stops mid-line
-            self._emit(stopped=True)
 
 
 def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimits,
                       feed: Callable[[str], bool]) -> LogRead:
     """Feed one instance's log to `feed` line by line until it returns False or a limit is reached."""
     read = LogRead()
-    splitter = _LineSplitter(limits, feed, read)
+    live = _LiveLines(limits, feed)
+    splitter = live.splitter
     asked = min(limits.max_lines, START_UP_LOG_LINES)
     try:
-        streamed = client.instance_log(instance_id, lines=asked, max_bytes=limits.max_bytes, consume=splitter.take)
+        streamed = client.instance_log(instance_id, lines=asked, max_bytes=limits.max_bytes, consume=live.take)
     except ApiError as exc:
         read.problem = f"the server refused the log: {exc}"
         return read
@@ -168,21 +143,23 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     if splitter.binary_at is not None:
         read.problem = f"not a text log (binary data at byte {splitter.binary_at:,})"
         return read
-    splitter.finish()
+    live.finish()
+    read.lines = splitter.lines
     if streamed.bytes_read == 0:
         read.problem = "the log is empty (the engine has written nothing yet, or the worker keeps no log)"
         return read
-    if splitter.proxy_failure is not None and read.lines == 1:  # nothing but the server's own failure
-        read.problem = f"the server could not read the log: {printable(splitter.proxy_failure, 200)}"
+    if live.proxy_failure is not None and read.lines == 1:  # nothing but the server's own failure
+        read.problem = f"the server could not read the log: {printable(live.proxy_failure, 200)}"
         return read
     # the server sends at most the lines asked for: as many means the log may go on
     splitter.line_cap_hit = splitter.line_cap_hit or (read.lines >= limits.max_lines and asked == limits.max_lines)
-    _note_stop(read, streamed, limits, client.limits.request_deadline, splitter)
+    _note_stop(read, streamed, limits, client.limits.request_deadline, live)
     return read
 
 
 def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadline: float,
-               splitter: _LineSplitter) -> None:
+               live: _LiveLines) -> None:
+    splitter = live.splitter
     size = f"{streamed.bytes_read / MiB:.1f} MiB" if streamed.bytes_read >= MiB else f"{streamed.bytes_read:,} bytes"
     if streamed.stopped == C.STOPPED_AT_CAP:
         read.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB of the log only (GSG_MAX_LOG_BYTES)")
@@ -195,8 +172,10 @@ def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadl
         read.notes.append(f"the connection broke after {size}: read what came")
     if splitter.line_cap_hit:
         read.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+    if splitter.unfinished and streamed.stopped is None and not splitter.line_cap_hit:  # a cap says it already
+        read.notes.append(UNFINISHED_NOTE)
     if splitter.lines_cut:
         read.notes.append(f"{splitter.lines_cut:,} line(s) longer than {limits.max_line_bytes:,} bytes were cut "
                           f"(GSG_MAX_LOG_LINE_BYTES)")
-    if splitter.proxy_failure is not None:
-        read.notes.append(f"the server's log stream ended with: {printable(splitter.proxy_failure, 200)}")
+    if live.proxy_failure is not None:
+        read.notes.append(f"the server's log stream ended with: {printable(live.proxy_failure, 200)}")

@@ -89,6 +89,16 @@ def _injections(rendered: RenderedSpec, replicas, fraction_of=None) -> tuple[I.I
     return tuple(result)
 
 
+def replica_injection(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> I.Injection:
+    """What the worker adds for one replica on these GPUs (leader first), SGLang's with the fraction GPUStack books
+    on them (it depends on the parallel size the worker adds)."""
+    added = _injections(rendered, [gpus])[0]
+    if rendered.family != "sglang":
+        return added
+    fraction = _fraction(rendered, gpus, rendered.flags | added.flags())
+    return _injections(rendered, [gpus], lambda _gpus: fraction)[0]
+
+
 def _claim(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> int:
     """Per-GPU booking of claim-based backends (llama.cpp, Custom), as GPUStack would book it."""
     r = rendered

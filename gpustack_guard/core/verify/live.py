@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from gpustack_guard.core import echo
-from gpustack_guard.core.deploy import injection as I
 from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.findings import Finding, Severity, finding
 from gpustack_guard.core.memory import demand, engine
 from gpustack_guard.core.memory.estimate import FITS, Estimate
 from gpustack_guard.core.rules import memory as M
+from gpustack_guard.core.stages.placement import replica_injection
 from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import LogParser, ObservedLog
@@ -72,18 +72,7 @@ def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> Estimate:
     if rendered.facts is None:
         raise ValueError(f"no memory arithmetic possible: {rendered.facts_error}")
     spec, facts = rendered.spec, rendered.facts
-    layout = I.per_worker([g.id for g in gpus])
-    native = facts.max_position_embeddings
-
-    def injected(fraction: float | None) -> I.Injection:
-        return I.injected_arguments(rendered.family, rendered.flags, layout, name=spec.name,
-                                    version=spec.backend_version, image_name=spec.image_name, env=spec.env,
-                                    native_max_len=native, fraction=fraction)
-
-    added = injected(None)
-    if rendered.family == "sglang":  # GPUStack injects the fraction it booked (stages/placement.py)
-        smallest = min(g.total for g in gpus)
-        added = injected(engine.gpustack_fraction("sglang", rendered.flags | added.flags(), smallest))
+    added = replica_injection(rendered, gpus)  # as placement computes it for a planned replica
     return engine.estimate(rendered.family, facts, [(g.total, g.gpu.name) for g in gpus],
                            rendered.flags | added.flags(), spec.backend_version, spec.guard.policy, env=spec.env)
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from gpustack_guard.core.secrets import MASK, is_secret_flag, is_secret_key, is_secret_value
+from gpustack_guard.core.secrets import MASK, is_secret_flag, is_secret_key, is_secret_value, mask_url, url_secrets
 from gpustack_guard.core.verify import patterns as P
 
 MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one deployment's start-up
@@ -55,6 +55,8 @@ ESSENTIAL = {
 
 _BEARER = re.compile(r"(?i)(\bBearer\s+)([^\s'\",]+)")
 _URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
+# a URL as printed in a line or an argument value: it ends at a space, a quote or a bracket
+_URL_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{},]+")
 # a list value (`'api_key': ['sk-...']`) keeps its bracket and quotes: only the value inside is masked
 _KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)"
                         r"(?P<value>[^\s,'\"()\[\]{}]+)")
@@ -63,15 +65,23 @@ _NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
 
 
 def mask_secrets(text: str, found: set[str] | None = None) -> str:
-    """A log line with credentials masked: Bearer keys, URL passwords, values of secret-named keys (api_key=,
-    'hf_token': ...), token-looking words (hf_..., sk-...). Values masked are added to `found` for a final scrub."""
+    """A log line with credentials masked: Bearer keys, URLs as mask_url shows them (user info, token and signing
+    parameters), values of secret-named keys (api_key=, 'hf_token': ...), token-looking words (hf_..., sk-...).
+    Values masked are added to `found` for a final scrub."""
     def hide(value: str) -> str:
         if found is not None:
             found.add(value)
         return MASK
 
+    def url(m: re.Match) -> str:
+        if found is not None:
+            found.update(value for value in url_secrets(m.group(0)) if MASK not in value)
+        return mask_url(m.group(0))
+
     text = _BEARER.sub(lambda m: m.group(1) + hide(m.group(2)), text)
+    # a password with a character the URL pass stops at (a comma, a bracket) is masked whole first
     text = _URL_PASSWORD.sub(lambda m: m.group(1) + hide(m.group(2)) + m.group(3), text)
+    text = _URL_WORD.sub(url, text)
 
     def key_value(m: re.Match) -> str:
         key, value = m.group("key"), m.group("value")

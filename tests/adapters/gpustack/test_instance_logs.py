@@ -170,12 +170,25 @@ def test_an_instance_without_an_integer_id_is_one_line():
     ([b"the end of a wor"], 4096, "the end of a wor"),
 ])
 def test_a_line_cut_inside_a_number_loses_that_word(chunks, cap, last):
-    from gpustack_guard.adapters.files.logs import LogLimits
-    from gpustack_guard.adapters.gpustack.logs import LogRead, _LineSplitter
+    from gpustack_guard.adapters.files.logs import LineSplitter, LogLimits
 
-    lines: list[str] = []
-    splitter = _LineSplitter(LogLimits(max_line_bytes=cap), lambda line: lines.append(line) or True, LogRead())
-    for chunk in chunks:
-        assert splitter.take(chunk)
-    splitter.finish()
+    splitter = LineSplitter(LogLimits(max_line_bytes=cap))
+    lines = [line for chunk in chunks for line in splitter.split(chunk)] + list(splitter.rest())
     assert lines[-1] == last
+
+
+@pytest.mark.parametrize("tail, noted", [
+    (b"GPU KV cache size: 158,6", True),  # the stream ends inside the number: it was not read, and that is said
+    (b"GPU KV cache size: 158,656", True),  # the number may go on
+    (b"GPU KV cache size: 158,656 tok", False),  # a cut word without a digit: nothing dropped
+    (b"GPU KV cache size: 158,656 tokens", False),  # only the newline missing
+])
+@respx.mock
+def test_a_live_log_that_stops_mid_number_says_so_as_the_file_reader_does(tail, noted):
+    respx.route(method="GET", path=PATH).mock(return_value=httpx.Response(200, content=b"a\nINFO " + tail))
+    lines: list[str] = []
+    read = read_instance_log(GPUStackClient(BASE, "k" * 20), 1, LogLimits(), lambda line: lines.append(line) or True)
+    cut_note = "the log stops mid-line, in a number: that number was not read"
+    assert read.problem is None and read.lines == 2
+    assert read.notes == ([cut_note] if noted else [])
+    assert lines[-1] == ("INFO GPU KV cache size: 158," if noted else "INFO " + tail.decode())  # up to the comma

@@ -407,8 +407,18 @@ SECRET_LINES = [
      "INFO non-default args: {'model': 'm', 'api_key': '" + MASK + "'}"),
     ("args: Namespace(api_key=None, hf_token='hf_abcdefghijklmnopqrstuvwx', max_num_batched_tokens=2048)",
      "args: Namespace(api_key=None, hf_token='" + MASK + "', max_num_batched_tokens=2048)"),
+    # a URL shows as mask_url shows it everywhere: without its user info
     ("curl -H 'Authorization: Bearer abc.def.ghi' http://u:hunter2@host:8000/v1",
-     "curl -H 'Authorization: Bearer " + MASK + "' http://u:" + MASK + "@host:8000/v1"),
+     "curl -H 'Authorization: Bearer " + MASK + "' http://host:8000/v1"),
+    # a URL's signing and token parameters, under any key or none (mask_url's rules, not only secret-named keys)
+    ("GET https://hub.example/m.gguf?sig=abcdef123456&se=2025 200",
+     "GET https://hub.example/m.gguf?sig=" + MASK + "&se=2025 200"),
+    ("endpoint https://s3.example/b/o?X-Amz-Signature=deadbeef01&X-Amz-Date=1 ok",
+     "endpoint https://s3.example/b/o?X-Amz-Signature=" + MASK + "&X-Amz-Date=" + MASK + " ok"),
+    ("{'api_base': 'https://h/v1?api_key=s3cr3tvalue', 'max_tokens': 5}",
+     "{'api_base': 'https://h/v1?api_key=" + MASK + "', 'max_tokens': 5}"),
+    ("pulled from https://ghp_abcdefghijklmnopqrstu@github.com/o/r (main)",
+     "pulled from https://github.com/o/r (main)"),
     ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwx tokenizer='hf-internal-testing/x' max_tokens=5",
      "HF_TOKEN=" + MASK + " tokenizer='hf-internal-testing/x' max_tokens=5"),
 ]

@@ -1,0 +1,58 @@
+"""The one line splitter of `gsg verify`'s logs, a file or an instance's stream (files/logs.LineSplitter): the
+binary probe over chunk boundaries, the line-length and line-count caps, and the line a stop cut."""
+
+import pytest
+
+from gpustack_guard.adapters.files.logs import (
+    BINARY_PROBE_BYTES,
+    LineSplitter,
+    LogLimits,
+    LogReading,
+    read_log_lines,
+)
+
+
+def split(chunks: list[bytes], **limits: int) -> tuple[LineSplitter, list[str]]:
+    splitter = LineSplitter(LogLimits(**limits))
+    lines = [line for chunk in chunks for line in splitter.split(chunk)]
+    return splitter, lines + list(splitter.rest())
+
+
+@pytest.mark.parametrize("nul_at, binary", [
+    (0, True), (BINARY_PROBE_BYTES - 1, True),  # the last byte of the probe, in the second chunk
+    (BINARY_PROBE_BYTES, False), (BINARY_PROBE_BYTES + 1, False),  # past the probe: text with a stray byte
+])
+def test_the_binary_probe_spans_chunks(nul_at, binary):
+    data = b"a" * nul_at + b"\x00" + b"b\n"
+    half = BINARY_PROBE_BYTES // 2  # the NUL comes in the second chunk unless it is at 0
+    splitter, lines = split([data[:half], data[half:]])
+    assert splitter.binary_at == (nul_at if binary else None)
+    assert lines == ([] if binary else ["a" * nul_at + "\x00b"])
+
+
+@pytest.mark.parametrize("count, cap, given, hit", [(2, 3, 2, False), (3, 3, 3, False), (4, 3, 3, True)])
+def test_the_line_cap_gives_exactly_that_many_lines(count, cap, given, hit):
+    splitter, lines = split([b"x\n" * count], max_lines=cap)
+    assert (len(lines), splitter.lines, splitter.line_cap_hit) == (given, given, hit)
+
+
+@pytest.mark.parametrize("line, cap, shown, cut", [
+    (b"abc", 3, "abc", 0), (b"abcd", 3, "abc", 1),  # no digit in the cut word: it stays as far as it came
+    (b"n=1234", 4, "n=", 1),  # cut inside a number: the number goes
+])
+def test_the_line_length_cap_cuts_and_counts(line, cap, shown, cut):
+    splitter, lines = split([line + b"\nnx\n"], max_line_bytes=cap)
+    assert lines == [shown, "nx"] and splitter.lines_cut == cut
+
+
+def test_a_file_and_a_stream_split_alike(tmp_path):
+    data = b"first\n" + b"y" * 50 + b"\nGPU KV cache size: 158,6"
+    path = tmp_path / "cut.log"
+    path.write_bytes(data)
+    reading = LogReading()
+    from_file = list(read_log_lines(str(path), LogLimits(max_line_bytes=20), reading))
+    splitter, streamed = split([data[:7], data[7:30], data[30:]], max_line_bytes=20)
+    # the last line is cut by the cap too (24 bytes), and inside a number: both counted, both said
+    assert from_file == streamed == ["first", "y" * 20, "GPU KV cache size: "]
+    assert (reading.lines, reading.lines_cut, reading.unfinished) == (3, 2, True)
+    assert (splitter.lines, splitter.lines_cut, splitter.unfinished) == (3, 2, True)
