@@ -161,6 +161,18 @@ def serve(core: int | None) -> None:
     asyncio.run(forever())
 
 
+async def first_token_seconds(client, url: str, body: dict, clock=time.perf_counter) -> float | None:
+    """Streams one chat completion to its end and gives the seconds to its first content chunk (the fake server's
+    tokens are "w..."), or None when none came; both bare loops time a request this one way."""
+    start = clock()
+    first = None
+    async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
+        async for line in response.aiter_lines():
+            if first is None and '"content":"w' in line:
+                first = clock() - start
+    return first
+
+
 async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
     """The least a client can do: stream, note the first content line, read to the end.
 
@@ -189,12 +201,7 @@ async def bare_loop(url: str, concurrency: int, seconds: float) -> list[float]:
                     body = {"model": "m", "messages": [{"role": "user", "content": f"prompt {k}-{i}"}],
                             "max_tokens": TOKENS, "stream": True}
                     i += 1
-                    start = time.perf_counter()
-                    first = None
-                    async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
-                        async for line in response.aiter_lines():
-                            if first is None and '"content":"w' in line:
-                                first = time.perf_counter() - start
+                    first = await first_token_seconds(client, url, body)
                     if first is not None:
                         ttfts.append(first)
 
@@ -216,12 +223,7 @@ async def bare_open_loop(url: str, rate: float, seconds: float) -> list[float]:
         body = {"model": "m", "messages": [{"role": "user", "content": f"prompt {k}"}], "max_tokens": TOKENS,
                 "stream": True}
         async with httpx.AsyncClient(timeout=60, verify=context) as client:
-            start = time.perf_counter()
-            first = None
-            async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
-                async for line in response.aiter_lines():
-                    if first is None and '"content":"w' in line:
-                        first = time.perf_counter() - start
+            first = await first_token_seconds(client, url, body)
             if first is not None and phase["measured"]:
                 ttfts.append(first)
 

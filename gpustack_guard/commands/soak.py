@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
 
 
 def _check(opts: SoakOptions) -> None:
-    from gpustack_guard.core.soak.load_model import MAX_CONCURRENCY
+    from gpustack_guard.core.soak.load_model import MAX_CONCURRENCY, MAX_REQUEST_TIMEOUT, MAX_ROUND_SECONDS
     from gpustack_guard.core.urls import bad_url
 
     for flag, url in _urls(opts):
@@ -83,8 +84,11 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError("--model is empty: pass the model name the endpoint serves")
     if opts.rounds < 1:
         raise GsgError("--rounds must be at least 1")
-    if opts.round_seconds < 0.5:
-        raise GsgError("--round-seconds must be at least 0.5")
+    # `not a <= x <= b` also refuses nan, which passes every plain comparison
+    if not 0.5 <= opts.round_seconds <= MAX_ROUND_SECONDS:
+        raise GsgError(f"--round-seconds must be between 0.5 and {MAX_ROUND_SECONDS:g}")
+    if not 0 < opts.request_timeout <= MAX_REQUEST_TIMEOUT:
+        raise GsgError(f"--request-timeout must be more than 0 and at most {MAX_REQUEST_TIMEOUT:g} seconds")
     if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
         raise GsgError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
     if opts.prompt_tokens < 1 or opts.max_tokens < 1:
@@ -113,7 +117,14 @@ def _check(opts: SoakOptions) -> None:
 
 
 def _check_load_model(opts: SoakOptions) -> None:
-    from gpustack_guard.core.soak.load_model import ARRIVALS, MAX_RATE, MAX_WARMUP_ROUNDS, parse_slos, parse_sweep
+    from gpustack_guard.core.soak.load_model import (
+        ARRIVALS,
+        MAX_RATE,
+        MAX_ROUND_ARRIVALS,
+        MAX_WARMUP_ROUNDS,
+        parse_slos,
+        parse_sweep,
+    )
 
     if opts.rate is not None and not 0 < opts.rate <= MAX_RATE:
         raise GsgError(f"--rate must be more than 0 and at most {MAX_RATE:g} requests/s")
@@ -136,6 +147,14 @@ def _check_load_model(opts: SoakOptions) -> None:
         raise GsgError("--sweep rate:... sets the rate of each step: drop --rate")
     if sweep is not None and sweep.dimension == "concurrency" and opts.rate is not None:
         raise GsgError("--sweep concurrency:... is closed-loop: drop --rate")
+    top_rate = sweep.values[-1] if sweep is not None and sweep.dimension == "rate" else opts.rate
+    if top_rate is not None:
+        sent_at_most = opts.round_requests if opts.round_requests is not None else math.inf
+        arrivals = min(top_rate * opts.round_seconds, sent_at_most)
+        if arrivals > MAX_ROUND_ARRIVALS:
+            raise GsgError(f"{top_rate:g} requests/s for {opts.round_seconds:g} s schedules {arrivals:.0f} requests "
+                           f"a round: at most {MAX_ROUND_ARRIVALS} (shorten --round-seconds or cap "
+                           "--round-requests)")
     if opts.dataset_file and opts.workload_file:
         raise GsgError("--dataset and --workload both say what to send: give one")
     _limits()

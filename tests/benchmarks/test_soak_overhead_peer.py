@@ -109,3 +109,30 @@ def test_a_failed_or_empty_guidellm_run_is_one_line(overhead, tmp_path):
     peer = overhead.find_peer(str(_venv(empty, report=_report(0, 0.0))), empty)
     assert overhead.run_guidellm(peer, "http://127.0.0.1:9", "kind=constant,rate=[200]", 1.0, empty) == \
         "GuideLLM completed no request in its measured window"
+
+
+def test_both_bare_loops_time_the_first_content_chunk_one_way(overhead):
+    """The closed and the open bare loop share one timer: seconds from the request to the first "w" content chunk,
+    None for a stream that never carries one (role-only chunks and [DONE] do not count)."""
+    import asyncio
+
+    import httpx
+    import respx
+
+    clock = iter([10.0, 10.25, 99.0])  # start, first content chunk, a later chunk that must not move it
+    role = 'data: {"choices":[{"delta":{"role":"assistant"}}]}\n\n'
+    token = 'data: {"choices":[{"delta":{"content":"w"}}]}\n\n'
+
+    async def first() -> float | None:
+        async with httpx.AsyncClient() as client:
+            return await overhead.first_token_seconds(client, "http://127.0.0.1:9", {"model": "m"},
+                                                      clock=lambda: next(clock))
+
+    with respx.mock:
+        respx.post("http://127.0.0.1:9/v1/chat/completions").respond(
+            200, text=role + token + token + "data: [DONE]\n\n")
+        assert asyncio.run(first()) == 0.25
+    clock = iter([5.0])
+    with respx.mock:
+        respx.post("http://127.0.0.1:9/v1/chat/completions").respond(200, text=role + "data: [DONE]\n\n")
+        assert asyncio.run(first()) is None

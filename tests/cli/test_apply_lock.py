@@ -60,6 +60,25 @@ def test_lock_timeout_waits_for_the_holder_to_finish(gsg, fake, specs, monkeypat
     assert not any(is_lease(m) for m in fake.models.values())
 
 
+def test_a_lock_timeout_of_nan_is_one_line_not_a_retry_loop_without_end(gsg, fake, specs):
+    # nan passes the CLI's min/max (every comparison with it is false) and no deadline ever passes it
+    _lease(fake)
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes", "--lock-timeout", "nan")
+    assert (result.code, result.err.strip()) == (1, "gsg: error: --lock-timeout must be between 0 and 3600 "
+                                                    "seconds, not nan")
+    assert _writes(fake) == []
+
+
+def test_a_lock_timeout_past_its_ceiling_is_refused_by_the_lease_itself(fake):
+    from gpustack_guard.core.errors import GsgError
+
+    for wait in (-1.0, 3600.5, float("inf")):
+        lease = lease_adapter.apply_lease(None, "p", seconds=60, wait=wait, cluster_id=None, note=print)
+        with pytest.raises(GsgError, match="^--lock-timeout must be between 0 and 3600 seconds, not"):
+            lease.__enter__()
+
+
 def test_an_expired_lock_is_taken_over(gsg, fake, specs):
     _lease(fake, expires_in=-1)
     assert gsg("apply", str(specs), "--yes").code == 0

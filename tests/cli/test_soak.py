@@ -106,6 +106,17 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
     (["--pid", "999999999"], "gsg: error: --pid 999999999: no such process on this machine"),
     (["--api-key-file", "/nonexistent/key"], "gsg: error: /nonexistent/key: no such file or directory"),
     (["--workload", "/nonexistent/w.yaml"], "gsg: error: /nonexistent/w.yaml: No such file or directory"),
+    # nan passes every plain comparison; inf with --rate scheduled arrivals forever before the round began
+    *[(["--round-seconds", v], "gsg: error: --round-seconds must be between 0.5 and 86400")
+      for v in ("0.4", "nan", "inf", "86401")],
+    *[(["--request-timeout", v], "gsg: error: --request-timeout must be more than 0 and at most 86400 seconds")
+      for v in ("0", "-1", "nan", "inf")],
+    (["--rate", "10000", "--round-seconds", "100.5"], "gsg: error: 10000 requests/s for 100.5 s schedules 1005000 "
+     "requests a round: at most 1000000 (shorten --round-seconds or cap --round-requests)"),
+    (["--sweep", "rate:1,20000", "--slo", "ttft_p99=2s", "--round-seconds", "60"],
+     "gsg: error: --sweep: rate step 20000: must be more than 0 and at most 10000 requests/s"),
+    (["--sweep", "rate:1,5000", "--slo", "ttft_p99=2s", "--round-seconds", "201"], "gsg: error: 5000 requests/s for "
+     "201 s schedules 1005000 requests a round: at most 1000000 (shorten --round-seconds or cap --round-requests)"),
     (["--rate", "0"], "gsg: error: --rate must be more than 0 and at most 10000 requests/s"),
     (["--rate", "10001"], "gsg: error: --rate must be more than 0 and at most 10000 requests/s"),
     (["--rate", "1", "--arrival", "uniform"], "gsg: error: --arrival 'uniform': expected one of poisson, constant"),
@@ -224,3 +235,13 @@ def test_report_renders_in_chromium_non_blank_without_console_errors(shots):
 def test_the_browser_check_catches_a_blank_page_and_a_console_error(shots):
     non_blank, console = shots["bad"]
     assert not non_blank and len(console) == 1 and '"boom"' in console[0]
+
+
+def test_round_requests_bring_a_long_open_loop_round_within_the_arrival_cap():
+    from gpustack_guard.commands.soak import SoakOptions, _check
+    from gpustack_guard.core.errors import GsgError
+
+    fast = dict(url="http://127.0.0.1:9", model="m", rate=10_000.0, round_seconds=200.0)
+    _check(SoakOptions(**fast, round_requests=1_000_000))  # 2,000,000 scheduled, 1,000,000 sent: allowed
+    with pytest.raises(GsgError, match=r"^10000 requests/s for 200 s schedules 1000001 requests a round"):
+        _check(SoakOptions(**fast, round_requests=1_000_001))

@@ -16,6 +16,7 @@ from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import GsgError
 
 RETRY_SECONDS = 2.0  # between attempts while --lock-timeout lasts
+MAX_LOCK_WAIT = 3600.0  # --lock-timeout's ceiling (the CLI's max=)
 
 
 def this_run() -> Holder:
@@ -98,6 +99,8 @@ def apply_lease(client: GPUStackClient, project: str | None, *, seconds: float, 
                 cluster_id: int | None, note: Callable[[str], None], clock: Callable[[], float] = time.time,
                 sleep: Callable[[float], None] = time.sleep) -> Iterator[Lease]:
     """Hold the project's apply lease for the block; give it back after, whatever happened in it."""
+    if not 0 <= wait <= MAX_LOCK_WAIT:  # also nan, which no deadline ever passes: a retry loop without end
+        raise GsgError(f"--lock-timeout must be between 0 and {MAX_LOCK_WAIT:g} seconds, not {wait:g}")
     name, holder = lease_name(project), this_run()
     deadline = clock() + wait
     while True:

@@ -20,6 +20,9 @@ MAX_RATE = 10_000.0  # requests per second: past this the client, not the server
 MAX_WARMUP_ROUNDS = 100
 MAX_SWEEP_STEPS = 16
 MAX_CONCURRENCY = 4096
+MAX_ROUND_SECONDS = 86_400.0  # a day: past it a round is a typo (or inf), and its schedule would never end
+MAX_REQUEST_TIMEOUT = 86_400.0
+MAX_ROUND_ARRIVALS = 1_000_000  # open loop: requests one round schedules (its offsets are made before it starts)
 METRICS = ("ttft", "itl", "e2e")
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0}
 SLO_EXAMPLE = "ttft_p99=2s,itl_p99=80ms"
