@@ -14,10 +14,13 @@ from support import public_vectors as PV
 # Scored rows outside ±10 % today, each diagnosed in benchmarks/vectors/MISSES.md. The memory arithmetic is being
 # changed elsewhere: a fix shows up as this set shrinking (then drop the name), a regression as it growing.
 # vllm#27508 (gpt-oss-120b, 0.11.0) left this set once vLLM's budget came from CUDA's total (profiles.CUDA_TOTALS)
-KNOWN_OUTSIDE_10 = {"vllm/v1-0.8.5-llama31-8b-l40s.log"}
+# vllm PR #17122's L40S row (+21.4 %) left it unscored: its log shows a max-model-len of 32,768, so the command
+# passed arguments the thread (not in the index) does not give, the pool-sizing fraction among them
+KNOWN_OUTSIDE_10: set[str] = set()
 # Scored rows within ±5 % today, as a share of the scored rows: it may rise, never fall through a change to the
-# arithmetic (an honest new scored miss may lower it, saying so here). 16/17 at the end of session 14.
-FLOOR_WITHIN_5 = 16 / 17
+# arithmetic (an honest new scored miss may lower it, saying so here). 16/17 at the end of session 14; 16/16 once the
+# L40S row was found to lack its command (session 15).
+FLOOR_WITHIN_5 = 16 / 16
 # Vectors per engine today: more may come, none may go without moving to EXCLUDED with a reason.
 FLOOR_VECTORS = {"vllm": 39, "sglang": 10, "llama.cpp": 10}
 

@@ -64,6 +64,9 @@ class Vector:
     engine: str = "vllm"  # the fixture folder: vllm, sglang or llama.cpp
     gpu_known: bool = True  # False: the thread does not name the GPU (assumed); KV capacity is not scored
     env: tuple[str, ...] = ()  # the thread's deployment env the log does not print (KEY=VALUE, `gsg verify --env`)
+    # False: the log itself shows arguments off their defaults (a max-model-len in the concurrency line, say) and
+    # the thread's command is not recoverable, so the fraction that sizes the pool is unknown; KV is not scored
+    args_known: bool = True
 
     @property
     def path(self) -> Path:
@@ -104,7 +107,8 @@ class Outcome:
     @property
     def kv_scored(self) -> bool:
         # a log that stops after the pool is sized is scored too: the engine sized it before starting or not
-        return (self.vector.version_known and self.vector.gpu_known and self.observed_verdict in ("fits", None)
+        return (self.vector.version_known and self.vector.gpu_known and self.vector.args_known
+                and self.observed_verdict in ("fits", None)
                 and self.delta is not None)
 
 
@@ -120,8 +124,10 @@ VECTORS = (
     Vector("v0.8-llama-h100-gateway.log", config("llama-2-7b"), H100, "0.8.1",
            why="gateway-api-inference-extension#550: 12.55 GiB of fp16 weights and 524,288 B/token "
                "(56.18 GiB / 7,191 blocks) are Llama-2-7B; V0 profile lines of 0.8.x (March 2025)"),
-    Vector("v1-0.8.5-llama31-8b-l40s.log", "meta-llama/Llama-3.1-8B", L40S, "0.8.5",
-           why="vllm PR #17122: Llama-3.1-8B-Instruct on one L40S, main before 0.8.5"),
+    Vector("v1-0.8.5-llama31-8b-l40s.log", "meta-llama/Llama-3.1-8B", L40S, "0.8.5", args_known=False,
+           why="vllm PR #17122: Llama-3.1-8B-Instruct on one L40S, main before 0.8.5; the concurrency line's "
+               "32,768 tokens per request is not the model's 131,072, so the run passed arguments the PR thread "
+               "(not in the index) does not give: --gpu-memory-utilization among them is unknown"),
     Vector("v1-qwen3-235b-fp8-h100-tp4.log", "Qwen/Qwen3-235B-A22B", H100, "0.10.0",
            ("--tensor-parallel-size=4",), "fp8", version_known=False,
            why="vllm#21348: Qwen3-235B-A22B-FP8 on 4x H100, July 2025 (version not printed)"),
@@ -512,7 +518,7 @@ def table(outcomes: list[Outcome]) -> str:
                  f"({len(outcomes) - len(judged)} logs stop before an outcome); KV within ±{KV_TARGET:.0%}: "
                  f"{within}/{len(scored)}, within ±{KV_SCORED:.0%}: "
                  f"{sum(abs(o.delta or 0) <= KV_SCORED for o in scored)}/{len(scored)} "
-                 f"(* not scored: version or GPU not known, or the engine refused; target {TARGET_SHARE:.0%} "
+                 f"(* not scored: version, GPU or command not known, or the engine refused; target {TARGET_SHARE:.0%} "
                  f"within ±{KV_TARGET:.0%})")
     return "\n".join(lines)
 
