@@ -8,8 +8,9 @@ import hashlib
 import os
 import re
 from collections import Counter
-from pathlib import Path, PurePath
+from pathlib import Path
 
+from gpustack_guard.adapters.files.suppressions import repository_path as path_in_repository
 from gpustack_guard.core.suppressions import in_file_order
 
 # A number with its unit, as messages print sizes and counts (24.90 GiB, 20,000 tokens' 20,000, 0.85): all of
@@ -22,13 +23,10 @@ def root_of(report) -> str:
 
 
 def repository_path(file: str, root: str) -> str:
-    """`file` from the repository root with POSIX separators; a file outside it (a shipped template, a fleet
-    elsewhere) stays absolute."""
-    absolute = os.path.abspath(file)
-    relative = os.path.relpath(absolute, root)
-    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
-        return Path(absolute).as_posix()
-    return PurePath(relative).as_posix()
+    """`file` from the repository root with POSIX separators, as per-path ignores match it; a file outside it (a
+    shipped template, a fleet elsewhere) stays absolute."""
+    inside = path_in_repository(file, root)
+    return inside if inside is not None else Path(os.path.abspath(file)).as_posix()
 
 
 def stable_text(message: str) -> str:
