@@ -132,8 +132,9 @@ VECTORS = (
            ("--tensor-parallel-size=4",), "fp8", version_known=False,
            why="vllm#21348: Qwen3-235B-A22B-FP8 on 4x H100, July 2025 (version not printed)"),
     Vector("v1-0.7-llama31-70b-w8a8-gpu-blocks.log", "meta-llama/Llama-3.1-70B", H100, "0.7.1",
-           ("--gpu-memory-utilization=0.98",), "int8", version_known=False,
-           why="vllm PR #12569: Llama-3.1-70B W8A8 on one 80 GB GPU (GPU model not stated), main after 0.7.0"),
+           ("--gpu-memory-utilization=0.98",), "int8", version_known=False, env=("VLLM_USE_V1=1",),
+           why="vllm PR #12569: Llama-3.1-70B W8A8 on one 80 GB GPU (GPU model not stated), main after 0.7.0; "
+               "VLLM_USE_V1=1 on the log's own command line (its gpu_model_runner.py lines are V1's)"),
     Vector("v0.9-qwen3-4b-v100-40k.log", "Qwen/Qwen3-4B", V100_32, "0.9.0.1",
            why="vllm#18993: `VLLM_USE_V1=0 vllm serve Qwen3-4B --dtype half`, 'vLLM API server version 0.9.0.1' "
                "(the thread's full log; torch 2.7.0 in its environment); one V100 32GB (the title; 31.73 GiB total "
@@ -179,7 +180,7 @@ VECTORS = (
            why="QwenLM/Qwen3#295: `--model Qwen1.5-7B-Chat` at defaults (32,768 tokens), April 2024 (0.4.0 by "
                "date); the GPU is not stated, a 24 GB card assumed: 7,344 tokens = 0.9 GiB of KV"),
     Vector("v1-0.7-llama31-8b-int8-65k-started.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.7.3",
-           quantization="int8", version_known=False, gpu_known=False,
+           quantization="int8", version_known=False, gpu_known=False, env=("VLLM_USE_V1=1",),
            why="vllm#14286: VLLM_USE_V1=1 with a Llama-3.1-8B INT8 (W8A8) checkpoint at 65,536 tokens, March 2025 "
                "(0.7.3 by date); 1.46 x 65,536 tokens of 128 KiB is ~11.7 GiB of pool, a 24 GB card assumed"),
     Vector("v0.6-internvl-tp3-not-divisible.log", "Qwen/Qwen2.5-72B", A100_80, "0.6.4", ("--tensor-parallel-size=3",),

@@ -242,6 +242,26 @@ VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk
 VLLM_MOE_WORKSPACE_SINCE = "0.14.0"
 VLLM_MOE_WORKSPACE_QUANT = (None, "fp8", "fbgemm_fp8", "compressed-tensors-fp8")  # Triton experts, read above
 
+# The V1 alpha's profile run (VLLM_USE_V1=1 on 0.7.x, before V1 became the default at VLLM_V1_DEFAULT_SINCE): after
+# the dummy forward of max_num_tokens it computes the logits and runs no sampler ("TODO(woosuk): Consider the memory
+# usage of the sampler"). Read in v1/worker/gpu_model_runner.py profile_run of the wheels:
+#   @v0.7.0, @v0.7.1, @v0.7.2  compute_logits(hidden_states): one row per token of the max_num_tokens batch, the
+#                              batch's hidden states held while the logits exist
+#   @v0.7.3                    compute_logits(hidden_states[logit_indices]): one row per max_num_seqs request
+# The logits are the LM head's output in the model dtype (model_executor/layers/logits_processor.py@v0.7.1
+# _get_logits: no float cast), over the vocabulary padded to DEFAULT_VOCAB_PADDING_SIZE and split over the TP ranks
+# (vocab_parallel_embedding.py). At TP > 1 rank 0 gathers them (distributed/parallel_state.py@v0.7.1
+# GroupCoordinator.gather: tp empty_like shards, then torch.cat), holding its shard, the gathered shards and their
+# concatenation at once. (since, rows): "tokens" | "seqs".
+VLLM_V1_ALPHA_LOGITS_ROWS = ((known_version("0.0.0"), "tokens"), (known_version("0.7.3"), "seqs"))
+VLLM_V1_ALPHA_SOURCE = {"tokens": "vllm/v1/worker/gpu_model_runner.py@v0.7.0..@v0.7.2 profile_run (compute_logits of "
+                                  "every max_num_tokens row, no sampler run); "
+                                  "vllm/distributed/parallel_state.py@v0.7.1 gather",
+                        "seqs": "vllm/v1/worker/gpu_model_runner.py@v0.7.3 profile_run (compute_logits of one row "
+                                "per max_num_seqs request, no sampler run); "
+                                "vllm/distributed/parallel_state.py@v0.7.1 gather"}
+VOCAB_PADDING = 64  # vllm/model_executor/layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+
 # The hybrid KV-cache manager (models mixing sliding-window and full-attention layers), read in
 # vllm/v1/core/kv_cache_utils.py of the wheels 0.9.0, 0.9.2, 0.10.1.1, 0.12.0 and 0.19.0:
 #   before 0.9.2 (and in V0, and under --disable-hybrid-kv-cache-manager, a --kv-transfer-config or a

@@ -106,8 +106,9 @@ def test_the_sampler_row_names_the_path_the_deployments_env_picked(version, env,
     # the neighbours that run V1: the release's own rows
     ("0.9.0", "NVIDIA L4", {}, "flashinfer-top-k-top-p-after-forward", "post-kv-sampler-warmup"),
     ("0.10.2", "Tesla T4", {}, "flashinfer-top-k-top-p-after-forward", "post-kv-sampler-warmup"),
-    # V1 opted into before it was the default: estimated with 0.8.0's profile, named by 0.8.0's rows
-    ("0.7.3", "NVIDIA L4", {"use_v1_env": "1"}, "torch-sort-after-forward", "post-kv-sampler-warmup"),
+    # V1 opted into before it was the default: its alpha's profile computes logits and samples nothing, and no
+    # sampler warm-up follows the KV cache (gpu_model_runner.py / gpu_worker.py@v0.7.3)
+    ("0.7.3", "NVIDIA L4", {"use_v1_env": "1"}, "none-v1-alpha", "none-v1-alpha"),
     ("0.7.3", "NVIDIA L4", {}, "v0-fp32-sort-after-forward-driver-rank", "none-v0"),
 ])
 def test_the_rows_name_the_engine_generation_the_estimate_ran(version, gpu, env, sampler, warmup):

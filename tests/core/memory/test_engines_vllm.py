@@ -22,6 +22,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     pp_partitions,
     stage_weights,
 )
+from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB, MiB
 
@@ -848,3 +849,45 @@ def test_v0_before_0_5_5_sorts_the_16_bit_logits(seqs, fp32, sixteen):
     assert old.extra["sampler_peak"] == hidden + seqs * 152_064 * sixteen
     assert new.extra["sampler_peak"] == hidden + seqs * 152_064 * fp32
     assert P.vllm_v0_profile_sampler("0.4.0") == "torch-sort-16bit" and P.vllm_v0_profile_sampler("0.9.0") == "torch-sort"
+
+
+def _alpha(model: str, version: str, tp: int = 1, env: str | None = "1"):
+    cfg = VllmConfig(use_v1_env=env, max_model_len=4096, max_num_batched_tokens=8192, max_num_seqs=256,
+                     tensor_parallel_size=tp)
+    return estimate_vllm(catalog_facts(model), 80 * GiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3")
+
+
+def test_the_v1_alpha_profile_takes_the_logits_of_every_batched_token_before_0_7_3():
+    # Llama-3.1-8B: 8,192 rows x 128,256 (a multiple of 64) bf16 logits, with the batch's 8,192 x 4,096 hidden
+    est = _alpha("meta-llama/Llama-3.1-8B", "0.7.1")
+    assert est.extra["forward_peak"] == 8192 * 4096 * 2 + 8192 * 128_256 * 2 == 2_168_455_168
+    assert est.extra["sampler_peak"] == 0  # no dummy sampler run until 0.8.0
+    assert est.extra["sampler_warmup_bytes"] == 0  # compile_or_warm_up_model only captures graphs
+    assert est.activation == 2_168_455_168
+    rules = {t.term: t.rule for t in budget_terms(est)}
+    assert rules["forward_peak_bytes_per_gpu"] == "max(dense-mlp-calibrated, v1-alpha-logits-of-tokens)"
+    assert rules["sampler_peak_bytes_per_gpu"] == rules["sampler_warmup_bytes_per_gpu"] == "none-v1-alpha"
+    # TP 2: rank 0 holds its 64,128-wide shard, the two gathered shards and their concatenation
+    assert _alpha("meta-llama/Llama-3.1-8B", "0.7.0", tp=2).extra["forward_peak"] == \
+        8192 * 4096 * 2 + 8192 * 64_128 * 2 * (1 + 2 * 2) == 5_320_474_624
+
+
+def test_the_v1_alpha_profile_takes_one_row_per_request_from_0_7_3():
+    # Qwen2.5-7B: 256 rows of 152,064 logits and 3,584 hidden; the dense MLP term (8,192 x (2 x 18,944 + 4 x 3,584)
+    # x 2 B, calibrated) is then the larger phase
+    est = _alpha("Qwen/Qwen2.5-7B", "0.7.3")
+    logits_phase = 256 * 3584 * 2 + 256 * 152_064 * 2
+    assert logits_phase == 79_691_776
+    assert est.extra["forward_peak"] == int(8192 * (2 * 18_944 + 4 * 3584) * 2 * P.ACTIVATION_CALIBRATION)
+    assert est.extra["sampler_peak"] == 0
+    assert {t.term: t.rule for t in budget_terms(est)}["forward_peak_bytes_per_gpu"] == \
+        "max(dense-mlp-calibrated, v1-alpha-logits-of-seqs)"
+    llama = _alpha("meta-llama/Llama-3.1-8B", "0.7.3")
+    assert llama.extra["forward_peak"] == int(8192 * (2 * 14_336 + 4 * 4096) * 2 * P.ACTIVATION_CALIBRATION)
+
+
+@pytest.mark.parametrize("version,env", [("0.7.3", None), ("0.7.3", "0"), ("0.8.0", None), ("0.8.0", "1")])
+def test_outside_the_v1_alpha_the_profile_samples(version, env):
+    est = _alpha("meta-llama/Llama-3.1-8B", version, env=env)
+    assert est.extra["sampler_peak"] > 0
+    assert "v1-alpha" not in {t.term: t.rule for t in budget_terms(est)}["forward_peak_bytes_per_gpu"]

@@ -573,6 +573,54 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
 
 
+def v1_alpha_logits_rows(engine: str, version: str | None) -> str | None:
+    """Which rows the V1 alpha's profile run computes logits for (profiles.VLLM_V1_ALPHA_LOGITS_ROWS): "tokens" or
+    "seqs"; None where the profile runs the dummy sampler instead (V0, and V1 from its default release on)."""
+    parsed = P.arithmetic_release("vllm", version)
+    if engine != "v1" or parsed >= P.known_version(P.VLLM_V1_DEFAULT_SINCE):
+        return None
+    return P.row_of_release(P.VLLM_V1_ALPHA_LOGITS_ROWS, parsed)
+
+
+def v1_alpha_logits_phase(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, rows_kind: str) -> int:
+    """The V1 alpha profile's step after its forward, on the rank that binds (rank 0): the hidden states the logits
+    are taken from and the logits in the model dtype, over the padded vocabulary; at TP > 1 rank 0's own shard,
+    the gathered shards and their concatenation (profiles.VLLM_V1_ALPHA_LOGITS_ROWS)."""
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    rows = batched if rows_kind == "tokens" else min(seqs, batched)
+    padded = round_up(facts.vocab_size or 0, P.VOCAB_PADDING)
+    shard = -(-padded // tp)
+    logits = rows * shard * element + (2 * rows * shard * tp * element if tp > 1 else 0)
+    # "seqs": the rows were indexed out of the batch (a copy), the batch's own hidden states released by then
+    hidden = rows * (facts.hidden_size or 0) * element
+    return int((hidden + logits) * (1 + cfg.activation_margin))
+
+
+def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, last_stage: bool,
+                   chunk: int | None, moe_held: bool, engine: str, sampler_row: P.VllmSamplerRow, version: str | None,
+                   alpha_rows: str | None) -> tuple[int, int]:
+    """(forward peak, sampler phase) of one stage's profile run."""
+    tp = cfg.tensor_parallel_size
+    forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=last_stage and alpha_rows is None,
+                              chunk=chunk, held=moe_held)
+    if alpha_rows is not None:  # the V1 alpha's logits step follows its forward; it runs no sampler
+        logits = v1_alpha_logits_phase(facts, batched, seqs, tp, cfg, alpha_rows) if last_stage else 0
+        return max(forward, logits), 0
+    # the sampler runs on the last stage after the forward's tensors are freed (V0 and V1 alike): the peak is
+    # the larger phase; under V0 only the driver rank samples, and it is the rank whose pool binds
+    return forward, profiled_sampler(facts, batched, seqs, engine, sampler_row, version) if last_stage else 0
+
+
+def v1_alpha_term_rules(rows_kind: str) -> dict:
+    """The forward and sampler rules of the V1 alpha's profile, shown in place of the 0.8.0 rows its VLLM_USE_V1=1
+    estimate otherwise runs with (terms.budget_terms)."""
+    source = P.VLLM_V1_ALPHA_SOURCE[rows_kind]
+    return {"forward_peak_bytes_per_gpu": (f"max(dense-mlp-calibrated, v1-alpha-logits-of-{rows_kind})", source),
+            "sampler_peak_bytes_per_gpu": ("none-v1-alpha", source),
+            "sampler_warmup_bytes_per_gpu": ("none-v1-alpha", "vllm/v1/worker/gpu_worker.py@v0.7.0..@v0.7.3 "
+                                             "compile_or_warm_up_model (compile sizes and graph capture only)")}
+
+
 def sampler_sort_peak_bytes(rows: int, table: dict[str, int] = P.SAMPLER_SORT_PEAK_BYTES) -> int:
     """Bytes per vocabulary entry of each row at the peak of torch's sort of the logits, by the path
     SortStable.cu takes for this many rows (profiles.SAMPLER_SORT_PEAK_BYTES; SAMPLER_SORT_16BIT_PEAK_BYTES for
@@ -913,12 +961,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
     mm_profile = encoder_profile(facts, cfg, batched, seqs, max_len, version) if profile.engine == "v1" \
         else EncoderProfile()
+    alpha_rows = v1_alpha_logits_rows(profile.engine, version)
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
-        forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=s == pp - 1, chunk=chunk, held=moe_held)
-        # the sampler runs on the last stage after the forward's tensors are freed (V0 and V1 alike): the peak is
-        # the larger phase; under V0 only the driver rank samples, and it is the rank whose pool binds
-        sampler = profiled_sampler(facts, batched, seqs, profile.engine, sampler_row, version) if s == pp - 1 else 0
+        forward, sampler = profile_phases(facts, batched, seqs, cfg, s == pp - 1, chunk, moe_held, profile.engine,
+                                          sampler_row, version, alpha_rows)
         if sampler:
             sampler += held_workspace
         # the encoder runs first on the first stage; its inputs and outputs stay allocated through both phases
@@ -1000,8 +1047,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     outside_room = last.gpu_total - last.requested - context_outside - comm_outside - \
         (0 if profile.graphs_profiled else last.cuda_graphs)
     warmup_free = last.gpu_total - held + max(0, -outside_room)
+    # the V1 alpha's compile_or_warm_up_model (gpu_worker.py@v0.7.0..@v0.7.3) only captures graphs: no sampler pass
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
-        if profile.engine == "v1" and not extensible and not refused_at_start else None
+        if profile.engine == "v1" and alpha_rows is None and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
     fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
         if search_fixes else {}
@@ -1023,8 +1071,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
-               "term_rules": sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
-               if profile.engine != "v0" else {},
+               "term_rules": v1_alpha_term_rules(alpha_rows) if alpha_rows is not None else
+               sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env) if profile.engine != "v0" else {},
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
