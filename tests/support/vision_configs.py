@@ -1,4 +1,4 @@
-"""Qwen2-VL and Qwen2.5-VL config.json shapes (as published) shared by the vision-tower and encoder-profile tests."""
+"""Qwen2-VL, Qwen2.5-VL and Qwen3-VL config.json shapes (as published) shared by the vision-tower and encoder-profile tests."""
 
 QWEN25_VL_VISION = {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420,
                     "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
@@ -17,3 +17,13 @@ QWEN2_VL_7B = {**QWEN25_VL_7B, "architectures": ["Qwen2VLForConditionalGeneratio
                "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
                                  "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2,
                                  "temporal_patch_size": 2}}
+QWEN3_VL_8B = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+               "tie_word_embeddings": False,
+               "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "intermediate_size": 12288,
+                               "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+                               "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 262144,
+                               "tie_word_embeddings": False, "dtype": "bfloat16"},
+               "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_size": 1152,
+                                 "intermediate_size": 4304, "model_type": "qwen3_vl", "num_heads": 16,
+                                 "num_position_embeddings": 2304, "out_hidden_size": 4096, "patch_size": 16,
+                                 "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3}}

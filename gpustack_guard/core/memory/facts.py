@@ -25,9 +25,11 @@ class EncoderDummy:
     inter: int  # its MLP width
     gated: bool  # gate/up/down (3 matrices) or fc1/fc2
     out_width: int  # the width of the encoder outputs cached per token (the text model's hidden size)
-    calibrated_bytes_per_patch: int = 0  # what profiles.VISION_PROFILE_BYTES books instead (Qwen-VL), 0: none
     patch_factor: int = 0  # patch x merge: the processor's resize step when max_pixels moves (Qwen2/2.5-VL)
     patch_size: int = 0
+    output_streams: int = 1  # encoder outputs per token in out_width units (Qwen3-VL: 1 + its DeepStack features)
+    # elements per patch held beside the last ViT blocks (Qwen3-VL: the DeepStack features merged so far)
+    held_beside_blocks: int = 0
 
 
 @dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared

@@ -359,24 +359,20 @@ def cuda_total(gpu_total: int, gpu_name: str) -> tuple[int, CudaTotalRow | None]
 # It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see GPU_INTERCONNECT below).
 COMM_BUFFERS = int(0.75 * GiB)
 # vLLM (V1) profiles a multimodal model's encoder on dummy items of the maximum size before the text dummy run.
-# Qwen2/2.5/3-VL processors cap an image at 12,845,056 pixels (preprocessor_config.json max_pixels; Qwen3-VL's
-# longest_edge 16,777,216 at patch 16 gives the same 65,536 patches): Qwen2.5-VL-7B logs "Encoder cache will be
-# initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum feature size".
+# Qwen2/2.5-VL processors cap an image at 12,845,056 pixels (preprocessor_config.json max_pixels; 65,536 patches
+# of 14): Qwen2.5-VL-7B logs "Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1
+# image items of the maximum feature size".
 QWEN_VL_MAX_PIXELS = 12_845_056
-# Calibrated on V25 (0.9.0.1, L4) and V26 (0.27.1, RTX 4090), Qwen2.5-VL-7B: both pools are 1.0 GiB smaller than
-# weights + text activation leave, in two releases alike, as if one ViT MLP step over the dummy image stayed
-# allocated through the text dummy run: 65,536 patches x (2 x 3,420 + 1,280) x 2 B = 0.99 GiB. The mechanism is
-# not derived from vLLM's code; the size scales with the encoder, which is why it is written per patch.
-VISION_PROFILE_BYTES = 2
-VISION_PROFILE_NOTE = "calibrated on V25/V26"
+# Qwen3-VL's processor caps size["longest_edge"] instead (qwen3_vl.py@v0.11.0 _get_vision_info: smart_resize(...,
+# max_pixels=image_processor.size["longest_edge"])), 16,777,216 in the published preprocessor_config.json: a
+# 4,096 px square, 65,536 patches of 16, 16,384 tokens (not the 50,176 patches Qwen2's cap would give).
+QWEN3_VL_MAX_PIXELS = 16_777_216
 # What V1's profile_run does with a multimodal model, read in gpu_model_runner.py@v0.9.0.1, @v0.10.1.1, @v0.12.0,
 # @v0.29.0 and gpu/model_runner.py@v0.29.0 (the V2 runner's encoder_runner.profile_encoder_cache): it encodes a
 # batch of dummy items of the largest size first, then keeps the batched pixel values (a local of profile_run) and
 # the encoder outputs (encoder_cache["tmp"]) until the text dummy run and the dummy sampler are done. So the
 # profiled peak is max(encoder phase, max(forward, sampler) + pixel values + encoder outputs), the encoder phase
-# being the pixel values plus the ViT's largest step over all the items at once. The calibrated Qwen-VL figure
-# above books a sum instead; it stays where it was calibrated (benchmarks/vectors/MISSES.md has the derived
-# figure beside it: V25 would move from +15 % to +24 %), and families without a calibration get the derived rule.
+# being the pixel values plus the ViT's largest step over all the items at once (VLLM_ENCODER_ROWS below).
 # Items per batch: the encoder budget (max of max_num_batched_tokens and one item's tokens) over one item's tokens,
 # capped by max_num_seqs x the per-prompt limit (--limit-mm-per-prompt, default 999 on V1: config@v0.10.1.1).
 VLLM_MM_LIMIT_DEFAULT = 999
@@ -399,21 +395,47 @@ class VllmEncoderRow:
     source: str
 
 
+# The ViT attention backend (platforms/cuda.py get_vit_attn_backend) depends on the GPU: up to 0.11 FLASH_ATTN
+# (upstream flash-attn installed, or vLLM's own from 0.11 on compute capability >= 8.0) or xFormers'
+# memory-efficient kernel, TORCH_SDPA on Blackwell at 0.11.0; from 0.12 FLASH_ATTN on compute capability >= 8.0 and
+# TORCH_SDPA below it (Volta, Turing). None materialises a patches x patches matrix on CUDA: SDPA runs per window
+# (vit_attn_wrappers.py torch_sdpa_wrapper) and PyTorch dispatches head sizes of 72/80 to its flash or
+# memory-efficient kernels. SDPA's per-window outputs and their torch.cat (2 widths) are live where FLASH_ATTN holds
+# its output and proj's (2), so the widths below are the same for every backend of a release.
+_QWEN_FP32_ROTARY = ("residual, norm1, qkv (3), q/k/v made contiguous (3), then qwen2_vl.py "
+                     "apply_rotary_pos_emb_vision's t.float() copy (2), vllm_flash_attn's out-of-place fp32 result "
+                     "(2) and the 16-bit cast (1), for q and for k in turn")
+_QWEN_CONCAT_FP32_ROTARY = ("residual, norm1, qkv (3), q/k/v made contiguous (3), torch.cat([q, k]) (2), then "
+                            "apply_rotary_pos_emb_vision's t.float() copy of both (4), the fp32 result (4) and the "
+                            "16-bit cast (2)")
+_QWEN_16BIT_ROTARY = ("residual, norm1, qkv (3), q and k gathered into one tensor (2: qk_reshaped, or "
+                      "torch.cat([q, k]) in qwen2_vl.py) and rotated in 16 bits (2), the attention output (1: "
+                      "rearranged to s b (h d) without a copy at one batch) and proj (1)")
 VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.8.0", "qwen2_5_vl", 13, "vit-attention-fp32-rotary",
-                   "qwen2_5_vl.py@v0.9.0.1 Qwen2_5_VisionAttention.forward: residual, norm1, qkv (3), q/k/v made "
-                   "contiguous (3), then qwen2_vl.py apply_rotary_pos_emb_vision's t.float() copy (2), its fp32 "
-                   "result (2) and the 16-bit cast (1); the same at @v0.11.0"),
+                   f"qwen2_5_vl.py@v0.9.0.1, @v0.10.1.1 and @v0.10.2 Qwen2_5_VisionAttention.forward: "
+                   f"{_QWEN_FP32_ROTARY}"),
+    VllmEncoderRow("0.11.0", "qwen2_5_vl", 20, "vit-attention-concat-fp32-rotary",
+                   f"qwen2_5_vl.py@v0.11.0 Qwen2_5_VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
     VllmEncoderRow("0.12.0", "qwen2_5_vl", 11, "vit-attention-16bit-rotary",
-                   "qwen2_5_vl.py@v0.12.0 and @v0.27.1: qkv rearranged once, q and k rotated together in 16 bits "
-                   "(qk_reshaped 2, qk_rotated 2), the attention output's contiguous copy and proj (1 each)"),
+                   f"qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0 (MMEncoderAttention from "
+                   f"0.14): {_QWEN_16BIT_ROTARY}"),
     VllmEncoderRow("0.8.0", "qwen2_vl", 13, "vit-attention-fp32-rotary",
-                   "qwen2_vl.py@v0.9.0.1 and @v0.11.0 Qwen2VisionAttention.forward: as qwen2_5_vl.py, "
-                   "apply_rotary_pos_emb_vision's t.float()"),
+                   f"qwen2_vl.py@v0.9.0.1 and @v0.10.1.1 Qwen2VisionAttention.forward: {_QWEN_FP32_ROTARY}"),
+    VllmEncoderRow("0.11.0", "qwen2_vl", 20, "vit-attention-concat-fp32-rotary",
+                   f"qwen2_vl.py@v0.11.0 Qwen2VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
     VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
-                   "qwen2_vl.py@v0.27.1 Qwen2VisionAttention.forward: torch.cat([q, k]) (2) rotated in 16 bits "
-                   "(2), the attention output's contiguous copy and proj; keyed at 0.12.0 with qwen2_5_vl.py "
-                   "(qwen2_vl.py not read between @v0.11.0, fp32 rotary, and @v0.27.1)"),
+                   f"qwen2_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}"),
+    # Qwen3-VL first ships in 0.11.0; its blocks use qwen2_5_vl.py's Qwen2_5_VisionAttention
+    VllmEncoderRow("0.11.0", "qwen3_vl", 20, "vit-attention-concat-fp32-rotary",
+                   f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"),
+    VllmEncoderRow("0.12.0", "qwen3_vl", 11, "vit-attention-16bit-rotary",
+                   f"qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): "
+                   f"{_QWEN_16BIT_ROTARY}"),
+    VllmEncoderRow("0.11.0", "qwen3_vl_moe", 20, "vit-attention-concat-fp32-rotary",
+                   "qwen3_vl_moe.py@v0.11.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
+    VllmEncoderRow("0.12.0", "qwen3_vl_moe", 11, "vit-attention-16bit-rotary",
+                   "qwen3_vl_moe.py@v0.12.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
@@ -814,7 +836,7 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.8.0", "max(encoder-phase, text+held)",
                        "vllm/v1/worker/gpu_model_runner.py@v0.9.0.1 profile_run (the dummy items encoded first; "
                        "encoder_cache['tmp'] and the batched pixel values held through the text run); the ViT "
-                       "step per model file in profiles.VLLM_ENCODER_ROWS, Qwen-VL calibrated on V25/V26"),
+                       "step per model file and release in profiles.VLLM_ENCODER_ROWS"),
             TermSource("0.10.0", "max(encoder-phase, text+held)",
                        "vllm/v1/worker/utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored)"),
             TermSource("0.34.0", "max(encoder-phase, text+held)",

@@ -72,7 +72,7 @@ def budget_terms(est) -> list[BudgetTerm]:
     generation = str(est.extra.get("engine_generation") or "") if est.engine == "vLLM" else ""
     rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
             for term, rule, source in _term_sources(est.engine, est.version, generation)]
-    # a multimodal model's encoder term names the rule that sized it for this model (derived or calibrated)
+    # a multimodal model's encoder term names the rule that sized it for this model and release
     encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
     if isinstance(encoder, dict) and encoder.get("rule") not in (None, "none"):
         rows = [BudgetTerm(r.term, r.value, r.unit, str(encoder["rule"]), f"{r.source}; {encoder['source']}")

@@ -32,25 +32,24 @@ def qwen_vl_side(max_pixels: int, factor: int) -> int:
     huge = 9_999_999
     side = round(huge / factor) * factor
     if side * side > max_pixels:
-        beta = math.sqrt(huge * huge / max_pixels)
+        beta = math.sqrt(huge * huge / max_pixels)  # in floats, as smart_resize computes it
         side = max(factor, math.floor(huge / beta / factor) * factor)
     return side
 
 
 def qwen_vl_encoder(v: dict, family: str, *, width_key: str, default_width: int, inter: int, gated: bool,
-                    default_patch: int, out_width: int) -> EncoderDummy:
-    """The largest dummy image vLLM profiles a Qwen-VL encoder with: P.QWEN_VL_MAX_PIXELS pixels (Qwen2.5-VL:
-    3,584 px square, 65,536 patches, the "budget of 16384 tokens" its startup log prints), and the calibrated
-    bytes per patch V25/V26 fitted (P.VISION_PROFILE_NOTE): one ViT MLP step, its gate/up output and input."""
+                    default_patch: int, out_width: int, max_pixels: int) -> EncoderDummy:
+    """The largest dummy image vLLM profiles a Qwen-VL encoder with: smart_resize of a 9,999,999-pixel square under
+    the processor's pixel cap (Qwen2/2.5-VL: 12,845,056 px, 3,584 px square, 65,536 patches of 14, the "budget of
+    16384 tokens" its startup log prints), and the ViT shapes engines/vllm.py sizes its steps from."""
     patch, merge = _get(v, "patch_size", default_patch), _get(v, "spatial_merge_size", 2)
     width = _get(v, width_key, default_width)
-    side = qwen_vl_side(P.QWEN_VL_MAX_PIXELS, patch * merge)
+    side = qwen_vl_side(max_pixels, patch * merge)
     patches = (side // patch) ** 2
     chans = _get(v, "in_channels", _get(v, "in_chans", 3))
     return EncoderDummy(family, patches, patches // (merge * merge), chans * _get(v, "temporal_patch_size", 2)
-                        * patch * patch, width, inter, gated, out_width,
-                        calibrated_bytes_per_patch=((2 if gated else 1) * inter + width) * P.VISION_PROFILE_BYTES,
-                        patch_factor=patch * merge, patch_size=patch)
+                        * patch * patch, width, inter, gated, out_width, patch_factor=patch * merge,
+                        patch_size=patch)
 
 
 def _get(config: dict, key: str, default):
@@ -119,6 +118,23 @@ def qwen3_vl(v: dict) -> int:
     wide = hidden * merge * merge
     return patch + position + depth * block + _merger(hidden, merge, out, 2 * hidden) + \
         deepstack * _merger(hidden, merge, out, 2 * wide)
+
+
+def qwen3_vl_encoder(v: dict, family: str, text_hidden: int) -> EncoderDummy:
+    """Qwen3-VL's dummy image: its processor caps size["longest_edge"] (P.QWEN3_VL_MAX_PIXELS: 4,096 px square,
+    65,536 patches of 16), which --mm-processor-kwargs max_pixels does not move (patch_factor 0). The ViT returns
+    the merger's output beside one feature per DeepStack layer (qwen3_vl.py: torch.cat([hidden_states] +
+    deepstack_feature_lists, dim=1)), and the features merged so far stay allocated through the later blocks."""
+    merge, depth = _get(v, "spatial_merge_size", 2), _get(v, "depth", 27)
+    out_width = _get(v, "out_hidden_size", text_hidden)
+    indexes = _get(v, "deepstack_visual_indexes", [8, 16, 24])
+    # a feature is merged after its block runs, so the last block runs beside those of earlier blocks
+    beside_last = sum(1 for i in indexes if isinstance(i, int) and not isinstance(i, bool) and i < depth - 1)
+    enc = qwen_vl_encoder(v, family, width_key="hidden_size", default_width=1152,
+                          inter=_get(v, "intermediate_size", 4304), gated=False, default_patch=16,
+                          out_width=out_width, max_pixels=P.QWEN3_VL_MAX_PIXELS)
+    return replace(enc, patch_factor=0, output_streams=1 + len(indexes),
+                   held_beside_blocks=beside_last * out_width // (merge * merge))
 
 
 def _kept_layers(total: int, feature_layer) -> int:
@@ -236,17 +252,15 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
         embed = _get(v, "embed_dim", 1280)
         return VisionTower(qwen2_vl(v), "qwen2_vl", None, qwen_vl_encoder(
             v, "qwen2_vl", width_key="embed_dim", default_width=1280, inter=int(embed * _get(v, "mlp_ratio", 4)),
-            gated=False, default_patch=14, out_width=_get(v, "hidden_size", text_hidden)))
+            gated=False, default_patch=14, out_width=_get(v, "hidden_size", text_hidden),
+            max_pixels=P.QWEN_VL_MAX_PIXELS))
     if model_type == "qwen2_5_vl":
         return VisionTower(qwen2_5_vl(v), "qwen2_5_vl", None, qwen_vl_encoder(
             v, "qwen2_5_vl", width_key="hidden_size", default_width=1280, inter=_get(v, "intermediate_size", 3420),
-            gated=True, default_patch=14, out_width=_get(v, "out_hidden_size", text_hidden)))
+            gated=True, default_patch=14, out_width=_get(v, "out_hidden_size", text_hidden),
+            max_pixels=P.QWEN_VL_MAX_PIXELS))
     if model_type in ("qwen3_vl", "qwen3_vl_moe"):
-        # Qwen3-VL's processor caps size["longest_edge"], not max_pixels: the 12,845,056-pixel cap gives 50,176
-        # patches at patch 16, and --mm-processor-kwargs max_pixels is not read for it (no resize factor kept)
-        return VisionTower(qwen3_vl(v), model_type, None, replace(qwen_vl_encoder(
-            v, model_type, width_key="hidden_size", default_width=1152, inter=_get(v, "intermediate_size", 4304),
-            gated=False, default_patch=16, out_width=_get(v, "out_hidden_size", text_hidden)), patch_factor=0))
+        return VisionTower(qwen3_vl(v), model_type, None, qwen3_vl_encoder(v, model_type, text_hidden))
     if model_type in ("llava", "llava_next"):
         return llava(config, text_hidden, model_type)
     if model_type == "gemma3":

@@ -1,11 +1,11 @@
 """vLLM V1's profile of a vision encoder (engines/vllm.py encoder_profile, profiles.VLLM_ENCODER_ROWS).
 
 profile_run encodes max-size dummy items first, then keeps their pixel values and outputs through the text dummy
-run: the peak is max(encoder phase, text phase + held). Qwen-VL keeps the calibrated figure (V25/V26); Gemma 3's
-SigLIP gets the derived rule. Figures below are worked by hand from the shapes: 16-bit elements throughout."""
+run: the peak is max(encoder phase, text phase + held). Every family books the derived rule of its model file at
+the release (no constant fitted to a log). Figures below are worked by hand from the shapes: 16-bit elements."""
 
 import pytest
-from support.vision_configs import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
+from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
@@ -25,31 +25,47 @@ def gemma3_12b():
     return facts
 
 
-@pytest.mark.parametrize("config, family, patches, tokens, pixels_per_patch, out_width, calibrated", [
-    (QWEN25_VL_7B, "qwen2_5_vl", 65_536, 16_384, 1_176, 3_584, (2 * 3_420 + 1_280) * 2),
-    (QWEN25_VL_3B, "qwen2_5_vl", 65_536, 16_384, 1_176, 2_048, (2 * 3_420 + 1_280) * 2),
-    (QWEN2_VL_7B, "qwen2_vl", 65_536, 16_384, 1_176, 3_584, (4 * 1_280 + 1_280) * 2),
+@pytest.mark.parametrize("config, family, patches, tokens, pixels_per_patch, out_width, streams, beside", [
+    (QWEN25_VL_7B, "qwen2_5_vl", 65_536, 16_384, 1_176, 3_584, 1, 0),
+    (QWEN25_VL_3B, "qwen2_5_vl", 65_536, 16_384, 1_176, 2_048, 1, 0),
+    (QWEN2_VL_7B, "qwen2_vl", 65_536, 16_384, 1_176, 3_584, 1, 0),
+    # longest_edge 16,777,216: a 4,096 px square of 16 px patches; the merger's output and 3 DeepStack features,
+    # all three merged before blocks 25 and 26 run (3 x 4,096 / 4 elements per patch beside them)
+    (QWEN3_VL_8B, "qwen3_vl", 65_536, 16_384, 1_536, 4_096, 4, 3_072),
 ])
-def test_the_largest_dummy_image_of_qwen_vl(config, family, patches, tokens, pixels_per_patch, out_width,
-                                             calibrated):
+def test_the_largest_dummy_image_of_qwen_vl(config, family, patches, tokens, pixels_per_patch, out_width, streams,
+                                             beside):
     enc = facts_from_config(config, "test").vision_encoder
     assert enc is not None
     assert (enc.family, enc.item_patches, enc.item_tokens, enc.pixel_elements_per_patch, enc.out_width,
-            enc.calibrated_bytes_per_patch) == (family, patches, tokens, pixels_per_patch, out_width, calibrated)
+            enc.output_streams, enc.held_beside_blocks) == \
+        (family, patches, tokens, pixels_per_patch, out_width, streams, beside)
+
+
+@pytest.mark.parametrize("indexes, streams, beside", [
+    ([8, 16, 24], 4, 3 * 1_024),
+    ([8, 16, 26], 4, 2 * 1_024),  # a feature of the last block (26 of 27) is merged after every block has run
+    ([], 1, 0),
+])
+def test_qwen3_vl_deepstack_features_held_beside_the_blocks(indexes, streams, beside):
+    config = {**QWEN3_VL_8B, "vision_config": {**QWEN3_VL_8B["vision_config"], "deepstack_visual_indexes": indexes}}
+    enc = facts_from_config(config, "test").vision_encoder
+    assert enc is not None and (enc.output_streams, enc.held_beside_blocks) == (streams, beside)
 
 
 def test_gemma3_dummy_image_is_one_896_px_crop_of_256_tokens():
     enc = gemma3_12b().vision_encoder
     assert enc is not None
     assert (enc.family, enc.item_patches, enc.item_tokens, enc.pixel_elements_per_patch, enc.width, enc.inter,
-            enc.gated, enc.out_width, enc.calibrated_bytes_per_patch) == \
-        ("gemma3", 64 * 64, 256, 3 * 14 * 14, 1_152, 4_304, False, 3_840, 0)
+            enc.gated, enc.out_width, enc.output_streams) == \
+        ("gemma3", 64 * 64, 256, 3 * 14 * 14, 1_152, 4_304, False, 3_840, 1)
 
 
 @pytest.mark.parametrize("max_pixels, factor, side", [
     (12_845_056, 28, 3_584),  # Qwen2/2.5-VL's default: 128 x 28
     (1_003_520, 28, 980),  # 1280 x 28 x 28, a common --mm-processor-kwargs value: floor(1001.8 / 28) x 28
     (12_845_056, 32, 3_584),  # patch 16 x merge 2
+    (16_777_216, 32, 4_096),  # Qwen3-VL's longest_edge: 4,096^2 exactly, not one factor below
     (100, 28, 28),  # never below one factor
     (10**30, 28, 10_000_004),  # above vLLM's 9,999,999 px probe the probe, rounded to 28, is the cap
 ])
@@ -74,15 +90,35 @@ def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(batched, seq
     assert got.items == items
 
 
-# Qwen2.5-VL-3B: one 65,536-patch image. 0.9.x's attention step is 13 widths (fp32 rotary copies), the MLP
-# 3 x (1,280 + 3,420) = 14,100 elements; from 0.12 the attention is 11 widths (14,080) and the MLP step binds.
-@pytest.mark.parametrize("version, step", [("0.9.0", 13 * 1_280), ("0.11.0", 13 * 1_280), ("0.12.0", 14_100),
-                                           ("0.27.1", 14_100)])
-def test_qwen25_vl_3b_encoder_phase_by_release(version, step):
-    got = encoder_profile(facts_from_config(QWEN25_VL_3B, "test"), VllmConfig(), 2_048, 256, 8_192, version)
+# One 65,536-patch image at 2,048 batched tokens. Qwen2.5-VL (width 1,280, gated MLP of 3,420: 3 x 4,700 = 14,100
+# elements): through 0.10 the attention step holds 13 widths (fp32 rotary of q, then of k), at 0.11.0 20 (q and k
+# concatenated, then rotated in fp32), from 0.12 11 (16-bit rotary: 14,080, under the MLP's 14,100). Qwen2-VL's
+# fc1/fc2 MLP of 5,120 peaks at 2 x (1,280 + 5,120) = 12,800, so from 0.12 its 11 widths (14,080) bind.
+@pytest.mark.parametrize("config, version, step", [
+    (QWEN25_VL_3B, "0.9.0", 13 * 1_280), (QWEN25_VL_3B, "0.10.2", 13 * 1_280), (QWEN25_VL_3B, "0.11.0", 20 * 1_280),
+    (QWEN25_VL_3B, "0.12.0", 14_100), (QWEN25_VL_3B, "0.27.1", 14_100),
+    (QWEN25_VL_7B, "0.9.0", 13 * 1_280), (QWEN25_VL_7B, "0.19.0", 14_100),
+    (QWEN2_VL_7B, "0.10.1", 13 * 1_280), (QWEN2_VL_7B, "0.11.0", 20 * 1_280), (QWEN2_VL_7B, "0.14.1", 11 * 1_280),
+])
+def test_qwen_vl_encoder_phase_by_release(config, version, step):
+    got = encoder_profile(facts_from_config(config, "test"), VllmConfig(), 2_048, 256, 8_192, version)
+    out_width = config["vision_config"].get("out_hidden_size", config["hidden_size"])
+    assert got.items == 1
     assert got.phase == QWEN_PIXELS + 65_536 * step * 2
-    assert got.held == QWEN_PIXELS + 16_384 * 2_048 * 2
-    assert got.calibrated == 65_536 * 8_120 * 2 and got.rule == "encoder-dummy-item-calibrated"
+    assert got.held == QWEN_PIXELS + 16_384 * out_width * 2
+
+
+# Qwen3-VL-8B: 65,536 patches of 3 x 2 x 16 x 16 = 1,536 pixel elements. Its blocks use Qwen2.5-VL's attention
+# (11 widths of 1,152 from 0.12, over the fc1/fc2 MLP's 2 x (1,152 + 4,304) = 10,912; 20 widths at 0.11.0) beside
+# the 3 DeepStack features merged so far (3 x 4,096 / 4 = 3,072 per patch); what it returns is 4 x 4,096 wide.
+@pytest.mark.parametrize("version, step", [("0.11.0", 20 * 1_152 + 3_072), ("0.12.0", 11 * 1_152 + 3_072),
+                                           ("0.19.0", 11 * 1_152 + 3_072)])
+def test_qwen3_vl_8b_encoder_phase_and_held(version, step):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(), 2_048, 256, 8_192, version)
+    pixels = 65_536 * 1_536 * 2
+    assert (got.items, got.phase, got.held) == (1, pixels + 65_536 * step * 2, pixels + 16_384 * 4 * 4_096 * 2)
+    assert got.phase == {"0.11.0": 3_623_878_656, "0.12.0": 2_264_924_160, "0.19.0": 2_264_924_160}[version]
+    assert "qwen3_vl.py@v0" in got.source
 
 
 # Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens; SigLIP's largest step is fc1's output and its
@@ -91,8 +127,8 @@ def test_qwen25_vl_3b_encoder_phase_by_release(version, step):
 def test_gemma3_12b_encoder_phase_and_held(version):
     got = encoder_profile(gemma3_12b(), VllmConfig(), 2_048, 256, 8_192, version)
     pixels = 8 * 4_096 * 588 * 2
-    assert (got.items, got.phase, got.held, got.calibrated) == \
-        (8, pixels + 8 * 4_096 * 10_912 * 2, pixels + 8 * 256 * 3_840 * 2, 0)
+    assert (got.items, got.phase, got.held) == \
+        (8, pixels + 8 * 4_096 * 10_912 * 2, pixels + 8 * 256 * 3_840 * 2)
     assert got.rule == "max(encoder-phase, text+held):siglip-attention"
     assert "siglip.py@v0.10.1.1" in got.source
 
@@ -104,7 +140,6 @@ def test_gemma3_12b_encoder_phase_and_held(version):
 ])
 def test_derived_profile_adds_the_larger_of_held_and_the_encoder_phase_excess(text_phase, added):
     assert EncoderProfile(items=1, phase=2 * GiB, held=100).added(text_phase) == added
-    assert EncoderProfile(items=1, phase=2 * GiB, held=100, calibrated=7).added(text_phase) == 7
 
 
 def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
@@ -123,8 +158,12 @@ def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
 
 
 @pytest.mark.parametrize("facts, version, rule, read", [
-    (facts_from_config(QWEN25_VL_7B, "test"), "0.11.0", "encoder-dummy-item-calibrated",
-     "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); profiles.VISION_PROFILE_BYTES"),
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.11.0", "max(encoder-phase, text+held):vit-attention-concat-fp32-rotary",
+     "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); qwen2_5_vl.py@v0.11.0"),
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.27.1", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
+     "qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0"),
+    (facts_from_config(QWEN3_VL_8B, "test"), "0.19.0", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
+     "qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0"),
     (gemma3_12b(), "0.11.0", "max(encoder-phase, text+held):siglip-attention",
      "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); siglip.py@v0.10.1.1"),
     (gemma3_12b(), "0.9.0", "max(encoder-phase, text+held):siglip-attention",
@@ -144,7 +183,7 @@ def test_v0_and_text_models_profile_no_encoder():
     v0 = estimate_vllm(qwen, 24 * GiB, VllmConfig(max_model_len=8_192), version="0.6.3")
     v1 = estimate_vllm(qwen, 24 * GiB, VllmConfig(max_model_len=8_192), version="0.11.0")
     assert v0.extra["encoder_peak"] == 0 and v0.extra["encoder_profile"]["rule"] == "none"
-    assert v1.extra["encoder_peak"] == 65_536 * 8_120 * 2 == 1_064_304_640
+    assert v1.extra["encoder_peak"] > 0 and v1.extra["encoder_profile"]["rule"].endswith("concat-fp32-rotary")
 
 
 @pytest.mark.parametrize("cfg, rule", [
@@ -162,7 +201,7 @@ def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
     qwen = encoder_profile(facts_from_config(QWEN25_VL_7B, "test"), cfg, 2_048, 256, 8_192, "0.11.0")
     # 980 px square: 70 x 70 = 4,900 patches, 1,225 tokens; 2,048 batched tokens hold one item
     assert (qwen.items, qwen.item_patches, qwen.item_tokens) == (1, 4_900, 1_225)
-    assert qwen.calibrated == 4_900 * 8_120 * 2
+    assert qwen.phase == 4_900 * 1_176 * 2 + 4_900 * 20 * 1_280 * 2  # 0.11.0: the concatenated fp32 rotary binds
     gemma = encoder_profile(gemma3_12b(), cfg, 2_048, 256, 8_192, "0.11.0")
     assert (gemma.items, gemma.item_patches) == (8, 4_096)
 

@@ -8,21 +8,11 @@ Qwen3-VL-8B 8,767,123,696 = Qwen3-8B 8,190,735,360 + 576,388,336; gemma-3-4b-it 
 one CLIP layer and the post-LayerNorm more than vLLM builds."""
 
 import pytest
-from support.vision_configs import QWEN2_VL_7B, QWEN25_VL_3B, QWEN25_VL_7B
+from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.weights import param_breakdown, weight_layout
 
-QWEN3_VL_8B = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
-               "tie_word_embeddings": False,
-               "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "intermediate_size": 12288,
-                               "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
-                               "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 262144,
-                               "tie_word_embeddings": False, "dtype": "bfloat16"},
-               "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_size": 1152,
-                                 "intermediate_size": 4304, "model_type": "qwen3_vl", "num_heads": 16,
-                                 "num_position_embeddings": 2304, "out_hidden_size": 4096, "patch_size": 16,
-                                 "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3}}
 GEMMA3_4B = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "mm_tokens_per_image": 256,
              "torch_dtype": "bfloat16",
              "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",

@@ -151,21 +151,17 @@ class EncoderProfile:
     item_tokens: int = 0
     phase: int = 0  # pixel values + the ViT's largest step over all the items (0: the model file was not read)
     held: int = 0  # pixel values + encoder outputs, kept until the dummy sampler is done
-    calibrated: int = 0  # Qwen-VL: items x patches x the calibrated bytes per patch (profiles.VISION_PROFILE_BYTES)
     rule: str = "none"
     source: str = ""
 
     def added(self, text_phase: int) -> int:
-        """Bytes the encoder adds to the text phase max(forward, sampler): the calibrated figure where one was
-        fitted, else what max(encoder phase, text phase + held) puts above the text phase."""
-        if self.calibrated:
-            return self.calibrated
+        """Bytes the encoder adds to the text phase max(forward, sampler): what max(encoder phase, text phase +
+        held) puts above the text phase."""
         return max(self.held, self.phase - text_phase) if self.phase else 0
 
     def report(self) -> dict:
         return {"items": self.items, "item_patches": self.item_patches, "item_tokens": self.item_tokens,
-                "encoder_phase": self.phase, "held_through_text": self.held, "calibrated": self.calibrated,
-                "rule": self.rule, "source": self.source}
+                "encoder_phase": self.phase, "held_through_text": self.held, "rule": self.rule, "source": self.source}
 
 
 def vit_step_elements(enc: EncoderDummy, attention_widths: int) -> int:
@@ -202,17 +198,15 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
     items = max(1, min(by_budget, seqs * per_prompt))
     element = 4 if (facts.dtype or "").lower() in ("float32", "fp32") else 2
     pixels = items * patches * enc.pixel_elements_per_patch * element
-    held = pixels + items * tokens * enc.out_width * element
+    held = pixels + items * tokens * enc.out_width * enc.output_streams * element
     row = P.vllm_encoder_row(enc.family, version)
-    phase = pixels + items * patches * vit_step_elements(enc, row.attention_widths) * element if row else 0
-    calibrated = items * patches * enc.calibrated_bytes_per_patch
-    if calibrated:
-        rule, source = "encoder-dummy-item-calibrated", f"profiles.VISION_PROFILE_BYTES ({P.VISION_PROFILE_NOTE})"
-    elif row:
+    if row:
+        step = vit_step_elements(enc, row.attention_widths) + enc.held_beside_blocks
+        phase = pixels + items * patches * step * element
         rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
     else:
-        rule, source = "not-derived", f"the {enc.family} model file was not read for this release"
-    return EncoderProfile(items, patches, tokens, phase, held, calibrated, rule, source)
+        phase, rule, source = 0, "not-derived", f"the {enc.family} model file was not read for this release"
+    return EncoderProfile(items, patches, tokens, phase, held, rule, source)
 
 
 def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) -> list[int]:
