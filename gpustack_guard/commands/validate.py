@@ -82,7 +82,7 @@ def run(opts: ValidateOptions) -> int:
     resolve = wiring.build_resolver(opts.sources.offline).resolve
     # The report is kept until the command ends too, and the stages make no cyclic garbage (none on the scale
     # trees): without the collector's passes over their ~1,000,000 young objects, 10,000 specs x 5,000 GPUs
-    # went 2,1xx -> 2,0xx ms CPU (benchmarks/scale.py, docs/performance.md fifth round).
+    # went ~2,080 -> ~1,990 ms CPU (benchmarks/scale.py, docs/performance.md fifth round).
     with wiring.long_lived():
         report = validate(docs, load_findings, renderer, resolve, fleet, os.environ)
     if opts.server_check:
