@@ -5,7 +5,8 @@ Both sides run as fresh processes on the same files; the parse baseline uses PyY
 the ratio, and the same for CPU time (user + system, steadier on a shared machine); targets: <= 1.5 at 1,000
 specs x 500 GPUs, <= 1.2 at 10,000 x 5,000 (start-up weighs less there).
 A third process, the baseline with typer, pydantic and jinja2 imported first, shows what the dependencies alone
-cost and how much of the target is left for gsg's own work beyond the baseline's parse.
+cost and how much of the target is left for gsg's own work beyond the baseline's parse. A fourth, in-process,
+prints gsg's CPU per phase (loading, fleet, check and render, placement and estimation, rules, the rest).
 The peer row: check-jsonschema (PyPI) with gsg's own JSON Schema (`gsg schema`) on the same spec files, schema
 only and no arithmetic, against gsg's full validation; printed, not judged.
 
@@ -81,6 +82,42 @@ def check_jsonschema_command(given: str | None) -> str | None:
     return beside if os.path.exists(beside) else shutil.which("check-jsonschema")
 
 
+# In a child process: CPU per phase of one validate run, so a change shows where it landed (load, fleet, the
+# stages, rules, what is left: report and exit) beside the whole-process ratio.
+PHASES = """
+import io, sys, time
+from gpustack_guard import cli
+import gpustack_guard.commands.validate as V
+import gpustack_guard.core.pipeline as P
+spent = {}
+def timed(module, name):
+    inner = getattr(module, name)
+    def run(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[name] = spent.get(name, 0.0) + time.process_time() - start
+    setattr(module, name, run)
+for module, name in ((V, "load_specs"), (V, "load_fleet"), (P, "render_all"), (P, "evaluate"), (P, "run_rules")):
+    timed(module, name)
+shown, sys.stdout = sys.stdout, io.StringIO()
+start = time.process_time()
+cli.main(["validate", sys.argv[1], "--fleet", sys.argv[2], "--offline"])
+total = time.process_time() - start
+sys.stdout = shown
+spent["report and the rest"] = total - sum(spent.values())
+print(", ".join(f"{name} {seconds * 1000:.0f}" for name, seconds in spent.items()) + f" (of {total * 1000:.0f})")
+"""
+
+
+def phase_line(specs: Path, fleet: Path) -> str:
+    result = subprocess.run([sys.executable, "-c", PHASES, str(specs), str(fleet)], cwd=ROOT, capture_output=True,
+                            text=True, check=False)
+    said = result.stdout.strip() or f"(no figures: exit {result.returncode})"
+    return f"  in-process phases, ms CPU of one run: {said}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", type=int, default=1000)
@@ -107,6 +144,7 @@ def main() -> int:
         median_runs([validate], 1)  # warm caches (templates, page cache)
         (parse_time, parse_cpu, _), (validate_time, validate_cpu, result), (floor_time, floor_cpu, _) = \
             median_runs_cpu([parse_only, validate, floor], opts.runs)
+        phases = phase_line(specs, base / "fleet.yaml")
         peer_line = "peer: check-jsonschema not installed (pip install check-jsonschema; it needs PyPI), row skipped"
         if peer:
             schema = base / "spec.schema.json"
@@ -129,6 +167,7 @@ def main() -> int:
     print(f"  imports of typer, pydantic and jinja2 alone: {imports * 1000:.0f} ms CPU (baseline + imports "
           f"{floor_cpu / parse_cpu:.2f}); the target leaves {(target * parse_cpu - floor_cpu) * 1000:.0f} ms "
           f"beyond the baseline's own parse, gsg spends {(validate_cpu - floor_cpu) * 1000:.0f} ms there")
+    print(phases)
     print(peer_line)
     return 0 if validate_time / parse_time <= target and result.returncode in (0, 1) else 1
 

@@ -78,8 +78,13 @@ def run(opts: ValidateOptions) -> int:
         else:
             raise GsgError("no fleet to validate against: pass --fleet FILE (a snapshot) or --server URL (GSG_URL), "
                            "or name the snapshot in gsg.yaml (`fleet: PATH`)")
-    report = validate(docs, load_findings, wiring.build_renderer(specs, opts.sources.templates),
-                      wiring.build_resolver(opts.sources.offline).resolve, fleet, os.environ)
+    renderer = wiring.build_renderer(specs, opts.sources.templates)
+    resolve = wiring.build_resolver(opts.sources.offline).resolve
+    # The report is kept until the command ends too, and the stages make no cyclic garbage (none on the scale
+    # trees): without the collector's passes over their ~1,000,000 young objects, 10,000 specs x 5,000 GPUs
+    # went ~2,080 -> ~1,990 ms CPU (benchmarks/scale.py, docs/performance.md fifth round).
+    with wiring.long_lived():
+        report = validate(docs, load_findings, renderer, resolve, fleet, os.environ)
     if opts.server_check:
         if connection is None:
             raise GsgError("--server-check needs a server (--server or GSG_URL)")

@@ -408,7 +408,10 @@ def check(key: str, value: str | None, family: str, version: str | None) -> Flag
     try:
         read_value(flag, value, family, version)
     except FlagValueError as exc:
-        return exc
+        # returned as a value: without its traceback and context, which hold this frame and the frames that
+        # raised it in a reference cycle (garbage only the cyclic collector frees; validate pauses it)
+        exc.__context__ = None
+        return exc.with_traceback(None)
     return None
 
 

@@ -63,6 +63,24 @@ def test_rendering_is_cached_only_on_what_the_template_reads(tmp_path):
     assert again is first and list(other.pinned) == ["--gpus=2"] and list(first.pinned) == ["--gpus=4"]
 
 
+def test_a_kept_rendering_is_returned_before_jinja_or_the_sandbox_is_asked(tmp_path, monkeypatch):
+    # the fast path (10,000-spec scale tree): a key seen before costs neither get_template's stat nor the
+    # sandbox's context; a new key still goes through both
+    import gpustack_guard.adapters.template_sandbox as S
+
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --gpus={{ placement.gpus }}\n")
+    r = renderer(tmp_path)
+    first = r.render("t", BASE)
+    asked = []
+    monkeypatch.setattr(r._env, "get_template", lambda name, *a, **k: asked.append(name) or 1 / 0)
+    monkeypatch.setattr(S, "rendering", lambda: asked.append("sandbox") or 1 / 0)
+    assert r.render("t", {**BASE, "vars": {"unread": 1}}) is first
+    assert asked == []
+    with pytest.raises(TemplateError, match="ZeroDivisionError"):
+        r.render("t", {**BASE, "placement": {"gpus": 2}})
+    assert asked == ["sandbox"]
+
+
 def test_cache_keys_on_the_attributes_read_not_the_whole_value(tmp_path):
     (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --gpus={{ placement.gpus }}\n")
     r = renderer(tmp_path)
