@@ -376,7 +376,7 @@ def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
 @pytest.mark.parametrize("backend, model, version, args, expected", [
     ("vLLM", "Qwen/Qwen2.5-7B-Instruct", "0.11.0", ["--max-model-len", "8192"],
      {"sampler_peak_bytes_per_gpu": ("flashinfer-top-k-top-p-after-forward", "topk_topp_sampler.py@v0.9.0"),
-      "cuda_graphs_bytes_per_gpu": ("full-and-piecewise-capture-sizes-after-kv", "compilation.py@v0.11.0")}),
+      "cuda_graphs_bytes_per_gpu": ("full-and-piecewise-capture-sizes-every-8-after-kv", "compilation.py@v0.11.0")}),
     ("SGLang", "Qwen/Qwen2.5-7B-Instruct", "0.5.5", ["--context-length", "8192"],
      {"activation_bytes_per_gpu": ("reserved-memory", "server_args.py@v0.5.4"),
       "kv_cache_bytes_per_gpu": ("fraction-x-total-minus-weights", "model_runner.py@v0.3.6")}),

@@ -27,7 +27,7 @@ class VllmProfile:
 
     since: str
     engine: str  # "v0" | "v1"
-    capture_rule: str  # "v0" | "v1-early" | "v1": how CUDA-graph capture sizes are chosen
+    capture_rule: str  # "v0" | "v1-early" | "v1-8step" | "v1": how CUDA-graph capture sizes are chosen
     graph_sets: int  # 1 piecewise; 2 FULL_AND_PIECEWISE
     graphs_profiled: bool  # CUDA-graph memory subtracted inside the gmu budget (else paid from headroom)
     source: str
@@ -87,10 +87,18 @@ VLLM_PROFILES = (
                 "total, and the refusal 'Free memory on device ... on startup is less than desired GPU memory "
                 "utilization' (also in a 0.11.0 log, docker/model-runner PR #414)", startup_free_check=True,
                 comm_in_budget=True),
-    VllmProfile("0.11.0", "v1", "v1", 2, False,
-                "FULL_AND_PIECEWISE default; max capture size min(2*max_num_seqs, 512); V0 removed; NCCL initialised "
-                "before the memory snapshot (vllm PR #25359), so its buffers sit outside the budget",
-                startup_free_check=True),
+    VllmProfile("0.10.1", "v1", "v1-8step", 1, False,
+                "vllm/config/scheduler.py@v0.10.1 cuda_graph_sizes defaults to [min(2*max_num_seqs, 512)] and "
+                "vllm/config/__init__.py@v0.10.1 captures [1,2,4]+range(8, that+1, 8) up to max_num_batched_tokens "
+                "(0.10.0 not read: it keeps the 0.9.1 row)", startup_free_check=True, comm_in_budget=True),
+    VllmProfile("0.11.0", "v1", "v1-8step", 2, False,
+                "FULL_AND_PIECEWISE default; capture sizes [1,2,4]+range(8, min(2*max_num_seqs, 512)+1, 8) "
+                "(vllm/config/__init__.py@v0.11.0: 67 graphs of each mode at 1,024 sequences, llm-d#787's '67/67'); "
+                "V0 removed; NCCL initialised before the memory snapshot (vllm PR #25359), so its buffers sit "
+                "outside the budget", startup_free_check=True),
+    VllmProfile("0.11.1", "v1", "v1", 2, False,
+                "vllm/config/vllm.py@v0.11.1: capture sizes [1,2,4]+range(8,256,8)+range(256, min(2*max_num_seqs, "
+                "512)+1, 16) (51 graphs of each mode at 1,024 sequences)", startup_free_check=True),
     VllmProfile("0.15.0", "v1", "v1", 2, False,
                 "PP: one request's KV of all layers checked against the smallest rank (vllm#34076 on "
                 "0.15.2rc1: 24.0 GiB needed for 262,144 tokens = 48 layers; PR #34080 closed unmerged)",
@@ -856,9 +864,17 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.8.0", "capture-sizes-x-layers-after-kv",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 capture_model; bytes per layer and graph "
                        "measured: Table C Llama-3.2-1B 0.21 GiB, Qwen3-Next-80B 2.37 GiB"),
-            TermSource("0.11.0", "full-and-piecewise-capture-sizes-after-kv",
-                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE; bytes per layer and graph measured "
-                       "as from 0.8.0"),
+            TermSource("0.10.1", "capture-sizes-every-8-to-2x-seqs-after-kv",
+                       "vllm/config/scheduler.py@v0.10.1 cuda_graph_sizes [min(2*max_num_seqs, 512)], "
+                       "vllm/config/__init__.py@v0.10.1 [1,2,4]+range(8, that+1, 8); bytes per layer and graph "
+                       "measured as from 0.8.0"),
+            TermSource("0.11.0", "full-and-piecewise-capture-sizes-every-8-after-kv",
+                       "vllm/config/compilation.py@v0.11.0 FULL_AND_PIECEWISE; vllm/config/__init__.py@v0.11.0 "
+                       "[1,2,4]+range(8, min(2*max_num_seqs, 512)+1, 8); bytes per layer and graph measured as "
+                       "from 0.8.0"),
+            TermSource("0.11.1", "full-and-piecewise-capture-sizes-after-kv",
+                       "vllm/config/vllm.py@v0.11.1 [1,2,4]+range(8,256,8)+range(256, min(2*max_num_seqs, 512)+1, "
+                       "16); bytes per layer and graph measured as from 0.8.0"),
             TermSource("0.18.0", "vllm-graph-estimate-after-kv-measured-per-graph",
                        "vllm/v1/worker/gpu_model_runner.py@v0.18.0 profile_cudagraph_memory, run by "
                        "gpu_worker.py@v0.18.0 determine_available_memory and left out of the budget "

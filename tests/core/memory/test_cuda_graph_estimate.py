@@ -78,11 +78,12 @@ def test_0_18_and_0_19_size_the_graphs_after_the_kv_cache_by_vllm_s_estimate_fro
 
 
 def test_releases_before_0_18_keep_the_measured_cost_per_layer_and_graph():
-    """0.17.x has no profile_cudagraph_memory: its two full graph sets keep the flat per-layer figure."""
+    """0.17.x has no profile_cudagraph_memory: its graphs keep the flat per-layer figure, 35 PIECEWISE sizes and a
+    FULL graph for each of the 19 uniform-decode sizes up to 128 sequences (capture_model@v0.11.0 .. @v0.17.0)."""
     facts = catalog_facts("Qwen/Qwen2.5-7B")
     cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=4096, max_num_seqs=128, max_num_batched_tokens=2048)
     est = estimate_vllm(facts, 80 * GiB, cfg, version="0.17.1")
-    assert est.cuda_graphs == 2 * 35 * 28 * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    assert est.cuda_graphs == (35 + 19) * 28 * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
 def test_a_72b_at_tp2_on_0_19_pays_the_estimate_per_rank_and_its_warm_up_fits():

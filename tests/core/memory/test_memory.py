@@ -244,6 +244,23 @@ def test_capture_sizes_by_version_rule():
     assert len(capture_sizes("v1", 256, 8192)) == 51
     assert len(capture_sizes("v1-early", 1024, 8192)) == 67
     assert capture_sizes("v0", 4, 2048) == [1, 2, 4]
+    # 0.10.1-0.11.0: every multiple of 8 up to min(2 x max_num_seqs, 512), capped by the batched tokens
+    assert capture_sizes("v1-8step", 32, 2048) == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert len(capture_sizes("v1-8step", 1024, 8192)) == 67 and len(capture_sizes("v1-8step", 256, 8192)) == 67
+    assert capture_sizes("v1-8step", 1024, 100) == [1, 2, 4] + list(range(8, 97, 8))
+
+
+@pytest.mark.parametrize("version,piecewise,full", [("0.10.0", 35, 0), ("0.10.1", 67, 0), ("0.10.2", 67, 0),
+                                                    ("0.11.0", 67, 35), ("0.11.1", 51, 35), ("0.14.0", 51, 35)])
+def test_graph_counts_follow_each_releases_capture_sizes(version, piecewise, full):
+    """config/__init__.py@v0.10.1..@v0.11.0 captures [1,2,4]+range(8, min(2 x seqs, 512)+1, 8) (llm-d#787 on
+    0.11.0: '67/67' of each mode at 1,024 sequences); config/vllm.py@v0.11.1 steps by 16 from 256; the 0.9.1 row
+    (0.10.0 not read) stops at max_num_seqs. Qwen3-8B at 256 sequences on an A6000."""
+    est = estimate_vllm(catalog_facts("Qwen/Qwen3-8B"), A6000,
+                        VllmConfig(max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192), version=version)
+    assert est.extra["cuda_graph_counts"] == {"piecewise": piecewise, "full": full}
+    # the flat rule: 384 KiB per layer and graph, 36 layers, one graph per PIECEWISE size and per FULL one
+    assert est.cuda_graphs == (piecewise + full) * 36 * 384 * 1024
 
 
 A6000 = 49_140 * MiB
@@ -270,11 +287,13 @@ def test_field_notes_hardened_block_and_092():
     hardened = estimate_vllm(facts, A6000, cfg, version="0.11.0")
     assert hardened.verdict == "fits" and hardened.kv_bytes_per_token == 40_960
     assert hardened.kv_capacity_tokens == 224_160 and hardened.max_concurrency == 14_010 / 1_024
-    assert (hardened.headroom, hardened.headroom_needed) == (6_183_242_956, 4_301_426_524)  # enough
+    # 11 PIECEWISE sizes up to 64 and 7 FULL ones up to 32 sequences: 18 graphs x 80 layers x 384 KiB
+    assert hardened.cuda_graphs == 18 * 80 * 384 * 1024
+    assert (hardened.headroom, hardened.headroom_needed) == (6_183_242_956, 4_175_597_404)  # enough
     tight = estimate_vllm(facts, A6000, replace(cfg, gpu_memory_utilization=0.92), version="0.11.0")
     # 0.92 leaves (1 - 0.92) x total, short of CUDA graphs + CUDA/NCCL context + allocator slack: GSG034 (the
     # sampler warm-up is its own term, GSG043)
-    assert (tight.headroom, tight.headroom_needed) == (4_122_161_971, 4_404_480_573)
+    assert (tight.headroom, tight.headroom_needed) == (4_122_161_971, 4_278_651_453)
 
 
 def test_cuda_graphs_move_into_the_budget_from_0_20():

@@ -28,14 +28,14 @@ def findings(*docs, fleet_, rule=FL.GPU_OVERCOMMIT):
 def test_two_halves_and_a_display_overcommit_the_gpu():
     # each footprint: 0.47 x 23.99 GiB = 11.27 GiB budget + CUDA context and what else lives outside it, once
     assert findings(half("half-a"), half("half-b"), fleet_=DISPLAY) == [
-        ("spec.yaml:12:3", "GPU w1:cuda:0 (NVIDIA GeForce RTX 4090, 23.99 GiB) would carry 25.44 GiB: half-a 11.97 "
-                           "GiB, half-b 11.97 GiB, already in use 1.50 GiB (foreign processes)", FIX, "half-b")]
+        ("spec.yaml:12:3", "GPU w1:cuda:0 (NVIDIA GeForce RTX 4090, 23.99 GiB) would carry 25.37 GiB: half-a 11.93 "
+                           "GiB, half-b 11.93 GiB, already in use 1.50 GiB (foreign processes)", FIX, "half-b")]
 
 
 def test_and_the_second_refuses_to_start():
     assert findings(half("half-a"), half("half-b"), fleet_=DISPLAY, rule=FL.STARTUP_FREE_MEMORY) == [
-        ("spec.yaml:12:3", "GPU w1:cuda:0 (23.99 GiB): half-b refuses with 10.52 GiB free, 11.77 GiB needed: free "
-                           "memory on device (10.02 GiB after CUDA/NCCL start-up) is less than desired GPU memory "
+        ("spec.yaml:12:3", "GPU w1:cuda:0 (23.99 GiB): half-b refuses with 10.56 GiB free, 11.77 GiB needed: free "
+                           "memory on device (10.06 GiB after CUDA/NCCL start-up) is less than desired GPU memory "
                            "utilization (0.47, 11.27 GiB)", STARTUP_FIX, "half-b")]
 
 
@@ -47,7 +47,7 @@ def test_two_halves_alone_fit_and_both_start():
 
 def test_an_existing_instance_is_named():
     assert findings(half("half-a"), fleet_=fleet(worker("w1", gpu(0, RTX4090)), instances=(BGE,))) == [
-        ("spec.yaml:4:3", "GPU w1:cuda:0 (NVIDIA GeForce RTX 4090, 23.99 GiB) would carry 24.97 GiB: half-a 11.97 "
+        ("spec.yaml:4:3", "GPU w1:cuda:0 (NVIDIA GeForce RTX 4090, 23.99 GiB) would carry 24.93 GiB: half-a 11.93 "
                           "GiB, already in use 13.00 GiB (bge-m3 13.00 GiB)", FIX, "half-a")]
     assert findings(half("half-a"), fleet_=fleet(worker("w1", gpu(0, RTX4090)), instances=(BGE,)),
                     rule=FL.STARTUP_FREE_MEMORY) == [

@@ -78,7 +78,7 @@ CASES = [
     (M.HEADROOM, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--gpu-memory-utilization=0.97",
                       gpu_ids=W1), LLAMA_8B, Severity.WARNING,
      [("spec.yaml:7:3", "--gpu-memory-utilization 0.97 leaves 1.44 GiB of 47.99 GiB outside the engine's budget, "
-                        "but 2.99 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.16 GiB (captured after "
+                        "but 2.97 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.14 GiB (captured after "
                         "the KV cache in vLLM 0.11.0) + allocator slack 2.33 GiB; expect an OOM at graph capture or under load",
        "set --gpu-memory-utilization 0.93 or lower, or --enforce-eager")]),
     (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192"), LLAMA_70B, Severity.ERROR,

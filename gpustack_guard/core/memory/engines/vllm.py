@@ -98,6 +98,8 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
         top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
         return [s for s in small + list(range(step, top + 1, step)) if s <= max(max_num_seqs, 1)]
     largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
+    if rule == "v1-8step":  # 0.10.1-0.11.0: every multiple of 8 up to the largest size
+        return [s for s in small if s <= largest] + list(range(step, largest + 1, step))
     wide = P.CAPTURE_V1_WIDE_FROM
     return [s for s in small if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
         list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))
@@ -757,7 +759,9 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
     sizes, full = graph_counts(profile, seqs, batched)
     if profile.sizes_graphs_by_estimate and facts is not None:
         return estimated_graph_memory(facts, cfg.tensor_parallel_size, sizes, full, layers)
-    return profile.graph_sets * len(sizes) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
+    # max_num_seqs: the graphs are the PIECEWISE sizes plus those, not two full sets
+    return (len(sizes) + full) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
 def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool:
