@@ -212,6 +212,12 @@ VECTORS = (
                "line, cut in the Namespace), 0.8.5.post1 (the log); 32 heads over 3 ranks: refused"),
     Vector("v1-0.10.2dev-qwen25-05b-tp2-args.log", "Qwen/Qwen2.5-0.5B", H100, None, gpu_known=False,
            why="vllm PR #24162: Qwen2.5-0.5B at TP 2, 0.10.2.dev378 (the log); GPU not stated"),
+    Vector("v1-0.8-torch-oom-two-ranks.log", config("qwq-32b"), RTX_3090, "0.8.0",
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.95", "--max-model-len=30000", "--block-size=32",
+            "--disable-custom-all-reduce"), quantization="awq",
+           why="vllm#15105's first post: `vllm serve Qwen_QwQ-32B-AWQ` with the fixture header's flags on 2x RTX 3090 "
+               "(the title; 23.57 GiB in the OOM line), the banner's 0.8.0; both ranks die allocating the sampler "
+               "warm-up's 1,024 x 152,064 x 12 B after graph capture (128 MiB in private pools)"),
     # -- vLLM 0.11 and later, dense models: new public logs ----------------------------------------------------
     # (add rows below this block, in version order)
     Vector("v1-0.16-llama3-70b-awq-2xl40s-tp2.log", "meta-llama/Meta-Llama-3-70B", L40S, None, quantization="awq",
@@ -418,12 +424,6 @@ EXCLUDED = {
     "vllm/v1-0.7.4-kv-tokens.log": "vllm PR #13596: two lines showing the new message; model and GPU not given",
     "vllm/v1-0.8-sampler-oom-8x-rtx5080.log": "vllm#14452: 'a 32B model' on 8x RTX 5080; the checkpoint and its "
                                               "quantisation are not in the comments that hold the log",
-    "vllm/v1-0.8-torch-oom-two-ranks.log": "vllm#15105's first post: QwQ-32B-AWQ at TP 2, gmu 0.95, 30,000 tokens on "
-                                           "2x RTX 3090 under 0.8.0, dead at the sampler warm-up (1,024 x 152,064 "
-                                           "x 12 B); gsg books the graphs' overflow of the headroom as GSG034 and "
-                                           "keeps the warm-up's room, so it says fits: the rule that catches it "
-                                           "(graphs captured first take that room) also blocks Llama-3.1-8B TP 2 "
-                                           "on 2x RTX 4090 at gmu 0.9 by 0.03 GiB, not settled",
     "vllm/v1-0.8.4-gpustack-two-ranks.log": "gpustack#1916: a multimodal model of 31.28 GiB per rank over two "
                                             "ranks, not named; the excerpt stops before the pool",
     "vllm/v1-0.9.1-free-memory-below-requested.log": "vllm#20305: refused because other processes held 15.9 of "

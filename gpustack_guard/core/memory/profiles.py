@@ -504,6 +504,12 @@ NCCL_P2P_DISABLE_ENV = "NCCL_P2P_DISABLE"
 # custom all-reduce is off: nccl#1234 on two L4s), and GSG034's ALLOCATOR_SLACK was fitted with it (the field
 # notes' 4x RTX A6000 TP4, PCIe-only, OOM at gmu 0.92).
 NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
+# Outside the budget from 0.11 on a group without P2P at all (GeForce cards, NCCL_P2P_DISABLE=1): NCCL then takes
+# its SHM transport, whose FIFOs are host allocations (nccl src/transport/shm.cc, unless NCCL_SHM_USE_CUDA_MEMCPY),
+# and the only measured figure of its device memory there is V22's logged non-torch memory with NCCL inside it
+# (2x RTX 4090, no P2P, 0.25 GiB): that whole figure. PCIe-only groups with P2P keep COMM_BUFFERS (P2P transport
+# buffers live on the device; GSG034's ALLOCATOR_SLACK was set with it on the field notes' RTX A6000 TP4).
+COMM_BUFFERS_NO_P2P = NON_TORCH_PCIE_PARALLEL
 
 
 @dataclass(frozen=True)

@@ -446,14 +446,17 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
     outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
     interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
     (VllmProfile.comm_in_budget). An unknown GPU is taken as NVLink-connected. Outside the budget it is
-    COMM_BUFFERS on every interconnect (profiles.NON_TORCH_PCIE_PARALLEL says why). A group NCCL reaches without
+    COMM_BUFFERS, except on a group without P2P at all: COMM_BUFFERS_NO_P2P (with custom all-reduce's buffers
+    where vLLM turns it on) (profiles.NON_TORCH_PCIE_PARALLEL says why). A group NCCL reaches without
     P2P (nccl_p2p_disabled: profiles.NCCL_P2P_DISABLE_ENV) is booked as a peerless one."""
     if tp * pp == 1:
         return P.vllm_non_torch(version, "single").in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
     if link in PEERLESS or nccl_p2p_disabled:  # NCCL's profiled share is inside the logged non-torch figure
-        return P.vllm_non_torch(version, "peerless").in_budget, custom, P.COMM_BUFFERS
+        # NCCL's SHM transport (no P2P at all) keeps its FIFOs in host memory; P2P over PCIe has device buffers
+        after = P.COMM_BUFFERS_NO_P2P + custom if link == "no_p2p" or nccl_p2p_disabled else P.COMM_BUFFERS
+        return P.vllm_non_torch(version, "peerless").in_budget, custom, after
     return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
 
 
@@ -1039,12 +1042,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # never reaches the warm-up, and GSG041 names that refusal (gpu_worker.init_device / request_memory)
     refused_at_start = startup_free_check and any(
         st.requested > st.gpu_total - P.CUDA_CONTEXT - comm_outside for st in stages)
-    # What lives outside the budget (context, NCCL, graphs captured after the KV cache) overflowing the headroom
-    # is GSG034's finding: the engine dies at graph capture before the warm-up. The warm-up is judged on the room
-    # the profile reserved (its released activation) plus whatever headroom the outside terms leave.
-    outside_room = last.gpu_total - last.requested - context_outside - comm_outside - \
-        (0 if profile.graphs_profiled else last.cuda_graphs)
-    warmup_free = last.gpu_total - held + max(0, -outside_room)
+    # The warm-up is judged on what is free once everything held is in place: memory_profiling empties torch's
+    # cache after the profile (utils.py@v0.11.0) and compile_or_warm_up_model captures the graphs before the
+    # sampler pass (gpu_worker.py@v0.8.0 .. @v0.19.0), so graphs outside the budget that overflow the headroom do
+    # not die at capture: they take the room the profile's released activation left for the warm-up
+    warmup_free = last.gpu_total - held
     # the V1 alpha's compile_or_warm_up_model (gpu_worker.py@v0.7.0..@v0.7.3) only captures graphs: no sampler pass
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
         if profile.engine == "v1" and alpha_rows is None and not extensible and not refused_at_start else None
