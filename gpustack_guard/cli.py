@@ -60,6 +60,14 @@ OVERLAY = typer.Option(None, "--overlay", envvar="GSG_OVERLAY", metavar="NAME",
                        help="Apply SPECS/overlays/NAME over the specs (default: the context's overlay).")
 CLUSTER = typer.Option(None, "--cluster", envvar="GSG_CLUSTER", metavar="NAME", help="Only this cluster.")
 
+def _lock_wait(value: float) -> float:
+    """--lock-timeout refused on parsing, before anything connects, within the lease's own ceiling (MAX_LOCK_WAIT;
+    imported here, on use: the lease module brings the HTTP client)."""
+    from gpustack_guard.adapters.gpustack.lease import checked_lock_wait
+
+    return checked_lock_wait(value)
+
+
 def _url_checked(ctx: typer.Context, param: typer.CallbackParam, value):
     """A URL option (or each of a repeated one) refused at parse time, as a usage error naming the option (or
     GSG_URL when it came from there), before anything connects: exit 1, one line, the URL masked."""
@@ -466,8 +474,8 @@ def apply(
     lock: bool = typer.Option(True, "--lock/--no-lock",
                               help="Hold the project's apply lock on the server while writing (a stopped model "
                                    "named gsg-lock-PROJECT)."),
-    lock_timeout: float = typer.Option(0.0, "--lock-timeout", min=0, max=3600, metavar="SECONDS",
-                                       help="Wait this long for a lock another apply holds."),
+    lock_timeout: float = typer.Option(0.0, "--lock-timeout", metavar="SECONDS", callback=_lock_wait,
+                                       help="Wait this long for a lock another apply holds (at most an hour)."),
     offline: bool = OFFLINE,
     templates: List[str] = TEMPLATES,
     overlay: Optional[str] = OVERLAY,

@@ -93,6 +93,10 @@ def _check(opts: SoakOptions) -> None:
         raise GsgError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
     if opts.prompt_tokens < 1 or opts.max_tokens < 1:
         raise GsgError("--prompt-tokens and --max-tokens must be at least 1")
+    from gpustack_guard.core.soak.prompts import prompt_length_problem
+
+    if prompt_length_problem(opts.prompt_tokens):
+        raise GsgError(f"--prompt-tokens: {prompt_length_problem(opts.prompt_tokens)}")
     _check_load_model(opts)
     if opts.output not in OUTPUTS:
         raise GsgError(f"--output {opts.output!r}: expected one of {', '.join(OUTPUTS)}")

@@ -333,18 +333,6 @@ def _shapes_of(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(_escaped_shapes(value)), tuple(_base64_cores(value))
 
 
-def _matches(text: str, shape: str) -> Iterable[tuple[int, int]]:
-    """(start, end) of each place the text holds the shape, or at least its first PREFIX_CHARS characters."""
-    key = shape[:PREFIX_CHARS]
-    start = text.find(key)
-    while start != -1:
-        end = start + len(key)
-        while end - start < len(shape) and end < len(text) and text[end] == shape[end - start]:
-            end += 1
-        yield start, end
-        start = text.find(key, end)
-
-
 def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
     """The whole encoded run around a match: the rest of it encodes what sits next to the secret (the user)."""
     while start > 0 and _BASE64_CHARS.match(text[start - 1]):
@@ -356,16 +344,80 @@ def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# Every shape is looked for by its first PREFIX_CHARS characters (its key) in one pass over the text, however many
+# secrets there are (a pass per shape cost secrets x output: ~30 s for 32 MiB and many keys). A key of
+# LONG_KEY_CHARS or more holds a whole GRAM of the text's GRAM-aligned grid wherever it occurs, so the text is cut
+# at that grid once and its grams met with the keys' in one set intersection; shorter keys (secrets under that
+# length, each with a few shapes) are found by one compiled alternation.
+GRAM = 6
+LONG_KEY_CHARS = 2 * GRAM - 1
+SCAN_WINDOW_CHARS = GRAM * (1 << 16)  # text cut into grams at once: the grams of 32 MiB never exist together
+
+
+class _ShapeFinder:
+    """The places where the shapes of a set of secrets start in a text, as scrub masks them."""
+
+    def __init__(self, secrets: tuple[str, ...]):
+        self.shapes: dict[str, list[tuple[str, bool]]] = {}  # key -> [(shape, whether it is a base64 core)]
+        for value in secrets:
+            shapes, cores = _shapes_of(value)
+            for shape, is_core in [(shape, False) for shape in shapes] + [(core, True) for core in cores]:
+                self.shapes.setdefault(shape[:PREFIX_CHARS], []).append((shape, is_core))
+        self.grams: dict[str, list[tuple[str, int]]] = {}  # a gram of a long key -> [(key, where the gram is in it)]
+        short = []
+        for key in self.shapes:
+            if len(key) < LONG_KEY_CHARS:
+                short.append(key)
+                continue
+            for offset in range(GRAM):
+                self.grams.setdefault(key[offset:offset + GRAM], []).append((key, offset))
+        self.short_lengths = sorted({len(key) for key in short})
+        self.short = re.compile("|".join(map(re.escape, short))) if short else None
+
+    def starts(self, text: str) -> set[tuple[int, str]]:
+        """(position, key) of every place a key starts in the text."""
+        found: set[tuple[int, str]] = set()
+        for window in range(0, len(text), SCAN_WINDOW_CHARS):
+            window_end = min(window + SCAN_WINDOW_CHARS, len(text))
+            grid = {text[at:at + GRAM] for at in range(window, window_end, GRAM)}
+            for gram in grid & self.grams.keys():
+                at = text.find(gram, window, window_end + GRAM - 1)
+                while at != -1:
+                    found.update((at - offset, key) for key, offset in self.grams[gram]
+                                 if at >= offset and text.startswith(key, at - offset))
+                    at = text.find(gram, at + 1, window_end + GRAM - 1)
+        short = self.short
+        match = short.search(text) if short is not None else None
+        while short is not None and match is not None:  # searched on from one character on: overlaps are found
+            at = match.start()
+            found.update((at, text[at:at + length]) for length in self.short_lengths
+                         if text[at:at + length] in self.shapes)
+            match = short.search(text, at + 1)
+        return found
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each place the text holds a shape, or at least its key (its first PREFIX_CHARS
+        characters); a base64 core's widened to its whole encoded run."""
+        spans = []
+        for start, key in self.starts(text):
+            for shape, is_core in self.shapes[key]:
+                end = start + len(key)
+                while end - start < len(shape) and end < len(text) and text[end] == shape[end - start]:
+                    end += 1
+                spans.append(_widened_to_base64_run(text, start, end) if is_core else (start, end))
+        return spans
+
+
+@lru_cache(maxsize=16)  # the same secrets are scrubbed from every line a command prints
+def _finder(secrets: frozenset[str]) -> _ShapeFinder:
+    return _ShapeFinder(tuple(sorted(secrets)))
+
+
 def scrub(text: str, secrets: list[str]) -> str:
     """Mask known secret values in any text before it is printed or written (defence in depth): each value in
     every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short."""
-    spans: list[tuple[int, int]] = []
-    for value in {v for v in secrets if v and len(v) >= SHORTEST_SECRET}:
-        shapes, cores = _shapes_of(value)
-        for shape in shapes:
-            spans += _matches(text, shape)
-        for core in cores:
-            spans += (_widened_to_base64_run(text, start, end) for start, end in _matches(text, core))
+    wanted = frozenset(v for v in secrets if v and len(v) >= SHORTEST_SECRET)
+    spans = _finder(wanted).spans(text) if wanted and text else []
     if not spans:
         return text
     merged: list[list[int]] = []

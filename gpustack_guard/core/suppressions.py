@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence, Tuple
 
 from gpustack_guard.core import echo
 from gpustack_guard.core.findings import Finding, Location, Rule, Severity, finding
@@ -49,18 +50,45 @@ class InlineSuppression:
     reason: str
 
 
-def scan(file: str, text: str) -> list[InlineSuppression]:
+# Where a quoted or block scalar's text lies: ((line, column), (line, column)), 0-based, the end excluded, in file
+# order (the YAML reader in adapters/files/yaml_positions.py finds them: the core reads no YAML).
+ScalarSpan = Tuple[Tuple[int, int], Tuple[int, int]]
+
+
+class _ScalarText:
+    """Whether a place in the file is inside a scalar's text, where `#` is a character, not a comment."""
+
+    def __init__(self, spans: Sequence[ScalarSpan]):
+        self.spans = spans
+        self.starts = [start for start, _ in spans]
+
+    def holds(self, line: int, column: int) -> bool:
+        index = bisect_right(self.starts, (line, column)) - 1
+        return index >= 0 and (line, column) < self.spans[index][1]
+
+
+def _real_comment(line: str, number: int, scalars: _ScalarText) -> re.Match[str] | None:
+    """The line's first `# gsg: ignore` outside any scalar's text."""
+    match = _COMMENT.search(line)
+    while match is not None and scalars.holds(number - 1, match.start()):
+        match = _COMMENT.search(line, match.start() + 1)
+    return match
+
+
+def scan(file: str, text: str, scalars: Sequence[ScalarSpan] = ()) -> list[InlineSuppression]:
     """Every `# gsg: ignore[...]` comment of a file. One after content suppresses on its own line; one alone on
     its line suppresses on the next line with content (other comment lines may stand between, a blank line
-    may not: the comment then targets that blank line, matches nothing and is reported)."""
+    may not: the comment then targets that blank line, matches nothing and is reported). A `#` inside one of
+    the `scalars` (a quoted value, a block scalar's lines) is text, and no comment."""
     if "gsg:" not in text:  # nearly every file: skip the line walk
         return []
+    inside = _ScalarText(scalars)
     found: list[InlineSuppression] = []
     waiting: list[tuple[int, int, tuple[str, ...], str]] = []
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        alone = stripped.startswith("#")
-        match = _COMMENT.search(line)
+        alone = stripped.startswith("#") and not inside.holds(number - 1, len(line) - len(line.lstrip()))
+        match = _real_comment(line, number, inside)
         if match is None and alone:
             continue  # another comment between a suppression and its line
         if waiting and (match is None or not alone):

@@ -211,3 +211,23 @@ def test_an_apply_with_wait_asks_for_a_lease_over_all_its_waits(gsg, fake, specs
     # two waves of creates -> two groups, each waited for: 1,800 s (the default command deadline, 900 s, is
     # shorter) + 2 x 100 s; the expiry is whole seconds of the wall clock at the create
     assert int(body["meta"][LEASE_EXPIRES]) - int(sent_at) in (2000, 1999)
+
+
+@pytest.mark.parametrize("given", ["3600.5", "-1", "inf", "nan"])
+def test_the_cli_refuses_a_lock_timeout_outside_the_lease_ceiling_before_any_request(gsg, fake, specs, given):
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes", "--lock-timeout", given)
+    shown = {"3600.5": "3600.5", "-1": "-1", "inf": "inf", "nan": "nan"}[given]
+    assert (result.code, result.err.strip()) == (1, "gsg: error: --lock-timeout must be between 0 and 3600 "
+                                                    f"seconds, not {shown}")
+    assert fake.log == []  # on parsing: nothing was asked of the server
+
+
+def test_the_cli_lock_timeout_ceiling_is_the_lease_constant(gsg, fake, specs, monkeypatch):
+    monkeypatch.setattr(lease_adapter, "MAX_LOCK_WAIT", 60.0)
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes", "--lock-timeout", "61")
+    assert (result.code, result.err.strip()) == (1, "gsg: error: --lock-timeout must be between 0 and 60 seconds, "
+                                                    "not 61")
+    assert fake.log == []
+    assert gsg("apply", str(specs), "--yes", "--lock-timeout", "60").code == 0

@@ -135,7 +135,10 @@ def test_json_output_on_stdout_rows_on_stderr(runs):
      "gsg: error: --sweep concurrency:... is closed-loop: drop --rate"),
     (["--dataset", "/nonexistent/d.jsonl", "--workload", "/nonexistent/w.yaml"],
      "gsg: error: --dataset and --workload both say what to send: give one"),
-    (["--dataset", "/nonexistent/d.jsonl"], "gsg: error: /nonexistent/d.jsonl: No such file or directory"),
+    (["--dataset", "/nonexistent/d.jsonl"], "gsg: error: /nonexistent/d.jsonl: no such file or directory"),
+    # a generated prompt is built in memory: a length past any context window is refused, not built
+    (["--prompt-tokens", "1048577"], "gsg: error: --prompt-tokens: a prompt length must be between 1 and 1,048,576 "
+                                     "tokens, not 1,048,577"),
 ])
 def test_bad_arguments_are_one_line_errors(args, message):
     base = {"--url": "http://127.0.0.1:9", "--model": "m", "--round-seconds": "0.5"}
@@ -143,6 +146,19 @@ def test_bad_arguments_are_one_line_errors(args, message):
         base[flag] = value
     code, out, err = run_cli("soak", *[x for kv in base.items() for x in kv])
     assert (code, err.strip()) == (1, message)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("{prompt_tokens: 1048577, max_tokens: 8}", "entry 1: a prompt length must be between 1 and 1,048,576 tokens, "
+                                                "not 1,048,577"),
+    *[(f"{{prompt_tokens: 8, max_tokens: 8, weight: {w}}}", "entry 1: prompt_tokens and max_tokens must be >= 1, "
+                                                           "weight a finite number > 0") for w in (".nan", ".inf", 0)],
+])
+def test_a_workload_entry_that_cannot_be_sent_is_one_line(tmp_path, entry, message):
+    workload = tmp_path / "w.yaml"
+    workload.write_text(f"- {entry}\n", encoding="utf-8")
+    code, out, err = run_cli("soak", "--url", "http://127.0.0.1:9", "--model", "m", "--workload", str(workload))
+    assert (code, err.strip()) == (1, f"gsg: error: {workload}: {message}")
 
 
 @pytest.mark.parametrize("variable", ["GSG_SOAK_MAX_SAMPLES", "GSG_SOAK_MAX_IN_FLIGHT", "GSG_SOAK_MAX_DATASET_BYTES",

@@ -8,6 +8,7 @@ Nothing leaves loopback: Hugging Face is offline and the models' config.json fil
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -30,6 +31,12 @@ ADMIN_PASSWORD = "Gsg-it-admin-123"
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM",
                  "mistral": "MistralForCausalLM"}
 SNAPSHOT = "0000000000000000000000000000000000000001"
+# A simulated worker registers and reports ready within ~10 s; a loaded CI machine once took longer than this for
+# one of four (gpu-d): a worker not ready by then is restarted once (a new process registers it again), and the
+# wait begins anew; after that, the run stops naming each worker still not ready, its state and its log's end.
+WORKERS_READY_SECONDS = 90.0
+WORKER_RESTARTS = 1
+WORKER_POLL_SECONDS = 1.0
 
 
 def free_port() -> int:
@@ -239,6 +246,7 @@ class Harness:
             created.raise_for_status()
             self.cluster_id = created.json()["id"]
             token = api.get(f"/v2/clusters/{self.cluster_id}/registration-token").json()["token"]
+        argvs: dict[str, list[str]] = {}
         for worker in cluster["workers"]:
             argv = [sys.executable, str(HERE / "sim_worker.py"), "--server", self.url, "--token", token,
                     "--name", worker["name"], "--port", str(free_port()), "--interval", "5"]
@@ -250,12 +258,60 @@ class Harness:
                 argv += ["--gpu", text]
             for key, value in (worker.get("labels") or {}).items():
                 argv += ["--label", f"{key}={value}"]
-            self._spawn(argv, self.root / f"worker-{worker['name']}.log")
-        deadline = time.monotonic() + 90
+            argvs[worker["name"]] = argv
+        self.await_workers(argvs)
+
+    def await_workers(self, argvs: dict[str, list[str]]) -> None:
+        """Start the simulated workers (name -> command) and wait until the server shows each ready, within
+        WORKERS_READY_SECONDS, restarting the ones not ready WORKER_RESTARTS times (see those constants)."""
+        pids = {name: self._spawn(argv, self.root / f"worker-{name}.log") for name, argv in argvs.items()}
+        for restart in range(WORKER_RESTARTS + 1):
+            states = self._worker_states(list(argvs))
+            lagging = sorted(name for name in argvs if states.get(name) != "ready")
+            if not lagging:
+                return
+            if restart == WORKER_RESTARTS:
+                break
+            shown = ", ".join(f"{name} ({states.get(name, 'not registered')})" for name in lagging)
+            log(f"workers not ready after {WORKERS_READY_SECONDS:g}s: {shown}; restarting them")
+            for name in lagging:
+                self._end(pids[name])
+                pids[name] = self._spawn(argvs[name], self.root / f"worker-{name}.restart-{restart + 1}.log")
+        ends = []
+        for name in lagging:
+            logs = sorted(self.root.glob(f"worker-{name}*.log"))
+            tail = logs[-1].read_text(errors="replace").strip().splitlines()[-3:] if logs else []
+            ends.append(f"{name} ({states.get(name, 'not registered')}; log: {' | '.join(tail) or 'empty'})")
+        raise RuntimeError(f"workers not ready after {WORKERS_READY_SECONDS:g}s and {WORKER_RESTARTS} restart(s): "
+                           + "; ".join(ends))
+
+    def _worker_states(self, names: list[str]) -> dict[str, str]:
+        """Each worker's state as the server shows it, polled until all are ready or WORKERS_READY_SECONDS
+        pass (a busy server's failed answer is one more poll, not the end)."""
+        states: dict[str, str] = {}
+        deadline = time.monotonic() + WORKERS_READY_SECONDS
         with self.api() as api:
-            while time.monotonic() < deadline:
-                workers = api.get("/v2/workers", params={"page": -1}).json()["items"]
-                if len(workers) == len(cluster["workers"]) and all(w["state"] == "ready" for w in workers):
-                    return
-                time.sleep(1)
-        raise RuntimeError(f"workers not ready: {[(w['name'], w['state']) for w in workers]}")
+            while True:
+                try:
+                    items = api.get("/v2/workers", params={"page": -1}).json()["items"]
+                    states = {w["name"]: w["state"] for w in items}
+                except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                    pass
+                if all(states.get(name) == "ready" for name in names) or time.monotonic() >= deadline:
+                    return states
+                time.sleep(WORKER_POLL_SECONDS)
+
+    def _end(self, pid: int) -> None:
+        """Stop one process group this harness started (SIGTERM, then SIGKILL after 10 s) and forget it."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGTERM)
+        process = self._processes.pop(pid, None)
+        if process is not None:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+                process.wait(timeout=10)
+        if pid in self.pids:
+            self.pids.remove(pid)

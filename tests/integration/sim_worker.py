@@ -11,6 +11,7 @@ import http.server
 import json
 import signal
 import threading
+import time
 import urllib.request
 
 GiB = 1 << 30
@@ -49,6 +50,24 @@ def post(server: str, path: str, token: str, body=None):
         return json.loads(raw) if raw else None
 
 
+REGISTER_ATTEMPTS = 5  # a busy server may drop or time out the first registration; each attempt waits 30 s at most
+REGISTER_PAUSE_SECONDS = 2.0
+
+
+def register(server: str, token: str, body: dict) -> dict:
+    """The worker as the server registered it, tried REGISTER_ATTEMPTS times (a worker whose one registration
+    failed never showed up, and the harness waited for it in vain)."""
+    for attempt in range(1, REGISTER_ATTEMPTS + 1):
+        try:
+            return post(server, "/v2/workers", token, body)
+        except OSError as exc:  # urllib's HTTPError, URLError and timeouts are all OSErrors
+            print(f"registration {attempt}/{REGISTER_ATTEMPTS} failed: {exc}", flush=True)
+            if attempt == REGISTER_ATTEMPTS:
+                raise
+            time.sleep(REGISTER_PAUSE_SECONDS)
+    raise AssertionError("unreachable")
+
+
 class Health(http.server.BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 (http.server's naming)
         ok = self.path.split("?")[0] == "/healthz"
@@ -78,8 +97,8 @@ def main() -> None:
                 # system_reserved must not be null (the scheduler reads .vram from it)
                 "system_reserved": {"ram": 0, "vram": 0}}
     labels = dict(label.split("=", 1) for label in opts.label)
-    worker = post(opts.server, "/v2/workers", opts.token, {"name": opts.name, "worker_uuid": "", "labels": labels,
-                                                           "status": status, **identity})
+    worker = register(opts.server, opts.token, {"name": opts.name, "worker_uuid": "", "labels": labels,
+                                                "status": status, **identity})
     health = http.server.ThreadingHTTPServer(("127.0.0.1", opts.port), Health)
     threading.Thread(target=health.serve_forever, daemon=True).start()
     # state_message must be present (null) for the server to move the worker from not_ready to ready

@@ -14,6 +14,7 @@ from gpustack_guard.adapters.files.yaml_positions import (
     YamlInputLimit,
     YamlSyntaxError,
     load_documents,
+    scalar_spans,
 )
 from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
@@ -173,6 +174,13 @@ def _read_spec(path: Path, shown: str, comments: Comments | None = None
     return spec_documents(data, shown, comments)
 
 
+def suppression_comments(shown: str, text: str) -> list[InlineSuppression]:
+    """A file's `# gsg: ignore` comments: only real YAML comments, not a `#` inside a quoted or block scalar."""
+    from gpustack_guard.core.suppressions import scan
+
+    return scan(shown, text, scalar_spans(text) if "gsg:" in text else ())
+
+
 def spec_documents(data: bytes, shown: str, comments: Comments | None = None
                    ) -> tuple[list[LocatedDocument], F.Finding | None]:
     """A spec file's bytes as documents, or the one finding that stops them (no I/O: the fuzz test's entry).
@@ -180,9 +188,7 @@ def spec_documents(data: bytes, shown: str, comments: Comments | None = None
     try:
         text = decode(data)
         if comments is not None:
-            from gpustack_guard.core.suppressions import scan
-
-            comments[shown] = scan(shown, text)
+            comments[shown] = suppression_comments(shown, text)
         located = load_documents(text, max_items=MAX_SPEC_ITEMS)
     except (Unreadable, YamlSyntaxError) as exc:  # YamlInputLimit is a YamlSyntaxError
         return [], _stopped(shown, exc)

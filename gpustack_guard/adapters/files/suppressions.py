@@ -10,11 +10,11 @@ from typing import Iterable, Mapping
 
 from gpustack_guard.adapters.files.project_file import repository_root, rule_selection
 from gpustack_guard.adapters.files.regular_file import Unreadable
-from gpustack_guard.adapters.files.spec_loader import MAX_SPEC_BYTES, decode, read_bytes
+from gpustack_guard.adapters.files.spec_loader import MAX_SPEC_BYTES, decode, read_bytes, suppression_comments
 from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit
 from gpustack_guard.core.findings import Finding
 from gpustack_guard.core.pipeline import Report
-from gpustack_guard.core.suppressions import InlineSuppression, Selection, Suppressed, apply, scan
+from gpustack_guard.core.suppressions import InlineSuppression, Selection, Suppressed, apply
 
 
 def repository_path(file: str, root: str) -> str | None:
@@ -31,7 +31,7 @@ def comments_in(file: str) -> list[InlineSuppression]:
     if not os.path.isfile(file):
         return []
     try:
-        return scan(file, decode(read_bytes(Path(file), MAX_SPEC_BYTES)))
+        return suppression_comments(file, decode(read_bytes(Path(file), MAX_SPEC_BYTES)))
     except (Unreadable, YamlInputLimit, OSError):
         return []
 

@@ -356,6 +356,22 @@ def _prescan(text: str, *, aliases: bool, nodes: bool = False, max_items: int = 
             stack.append([event.anchor, 1, 0, event])
 
 
+def scalar_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the text of each quoted and block scalar lies (core/suppressions.ScalarSpan): a `#` there is part of
+    a value, not a comment. A block scalar's text starts on the line after its `|` or `>` (a comment may follow
+    the indicator). Up to a syntax error, the scalars before it (that file is reported as not YAML anyway)."""
+    spans = []
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            if isinstance(token, yaml.ScalarToken) and not token.plain:
+                start, end = token.start_mark, token.end_mark
+                begin = (start.line + 1, 0) if token.style in ("|", ">") else (start.line, start.column)
+                spans.append((begin, (end.line, end.column)))
+    except yaml.YAMLError:
+        pass
+    return spans
+
+
 def _located(text: str, mark) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 

@@ -94,13 +94,19 @@ def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, clu
     raise LeaseHeld(f"the lock '{untrusted(name)}' was taken by another apply at the same moment")
 
 
+def checked_lock_wait(wait: float) -> float:
+    """`wait` when it is a --lock-timeout gsg honours; one line otherwise (the CLI checks it on parsing too)."""
+    if not 0 <= wait <= MAX_LOCK_WAIT:  # also nan, which no deadline ever passes: a retry loop without end
+        raise GsgError(f"--lock-timeout must be between 0 and {MAX_LOCK_WAIT:g} seconds, not {wait:g}")
+    return wait
+
+
 @contextmanager
 def apply_lease(client: GPUStackClient, project: str | None, *, seconds: float, wait: float,
                 cluster_id: int | None, note: Callable[[str], None], clock: Callable[[], float] = time.time,
                 sleep: Callable[[float], None] = time.sleep) -> Iterator[Lease]:
     """Hold the project's apply lease for the block; give it back after, whatever happened in it."""
-    if not 0 <= wait <= MAX_LOCK_WAIT:  # also nan, which no deadline ever passes: a retry loop without end
-        raise GsgError(f"--lock-timeout must be between 0 and {MAX_LOCK_WAIT:g} seconds, not {wait:g}")
+    checked_lock_wait(wait)
     name, holder = lease_name(project), this_run()
     deadline = clock() + wait
     while True:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.soak.load_model import SoakLimits
-from gpustack_guard.core.soak.prompts import WorkloadEntry
+from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_length_problem
 
 CHARS_PER_TOKEN = 4  # English text in the usual BPE vocabularies (OpenAI's rule of thumb)
 MAX_PROMPT_CHARS = 4 * 1024 * 1024  # one record's prompt: about a million tokens, past any context window
@@ -51,6 +51,8 @@ def _length(record: dict, keys: tuple[str, ...]) -> int | None:
             value = record[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{key} must be a whole number >= 1, not {json.dumps(value)[:40]}")
+            if key in PROMPT_LENGTH_KEYS and prompt_length_problem(value):
+                raise ValueError(f"{key}: {prompt_length_problem(value)}")
             return value
     return None
 
@@ -99,40 +101,45 @@ def record_entry(record: object, default_output: int) -> WorkloadEntry | None:
     return WorkloadEntry(prompt_tokens, output or default_output)
 
 
-def load_dataset(path: str, default_output: int, limits: SoakLimits) -> Dataset:
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-        if not file.is_file():
-            raise GsgError("not a file", where=path)
-    except OSError as exc:
-        raise GsgError(exc.strerror or "cannot be read", where=path) from None
-    if size > limits.max_dataset_bytes:
-        raise GsgError(f"{size:,} bytes, over the {limits.max_dataset_bytes:,} a dataset may have "
-                       "(GSG_SOAK_MAX_DATASET_BYTES)", where=path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise GsgError(f"not UTF-8 text (byte {exc.start})", where=path) from None
-    except OSError as exc:
-        raise GsgError(exc.strerror or "cannot be read", where=path) from None
+def _records(path: str, text: str) -> list[tuple[str, object]]:
+    """(where, record) of each record: one JSON list, or one JSON value a line."""
     if text.lstrip().startswith("["):  # one JSON list (ShareGPT's own files)
         try:
             records = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise GsgError(f"not JSON: {getattr(exc, 'msg', 'nested too deep')}", where=f"{path}:"
-                           f"{getattr(exc, 'lineno', 1)}") from None
-        numbered = [(f"{path} record {n}", record) for n, record in enumerate(records, 1)]
-    else:
-        numbered = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                numbered.append((f"{path}:{number}", json.loads(line)))
-            except (ValueError, RecursionError):
-                raise GsgError(f"not a JSON object; expected one record a line, e.g. {EXAMPLE}",
-                               where=f"{path}:{number}") from None
+        except json.JSONDecodeError as exc:
+            raise GsgError(f"not JSON: {exc.msg}", where=f"{path}:{exc.lineno}") from None
+        except RecursionError:
+            raise GsgError("not JSON: nested too deep", where=path) from None
+        except ValueError as exc:  # an integer past Python's digit limit, whose error names no line
+            raise GsgError(f"not JSON: {exc}", where=path) from None
+        return [(f"{path} record {n}", record) for n, record in enumerate(records, 1)]
+    numbered = []
+    # only '\n' ends a record: str.splitlines() also splits at U+2028, U+0085 and form feeds, which JSON strings
+    # may hold as they are
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            numbered.append((f"{path}:{number}", json.loads(line)))
+        except (ValueError, RecursionError):
+            raise GsgError(f"not a JSON object; expected one record a line, e.g. {EXAMPLE}",
+                           where=f"{path}:{number}") from None
+    return numbered
+
+
+def load_dataset(path: str, default_output: int, limits: SoakLimits) -> Dataset:
+    try:  # a regular file within the size limit, checked on the open file and while reading (it may grow)
+        data = read_regular(path, limits.max_dataset_bytes)
+    except Unreadable as exc:
+        raise GsgError(str(exc), where=path) from None
+    except TooLarge as exc:
+        raise GsgError(f"{exc.size:,} bytes, over the {limits.max_dataset_bytes:,} a dataset may have "
+                       "(GSG_SOAK_MAX_DATASET_BYTES)", where=path) from None
+    try:
+        text = data.decode("utf-8-sig")  # a byte order mark (Windows editors) is no part of the first record
+    except UnicodeDecodeError as exc:
+        raise GsgError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+    numbered = _records(path, text)
     if len(numbered) > limits.max_dataset_entries:
         raise GsgError(f"{len(numbered):,} records, over the {limits.max_dataset_entries:,} a dataset may have "
                        "(GSG_SOAK_MAX_DATASET_ENTRIES)", where=path)

@@ -27,6 +27,7 @@ from gpustack_guard.core.soak.rounds import RequestResult
 MiB = 1024 ** 2
 # What one answer may bring, whatever the endpoint sends: a 32k-token stream is about 5 MiB of SSE.
 MAX_ANSWER_BYTES = 64 * MiB
+MAX_USAGE_TOKENS = MAX_ANSWER_BYTES  # a usage count past one token a byte of the answer's cap is no count
 MAX_LINE_BYTES = 1 * MiB  # one SSE line; a line that never ends is refused here, not buffered
 REFUSALS_END_ROUND = 10  # connection refusals in a row (per stream, at least this many in all) end a round
 BACKOFF_FIRST_S, BACKOFF_MAX_S = 0.05, 2.0  # after failed requests, doubling: a failing server is not hammered
@@ -179,8 +180,13 @@ class _Deltas:
             if choice.get("finish_reason"):
                 self.finished = True
         usage = chunk.get("usage")
-        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-            self.usage_tokens = usage["completion_tokens"]
+        counted = usage.get("completion_tokens") if isinstance(usage, dict) else None
+        if counted is not None:
+            # the count feeds tokens/s: a boolean, a negative or fractional count, or one past what any answer
+            # within MAX_ANSWER_BYTES can hold is a broken answer, not a figure to average
+            if type(counted) is not int or not 0 <= counted <= MAX_USAGE_TOKENS:
+                return "malformed stream chunk"
+            self.usage_tokens = counted
         return None
 
 

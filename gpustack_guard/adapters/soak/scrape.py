@@ -8,6 +8,7 @@ streams being timed.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from typing import Callable
@@ -43,10 +44,12 @@ def relevant_lines(text: str) -> str:
 
 
 def parse_samples(text: str) -> list[Sample]:
-    """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'."""
+    """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'.
+    The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report), and
+    dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers)."""
     return [Sample(sample.name, sample.labels, float(sample.value))
             for family in text_string_to_metric_families(relevant_lines(text)) for sample in family.samples
-            if wanted(sample.name)]
+            if wanted(sample.name) and math.isfinite(sample.value)]
 
 
 def _rss_bytes(pid: int) -> int | None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from gpustack_guard.adapters.files.spec_loader import read_yaml_file
 from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.soak.prompts import WorkloadEntry
+from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_length_problem
 
 EXAMPLE = "- {prompt_tokens: 6000, max_tokens: 256, weight: 1}"
 
@@ -36,7 +37,11 @@ def load_workload(path: str) -> list[WorkloadEntry]:
         except (TypeError, ValueError):
             raise GsgError(f"entry {number}: prompt_tokens and max_tokens must be integers, weight a number",
                            where=path) from None
-        if entry.prompt_tokens < 1 or entry.max_tokens < 1 or entry.weight <= 0:
-            raise GsgError(f"entry {number}: prompt_tokens and max_tokens must be >= 1, weight > 0", where=path)
+        # `not weight > 0`: also nan (every comparison false); inf would take every draw
+        if entry.prompt_tokens < 1 or entry.max_tokens < 1 or not 0 < entry.weight < math.inf:
+            raise GsgError(f"entry {number}: prompt_tokens and max_tokens must be >= 1, weight a finite number > 0",
+                           where=path)
+        if prompt_length_problem(entry.prompt_tokens):
+            raise GsgError(f"entry {number}: {prompt_length_problem(entry.prompt_tokens)}", where=path)
         entries.append(entry)
     return entries

@@ -13,6 +13,23 @@ from dataclasses import dataclass
 _VOCABULARY = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "his", "her", "they", "which", "this", "be", "are", "or", "had", "an", "not", "but", "what", "all", "were", "when", "we", "there", "can", "more", "if", "no", "out", "so", "said", "who", "one", "about", "up", "them", "time", "has", "into", "only", "other", "new", "some", "could", "these", "two", "may", "first", "then", "do", "any", "like", "my", "now", "over", "such", "our", "man", "me", "even", "most", "made", "after", "also", "did", "many", "before", "must", "through", "back", "years", "where", "much", "your", "way", "well", "down", "should", "because", "each", "just", "those", "people", "how", "too", "little", "state", "good", "very", "make", "world", "still", "own", "see", "men", "work", "long", "get", "here", "between", "both", "life", "being", "under", "never", "day", "same", "another", "know", "while", "last", "might", "us", "great", "old", "year", "off", "come", "since", "against", "go", "came", "right", "used", "take", "three"]
 
 
+# A generated prompt is built in memory, a word a token: past about a million tokens (longer than any context
+# window) a length is a mistake or a hostile file, and building it would exhaust memory. Every source of a length
+# checks it (--prompt-tokens, --workload, --dataset).
+MAX_PROMPT_TOKENS = 1 << 20
+
+
+def prompt_length_problem(tokens: int) -> str | None:
+    """Why a requested prompt length cannot be generated, or None."""
+    if not 1 <= tokens <= MAX_PROMPT_TOKENS:
+        return f"a prompt length must be between 1 and {MAX_PROMPT_TOKENS:,} tokens, not {_shown(tokens)}"
+    return None
+
+
+def _shown(tokens: int) -> str:
+    return f"{tokens:,}" if abs(tokens) < 10**15 else f"a {len(str(abs(tokens))):,}-digit number"
+
+
 @dataclass(frozen=True)
 class Prompt:
     index: int

@@ -1,6 +1,9 @@
 """adapters/files/suppressions.accept: comments the loader kept are used as kept (no file read again), other files
 are read; repository paths are worked out only for per-path ignores, and give the same verdicts."""
 
+import pytest
+
+from gpustack_guard.adapters.files.spec_loader import suppression_comments
 from gpustack_guard.adapters.files.suppressions import accept
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.pipeline import Report
@@ -72,3 +75,27 @@ def test_acceptance_reads_gsg_yaml_with_the_command_line_and_one_root(tmp_path, 
     assert [f.location.file for f in active] == ["b.yaml"]
     assert [s.justification for s in suppressed] == ["ignored for specs/team/* by gsg.yaml:4: GSG033"]
     assert [c.pattern for c in acceptance(["."], select=("GSG033",)).selection.select] == ["GSG033"]
+
+
+
+# A `#` inside a value is text: only a real YAML comment suppresses (the adapter gives the scalars' places).
+@pytest.mark.parametrize("text, expected", [
+    # double- and single-quoted, a flow sequence's quoted item: no comment; a real one after the value still is
+    ('b: "x # gsg: ignore[GSG033] in the value"\n', []),
+    ("b: 'x # gsg: ignore[GSG033] in the value'\n", []),
+    ('b: ["x # gsg: ignore[GSG033] in", y]\n', []),
+    ('b: "x # gsg: ignore[GSG034] in"  # gsg: ignore[GSG033] real\n', [(1, 34, 1, ("GSG033",), "real")]),
+    # a quoted value over two lines whose second line starts with '#': text, and it does not stand between
+    ('b: "first\n  # gsg: ignore[GSG033] in the value"\n', []),
+    ("# gsg: ignore[GSG033] above\nb: 'it''s\n  # not a comment'\n", [(1, 1, 2, ("GSG033",), "above")]),
+    # a block scalar's lines are text; a comment after its indicator is a comment
+    ("b: |\n  # gsg: ignore[GSG033] a shell comment\nc: 1\n", []),
+    ("b: >-  # gsg: ignore[GSG033] why\n  # text\n", [(1, 8, 1, ("GSG033",), "why")]),
+    # plain values cannot hold ' #': that is a comment
+    ("b: x # gsg: ignore[GSG033] plain\n", [(1, 6, 1, ("GSG033",), "plain")]),
+    # a file that is not YAML past some line: the scalars before the error are known, the rest read as comments
+    ('a: "x # gsg: ignore[GSG033] in"\nb: [\n# gsg: ignore[GSG034] after\n', [(3, 1, 4, ("GSG034",), "after")]),
+])
+def test_a_hash_inside_a_quoted_or_block_scalar_is_no_suppression(text, expected):
+    found = [(c.line, c.column, c.target, c.ids, c.reason) for c in suppression_comments("s.yaml", text)]
+    assert found == expected

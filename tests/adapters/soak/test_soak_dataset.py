@@ -4,13 +4,14 @@ with its file:line; the prompts replayed carry the nonce, drawn with equal chanc
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from gpustack_guard.adapters.soak.dataset import MAX_PROMPT_CHARS, load_dataset
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.soak.load_model import SoakLimits
-from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
+from gpustack_guard.core.soak.prompts import MAX_PROMPT_TOKENS, WorkloadEntry, prompt_for
 
 LIMITS = SoakLimits()
 
@@ -71,9 +72,9 @@ def test_a_bad_record_is_named_with_its_line(tmp_path, line, message):
 
 
 def test_files_that_cannot_be_a_dataset(tmp_path):
-    with pytest.raises(GsgError, match="No such file or directory"):
+    with pytest.raises(GsgError, match="missing.jsonl: no such file or directory$"):
         load_dataset(str(tmp_path / "missing.jsonl"), 32, LIMITS)
-    with pytest.raises(GsgError, match="not a file"):
+    with pytest.raises(GsgError, match=r": not a regular file \(a folder\)$"):
         load_dataset(str(tmp_path), 32, LIMITS)
     binary = tmp_path / "binary.jsonl"
     binary.write_bytes(b'{"prompt": "\xff"}\n')
@@ -107,3 +108,64 @@ def test_replayed_prompts_carry_the_nonce_and_are_drawn_evenly_and_seeded():
     drawn = [prompt_for(7, i, entries, uniform=True).max_tokens for i in range(3000)]
     assert drawn == [prompt_for(7, i, entries, uniform=True).max_tokens for i in range(3000)]  # seeded
     assert all(900 <= drawn.count(n) <= 1100 for n in (64, 4, 2))  # each about a third
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
+    fifo = tmp_path / "prompts.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(GsgError) as caught:
+        load_dataset(str(fifo), 32, LIMITS)
+    assert str(caught.value) == f"{fifo}: not a regular file (a FIFO)"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_prompt_holding_a_character_python_splits_lines_at_is_one_record(tmp_path, separator):
+    # JSON strings may hold these as they are; only '\n' ends a JSONL record
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"prompt": f"one{separator}two", "output_tokens": 4}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    assert load_dataset(str(path), 32, LIMITS).entries == [WorkloadEntry(2, 4, text=f"one{separator}two")]
+
+
+@pytest.mark.parametrize("name", ["bom.jsonl", "bom.json"])
+def test_a_byte_order_mark_is_no_part_of_the_first_record(tmp_path, name):
+    path = tmp_path / name
+    record = '{"prompt_tokens": 8, "output_tokens": 4}'
+    path.write_bytes(b"\xef\xbb\xbf" + (f"[{record}]" if name.endswith(".json") else record).encode())
+    assert load_dataset(str(path), 32, LIMITS).entries == [WorkloadEntry(8, 4)]
+
+
+def test_a_prompt_length_past_the_cap_is_one_line_not_a_prompt_built_in_memory(tmp_path):
+    at_cap = _write(tmp_path, [json.dumps({"prompt_tokens": MAX_PROMPT_TOKENS, "output_tokens": 4})], "cap.jsonl")
+    assert load_dataset(at_cap, 32, LIMITS).entries == [WorkloadEntry(MAX_PROMPT_TOKENS, 4)]
+    for name, value, shown in [("over", MAX_PROMPT_TOKENS + 1, "1,048,577"), ("absurd", 10**18, "a 19-digit number")]:
+        path = _write(tmp_path, [json.dumps({"prompt_tokens": value})], f"{name}.jsonl")
+        with pytest.raises(GsgError) as caught:
+            load_dataset(path, 32, LIMITS)
+        assert str(caught.value) == (f"{path}:1: prompt_tokens: a prompt length must be between 1 and 1,048,576 "
+                                     f"tokens, not {shown}")
+
+
+def test_an_integer_past_pythons_digit_limit_in_a_json_list_is_named_as_such(tmp_path):
+    path = tmp_path / "digits.json"
+    path.write_text('[{"prompt_tokens": ' + "9" * 5000 + "}]", encoding="utf-8")
+    with pytest.raises(GsgError) as caught:
+        load_dataset(str(path), 32, LIMITS)
+    assert str(caught.value).startswith(f"{path}: not JSON: Exceeds the limit (4300 digits) for integer string")
+    assert "nested too deep" not in str(caught.value)
+
+
+def test_a_dataset_that_grows_past_its_cap_while_read_is_refused(tmp_path, monkeypatch):
+    import gpustack_guard.adapters.files.regular_file as regular_file
+
+    path = _write(tmp_path, ['{"prompt_tokens": 8, "output_tokens": 4}'] * 2)
+    real_fstat = regular_file.os.fstat
+
+    def stale_size(fd):  # the size seen on opening: the file grew by a writer since
+        status = real_fstat(fd)
+        return os.stat_result((*status[:6], 10, *status[7:]))
+
+    monkeypatch.setattr(regular_file.os, "fstat", stale_size)
+    with pytest.raises(GsgError) as caught:
+        load_dataset(path, 32, SoakLimits(max_dataset_bytes=50))
+    assert str(caught.value) == f"{path}: 51 bytes, over the 50 a dataset may have (GSG_SOAK_MAX_DATASET_BYTES)"

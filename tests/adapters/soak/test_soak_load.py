@@ -6,9 +6,17 @@ import asyncio
 import dataclasses
 import socket
 
+import pytest
 from support.soak_fakes import SCENARIOS, FakeServer
 
-from gpustack_guard.adapters.soak.load import Target, chat_completions_url, drive, make_client, stream_one
+from gpustack_guard.adapters.soak.load import (
+    MAX_USAGE_TOKENS,
+    Target,
+    chat_completions_url,
+    drive,
+    make_client,
+    stream_one,
+)
 from gpustack_guard.core.soak.prompts import make_prompt
 
 PROMPT = make_prompt(0, 0, 40, 6)
@@ -93,3 +101,33 @@ def test_urls_accept_a_root_a_v1_base_or_the_endpoint():
 def test_the_api_key_goes_in_the_bearer_header():
     result, server = one("stable", api_key="sk-test-123456")
     assert result.ok and server.seen_auth == {"Bearer sk-test-123456"}
+
+
+def _streamed(usage_line: bytes):
+    """One request answered with two content deltas and then `usage_line` (an in-memory SSE answer)."""
+    import httpx
+
+    body = (b'data: {"choices": [{"delta": {"content": "a"}}]}\n\n'
+            b'data: {"choices": [{"delta": {"content": "b"}, "finish_reason": "stop"}]}\n\n'
+            + usage_line + b"\n\ndata: [DONE]\n\n")
+    transport = httpx.MockTransport(lambda request: httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=body))
+
+    async def go():
+        async with make_client(1, 5.0, transport) as client:
+            return await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
+                                    PROMPT, 0.0, 5.0)
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("count, tokens", [("7", 7), ("0", 0), (str(MAX_USAGE_TOKENS), MAX_USAGE_TOKENS),
+                                           ("null", 2)])  # no count: the deltas are counted
+def test_a_usage_count_that_is_a_count_is_the_answers_tokens(count, tokens):
+    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
+    assert (result.ok, result.error, result.output_tokens) == (True, None, tokens)
+
+
+@pytest.mark.parametrize("count", ["-5", "true", "2.5", '"7"', str(MAX_USAGE_TOKENS + 1), "1" + "0" * 30])
+def test_a_usage_count_that_is_no_count_is_a_malformed_answer_not_a_figure(count):
+    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
+    assert (result.ok, result.error, result.output_tokens) == (False, "malformed stream chunk", 0)

@@ -137,3 +137,14 @@ def test_garbage_text_is_an_endpoint_error(garbage):
     s = asyncio.run(go())
     assert s.running is None
     assert len(s.errors) == 1 and s.errors[0].startswith("http://e/metrics: not Prometheus text")
+
+
+@pytest.mark.parametrize("value", ["NaN", "+Inf", "-Inf"])
+def test_a_sample_that_is_no_finite_number_is_no_reading(value):
+    # the exposition format allows these; they reached the trends, the chart axes (an internal error on inf) and
+    # the JSON report (NaN is no JSON)
+    text = ("# TYPE vllm:gpu_cache_usage_perc gauge\nvllm:gpu_cache_usage_perc{model_name=\"m\"} " + value + "\n"
+            "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 3.0\n"
+            "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes " + value + "\n")
+    s = Normaliser(model="m").snapshot(1.0, parse_samples(text))
+    assert (s.kv_usage, s.running, s.resident_bytes) == (None, 3.0, None)
