@@ -35,7 +35,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "top-p & top-k sampling", "Memory baseline", "Post-capture",
-            "\u2588  model")
+            "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")

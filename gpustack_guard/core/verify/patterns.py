@@ -211,7 +211,9 @@ VLLM_PATTERNS = (
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"),
         MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")}, scope=ENGINE),
     _p("vllm-concurrency", VLLM, "0.6 to the newest (V0 and V1)",
-       r"Maximum concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
+       # not after a host-extended pool's capacity (0.33's ` + host`): that concurrency counts host memory too
+       r"^(?!.*\+ host KV cache size).*?Maximum concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: "
+       + _g(MAX_CONCURRENCY) + "x",
        "INFO 02-19 23:56:55 kv_cache_utils.py:527] Maximum concurrency for 2,048 tokens per request: 997.08x",
        "vllm PR #13596", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")},
        scope=ENGINE),
