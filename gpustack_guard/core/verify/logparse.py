@@ -19,6 +19,7 @@ MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one
 MAX_FAILURE_CHARS = 300  # the engine's reason, as printed, in one line
 MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text, never evaluated
 MAX_ARG_NESTING = 16  # brackets deeper than this are kept as text (literal_eval recurses)
+TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
@@ -248,6 +249,14 @@ class _EngineState:
     generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
     start_ups: int = 1  # start-ups seen in the log (P.START_UP_LINES after figures): only the last one is kept
 
+    def restart(self) -> None:
+        """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
+        the deployment as it runs, so what the earlier ones printed is dropped."""
+        self.log = ObservedLog(engine=self.log.engine)
+        self.contexts = 0
+        self.generic_failure = False
+        self.start_ups += 1
+
 
 def _has_progress(log: ObservedLog) -> bool:
     """The start-up went past its first lines: a start-up line now begins another start-up."""
@@ -348,36 +357,15 @@ class LogParser:
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
         if pattern.id in P.START_UP_LINES and _has_progress(state.log):
-            # the engine started again in the same log (a restart, a retry with other flags): the last start-up
-            # is the deployment as it runs, so what the earlier ones printed is dropped
-            state.log = ObservedLog(engine=state.log.engine)
-            state.contexts = 0
-            state.generic_failure = False
-            state.start_ups += 1
+            state.restart()
         log = state.log
         self.matches += 1
         if pattern.engine:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
         groups = m.groupdict()
-        if pattern.kind == "version":
-            if groups.get("version") and not log.engine_version:
-                log.engine_version = groups["version"]
-            if groups.get("model"):  # vLLM's plain start-up line names the model it serves
-                log.model = mask_secrets(groups["model"], self.secrets)
-            if groups.get("config"):
-                log.config = parse_printed_args(mask_secrets(groups["config"], self.secrets))
-            return
-        if pattern.kind == "args":
-            log.args = parse_printed_args(mask_secrets(groups["args"], self.secrets))
-            return
-        if pattern.kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
-            log.args = {**log.args, **parse_printed_args(mask_secrets(groups["args"], self.secrets))}
-            return
-        if pattern.kind == "model":
-            log.model = mask_secrets(groups["model"], self.secrets)
-            return
-        if pattern.kind == "marker":
+        if pattern.kind in TEXT_KINDS:
+            self._apply_text(log, pattern.kind, groups)
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -418,6 +406,25 @@ class LogParser:
                 terms[term] = summed[term]
             else:
                 terms[term] = value
+
+    def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
+        """A line that names what ran (version, model, arguments) rather than a figure."""
+        def masked(name: str) -> str:
+            return mask_secrets(groups[name] or "", self.secrets)
+
+        if kind == "version":
+            if groups.get("version") and not log.engine_version:
+                log.engine_version = groups["version"]
+            if groups.get("model"):  # vLLM's plain start-up line names the model it serves
+                log.model = masked("model")
+            if groups.get("config"):
+                log.config = parse_printed_args(masked("config"))
+        elif kind == "args":
+            log.args = parse_printed_args(masked("args"))
+        elif kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
+            log.args = {**log.args, **parse_printed_args(masked("args"))}
+        elif kind == "model":
+            log.model = masked("model")
 
     def result(self) -> ObservedLog:
         states = list(self.states.values())

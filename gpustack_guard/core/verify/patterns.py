@@ -355,8 +355,8 @@ SGLANG_PATTERNS = (
        "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
        "mem usage=14.53 GB.", "ovg-project/kvcached#198", {WEIGHTS: (WEIGHTS, "GB")}),
     _p("sglang-kv-allocated", SGLANG, "0.3 to the newest (dtype printed from 0.5)",
-       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: " + _g("k_size")
-       + r" GB, V size: " + _g("v_size") + " GB",
+       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
+       + _g("k_size") + r" GB, V size: " + _g("v_size") + " GB",
        "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
        "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
     # one buffer for K and V together: MLA pools (DeepSeek, Kimi), the NSA indexer's pool; a labelled pool (an
