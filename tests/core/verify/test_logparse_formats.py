@@ -228,3 +228,17 @@ def test_two_engines_in_one_file_read_the_one_with_most_lines_and_say_so():
     assert log.notes == []  # a stray line or two of another engine's wording is no second engine
     log, _ = parse_log([line + "\n" for line in vllm + sglang], "vllm")
     assert log.notes == []  # the engine was given
+
+
+def test_the_newest_vllm_lines_say_the_v1_engine_ran():
+    from gpustack_guard.core.verify.compare import engine_generation
+
+    refusal = ("ValueError: Free memory on device cuda:0 (20.5/79.19 GiB) on startup is less than the engine's budget "
+               "after excluding external process's weights (0.9, 56.27 GiB).\n")
+    log, _ = parse_log([refusal], "vllm")
+    assert engine_generation(log) == "v1"
+    log, _ = parse_log(["XPU KV cache size: 2,048 tokens, Maximum concurrency for 1,024 tokens per request: 2.00x\n"],
+                       "vllm")
+    assert engine_generation(log) == "v1"
+    log, _ = parse_log(["vLLM server version 0.34.0, serving model org/m\n"], "vllm")
+    assert engine_generation(log) is None  # the version line alone says nothing of the engine generation
