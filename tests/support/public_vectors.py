@@ -447,6 +447,13 @@ EXCLUDED = {
                                          "distributed init",
     "sglang/tp2-graph-capture.log": "sglang PR #12978: graph capture lines only; model not named",
     "sglang/tp8-ranks.log": "sglang PR #11716: eight ranks of a model not named",
+    "sglang/deepseek-v32-exp-mla-kv-size-8xb200.log": "sglang PR #11309: DeepSeek-V3.2-Exp (its NSA indexer cache "
+                                                      "is counted in the 'KV size' the PR prints) is not in gsg's "
+                                                      "catalog; DP attention over 8 B200 ranks",
+    "sglang/v0.5.23-source-format-tp2-ms.log": "built from SGLang v0.5.23's format strings to hold the parser to "
+                                               "them (no public log of those lines found): not a run",
+    "vllm/v1-0.34-source-format-one-line-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
+                                                  "them (no public log of 0.30+'s one-line capacity found): not a run",
     "llama.cpp/deepseek-8-gpus-q4-kv.log": "llama.cpp#9390: a DeepSeek checkpoint over 8 GPUs, quoted from CUDA2 "
                                            "on; its split and the other devices' layers are not in the excerpt",
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",

@@ -19,6 +19,8 @@ MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one
 MAX_FAILURE_CHARS = 300  # the engine's reason, as printed, in one line
 MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text, never evaluated
 MAX_ARG_NESTING = 16  # brackets deeper than this are kept as text (literal_eval recurses)
+TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
+OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
 MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only read for the arguments it prints
@@ -33,12 +35,18 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "Memory pool end", "cuda graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
-            "pipeline parallelism", "sched copies", "top-p & top-k sampling")
+            "pipeline parallelism", "sched copies", "top-p & top-k sampling", "Memory baseline", "Post-capture",
+            "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
-_VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*)$")
-_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<ranks>(?: (?:TP|PP|DP|EP|CP)\d+)+)\]")
+# Ray nests its worker's prefix in the engine core's: `(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO ...`
+_VLLM_NESTED = re.compile(r"\s*\([A-Za-z]+(?:_[A-Za-z]+\d*)*(?: rank=\d+)? pid=\d+[^)]*\)")
+# a worker's coordinates as multiproc_executor.py@v0.34.0 names it: Worker_DP0_PP1_PCP0_TP1_DCP0_EP1
+_VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|PCP|DCP)\d+)*)$")
+# `[2026-07-20 08:00:01.123 DP0 PP1 ATTN_CP0 MOE_DP1 TP3 EP3]` (SGLANG_LOG_MS adds the milliseconds;
+# scheduler.py@v0.5.23 names the coordinates)
+_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
 _EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMemoryError): ")
 MAIN = "main"
 HOST_DEVICE = re.compile(r"^(?:CPU.*|.*_Host|.*_Mapped)$")
@@ -239,6 +247,20 @@ class _EngineState:
     hits: int = 0
     contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
     generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
+    start_ups: int = 1  # start-ups seen in the log (P.START_UP_LINES after figures): only the last one is kept
+
+    def restart(self) -> None:
+        """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
+        the deployment as it runs, so what the earlier ones printed is dropped."""
+        self.log = ObservedLog(engine=self.log.engine)
+        self.contexts = 0
+        self.generic_failure = False
+        self.start_ups += 1
+
+
+def _has_progress(log: ObservedLog) -> bool:
+    """The start-up went past its first lines: a start-up line now begins another start-up."""
+    return bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
@@ -263,6 +285,10 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         m = _VLLM_PROCESS.search(line)
         if not m:
             return MAIN
+        while (inner := _VLLM_NESTED.match(line, m.end())) is not None:  # the innermost prefix is the worker's
+            m = _VLLM_PROCESS.match(line, inner.start() + inner.group(0).index("("))
+            if m is None:
+                return MAIN
         if m.group("rank") is not None:
             return f"rank {m.group('rank')}"
         where = _VLLM_TP.search(m.group("proc"))
@@ -306,7 +332,13 @@ class LogParser:
 
     def feed(self, raw: str) -> None:
         self.lines += 1
-        line = _ANSI.sub("", raw.rstrip("\r\n"))
+        text = raw.rstrip("\r\n")
+        # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
+        # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap
+        for piece in text.split("\r") if "\r" in text else (text,):
+            self._feed_line(_ANSI.sub("", piece))
+
+    def _feed_line(self, line: str) -> None:
         if len(line) > MAX_TERM_LINE_CHARS:
             candidates = [p for p in P.ALL_PATTERNS if p.kind in LONG_LINE_KINDS]
         elif any(word in line for word in KEYWORDS):
@@ -324,28 +356,16 @@ class LogParser:
                 self._apply(state, pattern, m, line)
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
+        if pattern.id in P.START_UP_LINES and _has_progress(state.log):
+            state.restart()
         log = state.log
         self.matches += 1
         if pattern.engine:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
         groups = m.groupdict()
-        if pattern.kind == "version":
-            if groups.get("version") and not log.engine_version:
-                log.engine_version = groups["version"]
-            if groups.get("config"):
-                log.config = parse_printed_args(mask_secrets(groups["config"], self.secrets))
-            return
-        if pattern.kind == "args":
-            log.args = parse_printed_args(mask_secrets(groups["args"], self.secrets))
-            return
-        if pattern.kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
-            log.args = {**log.args, **parse_printed_args(mask_secrets(groups["args"], self.secrets))}
-            return
-        if pattern.kind == "model":
-            log.model = mask_secrets(groups["model"], self.secrets)
-            return
-        if pattern.kind == "marker":
+        if pattern.kind in TEXT_KINDS:
+            self._apply_text(log, pattern.kind, groups)
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -387,6 +407,25 @@ class LogParser:
             else:
                 terms[term] = value
 
+    def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
+        """A line that names what ran (version, model, arguments) rather than a figure."""
+        def masked(name: str) -> str:
+            return mask_secrets(groups[name] or "", self.secrets)
+
+        if kind == "version":
+            if groups.get("version") and not log.engine_version:
+                log.engine_version = groups["version"]
+            if groups.get("model"):  # vLLM's plain start-up line names the model it serves
+                log.model = masked("model")
+            if groups.get("config"):
+                log.config = parse_printed_args(masked("config"))
+        elif kind == "args":
+            log.args = parse_printed_args(masked("args"))
+        elif kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
+            log.args = {**log.args, **parse_printed_args(masked("args"))}
+        elif kind == "model":
+            log.model = masked("model")
+
     def result(self) -> ObservedLog:
         states = list(self.states.values())
         best = max(states, key=lambda s: s.hits)
@@ -395,6 +434,13 @@ class LogParser:
         else:
             log = best.log
         log.lines = self.lines
+        if log.engine and best.start_ups > 1:
+            log.notes.append(f"the log holds {best.start_ups} start-ups of {log.engine}: the last one was read")
+        others = [s for s in states if s is not best and s.hits >= OTHER_ENGINE_HITS]
+        if log.engine and others and self.wanted is None:
+            names = ", ".join(f"{s.log.engine} ({s.hits} lines)" for s in others)
+            log.notes.append(f"the log also holds lines of {names}: {log.engine} has the most and was read; "
+                             f"give --backend to read another")
         if not log.model:
             model = log.args.get("model") or log.args.get("model_path") or log.args.get("model_tag") \
                 or log.config.get("model")

@@ -92,6 +92,16 @@ VLLM_PATTERNS = (
        r"\u2588 +version (?P<version>\d\S*)",
        "(APIServer pid=1327189) INFO 04-15 07:22:41 [utils.py:299]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     "
        "\u2588 \u2580\u2584\u2580 \u2588  version 0.19.1rc1.dev301+g60995c05b", "vllm#39734", kind="version"),
+    _p("vllm-server-version", VLLM, "0.17 to the newest (the banner's plain form: VLLM_DISABLE_LOG_LOGO=1 or a "
+       "formatter that is not vLLM's; entrypoints/utils.py@v0.17.0, entrypoints/common/startup.py@v0.34.0)",
+       r"vLLM server version (?P<version>\d\S*), serving model (?P<model>\S+)",
+       "(APIServer pid=1) INFO 12-05 10:11:12 [startup.py:40] vLLM server version 0.34.0, serving model "
+       "Qwen/Qwen3-8B", "vllm entrypoints/common/startup.py@v0.34.0 (log_version_and_model's format "
+       "string; no public log found)", kind="version"),
+    _p("vllm-banner-model", VLLM, "0.11.1 to the newest (the banner's model line, under its version line)",
+       r"\u2588 +model +(?P<model>[^\s\u2580-\u259f]+)$",
+       "  \u2588\u2584\u2588\u2580 \u2588     \u2588     \u2588     \u2588  model   openai/gpt-oss-20b",
+       "vllm#39734 (the banner's next line; entrypoints/common/startup.py@v0.34.0)", kind="model"),
     _p("vllm-engine-version", VLLM, "0.4 to the newest (V0 'an LLM engine', 0.8+ 'a V0/V1 LLM engine')",
        r"Initializing an? (?:V[01] )?LLM engine(?: \(v(?P<version>[^)\s]+)\))? with config: (?P<config>.*)",
        "INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2.dev378+g4d7fe40fc.d20250829) "
@@ -104,8 +114,10 @@ VLLM_PATTERNS = (
        "INFO 09-03 16:28:10 [utils.py:328] non-default args: {'model_tag': '/data/datasets/models-hf/Qwen2.5-0.5B/', "
        "'model': '/data/datasets/models-hf/Qwen2.5-0.5B/', 'tensor_parallel_size': 2}", "vllm PR #24162",
        kind="args"),
-    _p("vllm-process", VLLM, "0.5 to the newest (worker and engine-core prefixes: the log is vLLM's)",
-       r"\((?:VllmWorker(?:Process)?|EngineCore(?:_DP\d+)?|APIServer|Worker_TP\d+)(?: rank=\d+)? pid=\d+",
+    _p("vllm-process", VLLM, "0.5 to the newest (worker and engine-core prefixes: the log is vLLM's; Worker_DP0_PP1_"
+       "PCP0_TP1_DCP0_EP1 as multiproc_executor.py@v0.34.0 names them)",
+       r"\((?:VllmWorker(?:Process)?|EngineCore(?:_DP\d+)?|APIServer(?:_\d+)?|DPCoordinator|"
+       r"Worker(?:_(?:DP|PP|PCP|TP|DCP|EP)\d+)*)(?: rank=\d+)? pid=\d+",
        "(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] torch.OutOfMemoryError: CUDA "
        "out of memory. Tried to allocate 1.74 GiB.", "vllm#15105", kind="marker"),
     _p("vllm-max-model-len", VLLM, "0.10 to the newest", r"Using max model len " + _g(MAX_MODEL_LEN, INT),
@@ -184,11 +196,24 @@ VLLM_PATTERNS = (
        r"Available KV cache memory: " + _g(KV_CACHE) + " GiB",
        "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB",
        "vllm PR #20707", {KV_CACHE: (KV_CACHE, "GiB")}),
-    _p("vllm-v1-kv-tokens", VLLM, "0.7.4 to the newest (V1)", r"GPU KV cache size: " + _g(KV_TOKENS, INT) + " tokens",
+    _p("vllm-v1-kv-tokens", VLLM, "0.7.4 to the newest (V1)", r"\b(?:GPU|XPU|TPU|NPU|HPU) KV cache size: "
+       + _g(KV_TOKENS, INT) + " tokens",
        "INFO 02-19 23:56:55 kv_cache_utils.py:524] GPU KV cache size: 2,042,016 tokens", "vllm PR #13596",
        {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),
+    # 0.30 joins the capacity and the concurrency in one line and names the device type (`GPU` for CUDA and ROCm,
+    # else its upper-cased type); a host-extended pool (` + host`) counts tokens off the GPU: not read as its pool
+    _p("vllm-kv-tokens-one-line", VLLM, "0.30 to the newest (kv_cache_utils.py@v0.30.0 and @v0.34.0; v0.26.0 "
+       "prints two lines)", r"(?:GPU|XPU|TPU|NPU|HPU) KV cache size: " + _g(KV_TOKENS, INT) + r" tokens, Maximum "
+       r"concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
+       "(EngineCore pid=2) INFO 12-05 10:12:40 [kv_cache_utils.py:1169] GPU KV cache size: 158,656 tokens, Maximum "
+       "concurrency for 32,768 tokens per request: 4.84x", "vllm v1/core/kv_cache_utils.py@v0.34.0 "
+       "(update_kv_cache_capacity's format string; no public log found)",
+       {KV_TOKENS: (KV_TOKENS, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"),
+        MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")}, scope=ENGINE),
     _p("vllm-concurrency", VLLM, "0.6 to the newest (V0 and V1)",
-       r"Maximum concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
+       # not after a host-extended pool's capacity (0.33's ` + host`): that concurrency counts host memory too
+       r"^(?!.*\+ host KV cache size).*?Maximum concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: "
+       + _g(MAX_CONCURRENCY) + "x",
        "INFO 02-19 23:56:55 kv_cache_utils.py:527] Maximum concurrency for 2,048 tokens per request: 997.08x",
        "vllm PR #13596", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")},
        scope=ENGINE),
@@ -269,6 +294,15 @@ VLLM_PATTERNS = (
        "vllm#20305", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
                       UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB")},
        kind="failure:free-memory-below-requested"),
+    _p("vllm-free-below-engine-budget", VLLM, "0.33 to the newest (weights held by another process: the budget "
+       "left to the engine; v1/worker/utils.py@v0.33.0)",
+       r"Free memory on device(?: \S+)? \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup is "
+       r"less than the engine's budget after excluding external process's weights \(" + _g(UTILIZATION) + ", ",
+       "ValueError: Free memory on device cuda:0 (20.5/79.19 GiB) on startup is less than the engine's budget after "
+       "excluding external process's weights (0.9, 56.27 GiB). Decrease GPU memory utilization or reduce GPU memory "
+       "used by other processes.", "vllm v1/worker/utils.py@v0.34.0 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+        UTILIZATION: (UTILIZATION, "float")}, kind="failure:free-memory-below-requested"),
     _p("vllm-kv-memory-advice", VLLM, "0.29 development builds (one line after graph capture: the budget and "
        "each term, then the --kv-cache-memory that fits)",
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
@@ -300,6 +334,18 @@ SGLANG_PATTERNS = (
        r"Init torch distributed ends\. mem usage=" + _g(NON_TORCH) + " GB",
        "[2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB", "sglang PR #11716",
        {NON_TORCH: (NON_TORCH, "GB")}),
+    _p("sglang-distributed-elapsed", SGLANG, "0.5.9 to 0.5.21 (the time taken before the memory; "
+       "model_runner.py@v0.5.9, distributed/bootstrap.py@v0.5.20)",
+       r"Init torch distributed ends\. elapsed=[0-9.]+ s, mem usage=" + _g(NON_TORCH) + " GB",
+       "[2026-02-10 08:00:01 TP0] Init torch distributed ends. elapsed=0.42 s, mem usage=0.61 GB",
+       "sglang srt/model_executor/model_runner.py@v0.5.9 (the format string; no public log found)",
+       {NON_TORCH: (NON_TORCH, "GB")}),
+    _p("sglang-memory-baseline", SGLANG, "0.5.22 to the newest ('Init parallel ends' times the init; this line "
+       "carries its memory: distributed/bootstrap.py@v0.5.22 and @v0.5.23)",
+       r"Memory baseline taken\. mem usage=" + _g(NON_TORCH) + " GB",
+       "[2026-07-20 08:00:01 TP1] Memory baseline taken. mem usage=0.61 GB",
+       "sglang srt/distributed/bootstrap.py@v0.5.23 (the format string; no public log found)",
+       {NON_TORCH: (NON_TORCH, "GB")}),
     _p("sglang-load-begin", SGLANG, "0.2 to the newest",
        r"Load weight begin\. avail mem=" + _g(FREE_BEFORE_LOAD) + " GB",
        "[2025-10-16 09:06:10 TP5] Load weight begin. avail mem=137.29 GB", "sglang PR #11716",
@@ -309,10 +355,28 @@ SGLANG_PATTERNS = (
        "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
        "mem usage=14.53 GB.", "ovg-project/kvcached#198", {WEIGHTS: (WEIGHTS, "GB")}),
     _p("sglang-kv-allocated", SGLANG, "0.3 to the newest (dtype printed from 0.5)",
-       r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: " + _g("k_size")
-       + r" GB, V size: " + _g("v_size") + " GB",
+       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
+       + _g("k_size") + r" GB, V size: " + _g("v_size") + " GB",
        "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
        "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
+    # one buffer for K and V together: MLA pools (DeepSeek, Kimi), the NSA indexer's pool; a labelled pool (an
+    # index cache, `<label> KV Cache is allocated`, memory_pool.py@v0.5.18) is not the deployment's KV: not read
+    _p("sglang-kv-allocated-one-size", SGLANG, "0.4 to the newest (MLA and other one-buffer pools; dtype printed "
+       "from 0.5.15: memory_pool.py@v0.4.10, @v0.5.15, @v0.5.23)",
+       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "
+       + _g(KV_CACHE) + " GB",
+       "[2025-10-07 23:17:19 DP0 TP0] KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB", "sglang PR #11309",
+       {KV_TOKENS: (KV_TOKENS, "int"), KV_CACHE: (KV_CACHE, "GB")}),
+    # with the pool sized after graph capture the allocation line prints the address space ("VA upper bound"),
+    # and this line the pool that is backed
+    _p("sglang-kv-post-capture", SGLANG, "0.5.18 to the newest (pool sized after CUDA graph capture; "
+       "model_runner_components/kv_pool_runtime.py@v0.5.18 and @v0.5.23)",
+       r"Post-capture KV sizing: KV cache allocated\. dtype: \S+, #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "
+       + _g(KV_CACHE) + r" GB, avail mem=" + _g(FREE_AFTER_POOL) + " GB",
+       "[2026-07-20 08:01:10] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, #tokens: 1245184, "
+       "KV size: 57.01 GB, avail mem=4.12 GB", "sglang srt/model_executor/model_runner_components/"
+       "kv_pool_runtime.py@v0.5.23 (the format string; no public log found)",
+       {KV_TOKENS: (KV_TOKENS, "int"), KV_CACHE: (KV_CACHE, "GB"), FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
     _p("sglang-kv-allocated-sizes", SGLANG, "0.4.0 to 0.4.2 (K and V sizes only, no token count)",
        r"KV Cache is allocated\. K size: " + _g("k_size") + r" GB, V size: " + _g("v_size") + r" GB\.",
        "[2025-01-23 19:35:20 TP0] KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",
@@ -325,6 +389,14 @@ SGLANG_PATTERNS = (
        r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
+    # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
+    _p("sglang-graphs-elapsed", SGLANG, "0.5.15 to the newest ('Capture target decode CUDA graph end', the batch "
+       "sizes from 0.5.18: model_runner.py@v0.5.15, model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
+       r"Capture target (?:decode|verify) (?:CUDA|cuda) graph end\. (?:bs=\[[0-9, ]*\], )?elapsed=[0-9.]+ s, mem usage="
+       + _g(CUDA_GRAPHS) + " GB",
+       "[2026-07-20 08:01:05 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8], elapsed=6.20 s, mem usage="
+       "0.45 GB, avail mem=12.30 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 "
+       "(the format string; no public log found)", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     _p("sglang-graphs-avail-first", SGLANG, "0.4.3 to 0.4.4 (avail mem printed before mem usage)",
        r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. avail mem=" + NUM + r" GB\. mem usage=" + _g(CUDA_GRAPHS)
        + " GB",
@@ -338,8 +410,9 @@ SGLANG_PATTERNS = (
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},
        scope=ENGINE),
-    _p("sglang-fraction-in-error", SGLANG, "0.4 to the newest (the fraction the engine ran with, in its refusal)",
-       r"Current value: self\.server_args\.(?P<args>mem_fraction_static=[0-9.]+)",
+    _p("sglang-fraction-in-error", SGLANG, "0.4 to the newest (the fraction the engine ran with, in its refusal; "
+       "without 'self.server_args.' from 0.5.12: pool_configurator.py@v0.5.12)",
+       r"Current value: (?:self\.server_args\.)?(?P<args>mem_fraction_static=[0-9.]+)",
        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
        "self.server_args.mem_fraction_static=0.2", "gpustack/gpustack#3831", kind="arg-update"),
     _p("sglang-not-enough-memory", SGLANG, "0.2 to the newest",
@@ -425,3 +498,10 @@ ANY_PATTERNS = (
 )
 
 ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + ANY_PATTERNS
+
+# Lines an engine prints once per start-up, first: met again after figures, they begin another start-up in the same
+# log (a restart), and the parser keeps the last one. vLLM's API server prints its version once per process (engine
+# cores and workers print the engine config line, which is not one of these), SGLang's launcher its arguments,
+# llama-server its build.
+START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
+                            "llamacpp-build"})

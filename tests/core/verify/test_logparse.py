@@ -3,6 +3,7 @@ secrets and the parser's own limits."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,17 @@ CASES = [
     ("sglang/r1-distill-qwen7b-rtx3090-wsl.log", None, True, None, 'TP0', 1,
      {P.FREE_BEFORE_LOAD: gib(22.76), P.KV_CACHE: 2 * gib(2.82), P.FREE_AFTER_POOL: gib(1.68), P.KV_TOKENS: 105531,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
+    # issue 32's newest formats: an MLA pool's one 'KV size' (DP attention ranks), SGLang 0.5.23's lines with
+    # SGLANG_LOG_MS timestamps (built from its format strings), vLLM 0.34's plain version line and one-line capacity
+    ("sglang/deepseek-v32-exp-mla-kv-size-8xb200.log", None, True, None, 'DP0 TP0', 1,
+     {P.KV_TOKENS: 975424, P.KV_CACHE: gib(43.67), P.FREE_AFTER_POOL: gib(37.71)}),
+    ("sglang/v0.5.23-source-format-tp2-ms.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: gib(0.61), P.FREE_BEFORE_LOAD: gib(78.50), P.WEIGHTS: gib(7.79), P.KV_TOKENS: 830000,
+      P.KV_CACHE: 2 * gib(28.50), P.FREE_AFTER_POOL: gib(12.71), P.CUDA_GRAPHS: gib(0.45), P.MAX_RUNNING: 512,
+      P.MAX_MODEL_LEN: 40960}),
+    ("vllm/v1-0.34-source-format-one-line-kv.log", '0.34.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.37), P.CUDA_GRAPHS: gib(0.52), P.KV_TOKENS: 158656,
+      P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.84}),
     ("sglang/server-args-llama31-8b.log", None, False, None, None, 2,
      {}),
     ("sglang/tp2-graph-capture.log", None, False, None, 'TP1', 2,
@@ -265,7 +277,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 57, "sglang": 19, "llama.cpp": 19}
+    assert counts == {"vllm": 58, "sglang": 21, "llama.cpp": 19}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
@@ -278,7 +290,11 @@ def test_every_pattern_matches_the_real_line_it_was_written_from():
     assert len(ids) == len(set(ids))
     for pattern in P.ALL_PATTERNS:
         assert pattern.regex.search(pattern.example), pattern.id
-        assert "#" in pattern.source, pattern.id  # an issue or pull request number
+        # an issue or pull request number, or (no public log of that format found) the engine file and release tag
+        # whose format string the example was built from, said so
+        built_from_source = re.search(r"\S+\.(?:py|cpp)@v?[0-9][0-9.]*\b", pattern.source) is not None and \
+            "format string" in pattern.source
+        assert "#" in pattern.source or built_from_source, pattern.id
         assert pattern.releases
 
 
