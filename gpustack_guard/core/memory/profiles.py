@@ -312,8 +312,10 @@ ACTIVATION_CALIBRATION = 1.15
 # 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
 # benchmarks/accuracy.py is its calibration, not evidence of it. Refitted (540,316 before) when the CUDA graphs
 # of 0.20+ moved to vLLM's own estimate (GRAPH_ESTIMATE_*): 0.60 GiB for B14 where the flat rule booked 1.61 GiB,
-# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged.
-COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 606_330
+# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged. Refitted again (606,330
+# before) when the TP device group's NCCL communicator of 0.11+ moved into the non-torch term
+# (VLLM_DEVICE_GROUP_NCCL): B14's TP 2 non-torch grew by NCCL_BUFFERS, 47,616 B per batched token.
+COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 558_714
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
@@ -512,6 +514,69 @@ VLLM_NON_TORCH = (
                 "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
 )
 _NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORCH)
+
+# The TP group's torch.distributed device group (parallel_state.py GroupCoordinator: torch.distributed.new_group(ranks,
+# backend="nccl"), no device_id, so ProcessGroupNCCL makes its NCCL communicator at the first collective on it) is a
+# second NCCL communicator beside PyNccl's. From 0.11.0 PyNccl is set up before the worker's memory snapshot, but the
+# first collective on the device group is the logits all-gather of the profile's dummy sampler run
+# (logits_processor.py _gather_logits: current_platform.use_all_gather() is True under V1 ->
+# base_device_communicator.py all_gather -> dist.all_gather_into_tensor(group=self.device_group)), so that
+# communicator's buffers are made inside memory_profiling and counted as non-torch. From 0.27.0 CudaCommunicator
+# overrides all_gather with PyNccl's (set up before the snapshot): the device group is no longer touched in the
+# profile. Only at TP > 1 (a TP group of one gathers nothing); sized as one communicator's share of COMM_BUFFERS
+# (NCCL_BUFFERS), the estimate every NCCL communicator gets here. On PCIe and no-P2P groups the logged peerless
+# figure already holds NCCL (VLLM_NON_TORCH "peerless"), so it is added on NVLink and unknown groups only. Before 0.11
+# every communicator is made after the snapshot and NCCL_BUFFERS is booked as comm_in_budget instead.
+@dataclass(frozen=True)
+class DeviceGroupNcclRow:
+    """Whether the TP device group's NCCL communicator is first made inside the profile, from release `since`."""
+
+    since: str
+    in_profile: bool
+    source: str
+
+
+VLLM_DEVICE_GROUP_NCCL = (
+    DeviceGroupNcclRow("0.0.0", False, "vllm/worker/worker.py@v0.6.4, v1/worker/gpu_worker.py@v0.10.2 init_device "
+                       "(the snapshot precedes every communicator: NCCL_BUFFERS in the budget as comm_in_budget)"),
+    DeviceGroupNcclRow("0.11.0", True,
+                       "vllm/v1/worker/gpu_worker.py init_device (snapshot after init_worker_distributed_environment), "
+                       "distributed/parallel_state.py (new_group, no device_id) and device_communicators/"
+                       "base_device_communicator.py all_gather (dist.all_gather_into_tensor on the device group, "
+                       "first used by logits_processor.py _gather_logits in the profile) @v0.11.0, @v0.14.0, @v0.19.0, "
+                       "@v0.21.0, @v0.24.0 (VLLM_DISTRIBUTED_USE_SPLIT_GROUP's eager binding off by default), "
+                       "@v0.25.0 and @v0.26.0 (CudaCommunicator.all_gather takes the base class's but for dim-0 "
+                       "symmetric-memory gathers; the logits gather is on the last dim)"),
+    DeviceGroupNcclRow("0.27.0", False,
+                       "vllm/distributed/device_communicators/cuda_communicator.py@v0.27.0 CudaCommunicator.all_gather "
+                       "(PyNccl's all_gather, made before the snapshot; the same @v0.28.0 and @v0.33.0)"),
+)
+_DEVICE_GROUP_NCCL_KEYS = tuple((known_version(row.since), row) for row in VLLM_DEVICE_GROUP_NCCL)
+
+
+def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
+    """The VLLM_DEVICE_GROUP_NCCL row of the release."""
+    return row_of_release(_DEVICE_GROUP_NCCL_KEYS, arithmetic_release("vllm", version))
+
+
+# NCCL's NVLink SHARP (NVLS) buffers: on NVSwitch-connected Hopper and Blackwell GPUs NCCL binds multicast memory
+# for each communicator of more than two ranks. NCCL's own log gives the size, vllm#9699 (8x H200, TP 8):
+# "NVLS comm ... nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888 nvlsTotalSize 2415919104",
+# i.e. each GPU holds nHeads (the ranks) x nvlsPerRankSize; the same issue finds NVLS "only enabled for n > 2 GPUs"
+# on H100 and above, and NCCL_NVLS_ENABLE=0 turns it off (fewer KV blocks with it on: 17,595 at TP 8). One
+# communicator's NVLS memory is counted inside the profile on every release: before 0.11 every communicator is made
+# after the snapshot; from 0.11 the device group's communicator is made inside the profile (VLLM_DEVICE_GROUP_NCCL),
+# and PyNccl's NVLS buffers are taken to be connected at its first large all-reduce in the profile (NCCL's runtime
+# connection, NCCL_RUNTIME_CONNECT, on by default from NCCL 2.22): an assumption about NCCL, not read in vLLM, and
+# the reason this stays one communicator's worth where the 0.11+ release makes two. Not booked: the second
+# communicator's NVLS memory before 0.11 (no log sizes both), and NVLS on TP groups spread over nodes (nHeads is then
+# the ranks on one node; gsg takes a TP group to be on one node).
+NVLS_PER_RANK_SLICE = 301_989_888
+NVLS_MIN_RANKS = 3
+NVLS_CAPABILITY_MAJORS = (9, 10)  # datacenter Hopper and Blackwell (NVSwitch parts); 12.x workstation cards have none
+NCCL_NVLS_ENABLE_ENV = "NCCL_NVLS_ENABLE"
+NVLS_SOURCE = ("NCCL 'NVLS comm ... nHeads 8 ... nvlsPerRankSize 301989888 nvlsTotalSize 2415919104' and 'only "
+               "enabled for n > 2 GPUs' (vllm#9699, 8x H200); NCCL_NVLS_ENABLE=0 turns it off")
 
 
 def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:

@@ -538,13 +538,15 @@ def test_custom_all_reduce_and_nccl_constants_in_bytes():
     # GeForce: no P2P, so no custom all-reduce even for a pair
     ("NVIDIA GeForce RTX 4090", 2, 1, False, 268_435_456, 0),
     ("NVIDIA GeForce RTX 4090", 4, 1, False, 268_435_456, 0),
-    # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off
+    # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off; on an NVSwitch
+    # Hopper board past two ranks NCCL's NVLS buffers too (TP x 301,989,888 B, profiles.NVLS_PER_RANK_SLICE)
     ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094, NCCL_BYTES),
-    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094, NCCL_BYTES),  # not in [2, 4, 6, 8]
-    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094, NCCL_BYTES),
-    ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094 + 8 * 301_989_888, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094 + 8 * 301_989_888, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094 + 3 * 301_989_888, NCCL_BYTES),  # not in [2, 4, 6, 8]
+    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094 + 16 * 301_989_888, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),  # PP only: no TP group of three
+    ("NVIDIA A100-SXM4-80GB", 8, 1, False, 644_245_094, 805_306_368),  # Ampere: no NVLS
     # unknown name: today's NVLink assumption (0.6 + 0.75 GiB)
     ("", 2, 1, False, 644_245_094, 805_306_368),
     ("", 8, 1, False, 644_245_094, 805_306_368),
@@ -621,7 +623,11 @@ def test_from_0_11_the_buffers_sit_outside_the_budget(gpu, tp, disable_car, prof
     new = _parallel(gpu, tp, version="0.11.0", disable_car=disable_car)
     assert old.extra["comm_buffers_in_budget"] == profiled and old.extra["comm_buffers"] == 0
     assert new.extra["comm_buffers_in_budget"] == 0 and new.extra["comm_buffers"] == after
-    assert new.non_torch == old.non_torch  # the non-torch figure stays in the budget in both
+    # the non-torch figure stays in the budget in both; from 0.11 on NVLink and unknown groups it also holds the TP
+    # device group's NCCL communicator, made at the profile's logits all-gather (PCIe: inside the logged figure)
+    device_group = 0 if gpu in ("NVIDIA L40S", "NVIDIA GeForce RTX 4090") else NCCL_BYTES
+    assert new.extra["device_group_nccl"] == device_group and old.extra["device_group_nccl"] == 0
+    assert new.non_torch == old.non_torch + device_group
     assert new.footprint == new.requested + P.CUDA_CONTEXT + after + new.cuda_graphs
     assert old.footprint == old.requested + P.CUDA_CONTEXT + old.cuda_graphs
 
