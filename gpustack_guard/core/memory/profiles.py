@@ -559,24 +559,67 @@ def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
     return row_of_release(_DEVICE_GROUP_NCCL_KEYS, arithmetic_release("vllm", version))
 
 
-# NCCL's NVLink SHARP (NVLS) buffers: on NVSwitch-connected Hopper and Blackwell GPUs NCCL binds multicast memory
-# for each communicator of more than two ranks. NCCL's own log gives the size, vllm#9699 (8x H200, TP 8):
-# "NVLS comm ... nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888 nvlsTotalSize 2415919104",
-# i.e. each GPU holds nHeads (the ranks) x nvlsPerRankSize; the same issue finds NVLS "only enabled for n > 2 GPUs"
-# on H100 and above, and NCCL_NVLS_ENABLE=0 turns it off (fewer KV blocks with it on: 17,595 at TP 8). One
-# communicator's NVLS memory is counted inside the profile on every release: before 0.11 every communicator is made
-# after the snapshot; from 0.11 the device group's communicator is made inside the profile (VLLM_DEVICE_GROUP_NCCL),
-# and PyNccl's NVLS buffers are taken to be connected at its first large all-reduce in the profile (NCCL's runtime
-# connection, NCCL_RUNTIME_CONNECT, on by default from NCCL 2.22): an assumption about NCCL, not read in vLLM, and
-# the reason this stays one communicator's worth where the 0.11+ release makes two. Not booked: the second
-# communicator's NVLS memory before 0.11 (no log sizes both), and NVLS on TP groups spread over nodes (nHeads is then
-# the ranks on one node; gsg takes a TP group to be on one node).
-NVLS_PER_RANK_SLICE = 301_989_888
-NVLS_MIN_RANKS = 3
-NVLS_CAPABILITY_MAJORS = (9, 10)  # datacenter Hopper and Blackwell (NVSwitch parts); 12.x workstation cards have none
+# NCCL's NVLink SHARP (NVLS) buffers: on NVSwitch-connected Hopper and Blackwell GPUs (CUDA multicast support) NCCL
+# binds multicast memory for a communicator of enough GPUs: each rank holds nHeads (the ranks) x nvlsPerRankSize.
+# The size and the rank floor are NCCL's, so they follow the NCCL wheel each vLLM release's torch pins
+# (vllm METADATA "torch==", torch's "nvidia-nccl-cu1x==", resolved with pip; src/transport/nvls.cc at each NCCL tag):
+#   - before 0.6.4 (torch 2.4, NCCL 2.20): buffers made at communicator init, nChannels x 2 x (buffSize + memSize)
+#     per head; vllm#9699 prints it for 8x H200: "nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize
+#     301989888 nvlsTotalSize 2415919104" (24 channels);
+#   - 0.6.4 (torch 2.5-2.6, NCCL 2.21.5): the same at init with a 1 MiB buffSize (NVLS_CHUNKSIZE x NCCL_STEPS);
+#   - 0.9.0 (torch 2.7, NCCL 2.26.2): ncclNvlsBufferSetup, at the first NVLS collective (runtime connection),
+#     nvlsChannels x 2 x NVLS_CHUNKSIZE (128 KiB) x NCCL_STEPS (8) per head, NVLS_NCHANNELS_SM90 16 and _SM100 32,
+#     and none at gpuCount <= 2;
+#   - 0.10.2 (torch 2.8, NCCL 2.27.3; 2.27.5 under torch 2.9-2.10): Blackwell within one node takes
+#     NVLS_NCHANNELS_SM100_NVL 24;
+#   - 0.20.0 (torch 2.11, NCCL 2.28.9; 2.30.7 under torch 2.14 is the same): "gpuCount < 2", so TP 2 too.
+# One communicator's NVLS memory is counted inside the profile: before 0.11 every communicator is made after the
+# snapshot; from 0.11 PyNccl's NVLS buffers connect at its first large all-reduce, which the profile's forward runs
+# (all-reduces above custom all-reduce's and symmetric memory's sizes go to PyNccl). Not booked: a second
+# communicator's (the device group's all-gather need not pick NVLS), and NVLS of TP groups spread over nodes.
+@dataclass(frozen=True)
+class NvlsRow:
+    """NCCL's NVLS memory per head (TP rank) and channel, from vLLM release `since` (the NCCL its torch pins)."""
+
+    since: str
+    nccl: str
+    min_ranks: int
+    bytes_per_head_channel: int  # 2 x the channel's buffer (+ its memSize before NCCL 2.22)
+    channels: dict[int, int]  # by compute-capability major: 9 Hopper, 10 Blackwell (one node)
+    source: str
+
+
+NVLS_CHUNK_BUFFER = 128 * 1024 * 8  # NVLS_CHUNKSIZE x NCCL_STEPS (NCCL 2.21+)
+VLLM_NVLS = (
+    NvlsRow("0.0.0", "2.20", 3, 301_989_888 // 24, {9: 24, 10: 24},
+            "NCCL 'NVLS comm ... nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888 nvlsTotalSize "
+            "2415919104' on 8x H200, NVLS 'only enabled for n > 2 GPUs' (vllm#9699, NCCL 2.20)"),
+    NvlsRow("0.6.4", "2.21.5", 3, 2 * (NVLS_CHUNK_BUFFER + 2 * 1024 * 1024), {9: 24, 10: 24},
+            "nccl src/transport/nvls.cc@v2.21.5-1 ncclNvlsSetup (nChannels x 2 x (chunk x NCCL_STEPS + "
+            "NVLS_MEM_ALIGN_SIZE) per head, at init; the 24 channels of vllm#9699's H200 log); vllm 0.6.4 pins torch "
+            "2.5.1, which pins nvidia-nccl-cu12 2.21.5 (torch 2.6 the same)"),
+    NvlsRow("0.9.0", "2.26.2", 3, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 32},
+            "nccl src/transport/nvls.cc@v2.26.2-1 ncclNvlsBufferSetup (nvlsChannels x 2 x chunk x NCCL_STEPS per "
+            "head), ncclNvlsInit (gpuCount <= 2: none); torch 2.7 pins nvidia-nccl-cu12 2.26.2"),
+    NvlsRow("0.10.2", "2.27.3", 3, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 24},
+            "nccl src/transport/nvls.cc@v2.27.3-1 and @v2.27.5-1 (NVLS_NCHANNELS_SM100_NVL 24 within a node); "
+            "torch 2.8 pins 2.27.3, torch 2.9-2.10 2.27.5"),
+    NvlsRow("0.20.0", "2.28.9", 2, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 24},
+            "nccl src/transport/nvls.cc@v2.28.9-1 and @v2.30.7-1 ncclNvlsInit (gpuCount < 2: TP 2 too); torch 2.11 "
+            "pins nvidia-nccl-cu13 2.28.9, torch 2.14 2.30.7"),
+)
+_NVLS_KEYS = tuple((known_version(row.since), row) for row in VLLM_NVLS)
+
+
+def vllm_nvls(version: str | None) -> NvlsRow:
+    """The VLLM_NVLS row of the release."""
+    return row_of_release(_NVLS_KEYS, arithmetic_release("vllm", version))
+
+
 NCCL_NVLS_ENABLE_ENV = "NCCL_NVLS_ENABLE"
-NVLS_SOURCE = ("NCCL 'NVLS comm ... nHeads 8 ... nvlsPerRankSize 301989888 nvlsTotalSize 2415919104' and 'only "
-               "enabled for n > 2 GPUs' (vllm#9699, 8x H200); NCCL_NVLS_ENABLE=0 turns it off")
+# NVLink-class names whose boards link their GPUs without an NVSwitch, so CUDA reports no multicast support and
+# NCCL sets NVLS up nowhere: GH200 (one superchip per node, or NVL2's direct NVLink pair)
+NVLS_WITHOUT_NVSWITCH = r"\bgh200\b"
 
 
 def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:

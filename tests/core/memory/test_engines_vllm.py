@@ -539,12 +539,12 @@ def test_custom_all_reduce_and_nccl_constants_in_bytes():
     ("NVIDIA GeForce RTX 4090", 2, 1, False, 268_435_456, 0),
     ("NVIDIA GeForce RTX 4090", 4, 1, False, 268_435_456, 0),
     # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off; on an NVSwitch
-    # Hopper board past two ranks NCCL's NVLS buffers too (TP x 301,989,888 B, profiles.NVLS_PER_RANK_SLICE)
+    # Hopper board past two ranks NCCL 2.27's NVLS buffers too (TP x 16 channels x 2 MiB, profiles.VLLM_NVLS)
     ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094 + 8 * 301_989_888, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094 + 8 * 301_989_888, NCCL_BYTES),
-    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094 + 3 * 301_989_888, NCCL_BYTES),  # not in [2, 4, 6, 8]
-    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094 + 16 * 301_989_888, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094 + 8 * 33_554_432, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094 + 8 * 33_554_432, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094 + 3 * 33_554_432, NCCL_BYTES),  # not in [2, 4, 6, 8]
+    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094 + 16 * 33_554_432, NCCL_BYTES),
     ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),  # PP only: no TP group of three
     ("NVIDIA A100-SXM4-80GB", 8, 1, False, 644_245_094, 805_306_368),  # Ampere: no NVLS
     # unknown name: today's NVLink assumption (0.6 + 0.75 GiB)

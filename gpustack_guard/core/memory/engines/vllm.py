@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -462,14 +463,16 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
     return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
 
 
-def nvls_buffers(gpu_name: str, tp: int, nvls_disabled: bool = False) -> int:
-    """One NCCL communicator's NVLS (NVLink SHARP) memory per rank: the TP group's ranks x NCCL's per-rank slice,
-    on NVSwitch-connected Hopper and Blackwell GPUs at TP > 2 (profiles.NVLS_PER_RANK_SLICE); 0 elsewhere."""
+def nvls_buffers(gpu_name: str, tp: int, version: str | None, nvls_disabled: bool = False) -> int:
+    """One NCCL communicator's NVLS (NVLink SHARP) memory per rank: the TP group's ranks (NCCL's heads) x channels x
+    the channel's buffers, on NVSwitch-connected Hopper and Blackwell GPUs, by the NCCL the release's torch pins
+    (profiles.VLLM_NVLS); 0 elsewhere."""
+    row = P.vllm_nvls(version)
     major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
-    if nvls_disabled or tp < P.NVLS_MIN_RANKS or interconnect(gpu_name) != "nvlink" or \
-            major not in P.NVLS_CAPABILITY_MAJORS:
+    if nvls_disabled or tp < row.min_ranks or interconnect(gpu_name) != "nvlink" or major not in row.channels or \
+            re.search(P.NVLS_WITHOUT_NVSWITCH, gpu_name.lower()):
         return 0
-    return tp * P.NVLS_PER_RANK_SLICE
+    return tp * row.channels[major] * row.bytes_per_head_channel
 
 
 def profiled_nccl(gpu_name: str, tp: int, version: str | None, cfg: VllmConfig) -> tuple[int, int]:
@@ -480,7 +483,7 @@ def profiled_nccl(gpu_name: str, tp: int, version: str | None, cfg: VllmConfig) 
     if tp < 2 or interconnect(gpu_name) in PEERLESS or cfg.nccl_p2p_disabled:
         return 0, 0
     device_group = P.NCCL_BUFFERS if P.vllm_device_group_nccl(version).in_profile else 0
-    return device_group, nvls_buffers(gpu_name, tp, cfg.nccl_nvls_disabled)
+    return device_group, nvls_buffers(gpu_name, tp, version, cfg.nccl_nvls_disabled)
 
 
 def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
@@ -491,7 +494,7 @@ def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
     rule = row.rule + ("+tp-device-group-nccl-in-profile" if device_group else "") + \
         ("+nccl-nvls-one-communicator" if nvls else "")
     sources = [row.source] + ([P.vllm_device_group_nccl(version).source] if device_group else []) + \
-        ([P.NVLS_SOURCE] if nvls else [])
+        ([P.vllm_nvls(version).source] if nvls else [])
     return {"non_torch_bytes_per_gpu": (rule, "; ".join(sources))}
 
 
@@ -950,7 +953,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
                                                               version, cfg.nccl_p2p_disabled)
-    # NCCL memory the profile makes beyond the release's row: vLLM counts it as non-torch (profiles.NVLS_SOURCE)
+    # NCCL memory the profile makes beyond the release's row: vLLM counts it as non-torch (profiles.VLLM_NVLS)
     device_group_nccl, nvls = profiled_nccl(gpu_name, tp, version, cfg)
     non_torch += device_group_nccl + nvls
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
