@@ -81,7 +81,7 @@ def test_compact_kv_is_named_when_it_is_what_makes_it_fit(gsg, tmp_path):
     result, doc = advise_json(gsg, "-m", LLAMA_70B, "--gpu-memory", "49140MiB", "--gpus", "4", "-w", heavy)
     assert result.code == 0
     deployment = doc["options"][0]["deployments"][0]
-    assert deployment["kv_cache_dtype"] == "fp8" and doc["workloads"]["heavy"]["queued_at_peak"] == 43
+    assert deployment["kv_cache_dtype"] == "fp8" and doc["workloads"]["heavy"]["queued_at_peak"] == 45
     assert any(h.startswith("add ") and "GPUs of 47.99 GiB" in h for h in doc["would_fit"])
 
 
@@ -205,7 +205,7 @@ def test_markdown_output_has_the_comparison_table(gsg):
     result = gsg("advise", "-m", LLAMA_70B, "--gpu-memory", "49140MiB", "--gpus", "4", "-w", CHAT, "-w", BATCH,
                  "-o", "markdown")
     assert result.code == 0
-    assert "| shared-with-priority | yes | 131.42 GiB | nightly-batch | 2/2 | 0 | 8 | 261,648 |" in result.out
+    assert "| shared-with-priority | yes | 131.42 GiB | nightly-batch | 2/2 | 0 | 7 | 242,592 |" in result.out
     assert "| separate | no | — | chat | 0/48 | 48 | 0 | 0 |" in result.out
 
 

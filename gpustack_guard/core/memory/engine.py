@@ -80,6 +80,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
         nccl_p2p_disabled=_nccl_switch_on(env.get(P.NCCL_P2P_DISABLE_ENV)),
+        nccl_nvls_disabled=_nccl_switch_off(env.get(P.NCCL_NVLS_ENABLE_ENV)),
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -87,6 +88,14 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
     )
+
+
+def _nccl_switch_off(value: str | None) -> bool:
+    """A switch NCCL turns on by default (NCCL_NVLS_ENABLE) is off only when set to the number 0."""
+    try:
+        return value is not None and int(str(value).strip()) == 0
+    except ValueError:
+        return False
 
 
 def _nccl_switch_on(value: str | None) -> bool:
@@ -276,7 +285,7 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 
 # the environment variables that move memory
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
-              P.NCCL_P2P_DISABLE_ENV)
+              P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:

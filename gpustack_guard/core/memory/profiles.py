@@ -320,8 +320,10 @@ ACTIVATION_CALIBRATION = 1.15
 # 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
 # benchmarks/accuracy.py is its calibration, not evidence of it. Refitted (540,316 before) when the CUDA graphs
 # of 0.20+ moved to vLLM's own estimate (GRAPH_ESTIMATE_*): 0.60 GiB for B14 where the flat rule booked 1.61 GiB,
-# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged.
-COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 606_330
+# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged. Refitted again (606,330
+# before) when the TP device group's NCCL communicator of 0.11+ moved into the non-torch term
+# (VLLM_DEVICE_GROUP_NCCL): B14's TP 2 non-torch grew by NCCL_BUFFERS, 47,616 B per batched token.
+COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 558_714
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
@@ -548,6 +550,112 @@ VLLM_NON_TORCH = (
                 "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
 )
 _NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORCH)
+
+# The TP group's torch.distributed device group (parallel_state.py GroupCoordinator: torch.distributed.new_group(ranks,
+# backend="nccl"), no device_id, so ProcessGroupNCCL makes its NCCL communicator at the first collective on it) is a
+# second NCCL communicator beside PyNccl's. From 0.11.0 PyNccl is set up before the worker's memory snapshot, but the
+# first collective on the device group is the logits all-gather of the profile's dummy sampler run
+# (logits_processor.py _gather_logits: current_platform.use_all_gather() is True under V1 ->
+# base_device_communicator.py all_gather -> dist.all_gather_into_tensor(group=self.device_group)), so that
+# communicator's buffers are made inside memory_profiling and counted as non-torch. From 0.27.0 CudaCommunicator
+# overrides all_gather with PyNccl's (set up before the snapshot): the device group is no longer touched in the
+# profile. Only at TP > 1 (a TP group of one gathers nothing); sized as one communicator's share of COMM_BUFFERS
+# (NCCL_BUFFERS), the estimate every NCCL communicator gets here. On PCIe and no-P2P groups the logged peerless
+# figure already holds NCCL (VLLM_NON_TORCH "peerless"), so it is added on NVLink and unknown groups only. Before 0.11
+# every communicator is made after the snapshot and NCCL_BUFFERS is booked as comm_in_budget instead.
+@dataclass(frozen=True)
+class DeviceGroupNcclRow:
+    """Whether the TP device group's NCCL communicator is first made inside the profile, from release `since`."""
+
+    since: str
+    in_profile: bool
+    source: str
+
+
+VLLM_DEVICE_GROUP_NCCL = (
+    DeviceGroupNcclRow("0.0.0", False, "vllm/worker/worker.py@v0.6.4, v1/worker/gpu_worker.py@v0.10.2 init_device "
+                       "(the snapshot precedes every communicator: NCCL_BUFFERS in the budget as comm_in_budget)"),
+    DeviceGroupNcclRow("0.11.0", True,
+                       "vllm/v1/worker/gpu_worker.py init_device (snapshot after init_worker_distributed_environment), "
+                       "distributed/parallel_state.py (new_group, no device_id) and device_communicators/"
+                       "base_device_communicator.py all_gather (dist.all_gather_into_tensor on the device group, "
+                       "first used by logits_processor.py _gather_logits in the profile) @v0.11.0, @v0.14.0, @v0.19.0, "
+                       "@v0.21.0, @v0.24.0 (VLLM_DISTRIBUTED_USE_SPLIT_GROUP's eager binding off by default), "
+                       "@v0.25.0 and @v0.26.0 (CudaCommunicator.all_gather takes the base class's but for dim-0 "
+                       "symmetric-memory gathers; the logits gather is on the last dim)"),
+    DeviceGroupNcclRow("0.27.0", False,
+                       "vllm/distributed/device_communicators/cuda_communicator.py@v0.27.0 CudaCommunicator.all_gather "
+                       "(PyNccl's all_gather, made before the snapshot; the same @v0.28.0 and @v0.33.0)"),
+)
+_DEVICE_GROUP_NCCL_KEYS = tuple((known_version(row.since), row) for row in VLLM_DEVICE_GROUP_NCCL)
+
+
+def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
+    """The VLLM_DEVICE_GROUP_NCCL row of the release."""
+    return row_of_release(_DEVICE_GROUP_NCCL_KEYS, arithmetic_release("vllm", version))
+
+
+# NCCL's NVLink SHARP (NVLS) buffers: on NVSwitch-connected Hopper and Blackwell GPUs (CUDA multicast support) NCCL
+# binds multicast memory for a communicator of enough GPUs: each rank holds nHeads (the ranks) x nvlsPerRankSize.
+# The size and the rank floor are NCCL's, so they follow the NCCL wheel each vLLM release's torch pins
+# (vllm METADATA "torch==", torch's "nvidia-nccl-cu1x==", resolved with pip; src/transport/nvls.cc at each NCCL tag):
+#   - before 0.6.4 (torch 2.4, NCCL 2.20): buffers made at communicator init, nChannels x 2 x (buffSize + memSize)
+#     per head; vllm#9699 prints it for 8x H200: "nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize
+#     301989888 nvlsTotalSize 2415919104" (24 channels);
+#   - 0.6.4 (torch 2.5-2.6, NCCL 2.21.5): the same at init with a 1 MiB buffSize (NVLS_CHUNKSIZE x NCCL_STEPS);
+#   - 0.9.0 (torch 2.7, NCCL 2.26.2): ncclNvlsBufferSetup, at the first NVLS collective (runtime connection),
+#     nvlsChannels x 2 x NVLS_CHUNKSIZE (128 KiB) x NCCL_STEPS (8) per head, NVLS_NCHANNELS_SM90 16 and _SM100 32,
+#     and none at gpuCount <= 2;
+#   - 0.10.2 (torch 2.8, NCCL 2.27.3; 2.27.5 under torch 2.9-2.10): Blackwell within one node takes
+#     NVLS_NCHANNELS_SM100_NVL 24;
+#   - 0.20.0 (torch 2.11, NCCL 2.28.9; 2.30.7 under torch 2.14 is the same): "gpuCount < 2", so TP 2 too.
+# One communicator's NVLS memory is counted inside the profile: before 0.11 every communicator is made after the
+# snapshot; from 0.11 PyNccl's NVLS buffers connect at its first large all-reduce, which the profile's forward runs
+# (all-reduces above custom all-reduce's and symmetric memory's sizes go to PyNccl). Not booked: a second
+# communicator's (the device group's all-gather need not pick NVLS), and NVLS of TP groups spread over nodes.
+@dataclass(frozen=True)
+class NvlsRow:
+    """NCCL's NVLS memory per head (TP rank) and channel, from vLLM release `since` (the NCCL its torch pins)."""
+
+    since: str
+    nccl: str
+    min_ranks: int
+    bytes_per_head_channel: int  # 2 x the channel's buffer (+ its memSize before NCCL 2.22)
+    channels: dict[int, int]  # by compute-capability major: 9 Hopper, 10 Blackwell (one node)
+    source: str
+
+
+NVLS_CHUNK_BUFFER = 128 * 1024 * 8  # NVLS_CHUNKSIZE x NCCL_STEPS (NCCL 2.21+)
+VLLM_NVLS = (
+    NvlsRow("0.0.0", "2.20", 3, 301_989_888 // 24, {9: 24, 10: 24},
+            "NCCL 'NVLS comm ... nHeads 8 buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888 nvlsTotalSize "
+            "2415919104' on 8x H200, NVLS 'only enabled for n > 2 GPUs' (vllm#9699, NCCL 2.20)"),
+    NvlsRow("0.6.4", "2.21.5", 3, 2 * (NVLS_CHUNK_BUFFER + 2 * 1024 * 1024), {9: 24, 10: 24},
+            "nccl src/transport/nvls.cc@v2.21.5-1 ncclNvlsSetup (nChannels x 2 x (chunk x NCCL_STEPS + "
+            "NVLS_MEM_ALIGN_SIZE) per head, at init; the 24 channels of vllm#9699's H200 log); vllm 0.6.4 pins torch "
+            "2.5.1, which pins nvidia-nccl-cu12 2.21.5 (torch 2.6 the same)"),
+    NvlsRow("0.9.0", "2.26.2", 3, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 32},
+            "nccl src/transport/nvls.cc@v2.26.2-1 ncclNvlsBufferSetup (nvlsChannels x 2 x chunk x NCCL_STEPS per "
+            "head), ncclNvlsInit (gpuCount <= 2: none); torch 2.7 pins nvidia-nccl-cu12 2.26.2"),
+    NvlsRow("0.10.2", "2.27.3", 3, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 24},
+            "nccl src/transport/nvls.cc@v2.27.3-1 and @v2.27.5-1 (NVLS_NCHANNELS_SM100_NVL 24 within a node); "
+            "torch 2.8 pins 2.27.3, torch 2.9-2.10 2.27.5"),
+    NvlsRow("0.20.0", "2.28.9", 2, 2 * NVLS_CHUNK_BUFFER, {9: 16, 10: 24},
+            "nccl src/transport/nvls.cc@v2.28.9-1 and @v2.30.7-1 ncclNvlsInit (gpuCount < 2: TP 2 too); torch 2.11 "
+            "pins nvidia-nccl-cu13 2.28.9, torch 2.14 2.30.7"),
+)
+_NVLS_KEYS = tuple((known_version(row.since), row) for row in VLLM_NVLS)
+
+
+def vllm_nvls(version: str | None) -> NvlsRow:
+    """The VLLM_NVLS row of the release."""
+    return row_of_release(_NVLS_KEYS, arithmetic_release("vllm", version))
+
+
+NCCL_NVLS_ENABLE_ENV = "NCCL_NVLS_ENABLE"
+# NVLink-class names whose boards link their GPUs without an NVSwitch, so CUDA reports no multicast support and
+# NCCL sets NVLS up nowhere: GH200 (one superchip per node, or NVL2's direct NVLink pair)
+NVLS_WITHOUT_NVSWITCH = r"\bgh200\b"
 
 
 def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:

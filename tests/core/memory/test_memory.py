@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts, catalog_key
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import default_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, capture_sizes, estimate_vllm
@@ -274,10 +275,12 @@ def test_field_notes_70b_default_length_rejected_with_estimate():
     # 0.11 on a 48 GB card: 2048 tokens, 256 sequences; the peak is the sampler phase, FlashInfer's (14 B per
     # entry) in GPUStack's runner image
     assert est.activation == est.extra["sampler_peak"] == 256 * 128_256 * 14 + 2048 * 8192 * 2
-    assert est.estimated_max_model_len == 121_568
+    # an unnamed GPU is taken as NVLink-connected: from 0.11 the TP device group's NCCL communicator is made inside
+    # the profile (profiles.VLLM_DEVICE_GROUP_NCCL), 780,140,544 B more non-torch per rank
+    assert est.extra["device_group_nccl"] == P.NCCL_BUFFERS and est.estimated_max_model_len == 112_048
     # a bare pip install of 0.11.0 sorts (38 B per entry): VLLM_USE_FLASHINFER_SAMPLER=0 books it
     pip = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4, flashinfer_sampler_env="0"), version="0.11.0")
-    assert pip.activation == 256 * 128_256 * 38 + 2048 * 8192 * 2 and pip.estimated_max_model_len == 111_952
+    assert pip.activation == 256 * 128_256 * 38 + 2048 * 8192 * 2 and pip.estimated_max_model_len == 102_432
 
 
 def test_field_notes_hardened_block_and_092():
@@ -286,7 +289,7 @@ def test_field_notes_hardened_block_and_092():
                      kv_cache_dtype="fp8", max_num_seqs=32)
     hardened = estimate_vllm(facts, A6000, cfg, version="0.11.0")
     assert hardened.verdict == "fits" and hardened.kv_bytes_per_token == 40_960
-    assert hardened.kv_capacity_tokens == 224_160 and hardened.max_concurrency == 14_010 / 1_024
+    assert hardened.kv_capacity_tokens == 205_120 and hardened.max_concurrency == 12_820 / 1_024
     # 11 PIECEWISE sizes up to 64 and 7 FULL ones up to 32 sequences: 18 graphs x 80 layers x 384 KiB
     assert hardened.cuda_graphs == 18 * 80 * 384 * 1024
     assert (hardened.headroom, hardened.headroom_needed) == (6_183_242_956, 4_175_597_404)  # enough

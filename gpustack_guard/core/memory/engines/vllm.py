@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -65,6 +66,7 @@ class VllmConfig:
     speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
     nccl_p2p_disabled: bool = False  # NCCL_P2P_DISABLE in the deployment's env (profiles.NCCL_P2P_DISABLE_ENV)
+    nccl_nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0 in the deployment's env (profiles.NCCL_NVLS_ENABLE_ENV)
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
@@ -458,6 +460,41 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
         after = P.COMM_BUFFERS_NO_P2P + custom if link == "no_p2p" or nccl_p2p_disabled else P.COMM_BUFFERS
         return P.vllm_non_torch(version, "peerless").in_budget, custom, after
     return P.vllm_non_torch(version, "nvlink").in_budget, P.NCCL_BUFFERS + custom, P.COMM_BUFFERS
+
+
+def nvls_buffers(gpu_name: str, tp: int, version: str | None, nvls_disabled: bool = False) -> int:
+    """One NCCL communicator's NVLS (NVLink SHARP) memory per rank: the TP group's ranks (NCCL's heads) x channels x
+    the channel's buffers, on NVSwitch-connected Hopper and Blackwell GPUs, by the NCCL the release's torch pins
+    (profiles.VLLM_NVLS); 0 elsewhere."""
+    row = P.vllm_nvls(version)
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    if nvls_disabled or tp < row.min_ranks or interconnect(gpu_name) != "nvlink" or major not in row.channels or \
+            re.search(P.NVLS_WITHOUT_NVSWITCH, gpu_name.lower()):
+        return 0
+    return tp * row.channels[major] * row.bytes_per_head_channel
+
+
+def profiled_nccl(gpu_name: str, tp: int, version: str | None, cfg: VllmConfig) -> tuple[int, int]:
+    """NCCL memory made inside the profile on top of the release's VLLM_NON_TORCH row, per rank: (the TP device
+    group's communicator where the release makes it at the profile's logits all-gather
+    (profiles.VLLM_DEVICE_GROUP_NCCL; before 0.11 it is inside NCCL_BUFFERS already), one communicator's NVLS
+    buffers). Peerless groups log NCCL inside their figure: none."""
+    if tp < 2 or interconnect(gpu_name) in PEERLESS or cfg.nccl_p2p_disabled:
+        return 0, 0
+    device_group = P.NCCL_BUFFERS if P.vllm_device_group_nccl(version).in_profile else 0
+    return device_group, nvls_buffers(gpu_name, tp, version, cfg.nccl_nvls_disabled)
+
+
+def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
+    """The non-torch term's rule and source when profiled_nccl adds to the release's row (terms.budget_terms)."""
+    if not device_group and not nvls:
+        return {}
+    row = P.term_source("vllm", "non_torch_bytes_per_gpu", P.arithmetic_release("vllm", version))
+    rule = row.rule + ("+tp-device-group-nccl-in-profile" if device_group else "") + \
+        ("+nccl-nvls-one-communicator" if nvls else "")
+    sources = [row.source] + ([P.vllm_device_group_nccl(version).source] if device_group else []) + \
+        ([P.vllm_nvls(version).source] if nvls else [])
+    return {"non_torch_bytes_per_gpu": (rule, "; ".join(sources))}
 
 
 def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False) -> str:
@@ -917,6 +954,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
                                                               version, cfg.nccl_p2p_disabled)
+    # NCCL memory the profile makes beyond the release's row: vLLM counts it as non-torch (profiles.VLLM_NVLS)
+    device_group_nccl, nvls = profiled_nccl(gpu_name, tp, version, cfg)
+    non_torch += device_group_nccl + nvls
     # allocated after the snapshot before 0.11: profiled; before it from 0.11, so outside (PR #25359)
     comm_in_budget, comm_outside = (comm_profiled, 0) if profile.comm_in_budget else (0, comm_after)
     # V1 0.8.0-0.9.0 counts every non-torch byte on the device as non-torch memory, its own CUDA context included
@@ -1071,8 +1111,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
-               "term_rules": v1_alpha_term_rules(alpha_rows) if alpha_rows is not None else
-               sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env) if profile.engine != "v0" else {},
+               "term_rules": {**(v1_alpha_term_rules(alpha_rows) if alpha_rows is not None else
+                                 sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
+                                 if profile.engine != "v0" else {}),
+                              **non_torch_rule(version, device_group_nccl, nvls)},
+               "device_group_nccl": device_group_nccl, "nccl_nvls": nvls,
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
