@@ -60,7 +60,8 @@ def test_every_verdict_is_the_engines(outcomes):
              if o.verdict_scored and not o.verdict_right]
     assert wrong == []
     judged = {o.observed_verdict for o in outcomes if o.verdict_scored}
-    assert judged == {"fits", "kv-below-max-model-len", "tp-heads", "does-not-fit", "no-kv-memory"}
+    assert judged == {"fits", "kv-below-max-model-len", "tp-heads", "does-not-fit", "no-kv-memory",
+                      "sampler-warmup-oom"}
 
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):

@@ -235,6 +235,13 @@ VECTORS = (
                "enforce_eager=True) at defaults (131,072 tokens, gmu 0.9, 8,192 batched tokens as the log prints); "
                "vLLM 0.15.1 (the engine's config line); the README's GCE a2-highgpu-1g is one A100 40GB, and the "
                "log agrees: 14.99 + 19.28 GiB is under 0.9 of a 40 GB card, far under an 80 GB one"),
+    Vector("v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", "Qwen/Qwen3-32B", H100, "0.11.0",
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.95"), gpu_known=False,
+           why="llm-d#787: the inference-scheduling guide's decode pods (Qwen/Qwen3-32B, TP 2, "
+               "--gpu-memory-utilization=0.95 and no other memory flag: the guide's ms-inference-scheduling/values.yaml), "
+               "image llm-d-cuda-dev with vLLM v0.11.0 (the issue), die warming the sampler up with 1,024 dummy "
+               "requests after graph capture; the nightly cluster's GPU is not named (H100 assumed: the guide "
+               "benchmarks on 2 H100s per server); the issue's 41.87 GiB pool is its summary, not a log line"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)

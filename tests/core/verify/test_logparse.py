@@ -261,6 +261,9 @@ CASES = [
     # repositories' own runs of 0.12-0.16: an LLM-class run whose engine config line names 0.15.1
     ("vllm/v1-0.15.1-llama31-8b-a100-40gb-eager.log", '0.15.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.28), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 157936, P.MAX_CONCURRENCY: 1.2}),
+    # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
+    ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
+     {P.MAX_RUNNING: 1024}),
 ]
 
 
@@ -277,7 +280,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 58, "sglang": 21, "llama.cpp": 19}
+    assert counts == {"vllm": 59, "sglang": 21, "llama.cpp": 19}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
