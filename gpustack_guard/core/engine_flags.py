@@ -288,6 +288,7 @@ def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("cpu-offload-gb", python_float, GIB_OR_ZERO, PYTHON_FLOAT),
         NumericFlag("max-loras", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("max-lora-rank", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-cudagraph-capture-size", python_int, POSITIVE, PYTHON_INT),
     ]
     return {f.key: f for f in flags}
 

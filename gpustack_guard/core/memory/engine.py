@@ -87,8 +87,83 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
+        **capture_settings(flags, value("max-cudagraph-capture-size")),
     )
 
+
+
+# vLLM's compilation config: --compilation-config, -O before 0.13 (a JSON object there; -O3 is a level), -cc later
+COMPILATION_CONFIG_KEYS = ("compilation-config", "cc", "O")
+
+
+def compilation_config(flags: dict) -> tuple[str, str, dict] | None:
+    """(flag, text, object) of the deployment's compilation config JSON; None when it sets none."""
+    for key in COMPILATION_CONFIG_KEYS:
+        text = flags.get(key)
+        if text is not None and str(text).strip().startswith("{"):
+            return key, str(text), _json_object(key, str(text))
+    return None
+
+
+def capture_size_list(key: str, text: str | None, raw: object = None) -> tuple[int, ...]:
+    """A list of CUDA-graph capture sizes: a flag's `1 2 4` (argparse nargs='+'), `1,2,4` or `[1, 2, 4]`, or the
+    JSON list of the compilation config. Each is a positive whole number, as vLLM's list[int] field requires."""
+    items = raw if isinstance(raw, list) else str(text or "").strip().strip("[]").replace(",", " ").split()
+    sizes = []
+    for item in items:
+        try:
+            size = item if isinstance(item, int) and not isinstance(item, bool) else int(str(item).strip())
+        except ValueError:
+            raise EF.FlagValueError(key, text, f"{item!r} is not a whole number") from None
+        if size < 1:
+            raise EF.FlagValueError(key, text, f"capture sizes are at least 1, not {size}")
+        sizes.append(size)
+    if not sizes:
+        raise EF.FlagValueError(key, text, "needs at least one capture size")
+    return tuple(sizes)
+
+
+def _cudagraph_mode(key: str, text: str, raw: object) -> str:
+    name = P.CUDAGRAPH_MODE_NUMBERS.get(raw) if isinstance(raw, int) and not isinstance(raw, bool) else \
+        str(raw).strip().upper()
+    if name not in P.CUDAGRAPH_MODES:
+        raise EF.FlagValueError(key, text, f"cudagraph_mode {raw!r} is none of {', '.join(P.CUDAGRAPH_MODES)}")
+    return name
+
+
+def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
+    """The CUDA-graph capture settings of a deployment (VllmConfig's cudagraph_* fields; profiles.
+    CAPTURE_SETTINGS_RULES says which release reads which). A list given both as a flag and in the compilation
+    config is refused, as vLLM's create_engine_config refuses it ("mutually exclusive")."""
+    settings: dict = {}
+    found = compilation_config(flags)
+    if found is not None:
+        key, text, config = found
+        if config.get("cudagraph_mode") is not None:
+            settings["cudagraph_mode"] = _cudagraph_mode(key, text, config["cudagraph_mode"])
+        if config.get("cudagraph_capture_sizes") is not None:
+            raw = config["cudagraph_capture_sizes"]
+            if not isinstance(raw, list):
+                raise EF.FlagValueError(key, text, "cudagraph_capture_sizes is not a list")
+            settings["cudagraph_capture_sizes"] = capture_size_list(key, text, raw)
+        largest = config.get("max_cudagraph_capture_size")
+        if largest is not None:
+            if isinstance(largest, bool) or not isinstance(largest, int) or largest < 1:
+                raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number of at least 1")
+            settings["max_cudagraph_capture_size"] = largest
+    for flag, field in (("cudagraph-capture-sizes", "cudagraph_capture_sizes"),
+                        ("cuda-graph-sizes", "cuda_graph_sizes")):
+        if flag in flags:
+            if settings.get("cudagraph_capture_sizes") is not None:
+                raise EF.FlagValueError(flag, flags[flag], "the compilation config sets cudagraph_capture_sizes "
+                                                           "too; vLLM refuses both (mutually exclusive)")
+            settings[field] = capture_size_list(flag, flags[flag])
+    if max_capture_flag is not None:
+        if settings.get("max_cudagraph_capture_size") is not None:
+            raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag), "the compilation config "
+                                    "sets max_cudagraph_capture_size too; vLLM refuses both (mutually exclusive)")
+        settings["max_cudagraph_capture_size"] = max_capture_flag
+    return settings
 
 def _nccl_switch_off(value: str | None) -> bool:
     """A switch NCCL turns on by default (NCCL_NVLS_ENABLE) is off only when set to the number 0."""

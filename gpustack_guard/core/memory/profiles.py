@@ -733,6 +733,23 @@ VLLM_MIN_PROFILE_TOKENS = 2048  # V0 without chunked prefill profiles max(max_mo
 CAPTURE_SMALL = (1, 2, 4)
 CAPTURE_STEP, CAPTURE_V0_MAX, CAPTURE_V1_EARLY_MAX = 8, 256, 512
 CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
+# Capture settings a deployment sets, read as each release reads them (capture_rule of the VllmProfile rows; the
+# V0 engine and V1 before 0.10.1 are not read here):
+# - "v1-8step" (0.10.1-0.11.0): --cuda-graph-sizes (SchedulerConfig) with one value N captures
+#   [1,2,4] + range(8, N+1, 8), several values that list; either is then cut to max_num_batched_tokens
+#   (vllm/config/__init__.py@v0.10.1 and @v0.11.0 _set_cudagraph_sizes); the compilation config's own
+#   cudagraph_capture_sizes wins over both and is only de-duplicated (config/compilation.py
+#   init_with_cudagraph_sizes).
+# - "v1" (0.11.1 on): --cudagraph-capture-sizes (and its deprecated alias --cuda-graph-sizes, arg_utils.py@v0.11.1,
+#   gone from the 0.13.0 wheel) is the list, cut to max_num_batched_tokens; otherwise --max-cudagraph-capture-size
+#   replaces min(2 x max_num_seqs, 512) as the largest size, still cut to max_num_batched_tokens
+#   (config/vllm.py@v0.11.1 .. @v0.16.0 _set_cudagraph_sizes).
+# - compilation_config.cudagraph_mode (--compilation-config / -O JSON, from 0.10.1): NONE captures nothing,
+#   PIECEWISE or FULL one graph per size, FULL_DECODE_ONLY a FULL graph per size up to max_num_seqs only, and
+#   FULL_AND_PIECEWISE both (v1/cudagraph_dispatcher.py@v0.10.1 .. @v0.16.0 initialize_cudagraph_keys).
+CAPTURE_SETTINGS_RULES = ("v1-8step", "v1")
+CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+CUDAGRAPH_MODE_NUMBERS = {0: "NONE", 1: "PIECEWISE", 2: "FULL"}  # the enum's plain values, as 0.10.x logs print them
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
 # and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB

@@ -9,6 +9,7 @@ import pytest
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.vllm import (
+    GraphPlan,
     VllmConfig,
     estimate_vllm,
     estimated_graph_memory,
@@ -16,6 +17,10 @@ from gpustack_guard.core.memory.engines.vllm import (
 )
 from gpustack_guard.core.units import GiB
 
+
+def plan_of(sizes: list[int], full: int) -> GraphPlan:
+    """The default FULL_AND_PIECEWISE capture: a PIECEWISE graph per size and `full` FULL ones."""
+    return GraphPlan("FULL_AND_PIECEWISE", len(sizes), full, max(sizes))
 
 @pytest.mark.parametrize("seqs,batched,piecewise,full,largest", [
     (256, 8192, 51, 35, 512),   # Qwen3-0.6B w4a16, 0.19.0: "PIECEWISE=51 (largest=512), FULL=35 (largest=256)"
@@ -42,7 +47,7 @@ def test_estimate_follows_the_logged_estimate(model, seqs, batched, logged_gib, 
     facts = catalog_facts(model)
     sizes, full = graph_counts(P.vllm_profile("0.20.0"), seqs, batched)
     assert facts.num_hidden_layers is not None
-    got = estimated_graph_memory(facts, 1, sizes, full, facts.num_hidden_layers) / GiB
+    got = estimated_graph_memory(facts, 1, plan_of(sizes, full), facts.num_hidden_layers) / GiB
     assert abs(got - logged_gib) / logged_gib <= tolerance, got
 
 
@@ -51,13 +56,13 @@ def test_exact_bytes_and_the_parts_they_are_made_of():
     sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
     per_graph = 28 * (90 * 1024 + 8 * 18_944)
     first = per_graph + 256 * (2 * 18_944 + 4 * 3_584) * 2
-    assert estimated_graph_memory(facts, 1, sizes, full, 28) == first + (34 + 18) * per_graph == 388_407_296
+    assert estimated_graph_memory(facts, 1, plan_of(sizes, full), 28) == first + (34 + 18) * per_graph == 388_407_296
     # tensor parallelism splits the MLP width each rank's graphs are built over
     per_rank = 28 * (90 * 1024 + 8 * 18_944 // 2)
-    assert estimated_graph_memory(facts, 2, sizes, full, 28) == \
+    assert estimated_graph_memory(facts, 2, plan_of(sizes, full), 28) == \
         per_rank + 256 * (18_944 + 4 * 3_584) * 2 + 52 * per_rank
     # a stage of a few layers still pays the source's 1 MiB floor per graph
-    assert estimated_graph_memory(facts, 1, [1, 2], 2, 1) == 1024 * 1024 + 2 * (2 * 18_944 + 4 * 3_584) * 2 + \
+    assert estimated_graph_memory(facts, 1, plan_of([1, 2], 2), 1) == 1024 * 1024 + 2 * (2 * 18_944 + 4 * 3_584) * 2 + \
         2 * 1024 * 1024
 
 
@@ -98,7 +103,7 @@ def test_a_72b_at_tp2_on_0_19_pays_the_estimate_per_rank_and_its_warm_up_fits():
     per_graph = 80 * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * 14_784)
     first = per_graph + 512 * (2 * 14_784 + 4 * 8_192) * 2
     assert (len(sizes), full) == (51, 51)
-    assert est.cuda_graphs == estimated_graph_memory(facts, 2, sizes, full, 80) == first + 100 * per_graph
+    assert est.cuda_graphs == estimated_graph_memory(facts, 2, plan_of(sizes, full), 80) == first + 100 * per_graph
     assert est.cuda_graphs == 1_764_122_624  # 16,834,560 B per graph; first capture 80,666,624 B
     assert est.verdict == "fits"
     # 1.18 GiB of room for the warm-up (the flat figure left 0.12 GiB)
@@ -112,4 +117,4 @@ def test_pipeline_stages_estimate_their_own_layers():
     est = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
     sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
     assert [s["cuda_graphs"] for s in est.extra["stages"]] == \
-        [estimated_graph_memory(facts, 1, sizes, full, n) for n in (10, 18)]
+        [estimated_graph_memory(facts, 1, plan_of(sizes, full), n) for n in (10, 18)]

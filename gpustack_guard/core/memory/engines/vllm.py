@@ -72,6 +72,11 @@ class VllmConfig:
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
     mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
     skip_mm_profiling: bool = False  # --skip-mm-profiling
+    # capture settings (profiles.CAPTURE_SETTINGS_RULES): None = the release's default
+    cudagraph_mode: str | None = None  # compilation_config.cudagraph_mode, one of profiles.CUDAGRAPH_MODES
+    cudagraph_capture_sizes: tuple[int, ...] | None = None  # --cudagraph-capture-sizes or the config's list
+    cuda_graph_sizes: tuple[int, ...] | None = None  # --cuda-graph-sizes as given (its meaning changed at 0.11.1)
+    max_cudagraph_capture_size: int | None = None  # --max-cudagraph-capture-size or the config's value
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,9 +107,37 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
     largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
     if rule == "v1-8step":  # 0.10.1-0.11.0: every multiple of 8 up to the largest size
         return [s for s in small if s <= largest] + list(range(step, largest + 1, step))
-    wide = P.CAPTURE_V1_WIDE_FROM
-    return [s for s in small if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
+    return v1_capture_sizes(largest)
+
+
+def v1_capture_sizes(largest: int) -> list[int]:
+    """0.11.1+'s list up to its largest size: 1, 2, 4, multiples of 8 below 256, then of 16."""
+    step, wide = P.CAPTURE_STEP, P.CAPTURE_V1_WIDE_FROM
+    return [s for s in P.CAPTURE_SMALL if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
         list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))
+
+
+def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int) -> list[int] | None:
+    """The sizes a deployment's capture settings ask for, as the release reads them (profiles.
+    CAPTURE_SETTINGS_RULES); None when it sets none, or the release does not read them."""
+    if rule not in P.CAPTURE_SETTINGS_RULES:
+        return None
+    explicit = cfg.cudagraph_capture_sizes
+    if cfg.cuda_graph_sizes is not None and explicit is None:
+        if rule == "v1-8step" and len(cfg.cuda_graph_sizes) == 1:
+            top = cfg.cuda_graph_sizes[0]
+            return [s for s in list(P.CAPTURE_SMALL) + list(range(P.CAPTURE_STEP, top + 1, P.CAPTURE_STEP))
+                    if s <= max_tokens]
+        if rule == "v1-8step":
+            return [s for s in sorted(set(cfg.cuda_graph_sizes)) if s <= max_tokens]
+        explicit = cfg.cuda_graph_sizes  # 0.11.1+: a deprecated alias of --cudagraph-capture-sizes
+    if explicit is not None:
+        sizes = sorted(set(explicit))
+        # 0.10.1-0.11.0 take the config's own list as given; 0.11.1+ cut it to the batched tokens
+        return sizes if rule == "v1-8step" else [s for s in sizes if s <= max_tokens]
+    if cfg.max_cudagraph_capture_size is not None and rule == "v1":
+        return v1_capture_sizes(min(cfg.max_cudagraph_capture_size, max_tokens))
+    return None
 
 
 def pp_partitions(num_layers: int, pp: int, partition: str | None = None) -> list[int]:
@@ -753,11 +786,44 @@ def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
 
 
 def graph_counts(profile: P.VllmProfile, seqs: int, batched: int) -> tuple[list[int], int]:
-    """(capture sizes, FULL graphs): every size gets a PIECEWISE graph, and under FULL_AND_PIECEWISE each
-    uniform-decode size up to max_num_seqs a FULL one as well."""
+    """(capture sizes, FULL graphs) at the release's default settings: every size gets a PIECEWISE graph, and under
+    FULL_AND_PIECEWISE each uniform-decode size up to max_num_seqs a FULL one as well."""
     sizes = capture_sizes(profile.capture_rule, seqs, batched)
     full = sum(1 for size in sizes if size <= seqs) if profile.graph_sets > 1 else 0
     return sizes, full
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    """What one rank captures: the mode, its PIECEWISE and FULL graphs and the largest captured size."""
+
+    mode: str
+    piecewise: int
+    full: int
+    largest: int
+
+    @property
+    def graphs(self) -> int:
+        return self.piecewise + self.full
+
+
+def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> GraphPlan:
+    """The graphs the release captures under the deployment's capture settings (profiles.CAPTURE_SETTINGS_RULES):
+    mixed-batch graphs one per size (PIECEWISE, or FULL under cudagraph_mode FULL), decode FULL graphs one per size
+    up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE."""
+    default = "FULL_AND_PIECEWISE" if profile.graph_sets > 1 else "PIECEWISE"
+    reads = profile.capture_rule in P.CAPTURE_SETTINGS_RULES
+    mode = cfg.cudagraph_mode if reads and cfg.cudagraph_mode else default
+    if cfg.enforce_eager or mode == "NONE":
+        return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
+    sizes = requested_capture_sizes(profile.capture_rule, cfg, batched)
+    if sizes is None:
+        sizes = capture_sizes(profile.capture_rule, seqs, batched)
+    decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
+    mixed = [] if mode == "FULL_DECODE_ONLY" else sizes
+    piecewise = len(mixed) if mode != "FULL" else 0
+    full = len(decode) + (len(mixed) if mode == "FULL" else 0)
+    return GraphPlan(mode, piecewise, full, max(mixed + decode, default=0))
 
 
 def graph_width(facts: ModelFacts, tp: int) -> int:
@@ -766,25 +832,23 @@ def graph_width(facts: ModelFacts, tp: int) -> int:
     return width // tp
 
 
-def estimated_graph_memory(facts: ModelFacts, tp: int, sizes: list[int], full: int, layers: int) -> int:
+def estimated_graph_memory(facts: ModelFacts, tp: int, plan: GraphPlan, layers: int) -> int:
     """What profile_cudagraph_memory reports (profiles.GRAPH_ESTIMATE_*): the first capture (one graph and the
     forward's intermediates at the largest size) plus every further graph of each mode at the per-graph cost."""
-    if not sizes:
+    if not plan.graphs:
         return 0
     width = graph_width(facts, tp)
     per_graph = max(layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width),
                     P.GRAPH_ESTIMATE_MIN_PER_GRAPH)
-    first_capture = per_graph + max(sizes) * (2 * width + 4 * (facts.hidden_size or 0)) * 2
-    further = len(sizes) - 1 + max(full - 1, 0)
+    first_capture = per_graph + plan.largest * (2 * width + 4 * (facts.hidden_size or 0)) * 2
+    further = max(plan.piecewise - 1, 0) + max(plan.full - 1, 0)
     return first_capture + further * per_graph
 
 
 def graph_shape(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> tuple[int, int]:
     """(PIECEWISE graphs, FULL graphs) the release captures; none under --enforce-eager."""
-    if cfg.enforce_eager:
-        return 0, 0
-    sizes, full = graph_counts(profile, seqs, batched)
-    return len(sizes), full
+    plan = graph_plan(profile, cfg, seqs, batched)
+    return plan.piecewise, plan.full
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
@@ -796,12 +860,12 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
-    sizes, full = graph_counts(profile, seqs, batched)
+    plan = graph_plan(profile, cfg, seqs, batched)
     if profile.sizes_graphs_by_estimate and facts is not None:
-        return estimated_graph_memory(facts, cfg.tensor_parallel_size, sizes, full, layers)
+        return estimated_graph_memory(facts, cfg.tensor_parallel_size, plan, layers)
     # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
     # max_num_seqs: the graphs are the PIECEWISE sizes plus those, not two full sets
-    return (len(sizes) + full) * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    return plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
 def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool:
@@ -1108,6 +1172,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "scheduler_refusal": refusal,
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
+               "cuda_graph_mode": graph_plan(profile, cfg, seqs, batched).mode,
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
