@@ -80,7 +80,8 @@ def engine_verdict(memory_verdict: str, deployment_verdict: str | None) -> str:
 VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", "gpu_memory_utilization", "dtype",
              "kv_cache_dtype", "quantization", "block_size", "max_num_seqs", "max_num_batched_tokens",
              "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
-             "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture")
+             "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture", "cuda_graph_sizes",
+             "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
                "disable_cuda_graph", "cuda_graph_max_bs")
@@ -110,6 +111,8 @@ def model_candidates(model: str | None) -> list[str]:
 
 def _flag(key: str, value: object) -> str | None:
     if value is None or value is False or value == "auto" and key != "dtype":
+        return None
+    if value == [] or value == {}:  # a printed default (0.10's Namespace shows cuda_graph_sizes=[] when unset)
         return None
     if value is True:
         return f"--{key.replace('_', '-')}"

@@ -144,3 +144,21 @@ def test_values_vllm_refuses_are_reported_in_one_line(flags, message):
     with pytest.raises(FlagValueError) as caught:
         vllm_config(flags, Policy())
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_verify_passes_the_printed_capture_settings_on():
+    """A log's "non-default args" carry the capture settings into the estimate (core/verify/compare.VLLM_ARGS);
+    0.10's Namespace prints an unset cuda_graph_sizes as [], which is the default, not an empty list of sizes."""
+    from gpustack_guard.core.verify import compare as C
+    from gpustack_guard.core.verify.logparse import parse_log
+
+    log, _ = parse_log(["INFO 11-28 11:45:51 [utils.py:253] non-default args: {'model': 'openai/gpt-oss-20b', "
+                        "'max_cudagraph_capture_size': 2048, 'cudagraph_capture_sizes': [1, 2, 4]}"], "vllm")
+    args = C.backend_args(log)
+    assert "--max-cudagraph-capture-size=2048" in args and "--cudagraph-capture-sizes=[1, 2, 4]" in args
+    cfg = vllm_config({"max-cudagraph-capture-size": "2048", "cudagraph-capture-sizes": "[1, 2, 4]"}, Policy())
+    assert (cfg.max_cudagraph_capture_size, cfg.cudagraph_capture_sizes) == (2048, (1, 2, 4))
+    log, _ = parse_log(["INFO 08-28 12:11:48 [api_server.py:1805] args: Namespace(model='m', cuda_graph_sizes=[], "
+                        "max_num_seqs=None)"], "vllm")
+    assert log.args["cuda_graph_sizes"] == []
+    assert not any(flag.startswith("--cuda-graph-sizes") for flag in C.backend_args(log))
