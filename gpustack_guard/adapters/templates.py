@@ -180,7 +180,8 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             try:
                 S.check_nesting(env, source, name)
                 tree = env.parse(source)
-            except jinja2.TemplateSyntaxError as exc:
+                context_reads = _context_reads(tree)  # compiles the tree: an unknown filter or test stops here
+            except jinja2.TemplateSyntaxError as exc:  # TemplateAssertionError (the unknown filter) is one
                 seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
                                           (), (), (), ())
                 continue
@@ -196,7 +197,7 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
                 if flt.name == "default" and isinstance(target, nodes.Getattr) and \
                         isinstance(target.node, nodes.Name) and target.node.name == "vars" and flt.args:
                     defaults[target.attr] = source_of(flt.args[0])
-            reads = sorted(_reads_besides_vars(_context_reads(tree)))
+            reads = sorted(_reads_besides_vars(context_reads))
             seen[name] = TemplateInfo(name, path, _doc_comment(source), tuple(sorted(defaults.items())),
                                       tuple(reads), *_argument_lines(source))
     return sorted(seen.values(), key=lambda t: t.name)
