@@ -155,6 +155,12 @@ def run(opts: ApplyOptions) -> int:
     if wiring.blocked(state, "apply", prune=own.prune, allow_empty=opts.allow_empty):
         return EXIT_FAIL
     secrets = state.report.secret_values
+    if saved:  # the plan's names are its targets: one neither side has any more is the plan's, not a --target's
+        known = {r.name for r in state.rendered} | {m.get("name") for m in state.live_models}
+        gone = sorted(set(opts.targets) - known)
+        if gone:
+            raise GsgError(f"'{untrusted(gone[0][:80])}' of the saved plan matches no spec and no live model now; "
+                           "plan again", where=plan_file)
     changes = wiring.build_plan(state, prune=own.prune, targets=opts.targets, claims=claims)
     expected = _unchanged_since(saved, changes, plan_file) if saved else {}
     conflicts = [c for c in changes if c.action == CONFLICT]
