@@ -246,3 +246,30 @@ def test_a_template_that_is_not_utf8_stops_the_spec_instead_of_rendering_replace
     listed = gsg("templates", "--templates", "tpl", "-o", "json", cwd=tmp_path)
     row = next(t for t in json.loads(listed.out)["templates"] if t["name"] == "vllm-hardened")
     assert row["summary"] == "(not read: not UTF-8 text: byte 0xFF at line 8 (save the file as UTF-8))"
+
+
+@pytest.mark.parametrize("broken, line, message", [
+    (b"| default(0.88)", 6, "No filter named 'defaulx'."),  # found compiling the tree, after it parsed
+    (b"is below(", 16, "unexpected '}', expected ')'"),  # the near neighbour: a syntax error, found parsing
+])
+def test_gsg_templates_lists_a_template_that_does_not_compile_as_not_parsing(gsg, tmp_path, broken, line, message):
+    (tmp_path / "tpl").mkdir()
+    source = (REPO / "templates" / "vllm-hardened.yaml.j2").read_bytes()
+    assert broken in source
+    mangled = b"| defaulx(0.88)" if broken.startswith(b"|") else b"is below(("
+    (tmp_path / "tpl" / "vllm-hardened.yaml.j2").write_bytes(source.replace(broken, mangled, 1))
+    listed = gsg("templates", "--templates", "tpl", "-o", "json", cwd=tmp_path)
+    assert listed.code == 0 and "internal error" not in listed.err
+    row = next(t for t in json.loads(listed.out)["templates"] if t["name"] == "vllm-hardened")
+    assert row["summary"] == f"(does not parse: line {line}: {message})"
+
+
+def test_a_saved_plan_naming_a_deployment_nobody_has_is_the_plans_error_not_a_target_flags(gsg, saved_plan, specs):
+    saved_plan["changes"][0]["name"] = "gone-model"
+    (specs.parent / "plan.json").write_text(json.dumps(saved_plan))
+    started = time.process_time()
+    line = _one_error_line(gsg("apply", "plan.json", "--yes"), started)
+    assert line == ("gsg: error: plan.json: 'gone-model' of the saved plan matches no spec and no live model now; "
+                    "plan again")
+    assert gsg("apply", str(specs), "--yes", "--target", "gone-model").err == \
+        "gsg: error: --target gone-model matches no spec and no live model\n"  # the flag's own error is unchanged
