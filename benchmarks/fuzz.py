@@ -498,7 +498,8 @@ def judge(target: Target, case: Case, outcome: Outcome) -> str | None:
     errors = [line for line in outcome.err.splitlines() if line.startswith("gsg: error:")]
     if len(errors) > 1:
         return "several error lines"
-    tab_in_jinja = target.path.endswith(".j2") and "tab" in case.how  # a tab in a Jinja comment is harmless
+    # a tab or a control character in a Jinja comment is harmless (one in a flag is GSG016 of the spec)
+    tab_in_jinja = target.path.endswith(".j2") and ("tab" in case.how or "char" in case.how)
     if outcome.code == 0 and case.garbage and target.strict and case.special != "dir" and not tab_in_jinja:
         return "exit 0 on garbage"
     if outcome.code not in (0, None) and errors and target.needle not in errors[0] \

@@ -273,3 +273,32 @@ def test_a_saved_plan_naming_a_deployment_nobody_has_is_the_plans_error_not_a_ta
                     "plan again")
     assert gsg("apply", str(specs), "--yes", "--target", "gone-model").err == \
         "gsg: error: --target gone-model matches no spec and no live model\n"  # the flag's own error is unchanged
+
+
+# --- render --check against a committed file that cannot be read -------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda p, good: p.write_bytes(good.replace(b"llama-8b", b"llama-\xff8b", 1)),  # not UTF-8
+    lambda p, good: p.write_bytes(b"\xff\xfe" + good.decode().encode("utf-16-le")),  # UTF-16
+    lambda p, good: p.write_bytes(good * 3),  # larger than the text could be: read no further
+    lambda p, good: os.mkfifo(p),
+    lambda p, good: p.mkdir(),
+    lambda p, good: p.symlink_to("/dev/zero"),
+])
+def test_render_check_calls_a_committed_file_it_cannot_read_stale(gsg, tmp_path, make):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC)
+    assert gsg("render", "specs", "--offline", "--out", "good.yaml", cwd=tmp_path).code == 0
+    make(tmp_path / "rendered.yaml", (tmp_path / "good.yaml").read_bytes())
+    started = time.process_time()
+    line = _one_error_line(gsg("render", "specs", "--offline", "--out", "rendered.yaml", "--check", cwd=tmp_path),
+                           started)
+    assert line == "gsg: rendered.yaml is stale: run `gsg render ... --out rendered.yaml` and commit it"
+
+
+def test_render_check_still_accepts_the_committed_file_with_windows_line_ends(gsg, tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC)
+    assert gsg("render", "specs", "--offline", "--out", "rendered.yaml", cwd=tmp_path).code == 0
+    path = tmp_path / "rendered.yaml"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert gsg("render", "specs", "--offline", "--out", "rendered.yaml", "--check", cwd=tmp_path).code == 0
