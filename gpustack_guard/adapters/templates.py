@@ -26,6 +26,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from gpustack_guard.adapters import template_sandbox as S
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
+from gpustack_guard.adapters.files.spec_loader import decode
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
@@ -74,7 +75,8 @@ def _unchanged(path: str, mtime: float) -> bool:
 def template_source(path: Path) -> str:
     """A template file's text: a regular file within the sandbox's size limit (SandboxLimit otherwise)."""
     try:
-        return read_regular(path, S.MAX_TEMPLATE_BYTES).decode("utf-8", errors="replace")
+        # strictly UTF-8, as specs are: a byte decoded as U+FFFD would be sent inside a flag
+        return decode(read_regular(path, S.MAX_TEMPLATE_BYTES))
     except TooLarge as exc:
         raise S.SandboxLimit(f"template file {_shown(path)} is {exc.size:,} bytes (the sandbox limit is "
                              f"{S.MAX_TEMPLATE_BYTES:,})") from None
@@ -167,7 +169,7 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             if name in seen:
                 continue
             try:
-                source = read_regular(path, S.MAX_TEMPLATE_BYTES).decode("utf-8", errors="replace")
+                source = decode(read_regular(path, S.MAX_TEMPLATE_BYTES))
             except TooLarge as exc:
                 seen[name] = TemplateInfo(name, path, f"(not read: {exc.size:,} bytes, over the sandbox limit of "
                                                       f"{S.MAX_TEMPLATE_BYTES:,})", (), (), (), ())
@@ -178,7 +180,8 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             try:
                 S.check_nesting(env, source, name)
                 tree = env.parse(source)
-            except jinja2.TemplateSyntaxError as exc:
+                context_reads = _context_reads(tree)  # compiles the tree: an unknown filter or test stops here
+            except jinja2.TemplateSyntaxError as exc:  # TemplateAssertionError (the unknown filter) is one
                 seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
                                           (), (), (), ())
                 continue
@@ -194,7 +197,7 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
                 if flt.name == "default" and isinstance(target, nodes.Getattr) and \
                         isinstance(target.node, nodes.Name) and target.node.name == "vars" and flt.args:
                     defaults[target.attr] = source_of(flt.args[0])
-            reads = sorted(_reads_besides_vars(_context_reads(tree)))
+            reads = sorted(_reads_besides_vars(context_reads))
             seen[name] = TemplateInfo(name, path, _doc_comment(source), tuple(sorted(defaults.items())),
                                       tuple(reads), *_argument_lines(source))
     return sorted(seen.values(), key=lambda t: t.name)

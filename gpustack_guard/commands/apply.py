@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, interrupted, note, out
+from gpustack_guard.adapters.files.regular_file import path_problem, read_json
 from gpustack_guard.adapters.gpustack.applier import Applier, describe, ordered_groups, unresolved_references
 from gpustack_guard.core.deploy.plan import CONFLICT, desired_digest, live_digest, summary_line
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.ownership import PROJECT_NAME
 from gpustack_guard.core.urls import same_server
 from gpustack_guard.reporters.plan_output import render_text
 
@@ -35,14 +35,53 @@ class ApplyOptions:
     lock_timeout: float = 0.0  # seconds to wait for a lease another apply holds
 
 
+MAX_PLAN_BYTES = 64 << 20  # 64 MiB: a saved plan holds each change's rendered spec, a few KB each
+
+
 def _saved_plan(path: str) -> dict:
-    try:
-        document = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise GsgError(f"not a readable plan file: {exc}", where=path) from None
+    try:  # a regular file within the limit (a FIFO would block, /dev/zero never end), JSON within its depth
+        document = read_json(path, MAX_PLAN_BYTES, path)
+    except ValueError as exc:
+        raise GsgError(f"not a readable plan file: {str(exc).removeprefix(path + ': ')}", where=path) from None
     if not isinstance(document, dict) or str(document.get("format_version", "")).split(".")[0] != "1":
         raise GsgError("not a gsg plan file (format_version 1.x expected)", where=path)
+    problem = _plan_shape_problem(document)
+    if problem is not None:
+        raise GsgError(f"not a gsg plan file: {problem} (save one with `gsg plan --out FILE`)", where=path)
     return document
+
+
+def _plan_shape_problem(document: dict) -> str | None:  # noqa: C901  (one check per field apply reads)
+    """What of a saved plan's fields apply reads has the wrong type (an edited or damaged file), else None."""
+    text_or_none = (str, type(None))
+    if not isinstance(document.get("target", {}), (dict, type(None))):
+        return "`target` is not an object"
+    target = document.get("target") or {}
+    for key in ("server", "context", "overlay"):
+        if not isinstance(target.get(key), text_or_none) or not isinstance(document.get(key), text_or_none):
+            return f"`{key}` is not text"
+    if not isinstance(document.get("project"), text_or_none):
+        return "`project` is not text"
+    if document.get("project") and not PROJECT_NAME.match(document["project"]):
+        return f"`project` {document['project'][:80]!r} is not a project name"
+    overlay = target.get("overlay")
+    if overlay and path_problem(overlay):
+        return f"`target.overlay` is not an overlay name: {path_problem(overlay)}"
+    specs = document.get("specs") or []
+    if not isinstance(specs, list) or not all(isinstance(spec, str) for spec in specs):
+        return "`specs` is not a list of paths"
+    changes = document.get("changes")
+    if not isinstance(changes, list):
+        return "`changes` is not a list"
+    for number, change in enumerate(changes, 1):
+        if not isinstance(change, dict) or not isinstance(change.get("name"), str) \
+                or not isinstance(change.get("action"), str):
+            return f"change {number} is not an object with a `name` and an `action`"
+        if not isinstance(change.get("owner") or {}, dict) or not isinstance(change.get("live") or {}, dict):
+            return f"change {number}: `owner` or `live` is not an object"
+        if not isinstance((change.get("owner") or {}).get("project"), text_or_none):
+            return f"change {number}: `owner.project` is not text"
+    return None
 
 
 def _confirm(summary: str, assume_yes: bool, target: str) -> bool:
@@ -116,8 +155,14 @@ def run(opts: ApplyOptions) -> int:
     if wiring.blocked(state, "apply", prune=own.prune, allow_empty=opts.allow_empty):
         return EXIT_FAIL
     secrets = state.report.secret_values
+    if saved:  # the plan's names are its targets: one neither side has any more is the plan's, not a --target's
+        known = {r.name for r in state.rendered} | {m.get("name") for m in state.live_models}
+        gone = sorted(set(opts.targets) - known)
+        if gone:
+            raise GsgError(f"'{untrusted(gone[0][:80])}' of the saved plan matches no spec and no live model now; "
+                           "plan again", where=plan_file)
     changes = wiring.build_plan(state, prune=own.prune, targets=opts.targets, claims=claims)
-    expected = _unchanged_since(saved, changes) if saved else {}
+    expected = _unchanged_since(saved, changes, plan_file) if saved else {}
     conflicts = [c for c in changes if c.action == CONFLICT]
     if conflicts:
         out(render_text(changes), secrets)
@@ -178,14 +223,15 @@ def _still_as_planned(connection: wiring.Connection, changes: list) -> None:
                            "hand edit); nothing was written: plan again")
 
 
-def _unchanged_since(saved: dict, changes: list) -> dict:
+def _unchanged_since(saved: dict, changes: list, plan_file: str) -> dict:
     """Each change must still be the one the saved plan shows; returns the live state it expected per name."""
     planned = {c["name"]: c for c in saved["changes"]}
     expected = {}
     for c in changes:
         before = planned.get(c.name)
         if before is None or before["action"] != c.action or before.get("desired_digest") != desired_digest(c):
-            raise GsgError(f"'{c.name}' no longer matches the saved plan (specs or server changed); plan again")
+            raise GsgError(f"'{c.name}' no longer matches the saved plan (specs or server changed); plan again",
+                           where=plan_file)
         if before.get("live"):
             expected[c.name] = before["live"]
     return expected

@@ -37,12 +37,25 @@ class DriftOptions:
 def _report(opts: DriftOptions) -> tuple[dict, list[str]]:
     connection = wiring.connect(opts.connection)
     state = wiring.load_desired(connection, opts.sources)
+    _refuse_unread_specs(state)
     fleet = connection.last_fleet
     assert fleet is not None  # load_desired fetched it (the cluster names come from it)
     report = drift_report(state.rendered, state.live_models, state.cluster_names, fleet,
                           claims=wiring.claims_for(state), whole_project=state.whole_project,
                           recorded=state.recorded, removals=state.removals)
     return report, state.report.secret_values
+
+
+def _refuse_unread_specs(state: wiring.DesiredState) -> None:
+    """A spec file that could not be read or rendered has nothing to compare: left out, drift would call its live
+    model in sync (or, with a project, orphaned). Stop on the first such error, at its file:line."""
+    rendered_files = {spec.doc.file for spec in state.rendered}
+    unread = [f for f in state.errors if f.location.file not in rendered_files]
+    if unread:
+        first = unread[0]
+        files = len({f.location.file for f in unread})
+        raise GsgError(f"{first.location}: {first.rule.id} {first.rule.name}: {first.message} (drift cannot "
+                       f"compare {files} unreadable spec file(s) with live: fix them, see gsg validate)")
 
 
 def run(opts: DriftOptions) -> int:

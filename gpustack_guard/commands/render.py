@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out, write_atomic, written_form
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.spec_loader import display_path, load_specs
 from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
@@ -57,12 +57,23 @@ def run(opts: RenderOptions) -> int:
     return EXIT_OK
 
 
+def _committed_text(path: str, expected: str) -> str | None:
+    """The committed rendered file's text with its line ends as Python reads them ('\r\n' a git checkout on
+    Windows may write is '\n'); None, which is stale, for a file that is not a regular file, not UTF-8, or
+    larger than the expected text could be with every line end doubled (read no further than that)."""
+    limit = 2 * len(expected.encode("utf-8")) + 1
+    try:
+        data = read_regular(path, limit).decode("utf-8")
+    except (Unreadable, TooLarge, UnicodeDecodeError):
+        return None
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
     if show_secrets:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")
-    current = Path(path).read_text() if Path(path).is_file() else None
     if check:
-        if current != written_form(body):
+        if _committed_text(path, written_form(body)) != written_form(body):
             err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")
             return EXIT_FAIL
         return EXIT_OK

@@ -141,14 +141,31 @@ def _masked_rest(rest: str) -> str:
     return path + question + _masked_parameters(query) + hash_sign + _masked_parameters(fragment)
 
 
+def _url_parts(url: str) -> tuple[str, str, str]:
+    """(scheme and '//', authority, the rest) of a URL. One that is malformed, with one slash after its scheme or
+    three (`https:/u:pw@host`, `https:///u:pw@host`), has its user info after a '/': the authority is then the
+    segment that holds the last '@' before any '?' or '#', so the password is masked however the URL was typed."""
+    match = _URL.match(url)
+    assert match is not None  # the pattern matches any text
+    lead, authority, rest = match.group("lead") or "", match.group("authority"), match.group("rest")
+    if "@" in authority or (lead and authority):
+        return lead, authority, rest
+    head = re.split(r"[?#]", rest, maxsplit=1)[0]
+    at = head.rfind("@")
+    if at < 0:
+        return lead, authority, rest
+    start = head.rfind("/", 0, at) + 1
+    end = head.find("/", at)
+    end = len(head) if end < 0 else end
+    return lead + authority + rest[:start], rest[start:end], rest[end:]
+
+
 def mask_url(url: str) -> str:
     """The URL as gsg shows it anywhere: without user info (a password, or a token used as a user name), with
     the values of token-like query and fragment parameters and token path segments as ********. Never raises:
-    a malformed URL is masked by the same reading (the authority runs to the first '/', '?' or '#')."""
-    match = _URL.match(url)
-    if match is None:  # pragma: no cover - the pattern matches any text
-        return url
-    lead, authority, rest = match.group("lead") or "", match.group("authority"), match.group("rest")
+    a malformed URL is masked by the same reading (the authority runs to the first '/', '?' or '#', or holds
+    the '@' a malformed one has after a '/')."""
+    lead, authority, rest = _url_parts(url)
     if "@" in authority:
         authority = authority.rpartition("@")[2]
     return lead + authority + _masked_rest(rest)
@@ -159,11 +176,9 @@ def url_secrets(url: str | None) -> list[str]:
     that echoes them outside the URL."""
     if not url:
         return []
-    match = _URL.match(url)
-    if match is None:  # pragma: no cover - the pattern matches any text
-        return []
+    _, authority, rest = _url_parts(url)
     found: list[str] = []
-    user_info = match.group("authority").rpartition("@")[0]
+    user_info = authority.rpartition("@")[0]
     if user_info:
         user, colon, password = user_info.partition(":")
         found += [percent_decoded(password), password]
@@ -171,7 +186,7 @@ def url_secrets(url: str | None) -> list[str]:
         # long or token-shaped it is the credential (https://ghp_...@github.com)
         if not colon and (len(user) >= 16 or _looks_like_token(percent_decoded(user))):
             found += [percent_decoded(user), user]
-    before_fragment, _, fragment = match.group("rest").partition("#")
+    before_fragment, _, fragment = rest.partition("#")
     path, _, query = before_fragment.partition("?")
     found += [segment for segment in path.split("/") if segment and _looks_like_token(percent_decoded(segment))]
     for piece in re.split(r"[&;]", query) + re.split(r"[&;]", fragment):

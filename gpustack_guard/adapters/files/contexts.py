@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpustack_guard.adapters.files.regular_file import path_problem
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.urls import bad_url
@@ -117,6 +118,11 @@ def load_contexts(path: Path) -> ContextsFile:
                 not 0 < timeout <= MAX_TIMEOUT_SECONDS:
             raise GsgError(f"context '{name}': `timeout` must be seconds between 0 and {MAX_TIMEOUT_SECONDS}",
                            where=where)
+        for key in (*PATH_FIELDS, "overlay"):  # a NUL or an endless name: one line here, not an OS error later
+            problem = path_problem(body[key]) if isinstance(body.get(key), str) else None
+            if problem is not None:
+                line, column = doc.position(("contexts", name, key))
+                raise GsgError(f"context '{name}': `{key}` is not usable: {problem}", where=f"{shown}:{line}:{column}")
         values = {k.replace("-", "_"): v for k, v in body.items()}
         for key in PATH_FIELDS:
             field = key.replace("-", "_")

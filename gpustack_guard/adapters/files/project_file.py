@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpustack_guard.adapters.files.regular_file import path_problem
 from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.errors import GsgError
@@ -159,8 +160,10 @@ def _named_file(doc, key: str, shown: str, folder: str) -> str:
     where = f"{shown}:{line}:{column}"
     if not isinstance(value, str) or not value.strip():
         raise GsgError(f"`{key}` is a path relative to this file, such as ../fleets/prod.yaml", where=where)
-    if len(value) > MAX_PATH_CHARS or "\x00" in value:
-        raise GsgError(f"`{key}` is not a usable path ({len(value):,} characters)", where=where)
+    problem = path_problem(value) or (f"the path is {len(value):,} characters long" if len(value) > MAX_PATH_CHARS
+                                      else None)
+    if problem is not None:
+        raise GsgError(f"`{key}` is not a usable path: {problem}", where=where)
     joined = os.path.normpath(os.path.join(folder, value))
     repository = repository_of(folder)
     inside = os.path.realpath(repository or os.sep).rstrip(os.sep) + os.sep

@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -24,6 +25,8 @@ MAX_INDEX_BYTES = 64 << 20  # 64 MiB: model.safetensors.index.json names every t
 MAX_KEY_FILE_BYTES = 64 << 10  # 64 KiB: an API key or a token is under 200 bytes
 MAX_TEMPLATE_BYTES = 1 << 20  # 1 MiB: a guard template is 1-5 KB
 MAX_JSON_DEPTH = 64  # nested objects/arrays: config.json nests 3-4 deep (text_config.rope_scaling.factor)
+MAX_PATH_BYTES = 4_095  # PATH_MAX on Linux (4,096 with the C string's final NUL)
+MAX_NAME_BYTES = 255  # NAME_MAX: one file or folder name of a path
 
 _O_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -72,9 +75,31 @@ def reason(exc: OSError) -> str:
     return (exc.strerror or "cannot be read").lower()
 
 
+def path_problem(value: str | Path) -> str | None:
+    """Why a path (typed in a file, a flag or a variable) cannot name any file here, before the operating system
+    is asked: Python raises ValueError for a NUL, UnicodeEncodeError for a lone surrogate and OSError for a name
+    past NAME_MAX, none of which is a one-line reason. None: the path can be tried."""
+    text = str(value)
+    if "\x00" in text:
+        return "the path holds a NUL character"
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError:
+        return "the path holds a character no file name can (a lone UTF-16 surrogate)"
+    if len(encoded) > MAX_PATH_BYTES:
+        return f"the path is {len(encoded):,} bytes long (at most {MAX_PATH_BYTES:,})"
+    longest = max(len(part) for part in encoded.split(b"/"))
+    if longest > MAX_NAME_BYTES:
+        return f"a name in the path is {longest:,} bytes long (at most {MAX_NAME_BYTES})"
+    return None
+
+
 def _open_fd(path: str | Path) -> tuple[int, int]:
     """(descriptor, size) of a regular file opened for reading; Unreadable (one line) for a missing path, a broken
     link, or anything but a regular file. The caller closes the descriptor."""
+    problem = path_problem(path)
+    if problem is not None:
+        raise Unreadable(problem)
     try:
         fd = os.open(path, _O_FLAGS)
     except OSError as exc:
@@ -158,6 +183,8 @@ def parse_json(text: str, shown: str) -> Any:
         raise ValueError(f"{shown} is not JSON: {exc.msg} (line {exc.lineno})") from None
     except RecursionError:  # json's C scanner recurses per level, ~1,000 deep
         raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep") from None
+    except ValueError:  # a whole number past Python's digit limit for converting text (4,300 by default)
+        raise ValueError(f"{shown}: a number of more than {sys.get_int_max_str_digits():,} digits") from None
     if json_depth(document) > MAX_JSON_DEPTH:
         raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep")
     return document

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
-from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular, reason
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, path_problem, read_regular, reason
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_SPEC_ITEMS,
     LocatedDocument,
@@ -275,6 +275,9 @@ def _directive(patch: SpecDoc, where: str) -> str | None:
 def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: list[F.Finding],
                    comments: Comments | None = None
                    ) -> tuple[list[SpecDoc], list[F.Finding], OverlayRemovals]:
+    problem = path_problem(name)
+    if problem is not None:  # --overlay, GSG_OVERLAY or a context's overlay (its own line there, contexts.py)
+        raise GsgError(f"overlay '{name[:80]}' is not a folder name: {problem}")
     folders = [Path(p) / OVERLAYS_FOLDER / name for p in paths if Path(p).is_dir()]
     present = [f for f in folders if f.is_dir()]
     if not present:

@@ -8,6 +8,7 @@ are ignored; the essential lines an engine always prints are reported by name wh
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -15,6 +16,8 @@ from typing import Iterable
 from gpustack_guard.core.secrets import MASK, is_secret_flag, is_secret_key, is_secret_value, mask_url, url_secrets
 from gpustack_guard.core.verify import patterns as P
 
+MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
+MAX_FIGURE_DIGITS = 24  # longer digit runs are not converted at all (int() of 5,000 digits is refused by Python)
 MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one deployment's start-up
 MAX_FAILURE_CHARS = 300  # the engine's reason, as printed, in one line
 MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text, never evaluated
@@ -299,14 +302,21 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
     return MAIN
 
 
-def _number(text: str, unit: str) -> Number:
+def _number(text: str, unit: str) -> Number | None:
+    """The figure in bytes (or as counted); None for one no engine prints (an edited or corrupt log): past
+    MAX_LOG_FIGURE or not finite, it would overflow the arithmetic it is held against."""
     clean = text.replace(",", "")
+    if sum(c.isdigit() for c in clean) > MAX_FIGURE_DIGITS:
+        return None
     if unit == "int":
-        return int(clean)
-    value = float(clean)
-    if unit == "float":
-        return value
-    return int(round(value * P.UNITS[unit.rstrip("+")]))
+        value: Number = int(clean)
+    else:
+        value = float(clean)
+        if unit != "float":
+            value = value * P.UNITS[unit.rstrip("+")]
+    if not math.isfinite(value) or abs(value) > MAX_LOG_FIGURE:
+        return None
+    return value if unit in ("int", "float") else int(round(value))
 
 
 def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
@@ -329,6 +339,7 @@ class LogParser:
         self.lines = 0
         self.matches = 0  # every pattern match, the engine-neutral ones (torch's OOM) too: live verify's watch
         self.rank_overflow = False
+        self.implausible_line = 0  # the first line with a figure no engine prints (see _number)
 
     def feed(self, raw: str) -> None:
         self.lines += 1
@@ -393,6 +404,9 @@ class LogParser:
             if groups.get(group) is None:
                 continue
             value = _number(groups[group], unit)
+            if value is None:
+                self.implausible_line = self.implausible_line or self.lines
+                continue
             if pattern.scope == P.ENGINE:
                 log.engine_terms[term] = value
                 continue
@@ -452,6 +466,9 @@ class LogParser:
             log.started = P.KV_CACHE in terms
         elif log.engine and any(t in terms for t in (P.KV_TOKENS, P.GPU_BLOCKS)):
             log.started = True
+        if self.implausible_line:
+            log.notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
+                             "blocks) or not finite was not read (MAX_LOG_FIGURE)")
         if self.rank_overflow:
             log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
         return log
