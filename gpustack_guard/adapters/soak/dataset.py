@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
@@ -110,8 +111,9 @@ def _records(path: str, text: str) -> list[tuple[str, object]]:
             raise GsgError(f"not JSON: {exc.msg}", where=f"{path}:{exc.lineno}") from None
         except RecursionError:
             raise GsgError("not JSON: nested too deep", where=path) from None
-        except ValueError as exc:  # an integer past Python's digit limit, whose error names no line
-            raise GsgError(f"not JSON: {exc}", where=path) from None
+        except ValueError:  # an integer past Python's digit limit; its own wording differs between releases
+            raise GsgError(f"not JSON: a number of more than {sys.get_int_max_str_digits():,} digits",
+                           where=path) from None
         return [(f"{path} record {n}", record) for n, record in enumerate(records, 1)]
     numbered = []
     # only '\n' ends a record: str.splitlines() also splits at U+2028, U+0085 and form feeds, which JSON strings
