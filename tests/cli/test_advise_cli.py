@@ -39,9 +39,9 @@ def test_field_notes_two_workloads_one_pool_with_priority(gsg):
         "--gpu-memory-utilization=0.91", "--max-model-len=32512", "--max-num-seqs=50",
         "--max-num-batched-tokens=2048", "--enable-chunked-prefill", "--kv-cache-dtype=fp8",
         "--tensor-parallel-size=4", "--scheduling-policy=priority"]
-    # the peak at p99 lengths, longest first: 2 x 32,500 + 48 x 3,500 = 233,000 of the pool's 270,816 tokens
+    # the peak at p99 lengths, longest first: 2 x 32,500 + 48 x 3,500 = 233,000 of the pool's 272,752 tokens
     assert (shared["kv_capacity_tokens"], shared["peak_kv_tokens_p99"], shared["max_num_seqs"]) == \
-        (270_816, 233_000, 50)
+        (272_752, 233_000, 50)
     assert shared["verdict"] == "fits" and shared["validate"] == [] and shared["replicas"] == 1
     chat, batch = doc["workloads"]["chat"], doc["workloads"]["nightly-batch"]
     assert (chat["running_at_peak"], chat["queued_at_peak"], chat["sequences_alone"]) == (48, 0, 50)
@@ -73,7 +73,7 @@ def test_a_target_that_cannot_fit_says_what_would(gsg):
     assert doc["would_fit"][0].startswith("add 2 GPUs of 47.99 GiB (4 in all): it holds every workload's peak with "
                                           "--gpu-memory-utilization=0.91 --max-model-len=32512 --max-num-seqs=50")
     assert doc["would_fit"][1] == ("fp8 KV (--kv-cache-dtype fp8) alone is not enough: weights, activation and "
-                                   "overheads exceed the engine's budget by 22.20 GiB per GPU before any KV cache")
+                                   "overheads exceed the engine's budget by 22.24 GiB per GPU before any KV cache")
 
 
 def test_compact_kv_is_named_when_it_is_what_makes_it_fit(gsg, tmp_path):
@@ -163,7 +163,7 @@ def test_hand_written_70b_is_beaten_for_a_reason(gsg, tmp_path):
     deployment = doc["options"][0]["deployments"][0]
     assert deployment["backend_parameters"][:4] == ["--gpu-memory-utilization=0.92", "--max-model-len=13056",
                                                     "--max-num-seqs=21", "--max-num-batched-tokens=2048"]
-    assert deployment["kv_capacity_tokens"] == 283_808 and deployment["validate"] == []
+    assert deployment["kv_capacity_tokens"] == 285_328 and deployment["validate"] == []
 
 
 @pytest.mark.parametrize("args, message", [
@@ -205,7 +205,7 @@ def test_markdown_output_has_the_comparison_table(gsg):
     result = gsg("advise", "-m", LLAMA_70B, "--gpu-memory", "49140MiB", "--gpus", "4", "-w", CHAT, "-w", BATCH,
                  "-o", "markdown")
     assert result.code == 0
-    assert "| shared-with-priority | yes | 131.42 GiB | nightly-batch | 2/2 | 0 | 7 | 242,592 |" in result.out
+    assert "| shared-with-priority | yes | 131.42 GiB | nightly-batch | 2/2 | 0 | 7 | 244,528 |" in result.out
     assert "| separate | no | — | chat | 0/48 | 48 | 0 | 0 |" in result.out
 
 

@@ -21,8 +21,9 @@ def _advise(gsg, tmp_path, model: str, concurrency: int) -> tuple[int, dict | st
 
 
 @pytest.mark.parametrize("model, fraction, seqs, kv_dtype", [
-    # at 0.90 and 8,192 sequences the warm-up of 4,096 rows needs 8.12 GiB with 7.41 GiB free: 0.87 leaves it room
-    ("Qwen/Qwen3-0.6B", "0.87", 2196, "fp8"),
+    # at 0.90 and 8,192 sequences the warm-up of 4,096 rows does not fit in what the pool leaves: 0.83 leaves it room
+    # (the derived forward peak is smaller than the calibrated one, so the pool takes more at each fraction)
+    ("Qwen/Qwen3-0.6B", "0.83", 2114, "fp8"),
     # the fix says 0.79; gemma's pool shrinks as its sequences grow, and the most seats that passed are kept
     ("google/gemma-3-1b-it", "0.79", 4581, "fp8"),
 ])

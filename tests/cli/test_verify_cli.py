@@ -25,8 +25,8 @@ def test_v0_log_side_by_side_passes_within_tolerance(gsg):
     assert result.code == 0, result.out + result.err
     lines = result.out.splitlines()
     assert lines[1] == "engine: started"
-    assert "  KV cache                       3.81 GiB        3.84 GiB  +0.03 GiB (+0.8 %)" in lines
-    assert "  KV capacity                      31,232          31,472  +240 (+0.8 %)" in lines
+    assert "  KV cache                       3.81 GiB        3.85 GiB  +0.04 GiB (+0.9 %)" in lines
+    assert "  KV capacity                      31,232          31,504  +272 (+0.9 %)" in lines
     assert "  max model length                 20,000          20,000  +0 (+0.0 %)" in lines
     assert lines[-2:] == ["verdict: engine fits, estimate fits (kv-oversubscribed)", "result: pass"]
 
@@ -38,10 +38,10 @@ def test_json_names_terms_as_estimate_does(gsg):
     assert (doc["engine"], doc["engine_version"], doc["started"], doc["failure"]) == ("vllm", None, True, None)
     for side in ("observed", "estimated"):
         assert {"kv_capacity_tokens", "weights_bytes_per_gpu", "kv_cache_bytes_per_gpu"} <= set(doc[side])
-    assert doc["observed"]["kv_capacity_tokens"] == 31_232 and doc["estimated"]["kv_capacity_tokens"] == 31_472
+    assert doc["observed"]["kv_capacity_tokens"] == 31_232 and doc["estimated"]["kv_capacity_tokens"] == 31_504
     kv = next(d for d in doc["deltas"] if d["term"] == "kv_capacity_tokens")
-    assert kv == {"term": "kv_capacity_tokens", "observed": 31_232, "estimated": 31_472, "difference": 240,
-                  "percent": 0.8}
+    assert kv == {"term": "kv_capacity_tokens", "observed": 31_232, "estimated": 31_504, "difference": 272,
+                  "percent": 0.9}
     assert doc["backend_args"] == ["--gpu-memory-utilization=0.9", "--max-model-len=20000"]
     assert (doc["result"], doc["reasons"], doc["format_version"]) == ("pass", [], "1.0")
 
@@ -104,7 +104,7 @@ def test_gpu_memory_not_in_the_log_is_asked_for(gsg):
 def test_markdown_table(gsg):
     result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
                  "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "markdown")
-    assert "| KV capacity | 31,232 | 31,472 | +240 (+0.8 %) |" in result.out
+    assert "| KV capacity | 31,232 | 31,504 | +272 (+0.9 %) |" in result.out
     assert result.out.splitlines()[-1] == "Result: **pass**"
 
 

@@ -310,9 +310,62 @@ MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, 
 # 3.6 GiB above the unpadded tensors).
 VLLM_MXFP4_HOPPER_TRITON_SINCE = "0.12.0"
 
+# --- the dense forward's live tensors (vLLM) --------------------------------------------------------------
+# The profile's forward peak of a dense decoder is the set of tensors alive at its largest step, read from the
+# model file and the way the release runs it; per token and rank, in the activation dtype (H hidden, I/tp the
+# MLP width, q = heads/tp x head_dim, kv = KV heads/tp x head_dim):
+#   eager (V0 at every release; V1 under --enforce-eager, whose CompilationConfig stays at NO_COMPILATION:
+#   config.py@v0.8.5 VllmConfig.__post_init__, config/vllm.py@v0.19.0): LlamaModel.forward's loop variable still
+#   holds the previous layer's output while the next layer runs (input_layernorm's fused add is in place, so it
+#   is the layer's normed input too), beside the residual and post_attention_layernorm's output (in place on
+#   o_proj's). SiluAndMul: those 3 H + gate_up 2 I + its output I. down_proj: 3 H + I + its output H, plus gate_up's
+#   2 I where MLP.forward keeps it named (`gate_up, _ = self.gate_up_proj(x)`) rather than rebinding x.
+#   Attention: 3 H + qkv (q + 2 kv) + the attention output q (o_proj's output is one of the 3 H).
+#   piecewise inductor (V1 compiled, custom ops "none", split at attention; use_inductor_graph_partition False
+#   through 0.33: config/compilation.py@v0.19.0 and config/vllm.py@v0.33.0 optimisation levels): inductor frees
+#   each buffer at its last use inside a piece, but the split graph holds a piece's inputs (the attention output
+#   q and the incoming residual H) until it returns. SiluAndMul: q + 2 H (old and new residual) + 2 I + I; the
+#   normed input dies after gate_up's GEMM. down_proj: q + 2 H + I + H. Attention: H + qkv + rotated q, k + q.
+# Logits are not a forward tensor: the profile computes them in the sampler phase (sampler_phase_bytes). The
+# caching allocator's peak counts blocks rounded to 512 B, not 2 MiB segments (allocated_bytes.all.peak,
+# worker.py@v0.6.4), so no rounding term. FlashAttention's softmax_lse (heads x 4 B a token) and cuBLAS
+# workspaces are left out (under 0.2 % of the MLP step). Checked: vllm#10517 (Llama-3.1-8B, 0.6.4, eager)
+# T=20,000 gives 2.060 GiB vs the logged 2.07, T=29,000 2.987 vs 2.99 (peak_torch_memory minus 14.9888 weights).
+# torch's cuBLAS workspace: the first GEMM on a stream takes getChosenWorkspaceSize() bytes from the caching
+# allocator and keeps them (aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize, setCublasWorkspace:
+# ":4096:2:16:8" = 8,519,680 B by default, ":4096:8" = 32 MiB where the device's major is 9, and 10 and 12 as well
+# in the later file that names Blackwell). The profile's forward is the first GEMM after the weights load, so the
+# workspace is inside its torch peak and stays held through the sampler: with it vllm#10517's RTX 3090 runs come
+# to 2.068 and 2.995 GiB (logged 2.07, 2.99), and mellea#416's H100 Qwen3-0.6B forward to 0.234 GiB (logged 0.23).
+CUBLAS_WORKSPACE_DEFAULT = 4096 * 1024 * 2 + 16 * 1024 * 8
+CUBLAS_WORKSPACE_LARGE = 4096 * 8 * 1024
+CUBLAS_WORKSPACE_LARGE_MAJORS = (9, 10, 12)
+CUBLAS_WORKSPACE_SOURCE = "aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize (torch)"
+VLLM_DENSE_MLP_FILE = {  # config architecture or model_type -> the MLP class vLLM runs (models/registry.py)
+    "llamaforcausallm": "llama", "llama": "llama", "mistralforcausallm": "llama", "mistral": "llama",
+    "qwen2forcausallm": "qwen2", "qwen2": "qwen2", "qwen3forcausallm": "qwen2", "qwen3": "qwen2"}
+# Whether the MLP keeps gate_up's output through down_proj: llama.py names it up to 0.6.3 and rebinds x from
+# 0.6.4 (llama.py@v0.5.4, @v0.6.0, @v0.6.2, @v0.6.3 vs @v0.6.4, @v0.8.5, @v0.19.0, @v0.33.0; mistral.py@v0.19.0,
+# MistralForCausalLM's own file there, rebinds too); qwen2.py's Qwen2MLP names it at every release read
+# (@v0.5.4 to @v0.33.0), and qwen3.py imports Qwen2MLP (@v0.8.5, @v0.33.0).
+VLLM_MLP_KEEPS_GATE_UP = {
+    "llama": ((known_version("0.0.0"), True), (known_version("0.6.4"), False)),
+    "qwen2": ((known_version("0.0.0"), True),)}
+VLLM_DENSE_FORWARD_SOURCES = {
+    "eager-gate-up-held": "vllm/model_executor/models/llama.py@v0.5.4..@v0.6.3, qwen2.py@v0.5.4..@v0.33.0 "
+                          "(LlamaModel/Qwen2Model.forward loop, MLP.forward `gate_up, _ =`); "
+                          "layers/layernorm.py fused_add_rms_norm in place",
+    "eager-gate-up-freed": "vllm/model_executor/models/llama.py@v0.6.4..@v0.33.0 (LlamaModel.forward loop, "
+                           "LlamaMLP.forward rebinds x); layers/layernorm.py fused_add_rms_norm in place",
+    "piecewise-inductor": "vllm/config.py@v0.8.5 (V1: custom_ops none, level PIECEWISE, split at attention), "
+                          "config/compilation.py@v0.19.0 (use_inductor_graph_partition False); "
+                          "models/llama.py, qwen2.py forward"}
+
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
-# Activation peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B under-estimates the logs by ~15%
-# (vllm#10517: Llama-3.1-8B T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99).
+# Where the dense derivation above does not reach (MoE layers' dense parts, architectures not read): activation
+# peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B times a factor FIT TO ONE LOG, vllm#10517 (Llama-3.1-8B
+# T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99), which the derivation now explains for dense
+# Llama/Qwen models (the loop's previous output and SiluAndMul's three MLP widths).
 ACTIVATION_CALIBRATION = 1.15
 # DeepSeek-V4 (compressed sparse attention, 4-wide hyper-connections, MXFP4 experts) profiles far more than the
 # generic formula: hyper-connection streams, sparse-attention gathers, indexer and MoE workspaces. One constant

@@ -10,6 +10,7 @@ import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engines import vllm as V
 from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
     batch_sizes,
@@ -404,9 +405,12 @@ def test_v1_profile_peak_is_the_larger_of_forward_and_sampler_by_release():
     assert expected["0.11.1"] == 1_488_519_168  # 0.9.0-0.11.0 take FlashInfer in GPUStack's runner image
     for version, est in by_version.items():
         assert est.activation == max(est.extra["forward_peak"], expected[version])
-    # the forward is the same in every V1 release here: only the sampler phase moves the peak
-    assert by_version["0.11.0"].extra["forward_peak"] == by_version["0.33.0"].extra["forward_peak"] == 318_799_872
-    assert by_version["0.29.0"].activation == 318_799_872  # the plain pass is below the forward: the forward binds
+    # the forward is the same in every V1 release here (piecewise inductor, Qwen3-4B: the attention output 4,096,
+    # two residuals 2 x 2,560, gate_up and SiluAndMul's output 3 x 9,728 per token, + torch's cuBLAS workspace):
+    # only the sampler phase moves the peak
+    forward = 2048 * (4096 + 2 * 2560 + 3 * 9728) * 2 + P.CUBLAS_WORKSPACE_DEFAULT
+    assert by_version["0.11.0"].extra["forward_peak"] == by_version["0.33.0"].extra["forward_peak"] == forward
+    assert by_version["0.29.0"].activation == expected["0.29.0"]  # the plain pass is above the forward: it binds
 
 
 @pytest.mark.parametrize("moving", ["latest", "main", "nightly-2026", "a1b2c3d"])
@@ -721,9 +725,10 @@ def test_the_sampler_warmup_fails_only_where_the_profile_did_not_budget_its_pass
     if verdict == "fits":
         assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 14 and x["sampler_warmup_fix"] == {}
     else:  # the profile's plain pass: 4 B per entry, so 1.44 GiB of the warm-up was never budgeted
+        # (free is what the KV pool left: the derived forward of 0.16 GiB is the smaller phase)
         assert x["sampler_peak"] == 2048 * 4096 * 2 + 1024 * 151_936 * 4
-        assert x["sampler_warmup_free_bytes"] == 1_919_226_266
-        assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.96, "max_num_seqs": 838}
+        assert x["sampler_warmup_free_bytes"] == 1_650_266_522
+        assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.95, "max_num_seqs": 672}
 
 
 @pytest.mark.parametrize("gmu,verdict,free", [(0.90, "fits", 964_423_680), (0.92, "sampler-warmup-oom", 448_524_288),
@@ -768,7 +773,7 @@ def test_llm_d_787_captures_67_graphs_of_each_mode_under_0_11_0_and_dies_at_the_
     assert x["sampler_warmup_bytes"] == 1024 * 151_936 * 14 + 1024 * 5120 * 2 == 2_188_640_256
     assert x["sampler_warmup_free_bytes"] == 1_801_206_620 and est.verdict == "sampler-warmup-oom"
     # the flags that fix it: the thread's own suggestion was gmu 0.90-0.92 or 512 sequences
-    assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.94, "max_num_seqs": 440}
+    assert x["sampler_warmup_fix"] == {"gpu_memory_utilization": 0.94, "max_num_seqs": 391}
     assert est.headroom < est.headroom_needed  # GSG034 names the overflow too
 
 
@@ -901,7 +906,7 @@ def test_the_v1_alpha_profile_takes_the_logits_of_every_batched_token_before_0_7
     assert est.extra["sampler_warmup_bytes"] == 0  # compile_or_warm_up_model only captures graphs
     assert est.activation == 2_168_455_168
     rules = {t.term: t.rule for t in budget_terms(est)}
-    assert rules["forward_peak_bytes_per_gpu"] == "max(dense-mlp-calibrated, v1-alpha-logits-of-tokens)"
+    assert rules["forward_peak_bytes_per_gpu"] == "max(live-tensors-piecewise-inductor, v1-alpha-logits-of-tokens)"
     assert rules["sampler_peak_bytes_per_gpu"] == rules["sampler_warmup_bytes_per_gpu"] == "none-v1-alpha"
     # TP 2: rank 0 holds its 64,128-wide shard, the two gathered shards and their concatenation
     assert _alpha("meta-llama/Llama-3.1-8B", "0.7.0", tp=2).extra["forward_peak"] == \
@@ -909,17 +914,18 @@ def test_the_v1_alpha_profile_takes_the_logits_of_every_batched_token_before_0_7
 
 
 def test_the_v1_alpha_profile_takes_one_row_per_request_from_0_7_3():
-    # Qwen2.5-7B: 256 rows of 152,064 logits and 3,584 hidden; the dense MLP term (8,192 x (2 x 18,944 + 4 x 3,584)
-    # x 2 B, calibrated) is then the larger phase
+    # Qwen2.5-7B: 256 rows of 152,064 logits and 3,584 hidden; the forward's live tensors at SiluAndMul (the
+    # attention output and two residuals, 3 x 3,584, gate_up and its output, 3 x 18,944, per token, in bf16, + the
+    # H100's 32 MiB cuBLAS workspace) are then the larger phase
     est = _alpha("Qwen/Qwen2.5-7B", "0.7.3")
     logits_phase = 256 * 3584 * 2 + 256 * 152_064 * 2
     assert logits_phase == 79_691_776
-    assert est.extra["forward_peak"] == int(8192 * (2 * 18_944 + 4 * 3584) * 2 * P.ACTIVATION_CALIBRATION)
+    assert est.extra["forward_peak"] == 8192 * (3 * 3584 + 3 * 18_944) * 2 + P.CUBLAS_WORKSPACE_LARGE
     assert est.extra["sampler_peak"] == 0
     assert {t.term: t.rule for t in budget_terms(est)}["forward_peak_bytes_per_gpu"] == \
-        "max(dense-mlp-calibrated, v1-alpha-logits-of-seqs)"
+        "max(live-tensors-piecewise-inductor, v1-alpha-logits-of-seqs)"
     llama = _alpha("meta-llama/Llama-3.1-8B", "0.7.3")
-    assert llama.extra["forward_peak"] == int(8192 * (2 * 14_336 + 4 * 4096) * 2 * P.ACTIVATION_CALIBRATION)
+    assert llama.extra["forward_peak"] == 8192 * (3 * 4096 + 3 * 14_336) * 2 + P.CUBLAS_WORKSPACE_LARGE
 
 
 @pytest.mark.parametrize("version,env", [("0.7.3", None), ("0.7.3", "0"), ("0.8.0", None), ("0.8.0", "1")])
@@ -927,3 +933,48 @@ def test_outside_the_v1_alpha_the_profile_samples(version, env):
     est = _alpha("meta-llama/Llama-3.1-8B", version, env=env)
     assert est.extra["sampler_peak"] > 0
     assert "v1-alpha" not in {t.term: t.rule for t in budget_terms(est)}["forward_peak_bytes_per_gpu"]
+
+
+@pytest.mark.parametrize("version,form,tokens", [
+    # vllm#10517's Llama-3.1-8B on an RTX 3090 (0.6.4, eager): the loop's previous output, the residual and the
+    # MLP's input (3 x 4,096), gate_up and SiluAndMul's output (3 x 14,336), + torch's 8,519,680 B workspace:
+    # 2.068 GiB at 20,000 tokens (logged 17.06 - 14.9888 = 2.07)
+    ("0.6.4", "eager-gate-up-freed", 20_000),
+    # llama.py@v0.6.3 keeps gate_up named through down_proj: 4 x 4,096 + 3 x 14,336 at down_proj
+    ("0.6.3", "eager-gate-up-held", 20_000)])
+def test_the_eager_forward_peak_is_the_live_tensors_of_the_mlp(version, form, tokens):
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=tokens)
+    est = estimate_vllm(facts, 24 * GiB, cfg, version=version, gpu_name="NVIDIA GeForce RTX 3090")
+    per_token = 3 * 4096 + 3 * 14_336 if form == "eager-gate-up-freed" else 4 * 4096 + 3 * 14_336
+    assert est.extra["forward_peak"] == tokens * per_token * 2 + 8_519_680
+    rules = {t.term: (t.rule, t.source) for t in budget_terms(est)}
+    assert rules["forward_peak_bytes_per_gpu"][0] == f"live-tensors-{form}"
+    assert "llama.py@v0." in rules["forward_peak_bytes_per_gpu"][1]
+
+
+def test_the_forward_form_follows_the_engine_the_model_file_and_eager_mode():
+    qwen = catalog_facts("Qwen/Qwen2.5-7B")
+    v1, eager = VllmConfig(), VllmConfig(enforce_eager=True)
+    assert V.dense_forward_form(qwen, "v1", "0.10.1.1", v1) == "piecewise-inductor"
+    # Qwen2MLP names gate_up at every release read; V1 under --enforce-eager runs the eager model
+    assert V.dense_forward_form(qwen, "v1", "0.10.1.1", eager) == "eager-gate-up-held"
+    assert V.dense_forward_form(qwen, "v0", "0.6.4", v1) == "eager-gate-up-held"
+    # MoE layers and architectures not read keep the calibrated formula
+    assert V.dense_forward_form(catalog_facts("Qwen/Qwen3-30B-A3B"), "v1", "0.10.1.1", v1) is None
+    assert V.dense_forward_form(catalog_facts("google/gemma-3-27b-it"), "v1", "0.10.1.1", v1) is None
+
+
+def test_piecewise_steps_per_rank_under_tensor_parallelism():
+    # Qwen2.5-7B at TP 2 under V1 compiled: attention output 14 heads x 128, the two residuals whole (2 x 3,584),
+    # gate_up and its output 3 x 9,472 per rank
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    assert V.dense_live_elements_per_token(facts, 2, "piecewise-inductor") == 1792 + 2 * 3584 + 3 * 9472
+    # the eager form holds three whole hidden rows and, in Qwen2MLP, gate_up through down_proj
+    assert V.dense_live_elements_per_token(facts, 2, "eager-gate-up-held") == 4 * 3584 + 3 * 9472
+
+
+def test_the_cublas_workspace_follows_the_gpu_generation():
+    assert V.cublas_workspace("NVIDIA H100 80GB HBM3") == 32 * 1024 * 1024
+    assert V.cublas_workspace("NVIDIA A100-SXM4-80GB") == 8_519_680
+    assert V.cublas_workspace("") == 8_519_680  # an unknown name: torch's default branch

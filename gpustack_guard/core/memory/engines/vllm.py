@@ -613,12 +613,68 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
     return workspace
 
 
+def dense_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg: VllmConfig) -> str | None:
+    """How the release runs this model's forward where its live tensors are derived (profiles.
+    VLLM_DENSE_FORWARD_SOURCES): "piecewise-inductor" (V1 compiled), "eager-gate-up-held" or "eager-gate-up-freed"
+    (V0, or V1 under --enforce-eager, by what the model file's MLP keeps); None for models it does not cover
+    (MoE, compressed attention, architectures not read), which keep the calibrated formula."""
+    if facts.is_moe or facts.is_compressed_attention or not facts.intermediate_size or \
+            not facts.num_attention_heads:
+        return None
+    mlp = P.VLLM_DENSE_MLP_FILE.get((facts.architecture or "").lower())
+    if mlp is None:
+        return None
+    if engine == "v1" and not cfg.enforce_eager:
+        return "piecewise-inductor"
+    keeps = P.row_of_release(P.VLLM_MLP_KEEPS_GATE_UP[mlp], P.arithmetic_release("vllm", version))
+    return "eager-gate-up-held" if keeps else "eager-gate-up-freed"
+
+
+def dense_live_elements_per_token(facts: ModelFacts, tp: int, form: str) -> int:
+    """Elements per token alive at the largest step of one decoder layer on one rank (profiles.
+    VLLM_DENSE_FORWARD_SOURCES): the max over its attention, SiluAndMul and down_proj steps."""
+    H, heads = facts.hidden_size or 0, facts.num_attention_heads or 1
+    head_dim = facts.head_dim or H // heads
+    q = -(-heads // tp) * head_dim
+    kv = max(1, (facts.num_key_value_heads or heads) // tp) * head_dim  # fewer KV heads than ranks: one each
+    inter = (facts.intermediate_size or 0) // tp
+    if form == "piecewise-inductor":
+        # the split graph holds the piece's inputs (attention output, incoming residual) through the piece
+        held = q + H
+        steps = (held + H + 2 * inter + inter,  # SiluAndMul: new residual, gate_up, its output
+                 held + H + inter + H,  # down_proj: new residual, SiluAndMul's output, down's output
+                 H + (q + 2 * kv) + (q + kv) + q)  # attention: residual, qkv, rotated q and k, output
+    else:
+        # the model loop's previous output (normed in place), the residual, the MLP's input (o_proj's output)
+        held = 3 * H
+        gate_up_kept = 2 * inter if form == "eager-gate-up-held" else 0
+        steps = (held + 2 * inter + inter,  # SiluAndMul: gate_up and its output
+                 held + gate_up_kept + inter + H,  # down_proj: SiluAndMul's output and down's
+                 held + (q + 2 * kv) + q)  # attention: qkv and its output (o_proj's output is one of held)
+    return max(steps)
+
+
+def cublas_workspace(gpu_name: str) -> int:
+    """torch's cuBLAS workspace on this GPU (profiles.CUBLAS_WORKSPACE_*): held from the profile's first GEMM on;
+    an unknown name takes the default branch."""
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    return P.CUBLAS_WORKSPACE_LARGE if major in P.CUBLAS_WORKSPACE_LARGE_MAJORS else P.CUBLAS_WORKSPACE_DEFAULT
+
+
 def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool,
-                    chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, reused: bool = False) -> int:
-    """The profile run's activation peak on one rank (calibrated dense formula + fused-MoE workspace, in its
-    held form when `held`; left out when `reused`, an earlier run's held workspace serving this one)."""
+                    chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, reused: bool = False,
+                    form: str | None = None) -> int:
+    """The profile run's activation peak on one rank: where `form` (dense_forward_form) names how the release runs
+    a dense model, its live tensors at the largest step; otherwise the calibrated dense formula + fused-MoE
+    workspace, in its held form when `held`; left out when `reused`, an earlier run's held workspace serving
+    this one."""
     H, V = facts.hidden_size, facts.vocab_size
     assert H is not None, "engines run on facts whose missing_for_params() is empty"
+    # the hidden states and MLP intermediates are in the loaded dtype (--dtype float32: four bytes, not two)
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    if form is not None:
+        return int(batched * dense_live_elements_per_token(facts, tp, form) * element *
+                   (1 + cfg.activation_margin))
     if facts.is_compressed_attention:
         # DeepSeek-V4: its workspace constant was fit with routed experts counted as dense MLP; keep that form
         dense = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or 0) + \
@@ -633,8 +689,6 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     if last_stage:  # only the last stage computes logits
         assert V is not None, "engines run on facts whose missing_for_params() is empty"
         logits = seqs * V * 4
-    # the hidden states and MLP intermediates are in the loaded dtype (--dtype float32: four bytes, not two)
-    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     raw = batched * (2 * dense // tp + 4 * H) * element + logits
     if not facts.is_compressed_attention and not reused:
         raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held)
@@ -667,11 +721,16 @@ def v1_alpha_logits_phase(facts: ModelFacts, batched: int, seqs: int, tp: int, c
 
 def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, last_stage: bool,
                    chunk: int | None, moe_held: bool, engine: str, sampler_row: P.VllmSamplerRow, version: str | None,
-                   alpha_rows: str | None) -> tuple[int, int]:
-    """(forward peak, sampler phase) of one stage's profile run."""
+                   alpha_rows: str | None, gpu_name: str = "") -> tuple[int, int]:
+    """(forward peak, sampler phase) of one stage's profile run. Where the forward's live tensors are derived
+    (dense_forward_form), the forward holds torch's cuBLAS workspace, taken at its first GEMM (the calibrated
+    formula's factor was fit with it inside). It stays held through the sampler too; the sampler rules
+    (sampler_phase_bytes) leave it out, 8-32 MiB."""
     tp = cfg.tensor_parallel_size
+    form = dense_forward_form(facts, engine, version, cfg)
+    workspace = cublas_workspace(gpu_name) if form is not None else 0
     forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=last_stage and alpha_rows is None,
-                              chunk=chunk, held=moe_held)
+                              chunk=chunk, held=moe_held, form=form) + workspace
     if alpha_rows is not None:  # the V1 alpha's logits step follows its forward; it runs no sampler
         logits = v1_alpha_logits_phase(facts, batched, seqs, tp, cfg, alpha_rows) if last_stage else 0
         return max(forward, logits), 0
@@ -680,11 +739,22 @@ def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, 
     return forward, profiled_sampler(facts, batched, seqs, engine, sampler_row, version) if last_stage else 0
 
 
-def v1_alpha_term_rules(rows_kind: str) -> dict:
+def dense_forward_rule(form: str | None) -> dict:
+    """The forward term's rule where the live tensors were derived (dense_forward_form), shown in place of the
+    release's calibrated row (terms.budget_terms); nothing where the calibrated formula ran."""
+    if form is None:
+        return {}
+    return {"forward_peak_bytes_per_gpu": (f"live-tensors-{form}", P.VLLM_DENSE_FORWARD_SOURCES[form])}
+
+
+def v1_alpha_term_rules(rows_kind: str, form: str | None = None) -> dict:
     """The forward and sampler rules of the V1 alpha's profile, shown in place of the 0.8.0 rows its VLLM_USE_V1=1
     estimate otherwise runs with (terms.budget_terms)."""
     source = P.VLLM_V1_ALPHA_SOURCE[rows_kind]
-    return {"forward_peak_bytes_per_gpu": (f"max(dense-mlp-calibrated, v1-alpha-logits-of-{rows_kind})", source),
+    forward = "dense-mlp-calibrated" if form is None else f"live-tensors-{form}"
+    if form is not None:
+        source = f"{source}; {P.VLLM_DENSE_FORWARD_SOURCES[form]}"
+    return {"forward_peak_bytes_per_gpu": (f"max({forward}, v1-alpha-logits-of-{rows_kind})", source),
             "sampler_peak_bytes_per_gpu": ("none-v1-alpha", source),
             "sampler_warmup_bytes_per_gpu": ("none-v1-alpha", "vllm/v1/worker/gpu_worker.py@v0.7.0..@v0.7.3 "
                                              "compile_or_warm_up_model (compile sizes and graph capture only)")}
@@ -923,7 +993,7 @@ def sampler_warmup(facts: ModelFacts, cfg: VllmConfig, row: P.VllmSamplerRow, se
     # a held MoE workspace was sized by the profile's larger batch: the warm-up's forward reuses it (counted as
     # held memory in `free`), so its own peak leaves the workspace out
     forward = activation_peak(facts, rows, rows, cfg.tensor_parallel_size, cfg, last_stage=True, chunk=chunk,
-                              held=held, reused=held)
+                              held=held, reused=held, form=dense_forward_form(facts, "v1", version, cfg))
     peak = max(forward,
                sampler_phase_bytes(facts, rows, rows, row.kernel))
     return SamplerWarmup(rows, peak, free, profiled_sampler(facts, batched, seqs, "v1", row, version), row.kernel)
@@ -1067,10 +1137,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     mm_profile = encoder_profile(facts, cfg, batched, seqs, max_len, version) if profile.engine == "v1" \
         else EncoderProfile()
     alpha_rows = v1_alpha_logits_rows(profile.engine, version)
+    forward_form = dense_forward_form(facts, profile.engine, version, cfg)
     for s, (layers, weights, total) in enumerate(zip(parts, weights_by_stage, totals)):
         requested = math.ceil(gmu * total)
         forward, sampler = profile_phases(facts, batched, seqs, cfg, s == pp - 1, chunk, moe_held, profile.engine,
-                                          sampler_row, version, alpha_rows)
+                                          sampler_row, version, alpha_rows, gpu_name)
         if sampler:
             sampler += held_workspace
         # the encoder runs first on the first stage; its inputs and outputs stay allocated through both phases
@@ -1176,9 +1247,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
-               "term_rules": {**(v1_alpha_term_rules(alpha_rows) if alpha_rows is not None else
-                                 sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
-                                 if profile.engine != "v0" else {}),
+               "term_rules": {**(v1_alpha_term_rules(alpha_rows, forward_form) if alpha_rows is not None else
+                                 {**dense_forward_rule(forward_form),
+                                  **(sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
+                                     if profile.engine != "v0" else {})}),
                               **non_torch_rule(version, device_group_nccl, nvls)},
                "device_group_nccl": device_group_nccl, "nccl_nvls": nvls,
                **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
