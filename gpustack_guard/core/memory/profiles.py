@@ -158,9 +158,6 @@ def arithmetic_release(family: str, version: str | None) -> Version:
     return known_version(arithmetic_version(family, version))
 
 
-_PROFILE_KEYS = tuple((known_version(p.since), p) for p in VLLM_PROFILES)
-
-
 Row = TypeVar("Row")
 
 
@@ -172,6 +169,14 @@ def row_of_release(keyed: Sequence[tuple[Version, Row]], release: Version) -> Ro
         if release >= since:
             chosen = row
     return chosen
+
+
+def keyed_by_release(rows: Sequence[Row]) -> tuple[tuple[Version, Row], ...]:
+    """A version table's rows keyed by their parsed `since` for row_of_release: parsed once, at import."""
+    return tuple((known_version(row.since), row) for row in rows)  # type: ignore[attr-defined]
+
+
+_PROFILE_KEYS = keyed_by_release(VLLM_PROFILES)
 
 
 def vllm_profile(version: str | None) -> VllmProfile:
@@ -508,7 +513,7 @@ VLLM_ENCODER_ROWS = (
 
 def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
     """The encoder row of a model file for a release, or None where gsg has not read that file."""
-    rows = tuple((known_version(r.since), r) for r in VLLM_ENCODER_ROWS if r.family == family)
+    rows = keyed_by_release([r for r in VLLM_ENCODER_ROWS if r.family == family])
     return row_of_release(rows, arithmetic_release("vllm", version)) if rows else None
 # No deployment has more tensor-parallel ranks than this (a GPUStack cluster's GPUs); past it a size is a typo
 MAX_PARALLEL_RANKS = 4096
@@ -602,7 +607,7 @@ VLLM_NON_TORCH = (
                 "assumed unchanged: NCCL and symmetric-memory buffers leave the budget (PR #25359, envs.py@v0.11.0), "
                 "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
 )
-_NON_TORCH_KEYS = tuple((known_version(row.since), row) for row in VLLM_NON_TORCH)
+_NON_TORCH_KEYS = keyed_by_release(VLLM_NON_TORCH)
 
 # The TP group's torch.distributed device group (parallel_state.py GroupCoordinator: torch.distributed.new_group(ranks,
 # backend="nccl"), no device_id, so ProcessGroupNCCL makes its NCCL communicator at the first collective on it) is a
@@ -640,7 +645,7 @@ VLLM_DEVICE_GROUP_NCCL = (
                        "vllm/distributed/device_communicators/cuda_communicator.py@v0.27.0 CudaCommunicator.all_gather "
                        "(PyNccl's all_gather, made before the snapshot; the same @v0.28.0 and @v0.33.0)"),
 )
-_DEVICE_GROUP_NCCL_KEYS = tuple((known_version(row.since), row) for row in VLLM_DEVICE_GROUP_NCCL)
+_DEVICE_GROUP_NCCL_KEYS = keyed_by_release(VLLM_DEVICE_GROUP_NCCL)
 
 
 def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
@@ -697,7 +702,7 @@ VLLM_NVLS = (
             "nccl src/transport/nvls.cc@v2.28.9-1 and @v2.30.7-1 ncclNvlsInit (gpuCount < 2: TP 2 too); torch 2.11 "
             "pins nvidia-nccl-cu13 2.28.9, torch 2.14 2.30.7"),
 )
-_NVLS_KEYS = tuple((known_version(row.since), row) for row in VLLM_NVLS)
+_NVLS_KEYS = keyed_by_release(VLLM_NVLS)
 
 
 def vllm_nvls(version: str | None) -> NvlsRow:
@@ -947,7 +952,7 @@ SAMPLER_PLAIN_BYTES = 4
 # runner) it returns (hidden_states, hidden_states[logit_indices]) and profile_run keeps both until after the
 # sampler (@v0.10.2, @v0.11.0, @v0.12.0 ... @v0.33.0: "hidden_states, last_hidden_states = self._dummy_run(").
 VLLM_PROFILE_HOLDS_BATCH_HIDDEN_SINCE = "0.10.0"
-_SAMPLER_KEYS = tuple((known_version(r.since), r) for r in VLLM_SAMPLER_ROWS)
+_SAMPLER_KEYS = keyed_by_release(VLLM_SAMPLER_ROWS)
 
 
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
@@ -1148,7 +1153,7 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
 
 def term_source(family: str, term: str, version: Version) -> TermSource:
     """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
-    return row_of_release(tuple((known_version(row.since), row) for row in TERM_SOURCES[family][term]), version)
+    return row_of_release(keyed_by_release(TERM_SOURCES[family][term]), version)
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
@@ -1228,7 +1233,7 @@ SGLANG_PROFILES = (
                   "pool_configurator.py rounds to page_size; arg_groups/memory_hook.py falls back to 0.95 and keeps "
                   "the prefill-graph reserve (reserve_for_graph_mb)", prefill_graph_reserve=True),
 )
-_SGLANG_KEYS = tuple((known_version(p.since), p) for p in SGLANG_PROFILES)
+_SGLANG_KEYS = keyed_by_release(SGLANG_PROFILES)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:

@@ -582,7 +582,6 @@ def test_a_group_nccl_reaches_without_p2p_is_booked_as_a_peerless_one(gpu, tp, p
     # in host memory, so the measured peerless figure, with custom all-reduce's buffers where the name turns it on
     new = _parallel(gpu, tp, pp, version="0.11.0", disable_car=disable_car, no_p2p=True)
     assert (new.extra["comm_buffers_in_budget"], new.extra["comm_buffers"]) == (0, 268_435_456 + comm)
-    assert P.COMM_BUFFERS_NO_P2P == P.NON_TORCH_PCIE_PARALLEL
 
 
 def test_without_p2p_an_nvlink_pair_gains_the_nvlink_terms_it_no_longer_pays():
