@@ -11,6 +11,7 @@ import asyncio
 import math
 import os
 import time
+from dataclasses import replace
 from typing import Callable
 
 import httpx
@@ -154,18 +155,39 @@ class Scraper:
             # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
             return f"{shown}: not Prometheus text"
 
-    async def scrape_once(self) -> Snapshot:
+    def _pid_reading(self) -> tuple[float | None, tuple[str, ...]]:
+        if self.pid is None:
+            return None, ()
+        rss = process_tree_rss(self.pid)
+        return rss, (() if rss is not None else (f"--pid {self.pid}: no such process",))
+
+    async def _answers(self) -> tuple[list[Sample], tuple[str, ...]]:
         answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
         samples = [s for answer in answers if isinstance(answer, list) for s in answer]
-        errors = tuple(answer for answer in answers if isinstance(answer, str))
-        rss = process_tree_rss(self.pid) if self.pid is not None else None
-        if self.pid is not None and rss is None:
-            errors += (f"--pid {self.pid}: no such process",)
-        return self.normaliser.snapshot(self.clock() - self.origin, samples, rss, errors)
+        return samples, tuple(answer for answer in answers if isinstance(answer, str))
+
+    async def scrape_once(self) -> Snapshot:
+        rss, pid_errors = self._pid_reading()
+        samples, errors = await self._answers()
+        return self.normaliser.snapshot(self.clock() - self.origin, samples, rss, errors + pid_errors)
 
     async def run(self, into: list[Snapshot], interval: float = 1.0) -> None:
-        """Scrape every `interval` seconds into `into` until cancelled."""
+        """Scrape every `interval` seconds into `into` until cancelled.
+
+        The process's memory is read as a tick starts, before the endpoints are asked: a /metrics that answers
+        slowly under load (seconds, on a busy machine) would otherwise leave a short round with no memory reading
+        at all. When the round ends while an endpoint is still answering, that tick is kept with the memory alone,
+        marked cut short: not counted as a scrape of the endpoints, so a hung endpoint still shows as failing in
+        the scrapes that ran to the end (the idle one after every round always does)."""
         while True:
             started = self.clock()
-            into.append(await self.scrape_once())
+            rss, pid_errors = self._pid_reading()
+            try:
+                samples, errors = await self._answers()
+            except asyncio.CancelledError:
+                if self.pid is not None:
+                    into.append(replace(self.normaliser.snapshot(started - self.origin, [], rss, pid_errors),
+                                        cut_short=True))
+                raise
+            into.append(self.normaliser.snapshot(self.clock() - self.origin, samples, rss, errors + pid_errors))
             await asyncio.sleep(max(interval - (self.clock() - started), 0.05))

@@ -71,6 +71,7 @@ class Snapshot:
     engines: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # endpoints that did not answer this time
     metric_names: tuple[str, ...] = ()  # the engine's own names this scrape read, as it exports them
+    cut_short: bool = False  # the round ended before the endpoints answered: --pid alone was read, no scrape
 
     @property
     def gpu_outside_pool_bytes(self) -> float | None:

@@ -164,7 +164,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.host_total_bytes = max(hosts) if hosts else None
     stats.restart_at_s = [s.t for s in every if s.restarted]
     stats.restarts = len(stats.restart_at_s)
-    stats.scrapes = len(every)
+    stats.scrapes = sum(1 for s in every if not s.cut_short)
     stats.scrape_errors = sum(len(s.errors) for s in every)
     stats.scrape_error_reasons = dict(Counter(e for s in every for e in s.errors))
     return stats

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import httpx
@@ -148,3 +149,51 @@ def test_a_sample_that_is_no_finite_number_is_no_reading(value):
             "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes " + value + "\n")
     s = Normaliser(model="m").snapshot(1.0, parse_samples(text))
     assert (s.kv_usage, s.running, s.resident_bytes) == (None, 3.0, None)
+
+
+def _cut_short_run(answer_after_s: float, round_s: float):
+    """A Scraper over one endpoint that answers after `answer_after_s` (asyncio time), run for `round_s`."""
+    async def handler(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(answer_after_s)
+        return httpx.Response(200, text=(FIXTURES / "llamacpp.prom").read_text())
+
+    async def go():
+        into: list = []
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            scraper = Scraper(client, ["http://e/metrics"], os.getpid(), None, time.perf_counter())
+            task = asyncio.ensure_future(scraper.run(into, 0.1))
+            await asyncio.sleep(round_s)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return into
+
+    return asyncio.run(go())
+
+
+def test_a_round_that_ends_while_metrics_answer_slowly_keeps_the_process_memory():
+    # the CI run where llama-server took seconds to answer /metrics: the round ended first and had no memory
+    # reading at all, so the soak lost its memory source (it was read only once the endpoints had answered)
+    into = _cut_short_run(answer_after_s=5.0, round_s=0.3)
+    assert len(into) == 1
+    cut = into[0]
+    assert cut.cut_short and cut.pid_rss_bytes is not None and cut.pid_rss_bytes > 10 * 1024 * 1024
+    assert cut.running is None and cut.errors == ()
+    assert 0.0 <= cut.t < 0.1  # when the tick started and the memory was read, not when the round ended
+
+
+def test_ticks_that_ran_to_the_end_are_not_cut_short():
+    into = _cut_short_run(answer_after_s=0.0, round_s=0.35)
+    assert len(into) >= 3
+    assert not any(s.cut_short for s in into)
+    assert all(s.running == 3.0 and s.pid_rss_bytes for s in into)
+
+
+def test_a_cut_short_tick_is_no_scrape_so_a_hung_endpoint_still_counts_as_failing():
+    from gpustack_guard.core.soak.metrics import Snapshot
+    from gpustack_guard.core.soak.rounds import aggregate_round
+
+    cut = Snapshot(t=0.5, pid_rss_bytes=100.0, cut_short=True)
+    idle = Snapshot(t=2.5, pid_rss_bytes=90.0, errors=("http://e/metrics: TimeoutError",))
+    stats = aggregate_round(0, 0.0, 2.0, [], [cut], idle)
+    assert (stats.scrapes, stats.scrape_errors) == (1, 1)
+    assert (stats.memory["pid_rss"], stats.idle_memory["pid_rss"]) == (100.0, 90.0)
