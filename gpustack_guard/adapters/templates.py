@@ -145,6 +145,7 @@ class TemplateInfo:
     reads: tuple[str, ...]  # context it reads besides vars: placement.gpus, backend_version, workload.*, ...
     pinned: tuple[str, ...]  # the argument lines as written in the template
     defaults: tuple[str, ...]
+    problem: str | None = None  # why the template could not be described (it would not render either)
 
 
 def sandbox_limits() -> dict[str, int]:
@@ -154,6 +155,10 @@ def sandbox_limits() -> dict[str, int]:
             "output_chars": S.MAX_OUTPUT_CHARS, "produced_chars": S.MAX_PRODUCED_CHARS,
             "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES,
             "nesting": S.MAX_NESTING}
+
+
+def _broken(name: str, path: Path, problem: str) -> TemplateInfo:
+    return TemplateInfo(name, path, f"({problem})", (), (), (), (), problem=problem)
 
 
 def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
@@ -171,22 +176,21 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
             try:
                 source = decode(read_regular(path, S.MAX_TEMPLATE_BYTES))
             except TooLarge as exc:
-                seen[name] = TemplateInfo(name, path, f"(not read: {exc.size:,} bytes, over the sandbox limit of "
-                                                      f"{S.MAX_TEMPLATE_BYTES:,})", (), (), (), ())
+                seen[name] = _broken(name, path, f"not read: {exc.size:,} bytes, over the sandbox limit of "
+                                                 f"{S.MAX_TEMPLATE_BYTES:,}")
                 continue
             except Unreadable as exc:
-                seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
+                seen[name] = _broken(name, path, f"not read: {exc}")
                 continue
             try:
                 S.check_nesting(env, source, name)
                 tree = env.parse(source)
                 context_reads = _context_reads(tree)  # compiles the tree: an unknown filter or test stops here
             except jinja2.TemplateSyntaxError as exc:  # TemplateAssertionError (the unknown filter) is one
-                seen[name] = TemplateInfo(name, path, f"(does not parse: line {exc.lineno}: {exc.message})",
-                                          (), (), (), ())
+                seen[name] = _broken(name, path, f"does not parse: line {exc.lineno}: {exc.message}")
                 continue
             except S.SandboxLimit as exc:
-                seen[name] = TemplateInfo(name, path, f"(not read: {exc})", (), (), (), ())
+                seen[name] = _broken(name, path, f"not read: {exc}")
                 continue
             defaults: dict[str, str | None] = {}
             for read in tree.find_all(nodes.Getattr):

@@ -6,10 +6,11 @@ import json
 from dataclasses import dataclass
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import out
+from gpustack_guard.adapters.files.output import err, out
 from gpustack_guard.adapters.files.spec_loader import display_path
 from gpustack_guard.adapters.templates import TemplateInfo, describe_templates, sandbox_limits
-from gpustack_guard.core.errors import EXIT_OK
+from gpustack_guard.core.echo import escape
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK
 from gpustack_guard.reporters import TableFormat
 
 
@@ -23,7 +24,7 @@ class TemplatesOptions:
 def _json(t: TemplateInfo) -> dict:
     return {"name": t.name, "path": display_path(t.path), "summary": t.summary,
             "variables": [{"name": n, "default": d} for n, d in t.variables], "reads": list(t.reads),
-            "pinned": list(t.pinned), "defaults": list(t.defaults)}
+            "pinned": list(t.pinned), "defaults": list(t.defaults), "problem": t.problem}
 
 
 def _text(t: TemplateInfo) -> str:
@@ -44,4 +45,8 @@ def run(opts: TemplatesOptions) -> int:
                         "sandbox_limits": sandbox_limits()}, indent=2) + "\n")
     else:
         out("\n".join(_text(t) for t in found))
-    return EXIT_OK
+    # listed all the same, but a template that cannot be read or parsed fails every spec naming it: not exit 0
+    broken = [t for t in found if t.problem]
+    for t in broken:
+        err(f"gsg: error: {display_path(t.path)}: {escape(t.problem or '')}")
+    return EXIT_FAIL if broken else EXIT_OK

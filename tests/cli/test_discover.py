@@ -50,7 +50,12 @@ def test_templates_json_shows_the_sandbox_limits_and_survives_a_broken_template(
     (tmp_path / "templates" / "broken.yaml.j2").write_text("pinned:\n  - {% if %}\n")
     (tmp_path / "templates" / "huge.yaml.j2").write_text("#" * 70_000)
     result = gsg("templates", "-o", "json", cwd=tmp_path)
-    assert result.code == 0
+    # both listed, and the run fails: every spec naming either would stop at it
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "gsg: error: templates/broken.yaml.j2: does not parse: line 2: Expected an expression, got 'end of "
+        "statement block'",
+        "gsg: error: templates/huge.yaml.j2: not read: 70,000 bytes, over the sandbox limit of 65,536"]
     doc = json.loads(result.out)
     assert doc["sandbox_limits"] == {"loop_iterations": 10_000, "range_items": 1_000, "call_depth": 20,
                                      "macro_calls": 1_000, "template_loads": 32, "output_chars": 65_536,
@@ -59,3 +64,6 @@ def test_templates_json_shows_the_sandbox_limits_and_survives_a_broken_template(
     found = {t["name"]: t["summary"] for t in doc["templates"]}
     assert found["broken"] == "(does not parse: line 2: Expected an expression, got 'end of statement block')"
     assert found["huge"] == "(not read: 70,000 bytes, over the sandbox limit of 65,536)"
+    problems = {t["name"]: t["problem"] for t in doc["templates"]}
+    assert problems["huge"] == "not read: 70,000 bytes, over the sandbox limit of 65,536"
+    assert all(problem is None for name, problem in problems.items() if name not in ("broken", "huge"))

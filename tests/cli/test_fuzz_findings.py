@@ -246,6 +246,8 @@ def test_a_template_that_is_not_utf8_stops_the_spec_instead_of_rendering_replace
     listed = gsg("templates", "--templates", "tpl", "-o", "json", cwd=tmp_path)
     row = next(t for t in json.loads(listed.out)["templates"] if t["name"] == "vllm-hardened")
     assert row["summary"] == "(not read: not UTF-8 text: byte 0xFF at line 8 (save the file as UTF-8))"
+    assert listed.code == 1 and listed.err == ("gsg: error: tpl/vllm-hardened.yaml.j2: not read: not UTF-8 text: "
+                                               "byte 0xFF at line 8 (save the file as UTF-8)\n")
 
 
 @pytest.mark.parametrize("broken, line, message", [
@@ -259,7 +261,8 @@ def test_gsg_templates_lists_a_template_that_does_not_compile_as_not_parsing(gsg
     mangled = b"| defaulx(0.88)" if broken.startswith(b"|") else b"is below(("
     (tmp_path / "tpl" / "vllm-hardened.yaml.j2").write_bytes(source.replace(broken, mangled, 1))
     listed = gsg("templates", "--templates", "tpl", "-o", "json", cwd=tmp_path)
-    assert listed.code == 0 and "internal error" not in listed.err
+    assert listed.code == 1 and listed.err == f"gsg: error: tpl/vllm-hardened.yaml.j2: does not parse: line {line}: " \
+        f"{message}\n"
     row = next(t for t in json.loads(listed.out)["templates"] if t["name"] == "vllm-hardened")
     assert row["summary"] == f"(does not parse: line {line}: {message})"
 
