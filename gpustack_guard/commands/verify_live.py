@@ -108,6 +108,13 @@ class _Run:
         mismatch = L.engine_mismatch(ev.rendered, log)
         if mismatch:
             return {**base, "status": NOT_VERIFIED, "problem": mismatch, "notes": read.notes}
+        seen = L.env_seen_in(ev.rendered, log)
+        if seen is not None:  # the log printed a path the spec's env did not set: estimate what ran
+            try:
+                est = L.estimate_on(ev.rendered, gpus, seen)
+            except ValueError as exc:
+                return {**base, "status": NOT_VERIFIED, "problem": f"no estimate on its GPUs: {exc}",
+                        "notes": read.notes}
         instance = L.Instance(live.id, live.name, live.worker, tuple(g.id for g in gpus))
         verified = L.verify_instance(ev, instance, est, log, self.opts.tolerance_percent)
         self.findings += verified.findings

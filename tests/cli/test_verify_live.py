@@ -293,3 +293,29 @@ def test_a_format_validate_does_not_know_is_refused(gsg, fake, here):
     result = gsg("verify", "specs/", "-o", "html")
     assert result.code == 1 and result.err.startswith("gsg: error: --output must be one of auto, text, json")
 
+
+
+FLASHINFER_LINE = b"INFO 04-24 16:33:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n"
+
+
+def _logged_and_estimated(out: str) -> tuple[str, str]:
+    line = instance_line(out)
+    return line.split("KV ")[1].split(" tokens logged")[0], line.split(" logged, ")[1].split(" estimated")[0]
+
+
+def test_the_sampler_path_the_log_printed_is_the_one_estimated_as_gsg_verify_log_reads_it(gsg, fake, here):
+    # vLLM 0.8.5 sorts the logits unless FlashInfer's sampler is on; this instance's log says it was (the spec's
+    # env does not): the estimate is of what ran, the same as the spec's env setting it would give
+    spec = tuned("0.78").replace("--max-num-seqs=8", "--max-num-seqs=256")
+    (iid,) = deploy(fake, here, spec)
+    fake.instance_logs[iid] = L40S_LOG
+    assumed = _logged_and_estimated(gsg("verify", "specs/").out)
+    head, rest = L40S_LOG.split(b"\n", 2)[:2], L40S_LOG.split(b"\n", 2)[2]
+    fake.instance_logs[iid] = b"\n".join(head) + b"\n" + FLASHINFER_LINE + rest
+    printed = _logged_and_estimated(gsg("verify", "specs/").out)
+    (here / "specs" / "llama-8b.yaml").write_text(spec + "env:\n  VLLM_USE_FLASHINFER_SAMPLER: \"1\"\n")
+    fake.instance_logs[iid] = L40S_LOG
+    declared = _logged_and_estimated(gsg("verify", "specs/").out)
+    assert assumed[0] == printed[0] == declared[0] == "158,656"
+    assert printed[1] == declared[1] != assumed[1]
+    assert (assumed[1], printed[1]) == ("148,432", "154,432")  # 256 rows x 128,256 x (38 - 14) B fewer

@@ -66,15 +66,26 @@ def _outcome(log: ObservedLog) -> bool:
     return any(P.KV_CACHE in terms or P.GPU_BLOCKS in terms for terms in log.ranks.values())
 
 
-def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> Estimate:
+def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef], env: dict[str, str] | None = None) -> Estimate:
     """The spec's estimate on these GPUs (one replica, leader first), with the arguments GPUStack's worker adds
-    for that layout, as the estimation stage computes it; ValueError when the arithmetic cannot run."""
+    for that layout, as the estimation stage computes it; ValueError when the arithmetic cannot run. `env`: the
+    deployment's environment when not the spec's own (env_seen_in)."""
     if rendered.facts is None:
         raise ValueError(f"no memory arithmetic possible: {rendered.facts_error}")
     spec, facts = rendered.spec, rendered.facts
     added = replica_injection(rendered, gpus)  # as placement computes it for a planned replica
     return engine.estimate(rendered.family, facts, [(g.total, g.gpu.name) for g in gpus],
-                           rendered.flags | added.flags(), spec.backend_version, spec.guard.policy, env=spec.env)
+                           rendered.flags | added.flags(), spec.backend_version, spec.guard.policy,
+                           env=spec.env if env is None else env)
+
+
+def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | None:
+    """The spec's environment with what the instance's log printed over it (the sampler path it took, the engine
+    generation, a group without P2P), as `gsg verify --log` reads a log: the running engine is the truth, the spec
+    says what was asked. None when the log changes nothing (the estimate already made stands)."""
+    own = dict(rendered.spec.env or {})
+    seen = {**own, **C.printed_env(log)}
+    return None if seen == own else seen
 
 
 @dataclass(frozen=True)
