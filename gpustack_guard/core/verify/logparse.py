@@ -10,6 +10,11 @@ from __future__ import annotations
 import ast
 import math
 import re
+
+try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
+    from re import _parser as _regex_parser  # type: ignore[attr-defined]  # Python 3.11+
+except ImportError:  # pragma: no cover  (Python 3.10)
+    import sre_parse as _regex_parser
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -22,6 +27,15 @@ MAX_RANKS = 1024  # workers and devices kept apart; a log naming more is not one
 MAX_FAILURE_CHARS = 300  # the engine's reason, as printed, in one line
 MAX_ARG_VALUE_CHARS = 4096  # an argument value longer than this is kept as text, never evaluated
 MAX_ARG_NESTING = 16  # brackets deeper than this are kept as text (literal_eval recurses)
+# Argument and config dumps (vLLM's non-default args and engine config, SGLang's server_args) cost about a
+# millisecond each to read; a start-up prints one or two, a restart the same again. A log repeating or varying
+# them by the thousand (32 MiB of them is ~45,000) would take minutes: the same text is read once, and at most
+# this many different ones are read per log (a note says so past it).
+MAX_ARGUMENT_DUMPS = 64
+# A line this long that a start-up printed before is not searched again: the patterns it matched are kept
+# (repeated long lines are a hostile log's cheapest shape; short lines are cheaper to search than to hash).
+MEMO_MIN_CHARS = 256
+MAX_MEMO_CHARS = 4 * 1024 * 1024  # the long lines kept for that, in all: a bounded share of verify's memory
 TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
@@ -261,6 +275,23 @@ class _EngineState:
         self.start_ups += 1
 
 
+def required_literal(regex: re.Pattern) -> str:
+    """The longest run of plain characters at the top level of a pattern: every line it matches contains that text,
+    so a line without it is skipped before the regex runs ("" when there is none, or case is ignored)."""
+    if regex.flags & re.IGNORECASE:
+        return ""
+    best, run = "", ""
+    for op, value in _regex_parser.parse(regex.pattern, regex.flags):
+        if op == _regex_parser.LITERAL:
+            run += chr(value)
+            continue
+        best, run = max(best, run, key=len), ""
+    return max(best, run, key=len)
+
+
+_NEEDLES: dict[str, str] = {}  # pattern id -> required_literal, filled on the first parser (not at import)
+
+
 def _has_progress(log: ObservedLog) -> bool:
     """The start-up went past its first lines: a start-up line now begins another start-up."""
     return bool(log.ranks or log.engine_terms or log.failure or log.started)
@@ -333,6 +364,8 @@ class LogParser:
         if engine is not None and engine not in P.ENGINES:
             raise ValueError(f"unknown engine '{engine}'")
         self.wanted = engine
+        if not _NEEDLES:
+            _NEEDLES.update((pattern.id, required_literal(pattern.regex)) for pattern in P.ALL_PATTERNS)
         self.states = {name: _EngineState(ObservedLog(engine=name)) for name in P.ENGINES
                        if engine is None or name == engine}
         self.secrets: set[str] = set()
@@ -340,6 +373,10 @@ class LogParser:
         self.matches = 0  # every pattern match, the engine-neutral ones (torch's OOM) too: live verify's watch
         self.rank_overflow = False
         self.implausible_line = 0  # the first line with a figure no engine prints (see _number)
+        self.dumps: dict[str, dict[str, object]] = {}  # argument texts read so far (MAX_ARGUMENT_DUMPS)
+        self.dumps_skipped = 0
+        self.matched_before: dict[str, list[tuple[P.Pattern, re.Match]]] = {}  # long lines seen (MEMO_MIN_CHARS)
+        self.memo_chars = 0
 
     def feed(self, raw: str) -> None:
         self.lines += 1
@@ -356,12 +393,15 @@ class LogParser:
             candidates = list(P.ALL_PATTERNS)
         else:
             return
-        for pattern in candidates:
-            if pattern.engine and pattern.engine not in self.states:
-                continue
-            m = pattern.regex.search(line)
-            if m is None:
-                continue
+        hits = self.matched_before.get(line) if len(line) >= MEMO_MIN_CHARS else None
+        if hits is None:
+            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
+            hits = [(pattern, m) for pattern in candidates if not (pattern.engine and pattern.engine not in self.states)
+                    and _NEEDLES[pattern.id] in line for m in (pattern.regex.search(line),) if m is not None]
+            if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
+                self.matched_before[line] = hits
+                self.memo_chars += len(line)
+        for pattern, m in hits:
             targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
             for state in targets:
                 self._apply(state, pattern, m, line)
@@ -432,13 +472,25 @@ class LogParser:
             if groups.get("model"):  # vLLM's plain start-up line names the model it serves
                 log.model = masked("model")
             if groups.get("config"):
-                log.config = parse_printed_args(masked("config"))
+                log.config = self._read_dump(groups["config"] or "", log.config)
         elif kind == "args":
-            log.args = parse_printed_args(masked("args"))
+            log.args = self._read_dump(groups["args"] or "", log.args)
         elif kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
-            log.args = {**log.args, **parse_printed_args(masked("args"))}
+            log.args = {**log.args, **self._read_dump(groups["args"] or "", {})}
         elif kind == "model":
             log.model = masked("model")
+
+    def _read_dump(self, raw: str, kept: dict[str, object]) -> dict[str, object]:
+        """An argument or config dump with its secrets masked, read once per text and at most MAX_ARGUMENT_DUMPS
+        different texts per log (past that, what was read before stands and the notes say how many were not)."""
+        known = self.dumps.get(raw)
+        if known is not None:  # its secrets were collected the first time
+            return dict(known)
+        if len(self.dumps) >= MAX_ARGUMENT_DUMPS:
+            self.dumps_skipped += 1
+            return kept
+        self.dumps[raw] = parse_printed_args(mask_secrets(raw, self.secrets))
+        return dict(self.dumps[raw])
 
     def result(self) -> ObservedLog:
         states = list(self.states.values())
@@ -469,6 +521,9 @@ class LogParser:
         if self.implausible_line:
             log.notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
                              "blocks) or not finite was not read (MAX_LOG_FIGURE)")
+        if self.dumps_skipped:
+            log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
+                             "ones were not read (MAX_ARGUMENT_DUMPS)")
         if self.rank_overflow:
             log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
         return log
