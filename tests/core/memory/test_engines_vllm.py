@@ -959,8 +959,16 @@ def test_the_forward_form_follows_the_engine_the_model_file_and_eager_mode():
     # Qwen2MLP names gate_up at every release read; V1 under --enforce-eager runs the eager model
     assert V.dense_forward_form(qwen, "v1", "0.10.1.1", eager) == "eager-gate-up-held"
     assert V.dense_forward_form(qwen, "v0", "0.6.4", v1) == "eager-gate-up-held"
-    # MoE layers and architectures not read keep the calibrated formula
-    assert V.dense_forward_form(catalog_facts("Qwen/Qwen3-30B-A3B"), "v1", "0.10.1.1", v1) is None
+    # the sparse-MoE blocks read take their own forms; MLA, MXFP4 experts and architectures not read keep the
+    # calibrated formula
+    moe = catalog_facts("Qwen/Qwen3-30B-A3B")
+    assert V.dense_forward_form(moe, "v1", "0.10.1.1", v1) == "moe-piecewise-inductor"
+    assert V.dense_forward_form(moe, "v1", "0.10.1.1", eager) == "moe-eager"
+    assert V.dense_forward_form(moe, "v0", "0.7.3", v1) == "moe-eager-caches-apart"  # fused_moe.py@v0.7.3
+    assert V.dense_forward_form(moe, "v0", "0.8.0", v1) == "moe-eager"  # cache13 from @v0.8.0
+    assert V.dense_forward_form(replace(moe, quant_method="gptq_marlin"), "v1", "0.10.1.1", v1) is None
+    assert V.dense_forward_form(catalog_facts("deepseek-ai/DeepSeek-V3"), "v1", "0.10.1.1", v1) is None
+    assert V.dense_forward_form(catalog_facts("openai/gpt-oss-120b"), "v1", "0.10.1.1", v1) is None
     assert V.dense_forward_form(catalog_facts("google/gemma-3-27b-it"), "v1", "0.10.1.1", v1) is None
 
 
