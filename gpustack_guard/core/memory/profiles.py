@@ -381,9 +381,10 @@ VLLM_DENSE_FORWARD_SOURCES = {
 # Held around the experts: eager, the model loop's previous output, the residual and the experts' input (3 H);
 # piecewise inductor, the piece's inputs (attention output q, incoming residual H), the new residual and the normed
 # input (q + 3 H). Read in models/qwen3_moe.py@v0.10.1.1, qwen2_moe.py@v0.8.5, @v0.10.1.1, @v0.14.0, @v0.19.0,
-# mixtral.py@v0.8.0, @v0.10.1.1, layers/fused_moe/layer.py@v0.10.1.1 and fused_moe.py at the tags below. Not read (calibrated formula, ACTIVATION_
-# CALIBRATION): DeepSeek-V2/V3 (MLA projections, grouped top-k), gpt-oss (MXFP4 experts through triton_kernels
-# matmul_ogs or Marlin), quantised experts other than FP8 (Marlin/GPTQ/AWQ MoE kernels), other MoE architectures.
+# mixtral.py@v0.8.0, @v0.10.1.1, layers/fused_moe/layer.py@v0.10.1.1 and fused_moe.py at the tags below.
+# Not read (calibrated formula, ACTIVATION_CALIBRATION): DeepSeek-V2/V3 (MLA projections, grouped top-k), gpt-oss
+# (MXFP4 experts through triton_kernels matmul_ogs or Marlin), experts quantised other than FP8 (Marlin, GPTQ, AWQ
+# MoE kernels) and other MoE architectures.
 VLLM_MOE_BLOCK_FILE = {  # config architecture or model_type -> the sparse-MoE block vLLM runs
     "qwen3moeforcausallm": "qwen3_moe", "qwen3_moe": "qwen3_moe",
     "qwen2moeforcausallm": "qwen2_moe", "qwen2_moe": "qwen2_moe",
@@ -403,8 +404,9 @@ VLLM_MOE_FORWARD_SOURCES = {
                  "shared), layer.py moe_forward (mutates hidden_states); models/qwen3_moe.py, qwen2_moe.py, "
                  "mixtral.py (eager loop)",
     "moe-piecewise-inductor": "vllm/model_executor/layers/fused_moe/layer.py@v0.10.1.1, @v0.19.0 moe_forward (a "
-                              "custom op inside the piece), fused_moe.py fused_experts_impl / modular_kernel.py@v0.14.0 "
-                              "workspaces; models/qwen3_moe.py, qwen2_moe.py@v0.8.5, @v0.19.0; "
+                              "custom op inside the piece), fused_moe.py fused_experts_impl / "
+                              "modular_kernel.py@v0.14.0 workspaces; models/qwen3_moe.py, "
+                              "qwen2_moe.py@v0.8.5, @v0.19.0; "
                               "config/compilation.py@v0.19.0 (split at attention)"}
 
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
