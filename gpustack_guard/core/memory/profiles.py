@@ -235,9 +235,10 @@ VLLM_V0_MAX_NUM_SEQS = 256
 # in the activation dtype; FP8 MoE adds the quantised copies of the input (M x K) and of cache2 (1 byte each).
 # The chunk by release, read from vllm/envs.py and fused_moe.py of the wheels 0.11.2, 0.12.0, 0.17.0 and 0.18.0:
 # 32,768 up to 0.11.x, 16,384 from 0.12.0; 0.18.0 removed the variable and runs the whole batch as one chunk.
-VLLM_FUSED_MOE_CHUNKS = ((known_version("0.0.0"), 32 * 1024), (known_version("0.12.0"), 16 * 1024),
-                         (known_version("0.18.0"), None))
-VLLM_FUSED_MOE_CHUNK = VLLM_FUSED_MOE_CHUNKS[0][1]  # the oldest releases' chunk, for callers without a version
+# Before 0.6.0 the default was 65,536 (envs.py@v0.5.4; 32,768 at @v0.6.0).
+VLLM_FUSED_MOE_CHUNKS = ((known_version("0.0.0"), 64 * 1024), (known_version("0.6.0"), 32 * 1024),
+                         (known_version("0.12.0"), 16 * 1024), (known_version("0.18.0"), None))
+VLLM_FUSED_MOE_CHUNK = 32 * 1024  # 0.6.0-0.11.x's chunk, for callers without a version
 # Where the fused-MoE intermediate caches live, by release (unquantised and FP8 Triton experts on CUDA):
 #   "transient"  fused_moe.py@v0.12.0 fused_experts_impl: cache13 = M x top_k x max(N, K) and cache2 = M x top_k x
 #                N/2, torch.empty per call, freed when the layer returns (UnquantizedFusedMoEMethod.forward_cuda
@@ -366,8 +367,50 @@ VLLM_DENSE_FORWARD_SOURCES = {
                           "config/compilation.py@v0.19.0 (use_inductor_graph_partition False); "
                           "models/llama.py, qwen2.py forward"}
 
+# --- the MoE forward's live tensors (vLLM) ----------------------------------------------------------------
+# The sparse-MoE decoder layers read (Qwen3MoeSparseMoeBlock, Qwen2MoeSparseMoeBlock, MixtralMoE) run attention as
+# the dense models do (the dense derivation's attention step) and replace the MLP by: router_logits = gate(x), a
+# ReplicatedLinear over every expert (T x E, activation dtype, not split by TP); FusedMoE -> moe_forward (a custom
+# op that mutates hidden_states: UnquantizedFusedMoEMethod calls fused_experts with inplace=True, so the output is
+# written into the input); select_experts/fused_topk: topk_weights fp32, topk_ids int32 and token_expert_indices
+# int32, T x top_k each, over the whole batch; per chunk of M tokens moe_align_block_size's sorted_token_ids
+# (M x top_k + E x (BLOCK_SIZE_M - 1)) and expert_ids int32; the intermediate caches (VLLM_FUSED_MOE_CACHE_LAYOUTS,
+# or the modular kernel's held workspace from VLLM_MOE_WORKSPACE_SINCE); Qwen2-MoE's shared expert (Qwen2MoeMLP,
+# gate_up kept through down_proj) runs beside the routed experts, one branch's H output alive while the other
+# runs (the model file at 0.8.5 runs it first; at 0.14.0 and 0.19.0 SharedFusedMoE runs it inside the layer).
+# Held around the experts: eager, the model loop's previous output, the residual and the experts' input (3 H);
+# piecewise inductor, the piece's inputs (attention output q, incoming residual H), the new residual and the normed
+# input (q + 3 H). Read in models/qwen3_moe.py@v0.10.1.1, qwen2_moe.py@v0.8.5, @v0.10.1.1, @v0.14.0, @v0.19.0,
+# mixtral.py@v0.8.0, @v0.10.1.1, layers/fused_moe/layer.py@v0.10.1.1 and fused_moe.py at the tags below.
+# Not read (calibrated formula, ACTIVATION_CALIBRATION): DeepSeek-V2/V3 (MLA projections, grouped top-k), gpt-oss
+# (MXFP4 experts through triton_kernels matmul_ogs or Marlin), experts quantised other than FP8 (Marlin, GPTQ, AWQ
+# MoE kernels) and other MoE architectures.
+VLLM_MOE_BLOCK_FILE = {  # config architecture or model_type -> the sparse-MoE block vLLM runs
+    "qwen3moeforcausallm": "qwen3_moe", "qwen3_moe": "qwen3_moe",
+    "qwen2moeforcausallm": "qwen2_moe", "qwen2_moe": "qwen2_moe",
+    "mixtralforcausallm": "mixtral", "mixtral": "mixtral"}
+# fused_experts_impl's intermediate caches per call: "apart" (fused_moe.py@v0.5.4, @v0.6.4, @v0.7.3: cache1
+# M x top_k x N, cache2 M x top_k x N/2, cache3 M x top_k x K, three torch.empty) and "shared" (@v0.8.0, @v0.8.5,
+# @v0.10.1.1: cache13 of M x top_k x max(N, K) holding cache1 then cache3, cache2 apart).
+VLLM_FUSED_MOE_CACHE_LAYOUTS = ((known_version("0.0.0"), "apart"), (known_version("0.8.0"), "shared"))
+# get_default_config's BLOCK_SIZE_M for a batch larger than the expert count (fused_moe.py@v0.10.1.1); tuned
+# configs per GPU take 16-256, a difference under 0.3 MiB per call for 128 experts.
+VLLM_MOE_ALIGN_BLOCK = 64
+VLLM_MOE_FORWARD_SOURCES = {
+    "moe-eager-caches-apart": "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.5.4..@v0.7.3 fused_experts "
+                              "(cache1, cache2, cache3 apart; fused_topk; moe_align_block_size); models/"
+                              "qwen2_moe.py, mixtral.py (V0 eager loop)",
+    "moe-eager": "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.0..@v0.10.1.1 fused_experts_impl (cache13 "
+                 "shared), layer.py moe_forward (mutates hidden_states); models/qwen3_moe.py, qwen2_moe.py, "
+                 "mixtral.py (eager loop)",
+    "moe-piecewise-inductor": "vllm/model_executor/layers/fused_moe/layer.py@v0.10.1.1, @v0.19.0 moe_forward (a "
+                              "custom op inside the piece), fused_moe.py fused_experts_impl / "
+                              "modular_kernel.py@v0.14.0 workspaces; models/qwen3_moe.py, "
+                              "qwen2_moe.py@v0.8.5, @v0.19.0; "
+                              "config/compilation.py@v0.19.0 (split at attention)"}
+
 # --- calibrated constants (vLLM) -------------------------------------------------------------------------
-# Where the dense derivation above does not reach (MoE layers' dense parts, architectures not read): activation
+# Where the dense and MoE derivations above do not reach (DeepSeek's MLA, gpt-oss, architectures not read): activation
 # peak = T*(2*I/tp + 4*H)*2 B + max_num_seqs*V*4 B times a factor FIT TO ONE LOG, vllm#10517 (Llama-3.1-8B
 # T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99), which the derivation now explains for dense
 # Llama/Qwen models (the loop's previous output and SiluAndMul's three MLP widths).
@@ -992,6 +1035,8 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "forward_peak_bytes_per_gpu": (
             TermSource("0.0.0", "dense-mlp-and-logits-calibrated",
                        "vllm/worker/model_runner.py@v0.6.4 profile_run (max_num_batched_tokens dummy prefill)"),
+            TermSource("0.6.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-32768",
+                       "vllm/envs.py@v0.6.0 VLLM_FUSED_MOE_CHUNK_SIZE (65536 at @v0.5.4)"),
             TermSource("0.8.0", "dense-mlp-and-logits-calibrated+fused-moe-chunk-32768",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_run; "
                        "vllm/model_executor/layers/fused_moe/fused_moe.py@v0.8.5 fused_experts"),

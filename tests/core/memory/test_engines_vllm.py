@@ -959,8 +959,16 @@ def test_the_forward_form_follows_the_engine_the_model_file_and_eager_mode():
     # Qwen2MLP names gate_up at every release read; V1 under --enforce-eager runs the eager model
     assert V.dense_forward_form(qwen, "v1", "0.10.1.1", eager) == "eager-gate-up-held"
     assert V.dense_forward_form(qwen, "v0", "0.6.4", v1) == "eager-gate-up-held"
-    # MoE layers and architectures not read keep the calibrated formula
-    assert V.dense_forward_form(catalog_facts("Qwen/Qwen3-30B-A3B"), "v1", "0.10.1.1", v1) is None
+    # the sparse-MoE blocks read take their own forms; MLA, MXFP4 experts and architectures not read keep the
+    # calibrated formula
+    moe = catalog_facts("Qwen/Qwen3-30B-A3B")
+    assert V.dense_forward_form(moe, "v1", "0.10.1.1", v1) == "moe-piecewise-inductor"
+    assert V.dense_forward_form(moe, "v1", "0.10.1.1", eager) == "moe-eager"
+    assert V.dense_forward_form(moe, "v0", "0.7.3", v1) == "moe-eager-caches-apart"  # fused_moe.py@v0.7.3
+    assert V.dense_forward_form(moe, "v0", "0.8.0", v1) == "moe-eager"  # cache13 from @v0.8.0
+    assert V.dense_forward_form(replace(moe, quant_method="gptq_marlin"), "v1", "0.10.1.1", v1) is None
+    assert V.dense_forward_form(catalog_facts("deepseek-ai/DeepSeek-V3"), "v1", "0.10.1.1", v1) is None
+    assert V.dense_forward_form(catalog_facts("openai/gpt-oss-120b"), "v1", "0.10.1.1", v1) is None
     assert V.dense_forward_form(catalog_facts("google/gemma-3-27b-it"), "v1", "0.10.1.1", v1) is None
 
 
@@ -977,3 +985,69 @@ def test_the_cublas_workspace_follows_the_gpu_generation():
     assert V.cublas_workspace("NVIDIA H100 80GB HBM3") == 32 * 1024 * 1024
     assert V.cublas_workspace("NVIDIA A100-SXM4-80GB") == 8_519_680
     assert V.cublas_workspace("") == 8_519_680  # an unknown name: torch's default branch
+
+
+def test_moe_forward_of_qwen3_moe_compiled_is_its_routed_experts_step():
+    # Qwen3-30B-A3B, V1 compiled at 0.10.1.1, 8,192 tokens on one rank: the piece holds the attention output
+    # (4,096) and three hidden rows (2,048 each), the router's 128 logits, top-8 fp32 weights + int32 ids and
+    # indices (96 B), moe_align_block_size's 8,192 x 8 + 128 x 63 sorted ids and their 1,150 blocks, and one
+    # 32,768-token chunk of cache13 (8 x 2,048) and cache2 (8 x 768)
+    facts = catalog_facts("Qwen/Qwen3-30B-A3B")
+    per_token = (4096 + 3 * 2048 + 128) * 2 + 8 * 12
+    align = 4 * (8192 * 8 + 128 * 63 + 1150)
+    caches = 8192 * 8 * 2048 * 2 + 8192 * 8 * 768 * 2
+    expected = 8192 * per_token + align + caches
+    assert expected == 540_053_496
+    assert V.activation_peak(facts, 8192, 256, 1, VllmConfig(), True, chunk=32_768,
+                             form="moe-piecewise-inductor") == expected
+
+
+def test_moe_forward_of_mixtral_before_the_shared_cache13_keeps_three_caches():
+    # Mixtral-8x7B under V0 at 0.7.3 (eager), TP 2, 4,096 tokens: 3 hidden rows, 8 router logits, top-2 routing
+    # tensors, and cache1 (2 x 14,336), cache2 (2 x 7,168) and cache3 (2 x 4,096) allocated apart
+    facts = catalog_facts("mistralai/Mixtral-8x7B-v0.1")
+    cfg = VllmConfig(tensor_parallel_size=2)
+    assert V.dense_forward_form(facts, "v0", "0.7.3", cfg) == "moe-eager-caches-apart"
+    per_token = (3 * 4096 + 8) * 2 + 2 * 12
+    align = 4 * (4096 * 2 + 8 * 63 + 136)
+    caches = 4096 * 2 * (14_336 + 7168 + 4096) * 2
+    assert V.activation_peak(facts, 4096, 256, 2, cfg, True, chunk=32_768,
+                             form="moe-eager-caches-apart") == 4096 * per_token + align + caches == 520_292_864
+    # from 0.8.0 cache1 and cache3 share one buffer: the same call holds less
+    shared = V.activation_peak(facts, 4096, 256, 2, cfg, True, chunk=32_768, form="moe-eager")
+    assert 520_292_864 - shared == 4096 * 2 * (14_336 + 4096 - 14_336) * 2
+
+
+def test_moe_forward_with_a_shared_expert_takes_the_larger_branch():
+    # Qwen1.5-MoE-A2.7B eager at 0.8.5, 2,048 tokens: the shared expert's MLP step (3 hidden rows, the routed
+    # branch's output, gate_up 2 x 5,632, its output 5,632 and down's 2,048) outgrows the routed step
+    facts = catalog_facts("Qwen/Qwen1.5-MoE-A2.7B")
+    shared_step = 2048 * (3 * 2048 + 2048 + 3 * 5632 + 2048) * 2
+    routed_step = 2048 * ((3 * 2048 + 2048 + 60) * 2 + 4 * 12) + 4 * (2048 * 4 + 60 * 63 + 188) + \
+        2048 * 4 * 2816 * 2 + 2048 * 4 * 1408 * 2
+    assert (shared_step, routed_step) == (111_149_056, 103_153_152)
+    assert V.activation_peak(facts, 2048, 256, 1, VllmConfig(), True, chunk=32_768, form="moe-eager") == shared_step
+
+
+def test_moe_estimate_shows_the_derived_rule_and_drops_the_calibration():
+    # Qwen3-30B-A3B on an H100 at 0.19.0 (held workspace, whole batch) and at 0.10.1.1 (per call): the forward
+    # term is the derived peak plus cuBLAS's 32 MiB, named by its rule and source, with no 1.15 factor
+    facts = catalog_facts("Qwen/Qwen3-30B-A3B")
+    for version, held in (("0.19.0", True), ("0.10.1.1", False)):
+        est = estimate_vllm(facts, 80 * GiB, VllmConfig(max_num_batched_tokens=8192), version=version,
+                            gpu_name="NVIDIA H100 80GB HBM3")
+        chunk = V.fused_moe_chunk(version)
+        derived = V.moe_forward_bytes(facts, 8192, 1, VllmConfig(), "moe-piecewise-inductor", chunk, held, False, 2)
+        assert est.extra["forward_peak"] == derived + 32 * MiB, version
+        rules = {t.term: (t.rule, t.source) for t in budget_terms(est)}
+        assert rules["forward_peak_bytes_per_gpu"][0] == "live-tensors-moe-piecewise-inductor"
+        assert "moe_forward" in rules["forward_peak_bytes_per_gpu"][1]
+    # gpt-oss (MXFP4 experts, not read) keeps the calibrated rule
+    oss = estimate_vllm(catalog_facts("openai/gpt-oss-120b"), 80 * GiB, VllmConfig(), version="0.19.0",
+                        gpu_name="NVIDIA H100 80GB HBM3")
+    assert "forward_peak_bytes_per_gpu" not in oss.extra["term_rules"]
+
+
+def test_fused_moe_chunk_was_65536_before_0_6():
+    assert [V.fused_moe_chunk(v) for v in ("0.5.4", "0.6.0", "0.11.2", "0.12.0", "0.18.0")] == \
+        [65_536, 32_768, 32_768, 16_384, None]

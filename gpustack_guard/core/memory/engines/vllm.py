@@ -588,12 +588,14 @@ def moe_workspace_held(version: str | None, facts: ModelFacts) -> bool:
 
 
 def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: bool,
-                  chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False) -> int:
+                  chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, apart: bool = False) -> int:
     """The fused-MoE intermediate caches of one layer's call over `batched` tokens (fused_moe_chunk tokens at a
     time). Per call (fused_experts_impl): cache13 M x top_k x max(N, K) + cache2 M x top_k x N/2. Held in the
     WorkspaceManager (`held`, the modular kernel's TritonExperts): workspace13 M x top_k x max(N/2, K), which
     doubles as the output when one chunk covers the batch, + workspace2 M x top_k x max(N, K), + an M x K output
-    of the whole batch when it is chunked. N is 2 x the expert width per rank (whole under expert parallelism)."""
+    of the whole batch when it is chunked. N is 2 x the expert width per rank (whole under expert parallelism).
+    `apart`: releases before profiles.VLLM_FUSED_MOE_CACHE_LAYOUTS's "shared" row allocate cache1 M x top_k x N,
+    cache2 M x top_k x N/2 and cache3 M x top_k x K as three tensors."""
     if not facts.is_moe:
         return 0
     m = batched if chunk is None else min(batched, chunk)
@@ -606,6 +608,8 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
         workspace = m * topk * max(n // 2, k) * act + m * topk * max(n, k) * act
         if m < batched:
             workspace += batched * k * act
+    elif apart:
+        workspace = m * topk * (n + n // 2 + k) * act
     else:
         workspace = m * topk * max(n, k) * act + m * topk * (n // 2) * act
     if (facts.quant_method or "").lower() in ("fp8", "fbgemm_fp8", "compressed-tensors-fp8"):
@@ -615,11 +619,16 @@ def moe_workspace(facts: ModelFacts, batched: int, tp: int, expert_parallel: boo
 
 def dense_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg: VllmConfig) -> str | None:
     """How the release runs this model's forward where its live tensors are derived (profiles.
-    VLLM_DENSE_FORWARD_SOURCES): "piecewise-inductor" (V1 compiled), "eager-gate-up-held" or "eager-gate-up-freed"
-    (V0, or V1 under --enforce-eager, by what the model file's MLP keeps); None for models it does not cover
-    (MoE, compressed attention, architectures not read), which keep the calibrated formula."""
-    if facts.is_moe or facts.is_compressed_attention or not facts.intermediate_size or \
-            not facts.num_attention_heads:
+    VLLM_DENSE_FORWARD_SOURCES, VLLM_MOE_FORWARD_SOURCES): "piecewise-inductor" (V1 compiled), "eager-gate-up-held"
+    or "eager-gate-up-freed" (V0, or V1 under --enforce-eager, by what the model file's MLP keeps) for dense models;
+    "moe-piecewise-inductor", "moe-eager" or "moe-eager-caches-apart" (the release's fused_experts layout) for the
+    MoE families read (profiles.VLLM_MOE_BLOCK_FILE); None for models it does not cover (DeepSeek's MLA, gpt-oss,
+    compressed attention, architectures not read), which keep the calibrated formula."""
+    if facts.is_compressed_attention or not facts.num_attention_heads:
+        return None
+    if facts.is_moe:
+        return moe_forward_form(facts, engine, version, cfg)
+    if not facts.intermediate_size:
         return None
     mlp = P.VLLM_DENSE_MLP_FILE.get((facts.architecture or "").lower())
     if mlp is None:
@@ -628,6 +637,19 @@ def dense_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg:
         return "piecewise-inductor"
     keeps = P.row_of_release(P.VLLM_MLP_KEEPS_GATE_UP[mlp], P.arithmetic_release("vllm", version))
     return "eager-gate-up-held" if keeps else "eager-gate-up-freed"
+
+
+def moe_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg: VllmConfig) -> str | None:
+    """The MoE forward's form for the sparse-MoE blocks read (profiles.VLLM_MOE_BLOCK_FILE) on the unquantised or
+    FP8 Triton experts; None for other MoE models and quantisations (their kernels were not read)."""
+    block = P.VLLM_MOE_BLOCK_FILE.get((facts.architecture or "").lower())
+    quant = (facts.quant_method or "").lower() or None
+    if block is None or facts.is_mla or quant not in P.VLLM_MOE_WORKSPACE_QUANT:
+        return None
+    if engine == "v1" and not cfg.enforce_eager:
+        return "moe-piecewise-inductor"
+    layout = P.row_of_release(P.VLLM_FUSED_MOE_CACHE_LAYOUTS, P.arithmetic_release("vllm", version))
+    return "moe-eager-caches-apart" if layout == "apart" else "moe-eager"
 
 
 def dense_live_elements_per_token(facts: ModelFacts, tp: int, form: str) -> int:
@@ -654,6 +676,44 @@ def dense_live_elements_per_token(facts: ModelFacts, tp: int, form: str) -> int:
     return max(steps)
 
 
+def moe_align_bytes(facts: ModelFacts, tokens: int) -> int:
+    """moe_align_block_size's buffers for one fused-MoE call over `tokens`: sorted_token_ids (tokens x top_k plus
+    block - 1 padding slots per expert) and one expert id per block, int32 (profiles.VLLM_MOE_ALIGN_BLOCK)."""
+    experts, topk = facts.num_experts or 0, facts.num_experts_per_tok or 1
+    sorted_ids = tokens * topk + experts * (P.VLLM_MOE_ALIGN_BLOCK - 1)
+    return 4 * (sorted_ids + -(-sorted_ids // P.VLLM_MOE_ALIGN_BLOCK))
+
+
+def moe_forward_bytes(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig, form: str, chunk: int | None,
+                      held: bool, reused: bool, element: int) -> int:
+    """The largest step of one sparse-MoE decoder layer on one rank (profiles.VLLM_MOE_FORWARD_SOURCES): its
+    attention step as in the dense derivation, the routed experts' step (the layer's held hidden states, the
+    replicated router's logits, fused_topk's fp32 weights and int32 ids and indices over the whole batch,
+    moe_align_block_size's buffers and the fused-MoE caches of one chunk), and the shared expert's MLP step."""
+    H, heads = facts.hidden_size or 0, facts.num_attention_heads or 1
+    q = -(-heads // tp) * (facts.head_dim or H // heads)
+    piecewise = form == "moe-piecewise-inductor"
+    attention = dense_live_elements_per_token(facts, tp, "piecewise-inductor" if piecewise else "eager-gate-up-freed")
+    # the experts write their output into their input (inplace=True; moe_forward mutates hidden_states): eager
+    # holds the loop's previous output, the residual and that input; a compiled piece holds its inputs (attention
+    # output, incoming residual), the new residual and the normed input the experts overwrite
+    held_elements = q + 3 * H if piecewise else 3 * H
+    shared = facts.shared_expert_intermediate_size or 0
+    shared_out = H if shared else 0  # one branch's output is alive while the other runs
+    router = facts.num_experts or 0
+    topk = facts.num_experts_per_tok or 1
+    routed_per_token = (held_elements + shared_out + router) * element + topk * (4 + 4 + 4)
+    m = batched if chunk is None else min(batched, chunk)
+    caches = 0 if reused else moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held,
+                                            apart=form == "moe-eager-caches-apart")
+    routed = batched * routed_per_token + moe_align_bytes(facts, m) + caches
+    steps = [batched * attention * element, routed]
+    if shared:
+        inter = shared // tp  # Qwen2MoeMLP keeps gate_up named through down_proj
+        steps.append(batched * (held_elements + shared_out + 2 * inter + inter + H) * element)
+    return max(steps)
+
+
 def cublas_workspace(gpu_name: str) -> int:
     """torch's cuBLAS workspace on this GPU (profiles.CUBLAS_WORKSPACE_*): held from the profile's first GEMM on;
     an unknown name takes the default branch."""
@@ -672,6 +732,9 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
     assert H is not None, "engines run on facts whose missing_for_params() is empty"
     # the hidden states and MLP intermediates are in the loaded dtype (--dtype float32: four bytes, not two)
     element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    if form is not None and form.startswith("moe-"):
+        return int(moe_forward_bytes(facts, batched, tp, cfg, form, chunk, held, reused, element) *
+                   (1 + cfg.activation_margin))
     if form is not None:
         return int(batched * dense_live_elements_per_token(facts, tp, form) * element *
                    (1 + cfg.activation_margin))
@@ -744,7 +807,12 @@ def dense_forward_rule(form: str | None) -> dict:
     release's calibrated row (terms.budget_terms); nothing where the calibrated formula ran."""
     if form is None:
         return {}
-    return {"forward_peak_bytes_per_gpu": (f"live-tensors-{form}", P.VLLM_DENSE_FORWARD_SOURCES[form])}
+    return {"forward_peak_bytes_per_gpu": (f"live-tensors-{form}", forward_source(form))}
+
+
+def forward_source(form: str) -> str:
+    """The files@tags a derived forward form was read from."""
+    return (P.VLLM_MOE_FORWARD_SOURCES if form.startswith("moe-") else P.VLLM_DENSE_FORWARD_SOURCES)[form]
 
 
 def v1_alpha_term_rules(rows_kind: str, form: str | None = None) -> dict:
@@ -753,7 +821,7 @@ def v1_alpha_term_rules(rows_kind: str, form: str | None = None) -> dict:
     source = P.VLLM_V1_ALPHA_SOURCE[rows_kind]
     forward = "dense-mlp-calibrated" if form is None else f"live-tensors-{form}"
     if form is not None:
-        source = f"{source}; {P.VLLM_DENSE_FORWARD_SOURCES[form]}"
+        source = f"{source}; {forward_source(form)}"
     return {"forward_peak_bytes_per_gpu": (f"max({forward}, v1-alpha-logits-of-{rows_kind})", source),
             "sampler_peak_bytes_per_gpu": ("none-v1-alpha", source),
             "sampler_warmup_bytes_per_gpu": ("none-v1-alpha", "vllm/v1/worker/gpu_worker.py@v0.7.0..@v0.7.3 "
