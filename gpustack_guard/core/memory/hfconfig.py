@@ -365,8 +365,9 @@ def _vit_shape(config: dict) -> tuple[int, int] | None:
 
     def whole(key: str, default: int) -> int:
         value = vision.get(key)
-        whole_number = isinstance(value, int) and not isinstance(value, bool)
-        return value if whole_number and 0 < value <= MAX_CONFIG_COUNT else default
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_CONFIG_COUNT:
+            return value
+        return default
 
     return whole("num_hidden_layers", 24), whole("hidden_size", 1024)
 
