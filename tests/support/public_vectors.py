@@ -336,6 +336,11 @@ VECTORS = (
            why="gpustack#3831: Qwen/Qwen3-8B on an Ascend 910B2 (the issue's GPU field), GPUStack's runner image "
                "cann8.3-910b-sglang0.5.6.post1; the engine ran with mem_fraction_static 0.2 (its error line) "
                "and refused: the weights alone are more than 0.2 of the card"),
+    Vector("gemma3-4b-it-vlm-fraction-h200.log", "google/gemma-3-4b-it", H200, "0.4.4.post2", version_known=False,
+           engine="sglang",
+           why="sglang PR #4826 (main of 2025-03-27, 0.4.4.post2 by date): google/gemma-3-4b-it at defaults, f 0.88 "
+               "printed, cut to 0.836 for a multimodal model (model_runner.py@0.4.4.post2 x 0.95); 131.08 + 8.13 = "
+               "139.21 GB free before the weights is a 140 GiB card: an H200 (143,771 MiB), not named in the PR"),
 
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,

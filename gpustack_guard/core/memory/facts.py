@@ -47,6 +47,9 @@ class ModelFacts:
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
+    # vision_config's (num_hidden_layers, hidden_size) as SGLang's getattr reads them (defaults 24 and 1024);
+    # None without a vision_config: SGLang's ViT-scaled fraction cut (profiles.SGLANG_VLM_FRACTION_RULES)
+    vit_shape: tuple[int, int] | None = None
     gated_mlp: bool = True  # gate + up + down; False: up + down only (GPT-2, Falcon, MPT, ...: hfconfig._PLAIN_MLP)
     vocab_size: int | None = None
     tie_word_embeddings: bool = False

@@ -356,6 +356,22 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         raise BadConfig(f"{source}: unreadable value ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
+def _vit_shape(config: dict) -> tuple[int, int] | None:
+    """vision_config's depth and width as SGLang reads them (server_args.py@0.4.10 adjust_mem_fraction_for_vlm:
+    getattr(vision_config, "num_hidden_layers", 24), getattr(..., "hidden_size", 1024)); None without one."""
+    vision = config.get("vision_config")
+    if not isinstance(vision, dict):
+        return None
+
+    def whole(key: str, default: int) -> int:
+        value = vision.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_CONFIG_COUNT:
+            return value
+        return default
+
+    return whole("num_hidden_layers", 24), whole("hidden_size", 1024)
+
+
 def _facts(config: dict, source: str) -> ModelFacts:
     top_model_type = str(config.get("model_type") or "")
     top = config
@@ -402,6 +418,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,
+        vit_shape=_vit_shape(top),
         tie_word_embeddings=bool(config.get("tie_word_embeddings", kind in _TIED_BY_DEFAULT)),
         num_experts=experts,
         shared_expert_intermediate_size=shared,

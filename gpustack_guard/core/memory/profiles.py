@@ -1281,6 +1281,44 @@ SGLANG_PROFILES = (
 _SGLANG_KEYS = keyed_by_release(SGLANG_PROFILES)
 
 
+@dataclass(frozen=True)
+class SglangVlmFraction:
+    """How a release cuts mem_fraction_static for a multimodal model ("Automatically reduce --mem-fraction-static
+    ... because this is a multimodal model" / "Multimodal model: Dynamically adjusted --mem-fraction-static")."""
+
+    since: str
+    # "flat": fraction x factor; "vit": x factor x clamp(1 - 0.1 x (layers x width^2 / (24 x 1024^2) - 1),
+    # 0.8, 1.05) from vision_config (ModelFacts.vit_shape), nothing without one
+    rule: str
+    factor: float
+    default_only: bool  # only the fraction SGLang picks, not one the user sets
+    source: str
+
+
+SGLANG_VLM_FRACTION_RULES = (
+    SglangVlmFraction("0.0.0", "flat", 0.95, False,
+                      "model_executor/model_runner.py@0.3.0 (server_args.mem_fraction_static *= 0.95) to "
+                      "@0.4.4.post3 (self.mem_fraction_static *= 0.95), whatever set the fraction"),
+    SglangVlmFraction("0.4.4.post4", "flat", 0.90, False,
+                      "model_executor/model_runner.py@0.4.4.post4 to @0.4.8.post1: self.mem_fraction_static *= 0.90"),
+    SglangVlmFraction("0.4.9", "flat", 0.90, True,
+                      "server_args.py@0.4.9 to @0.4.9.post2 __post_init__: *= 0.90 inside `if "
+                      "self.mem_fraction_static is None` (model_runner.py@0.4.9 no longer cuts it)"),
+    SglangVlmFraction("0.4.9.post3", "vit", 0.95, True,
+                      "server_args.py@0.4.9.post3 to @0.5.10 adjust_mem_fraction_for_vlm, "
+                      "arg_groups/memory_hook.py@0.5.20 to @0.5.23 (its post-capture branch, 8 GiB off the fraction, "
+                      "only under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default: environ.py@0.5.23)"),
+)
+SGLANG_VIT_BASELINE = 24 * 1024**2  # ViT-L/14: 24 layers x 1024^2 (adjust_mem_fraction_for_vlm)
+SGLANG_VIT_SENSITIVITY = 0.1  # "every time the complexity grows 100%, adjust final factor for 10%"
+SGLANG_VIT_CLAMP = (0.8, 1.05)
+_SGLANG_VLM_KEYS = keyed_by_release(SGLANG_VLM_FRACTION_RULES)
+
+
+def sglang_vlm_fraction(version: str | None) -> SglangVlmFraction:
+    return row_of_release(_SGLANG_VLM_KEYS, arithmetic_release("sglang", version))
+
+
 def sglang_profile(version: str | None) -> SglangProfile:
     return row_of_release(_SGLANG_KEYS, arithmetic_release("sglang", version))
 

@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.engines.sglang import (
     default_fraction,
     estimate_sglang,
     max_total_num_tokens,
+    multimodal_fraction_factor,
     prefill_graph_reserve_mb,
     prefill_graph_sizes,
     sglang_fraction,
@@ -359,3 +360,58 @@ def test_0_4_8_small_gpu_bound_is_35_gib_exclusive():
     assert [default_cuda_graph_max_bs(below, tp, "v0.4.8") for tp in (1, 4)] == [8, 80]
     assert [default_cuda_graph_max_bs(at, tp, "v0.4.8") for tp in (1, 4)] == [160, 160]
     assert (default_chunked_prefill(below, "v0.4.8"), default_chunked_prefill(at, "v0.4.8")) == (2048, 8192)
+
+
+# --- multimodal models: the fraction cut per release (profiles.SGLANG_VLM_FRACTION_RULES) -----------------------
+def _qwen25_vl_7b():
+    import json
+    from pathlib import Path
+
+    from gpustack_guard.core.memory.hfconfig import facts_from_config
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "vectors" / "qwen2.5-vl-7b" / "config.json"
+    return facts_from_config(json.loads(path.read_text(encoding="utf-8")), "qwen2.5-vl-7b")
+
+
+def test_vit_shape_is_read_as_sglang_reads_it_with_its_defaults():
+    assert catalog_facts("google/gemma-3-4b-it").vit_shape == (27, 1152)
+    # Qwen2.5-VL names its depth `depth`: SGLang's getattr falls back to 24 layers
+    assert _qwen25_vl_7b().vit_shape == (24, 1280)
+    assert catalog_facts("Qwen/Qwen3-8B").vit_shape is None
+
+
+@pytest.mark.parametrize("version,user_set,expected", [
+    ("0.3.6", False, 0.95), ("0.3.6", True, 0.95),  # model_runner cuts any fraction
+    ("0.4.4.post3", True, 0.95), ("0.4.4.post4", True, 0.90), ("0.4.8.post1", True, 0.90),
+    ("0.4.9", False, 0.90), ("0.4.9", True, 1.0),  # server_args cuts only its own default
+    # 0.95 x (1 - 0.1 x (27 x 1152^2 / (24 x 1024^2) - 1)) = 0.95 x 0.9576171875
+    ("0.4.9.post3", False, 0.95 * 0.9576171875), ("0.5.23", False, 0.95 * 0.9576171875), ("0.5.23", True, 1.0),
+])
+def test_multimodal_fraction_factor_by_release_gemma3(version, user_set, expected):
+    facts = catalog_facts("google/gemma-3-4b-it")
+    assert multimodal_fraction_factor(facts, version, user_set=user_set) == pytest.approx(expected, abs=1e-12)
+    assert multimodal_fraction_factor(catalog_facts("Qwen/Qwen3-8B"), version, user_set=user_set) == 1.0
+
+
+def test_multimodal_fraction_factor_second_model_and_clamp():
+    facts = _qwen25_vl_7b()
+    # 24 x 1280^2 / (24 x 1024^2) = 1.5625: 0.95 x (1 - 0.05625)
+    assert multimodal_fraction_factor(facts, "0.5.5", user_set=False) == pytest.approx(0.95 * 0.94375, abs=1e-12)
+    assert multimodal_fraction_factor(facts, "0.4.5", user_set=False) == 0.90
+    huge = replace(facts, vit_shape=(64, 4096))  # 42.7x ViT-L: clamped at 0.8
+    assert multimodal_fraction_factor(huge, "0.5.5", user_set=False) == pytest.approx(0.95 * 0.8)
+    tiny = replace(facts, vit_shape=(1, 64))  # far below ViT-L: clamped at 1.05
+    assert multimodal_fraction_factor(tiny, "0.5.5", user_set=False) == pytest.approx(0.95 * 1.05)
+    assert multimodal_fraction_factor(replace(facts, vit_shape=None), "0.5.5", user_set=False) == 1.0
+
+
+def test_pr4826_gemma3_4b_pool_uses_the_cut_fraction():
+    # sglang PR #4826: f 0.88 x 0.95 = 0.836; free 139.21 GiB before the weights, 8.13 GiB loaded, 834,615 tokens
+    facts = catalog_facts("google/gemma-3-4b-it")
+    est = estimate_sglang(facts, H200, SglangConfig(), version="0.4.4.post2", gpu_name="NVIDIA H200")
+    assert est.extra["mem_fraction_static"] == pytest.approx(0.88 * 0.95)
+    assert est.extra["multimodal_fraction_factor"] == 0.95
+    assert "model_runner.py@0.3.0" in est.extra["multimodal_fraction_source"]
+    assert max_total_num_tokens(int(139.21 * GiB), int(8.13 * GiB), 0.88 * 0.95, 34 * 2 * 4 * 256 * 2) == 834_616  # log: 834,615 (its GB rounded)
+    text = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), H200, SglangConfig(), version="0.4.4.post2")
+    assert text.extra["multimodal_fraction_factor"] == 1.0 and text.extra["mem_fraction_static"] == 0.88

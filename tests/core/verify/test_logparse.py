@@ -104,6 +104,8 @@ CASES = [
      {P.KV_TOKENS: 300288, P.KV_CACHE: gib(8.38) + gib(5.59)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
+    ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(8.13), P.KV_TOKENS: 834615, P.KV_CACHE: 2 * gib(54.12), P.FREE_AFTER_POOL: gib(14.61)}),
     ("sglang/qwen3-14b-48gb-xinference.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(27.57), P.KV_TOKENS: 91749, P.KV_CACHE: 2 * gib(7.00), P.FREE_AFTER_POOL: gib(5.27)}),
     # the refusal prints the fraction it ran with: an argument, no term
@@ -280,7 +282,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 59, "sglang": 21, "llama.cpp": 19}
+    assert counts == {"vllm": 59, "sglang": 22, "llama.cpp": 19}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test

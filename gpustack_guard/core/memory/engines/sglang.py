@@ -216,7 +216,7 @@ def not_cuda(gpu_name: str) -> bool:
 
 
 def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts: ModelFacts | None = None,
-              gpu_name: str = "") -> tuple[int, int, float, float]:
+              gpu_name: str = "", version: str | None = None) -> tuple[int, int, float, float]:
     """(chunked_prefill_size, cuda_graph_max_bs, mem_fraction_static, prefill-graph reserve MiB) after SGLang's
     defaults.
 
@@ -227,13 +227,34 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name)
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs,
                                                            profile, prefill_mb)
+    if facts is not None:
+        fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
     return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction, prefill_mb
+
+
+def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_set: bool) -> float:
+    """What SGLang multiplies mem_fraction_static by for a multimodal model (profiles.SGLANG_VLM_FRACTION_RULES):
+    a flat 0.95 or 0.90 up to 0.4.9.post2, then 0.95 scaled by the ViT's size against ViT-L/14; 1 for a text
+    model, and from 0.4.9 for a fraction the user sets."""
+    if not facts.vision_params:
+        return 1.0
+    rule = P.sglang_vlm_fraction(version)
+    if rule.default_only and user_set:
+        return 1.0
+    if rule.rule == "flat":
+        return rule.factor
+    if facts.vit_shape is None:
+        return 1.0  # adjust_mem_fraction_for_vlm returns early without a vision_config
+    layers, width = facts.vit_shape
+    complexity = layers * width * width / P.SGLANG_VIT_BASELINE
+    low, high = P.SGLANG_VIT_CLAMP
+    return rule.factor * max(low, min(high, 1.0 - P.SGLANG_VIT_SENSITIVITY * (complexity - 1.0)))
 
 
 def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None,
                     facts: ModelFacts | None = None, gpu_name: str = "") -> float:
     """The static fraction SGLang takes (and GPUStack books) on a GPU of this size."""
-    return _defaults(cfg, gpu_total, P.sglang_profile(version), facts, gpu_name)[2]
+    return _defaults(cfg, gpu_total, P.sglang_profile(version), facts, gpu_name, version)[2]
 
 
 def start_up_bytes(tp: int, pp: int, gpu_name: str = "") -> int:
@@ -264,7 +285,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
     tp, pp = cfg.tp_size, cfg.pp_size
-    chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name)
+    chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name, version)
     context = cfg.context_length or facts.max_position_embeddings or 0
     no_model = UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
                                 "estimate it with the vLLM backend")
@@ -335,6 +356,9 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "free_before_weights": pre, "foreign_bytes": cfg.foreign_bytes,
                "fraction_rule": profile.fraction_rule,
                "fraction_rule_since": profile.since, "fraction_rule_source": profile.source,
+               "multimodal_fraction_factor": multimodal_fraction_factor(
+                   facts, version, user_set=bool(cfg.mem_fraction_static)),
+               "multimodal_fraction_source": P.sglang_vlm_fraction(version).source if facts.vision_params else "",
                "parameter_bytes": parameters, "allocator_segment_tail_bytes": rounding, "rope_cache_bytes": rope,
                "prefill_graph_reserve": int(prefill_mb * MiB),
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
