@@ -409,6 +409,31 @@ VECTORS = (
                "is Qwen3-32B's shape, on an RTX 4060 Ti 16 GB + RTX 3060 (the device lines), build 6934 (the log), 4 "
                "slots and one unified cache (the server's own line); layers split by the free memory the log prints "
                "(15,001 and 11,822 MiB: llama.cpp's default split); the excerpt stops before the metadata"),
+    Vector("ollama-qwen15-7b-a10-8192-cells.log", "Qwen/Qwen1.5-7B", ("NVIDIA A10", "23028MiB"), "b3600",
+           ("--ctx-size=8192", "--batch-size=512", "--parallel=4"), "q4_0", version_known=False, engine="llama.cpp",
+           why="ollama#6926: qwen:7b (the log's Qwen2-beta-7B-Chat: 32 layers of 32 KV heads x 128, Qwen1.5-7B's "
+               "shape; Q4_0 by its 333.84 MiB token_embd of 151,936 x 4,096) on one of the reporter's A10s (the "
+               "issue's first line), ollama's runner at its n_ctx 8,192 (2,048 x 4 slots) and n_batch 512 (the "
+               "log); Sept 2024, ollama's vendored llama.cpp not printed (b3600 by date)"),
+    Vector("ollama-llama3-70b-q4km-three-gpus.log", "meta-llama/Meta-Llama-3-70B", RTX_4090, "b4600",
+           ("--ctx-size=8192", "--parallel=4", "--tensor-split=27,27,27"), "q4_k_m", version_known=False,
+           gpu_known=False, engine="llama.cpp",
+           why="ollama#8922: a Llama-3 70B (80 layers of 8 KV heads x 128, the 128,256 vocabulary by its 563.62 "
+               "MiB q4_K token_embd: Q4_K_M) over three GPUs, 4 slots of 2,048 (the log); ollama passes its layer "
+               "counts as --tensor-split (27 per device, the output the 81st slot: the KV lines' 27/27/26 layers); "
+               "Feb 2025 (b4600 by date); the GPUs are not named (24 GB cards assumed)"),
+    Vector("ramalama-llama3-70b-q4km-two-3090-cut.log", "meta-llama/Meta-Llama-3-70B", RTX_3090, "b5300",
+           ("--ctx-size=2048", "--flash-attn"), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="containers/ramalama#1354: `ramalama serve` of a Llama-3 70B Q4_K_M (80 layers, its q4_K token_embd "
+               "of 563.62 MiB) on two RTX 3090s (the title), n_ctx 2,048 and flash attention (the log), split by "
+               "llama.cpp's default; llama_context lines of spring 2025 (b5300 by date); stops before the KV lines"),
+    Vector("yi-34b-iq4xs-3090-3060-weights.log", config("yi-1.5-34b"), RTX_3090, "b2849",
+           ("--n-gpu-layers=61", "--batch-size=512", "--tensor-split=1,1", "--flash-attn", "--ctx-size=2048"),
+           "iq4_xs", engine="llama.cpp",
+           why="llama.cpp#7217: Merged-RP-Stew-V2-34B.i1-IQ4_XS (a Yi-34B merge: 60 layers, 7,168 wide, 8 KV "
+               "heads, a 64,000 vocabulary; benchmarks/vectors/yi-1.5-34b has that shape) on an RTX 3090 + RTX "
+               "3060 (the device lines), build b2849 and the command (-ngl 61 -b 512 -ts 1,1 -fa -c 2048) from the "
+               "issue; the excerpt stops after the weights (the run without -nkvo)"),
 
 )
 

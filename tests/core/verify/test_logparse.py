@@ -78,6 +78,17 @@ CASES = [
      {}),
     ("llama.cpp/qwen3-vl-32b-4060ti-3060-cut.log", '6934', False, None, 'CUDA0', 2,
      {P.FREE_BEFORE_LOAD: mib(15001.0)}),
+    # ollama's runners (ollama#6926, #8922): llama.cpp's own lines between ollama's; three devices, the output on the last
+    ("llama.cpp/ollama-qwen15-7b-a10-8192-cells.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(3963.38), P.KV_CACHE: mib(4096.0), P.COMPUTE_BUFFER: mib(560.0), P.KV_TOKENS: 8192}),
+    ("llama.cpp/ollama-llama3-70b-q4km-three-gpus.log", None, True, None, 'CUDA2', 0,
+     {P.WEIGHTS: mib(13724.61), P.KV_CACHE: mib(832.0), P.COMPUTE_BUFFER: mib(1216.02), P.KV_TOKENS: 8192,
+      P.PIPELINE_COPIES: 4}),
+    # excerpts that stop after the weights (ramalama#1354, llama.cpp#7217): the first device's model buffer binds
+    ("llama.cpp/ramalama-llama3-70b-q4km-two-3090-cut.log", None, False, None, 'CUDA0', 1,
+     {P.WEIGHTS: mib(20038.81), P.LAYERS_OFFLOADED: 81, P.LAYERS_TOTAL: 81, P.SEQUENCES: 1, P.KV_TOKENS: 2048}),
+    ("llama.cpp/yi-34b-iq4xs-3090-3060-weights.log", None, False, None, 'CUDA0', 1,
+     {P.WEIGHTS: mib(8796.98), P.LAYERS_OFFLOADED: 61, P.LAYERS_TOTAL: 61}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -283,6 +294,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
     assert counts == {"vllm": 59, "sglang": 22, "llama.cpp": 19}
+    assert counts == {"vllm": 59, "sglang": 21, "llama.cpp": 23}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
