@@ -245,6 +245,14 @@ VECTORS = (
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
+    Vector("v1-0.8-gemma3-1b-32k-kv-tokens.log", "google/gemma-3-1b-it", L40S, "0.8.2", version_known=False,
+           gpu_known=False,
+           why="vllm#14696 (a comment of 2025-03-28): Gemma 3 on V1 at its default 32,768 tokens; 1,139,728 tokens x "
+               "26,624 B (26 layers x 1 KV head x 256, every window layer at full length: no hybrid KV-cache "
+               "manager before 0.9.2) and 1.91 GiB of weights are gemma-3-1b-it; the version is not printed "
+               "(gpu_model_runner.py line 1201 lies between 0.8.0's 1140 and 0.8.5's 1347: 0.8.2 by date); the "
+               "GPU is not named: 28.26 GiB of pool + 1.91 GiB of weights at gmu 0.9 fits no 40 or 80 GB card, "
+               "a 48 GB-class card assumed (L40S)"),
     Vector("v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", "openai/gpt-oss-120b", H100, "0.11.0",
            ("--gpu-memory-utilization=0.95", "--max-num-batched-tokens=1024"),
            why="vllm#27508: openai/gpt-oss-120b on one 'NVIDIA H100 80GB HBM3' (the reporter's collect_env), the "

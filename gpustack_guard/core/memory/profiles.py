@@ -291,6 +291,17 @@ VOCAB_PADDING = 64  # vllm/model_executor/layers/vocab_parallel_embedding.py DEF
 VLLM_HYBRID_KV_MANAGER_SINCE = "0.9.2"
 VLLM_HYBRID_GROUP_SIZE_FACTORS = ((known_version("0.9.2"), None), (known_version("0.12.0"), 1.25),
                                   (known_version("0.19.0"), 1.5))
+# How V1 prints "GPU KV cache size" (the figure a log shows and gsg's kv_capacity_tokens):
+#   up to 0.20.0 (kv_cache_utils.py@v0.10.1.1 _get_kv_cache_config_uniform_page_size, @v0.12.0 .. @v0.19.0 and
+#   @v0.20.0 _report_kv_cache_config) num_blocks // len(kv_cache_groups) x block_size: a hybrid model's window
+#   groups count as if they held full-length requests;
+#   from 0.21.0 (kv_cache_utils.py@v0.21.0 and @v0.26.0 _report_kv_cache_config, @v0.30.0 and @v0.33.0 the
+#   "KV cache size" report) int(max_concurrency x max_model_len), the concurrency being num_blocks over the pages
+#   one max_model_len request takes in every group (a window group only its window plus the batched tokens).
+#   Equal for a full-attention model whose max_model_len is a multiple of the block size; larger for hybrid ones.
+#   0.20.1 and 0.20.2 not read (keyed at 0.21.0). (since, rule): "blocks-over-groups" | "concurrency-x-max-len".
+VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
+                          (known_version("0.21.0"), "concurrency-x-max-len"))
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
@@ -1134,7 +1145,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource(VLLM_HYBRID_KV_MANAGER_SINCE, "blocks-x-block-size; hybrid: blocks-of-group-size-pages "
                        "// groups x block-size",
                        f"vllm/v1/core/kv_cache_utils.py@v{VLLM_HYBRID_KV_MANAGER_SINCE} "
-                       "_get_kv_cache_config_uniform_page_size ('GPU KV cache size')")),
+                       "_get_kv_cache_config_uniform_page_size ('GPU KV cache size')"),
+            TermSource("0.21.0", "concurrency-x-max-len",
+                       "vllm/v1/core/kv_cache_utils.py@v0.21.0 _report_kv_cache_config ('GPU KV cache size' = "
+                       "int(max_concurrency x max_model_len); profiles.VLLM_KV_TOKENS_PRINTED)")),
         "sampler_warmup_bytes_per_gpu": (
             TermSource("0.0.0", "none-v0", "vllm/worker/worker.py@v0.6.4 (no sampler warm-up after the KV cache)"),
             TermSource("0.8.0", "post-kv-sampler-warmup",

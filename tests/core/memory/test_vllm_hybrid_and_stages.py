@@ -168,3 +168,42 @@ def test_the_hybrid_manager_follows_the_engine_generation_that_runs(version, gpu
                         gpu_name=gpu)
     assert est.extra["engine_generation"] == ("v1" if hybrid or version == "0.9.1" else "v0")
     assert (est.kv_needed == est.kv_bytes_per_token * 32768) is not hybrid
+
+
+@pytest.mark.parametrize("model,per_layer,groups,window", [
+    ("openai/gpt-oss-20b", 2 * 8 * 64 * 2, (12, 1, 1), 128),
+    ("google/gemma-3-27b-it", 2 * 16 * 128 * 2, (10, 1, 6), 1024),
+])
+@pytest.mark.parametrize("version,from_concurrency", [("0.20.0", False), ("0.21.0", True)])
+def test_printed_kv_tokens_are_concurrency_times_length_from_0_21(model, per_layer, groups, window, version,
+                                                                   from_concurrency):
+    """_report_kv_cache_config@v0.21.0 prints int(max_concurrency x max_model_len), where @v0.20.0 printed the blocks
+    shared out over the groups: the same pool, a larger figure for a hybrid model (its window groups hold only the
+    window per request)."""
+    est = estimate_vllm(catalog_facts(model), 80 * GiB,
+                        VllmConfig(max_model_len=32768, max_num_batched_tokens=2048, max_num_seqs=64),
+                        version=version, gpu_name=H100)
+    size, full_groups, window_groups = groups
+    blocks = est.kv_available // (16 * per_layer * size)
+    per_request = full_groups * 32768 // 16 + window_groups * (math.ceil((window - 1 + 2048) / 16) + 1)
+    assert est.max_concurrency == blocks / per_request
+    assert est.kv_cache == blocks * 16 * per_layer * size  # the pool itself does not change
+    if from_concurrency:
+        assert est.kv_capacity_tokens == int(blocks / per_request * 32768)
+        assert est.kv_capacity_tokens > blocks // (full_groups + window_groups) * 16
+    else:
+        assert est.kv_capacity_tokens == blocks // (full_groups + window_groups) * 16
+
+
+@pytest.mark.parametrize("max_len", [32768, 30001])
+def test_printed_kv_tokens_of_a_full_attention_model_from_0_21(max_len):
+    """A full-attention model prints blocks x block size up to 0.20; from 0.21 int(blocks / cdiv(len, block) x len):
+    the same figure where the length is a whole number of blocks, a few tokens fewer where it is not."""
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(max_model_len=max_len)
+    old = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0", gpu_name=H100)
+    new = estimate_vllm(facts, 80 * GiB, cfg, version="0.21.0", gpu_name=H100)
+    blocks = new.kv_available // (16 * 32 * 8 * 128 * 2 * 2)
+    assert old.kv_capacity_tokens == (old.kv_available // (16 * 131072)) * 16
+    assert new.kv_capacity_tokens == int(blocks / math.ceil(max_len / 16) * max_len)
+    assert (new.kv_capacity_tokens == blocks * 16) is (max_len % 16 == 0)

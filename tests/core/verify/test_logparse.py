@@ -271,6 +271,10 @@ CASES = [
     # the 0.11.1+ start-up banner names the version; a blog post's two quoted memory lines follow
     ("vllm/v1-0.19-gpt-oss-20b-a100-gmu065.log", '0.19.0', False, None, 'main', 1,
      {P.WEIGHTS: gib(13.72), P.KV_CACHE: gib(36.56)}),
+    # a Gemma 3 start-up without banner (vllm#14696): weights in 'GB' that are GiB, the V1 capacity and concurrency
+    ("vllm/v1-0.8-gemma3-1b-32k-kv-tokens.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.9134), P.CUDA_GRAPHS: gib(0.44), P.KV_TOKENS: 1139728, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 34.78}),
     # repositories' own runs of 0.12-0.16: an LLM-class run whose engine config line names 0.15.1
     ("vllm/v1-0.15.1-llama31-8b-a100-40gb-eager.log", '0.15.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.28), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 157936, P.MAX_CONCURRENCY: 1.2}),
@@ -294,6 +298,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
     assert counts == {"vllm": 59, "sglang": 22, "llama.cpp": 23}
+    assert counts == {"vllm": 60, "sglang": 21, "llama.cpp": 19}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test

@@ -1028,9 +1028,24 @@ def hybrid_groups(full_layers: int, window_layers: int, factor: float | None) ->
     return size, math.ceil(full_layers / size), math.ceil(window_layers / size)
 
 
+def kv_tokens_printed(version: str | None) -> str:
+    """How the release prints "GPU KV cache size" (profiles.VLLM_KV_TOKENS_PRINTED)."""
+    return P.row_of_release(P.VLLM_KV_TOKENS_PRINTED, P.arithmetic_release("vllm", version))
+
+
 def pool(available: int, shape, block: int, max_len: int, override: int | None,
-         group_factor: float | None = None) -> tuple[int, float, int]:
+         group_factor: float | None = None, printed: str = "blocks-over-groups") -> tuple[int, float, int]:
     """(capacity tokens as vLLM prints them, max concurrency at max_len, pool bytes) of one rank's KV memory."""
+    capacity, concurrency, pool_bytes = pool_blocks(available, shape, block, max_len, override, group_factor)
+    if printed == "concurrency-x-max-len" and max_len:
+        # _report_kv_cache_config@v0.21.0: the tokens of max_len requests the pool holds at that concurrency
+        capacity = int(concurrency * max_len)
+    return capacity, concurrency, pool_bytes
+
+
+def pool_blocks(available: int, shape, block: int, max_len: int, override: int | None,
+                group_factor: float | None = None) -> tuple[int, float, int]:
+    """pool() as releases up to 0.20 print it: the blocks shared out over the KV-cache groups."""
     if available <= 0:
         return 0, 0.0, 0
     if not isinstance(shape, KVShape):  # DeepSeek-V4's compressed cache: its own per-request cost
@@ -1249,7 +1264,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         worst = min(stages, key=lambda st: st.kv_available)
     available, rank_shape = worst.kv_available, worst.shape
     capacity, concurrency, kv_pool = pool(available, rank_shape, block, max_len, blocks_override,
-                                          hybrid_group_factor(version))
+                                          hybrid_group_factor(version), kv_tokens_printed(version))
 
     check_shape = rank_shape
     if whole_model_check:
