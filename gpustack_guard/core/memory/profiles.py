@@ -6,6 +6,7 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -171,6 +172,12 @@ def row_of_release(keyed: Sequence[tuple[Version, Row]], release: Version) -> Ro
     return chosen
 
 
+def row_for(family: str, keyed: Sequence[tuple[Version, Row]], version: str | None) -> Row:
+    """The row of a version table for a deployment's `version` as the arithmetic reads it (arithmetic_release:
+    unknown or unparsable versions take the family's default release)."""
+    return row_of_release(keyed, arithmetic_release(family, version))
+
+
 def keyed_by_release(rows: Sequence[Row]) -> tuple[tuple[Version, Row], ...]:
     """A version table's rows keyed by their parsed `since` for row_of_release: parsed once, at import."""
     return tuple((known_version(row.since), row) for row in rows)  # type: ignore[attr-defined]
@@ -180,7 +187,7 @@ _PROFILE_KEYS = keyed_by_release(VLLM_PROFILES)
 
 
 def vllm_profile(version: str | None) -> VllmProfile:
-    return row_of_release(_PROFILE_KEYS, arithmetic_release("vllm", version))
+    return row_for("vllm", _PROFILE_KEYS, version)
 
 
 @dataclass(frozen=True)
@@ -568,7 +575,7 @@ VLLM_ENCODER_ROWS = (
 def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
     """The encoder row of a model file for a release, or None where gsg has not read that file."""
     rows = keyed_by_release([r for r in VLLM_ENCODER_ROWS if r.family == family])
-    return row_of_release(rows, arithmetic_release("vllm", version)) if rows else None
+    return row_for("vllm", rows, version) if rows else None
 # No deployment has more tensor-parallel ranks than this (a GPUStack cluster's GPUs); past it a size is a typo
 MAX_PARALLEL_RANKS = 4096
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
@@ -704,7 +711,7 @@ _DEVICE_GROUP_NCCL_KEYS = keyed_by_release(VLLM_DEVICE_GROUP_NCCL)
 
 def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
     """The VLLM_DEVICE_GROUP_NCCL row of the release."""
-    return row_of_release(_DEVICE_GROUP_NCCL_KEYS, arithmetic_release("vllm", version))
+    return row_for("vllm", _DEVICE_GROUP_NCCL_KEYS, version)
 
 
 # NCCL's NVLink SHARP (NVLS) buffers: on NVSwitch-connected Hopper and Blackwell GPUs (CUDA multicast support) NCCL
@@ -761,7 +768,7 @@ _NVLS_KEYS = keyed_by_release(VLLM_NVLS)
 
 def vllm_nvls(version: str | None) -> NvlsRow:
     """The VLLM_NVLS row of the release."""
-    return row_of_release(_NVLS_KEYS, arithmetic_release("vllm", version))
+    return row_for("vllm", _NVLS_KEYS, version)
 
 
 NCCL_NVLS_ENABLE_ENV = "NCCL_NVLS_ENABLE"
@@ -774,7 +781,7 @@ def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
     """The newest VLLM_NON_TORCH row for this class of GPU group at or before the release."""
     keyed = [(since, row) for since, row in _NON_TORCH_KEYS if row.links == links]
     assert keyed, f"VLLM_NON_TORCH has no row for {links!r}"
-    return row_of_release(keyed, arithmetic_release("vllm", version))
+    return row_for("vllm", keyed, version)
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
@@ -997,7 +1004,7 @@ VLLM_V0_PROFILE_SAMPLER = VLLM_V0_PROFILE_SAMPLERS[-1][1]  # from 0.5.5: the fp3
 
 def vllm_v0_profile_sampler(version: str | None) -> str:
     """The sort V0's profile sampler runs in this release (VLLM_V0_PROFILE_SAMPLERS)."""
-    return row_of_release(VLLM_V0_PROFILE_SAMPLERS, arithmetic_release("vllm", version))
+    return row_for("vllm", VLLM_V0_PROFILE_SAMPLERS, version)
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -1011,7 +1018,7 @@ _SAMPLER_KEYS = keyed_by_release(VLLM_SAMPLER_ROWS)
 
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     """The sampler row of a V1 release (the first row for anything older)."""
-    return row_of_release(_SAMPLER_KEYS, arithmetic_release("vllm", version))
+    return row_for("vllm", _SAMPLER_KEYS, version)
 @dataclass(frozen=True)
 class TermSource:
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
@@ -1210,9 +1217,14 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
 }
 
 
+@functools.cache
+def _term_keys(family: str, term: str) -> tuple[tuple[Version, TermSource], ...]:
+    return keyed_by_release(TERM_SOURCES[family][term])  # parsed on first use, not at import, and once
+
+
 def term_source(family: str, term: str, version: Version) -> TermSource:
     """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
-    return row_of_release(keyed_by_release(TERM_SOURCES[family][term]), version)
+    return row_of_release(_term_keys(family, term), version)
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
@@ -1330,11 +1342,11 @@ _SGLANG_VLM_KEYS = keyed_by_release(SGLANG_VLM_FRACTION_RULES)
 
 
 def sglang_vlm_fraction(version: str | None) -> SglangVlmFraction:
-    return row_of_release(_SGLANG_VLM_KEYS, arithmetic_release("sglang", version))
+    return row_for("sglang", _SGLANG_VLM_KEYS, version)
 
 
 def sglang_profile(version: str | None) -> SglangProfile:
-    return row_of_release(_SGLANG_KEYS, arithmetic_release("sglang", version))
+    return row_for("sglang", _SGLANG_KEYS, version)
 
 
 # Free memory SGLang's first measurement no longer sees: CUDA context alone on one GPU; with TP, NCCL and its

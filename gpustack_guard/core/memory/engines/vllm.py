@@ -635,7 +635,7 @@ def dense_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg:
         return None
     if engine == "v1" and not cfg.enforce_eager:
         return "piecewise-inductor"
-    keeps = P.row_of_release(P.VLLM_MLP_KEEPS_GATE_UP[mlp], P.arithmetic_release("vllm", version))
+    keeps = P.row_for("vllm", P.VLLM_MLP_KEEPS_GATE_UP[mlp], version)
     return "eager-gate-up-held" if keeps else "eager-gate-up-freed"
 
 
@@ -648,7 +648,7 @@ def moe_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg: V
         return None
     if engine == "v1" and not cfg.enforce_eager:
         return "moe-piecewise-inductor"
-    layout = P.row_of_release(P.VLLM_FUSED_MOE_CACHE_LAYOUTS, P.arithmetic_release("vllm", version))
+    layout = P.row_for("vllm", P.VLLM_FUSED_MOE_CACHE_LAYOUTS, version)
     return "moe-eager-caches-apart" if layout == "apart" else "moe-eager"
 
 
@@ -1016,7 +1016,7 @@ def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool
 
 def hybrid_group_factor(version: str | None) -> float | None:
     """The release's bound under which the larger layer count is the group size (VLLM_HYBRID_GROUP_SIZE_FACTORS)."""
-    return P.row_of_release(P.VLLM_HYBRID_GROUP_SIZE_FACTORS, P.arithmetic_release("vllm", version))
+    return P.row_for("vllm", P.VLLM_HYBRID_GROUP_SIZE_FACTORS, version)
 
 
 def hybrid_groups(full_layers: int, window_layers: int, factor: float | None) -> tuple[int, int, int]:
@@ -1030,7 +1030,7 @@ def hybrid_groups(full_layers: int, window_layers: int, factor: float | None) ->
 
 def kv_tokens_printed(version: str | None) -> str:
     """How the release prints "GPU KV cache size" (profiles.VLLM_KV_TOKENS_PRINTED)."""
-    return P.row_of_release(P.VLLM_KV_TOKENS_PRINTED, P.arithmetic_release("vllm", version))
+    return P.row_for("vllm", P.VLLM_KV_TOKENS_PRINTED, version)
 
 
 def pool(available: int, shape, block: int, max_len: int, override: int | None,
