@@ -62,7 +62,7 @@ class RoundStats:
     host_total_bytes: float | None = None
     restarts: int = 0
     restart_at_s: list[float] = field(default_factory=list)  # when a scrape first saw each restart
-    scrapes: int = 0  # scrapes taken (while running and the idle one)
+    scrapes: int = 0  # scrapes of the endpoints that ran to the end (while running and the idle one; not cut short)
     scrape_errors: int = 0
     scrape_error_reasons: dict[str, int] = field(default_factory=dict)  # "<url>: HTTP 404" -> scrapes
     client_lag_p50_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
@@ -164,9 +164,12 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.host_total_bytes = max(hosts) if hosts else None
     stats.restart_at_s = [s.t for s in every if s.restarted]
     stats.restarts = len(stats.restart_at_s)
-    stats.scrapes = sum(1 for s in every if not s.cut_short)
-    stats.scrape_errors = sum(len(s.errors) for s in every)
-    stats.scrape_error_reasons = dict(Counter(e for s in every for e in s.errors))
+    # a cut-short tick read --pid alone and is no scrape: its errors are no scrape's either (else a gone process
+    # showed in more scrapes than there were)
+    scraped = [s for s in every if not s.cut_short]
+    stats.scrapes = len(scraped)
+    stats.scrape_errors = sum(len(s.errors) for s in scraped)
+    stats.scrape_error_reasons = dict(Counter(e for s in scraped for e in s.errors))
     return stats
 
 
