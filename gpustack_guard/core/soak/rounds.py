@@ -87,6 +87,7 @@ class RoundStats:
     samples: dict | None = None  # per request, for redrawing the charts (see sample_table)
     samples_dropped_requests: int = 0  # past the stored-sample cap
     samples_cut_gaps: int = 0
+    gap_cap_hit: bool = False  # the round stopped starting requests at its cap of inter-token gaps held
 
     def figure(self, key: str) -> float | None:
         """A percentile by its SLO name: 'ttft_p99' -> ttft_p99_s."""
@@ -104,11 +105,13 @@ def _present(values: Iterable[_T | None]) -> list[_T]:
 def aggregate_round(index: int, started_s: float, seconds: float, results: list[RequestResult],
                     snapshots: list[Snapshot], idle: Snapshot | None = None,
                     preemptions_before: float | None = None, client_lags: list[float] | None = None,
-                    slos: tuple[Slo, ...] = (), sample_budget: int | None = None) -> RoundStats:
+                    slos: tuple[Slo, ...] = (), sample_budget: int | None = None,
+                    max_gaps: int | None = None) -> RoundStats:
     """One round's figures. `snapshots` were taken while it ran, `idle` once it drained; `preemptions_before`
     is the cumulative preemption count at the end of the previous round (None: first round or no counter).
     With `slos`, how many requests met them and which percentiles missed; with `sample_budget`, the
-    per-request samples kept (at most that many values)."""
+    per-request samples kept (at most that many values); with `max_gaps`, whether the round's requests reached
+    that many inter-token gaps (the load stopped starting requests there)."""
     ok = [r for r in results if r.ok]
     ttfts = _present(r.ttft_s for r in ok)
     gaps = [g for r in ok for g in r.gaps_s]
@@ -129,6 +132,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
         stats.slo_met_requests = sum(1 for r in results
                                      if request_meets(r.ok, r.ttft_s, r.gaps_s, r.finished - r.started, slos))
         stats.slo_misses = round_misses({s.key: stats.figure(s.key) for s in slos}, slos)
+    stats.gap_cap_hit = max_gaps is not None and sum(len(r.gaps_s) for r in results) >= max_gaps
     if sample_budget is not None:
         stats.samples, stats.samples_dropped_requests, stats.samples_cut_gaps = sample_table(results, sample_budget)
     stats.client_lag_p50_s = percentile(client_lags or [], 50)
