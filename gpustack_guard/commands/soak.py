@@ -205,6 +205,7 @@ def _plan(opts: SoakOptions):
         clock=opts.clock, rate=opts.rate, arrival=opts.arrival or "poisson", warmup_rounds=opts.warmup_rounds,
         slos=parse_slos(opts.slo) if opts.slo else (), sweep=parse_sweep(opts.sweep) if opts.sweep else None,
         max_in_flight=limits.max_in_flight, max_stored_samples=limits.max_stored_samples,
+        max_round_gaps=limits.max_round_gaps,
         uniform_draw=dataset is not None, dataset=dataset)
 
 
@@ -320,6 +321,13 @@ def _load_results(report, plan, progress, judged: list, step: float | None) -> N
             f"stored samples capped at {plan.max_stored_samples:,} values (GSG_SOAK_MAX_SAMPLES; {budget:,} a "
             f"round): {dropped:,} requests' samples and {cut:,} inter-token gaps not stored in the JSON; every "
             "percentile is still from all requests")
+    capped = [r for r in progress.rounds + progress.reference if r.gap_cap_hit]
+    if capped:
+        shown = ", ".join(sorted({str(r.index + 1) for r in capped}, key=int))
+        report.verdict.warnings.append(
+            f"round(s) {shown} stopped starting requests at {plan.max_round_gaps:,} inter-token gaps held "
+            "(GSG_SOAK_MAX_ROUND_GAPS, the memory a round may keep): their percentiles are exact over the requests "
+            "they ran, in less than --round-seconds")
 
 
 def _kv_pool(opts: SoakOptions, progress) -> dict | None:

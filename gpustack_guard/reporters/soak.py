@@ -235,7 +235,7 @@ def round_json(r: RoundStats) -> dict:
             "memory_by_source": r.memory, "restarts": r.restarts, "scrape_errors": r.scrape_errors,
             "client_lag_p50_s": r.client_lag_p50_s, "client_lag_p95_s": r.client_lag_p95_s,
             "samples_dropped_requests": r.samples_dropped_requests, "samples_cut_itl_gaps": r.samples_cut_gaps,
-            "samples": r.samples}
+            "gap_cap_hit": r.gap_cap_hit, "samples": r.samples}
 
 
 def json_document(report: SoakReport) -> dict:

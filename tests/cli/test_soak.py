@@ -162,7 +162,7 @@ def test_a_workload_entry_that_cannot_be_sent_is_one_line(tmp_path, entry, messa
 
 
 @pytest.mark.parametrize("variable", ["GSG_SOAK_MAX_SAMPLES", "GSG_SOAK_MAX_IN_FLIGHT", "GSG_SOAK_MAX_DATASET_BYTES",
-                                      "GSG_SOAK_MAX_DATASET_ENTRIES"])
+                                      "GSG_SOAK_MAX_DATASET_ENTRIES", "GSG_SOAK_MAX_ROUND_GAPS"])
 def test_a_soak_limit_set_to_nonsense_is_one_line(monkeypatch, variable):
     monkeypatch.setenv(variable, "0")
     code, out, err = run_cli("soak", "--url", "http://127.0.0.1:9", "--model", "m")
@@ -197,6 +197,21 @@ def test_workload_file_shapes_the_prompts(server, tmp_path, monkeypatch):
     workload.write_text("- {prompt_tokens: 20}\n")
     code, out, err = run_cli("soak", "--url", server.url, "--model", "m", "--workload", str(workload))
     assert (code, err.strip()) == (1, f"gsg: error: {workload}: entry 1: max_tokens is missing")
+
+
+def test_a_round_at_its_cap_of_inter_token_gaps_is_reported_in_one_warning(server, monkeypatch):
+    # one stream, 4 tokens a request (3 gaps): the second request brings the round to 6 gaps held, the cap
+    monkeypatch.setenv("GSG_API_KEY", KEY)
+    monkeypatch.setenv("GSG_SOAK_MAX_ROUND_GAPS", "6")
+    code, out, err = run_cli("soak", "--url", server.url, "--model", "qwen3-8b", "--rounds", "1",
+                             "--round-seconds", "5", "--concurrency", "1", "--prompt-tokens", "8", "--max-tokens", "4",
+                             "-o", "json")
+    doc = json.loads(out)
+    assert [(r["requests"], r["gap_cap_hit"]) for r in doc["rounds"]] == [(2, True)]
+    assert doc["rounds"][0]["seconds"] < 2.0  # stopped there, not at --round-seconds
+    assert [w for w in doc["warnings"] if "GSG_SOAK_MAX_ROUND_GAPS" in w] == [
+        "round(s) 1 stopped starting requests at 6 inter-token gaps held (GSG_SOAK_MAX_ROUND_GAPS, the memory a "
+        "round may keep): their percentiles are exact over the requests they ran, in less than --round-seconds"]
 
 
 def test_ctrl_c_stops_cleanly_with_the_rounds_so_far(runs):

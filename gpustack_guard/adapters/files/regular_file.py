@@ -176,17 +176,27 @@ def read_json(path: str | Path, max_bytes: int, shown: str) -> Any:
     return parse_json(text, shown)
 
 
+class NotJson(ValueError):
+    """parse_json's one-line reason, `shown` first; `reason` without it and `line` (None: the whole text) for a
+    caller that names the place its own way (a dataset's record, file:line)."""
+
+    def __init__(self, shown: str, reason: str, line: int | None = None):
+        self.reason, self.line = reason, line
+        super().__init__(f"{shown} is not JSON: {reason} (line {line})" if line is not None else f"{shown}: {reason}")
+
+
 def parse_json(text: str, shown: str) -> Any:
+    """JSON text within MAX_JSON_DEPTH and Python's digit limit: NotJson (a ValueError, one line) otherwise."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{shown} is not JSON: {exc.msg} (line {exc.lineno})") from None
+        raise NotJson(shown, exc.msg, exc.lineno) from None
     except RecursionError:  # json's C scanner recurses per level, ~1,000 deep
-        raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep") from None
+        raise NotJson(shown, f"nested more than {MAX_JSON_DEPTH} levels deep") from None
     except ValueError:  # a whole number past Python's digit limit for converting text (4,300 by default)
-        raise ValueError(f"{shown}: a number of more than {sys.get_int_max_str_digits():,} digits") from None
+        raise NotJson(shown, f"a number of more than {sys.get_int_max_str_digits():,} digits") from None
     if json_depth(document) > MAX_JSON_DEPTH:
-        raise ValueError(f"{shown}: nested more than {MAX_JSON_DEPTH} levels deep")
+        raise NotJson(shown, f"nested more than {MAX_JSON_DEPTH} levels deep")
     return document
 
 

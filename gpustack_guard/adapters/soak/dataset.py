@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from dataclasses import dataclass
 
-from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
+from gpustack_guard.adapters.files.regular_file import NotJson, TooLarge, Unreadable, parse_json, read_regular
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.soak.load_model import SoakLimits
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_length_problem
@@ -103,17 +102,14 @@ def record_entry(record: object, default_output: int) -> WorkloadEntry | None:
 
 
 def _records(path: str, text: str) -> list[tuple[str, object]]:
-    """(where, record) of each record: one JSON list, or one JSON value a line."""
+    """(where, record) of each record: one JSON list, or one JSON value a line; read as every JSON file gsg
+    reads (parse_json: its depth and digit limits, one line for each)."""
     if text.lstrip().startswith("["):  # one JSON list (ShareGPT's own files)
         try:
-            records = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GsgError(f"not JSON: {exc.msg}", where=f"{path}:{exc.lineno}") from None
-        except RecursionError:
-            raise GsgError("not JSON: nested too deep", where=path) from None
-        except ValueError:  # an integer past Python's digit limit; its own wording differs between releases
-            raise GsgError(f"not JSON: a number of more than {sys.get_int_max_str_digits():,} digits",
-                           where=path) from None
+            records = parse_json(text, path)
+        except NotJson as exc:
+            raise GsgError(f"not JSON: {exc.reason}", where=path if exc.line is None else f"{path}:{exc.line}") \
+                from None
         return [(f"{path} record {n}", record) for n, record in enumerate(records, 1)]
     numbered = []
     # only '\n' ends a record: str.splitlines() also splits at U+2028, U+0085 and form feeds, which JSON strings
@@ -121,11 +117,14 @@ def _records(path: str, text: str) -> list[tuple[str, object]]:
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
-            numbered.append((f"{path}:{number}", json.loads(line)))
-        except (ValueError, RecursionError):
-            raise GsgError(f"not a JSON object; expected one record a line, e.g. {EXAMPLE}",
-                           where=f"{path}:{number}") from None
+            numbered.append((where, parse_json(line, where)))
+        except NotJson as exc:
+            # a line past the depth or digit limits says which limit, not "not a JSON object"
+            problem = f"not JSON: {exc.reason}" if exc.line is None else \
+                f"not a JSON object; expected one record a line, e.g. {EXAMPLE}"
+            raise GsgError(problem, where=where) from None
     return numbered
 
 

@@ -259,12 +259,18 @@ def ramp_seconds(round_seconds: float) -> float:
     return min(1.0, 0.1 * round_seconds)
 
 
+def gaps_held(results: list[RequestResult]) -> int:
+    """The inter-token gaps a round's results hold: what grows its memory (a float each, per token streamed)."""
+    return sum(len(r.gaps_s) for r in results)
+
+
 async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Callable[[int], Prompt], seconds: float,
                 max_requests: int | None, origin: float, timeout: float, ramp: float = 0.0,
                 results: list[RequestResult] | None = None,
-                clock: Callable[[], float] = time.perf_counter) -> list[RequestResult]:
-    """Keep one request in flight per client until `seconds` pass or `max_requests` started; then drain.
-    Stream k starts k/len(clients) of `ramp` seconds late.
+                clock: Callable[[], float] = time.perf_counter, max_gaps: int | None = None) -> list[RequestResult]:
+    """Keep one request in flight per client until `seconds` pass, `max_requests` started or the results hold
+    `max_gaps` inter-token gaps (the round's memory bound: the requests in flight then still finish, each adding
+    at most its max_tokens); then drain. Stream k starts k/len(clients) of `ramp` seconds late.
 
     One client (one connection) per stream: httpcore's shared pool assigns requests to connections in
     O(connections × requests) per event, which at 256 streams costs seconds of queueing (measured; see
@@ -276,18 +282,20 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
     next_index = 0
     refused_in_a_row = 0
     give_up = max(REFUSALS_END_ROUND, 3 * len(clients))  # a server that is gone: end the round, not hammer it
+    gaps = gaps_held(results)
 
     async def worker(k: int, client: httpx.AsyncClient) -> None:
-        nonlocal next_index, refused_in_a_row
+        nonlocal next_index, refused_in_a_row, gaps
         if ramp and k:
             await asyncio.sleep(ramp * k / len(clients))
         pause = BACKOFF_FIRST_S
         while clock() < deadline and (max_requests is None or next_index < max_requests) \
-                and refused_in_a_row < give_up:
+                and refused_in_a_row < give_up and (max_gaps is None or gaps < max_gaps):
             index = next_index
             next_index += 1
             outcome = await stream_one(client, target, prompts(index), origin, timeout, clock)
             results.append(outcome)
+            gaps += len(outcome.gaps_s)
             if outcome.ok:
                 refused_in_a_row, pause = 0, BACKOFF_FIRST_S
                 continue
@@ -325,25 +333,29 @@ class ClientPool:
 async def drive_open(pool: ClientPool, target: Target, prompts: Callable[[int], Prompt], offsets: list[float],
                      origin: float, timeout: float, max_in_flight: int,
                      results: list[RequestResult] | None = None,
-                     clock: Callable[[], float] = time.perf_counter) -> list[RequestResult]:
+                     clock: Callable[[], float] = time.perf_counter,
+                     max_gaps: int | None = None) -> list[RequestResult]:
     """Open loop: request i starts offsets[i] seconds after the call, whether or not earlier ones answered
     (a slow server meets more load, not less); then drain. An arrival that finds `max_in_flight` requests
     still running is not sent and counts as a failed request with that reason: the cap keeps a dead-slow
     server from growing gsg's connections without bound, and a rate the server cannot carry shows up.
-    REFUSALS_END_ROUND refused connections in a row stop the schedule (the server is gone)."""
+    REFUSALS_END_ROUND refused connections in a row stop the schedule (the server is gone), and so do `max_gaps`
+    inter-token gaps held (the round's memory bound, as in drive)."""
     start = clock()
     results = [] if results is None else results
     running: set[asyncio.Future] = set()
     refused_in_a_row = 0
+    gaps = gaps_held(results)
 
     async def one(index: int) -> None:
-        nonlocal refused_in_a_row
+        nonlocal refused_in_a_row, gaps
         client = await pool.acquire()
         try:
             outcome = await stream_one(client, target, prompts(index), origin, timeout, clock)
         finally:
             pool.release(client)
         results.append(outcome)
+        gaps += len(outcome.gaps_s)
         refused_in_a_row = refused_in_a_row + 1 if outcome.error == REFUSED else 0
 
     try:
@@ -351,7 +363,7 @@ async def drive_open(pool: ClientPool, target: Target, prompts: Callable[[int], 
             wait = start + offset - clock()
             if wait > 0:
                 await asyncio.sleep(wait)
-            if refused_in_a_row >= REFUSALS_END_ROUND:
+            if refused_in_a_row >= REFUSALS_END_ROUND or (max_gaps is not None and gaps >= max_gaps):
                 break
             if len(running) >= max_in_flight:
                 now = clock() - origin

@@ -62,6 +62,7 @@ class SoakPlan:
     max_error_rate: float = 0.05  # a sweep step with more failures does not meet the SLOs
     max_in_flight: int = 1024  # open loop's cap (SoakLimits.max_in_flight)
     max_stored_samples: int | None = None  # per-request samples kept over the whole run (None: none kept)
+    max_round_gaps: int | None = None  # a round's inter-token gaps held in memory (SoakLimits.max_round_gaps)
     uniform_draw: bool = False  # a dataset's records, drawn with equal chances (not weighed per request)
     dataset: Any = None  # the adapters.soak.dataset.Dataset replayed, for the report's settings
 
@@ -138,11 +139,12 @@ class _Watch:
         return self.during + ([self.idle] if self.idle else [])
 
     async def aggregate(self, index: int, started_s: float, seconds: float, results, lags=None,
-                        slos: tuple[Slo, ...] = (), sample_budget: int | None = None) -> RoundStats:
+                        slos: tuple[Slo, ...] = (), sample_budget: int | None = None,
+                        max_gaps: int | None = None) -> RoundStats:
         if self.scraper.active:
             self.idle = await self.scraper.scrape_once()
         stats = aggregate_round(index, started_s, seconds, results, self.during, self.idle, self.preemptions_before,
-                                lags, slos, sample_budget)
+                                lags, slos, sample_budget, max_gaps)
         counted = [s for s in self.snapshots if s.preemptions is not None]
         if counted:
             self.preemptions_before = counted[-1].preemptions
@@ -241,19 +243,20 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                     offsets = arrival_offsets(rate, plan.arrival, plan.round_seconds, plan.seed, index,
                                               plan.round_requests)
                     loads = [drive_open(ours_pool, plan.target, prompts, offsets, origin, plan.request_timeout,
-                                        plan.max_in_flight, ours_results, clock)]
+                                        plan.max_in_flight, ours_results, clock, plan.max_round_gaps)]
                     if plan.reference:
                         loads.append(drive_open(ref_pool, plan.reference, prompts, offsets, origin,
-                                                plan.request_timeout, plan.max_in_flight, clock=clock))
+                                                plan.request_timeout, plan.max_in_flight, clock=clock,
+                                                max_gaps=plan.max_round_gaps))
                 else:
                     ramp = plan.ramp_seconds if plan.ramp_seconds is not None else ramp_seconds(plan.round_seconds)
                     loads = [drive(ours_streams, plan.target, prompts,
                                    plan.round_seconds, plan.round_requests, origin, plan.request_timeout, ramp,
-                                   ours_results, clock)]
+                                   ours_results, clock, plan.max_round_gaps)]
                     if plan.reference:
                         loads.append(drive(ref_streams, plan.reference, prompts,
                                            plan.round_seconds, plan.round_requests, origin, plan.request_timeout,
-                                           ramp, clock=clock))
+                                           ramp, clock=clock, max_gaps=plan.max_round_gaps))
                 try:
                     results = await asyncio.gather(*loads)
                 finally:
@@ -265,9 +268,9 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
                     await ref_watch.stop()
                 seconds = clock() - started
                 stats = await ours_watch.aggregate(index, started - origin, seconds, results[0], lags, plan.slos,
-                                                   budget)
-                ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1]) \
-                    if plan.reference else None
+                                                   budget, plan.max_round_gaps)
+                ref_stats = await ref_watch.aggregate(index, started - origin, seconds, results[1],
+                                                      max_gaps=plan.max_round_gaps) if plan.reference else None
                 _label(stats, ref_stats, k < plan.warmup_rounds, step, concurrency, rate)
                 progress.rounds.append(stats)
                 progress.snapshots += ours_watch.snapshots

@@ -62,7 +62,7 @@ class RoundStats:
     host_total_bytes: float | None = None
     restarts: int = 0
     restart_at_s: list[float] = field(default_factory=list)  # when a scrape first saw each restart
-    scrapes: int = 0  # scrapes taken (while running and the idle one)
+    scrapes: int = 0  # scrapes of the endpoints that ran to the end (while running and the idle one; not cut short)
     scrape_errors: int = 0
     scrape_error_reasons: dict[str, int] = field(default_factory=dict)  # "<url>: HTTP 404" -> scrapes
     client_lag_p50_s: float | None = None  # how late gsg's own event loop woke up: a busy client inflates TTFT
@@ -87,6 +87,7 @@ class RoundStats:
     samples: dict | None = None  # per request, for redrawing the charts (see sample_table)
     samples_dropped_requests: int = 0  # past the stored-sample cap
     samples_cut_gaps: int = 0
+    gap_cap_hit: bool = False  # the round stopped starting requests at its cap of inter-token gaps held
 
     def figure(self, key: str) -> float | None:
         """A percentile by its SLO name: 'ttft_p99' -> ttft_p99_s."""
@@ -104,11 +105,13 @@ def _present(values: Iterable[_T | None]) -> list[_T]:
 def aggregate_round(index: int, started_s: float, seconds: float, results: list[RequestResult],
                     snapshots: list[Snapshot], idle: Snapshot | None = None,
                     preemptions_before: float | None = None, client_lags: list[float] | None = None,
-                    slos: tuple[Slo, ...] = (), sample_budget: int | None = None) -> RoundStats:
+                    slos: tuple[Slo, ...] = (), sample_budget: int | None = None,
+                    max_gaps: int | None = None) -> RoundStats:
     """One round's figures. `snapshots` were taken while it ran, `idle` once it drained; `preemptions_before`
     is the cumulative preemption count at the end of the previous round (None: first round or no counter).
     With `slos`, how many requests met them and which percentiles missed; with `sample_budget`, the
-    per-request samples kept (at most that many values)."""
+    per-request samples kept (at most that many values); with `max_gaps`, whether the round's requests reached
+    that many inter-token gaps (the load stopped starting requests there)."""
     ok = [r for r in results if r.ok]
     ttfts = _present(r.ttft_s for r in ok)
     gaps = [g for r in ok for g in r.gaps_s]
@@ -129,6 +132,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
         stats.slo_met_requests = sum(1 for r in results
                                      if request_meets(r.ok, r.ttft_s, r.gaps_s, r.finished - r.started, slos))
         stats.slo_misses = round_misses({s.key: stats.figure(s.key) for s in slos}, slos)
+    stats.gap_cap_hit = max_gaps is not None and sum(len(r.gaps_s) for r in results) >= max_gaps
     if sample_budget is not None:
         stats.samples, stats.samples_dropped_requests, stats.samples_cut_gaps = sample_table(results, sample_budget)
     stats.client_lag_p50_s = percentile(client_lags or [], 50)
@@ -164,9 +168,12 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.host_total_bytes = max(hosts) if hosts else None
     stats.restart_at_s = [s.t for s in every if s.restarted]
     stats.restarts = len(stats.restart_at_s)
-    stats.scrapes = sum(1 for s in every if not s.cut_short)
-    stats.scrape_errors = sum(len(s.errors) for s in every)
-    stats.scrape_error_reasons = dict(Counter(e for s in every for e in s.errors))
+    # a cut-short tick read --pid alone and is no scrape: its errors are no scrape's either (else a gone process
+    # showed in more scrapes than there were)
+    scraped = [s for s in every if not s.cut_short]
+    stats.scrapes = len(scraped)
+    stats.scrape_errors = sum(len(s.errors) for s in scraped)
+    stats.scrape_error_reasons = dict(Counter(e for s in scraped for e in s.errors))
     return stats
 
 

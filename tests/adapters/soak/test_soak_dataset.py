@@ -168,3 +168,34 @@ def test_a_dataset_that_grows_past_its_cap_while_read_is_refused(tmp_path, monke
     with pytest.raises(GsgError) as caught:
         load_dataset(path, 32, SoakLimits(max_dataset_bytes=50))
     assert str(caught.value) == f"{path}: 51 bytes, over the 50 a dataset may have (GSG_SOAK_MAX_DATASET_BYTES)"
+
+
+# read as every JSON file gsg reads (regular_file.parse_json): its limits, in a list and in a line alike
+_DEEP_RECORD = '{"prompt_tokens": 8, "extra": ' + "[" * 70 + "]" * 70 + "}"
+
+
+@pytest.mark.parametrize("record,reason", [
+    ('{"prompt_tokens": ' + "9" * 5000 + "}", "not JSON: a number of more than 4,300 digits"),
+    (_DEEP_RECORD, "not JSON: nested more than 64 levels deep"),  # json.loads alone read it
+    ('{"prompt_tokens": 8, "extra": ' + "[" * 5000 + "]" * 5000 + "}", "not JSON: nested more than 64 levels deep"),
+])
+def test_a_record_past_the_json_limits_is_named_with_its_line_and_limit(tmp_path, record, reason):
+    path = _write(tmp_path, ['{"prompt_tokens": 8, "output_tokens": 4}', record])
+    with pytest.raises(GsgError) as caught:
+        load_dataset(path, 32, LIMITS)
+    assert str(caught.value) == f"{path}:2: {reason}"  # was "not a JSON object; expected one record a line"
+
+
+@pytest.mark.parametrize("depth", [70, 5000])
+def test_a_json_list_nested_past_the_limit_is_named_with_the_limit(tmp_path, depth):
+    path = tmp_path / "deep.json"
+    path.write_text('[{"prompt_tokens": 8, "extra": ' + "[" * depth + "]" * depth + "}]", encoding="utf-8")
+    with pytest.raises(GsgError) as caught:
+        load_dataset(str(path), 32, LIMITS)
+    assert str(caught.value) == f"{path}: not JSON: nested more than 64 levels deep"
+
+
+def test_a_record_at_the_json_depth_limit_is_read(tmp_path):
+    # the record object is level 1: 63 arrays inside it make 64 levels
+    path = _write(tmp_path, ['{"prompt_tokens": 8, "output_tokens": 4, "extra": ' + "[" * 63 + "]" * 63 + "}"])
+    assert load_dataset(path, 32, LIMITS).entries == [WorkloadEntry(8, 4)]

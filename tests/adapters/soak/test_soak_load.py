@@ -11,9 +11,11 @@ from support.soak_fakes import SCENARIOS, FakeServer
 
 from gpustack_guard.adapters.soak.load import (
     MAX_USAGE_TOKENS,
+    ClientPool,
     Target,
     chat_completions_url,
     drive,
+    drive_open,
     make_client,
     stream_one,
 )
@@ -131,3 +133,39 @@ def test_a_usage_count_that_is_a_count_is_the_answers_tokens(count, tokens):
 def test_a_usage_count_that_is_no_count_is_a_malformed_answer_not_a_figure(count):
     result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
     assert (result.ok, result.error, result.output_tokens) == (False, "malformed stream chunk", 0)
+
+
+# a round's memory bound: the requests stop starting once the round holds max_gaps inter-token gaps
+@pytest.mark.parametrize("max_gaps,requests", [(None, 5), (7, 2), (8, 2), (9, 3), (12, 3), (13, 4)])
+def test_drive_stops_starting_requests_at_the_rounds_cap_of_gaps(max_gaps, requests):
+    async def go():
+        async with FakeServer(dataclasses.replace(SCENARIOS["stable"], ttft_s=0.01, itl_s=0.001)) as server, \
+                make_client(1, 5.0) as client:
+            t = Target("ours", chat_completions_url(server.url), "qwen3-8b")
+            # one stream, 5 tokens a request: 4 gaps each
+            return await drive([client], t, lambda i: make_prompt(1, i, 20, 5), 30.0, 5, 0.0, 5.0,
+                               max_gaps=max_gaps)
+    results = asyncio.run(go())
+    assert [len(r.gaps_s) for r in results] == [4] * requests
+
+
+@pytest.mark.parametrize("max_gaps,sent", [(None, 4), (4, 1), (5, 2), (8, 2), (9, 3)])
+def test_the_open_loop_schedule_stops_at_the_rounds_cap_of_gaps(max_gaps, sent):
+    async def go():
+        async with FakeServer(dataclasses.replace(SCENARIOS["stable"], ttft_s=0.01, itl_s=0.001)) as server:
+            pool = ClientPool(_client_maker())
+            t = Target("ours", chat_completions_url(server.url), "qwen3-8b")
+            # arrivals 0.15 s apart: each request has answered before the next is due
+            results = await drive_open(pool, t, lambda i: make_prompt(1, i, 20, 5), [0.0, 0.15, 0.3, 0.45], 0.0,
+                                       5.0, 8, max_gaps=max_gaps)
+            for client in pool.idle:
+                await client.aclose()
+            return results
+    results = asyncio.run(go())
+    assert [len(r.gaps_s) for r in results] == [4] * sent
+
+
+def _client_maker():
+    async def make():
+        return make_client(1, 5.0)
+    return make

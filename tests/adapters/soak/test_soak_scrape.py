@@ -197,3 +197,19 @@ def test_a_cut_short_tick_is_no_scrape_so_a_hung_endpoint_still_counts_as_failin
     stats = aggregate_round(0, 0.0, 2.0, [], [cut], idle)
     assert (stats.scrapes, stats.scrape_errors) == (1, 1)
     assert (stats.memory["pid_rss"], stats.idle_memory["pid_rss"]) == (100.0, 90.0)
+
+
+def test_a_cut_short_tick_adds_no_scrape_error_so_errors_never_outnumber_scrapes():
+    # the process gone: every tick reads no memory, the cut-short one too; counting its error as a scrape's
+    # while not counting the tick itself read "--pid 7: no such process in 3 of 2 scrapes"
+    from gpustack_guard.core.soak.metrics import Snapshot
+    from gpustack_guard.core.soak.rounds import aggregate_round
+    from gpustack_guard.core.soak.verdict import classify
+
+    gone = ("--pid 7: no such process",)
+    during = [Snapshot(t=0.2, errors=gone), Snapshot(t=1.2, errors=gone, cut_short=True)]
+    stats = aggregate_round(0, 0.0, 2.0, [], during, Snapshot(t=2.5, errors=gone))
+    assert (stats.scrapes, stats.scrape_errors, stats.scrape_error_reasons) == (2, 2, {gone[0]: 2})
+    warnings = classify([stats], None).warnings
+    assert warnings == ["--pid 7: no such process in 2 of 2 scrapes: the verdict is drawn without what it "
+                        "should have shown"]

@@ -174,3 +174,14 @@ def test_limits_come_from_the_environment_and_refuse_nonsense():
     for bad in ("0", "-3", "1.5", "lots"):
         with pytest.raises(ValueError, match=f"GSG_SOAK_MAX_DATASET_BYTES must be a positive whole number, not '{bad}'"):
             SoakLimits.from_env({"GSG_SOAK_MAX_DATASET_BYTES": bad})
+
+
+def test_a_rounds_cap_of_inter_token_gaps_is_a_named_limit_and_is_reported_when_reached():
+    from gpustack_guard.core.soak.rounds import RequestResult, aggregate_round
+
+    assert SoakLimits().max_round_gaps == 4_000_000
+    assert SoakLimits.from_env({"GSG_SOAK_MAX_ROUND_GAPS": "1000"}).max_round_gaps == 1000
+    # a failed request's gaps are held in memory too: they count
+    results = [RequestResult(0.0, 1.0, True, 0.1, [0.01] * 7), RequestResult(0.5, 1.0, False, 0.1, [0.02] * 5)]
+    hit = [aggregate_round(0, 0.0, 2.0, results, [], max_gaps=cap).gap_cap_hit for cap in (None, 11, 12, 13)]
+    assert hit == [False, True, True, False]
