@@ -79,8 +79,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
-        nccl_p2p_disabled=_nccl_switch_on(env.get(P.NCCL_P2P_DISABLE_ENV)),
-        nccl_nvls_disabled=_nccl_switch_off(env.get(P.NCCL_NVLS_ENABLE_ENV)),
+        nccl_p2p_disabled=_nccl_number(env.get(P.NCCL_P2P_DISABLE_ENV)) not in (None, 0),
+        nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -165,21 +165,14 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
         settings["max_cudagraph_capture_size"] = max_capture_flag
     return settings
 
-def _nccl_switch_off(value: str | None) -> bool:
-    """A switch NCCL turns on by default (NCCL_NVLS_ENABLE) is off only when set to the number 0."""
-    try:
-        return value is not None and int(str(value).strip()) == 0
-    except ValueError:
-        return False
 
-
-def _nccl_switch_on(value: str | None) -> bool:
-    """NCCL reads its integer switches as numbers: any value but 0 turns one on ("1", "2"); unset, empty, 0 or
-    text that is not a number leaves it off."""
+def _nccl_number(value: str | None) -> int | None:
+    """NCCL reads its integer switches as numbers: the number set, None when unset, empty or text that is not a
+    number (NCCL's default then). NCCL_P2P_DISABLE is on for any number but 0, NCCL_NVLS_ENABLE off only at 0."""
     try:
-        return int(str(value).strip()) != 0 if value is not None else False
+        return int(str(value).strip()) if value is not None else None
     except ValueError:
-        return False
+        return None
 
 
 def _json_object(key: str, text: str) -> dict:
