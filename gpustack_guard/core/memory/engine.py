@@ -115,8 +115,9 @@ def capture_size_list(key: str, text: str | None, raw: object = None) -> tuple[i
             size = item if isinstance(item, int) and not isinstance(item, bool) else int(str(item).strip())
         except ValueError:
             raise EF.FlagValueError(key, text, f"{item!r} is not a whole number") from None
-        if size < 1:
-            raise EF.FlagValueError(key, text, f"capture sizes are at least 1, not {size}")
+        if not 1 <= size <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, text, f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit), "
+                                               f"not {size:,}")
         sizes.append(size)
     if not sizes:
         raise EF.FlagValueError(key, text, "needs at least one capture size")
@@ -148,8 +149,9 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
             settings["cudagraph_capture_sizes"] = capture_size_list(key, text, raw)
         largest = config.get("max_cudagraph_capture_size")
         if largest is not None:
-            if isinstance(largest, bool) or not isinstance(largest, int) or largest < 1:
-                raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number of at least 1")
+            if isinstance(largest, bool) or not isinstance(largest, int) or not 1 <= largest <= P.CAPTURE_SIZE_LIMIT:
+                raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number from 1 to "
+                                                   f"{P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
             settings["max_cudagraph_capture_size"] = largest
     for flag, field in (("cudagraph-capture-sizes", "cudagraph_capture_sizes"),
                         ("cuda-graph-sizes", "cuda_graph_sizes")):
@@ -162,6 +164,9 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
         if settings.get("max_cudagraph_capture_size") is not None:
             raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag), "the compilation config "
                                     "sets max_cudagraph_capture_size too; vLLM refuses both (mutually exclusive)")
+        if max_capture_flag > P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag),
+                                    f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
         settings["max_cudagraph_capture_size"] = max_capture_flag
     return settings
 

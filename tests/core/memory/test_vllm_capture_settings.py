@@ -131,7 +131,15 @@ def test_flags_are_read(flags, field, value):
 
 @pytest.mark.parametrize("flags,message", [
     ({"cudagraph-capture-sizes": "1 x"}, "--cudagraph-capture-sizes '1 x': 'x' is not a whole number"),
-    ({"cuda-graph-sizes": "0"}, "--cuda-graph-sizes '0': capture sizes are at least 1, not 0"),
+    ({"cuda-graph-sizes": "0"}, "--cuda-graph-sizes '0': capture sizes are 1 to 1,048,576 (gsg's limit), not 0"),
+    # one size is expanded into every multiple of 8 (0.10.1-0.11.0) or 16 below it: bounded, or the list is too
+    ({"cuda-graph-sizes": "1048577"}, "capture sizes are 1 to 1,048,576 (gsg's limit), not 1,048,577"),
+    ({"cudagraph-capture-sizes": "8 1000000000"}, "capture sizes are 1 to 1,048,576 (gsg's limit), not 1,000,000,000"),
+    ({"cc": '{"cudagraph_capture_sizes": [8, 1048577]}'}, "capture sizes are 1 to 1,048,576 (gsg's limit)"),
+    ({"max-cudagraph-capture-size": "1048577"}, "--max-cudagraph-capture-size '1048577': capture sizes are 1 to "
+                                                "1,048,576 (gsg's limit)"),
+    ({"cc": '{"max_cudagraph_capture_size": 1048577}'}, "max_cudagraph_capture_size is not a whole number from 1 "
+                                                        "to 1,048,576 (gsg's limit)"),
     ({"cudagraph-capture-sizes": "[]"}, "--cudagraph-capture-sizes '[]': needs at least one capture size"),
     ({"max-cudagraph-capture-size": "0"}, "--max-cudagraph-capture-size '0': vLLM 0.11.0 accepts a whole number ≥ 1, not 0"),
     ({"cc": '{"cudagraph_mode": "SOME"}'}, "cudagraph_mode 'SOME' is none of NONE, PIECEWISE, FULL"),
@@ -164,3 +172,14 @@ def test_verify_passes_the_printed_capture_settings_on():
                         "max_num_seqs=None)"], "vllm")
     assert log.args["cuda_graph_sizes"] == []
     assert not any(flag.startswith("--cuda-graph-sizes") for flag in C.backend_args(log))
+
+
+@pytest.mark.parametrize("version,flags,piecewise", [
+    # the limit itself is estimated, at once: cut to the batched tokens, as vLLM cuts it
+    ("0.11.0", {"cuda-graph-sizes": "1048576", "max-num-batched-tokens": "1048576"}, 3 + 131_072),
+    ("0.19.0", {"max-cudagraph-capture-size": "1048576", "max-num-batched-tokens": "1048576"},
+     3 + 31 + (1_048_576 - 256) // 16 + 1),
+])
+def test_a_capture_size_at_the_limit_is_estimated(version, flags, piecewise):
+    cfg = vllm_config(flags, Policy(), version=version)
+    assert graph_plan(P.vllm_profile(version), cfg, 1024, 1_048_576).piecewise == piecewise
