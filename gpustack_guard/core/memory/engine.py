@@ -79,8 +79,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
         fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
-        nccl_p2p_disabled=_nccl_switch_on(env.get(P.NCCL_P2P_DISABLE_ENV)),
-        nccl_nvls_disabled=_nccl_switch_off(env.get(P.NCCL_NVLS_ENABLE_ENV)),
+        nccl_p2p_disabled=_nccl_number(env.get(P.NCCL_P2P_DISABLE_ENV)) not in (None, 0),
+        nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -115,8 +115,9 @@ def capture_size_list(key: str, text: str | None, raw: object = None) -> tuple[i
             size = item if isinstance(item, int) and not isinstance(item, bool) else int(str(item).strip())
         except ValueError:
             raise EF.FlagValueError(key, text, f"{item!r} is not a whole number") from None
-        if size < 1:
-            raise EF.FlagValueError(key, text, f"capture sizes are at least 1, not {size}")
+        if not 1 <= size <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, text, f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit), "
+                                               f"not {size:,}")
         sizes.append(size)
     if not sizes:
         raise EF.FlagValueError(key, text, "needs at least one capture size")
@@ -148,8 +149,9 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
             settings["cudagraph_capture_sizes"] = capture_size_list(key, text, raw)
         largest = config.get("max_cudagraph_capture_size")
         if largest is not None:
-            if isinstance(largest, bool) or not isinstance(largest, int) or largest < 1:
-                raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number of at least 1")
+            if isinstance(largest, bool) or not isinstance(largest, int) or not 1 <= largest <= P.CAPTURE_SIZE_LIMIT:
+                raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number from 1 to "
+                                                   f"{P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
             settings["max_cudagraph_capture_size"] = largest
     for flag, field in (("cudagraph-capture-sizes", "cudagraph_capture_sizes"),
                         ("cuda-graph-sizes", "cuda_graph_sizes")):
@@ -162,24 +164,20 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
         if settings.get("max_cudagraph_capture_size") is not None:
             raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag), "the compilation config "
                                     "sets max_cudagraph_capture_size too; vLLM refuses both (mutually exclusive)")
+        if max_capture_flag > P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag),
+                                    f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
         settings["max_cudagraph_capture_size"] = max_capture_flag
     return settings
 
-def _nccl_switch_off(value: str | None) -> bool:
-    """A switch NCCL turns on by default (NCCL_NVLS_ENABLE) is off only when set to the number 0."""
-    try:
-        return value is not None and int(str(value).strip()) == 0
-    except ValueError:
-        return False
 
-
-def _nccl_switch_on(value: str | None) -> bool:
-    """NCCL reads its integer switches as numbers: any value but 0 turns one on ("1", "2"); unset, empty, 0 or
-    text that is not a number leaves it off."""
+def _nccl_number(value: str | None) -> int | None:
+    """NCCL reads its integer switches as numbers: the number set, None when unset, empty or text that is not a
+    number (NCCL's default then). NCCL_P2P_DISABLE is on for any number but 0, NCCL_NVLS_ENABLE off only at 0."""
     try:
-        return int(str(value).strip()) != 0 if value is not None else False
+        return int(str(value).strip()) if value is not None else None
     except ValueError:
-        return False
+        return None
 
 
 def _json_object(key: str, text: str) -> dict:

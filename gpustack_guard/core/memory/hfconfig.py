@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
-from gpustack_guard.core.memory.vision import vision_tower
+from gpustack_guard.core.memory.vision import vision_tower, vit_shape
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
            "fp16": "float16", "half": "float16", "float": "float32"}
@@ -331,6 +331,10 @@ def checked_facts(facts: ModelFacts) -> ModelFacts:
     if facts.compress_ratios and (len(facts.compress_ratios) > 2 * _AT_MOST["num_hidden_layers"]
                                   or any(r < 0 or r > MAX_CONFIG_COUNT for r in facts.compress_ratios)):
         raise BadConfig("'compress_ratios' must hold at most 2,000 whole numbers >= 0")
+    # vision_config's depth and width, multiplied into SGLang's ViT complexity as a float
+    for name, value in zip(("num_hidden_layers", "hidden_size"), facts.vit_shape or ()):
+        if value > MAX_CONFIG_COUNT:
+            raise BadConfig(f"vision_config '{name}' {value:,} is outside 1..{MAX_CONFIG_COUNT:,}")
     return facts
 
 
@@ -354,22 +358,6 @@ def facts_from_config(config: dict, source: str) -> ModelFacts:
         raise BadConfig(f"{source}: {exc}") from None
     except (TypeError, ValueError, AttributeError, ArithmeticError, LookupError) as exc:  # a wrong shape, a 0
         raise BadConfig(f"{source}: unreadable value ({type(exc).__name__}: {str(exc)[:120]})") from None
-
-
-def _vit_shape(config: dict) -> tuple[int, int] | None:
-    """vision_config's depth and width as SGLang reads them (server_args.py@0.4.10 adjust_mem_fraction_for_vlm:
-    getattr(vision_config, "num_hidden_layers", 24), getattr(..., "hidden_size", 1024)); None without one."""
-    vision = config.get("vision_config")
-    if not isinstance(vision, dict):
-        return None
-
-    def whole(key: str, default: int) -> int:
-        value = vision.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_CONFIG_COUNT:
-            return value
-        return default
-
-    return whole("num_hidden_layers", 24), whole("hidden_size", 1024)
 
 
 def _facts(config: dict, source: str) -> ModelFacts:
@@ -418,7 +406,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,
-        vit_shape=_vit_shape(top),
+        vit_shape=vit_shape(top),
         tie_word_embeddings=bool(config.get("tie_word_embeddings", kind in _TIED_BY_DEFAULT)),
         num_experts=experts,
         shared_expert_intermediate_size=shared,

@@ -867,6 +867,10 @@ CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 #   PIECEWISE or FULL one graph per size, FULL_DECODE_ONLY a FULL graph per size up to max_num_seqs only, and
 #   FULL_AND_PIECEWISE both (v1/cudagraph_dispatcher.py@v0.10.1 .. @v0.16.0 initialize_cudagraph_keys).
 CAPTURE_SETTINGS_RULES = ("v1-8step", "v1")
+# gsg's bound on a capture size a deployment sets (--cudagraph-capture-sizes, --cuda-graph-sizes,
+# --max-cudagraph-capture-size, the compilation config's): the size lists are built one entry per 8 or 16 tokens,
+# so an unbounded size is an unbounded list. vLLM sets none; 2**20 tokens is 64 x the largest default batch.
+CAPTURE_SIZE_LIMIT = 2**20
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 CUDAGRAPH_MODE_NUMBERS = {0: "NONE", 1: "PIECEWISE", 2: "FULL"}  # the enum's plain values, as 0.10.x logs print them
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)

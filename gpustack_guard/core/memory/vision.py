@@ -54,18 +54,42 @@ def qwen_vl_encoder(v: dict, family: str, *, width_key: str, default_width: int,
 
 def _get(config: dict, key: str, default):
     """A vision_config value of the default's kind: a string or a bool where a number belongs would repeat text
-    or pass as 1 in the products below (a hostile "depth": "0" times a 2**31 width is gigabytes of text)."""
+    or pass as 1 in the products below (a hostile "depth": "0" times a 2**31 width is gigabytes of text). Where the
+    default is a positive number (a size, a count, a ratio) the value must be positive too: a 0 patch or merge size
+    divides by zero, a negative width makes negative bytes."""
     value = config.get(key)
     if value is None:
         return default
     if isinstance(default, (int, float)) and not isinstance(default, bool):
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not number or (isinstance(default, int) and not isinstance(value, int)) or not math.isfinite(value):
+        if not number or (isinstance(default, int) and not isinstance(value, int)) or \
+                (isinstance(value, float) and not math.isfinite(value)):  # an int past a float's range is finite
             raise ValueError(f"vision_config '{key}' must be a {'whole ' if isinstance(default, int) else ''}"
                              f"number, not {str(value)[:40]!r}")
+        if default > 0 and value <= 0:
+            raise ValueError(f"vision_config '{key}' must be above 0, not {value}")
     elif isinstance(default, list) and not isinstance(value, list):
         raise ValueError(f"vision_config '{key}' must be a list, not {str(value)[:40]!r}")
     return value
+
+
+def vit_shape(config: dict) -> tuple[int, int] | None:
+    """vision_config's depth and width as SGLang reads them (server_args.py@0.4.10 adjust_mem_fraction_for_vlm:
+    getattr(vision_config, "num_hidden_layers", 24), getattr(..., "hidden_size", 1024)); None without one."""
+    vision = config.get("vision_config")
+    if not isinstance(vision, dict):
+        return None
+    return _get(vision, "num_hidden_layers", 24), _get(vision, "hidden_size", 1024)
+
+
+def _layer_indexes(config: dict, key: str, default: list[int]) -> list[int]:
+    """A list of ViT block indexes (Qwen3-VL's deepstack_visual_indexes): whole numbers from 0."""
+    indexes = _get(config, key, default)
+    for index in indexes:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise ValueError(f"vision_config '{key}' must hold block indexes (whole numbers from 0), "
+                             f"not {str(index)[:40]!r}")
+    return indexes
 
 
 def _vit_layer(hidden: int, inter: int, *, gated: bool, bias: bool, norms: int) -> int:
@@ -114,7 +138,7 @@ def qwen3_vl(v: dict) -> int:
     patch = chans * _get(v, "temporal_patch_size", 2) * _get(v, "patch_size", 16) ** 2 * hidden + hidden
     position = _get(v, "num_position_embeddings", 2304) * hidden
     block = _vit_layer(hidden, _get(v, "intermediate_size", 4304), gated=False, bias=True, norms=4 * hidden)
-    deepstack = len(_get(v, "deepstack_visual_indexes", [8, 16, 24]))
+    deepstack = len(_layer_indexes(v, "deepstack_visual_indexes", [8, 16, 24]))
     wide = hidden * merge * merge
     return patch + position + depth * block + _merger(hidden, merge, out, 2 * hidden) + \
         deepstack * _merger(hidden, merge, out, 2 * wide)
@@ -127,9 +151,9 @@ def qwen3_vl_encoder(v: dict, family: str, text_hidden: int) -> EncoderDummy:
     deepstack_feature_lists, dim=1)), and the features merged so far stay allocated through the later blocks."""
     merge, depth = _get(v, "spatial_merge_size", 2), _get(v, "depth", 27)
     out_width = _get(v, "out_hidden_size", text_hidden)
-    indexes = _get(v, "deepstack_visual_indexes", [8, 16, 24])
+    indexes = _layer_indexes(v, "deepstack_visual_indexes", [8, 16, 24])
     # a feature is merged after its block runs, so the last block runs beside those of earlier blocks
-    beside_last = sum(1 for i in indexes if isinstance(i, int) and not isinstance(i, bool) and i < depth - 1)
+    beside_last = sum(1 for i in indexes if i < depth - 1)
     enc = qwen_vl_encoder(v, family, width_key="hidden_size", default_width=1152,
                           inter=_get(v, "intermediate_size", 4304), gated=False, default_patch=16,
                           out_width=out_width, max_pixels=P.QWEN3_VL_MAX_PIXELS)

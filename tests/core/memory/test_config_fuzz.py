@@ -34,8 +34,9 @@ EXAMPLES = int(os.environ.get("GSG_FUZZ_EXAMPLES", "150"))  # more for a local s
 @settings(max_examples=EXAMPLES, deadline=2000, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(base=st.sampled_from(range(len(BASES))), changes=st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=4),
-       vision=st.dictionaries(st.sampled_from(["depth", "hidden_size", "intermediate_size", "patch_size",
-                                               "spatial_merge_size", "out_hidden_size"]), VALUES, max_size=2))
+       vision=st.dictionaries(st.sampled_from(["depth", "num_hidden_layers", "hidden_size", "intermediate_size",
+                                               "patch_size", "spatial_merge_size", "out_hidden_size"]), VALUES,
+                              max_size=2))
 def test_no_config_value_escapes_as_another_error(base, changes, vision):
     config = {**BASES[base], **changes}
     if vision and isinstance(config.get("vision_config"), dict):

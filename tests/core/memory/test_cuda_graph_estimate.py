@@ -13,14 +13,15 @@ from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
     estimate_vllm,
     estimated_graph_memory,
-    graph_counts,
+    graph_plan,
 )
 from gpustack_guard.core.units import GiB
 
 
-def plan_of(sizes: list[int], full: int) -> GraphPlan:
-    """The default FULL_AND_PIECEWISE capture: a PIECEWISE graph per size and `full` FULL ones."""
-    return GraphPlan("FULL_AND_PIECEWISE", len(sizes), full, max(sizes))
+def default_plan(version: str, seqs: int, batched: int) -> GraphPlan:
+    """The graphs a release captures at its default capture settings."""
+    return graph_plan(P.vllm_profile(version), VllmConfig(), seqs, batched)
+
 
 @pytest.mark.parametrize("seqs,batched,piecewise,full,largest", [
     (256, 8192, 51, 35, 512),   # Qwen3-0.6B w4a16, 0.19.0: "PIECEWISE=51 (largest=512), FULL=35 (largest=256)"
@@ -29,13 +30,11 @@ def plan_of(sizes: list[int], full: int) -> GraphPlan:
     (4, 2048, 4, 3, 8),         # small max_num_seqs: sizes up to 2 x seqs (1, 2, 4, 8), FULL up to seqs
 ])
 def test_graph_counts_match_the_logged_profiling_line(seqs, batched, piecewise, full, largest):
-    sizes, full_graphs = graph_counts(P.vllm_profile("0.20.0"), seqs, batched)
-    assert (len(sizes), full_graphs, max(sizes)) == (piecewise, full, largest)
+    assert default_plan("0.20.0", seqs, batched) == GraphPlan("FULL_AND_PIECEWISE", piecewise, full, largest)
 
 
 def test_one_graph_set_has_no_full_graphs():
-    sizes, full = graph_counts(P.vllm_profile("0.9.0"), 256, 8192)  # V1 0.8-0.10: piecewise only
-    assert (len(sizes), full) == (35, 0)
+    assert default_plan("0.9.0", 256, 8192) == GraphPlan("PIECEWISE", 35, 0, 256)  # V1 0.8-0.10: piecewise only
 
 
 @pytest.mark.parametrize("model,seqs,batched,logged_gib,tolerance", [
@@ -45,24 +44,23 @@ def test_one_graph_set_has_no_full_graphs():
 ])
 def test_estimate_follows_the_logged_estimate(model, seqs, batched, logged_gib, tolerance):
     facts = catalog_facts(model)
-    sizes, full = graph_counts(P.vllm_profile("0.20.0"), seqs, batched)
     assert facts.num_hidden_layers is not None
-    got = estimated_graph_memory(facts, 1, plan_of(sizes, full), facts.num_hidden_layers) / GiB
+    got = estimated_graph_memory(facts, 1, default_plan("0.20.0", seqs, batched), facts.num_hidden_layers) / GiB
     assert abs(got - logged_gib) / logged_gib <= tolerance, got
 
 
 def test_exact_bytes_and_the_parts_they_are_made_of():
     facts = catalog_facts("Qwen/Qwen2.5-7B")  # 28 layers, intermediate 18,944, hidden 3,584
-    sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
+    plan = default_plan("0.20.0", 128, 2048)
     per_graph = 28 * (90 * 1024 + 8 * 18_944)
     first = per_graph + 256 * (2 * 18_944 + 4 * 3_584) * 2
-    assert estimated_graph_memory(facts, 1, plan_of(sizes, full), 28) == first + (34 + 18) * per_graph == 388_407_296
+    assert estimated_graph_memory(facts, 1, plan, 28) == first + (34 + 18) * per_graph == 388_407_296
     # tensor parallelism splits the MLP width each rank's graphs are built over
     per_rank = 28 * (90 * 1024 + 8 * 18_944 // 2)
-    assert estimated_graph_memory(facts, 2, plan_of(sizes, full), 28) == \
+    assert estimated_graph_memory(facts, 2, plan, 28) == \
         per_rank + 256 * (18_944 + 4 * 3_584) * 2 + 52 * per_rank
     # a stage of a few layers still pays the source's 1 MiB floor per graph
-    assert estimated_graph_memory(facts, 1, plan_of([1, 2], 2), 1) == 1024 * 1024 + 2 * (2 * 18_944 + 4 * 3_584) * 2 + \
+    assert estimated_graph_memory(facts, 1, GraphPlan("FULL_AND_PIECEWISE", 2, 2, 2), 1) == 1024 * 1024 + 2 * (2 * 18_944 + 4 * 3_584) * 2 + \
         2 * 1024 * 1024
 
 
@@ -99,11 +97,11 @@ def test_a_72b_at_tp2_on_0_19_pays_the_estimate_per_rank_and_its_warm_up_fits():
     facts = catalog_facts("Qwen/Qwen2.5-72B")
     cfg = VllmConfig(gpu_memory_utilization=0.95, max_model_len=8192, tensor_parallel_size=2)
     est = estimate_vllm(facts, 81559 * 1024**2, cfg, version="0.19.0", gpu_name="NVIDIA H100 80GB HBM3")
-    sizes, full = graph_counts(P.vllm_profile("0.19.0"), 1024, 8192)
+    plan = default_plan("0.19.0", 1024, 8192)
     per_graph = 80 * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * 14_784)
     first = per_graph + 512 * (2 * 14_784 + 4 * 8_192) * 2
-    assert (len(sizes), full) == (51, 51)
-    assert est.cuda_graphs == estimated_graph_memory(facts, 2, plan_of(sizes, full), 80) == first + 100 * per_graph
+    assert (plan.piecewise, plan.full) == (51, 51)
+    assert est.cuda_graphs == estimated_graph_memory(facts, 2, plan, 80) == first + 100 * per_graph
     assert est.cuda_graphs == 1_764_122_624  # 16,834,560 B per graph; first capture 80,666,624 B
     assert est.verdict == "fits"
     # 1.18 GiB of room for the warm-up (the flat figure left 0.12 GiB)
@@ -115,6 +113,5 @@ def test_pipeline_stages_estimate_their_own_layers():
     cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=4096, max_num_seqs=128, max_num_batched_tokens=2048,
                      pipeline_parallel_size=2, pp_layer_partition="10,18", distributed_executor_backend="ray")
     est = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
-    sizes, full = graph_counts(P.vllm_profile("0.20.0"), 128, 2048)
     assert [s["cuda_graphs"] for s in est.extra["stages"]] == \
-        [estimated_graph_memory(facts, 1, plan_of(sizes, full), n) for n in (10, 18)]
+        [estimated_graph_memory(facts, 1, default_plan("0.20.0", 128, 2048), n) for n in (10, 18)]

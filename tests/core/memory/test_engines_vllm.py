@@ -1051,3 +1051,30 @@ def test_moe_estimate_shows_the_derived_rule_and_drops_the_calibration():
 def test_fused_moe_chunk_was_65536_before_0_6():
     assert [V.fused_moe_chunk(v) for v in ("0.5.4", "0.6.0", "0.11.2", "0.12.0", "0.18.0")] == \
         [65_536, 32_768, 32_768, 16_384, None]
+
+
+def test_the_moe_forward_leaves_the_logits_to_the_phase_that_computes_them():
+    """The derived MoE forward holds no logits (profiles.VLLM_MOE_FORWARD_SOURCES): the V1 alpha's logits step and
+    V0's dummy sampler count them, each once. Mixtral-8x7B at TP 2, 8,192 batched tokens, 256 sequences, H100."""
+    facts = catalog_facts("mistralai/Mixtral-8x7B-v0.1")  # vocabulary 32,000 (a multiple of 64), hidden 4,096
+
+    def run(version: str, env: str | None):
+        cfg = VllmConfig(use_v1_env=env, max_model_len=4096, max_num_batched_tokens=8192, max_num_seqs=256,
+                         tensor_parallel_size=2)
+        return estimate_vllm(facts, 80 * GiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3"), cfg
+
+    # 0.7.1 alpha: every batched row's logits, rank 0's 16,000-wide shard + two gathered shards + their cat
+    alpha, cfg = run("0.7.1", "1")
+    logits = 8192 * 4096 * 2 + 8192 * 16_000 * 2 * (1 + 2 * 2)
+    moe = V.activation_peak(facts, 8192, 256, 2, cfg, True, chunk=32_768, form="moe-piecewise-inductor")
+    assert (moe, logits) == (939_920_384, 1_377_828_864)
+    assert alpha.extra["forward_peak"] == alpha.activation == logits and alpha.extra["sampler_peak"] == 0
+    # 0.7.3 alpha: 256 rows of logits, below the experts' step (+ the H100's 32 MiB cuBLAS workspace)
+    alpha_seqs, _ = run("0.7.3", "1")
+    assert alpha_seqs.extra["forward_peak"] == moe + 32 * MiB == 973_474_816
+    # V0 at 0.7.3: eager with cache1/2/3 apart; the logits are in its sampler phase (fp32 sort of 256 rows, 38 B
+    # an entry, beside the batch's hidden states), not in the forward
+    v0, cfg0 = run("0.7.3", None)
+    eager = V.activation_peak(facts, 8192, 256, 2, cfg0, True, chunk=32_768, form="moe-eager-caches-apart")
+    assert v0.extra["forward_peak"] == eager + 32 * MiB == 1_074_138_112
+    assert v0.extra["sampler_peak"] == 8192 * 4096 * 2 + 256 * 32_000 * 38 == 378_404_864

@@ -44,8 +44,12 @@ QWEN25_VL = {**LLAMA, "model_type": "qwen2_5_vl", "vision_config": {"depth": 32,
 
 @pytest.mark.parametrize("change, message", [
     ({"depth": "x"}, "vision_config 'depth' must be a whole number, not 'x'"),
-    ({"patch_size": 0}, "unreadable value (ZeroDivisionError"),
-    ({"spatial_merge_size": 0}, "unreadable value (ZeroDivisionError"),
+    # a 0 patch or merge size divides by zero, a negative width books negative bytes: every size is above 0
+    ({"patch_size": 0}, "vision_config 'patch_size' must be above 0, not 0"),
+    ({"spatial_merge_size": 0}, "vision_config 'spatial_merge_size' must be above 0, not 0"),
+    ({"patch_size": -14}, "vision_config 'patch_size' must be above 0, not -14"),
+    ({"out_hidden_size": -4096}, "vision_config 'out_hidden_size' must be above 0, not -4096"),
+    ({"temporal_patch_size": 0}, "vision_config 'temporal_patch_size' must be above 0, not 0"),
     ({"depth": 10**12}, "'vision_params' 19,"),
     ({"depth": "0", "intermediate_size": 2**31}, "vision_config 'depth' must be a whole number, not '0'"),
     ({"depth": True}, "vision_config 'depth' must be a whole number, not 'True'"),
@@ -60,3 +64,51 @@ def test_a_hostile_vision_config_is_named(change, message):
 def test_the_limits_themselves_are_accepted():
     facts = facts_from_config({**LLAMA, "num_hidden_layers": 1000, "vocab_size": 10**9}, "config:x.json")
     assert (facts.num_hidden_layers, facts.vocab_size) == (1000, 10**9)
+
+
+QWEN3_VL = {"model_type": "qwen3_vl", "text_config": {**LLAMA, "model_type": "qwen3_vl_text"},
+            "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_size": 1152,
+                              "intermediate_size": 4304, "out_hidden_size": 4096, "patch_size": 16,
+                              "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3}}
+
+
+@pytest.mark.parametrize("change, message", [
+    # the DeepStack features held beside the ViT blocks (vision.qwen3_vl_encoder) and their count
+    ({"deepstack_visual_indexes": ["8"]}, "'deepstack_visual_indexes' must hold block indexes (whole numbers from "
+                                          "0), not '8'"),
+    ({"deepstack_visual_indexes": [-1]}, "'deepstack_visual_indexes' must hold block indexes (whole numbers from "
+                                         "0), not '-1'"),
+    ({"deepstack_visual_indexes": [True]}, "'deepstack_visual_indexes' must hold block indexes"),
+    ({"deepstack_visual_indexes": 3}, "vision_config 'deepstack_visual_indexes' must be a list, not '3'"),
+    ({"out_hidden_size": 0}, "vision_config 'out_hidden_size' must be above 0, not 0"),
+    ({"depth": -27}, "vision_config 'depth' must be above 0, not -27"),
+    # SGLang's ViT complexity (ModelFacts.vit_shape): layers x width^2, as a float
+    ({"num_hidden_layers": 0}, "vision_config 'num_hidden_layers' must be above 0, not 0"),
+    ({"num_hidden_layers": "24"}, "vision_config 'num_hidden_layers' must be a whole number, not '24'"),
+    ({"num_hidden_layers": 10**400}, "vision_config 'num_hidden_layers' 1"),
+    ({"num_hidden_layers": 10**9 + 1}, "vision_config 'num_hidden_layers' 1,000,000,001 is outside 1..1,000,000,000"),
+    ({"hidden_size": -1152}, "vision_config 'hidden_size' must be above 0, not -1152"),
+])
+def test_a_hostile_qwen3_vl_vision_config_is_named(change, message):
+    config = {**QWEN3_VL, "vision_config": {**QWEN3_VL["vision_config"], **change}}
+    with pytest.raises(BadConfig, match="^config:x.json: ") as caught:
+        facts_from_config(config, "config:x.json")
+    assert message in str(caught.value)
+
+
+def test_vision_limits_themselves_are_accepted():
+    config = {**QWEN3_VL, "vision_config": {**QWEN3_VL["vision_config"], "num_hidden_layers": 10**9,
+                                            "deepstack_visual_indexes": [0]}}
+    facts = facts_from_config(config, "config:x.json")
+    assert facts.vit_shape == (10**9, 1152)
+    assert facts.vision_encoder is not None and facts.vision_encoder.output_streams == 2
+
+
+@pytest.mark.parametrize("tokens", [0, -256])
+def test_gemma3_image_tokens_below_one_are_named_not_divided_by(tokens):
+    # mm_tokens_per_image is the dummy item's token count vLLM's encoder budget is divided by (encoder_profile)
+    config = {**LLAMA, "model_type": "gemma3", "text_config": {**LLAMA, "model_type": "gemma3_text"},
+              "vision_config": {"model_type": "siglip_vision_model"}, "mm_tokens_per_image": tokens}
+    with pytest.raises(BadConfig, match="^config:x.json: ") as caught:
+        facts_from_config(config, "config:x.json")
+    assert f"'mm_tokens_per_image' must be above 0, not {tokens}" in str(caught.value)

@@ -13,7 +13,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engine import vllm_config
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm, graph_plan
 from gpustack_guard.core.spec.model import Policy
-from gpustack_guard.core.units import GiB, KiB
+from gpustack_guard.core.units import KiB
 
 H100 = 81559 * 1024**2
 
@@ -106,7 +106,9 @@ def test_gpt_oss_recipe_capture_size_takes_more_of_the_warm_up_room():
     assert default.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
     assert wide.extra["cuda_graph_counts"] == {"piecewise": 147, "full": 83}
     more = wide.cuda_graphs - default.cuda_graphs
-    assert more > 0.3 * GiB
+    # the first capture at 2,048 rather than 512 tokens (24 layers, width 2,880, hidden 2,880) and 128 more graphs
+    per_graph = 24 * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * 2_880)
+    assert more == (2_048 - 512) * (2 * 2_880 + 4 * 2_880) * 2 + 128 * per_graph == 406_978_560
     room = default.extra["sampler_warmup_free_bytes"] - wide.extra["sampler_warmup_free_bytes"]
     assert room == more
 
@@ -129,7 +131,15 @@ def test_flags_are_read(flags, field, value):
 
 @pytest.mark.parametrize("flags,message", [
     ({"cudagraph-capture-sizes": "1 x"}, "--cudagraph-capture-sizes '1 x': 'x' is not a whole number"),
-    ({"cuda-graph-sizes": "0"}, "--cuda-graph-sizes '0': capture sizes are at least 1, not 0"),
+    ({"cuda-graph-sizes": "0"}, "--cuda-graph-sizes '0': capture sizes are 1 to 1,048,576 (gsg's limit), not 0"),
+    # one size is expanded into every multiple of 8 (0.10.1-0.11.0) or 16 below it: bounded, or the list is too
+    ({"cuda-graph-sizes": "1048577"}, "capture sizes are 1 to 1,048,576 (gsg's limit), not 1,048,577"),
+    ({"cudagraph-capture-sizes": "8 1000000000"}, "capture sizes are 1 to 1,048,576 (gsg's limit), not 1,000,000,000"),
+    ({"cc": '{"cudagraph_capture_sizes": [8, 1048577]}'}, "capture sizes are 1 to 1,048,576 (gsg's limit)"),
+    ({"max-cudagraph-capture-size": "1048577"}, "--max-cudagraph-capture-size '1048577': capture sizes are 1 to "
+                                                "1,048,576 (gsg's limit)"),
+    ({"cc": '{"max_cudagraph_capture_size": 1048577}'}, "max_cudagraph_capture_size is not a whole number from 1 "
+                                                        "to 1,048,576 (gsg's limit)"),
     ({"cudagraph-capture-sizes": "[]"}, "--cudagraph-capture-sizes '[]': needs at least one capture size"),
     ({"max-cudagraph-capture-size": "0"}, "--max-cudagraph-capture-size '0': vLLM 0.11.0 accepts a whole number ≥ 1, not 0"),
     ({"cc": '{"cudagraph_mode": "SOME"}'}, "cudagraph_mode 'SOME' is none of NONE, PIECEWISE, FULL"),
@@ -162,3 +172,14 @@ def test_verify_passes_the_printed_capture_settings_on():
                         "max_num_seqs=None)"], "vllm")
     assert log.args["cuda_graph_sizes"] == []
     assert not any(flag.startswith("--cuda-graph-sizes") for flag in C.backend_args(log))
+
+
+@pytest.mark.parametrize("version,flags,piecewise", [
+    # the limit itself is estimated, at once: cut to the batched tokens, as vLLM cuts it
+    ("0.11.0", {"cuda-graph-sizes": "1048576", "max-num-batched-tokens": "1048576"}, 3 + 131_072),
+    ("0.19.0", {"max-cudagraph-capture-size": "1048576", "max-num-batched-tokens": "1048576"},
+     3 + 31 + (1_048_576 - 256) // 16 + 1),
+])
+def test_a_capture_size_at_the_limit_is_estimated(version, flags, piecewise):
+    cfg = vllm_config(flags, Policy(), version=version)
+    assert graph_plan(P.vllm_profile(version), cfg, 1024, 1_048_576).piecewise == piecewise

@@ -564,8 +564,7 @@ def fused_moe_chunk(version: str | None, env_value: str | None = None) -> int | 
     """Tokens per fused_experts chunk: the release's default (profiles.VLLM_FUSED_MOE_CHUNKS) or
     VLLM_FUSED_MOE_CHUNK_SIZE while vLLM reads it; None = the whole batch at once. vLLM reads the variable with
     int() at import, so anything else stops it there (ValueError)."""
-    parsed = P.arithmetic_release("vllm", version)
-    default = P.row_of_release(P.VLLM_FUSED_MOE_CHUNKS, parsed)
+    default = P.row_for("vllm", P.VLLM_FUSED_MOE_CHUNKS, version)
     if env_value is None or default is None:
         return default
     try:
@@ -923,14 +922,6 @@ def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
     return min(seqs, batched if row.warmup_rows == "v1" else batched // 2)
 
 
-def graph_counts(profile: P.VllmProfile, seqs: int, batched: int) -> tuple[list[int], int]:
-    """(capture sizes, FULL graphs) at the release's default settings: every size gets a PIECEWISE graph, and under
-    FULL_AND_PIECEWISE each uniform-decode size up to max_num_seqs a FULL one as well."""
-    sizes = capture_sizes(profile.capture_rule, seqs, batched)
-    full = sum(1 for size in sizes if size <= seqs) if profile.graph_sets > 1 else 0
-    return sizes, full
-
-
 @dataclass(frozen=True)
 class GraphPlan:
     """What one rank captures: the mode, its PIECEWISE and FULL graphs and the largest captured size."""
@@ -981,12 +972,6 @@ def estimated_graph_memory(facts: ModelFacts, tp: int, plan: GraphPlan, layers: 
     first_capture = per_graph + plan.largest * (2 * width + 4 * (facts.hidden_size or 0)) * 2
     further = max(plan.piecewise - 1, 0) + max(plan.full - 1, 0)
     return first_capture + further * per_graph
-
-
-def graph_shape(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> tuple[int, int]:
-    """(PIECEWISE graphs, FULL graphs) the release captures; none under --enforce-eager."""
-    plan = graph_plan(profile, cfg, seqs, batched)
-    return plan.piecewise, plan.full
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
@@ -1313,6 +1298,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         if search_fixes else {}
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
+    graph_set = graph_plan(profile, cfg, seqs, batched)
 
     return Estimate(
         engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
@@ -1325,8 +1311,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "scheduler_refusal": refusal,
                "cuda_graphs_in_budget": profile.graphs_profiled,
-               "cuda_graph_counts": dict(zip(("piecewise", "full"), graph_shape(profile, cfg, seqs, batched))),
-               "cuda_graph_mode": graph_plan(profile, cfg, seqs, batched).mode,
+               "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
+               "cuda_graph_mode": graph_set.mode,
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
