@@ -10,11 +10,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-
-try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
-    from re import _parser as _regex_parser  # type: ignore[attr-defined]  # Python 3.11+
-except ImportError:  # pragma: no cover  (Python 3.10)
-    import sre_parse as _regex_parser
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -275,23 +270,6 @@ class _EngineState:
         self.start_ups += 1
 
 
-def required_literal(regex: re.Pattern) -> str:
-    """The longest run of plain characters at the top level of a pattern: every line it matches contains that text,
-    so a line without it is skipped before the regex runs ("" when there is none, or case is ignored)."""
-    if regex.flags & re.IGNORECASE:
-        return ""
-    best, run = "", ""
-    for op, value in _regex_parser.parse(regex.pattern, regex.flags):
-        if op == _regex_parser.LITERAL:
-            run += chr(value)
-            continue
-        best, run = max(best, run, key=len), ""
-    return max(best, run, key=len)
-
-
-_NEEDLES: dict[str, str] = {}  # pattern id -> required_literal, filled on the first parser (not at import)
-
-
 def _has_progress(log: ObservedLog) -> bool:
     """The start-up went past its first lines: a start-up line now begins another start-up."""
     return bool(log.ranks or log.engine_terms or log.failure or log.started)
@@ -364,8 +342,6 @@ class LogParser:
         if engine is not None and engine not in P.ENGINES:
             raise ValueError(f"unknown engine '{engine}'")
         self.wanted = engine
-        if not _NEEDLES:
-            _NEEDLES.update((pattern.id, required_literal(pattern.regex)) for pattern in P.ALL_PATTERNS)
         self.states = {name: _EngineState(ObservedLog(engine=name)) for name in P.ENGINES
                        if engine is None or name == engine}
         self.secrets: set[str] = set()
@@ -397,7 +373,7 @@ class LogParser:
         if hits is None:
             # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
             hits = [(pattern, m) for pattern in candidates if not (pattern.engine and pattern.engine not in self.states)
-                    and _NEEDLES[pattern.id] in line for m in (pattern.regex.search(line),) if m is not None]
+                    and pattern.needle in line for m in (pattern.regex.search(line),) if m is not None]
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)

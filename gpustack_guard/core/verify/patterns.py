@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
+
+try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
+    from re import _parser as _regex_parser  # type: ignore[attr-defined]  # Python 3.11+
+except ImportError:  # pragma: no cover  (Python 3.10)
+    import sre_parse as _regex_parser
 
 # The budget's terms under the names `gsg estimate --output json` gives them (its "budget" rows)
 from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for the parser and compare)
@@ -69,6 +75,25 @@ class Pattern:
     terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # group -> (term, unit)
     scope: str = RANK
     kind: str = "terms"  # terms | version | args | arg-update | model | failure | started | buffer | context
+
+    @cached_property  # read once, on the first line searched, not at import
+    def needle(self) -> str:
+        """Text every line this pattern matches contains: a line without it is not searched ("" when none)."""
+        return required_literal(self.regex)
+
+
+def required_literal(regex: re.Pattern) -> str:
+    """The longest run of plain characters at the top level of a pattern: every line it matches contains that text
+    ("" when there is none, or case is ignored)."""
+    if regex.flags & re.IGNORECASE:
+        return ""
+    best, run = "", ""
+    for op, value in _regex_parser.parse(regex.pattern, regex.flags):
+        if op == _regex_parser.LITERAL:
+            run += chr(value)
+            continue
+        best, run = max(best, run, key=len), ""
+    return max(best, run, key=len)
 
 
 def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
