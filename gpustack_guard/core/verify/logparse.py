@@ -259,7 +259,7 @@ class _EngineState:
     hits: int = 0
     contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
     generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
-    start_ups: int = 1  # start-ups seen in the log (P.START_UP_LINES after figures): only the last one is kept
+    start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -270,9 +270,14 @@ class _EngineState:
         self.start_ups += 1
 
 
-def _has_progress(log: ObservedLog) -> bool:
-    """The start-up went past its first lines: a start-up line now begins another start-up."""
-    return bool(log.ranks or log.engine_terms or log.failure or log.started)
+def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: ObservedLog) -> bool:
+    """A start-up line begins another start-up once the one read went past its first lines, or when it names
+    another release than the one read (a start-up that died before any line gsg reads, then an upgrade)."""
+    if pattern.id not in P.START_UP_LINES:
+        return False
+    version = groups.get("version")
+    other_release = bool(version and log.engine_version and version != log.engine_version)
+    return other_release or bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
@@ -383,14 +388,14 @@ class LogParser:
                 self._apply(state, pattern, m, line)
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
-        if pattern.id in P.START_UP_LINES and _has_progress(state.log):
+        groups = m.groupdict()
+        if _opens_start_up(pattern, groups, state.log):
             state.restart()
         log = state.log
         self.matches += 1
         if pattern.engine:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
-        groups = m.groupdict()
         if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
@@ -477,7 +482,7 @@ class LogParser:
             log = best.log
         log.lines = self.lines
         if log.engine and best.start_ups > 1:
-            log.notes.append(f"the log holds {best.start_ups} start-ups of {log.engine}: the last one was read")
+            log.notes.append(f"the log holds {best.start_ups:,} start-ups of {log.engine}: the last one was read")
         others = [s for s in states if s is not best and s.hits >= OTHER_ENGINE_HITS]
         if log.engine and others and self.wanted is None:
             names = ", ".join(f"{s.log.engine} ({s.hits} lines)" for s in others)

@@ -524,9 +524,9 @@ ANY_PATTERNS = (
 
 ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + ANY_PATTERNS
 
-# Lines an engine prints once per start-up, first: met again after figures, they begin another start-up in the same
-# log (a restart), and the parser keeps the last one. vLLM's API server prints its version once per process (engine
-# cores and workers print the engine config line, which is not one of these), SGLang's launcher its arguments,
-# llama-server its build.
+# Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
+# read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server
+# prints its version once per process (engine cores and workers print the engine config line, which is not one of
+# these), SGLang's launcher its arguments, llama-server its build.
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
                             "llamacpp-build"})
