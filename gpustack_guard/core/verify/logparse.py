@@ -53,7 +53,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
 # Ray nests its worker's prefix in the engine core's: `(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO ...`
-_VLLM_NESTED = re.compile(r"\s*\([A-Za-z]+(?:_[A-Za-z]+\d*)*(?: rank=\d+)? pid=\d+[^)]*\)")
+_VLLM_NESTED = re.compile(r"\s*" + _VLLM_PROCESS.pattern)
 # a worker's coordinates as multiproc_executor.py@v0.34.0 names it: Worker_DP0_PP1_PCP0_TP1_DCP0_EP1
 _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|PCP|DCP)\d+)*)$")
 # `[2026-07-20 08:00:01.123 DP0 PP1 ATTN_CP0 MOE_DP1 TP3 EP3]` (SGLANG_LOG_MS adds the milliseconds;
@@ -303,9 +303,7 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         if not m:
             return MAIN
         while (inner := _VLLM_NESTED.match(line, m.end())) is not None:  # the innermost prefix is the worker's
-            m = _VLLM_PROCESS.match(line, inner.start() + inner.group(0).index("("))
-            if m is None:
-                return MAIN
+            m = inner
         if m.group("rank") is not None:
             return f"rank {m.group('rank')}"
         where = _VLLM_TP.search(m.group("proc"))
@@ -376,9 +374,7 @@ class LogParser:
             return
         hits = self.matched_before.get(line) if len(line) >= MEMO_MIN_CHARS else None
         if hits is None:
-            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
-            hits = [(pattern, m) for pattern in candidates if not (pattern.engine and pattern.engine not in self.states)
-                    and pattern.needle in line for m in (pattern.regex.search(line),) if m is not None]
+            hits = self._search(line, candidates)
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)
@@ -386,6 +382,18 @@ class LogParser:
             targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
             for state in targets:
                 self._apply(state, pattern, m, line)
+
+    def _search(self, line: str, candidates: list[P.Pattern]) -> list[tuple[P.Pattern, re.Match]]:
+        """The patterns of the engines read that match the line, with their matches."""
+        hits = []
+        for pattern in candidates:
+            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
+            if (pattern.engine and pattern.engine not in self.states) or pattern.needle not in line:
+                continue
+            m = pattern.regex.search(line)
+            if m is not None:
+                hits.append((pattern, m))
+        return hits
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
         groups = m.groupdict()
