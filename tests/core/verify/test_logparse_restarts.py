@@ -118,3 +118,19 @@ def test_the_memo_changes_no_outcome_when_every_engine_is_fed_and_past_its_size_
     assert (parser.result(), parser.secret_values()) == expected
     monkeypatch.setattr(LP, "MEMO_MIN_CHARS", 10**9)
     assert parse_log(lines) == expected and parse_log(lines, "vllm") == expected_vllm
+
+
+def test_the_live_watch_reads_a_restarted_start_up_to_its_own_outcome():
+    # the first start-up's KV pool is an outcome, but the engine restarts: the grace lines count again from the
+    # next start-up's outcome, not from the first's, however long the restart loads quietly
+    from gpustack_guard.core.verify.live import StartUpWatch
+
+    watch = StartUpWatch(grace_lines=5)
+    first = [VERSION.format(version="0.9.0"), WEIGHTS, KV.format(tokens=1000)]
+    loading = [f"INFO Loading safetensors checkpoint shard {n} of 8\n" for n in range(1, 9)]
+    second = [VERSION.format(version="0.9.0")] + loading + [WEIGHTS, KV.format(tokens=2000)]
+    assert [watch.feed(line) for line in first + second] == [True] * (len(first) + len(second))
+    assert [watch.feed("INFO GET /health 200\n") for _ in range(5)] == [True, True, True, True, False]
+    log, _ = watch.result()
+    assert log.engine_terms == {P.KV_TOKENS: 2000}
+    assert "the log holds 2 start-ups of vllm: the last one was read" in log.notes
