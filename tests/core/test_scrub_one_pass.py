@@ -1,5 +1,5 @@
 """scrub looks for every shape of every secret in one pass over the text (core/secrets._ShapeFinder): the same
-masks as a search per shape, at a cost that does not grow with secrets x output."""
+places as a search per shape, at a cost that does not grow with secrets x output."""
 
 from __future__ import annotations
 
@@ -12,7 +12,16 @@ import time
 import pytest
 
 import gpustack_guard.core.secrets as secrets_module
-from gpustack_guard.core.secrets import MASK, PREFIX_CHARS, _base64_cores, _escaped_shapes, scrub
+from gpustack_guard.core.secrets import (
+    MASK,
+    PREFIX_CHARS,
+    SHORTEST_SECRET,
+    _base64_cores,
+    _escaped_shapes,
+    _finder,
+    _widened_to_base64_run,
+    scrub,
+)
 
 ALPHABET = string.ascii_letters + string.digits
 
@@ -21,10 +30,10 @@ def _secret(rnd: random.Random, length: int = 24, extra: str = "") -> str:
     return "".join(rnd.choice(ALPHABET + extra) for _ in range(length))
 
 
-def _searched_per_shape(text: str, values: list[str]) -> str:
-    """The reference: every shape searched on its own, from every position (what scrub must equal)."""
-    spans = []
-    for value in {v for v in values if len(v) >= 4}:
+def _spans_per_shape(text: str, values: list[str]) -> set[tuple[int, int]]:
+    """The reference: every shape searched on its own, from every position (what the one pass must find)."""
+    spans = set()
+    for value in {v for v in values if len(v) >= SHORTEST_SECRET}:
         for shape, core in [(s, False) for s in _escaped_shapes(value)] + [(c, True) for c in _base64_cores(value)]:
             key = shape[:PREFIX_CHARS]
             at = text.find(key)
@@ -32,29 +41,9 @@ def _searched_per_shape(text: str, values: list[str]) -> str:
                 end = at + len(key)
                 while end - at < len(shape) and end < len(text) and text[end] == shape[end - at]:
                     end += 1
-                if core:
-                    at_start = at
-                    while at_start > 0 and (text[at_start - 1].isalnum() or text[at_start - 1] in "+/_-"):
-                        at_start -= 1
-                    while end < len(text) and (text[end].isalnum() or text[end] in "+/_-"):
-                        end += 1
-                    while end < len(text) and text[end] == "=":
-                        end += 1
-                    spans.append((at_start, end))
-                else:
-                    spans.append((at, end))
+                spans.add(_widened_to_base64_run(text, at, end) if core else (at, end))
                 at = text.find(key, at + 1)
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    out, cursor = [], 0
-    for start, end in merged:
-        out += [text[cursor:start], MASK]
-        cursor = end
-    return "".join(out) + text[cursor:]
+    return spans
 
 
 def test_many_secrets_over_a_large_output_take_one_pass():
@@ -80,7 +69,7 @@ def test_many_secrets_over_a_large_output_take_one_pass():
 
 
 @pytest.mark.parametrize("window", [6, 12, 6 * 1024])
-def test_one_pass_masks_what_a_search_per_shape_masks(monkeypatch, window):
+def test_one_pass_finds_what_a_search_per_shape_finds(monkeypatch, window):
     # small windows put echoes across every window edge
     monkeypatch.setattr(secrets_module, "SCAN_WINDOW_CHARS", window)
     secrets_module._finder.cache_clear()
@@ -96,5 +85,6 @@ def test_one_pass_masks_what_a_search_per_shape_masks(monkeypatch, window):
         shuffled = random.Random(seed)
         chosen = shuffled.sample(pieces, 25)
         text = "".join(f"{piece}{shuffled.choice([' ', '', 'x', '/', '='])}" for piece in chosen)
-        assert scrub(text, values) == _searched_per_shape(text, values), text
+        wanted = frozenset(v for v in values if len(v) >= SHORTEST_SECRET)  # as scrub filters them
+        assert set(_finder(wanted).spans(text)) == _spans_per_shape(text, values), text
     secrets_module._finder.cache_clear()

@@ -51,8 +51,8 @@ class StartUpWatch:
         hits = self.parser.matches  # engine-neutral lines count: torch's OOM is an outcome
         if hits != self._hits:
             self._hits, self._last_figure = hits, self.parser.lines
-            self._outcome_known = self._outcome_known or any(_outcome(state.log)
-                                                             for state in self.parser.states.values())
+            # not kept once known: a restart drops the outcome with the start-up that printed it
+            self._outcome_known = any(_outcome(state.log) for state in self.parser.states.values())
         return not (self._outcome_known and self.parser.lines - self._last_figure >= self.grace_lines)
 
     def result(self) -> tuple[ObservedLog, list[str]]:

@@ -10,11 +10,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-
-try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
-    from re import _parser as _regex_parser  # type: ignore[attr-defined]  # Python 3.11+
-except ImportError:  # pragma: no cover  (Python 3.10)
-    import sre_parse as _regex_parser
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -58,7 +53,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
 # Ray nests its worker's prefix in the engine core's: `(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO ...`
-_VLLM_NESTED = re.compile(r"\s*\([A-Za-z]+(?:_[A-Za-z]+\d*)*(?: rank=\d+)? pid=\d+[^)]*\)")
+_VLLM_NESTED = re.compile(r"\s*" + _VLLM_PROCESS.pattern)
 # a worker's coordinates as multiproc_executor.py@v0.34.0 names it: Worker_DP0_PP1_PCP0_TP1_DCP0_EP1
 _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|PCP|DCP)\d+)*)$")
 # `[2026-07-20 08:00:01.123 DP0 PP1 ATTN_CP0 MOE_DP1 TP3 EP3]` (SGLANG_LOG_MS adds the milliseconds;
@@ -264,7 +259,7 @@ class _EngineState:
     hits: int = 0
     contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
     generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
-    start_ups: int = 1  # start-ups seen in the log (P.START_UP_LINES after figures): only the last one is kept
+    start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -275,26 +270,14 @@ class _EngineState:
         self.start_ups += 1
 
 
-def required_literal(regex: re.Pattern) -> str:
-    """The longest run of plain characters at the top level of a pattern: every line it matches contains that text,
-    so a line without it is skipped before the regex runs ("" when there is none, or case is ignored)."""
-    if regex.flags & re.IGNORECASE:
-        return ""
-    best, run = "", ""
-    for op, value in _regex_parser.parse(regex.pattern, regex.flags):
-        if op == _regex_parser.LITERAL:
-            run += chr(value)
-            continue
-        best, run = max(best, run, key=len), ""
-    return max(best, run, key=len)
-
-
-_NEEDLES: dict[str, str] = {}  # pattern id -> required_literal, filled on the first parser (not at import)
-
-
-def _has_progress(log: ObservedLog) -> bool:
-    """The start-up went past its first lines: a start-up line now begins another start-up."""
-    return bool(log.ranks or log.engine_terms or log.failure or log.started)
+def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: ObservedLog) -> bool:
+    """A start-up line begins another start-up once the one read went past its first lines, or when it names
+    another release than the one read (a start-up that died before any line gsg reads, then an upgrade)."""
+    if pattern.id not in P.START_UP_LINES:
+        return False
+    version = groups.get("version")
+    other_release = bool(version and log.engine_version and version != log.engine_version)
+    return other_release or bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
@@ -320,9 +303,7 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         if not m:
             return MAIN
         while (inner := _VLLM_NESTED.match(line, m.end())) is not None:  # the innermost prefix is the worker's
-            m = _VLLM_PROCESS.match(line, inner.start() + inner.group(0).index("("))
-            if m is None:
-                return MAIN
+            m = inner
         if m.group("rank") is not None:
             return f"rank {m.group('rank')}"
         where = _VLLM_TP.search(m.group("proc"))
@@ -364,8 +345,6 @@ class LogParser:
         if engine is not None and engine not in P.ENGINES:
             raise ValueError(f"unknown engine '{engine}'")
         self.wanted = engine
-        if not _NEEDLES:
-            _NEEDLES.update((pattern.id, required_literal(pattern.regex)) for pattern in P.ALL_PATTERNS)
         self.states = {name: _EngineState(ObservedLog(engine=name)) for name in P.ENGINES
                        if engine is None or name == engine}
         self.secrets: set[str] = set()
@@ -395,9 +374,7 @@ class LogParser:
             return
         hits = self.matched_before.get(line) if len(line) >= MEMO_MIN_CHARS else None
         if hits is None:
-            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
-            hits = [(pattern, m) for pattern in candidates if not (pattern.engine and pattern.engine not in self.states)
-                    and _NEEDLES[pattern.id] in line for m in (pattern.regex.search(line),) if m is not None]
+            hits = self._search(line, candidates)
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)
@@ -406,15 +383,27 @@ class LogParser:
             for state in targets:
                 self._apply(state, pattern, m, line)
 
+    def _search(self, line: str, candidates: list[P.Pattern]) -> list[tuple[P.Pattern, re.Match]]:
+        """The patterns of the engines read that match the line, with their matches."""
+        hits = []
+        for pattern in candidates:
+            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
+            if (pattern.engine and pattern.engine not in self.states) or pattern.needle not in line:
+                continue
+            m = pattern.regex.search(line)
+            if m is not None:
+                hits.append((pattern, m))
+        return hits
+
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
-        if pattern.id in P.START_UP_LINES and _has_progress(state.log):
+        groups = m.groupdict()
+        if _opens_start_up(pattern, groups, state.log):
             state.restart()
         log = state.log
         self.matches += 1
         if pattern.engine:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
-        groups = m.groupdict()
         if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
@@ -501,7 +490,7 @@ class LogParser:
             log = best.log
         log.lines = self.lines
         if log.engine and best.start_ups > 1:
-            log.notes.append(f"the log holds {best.start_ups} start-ups of {log.engine}: the last one was read")
+            log.notes.append(f"the log holds {best.start_ups:,} start-ups of {log.engine}: the last one was read")
         others = [s for s in states if s is not best and s.hits >= OTHER_ENGINE_HITS]
         if log.engine and others and self.wanted is None:
             names = ", ".join(f"{s.log.engine} ({s.hits} lines)" for s in others)

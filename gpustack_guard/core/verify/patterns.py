@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
+
+try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
+    from re import _parser as _regex_parser  # type: ignore[attr-defined]  # Python 3.11+
+except ImportError:  # pragma: no cover  (Python 3.10)
+    import sre_parse as _regex_parser
 
 # The budget's terms under the names `gsg estimate --output json` gives them (its "budget" rows)
 from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for the parser and compare)
@@ -69,6 +75,25 @@ class Pattern:
     terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # group -> (term, unit)
     scope: str = RANK
     kind: str = "terms"  # terms | version | args | arg-update | model | failure | started | buffer | context
+
+    @cached_property  # read once, on the first line searched, not at import
+    def needle(self) -> str:
+        """Text every line this pattern matches contains: a line without it is not searched ("" when none)."""
+        return required_literal(self.regex)
+
+
+def required_literal(regex: re.Pattern) -> str:
+    """The longest run of plain characters at the top level of a pattern: every line it matches contains that text
+    ("" when there is none, or case is ignored)."""
+    if regex.flags & re.IGNORECASE:
+        return ""
+    best, run = "", ""
+    for op, value in _regex_parser.parse(regex.pattern, regex.flags):
+        if op == _regex_parser.LITERAL:
+            run += chr(value)
+            continue
+        best, run = max(best, run, key=len), ""
+    return max(best, run, key=len)
 
 
 def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
@@ -499,9 +524,9 @@ ANY_PATTERNS = (
 
 ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + ANY_PATTERNS
 
-# Lines an engine prints once per start-up, first: met again after figures, they begin another start-up in the same
-# log (a restart), and the parser keeps the last one. vLLM's API server prints its version once per process (engine
-# cores and workers print the engine config line, which is not one of these), SGLang's launcher its arguments,
-# llama-server its build.
+# Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
+# read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server
+# prints its version once per process (engine cores and workers print the engine config line, which is not one of
+# these), SGLang's launcher its arguments, llama-server its build.
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
                             "llamacpp-build"})

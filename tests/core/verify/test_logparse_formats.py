@@ -73,6 +73,10 @@ def test_a_free_memory_refusal_with_weights_held_elsewhere_is_the_start_up_failu
     ("(Worker pid=14)", "main"),  # one worker: no coordinates
     # Ray nests the worker's prefix in the engine core's: the innermost names the worker
     ("(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=374, ip=10.254.6.219)", "pid 374"),
+    ("(EngineCore_DP0 pid=1) (VllmWorker rank=2 pid=5)", "rank 2"),
+    ("(EngineCore_DP1 pid=1) (Worker_DP1_TP3 pid=6)", "DP1 TP3"),
+    ("(APIServer pid=1) (EngineCore_DP0 pid=2) (RayWorkerWrapper pid=7, ip=10.0.0.2)", "pid 7"),
+    ("(EngineCore_DP0 pid=1) INFO (RayWorkerWrapper pid=8)", "main"),  # after the level: text, not a prefix
     ("(EngineCore_DP0 pid=1)", "main"),
 ])
 def test_each_vllm_worker_prefix_is_its_own_rank(prefix, rank):
