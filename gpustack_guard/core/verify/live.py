@@ -81,8 +81,9 @@ def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef], env: dict[str, s
 
 def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | None:
     """The spec's environment with what the instance's log printed over it (the sampler path it took, the engine
-    generation, a group without P2P), as `gsg verify --log` reads a log: the running engine is the truth, the spec
-    says what was asked. None when the log changes nothing (the estimate already made stands)."""
+    generation, a group without P2P): printed lines win, as in `gsg verify --log`. What the log does not print
+    stays as the spec says; unlike `--log`, nothing is assumed for it (a spec is a deployment gsg knows, a bare log
+    is not). None when the log changes nothing (the estimate already made stands)."""
     own = dict(rendered.spec.env or {})
     seen = {**own, **C.printed_env(log)}
     return None if seen == own else seen
