@@ -576,6 +576,8 @@ def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
     """The encoder row of a model file for a release, or None where gsg has not read that file."""
     rows = keyed_by_release([r for r in VLLM_ENCODER_ROWS if r.family == family])
     return row_for("vllm", rows, version) if rows else None
+
+
 # No deployment has more tensor-parallel ranks than this (a GPUStack cluster's GPUs); past it a size is a typo
 MAX_PARALLEL_RANKS = 4096
 # LoRAConfig defaults (vllm/config: max_loras 1, max_lora_rank 16; lora_dtype auto = the model's 16-bit dtype).
@@ -782,6 +784,8 @@ def vllm_non_torch(version: str | None, links: str) -> NonTorchRow:
     keyed = [(since, row) for since, row in _NON_TORCH_KEYS if row.links == links]
     assert keyed, f"VLLM_NON_TORCH has no row for {links!r}"
     return row_for("vllm", keyed, version)
+
+
 # GPU names by interconnect, lower-cased, tried in this order (regular expressions; the first match wins):
 #   unknown: NVL boards (H100 NVL, H200 NVL: NVLink bridges between 2 or 4 boards) and anything unmatched;
 #   pcie: a name saying PCIe (H100 PCIe, A100-PCIE-40GB, V100-PCIE), whatever the family;
@@ -1009,6 +1013,8 @@ VLLM_V0_PROFILE_SAMPLER = VLLM_V0_PROFILE_SAMPLERS[-1][1]  # from 0.5.5: the fp3
 def vllm_v0_profile_sampler(version: str | None) -> str:
     """The sort V0's profile sampler runs in this release (VLLM_V0_PROFILE_SAMPLERS)."""
     return row_for("vllm", VLLM_V0_PROFILE_SAMPLERS, version)
+
+
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -1023,6 +1029,8 @@ _SAMPLER_KEYS = keyed_by_release(VLLM_SAMPLER_ROWS)
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     """The sampler row of a V1 release (the first row for anything older)."""
     return row_for("vllm", _SAMPLER_KEYS, version)
+
+
 @dataclass(frozen=True)
 class TermSource:
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
@@ -1229,6 +1237,8 @@ def _term_keys(family: str, term: str) -> tuple[tuple[Version, TermSource], ...]
 def term_source(family: str, term: str, version: Version) -> TermSource:
     """The row of TERM_SOURCES that applies to this release (the oldest for anything older)."""
     return row_of_release(_term_keys(family, term), version)
+
+
 # PyTorch caching-allocator slack on what vLLM grabs. Calibrated on the field-notes fleet: Llama-3.3-70B
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
