@@ -349,6 +349,22 @@ VECTORS = (
            why="sglang PR #4826 (main of 2025-03-27, 0.4.4.post2 by date): google/gemma-3-4b-it at defaults, f 0.88 "
                "printed, cut to 0.836 for a multimodal model (model_runner.py@0.4.4.post2 x 0.95); 131.08 + 8.13 = "
                "139.21 GB free before the weights is a 140 GiB card: an H200 (143,771 MiB), not named in the PR"),
+    Vector("qwen3-06b-rtx5080-v0.4.9.post6.log", "Qwen/Qwen3-0.6B", RTX_5080, "0.4.9.post6", engine="sglang",
+           why="SlimRAG/MinerU-docker README: Qwen/Qwen3-0.6B at defaults (its Taskfile's run-qwen3: model, host and "
+               "port only) on the author's NVIDIA GeForce RTX 5080 (the README's nvidia-smi, 16,303 MiB), image "
+               "built FROM lmsysorg/sglang:v0.4.9.post6-cu128-b200 (the Dockerfile)"),
+    Vector("qwen3-14b-4x-rtx4090-tp4-f080.log", "Qwen/Qwen3-14B", RTX_4090, "0.5.6",
+           ("--tp-size=4", "--mem-fraction-static=0.8"), version_known=False, engine="sglang",
+           why="ugyhybnb/sglang-performance-test 项目A-v2-服务基线.md: Qwen3-14B on 4x NVIDIA GeForce RTX 4090 "
+               "(the doc's environment table: 24,564 MiB each), the doc's command (--tp-size 4 "
+               "--mem-fraction-static 0.80); SGLang from source at commit ebaf86d4, a release not named: torch "
+               "2.9.1 in the doc's environment is pinned from sglang 0.5.6 on (0.5.5 pins 2.8.0), 0.5.6 assumed"),
+    Vector("llama31-8b-24gb-docker-desktop.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.4.9.post2",
+           version_known=False, gpu_known=False, engine="sglang",
+           why="MaxUhl98/Thesis inference_server/readme.md: Meta-Llama-3.1-8B-Instruct under lmsysorg/sglang:latest "
+               "(start_server.sh) on Docker Desktop for Windows, July 2025 (0.4.9.post2 by date); 7.37 + 15.02 = "
+               "22.39 GB free before the weights is a 24 GB card, not named (an RTX 4090 assumed); the log's "
+               "context_len of 131,072 shows the run had no --context-length (the script's later 8192)"),
 
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,

@@ -119,6 +119,17 @@ CASES = [
      {P.WEIGHTS: gib(8.13), P.KV_TOKENS: 834615, P.KV_CACHE: 2 * gib(54.12), P.FREE_AFTER_POOL: gib(14.61)}),
     ("sglang/qwen3-14b-48gb-xinference.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(27.57), P.KV_TOKENS: 91749, P.KV_CACHE: 2 * gib(7.00), P.FREE_AFTER_POOL: gib(5.27)}),
+    # issue 32, public SGLang logs: a README's 0.4.9.post6 run on an RTX 5080 (graph capture's own mem usage line);
+    # a doc's abbreviation without timestamps or ranks (its server_args line cut with "...", so no arguments)
+    ("sglang/qwen3-06b-rtx5080-v0.4.9.post6.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.25), P.KV_TOKENS: 104273, P.KV_CACHE: 2 * gib(5.57), P.FREE_AFTER_POOL: gib(2.43),
+      P.CUDA_GRAPHS: gib(0.11), P.MAX_RUNNING: 2048, P.MAX_MODEL_LEN: 40960}),
+    ("sglang/qwen3-14b-4x-rtx4090-tp4-f080.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(7.08), P.KV_TOKENS: 298447, P.KV_CACHE: 2 * gib(5.69), P.MAX_RUNNING: 3730,
+      P.MAX_MODEL_LEN: 40960}),
+    ("sglang/llama31-8b-24gb-docker-desktop.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.02), P.KV_TOKENS: 38141, P.KV_CACHE: 2 * gib(2.33), P.FREE_AFTER_POOL: gib(1.46),
+      P.CUDA_GRAPHS: gib(0.11), P.MAX_RUNNING: 2048, P.MAX_MODEL_LEN: 131072}),
     # the refusal prints the fraction it ran with: an argument, no term
     ("sglang/qwen3-8b-ascend-910b2-fraction-02.log", None, False, 'no-kv-memory', None, 0,
      {}),
@@ -297,7 +308,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 60, "sglang": 22, "llama.cpp": 23}
+    assert counts == {"vllm": 60, "sglang": 25, "llama.cpp": 23}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test
