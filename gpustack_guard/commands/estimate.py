@@ -130,6 +130,7 @@ class EstimateOptions:
     offline: bool = False
     fail_on: FailOn = FailOn.NONE
     env: tuple[str, ...] = ()  # KEY=VALUE pairs of the deployment's env (VLLM_ALLOW_LONG_MAX_MODEL_LEN)
+    gpu_used: int = 0  # bytes other processes hold on each GPU at start (gsg verify: what an SGLang log shows)
 
 
 FORMAT_VERSION = "1.0"  # of the estimate JSON document; minor: additive, major: breaking
@@ -167,8 +168,11 @@ class _NoTemplates:
         raise AssertionError("the estimate's spec has no guard.template")
 
 
-def synthetic_fleet(total: int, count: int, gpu_name: str) -> Fleet:
-    gpus = [{"index": i, "name": gpu_name, "memory": {"total": total}} for i in range(count)]
+def synthetic_fleet(total: int, count: int, gpu_name: str, used: int = 0) -> Fleet:
+    """One worker with `count` GPUs; `used`: live usage of other processes on each, foreign to the deployment as
+    a fleet snapshot's `used` is in validate."""
+    memory = {"total": total, "used": used} if used else {"total": total}
+    gpus = [{"index": i, "name": gpu_name, "memory": dict(memory)} for i in range(count)]
     return Fleet.validate({"clusters": [{"name": WORKER, "workers": [{"name": WORKER, "gpus": gpus}]}]})
 
 
@@ -241,7 +245,7 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
     # validate's own pipeline on a one-spec, one-worker fleet: the same rules, no second arithmetic
     doc = SpecDoc("estimate", 0, _InMemoryDocument(synthetic_spec(opts, family, count, env, total, tp * pp)))
     report = validate([doc], [], _NoTemplates(), lambda spec, file: (facts, None),
-                      synthetic_fleet(total, count, opts.gpu_name), {})
+                      synthetic_fleet(total, count, opts.gpu_name, opts.gpu_used), {})
     est = report.evaluations[0].estimate if report.evaluations else None
     if est is None:
         blocking = next((f for f in report.findings if f.severity is Severity.ERROR), None)

@@ -55,6 +55,7 @@ class Rebuilt:
     backend_args: list[str]
     problem: str | None  # why no estimate was made
     version: str | None = None  # the engine version the estimate used
+    foreign: int = 0  # memory the log shows other processes held at start (compare.foreign_at_start)
 
 
 def _engine(backend: str | None) -> str | None:
@@ -119,18 +120,33 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                                          f"a config.json path")
     # llama.cpp names each device it splits the model over (CUDA0, CUDA1, ...): they are the deployment's GPUs
     devices = len(log.gpu_ranks()) if log.engine == P.LLAMACPP else 0
+    gpu_name = opts.gpu_name or log.gpu_name or ""
+    foreign = _foreign(log, total, args, gpu_name)
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
                               backend_args=tuple(args), gpus=devices if devices > 1 else None,
                               backend_version=version,
-                              gpu_name=opts.gpu_name or log.gpu_name or "", quantization=opts.quantization,
-                              offline=True,
+                              gpu_name=gpu_name, quantization=opts.quantization,
+                              offline=True, gpu_used=foreign,
                               env=tuple(f"{key}={value}" for key, value in
                                         C.deployment_env(log, parse_env(opts.env), version).items()))
     try:
         evaluation = evaluate(options, facts)
-        return Rebuilt(evaluation, found, args, None, evaluation.estimate.version)
+        return Rebuilt(evaluation, found, args, None, evaluation.estimate.version, foreign)
     except GsgError as exc:
         return Rebuilt(None, found, args, f"no estimate for the logged arguments: {exc}", version)
+
+
+def _foreign(log: ObservedLog, total_text: str, args: list[str], gpu_name: str) -> int:
+    """compare.foreign_at_start for the rebuilt layout (0 when the size or the arguments do not read)."""
+    from gpustack_guard.core import args as A
+    from gpustack_guard.core.units import parse_size
+
+    try:
+        tp, pp = A.parallel_size(A.as_dict(A.parse(list(args), "sglang")), "sglang")
+        total = parse_size(total_text)
+    except (A.ArgError, ValueError):
+        return 0  # the estimate itself names what does not read
+    return C.foreign_at_start(log, total, tp, pp, gpu_name)
 
 
 def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[str]) -> dict:
@@ -157,7 +173,11 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
         "estimated_verdict": estimated_verdict, "engine_verdict": engine_verdict,
         "binding_rank": log.binding_rank(), "ranks": log.ranks, "observed": observed, "estimated": estimated,
         "deltas": [d.as_json() for d in compared], "arguments": log.args, "backend_args": rebuilt.backend_args,
-        "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ())],
+        "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ()),
+                                      *([f"{gib(rebuilt.foreign)} of the GPU was in use by other processes when "
+                                         "the engine started (its free memory before the weights, against a clean "
+                                         "GPU): counted as foreign memory, as validate counts a worker's"]
+                                        if rebuilt.foreign else [])],
         "estimate_problem": rebuilt.problem, "tolerance_percent": opts.tolerance_percent,
         "reasons": reasons, "result": "fail" if reasons else "pass",
     }

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as MP
+from gpustack_guard.core.memory.engines.sglang import start_up_bytes as sglang_start_up
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
@@ -200,6 +201,21 @@ def printed_env(log: ObservedLog) -> dict[str, str]:
     """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
     an environment the user gives, as a printed argument wins over the command line."""
     return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log)}
+
+
+def foreign_at_start(log: ObservedLog, total: int, tp: int, pp: int, gpu_name: str) -> int:
+    """Memory other processes held on the GPU when an SGLang log's instance started, as the log shows it: SGLang
+    sizes its pool from the free memory it measures before the weights ("Load weight begin. avail mem"), so a
+    desktop or another process on the card shrinks the pool, and validate counts such memory as foreign. Here it is
+    what that measurement lacks against a clean GPU (total less gsg's own start-up figure for the layout); 0 when
+    the log does not print it, for other engines, and where the card had all it should."""
+    terms = log.terms()
+    free = terms.get(P.FREE_BEFORE_LOAD)
+    if free is None and isinstance(terms.get(P.FREE_AFTER_LOAD), int) and isinstance(terms.get(P.WEIGHTS), int):
+        free = terms[P.FREE_AFTER_LOAD] + terms[P.WEIGHTS]  # a log without "Load weight begin": the same, after
+    if log.engine != P.SGLANG or not isinstance(free, int) or free <= 0:
+        return 0
+    return max(0, total - sglang_start_up(tp, pp, gpu_name) - free)
 
 
 def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None = None) -> dict[str, str]:

@@ -45,6 +45,7 @@ UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB}
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
 FREE_BEFORE_LOAD = "free_before_load_bytes"
+FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail mem": before it, this plus the weights
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
@@ -376,9 +377,10 @@ SGLANG_PATTERNS = (
        "[2025-10-16 09:06:10 TP5] Load weight begin. avail mem=137.29 GB", "sglang PR #11716",
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GB")}),
     _p("sglang-load-end", SGLANG, "0.2 to the newest (type=/dtype= before 0.5, quant= after)",
-       r"Load weight end\..*?avail mem=" + NUM + r" GB, mem usage=" + _g(WEIGHTS) + " GB",
+       r"Load weight end\..*?avail mem=" + _g(FREE_AFTER_LOAD) + r" GB, mem usage=" + _g(WEIGHTS) + " GB",
        "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
-       "mem usage=14.53 GB.", "ovg-project/kvcached#198", {WEIGHTS: (WEIGHTS, "GB")}),
+       "mem usage=14.53 GB.", "ovg-project/kvcached#198",
+       {WEIGHTS: (WEIGHTS, "GB"), FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
     _p("sglang-kv-allocated", SGLANG, "0.3 to the newest (dtype printed from 0.5)",
        r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
        + _g("k_size") + r" GB, V size: " + _g("v_size") + " GB",

@@ -149,7 +149,7 @@ def test_sglang_distributed_init_memory_of_each_release(line):
 def test_sglang_rank_prefixes_with_milliseconds_and_every_coordinate(stamp, rank):
     line = f"[{stamp} TP3] Load weight end. type=Qwen3ForCausalLM, avail mem=70.71 GB, mem usage=7.79 GB.\n"
     log, _ = parse_log([line], "sglang")
-    assert log.ranks == {rank: {P.WEIGHTS: gib(7.79)}}
+    assert log.ranks == {rank: {P.WEIGHTS: gib(7.79), P.FREE_AFTER_LOAD: gib(70.71)}}
 
 
 @pytest.mark.parametrize("line,fraction", [
