@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pydantic_core import ValidationError
@@ -180,7 +180,8 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     found.extend(_check_gpu_type_selector(doc, spec))
     if any(f.severity == F.Severity.ERROR for f in found):
         return doc, found
-    return replace(doc, spec=spec), found
+    # SpecDoc's constructor, not dataclasses.replace (which reads the fields list every call): ~3 us a spec
+    return SpecDoc(doc.file, doc.index, doc.located, spec), found
 
 
 def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
