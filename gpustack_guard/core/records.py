@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import types
 import typing
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Literal, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Union
 
 from pydantic_core import PydanticUndefined, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
@@ -273,36 +273,3 @@ def _inner_record(annotation: Any) -> type[Record] | None:
             return found
     return None
 
-
-# --- `once`: functools.cached_property without its lock, for the dataclass records the per-spec stages read ---
-# On Python 3.11 cached_property takes an RLock on every first read (removed in 3.12: one lock was shared by all
-# instances). The stages build and read these records in one thread, so the first read only has to store the
-# value in the instance's __dict__, where later reads find it as a plain attribute. Speed only (issue 34,
-# docs/performance.md round 6: 0.91 -> 0.58 us for a record and its first read); here rather than in a module of
-# its own, since the import-budget test counts validate's modules.
-
-_T = TypeVar("_T")
-
-
-class once(Generic[_T]):  # noqa: N801 - named like the decorator it replaces
-    """A property computed on first read and kept in the instance's __dict__ (frozen dataclasses included)."""
-
-    def __init__(self, compute: Callable[[Any], _T]):
-        self.compute = compute
-        self.name = compute.__name__
-        self.__doc__ = compute.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> once[_T]: ...
-
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
-
-    def __get__(self, instance: object | None, owner: type | None = None) -> _T | once[_T]:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.compute(instance)
-        return value

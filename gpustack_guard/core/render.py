@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from gpustack_guard.core import args as A
@@ -15,7 +16,6 @@ from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.ports import TemplateError, TemplateOutput, TemplateRenderer
-from gpustack_guard.core.records import once
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.secrets import (
     MASK,
@@ -56,7 +56,7 @@ class RenderedSpec:
     def flags(self) -> dict[str, str | None]:
         return dict(self._flags)  # a copy: callers may change theirs
 
-    @once  # placement, estimation and the rules ask ~8 times per spec; the arguments never change
+    @cached_property  # placement, estimation and the rules ask ~8 times per spec; the arguments never change
     def _flags(self) -> dict[str, str | None]:
         return A.as_dict(self.args)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
 from gpustack_guard.core.deploy.injection import Injection
@@ -10,7 +11,6 @@ from gpustack_guard.core.findings import Location
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
 from gpustack_guard.core.fleet.placement import Ledger, Placement, PlacementFailure
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
-from gpustack_guard.core.records import once
 
 if TYPE_CHECKING:
     from gpustack_guard.core.render import RenderedSpec
@@ -66,15 +66,15 @@ class Evaluation:
     failure: EstimationFailure | None = None
 
     # cached: every per-spec rule reads these (10,000 specs: ~200,000 reads); after the first, a plain attribute
-    @once
+    @cached_property
     def rendered(self) -> RenderedSpec:
         return self.placed.rendered
 
-    @once
+    @cached_property
     def cluster(self) -> Cluster | None:
         return self.placed.cluster
 
-    @once
+    @cached_property
     def placement(self) -> Placement | None:
         return self.placed.placement
 
@@ -82,7 +82,7 @@ class Evaluation:
     def flags(self) -> dict[str, str | None]:
         return self.placed.flags()
 
-    @once  # every memory rule asks; the value never changes
+    @cached_property  # every memory rule asks; the value never changes
     def estimate(self) -> Estimate | None:
         """The worst replica: a failing verdict first, else the smallest KV pool."""
         if not self.estimates:

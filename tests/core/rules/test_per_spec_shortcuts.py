@@ -1,6 +1,5 @@
 """The per-spec shortcuts of issue 34 round 6 give what the long way gave: secret values from the argument keys
-first, SpecDoc built by its constructor after the check, the lock-free `once` property, display_path with the
-working directory given."""
+first, SpecDoc built by its constructor after the check, display_path with the working directory given."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from rule_inputs import documents, vllm
 from gpustack_guard.adapters.files.spec_loader import display_path
 from gpustack_guard.core import args as A
 from gpustack_guard.core.pipeline import render_all
-from gpustack_guard.core.records import once
 from gpustack_guard.core.secrets import secret_arg_values
 from gpustack_guard.core.spec.check import SpecDoc, check_document
 
@@ -64,50 +62,6 @@ def test_check_document_with_an_error_returns_the_document_unchanged():
     assert checked is doc and [f.rule.id for f in found] == ["GSG002"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Counted:
-    """A frozen record with a `once` property that counts its computations."""
-
-    value: int
-    calls: list = dataclasses.field(default_factory=list, compare=False)
-
-    @once
-    def doubled(self) -> int:
-        """Twice the value."""
-        self.calls.append(1)
-        return self.value * 2
-
-
-def test_once_computes_on_first_read_and_keeps_the_value_per_instance():
-    first, second = Counted(3), Counted(5)
-    assert (first.doubled, first.doubled, first.doubled) == (6, 6, 6) and len(first.calls) == 1
-    assert first.__dict__["doubled"] == 6 and "doubled" not in second.__dict__
-    assert second.doubled == 10 and len(second.calls) == 1
-    assert isinstance(Counted.__dict__["doubled"], once) and Counted.doubled.__doc__ == "Twice the value."
-
-
-def test_once_does_not_keep_a_value_that_raised():
-    @dataclasses.dataclass(frozen=True)
-    class Failing:
-        """Raises on its first read only."""
-
-        tries: list = dataclasses.field(default_factory=list)
-
-        @once
-        def answer(self) -> int:
-            self.tries.append(1)
-            if len(self.tries) == 1:
-                raise ValueError("not yet")
-            return 42
-
-    record = Failing()
-    with pytest.raises(ValueError, match="not yet"):
-        _ = record.answer
-    assert record.answer == 42 and len(record.tries) == 2
-
-
-@pytest.mark.parametrize("path", ["specs/a.yaml", "./specs/../specs/a.yaml", "{cwd}/specs/a.yaml",
-                                  "{cwd}/../elsewhere/a.yaml", "/etc/gsg/a.yaml", "{cwd}", "{cwd}x/a.yaml"])
 def test_display_path_with_the_working_directory_given_is_the_same(path):
     cwd = os.getcwd()
     path = path.format(cwd=cwd)
