@@ -62,6 +62,8 @@ def test_check_document_with_an_error_returns_the_document_unchanged():
     assert checked is doc and [f.rule.id for f in found] == ["GSG002"]
 
 
+@pytest.mark.parametrize("path", ["specs/a.yaml", "./specs/../specs/a.yaml", "{cwd}/specs/a.yaml",
+                                  "{cwd}/../elsewhere/a.yaml", "/etc/gsg/a.yaml", "{cwd}", "{cwd}x/a.yaml"])
 def test_display_path_with_the_working_directory_given_is_the_same(path):
     cwd = os.getcwd()
     path = path.format(cwd=cwd)
