@@ -242,6 +242,13 @@ VECTORS = (
                "image llm-d-cuda-dev with vLLM v0.11.0 (the issue), die warming the sampler up with 1,024 dummy "
                "requests after graph capture; the nightly cluster's GPU is not named (H100 assumed: the guide "
                "benchmarks on 2 H100s per server); the issue's 41.87 GiB pool is its summary, not a log line"),
+    Vector("v1-0.26-qwen25-7b-awq-rtx4080-wsl2.log", "Qwen/Qwen2.5-7B", RTX_4080, "0.26.0",
+           ("--max-model-len=32768", "--gpu-memory-utilization=0.9"), "awq", env=("VLLM_USE_FLASHINFER_SAMPLER=0",),
+           why="a public markdown file 'Phase 1 实验记录：vLLM 基线' (2026-08-02; index file id 57428438798, repository "
+               "not named): Qwen2.5-7B-Instruct-AWQ (Qwen2.5-7B's shape, AWQ) on an RTX 4080 16376 MiB under WSL2 "
+               "(the file's environment table), vLLM 0.26.0 (the same table), its section-3 command (32,768 tokens, "
+               "gmu 0.90) and VLLM_USE_FLASHINFER_SAMPLER=0; its own budget line (14.39 GiB = 15.99 x 0.9) agrees "
+               "with the card's CUDA total"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
@@ -271,6 +278,20 @@ VECTORS = (
                "gpt-oss-120b at TP 4 over Ray on four A100 80GB pods of four nodes (the file name, the README's "
                "platform; 'Custom allreduce is disabled because this process group spans across nodes'), gmu 0.8, "
                "16,384 tokens, vLLM 0.10.1.1 (the log), MXFP4 through Marlin (no native FP4 on SM80)"),
+    Vector("v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", "Qwen/Qwen3-235B-A22B", L40S, None,
+           quantization="fp8",
+           why="a public markdown file 'Hosting Qwen3-235B-A22B-Instruct-2507-FP8 on 8xL40S' (index file id "
+               "38962983769, repository not named): its 'vllm logs' section, `vllm serve ...-FP8 "
+               "--tensor-parallel-size 8 --enable-expert-parallel --gpu-memory-utilization 0.90 --swap-space 0 "
+               "--max-model-len 32K` (the log's own non-default args), vLLM 0.10.2 (the log), eight NVIDIA L40S "
+               "46068MiB (the file's nvidia-smi, eight VLLM::Worker_TP*_EP* processes)"),
+    Vector("v1-0.24-qwen3-coder-30b-a3b-4xl40s-tp4.log", "Qwen/Qwen3-30B-A3B", L40S, "0.24.0",
+           ("--tensor-parallel-size=4", "--max-model-len=32768", "--gpu-memory-utilization=0.9",
+            "--enable-prefix-caching"), env=("VLLM_USE_FLASHINFER_SAMPLER=0",),
+           why="aws-samples/sample-claude-code-multi-model self-hosted/vllm/README.md: Qwen3-Coder-30B-A3B-Instruct "
+               "(Qwen3-30B-A3B's shape, BF16) on a g6e.12xlarge, 4x NVIDIA L40S (the README's reference node), vLLM "
+               "0.24.0 (its verified stack), scripts/vllm-serve.sh's defaults (TP 4, 32,768 tokens, gmu 0.90, "
+               "prefix caching) with VLLM_USE_FLASHINFER_SAMPLER=0 (the README's DLAMI fix)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)

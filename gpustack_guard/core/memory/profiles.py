@@ -471,6 +471,11 @@ CUDA_TOTALS = (
                  "'total_gpu_memory (79.19GiB)' on H100 80GB HBM3 in gateway-api-inference-extension#550 and "
                  "mellea PR #416 (tests/fixtures/logs/vllm/v0.8-llama-h100-gateway.log, "
                  "v0-qwen3-06b-h100-gmu080.log); nvidia-smi reports 81559MiB total for the same card"),
+    CudaTotalRow("l40s", 46068 * MiB, int(44.42 * GiB),
+                 "vllm/v1/worker/gpu_worker.py@v0.10.2 (its line 391 as logged) prints mem_get_info's total: "
+                 "'Free memory on device (43.93/44.42 GiB) on startup. Desired GPU memory utilization is (0.9, "
+                 "39.98 GiB)' on eight NVIDIA L40S (tests/fixtures/logs/vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep"
+                 ".log, whose nvidia-smi reports 46068MiB total for the same cards)"),
 )
 
 

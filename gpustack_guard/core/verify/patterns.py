@@ -222,7 +222,9 @@ VLLM_PATTERNS = (
        r"Available KV cache memory: " + _g(KV_CACHE) + " GiB",
        "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB",
        "vllm PR #20707", {KV_CACHE: (KV_CACHE, "GiB")}),
-    _p("vllm-v1-kv-tokens", VLLM, "0.7.4 to the newest (V1)", r"\b(?:GPU|XPU|TPU|NPU|HPU) KV cache size: "
+    # any run of blanks after the colon: a log quoted in a README may be aligned by hand (aws-samples/sample-claude-
+    # code-multi-model self-hosted/vllm/README.md: "GPU KV cache size:         1,037,152 tokens")
+    _p("vllm-v1-kv-tokens", VLLM, "0.7.4 to the newest (V1)", r"\b(?:GPU|XPU|TPU|NPU|HPU) KV cache size:\s+"
        + _g(KV_TOKENS, INT) + " tokens",
        "INFO 02-19 23:56:55 kv_cache_utils.py:524] GPU KV cache size: 2,042,016 tokens", "vllm PR #13596",
        {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),

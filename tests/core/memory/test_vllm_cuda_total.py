@@ -49,3 +49,32 @@ def test_the_budget_and_pool_move_by_gmu_times_the_reserve(model, version, gmu):
     typed = estimate_vllm(facts, 80 * GiB, cfg, version=version, gpu_name=H100)
     assert typed.requested == math.ceil(gmu * 80 * GiB)
     assert typed.extra["cuda_total_source"] == ""
+
+
+L40S = "NVIDIA L40S"
+L40S_NVML = 46068 * MiB
+L40S_CUDA = int(44.42 * GiB)
+
+
+def test_an_l40s_as_gpustack_reports_it_is_budgeted_from_cudas_total():
+    # 8x L40S under 0.10.2 log 'Free memory on device (43.93/44.42 GiB)' where nvidia-smi reports 46068MiB
+    total, row = P.cuda_total(L40S_NVML, L40S)
+    assert (total, row.gpu if row else None) == (L40S_CUDA, "l40s")
+    assert P.cuda_total(L40S_CUDA, L40S) == (L40S_CUDA, None)  # a log's own total is not reduced twice
+    assert P.cuda_total(L40S_NVML, "NVIDIA L40") == (L40S_NVML, None)  # the L40 is another card
+
+
+@pytest.mark.parametrize(("model", "version", "gmu"), [
+    ("Qwen/Qwen3-30B-A3B", "0.24.0", 0.90),  # an MoE model on a later release than the log the row is read from
+    ("meta-llama/Llama-3.1-8B", "0.16.0", 0.85),  # a dense model at another fraction
+])
+def test_an_l40s_budget_leaves_the_drivers_reserve_out(model, version, gmu):
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192, gpu_memory_utilization=gmu)
+    nvml = estimate_vllm(facts, L40S_NVML, cfg, version=version, gpu_name=L40S)
+    assert nvml.requested == math.ceil(gmu * L40S_CUDA)
+    assert nvml.extra["cuda_total"] == L40S_CUDA
+    assert nvml.extra["cuda_total_source"].startswith("vllm/v1/worker/gpu_worker.py@v0.10.2")
+    # 46,068 MiB - 44.42 GiB = 581.9 MiB the driver keeps: gmu x that is no longer in the pool
+    unnamed = estimate_vllm(facts, L40S_NVML, cfg, version=version, gpu_name="")
+    assert unnamed.kv_available - nvml.kv_available == math.ceil(gmu * L40S_NVML) - math.ceil(gmu * L40S_CUDA)

@@ -289,6 +289,14 @@ CASES = [
     # repositories' own runs of 0.12-0.16: an LLM-class run whose engine config line names 0.15.1
     ("vllm/v1-0.15.1-llama31-8b-a100-40gb-eager.log", '0.15.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.28), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 157936, P.MAX_CONCURRENCY: 1.2}),
+    # public logs on L40S and RTX 4080 (session 17): lines quoted without a prefix, one aligned by hand
+    ("vllm/v1-0.24-qwen3-coder-30b-a3b-4xl40s-tp4.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(23.74), P.KV_TOKENS: 1037152, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 31.65}),
+    ("vllm/v1-0.26-qwen25-7b-awq-rtx4080-wsl2.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(8.0), P.KV_TOKENS: 149712, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.57}),
+    ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP1 EP1', 0,
+     {P.WEIGHTS: gib(27.7183), P.KV_CACHE: gib(10.64), P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
+      P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -308,11 +316,13 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 60, "sglang": 25, "llama.cpp": 23}
+    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 23}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
-        # a public log names its thread or the page that quotes it; the CI build's own log names its test
-        assert head.startswith(("## source: https://", "## source: tests/integration/")), name
+        # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
+        # file the search index holds without naming its repository names the index's file id (to be resolved)
+        assert head.startswith(("## source: https://", "## source: tests/integration/",
+                                "## source: search-index file ")), name
         assert parse(name, engine=None).engine == Path(name).parent.name, name
 
 
