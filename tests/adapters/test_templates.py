@@ -183,3 +183,57 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_the_analysis(tmp_path)
     out = TemplateRenderer([tmp_path], cache_dir=cache).render("t", {**BASE, "vars": {"x": 1}})
     assert list(out.pinned) == ["--x=1", "--gpus=4"] and out.variables == frozenset({"x"})
     assert cache.read_text() == "a file where the folder should be"
+
+
+# --- the cache key's plan: which context names and attributes, kept per template and context names (issue 34) ---
+
+def _key_the_long_way(r, path, context):
+    # _cache_key before the plan was kept: the names and attributes sorted anew for every rendering
+    from gpustack_guard.adapters import templates as T
+
+    reads = r._reads[str(path)]
+    if reads is None:
+        reads = dict.fromkeys(context)
+    parts = [(str(path),)]
+    for name in sorted(set(reads) & set(context)):
+        value, attrs = T._plain(context[name]), reads[name]
+        if attrs is None or not isinstance(value, dict):
+            parts.append((name, T._key_part(value)))
+        else:
+            parts.append((name,) + tuple((a, T._key_part(value.get(a, T._ABSENT))) for a in sorted(attrs)))
+    return tuple(parts)
+
+
+KEY_CONTEXTS = [
+    BASE,
+    {**BASE, "vars": {"x": 1, "y": [2]}, "placement": {"gpus": 2, "gpu_ids": ["a:cuda:0"]}},
+    {"placement": {"gpus": 4}, "vars": {"x": 1}, "backend_version": "0.11.0"},  # the same names, another order
+    {"vars": {"x": "1"}},  # fewer names: placement is not part of this key
+    {**BASE, "extra": 1},  # a name no template reads
+    {**BASE, "vars": __import__("types").MappingProxyType({"x": 1.0})},  # a Mapping that is not a dict
+    {**BASE, "placement": "not a mapping"},
+]
+
+
+@pytest.mark.parametrize("source", [READS_X, "pinned:\n  - --x={{ vars.items() | list }}\n",
+                                    "{% include 'inner.yaml.j2' %}"], ids=["attributes", "whole", "include"])
+def test_the_kept_plan_gives_the_key_of_the_long_way(tmp_path, source):
+    (tmp_path / "t.yaml.j2").write_text(source)
+    (tmp_path / "inner.yaml.j2").write_text("pinned: []\n")
+    r = renderer(tmp_path)
+    path = r.locate("t")
+    for context in KEY_CONTEXTS + KEY_CONTEXTS:  # the second round from kept plans
+        assert r._cache_key(path, context) == _key_the_long_way(r, path, context)
+    assert len(r._key_plans) == len({tuple(c) for c in KEY_CONTEXTS})
+
+
+def test_kept_plans_are_bounded(tmp_path, monkeypatch):
+    from gpustack_guard.adapters import templates as T
+
+    monkeypatch.setattr(T, "MAX_KEY_PLANS_KEPT", 2)
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    r = renderer(tmp_path)
+    path = r.locate("t")
+    for context in KEY_CONTEXTS:
+        assert r._cache_key(path, context) == _key_the_long_way(r, path, context)
+    assert len(r._key_plans) == 2

@@ -141,3 +141,31 @@ def test_string_annotations_with_forward_or_class_local_names_fall_back_to_get_t
     assert _type_hints(Later)["count"] == (int | None)
     assert _type_hints(Local)["value"] is int
     assert Later.validate({"items": [{"size": 2}]}).items == [Inner(size=2)]
+
+
+def _hash_the_long_way(record: Record) -> int:
+    # the hash before the fast path (issue 34): lists and dicts of the fields as tuples, the rest as they are
+    def hashable(value):
+        if isinstance(value, dict):
+            return tuple((k, hashable(v)) for k, v in value.items())
+        if isinstance(value, list):
+            return tuple(hashable(v) for v in value)
+        return value
+    return hash((type(record), tuple(hashable(v) for v in record.__dict__.values())))
+
+
+@pytest.mark.parametrize("record", [
+    Inner(), Inner.validate({"size": 3, "kind": "b"}),  # no list or dict field: the fast path
+    Policy(), Policy.validate({"strict": True, "cuda_graph_reserve": 2048}),
+    Outer.validate({"name": "x"}),  # an empty list and dict
+    Outer.validate({"name": "x", "tags": ["a", "b"], "extra": {"k": [1, {"n": 2}]}}),  # nested ones
+], ids=["inner", "inner-set", "policy", "policy-set", "outer-empty", "outer-nested"])
+def test_the_hash_is_the_long_ways_and_equal_records_hash_equal(record):
+    assert hash(record) == _hash_the_long_way(record)
+    assert hash(record) == hash(type(record).validate(record.__dict__ | {}))
+
+
+def test_a_field_no_conversion_makes_hashable_still_refuses_a_hash():
+    record = Outer.validate({"name": "x", "extra": {"k": {1, 2}}})  # a set inside a dict
+    with pytest.raises(TypeError):
+        hash(record)

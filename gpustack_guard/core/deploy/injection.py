@@ -213,11 +213,21 @@ def injected_arguments(family: str, flags: Mapping[str, str | None], workers: tu
         return Injection()
     disabled = bool((env or {}).get("GPUSTACK_DISABLE_METRICS"))
     body = _injected(family, tuple(flags.items()), workers, version, image_name, disabled, native_max_len, fraction)
-    own = _VLLM if family == "vllm" else _SGLANG
-    tail = tuple(Injected(key, value, "always, unless the spec sets it", f"{own} _build_command_args")
-                 for key, value in (("host", "<worker ip>"), ("port", "<assigned port>"),
-                                    ("served-model-name", name)) if key not in flags)
+    tail = _host_and_port(family, "host" in flags, "port" in flags)
+    if "served-model-name" not in flags:
+        tail += (_always(family, "served-model-name", name),)
     return Injection(body.arguments + tail, body.refusal)
+
+
+def _always(family: str, key: str, value: str) -> Injected:
+    own = _VLLM if family == "vllm" else _SGLANG
+    return Injected(key, value, "always, unless the spec sets it", f"{own} _build_command_args")
+
+
+@lru_cache(maxsize=16)  # the same two placeholder records for every spec of a family (issue 34: ~1.3 us a spec)
+def _host_and_port(family: str, host_set: bool, port_set: bool) -> tuple[Injected, ...]:
+    return tuple(_always(family, key, value) for key, value, given in
+                 (("host", "<worker ip>", host_set), ("port", "<assigned port>", port_set)) if not given)
 
 
 @lru_cache(maxsize=4096)  # thousands of specs share a handful of flag sets and GPU layouts

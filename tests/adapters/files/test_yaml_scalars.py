@@ -16,6 +16,9 @@ SCALARS = [
     "1.", "0.", "._", "09.5", ".inf", "-.INF", "+.inf", ".NaN", ".nan",
     "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5", "2001-12-14T21:59:43Z",
     "'yes'", '"1_000"', "!!str 1", "!!int '7'", "!!float 3", "!!bool yes", "!!null ''",
+    # the plain-decimal shortcut and its neighbours: zero, leading zeros (base 8), signs, non-ASCII digits
+    "0", "7", "16", "00", "010", "0010", "09", "-16", "+0", "1" * 300, "!!int 16", "!!int 010", "!!float 16",
+    "１６", "٣", "16 ", "1 6",
 ]  # other tags (!!binary, !!set, custom ones) are refused: test_yaml_tags.py
 
 
@@ -59,3 +62,9 @@ def test_a_merge_or_value_tag_as_a_value_is_an_error_as_in_safe_load(scalar):
 def test_the_resolver_no_ops_hold_only_because_no_path_resolver_is_registered():
     from gpustack_guard.adapters.files.yaml_positions import _Loader
     assert _Loader.yaml_path_resolvers == {} and yaml.resolver.Resolver.yaml_path_resolvers == {}
+
+
+def test_a_plain_decimal_is_an_int_of_its_digits_and_a_leading_zero_is_base_8():
+    data = load_documents("a: 16\nb: 0\nc: 010\nd: '16'\ne: 18446744073709551616\n")[0].data
+    assert data == {"a": 16, "b": 0, "c": 8, "d": "16", "e": 2 ** 64}
+    assert [type(v) for v in data.values()] == [int, int, int, str, int]

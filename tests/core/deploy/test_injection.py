@@ -93,3 +93,21 @@ def test_a_moving_backend_version_injects_what_no_version_does(family, fraction,
         args(family, {}, (1,), version=None, native_max_len=131072, **kw)
     assert args(family, {}, (1,), version=None, native_max_len=131072, **kw) != \
         args(family, {}, (1,), version="0.1.0", native_max_len=131072, **kw)
+
+
+@pytest.mark.parametrize("family,source", [("vllm", "gpustack/worker/backends/vllm.py _build_command_args"),
+                                           ("sglang", "gpustack/worker/backends/sglang.py _build_command_args")])
+@pytest.mark.parametrize("given", [(), ("host",), ("port",), ("served-model-name",), ("host", "port"),
+                                   ("host", "served-model-name"), ("port", "served-model-name"),
+                                   ("host", "port", "served-model-name")], ids=lambda g: "+".join(g) or "none")
+def test_the_tail_is_what_the_spec_leaves_unset_in_gpustack_order(family, source, given):
+    # host and port records are kept per family (issue 34); each spec still gets its own served-model-name
+    flags = {key: "x" for key in given}
+    for name in ("first", "second"):
+        tail = [(a.key, a.value, a.why, a.source) for a in
+                injected_arguments(family, flags, (1,), name=name, version="0.1.0").arguments
+                if a.key in ("host", "port", "served-model-name")]
+        wanted = [(key, value, "always, unless the spec sets it", source) for key, value in
+                  (("host", "<worker ip>"), ("port", "<assigned port>"), ("served-model-name", name))
+                  if key not in given]
+        assert tail == wanted

@@ -2,6 +2,7 @@
 
 import pytest
 
+from gpustack_guard.core.spec import source_ids
 from gpustack_guard.core.spec.source_ids import local_path, repo_file, repo_id
 
 HF = "huggingface_repo_id"
@@ -90,3 +91,32 @@ def test_a_bad_repo_file_or_local_path_says_why(check, value, why):
 @pytest.mark.parametrize("value", ["/models/qwen", "/", "/data/C:/odd-but-posix", "/home/u/~cache"])
 def test_an_absolute_posix_local_path_passes(value):
     assert local_path(value) is None
+
+
+GOOD_IDS = ["Qwen/Qwen2.5-7B-Instruct", "gpt2", "org/" + "n" * 96]
+
+
+@pytest.mark.parametrize("value,field", [(v, f) for v, f, *_ in BAD_IDS] + [(v, f) for v in GOOD_IDS for f in (HF, MS)])
+def test_a_kept_answer_is_the_answer_the_check_gives(value, field):
+    # repo_id keeps its answers by (value, field), issue 34: the first and every later call equal the check itself
+    assert repo_id(value, field) == source_ids._repo_id_problem(value, field)
+    assert repo_id(value, field) == source_ids._repo_id_problem(value, field)
+
+
+def test_the_field_is_part_of_the_kept_answer():
+    url = "https://example.com/org/name"
+    assert repo_id(url, HF).why == "is a URL, not a Hugging Face repo id (`namespace/name`)"
+    assert repo_id(url, MS).why == "is a URL, not a ModelScope repo id (`namespace/name`)"
+    assert repo_id(url, HF).why == "is a URL, not a Hugging Face repo id (`namespace/name`)"
+
+
+def test_kept_answers_are_bounded_in_number_and_in_value_length(monkeypatch):
+    monkeypatch.setattr(source_ids, "_REPO_ID_ANSWERS", {})
+    monkeypatch.setattr(source_ids, "MAX_REPO_IDS_KEPT", 2)
+    for value in ("a/one", "a/two", "a/three"):
+        assert repo_id(value, HF) is None
+    assert list(source_ids._REPO_ID_ANSWERS) == [("a/one", HF), ("a/two", HF)]
+    monkeypatch.setattr(source_ids, "_REPO_ID_ANSWERS", {})
+    long = "org/" + "n" * source_ids.MAX_KEPT_REPO_ID_CHARS
+    assert repo_id(long, HF).why == f"has a name of {len(long) - 4:,} characters (the hub allows at most 96)"
+    assert source_ids._REPO_ID_ANSWERS == {}
