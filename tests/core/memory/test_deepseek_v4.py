@@ -152,7 +152,7 @@ def test_v4_indexer_workspace_binds_when_the_batch_is_small(v4):
     cfg = replace(B14_CFG, max_num_batched_tokens=256, max_model_len=300_000)
     parts = estimate_vllm(v4, GH200, cfg, version="0.22.0").extra["v4_forward_parts"]
     assert parts["workspace_manager"] == 3_000_000 * 128 + 3_000_000 * 4 + MiB
-    assert 4 * (75_000 + 128 + 256) * 512 * 2 < parts["workspace_manager"]
+    assert parts["workspace_manager"] > 4 * (75_000 + 128 + 256) * 512 * 2
 
 
 def test_block_size_and_dtype_notes(v4):
