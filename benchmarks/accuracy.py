@@ -145,8 +145,8 @@ def b14() -> list[Row]:
     one 30,000-token request (vLLM's packed V4 layout, derived from its source, not from this log) and the
     estimated maximum length for the pool size the log prints, and the pool itself, from the DeepSeek-V4 forward
     derived part by part from vLLM's source (profiles.VLLM_V4_FORWARD_SOURCE; the constant once fit to this log
-    is gone). The derivation leaves about twice the logged pool, so the verdict row misses: see
-    benchmarks/vectors/MISSES.md."""
+    is gone; the MXFP4 experts' Marlin workspace on the GH200 read from the source too). The derivation leaves
+    1.7 times the logged pool, so the verdict row misses: see benchmarks/vectors/MISSES.md."""
     import tempfile
 
     from gpustack_guard.adapters.model_sources.catalog import catalog_facts
@@ -173,7 +173,8 @@ def b14() -> list[Row]:
     # the pool as estimate_vllm derives it for the spec above (validate reports it only when it falls short)
     est = estimate_vllm(facts, 97871 * MiB, VllmConfig(
         gpu_memory_utilization=0.95, max_model_len=30000, max_num_batched_tokens=16384, max_num_seqs=1024,
-        tensor_parallel_size=2, kv_cache_dtype="fp8", block_size=256, expert_parallel=True), version="0.22.0")
+        tensor_parallel_size=2, kv_cache_dtype="fp8", block_size=256, expert_parallel=True), version="0.22.0",
+        gpu_name="NVIDIA GH200 96GB HBM3")
     logged_pool = int(5.44 * GiB)  # as printed: rounded to 0.01 GiB
     return [
         Row("B14", f"DeepSeek-V4-Flash 2x GH200 TP2+EP len 30000: verdict reject ({', '.join(errors) or 'none'})",

@@ -447,8 +447,10 @@ ACTIVATION_CALIBRATION = 1.15
 #   beside the attention's padded q, plus the dummy logits allocation of VLLM_SPARSE_INDEXER_MAX_LOGITS_MB.
 # - MoE step: the replicated router's fp32 logits (T x experts), fused_topk's fp32 weights and int32 ids
 #   (T x top_k), the shared expert's gate_up and activation (TP-split) and the routed experts' intermediate
-#   caches. The MXFP4 expert kernel's own buffers were NOT read: the caches are sized as fused_experts' shared
-#   layout (engines/vllm.py moe_workspace), named so in the estimate.
+#   caches. Where the MXFP4 expert kernel is Marlin (VLLM_V4_MARLIN_SOURCE) those caches are WorkspaceManager
+#   requests, counted below; on Blackwell (10.x: TRTLLM MXFP8 or DeepGEMM FP4) and unknown GPUs the kernel's
+#   buffers were NOT read and the caches are sized as fused_experts' shared layout (engines/vllm.py
+#   moe_workspace), in the MoE step.
 # - held after the forward: the WorkspaceManager's buffer, the largest get_simultaneous request: FlashMLA's
 #   dummy-run gather (PREFILL_CHUNK_SIZE x (ceil(max_model_len / ratio) + window + T) x head_dim bf16) or the
 #   indexer's K gather (get_max_prefill_buffer_size = 40 x max_model_len / 4 entries of index_head_dim fp8 + 4 B
@@ -458,6 +460,29 @@ ACTIVATION_CALIBRATION = 1.15
 # Unchanged at @v0.26.0 and @v0.34.0 for these figures (padded heads 64, PREFILL_CHUNK_SIZE 4, the 512 MB
 # logits default, both init buffers); @v0.34.0 sizes the indexer's prefill buffer by a factor not modelled, and
 # the indexer's workspace stays below FlashMLA's there.
+# --- DeepSeek-V4's routed experts on pre-Blackwell GPUs (vLLM) ---
+# fused_moe/oracle/mxfp4.py select_deepseek_v4_mxfp4_moe_backend@v0.21.0..@v0.34.0: CUDA priority TRTLLM MXFP8,
+# DeepGEMM MXFP4, MARLIN (TRITON_UNFUSED disabled for MTP); the first two require is_device_capability_family(100)
+# (experts/trtllm_mxfp4_moe.py, deep_gemm_moe.py), Marlin capability >= 7.5, so Hopper/GH200, Ampere, Ada and
+# 12.x run MarlinExperts (Standard format: no DP, so no batched activations). modular_kernel.py _allocate_buffers
+# takes them from the WorkspaceManager unchunked (M_chunk = M_full = T): get_simultaneous(max(T x top_k x max(I, H),
+# T x H), T x top_k x max(2I, H)) in the model dtype (experts/marlin_moe.py workspace_shapes), with I and H rounded
+# to 128 and 256 (mxfp4_round_up_hidden_size_and_intermediate_size). The request shares the manager's one buffer
+# with FlashMLA's and the indexer's gathers, so the buffer is the largest request, held from the first MoE layer
+# through the rest of the forward. Also read and found to add nothing:
+# - weights as loaded: prepare_moe_mxfp4_layer_for_marlin (quantization/utils/marlin_utils_fp4.py@v0.22.0)
+#   repacks the 4-bit weights to the same size and turns the e8m0 scales back to e8m0 (one byte each): the
+#   checkpoint's bytes; its per-expert temporaries are freed before the profile.
+# - expert-parallel dispatch: FusedMoEParallelConfig.use_all2all_kernels is dp_size > 1 and use_ep (config.py
+#   @v0.22.0): TP + EP without data parallelism builds no DeepEP / all2all buffers (the experts are masked by
+#   expert_map on the replicated tokens).
+VLLM_V4_MARLIN_SOURCE = ("fused_moe/oracle/mxfp4.py select_deepseek_v4_mxfp4_moe_backend, experts/marlin_moe.py "
+                         "workspace_shapes, modular_kernel.py _allocate_buffers@v0.22.0 (same @v0.21.0, @v0.26.0, "
+                         "@v0.34.0)")
+VLLM_V4_MARLIN_MIN_CAPABILITY = (7, 5)  # experts/marlin_moe.py _supports_current_device
+VLLM_V4_MARLIN_SKIPPED_MAJORS = (10,)  # TRTLLM MXFP8 / DeepGEMM MXFP4 take the 10.x family first
+VLLM_V4_MARLIN_INTERMEDIATE_ALIGN = 128  # mxfp4_round_up_hidden_size_and_intermediate_size, MARLIN branch
+VLLM_V4_MARLIN_HIDDEN_ALIGN = 256
 VLLM_V4_FORWARD_SINCE = "0.21.0"
 VLLM_V4_MIN_PADDED_HEADS = 64  # attention.py: padded_heads = max(n_local_heads, 64) for FlashMLA
 VLLM_V4_PREFILL_CHUNK = 4  # nvidia/flashmla.py PREFILL_CHUNK_SIZE
@@ -468,7 +493,8 @@ VLLM_V4_WORKSPACE_ALIGN = 256  # v1/worker/workspace.py get_simultaneous rounds 
 VLLM_V4_FORWARD_SOURCE = ("vllm/model_executor/models/deepseek_v4.py@v0.21.0; models/deepseek_v4/nvidia/model.py, "
                           "attention.py, nvidia/flashmla.py, model_executor/layers/sparse_attn_indexer.py, "
                           "v1/attention/backends/mla/indexer.py, v1/worker/workspace.py@v0.22.0 (checked @v0.26.0, "
-                          "@v0.34.0); routed-expert caches as fused_experts' (the MXFP4 kernel's not read)")
+                          "@v0.34.0); routed experts: Marlin's WorkspaceManager request (VLLM_V4_MARLIN_SOURCE) before "
+                          "Blackwell, fused_experts' caches elsewhere (the kernel's buffers not read)")
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of

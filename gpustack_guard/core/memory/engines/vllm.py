@@ -722,7 +722,7 @@ def cublas_workspace(gpu_name: str) -> int:
 
 def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool,
                     chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, reused: bool = False,
-                    form: str | None = None) -> int:
+                    form: str | None = None, gpu_name: str = "") -> int:
     """The profile run's activation peak on one rank: where `form` (dense_forward_form) names how the release runs
     a dense model, its live tensors at the largest step; otherwise the calibrated dense formula + fused-MoE
     workspace, in its held form when `held`; left out when `reused`, an earlier run's held workspace serving
@@ -738,7 +738,8 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
         return int(batched * dense_live_elements_per_token(facts, tp, form) * element *
                    (1 + cfg.activation_margin))
     if facts.is_compressed_attention:
-        return int(sum(v4_forward_parts(facts, batched, tp, cfg, chunk).values()) * (1 + cfg.activation_margin))
+        return int(sum(v4_forward_parts(facts, batched, tp, cfg, chunk, gpu_name).values()) *
+                   (1 + cfg.activation_margin))
     if facts.is_moe:
         dense = facts.shared_expert_intermediate_size or 0
         if facts.first_k_dense_replace:
@@ -756,10 +757,11 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
 
 
 def v4_forward_parts(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig,
-                     chunk: int | None = P.VLLM_FUSED_MOE_CHUNK) -> dict[str, int]:
+                     chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, gpu_name: str = "") -> dict[str, int]:
     """DeepSeek-V4's profile forward on one rank, by part (profiles.VLLM_V4_FORWARD_SOURCE): the largest step of
     a decoder layer (attention, indexer or MoE, each with the tensors held through the layer), the worker's
-    WorkspaceManager buffer and the two buffers the model allocates at init by max_num_batched_tokens."""
+    WorkspaceManager buffer (v4_workspace_requests) and the two buffers the model allocates at init by
+    max_num_batched_tokens."""
     H, hc = facts.hidden_size or 0, facts.hc_mult or 1
     element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     head_dim = facts.head_dim or 0
@@ -779,27 +781,51 @@ def v4_forward_parts(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig,
     experts, topk = facts.num_experts or 0, facts.num_experts_per_tok or 1
     shared = (facts.shared_expert_intermediate_size or 0) // tp
     moe_per_token = held + experts * 4 + topk * (4 + 4) + 3 * shared * element + H * element
-    moe = batched * moe_per_token + moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
+    moe = batched * moe_per_token
+    if not v4_marlin_experts(gpu_name):  # the kernel's buffers not read: fused_experts' caches, in the MoE step
+        moe += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
+    requests = v4_workspace_requests(facts, batched, cfg.max_model_len or 0, tp, cfg.expert_parallel, gpu_name)
     return {"layer_peak": max(batched * attention, indexer, moe),
-            "workspace_manager": v4_workspace_bytes(facts, batched, cfg.max_model_len or 0),
+            "workspace_manager": max(requests.values()),
             "topk_indices_buffer": batched * (facts.index_topk or 0) * 4,
             "mtp_hidden_buffer": batched * hc * H * element}
 
 
-def v4_workspace_bytes(facts: ModelFacts, batched: int, max_model_len: int) -> int:
-    """The WorkspaceManager's buffer after DeepSeek-V4's dummy forward: the largest of its get_simultaneous
-    requests, FlashMLA's gather for each layer kind and the indexer's K gather (profiles.VLLM_V4_FORWARD_SOURCE)."""
+def v4_marlin_experts(gpu_name: str) -> bool:
+    """Whether vLLM runs DeepSeek-V4's MXFP4 experts with Marlin on this GPU (profiles.VLLM_V4_MARLIN_SOURCE):
+    capability 7.5 and up outside the 10.x family; an unknown name is not assumed either way."""
+    capability = gpu_arch.compute_capability(gpu_name)
+    return capability is not None and capability >= P.VLLM_V4_MARLIN_MIN_CAPABILITY and \
+        capability[0] not in P.VLLM_V4_MARLIN_SKIPPED_MAJORS
+
+
+def v4_workspace_requests(facts: ModelFacts, batched: int, max_model_len: int, tp: int = 1,
+                          expert_parallel: bool = False, gpu_name: str = "") -> dict[str, int]:
+    """The get_simultaneous requests DeepSeek-V4's dummy forward makes of the WorkspaceManager, by name: FlashMLA's
+    gather for each layer kind, the indexer's K gather and, where the experts run Marlin, their intermediate
+    caches (profiles.VLLM_V4_FORWARD_SOURCE, VLLM_V4_MARLIN_SOURCE). The manager keeps one buffer grown to the
+    largest request, so the largest is what stays held."""
     def aligned(*parts: int) -> int:
         return sum(round_up(part, P.VLLM_V4_WORKSPACE_ALIGN) for part in parts)
 
     head_dim, window = facts.head_dim or 0, facts.sliding_window or 0
-    ratios = set(facts.compress_ratios or ()) | {1}
-    gathers = [aligned(P.VLLM_V4_PREFILL_CHUNK * ((0 if r <= 1 else -(-max_model_len // r)) + window + batched) *
-                       head_dim * 2) for r in ratios]
+    ratios = sorted(set(facts.compress_ratios or ()) | {1})
+    requests = {f"flashmla_gather_ratio_{r}": aligned(P.VLLM_V4_PREFILL_CHUNK * (
+        (0 if r <= 1 else -(-max_model_len // r)) + window + batched) * head_dim * 2) for r in ratios}
     if 4 in ratios and facts.index_head_dim:
         entries = P.VLLM_V4_INDEXER_PREFILL_FACTOR * max_model_len // 4
-        gathers.append(aligned(entries * facts.index_head_dim, entries * 4, P.VLLM_V4_RADIX_TOPK_WORKSPACE))
-    return max(gathers)
+        requests["indexer_k_gather"] = aligned(entries * facts.index_head_dim, entries * 4,
+                                               P.VLLM_V4_RADIX_TOPK_WORKSPACE)
+    if v4_marlin_experts(gpu_name) and facts.is_moe:
+        element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+        inter = round_up((facts.moe_intermediate_size or 0) // (1 if expert_parallel else tp),
+                         P.VLLM_V4_MARLIN_INTERMEDIATE_ALIGN)
+        hidden = round_up(facts.hidden_size or 0, P.VLLM_V4_MARLIN_HIDDEN_ALIGN)
+        rows = batched * (facts.num_experts_per_tok or 1)
+        # workspace13 doubles as the T x H output; workspace2 holds gate_up (2I wide) or the down output
+        requests["marlin_moe"] = aligned(max(rows * max(inter, hidden), batched * hidden) * element,
+                                         rows * max(2 * inter, hidden) * element)
+    return requests
 
 
 def v1_alpha_logits_rows(engine: str, version: str | None) -> str | None:
@@ -836,7 +862,7 @@ def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, 
     form = dense_forward_form(facts, engine, version, cfg)
     workspace = cublas_workspace(gpu_name) if form is not None or facts.is_compressed_attention else 0
     forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=last_stage and alpha_rows is None,
-                              chunk=chunk, held=moe_held, form=form) + workspace
+                              chunk=chunk, held=moe_held, form=form, gpu_name=gpu_name) + workspace
     if alpha_rows is not None:  # the V1 alpha's logits step follows its forward; it runs no sampler
         logits = v1_alpha_logits_phase(facts, batched, seqs, tp, cfg, alpha_rows) if last_stage else 0
         return max(forward, logits), 0
@@ -1379,7 +1405,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
                # DeepSeek-V4's forward peak by part (profiles.VLLM_V4_FORWARD_SOURCE), before the margin and cuBLAS
-               "v4_forward_parts": v4_forward_parts(facts, batched, tp, cfg, chunk)
+               "v4_forward_parts": v4_forward_parts(facts, batched, tp, cfg, chunk, gpu_name)
+               if facts.is_compressed_attention else {},
+               # what the WorkspaceManager was asked for; its buffer, v4_forward_parts' workspace_manager, is the max
+               "v4_workspace_requests": v4_workspace_requests(facts, batched, cfg.max_model_len or 0, tp,
+                                                              cfg.expert_parallel, gpu_name)
                if facts.is_compressed_attention else {},
                "gmu_semantics": "extensible" if extensible else
                ("per-instance" if profile.per_instance_budget else "global-cap"),
