@@ -71,6 +71,7 @@ class ModelFacts:
     compress_ratios: tuple[int, ...] | None = None
     index_n_heads: int | None = None
     index_head_dim: int | None = None
+    index_topk: int | None = None  # tokens the indexer keeps per query (vLLM's topk_indices_buffer width)
     o_lora_rank: int | None = None
     o_groups: int | None = None
     hc_mult: int | None = None

@@ -17,7 +17,7 @@ _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "
 # config.json keys that ModelFacts takes under the same name, as they are
 _SAME_NAMED = ("head_dim", "vocab_size", "num_experts_per_tok", "moe_intermediate_size", "first_k_dense_replace",
                "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
-               "index_n_heads", "index_head_dim", "o_lora_rank", "o_groups", "hc_mult", "num_hash_layers",
+               "index_n_heads", "index_head_dim", "index_topk", "o_lora_rank", "o_groups", "hc_mult", "num_hash_layers",
                "num_nextn_predict_layers", "expert_dtype")
 
 

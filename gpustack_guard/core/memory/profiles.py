@@ -433,16 +433,68 @@ VLLM_MOE_FORWARD_SOURCES = {
 # T=20000 formula 1.80 vs logged 2.07 GiB; T=29000 2.55 vs 2.99), which the derivation now explains for dense
 # Llama/Qwen models (the loop's previous output and SiluAndMul's three MLP widths).
 ACTIVATION_CALIBRATION = 1.15
-# DeepSeek-V4 (compressed sparse attention, 4-wide hyper-connections, MXFP4 experts) profiles far more than the
-# generic formula: hyper-connection streams, sparse-attention gathers, indexer and MoE workspaces. One constant
-# per batched token, FIT TO ONE LOG: vllm#44376 (2x GH200 96GB, TP2+EP, gmu 0.95, 16384 batched tokens,
-# 1024 seqs, v0.22: 5.44 GiB left for KV). Until a second V4 startup log confirms it, B14 in
-# benchmarks/accuracy.py is its calibration, not evidence of it. Refitted (540,316 before) when the CUDA graphs
-# of 0.20+ moved to vLLM's own estimate (GRAPH_ESTIMATE_*): 0.60 GiB for B14 where the flat rule booked 1.61 GiB,
-# so the workspace takes the 1.01 GiB difference and B14's 5.44 GiB pool is unchanged. Refitted again (606,330
-# before) when the TP device group's NCCL communicator of 0.11+ moved into the non-torch term
-# (VLLM_DEVICE_GROUP_NCCL): B14's TP 2 non-torch grew by NCCL_BUFFERS, 47,616 B per batched token.
-COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN = 558_714
+# --- DeepSeek-V4's forward (vLLM) ----------------------------------------------------------------------------
+# The profile's dummy forward of max_num_batched_tokens (T) tokens on one rank, read in
+# model_executor/models/deepseek_v4.py@v0.21.0 (DeepSeek-V4's first release) and models/deepseek_v4/nvidia/
+# model.py, attention.py, nvidia/flashmla.py, layers/sparse_attn_indexer.py, v1/worker/workspace.py@v0.22.0:
+# - held through each decoder layer: the model loop keeps the previous layer's output (T x H) and residual
+#   streams (T x hc_mult x H, bf16) while the layer runs; the layer's mhc_fused_post_pre returns the new residual
+#   streams, post_mix (T x hc_mult fp32), res_mix (T x hc_mult^2 fp32) and the layer input (T x H).
+# - attention step (a ratio-4 layer): o_padded (T x padded heads x head_dim, allocated before the op), qr_kv
+#   (T x (q_lora_rank + head_dim)) and its fused_q_kv_rmsnorm outputs, wq_b's q (T x local heads x head_dim)
+#   and the F.pad copy to padded heads the profile path returns (attn_metadata is None: no kernel fires).
+# - indexer step: the indexer's wq_b q (T x index heads x index_head_dim bf16), its fp8 quant and fp32 weights
+#   beside the attention's padded q, plus the dummy logits allocation of VLLM_SPARSE_INDEXER_MAX_LOGITS_MB.
+# - MoE step: the replicated router's fp32 logits (T x experts), fused_topk's fp32 weights and int32 ids
+#   (T x top_k), the shared expert's gate_up and activation (TP-split) and the routed experts' intermediate
+#   caches. Where the MXFP4 expert kernel is Marlin (VLLM_V4_MARLIN_SOURCE) those caches are WorkspaceManager
+#   requests, counted below; on Blackwell (10.x: TRTLLM MXFP8 or DeepGEMM FP4) and unknown GPUs the kernel's
+#   buffers were NOT read and the caches are sized as fused_experts' shared layout (engines/vllm.py
+#   moe_workspace), in the MoE step.
+# - held after the forward: the WorkspaceManager's buffer, the largest get_simultaneous request: FlashMLA's
+#   dummy-run gather (PREFILL_CHUNK_SIZE x (ceil(max_model_len / ratio) + window + T) x head_dim bf16) or the
+#   indexer's K gather (get_max_prefill_buffer_size = 40 x max_model_len / 4 entries of index_head_dim fp8 + 4 B
+#   scale, + RADIX_TOPK_WORKSPACE_SIZE), 256-byte aligned parts.
+# - allocated at model init, so inside vLLM's non-KV memory though not in the checkpoint: topk_indices_buffer
+#   (T x index_topk int32) and _mtp_hidden_buffer (T x hc_mult x H, model dtype, on the last PP rank).
+# Unchanged at @v0.26.0 and @v0.34.0 for these figures (padded heads 64, PREFILL_CHUNK_SIZE 4, the 512 MB
+# logits default, both init buffers); @v0.34.0 sizes the indexer's prefill buffer by a factor not modelled, and
+# the indexer's workspace stays below FlashMLA's there.
+# --- DeepSeek-V4's routed experts on pre-Blackwell GPUs (vLLM) ---
+# fused_moe/oracle/mxfp4.py select_deepseek_v4_mxfp4_moe_backend@v0.21.0..@v0.34.0: CUDA priority TRTLLM MXFP8,
+# DeepGEMM MXFP4, MARLIN (TRITON_UNFUSED disabled for MTP); the first two require is_device_capability_family(100)
+# (experts/trtllm_mxfp4_moe.py, deep_gemm_moe.py), Marlin capability >= 7.5, so Hopper/GH200, Ampere, Ada and
+# 12.x run MarlinExperts (Standard format: no DP, so no batched activations). modular_kernel.py _allocate_buffers
+# takes them from the WorkspaceManager unchunked (M_chunk = M_full = T): get_simultaneous(max(T x top_k x max(I, H),
+# T x H), T x top_k x max(2I, H)) in the model dtype (experts/marlin_moe.py workspace_shapes), with I and H rounded
+# to 128 and 256 (mxfp4_round_up_hidden_size_and_intermediate_size). The request shares the manager's one buffer
+# with FlashMLA's and the indexer's gathers, so the buffer is the largest request, held from the first MoE layer
+# through the rest of the forward. Also read and found to add nothing:
+# - weights as loaded: prepare_moe_mxfp4_layer_for_marlin (quantization/utils/marlin_utils_fp4.py@v0.22.0)
+#   repacks the 4-bit weights to the same size and turns the e8m0 scales back to e8m0 (one byte each): the
+#   checkpoint's bytes; its per-expert temporaries are freed before the profile.
+# - expert-parallel dispatch: FusedMoEParallelConfig.use_all2all_kernels is dp_size > 1 and use_ep (config.py
+#   @v0.22.0): TP + EP without data parallelism builds no DeepEP / all2all buffers (the experts are masked by
+#   expert_map on the replicated tokens).
+VLLM_V4_MARLIN_SOURCE = ("fused_moe/oracle/mxfp4.py select_deepseek_v4_mxfp4_moe_backend, experts/marlin_moe.py "
+                         "workspace_shapes, modular_kernel.py _allocate_buffers@v0.22.0 (same @v0.21.0, @v0.26.0, "
+                         "@v0.34.0)")
+VLLM_V4_MARLIN_MIN_CAPABILITY = (7, 5)  # experts/marlin_moe.py _supports_current_device
+VLLM_V4_MARLIN_SKIPPED_MAJORS = (10,)  # TRTLLM MXFP8 / DeepGEMM MXFP4 take the 10.x family first
+VLLM_V4_MARLIN_INTERMEDIATE_ALIGN = 128  # mxfp4_round_up_hidden_size_and_intermediate_size, MARLIN branch
+VLLM_V4_MARLIN_HIDDEN_ALIGN = 256
+VLLM_V4_FORWARD_SINCE = "0.21.0"
+VLLM_V4_MIN_PADDED_HEADS = 64  # attention.py: padded_heads = max(n_local_heads, 64) for FlashMLA
+VLLM_V4_PREFILL_CHUNK = 4  # nvidia/flashmla.py PREFILL_CHUNK_SIZE
+VLLM_V4_INDEXER_LOGITS_BYTES = 512 * MiB  # envs.py VLLM_SPARSE_INDEXER_MAX_LOGITS_MB default, fp8 elements
+VLLM_V4_INDEXER_PREFILL_FACTOR = 40  # v1/attention/backends/mla/indexer.py get_max_prefill_buffer_size
+VLLM_V4_RADIX_TOPK_WORKSPACE = 1 * MiB  # layers/sparse_attn_indexer.py RADIX_TOPK_WORKSPACE_SIZE
+VLLM_V4_WORKSPACE_ALIGN = 256  # v1/worker/workspace.py get_simultaneous rounds each part up to 256 bytes
+VLLM_V4_FORWARD_SOURCE = ("vllm/model_executor/models/deepseek_v4.py@v0.21.0; models/deepseek_v4/nvidia/model.py, "
+                          "attention.py, nvidia/flashmla.py, model_executor/layers/sparse_attn_indexer.py, "
+                          "v1/attention/backends/mla/indexer.py, v1/worker/workspace.py@v0.22.0 (checked @v0.26.0, "
+                          "@v0.34.0); routed experts: Marlin's WorkspaceManager request (VLLM_V4_MARLIN_SOURCE) before "
+                          "Blackwell, fused_experts' caches elsewhere (the kernel's buffers not read)")
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of

@@ -722,7 +722,7 @@ def cublas_workspace(gpu_name: str) -> int:
 
 def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: VllmConfig, last_stage: bool,
                     chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, held: bool = False, reused: bool = False,
-                    form: str | None = None) -> int:
+                    form: str | None = None, gpu_name: str = "") -> int:
     """The profile run's activation peak on one rank: where `form` (dense_forward_form) names how the release runs
     a dense model, its live tensors at the largest step; otherwise the calibrated dense formula + fused-MoE
     workspace, in its held form when `held`; left out when `reused`, an earlier run's held workspace serving
@@ -738,10 +738,9 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
         return int(batched * dense_live_elements_per_token(facts, tp, form) * element *
                    (1 + cfg.activation_margin))
     if facts.is_compressed_attention:
-        # DeepSeek-V4: its workspace constant was fit with routed experts counted as dense MLP; keep that form
-        dense = (facts.num_experts_per_tok or 1) * (facts.moe_intermediate_size or 0) + \
-            (facts.shared_expert_intermediate_size or 0)
-    elif facts.is_moe:
+        return int(sum(v4_forward_parts(facts, batched, tp, cfg, chunk, gpu_name).values()) *
+                   (1 + cfg.activation_margin))
+    if facts.is_moe:
         dense = facts.shared_expert_intermediate_size or 0
         if facts.first_k_dense_replace:
             dense = max(dense, facts.intermediate_size or 0)
@@ -752,10 +751,81 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
         assert V is not None, "engines run on facts whose missing_for_params() is empty"
         logits = seqs * V * 4
     raw = batched * (2 * dense // tp + 4 * H) * element + logits
-    if not facts.is_compressed_attention and not reused:
+    if not reused:
         raw += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held)
-    workspace = batched * P.COMPRESSED_ATTENTION_WORKSPACE_PER_TOKEN if facts.is_compressed_attention else 0
-    return int((raw * P.ACTIVATION_CALIBRATION + workspace) * (1 + cfg.activation_margin))
+    return int(raw * P.ACTIVATION_CALIBRATION * (1 + cfg.activation_margin))
+
+
+def v4_forward_parts(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig,
+                     chunk: int | None = P.VLLM_FUSED_MOE_CHUNK, gpu_name: str = "") -> dict[str, int]:
+    """DeepSeek-V4's profile forward on one rank, by part (profiles.VLLM_V4_FORWARD_SOURCE): the largest step of
+    a decoder layer (attention, indexer or MoE, each with the tensors held through the layer), the worker's
+    WorkspaceManager buffer (v4_workspace_requests) and the two buffers the model allocates at init by
+    max_num_batched_tokens."""
+    H, hc = facts.hidden_size or 0, facts.hc_mult or 1
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    head_dim = facts.head_dim or 0
+    local_heads = (facts.num_attention_heads or 0) // tp
+    padded_heads = max(local_heads, P.VLLM_V4_MIN_PADDED_HEADS)
+    q_lora = facts.q_lora_rank or 0
+    # per token: the loop's previous output and residual streams, the new residual streams, the fp32 mixes,
+    # the layer input
+    held = (H + hc * H + hc * H + H) * element + (hc + hc * hc) * 4
+    o_padded = padded_heads * head_dim * element
+    qr_kv = 2 * (q_lora + head_dim) * element  # the projection and its normed copies
+    q_padded = padded_heads * head_dim * element
+    attention = held + o_padded + qr_kv + local_heads * head_dim * element + q_padded
+    index_heads, index_dim = facts.index_n_heads or 0, facts.index_head_dim or 0
+    indexer_per_token = held + o_padded + qr_kv + q_padded + index_heads * index_dim * (element + 1) + index_heads * 4
+    indexer = batched * indexer_per_token + P.VLLM_V4_INDEXER_LOGITS_BYTES
+    experts, topk = facts.num_experts or 0, facts.num_experts_per_tok or 1
+    shared = (facts.shared_expert_intermediate_size or 0) // tp
+    moe_per_token = held + experts * 4 + topk * (4 + 4) + 3 * shared * element + H * element
+    moe = batched * moe_per_token
+    if not v4_marlin_experts(gpu_name):  # the kernel's buffers not read: fused_experts' caches, in the MoE step
+        moe += moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk)
+    requests = v4_workspace_requests(facts, batched, cfg.max_model_len or 0, tp, cfg.expert_parallel, gpu_name)
+    return {"layer_peak": max(batched * attention, indexer, moe),
+            "workspace_manager": max(requests.values()),
+            "topk_indices_buffer": batched * (facts.index_topk or 0) * 4,
+            "mtp_hidden_buffer": batched * hc * H * element}
+
+
+def v4_marlin_experts(gpu_name: str) -> bool:
+    """Whether vLLM runs DeepSeek-V4's MXFP4 experts with Marlin on this GPU (profiles.VLLM_V4_MARLIN_SOURCE):
+    capability 7.5 and up outside the 10.x family; an unknown name is not assumed either way."""
+    capability = gpu_arch.compute_capability(gpu_name)
+    return capability is not None and capability >= P.VLLM_V4_MARLIN_MIN_CAPABILITY and \
+        capability[0] not in P.VLLM_V4_MARLIN_SKIPPED_MAJORS
+
+
+def v4_workspace_requests(facts: ModelFacts, batched: int, max_model_len: int, tp: int = 1,
+                          expert_parallel: bool = False, gpu_name: str = "") -> dict[str, int]:
+    """The get_simultaneous requests DeepSeek-V4's dummy forward makes of the WorkspaceManager, by name: FlashMLA's
+    gather for each layer kind, the indexer's K gather and, where the experts run Marlin, their intermediate
+    caches (profiles.VLLM_V4_FORWARD_SOURCE, VLLM_V4_MARLIN_SOURCE). The manager keeps one buffer grown to the
+    largest request, so the largest is what stays held."""
+    def aligned(*parts: int) -> int:
+        return sum(round_up(part, P.VLLM_V4_WORKSPACE_ALIGN) for part in parts)
+
+    head_dim, window = facts.head_dim or 0, facts.sliding_window or 0
+    ratios = sorted(set(facts.compress_ratios or ()) | {1})
+    requests = {f"flashmla_gather_ratio_{r}": aligned(P.VLLM_V4_PREFILL_CHUNK * (
+        (0 if r <= 1 else -(-max_model_len // r)) + window + batched) * head_dim * 2) for r in ratios}
+    if 4 in ratios and facts.index_head_dim:
+        entries = P.VLLM_V4_INDEXER_PREFILL_FACTOR * max_model_len // 4
+        requests["indexer_k_gather"] = aligned(entries * facts.index_head_dim, entries * 4,
+                                               P.VLLM_V4_RADIX_TOPK_WORKSPACE)
+    if v4_marlin_experts(gpu_name) and facts.is_moe:
+        element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+        inter = round_up((facts.moe_intermediate_size or 0) // (1 if expert_parallel else tp),
+                         P.VLLM_V4_MARLIN_INTERMEDIATE_ALIGN)
+        hidden = round_up(facts.hidden_size or 0, P.VLLM_V4_MARLIN_HIDDEN_ALIGN)
+        rows = batched * (facts.num_experts_per_tok or 1)
+        # workspace13 doubles as the T x H output; workspace2 holds gate_up (2I wide) or the down output
+        requests["marlin_moe"] = aligned(max(rows * max(inter, hidden), batched * hidden) * element,
+                                         rows * max(2 * inter, hidden) * element)
+    return requests
 
 
 def v1_alpha_logits_rows(engine: str, version: str | None) -> str | None:
@@ -790,9 +860,9 @@ def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, 
     (sampler_phase_bytes) leave it out, 8-32 MiB."""
     tp = cfg.tensor_parallel_size
     form = dense_forward_form(facts, engine, version, cfg)
-    workspace = cublas_workspace(gpu_name) if form is not None else 0
+    workspace = cublas_workspace(gpu_name) if form is not None or facts.is_compressed_attention else 0
     forward = activation_peak(facts, batched, seqs, tp, cfg, last_stage=last_stage and alpha_rows is None,
-                              chunk=chunk, held=moe_held, form=form) + workspace
+                              chunk=chunk, held=moe_held, form=form, gpu_name=gpu_name) + workspace
     if alpha_rows is not None:  # the V1 alpha's logits step follows its forward; it runs no sampler
         logits = v1_alpha_logits_phase(facts, batched, seqs, tp, cfg, alpha_rows) if last_stage else 0
         return max(forward, logits), 0
@@ -801,9 +871,12 @@ def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, 
     return forward, profiled_sampler(facts, batched, seqs, engine, sampler_row, version) if last_stage else 0
 
 
-def dense_forward_rule(form: str | None) -> dict:
-    """The forward term's rule where the live tensors were derived (dense_forward_form), shown in place of the
-    release's calibrated row (terms.budget_terms); nothing where the calibrated formula ran."""
+def dense_forward_rule(form: str | None, compressed_attention: bool = False) -> dict:
+    """The forward term's rule where the live tensors were derived (dense_forward_form, or DeepSeek-V4's own
+    reading), shown in place of the release's calibrated row (terms.budget_terms); nothing where the calibrated
+    formula ran."""
+    if compressed_attention:
+        return {"forward_peak_bytes_per_gpu": ("live-tensors-deepseek-v4", P.VLLM_V4_FORWARD_SOURCE)}
     if form is None:
         return {}
     return {"forward_peak_bytes_per_gpu": (f"live-tensors-{form}", forward_source(form))}
@@ -1317,7 +1390,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
                "term_rules": {**(v1_alpha_term_rules(alpha_rows, forward_form) if alpha_rows is not None else
-                                 {**dense_forward_rule(forward_form),
+                                 {**dense_forward_rule(forward_form, facts.is_compressed_attention),
                                   **(sampler_term_rule(version, sampler_row, cfg.flashinfer_sampler_env)
                                      if profile.engine != "v0" else {})}),
                               **non_torch_rule(version, device_group_nccl, nvls)},
@@ -1331,6 +1404,13 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "mxfp4_backend": backend,
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
+               # DeepSeek-V4's forward peak by part (profiles.VLLM_V4_FORWARD_SOURCE), before the margin and cuBLAS
+               "v4_forward_parts": v4_forward_parts(facts, batched, tp, cfg, chunk, gpu_name)
+               if facts.is_compressed_attention else {},
+               # what the WorkspaceManager was asked for; its buffer, v4_forward_parts' workspace_manager, is the max
+               "v4_workspace_requests": v4_workspace_requests(facts, batched, cfg.max_model_len or 0, tp,
+                                                              cfg.expert_parallel, gpu_name)
+               if facts.is_compressed_attention else {},
                "gmu_semantics": "extensible" if extensible else
                ("per-instance" if profile.per_instance_budget else "global-cap"),
                "startup_free_check": startup_free_check,
