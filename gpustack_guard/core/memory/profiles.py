@@ -495,6 +495,14 @@ VLLM_V4_FORWARD_SOURCE = ("vllm/model_executor/models/deepseek_v4.py@v0.21.0; mo
                           "v1/attention/backends/mla/indexer.py, v1/worker/workspace.py@v0.22.0 (checked @v0.26.0, "
                           "@v0.34.0); routed experts: Marlin's WorkspaceManager request (VLLM_V4_MARLIN_SOURCE) before "
                           "Blackwell, fused_experts' caches elsewhere (the kernel's buffers not read)")
+# What the derivation above does not reach, MEASURED ON ONE LOG, NOT DERIVED: B14 (vllm#44376, 2x GH200, TP2+EP,
+# 16,384 batched tokens, 0.22) prints a 5.44 GiB pool where the derived parts leave 9.33 GiB; the 3.88 GiB between
+# (4,170,612,736 B) is carried per batched token so that gsg never calls a refused start a fit. The piece not read
+# is the compiled (piecewise inductor, custom_ops all) graph's liveness across the layer's steps; it replaces the
+# whole-forward constant of earlier rounds (558,714 B a token), and it goes once that piece is read or a second V4
+# log shows it is wrong (benchmarks/vectors/MISSES.md). Shown on its own in v4_forward_parts.
+VLLM_V4_UNREAD_PER_TOKEN = 254_555
+VLLM_V4_UNREAD_SOURCE = "measured once: vllm#44376 (B14) less the derived parts; compiled-graph liveness not read"
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
 NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NCCL, custom all-reduce)
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of

@@ -344,6 +344,8 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
         notes.append(f"DeepSeek-V4 runs with block size {shape.block_size} whatever --block-size says")
     if (cfg.kv_cache_dtype or "auto").lower() not in ("fp8", "fp8_e4m3", "fp8_ds_mla"):
         notes.append("KV sized as fp8_ds_mla, the layout vLLM's DeepSeek-V4 kernels use; set --kv-cache-dtype fp8")
+    notes.append(f"DeepSeek-V4's forward peak holds {P.VLLM_V4_UNREAD_PER_TOKEN:,} B per batched token measured on "
+                 "one log (vllm#44376), not derived: the compiled graph's liveness is not read")
     return shape
 
 
@@ -788,7 +790,9 @@ def v4_forward_parts(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig,
     return {"layer_peak": max(batched * attention, indexer, moe),
             "workspace_manager": max(requests.values()),
             "topk_indices_buffer": batched * (facts.index_topk or 0) * 4,
-            "mtp_hidden_buffer": batched * hc * H * element}
+            "mtp_hidden_buffer": batched * hc * H * element,
+            # not derived: the remainder one log shows (profiles.VLLM_V4_UNREAD_PER_TOKEN), kept apart
+            "unread_measured_once": batched * P.VLLM_V4_UNREAD_PER_TOKEN}
 
 
 def v4_marlin_experts(gpu_name: str) -> bool:
@@ -876,7 +880,8 @@ def dense_forward_rule(form: str | None, compressed_attention: bool = False) -> 
     reading), shown in place of the release's calibrated row (terms.budget_terms); nothing where the calibrated
     formula ran."""
     if compressed_attention:
-        return {"forward_peak_bytes_per_gpu": ("live-tensors-deepseek-v4", P.VLLM_V4_FORWARD_SOURCE)}
+        return {"forward_peak_bytes_per_gpu": ("live-tensors-deepseek-v4", f"{P.VLLM_V4_FORWARD_SOURCE}; "
+                                               f"unread_measured_once: {P.VLLM_V4_UNREAD_SOURCE}")}
     if form is None:
         return {}
     return {"forward_peak_bytes_per_gpu": (f"live-tensors-{form}", forward_source(form))}
