@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import engine_flags as EF
@@ -317,7 +317,8 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
         fit=fit, ctx_given="ctx-size" in flags, layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
         **_fit_limits(flags),
-        **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
+        platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None
+        else policy.platform_footprint,
     )
 
 
@@ -328,10 +329,10 @@ def _text(value) -> str | None:
     return "on" if value is True else str(value)
 
 
-def _fit_limits(flags: dict) -> dict:
+def _fit_limits(flags: dict) -> dict[str, Any]:
     """--fit-target (MiB per device, one value broadcast) and --fit-ctx, as common/arg.cpp reads them (std::stoull,
     std::stoi); values it refuses raise FlagValueError."""
-    limits: dict = {}
+    limits: dict[str, Any] = {}
     if flags.get("fit-target") is not None:
         text = str(flags["fit-target"])
         try:

@@ -374,11 +374,11 @@ def _what_fit_does(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig
 
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
-    """The estimate for the arguments as given; where it does not fit and --fit runs, what llama.cpp would start
-    with instead (extra["fit"], a note, and the verdict of the fitted arguments)."""
+    """The estimate for the arguments as given; where they leave a device less than --fit-target free and --fit runs,
+    what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments)."""
     est = _estimate(facts, gpu_totals, cfg, version)
-    if not cfg.fit or est.verdict == FITS:
-        return est
+    if not cfg.fit or _fits_with_margin(est, gpu_totals, cfg.fit_target):
+        return est  # llama_params_fit changes nothing while every device keeps its target free
     ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
     fitted = _what_fit_does(facts, gpu_totals, cfg, version, ctx)
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
