@@ -67,7 +67,8 @@ def test_layers_given_stop_fit_and_the_arguments_stay_as_given():
     cfg = LlamaCppConfig(ctx_size=8192, ctx_given=True, gpu_layers=80, layers_given=True, fit=True)
     est = estimate_llamacpp(facts, [24 * GiB], cfg, version=FIT)
     assert est.verdict == DOES_NOT_FIT and est.extra["fit"] == {"action": "none"}
-    assert "cannot make it fit (-ngl, --tensor-split, -ot or --split-mode row is given" in est.notes[-1]
+    assert "cannot make it fit (-ngl, -ot, or on several GPUs --tensor-split or --split-mode row, is given" in \
+        est.notes[-1]
     # nothing fits even with every layer on the CPU at the shortest context: it gives up too
     tiny = estimate_llamacpp(facts, [1 * GiB], LlamaCppConfig(fit=True), version=FIT)
     assert tiny.verdict == DOES_NOT_FIT and "no context down to --fit-ctx" in tiny.notes[-1]
@@ -100,3 +101,18 @@ def test_flags_decide_what_fit_may_change():
         with pytest.raises(EF.FlagValueError) as caught:
             llamacpp_config(flags, policy, facts, FIT if flags != {"fit": "on"} else "b7000")
         assert caught.value.key == key
+
+
+@pytest.mark.parametrize(("cfg", "gpus", "moves"), [
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_overrides=True), 1, False),  # -ot: always
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(1.0, 1.0)), 2, False),
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(0.0, 0.0)), 2, True),  # zeros: unset
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, split_mode="row"), 2, False),
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, split_mode="row"), 1, True),  # one device: no split
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(3.0,)), 1, True),
+])
+def test_what_stops_fit_from_moving_layers_depends_on_the_device_count(cfg, gpus, moves):
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    est = estimate_llamacpp(facts, [16 * GiB] * gpus, cfg, version=FIT)
+    assert (est.extra["fit"]["action"] == "offload") is moves
+    assert est.verdict == (FITS if moves else DOES_NOT_FIT)

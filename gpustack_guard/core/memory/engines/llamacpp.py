@@ -344,12 +344,20 @@ def _largest(low: int, high: int, ok) -> int | None:
     return low
 
 
+def _fit_pinned(cfg: LlamaCppConfig, devices: int) -> bool:
+    """Whether llama_params_fit may not move weights: -ngl or -ot given, or on several devices a non-zero
+    --tensor-split or --split-mode row (common/fit.cpp gives up with "already set by user")."""
+    several = devices > 1 and (any(f != 0 for f in cfg.tensor_split or ()) or cfg.split_mode == "row")
+    return cfg.layers_given or cfg.tensor_overrides or several
+
+
 def _what_fit_does(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, version: str | None,
                    ctx: int) -> tuple[dict, Estimate] | None:
     """What llama_params_fit (common/fit.cpp) makes of a spec that does not fit: first a shorter context, down to
     --fit-ctx and in steps of 256 cells per stream, if -c was not given; then fewer offloaded layers at that
-    context, if -ngl, --tensor-split and -ot were not given and the split is by layer. None when it gives up (it
-    then logs "failed to fit params" and loads what was asked)."""
+    context, unless _fit_pinned. None when it gives up (it then logs "failed to fit params" and loads what was
+    asked). On several devices llama.cpp also chooses its own --tensor-split and moves MoE expert tensors before
+    whole layers; gsg keeps its split by device totals and whole layers, so it may offload a little less."""
     targets, plain = cfg.fit_target, replace(cfg, fit=False)
     streams = kv_streams(cfg, version)
     align = P.LLAMACPP_FIT_CTX_ALIGN * streams
@@ -363,7 +371,7 @@ def _what_fit_does(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig
         if steps is not None:
             return {"action": "context", "ctx_size": steps * align}, at(steps * align)
         ctx = floor  # the context stays at the minimum while the layers are fitted
-    if (cfg.layers_given or cfg.tensor_split or cfg.tensor_overrides or cfg.split_mode != "layer"):
+    if _fit_pinned(cfg, len(gpu_totals)):
         return None
     layers = facts.num_hidden_layers or 0
     offload = _largest(0, layers, lambda n: _fits_with_margin(at(ctx, n), gpu_totals, targets))
@@ -383,8 +391,9 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     fitted = _what_fit_does(facts, gpu_totals, cfg, version, ctx)
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
     if fitted is None:
-        pinned = cfg.layers_given or cfg.tensor_split or cfg.tensor_overrides or cfg.split_mode != "layer"
-        why = ("-ngl, --tensor-split, -ot or --split-mode row is given, so it may not move layers" if pinned
+        pinned = _fit_pinned(cfg, len(gpu_totals))
+        why = ("-ngl, -ot, or on several GPUs --tensor-split or --split-mode row, is given, so it may not move "
+               "layers" if pinned
                else "no context down to --fit-ctx and no layer count leaves --fit-target free")
         note = f"--fit (llama.cpp {build}) cannot make it fit ({why}): it loads the arguments as given"
         return replace(est, notes=est.notes + (note,), extra={**est.extra, "fit": {"action": "none"}})
