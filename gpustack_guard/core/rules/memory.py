@@ -300,7 +300,9 @@ OFFLOAD_OVER_GPU = Rule(
     example="huggingface_filename: Llama-3.3-70B-Instruct-Q4_K_M.gguf   # 40 GiB of weights\n"
             "gpu_selector: {gpu_ids: [gpu-d:cuda:0]}                   # a 24 GB card\n"
             "backend: llama.cpp\nbackend_parameters: [--gpu-layers=80, --ctx-size=8192]",
-    fix="Lower --gpu-layers, --ctx-size or --parallel, or enable --flash-attn.",
+    fix="Lower --gpu-layers, --ctx-size or --parallel, or enable --flash-attn. From llama.cpp b7474 --fit (on by "
+        "default) shortens an unset --ctx-size or offloads fewer layers when --gpu-layers is unset: gsg then warns "
+        "with the context or layer count it starts with; set them yourself, or --fit off, to decide.",
     check=_llamacpp_offload)
 
 
