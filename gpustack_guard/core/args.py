@@ -34,7 +34,7 @@ _ALIASES = {
                  "b": "batch-size", "ub": "ubatch-size", "ctk": "cache-type-k", "ctv": "cache-type-v",
                  "fa": "flash-attn", "ts": "tensor-split", "nkvo": "no-kv-offload", "sm": "split-mode",
                  "mg": "main-gpu", "t": "threads", "parallel-size": "parallel", "kvu": "kv-unified",
-                 "no-kvu": "no-kv-unified"},
+                 "no-kvu": "no-kv-unified", "fitt": "fit-target", "fitc": "fit-ctx"},
 }
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE]-?\d+)?$")
 _TRUE = {"true", "1", "yes", "on"}

@@ -382,9 +382,14 @@ def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
       "kv_cache_bytes_per_gpu": ("fraction-x-total-minus-weights", "model_runner.py@v0.3.6")}),
     ("llama.cpp", "meta-llama/Llama-3.1-8B-Instruct", "b7045", ["--ctx-size", "8192"],
      {"kv_cache_bytes_per_gpu": ("cells-padded-256-per-stream", "llama-context.cpp@b7045"),
-      "compute_buffer_bytes_per_gpu": ("high-water-mark-plus-held-input-copies", "ggml-backend.cpp@0c1e57098")}),
+      "compute_buffer_bytes_per_gpu": ("high-water-mark-plus-held-input-copies+ffn-glu-output-beside-gate-up",
+                                       "ggml-alloc.c ggml_op_can_inplace (GLU not in place)@0c1e57098")}),
     ("llama.cpp", "meta-llama/Llama-3.1-8B-Instruct", "b2000", ["--ctx-size", "8192"],  # before pipeline copies
-     {"compute_buffer_bytes_per_gpu": ("graph-high-water-mark", "llama-context.cpp@b6000")}),
+     {"compute_buffer_bytes_per_gpu": ("graph-high-water-mark+ffn-gate-up-moe-expert-loop",
+                                       "llama.cpp@b1880 llama.cpp build_mixtral")}),
+    ("llama.cpp", "mistralai/Mixtral-8x7B-v0.1", "b3000", ["--ctx-size", "8192"],  # all experts in one call
+     {"compute_buffer_bytes_per_gpu": ("high-water-mark-plus-held-input-copies+ffn-gate-up-moe-all-experts",
+                                       "llama.cpp@b2694 llama.cpp llm_build_moe_ffn")}),
 ])
 def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version, args, expected):
     from gpustack_guard.core.memory.terms import ENGINE_TERMS

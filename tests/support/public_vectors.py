@@ -479,6 +479,21 @@ VECTORS = (
                "heads, a 64,000 vocabulary; benchmarks/vectors/yi-1.5-34b has that shape) on an RTX 3090 + RTX "
                "3060 (the device lines), build b2849 and the command (-ngl 61 -b 512 -ts 1,1 -fa -c 2048) from the "
                "issue; the excerpt stops after the weights (the run without -nkvo)"),
+    Vector("qwen3-1.7b-jetson-orin-node-llama-cpp.log", "Qwen/Qwen3-1.7B", ("Orin (nvgpu)", "15656MiB"), "b8100",
+           ("--ctx-size=4096", "--flash-attn=on"), "q4_k_m", version_known=False, gpu_known=False,
+           engine="llama.cpp",
+           why="node-llama-cpp#560 (mcr-ksh, 2026-02-25): qmd-query-expansion-1.7B-q4_k_m.gguf, a Qwen3-1.7B "
+               "fine-tune (the log's 28 layers of 8 KV heads x 128: 448 MiB at 4,096 cells; the 300.75 MiB compute "
+               "buffer is Qwen3-1.7B's logits, (2,048 + 151,936) x 512 x 4 B), the comment's command (--contextSize "
+               "4096 --fa); a Jetson Orin, not which (a 16 GB Orin NX assumed); the bundled llama.cpp is not printed "
+               "(b8100 by date, between b7474 and b8651 of 2026-04-03); node-llama-cpp does not run common's --fit"),
+    Vector("tinyllama-f32-gtx1050ti-llamafile.log", "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+           ("NVIDIA GeForce GTX 1050 Ti", "4096MiB"), "b2700", ("--n-gpu-layers=9999", "--ctx-size=512"), "f32",
+           version_known=False, engine="llama.cpp",
+           why="llamafile#372 (2024-04-26): TinyLlama-1.1B-Chat-v1.0.F32.llamafile with -ngl 9999 (the issue's "
+               "command) on a GTX 1050 Ti (the device line), n_ctx 512 and n_ubatch 512 (the log); llamafile 0.8's "
+               "llama.cpp is not printed (b2700 by date: the CUDA_USE_TENSOR_CORES line and n_ubatch both show); "
+               "the excerpt stops before the KV line, the thread says a 66.50 MB allocation then fails"),
 
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import engine_flags as EF
@@ -288,6 +288,10 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash, flash_auto = LC.flash_attention_on(setting, version, kv_on_host=_flag(flags, "no-kv-offload"))
     except ValueError as exc:
         raise EF.FlagValueError("flash-attn", setting, str(exc)) from None
+    try:
+        fit = LC.fit_active(_text(flags.get("fit")), version)
+    except ValueError as exc:
+        raise EF.FlagValueError("fit", str(flags.get("fit")), str(exc)) from None
     auto_slots = parallel == EF.LLAMACPP_AUTO_PARALLEL or (parallel is None and EF.llamacpp_auto_default(version))
     # llama-server unifies the cache when the slot count is automatic, -kvu/--no-kvu decide otherwise
     unified = not _flag(flags, "no-kv-unified") and (_flag(flags, "kv-unified") or auto_slots or not parallel)
@@ -311,8 +315,42 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         tensor_split=value("tensor-split"),
         split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
         tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
-        **({"platform_footprint": policy.platform_footprint} if policy.platform_footprint is not None else {}),
+        fit=fit, ctx_given="ctx-size" in flags, layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
+        **_fit_limits(flags),
+        platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None
+        else policy.platform_footprint,
     )
+
+
+def _text(value) -> str | None:
+    """A flag's value as text; a bare switch (True) is its on form."""
+    if value is None:
+        return None
+    return "on" if value is True else str(value)
+
+
+def _fit_limits(flags: dict) -> dict[str, Any]:
+    """--fit-target (MiB per device, one value broadcast) and --fit-ctx, as common/arg.cpp reads them (std::stoull,
+    std::stoi); values it refuses raise FlagValueError."""
+    limits: dict[str, Any] = {}
+    if flags.get("fit-target") is not None:
+        text = str(flags["fit-target"])
+        try:
+            mib = tuple(int(item) for item in text.split(","))
+        except ValueError:
+            raise EF.FlagValueError("fit-target", text, "comma-separated whole MiB per device") from None
+        if any(v < 0 for v in mib):
+            raise EF.FlagValueError("fit-target", text, "comma-separated whole MiB per device")
+        limits["fit_target"] = tuple(v * P.MiB for v in mib)
+    if flags.get("fit-ctx") is not None:
+        text = str(flags["fit-ctx"])
+        try:
+            limits["fit_min_ctx"] = int(text)
+        except ValueError:
+            raise EF.FlagValueError("fit-ctx", text, "a whole number of tokens") from None
+        if limits["fit_min_ctx"] < 0:
+            raise EF.FlagValueError("fit-ctx", text, "a whole number of tokens")
+    return limits
 
 
 def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:

@@ -1510,6 +1510,33 @@ LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
 LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
 LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
+
+
+@dataclass(frozen=True)
+class LlamaCppBatchDefaults:
+    """-b / -ub defaults from one build on. Without n_ubatch (None) the graph is reserved for n_batch tokens."""
+
+    since: str
+    n_batch: int
+    n_ubatch: int | None
+    source: str
+
+
+# n_ubatch (-ub) came with pipeline parallelism (PR #6017), which also raised n_batch from 512 to 2048; before it,
+# the compute buffer is reserved for min(n_ctx, n_batch) tokens, so an old build's -b 1024 reserves 1,024, not 512.
+# Keyed at the same build as LLAMACPP_PIPELINE_PARALLEL_SINCE (the oldest log gsg has of that PR).
+LLAMACPP_BATCH_DEFAULTS = (
+    LlamaCppBatchDefaults("b0", 512, None, "common/common.h@b1880 (n_batch = 512; llama-cpp-python 0.2.29's vendored "
+                                            "llama.cpp)"),
+    LlamaCppBatchDefaults("b2431", LLAMACPP_DEFAULT_BATCH, LLAMACPP_DEFAULT_UBATCH,
+                          "common/common.h after PR #6017 (n_batch = 2048, n_ubatch = 512: llama-cpp-python 0.2.58, "
+                          "0.2.64, 0.3.10 and 0.3.36's vendored llama.cpp)"),
+)
+_BATCH_KEYS = keyed_by_release(LLAMACPP_BATCH_DEFAULTS)
+
+
+def llamacpp_batch_defaults(version: str | None) -> LlamaCppBatchDefaults:
+    return row_for("llamacpp", _BATCH_KEYS, version)
 LLAMACPP_AUTO_PARALLEL = 4  # llama-server's slots for -np -1 (auto) with the unified KV cache of recent builds
 LLAMACPP_CELL_PAD_FLASH = 256  # KV cells padded to 256 with flash attention (gguf-parser, llama.cpp get_padding)
 LLAMACPP_CELL_PAD = 32
@@ -1564,6 +1591,52 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 # to that one log; the two rows are a count of live tensors.
 LLAMACPP_FFN_HIDDEN_ROWS = 2
 
+
+@dataclass(frozen=True)
+class LlamaCppFfnForm:
+    """How llama.cpp's graph builds the feed-forward stage from one build on, and so how many f32 values per token
+    its widest moment keeps alive (engines.llamacpp.ffn_width). Each row was read at the build it names and checked
+    against that build's own "compute buffer size" on CPU with tiny GGUFs of two widths and three expert counts."""
+
+    since: str
+    rule: str
+    gated_live: int  # intermediate-width tensors alive at once in a gated MLP (gate, up, and the GLU output)
+    expert_loop: bool  # MoE experts computed one at a time (one ggml_mul_mat_id per selected expert)
+    source: str
+
+
+# b0: build_mixtral loops over n_expert_used, one ggml_mul_mat_id per selected expert (llama.cpp PR #4406), silu and
+#   the gate product in place. With k >= 2 the next expert's gate finds no free block of its width: expert i's down
+#   output sits in the slot its gate freed, so ggml-alloc puts it above (three widths), and the running sum of the
+#   expert outputs is one more hidden row. The b1880-era build (llama-cpp-python 0.2.29's vendored llama.cpp) logs
+#   CPU compute buffers 10.04 / 14.54 / 14.54 MiB for k = 1 / 2 / 3 and 20.54 MiB with a 1.5 times wider expert
+#   (hidden 256, n_ff 2048 and 3072, 512 tokens over 512 cells): 2 widths at k = 1, 3 widths + a hidden row from 2.
+# b2694: one ggml_mul_mat_id for all selected experts (PR #6505, commit 0d56246f, build 2694): gate and up of the k
+#   experts, [n_ff, k, n_tokens] each, silu and the product in place: 2 k widths (the llama-cpp-python 0.2.64 build:
+#   10.04 / 18.04 / 26.04 MiB for k = 1 / 2 / 3; dense 10.01 / 14.01 MiB for n_ff 2048 / 3072).
+# b5764: build_ffn and build_moe_ffn use ggml_swiglu_split (ggml PR #14158's GLU ops); GGML_OP_GLU is not one of
+#   ggml-alloc's in-place ops (ggml_op_can_inplace), so its output lives beside gate and up: 3 widths dense, 3 k for
+#   MoE (the CI build 0c1e57098: dense 15.01 / 21.01 MiB, MoE 15.04 / 27.04 / 39.04 MiB for k = 1 / 2 / 3). b5763
+#   (8846aace, llama-cpp-python 0.3.10) still builds silu and mul; 0.3.12's a0374a67 has the GLU op. gsg counts the
+#   wider form from the first build after b5763, so an undated build between them is over-counted by one width.
+LLAMACPP_FFN_FORMS = (
+    LlamaCppFfnForm("b0", "ffn-gate-up-moe-expert-loop", 2, True,
+                    "llama.cpp@b1880 llama.cpp build_mixtral (PR #4406 loop over n_expert_used) + ggml-alloc.c "
+                    "ggml_op_can_inplace; measured on llama-cpp-python 0.2.29's vendored build"),
+    LlamaCppFfnForm("b2694", "ffn-gate-up-moe-all-experts", 2, False,
+                    "llama.cpp@b2694 llama.cpp llm_build_moe_ffn (PR #6505 ggml_mul_mat_id over all selected "
+                    "experts); measured on llama-cpp-python 0.2.64's vendored build"),
+    LlamaCppFfnForm("b5764", "ffn-glu-output-beside-gate-up", 3, False,
+                    "src/llama-graph.cpp build_ffn/build_moe_ffn ggml_swiglu_split + ggml/src/ggml-alloc.c "
+                    "ggml_op_can_inplace (GLU not in place)@0c1e57098; absent at b5763 (8846aace)"),
+)
+_FFN_FORM_KEYS = keyed_by_release(LLAMACPP_FFN_FORMS)
+
+
+def llamacpp_ffn_form(version: str | None) -> LlamaCppFfnForm:
+    return row_for("llamacpp", _FFN_FORM_KEYS, version)
+
+
 # Pipeline parallelism (llama.cpp PR #6017, merged 2024-03-13): with several devices, full offload (-ngl above the
 # layer count), --split-mode layer, the KV cache offloaded, no --override-tensor and async compute plus events on
 # every device (CUDA, ROCm), llama_context asks ggml_backend_sched_new for `parallel`, and the scheduler keeps
@@ -1596,6 +1669,17 @@ LLAMACPP_COPIES_HELD = "ggml/src/ggml-backend.cpp@0c1e57098 ggml_backend_sched_s
 # hidden-state, f16-mask and position copies + (5120 + 152064) x 256 x 4 B of logits = 237.50 MiB, logged 237.51.
 LLAMACPP_CAST_MASK_DOWNSTREAM = "llama.cpp#11200 (b4462): CUDA1 compute 237.51 MiB = four f16-mask copies + logits"
 LLAMACPP_POSITION_BYTES = 4  # int32 position per token
+# --fit (llama.cpp PR #16653, merged mid-December 2025; common/fit.cpp llama_params_fit at 0c1e57098): on by default,
+# before loading llama-server measures the arguments and, where a device would keep less than --fit-target free
+# (1024 MiB each), shortens the context if -c was not given (down to --fit-ctx, 4096, per stream, rounded down to
+# 256 cells per stream), then offloads fewer layers if -ngl, --tensor-split and -ot were not given (MoE: expert
+# tensors first). With -ngl given it gives up ("n_gpu_layers already set by user") and loads what was asked.
+# llama.cpp#18181 (build 7474, 2025-12-18, no --fit on its command line, fit running) is the oldest build gsg has
+# seen with it; builds between the merge and that one are counted without it.
+LLAMACPP_FIT_SINCE = "b7474"
+LLAMACPP_FIT_TARGET = 1024 * MiB
+LLAMACPP_FIT_MIN_CTX = 4096
+LLAMACPP_FIT_CTX_ALIGN = 256
 
 # --- multimodal models (core/memory/vision.py) -----------------------------------------------------------
 # Vision towers and projectors are counted from vision_config as vLLM's model files build them (qwen2_vl.py,

@@ -267,9 +267,25 @@ HEADROOM = Rule(
 @per_spec
 def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    if est is None or r.family != "llamacpp" or est.verdict != verdict.DOES_NOT_FIT:
+    if est is None or r.family != "llamacpp":
         return
     x = est.extra
+    fitted = x.get("fit") or {}
+    if fitted.get("action") in ("context", "offload"):
+        # the arguments do not fit, but llama.cpp's --fit changes them before loading: say to what
+        if fitted["action"] == "context":
+            flag, outcome = "--ctx-size", f"a context of {fitted['ctx_size']:,} cells"
+        else:
+            flag, outcome = "--gpu-layers", (f"{fitted['gpu_layers']} of {x['total_layers']} layers on the GPU at "
+                                             f"{fitted['ctx_size']:,} cells")
+        yield finding(OFFLOAD_OVER_GPU, flag_location(ev, flag),
+                      f"the arguments do not fit: llama.cpp {est.version} --fit starts it with {outcome} instead "
+                      f"(leaving --fit-target free); then {_breakdown(est)}", spec=r.name,
+                      severity=Severity.WARNING, fix=f"set {flag} to what you want served, or --fit off to refuse "
+                                                     "a smaller deployment", **est.as_json())
+        return
+    if est.verdict != verdict.DOES_NOT_FIT:
+        return
     yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--gpu-layers"),
                   f"llama.cpp needs more than the GPU holds: {_breakdown(est)}", spec=r.name,
                   fix=f"lower --gpu-layers (now {x['offload_layers']}), --ctx-size or --parallel, "
@@ -284,7 +300,9 @@ OFFLOAD_OVER_GPU = Rule(
     example="huggingface_filename: Llama-3.3-70B-Instruct-Q4_K_M.gguf   # 40 GiB of weights\n"
             "gpu_selector: {gpu_ids: [gpu-d:cuda:0]}                   # a 24 GB card\n"
             "backend: llama.cpp\nbackend_parameters: [--gpu-layers=80, --ctx-size=8192]",
-    fix="Lower --gpu-layers, --ctx-size or --parallel, or enable --flash-attn.",
+    fix="Lower --gpu-layers, --ctx-size or --parallel, or enable --flash-attn. From llama.cpp b7474 --fit (on by "
+        "default) shortens an unset --ctx-size or offloads fewer layers when --gpu-layers is unset: gsg then warns "
+        "with the context or layer count it starts with; set them yourself, or --fit off, to decide.",
     check=_llamacpp_offload)
 
 

@@ -52,8 +52,11 @@ def test_one_buffer_is_the_larger_of_attention_and_logits_not_their_sum():
     assert small_ctx == logits == (3584 + 152_064) * 512 * 4  # attention 59 MiB < logits 304 MiB
     big_ctx = compute_buffer(131_072, 512, facts, False, output_device=True)
     assert big_ctx == attention_scratch(131_072, 512, 28, False, 3584) == 7_828_668_416  # 7.29 GiB of KQ dominate
-    assert compute_buffer(1024, 512, facts, False, output_device=False) == attention_scratch(1024, 512, 28, False,
-                                                                                             3584)
+    # before the GLU op (b5764) attention binds off the output device; from it, gate, up and their GLU output do
+    assert compute_buffer(1024, 512, facts, False, output_device=False, version="b5763") == attention_scratch(
+        1024, 512, 28, False, 3584) == 104_857_600
+    assert compute_buffer(1024, 512, facts, False, output_device=False, version="b5764") == \
+        (2 * 3584 + 3 * 18944) * 512 * 4 + 1024 * 512 * 4 == 133_169_152
 
 
 def test_l8_trilm_f16_rtx4080_compute_and_kv_exact():
@@ -189,10 +192,44 @@ def test_l9_feed_forward_stage_and_input_device_exact():
 def test_ffn_width_dense_plain_and_moe():
     from gpustack_guard.core.memory.engines.llamacpp import ffn_width
 
-    assert ffn_width(catalog_facts("meta-llama/Llama-3.3-70B-Instruct")) == 2 * 28672
-    assert ffn_width(replace(TRILM, gated_mlp=False)) == 9216
+    assert ffn_width(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), "b5605") == 2 * 28672
+    assert ffn_width(replace(TRILM, gated_mlp=False), "b5605") == 9216
     qwen3_moe = catalog_facts("Qwen/Qwen3-30B-A3B")  # 8 of 128 experts of 768
-    assert ffn_width(qwen3_moe) == 2 * 768 * 8
+    assert ffn_width(qwen3_moe, "b5605") == 2 * 768 * 8
+
+
+# Each build's feed-forward form (profiles.LLAMACPP_FFN_FORMS), on two models: the widths were measured on CPU with
+# each build's own compute buffer, 512 tokens (tiny GGUFs, hidden 256, n_ff 2048 and 3072, k = 1, 2, 3)
+@pytest.mark.parametrize(("model", "build", "width"), [
+    # b1880's loop over the selected experts: one expert's gate and up, then from the second expert the allocator's
+    # third slot and the running sum (hidden 4,096)
+    ("mistralai/Mixtral-8x7B-v0.1", "b1880", 3 * 14336 + 4096),
+    ("mistralai/Mixtral-8x7B-v0.1", "b2693", 3 * 14336 + 4096),
+    ("mistralai/Mixtral-8x7B-v0.1", "b2694", 2 * 2 * 14336),  # PR #6505: all k experts in one ggml_mul_mat_id
+    ("mistralai/Mixtral-8x7B-v0.1", "b5763", 2 * 2 * 14336),
+    ("mistralai/Mixtral-8x7B-v0.1", "b5764", 3 * 2 * 14336),  # the GLU output beside gate and up
+    ("Qwen/Qwen3-30B-A3B", "b2000", 3 * 768 + 2048),  # k = 8 under the loop: still one expert at a time
+    ("Qwen/Qwen3-30B-A3B", "b2694", 2 * 8 * 768),
+    ("Qwen/Qwen3-30B-A3B", "b10507", 3 * 8 * 768),
+    ("meta-llama/Llama-3.3-70B-Instruct", "b1880", 2 * 28672),  # dense: the loop is MoE only
+    ("meta-llama/Llama-3.3-70B-Instruct", "b5763", 2 * 28672),
+    ("meta-llama/Llama-3.3-70B-Instruct", "b5764", 3 * 28672),
+])
+def test_ffn_width_by_build(model, build, width):
+    from gpustack_guard.core.memory.engines.llamacpp import ffn_width
+
+    assert ffn_width(catalog_facts(model), build) == width
+
+
+def test_ffn_width_one_expert_and_plain_mlp_under_the_loop():
+    from gpustack_guard.core.memory.engines.llamacpp import ffn_width
+
+    mixtral = catalog_facts("mistralai/Mixtral-8x7B-v0.1")
+    # k = 1: no second expert, so no third slot and no running sum (measured: 2 widths at k = 1)
+    assert ffn_width(replace(mixtral, num_experts_per_tok=1), "b1880") == 2 * 14336
+    # a plain (ungated) MLP frees nothing before down: one width and the running sum
+    assert ffn_width(replace(mixtral, gated_mlp=False), "b1880") == 14336 + 4096
+    assert ffn_width(replace(mixtral, gated_mlp=False), "b5764") == 2 * 14336  # no GLU without a gate
 
 
 @pytest.mark.parametrize(("ctx", "streams", "flash", "version", "cells"), [

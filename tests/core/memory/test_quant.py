@@ -246,16 +246,17 @@ def test_gguf_moe_widths_read_from_llama_cpps_expert_keys():
         "deepseek2", feed_forward_length=10944, expert_feed_forward_length=1408, expert_shared_count=2,
         leading_dense_block_count=1), "ds.gguf")
     assert (ds.moe_intermediate_size, ds.shared_expert_intermediate_size, ds.first_k_dense_replace) == (1408, 2816, 1)
-    assert ffn_width(ds) == max(2 * (1408 * 6 + 2816), 2 * 10944) == 22_528  # 6 routed + shared beat the dense
+    assert ffn_width(ds, "b5000") == max(2 * (1408 * 6 + 2816), 2 * 10944) == 22_528  # 6 routed + shared beat the dense
+    assert ffn_width(ds, "b5764") == 3 * (1408 * 6 + 2816) == 33_792  # the GLU output is a third width
     assert ffn_width(facts_from_gguf(_moe_header(
         "deepseek2", feed_forward_length=12288, expert_feed_forward_length=1408, expert_shared_count=2,
-        leading_dense_block_count=1), "ds.gguf")) == 2 * 12288  # a wider dense block is the widest
+        leading_dense_block_count=1), "ds.gguf"), "b5000") == 2 * 12288  # a wider dense block is the widest
     # Qwen2-MoE writes the shared expert's own width
     qwen2 = facts_from_gguf(_moe_header(
         "qwen2moe", feed_forward_length=5632, expert_feed_forward_length=1408,
         expert_shared_feed_forward_length=5632), "q.gguf")
     assert (qwen2.moe_intermediate_size, qwen2.shared_expert_intermediate_size) == (1408, 5632)
-    assert ffn_width(qwen2) == 2 * (1408 * 6 + 5632) == 28_160
+    assert ffn_width(qwen2, "b5000") == 2 * (1408 * 6 + 5632) == 28_160
     # no expert width keys: the facts keep None, never a guessed width
     plain = facts_from_gguf(_moe_header("llama", feed_forward_length=8192), "l.gguf")
     assert (plain.moe_intermediate_size, plain.shared_expert_intermediate_size, plain.first_k_dense_replace) == (

@@ -89,6 +89,11 @@ CASES = [
      {P.WEIGHTS: mib(20038.81), P.LAYERS_OFFLOADED: 81, P.LAYERS_TOTAL: 81, P.SEQUENCES: 1, P.KV_TOKENS: 2048}),
     ("llama.cpp/yi-34b-iq4xs-3090-3060-weights.log", None, False, None, 'CUDA0', 1,
      {P.WEIGHTS: mib(8796.98), P.LAYERS_OFFLOADED: 61, P.LAYERS_TOTAL: 61}),
+    # node-llama-cpp#560: the bundled library's sched_reserve lines, no version line; llamafile#372: stops at n_ubatch
+    ("llama.cpp/qwen3-1.7b-jetson-orin-node-llama-cpp.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(448.0), P.COMPUTE_BUFFER: mib(300.75), P.PIPELINE_COPIES: 1}),
+    ("llama.cpp/tinyllama-f32-gtx1050ti-llamafile.log", None, False, None, 'CUDA0', 1,
+     {P.WEIGHTS: mib(3946.35), P.LAYERS_OFFLOADED: 23, P.LAYERS_TOTAL: 23, P.KV_TOKENS: 512}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -316,7 +321,8 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 23}
+    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 25}
+    assert counts == {"vllm": 60, "sglang": 25, "llama.cpp": 25}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

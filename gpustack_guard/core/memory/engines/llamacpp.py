@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpustack_guard.core.engine_flags import to_float32
 from gpustack_guard.core.memory import profiles as P
@@ -19,6 +19,7 @@ from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
+from gpustack_guard.core.memory.terms import COMPUTE_BUFFER
 from gpustack_guard.core.memory.weights import weight_layout
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
@@ -44,6 +45,11 @@ class LlamaCppConfig:
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
     split_mode: str = "layer"  # --split-mode: layer (default), row or none
     tensor_overrides: bool = False  # --override-tensor / -ot given (llama.cpp then keeps one copy of the inputs)
+    fit: bool = False  # --fit runs before loading (the build has it and it is not off): fit_params below
+    ctx_given: bool = False  # -c given (0 included): --fit does not shrink the context
+    layers_given: bool = False  # -ngl given other than auto: --fit does not change the offload
+    fit_target: tuple[int, ...] = (P.LLAMACPP_FIT_TARGET,)  # --fit-target, bytes to leave free per device
+    fit_min_ctx: int = P.LLAMACPP_FIT_MIN_CTX  # --fit-ctx
 
 
 @dataclass(frozen=True)
@@ -101,14 +107,18 @@ def windowed_layer(pattern: int | None, layer: int) -> bool:
     return pattern is not None and layer % pattern < pattern - 1
 
 
-def micro_batch(batch: int | None, ubatch: int | None) -> int:
-    """n_ubatch after defaults; llama.cpp caps it at n_batch."""
-    return min(ubatch or P.LLAMACPP_DEFAULT_UBATCH, batch or P.LLAMACPP_DEFAULT_BATCH)
+def micro_batch(batch: int | None, ubatch: int | None, version: str | None = None) -> int:
+    """n_ubatch after the build's defaults (profiles.LLAMACPP_BATCH_DEFAULTS), capped at n_batch as llama.cpp
+    caps it; a build before n_ubatch existed reserves n_batch tokens."""
+    defaults = P.llamacpp_batch_defaults(version)
+    if defaults.n_ubatch is None:
+        return batch or defaults.n_batch
+    return min(ubatch or defaults.n_ubatch, batch or defaults.n_batch)
 
 
-def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None) -> int:
+def reserve_tokens(ctx: int, batch: int | None, ubatch: int | None, version: str | None = None) -> int:
     """sched_reserve's n_tokens = min(n_ctx, n_ubatch)."""
-    return min(ctx, micro_batch(batch, ubatch))
+    return min(ctx, micro_batch(batch, ubatch, version))
 
 
 def attention_scratch(cells: int, tokens: int, heads: int, flash_attn: bool, hidden: int = 0) -> int:
@@ -135,26 +145,40 @@ def output_logits(facts: ModelFacts, tokens: int) -> int:
     return logits_scratch(facts.hidden_size, facts.vocab_size, tokens)
 
 
-def ffn_width(facts: ModelFacts) -> int:
-    """The widest feed-forward intermediate of one layer, in f32 values per token: gate and up outputs (up only
-    for a plain MLP) of the dense MLP, or of the routed experts (k of them) plus the shared expert."""
-    per_matrix = 2 if facts.gated_mlp else 1
+def ffn_width(facts: ModelFacts, version: str | None = None) -> int:
+    """The widest feed-forward moment of one layer, in f32 values per token, as the build's graph has it
+    (profiles.LLAMACPP_FFN_FORMS): the gate and up outputs of a gated MLP (up only for a plain one), with the GLU
+    output beside them from the build that introduced it; for MoE, all k routed experts at once plus the shared
+    expert, or, in the early per-expert loop, one expert at a time with the allocator's extra slot and the running
+    sum from the second expert on."""
+    form = P.llamacpp_ffn_form(version)
+    live = form.gated_live if facts.gated_mlp else 1
     dense = facts.intermediate_size or 0
     if not facts.num_experts:
-        return per_matrix * dense
+        return live * dense
     expert = facts.moe_intermediate_size or dense
-    routed = per_matrix * (expert * (facts.num_experts_per_tok or 1) + (facts.shared_expert_intermediate_size or 0))
-    return max(routed, per_matrix * dense if facts.first_k_dense_replace else 0)
+    used = facts.num_experts_per_tok or 1
+    shared = live * (facts.shared_expert_intermediate_size or 0)
+    if not form.expert_loop:
+        routed = live * expert * used + shared
+    elif used == 1:
+        routed = live * expert + shared
+    else:
+        # the previous expert's down output holds the slot its gate freed, so the next gate goes above it (gated
+        # MLPs only: a plain one frees nothing before down), and the sum of the expert outputs so far is one row
+        routed = (live + 1 if facts.gated_mlp else live) * expert + (facts.hidden_size or 0) + shared
+    return max(routed, live * dense if facts.first_k_dense_replace else 0)
 
 
-def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, input_device: bool) -> int:
+def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, input_device: bool,
+                version: str | None = None) -> int:
     """The feed-forward stage: its intermediates, the residual and the normed input (two hidden rows) and the KQ
     mask, a graph input alive throughout (f16 with flash attention). The device that takes the input from the CPU
     (token_embd stays there) also holds the copied embeddings and, with flash attention, the f32 mask before its
     f16 cast (profiles.LLAMACPP_FFN_* says where the counts come from)."""
     hidden = facts.hidden_size or 0
     mask = cells * tokens * (F16 if flash_attn else F32)
-    rows = P.LLAMACPP_FFN_HIDDEN_ROWS * hidden + ffn_width(facts)
+    rows = P.LLAMACPP_FFN_HIDDEN_ROWS * hidden + ffn_width(facts, version)
     if input_device:
         rows += hidden
         mask += cells * tokens * F32 if flash_attn else 0
@@ -162,12 +186,12 @@ def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, in
 
 
 def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool,
-                   input_device: bool = False) -> int:
+                   input_device: bool = False, version: str | None = None) -> int:
     """The high-water mark of the reserved graph on one device: the largest of the attention stage, the
     feed-forward stage and, on the output device, the logits."""
     assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
     attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn, facts.hidden_size or 0)
-    ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device)
+    ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device, version)
     logits = output_logits(facts, tokens) if output_device else 0
     return max(attention, ffn, logits)
 
@@ -286,15 +310,114 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
     return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
 
 
+def fit_active(setting: str | None, version: str | None) -> bool:
+    """Whether llama-server runs llama_params_fit before loading: on by default from
+    profiles.LLAMACPP_FIT_SINCE unless --fit off. Raises ValueError for a value common/arg.cpp refuses."""
+    if not _since(version, P.LLAMACPP_FIT_SINCE):
+        if setting is not None:
+            raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} has no --fit (it exists "
+                             f"from {P.LLAMACPP_FIT_SINCE})")
+        return False
+    word = "on" if setting is None else setting.strip().lower()
+    if word not in ("on", "off"):
+        raise ValueError("--fit takes on or off")
+    return word == "on"
+
+
+def _fits_with_margin(est: Estimate, gpu_totals: list[int], targets: tuple[int, ...]) -> bool:
+    """llama_params_fit's test: every device keeps its --fit-target free (one value is broadcast)."""
+    devices = est.extra["per_device"]
+    return all(dev["total"] + targets[min(i, len(targets) - 1)] <= total
+               for i, (dev, total) in enumerate(zip(devices, gpu_totals)))
+
+
+def _largest(low: int, high: int, ok) -> int | None:
+    """The largest n in [low, high] with ok(n), for ok true up to some n and false above it; None if ok(low) fails."""
+    if low > high or not ok(low):
+        return None
+    while low < high:
+        mid = (low + high + 1) // 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _fit_pinned(cfg: LlamaCppConfig, devices: int) -> bool:
+    """Whether llama_params_fit may not move weights: -ngl or -ot given, or on several devices a non-zero
+    --tensor-split or --split-mode row (common/fit.cpp gives up with "already set by user")."""
+    several = devices > 1 and (any(f != 0 for f in cfg.tensor_split or ()) or cfg.split_mode == "row")
+    return cfg.layers_given or cfg.tensor_overrides or several
+
+
+def _what_fit_does(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, version: str | None,
+                   ctx: int) -> tuple[dict, Estimate] | None:
+    """What llama_params_fit (common/fit.cpp) makes of a spec that does not fit: first a shorter context, down to
+    --fit-ctx and in steps of 256 cells per stream, if -c was not given; then fewer offloaded layers at that
+    context, unless _fit_pinned. None when it gives up (it then logs "failed to fit params" and loads what was
+    asked). On several devices llama.cpp also chooses its own --tensor-split and moves MoE expert tensors before
+    whole layers; gsg keeps its split by device totals and whole layers, so it may offload a little less."""
+    targets, plain = cfg.fit_target, replace(cfg, fit=False)
+    streams = kv_streams(cfg, version)
+    align = P.LLAMACPP_FIT_CTX_ALIGN * streams
+    floor = cfg.fit_min_ctx * streams
+
+    def at(ctx_size: int, layers: int | None = cfg.gpu_layers) -> Estimate:
+        return _estimate(facts, gpu_totals, replace(plain, ctx_size=ctx_size, gpu_layers=layers), version)
+
+    if not cfg.ctx_given and ctx > floor:
+        steps = _largest(floor // align, ctx // align, lambda k: _fits_with_margin(at(k * align), gpu_totals, targets))
+        if steps is not None:
+            return {"action": "context", "ctx_size": steps * align}, at(steps * align)
+        ctx = floor  # the context stays at the minimum while the layers are fitted
+    if _fit_pinned(cfg, len(gpu_totals)):
+        return None
+    layers = facts.num_hidden_layers or 0
+    offload = _largest(0, layers, lambda n: _fits_with_margin(at(ctx, n), gpu_totals, targets))
+    if offload is None:
+        return None
+    return {"action": "offload", "gpu_layers": offload, "ctx_size": ctx}, at(ctx, offload)
+
+
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
+    """The estimate for the arguments as given; where they leave a device less than --fit-target free and --fit runs,
+    what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments)."""
+    est = _estimate(facts, gpu_totals, cfg, version)
+    if not cfg.fit or _fits_with_margin(est, gpu_totals, cfg.fit_target):
+        return est  # llama_params_fit changes nothing while every device keeps its target free
+    ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
+    fitted = _what_fit_does(facts, gpu_totals, cfg, version, ctx)
+    build = version or P.DEFAULT_VERSIONS["llamacpp"]
+    if fitted is None:
+        pinned = _fit_pinned(cfg, len(gpu_totals))
+        why = ("-ngl, -ot, or on several GPUs --tensor-split or --split-mode row, is given, so it may not move "
+               "layers" if pinned
+               else "no context down to --fit-ctx and no layer count leaves --fit-target free")
+        note = f"--fit (llama.cpp {build}) cannot make it fit ({why}): it loads the arguments as given"
+        return replace(est, notes=est.notes + (note,), extra={**est.extra, "fit": {"action": "none"}})
+    plan, result = fitted
+    if plan["action"] == "context":
+        note = (f"--fit (llama.cpp {build}): the arguments leave less than --fit-target free, so llama.cpp shortens "
+                f"the context to {plan['ctx_size']:,} cells (linear interpolation in the engine, to the nearest "
+                f"{P.LLAMACPP_FIT_CTX_ALIGN} per stream)")
+    else:
+        note = (f"--fit (llama.cpp {build}): llama.cpp offloads {plan['gpu_layers']} of "
+                f"{facts.num_hidden_layers} layers at {plan['ctx_size']:,} cells and keeps the rest on the CPU")
+        if facts.num_experts:
+            note += " (it moves expert tensors to the CPU before whole layers, so more stays on the GPU)"
+    return replace(result, notes=result.notes + (note,), extra={**result.extra, "fit": plan})
+
+
+def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, version: str | None) -> Estimate:
     layout = weight_layout(facts)
     L = facts.num_hidden_layers
     assert L is not None, "engines run on facts whose missing_for_params() is empty"
     ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
     parallel = cfg.parallel or 1
-    batch = cfg.batch_size or P.LLAMACPP_DEFAULT_BATCH
-    tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size)
+    batch = cfg.batch_size or P.llamacpp_batch_defaults(version).n_batch
+    tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size, version)
     offload = L + 1 if cfg.gpu_layers is None else min(cfg.gpu_layers, L + 1)
     full = offload > L
     on_gpu = min(offload, L)
@@ -314,7 +437,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     if facts.sliding_window and not windowed:
         notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
                      "for this architecture or build), counted so")
-    window_batch = swa_batch(version, batch, micro_batch(batch, cfg.ubatch_size))
+    window_batch = swa_batch(version, batch, micro_batch(batch, cfg.ubatch_size, version))
     if cfg.flash_attn_auto and not cfg.flash_attn:
         notes.append("--flash-attn auto with the KV cache in host memory (--no-kv-offload): llama.cpp turns it off")
     elif cfg.flash_attn_auto:
@@ -353,7 +476,8 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
             window = sum(1 for il in layers if windowed and windowed_layer(pattern, il))
             kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
-            compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device) \
+            compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
+                                     version) \
                 if layers or is_output else 0
             logits = output_logits(facts, reserve) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
@@ -378,6 +502,11 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         fitting = longest_fitting(lambda c: devices_at(c * pad)[worst].total, total, max(ctx, 1 << 24) // pad)
         estimated_ctx = fitting * pad
     compute_per_gpu = tuple(dev.compute for dev in devices)
+    form = P.llamacpp_ffn_form(version)
+    base = P.term_source("llamacpp", COMPUTE_BUFFER, P.arithmetic_release("llamacpp", version))
+    batch_row = P.llamacpp_batch_defaults(version)
+    compute_rule = (f"{base.rule}+{form.rule}", f"{base.source}; feed-forward: {form.source}; "
+                                               f"reserved tokens: {batch_row.source}")
     return Estimate(
         engine="llama.cpp", version=version or f"{P.DEFAULT_VERSIONS['llamacpp']} (assumed)", gpu_total=total,
         gpus=len(gpu_totals), requested=usage.total, weights=usage.weights, activation=usage.compute,
@@ -391,7 +520,8 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                "output_device": output_device, "host": host,
                "output_weights": (layout.lm_head or layout.embedding) if full else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
-               "pipeline_copies": copies,
+               "pipeline_copies": copies, "ffn_form": form.rule, "ffn_width": ffn_width(facts, version),
+               "term_rules": {COMPUTE_BUFFER: compute_rule},
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
                                "kv": dev.kv, "compute": dev.compute}
                               for dev, t in zip(devices, gpu_totals)]},

@@ -1,0 +1,118 @@
+"""llama.cpp's --fit (common/fit.cpp llama_params_fit): what the engine starts with when the arguments do not fit."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core import engine_flags as EF
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engine import llamacpp_config
+from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp, fit_active
+from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS
+from gpustack_guard.core.spec.model import Policy
+from gpustack_guard.core.units import GiB, MiB
+
+FIT = P.LLAMACPP_FIT_SINCE  # b7474
+
+
+def total(facts, gpu: int, **cfg) -> int:
+    """What one device holds for these arguments, without --fit."""
+    return estimate_llamacpp(facts, [gpu], LlamaCppConfig(**cfg), version=FIT).extra["per_device"][0]["total"]
+
+
+def test_fit_is_on_by_default_from_the_build_that_has_it():
+    assert fit_active(None, FIT) and fit_active("on", FIT) and not fit_active("off", "b10507")
+    assert not fit_active(None, "b7473")
+    with pytest.raises(ValueError, match="has no --fit"):
+        fit_active("on", "b7000")
+    with pytest.raises(ValueError, match="on or off"):
+        fit_active("auto", FIT)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "meta-llama/Llama-3.1-8B-Instruct"])
+def test_context_not_given_is_shortened_to_leave_the_target_free(model):
+    facts = catalog_facts(model)
+    # a card where 8,192 cells miss the 1 GiB margin but 4,096 keep it
+    at_min, at_default = total(facts, 80 * GiB, ctx_size=4096), total(facts, 80 * GiB, ctx_size=8192)
+    gpu = at_min + P.LLAMACPP_FIT_TARGET + (at_default - at_min) // 2
+    est = estimate_llamacpp(facts, [gpu], LlamaCppConfig(fit=True), version=FIT)
+    ctx = est.extra["fit"]["ctx_size"]
+    assert est.extra["fit"]["action"] == "context" and est.verdict == FITS and est.kv_capacity_tokens == ctx
+    assert 4096 < ctx < 8192 and ctx % 256 == 0
+    assert total(facts, gpu, ctx_size=ctx) + P.LLAMACPP_FIT_TARGET <= gpu  # the one it picks keeps the margin
+    assert total(facts, gpu, ctx_size=ctx + 256) + P.LLAMACPP_FIT_TARGET > gpu  # one step more would not
+    assert f"shortens the context to {ctx:,} cells" in est.notes[-1]
+    # the same card before --fit existed: the engine keeps the 8,192 cells it was given, with under 1 GiB free
+    before = estimate_llamacpp(facts, [gpu], LlamaCppConfig(), version="b7473")
+    assert before.kv_capacity_tokens == 8192 and "fit" not in before.extra and 0 < before.headroom < 1 * GiB
+
+
+@pytest.mark.parametrize(("model", "moe"), [("meta-llama/Llama-3.3-70B-Instruct", False),
+                                            ("Qwen/Qwen3-30B-A3B", True)])
+def test_context_given_moves_layers_to_the_cpu(model, moe):
+    facts = catalog_facts(model)
+    gpu = 16 * GiB
+    est = estimate_llamacpp(facts, [gpu], LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True), version=FIT)
+    layers = est.extra["fit"]["gpu_layers"]
+    assert est.extra["fit"] == {"action": "offload", "gpu_layers": layers, "ctx_size": 8192}
+    assert est.verdict == FITS and est.extra["offload_layers"] == layers < facts.num_hidden_layers
+    assert total(facts, gpu, ctx_size=8192, gpu_layers=layers) + P.LLAMACPP_FIT_TARGET <= gpu
+    assert total(facts, gpu, ctx_size=8192, gpu_layers=layers + 1) + P.LLAMACPP_FIT_TARGET > gpu
+    assert ("expert tensors to the CPU" in est.notes[-1]) is moe
+
+
+def test_layers_given_stop_fit_and_the_arguments_stay_as_given():
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    cfg = LlamaCppConfig(ctx_size=8192, ctx_given=True, gpu_layers=80, layers_given=True, fit=True)
+    est = estimate_llamacpp(facts, [24 * GiB], cfg, version=FIT)
+    assert est.verdict == DOES_NOT_FIT and est.extra["fit"] == {"action": "none"}
+    assert "cannot make it fit (-ngl, -ot, or on several GPUs --tensor-split or --split-mode row, is given" in \
+        est.notes[-1]
+    # nothing fits even with every layer on the CPU at the shortest context: it gives up too
+    tiny = estimate_llamacpp(facts, [1 * GiB], LlamaCppConfig(fit=True), version=FIT)
+    assert tiny.verdict == DOES_NOT_FIT and "no context down to --fit-ctx" in tiny.notes[-1]
+
+
+def test_fit_target_per_device_and_fit_ctx_are_read():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    at_min = total(facts, 80 * GiB, ctx_size=2048)
+    gpu = at_min + 512 * MiB + 1
+    # a 512 MiB target and a 2,048-cell floor: it fits at the floor, not with the default 1 GiB / 4,096
+    est = estimate_llamacpp(facts, [gpu], LlamaCppConfig(fit=True, fit_target=(512 * MiB,), fit_min_ctx=2048),
+                            version=FIT)
+    assert est.extra["fit"]["action"] == "context" and est.extra["fit"]["ctx_size"] == 2048
+    assert estimate_llamacpp(facts, [gpu], LlamaCppConfig(fit=True), version=FIT).extra["fit"]["action"] != "context"
+
+
+def test_flags_decide_what_fit_may_change():
+    facts, policy = catalog_facts("Qwen/Qwen2.5-7B"), Policy()
+    cfg = llamacpp_config({}, policy, facts, FIT)
+    assert cfg.fit and not cfg.ctx_given and not cfg.layers_given and cfg.fit_target == (1024 * MiB,)
+    assert not llamacpp_config({"fit": "off"}, policy, facts, FIT).fit
+    assert not llamacpp_config({}, policy, facts, "b7473").fit
+    assert llamacpp_config({"ctx-size": "0"}, policy, facts, FIT).ctx_given  # -c 0: the full context, never cut
+    assert not llamacpp_config({"gpu-layers": "auto"}, policy, facts, FIT).layers_given
+    assert llamacpp_config({"gpu-layers": "all"}, policy, facts, FIT).layers_given
+    limits = llamacpp_config({"fit-target": "512,2048", "fit-ctx": "2048"}, policy, facts, FIT)
+    assert (limits.fit_target, limits.fit_min_ctx) == ((512 * MiB, 2048 * MiB), 2048)
+    for flags, key in (({"fit": "maybe"}, "fit"), ({"fit": "on"}, "fit"), ({"fit-target": "1G"}, "fit-target"),
+                       ({"fit-ctx": "-5"}, "fit-ctx")):
+        with pytest.raises(EF.FlagValueError) as caught:
+            llamacpp_config(flags, policy, facts, FIT if flags != {"fit": "on"} else "b7000")
+        assert caught.value.key == key
+
+
+@pytest.mark.parametrize(("cfg", "gpus", "moves"), [
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_overrides=True), 1, False),  # -ot: always
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(1.0, 1.0)), 2, False),
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(0.0, 0.0)), 2, True),  # zeros: unset
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, split_mode="row"), 2, False),
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, split_mode="row"), 1, True),  # one device: no split
+    (LlamaCppConfig(ctx_size=8192, ctx_given=True, fit=True, tensor_split=(3.0,)), 1, True),
+])
+def test_what_stops_fit_from_moving_layers_depends_on_the_device_count(cfg, gpus, moves):
+    facts = catalog_facts("meta-llama/Llama-3.3-70B-Instruct")
+    est = estimate_llamacpp(facts, [16 * GiB] * gpus, cfg, version=FIT)
+    assert (est.extra["fit"]["action"] == "offload") is moves
+    assert est.verdict == (FITS if moves else DOES_NOT_FIT)
