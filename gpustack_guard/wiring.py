@@ -107,6 +107,10 @@ def hub_offline(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
 
 # --- the process ------------------------------------------------------------------------------------------
 
+# gen-0 every 100,000 allocations, not 700 (tune_collector says why); __main__.entry applies them first
+COLLECTOR_THRESHOLDS = (100_000, 20, 100)
+
+
 def tune_collector() -> None:
     """The gsg process's cyclic-collector settings (main() applies them; benchmarks that time an edge in-process
     apply them too, to measure what the command does). gsg builds many small acyclic objects (YAML nodes,
@@ -115,7 +119,7 @@ def tune_collector() -> None:
     (benchmarks/large_fleet.py 1.6-1.9 -> 1.1). Collect rarely instead of never, so long waits (apply --wait,
     soak) need no care; what start-up built is frozen out of every pass."""
     gc.freeze()
-    gc.set_threshold(100_000, 20, 100)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 # What a command built that lives until the process ends, when entry() leaves without interpreter teardown.
