@@ -1,6 +1,6 @@
-"""One `__repr__` shared by the dataclasses that every command imports.
+"""One `__repr__` shared by the dataclasses on the start-up path (those `gsg validate` imports).
 
-Why: on Python 3.10 and 3.11, `@dataclass` compiles each generated method with its own `exec` at import time,
+Why: on Python 3.10 to 3.12, `@dataclass` compiles each generated method with its own `exec` at import time,
 ~0.07 ms a `__repr__`; the quickstart imports about 80 dataclasses (docs/performance.md, seventh round). This
 function is compiled once, with this module's bytecode, and prints what `repr=True` would: the class's qualified
 name and each field shown by `repr` (not those declared `field(repr=False)`), "..." for a record inside itself.
