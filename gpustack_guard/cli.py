@@ -835,7 +835,8 @@ class _Interrupts:
 
 
 def entry() -> None:
-    """The `gsg` console script and `python -m gpustack_guard`."""
+    """What the `gsg` console script and `python -m gpustack_guard` run, through `__main__.entry` (which tunes
+    the collector before anything is imported)."""
     from gpustack_guard.wiring import leave_without_teardown
 
     leave_without_teardown()

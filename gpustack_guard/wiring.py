@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.findings import Finding, Severity
 
@@ -40,13 +41,15 @@ retry_sleep: Callable[[float], None] | None = None
 
 # --- option groups shared by several commands ------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class ConnectionOptions:
     """Where the GPUStack server is and how to trust it; the key comes from GSG_API_KEY or a file.
 
     With a context (--context / GSG_CONTEXT, or the contexts file's current-context when no server is given),
     the context fills what the command line left out; a --server on the command line still wins, GSG_URL
     from the environment does not (the context was asked for by name)."""
+
+    __repr__ = fields_repr
 
     server: str | None = None
     api_key_file: str | None = None
@@ -62,9 +65,11 @@ class ConnectionOptions:
     overlay: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class SpecSources:
     """A spec tree and what rendering it needs: extra template folders, hub access, the project identity."""
+
+    __repr__ = fields_repr
 
     specs: tuple[str, ...] = ()
     templates: tuple[str, ...] = ()
@@ -80,9 +85,11 @@ def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
     return sources if sources.overlay or not overlay else replace(sources, overlay=overlay)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Ownership:
     """What plan and apply may do to models beyond this project's own."""
+
+    __repr__ = fields_repr
 
     prune: bool = False
     adopt: bool = False
@@ -100,6 +107,10 @@ def hub_offline(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
 
 # --- the process ------------------------------------------------------------------------------------------
 
+# gen-0 every 100,000 allocations, not 700 (tune_collector says why); __main__.entry applies them first
+COLLECTOR_THRESHOLDS = (100_000, 20, 100)
+
+
 def tune_collector() -> None:
     """The gsg process's cyclic-collector settings (main() applies them; benchmarks that time an edge in-process
     apply them too, to measure what the command does). gsg builds many small acyclic objects (YAML nodes,
@@ -108,7 +119,7 @@ def tune_collector() -> None:
     (benchmarks/large_fleet.py 1.6-1.9 -> 1.1). Collect rarely instead of never, so long waits (apply --wait,
     soak) need no care; what start-up built is frozen out of every pass."""
     gc.freeze()
-    gc.set_threshold(100_000, 20, 100)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 # What a command built that lives until the process ends, when entry() leaves without interpreter teardown.
@@ -215,9 +226,11 @@ def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> 
     return key
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Connection:
     """A connected GPUStack client, with the fleet and model list it fetched last."""
+
+    __repr__ = fields_repr
 
     client: GPUStackClient
     version: str
@@ -281,9 +294,11 @@ def _no_removals() -> OverlayRemovals:
     return NO_REMOVALS
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class DesiredState:
     """What the spec tree wants on a live server: the report, the rendered specs, the live models."""
+
+    __repr__ = fields_repr
 
     report: Report
     rendered: list[RenderedSpec]

@@ -29,6 +29,7 @@ from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, rea
 from gpustack_guard.adapters.files.spec_loader import decode
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core import echo
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt
 
@@ -134,9 +135,11 @@ def default_search_path(spec_paths: list[str]) -> list[Path]:
     return result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class TemplateInfo:
     """What `gsg templates` shows of one template: its doc comment, variables with defaults, what it pins."""
+
+    __repr__ = fields_repr
 
     name: str
     path: Path

@@ -9,6 +9,7 @@ from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
 from gpustack_guard.adapters.files.output import known_secrets, note, out, write_all_atomic
 from gpustack_guard.adapters.files.spec_loader import load_specs
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import validate
@@ -16,9 +17,11 @@ from gpustack_guard.core.secrets import scrub
 from gpustack_guard.reporters import REPORTERS, ReportFormat, resolve_format, summary_line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class ValidateOptions:
     """The options of `gsg validate`."""
+
+    __repr__ = fields_repr
 
     sources: wiring.SpecSources
     fleet: str | None = None

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from gpustack_guard.core import engine_flags as EF
+from gpustack_guard.core.dataclass_repr import fields_repr
 
 FORBIDDEN = {
     "port": "GPUStack assigns the port itself",
@@ -53,9 +54,11 @@ def backend_family(backend: str | None, is_gguf: bool = False) -> str:
     return "other"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Arg:
     """One backend argument, its name canonical, with its position in the list it came from."""
+
+    __repr__ = fields_repr
 
     key: str  # canonical name: no leading dashes, '-' separators, aliases resolved
     value: str | None  # None for a boolean flag

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Union
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.units import parse_size
 from gpustack_guard.core.versions import Version, parse_version
@@ -181,9 +182,11 @@ def to_float32(value: float) -> float:
 
 # --- range checks -------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Range:
     """What the engine accepts after parsing, as a predicate and the words a message uses."""
+
+    __repr__ = fields_repr
 
     ok: Callable[[Number], bool]
     words: str
@@ -201,9 +204,11 @@ BYTES = Range(lambda v: v >= 1, "a size ≥ 1 byte")
 GIB_OR_ZERO = Range(lambda v: math.isfinite(v) and v >= 0, "a number of GiB ≥ 0")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class NumericFlag:
     """A numeric engine flag: how the engine parses it and the range it accepts."""
+
+    __repr__ = fields_repr
 
     key: str  # canonical flag name (args.canonical_key)
     parse: Callable[[str], Value]

@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Knobs:
+    """One engine's spelling of the tuning knobs that hints and the advisor name."""
+
+    __repr__ = fields_repr
+
     engine: str  # as the metrics and GPUStack name it
     max_running: str  # how many requests run at once; the rest queue
     compact_kv: tuple[str, ...]  # the arguments that store the KV cache in 8 bits

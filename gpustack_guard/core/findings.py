@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from gpustack_guard.core import echo
+from gpustack_guard.core.dataclass_repr import fields_repr
 
 if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Results
@@ -22,7 +23,7 @@ class Severity(str, enum.Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Rule:
     """One rule: its stable id (SARIF ruleId, docs), its check and its documentation.
 
@@ -30,6 +31,8 @@ class Rule:
     a stage that must stop at them (the loader, the spec check, rendering, the server check) name that
     stage in `emitted_by`; their check is None, or covers what later stages report under the same id.
     """
+
+    __repr__ = fields_repr
 
     id: str
     name: str
@@ -43,9 +46,11 @@ class Rule:
     emitted_by: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Location:
     """Where a finding points: a file (as shown) and a 1-based line and column (0: unknown)."""
+
+    __repr__ = fields_repr
 
     file: str
     line: int = 0
@@ -57,9 +62,11 @@ class Location:
         return self.file
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Finding:
     """One problem a rule found: its rule and severity, where, the message and the fix."""
+
+    __repr__ = fields_repr
 
     rule: Rule
     severity: Severity

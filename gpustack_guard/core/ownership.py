@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from gpustack_guard import __version__
+from gpustack_guard.core.dataclass_repr import fields_repr
 
 MANAGED_BY = "gsg.dev/managed-by"
 PROJECT = "gsg.dev/project"
@@ -34,18 +35,22 @@ LEGACY = "legacy"  # gsg's marker without a project (written before projects exi
 PROJECT_OWNED = "project"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Identity:
     """The project a run speaks for. `root` is the folder spec paths are recorded relative to (absolute)."""
+
+    __repr__ = fields_repr
 
     name: str
     root: str
     declared_in: str  # "gsg.yaml at <path>", "--project", "GSG_PROJECT": said in messages
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Owner:
     """Who owns a live deployment: unmanaged, a legacy gsg one, or a project's."""
+
+    __repr__ = fields_repr
 
     kind: str  # UNMANAGED | LEGACY | PROJECT_OWNED
     project: str | None = None
@@ -89,9 +94,11 @@ def digest(document: dict) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Claims:
     """What a run may touch beyond its own project's models: explicit, per run."""
+
+    __repr__ = fields_repr
 
     project: str | None  # None: no identity (legacy mode: path-only markers count as ours, prune is refused)
     adopt: bool = False  # unmanaged models of a declared name

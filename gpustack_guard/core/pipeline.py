@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.fleet.placement import Ledger
 from gpustack_guard.core.render import RenderedSpec, render_spec
@@ -25,9 +26,11 @@ if TYPE_CHECKING:  # the edges that do I/O come in as objects; the pipeline only
     from gpustack_guard.core.suppressions import Suppressed
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Report:
     """What validate found: the findings, every spec's evaluation and the final ledgers."""
+
+    __repr__ = fields_repr
 
     findings: list[F.Finding]
     evaluations: tuple[Evaluation, ...] = ()

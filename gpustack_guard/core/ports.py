@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 if TYPE_CHECKING:
     from gpustack_guard.core.fleet.model import Fleet
     from gpustack_guard.core.memory.facts import ModelFacts
@@ -28,9 +30,11 @@ class LocatedData(Protocol):
     def position(self, path: YamlPath, *, key: bool = False) -> tuple[int, int]: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TemplateOutput:
     """What a guard template renders: arguments the spec may not contradict, overridable defaults, env."""
+
+    __repr__ = fields_repr
 
     pinned: tuple[str, ...] = ()
     defaults: tuple[str, ...] = ()

@@ -12,6 +12,7 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import echo
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
@@ -30,9 +31,11 @@ from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class RenderedSpec:
     """The render stage's result for one spec (immutable; the document cache only memoises)."""
+
+    __repr__ = fields_repr
 
     doc: SpecDoc
     spec: DeploymentSpec

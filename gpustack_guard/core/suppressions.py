@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence, Tuple
 
 from gpustack_guard.core import echo
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.findings import Finding, Location, Rule, Severity, finding
 from gpustack_guard.core.rules import documents
 from gpustack_guard.core.rules.registry import RULES, lookup, suggestions
@@ -38,9 +39,11 @@ def can_suppress(rule: Rule) -> bool:
                 and rule.emitted_by.startswith(STOPPING_STAGES))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class InlineSuppression:
     """One `# gsg: ignore[...] reason` comment: where it is, the ids it names and why."""
+
+    __repr__ = fields_repr
 
     file: str
     line: int  # where the comment is
@@ -106,9 +109,11 @@ def scan(file: str, text: str, scalars: Sequence[ScalarSpan] = ()) -> list[Inlin
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class RuleChoice:
     """One entry of select/ignore as written, and where it was written (`gsg.yaml:4`, `--ignore`)."""
+
+    __repr__ = fields_repr
 
     pattern: str
     source: str
@@ -136,9 +141,11 @@ def choice_problem(choice: RuleChoice, ignoring: bool) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Selection:
     """Which rules report: `select` (empty: all), then `ignore`, then `ignore` per path glob."""
+
+    __repr__ = fields_repr
 
     select: tuple[RuleChoice, ...] = ()
     ignore: tuple[RuleChoice, ...] = ()
@@ -165,9 +172,11 @@ class Selection:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Suppressed:
     """A finding kept out of the counts, and by what (a comment or a setting)."""
+
+    __repr__ = fields_repr
 
     finding: Finding
     kind: str  # IN_SOURCE or EXTERNAL

@@ -6,9 +6,9 @@ what the libraries it needs cost to import (issue 34; docs/performance.md has th
   reporter but the one used, no DeepSeek-V4 arithmetic for specs that have none, and at most
   MAX_VALIDATE_MODULES of gpustack_guard's modules;
 - how long they take: the self-time of our modules against the self-time of typer, pydantic-core, jinja2 and
-  PyYAML measured in the same processes (the minimum of each over RUNS runs: noise from a loaded machine only
-  adds). Measured at 0.9-1.3 on a shared 2-core machine; the budget leaves room for that noise, not for a
-  command that starts importing its whole pipeline twice over.
+  PyYAML measured in the same processes (each module's minimum over RUNS runs: noise from a loaded machine only
+  adds). Measured at 1.33-1.38 on a shared 2-core machine after the seventh round of docs/performance.md (1.53-1.64
+  before it: dataclass methods compiled one exec each); the budget leaves room for noise, not for that again.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ from support import REPO
 
 QUICKSTART = ["validate", "specs/", "--fleet", "examples/fleet.yaml", "--offline"]
 RUNS = 3
-MAX_VALIDATE_MODULES = 86  # 79 after issue 34 (the pipeline, three engines, templates, the text reporter); +gpu_arch
-MAX_OWN_TO_LIBRARIES = 2.0  # our modules' self-time over the libraries' (0.9-1.3 measured)
+# 79 after issue 34 (the pipeline, three engines, templates, the text reporter); +gpu_arch and more: 86;
+# +core.dataclass_repr (seventh round): 87
+MAX_VALIDATE_MODULES = 88
+# our modules' self-time over the libraries': 1.53-1.64 before the seventh round, 1.33-1.38 after (loaded machine)
+MAX_OWN_TO_LIBRARIES = 1.5
 LIBRARIES = ("typer", "pydantic_core", "jinja2", "yaml")
 NEVER_OFFLINE = ("httpx", "gpustack_guard.adapters.gpustack", "gpustack_guard.core.memory.deepseek_v4", "html",
                  "gpustack_guard.reporters.sarif", "gpustack_guard.reporters.junit", "gpustack_guard.reporters.json")
@@ -51,11 +54,14 @@ def test_validate_offline_imports_only_what_it_uses():
     assert unexpected == [], f"validate --offline imported {unexpected}"
     assert len(ours) <= MAX_VALIDATE_MODULES, f"{len(ours)} of our modules: {ours}"
 
-    def self_time(rows: list[tuple[str, int]], wanted) -> int:
-        return sum(us for name, us in rows if wanted(name))
-
-    own = min(self_time(rows, lambda n: n.startswith("gpustack_guard")) for rows in runs)
-    libraries = min(self_time(rows, lambda n: n.split(".")[0] in LIBRARIES) for rows in runs)
+    # each module's fastest import over the runs: a pause of the shared machine hits one module of one run, and
+    # the minimum of whole sums kept it whenever every run had one somewhere
+    fastest: dict[str, int] = {}
+    for rows in runs:
+        for name, us in rows:
+            fastest[name] = min(us, fastest.get(name, us))
+    own = sum(us for name, us in fastest.items() if name.startswith("gpustack_guard"))
+    libraries = sum(us for name, us in fastest.items() if name.split(".")[0] in LIBRARIES)
     ratio = own / libraries
     assert ratio <= MAX_OWN_TO_LIBRARIES, (f"gsg's own imports took {own / 1000:.1f} ms against {libraries / 1000:.1f}"
                                            f" ms for {', '.join(LIBRARIES)}: {ratio:.2f} > {MAX_OWN_TO_LIBRARIES}")

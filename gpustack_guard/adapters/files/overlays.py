@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.ports import LocatedData, YamlPath
 
 OVERLAYS_FOLDER = "overlays"
@@ -59,9 +60,11 @@ def _covers(patch: Any, path: YamlPath) -> bool:
     return True
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class OverlaidDocument:
     """A base document with an overlay merged in; answers positions from whichever file wrote the path."""
+
+    __repr__ = fields_repr
 
     base: LocatedData
     patch: LocatedData

@@ -24,6 +24,7 @@ from pathlib import Path
 from gpustack_guard.adapters.files.regular_file import path_problem
 from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import PROJECT_NAME, PROJECT_NAME_RULE, Identity
 from gpustack_guard.core.suppressions import RuleChoice, Selection
@@ -86,10 +87,12 @@ MAX_RULE_ENTRIES = 1_000  # select/ignore entries and per-path globs in one proj
 MAX_PATH_CHARS = 4_096  # a `fleet:` / `rendered:` path: PATH_MAX on Linux
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class ProjectFile:
     """What a gsg.yaml declares: the project name (None when it only configures rules), its rule selection, and
     the files it names (paths as gsg opens them: joined to the project file's folder)."""
+
+    __repr__ = fields_repr
 
     path: str
     name: str | None

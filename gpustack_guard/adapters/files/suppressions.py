@@ -12,6 +12,7 @@ from gpustack_guard.adapters.files.project_file import repository_root, rule_sel
 from gpustack_guard.adapters.files.regular_file import Unreadable
 from gpustack_guard.adapters.files.spec_loader import MAX_SPEC_BYTES, decode, read_bytes, suppression_comments
 from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.findings import Finding
 from gpustack_guard.core.pipeline import Report
 from gpustack_guard.core.suppressions import InlineSuppression, Selection, Suppressed, apply
@@ -52,10 +53,12 @@ def accept(report: Report, selection: Selection, spec_files: list[str], root: st
     return replace(report, findings=active, suppressed=report.suppressed + suppressed, root=root)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Acceptance:
     """What a run accepts on purpose: gsg.yaml's rule selection with --select/--ignore, and the repository root
     per_path_ignores and CI reports resolve paths against. validate, plan, apply and live verify share it."""
+
+    __repr__ = fields_repr
 
     selection: Selection
     root: str

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 try:  # libyaml is several times faster; the pure-Python loader gives the same nodes
     _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
@@ -79,12 +81,14 @@ class YamlInputLimit(YamlSyntaxError):
     """The input exceeds one of the limits above (GSG017 for a spec file; a settings file's error says the same)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class LocatedDocument:
     """One YAML document: its data plus the node tree, which answers 1-based (line, column) of any path.
 
     Positions are looked up on demand (only findings need them), so loading costs little more than parsing.
     """
+
+    __repr__ = fields_repr
 
     data: Any
     start_line: int

@@ -29,6 +29,7 @@ from gpustack_guard.adapters.model_sources.hub_cache import (
     etag_name,
     is_commit,
 )
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.secrets import mask_url
 
 if TYPE_CHECKING:  # httpx costs ~0.15 s to import; only a network lookup needs it
@@ -44,9 +45,11 @@ class HubError(ValueError):
     """A hub lookup that failed: one line naming the repo and file, never the token."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class _Answer:
     """What the hub answered: status, commit, ETag and error code of its own response."""
+
+    __repr__ = fields_repr
 
     status: int
     commit: str | None  # X-Repo-Commit of the hub's own response (not the CDN's)

@@ -24,8 +24,10 @@ def _clean(token: str | None) -> str | None:
     return (token or "").replace("\r", "").replace("\n", "").strip() or None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class HubToken:
+    """The Hugging Face token gsg found, and whether it came from a file (then it is registered as a secret)."""
+
     value: str
     from_file: bool  # an env value is masked by the env rule already; one from a file must be registered
 

@@ -13,6 +13,7 @@ from functools import lru_cache, reduce
 from math import gcd
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.profiles import arithmetic_release, known_version
 
 if TYPE_CHECKING:
@@ -30,9 +31,11 @@ USER_PARALLEL = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size", "dat
 PARALLEL_FLAGS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Injected:
     """An argument GPUStack's worker adds to the command line, and why."""
+
+    __repr__ = fields_repr
 
     key: str  # canonical flag name, as core.args spells it
     value: str | None
@@ -44,9 +47,11 @@ class Injected:
         return f"--{self.key}" if self.value is None else f"--{self.key}={self.value}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Injection:
     """What the worker adds for one replica, and why it would refuse to start (MP multi-node topology)."""
+
+    __repr__ = fields_repr
 
     arguments: tuple[Injected, ...] = ()
     refusal: str | None = None

@@ -6,17 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 # An overlay document's directive, spelled as kustomize's strategic-merge patches spell theirs.
 DIRECTIVE = "$patch"
 DELETE, EXCLUDE = "delete", "exclude"
 DIRECTIVES = (DELETE, EXCLUDE)
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class OverlayRemovals:
     """What one context's overlay takes out of the specs, each name with the overlay line that says so:
     `excluded` (`$patch: exclude`) is not managed in this context at all: not planned, not applied, never pruned;
     `deleted` (`$patch: delete`) must be gone there: plan deletes the live model when this project owns it,
     with or without --prune."""
+
+    __repr__ = fields_repr
 
     overlay: str | None = None
     excluded: Mapping[str, str] = field(default_factory=dict)

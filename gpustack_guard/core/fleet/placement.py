@@ -15,6 +15,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Mapping
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.fleet.model import Cluster, GpuRef, Worker, gpu_index
 
 
@@ -34,9 +35,11 @@ class Unplaced(enum.Enum):
     NO_ROOM_FOR_CLAIM = "no-room-for-claim"  # claim-based backends: no worker has room for the claim
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class PlacementFailure:
     """A structured reason with the numbers the finding prints; fields a reason does not use stay zero."""
+
+    __repr__ = fields_repr
 
     reason: Unplaced
     replica: int = 0  # 1-based replica that could not be placed (automatic placement)
@@ -52,9 +55,11 @@ class PlacementFailure:
     detail: str = ""  # GPUStack's own reason, where it gives one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Placement:
     """The GPUs each replica of a spec lands on and what GPUStack books on each."""
+
+    __repr__ = fields_repr
 
     replicas: tuple[tuple[GpuRef, ...], ...]
     manual: bool
@@ -73,9 +78,11 @@ def replica_bookings(replicas: Iterable[tuple[GpuRef, ...]], fraction: float,
     return booking
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ClusterBase:
     """What a cluster holds before any managed spec lands: computed once per cluster, never changed."""
+
+    __repr__ = fields_repr
 
     cluster: Cluster
     gpus: Mapping[str, GpuRef]
@@ -169,9 +176,11 @@ class Bookings(Mapping[str, int]):
         return Bookings(self._steps, self._totals, step, self._newest)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Ledger:
     """Per-GPU state of one cluster at one point of the fold: GPUStack's bookings and real footprints so far."""
+
+    __repr__ = fields_repr
 
     base: ClusterBase
     bookings: Bookings

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.engines.vllm import extensible_kv_bytes
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.units import gib
@@ -25,9 +26,11 @@ REFUSES = "refuses"  # the engine's own start-up check says no
 OOM = "oom"  # no check, but the allocation cannot be served
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class StartupCheck:
     """Whether an instance finds enough free memory on a shared GPU when it starts."""
+
+    __repr__ = fields_repr
 
     name: str
     free_at_start: int  # free bytes on the GPU when this instance starts

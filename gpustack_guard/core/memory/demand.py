@@ -11,13 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 if TYPE_CHECKING:
     from gpustack_guard.core.spec.model import Workload as GuardWorkload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Stream:
     """Requests of one kind: KV tokens each holds at its longest, and how many run at once at peak."""
+
+    __repr__ = fields_repr
 
     name: str
     tokens: int

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.terms import budget_terms
 
 FITS = "fits"
@@ -27,9 +28,11 @@ class UnsupportedModel(ValueError):
     """The engine has no memory model for this architecture (a model limit, not a bad argument)."""
 
 
-@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class Estimate:
     """The per-GPU memory picture of one replica on its chosen GPUs, and the engine's verdict."""
+
+    __repr__ = fields_repr
 
     engine: str
     version: str

@@ -7,15 +7,18 @@ from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Literal
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class EncoderDummy:
     """The largest item vLLM's V1 profile_run feeds a vision encoder, and the ViT shapes that size its peak.
 
     Built from vision_config by core/memory/vision.py; core/memory/engines/vllm.py encoder_profile turns it into
     bytes for a release (profiles.vllm_encoder_row)."""
+
+    __repr__ = fields_repr
 
     family: str  # which model file's encoder: "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "gemma3"
     item_patches: int  # ViT sequence length of one dummy item
@@ -32,9 +35,11 @@ class EncoderDummy:
     held_beside_blocks: int = 0
 
 
-@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
     """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
+
+    __repr__ = fields_repr
 
     architecture: str | None = None
     num_hidden_layers: int | None = None
@@ -188,9 +193,11 @@ def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> M
 
 # --- what the weight arithmetic (weights.py) returns ----------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class ParamBreakdown:
     """A model's parameters by part: embedding, head, and each layer's linear and other weights."""
+
+    __repr__ = fields_repr
 
     embedding: int  # token embedding
     lm_head: int  # 0 when tied
@@ -209,9 +216,11 @@ class ParamBreakdown:
             self.vision
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class WeightLayout:
     """Bytes of the checkpoint split the way parallelism splits it."""
+
+    __repr__ = fields_repr
 
     per_layer: tuple[int, ...]
     embedding: int

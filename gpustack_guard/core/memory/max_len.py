@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS, arithmetic_release
 from gpustack_guard.core.versions import Version
@@ -55,18 +56,22 @@ class MaxLenError(UnsupportedModel):
     facts problem (GSG030), not a bad argument."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RopeEntry:
     """The rope_scaling fields of config.json that change the maximum length."""
+
+    __repr__ = fields_repr
 
     rope_type: str
     factor: float | int | None = None
     original_max_position_embeddings: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LengthConfig:
     """The config.json values vLLM's derivation reads (of the text config for multimodal models)."""
+
+    __repr__ = fields_repr
 
     keys: tuple[tuple[str, int], ...] = ()  # present length keys, in LENGTH_KEYS order
     rope_scaling: tuple[RopeEntry, ...] = ()  # legacy `rope_scaling` (read up to 0.11)
@@ -80,9 +85,11 @@ class LengthConfig:
         return dict(self.keys).get(name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class DerivedLength:
     """The maximum model length vLLM derives from config.json, and where it came from."""
+
+    __repr__ = fields_repr
 
     value: int | float  # as vLLM holds it: a float once a rope factor multiplied it (its error prints 131072.0)
     key: str | None  # the config key it came from; None = no key, the 2048 fallback
@@ -101,9 +108,11 @@ class DerivedLength:
         return self.disable_sliding_window and self.has_window
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class LengthCheck:
     """vLLM's verdict on a user --max-model-len: error = it refuses to start; warning = it starts and warns."""
+
+    __repr__ = fields_repr
 
     max_model_len: int
     error: str | None = None

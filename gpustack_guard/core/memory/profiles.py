@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.units import GiB, KiB, MiB
 from gpustack_guard.core.versions import Version, parse_version
 
@@ -22,9 +23,11 @@ def known_version(text: str) -> Version:
     return parsed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class VllmProfile:
     """vLLM's defaults and formulas from one release on (the `since` version)."""
+
+    __repr__ = fields_repr
 
     since: str
     engine: str  # "v0" | "v1"
@@ -190,8 +193,7 @@ def vllm_profile(version: str | None) -> VllmProfile:
     return row_for("vllm", _PROFILE_KEYS, version)
 
 
-@dataclass(frozen=True)
-class V0Fallback:
+class V0Fallback(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """A feature that made a V1-default release run the V0 engine (vllm arg_utils _is_v1_supported_oracle)."""
 
     feature: str
@@ -508,8 +510,7 @@ NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NC
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
 # docs/memory-arithmetic.md; V21 (docker/model-runner PR #414) shows 1.04 GiB used before start on a desktop GPU.
 CUDA_CONTEXT = int(0.5 * GiB)
-@dataclass(frozen=True)
-class CudaTotalRow:
+class CudaTotalRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """The total CUDA reports for a GPU whose driver keeps part of its memory (nvidia-smi's "Reserved").
 
     GPUStack's worker reports NVML's total (nvidia-smi's "Total"); vLLM sizes its budget from
@@ -575,8 +576,7 @@ VLLM_MM_LIMIT_DEFAULT = 999
 VLLM_MM_ITEMS_FLOOR_SINCE = "0.10.0"
 
 
-@dataclass(frozen=True)
-class VllmEncoderRow:
+class VllmEncoderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """The live tensors of one ViT block's attention step at the encoder's peak, in ViT widths per patch at 16
     bits (an fp32 copy counts twice), for one model file from a release on. The MLP step is computed from its
     shape (engines/vllm.py vit_step_elements): gated 3 x (width + inter), fc1/fc2 max(2 x (width + inter),
@@ -700,8 +700,7 @@ NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
 COMM_BUFFERS_NO_P2P = NON_TORCH_PCIE_PARALLEL
 
 
-@dataclass(frozen=True)
-class NonTorchRow:
+class NonTorchRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Non-torch memory per rank that vLLM's profile counts inside the budget, from release `since` on, for one
     class of GPU group: "single" (TP x PP = 1), "nvlink" (NVLink-connected, and GPUs gsg cannot place) or
     "peerless" (PCIe-only and no-P2P GPUs, interconnect.PEERLESS)."""
@@ -749,8 +748,7 @@ _NON_TORCH_KEYS = keyed_by_release(VLLM_NON_TORCH)
 # (NCCL_BUFFERS), the estimate every NCCL communicator gets here. On PCIe and no-P2P groups the logged peerless
 # figure already holds NCCL (VLLM_NON_TORCH "peerless"), so it is added on NVLink and unknown groups only. Before 0.11
 # every communicator is made after the snapshot and NCCL_BUFFERS is booked as comm_in_budget instead.
-@dataclass(frozen=True)
-class DeviceGroupNcclRow:
+class DeviceGroupNcclRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Whether the TP device group's NCCL communicator is first made inside the profile, from release `since`."""
 
     since: str
@@ -799,8 +797,7 @@ def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
 # snapshot; from 0.11 PyNccl's NVLS buffers connect at its first large all-reduce, which the profile's forward runs
 # (all-reduces above custom all-reduce's and symmetric memory's sizes go to PyNccl). Not booked: a second
 # communicator's (the device group's all-gather need not pick NVLS), and NVLS of TP groups spread over nodes.
-@dataclass(frozen=True)
-class NvlsRow:
+class NvlsRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """NCCL's NVLS memory per head (TP rank) and channel, from vLLM release `since` (the NCCL its torch pins)."""
 
     since: str
@@ -979,7 +976,7 @@ SAMPLER_SORT_PEAK_BYTES = {"one_row": 30, "full_sort": 50, "segmented": 38}
 SAMPLER_SORT_SEGMENTED_FROM_ROWS = 128  # "else if (nsegments < 128)" picks the full-sort path below this
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class VllmSamplerRow:
     """How one release line of vLLM's V1 engine samples in its profile run and in the warm-up after the KV cache.
 
@@ -991,6 +988,8 @@ class VllmSamplerRow:
     the warm-up's peak was never budgeted. warmup_rows: "v1" min(max_num_seqs, max_num_batched_tokens);
     "v2" min(max_num_seqs, max_num_batched_tokens // 2) (warmup_kernels' two-token prompts).
     """
+
+    __repr__ = fields_repr
 
     since: str
     kernel: str
@@ -1096,8 +1095,7 @@ def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     return row_for("vllm", _SAMPLER_KEYS, version)
 
 
-@dataclass(frozen=True)
-class TermSource:
+class TermSource(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
 
     since: str
@@ -1315,8 +1313,7 @@ GPUSTACK_WEIGHT_FACTOR = 1.2
 GPUSTACK_WEIGHT_EXTRA = 2 * GiB
 
 # --- SGLang ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SglangProfile:
+class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang"), read in
     python/sglang/srt/server_args.py of the release's PyPI wheel (`source` names the file and release)."""
 
@@ -1386,8 +1383,7 @@ SGLANG_PROFILES = (
 _SGLANG_KEYS = keyed_by_release(SGLANG_PROFILES)
 
 
-@dataclass(frozen=True)
-class SglangVlmFraction:
+class SglangVlmFraction(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """How a release cuts mem_fraction_static for a multimodal model ("Automatically reduce --mem-fraction-static
     ... because this is a multimodal model" / "Multimodal model: Dynamically adjusted --mem-fraction-static")."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.engine_knobs import FAMILY_OF_ENGINE
 from gpustack_guard.core.memory import profiles as P
 
@@ -36,8 +37,12 @@ ENGINE_TERMS = {
 FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class BudgetTerm:
+    """One row of an estimate's budget: the term, its value and unit, the rule that gave it and its source."""
+
+    __repr__ = fields_repr
+
     term: str
     value: int
     unit: str  # "bytes" | "tokens"

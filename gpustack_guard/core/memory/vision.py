@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import EncoderDummy
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class VisionTower:
     """The vision encoder of a multimodal model, as vLLM loads and profiles it."""
+
+    __repr__ = fields_repr
 
     params: int = 0  # vision encoder + projector parameters vLLM loads (0: no vision part)
     family: str | None = None  # which count applied, for messages

@@ -12,6 +12,7 @@ from pydantic_core import ValidationError
 
 from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec import source_ids, spelling
@@ -33,10 +34,12 @@ _ENV_VALUE_BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ONE_LINE_WITH_BREAK = re.compile(r"\A[^\n]*(\n)\Z")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SpecDoc:
     """A spec document as read from disk: where it is, its raw data and its positions; after the check stage,
     a copy carries the validated spec."""
+
+    __repr__ = fields_repr
 
     file: str
     index: int  # document number in the file

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 # huggingface_hub's validate_repo_id (utils/_validators.py): `name` or `namespace/name`, ASCII letters, digits,
 # '-', '_' and '.', neither part starting or ending with '-' or '.', the name at most 96 characters, no '--' or
 # '..', not ending in '.git'. ModelScope ids are `owner/name` of the same alphabet.
@@ -22,9 +24,11 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Problem:
     """Why a hub id or file path is refused, and what to write instead when known."""
+
+    __repr__ = fields_repr
 
     why: str
     fix: str | None = None  # the value to write, when known

@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
+from gpustack_guard.core.dataclass_repr import fields_repr
+
 # Cyrillic and Greek letters that render like a Latin one in common fonts (Unicode's confusables.txt, the
 # letters that matter for identifiers). NFKC does not fold these: they are distinct letters.
 CONFUSABLES = {
@@ -88,9 +90,11 @@ def differences(value: str, known: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class NearMiss:
     """A value that differs from a known one only in look-alike characters, case or separators."""
+
+    __repr__ = fields_repr
 
     known: str  # the value it is a near-miss of
     differences: tuple[str, ...]

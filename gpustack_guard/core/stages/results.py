@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.deploy.injection import Injection
 from gpustack_guard.core.findings import Location
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
@@ -16,9 +17,11 @@ if TYPE_CHECKING:
     from gpustack_guard.core.render import RenderedSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class AdmissionCheck:
     """GPUStack's admission of one chosen GPU for a manual placement, as the ledger stood before this spec."""
+
+    __repr__ = fields_repr
 
     gpu: GpuRef
     free_fraction: float  # GPUStack's free fraction of the GPU
@@ -27,9 +30,11 @@ class AdmissionCheck:
     booked: int  # GPUStack's bookings on the GPU with this one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Placed:
     """One rendered spec after the placement stage."""
+
+    __repr__ = fields_repr
 
     rendered: RenderedSpec
     cluster: Cluster | None = None
@@ -48,18 +53,22 @@ class Placed:
         return self.rendered.flags
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class EstimationFailure:
     """Why a placed spec has no estimate, with the message and its location."""
+
+    __repr__ = fields_repr
 
     reason: NoEstimate
     message: str
     location: Location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Evaluation:
     """One spec after the estimation stage: its placement and one estimate per replica."""
+
+    __repr__ = fields_repr
 
     placed: Placed
     estimates: tuple[Estimate, ...] = ()
@@ -90,9 +99,11 @@ class Evaluation:
         return min(self.estimates, key=lambda e: (e.verdict == "fits", e.kv_available))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class Results:
     """Everything the stages found, for the rules: the fleet, every spec in apply order, the final ledgers."""
+
+    __repr__ = fields_repr
 
     fleet: Fleet | None
     evaluations: tuple[Evaluation, ...]

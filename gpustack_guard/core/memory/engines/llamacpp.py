@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.engine_flags import to_float32
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
@@ -26,9 +27,11 @@ QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
 F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
 
 
-@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class LlamaCppConfig:
     """The llama-server arguments the llama.cpp arithmetic reads."""
+
+    __repr__ = fields_repr
 
     ctx_size: int | None = None  # total cells, shared by all --parallel slots
     parallel: int | None = None
@@ -52,9 +55,11 @@ class LlamaCppConfig:
     fit_min_ctx: int = P.LLAMACPP_FIT_MIN_CTX  # --fit-ctx
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class DeviceUsage:
     """What llama.cpp holds on one device: layers, weights, KV and compute buffer."""
+
+    __repr__ = fields_repr
 
     layers: int
     weights: int

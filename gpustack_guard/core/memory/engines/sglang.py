@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
@@ -26,9 +27,11 @@ from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
 
 
-@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class SglangConfig:
     """The SGLang server arguments the SGLang arithmetic reads."""
+
+    __repr__ = fields_repr
 
     mem_fraction_static: float | None = None
     context_length: int | None = None

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import (
@@ -31,9 +32,11 @@ if TYPE_CHECKING:  # imported where a DeepSeek-V4 model needs it: most runs neve
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
 
-@dataclass(frozen=True, eq=False)  # identity equality: cheaper to define, never compared
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class VllmConfig:
     """The flags that move memory, with None meaning 'the engine's default'."""
+
+    __repr__ = fields_repr
 
     gpu_memory_utilization: float | None = None
     max_model_len: int | None = None
@@ -79,9 +82,11 @@ class VllmConfig:
     max_cudagraph_capture_size: int | None = None  # --max-cudagraph-capture-size or the config's value
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class StageBudget:
     """One pipeline stage's per-rank budget (report() is what the estimate's extra["stages"] shows)."""
+
+    __repr__ = fields_repr
 
     stage: int
     layers: int
@@ -178,10 +183,12 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EncoderProfile:
     """What V1's profile_run spends on a vision encoder before the KV budget is taken (profiles.VLLM_ENCODER_ROWS
     and the note above it): the dummy items, the encoder phase, what stays allocated through the text run."""
+
+    __repr__ = fields_repr
 
     items: int = 0  # dummy items encoded at once ("profiled with N image items of the maximum feature size")
     item_patches: int = 0
@@ -964,10 +971,12 @@ def sampler_phase_bytes(facts: ModelFacts, batched: int, rows: int, kernel: str)
     return hidden + rows * (facts.vocab_size or 0) * sampler_bytes_per_entry(kernel, rows)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class SamplerWarmup:
     """The V1 engine's sampler pass after the KV cache (gpu_worker.compile_or_warm_up_model) against the memory
     free then; `profiled` is the sampler's share of the profile peak."""
+
+    __repr__ = fields_repr
 
     rows: int
     peak: int  # the warm-up's own allocations: its forward over `rows` tokens or its sampler phase
@@ -1000,9 +1009,11 @@ def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
     return min(seqs, batched if row.warmup_rows == "v1" else batched // 2)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GraphPlan:
     """What one rank captures: the mode, its PIECEWISE and FULL graphs and the largest captured size."""
+
+    __repr__ = fields_repr
 
     mode: str
     piecewise: int
