@@ -24,7 +24,7 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@dataclass(frozen=True, repr=False)  # compared: a kept answer (repo_id's memo) must equal the check's
 class Problem:
     """Why a hub id or file path is refused, and what to write instead when known."""
 
