@@ -52,7 +52,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
             "ErrorOutOfMemory", "GGML_ASSERT(", "Segmentation fault", "llama runner", "model loaded",
-            "starting the main loop", "all slots are idle",
+            "starting the main loop", "all slots are idle", "initializing",
             "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")

@@ -600,6 +600,11 @@ LLAMACPP_OUTCOMES = (
     _p("llamacpp-model-loaded", LLAMACPP, "b1840 to the newest (llama-server, after the context: PR #4881)",
        r"\bmodel loaded\b", 'INFO [main] model loaded | tid="139820253798400" timestamp=1727091153', "ollama#6926",
        kind="started"),
+    # llama-server sets up its slots once common_init_from_params returned a context (server-context.cpp@0.3.36)
+    _p("llamacpp-slots-initializing", LLAMACPP, "b1840 to the newest ('initializing slots' in the JSON log, then "
+       "'initializing, n_slots = N')", r"initializing(?: slots|, n_slots = \d+)",
+       "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
+       "llama.cpp PR #26297", kind="started"),
     _p("llamacpp-main-loop", LLAMACPP, "b3900 to the newest (llama-server once the model is loaded)",
        r"server is listening on \S+ - starting the main loop",
        "deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop", "llama.cpp#11476",
