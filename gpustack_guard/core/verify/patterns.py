@@ -627,13 +627,14 @@ ANY_PATTERNS = (
        {GPU_MEMORY: (GPU_MEMORY, "GiB")}, kind="failure:out-of-memory"),
 )
 
-ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + LLAMACPP_FAILURES + LLAMACPP_OUTCOMES + ANY_PATTERNS
+ALL_PATTERNS = (VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + LLAMACPP_FAILURES + LLAMACPP_OUTCOMES
+                + ANY_PATTERNS)
 
 # Rows whose words any engine's process can print (a backend's abort, a crash, "model loaded"): they are read for
 # llama.cpp's outcome but do not say that a log is llama.cpp's, so they do not count when the engine is chosen.
-SHARED_WORDS = frozenset({"llamacpp-backend-oom", "llamacpp-backend-error", "llamacpp-segfault", "llamacpp-model-loaded",
-                          "llamacpp-slots-idle", "llamacpp-server-load-failed", "llamacpp-context-failed",
-                          "llamacpp-model-load-error"})
+SHARED_WORDS = frozenset({"llamacpp-backend-oom", "llamacpp-backend-error", "llamacpp-segfault",
+                          "llamacpp-model-loaded", "llamacpp-slots-idle", "llamacpp-server-load-failed",
+                          "llamacpp-context-failed", "llamacpp-model-load-error"})
 # A row whose line proves that llama.cpp's context was built: the compute buffers are printed once every reserve
 # succeeded (sched_reserve, src/llama-context.cpp@0c1e57098; llama_new_context_with_model before it)
 LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer"})
