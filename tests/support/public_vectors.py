@@ -561,6 +561,10 @@ EXCLUDED = {
     "llama.cpp/llama-cpp-python-0.3.36-0c1e57098-tiny-q4_0.log": "the real engine's own run: its GGUF is written at "
                                                                  "test time and tests/integration/test_real_llamacpp.py "
                                                                  "holds every buffer against gsg",
+    "llama.cpp/ollama-assert-after-kv-buffers.log": "ollama#9515: a GGML_ASSERT after the KV buffers, not memory: "
+                                                    "no memory verdict to hold it against",
+    "llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log": "llama.cpp PR #26297: MiniMax-M3 is not in gsg's "
+                                                                  "catalog and the excerpt has no buffer lines",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
 }

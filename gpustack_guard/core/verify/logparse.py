@@ -48,6 +48,11 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "top-p & top-k sampling", "Memory baseline", "Post-capture",
+            # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
+            "error: ", "failed to create context", "failed to initialize the context", "error loading model",
+            "failed to load model", "unable to load model", "memory allocation of size",
+            "ErrorOutOfMemory", "GGML_ASSERT(", "Segmentation fault", "llama runner", "model loaded",
+            "starting the main loop", "all slots are idle", "initializing",
             "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
@@ -258,7 +263,7 @@ class _EngineState:
     log: ObservedLog
     hits: int = 0
     contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
-    generic_failure: bool = False  # the failure so far is torch's out of memory, not the engine's own words
+    failure_rank: int = 0  # how much the failure so far says (_failure_rank): a later line that says more replaces it
     start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
 
     def restart(self) -> None:
@@ -266,8 +271,16 @@ class _EngineState:
         the deployment as it runs, so what the earlier ones printed is dropped."""
         self.log = ObservedLog(engine=self.log.engine)
         self.contexts = 0
-        self.generic_failure = False
+        self.failure_rank = 0
         self.start_ups += 1
+
+
+def _failure_rank(pattern: P.Pattern) -> int:
+    """What a failure line says: 0 that the start-up stopped (llama.cpp's and ollama's words after the reason), 1 that
+    memory ran out in torch (any engine), 2 the engine's own reason. The first line of the highest rank is kept."""
+    if pattern.kind == "failure:" + P.ENGINE_ERROR:
+        return 0
+    return 2 if pattern.engine else 1
 
 
 def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: ObservedLog) -> bool:
@@ -401,7 +414,7 @@ class LogParser:
             state.restart()
         log = state.log
         self.matches += 1
-        if pattern.engine:
+        if pattern.engine and pattern.id not in P.SHARED_WORDS:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
         if pattern.kind in TEXT_KINDS:
@@ -409,18 +422,25 @@ class LogParser:
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
+        if pattern.kind == "recovery":  # the engine retries what failed: the failure lines before are not the outcome
+            self._went_on(log, "retried")
+            log.engine_terms[P.PIPELINE_COPIES] = 1  # the retry builds its scheduler without pipeline parallelism
+            return
         if pattern.kind == "started":
             log.started = True
+            if pattern.engine == P.LLAMACPP:
+                self._went_on(log, "came up")
             return
         if pattern.kind == "context":
             state.contexts += 1
             for terms in log.ranks.values():
                 terms.pop(P.KV_CACHE, None)
                 terms.pop(P.COMPUTE_BUFFER, None)
-        # the first reason wins, except that an engine's own reason replaces torch's generic out of memory
-        # (vLLM's sampler warm-up re-raises torch's error with the flag that fixes it)
-        if pattern.kind.startswith("failure:") and (log.failure is None or (state.generic_failure and pattern.engine)):
-            state.generic_failure = not pattern.engine
+        # the first reason wins, except that a line saying more replaces it: the engine's own reason replaces
+        # torch's generic out of memory (vLLM's sampler warm-up re-raises torch's error with the flag that fixes it),
+        # and a reason replaces llama.cpp's or ollama's "it stopped" (_failure_rank)
+        if pattern.kind.startswith("failure:") and (log.failure is None or _failure_rank(pattern) > state.failure_rank):
+            state.failure_rank = _failure_rank(pattern)
             log.failure = _failure_text(line, m, self.secrets)
             log.failure_kind = pattern.kind.split(":", 1)[1]
             log.failure_line = self.lines
@@ -449,6 +469,18 @@ class LogParser:
                 terms[term] = summed[term]
             else:
                 terms[term] = value
+        if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
+            log.started = True
+            self._went_on(log, "built its context")
+
+    def _went_on(self, log: ObservedLog, how: str) -> None:
+        """A failure the engine went on from (a retry, a later success) is not the outcome: a note keeps it; only a
+        failure after the last success is."""
+        if log.failure is None:
+            return
+        log.notes.append(f"line {log.failure_line}: {log.failure!r} was not the outcome: the engine {how} "
+                         f"(line {self.lines})")
+        log.failure = log.failure_kind = log.failure_line = None
 
     def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
         """A line that names what ran (version, model, arguments) rather than a figure."""
@@ -503,8 +535,13 @@ class LogParser:
         terms = log.terms()
         if log.failure:
             log.started = False
-        elif log.engine == P.LLAMACPP:  # llama-server listens before it loads: the KV buffers say it started
-            log.started = P.KV_CACHE in terms
+        elif log.engine == P.LLAMACPP:
+            # llama-server listens before it loads, so its port says nothing. Came up: the compute buffers, "model
+            # loaded", the main loop, ollama's "runner started" (log.started). An excerpt that stops after the KV
+            # buffers with no failure line is read as started: the working runs quoted in the fixtures stop there
+            # (llama.cpp#9390, JamePeng/llama-cpp-python PR #1, ik_llama.cpp PR #333); a run that dies after them
+            # prints its reason (patterns.LLAMACPP_FAILURES)
+            log.started = log.started or P.KV_CACHE in terms
         elif log.engine and any(t in terms for t in (P.KV_TOKENS, P.GPU_BLOCKS)):
             log.started = True
         if self.implausible_line:

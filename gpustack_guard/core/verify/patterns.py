@@ -507,13 +507,114 @@ LLAMACPP_PATTERNS = (
        r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \([0-9A-Fa-f:.]+\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) (0000:2b:00.0) - 15001 MiB "
        "free", "llama.cpp PR #16962", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
-    _p("llamacpp-listening", LLAMACPP, "b3000 to the newest", r"server is listening|HTTP server listening",
+    # llama-server opens its HTTP port before it loads the model (server.cpp from PR #4881, b1840; 0.2.58's vendored
+    # build printed it after, 0.3.10's before again): the line says the log is llama.cpp's, not that it came up
+    _p("llamacpp-listening", LLAMACPP, "b1840 to the newest (before or after the load, by build)",
+       r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
-       kind="started"),
+       kind="marker"),
     _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
        r"failed to allocate (?:\S+ )?buffer|cudaMalloc failed: out of memory|unable to allocate \S+ buffer",
        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8900.01 MiB on device 0: cudaMalloc failed: "
        "out of memory", "ikawrakow/ik_llama.cpp PR #235", kind="failure:out-of-memory"),
+)
+
+# -- llama.cpp: what ends a start-up ---------------------------------------------------------------------------
+# The KV buffers are printed before the compute buffers are reserved (llama_context's constructor, then
+# sched_reserve: src/llama-context.cpp@0c1e57098, llama-cpp-python 0.3.36's vendored build), so a run can print
+# them and still die. Each way it dies, on each front-end, is a row; "out-of-memory" where the line says the memory
+# ran out, ENGINE_ERROR where it only says that the start-up stopped (the reason is a line before it, when printed).
+ENGINE_ERROR = "engine-error"
+
+LLAMACPP_FAILURES = (
+    _p("llamacpp-compute-buffers-failed", LLAMACPP, "b1000 to the newest ('compute pp/tg buffers' from the "
+       "llama_context rewrite, b4800: src/llama-context.cpp@0c1e57098)",
+       r"failed to allocate compute (?:pp |tg )?buffers",
+       "graph_reserve: failed to allocate compute buffers", "llama.cpp PR #16748", kind="failure:out-of-memory"),
+    _p("llamacpp-backend-oom", LLAMACPP, "b1000 to the newest (CUDA, ROCm and MUSA builds name their backend: "
+       "ggml_cuda_error in ggml-cuda.cu@0c1e57098)", r"\b(?:CUDA|ROCm|MUSA) error: out of memory",
+       "Aug 13 16:58:56 monster ollama[3010374]: ROCm error: out of memory", "ollama#11713",
+       kind="failure:out-of-memory"),
+    # the exception's text follows on the next line ("ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory");
+    # it is not read on its own: the pinned-memory fallback prints the same line under its warning (llama.cpp#9271),
+    # and that run goes on
+    _p("llamacpp-vulkan-alloc-failed", LLAMACPP, "b2100 to the newest (ggml_vk_create_buffer_device; "
+       "ggml-vulkan-buffers.cpp in the newest builds)",
+       r"ggml_vulkan: (?:Device )?[Mm]emory allocation of size \d+ failed",
+       "ggml_vulkan: Device memory allocation of size 118497280 failed.", "llama.cpp#15256",
+       kind="failure:out-of-memory"),
+    _p("llamacpp-metal-out-of-memory", LLAMACPP, "b2760 to the newest (Metal's command buffer error, printed from "
+       "PR #7010)",
+       r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
+       "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", "llama.cpp PR #7010",
+       kind="failure:out-of-memory"),
+    _p("llamacpp-backend-error", LLAMACPP, "b1000 to the newest (any other backend error aborts: ggml_cuda_error)",
+       r"\b(?:CUDA|ROCm|MUSA) error: ",
+       "CUDA error: an illegal memory access was encountered", "ollama#9283", kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-context-failed", LLAMACPP, "b1000 to the newest (common's and the old examples' own words)",
+       r"failed to create context",
+       "llama_init_from_gpt_params: error: failed to create context with model '/models/DeepSeek-R1-Q2_K.gguf'",
+       "ikawrakow/ik_llama.cpp PR #235", kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-context-init-failed", LLAMACPP, "b4500 to the newest (llama_init_from_model: "
+       "src/llama-context.cpp@0c1e57098)", r"failed to initialize the context",
+       "llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers",
+       "vendor/llama.cpp/src/llama-context.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: the format "
+       "string and sched_reserve's exception; no public log found)",
+       kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-model-load-error", LLAMACPP, "b1000 to the newest (llama_model_load)", r"error loading model",
+       "llama_model_load: error loading model: unable to allocate CUDA0 buffer", "llama.cpp#20431",
+       kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-server-load-failed", LLAMACPP, "b3900 to the newest (llama-server's load_model)",
+       r"failed to load model",
+       "srv    load_model: failed to load model, '/models/Qwen3-32B-Q4_K_M.gguf'",
+       "vendor/llama.cpp/tools/server/server-context.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: "
+       "the format string; no public log found)",
+       kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-server-unable-to-load", LLAMACPP, "b1840 to b3900 (the JSON log's error)", r"unable to load model",
+       'ERR [              load_model] unable to load model | tid="22457510539264" timestamp=1740668683',
+       "ikawrakow/ik_llama.cpp PR #235", kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-assert", LLAMACPP, "b1000 to the newest", r"GGML_ASSERT\(.*\) failed",
+       r"D:\a\llama.cpp\llama.cpp\ggml\src\ggml.c:1721: GGML_ASSERT(tensor->op == GGML_OP_UNARY) failed",
+       "ollama#9515", kind="failure:" + ENGINE_ERROR),
+    _p("llamacpp-segfault", LLAMACPP, "every build (the shell's or the runtime's report)", r"Segmentation fault",
+       "Segmentation fault (core dumped)", "ollama#9352", kind="failure:" + ENGINE_ERROR),
+    # ollama's runner is llama.cpp's code under ollama's own log lines (llm/server.go, server/sched.go)
+    _p("ollama-runner-terminated", LLAMACPP, "ollama 0.1.33 to the newest",
+       r'msg="llama runner terminated"',
+       'time=2025-03-05T04:13:07.120-05:00 level=ERROR source=server.go:421 msg="llama runner terminated" '
+       'error="exit status 0xc0000409"', "ollama#9515", kind="failure:" + ENGINE_ERROR),
+    _p("ollama-runner-process-terminated", LLAMACPP, "ollama 0.1.17 to the newest",
+       r"llama runner process has terminated",
+       'level=ERROR source=sched.go:456 msg="error loading llama server" error="llama runner process has terminated: '
+       'GGML_ASSERT(tensor->op == GGML_OP_UNARY) failed"', "ollama#9515", kind="failure:" + ENGINE_ERROR),
+)
+
+# -- llama.cpp: what proves it came up, and the retry that is not a failure ----------------------------------------
+LLAMACPP_OUTCOMES = (
+    # sched_reserve retries a failed reserve without pipeline parallelism (llama.cpp PR #16748, b6840;
+    # src/llama-context.cpp@0c1e57098): the failure lines above it are not the outcome, one copy of the inputs is
+    _p("llamacpp-retry-without-pipeline", LLAMACPP, "b6840 to the newest (llama_context, then sched_reserve)",
+       r"compute buffer allocation failed, retrying without pipeline parallelism",
+       "1.06.520.107 W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism",
+       "llama.cpp PR #26297", kind="recovery"),
+    _p("llamacpp-model-loaded", LLAMACPP, "b1840 to the newest (llama-server, after the context: PR #4881)",
+       r"\bmodel loaded\b", 'INFO [main] model loaded | tid="139820253798400" timestamp=1727091153', "ollama#6926",
+       kind="started"),
+    # llama-server sets up its slots once common_init_from_params returned a context (server-context.cpp@0.3.36)
+    _p("llamacpp-slots-initializing", LLAMACPP, "b1840 to the newest ('initializing slots' in the JSON log, then "
+       "'initializing, n_slots = N')", r"initializing(?: slots|, n_slots = \d+)",
+       "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
+       "llama.cpp PR #26297", kind="started"),
+    _p("llamacpp-main-loop", LLAMACPP, "b3900 to the newest (llama-server once the model is loaded)",
+       r"server is listening on \S+ - starting the main loop",
+       "deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop", "llama.cpp#11476",
+       kind="started"),
+    _p("llamacpp-slots-idle", LLAMACPP, "b1840 to the newest (info level until the newest builds make it a trace)",
+       r"all slots are idle", "deep-seek-1  | srv  update_slots: all slots are idle", "llama.cpp#11476",
+       kind="started"),
+    _p("ollama-runner-started", LLAMACPP, "ollama 0.1.33 to the newest", r"llama runner started in",
+       'time=2025-02-07T08:54:51.891Z level=INFO source=server.go:594 msg="llama runner started in 8.52 seconds"',
+       "ollama#8922", kind="started"),
 )
 
 ANY_PATTERNS = (
@@ -526,7 +627,17 @@ ANY_PATTERNS = (
        {GPU_MEMORY: (GPU_MEMORY, "GiB")}, kind="failure:out-of-memory"),
 )
 
-ALL_PATTERNS = VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + ANY_PATTERNS
+ALL_PATTERNS = (VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + LLAMACPP_FAILURES + LLAMACPP_OUTCOMES
+                + ANY_PATTERNS)
+
+# Rows whose words any engine's process can print (a backend's abort, a crash, "model loaded"): they are read for
+# llama.cpp's outcome but do not say that a log is llama.cpp's, so they do not count when the engine is chosen.
+SHARED_WORDS = frozenset({"llamacpp-backend-oom", "llamacpp-backend-error", "llamacpp-segfault",
+                          "llamacpp-model-loaded", "llamacpp-slots-idle", "llamacpp-server-load-failed",
+                          "llamacpp-context-failed", "llamacpp-model-load-error"})
+# A row whose line proves that llama.cpp's context was built: the compute buffers are printed once every reserve
+# succeeded (sched_reserve, src/llama-context.cpp@0c1e57098; llama_new_context_with_model before it)
+LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer"})
 
 # Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server

@@ -94,6 +94,12 @@ CASES = [
      {P.KV_CACHE: mib(448.0), P.COMPUTE_BUFFER: mib(300.75), P.PIPELINE_COPIES: 1}),
     ("llama.cpp/tinyllama-f32-gtx1050ti-llamafile.log", None, False, None, 'CUDA0', 1,
      {P.WEIGHTS: mib(3946.35), P.LAYERS_OFFLOADED: 23, P.LAYERS_TOTAL: 23, P.KV_TOKENS: 512}),
+    # issue 32: what ends a llama.cpp start-up. ollama#9515: the KV buffers, then an assertion and ollama's runner
+    # lines (not memory); llama.cpp PR #26297: the compute reserve fails, is retried with one input copy and goes on
+    ("llama.cpp/ollama-assert-after-kv-buffers.log", None, False, 'engine-error', 'CUDA0', 0,
+     {P.KV_CACHE: mib(1600), P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
+    ("llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log", None, True, None, None, 2,
+     {P.PIPELINE_COPIES: 1}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -321,7 +327,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 25}
+    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 27}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
