@@ -26,8 +26,17 @@ def test_fit_is_on_by_default_from_the_build_that_has_it():
     assert not fit_active(None, "b7473")
     with pytest.raises(ValueError, match="has no --fit"):
         fit_active("on", "b7000")
-    with pytest.raises(ValueError, match="on or off"):
-        fit_active("auto", FIT)
+    for word in ("auto", "-1", "yes", "no", "", "2"):  # --flash-attn's auto words and args' wider booleans: refused
+        with pytest.raises(ValueError, match=r"takes --fit on or off \(on, enabled, true, 1 / off, disabled, false, 0\)"):
+            fit_active(word, FIT)
+
+
+@pytest.mark.parametrize(("word", "on"), [("on", True), ("enabled", True), ("true", True), ("1", True),
+                                          ("off", False), ("disabled", False), ("false", False), ("0", False)])
+def test_fit_reads_every_word_common_arg_reads(word, on):
+    # common/arg.cpp's --fit handler takes is_truthy / is_falsey, the words --flash-attn takes
+    assert fit_active(word, FIT) is on
+    assert llamacpp_config({"fit": word}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT).fit is on
 
 
 @pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "meta-llama/Llama-3.1-8B-Instruct"])
