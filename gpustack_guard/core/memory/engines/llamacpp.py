@@ -315,10 +315,14 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
     return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
 
 
+def has_fit(version: str | None) -> bool:
+    return _since(version, P.LLAMACPP_FIT_SINCE)
+
+
 def fit_active(setting: str | None, version: str | None) -> bool:
     """Whether llama-server runs llama_params_fit before loading: on by default from
     profiles.LLAMACPP_FIT_SINCE unless --fit off. Raises ValueError for a value common/arg.cpp refuses."""
-    if not _since(version, P.LLAMACPP_FIT_SINCE):
+    if not has_fit(version):
         if setting is not None:
             raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} has no --fit (it exists "
                              f"from {P.LLAMACPP_FIT_SINCE})")
