@@ -224,11 +224,58 @@ def _llamacpp_layers(text: str) -> int:
     return cpp_stoi(text)
 
 
-def _llamacpp_split(text: str) -> tuple[float, ...]:
-    """--tensor-split: items split on runs of `,` and `/` (std::regex `[,/]+`), each through std::stof."""
+# llama_max_devices() (src/llama.cpp): --tensor-split and --fit-target refuse a list of this many values or more
+# ("got N input configs, but system only has 16 devices", common/arg.cpp)
+LLAMACPP_MAX_DEVICES = 16
+
+
+def _llamacpp_device_items(text: str) -> list[str]:
+    """A per-device list as common/arg.cpp splits it: runs of `,` and `/` (std::regex `[,/]+`), fewer items than
+    llama_max_devices()."""
     items = re.split(r"[,/]+", text)
     if items and items[-1] == "":
         items = items[:-1]  # std::sregex_token_iterator yields no empty last token
+    if len(items) >= LLAMACPP_MAX_DEVICES:
+        raise _Refused(f"{len(items)} values; llama.cpp takes at most {LLAMACPP_MAX_DEVICES - 1} "
+                       f"(llama_max_devices() is {LLAMACPP_MAX_DEVICES})")
+    return items
+
+
+_UINT64_MAX = 2**64 - 1
+
+
+def cpp_stoull(text: str) -> int:
+    """std::stoull: leading C whitespace, an optional sign, then the longest run of ASCII digits; the rest is
+    ignored. No digit: invalid_argument; above 2^64 - 1: out_of_range. A minus sign wraps the value (strtoull), which
+    no caller means, so it is refused here."""
+    match = re.match(r"([+-]?)([0-9]+)", text.lstrip(_C_SPACE))
+    if not match:
+        raise _Refused("not a whole number (std::stoull finds no digits)")
+    number = int(match.group(2))
+    if number > _UINT64_MAX:
+        raise _Refused("out of the unsigned long long range (std::stoull)")
+    if match.group(1) == "-" and number:
+        raise _Refused(f"negative: std::stoull wraps -{number} to {_UINT64_MAX + 1 - number:,}")
+    return number
+
+
+# --fit-target is MiB multiplied into a size_t: past this many MiB the product wraps (2^64 bytes)
+LLAMACPP_FIT_TARGET_MAX_MIB = 2**44 - 1
+
+
+def _llamacpp_mib_list(text: str) -> tuple[int, ...]:
+    """--fit-target: MiB per device (one value broadcast), split as --tensor-split, each through std::stoull."""
+    mib = tuple(cpp_stoull(item) for item in _llamacpp_device_items(text))
+    if not mib:
+        raise _Refused("no values")
+    if any(value > LLAMACPP_FIT_TARGET_MAX_MIB for value in mib):
+        raise _Refused(f"over {LLAMACPP_FIT_TARGET_MAX_MIB:,} MiB, where MiB x 1,048,576 wraps in llama.cpp's size_t")
+    return mib
+
+
+def _llamacpp_split(text: str) -> tuple[float, ...]:
+    """--tensor-split: items split on runs of `,` and `/` (std::regex `[,/]+`), each through std::stof."""
+    items = _llamacpp_device_items(text)
     fractions = []
     for item in items:
         value = cpp_stof(item)
@@ -339,6 +386,10 @@ def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("ubatch-size", cpp_stoi, POSITIVE, STOI),
         NumericFlag("tensor-split", _llamacpp_split, Range(lambda v: True, "proportions ≥ 0 separated by , or /"),
               "std::stof per item"),
+        NumericFlag("fit-target", _llamacpp_mib_list, Range(lambda v: True, "whole MiB ≥ 0 separated by , or /"),
+                    "std::stoull per item"),
+        # any int: a negative one is a uint32 above every context in fit.cpp, so --fit never shortens it
+        NumericFlag("fit-ctx", cpp_stoi, Range(lambda v: True, "a whole number of cells"), STOI),
     )
     return {f.key: f for f in flags}
 

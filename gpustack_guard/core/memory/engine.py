@@ -316,7 +316,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
         tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
         fit=fit, ctx_given="ctx-size" in flags, layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
-        **_fit_limits(flags),
+        **_fit_limits(flags, version),
         platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None
         else policy.platform_footprint,
     )
@@ -329,27 +329,23 @@ def _text(value) -> str | None:
     return "on" if value is True else str(value)
 
 
-def _fit_limits(flags: dict) -> dict[str, Any]:
-    """--fit-target (MiB per device, one value broadcast) and --fit-ctx, as common/arg.cpp reads them (std::stoull,
-    std::stoi); values it refuses raise FlagValueError."""
+def _fit_limits(flags: dict, version: str | None) -> dict[str, Any]:
+    """--fit-target (bytes per device, one value broadcast) and --fit-ctx as common/arg.cpp reads them
+    (engine_flags' table); a build without --fit refuses both."""
+    given = [key for key in ("fit-target", "fit-ctx") if key in flags]
+    if given and not LC.has_fit(version):
+        raise EF.FlagValueError(given[0], _text(flags[given[0]]),
+                                f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} has no --{given[0]} (it exists "
+                                f"from {P.LLAMACPP_FIT_SINCE})")
     limits: dict[str, Any] = {}
-    if flags.get("fit-target") is not None:
-        text = str(flags["fit-target"])
-        try:
-            mib = tuple(int(item) for item in text.split(","))
-        except ValueError:
-            raise EF.FlagValueError("fit-target", text, "comma-separated whole MiB per device") from None
-        if any(v < 0 for v in mib):
-            raise EF.FlagValueError("fit-target", text, "comma-separated whole MiB per device")
-        limits["fit_target"] = tuple(v * P.MiB for v in mib)
-    if flags.get("fit-ctx") is not None:
-        text = str(flags["fit-ctx"])
-        try:
-            limits["fit_min_ctx"] = int(text)
-        except ValueError:
-            raise EF.FlagValueError("fit-ctx", text, "a whole number of tokens") from None
-        if limits["fit_min_ctx"] < 0:
-            raise EF.FlagValueError("fit-ctx", text, "a whole number of tokens")
+    mib = EF.read(flags, "fit-target", "llamacpp", version)
+    if isinstance(mib, tuple):
+        limits["fit_target"] = tuple(value * P.MiB for value in mib)
+    min_ctx = EF.read(flags, "fit-ctx", "llamacpp", version)
+    if isinstance(min_ctx, int):
+        # fit.cpp takes the int32 as uint32_t: a negative one is above every context (-1, UINT32_MAX, asks for the
+        # full context), so the context is never shortened
+        limits["fit_min_ctx"] = min_ctx % 2**32
     return limits
 
 

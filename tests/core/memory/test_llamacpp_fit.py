@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
@@ -26,8 +28,17 @@ def test_fit_is_on_by_default_from_the_build_that_has_it():
     assert not fit_active(None, "b7473")
     with pytest.raises(ValueError, match="has no --fit"):
         fit_active("on", "b7000")
-    with pytest.raises(ValueError, match="on or off"):
-        fit_active("auto", FIT)
+    for word in ("auto", "-1", "yes", "no", "", "2"):  # --flash-attn's auto words and args' wider booleans: refused
+        with pytest.raises(ValueError, match=r"takes --fit on or off \(on, enabled, true, 1 / off, disabled, false, 0\)"):
+            fit_active(word, FIT)
+
+
+@pytest.mark.parametrize(("word", "on"), [("on", True), ("enabled", True), ("true", True), ("1", True),
+                                          ("off", False), ("disabled", False), ("false", False), ("0", False)])
+def test_fit_reads_every_word_common_arg_reads(word, on):
+    # common/arg.cpp's --fit handler takes is_truthy / is_falsey, the words --flash-attn takes
+    assert fit_active(word, FIT) is on
+    assert llamacpp_config({"fit": word}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT).fit is on
 
 
 @pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "meta-llama/Llama-3.1-8B-Instruct"])
@@ -96,8 +107,8 @@ def test_flags_decide_what_fit_may_change():
     assert llamacpp_config({"gpu-layers": "all"}, policy, facts, FIT).layers_given
     limits = llamacpp_config({"fit-target": "512,2048", "fit-ctx": "2048"}, policy, facts, FIT)
     assert (limits.fit_target, limits.fit_min_ctx) == ((512 * MiB, 2048 * MiB), 2048)
-    for flags, key in (({"fit": "maybe"}, "fit"), ({"fit": "on"}, "fit"), ({"fit-target": "1G"}, "fit-target"),
-                       ({"fit-ctx": "-5"}, "fit-ctx")):
+    for flags, key in (({"fit": "maybe"}, "fit"), ({"fit": "on"}, "fit"), ({"fit-target": "G1"}, "fit-target"),
+                       ({"fit-ctx": "abc"}, "fit-ctx")):
         with pytest.raises(EF.FlagValueError) as caught:
             llamacpp_config(flags, policy, facts, FIT if flags != {"fit": "on"} else "b7000")
         assert caught.value.key == key
@@ -116,3 +127,50 @@ def test_what_stops_fit_from_moving_layers_depends_on_the_device_count(cfg, gpus
     est = estimate_llamacpp(facts, [16 * GiB] * gpus, cfg, version=FIT)
     assert (est.extra["fit"]["action"] == "offload") is moves
     assert est.verdict == (FITS if moves else DOES_NOT_FIT)
+
+
+@pytest.mark.parametrize(("flags", "target", "min_ctx"), [
+    ({"fit-target": "512/1024"}, (512 * MiB, 1024 * MiB), P.LLAMACPP_FIT_MIN_CTX),  # split on , and / as -ts is
+    ({"fit-target": " 0,,2048"}, (0, 2048 * MiB), P.LLAMACPP_FIT_MIN_CTX),
+    ({"fit-target": "1e30"}, (1 * MiB,), P.LLAMACPP_FIT_MIN_CTX),  # std::stoull stops at the 'e'
+    ({"fit-ctx": "8k"}, (P.LLAMACPP_FIT_TARGET,), 8),  # std::stoi stops at the 'k'
+    ({"fit-ctx": "-1"}, (P.LLAMACPP_FIT_TARGET,), 2**32 - 1),  # UINT32_MAX: the full context asked for
+    ({"fit-ctx": "-5"}, (P.LLAMACPP_FIT_TARGET,), 2**32 - 5),
+])
+def test_fit_limits_are_read_as_common_arg_reads_them(flags, target, min_ctx):
+    cfg = llamacpp_config(flags, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT)
+    assert (cfg.fit_target, cfg.fit_min_ctx) == (target, min_ctx)
+
+
+def test_a_negative_fit_ctx_never_shortens_the_context():
+    facts = catalog_facts("Qwen/Qwen2.5-7B")
+    at_min, at_default = total(facts, 80 * GiB, ctx_size=4096), total(facts, 80 * GiB, ctx_size=8192)
+    gpu = at_min + P.LLAMACPP_FIT_TARGET + (at_default - at_min) // 2  # shortened by default (test above)
+    cfg = llamacpp_config({"fit-ctx": "-1"}, Policy(), facts, FIT)
+    est = estimate_llamacpp(facts, [gpu], cfg, version=FIT)
+    assert est.extra["fit"]["action"] == "offload" and est.extra["fit"]["ctx_size"] == 8192
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    ({"fit-target": "-1"}, "--fit-target '-1': negative: std::stoull wraps -1 to 18,446,744,073,709,551,615"),
+    ({"fit-target": ""}, "--fit-target '': no values"),
+    ({"fit-target": "abc"}, "--fit-target 'abc': not a whole number (std::stoull finds no digits)"),
+    ({"fit-target": "99999999999999999999999"}, "out of the unsigned long long range (std::stoull)"),
+    ({"fit-target": str(2**44)}, "over 17,592,186,044,415 MiB, where MiB x 1,048,576 wraps in llama.cpp's size_t"),
+    ({"fit-target": ",".join(["1"] * 16)}, "16 values; llama.cpp takes at most 15 (llama_max_devices() is 16)"),
+    ({"tensor-split": ",".join(["1"] * 16)}, "16 values; llama.cpp takes at most 15 (llama_max_devices() is 16)"),
+    ({"fit-ctx": ""}, "--fit-ctx '': not a whole number (std::stoi finds no digits)"),
+    ({"fit-ctx": "99999999999"}, "--fit-ctx '99999999999': out of the int range (std::stoi)"),
+])
+def test_fit_limits_the_engine_refuses_are_one_flag_error(flags, message):
+    with pytest.raises(EF.FlagValueError, match=re.escape(message)):
+        llamacpp_config(flags, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT)
+    key = next(iter(flags))
+    assert message in str(EF.check(key, flags[key], "llamacpp", FIT))
+
+
+@pytest.mark.parametrize("key", ["fit-target", "fit-ctx"])
+def test_fit_limits_on_a_build_without_fit_are_refused(key):
+    with pytest.raises(EF.FlagValueError, match=f"llama.cpp b7473 has no --{key} \\(it exists from b7474\\)"):
+        llamacpp_config({key: "2048"}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), "b7473")
+    assert llamacpp_config({key: "2048"}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT).fit

@@ -271,9 +271,9 @@ def has_swa_cache(version: str | None) -> bool:
     return _since(version, P.LLAMACPP_SWA_CACHE_SINCE)
 
 
-# The words llama.cpp's common/arg.cpp reads for --flash-attn (is_truthy, is_falsey, is_autoy): "yes" and "no"
-# are not among them, so args.normal_value's wider boolean reading does not apply.
-FLASH_ON, FLASH_OFF, FLASH_AUTO = ("on", "enabled", "true", "1"), ("off", "disabled", "false", "0"), ("auto", "-1")
+# The words llama.cpp's common/arg.cpp reads for its on/off flags, --flash-attn and --fit (is_truthy, is_falsey,
+# is_autoy): "yes" and "no" are not among them, so args.normal_value's wider boolean reading does not apply.
+TRUTHY, FALSEY, AUTOY = ("on", "enabled", "true", "1"), ("off", "disabled", "false", "0"), ("auto", "-1")
 
 
 def flash_attention_on(setting: str | None, version: str | None, kv_on_host: bool = False) -> tuple[bool, bool]:
@@ -283,11 +283,11 @@ def flash_attention_on(setting: str | None, version: str | None, kv_on_host: boo
     layer's cache, and llama_context's auto check turns it off (lmstudio-bug-tracker#1454 logs it)."""
     tri_state = _since(version, P.LLAMACPP_FLASH_AUTO_SINCE)
     word = "auto" if setting is None and tri_state else (setting or "off").strip().lower()
-    if word in FLASH_ON:
+    if word in TRUTHY:
         return True, False
-    if word in FLASH_OFF:
+    if word in FALSEY:
         return False, False
-    if word in FLASH_AUTO and tri_state:
+    if word in AUTOY and tri_state:
         return not kv_on_host, True
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
     if tri_state:
@@ -315,18 +315,23 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
     return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
 
 
+def has_fit(version: str | None) -> bool:
+    return _since(version, P.LLAMACPP_FIT_SINCE)
+
+
 def fit_active(setting: str | None, version: str | None) -> bool:
     """Whether llama-server runs llama_params_fit before loading: on by default from
     profiles.LLAMACPP_FIT_SINCE unless --fit off. Raises ValueError for a value common/arg.cpp refuses."""
-    if not _since(version, P.LLAMACPP_FIT_SINCE):
+    if not has_fit(version):
         if setting is not None:
             raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} has no --fit (it exists "
                              f"from {P.LLAMACPP_FIT_SINCE})")
         return False
     word = "on" if setting is None else setting.strip().lower()
-    if word not in ("on", "off"):
-        raise ValueError("--fit takes on or off")
-    return word == "on"
+    if word not in TRUTHY + FALSEY:  # the words --flash-attn takes, less auto (common/arg.cpp's --fit handler)
+        raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} takes --fit on or off "
+                         f"({', '.join(TRUTHY)} / {', '.join(FALSEY)})")
+    return word in TRUTHY
 
 
 def _fits_with_margin(est: Estimate, gpu_totals: list[int], targets: tuple[int, ...]) -> bool:
