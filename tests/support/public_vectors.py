@@ -567,6 +567,14 @@ EXCLUDED = {
                                                                   "catalog and the excerpt has no buffer lines",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
+    "llama.cpp/ollama-fifth-gpu-compute-oom.log": "ollama#6860: a compute buffer refused on the fifth of five GPUs; "
+                                                  "the model (a path cut at /Met...), its quantisation, the split and "
+                                                  "the GPUs (four of 12 GB and one of 4 GB by the title) are not known",
+    "llama.cpp/ollama-qwen2-72b-q2k-two-gpus-cut.log": "ollama#4964: Qwen2-72B q2_K over two devices at 2,048 cells "
+                                                       "(CUDA0 328 MiB = 41 layers x 8 MiB, the split gsg gives two "
+                                                       "equal cards); the excerpt stops at the pipeline line before "
+                                                       "the reserve the title says aborted, and logparse reads a cut "
+                                                       "after the KV buffers as started: its verdict would be wrong",
 }
 
 

@@ -297,6 +297,14 @@ CASES = [
     ("vllm/v1-0.8-gemma3-1b-32k-kv-tokens.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(1.9134), P.CUDA_GRAPHS: gib(0.44), P.KV_TOKENS: 1139728, P.MAX_MODEL_LEN: 32768,
       P.MAX_CONCURRENCY: 34.78}),
+    # ollama#6860: llama-cpp-python over five GPUs; the fifth device's compute buffer (144 MiB with four input copies)
+    # is refused after the KV: a failure with no device figure to bind
+    ("llama.cpp/ollama-fifth-gpu-compute-oom.log", None, False, 'out-of-memory', None, 0,
+     {P.PIPELINE_COPIES: 4}),
+    # ollama#4964: the index's excerpt stops at the pipeline line, before the compute reserve the thread says aborted;
+    # an excerpt cut after the KV buffers is read as started (logparse.result), so this one is not a vector
+    ("llama.cpp/ollama-qwen2-72b-q2k-two-gpus-cut.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(328.0), P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 4}),
     # repositories' own runs of 0.12-0.16: an LLM-class run whose engine config line names 0.15.1
     ("vllm/v1-0.15.1-llama31-8b-a100-40gb-eager.log", '0.15.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.28), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 157936, P.MAX_CONCURRENCY: 1.2}),
@@ -327,7 +335,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 27}
+    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 29}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
