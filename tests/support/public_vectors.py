@@ -398,11 +398,14 @@ VECTORS = (
                "by its 1,536 MiB for 12 layers x 4,096 cells) on a 4070 Ti + 3090 Ti, 12/28 layers (-ts 12,29), "
                "Q4_K_M by its 13,990 MiB for 28 layers"),
     Vector("pp-compute-oom-two-gpus.log", config("mistral-small-24b"), RTX_3090, "b7300",
-           ("--ctx-size=150272", "--batch-size=4096", "--ubatch-size=4096", "--flash-attn=on"), "q4_k_m",
+           ("--ctx-size=150272", "--batch-size=4096", "--ubatch-size=4096", "--flash-attn=on"), "q8_0",
            version_known=False, gpu_known=False, engine="llama.cpp",
            why="llama.cpp PR #16748: a koboldcpp run quoted in the thread (Dec 2025, b7300 by date), Mistral-Small-"
                "24B's shape (40 layers, 8 KV heads x 128), two 24 GB GPUs assumed, n_ctx 150,272, n_ubatch 4096, "
-               "flash attention; CUDA0's compute buffer with four input copies failed to allocate"),
+               "flash attention; CUDA0's compute buffer with four input copies failed to allocate. The user's own "
+               "thread (koboldcpp#1882: KoboldCpp 1.102.3, -c 150000 -b 4096 -ngl 99 -ts 1 1, the same n_ctx) names "
+               "Cydonia-24B-v4zk-Q8_0.gguf, and its model buffers (11,826.45 + 11,380.14 MiB on the GPUs) are "
+               "Q8_0's: so Q8_0, not an assumed Q4_K_M"),
     Vector("devstral-rtx4070s-server.log", config("mistral-small-24b"), ("NVIDIA GeForce RTX 4070 SUPER", "12282MiB"),
            "b5750", ("--ctx-size=524288", "--flash-attn=on", "--n-gpu-layers=99", "--cache-type-k=q4_0",
                      "--cache-type-v=q4_0", "--no-kv-offload", "--parallel=4"), "q2_k", version_known=False,
