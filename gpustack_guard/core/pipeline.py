@@ -107,7 +107,8 @@ def validate(docs: list[SpecDoc], load_findings: list[F.Finding], renderer: Temp
     files = len({d.file for d in docs} | {f.location.file for f in load_findings})
     units = [(f.location.file, "(file)") for f in load_findings]
     # shown as findings show it (Finding caps and escapes its spec name), so a unit and its findings match
-    units += [(d.file, echo.spec_name(d.name) if d.name else f"document {d.index + 1}") for d in docs]
+    # `name` is a property that inspects the raw document: read once a spec (10,000 specs: ~15 -> ~12 ms)
+    units += [(d.file, echo.spec_name(name) if (name := d.name) else f"document {d.index + 1}") for d in docs]
     units = list(dict.fromkeys(units))  # two documents may share a name (a GSG005 finding), one test unit
     return Report(sorted(found, key=_order), results.evaluations, files=files, specs=len(docs), units=units,
                   ledgers=results.ledgers)

@@ -10,6 +10,7 @@ from gpustack_guard.core.memory.colocation import startup_sequence
 from gpustack_guard.core.units import gib
 
 if TYPE_CHECKING:
+    from gpustack_guard.core.memory.estimate import Estimate
     from gpustack_guard.core.stages.results import Results
 
 
@@ -53,15 +54,27 @@ GPU_OVERCOMMIT = Rule(
     fix="Lower --gpu-memory-utilization / --mem-fraction-static of the co-located deployments, or move one.",
     check=_gpu_overcommit)
 
-def _on_gpu(gid: str, entries, by_name) -> list:
+def replica_estimates(by_name: dict) -> dict[str, dict[str, Estimate]]:
+    """Per deployment name, the estimate of its replica on each GPU it holds (the first replica that lists the GPU,
+    as apply starts them). Built once per run: finding it per GPU by scanning the replicas of every deployment
+    there cost ~25 of this rule's ~60 ms at 10,000 specs x 5,000 GPUs (docs/performance.md, eighth round)."""
+    found: dict[str, dict[str, Estimate]] = {}
+    for name, ev in by_name.items():
+        if ev.placement is None:
+            continue
+        on_gpus: dict[str, Estimate] = {}
+        for gpus, est in zip(ev.placement.replicas, ev.estimates):
+            for g in gpus:
+                on_gpus.setdefault(g.id, est)
+        found[name] = on_gpus
+    return found
+
+
+def _on_gpu(gid: str, entries, estimates: dict[str, dict[str, Estimate]]) -> list:
     """(name, the estimate of that deployment's replica on this GPU) in apply order."""
     found = []
     for name, _ in entries:
-        ev = by_name.get(name)
-        if ev is None or ev.placement is None:
-            continue
-        est = next((e for gpus, e in zip(ev.placement.replicas, ev.estimates) if any(g.id == gid for g in gpus)),
-                   None)
+        est = estimates.get(name, {}).get(gid)
         if est is not None:
             found.append((name, est))
     return found
@@ -70,6 +83,7 @@ def _on_gpu(gid: str, entries, by_name) -> list:
 def _startup_free_memory(results: Results) -> Iterator[Finding]:
     """Each deployment, started in apply order on a shared GPU, must find the free memory its engine asks for."""
     by_name = {ev.rendered.name: ev for ev in results.evaluations}
+    estimates = replica_estimates(by_name)
     for ledger in results.ledgers.values():
         for gid, entries in ledger.footprints.items():
             occupied = ledger.occupied_before(gid)
@@ -77,7 +91,7 @@ def _startup_free_memory(results: Results) -> Iterator[Finding]:
                 continue
             alone = len(entries) == 1 and occupied == 0
             ref = ledger.gpus[gid]
-            for check in startup_sequence(ref.total, occupied, _on_gpu(gid, entries, by_name)):
+            for check in startup_sequence(ref.total, occupied, _on_gpu(gid, entries, estimates)):
                 # Alone on its GPU, only vLLM's own start-up check is this rule's: a refusal by gmu x total above
                 # what CUDA/NCCL start-up leaves free (0.99 on a 24 GiB card). Its OOMs and SGLang's empty pool
                 # are the headroom, overcommit and KV rules' findings already.

@@ -167,3 +167,85 @@ def test_one_pass_on_events_refuses_aliases_and_documents_alike(monkeypatch):
     monkeypatch.setattr(Y.yaml, "parse", lambda text, Loader: parses.append(1) or real_parse(text, Loader=Loader))
     limit = _refused("a: &a 1\nb: *a\n" + "---\na: 1\n" * 2_000)
     assert (str(limit), len(parses)) == ("more than 2,000 documents in one file: split it", 1)
+
+
+# --- the event prescan (_prescan, which dispatches on each event's class) at each limit and one past it -----------
+def _prescanned(text: str, **options) -> YamlInputLimit | None:
+    try:
+        Y._prescan(text, **options)
+    except YamlInputLimit as exc:
+        return exc
+    return None
+
+
+@pytest.mark.parametrize("items", [5, 6])
+@pytest.mark.parametrize("shape, where", [
+    ("block list", (2, 3)), ("flow list", (2, 6)), ("block mapping", (2, 3)), ("flow mapping", (2, 6)),
+    ("the document's mapping", (1, 1))])
+def test_the_prescan_counts_items_of_each_collection_up_to_the_limit(shape, where, items):
+    text = {"block list": "top:\n" + "".join(f"  - v{i}\n" for i in range(items)),
+            "flow list": "top:\n  k: [" + ", ".join(f"v{i}" for i in range(items)) + "]\n",
+            "block mapping": "top:\n" + "".join(f"  k{i}: v\n" for i in range(items)),
+            "flow mapping": "top:\n  k: {" + ", ".join(f"k{i}: v" for i in range(items)) + "}\n",
+            "the document's mapping": "".join(f"k{i}: v\n" for i in range(items))}[shape]
+    limit = _prescanned(text, aliases=False, nodes=True, max_items=5)
+    if items == 5:
+        assert limit is None
+        return
+    assert limit is not None and (limit.line, limit.column) == where  # where the collection starts
+    kind = "list of 6 items" if "list" in shape else "mapping of 6 keys"
+    assert str(limit) == f"a {kind} or more (limit 5): not a file gsg reads"
+
+
+def test_the_prescan_checks_items_only_when_counting_nodes():
+    text = "top:\n" + "".join(f"  - v{i}\n" for i in range(6)) + "a: &a 1\nb: *a\n"
+    assert _prescanned(text, aliases=True, nodes=False, max_items=5) is None
+    assert _prescanned(text, aliases=True, nodes=True, max_items=5) is not None
+
+
+@pytest.mark.parametrize("cap, where", [(40, (20, 6)), (41, (21, 1)), (42, (21, 7)), (43, (21, 8)), (44, None)])
+def test_the_prescan_counts_nodes_to_the_one_that_passes_the_limit(monkeypatch, cap, where):
+    monkeypatch.setattr(Y, "MAX_NODES", cap)
+    # 41 nodes up to the mapping of 20 keys' last value (the mapping itself is one), then `last`, its list, its 1
+    text = "".join(f"k{i}: v\n" for i in range(20)) + "last: [1]\n"
+    limit = _prescanned(text, aliases=False, nodes=True)
+    if where is None:
+        assert limit is None
+        return
+    assert limit is not None and (limit.line, limit.column) == where
+    assert str(limit) == f"more than {cap} values, lists and mappings in one file: split it"
+
+
+@pytest.mark.parametrize("uses, refused", [(10, False), (11, True)])
+def test_the_prescan_counts_alias_expansion_up_to_the_limit(monkeypatch, uses, refused):
+    monkeypatch.setattr(Y, "MAX_ALIAS_EXPANSION", 40)
+    text = "a: &a [1, 2, 3]\n" + "".join(f"k{i}: *a\n" for i in range(uses))  # each use reaches 4 nodes
+    limit = _prescanned(text, aliases=True, nodes=False)
+    assert (limit is not None) == refused
+    if refused:
+        assert (limit.line, limit.column) == (12, 6)
+        assert str(limit).startswith("aliases expand to more than 40 nodes (44 up to this one)")
+
+
+def test_the_prescan_reads_subclassed_events_as_their_class(monkeypatch):
+    """A parser that yields subclasses of PyYAML's events (none does today) is read as the classes themselves are,
+    not skipped: the same refusals at the same places."""
+    texts = ["a: &a [1, 2, 3]\n" + "".join(f"k{i}: *a\n" for i in range(11)),
+             "top:\n" + "".join(f"  - v{i}\n" for i in range(6)), "--- 1\n--- 2\n--- 3\n"]
+    monkeypatch.setattr(Y, "MAX_ALIAS_EXPANSION", 40)
+    monkeypatch.setattr(Y, "MAX_DOCUMENTS", 2)
+    expected = [_prescanned(text, aliases=True, nodes=True, max_items=5) for text in texts]
+    subclasses = {cls: type(f"Sub{cls.__name__}", (cls,), {}) for cls in Y._EVENT_KINDS}
+    assert {Y._event_kind(object.__new__(sub)) for sub in subclasses.values()} == set(Y._EVENT_KINDS.values())
+    real_parse = Y.yaml.parse
+
+    def parse(text, Loader):
+        for event in real_parse(text, Loader=Loader):
+            copy = object.__new__(subclasses[type(event)])
+            copy.__dict__.update(event.__dict__)
+            yield copy
+
+    monkeypatch.setattr(Y.yaml, "parse", parse)
+    seen = [_prescanned(text, aliases=True, nodes=True, max_items=5) for text in texts]
+    assert [(e.line, e.column, str(e)) for e in seen if e] == [(e.line, e.column, str(e)) for e in expected if e]
+    assert all(expected) and all(seen)

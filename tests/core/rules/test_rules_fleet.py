@@ -1,6 +1,9 @@
 """GSG035 and GSG041 on the pure core: real footprints summed per GPU across specs, with memory GPUStack does not
 manage, and each engine's start-up check against what the deployments before it left free."""
 
+from types import SimpleNamespace
+
+import pytest
 from rule_inputs import QWEN_05B, RTX4090, fleet, gpu, run_stages, vllm, worker
 
 from gpustack_guard.core.rules import fleet as FL
@@ -73,3 +76,46 @@ def test_a_backend_without_arithmetic_leaves_no_footprint():
     run = run_stages(custom, half("half-a"), fleet=EMPTY, facts=QWEN_05B)
     assert [name for name, _ in run.results.ledgers["prod"].footprints["w1:cuda:0"]] == ["half-a"]
     assert run.results.evaluations[0].estimates == () and run.results.evaluations[0].placement is not None
+
+
+# --- replica_estimates: each deployment's estimate per GPU, looked up once per run ------------------------------
+def _gpu(gid: str) -> SimpleNamespace:
+    return SimpleNamespace(id=gid)
+
+
+def _ev(replicas, estimates) -> SimpleNamespace:
+    placement = None if replicas is None else SimpleNamespace(replicas=tuple(tuple(map(_gpu, r)) for r in replicas))
+    return SimpleNamespace(placement=placement, estimates=tuple(estimates))
+
+
+def _first_replica_the_long_way(gid, ev):
+    """What the rule looked up per GPU before: the estimate of the first replica listing the GPU."""
+    for gpus, est in zip(ev.placement.replicas, ev.estimates):
+        if any(g.id == gid for g in gpus):
+            return est
+    return None
+
+
+@pytest.mark.parametrize("replicas, estimates", [
+    ([["a"]], ["E1"]),  # one replica, one GPU
+    ([["a", "b"]], ["E1"]),  # tensor parallel: the replica's estimate on each of its GPUs
+    ([["a"], ["b"]], ["E1", "E2"]),  # two replicas, one GPU each
+    ([["a", "b"], ["b", "c"]], ["E1", "E2"]),  # a GPU listed by two replicas: the first one's
+    ([["a"], ["b"]], ["E1"]),  # estimation stopped after the first replica: none for the second's GPU
+    ([["a"], ["b"]], []),  # no arithmetic for the backend: no estimate anywhere
+    ([["a"], ["b"]], [None, "E2"]),  # a replica without an estimate is skipped, not the next one's taken
+    ([], []),  # parked: no replica
+])
+def test_each_gpu_gets_the_estimate_of_the_first_replica_that_lists_it(replicas, estimates):
+    ev = _ev(replicas, estimates)
+    kept = FL.replica_estimates({"m": ev})
+    for gid in ("a", "b", "c", "d"):
+        expected = _first_replica_the_long_way(gid, ev)
+        assert kept["m"].get(gid) == expected
+        assert FL._on_gpu(gid, [("m", 1)], kept) == ([("m", expected)] if expected is not None else [])
+
+
+def test_a_deployment_unplaced_or_unknown_is_left_out_and_apply_order_is_kept():
+    kept = FL.replica_estimates({"unplaced": _ev(None, []), "x": _ev([["a"]], ["EX"]), "y": _ev([["a"]], ["EY"])})
+    assert "unplaced" not in kept
+    assert FL._on_gpu("a", [("y", 1), ("unplaced", 1), ("gone", 1), ("x", 1)], kept) == [("y", "EY"), ("x", "EX")]
