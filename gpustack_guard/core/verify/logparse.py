@@ -35,6 +35,7 @@ MAX_MEMO_CHARS = 4 * 1024 * 1024  # the long lines kept for that, in all: a boun
 # two by the thousand would print a note for each: past this many, the rest are counted in one note.
 MAX_RECOVERY_NOTES = 8
 TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
+OUTCOME_KINDS = ("started", "recovery")  # lines that say a start-up came up or went on after a failure
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
@@ -396,6 +397,10 @@ class LogParser:
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)
+        if len(hits) > 1 and any(p.kind.startswith("failure:") for p, _ in hits):
+            # a line that reports a failure is no success, whatever it quotes (a path, a message with a success's
+            # words in it): its success and retry words are not read
+            hits = [(p, m) for p, m in hits if p.kind not in OUTCOME_KINDS]
         for pattern, m in hits:
             targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
             for state in targets:

@@ -157,3 +157,19 @@ def test_the_recovery_count_starts_again_with_a_restart():
     assert [n for n in log.notes if "was not the outcome" in n or "MAX_RECOVERY_NOTES" in n] == [
         f"line {len(lines) - 1}: 'failed to allocate compute buffers' was not the outcome: the engine retried "
         f"(line {len(lines)})"]
+
+
+@pytest.mark.parametrize("failure, kind", [
+    ("srv    load_model: failed to load model, '/models/all slots are idle.gguf'\n", P.ENGINE_ERROR),
+    ("llama_model_load: error loading model: '/m/model loaded/x.gguf' is not a GGUF file\n", P.ENGINE_ERROR),
+    ('level=ERROR msg="llama runner terminated" error="exit status 2" note="initializing slots"\n', P.ENGINE_ERROR),
+    ("CUDA error: out of memory (main: server is listening on http://x:1 - starting the main loop)\n",
+     "out-of-memory"),
+    ('msg="error loading llama server" error="llama runner started in 1.00 seconds; CUDA error: out of memory"\n',
+     "out-of-memory"),
+])
+def test_a_line_holding_a_failure_and_a_successs_words_is_the_failure(failure, kind):
+    # whatever it quotes, the line reports a failure: after a success, before it, or alone after the KV buffers
+    assert outcome(KV, failure) == (False, kind)
+    assert outcome(KV, COMPUTE, failure) == (False, kind)
+    assert outcome(KV, *OOM, failure) == (False, "out-of-memory" if kind == P.ENGINE_ERROR else kind)
