@@ -136,6 +136,15 @@ class Record:
         return f"{type(self).__name__}({body})"
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars); several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
 def _hashable(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple((k, _hashable(v)) for k, v in value.items())
