@@ -146,8 +146,8 @@ def copy_json(value: Any) -> Any:
 
 
 def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((k, _hashable(v)) for k, v in value.items())
+    if isinstance(value, dict):  # unordered, as dicts compare: equal records hash equal, whatever the key order
+        return frozenset((k, _hashable(v)) for k, v in value.items())
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)
     return value
