@@ -173,3 +173,26 @@ def test_a_line_holding_a_failure_and_a_successs_words_is_the_failure(failure, k
     assert outcome(KV, failure) == (False, kind)
     assert outcome(KV, COMPUTE, failure) == (False, kind)
     assert outcome(KV, *OOM, failure) == (False, "out-of-memory" if kind == P.ENGINE_ERROR else kind)
+
+
+@pytest.mark.parametrize("row", P.LLAMACPP_FAILURES, ids=lambda row: row.id)
+def test_every_failure_row_read_from_its_own_line_stops_the_start_up(row):
+    log, _ = parse_log([KV, row.example + "\n"], "llama.cpp")
+    assert row.id in log.matched and row.needle and row.releases
+    assert (log.started, log.failure_line) == (False, 2)
+    # its own kind, unless the same line also says the memory ran out (an engine-error row quoting an allocation)
+    says_oom = any(other.kind == "failure:out-of-memory" and other.regex.search(row.example)
+                   for other in P.ALL_PATTERNS)
+    assert log.failure_kind == ("out-of-memory" if says_oom else row.kind.split(":", 1)[1])
+
+
+@pytest.mark.parametrize("row", P.LLAMACPP_OUTCOMES, ids=lambda row: row.id)
+def test_every_outcome_row_read_from_its_own_line_makes_an_earlier_failure_not_the_outcome(row):
+    log, _ = parse_log([KV, OOM[1], row.example + "\n"], "llama.cpp")
+    assert row.id in log.matched and row.needle and row.releases
+    assert (log.started, log.failure, len(log.notes)) == (True, None, 1)
+
+
+def test_the_rows_named_in_the_id_sets_exist():
+    ids = {row.id for row in P.ALL_PATTERNS}
+    assert (P.SHARED_WORDS | P.LLAMACPP_CONTEXT_BUILT | P.START_UP_LINES) - ids == set()
