@@ -136,9 +136,18 @@ class Record:
         return f"{type(self).__name__}({body})"
 
 
-def _hashable(value: Any) -> Any:
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars); several times faster than copy.deepcopy."""
     if isinstance(value, dict):
-        return tuple((k, _hashable(v)) for k, v in value.items())
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):  # unordered, as dicts compare: equal records hash equal, whatever the key order
+        return frozenset((k, _hashable(v)) for k, v in value.items())
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)
     return value

@@ -17,6 +17,7 @@ from gpustack_guard.core.memory.facts import ModelFacts, bound_to_vllm
 from gpustack_guard.core.memory.max_len import allow_long_max_model_len
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.ports import TemplateError, TemplateOutput, TemplateRenderer
+from gpustack_guard.core.records import copy_json
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.secrets import (
     MASK,
@@ -86,7 +87,7 @@ class RenderedSpec:
         """
         if show_secrets not in self._documents:
             self._documents[show_secrets] = self._document(show_secrets)
-        return _copy_json(self._documents[show_secrets])
+        return copy_json(self._documents[show_secrets])
 
     def request_body(self, *, create: bool = False) -> dict[str, Any]:
         """The document as GPUStack's API takes it, secrets resolved: without cluster_name (callers send
@@ -103,15 +104,6 @@ class RenderedSpec:
             data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
         data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
         return {key: data[key] for key in GPUSTACK_FIELD_ORDER if key in data}
-
-
-def _copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists, scalars); several times faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy_json(item) for item in value]
-    return value
 
 
 def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int]) -> int:

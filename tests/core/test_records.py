@@ -144,14 +144,9 @@ def test_string_annotations_with_forward_or_class_local_names_fall_back_to_get_t
 
 
 def _hash_the_long_way(record: Record) -> int:
-    # the hash before the fast path (issue 34): lists and dicts of the fields as tuples, the rest as they are
-    def hashable(value):
-        if isinstance(value, dict):
-            return tuple((k, hashable(v)) for k, v in value.items())
-        if isinstance(value, list):
-            return tuple(hashable(v) for v in value)
-        return value
-    return hash((type(record), tuple(hashable(v) for v in record.__dict__.values())))
+    # the hash before the fast path (issue 34): lists and dicts of the fields made hashable, the rest as they are
+    from gpustack_guard.core.records import _hashable
+    return hash((type(record), tuple(_hashable(v) for v in record.__dict__.values())))
 
 
 @pytest.mark.parametrize("record", [
@@ -169,3 +164,24 @@ def test_a_field_no_conversion_makes_hashable_still_refuses_a_hash():
     record = Outer.validate({"name": "x", "extra": {"k": {1, 2}}})  # a set inside a dict
     with pytest.raises(TypeError):
         hash(record)
+
+
+class Kinds(Record):
+    pair: Any = None
+    other: Any = None
+
+
+@pytest.mark.parametrize("left, right", [
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # a dict's key order: dicts compare equal whatever it is
+    ({"k": [1, {"x": 1, "y": [2]}]}, {"k": [1, {"y": [2], "x": 1}]}),  # nested, inside a list
+    ([{"a": 1, "b": 2}], [{"b": 2, "a": 1}]),
+    (((1, 2), (3,)), ((1, 2), (3,))),  # tuples of tuples: the fast path
+    (frozenset({1, 2}), frozenset({2, 1})),
+    (-0.0, 0.0), (1, 1.0), (True, 1), (1.5, 1.5),  # equal numbers of other types hash equal, as Python's do
+    (Kinds.validate({"pair": 1}), Kinds.validate({"pair": 1.0})),  # a record inside a record
+])
+def test_equal_records_hash_equal_for_every_field_type(left, right):
+    for make in (lambda v: Kinds.validate({"pair": v}), lambda v: Kinds.validate({"pair": v, "other": [v]}),
+                 lambda v: Kinds.validate({"pair": {"in": v}})):
+        a, b = make(left), make(right)
+        assert a == b and hash(a) == hash(b) and len({a, b}) == 1

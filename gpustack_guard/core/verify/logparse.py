@@ -31,7 +31,11 @@ MAX_ARGUMENT_DUMPS = 64
 # (repeated long lines are a hostile log's cheapest shape; short lines are cheaper to search than to hash).
 MEMO_MIN_CHARS = 256
 MAX_MEMO_CHARS = 4 * 1024 * 1024  # the long lines kept for that, in all: a bounded share of verify's memory
+# A failure the engine went on from (llama.cpp's retry, a later success) is kept as a note; a log alternating the
+# two by the thousand would print a note for each: past this many, the rest are counted in one note.
+MAX_RECOVERY_NOTES = 8
 TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
+OUTCOME_KINDS = ("started", "recovery")  # lines that say a start-up came up or went on after a failure
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
@@ -265,6 +269,7 @@ class _EngineState:
     contexts: int = 0  # llama.cpp: KV and compute buffers of the last context built count (a fit pass runs first)
     failure_rank: int = 0  # how much the failure so far says (_failure_rank): a later line that says more replaces it
     start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
+    recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -272,6 +277,7 @@ class _EngineState:
         self.log = ObservedLog(engine=self.log.engine)
         self.contexts = 0
         self.failure_rank = 0
+        self.recoveries = 0
         self.start_ups += 1
 
 
@@ -391,6 +397,10 @@ class LogParser:
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)
+        if len(hits) > 1 and any(p.kind.startswith("failure:") for p, _ in hits):
+            # a line that reports a failure is no success, whatever it quotes (a path, a message with a success's
+            # words in it): its success and retry words are not read
+            hits = [(p, m) for p, m in hits if p.kind not in OUTCOME_KINDS]
         for pattern, m in hits:
             targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
             for state in targets:
@@ -423,13 +433,13 @@ class LogParser:
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
         if pattern.kind == "recovery":  # the engine retries what failed: the failure lines before are not the outcome
-            self._went_on(log, "retried")
+            self._went_on(state, "retried")
             log.engine_terms[P.PIPELINE_COPIES] = 1  # the retry builds its scheduler without pipeline parallelism
             return
         if pattern.kind == "started":
             log.started = True
             if pattern.engine == P.LLAMACPP:
-                self._went_on(log, "came up")
+                self._went_on(state, "came up")
             return
         if pattern.kind == "context":
             state.contexts += 1
@@ -471,15 +481,18 @@ class LogParser:
                 terms[term] = value
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
-            self._went_on(log, "built its context")
+            self._went_on(state, "built its context")
 
-    def _went_on(self, log: ObservedLog, how: str) -> None:
-        """A failure the engine went on from (a retry, a later success) is not the outcome: a note keeps it; only a
-        failure after the last success is."""
+    def _went_on(self, state: _EngineState, how: str) -> None:
+        """A failure the engine went on from (a retry, a later success) is not the outcome: a note keeps it (the
+        first MAX_RECOVERY_NOTES; result() counts the rest); only a failure after the last success is."""
+        log = state.log
         if log.failure is None:
             return
-        log.notes.append(f"line {log.failure_line}: {log.failure!r} was not the outcome: the engine {how} "
-                         f"(line {self.lines})")
+        state.recoveries += 1
+        if state.recoveries <= MAX_RECOVERY_NOTES:
+            log.notes.append(f"line {log.failure_line}: {log.failure!r} was not the outcome: the engine {how} "
+                             f"(line {self.lines})")
         log.failure = log.failure_kind = log.failure_line = None
 
     def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
@@ -550,6 +563,9 @@ class LogParser:
         if self.dumps_skipped:
             log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
                              "ones were not read (MAX_ARGUMENT_DUMPS)")
+        if log is best.log and best.recoveries > MAX_RECOVERY_NOTES:
+            log.notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were "
+                             f"not listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")
         if self.rank_overflow:
             log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
         return log

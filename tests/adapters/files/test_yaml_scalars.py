@@ -19,6 +19,7 @@ SCALARS = [
     # the plain-decimal shortcut and its neighbours: zero, leading zeros (base 8), signs, non-ASCII digits
     "0", "7", "16", "00", "010", "0010", "09", "-16", "+0", "1" * 300, "!!int 16", "!!int 010", "!!float 16",
     "１６", "٣", "16 ", "1 6",
+    "007", "+1", "-1", "0x1f", "0o7", "1:30", "١٢", "１２", "1e3", "1" * 1000, "9" * 1000,
 ]  # other tags (!!binary, !!set, custom ones) are refused: test_yaml_tags.py
 
 
@@ -68,3 +69,21 @@ def test_a_plain_decimal_is_an_int_of_its_digits_and_a_leading_zero_is_base_8():
     data = load_documents("a: 16\nb: 0\nc: 010\nd: '16'\ne: 18446744073709551616\n")[0].data
     assert data == {"a": 16, "b": 0, "c": 8, "d": "16", "e": 2 ** 64}
     assert [type(v) for v in data.values()] == [int, int, int, str, int]
+
+
+@pytest.mark.parametrize("digits", [4300, 4301, 5000])
+def test_an_int_past_pythons_digit_limit_is_one_error_also_with_a_higher_number_cap(monkeypatch, digits):
+    # the shortcut for plain decimals fails as the constructor does: a YamlSyntaxError naming the line, never
+    # int()'s ValueError (MAX_NUMBER_CHARS keeps such ints out by default)
+    from gpustack_guard.adapters.files import yaml_positions
+
+    monkeypatch.setattr(yaml_positions, "MAX_NUMBER_CHARS", 10_000)
+    text = "a: 1\nb: " + "7" * digits + "\n"
+    if digits <= 4300:
+        assert load_documents(text)[0].data["b"] == int("7" * digits)
+        return
+    with pytest.raises(YamlSyntaxError) as caught:
+        load_documents(text)
+    assert str(caught.value) == (f"invalid int '{'7' * 40}...': Exceeds the limit (4300 digits) for integer string "
+                                 f"conversion: value has {digits} digits")
+    assert caught.value.line == 2

@@ -68,3 +68,37 @@ def test_the_json_is_kept_per_estimate_not_shared_between_them():
     changed = dataclasses.replace(vllm, max_num_seqs=vllm.max_num_seqs + 1)  # a new estimate, built anew
     assert changed.as_json()["max_num_seqs"] == vllm.as_json()["max_num_seqs"] + 1
     assert changed.as_json()["budget"] == vllm.as_json()["budget"]
+
+
+@pytest.mark.parametrize("make", ESTIMATES.values(), ids=list(ESTIMATES))
+def test_extra_is_handed_out_as_a_copy_at_every_depth(make):
+    # extra holds nested dicts and lists (per_device, fit, encoder_profile): a caller changing its copy changes
+    # neither the estimate nor what the next caller gets
+    est = dataclasses.replace(make(), extra={"per_device": [{"device": "CUDA0", "layers": 33}], "fit": {"n": [1]},
+                                             "engine_generation": "V1"})
+    first = est.as_json()
+    first["extra"]["per_device"][0]["layers"] = -1
+    first["extra"]["per_device"].append({})
+    first["extra"]["fit"]["n"].append(2)
+    first["extra"]["added"] = True
+    assert est.extra == {"per_device": [{"device": "CUDA0", "layers": 33}], "fit": {"n": [1]},
+                         "engine_generation": "V1"}
+    assert est.as_json() == Estimate._json(est) and est.as_json()["extra"] == est.extra
+
+
+def _containers(value, found):
+    if isinstance(value, (dict, list)):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, found)
+    return found
+
+
+@pytest.mark.parametrize("make", ESTIMATES.values(), ids=list(ESTIMATES))
+def test_no_container_handed_out_is_one_the_estimate_keeps(make):
+    # whatever field _json gains later: every dict and list of a call is new, none is the kept JSON's or extra's
+    est = dataclasses.replace(make(), extra={"per_device": [{"device": "CUDA0"}], "fit": {"n": [1]}})
+    est.as_json()
+    kept = {id(c) for c in _containers(est.__dict__["_kept_json"], [])} | {id(c) for c in _containers(est.extra, [])}
+    handed = _containers(est.as_json(), [])
+    assert len(handed) > 5 and not [c for c in handed if id(c) in kept]

@@ -120,3 +120,12 @@ def test_kept_answers_are_bounded_in_number_and_in_value_length(monkeypatch):
     long = "org/" + "n" * source_ids.MAX_KEPT_REPO_ID_CHARS
     assert repo_id(long, HF).why == f"has a name of {len(long) - 4:,} characters (the hub allows at most 96)"
     assert source_ids._REPO_ID_ANSWERS == {}
+
+
+@pytest.mark.parametrize("extra, kept", [(0, True), (1, False)])
+def test_a_value_is_kept_up_to_max_kept_repo_id_chars_and_not_one_more(monkeypatch, extra, kept):
+    monkeypatch.setattr(source_ids, "_REPO_ID_ANSWERS", {})
+    value = "org/" + "n" * (source_ids.MAX_KEPT_REPO_ID_CHARS - 4 + extra)
+    assert len(value) == 256 + extra
+    assert repo_id(value, HF).why == f"has a name of {len(value) - 4:,} characters (the hub allows at most 96)"
+    assert list(source_ids._REPO_ID_ANSWERS) == ([(value, HF)] if kept else [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpustack_guard.core.verify import logparse as L
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.compare import observed_verdict
 from gpustack_guard.core.verify.logparse import parse_log
@@ -70,6 +71,7 @@ def test_a_reason_replaces_the_words_that_only_say_the_start_up_stopped_and_the_
 
 
 RETRY = "sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism\n"
+HOW = {RETRY: "retried", COMPUTE: "built its context", "srv  update_slots: all slots are idle\n": "came up"}
 OOM = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: cudaMalloc failed: "
        "out of memory\n", "graph_reserve: failed to allocate compute buffers\n"]
 
@@ -130,3 +132,67 @@ def test_words_any_process_prints_do_not_make_a_log_llama_cpps():
              "model loaded\n", "all slots are idle\n"]
     log, _ = parse_log(lines)
     assert log.engine == "vllm" and not any("llama.cpp" in note for note in log.notes)
+
+
+@pytest.mark.parametrize("went_on", [RETRY, COMPUTE, "srv  update_slots: all slots are idle\n"])
+@pytest.mark.parametrize("times", [L.MAX_RECOVERY_NOTES, L.MAX_RECOVERY_NOTES + 1, 5000])
+def test_failures_the_engine_went_on_from_are_noted_up_to_the_cap_and_counted_past_it(went_on, times):
+    # a log alternating a failure and a retry or success by the thousand: a bounded number of notes, the last line
+    # still decides (a failure after the last success is the outcome)
+    log, _ = parse_log([KV] + [OOM[1], went_on] * times, "llama.cpp")
+    listed = min(times, L.MAX_RECOVERY_NOTES)
+    assert (log.started, log.failure) == (True, None)
+    assert log.notes[:listed] == [f"line {2 + 2 * i}: 'failed to allocate compute buffers' was not the outcome: the "
+                                  f"engine {HOW[went_on]} (line {3 + 2 * i})" for i in range(listed)]
+    assert log.notes[listed:] == ([] if times == listed else [
+        f"{times - listed:,} more failure(s) the engine went on from were not listed (MAX_RECOVERY_NOTES = 8)"])
+    log, _ = parse_log([KV] + [OOM[1], went_on] * times + [OOM[1]], "llama.cpp")
+    assert (log.started, log.failure_kind, log.failure_line) == (False, "out-of-memory", 2 + 2 * times)
+
+
+def test_the_recovery_count_starts_again_with_a_restart():
+    build = "build: 6840 (abcdef12) with cc for x86_64-linux-gnu\n"
+    lines = [build, KV] + [OOM[1], RETRY] * (L.MAX_RECOVERY_NOTES + 3) + [build, KV, OOM[1], RETRY]
+    log, _ = parse_log(lines, "llama.cpp")
+    assert [n for n in log.notes if "was not the outcome" in n or "MAX_RECOVERY_NOTES" in n] == [
+        f"line {len(lines) - 1}: 'failed to allocate compute buffers' was not the outcome: the engine retried "
+        f"(line {len(lines)})"]
+
+
+@pytest.mark.parametrize("failure, kind", [
+    ("srv    load_model: failed to load model, '/models/all slots are idle.gguf'\n", P.ENGINE_ERROR),
+    ("llama_model_load: error loading model: '/m/model loaded/x.gguf' is not a GGUF file\n", P.ENGINE_ERROR),
+    ('level=ERROR msg="llama runner terminated" error="exit status 2" note="initializing slots"\n', P.ENGINE_ERROR),
+    ("CUDA error: out of memory (main: server is listening on http://x:1 - starting the main loop)\n",
+     "out-of-memory"),
+    ('msg="error loading llama server" error="llama runner started in 1.00 seconds; CUDA error: out of memory"\n',
+     "out-of-memory"),
+])
+def test_a_line_holding_a_failure_and_a_successs_words_is_the_failure(failure, kind):
+    # whatever it quotes, the line reports a failure: after a success, before it, or alone after the KV buffers
+    assert outcome(KV, failure) == (False, kind)
+    assert outcome(KV, COMPUTE, failure) == (False, kind)
+    assert outcome(KV, *OOM, failure) == (False, "out-of-memory" if kind == P.ENGINE_ERROR else kind)
+
+
+@pytest.mark.parametrize("row", P.LLAMACPP_FAILURES, ids=lambda row: row.id)
+def test_every_failure_row_read_from_its_own_line_stops_the_start_up(row):
+    log, _ = parse_log([KV, row.example + "\n"], "llama.cpp")
+    assert row.id in log.matched and row.needle and row.releases
+    assert (log.started, log.failure_line) == (False, 2)
+    # its own kind, unless the same line also says the memory ran out (an engine-error row quoting an allocation)
+    says_oom = any(other.kind == "failure:out-of-memory" and other.regex.search(row.example)
+                   for other in P.ALL_PATTERNS)
+    assert log.failure_kind == ("out-of-memory" if says_oom else row.kind.split(":", 1)[1])
+
+
+@pytest.mark.parametrize("row", P.LLAMACPP_OUTCOMES, ids=lambda row: row.id)
+def test_every_outcome_row_read_from_its_own_line_makes_an_earlier_failure_not_the_outcome(row):
+    log, _ = parse_log([KV, OOM[1], row.example + "\n"], "llama.cpp")
+    assert row.id in log.matched and row.needle and row.releases
+    assert (log.started, log.failure, len(log.notes)) == (True, None, 1)
+
+
+def test_the_rows_named_in_the_id_sets_exist():
+    ids = {row.id for row in P.ALL_PATTERNS}
+    assert (P.SHARED_WORDS | P.LLAMACPP_CONTEXT_BUILT | P.START_UP_LINES) - ids == set()
