@@ -36,6 +36,7 @@ MAX_MEMO_CHARS = 4 * 1024 * 1024  # the long lines kept for that, in all: a boun
 MAX_RECOVERY_NOTES = 8
 TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
 OUTCOME_KINDS = ("started", "recovery")  # lines that say a start-up came up or went on after a failure
+METADATA_DUMP = "llama_model_loader: - kv "  # llama.cpp's dump of the GGUF's key/values, one per line
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
 
@@ -397,6 +398,10 @@ class LogParser:
             if len(line) >= MEMO_MIN_CHARS and self.memo_chars + len(line) <= MAX_MEMO_CHARS:
                 self.matched_before[line] = hits
                 self.memo_chars += len(line)
+        if hits and METADATA_DUMP in line:
+            # a GGUF metadata line quotes the model file's own strings (a chat template, a name): whatever words
+            # they hold, they say nothing about how the start-up went
+            hits = [(p, m) for p, m in hits if p.kind not in OUTCOME_KINDS and not p.kind.startswith("failure:")]
         if len(hits) > 1 and any(p.kind.startswith("failure:") for p, _ in hits):
             # a line that reports a failure is no success, whatever it quotes (a path, a message with a success's
             # words in it): its success and retry words are not read

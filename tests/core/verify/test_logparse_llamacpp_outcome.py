@@ -196,3 +196,17 @@ def test_every_outcome_row_read_from_its_own_line_makes_an_earlier_failure_not_t
 def test_the_rows_named_in_the_id_sets_exist():
     ids = {row.id for row in P.ALL_PATTERNS}
     assert (P.SHARED_WORDS | P.LLAMACPP_CONTEXT_BUILT | P.START_UP_LINES) - ids == set()
+
+
+@pytest.mark.parametrize("value", [
+    "{{ 'all slots are idle' }}", "model loaded", "CUDA error: out of memory",
+    "failed to allocate compute buffers", "compute buffer allocation failed, retrying without pipeline parallelism",
+    "llama runner started in 2.01 seconds"])
+def test_a_gguf_metadata_value_holding_outcome_words_says_nothing_of_the_outcome(value):
+    # the model file's own strings (a chat template, a name) printed by the metadata dump
+    meta = f"llama_model_loader: - kv  31:                tokenizer.chat_template str              = {value}\n"
+    log, _ = parse_log([meta], "llama.cpp")
+    assert (bool(log.started), log.failure, log.notes) == (False, None, [])
+    assert outcome(meta, KV) == (True, None)  # the KV buffers still say it came up
+    assert outcome(KV, meta) == (True, None)
+    assert outcome(KV, meta, "CUDA error: out of memory\n") == (False, "out-of-memory")
