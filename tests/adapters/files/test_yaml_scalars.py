@@ -84,6 +84,8 @@ def test_an_int_past_pythons_digit_limit_is_one_error_also_with_a_higher_number_
         return
     with pytest.raises(YamlSyntaxError) as caught:
         load_documents(text)
-    assert str(caught.value) == (f"invalid int '{'7' * 40}...': Exceeds the limit (4300 digits) for integer string "
-                                 f"conversion: value has {digits} digits")
+    # the reason is Python's own words, which differ by release ("limit (4300)" on 3.10, "(4300 digits)" later)
+    said = str(caught.value)
+    assert said.startswith(f"invalid int '{'7' * 40}...': Exceeds the limit (4300") and \
+        said.endswith(f"for integer string conversion: value has {digits} digits")
     assert caught.value.line == 2
