@@ -294,7 +294,7 @@ def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
         # no -c: the context is the build's default (the model's trained one on recent builds); say which and how
         # long a context the GPU holds, the one flag that fixes it
         longest = est.estimated_max_model_len
-        fix = (f"set --ctx-size {longest:,} (the longest context that fits) or less" if longest
+        fix = (f"set --ctx-size {longest} (the longest context that fits) or less" if longest
                else f"lower --gpu-layers (now {x['offload_layers']}) and set --ctx-size")
         yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--ctx-size"),
                       f"{context['why']}, whose KV cache needs {gib(est.kv_cache)}: llama.cpp needs more than the "
