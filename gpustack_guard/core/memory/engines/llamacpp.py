@@ -437,7 +437,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     est = _with_context(_estimate(facts, gpu_totals, cfg, version), context)
     if not cfg.fit or _fits_with_margin(est, gpu_totals, cfg.fit_target):
         return est  # llama_params_fit changes nothing while every device keeps its target free
-    ctx = cfg.ctx_size
+    ctx = context["ctx_size"]
     fitted = _what_fit_does(facts, gpu_totals, cfg, version, ctx)
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
     if fitted is None:
