@@ -59,6 +59,10 @@ CASES = {
     "q4_0-q8-k-cache": Case("q4_0", ("-c", "512", "-np", "1", "-fa", "on", "--cache-type-k", "q8_0")),
     "f16-tied-ubatch": Case("f16-tied", ("-c", "768", "-np", "1", "-fa", "off", "-ub", "128")),
     "q8_0-wide-heads": Case("q8_0-wide", ("-c", "300", "-np", "1", "-fa", "off", "--cache-type-k", "q4_0")),
+    # no -c: this build's n_ctx 0 is the GGUF's context_length (profiles.LLAMACPP_DEFAULT_CTX_BY_BUILD), one slot
+    # and the automatic four in one unified cache
+    "q4_0-no-ctx-one-slot": Case("q4_0", ("-np", "1", "-fa", "on")),
+    "f16-no-ctx-auto-slots": Case("f16", ("-fa", "off")),
 }
 
 

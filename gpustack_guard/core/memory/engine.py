@@ -271,16 +271,19 @@ SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compi
 
 
 def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None,
-                    version: str | None = None) -> LlamaCppConfig:
+                    version: str | None = None, booking: bool = False) -> LlamaCppConfig:
     """Raises FlagValueError for a value llama.cpp would refuse; values in the engine's own reading (-c 0 is the
-    model's trained length, -ngl auto|all|-1 full offload, -np -1 llama.cpp's automatic slot count)."""
+    model's trained length, -ngl auto|all|-1 full offload, -np -1 llama.cpp's automatic slot count). Without -c the
+    estimate takes the build's default context (engines.llamacpp.default_context); booking: GPUStack's scheduler's
+    instead (gguf-parser's ctx_size), for what placement books."""
 
     def value(key: str):
         return EF.read(flags, key, "llamacpp", version)
 
     ctx = value("ctx-size")
-    if ctx == 0:
-        ctx = facts.max_position_embeddings if facts is not None and facts.max_position_embeddings else None
+    if ctx == 0:  # the model's trained length; unknown, GPUStack's booked figure as before
+        ctx = facts.max_position_embeddings if facts is not None and facts.max_position_embeddings \
+            else P.GPUSTACK_BOOKING_CTX
     layers = value("gpu-layers")
     parallel = value("parallel")
     setting = (flags["flash-attn"] or "on") if "flash-attn" in flags else None  # a bare -fa is the old switch
@@ -296,13 +299,21 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
     # llama-server unifies the cache when the slot count is automatic, -kvu/--no-kvu decide otherwise
     unified = not _flag(flags, "no-kv-unified") and (_flag(flags, "kv-unified") or auto_slots or not parallel)
     streams = LC.kv_streams(LlamaCppConfig(parallel=parallel, kv_unified=unified), version) if parallel else 1
-    cells = LC.context_cells(ctx or P.LLAMACPP_DEFAULT_CTX, 1, flash, version)[0]
+    unset_ctx = P.GPUSTACK_BOOKING_CTX if booking else None
+    if ctx is None and facts is not None:  # the n_ctx the build starts with, checked against the slots as -c is
+        ctx = LC.default_context(facts, LlamaCppConfig(parallel=parallel, kv_unified=unified, fit=fit,
+                                                       unset_ctx=unset_ctx), version)["ctx_size"]
+        ctx_from_default = True
+    else:
+        ctx_from_default = False
+    cells = LC.context_cells(ctx or P.GPUSTACK_BOOKING_CTX, 1, flash, version)[0]
     if streams > cells:
         raise EF.FlagValueError("parallel", str(parallel), f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']}"
                                     f" splits {cells:,} cells over {parallel:,} slots, less than one each "
                                     "(n_ctx_seq == 0): it refuses to start")
     return LlamaCppConfig(
-        ctx_size=ctx,
+        ctx_size=None if ctx_from_default else ctx,  # estimate_llamacpp resolves it again and says where from
+        unset_ctx=unset_ctx,
         kv_unified=unified,
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
         gpu_layers=None if layers is not None and layers < 0 else layers,
@@ -378,7 +389,7 @@ def _with_dtypes(loaded: ModelFacts, flags: dict, est: Estimate) -> Estimate:
 
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
-             policy: Policy, env: dict | None = None, foreign: int = 0) -> Estimate:
+             policy: Policy, env: dict | None = None, foreign: int = 0, booking: bool = False) -> Estimate:
     """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
     stage; SGLang: the smallest GPU. env: the deployment's environment (VLLM_PP_LAYER_PARTITION, VLLM_USE_V1).
     foreign: memory already held on the replica's fullest GPU by processes this spec does not own; SGLang sizes
@@ -387,7 +398,7 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
     Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
     """
     env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items() if k in ENGINE_ENV))
-    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items, foreign)
+    return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items, foreign, booking)
 
 
 # the environment variables that move memory
@@ -406,7 +417,7 @@ def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: 
 
 @lru_cache(maxsize=4096)
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
-              policy: Policy, env_items: tuple = (), foreign: int = 0) -> Estimate:
+              policy: Policy, env_items: tuple = (), foreign: int = 0, booking: bool = False) -> Estimate:
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
     if not facts.has_attention_shape:
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
@@ -446,7 +457,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         return _with_dtypes(loaded, flags, estimate_sglang(loaded, totals[smallest], scfg, version=version,
                                                            gpu_name=gpus[smallest][1]))
     if family == "llamacpp":
-        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version),
+        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version, booking),
                                  version=version)
     raise ValueError(f"no memory model for backend family '{family}'")
 

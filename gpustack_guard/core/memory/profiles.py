@@ -1503,7 +1503,50 @@ SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default valu
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
-LLAMACPP_DEFAULT_CTX = 8192  # GPUStack's gguf-parser default ctx_size
+# What GPUStack's scheduler books a llama.cpp instance with when backend_parameters set no -c: gguf-parser's
+# defaults (ctx_size 8192, parallel 4; GPUStack 2.x's claim for llama.cpp). The SCHEDULER's figure, not what the
+# engine starts with (LLAMACPP_DEFAULT_CTX_BY_BUILD): placement books with it, the memory verdict does not.
+GPUSTACK_BOOKING_CTX = 8192
+GPUSTACK_BOOKING_PARALLEL = 4  # gguf-parser's --parallel-size default; one unified cache, so no extra KV cells
+
+
+@dataclass(frozen=True)
+class LlamaCppDefaultCtx:
+    """The n_ctx llama-server starts with when -c is not given, from one build on (common/common.h
+    common_params::n_ctx). 0 is llama_context's "the model's trained context" (n_ctx_train)."""
+
+    since: str
+    n_ctx: int
+    rule: str
+    source: str
+
+
+# common.h's n_ctx default changed three times. llama_context takes n_ctx_train for 0 (src/llama-context.cpp@
+# 0c1e57098: `params.n_ctx == 0 ? hparams.n_ctx_train : params.n_ctx`). Each row names where it was read; where
+# the change's own build is not known, the row starts at the oldest numbered build gsg has seen with it.
+LLAMACPP_DEFAULT_CTX_BY_BUILD = (
+    LlamaCppDefaultCtx("b0", 512, "n-ctx-512",
+                       "common/common.h@b1880 (n_ctx = 512; llama-cpp-python 0.2.29's vendored llama.cpp, still 512 "
+                       "in 0.2.58, 0.2.64 and 0.2.70's, and at 02c1ecad of 2024-05-29 per llama.cpp#7609)"),
+    LlamaCppDefaultCtx("b3579", 0, "n-ctx-train",
+                       "common/common.h n_ctx = 0 (llama-cpp-python 0.2.78's vendored fd5ea0f8, June 2024, and "
+                       "0.2.88's); llama.cpp#9016 (build 3579) serves n_ctx_train without -c: the oldest numbered "
+                       "build gsg has with it, builds between fd5ea0f8 and it are counted at 512"),
+    LlamaCppDefaultCtx("b4020", 4096, "n-ctx-4096",
+                       "common/common.h n_ctx = 4096 from llama.cpp PR #10136 (merged 2024-11-02, b4020 by date); "
+                       "read in llama-cpp-python 0.3.10's vendored 8846aace (b5763) and 0.3.12's"),
+    LlamaCppDefaultCtx("b7474", 0, "n-ctx-train-fit",
+                       "common/common.h@0c1e57098 n_ctx = 0 (\"0 == context the model was trained with\") with --fit: "
+                       "common/fit.cpp shortens only an unset context (n_ctx_auto), so the two are keyed together at "
+                       "LLAMACPP_FIT_SINCE (llama.cpp#18181, build 7474)"),
+)
+_DEFAULT_CTX_KEYS = keyed_by_release(LLAMACPP_DEFAULT_CTX_BY_BUILD)
+
+
+def llamacpp_default_ctx(version: str | None) -> LlamaCppDefaultCtx:
+    return row_for("llamacpp", _DEFAULT_CTX_KEYS, version)
+
+
 LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
 

@@ -275,6 +275,9 @@ def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
         # the arguments do not fit, but llama.cpp's --fit changes them before loading: say to what
         if fitted["action"] == "context":
             flag, outcome = "--ctx-size", f"a context of {fitted['ctx_size']:,} cells"
+            started = (x.get("context") or {}).get("from")
+            if started:  # the unset context it shortens: the build's default, often the model's trained length
+                outcome += f" (not the {started:,} it takes without --ctx-size)"
         else:
             flag, outcome = "--gpu-layers", (f"{fitted['gpu_layers']} of {x['total_layers']} layers on the GPU at "
                                              f"{fitted['ctx_size']:,} cells")
@@ -285,6 +288,17 @@ def _llamacpp_offload(ev: Evaluation) -> Iterator[Finding]:
                                                      "a smaller deployment", **est.as_json())
         return
     if est.verdict != verdict.DOES_NOT_FIT:
+        return
+    context = x.get("context") or {}
+    if context.get("source") == "engine-default":
+        # no -c: the context is the build's default (the model's trained one on recent builds); say which and how
+        # long a context the GPU holds, the one flag that fixes it
+        longest = est.estimated_max_model_len
+        fix = (f"set --ctx-size {longest} (the longest context that fits) or less" if longest
+               else f"lower --gpu-layers (now {x['offload_layers']}) and set --ctx-size")
+        yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--ctx-size"),
+                      f"{context['why']}, whose KV cache needs {gib(est.kv_cache)}: llama.cpp needs more than the "
+                      f"GPU holds: {_breakdown(est)}", spec=r.name, fix=fix, **est.as_json())
         return
     yield finding(OFFLOAD_OVER_GPU, flag_location(ev, "--gpu-layers"),
                   f"llama.cpp needs more than the GPU holds: {_breakdown(est)}", spec=r.name,

@@ -106,8 +106,9 @@ def _claim(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> int:
         return 0
     try:
         if r.family == "llamacpp":
+            # GPUStack's scheduler books an unset -c at gguf-parser's default, not at the engine's own
             est = engine.estimate("llamacpp", r.facts, [(g.total, g.gpu.name) for g in gpus], r.flags,
-                                  r.spec.backend_version, r.spec.guard.policy)
+                                  r.spec.backend_version, r.spec.guard.policy, booking=True)
             return est.requested
         return engine.gpustack_weight_estimate(r.facts) // max(len(gpus), 1)
     except ValueError:

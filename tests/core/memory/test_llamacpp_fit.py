@@ -41,22 +41,25 @@ def test_fit_reads_every_word_common_arg_reads(word, on):
     assert llamacpp_config({"fit": word}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT).fit is on
 
 
-@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "meta-llama/Llama-3.1-8B-Instruct"])
-def test_context_not_given_is_shortened_to_leave_the_target_free(model):
+@pytest.mark.parametrize(("model", "trained"), [("Qwen/Qwen2.5-7B", 32768), ("meta-llama/Llama-3.1-8B-Instruct", 131072)])
+def test_context_not_given_is_shortened_from_the_trained_context_to_leave_the_target_free(model, trained):
     facts = catalog_facts(model)
-    # a card where 8,192 cells miss the 1 GiB margin but 4,096 keep it
-    at_min, at_default = total(facts, 80 * GiB, ctx_size=4096), total(facts, 80 * GiB, ctx_size=8192)
-    gpu = at_min + P.LLAMACPP_FIT_TARGET + (at_default - at_min) // 2
+    # from b7474 an unset -c is n_ctx 0, the model's trained context: a card where that misses the 1 GiB margin
+    # but 4,096 cells keep it
+    at_min, at_full = total(facts, 80 * GiB, ctx_size=4096), total(facts, 80 * GiB, ctx_size=trained)
+    gpu = at_min + P.LLAMACPP_FIT_TARGET + (at_full - at_min) // 2
     est = estimate_llamacpp(facts, [gpu], LlamaCppConfig(fit=True), version=FIT)
     ctx = est.extra["fit"]["ctx_size"]
     assert est.extra["fit"]["action"] == "context" and est.verdict == FITS and est.kv_capacity_tokens == ctx
-    assert 4096 < ctx < 8192 and ctx % 256 == 0
+    assert 4096 < ctx < trained and ctx % 256 == 0
+    assert est.extra["context"]["source"] == "fit-shortened" and est.extra["context"]["from"] == trained
     assert total(facts, gpu, ctx_size=ctx) + P.LLAMACPP_FIT_TARGET <= gpu  # the one it picks keeps the margin
     assert total(facts, gpu, ctx_size=ctx + 256) + P.LLAMACPP_FIT_TARGET > gpu  # one step more would not
     assert f"shortens the context to {ctx:,} cells" in est.notes[-1]
-    # the same card before --fit existed: the engine keeps the 8,192 cells it was given, with under 1 GiB free
+    # the same card the build before: no --fit, and common.h's default n_ctx was 4,096, which fits with room
     before = estimate_llamacpp(facts, [gpu], LlamaCppConfig(), version="b7473")
-    assert before.kv_capacity_tokens == 8192 and "fit" not in before.extra and 0 < before.headroom < 1 * GiB
+    assert before.kv_capacity_tokens == 4096 and "fit" not in before.extra and before.headroom > 1 * GiB
+    assert before.extra["context"]["source"] == "engine-default" and before.extra["context"]["ctx_size"] == 4096
 
 
 @pytest.mark.parametrize(("model", "moe"), [("meta-llama/Llama-3.3-70B-Instruct", False),
@@ -144,11 +147,14 @@ def test_fit_limits_are_read_as_common_arg_reads_them(flags, target, min_ctx):
 
 def test_a_negative_fit_ctx_never_shortens_the_context():
     facts = catalog_facts("Qwen/Qwen2.5-7B")
-    at_min, at_default = total(facts, 80 * GiB, ctx_size=4096), total(facts, 80 * GiB, ctx_size=8192)
-    gpu = at_min + P.LLAMACPP_FIT_TARGET + (at_default - at_min) // 2  # shortened by default (test above)
-    cfg = llamacpp_config({"fit-ctx": "-1"}, Policy(), facts, FIT)
+    cfg = llamacpp_config({"fit-ctx": "-1"}, Policy(), facts, FIT)  # flash attention auto: on
+
+    def at(ctx: int) -> int:
+        return total(facts, 80 * GiB, ctx_size=ctx, flash_attn=True)
+
+    gpu = at(4096) + P.LLAMACPP_FIT_TARGET + (at(32768) - at(4096)) // 2  # shortened by default (test above)
     est = estimate_llamacpp(facts, [gpu], cfg, version=FIT)
-    assert est.extra["fit"]["action"] == "offload" and est.extra["fit"]["ctx_size"] == 8192
+    assert est.extra["fit"]["action"] == "offload" and est.extra["fit"]["ctx_size"] == 32768
 
 
 @pytest.mark.parametrize(("flags", "message"), [

@@ -53,6 +53,8 @@ class LlamaCppConfig:
     layers_given: bool = False  # -ngl given other than auto: --fit does not change the offload
     fit_target: tuple[int, ...] = (P.LLAMACPP_FIT_TARGET,)  # --fit-target, bytes to leave free per device
     fit_min_ctx: int = P.LLAMACPP_FIT_MIN_CTX  # --fit-ctx
+    unset_ctx: int | None = None  # what an unset -c counts as: None is the engine's default by build; GPUStack's
+    #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
@@ -334,6 +336,38 @@ def fit_active(setting: str | None, version: str | None) -> bool:
     return word in TRUTHY
 
 
+# where the context an estimate ran at came from (extra["context"]["source"])
+CTX_GIVEN, CTX_ENGINE_DEFAULT, CTX_BOOKING, CTX_FIT_SHORTENED = "given", "engine-default", "gpustack-booking", \
+    "fit-shortened"
+
+
+def default_context(facts: ModelFacts, cfg: LlamaCppConfig, version: str | None) -> dict:
+    """The context llama-server starts with when -c is not given, as the build reads it
+    (profiles.LLAMACPP_DEFAULT_CTX_BY_BUILD): a fixed n_ctx, or 0 = the model's trained context. With one KV stream
+    per slot (-np N --no-kv-unified) llama_context splits that total over the slots, while --fit, which resolves an
+    unset context first, takes n_ctx_train per stream (common/fit.cpp@0c1e57098: n_ctx_max = hp_nct x n_streams).
+    Returns extra["context"]: ctx_size, source, rule, file and why."""
+    build = version or P.DEFAULT_VERSIONS["llamacpp"]
+    if cfg.unset_ctx is not None:
+        return {"ctx_size": cfg.unset_ctx, "source": CTX_BOOKING, "rule": "gguf-parser-ctx-size",
+                "file": "GPUStack's scheduler (gguf-parser defaults ctx_size 8192, parallel 4)",
+                "why": f"no --ctx-size: GPUStack books {cfg.unset_ctx:,} cells (gguf-parser's default)"}
+    row = P.llamacpp_default_ctx(version)
+    if row.n_ctx:
+        return {"ctx_size": row.n_ctx, "source": CTX_ENGINE_DEFAULT, "rule": row.rule, "file": row.source,
+                "why": f"no --ctx-size: llama.cpp {build} starts with its default n_ctx {row.n_ctx:,}"}
+    trained = facts.max_position_embeddings
+    if not trained:  # a model without a trained length: no engine figure to take, GPUStack's booking instead
+        return {"ctx_size": P.GPUSTACK_BOOKING_CTX, "source": CTX_BOOKING, "rule": row.rule, "file": row.source,
+                "why": f"no --ctx-size: llama.cpp {build} takes the model's trained context, which gsg does not "
+                       f"know here; counted at GPUStack's {P.GPUSTACK_BOOKING_CTX:,}"}
+    streams = kv_streams(cfg, version)
+    total = trained * streams if cfg.fit and streams > 1 else trained
+    per = f" ({streams} streams of {trained:,})" if total != trained else ""
+    return {"ctx_size": total, "source": CTX_ENGINE_DEFAULT, "rule": row.rule, "file": row.source,
+            "why": f"no --ctx-size: llama.cpp {build} starts with the model's trained context, n_ctx {total:,}{per}"}
+
+
 def _fits_with_margin(est: Estimate, gpu_totals: list[int], targets: tuple[int, ...]) -> bool:
     """llama_params_fit's test: every device keeps its --fit-target free (one value is broadcast)."""
     devices = est.extra["per_device"]
@@ -394,10 +428,16 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
                       version: str | None) -> Estimate:
     """The estimate for the arguments as given; where they leave a device less than --fit-target free and --fit runs,
     what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments)."""
-    est = _estimate(facts, gpu_totals, cfg, version)
+    if cfg.ctx_size is None:
+        context = default_context(facts, cfg, version)
+        cfg = replace(cfg, ctx_size=context["ctx_size"])
+    else:
+        context = {"ctx_size": cfg.ctx_size, "source": CTX_GIVEN, "rule": "ctx-size-given", "file": "--ctx-size",
+                   "why": f"--ctx-size {cfg.ctx_size:,}"}
+    est = _with_context(_estimate(facts, gpu_totals, cfg, version), context)
     if not cfg.fit or _fits_with_margin(est, gpu_totals, cfg.fit_target):
         return est  # llama_params_fit changes nothing while every device keeps its target free
-    ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
+    ctx = context["ctx_size"]
     fitted = _what_fit_does(facts, gpu_totals, cfg, version, ctx)
     build = version or P.DEFAULT_VERSIONS["llamacpp"]
     if fitted is None:
@@ -408,6 +448,10 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
         note = f"--fit (llama.cpp {build}) cannot make it fit ({why}): it loads the arguments as given"
         return replace(est, notes=est.notes + (note,), extra={**est.extra, "fit": {"action": "none"}})
     plan, result = fitted
+    if plan["ctx_size"] != ctx:
+        context = {**context, "source": CTX_FIT_SHORTENED, "ctx_size": plan["ctx_size"], "from": ctx,
+                   "why": f"{context['why']}; --fit shortens it to {plan['ctx_size']:,}"}
+    result = _with_context(result, context)
     if plan["action"] == "context":
         note = (f"--fit (llama.cpp {build}): the arguments leave less than --fit-target free, so llama.cpp shortens "
                 f"the context to {plan['ctx_size']:,} cells (linear interpolation in the engine, to the nearest "
@@ -420,11 +464,20 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     return replace(result, notes=result.notes + (note,), extra={**result.extra, "fit": plan})
 
 
+def _with_context(est: Estimate, context: dict) -> Estimate:
+    """The estimate says which context it ran at and why; an engine default the spec did not choose is a note."""
+    notes = est.notes
+    if context["source"] != CTX_GIVEN:
+        notes += (f"{context['why']} ({context['file']})",)
+    return replace(est, notes=notes, extra={**est.extra, "context": context})
+
+
 def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, version: str | None) -> Estimate:
     layout = weight_layout(facts)
     L = facts.num_hidden_layers
     assert L is not None, "engines run on facts whose missing_for_params() is empty"
-    ctx = cfg.ctx_size or P.LLAMACPP_DEFAULT_CTX
+    assert cfg.ctx_size is not None, "estimate_llamacpp resolves an unset context before sizing"
+    ctx = cfg.ctx_size
     parallel = cfg.parallel or 1
     batch = cfg.batch_size or P.llamacpp_batch_defaults(version).n_batch
     tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size, version)
