@@ -1321,14 +1321,16 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
     # How the default mem_fraction_static is chosen:
     #   "tp"            TP tiers only (tp_fractions)
     #   "tp-or-13gib"   TP tiers up to 81,920 MiB, else (gpu_mem - 13 GiB) / gpu_mem
-    #   "tp-or-big-gpu" TP x PP tiers up to 81,920 MiB, else 0.88; over 180,000 MiB 0.79; over 96 GiB
+    #   "tp-or-lift"    TP x PP tiers up to 81,920 MiB, else 0.88; over 96 GiB
     #                   min(f + 48 GiB x (1 - f) / gpu_mem, (gpu_mem - 18 GiB) / gpu_mem)
+    #   "tp-or-big-gpu" as "tp-or-lift", but 0.79 over 180,000 MiB on CUDA (not ROCm: SGLANG_NON_CUDA)
     #   "tiered-reserve" a reserve by GPU-memory tier and TP x PP (SGLANG_TIERED_RESERVE)
     #   "reserved"      a reserve from chunked prefill, graph batch size and TP x PP (reserved_mb)
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
+    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.6" | "v0.4.6.post2" | "v0.4.7" (the
+    # v0.4.3 rule with wider graph captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
     # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size
@@ -1348,12 +1350,18 @@ SGLANG_PROFILES = (
     SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
                   "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
-                  "server_args.py@0.4.6 l.224-238: TP tiers up to 81920 MiB, else (gpu_mem - 1024 * 13) / gpu_mem"),
-    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
+    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", False,
+                  "server_args.py@0.4.6 l.224-238 (same @0.4.6.post1): TP tiers up to 81920 MiB, else (gpu_mem - 1024 "
+                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB"),
+    SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", False,
+                  "server_args.py@0.4.6.post2 (same @0.4.6.post3, .post4, .post5): TP x PP tiers up to 81920 MiB else "
+                  "0.88; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem), "
+                  "on every device; cuda_graph_runner.py captures up to 256 above 96 * 1024 MiB"),
+    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.7", False,
                   "server_args.py@0.4.7 l.253-283: TP x PP tiers up to 81920 MiB else 0.88; 0.79 above 180 * 1000 "
-                  "MiB on CUDA; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / "
-                  "gpu_mem)"),
+                  "MiB on CUDA (is_cuda(): ROCm takes the next branch); above 96 * 1024 MiB min(f + 48 * 1024 * (1 - "
+                  "f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem); chunked_prefill_size 16384 above 180_000 MB; "
+                  "cuda_graph_runner.py@0.4.7 captures up to 256 above 96 * 1024 MiB, 512 above 180 * 1000"),
     SglangProfile("0.4.7.post1", "tiered-reserve", (), 0.88, "v0.4.8", False,
                   "server_args.py@0.4.7.post1 and @0.4.8 l.273-315: reserved_mem by GPU-memory tier and TP x PP, "
                   "round((gpu_mem - reserved_mem) / gpu_mem, 3); unchanged to 0.5.2"),
@@ -1460,6 +1468,13 @@ SGLANG_013_THRESHOLD_MB = 81920
 # by 48 GiB of the remainder but keeps 18 GiB free
 SGLANG_047_HUGE_MB, SGLANG_047_HUGE_FRACTION = 180 * 1000, 0.79
 SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1024, 18 * 1024
+# 0.4.6-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
+# server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in 0.4.6
+# and 0.4.6.post1 (with DP 1), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds range(256, 513, 16) and a 16,384-token
+# chunk above 180 * 1000 MiB (SGLANG_047_HUGE_MB). gsg does not model DP attention, so 0.4.6's DP test is not read.
+SGLANG_046_WIDE_GRAPH_MB = 81920
+SGLANG_0462_WIDE_GRAPH_MB = 96 * 1024
+SGLANG_WIDE_GRAPH_BS, SGLANG_047_HUGE_GRAPH_BS, SGLANG_047_HUGE_CHUNKED = 256, 512, 16384
 # 0.4.7.post1-0.5.2 (server_args.py@0.4.8): reserved MiB by GPU size, (upper bound MiB or None, base GiB,
 # GiB per TP x PP rank)
 SGLANG_TIERED_RESERVE = ((20 * 1024, 2.8, 0.1), (35 * 1024, 2.8, 0.1), (90 * 1024, 9.5, 0.5),

@@ -150,7 +150,7 @@ def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_n
 
 @pytest.mark.parametrize("version,since", [
     ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.2.post4", "0.4.0"), ("0.4.3", "0.4.3"), ("0.4.5.post3", "0.4.3"),
-    ("0.4.6.post5", "0.4.6"), ("0.4.7", "0.4.7"),
+    ("0.4.6.post1", "0.4.6"), ("0.4.6.post2", "0.4.6.post2"), ("0.4.6.post5", "0.4.6.post2"), ("0.4.7", "0.4.7"),
     ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
     ("0.5.4", "0.5.3"), ("0.5.4.post1", "0.5.4.post1"), ("0.5.9", "0.5.4.post1"), ("0.5.10", "0.5.10"),
     ("0.5.19", "0.5.10"), ("0.5.20", "0.5.20"), ("0.5.22", "0.5.20"), ("0.5.23", "0.5.23"),
@@ -415,3 +415,52 @@ def test_pr4826_gemma3_4b_pool_uses_the_cut_fraction():
     assert max_total_num_tokens(int(139.21 * GiB), int(8.13 * GiB), 0.88 * 0.95, 34 * 2 * 4 * 256 * 2) == 834_616  # log: 834,615 (its GB rounded)
     text = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), H200, SglangConfig(), version="0.4.4.post2")
     assert text.extra["multimodal_fraction_factor"] == 1.0 and text.extra["mem_fraction_static"] == 0.88
+
+
+MI300X = 192 * GiB  # 196,608 MiB
+
+
+@pytest.mark.parametrize("version,gpu,name,tp,expected", [
+    # 0.4.6 and .post1: TP tiers up to 81,920 MiB, else (gpu_mem - 13 GiB) / gpu_mem
+    ("0.4.6.post1", H100, "NVIDIA H100 80GB HBM3", 2, 0.87),
+    ("0.4.6.post1", H200, "NVIDIA H200", 2, (143_771 - 13_312) / 143_771),
+    # 0.4.6.post2-.post5: 0.88 above 81,920 MiB lifted by 48 GiB x (1 - f) / gpu_mem, at most (gpu_mem - 18 GiB)
+    ("0.4.6.post2", H200, "NVIDIA H200", 2, min(0.88 + 49_152 * 0.12 / 143_771, (143_771 - 18_432) / 143_771)),
+    ("0.4.6.post5", B200, "NVIDIA B200", 1, min(0.88 + 49_152 * 0.12 / 183_359, (183_359 - 18_432) / 183_359)),
+    ("0.4.6.post5", H100, "NVIDIA H100 80GB HBM3", 4, 0.85),  # under 81,920 MiB: the TP x PP tier
+    # 0.4.7: 0.79 above 180,000 MiB only where is_cuda(): a B200; an MI300X under ROCm takes the lift
+    ("0.4.7", B200, "NVIDIA B200", 1, 0.79), ("0.4.7", B200, "", 1, 0.79),  # an unnamed GPU is taken as CUDA
+    ("0.4.7", MI300X, "AMD Instinct MI300X", 1, min(0.88 + 49_152 * 0.12 / 196_608, (196_608 - 18_432) / 196_608)),
+    ("0.4.7", H200, "NVIDIA H200", 8, min(0.88 + 49_152 * 0.12 / 143_771, (143_771 - 18_432) / 143_771)),
+])
+def test_0_4_6_and_0_4_7_big_gpu_fractions_by_release_and_device(version, gpu, name, tp, expected):
+    assert sglang_fraction(SglangConfig(tp_size=tp), gpu, version, gpu_name=name) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("version,gpu,tp,chunked,graph_bs", [
+    # cuda_graph_runner.py@0.4.6: up to 256 above 81,920 MiB; H100's 81,559 MiB stays at 160
+    ("0.4.6", H100, 1, 8192, 160), ("0.4.6", H200, 1, 8192, 256), ("0.4.6.post1", B200, 1, 8192, 256),
+    ("0.4.6", RTX4090, 4, 2048, 80),
+    # 0.4.6.post2: above 96 GiB (98,304 MiB); a 94 GB H100 NVL (95,830 MiB) stays at 160 there, not in 0.4.6
+    ("0.4.6.post2", 95_830 * MiB, 1, 8192, 160), ("0.4.6", 95_830 * MiB, 1, 8192, 256),
+    ("0.4.6.post5", H200, 1, 8192, 256), ("0.4.6.post5", RTX4090, 1, 2048, 8),
+    # 0.4.7: 512 graphs and a 16,384-token chunk above 180,000 MiB (B200, MI300X); H200 keeps 8,192 and 256
+    ("0.4.7", B200, 1, 16384, 512), ("0.4.7", MI300X, 8, 16384, 512), ("0.4.7", H200, 1, 8192, 256),
+    ("0.4.7", H100, 1, 8192, 160), ("0.4.7", RTX4090, 4, 2048, 80),
+    # before 0.4.6 every GPU of 25,000 MB or more stops at 160 and chunks 8,192
+    ("0.4.5", B200, 1, 8192, 160),
+])
+def test_0_4_6_and_0_4_7_graph_and_chunk_defaults_by_gpu_size(version, gpu, tp, chunked, graph_bs):
+    rule = P.sglang_profile(version).graph_rule
+    assert (default_chunked_prefill(gpu, rule), default_cuda_graph_max_bs(gpu, tp, rule)) == (chunked, graph_bs)
+
+
+def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
+    # the same 192 GiB: a CUDA GPU of that size takes 0.79, an MI300X under ROCm the lift's cap, 0.90625
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    cuda = estimate_sglang(facts, MI300X, SglangConfig(), version="0.4.7", gpu_name="NVIDIA B200")
+    rocm = estimate_sglang(facts, MI300X, SglangConfig(), version="0.4.7", gpu_name="AMD Instinct MI300X")
+    assert (cuda.extra["mem_fraction_static"], rocm.extra["mem_fraction_static"]) == (0.79, 0.90625)
+    assert (cuda.extra["chunked_prefill_size"], rocm.extra["cuda_graph_max_bs"]) == (16384, 512)
+    # the static part: fraction x (192 GiB - 0.5 GiB start-up), 151.285 vs 173.546875 GiB
+    assert (cuda.requested, rocm.requested) == (162_441_031_844, 186_344_538_112)

@@ -59,7 +59,9 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
-    if rule in ("v0.4", "v0.4.3"):
+    if rule in _V04_RULES:
+        if rule == "v0.4.7" and gpu_mb > P.SGLANG_047_HUGE_MB:
+            return P.SGLANG_047_HUGE_CHUNKED
         return 2048 if gpu_mb < P.SGLANG_SMALL_GPU_MB else 8192
     if rule == "v0.4.8":
         return _first_tier(P.SGLANG_048_CHUNKED, gpu_mb)[1] if gpu_total else P.SGLANG_048_UNKNOWN_CHUNKED
@@ -70,16 +72,28 @@ def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> in
     gpu_mb = gpu_total / MiB
     if rule == "v0.3":
         return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
-    if rule in ("v0.4", "v0.4.3"):
+    if rule in _V04_RULES:
         if gpu_mb < P.SGLANG_SMALL_GPU_MB:
-            return 80 if rule == "v0.4.3" and tp >= 4 else 8
-        return P.SGLANG_CUDA_GRAPH_BS
+            return 80 if rule != "v0.4" and tp >= 4 else 8
+        return _v04_wide_graph_bs(gpu_mb, rule)
     if rule == "v0.4.8":
         if gpu_mb < P.SGLANG_048_SMALL_GPU_MB:
             return 8 if tp < 4 else 80
         return _first_tier(P.SGLANG_048_GRAPH_BS, gpu_mb)[1]
     tier = _tier(gpu_mb, rule)
     return tier[2] if tp < 4 else tier[3]
+
+
+_V04_RULES = ("v0.4", "v0.4.3", "v0.4.6", "v0.4.6.post2", "v0.4.7")
+
+
+def _v04_wide_graph_bs(gpu_mb: float, rule: str) -> int:
+    """The largest default graph batch of a 0.4.x rule on a GPU of 25,000 MB or more (profiles.SGLANG_046_*)."""
+    if rule == "v0.4.7" and gpu_mb > P.SGLANG_047_HUGE_MB:
+        return P.SGLANG_047_HUGE_GRAPH_BS
+    wide_above = {"v0.4.6": P.SGLANG_046_WIDE_GRAPH_MB, "v0.4.6.post2": P.SGLANG_0462_WIDE_GRAPH_MB,
+                  "v0.4.7": P.SGLANG_0462_WIDE_GRAPH_MB}.get(rule)
+    return P.SGLANG_WIDE_GRAPH_BS if wide_above is not None and gpu_mb > wide_above else P.SGLANG_CUDA_GRAPH_BS
 
 
 def _tier(gpu_mb: float, rule: str) -> tuple:
@@ -160,8 +174,9 @@ def prefill_graph_sizes(max_tokens: int) -> int:
 
 
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
-                     profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0) -> float:
-    """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line."""
+                     profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0, gpu_name: str = "") -> float:
+    """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
+    taken as CUDA)."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
     rule = profile.fraction_rule
@@ -169,8 +184,8 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
         return _tp_tier(profile, tp)
     if rule == "tp-or-13gib":
         return (gpu_mb - P.SGLANG_013_RESERVE_MB) / gpu_mb
-    if rule == "tp-or-big-gpu":
-        return _big_gpu_fraction(profile, gpu_mb, tp * pp)
+    if rule in ("tp-or-lift", "tp-or-big-gpu"):
+        return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name))
     if rule == "tiered-reserve":
         _, base_gib, per_rank_gib = _first_tier(P.SGLANG_TIERED_RESERVE, gpu_mb)
         reserved = (base_gib + tp * pp * per_rank_gib) * 1024
@@ -186,10 +201,11 @@ def _tp_tier(profile: P.SglangProfile, parallel: int) -> float:
     return next(f for min_tp, f in profile.tp_fractions if parallel >= min_tp)
 
 
-def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int) -> float:
-    """0.4.7: TP x PP tiers up to 80 GiB, 0.88 above; then the big-GPU overrides (profiles.SGLANG_047_*)."""
+def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int, cuda: bool = True) -> float:
+    """0.4.6.post2-0.4.7: TP x PP tiers up to 80 GiB, 0.88 above; then the big-GPU overrides (profiles.SGLANG_047_*):
+    0.4.7's 0.79 only where SGLang's is_cuda() holds, so a ROCm MI300X takes the lift as in 0.4.6.post2."""
     tiered = _tp_tier(profile, parallel) if gpu_mb <= P.SGLANG_013_THRESHOLD_MB else profile.fallback_fraction
-    if gpu_mb > P.SGLANG_047_HUGE_MB:  # SGLang checks is_cuda(); gsg takes the GPU as CUDA
+    if profile.fraction_rule == "tp-or-big-gpu" and cuda and gpu_mb > P.SGLANG_047_HUGE_MB:
         return P.SGLANG_047_HUGE_FRACTION
     if gpu_mb > P.SGLANG_047_BIG_MB:
         return min(tiered + P.SGLANG_047_LIFT_MB * (1 - tiered) / gpu_mb,
@@ -229,7 +245,7 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     graph_bs = cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name)
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs,
-                                                           profile, prefill_mb)
+                                                           profile, prefill_mb, gpu_name)
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
     return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction, prefill_mb
