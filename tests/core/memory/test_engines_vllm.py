@@ -145,6 +145,17 @@ H100, A100_80, H200, B200, GB10 = 81_559 * MiB, 81_920 * MiB, 143_771 * MiB, 183
     ("0.28.0", H200, "NVIDIA H200", (8192, 1024)),
     # 0.33.0: GB10's unified memory does not make it a big GPU
     ("0.32.0", GB10, "NVIDIA GB10", (8192, 1024)), ("0.33.0", GB10, "NVIDIA GB10", (2048, 256)),
+    # the neighbours as GPUStack names them: under 70 GiB the small tier at every release from 0.8.5
+    ("0.19.0", 46_068 * MiB, "NVIDIA L40S", (2048, 256)), ("0.19.0", 15_360 * MiB, "Tesla T4", (2048, 256)),
+    ("0.19.0", 24_564 * MiB, "NVIDIA GeForce RTX 4090", (2048, 256)),
+    ("0.19.0", H100, "NVIDIA H100 80GB HBM3", (8192, 1024)), ("0.19.0", 95_830 * MiB, "NVIDIA H100 NVL", (8192, 1024)),
+    # every A100 spelling holds "a100": the PCIe 80 GB too; an A800 (the export part) does not
+    ("0.19.0", A100_80, "NVIDIA A100 80GB PCIe", (2048, 256)), ("0.19.0", A100_80, "NVIDIA A800-SXM4-80GB", (8192, 1024)),
+    # before 0.8.5 the name, not the memory: an 80 GB A100 and a 46 GB L40S alike
+    ("0.8.4", A100_80, "NVIDIA A100-SXM4-80GB", (2048, 256)), ("0.8.4", 46_068 * MiB, "NVIDIA L40S", (2048, 256)),
+    ("0.8.4", H100, "NVIDIA H100 80GB HBM3", (8192, 1024)),
+    # 0.28.0's 160 GiB tier reads the memory only: an MI300X (192 GiB) as a B200
+    ("0.28.0", 192 * GiB, "AMD Instinct MI300X", (16384, 1024)), ("0.27.1", 192 * GiB, "AMD Instinct MI300X", (8192, 1024)),
 ])
 def test_v1_batching_defaults_by_release_and_gpu(version, total, name, expected):
     batched, seqs, on = default_batching(P.vllm_profile(version), total, name, 32_768, None, version)
@@ -985,6 +996,26 @@ def test_the_cublas_workspace_follows_the_gpu_generation():
     assert V.cublas_workspace("NVIDIA H100 80GB HBM3") == 32 * 1024 * 1024
     assert V.cublas_workspace("NVIDIA A100-SXM4-80GB") == 8_519_680
     assert V.cublas_workspace("") == 8_519_680  # an unknown name: torch's default branch
+
+
+@pytest.mark.parametrize("gpu,workspace", [
+    ("NVIDIA H200", 32 * 1024 * 1024), ("NVIDIA GH200 480GB", 32 * 1024 * 1024),  # 9.x
+    ("NVIDIA B200", 32 * 1024 * 1024), ("NVIDIA GeForce RTX 5090", 32 * 1024 * 1024),  # 10.x, 12.x
+    ("NVIDIA L40S", 8_519_680), ("NVIDIA GeForce RTX 4090", 8_519_680),  # Ada 8.9: the default branch
+    ("Tesla T4", 8_519_680), ("AMD Instinct MI300X", 8_519_680),  # Turing; no CUDA capability known
+])
+def test_the_cublas_workspace_on_each_gpu_family(gpu, workspace):
+    assert V.cublas_workspace(gpu) == workspace
+
+
+def test_the_cublas_workspace_moves_the_forward_peak_by_the_gpu_name_alone():
+    # Llama-3.1-8B under 0.19.0 on the same 80 GB: the forward peak on an H100 holds 32 MiB of workspace, on an
+    # A100 8,519,680 B (torch's ":4096:2:16:8"); nothing else in the forward depends on the name
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    cfg = VllmConfig(max_model_len=8192, max_num_batched_tokens=8192, max_num_seqs=256)
+    h100 = estimate_vllm(facts, 80 * GiB, cfg, version="0.19.0", gpu_name="NVIDIA H100 80GB HBM3")
+    a100 = estimate_vllm(facts, 80 * GiB, cfg, version="0.19.0", gpu_name="NVIDIA A100-SXM4-80GB")
+    assert h100.extra["forward_peak"] - a100.extra["forward_peak"] == 32 * 1024 * 1024 - 8_519_680
 
 
 def test_moe_forward_of_qwen3_moe_compiled_is_its_routed_experts_step():
