@@ -1330,7 +1330,8 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
     # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.6" | "v0.4.6.post2" | "v0.4.7" (the
-    # v0.4.3 rule with wider graph captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
+    # v0.4.3 rule with wider graph captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" |
+    # "v0.5.4.post1" |
     # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
     page_rounding: bool  # max_total_num_tokens rounded down to --page-size

@@ -174,7 +174,8 @@ def prefill_graph_sizes(max_tokens: int) -> int:
 
 
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
-                     profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0, gpu_name: str = "") -> float:
+                     profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
+                     gpu_name: str = "") -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
     taken as CUDA)."""
     profile = profile or P.sglang_profile(None)
