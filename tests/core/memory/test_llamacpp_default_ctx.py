@@ -118,3 +118,21 @@ def test_the_newest_modelled_build_is_the_latest_any_llama_cpp_row_starts_at():
     builds = _llamacpp_builds()
     assert len(builds) > 20 and "b7474" in builds and "b10507" in builds  # the scan finds the tables
     assert max(builds, key=lambda b: int(b[1:])) == P.LLAMACPP_NEWEST_MODELLED
+
+
+@pytest.mark.parametrize("build", ["b7474", "b10507", None])
+@pytest.mark.parametrize(("model", "gpu"), [(LLAMA31_8B[0], 16 * GiB), (LLAMA31_8B[0], 12 * GiB),
+                                            (QWEN25_7B[0], 9 * GiB)])
+def test_gpustacks_booking_counts_the_arguments_as_given_without_fit(model, gpu, build):
+    # gguf-parser books what the arguments ask for at 8,192 cells; llama.cpp's --fit runs later, in the engine, so
+    # a card where 8,192 cells miss the --fit-target margin is still booked in full (no shorter context, no offload)
+    card = [(gpu, "NVIDIA test")]
+    booked = engine.estimate("llamacpp", catalog_facts(model), card, {}, build, Policy(), booking=True)
+    as_given = engine.estimate("llamacpp", catalog_facts(model), card, {"fit": "off"}, build, Policy(), booking=True)
+    started = engine.estimate("llamacpp", catalog_facts(model), card, {}, build, Policy())
+    assert "fit" not in booked.extra and booked.extra["context"]["ctx_size"] == 8192
+    assert (booked.requested, booked.kv_cache, booked.extra["offload_layers"]) == \
+        (as_given.requested, as_given.kv_cache, as_given.extra["offload_layers"])
+    assert started.extra["fit"]["action"] in ("context", "offload")  # the engine itself does move, on that card
+    if model == LLAMA31_8B[0]:
+        assert booked.kv_cache == 1 * GiB and booked.extra["offload_layers"] == 32  # every block on the GPU
