@@ -376,16 +376,28 @@ def _fits_with_margin(est: Estimate, gpu_totals: list[int], targets: tuple[int, 
                for i, (dev, total) in enumerate(zip(devices, gpu_totals)))
 
 
+# --fit's searches (context steps, then offloaded layers) halve their range each step, each step one estimate: 64
+# steps cover any range below 2^64, far past the largest possible (a uint32 trained context x 2^31 slots / 256 cells)
+FIT_SEARCH_MAX_STEPS = 64
+
+
 def _largest(low: int, high: int, ok) -> int | None:
-    """The largest n in [low, high] with ok(n), for ok true up to some n and false above it; None if ok(low) fails."""
+    """The largest n in [low, high] with ok(n), for ok true up to some n and false above it; None if ok(low) fails.
+    Raises ValueError rather than search past FIT_SEARCH_MAX_STEPS."""
     if low > high or not ok(low):
         return None
-    while low < high:
+    searched = f"{low:,}..{high:,}"
+    for _ in range(FIT_SEARCH_MAX_STEPS):
+        if low == high:
+            return low
         mid = (low + high + 1) // 2
         if ok(mid):
             low = mid
         else:
             high = mid - 1
+    if low != high:
+        raise ValueError(f"--fit: gsg's search of {searched} stops at FIT_SEARCH_MAX_STEPS "
+                         f"({FIT_SEARCH_MAX_STEPS}) halvings")
     return low
 
 
