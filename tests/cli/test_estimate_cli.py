@@ -411,3 +411,57 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     if backend == "vLLM":  # the profile's activation is the larger phase
         assert rows["activation_bytes_per_gpu"]["value"] == max(rows["forward_peak_bytes_per_gpu"]["value"],
                                                                 rows["sampler_peak_bytes_per_gpu"]["value"])
+
+
+def _tiny_llama_gguf(path, **overrides) -> None:
+    """A one-block llama GGUF header (no tensors) with its hyperparameters; overrides: key -> (kind, bytes), or
+    None to leave the key out."""
+    def s(text):
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    u32 = lambda v: (4, struct.pack("<I", v))  # noqa: E731
+    keys = {"block_count": u32(1), "embedding_length": u32(256), "attention.head_count": u32(4),
+            "attention.head_count_kv": u32(4), "feed_forward_length": u32(512), "vocab_size": u32(1000),
+            "context_length": u32(4096)} | overrides
+    kv = [("general.architecture", 8, s("llama"))] + [(f"llama.{key}", *value) for key, value in keys.items()
+                                                      if value is not None]
+    body = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv))
+    for key, kind, value in kv:
+        body += s(key) + struct.pack("<I", kind) + value
+    path.write_bytes(body)
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    # n_ctx_train: llama.cpp's default context from b3579 and from b7474 (--fit's starting point)
+    ("context_length", (4, struct.pack("<I", 0)), "'max_position_embeddings' 0 is outside 1..1,000,000,000"),
+    ("context_length", (5, struct.pack("<i", -1)), "'max_position_embeddings' -1 is outside 1..1,000,000,000"),
+    ("context_length", (10, struct.pack("<Q", 2**40)),
+     "'max_position_embeddings' 1,099,511,627,776 is outside 1..1,000,000,000"),
+    # n_ff: the feed-forward width of the compute buffer (LLAMACPP_FFN_FORMS)
+    ("feed_forward_length", (4, struct.pack("<I", 0)), "'intermediate_size' 0 is outside 1..1,000,000,000"),
+    # expert counts: the MoE widths of the compute buffer
+    ("expert_count", (4, struct.pack("<I", 0)), "'num_experts' 0 is outside 1..1,000,000,000"),
+    ("expert_count", (10, struct.pack("<Q", 2**40)), "'num_experts' 1,099,511,627,776 is outside 1..1,000,000,000"),
+    ("expert_used_count", (10, struct.pack("<Q", 2**63)),
+     "'num_experts_per_tok' 9,223,372,036,854,775,808 is outside 1..1,000,000,000"),
+])
+@pytest.mark.parametrize("build", [None, "b7474", "b4020"])
+def test_hostile_gguf_hyperparameters_are_one_gsg030_line_at_every_build(gsg, tmp_path, key, value, message, build):
+    _tiny_llama_gguf(tmp_path / "m.gguf", **{key: value})
+    version = ["--backend-version", build] if build else []
+    result = gsg("estimate", "-m", str(tmp_path / "m.gguf"), "--gpu-memory", "24GiB", "--backend", "llama.cpp",
+                 *version)
+    assert result.code == 1 and result.out == ""
+    assert result.err.strip().splitlines() == \
+        [f"gsg: error: {tmp_path / 'm.gguf'}: GSG030 model-facts: GGUF metadata: {message}"]
+
+
+def test_a_gguf_without_a_trained_context_is_counted_at_gpustacks_booking_with_a_note(gsg, tmp_path):
+    # llama.cpp needs n_ctx_train to start from its unset -c (b7474 on); gsg counts GPUStack's 8,192 and says so
+    _tiny_llama_gguf(tmp_path / "m.gguf", context_length=None)
+    result = gsg("estimate", "-m", str(tmp_path / "m.gguf"), "--gpu-memory", "24GiB", "--backend", "llama.cpp",
+                 "-o", "json")
+    assert result.code == 0
+    est = json.loads(result.out)
+    context = est["extra"]["context"] if "extra" in est else est["estimates"][0]["extra"]["context"]
+    assert (context["ctx_size"], context["source"]) == (8192, "gpustack-booking")

@@ -326,7 +326,9 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         tensor_split=value("tensor-split"),
         split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
         tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
-        fit=fit, ctx_given="ctx-size" in flags, layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
+        # gguf-parser books the arguments as given: llama.cpp's --fit runs in the engine, after the scheduler
+        fit=fit and not booking, ctx_given="ctx-size" in flags,
+        layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
         **_fit_limits(flags, version),
         platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None
         else policy.platform_footprint,

@@ -143,9 +143,15 @@ VLLM_PROFILES = (
 EXTENSIBLE_MARGIN_FLOOR = GiB
 EXTENSIBLE_MARGIN_FRACTION = 0.75
 ESTIMATE_BASED_DEFAULT_GMU = 0.92
-# What GPUStack 2.3.0's worker wrote back as backend_version in the export fixture; used when a spec leaves
-# backend_version unset (reported as GSG039 so the assumption is visible).
-DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": "b6000"}
+# The llama.cpp build gsg assumes for a spec with no build number (no backend_version, or a moving one): GPUStack
+# 2.x's community llama.cpp backend (gpustack/assets/community-inference-backends.yaml) runs moving image tags,
+# ghcr.io/ggml-org/llama.cpp:server-cuda, :server, :server-vulkan, :server-rocm, :server-musa, whose version names
+# (cuda, cpu, ...) are no build, so what starts is the newest build. gsg counts it as its newest modelled one: the
+# latest `since` of the llama.cpp rows (LLAMACPP_F16_MASK_INPUT_SINCE; a test keeps the two equal).
+LLAMACPP_NEWEST_MODELLED = "b10507"
+# vLLM and SGLang: what GPUStack 2.3.0's worker wrote back as backend_version in the export fixture. Used when a
+# spec leaves backend_version unset or names no release (vLLM/SGLang: GSG039; llama.cpp: a note in the estimate).
+DEFAULT_VERSIONS = {"vllm": "0.11.0", "sglang": "0.5.5", "llamacpp": LLAMACPP_NEWEST_MODELLED}
 
 
 def arithmetic_version(family: str, version: str | None) -> str:

@@ -89,3 +89,50 @@ def test_every_row_names_where_it_was_read():
     assert [r.n_ctx for r in rows] == [512, 0, 4096, 0]
     assert all("common/common.h" in r.source for r in rows)
     assert rows[-1].since == P.LLAMACPP_FIT_SINCE  # --fit only shortens an unset context, which is 0 from then
+
+
+@pytest.mark.parametrize("version", [None, "", "  ", "cuda", "cpu", "server-cuda", "latest"])
+def test_no_build_number_is_the_newest_modelled_build_as_gpustacks_moving_image_tag_runs(version):
+    # GPUStack 2.x's llama.cpp backend runs ghcr.io/ggml-org/llama.cpp:server-cuda and the like (version names cuda,
+    # cpu, ...): whatever starts is the newest build, so an unnumbered spec is counted as b10507 and says so
+    est = estimate(LLAMA31_8B[0], version)
+    newest = estimate(LLAMA31_8B[0], "b10507")
+    assert P.DEFAULT_VERSIONS["llamacpp"] == P.LLAMACPP_NEWEST_MODELLED == "b10507"
+    assert (est.kv_capacity_tokens, est.kv_cache, est.requested) == (131072, 16 * GiB, newest.requested)
+    assert est.extra["context"]["rule"] == "n-ctx-train-fit"
+    named = f" (backend_version '{version}' names no build)" if version and version.strip() else ""
+    assert est.notes[-1] == f"no build given: the newest modelled, b10507, as GPUStack's moving image tag runs{named}"
+    assert not any(note.startswith("no build given") for note in newest.notes)
+
+
+def _llamacpp_builds() -> list[str]:
+    """Every build a llama.cpp row or switch of the arithmetic starts at."""
+    from gpustack_guard.core import engine_flags as EF
+    switches = [getattr(P, name) for name in dir(P) if name.startswith("LLAMACPP_") and name.endswith("_SINCE")]
+    rows = P.LLAMACPP_DEFAULT_CTX_BY_BUILD + P.LLAMACPP_BATCH_DEFAULTS + P.LLAMACPP_FFN_FORMS
+    terms = [row.since for rows_of_term in P.TERM_SOURCES["llamacpp"].values() for row in rows_of_term]
+    return switches + [EF.LLAMACPP_AUTO_SINCE] + [row.since for row in rows] + terms
+
+
+def test_the_newest_modelled_build_is_the_latest_any_llama_cpp_row_starts_at():
+    builds = _llamacpp_builds()
+    assert len(builds) > 20 and "b7474" in builds and "b10507" in builds  # the scan finds the tables
+    assert max(builds, key=lambda b: int(b[1:])) == P.LLAMACPP_NEWEST_MODELLED
+
+
+@pytest.mark.parametrize("build", ["b7474", "b10507", None])
+@pytest.mark.parametrize(("model", "gpu"), [(LLAMA31_8B[0], 16 * GiB), (LLAMA31_8B[0], 12 * GiB),
+                                            (QWEN25_7B[0], 9 * GiB)])
+def test_gpustacks_booking_counts_the_arguments_as_given_without_fit(model, gpu, build):
+    # gguf-parser books what the arguments ask for at 8,192 cells; llama.cpp's --fit runs later, in the engine, so
+    # a card where 8,192 cells miss the --fit-target margin is still booked in full (no shorter context, no offload)
+    card = [(gpu, "NVIDIA test")]
+    booked = engine.estimate("llamacpp", catalog_facts(model), card, {}, build, Policy(), booking=True)
+    as_given = engine.estimate("llamacpp", catalog_facts(model), card, {"fit": "off"}, build, Policy(), booking=True)
+    started = engine.estimate("llamacpp", catalog_facts(model), card, {}, build, Policy())
+    assert "fit" not in booked.extra and booked.extra["context"]["ctx_size"] == 8192
+    assert (booked.requested, booked.kv_cache, booked.extra["offload_layers"]) == \
+        (as_given.requested, as_given.kv_cache, as_given.extra["offload_layers"])
+    assert started.extra["fit"]["action"] in ("context", "offload")  # the engine itself does move, on that card
+    if model == LLAMA31_8B[0]:
+        assert booked.kv_cache == 1 * GiB and booked.extra["offload_layers"] == 32  # every block on the GPU

@@ -180,3 +180,32 @@ def test_fit_limits_on_a_build_without_fit_are_refused(key):
     with pytest.raises(EF.FlagValueError, match=f"llama.cpp b7473 has no --{key} \\(it exists from b7474\\)"):
         llamacpp_config({key: "2048"}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), "b7473")
     assert llamacpp_config({key: "2048"}, Policy(), catalog_facts("Qwen/Qwen2.5-7B"), FIT).fit
+
+
+def test_the_fit_search_is_bounded_by_its_step_limit():
+    from gpustack_guard.core.memory.engines import llamacpp as LC
+    probes: list[int] = []
+
+    def below(limit):
+        def ok(n):
+            probes.append(n)
+            return n <= limit
+        return ok
+
+    # the widest range the limit covers: 2^64 - 1 values, the answer found in 1 + 64 probes
+    assert LC._largest(0, 2**64 - 1, below(12_345)) == 12_345 and len(probes) == 1 + LC.FIT_SEARCH_MAX_STEPS == 65
+    probes.clear()
+    assert LC._largest(floor := 16, 4096, below(100)) == 100 and len(probes) == 1 + 12 and floor in probes
+    assert LC._largest(5, 4, below(10)) is None and LC._largest(5, 9, below(4)) is None
+    with pytest.raises(ValueError, match=r"^--fit: gsg's search of 0\.\.36,893,488,147,419,103,231 stops at "
+                                         r"FIT_SEARCH_MAX_STEPS \(64\) halvings$"):
+        LC._largest(0, 2**65 - 1, below(2**65))
+
+
+def test_the_largest_trained_context_facts_allow_is_fitted_within_the_limit():
+    # n_ctx_train at checked_facts' bound (10^9) on a card that holds 4,096 cells: the context search ends in bounds
+    from dataclasses import replace as changed
+    facts = changed(catalog_facts("Qwen/Qwen2.5-7B"), max_position_embeddings=10**9)
+    gpu = total(facts, 80 * GiB, ctx_size=8192) + P.LLAMACPP_FIT_TARGET
+    est = estimate_llamacpp(facts, [gpu], LlamaCppConfig(fit=True), version=FIT)
+    assert est.extra["fit"] == {"action": "context", "ctx_size": 8192} and est.extra["context"]["from"] == 10**9

@@ -22,6 +22,7 @@ from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
 from gpustack_guard.core.memory.terms import COMPUTE_BUFFER
 from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
 F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
@@ -375,16 +376,28 @@ def _fits_with_margin(est: Estimate, gpu_totals: list[int], targets: tuple[int, 
                for i, (dev, total) in enumerate(zip(devices, gpu_totals)))
 
 
+# --fit's searches (context steps, then offloaded layers) halve their range each step, each step one estimate: 64
+# steps cover any range below 2^64, far past the largest possible (a uint32 trained context x 2^31 slots / 256 cells)
+FIT_SEARCH_MAX_STEPS = 64
+
+
 def _largest(low: int, high: int, ok) -> int | None:
-    """The largest n in [low, high] with ok(n), for ok true up to some n and false above it; None if ok(low) fails."""
+    """The largest n in [low, high] with ok(n), for ok true up to some n and false above it; None if ok(low) fails.
+    Raises ValueError rather than search past FIT_SEARCH_MAX_STEPS."""
     if low > high or not ok(low):
         return None
-    while low < high:
+    searched = f"{low:,}..{high:,}"
+    for _ in range(FIT_SEARCH_MAX_STEPS):
+        if low == high:
+            return low
         mid = (low + high + 1) // 2
         if ok(mid):
             low = mid
         else:
             high = mid - 1
+    if low != high:
+        raise ValueError(f"--fit: gsg's search of {searched} stops at FIT_SEARCH_MAX_STEPS "
+                         f"({FIT_SEARCH_MAX_STEPS}) halvings")
     return low
 
 
@@ -427,7 +440,18 @@ def _what_fit_does(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig
 def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, *,
                       version: str | None) -> Estimate:
     """The estimate for the arguments as given; where they leave a device less than --fit-target free and --fit runs,
-    what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments)."""
+    what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments).
+    Without a build number the build is profiles.LLAMACPP_NEWEST_MODELLED, and a note says so."""
+    est = _estimate_as_started(facts, gpu_totals, cfg, version)
+    if parse_version(version) is not None:
+        return est
+    note = (f"no build given: the newest modelled, {P.DEFAULT_VERSIONS['llamacpp']}, as GPUStack's moving image tag "
+            "runs" + (f" (backend_version '{version}' names no build)" if version and version.strip() else ""))
+    return replace(est, notes=est.notes + (note,))
+
+
+def _estimate_as_started(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig,
+                         version: str | None) -> Estimate:
     if cfg.ctx_size is None:
         context = default_context(facts, cfg, version)
         cfg = replace(cfg, ctx_size=context["ctx_size"])
