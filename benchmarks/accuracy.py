@@ -193,10 +193,12 @@ def b14() -> list[Row]:
 
 
 def table_d() -> list[Row]:
-    q4 = estimate("Qwen/Qwen2.5-7B", "200GiB", "--ctx-size=131072", "--parallel=1", backend="llama.cpp",
-                  extra=("-q", "q4_k_m", "--platform-footprint", "250MiB"))
-    q8 = estimate("Qwen/Qwen2.5-7B", "200GiB", "--ctx-size=131072", "--parallel=1", backend="llama.cpp",
-                  extra=("-q", "q8_0", "--platform-footprint", "250MiB"))
+    # gguf-parser's figures are without flash attention; the newest build turns it on by itself (auto), so the
+    # rows say --flash-attn off as the comparison assumes
+    q4 = estimate("Qwen/Qwen2.5-7B", "200GiB", "--ctx-size=131072", "--parallel=1", "--flash-attn=off",
+                  backend="llama.cpp", extra=("-q", "q4_k_m", "--platform-footprint", "250MiB"))
+    q8 = estimate("Qwen/Qwen2.5-7B", "200GiB", "--ctx-size=131072", "--parallel=1", "--flash-attn=off",
+                  backend="llama.cpp", extra=("-q", "q8_0", "--platform-footprint", "250MiB"))
     return [Row("D1", "R1-Distill-Qwen-7B Q4_K_M ctx 131072 no FA: VRAM GiB (gguf-parser 18.89)",
                 round(q4["breakdown"]["requested"] / GiB, 2), 18.89, tolerance=0.05),
             Row("D1", "Qwen2.5-7B Q8_0 same: VRAM GiB (gguf-parser 21.82)",
