@@ -441,6 +441,13 @@ class PerformanceMode:
     every_size_to: int  # interactivity: every capture size up to this one
     row: P.VllmPerformanceModeRow
 
+    def notes(self, version: str | None) -> list[str]:
+        if self.applied:
+            return []
+        # an unreadable version tag, whose assumed release predates the mode (engine.vllm_config lets it through)
+        return [f"--performance-mode {self.name} not applied: vLLM {version or P.DEFAULT_VERSIONS['vllm']} as gsg "
+                f"reads it has no such mode (it exists from {P.VLLM_PERFORMANCE_MODES[-1].since})"]
+
     def report(self, balanced: dict, changed: dict, terms: list[str]) -> dict:
         """balanced / changed: the figures the mode moves, under "balanced" and under this mode; terms: the
         budget terms they feed (terms.budget_terms names the mode's rule beside each)."""
@@ -1298,9 +1305,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
     mode = performance_mode(cfg, version)
-    if not mode.applied:
-        notes.append(f"--performance-mode {mode.name} not applied: vLLM {version or P.DEFAULT_VERSIONS['vllm']} as "
-                     f"gsg reads it has no such mode (it exists from {P.VLLM_PERFORMANCE_MODES[-1].since})")
+    notes.extend(mode.notes(version))
     chunked = defaults[2]
     scheduled, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
     refusal = scheduler_refusal(scheduled, seqs, max_len, chunked)
