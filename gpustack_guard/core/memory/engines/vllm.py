@@ -445,8 +445,9 @@ class PerformanceMode:
         if self.applied:
             return []
         # an unreadable version tag, whose assumed release predates the mode (engine.vllm_config lets it through)
-        return [f"--performance-mode {self.name} not applied: vLLM {version or P.DEFAULT_VERSIONS['vllm']} as gsg "
-                f"reads it has no such mode (it exists from {P.VLLM_PERFORMANCE_MODES[-1].since})"]
+        return [f"--performance-mode {self.name} not applied: gsg reads vLLM '{version}' as "
+                f"{P.arithmetic_version('vllm', version)}, which has no such mode (it exists from "
+                f"{P.VLLM_PERFORMANCE_MODES[-1].since})"]
 
     def report(self, balanced: dict, changed: dict, terms: list[str]) -> dict:
         """balanced / changed: the figures the mode moves, under "balanced" and under this mode; terms: the
