@@ -18,6 +18,7 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB
+from gpustack_guard.core.versions import parse_version
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
@@ -88,7 +89,31 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
         **capture_settings(flags, value("max-cudagraph-capture-size")),
+        performance_mode=performance_mode(flags, version),
     )
+
+
+def performance_mode(flags: dict, version: str | None) -> str:
+    """--performance-mode as the release's argparse takes it: one of its choices, exactly as spelled (profiles.
+    VLLM_PERFORMANCE_MODES); refused before the release that added it. A version gsg cannot read (a custom tag)
+    gets the newest release's choices, so an unreadable tag never turns a valid value into a report."""
+    key = "performance-mode"
+    if key not in flags:
+        return P.VLLM_PERFORMANCE_MODE_DEFAULT
+    text = flags[key]
+    newest = P.VLLM_PERFORMANCE_MODES[-1]
+    readable = version is None or parse_version(version) is not None
+    release = P.arithmetic_version("vllm", version)
+    row = P.vllm_performance_mode_row(P.known_version(release)) if readable else newest
+    if not row.choices:
+        assumed = "" if version is not None else " (gsg's assumed release: pin backend_version)"
+        raise EF.FlagValueError(key, _text(text), f"vLLM {release}{assumed} has no --{key} (it exists from "
+                                                  f"{newest.since})")
+    if text is None or text is True or str(text) not in row.choices:
+        raise EF.FlagValueError(key, _text(text) if text is not True else None,
+                                f"vLLM {release if readable else newest.since + '+'} accepts "
+                                f"{', '.join(row.choices)} (argparse choices, case-sensitive)")
+    return str(text)
 
 
 

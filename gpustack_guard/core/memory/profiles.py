@@ -945,6 +945,46 @@ CAPTURE_SETTINGS_RULES = ("v1-8step", "v1")
 CAPTURE_SIZE_LIMIT = 2**20
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 CUDAGRAPH_MODE_NUMBERS = {0: "NONE", 1: "PIECEWISE", 2: "FULL"}  # the enum's plain values, as 0.10.x logs print them
+
+
+class VllmPerformanceModeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What vLLM's --performance-mode accepts and changes from one release on (the `since` version)."""
+
+    since: str
+    choices: tuple[str, ...]  # argparse choices, case-sensitive (empty: the release has no such flag)
+    # "throughput" multiplies max_num_batched_tokens and max_num_seqs by this, each only where the user left it to
+    # its default, before the defaulted tokens are bounded by max_num_seqs x max_model_len and the defaulted
+    # sequences by the tokens
+    throughput_default_factor: int
+    # "interactivity" captures every size from 1 up to this (bounded by the largest capture size) in place of
+    # 1, 2, 4, when the deployment gives no capture-size list
+    interactivity_every_size_to: int
+    source: str
+
+
+# Read in vllm/engine/arg_utils.py and vllm/config/vllm.py of every wheel from 0.16.0 to 0.34.0 (0.16.0 has no
+# flag; 0.17.0 adds it; 0.18.0 .. 0.34.0 keep the choices, the doubling and the capture head unchanged).
+# PerformanceMode = Literal["balanced", "interactivity", "throughput"], default "balanced", goes to argparse as
+# choices (literal_to_kwargs). 0.34.0's wider SM100 prefill/decode grids also read "interactivity"; gsg does not
+# model those grids for any mode.
+VLLM_PERFORMANCE_MODES = (
+    VllmPerformanceModeRow("0.0.0", (), 1, 0, "vllm/engine/arg_utils.py@v0.16.0 (no --performance-mode)"),
+    VllmPerformanceModeRow(
+        "0.17.0", ("balanced", "interactivity", "throughput"), 2, 32,
+        "vllm/engine/arg_utils.py@v0.17.0 _set_default_max_num_seqs_and_batched_tokens_args ('If throughput mode "
+        "is set, double max_num_batched_tokens and max_num_seqs', defaulted ones only); vllm/config/vllm.py@v0.17.0 "
+        "_set_cudagraph_sizes (interactivity: range(1, min(max capture size, 32) + 1) before the multiples of 8); "
+        "unchanged through @v0.34.0"),
+)
+VLLM_PERFORMANCE_MODE_DEFAULT = "balanced"
+_PERFORMANCE_MODE_KEYS = keyed_by_release(VLLM_PERFORMANCE_MODES)
+
+
+def vllm_performance_mode_row(release: Version) -> VllmPerformanceModeRow:
+    """The --performance-mode row of a vLLM release."""
+    return row_of_release(_PERFORMANCE_MODE_KEYS, release)
+
+
 # CUDA-graph memory per (layer x captured graph): Table C, Llama-3.2-1B 0.21 GiB / (16 layers x 35 graphs)
 # and Qwen3-Next-80B 2.37 GiB / (48 layers x 134 graphs) both give ~0.38 MiB.
 GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB

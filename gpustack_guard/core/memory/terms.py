@@ -85,6 +85,11 @@ def budget_terms(est) -> list[BudgetTerm]:
     # a rule the deployment's own env picked over the release's default (VLLM_USE_FLASHINFER_SAMPLER)
     moved = est.extra.get("term_rules") or {}
     rows = [BudgetTerm(r.term, r.value, r.unit, *moved[r.term]) if r.term in moved else r for r in rows]
+    # vLLM's --performance-mode: the terms whose batch or capture sizes it moved name it beside their own rule
+    mode = est.extra.get("performance_mode") if est.engine == "vLLM" else None
+    if isinstance(mode, dict) and mode.get("terms"):
+        rows = [BudgetTerm(r.term, r.value, r.unit, f"{r.rule}+performance-mode-{mode['mode']}",
+                           f"{r.source}; {mode['source']}") if r.term in mode["terms"] else r for r in rows]
     return rows
 
 

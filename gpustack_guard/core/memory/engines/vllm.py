@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory import terms as T
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
@@ -80,6 +81,9 @@ class VllmConfig:
     cudagraph_capture_sizes: tuple[int, ...] | None = None  # --cudagraph-capture-sizes or the config's list
     cuda_graph_sizes: tuple[int, ...] | None = None  # --cuda-graph-sizes as given (its meaning changed at 0.11.1)
     max_cudagraph_capture_size: int | None = None  # --max-cudagraph-capture-size or the config's value
+    # --performance-mode as given (one of the release's choices, engine.vllm_config checks; profiles.
+    # VLLM_PERFORMANCE_MODES says what each changes)
+    performance_mode: str = P.VLLM_PERFORMANCE_MODE_DEFAULT
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -104,7 +108,8 @@ class StageBudget:
                 "kv_available": self.kv_available}
 
 
-def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
+def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: int = 0) -> list[int]:
+    """The release's default capture sizes; every_size_to: --performance-mode interactivity's fine head."""
     small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
     if rule in ("v0", "v1-early"):
         top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
@@ -112,17 +117,21 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int) -> list[int]:
     largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
     if rule == "v1-8step":  # 0.10.1-0.11.0: every multiple of 8 up to the largest size
         return [s for s in small if s <= largest] + list(range(step, largest + 1, step))
-    return v1_capture_sizes(largest)
+    return v1_capture_sizes(largest, every_size_to)
 
 
-def v1_capture_sizes(largest: int) -> list[int]:
-    """0.11.1+'s list up to its largest size: 1, 2, 4, multiples of 8 below 256, then of 16."""
+def v1_capture_sizes(largest: int, every_size_to: int = 0) -> list[int]:
+    """0.11.1+'s list up to its largest size: 1, 2, 4, multiples of 8 below 256, then of 16. every_size_to > 0
+    (--performance-mode interactivity, from 0.17.0): every size from 1 to min(largest, every_size_to) in place of
+    1, 2, 4 (config/vllm.py@v0.17.0 _set_cudagraph_sizes)."""
     step, wide = P.CAPTURE_STEP, P.CAPTURE_V1_WIDE_FROM
-    return [s for s in P.CAPTURE_SMALL if s <= largest] + list(range(step, min(largest + 1, wide), step)) + \
-        list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))
+    head = list(range(1, min(largest, every_size_to) + 1)) if every_size_to else \
+        [s for s in P.CAPTURE_SMALL if s <= largest]
+    return sorted(set(head + list(range(step, min(largest + 1, wide), step)) +
+                      list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))))
 
 
-def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int) -> list[int] | None:
+def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int, every_size_to: int = 0) -> list[int] | None:
     """The sizes a deployment's capture settings ask for, as the release reads them (profiles.
     CAPTURE_SETTINGS_RULES); None when it sets none, or the release does not read them."""
     if rule not in P.CAPTURE_SETTINGS_RULES:
@@ -141,7 +150,7 @@ def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int) -> list
         # 0.10.1-0.11.0 take the config's own list as given; 0.11.1+ cut it to the batched tokens
         return sizes if rule == "v1-8step" else [s for s in sizes if s <= max_tokens]
     if cfg.max_cudagraph_capture_size is not None and rule == "v1":
-        return v1_capture_sizes(min(cfg.max_cudagraph_capture_size, max_tokens))
+        return v1_capture_sizes(min(cfg.max_cudagraph_capture_size, max_tokens), every_size_to)
     return None
 
 
@@ -400,8 +409,11 @@ def v1_batch_tier(parsed: Version, gpu_total: int, gpu_name: str) -> str:
 def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, engine: str,
                 version: str | None) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) as the scheduler holds them after the user's flags
-    (profiles.VLLM_V1_UNCHUNKED_SINCE and VLLM_SEQS_CAPPED_BY_TOKENS_SINCE say from which release each step runs)."""
+    (profiles.VLLM_V1_UNCHUNKED_SINCE and VLLM_SEQS_CAPPED_BY_TOKENS_SINCE say from which release each step runs;
+    --performance-mode throughput multiplies the defaults before those bounds, profiles.VLLM_PERFORMANCE_MODES)."""
     default_tokens, default_seqs, chunked = defaults
+    factor = performance_mode(cfg, version).throughput_factor
+    default_tokens, default_seqs = default_tokens * factor, default_seqs * factor
     if engine == "v0":
         return cfg.max_num_batched_tokens or default_tokens, cfg.max_num_seqs or default_seqs
     parsed = P.arithmetic_release("vllm", version)
@@ -415,6 +427,67 @@ def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, 
     if cfg.max_num_seqs is None and parsed >= P.known_version(P.VLLM_SEQS_CAPPED_BY_TOKENS_SINCE):
         seqs = min(seqs, batched)
     return batched, seqs
+
+
+@dataclass(frozen=True, repr=False)
+class PerformanceMode:
+    """What the deployment's --performance-mode changes in this release (profiles.VLLM_PERFORMANCE_MODES)."""
+
+    __repr__ = fields_repr
+
+    name: str
+    applied: bool  # the default, or a mode the release has (an unreadable version's assumed release may not)
+    throughput_factor: int  # on the defaulted max_num_batched_tokens and max_num_seqs
+    every_size_to: int  # interactivity: every capture size up to this one
+    row: P.VllmPerformanceModeRow
+
+    def notes(self, version: str | None) -> list[str]:
+        if self.applied:
+            return []
+        # an unreadable version tag, whose assumed release predates the mode (engine.vllm_config lets it through)
+        return [f"--performance-mode {self.name} not applied: gsg reads vLLM '{version}' as "
+                f"{P.arithmetic_version('vllm', version)}, which has no such mode (it exists from "
+                f"{P.VLLM_PERFORMANCE_MODES[-1].since})"]
+
+    def report(self, balanced: dict, changed: dict, terms: list[str]) -> dict:
+        """balanced / changed: the figures the mode moves, under "balanced" and under this mode; terms: the
+        budget terms they feed (terms.budget_terms names the mode's rule beside each)."""
+        return {"mode": self.name, "applied": self.applied, "defaults_factor": self.throughput_factor,
+                "every_capture_size_to": self.every_size_to, "since": self.row.since, "source": self.row.source,
+                "balanced": balanced, "this_mode": changed, "terms": terms}
+
+
+def performance_mode_effect(mode: PerformanceMode, cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int,
+                            engine: str, version: str | None, profile: P.VllmProfile, batched: int,
+                            seqs: int) -> dict:
+    """What the mode moved against "balanced", and the terms it moved, for the estimate's report. A mode applies
+    only to V1 releases from 0.17.0, whose profile batch is the scheduler's (batch_sizes)."""
+    plan = graph_plan(profile, cfg, seqs, batched, mode.every_size_to)
+    if mode.throughput_factor == 1 and not mode.every_size_to:  # balanced, or a mode the release does not have
+        base_batched, base_seqs, base_plan = batched, seqs, plan
+    else:
+        base = replace(cfg, performance_mode=P.VLLM_PERFORMANCE_MODE_DEFAULT)
+        base_batched, base_seqs = batch_sizes(base, defaults, max_len, engine, version)
+        base_plan = graph_plan(profile, base, base_seqs, base_batched)
+    terms = ([T.FORWARD_PEAK] if batched != base_batched else []) + \
+        ([T.SAMPLER_PEAK, T.SAMPLER_WARMUP] if seqs != base_seqs else []) + \
+        ([T.CUDA_GRAPHS] if plan.graphs != base_plan.graphs else [])
+
+    def figures(tokens: int, sequences: int, graph_set: GraphPlan) -> dict:
+        return {"max_num_batched_tokens": tokens, "max_num_seqs": sequences,
+                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
+                "largest_capture_size": graph_set.largest}
+
+    return mode.report(figures(base_batched, base_seqs, base_plan), figures(batched, seqs, plan), terms)
+
+
+def performance_mode(cfg: VllmConfig, version: str | None) -> PerformanceMode:
+    row = P.vllm_performance_mode_row(P.arithmetic_release("vllm", version))
+    applied = cfg.performance_mode in row.choices or cfg.performance_mode == P.VLLM_PERFORMANCE_MODE_DEFAULT
+    return PerformanceMode(cfg.performance_mode, applied,
+                           row.throughput_default_factor if applied and cfg.performance_mode == "throughput" else 1,
+                           row.interactivity_every_size_to if applied and cfg.performance_mode == "interactivity"
+                           else 0, row)
 
 
 def sizing_mode(profile: P.VllmProfile, cfg: VllmConfig) -> tuple[bool, float, bool]:
@@ -1025,7 +1098,7 @@ class GraphPlan:
         return self.piecewise + self.full
 
 
-def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int) -> GraphPlan:
+def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, every_size_to: int = 0) -> GraphPlan:
     """The graphs the release captures under the deployment's capture settings (profiles.CAPTURE_SETTINGS_RULES):
     mixed-batch graphs one per size (PIECEWISE, or FULL under cudagraph_mode FULL), decode FULL graphs one per size
     up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE."""
@@ -1034,9 +1107,9 @@ def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int)
     mode = cfg.cudagraph_mode if reads and cfg.cudagraph_mode else default
     if cfg.enforce_eager or mode == "NONE":
         return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
-    sizes = requested_capture_sizes(profile.capture_rule, cfg, batched)
+    sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to)
     if sizes is None:
-        sizes = capture_sizes(profile.capture_rule, seqs, batched)
+        sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to)
     decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
     mixed = [] if mode == "FULL_DECODE_ONLY" else sizes
     piecewise = len(mixed) if mode != "FULL" else 0
@@ -1064,7 +1137,7 @@ def estimated_graph_memory(facts: ModelFacts, tp: int, plan: GraphPlan, layers: 
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
-                 facts: ModelFacts | None = None) -> int:
+                 facts: ModelFacts | None = None, every_size_to: int = 0) -> int:
     """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate from the release that computes it
     (0.18.0, outside the budget until 0.20.0; with the model's facts), else the capture's measured cost per layer and
     graph."""
@@ -1072,7 +1145,7 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
-    plan = graph_plan(profile, cfg, seqs, batched)
+    plan = graph_plan(profile, cfg, seqs, batched, every_size_to)
     if profile.sizes_graphs_by_estimate and facts is not None:
         return estimated_graph_memory(facts, cfg.tensor_parallel_size, plan, layers)
     # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
@@ -1232,6 +1305,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     extensible, gmu, startup_free_check = sizing_mode(profile, cfg)
 
     defaults = default_batching(profile, gpu_total, gpu_name, max_len, cfg.enable_chunked_prefill, version)
+    mode = performance_mode(cfg, version)
+    notes.extend(mode.notes(version))
     chunked = defaults[2]
     scheduled, seqs = batch_sizes(cfg, defaults, max_len, profile.engine, version)
     refusal = scheduler_refusal(scheduled, seqs, max_len, chunked)
@@ -1305,7 +1380,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         encoder = mm_profile.added(max(forward, sampler)) if s == 0 else 0
         phases.append((forward, sampler, encoder))
         activation = max(forward, sampler) + encoder
-        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts, mode.every_size_to)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
@@ -1387,7 +1462,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         if search_fixes else {}
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
-    graph_set = graph_plan(profile, cfg, seqs, batched)
+    graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to)
 
     return Estimate(
         engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
@@ -1402,6 +1477,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
+               "performance_mode": performance_mode_effect(mode, cfg, defaults, max_len, profile.engine, version,
+                                                           profile, batched, seqs),
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
