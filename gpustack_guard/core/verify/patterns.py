@@ -308,6 +308,13 @@ VLLM_PATTERNS = (
        r"No available memory for the cache blocks|Insufficient memory for KV cache",
        "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks. Try "
        "increasing `gpu_memory_utilization` when initializing the engine.", "vllm#10439", kind="failure:no-kv-memory"),
+    # V1 prints the KV budget before it checks it: check_enough_kv_cache_memory raises "No available memory for the
+    # cache blocks" on available_memory <= 0 (v1/core/kv_cache_utils.py@v0.23.0), so a negative budget is that
+    # refusal even where a log is cut before the ValueError (a quoted excerpt, a traceback cut at its first line)
+    _p("vllm-v1-negative-kv", VLLM, "0.8 to the newest (V1 worker; kv_cache_utils.py@v0.23.0)",
+       r"Available KV cache memory: -[0-9]+(?:\.[0-9]+)? GiB",
+       "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB",
+       "vllm#23278", kind="failure:no-kv-memory"),
     _p("vllm-sampler-oom", VLLM, "0.8 to the newest (V1 warms the sampler up after the KV pool is taken)",
        r"CUDA out of memory occurred when warming up sampler with " + _g(MAX_RUNNING, INT) + " dummy requests",
        "(VllmWorker rank=0 pid=10672) ERROR 03-16 06:12:38 [multiproc_executor.py:375] RuntimeError: CUDA out of "

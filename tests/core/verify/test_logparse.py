@@ -319,6 +319,21 @@ CASES = [
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
+    # session 18: public logs of 0.10.1-0.24 (a lab guide's "INFO [...]" lines, an LLM-class run, a cut traceback
+    # whose negative KV budget is the refusal, a report's reflowed error, a repository's banked serve log)
+    ("vllm/v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", '0.11.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.8871), P.KV_CACHE: gib(5.03), P.CUDA_GRAPHS: gib(0.49), P.MAX_MODEL_LEN: 32768,
+      P.KV_TOKENS: 188512, P.MAX_CONCURRENCY: 5.75}),
+    ("vllm/v1-0.13-gemma3-1b-llm-class-gmu095-2k.log", '0.13.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.9148), P.KV_CACHE: gib(25.39), P.MAX_MODEL_LEN: 2048, P.KV_TOKENS: 950864,
+      P.MAX_CONCURRENCY: 461.21}),
+    ("vllm/v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", None, False, 'no-kv-memory', 'main', 0,
+     {P.WEIGHTS: gib(65.9651)}),
+    ("vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log", None, False, None, 'main', 2,
+     {P.KV_CACHE: gib(0.3)}),
+    ("vllm/v1-0.24-qwen25-7b-shape-8k-vast-serve.log", '0.24.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.37), P.CUDA_GRAPHS: gib(0.65), P.KV_CACHE: gib(11.92), P.KV_TOKENS: 223152,
+      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 27.24}),
 ]
 
 
@@ -335,7 +350,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 29}
+    assert counts == {"vllm": 68, "sglang": 25, "llama.cpp": 29}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -609,3 +624,23 @@ def test_a_llama_cpp_device_line_without_a_free_figure_gives_none():
     log, _ = parse_log(["llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) "
                         "(0000:04:00.0)\n"], "llama.cpp")
     assert log.terms() == {}
+
+
+def test_a_negative_v1_kv_budget_is_the_no_kv_memory_refusal():
+    """kv_cache_utils.py@v0.23.0 check_enough_kv_cache_memory raises "No available memory for the cache blocks" on
+    available_memory <= 0, right after gpu_worker.py prints the budget: an excerpt cut before the ValueError
+    (vllm#23278) still shows the refusal, and a whole traceback (0.23's, the index's Qwen2.5-VL-7B run at gmu 0.22)
+    gives the same one."""
+    cut = parse("vllm/v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log")
+    assert (cut.failure_kind, cut.started, cut.failure_line) == ("no-kv-memory", False, 10)
+    whole, _ = parse_log([
+        "(EngineCore pid=129) INFO 07-01 04:24:37 [gpu_worker.py:480] Available KV cache memory: -14.28 GiB\n",
+        "(EngineCore pid=129) ERROR 07-01 04:24:37 [core.py:1195] EngineCore failed to start.\n",
+        "(EngineCore pid=129) ERROR 07-01 04:24:37 [core.py:1195] ValueError: No available memory for the cache "
+        "blocks. Try increasing `gpu_memory_utilization` when initializing the engine (this flag also controls CPU "
+        "memory reservation on the CPU backend, despite its name).\n"], "vllm")
+    assert (whole.failure_kind, whole.failure_line) == ("no-kv-memory", 1)
+    assert P.KV_CACHE not in whole.terms()  # a negative budget is no pool
+    # a positive budget, however small, is a figure and no outcome (the engine may still refuse on length)
+    small, _ = parse_log(["INFO [gpu_worker.py:480] Available KV cache memory: 0.3 GiB\n"], "vllm")
+    assert small.failure_kind is None and small.terms() == {P.KV_CACHE: gib(0.3)}
