@@ -45,6 +45,9 @@ B200 = ("NVIDIA B200", "183359MiB")
 MI355X = ("AMD Instinct MI355X", "294896MiB")
 L4 = ("NVIDIA L4", "23034MiB")
 ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
+RTX_2000_ADA = ("NVIDIA RTX 2000 Ada Generation", "16380MiB")
+H100_PCIE = ("NVIDIA H100 PCIe", "81559MiB")
+RTX_5090 = ("NVIDIA GeForce RTX 5090", "32607MiB")
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -249,6 +252,24 @@ VECTORS = (
                "(the file's environment table), vLLM 0.26.0 (the same table), its section-3 command (32,768 tokens, "
                "gmu 0.90) and VLLM_USE_FLASHINFER_SAMPLER=0; its own budget line (14.39 GiB = 15.99 x 0.9) agrees "
                "with the card's CUDA total"),
+    Vector("v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", "Qwen/Qwen2.5-1.5B", RTX_2000_ADA, None,
+           ("--gpu-memory-utilization=0.6",),
+           why="a public markdown lab guide (index file id 7256429456, repository not named), Task 3.1's sample "
+               "output: `vllm serve Qwen/Qwen2.5-1.5B-Instruct --gpu-memory-utilization 0.6` on a 16 GB NVIDIA RTX "
+               "2000 Ada (the sample's heading), vLLM 0.11.2 (the log), the model's 32,768 tokens"),
+    Vector("v1-0.13-gemma3-1b-llm-class-gmu095-2k.log", "google/gemma-3-1b-it", RTX_5090, None, gpu_known=False,
+           why="a public benchmark note (index file id 45665312624, repository not named): LLM(model='google/gemma-3-"
+               "1b-it', max_model_len=2048, gpu_memory_utilization=0.95) under vLLM 0.13.0 (the log); the GPU is not "
+               "named: 25.39 + 1.91 GiB at 0.95 is a ~32 GB card (an RTX 5090 assumed)"),
+    Vector("v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", "openai/gpt-oss-120b", H100_PCIE, "0.10.1",
+           version_known=False, args_known=False,
+           why="vllm#23278 (2025-08-20): openai/gpt-oss-120b on one NVIDIA H100 PCIe (the reporter's collect_env), "
+               "torch 2.7.1 (0.10.1 by date and pin); no command beyond the model: defaults assumed; the excerpt "
+               "stops at the traceback's first line after a negative KV budget (-2.14 GiB): refused"),
+    Vector("v1-0.24-qwen25-7b-shape-8k-vast-serve.log", "Qwen/Qwen2.5-7B", RTX_5090, None, gpu_known=False,
+           why="a public test file's verbatim vLLM 0.24.0 serve log (index file id 62752965317, repository not "
+               "named): /workspace/base at 8,192 tokens and gmu 0.9; 57,344 B per token and a 14.19 GiB checkpoint "
+               "are Qwen2.5-7B's shape; the GPU is not named (a rented box, '<70 GiB'; an RTX 5090 assumed)"),
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
@@ -533,6 +554,10 @@ EXCLUDED = {
                                                   "CI); the model is not in the line",
     "vllm/v1-fp8-kv-221k-refused.log": "vllm#25350: the same command at 221,000 tokens left 5.59 GiB of pool "
                                        "where 100,000 left 10.55; no argument in the thread explains 4.96 GiB",
+    "vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log": "search-index file 55680053478: the report "
+        "quotes vLLM 0.23.0's refusal reflowed and edited (no '(' before the needed GiB, three lines), so the "
+        "engine's failure line is not in it and only its 0.3 GiB budget is read; its util 0.90 / 0.875 pools "
+        "(14.54 / 12.17 GiB) are a table's figures, not log lines (benchmarks/vectors/MISSES.md)",
     "vllm/v1-nvfp4-kv-1m.log": "vllm#49011: a prototype branch's nvfp4 KV cache with a drafter, not a release",
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
