@@ -447,7 +447,7 @@ class PerformanceMode:
         # an unreadable version tag, whose assumed release predates the mode (engine.vllm_config lets it through)
         return [f"--performance-mode {self.name} not applied: gsg reads vLLM '{version}' as "
                 f"{P.arithmetic_version('vllm', version)}, which has no such mode (it exists from "
-                f"{P.VLLM_PERFORMANCE_MODES[-1].since})"]
+                f"{P.VLLM_PERFORMANCE_MODE_SINCE})"]
 
     def report(self, balanced: dict, changed: dict, terms: list[str]) -> dict:
         """balanced / changed: the figures the mode moves, under "balanced" and under this mode; terms: the
