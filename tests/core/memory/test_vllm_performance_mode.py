@@ -6,6 +6,7 @@ size from 1 to 32 in place of 1, 2, 4 (config/vllm.py _set_cudagraph_sizes). Exp
 from __future__ import annotations
 
 import pytest
+from support.vision_configs import QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
@@ -20,6 +21,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     graph_plan,
     v1_capture_sizes,
 )
+from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import MiB
 
@@ -168,6 +170,28 @@ def test_throughput_on_a_small_gpu_adds_decode_graphs(version, graphs):
     assert (balanced.cuda_graphs, fast.cuda_graphs) == graphs
     assert fast.extra["performance_mode"]["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP,
                                                        T.CUDA_GRAPHS]
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.20.0", "0.34.0"])
+def test_throughput_doubles_the_encoder_budget_and_names_it(version):
+    """The encoder budget is max_num_batched_tokens (scheduler.py max_num_encoder_input_tokens, set after the
+    doubling; v1/core/encoder_cache_manager.py compute_encoder_budget @v0.17.0 and @v0.34.0): Gemma-3-12B's
+    256-token images, 8,192 / 256 = 32 -> 16,384 / 256 = 64 of them. Qwen2.5-VL-7B's one 16,384-token image
+    fills either budget: one item, its term untouched."""
+    gemma = catalog_facts("google/gemma-3-12b-it")
+    given = {"max-model-len": "8192"}
+    balanced = E.estimate("vllm", gemma, [H100], given, version, Policy())
+    fast = E.estimate("vllm", gemma, [H100], given | {"performance-mode": "throughput"}, version, Policy())
+    assert (balanced.extra["encoder_peak"], fast.extra["encoder_peak"]) == (217_055_232, 434_110_464)
+    report = fast.extra["performance_mode"]
+    assert (report["balanced"]["encoder_items"], report["this_mode"]["encoder_items"]) == (32, 64)
+    assert report["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP, T.ENCODER_PEAK]
+    rows = {row.term: row for row in T.budget_terms(fast)}
+    assert rows[T.ENCODER_PEAK].rule == "max(encoder-phase, text+held):siglip-attention+performance-mode-throughput"
+    qwen_vl = facts_from_config(QWEN25_VL_7B, "test")
+    one_item = E.estimate("vllm", qwen_vl, [H100], given | {"performance-mode": "throughput"}, version, Policy())
+    assert one_item.extra["performance_mode"]["this_mode"]["encoder_items"] == 1
+    assert T.ENCODER_PEAK not in one_item.extra["performance_mode"]["terms"]
 
 
 # --- interactivity: every capture size up to 32 ---------------------------------------------------------------
