@@ -108,10 +108,10 @@ def performance_mode(flags: dict, version: str | None) -> str:
     if not row.choices:
         assumed = "" if version is not None else " (gsg's assumed release: pin backend_version)"
         raise EF.FlagValueError(key, _text(text), f"vLLM {release}{assumed} has no --{key} (it exists from "
-                                                  f"{newest.since})")
+                                                  f"{P.VLLM_PERFORMANCE_MODE_SINCE})")
     if text is None or text is True or str(text) not in row.choices:
         raise EF.FlagValueError(key, _text(text) if text is not True else None,
-                                f"vLLM {release if readable else newest.since + '+'} accepts "
+                                f"vLLM {release if readable else P.VLLM_PERFORMANCE_MODE_SINCE + '+'} accepts "
                                 f"{', '.join(row.choices)} (argparse choices, case-sensitive)")
     return str(text)
 

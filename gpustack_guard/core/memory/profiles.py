@@ -962,11 +962,13 @@ class VllmPerformanceModeRow(NamedTuple):  # a table row: tuple-built, no genera
     source: str
 
 
-# Read in vllm/engine/arg_utils.py and vllm/config/vllm.py of every wheel from 0.16.0 to 0.34.0 (0.16.0 has no
-# flag; 0.17.0 adds it; 0.18.0 .. 0.34.0 keep the choices, the doubling and the capture head unchanged).
-# PerformanceMode = Literal["balanced", "interactivity", "throughput"], default "balanced", goes to argparse as
-# choices (literal_to_kwargs). 0.34.0's wider SM100 prefill/decode grids also read "interactivity"; gsg does not
-# model those grids for any mode.
+# Read in vllm/engine/arg_utils.py and vllm/config/vllm.py of every wheel from 0.16.0 to 0.34.0: 0.16.0 has no
+# flag; 0.17.0 adds PerformanceMode = Literal["balanced", "interactivity", "throughput"], default "balanced", which
+# goes to argparse as choices (literal_to_kwargs). The doubling and the shared capture head read the same at every
+# tag to 0.34.0. The doubling also lands on 0.20.0's batched-DP MoE default (256 tokens) and before 0.22.0's
+# multimodal prefix-LM floor; gsg models neither for any mode. 0.34.0 also passes "interactivity" to its SM100
+# default prefill grid and its adaptive-verification decode grid (every size to 32 there too); gsg models the
+# shared sizes only, on every GPU and for every mode.
 VLLM_PERFORMANCE_MODES = (
     VllmPerformanceModeRow("0.0.0", (), 1, 0, "vllm/engine/arg_utils.py@v0.16.0 (no --performance-mode)"),
     VllmPerformanceModeRow(
@@ -974,9 +976,16 @@ VLLM_PERFORMANCE_MODES = (
         "vllm/engine/arg_utils.py@v0.17.0 _set_default_max_num_seqs_and_batched_tokens_args ('If throughput mode "
         "is set, double max_num_batched_tokens and max_num_seqs', defaulted ones only); vllm/config/vllm.py@v0.17.0 "
         "_set_cudagraph_sizes (interactivity: range(1, min(max capture size, 32) + 1) before the multiples of 8); "
-        "unchanged through @v0.34.0"),
+        "unchanged through @v0.33.0"),
+    VllmPerformanceModeRow(
+        "0.34.0", ("balanced", "interactivity", "throughput"), 2, 32,
+        "vllm/engine/arg_utils.py@v0.34.0 _set_default_max_num_seqs_and_batched_tokens_args (the doubling as at "
+        "0.17.0); vllm/config/vllm.py@v0.34.0 _set_cudagraph_sizes (the same head on the shared sizes; interactivity "
+        "also densifies config/compilation.py@v0.34.0 prefill_cudagraph_capture_grid on SM100 and "
+        "varlen_decode_cudagraph_capture_grid, not modelled)"),
 )
 VLLM_PERFORMANCE_MODE_DEFAULT = "balanced"
+VLLM_PERFORMANCE_MODE_SINCE = next(row.since for row in VLLM_PERFORMANCE_MODES if row.choices)
 _PERFORMANCE_MODE_KEYS = keyed_by_release(VLLM_PERFORMANCE_MODES)
 
 

@@ -6,6 +6,7 @@ size from 1 to 32 in place of 1, 2, 4 (config/vllm.py _set_cudagraph_sizes). Exp
 from __future__ import annotations
 
 import pytest
+from support.vision_configs import QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
@@ -20,6 +21,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     graph_plan,
     v1_capture_sizes,
 )
+from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import MiB
 
@@ -111,9 +113,15 @@ def test_the_doubled_defaults_keep_vllms_bounds():
                        "v1", "0.19.0") == (1000, 1000)
 
 
-@pytest.mark.parametrize("model,tp,version", [(QWEN3_8B, 1, "0.17.0"), (QWEN3_8B, 1, "0.19.0"),
-                                              (LLAMA_70B, 2, "0.17.0"), (LLAMA_70B, 2, "0.19.0")])
-def test_throughput_on_h100_moves_the_profile_and_the_warm_up_not_the_graphs(model, tp, version):
+@pytest.mark.parametrize("model,tp,version,forward,graphs", [
+    (QWEN3_8B, 1, "0.17.0", (838_860_800, 1_644_167_168), 1_443_889_152),  # 384 KiB x 36 layers x 102 graphs
+    (QWEN3_8B, 1, "0.19.0", (838_860_800, 1_644_167_168), 734_470_144),
+    # 0.34.0's extensible KV cache also reserves the larger batch's headroom: 2,245,263,360 + 1,683,947,520 lost
+    (QWEN3_8B, 1, "0.34.0", (838_860_800, 1_644_167_168), 734_470_144),
+    (LLAMA_70B, 2, "0.17.0", (1_073_741_824, 2_113_929_216), 3_208_642_560),  # 384 KiB x 80 x 102
+    (LLAMA_70B, 2, "0.19.0", (1_073_741_824, 2_113_929_216), 1_734_246_400),
+])
+def test_throughput_on_h100_moves_the_profile_and_the_warm_up_not_the_graphs(model, tp, version, forward, graphs):
     balanced = estimate(model, version, H100, tp)
     fast = estimate(model, version, H100, tp, performance_mode="throughput")
     assert (balanced.max_num_seqs, balanced.extra["max_num_batched_tokens"]) == (1024, 8192)
@@ -121,12 +129,18 @@ def test_throughput_on_h100_moves_the_profile_and_the_warm_up_not_the_graphs(mod
     # the dummy sampler run and the warm-up draw one row per sequence: twice the rows, twice the bytes
     assert fast.extra["sampler_peak"] == 2 * balanced.extra["sampler_peak"]
     assert fast.extra["sampler_warmup_bytes"] == 2 * balanced.extra["sampler_warmup_bytes"]
-    assert fast.extra["forward_peak"] > balanced.extra["forward_peak"]
+    assert (balanced.extra["forward_peak"], fast.extra["forward_peak"]) == forward
     # 2 x 2,048 and 2 x 1,024 sequences both cap the largest capture size at 512: the same graphs
     assert fast.extra["cuda_graph_counts"] == balanced.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
-    assert fast.cuda_graphs == balanced.cuda_graphs
-    # graphs are outside the budget up to 0.19: the KV pool loses exactly the larger profile peak
-    assert balanced.kv_available - fast.kv_available == fast.activation - balanced.activation
+    assert fast.cuda_graphs == balanced.cuda_graphs == graphs
+    # the graphs are the same either way: the KV pool loses exactly the larger profile peak (and, from 0.34.0,
+    # the larger reserve)
+    assert balanced.kv_available - fast.kv_available == \
+        fast.activation - balanced.activation + fast.headroom - balanced.headroom
+    if version == "0.34.0":
+        assert (balanced.headroom, fast.headroom) == (1_683_947_520, 3_367_895_040)
+    else:
+        assert fast.headroom == balanced.headroom
     report = fast.extra["performance_mode"]
     assert report["balanced"]["max_num_seqs"] == 1024 and report["this_mode"]["max_num_seqs"] == 2048
     assert report["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP]
@@ -142,17 +156,42 @@ def test_throughput_on_llama_70b_tp2_leaves_no_room_for_one_8k_request():
     assert (balanced.verdict, fast.verdict) == ("fits", "kv-below-max-model-len")
 
 
-def test_throughput_on_a_small_gpu_adds_decode_graphs():
+@pytest.mark.parametrize("version,graphs", [
+    ("0.17.0", (1_217_396_736, 1_443_889_152)),  # 384 KiB x 36 layers x 86 and x 102 graphs
+    ("0.19.0", (624_762_880, 734_470_144)),      # vLLM's own estimate (profile_cudagraph_memory)
+])
+def test_throughput_on_a_small_gpu_adds_decode_graphs(version, graphs):
     """L40S: 256 -> 512 sequences; the largest capture size is 512 either way, but the FULL decode graphs go up to
     max_num_seqs: 35 sizes up to 256, 51 up to 512."""
-    for version in ("0.17.0", "0.19.0"):
-        balanced = estimate(QWEN3_8B, version, L40S)
-        fast = estimate(QWEN3_8B, version, L40S, performance_mode="throughput")
-        assert balanced.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 35}
-        assert fast.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
-        assert fast.cuda_graphs > balanced.cuda_graphs
-        assert fast.extra["performance_mode"]["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP,
-                                                           T.CUDA_GRAPHS]
+    balanced = estimate(QWEN3_8B, version, L40S)
+    fast = estimate(QWEN3_8B, version, L40S, performance_mode="throughput")
+    assert balanced.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 35}
+    assert fast.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
+    assert (balanced.cuda_graphs, fast.cuda_graphs) == graphs
+    assert fast.extra["performance_mode"]["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP,
+                                                       T.CUDA_GRAPHS]
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.20.0", "0.34.0"])
+def test_throughput_doubles_the_encoder_budget_and_names_it(version):
+    """The encoder budget is max_num_batched_tokens (scheduler.py max_num_encoder_input_tokens, set after the
+    doubling; v1/core/encoder_cache_manager.py compute_encoder_budget @v0.17.0 and @v0.34.0): Gemma-3-12B's
+    256-token images, 8,192 / 256 = 32 -> 16,384 / 256 = 64 of them. Qwen2.5-VL-7B's one 16,384-token image
+    fills either budget: one item, its term untouched."""
+    gemma = catalog_facts("google/gemma-3-12b-it")
+    given = {"max-model-len": "8192"}
+    balanced = E.estimate("vllm", gemma, [H100], given, version, Policy())
+    fast = E.estimate("vllm", gemma, [H100], given | {"performance-mode": "throughput"}, version, Policy())
+    assert (balanced.extra["encoder_peak"], fast.extra["encoder_peak"]) == (217_055_232, 434_110_464)
+    report = fast.extra["performance_mode"]
+    assert (report["balanced"]["encoder_items"], report["this_mode"]["encoder_items"]) == (32, 64)
+    assert report["terms"] == [T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP, T.ENCODER_PEAK]
+    rows = {row.term: row for row in T.budget_terms(fast)}
+    assert rows[T.ENCODER_PEAK].rule == "max(encoder-phase, text+held):siglip-attention+performance-mode-throughput"
+    qwen_vl = facts_from_config(QWEN25_VL_7B, "test")
+    one_item = E.estimate("vllm", qwen_vl, [H100], given | {"performance-mode": "throughput"}, version, Policy())
+    assert one_item.extra["performance_mode"]["this_mode"]["encoder_items"] == 1
+    assert T.ENCODER_PEAK not in one_item.extra["performance_mode"]["terms"]
 
 
 # --- interactivity: every capture size up to 32 ---------------------------------------------------------------
@@ -181,18 +220,25 @@ def test_interactivity_applies_to_max_cudagraph_capture_size_not_to_a_given_list
     assert graph_plan(profile, listed, 1024, 8192, every_size_to=32).piecewise == 3
 
 
-@pytest.mark.parametrize("model,tp", [(QWEN3_8B, 1), (LLAMA_70B, 2)])
-def test_interactivity_graphs_are_headroom_until_0_19_and_budget_from_0_20(model, tp):
-    for version, in_budget in (("0.17.0", False), ("0.19.0", False), ("0.20.0", True)):
-        balanced = estimate(model, version, H100, tp)
-        fine = estimate(model, version, H100, tp, performance_mode="interactivity")
-        assert fine.extra["cuda_graph_counts"] == {"piecewise": 76, "full": 76}
-        assert (fine.max_num_seqs, fine.extra["max_num_batched_tokens"]) == (1024, 8192)
-        assert fine.activation == balanced.activation
-        more_graphs = fine.cuda_graphs - balanced.cuda_graphs
-        assert more_graphs > 0
-        assert balanced.kv_available - fine.kv_available == (more_graphs if in_budget else 0)
-        assert fine.extra["performance_mode"]["terms"] == [T.CUDA_GRAPHS]
+@pytest.mark.parametrize("model,tp,version,graphs,in_budget", [
+    # 384 KiB x 36 layers x 102 and x 152 graphs
+    (QWEN3_8B, 1, "0.17.0", (1_443_889_152, 2_151_677_952), False),
+    (QWEN3_8B, 1, "0.19.0", (734_470_144, 1_077_305_344), False),
+    (QWEN3_8B, 1, "0.20.0", (734_470_144, 1_077_305_344), True),
+    (QWEN3_8B, 1, "0.34.0", (734_470_144, 1_077_305_344), True),
+    (LLAMA_70B, 2, "0.17.0", (3_208_642_560, 4_781_506_560), False),  # 384 KiB x 80 x 102 and x 152
+    (LLAMA_70B, 2, "0.19.0", (1_734_246_400, 2_561_638_400), False),
+    (LLAMA_70B, 2, "0.20.0", (1_734_246_400, 2_561_638_400), True),
+])
+def test_interactivity_graphs_are_headroom_until_0_19_and_budget_from_0_20(model, tp, version, graphs, in_budget):
+    balanced = estimate(model, version, H100, tp)
+    fine = estimate(model, version, H100, tp, performance_mode="interactivity")
+    assert fine.extra["cuda_graph_counts"] == {"piecewise": 76, "full": 76}
+    assert (fine.max_num_seqs, fine.extra["max_num_batched_tokens"]) == (1024, 8192)
+    assert fine.activation == balanced.activation
+    assert (balanced.cuda_graphs, fine.cuda_graphs) == graphs
+    assert balanced.kv_available - fine.kv_available == (graphs[1] - graphs[0] if in_budget else 0)
+    assert fine.extra["performance_mode"]["terms"] == [T.CUDA_GRAPHS]
 
 
 def test_interactivity_under_enforce_eager_changes_nothing():
@@ -205,7 +251,7 @@ def test_interactivity_under_enforce_eager_changes_nothing():
 def test_the_budget_names_the_mode_beside_each_term_it_moved():
     est = estimate(LLAMA_70B, "0.19.0", H100, 2, performance_mode="throughput")
     rows = {row.term: row for row in T.budget_terms(est)}
-    source = P.VLLM_PERFORMANCE_MODES[-1].source
+    source = P.vllm_performance_mode_row(P.known_version("0.19.0")).source
     for term in (T.FORWARD_PEAK, T.SAMPLER_PEAK, T.SAMPLER_WARMUP):
         assert rows[term].rule.endswith("+performance-mode-throughput") and rows[term].source.endswith(source)
     for term in (T.WEIGHTS, T.CUDA_GRAPHS, T.NON_TORCH):
@@ -213,3 +259,19 @@ def test_the_budget_names_the_mode_beside_each_term_it_moved():
     assert "vllm/engine/arg_utils.py@v0.17.0 _set_default_max_num_seqs_and_batched_tokens_args" in source
     balanced = estimate(LLAMA_70B, "0.19.0", H100, 2)
     assert not any("performance-mode" in row.rule for row in T.budget_terms(balanced))
+
+
+# --- the table, one row per change -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version,since", [("0.16.0", "0.0.0"), ("0.17.0", "0.17.0"), ("0.20.0", "0.17.0"),
+                                           ("0.33.0", "0.17.0"), ("0.34.0", "0.34.0")])
+def test_each_release_reads_its_own_row(version, since):
+    row = P.vllm_performance_mode_row(P.known_version(version))
+    assert row.since == since
+    if since == "0.0.0":
+        assert (row.choices, row.throughput_default_factor, row.interactivity_every_size_to) == ((), 1, 0)
+        return
+    assert (row.choices, row.throughput_default_factor, row.interactivity_every_size_to) == \
+        (("balanced", "interactivity", "throughput"), 2, 32)
+    assert f"vllm/config/vllm.py@v{since}" in row.source and f"vllm/engine/arg_utils.py@v{since}" in row.source
+    assert P.VLLM_PERFORMANCE_MODE_SINCE == "0.17.0"  # a later row never moves the flag's first release

@@ -447,7 +447,7 @@ class PerformanceMode:
         # an unreadable version tag, whose assumed release predates the mode (engine.vllm_config lets it through)
         return [f"--performance-mode {self.name} not applied: gsg reads vLLM '{version}' as "
                 f"{P.arithmetic_version('vllm', version)}, which has no such mode (it exists from "
-                f"{P.VLLM_PERFORMANCE_MODES[-1].since})"]
+                f"{P.VLLM_PERFORMANCE_MODE_SINCE})"]
 
     def report(self, balanced: dict, changed: dict, terms: list[str]) -> dict:
         """balanced / changed: the figures the mode moves, under "balanced" and under this mode; terms: the
@@ -457,28 +457,33 @@ class PerformanceMode:
                 "balanced": balanced, "this_mode": changed, "terms": terms}
 
 
-def performance_mode_effect(mode: PerformanceMode, cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int,
-                            engine: str, version: str | None, profile: P.VllmProfile, batched: int,
-                            seqs: int) -> dict:
+def performance_mode_effect(mode: PerformanceMode, cfg: VllmConfig, facts: ModelFacts,
+                            defaults: tuple[int, int, bool], max_len: int, version: str | None,
+                            profile: P.VllmProfile, batched: int, seqs: int) -> dict:
     """What the mode moved against "balanced", and the terms it moved, for the estimate's report. A mode applies
     only to V1 releases from 0.17.0, whose profile batch is the scheduler's (batch_sizes)."""
     plan = graph_plan(profile, cfg, seqs, batched, mode.every_size_to)
     if mode.throughput_factor == 1 and not mode.every_size_to:  # balanced, or a mode the release does not have
-        base_batched, base_seqs, base_plan = batched, seqs, plan
+        base, base_batched, base_seqs, base_plan = cfg, batched, seqs, plan
     else:
         base = replace(cfg, performance_mode=P.VLLM_PERFORMANCE_MODE_DEFAULT)
-        base_batched, base_seqs = batch_sizes(base, defaults, max_len, engine, version)
+        base_batched, base_seqs = batch_sizes(base, defaults, max_len, profile.engine, version)
         base_plan = graph_plan(profile, base, base_seqs, base_batched)
+    # the encoder budget is max(max_num_batched_tokens, one item): a larger batch profiles more images
+    items, base_items = (encoder_profile(facts, c, b, n, max_len, version).items if profile.engine == "v1" else 0
+                         for c, b, n in ((cfg, batched, seqs), (base, base_batched, base_seqs)))
     terms = ([T.FORWARD_PEAK] if batched != base_batched else []) + \
         ([T.SAMPLER_PEAK, T.SAMPLER_WARMUP] if seqs != base_seqs else []) + \
+        ([T.ENCODER_PEAK] if items != base_items else []) + \
         ([T.CUDA_GRAPHS] if plan.graphs != base_plan.graphs else [])
 
-    def figures(tokens: int, sequences: int, graph_set: GraphPlan) -> dict:
-        return {"max_num_batched_tokens": tokens, "max_num_seqs": sequences,
+    def figures(tokens: int, sequences: int, encoder_items: int, graph_set: GraphPlan) -> dict:
+        return {"max_num_batched_tokens": tokens, "max_num_seqs": sequences, "encoder_items": encoder_items,
                 "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                 "largest_capture_size": graph_set.largest}
 
-    return mode.report(figures(base_batched, base_seqs, base_plan), figures(batched, seqs, plan), terms)
+    return mode.report(figures(base_batched, base_seqs, base_items, base_plan),
+                       figures(batched, seqs, items, plan), terms)
 
 
 def performance_mode(cfg: VllmConfig, version: str | None) -> PerformanceMode:
@@ -1477,8 +1482,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
-               "performance_mode": performance_mode_effect(mode, cfg, defaults, max_len, profile.engine, version,
-                                                           profile, batched, seqs),
+               "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
+                                                           batched, seqs),
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
