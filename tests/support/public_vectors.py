@@ -45,6 +45,7 @@ B200 = ("NVIDIA B200", "183359MiB")
 MI355X = ("AMD Instinct MI355X", "294896MiB")
 L4 = ("NVIDIA L4", "23034MiB")
 ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
+MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")  # one of the card's two GCDs, each its own ROCm device
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -470,6 +471,12 @@ VECTORS = (
                "MiB q4_K token_embd: Q4_K_M) over three GPUs, 4 slots of 2,048 (the log); ollama passes its layer "
                "counts as --tensor-split (27 per device, the output the 81st slot: the KV lines' 27/27/26 layers); "
                "Feb 2025 (b4600 by date); the GPUs are not named (24 GB cards assumed)"),
+    Vector("ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "deepseek-ai/DeepSeek-R1", MI250X_GCD, "b5100",
+           ("--tensor-split=8,8,8,8,8,8,7,7",), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="uv-genai/llm-setonix setup.md: `ollama run deepseek-r1:671b` (the library's Q4_K_M) on a Setonix node, "
+               "four MI250X seen as 8 ROCm GCDs (the doc); 4 slots of 2,048 (the log); ollama passes its layer counts "
+               "as --tensor-split (the KV lines' 8 x 6, 7, 6 layers, the output on the last); April 2025, a build "
+               "before llama.cpp PR #12801 (the log's `can_shift = 0`; b5100 by date): DeepSeek's legacy cache"),
     Vector("ramalama-llama3-70b-q4km-two-3090-cut.log", "meta-llama/Meta-Llama-3-70B", RTX_3090, "b5300",
            ("--ctx-size=2048", "--flash-attn"), "q4_k_m", version_known=False, engine="llama.cpp",
            why="containers/ramalama#1354: `ramalama serve` of a Llama-3 70B Q4_K_M (80 layers, its q4_K token_embd "

@@ -84,6 +84,10 @@ CASES = [
     ("llama.cpp/ollama-llama3-70b-q4km-three-gpus.log", None, True, None, 'CUDA2', 0,
      {P.WEIGHTS: mib(13724.61), P.KV_CACHE: mib(832.0), P.COMPUTE_BUFFER: mib(1216.02), P.KV_TOKENS: 8192,
       P.PIPELINE_COPIES: 4}),
+    # uv-genai/llm-setonix: ollama's ROCm runner over 8 MI250X GCDs (ROCm0..7 plus a CPU buffer), pipeline copies
+    ("llama.cpp/ollama-deepseek-r1-671b-q4km-8x-mi250x.log", None, True, None, 'ROCm1', 0,
+     {P.WEIGHTS: mib(52215.30), P.KV_CACHE: mib(5120.0), P.COMPUTE_BUFFER: mib(2322.01), P.LAYERS_OFFLOADED: 62,
+      P.LAYERS_TOTAL: 62, P.SEQUENCES: 4, P.KV_TOKENS: 8192, P.PIPELINE_COPIES: 4}),
     # excerpts that stop after the weights (ramalama#1354, llama.cpp#7217): the first device's model buffer binds
     ("llama.cpp/ramalama-llama3-70b-q4km-two-3090-cut.log", None, False, None, 'CUDA0', 1,
      {P.WEIGHTS: mib(20038.81), P.LAYERS_OFFLOADED: 81, P.LAYERS_TOTAL: 81, P.SEQUENCES: 1, P.KV_TOKENS: 2048}),
@@ -335,7 +339,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 29}
+    assert counts == {"vllm": 63, "sglang": 25, "llama.cpp": 30}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
