@@ -1664,7 +1664,8 @@ LLAMACPP_CPU_REPACK_ROWS = 8
 # DeepSeek-2/3's attention (MLA) in llama.cpp's cache, per layer and cell (src/llama-model.cpp LLM_ARCH_DEEPSEEK2,
 # src/llama-kv-cache.cpp). Before PR #12801 (merged 2025-04-15) it is plain multi-head attention: K holds every
 # head's nope + rope dims (128 x 192 for DeepSeek-V3) and V every head's value dims (128 x 128); the GGUF says so
-# (attention.head_count_kv = 128, key_length = 192, value_length = 128) and the log shows `can_shift = 0`, context
+# (attention.head_count_kv = 128, key_length = 192, value_length = 128; llama.cpp#8254 prints V2-Lite's n_embd_k_gqa
+# 3072 and n_embd_v_gqa 2048) and the log shows `can_shift = 0`, context
 # shift for DeepSeek coming with the PR. From the PR on convert_hf_to_gguf.py writes the model as MQA over the
 # latent: one KV head, K = kv_lora_rank + rope (576), V = kv_lora_rank (512); legacy GGUFs still load the old way,
 # but gsg assumes the file the build's own converter writes. The first tag gsg can date after the merge is b5452
