@@ -381,6 +381,11 @@ VECTORS = (
                "(the doc's environment table: 24,564 MiB each), the doc's command (--tp-size 4 "
                "--mem-fraction-static 0.80); SGLang from source at commit ebaf86d4, a release not named: torch "
                "2.9.1 in the doc's environment is pinned from sglang 0.5.6 on (0.5.5 pins 2.8.0), 0.5.6 assumed"),
+    Vector("qwen3-8b-b200-main-2026-04-trtllm-mha.log", "Qwen/Qwen3-8B", B200, "0.5.10", version_known=False,
+           engine="sglang",
+           why="sglang .claude/skills/clean-startup-log/SKILL.md (the reference log of 2026-04-27): `sglang serve "
+               "--model-path Qwen/Qwen3-8B`, all defaults, TP 1; trtllm_mha chosen by default and 177.57 GB free at "
+               "start are a B200's; main between the 0.5.10 and 0.5.11 releases (0.5.10 by date, same rules)"),
     Vector("llama31-8b-24gb-docker-desktop.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.4.9.post2",
            version_known=False, gpu_known=False, engine="sglang",
            why="MaxUhl98/Thesis inference_server/readme.md: Meta-Llama-3.1-8B-Instruct under lmsysorg/sglang:latest "
@@ -552,6 +557,8 @@ EXCLUDED = {
     "sglang/npu-tp16-kv-dtype.log": "sglang PR #29853: Ascend NPUs at TP 16, model not named",
     "sglang/qwen25-vl-pp2-tp2-init.log": "sglang PR #13075: Qwen2.5-VL of a size not stated; stops after the "
                                          "distributed init",
+    "sglang/qwen3-8b-sm100-275gb-main-2026-05.log": "sglang .claude/skills/clean-startup-log/SKILL.md (its 2026-05-24 "
+                                                    "reference log): an SM100 GPU with 275.75 GB free, not named",
     "sglang/tp2-graph-capture.log": "sglang PR #12978: graph capture lines only; model not named",
     "sglang/tp8-ranks.log": "sglang PR #11716: eight ranks of a model not named",
     "sglang/deepseek-v32-exp-mla-kv-size-8xb200.log": "sglang PR #11309: DeepSeek-V3.2-Exp (its NSA indexer cache "
