@@ -386,6 +386,11 @@ VECTORS = (
            why="sglang .claude/skills/clean-startup-log/SKILL.md (the reference log of 2026-04-27): `sglang serve "
                "--model-path Qwen/Qwen3-8B`, all defaults, TP 1; trtllm_mha chosen by default and 177.57 GB free at "
                "start are a B200's; main between the 0.5.10 and 0.5.11 releases (0.5.10 by date, same rules)"),
+    Vector("qwen3-reranker-06b-h100-0.5.18-f030.log", "Qwen/Qwen3-0.6B", H100, "0.5.18",
+           ("--mem-fraction-static=0.3", "--disable-radix-cache"), engine="sglang",
+           why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
+               "served as Qwen3ForCausalLM) on one H100 80GB HBM3, `pip install sglang[all]` = 0.5.18, the README's "
+               "command (--mem-fraction-static 0.3 --disable-radix-cache)"),
     Vector("llama31-8b-24gb-docker-desktop.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.4.9.post2",
            version_known=False, gpu_known=False, engine="sglang",
            why="MaxUhl98/Thesis inference_server/readme.md: Meta-Llama-3.1-8B-Instruct under lmsysorg/sglang:latest "

@@ -122,6 +122,10 @@ CASES = [
      {P.NON_TORCH: gib(0.10), P.FREE_BEFORE_LOAD: gib(275.75), P.WEIGHTS: gib(15.28), P.FREE_AFTER_LOAD: gib(260.48),
       P.KV_TOKENS: 1707904, P.KV_CACHE: 2 * gib(117.28), P.FREE_AFTER_POOL: gib(25.28), P.CUDA_GRAPHS: gib(0.60),
       P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
+    # farbodtavakkoli/OTel's reranker README: four lines of a 0.5.18 run quoted without their prefix
+    ("sglang/qwen3-reranker-06b-h100-0.5.18-f030.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.18), P.FREE_AFTER_LOAD: gib(77.29), P.KV_TOKENS: 208651, P.MAX_RUNNING: 2608,
+      P.MAX_MODEL_LEN: 40960}),
     ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 1,
      {P.FREE_BEFORE_LOAD: gib(78.81), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
@@ -348,7 +352,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 63, "sglang": 27, "llama.cpp": 30}
+    assert counts == {"vllm": 63, "sglang": 28, "llama.cpp": 30}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
