@@ -48,6 +48,7 @@ ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
 RTX_2000_ADA = ("NVIDIA RTX 2000 Ada Generation", "16380MiB")
 H100_PCIE = ("NVIDIA H100 PCIe", "81559MiB")
 RTX_5090 = ("NVIDIA GeForce RTX 5090", "32607MiB")
+MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")  # one of the card's two GCDs, each its own ROCm device
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -401,6 +402,16 @@ VECTORS = (
                "(the doc's environment table: 24,564 MiB each), the doc's command (--tp-size 4 "
                "--mem-fraction-static 0.80); SGLang from source at commit ebaf86d4, a release not named: torch "
                "2.9.1 in the doc's environment is pinned from sglang 0.5.6 on (0.5.5 pins 2.8.0), 0.5.6 assumed"),
+    Vector("qwen3-8b-b200-main-2026-04-trtllm-mha.log", "Qwen/Qwen3-8B", B200, "0.5.10", version_known=False,
+           engine="sglang",
+           why="sglang .claude/skills/clean-startup-log/SKILL.md (the reference log of 2026-04-27): `sglang serve "
+               "--model-path Qwen/Qwen3-8B`, all defaults, TP 1; trtllm_mha chosen by default and 177.57 GB free at "
+               "start are a B200's; main between the 0.5.10 and 0.5.11 releases (0.5.10 by date, same rules)"),
+    Vector("qwen3-reranker-06b-h100-0.5.18-f030.log", "Qwen/Qwen3-0.6B", H100, "0.5.18",
+           ("--mem-fraction-static=0.3", "--disable-radix-cache"), engine="sglang",
+           why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
+               "served as Qwen3ForCausalLM) on one H100 80GB HBM3, `pip install sglang[all]` = 0.5.18, the README's "
+               "command (--mem-fraction-static 0.3 --disable-radix-cache)"),
     Vector("llama31-8b-24gb-docker-desktop.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.4.9.post2",
            version_known=False, gpu_known=False, engine="sglang",
            why="MaxUhl98/Thesis inference_server/readme.md: Meta-Llama-3.1-8B-Instruct under lmsysorg/sglang:latest "
@@ -491,6 +502,12 @@ VECTORS = (
                "MiB q4_K token_embd: Q4_K_M) over three GPUs, 4 slots of 2,048 (the log); ollama passes its layer "
                "counts as --tensor-split (27 per device, the output the 81st slot: the KV lines' 27/27/26 layers); "
                "Feb 2025 (b4600 by date); the GPUs are not named (24 GB cards assumed)"),
+    Vector("ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "deepseek-ai/DeepSeek-R1", MI250X_GCD, "b5100",
+           ("--tensor-split=8,8,8,8,8,8,7,7",), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="uv-genai/llm-setonix setup.md: `ollama run deepseek-r1:671b` (the library's Q4_K_M) on a Setonix node, "
+               "four MI250X seen as 8 ROCm GCDs (the doc); 4 slots of 2,048 (the log); ollama passes its layer counts "
+               "as --tensor-split (the KV lines' 8 x 6, 7, 6 layers, the output on the last); April 2025, a build "
+               "before llama.cpp PR #12801 (the log's `can_shift = 0`; b5100 by date): DeepSeek's legacy cache"),
     Vector("ramalama-llama3-70b-q4km-two-3090-cut.log", "meta-llama/Meta-Llama-3-70B", RTX_3090, "b5300",
            ("--ctx-size=2048", "--flash-attn"), "q4_k_m", version_known=False, engine="llama.cpp",
            why="containers/ramalama#1354: `ramalama serve` of a Llama-3 70B Q4_K_M (80 layers, its q4_K token_embd "
@@ -570,6 +587,8 @@ EXCLUDED = {
     "sglang/npu-tp16-kv-dtype.log": "sglang PR #29853: Ascend NPUs at TP 16, model not named",
     "sglang/qwen25-vl-pp2-tp2-init.log": "sglang PR #13075: Qwen2.5-VL of a size not stated; stops after the "
                                          "distributed init",
+    "sglang/qwen3-8b-sm100-275gb-main-2026-05.log": "sglang .claude/skills/clean-startup-log/SKILL.md (its 2026-05-24 "
+                                                    "reference log): an SM100 GPU with 275.75 GB free, not named",
     "sglang/tp2-graph-capture.log": "sglang PR #12978: graph capture lines only; model not named",
     "sglang/tp8-ranks.log": "sglang PR #11716: eight ranks of a model not named",
     "sglang/deepseek-v32-exp-mla-kv-size-8xb200.log": "sglang PR #11309: DeepSeek-V3.2-Exp (its NSA indexer cache "

@@ -1670,6 +1670,22 @@ LLAMACPP_KV_STREAMS_SINCE = "b7045"
 # types). The same build's log in CI shows it: Q4_0 layers logged as "CPU_REPACK model buffer size".
 LLAMACPP_CPU_REPACK_TYPES = frozenset({"q4_0", "q4_k", "iq4_nl", "mxfp4"})
 LLAMACPP_CPU_REPACK_ROWS = 8
+# DeepSeek-2/3's attention (MLA) in llama.cpp's cache, per layer and cell (src/llama-model.cpp LLM_ARCH_DEEPSEEK2,
+# src/llama-kv-cache.cpp). Before PR #12801 (merged 2025-04-15) it is plain multi-head attention: K holds every
+# head's nope + rope dims (128 x 192 for DeepSeek-V3) and V every head's value dims (128 x 128); the GGUF says so
+# (attention.head_count_kv = 128, key_length = 192, value_length = 128; llama.cpp#8254 prints V2-Lite's n_embd_k_gqa
+# 3072 and n_embd_v_gqa 2048) and the log shows `can_shift = 0`, context
+# shift for DeepSeek coming with the PR. From the PR on convert_hf_to_gguf.py writes the model as MQA over the
+# latent: one KV head, K = kv_lora_rank + rope (576), V = kv_lora_rank (512); legacy GGUFs still load the old way,
+# but gsg assumes the file the build's own converter writes. The first tag gsg can date after the merge is b5452
+# (2025-05-21, llama.cpp#13703); builds between count the legacy layout, which over-counts, never under-counts.
+# PR #19067 (merged 2026-01-24) drops the V cache of MLA models (V is read from K's latent); the first tag dated
+# after it here is b8651 (2026-04-03), and builds between count the 512-wide V, again over-counting.
+LLAMACPP_MLA_CACHE_SINCE = "b5452"
+LLAMACPP_MLA_V_LESS_SINCE = "b8651"
+LLAMACPP_MLA_CACHE_SOURCE = ("src/llama-model.cpp (LLM_ARCH_DEEPSEEK2 hparams), convert_hf_to_gguf.py "
+                             "(DeepseekV2Model.set_gguf_parameters) and src/llama-kv-cache.cpp: llama.cpp PR #12801, "
+                             "PR #19067; the legacy layout checked on uv-genai/llm-setonix's 8-GCD log")
 # Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.

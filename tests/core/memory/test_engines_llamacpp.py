@@ -11,6 +11,8 @@ from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory.engines.llamacpp import (
     LlamaCppConfig,
     attention_scratch,
+    cell_bytes_per_layer,
+    cell_widths,
     compute_buffer,
     context_cells,
     estimate_llamacpp,
@@ -361,3 +363,30 @@ def test_when_llama_cpp_enables_pipeline_parallelism(gpus, cfg, version, copies)
     est = estimate_llamacpp(COMMAND_R, [24 * GiB] * gpus, LlamaCppConfig(ctx_size=4096, **cfg), version=version)
     assert est.extra["pipeline_copies"] == copies
     assert any("pipeline parallelism" in note for note in est.notes) is (copies > 1)
+
+
+@pytest.mark.parametrize("model,build,widths", [
+    # before the latent cache: every head's nope + rope K and value V (128 heads for V3/R1, 16 for V2-Lite)
+    ("deepseek-ai/DeepSeek-R1", "b5100", (128 * 192, 128 * 128)),
+    ("deepseek-ai/DeepSeek-V2-Lite", "b5100", (16 * 192, 16 * 128)),
+    # the converter's MQA over the latent: K = kv_lora_rank + rope, V = kv_lora_rank ...
+    ("deepseek-ai/DeepSeek-R1", "b5452", (512 + 64, 512)),
+    ("deepseek-ai/DeepSeek-V2-Lite", "b7045", (512 + 64, 512)),
+    # ... and no V cache from PR #19067 on
+    ("deepseek-ai/DeepSeek-R1", "b8651", (512 + 64, 0)),
+    # grouped-query models are not touched: 4 KV heads x 128 for K and for V
+    ("Qwen/Qwen2.5-7B", "b5100", (512, 512)),
+    ("Qwen/Qwen2.5-7B", "b8651", (512, 512)),
+])
+def test_cell_widths_mla_by_build(model, build, widths):
+    assert cell_widths(catalog_facts(model), build) == widths
+
+
+def test_legacy_deepseek_cache_on_two_logs_exact():
+    """Both logs show `can_shift = 0` (before PR #12801): uv-genai/llm-setonix, R1 Q4_K_M over 8 MI250X GCDs,
+    8 layers of f16 at 8,192 cells on ROCm1 = 5,120 MiB; llama.cpp#9390, q4_0 K and f16 V at 16,384 cells,
+    8 layers on CUDA0 = 5,824 MiB and 7 on CUDA3 = 5,096 MiB."""
+    r1 = catalog_facts("deepseek-ai/DeepSeek-R1")
+    assert cell_bytes_per_layer(r1, "b5100", "f16", "f16") * 8 * 8192 == 5120 * MiB
+    assert cell_bytes_per_layer(r1, "b4600", "q4_0", "f16") * 8 * 16384 == 5824 * MiB
+    assert cell_bytes_per_layer(r1, "b4600", "q4_0", "f16") * 7 * 16384 == 5096 * MiB

@@ -84,6 +84,10 @@ CASES = [
     ("llama.cpp/ollama-llama3-70b-q4km-three-gpus.log", None, True, None, 'CUDA2', 0,
      {P.WEIGHTS: mib(13724.61), P.KV_CACHE: mib(832.0), P.COMPUTE_BUFFER: mib(1216.02), P.KV_TOKENS: 8192,
       P.PIPELINE_COPIES: 4}),
+    # uv-genai/llm-setonix: ollama's ROCm runner over 8 MI250X GCDs (ROCm0..7 plus a CPU buffer), pipeline copies
+    ("llama.cpp/ollama-deepseek-r1-671b-q4km-8x-mi250x.log", None, True, None, 'ROCm1', 0,
+     {P.WEIGHTS: mib(52215.30), P.KV_CACHE: mib(5120.0), P.COMPUTE_BUFFER: mib(2322.01), P.LAYERS_OFFLOADED: 62,
+      P.LAYERS_TOTAL: 62, P.SEQUENCES: 4, P.KV_TOKENS: 8192, P.PIPELINE_COPIES: 4}),
     # excerpts that stop after the weights (ramalama#1354, llama.cpp#7217): the first device's model buffer binds
     ("llama.cpp/ramalama-llama3-70b-q4km-two-3090-cut.log", None, False, None, 'CUDA0', 1,
      {P.WEIGHTS: mib(20038.81), P.LAYERS_OFFLOADED: 81, P.LAYERS_TOTAL: 81, P.SEQUENCES: 1, P.KV_TOKENS: 2048}),
@@ -109,6 +113,19 @@ CASES = [
     ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
      {P.FREE_AFTER_LOAD: gib(163.13), P.WEIGHTS: gib(14.53)}),
     # 0.4.1: the pool's K and V sizes without a token count (the end line carries it); no weights line to read
+    # sglang's clean-startup-log skill: main of 2026-04 and 2026-05 (0.5.10+ lines: "Load weight end. elapsed=", no dtype);
+    # the piecewise (prefill) graph line is another pool, not CUDA_GRAPHS (benchmarks/vectors/MISSES.md)
+    ("sglang/qwen3-8b-b200-main-2026-04-trtllm-mha.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(177.57), P.WEIGHTS: gib(15.28), P.FREE_AFTER_LOAD: gib(162.30),
+      P.KV_TOKENS: 992896, P.KV_CACHE: 2 * gib(68.18), P.FREE_AFTER_POOL: gib(25.26), P.CUDA_GRAPHS: gib(0.60)}),
+    ("sglang/qwen3-8b-sm100-275gb-main-2026-05.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.10), P.FREE_BEFORE_LOAD: gib(275.75), P.WEIGHTS: gib(15.28), P.FREE_AFTER_LOAD: gib(260.48),
+      P.KV_TOKENS: 1707904, P.KV_CACHE: 2 * gib(117.28), P.FREE_AFTER_POOL: gib(25.28), P.CUDA_GRAPHS: gib(0.60),
+      P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
+    # farbodtavakkoli/OTel's reranker README: four lines of a 0.5.18 run quoted without their prefix
+    ("sglang/qwen3-reranker-06b-h100-0.5.18-f030.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.18), P.FREE_AFTER_LOAD: gib(77.29), P.KV_TOKENS: 208651, P.MAX_RUNNING: 2608,
+      P.MAX_MODEL_LEN: 40960}),
     ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 1,
      {P.FREE_BEFORE_LOAD: gib(78.81), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
@@ -350,7 +367,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 68, "sglang": 25, "llama.cpp": 29}
+    assert counts == {"vllm": 68, "sglang": 28, "llama.cpp": 30}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -299,7 +299,32 @@ def flash_attention_on(setting: str | None, version: str | None, kv_on_host: boo
                      f"{P.LLAMACPP_FLASH_AUTO_SINCE})")
 
 
-def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig) -> dict:
+def cell_widths(facts: ModelFacts, version: str | None) -> tuple[int, int]:
+    """Elements one layer's K and V cache hold per cell. Grouped-query models: KV heads x head size for each. MLA
+    (DeepSeek-2/3) by build (profiles.LLAMACPP_MLA_CACHE_SINCE): every head's nope + rope K and value V before
+    llama.cpp cached the latent, then the latent + rope as K and the latent as V, then no V at all."""
+    assert facts.kv_heads is not None and facts.dim_head is not None, \
+        "engines run on facts whose missing_for_params() is empty"
+    if not facts.is_mla:
+        width = facts.kv_heads * facts.dim_head
+        return width, width
+    assert facts.kv_lora_rank is not None and facts.qk_rope_head_dim is not None  # is_mla
+    if not _since(version, P.LLAMACPP_MLA_CACHE_SINCE):
+        nope = facts.qk_nope_head_dim if facts.qk_nope_head_dim is not None else facts.dim_head
+        value = facts.v_head_dim if facts.v_head_dim is not None else nope
+        heads = facts.num_attention_heads or facts.kv_heads
+        return heads * (nope + facts.qk_rope_head_dim), heads * value
+    latent = facts.kv_lora_rank
+    return latent + facts.qk_rope_head_dim, 0 if _since(version, P.LLAMACPP_MLA_V_LESS_SINCE) else latent
+
+
+def cell_bytes_per_layer(facts: ModelFacts, version: str | None, type_k: str, type_v: str) -> float:
+    k, v = cell_widths(facts, version)
+    return k * _cache_bytes(type_k) + v * _cache_bytes(type_v)
+
+
+def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig,
+                version: str | None = None) -> dict:
     """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
     blocks below -ngl, the output layer unless it is offloaded too), the CPU_REPACK copy of those of them the CPU
     backend repacks, and the KV of the blocks kept on the host (all of them with --no-kv-offload). A CPU-only
@@ -311,10 +336,8 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
         weights += layout.lm_head - (layout.embedding if facts.tie_word_embeddings else 0)
         repacked += facts.output_repack_bytes or 0
     on_host = len(layout.per_layer) if cfg.no_kv_offload else host_layers
-    assert facts.kv_heads is not None and facts.dim_head is not None, \
-        "engines run on facts whose missing_for_params() is empty"
     type_v = cfg.cache_type_v if cfg.flash_attn or cfg.cache_type_v.lower() not in QUANTISED_CACHE else "f16"
-    cell_bytes = facts.kv_heads * facts.dim_head * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+    cell_bytes = cell_bytes_per_layer(facts, version, cfg.cache_type_k, type_v)
     return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
 
 
@@ -514,11 +537,9 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     if type_v.lower() in QUANTISED_CACHE and not cfg.flash_attn:
         type_v = "f16"
         notes.append("a quantised V cache needs flash attention: llama.cpp falls back to f16")
-    heads_kv, d = facts.kv_heads, facts.dim_head
     cell_bytes: float = 0
     if not cfg.no_kv_offload:
-        assert heads_kv is not None and d is not None, "engines run on facts whose missing_for_params() is empty"
-        cell_bytes = heads_kv * d * (_cache_bytes(cfg.cache_type_k) + _cache_bytes(type_v))
+        cell_bytes = cell_bytes_per_layer(facts, version, cfg.cache_type_k, type_v)
     pattern = swa_pattern(facts.architecture)
     windowed = bool(facts.sliding_window) and has_swa_cache(version) and pattern is not None
     if facts.sliding_window and not windowed:
@@ -579,7 +600,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
-    host = host_memory(facts, layout, first, full, cells, cfg)
+    host = host_memory(facts, layout, first, full, cells, cfg, version)
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
     kv_token = int(cell_bytes) * usage.layers
