@@ -185,3 +185,30 @@ def test_equal_records_hash_equal_for_every_field_type(left, right):
                  lambda v: Kinds.validate({"pair": {"in": v}})):
         a, b = make(left), make(right)
         assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+
+
+def test_copy_json_copies_every_container_and_keeps_scalars_and_tuples():
+    from gpustack_guard.core.records import copy_json
+
+    class Ordered(dict):
+        pass
+
+    shared = [1, {"a": [2.5, None]}]
+    tup = (1, [2])
+    data = {"x": shared, "y": shared, "z": Ordered(k=[True]), "t": tup, "s": "text", "n": [[], {}, [[3]]]}
+    copied = copy_json(data)
+    assert copied == data and list(copied) == list(data)
+
+    def containers(value, seen):
+        if isinstance(value, (dict, list)):
+            seen.append(value)
+            for item in value.values() if isinstance(value, dict) else value:
+                containers(item, seen)
+        return seen
+
+    before, after = containers(data, []), containers(copied, [])
+    assert len(before) == len(after) == 14
+    assert not {id(c) for c in before} & {id(c) for c in after}  # no container shared, at any depth
+    assert copied["x"] is not copied["y"]  # one list reached twice is copied twice, as before
+    assert type(copied["z"]) is dict  # a dict subclass comes back a plain dict
+    assert copied["t"] is tup and copied["s"] is data["s"]  # tuples and scalars are not copied

@@ -183,8 +183,11 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     policy = r.spec.guard.policy
     if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
         return
-    streams, basis = demand.streams_of(r.spec.guard.workload, est.max_model_len)
-    seqs = est.max_num_seqs
+    workload, seqs = r.spec.guard.workload, est.max_num_seqs
+    if not (workload.mix or workload.prompt_tokens_p99 or workload.max_output_tokens) and \
+            _classic_fits(seqs, est.max_model_len, est.kv_capacity_tokens):
+        return
+    streams, basis = demand.streams_of(workload, est.max_model_len)
     needed = demand.peak_kv_tokens(streams, seqs)
     if not needed or needed <= est.kv_capacity_tokens:
         return
@@ -198,6 +201,14 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
                   "queue or get preempted", spec=r.name, severity=policy_severity(policy, policy.kv_oversubscription),
                   fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + fp8_hint(r),
                   sequences_fitting=fit, **est.as_json())
+
+
+def _classic_fits(seqs: int, max_model_len: int, capacity: int) -> bool:
+    """No workload declared: demand.peak_kv_tokens of the one max_model_len stream (seats x its length, 0 without
+    a seat) fits, decided before the stream and its message are built (10,000 specs: 7,750 fit, ~3 us each;
+    docs/performance.md ninth round). A test compares it with the long way."""
+    needed = seqs * max_model_len if seqs > 0 else 0
+    return not needed or needed <= capacity
 
 
 KV_OVERSUBSCRIBED = Rule(

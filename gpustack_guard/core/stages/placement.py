@@ -128,7 +128,8 @@ def _skip_count_check(rendered: RenderedSpec) -> bool:
 
 def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
     spec = rendered.spec
-    missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in ledger.gpus)
+    by_id = ledger.gpus  # a property (ledger -> base): read once a spec, not once per listed id and GPU
+    missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
     if missing:
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
     tp, pp = rendered.parallel_size()
@@ -143,7 +144,7 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
         failure = PlacementFailure(Unplaced.TOO_FEW_GPU_IDS, count=max(count, tp * pp), listed=len(ids),
                                    needed=max(count, tp * pp) * spec.replicas)
         return Placed(rendered, cluster, ledger, failure=failure)
-    replicas = tuple(tuple(ledger.gpus[gid] for gid in chosen) for chosen in assigned)
+    replicas = tuple(tuple(by_id[gid] for gid in chosen) for chosen in assigned)
     used = {gid for chosen in assigned for gid in chosen}
     unused = tuple(gid for gid in ids if gid not in used)
     first = _injections(rendered, replicas[:1])[0]
