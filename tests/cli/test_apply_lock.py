@@ -51,10 +51,23 @@ def test_a_lock_held_elsewhere_stops_apply_before_any_write_and_names_the_holder
 
 
 def test_lock_timeout_waits_for_the_holder_to_finish(gsg, fake, specs, monkeypatch):
+    import gpustack_guard.wiring as wiring
+
     monkeypatch.setattr(lease_adapter, "RETRY_SECONDS", 0.05)
     held = _lease(fake)
-    threading.Timer(0.3, lambda: fake.models.pop(held["id"])).start()  # the other apply ends
+    refusals = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        response = fake.handle(request)
+        if request.method == "POST" and b'"gsg-lock' in request.content and response.status_code == 409:
+            refusals.append(response)
+            if len(refusals) == 2:  # the other apply ends while this one waits (not on a clock: a loaded machine)
+                fake.models.pop(held["id"])
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
     result = gsg("apply", str(specs), "--yes", "--lock-timeout", "5")
+    assert len(refusals) == 2
     assert result.code == 0, result.err
     assert "another apply holds the lock" in result.err and "; retrying" in result.err
     assert not any(is_lease(m) for m in fake.models.values())
