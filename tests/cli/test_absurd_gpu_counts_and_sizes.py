@@ -98,3 +98,20 @@ def _workload(tmp_path) -> str:
     path.write_text("name: chat\nprompt_tokens: {p50: 400, p95: 1500, p99: 2500}\n"
                     "output_tokens: {p50: 200, p95: 600, p99: 1000}\nconcurrency: 48\n")
     return str(path)
+
+
+@pytest.mark.parametrize("model,gpus,size,hint", [
+    # the "add N GPUs" search stops at one worker's 1,024 GPUs (was: a hypothetical fleet of 1,025 or 607,154+
+    # GPUs, the fleet model's ValidationError, exit 3)
+    ("Qwen/Qwen2.5-0.5B-Instruct", "1000", "24GiB", "1016 GPUs of 24.00 GiB are still not enough"),  # 16 more
+    ("Qwen/Qwen2.5-0.5B-Instruct", "1010", "24GiB", "1024 GPUs of 24.00 GiB are still not enough"),  # capped
+    ("Qwen/Qwen2.5-0.5B-Instruct", "1023", "24GiB", "1024 GPUs of 24.00 GiB are still not enough"),
+    ("Qwen/Qwen2.5-0.5B-Instruct", "1024", "24GiB", "more than 1,024 GPUs of 24.00 GiB would be needed"),
+    ("deepseek-ai/DeepSeek-R1", "1", "1MiB", "more than 1,024 GPUs of 0.00 GiB would be needed"),
+])
+def test_advise_would_fit_search_stops_at_one_workers_gpus(gsg, tmp_path, model, gpus, size, hint):
+    started = time.perf_counter()
+    result = gsg("advise", "-m", model, "-w", _workload(tmp_path), "--gpus", gpus, "--gpu-memory", size)
+    assert time.perf_counter() - started < 20
+    assert result.code == 1 and "internal error" not in result.err, result.err
+    assert any(line.startswith("  would fit: ") and hint in line for line in result.out.splitlines()), result.out
