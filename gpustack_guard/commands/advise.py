@@ -13,9 +13,9 @@ from gpustack_guard.core.advise.candidates import BACKEND_NAME, FAMILY, Target, 
 from gpustack_guard.core.advise.compare import DOES_NOT_FIT, Advice, advise
 from gpustack_guard.core.advise.workload import NAME_PATTERN
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
-from gpustack_guard.core.fleet.model import Fleet, gpu_index
+from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER, Fleet, gpu_index
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
-from gpustack_guard.core.units import parse_size
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, TiB, parse_size
 from gpustack_guard.reporters import AdviceFormat
 
 
@@ -71,8 +71,9 @@ def _gpus(opts: AdviseOptions, target_args: dict) -> tuple[Target, Fleet]:
     except ValueError:
         raise GsgError("--gpu-memory takes a size (48GiB) and --gpus a count (4)", where="--gpu-memory/--gpus") \
             from None
-    if total <= 0 or not 1 <= count <= 1024:
-        raise GsgError("must be a size above 0 and 1 to 1024 GPUs", where="--gpu-memory/--gpus")
+    if not 0 < total <= MAX_DEVICE_BYTES or not 1 <= count <= MAX_GPUS_PER_WORKER:
+        raise GsgError(f"must be a size above 0 and at most {MAX_DEVICE_BYTES // TiB} TiB, and 1 to "
+                       f"{MAX_GPUS_PER_WORKER} GPUs", where="--gpu-memory/--gpus")
     draft = Target(gpu_ids=(), gpu_memory=total, **target_args)
     fleet, ids = hypothetical_fleet(draft, count)
     return Target(gpu_ids=ids, gpu_memory=total, cluster=None, **target_args), fleet

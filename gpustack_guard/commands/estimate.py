@@ -16,7 +16,7 @@ from gpustack_guard.adapters.model_sources.resolver import read_config, read_loc
 from gpustack_guard.core import args as A
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
-from gpustack_guard.core.fleet.model import Fleet
+from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER, Fleet
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import facts_from_config
@@ -27,7 +27,7 @@ from gpustack_guard.core.pipeline import validate
 from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
-from gpustack_guard.core.units import gib, parse_size
+from gpustack_guard.core.units import MAX_DEVICE_BYTES, TiB, gib, parse_size
 from gpustack_guard.core.verdict import deployment_verdict
 from gpustack_guard.reporters import TableFormat, json_head
 
@@ -149,6 +149,8 @@ def size_with_unit(value: str, where: str) -> int:
         raise GsgError(str(exc), where=where) from None
     if total <= 0:
         raise GsgError("must be more than 0 bytes", where=where)
+    if total > MAX_DEVICE_BYTES:  # the fleet's bound on one GPU: past it a size is a typo, not a device
+        raise GsgError(f"'{text}' is over {MAX_DEVICE_BYTES // TiB} TiB, the most one GPU can have here", where=where)
     return total
 
 
@@ -240,6 +242,9 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
         facts = model_facts(opts.model, opts.offline)
     facts = with_quantization(facts, opts.quantization, family)
     tp, pp = A.parallel_size(flags, family)
+    if tp * pp > MAX_GPUS_PER_WORKER:  # one synthetic worker holds them all: bounded as --gpus is
+        raise GsgError(f"tensor x pipeline parallel size is {tp:,} x {pp:,} = {tp * pp:,} GPUs, over the "
+                       f"{MAX_GPUS_PER_WORKER:,} one worker can hold", where="backend arguments")
     count = tp * pp if opts.gpus is None else opts.gpus
 
     # validate's own pipeline on a one-spec, one-worker fleet: the same rules, no second arithmetic

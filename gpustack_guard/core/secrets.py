@@ -37,7 +37,10 @@ _FLAG_WORDS = {"token", "key", "apikey", "secret", "password", "passwd", "pass",
 # token is, not the token): masking them would hide the hub cache's path in every message naming it.
 _HF_SETTINGS = {"HF_HOME", "HF_HUB_CACHE", "HF_ASSETS_CACHE", "HF_XET_CACHE", "HF_TOKEN_PATH", "HF_HUB_OFFLINE",
                 "HF_HUB_DISABLE_SYMLINKS", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_ENABLE_HF_TRANSFER"}
-_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
+# a URL scheme's length is bounded: unbounded, it is tried from every character of a long word (quadratic)
+URL_SCHEME_MAX_CHARS = 32
+URL_SCHEME = rf"[A-Za-z][A-Za-z0-9+.-]{{0,{URL_SCHEME_MAX_CHARS - 1}}}"
+_URL_PASSWORD = re.compile(URL_SCHEME + r"://[^/\s:@]*:[^/\s@]+@")
 _TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
                           r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12})")
 

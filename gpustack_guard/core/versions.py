@@ -12,7 +12,10 @@ from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
-_LLAMACPP_BUILD = re.compile(r"^b(\d+)$")
+# ASCII digits only: \d takes any script's digits (b٣), which Version() refuses with InvalidVersion
+_LLAMACPP_BUILD = re.compile(r"^b([0-9]+)$")
+# past this a version is no version; also keeps Version()'s int() under Python's 4,300-digit limit (a ValueError)
+MAX_VERSION_CHARS = 128
 ZERO = Version("0")  # what an unknown version compares as where a comparison needs one
 
 __all__ = ["Version", "ZERO", "at_least", "parse_version", "version_lt"]
@@ -23,12 +26,12 @@ def parse_version(text: str | None) -> Version | None:
     if not text:
         return None
     raw = str(text).strip()
+    if len(raw) > MAX_VERSION_CHARS:
+        return None
     build = _LLAMACPP_BUILD.match(raw)
-    if build:
-        return Version(build.group(1))
     try:
-        return Version(raw)
-    except InvalidVersion:
+        return Version(build.group(1) if build else raw)
+    except (InvalidVersion, ValueError):  # ValueError: a number packaging's own pattern lets through, int() not
         return None
 
 

@@ -14,6 +14,7 @@ from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, 
 from gpustack_guard.core.advise.workload import Workload
 from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER
 from gpustack_guard.core.rules import fleet as RF
 from gpustack_guard.core.rules import memory as RM
 from gpustack_guard.core.rules import placement as RP
@@ -309,7 +310,14 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
     # the model's weights: one candidate's per-GPU bytes times the GPUs of one replica (tensor x pipeline)
     weights = min((j.estimate.weights * tp * pp for _, (tp, pp), j in shared.tried if j.estimate), default=0)
     first = max(1, int(0.9 * weights / (target.gpu_memory * MAX_FRACTION)) - have)
-    for extra in range(first, first + MAX_EXTRA_GPUS):
+    # the hypothetical worker holds at most MAX_GPUS_PER_WORKER (the fleet's bound): a search past it built a
+    # fleet the model refuses (an internal error), or of millions of GPUs for a tiny --gpu-memory (a hang)
+    last = min(first + MAX_EXTRA_GPUS, MAX_GPUS_PER_WORKER - have + 1)
+    if first >= last:
+        hints.append(f"more than {MAX_GPUS_PER_WORKER:,} GPUs of {gib(target.gpu_memory)} would be needed, one "
+                     "worker's most: use larger GPUs or a quantised checkpoint")
+        return tuple(hints)
+    for extra in range(first, last):
         fleet, ids = hypothetical_fleet(target, have + extra)
         trial = size(target, evaluate, base, ids, workloads, fleet=fleet)
         if trial.serves_peak or (not shared.fits and trial.fits):
@@ -318,7 +326,7 @@ def _would_fit(target: Target, evaluate: Evaluate, base: str, workloads: tuple[W
                             f"({have + extra} in all): it {what} with {' '.join(trial.chosen.parameters)}")
             break
     else:
-        hints.append(f"{have + first + MAX_EXTRA_GPUS - 1} GPUs of {gib(target.gpu_memory)} are still not "
+        hints.append(f"{have + last - 1} GPUs of {gib(target.gpu_memory)} are still not "
                      "enough: use larger GPUs or a quantised checkpoint")
     return tuple(hints)
 

@@ -18,6 +18,9 @@ def _claims(value: Any) -> Any:
     return value
 
 
+MAX_GPUS_PER_WORKER = 1024  # beyond this a count is a typo (also --gpus' bound); indices 0-1023
+
+
 class GpuMemory(Record):
     total: int = field(before=size_or_none, gt=0, le=MAX_DEVICE_BYTES)
     used: int = field(0, before=size_or_none, ge=0, le=MAX_DEVICE_BYTES)  # live usage reported by the worker
@@ -25,7 +28,7 @@ class GpuMemory(Record):
 
 
 class Gpu(Record):
-    index: int = field(ge=0, le=1023)
+    index: int = field(ge=0, le=MAX_GPUS_PER_WORKER - 1)
     vendor: str = "nvidia"
     type: str = "cuda"
     name: str = ""

@@ -20,6 +20,9 @@ MAGIC = b"GGUF"
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 MAX_HEADER_BYTES = 256 * 1024 * 1024  # a header larger than this is not a model file
+MAX_KEPT_ARRAY = MAX_LAYERS  # items of an array read whole (per-layer values), not just counted
+# Hyperparameters llama.cpp reads per layer when given as an array (get_key_or_arr): kept whole, the widest counted
+_PER_LAYER_KEYS = ("layer_types", ".attention.head_count", ".attention.head_count_kv", ".feed_forward_length")
 
 
 class GGUFError(ValueError):
@@ -89,6 +92,8 @@ def _value(cur: _Cursor, kind: int, keep_arrays: bool):
         if item_kind in _SCALARS and not keep_arrays:
             cur.take(struct.calcsize(_SCALARS[item_kind]) * count)  # skip, remember the length
             return _Length(count)
+        if keep_arrays and count > MAX_KEPT_ARRAY:  # kept arrays are per-layer lists: bounded before built
+            raise GGUFError(f"GGUF array of {count:,} items where at most {MAX_KEPT_ARRAY:,} (one per layer) are read")
         items = [_value(cur, item_kind, keep_arrays) for _ in range(count)]
         return items if keep_arrays else _Length(count)
     raise GGUFError(f"unknown GGUF metadata type {kind}")
@@ -112,7 +117,7 @@ def parse_header(read: Callable[[int, int], bytes]) -> GGUFHeader:
     for _ in range(kv_count):
         key = cur.string()
         kind = cur.unpack("<I")
-        metadata[key] = _value(cur, kind, keep_arrays=key.endswith("layer_types"))
+        metadata[key] = _value(cur, kind, keep_arrays=key.endswith(_PER_LAYER_KEYS))
     tensors = []
     for _ in range(tensor_count):
         name = cur.string()
@@ -176,6 +181,9 @@ def cpu_repacked(tensor: TensorInfo) -> bool:
         and tensor.shape[1] % P.LLAMACPP_CPU_REPACK_ROWS == 0
 
 
+_PER_LAYER = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
+
+
 def _whole(arch: str, key: str, value):
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise GGUFError(f"GGUF metadata {arch}.{key} must be a whole number >= 0, not {repr(value)[:40]}")
@@ -187,18 +195,28 @@ def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_lay
     meta = header.metadata
 
     def get(key: str):
-        return meta.get(f"{arch}.{key}")
+        # a per-layer list counts its widest layer; a skipped array (only its length kept) is no hyperparameter.
+        # Other types reach checked_facts, which names the field
+        value = meta.get(f"{arch}.{key}")
+        if isinstance(value, list) and key in _PER_LAYER:
+            value = max((_whole(arch, key, v) for v in value), default=None)
+        if isinstance(value, _Length):
+            raise GGUFError(f"GGUF metadata {arch}.{key} must be a whole number >= 0, not an array")
+        return value
 
-    vocab = get("vocab_size") or meta.get("tokenizer.ggml.tokens")
-    heads = get("attention.head_count")
+    tokens = meta.get("tokenizer.ggml.tokens")
+    # the three values divided or converted here are checked first (a string, a float, NaN or inf was a TypeError
+    # or an OverflowError, an internal error)
+    vocab = _whole(arch, "vocab_size", get("vocab_size")) or (tokens if isinstance(tokens, int) else None)
+    heads = _whole(arch, "attention.head_count", get("attention.head_count"))
     heads_kv = get("attention.head_count_kv")
-    if isinstance(heads_kv, list):  # per-layer counts in some architectures
-        heads_kv = max(heads_kv)
-    hidden = get("embedding_length")
+    hidden = _whole(arch, "embedding_length", get("embedding_length"))
     key_length = get("attention.key_length")
     tied = output == 0 or all(not t.name.startswith("output.weight") for t in header.tensors)
     window = get("attention.sliding_window")
     file_type = meta.get("general.file_type")
+    if file_type is not None:
+        file_type = _whole("general", "file_type", file_type)
     return ModelFacts(
         architecture=arch,
         num_hidden_layers=int(layers),

@@ -13,7 +13,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from gpustack_guard.core.secrets import MASK, is_secret_flag, is_secret_key, is_secret_value, mask_url, url_secrets
+from gpustack_guard.core.secrets import (
+    MASK,
+    URL_SCHEME,
+    is_secret_flag,
+    is_secret_key,
+    is_secret_value,
+    mask_url,
+    url_secrets,
+)
 from gpustack_guard.core.verify import patterns as P
 
 MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
@@ -71,6 +79,7 @@ _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|
 _SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
 _EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMemoryError): ")
 MAIN = "main"
+KEY_NAME_MAX_CHARS = 128  # an argument's name in a dump; past it the name's last 128 characters are read
 HOST_DEVICE = re.compile(r"^(?:CPU.*|.*_Host|.*_Mapped)$")
 
 ESSENTIAL = {
@@ -84,12 +93,15 @@ ESSENTIAL = {
 # -- secrets ---------------------------------------------------------------------------------------------------
 
 _BEARER = re.compile(r"(?i)(\bBearer\s+)([^\s'\",]+)")
-_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
+# A name before a separator is bounded (URL_SCHEME, KEY_NAME_MAX_CHARS): unbounded, it is tried from
+# every character of a long run without the separator, quadratic in the line (a 32 KiB dump of letters took
+# minutes). A longer name is matched by its last characters, the ones that say whether it is a secret.
+_URL_PASSWORD = re.compile("(" + URL_SCHEME + r"://[^/\s:@'\"]*:)([^/\s@'\"]+)(@)")
 # a URL as printed in a line or an argument value: it ends at a space, a quote or a bracket
-_URL_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{},]+")
+_URL_WORD = re.compile(URL_SCHEME + r"://[^\s'\"<>()\[\]{},]+")
 # a list value (`'api_key': ['sk-...']`) keeps its bracket and quotes: only the value inside is masked
-_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)"
-                        r"(?P<value>[^\s,'\"()\[\]{}]+)")
+_KEY_VALUE = re.compile(rf"(?P<key>[A-Za-z_][A-Za-z0-9_.-]{{0,{KEY_NAME_MAX_CHARS - 1}}})"
+                        r"(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)(?P<value>[^\s,'\"()\[\]{}]+)")
 _WORD = re.compile(r"[^\s'\",()\[\]{}<>=]+")
 _NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
 
