@@ -15,9 +15,11 @@ from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
     capture_defaults,
     capture_sizes,
+    decode_grid,
     estimate_vllm,
     estimated_graph_memory,
     graph_plan,
+    prefill_grid,
 )
 from gpustack_guard.core.units import GiB, MiB
 
@@ -47,8 +49,10 @@ def test_each_release_reads_its_row():
     assert capture_defaults("0.28.0", H100) == capture_defaults("0.30.0", H100) == CaptureDefaults(512, True, False)
     assert capture_defaults("0.28.0", B200) == capture_defaults("0.30.0", "NVIDIA GB200") == \
         CaptureDefaults(1024, True, False)
-    assert capture_defaults("0.31.0", B200) == capture_defaults("0.34.0", "NVIDIA B300") == \
+    assert capture_defaults("0.31.0", B200) == capture_defaults("0.33.0", "NVIDIA B300") == \
         CaptureDefaults(1024, True, True)
+    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192)
+    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0)
     # the family is the major: 12.x (RTX 50, RTX PRO, GB10) and names gsg does not know keep 512
     assert capture_defaults("0.34.0", "NVIDIA RTX PRO 6000 Blackwell").largest == 512
     assert capture_defaults("0.34.0", "Some Future GPU").largest == 512
@@ -88,12 +92,14 @@ def test_sm100_captures_up_to_1024_from_0_28_0(version, b200_largest):
 
 
 @pytest.mark.parametrize("version,appended", [("0.29.0", False), ("0.30.0", False), ("0.31.0", True),
-                                              ("0.34.0", True)])
+                                              ("0.33.0", True), ("0.34.0", True)])
 def test_an_off_stride_max_num_seqs_is_captured_from_0_31_0(version, appended):
     # 100 sequences: sizes to 200, 100 off the stride of 8
     expected = sorted(shared_list(200) + ([100] if appended else []))
     assert sizes(version, H100, 100, 8192) == expected
     assert plan(version, H100, 100, 8192) == GraphPlan("FULL_AND_PIECEWISE", 28 + appended, 15 + appended, 200)
+    if version == "0.34.0":  # the B200 takes 0.34.0's split grids (below)
+        return
     # on a B200: 600 sequences, sizes to 1024 (the 0.28.0 ceiling); 600 is off the stride of 16
     b200 = plan(version, B200, 600, 16384)
     assert b200 == GraphPlan("FULL_AND_PIECEWISE", 83 + appended, 56 + appended, 1024)
@@ -146,3 +152,49 @@ def test_the_estimate_books_the_b200_s_wider_capture_inside_the_budget():
     assert b200.cuda_graphs == estimated_graph_memory(facts, 1, GraphPlan("FULL_AND_PIECEWISE", 83, 83, 1024), layers)
     assert b200.cuda_graphs > older.cuda_graphs
     assert b200.cuda_graphs < 1 * GiB
+
+
+def test_the_0_34_sm100_grids():
+    """config/compilation.py@v0.34.0's docstrings: 54 prefill sizes at 8192 tokens, 64 decode sizes at 1024."""
+    prefill = prefill_grid(8192)
+    assert len(prefill) == 54 and prefill[:12] == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 80]
+    assert prefill[-4:] == [7168, 7424, 7680, 8192] and prefill_grid(300)[-3:] == [224, 256, 300]
+    decode = decode_grid(1024)
+    assert len(decode) == 64 and decode[:9] == [1, 2, 3, 4, 5, 6, 8, 10, 12] and decode[-3:] == [960, 992, 1024]
+    # interactivity: every size to 32 (7 of them, 1 to 32, already on the grid)
+    assert len(prefill_grid(8192, dense_head=True)) == 54 + 32 - 7
+
+
+@pytest.mark.parametrize("version,split", [("0.32.0", False), ("0.33.0", False), ("0.34.0", True)])
+def test_0_34_splits_prefill_and_decode_graphs_on_sm100_only(version, split):
+    """0.34.0 is the newest wheel on the mirror: two releases before it, one from it. On a B200 at its defaults
+    (16,384 tokens, 1,024 sequences) the graphs become 54 prefill (PIECEWISE, to 8,192 tokens) and 64 decode
+    (FULL); an H100 keeps the shared list; a capture setting keeps it on the B200 too."""
+    expected = GraphPlan("FULL_AND_PIECEWISE", 54, 64, 8192) if split else GraphPlan("FULL_AND_PIECEWISE", 83, 83, 1024)
+    assert plan(version, B200, 1024, 16384) == expected
+    assert plan(version, H100, 1024, 8192) == GraphPlan("FULL_AND_PIECEWISE", 51, 51, 512)
+    assert plan(version, B200, 1024, 16384, VllmConfig(max_cudagraph_capture_size=512)) == \
+        GraphPlan("FULL_AND_PIECEWISE", 51, 51, 512)
+    # 256 sequences, 2,048 tokens: prefill to 2,048 (31 sizes), decode to 256 (37 sizes)
+    small = GraphPlan("FULL_AND_PIECEWISE", 31, 37, 2048) if split else GraphPlan("FULL_AND_PIECEWISE", 51, 35, 512)
+    assert plan(version, B200, 256, 2048) == small
+    if split:  # the modes pick the sets; 300 sequences over 256 tokens: decode up to 256 requests
+        assert plan(version, B200, 1024, 16384, VllmConfig(cudagraph_mode="FULL_DECODE_ONLY")) == \
+            GraphPlan("FULL_DECODE_ONLY", 0, 64, 1024)
+        assert plan(version, B200, 1024, 16384, VllmConfig(cudagraph_mode="PIECEWISE")) == \
+            GraphPlan("PIECEWISE", 54, 0, 8192)
+        assert plan(version, B200, 300, 256) == GraphPlan("FULL_AND_PIECEWISE", len(prefill_grid(256)),
+                                                          len([n for n in decode_grid(300) if n < 256]) + 1, 256)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "Qwen/Qwen3-0.6B"])
+def test_0_34_b200_graph_bytes(model):
+    """The in-budget estimate on the split plan: the first capture at 8,192 tokens, 53 + 63 further graphs."""
+    facts = catalog_facts(model)
+    layers, width, hidden = facts.num_hidden_layers, facts.intermediate_size, facts.hidden_size
+    assert layers and width and hidden
+    per_graph = layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width)
+    got = estimated_graph_memory(facts, 1, plan("0.34.0", B200, 1024, 16384), layers)
+    assert got == per_graph + 8192 * (2 * width + 4 * hidden) * 2 + (53 + 63) * per_graph
+    if model == "Qwen/Qwen2.5-7B":  # 855,638,016 B of intermediates at 8,192 tokens
+        assert got == 6_823_936 * 117 + 855_638_016 == 1_654_038_528

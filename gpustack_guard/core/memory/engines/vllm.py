@@ -116,6 +116,7 @@ class CaptureDefaults:
     largest: int = P.CAPTURE_V1_MAX
     adds_batched_tokens: bool = False
     adds_max_num_seqs: bool = False
+    split_grids_to: int = 0  # 0.34.0+ on 10.x: the prefill/decode grids' token ceiling (0: the shared list)
 
 
 def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
@@ -124,7 +125,47 @@ def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
     row = P.vllm_capture_defaults_row(version)
     major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
     by_family = dict(row.largest_by_family)
-    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs)
+    split = row.sm100_split_grids_to if major == 10 else 0
+    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split)
+
+
+def doubling_grid(limit: int, stride_at) -> list[int]:
+    """Sizes from 1 up to `limit` (always the last), each step the largest power of two not above
+    stride_at(size) (at least 1), landing on its multiples (config/compilation.py@v0.34.0 _walk_grid)."""
+    sizes, size = [], 1
+    while size < limit:
+        sizes.append(size)
+        stride = 1 << (int(max(1.0, stride_at(size))).bit_length() - 1)
+        size += stride - size % stride
+    return sizes + [limit] if limit > 0 else []
+
+
+def prefill_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """0.34.0's SM100 prefill token grid (prefill_cudagraph_capture_grid): 1, 2, 4, every 8 to 64, four sizes per
+    doubling to 1024, then every 256 (512 from 7 % above 512); interactivity adds every size to 32."""
+    grid = doubling_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    return sorted(set(grid) | {t for t in range(1, 33) if t < max_tokens}) if dense_head else grid
+
+
+def decode_grid(max_requests: int) -> list[int]:
+    """0.34.0's SM100 decode request grid (decode_cudagraph_capture_grid): every count to 6, then a power-of-two
+    step not above 0.65 x n^(2/3)."""
+    return doubling_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int) -> GraphPlan:
+    """0.34.0 on SM100 with no capture setting: mixed batches take the prefill grid to min(ceiling, tokens), uniform
+    decode FULL graphs the request grid within as many tokens, the first request count at or above the limit
+    captured at the limit (decode_cudagraph_capture_shapes; one token per request, no draft)."""
+    top = min(ceiling, batched)
+    prefill = prefill_grid(top, every_size_to > 0)
+    limit = min(seqs, top)
+    decode = sorted({min(n, limit) for n in decode_grid(seqs) if n < limit} | {limit}) if limit >= 1 else []
+    mixed = [] if mode == "FULL_DECODE_ONLY" else prefill
+    decode = decode if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
+    piecewise = len(mixed) if mode != "FULL" else 0
+    full = len(decode) + (len(mixed) if mode == "FULL" else 0)
+    return GraphPlan(mode, piecewise, full, max(mixed + decode, default=0))
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: int = 0,
@@ -1144,6 +1185,8 @@ def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int,
     if cfg.enforce_eager or mode == "NONE":
         return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
     sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to, defaults)
+    if sizes is None and profile.capture_rule == "v1" and defaults.split_grids_to:
+        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to)
     if sizes is None:
         sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to, defaults)
     decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
