@@ -939,6 +939,65 @@ CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 #   PIECEWISE or FULL one graph per size, FULL_DECODE_ONLY a FULL graph per size up to max_num_seqs only, and
 #   FULL_AND_PIECEWISE both (v1/cudagraph_dispatcher.py@v0.10.1 .. @v0.16.0 initialize_cudagraph_keys).
 CAPTURE_SETTINGS_RULES = ("v1-8step", "v1")
+
+
+class VllmCaptureDefaultsRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What a V1 release's _set_cudagraph_sizes (capture_rule "v1") does beyond the 0.11.1 list, from `since` on."""
+
+    since: str
+    # the default largest capture size, min(2 x max_num_seqs, this), keyed by compute-capability major (the
+    # "family" vLLM's is_device_capability_family compares: capability // 10); 0 keys every other GPU
+    largest_by_family: tuple[tuple[int, int], ...]
+    # max_num_batched_tokens is appended when it is at most the largest size (the size cut to the batched tokens
+    # is the batched tokens then), so an off-stride batch is captured; the default and a
+    # --max-cudagraph-capture-size alike, not an explicit size list
+    adds_batched_tokens: bool
+    # max_num_seqs is appended when it is at most the default largest size (before the cut to the batched
+    # tokens) and at most the batched tokens; the default only (no --max-cudagraph-capture-size, no list)
+    adds_max_num_seqs: bool
+    # on compute capability 10.x with no capture setting: PIECEWISE graphs on the prefill token grid and FULL decode
+    # graphs on the request grid, both up to min(this, max_num_batched_tokens) tokens (0: the shared list)
+    sm100_split_grids_to: int
+    source: str
+
+
+# Read in vllm/config/vllm.py _set_cudagraph_sizes of every wheel from 0.19.0 to 0.34.0 (the newest on the mirror),
+# diffed tag by tag: 0.19.0 = 0.19.1 = 0.20.0; 0.20.1 adds the batched-tokens size (unchanged to 0.28.0);
+# 0.28.0 the SM100 ceiling (current_platform.is_device_capability_family(100): B200, GB200, B300; not the 12.x
+# RTX 50 / RTX PRO / GB10); 0.29.0 appends speculative decoding's uniform-decode sizes (query length > 1: not
+# modelled, a draft is not counted at all); 0.31.0 appends max_num_seqs without a draft; 0.32.0 moves the
+# sequence-parallel TP-divisible filter out of the function (not modelled at any version); 0.34.0 splits prefill
+# and decode grids (_split_cudagraph_capture_sizes), which on SM100 with no capture setting default to
+# config/compilation.py@v0.34.0 prefill_cudagraph_capture_grid(min(8192, tokens)) and
+# decode_cudagraph_capture_grid(max_num_seqs), its graphs kept within min(8192, tokens) tokens; elsewhere both
+# follow the shared list. Unknown GPU names take the family-less entry.
+VLLM_CAPTURE_DEFAULTS = (
+    VllmCaptureDefaultsRow("0.0.0", ((0, CAPTURE_V1_MAX),), False, False, 0,
+                           "vllm/config/vllm.py@v0.11.1 .. @v0.20.0 _set_cudagraph_sizes: min(2 x max_num_seqs, 512) "
+                           "cut to max_num_batched_tokens, nothing appended"),
+    VllmCaptureDefaultsRow("0.20.1", ((0, CAPTURE_V1_MAX),), True, False, 0,
+                           "vllm/config/vllm.py@v0.20.1 _set_cudagraph_sizes ('ensure max_num_tokens is captured if "
+                           "within max capture size'); unchanged @v0.27.1"),
+    VllmCaptureDefaultsRow("0.28.0", ((0, CAPTURE_V1_MAX), (10, 1024)), True, False, 0,
+                           "vllm/config/vllm.py@v0.28.0 _set_cudagraph_sizes (default_max_graph_size = 1024 if "
+                           "current_platform.is_device_capability_family(100) else 512); unchanged @v0.30.0 "
+                           "without a draft"),
+    VllmCaptureDefaultsRow("0.31.0", ((0, CAPTURE_V1_MAX), (10, 1024)), True, True, 0,
+                           "vllm/config/vllm.py@v0.31.0 _set_cudagraph_sizes (elif max_num_seqs <= "
+                           "max_cudagraph_capture_size: uniform_decode_sizes = [max_num_seqs], kept <= "
+                           "max_num_tokens); unchanged @v0.33.0"),
+    VllmCaptureDefaultsRow("0.34.0", ((0, CAPTURE_V1_MAX), (10, 1024)), True, True, 8192,
+                           "vllm/config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes (wide_defaults on "
+                           "is_device_capability_family(100): prefill grid to min(8192, max_num_batched_tokens), "
+                           "decode grid to max_num_seqs, max_decode_cudagraph_capture_tokens = 8192); the grids in "
+                           "config/compilation.py@v0.34.0; v1/worker/gpu/cudagraph_utils.py _init_candidates"),
+)
+_CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
+
+
+def vllm_capture_defaults_row(version: str | None) -> VllmCaptureDefaultsRow:
+    """The capture-size defaults row of a vLLM release (as the arithmetic reads the version)."""
+    return row_for("vllm", _CAPTURE_DEFAULTS_KEYS, version)
 # gsg's bound on a capture size a deployment sets (--cudagraph-capture-sizes, --cuda-graph-sizes,
 # --max-cudagraph-capture-size, the compilation config's): the size lists are built one entry per 8 or 16 tokens,
 # so an unbounded size is an unbounded list. vLLM sets none; 2**20 tokens is 64 x the largest default batch.
@@ -967,8 +1026,8 @@ class VllmPerformanceModeRow(NamedTuple):  # a table row: tuple-built, no genera
 # goes to argparse as choices (literal_to_kwargs). The doubling and the shared capture head read the same at every
 # tag to 0.34.0. The doubling also lands on 0.20.0's batched-DP MoE default (256 tokens) and before 0.22.0's
 # multimodal prefix-LM floor; gsg models neither for any mode. 0.34.0 also passes "interactivity" to its SM100
-# default prefill grid and its adaptive-verification decode grid (every size to 32 there too); gsg models the
-# shared sizes only, on every GPU and for every mode.
+# default prefill grid (modelled with that grid: VLLM_CAPTURE_DEFAULTS) and its adaptive-verification decode grid
+# (every size to 32 there too; not modelled: adaptive verification needs a draft, which gsg does not count).
 VLLM_PERFORMANCE_MODES = (
     VllmPerformanceModeRow("0.0.0", (), 1, 0, "vllm/engine/arg_utils.py@v0.16.0 (no --performance-mode)"),
     VllmPerformanceModeRow(
@@ -981,8 +1040,8 @@ VLLM_PERFORMANCE_MODES = (
         "0.34.0", ("balanced", "interactivity", "throughput"), 2, 32,
         "vllm/engine/arg_utils.py@v0.34.0 _set_default_max_num_seqs_and_batched_tokens_args (the doubling as at "
         "0.17.0); vllm/config/vllm.py@v0.34.0 _set_cudagraph_sizes (the same head on the shared sizes; interactivity "
-        "also densifies config/compilation.py@v0.34.0 prefill_cudagraph_capture_grid on SM100 and "
-        "varlen_decode_cudagraph_capture_grid, not modelled)"),
+        "also densifies config/compilation.py@v0.34.0 prefill_cudagraph_capture_grid on SM100, modelled with that "
+        "grid, and varlen_decode_cudagraph_capture_grid, not modelled)"),
 )
 VLLM_PERFORMANCE_MODE_DEFAULT = "balanced"
 VLLM_PERFORMANCE_MODE_SINCE = next(row.since for row in VLLM_PERFORMANCE_MODES if row.choices)

@@ -108,30 +108,99 @@ class StageBudget:
                 "kv_available": self.kv_available}
 
 
-def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: int = 0) -> list[int]:
+@dataclass(frozen=True)
+class CaptureDefaults:
+    """A release's capture-size defaults on one GPU (profiles.VLLM_CAPTURE_DEFAULTS): the default largest size and
+    what it appends. The field defaults are the 0.11.1-0.20.0 rule."""
+
+    largest: int = P.CAPTURE_V1_MAX
+    adds_batched_tokens: bool = False
+    adds_max_num_seqs: bool = False
+    split_grids_to: int = 0  # 0.34.0+ on 10.x: the prefill/decode grids' token ceiling (0: the shared list)
+
+
+def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
+    """The row of the release, its largest size picked by the GPU's compute-capability major (an unknown name
+    takes the family-less entry, as a GPU vLLM does not test for)."""
+    row = P.vllm_capture_defaults_row(version)
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    by_family = dict(row.largest_by_family)
+    split = row.sm100_split_grids_to if major == 10 else 0
+    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split)
+
+
+def doubling_grid(limit: int, stride_at) -> list[int]:
+    """Sizes from 1 up to `limit` (always the last), each step the largest power of two not above
+    stride_at(size) (at least 1), landing on its multiples (config/compilation.py@v0.34.0 _walk_grid)."""
+    sizes, size = [], 1
+    while size < limit:
+        sizes.append(size)
+        stride = 1 << (int(max(1.0, stride_at(size))).bit_length() - 1)
+        size += stride - size % stride
+    return sizes + [limit] if limit > 0 else []
+
+
+def prefill_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """0.34.0's SM100 prefill token grid (prefill_cudagraph_capture_grid): 1, 2, 4, every 8 to 64, four sizes per
+    doubling to 1024, then every 256 (512 from 7 % above 512); interactivity adds every size to 32."""
+    grid = doubling_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    return sorted(set(grid) | {t for t in range(1, 33) if t < max_tokens}) if dense_head else grid
+
+
+def decode_grid(max_requests: int) -> list[int]:
+    """0.34.0's SM100 decode request grid (decode_cudagraph_capture_grid): every count to 6, then a power-of-two
+    step not above 0.65 x n^(2/3)."""
+    return doubling_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int) -> GraphPlan:
+    """0.34.0 on SM100 with no capture setting: mixed batches take the prefill grid to min(ceiling, tokens), uniform
+    decode FULL graphs the request grid within as many tokens, the first request count at or above the limit
+    captured at the limit (decode_cudagraph_capture_shapes; one token per request, no draft)."""
+    top = min(ceiling, batched)
+    prefill = prefill_grid(top, every_size_to > 0)
+    limit = min(seqs, top)
+    decode = sorted({min(n, limit) for n in decode_grid(seqs) if n < limit} | {limit}) if limit >= 1 else []
+    mixed = [] if mode == "FULL_DECODE_ONLY" else prefill
+    decode = decode if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
+    piecewise = len(mixed) if mode != "FULL" else 0
+    full = len(decode) + (len(mixed) if mode == "FULL" else 0)
+    return GraphPlan(mode, piecewise, full, max(mixed + decode, default=0))
+
+
+def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: int = 0,
+                  defaults: CaptureDefaults = CaptureDefaults()) -> list[int]:
     """The release's default capture sizes; every_size_to: --performance-mode interactivity's fine head."""
     small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
     if rule in ("v0", "v1-early"):
         top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
         return [s for s in small + list(range(step, top + 1, step)) if s <= max(max_num_seqs, 1)]
-    largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
     if rule == "v1-8step":  # 0.10.1-0.11.0: every multiple of 8 up to the largest size
+        largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
         return [s for s in small if s <= largest] + list(range(step, largest + 1, step))
-    return v1_capture_sizes(largest, every_size_to)
+    uncut = min(max_num_seqs * 2, defaults.largest)
+    sizes = v1_capture_sizes(min(uncut, max_tokens), every_size_to, max_tokens, defaults)
+    if defaults.adds_max_num_seqs and max_num_seqs <= uncut and max_num_seqs <= max_tokens:
+        sizes = sorted(set(sizes + [max_num_seqs]))  # 0.31.0+: the widest decode batch, off-stride or not
+    return sizes
 
 
-def v1_capture_sizes(largest: int, every_size_to: int = 0) -> list[int]:
+def v1_capture_sizes(largest: int, every_size_to: int = 0, max_tokens: int = 0,
+                     defaults: CaptureDefaults = CaptureDefaults()) -> list[int]:
     """0.11.1+'s list up to its largest size: 1, 2, 4, multiples of 8 below 256, then of 16. every_size_to > 0
     (--performance-mode interactivity, from 0.17.0): every size from 1 to min(largest, every_size_to) in place of
-    1, 2, 4 (config/vllm.py@v0.17.0 _set_cudagraph_sizes)."""
+    1, 2, 4 (config/vllm.py@v0.17.0 _set_cudagraph_sizes). From 0.20.1 max_tokens (max_num_batched_tokens) is
+    appended when it is at most the largest size, i.e. when it is what cut the largest size."""
     step, wide = P.CAPTURE_STEP, P.CAPTURE_V1_WIDE_FROM
     head = list(range(1, min(largest, every_size_to) + 1)) if every_size_to else \
         [s for s in P.CAPTURE_SMALL if s <= largest]
+    tail = [max_tokens] if defaults.adds_batched_tokens and 0 < max_tokens <= largest else []
     return sorted(set(head + list(range(step, min(largest + 1, wide), step)) +
-                      list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP))))
+                      list(range(wide, largest + 1, P.CAPTURE_V1_WIDE_STEP)) + tail))
 
 
-def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int, every_size_to: int = 0) -> list[int] | None:
+def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int, every_size_to: int = 0,
+                            defaults: CaptureDefaults = CaptureDefaults()) -> list[int] | None:
     """The sizes a deployment's capture settings ask for, as the release reads them (profiles.
     CAPTURE_SETTINGS_RULES); None when it sets none, or the release does not read them."""
     if rule not in P.CAPTURE_SETTINGS_RULES:
@@ -150,7 +219,7 @@ def requested_capture_sizes(rule: str, cfg: VllmConfig, max_tokens: int, every_s
         # 0.10.1-0.11.0 take the config's own list as given; 0.11.1+ cut it to the batched tokens
         return sizes if rule == "v1-8step" else [s for s in sizes if s <= max_tokens]
     if cfg.max_cudagraph_capture_size is not None and rule == "v1":
-        return v1_capture_sizes(min(cfg.max_cudagraph_capture_size, max_tokens), every_size_to)
+        return v1_capture_sizes(min(cfg.max_cudagraph_capture_size, max_tokens), every_size_to, max_tokens, defaults)
     return None
 
 
@@ -459,16 +528,17 @@ class PerformanceMode:
 
 def performance_mode_effect(mode: PerformanceMode, cfg: VllmConfig, facts: ModelFacts,
                             defaults: tuple[int, int, bool], max_len: int, version: str | None,
-                            profile: P.VllmProfile, batched: int, seqs: int) -> dict:
+                            profile: P.VllmProfile, batched: int, seqs: int,
+                            capture: CaptureDefaults = CaptureDefaults()) -> dict:
     """What the mode moved against "balanced", and the terms it moved, for the estimate's report. A mode applies
     only to V1 releases from 0.17.0, whose profile batch is the scheduler's (batch_sizes)."""
-    plan = graph_plan(profile, cfg, seqs, batched, mode.every_size_to)
+    plan = graph_plan(profile, cfg, seqs, batched, mode.every_size_to, capture)
     if mode.throughput_factor == 1 and not mode.every_size_to:  # balanced, or a mode the release does not have
         base, base_batched, base_seqs, base_plan = cfg, batched, seqs, plan
     else:
         base = replace(cfg, performance_mode=P.VLLM_PERFORMANCE_MODE_DEFAULT)
         base_batched, base_seqs = batch_sizes(base, defaults, max_len, profile.engine, version)
-        base_plan = graph_plan(profile, base, base_seqs, base_batched)
+        base_plan = graph_plan(profile, base, base_seqs, base_batched, defaults=capture)
     # the encoder budget is max(max_num_batched_tokens, one item): a larger batch profiles more images
     items, base_items = (encoder_profile(facts, c, b, n, max_len, version).items if profile.engine == "v1" else 0
                          for c, b, n in ((cfg, batched, seqs), (base, base_batched, base_seqs)))
@@ -1103,18 +1173,22 @@ class GraphPlan:
         return self.piecewise + self.full
 
 
-def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, every_size_to: int = 0) -> GraphPlan:
+def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, every_size_to: int = 0,
+               defaults: CaptureDefaults = CaptureDefaults()) -> GraphPlan:
     """The graphs the release captures under the deployment's capture settings (profiles.CAPTURE_SETTINGS_RULES):
     mixed-batch graphs one per size (PIECEWISE, or FULL under cudagraph_mode FULL), decode FULL graphs one per size
-    up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE."""
+    up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE.
+    defaults: the release's capture defaults on the GPU (capture_defaults)."""
     default = "FULL_AND_PIECEWISE" if profile.graph_sets > 1 else "PIECEWISE"
     reads = profile.capture_rule in P.CAPTURE_SETTINGS_RULES
     mode = cfg.cudagraph_mode if reads and cfg.cudagraph_mode else default
     if cfg.enforce_eager or mode == "NONE":
         return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
-    sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to)
+    sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to, defaults)
+    if sizes is None and profile.capture_rule == "v1" and defaults.split_grids_to:
+        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to)
     if sizes is None:
-        sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to)
+        sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to, defaults)
     decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
     mixed = [] if mode == "FULL_DECODE_ONLY" else sizes
     piecewise = len(mixed) if mode != "FULL" else 0
@@ -1142,7 +1216,8 @@ def estimated_graph_memory(facts: ModelFacts, tp: int, plan: GraphPlan, layers: 
 
 
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
-                 facts: ModelFacts | None = None, every_size_to: int = 0) -> int:
+                 facts: ModelFacts | None = None, every_size_to: int = 0,
+                 defaults: CaptureDefaults = CaptureDefaults()) -> int:
     """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate from the release that computes it
     (0.18.0, outside the budget until 0.20.0; with the model's facts), else the capture's measured cost per layer and
     graph."""
@@ -1150,7 +1225,7 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
-    plan = graph_plan(profile, cfg, seqs, batched, every_size_to)
+    plan = graph_plan(profile, cfg, seqs, batched, every_size_to, defaults)
     if profile.sizes_graphs_by_estimate and facts is not None:
         return estimated_graph_memory(facts, cfg.tensor_parallel_size, plan, layers)
     # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
@@ -1289,6 +1364,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     gpu_total, total_row = P.cuda_total(gpu_total, gpu_name)
     stage_totals = [P.cuda_total(t, gpu_name)[0] for t in stage_totals or ()] or None
     profile, generation_reason = engine_generation(version, cfg, gpu_name)
+    capture = capture_defaults(version, gpu_name)
     sampler_row = sampler_row_for(version, cfg.flashinfer_sampler_env)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
@@ -1385,7 +1461,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         encoder = mm_profile.added(max(forward, sampler)) if s == 0 else 0
         phases.append((forward, sampler, encoder))
         activation = max(forward, sampler) + encoder
-        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts, mode.every_size_to)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts, mode.every_size_to, capture)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
@@ -1467,7 +1543,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         if search_fixes else {}
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
-    graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to)
+    graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to, capture)
 
     return Estimate(
         engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
@@ -1483,7 +1559,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
-                                                           batched, seqs),
+                                                           batched, seqs, capture),
                "gpu_memory_utilization": gmu,
                "cuda_total": gpu_total, "cuda_total_source": total_row.source if total_row else "",
                # V0 samples with its own sort whatever the env says (profiled_sampler): no V1 rule to name
