@@ -6,6 +6,7 @@ from typing import Any, ClassVar, Literal, Optional
 
 import pytest
 from pydantic_core import ValidationError
+from support.json_walk import containers
 
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.records import Record, field
@@ -198,13 +199,6 @@ def test_copy_json_copies_every_container_and_keeps_scalars_and_tuples():
     data = {"x": shared, "y": shared, "z": Ordered(k=[True]), "t": tup, "s": "text", "n": [[], {}, [[3]]]}
     copied = copy_json(data)
     assert copied == data and list(copied) == list(data)
-
-    def containers(value, seen):
-        if isinstance(value, (dict, list)):
-            seen.append(value)
-            for item in value.values() if isinstance(value, dict) else value:
-                containers(item, seen)
-        return seen
 
     before, after = containers(data, []), containers(copied, [])
     assert len(before) == len(after) == 14

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from support.json_walk import containers
 
 from gpustack_guard.core.memory import engine
 from gpustack_guard.core.memory.estimate import Estimate
@@ -86,19 +87,12 @@ def test_extra_is_handed_out_as_a_copy_at_every_depth(make):
     assert est.as_json() == Estimate._json(est) and est.as_json()["extra"] == est.extra
 
 
-def _containers(value, found):
-    if isinstance(value, (dict, list)):
-        found.append(value)
-        for item in value.values() if isinstance(value, dict) else value:
-            _containers(item, found)
-    return found
-
 
 @pytest.mark.parametrize("make", ESTIMATES.values(), ids=list(ESTIMATES))
 def test_no_container_handed_out_is_one_the_estimate_keeps(make):
     # whatever field _json gains later: every dict and list of a call is new, none is the kept JSON's or extra's
     est = dataclasses.replace(make(), extra={"per_device": [{"device": "CUDA0"}], "fit": {"n": [1]}})
     est.as_json()
-    kept = {id(c) for c in _containers(est.__dict__["_kept_json"], [])} | {id(c) for c in _containers(est.extra, [])}
-    handed = _containers(est.as_json(), [])
+    kept = {id(c) for c in containers(est.__dict__["_kept_json"], [])} | {id(c) for c in containers(est.extra, [])}
+    handed = containers(est.as_json(), [])
     assert len(handed) > 5 and not [c for c in handed if id(c) in kept]

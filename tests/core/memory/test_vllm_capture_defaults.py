@@ -113,13 +113,18 @@ def test_max_num_seqs_is_kept_only_within_the_ceiling_and_the_batched_tokens():
     assert plan("0.31.0", H100, 100, 8192, VllmConfig(max_cudagraph_capture_size=200)).piecewise == 28
 
 
-@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "Qwen/Qwen3-0.6B"])
-def test_graph_bytes_follow_the_counts_on_two_models(model):
-    """vLLM's estimate (first capture at the largest size plus every further graph) on the plans above."""
+def _graph_terms(model: str):
+    """The model's facts, layers, FFN width, hidden size and vLLM's estimate of one further graph's bytes."""
     facts = catalog_facts(model)
     layers, width, hidden = facts.num_hidden_layers, facts.intermediate_size, facts.hidden_size
     assert layers and width and hidden
-    per_graph = layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width)
+    return facts, layers, width, hidden, layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "Qwen/Qwen3-0.6B"])
+def test_graph_bytes_follow_the_counts_on_two_models(model):
+    """vLLM's estimate (first capture at the largest size plus every further graph) on the plans above."""
+    facts, layers, width, hidden, per_graph = _graph_terms(model)
 
     def expected(piecewise: int, full: int, largest: int) -> int:
         return per_graph + largest * (2 * width + 4 * hidden) * 2 + (piecewise - 1 + full - 1) * per_graph
@@ -190,10 +195,7 @@ def test_0_34_splits_prefill_and_decode_graphs_on_sm100_only(version, split):
 @pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "Qwen/Qwen3-0.6B"])
 def test_0_34_b200_graph_bytes(model):
     """The in-budget estimate on the split plan: the first capture at 8,192 tokens, 53 + 63 further graphs."""
-    facts = catalog_facts(model)
-    layers, width, hidden = facts.num_hidden_layers, facts.intermediate_size, facts.hidden_size
-    assert layers and width and hidden
-    per_graph = layers * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * width)
+    facts, layers, width, hidden, per_graph = _graph_terms(model)
     got = estimated_graph_memory(facts, 1, plan("0.34.0", B200, 1024, 16384), layers)
     assert got == per_graph + 8192 * (2 * width + 4 * hidden) * 2 + (53 + 63) * per_graph
     if model == "Qwen/Qwen2.5-7B":  # 855,638,016 B of intermediates at 8,192 tokens
