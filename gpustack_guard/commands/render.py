@@ -14,6 +14,7 @@ from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import Report, render_all
+from gpustack_guard.core.secrets import scrub
 from gpustack_guard.reporters import DocumentFormat, text
 from gpustack_guard.reporters.argument_origins import origin_comment
 
@@ -72,6 +73,7 @@ def _committed_text(path: str, expected: str) -> str | None:
 def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
     if show_secrets:
         raise GsgError("refusing to write secrets to a file: drop --show-secrets")
+    body = scrub(body, [])  # a token pasted in a plain flag or a name is not committed either (env secrets are masked)
     if check:
         if _committed_text(path, written_form(body)) != written_form(body):
             err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")

@@ -426,16 +426,86 @@ class _ShapeFinder:
         return spans
 
 
+# Tokens known by their shape alone (a token pasted where no name says "secret": a plain flag's value, an env var
+# with an innocent name, a label, a model name, a log line, a server's error body). Each row: a prefix the issuer
+# puts on every token it mints, so text without the prefix is never touched, and a body long enough that words
+# and identifiers do not reach it. Every row starts at a word edge (no letter, digit, '_' or '-' before it):
+# "task-...", "disk-..." and "xhf_..." are words, not tokens. Bodies are runs of one character class with no
+# nested repeats, and a row's starts cannot fall inside another match of that row, so the search stays linear in
+# the text. Why each shape:
+# - hf_: Hugging Face user access tokens, `hf_` + a random run of letters (and digits), 34 in the tokens minted
+#   today (huggingface.co/docs/hub/security-tokens); 30 or more leaves room for shorter ones.
+# - sk-: OpenAI API keys (platform.openai.com/docs/api-reference/authentication): legacy `sk-` + 48 base62;
+#   project, service-account and admin keys `sk-proj-`/`sk-svcacct-`/`sk-admin-` + long base64url runs. The
+#   legacy body has no '-' or '_' so `someone/sk-Llama-3.1-8B-Instruct-GGUF` is a name, and both bodies must mix
+#   upper case, lower case and digits (random keys do, names and hex digests do not).
+# - ghp_/gho_/ghu_/ghs_/ghr_: GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens, prefix
+#   + 36 base62 (github.blog, "Behind GitHub's new authentication token formats", 2021); github_pat_:
+#   fine-grained personal access tokens, `github_pat_` + 82 base62 and '_' (docs.github.com, "Managing your
+#   personal access tokens").
+# - xox[abposr]-: Slack bot, user, app, legacy and refresh tokens (api.slack.com/authentication/token-types):
+#   numeric team and user ids and a random part joined by '-'; a digit must be in it, so "xoxb-token-here" is prose.
+# - AKIA/ASIA: AWS access key ids, 20 upper-case letters and digits, AKIA long-term and ASIA temporary (STS)
+#   (docs.aws.amazon.com IAM "Understanding unique ID prefixes").
+# - eyJ...eyJ...: a JWT (RFC 7519) in JWS compact form (RFC 7515 section 7.1): base64url header '.' payload '.'
+#   signature, header and payload JSON objects, so both start with the encoding of '{"', "eyJ"; two such parts
+#   are enough (an echo may cut the rest).
+# - any of these prefixes and 9 or more body characters cut by "…" or "..." (JSON writes "…" as \u2026): gsg's
+#   own messages cut a long value at 40 characters (core/echo) and servers cut echoes, so a token's head is masked
+#   too (as scrub masks a known secret's first PREFIX_CHARS); a digit or capital must be in it
+#   ("sk-learning-rate..." is a word).
+_EDGE = r"(?<![A-Za-z0-9_-])"
+TOKEN_SHAPES = re.compile(
+    _EDGE + r"(?:hf_[A-Za-z0-9]{30,}"
+    r"|(?P<openai>sk-(?:[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}))"
+    r"|gh[pousr]_[A-Za-z0-9]{36,}"
+    r"|github_pat_[A-Za-z0-9_]{50,}"
+    r"|(?P<slack>xox[abposr]-[A-Za-z0-9-]{10,})"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)?"
+    r"|(?i:bearer)[ \t]+(?P<bearer>[A-Za-z0-9._~+/-]{15,}[A-Za-z0-9_~+/-]=*)"
+    r"|(?P<cut>(?:hf_|sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|eyJ)[A-Za-z0-9_-]{9,})(?=\u2026|\\u2026|\.\.\.))")
+
+
+def _mixed(body: str) -> bool:
+    return any(c.isdigit() for c in body) and any(c.isupper() for c in body) and any(c.islower() for c in body)
+
+
+def _token_span(match: re.Match[str]) -> tuple[int, int] | None:
+    """The part of a shape's match to mask, or None for a match the shape's own check turns down."""
+    openai, slack, bearer = match.group("openai"), match.group("slack"), match.group("bearer")
+    if openai is not None and not _mixed(openai.split("-", 2)[-1] if openai.count("-") > 1 else openai[3:]):
+        return None
+    if slack is not None and not any(c.isdigit() for c in slack[5:]):
+        return None
+    cut = match.group("cut")
+    if cut is not None and not any(c.isdigit() or c.isupper() for c in cut[3:]):
+        return None  # "sk-learning-rate...": a word cut short, not a random token's head
+    if bearer is not None:
+        has_digit = any(c.isdigit() for c in bearer)
+        random_letters = "-" not in bearer and any(c.isupper() for c in bearer) and any(c.islower() for c in bearer)
+        return match.span("bearer") if has_digit or random_letters else None
+    return match.span()
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every well-known token shape in the text (TOKEN_SHAPES), one left-to-right search."""
+    return [span for span in map(_token_span, TOKEN_SHAPES.finditer(text)) if span is not None]
+
+
 @lru_cache(maxsize=16)  # the same secrets are scrubbed from every line a command prints
 def _finder(secrets: frozenset[str]) -> _ShapeFinder:
     return _ShapeFinder(tuple(sorted(secrets)))
 
 
-def scrub(text: str, secrets: list[str]) -> str:
+def scrub(text: str, secrets: list[str], *, shapes: bool = True) -> str:
     """Mask known secret values in any text before it is printed or written (defence in depth): each value in
-    every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short."""
+    every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short; and, unless
+    `shapes` is off (--show-secrets), every token of a well-known shape (TOKEN_SHAPES) wherever it was pasted."""
     wanted = frozenset(v for v in secrets if v and len(v) >= SHORTEST_SECRET)
     spans = _finder(wanted).spans(text) if wanted and text else []
+    if shapes and text:
+        spans += token_spans(text)
     if not spans:
         return text
     merged: list[list[int]] = []

@@ -67,7 +67,9 @@ def _encodable(text: str, stream) -> str:
 
 
 def out(text: str, secrets: list[str] | None = None, *, reveal: bool = False) -> None:
-    sys.stdout.write(_encodable(terminal_safe(scrub(text, known_secrets(reveal) + (secrets or []))), sys.stdout))
+    # --show-secrets (reveal) shows the spec's own secrets, so token shapes stay too; gsg's own keys never do
+    shown = scrub(text, known_secrets(reveal) + (secrets or []), shapes=not reveal)
+    sys.stdout.write(_encodable(terminal_safe(shown), sys.stdout))
     sys.stdout.flush()
 
 
