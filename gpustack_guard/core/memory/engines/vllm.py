@@ -6,7 +6,7 @@ import copy
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
@@ -108,8 +108,7 @@ class StageBudget:
                 "kv_available": self.kv_available}
 
 
-@dataclass(frozen=True)
-class CaptureDefaults:
+class CaptureDefaults(NamedTuple):  # a value read by attribute: tuple-built, nothing generated to compile
     """A release's capture-size defaults on one GPU (profiles.VLLM_CAPTURE_DEFAULTS): the default largest size and
     what it appends. The field defaults are the 0.11.1-0.20.0 rule."""
 
@@ -498,11 +497,8 @@ def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, 
     return batched, seqs
 
 
-@dataclass(frozen=True, repr=False)
-class PerformanceMode:
+class PerformanceMode(NamedTuple):  # tuple-built: no generated methods to compile at import
     """What the deployment's --performance-mode changes in this release (profiles.VLLM_PERFORMANCE_MODES)."""
-
-    __repr__ = fields_repr
 
     name: str
     applied: bool  # the default, or a mode the release has (an unreadable version's assumed release may not)
