@@ -1209,6 +1209,48 @@ def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     return row_for("vllm", _SAMPLER_KEYS, version)
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class VllmRunnerRow:
+    """Which model runner a V1 release builds by default (config/vllm.py use_v2_model_runner) and, where the V2
+    runner's profile differs from the release's other rows, how. default: "v1" every model (as modelled);
+    "dense" the V2 runner for a generative model that is neither MoE nor hybrid, or whose architecture is listed;
+    "v2" every generative model (the sampler and profile rows of those releases are already the V2 runner's).
+    For a model on the V2 runner under a "dense" row: no CUDA-graph estimate inside the budget and a profile
+    sampler pass without top-k/top-p, warmed up over V2's rows."""
+
+    __repr__ = fields_repr
+
+    since: str
+    default: str
+    architectures: frozenset[str]
+    source: str
+
+
+VLLM_RUNNER_ROWS = (
+    VllmRunnerRow("0.0.0", "v1", frozenset(),
+                  "v1/worker/gpu_model_runner.py; not read: 0.22.0-0.24.0 default a short list to the V2 runner "
+                  "(config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES: Qwen3ForCausalLM in 0.22.0, Llama, "
+                  "Mistral and three MoE families added by 0.24.0), whose profile in those releases is not read"),
+    VllmRunnerRow("0.25.0", "dense", frozenset({"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+                                                "GraniteMoeForCausalLM"}),
+                  "config/vllm.py@v0.25.0..@v0.28.0 _is_default_v2_model_runner_model: 'generate' runner, not "
+                  "is_hybrid, not attention-free, and a listed architecture 'or not model_config.is_moe'; "
+                  "v1/worker/gpu/model_runner.py@v0.25.0..@v0.28.0 profile_cudagraph_memory returns 0 ('It is TBD "
+                  "whether we keep this API'), so gpu_worker.py subtracts no graph estimate, and _dummy_sampler_run "
+                  "'may skip top_k, top_p, and logprobs'; gpu/warmup.py warmup_kernels samples after the KV cache. "
+                  "A 0.27.1 log shows it: Qwen2.5-0.5B's lines come from gpu/model_runner.py and its KV is budget - "
+                  "consumed - 0.08 GiB of peak activation, no graph estimate"),
+    VllmRunnerRow("0.29.0", "v2", frozenset(),
+                  "config/vllm.py@v0.29.0 use_v2_model_runner: every generative model on CUDA (the 0.29.0 sampler "
+                  "row); gpu/model_runner.py@v0.29.0 profile_cudagraph_memory measures the graphs"),
+)
+_RUNNER_KEYS = keyed_by_release(VLLM_RUNNER_ROWS)
+
+
+def vllm_runner_row(version: str | None) -> VllmRunnerRow:
+    return row_for("vllm", _RUNNER_KEYS, version)
+
+
 class TermSource(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
 
