@@ -543,6 +543,11 @@ CUDA_TOTALS = (
                  "'Free memory on device (43.93/44.42 GiB) on startup. Desired GPU memory utilization is (0.9, "
                  "39.98 GiB)' on eight NVIDIA L40S (tests/fixtures/logs/vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep"
                  ".log, whose nvidia-smi reports 46068MiB total for the same cards)"),
+    CudaTotalRow("nvidia a40", 46068 * MiB, 45498 * MiB,
+                 "llama-server's device list prints cudaMemGetInfo's total (ggml-cuda.cu "
+                 "ggml_backend_cuda_device_get_memory), the figure vLLM's mem_get_info reads: 'CUDA0: NVIDIA A40 "
+                 "(45498 MiB, 45231 MiB free)' on a RunPod 2x A40 box whose nvidia-smi reports 46068 MiB total "
+                 "(search-index file 63454661244, llama.cpp build 9665); 44.43 GiB, as the L40S's 44.42"),
 )
 
 
