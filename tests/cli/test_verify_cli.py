@@ -108,13 +108,18 @@ def test_markdown_table(gsg):
     assert result.out.splitlines()[-1] == "Result: **pass**"
 
 
+# public logs that name a catalog model and print the GPU's memory, so they verify with no argument at all
+SELF_CONTAINED = {"vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-gmu085.log"}
+
+
 @pytest.mark.parametrize("name", sorted(str(p.relative_to(LOGS)) for p in LOGS.glob("*/*.log")))
 def test_every_public_log_shows_its_observed_terms(gsg, name):
     result = gsg("verify", "--log", log_path(name), "--backend", Path(name).parent.name, "-o", "json")
     doc = json.loads(result.out)
     log, _ = parse_log((LOGS / name).read_text(encoding="utf-8").splitlines(True), Path(name).parent.name)
     assert doc["observed"] == log.terms() and doc["failure_kind"] == log.failure_kind
-    assert result.code == 1  # none of them names a model gsg resolves offline together with the GPU's memory
+    # the others lack the model gsg resolves offline or the GPU's memory
+    assert result.code == (0 if name in SELF_CONTAINED else 1), doc["reasons"]
 
 
 SECRET_LOG = """INFO 09-03 16:28:10 [api_server.py:1882] vLLM API server version 0.10.1

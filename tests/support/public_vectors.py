@@ -48,7 +48,8 @@ ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
 RTX_2000_ADA = ("NVIDIA RTX 2000 Ada Generation", "16380MiB")
 H100_PCIE = ("NVIDIA H100 PCIe", "81559MiB")
 RTX_5090 = ("NVIDIA GeForce RTX 5090", "32607MiB")
-MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")  # one of the card's two GCDs, each its own ROCm device
+MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")
+A40 = ("NVIDIA A40", "46068MiB")  # one of the card's two GCDs, each its own ROCm device
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -253,6 +254,17 @@ VECTORS = (
                "(the file's environment table), vLLM 0.26.0 (the same table), its section-3 command (32,768 tokens, "
                "gmu 0.90) and VLLM_USE_FLASHINFER_SAMPLER=0; its own budget line (14.39 GiB = 15.99 x 0.9) agrees "
                "with the card's CUDA total"),
+    Vector("v1-0.26-llama31-8b-a40-4k.log", "meta-llama/Llama-3.1-8B", A40, None,
+           ("--max-model-len=4096", "--gpu-memory-utilization=0.9", "--max-num-seqs=256"),
+           why="a public test file of an 'llmbench' harness (index file id 70947466353, repository not named): its "
+               "VLLM_BANNER_LOG is 'verbatim from a real v0.26.0 startup' of Llama-3.1-8B-Instruct 'on the target "
+               "A40', vLLM 0.26.0 (the banner); the same file pins the command (4,096 tokens, gmu 0.9, 256 "
+               "sequences)"),
+    Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-gmu085.log", "Qwen/Qwen2.5-0.5B", RTX_4090, None,
+           why="a public markdown lab record of vLLM on WSL2 (index file id 61918553602, repository not named), "
+               "its seventh, successful run: `vllm serve Qwen/Qwen2.5-0.5B-Instruct --max-model-len 2048 "
+               "--gpu-memory-utilization 0.85` (the log's non-default args) on one RTX 4090 24564MiB (the "
+               "record's nvidia-smi), vLLM 0.27.1 (the banner); the log's lines are the V2 model runner's"),
     Vector("v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", "Qwen/Qwen2.5-1.5B", RTX_2000_ADA, None,
            ("--gpu-memory-utilization=0.6",),
            why="a public markdown lab guide (index file id 7256429456, repository not named), Task 3.1's sample "
@@ -576,6 +588,11 @@ EXCLUDED = {
         "engine's failure line is not in it and only its 0.3 GiB budget is read; its util 0.90 / 0.875 pools "
         "(14.54 / 12.17 GiB) are a table's figures, not log lines (benchmarks/vectors/MISSES.md)",
     "vllm/v1-nvfp4-kv-1m.log": "vllm#49011: a prototype branch's nvfp4 KV cache with a drafter, not a release",
+    "vllm/v1-0.28-qwen25-7b-awq-rtx-pro-4000-8k.log": "search-index file 67578381996: Qwen2.5-7B-AWQ on an RTX PRO "
+        "4000 Blackwell, vLLM 0.28.0, a fresh pod's first start (weights downloaded at start-up, so no torch.compile "
+        "cache); the excerpt prints only the pool, 2.26 GiB (+16.8 %) under gsg's estimate, and no weights, budget or "
+        "profile-peak line to put it in a term; a cold compile's profile transient is Inductor's, not in vLLM's source, "
+        "so gsg does not model it (benchmarks/vectors/MISSES.md)",
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",

@@ -543,6 +543,11 @@ CUDA_TOTALS = (
                  "'Free memory on device (43.93/44.42 GiB) on startup. Desired GPU memory utilization is (0.9, "
                  "39.98 GiB)' on eight NVIDIA L40S (tests/fixtures/logs/vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep"
                  ".log, whose nvidia-smi reports 46068MiB total for the same cards)"),
+    CudaTotalRow("nvidia a40", 46068 * MiB, 45498 * MiB,
+                 "llama-server's device list prints cudaMemGetInfo's total (ggml-cuda.cu "
+                 "ggml_backend_cuda_device_get_memory), the figure vLLM's mem_get_info reads: 'CUDA0: NVIDIA A40 "
+                 "(45498 MiB, 45231 MiB free)' on a RunPod 2x A40 box whose nvidia-smi reports 46068 MiB total "
+                 "(search-index file 63454661244, llama.cpp build 9665); 44.43 GiB, as the L40S's 44.42"),
 )
 
 
@@ -1207,6 +1212,48 @@ _SAMPLER_KEYS = keyed_by_release(VLLM_SAMPLER_ROWS)
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     """The sampler row of a V1 release (the first row for anything older)."""
     return row_for("vllm", _SAMPLER_KEYS, version)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class VllmRunnerRow:
+    """Which model runner a V1 release builds by default (config/vllm.py use_v2_model_runner) and, where the V2
+    runner's profile differs from the release's other rows, how. default: "v1" every model (as modelled);
+    "dense" the V2 runner for a generative model that is neither MoE nor hybrid, or whose architecture is listed;
+    "v2" every generative model (the sampler and profile rows of those releases are already the V2 runner's).
+    For a model on the V2 runner under a "dense" row: no CUDA-graph estimate inside the budget and a profile
+    sampler pass without top-k/top-p, warmed up over V2's rows."""
+
+    __repr__ = fields_repr
+
+    since: str
+    default: str
+    architectures: frozenset[str]
+    source: str
+
+
+VLLM_RUNNER_ROWS = (
+    VllmRunnerRow("0.0.0", "v1", frozenset(),
+                  "v1/worker/gpu_model_runner.py; not read: 0.22.0-0.24.0 default a short list to the V2 runner "
+                  "(config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES: Qwen3ForCausalLM in 0.22.0, Llama, "
+                  "Mistral and three MoE families added by 0.24.0), whose profile in those releases is not read"),
+    VllmRunnerRow("0.25.0", "dense", frozenset({"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+                                                "GraniteMoeForCausalLM"}),
+                  "config/vllm.py@v0.25.0..@v0.28.0 _is_default_v2_model_runner_model: 'generate' runner, not "
+                  "is_hybrid, not attention-free, and a listed architecture 'or not model_config.is_moe'; "
+                  "v1/worker/gpu/model_runner.py@v0.25.0..@v0.28.0 profile_cudagraph_memory returns 0 ('It is TBD "
+                  "whether we keep this API'), so gpu_worker.py subtracts no graph estimate, and _dummy_sampler_run "
+                  "'may skip top_k, top_p, and logprobs'; gpu/warmup.py warmup_kernels samples after the KV cache. "
+                  "A 0.27.1 log shows it: Qwen2.5-0.5B's lines come from gpu/model_runner.py and its KV is budget - "
+                  "consumed - 0.08 GiB of peak activation, no graph estimate"),
+    VllmRunnerRow("0.29.0", "v2", frozenset(),
+                  "config/vllm.py@v0.29.0 use_v2_model_runner: every generative model on CUDA (the 0.29.0 sampler "
+                  "row); gpu/model_runner.py@v0.29.0 profile_cudagraph_memory measures the graphs"),
+)
+_RUNNER_KEYS = keyed_by_release(VLLM_RUNNER_ROWS)
+
+
+def vllm_runner_row(version: str | None) -> VllmRunnerRow:
+    return row_for("vllm", _RUNNER_KEYS, version)
 
 
 class TermSource(NamedTuple):  # a table row: tuple-built, no generated methods to compile

@@ -78,3 +78,16 @@ def test_an_l40s_budget_leaves_the_drivers_reserve_out(model, version, gmu):
     # 46,068 MiB - 44.42 GiB = 581.9 MiB the driver keeps: gmu x that is no longer in the pool
     unnamed = estimate_vllm(facts, L40S_NVML, cfg, version=version, gpu_name="")
     assert unnamed.kv_available - nvml.kv_available == math.ceil(gmu * L40S_NVML) - math.ceil(gmu * L40S_CUDA)
+
+
+def test_an_a40_is_budgeted_from_the_total_cuda_reports_in_a_llama_cpp_device_list():
+    # 'CUDA0: NVIDIA A40 (45498 MiB, 45231 MiB free)' where nvidia-smi reports 46068 MiB for the same card
+    total, row = P.cuda_total(46068 * MiB, "NVIDIA A40")
+    assert (total, row.gpu if row else None) == (45498 * MiB, "nvidia a40")
+    assert P.cuda_total(16376 * MiB, "NVIDIA RTX A4000") == (16376 * MiB, None)  # not an A40
+    # the 0.26.0 A40 log (tests/fixtures/logs/vllm/v1-0.26-llama31-8b-a40-4k.log): gmu 0.9 of 44.43 GiB
+    cfg = VllmConfig(max_model_len=4096, gpu_memory_utilization=0.9, max_num_seqs=256)
+    est = estimate_vllm(catalog_facts("meta-llama/Llama-3.1-8B"), 46068 * MiB, cfg, version="0.26.0",
+                        gpu_name="NVIDIA A40")
+    assert est.requested == math.ceil(0.9 * 45498 * MiB)
+    assert est.kv_capacity_tokens == 200_384  # the log: 195,760 (+2.4 %)

@@ -351,6 +351,17 @@ CASES = [
     ("vllm/v1-0.24-qwen25-7b-shape-8k-vast-serve.log", '0.24.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.37), P.CUDA_GRAPHS: gib(0.65), P.KV_CACHE: gib(11.92), P.KV_TOKENS: 223152,
       P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 27.24}),
+    # a test file's four verbatim lines: no weights line
+    ("vllm/v1-0.26-llama31-8b-a40-4k.log", '0.26.0', True, None, 'main', 1,
+     {P.KV_CACHE: gib(23.9), P.KV_TOKENS: 195760}),
+    # wrapped lines joined as the engine printed them; no version line (0.28.0 by the notes and the line numbers)
+    ("vllm/v1-0.28-qwen25-7b-awq-rtx-pro-4000-8k.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(13.42), P.KV_TOKENS: 251344, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 30.68}),
+    # the V2 model runner's lines (model_runner.py) and its budget line: peak activation without a graph estimate
+    ("vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-gmu085.log", '0.27.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(19.06), P.CUDA_GRAPHS: gib(0.28), P.FREE_BEFORE_LOAD: gib(22.45),
+      P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.85, P.REQUESTED: gib(20.39), P.ACTIVATION: gib(0.08),
+      P.KV_TOKENS: 1665392}),
 ]
 
 
@@ -367,7 +378,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 68, "sglang": 28, "llama.cpp": 30}
+    assert counts == {"vllm": 71, "sglang": 28, "llama.cpp": 30}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

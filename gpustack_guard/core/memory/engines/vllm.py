@@ -416,6 +416,30 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
     return v0, "V0 engine: " + "; ".join(forced)
 
 
+def model_runner(facts: ModelFacts, version: str | None) -> str:
+    """The model runner the release builds for this model by default (profiles.VLLM_RUNNER_ROWS): "v1" or "v2"."""
+    row = P.vllm_runner_row(version)
+    if row.default == "v1":
+        return "v1"
+    if row.default == "v2" or facts.architecture in row.architectures:
+        return "v2"
+    return "v1" if facts.is_moe or facts.recurrent_layers else "v2"
+
+
+def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, sampler: P.VllmSamplerRow,
+                notes: list[str]) -> tuple[str, P.VllmProfile, P.VllmSamplerRow]:
+    """The model runner and the profile and sampler rows it runs with. A "dense" release's model on the V2 runner
+    (profiles.VLLM_RUNNER_ROWS): its graphs are captured after the KV cache from the headroom, sized as vLLM's
+    estimate would size them; its profile samples without top-k/top-p and its warm-up runs V2's rows."""
+    runner = model_runner(facts, version) if profile.engine == "v1" else "v1"
+    if runner != "v2" or P.vllm_runner_row(version).default != "dense":
+        return runner, profile, sampler
+    notes.append("V2 model runner (this release's default for a dense model): no CUDA-graph estimate in the budget, "
+                 "the profile samples without top-k/top-p")
+    return (runner, replace(profile, graphs_profiled=False, graphs_estimated=True),
+            replace(sampler, profiled="no-top-k-top-p", warmup_rows="v2"))
+
+
 def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str]) -> KVShape | CompressedKV:
     """The KV geometry vLLM builds for this model (all layers for KVShape); notes what it overrides."""
     if not facts.is_compressed_attention:
@@ -1364,6 +1388,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     sampler_row = sampler_row_for(version, cfg.flashinfer_sampler_env)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
+    runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes)
     if cfg.speculative_flag:
         notes.append(f"--{cfg.speculative_flag}: speculative decoding is not counted; the draft's weights and KV "
                      "(or the MTP layers) come on top of these figures")
@@ -1551,7 +1576,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "scheduler_refusal": refusal,
-               "cuda_graphs_in_budget": profile.graphs_profiled,
+               "cuda_graphs_in_budget": profile.graphs_profiled, "model_runner": runner,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
