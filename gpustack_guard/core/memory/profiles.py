@@ -1214,16 +1214,13 @@ def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     return row_for("vllm", _SAMPLER_KEYS, version)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class VllmRunnerRow:
+class VllmRunnerRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Which model runner a V1 release builds by default (config/vllm.py use_v2_model_runner) and, where the V2
     runner's profile differs from the release's other rows, how. default: "v1" every model (as modelled);
     "dense" the V2 runner for a generative model that is neither MoE nor hybrid, or whose architecture is listed;
     "v2" every generative model (the sampler and profile rows of those releases are already the V2 runner's).
     For a model on the V2 runner under a "dense" row: no CUDA-graph estimate inside the budget and a profile
     sampler pass without top-k/top-p, warmed up over V2's rows."""
-
-    __repr__ = fields_repr
 
     since: str
     default: str
