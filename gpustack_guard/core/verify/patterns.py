@@ -586,8 +586,10 @@ LLAMACPP_PATTERNS = (
        r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="marker"),
+    # "failed to allocate memory for kv cache": llama_kv_cache_init to b1790 (vendor/llama.cpp/llama.cpp@0.2.20)
     _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
-       r"failed to allocate (?:\S+ )?buffer|cudaMalloc failed: out of memory|unable to allocate \S+ buffer",
+       r"failed to allocate (?:\S+ )?buffer|failed to allocate memory for kv cache|cudaMalloc failed: out of memory|"
+       r"unable to allocate \S+ buffer",
        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8900.01 MiB on device 0: cudaMalloc failed: "
        "out of memory", "ikawrakow/ik_llama.cpp PR #235", kind="failure:out-of-memory"),
 )
