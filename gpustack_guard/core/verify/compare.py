@@ -41,6 +41,7 @@ ROWS = (
     (P.ACTIVATION, "activation peak", "bytes"),
     (P.NON_TORCH, "non-torch", "bytes"),
     (P.CUDA_GRAPHS, "CUDA graphs", "bytes"),
+    (P.PREFILL_GRAPHS, "prefill CUDA graphs (SGLang)", "bytes"),
     (P.KV_CACHE, "KV cache", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
@@ -241,6 +242,8 @@ def backend_args(log: ObservedLog) -> list[str]:
             args["max_model_len"] = terms[P.MAX_MODEL_LEN]
     elif log.engine == P.SGLANG:
         args.update({key: log.args[key] for key in SGLANG_ARGS if key in log.args})
+        if "cuda_graph_max_bs" not in args and "cuda_graph_max_bs_decode" in log.args:  # its name from 0.5.14
+            args["cuda_graph_max_bs"] = log.args["cuda_graph_max_bs_decode"]  # (server_args.py@v0.5.14 to @v0.5.19)
         if args.get("context_length") is None and P.MAX_MODEL_LEN in log.terms():
             args["context_length"] = log.terms()[P.MAX_MODEL_LEN]
     elif log.engine == P.LLAMACPP:
@@ -267,6 +270,8 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
     if not est.compute_buffer_per_gpu:
         terms.pop(P.COMPUTE_BUFFER, None)
+    if est.extra.get("prefill_graph_reserve"):  # SGLang 0.5.10+: the reserve it keeps for its prefill graphs
+        terms[P.PREFILL_GRAPHS] = est.extra["prefill_graph_reserve"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms

@@ -57,10 +57,10 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "concurrency", "Graph capturing",
             "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",
             "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
-            "Memory pool end", "cuda graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
+            "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
-            "pipeline parallelism", "sched copies", "top-p & top-k sampling", "Memory baseline", "Post-capture",
+            "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -363,6 +363,14 @@ def _number(text: str, unit: str) -> Number | None:
     return value if unit in ("int", "float") else int(round(value))
 
 
+def _weights_from_free(terms: dict[str, Number]) -> None:
+    """The weights of a load line that prints only the free memory after them: the free memory before, less it
+    (what SGLang 0.4.4+ prints as the end line's "mem usage"); nothing when this rank printed no begin line."""
+    before, after = terms.get(P.FREE_BEFORE_LOAD), terms.get(P.FREE_AFTER_LOAD)
+    if before is not None and after is not None and before >= after:
+        terms[P.WEIGHTS] = before - after
+
+
 def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
     exc = _EXCEPTION.search(line)
     start = exc.start() if exc and exc.start() <= match.start() else match.start()
@@ -496,6 +504,8 @@ class LogParser:
                 terms[term] = summed[term]
             else:
                 terms[term] = value
+        if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
+            _weights_from_free(log.ranks[rank])
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")

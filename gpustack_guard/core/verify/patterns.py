@@ -46,6 +46,9 @@ UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB}
 UTILIZATION = "gpu_memory_utilization"
 FREE_BEFORE_LOAD = "free_before_load_bytes"
 FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail mem": before it, this plus the weights
+# SGLang's prefill graphs (piecewise to 0.5.13, "target prefill" from 0.5.14): a pool of their own, held against the
+# estimate's prefill-graph reserve, not against CUDA_GRAPHS (the decode graphs' reserve, cuda_graph_max_bs x 2 MB)
+PREFILL_GRAPHS = "prefill_cuda_graphs_bytes_per_gpu"
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
@@ -361,22 +364,29 @@ VLLM_PATTERNS = (
 )
 
 SGLANG_PATTERNS = (
-    _p("sglang-server-args", SGLANG, "0.2 to the newest", r"server_args=ServerArgs\((?P<args>.*)\)?$",
+    _p("sglang-server-args", SGLANG, "0.2 to 0.5.18 (f\"{server_args=}\": engine.py@v0.5.18)",
+       r"server_args=ServerArgs\((?P<args>.*)\)?$",
        "[2025-11-11 04:27:11] server_args=ServerArgs(model_path='meta-llama/Meta-Llama-3.1-8B-Instruct', "
        "tokenizer_path='meta-llama/Meta-Llama-3.1-8B-Instruct', mem_fraction_static=0.851)", "sglang PR #13023",
        kind="args"),
-    _p("sglang-distributed", SGLANG, "0.4 to the newest",
+    # 0.5.19 prints the resolved fields as a dict (server_args.resolved_dict(), nested records as dicts)
+    _p("sglang-server-args-dict", SGLANG, "0.5.19 to the newest (engine.py@v0.5.19, @v0.5.21; "
+       "_server_args_for_logging from 0.5.22: engine.py@v0.5.23)", r"server_args=(?P<args>\{.*\}?)$",
+       "[2026-07-20 08:00:00] server_args={'model_path': 'Qwen/Qwen3-8B', 'tokenizer_path': 'Qwen/Qwen3-8B', "
+       "'context_length': None, 'mem_fraction_static': 0.835, 'tp_size': 1, 'pp_size': 1}",
+       "sglang srt/entrypoints/engine.py@v0.5.23 (the format string; no public log found)", kind="args"),
+    _p("sglang-distributed", SGLANG, "0.4.6 to 0.5.8 (model_runner.py@v0.4.6.post5, @v0.5.8)",
        r"Init torch distributed ends\. mem usage=" + _g(NON_TORCH) + " GB",
        "[2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB", "sglang PR #11716",
        {NON_TORCH: (NON_TORCH, "GB")}),
-    _p("sglang-distributed-elapsed", SGLANG, "0.5.9 to 0.5.21 (the time taken before the memory; "
-       "model_runner.py@v0.5.9, distributed/bootstrap.py@v0.5.20)",
+    _p("sglang-distributed-elapsed", SGLANG, "0.5.9 to 0.5.20 (the time taken before the memory; "
+       "model_runner.py@v0.5.9, @v0.5.10, distributed/bootstrap.py@v0.5.20)",
        r"Init torch distributed ends\. elapsed=[0-9.]+ s, mem usage=" + _g(NON_TORCH) + " GB",
        "[2026-02-10 08:00:01 TP0] Init torch distributed ends. elapsed=0.42 s, mem usage=0.61 GB",
        "sglang srt/model_executor/model_runner.py@v0.5.9 (the format string; no public log found)",
        {NON_TORCH: (NON_TORCH, "GB")}),
-    _p("sglang-memory-baseline", SGLANG, "0.5.22 to the newest ('Init parallel ends' times the init; this line "
-       "carries its memory: distributed/bootstrap.py@v0.5.22 and @v0.5.23)",
+    _p("sglang-memory-baseline", SGLANG, "0.5.21 to the newest ('Init parallel ends' times the init; this line "
+       "carries its memory: distributed/bootstrap.py@v0.5.21, @v0.5.22 and @v0.5.23)",
        r"Memory baseline taken\. mem usage=" + _g(NON_TORCH) + " GB",
        "[2026-07-20 08:00:01 TP1] Memory baseline taken. mem usage=0.61 GB",
        "sglang srt/distributed/bootstrap.py@v0.5.23 (the format string; no public log found)",
@@ -385,12 +395,21 @@ SGLANG_PATTERNS = (
        r"Load weight begin\. avail mem=" + _g(FREE_BEFORE_LOAD) + " GB",
        "[2025-10-16 09:06:10 TP5] Load weight begin. avail mem=137.29 GB", "sglang PR #11716",
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GB")}),
-    _p("sglang-load-end", SGLANG, "0.2 to the newest (type=/dtype= before 0.5, quant= after)",
+    _p("sglang-load-end", SGLANG, "0.4.4 to the newest (type=, dtype= to 0.5.12; elapsed=, type= and quant= from "
+       "0.5.13: model_runner.py@v0.4.4, @v0.5.12, @v0.5.13, @v0.5.23)",
        r"Load weight end\..*?avail mem=" + _g(FREE_AFTER_LOAD) + r" GB, mem usage=" + _g(WEIGHTS) + " GB",
        "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
        "mem usage=14.53 GB.", "ovg-project/kvcached#198",
        {WEIGHTS: (WEIGHTS, "GB"), FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
-    _p("sglang-kv-allocated", SGLANG, "0.3 to the newest (dtype printed from 0.5)",
+    # before 0.4.4 the end line prints the free memory only; the weights are the begin line's free memory less this
+    # (LogParser derives them: 0.4.4 prints that same difference as "mem usage", model_runner.py@v0.4.4)
+    _p("sglang-load-end-free-only", SGLANG, "0.2 to 0.4.3 (no mem usage: model_runner.py@v0.3.6, @v0.4.0, @v0.4.3)",
+       r"Load weight end\. type=\S+, dtype=\S+, avail mem=" + _g(FREE_AFTER_LOAD) + r" GB\s*$",
+       "[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB",
+       "docs.sglang.ai/start/send_request.html#launch-a-server (2025-01-23; model_runner.py@v0.4.3's format)",
+       {FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
+    _p("sglang-kv-allocated", SGLANG, "0.4.4 to the newest (dtype printed from 0.5.13: memory_pool.py@v0.4.4, "
+       "@v0.5.12, @v0.5.13, @v0.5.23)",
        r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
        + _g("k_size") + r" GB, V size: " + _g("v_size") + " GB",
        "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
@@ -413,33 +432,52 @@ SGLANG_PATTERNS = (
        "KV size: 57.01 GB, avail mem=4.12 GB", "sglang srt/model_executor/model_runner_components/"
        "kv_pool_runtime.py@v0.5.23 (the format string; no public log found)",
        {KV_TOKENS: (KV_TOKENS, "int"), KV_CACHE: (KV_CACHE, "GB"), FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
-    _p("sglang-kv-allocated-sizes", SGLANG, "0.4.0 to 0.4.2 (K and V sizes only, no token count)",
+    _p("sglang-kv-allocated-sizes", SGLANG, "0.4.1 to 0.4.3 (K and V sizes only, no token count: "
+       "memory_pool.py@v0.4.3; 0.3 and 0.4.0 print no pool line)",
        r"KV Cache is allocated\. K size: " + _g("k_size") + r" GB, V size: " + _g("v_size") + r" GB\.",
        "[2025-01-23 19:35:20 TP0] KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",
        "docs.sglang.ai/start/send_request.html#launch-a-server (2025-01-23)",
        {"k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
-    _p("sglang-pool-end", SGLANG, "0.4.6 to the newest", r"Memory pool end\. avail mem=" + _g(FREE_AFTER_POOL) + " GB",
+    _p("sglang-pool-end", SGLANG, "0.3 to the newest (model_runner.py@v0.3.6, "
+       "model_runner_kv_cache_mixin.py@v0.5.13)", r"Memory pool end\. avail mem=" + _g(FREE_AFTER_POOL) + " GB",
        "[2025-11-30 12:50:10] Memory pool end. avail mem=40.03 GB", "sglang PR #11830",
        {FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
-    _p("sglang-graphs", SGLANG, "0.3 to the newest",
-       r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
+    _p("sglang-graphs", SGLANG, "0.4.5 to 0.5.13 (0.4.0 to 0.4.2 print no memory; 'npu graph' on Ascend from 0.5.3: "
+       "model_runner.py@v0.4.6.post5, @v0.5.3, @v0.5.12)",
+       r"Capture (?:cuda|npu|xpu) graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
-    _p("sglang-graphs-elapsed", SGLANG, "0.5.15 to the newest ('Capture target decode CUDA graph end', the batch "
-       "sizes from 0.5.18: model_runner.py@v0.5.15, model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
-       r"Capture target (?:decode|verify) (?:CUDA|cuda) graph end\. (?:bs=\[[0-9, ]*\], )?elapsed=[0-9.]+ s, mem usage="
-       + _g(CUDA_GRAPHS) + " GB",
+    _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode cuda graph end' in 0.5.14, "
+       "'CUDA graph' from 0.5.15, the batch sizes from 0.5.18: model_runner.py@v0.5.14, @v0.5.15, "
+       "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
+       r"Capture target (?:decode|verify) (?:CUDA|cuda|NPU|npu|XPU|xpu) graph end\. (?:bs=\[[0-9, ]*\], )?"
+       r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS) + " GB",
        "[2026-07-20 08:01:05 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8], elapsed=6.20 s, mem usage="
        "0.45 GB, avail mem=12.30 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 "
        "(the format string; no public log found)", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
-    _p("sglang-graphs-avail-first", SGLANG, "0.4.3 to 0.4.4 (avail mem printed before mem usage)",
+    _p("sglang-graphs-avail-first", SGLANG, "0.4.3's post releases to 0.4.5 (avail mem printed before mem usage: "
+       "model_runner.py@v0.4.4, @v0.4.5)",
        r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. avail mem=" + NUM + r" GB\. mem usage=" + _g(CUDA_GRAPHS)
        + " GB",
        "[2025-03-08 12:29:28 TP0] Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem usage=0.93 GB.",
        "didier-durand/llms-in-clouds docs/sglang.md#sglang-start-sequence-with-qwen-qwq-32b",
        {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
-    _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest",
+    # the prefill graphs: a second capture after the decode one (both print their own mem usage)
+    _p("sglang-piecewise-graphs", SGLANG, "0.5.6 to 0.5.13 (model_runner.py@v0.5.6, @v0.5.8, @v0.5.12, @v0.5.13)",
+       r"Capture piecewise CUDA graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(PREFILL_GRAPHS) + " GB",
+       "[2026-04-27 02:36:27] Capture piecewise CUDA graph end. Time elapsed: 17.62 s. mem usage=2.32 GB. avail "
+       "mem=21.22 GB.", "sglang srt/model_executor/model_runner.py@v0.5.12 (the format string; the line as "
+       "sglang's .claude/skills/clean-startup-log/SKILL.md quotes it, main of 2026-04-27)",
+       {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),
+    _p("sglang-prefill-graphs", SGLANG, "0.5.14 to the newest (the piecewise capture renamed: model_runner.py@v0.5.14, "
+       "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
+       r"Capture target prefill CUDA graph end\. elapsed=[0-9.]+ s, mem usage=" + _g(PREFILL_GRAPHS) + " GB",
+       "[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=1.87 GB, avail "
+       "mem=14.43 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 (the format "
+       "string; no public log found)", {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),
+    _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest (chunked_prefill_size from 0.4.6, available_gpu_mem "
+       "from 0.5: scheduler.py@v0.3.6, @v0.4.6.post5, @v0.5.5, @v0.5.23)",
        r"max_total_num_tokens=" + _g(KV_TOKENS, INT) + r".*?max_running_requests=" + _g(MAX_RUNNING, INT)
        + r".*?context_len=" + _g(MAX_MODEL_LEN, INT),
        "[2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, "
@@ -470,7 +508,8 @@ LLAMACPP_PATTERNS = (
        r"offloaded " + _g(LAYERS_OFFLOADED, INT) + "/" + _g(LAYERS_TOTAL, INT) + " layers to GPU",
        "llm_load_tensors: offloaded 41/41 layers to GPU", "llama.cpp PR #6122",
        {LAYERS_OFFLOADED: (LAYERS_OFFLOADED, "int"), LAYERS_TOTAL: (LAYERS_TOTAL, "int")}, scope=ENGINE),
-    _p("llamacpp-model-buffer", LLAMACPP, "b1000 to the newest ('model buffer' from b4000, before: 'buffer')",
+    _p("llamacpp-model-buffer", LLAMACPP, "b2400 to the newest ('model buffer' from b4000, before: 'buffer'; "
+       "llama.cpp@c2101a2e, @794fe23f, @0c1e57098)",
        r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS) + " MiB",
        "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")},
        kind="buffer"),
@@ -481,8 +520,9 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-seq-max", LLAMACPP, "b4500 to the newest",
        r"(?:llama_init_from_model|llama_context):\s+n_seq_max\s+= " + _g(SEQUENCES, INT),
        "llama_init_from_model: n_seq_max     = 8", "llama.cpp#9390", {SEQUENCES: (SEQUENCES, "int")}, scope=ENGINE),
-    _p("llamacpp-kv-buffer", LLAMACPP, "b1000 to the newest (llama_kv_cache_init, then llama_kv_cache_unified, "
-       "llama_kv_cache)", r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache):\s+(?P<device>\S+) KV "
+    _p("llamacpp-kv-buffer", LLAMACPP, "b2400 to the newest (llama_kv_cache_init; llama_kv_cache_unified and, for "
+       "recurrent models, llama_kv_cache_recurrent: llama-kv-cache.cpp@8733e0cf; llama_kv_cache: @7c158fbb)",
+       r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache_recurrent|llama_kv_cache):\s+(?P<device>\S+) KV "
        r"buffer size =\s+" + _g(KV_CACHE) + " MiB",
        "llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB", "llama.cpp PR #6122",
        {KV_CACHE: (KV_CACHE, "MiB+")}, kind="buffer"),
@@ -490,12 +530,38 @@ LLAMACPP_PATTERNS = (
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
        "llama.cpp#27680", kind="kv-cells"),
-    _p("llamacpp-compute-buffer", LLAMACPP, "b1000 to the newest",
+    _p("llamacpp-compute-buffer", LLAMACPP, "b2400 to the newest (llama.cpp@c2101a2e to @0c1e57098)",
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve|sched_reserve):\s+"
        r"(?P<device>\S+) compute "
        r"buffer size =\s+" + _g(COMPUTE_BUFFER) + " MiB",
        "llama_new_context_with_model:      CUDA0 compute buffer size =   105.00 MiB", "mozilla-ai/llamafile PR #552",
        {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
+    # before the ggml-backend buffers (llama-cpp-python 0.2.20's vendored llama.cpp, b38a16df, Nov 2023): CUDA builds
+    # print what they put on the GPU as "VRAM" lines, in "MB" until late 2023 and "MiB" after (both / 1024 / 1024)
+    _p("llamacpp-vram-weights", LLAMACPP, "b1200 to b1790 (cuBLAS builds before the backend buffer lines; the "
+       "builds that offload K and V from llm_load_tensors count them in: the total line below corrects it)",
+       r"llm_load_tensors: VRAM used: " + _g(WEIGHTS) + " Mi?B",
+       "llm_load_tensors: VRAM used: 2223.59 MiB", "vendor/llama.cpp/llama.cpp@0.2.20 (llama-cpp-python's sdist, "
+       "llama.cpp b38a16df: the format string, and ollama's quoted run of that build)", {WEIGHTS: (WEIGHTS, "MiB")}),
+    _p("llamacpp-vram-total", LLAMACPP, "b1400 to b1790 (llama_new_context_with_model: the model's share alone)",
+       r"llama_new_context_with_model: total VRAM used: [0-9.]+ Mi?B \(model: " + _g(WEIGHTS) + " Mi?B",
+       "llama_new_context_with_model: total VRAM used: 2815.60 MiB (model: 2223.59 MiB, context: 592.00 MiB)",
+       "vendor/llama.cpp/llama.cpp@0.2.20 (llama-cpp-python's sdist, llama.cpp b38a16df: the format string)",
+       {WEIGHTS: (WEIGHTS, "MiB")}),
+    _p("llamacpp-vram-kv", LLAMACPP, "b1400 to b1790 (printed when K and V are offloaded: llama_kv_cache_init)",
+       r"llama_kv_cache_init: VRAM kv self = " + _g(KV_CACHE) + " Mi?B",
+       "llama_kv_cache_init: VRAM kv self = 3200.00 MB", "vendor/llama.cpp/llama.cpp@0.2.20 (llama-cpp-python's "
+       "sdist, llama.cpp b38a16df: the format string, 'MiB' there, 'MB' in the earlier builds)",
+       {KV_CACHE: (KV_CACHE, "MiB")}),
+    _p("llamacpp-vram-scratch", LLAMACPP, "b1200 to b1790 (the GPU's compute buffer: llama_new_context_with_model)",
+       r"llama_new_context_with_model: VRAM scratch buffer: " + _g(COMPUTE_BUFFER) + " Mi?B",
+       "llama_new_context_with_model: VRAM scratch buffer: 358.00 MB", "vendor/llama.cpp/llama.cpp@0.2.20 "
+       "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)", {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
+    # every build of that time prints it once the worst-case graph was measured: the context is built
+    _p("llamacpp-compute-total", LLAMACPP, "b1200 to b1790 (llama_new_context_with_model)",
+       r"llama_new_context_with_model: compute buffer total size = +" + NUM + " Mi?B",
+       "llama_new_context_with_model: compute buffer total size = 159.32 MiB", "vendor/llama.cpp/llama.cpp@0.2.20 "
+       "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)"),
     _p("llamacpp-pipeline-copies", LLAMACPP, "b2431 to the newest ('(n_copies=N)' until the line lost it; "
        "'sched copies = N' at the end of the reserve in later builds)",
        r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
@@ -520,8 +586,10 @@ LLAMACPP_PATTERNS = (
        r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="marker"),
+    # "failed to allocate memory for kv cache": llama_kv_cache_init to b1790 (vendor/llama.cpp/llama.cpp@0.2.20)
     _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
-       r"failed to allocate (?:\S+ )?buffer|cudaMalloc failed: out of memory|unable to allocate \S+ buffer",
+       r"failed to allocate (?:\S+ )?buffer|failed to allocate memory for kv cache|cudaMalloc failed: out of memory|"
+       r"unable to allocate \S+ buffer",
        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8900.01 MiB on device 0: cudaMalloc failed: "
        "out of memory", "ikawrakow/ik_llama.cpp PR #235", kind="failure:out-of-memory"),
 )
@@ -644,11 +712,15 @@ SHARED_WORDS = frozenset({"llamacpp-backend-oom", "llamacpp-backend-error", "lla
                           "llamacpp-context-failed", "llamacpp-model-load-error"})
 # A row whose line proves that llama.cpp's context was built: the compute buffers are printed once every reserve
 # succeeded (sched_reserve, src/llama-context.cpp@0c1e57098; llama_new_context_with_model before it)
-LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer"})
+LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer", "llamacpp-compute-total"})
+
+# Rows whose line gives the free memory after the weights but not the weights: the weights are the rank's free
+# memory before the load less this (SGLang to 0.4.3; 0.4.4 prints that difference itself, model_runner.py@v0.4.4)
+WEIGHTS_FROM_FREE = frozenset({"sglang-load-end-free-only"})
 
 # Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server
 # prints its version once per process (engine cores and workers print the engine config line, which is not one of
 # these), SGLang's launcher its arguments, llama-server its build.
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
-                            "llamacpp-build"})
+                            "sglang-server-args-dict", "llamacpp-build"})

@@ -112,22 +112,25 @@ CASES = [
      {P.FREE_AFTER_LOAD: gib(12.25), P.WEIGHTS: gib(125.65)}),
     ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
      {P.FREE_AFTER_LOAD: gib(163.13), P.WEIGHTS: gib(14.53)}),
-    # 0.4.1: the pool's K and V sizes without a token count (the end line carries it); no weights line to read
+    # 0.4.1: the pool's K and V sizes without a token count (the end line carries it); the weights are the load lines' free
+    # memory before less after (0.4.4 prints that difference as "mem usage")
     # sglang's clean-startup-log skill: main of 2026-04 and 2026-05 (0.5.10+ lines: "Load weight end. elapsed=", no dtype);
-    # the piecewise (prefill) graph line is another pool, not CUDA_GRAPHS (benchmarks/vectors/MISSES.md)
+    # the piecewise (prefill) graph line is another pool: its own term, not CUDA_GRAPHS (benchmarks/vectors/MISSES.md)
     ("sglang/qwen3-8b-b200-main-2026-04-trtllm-mha.log", None, True, None, 'main', 0,
      {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(177.57), P.WEIGHTS: gib(15.28), P.FREE_AFTER_LOAD: gib(162.30),
-      P.KV_TOKENS: 992896, P.KV_CACHE: 2 * gib(68.18), P.FREE_AFTER_POOL: gib(25.26), P.CUDA_GRAPHS: gib(0.60)}),
+      P.KV_TOKENS: 992896, P.KV_CACHE: 2 * gib(68.18), P.FREE_AFTER_POOL: gib(25.26), P.CUDA_GRAPHS: gib(0.60),
+      P.PREFILL_GRAPHS: gib(2.32)}),
     ("sglang/qwen3-8b-sm100-275gb-main-2026-05.log", None, True, None, 'main', 0,
      {P.NON_TORCH: gib(0.10), P.FREE_BEFORE_LOAD: gib(275.75), P.WEIGHTS: gib(15.28), P.FREE_AFTER_LOAD: gib(260.48),
       P.KV_TOKENS: 1707904, P.KV_CACHE: 2 * gib(117.28), P.FREE_AFTER_POOL: gib(25.28), P.CUDA_GRAPHS: gib(0.60),
+      P.PREFILL_GRAPHS: gib(2.32),
       P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
     # farbodtavakkoli/OTel's reranker README: four lines of a 0.5.18 run quoted without their prefix
     ("sglang/qwen3-reranker-06b-h100-0.5.18-f030.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(1.18), P.FREE_AFTER_LOAD: gib(77.29), P.KV_TOKENS: 208651, P.MAX_RUNNING: 2608,
       P.MAX_MODEL_LEN: 40960}),
-    ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 1,
-     {P.FREE_BEFORE_LOAD: gib(78.81), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
+    ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(63.72), P.WEIGHTS: gib(78.81) - gib(63.72), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
     ("sglang/llama31-8b-fa3-hopper.log", None, True, None, 'TP0', 0,
      {P.FREE_AFTER_LOAD: gib(63.48), P.WEIGHTS: gib(15.11), P.KV_TOKENS: 442750, P.KV_CACHE: 2 * gib(27.02), P.FREE_AFTER_POOL: gib(8.26)}),
@@ -171,8 +174,8 @@ CASES = [
      {P.FREE_AFTER_LOAD: gib(6.09), P.NON_TORCH: gib(0.13), P.FREE_BEFORE_LOAD: gib(21.63), P.WEIGHTS: gib(15.54), P.KV_TOKENS: 46611,
       P.KV_CACHE: 2 * gib(1.42), P.FREE_AFTER_POOL: gib(2.09), P.CUDA_GRAPHS: gib(0.93), P.MAX_RUNNING: 2049,
       P.MAX_MODEL_LEN: 131072}),
-    ("sglang/r1-distill-qwen7b-rtx3090-wsl.log", None, True, None, 'TP0', 1,
-     {P.FREE_BEFORE_LOAD: gib(22.76), P.KV_CACHE: 2 * gib(2.82), P.FREE_AFTER_POOL: gib(1.68), P.KV_TOKENS: 105531,
+    ("sglang/r1-distill-qwen7b-rtx3090-wsl.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(22.76), P.FREE_AFTER_LOAD: gib(8.37), P.WEIGHTS: gib(22.76) - gib(8.37), P.KV_CACHE: 2 * gib(2.82), P.FREE_AFTER_POOL: gib(1.68), P.KV_TOKENS: 105531,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
     # issue 32's newest formats: an MLA pool's one 'KV size' (DP attention ranks), SGLang 0.5.23's lines with
     # SGLANG_LOG_MS timestamps (built from its format strings), vLLM 0.34's plain version line and one-line capacity

@@ -1,0 +1,182 @@
+"""Every llama.cpp start-up line verify reads, in the format each build range prints it.
+
+Each line is built from the LLAMA_LOG format string of the build named beside it, with realistic values (the
+device name right-aligned in %10s or %12s as printed), and the test asserts the exact figure read. The builds are
+the llama.cpp that llama-cpp-python vendors in its sdists (CHANGELOG.md names the commit):
+
+    0.2.20 b38a16df (Nov 2023, ~b1500)   0.2.56 c2101a2e (Mar 2024, ~b2400)   0.2.85 398ede5e (Aug 2024, ~b3500)
+    0.3.7  794fe23f (Jan 2025, ~b4500)   0.3.9  8733e0cf (May 2025, ~b5500)   0.3.16 4227c9be (Aug 2025, ~b6200)
+    0.3.20 f49e9178 (~b7000)             0.3.26 7c158fbb                      0.3.36 0c1e57098 (the newest)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import parse_log
+
+
+def mib(x: float) -> int:
+    return int(round(x * 2**20))
+
+
+def read(lines: list[str]):
+    log, _ = parse_log([line + "\n" for line in lines], "llama.cpp")
+    return log
+
+
+# -- before the ggml-backend buffers: the VRAM lines (b38a16df, llama.cpp) ---------------------------------------
+
+B1500 = [
+    "llm_load_tensors: ggml ctx size =    0.11 MiB",
+    "llm_load_tensors: using CUDA for GPU acceleration",
+    "llm_load_tensors: mem required  =   70.42 MiB",
+    "llm_load_tensors: offloading 32 repeating layers to GPU",
+    "llm_load_tensors: offloading non-repeating layers to GPU",
+    "llm_load_tensors: offloaded 35/35 layers to GPU",
+    "llm_load_tensors: VRAM used: 3577.56 MiB",
+    "llama_new_context_with_model: n_ctx      = 4096",
+    "llama_new_context_with_model: freq_base  = 10000.0",
+    "llama_kv_cache_init: offloading v cache to GPU",
+    "llama_kv_cache_init: offloading k cache to GPU",
+    "llama_kv_cache_init: VRAM kv self = 2048.00 MiB",
+    "llama_new_context_with_model: kv self size  = 2048.00 MiB",
+    "llama_new_context_with_model: compute buffer total size = 291.32 MiB",
+    "llama_new_context_with_model: VRAM scratch buffer: 288.00 MiB",
+    "llama_new_context_with_model: total VRAM used: 5913.56 MiB (model: 3577.56 MiB, context: 2336.00 MiB)",
+]
+
+
+def test_a_b1500_cuda_start_up_reads_its_vram_lines():
+    log = read(B1500)
+    assert log.ranks == {"main": {P.WEIGHTS: mib(3577.56), P.KV_CACHE: mib(2048.0), P.COMPUTE_BUFFER: mib(288.0)}}
+    assert log.engine_terms == {P.LAYERS_OFFLOADED: 35, P.LAYERS_TOTAL: 35, P.KV_TOKENS: 4096}
+    assert (log.started, log.missing()) == (True, [])
+
+
+def test_the_total_line_takes_the_models_share_where_vram_used_counted_the_kv_in():
+    # the earlier builds offloaded K and V from llm_load_tensors and counted them in "VRAM used" ("MB": / 1024 / 1024)
+    log = read(["llm_load_tensors: offloading v cache to GPU", "llm_load_tensors: offloading k cache to GPU",
+                "llm_load_tensors: offloaded 35/35 layers to GPU", "llm_load_tensors: VRAM used: 12860 MB",
+                "llama_new_context_with_model: kv self size  =  256.00 MB",
+                "llama_new_context_with_model: compute buffer total size = 76.63 MB",
+                "llama_new_context_with_model: VRAM scratch buffer: 70.50 MB",
+                "llama_new_context_with_model: total VRAM used: 12929.52 MB (model: 12603.02 MB, context: 326.50 MB)"])
+    assert log.ranks == {"main": {P.WEIGHTS: mib(12603.02), P.COMPUTE_BUFFER: mib(70.5)}}
+    assert log.started  # the compute buffer was measured: the context is built
+
+
+def test_a_b1500_cpu_start_up_has_no_gpu_weights():
+    log = read(["llm_load_tensors: offloaded 0/35 layers to GPU", "llm_load_tensors: VRAM used: 0.00 MiB"])
+    assert log.ranks == {"main": {P.WEIGHTS: 0}}
+
+
+# -- the backend buffer lines, build by build --------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,device,term,value", [
+    # model buffers: "%10s buffer size" (llm_load_tensors, c2101a2e and 398ede5e), "%12s model buffer size"
+    # (load_tensors, 794fe23f to 0c1e57098)
+    ("llm_load_tensors:      CUDA0 buffer size =  3820.94 MiB", "CUDA0", P.WEIGHTS, 3820.94),
+    ("llm_load_tensors:        CPU buffer size =    70.31 MiB", "CPU", P.WEIGHTS, 70.31),
+    ("load_tensors:        CUDA0 model buffer size =  4168.09 MiB", "CUDA0", P.WEIGHTS, 4168.09),
+    ("load_tensors:   CPU_Mapped model buffer size =   281.81 MiB", "CPU", P.WEIGHTS, 281.81),
+    ("load_tensors:  CUDA1_Split model buffer size =  1024.00 MiB", "CUDA1", P.WEIGHTS, 1024.0),
+    # KV buffers: llama_kv_cache_init (c2101a2e to 794fe23f), llama_kv_cache_unified and llama_kv_cache_recurrent
+    # (8733e0cf, llama-kv-cache.cpp), llama_kv_cache_unified (4227c9be), llama_kv_cache (7c158fbb, 0c1e57098)
+    ("llama_kv_cache_init:      CUDA0 KV buffer size =  2048.00 MiB", "CUDA0", P.KV_CACHE, 2048.0),
+    ("llama_kv_cache_unified:      CUDA0 KV buffer size =   576.00 MiB", "CUDA0", P.KV_CACHE, 576.0),
+    ("llama_kv_cache_recurrent:      CUDA0 KV buffer size =    38.81 MiB", "CUDA0", P.KV_CACHE, 38.81),
+    ("llama_kv_cache:      CUDA1 KV buffer size =   448.00 MiB", "CUDA1", P.KV_CACHE, 448.0),
+    # compute buffers: llama_new_context_with_model (c2101a2e, 398ede5e), llama_init_from_model (794fe23f),
+    # llama_context (8733e0cf, 4227c9be), sched_reserve (7c158fbb, 0c1e57098)
+    ("llama_new_context_with_model:      CUDA0 compute buffer size =   296.00 MiB", "CUDA0", P.COMPUTE_BUFFER, 296.0),
+    ("llama_init_from_model:      CUDA0 compute buffer size =   304.00 MiB", "CUDA0", P.COMPUTE_BUFFER, 304.0),
+    ("llama_context:      CUDA0 compute buffer size =   304.00 MiB", "CUDA0", P.COMPUTE_BUFFER, 304.0),
+    ("sched_reserve:      CUDA0 compute buffer size =   312.01 MiB", "CUDA0", P.COMPUTE_BUFFER, 312.01),
+])
+def test_buffer_lines_of_each_build(line, device, term, value):
+    assert read([line]).ranks == {device: {term: mib(value)}}
+
+
+@pytest.mark.parametrize("line", [
+    # the host's output buffer (398ede5e on, "%10s  output buffer size") is no compute buffer
+    "llama_new_context_with_model:  CUDA_Host  output buffer size =     0.98 MiB",
+    "llama_context:  CUDA_Host  output buffer size =     0.58 MiB",
+    # the KV totals beside the buffers (c2101a2e to 8733e0cf; the cells line from 4227c9be): the buffers are read
+    "llama_new_context_with_model: KV self size  = 2048.00 MiB, K (f16): 1024.00 MiB, V (f16): 1024.00 MiB",
+    "llama_kv_cache_unified: KV self size  =  576.00 MiB, K (f16):  288.00 MiB, V (f16):  288.00 MiB",
+    "llama_kv_cache: size =  576.00 MiB (  4608 cells,  36 layers,  1/1 seqs), K (f16):  288.00 MiB, V (f16):  "
+    "288.00 MiB",
+    # a recurrent model's state (llama_memory_recurrent, 4227c9be on) is not KV in gsg's budget
+    "llama_memory_recurrent:      CUDA0 RS buffer size =    62.81 MiB",
+])
+def test_neighbour_lines_add_nothing_to_the_buffers(line):
+    assert read([line]).ranks == {}
+
+
+# -- the context ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lines,expected", [
+    # b38a16df to 398ede5e: llama_new_context_with_model, "%s: n_ctx      = %u"
+    (["llama_new_context_with_model: n_ctx      = 8192"], {P.KV_TOKENS: 8192}),
+    # 794fe23f: llama_init_from_model, the width of n_ctx_per_seq; n_seq_max from there
+    (["llama_init_from_model: n_seq_max     = 4", "llama_init_from_model: n_ctx         = 16384",
+      "llama_init_from_model: n_ctx_per_seq = 4096", "llama_init_from_model: n_batch       = 2048"],
+     {P.SEQUENCES: 4, P.KV_TOKENS: 16384}),
+    # 8733e0cf to 7c158fbb: llama_context
+    (["llama_context: n_seq_max     = 1", "llama_context: n_ctx         = 4096",
+      "llama_context: n_ctx_per_seq = 4096", "llama_context: flash_attn    = auto"],
+     {P.SEQUENCES: 1, P.KV_TOKENS: 4096}),
+    # 0c1e57098: wider columns
+    (["llama_context: n_seq_max             = 2", "llama_context: n_ctx                 = 32768",
+      "llama_context: n_ubatch              = 512"], {P.SEQUENCES: 2, P.KV_TOKENS: 32768}),
+    # offloaded layers: llm_load_tensors (b38a16df to 398ede5e), load_tensors (794fe23f to 0c1e57098)
+    (["load_tensors: offloaded 29/29 layers to GPU"], {P.LAYERS_OFFLOADED: 29, P.LAYERS_TOTAL: 29}),
+])
+def test_context_lines_of_each_build(lines, expected):
+    assert read(lines).engine_terms == expected
+
+
+def test_the_padded_debug_n_ctx_line_is_not_the_context():
+    # 8733e0cf's llama_kv_cache_unified prints the padded size at debug level under another name
+    assert read(["llama_kv_cache_unified: n_ctx = 4352 (padded)"]).engine_terms == {}
+
+
+@pytest.mark.parametrize("lines,copies", [
+    # c2101a2e to 4227c9be: the copies in the line
+    (["llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)"], 4),
+    (["llama_context: pipeline parallelism enabled (n_copies=4)"], 4),
+    # f49e9178 on: the line says no number; the reserve's line after it does (llama_context, then sched_reserve)
+    (["llama_context: pipeline parallelism enabled", "llama_context: reserve took 41.20 ms, sched copies = 4"], 4),
+    (["llama_context: pipeline parallelism enabled", "sched_reserve: reserve took 38.70 ms, sched copies = 1"], 1),
+])
+def test_pipeline_copies_of_each_build(lines, copies):
+    assert read(lines).engine_terms == {P.PIPELINE_COPIES: copies}
+
+
+@pytest.mark.parametrize("line,free", [
+    # 794fe23f to 8733e0cf: llama_model_load_from_file_impl
+    ("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free", 23008),
+    # 0c1e57098: llama_prepare_model_devices, the PCI bus id after the name
+    ("llama_prepare_model_devices: using device CUDA0 (NVIDIA GeForce RTX 4090) (0000:01:00.0) - 23664 MiB free",
+     23664),
+])
+def test_device_lines_of_each_build(line, free):
+    log = read([line])
+    assert (log.gpu_name, log.ranks) == ("NVIDIA GeForce RTX 4090", {"CUDA0": {P.FREE_BEFORE_LOAD: mib(free)}})
+
+
+# -- how it ends ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind", [
+    ("llama_kv_cache_init: failed to allocate memory for kv cache", "out-of-memory"),  # b38a16df (ggml_init)
+    ("llama_kv_cache_init: failed to allocate buffer for kv cache", "out-of-memory"),  # c2101a2e to 794fe23f
+    ("llama_new_context_with_model: failed to allocate compute buffers", "out-of-memory"),  # c2101a2e, 398ede5e
+    ("llama_init_from_model: failed to allocate compute buffers", "out-of-memory"),  # 794fe23f
+    ("graph_reserve: failed to allocate compute buffers", "out-of-memory"),  # 4227c9be to 0c1e57098
+    ("llama_init_from_model: failed to allocate output buffer of size 0.98 MiB", "out-of-memory"),  # 398ede5e on
+])
+def test_allocation_failures_of_each_build(line, kind):
+    log = read([line])
+    assert (log.failure_kind, log.started) == (kind, False)
