@@ -153,7 +153,8 @@ VLLM_PATTERNS = (
        r"Worker(?:_(?:DP|PP|PCP|TP|DCP|EP)\d+)*)(?: rank=\d+)? pid=\d+",
        "(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] torch.OutOfMemoryError: CUDA "
        "out of memory. Tried to allocate 1.74 GiB.", "vllm#15105", kind="marker"),
-    _p("vllm-max-model-len", VLLM, "0.10 to the newest", r"Using max model len " + _g(MAX_MODEL_LEN, INT),
+    _p("vllm-max-model-len", VLLM, "0.9 to the newest (config.py@v0.9.2, config/model.py@v0.34.0)",
+       r"Using max model len " + _g(MAX_MODEL_LEN, INT),
        "INFO 09-03 16:28:17 [__init__.py:1773] Using max model len 32768", "vllm PR #24162",
        {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")}, scope=ENGINE),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
@@ -228,7 +229,7 @@ VLLM_PATTERNS = (
        r"# GPU blocks: " + _g(GPU_BLOCKS, INT) + r"\s*$",
        "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", "vllm PR #12569",
        {GPU_BLOCKS: (GPU_BLOCKS, "int")}, scope=ENGINE),
-    _p("vllm-v1-available-kv", VLLM, "0.8 to the newest (V1 worker)",
+    _p("vllm-v1-available-kv", VLLM, "0.9 to the newest (V1 worker; v1/worker/gpu_worker.py@v0.9.2, not @v0.8.5)",
        r"Available KV cache memory: " + _g(KV_CACHE) + " GiB",
        "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB",
        "vllm PR #20707", {KV_CACHE: (KV_CACHE, "GiB")}),
@@ -333,7 +334,7 @@ VLLM_PATTERNS = (
     # V1 prints the KV budget before it checks it: check_enough_kv_cache_memory raises "No available memory for the
     # cache blocks" on available_memory <= 0 (v1/core/kv_cache_utils.py@v0.23.0), so a negative budget is that
     # refusal even where a log is cut before the ValueError (a quoted excerpt, a traceback cut at its first line)
-    _p("vllm-v1-negative-kv", VLLM, "0.8 to the newest (V1 worker; kv_cache_utils.py@v0.23.0)",
+    _p("vllm-v1-negative-kv", VLLM, "0.9 to the newest (V1 worker; kv_cache_utils.py@v0.23.0)",
        r"Available KV cache memory: -[0-9]+(?:\.[0-9]+)? GiB",
        "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB",
        "vllm#23278", kind="failure:no-kv-memory"),
