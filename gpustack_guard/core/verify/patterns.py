@@ -268,6 +268,36 @@ VLLM_PATTERNS = (
        r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # --kv-cache-memory set: the worker skips the profile and prints this instead of "Available KV cache memory"
+    # (v1/worker/gpu_worker.py determine_available_memory). 0.10.2 to 0.11.0 glue "GiB" to the KV figure (and 0.10.2's
+    # V1 worker prints the free memory unrounded: `GiB = lambda b: b / GiB_bytes`); 0.11.2 on put a space before it
+    _p("vllm-kv-memory-set-0.10", VLLM, "0.10.2 to 0.11.0 (v1/worker/gpu_worker.py@v0.10.2 and @v0.11.0, "
+       "worker/worker.py@v0.10.2)",
+       r"Initial free memory " + _g(FREE_BEFORE_LOAD) + r" GiB, reserved " + _g(KV_CACHE) + r"GiB memory for KV Cache "
+       r"as specified by kv_cache_memory_bytes",
+       "(EngineCore_DP0 pid=2) INFO 09-20 10:11:12 [gpu_worker.py:246] Initial free memory 78.51234588623047 GiB, "
+       "reserved 40.00GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
+       "profiling.", "vllm v1/worker/gpu_worker.py@v0.10.2 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-kv-memory-set", VLLM, "0.11.2 to the newest (v1/worker/gpu_worker.py@v0.11.2, format_gib from @v0.14.1 "
+       "to @v0.34.0)",
+       r"Initial free memory " + _g(FREE_BEFORE_LOAD) + r" GiB, reserved " + _g(KV_CACHE) + r" GiB memory for KV "
+       r"Cache as specified by kv_cache_memory_bytes",
+       "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_worker.py:700] Initial free memory 78.51 GiB, reserved 40.0 GiB "
+       "memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
+       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+    # the frontend's multimodal decoding reserve is taken from the KV memory after "Available KV cache memory" was
+    # printed (multimodal/gpu_ipc_memory.py@v0.27.1 to @v0.34.0, gpu_worker.py@v0.25.1 and @v0.26.0): the pool is
+    # the reduced figure
+    _p("vllm-kv-reduced-for-multimodal", VLLM, "0.25.1 to the newest (mm_ipc_gpu_memory_gb set)",
+       r"Reserving [0-9.]+ GiB of GPU memory for frontend multimodal decoding .*?KV cache memory reduced to "
+       + _g(KV_CACHE) + " GiB",
+       "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_ipc_memory.py:260] Reserving 2.5 GiB of GPU memory for frontend "
+       "multimodal decoding (2.0 GiB raw-frame semaphore budget, 0.5 GiB decoder+CUDA-context across 1 API "
+       "server(s) @ 0.5 GiB/server); KV cache memory reduced to 51.5 GiB.",
+       "vllm multimodal/gpu_ipc_memory.py@v0.34.0 (the format string; no public log found)",
+       {KV_CACHE: (KV_CACHE, "GiB")}),
     # which top-k/top-p path the V1 sampler took (profiles.VLLM_FLASHINFER_SAMPLER_ENV): the log states a choice
     # that depends on the install (flashinfer present or not) and the environment, not on the release alone
     _p("vllm-sampler-flashinfer", VLLM, "0.8.0 to the newest (V1 TopKTopPSampler on CUDA)",

@@ -107,6 +107,24 @@ ROWS = [
      "Available KV cache memory: %s GiB", (fg(BIG),), {P.KV_CACHE: g(fg(BIG))}),
     ("vllm-v1-available-kv", "v1/worker/gpu_worker.py@v0.34.0", "0.31", "Worker_TP0_EP0",
      "Available KV cache memory: %s GiB", (fg(56 * GIB),), {P.KV_CACHE: 56 * GIB}),
+    ("vllm-kv-memory-set-0.10", "v1/worker/gpu_worker.py@v0.10.2 (--kv-cache-memory; free memory unrounded)",
+     "0.8", "Worker_TP0", "Initial free memory %s GiB, reserved %.2fGiB memory for KV Cache as specified by "
+     "kv_cache_memory_bytes config and skipped memory profiling.", (78.51234588623047, 40.0),
+     {P.FREE_BEFORE_LOAD: g("78.51234588623047"), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-memory-set-0.10", "worker/worker.py@v0.10.2 (V0)", "0.8", None, "Initial free memory %.2f GiB, "
+     "reserved %.2fGiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
+     "profiling.", (78.51, 12.5), {P.FREE_BEFORE_LOAD: g("78.51"), P.KV_CACHE: g("12.5")}),
+    ("vllm-kv-memory-set", "v1/worker/gpu_worker.py@v0.11.2-v0.13.0 (%.2f, a space)", "0.8", "Worker_TP1",
+     "Initial free memory %.2f GiB, reserved %.2f GiB memory for KV Cache as specified by kv_cache_memory_bytes "
+     "config and skipped memory profiling.", (78.51, 40.0), {P.FREE_BEFORE_LOAD: g("78.51"), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-memory-set", "v1/worker/gpu_worker.py@v0.14.1-v0.34.0 (format_gib)", "0.31", "Worker_TP0",
+     "Initial free memory %s GiB, reserved %s GiB memory for KV Cache as specified by kv_cache_memory_bytes config "
+     "and skipped memory profiling.", (fg(BIG), fg(40 * GIB)), {P.FREE_BEFORE_LOAD: g(fg(BIG)), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-reduced-for-multimodal", "multimodal/gpu_ipc_memory.py@v0.27.1-v0.34.0 (after the KV line)", "0.31",
+     "Worker_TP0", "Available KV cache memory: %s GiB\nReserving %s GiB of GPU memory for frontend multimodal "
+     "decoding (%s GiB raw-frame semaphore budget, %s GiB decoder+CUDA-context across %d API server(s) @ %s "
+     "GiB/server); KV cache memory reduced to %s GiB.", ("54.0", "2.5", "2.0", "0.5", 1, "0.5", "51.5"),
+     {P.KV_CACHE: g("51.5")}),
     # -- V0's profile ----------------------------------------------------------------------------------------------
     ("vllm-profile-0.6.4", "worker/worker.py@v0.6.4 (note 'Gib')", "0.3", None,
      "Memory profiling results: total_gpu_memory=%.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB "
