@@ -345,7 +345,9 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         where = _VLLM_TP.search(m.group("proc"))
         if where and m.group("proc").startswith("Worker"):
             return where.group("where").replace("_", " ")
-        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper"):
+        # Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
+        # (executor/ray_utils.py@v0.4.3 to v1/executor/ray_utils.py@v0.33.0), RayWorkerProc (ray_executor_v2.py@v0.34.0)
+        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper", "RayWorkerVllm", "RayWorkerProc"):
             return f"pid {m.group('pid')}"
     return MAIN
 
