@@ -393,7 +393,8 @@ VLLM_PATTERNS = (
         UTILIZATION: (UTILIZATION, "float")}, kind="failure:free-memory-below-requested"),
     # the same advice, its earlier wording: weights and non-torch memory apart (v1/worker/gpu_worker.py@v0.10.2, info;
     # debug from 0.11.0 to 0.25.1; info again @v0.26.0). 0.10.2 prints the KV memory in bytes, round(x / 2**30, 2)
-    # for the rest (its `GiB` lambda); 0.26.0 format_gib (round to 2) and the KV memory in GiB
+    # for the rest (its `GiB` lambda); 0.26.0 format_gib (round to 2) and the KV memory in GiB. A public 0.10.2 log
+    # prints it so (tests fixture vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log, search-index file 38962983769)
     _p("vllm-kv-memory-advice-0.10", VLLM, "0.10.2 (V1 and V0 worker; the KV memory in bytes)",
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
        r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
