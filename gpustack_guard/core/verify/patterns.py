@@ -260,7 +260,8 @@ VLLM_PATTERNS = (
     _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
        + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
        "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
-    _p("vllm-graphs-estimated", VLLM, "0.18 to the newest (graph memory profiled before the KV budget)",
+    _p("vllm-graphs-estimated", VLLM, "0.18 to 0.33 (graph memory profiled before the KV budget; "
+       "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0, gone with that runner in 0.34.0)",
        r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
        "(Worker_TP1 pid=646936) INFO 03-17 17:07:06 [gpu_model_runner.py:5711] Estimated CUDA graph memory: "
        "4.30 GiB total", "vllm PR #37296", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
