@@ -130,6 +130,7 @@ V0_ONLY = ("vllm-v0-weights", "vllm-v0-weights-mb", "vllm-can-use", "vllm-profil
 # (not "vllm-ready" nor "vllm-v1-weights": V0's llm_engine.py prints 'init engine ... took' and its
 # model_runner.py 'Model loading took' by 0.9, vllm#18993)
 V1_ONLY = ("vllm-v1-blocks", "vllm-v1-available-kv", "vllm-v1-kv-tokens", "vllm-v1-kv-below-len",
+           "vllm-v1-kv-below-len-gb",
            "vllm-kv-tokens-one-line", "vllm-free-below-engine-budget")  # the last two: 0.30 and 0.33 on, V1 only
 
 

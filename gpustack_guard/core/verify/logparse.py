@@ -69,7 +69,9 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
-_VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)[^)]*\)")
+# 0.10.1 names its workers `VllmWorker TP0`, `VllmWorker PP1_TP0` (v1/executor/multiproc_executor.py@v0.10.1.1)
+_VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+)| "
+                           r"(?P<coords>(?:PP\d+_)?TP\d+|PP\d+))? pid=(?P<pid>\d+)[^)]*\)")
 # Ray nests its worker's prefix in the engine core's: `(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO ...`
 _VLLM_NESTED = re.compile(r"\s*" + _VLLM_PROCESS.pattern)
 # a worker's coordinates as multiproc_executor.py@v0.34.0 names it: Worker_DP0_PP1_PCP0_TP1_DCP0_EP1
@@ -338,10 +340,14 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
             m = inner
         if m.group("rank") is not None:
             return f"rank {m.group('rank')}"
+        if m.group("coords") is not None:  # the names later releases give as Worker_PP1_TP0
+            return m.group("coords").replace("_", " ")
         where = _VLLM_TP.search(m.group("proc"))
         if where and m.group("proc").startswith("Worker"):
             return where.group("where").replace("_", " ")
-        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper"):
+        # Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
+        # (executor/ray_utils.py@v0.4.3 to v1/executor/ray_utils.py@v0.33.0), RayWorkerProc (ray_executor_v2.py@v0.34.0)
+        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper", "RayWorkerVllm", "RayWorkerProc"):
             return f"pid {m.group('pid')}"
     return MAIN
 

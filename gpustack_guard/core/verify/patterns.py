@@ -40,7 +40,7 @@ VLLM, SGLANG, LLAMACPP = "vllm", "sglang", "llama.cpp"
 ENGINES = (VLLM, SGLANG, LLAMACPP)
 
 GiB, MiB = 1024**3, 1024**2
-UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB}
+UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1}
 
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
@@ -121,8 +121,9 @@ VLLM_PATTERNS = (
        r"\u2588 +version (?P<version>\d\S*)",
        "(APIServer pid=1327189) INFO 04-15 07:22:41 [utils.py:299]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     "
        "\u2588 \u2580\u2584\u2580 \u2588  version 0.19.1rc1.dev301+g60995c05b", "vllm#39734", kind="version"),
-    _p("vllm-server-version", VLLM, "0.17 to the newest (the banner's plain form: VLLM_DISABLE_LOG_LOGO=1 or a "
-       "formatter that is not vLLM's; entrypoints/utils.py@v0.17.0, entrypoints/common/startup.py@v0.34.0)",
+    _p("vllm-server-version", VLLM, "0.15 to the newest (entrypoints/utils.py@v0.15.1; the banner's plain form: "
+       "VLLM_DISABLE_LOG_LOGO=1 or a formatter that is not vLLM's; entrypoints/utils.py@v0.17.0, "
+       "entrypoints/common/startup.py@v0.34.0)",
        r"vLLM server version (?P<version>\d\S*), serving model (?P<model>\S+)",
        "(APIServer pid=1) INFO 12-05 10:11:12 [startup.py:40] vLLM server version 0.34.0, serving model "
        "Qwen/Qwen3-8B", "vllm entrypoints/common/startup.py@v0.34.0 (log_version_and_model's format "
@@ -143,13 +144,20 @@ VLLM_PATTERNS = (
        "INFO 09-03 16:28:10 [utils.py:328] non-default args: {'model_tag': '/data/datasets/models-hf/Qwen2.5-0.5B/', "
        "'model': '/data/datasets/models-hf/Qwen2.5-0.5B/', 'tensor_parallel_size': 2}", "vllm PR #24162",
        kind="args"),
-    _p("vllm-process", VLLM, "0.5 to the newest (worker and engine-core prefixes: the log is vLLM's; Worker_DP0_PP1_"
-       "PCP0_TP1_DCP0_EP1 as multiproc_executor.py@v0.34.0 names them)",
-       r"\((?:VllmWorker(?:Process)?|EngineCore(?:_DP\d+)?|APIServer(?:_\d+)?|DPCoordinator|"
+    # every name each release gives its processes: VllmWorkerProcess (multiproc_worker_utils.py@v0.4.3-v0.10.2),
+    # VllmWorker rank=N (v1/executor/multiproc_executor.py@v0.6.6-v0.9.2), VllmWorker TP0 / PP1_TP0
+    # (@v0.10.1.1), Worker_DP0_..._EP1 (@v0.10.2-v0.34.0), EngineCore (v1/engine/core_client.py@v0.7.3),
+    # EngineCore_0 (@v0.8.5, v1/engine/utils.py@v0.10.1.1), EngineCore_DP0 (v1/engine/utils.py@v0.10.2 on),
+    # ApiServer_N (v1/utils.py@v0.9.2-v0.34.0, --api-server-count), APIServer_DP0 and APIServer_DPRank_0
+    # (entrypoints/launchers/dp_supervisor.py@v0.28.0-v0.34.0)
+    _p("vllm-process", VLLM, "0.4 to the newest (worker, engine-core and API-server prefixes: the log is vLLM's)",
+       r"\((?:VllmWorker(?:Process| (?:PP\d+_)?TP\d+| PP\d+)?|EngineCore(?:_DP\d+|_\d+)?|"
+       r"A(?:PI|pi)Server(?:_DP\d+|_DPRank_\d+|_\d+)?|DPCoordinator|"
        r"Worker(?:_(?:DP|PP|PCP|TP|DCP|EP)\d+)*)(?: rank=\d+)? pid=\d+",
        "(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] torch.OutOfMemoryError: CUDA "
        "out of memory. Tried to allocate 1.74 GiB.", "vllm#15105", kind="marker"),
-    _p("vllm-max-model-len", VLLM, "0.10 to the newest", r"Using max model len " + _g(MAX_MODEL_LEN, INT),
+    _p("vllm-max-model-len", VLLM, "0.9 to the newest (config.py@v0.9.2, config/model.py@v0.34.0)",
+       r"Using max model len " + _g(MAX_MODEL_LEN, INT),
        "INFO 09-03 16:28:17 [__init__.py:1773] Using max model len 32768", "vllm PR #24162",
        {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")}, scope=ENGINE),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
@@ -213,15 +221,18 @@ VLLM_PATTERNS = (
        "activation peak memory takes 36.63GiB; the rest of the memory reserved for KV Cache is 14.65GiB.",
        "vllm PR #12126", {WEIGHTS: (WEIGHTS, "GiB"), NON_TORCH: (NON_TORCH, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
                           KV_CACHE: (KV_CACHE, "GiB")}),
-    _p("vllm-v0-blocks", VLLM, "0.2 to 0.10 (V0: GPU, later CUDA, then cuda blocks; tokens = blocks x block size)",
-       r"#? ?(?:GPU|CUDA|cuda) blocks: " + _g(GPU_BLOCKS, INT) + r", # CPU blocks: " + _g(CPU_BLOCKS, INT),
+    # 0.7 to 0.10 print current_platform.device_name: "cuda", "rocm" on AMD (executor/executor_base.py@v0.7.3 and
+    # @v0.10.2, platforms/rocm.py device_name = "rocm"); 0.2 to 0.6 print "GPU" (executor/gpu_executor.py@v0.6.6)
+    _p("vllm-v0-blocks", VLLM, "0.2 to 0.10 (V0: GPU, later CUDA, then cuda or rocm blocks; tokens = blocks x block "
+       "size)",
+       r"#? ?(?:GPU|CUDA|cuda|rocm) blocks: " + _g(GPU_BLOCKS, INT) + r", # CPU blocks: " + _g(CPU_BLOCKS, INT),
        "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638", "vllm PR #12126",
        {GPU_BLOCKS: (GPU_BLOCKS, "int"), CPU_BLOCKS: (CPU_BLOCKS, "int")}, scope=ENGINE),
     _p("vllm-v1-blocks", VLLM, "0.7.0 to 0.7.3 (V1 before tokens were printed)",
        r"# GPU blocks: " + _g(GPU_BLOCKS, INT) + r"\s*$",
        "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", "vllm PR #12569",
        {GPU_BLOCKS: (GPU_BLOCKS, "int")}, scope=ENGINE),
-    _p("vllm-v1-available-kv", VLLM, "0.8 to the newest (V1 worker)",
+    _p("vllm-v1-available-kv", VLLM, "0.9 to the newest (V1 worker; v1/worker/gpu_worker.py@v0.9.2, not @v0.8.5)",
        r"Available KV cache memory: " + _g(KV_CACHE) + " GiB",
        "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB",
        "vllm PR #20707", {KV_CACHE: (KV_CACHE, "GiB")}),
@@ -233,8 +244,9 @@ VLLM_PATTERNS = (
        {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),
     # 0.30 joins the capacity and the concurrency in one line and names the device type (`GPU` for CUDA and ROCm,
     # else its upper-cased type); a host-extended pool (` + host`) counts tokens off the GPU: not read as its pool
-    _p("vllm-kv-tokens-one-line", VLLM, "0.30 to the newest (kv_cache_utils.py@v0.30.0 and @v0.34.0; v0.26.0 "
-       "prints two lines)", r"(?:GPU|XPU|TPU|NPU|HPU) KV cache size: " + _g(KV_TOKENS, INT) + r" tokens, Maximum "
+    _p("vllm-kv-tokens-one-line", VLLM, "0.28 to the newest ('GPU' in 0.28 and 0.29, the device type from 0.30: "
+       "v1/core/kv_cache_utils.py@v0.28.0, @v0.30.0, @v0.34.0; v0.27.1 prints two lines)",
+       r"(?:GPU|XPU|TPU|NPU|HPU) KV cache size: " + _g(KV_TOKENS, INT) + r" tokens, Maximum "
        r"concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
        "(EngineCore pid=2) INFO 12-05 10:12:40 [kv_cache_utils.py:1169] GPU KV cache size: 158,656 tokens, Maximum "
        "concurrency for 32,768 tokens per request: 4.84x", "vllm v1/core/kv_cache_utils.py@v0.34.0 "
@@ -251,7 +263,8 @@ VLLM_PATTERNS = (
     _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
        + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
        "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
-    _p("vllm-graphs-estimated", VLLM, "0.18 to the newest (graph memory profiled before the KV budget)",
+    _p("vllm-graphs-estimated", VLLM, "0.18 to 0.33 (graph memory profiled before the KV budget; "
+       "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0, gone with that runner in 0.34.0)",
        r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
        "(Worker_TP1 pid=646936) INFO 03-17 17:07:06 [gpu_model_runner.py:5711] Estimated CUDA graph memory: "
        "4.30 GiB total", "vllm PR #37296", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
@@ -259,6 +272,36 @@ VLLM_PATTERNS = (
        r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # --kv-cache-memory set: the worker skips the profile and prints this instead of "Available KV cache memory"
+    # (v1/worker/gpu_worker.py determine_available_memory). 0.10.2 to 0.11.0 glue "GiB" to the KV figure (and 0.10.2's
+    # V1 worker prints the free memory unrounded: `GiB = lambda b: b / GiB_bytes`); 0.11.2 on put a space before it
+    _p("vllm-kv-memory-set-0.10", VLLM, "0.10.2 to 0.11.0 (v1/worker/gpu_worker.py@v0.10.2 and @v0.11.0, "
+       "worker/worker.py@v0.10.2)",
+       r"Initial free memory " + _g(FREE_BEFORE_LOAD) + r" GiB, reserved " + _g(KV_CACHE) + r"GiB memory for KV Cache "
+       r"as specified by kv_cache_memory_bytes",
+       "(EngineCore_DP0 pid=2) INFO 09-20 10:11:12 [gpu_worker.py:246] Initial free memory 78.51234588623047 GiB, "
+       "reserved 40.00GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
+       "profiling.", "vllm v1/worker/gpu_worker.py@v0.10.2 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-kv-memory-set", VLLM, "0.11.2 to the newest (v1/worker/gpu_worker.py@v0.11.2, format_gib from @v0.14.1 "
+       "to @v0.34.0)",
+       r"Initial free memory " + _g(FREE_BEFORE_LOAD) + r" GiB, reserved " + _g(KV_CACHE) + r" GiB memory for KV "
+       r"Cache as specified by kv_cache_memory_bytes",
+       "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_worker.py:700] Initial free memory 78.51 GiB, reserved 40.0 GiB "
+       "memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
+       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+    # the frontend's multimodal decoding reserve is taken from the KV memory after "Available KV cache memory" was
+    # printed (multimodal/gpu_ipc_memory.py@v0.27.1 to @v0.34.0, gpu_worker.py@v0.25.1 and @v0.26.0): the pool is
+    # the reduced figure
+    _p("vllm-kv-reduced-for-multimodal", VLLM, "0.25.1 to the newest (mm_ipc_gpu_memory_gb set)",
+       r"Reserving [0-9.]+ GiB of GPU memory for frontend multimodal decoding .*?KV cache memory reduced to "
+       + _g(KV_CACHE) + " GiB",
+       "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_ipc_memory.py:260] Reserving 2.5 GiB of GPU memory for frontend "
+       "multimodal decoding (2.0 GiB raw-frame semaphore budget, 0.5 GiB decoder+CUDA-context across 1 API "
+       "server(s) @ 0.5 GiB/server); KV cache memory reduced to 51.5 GiB.",
+       "vllm multimodal/gpu_ipc_memory.py@v0.34.0 (the format string; no public log found)",
+       {KV_CACHE: (KV_CACHE, "GiB")}),
     # which top-k/top-p path the V1 sampler took (profiles.VLLM_FLASHINFER_SAMPLER_ENV): the log states a choice
     # that depends on the install (flashinfer present or not) and the environment, not on the release alone
     _p("vllm-sampler-flashinfer", VLLM, "0.8.0 to the newest (V1 TopKTopPSampler on CUDA)",
@@ -307,6 +350,17 @@ VLLM_PATTERNS = (
        "estimated maximum model length is 122080.", "vllm#25350",
        {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), KV_NEEDED: (KV_NEEDED, "GiB"), KV_CACHE: (KV_CACHE, "GiB"),
         ESTIMATED_MAX_LEN: (ESTIMATED_MAX_LEN, "int")}, scope=ENGINE, kind="failure:kv-below-max-model-len"),
+    # 0.7's V1 divided by 1024**3 and printed "GB" (v1/core/kv_cache_utils.py@v0.7.3: needed_memory/1024/1024/1024);
+    # 0.8 on prints GiB (@v0.8.5)
+    _p("vllm-v1-kv-below-len-gb", VLLM, "0.7 (V1 before 0.8 named the unit GiB)",
+       r"max seq len \(" + _g(MAX_MODEL_LEN, INT) + r"\), \(" + _g(KV_NEEDED) + r" GB KV cache is needed, which is "
+       r"larger than the available KV cache memory \(" + _g(KV_CACHE) + r" GB\)",
+       "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GB KV cache is "
+       "needed, which is larger than the available KV cache memory (9.47 GB). Try increasing "
+       "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+       "vllm v1/core/kv_cache_utils.py@v0.7.3 (the format string; no public log found)",
+       {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), KV_NEEDED: (KV_NEEDED, "GB"), KV_CACHE: (KV_CACHE, "GB")},
+       scope=ENGINE, kind="failure:kv-below-max-model-len"),
     _p("vllm-no-kv-memory", VLLM, "0.2 to the newest",
        r"No available memory for the cache blocks|Insufficient memory for KV cache",
        "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks. Try "
@@ -314,7 +368,7 @@ VLLM_PATTERNS = (
     # V1 prints the KV budget before it checks it: check_enough_kv_cache_memory raises "No available memory for the
     # cache blocks" on available_memory <= 0 (v1/core/kv_cache_utils.py@v0.23.0), so a negative budget is that
     # refusal even where a log is cut before the ValueError (a quoted excerpt, a traceback cut at its first line)
-    _p("vllm-v1-negative-kv", VLLM, "0.8 to the newest (V1 worker; kv_cache_utils.py@v0.23.0)",
+    _p("vllm-v1-negative-kv", VLLM, "0.9 to the newest (V1 worker; kv_cache_utils.py@v0.23.0)",
        r"Available KV cache memory: -[0-9]+(?:\.[0-9]+)? GiB",
        "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB",
        "vllm#23278", kind="failure:no-kv-memory"),
@@ -341,8 +395,42 @@ VLLM_PATTERNS = (
        "used by other processes.", "vllm v1/worker/utils.py@v0.34.0 (the format string; no public log found)",
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
         UTILIZATION: (UTILIZATION, "float")}, kind="failure:free-memory-below-requested"),
-    _p("vllm-kv-memory-advice", VLLM, "0.29 development builds (one line after graph capture: the budget and "
-       "each term, then the --kv-cache-memory that fits)",
+    # the same advice, its earlier wording: weights and non-torch memory apart (v1/worker/gpu_worker.py@v0.10.2, info;
+    # debug from 0.11.0 to 0.25.1; info again @v0.26.0). 0.10.2 prints the KV memory in bytes, round(x / 2**30, 2)
+    # for the rest (its `GiB` lambda); 0.26.0 format_gib (round to 2) and the KV memory in GiB. A public 0.10.2 log
+    # prints it so (tests fixture vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log, search-index file 38962983769)
+    _p("vllm-kv-memory-advice-0.10", VLLM, "0.10.2 (V1 and V0 worker; the KV memory in bytes)",
+       r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
+       r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
+       r"[0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " + _g(NON_TORCH) + r" GiB for "
+       r"non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use "
+       r"is " + _g(KV_CACHE) + " bytes",
+       "(EngineCore_DP0 pid=2) INFO 09-20 10:11:12 [gpu_worker.py:391] Free memory on device (79.19/79.19 GiB) on "
+       "startup. Desired GPU memory utilization is (0.9, 71.27 GiB). Actual usage is 15.27 GiB for weight, 1.45 GiB "
+       "for peak activation, 0.3 GiB for non-torch memory, and 0.52 GiB for CUDAGraph memory. Replace "
+       "gpu_memory_utilization config with `--kv-cache-memory=57451540070` to fit into requested memory, or "
+       "`--kv-cache-memory=65955643187` to fully utilize gpu memory. Current kv cache memory in use is "
+       "58009382502 bytes.", "vllm v1/worker/gpu_worker.py@v0.10.2 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+        UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
+        NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, "bytes")}),
+    _p("vllm-kv-memory-advice-0.26", VLLM, "0.26 (info again; debug from 0.11 to 0.25.1)",
+       r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
+       r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
+       r"[0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " + _g(NON_TORCH) + r" GiB for "
+       r"non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use "
+       r"is " + _g(KV_CACHE) + " GiB",
+       "(EngineCore pid=2) INFO 11-20 10:11:12 [gpu_worker.py:700] Free memory on device (79.19/79.19 GiB) on "
+       "startup. Desired GPU memory utilization is (0.9, 71.27 GiB). Actual usage is 15.27 GiB for weight, 1.45 GiB "
+       "for peak activation, 0.3 GiB for non-torch memory, and 0.52 GiB for CUDAGraph memory. Replace "
+       "gpu_memory_utilization config with `--kv-cache-memory=57451540070` (53.51 GiB) to fit into requested "
+       "memory, or `--kv-cache-memory=65955643187` (61.43 GiB) to fully utilize gpu memory. Current kv cache memory "
+       "in use is 54.02 GiB.", "vllm v1/worker/gpu_worker.py@v0.26.0 (the format string; no public log found)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+        UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
+        NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+    _p("vllm-kv-memory-advice", VLLM, "0.27 to the newest (info; one line after graph capture: the budget and each "
+       "term, then the --kv-cache-memory that fits; v1/worker/gpu_worker.py@v0.27.1 and @v0.34.0)",
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
        r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
        r"[0-9.]+ GiB for consumed memory \(weights \+ non-torch\), " + _g(ACTIVATION) + r" GiB for peak "

@@ -293,10 +293,11 @@ CASES = [
      {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
     ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu050.log", '0.10.1.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
-    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'main', 0,
+    # 0.10.1 names its workers `VllmWorker TP0` and `VllmWorker TP1` (multiproc_executor.py@v0.10.1.1): kept apart
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'TP1', 0,
      {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
     # the same repository's TP 2 runs at gmu 0.25 (one node) and over Ray on two nodes, whose workers are named by pid
-    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", '0.10.1.1', True, None, 'main', 0,
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", '0.10.1.1', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", '0.10.1.1', True, None, 'pid 374', 0,
      {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
@@ -333,9 +334,12 @@ CASES = [
      {P.KV_CACHE: gib(23.74), P.KV_TOKENS: 1037152, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 31.65}),
     ("vllm/v1-0.26-qwen25-7b-awq-rtx4080-wsl2.log", None, True, None, 'main', 1,
      {P.KV_CACHE: gib(8.0), P.KV_TOKENS: 149712, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.57}),
-    ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP1 EP1', 0,
-     {P.WEIGHTS: gib(27.7183), P.KV_CACHE: gib(10.64), P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
-      P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24}),
+    # the driver's advice line (info in 0.10.2: v1/worker/gpu_worker.py@v0.10.2) gives its KV memory in bytes, the
+    # other terms rounded to 0.01 GiB; its exact KV memory is the smallest, so that worker binds
+    ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP2 EP2', 0,
+     {P.WEIGHTS: gib(27.7183), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
+      P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24, P.FREE_BEFORE_LOAD: gib(43.93), P.GPU_MEMORY: gib(44.42),
+      P.UTILIZATION: 0.9, P.REQUESTED: gib(39.98), P.ACTIVATION: gib(1.4), P.NON_TORCH: gib(0.21)}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),

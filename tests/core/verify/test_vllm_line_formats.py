@@ -1,0 +1,324 @@
+"""Every vLLM line gsg reads, in the exact format each release prints it: one row per (pattern, release range),
+the line made by formatting the format string read in that release's source (the wheel's file@tag named in the
+row) with realistic values, in that release's prefix style. The parser must read the printed figure exactly.
+
+Format strings written as f-strings in vLLM are given here in %-style with the same literal text and format specs;
+vLLM's `format_gib` (utils/mem_utils.py@v0.14.1 on: `str(round(b / 2**30, 2))`) is `fg` below."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import parse_log
+
+GIB = 2**30
+
+
+def g(printed: str) -> int:
+    """A printed GiB (or vLLM's "GB", also 2**30) figure in bytes, as the parser converts it."""
+    return int(round(float(printed) * GIB))
+
+
+def fg(b: int) -> str:
+    """vLLM's format_gib: round to two places and print with str() ("15.0", not "15.00")."""
+    return f"{round(b / GIB, 2)}"
+
+
+# The logger's prefix per release: `%(levelname)s %(asctime)s %(filename)s:%(lineno)d]` (logger.py@v0.3.3 to
+# @v0.7.3), then the file in brackets (logger.py@v0.8.5 to @v0.30.0), then the process in the format itself
+# (`(%(vllm_process_name)s pid=%(process)d)`, logger.py@v0.31.0 to @v0.34.0). Before 0.31 a worker's or engine
+# core's lines get `(<name> pid=N) ` from _add_prefix (multiproc_worker_utils.py@v0.4.3, utils/system_utils.py),
+# cyan on a terminal (`\033[1;36m` to 0.10, `\033[0;36m` after).
+def render(style: str, proc: str | None, file: str, message: str, colour: bool = False) -> list[str]:
+    head = "INFO 12-05 10:11:12 "
+    if style == "0.3":
+        prefix = f"{head}{file}] "
+    elif style == "0.8":
+        prefix = f"{head}[{file}] "
+    else:  # "0.31": every process's name in the format
+        prefix = f"({proc or 'APIServer'} pid=4242) {head}[{file}] "
+        proc = None
+    if proc:
+        tag = f"({proc} pid=4242)"
+        prefix = (f"\033[1;36m{tag}\033[0;0m " if colour else f"{tag} ") + prefix
+    # NewLineFormatter (logging_utils/formatter.py@v0.7.3): each line of a message gets the prefix again
+    return [prefix + part + "\r\n" for part in message.split("\n")]
+
+
+BIG = 123_456_789_012  # bytes, for format_gib rows: 114.98 GiB
+
+# (pattern id, source file@tag, style, process prefix, format, args, expected terms of that rank and the engine)
+ROWS = [
+    # -- weights ------------------------------------------------------------------------------------------------
+    ("vllm-v0-weights", "worker/model_runner.py@v0.4.3", "0.3", None, "Loading model weights took %.4f GB",
+     (7.96921,), {P.WEIGHTS: g("7.9692")}),
+    ("vllm-v0-weights", "worker/model_runner.py@v0.6.6 (V0 worker process)", "0.3", "VllmWorkerProcess",
+     "Loading model weights took %.4f GB", (14.98891,), {P.WEIGHTS: g("14.9889")}),
+    ("vllm-v0-weights", "v1/worker/gpu_model_runner.py@v0.7.3 (V1, rank prefix)", "0.3", "VllmWorker rank=1",
+     "Loading model weights took %.4f GB", (3.5,), {P.WEIGHTS: g("3.5000")}),
+    ("vllm-v1-weights", "v1/worker/gpu_model_runner.py@v0.8.5 and worker/model_runner.py@v0.8.5", "0.8",
+     "VllmWorker rank=0", "Model loading took %.4f GiB and %.6f seconds", (14.98891, 3.65217),
+     {P.WEIGHTS: g("14.9889")}),
+    ("vllm-v1-weights", "v1/worker/gpu_model_runner.py@v0.10.1.1", "0.8", "VllmWorker TP1",
+     "Model loading took %.4f GiB and %.6f seconds", (7.1217, 2.845758), {P.WEIGHTS: g("7.1217")}),
+    ("vllm-v1-weights", "v1/worker/gpu_model_runner.py@v0.11.2-v0.13.0 ('memory and')", "0.8", "Worker_TP1",
+     "Model loading took %.4f GiB memory and %.6f seconds", (70.12345, 12.0), {P.WEIGHTS: g("70.1235")}),
+    ("vllm-v1-weights", "v1/worker/gpu_model_runner.py@v0.14.1-v0.33.0 (format_gib)", "0.8", "Worker_TP0",
+     "Model loading took %s GiB memory and %.6f seconds", (fg(BIG), 40.5), {P.WEIGHTS: g(fg(BIG))}),
+    ("vllm-v1-weights", "v1/worker/gpu/model_runner.py@v0.14.1-v0.27.1 (runner v2, format_gib of 15 GiB)", "0.8",
+     None, "Model loading took %s GiB and %.6f seconds", (fg(15 * GIB), 4.0), {P.WEIGHTS: 15 * GIB}),
+    ("vllm-v1-weights", "v1/worker/gpu/model_runner.py@v0.34.0", "0.31", "Worker_PP1_TP0",
+     "Model loading took %s GiB memory and %.6f seconds", (fg(BIG), 9.25), {P.WEIGHTS: g(fg(BIG))}),
+    # -- KV capacity in tokens and the concurrency it gives ------------------------------------------------------
+    ("vllm-v1-kv-tokens", "v1/core/kv_cache_utils.py@v0.8.5-v0.27.1", "0.8", "EngineCore_0",
+     "GPU KV cache size: %s tokens", (f"{1192160:,}",), {P.KV_TOKENS: 1_192_160}),
+    ("vllm-concurrency", "v1/core/kv_cache_utils.py@v0.8.5-v0.27.1 (max_model_len with commas)", "0.8",
+     "EngineCore_DP0", "Maximum concurrency for %s tokens per request: %.2fx", (f"{16384:,}", 72.7646),
+     {P.MAX_MODEL_LEN: 16384, P.MAX_CONCURRENCY: 72.76}),
+    ("vllm-concurrency", "executor/gpu_executor.py@v0.6.6, executor_base.py@v0.7.3-v0.10.2 (V0: a bare int)", "0.3",
+     None, "Maximum concurrency for %s tokens per request: %.2fx", (32768, 5.8621),
+     {P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 5.86}),
+    ("vllm-kv-tokens-one-line", "v1/core/kv_cache_utils.py@v0.28.0-v0.29.0 ('GPU' fixed)", "0.8", "EngineCore",
+     "GPU KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",
+     (f"{158656:,}", f"{32768:,}", 4.8418), {P.KV_TOKENS: 158_656, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.84}),
+    ("vllm-kv-tokens-one-line", "v1/core/kv_cache_utils.py@v0.30.0-v0.31.0 (the device type)", "0.31",
+     "EngineCore_DP0", "%s KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",
+     ("XPU", f"{2048:,}", f"{1024:,}", 2.0), {P.KV_TOKENS: 2048, P.MAX_MODEL_LEN: 1024, P.MAX_CONCURRENCY: 2.0}),
+    ("vllm-kv-tokens-one-line", "v1/core/kv_cache_utils.py@v0.34.0 (`pools`, GPU alone)", "0.31", "EngineCore",
+     "%s KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",
+     ("GPU", f"{1234560:,}", f"{131072:,}", 9.4189),
+     {P.KV_TOKENS: 1_234_560, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 9.42}),
+    # -- V0 and early V1 blocks ----------------------------------------------------------------------------------
+    ("vllm-v0-blocks", "engine/llm_engine.py@v0.3.3 (an f-string)", "0.3", None, "# GPU blocks: %s, # CPU blocks: %s",
+     (7281, 2048), {P.GPU_BLOCKS: 7281, P.CPU_BLOCKS: 2048}),
+    ("vllm-v0-blocks", "executor/gpu_executor.py@v0.4.3-v0.6.6", "0.3", None, "# GPU blocks: %d, # CPU blocks: %d",
+     (27798, 2048), {P.GPU_BLOCKS: 27798, P.CPU_BLOCKS: 2048}),
+    ("vllm-v0-blocks", "executor/executor_base.py@v0.7.3-v0.10.2 (device_name 'cuda')", "0.8", None,
+     "# %s blocks: %d, # CPU blocks: %d", ("cuda", 6001, 1638), {P.GPU_BLOCKS: 6001, P.CPU_BLOCKS: 1638}),
+    ("vllm-v0-blocks", "executor/executor_base.py@v0.8.5, platforms/rocm.py@v0.8.5 (device_name 'rocm')", "0.8",
+     None, "# %s blocks: %d, # CPU blocks: %d", ("rocm", 12450, 4096), {P.GPU_BLOCKS: 12450, P.CPU_BLOCKS: 4096}),
+    ("vllm-v1-blocks", "v1/executor/uniproc_executor.py@v0.6.6, v1/core/kv_cache_utils.py@v0.7.3", "0.3", None,
+     "# GPU blocks: %d", (1381,), {P.GPU_BLOCKS: 1381}),
+    # -- the KV memory each worker found -------------------------------------------------------------------------
+    ("vllm-v1-available-kv", "v1/worker/gpu_worker.py@v0.9.2-v0.13.0 (%.2f)", "0.8", "VllmWorker rank=0",
+     "Available KV cache memory: %.2f GiB", (31.8312,), {P.KV_CACHE: g("31.83")}),
+    ("vllm-v1-available-kv", "v1/worker/gpu_worker.py@v0.14.1-v0.34.0 (format_gib)", "0.8", "Worker_TP1",
+     "Available KV cache memory: %s GiB", (fg(BIG),), {P.KV_CACHE: g(fg(BIG))}),
+    ("vllm-v1-available-kv", "v1/worker/gpu_worker.py@v0.34.0", "0.31", "Worker_TP0_EP0",
+     "Available KV cache memory: %s GiB", (fg(56 * GIB),), {P.KV_CACHE: 56 * GIB}),
+    ("vllm-kv-memory-set-0.10", "v1/worker/gpu_worker.py@v0.10.2 (--kv-cache-memory; free memory unrounded)",
+     "0.8", "Worker_TP0", "Initial free memory %s GiB, reserved %.2fGiB memory for KV Cache as specified by "
+     "kv_cache_memory_bytes config and skipped memory profiling.", (78.51234588623047, 40.0),
+     {P.FREE_BEFORE_LOAD: g("78.51234588623047"), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-memory-set-0.10", "worker/worker.py@v0.10.2 (V0)", "0.8", None, "Initial free memory %.2f GiB, "
+     "reserved %.2fGiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
+     "profiling.", (78.51, 12.5), {P.FREE_BEFORE_LOAD: g("78.51"), P.KV_CACHE: g("12.5")}),
+    ("vllm-kv-memory-set", "v1/worker/gpu_worker.py@v0.11.2-v0.13.0 (%.2f, a space)", "0.8", "Worker_TP1",
+     "Initial free memory %.2f GiB, reserved %.2f GiB memory for KV Cache as specified by kv_cache_memory_bytes "
+     "config and skipped memory profiling.", (78.51, 40.0), {P.FREE_BEFORE_LOAD: g("78.51"), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-memory-set", "v1/worker/gpu_worker.py@v0.14.1-v0.34.0 (format_gib)", "0.31", "Worker_TP0",
+     "Initial free memory %s GiB, reserved %s GiB memory for KV Cache as specified by kv_cache_memory_bytes config "
+     "and skipped memory profiling.", (fg(BIG), fg(40 * GIB)), {P.FREE_BEFORE_LOAD: g(fg(BIG)), P.KV_CACHE: 40 * GIB}),
+    ("vllm-kv-reduced-for-multimodal", "multimodal/gpu_ipc_memory.py@v0.27.1-v0.34.0 (after the KV line)", "0.31",
+     "Worker_TP0", "Available KV cache memory: %s GiB\nReserving %s GiB of GPU memory for frontend multimodal "
+     "decoding (%s GiB raw-frame semaphore budget, %s GiB decoder+CUDA-context across %d API server(s) @ %s "
+     "GiB/server); KV cache memory reduced to %s GiB.", ("54.0", "2.5", "2.0", "0.5", 1, "0.5", "51.5"),
+     {P.KV_CACHE: g("51.5")}),
+    # -- V0's profile ----------------------------------------------------------------------------------------------
+    ("vllm-profile-0.6.4", "worker/worker.py@v0.6.4 (note 'Gib')", "0.3", None,
+     "Memory profiling results: total_gpu_memory=%.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB "
+     "memory_usage_post_profile=%.2fGib non_torch_memory=%.2fGiB kv_cache_size=%.2fGiB gpu_memory_utilization=%.2f",
+     (23.58, 15.34, 17.06, 15.35, 0.35, 3.81, 0.9),
+     {P.GPU_MEMORY: g("23.58"), P.NON_TORCH: g("0.35"), P.KV_CACHE: g("3.81"), P.UTILIZATION: 0.9}),
+    ("vllm-profile-terms", "worker/worker.py@v0.6.6-v0.10.2 (one message of three lines)", "0.3", None,
+     "Memory profiling takes %.2f seconds\nthe current vLLM instance can use total_gpu_memory (%.2fGiB) x "
+     "gpu_memory_utilization (%.2f) = %.2fGiB\nmodel weights take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch "
+     "activation peak memory takes %.2fGiB; the rest of the memory reserved for KV Cache is %.2fGiB.",
+     (4.21, 79.22, 0.9, 71.29, 19.86, 0.16, 36.63, 14.65),
+     {P.GPU_MEMORY: g("79.22"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.29"), P.WEIGHTS: g("19.86"),
+      P.NON_TORCH: g("0.16"), P.ACTIVATION: g("36.63"), P.KV_CACHE: g("14.65")}),
+    # -- graphs ----------------------------------------------------------------------------------------------------
+    ("vllm-graphs-took", "worker/model_runner.py@v0.6.6-v0.10.2, v1/worker/gpu_model_runner.py@v0.6.6-v0.33.0",
+     "0.8", "Worker_TP1", "Graph capturing finished in %.0f secs, took %.2f GiB", (2.4, 0.7213),
+     {P.CUDA_GRAPHS: g("0.72")}),
+    ("vllm-graphs-took", "v1/worker/gpu/model_runner.py@v0.34.0", "0.31", "Worker", "Graph capturing finished in "
+     "%.0f secs, took %.2f GiB", (1.0, 0.0), {P.CUDA_GRAPHS: 0}),
+    ("vllm-graphs-estimated", "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0", "0.8", "Worker_TP1",
+     "Estimated CUDA graph memory: %.2f GiB total", (4.3012,), {P.CUDA_GRAPHS: g("4.30")}),
+    ("vllm-graphs-pool", "v1/worker/gpu_worker.py@v0.18.1-v0.34.0 (GiB = round(b / 2**30, 2))", "0.8", None,
+     "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), difference: %s GiB (%.1f%%).",
+     (0.11, 0.14, 0.03, 25.0), {P.CUDA_GRAPHS: g("0.11")}),
+    # -- the advice line after graph capture: three wordings ------------------------------------------------------
+    ("vllm-kv-memory-advice-0.10", "v1/worker/gpu_worker.py@v0.10.2 (info; KV in bytes)", "0.8", "Worker_TP2_EP2",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for weight, %s GiB for peak activation, %s GiB for non-torch memory, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` to fit into requested memory, or "
+     "`--kv-cache-memory=%d` to fully utilize gpu memory. Current kv cache memory in use is %d bytes.",
+     (43.93, 44.42, 0.9, 39.98, 27.72, 1.4, 0.21, 3.45, 7564378828, 11809093120, 11423138508),
+     {P.FREE_BEFORE_LOAD: g("43.93"), P.GPU_MEMORY: g("44.42"), P.UTILIZATION: 0.9, P.REQUESTED: g("39.98"),
+      P.ACTIVATION: g("1.4"), P.NON_TORCH: g("0.21"), P.CUDA_GRAPHS: g("3.45"), P.KV_CACHE: 11423138508}),
+    ("vllm-kv-memory-advice-0.26", "v1/worker/gpu_worker.py@v0.26.0 (info again; format_gib)", "0.8", None,
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for weight, %s GiB for peak activation, %s GiB for non-torch memory, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` (%s GiB) to fit into requested "
+     "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
+     "%s GiB.", ("79.19", "79.19", 0.9, "71.27", "15.27", "1.45", "0.3", "0.52", 57451540070, "53.51", 65955643187,
+                 "61.43", "54.02"),
+     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.27"),
+      P.ACTIVATION: g("1.45"), P.NON_TORCH: g("0.3"), P.CUDA_GRAPHS: g("0.52"), P.KV_CACHE: g("54.02")}),
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.27.1-v0.34.0 (weights and non-torch together)", "0.31",
+     "Worker_TP0",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` (%s GiB) to fit into requested "
+     "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
+     "%s GiB.", ("46.99", "47.37", 0.85, "40.27", "2.81", "0.57", "0.22", 39207879578, "36.52", 46423534080,
+                 "43.24", "36.88"),
+     {P.FREE_BEFORE_LOAD: g("46.99"), P.GPU_MEMORY: g("47.37"), P.UTILIZATION: 0.85, P.REQUESTED: g("40.27"),
+      P.ACTIVATION: g("0.57"), P.CUDA_GRAPHS: g("0.22"), P.KV_CACHE: g("36.88")}),
+    # -- refusals ----------------------------------------------------------------------------------------------------
+    ("vllm-kv-below-len", "engine/llm_engine.py@v0.3.3, worker/worker.py@v0.4.3-v0.10.2", "0.3", None,
+     "ValueError: The model's max seq len (%d) is larger than the maximum number of tokens that can be stored in KV "
+     "cache (%d). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+     "engine.", (32768, 7344), {P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 7344}),
+    ("vllm-v1-kv-below-len-gb", "v1/core/kv_cache_utils.py@v0.7.3 ('GB' of 2**30)", "0.3", None,
+     "ValueError: To serve at least one request with the models's max seq len (%d), (%.2f GB KV cache is needed, "
+     "which is larger than the available KV cache memory (%.2f GB). Try increasing `gpu_memory_utilization` or "
+     "decreasing `max_model_len` when initializing the engine.", (131072, 16.0, 9.4712),
+     {P.MAX_MODEL_LEN: 131072, P.KV_NEEDED: g("16.00"), P.KV_CACHE: g("9.47")}),
+    ("vllm-v1-kv-below-len", "v1/core/kv_cache_utils.py@v0.8.5 (no space before the estimate)", "0.8", None,
+     "ValueError: To serve at least one request with the models's max seq len (%d), (%.2f GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated "
+     "maximum model length is %d.  Try increasing", (221000, 10.12, 5.59, 122080),
+     {P.MAX_MODEL_LEN: 221000, P.KV_NEEDED: g("10.12"), P.KV_CACHE: g("5.59"), P.ESTIMATED_MAX_LEN: 122080}),
+    ("vllm-v1-kv-below-len", "v1/core/kv_cache_utils.py@v0.14.1-v0.21.0 (format_gib, no estimate)", "0.8", None,
+     "ValueError: To serve at least one request with the models's max seq len (%d), (%s GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (%s GiB). Try increasing", (262144, "32.0", "20.5"),
+     {P.MAX_MODEL_LEN: 262144, P.KV_NEEDED: 32 * GIB, P.KV_CACHE: g("20.5")}),
+    ("vllm-v1-kv-below-len", "v1/core/kv_cache_planning.py@v0.34.0 (\"model's\")", "0.31", "EngineCore",
+     "ValueError: To serve at least one request with the model's max seq len (%d), (%s GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (%s GiB). Based on the available memory, the estimated "
+     "maximum model length is %d. ", (131072, "8.0", "3.25", 53248),
+     {P.MAX_MODEL_LEN: 131072, P.KV_NEEDED: 8 * GIB, P.KV_CACHE: g("3.25"), P.ESTIMATED_MAX_LEN: 53248}),
+    ("vllm-v1-negative-kv", "v1/worker/gpu_worker.py@v0.14.1-v0.34.0 (format_gib of a negative budget)", "0.8",
+     "Worker_TP0", "Available KV cache memory: %s GiB", (fg(-int(2.14 * GIB)),), {}),
+    ("vllm-free-below-requested", "v1/worker/gpu_worker.py@v0.9.2-v0.13.0 (no device)", "0.8", None,
+     "ValueError: Free memory on device (%s/%s GiB) on startup is less than desired GPU memory utilization (%s, %s "
+     "GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+     (31.44, 47.38, 0.95, 45.01),
+     {P.FREE_BEFORE_LOAD: g("31.44"), P.GPU_MEMORY: g("47.38"), P.UTILIZATION: 0.95, P.REQUESTED: g("45.01")}),
+    ("vllm-free-below-requested", "v1/worker/utils.py@v0.14.1-v0.34.0 (the device named)", "0.31", "Worker_TP0",
+     "ValueError: Free memory on device %s (%s/%s GiB) on startup is less than desired GPU memory utilization (%s, "
+     "%s GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+     ("cuda:0", "20.5", "79.19", 0.9, "71.27"),
+     {P.FREE_BEFORE_LOAD: g("20.5"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.27")}),
+    ("vllm-free-below-engine-budget", "v1/worker/utils.py@v0.32.0-v0.34.0", "0.8", "Worker_TP0",
+     "ValueError: Free memory on device %s (%s/%s GiB) on startup is less than the engine's budget after excluding "
+     "external process's weights (%s, %s GiB). Decrease GPU memory", ("cuda:0", "20.5", "79.19", 0.9, "56.27"),
+     {P.FREE_BEFORE_LOAD: g("20.5"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9}),
+    ("vllm-sampler-oom", "v1/worker/gpu_model_runner.py@v0.8.5-v0.33.0", "0.8", "VllmWorker rank=0",
+     "RuntimeError: CUDA out of memory occurred when warming up sampler with %d dummy requests. Please try lowering "
+     "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", (1024,), {P.MAX_RUNNING: 1024}),
+    # -- what ran ------------------------------------------------------------------------------------------------
+    ("vllm-max-model-len", "config.py@v0.9.2, config/model.py@v0.11.0-v0.34.0", "0.8", None, "Using max model len %s",
+     (32768,), {P.MAX_MODEL_LEN: 32768}),
+]
+
+
+@pytest.mark.parametrize("pattern_id,source,style,proc,fmt,args,expected", ROWS,
+                         ids=[f"{r[0]}@{r[1].split(' ')[0]}" for r in ROWS])
+def test_each_release_prints_a_line_the_parser_reads_exactly(pattern_id, source, style, proc, fmt, args, expected):
+    lines = render(style, proc, "x.py:1", fmt % args)
+    log, _ = parse_log(lines, "vllm")
+    assert pattern_id in log.matched, (source, lines)
+    rank = {None: "main", "VllmWorkerProcess": "pid 4242", "VllmWorker rank=0": "rank 0",
+            "VllmWorker rank=1": "rank 1", "VllmWorker TP1": "TP1", "Worker_TP0": "TP0", "Worker_TP1": "TP1",
+            "Worker_PP1_TP0": "PP1 TP0", "Worker_TP2_EP2": "TP2 EP2", "Worker_TP0_EP0": "TP0 EP0"}.get(proc, "main")
+    got = dict(log.ranks.get(rank, {}))
+    got.update(log.engine_terms)
+    assert got == expected, source
+    assert set(log.ranks) <= {rank}, log.ranks  # nothing read onto another worker
+
+
+# -- the lines without a figure: each release's wording still says what it says ----------------------------------
+
+TEXT_ROWS = [
+    # (source, style, process, line, what the log must then say)
+    ("entrypoints/openai/api_server.py@v0.4.3", "0.3", None, "vLLM API server version 0.4.3", ("version", "0.4.3")),
+    ("entrypoints/openai/api_server.py@v0.5.5-v0.14.1, entrypoints/api_server.py to @v0.24.0", "0.8", "APIServer",
+     "vLLM API server version 0.14.1", ("version", "0.14.1")),
+    ("entrypoints/utils.py@v0.15.1 ... entrypoints/common/startup.py@v0.34.0", "0.31", "APIServer",
+     "vLLM server version 0.34.0, serving model Qwen/Qwen3-8B", ("version", "0.34.0")),
+    ("engine/llm_engine.py@v0.4.3 (an LLM engine, config spelled out)", "0.3", None,
+     "Initializing an LLM engine (v0.4.3) with config: model='Qwen/Qwen1.5-7B', speculative_config=None, "
+     "max_seq_len=32768, tensor_parallel_size=1", ("version", "0.4.3")),
+    ("engine/llm_engine.py@v0.7.3-v0.10.2 (V0)", "0.3", None,
+     "Initializing a V0 LLM engine (v0.7.3) with config: model='Qwen/Qwen2.5-7B', seed=0, use_cached_outputs=False, ",
+     ("version", "0.7.3")),
+    ("v1/engine/core.py@v0.7.3-v0.34.0 (V1)", "0.31", "EngineCore",
+     "Initializing a V1 LLM engine (v0.34.0) with config: model='Qwen/Qwen3-8B', seed=0", ("version", "0.34.0")),
+    ("entrypoints/openai/cli_args.py@v0.9.2, entrypoints/common/startup.py@v0.34.0", "0.8", "APIServer",
+     "non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 8192, 'tensor_parallel_size': 2}",
+     ("args", {"model": "Qwen/Qwen3-8B", "max_model_len": 8192, "tensor_parallel_size": 2})),
+    ("engine/llm_engine.py@v0.6.6-v0.10.2, v1/engine/core.py@v0.6.6-v0.19.1", "0.8", "EngineCore_0",
+     "init engine (profile, create kv cache, warmup model) took 25.78 seconds", ("started", True)),
+    ("v1/engine/core.py@v0.20.2-v0.34.0 ('s', the compile time)", "0.31", "EngineCore_DP0",
+     "init engine (profile, create kv cache, warmup model) took 31.20 s (compilation: 12.01 s)", ("started", True)),
+    ("entrypoints/openai/api_server.py@v0.7.3", "0.3", None, "Starting vLLM API server on http://0.0.0.0:8000",
+     ("started", True)),
+    ("entrypoints/openai/api_server.py@v0.9.2-v0.17.1", "0.8", "APIServer",
+     "Starting vLLM API server 0 on http://0.0.0.0:8000", ("started", True)),
+    ("entrypoints/launchers/api_server/entry.py@v0.29.0-v0.34.0", "0.31", "APIServer",
+     "Starting vLLM server on http://0.0.0.0:8000", ("started", True)),
+    ("v0 worker/worker.py@v0.4.3-v0.10.2, v1/core/kv_cache_planning.py@v0.34.0", "0.3", None,
+     "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+     "initializing the engine.", ("failure", "no-kv-memory")),
+]
+
+
+@pytest.mark.parametrize("source,style,proc,line,said", TEXT_ROWS, ids=[r[0].split(" ")[0] for r in TEXT_ROWS])
+def test_each_release_text_line_says_what_it_says(source, style, proc, line, said):
+    log, _ = parse_log(render(style, proc, "x.py:1", line), "vllm")
+    what, value = said
+    got = {"version": log.engine_version, "args": log.args, "started": log.started,
+           "failure": log.failure_kind}[what]
+    assert got == value, source
+
+
+# -- the process prefix of each release: two workers' figures are kept apart ---------------------------------------
+
+@pytest.mark.parametrize("style,names,ranks,colour", [
+    ("0.3", ("VllmWorkerProcess", "VllmWorkerProcess"), None, True),  # multiproc_worker_utils.py@v0.4.3: by pid
+    ("0.3", ("RayWorkerVllm", "RayWorkerVllm"), None, False),  # Ray's actor prefix, engine/ray_utils.py@v0.3.3
+    ("0.8", ("RayWorkerWrapper", "RayWorkerWrapper"), None, False),  # executor/ray_utils.py@v0.4.3-v0.33.0
+    ("0.8", ("RayWorkerProc", "RayWorkerProc"), None, False),  # v1/executor/ray_executor_v2.py@v0.34.0
+    ("0.8", ("VllmWorker rank=0", "VllmWorker rank=1"), ("rank 0", "rank 1"), False),  # multiproc_executor@v0.8.5
+    ("0.8", ("VllmWorker TP0", "VllmWorker TP1"), ("TP0", "TP1"), True),  # multiproc_executor.py@v0.10.1.1
+    ("0.8", ("VllmWorker PP0_TP1", "VllmWorker PP1_TP1"), ("PP0 TP1", "PP1 TP1"), False),  # @v0.10.1.1, PP and TP
+    ("0.8", ("Worker_TP0", "Worker_TP1"), ("TP0", "TP1"), True),  # multiproc_executor.py@v0.10.2
+    ("0.31", ("Worker_DP0_PP1_TP0_EP1", "Worker_DP0_PP1_TP1_EP1"), ("DP0 PP1 TP0 EP1", "DP0 PP1 TP1 EP1"), False),
+])
+def test_each_release_worker_prefix_keeps_its_figures(style, names, ranks, colour):
+    lines = []
+    for i, name in enumerate(names):
+        line = render(style, name, "gpu_worker.py:276", f"Available KV cache memory: {30 + i}.5 GiB", colour)[0]
+        lines.append(line.replace("pid=4242", f"pid={100 + i}"))
+    log, _ = parse_log(lines, "vllm")
+    assert "vllm-process" in log.matched or names[0].startswith("Ray")  # Ray's prefix is not vLLM's own
+    expected_ranks = ranks or ("pid 100", "pid 101")
+    assert {rank: terms[P.KV_CACHE] for rank, terms in log.ranks.items()} == {
+        expected_ranks[0]: g("30.5"), expected_ranks[1]: g("31.5")}
+    assert log.binding_rank() == expected_ranks[0]
+
+
+@pytest.mark.parametrize("prefix", [
+    "(EngineCore pid=1)", "(EngineCore_0 pid=1)", "(EngineCore_DP1 pid=1)", "(ApiServer_0 pid=1)",
+    "(APIServer_DP0 pid=1)", "(APIServer_DPRank_1 pid=1)", "(APIServer pid=1)", "(VllmWorker TP1 pid=1)",
+    "(VllmWorker PP1_TP0 pid=1)", "(DPCoordinator pid=1)",
+])
+def test_every_process_name_vllm_gives_marks_the_log_as_vllms(prefix):
+    """The names in v1/engine/core_client.py@v0.7.3, v1/engine/utils.py@v0.10.1.1 and @v0.10.2, v1/utils.py@v0.9.2
+    (ApiServer_N), entrypoints/launchers/dp_supervisor.py@v0.34.0 (APIServer_DP0, APIServer_DPRank_0)."""
+    log, _ = parse_log([prefix + " INFO 12-05 10:11:12 [x.py:1] hello\n"], None)
+    assert "vllm-process" in log.matched and log.engine == "vllm"
