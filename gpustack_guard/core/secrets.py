@@ -455,7 +455,7 @@ class _ShapeFinder:
 #   too (as scrub masks a known secret's first PREFIX_CHARS); a digit or capital must be in it
 #   ("sk-learning-rate..." is a word).
 _EDGE = r"(?<![A-Za-z0-9_-])"
-TOKEN_SHAPES = re.compile(
+TOKEN_SHAPES = (
     _EDGE + r"(?:hf_[A-Za-z0-9]{30,}"
     r"|(?P<openai>sk-(?:[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}))"
     r"|gh[pousr]_[A-Za-z0-9]{36,}"
@@ -465,6 +465,11 @@ TOKEN_SHAPES = re.compile(
     r"|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)?"
     r"|(?i:bearer)[ \t]+(?P<bearer>[A-Za-z0-9._~+/-]{15,}[A-Za-z0-9_~+/-]=*)"
     r"|(?P<cut>(?:hf_|sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|eyJ)[A-Za-z0-9_-]{9,})(?=\u2026|\\u2026|\.\.\.))")
+
+
+@lru_cache(maxsize=1)  # compiled on the first scrub, not at import (~1 ms; the import budget's "no import-time work")
+def _token_shapes() -> re.Pattern[str]:
+    return re.compile(TOKEN_SHAPES)
 
 
 def _mixed(body: str) -> bool:
@@ -490,7 +495,7 @@ def _token_span(match: re.Match[str]) -> tuple[int, int] | None:
 
 def token_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every well-known token shape in the text (TOKEN_SHAPES), one left-to-right search."""
-    return [span for span in map(_token_span, TOKEN_SHAPES.finditer(text)) if span is not None]
+    return [span for span in map(_token_span, _token_shapes().finditer(text)) if span is not None]
 
 
 @lru_cache(maxsize=16)  # the same secrets are scrubbed from every line a command prints
