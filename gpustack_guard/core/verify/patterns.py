@@ -113,6 +113,21 @@ def _g(name: str, number: str = NUM) -> str:
     return f"(?P<{name}>{number[1:-1]})"
 
 
+# The advice line's older wording (0.10.2, and 0.26 where it is info again): every figure but the KV memory, whose
+# unit is the only difference between the two rows below
+_OLD_ADVICE_HEAD = (r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. "
+                    r"Desired GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. "
+                    r"Actual usage is [0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " +
+                    _g(NON_TORCH) + r" GiB for non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph "
+                    r"memory\..*?Current kv cache memory in use is " + _g(KV_CACHE))
+
+
+def _old_advice_groups(kv_unit: str) -> dict:
+    return {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+            UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
+            NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, kv_unit)}
+
+
 VLLM_PATTERNS = (
     _p("vllm-version", VLLM, "0.4 to the newest", r"vLLM API server version (?P<version>\S+)",
        "INFO 05-16 14:53:28 api_server.py:149] vLLM API server version 0.4.0.post1", "QwenLM/Qwen3#410",
@@ -400,35 +415,23 @@ VLLM_PATTERNS = (
     # for the rest (its `GiB` lambda); 0.26.0 format_gib (round to 2) and the KV memory in GiB. A public 0.10.2 log
     # prints it so (tests fixture vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log, search-index file 38962983769)
     _p("vllm-kv-memory-advice-0.10", VLLM, "0.10.2 (V1 and V0 worker; the KV memory in bytes)",
-       r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
-       r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
-       r"[0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " + _g(NON_TORCH) + r" GiB for "
-       r"non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use "
-       r"is " + _g(KV_CACHE) + " bytes",
+       _OLD_ADVICE_HEAD + " bytes",
        "(EngineCore_DP0 pid=2) INFO 09-20 10:11:12 [gpu_worker.py:391] Free memory on device (79.19/79.19 GiB) on "
        "startup. Desired GPU memory utilization is (0.9, 71.27 GiB). Actual usage is 15.27 GiB for weight, 1.45 GiB "
        "for peak activation, 0.3 GiB for non-torch memory, and 0.52 GiB for CUDAGraph memory. Replace "
        "gpu_memory_utilization config with `--kv-cache-memory=57451540070` to fit into requested memory, or "
        "`--kv-cache-memory=65955643187` to fully utilize gpu memory. Current kv cache memory in use is "
        "58009382502 bytes.", "vllm v1/worker/gpu_worker.py@v0.10.2 (the format string; no public log found)",
-       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
-        UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
-        NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, "bytes")}),
+       _old_advice_groups("bytes")),
     _p("vllm-kv-memory-advice-0.26", VLLM, "0.26 (info again; debug from 0.11 to 0.25.1)",
-       r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
-       r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
-       r"[0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " + _g(NON_TORCH) + r" GiB for "
-       r"non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use "
-       r"is " + _g(KV_CACHE) + " GiB",
+       _OLD_ADVICE_HEAD + " GiB",
        "(EngineCore pid=2) INFO 11-20 10:11:12 [gpu_worker.py:700] Free memory on device (79.19/79.19 GiB) on "
        "startup. Desired GPU memory utilization is (0.9, 71.27 GiB). Actual usage is 15.27 GiB for weight, 1.45 GiB "
        "for peak activation, 0.3 GiB for non-torch memory, and 0.52 GiB for CUDAGraph memory. Replace "
        "gpu_memory_utilization config with `--kv-cache-memory=57451540070` (53.51 GiB) to fit into requested "
        "memory, or `--kv-cache-memory=65955643187` (61.43 GiB) to fully utilize gpu memory. Current kv cache memory "
        "in use is 54.02 GiB.", "vllm v1/worker/gpu_worker.py@v0.26.0 (the format string; no public log found)",
-       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
-        UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
-        NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
+       _old_advice_groups("GiB")),
     _p("vllm-kv-memory-advice", VLLM, "0.27 to the newest (info; one line after graph capture: the budget and each "
        "term, then the --kv-cache-memory that fits; v1/worker/gpu_worker.py@v0.27.1 and @v0.34.0)",
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
