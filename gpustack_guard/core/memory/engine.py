@@ -74,6 +74,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         use_v1_env=env.get("VLLM_USE_V1"),
         fused_moe_chunk_size=env.get("VLLM_FUSED_MOE_CHUNK_SIZE"),
         flashinfer_sampler_env=env.get("VLLM_USE_FLASHINFER_SAMPLER"),
+        v2_runner_env=env.get("VLLM_USE_V2_MODEL_RUNNER"),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
         cpu_offload_bytes=int((value("cpu-offload-gb") or 0) * GiB),
         max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,

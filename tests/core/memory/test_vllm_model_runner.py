@@ -62,3 +62,30 @@ def test_every_runner_row_names_its_source_and_a_known_default():
     assert [row.since for row in P.VLLM_RUNNER_ROWS] == ["0.0.0", "0.25.0", "0.29.0"]
     assert {row.default for row in P.VLLM_RUNNER_ROWS} == {"v1", "dense", "v2"}
     assert all(row.source for row in P.VLLM_RUNNER_ROWS)
+
+
+@pytest.mark.parametrize(("model", "version", "env", "runner"), [
+    ("Qwen/Qwen2.5-0.5B", "0.27.1", "0", "v1"),  # a dense model sent back to V1
+    ("Qwen/Qwen2.5-0.5B", "0.27.1", " 1 ", "v2"),  # int() allows the spaces
+    ("Qwen/Qwen3-30B-A3B", "0.26.0", "1", "v2"),  # an MoE model sent to V2
+    ("Qwen/Qwen2.5-0.5B", "0.25.0", "true", "v2"),  # not an integer: vLLM refuses it; the default is kept
+    ("Qwen/Qwen2.5-0.5B", "0.24.0", "1", "v1"),  # 0.22-0.24's V2 profile is not read
+    ("Qwen/Qwen3-30B-A3B", "0.29.0", "0", "v2"),  # from 0.29 the rows are V2's
+])
+def test_vllm_use_v2_model_runner_decides_first_in_the_dense_releases(model, version, env, runner):
+    assert model_runner(catalog_facts(model), version, env) == runner
+
+
+def test_the_env_reaches_the_estimate_and_moves_the_budget_back():
+    """VLLM_USE_V2_MODEL_RUNNER=0 on the 0.27.1 log's deployment: V1's budget, as 0.24.0 books it."""
+    from gpustack_guard.core.memory.engine import vllm_config
+    from gpustack_guard.core.spec.model import Policy
+
+    facts = catalog_facts("Qwen/Qwen2.5-0.5B")
+    flags = {"gpu-memory-utilization": "0.85", "max-model-len": "2048"}
+    cfg = vllm_config(flags, Policy(), {"VLLM_USE_V2_MODEL_RUNNER": "0"}, "0.27.1")
+    assert cfg.v2_runner_env == "0"
+    forced = estimate_vllm(facts, RTX_4090, cfg, version="0.27.1", gpu_name="NVIDIA GeForce RTX 4090")
+    assert (forced.extra["model_runner"], forced.extra["cuda_graphs_in_budget"]) == ("v1", True)
+    assert forced.activation == 548_208_640 and forced.cuda_graphs == 281_018_368
+    assert not any(n.startswith("V2 model runner") for n in forced.notes)

@@ -62,6 +62,7 @@ class VllmConfig:
     use_v1_env: str | None = None  # VLLM_USE_V1 from the deployment's env
     fused_moe_chunk_size: str | None = None  # VLLM_FUSED_MOE_CHUNK_SIZE from the deployment's env
     flashinfer_sampler_env: str | None = None  # VLLM_USE_FLASHINFER_SAMPLER from the deployment's env
+    v2_runner_env: str | None = None  # VLLM_USE_V2_MODEL_RUNNER from the deployment's env (model_runner)
     disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
     cpu_offload_bytes: int = 0  # --cpu-offload-gb, per GPU
     max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
@@ -416,22 +417,39 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
     return v0, "V0 engine: " + "; ".join(forced)
 
 
-def model_runner(facts: ModelFacts, version: str | None) -> str:
-    """The model runner the release builds for this model by default (profiles.VLLM_RUNNER_ROWS): "v1" or "v2"."""
+def _env_int(value: str | None) -> int | None:
+    """An env value as vLLM's int() reads it (surrounding spaces allowed); None when unset or not an integer (vLLM
+    refuses to start on that, and the estimate keeps the release's default)."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def model_runner(facts: ModelFacts, version: str | None, env_value: str | None = None) -> str:
+    """The model runner the release builds for this model (profiles.VLLM_RUNNER_ROWS): "v1" or "v2". The env's
+    VLLM_USE_V2_MODEL_RUNNER decides first where set, on the "dense" releases whose two runners' profiles are both
+    modelled (config/vllm.py@v0.25.0..@v0.28.0 use_v2_model_runner reads it through envs.maybe_convert_bool,
+    bool(int(value))); a release whose V2 profile is not read stays "v1", and from 0.29 the rows are V2's."""
     row = P.vllm_runner_row(version)
     if row.default == "v1":
         return "v1"
+    forced = _env_int(env_value) if row.default == "dense" else None
+    if forced is not None:
+        return "v2" if forced else "v1"
     if row.default == "v2" or facts.architecture in row.architectures:
         return "v2"
     return "v1" if facts.is_moe or facts.recurrent_layers else "v2"
 
 
 def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, sampler: P.VllmSamplerRow,
-                notes: list[str]) -> tuple[str, P.VllmProfile, P.VllmSamplerRow]:
+                notes: list[str], cfg_env: str | None = None) -> tuple[str, P.VllmProfile, P.VllmSamplerRow]:
     """The model runner and the profile and sampler rows it runs with. A "dense" release's model on the V2 runner
     (profiles.VLLM_RUNNER_ROWS): its graphs are captured after the KV cache from the headroom, sized as vLLM's
     estimate would size them; its profile samples without top-k/top-p and its warm-up runs V2's rows."""
-    runner = model_runner(facts, version) if profile.engine == "v1" else "v1"
+    runner = model_runner(facts, version, cfg_env) if profile.engine == "v1" else "v1"
     if runner != "v2" or P.vllm_runner_row(version).default != "dense":
         return runner, profile, sampler
     notes.append("V2 model runner (this release's default for a dense model): no CUDA-graph estimate in the budget, "
@@ -1388,7 +1406,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     sampler_row = sampler_row_for(version, cfg.flashinfer_sampler_env)
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
-    runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes)
+    runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes, cfg.v2_runner_env)
     if cfg.speculative_flag:
         notes.append(f"--{cfg.speculative_flag}: speculative decoding is not counted; the draft's weights and KV "
                      "(or the MTP layers) come on top of these figures")
