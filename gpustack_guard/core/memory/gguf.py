@@ -22,7 +22,9 @@ _STRING, _ARRAY = 8, 9
 MAX_HEADER_BYTES = 256 * 1024 * 1024  # a header larger than this is not a model file
 MAX_KEPT_ARRAY = MAX_LAYERS  # items of an array read whole (per-layer values), not just counted
 # Hyperparameters llama.cpp reads per layer when given as an array (get_key_or_arr): kept whole, the widest counted
-_PER_LAYER_KEYS = ("layer_types", ".attention.head_count", ".attention.head_count_kv", ".feed_forward_length")
+_PER_LAYER = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
+# the metadata keys (after "<arch>.") whose arrays are read whole: those and the layer types
+_PER_LAYER_KEYS = ("layer_types",) + tuple("." + key for key in _PER_LAYER)
 
 
 class GGUFError(ValueError):
@@ -180,8 +182,6 @@ def cpu_repacked(tensor: TensorInfo) -> bool:
     return kind in P.LLAMACPP_CPU_REPACK_TYPES and len(tensor.shape) in (2, 3) \
         and tensor.shape[1] % P.LLAMACPP_CPU_REPACK_ROWS == 0
 
-
-_PER_LAYER = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
 
 
 def _whole(arch: str, key: str, value):
