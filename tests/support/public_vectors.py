@@ -572,6 +572,11 @@ EXCLUDED = {
     "vllm/v1-0.18-tp2-graph-estimates.log": "vllm PR #37296: graph estimates and one rank's pool; model not named",
     "vllm/v1-0.19-windows-131k.log": "aivrar/vllm-windows-build#4: a Windows build; model and GPU not in the excerpt",
     "vllm/v1-0.7.4-kv-tokens.log": "vllm PR #13596: two lines showing the new message; model and GPU not given",
+    "vllm/v1-0.11-qwen25-math-15b-80gb-gmu095-sampler-oom.log": (
+        "search-index file 53815542336 (a verl run's console log, repository not named): Qwen2.5-Math-1.5B via "
+        "the LLM class at gmu 0.95 under 0.11.0 on an 80 GB card not named (79.33 GiB to torch), another "
+        "process holding 494 MiB of it; KV -0.4 % as Qwen2.5-1.5B, but the warm-up OOM needs the 3.49 GiB "
+        "its graphs took where gsg books 1.37 (MISSES.md, 'Graph memory outside torch at 0.11'): not fitted"),
     "vllm/v1-0.8-sampler-oom-8x-rtx5080.log": "vllm#14452: 'a 32B model' on 8x RTX 5080; the checkpoint and its "
                                               "quantisation are not in the comments that hold the log",
     "vllm/v1-0.8.4-gpustack-two-ranks.log": "gpustack#1916: a multimodal model of 31.28 GiB per rank over two "

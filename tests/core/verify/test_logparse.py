@@ -343,6 +343,11 @@ CASES = [
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
+    # issue 32's warm-up evidence with PyTorch's summary: graphs took 3.49 GiB, then the sampler warm-up died
+    ("vllm/v1-0.11-qwen25-math-15b-80gb-gmu095-sampler-oom.log", '0.11.0', False, 'out-of-memory-warming-up-sampler',
+     'main', 0,
+     {P.WEIGHTS: gib(2.8798), P.KV_CACHE: gib(70.35), P.CUDA_GRAPHS: gib(3.49), P.GPU_MEMORY: gib(79.33),
+      P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 2634544, P.MAX_CONCURRENCY: 643.2, P.MAX_RUNNING: 1024}),
     # session 18: public logs of 0.10.1-0.24 (a lab guide's "INFO [...]" lines, an LLM-class run, a cut traceback
     # whose negative KV budget is the refusal, a report's reflowed error, a repository's banked serve log)
     ("vllm/v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", '0.11.2', True, None, 'main', 0,
@@ -385,7 +390,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 71, "sglang": 28, "llama.cpp": 30}
+    assert counts == {"vllm": 72, "sglang": 28, "llama.cpp": 30}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
