@@ -21,8 +21,9 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # arithmetic (an honest new scored miss may lower it, saying so here). 16/17 at the end of session 14; 16/16 once the
 # L40S row was found to lack its command (session 15). 23/24 in session 18: the V2 model runner's budget (vLLM
 # 0.25-0.28, no graph estimate, read in the source and in the RTX 4080 record's own terms) moved that 0.26 row to
-# +7.4 %, the cold-compile activation the record prints (benchmarks/vectors/MISSES.md).
-FLOOR_WITHIN_5 = 23 / 24
+# +7.4 %, the cold-compile activation the record prints (benchmarks/vectors/MISSES.md). 25/26 in round 19: two new
+# scored rows within (vLLM 0.17.1 on an MI300X +0.6 %, 0.19.1 on an A100 40GB +2.6 %).
+FLOOR_WITHIN_5 = 25 / 26
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)
 KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [

@@ -278,7 +278,7 @@ VECTORS = (
            why="a public benchmark note (index file id 45665312624, repository not named): LLM(model='google/gemma-3-"
                "1b-it', max_model_len=2048, gpu_memory_utilization=0.95) under vLLM 0.13.0 (the log); the GPU is not "
                "named: 25.39 + 1.91 GiB at 0.95 is a ~32 GB card (an RTX 5090 assumed)"),
-    # -- round 19: public logs in the version gaps (0.5, 0.17, 0.20) -------------------------------------------
+    # -- round 19: public logs in the version gaps (0.5, 0.17, 0.19, 0.20) ----------------------------------------
     Vector("v1-0.17.1-qwen25-14b-mi300x-rocm.log", "Qwen/Qwen2.5-14B", MI300X, None,
            why="a public deployment guide 'AMD MI300X Deployment' (index file id 55116362269, repository not named), "
                "step 6: `vllm serve Qwen/Qwen2.5-14B-Instruct` with no memory flag (gmu 0.9, the model's 32,768 "
@@ -291,6 +291,11 @@ VECTORS = (
                "non-default args) on two compute-capability 8.9 cards without P2P, not named; 2.85 + 4.89 GiB is "
                "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.9 %, an RTX 6000 Ada would be "
                "+22.5 %)"),
+    Vector("v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", "Qwen/Qwen3-8B", A100_40, None,
+           why="a public blog-style note of 2026-06-25 (index file id 57978845466, repository not named): `vllm serve "
+               "Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens: the log's non-default args) on one "
+               "A100 of a 4x A100 box, CUDA_VISIBLE_DEVICES=4 in PCI_BUS_ID order, which the note's nvidia-smi lists "
+               "as NVIDIA A100-SXM4-40GB (40960MiB); vLLM 0.19.1 (the banner)"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "

@@ -376,6 +376,10 @@ CASES = [
     ("vllm/v1-0.17.0-qwen3-8b-awq-tp2-sm89-gmu02.log", '0.17.0', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(2.85), P.KV_CACHE: gib(4.89), P.CUDA_GRAPHS: gib(1.65), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 71152, P.MAX_CONCURRENCY: 2.17}),
+    # a 0.19.1 baseline on an A100 40GB: the graphs taken after the pool (2.44 GiB actual, 2.35 vLLM's estimate)
+    ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
+      P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44}),
     # a blog's log cut after the arguments: the version, nothing sized
     ("vllm/v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", '0.20.0', False, None, None, 2, {}),
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
@@ -409,7 +413,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 76, "sglang": 28, "llama.cpp": 33}
+    assert counts == {"vllm": 77, "sglang": 28, "llama.cpp": 33}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
