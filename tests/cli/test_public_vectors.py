@@ -21,13 +21,16 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # arithmetic (an honest new scored miss may lower it, saying so here). 16/17 at the end of session 14; 16/16 once the
 # L40S row was found to lack its command (session 15). 23/24 in session 18: the V2 model runner's budget (vLLM
 # 0.25-0.28, no graph estimate, read in the source and in the RTX 4080 record's own terms) moved that 0.26 row to
-# +7.4 %, the cold-compile activation the record prints (benchmarks/vectors/MISSES.md).
-FLOOR_WITHIN_5 = 23 / 24
+# +7.4 %, the cold-compile activation the record prints (benchmarks/vectors/MISSES.md). 25/26 in round 19: two new
+# scored rows within (vLLM 0.17.1 on an MI300X +0.6 %, 0.19.1 on an A100 40GB +2.6 %).
+FLOOR_WITHIN_5 = 25 / 26
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)
 KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [
     ("mixtral-8x7b-q8-partial-10-layers.log", "compute_buffer_bytes_per_gpu", 8.3),
     ("mixtral-8x7b-instruct-q8-partial-15-layers.log", "compute_buffer_bytes_per_gpu", 8.3),
+    # llama-server's per-slot output rows (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE) took it from +255 % to this
+    ("qwen3-4b-q4km-8192-sched-reserve.log", "compute_buffer_bytes_per_gpu", 12.9),
 ]
 # Vectors per engine today: more may come, none may go without moving to EXCLUDED with a reason.
 FLOOR_VECTORS = {"vllm": 40, "sglang": 10, "llama.cpp": 10}
@@ -74,7 +77,7 @@ def test_every_verdict_is_the_engines(outcomes):
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):
     early = {o.vector.key: o.estimated_verdict for o in outcomes if not o.verdict_scored}
-    assert len(early) == 23
+    assert len(early) == 24
     # llamafile#372: 3,946 MiB of f32 weights on a 4 GB GTX 1050 Ti, then the compute buffer: the thread's failure
     assert early["llama.cpp/tinyllama-f32-gtx1050ti-llamafile.log"] == "does-not-fit"
     # the engine would have refused these: 32 heads over 3 ranks; 131,072 tokens of Llama-3.1-70B on 2x 80 GB

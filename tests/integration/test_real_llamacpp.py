@@ -20,8 +20,14 @@ from tiny_gguf import TinyModel, write_tiny_gguf
 
 from gpustack_guard.adapters.model_sources.resolver import read_local_gguf
 from gpustack_guard.core import args as A
+from gpustack_guard.core.memory import profiles as MP
 from gpustack_guard.core.memory.engine import llamacpp_config
-from gpustack_guard.core.memory.engines.llamacpp import compute_buffer, estimate_llamacpp, kv_streams
+from gpustack_guard.core.memory.engines.llamacpp import (
+    compute_buffer,
+    estimate_llamacpp,
+    kv_streams,
+    reserved_outputs,
+)
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import GiB, MiB
 
@@ -87,7 +93,10 @@ def gsg_numbers(model: Path, args: tuple[str, ...]) -> GsgNumbers:
     one_device = estimate_llamacpp(facts, [ANY_MEMORY], cfg, version=LLAMA_CPP_BUILD_AT_LEAST)
     assert host["kv"] == one_device.kv_cache  # the same cache, wherever it lives
     cells = one_device.kv_capacity_tokens // kv_streams(cfg, LLAMA_CPP_BUILD_AT_LEAST)
-    compute = compute_buffer(cells, one_device.extra["ubatch_size"], facts, cfg.flash_attn, output_device=True)
+    ubatch = one_device.extra["ubatch_size"]
+    slots = cfg.parallel or MP.LLAMACPP_AUTO_PARALLEL  # this build's -np default is automatic
+    outputs = reserved_outputs(ubatch, slots, cfg.batch_size or MP.LLAMACPP_DEFAULT_BATCH, LLAMA_CPP_BUILD_AT_LEAST)
+    compute = compute_buffer(cells, ubatch, facts, cfg.flash_attn, output_device=True, outputs=outputs)
     return GsgNumbers(host["weights"], host["cpu_repack"], host["kv"], compute)
 
 

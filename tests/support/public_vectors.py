@@ -50,6 +50,10 @@ H100_PCIE = ("NVIDIA H100 PCIe", "81559MiB")
 RTX_5090 = ("NVIDIA GeForce RTX 5090", "32607MiB")
 MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")
 A40 = ("NVIDIA A40", "46068MiB")  # one of the card's two GCDs, each its own ROCm device
+MI300X = ("AMD Instinct MI300X", "196592MiB")
+T4 = ("Tesla T4", "15360MiB")
+RTX_3060 = ("NVIDIA GeForce RTX 3060", "12288MiB")
+RTX_5060_TI = ("NVIDIA GeForce RTX 5060 Ti", "16311MiB")
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -274,6 +278,38 @@ VECTORS = (
            why="a public benchmark note (index file id 45665312624, repository not named): LLM(model='google/gemma-3-"
                "1b-it', max_model_len=2048, gpu_memory_utilization=0.95) under vLLM 0.13.0 (the log); the GPU is not "
                "named: 25.39 + 1.91 GiB at 0.95 is a ~32 GB card (an RTX 5090 assumed)"),
+    # -- round 19: public logs in the version gaps (0.5, 0.17, 0.19, 0.20) ----------------------------------------
+    Vector("v1-0.17.1-qwen25-14b-mi300x-rocm.log", "Qwen/Qwen2.5-14B", MI300X, None,
+           why="a public deployment guide 'AMD MI300X Deployment' (index file id 55116362269, repository not named), "
+               "step 6: `vllm serve Qwen/Qwen2.5-14B-Instruct` with no memory flag (gmu 0.9, the model's 32,768 "
+               "tokens) on one AMD Instinct MI300X 192 GB of the AMD Developer Cloud, its Quick Start image's vLLM "
+               "0.17.1 + ROCm 7.0 (the banner and the guide)"),
+    Vector("v1-0.17.0-qwen3-8b-awq-tp2-sm89-gmu02.log", "Qwen/Qwen3-8B", L40S, None, quantization="awq",
+           gpu_known=False,
+           why="a public file holding one vLLM 0.17.0 start-up (index file id 54810965301, repository not named): "
+               "Qwen3-8B-AWQ at TP 2, gmu 0.2, 32,768 tokens and --performance-mode throughput (the log's "
+               "non-default args) on two compute-capability 8.9 cards without P2P, not named; 2.85 + 4.89 GiB is "
+               "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.9 %, an RTX 6000 Ada would be "
+               "+22.5 %)"),
+    Vector("v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", "Qwen/Qwen3-8B", A100_40, None,
+           why="a public blog-style note of 2026-06-25 (index file id 57978845466, repository not named): `vllm serve "
+               "Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens: the log's non-default args) on one "
+               "A100 of a 4x A100 box, CUDA_VISIBLE_DEVICES=4 in PCI_BUS_ID order, which the note's nvidia-smi lists "
+               "as NVIDIA A100-SXM4-40GB (40960MiB); vLLM 0.19.1 (the banner)"),
+    Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
+           why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
+               "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
+               "log's non-default args) on one g4dn.xlarge (one T4 16 GB, the post), vLLM 0.20.0 (the banner); the "
+               "post cuts the log after the arguments and says the model served"),
+    Vector("v0.5.4-llama31-8b-bf16-a100-bench-512.log", "meta-llama/Llama-3.1-8B", A100_40, None, gpu_known=False,
+           why="a public README comparing quantization methods (index file id 5655614781, repository not named): "
+               "benchmark_throughput.py --max-model-len 512 at gmu 0.9 (the Namespace line) under vLLM 0.5.4 (the "
+               "log) on the author's host 'david1a100'; the A100's size is not printed: 9,930 blocks fit a 40 GB "
+               "one (+1.9 %), an 80 GB one would hold 2.9 times as many"),
+    Vector("v0.5.4-llama31-8b-gptq-marlin-a100-bench-512.log", "meta-llama/Llama-3.1-8B", A100_40, None,
+           quantization="gptq", gpu_known=False,
+           why="the same README's GPTQ 4-bit run (kaitchup/Meta-Llama-3.1-8B-Instruct-gptq-4bit as gptq_marlin) on "
+               "the same host, command and vLLM 0.5.4: a second weights figure on the card the bf16 run sizes"),
     Vector("v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", "openai/gpt-oss-120b", H100_PCIE, "0.10.1",
            version_known=False, args_known=False,
            why="vllm#23278 (2025-08-20): openai/gpt-oss-120b on one NVIDIA H100 PCIe (the reporter's collect_env), "
@@ -547,6 +583,29 @@ VECTORS = (
                "command) on a GTX 1050 Ti (the device line), n_ctx 512 and n_ubatch 512 (the log); llamafile 0.8's "
                "llama.cpp is not printed (b2700 by date: the CUDA_USE_TENSOR_CORES line and n_ubatch both show); "
                "the excerpt stops before the KV line, the thread says a 66.50 MB allocation then fails"),
+    # -- round 19: llama.cpp builds after b7000 --------------------------------------------------------------
+    Vector("ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log", "Qwen/Qwen2.5-7B", RTX_3060, "b8700",
+           ("--ctx-size=4096", "--parallel=1"), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="a public chat transcript of an ollama set-up (index file id 56818628539, repository not named): "
+               "ollama 0.20.2 (its Listening line) runs qwen2.5-coder:7b (Qwen2.5-7B's shape: 28 layers of 4 KV "
+               "heads x 128, Q4_K_M) on one RTX 3060 12 GB (its inference-compute line) at its VRAM-based default "
+               "4,096 cells and one slot, fully offloaded; the vendored llama.cpp is not printed (May 2026: b8700 "
+               "assumed). ollama's runner leaves n_outputs_max at n_batch, so its compute buffer holds 512 rows of "
+               "logits (304.00 MiB, exactly gsg's) in any build, as llama-server did before b9518"),
+    Vector("qwen3-4b-q4km-8192-sched-reserve.log", "Qwen/Qwen3-4B", RTX_4090, "b10434",
+           ("--ctx-size=8192", "--n-gpu-layers=99"), "q4_k_m", version_known=False, gpu_known=False,
+           engine="llama.cpp",
+           why="a public evidence note of 2026-10-08 (index file id 71453436919, repository not named): "
+               "Qwen3-4B-Q4_K_M.gguf under llama-server -ngl 99 -c 8192 (its command), a source build with "
+               "sched_reserve lines, not numbered (b10434 or later: that build ran on 2026-08-19); GPU not named. "
+               "Its 85.01 MiB compute buffer is llama-server's per-slot output rows "
+               "(profiles.LLAMACPP_SERVER_OUTPUTS_SINCE), not 512 rows of logits (301.75 MiB)"),
+    Vector("qwen3-1.7b-rtx5060ti-16384-one-line.log", "Qwen/Qwen3-1.7B", RTX_5060_TI, "b10434",
+           ("--ctx-size=16384", "--n-gpu-layers=99"), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="a public measurement note of 2026-08-19 on an RTX 5060 Ti 16 GB (index file id 60037570205, "
+               "repository not named), evidence D: a Qwen3-1.7B control run at --ctx-size 16384 on CUDA0; the note "
+               "quotes only the KV line (1,792 MiB = 16,384 x 112 KiB); the same machine's llama-server reports "
+               "b10434 in /props, the control's own build is not printed"),
 
 )
 

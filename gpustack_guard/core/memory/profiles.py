@@ -1765,6 +1765,15 @@ LLAMACPP_CTX_PAD_ALWAYS = 256
 # term from the padding above. It appeared before b7045, in a build not dated here; gsg counts it from the first
 # build it has checked against a real run (the CI build, newer than b7045) and one cache before that.
 LLAMACPP_KV_STREAMS_SINCE = "b7045"
+# llama-server caps the outputs one batch can hold at its slots (times 1 + the draft length with speculative
+# decoding, never more than n_batch): load_model sets n_outputs_max from server_output_limits
+# (tools/server/server-context.cpp), and sched_reserve reserves the prompt graph with min(n_ubatch, n_outputs_max)
+# outputs (src/llama-context.cpp), so the compute buffer holds the logits of a few rows, not of n_ubatch.
+# Read in the source llama-cpp-python 0.3.26 and 0.3.36 vendor (llama.cpp 7c158fbb4, which runs as b9518, and
+# 0c1e57098); 0.3.20's (f49e9178, April 2026) reserves n_ubatch outputs. b9518 is the first build number we can
+# put on the change: builds between keep the n_ubatch logits here. Other front ends on libllama (ollama's runner,
+# llama-cli) leave n_outputs_max at its default, n_batch.
+LLAMACPP_SERVER_OUTPUTS_SINCE = "b9518"
 # Weights that stay in host memory and feed a matrix multiplication are copied, interleaved, into a CPU_REPACK
 # buffer when ggml's CPU backend has a kernel for their type on that CPU (ggml-cpu/repack.cpp,
 # ggml_repack_get_optimal_repack_type): on x86-64 with AVX2 that is Q4_0, Q4_K, IQ4_NL and MXFP4 weights whose

@@ -20,6 +20,7 @@ from gpustack_guard.core.memory.engines.llamacpp import (
     kv_streams,
     logits_scratch,
     reserve_tokens,
+    reserved_outputs,
     split_layers,
     swa_cells,
 )
@@ -313,14 +314,18 @@ def test_pipeline_parallel_adds_three_copies_of_each_devices_inputs():
     assert round(on["per_device"][0]["compute"] / MiB, 2) == 688.01  # log 672.01: +2.4 %
 
 
-@pytest.mark.parametrize("version,input_mask_bytes", [
-    ("b6000", 4),  # the input device received the f32 mask and cast it (before llama.cpp PR #23764)
-    ("b10507", 2),  # the mask input is f16 under flash attention
+@pytest.mark.parametrize("version,input_mask_bytes,logits_bound", [
+    ("b6000", 4, True),  # the input device received the f32 mask and cast it (before llama.cpp PR #23764)
+    # the mask input is f16 under flash attention; llama-server reserves one row of logits per slot
+    # (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE), so the feed-forward stage bounds the output device too
+    ("b10507", 2, False),
 ])
-def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, input_mask_bytes):
+def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(version, input_mask_bytes,
+                                                                               logits_bound):
     # gemma-3-27b (sliding-window layers on both devices): two masks, the full one over 4,096 cells and the
     # window's over min(4096, pad(1024 x 1 + 512)) = 1,536 cells; hidden 5376. CUDA1 receives the f16 mask CUDA0
-    # cast, in every build; it holds the logits, which count no input copy of their own, so all four copies add
+    # cast, in every build. Where it is bound by the logits, which count no input copy of their own, all four
+    # copies add; where a stage that holds one copy already binds it, three
     facts = catalog_facts("google/gemma-3-27b-it")
     on = _two_gpus(facts, version=version, flash_attn=True)
     off = _two_gpus(facts, version=version, flash_attn=True, split_mode="none")
@@ -328,9 +333,9 @@ def test_pipeline_parallel_on_a_second_model_with_flash_attention_and_a_window(v
         return 5376 * 512 * 4 + (4096 + 1536) * 512 * mask_bytes + 512 * 4
 
     logits = (5376 + 262_208) * 512 * 4
-    assert off["per_device"][1]["compute"] == logits  # the high-water mark of the output device
+    assert (off["per_device"][1]["compute"] == logits) is logits_bound  # the output device's high-water mark
     assert [a["compute"] - b["compute"] for a, b in zip(on["per_device"], off["per_device"])] == \
-        [3 * inputs(input_mask_bytes), 4 * inputs(2)]
+        [3 * inputs(input_mask_bytes), (4 if logits_bound else 3) * inputs(2)]
 
 
 def test_held_copies_on_a_logits_bound_device_before_the_f16_mask_input():
@@ -390,3 +395,30 @@ def test_legacy_deepseek_cache_on_two_logs_exact():
     assert cell_bytes_per_layer(r1, "b5100", "f16", "f16") * 8 * 8192 == 5120 * MiB
     assert cell_bytes_per_layer(r1, "b4600", "q4_0", "f16") * 8 * 16384 == 5824 * MiB
     assert cell_bytes_per_layer(r1, "b4600", "q4_0", "f16") * 7 * 16384 == 5096 * MiB
+
+
+def test_reserved_outputs_one_row_per_slot_from_the_server_limit():
+    """llama-server caps a batch's outputs at its slots (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE); never more than
+    the reserved tokens or n_batch; before it every reserved token has a row."""
+    assert reserved_outputs(512, 4, 2048, "b10434") == 4
+    assert reserved_outputs(512, 4, 2048, "b9517") == 512
+    assert reserved_outputs(2, 4, 2048, "b10434") == 2
+    assert reserved_outputs(512, 8, 4, "b10434") == 4
+
+
+@pytest.mark.parametrize("model, ctx, old, new", [
+    # the 2026-10 note's llama-server (tests/fixtures/logs/llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log) logs
+    # 85.01 MiB: 512 rows of logits would be 301.75 MiB, the feed-forward stage is what is left
+    ("Qwen/Qwen3-4B", 8192, 316_407_808, 100_663_296),
+    # an older build (ollama 0.20.2's runner) logs 304.00 MiB: exactly 512 rows of (3,584 + 152,064) f32
+    ("Qwen/Qwen2.5-7B", 4096, 318_767_104, 150_994_944),
+])
+def test_llama_servers_compute_buffer_drops_the_logits_of_all_reserved_tokens(model, ctx, old, new):
+    facts = catalog_facts(model)
+    cfg = LlamaCppConfig(ctx_size=ctx, flash_attn=True)  # -np not given: the automatic four slots
+    before = estimate_llamacpp(facts, [24 * GiB], cfg, version="b9517")
+    after = estimate_llamacpp(facts, [24 * GiB], cfg, version="b9518")
+    assert before.extra["per_device"][0]["compute"] == old
+    assert before.extra["output_buffer"] == logits_scratch(facts.hidden_size, facts.vocab_size, 512)
+    assert after.extra["per_device"][0]["compute"] == new
+    assert after.extra["output_buffer"] == logits_scratch(facts.hidden_size, facts.vocab_size, 4)

@@ -374,6 +374,34 @@ CASES = [
      {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(19.06), P.CUDA_GRAPHS: gib(0.28), P.FREE_BEFORE_LOAD: gib(22.45),
       P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.85, P.REQUESTED: gib(20.39), P.ACTIVATION: gib(0.08),
       P.KV_TOKENS: 1665392}),
+    # round 19: a guide's abridged ROCm run (banner, weights, pool; no budget line); a TP 2 run at gmu 0.2
+    ("vllm/v1-0.17.1-qwen25-14b-mi300x-rocm.log", '0.17.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(27.63), P.KV_CACHE: gib(141.96), P.KV_TOKENS: 775280, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 23.66}),
+    ("vllm/v1-0.17.0-qwen3-8b-awq-tp2-sm89-gmu02.log", '0.17.0', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(2.85), P.KV_CACHE: gib(4.89), P.CUDA_GRAPHS: gib(1.65), P.MAX_MODEL_LEN: 32768,
+      P.KV_TOKENS: 71152, P.MAX_CONCURRENCY: 2.17}),
+    # a 0.19.1 baseline on an A100 40GB: the graphs taken after the pool (2.44 GiB actual, 2.35 vLLM's estimate)
+    ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
+      P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44}),
+    # a blog's log cut after the arguments: the version, nothing sized
+    ("vllm/v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", '0.20.0', False, None, None, 2, {}),
+    # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
+    ("vllm/v0.5.4-llama31-8b-bf16-a100-bench-512.log", '0.5.4', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9888), P.GPU_BLOCKS: 9930, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 158880, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.5.4-llama31-8b-gptq-marlin-a100-bench-512.log", '0.5.4', True, None, 'main', 0,
+     {P.WEIGHTS: gib(5.3494), P.GPU_BLOCKS: 14858, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 237728, P.BLOCK_SIZE: 16}),
+    # ollama 0.20.2's runner: the kv size line gives cells and sequences
+    ("llama.cpp/ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(4168.09), P.KV_CACHE: mib(224.0), P.COMPUTE_BUFFER: mib(304.0), P.LAYERS_OFFLOADED: 29,
+      P.LAYERS_TOTAL: 29, P.SEQUENCES: 1, P.KV_TOKENS: 4096}),
+    # sched_reserve's compute lines (a source build of late 2026)
+    ("llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(2375.91), P.KV_CACHE: mib(1152.0), P.COMPUTE_BUFFER: mib(85.01), P.LAYERS_OFFLOADED: 37,
+      P.LAYERS_TOTAL: 37}),
+    # one quoted KV line: the weights line is missing
+    ("llama.cpp/qwen3-1.7b-rtx5060ti-16384-one-line.log", None, True, None, 'CUDA0', 1, {P.KV_CACHE: mib(1792.0)}),
 ]
 
 
@@ -390,7 +418,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 72, "sglang": 28, "llama.cpp": 30}
+    assert counts == {"vllm": 78, "sglang": 28, "llama.cpp": 33}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from gpustack_guard.core.dataclass_repr import fields_repr
-from gpustack_guard.core.engine_flags import to_float32
+from gpustack_guard.core.engine_flags import llamacpp_auto_default, to_float32
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
@@ -194,14 +194,23 @@ def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, in
 
 
 def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool,
-                   input_device: bool = False, version: str | None = None) -> int:
+                   input_device: bool = False, version: str | None = None, outputs: int | None = None) -> int:
     """The high-water mark of the reserved graph on one device: the largest of the attention stage, the
-    feed-forward stage and, on the output device, the logits."""
+    feed-forward stage and, on the output device, the logits of the reserved outputs (all tokens unless given:
+    reserved_outputs)."""
     assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
     attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn, facts.hidden_size or 0)
     ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device, version)
-    logits = output_logits(facts, tokens) if output_device else 0
+    logits = output_logits(facts, tokens if outputs is None else outputs) if output_device else 0
     return max(attention, ffn, logits)
+
+
+def reserved_outputs(tokens: int, slots: int, batch: int, version: str | None) -> int:
+    """The rows of logits llama-server's reserved prompt graph holds: from LLAMACPP_SERVER_OUTPUTS_SINCE one per
+    slot (speculative drafts are not modelled), at most n_batch and the reserved tokens; before it every token."""
+    if not _since(version, P.LLAMACPP_SERVER_OUTPUTS_SINCE):
+        return tokens
+    return min(tokens, max(1, min(batch, slots)))
 
 
 def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, version: str | None) -> int:
@@ -526,6 +535,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     assert cfg.ctx_size is not None, "estimate_llamacpp resolves an unset context before sizing"
     ctx = cfg.ctx_size
     parallel = cfg.parallel or 1
+    # llama-server's slots when -np is not given: automatic (4) from the build that made it so
+    slots = cfg.parallel or (P.LLAMACPP_AUTO_PARALLEL if llamacpp_auto_default(version) else 1)
     batch = cfg.batch_size or P.llamacpp_batch_defaults(version).n_batch
     tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size, version)
     offload = L + 1 if cfg.gpu_layers is None else min(cfg.gpu_layers, L + 1)
@@ -575,6 +586,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
             if windowed else cells
         reserve = min(cells, tokens)
+        outputs = reserved_outputs(reserve, slots, batch, version)
         out: list[DeviceUsage] = []
         for i, layers in enumerate(device_layers):
             is_output = i == output_device
@@ -585,9 +597,9 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
             kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
             compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
-                                     version) \
+                                     version, outputs) \
                 if layers or is_output else 0
-            logits = output_logits(facts, reserve) if is_output else 0
+            logits = output_logits(facts, outputs) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
                 masks = (stream_cells, window_cells) if window else (stream_cells,)
                 inputs = split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version,
