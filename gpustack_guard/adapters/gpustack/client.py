@@ -347,7 +347,7 @@ class GPUStackClient:
         arrives, so a caller that needs a few fields of 200,000 items never holds them all whole. Items seen
         twice (the list shifted while paging) are kept once."""
         found: list = []
-        seen: set = set()
+        seen: dict = {}  # id -> the name it was first listed under
         page = 1
         while True:
             body = self.request("GET", path, params={**(params or {}), "page": page,
@@ -361,9 +361,15 @@ class GPUStackClient:
             for item in chunk:
                 key = item.get("id") if isinstance(item, dict) else None
                 if key is not None and isinstance(key, (int, str)):
+                    name = item.get("name")
                     if key in seen:
+                        # the same row seen again as the list shifts is kept once; under another name it is two
+                        # models to gsg, and which one holds the id cannot be told
+                        if seen[key] != name:
+                            raise ApiError("GET", path, f"id {printable(str(key))} is listed twice under different "
+                                                        f"names (page {page}): the list is inconsistent; try again")
                         continue
-                    seen.add(key)
+                    seen[key] = name
                 found.append(keep(len(found), item) if keep else item)
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")

@@ -423,3 +423,33 @@ def test_an_address_that_times_out_falls_back_to_the_next(monkeypatch):
     with T.request_deadline(5.0):
         T.DeadlineBackend(Inner()).connect_tcp("gpustack.test", 80, timeout=1.0)
     assert tried == ["2001:db8::1", "192.0.2.1"]
+
+
+# --- an id listed twice --------------------------------------------------------------------------------------
+
+def _two_pages(first: list, second: list):
+    def pages(request):
+        page = int(request.url.params["page"])
+        return httpx.Response(200, json={"items": first if page == 1 else second, "pagination": {"totalPage": 2}})
+    return pages
+
+
+@pytest.mark.parametrize("first, second, outcome", [
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "a"}, {"id": 6, "name": "b"}], [5, 6]),  # the list shifted
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "b"}, {"id": 6, "name": "c"}],
+     "id 5 is listed twice under different names (page 2)"),
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "A"}, {"id": 6, "name": "c"}],  # case alone is another name
+     "id 5 is listed twice under different names (page 2)"),
+    ([{"id": 5, "name": "a"}, {"id": 5, "name": "a "}], [{"id": 6, "name": "c"}],  # within one page
+     "id 5 is listed twice under different names (page 1)"),
+    ([{"id": 5, "name": "a"}], [{"id": 6, "name": "a"}], [5, 6]),  # one name, two ids: plan's conflict, not here
+])
+@respx.mock
+def test_an_id_listed_twice_is_kept_once_or_refused_when_its_name_differs(first, second, outcome):
+    respx.get(f"{BASE}/v2/models").mock(side_effect=_two_pages(first, second))
+    if isinstance(outcome, list):
+        assert [m["id"] for m in GPUStackClient(BASE, KEY).models()] == outcome
+        return
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).models()
+    assert str(exc.value) == f"GET /v2/models: {outcome}: the list is inconsistent; try again"
