@@ -615,7 +615,7 @@ def _unusable_number(body: bytes) -> tuple[str, str]:
 
     try:
         value = json.loads(body, parse_int=integer, parse_constant=lambda text: _Unusable(f"'{text}'"))
-    except ValueError:
+    except (ValueError, RecursionError):  # this pass reads on past the first bad number: into any nesting after it
         return "", "a number Python cannot read"
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:

@@ -162,7 +162,9 @@ class _Deltas:
             return None
         try:
             chunk = json.loads(payload)
-        except ValueError:  # not JSON, bad UTF-8, or an integer past Python's digit limit
+        # not JSON, bad UTF-8, an integer past Python's digit limit, or nesting past the C scanner's depth (one
+        # 10 KB line of '[' crashed the soak)
+        except (ValueError, RecursionError):
             return "malformed stream chunk"
         if not isinstance(chunk, dict):
             return "malformed stream chunk"

@@ -453,3 +453,21 @@ def test_an_id_listed_twice_is_kept_once_or_refused_when_its_name_differs(first,
     with pytest.raises(ApiError) as exc:
         GPUStackClient(BASE, KEY).models()
     assert str(exc.value) == f"GET /v2/models: {outcome}: the list is inconsistent; try again"
+
+
+# --- nesting past json's depth -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, message", [
+    (b"[" * 100_000, "HTTP 200 but the body is not JSON (is http://gpustack.test a GPUStack server?)"),
+    # a bad number first sends the body to a second, naming pass, which read on into the nesting: a RecursionError
+    (b'{"a": NaN, "b": ' + b"[" * 100_000, "the answer is a number Python cannot read, not a number gsg can use"),
+    (b'{"a": 1' + b"0" * 5000 + b', "b": ' + b"[" * 100_000,
+     "the answer is a number Python cannot read, not a number gsg can use"),
+    (b'{"a": NaN, "b": ' + b"[" * 50 + b"]" * 50 + b"}", "field 'a' is 'NaN', not a number gsg can use"),
+])
+def test_nesting_past_jsons_depth_is_one_line(body, message):
+    from gpustack_guard.adapters.gpustack.client import parse_json
+
+    with pytest.raises(ApiError) as exc:
+        parse_json("GET", "/v2/models", 200, body, BASE)
+    assert str(exc.value) == f"GET /v2/models: {message}"

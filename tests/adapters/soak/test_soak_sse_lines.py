@@ -63,3 +63,30 @@ def test_a_line_dripped_in_tiny_pieces_costs_linear_time():
     lines = _lines(pieces)
     assert lines == [b"abcd" * (load.MiB // 4)]
     assert time.perf_counter() - started < 5.0
+
+
+def _answered_with(line: bytes):
+    from gpustack_guard.adapters.soak.load import Target, make_client, stream_one
+    from gpustack_guard.core.soak.prompts import make_prompt
+
+    body = b'data: {"choices": [{"delta": {"content": "a"}}]}\n\n' + line + b"\n\ndata: [DONE]\n\n"
+    transport = httpx.MockTransport(lambda request: httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=body))
+
+    async def go():
+        async with make_client(1, 5.0, transport) as client:
+            return await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
+                                    make_prompt(0, 0, 40, 6), 0.0, 5.0)
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("line, error", [
+    (b"data: " + b"[" * 5000, "malformed stream chunk"),  # 5 KB of nesting: was a RecursionError out of the soak
+    (b"data: " + b"[" * 100_000 + b"]" * 100_000, "malformed stream chunk"),
+    (b'data: {"usage": ' + b'{"a":' * 5000 + b"1" + b"}" * 5000 + b"}", "malformed stream chunk"),
+    (b'data: {"choices": [{"delta": ' + b"[" * 5000, "malformed stream chunk"),
+    (b'data: {"x": ' + b"[" * 50 + b"]" * 50 + b', "choices": [{"delta": {}, "finish_reason": "stop"}]}', None),
+])
+def test_a_chunk_nested_past_jsons_depth_is_a_malformed_answer_not_a_crash(line, error):
+    result = _answered_with(line)
+    assert (result.ok, result.error) == (error is None, error)
