@@ -373,8 +373,11 @@ class GPUStackClient:
                 found.append(keep(len(found), item) if keep else item)
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
-            if not chunk or pages is None or page >= pages:
+            if pages is None or page >= pages:
                 return found
+            if not chunk:  # the rest of the list would be left unread: a prune or an export of part of a fleet
+                raise ApiError("GET", path, f"page {page} of {_count(pages)} is empty: the server's pagination is "
+                                            "inconsistent; try again")
             if len(found) == before:  # a server that serves the same page again and again would never end
                 raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
                                             "server's pagination is broken")

@@ -471,3 +471,35 @@ def test_nesting_past_jsons_depth_is_one_line(body, message):
     with pytest.raises(ApiError) as exc:
         parse_json("GET", "/v2/models", 200, body, BASE)
     assert str(exc.value) == f"GET /v2/models: {message}"
+
+
+# --- an empty page before the last -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pages, outcome", [
+    ({1: [1], 2: [2], 3: [3]}, [1, 2, 3]),
+    ({1: [1], 2: [], 3: [3]}, "page 2 of 3 is empty: the server's pagination is inconsistent; try again"),
+    ({1: [], 2: [2], 3: [3]}, "page 1 of 3 is empty: the server's pagination is inconsistent; try again"),
+    ({1: [1], 2: [2], 3: []}, [1, 2]),  # the last page emptied while paging (a model deleted): nothing left unread
+    ({1: [], 2: [], 3: []}, "page 1 of 3 is empty: the server's pagination is inconsistent; try again"),
+])
+@respx.mock
+def test_an_empty_page_before_the_last_is_refused_not_taken_for_the_end(pages, outcome):
+    def answer(request):
+        page = int(request.url.params["page"])
+        return httpx.Response(200, json={"items": [{"id": i, "name": f"m{i}"} for i in pages[page]],
+                                         "pagination": {"totalPage": 3}})
+
+    respx.get(f"{BASE}/v2/models").mock(side_effect=answer)
+    if isinstance(outcome, list):
+        assert [m["id"] for m in GPUStackClient(BASE, KEY).models()] == outcome
+        return
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).models()
+    assert str(exc.value) == f"GET /v2/models: {outcome}"
+
+
+@respx.mock
+def test_an_empty_list_of_zero_pages_is_empty():
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [], "pagination": {"page": 1, "perPage": 500, "total": 0, "totalPage": 0}}))
+    assert GPUStackClient(BASE, KEY).models() == []
