@@ -1,5 +1,5 @@
 """A write bound to its cluster: a server that answers with, or stores, the model in another cluster than the one
-sent (a cluster id that does not match) stops apply at that step. Before, a spec without `cluster:` compared no
+sent (a cluster id that does not match) stops apply at that step. Before, a spec without `cluster_name:` compared no
 cluster field, so a model stored in another or an unknown cluster was reported created, and every later plan said
 "No changes"."""
 

@@ -282,7 +282,7 @@ class Applier:
 
     def _compared(self, change: Change, model: dict, model_id: int, meta: dict[str, str | None], what: str,
                   cluster_id: int | None) -> dict:
-        # the cluster too: a spec without `cluster:` compares no cluster field, so a model stored in another
+        # the cluster too: a spec without `cluster_name:` compares no cluster field, so a model stored in another
         # cluster than the one sent would pass as applied (and every later plan would show no change)
         self._bound(change, model, f"the re-read after {what}", model_id=model_id, meta=meta, cluster_id=cluster_id)
         missing = unapplied(change.rendered, model, self.cluster_names) if change.rendered is not None else []
