@@ -346,6 +346,7 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     live = connection.last_models  # fetched with the fleet above, gsg's leases already left out
     assert live is not None
     names = {c.id: c.name for c in fleet.clusters if c.id is not None}
+    _one_cluster_a_name(names)
     rendered = [ev.rendered for ev in report.evaluations]
     for secret in report.secret_values:  # sent to the server from here on: masked in whatever it echoes back
         if not REFERENCE.match(secret):  # a `${NAME}` left unresolved is no value, and errors name it
@@ -353,6 +354,22 @@ def load_desired(connection: Connection, sources: SpecSources, *, allow_empty: b
     recorded = {r.doc.file: recorded_path(identity, r.doc.file) for r in rendered}
     return DesiredState(report, rendered, live, names, {name: cid for cid, name in names.items()}, specs,
                         identity, recorded, removals, accepted)
+
+
+def _one_cluster_a_name(names: Mapping[int, str]) -> None:
+    """Specs and plans name clusters, writes send ids: two clusters of one name (another organisation's, in a
+    platform admin's view) would make name -> id a guess, and with one spec cluster gsg would take the two for one."""
+    from gpustack_guard.adapters.gpustack.client import ApiError
+    from gpustack_guard.core import echo
+
+    ids: dict[str, list[int]] = {}
+    for cid, name in sorted(names.items()):
+        ids.setdefault(name, []).append(cid)
+    for name, same in ids.items():
+        if len(same) > 1:
+            raise ApiError("GET", "/v2/clusters", f"{len(same)} clusters are named '{echo.value(name)}' (ids "
+                                                  f"{', '.join(map(str, same[:10]))}): gsg cannot tell which one a "
+                                                  "spec or a live model's cluster name means, and writes nothing")
 
 
 def blocked(state: DesiredState, verb: str, *, prune: bool, allow_empty: bool) -> bool:

@@ -104,3 +104,17 @@ def spec_name(name: str) -> str:
     """A spec's name as findings and per-spec reports show it."""
     return message(name, NAME_CHARS)
 
+
+# Letters that look like Latin ones in common fonts (Cyrillic, Greek): a name mixing them is a confusable.
+LOOKALIKES = str.maketrans("асеорхуіјѕԁһкмтвнАВСЕНІЈКМОРЅТХУαοικνρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+                            "aceopxyijsdhkmtbhABCEHIJKMOPSTXYaoikvptuxABEZHIKMNOPTYX")
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for telling confusable names apart (a reduced form of Unicode's UTS #39
+    skeleton): compatibility forms folded (NFKC), case folded, Cyrillic and Greek look-alikes mapped to Latin,
+    invisible format characters dropped."""
+    if name.isascii():  # nearly every name: NFKC, the look-alikes and Cf characters leave ASCII as it is
+        return name.lower()
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKES)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()

@@ -261,14 +261,15 @@ class Applier:
 
     # --- guards ----------------------------------------------------------------------------------------
     def _bound(self, change: Change, answer: dict, what: str, *, model_id: int | None = None,
-               meta: dict[str, str | None] | None = None) -> dict:
+               meta: dict[str, str | None] | None = None, cluster_id: int | None = None) -> dict:
         """The answer must be the model the step targets; otherwise stop before anything else is written."""
-        problem = binding.mismatch(answer, name=change.name, model_id=model_id, marker=meta)
+        problem = binding.mismatch(answer, name=change.name, model_id=model_id, marker=meta, cluster_id=cluster_id)
         if problem:
             raise WrongTarget(f"'{change.name}': {what} {problem}; refusing to go on (nothing more is written)")
         return answer
 
-    def _read_back(self, change: Change, model_id: int, meta: dict[str, str | None], what: str) -> dict:
+    def _read_back(self, change: Change, model_id: int, meta: dict[str, str | None], what: str,
+                   cluster_id: int | None) -> dict:
         """Re-read a model after a write: the same model, carrying what was written, fields included."""
         try:
             model = self.client.get_model(model_id)
@@ -277,10 +278,13 @@ class Applier:
                 raise WrongTarget(f"'{change.name}': model id {model_id} is gone right after {what}; "
                                   "refusing to go on (nothing more is written)") from None
             raise
-        return self._compared(change, model, model_id, meta, what)
+        return self._compared(change, model, model_id, meta, what, cluster_id)
 
-    def _compared(self, change: Change, model: dict, model_id: int, meta: dict[str, str | None], what: str) -> dict:
-        self._bound(change, model, f"the re-read after {what}", model_id=model_id, meta=meta)
+    def _compared(self, change: Change, model: dict, model_id: int, meta: dict[str, str | None], what: str,
+                  cluster_id: int | None) -> dict:
+        # the cluster too: a spec without `cluster_name:` compares no cluster field, so a model stored in another
+        # cluster than the one sent would pass as applied (and every later plan would show no change)
+        self._bound(change, model, f"the re-read after {what}", model_id=model_id, meta=meta, cluster_id=cluster_id)
         missing = unapplied(change.rendered, model, self.cluster_names) if change.rendered is not None else []
         if missing:
             fields = ", ".join(sorted({f.field for f in missing}))
@@ -374,16 +378,16 @@ class Applier:
                 if owner(existing).kind != UNMANAGED and meta.get(SPEC_DIGEST) == body["meta"][SPEC_DIGEST] \
                         and meta.get(PROJECT) == body["meta"].get(PROJECT):
                     # our POST went through: the lookup that found it is its read-back
-                    return self._verify_created(change, dict(existing), body["meta"], stored=existing)
+                    return self._verify_created(change, dict(existing), body, stored=existing)
                 raise GsgError(f"'{change.name}' appeared on the server meanwhile and is not this spec's; "
                                "plan again") from None
             if exc.status == 409:
                 raise
             answer = self.client.create_model(body)
-        self._bound(change, answer, "the create's answer", meta=body["meta"])
-        return self._verify_created(change, answer, body["meta"])
+        self._bound(change, answer, "the create's answer", meta=body["meta"], cluster_id=body["cluster_id"])
+        return self._verify_created(change, answer, body)
 
-    def _verify_created(self, change: Change, answer: dict, meta: dict, stored: dict | None = None) -> dict:
+    def _verify_created(self, change: Change, answer: dict, body: dict, stored: dict | None = None) -> dict:
         taken = binding.taken_id(answer.get("id"), change.name, self.known_ids)
         if taken:
             raise WrongTarget(f"'{change.name}': the create's answer {taken}; refusing to go on "
@@ -397,7 +401,8 @@ class Applier:
             raise WrongTarget(f"'{change.name}': the create answered id {answer.get('id')} but the server lists "
                               f"this name as id {stored.get('id')}; refusing to go on (nothing more is written)")
         # the lookup's item is the stored model, as a GET of its id would show it: it is the read-back
-        return self._compared(change, dict(stored), answer["id"], dict(meta), "the create")
+        return self._compared(change, dict(stored), answer["id"], dict(body["meta"]), "the create",
+                              body["cluster_id"])
 
     def _update_body(self, change: Change, live: dict, *, restart_pending: bool) -> dict:
         body = change.rendered.request_body()  # name, source and its id are always in it, as PUT requires
@@ -412,28 +417,29 @@ class Applier:
         body["meta"] = meta
         return body
 
-    def _put(self, change: Change, model_id: int, body: dict, what: str) -> dict:
-        """One PUT, bound: its answer and a re-read are this model with the marker sent (the pending mark too)."""
+    def _put(self, change: Change, live: dict, body: dict, what: str) -> dict:
+        """One PUT, bound: its answer and a re-read are this model, still in its cluster, with the marker sent (the
+        pending mark too)."""
+        model_id, cluster_id = live["id"], live.get("cluster_id")
         wanted: dict[str, str | None] = {k: v for k, v in body["meta"].items() if k.startswith("gsg.dev/")}
         wanted.setdefault(RESTART_PENDING, None)
         answer = self.client.update_model(model_id, body)
-        self._bound(change, answer, f"the answer to {what}", model_id=model_id, meta=wanted)
-        return self._read_back(change, model_id, wanted, what)
+        self._bound(change, answer, f"the answer to {what}", model_id=model_id, meta=wanted, cluster_id=cluster_id)
+        return self._read_back(change, model_id, wanted, what, cluster_id)
 
     def _update(self, change: Change) -> dict:
         live = self._fresh(change)
         if live is None:
             raise GsgError(f"'{change.name}' disappeared from the server since the plan; plan again")
         restart = change.restart and self.restart
-        model = self._put(change, live["id"], self._update_body(change, live, restart_pending=restart),
-                          "the update")
+        model = self._put(change, live, self._update_body(change, live, restart_pending=restart), "the update")
         if restart:
             try:
                 self.client.restart_model(live["id"])
             except ApiError as exc:
                 if exc.status != 409:  # 409: a restart is already in flight, which is what we want
                     raise
-            model = self._put(change, live["id"], self._update_body(change, model, restart_pending=False),
+            model = self._put(change, live, self._update_body(change, model, restart_pending=False),
                               "clearing the restart-pending mark")
         return model
 

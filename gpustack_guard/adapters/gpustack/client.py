@@ -347,7 +347,7 @@ class GPUStackClient:
         arrives, so a caller that needs a few fields of 200,000 items never holds them all whole. Items seen
         twice (the list shifted while paging) are kept once."""
         found: list = []
-        seen: set = set()
+        seen: dict = {}  # id -> the name it was first listed under
         page = 1
         while True:
             body = self.request("GET", path, params={**(params or {}), "page": page,
@@ -361,14 +361,23 @@ class GPUStackClient:
             for item in chunk:
                 key = item.get("id") if isinstance(item, dict) else None
                 if key is not None and isinstance(key, (int, str)):
+                    name = item.get("name")
                     if key in seen:
+                        # the same row seen again as the list shifts is kept once; under another name it is two
+                        # models to gsg, and which one holds the id cannot be told
+                        if seen[key] != name:
+                            raise ApiError("GET", path, f"id {printable(str(key))} is listed twice under different "
+                                                        f"names (page {page}): the list is inconsistent; try again")
                         continue
-                    seen.add(key)
+                    seen[key] = name
                 found.append(keep(len(found), item) if keep else item)
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
-            if not chunk or pages is None or page >= pages:
+            if pages is None or page >= pages:
                 return found
+            if not chunk:  # the rest of the list would be left unread: a prune or an export of part of a fleet
+                raise ApiError("GET", path, f"page {page} of {_count(pages)} is empty: the server's pagination is "
+                                            "inconsistent; try again")
             if len(found) == before:  # a server that serves the same page again and again would never end
                 raise ApiError("GET", path, f"page {page} of {pages} holds only items already read: the "
                                             "server's pagination is broken")
@@ -609,7 +618,7 @@ def _unusable_number(body: bytes) -> tuple[str, str]:
 
     try:
         value = json.loads(body, parse_int=integer, parse_constant=lambda text: _Unusable(f"'{text}'"))
-    except ValueError:
+    except (ValueError, RecursionError):  # this pass reads on past the first bad number: into any nesting after it
         return "", "a number Python cannot read"
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:

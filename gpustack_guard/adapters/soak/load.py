@@ -104,21 +104,26 @@ async def raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
 async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
     """The body's lines from its raw bytes, split here (httpx's line reader buffers a line however long it
     grows), within MAX_ANSWER_BYTES and MAX_LINE_BYTES."""
-    pending, size = b"", 0
+    # a bytearray grows in place: `bytes += chunk` copies the whole line per chunk, and a line dripped in 10-byte
+    # pieces up to MAX_LINE_BYTES cost seconds of the event loop every other stream is timed on
+    pending, size = bytearray(), 0
     async for data in raw_chunks(response):
         size += len(data)
         if size > MAX_ANSWER_BYTES:
             raise _Broken(f"answer over {MAX_ANSWER_BYTES // MiB} MiB")
-        pending += data
         if b"\n" not in data:
+            pending += data
             if len(pending) > MAX_LINE_BYTES:
                 raise _Broken(f"stream line over {MAX_LINE_BYTES // MiB} MiB")
             continue
-        *lines, pending = pending.split(b"\n")
+        *lines, tail = data.split(b"\n")
+        if pending:
+            lines[0] = bytes(pending + lines[0])
         for line in lines:
             yield line
+        pending = bytearray(tail)
     if pending:
-        yield pending
+        yield bytes(pending)
 
 
 def _unreadable(response: httpx.Response) -> str | None:
@@ -157,7 +162,9 @@ class _Deltas:
             return None
         try:
             chunk = json.loads(payload)
-        except ValueError:  # not JSON, bad UTF-8, or an integer past Python's digit limit
+        # not JSON, bad UTF-8, an integer past Python's digit limit, or nesting past the C scanner's depth (one
+        # 10 KB line of '[' crashed the soak)
+        except (ValueError, RecursionError):
             return "malformed stream chunk"
         if not isinstance(chunk, dict):
             return "malformed stream chunk"

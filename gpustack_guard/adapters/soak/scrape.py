@@ -31,26 +31,62 @@ def _metric_name(line: str) -> str:
     return line[:end]
 
 
+# What one answer may hold of the families gsg reads. A vLLM or SGLang server has a few dozen such lines, a
+# GPUStack exporter four per GPU; the parser costs ~17 us a line on the event loop the streams are timed on, so a
+# hostile /metrics of 300,000 series held it for 7 s every scrape (and grew the counter tables by as much).
+MAX_METRICS_LINES = 10_000
+MAX_METRICS_LINE_BYTES = 16 * 1024  # one kept line; vLLM's longest (cache_config_info) is under 2 KiB
+
+
+class MetricsRefused(ValueError):
+    """An answer past gsg's bounds, or one that names a series twice: the message says which (no server text)."""
+
+
 def relevant_lines(text: str) -> str:
-    """The lines of the families normalisation reads, with their # TYPE / # HELP lines."""
+    """The lines of the families normalisation reads, with their # TYPE / # HELP lines; MetricsRefused past
+    MAX_METRICS_LINES or MAX_METRICS_LINE_BYTES."""
     kept = []
     for line in text.splitlines():
         if line.startswith("#"):
             parts = line.split(None, 3)
-            if len(parts) >= 3 and parts[1] in ("TYPE", "HELP") and (wanted(parts[2]) or wanted(parts[2] + "_total")):
-                kept.append(line)
-        elif line and wanted(_metric_name(line)):
-            kept.append(line)
+            if not (len(parts) >= 3 and parts[1] in ("TYPE", "HELP")
+                    and (wanted(parts[2]) or wanted(parts[2] + "_total"))):
+                continue
+            name = parts[2]
+        else:
+            name = _metric_name(line)
+            if not (line and wanted(name)):
+                continue
+        if len(line) > MAX_METRICS_LINE_BYTES:  # the name is one gsg reads: safe to print
+            raise MetricsRefused(f"a line of {name} is over {MAX_METRICS_LINE_BYTES // 1024} KiB")
+        kept.append(line)
+        if len(kept) > MAX_METRICS_LINES:
+            raise MetricsRefused(f"more than {MAX_METRICS_LINES:,} lines of the families gsg reads")
     return "\n".join(kept) + "\n"
 
 
 def parse_samples(text: str) -> list[Sample]:
     """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'.
     The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report), and
-    dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers)."""
-    return [Sample(sample.name, sample.labels, float(sample.value))
-            for family in text_string_to_metric_families(relevant_lines(text)) for sample in family.samples
-            if wanted(sample.name) and math.isfinite(sample.value)]
+    dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers). A series
+    given twice (the format allows one sample per series) is read once when both say the same, and refused when
+    they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart."""
+    samples: list[Sample] = []
+    seen: dict[tuple, float] = {}
+    for family in text_string_to_metric_families(relevant_lines(text)):
+        for sample in family.samples:
+            if not wanted(sample.name):
+                continue
+            key = (sample.name, tuple(sorted(sample.labels.items())))
+            value = float(sample.value)
+            if key in seen:
+                if seen[key] == value or (value != value and seen[key] != seen[key]):  # NaN twice is the same
+                    continue
+                raise MetricsRefused(f"the series {sample.name} appears twice with different values")
+            seen[key] = value
+            if math.isfinite(value):
+                samples.append(Sample(sample.name, sample.labels, value))
+    return samples
 
 
 def _rss_bytes(pid: int) -> int | None:
@@ -151,6 +187,8 @@ class Scraper:
             return f"{shown}: {type(exc).__name__}"
         try:
             return parse_samples(body.decode("utf-8", errors="replace"))
+        except MetricsRefused as exc:
+            return f"{shown}: {exc}"
         except (ValueError, TypeError, IndexError):
             # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
             return f"{shown}: not Prometheus text"

@@ -17,13 +17,15 @@ def _shown(value: Any) -> str:
 
 
 def mismatch(answer: Mapping[str, Any], *, name: str, model_id: int | None = None,
-             marker: Mapping[str, str | None] | None = None) -> str | None:
-    """Why `answer` is not the model named `name` (with id `model_id`, carrying `marker` in its meta), or None.
-    A marker value of None means the key must be absent (a flag gsg cleared)."""
+             marker: Mapping[str, str | None] | None = None, cluster_id: int | None = None) -> str | None:
+    """Why `answer` is not the model named `name` (with id `model_id`, in cluster `cluster_id`, carrying `marker` in
+    its meta), or None. A marker value of None means the key must be absent (a flag gsg cleared)."""
     if model_id is not None and answer.get("id") != model_id:
         return f"is model id {_shown(answer.get('id'))}, not {model_id}"
     if answer.get("name") != name:
         return f"is the model named {_shown(answer.get('name'))}, not {name!r}"
+    if cluster_id is not None and answer.get("cluster_id") != cluster_id:
+        return f"is in cluster id {_shown(answer.get('cluster_id'))}, not {cluster_id}"
     meta = answer.get("meta")
     meta = meta if isinstance(meta, Mapping) else {}
     for key, wanted in (marker or {}).items():

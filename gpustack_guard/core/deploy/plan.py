@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import echo
 from gpustack_guard.core.deploy.ignore import keep_live
 from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, RESTART_PENDING, Claims, Owner, digest, owner
@@ -178,6 +179,8 @@ def plan_managed(rendered: list, live_models: list[dict], cluster_names: dict[in
         by_name.setdefault(m["name"], []).append(m)
     changes: list[Change] = []
     declared = set()
+    names = {r.name for r in rendered}
+    lookalikes = _lookalikes(live_models, names)
     for r in rendered:
         declared.add(r.name)
         cluster = r.spec.cluster_name
@@ -185,8 +188,13 @@ def plan_managed(rendered: list, live_models: list[dict], cluster_names: dict[in
         base = dict(name=r.name, cluster=cluster, spec_file=r.doc.file, wave=r.spec.guard.wave, rendered=r,
                     project=claims.project, marker_spec=_recorded(recorded, r.doc.file))
         if not same_name:
-            changes.append(Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
-                                                           r.document().items() if k != "name"]))
+            # a live model of another name that looks like this one (a server that lists names case-folded,
+            # re-normalised or padded) is a conflict: a create would stand next to the running model, and prune
+            # would delete that model
+            look = lookalikes.get(_look(r.name))
+            changes.append(Change(CONFLICT, **base, reason=_looks_alike(look)) if look else
+                           Change(CREATE, **base, fields=[FieldChange(k, None, v) for k, v in
+                                                          r.document().items() if k != "name"]))
             continue
         if len(same_name) > 1:  # names are unique per organisation: a platform admin's view, or a broken server
             changes.append(Change(CONFLICT, **base, reason=_ambiguous(same_name)))
@@ -222,6 +230,10 @@ def plan_managed(rendered: list, live_models: list[dict], cluster_names: dict[in
         if claims.project is None:
             continue
         found = owner(model)
+        kept = _kept_from_prune(model, names, lookalikes, cluster_names) if prune else None
+        if kept is not None and _owned_by(model, claims.project):
+            changes.append(kept)
+            continue
         twins = by_name[model["name"]]
         if len(twins) > 1:  # prune deletes by id: two of one name are refused, not guessed between
             if prune and model is twins[0] and any(_owned_by(m, claims.project) for m in twins):
@@ -269,6 +281,42 @@ def _overlay_delete(model: dict, twins: list[dict], claims: Claims, cluster_name
         f"it is not managed by gsg{f' (managed by {found.managed_by!r})' if found.managed_by else ''}"
     return [Change(CONFLICT, name, cluster, owner=found, live=model,
                    reason=f"{asked}, but {held}: gsg deletes only models of project '{claims.project}'")]
+
+
+def _look(name: str) -> str:
+    """What a name looks like (echo.name_skeleton), spaces around it ignored: two names of one look are one name to
+    a reader, and to a server whose lookups fold case (MySQL's default collation) or strip names."""
+    return echo.name_skeleton(name.strip())
+
+
+def _lookalikes(live_models: list[dict], declared: set[str]) -> dict[str, list[dict]]:
+    """Live models whose name is no spec's but looks like one that is, by that look."""
+    wanted = {_look(name) for name in declared}
+    found: dict[str, list[dict]] = {}
+    for model in live_models:
+        look = _look(model["name"])
+        if model["name"] not in declared and look in wanted:
+            found.setdefault(look, []).append(model)
+    return found
+
+
+def _kept_from_prune(model: dict, declared: set[str], lookalikes: Mapping[str, list[dict]],
+                     cluster_names: Mapping[int, str]) -> Change | None:
+    """A model that no spec declares by name but one does by look: for prune a conflict, never a delete."""
+    if _look(model["name"]) not in lookalikes:
+        return None
+    declared_as = next(n for n in sorted(declared) if _look(n) == _look(model["name"]))
+    return Change(CONFLICT, model["name"], cluster_name_of(model, cluster_names), live=model,
+                  reason=f"declared by no spec, but its name looks the same as the spec name "
+                         f"'{echo.value(declared_as)}': prune leaves it alone")
+
+
+def _looks_alike(models: list[dict]) -> str:
+    shown = ", ".join(f"'{echo.value(m['name'])}' (id {m['id']})" for m in models[:5])
+    more = f" and {len(models) - 5} more" if len(models) > 5 else ""
+    return (f"the server lists no model of exactly this name but {shown}{more}, whose name differs only in letter "
+            "case, Unicode form, look-alike letters or spaces around it: gsg cannot tell whether it is this spec's "
+            "model and creates, updates and deletes none of them")
 
 
 def _owned_by(model: dict, project: str | None) -> bool:

@@ -211,7 +211,7 @@ def _json_object(key: str, text: str) -> dict:
 
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting past the C scanner's depth
         raise EF.FlagValueError(key, text, "not a JSON object") from None
     if not isinstance(value, dict):
         raise EF.FlagValueError(key, text, "not a JSON object")

@@ -3,11 +3,12 @@ loader, the spec check or rendering, which stop at them; GSG005 and GSG016 also 
 
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core import echo
+from gpustack_guard.core.echo import LOOKALIKES as _LOOKALIKES  # noqa: F401 - read by its test
+from gpustack_guard.core.echo import name_skeleton
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory.estimate import NoEstimate
 from gpustack_guard.core.rules import per_spec
@@ -94,21 +95,6 @@ def _unique_names(results: Results) -> Iterator[Finding]:
                           f"{other[1].rendered.doc.at('name')} (letter case, compatibility forms or look-alike "
                           "letters): a person cannot tell which one they call", spec=name,
                           fix="rename one of them so that the two differ visibly")
-
-
-# Letters that look like Latin ones in common fonts (Cyrillic, Greek): a name mixing them is a confusable.
-_LOOKALIKES = str.maketrans("асеорхуіјѕԁһкмтвнАВСЕНІЈКМОРЅТХУαοικνρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-                            "aceopxyijsdhkmtbhABCEHIJKMOPSTXYaoikvptuxABEZHIKMNOPTYX")
-
-
-def name_skeleton(name: str) -> str:
-    """What a name looks like, for telling confusable names apart (a reduced form of Unicode's UTS #39
-    skeleton): compatibility forms folded (NFKC), case folded, Cyrillic and Greek look-alikes mapped to Latin,
-    invisible format characters dropped."""
-    if name.isascii():  # nearly every name: NFKC, the look-alikes and Cf characters leave ASCII as it is
-        return name.lower()
-    folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
-    return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 
 
 DUPLICATE_NAME = Rule(

@@ -158,6 +158,19 @@ def _series_key(sample: Sample) -> tuple:
     return (sample.name, tuple(sorted(sample.labels.items())))
 
 
+KEEP_GONE_SERIES = 1_000  # series a table remembers beyond twice the latest scrape's
+
+
+def _forget_gone(table: dict, current: Iterable[tuple]) -> None:
+    """Bound a table of last values: an endpoint whose labels change every scrape (a request id as a label) would
+    grow it by a scrape's series each second. Past twice the latest scrape's series plus KEEP_GONE_SERIES, only
+    the series of the latest scrape are kept (one that comes back counts from its new value)."""
+    keys = set(current)
+    if len(table) > 2 * len(keys) + KEEP_GONE_SERIES:
+        for key in [k for k in table if k not in keys]:
+            del table[key]
+
+
 @dataclass
 class CounterTracker:
     """Turns cumulative counters into a run total: a counter that goes down means its process restarted.
@@ -179,6 +192,7 @@ class CounterTracker:
                 else:
                     self.total += sample.value - previous
             self.last[key] = sample.value
+        _forget_gone(self.last, map(_series_key, samples))
         return self.total, restarted
 
 
@@ -203,11 +217,13 @@ class Normaliser:
             if now:
                 self.preempted_now_total += sum(s.value for s in now)
                 preemptions = self.preempted_now_total
-        for sample in _first_family(samples, START_TIME):
+        start_times = _first_family(samples, START_TIME)
+        for sample in start_times:
             key = _series_key(sample)
             if key in self.start_times and sample.value > self.start_times[key]:
                 restarted = True
             self.start_times[key] = sample.value
+        _forget_gone(self.start_times, map(_series_key, start_times))
         engines = sorted({engine for s in samples for prefix, engine in ENGINE_OF_PREFIX.items()
                           if s.name.startswith(prefix)})
         return Snapshot(

@@ -423,3 +423,83 @@ def test_an_address_that_times_out_falls_back_to_the_next(monkeypatch):
     with T.request_deadline(5.0):
         T.DeadlineBackend(Inner()).connect_tcp("gpustack.test", 80, timeout=1.0)
     assert tried == ["2001:db8::1", "192.0.2.1"]
+
+
+# --- an id listed twice --------------------------------------------------------------------------------------
+
+def _two_pages(first: list, second: list):
+    def pages(request):
+        page = int(request.url.params["page"])
+        return httpx.Response(200, json={"items": first if page == 1 else second, "pagination": {"totalPage": 2}})
+    return pages
+
+
+@pytest.mark.parametrize("first, second, outcome", [
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "a"}, {"id": 6, "name": "b"}], [5, 6]),  # the list shifted
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "b"}, {"id": 6, "name": "c"}],
+     "id 5 is listed twice under different names (page 2)"),
+    ([{"id": 5, "name": "a"}], [{"id": 5, "name": "A"}, {"id": 6, "name": "c"}],  # case alone is another name
+     "id 5 is listed twice under different names (page 2)"),
+    ([{"id": 5, "name": "a"}, {"id": 5, "name": "a "}], [{"id": 6, "name": "c"}],  # within one page
+     "id 5 is listed twice under different names (page 1)"),
+    ([{"id": 5, "name": "a"}], [{"id": 6, "name": "a"}], [5, 6]),  # one name, two ids: plan's conflict, not here
+])
+@respx.mock
+def test_an_id_listed_twice_is_kept_once_or_refused_when_its_name_differs(first, second, outcome):
+    respx.get(f"{BASE}/v2/models").mock(side_effect=_two_pages(first, second))
+    if isinstance(outcome, list):
+        assert [m["id"] for m in GPUStackClient(BASE, KEY).models()] == outcome
+        return
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).models()
+    assert str(exc.value) == f"GET /v2/models: {outcome}: the list is inconsistent; try again"
+
+
+# --- nesting past json's depth -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, message", [
+    (b"[" * 100_000, "HTTP 200 but the body is not JSON (is http://gpustack.test a GPUStack server?)"),
+    # a bad number first sends the body to a second, naming pass, which read on into the nesting: a RecursionError
+    (b'{"a": NaN, "b": ' + b"[" * 100_000, "the answer is a number Python cannot read, not a number gsg can use"),
+    (b'{"a": 1' + b"0" * 5000 + b', "b": ' + b"[" * 100_000,
+     "the answer is a number Python cannot read, not a number gsg can use"),
+    (b'{"a": NaN, "b": ' + b"[" * 50 + b"]" * 50 + b"}", "field 'a' is 'NaN', not a number gsg can use"),
+])
+def test_nesting_past_jsons_depth_is_one_line(body, message):
+    from gpustack_guard.adapters.gpustack.client import parse_json
+
+    with pytest.raises(ApiError) as exc:
+        parse_json("GET", "/v2/models", 200, body, BASE)
+    assert str(exc.value) == f"GET /v2/models: {message}"
+
+
+# --- an empty page before the last -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pages, outcome", [
+    ({1: [1], 2: [2], 3: [3]}, [1, 2, 3]),
+    ({1: [1], 2: [], 3: [3]}, "page 2 of 3 is empty: the server's pagination is inconsistent; try again"),
+    ({1: [], 2: [2], 3: [3]}, "page 1 of 3 is empty: the server's pagination is inconsistent; try again"),
+    ({1: [1], 2: [2], 3: []}, [1, 2]),  # the last page emptied while paging (a model deleted): nothing left unread
+    ({1: [], 2: [], 3: []}, "page 1 of 3 is empty: the server's pagination is inconsistent; try again"),
+])
+@respx.mock
+def test_an_empty_page_before_the_last_is_refused_not_taken_for_the_end(pages, outcome):
+    def answer(request):
+        page = int(request.url.params["page"])
+        return httpx.Response(200, json={"items": [{"id": i, "name": f"m{i}"} for i in pages[page]],
+                                         "pagination": {"totalPage": 3}})
+
+    respx.get(f"{BASE}/v2/models").mock(side_effect=answer)
+    if isinstance(outcome, list):
+        assert [m["id"] for m in GPUStackClient(BASE, KEY).models()] == outcome
+        return
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient(BASE, KEY).models()
+    assert str(exc.value) == f"GET /v2/models: {outcome}"
+
+
+@respx.mock
+def test_an_empty_list_of_zero_pages_is_empty():
+    respx.get(f"{BASE}/v2/models").mock(return_value=httpx.Response(200, json={
+        "items": [], "pagination": {"page": 1, "perPage": 500, "total": 0, "totalPage": 0}}))
+    assert GPUStackClient(BASE, KEY).models() == []

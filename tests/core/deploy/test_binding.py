@@ -19,6 +19,10 @@ MODEL = {"id": 7, "name": "llama-8b", "meta": {**MARK, "other-tool/x": "1"}}
     ({**MODEL, "meta": {**MARK, "gsg.dev/restart-pending": "x"}}, {"marker": {"gsg.dev/restart-pending": None}},
      "carries 'x' gsg.dev/restart-pending in its meta, not none"),
     ({**MODEL, "name": "x" * 200}, {}, f"is the model named '{'x' * 76}..., not 'llama-8b'"),
+    ({**MODEL, "cluster_id": 2}, {"cluster_id": 1}, "is in cluster id 2, not 1"),
+    (MODEL, {"cluster_id": 1}, "is in cluster id None, not 1"),  # an answer without its cluster
+    ({**MODEL, "cluster_id": "1"}, {"cluster_id": 1}, "is in cluster id '1', not 1"),
+    ({**MODEL, "id": 8, "cluster_id": 2}, {"model_id": 7, "cluster_id": 1}, "is model id 8, not 7"),  # id first
 ])
 def test_a_mismatch_says_what_the_answer_is(answer, kwargs, why):
     assert mismatch(answer, name="llama-8b", **kwargs) == why
@@ -26,6 +30,11 @@ def test_a_mismatch_says_what_the_answer_is(answer, kwargs, why):
 
 def test_the_model_asked_for_passes_with_other_tools_meta_beside_the_marker():
     assert mismatch(MODEL, name="llama-8b", model_id=7, marker={**MARK, "gsg.dev/restart-pending": None}) is None
+
+
+def test_the_cluster_is_checked_only_when_one_was_sent():
+    assert mismatch({**MODEL, "cluster_id": 1}, name="llama-8b", cluster_id=1) is None
+    assert mismatch({**MODEL, "cluster_id": 2}, name="llama-8b") is None  # an older server without clusters
 
 
 def test_a_create_answer_with_an_id_another_model_had_is_not_new():

@@ -220,6 +220,8 @@ def test_limit_mm_per_prompt_forms(text, limit):
     ('{"image": true}', "--limit-mm-per-prompt '{\"image\": true}': the image count must be a whole number >= 0"),
     ("[1]", "--limit-mm-per-prompt '[1]': not a JSON object"),
     ("{image: 1}", "--limit-mm-per-prompt '{image: 1}': not a JSON object"),
+    ('{"image": ' + "[" * 5000, "--limit-mm-per-prompt '{\"image\": " + "[" * 30 + "…': not a JSON object"),
+    # nesting past json's depth: one line, not a RecursionError
     ("image=two", "--limit-mm-per-prompt 'image=two': the image count is not a whole number"),
 ])
 def test_limit_mm_per_prompt_refusals_are_one_line(text, message):

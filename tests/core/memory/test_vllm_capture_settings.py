@@ -147,6 +147,8 @@ def test_flags_are_read(flags, field, value):
     ({"cc": '{"cudagraph_capture_sizes": 8}'}, "cudagraph_capture_sizes is not a list"),
     ({"cc": '{"max_cudagraph_capture_size": "big"}'}, "max_cudagraph_capture_size is not a whole number"),
     ({"compilation-config": "{not json"}, "not a JSON object"),
+    ({"compilation-config": '{"a": ' + "[" * 5000 + "]" * 5000 + "}"}, "not a JSON object"),  # past json's depth
+    ({"cc": '{"a": ' * 3000 + "1" + "}" * 3000}, "not a JSON object"),
     ({"cc": '{"cudagraph_capture_sizes": [8]}', "cudagraph-capture-sizes": "16"}, "mutually exclusive"),
     ({"cc": '{"max_cudagraph_capture_size": 8}', "max-cudagraph-capture-size": "16"}, "mutually exclusive"),
 ])

@@ -1,0 +1,97 @@
+"""A hostile /metrics: too many series, huge lines, a series given twice, labels that change every scrape. Each is
+one error line naming the endpoint, and nothing gsg keeps across scrapes grows without bound."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from gpustack_guard.adapters.soak import scrape
+from gpustack_guard.adapters.soak.scrape import (
+    MAX_METRICS_LINE_BYTES,
+    MAX_METRICS_LINES,
+    MetricsRefused,
+    Scraper,
+    parse_samples,
+)
+from gpustack_guard.core.soak.metrics import KEEP_GONE_SERIES, Normaliser
+
+RUNNING = "vllm:num_requests_running"
+
+
+def _series(count: int, name: str = RUNNING, label: str = "engine") -> str:
+    return "".join(f'{name}{{{label}="{i}"}} 1\n' for i in range(count))
+
+
+@pytest.mark.parametrize("text, outcome", [
+    (_series(MAX_METRICS_LINES), MAX_METRICS_LINES),  # at the bound: read
+    (_series(MAX_METRICS_LINES + 1), f"more than {MAX_METRICS_LINES:,} lines of the families gsg reads"),
+    (f"# TYPE {RUNNING} gauge\n" + _series(MAX_METRICS_LINES),  # its # TYPE line counts too
+     f"more than {MAX_METRICS_LINES:,} lines of the families gsg reads"),
+    (f"# HELP {RUNNING} x\n" * (MAX_METRICS_LINES + 1), f"more than {MAX_METRICS_LINES:,} lines of the families "
+                                                         "gsg reads"),
+    (_series(3 * MAX_METRICS_LINES, name="unread_family") + _series(2), 2),  # lines of other families: not counted
+    (f'{RUNNING}{{l="{"v" * (MAX_METRICS_LINE_BYTES - 40)}"}} 1\n', 1),  # under the line bound
+    (f'{RUNNING}{{l="{"v" * MAX_METRICS_LINE_BYTES}"}} 1\n', f"a line of {RUNNING} is over 16 KiB"),
+    (f'# HELP {RUNNING} {"h" * MAX_METRICS_LINE_BYTES}\n', f"a line of {RUNNING} is over 16 KiB"),
+    (f'unread_family{{l="{"v" * 10 * MAX_METRICS_LINE_BYTES}"}} 1\n' + _series(1), 1),  # a long unread line
+    (f'{RUNNING}{{a="1"}} 3\n{RUNNING}{{a="1"}} 3\n', 1),  # the same sample twice: read once, not summed twice
+    (f'{RUNNING}{{a="1"}} 3\n{RUNNING}{{a="1"}} 4\n', f"the series {RUNNING} appears twice with different values"),
+    (f'{RUNNING}{{a="1",b="2"}} 3\n{RUNNING}{{b="2",a="1"}} 4\n',  # label order is no difference
+     f"the series {RUNNING} appears twice with different values"),
+    (f'{RUNNING}{{a="1"}} NaN\n{RUNNING}{{a="1"}} 3\n', f"the series {RUNNING} appears twice with different values"),
+    (f'{RUNNING}{{a="1"}} NaN\n{RUNNING}{{a="1"}} NaN\n', 0),  # the same no-reading twice
+    (f'{RUNNING}{{a="1"}} 3\n{RUNNING}{{a="2"}} 3\n', 2),  # other labels: two series
+])
+def test_an_answer_past_the_bounds_or_with_a_series_twice_is_refused(text, outcome):
+    if isinstance(outcome, int):
+        assert len(parse_samples(text)) == outcome
+    else:
+        with pytest.raises(MetricsRefused) as refused:
+            parse_samples(text)
+        assert str(refused.value) == outcome
+
+
+def test_the_scraper_names_the_endpoint_and_quotes_no_server_text():
+    secret = "sk-" + "s" * 40
+    text = f'{RUNNING}{{token="{secret}"}} 1\n{RUNNING}{{token="{secret}"}} 2\n'
+
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, text=text))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    snapshot = asyncio.run(go())
+    assert snapshot.errors == (f"http://e/metrics: the series {RUNNING} appears twice with different values",)
+    assert snapshot.running is None
+
+
+@pytest.mark.parametrize("per_scrape", [1, 500, 5_000])
+def test_counters_whose_labels_change_every_scrape_are_remembered_within_a_bound(per_scrape):
+    """Before: every series ever seen was kept (a request id as a label grew the table by a scrape a second)."""
+    norm = Normaliser()
+    for tick in range(12):
+        text = "".join(f'vllm:num_preemptions_total{{req="{tick}-{i}"}} 1\n' for i in range(per_scrape))
+        text += "".join(f'process_start_time_seconds{{req="{tick}-{i}"}} 5\n' for i in range(per_scrape))
+        norm.snapshot(float(tick), parse_samples(text))
+        assert len(norm.preemptions.last) <= 2 * per_scrape + KEEP_GONE_SERIES
+        assert len(norm.start_times) <= 2 * per_scrape + KEEP_GONE_SERIES
+
+
+def test_a_steady_series_keeps_its_delta_and_restart_while_others_come_and_go():
+    norm = Normaliser()
+    totals, restarts = [], []
+    for tick, value in enumerate((1, 4, 9, 2, 6)):
+        text = f'vllm:num_preemptions_total{{engine="0"}} {value}\n'
+        text += "".join(f'vllm:num_preemptions_total{{req="{tick}-{i}"}} 0\n' for i in range(KEEP_GONE_SERIES))
+        snapshot = norm.snapshot(float(tick), parse_samples(text))
+        totals.append(snapshot.preemptions)
+        restarts.append(snapshot.restarted)
+    assert totals == [0.0, 3.0, 8.0, 10.0, 14.0]
+    assert restarts == [False, False, False, True, False]
+
+
+def test_the_bounds_are_the_documented_ones():
+    assert (scrape.MAX_METRICS_LINES, scrape.MAX_METRICS_LINE_BYTES, KEEP_GONE_SERIES) == (10_000, 16 * 1024, 1_000)
