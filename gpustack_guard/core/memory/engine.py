@@ -272,26 +272,112 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
     def value(key: str):
         return EF.read(flags, key, "sglang", version)
 
+    graphs = sglang_graph_settings(flags, version)
+    prefill_off = graphs.pop("prefill_off", False)
+    algorithm = flags.get("speculative-algorithm")
     return SglangConfig(
         mem_fraction_static=value("mem-fraction-static"),
         context_length=value("context-length"),
         max_running_requests=value("max-running-requests"),
         max_total_tokens=value("max-total-tokens"),
         chunked_prefill_size=value("chunked-prefill-size"),
-        cuda_graph_max_bs=value("cuda-graph-max-bs"),
         tp_size=value("tp-size") or 1,
         pp_size=value("pp-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
         page_size=value("page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
+        speculative_algorithm=str(algorithm).strip().upper() if algorithm not in (None, True, "") else None,
         prefill_graphs_off=any(_flag(flags, key) for key in SGLANG_PREFILL_GRAPHS_OFF)
-        or "speculative-algorithm" in flags or "lora-paths" in flags
+        or ("speculative-algorithm" in flags and not _sglang_since(version, P.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE))
+        or "lora-paths" in flags or prefill_off
         or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
+        **graphs,
     )
 
 
+def _sglang_since(version: str | None, since: str) -> bool:
+    return P.arithmetic_release("sglang", version) >= P.known_version(since)
+
+
+def _release_words(family: str, version: str | None) -> str:
+    return f"{EF.ENGINE_NAMES[family]} {version or P.DEFAULT_VERSIONS[family] + ' (gsg assumed)'}"
+
+
+def _first_of(flags: dict, names: tuple[str, ...]) -> str | None:
+    """The release's own name before its deprecated aliases (argparse gives them one dest)."""
+    return next((name for name in names if name in flags), None)
+
+
+def _sglang_graph_int(key: str, text: object) -> int:
+    try:
+        number = int(str(text).strip()) if not isinstance(text, bool) else 0
+    except ValueError:
+        raise EF.FlagValueError(key, str(text), "not a whole number (argparse int)") from None
+    if not 1 <= number <= P.CAPTURE_SIZE_LIMIT:
+        raise EF.FlagValueError(key, str(text), f"graph sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
+    return number
+
+
+def names_now(row: P.SglangGraphArgs, legacy: str) -> str:
+    """The name a refused legacy graph flag has in the release."""
+    return {"cuda-graph-max-bs": row.decode_max[0], "cuda-graph-bs": row.decode_list[0],
+            "piecewise-cuda-graph-max-tokens": row.prefill_max[0], "piecewise-cuda-graph-tokens": row.prefill_list[0],
+            "disable-piecewise-cuda-graph": "cuda-graph-backend-prefill disabled"}[legacy]
+
+
+def sglang_graph_settings(flags: dict, version: str | None) -> dict:
+    """SglangConfig's CUDA-graph fields from the names the release reads (profiles.SGLANG_GRAPH_ARGS), with 0.5.14+'s
+    --cuda-graph-config JSON over the per-phase flags; a name the release's parser refuses is refused."""
+    row = P.sglang_graph_args(version)
+    for name in row.refused:
+        if name in flags:
+            ambiguous = [new for new in (f"{name}-decode", f"{name}-prefill") if name.startswith("cuda-graph")]
+            why = (f"an ambiguous abbreviation of --{' and --'.join(ambiguous)}" if ambiguous
+                   else "no longer an argument")
+            raise EF.FlagValueError(name, flags[name] if isinstance(flags[name], str) else None,
+                                    f"{_release_words('sglang', version)} refuses it: {why}; its deprecated alias "
+                                    f"is gone from {P.SGLANG_LEGACY_GRAPH_FLAGS_GONE} (use --{names_now(row, name)})")
+    out: dict = {}
+    for field, names, is_list in (("cuda_graph_max_bs", row.decode_max, False),
+                                  ("cuda_graph_bs", row.decode_list, True),
+                                  ("prefill_graph_max_tokens", row.prefill_max, False),
+                                  ("prefill_graph_tokens", row.prefill_list, True)):
+        given = _first_of(flags, names)
+        if given is not None:
+            out[field] = capture_size_list(given, flags[given]) if is_list else _sglang_graph_int(given, flags[given])
+    decode_off = _flag(flags, "disable-decode-cuda-graph") or \
+        str(flags.get("cuda-graph-backend-decode", "")).strip().lower() == "disabled"
+    prefill_off = _flag(flags, "disable-prefill-cuda-graph") or \
+        str(flags.get("cuda-graph-backend-prefill", "")).strip().lower() == "disabled"
+    if row.graph_config and flags.get("cuda-graph-config") is not None:
+        text = str(flags["cuda-graph-config"])
+        config = _json_object("cuda-graph-config", text)
+        for phase, fields in (("decode", ("cuda_graph_max_bs", "cuda_graph_bs")),
+                              ("prefill", ("prefill_graph_max_tokens", "prefill_graph_tokens"))):
+            part = config.get(phase)
+            if part is None:
+                continue
+            if not isinstance(part, dict):
+                raise EF.FlagValueError("cuda-graph-config", text, f"{phase} is not a JSON object")
+            if part.get("max_bs") is not None:
+                out[fields[0]] = _sglang_graph_int("cuda-graph-config", part["max_bs"])
+            if part.get("bs") is not None:
+                if not isinstance(part["bs"], list):
+                    raise EF.FlagValueError("cuda-graph-config", text, f"{phase}.bs is not a list")
+                out[fields[1]] = capture_size_list("cuda-graph-config", text, part["bs"])
+            if part.get("backend") is not None:
+                off = str(part["backend"]).strip().lower() == "disabled"
+                decode_off, prefill_off = (off, prefill_off) if phase == "decode" else (decode_off, off)
+    if row.decode_reserve_follows_backend:
+        # 0.5.14+: --disable-cuda-graph disables both phases (_parse_cuda_graph_config's legacy flag)
+        out["decode_graphs_off"] = decode_off or _flag(flags, "disable-cuda-graph")
+        out["prefill_off"] = prefill_off or _flag(flags, "disable-cuda-graph")
+    return out
+
+
 # Switches that turn SGLang's piecewise (prefill) CUDA graphs off (server_args.py@0.5.10
-# _handle_piecewise_cuda_graph); a speculative algorithm, LoRA paths and GGUF weights do as well
+# _handle_piecewise_cuda_graph); LoRA paths and GGUF weights do as well, a speculative algorithm up to 0.5.10.post1
+# (profiles.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE)
 SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compile", "enable-dp-attention",
                              "enable-lora")
 

@@ -1674,6 +1674,110 @@ SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
 SGLANG_INPUT_MARGIN = 5
 SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
 
+
+class SglangGraphArgs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """The CUDA-graph capture arguments one SGLang release line reads, and what they do to its reserve (a flag
+    list's first name is the release's own; later names are its deprecated aliases, which share the dest)."""
+
+    since: str
+    decode_max: tuple[str, ...]  # the decode graphs' largest batch (cuda_graph_max_bs, then [decode].max_bs)
+    decode_list: tuple[str, ...]  # an explicit decode batch list: its largest entry replaces the max
+    prefill_max: tuple[str, ...]  # the prefill (piecewise) graphs' largest token count
+    prefill_list: tuple[str, ...]  # an explicit prefill token list: the reserve counts its entries
+    refused: tuple[str, ...]  # names the release's argparse refuses (gone, or an ambiguous abbreviation)
+    graph_config: bool  # --cuda-graph-config JSON ({"decode": {...}, "prefill": {...}}), over every flag
+    # the decode graphs' 2 MiB per batch leaves the reserve when the decode backend is disabled (before: counted
+    # even under --disable-cuda-graph)
+    decode_reserve_follows_backend: bool
+    clamps_prefill_to_context: bool  # the default prefill max is cut to an explicit --context-length
+    caps_decode_to_running: bool  # the default decode max is cut to --max-running-requests
+    source: str
+
+
+SGLANG_LEGACY_GRAPH_FLAGS_GONE = "0.5.20"
+SGLANG_LEGACY_GRAPH_FLAGS = ("cuda-graph-max-bs", "cuda-graph-bs", "piecewise-cuda-graph-max-tokens",
+                             "piecewise-cuda-graph-tokens", "disable-piecewise-cuda-graph")
+SGLANG_GRAPH_ARGS = (
+    SglangGraphArgs("0.0.0", ("cuda-graph-max-bs",), ("cuda-graph-bs",), (), (), (), False, False, False, False,
+                    "server_args.py@0.5.3: --cuda-graph-max-bs, --cuda-graph-bs (nargs='+'; cuda_graph_max_bs = "
+                    "max(cuda_graph_bs)); reserved_mem counts cuda_graph_max_bs x 2 whatever --disable-cuda-graph"),
+    SglangGraphArgs("0.5.4", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
+                    ("piecewise-cuda-graph-tokens",), (), False, False, False, False,
+                    "server_args.py@0.5.4 .. @0.5.13: --piecewise-cuda-graph-max-tokens (default chunked_prefill_size"
+                    ") and --piecewise-cuda-graph-tokens; the reserve counts len(piecewise_cuda_graph_tokens) x 8 "
+                    "from 0.5.8 when on (by default from 0.5.10: SglangProfile.prefill_graph_reserve)"),
+    SglangGraphArgs("0.5.14", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
+                    ("cuda-graph-bs-decode", "cuda-graph-bs"),
+                    ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
+                    ("cuda-graph-bs-prefill", "piecewise-cuda-graph-tokens"), (), True, True, True, False,
+                    "server_args.py@0.5.14 _parse_cuda_graph_config (JSON > per-phase flags > legacy) and the "
+                    "DeprecatedAliasStoreAction aliases; _handle_gpu_memory_settings: decode max_bs x 2 only when "
+                    "the decode backend is not disabled, prefill max_bs = min(chunked, max_total_tokens, "
+                    "context_length) (the context clamp from sglang#21112, @0.5.14 .. @0.5.16)"),
+    SglangGraphArgs("0.5.17", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
+                    ("cuda-graph-bs-decode", "cuda-graph-bs"),
+                    ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
+                    ("cuda-graph-bs-prefill", "piecewise-cuda-graph-tokens"), (), True, True, False, False,
+                    "server_args.py@0.5.17 .. arg_groups/memory_hook.py@0.5.19: as 0.5.14 without the "
+                    "context_length clamp of the prefill max"),
+    SglangGraphArgs("0.5.20", ("cuda-graph-max-bs-decode",), ("cuda-graph-bs-decode",),
+                    ("cuda-graph-max-bs-prefill",), ("cuda-graph-bs-prefill",), SGLANG_LEGACY_GRAPH_FLAGS,
+                    True, True, False, False,
+                    "arg_groups/fields/exec_.py@0.5.20 (ExecGraph) and server_args.py@0.5.20 prepare_server_args "
+                    "(argparse.ArgumentParser, allow_abbrev on, parse_args): the aliases are gone, so "
+                    "--cuda-graph-max-bs / --cuda-graph-bs are ambiguous abbreviations of the -decode and -prefill "
+                    "flags and the piecewise ones unrecognized; both stop the server"),
+    SglangGraphArgs("0.5.22", ("cuda-graph-max-bs-decode",), ("cuda-graph-bs-decode",),
+                    ("cuda-graph-max-bs-prefill",), ("cuda-graph-bs-prefill",), SGLANG_LEGACY_GRAPH_FLAGS,
+                    True, True, False, True,
+                    "arg_groups/memory_hook.py@0.5.22 .. @0.5.23 handle_gpu_memory_settings: a default decode "
+                    "max_bs above --max-running-requests is cut to it (decode_max_bs_is_default)"),
+)
+_SGLANG_GRAPH_ARGS_KEYS = keyed_by_release(SGLANG_GRAPH_ARGS)
+
+
+def sglang_graph_args(version: str | None) -> SglangGraphArgs:
+    return row_for("sglang", _SGLANG_GRAPH_ARGS_KEYS, version)
+
+
+class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """MiB the default mem_fraction_static keeps for a draft model and its graphs, by --speculative-algorithm."""
+
+    since: str
+    standalone_mb: int  # STANDALONE: a separate draft model
+    other_mb: int  # EAGLE, EAGLE3, NEXTN, ...
+    ngram_counts: bool  # NGRAM (drafts from the prompt, no draft weights) takes other_mb too
+    source: str
+
+
+SGLANG_SPECULATIVE_RESERVE = (
+    SglangSpeculativeReserve("0.0.0", 0, 0, False,
+                             "server_args.py@0.4.6.post2 and earlier: no speculative term in the default fraction "
+                             "(0.4.7 multiplies it by 0.95 up to 96 GiB: not modelled)"),
+    SglangSpeculativeReserve("0.4.7.post1", 2 * 1024, 2 * 1024, True,
+                             "server_args.py@0.4.7.post1 .. @0.5.1 (tiered reserve): reserved_mem += 2 * 1024 for any "
+                             "speculative_algorithm"),
+    SglangSpeculativeReserve("0.5.2", 6 * 1024, 2 * 1024, True,
+                             "server_args.py@0.5.2: 6 * 1024 for STANDALONE, 2 * 1024 for every other algorithm"),
+    SglangSpeculativeReserve("0.5.3", 6 * 1024, 2 * 1024, False,
+                             "server_args.py@0.5.3 .. @0.5.9 _handle_gpu_memory_settings: reserved_mem += 6 * 1024 "
+                             "for STANDALONE, 2 * 1024 for any other algorithm but NGRAM, after the 10 GiB floor"),
+    SglangSpeculativeReserve("0.5.10", 6 * 1024, 4 * 1024, False,
+                             "server_args.py@0.5.10 .. @0.5.13: EAGLE-style drafts 4 * 1024 (STANDALONE 6 * 1024)"),
+    SglangSpeculativeReserve("0.5.14", 0, 0, False,
+                             "server_args.py@0.5.14, arg_groups/memory_hook.py@0.5.19 .. @0.5.23: the speculative "
+                             "term is gone from the reserve"),
+)
+# From 0.5.11 a speculative algorithm no longer turns the piecewise (prefill) graphs off: server_args.py@0.5.10 and
+# @0.5.10.post1 _handle_piecewise_cuda_graph test `self.speculative_algorithm is not None`, @0.5.11 .. @0.5.13 do not,
+# nor server_args.py@0.5.14 _apply_cuda_graph_compatibility or arg_groups/cuda_graph_hook.py@0.5.19 .. @0.5.23
+SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE = "0.5.11"
+_SGLANG_SPECULATIVE_KEYS = keyed_by_release(SGLANG_SPECULATIVE_RESERVE)
+
+
+def sglang_speculative_reserve(version: str | None) -> SglangSpeculativeReserve:
+    return row_for("sglang", _SGLANG_SPECULATIVE_KEYS, version)
+
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB
