@@ -89,7 +89,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
-        **capture_settings(flags, value("max-cudagraph-capture-size")),
+        **capture_settings(flags, value("max-cudagraph-capture-size"), version),
         performance_mode=performance_mode(flags, version),
     )
 
@@ -158,14 +158,16 @@ def _cudagraph_mode(key: str, text: str, raw: object) -> str:
     return name
 
 
-def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
+def capture_settings(flags: dict, max_capture_flag: int | None, version: str | None = None) -> dict:
     """The CUDA-graph capture settings of a deployment (VllmConfig's cudagraph_* fields; profiles.
     CAPTURE_SETTINGS_RULES says which release reads which). A list given both as a flag and in the compilation
-    config is refused, as vLLM's create_engine_config refuses it ("mutually exclusive")."""
+    config is refused, as vLLM's create_engine_config refuses it ("mutually exclusive"); so are 0.34.0's split
+    keys before 0.34.0, or with the deprecated sizes (profiles.VLLM_SPLIT_CAPTURE_KEYS)."""
     settings: dict = {}
     found = compilation_config(flags)
     if found is not None:
         key, text, config = found
+        settings.update(split_capture_settings(key, text, config, version))
         if config.get("cudagraph_mode") is not None:
             settings["cudagraph_mode"] = _cudagraph_mode(key, text, config["cudagraph_mode"])
         if config.get("cudagraph_capture_sizes") is not None:
@@ -194,7 +196,41 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
             raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag),
                                     f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
         settings["max_cudagraph_capture_size"] = max_capture_flag
+    legacy = [name for name in ("cudagraph_capture_sizes", "cuda_graph_sizes", "max_cudagraph_capture_size")
+              if settings.get(name) is not None]
+    split = [name for name, field in P.VLLM_SPLIT_CAPTURE_KEYS.items()
+             if settings.get(field) is not None and field != "max_decode_capture_tokens"]
+    if legacy and split and found is not None:
+        raise EF.FlagValueError(found[0], found[1], f"vLLM {P.VLLM_SPLIT_CAPTURE_SINCE}+ refuses the deprecated "
+                                f"{legacy[0]} with {split[0]} (_split_cudagraph_capture_sizes: 'cannot be "
+                                f"combined'); set only the prefill/decode keys")
     return settings
+
+
+def split_capture_settings(key: str, text: str, config: dict, version: str | None) -> dict:
+    """0.34.0's prefill/decode capture keys of the compilation config, as VllmConfig fields; refused before 0.34.0,
+    whose CompilationConfig forbids keys it does not have."""
+    given = [name for name in P.VLLM_SPLIT_CAPTURE_KEYS if config.get(name) is not None]
+    if not given:
+        return {}
+    release = P.arithmetic_version("vllm", version)
+    if P.known_version(release) < P.known_version(P.VLLM_SPLIT_CAPTURE_SINCE):
+        raise EF.FlagValueError(key, text, f"vLLM {release} has no compilation config key {given[0]} (it comes in "
+                                           f"{P.VLLM_SPLIT_CAPTURE_SINCE}; CompilationConfig forbids extra keys)")
+    out: dict = {}
+    for name in given:
+        raw, field = config[name], P.VLLM_SPLIT_CAPTURE_KEYS[name]
+        if name.endswith("_sizes"):
+            if not isinstance(raw, list):
+                raise EF.FlagValueError(key, text, f"{name} is not a list")
+            out[field] = capture_size_list(key, text, raw) if raw else ()  # [] captures none
+            continue
+        least = 1 if name == "max_decode_cudagraph_capture_tokens" else 0
+        if isinstance(raw, bool) or not isinstance(raw, int) or not least <= raw <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, text, f"{name} is not a whole number from {least} to "
+                                               f"{P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
+        out[field] = raw
+    return out
 
 
 def _nccl_number(value: str | None) -> int | None:

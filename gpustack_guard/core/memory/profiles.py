@@ -964,6 +964,9 @@ class VllmCaptureDefaultsRow(NamedTuple):  # a table row: tuple-built, no genera
     # graphs on the request grid, both up to min(this, max_num_batched_tokens) tokens (0: the shared list)
     sm100_split_grids_to: int
     source: str
+    # the compilation config's split keys are read (VLLM_SPLIT_CAPTURE_KEYS); with one set, that kind's sizes come
+    # from it on every GPU, the unset kind from the SM100 grid or, elsewhere, the shared list
+    reads_split_keys: bool = False
 
 
 # Read in vllm/config/vllm.py _set_cudagraph_sizes of every wheel from 0.19.0 to 0.34.0 (the newest on the mirror),
@@ -995,8 +998,23 @@ VLLM_CAPTURE_DEFAULTS = (
                            "vllm/config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes (wide_defaults on "
                            "is_device_capability_family(100): prefill grid to min(8192, max_num_batched_tokens), "
                            "decode grid to max_num_seqs, max_decode_cudagraph_capture_tokens = 8192); the grids in "
-                           "config/compilation.py@v0.34.0; v1/worker/gpu/cudagraph_utils.py _init_candidates"),
+                           "config/compilation.py@v0.34.0; v1/worker/gpu/cudagraph_utils.py _init_candidates",
+                           reads_split_keys=True),
 )
+# The compilation config keys of 0.34.0's split capture sizes (config/compilation.py@v0.34.0 CompilationConfig,
+# resolved by config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes): gsg's VllmConfig field for each. Lists keep
+# the sizes in [1, max_num_batched_tokens] (prefill) or [1, max_num_seqs] (decode requests), `[]` captures none;
+# a max of 0 captures none; max_decode_cudagraph_capture_tokens (>= 1) bounds the decode graphs' tokens. With the
+# deprecated cudagraph_capture_sizes / max_cudagraph_capture_size also set, vLLM raises ("cannot be combined").
+# Earlier CompilationConfigs have no such fields and forbid extra keys (config/utils.py config(): extra="forbid").
+VLLM_SPLIT_CAPTURE_KEYS = {
+    "prefill_cudagraph_capture_token_sizes": "prefill_capture_sizes",
+    "max_prefill_cudagraph_capture_tokens": "max_prefill_capture_tokens",
+    "decode_cudagraph_capture_request_sizes": "decode_capture_requests",
+    "max_decode_cudagraph_capture_requests": "max_decode_capture_requests",
+    "max_decode_cudagraph_capture_tokens": "max_decode_capture_tokens",
+}
+VLLM_SPLIT_CAPTURE_SINCE = "0.34.0"
 _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 
 

@@ -51,8 +51,8 @@ def test_each_release_reads_its_row():
         CaptureDefaults(1024, True, False)
     assert capture_defaults("0.31.0", B200) == capture_defaults("0.33.0", "NVIDIA B300") == \
         CaptureDefaults(1024, True, True)
-    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192)
-    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0)
+    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192, True, 8192)
+    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0, True, 8192)
     # the family is the major: 12.x (RTX 50, RTX PRO, GB10) and names gsg does not know keep 512
     assert capture_defaults("0.34.0", "NVIDIA RTX PRO 6000 Blackwell").largest == 512
     assert capture_defaults("0.34.0", "Some Future GPU").largest == 512

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import copy
 import math
 import re
@@ -82,6 +83,12 @@ class VllmConfig:
     cudagraph_capture_sizes: tuple[int, ...] | None = None  # --cudagraph-capture-sizes or the config's list
     cuda_graph_sizes: tuple[int, ...] | None = None  # --cuda-graph-sizes as given (its meaning changed at 0.11.1)
     max_cudagraph_capture_size: int | None = None  # --max-cudagraph-capture-size or the config's value
+    # 0.34.0+'s split capture keys of the compilation config (profiles.VLLM_SPLIT_CAPTURE_KEYS); None = unset
+    prefill_capture_sizes: tuple[int, ...] | None = None
+    max_prefill_capture_tokens: int | None = None
+    decode_capture_requests: tuple[int, ...] | None = None
+    max_decode_capture_requests: int | None = None
+    max_decode_capture_tokens: int | None = None
     # --performance-mode as given (one of the release's choices, engine.vllm_config checks; profiles.
     # VLLM_PERFORMANCE_MODES says what each changes)
     performance_mode: str = P.VLLM_PERFORMANCE_MODE_DEFAULT
@@ -117,6 +124,8 @@ class CaptureDefaults(NamedTuple):  # a value read by attribute: tuple-built, no
     adds_batched_tokens: bool = False
     adds_max_num_seqs: bool = False
     split_grids_to: int = 0  # 0.34.0+ on 10.x: the prefill/decode grids' token ceiling (0: the shared list)
+    reads_split_keys: bool = False  # 0.34.0+: the compilation config's prefill/decode capture keys are read
+    grid_tokens: int = 0  # the split grids' default token ceiling of the release (8192 in 0.34.0), any GPU
 
 
 def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
@@ -126,7 +135,8 @@ def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
     major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
     by_family = dict(row.largest_by_family)
     split = row.sm100_split_grids_to if major == 10 else 0
-    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split)
+    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split,
+                           row.reads_split_keys, row.sm100_split_grids_to)
 
 
 def doubling_grid(limit: int, stride_at) -> list[int]:
@@ -153,14 +163,44 @@ def decode_grid(max_requests: int) -> list[int]:
     return doubling_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
 
 
-def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int) -> GraphPlan:
-    """0.34.0 on SM100 with no capture setting: mixed batches take the prefill grid to min(ceiling, tokens), uniform
-    decode FULL graphs the request grid within as many tokens, the first request count at or above the limit
-    captured at the limit (decode_cudagraph_capture_shapes; one token per request, no draft)."""
-    top = min(ceiling, batched)
-    prefill = prefill_grid(top, every_size_to > 0)
-    limit = min(seqs, top)
-    decode = sorted({min(n, limit) for n in decode_grid(seqs) if n < limit} | {limit}) if limit >= 1 else []
+def split_set(cfg: VllmConfig) -> bool:
+    """Whether the deployment sets one of 0.34.0's prefill/decode size keys (its uses_split_sizes)."""
+    return any(value is not None for value in (cfg.prefill_capture_sizes, cfg.max_prefill_capture_tokens,
+                                               cfg.decode_capture_requests, cfg.max_decode_capture_requests))
+
+
+def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int,
+                     cfg: VllmConfig | None = None, shared: list[int] | None = None,
+                     grid_tokens: int = 0) -> GraphPlan:
+    """0.34.0's split capture (config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes, one token per request, no
+    draft): mixed batches take the prefill sizes (a list, else the prefill grid to min(max tokens, batched tokens),
+    else the shared list), uniform decode FULL graphs the request counts (a list, else the request grid to
+    min(max requests, max_num_seqs), else the shared sizes cut to max_num_seqs) within as many tokens as the decode
+    budget leaves, the first count at or above that limit captured at the limit (decode_cudagraph_capture_shapes).
+    ceiling > 0: SM100 with no deprecated size setting, where unset kinds take the grids and the decode budget
+    defaults to the ceiling; grid_tokens: the prefill grid's default top when only its max is unset."""
+    cfg = cfg or VllmConfig()
+    shared = shared or []
+    wide = ceiling > 0
+    top_default = ceiling or grid_tokens
+    if cfg.prefill_capture_sizes is not None:
+        prefill = sorted({s for s in cfg.prefill_capture_sizes if 1 <= s <= batched})
+    elif cfg.max_prefill_capture_tokens is not None or wide:
+        top = top_default if cfg.max_prefill_capture_tokens is None else cfg.max_prefill_capture_tokens
+        prefill = prefill_grid(min(top, batched), every_size_to > 0)
+    else:
+        prefill = list(shared)
+    if cfg.decode_capture_requests is not None:
+        requests = sorted({n for n in cfg.decode_capture_requests if 1 <= n <= seqs})
+    elif cfg.max_decode_capture_requests is not None or wide:
+        requests = decode_grid(seqs if cfg.max_decode_capture_requests is None
+                               else min(cfg.max_decode_capture_requests, seqs))
+    else:
+        requests = sorted({min(s, seqs) for s in shared})
+    budget = cfg.max_decode_capture_tokens or (ceiling if wide else 0)
+    limit = min(seqs, min(batched, budget) if budget else batched)
+    reachable = requests[:bisect.bisect_left(requests, limit) + 1]
+    decode = sorted({min(n, limit) for n in reachable}) if limit >= 1 else []
     mixed = [] if mode == "FULL_DECODE_ONLY" else prefill
     decode = decode if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
     piecewise = len(mixed) if mode != "FULL" else 0
@@ -1224,7 +1264,15 @@ def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int,
         return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
     sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to, defaults)
     if sizes is None and profile.capture_rule == "v1" and defaults.split_grids_to:
-        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to)
+        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to, cfg,
+                                grid_tokens=defaults.grid_tokens)
+    if profile.capture_rule == "v1" and defaults.reads_split_keys and (split_set(cfg) or
+                                                                       cfg.max_decode_capture_tokens is not None):
+        # a split key (or the decode token budget) set where the SM100 grids are off: unset kinds follow the
+        # shared list
+        shared = sizes if sizes is not None else capture_sizes(profile.capture_rule, seqs, batched, every_size_to,
+                                                               defaults)
+        return split_graph_plan(mode, seqs, batched, every_size_to, 0, cfg, shared, defaults.grid_tokens)
     if sizes is None:
         sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to, defaults)
     decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
