@@ -86,6 +86,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
+        **speculative_settings(flags),
         mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
@@ -292,6 +293,34 @@ def mm_max_pixels(text: str | None) -> int | None:
 
 
 _SPECULATIVE_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")
+
+
+def speculative_settings(flags: dict) -> dict:
+    """num_speculative_tokens, the method and the draft model of --speculative-config (a JSON object), or of the
+    older --speculative-model / --num-speculative-tokens; n-gram lookup has a query length too (1 + its tokens)."""
+    text = flags.get("speculative-config")
+    if text is not None and str(text).strip().startswith("{"):
+        config = _json_object("speculative-config", str(text))
+        tokens, method, model = (config.get("num_speculative_tokens"), config.get("method"),
+                                 config.get("model"))
+    else:
+        tokens, method, model = flags.get("num-speculative-tokens"), None, flags.get("speculative-model")
+    out: dict = {}
+    if tokens is not None:
+        key = "speculative-config" if text is not None else "num-speculative-tokens"
+        try:
+            number = int(str(tokens).strip()) if not isinstance(tokens, bool) else 0
+        except ValueError:
+            number = 0
+        if not 1 <= number <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, str(text if text is not None else tokens),
+                                    "num_speculative_tokens is not a whole number ≥ 1")
+        out["num_speculative_tokens"] = number
+    if method:
+        out["speculative_method"] = str(method)
+    if model:
+        out["speculative_model"] = str(model)
+    return out
 
 
 def _speculative_flag(flags: dict) -> str | None:

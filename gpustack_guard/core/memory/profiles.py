@@ -1015,6 +1015,55 @@ VLLM_SPLIT_CAPTURE_KEYS = {
     "max_decode_cudagraph_capture_tokens": "max_decode_capture_tokens",
 }
 VLLM_SPLIT_CAPTURE_SINCE = "0.34.0"
+
+
+class VllmSpecCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a V1 release's capture sizes follow a draft's query length q = 1 + num_speculative_tokens."""
+
+    since: str
+    largest_by_query_len: bool  # the default largest size is min(max_num_seqs x q x 2, the GPU's ceiling)
+    appends_uniform_decode: bool  # n x q for n on the request-count grid up to max_num_seqs (within the largest)
+    # the V1 model runner (MRV1) rounds every size up to a multiple of q, keeping those within the largest
+    # (CompilationConfig.adjust_cudagraph_sizes_for_spec_decode), where decode graphs are FULL
+    rounds_to_query_len: bool
+    source: str
+
+
+# The FULL decode graphs with a draft are the capture sizes from q to q x max_num_seqs tokens (v1/
+# cudagraph_dispatcher.py@v0.11.1, @v0.14.0, @v0.18.0, @v0.28.0 .. @v0.33.0 initialize_cudagraph_keys: `x <=
+# uniform_decode_query_len * max_num_seqs and x >= uniform_decode_query_len`), one token each without a draft;
+# 0.34.0 keys them by request count instead (config/vllm.py@v0.34.0 decode_cudagraph_capture_shapes: n requests x
+# q tokens, n up to the decode token budget / q). Not modelled: EAGLE's one-token draft decode graphs
+# (get_draft_decode_cudagraph_request_sizes, 0.34.0), dynamic per-batch-size draft widths, adaptive verification,
+# 0.11.1's rounding to max(q, TP) at TP > 1 (0.14.0+: only under sequence parallelism), and the V2 runner's own
+# sizing (v1/worker/gpu/cudagraph_utils.py, not read with a draft).
+VLLM_SPEC_CAPTURE = (
+    VllmSpecCaptureRow("0.0.0", False, False, False, "before vllm 0.11.1: not read with a draft (no draft term)"),
+    VllmSpecCaptureRow("0.11.1", False, False, True,
+                       "vllm/config/vllm.py@v0.11.1 _set_cudagraph_sizes: min(max_num_seqs * 2, 512), no draft term; "
+                       "v1/worker/gpu_model_runner.py@v0.11.1 calls config/compilation.py "
+                       "adjust_cudagraph_sizes_for_spec_decode (round_up(size, q) within max_cudagraph_capture_size) "
+                       "when decode_mode() is FULL with a separate routine and q > 1"),
+    VllmSpecCaptureRow("0.14.0", True, False, True,
+                       "vllm/config/vllm.py@v0.14.0, @v0.18.0, @v0.28.0 _set_cudagraph_sizes: decode_query_len = 1 + "
+                       "num_speculative_tokens; max_cudagraph_capture_size = min(max_num_seqs * decode_query_len * 2, "
+                       "512 (1024 on SM100 from 0.28.0)); the MRV1 rounding as 0.11.1 (config/compilation.py@v0.28.0 "
+                       "calls it itself, `not use_v2_model_runner`)"),
+    VllmSpecCaptureRow("0.29.0", True, True, True,
+                       "vllm/config/vllm.py@v0.29.0 .. @v0.33.0 _set_cudagraph_sizes: uniform_decode_sizes = n * "
+                       "query_len for n in request_counts(max_num_seqs) within the largest size, appended when at "
+                       "most max_num_batched_tokens; max_num_seqs alone only without a draft; the MRV1 rounding "
+                       "(config/compilation.py@v0.29.0, @v0.33.0)"),
+    VllmSpecCaptureRow("0.34.0", True, True, False,
+                       "config/vllm.py@v0.34.0: the shared sizes as 0.29.0, then _split_cudagraph_capture_sizes keys "
+                       "decode graphs by request count at q tokens; config/compilation.py@v0.34.0 has no "
+                       "adjust_cudagraph_sizes_for_spec_decode"),
+)
+_VLLM_SPEC_CAPTURE_KEYS = keyed_by_release(VLLM_SPEC_CAPTURE)
+
+
+def vllm_spec_capture_row(version: str | None) -> VllmSpecCaptureRow:
+    return row_for("vllm", _VLLM_SPEC_CAPTURE_KEYS, version)
 _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 
 
