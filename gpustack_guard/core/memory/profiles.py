@@ -1694,6 +1694,9 @@ SGLANG_013_THRESHOLD_MB = 81920
 # by 48 GiB of the remainder but keeps 18 GiB free
 SGLANG_047_HUGE_MB, SGLANG_047_HUGE_FRACTION = 180 * 1000, 0.79
 SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1024, 18 * 1024
+# 0.4.7 only, with a speculative algorithm (server_args.py@0.4.7 l.272-283; none in 0.4.6.post2, the tiered reserve
+# from 0.4.7.post1): 20 GiB kept above 96 GiB ("need reserve more memory for spec cuda graph"), x 0.95 below
+SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR = 20 * 1024, 0.95
 # 0.4.6-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
 # server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in 0.4.6
 # and 0.4.6.post1 (with DP 1), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds range(256, 513, 16) and a 16,384-token
@@ -1820,7 +1823,7 @@ class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no gene
 SGLANG_SPECULATIVE_RESERVE = (
     SglangSpeculativeReserve("0.0.0", 0, 0, False,
                              "server_args.py@0.4.6.post2 and earlier: no speculative term in the default fraction "
-                             "(0.4.7 multiplies it by 0.95 up to 96 GiB: not modelled)"),
+                             "(0.4.7's own: SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR)"),
     SglangSpeculativeReserve("0.4.7.post1", 2 * 1024, 2 * 1024, True,
                              "server_args.py@0.4.7.post1 .. @0.5.1 (tiered reserve): reserved_mem += 2 * 1024 for any "
                              "speculative_algorithm"),

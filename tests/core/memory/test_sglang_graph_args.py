@@ -100,8 +100,10 @@ def test_0_5_22_cuts_the_default_decode_batch_to_the_running_requests(model, tok
 
 
 @pytest.mark.parametrize("version,expected", [
-    # H200, TP 1, no draft / EAGLE / STANDALONE / NGRAM. 0.4.7: no term (its x 0.95 applies up to 96 GiB only)
-    ("0.4.7", ((143_771 - 18 * 1024) / 143_771,) * 4),
+    # H200, TP 1, no draft / EAGLE / STANDALONE / NGRAM. 0.4.6.post2: no term; 0.4.7: 20 GiB kept above 96 GiB
+    # (18 without a draft), whatever the algorithm
+    ("0.4.6.post2", ((143_771 - 18 * 1024) / 143_771,) * 4),
+    ("0.4.7", ((143_771 - 18 * 1024) / 143_771,) + ((143_771 - 20 * 1024) / 143_771,) * 3),
     # 0.4.7.post1-0.5.2, the 12.5 GiB tier (0.911): + 2 GiB for any algorithm = (143,771 - 14,848) / 143,771
     ("0.4.8", (0.911, 0.897, 0.897, 0.897)),
     ("0.5.2", (0.911, 0.897, 0.868, 0.897)),  # STANDALONE 6 GiB
@@ -115,6 +117,13 @@ def test_speculative_reserve_by_release_and_algorithm(version, expected):
     got = tuple(fraction({"speculative-algorithm": a} if a else {}, version, H200)
                 for a in ("", "EAGLE", "STANDALONE", "NGRAM"))
     assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_0_4_7_takes_095_of_the_fraction_with_a_draft_up_to_96_gib():
+    assert fraction({"speculative-algorithm": "EAGLE"}, "0.4.7") == pytest.approx(0.88 * 0.95)
+    assert fraction({"speculative-algorithm": "EAGLE", "tp-size": "4"}, "0.4.7") == pytest.approx(0.85 * 0.95)
+    assert fraction({"speculative-algorithm": "EAGLE"}, "0.4.6.post2") == 0.88
+    assert fraction({"speculative-algorithm": "EAGLE"}, "0.4.7", 183_359 * MiB) == 0.79  # a B200 keeps 0.79
 
 
 def test_speculative_reserve_is_shown_and_the_draft_is_named_unsized():

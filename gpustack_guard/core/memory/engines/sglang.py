@@ -180,7 +180,7 @@ def prefill_graph_sizes(max_tokens: int) -> int:
 
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
                      profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
-                     gpu_name: str = "", speculative_mb: float = 0.0) -> float:
+                     gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
     taken as CUDA). speculative_mb: the draft's reserve (speculative_reserve_mb), added after the 10 GiB floor."""
     profile = profile or P.sglang_profile(None)
@@ -191,7 +191,7 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
     if rule == "tp-or-13gib":
         return (gpu_mb - P.SGLANG_013_RESERVE_MB) / gpu_mb
     if rule in ("tp-or-lift", "tp-or-big-gpu"):
-        return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name))
+        return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name), speculative=speculative)
     if rule == "tiered-reserve":
         _, base_gib, per_rank_gib = _first_tier(P.SGLANG_TIERED_RESERVE, gpu_mb)
         reserved = (base_gib + tp * pp * per_rank_gib) * 1024 + speculative_mb
@@ -208,16 +208,19 @@ def _tp_tier(profile: P.SglangProfile, parallel: int) -> float:
     return next(f for min_tp, f in profile.tp_fractions if parallel >= min_tp)
 
 
-def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int, cuda: bool = True) -> float:
+def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int, cuda: bool = True,
+                      speculative: bool = False) -> float:
     """0.4.6.post2-0.4.7: TP x PP tiers up to 80 GiB, 0.88 above; then the big-GPU overrides (profiles.SGLANG_047_*):
-    0.4.7's 0.79 only where SGLang's is_cuda() holds, so a ROCm MI300X takes the lift as in 0.4.6.post2."""
+    0.4.7's 0.79 only where SGLang's is_cuda() holds, so a ROCm MI300X takes the lift as in 0.4.6.post2. 0.4.7 with a
+    speculative algorithm keeps 20 GiB above 96 GiB and takes 0.95 of the fraction below (SGLANG_047_SPEC_*)."""
     tiered = _tp_tier(profile, parallel) if gpu_mb <= P.SGLANG_013_THRESHOLD_MB else profile.fallback_fraction
+    spec = speculative and profile.fraction_rule == "tp-or-big-gpu"
     if profile.fraction_rule == "tp-or-big-gpu" and cuda and gpu_mb > P.SGLANG_047_HUGE_MB:
         return P.SGLANG_047_HUGE_FRACTION
     if gpu_mb > P.SGLANG_047_BIG_MB:
         return min(tiered + P.SGLANG_047_LIFT_MB * (1 - tiered) / gpu_mb,
-                   (gpu_mb - P.SGLANG_047_RESERVE_MB) / gpu_mb)
-    return tiered
+                   (gpu_mb - (P.SGLANG_047_SPEC_RESERVE_MB if spec else P.SGLANG_047_RESERVE_MB)) / gpu_mb)
+    return tiered * P.SGLANG_047_SPEC_FACTOR if spec else tiered
 
 
 def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunked: int,
@@ -296,7 +299,8 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     reserve_bs = 0 if off and P.sglang_graph_args(version).decode_reserve_follows_backend else graph_bs
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, reserve_bs,
                                                            profile, prefill_mb, gpu_name,
-                                                           speculative_reserve_mb(cfg, version))
+                                                           speculative_reserve_mb(cfg, version),
+                                                           bool(cfg.speculative_algorithm))
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
     return chunked, (0 if off else graph_bs), fraction, prefill_mb
