@@ -102,6 +102,8 @@ def test_the_v2_runner_does_not_take_mrv1_s_rounding():
                              Policy(), version="0.29.0")
     est = estimate_vllm(catalog_facts("Qwen/Qwen3-0.6B"), 81_559 * MiB, cfg, version="0.29.0", gpu_name=H100)
     assert est.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 33}
+    assert est.extra["cuda_graph_query_len"] == 4
+    assert "config/vllm.py@v0.29.0" in est.extra["cuda_graph_query_len_source"]
 
 
 @pytest.mark.parametrize("flags,message", [
