@@ -165,3 +165,21 @@ def test_estimate_refuses_in_one_line(gsg, argument, expected):
     result = gsg("estimate", "-m", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory", "24GiB", "--", argument)
     assert result.code == 1
     assert [line for line in result.err.splitlines() if line.strip()] == [expected]
+
+
+SGLANG = ("name: t\nsource: huggingface\nhuggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\n"
+          "gpu_selector:\n  gpu_ids: [gpu-c:cuda:0]\nbackend: SGLang\nbackend_version: 0.5.23\n")
+
+
+def test_a_graph_flag_sglang_no_longer_has_is_its_only_finding(gsg, tmp_path):
+    # profiles.SGLANG_GRAPH_ARGS: from 0.5.20 argparse takes --cuda-graph-max-bs as an ambiguous abbreviation
+    line = only_finding(gsg, tmp_path, SGLANG + 'backend_parameters:\n  - "--cuda-graph-max-bs 64"\n')
+    assert line.startswith("spec.yaml:9:5: error GSG016 argument-value [t]: --cuda-graph-max-bs '64': SGLang 0.5.23 "
+                           "refuses it: an ambiguous abbreviation of --cuda-graph-max-bs-decode and "
+                           "--cuda-graph-max-bs-prefill")
+
+
+def test_a_split_capture_key_before_0_34_is_its_only_finding(gsg, tmp_path):
+    line = only_finding(gsg, tmp_path, VLLM + "backend_parameters:\n"
+                        "  - '--compilation-config={\"max_prefill_cudagraph_capture_tokens\": 2048}'\n")
+    assert "GSG016" in line and "vLLM 0.11.0 has no compilation config key max_prefill_cudagraph_capture_tokens" in line

@@ -86,10 +86,11 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
+        **speculative_settings(flags),
         mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
-        **capture_settings(flags, value("max-cudagraph-capture-size")),
+        **capture_settings(flags, value("max-cudagraph-capture-size"), version),
         performance_mode=performance_mode(flags, version),
     )
 
@@ -158,14 +159,16 @@ def _cudagraph_mode(key: str, text: str, raw: object) -> str:
     return name
 
 
-def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
+def capture_settings(flags: dict, max_capture_flag: int | None, version: str | None = None) -> dict:
     """The CUDA-graph capture settings of a deployment (VllmConfig's cudagraph_* fields; profiles.
     CAPTURE_SETTINGS_RULES says which release reads which). A list given both as a flag and in the compilation
-    config is refused, as vLLM's create_engine_config refuses it ("mutually exclusive")."""
+    config is refused, as vLLM's create_engine_config refuses it ("mutually exclusive"); so are 0.34.0's split
+    keys before 0.34.0, or with the deprecated sizes (profiles.VLLM_SPLIT_CAPTURE_KEYS)."""
     settings: dict = {}
     found = compilation_config(flags)
     if found is not None:
         key, text, config = found
+        settings.update(split_capture_settings(key, text, config, version))
         if config.get("cudagraph_mode") is not None:
             settings["cudagraph_mode"] = _cudagraph_mode(key, text, config["cudagraph_mode"])
         if config.get("cudagraph_capture_sizes") is not None:
@@ -194,7 +197,41 @@ def capture_settings(flags: dict, max_capture_flag: int | None) -> dict:
             raise EF.FlagValueError("max-cudagraph-capture-size", str(max_capture_flag),
                                     f"capture sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
         settings["max_cudagraph_capture_size"] = max_capture_flag
+    legacy = [name for name in ("cudagraph_capture_sizes", "cuda_graph_sizes", "max_cudagraph_capture_size")
+              if settings.get(name) is not None]
+    split = [name for name, field in P.VLLM_SPLIT_CAPTURE_KEYS.items()
+             if settings.get(field) is not None and field != "max_decode_capture_tokens"]
+    if legacy and split and found is not None:
+        raise EF.FlagValueError(found[0], found[1], f"vLLM {P.VLLM_SPLIT_CAPTURE_SINCE}+ refuses the deprecated "
+                                f"{legacy[0]} with {split[0]} (_split_cudagraph_capture_sizes: 'cannot be "
+                                f"combined'); set only the prefill/decode keys")
     return settings
+
+
+def split_capture_settings(key: str, text: str, config: dict, version: str | None) -> dict:
+    """0.34.0's prefill/decode capture keys of the compilation config, as VllmConfig fields; refused before 0.34.0,
+    whose CompilationConfig forbids keys it does not have."""
+    given = [name for name in P.VLLM_SPLIT_CAPTURE_KEYS if config.get(name) is not None]
+    if not given:
+        return {}
+    release = P.arithmetic_version("vllm", version)
+    if P.known_version(release) < P.known_version(P.VLLM_SPLIT_CAPTURE_SINCE):
+        raise EF.FlagValueError(key, text, f"vLLM {release} has no compilation config key {given[0]} (it comes in "
+                                           f"{P.VLLM_SPLIT_CAPTURE_SINCE}; CompilationConfig forbids extra keys)")
+    out: dict = {}
+    for name in given:
+        raw, field = config[name], P.VLLM_SPLIT_CAPTURE_KEYS[name]
+        if name.endswith("_sizes"):
+            if not isinstance(raw, list):
+                raise EF.FlagValueError(key, text, f"{name} is not a list")
+            out[field] = capture_size_list(key, text, raw) if raw else ()  # [] captures none
+            continue
+        least = 1 if name == "max_decode_cudagraph_capture_tokens" else 0
+        if isinstance(raw, bool) or not isinstance(raw, int) or not least <= raw <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, text, f"{name} is not a whole number from {least} to "
+                                               f"{P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
+        out[field] = raw
+    return out
 
 
 def _nccl_number(value: str | None) -> int | None:
@@ -258,6 +295,34 @@ def mm_max_pixels(text: str | None) -> int | None:
 _SPECULATIVE_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")
 
 
+def speculative_settings(flags: dict) -> dict:
+    """num_speculative_tokens, the method and the draft model of --speculative-config (a JSON object), or of the
+    older --speculative-model / --num-speculative-tokens; n-gram lookup has a query length too (1 + its tokens)."""
+    text = flags.get("speculative-config")
+    if text is not None and str(text).strip().startswith("{"):
+        config = _json_object("speculative-config", str(text))
+        tokens, method, model = (config.get("num_speculative_tokens"), config.get("method"),
+                                 config.get("model"))
+    else:
+        tokens, method, model = flags.get("num-speculative-tokens"), None, flags.get("speculative-model")
+    out: dict = {}
+    if tokens is not None:
+        key = "speculative-config" if text is not None else "num-speculative-tokens"
+        try:
+            number = int(str(tokens).strip()) if not isinstance(tokens, bool) else 0
+        except ValueError:
+            number = 0
+        if not 1 <= number <= P.CAPTURE_SIZE_LIMIT:
+            raise EF.FlagValueError(key, str(text if text is not None else tokens),
+                                    "num_speculative_tokens is not a whole number ≥ 1")
+        out["num_speculative_tokens"] = number
+    if method:
+        out["speculative_method"] = str(method)
+    if model:
+        out["speculative_model"] = str(model)
+    return out
+
+
 def _speculative_flag(flags: dict) -> str | None:
     """The flag that turns on a draft with memory of its own; n-gram lookup drafts from the prompt, using none."""
     present = [name for name in _SPECULATIVE_FLAGS if name in flags]
@@ -272,26 +337,112 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
     def value(key: str):
         return EF.read(flags, key, "sglang", version)
 
+    graphs = sglang_graph_settings(flags, version)
+    prefill_off = graphs.pop("prefill_off", False)
+    algorithm = flags.get("speculative-algorithm")
     return SglangConfig(
         mem_fraction_static=value("mem-fraction-static"),
         context_length=value("context-length"),
         max_running_requests=value("max-running-requests"),
         max_total_tokens=value("max-total-tokens"),
         chunked_prefill_size=value("chunked-prefill-size"),
-        cuda_graph_max_bs=value("cuda-graph-max-bs"),
         tp_size=value("tp-size") or 1,
         pp_size=value("pp-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
         page_size=value("page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
+        speculative_algorithm=str(algorithm).strip().upper() if algorithm not in (None, True, "") else None,
         prefill_graphs_off=any(_flag(flags, key) for key in SGLANG_PREFILL_GRAPHS_OFF)
-        or "speculative-algorithm" in flags or "lora-paths" in flags
+        or ("speculative-algorithm" in flags and not _sglang_since(version, P.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE))
+        or "lora-paths" in flags or prefill_off
         or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
+        **graphs,
     )
 
 
+def _sglang_since(version: str | None, since: str) -> bool:
+    return P.arithmetic_release("sglang", version) >= P.known_version(since)
+
+
+def _release_words(family: str, version: str | None) -> str:
+    return f"{EF.ENGINE_NAMES[family]} {version or P.DEFAULT_VERSIONS[family] + ' (gsg assumed)'}"
+
+
+def _first_of(flags: dict, names: tuple[str, ...]) -> str | None:
+    """The release's own name before its deprecated aliases (argparse gives them one dest)."""
+    return next((name for name in names if name in flags), None)
+
+
+def _sglang_graph_int(key: str, text: object) -> int:
+    try:
+        number = int(str(text).strip()) if not isinstance(text, bool) else 0
+    except ValueError:
+        raise EF.FlagValueError(key, str(text), "not a whole number (argparse int)") from None
+    if not 1 <= number <= P.CAPTURE_SIZE_LIMIT:
+        raise EF.FlagValueError(key, str(text), f"graph sizes are 1 to {P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
+    return number
+
+
+def names_now(row: P.SglangGraphArgs, legacy: str) -> str:
+    """The name a refused legacy graph flag has in the release."""
+    return {"cuda-graph-max-bs": row.decode_max[0], "cuda-graph-bs": row.decode_list[0],
+            "piecewise-cuda-graph-max-tokens": row.prefill_max[0], "piecewise-cuda-graph-tokens": row.prefill_list[0],
+            "disable-piecewise-cuda-graph": "cuda-graph-backend-prefill disabled"}[legacy]
+
+
+def sglang_graph_settings(flags: dict, version: str | None) -> dict:
+    """SglangConfig's CUDA-graph fields from the names the release reads (profiles.SGLANG_GRAPH_ARGS), with 0.5.14+'s
+    --cuda-graph-config JSON over the per-phase flags; a name the release's parser refuses is refused."""
+    row = P.sglang_graph_args(version)
+    for name in row.refused:
+        if name in flags:
+            ambiguous = [new for new in (f"{name}-decode", f"{name}-prefill") if name.startswith("cuda-graph")]
+            why = (f"an ambiguous abbreviation of --{' and --'.join(ambiguous)}" if ambiguous
+                   else "no longer an argument")
+            raise EF.FlagValueError(name, flags[name] if isinstance(flags[name], str) else None,
+                                    f"{_release_words('sglang', version)} refuses it: {why}; its deprecated alias "
+                                    f"is gone from {P.SGLANG_LEGACY_GRAPH_FLAGS_GONE} (use --{names_now(row, name)})")
+    out: dict = {}
+    for field, names, is_list in (("cuda_graph_max_bs", row.decode_max, False),
+                                  ("cuda_graph_bs", row.decode_list, True),
+                                  ("prefill_graph_max_tokens", row.prefill_max, False),
+                                  ("prefill_graph_tokens", row.prefill_list, True)):
+        given = _first_of(flags, names)
+        if given is not None:
+            out[field] = capture_size_list(given, flags[given]) if is_list else _sglang_graph_int(given, flags[given])
+    decode_off = _flag(flags, "disable-decode-cuda-graph") or \
+        str(flags.get("cuda-graph-backend-decode", "")).strip().lower() == "disabled"
+    prefill_off = _flag(flags, "disable-prefill-cuda-graph") or \
+        str(flags.get("cuda-graph-backend-prefill", "")).strip().lower() == "disabled"
+    if row.graph_config and flags.get("cuda-graph-config") is not None:
+        text = str(flags["cuda-graph-config"])
+        config = _json_object("cuda-graph-config", text)
+        for phase, fields in (("decode", ("cuda_graph_max_bs", "cuda_graph_bs")),
+                              ("prefill", ("prefill_graph_max_tokens", "prefill_graph_tokens"))):
+            part = config.get(phase)
+            if part is None:
+                continue
+            if not isinstance(part, dict):
+                raise EF.FlagValueError("cuda-graph-config", text, f"{phase} is not a JSON object")
+            if part.get("max_bs") is not None:
+                out[fields[0]] = _sglang_graph_int("cuda-graph-config", part["max_bs"])
+            if part.get("bs") is not None:
+                if not isinstance(part["bs"], list):
+                    raise EF.FlagValueError("cuda-graph-config", text, f"{phase}.bs is not a list")
+                out[fields[1]] = capture_size_list("cuda-graph-config", text, part["bs"])
+            if part.get("backend") is not None:
+                off = str(part["backend"]).strip().lower() == "disabled"
+                decode_off, prefill_off = (off, prefill_off) if phase == "decode" else (decode_off, off)
+    if row.decode_reserve_follows_backend:
+        # 0.5.14+: --disable-cuda-graph disables both phases (_parse_cuda_graph_config's legacy flag)
+        out["decode_graphs_off"] = decode_off or _flag(flags, "disable-cuda-graph")
+        out["prefill_off"] = prefill_off or _flag(flags, "disable-cuda-graph")
+    return out
+
+
 # Switches that turn SGLang's piecewise (prefill) CUDA graphs off (server_args.py@0.5.10
-# _handle_piecewise_cuda_graph); a speculative algorithm, LoRA paths and GGUF weights do as well
+# _handle_piecewise_cuda_graph); LoRA paths and GGUF weights do as well, a speculative algorithm up to 0.5.10.post1
+# (profiles.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE)
 SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compile", "enable-dp-attention",
                              "enable-lora")
 

@@ -964,6 +964,9 @@ class VllmCaptureDefaultsRow(NamedTuple):  # a table row: tuple-built, no genera
     # graphs on the request grid, both up to min(this, max_num_batched_tokens) tokens (0: the shared list)
     sm100_split_grids_to: int
     source: str
+    # the compilation config's split keys are read (VLLM_SPLIT_CAPTURE_KEYS); with one set, that kind's sizes come
+    # from it on every GPU, the unset kind from the SM100 grid or, elsewhere, the shared list
+    reads_split_keys: bool = False
 
 
 # Read in vllm/config/vllm.py _set_cudagraph_sizes of every wheel from 0.19.0 to 0.34.0 (the newest on the mirror),
@@ -995,8 +998,72 @@ VLLM_CAPTURE_DEFAULTS = (
                            "vllm/config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes (wide_defaults on "
                            "is_device_capability_family(100): prefill grid to min(8192, max_num_batched_tokens), "
                            "decode grid to max_num_seqs, max_decode_cudagraph_capture_tokens = 8192); the grids in "
-                           "config/compilation.py@v0.34.0; v1/worker/gpu/cudagraph_utils.py _init_candidates"),
+                           "config/compilation.py@v0.34.0; v1/worker/gpu/cudagraph_utils.py _init_candidates",
+                           reads_split_keys=True),
 )
+# The compilation config keys of 0.34.0's split capture sizes (config/compilation.py@v0.34.0 CompilationConfig,
+# resolved by config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes): gsg's VllmConfig field for each. Lists keep
+# the sizes in [1, max_num_batched_tokens] (prefill) or [1, max_num_seqs] (decode requests), `[]` captures none;
+# a max of 0 captures none; max_decode_cudagraph_capture_tokens (>= 1) bounds the decode graphs' tokens. With the
+# deprecated cudagraph_capture_sizes / max_cudagraph_capture_size also set, vLLM raises ("cannot be combined").
+# Earlier CompilationConfigs have no such fields and forbid extra keys (config/utils.py config(): extra="forbid").
+VLLM_SPLIT_CAPTURE_KEYS = {
+    "prefill_cudagraph_capture_token_sizes": "prefill_capture_sizes",
+    "max_prefill_cudagraph_capture_tokens": "max_prefill_capture_tokens",
+    "decode_cudagraph_capture_request_sizes": "decode_capture_requests",
+    "max_decode_cudagraph_capture_requests": "max_decode_capture_requests",
+    "max_decode_cudagraph_capture_tokens": "max_decode_capture_tokens",
+}
+VLLM_SPLIT_CAPTURE_SINCE = "0.34.0"
+
+
+class VllmSpecCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a V1 release's capture sizes follow a draft's query length q = 1 + num_speculative_tokens."""
+
+    since: str
+    largest_by_query_len: bool  # the default largest size is min(max_num_seqs x q x 2, the GPU's ceiling)
+    appends_uniform_decode: bool  # n x q for n on the request-count grid up to max_num_seqs (within the largest)
+    # the V1 model runner (MRV1) rounds every size up to a multiple of q, keeping those within the largest
+    # (CompilationConfig.adjust_cudagraph_sizes_for_spec_decode), where decode graphs are FULL
+    rounds_to_query_len: bool
+    source: str
+
+
+# The FULL decode graphs with a draft are the capture sizes from q to q x max_num_seqs tokens (v1/
+# cudagraph_dispatcher.py@v0.11.1, @v0.14.0, @v0.18.0, @v0.28.0 .. @v0.33.0 initialize_cudagraph_keys: `x <=
+# uniform_decode_query_len * max_num_seqs and x >= uniform_decode_query_len`), one token each without a draft;
+# 0.34.0 keys them by request count instead (config/vllm.py@v0.34.0 decode_cudagraph_capture_shapes: n requests x
+# q tokens, n up to the decode token budget / q). Not modelled: EAGLE's one-token draft decode graphs
+# (get_draft_decode_cudagraph_request_sizes, 0.34.0), dynamic per-batch-size draft widths, adaptive verification,
+# 0.11.1's rounding to max(q, TP) at TP > 1 (0.14.0+: only under sequence parallelism), and the V2 runner's own
+# sizing (v1/worker/gpu/cudagraph_utils.py, not read with a draft).
+VLLM_SPEC_CAPTURE = (
+    VllmSpecCaptureRow("0.0.0", False, False, False, "before vllm 0.11.1: not read with a draft (no draft term)"),
+    VllmSpecCaptureRow("0.11.1", False, False, True,
+                       "vllm/config/vllm.py@v0.11.1 _set_cudagraph_sizes: min(max_num_seqs * 2, 512), no draft term; "
+                       "v1/worker/gpu_model_runner.py@v0.11.1 calls config/compilation.py "
+                       "adjust_cudagraph_sizes_for_spec_decode (round_up(size, q) within max_cudagraph_capture_size) "
+                       "when decode_mode() is FULL with a separate routine and q > 1"),
+    VllmSpecCaptureRow("0.14.0", True, False, True,
+                       "vllm/config/vllm.py@v0.14.0, @v0.18.0, @v0.28.0 _set_cudagraph_sizes: decode_query_len = 1 + "
+                       "num_speculative_tokens; max_cudagraph_capture_size = min(max_num_seqs * decode_query_len * 2, "
+                       "512 (1024 on SM100 from 0.28.0)); the MRV1 rounding as 0.11.1 (config/compilation.py@v0.28.0 "
+                       "calls it itself, `not use_v2_model_runner`)"),
+    VllmSpecCaptureRow("0.29.0", True, True, True,
+                       "vllm/config/vllm.py@v0.29.0 .. @v0.33.0 _set_cudagraph_sizes: uniform_decode_sizes = n * "
+                       "query_len for n in request_counts(max_num_seqs) within the largest size, appended when at "
+                       "most max_num_batched_tokens; max_num_seqs alone only without a draft; the MRV1 rounding "
+                       "(config/compilation.py@v0.29.0, @v0.33.0)"),
+    VllmSpecCaptureRow("0.34.0", True, True, False,
+                       "config/vllm.py@v0.34.0: the shared sizes as 0.29.0, then _split_cudagraph_capture_sizes keys "
+                       "decode graphs by request count at q tokens; config/compilation.py@v0.34.0 has no "
+                       "adjust_cudagraph_sizes_for_spec_decode"),
+)
+_VLLM_SPEC_CAPTURE_KEYS = keyed_by_release(VLLM_SPEC_CAPTURE)
+
+
+def vllm_spec_capture_row(version: str | None) -> VllmSpecCaptureRow:
+    return row_for("vllm", _VLLM_SPEC_CAPTURE_KEYS, version)
 _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 
 
@@ -1627,6 +1694,9 @@ SGLANG_013_THRESHOLD_MB = 81920
 # by 48 GiB of the remainder but keeps 18 GiB free
 SGLANG_047_HUGE_MB, SGLANG_047_HUGE_FRACTION = 180 * 1000, 0.79
 SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1024, 18 * 1024
+# 0.4.7 only, with a speculative algorithm (server_args.py@0.4.7 l.272-283; none in 0.4.6.post2, the tiered reserve
+# from 0.4.7.post1): 20 GiB kept above 96 GiB ("need reserve more memory for spec cuda graph"), x 0.95 below
+SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR = 20 * 1024, 0.95
 # 0.4.6-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
 # server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in 0.4.6
 # and 0.4.6.post1 (with DP 1), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds range(256, 513, 16) and a 16,384-token
@@ -1673,6 +1743,110 @@ SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
 # (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).
 SGLANG_INPUT_MARGIN = 5
 SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
+
+
+class SglangGraphArgs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """The CUDA-graph capture arguments one SGLang release line reads, and what they do to its reserve (a flag
+    list's first name is the release's own; later names are its deprecated aliases, which share the dest)."""
+
+    since: str
+    decode_max: tuple[str, ...]  # the decode graphs' largest batch (cuda_graph_max_bs, then [decode].max_bs)
+    decode_list: tuple[str, ...]  # an explicit decode batch list: its largest entry replaces the max
+    prefill_max: tuple[str, ...]  # the prefill (piecewise) graphs' largest token count
+    prefill_list: tuple[str, ...]  # an explicit prefill token list: the reserve counts its entries
+    refused: tuple[str, ...]  # names the release's argparse refuses (gone, or an ambiguous abbreviation)
+    graph_config: bool  # --cuda-graph-config JSON ({"decode": {...}, "prefill": {...}}), over every flag
+    # the decode graphs' 2 MiB per batch leaves the reserve when the decode backend is disabled (before: counted
+    # even under --disable-cuda-graph)
+    decode_reserve_follows_backend: bool
+    clamps_prefill_to_context: bool  # the default prefill max is cut to an explicit --context-length
+    caps_decode_to_running: bool  # the default decode max is cut to --max-running-requests
+    source: str
+
+
+SGLANG_LEGACY_GRAPH_FLAGS_GONE = "0.5.20"
+SGLANG_LEGACY_GRAPH_FLAGS = ("cuda-graph-max-bs", "cuda-graph-bs", "piecewise-cuda-graph-max-tokens",
+                             "piecewise-cuda-graph-tokens", "disable-piecewise-cuda-graph")
+SGLANG_GRAPH_ARGS = (
+    SglangGraphArgs("0.0.0", ("cuda-graph-max-bs",), ("cuda-graph-bs",), (), (), (), False, False, False, False,
+                    "server_args.py@0.5.3: --cuda-graph-max-bs, --cuda-graph-bs (nargs='+'; cuda_graph_max_bs = "
+                    "max(cuda_graph_bs)); reserved_mem counts cuda_graph_max_bs x 2 whatever --disable-cuda-graph"),
+    SglangGraphArgs("0.5.4", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
+                    ("piecewise-cuda-graph-tokens",), (), False, False, False, False,
+                    "server_args.py@0.5.4 .. @0.5.13: --piecewise-cuda-graph-max-tokens (default chunked_prefill_size"
+                    ") and --piecewise-cuda-graph-tokens; the reserve counts len(piecewise_cuda_graph_tokens) x 8 "
+                    "from 0.5.8 when on (by default from 0.5.10: SglangProfile.prefill_graph_reserve)"),
+    SglangGraphArgs("0.5.14", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
+                    ("cuda-graph-bs-decode", "cuda-graph-bs"),
+                    ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
+                    ("cuda-graph-bs-prefill", "piecewise-cuda-graph-tokens"), (), True, True, True, False,
+                    "server_args.py@0.5.14 _parse_cuda_graph_config (JSON > per-phase flags > legacy) and the "
+                    "DeprecatedAliasStoreAction aliases; _handle_gpu_memory_settings: decode max_bs x 2 only when "
+                    "the decode backend is not disabled, prefill max_bs = min(chunked, max_total_tokens, "
+                    "context_length) (the context clamp from sglang#21112, @0.5.14 .. @0.5.16)"),
+    SglangGraphArgs("0.5.17", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
+                    ("cuda-graph-bs-decode", "cuda-graph-bs"),
+                    ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
+                    ("cuda-graph-bs-prefill", "piecewise-cuda-graph-tokens"), (), True, True, False, False,
+                    "server_args.py@0.5.17 .. arg_groups/memory_hook.py@0.5.19: as 0.5.14 without the "
+                    "context_length clamp of the prefill max"),
+    SglangGraphArgs("0.5.20", ("cuda-graph-max-bs-decode",), ("cuda-graph-bs-decode",),
+                    ("cuda-graph-max-bs-prefill",), ("cuda-graph-bs-prefill",), SGLANG_LEGACY_GRAPH_FLAGS,
+                    True, True, False, False,
+                    "arg_groups/fields/exec_.py@0.5.20 (ExecGraph) and server_args.py@0.5.20 prepare_server_args "
+                    "(argparse.ArgumentParser, allow_abbrev on, parse_args): the aliases are gone, so "
+                    "--cuda-graph-max-bs / --cuda-graph-bs are ambiguous abbreviations of the -decode and -prefill "
+                    "flags and the piecewise ones unrecognized; both stop the server"),
+    SglangGraphArgs("0.5.22", ("cuda-graph-max-bs-decode",), ("cuda-graph-bs-decode",),
+                    ("cuda-graph-max-bs-prefill",), ("cuda-graph-bs-prefill",), SGLANG_LEGACY_GRAPH_FLAGS,
+                    True, True, False, True,
+                    "arg_groups/memory_hook.py@0.5.22 .. @0.5.23 handle_gpu_memory_settings: a default decode "
+                    "max_bs above --max-running-requests is cut to it (decode_max_bs_is_default)"),
+)
+_SGLANG_GRAPH_ARGS_KEYS = keyed_by_release(SGLANG_GRAPH_ARGS)
+
+
+def sglang_graph_args(version: str | None) -> SglangGraphArgs:
+    return row_for("sglang", _SGLANG_GRAPH_ARGS_KEYS, version)
+
+
+class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """MiB the default mem_fraction_static keeps for a draft model and its graphs, by --speculative-algorithm."""
+
+    since: str
+    standalone_mb: int  # STANDALONE: a separate draft model
+    other_mb: int  # EAGLE, EAGLE3, NEXTN, ...
+    ngram_counts: bool  # NGRAM (drafts from the prompt, no draft weights) takes other_mb too
+    source: str
+
+
+SGLANG_SPECULATIVE_RESERVE = (
+    SglangSpeculativeReserve("0.0.0", 0, 0, False,
+                             "server_args.py@0.4.6.post2 and earlier: no speculative term in the default fraction "
+                             "(0.4.7's own: SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR)"),
+    SglangSpeculativeReserve("0.4.7.post1", 2 * 1024, 2 * 1024, True,
+                             "server_args.py@0.4.7.post1 .. @0.5.1 (tiered reserve): reserved_mem += 2 * 1024 for any "
+                             "speculative_algorithm"),
+    SglangSpeculativeReserve("0.5.2", 6 * 1024, 2 * 1024, True,
+                             "server_args.py@0.5.2: 6 * 1024 for STANDALONE, 2 * 1024 for every other algorithm"),
+    SglangSpeculativeReserve("0.5.3", 6 * 1024, 2 * 1024, False,
+                             "server_args.py@0.5.3 .. @0.5.9 _handle_gpu_memory_settings: reserved_mem += 6 * 1024 "
+                             "for STANDALONE, 2 * 1024 for any other algorithm but NGRAM, after the 10 GiB floor"),
+    SglangSpeculativeReserve("0.5.10", 6 * 1024, 4 * 1024, False,
+                             "server_args.py@0.5.10 .. @0.5.13: EAGLE-style drafts 4 * 1024 (STANDALONE 6 * 1024)"),
+    SglangSpeculativeReserve("0.5.14", 0, 0, False,
+                             "server_args.py@0.5.14, arg_groups/memory_hook.py@0.5.19 .. @0.5.23: the speculative "
+                             "term is gone from the reserve"),
+)
+# From 0.5.11 a speculative algorithm no longer turns the piecewise (prefill) graphs off: server_args.py@0.5.10 and
+# @0.5.10.post1 _handle_piecewise_cuda_graph test `self.speculative_algorithm is not None`, @0.5.11 .. @0.5.13 do not,
+# nor server_args.py@0.5.14 _apply_cuda_graph_compatibility or arg_groups/cuda_graph_hook.py@0.5.19 .. @0.5.23
+SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE = "0.5.11"
+_SGLANG_SPECULATIVE_KEYS = keyed_by_release(SGLANG_SPECULATIVE_RESERVE)
+
+
+def sglang_speculative_reserve(version: str | None) -> SglangSpeculativeReserve:
+    return row_for("sglang", _SGLANG_SPECULATIVE_KEYS, version)
 
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.

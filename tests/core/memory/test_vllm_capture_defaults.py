@@ -44,15 +44,22 @@ def plan(version: str, gpu: str, seqs: int, batched: int, cfg: VllmConfig | None
 
 
 def test_each_release_reads_its_row():
-    assert capture_defaults("0.19.0", H100) == capture_defaults("0.20.0", B200) == CaptureDefaults(512, False, False)
-    assert capture_defaults("0.20.1", H100) == capture_defaults("0.27.1", B200) == CaptureDefaults(512, True, False)
-    assert capture_defaults("0.28.0", H100) == capture_defaults("0.30.0", H100) == CaptureDefaults(512, True, False)
-    assert capture_defaults("0.28.0", B200) == capture_defaults("0.30.0", "NVIDIA GB200") == \
-        CaptureDefaults(1024, True, False)
-    assert capture_defaults("0.31.0", B200) == capture_defaults("0.33.0", "NVIDIA B300") == \
-        CaptureDefaults(1024, True, True)
-    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192)
-    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0)
+    def sizes_part(version, gpu):  # the no-draft fields; the draft's are VLLM_SPEC_CAPTURE's (below)
+        return capture_defaults(version, gpu)[:6]
+
+    assert sizes_part("0.19.0", H100) == sizes_part("0.20.0", B200) == CaptureDefaults(512, False, False)[:6]
+    assert sizes_part("0.20.1", H100) == sizes_part("0.27.1", B200) == CaptureDefaults(512, True, False)[:6]
+    assert sizes_part("0.28.0", H100) == sizes_part("0.30.0", H100) == CaptureDefaults(512, True, False)[:6]
+    assert sizes_part("0.28.0", B200) == sizes_part("0.30.0", "NVIDIA GB200") == \
+        CaptureDefaults(1024, True, False)[:6]
+    assert sizes_part("0.31.0", B200) == sizes_part("0.33.0", "NVIDIA B300") == \
+        CaptureDefaults(1024, True, True)[:6]
+    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192, True, 8192, True, True, False)
+    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0, True, 8192, True, True, False)
+    # the draft's fields: (largest by q, uniform decode sizes, MRV1 rounding)
+    assert [capture_defaults(v, H100)[6:] for v in ("0.11.0", "0.11.1", "0.14.0", "0.28.0", "0.29.0", "0.33.0")] == \
+        [(False, False, False), (False, False, True), (True, False, True), (True, False, True), (True, True, True),
+         (True, True, True)]
     # the family is the major: 12.x (RTX 50, RTX PRO, GB10) and names gsg does not know keep 512
     assert capture_defaults("0.34.0", "NVIDIA RTX PRO 6000 Blackwell").largest == 512
     assert capture_defaults("0.34.0", "Some Future GPU").largest == 512

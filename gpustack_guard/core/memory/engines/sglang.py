@@ -38,7 +38,12 @@ class SglangConfig:
     max_running_requests: int | None = None
     max_total_tokens: int | None = None
     chunked_prefill_size: int | None = None
-    cuda_graph_max_bs: int | None = None
+    cuda_graph_max_bs: int | None = None  # the decode graphs' largest batch (any name of the release)
+    cuda_graph_bs: tuple[int, ...] | None = None  # an explicit decode batch list: its largest entry is the max
+    prefill_graph_max_tokens: int | None = None  # the prefill graphs' largest token count, as given
+    prefill_graph_tokens: tuple[int, ...] | None = None  # an explicit prefill token list
+    decode_graphs_off: bool = False  # the decode backend disabled (0.5.14+: its reserve term goes too)
+    speculative_algorithm: str | None = None  # --speculative-algorithm, upper-cased as SGLang compares it
     tp_size: int = 1
     pp_size: int = 1
     kv_cache_dtype: str | None = None
@@ -175,9 +180,9 @@ def prefill_graph_sizes(max_tokens: int) -> int:
 
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
                      profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
-                     gpu_name: str = "") -> float:
+                     gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
-    taken as CUDA)."""
+    taken as CUDA). speculative_mb: the draft's reserve (speculative_reserve_mb), added after the 10 GiB floor."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
     rule = profile.fraction_rule
@@ -186,14 +191,15 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
     if rule == "tp-or-13gib":
         return (gpu_mb - P.SGLANG_013_RESERVE_MB) / gpu_mb
     if rule in ("tp-or-lift", "tp-or-big-gpu"):
-        return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name))
+        return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name), speculative=speculative)
     if rule == "tiered-reserve":
         _, base_gib, per_rank_gib = _first_tier(P.SGLANG_TIERED_RESERVE, gpu_mb)
-        reserved = (base_gib + tp * pp * per_rank_gib) * 1024
+        reserved = (base_gib + tp * pp * per_rank_gib) * 1024 + speculative_mb
     else:
         reserved = reserved_mb(tp, pp, chunked, graph_bs) + prefill_graph_mb
         if gpu_mb > 60 * 1024:
             reserved = max(reserved, P.SGLANG_BIG_GPU_FLOOR_MB)
+        reserved += speculative_mb
     fraction = round((gpu_mb - reserved) / gpu_mb, 3)
     return fraction if 0 < fraction < 1 else profile.fallback_fraction
 
@@ -202,22 +208,25 @@ def _tp_tier(profile: P.SglangProfile, parallel: int) -> float:
     return next(f for min_tp, f in profile.tp_fractions if parallel >= min_tp)
 
 
-def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int, cuda: bool = True) -> float:
+def _big_gpu_fraction(profile: P.SglangProfile, gpu_mb: float, parallel: int, cuda: bool = True,
+                      speculative: bool = False) -> float:
     """0.4.6.post2-0.4.7: TP x PP tiers up to 80 GiB, 0.88 above; then the big-GPU overrides (profiles.SGLANG_047_*):
-    0.4.7's 0.79 only where SGLang's is_cuda() holds, so a ROCm MI300X takes the lift as in 0.4.6.post2."""
+    0.4.7's 0.79 only where SGLang's is_cuda() holds, so a ROCm MI300X takes the lift as in 0.4.6.post2. 0.4.7 with a
+    speculative algorithm keeps 20 GiB above 96 GiB and takes 0.95 of the fraction below (SGLANG_047_SPEC_*)."""
     tiered = _tp_tier(profile, parallel) if gpu_mb <= P.SGLANG_013_THRESHOLD_MB else profile.fallback_fraction
+    spec = speculative and profile.fraction_rule == "tp-or-big-gpu"
     if profile.fraction_rule == "tp-or-big-gpu" and cuda and gpu_mb > P.SGLANG_047_HUGE_MB:
         return P.SGLANG_047_HUGE_FRACTION
     if gpu_mb > P.SGLANG_047_BIG_MB:
         return min(tiered + P.SGLANG_047_LIFT_MB * (1 - tiered) / gpu_mb,
-                   (gpu_mb - P.SGLANG_047_RESERVE_MB) / gpu_mb)
-    return tiered
+                   (gpu_mb - (P.SGLANG_047_SPEC_RESERVE_MB if spec else P.SGLANG_047_RESERVE_MB)) / gpu_mb)
+    return tiered * P.SGLANG_047_SPEC_FACTOR if spec else tiered
 
 
 def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunked: int,
-                             facts: ModelFacts | None = None, gpu_name: str = "") -> float:
-    """What 0.5.10+ adds to its reserve for piecewise (prefill) CUDA graphs: 8 MiB per capture size up to the
-    chunked prefill size (capped by --max-total-tokens), 1.5 GiB under MLA; nothing where SGLang turns them off
+                             facts: ModelFacts | None = None, gpu_name: str = "", version: str | None = None) -> float:
+    """What 0.5.10+ adds to its reserve for piecewise (prefill) CUDA graphs: 8 MiB per capture size up to
+    prefill_graph_max_tokens (or per entry of an explicit list), 1.5 GiB under MLA; nothing where SGLang turns them off
     (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the flags of
     SglangConfig.prefill_graphs_off). A model without facts is taken as a text model."""
     if not profile.prefill_graph_reserve or cfg.prefill_graphs_off or cfg.pp_size > 1 or not_cuda(gpu_name):
@@ -226,8 +235,48 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
         return 0.0
     if facts is not None and facts.is_mla:
         return P.SGLANG_PREFILL_GRAPH_MLA_MB
-    max_tokens = min(chunked, cfg.max_total_tokens) if cfg.max_total_tokens else chunked
-    return prefill_graph_sizes(max_tokens) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+    if cfg.prefill_graph_tokens is not None:  # an explicit list: one graph per entry
+        return len(set(cfg.prefill_graph_tokens)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+    return prefill_graph_sizes(prefill_graph_max_tokens(cfg, chunked, version)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+
+
+def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None) -> int:
+    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens; 0.5.14-0.5.16
+    also cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
+    if cfg.prefill_graph_max_tokens is not None:
+        top = cfg.prefill_graph_max_tokens
+    else:
+        top = min(chunked, cfg.max_total_tokens) if cfg.max_total_tokens else chunked
+    if cfg.context_length and P.sglang_graph_args(version).clamps_prefill_to_context:
+        top = min(top, cfg.context_length)
+    return top
+
+
+def decode_graph_max_bs(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile,
+                        version: str | None = None) -> int:
+    """The decode graphs' largest batch: an explicit list's largest entry, else the flag, else the release's
+    default by GPU size, which 0.5.22+ cuts to --max-running-requests (profiles.SGLANG_GRAPH_ARGS)."""
+    if cfg.cuda_graph_bs:
+        return max(cfg.cuda_graph_bs)
+    if cfg.cuda_graph_max_bs:
+        return cfg.cuda_graph_max_bs
+    default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
+    if cfg.max_running_requests and P.sglang_graph_args(version).caps_decode_to_running:
+        return min(default, cfg.max_running_requests)
+    return default
+
+
+def speculative_reserve_mb(cfg: SglangConfig, version: str | None) -> float:
+    """What the default fraction keeps for a draft (profiles.SGLANG_SPECULATIVE_RESERVE): by algorithm and release."""
+    algorithm = cfg.speculative_algorithm
+    if not algorithm:
+        return 0.0
+    row = P.sglang_speculative_reserve(version)
+    if algorithm == "STANDALONE":
+        return float(row.standalone_mb)
+    if algorithm == "NGRAM" and not row.ngram_counts:
+        return 0.0
+    return float(row.other_mb)
 
 
 def not_cuda(gpu_name: str) -> bool:
@@ -243,13 +292,18 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
     implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
     chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
-    graph_bs = cfg.cuda_graph_max_bs or default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
-    prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name)
-    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, graph_bs,
-                                                           profile, prefill_mb, gpu_name)
+    graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version)
+    prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name, version)
+    # 0.5.14+ counts the decode graphs only when their backend is on; before, whatever --disable-cuda-graph said
+    off = cfg.disable_cuda_graph or cfg.decode_graphs_off
+    reserve_bs = 0 if off and P.sglang_graph_args(version).decode_reserve_follows_backend else graph_bs
+    fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, reserve_bs,
+                                                           profile, prefill_mb, gpu_name,
+                                                           speculative_reserve_mb(cfg, version),
+                                                           bool(cfg.speculative_algorithm))
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
-    return chunked, (0 if cfg.disable_cuda_graph else graph_bs), fraction, prefill_mb
+    return chunked, (0 if off else graph_bs), fraction, prefill_mb
 
 
 def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_set: bool) -> float:
@@ -348,6 +402,14 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / GiB:.2f} GiB per rank); PCIe boards, where "
                      f"custom all-reduce sets up no buffers beyond two GPUs, keep "
                      f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
+    if cfg.speculative_algorithm and cfg.speculative_algorithm != "NGRAM":
+        # the draft's config is another model's: gsg has no facts for it, so it says what it left out
+        reserve = speculative_reserve_mb(cfg, version) if not cfg.mem_fraction_static else 0.0
+        notes.append(f"--speculative-algorithm {cfg.speculative_algorithm}: the draft model's weights, KV and graphs "
+                     f"are not sized (gsg reads no draft config); SGLang {P.arithmetic_release('sglang', version)} "
+                     + (f"keeps {reserve / 1024:g} GiB outside the static fraction for them" if reserve else
+                        "keeps nothing outside the static fraction for them here")
+                     + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static")
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0:
@@ -381,6 +443,11 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "multimodal_fraction_source": P.sglang_vlm_fraction(version).source if facts.vision_params else "",
                "parameter_bytes": parameters, "allocator_segment_tail_bytes": rounding, "rope_cache_bytes": rope,
                "prefill_graph_reserve": int(prefill_mb * MiB),
+               "graph_args_source": P.sglang_graph_args(version).source,
+               "speculative_reserve": int((0 if cfg.mem_fraction_static else speculative_reserve_mb(cfg, version))
+                                          * MiB),
+               "speculative_reserve_source": P.sglang_speculative_reserve(version).source
+               if cfg.speculative_algorithm else "",
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len},
     )

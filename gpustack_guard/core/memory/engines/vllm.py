@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import copy
 import math
 import re
@@ -69,6 +70,9 @@ class VllmConfig:
     max_lora_rank: int = P.DEFAULT_MAX_LORA_RANK
     fully_sharded_loras: bool = False
     speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
+    num_speculative_tokens: int = 0  # the draft's tokens per step (q = 1 + this per decode request)
+    speculative_method: str | None = None  # --speculative-config's method, as given (eagle3, mtp, draft_model, ...)
+    speculative_model: str | None = None  # the draft model's name, where one is given
     disable_custom_all_reduce: bool = False  # --disable-custom-all-reduce
     nccl_p2p_disabled: bool = False  # NCCL_P2P_DISABLE in the deployment's env (profiles.NCCL_P2P_DISABLE_ENV)
     nccl_nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0 in the deployment's env (profiles.NCCL_NVLS_ENABLE_ENV)
@@ -82,6 +86,12 @@ class VllmConfig:
     cudagraph_capture_sizes: tuple[int, ...] | None = None  # --cudagraph-capture-sizes or the config's list
     cuda_graph_sizes: tuple[int, ...] | None = None  # --cuda-graph-sizes as given (its meaning changed at 0.11.1)
     max_cudagraph_capture_size: int | None = None  # --max-cudagraph-capture-size or the config's value
+    # 0.34.0+'s split capture keys of the compilation config (profiles.VLLM_SPLIT_CAPTURE_KEYS); None = unset
+    prefill_capture_sizes: tuple[int, ...] | None = None
+    max_prefill_capture_tokens: int | None = None
+    decode_capture_requests: tuple[int, ...] | None = None
+    max_decode_capture_requests: int | None = None
+    max_decode_capture_tokens: int | None = None
     # --performance-mode as given (one of the release's choices, engine.vllm_config checks; profiles.
     # VLLM_PERFORMANCE_MODES says what each changes)
     performance_mode: str = P.VLLM_PERFORMANCE_MODE_DEFAULT
@@ -117,6 +127,11 @@ class CaptureDefaults(NamedTuple):  # a value read by attribute: tuple-built, no
     adds_batched_tokens: bool = False
     adds_max_num_seqs: bool = False
     split_grids_to: int = 0  # 0.34.0+ on 10.x: the prefill/decode grids' token ceiling (0: the shared list)
+    reads_split_keys: bool = False  # 0.34.0+: the compilation config's prefill/decode capture keys are read
+    grid_tokens: int = 0  # the split grids' default token ceiling of the release (8192 in 0.34.0), any GPU
+    spec_largest: bool = False  # the default largest size counts the draft's query length (VLLM_SPEC_CAPTURE)
+    spec_uniform: bool = False  # the draft's uniform decode sizes n x q are appended (VLLM_SPEC_CAPTURE)
+    spec_rounds: bool = False  # MRV1 rounds the sizes up to multiples of q (VLLM_SPEC_CAPTURE; V1 runner only)
 
 
 def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
@@ -126,7 +141,10 @@ def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
     major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
     by_family = dict(row.largest_by_family)
     split = row.sm100_split_grids_to if major == 10 else 0
-    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split)
+    spec = P.vllm_spec_capture_row(version)
+    return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split,
+                           row.reads_split_keys, row.sm100_split_grids_to, spec.largest_by_query_len,
+                           spec.appends_uniform_decode, spec.rounds_to_query_len)
 
 
 def doubling_grid(limit: int, stride_at) -> list[int]:
@@ -153,14 +171,46 @@ def decode_grid(max_requests: int) -> list[int]:
     return doubling_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
 
 
-def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int) -> GraphPlan:
-    """0.34.0 on SM100 with no capture setting: mixed batches take the prefill grid to min(ceiling, tokens), uniform
-    decode FULL graphs the request grid within as many tokens, the first request count at or above the limit
-    captured at the limit (decode_cudagraph_capture_shapes; one token per request, no draft)."""
-    top = min(ceiling, batched)
-    prefill = prefill_grid(top, every_size_to > 0)
-    limit = min(seqs, top)
-    decode = sorted({min(n, limit) for n in decode_grid(seqs) if n < limit} | {limit}) if limit >= 1 else []
+def split_set(cfg: VllmConfig) -> bool:
+    """Whether the deployment sets one of 0.34.0's prefill/decode size keys (its uses_split_sizes)."""
+    return any(value is not None for value in (cfg.prefill_capture_sizes, cfg.max_prefill_capture_tokens,
+                                               cfg.decode_capture_requests, cfg.max_decode_capture_requests))
+
+
+def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, ceiling: int,
+                     cfg: VllmConfig | None = None, shared: list[int] | None = None,
+                     grid_tokens: int = 0, query_len: int = 1) -> GraphPlan:
+    """0.34.0's split capture (config/vllm.py@v0.34.0 _split_cudagraph_capture_sizes, one token per request, no
+    draft): mixed batches take the prefill sizes (a list, else the prefill grid to min(max tokens, batched tokens),
+    else the shared list), uniform decode FULL graphs the request counts (a list, else the request grid to
+    min(max requests, max_num_seqs), else the shared sizes cut to max_num_seqs) within as many tokens as the decode
+    budget leaves, the first count at or above that limit captured at the limit (decode_cudagraph_capture_shapes).
+    ceiling > 0: SM100 with no deprecated size setting, where unset kinds take the grids and the decode budget
+    defaults to the ceiling; grid_tokens: the prefill grid's default top when only its max is unset."""
+    cfg = cfg or VllmConfig()
+    shared = shared or []
+    wide = ceiling > 0
+    top_default = ceiling or grid_tokens
+    if cfg.prefill_capture_sizes is not None:
+        prefill = sorted({s for s in cfg.prefill_capture_sizes if 1 <= s <= batched})
+    elif cfg.max_prefill_capture_tokens is not None or wide:
+        top = top_default if cfg.max_prefill_capture_tokens is None else cfg.max_prefill_capture_tokens
+        prefill = prefill_grid(min(top, batched), every_size_to > 0)
+    else:
+        prefill = list(shared)
+    if cfg.decode_capture_requests is not None:
+        requests = sorted({n for n in cfg.decode_capture_requests if 1 <= n <= seqs})
+    elif cfg.max_decode_capture_requests is not None or wide:
+        requests = decode_grid(seqs if cfg.max_decode_capture_requests is None
+                               else min(cfg.max_decode_capture_requests, seqs))
+    else:  # the request counts the shared sizes round up to at q tokens each, within the shared largest size
+        q = query_len
+        top = max(shared, default=0)
+        requests = sorted({min(-(-s // q), seqs) for s in shared if -(-s // q) * q <= top})
+    budget = cfg.max_decode_capture_tokens or (ceiling if wide else 0)
+    limit = min(seqs, (min(batched, budget) if budget else batched) // query_len)
+    reachable = requests[:bisect.bisect_left(requests, limit) + 1]
+    decode = sorted({min(n, limit) * query_len for n in reachable}) if limit >= 1 else []
     mixed = [] if mode == "FULL_DECODE_ONLY" else prefill
     decode = decode if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
     piecewise = len(mixed) if mode != "FULL" else 0
@@ -169,8 +219,9 @@ def split_graph_plan(mode: str, seqs: int, batched: int, every_size_to: int, cei
 
 
 def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: int = 0,
-                  defaults: CaptureDefaults = CaptureDefaults()) -> list[int]:
-    """The release's default capture sizes; every_size_to: --performance-mode interactivity's fine head."""
+                  defaults: CaptureDefaults = CaptureDefaults(), query_len: int = 1) -> list[int]:
+    """The release's default capture sizes; every_size_to: --performance-mode interactivity's fine head; query_len:
+    1 + a draft's tokens per step (profiles.VLLM_SPEC_CAPTURE)."""
     small, step = list(P.CAPTURE_SMALL), P.CAPTURE_STEP
     if rule in ("v0", "v1-early"):
         top = P.CAPTURE_V0_MAX if rule == "v0" else P.CAPTURE_V1_EARLY_MAX
@@ -178,11 +229,34 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: 
     if rule == "v1-8step":  # 0.10.1-0.11.0: every multiple of 8 up to the largest size
         largest = min(max_num_seqs * 2, P.CAPTURE_V1_MAX, max_tokens)
         return [s for s in small if s <= largest] + list(range(step, largest + 1, step))
-    uncut = min(max_num_seqs * 2, defaults.largest)
+    q = query_len if defaults.spec_largest else 1
+    uncut = min(max_num_seqs * q * 2, defaults.largest)
     sizes = v1_capture_sizes(min(uncut, max_tokens), every_size_to, max_tokens, defaults)
-    if defaults.adds_max_num_seqs and max_num_seqs <= uncut and max_num_seqs <= max_tokens:
+    if q > 1 and defaults.spec_uniform:  # 0.29.0+: n requests x q tokens, n on the request-count grid
+        sizes = sorted(set(sizes) | {n * q for n in request_counts(min(max_num_seqs, defaults.largest))
+                                     if n * q <= uncut and n * q <= max_tokens})
+    elif defaults.adds_max_num_seqs and max_num_seqs <= uncut and max_num_seqs <= max_tokens:
         sizes = sorted(set(sizes + [max_num_seqs]))  # 0.31.0+: the widest decode batch, off-stride or not
     return sizes
+
+
+def rounded_to_query_len(sizes: list[int], q: int) -> list[int]:
+    """MRV1's adjust_cudagraph_sizes_for_spec_decode: each size rounded up to a multiple of q, those within the
+    largest size kept; q alone when none is and q fits (an empty list stays empty: vLLM refuses it then)."""
+    if not sizes:
+        return sizes
+    largest = max(sizes)
+    rounded = sorted({-(-s // q) * q for s in sizes if -(-s // q) * q <= largest})
+    return rounded or ([q] if q <= largest else [])
+
+
+def request_counts(max_requests: int) -> list[int]:
+    """0.29.0+'s request-count grid of a draft's uniform decode sizes (_set_cudagraph_sizes request_counts): 1, 2, 4,
+    multiples of 8 below 256, of 16 from 256, and the maximum itself."""
+    counts = [n for n in P.CAPTURE_SMALL if n <= max_requests]
+    counts += list(range(P.CAPTURE_STEP, min(max_requests + 1, P.CAPTURE_V1_WIDE_FROM), P.CAPTURE_STEP))
+    counts += list(range(P.CAPTURE_V1_WIDE_FROM, max_requests + 1, P.CAPTURE_V1_WIDE_STEP))
+    return sorted(set(counts + [max_requests]))
 
 
 def v1_capture_sizes(largest: int, every_size_to: int = 0, max_tokens: int = 0,
@@ -1222,12 +1296,25 @@ def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int,
     mode = cfg.cudagraph_mode if reads and cfg.cudagraph_mode else default
     if cfg.enforce_eager or mode == "NONE":
         return GraphPlan(mode if not cfg.enforce_eager else "NONE", 0, 0, 0)
+    q = 1 + cfg.num_speculative_tokens
     sizes = requested_capture_sizes(profile.capture_rule, cfg, batched, every_size_to, defaults)
     if sizes is None and profile.capture_rule == "v1" and defaults.split_grids_to:
-        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to)
+        return split_graph_plan(mode, seqs, batched, every_size_to, defaults.split_grids_to, cfg,
+                                grid_tokens=defaults.grid_tokens, query_len=q)
+    if profile.capture_rule == "v1" and defaults.reads_split_keys and (split_set(cfg) or q > 1 or
+                                                                       cfg.max_decode_capture_tokens is not None):
+        # a split key (the decode token budget, a draft) where the SM100 grids are off: unset kinds follow the
+        # shared list; without any of them the split reproduces the shared plan
+        shared = sizes if sizes is not None else capture_sizes(profile.capture_rule, seqs, batched, every_size_to,
+                                                               defaults, q)
+        return split_graph_plan(mode, seqs, batched, every_size_to, 0, cfg, shared, defaults.grid_tokens, q)
     if sizes is None:
-        sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to, defaults)
-    decode = [size for size in sizes if size <= seqs] if mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE") else []
+        sizes = capture_sizes(profile.capture_rule, seqs, batched, every_size_to, defaults, q)
+    if q > 1 and defaults.spec_rounds and mode in ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
+        sizes = rounded_to_query_len(sizes, q)
+    # FULL decode graphs: the sizes from q to q x max_num_seqs tokens (the dispatcher's uniform decode keys)
+    decode = [size for size in sizes if q <= size <= q * seqs] if mode in ("FULL_DECODE_ONLY",
+                                                                          "FULL_AND_PIECEWISE") else []
     mixed = [] if mode == "FULL_DECODE_ONLY" else sizes
     piecewise = len(mixed) if mode != "FULL" else 0
     full = len(decode) + (len(mixed) if mode == "FULL" else 0)
@@ -1385,6 +1472,17 @@ def warmup_fixes(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, version: st
     return {"gpu_memory_utilization": max(fraction, 0.0), "max_num_seqs": fits_at}
 
 
+def speculative_note(cfg: VllmConfig) -> str:
+    """What an estimate with a draft counts (its graphs' query length) and what it leaves out (the drafter)."""
+    draft = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
+                                        cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
+    counted = (f"the CUDA graphs are sized for {1 + cfg.num_speculative_tokens} tokens per decode request "
+               f"(profiles.VLLM_SPEC_CAPTURE); " if cfg.num_speculative_tokens else "")
+    return (f"--{cfg.speculative_flag}{' (' + draft + ')' if draft else ''}: {counted}the drafter is not counted "
+            "(gsg reads no draft config): its weights, KV cache and profile run (or the MTP layers) come on top of "
+            "these figures")
+
+
 def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_len: int) -> str:
     if weights > gpu_total:
         return DOES_NOT_FIT
@@ -1407,9 +1505,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     tp, pp = cfg.tensor_parallel_size, cfg.pipeline_parallel_size
     notes: list[str] = [generation_reason] if generation_reason else []
     runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes, cfg.v2_runner_env)
+    capture = capture._replace(spec_rounds=capture.spec_rounds and runner != "v2")  # MRV1's (VLLM_SPEC_CAPTURE)
     if cfg.speculative_flag:
-        notes.append(f"--{cfg.speculative_flag}: speculative decoding is not counted; the draft's weights and KV "
-                     "(or the MTP layers) come on top of these figures")
+        notes.append(speculative_note(cfg))
     derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
                                disable_sliding_window=cfg.disable_sliding_window)
     native = derived.limit if derived else 0
@@ -1597,6 +1695,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled, "model_runner": runner,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
+               "cuda_graph_query_len": 1 + cfg.num_speculative_tokens,  # tokens per decode request the graphs hold
+               "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
+               if cfg.num_speculative_tokens else "",
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
                                                            batched, seqs, capture),
                "gpu_memory_utilization": gmu,
