@@ -203,12 +203,27 @@ def spec_documents(data: bytes, shown: str, comments: Comments | None = None
 def _read_docs(files: list[Path], docs: list[SpecDoc], problems: list[F.Finding],
                comments: Comments | None = None) -> None:
     cwd = os.getcwd()  # once per tree: a getcwd per absolute path was ~3 us a file (docs/performance.md, round 6)
+    folders: dict[str, str] = {}
     for path in files:
-        shown = display_path(path, cwd)  # once per file (scale benchmark: 1,000 calls of ~10 us fewer)
+        shown = _shown_in_folder(str(path), cwd, folders)  # once per file
         located, problem = _read_spec(path, shown, comments)
         if problem is not None:
             problems.append(problem)
         docs.extend(SpecDoc(shown, i, doc) for i, doc in enumerate(located))
+
+
+def _shown_in_folder(text: str, cwd: str, folders: dict[str, str]) -> str:
+    """display_path(text, cwd), its folder part worked out once per folder: os.path.normpath per file was ~3 us
+    of ~5 (10,000 files, issue 34 tenth round). normpath and the working-directory prefix treat a plain last name
+    (no separator, not `.` or `..`) alike whatever it is, so the folder's display with the name `x` ends in `x`
+    and the name takes its place."""
+    folder, sep, name = text.rpartition(os.sep)
+    if not folder or name in ("", ".", "..") or os.altsep:
+        return display_path(text, cwd)
+    shown = folders.get(folder)
+    if shown is None:
+        shown = folders[folder] = display_path(folder + sep + "x", cwd)[:-1]
+    return shown + name
 
 
 def _unreadable_folders(unreadable: list[tuple[str, str]], problems: list[F.Finding]) -> None:
