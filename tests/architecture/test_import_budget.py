@@ -65,3 +65,13 @@ def test_validate_offline_imports_only_what_it_uses():
     ratio = own / libraries
     assert ratio <= MAX_OWN_TO_LIBRARIES, (f"gsg's own imports took {own / 1000:.1f} ms against {libraries / 1000:.1f}"
                                            f" ms for {', '.join(LIBRARIES)}: {ratio:.2f} > {MAX_OWN_TO_LIBRARIES}")
+
+
+def test_llamacpp_arithmetic_loads_only_for_a_llamacpp_spec():
+    """vLLM and SGLang specs alone never import llama.cpp's engine module (its tables: ~1.7 ms of every such run,
+    tenth round of docs/performance.md); the quickstart, which has a GGUF spec, does."""
+    module = "gpustack_guard.core.memory.engines.llamacpp"
+    without = {name for name, _ in import_rows(["validate", "specs/llama-8b.yaml", "specs/qwen-32b-sglang.yaml",
+                                                "--fleet", "examples/fleet.yaml", "--offline"])}
+    assert "gpustack_guard.core.memory.engines.vllm" in without and module not in without
+    assert module in {name for name, _ in import_rows(QUICKSTART)}

@@ -85,6 +85,10 @@ def assign_replicas(ids: Sequence[str], count: int, replicas: int) -> list[list[
     """The gpu_ids each replica gets, as GPUStack's manual selection takes them: `count` GPUs of one selected
     worker when one has that many left (the first in list order), else the workers with the most GPUs first
     (a distributed replica, leader first). None when the listed GPUs run out."""
+    if replicas == 1 and 0 < count <= len(ids) and _one_worker(ids):
+        # the usual spec (one replica on GPUs of one worker): its first `count` ids, as the loop below takes them;
+        # grouping ids by worker per spec was ~2.5 us of 3.4 (10,000-spec scale tree, issue 34 tenth round)
+        return [list(ids[:count])]
     left: dict[str, list[str]] = {}
     for gid in ids:
         left.setdefault(worker_of(gid), []).append(gid)
@@ -105,8 +109,15 @@ def assign_replicas(ids: Sequence[str], count: int, replicas: int) -> list[list[
     return chosen
 
 
+def _one_worker(ids: Sequence[str]) -> bool:
+    first = worker_of(ids[0])
+    return all(worker_of(gid) == first for gid in ids[1:])
+
+
 def per_worker(ids: Sequence[str]) -> tuple[int, ...]:
     """GPUs per worker of one replica, the leader (most GPUs, GPUStack's main worker) first."""
+    if len(ids) == 1:  # one GPU: one worker (most replicas of a large tree; issue 34 tenth round)
+        return (1,)
     counts: dict[str, int] = {}
     for gid in ids:
         counts[worker_of(gid)] = counts.get(worker_of(gid), 0) + 1

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.engines import llamacpp as LC
-from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
@@ -19,6 +17,11 @@ from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import parse_version
+
+# llama.cpp's engine module (~1.7 ms of import, its tables) loads at the first llama.cpp spec, not for every run
+# (issue 34, tenth round); tests/architecture/test_import_budget.py watches it
+if TYPE_CHECKING:
+    from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
@@ -453,6 +456,8 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
     model's trained length, -ngl auto|all|-1 full offload, -np -1 llama.cpp's automatic slot count). Without -c the
     estimate takes the build's default context (engines.llamacpp.default_context); booking: GPUStack's scheduler's
     instead (gguf-parser's ctx_size), for what placement books."""
+    from gpustack_guard.core.memory.engines import llamacpp as LC
+    from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig
 
     def value(key: str):
         return EF.read(flags, key, "llamacpp", version)
@@ -522,6 +527,8 @@ def _text(value) -> str | None:
 def _fit_limits(flags: dict, version: str | None) -> dict[str, Any]:
     """--fit-target (bytes per device, one value broadcast) and --fit-ctx as common/arg.cpp reads them
     (engine_flags' table); a build without --fit refuses both."""
+    from gpustack_guard.core.memory.engines import llamacpp as LC
+
     given = [key for key in ("fit-target", "fit-ctx") if key in flags]
     if given and not LC.has_fit(version):
         raise EF.FlagValueError(given[0], _text(flags[given[0]]),
@@ -636,6 +643,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         return _with_dtypes(loaded, flags, estimate_sglang(loaded, totals[smallest], scfg, version=version,
                                                            gpu_name=gpus[smallest][1]))
     if family == "llamacpp":
+        from gpustack_guard.core.memory.engines.llamacpp import estimate_llamacpp
+
         return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version, booking),
                                  version=version)
     raise ValueError(f"no memory model for backend family '{family}'")
@@ -643,6 +652,18 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
 
 def gpustack_fraction(family: str, flags: dict, gpu_total: int, version: str | None = None) -> float:
     """The fraction GPUStack books per GPU: gmu (vLLM, default 0.9) or mem_fraction_static (SGLang)."""
+    return _gpustack_fraction(family, tuple(flags.items()), gpu_total, version)
+
+
+# Placement asks once a spec, and specs share a few (flags, GPU size, release) sets: reading the flag (vLLM) or
+# building SglangConfig and its fraction (SGLang) per spec was ~30 ms of 10,000 (issue 34, tenth round). Keyed on
+# every input; a refusal (FlagValueError) is raised each time, never kept.
+MAX_FRACTIONS_KEPT = 4096
+
+
+@lru_cache(maxsize=MAX_FRACTIONS_KEPT)
+def _gpustack_fraction(family: str, flag_items: tuple, gpu_total: int, version: str | None) -> float:
+    flags = dict(flag_items)
     if family == "vllm":
         gmu = EF.read(flags, "gpu-memory-utilization", "vllm", version)
         return float(gmu) if isinstance(gmu, float) else P.DEFAULT_GPU_MEMORY_UTILIZATION

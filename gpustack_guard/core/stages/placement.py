@@ -82,8 +82,9 @@ def _injections(rendered: RenderedSpec, replicas, fraction_of=None) -> tuple[I.I
     result = []
     for gpus in replicas:
         fraction = fraction_of(gpus) if fraction_of is not None else None
+        # the kept flag map, not the copy `flags` hands out: injected_arguments only reads it (once a spec)
         result.append(I.injected_arguments(
-            rendered.family, rendered.flags, I.per_worker([g.id for g in gpus]), name=spec.name,
+            rendered.family, rendered._flags, I.per_worker([g.id for g in gpus]), name=spec.name,
             version=spec.backend_version, image_name=spec.image_name, env=spec.env,
             native_max_len=facts.max_position_embeddings if facts else None, fraction=fraction))
     return tuple(result)
@@ -152,7 +153,7 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
         failure = PlacementFailure(Unplaced.TOPOLOGY_REFUSED, detail=first.refusal)
         return Placed(rendered, cluster, ledger, failure=failure)
     refs = [g for gpus in replicas for g in gpus]
-    fraction = _fraction(rendered, refs, rendered.flags | first.flags())
+    fraction = _fraction(rendered, refs, rendered._flags | first.flags())  # `|` makes the new map
     # only SGLang's arguments carry the fraction; one replica's layout is every replica's for vLLM
     injections = _injections(rendered, replicas, lambda gpus: fraction) if rendered.family == "sglang" \
         or len(replicas) > 1 else (first,)

@@ -118,3 +118,27 @@ def test_a_template_renders_once_per_spec_whether_or_not_the_spec_is_kept(spec, 
     rendered, found = render_all(documents(spec), templates, lambda spec, file: (None, "x"), {})
     assert (found == []) is clean
     assert templates.renders == {"t1": 1}
+
+
+class ContextKept:
+    """Keeps each context it is given (the `ollama` entry is what this test looks at)."""
+
+    def __init__(self):
+        self.contexts = []
+
+    def render(self, name, context):
+        self.contexts.append(context)
+        return TemplateOutput(source=f"{name}.yaml.j2")
+
+
+def test_the_ollama_entry_is_a_fresh_dict_of_the_spec_or_of_the_empty_record():
+    """The empty OllamaAliases record is built once (render._no_ollama, tenth round): each spec still gets its
+    own dict, equal to the empty record's, and a spec's own ollama block is its own."""
+    R._CLEAN_ARGUMENTS.clear()
+    kept = ContextKept()
+    own = TEMPLATED | {"name": "c", "guard": {"template": "t1", "ollama": {"num_ctx": 4096}}}
+    render_all(documents(TEMPLATED, TEMPLATED | {"name": "b"}, own), kept, lambda spec, file: (None, "unknown"), {})
+    first, second, third = (c["ollama"] for c in kept.contexts)
+    empty = {"num_ctx": None, "num_gpu": None, "num_batch": None, "num_parallel": None}
+    assert first == second == empty and first is not second
+    assert third == empty | {"num_ctx": 4096}
