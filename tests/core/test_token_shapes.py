@@ -93,11 +93,15 @@ def test_shapes_off_leaves_them_and_still_masks_known_secrets():
                                   "xo" + "xb-1", "Bearer ", "bearer a", "AK" + "IA", "gh" + "p_", "github" + "_pat_"])
 def test_the_search_is_linear_in_the_text(unit):
     # a run of near-starts of one shape: a search that backtracked over the run from each start would be quadratic
+    # CPU time, best of three: other processes on a shared machine neither add to it nor make one run an outlier
     def timed(repeats: int) -> float:
         text = unit * repeats
-        started = time.perf_counter()
-        token_spans(text)
-        return time.perf_counter() - started
+        spent = []
+        for _ in range(3):
+            started = time.process_time()
+            token_spans(text)
+            spent.append(time.process_time() - started)
+        return min(spent)
 
     small, large = timed(20_000), timed(160_000)
     assert large < 8 * 3 * small + 0.05, f"{small:.3f} s for 20,000, {large:.3f} s for 160,000"
