@@ -613,6 +613,9 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
                                "gsg has no memory arithmetic for them, so there is no verdict")
+    if facts.unmodelled:
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} has {facts.unmodelled}: gsg has no rule for "
+                               "it, and sizing the model without it would give a wrong number, so there is no verdict")
     if facts.vision_unsupported:
         raise UnsupportedModel(f"{facts.architecture or 'the model'} is multimodal ({facts.vision_unsupported}): gsg "
                                "cannot count its vision encoder's weights, and leaving them out would overstate "

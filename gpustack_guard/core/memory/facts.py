@@ -49,6 +49,8 @@ class ModelFacts:
     head_dim: int | None = None
     intermediate_size: int | None = None
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
+    # an attention or weight layout gsg has no rule for (hfconfig._unmodelled names it): no arithmetic either
+    unmodelled: str | None = None
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic

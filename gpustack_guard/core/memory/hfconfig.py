@@ -253,6 +253,62 @@ def _recurrent_layers(config: dict, model_type: str) -> str | None:
     return None
 
 
+# Layouts whose KV cache or weights gsg has no rule for, each named by the config keys that carry it (read from
+# the transformers config classes and vLLM's model files of the family). Sizing such a model as a plain decoder
+# would print a confident wrong number; GSG030 says which part is missing instead.
+_UNMODELLED_KEYS = (
+    # Gemma 3n / Gemma 4 small: the last layers reuse earlier layers' KV (no cache of their own)
+    ("num_kv_shared_layers", "per-layer KV sharing ('num_kv_shared_layers')"),
+    # Gemma 3n / Gemma 4: a per-layer embedding table beside the main one (vocab x layers x width)
+    ("hidden_size_per_layer_input", "per-layer input embeddings ('hidden_size_per_layer_input')"),
+    ("altup_num_inputs", "AltUp and LAuReL blocks ('altup_num_inputs')"),
+    # Gemma 4: full-attention layers with their own head size and KV heads, keys serving as values
+    ("global_head_dim", "a separate head size for full-attention layers ('global_head_dim')"),
+    ("num_global_key_value_heads", "separate KV heads for full-attention layers ('num_global_key_value_heads')"),
+    ("attention_k_eq_v", "keys serving as values on full-attention layers ('attention_k_eq_v')"),
+    # Llama 4: chunked local attention on 3 of 4 layers, MoE only on every n-th layer
+    ("attention_chunk_size", "chunked local attention ('attention_chunk_size')"),
+    ("interleave_moe_layer_step", "MoE on every n-th layer only ('interleave_moe_layer_step')"),
+    # ERNIE 4.5 MoE and Hunyuan MoE: expert counts and widths under keys the MoE arithmetic does not read
+    ("moe_num_experts", "ERNIE-style MoE keys ('moe_num_experts', 'moe_layer_start_index')"),
+    ("moe_topk", "Hunyuan-style MoE keys ('moe_topk', 'num_shared_expert')"),
+    # MiniMax-M3 and similar: dense and MoE layers mixed by a per-layer list
+    ("moe_layer_freq", "MoE on listed layers only ('moe_layer_freq')"),
+)
+
+
+def _feature_off(key: str, value: Any) -> bool:
+    """Null, 0, false and [] turn a feature off (Gemma 4 31B states num_kv_shared_layers 0); a step or frequency
+    of 1, or a per-layer list of ones, is MoE on every layer, which is modelled (DeepSeek-V3: moe_layer_freq 1)."""
+    if value in (None, 0, False, []):
+        return True
+    if key in ("interleave_moe_layer_step", "moe_layer_freq"):
+        return value == 1 or (isinstance(value, list) and all(v == 1 for v in value))
+    return False
+
+
+def _unmodelled(config: dict, top: dict, model_type: str) -> str | None:
+    """What of this layout gsg cannot size, or None (Qwen3-MoE's mlp_only_layers [] and decoder_sparse_step 1 are
+    MoE on every layer)."""
+    found = [what for key, what in _UNMODELLED_KEYS if not _feature_off(key, config.get(key))]
+    if config.get("mlp_only_layers"):
+        found.append("dense layers among MoE ones ('mlp_only_layers')")
+    if config.get("decoder_sparse_step") not in (None, 1):
+        found.append("MoE on every n-th layer only ('decoder_sparse_step')")
+    if config.get("use_cla") or (config.get("cla_share_factor") or 1) > 1:
+        found.append("cross-layer KV sharing ('use_cla', 'cla_share_factor')")
+    if config.get("index_topk") and not config.get("compress_ratios"):
+        # DeepSeek-V3.2 / GLM-5 sparse attention: vLLM's deepseek_v2.py DeepseekV32IndexerCache is a second
+        # per-layer cache (an MLAAttentionSpec of 128 fp8 keys + 4 scale bytes per token) beside the MLA latent;
+        # how the KV manager pages the two together is not read yet, so no number (DeepSeek-V4's is modelled)
+        found.append("a sparse-attention indexer with its own per-token key cache ('index_topk')")
+    if top.get("audio_config") or "audio" in str(top.get("model_type", "")):
+        found.append("an audio encoder ('audio_config')")
+    if model_type.startswith(("gemma3n", "gemma4")) and not found:
+        found.append(f"the {model_type} layer layout")
+    return "; ".join(dict.fromkeys(found)) or None
+
+
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     ratios = config.get("compress_ratios")
     if not isinstance(ratios, list) or not ratios:
@@ -403,6 +459,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         intermediate_size=_mlp_width(config, kind, hidden),
         gated_mlp=kind not in _PLAIN_MLP,
         recurrent_layers=_recurrent_layers(config, kind),
+        unmodelled=_unmodelled(config, top, kind),
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,
