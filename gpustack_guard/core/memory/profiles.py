@@ -358,8 +358,10 @@ class VllmImageRow(NamedTuple):  # a table row: tuple-built, no generated method
 #   0.12.0: vLLM vendors triton_kernels as vllm.third_party.triton_kernels (vllm PR #28788, "[Build] Add OpenAI
 #     triton_kernels"); runner @bd631b4 (0.12.0, FlashInfer 0.5.3). Before it a pip install lacked it: vllm PR
 #     #27370 "users have to install triton_kernels manually", its requirements entry reverted (vllm#27573, #27672).
-# vLLM's own image agrees for these releases: docker/Dockerfile@v0.11.0 installs FlashInfer v0.3.1
-# (FLASHINFER_GIT_REF) and no triton_kernels (only Dockerfile.rocm_base builds it).
+# vLLM's own image agrees for these releases: docker/Dockerfile@v0.10.2 and @v0.11.0 install FlashInfer v0.3.0 and
+# v0.3.1 (FLASHINFER_GIT_REF) and no triton_kernels (only Dockerfile.rocm_base builds it); topk_topp_sampler.py and
+# mxfp4.py read the same at both tags (FlashInfer >= 0.2.3, the variable not 0, the logprobs mode not "processed";
+# triton_kernels and torch >= 2.8.0 for Triton).
 VLLM_GPUSTACK_IMAGES = (
     VllmImageRow("0.0.0", False, False, "gpustack/gpustack Dockerfile@v0.6.2 (vLLM 0.8.5.post1, no FlashInfer)"),
     VllmImageRow("0.9.0", True, False, "gpustack/gpustack Dockerfile@v0.7.0 (vLLM 0.9.2, FlashInfer 0.2.6.post1 "
