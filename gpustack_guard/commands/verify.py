@@ -174,6 +174,7 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
         "binding_rank": log.binding_rank(), "ranks": log.ranks, "observed": observed, "estimated": estimated,
         "deltas": [d.as_json() for d in compared], "arguments": log.args, "backend_args": rebuilt.backend_args,
         "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ()),
+                                      *C.kernel_notes(log, est.extra.get("mxfp4_backend") if est is not None else None),
                                       *([f"{gib(rebuilt.foreign)} of the GPU was in use by other processes when "
                                          "the engine started (its free memory before the weights, against a clean "
                                          "GPU): counted as foreign memory, as validate counts a worker's"]

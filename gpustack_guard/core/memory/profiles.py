@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeVar
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -330,17 +330,61 @@ VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
 # intermediate 2880, 128 experts x 36 layers) under Marlin: 65.897 GiB computed vs "Model loading took
 # 65.9651 GiB" on an H100 with vLLM 0.10.1.x (vllm#23278, which also prints the Marlin fallback warning).
 MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
-# Hopper takes Triton only when the triton_kernels package imports (has_triton_kernels()). Until vLLM shipped
-# it, a pip install did not have it: vllm PR #27370 (2025-10-22) "At the moment, users have to install
-# triton_kernels manually to access this code-path"; its requirements entry broke installs (vllm#27573, #27672
-# of 2025-10-28: "users will have to install triton_kernels manually"); vllm PR #28788 ("[Build] Add OpenAI
-# triton_kernels", reviewed 2025-11-18) vendors it as vllm.third_party.triton_kernels, first assumed in 0.12.0.
-# So 0.10.x-0.11.x on Hopper ran Marlin: vllm#23278 (0.10.1, Marlin warning, 65.9651 GiB) and V07 (vllm#27508,
-# torch 2.8.0 in a conda env, i.e. 0.10.2/0.11.0 from pip); "Using Triton backend" on an H100 with 0.14.1
-# (vllm#33155). An image with triton_kernels installed by hand runs Triton earlier: weights ~5 GiB lower.
-# Triton's own swizzled layout may pad further inside triton_kernels; not modelled (vllm#33155 logs 64.38 GiB,
-# 3.6 GiB above the unpadded tensors).
-VLLM_MXFP4_HOPPER_TRITON_SINCE = "0.12.0"
+class VllmImageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What the image GPUStack runs a vLLM release from holds beside the wheel, where vLLM's choice depends on it.
+
+    flashinfer: FlashInfer imports (topk_topp_sampler.py@v0.9.0..@v0.11.0 then samples with it unless
+    VLLM_USE_FLASHINFER_SAMPLER=0); triton_kernels: the package imports (mxfp4.py get_mxfp4_backend: Hopper takes
+    Triton, else Marlin). Both for linux/amd64: the arm64 images skip the FlashInfer build ("Skipping FlashInfer")."""
+
+    since: str
+    flashinfer: bool
+    triton_kernels: bool
+    source: str
+
+
+# The image a GPUStack deployment of each vLLM release runs (the product's users run these, so they are the
+# default; a bare `pip install vllm` of 0.9-0.11 has neither package, which VLLM_USE_FLASHINFER_SAMPLER=0 in the
+# deployment's env says for the sampler; no variable moves the MXFP4 choice before 0.12.0). Read per tag/commit:
+#   0.9.2: gpustack/gpustack Dockerfile@v0.7.0 (VLLM 0.9.2 in pyproject.toml, FLASHINFER_VERSION=0.2.6.post1 built
+#     and installed on amd64, triton==3.3.1, no triton_kernels); 0.8.5 before it (@v0.6.2) had no FlashInfer, and
+#     the 0.8.x sampler sorts either way. 0.9.0 and 0.9.1 shipped in no GPUStack release: keyed with 0.9.2.
+#   0.10.0-0.11.x: gpustack/runner pack/cuda/Dockerfile@da76887 (VLLM_VERSION=0.10.0, FlashInfer 0.2.8rc1),
+#     @99e25ed (0.10.1.1, 0.2.11), @abc9b3e (0.10.2, 0.3.0), @9063cc7 (0.11.0, 0.3.1), @3064509 (0.11.2, 0.5.2):
+#     `uv pip install vllm==` then the FlashInfer wheel built in the vllm-build-flashinfer stage; no
+#     VLLM_USE_FLASHINFER_SAMPLER; triton_kernels only in pack/rocm (never pack/cuda). Logs of these images:
+#     vllm#30172 (GPUStack, v0.11.0: "Using FlashInfer for top-p & top-k sampling."), gpustack#3656 (GPUStack 2.0,
+#     0.11.0, T4: FlashInfer's sampler fails inside _dummy_sampler_run).
+#   0.12.0: vLLM vendors triton_kernels as vllm.third_party.triton_kernels (vllm PR #28788, "[Build] Add OpenAI
+#     triton_kernels"); runner @bd631b4 (0.12.0, FlashInfer 0.5.3). Before it a pip install lacked it: vllm PR
+#     #27370 "users have to install triton_kernels manually", its requirements entry reverted (vllm#27573, #27672).
+# vLLM's own image agrees for these releases: docker/Dockerfile@v0.10.2 and @v0.11.0 install FlashInfer v0.3.0 and
+# v0.3.1 (FLASHINFER_GIT_REF) and no triton_kernels (only Dockerfile.rocm_base builds it); topk_topp_sampler.py and
+# mxfp4.py read the same at both tags (FlashInfer >= 0.2.3, the variable not 0, the logprobs mode not "processed";
+# triton_kernels and torch >= 2.8.0 for Triton).
+VLLM_GPUSTACK_IMAGES = (
+    VllmImageRow("0.0.0", False, False, "gpustack/gpustack Dockerfile@v0.6.2 (vLLM 0.8.5.post1, no FlashInfer)"),
+    VllmImageRow("0.9.0", True, False, "gpustack/gpustack Dockerfile@v0.7.0 (vLLM 0.9.2, FlashInfer 0.2.6.post1 "
+                                       "on amd64, no triton_kernels)"),
+    VllmImageRow("0.10.0", True, False, "gpustack/runner pack/cuda/Dockerfile@da76887..@3064509 (vLLM 0.10.0-0.11.2 "
+                                        "from pip, FlashInfer built on amd64, no triton_kernels)"),
+    VllmImageRow("0.12.0", True, True, "vllm/third_party/triton_kernels@v0.12.0 (vllm PR #28788); gpustack/runner "
+                                       "pack/cuda/Dockerfile@bd631b4 (vLLM 0.12.0, FlashInfer 0.5.3)"),
+)
+_IMAGE_KEYS = keyed_by_release(VLLM_GPUSTACK_IMAGES)
+
+
+def vllm_gpustack_image(version: str | None) -> VllmImageRow:
+    """What GPUStack's image of this vLLM release holds (VLLM_GPUSTACK_IMAGES)."""
+    return row_for("vllm", _IMAGE_KEYS, version)
+
+
+# So 0.10.x-0.11.x on Hopper run Marlin: vllm#23278 (0.10.1, torch 2.7.1, the Marlin warning, 65.9651 GiB) and
+# V07 (vllm#27508, torch 2.8.0 in a conda env, i.e. 0.11.0 from pip); "[mxfp4.py] Using Triton backend" on an H100
+# with 0.14.1 (vllm#33155). An image with triton_kernels installed by hand runs Triton earlier (64.38 GiB logged
+# against Marlin's 65.97; gsg books the unpadded tensors, 5.1 GiB below Marlin: Triton's own swizzled layout pads
+# further inside triton_kernels, not modelled). The first release whose GPUStack image takes Triton on Hopper:
+VLLM_MXFP4_HOPPER_TRITON_SINCE = next(row.since for row in VLLM_GPUSTACK_IMAGES if row.triton_kernels)
 
 # --- the dense forward's live tensors (vLLM) --------------------------------------------------------------
 # The profile's forward peak of a dense decoder is the set of tensors alive at its largest step, read from the
@@ -1186,11 +1230,11 @@ class VllmSamplerRow:
     install_dependent: bool = False  # the default path differs between GPUStack's runner image and a bare pip install
 
 
-# GPUStack 2.x runs vLLM from its runner images, which build FlashInfer in (gpustack/runner pack/cuda/Dockerfile,
-# target vllm: "Install FlashInfer if existed", VLLM_FLASHINFER_VERSION 0.3.1 beside VLLM_VERSION 0.11.0, amd64), as
-# vLLM's own image does. So where a release takes FlashInfer's sampler whenever it imports (0.9.0-0.11.0), the
-# rows below book it; a bare `pip install vllm` of those releases has no FlashInfer and sorts, which
-# VLLM_USE_FLASHINFER_SAMPLER=0 in the deployment's env says (gsg verify reads the log's own sampler line).
+# Where a release takes FlashInfer's sampler whenever it imports (0.9.0-0.11.0, install_dependent), the default is
+# what GPUStack's image of the release holds (VLLM_GPUSTACK_IMAGES: FlashInfer on amd64 from GPUStack 0.7.0's vLLM
+# 0.9.2 on, so the row books it; vllm_sampler_row takes the native path where an image lacks it). A bare
+# `pip install vllm` of those releases has no FlashInfer and sorts, which VLLM_USE_FLASHINFER_SAMPLER=0 in the
+# deployment's env says (gsg verify reads the log's own sampler line, and takes a silent log as the sort).
 VLLM_SAMPLER_ROWS = (
     VllmSamplerRow("0.8.0", "torch-sort", "same", "v1",
                    "v0.8.0 and v0.8.5 wheels: topk_topp_sampler.py turns FlashInfer's sampler off for FlashInfer >= "
@@ -1200,7 +1244,8 @@ VLLM_SAMPLER_ROWS = (
                    "gpu_worker.compile_or_warm_up_model repeats it after capture_model"),
     VllmSamplerRow("0.9.0", "flashinfer", "same", "v1",
                    "v0.9.0-v0.11.0 wheels: topk_topp_sampler.py takes FlashInfer (>= 0.2.3) wherever it imports and "
-                   "VLLM_USE_FLASHINFER_SAMPLER is not 0 ('in V1, None means True'): GPUStack's runner image has it; "
+                   "VLLM_USE_FLASHINFER_SAMPLER is not 0 ('in V1, None means True'): GPUStack's images have it "
+                   "(VLLM_GPUSTACK_IMAGES); "
                    "the wheel does not require it (METADATA: an extra in 0.10.1-0.10.2, none in 0.11.0), so a bare "
                    "pip install sorts (VLLM_USE_FLASHINFER_SAMPLER=0 books that)", install_dependent=True),
     VllmSamplerRow("0.11.1", "torch-sort", "same", "v1",
@@ -1277,8 +1322,12 @@ _SAMPLER_KEYS = keyed_by_release(VLLM_SAMPLER_ROWS)
 
 
 def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
-    """The sampler row of a V1 release (the first row for anything older)."""
-    return row_for("vllm", _SAMPLER_KEYS, version)
+    """The sampler row of a V1 release (the first row for anything older), its default path the one GPUStack's
+    image of the release takes where that depends on the install (install_dependent: VLLM_GPUSTACK_IMAGES)."""
+    row = row_for("vllm", _SAMPLER_KEYS, version)
+    if row.install_dependent and not vllm_gpustack_image(version).flashinfer:
+        return replace(row, kernel=row.native)
+    return row
 
 
 class VllmRunnerRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
@@ -1378,8 +1427,8 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),
             TermSource("0.9.0", "flashinfer-top-k-top-p-after-forward",
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.9.0 TopKTopPSampler (FlashInfer >= 0.2.3 wherever "
-                       "it imports, VLLM_USE_FLASHINFER_SAMPLER None means True); gpustack/runner pack/cuda/Dockerfile "
-                       "installs FlashInfer"),
+                       "it imports, VLLM_USE_FLASHINFER_SAMPLER None means True); gpustack/gpustack Dockerfile@v0.7.0 "
+                       "and gpustack/runner pack/cuda/Dockerfile@da76887..@3064509 install FlashInfer"),
             TermSource("0.11.1", "torch-sort-after-forward",
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.11.1 (FlashInfer's sampler opt-in: "
                        "VLLM_USE_FLASHINFER_SAMPLER=1); apply_top_k_top_p (logits.sort)"),

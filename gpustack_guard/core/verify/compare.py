@@ -180,6 +180,21 @@ def unknown_install_env(version: str | None) -> dict[str, str]:
     return {"VLLM_USE_FLASHINFER_SAMPLER": "0"} if MP.vllm_sampler_row(version).install_dependent else {}
 
 
+MXFP4_LINES = {"vllm-mxfp4-triton": "triton", "vllm-mxfp4-marlin": "marlin", "vllm-fp4-marlin": "marlin"}
+
+
+def kernel_notes(log: ObservedLog, booked: str | None) -> list[str]:
+    """Where the log names the MXFP4 MoE kernel vLLM ran and the estimate booked another (the image held
+    triton_kernels or not, against GPUStack's image of the release: profiles.VLLM_GPUSTACK_IMAGES), a note that
+    says so: the experts' padding, and so the weights and the pool, then differ by the kernel's shapes."""
+    printed = {kernel for pattern, kernel in MXFP4_LINES.items() if pattern in log.matched}
+    if log.engine != P.VLLM or booked is None or len(printed) != 1 or booked in printed:
+        return []
+    ran = printed.pop()
+    return [f"the log says vLLM ran the {ran} MXFP4 MoE kernel, the estimate booked {booked} (GPUStack's image of "
+            f"this release): the experts' padding differs by the kernel (profiles.MXFP4_PADDING)"]
+
+
 # custom all-reduce's lines for a TP group without P2P between its ranks (profiles.NCCL_P2P_DISABLE_ENV)
 NO_P2P_LINES = ("vllm-custom-ar-no-p2p", "vllm-custom-ar-multi-node")
 

@@ -329,6 +329,23 @@ VLLM_PATTERNS = (
        "WARNING 09-24 20:46:11 [topk_topp_sampler.py:69] FlashInfer is not available. Falling back to the "
        "PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install "
        "FlashInfer.", "vllm#21348", kind="marker"),
+    # which MXFP4 MoE kernel ran (profiles.VLLM_GPUSTACK_IMAGES): on Hopper before 0.12.0 it depends on whether the
+    # image holds triton_kernels, and the kernel decides the experts' padding
+    _p("vllm-mxfp4-triton", VLLM, "0.10.1 to the newest (quantization/mxfp4.py get_mxfp4_backend)",
+       r"mxfp4\.py:[0-9]+\] Using Triton backend",
+       "(EngineCore_DP0 pid=70073) INFO 01-27 00:31:44 [mxfp4.py:165] Using Triton backend", "vllm#33155",
+       kind="marker"),
+    _p("vllm-mxfp4-marlin", VLLM, "0.11.0 to the newest (quantization/mxfp4.py get_mxfp4_backend)",
+       r"mxfp4\.py:[0-9]+\] Using Marlin backend",
+       "(EngineCore_DP0 pid=2) INFO 10-02 09:00:00 [mxfp4.py:99] Using Marlin backend",
+       "vllm model_executor/layers/quantization/mxfp4.py@v0.11.0 (the format string; no public log found)",
+       kind="marker"),
+    _p("vllm-fp4-marlin", VLLM, "0.10.1 to the newest (quantization/utils/marlin_utils_fp4.py)",
+       r"Weight-only FP4 compression will be used leveraging the Marlin kernel",
+       "(EngineCore_0 pid=5839) WARNING 08-20 18:04:08 [marlin_utils_fp4.py:196] Your GPU does not have native "
+       "support for FP4 computation but FP4 quantization is being used. Weight-only FP4 compression will be used "
+       "leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads.", "vllm#23278",
+       kind="marker"),
     # a TP group whose ranks have no P2P between them (profiles.NCCL_P2P_DISABLE_ENV): custom all-reduce says so
     _p("vllm-custom-ar-no-p2p", VLLM, "0.5 to the newest (custom_all_reduce.py CustomAllreduce.__init__, _can_p2p)",
        r"Custom allreduce is disabled because your platform lacks GPU P2P capability",

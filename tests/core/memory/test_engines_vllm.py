@@ -373,6 +373,58 @@ def test_mxfp4_backend_by_gpu_class_and_version():
     assert mxfp4_backend("0.14.1", "") is None
 
 
+@pytest.mark.parametrize("version,flashinfer,triton_kernels", [
+    ("0.8.5", False, False),  # gpustack/gpustack@v0.6.2: no FlashInfer
+    ("0.9.2", True, False), ("0.10.1.1", True, False), ("0.11.0", True, False), ("0.11.2", True, False),
+    ("0.12.0", True, True), ("0.14.1", True, True),
+])
+def test_gpustack_image_of_each_release(version, flashinfer, triton_kernels):
+    """profiles.VLLM_GPUSTACK_IMAGES: the image GPUStack runs each release from decides FlashInfer's sampler
+    (0.9-0.11) and the MXFP4 MoE kernel on Hopper (triton_kernels); the Hopper row follows it."""
+    from gpustack_guard.core.memory.engines.vllm import mxfp4_backend
+
+    image = P.vllm_gpustack_image(version)
+    assert (image.flashinfer, image.triton_kernels) == (flashinfer, triton_kernels)
+    assert mxfp4_backend(version, "NVIDIA H100 80GB HBM3") == ("triton" if triton_kernels else "marlin")
+    assert P.VLLM_MXFP4_HOPPER_TRITON_SINCE == "0.12.0"
+
+
+@pytest.mark.parametrize("model,marlin_padding", [
+    ("openai/gpt-oss-120b", 36 * 152_993_792), ("openai/gpt-oss-20b", 24 * 38_248_448)])
+def test_mxfp4_weights_on_hopper_follow_what_the_image_holds(monkeypatch, model, marlin_padding):
+    """gpt-oss on an H100 with vLLM 0.11.0: GPUStack's runner image has no triton_kernels, so Marlin's padded
+    experts; an image that holds it (the official image does not either: docker/Dockerfile@v0.11.0) books
+    Triton's unpadded ones, the same as 0.12.0 where vLLM vendors the package."""
+    facts = catalog_facts(model)
+    h100 = "NVIDIA H100 80GB HBM3"
+    runner = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.11.0", gpu_name=h100)
+    vendored = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.12.0", gpu_name=h100)
+    assert runner.extra["mxfp4_backend"] == "marlin" and vendored.extra["mxfp4_backend"] == "triton"
+    assert runner.weights - vendored.weights == marlin_padding
+    with_kernels = P.VllmImageRow("0.10.0", True, True, "an image with triton_kernels installed by hand")
+    monkeypatch.setattr(P, "vllm_gpustack_image", lambda version: with_kernels)
+    by_hand = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.11.0", gpu_name=h100)
+    assert by_hand.extra["mxfp4_backend"] == "triton" and by_hand.weights == vendored.weights
+
+
+@pytest.mark.parametrize("model,vocab", [("Qwen/Qwen3-4B", 151_936), ("meta-llama/Llama-3.1-8B", 128_256)])
+def test_sampler_of_install_dependent_releases_follows_the_image(monkeypatch, model, vocab):
+    """0.9.0-0.11.0 sample with FlashInfer wherever it imports: GPUStack's images hold it (14 B per row and
+    entry); an image without it sorts (38 B from 128 rows), as VLLM_USE_FLASHINFER_SAMPLER=0 makes any image."""
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=2048)
+    image = estimate_vllm(facts, 24 * GiB, cfg, version="0.10.2")
+    sorting = estimate_vllm(facts, 24 * GiB, replace(cfg, flashinfer_sampler_env="0"), version="0.10.2")
+    assert sorting.extra["sampler_peak"] - image.extra["sampler_peak"] == 256 * vocab * (38 - 14)
+    without = P.VllmImageRow("0.10.0", False, False, "an image without FlashInfer")
+    monkeypatch.setattr(P, "vllm_gpustack_image", lambda version: without)
+    assert P.vllm_sampler_row("0.10.2").kernel == "torch-sort" and P.vllm_sampler_row("0.11.1").kernel == "torch-sort"
+    assert estimate_vllm(facts, 24 * GiB, cfg, version="0.10.2").extra["sampler_peak"] == \
+        sorting.extra["sampler_peak"]
+    flashinfer = estimate_vllm(facts, 24 * GiB, replace(cfg, flashinfer_sampler_env="1"), version="0.10.2")
+    assert flashinfer.extra["sampler_peak"] == image.extra["sampler_peak"]  # an image of FlashInfer's, opted in
+
+
 def test_gpt_oss_120b_weights_on_h100_with_marlin_match_the_log():
     """vllm#23278: 'Model loading took 65.9651 GiB' (Marlin on an H100, 0.10.1.x)."""
     facts = catalog_facts("openai/gpt-oss-120b")

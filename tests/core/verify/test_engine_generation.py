@@ -122,3 +122,25 @@ def test_the_printed_environment_never_carries_the_silent_log_assumption():
     assert C.deployment_env(silent, {"VLLM_USE_FLASHINFER_SAMPLER": "1"}, "0.10.1") == \
         {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
     assert C.deployment_env(silent, {}, "0.10.1") == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
+
+
+@pytest.mark.parametrize("line,booked,ran", [
+    ("INFO 01-27 00:31:44 [mxfp4.py:165] Using Triton backend", "marlin", "triton"),  # triton_kernels by hand
+    ("INFO 10-02 09:00:00 [mxfp4.py:101] Using Marlin backend", "triton", "marlin"),
+])
+def test_a_logged_mxfp4_kernel_other_than_the_booked_one_is_a_note(line, booked, ran):
+    """vLLM's MXFP4 kernel on Hopper before 0.12.0 depends on whether the image holds triton_kernels
+    (profiles.VLLM_GPUSTACK_IMAGES): a log that names the kernel it ran says so where gsg booked the other."""
+    log, _ = parse_log([line + "\n"], P.VLLM)
+    assert C.kernel_notes(log, booked) == [
+        f"the log says vLLM ran the {ran} MXFP4 MoE kernel, the estimate booked {booked} (GPUStack's image of this "
+        "release): the experts' padding differs by the kernel (profiles.MXFP4_PADDING)"]
+    assert C.kernel_notes(log, ran) == [] and C.kernel_notes(log, None) == []
+
+
+def test_the_attention_backends_triton_line_is_not_the_mxfp4_kernel():
+    log, _ = parse_log(["INFO 09-10 23:27:30 [cuda.py:323] Using Triton backend on V1 engine.\n"], P.VLLM)
+    assert "vllm-mxfp4-triton" not in log.matched and C.kernel_notes(log, "marlin") == []
+    fixture = LOGS / "v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log"
+    marlin, _ = parse_log(fixture.read_text().splitlines(keepends=True), P.VLLM)  # vllm#23278: the Marlin warning, as gsg books at 0.10.1 on Hopper
+    assert "vllm-fp4-marlin" in marlin.matched and C.kernel_notes(marlin, "marlin") == []

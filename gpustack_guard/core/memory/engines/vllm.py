@@ -721,16 +721,15 @@ def scheduler_refusal(batched: int, seqs: int, max_len: int, chunked: bool) -> s
 
 
 def mxfp4_backend(version: str | None, gpu_name: str) -> str | None:
-    """The MoE backend vLLM's get_mxfp4_backend picks on this GPU (profiles.MXFP4_PADDING); None when the GPU
-    is not named (no padding assumed)."""
+    """The MoE backend vLLM's get_mxfp4_backend picks on this GPU (profiles.MXFP4_PADDING) in GPUStack's image of
+    the release (profiles.VLLM_GPUSTACK_IMAGES); None when the GPU is not named (no padding assumed)."""
     if not gpu_name:
         return None
     major = (gpu_arch.compute_capability(gpu_name) or (99, 0))[0]  # unknown names: the newest branch (Triton)
     if major == 10:
         return "flashinfer"
-    if major == 9:
-        parsed = P.arithmetic_release("vllm", version)
-        return "triton" if parsed >= P.known_version(P.VLLM_MXFP4_HOPPER_TRITON_SINCE) else "marlin"
+    if major == 9:  # Triton where triton_kernels imports: in GPUStack's image of the release or not
+        return "triton" if P.vllm_gpustack_image(version).triton_kernels else "marlin"
     if major < 9:
         return "marlin"
     return "triton"  # capability 12.x (RTX 50 series, RTX PRO Blackwell) and newer take the Triton branch
