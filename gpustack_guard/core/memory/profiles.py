@@ -1907,10 +1907,12 @@ GPUSTACK_BOOKING_CTX = 8192
 GPUSTACK_BOOKING_PARALLEL = 4  # gguf-parser's --parallel-size default; one unified cache, so no extra KV cells
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class LlamaCppDefaultCtx:
     """The n_ctx llama-server starts with when -c is not given, from one build on (common/common.h
     common_params::n_ctx). 0 is llama_context's "the model's trained context" (n_ctx_train)."""
+
+    __repr__ = fields_repr
 
     since: str
     n_ctx: int
@@ -1948,9 +1950,11 @@ LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class LlamaCppBatchDefaults:
     """-b / -ub defaults from one build on. Without n_ubatch (None) the graph is reserved for n_batch tokens."""
+
+    __repr__ = fields_repr
 
     since: str
     n_batch: int
@@ -2053,11 +2057,13 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 LLAMACPP_FFN_HIDDEN_ROWS = 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class LlamaCppFfnForm:
     """How llama.cpp's graph builds the feed-forward stage from one build on, and so how many f32 values per token
     its widest moment keeps alive (engines.llamacpp.ffn_width). Each row was read at the build it names and checked
     against that build's own "compute buffer size" on CPU with tiny GGUFs of two widths and three expert counts."""
+
+    __repr__ = fields_repr
 
     since: str
     rule: str
