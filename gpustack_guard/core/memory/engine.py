@@ -605,9 +605,10 @@ def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: 
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = (), foreign: int = 0, booking: bool = False) -> Estimate:
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
-    # a GGUF model without attention layers (Mamba) sizes no KV cache: llama.cpp's recurrent arithmetic runs it
+    # a GGUF model without attention layers (Mamba) needs no attention shape: llama.cpp's recurrent arithmetic runs
+    # it, other engines refuse it below for its recurrent layers
     attention_free = facts.recurrent_state is not None and not any(facts.recurrent_state.attention)
-    if not facts.has_attention_shape and not (attention_free and family == "llamacpp"):
+    if not facts.has_attention_shape and not attention_free:
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
     if missing:  # a measured weight size alone does not size a KV cache
         raise UnsupportedModel(f"missing {', '.join(missing)} in {facts.source}: the KV cache cannot be sized")

@@ -292,8 +292,9 @@ def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_lay
             raise GGUFError(f"GGUF metadata {arch}.{key} must be a whole number >= 0, not an array")
         return value
 
-    if pure_recurrent:  # Mamba's converter writes head_count 0 ("unused"): no attention shape, not a bad one
-        meta = {k: v for k, v in meta.items() if not k.startswith(f"{arch}.attention.head_count")}
+    if pure_recurrent:  # Mamba's converter writes head_count and feed_forward_length 0 ("unused"): not bad values
+        unused = (f"{arch}.attention.head_count", f"{arch}.feed_forward_length")
+        meta = {k: v for k, v in meta.items() if not (k.startswith(unused) and v == 0)}
     tokens = meta.get("tokenizer.ggml.tokens")
     # the three values divided or converted here are checked first (a string, a float, NaN or inf was a TypeError
     # or an OverflowError, an internal error)

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engine import estimate
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp, recurrent_elements
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.gguf import GGUFError, facts_from_gguf, parse_header
 from gpustack_guard.core.memory.terms import RECURRENT_STATE, budget_terms
+from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import GiB
 
 MiB = 1024 * 1024
@@ -145,12 +147,18 @@ def test_rules_by_build_and_older_builds_refused(tmp_path):
 
 def test_mamba_has_no_attention_and_no_kv(tmp_path):
     # Mamba's converter writes head_count 0; d_inner 2 x d_model; conv 4; state 16; no groups (Mamba 1)
+    # and feed_forward_length 0, both "unused"
     facts = _facts(tmp_path, "mamba", 4, 256, {"ssm.conv_kernel": 4, "ssm.inner_size": 512, "ssm.state_size": 16,
-                                               "ssm.time_step_rank": 16}, heads=0, kv_heads=0)
-    assert facts.num_attention_heads is None
-    est = estimate_llamacpp(facts, [16 * GiB], LlamaCppConfig(ctx_size=4096, parallel=2), version="b8467")
-    assert est.kv_cache == 0
+                                               "ssm.time_step_rank": 16, "feed_forward_length": 0},
+                   heads=0, kv_heads=None)
+    assert facts.num_attention_heads is None and facts.intermediate_size is None
+    est = estimate("llamacpp", facts, [(16 * GiB, "NVIDIA L4")], {"ctx-size": "4096", "parallel": "2"}, "b8467",
+                   Policy())
+    assert est.kv_cache == 0 and est.kv_bytes_per_token == 0
     assert est.extra["recurrent_state"]["bytes_per_gpu"] == 4 * (3 * 512 + 16 * 512) * 4 * 2
+    # other engines have no arithmetic for it: the refusal stays
+    with pytest.raises(UnsupportedModel, match="recurrent"):
+        estimate("vllm", facts, [(16 * GiB, "NVIDIA L4")], {}, "0.11.0", Policy())
 
 
 def test_nemotron_h_mlp_layers_hold_neither(tmp_path):
