@@ -14,11 +14,15 @@ from gpustack_guard.core.memory.engine import estimate
 from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig, estimate_llamacpp, recurrent_elements
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.gguf import GGUFError, facts_from_gguf, parse_header
-from gpustack_guard.core.memory.terms import RECURRENT_STATE, budget_terms
+from gpustack_guard.core.memory.terms import KV_CACHE, RECURRENT_STATE, budget_terms
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import GiB
+from gpustack_guard.core.verify.logparse import parse_log
 
 MiB = 1024 * 1024
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "llama.cpp"
+FIXTURES = {"qwen35-0.8b": LOGS / "qwen35-0.8b-cpu-rs-4-slots.log", "qwen35-4b": LOGS / "qwen35-4b-b8467-rs-one-slot.log",
+            "lfm2-1.2b": LOGS / "lfm2-1.2b-cpu-rs-one-slot.log"}
 
 
 def _facts(tmp_path: Path, arch: str, layers: int, hidden: int, keys: dict, heads=8, kv_heads=2):
@@ -99,6 +103,12 @@ def test_public_logs_rs_and_kv_buffers(tmp_path, model, cfg, version, kv_mib, rs
     assert f"{host['recurrent_state'] / MiB:.2f}" == rs_mib
     if kv_mib is not None:
         assert f"{host['kv'] / MiB:.2f}" == kv_mib
+    # the same figures as gsg verify reads them from the kept fixture
+    log, _ = parse_log(FIXTURES[model].read_text().splitlines(True), "llama.cpp")
+    (terms,) = log.ranks.values()
+    assert terms[RECURRENT_STATE] == round(float(rs_mib) * MiB)
+    if kv_mib is not None:
+        assert terms[KV_CACHE] == round(float(kv_mib) * MiB)
 
 
 def test_lfm2_keeps_a_short_conv_row_and_no_scan_row(tmp_path):
