@@ -49,3 +49,9 @@ def test_rs_buffer_matches_gsg(model, args, tmp_path):
     assert printed == {"CPU": round(est.extra["host"]["recurrent_state"] / MiB, 2)}, (printed, est.extra["host"])
     assert all(float(m["mib"]) == 0.0 for m in KV_LINE.finditer(text))  # no attention layer, no KV cache
     assert est.extra["host"]["kv"] == 0
+    # gsg verify reads the same line as the recurrent-state term of the CPU device
+    from gpustack_guard.core.verify.logparse import parse_log
+    from gpustack_guard.core.verify.patterns import RECURRENT_STATE
+
+    log, _ = parse_log(text.splitlines(True), "llama.cpp")
+    assert log.ranks["CPU"][RECURRENT_STATE] == round(printed["CPU"] * MiB), log.ranks

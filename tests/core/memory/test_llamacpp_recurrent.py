@@ -186,3 +186,20 @@ def test_unread_recurrent_architectures_keep_the_refusal_and_bad_widths_are_one_
     assert rwkv.recurrent_state is None and "has not read" in rwkv.recurrent_layers
     with pytest.raises(GGUFError, match="no jamba.ssm.conv_kernel"):
         _facts(tmp_path, "jamba", 2, 256, {"ssm.inner_size": 512, "ssm.state_size": 16})
+
+
+def test_partial_offload_splits_the_rows_by_the_device_of_each_layer(tmp_path):
+    # A public log-parsing spec (search-index file 60828878331) quotes a 40-layer, one-slot run split as "CPU RS
+    # buffer size = 16.75 MiB" and "CUDA0 RS buffer size = 46.06 MiB", R 2.81 / S 60.00 MiB. The model is not
+    # named; Qwen3.5-35B-A3B's shapes (30 gated-delta-net layers, d_inner 4,096) give exactly those R and S, and
+    # -ngl 30 keeps layers 0-9 (8 of them recurrent) on the CPU. llama_memory_recurrent puts each layer's rows on
+    # that layer's device (model.dev_layer).
+    facts = _qwen35(tmp_path, 40, 2048, 4096, 16, 2)
+    est = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=4096, parallel=1, gpu_layers=30),
+                            version="b8500")
+    assert f"{est.extra['host']['recurrent_state'] / MiB:.2f}" == "16.75"
+    assert f"{est.extra['recurrent_state']['bytes_per_gpu'] / MiB:.2f}" == "46.06"
+    no_offload = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=4096, parallel=1, no_kv_offload=True),
+                                   version="b8500")
+    assert no_offload.extra["recurrent_state"]["bytes_per_gpu"] == 0  # -nkvo: every row in host memory
+    assert f"{no_offload.extra['host']['recurrent_state'] / MiB:.2f}" == "62.81"
