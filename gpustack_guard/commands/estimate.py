@@ -299,7 +299,10 @@ def text_table(model: str, source: str, est, verdict: str, findings: list) -> st
     rows = [("GPU memory", gib(est.gpu_total)), ("requested by the engine", gib(est.requested)),
             ("weights", gib(est.weights)), ("activation peak", gib(est.activation)),
             ("non-torch / platform", gib(est.non_torch)), ("CUDA graphs", gib(est.cuda_graphs)),
-            ("KV cache", gib(est.kv_cache)), ("headroom (outside the budget)", gib(est.headroom)),
+            ("KV cache", gib(est.kv_cache)),
+            *([("recurrent state", gib(est.extra["recurrent_state"]["bytes_per_gpu"]))]
+              if est.extra.get("recurrent_state") else []),
+            ("headroom (outside the budget)", gib(est.headroom)),
             ("headroom needed", gib(est.headroom_needed))]
     numbers = [*([("weights / KV cache dtype", f"{est.dtype} / {est.kv_cache_dtype}")] if est.dtype else []),
                ("KV bytes / token / GPU", f"{est.kv_bytes_per_token:,}"),
@@ -315,9 +318,11 @@ def text_table(model: str, source: str, est, verdict: str, findings: list) -> st
     lines.append("")
     lines += [f"  {k:<{width}}  {v:>12}" for k, v in numbers]
     lines += ["", "budget, term by term (rule, source):"]
-    for term in budget_terms(est):  # the rows of --output json's "budget", under the same names
+    terms = budget_terms(est)
+    name_width = max([BUDGET_NAME_WIDTH, *(len(term.term) for term in terms)])
+    for term in terms:  # the rows of --output json's "budget", under the same names
         shown = f"{term.value:,} tokens" if term.unit == "tokens" else gib(term.value)
-        lines.append(f"  {term.term:<{BUDGET_NAME_WIDTH}}  {shown:>14}  {term.rule}; {term.source}")
+        lines.append(f"  {term.term:<{name_width}}  {shown:>14}  {term.rule}; {term.source}")
     lines += ["", f"verdict: {verdict}"]
     lines += [f"{f.severity.value} {f.rule_id} {f.rule.name}: {f.message}" + (f"\n    fix: {f.fix}" if f.fix else "")
               for f in findings]

@@ -392,7 +392,7 @@ def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
                                        "llama.cpp@b2694 llama.cpp llm_build_moe_ffn")}),
 ])
 def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version, args, expected):
-    from gpustack_guard.core.memory.terms import ENGINE_TERMS
+    from gpustack_guard.core.memory.terms import ENGINE_TERMS, RECURRENT_STATE
 
     extra = ["-q", "q4_k_m"] if backend == "llama.cpp" else []
     result = gsg("estimate", "-m", model, "--gpu-memory", "24GiB", "--backend", backend, "--backend-version",
@@ -400,7 +400,8 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     assert result.code == 0, result.err
     doc = json.loads(result.out)
     rows = {row["term"]: row for row in doc["budget"]}
-    assert [row["term"] for row in doc["budget"]] == list(ENGINE_TERMS[backend])
+    # the recurrent-state row appears only for models with recurrent layers (none here)
+    assert [row["term"] for row in doc["budget"]] == [t for t in ENGINE_TERMS[backend] if t != RECURRENT_STATE]
     # the rows carry the estimate's own figures
     assert rows["weights_bytes_per_gpu"]["value"] == doc["weights_bytes_per_gpu"] > 0
     assert rows["kv_cache_bytes_per_gpu"]["value"] == doc["kv_cache_bytes_per_gpu"] > 0

@@ -98,3 +98,140 @@ def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+@dataclass(frozen=True)
+class TinyMamba:
+    """A Mamba (v1) model: every layer keeps llama.cpp's per-sequence conv and scan rows (the RS buffer) and no
+    layer has a KV cache. Shapes as llama.cpp's mamba loader creates them (src/models/mamba.cpp)."""
+
+    layers: int = 2
+    hidden: int = 64
+    inner: int = 128  # d_inner: llama.cpp loads only 2 x d_model
+    state: int = 16  # d_state
+    conv: int = 4  # d_conv
+    dt_rank: int = 8
+    context: int = 4096
+
+
+def write_tiny_mamba_gguf(path: Path, model: TinyMamba, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    writer = gguf.GGUFWriter(str(path), "mamba")
+    writer.add_name("gsg-tiny-mamba")
+    writer.add_block_count(model.layers)
+    writer.add_context_length(model.context)
+    writer.add_embedding_length(model.hidden)
+    writer.add_feed_forward_length(0)  # written by llama.cpp's own converter as unused
+    writer.add_head_count(0)
+    writer.add_ssm_conv_kernel(model.conv)
+    writer.add_ssm_inner_size(model.inner)
+    writer.add_ssm_state_size(model.state)
+    writer.add_ssm_time_step_rank(model.dt_rank)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_file_type(0)  # ALL_F32
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
+    writer.add_token_scores([0.0] * VOCAB)
+    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
+                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
+    writer.add_unk_token_id(0)
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+
+    def tensor(name: str, *shape: int, value: float | None = None) -> None:
+        # numpy shapes are llama.cpp's ne reversed
+        data = np.full(shape, value, dtype=np.float32) if value is not None \
+            else (rng.standard_normal(shape) * 0.02).astype(np.float32)
+        writer.add_tensor(name, data)
+
+    tensor("token_embd.weight", VOCAB, model.hidden)
+    for layer in range(model.layers):
+        block = f"blk.{layer}"
+        tensor(f"{block}.attn_norm.weight", model.hidden, value=1.0)
+        tensor(f"{block}.ssm_in.weight", 2 * model.inner, model.hidden)
+        tensor(f"{block}.ssm_conv1d.weight", model.inner, model.conv)
+        tensor(f"{block}.ssm_conv1d.bias", model.inner, value=0.0)
+        tensor(f"{block}.ssm_x.weight", model.dt_rank + 2 * model.state, model.inner)
+        tensor(f"{block}.ssm_dt.weight", model.inner, model.dt_rank)
+        tensor(f"{block}.ssm_dt.bias", model.inner, value=0.0)
+        tensor(f"{block}.ssm_a", model.inner, model.state, value=-1.0)  # A = -exp(A_log), as converted
+        tensor(f"{block}.ssm_d", model.inner, value=1.0)
+        tensor(f"{block}.ssm_out.weight", model.hidden, model.inner)
+    tensor("output_norm.weight", model.hidden, value=1.0)
+    tensor("output.weight", VOCAB, model.hidden)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+@dataclass(frozen=True)
+class TinyLfm2:
+    """An LFM2 hybrid: short-conv layers (head_count_kv 0: llama.cpp's recurrent rows, n_embd x (l_cache - 1)) and
+    grouped-query attention layers (the only ones with a KV cache). Shapes as src/models/lfm2.cpp creates them."""
+
+    kv_heads: tuple[int, ...] = (0, 2, 0, 0, 2, 0)  # per layer; 0 = short conv
+    hidden: int = 1536
+    heads: int = 12
+    ffn: int = 512
+    l_cache: int = 3
+    context: int = 4096
+
+
+def write_tiny_lfm2_gguf(path: Path, model: TinyLfm2, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    head_dim = model.hidden // model.heads
+    writer = gguf.GGUFWriter(str(path), "lfm2")
+    writer.add_name("gsg-tiny-lfm2")
+    writer.add_block_count(len(model.kv_heads))
+    writer.add_context_length(model.context)
+    writer.add_embedding_length(model.hidden)
+    writer.add_feed_forward_length(model.ffn)
+    writer.add_head_count(model.heads)
+    writer.add_head_count_kv(list(model.kv_heads))
+    writer.add_rope_dimension_count(head_dim)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_uint32("lfm2.shortconv.l_cache", model.l_cache)
+    writer.add_file_type(1)  # MOSTLY_F16
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
+    writer.add_token_scores([0.0] * VOCAB)
+    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
+                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
+    writer.add_unk_token_id(0)
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+
+    def matrix(name: str, rows: int, cols: int) -> None:
+        writer.add_tensor(name, (rng.standard_normal((rows, cols)) * 0.02).astype(np.float16))
+
+    def norm(name: str, width: int) -> None:
+        writer.add_tensor(name, np.ones(width, dtype=np.float32))
+
+    matrix("token_embd.weight", VOCAB, model.hidden)
+    norm("token_embd_norm.weight", model.hidden)  # LFM2's final norm under this name (LLM_TENSOR_OUTPUT_NORM_LFM2)
+    for layer, kv_heads in enumerate(model.kv_heads):
+        block = f"blk.{layer}"
+        norm(f"{block}.attn_norm.weight", model.hidden)
+        norm(f"{block}.ffn_norm.weight", model.hidden)
+        matrix(f"{block}.ffn_gate.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_up.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_down.weight", model.hidden, model.ffn)
+        if kv_heads:
+            norm(f"{block}.attn_q_norm.weight", head_dim)
+            norm(f"{block}.attn_k_norm.weight", head_dim)
+            matrix(f"{block}.attn_q.weight", model.hidden, model.hidden)
+            matrix(f"{block}.attn_k.weight", kv_heads * head_dim, model.hidden)
+            matrix(f"{block}.attn_v.weight", kv_heads * head_dim, model.hidden)
+            matrix(f"{block}.attn_output.weight", model.hidden, model.hidden)
+        else:
+            writer.add_tensor(f"{block}.shortconv.conv.weight",
+                              (rng.standard_normal((model.hidden, model.l_cache)) * 0.02).astype(np.float32))
+            matrix(f"{block}.shortconv.in_proj.weight", 3 * model.hidden, model.hidden)
+            matrix(f"{block}.shortconv.out_proj.weight", model.hidden, model.hidden)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path

@@ -689,6 +689,15 @@ EXCLUDED = {
     "llama.cpp/llama-cpp-python-0.3.36-0c1e57098-tiny-q4_0.log": "the real engine's own run: its GGUF is written at "
                                                                  "test time and tests/integration/test_real_llamacpp.py "
                                                                  "holds every buffer against gsg",
+    # recurrent and hybrid GGUFs: their facts come from the GGUF header, which neither the catalog nor a config.json
+    # gives (hfconfig refuses their model types); tests/core/memory/test_llamacpp_recurrent.py holds each RS and KV
+    # buffer line against gsg's arithmetic on a header of the same shapes
+    "llama.cpp/qwen35-0.8b-cpu-rs-4-slots.log": "Qwen3.5-0.8B (qwen35) on CPU: facts from its GGUF header only; RS "
+                                                "and KV buffers held in test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-4b-b8467-rs-one-slot.log": "Qwen3.5-4B (qwen35) at b8467: facts from its GGUF header only; the "
+                                                 "RS buffer held in test_llamacpp_recurrent.py",
+    "llama.cpp/lfm2-1.2b-cpu-rs-one-slot.log": "LFM2 1.2B on an Android CPU: facts from its GGUF header only; RS and "
+                                               "KV buffers held in test_llamacpp_recurrent.py",
     "llama.cpp/ollama-assert-after-kv-buffers.log": "ollama#9515: a GGML_ASSERT after the KV buffers, not memory: "
                                                     "no memory verdict to hold it against",
     "llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log": "llama.cpp PR #26297: MiniMax-M3 is not in gsg's "

@@ -605,11 +605,14 @@ def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: 
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = (), foreign: int = 0, booking: bool = False) -> Estimate:
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
-    if not facts.has_attention_shape:
+    # a GGUF model without attention layers (Mamba) needs no attention shape: llama.cpp's recurrent arithmetic runs
+    # it, other engines refuse it below for its recurrent layers
+    attention_free = facts.recurrent_state is not None and not any(facts.recurrent_state.attention)
+    if not facts.has_attention_shape and not attention_free:
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
     if missing:  # a measured weight size alone does not size a KV cache
         raise UnsupportedModel(f"missing {', '.join(missing)} in {facts.source}: the KV cache cannot be sized")
-    if facts.recurrent_layers:
+    if facts.recurrent_layers and not (family == "llamacpp" and facts.recurrent_state is not None):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
                                "gsg has no memory arithmetic for them, so there is no verdict")

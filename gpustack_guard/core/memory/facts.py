@@ -35,6 +35,23 @@ class EncoderDummy:
     held_beside_blocks: int = 0
 
 
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+class RecurrentState:
+    """A GGUF's per-sequence state as llama.cpp's loader reads it (load_arch_hparams of the architecture): the
+    hyperparameters that size each recurrent layer's conv (r) and scan (s) rows, and which layers hold them or
+    a KV cache. Bytes are the engine's business (engines/llamacpp.py recurrent_state_row, by build)."""
+
+    __repr__ = fields_repr
+
+    kind: Literal["ssm", "shortconv"]  # Mamba-style conv + scan state (Mamba, gated delta net) | LFM2 short conv
+    conv_kernel: int = 0  # ssm.conv_kernel (d_conv), or shortconv.l_cache for LFM2
+    inner_size: int = 0  # ssm.inner_size (d_inner)
+    state_size: int = 0  # ssm.state_size (d_state)
+    group_count: int = 0  # ssm.group_count (n_group); 0 where the architecture's loader does not read it
+    recurrent: tuple[bool, ...] = ()  # per layer: holds r and s rows (hparams.is_recr and the memory's filter)
+    attention: tuple[bool, ...] = ()  # per layer: holds a KV cache (the hybrid memory's attention filter)
+
+
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
     """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
@@ -51,6 +68,7 @@ class ModelFacts:
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
     # an attention or weight layout gsg has no rule for (hfconfig._unmodelled names it): no arithmetic either
     unmodelled: str | None = None
+    recurrent_state: RecurrentState | None = None  # what llama.cpp sizes them from (GGUF): llamacpp arithmetic
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic

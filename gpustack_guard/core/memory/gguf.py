@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.facts import ModelFacts, RecurrentState
 from gpustack_guard.core.memory.hfconfig import MAX_LAYERS, BadConfig, checked_facts
 from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
 
@@ -24,7 +24,7 @@ MAX_KEPT_ARRAY = MAX_LAYERS  # items of an array read whole (per-layer values), 
 # Hyperparameters llama.cpp reads per layer when given as an array (get_key_or_arr): kept whole, the widest counted
 _PER_LAYER = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
 # the metadata keys (after "<arch>.") whose arrays are read whole: those and the layer types
-_PER_LAYER_KEYS = ("layer_types",) + tuple("." + key for key in _PER_LAYER)
+_PER_LAYER_KEYS = ("layer_types", ".attention.recurrent_layers") + tuple("." + key for key in _PER_LAYER)
 
 
 class GGUFError(ValueError):
@@ -168,11 +168,98 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     shared_count = _whole(arch, "expert_shared_count", get("expert_shared_count"))
     if shared_width is None and shared_count and expert_width:
         shared_width = shared_count * expert_width
+    state, refused = recurrent_state(meta, arch, layers)
     try:
-        facts = _gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width, shared_width)
-        return checked_facts(replace(facts, layer_repack_bytes=tuple(layer_repack), output_repack_bytes=output_repack))
+        facts = _gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width, shared_width,
+                            pure_recurrent=state is not None and not any(state.attention))
+        return checked_facts(replace(facts, layer_repack_bytes=tuple(layer_repack), output_repack_bytes=output_repack,
+                                     recurrent_state=state, recurrent_layers=refused))
     except BadConfig as exc:
         raise GGUFError(f"GGUF metadata: {exc}") from None
+
+
+# Architectures whose layers keep per-sequence state in llama.cpp (llm_arch_is_recurrent / llm_arch_is_hybrid,
+# src/llama-arch.cpp@0c1e57098), by how its loader marks the recurrent layers (src/models/<arch>.cpp
+# load_arch_hparams) and which layers the memory's filters give a KV cache (src/llama-model.cpp create_memory):
+#   "all"       Mamba, Mamba-2: every layer recurrent, no KV cache (llama_memory_recurrent without a filter)
+#   "kv0"       recurrent where head_count_kv[il] == 0, attention elsewhere (Jamba, Granite 4.0-H, LFM2)
+#   "kv0-ff0"   Nemotron-H: recurrent where head_count_kv and feed_forward_length are both 0, attention where only
+#               feed_forward_length is (the MLP-only layers hold neither)
+#   "both"      Falcon-H1: every layer has an attention and an SSM branch, so both filters take every layer
+#   "interval"  Qwen3-Next, Qwen3.5: attention.recurrent_layers if the file has it, else every layer but each
+#               full_attention_interval-th (default 4)
+_RECURRENT_LAYOUT = {"mamba": "all", "mamba2": "all", "jamba": "kv0", "granitehybrid": "kv0", "lfm2": "kv0",
+                     "lfm2moe": "kv0", "nemotron_h": "kv0-ff0", "nemotron_h_moe": "kv0-ff0", "falcon-h1": "both",
+                     "qwen3next": "interval", "qwen35": "interval", "qwen35moe": "interval"}
+# the architectures whose loader reads ssm.group_count (ssm_n_group stays 0 for the others: Mamba, Jamba)
+_READS_GROUP_COUNT = frozenset({"mamba2", "falcon-h1", "granitehybrid", "nemotron_h", "nemotron_h_moe", "qwen3next",
+                                "qwen35", "qwen35moe"})
+# llama.cpp's other recurrent and hybrid architectures: state of other shapes (RWKV's wkv, PLaMo 2, Kimi and
+# MiniMax linear attention) that gsg has not read, so they keep the refusal
+_UNREAD_RECURRENT = frozenset({"rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", "plamo2", "kimi-linear", "kimi-k3",
+                               "bailingmoe3", "glm5-next", "qwen4exp", "minimax-01"})
+
+
+def recurrent_state(meta: dict, arch: str, layers: int) -> tuple[RecurrentState | None, str | None]:
+    """(the per-sequence state llama.cpp keeps, the reason another engine's arithmetic cannot run), both None for
+    an attention-only architecture. Keys are read as the architecture's llama.cpp loader reads them."""
+    if arch in _UNREAD_RECURRENT:
+        return None, f"GGUF architecture '{arch}', whose recurrent state gsg has not read"
+    layout = _RECURRENT_LAYOUT.get(arch)
+    if layout is None:
+        return None, None
+
+    def number(key: str, default: int | None = None) -> int:
+        value = _whole(arch, key, meta.get(f"{arch}.{key}"))
+        if value is None:
+            if default is None:
+                raise GGUFError(f"GGUF metadata has no {arch}.{key}, which llama.cpp's {arch} loader requires")
+            return default
+        return value
+
+    def per_layer(key: str) -> list[int]:
+        value = meta.get(f"{arch}.{key}")
+        if isinstance(value, list):
+            values = [_whole(arch, key, v) or 0 for v in value]
+            return (values + [0] * layers)[:layers]  # llama.cpp's get_key_or_arr: missing layers are 0
+        return [_whole(arch, key, value) or 0] * layers
+
+    if layout == "all":
+        recurrent, attention = [True] * layers, [False] * layers
+    elif layout == "both":
+        recurrent, attention = [True] * layers, [True] * layers
+    elif layout == "kv0":
+        recurrent = [kv == 0 for kv in per_layer("attention.head_count_kv")]
+        attention = [not r for r in recurrent]
+    elif layout == "kv0-ff0":
+        kv, ff = per_layer("attention.head_count_kv"), per_layer("feed_forward_length")
+        recurrent = [k == 0 and f == 0 for k, f in zip(kv, ff)]
+        attention = [k != 0 and f == 0 for k, f in zip(kv, ff)]
+    else:
+        marks = meta.get(f"{arch}.attention.recurrent_layers")
+        if isinstance(marks, list):
+            recurrent = [bool(m) for m in (marks + [False] * layers)[:layers]]
+        else:
+            interval = number("full_attention_interval", 4)
+            if interval < 1:
+                raise GGUFError(f"GGUF metadata {arch}.full_attention_interval must be >= 1, not {interval}")
+            recurrent = [(il + 1) % interval != 0 for il in range(layers)]
+        attention = [not r for r in recurrent]
+    if arch in ("lfm2", "lfm2moe"):
+        state = RecurrentState("shortconv", conv_kernel=number("shortconv.l_cache"))
+    else:
+        state = RecurrentState("ssm", conv_kernel=number("ssm.conv_kernel"), inner_size=number("ssm.inner_size"),
+                               state_size=number("ssm.state_size"),
+                               group_count=number("ssm.group_count", 0) if arch in _READS_GROUP_COUNT else 0)
+    for name in ("conv_kernel", "inner_size", "state_size", "group_count"):
+        if getattr(state, name) > MAX_STATE_WIDTH:
+            raise GGUFError(f"GGUF metadata {arch}: {name} {getattr(state, name):,} is beyond {MAX_STATE_WIDTH:,}")
+    state = replace(state, recurrent=tuple(recurrent), attention=tuple(attention))
+    return state, f"GGUF architecture '{arch}' ({sum(recurrent)} of {layers} layers recurrent)"
+
+
+# no real state-space model comes near: past it a width is a typo or an attack (products reach 10^18 otherwise)
+MAX_STATE_WIDTH = 1 << 20
 
 
 def cpu_repacked(tensor: TensorInfo) -> bool:
@@ -191,7 +278,8 @@ def _whole(arch: str, key: str, value):
 
 
 def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_layer: list[int], embedding: int,
-                output: int, expert_width: int | None, shared_width: int | None) -> ModelFacts:
+                output: int, expert_width: int | None, shared_width: int | None,
+                pure_recurrent: bool = False) -> ModelFacts:
     meta = header.metadata
 
     def get(key: str):
@@ -204,6 +292,9 @@ def _gguf_facts(header: GGUFHeader, source: str, arch: str, layers: int, per_lay
             raise GGUFError(f"GGUF metadata {arch}.{key} must be a whole number >= 0, not an array")
         return value
 
+    if pure_recurrent:  # Mamba's converter writes head_count and feed_forward_length 0 ("unused"): not bad values
+        unused = (f"{arch}.attention.head_count", f"{arch}.feed_forward_length")
+        meta = {k: v for k, v in meta.items() if not (k.startswith(unused) and v == 0)}
     tokens = meta.get("tokenizer.ggml.tokens")
     # the three values divided or converted here are checked first (a string, a float, NaN or inf was a TypeError
     # or an OverflowError, an internal error)

@@ -1562,6 +1562,16 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "attention)")),
         "kv_capacity_tokens": (
             TermSource("b0", "n-ctx-cells", "src/llama-context.cpp@b6000 ('n_ctx')"),),
+        # LLAMACPP_RECURRENT_RULES, row for row (tests/core/memory/test_llamacpp_recurrent.py keeps them equal)
+        "recurrent_state_bytes_per_gpu": (
+            TermSource("b0", "states-in-kv-cache-not-modelled",
+                       "src/llama-kv-cache.cpp@794fe23f llama_kv_cache_init (recurrent rows at type_k / type_v)"),
+            TermSource("b5500", "f32-conv-and-scan-rows-per-sequence",
+                       "src/llama-model.cpp create_memory + src/llama-kv-cache.cpp llama_kv_cache_recurrent@"
+                       "8733e0cf (GGML_TYPE_F32, kv_size = max(1, n_seq_max))"),
+            TermSource("b6200", "rs-buffer-f32-rows-per-sequence",
+                       "src/llama-memory-recurrent.cpp@4227c9be, @0c1e57098 ('RS buffer size'); "
+                       "src/llama-hparams.cpp n_embd_r / n_embd_s; src/llama-memory-hybrid.cpp")),
     },
 }
 
@@ -2025,6 +2035,47 @@ LLAMACPP_MLA_V_LESS_SINCE = "b8651"
 LLAMACPP_MLA_CACHE_SOURCE = ("src/llama-model.cpp (LLM_ARCH_DEEPSEEK2 hparams), convert_hf_to_gguf.py "
                              "(DeepseekV2Model.set_gguf_parameters) and src/llama-kv-cache.cpp: llama.cpp PR #12801, "
                              "PR #19067; the legacy layout checked on uv-genai/llm-setonix's 8-GCD log")
+
+
+class LlamaCppRecurrentRule(NamedTuple):  # a table row: tuple-built
+    """How one build range holds the per-sequence state of recurrent layers (Mamba's conv and scan rows)."""
+
+    since: str
+    rule: str
+    state_bytes: int | None  # bytes per element of the r and s rows; None: held another way, not modelled
+    source: str
+
+
+# Recurrent layers keep, per sequence, a conv row r of (d_conv - 1) x (d_inner + 2 x n_group x d_state) elements
+# (LFM2: n_embd x (l_cache - 1)) and a scan row s of d_state x d_inner (hparams n_embd_r / n_embd_s, n_embd_k_s /
+# n_embd_v_s before the rename), one cell per sequence: max(1, n_seq_max), which llama-server sets to its slots
+# (-np; 4 for auto), unified cache or not. Read in the sources llama-cpp-python vendors:
+# - 0.3.7 (794fe23f, ~b4500): the states are rows of the one KV cache, sized at --cache-type-k / --cache-type-v
+#   (src/llama-kv-cache.cpp llama_kv_cache_init, kv_size = n_seq_max): not modelled, refused.
+# - 0.3.9 (8733e0cf, ~b5500): llama_kv_cache_recurrent, GGML_TYPE_F32 for both whatever -ctk/-ctv say
+#   (src/llama-model.cpp create_memory), logged as "llama_kv_cache_recurrent: ... KV buffer size". No build
+#   between the two is dated here, so builds before b5500 keep the refusal.
+# - 0.3.16 (4227c9be, ~b6200), 0.3.20, 0.3.26, 0.3.36 (0c1e57098): llama_memory_recurrent, still F32, logged as
+#   "llama_memory_recurrent: <dev> RS buffer size"; hybrid models (llama-memory-hybrid.cpp) give their attention
+#   layers a KV cache of the usual size and their recurrent layers these rows. From 0.3.26 each row is repeated
+#   1 + n_rs_seq times, n_rs_seq > 0 only for speculative decoding's rollback (not modelled: 0).
+LLAMACPP_RECURRENT_RULES = (
+    LlamaCppRecurrentRule("b0", "states-in-kv-cache-not-modelled", None,
+                          "src/llama-kv-cache.cpp@794fe23f llama_kv_cache_init (recurrent rows at type_k / type_v)"),
+    LlamaCppRecurrentRule("b5500", "f32-conv-and-scan-rows-per-sequence", 4,
+                          "src/llama-model.cpp create_memory + src/llama-kv-cache.cpp llama_kv_cache_recurrent@"
+                          "8733e0cf (GGML_TYPE_F32, kv_size = max(1, n_seq_max))"),
+    LlamaCppRecurrentRule("b6200", "rs-buffer-f32-rows-per-sequence", 4,
+                          "src/llama-memory-recurrent.cpp@4227c9be, @0c1e57098 ('RS buffer size'); "
+                          "src/llama-hparams.cpp n_embd_r / n_embd_s; src/llama-memory-hybrid.cpp"),
+)
+_RECURRENT_KEYS = keyed_by_release(LLAMACPP_RECURRENT_RULES)
+
+
+def llamacpp_recurrent_rule(version: str | None) -> LlamaCppRecurrentRule:
+    return row_for("llamacpp", _RECURRENT_KEYS, version)
+
+
 # Sliding-window layers get their own, smaller cache from b5452 on (the oldest log showing it: llama.cpp#13703,
 # "creating SWA KV cache, size = 18432 cells" = 1024-token window x 16 slots + n_batch 2048). Older builds are
 # treated as one full cache, which over-counts, never under-counts.

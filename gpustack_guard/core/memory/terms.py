@@ -24,6 +24,7 @@ ACTIVATION = "activation_bytes_per_gpu"
 CUDA_GRAPHS = "cuda_graphs_bytes_per_gpu"
 KV_CACHE = "kv_cache_bytes_per_gpu"
 COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
+RECURRENT_STATE = "recurrent_state_bytes_per_gpu"  # llama.cpp's RS buffer: per-sequence rows of recurrent layers
 KV_TOKENS = "kv_capacity_tokens"
 SAMPLER_WARMUP = "sampler_warmup_bytes_per_gpu"
 
@@ -32,7 +33,7 @@ ENGINE_TERMS = {
     "vLLM": (WEIGHTS, NON_TORCH, FORWARD_PEAK, SAMPLER_PEAK, ENCODER_PEAK, ACTIVATION, CUDA_GRAPHS, KV_CACHE,
              KV_TOKENS, SAMPLER_WARMUP),
     "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, KV_CACHE, KV_TOKENS),
-    "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, COMPUTE_BUFFER, KV_TOKENS),
+    "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, RECURRENT_STATE, COMPUTE_BUFFER, KV_TOKENS),
 }
 FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
 
@@ -64,6 +65,7 @@ def _values(engine: str, est) -> dict[str, int]:
                        ENCODER_PEAK: x.get("encoder_peak", 0), SAMPLER_WARMUP: x.get("sampler_warmup_bytes", 0)})
     if engine == "llama.cpp":
         common[COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu, default=est.activation)
+        common[RECURRENT_STATE] = int((x.get("recurrent_state") or {}).get("bytes_per_gpu", 0))
     return common
 
 
@@ -75,8 +77,10 @@ def budget_terms(est) -> list[BudgetTerm]:
     values = _values(est.engine, est)
     # a vLLM estimate names the engine generation it ran (a V0 fallback, a V1 opt-in): its rows are that code's
     generation = str(est.extra.get("engine_generation") or "") if est.engine == "vLLM" else ""
+    # the recurrent-state row only where the model has recurrent layers (attention-only budgets stay as they were)
+    hidden = () if est.extra.get("recurrent_state") else (RECURRENT_STATE,)
     rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
-            for term, rule, source in _term_sources(est.engine, est.version, generation)]
+            for term, rule, source in _term_sources(est.engine, est.version, generation) if term not in hidden]
     # a multimodal model's encoder term names the rule that sized it for this model and release
     encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
     if isinstance(encoder, dict) and encoder.get("rule") not in (None, "none"):

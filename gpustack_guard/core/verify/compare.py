@@ -43,6 +43,7 @@ ROWS = (
     (P.CUDA_GRAPHS, "CUDA graphs", "bytes"),
     (P.PREFILL_GRAPHS, "prefill CUDA graphs (SGLang)", "bytes"),
     (P.KV_CACHE, "KV cache", "bytes"),
+    (P.RECURRENT_STATE, "recurrent state (llama.cpp RS buffer)", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),

@@ -30,6 +30,7 @@ from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for th
     KV_CACHE,
     KV_TOKENS,
     NON_TORCH,
+    RECURRENT_STATE,
     REQUESTED,
     SAMPLER_PEAK,
     SAMPLER_WARMUP,
@@ -634,6 +635,13 @@ LLAMACPP_PATTERNS = (
        r"buffer size =\s+" + _g(KV_CACHE) + " MiB",
        "llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB", "llama.cpp PR #6122",
        {KV_CACHE: (KV_CACHE, "MiB+")}, kind="buffer"),
+    _p("llamacpp-rs-buffer", LLAMACPP, "b5500 to the newest (llama_memory_recurrent from 4227c9be; before it "
+       "llama_kv_cache_recurrent printed its rows as a KV buffer, read above)",
+       r"llama_memory_recurrent:\s+(?P<device>\S+) RS buffer size =\s+" + _g(RECURRENT_STATE) + " MiB",
+       "llama_memory_recurrent:      CUDA0 RS buffer size =    50.25 MiB",
+       "vendor/llama.cpp/src/llama-memory-recurrent.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: the "
+       "format string; a public Qwen3.5-4B run at b8467 prints this line)",
+       {RECURRENT_STATE: (RECURRENT_STATE, "MiB")}, kind="buffer"),
     _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",

@@ -108,8 +108,9 @@ def test_buffer_lines_of_each_build(line, device, term, value):
     "llama_kv_cache_unified: KV self size  =  576.00 MiB, K (f16):  288.00 MiB, V (f16):  288.00 MiB",
     "llama_kv_cache: size =  576.00 MiB (  4608 cells,  36 layers,  1/1 seqs), K (f16):  288.00 MiB, V (f16):  "
     "288.00 MiB",
-    # a recurrent model's state (llama_memory_recurrent, 4227c9be on) is not KV in gsg's budget
-    "llama_memory_recurrent:      CUDA0 RS buffer size =    62.81 MiB",
+    # the summary beside a recurrent model's RS buffer (the buffer itself is its own term: below)
+    "llama_memory_recurrent: size =   62.81 MiB (     1 cells,  40 layers,  1 seqs), R (f32):    2.81 MiB, S (f32):   "
+    "60.00 MiB",
 ])
 def test_neighbour_lines_add_nothing_to_the_buffers(line):
     assert read([line]).ranks == {}
@@ -180,3 +181,11 @@ def test_device_lines_of_each_build(line, free):
 def test_allocation_failures_of_each_build(line, kind):
     log = read([line])
     assert (log.failure_kind, log.started) == (kind, False)
+
+
+def test_the_rs_buffer_is_its_own_term_per_device():
+    # a public Qwen3.5-35B-A3B run split over the CPU and one GPU: 8 and 22 of its 30 recurrent layers
+    log = read(["llama_memory_recurrent:        CPU RS buffer size =    16.75 MiB",
+                "llama_memory_recurrent:      CUDA0 RS buffer size =    46.06 MiB"])
+    assert log.ranks["CUDA0"] == {"recurrent_state_bytes_per_gpu": round(46.06 * 1024 * 1024)}
+    assert log.ranks["CPU"] == {"recurrent_state_bytes_per_gpu": round(16.75 * 1024 * 1024)}

@@ -52,6 +52,15 @@ CASES = [
      {P.KV_CACHE: mib(379.23), P.PIPELINE_COPIES: 4}),
     ("llama.cpp/ik-mla-15-gpus-compute-oom.log", None, False, 'out-of-memory', 'CUDA14', 0,
      {P.KV_CACHE: mib(180.0), P.PIPELINE_COPIES: 4}),
+    # recurrent and hybrid models: the RS buffer is its own term beside the KV buffer of the attention layers
+    ("llama.cpp/qwen35-0.8b-cpu-rs-4-slots.log", None, True, None, 'CPU', 1,
+     {P.KV_CACHE: mib(3072.0), P.RECURRENT_STATE: mib(77.06), P.COMPUTE_BUFFER: mib(786.02), P.SEQUENCES: 4,
+      P.KV_TOKENS: 262144}),
+    ("llama.cpp/qwen35-4b-b8467-rs-one-slot.log", None, False, None, 'CUDA0', 2,
+     {P.RECURRENT_STATE: mib(50.25)}),
+    ("llama.cpp/lfm2-1.2b-cpu-rs-one-slot.log", None, True, None, 'CPU', 1,
+     {P.KV_CACHE: mib(48.0), P.RECURRENT_STATE: mib(0.16), P.COMPUTE_BUFFER: mib(132.0), P.SEQUENCES: 1,
+      P.KV_TOKENS: 4096}),
     ("llama.cpp/load-tensors-oom.log", None, False, 'out-of-memory', None, 0,
      {}),
     # the compute buffer with four input copies is refused; the KV line of the fuller device binds
@@ -418,7 +427,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 78, "sglang": 28, "llama.cpp": 33}
+    assert counts == {"vllm": 78, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

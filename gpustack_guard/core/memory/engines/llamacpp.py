@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.engine_flags import llamacpp_auto_default, to_float32
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate
+from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate, UnsupportedModel
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
@@ -70,10 +70,12 @@ class DeviceUsage:
     compute: int  # the one compute buffer: max(attention scratch, logits on the output device)
     output: int  # the logits part of it (0 off the output device), shown, not added
     footprint: int
+    rs: int = 0  # the RS buffer: per-sequence rows of the device's recurrent layers
+    attention_layers: int = 0  # of `layers`, those with a KV cache
 
     @property
     def total(self) -> int:
-        return self.footprint + self.weights + self.kv + self.compute
+        return self.footprint + self.weights + self.kv + self.rs + self.compute
 
 
 def _cache_bytes(kind: str) -> float:
@@ -198,8 +200,9 @@ def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool,
     """The high-water mark of the reserved graph on one device: the largest of the attention stage, the
     feed-forward stage and, on the output device, the logits of the reserved outputs (all tokens unless given:
     reserved_outputs)."""
-    assert facts.num_attention_heads is not None, "engines run on facts whose missing_for_params() is empty"
-    attention = attention_scratch(cells, tokens, facts.num_attention_heads, flash_attn, facts.hidden_size or 0)
+    assert facts.num_attention_heads is not None or facts.recurrent_state is not None, \
+        "engines run on facts whose missing_for_params() is empty"
+    attention = attention_scratch(cells, tokens, facts.num_attention_heads or 0, flash_attn, facts.hidden_size or 0)
     ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device, version)
     logits = output_logits(facts, tokens if outputs is None else outputs) if output_device else 0
     return max(attention, ffn, logits)
@@ -327,13 +330,36 @@ def cell_widths(facts: ModelFacts, version: str | None) -> tuple[int, int]:
     return latent + facts.qk_rope_head_dim, 0 if _since(version, P.LLAMACPP_MLA_V_LESS_SINCE) else latent
 
 
+def recurrent_elements(facts: ModelFacts) -> tuple[int, int]:
+    """(r, s): elements of one recurrent layer's conv row and scan row for one sequence, as llama_hparams
+    n_embd_r / n_embd_s compute them (src/llama-hparams.cpp@0c1e57098; n_embd_k_s / n_embd_v_s@8733e0cf):
+    LFM2's short conv keeps n_embd x (l_cache - 1) and no scan row; the rest (d_conv - 1) x (d_inner +
+    2 x n_group x d_state) and d_state x d_inner. The first conv column is shifted out each step, hence the - 1."""
+    state = facts.recurrent_state
+    if state is None:
+        return 0, 0
+    if state.kind == "shortconv":
+        return (facts.hidden_size or 0) * max(state.conv_kernel - 1, 0), 0
+    conv = max(state.conv_kernel - 1, 0) * (state.inner_size + 2 * state.group_count * state.state_size)
+    return conv, state.state_size * state.inner_size
+
+
+def layer_kinds(facts: ModelFacts) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """(holds a KV cache, holds recurrent rows) per layer: every layer attention for an attention-only model."""
+    layers = facts.num_hidden_layers or 0
+    state = facts.recurrent_state
+    if state is None:
+        return (True,) * layers, (False,) * layers
+    return state.attention, state.recurrent
+
+
 def cell_bytes_per_layer(facts: ModelFacts, version: str | None, type_k: str, type_v: str) -> float:
     k, v = cell_widths(facts, version)
     return k * _cache_bytes(type_k) + v * _cache_bytes(type_v)
 
 
 def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig,
-                version: str | None = None) -> dict:
+                version: str | None = None, rs_bytes_per_layer: int = 0) -> dict:
     """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
     blocks below -ngl, the output layer unless it is offloaded too), the CPU_REPACK copy of those of them the CPU
     backend repacks, and the KV of the blocks kept on the host (all of them with --no-kv-offload). A CPU-only
@@ -345,9 +371,13 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
         weights += layout.lm_head - (layout.embedding if facts.tie_word_embeddings else 0)
         repacked += facts.output_repack_bytes or 0
     on_host = len(layout.per_layer) if cfg.no_kv_offload else host_layers
+    attention, recurrent = layer_kinds(facts)
     type_v = cfg.cache_type_v if cfg.flash_attn or cfg.cache_type_v.lower() not in QUANTISED_CACHE else "f16"
-    cell_bytes = cell_bytes_per_layer(facts, version, cfg.cache_type_k, type_v)
-    return {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * on_host * cells)}
+    cell_bytes = cell_bytes_per_layer(facts, version, cfg.cache_type_k, type_v) if any(attention) else 0
+    host = {"weights": weights, "cpu_repack": repacked, "kv": int(cell_bytes * sum(attention[:on_host]) * cells)}
+    if facts.recurrent_state is not None:  # without offload_kqv llama_memory_recurrent keeps every row on the CPU
+        host["recurrent_state"] = rs_bytes_per_layer * sum(recurrent[:on_host])
+    return host
 
 
 def has_fit(version: str | None) -> bool:
@@ -548,9 +578,26 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     if type_v.lower() in QUANTISED_CACHE and not cfg.flash_attn:
         type_v = "f16"
         notes.append("a quantised V cache needs flash attention: llama.cpp falls back to f16")
+    attention, recurrent = layer_kinds(facts)
+    any_attention = any(attention)
     cell_bytes: float = 0
-    if not cfg.no_kv_offload:
+    if not cfg.no_kv_offload and any_attention:
         cell_bytes = cell_bytes_per_layer(facts, version, cfg.cache_type_k, type_v)
+    rs_rule = P.llamacpp_recurrent_rule(version)
+    rs_layer = 0
+    if facts.recurrent_state is not None:
+        if rs_rule.state_bytes is None:
+            raise UnsupportedModel(f"{facts.architecture}: llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} "
+                                   f"keeps recurrent state in its KV cache ({rs_rule.source}), which gsg has not "
+                                   f"modelled before {P.LLAMACPP_RECURRENT_RULES[1].since}, so there is no verdict")
+        conv, scan = recurrent_elements(facts)
+        # one row per sequence: llama_memory_recurrent's mem_size = max(1, n_seq_max), n_seq_max = the slots
+        rs_layer = (conv + scan) * rs_rule.state_bytes * max(1, slots)
+        notes.append(f"{sum(recurrent)} recurrent layers keep F32 state for {max(1, slots)} sequences (-np), "
+                     f"whatever --cache-type-k/v say: {rs_layer:,} bytes per layer (llama.cpp's RS buffer)")
+        if not any_attention:
+            notes.append("no attention layers: no KV cache; the compute buffer of the SSM scan is not modelled "
+                         "(gsg's feed-forward and logits stages only)")
     pattern = swa_pattern(facts.architecture)
     windowed = bool(facts.sliding_window) and has_swa_cache(version) and pattern is not None
     if facts.sliding_window and not windowed:
@@ -583,6 +630,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells, stream_cells = context_cells(ctx_cells, streams, cfg.flash_attn, version)
+        # attention reads (and masks) the cache only where the model has attention layers: Mamba has neither
+        read_cells = stream_cells if any_attention else 0
         window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
             if windowed else cells
         reserve = min(cells, tokens)
@@ -593,29 +642,32 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
             weights = sum(layout.per_layer[il] for il in layers)
             if is_output:
                 weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
-            window = sum(1 for il in layers if windowed and windowed_layer(pattern, il))
-            kv = int(cell_bytes * ((len(layers) - window) * cells + window * window_cells))
+            kv_layers = [il for il in layers if attention[il]]  # a hybrid's recurrent layers hold no KV
+            window = sum(1 for il in kv_layers if windowed and windowed_layer(pattern, il))
+            kv = int(cell_bytes * ((len(kv_layers) - window) * cells + window * window_cells))
+            rs = 0 if cfg.no_kv_offload else rs_layer * sum(1 for il in layers if recurrent[il])
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
-            compute = compute_buffer(stream_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
+            compute = compute_buffer(read_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
                                      version, outputs) \
                 if layers or is_output else 0
             logits = output_logits(facts, outputs) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
-                masks = (stream_cells, window_cells) if window else (stream_cells,)
+                masks = ((read_cells, window_cells) if window else (read_cells,)) if any_attention else ()
                 inputs = split_inputs(masks, reserve, facts.hidden_size or 0, cfg.flash_attn, version,
                                       input_device=i == input_device)
                 # the copies are never freed (profiles.LLAMACPP_COPIES_HELD): the attention and feed-forward stages
                 # count one copy already, the logits stage none, so the logits sit on a whole copy
                 compute = max(compute, logits + inputs) + (copies - 1) * inputs
-            out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint))
+            out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint, rs,
+                                   len(kv_layers)))
         return out
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
-    host = host_memory(facts, layout, first, full, cells, cfg, version)
+    host = host_memory(facts, layout, first, full, cells, cfg, version, rs_layer)
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
-    kv_token = int(cell_bytes) * usage.layers
+    kv_token = int(cell_bytes) * usage.attention_layers
     verdict = FITS if all(dev.total <= t for dev, t in zip(devices, gpu_totals)) else DOES_NOT_FIT
     estimated_ctx = 0
     if usage.layers:
@@ -644,5 +696,20 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                "term_rules": {COMPUTE_BUFFER: compute_rule},
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
                                "kv": dev.kv, "compute": dev.compute}
-                              for dev, t in zip(devices, gpu_totals)]},
+                              | ({"recurrent_state": dev.rs} if facts.recurrent_state is not None else {})
+                              for dev, t in zip(devices, gpu_totals)],
+               **_recurrent_extra(facts, rs_rule, rs_layer, max(1, slots), usage.rs)},
     )
+
+
+def _recurrent_extra(facts: ModelFacts, rule: P.LlamaCppRecurrentRule, per_layer: int, sequences: int,
+                     on_gpu: int) -> dict:
+    """extra["recurrent_state"]: the RS buffer of the binding device and how it was sized (none without state)."""
+    if facts.recurrent_state is None:
+        return {}
+    conv, scan = recurrent_elements(facts)
+    attention, recurrent = layer_kinds(facts)
+    return {"recurrent_state": {"bytes_per_gpu": on_gpu, "bytes_per_layer": per_layer, "conv_elements": conv,
+                                "scan_elements": scan, "dtype": "f32", "sequences": sequences,
+                                "recurrent_layers": sum(recurrent), "attention_layers": sum(attention),
+                                "rule": rule.rule, "source": rule.source}}
