@@ -35,6 +35,11 @@ class EncoderDummy:
     held_beside_blocks: int = 0
 
 
+# what the Gated DeltaNet state and its weights are sized from (missing_for_params names the absent ones)
+GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
+                     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")
+
+
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
 class ModelFacts:
     """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
@@ -49,6 +54,17 @@ class ModelFacts:
     head_dim: int | None = None
     intermediate_size: int | None = None
     recurrent_layers: str | None = None  # state-space / linear-attention layers (hfconfig): no arithmetic
+    # Gated DeltaNet linear attention beside full attention (Qwen3-Next, Qwen3.5/3.6; core/memory/gated_delta.py):
+    # how many layers are linear, every full_attention_interval-th layer being full attention, and the state's shape
+    linear_attention_layers: int | None = None
+    full_attention_interval: int | None = None
+    linear_num_key_heads: int | None = None
+    linear_num_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel_dim: int | None = None
+    mamba_ssm_dtype: str | None = None  # Qwen3.5's config names its temporal state's dtype (vLLM 0.17.0+ reads it)
+    attention_output_gate: bool = False  # q_proj also yields a per-head output gate (Qwen3-Next, Qwen3.5)
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
@@ -125,6 +141,10 @@ class ModelFacts:
         return bool(self.compress_ratios)
 
     @property
+    def is_gated_delta(self) -> bool:
+        return bool(self.linear_attention_layers)
+
+    @property
     def is_moe(self) -> bool:
         return bool(self.num_experts and self.num_experts > 1)
 
@@ -157,6 +177,8 @@ class ModelFacts:
             need += ["head_dim", "q_lora_rank", "num_experts_per_tok", "num_experts", "moe_intermediate_size"]
             if 4 in self.compress_ratios:
                 need += ["index_n_heads", "index_head_dim"]
+        if self.linear_attention_layers:
+            need += list(GATED_DELTA_SHAPE)
         missing = list(dict.fromkeys(name for name in need if getattr(self, name) is None))
         if self.compress_ratios and len(self.compress_ratios) < (self.num_hidden_layers or 0):
             missing.append("compress_ratios (one per layer)")
