@@ -336,6 +336,9 @@ VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
 #   0.26.0  config/model.py is_prefix_caching_supported: hybrid models get prefix caching by default, so mamba
 #           cache mode "all"/"align" (chunk-aligned blocks, states kept per block): not modelled.
 GATED_DELTA_KERNEL_ALIGNMENT = 16
+# Qwen3.5/3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration and their text-only classes)
+# arrive in models/registry.py@v0.17.0 (absent @v0.16.0)
+VLLM_QWEN3_5_SINCE = "0.17.0"
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed

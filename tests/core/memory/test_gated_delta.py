@@ -155,3 +155,14 @@ def test_layouts_without_a_full_attention_page_stay_refused(config, named):
 def test_a_tensor_parallel_size_that_splits_a_head_is_refused():
     with pytest.raises(UnsupportedModel, match="does not divide the linear-attention heads"):
         run(NEXT, {"tensor-parallel-size": "3"}, gpus=(H200,) * 3)
+
+
+def test_qwen36_catalog_models_are_estimated_with_their_vision_tower():
+    dense, moe = catalog_facts("Qwen/Qwen3.6-27B"), catalog_facts("Qwen/Qwen3.6-35B-A3B")
+    assert dense.vision_unsupported is None and dense.vision_params > 0  # qwen3_vl.py's tower, no DeepStack
+    est = run(dense, {"max-model-len": "32768"}, "0.19.0", gpus=((81559 * MiB, H100),))
+    assert est.block_size == 784  # "Setting attention block size to 784 tokens" (Qwen3.6-27B, one GPU)
+    assert est.extra["gated_delta"]["state_dtype_bytes"] == {"conv": 2, "temporal": 4}
+    assert run(moe, {"max-model-len": "32768"}, "0.19.0", gpus=((81559 * MiB, H100),)).block_size == 1056
+    with pytest.raises(UnsupportedModel, match="before 0.17.0 has no Qwen3.5/3.6 model"):
+        run(dense, {}, "0.16.0", gpus=((81559 * MiB, H100),))

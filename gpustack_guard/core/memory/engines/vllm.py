@@ -541,6 +541,10 @@ def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, 
 def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
                       notes: list[str]) -> GatedDeltaKV:
     """A Gated DeltaNet hybrid's geometry; raises GatedDeltaUnsupported where its layout is not modelled."""
+    if "qwen3_5" in (facts.architecture or "").lower() and \
+            P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_QWEN3_5_SINCE):
+        raise GatedDeltaUnsupported(f"vLLM before {P.VLLM_QWEN3_5_SINCE} has no Qwen3.5/3.6 model (models/registry.py"
+                                    f"@v{P.VLLM_QWEN3_5_SINCE} adds them): it does not serve this model")
     if cfg.enable_prefix_caching:
         raise GatedDeltaUnsupported("--enable-prefix-caching keeps Gated DeltaNet states per block (mamba cache "
                                     "mode all/align): gsg has not read that layout")
