@@ -11,9 +11,8 @@ from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
-from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
+from gpustack_guard.core.memory.estimate import Estimate, GatedDeltaUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
-from gpustack_guard.core.memory.gated_delta import GatedDeltaUnsupported
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB

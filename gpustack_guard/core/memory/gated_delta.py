@@ -17,15 +17,12 @@ from __future__ import annotations
 import math
 
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.gpu_arch import compute_capability
 from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer, longest_fitting
 
 _STATE_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
-
-
-class GatedDeltaUnsupported(ValueError):
-    """A deployment of a Gated DeltaNet model whose state layout gsg has not read (a release, a flag)."""
 
 
 def dtype_bytes(name: str | None, model_dtype: str | None, flag: str) -> int:
@@ -54,6 +51,7 @@ class GatedDeltaKV:
     """One rank's hybrid KV geometry: full-attention layers paged by tokens, linear layers one page a sequence."""
 
     hybrid = True  # per-request cost is not tokens x bytes_per_token
+    is_gated_delta = True  # what engines/vllm.py asks instead of isinstance (it imports this module lazily)
 
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,

@@ -10,8 +10,8 @@ from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engine import estimate
 from gpustack_guard.core.memory.engines.vllm import hybrid_group_factor, hybrid_groups
-from gpustack_guard.core.memory.estimate import UnsupportedModel
-from gpustack_guard.core.memory.gated_delta import GatedDeltaKV, GatedDeltaUnsupported
+from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported, UnsupportedModel
+from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.weights import param_breakdown, weights_per_rank
 from gpustack_guard.core.spec.model import Policy

@@ -20,9 +20,9 @@ from gpustack_guard.core.memory.estimate import (
     NO_KV_MEMORY,
     SAMPLER_WARMUP_OOM,
     Estimate,
+    GatedDeltaUnsupported,
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
-from gpustack_guard.core.memory.gated_delta import GatedDeltaKV, GatedDeltaUnsupported
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
@@ -31,8 +31,9 @@ from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout,
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
 
-if TYPE_CHECKING:  # imported where a DeepSeek-V4 model needs it: most runs never do
+if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs it: most runs never do
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
+    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
@@ -541,6 +542,8 @@ def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, 
 def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
                       notes: list[str]) -> GatedDeltaKV:
     """A Gated DeltaNet hybrid's geometry; raises GatedDeltaUnsupported where its layout is not modelled."""
+    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
+
     if "qwen3_5" in (facts.architecture or "").lower() and \
             P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_QWEN3_5_SINCE):
         raise GatedDeltaUnsupported(f"vLLM before {P.VLLM_QWEN3_5_SINCE} has no Qwen3.5/3.6 model (models/registry.py"
@@ -1391,6 +1394,11 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
     return plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
+def gated_delta_report(shape, version: str | None) -> dict:
+    """The Gated DeltaNet terms of the estimate (GatedDeltaKV.report) with the groups this release forms."""
+    return shape.report(hybrid_groups(shape.full_layers, shape.linear_layers, hybrid_group_factor(version)))
+
+
 def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool:
     """Whether vLLM keeps a model's window and full-attention layers in KV-cache groups of their own; otherwise
     unify_hybrid_kv_cache_specs sizes every window layer as a full one (profiles.VLLM_HYBRID_KV_MANAGER_SINCE)."""
@@ -1433,7 +1441,7 @@ def pool_blocks(available: int, shape, block: int, max_len: int, override: int |
     """pool() as releases up to 0.20 print it: the blocks shared out over the KV-cache groups."""
     if available <= 0:
         return 0, 0.0, 0
-    if isinstance(shape, GatedDeltaKV):
+    if getattr(shape, "is_gated_delta", False):
         assert shape.full_layers > 0  # hfconfig counts a full layer every full_attention_interval
         return shape.pool(available, max_len, override,
                           hybrid_groups(shape.full_layers, shape.linear_layers, group_factor))
@@ -1754,9 +1762,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                                                                             cfg.nccl_p2p_disabled)).source,
                "mxfp4_backend": backend,
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
-               "gated_delta": rank_shape.report(hybrid_groups(rank_shape.full_layers, rank_shape.linear_layers,
-                                                              hybrid_group_factor(version)))
-               if isinstance(rank_shape, GatedDeltaKV) else {},
+               "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
                # DeepSeek-V4's forward peak by part (profiles.VLLM_V4_FORWARD_SOURCE), before the margin and cuBLAS
