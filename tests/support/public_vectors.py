@@ -251,6 +251,13 @@ VECTORS = (
                "image llm-d-cuda-dev with vLLM v0.11.0 (the issue), die warming the sampler up with 1,024 dummy "
                "requests after graph capture; the nightly cluster's GPU is not named (H100 assumed: the guide "
                "benchmarks on 2 H100s per server); the issue's 41.87 GiB pool is its summary, not a log line"),
+    Vector("v0.10.2-qwen3-next-80b-tp2-h200.log", "Qwen/Qwen3-Next-80B-A3B-Instruct", H200, "0.10.2",
+           ("--tensor-parallel-size=2",),
+           why="a public log file (index file id 7292846353, repository not named): Qwen3-Next-80B-A3B-Instruct "
+               "(the log's model path and Qwen3NextForCausalLM) at TP 2, vLLM 0.10.2 and its only arguments (both "
+               "printed), on H200 (its fused-MoE config file is device_name=NVIDIA_H200, 139.81 GiB CUDA total); "
+               "FlashInfer missing (the sampler falls back to PyTorch, printed); a Gated DeltaNet hybrid: block 544, "
+               "7,162 blocks of 12 x 557,056 B (gated_delta.py)"),
     Vector("v1-0.26-qwen25-7b-awq-rtx4080-wsl2.log", "Qwen/Qwen2.5-7B", RTX_4080, "0.26.0",
            ("--max-model-len=32768", "--gpu-memory-utilization=0.9"), "awq", env=("VLLM_USE_FLASHINFER_SAMPLER=0",),
            why="a public markdown file 'Phase 1 实验记录：vLLM 基线' (2026-08-02; index file id 57428438798, repository "

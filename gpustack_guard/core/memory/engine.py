@@ -11,8 +11,8 @@ from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
-from gpustack_guard.core.memory.estimate import Estimate, UnsupportedModel
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.estimate import Estimate, GatedDeltaUnsupported, UnsupportedModel
+from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB
@@ -86,6 +86,10 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
         nccl_p2p_disabled=_nccl_number(env.get(P.NCCL_P2P_DISABLE_ENV)) not in (None, 0),
         nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
+        mamba_cache_dtype=_text(flags.get("mamba-cache-dtype")),
+        mamba_ssm_cache_dtype=_text(flags.get("mamba-ssm-cache-dtype")),
+        enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
+                               else _flag(flags, "enable-prefix-caching")),
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -605,6 +609,8 @@ def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: 
 def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, version: str | None,
               policy: Policy, env_items: tuple = (), foreign: int = 0, booking: bool = False) -> Estimate:
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
+    if facts.is_gated_delta:  # the linear layers' state is sized from these (gated_delta.py)
+        missing += [name for name in GATED_DELTA_SHAPE if getattr(facts, name) is None]
     # a GGUF model without attention layers (Mamba) needs no attention shape: llama.cpp's recurrent arithmetic runs
     # it, other engines refuse it below for its recurrent layers
     attention_free = facts.recurrent_state is not None and not any(facts.recurrent_state.attention)
@@ -612,6 +618,10 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
     if missing:  # a measured weight size alone does not size a KV cache
         raise UnsupportedModel(f"missing {', '.join(missing)} in {facts.source}: the KV cache cannot be sized")
+    if facts.is_gated_delta and family != "vllm":
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} has Gated DeltaNet linear-attention layers that "
+                               "keep state per sequence: gsg models their memory for vLLM only, so there is no "
+                               "verdict")
     if facts.recurrent_layers and not (family == "llamacpp" and facts.recurrent_state is not None):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
@@ -634,8 +644,11 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
-        est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
-                            stage_totals=stage_totals)
+        try:
+            est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
+                                stage_totals=stage_totals)
+        except GatedDeltaUnsupported as exc:
+            raise UnsupportedModel(f"{facts.architecture or 'the model'}: {exc}, so there is no verdict") from None
         if EF.read(flags, "max-model-len", "vllm", version) == EF.AUTO_MAX_MODEL_LEN \
                 and 0 < est.estimated_max_model_len < est.max_model_len:
             # `auto`: vLLM starts with the longest length its KV cache holds, not the model's native one

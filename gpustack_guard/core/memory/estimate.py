@@ -25,6 +25,11 @@ class NoEstimate(enum.Enum):
     BAD_ARGUMENTS = "bad-arguments"  # the engine could not read a backend argument's value
 
 
+class GatedDeltaUnsupported(ValueError):
+    """A deployment of a Gated DeltaNet model whose state layout gsg has not read (a release, a flag):
+    core/memory/gated_delta.py raises it, the engine turns it into UnsupportedModel."""
+
+
 class UnsupportedModel(ValueError):
     """The engine has no memory model for this architecture (a model limit, not a bad argument)."""
 

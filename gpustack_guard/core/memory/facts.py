@@ -50,6 +50,9 @@ class RecurrentState:
     group_count: int = 0  # ssm.group_count (n_group); 0 where the architecture's loader does not read it
     recurrent: tuple[bool, ...] = ()  # per layer: holds r and s rows (hparams.is_recr and the memory's filter)
     attention: tuple[bool, ...] = ()  # per layer: holds a KV cache (the hybrid memory's attention filter)
+# what the Gated DeltaNet state and its weights are sized from (missing_for_params names the absent ones)
+GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
+                     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
@@ -69,6 +72,17 @@ class ModelFacts:
     # an attention or weight layout gsg has no rule for (hfconfig._unmodelled names it): no arithmetic either
     unmodelled: str | None = None
     recurrent_state: RecurrentState | None = None  # what llama.cpp sizes them from (GGUF): llamacpp arithmetic
+    # Gated DeltaNet linear attention beside full attention (Qwen3-Next, Qwen3.5/3.6; core/memory/gated_delta.py):
+    # how many layers are linear, every full_attention_interval-th layer being full attention, and the state's shape
+    linear_attention_layers: int | None = None
+    full_attention_interval: int | None = None
+    linear_num_key_heads: int | None = None
+    linear_num_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel_dim: int | None = None
+    mamba_ssm_dtype: str | None = None  # Qwen3.5's config names its temporal state's dtype (vLLM 0.17.0+ reads it)
+    attention_output_gate: bool = False  # q_proj also yields a per-head output gate (Qwen3-Next, Qwen3.5)
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
     vision_unsupported: str | None = None  # a multimodal config whose vision part gsg cannot count: no arithmetic
@@ -145,6 +159,10 @@ class ModelFacts:
         return bool(self.compress_ratios)
 
     @property
+    def is_gated_delta(self) -> bool:
+        return bool(self.linear_attention_layers)
+
+    @property
     def is_moe(self) -> bool:
         return bool(self.num_experts and self.num_experts > 1)
 
@@ -177,6 +195,8 @@ class ModelFacts:
             need += ["head_dim", "q_lora_rank", "num_experts_per_tok", "num_experts", "moe_intermediate_size"]
             if 4 in self.compress_ratios:
                 need += ["index_n_heads", "index_head_dim"]
+        if self.linear_attention_layers:
+            need += list(GATED_DELTA_SHAPE)
         missing = list(dict.fromkeys(name for name in need if getattr(self, name) is None))
         if self.compress_ratios and len(self.compress_ratios) < (self.num_hidden_layers or 0):
             missing.append("compress_ratios (one per layer)")

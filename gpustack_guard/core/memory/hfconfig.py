@@ -142,7 +142,8 @@ _TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FA
 
 # q/k norms: Qwen3, Gemma 3 and GLM-4.5 (use_qk_norm) norm q and k per head over head_dim, OLMo2 and Cohere
 # (use_qk_norm) over every head
-_PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1"})
+_PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1", "qwen3_next", "qwen3_5",
+                               "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
 _ALL_HEADS_QK_NORM = frozenset({"olmo2"})
 _NOAUX_BY_DEFAULT = frozenset({"deepseek_v3", "kimi_k2", "glm4_moe", "dots1"})
 # Gemma 2/3 add pre- and post-feedforward norms to the attention ones
@@ -237,9 +238,41 @@ _RECURRENT_KEYS = ("layer_types", "hybrid_override_pattern", "attn_layer_period"
                    "linear_attn_config", "full_attention_interval", "mamba_d_state", "ssm_cfg", "block_types")
 
 
+# Gated DeltaNet hybrids whose state vLLM sizes from the linear_* keys (qwen3_next.py, qwen3_5.py):
+# core/memory/gated_delta.py models them; every other recurrent family above is still refused.
+_GATED_DELTA_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
+_GATED_DELTA_KINDS = frozenset({"linear_attention"})
+
+
+def _gated_delta(config: dict, model_type: str, layers: int | None) -> dict[str, Any]:
+    """The Gated DeltaNet fields of a Qwen3-Next / Qwen3.5 config, or {} for any other model. The linear layers
+    are the ones layer_types names "linear_attention", else all but every full_attention_interval-th
+    (Qwen3NextConfig's default interval is 4)."""
+    if model_type not in _GATED_DELTA_TYPES or not layers:
+        return {}
+    interval = config.get("full_attention_interval", 4)
+    kinds = config.get("layer_types")
+    linear: int | None
+    if isinstance(kinds, list) and kinds:
+        linear = sum(1 for k in kinds[:layers] if k == "linear_attention")
+        full = layers - linear
+        interval = layers // full if full and layers % full == 0 else interval
+    else:
+        linear = layers - layers // interval if isinstance(interval, int) and interval > 0 else None
+    if not linear or linear >= layers:  # no full-attention layer: no attention page to size the state by
+        return {}
+    return {"linear_attention_layers": linear, "full_attention_interval": interval,
+            "attention_output_gate": bool(config.get("attn_output_gate", True)),
+            "mamba_ssm_dtype": config.get("mamba_ssm_dtype"),
+            **{key: config.get(key) for key in ("linear_num_key_heads", "linear_num_value_heads",
+                                                "linear_key_head_dim", "linear_value_head_dim",
+                                                "linear_conv_kernel_dim")}}
+
+
 def _recurrent_layers(config: dict, model_type: str) -> str | None:
     """What holds per-sequence state instead of (or beside) a per-token KV cache, or None for attention only:
-    such layers size memory by sequences, which gsg does not model, so no verdict is better than a guess."""
+    such layers size memory by sequences, which gsg models only for Gated DeltaNet hybrids (_gated_delta, checked
+    first by the caller); for the rest no verdict is better than a guess."""
     kinds = config.get("layer_types")
     if isinstance(kinds, list):
         other = sorted({str(k) for k in kinds} - _ATTENTION_LAYERS)
@@ -450,6 +483,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         same_named["vocab_size"] = config["padded_vocab_size"]  # ChatGLM: vLLM's embedding has the padded size
     hidden = _first(config, "hidden_size", "n_embd", "d_model")
     vision = vision_tower(top, hidden)
+    gated_delta = _gated_delta(config, kind, layers)
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
@@ -458,8 +492,9 @@ def _facts(config: dict, source: str) -> ModelFacts:
         num_key_value_heads=_kv_heads(config, kind),
         intermediate_size=_mlp_width(config, kind, hidden),
         gated_mlp=kind not in _PLAIN_MLP,
-        recurrent_layers=_recurrent_layers(config, kind),
+        recurrent_layers=None if gated_delta else _recurrent_layers(config, kind),
         unmodelled=_unmodelled(config, top, kind),
+        **gated_delta,
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,
@@ -474,7 +509,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         length_config=lengths,
         dtype=dtype,
         router_bias=router_bias,
-        shared_expert_gate=kind in ("qwen2_moe", "qwen3_next"),
+        shared_expert_gate=kind in ("qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"),
         qk_norm=_qk_norm(config, kind),
         **extras,
         **quant,

@@ -318,6 +318,66 @@ VLLM_HYBRID_GROUP_SIZE_FACTORS = ((known_version("0.9.2"), None), (known_version
 VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
                           (known_version("0.21.0"), "concurrency-x-max-len"))
 
+# Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5/3.6; core/memory/gated_delta.py): how a release sizes the linear
+# layers' state and the attention block that must hold it. Read per tag:
+#   0.10.2  models/registry.py adds Qwen3NextForCausalLM (absent @v0.10.1.1); models/config.py
+#           HybridAttentionMambaModelConfig: block = 16 x cdiv(state page, 16 x attention bytes of one token),
+#           raised only (a larger --block-size stays), state page padded to the attention page;
+#           layers/mamba/mamba_utils.py gated_delta_net_state_dtype: both states at --mamba-cache-dtype (auto: the
+#           model dtype); kv_cache_interface.py MambaSpec.max_memory_usage_bytes: one page per sequence
+#           (@v0.11.2 cdiv(max_model_len, mamba block = max_model_len), the same page; @v0.15.1 mamba_cache_mode
+#           "none": 1 + speculative blocks); engine/arg_utils.py and config/model.py@v0.11.2 ..@v0.25.0
+#           is_prefix_caching_supported: no prefix caching for a hybrid model by default, so mode "none".
+#   0.11.2  models/config.py: head size 256 on compute capability 10.x with FlashInfer (the default) aligns to 32.
+#   0.17.0  mamba_utils.py: the temporal state takes --mamba-ssm-cache-dtype; models/config.py
+#           Qwen3_5ForConditionalGenerationConfig sets it from the config's mamba_ssm_dtype when auto.
+#   0.20.0  platforms/interface.py _align_hybrid_block_size: alignment = max(the attention backend's smallest
+#           kernel block, 16 for FlashAttention, FlashInfer and Triton; cache_config.block_size).
+#   0.26.0  config/model.py is_prefix_caching_supported: hybrid models get prefix caching by default, so mamba
+#           cache mode "all"/"align" (chunk-aligned blocks, states kept per block): not modelled.
+GATED_DELTA_KERNEL_ALIGNMENT = 16
+# Qwen3.5/3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration and their text-only classes)
+# arrive in models/registry.py@v0.17.0 (absent @v0.16.0)
+VLLM_QWEN3_5_SINCE = "0.17.0"
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+class VllmGatedDeltaRow:
+    __repr__ = fields_repr
+
+    since: str
+    modelled: bool
+    source: str
+    blackwell_head256: bool = False
+    ssm_dtype_flag: bool = False
+    alignment_from_block: bool = False
+    note: str = ""
+
+
+VLLM_GATED_DELTA_ROWS = (
+    VllmGatedDeltaRow("0.0.0", False, "vllm/model_executor/models/registry.py@v0.10.2",
+                      note="vLLM before 0.10.2 has no Gated DeltaNet model (Qwen3NextForCausalLM is added in "
+                           "models/registry.py@v0.10.2): it does not serve this model"),
+    VllmGatedDeltaRow("0.10.2", True, "vllm/model_executor/models/config.py@v0.10.2 HybridAttentionMambaModelConfig;"
+                      " layers/mamba/mamba_utils.py@v0.10.2; v1/kv_cache_interface.py@v0.10.2 MambaSpec"),
+    VllmGatedDeltaRow("0.11.2", True, "vllm/model_executor/models/config.py@v0.11.2 (head 256 on SM100: 32)",
+                      blackwell_head256=True),
+    VllmGatedDeltaRow("0.17.0", True, "vllm/model_executor/layers/mamba/mamba_utils.py@v0.17.0 "
+                      "gated_delta_net_state_dtype; models/config.py@v0.17.0 Qwen3_5ForConditionalGenerationConfig",
+                      blackwell_head256=True, ssm_dtype_flag=True),
+    VllmGatedDeltaRow("0.20.0", True, "vllm/platforms/interface.py@v0.20.0 _align_hybrid_block_size",
+                      ssm_dtype_flag=True, alignment_from_block=True),
+    VllmGatedDeltaRow("0.26.0", False, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported",
+                      note="vLLM 0.26.0+ turns prefix caching on for hybrid models, which keeps Gated DeltaNet "
+                           "states per block (mamba cache mode all/align): gsg has not read that layout"),
+)
+_GATED_DELTA_KEYS = keyed_by_release(VLLM_GATED_DELTA_ROWS)
+
+
+def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
+    return row_for("vllm", _GATED_DELTA_KEYS, version)
+
+
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
 # rounded up for the kernel, then loaded into the zero-padded buffers. Per backend, (intermediate multiple,

@@ -288,6 +288,11 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
             max_pixels=P.QWEN_VL_MAX_PIXELS))
     if model_type in ("qwen3_vl", "qwen3_vl_moe"):
         return VisionTower(qwen3_vl(v), model_type, None, qwen3_vl_encoder(v, model_type, text_hidden))
+    if model_type in ("qwen3_5", "qwen3_5_moe"):
+        # qwen3_5.py builds qwen3_vl.py's Qwen3_VisionTransformer; its vision config has no DeepStack layers unless
+        # it names them (getattr(vision_config, "deepstack_visual_indexes") falls back to [])
+        v = {"deepstack_visual_indexes": [], **v}
+        return VisionTower(qwen3_vl(v), "qwen3_vl", None, qwen3_vl_encoder(v, "qwen3_vl", text_hidden))
     if model_type in ("llava", "llava_next"):
         return llava(config, text_hidden, model_type)
     if model_type == "gemma3":

@@ -14,8 +14,29 @@ from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightL
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, GGUF_TYPE_BYTES, linear_bytes_per_param
 
 
-def _attention_params(f: ModelFacts) -> tuple[int, int]:
-    """(linear, other) attention parameters of one layer."""
+def is_linear_layer(f: ModelFacts, layer: int) -> bool:
+    """A Gated DeltaNet layer: all but every full_attention_interval-th (Qwen3NextConfig's layer_types)."""
+    interval = f.full_attention_interval or 0
+    return f.is_gated_delta and interval > 0 and (layer + 1) % interval != 0
+
+
+def _gated_delta_params(f: ModelFacts) -> tuple[int, int]:
+    """(linear, other) parameters of one Gated DeltaNet layer as qwen3_next.py builds it: in_proj_qkvz
+    (q, k, v and the gate z), in_proj_ba (beta, alpha per value head), out_proj; the depthwise conv1d over
+    q, k and v, dt_bias and A_log per value head, and the gated RMSNorm over one value head."""
+    H = f.hidden_size
+    nk, nv, dk, dv, kernel = (f.linear_num_key_heads, f.linear_num_value_heads, f.linear_key_head_dim,
+                              f.linear_value_head_dim, f.linear_conv_kernel_dim)
+    assert H and nk and nv and dk and dv and kernel  # missing_for_params (GATED_DELTA_SHAPE) checked them
+    key_dim, value_dim = nk * dk, nv * dv
+    linear = H * (2 * key_dim + 2 * value_dim) + H * 2 * nv + value_dim * H
+    return linear, (2 * key_dim + value_dim) * kernel + 2 * nv + dv
+
+
+def _attention_params(f: ModelFacts, layer: int = -1) -> tuple[int, int]:
+    """(linear, other) attention parameters of layer `layer` (-1: a full-attention layer)."""
+    if layer >= 0 and is_linear_layer(f, layer):
+        return _gated_delta_params(f)
     H, nH = f.hidden_size, f.num_attention_heads
     assert H is not None and nH is not None  # require_shape (missing_for_params) checked them
     if f.is_mla:
@@ -31,7 +52,8 @@ def _attention_params(f: ModelFacts) -> tuple[int, int]:
         return q + kv + o, norms
     d, nKV = f.dim_head, f.kv_heads
     assert d is not None and nKV is not None  # require_shape (has_attention_shape) checked them
-    linear = H * nH * d + 2 * H * nKV * d + nH * d * H
+    # an output gate doubles q_proj (Qwen3-Next's attn_output_gate: query and gate per head)
+    linear = H * nH * d * (2 if f.attention_output_gate else 1) + 2 * H * nKV * d + nH * d * H
     bias = nH * d + 2 * nKV * d if f.attention_bias else 0
     bias += H if f.output_bias else 0
     sinks = nH if f.attention_sinks else 0
@@ -85,10 +107,10 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
         return deepseek_v4.param_breakdown(f)
     H, V, L = f.hidden_size, f.vocab_size, f.num_hidden_layers
     assert H is not None and V is not None and L is not None  # require_shape checked them
-    attn_linear, attn_other = _attention_params(f)
     norm = 2 * H if f.norm_bias else H  # one norm's weight (and bias)
     linear, other = [], []
     for layer in range(L):
+        attn_linear, attn_other = _attention_params(f, layer)
         mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
         other.append(attn_other + mlp_other + f.layer_norms * norm)
@@ -134,9 +156,9 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
     experts_only = (f.quant_method or "").lower() in EXPERTS_ONLY
-    attention = 0 if f.is_compressed_attention else _attention_params(f)[0]
     per_layer: list[int] = []
     for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
+        attention = _attention_params(f, layer)[0]
         routed = _routed_expert_params(f, layer)
         kept = attention if f.quant_skips_attention or experts_only else 0  # stays at checkpoint dtype
         if experts_only:

@@ -91,7 +91,8 @@ LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_s
 
 
 @pytest.mark.parametrize("extra, named", [
-    ({"model_type": "qwen3_next", "full_attention_interval": 4}, "model type 'qwen3_next'"),
+    ({"model_type": "kimi_linear", "full_attention_interval": 4}, "model type 'kimi_linear'"),
+    ({"model_type": "jamba", "attn_layer_period": 8}, "model type 'jamba'"),
     ({"model_type": "granitemoehybrid", "layer_types": ["mamba", "mamba", "attention"]}, "layer types 'mamba'"),
     ({"model_type": "lfm2", "layer_types": ["conv", "full_attention"]}, "layer types 'conv'"),
     ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M-M*-"}, "model type 'nemotron_h'"),
@@ -119,9 +120,9 @@ def test_a_recurrent_model_gets_no_verdict_not_a_guess():
     from gpustack_guard.core.memory.estimate import UnsupportedModel
     from gpustack_guard.core.spec.model import Policy
 
-    facts = facts_from_config({**LLAMA, "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"]},
-                              "test")
+    # Gated DeltaNet hybrids (Qwen3-Next) are modelled for vLLM (test_gated_delta.py); Jamba's Mamba layers are not
+    facts = facts_from_config({**LLAMA, "model_type": "jamba", "architectures": ["JambaForCausalLM"]}, "test")
     for family in ("vllm", "sglang"):
-        with pytest.raises(UnsupportedModel, match=r"Qwen3NextForCausalLM has recurrent or linear-attention layers "
-                                                   r"\(model type 'qwen3_next'\)"):
+        with pytest.raises(UnsupportedModel, match=r"JambaForCausalLM has recurrent or linear-attention layers "
+                                                   r"\(model type 'jamba'\)"):
             estimate(family, facts, [(80 * 2**30, "NVIDIA H100 80GB HBM3")], {}, "0.11.0", Policy())

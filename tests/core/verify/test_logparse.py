@@ -349,6 +349,12 @@ CASES = [
      {P.WEIGHTS: gib(27.7183), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24, P.FREE_BEFORE_LOAD: gib(43.93), P.GPU_MEMORY: gib(44.42),
       P.UTILIZATION: 0.9, P.REQUESTED: gib(39.98), P.ACTIVATION: gib(1.4), P.NON_TORCH: gib(0.21)}),
+    # a Gated DeltaNet hybrid (Qwen3-Next-80B-A3B, TP 2, H200): the same advice line, the pool 7,162 blocks of
+    # 12 x 557,056 B (core/memory/gated_delta.py)
+    ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
+      P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
+      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -427,7 +433,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 78, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 79, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

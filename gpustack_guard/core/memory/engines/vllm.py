@@ -20,6 +20,7 @@ from gpustack_guard.core.memory.estimate import (
     NO_KV_MEMORY,
     SAMPLER_WARMUP_OOM,
     Estimate,
+    GatedDeltaUnsupported,
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
@@ -30,8 +31,9 @@ from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout,
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
 
-if TYPE_CHECKING:  # imported where a DeepSeek-V4 model needs it: most runs never do
+if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs it: most runs never do
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
+    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
@@ -78,6 +80,11 @@ class VllmConfig:
     nccl_nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0 in the deployment's env (profiles.NCCL_NVLS_ENABLE_ENV)
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
+    # Gated DeltaNet state dtypes (--mamba-cache-dtype, --mamba-ssm-cache-dtype; None = auto) and
+    # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
+    mamba_cache_dtype: str | None = None
+    mamba_ssm_cache_dtype: str | None = None
+    enable_prefix_caching: bool | None = None
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
     mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
     skip_mm_profiling: bool = False  # --skip-mm-profiling
@@ -111,7 +118,7 @@ class StageBudget:
     activation: int
     cuda_graphs: int
     kv_available: int
-    shape: KVShape | CompressedKV
+    shape: KVShape | CompressedKV | GatedDeltaKV
 
     def report(self) -> dict[str, int]:
         return {"stage": self.stage, "layers": self.layers, "gpu_total": self.gpu_total, "requested": self.requested,
@@ -515,7 +522,7 @@ def model_runner(facts: ModelFacts, version: str | None, env_value: str | None =
         return "v2" if forced else "v1"
     if row.default == "v2" or facts.architecture in row.architectures:
         return "v2"
-    return "v1" if facts.is_moe or facts.recurrent_layers else "v2"
+    return "v1" if facts.is_moe or facts.recurrent_layers or facts.is_gated_delta else "v2"
 
 
 def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, sampler: P.VllmSamplerRow,
@@ -532,8 +539,37 @@ def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, 
             replace(sampler, profiled="no-top-k-top-p", warmup_rows="v2"))
 
 
-def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str]) -> KVShape | CompressedKV:
+def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
+                      notes: list[str]) -> GatedDeltaKV:
+    """A Gated DeltaNet hybrid's geometry; raises GatedDeltaUnsupported where its layout is not modelled."""
+    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
+
+    if "qwen3_5" in (facts.architecture or "").lower() and \
+            P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_QWEN3_5_SINCE):
+        raise GatedDeltaUnsupported(f"vLLM before {P.VLLM_QWEN3_5_SINCE} has no Qwen3.5/3.6 model (models/registry.py"
+                                    f"@v{P.VLLM_QWEN3_5_SINCE} adds them): it does not serve this model")
+    if cfg.enable_prefix_caching:
+        raise GatedDeltaUnsupported("--enable-prefix-caching keeps Gated DeltaNet states per block (mamba cache "
+                                    "mode all/align): gsg has not read that layout")
+    if cfg.speculative_flag:
+        raise GatedDeltaUnsupported(f"{cfg.speculative_flag} adds speculative state slots and blocks per sequence "
+                                    "to a Gated DeltaNet model: gsg has not read that layout")
+    if cfg.pipeline_parallel_size > 1:
+        raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
+                                    "unevenly: gsg sizes it on one stage only")
+    shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
+                         cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype)
+    if shape.block_raised:
+        notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
+                     f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
+    return shape
+
+
+def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str],
+             version: str | None = None, gpu_name: str = "") -> KVShape | CompressedKV | GatedDeltaKV:
     """The KV geometry vLLM builds for this model (all layers for KVShape); notes what it overrides."""
+    if facts.is_gated_delta:
+        return gated_delta_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
         block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
         return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
@@ -1357,6 +1393,11 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
     return plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
 
 
+def gated_delta_report(shape, version: str | None) -> dict:
+    """The Gated DeltaNet terms of the estimate (GatedDeltaKV.report) with the groups this release forms."""
+    return shape.report(hybrid_groups(shape.full_layers, shape.linear_layers, hybrid_group_factor(version)))
+
+
 def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool:
     """Whether vLLM keeps a model's window and full-attention layers in KV-cache groups of their own; otherwise
     unify_hybrid_kv_cache_specs sizes every window layer as a full one (profiles.VLLM_HYBRID_KV_MANAGER_SINCE)."""
@@ -1399,6 +1440,10 @@ def pool_blocks(available: int, shape, block: int, max_len: int, override: int |
     """pool() as releases up to 0.20 print it: the blocks shared out over the KV-cache groups."""
     if available <= 0:
         return 0, 0.0, 0
+    if getattr(shape, "is_gated_delta", False):
+        assert shape.full_layers > 0  # hfconfig counts a full layer every full_attention_interval
+        return shape.pool(available, max_len, override,
+                          hybrid_groups(shape.full_layers, shape.linear_layers, group_factor))
     if not isinstance(shape, KVShape):  # DeepSeek-V4's compressed cache: its own per-request cost
         concurrency = available / shape.request_bytes(max_len or 1)
         return int(concurrency * (max_len or 1)), concurrency, available
@@ -1556,7 +1601,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
         notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
                      "at full length (no hybrid KV-cache manager)")
-    shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes)
+    shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes, version, gpu_name)
     block = shape.block_size
 
     L = facts.num_hidden_layers
@@ -1715,6 +1760,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp,
                                                                             cfg.nccl_p2p_disabled)).source,
                "mxfp4_backend": backend,
+               # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
+               "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
                # DeepSeek-V4's forward peak by part (profiles.VLLM_V4_FORWARD_SOURCE), before the margin and cuBLAS

@@ -1,0 +1,168 @@
+"""Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5/3.6) under vLLM's hybrid KV cache (core/memory/gated_delta.py),
+checked against figures vLLM printed: the 0.10.2 start-up log of Qwen3-Next-80B-A3B-Instruct at TP 2 on H200
+(tests/fixtures/logs/vllm/v0.10.2-qwen3-next-80b-tp2-h200.log) and the 784-token block of Qwen3.6-27B on one GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory.engine import estimate
+from gpustack_guard.core.memory.engines.vllm import hybrid_group_factor, hybrid_groups
+from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported, UnsupportedModel
+from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
+from gpustack_guard.core.memory.hfconfig import facts_from_config
+from gpustack_guard.core.memory.weights import param_breakdown, weights_per_rank
+from gpustack_guard.core.spec.model import Policy
+from gpustack_guard.core.units import GiB, MiB
+
+NEXT = catalog_facts("Qwen/Qwen3-Next-80B-A3B-Instruct")
+H200 = (143771 * MiB, "NVIDIA H200")
+H100 = "NVIDIA H100 80GB HBM3"
+B200 = "NVIDIA B200"
+
+# Qwen3.6-27B's text model as its published config states it (64 layers, every 4th full attention; the temporal
+# state in float32 by mamba_ssm_dtype)
+QWEN36_27B_TEXT = {
+    "architectures": ["Qwen3_5ForCausalLM"], "model_type": "qwen3_5_text", "hidden_size": 5120,
+    "intermediate_size": 17408, "num_hidden_layers": 64, "num_attention_heads": 24, "num_key_value_heads": 4,
+    "head_dim": 256, "vocab_size": 248320, "max_position_embeddings": 262144, "attn_output_gate": True,
+    "full_attention_interval": 4, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+    "linear_num_key_heads": 16, "linear_num_value_heads": 48, "linear_value_head_dim": 128,
+    "mamba_ssm_dtype": "float32", "tie_word_embeddings": False, "dtype": "bfloat16",
+    "layer_types": ["full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(64)]}
+
+
+def shape(facts, tp=1, version="0.10.2", gpu=H100, block=None, **kw) -> GatedDeltaKV:
+    return GatedDeltaKV(facts, tp, None, block, version, gpu, **kw)
+
+
+def test_config_facts_name_the_linear_layers_and_their_state():
+    assert NEXT.recurrent_layers is None and NEXT.is_gated_delta
+    assert (NEXT.linear_attention_layers, NEXT.full_attention_interval) == (36, 4)
+    qwen36 = facts_from_config(QWEN36_27B_TEXT, "test")
+    assert (qwen36.linear_attention_layers, qwen36.full_attention_interval, qwen36.mamba_ssm_dtype) == \
+        (48, 4, "float32")
+
+
+def test_state_page_and_attention_block_match_the_0_10_2_log():
+    # "Setting attention block size to 544 tokens", "Padding mamba page size by 1.49%" at TP 2
+    s = shape(NEXT, tp=2)
+    assert (s.state_bytes, s.token_bytes, s.block_size, s.page_bytes) == (548_864, 1024, 544, 557_056)
+    assert round(100 * (s.page_bytes - s.state_bytes) / s.state_bytes, 2) == 1.49
+    assert shape(NEXT, tp=4).block_size == 272  # half the state, one KV head per rank still
+    assert shape(NEXT, tp=2, block=1024).block_size == 1024  # a larger --block-size stays
+
+
+def test_pool_prints_the_logs_tokens_and_concurrency():
+    # 0.10.2 log: "Current kv cache memory in use is 47878721024 bytes", "GPU KV cache size: 973,760 tokens",
+    # "Maximum concurrency for 262,144 tokens per request: 14.77x", "num_gpu_blocks is: 7162"
+    s = shape(NEXT, tp=2)
+    groups = hybrid_groups(s.full_layers, s.linear_layers, hybrid_group_factor("0.10.2"))
+    assert groups == (12, 1, 3)
+    tokens, concurrency, pool_bytes = s.pool(47_878_721_024, 262_144, None, groups)
+    assert (tokens, round(concurrency, 2)) == (973_760, 14.77)
+    assert pool_bytes == 7162 * 12 * 557_056
+    # one request: 12 full layers x 482 pages + 36 state pages
+    assert s.request_bytes(262_144) == (12 * 482 + 36) * 557_056
+
+
+def test_temporal_state_dtype_follows_mamba_ssm_dtype_from_0_17_0():
+    qwen36 = facts_from_config(QWEN36_27B_TEXT, "test")
+    # 0.17.0 reads the config's float32: "Setting attention block size to 784 tokens" (Qwen3.6-27B, one GPU)
+    assert shape(qwen36, version="0.17.0").block_size == 784
+    assert shape(qwen36, version="0.16.0").block_size == 400  # both states at the model dtype before
+    assert shape(qwen36, version="0.17.0", mamba_ssm_cache_dtype="bfloat16").block_size == 400
+    assert shape(NEXT, version="0.17.0").ssm_dtype_bytes == 2  # Qwen3-Next's config names no mamba_ssm_dtype
+
+
+def test_kernel_alignment_by_release_and_gpu():
+    assert shape(NEXT, tp=4, version="0.11.0", gpu=B200).block_size == 272
+    assert shape(NEXT, tp=4, version="0.11.2", gpu=B200).block_size == 288  # FlashInfer head 256 on SM100: 32
+    assert shape(NEXT, tp=4, version="0.11.2", gpu=H100).block_size == 272
+    # 0.20.0: the alignment is max(16, --block-size)
+    assert shape(NEXT, tp=2, version="0.19.0", block=64).block_size == 544
+    assert shape(NEXT, tp=2, version="0.20.0", block=64).block_size == 576
+    assert shape(NEXT, tp=4, version="0.20.0", gpu=B200).block_size == 272
+
+
+def test_weights_of_qwen3_next_are_the_logs_within_a_tenth_of_a_percent():
+    assert param_breakdown(NEXT).total == 79_674_391_296
+    per_rank = weights_per_rank(NEXT, 2, 1)
+    assert per_rank == 79_674_391_296
+    assert abs(per_rank / (74.2812 * GiB) - 1) < 0.002  # "Model loading took 74.2812 GiB" at TP 2
+
+
+def run(facts, flags, version="0.10.2", gpus=(H200, H200), family="vllm", env=None):
+    return estimate(family, facts, list(gpus), flags, version, Policy(), env or {})
+
+
+def test_the_estimate_shows_the_state_term_by_term():
+    est = run(NEXT, {"tensor-parallel-size": "2"}, env={"VLLM_USE_FLASHINFER_SAMPLER": "0"})
+    gd = est.extra["gated_delta"]
+    assert (gd["attention_block_size"], gd["page_bytes"], gd["state_bytes_per_sequence_layer"]) == \
+        (544, 557_056, 548_864)
+    assert (gd["group_size"], gd["full_attention_groups"], gd["linear_attention_groups"]) == (12, 1, 3)
+    assert gd["state_page_bytes_per_sequence"] == 36 * 557_056
+    assert gd["rule"] == "0.10.2" and "HybridAttentionMambaModelConfig" in gd["source"]
+    assert est.block_size == 544 and est.kv_bytes_per_token == 12 * 1024
+    # the log printed 973,760 tokens; the profile's non-KV terms are gsg's own estimate
+    assert abs(est.kv_capacity_tokens / 973_760 - 1) < 0.05
+
+
+@pytest.mark.parametrize("flags, version, message", [
+    ({}, "0.10.1", "before 0.10.2 has no Gated DeltaNet model"),
+    ({}, "0.26.0", "turns prefix caching on for hybrid models"),
+    ({"enable-prefix-caching": None}, "0.11.0", "--enable-prefix-caching keeps Gated DeltaNet states per block"),
+    ({"speculative-config": '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'}, "0.11.0",
+     "speculative state slots"),
+    ({"pipeline-parallel-size": "2"}, "0.11.0", "pipeline parallelism"),
+])
+def test_layouts_not_read_get_no_verdict(flags, version, message):
+    with pytest.raises(UnsupportedModel, match=message):
+        run(NEXT, flags, version)
+
+
+def test_no_prefix_caching_flag_on_a_modelled_release_is_the_default():
+    assert run(NEXT, {"no-enable-prefix-caching": None}).kv_capacity_tokens == run(NEXT, {}).kv_capacity_tokens
+
+
+def test_other_engines_and_incomplete_configs_get_no_verdict():
+    with pytest.raises(UnsupportedModel, match="Gated DeltaNet .* vLLM only"):
+        run(NEXT, {}, "0.5.5", family="sglang")
+    bare = facts_from_config({**QWEN36_27B_TEXT, "linear_num_value_heads": None}, "test")
+    with pytest.raises(UnsupportedModel, match="missing linear_num_value_heads"):
+        run(bare, {})
+
+
+def test_the_rows_are_keyed_where_the_source_changed():
+    assert [row.since for row in P.VLLM_GATED_DELTA_ROWS] == ["0.0.0", "0.10.2", "0.11.2", "0.17.0", "0.20.0",
+                                                             "0.26.0"]
+    with pytest.raises(GatedDeltaUnsupported):
+        shape(NEXT, version="0.9.2")
+
+
+@pytest.mark.parametrize("config, named", [
+    ({**QWEN36_27B_TEXT, "layer_types": ["linear_attention"] * 64}, "layer types 'linear_attention'"),
+    ({**QWEN36_27B_TEXT, "model_type": "kimi_linear", "layer_types": None}, "model type 'kimi_linear'"),
+])
+def test_layouts_without_a_full_attention_page_stay_refused(config, named):
+    facts = facts_from_config(config, "test")
+    assert not facts.is_gated_delta and facts.recurrent_layers == named
+
+
+def test_a_tensor_parallel_size_that_splits_a_head_is_refused():
+    with pytest.raises(UnsupportedModel, match="does not divide the linear-attention heads"):
+        run(NEXT, {"tensor-parallel-size": "3"}, gpus=(H200,) * 3)
+
+
+def test_qwen36_catalog_models_are_estimated_with_their_vision_tower():
+    dense, moe = catalog_facts("Qwen/Qwen3.6-27B"), catalog_facts("Qwen/Qwen3.6-35B-A3B")
+    assert dense.vision_unsupported is None and dense.vision_params > 0  # qwen3_vl.py's tower, no DeepStack
+    est = run(dense, {"max-model-len": "32768"}, "0.19.0", gpus=((81559 * MiB, H100),))
+    assert est.block_size == 784  # "Setting attention block size to 784 tokens" (Qwen3.6-27B, one GPU)
+    assert est.extra["gated_delta"]["state_dtype_bytes"] == {"conv": 2, "temporal": 4}
+    assert run(moe, {"max-model-len": "32768"}, "0.19.0", gpus=((81559 * MiB, H100),)).block_size == 1056
+    with pytest.raises(UnsupportedModel, match="before 0.17.0 has no Qwen3.5/3.6 model"):
+        run(dense, {}, "0.16.0", gpus=((81559 * MiB, H100),))
