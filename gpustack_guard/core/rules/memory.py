@@ -184,14 +184,15 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
         return
     workload, seqs = r.spec.guard.workload, est.max_num_seqs
-    if not (workload.mix or workload.prompt_tokens_p99 or workload.max_output_tokens) and \
-            _classic_fits(seqs, est.max_model_len, est.kv_capacity_tokens):
+    declared = bool(workload.mix or workload.prompt_tokens_p99 or workload.max_output_tokens)
+    capacity = est.kv_capacity_tokens if declared else full_length_capacity(est)
+    if not declared and _classic_fits(seqs, est.max_model_len, capacity):
         return
     streams, basis = demand.streams_of(workload, est.max_model_len)
     needed = demand.peak_kv_tokens(streams, seqs)
-    if not needed or needed <= est.kv_capacity_tokens:
+    if not needed or needed <= capacity:
         return
-    fit = demand.seats_fitting(streams, est.kv_capacity_tokens, seqs)
+    fit = demand.seats_fitting(streams, capacity, seqs)
     flag = KNOBS[r.family].max_running
     asked = f"{seqs} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None else f"{seqs} ({basis})"
     yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag),
@@ -201,6 +202,16 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
                   "queue or get preempted", spec=r.name, severity=policy_severity(policy, policy.kv_oversubscription),
                   fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + fp8_hint(r),
                   sequences_fitting=fit, **est.as_json())
+
+
+def full_length_capacity(est: Estimate) -> int:
+    """KV tokens that max_model_len-long sequences can hold at once: the engine's own max concurrency x max_model_len
+    where that is more than the pool's token count. Equal (less block rounding) for a model whose layers all cache
+    every token; more for hybrid ones (sliding-window groups, Gated DeltaNet state pages), whose printed token count
+    divides the blocks over every group while a long sequence fills only the full-attention group's pages. Only
+    for sequences of max_model_len: a declared shorter workload keeps the token count (short sequences fill the
+    window groups too)."""
+    return max(est.kv_capacity_tokens, int(est.max_concurrency * est.max_model_len))
 
 
 def _classic_fits(seqs: int, max_model_len: int, capacity: int) -> bool:
