@@ -13,6 +13,7 @@ sink applies to whole reports (adapters/files/output.py), so a reporter that for
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -88,12 +89,14 @@ def message(text: str, limit: int = MESSAGE_CHARS) -> str:
     return value(text, limit)
 
 
-_CUT = re.compile(r"…\(\d[\d,]* chars\)$")
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _cut() -> re.Pattern[str]:
+    return re.compile(r"…\(\d[\d,]* chars\)$")
 
 
 def recut(text: str, limit: int = VALUE_CHARS) -> str:
     """An already shown text (a finding's spec name) cut shorter, keeping the original length it names."""
-    cut = _CUT.search(text)
+    cut = _cut().search(text)
     if cut is None:
         return value(text, limit)
     head = text[:cut.start()]

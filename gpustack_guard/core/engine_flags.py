@@ -18,6 +18,7 @@ Sources (read for the rule, not copied):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -112,7 +113,11 @@ def human_readable_int_or_auto(text: str) -> int:
     return human_readable_int(stripped)
 
 
-_SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _sglang_human() -> re.Pattern[str]:
+    return re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+
+
 _SI_SUFFIX = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _IEC_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 
@@ -121,7 +126,7 @@ def sglang_human_readable_int(text: str) -> int:
     """SGLang's human_readable_int (case-sensitive, unlike vLLM's): SI `k`, `M`, `G`, `T` (decimals allowed,
     `25.6k` = 25,600), IEC `Ki`, `Mi`, `Gi`, `Ti` (whole numbers only, `1Mi` = 1,048,576); `16K` is refused."""
     stripped = text.strip()
-    match = _SGLANG_HUMAN.fullmatch(stripped)
+    match = _sglang_human().fullmatch(stripped)
     if match:
         number, suffix = match.groups()
         if suffix in _IEC_SUFFIX:
@@ -148,16 +153,20 @@ def cpp_stoi(text: str) -> int:
     return number
 
 
-_C_FLOAT = re.compile(r"[+-]?(?:(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)"
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _c_float() -> re.Pattern[str]:
+    return re.compile(r"[+-]?(?:(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)"
                       r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
                       r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", re.IGNORECASE)
+
+
 _FLOAT32_MAX = 3.4028234663852886e38
 
 
 def cpp_stof(text: str) -> float:
     """std::stof (strtof): leading C whitespace, then the longest decimal, hex, inf or nan prefix; the rest is
     ignored. No number: invalid_argument; beyond float's range: out_of_range."""
-    match = _C_FLOAT.match(text.lstrip(_C_SPACE))
+    match = _c_float().match(text.lstrip(_C_SPACE))
     if not match:
         raise _Refused("not a number (std::stof finds none)")
     body = match.group()

@@ -18,6 +18,7 @@ that truncates (a prefix of PREFIX_CHARS or more characters is masked too).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from functools import lru_cache
@@ -74,7 +75,11 @@ def is_secret_value(value: str) -> bool:
 # ------------------------------------------------------------------------------------------------ URLs
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _percent_run() -> re.Pattern[str]:
+    return re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 
 
 def percent_encoded(value: str, safe: str = "") -> str:
@@ -87,7 +92,7 @@ def percent_encoded(value: str, safe: str = "") -> str:
 
 def percent_decoded(value: str) -> str:
     """A query value as a server reads it: '+' is a space, %XX runs are UTF-8 (invalid bytes replaced)."""
-    return _PERCENT.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"),
+    return _percent_run().sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"),
                         value.replace("+", " "))
 
 
@@ -298,7 +303,13 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
 SHORTEST_SECRET = 4  # shorter values are masked nowhere: "on", "1" and "true" would be masked everywhere
 PREFIX_CHARS = 12  # an echo cut short after this many characters of a secret (or of one of its shapes) is masked
 SHORTEST_BASE64 = 6  # base64 characters that a secret alone decides, fewest to look for (short ones are words)
-_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]")  # '=' only pads the end of a run
+
+
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _base64_chars() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9+/_\-]")  # '=' only pads the end of a run
+
+
 # safe characters of the encoders in use: Python's quote (default and none), JavaScript's encodeURIComponent and
 # encodeURI, and the user-info set
 _URL_SAFE_SETS = ("", "/", "/:@", "!'()*~", ";,/?:@&=+$!'()*#~")
@@ -353,9 +364,9 @@ def _shapes_of(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _widened_to_base64_run(text: str, start: int, end: int) -> tuple[int, int]:
     """The whole encoded run around a match: the rest of it encodes what sits next to the secret (the user)."""
-    while start > 0 and _BASE64_CHARS.match(text[start - 1]):
+    while start > 0 and _base64_chars().match(text[start - 1]):
         start -= 1
-    while end < len(text) and _BASE64_CHARS.match(text[end]):
+    while end < len(text) and _base64_chars().match(text[end]):
         end += 1
     while end < len(text) and text[end] == "=":
         end += 1

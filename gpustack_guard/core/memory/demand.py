@@ -28,6 +28,22 @@ class Stream:
     in_flight: int | None = None  # None: as many as the engine admits
 
 
+def declared(workload: GuardWorkload) -> bool:
+    """Whether guard.workload names any traffic; without it the one stream is max_model_len-long sequences."""
+    return bool(workload.mix or workload.prompt_tokens_p99 or workload.max_output_tokens)
+
+
+def full_length_capacity(tokens: int, concurrency: float | None, max_model_len: int) -> int:
+    """KV tokens that max_model_len-long sequences can hold at once: the engine's max concurrency x max_model_len
+    where that is more than the pool's token count. Equal (less block rounding) for a model whose layers all cache
+    every token; more for hybrid ones (sliding-window groups, Gated DeltaNet state pages), whose token count divides
+    the blocks over every group while a long sequence fills only the full-attention group's pages. For sequences of
+    max_model_len only: shorter declared traffic keeps the token count (short sequences fill the window groups)."""
+    if not concurrency or concurrency != concurrency or concurrency <= 0:  # absent, NaN or not positive
+        return tokens
+    return max(tokens, int(concurrency * max_model_len))
+
+
 def streams_of(workload: GuardWorkload, max_model_len: int) -> tuple[tuple[Stream, ...], str]:
     """The streams a spec's guard.workload declares, and how the rule's message names them."""
     if workload.mix:

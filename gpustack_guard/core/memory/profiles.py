@@ -4,8 +4,6 @@ Everything that changes between vLLM / SGLang releases lives here, keyed by the 
 so a behaviour change is one new row rather than an `if` scattered through the arithmetic.
 """
 
-from __future__ import annotations
-
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace

@@ -184,8 +184,9 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
     if est is None or est.verdict != verdict.FITS or r.family == "llamacpp" or policy.kv_oversubscription == "off":
         return
     workload, seqs = r.spec.guard.workload, est.max_num_seqs
-    declared = bool(workload.mix or workload.prompt_tokens_p99 or workload.max_output_tokens)
-    capacity = est.kv_capacity_tokens if declared else full_length_capacity(est)
+    declared = demand.declared(workload)
+    capacity = est.kv_capacity_tokens if declared else \
+        demand.full_length_capacity(est.kv_capacity_tokens, est.max_concurrency, est.max_model_len)
     if not declared and _classic_fits(seqs, est.max_model_len, capacity):
         return
     streams, basis = demand.streams_of(workload, est.max_model_len)
@@ -202,16 +203,6 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
                   "queue or get preempted", spec=r.name, severity=policy_severity(policy, policy.kv_oversubscription),
                   fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + fp8_hint(r),
                   sequences_fitting=fit, **est.as_json())
-
-
-def full_length_capacity(est: Estimate) -> int:
-    """KV tokens that max_model_len-long sequences can hold at once: the engine's own max concurrency x max_model_len
-    where that is more than the pool's token count. Equal (less block rounding) for a model whose layers all cache
-    every token; more for hybrid ones (sliding-window groups, Gated DeltaNet state pages), whose printed token count
-    divides the blocks over every group while a long sequence fills only the full-attention group's pages. Only
-    for sequences of max_model_len: a declared shorter workload keeps the token count (short sequences fill the
-    window groups too)."""
-    return max(est.kv_capacity_tokens, int(est.max_concurrency * est.max_model_len))
 
 
 def _classic_fits(seqs: int, max_model_len: int, capacity: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -62,7 +63,11 @@ class SpecDoc:
         return F.Location((origin and origin(tuple(path))) or self.file, line, column)
 
 
-_BRANCH = re.compile(r"^[a-z_]+\[|^function-")
+@functools.cache  # compiled at first use: the quickstart never needs it (import budget, issue 34)
+def _branch() -> re.Pattern[str]:
+    return re.compile(r"^[a-z_]+\[|^function-")
+
+
 _NO_DATA = object()
 
 
@@ -78,7 +83,7 @@ def field_path(loc: tuple, data: Any = _NO_DATA) -> tuple:
         elif isinstance(part, int):
             kept.append(part)
             node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
-        elif not _BRANCH.match(str(part)):
+        elif not _branch().match(str(part)):
             kept.append(part)
             node = None
     return tuple(kept)

@@ -157,9 +157,13 @@ def verify_instance(ev: Evaluation, instance: Instance, est: Estimate, log: Obse
     result = Verified(record)
     policy = r.spec.guard.policy
     started = C.observed_verdict(log) == FITS
-    if started and seen_kv is not None and r.family != "llamacpp" and policy.kv_oversubscription != "off" \
-            and needed > seen_kv:
-        result.findings.append(_below_workload(ev, instance, int(seen_kv), needed, seats, basis, streams))
+    capacity = seen_kv
+    if seen_kv is not None and not demand.declared(r.spec.guard.workload):  # full-length sequences (hybrids)
+        capacity = demand.full_length_capacity(int(seen_kv), observed.get(P.MAX_CONCURRENCY), streams[0].tokens)
+    if started and seen_kv is not None and capacity is not None and r.family != "llamacpp" \
+            and policy.kv_oversubscription != "off" and needed > capacity:
+        result.findings.append(_below_workload(ev, instance, int(seen_kv), int(capacity), needed, seats, basis,
+                                               streams))
     if started and kv is not None and kv.percent is not None and abs(kv.percent) > tolerance_percent:
         result.findings.append(finding(
             M.OBSERVED_KV_OFF_ESTIMATE, r.doc.at("name"),
@@ -172,12 +176,12 @@ def verify_instance(ev: Evaluation, instance: Instance, est: Estimate, log: Obse
     return result
 
 
-def _below_workload(ev: Evaluation, instance: Instance, logged: int, needed: int, seats: int, basis: str,
-                    streams: tuple[demand.Stream, ...]) -> Finding:
+def _below_workload(ev: Evaluation, instance: Instance, logged: int, capacity: int, needed: int, seats: int,
+                    basis: str, streams: tuple[demand.Stream, ...]) -> Finding:
     r = ev.rendered
     policy = r.spec.guard.policy
     flag = KNOBS[r.family].max_running
-    fit = demand.seats_fitting(streams, logged, seats)
+    fit = demand.seats_fitting(streams, capacity, seats)
     asked = f"{seats} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None \
         else f"{seats} ({basis})"
     return finding(
