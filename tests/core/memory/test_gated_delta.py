@@ -1,10 +1,12 @@
 """Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5/3.6) under vLLM's hybrid KV cache (core/memory/gated_delta.py),
 checked against figures vLLM printed: the 0.10.2 start-up log of Qwen3-Next-80B-A3B-Instruct at TP 2 on H200
-(tests/fixtures/logs/vllm/v0.10.2-qwen3-next-80b-tp2-h200.log) and the 784-token block of Qwen3.6-27B on one GPU."""
+(tests/fixtures/logs/vllm/v0.10.2-qwen3-next-80b-tp2-h200.log), the 784-token block of Qwen3.6-27B on one GPU and
+the prefix-caching pool of Qwen3.6-35B-A3B on an RTX 5090 under 0.24.0 (club-3090#612, #652)."""
 
 from __future__ import annotations
 
 import pytest
+from support import REPO
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
@@ -16,6 +18,8 @@ from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.weights import param_breakdown, weights_per_rank
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import GiB, MiB
+from gpustack_guard.core.verify import patterns as PT
+from gpustack_guard.core.verify.logparse import parse_log
 
 NEXT = catalog_facts("Qwen/Qwen3-Next-80B-A3B-Instruct")
 H200 = (143771 * MiB, "NVIDIA H200")
@@ -188,6 +192,15 @@ def test_align_mode_keeps_two_state_pages_as_the_0_24_0_logs_print(available_gib
     one_page = GatedDeltaKV(moe, 1, "fp8", None, "0.24.0", RTX_5090)  # mode "none" would have printed 593,795 and 595,781
     assert pool(int(available_gib * GiB), one_page, 2096, 131_072, None, factor, "concurrency-x-max-len")[0] > \
         tokens * 1.04
+
+
+def test_the_fixture_pool_is_rebuilt_exactly_from_its_printed_memory():
+    log = parse_log((REPO / "tests/fixtures/logs/vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log")
+                    .read_text(encoding="utf-8").splitlines(True), PT.VLLM)[0].terms()
+    s = GatedDeltaKV(catalog_facts("Qwen/Qwen3.6-35B-A3B"), 1, "fp8", None, "0.24.0", RTX_5090, state_pages=2)
+    printed, conc, _ = pool(log[PT.KV_CACHE], s, s.block_size, log[PT.MAX_MODEL_LEN], None,
+                            hybrid_group_factor("0.24.0"), "concurrency-x-max-len")
+    assert (printed, round(conc, 2)) == (log[PT.KV_TOKENS], log["max_concurrency"]) == (567_978, 4.33)
 
 
 def test_prefix_caching_is_the_default_from_0_26_0():
