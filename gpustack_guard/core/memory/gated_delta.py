@@ -9,7 +9,8 @@ What vLLM does (profiles.VLLM_GATED_DELTA_ROWS names the file and tag of each st
      (HybridAttentionMambaModelConfig.verify_and_update_config);
   3. the layers are grouped as for any hybrid model (min layer count per group, engines/vllm.hybrid_groups):
      every group takes one page per block, a linear group one page per running sequence (mamba_cache_mode
-     "none": no prefix caching), a full-attention group ceil(tokens / block) pages.
+     "none": no prefix caching) or two with prefix caching (mode "align": the running state and the last
+     block-aligned one; profiles.VLLM_GATED_DELTA_PREFIX_ROWS), a full-attention group ceil(tokens / block) pages.
 """
 
 from __future__ import annotations
@@ -55,11 +56,12 @@ class GatedDeltaKV:
 
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,
-                 mamba_ssm_cache_dtype: str | None = None):
+                 mamba_ssm_cache_dtype: str | None = None, state_pages: int = 1):
         row = P.vllm_gated_delta_row(version)
         if not row.modelled:
             raise GatedDeltaUnsupported(row.note)
         self.row = row
+        self.state_pages = state_pages  # pages of one linear layer per sequence: 1 ("none") or 2 ("align")
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
         self.linear_layers = facts.linear_attention_layers
         self.full_layers = facts.num_hidden_layers - self.linear_layers
@@ -94,8 +96,9 @@ class GatedDeltaKV:
         return self.full_layers * self.token_bytes
 
     def request_bytes(self, tokens: int) -> int:
-        """max_memory_usage_bytes over every layer: a full layer's pages for `tokens`, a linear layer's one page."""
-        return (self.full_layers * math.ceil(tokens / self.block_size) + self.linear_layers) * self.page_bytes
+        """max_memory_usage_bytes over every layer: a full layer's pages for `tokens`, a linear layer's state pages."""
+        return (self.full_layers * math.ceil(tokens / self.block_size)
+                + self.linear_layers * self.state_pages) * self.page_bytes
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
         return longest_fitting(self.request_bytes, available, upper)
@@ -107,7 +110,7 @@ class GatedDeltaKV:
         size (the attention one, or max_len where it is shorter) per block."""
         size, full_groups, linear_groups = groups
         blocks = override or available // (self.page_bytes * size)
-        per_request = full_groups * math.ceil((max_len or 1) / self.block_size) + linear_groups
+        per_request = full_groups * math.ceil((max_len or 1) / self.block_size) + linear_groups * self.state_pages
         printed_block = min(self.block_size, max_len) if max_len else self.block_size
         return (blocks // (full_groups + linear_groups) * printed_block, blocks / per_request,
                 blocks * self.page_bytes * size)
@@ -119,8 +122,10 @@ class GatedDeltaKV:
                 "state_bytes_per_sequence_layer": self.state_bytes,
                 "state_dtype_bytes": {"conv": self.conv_dtype_bytes, "temporal": self.ssm_dtype_bytes},
                 "state_bytes_per_sequence": self.state_bytes * self.linear_layers,
-                "state_page_bytes_per_sequence": self.page_bytes * self.linear_layers,
+                "state_page_bytes_per_sequence": self.page_bytes * self.linear_layers * self.state_pages,
                 "kernel_alignment": self.alignment, "attention_block_size": self.block_size,
                 "page_bytes": self.page_bytes, "state_page_padding_bytes": self.page_bytes - self.state_bytes,
                 "group_size": size, "full_attention_groups": full_groups, "linear_attention_groups": linear_groups,
-                "pages_per_sequence_state": linear_groups, "rule": self.row.since, "source": self.row.source}
+                "pages_per_sequence_state": linear_groups * self.state_pages,
+                "mamba_cache_mode": "align" if self.state_pages > 1 else "none",
+                "rule": self.row.since, "source": self.row.source}

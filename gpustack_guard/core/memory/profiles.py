@@ -331,8 +331,11 @@ VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
 #           Qwen3_5ForConditionalGenerationConfig sets it from the config's mamba_ssm_dtype when auto.
 #   0.20.0  platforms/interface.py _align_hybrid_block_size: alignment = max(the attention backend's smallest
 #           kernel block, 16 for FlashAttention, FlashInfer and Triton; cache_config.block_size).
-#   0.26.0  config/model.py is_prefix_caching_supported: hybrid models get prefix caching by default, so mamba
-#           cache mode "all"/"align" (chunk-aligned blocks, states kept per block): not modelled.
+#   0.26.0  platforms/interface.py@v0.26.0 and @v0.32.0 _align_hybrid_block_size: the same block for a model with
+#           one attention backend (0.32.0 takes the lcm over backends' smallest kernel blocks; one here).
+#   0.33.0  platforms/interface.py@v0.33.0: in "align" mode the alignment also takes the GDN prefill checkpoint
+#           grid (64 with FlashInfer's prefill, layers/mamba/gdn/qwen_gdn_linear_attn.py), whose backend depends on
+#           the GPU and CUDA runtime; kv_cache_interface.py@v0.34.0 adds mamba_state_alignment: not modelled.
 GATED_DELTA_KERNEL_ALIGNMENT = 16
 # Qwen3.5/3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration and their text-only classes)
 # arrive in models/registry.py@v0.17.0 (absent @v0.16.0)
@@ -365,15 +368,59 @@ VLLM_GATED_DELTA_ROWS = (
                       blackwell_head256=True, ssm_dtype_flag=True),
     VllmGatedDeltaRow("0.20.0", True, "vllm/platforms/interface.py@v0.20.0 _align_hybrid_block_size",
                       ssm_dtype_flag=True, alignment_from_block=True),
-    VllmGatedDeltaRow("0.26.0", False, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported",
-                      note="vLLM 0.26.0+ turns prefix caching on for hybrid models, which keeps Gated DeltaNet "
-                           "states per block (mamba cache mode all/align): gsg has not read that layout"),
+    VllmGatedDeltaRow("0.26.0", True, "vllm/platforms/interface.py@v0.26.0 and @v0.32.0 _align_hybrid_block_size",
+                      ssm_dtype_flag=True, alignment_from_block=True),
+    VllmGatedDeltaRow("0.33.0", False, "vllm/platforms/interface.py@v0.33.0 _align_hybrid_block_size",
+                      note="vLLM 0.33.0+ aligns a Gated DeltaNet model's blocks to the prefill checkpoint grid and "
+                           "keeps a checkpoint page per sequence where FlashInfer runs the GDN prefill (by GPU and "
+                           "CUDA runtime): gsg has not read that layout"),
 )
 _GATED_DELTA_KEYS = keyed_by_release(VLLM_GATED_DELTA_ROWS)
 
 
 def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
     return row_for("vllm", _GATED_DELTA_KEYS, version)
+
+
+# Prefix caching of a Gated DeltaNet hybrid (core/memory/gated_delta.py): whether the release turns it on by
+# default and how many state pages a sequence's linear group then takes. Read per tag:
+#   0.15.1  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache
+#           mode "all" only for models with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM and the
+#           Qwen3_5 classes lack (models/qwen3_next.py, qwen3_5.py @v0.15.1 .. @v0.34.0), so "align";
+#           mamba_block_size = the attention block (the block size is computed as with no prefix caching);
+#           v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: "align" takes 2 + speculative pages
+#           (@v0.15.1 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA and Mamba2 layers
+#           only up to 0.32.0). Before 0.15.1 there is no mamba cache mode (@v0.11.2 .. @v0.14.1 MambaSpec takes
+#           cdiv(max_model_len, mamba block) pages): not read.
+#   0.26.0  config/model.py is_prefix_caching_supported: True for generative hybrid models (False @v0.25.1), and
+#           engine/arg_utils.py takes it as --enable-prefix-caching's default: "align" unless turned off.
+#   0.33.0  layers/mamba/gdn/qwen_gdn_linear_attn.py: a prefill checkpoint page where FlashInfer runs the prefill
+#           (VLLM_GATED_DELTA_ROWS 0.33.0 refuses the release).
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+class VllmGatedDeltaPrefixRow:
+    __repr__ = fields_repr
+
+    since: str
+    default_on: bool  # prefix caching without --[no-]enable-prefix-caching
+    align_pages: int | None  # state pages per sequence and linear group with prefix caching; None: not read
+    source: str
+    note: str = ""
+
+
+VLLM_GATED_DELTA_PREFIX_ROWS = (
+    VllmGatedDeltaPrefixRow("0.0.0", False, None, "vllm/v1/kv_cache_interface.py@v0.11.2 MambaSpec",
+                            note="--enable-prefix-caching keeps Gated DeltaNet states per block before vLLM 0.15.1 "
+                                 "(no mamba cache mode yet): gsg has not read that layout"),
+    VllmGatedDeltaPrefixRow("0.15.1", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.1 MambaSpec (align: 2 pages); "
+                            "model_executor/models/config.py@v0.15.1 MambaModelConfig"),
+    VllmGatedDeltaPrefixRow("0.26.0", True, 2, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported; "
+                            "v1/kv_cache_interface.py@v0.26.0 MambaSpec (align: 2 pages)"),
+)
+_GATED_DELTA_PREFIX_KEYS = keyed_by_release(VLLM_GATED_DELTA_PREFIX_ROWS)
+
+
+def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
+    return row_for("vllm", _GATED_DELTA_PREFIX_KEYS, version)
 
 
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod

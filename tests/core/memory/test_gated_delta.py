@@ -1,21 +1,25 @@
 """Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5/3.6) under vLLM's hybrid KV cache (core/memory/gated_delta.py),
 checked against figures vLLM printed: the 0.10.2 start-up log of Qwen3-Next-80B-A3B-Instruct at TP 2 on H200
-(tests/fixtures/logs/vllm/v0.10.2-qwen3-next-80b-tp2-h200.log) and the 784-token block of Qwen3.6-27B on one GPU."""
+(tests/fixtures/logs/vllm/v0.10.2-qwen3-next-80b-tp2-h200.log), the 784-token block of Qwen3.6-27B on one GPU and
+the prefix-caching pool of Qwen3.6-35B-A3B on an RTX 5090 under 0.24.0 (club-3090#612, #652)."""
 
 from __future__ import annotations
 
 import pytest
+from support import REPO
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engine import estimate
-from gpustack_guard.core.memory.engines.vllm import hybrid_group_factor, hybrid_groups
+from gpustack_guard.core.memory.engines.vllm import hybrid_group_factor, hybrid_groups, pool
 from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.weights import param_breakdown, weights_per_rank
 from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import GiB, MiB
+from gpustack_guard.core.verify import patterns as PT
+from gpustack_guard.core.verify.logparse import parse_log
 
 NEXT = catalog_facts("Qwen/Qwen3-Next-80B-A3B-Instruct")
 H200 = (143771 * MiB, "NVIDIA H200")
@@ -113,7 +117,8 @@ def test_the_estimate_shows_the_state_term_by_term():
 
 @pytest.mark.parametrize("flags, version, message", [
     ({}, "0.10.1", "before 0.10.2 has no Gated DeltaNet model"),
-    ({}, "0.26.0", "turns prefix caching on for hybrid models"),
+    ({}, "0.33.0", "prefill checkpoint grid"),
+    ({"no-enable-prefix-caching": None}, "0.34.0", "prefill checkpoint grid"),
     ({"enable-prefix-caching": None}, "0.11.0", "--enable-prefix-caching keeps Gated DeltaNet states per block"),
     ({"speculative-config": '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'}, "0.11.0",
      "speculative state slots"),
@@ -138,7 +143,9 @@ def test_other_engines_and_incomplete_configs_get_no_verdict():
 
 def test_the_rows_are_keyed_where_the_source_changed():
     assert [row.since for row in P.VLLM_GATED_DELTA_ROWS] == ["0.0.0", "0.10.2", "0.11.2", "0.17.0", "0.20.0",
-                                                             "0.26.0"]
+                                                             "0.26.0", "0.33.0"]
+    assert [(row.since, row.default_on, row.align_pages) for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == \
+        [("0.0.0", False, None), ("0.15.1", False, 2), ("0.26.0", True, 2)]
     with pytest.raises(GatedDeltaUnsupported):
         shape(NEXT, version="0.9.2")
 
@@ -166,3 +173,64 @@ def test_qwen36_catalog_models_are_estimated_with_their_vision_tower():
     assert run(moe, {"max-model-len": "32768"}, "0.19.0", gpus=((81559 * MiB, H100),)).block_size == 1056
     with pytest.raises(UnsupportedModel, match="before 0.17.0 has no Qwen3.5/3.6 model"):
         run(dense, {}, "0.16.0", gpus=((81559 * MiB, H100),))
+
+
+RTX_5090 = "NVIDIA GeForce RTX 5090"
+
+
+@pytest.mark.parametrize("available_gib, tokens, concurrency", [(5.98, 567_978, 4.33), (6.01, 569_878, 4.35)])
+def test_align_mode_keeps_two_state_pages_as_the_0_24_0_logs_print(available_gib, tokens, concurrency):
+    # club-3090#612 and #652: Qwen3.6-35B-A3B (NVFP4) on an RTX 5090, vLLM 0.24.0, --enable-prefix-caching,
+    # --kv-cache-dtype fp8, 131,072 tokens: "Available KV cache memory: 5.98 GiB" / "GPU KV cache size: 567,978
+    # tokens" / "4.33x", and 6.01 GiB / 569,878 / 4.35x. Block 2096, groups of 10: 1 full, 3 linear.
+    moe = catalog_facts("Qwen/Qwen3.6-35B-A3B")
+    s = GatedDeltaKV(moe, 1, "fp8", None, "0.24.0", RTX_5090, state_pages=2)
+    factor = hybrid_group_factor("0.24.0")
+    assert (s.block_size, hybrid_groups(s.full_layers, s.linear_layers, factor)) == (2096, (10, 1, 3))
+    printed, conc, _ = pool(int(available_gib * GiB), s, s.block_size, 131_072, None, factor, "concurrency-x-max-len")
+    assert (printed, round(conc, 2)) == (tokens, concurrency)  # 299 or 300 blocks over 63 + 2 x 3 pages
+    one_page = GatedDeltaKV(moe, 1, "fp8", None, "0.24.0", RTX_5090)  # mode "none" would have printed 593,795 and 595,781
+    assert pool(int(available_gib * GiB), one_page, 2096, 131_072, None, factor, "concurrency-x-max-len")[0] > \
+        tokens * 1.04
+
+
+def test_the_fixture_pool_is_rebuilt_exactly_from_its_printed_memory():
+    log = parse_log((REPO / "tests/fixtures/logs/vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log")
+                    .read_text(encoding="utf-8").splitlines(True), PT.VLLM)[0].terms()
+    s = GatedDeltaKV(catalog_facts("Qwen/Qwen3.6-35B-A3B"), 1, "fp8", None, "0.24.0", RTX_5090, state_pages=2)
+    printed, conc, _ = pool(log[PT.KV_CACHE], s, s.block_size, log[PT.MAX_MODEL_LEN], None,
+                            hybrid_group_factor("0.24.0"), "concurrency-x-max-len")
+    assert (printed, round(conc, 2)) == (log[PT.KV_TOKENS], log["max_concurrency"]) == (567_978, 4.33)
+
+
+def test_prefix_caching_is_the_default_from_0_26_0():
+    # Qwen3-Next-80B at TP 2 on H200 with the 0.10.2 log's pool (47,878,721,024 B, 7,162 blocks of 12 pages):
+    # 0.25.1 prints 7,162 / (482 + 3) x 262,144; 0.26.0 turns prefix caching on, 7,162 / (482 + 2 x 3)
+    s25 = shape(NEXT, tp=2, version="0.25.1")
+    s26 = shape(NEXT, tp=2, version="0.26.0", state_pages=2)
+    groups = hybrid_groups(s26.full_layers, s26.linear_layers, hybrid_group_factor("0.26.0"))
+    assert groups == (12, 1, 3) and s26.block_size == s25.block_size == 544
+    assert pool(47_878_721_024, s25, 544, 262_144, None, 1.5, "concurrency-x-max-len")[:2] == \
+        (3_871_083, 7162 / 485)
+    assert pool(47_878_721_024, s26, 544, 262_144, None, 1.5, "concurrency-x-max-len")[:2] == \
+        (3_847_285, 7162 / 488)
+    assert s26.request_bytes(262_144) == (12 * 482 + 2 * 36) * 557_056
+
+
+def test_the_estimate_names_the_prefix_caching_mode():
+    on = run(NEXT, {"tensor-parallel-size": "2"}, "0.26.0")
+    off = run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.26.0")
+    assert (on.extra["gated_delta"]["mamba_cache_mode"], on.extra["gated_delta"]["pages_per_sequence_state"]) == \
+        ("align", 6)
+    assert (off.extra["gated_delta"]["mamba_cache_mode"], off.extra["gated_delta"]["pages_per_sequence_state"]) == \
+        ("none", 3)
+    assert any("prefix caching on (this release's default" in n for n in on.notes)
+    assert not any("prefix caching on" in n for n in off.notes)
+    # the same pool, fewer full-length sequences: 3 more state pages of 557,056 B each per sequence
+    assert on.kv_capacity_tokens < off.kv_capacity_tokens
+    # an explicit --enable-prefix-caching from 0.15.1 is the same layout
+    explicit = run(NEXT, {"tensor-parallel-size": "2", "enable-prefix-caching": None}, "0.25.1")
+    assert explicit.extra["gated_delta"]["mamba_cache_mode"] == "align"
+    assert any(n.startswith("prefix caching on: ") for n in explicit.notes)
+    with pytest.raises(UnsupportedModel, match="before vLLM 0.15.1"):
+        run(NEXT, {"enable-prefix-caching": None}, "0.14.1")

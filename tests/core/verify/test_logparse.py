@@ -355,6 +355,9 @@ CASES = [
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
       P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77}),
+    # the same hybrid with prefix caching (mamba cache mode align), the issue's boot-log highlights (club-3090#612)
+    ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(5.98), P.KV_TOKENS: 567978, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 4.33}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -433,7 +436,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 79, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 80, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -548,9 +548,10 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
             P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_QWEN3_5_SINCE):
         raise GatedDeltaUnsupported(f"vLLM before {P.VLLM_QWEN3_5_SINCE} has no Qwen3.5/3.6 model (models/registry.py"
                                     f"@v{P.VLLM_QWEN3_5_SINCE} adds them): it does not serve this model")
-    if cfg.enable_prefix_caching:
-        raise GatedDeltaUnsupported("--enable-prefix-caching keeps Gated DeltaNet states per block (mamba cache "
-                                    "mode all/align): gsg has not read that layout")
+    prefix = P.vllm_gated_delta_prefix_row(version)
+    caching = prefix.default_on if cfg.enable_prefix_caching is None else cfg.enable_prefix_caching
+    if caching and prefix.align_pages is None:
+        raise GatedDeltaUnsupported(prefix.note)
     if cfg.speculative_flag:
         raise GatedDeltaUnsupported(f"{cfg.speculative_flag} adds speculative state slots and blocks per sequence "
                                     "to a Gated DeltaNet model: gsg has not read that layout")
@@ -558,7 +559,12 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
         raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
                                     "unevenly: gsg sizes it on one stage only")
     shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
-                         cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype)
+                         cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype,
+                         prefix.align_pages if caching and prefix.align_pages else 1)
+    if caching:
+        why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
+        notes.append(f"prefix caching on{why}: vLLM's mamba cache mode 'align' keeps {shape.state_pages} state "
+                     "pages per sequence in every linear-attention layer")
     if shape.block_raised:
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
