@@ -24,6 +24,15 @@ GGML_TYPES = {"f16": gguf.GGMLQuantizationType.F16, "q8_0": gguf.GGMLQuantizatio
 FILE_TYPES = {"f16": 1, "q8_0": 7, "q4_0": 2}
 
 
+def _written(writer, path):
+    """Header, metadata and tensors to the file; the path."""
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
 @dataclass(frozen=True)
 class TinyModel:
     linear_type: str = "f16"  # every projection and the output layer; token_embd too
@@ -93,11 +102,7 @@ def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
     norm("output_norm.weight")
     if not model.tied_output:
         matrix("output.weight", VOCAB, model.hidden)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+    return _written(writer, path)
 
 
 @dataclass(frozen=True)
@@ -159,11 +164,7 @@ def write_tiny_mamba_gguf(path: Path, model: TinyMamba, seed: int = 0) -> Path:
         tensor(f"{block}.ssm_out.weight", model.hidden, model.inner)
     tensor("output_norm.weight", model.hidden, value=1.0)
     tensor("output.weight", VOCAB, model.hidden)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+    return _written(writer, path)
 
 
 @dataclass(frozen=True)
@@ -230,8 +231,4 @@ def write_tiny_lfm2_gguf(path: Path, model: TinyLfm2, seed: int = 0) -> Path:
                               (rng.standard_normal((model.hidden, model.l_cache)) * 0.02).astype(np.float32))
             matrix(f"{block}.shortconv.in_proj.weight", 3 * model.hidden, model.hidden)
             matrix(f"{block}.shortconv.out_proj.weight", model.hidden, model.hidden)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+    return _written(writer, path)

@@ -5,29 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from gpustack_guard.core.deploy.injection import assign_replicas, per_worker
-
-
-def grouped(ids, count, replicas):
-    """The general rule, spelled out: per worker in first-seen order; a worker with `count` left, else the
-    fullest workers first."""
-    left: dict[str, list[str]] = {}
-    for gid in ids:
-        left.setdefault(gid.split(":", 1)[0], []).append(gid)
-    chosen = []
-    for _ in range(replicas):
-        whole = next((w for w, g in left.items() if len(g) >= count), None)
-        if whole is not None:
-            taken, left[whole] = left[whole][:count], left[whole][count:]
-        else:
-            taken = []
-            for worker in sorted(left, key=lambda w: -len(left[w])):
-                need = count - len(taken)
-                taken, left[worker] = taken + left[worker][:need], left[worker][need:]
-            if len(taken) < count:
-                return None
-        chosen.append(taken)
-    return chosen
+from gpustack_guard.core.deploy.injection import assign_replicas, grouped_by_worker, per_worker
 
 
 def layouts():
@@ -41,7 +19,7 @@ def test_assign_replicas_matches_the_general_rule():
     for ids in layouts():
         for count in range(0, 6):
             for replicas in (1, 2, 3):
-                expected = grouped(ids, count, replicas) if count else None
+                expected = grouped_by_worker(ids, count, replicas) if count else None
                 if count:
                     assert assign_replicas(ids, count, replicas) == expected, (ids, count, replicas)
                     seen += 1
