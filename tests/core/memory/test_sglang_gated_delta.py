@@ -8,12 +8,12 @@ import pytest
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engine import estimate, sglang_config
-from gpustack_guard.core.memory.engines.sglang import (
+from gpustack_guard.core.memory.estimate import UnsupportedModel
+from gpustack_guard.core.memory.gated_delta import (
     fixed_mamba_slots,
     gated_delta_pools,
     mamba_state_per_request,
 )
-from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.spec.model import Policy

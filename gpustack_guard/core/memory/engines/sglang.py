@@ -361,77 +361,6 @@ def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float
     return tokens // page_size * page_size
 
 
-_SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
-_CONV_DTYPE_BYTES = 2  # conv state at bfloat16 (qwen3_next.py@v0.5.2; mamba_utils.py CONV_DTYPE from 0.5.4)
-
-
-def mamba_state_per_request(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> tuple[int, int]:
-    """(bytes of one request's conv and temporal states over every linear layer on one TP rank, temporal dtype
-    bytes): configs' mamba_cache_per_req."""
-    from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
-    from gpustack_guard.core.memory.gated_delta import state_elements
-
-    tp = cfg.tp_size
-    nk, nv, dk, dv = (facts.linear_num_key_heads or 0, facts.linear_num_value_heads or 0,
-                      facts.linear_key_head_dim or 0, facts.linear_value_head_dim or 0)
-    if (2 * nk * dk + nv * dv) % tp or nv % tp:  # divide() asserts in hybrid_gdn_params
-        raise GatedDeltaUnsupported(f"--tp-size {tp} does not divide the linear-attention heads "
-                                    f"({nv} value heads): SGLang refuses it")
-    choice = (cfg.mamba_ssm_dtype or "").lower() or None
-    if choice is None:
-        choice = facts.mamba_ssm_dtype if row.ssm_dtype_from_config and facts.mamba_ssm_dtype else "float32"
-    allowed = _SSM_DTYPE_BYTES if row.ssm_dtype_from_config else {"float32": 4, "bfloat16": 2}
-    if choice not in allowed:
-        raise GatedDeltaUnsupported(f"--mamba-ssm-dtype '{choice}' is not one SGLang {row.since}+ takes "
-                                    f"({', '.join(allowed)})")
-    conv, temporal = state_elements(facts, tp)
-    assert facts.linear_attention_layers  # is_gated_delta
-    return (conv * _CONV_DTYPE_BYTES + temporal * allowed[choice]) * facts.linear_attention_layers, allowed[choice]
-
-
-def fixed_mamba_slots(cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int | None:
-    """The slot count handle_max_mamba_cache takes from the flags, or None where it splits the rest by ratio
-    (profiles.SGLANG_GATED_DELTA_ROWS)."""
-    radix_off = cfg.disable_radix_cache or row.sizing == "fixed"
-    given = cfg.max_mamba_cache_size or cfg.max_running_requests or P.SGLANG_MAMBA_DEFAULT_SLOTS
-    if row.sizing == "running-or-ratio":
-        if cfg.max_mamba_cache_size:
-            return cfg.max_mamba_cache_size
-        return cfg.max_running_requests if radix_off and cfg.max_running_requests else None
-    if radix_off or (row.sizing == "explicit-first" and cfg.max_mamba_cache_size):
-        return given
-    return None
-
-
-def gated_delta_pools(pre: int, weights: int, fraction: float, cell: int, page: int, per_request: int,
-                      fixed_slots: int | None, ratio: float) -> tuple[int, int]:
-    """(max_total_num_tokens, mamba slots): profile_max_num_token with the mamba pool taken off the rest first, in
-    SGLang's float GiB arithmetic."""
-    rest = (pre - weights) / GiB - pre / GiB * (1 - fraction)
-    if fixed_slots is None:
-        slots = max(int(rest * ratio / (1 + ratio) * GiB // per_request), 0)
-    else:
-        slots = fixed_slots
-    rest -= slots * per_request / GiB
-    if rest <= 0 or not cell:
-        return 0, slots
-    return int(rest * GiB // cell) // page * page, slots
-
-
-def _gated_delta_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> str | None:
-    if not row.modelled:
-        return row.note
-    if "Qwen3_5" in (facts.architecture or "") and not row.qwen3_5:
-        return "SGLang before 0.5.9 has no Qwen3.5/3.6 model (server_args.py@v0.5.9 adds them)"
-    if cfg.speculative_algorithm:
-        return "speculative decoding adds intermediate mamba states per draft token: gsg has not sized them"
-    if cfg.pp_size > 1:
-        return "pipeline parallelism splits the linear and full layers over stages: gsg has not read that split"
-    if cfg.mamba_layout_unread:
-        return f"{cfg.mamba_layout_unread} changes the mamba pool in code gsg has not read"
-    return None
-
-
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
@@ -461,9 +390,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         cell = 0  # the weights alone decide: SGLang refuses before it sizes any KV
     elif facts.is_gated_delta:  # the KV cell counts the full-attention layers only
         from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
+        from gpustack_guard.core.memory.gated_delta import sglang_mamba_pool, sglang_unread
 
         row = P.sglang_gated_delta_row(version)
-        if (reason := _gated_delta_unread(facts, cfg, row)) is not None:
+        if (reason := sglang_unread(facts, cfg, row)) is not None:
             raise GatedDeltaUnsupported(reason)
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
         cell = (facts.num_hidden_layers - facts.linear_attention_layers) * kv_bytes_per_token_layer(
@@ -473,7 +403,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     page = cfg.page_size if profile.page_rounding else 1
     mamba: dict = {}
     if facts.is_gated_delta and not facts.is_compressed_attention:
-        mamba = _mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
+        mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
         capacity = mamba.pop("capacity")
     else:
         capacity = max_total_num_tokens(pre, weights, fraction, cell, page)
@@ -546,24 +476,3 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                **({"mamba_pool": mamba} if mamba else {})},
     )
 
-
-def _mamba_pool(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow, pre: int, weights: int,
-                fraction: float, cell: int, page: int, context: int) -> dict:
-    """The mamba pool of a Gated DeltaNet hybrid and the KV capacity left beside it, term by term."""
-    per_request, ssm_bytes = mamba_state_per_request(facts, cfg, row)
-    fixed = fixed_mamba_slots(cfg, row)
-    ratio = cfg.mamba_full_memory_ratio or P.SGLANG_MAMBA_FULL_MEMORY_RATIO
-    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio)
-    radix_on = not (cfg.disable_radix_cache or row.sizing == "fixed")
-    # init_memory_pool: max_num_reqs from the flag or the pool, capped by the slots (// 3 with the radix cache on)
-    default_reqs = min(max(int(capacity / context * 512), 2048), 4096) if context else 2048
-    running = min(cfg.max_running_requests or default_reqs, slots // (P.SGLANG_MAMBA_RUNNING_RATIO if radix_on else 1))
-    # 0.5.2-0.5.3 size the pool by max_num_reqs, later releases by the slot count; one padding row beside them
-    rows = (min(cfg.max_running_requests or default_reqs, slots) if row.sizing == "fixed" else slots) + 1
-    return {"capacity": capacity, "slots": slots, "allocated_rows": rows, "bytes": rows * per_request,
-            "state_bytes_per_request": per_request, "conv_dtype_bytes": _CONV_DTYPE_BYTES,
-            "ssm_dtype_bytes": ssm_bytes, "sizing": "flags" if fixed is not None else f"ratio {ratio:g}",
-            "radix_cache": radix_on, "max_running_requests": running,
-            "full_attention_layers": (facts.num_hidden_layers or 0) - (facts.linear_attention_layers or 0),
-            "linear_attention_layers": facts.linear_attention_layers, "rule": row.sizing, "rule_since": row.since,
-            "source": row.source}
