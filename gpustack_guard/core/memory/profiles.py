@@ -393,7 +393,11 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 #                      speculative reserve moved).
 #   "running-or-ratio" 0.5.9: the flag, else --max-running-requests with --disable-radix-cache, else the ratio
 #                      (no 512); --mamba-ssm-dtype unset reads the config's mamba_ssm_dtype, else float32; Qwen3.5
-#                      classes arrive (also 0.5.10).
+#                      classes arrive (also 0.5.10-0.5.15 without speculative decoding: 0.5.12 divides the rest in
+#                      pool_configurator.py, page-rounded; 0.5.13 raises where no slot fits, which gsg already
+#                      calls no KV memory; 0.5.14 names a rest <= 0).
+#   not modelled       0.5.16+: the pools are sized in mem_cache/kv_cache_configurator.py and unified_memory_pool.py,
+#                      which gsg has not read.
 # With the radix cache on, max_running_requests is capped to slots // 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO).
 # The pool allocates slots + 1 rows (MambaPool: size + 1, slot 0 the padding one).
 SGLANG_MAMBA_DEFAULT_SLOTS = 512
@@ -423,8 +427,13 @@ SGLANG_GATED_DELTA_ROWS = (
     SglangGatedDeltaRow("0.5.9", True, "running-or-ratio", "python/sglang/srt/model_executor/"
                         "model_runner_kv_cache_mixin.py@v0.5.9 handle_max_mamba_cache; configs/mamba_utils.py@v0.5.9 "
                         "mamba2_state_dtype", ssm_dtype_from_config=True, qwen3_5=True),
-    SglangGatedDeltaRow("0.5.11", False, "", "python/sglang/srt/model_executor/pool_configurator.py@v0.5.12",
-                        note="SGLang 0.5.11+ sizes its pools in code gsg has not read (pool_configurator.py)"),
+    SglangGatedDeltaRow("0.5.12", True, "running-or-ratio", "python/sglang/srt/model_executor/"
+                        "model_runner_kv_cache_mixin.py@v0.5.12 _profile_available_bytes, handle_max_mamba_cache "
+                        "(alike @v0.5.15 without speculative decoding); pool_configurator.py@v0.5.12",
+                        ssm_dtype_from_config=True, qwen3_5=True),
+    SglangGatedDeltaRow("0.5.16", False, "", "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.16",
+                        note="SGLang 0.5.16+ sizes its pools in code gsg has not read (mem_cache/"
+                             "kv_cache_configurator.py)"),
 )
 _SGLANG_GATED_DELTA_KEYS = keyed_by_release(SGLANG_GATED_DELTA_ROWS)
 

@@ -528,7 +528,7 @@ SGLANG_PATTERNS = (
     # index cache, `<label> KV Cache is allocated`, memory_pool.py@v0.5.18) is not the deployment's KV: not read
     # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools): conv and temporal states of every slot
     _p("sglang-mamba-allocated", SGLANG, "0.5.2 to the newest (max_mamba_cache_size printed from 0.5.4: "
-       "memory_pool.py@v0.5.2, @v0.5.5, @v0.5.10)",
+       "memory_pool.py@v0.5.2, @v0.5.5, @v0.5.10, @v0.5.23)",
        r"Mamba Cache is allocated\. (?:max_mamba_cache_size: [0-9]+, )?conv_state size: " + _g("conv_size")
        + r" ?GB, ssm_state size: " + _g("ssm_size") + " ?GB",
        "Mamba Cache is allocated. max_mamba_cache_size: 512, conv_state size: 0.14GB, ssm_state size: 6.01GB",

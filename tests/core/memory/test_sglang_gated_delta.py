@@ -1,5 +1,5 @@
 """SGLang's Gated DeltaNet pools (engines/sglang.gated_delta_pools, profiles.SGLANG_GATED_DELTA_ROWS): a mamba pool of
-per-request slots beside a KV pool of the full-attention layers, sized by the rules read in the 0.5.2-0.5.10 wheels."""
+per-request slots beside a KV pool of the full-attention layers, sized by the rules read in the 0.5.2-0.5.15 wheels."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def cfg(flags, version):
 def test_rows_are_keyed_where_the_wheels_changed():
     assert [(r.since, r.modelled, r.sizing) for r in P.SGLANG_GATED_DELTA_ROWS] == [
         ("0.0.0", False, ""), ("0.5.2", True, "fixed"), ("0.5.4", True, "ratio"),
-        ("0.5.7", True, "explicit-first"), ("0.5.9", True, "running-or-ratio"), ("0.5.11", False, "")]
+        ("0.5.7", True, "explicit-first"), ("0.5.9", True, "running-or-ratio"),
+        ("0.5.12", True, "running-or-ratio"), ("0.5.16", False, "")]
     # the budget term's sources are the rows, one for one
     assert [t.since for t in P.TERM_SOURCES["sglang"]["mamba_state_bytes_per_gpu"]] == \
         [r.since for r in P.SGLANG_GATED_DELTA_ROWS]
@@ -84,6 +85,7 @@ def test_ssm_dtype_by_release():
     ({"max-mamba-cache-size": "256"}, "0.5.8", 256),  # 0.5.7+: the flag wins
     ({"disable-radix-cache": None}, "0.5.10", None),  # 0.5.9+: no 512, the ratio
     ({"disable-radix-cache": None, "max-running-requests": "64"}, "0.5.10", 64),
+    ({"max-running-requests": "64"}, "0.5.15", None),  # the radix cache on: the ratio, whatever the requests
 ])
 def test_slots_from_the_flags_or_the_ratio(flags, version, slots):
     assert fixed_mamba_slots(cfg(flags, version), P.sglang_gated_delta_row(version)) == slots
@@ -124,7 +126,7 @@ def test_attention_only_models_have_no_mamba_term():
 
 @pytest.mark.parametrize(("facts", "flags", "version", "message"), [
     (NEXT, {"tp-size": "4"}, "0.5.1", "before 0.5.2"),
-    (NEXT, {"tp-size": "4"}, "0.5.12", "0.5.11\\+"),
+    (NEXT, {"tp-size": "4"}, "0.5.16", "0.5.16\\+"),
     (NEXT, {"tp-size": "4", "speculative-algorithm": "EAGLE"}, "0.5.5", "speculative decoding"),
     (NEXT, {"tp-size": "2", "pp-size": "2"}, "0.5.5", "pipeline parallelism"),
     (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.10", "extra_buffer"),
