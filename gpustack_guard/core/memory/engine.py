@@ -378,6 +378,9 @@ def _sglang_mamba_unread(flags: dict) -> str | None:
         return "--mamba-scheduler-strategy extra_buffer"
     if _flag(flags, "enable-dp-attention"):
         return "--enable-dp-attention"
+    # server_args.py@v0.5.8-@v0.5.13 turn the radix cache off under it (page size 1 unsupported)
+    if str(flags.get("attention-backend", "")).strip().lower() == "trtllm_mha":
+        return "--attention-backend trtllm_mha"
     return None
 
 

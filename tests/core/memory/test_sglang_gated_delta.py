@@ -131,6 +131,7 @@ def test_attention_only_models_have_no_mamba_term():
     (NEXT, {"tp-size": "2", "pp-size": "2"}, "0.5.5", "pipeline parallelism"),
     (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.10", "extra_buffer"),
     (NEXT, {"tp-size": "4", "enable-dp-attention": None}, "0.5.5", "enable-dp-attention"),
+    (NEXT, {"tp-size": "4", "attention-backend": "trtllm_mha"}, "0.5.10", "trtllm_mha"),
     (NEXT, {"tp-size": "3"}, "0.5.5", "does not divide"),
     (facts_from_config(QWEN35_REDUCED, "test"), {}, "0.5.8", "no Qwen3.5/3.6 model"),
 ])
