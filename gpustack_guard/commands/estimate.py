@@ -302,6 +302,7 @@ def text_table(model: str, source: str, est, verdict: str, findings: list) -> st
             ("KV cache", gib(est.kv_cache)),
             *([("recurrent state", gib(est.extra["recurrent_state"]["bytes_per_gpu"]))]
               if est.extra.get("recurrent_state") else []),
+            *([("mamba state pool", gib(est.extra["mamba_pool"]["bytes"]))] if est.extra.get("mamba_pool") else []),
             ("headroom (outside the budget)", gib(est.headroom)),
             ("headroom needed", gib(est.headroom_needed))]
     numbers = [*([("weights / KV cache dtype", f"{est.dtype} / {est.kv_cache_dtype}")] if est.dtype else []),

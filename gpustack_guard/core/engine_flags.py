@@ -211,6 +211,7 @@ LAYERS = Range(lambda v: v >= -1, "a number of layers ≥ 0 (-1 = the default)")
 LAYERS_AUTO = Range(lambda v: v >= LLAMACPP_ALL_LAYERS, "a number of layers ≥ 0, 'auto' (-1) or 'all' (-2)")
 BYTES = Range(lambda v: v >= 1, "a size ≥ 1 byte")
 GIB_OR_ZERO = Range(lambda v: math.isfinite(v) and v >= 0, "a number of GiB ≥ 0")
+POSITIVE_RATIO = Range(lambda v: math.isfinite(v) and v > 0, "a ratio > 0")
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
@@ -371,6 +372,9 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
+        # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools)
+        NumericFlag("max-mamba-cache-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("mamba-full-memory-ratio", python_float, POSITIVE_RATIO, PYTHON_FLOAT),
     )
     return {f.key: f for f in flags}
 

@@ -392,7 +392,7 @@ def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
                                        "llama.cpp@b2694 llama.cpp llm_build_moe_ffn")}),
 ])
 def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version, args, expected):
-    from gpustack_guard.core.memory.terms import ENGINE_TERMS, RECURRENT_STATE
+    from gpustack_guard.core.memory.terms import ENGINE_TERMS, MAMBA_STATE, RECURRENT_STATE
 
     extra = ["-q", "q4_k_m"] if backend == "llama.cpp" else []
     result = gsg("estimate", "-m", model, "--gpu-memory", "24GiB", "--backend", backend, "--backend-version",
@@ -400,8 +400,9 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     assert result.code == 0, result.err
     doc = json.loads(result.out)
     rows = {row["term"]: row for row in doc["budget"]}
-    # the recurrent-state row appears only for models with recurrent layers (none here)
-    assert [row["term"] for row in doc["budget"]] == [t for t in ENGINE_TERMS[backend] if t != RECURRENT_STATE]
+    # the recurrent-state and mamba-state rows appear only for models with such layers (none here)
+    assert [row["term"] for row in doc["budget"]] == [t for t in ENGINE_TERMS[backend]
+                                                      if t not in (RECURRENT_STATE, MAMBA_STATE)]
     # the rows carry the estimate's own figures
     assert rows["weights_bytes_per_gpu"]["value"] == doc["weights_bytes_per_gpu"] > 0
     assert rows["kv_cache_bytes_per_gpu"]["value"] == doc["kv_cache_bytes_per_gpu"] > 0
@@ -412,6 +413,21 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     if backend == "vLLM":  # the profile's activation is the larger phase
         assert rows["activation_bytes_per_gpu"]["value"] == max(rows["forward_peak_bytes_per_gpu"]["value"],
                                                                 rows["sampler_peak_bytes_per_gpu"]["value"])
+
+
+def test_estimate_json_shows_sglangs_mamba_pool_of_a_gated_deltanet_model(gsg):
+    result = gsg("estimate", "-m", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--gpu-memory", "143771MiB", "--gpus", "4",
+                 "--backend", "SGLang", "--backend-version", "0.5.2", "-o", "json", "--", "--tp-size", "4")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    rows = {row["term"]: row for row in doc["budget"]}
+    # 512 slots + the padding row, 19,316,736 bytes each (36 linear layers at TP 4)
+    assert rows["mamba_state_bytes_per_gpu"]["value"] == 513 * 19_316_736 == doc["extra"]["mamba_pool"]["bytes"]
+    assert rows["mamba_state_bytes_per_gpu"]["rule"] == "mamba-slots-fixed"
+    assert "model_runner.py@v0.5.2" in rows["mamba_state_bytes_per_gpu"]["source"]
+    text = gsg("estimate", "-m", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--gpu-memory", "143771MiB", "--gpus", "4",
+               "--backend", "SGLang", "--backend-version", "0.5.2", "--", "--tp-size", "4")
+    assert "mamba state pool" in text.out and "mamba_state_bytes_per_gpu" in text.out
 
 
 def _tiny_llama_gguf(path, **overrides) -> None:

@@ -364,7 +364,24 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         or "lora-paths" in flags or prefill_off
         or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
         **graphs,
+        max_mamba_cache_size=value("max-mamba-cache-size"),
+        mamba_full_memory_ratio=value("mamba-full-memory-ratio"),
+        mamba_ssm_dtype=_text(flags.get("mamba-ssm-dtype")),
+        disable_radix_cache=_flag(flags, "disable-radix-cache"),
+        mamba_layout_unread=_sglang_mamba_unread(flags),
     )
+
+
+def _sglang_mamba_unread(flags: dict) -> str | None:
+    """A flag that changes the mamba pool's layout in a way gsg has not read (engines/sglang.gated_delta_pools)."""
+    if str(flags.get("mamba-scheduler-strategy", "")).strip().lower() == "extra_buffer":
+        return "--mamba-scheduler-strategy extra_buffer"
+    if _flag(flags, "enable-dp-attention"):
+        return "--enable-dp-attention"
+    # server_args.py@v0.5.8-@v0.5.13 turn the radix cache off under it (page size 1 unsupported)
+    if str(flags.get("attention-backend", "")).strip().lower() == "trtllm_mha":
+        return "--attention-backend trtllm_mha"
+    return None
 
 
 def _sglang_since(version: str | None, since: str) -> bool:
@@ -618,10 +635,10 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         missing.append("the attention shape (hidden_size and num_attention_heads, or head_dim; num_key_value_heads)")
     if missing:  # a measured weight size alone does not size a KV cache
         raise UnsupportedModel(f"missing {', '.join(missing)} in {facts.source}: the KV cache cannot be sized")
-    if facts.is_gated_delta and family != "vllm":
+    if facts.is_gated_delta and family not in ("vllm", "sglang"):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has Gated DeltaNet linear-attention layers that "
-                               "keep state per sequence: gsg models their memory for vLLM only, so there is no "
-                               "verdict")
+                               "keep state per sequence: gsg models their memory for vLLM and SGLang only, so there "
+                               "is no verdict")
     if facts.recurrent_layers and not (family == "llamacpp" and facts.recurrent_state is not None):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
@@ -659,8 +676,11 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         scfg = replace(sglang_config(flags, version), foreign_bytes=foreign)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
-        return _with_dtypes(loaded, flags, estimate_sglang(loaded, totals[smallest], scfg, version=version,
-                                                           gpu_name=gpus[smallest][1]))
+        try:
+            sest = estimate_sglang(loaded, totals[smallest], scfg, version=version, gpu_name=gpus[smallest][1])
+        except GatedDeltaUnsupported as exc:
+            raise UnsupportedModel(f"{facts.architecture or 'the model'}: {exc}, so there is no verdict") from None
+        return _with_dtypes(loaded, flags, sest)
     if family == "llamacpp":
         from gpustack_guard.core.memory.engines.llamacpp import estimate_llamacpp
 

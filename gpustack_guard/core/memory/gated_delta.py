@@ -11,17 +11,26 @@ What vLLM does (profiles.VLLM_GATED_DELTA_ROWS names the file and tag of each st
      every group takes one page per block, a linear group one page per running sequence (mamba_cache_mode
      "none": no prefix caching) or two with prefix caching (mode "align": the running state and the last
      block-aligned one; profiles.VLLM_GATED_DELTA_PREFIX_ROWS), a full-attention group ceil(tokens / block) pages.
+
+SGLang (the sglang_* functions at the end) keeps the states apart: a mamba pool of per-request slots, taken off the
+static part before the KV pool, whose cell counts the full-attention layers only (profiles.SGLANG_GATED_DELTA_ROWS).
+Imported only when a model needs it (validate's import budget).
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.gpu_arch import compute_capability
 from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer, longest_fitting
+from gpustack_guard.core.units import GiB
+
+if TYPE_CHECKING:
+    from gpustack_guard.core.memory.engines.sglang import SglangConfig
 
 _STATE_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
@@ -129,3 +138,96 @@ class GatedDeltaKV:
                 "pages_per_sequence_state": linear_groups * self.state_pages,
                 "mamba_cache_mode": "align" if self.state_pages > 1 else "none",
                 "rule": self.row.since, "source": self.row.source}
+
+
+# --- SGLang: a mamba pool of per-request slots beside a KV pool of the full-attention layers -------------------------
+# (engines/sglang.estimate_sglang calls these; profiles.SGLANG_GATED_DELTA_ROWS names each release's rule)
+
+_SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+_CONV_DTYPE_BYTES = 2  # conv state at bfloat16 (qwen3_next.py@v0.5.2; mamba_utils.py CONV_DTYPE from 0.5.4)
+
+
+def mamba_state_per_request(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> tuple[int, int]:
+    """(bytes of one request's conv and temporal states over every linear layer on one TP rank, temporal dtype
+    bytes): configs' mamba_cache_per_req."""
+    tp = cfg.tp_size
+    nk, nv, dk, dv = (facts.linear_num_key_heads or 0, facts.linear_num_value_heads or 0,
+                      facts.linear_key_head_dim or 0, facts.linear_value_head_dim or 0)
+    if (2 * nk * dk + nv * dv) % tp or nv % tp:  # divide() asserts in hybrid_gdn_params
+        raise GatedDeltaUnsupported(f"--tp-size {tp} does not divide the linear-attention heads "
+                                    f"({nv} value heads): SGLang refuses it")
+    choice = (cfg.mamba_ssm_dtype or "").lower() or None
+    if choice is None:
+        choice = facts.mamba_ssm_dtype if row.ssm_dtype_from_config and facts.mamba_ssm_dtype else "float32"
+    allowed = _SSM_DTYPE_BYTES if row.ssm_dtype_from_config else {"float32": 4, "bfloat16": 2}
+    if choice not in allowed:
+        raise GatedDeltaUnsupported(f"--mamba-ssm-dtype '{choice}' is not one SGLang {row.since}+ takes "
+                                    f"({', '.join(allowed)})")
+    conv, temporal = state_elements(facts, tp)
+    assert facts.linear_attention_layers  # is_gated_delta
+    return (conv * _CONV_DTYPE_BYTES + temporal * allowed[choice]) * facts.linear_attention_layers, allowed[choice]
+
+
+def fixed_mamba_slots(cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int | None:
+    """The slot count handle_max_mamba_cache takes from the flags, or None where it splits the rest by ratio
+    (profiles.SGLANG_GATED_DELTA_ROWS)."""
+    radix_off = cfg.disable_radix_cache or row.sizing == "fixed"
+    given = cfg.max_mamba_cache_size or cfg.max_running_requests or P.SGLANG_MAMBA_DEFAULT_SLOTS
+    if row.sizing == "running-or-ratio":
+        if cfg.max_mamba_cache_size:
+            return cfg.max_mamba_cache_size
+        return cfg.max_running_requests if radix_off and cfg.max_running_requests else None
+    if radix_off or (row.sizing == "explicit-first" and cfg.max_mamba_cache_size):
+        return given
+    return None
+
+
+def gated_delta_pools(pre: int, weights: int, fraction: float, cell: int, page: int, per_request: int,
+                      fixed_slots: int | None, ratio: float) -> tuple[int, int]:
+    """(max_total_num_tokens, mamba slots): profile_max_num_token with the mamba pool taken off the rest first, in
+    SGLang's float GiB arithmetic."""
+    rest = (pre - weights) / GiB - pre / GiB * (1 - fraction)
+    if fixed_slots is None:
+        slots = max(int(rest * ratio / (1 + ratio) * GiB // per_request), 0)
+    else:
+        slots = fixed_slots
+    rest -= slots * per_request / GiB
+    if rest <= 0 or not cell:
+        return 0, slots
+    return int(rest * GiB // cell) // page * page, slots
+
+
+def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> str | None:
+    if not row.modelled:
+        return row.note
+    if "Qwen3_5" in (facts.architecture or "") and not row.qwen3_5:
+        return "SGLang before 0.5.9 has no Qwen3.5/3.6 model (server_args.py@v0.5.9 adds them)"
+    if cfg.speculative_algorithm:
+        return "speculative decoding adds intermediate mamba states per draft token: gsg has not sized them"
+    if cfg.pp_size > 1:
+        return "pipeline parallelism splits the linear and full layers over stages: gsg has not read that split"
+    if cfg.mamba_layout_unread:
+        return f"{cfg.mamba_layout_unread} changes the mamba pool in code gsg has not read"
+    return None
+
+
+def sglang_mamba_pool(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow, pre: int, weights: int,
+                fraction: float, cell: int, page: int, context: int) -> dict:
+    """The mamba pool of a Gated DeltaNet hybrid and the KV capacity left beside it, term by term."""
+    per_request, ssm_bytes = mamba_state_per_request(facts, cfg, row)
+    fixed = fixed_mamba_slots(cfg, row)
+    ratio = cfg.mamba_full_memory_ratio or P.SGLANG_MAMBA_FULL_MEMORY_RATIO
+    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio)
+    radix_on = not (cfg.disable_radix_cache or row.sizing == "fixed")
+    # init_memory_pool: max_num_reqs from the flag or the pool, capped by the slots (// 3 with the radix cache on)
+    default_reqs = min(max(int(capacity / context * 512), 2048), 4096) if context else 2048
+    running = min(cfg.max_running_requests or default_reqs, slots // (P.SGLANG_MAMBA_RUNNING_RATIO if radix_on else 1))
+    # 0.5.2-0.5.3 size the pool by max_num_reqs, later releases by the slot count; one padding row beside them
+    rows = (min(cfg.max_running_requests or default_reqs, slots) if row.sizing == "fixed" else slots) + 1
+    return {"capacity": capacity, "slots": slots, "allocated_rows": rows, "bytes": rows * per_request,
+            "state_bytes_per_request": per_request, "conv_dtype_bytes": _CONV_DTYPE_BYTES,
+            "ssm_dtype_bytes": ssm_bytes, "sizing": "flags" if fixed is not None else f"ratio {ratio:g}",
+            "radix_cache": radix_on, "max_running_requests": running,
+            "full_attention_layers": (facts.num_hidden_layers or 0) - (facts.linear_attention_layers or 0),
+            "linear_attention_layers": facts.linear_attention_layers, "rule": row.sizing, "rule_since": row.since,
+            "source": row.source}

@@ -423,6 +423,70 @@ def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
     return row_for("vllm", _GATED_DELTA_PREFIX_KEYS, version)
 
 
+# SGLang serves Gated DeltaNet hybrids with two pools (engines/sglang.gated_delta_pools): a mamba pool of
+# per-request slots (conv state at bfloat16, temporal state at --mamba-ssm-dtype, over every linear layer) beside a
+# KV pool whose cell counts only the full-attention layers. profile_max_num_token takes the pool's bytes off the
+# static part before dividing by the cell. How the slot count is chosen, read in each wheel
+# (python/sglang/srt/model_executor/model_runner.py, from 0.5.7 model_runner_kv_cache_mixin.py,
+# handle_max_mamba_cache; server_args.py; configs/qwen3_next.py, mamba_utils.py):
+#   "fixed"            0.5.2: radix cache forced off for Qwen3-Next; slots = --max-mamba-cache-size, else
+#                      --max-running-requests, else 512; --mamba-ssm-dtype float32 (also 0.5.3).
+#   "ratio"            0.5.4: radix cache left on; with it on the pool takes ratio / (1 + ratio) of the rest
+#                      (--mamba-full-memory-ratio 0.9) whatever --max-mamba-cache-size says; with
+#                      --disable-radix-cache "fixed" (also 0.5.5, 0.5.6: handle_max_mamba_cache identical).
+#   "explicit-first"   0.5.7: --max-mamba-cache-size wins with the radix cache on too (0.5.8 alike: only the
+#                      speculative reserve moved).
+#   "running-or-ratio" 0.5.9: the flag, else --max-running-requests with --disable-radix-cache, else the ratio
+#                      (no 512); --mamba-ssm-dtype unset reads the config's mamba_ssm_dtype, else float32; Qwen3.5
+#                      classes arrive (also 0.5.10-0.5.15 without speculative decoding: 0.5.12 divides the rest in
+#                      pool_configurator.py, page-rounded; 0.5.13 raises where no slot fits, which gsg already
+#                      calls no KV memory; 0.5.14 names a rest <= 0).
+#   not modelled       0.5.16+: the pools are sized in mem_cache/kv_cache_configurator.py and unified_memory_pool.py,
+#                      which gsg has not read.
+# With the radix cache on, max_running_requests is capped to slots // 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO).
+# The pool allocates slots + 1 rows (MambaPool: size + 1, slot 0 the padding one).
+SGLANG_MAMBA_DEFAULT_SLOTS = 512
+SGLANG_MAMBA_FULL_MEMORY_RATIO = 0.9
+SGLANG_MAMBA_RUNNING_RATIO = 3
+
+
+class SglangGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    since: str
+    modelled: bool
+    sizing: str  # "fixed" | "ratio" | "explicit-first" | "running-or-ratio"
+    source: str
+    ssm_dtype_from_config: bool = False
+    qwen3_5: bool = False  # Qwen3_5(Moe)ForConditionalGeneration served
+    note: str = ""
+
+
+SGLANG_GATED_DELTA_ROWS = (
+    SglangGatedDeltaRow("0.0.0", False, "", "python/sglang/srt/configs/qwen3_next.py@v0.5.2",
+                        note="gsg read no SGLang release before 0.5.2 for Gated DeltaNet models"),
+    SglangGatedDeltaRow("0.5.2", True, "fixed", "python/sglang/srt/model_executor/model_runner.py@v0.5.2 "
+                        "profile_max_num_token; configs/qwen3_next.py@v0.5.2 mamba_cache_per_req"),
+    SglangGatedDeltaRow("0.5.4", True, "ratio", "python/sglang/srt/model_executor/model_runner.py@v0.5.4 "
+                        "handle_max_mamba_cache; configs/mamba_utils.py@v0.5.4"),
+    SglangGatedDeltaRow("0.5.7", True, "explicit-first", "python/sglang/srt/model_executor/"
+                        "model_runner_kv_cache_mixin.py@v0.5.7 handle_max_mamba_cache"),
+    SglangGatedDeltaRow("0.5.9", True, "running-or-ratio", "python/sglang/srt/model_executor/"
+                        "model_runner_kv_cache_mixin.py@v0.5.9 handle_max_mamba_cache; configs/mamba_utils.py@v0.5.9 "
+                        "mamba2_state_dtype", ssm_dtype_from_config=True, qwen3_5=True),
+    SglangGatedDeltaRow("0.5.12", True, "running-or-ratio", "python/sglang/srt/model_executor/"
+                        "model_runner_kv_cache_mixin.py@v0.5.12 _profile_available_bytes, handle_max_mamba_cache "
+                        "(alike @v0.5.15 without speculative decoding); pool_configurator.py@v0.5.12",
+                        ssm_dtype_from_config=True, qwen3_5=True),
+    SglangGatedDeltaRow("0.5.16", False, "", "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.16",
+                        note="SGLang 0.5.16+ sizes its pools in code gsg has not read (mem_cache/"
+                             "kv_cache_configurator.py)"),
+)
+_SGLANG_GATED_DELTA_KEYS = keyed_by_release(SGLANG_GATED_DELTA_ROWS)
+
+
+def sglang_gated_delta_row(version: str | None) -> SglangGatedDeltaRow:
+    return row_for("sglang", _SGLANG_GATED_DELTA_KEYS, version)
+
+
 # MXFP4 MoE weights as vLLM allocates them (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod
 # create_weights): the expert tensors are created with the per-partition intermediate size and the hidden size
 # rounded up for the kernel, then loaded into the zero-padded buffers. Per backend, (intermediate multiple,
@@ -435,6 +499,8 @@ def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
 # intermediate 2880, 128 experts x 36 layers) under Marlin: 65.897 GiB computed vs "Model loading took
 # 65.9651 GiB" on an H100 with vLLM 0.10.1.x (vllm#23278, which also prints the Marlin fallback warning).
 MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
+
+
 class VllmImageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """What the image GPUStack runs a vLLM release from holds beside the wheel, where vLLM's choice depends on it.
 
@@ -1647,6 +1713,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "kv_capacity_tokens": (
             TermSource("0.0.0", "pool-over-cell", "python/sglang/srt/model_executor/model_runner.py@v0.3.6 "
                        "('max_total_num_tokens')"),),
+        # SGLANG_GATED_DELTA_ROWS, row for row: the mamba pool beside the KV pool of a Gated DeltaNet hybrid
+        "mamba_state_bytes_per_gpu": tuple(
+            TermSource(row.since, f"mamba-slots-{row.sizing}" if row.modelled else "not-modelled", row.source)
+            for row in SGLANG_GATED_DELTA_ROWS),
     },
     "llamacpp": {
         "weights_bytes_per_gpu": (

@@ -25,6 +25,7 @@ CUDA_GRAPHS = "cuda_graphs_bytes_per_gpu"
 KV_CACHE = "kv_cache_bytes_per_gpu"
 COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
 RECURRENT_STATE = "recurrent_state_bytes_per_gpu"  # llama.cpp's RS buffer: per-sequence rows of recurrent layers
+MAMBA_STATE = "mamba_state_bytes_per_gpu"  # SGLang's mamba pool of a Gated DeltaNet hybrid: slots of linear states
 KV_TOKENS = "kv_capacity_tokens"
 SAMPLER_WARMUP = "sampler_warmup_bytes_per_gpu"
 
@@ -32,7 +33,7 @@ SAMPLER_WARMUP = "sampler_warmup_bytes_per_gpu"
 ENGINE_TERMS = {
     "vLLM": (WEIGHTS, NON_TORCH, FORWARD_PEAK, SAMPLER_PEAK, ENCODER_PEAK, ACTIVATION, CUDA_GRAPHS, KV_CACHE,
              KV_TOKENS, SAMPLER_WARMUP),
-    "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, KV_CACHE, KV_TOKENS),
+    "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, MAMBA_STATE, KV_CACHE, KV_TOKENS),
     "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, RECURRENT_STATE, COMPUTE_BUFFER, KV_TOKENS),
 }
 FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
@@ -66,6 +67,8 @@ def _values(engine: str, est) -> dict[str, int]:
     if engine == "llama.cpp":
         common[COMPUTE_BUFFER] = max(est.compute_buffer_per_gpu, default=est.activation)
         common[RECURRENT_STATE] = int((x.get("recurrent_state") or {}).get("bytes_per_gpu", 0))
+    if engine == "SGLang":
+        common[MAMBA_STATE] = int((x.get("mamba_pool") or {}).get("bytes", 0))
     return common
 
 
@@ -78,7 +81,8 @@ def budget_terms(est) -> list[BudgetTerm]:
     # a vLLM estimate names the engine generation it ran (a V0 fallback, a V1 opt-in): its rows are that code's
     generation = str(est.extra.get("engine_generation") or "") if est.engine == "vLLM" else ""
     # the recurrent-state row only where the model has recurrent layers (attention-only budgets stay as they were)
-    hidden = () if est.extra.get("recurrent_state") else (RECURRENT_STATE,)
+    hidden = (*(() if est.extra.get("recurrent_state") else (RECURRENT_STATE,)),
+              *(() if est.extra.get("mamba_pool") else (MAMBA_STATE,)))
     rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
             for term, rule, source in _term_sources(est.engine, est.version, generation) if term not in hidden]
     # a multimodal model's encoder term names the rule that sized it for this model and release

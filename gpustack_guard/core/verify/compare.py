@@ -44,6 +44,7 @@ ROWS = (
     (P.PREFILL_GRAPHS, "prefill CUDA graphs (SGLang)", "bytes"),
     (P.KV_CACHE, "KV cache", "bytes"),
     (P.RECURRENT_STATE, "recurrent state (llama.cpp RS buffer)", "bytes"),
+    (P.MAMBA_STATE, "mamba state pool (SGLang)", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),

@@ -29,6 +29,7 @@ from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for th
     GPU_MEMORY,
     KV_CACHE,
     KV_TOKENS,
+    MAMBA_STATE,
     NON_TORCH,
     RECURRENT_STATE,
     REQUESTED,
@@ -525,6 +526,14 @@ SGLANG_PATTERNS = (
        "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
     # one buffer for K and V together: MLA pools (DeepSeek, Kimi), the NSA indexer's pool; a labelled pool (an
     # index cache, `<label> KV Cache is allocated`, memory_pool.py@v0.5.18) is not the deployment's KV: not read
+    # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools): conv and temporal states of every slot
+    _p("sglang-mamba-allocated", SGLANG, "0.5.2 to the newest (max_mamba_cache_size printed from 0.5.4: "
+       "memory_pool.py@v0.5.2, @v0.5.5, @v0.5.10, @v0.5.23)",
+       r"Mamba Cache is allocated\. (?:max_mamba_cache_size: [0-9]+, )?conv_state size: " + _g("conv_size")
+       + r" ?GB, ssm_state size: " + _g("ssm_size") + " ?GB",
+       "Mamba Cache is allocated. max_mamba_cache_size: 512, conv_state size: 0.14GB, ssm_state size: 6.01GB",
+       "sglang memory_pool.py@v0.5.10 MambaPool (the format string)",
+       {"conv_size": (MAMBA_STATE, "GB+"), "ssm_size": (MAMBA_STATE, "GB+")}),
     _p("sglang-kv-allocated-one-size", SGLANG, "0.4 to the newest (MLA and other one-buffer pools; dtype printed "
        "from 0.5.15: memory_pool.py@v0.4.10, @v0.5.15, @v0.5.23)",
        r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "

@@ -22,7 +22,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape
+from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
 
@@ -53,6 +53,12 @@ class SglangConfig:
     # a flag that turns piecewise CUDA graphs off (server_args.py@0.5.10 _handle_piecewise_cuda_graph:
     # --disable-piecewise-cuda-graph, torch compile, DP attention, speculative decoding, LoRA, GGUF)
     prefill_graphs_off: bool = False
+    # a Gated DeltaNet hybrid's mamba pool (gated_delta_pools)
+    max_mamba_cache_size: int | None = None
+    mamba_full_memory_ratio: float | None = None
+    mamba_ssm_dtype: str | None = None
+    disable_radix_cache: bool = False
+    mamba_layout_unread: str | None = None  # a flag whose mamba layout gsg has not read
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -382,10 +388,25 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         if rest > 0:
             raise no_model
         cell = 0  # the weights alone decide: SGLang refuses before it sizes any KV
+    elif facts.is_gated_delta:  # the KV cell counts the full-attention layers only
+        from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
+        from gpustack_guard.core.memory.gated_delta import sglang_mamba_pool, sglang_unread
+
+        row = P.sglang_gated_delta_row(version)
+        if (reason := sglang_unread(facts, cfg, row)) is not None:
+            raise GatedDeltaUnsupported(reason)
+        assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
+        cell = (facts.num_hidden_layers - facts.linear_attention_layers) * kv_bytes_per_token_layer(
+            facts, tp, cfg.kv_cache_dtype)
     else:
         cell = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked).bytes_per_token
     page = cfg.page_size if profile.page_rounding else 1
-    capacity = max_total_num_tokens(pre, weights, fraction, cell, page)
+    mamba: dict = {}
+    if facts.is_gated_delta and not facts.is_compressed_attention:
+        mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
+        capacity = mamba.pop("capacity")
+    else:
+        capacity = max_total_num_tokens(pre, weights, fraction, cell, page)
     if cfg.max_total_tokens:
         capacity = min(capacity, cfg.max_total_tokens)  # --max-total-tokens only lowers it
     kv_pool = capacity * cell
@@ -394,6 +415,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # and, from 0.5.10, the piecewise prefill graphs
     outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK + prefill_mb) * MiB)
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
+    if mamba:
+        running = mamba["max_running_requests"]
 
     notes = []
     if tp * pp > 1 and interconnect(gpu_name) == "unknown":
@@ -412,7 +435,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static")
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
-    elif rest <= 0 or capacity <= 0:
+    elif rest <= 0 or capacity <= 0 or (mamba and mamba["slots"] <= 0):
         verdict = NO_KV_MEMORY  # "Not enough memory. Please try to increase --mem-fraction-static."
     else:
         verdict = FITS
@@ -449,5 +472,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "speculative_reserve_source": P.sglang_speculative_reserve(version).source
                if cfg.speculative_algorithm else "",
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
-               "max_input_len": max_input_len},
+               "max_input_len": max_input_len,
+               **({"mamba_pool": mamba} if mamba else {})},
     )
+
