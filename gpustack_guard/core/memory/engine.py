@@ -368,14 +368,21 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         mamba_full_memory_ratio=value("mamba-full-memory-ratio"),
         mamba_ssm_dtype=_text(flags.get("mamba-ssm-dtype")),
         disable_radix_cache=_flag(flags, "disable-radix-cache"),
-        mamba_layout_unread=_sglang_mamba_unread(flags),
+        mamba_layout_unread=_sglang_mamba_unread(flags, version),
+        mamba_strategy=_text(flags.get("mamba-radix-cache-strategy") or flags.get("mamba-scheduler-strategy")),
+        disable_overlap_schedule=_flag(flags, "disable-overlap-schedule"),
+        linear_attn_backend=_text(flags.get("linear-attn-backend")),
+        attention_backend=_text(flags.get("attention-backend")),
     )
 
 
-def _sglang_mamba_unread(flags: dict) -> str | None:
+def _sglang_mamba_unread(flags: dict, version: str | None = None) -> str | None:
     """A flag that changes the mamba pool's layout in a way gsg has not read (engines/sglang.gated_delta_pools)."""
-    if str(flags.get("mamba-scheduler-strategy", "")).strip().lower() == "extra_buffer":
+    strategy_read = P.sglang_gated_delta_row(version).strategy  # 0.5.16+: the extra_buffer slots are read
+    if str(flags.get("mamba-scheduler-strategy", "")).strip().lower() == "extra_buffer" and not strategy_read:
         return "--mamba-scheduler-strategy extra_buffer"
+    if _flag(flags, "enable-unified-memory"):  # unified_memory_pool.py: one buffer split at run time
+        return "--enable-unified-memory"
     if _flag(flags, "enable-dp-attention"):
         return "--enable-dp-attention"
     # server_args.py@v0.5.8-@v0.5.13 turn the radix cache off under it (page size 1 unsupported)

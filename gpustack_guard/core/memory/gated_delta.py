@@ -173,7 +173,7 @@ def fixed_mamba_slots(cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int | No
     (profiles.SGLANG_GATED_DELTA_ROWS)."""
     radix_off = cfg.disable_radix_cache or row.sizing == "fixed"
     given = cfg.max_mamba_cache_size or cfg.max_running_requests or P.SGLANG_MAMBA_DEFAULT_SLOTS
-    if row.sizing == "running-or-ratio":
+    if row.sizing in ("running-or-ratio", "padded-ratio"):
         if cfg.max_mamba_cache_size:
             return cfg.max_mamba_cache_size
         return cfg.max_running_requests if radix_off and cfg.max_running_requests else None
@@ -183,23 +183,65 @@ def fixed_mamba_slots(cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int | No
 
 
 def gated_delta_pools(pre: int, weights: int, fraction: float, cell: int, page: int, per_request: int,
-                      fixed_slots: int | None, ratio: float) -> tuple[int, int]:
+                      fixed_slots: int | None, ratio: float, padded: bool = False) -> tuple[int, int]:
     """(max_total_num_tokens, mamba slots): profile_max_num_token with the mamba pool taken off the rest first, in
-    SGLang's float GiB arithmetic."""
+    SGLang's float GiB arithmetic; `padded` (0.5.17+) charges the pool's padding row to both."""
     rest = (pre - weights) / GiB - pre / GiB * (1 - fraction)
+    pad = per_request if padded else 0
     if fixed_slots is None:
-        slots = max(int(rest * ratio / (1 + ratio) * GiB // per_request), 0)
+        slots = max(int((rest * ratio / (1 + ratio) * GiB - pad) // per_request), 0)
     else:
         slots = fixed_slots
-    rest -= slots * per_request / GiB
+    rest -= (slots * per_request + pad) / GiB
     if rest <= 0 or not cell:
         return 0, slots
     return int(rest * GiB // cell) // page * page, slots
 
 
-def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> str | None:
+def _is_qwen3_5(facts: ModelFacts) -> bool:
+    return "qwen3_5" in (facts.architecture or "").lower()
+
+
+def tracking_ratio(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int:
+    """Mamba slots per running request (max_running_requests <= slots // it): 1 without the radix cache, else 3,
+    and from 0.5.16 3 plus the extra_buffer strategy's ping-pong slots (_calculate_mamba_ratio)."""
+    if cfg.disable_radix_cache or row.sizing == "fixed":
+        return 1
+    if not row.strategy:
+        return P.SGLANG_MAMBA_RUNNING_RATIO
+    strategy = (cfg.mamba_strategy or "auto").lower()
+    # supports_mamba_cache_extra_buffer: Qwen3-Next and Qwen3.5/3.6 on the triton linear-attention backend
+    capable = (cfg.linear_attn_backend or "triton").lower() == "triton"
+    if strategy == "auto":  # _mamba_radix_cache_resolution: extra_buffer for the overlap schedule or pages > 1
+        wants = not cfg.disable_overlap_schedule or cfg.page_size > 1
+        strategy = "extra_buffer" if wants and capable else "no_buffer"
+    if strategy == "no_buffer":
+        return P.SGLANG_MAMBA_RUNNING_RATIO
+    if strategy not in ("extra_buffer", "extra_buffer_lazy") or not capable:
+        raise GatedDeltaUnsupported(f"--mamba-radix-cache-strategy {strategy} is not one SGLang {row.since}+ takes "
+                                    "here (auto, no_buffer, extra_buffer[_lazy] on the triton backend)")
+    if cfg.disable_overlap_schedule:
+        if strategy == "extra_buffer_lazy":
+            raise GatedDeltaUnsupported("--mamba-radix-cache-strategy extra_buffer_lazy needs the overlap schedule: "
+                                        "SGLang refuses it with --disable-overlap-schedule")
+        return P.SGLANG_MAMBA_RUNNING_RATIO + P.SGLANG_MAMBA_TRACKING_SLOTS["no-overlap"]
+    key = "overlap-lazy" if strategy == "extra_buffer_lazy" else "overlap"
+    return P.SGLANG_MAMBA_RUNNING_RATIO + P.SGLANG_MAMBA_TRACKING_SLOTS[key]
+
+
+def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow, gpu_name: str = "",
+                  attention_backend_given: bool = False) -> str | None:
     if not row.modelled:
         return row.note
+    capability = compute_capability(gpu_name)
+    if row.strategy and capability and capability[0] == 10 and not attention_backend_given:
+        return (f"SGLang {row.since}+ picks the attention backend and page size of Qwen3-Next/3.5 on SM100 by the "
+                "mamba strategy (trtllm_mha with 64-token pages, or triton): gsg has not read that choice; "
+                "give --attention-backend triton")
+    if row.multimodal_reserve and _is_qwen3_5(facts):
+        return (f"SGLang {row.since}+ reserves multimodal memory for Qwen3.5/3.6's vision tower off the KV budget "
+                "(kv_cache_configurator.py mm_runtime_reservation_gb, by the resolved --mm-feature-transport): "
+                "gsg has not read that choice; 0.5.16-0.5.17 are sized")
     if "Qwen3_5" in (facts.architecture or "") and not row.qwen3_5:
         return "SGLang before 0.5.9 has no Qwen3.5/3.6 model (server_args.py@v0.5.9 adds them)"
     if cfg.speculative_algorithm:
@@ -217,17 +259,21 @@ def sglang_mamba_pool(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDe
     per_request, ssm_bytes = mamba_state_per_request(facts, cfg, row)
     fixed = fixed_mamba_slots(cfg, row)
     ratio = cfg.mamba_full_memory_ratio or P.SGLANG_MAMBA_FULL_MEMORY_RATIO
-    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio)
+    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio, row.padded)
     radix_on = not (cfg.disable_radix_cache or row.sizing == "fixed")
-    # init_memory_pool: max_num_reqs from the flag or the pool, capped by the slots (// 3 with the radix cache on)
+    # init_memory_pool: max_num_reqs from the flag or the pool, capped by the slots over the tracking ratio
+    # (resolve_max_num_reqs from 0.5.16 also caps at half the tokens)
     default_reqs = min(max(int(capacity / context * 512), 2048), 4096) if context else 2048
-    running = min(cfg.max_running_requests or default_reqs, slots // (P.SGLANG_MAMBA_RUNNING_RATIO if radix_on else 1))
+    tracking = tracking_ratio(facts, cfg, row)
+    running = min(cfg.max_running_requests or default_reqs, slots // tracking)
+    if row.strategy:
+        running = min(running, capacity // 2)
     # 0.5.2-0.5.3 size the pool by max_num_reqs, later releases by the slot count; one padding row beside them
     rows = (min(cfg.max_running_requests or default_reqs, slots) if row.sizing == "fixed" else slots) + 1
     return {"capacity": capacity, "slots": slots, "allocated_rows": rows, "bytes": rows * per_request,
             "state_bytes_per_request": per_request, "conv_dtype_bytes": _CONV_DTYPE_BYTES,
             "ssm_dtype_bytes": ssm_bytes, "sizing": "flags" if fixed is not None else f"ratio {ratio:g}",
-            "radix_cache": radix_on, "max_running_requests": running,
+            "radix_cache": radix_on, "max_running_requests": running, "slots_per_running_request": tracking,
             "full_attention_layers": (facts.num_hidden_layers or 0) - (facts.linear_attention_layers or 0),
             "linear_attention_layers": facts.linear_attention_layers, "rule": row.sizing, "rule_since": row.since,
             "source": row.source}

@@ -448,6 +448,9 @@ def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
 SGLANG_MAMBA_DEFAULT_SLOTS = 512
 SGLANG_MAMBA_FULL_MEMORY_RATIO = 0.9
 SGLANG_MAMBA_RUNNING_RATIO = 3
+# 0.5.16+ (kv_cache_configurator.py _calculate_mamba_ratio): slots one running request tracks beyond the base 3 under
+# the extra_buffer strategy, by whether the overlap schedule is on and the lazy variant asked for
+SGLANG_MAMBA_TRACKING_SLOTS = {"overlap": 2, "overlap-lazy": 1, "no-overlap": 1}
 
 
 class SglangGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
@@ -458,6 +461,11 @@ class SglangGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated
     ssm_dtype_from_config: bool = False
     qwen3_5: bool = False  # Qwen3_5(Moe)ForConditionalGeneration served
     note: str = ""
+    # 0.5.16+: --mamba-radix-cache-strategy (auto resolves to extra_buffer with the overlap schedule) sets the slots
+    # a running request takes, and max_running_requests is also capped at half the token capacity
+    strategy: bool = False
+    padded: bool = False  # 0.5.17+: the pool's padding row comes off the ratio budget and off the KV rest
+    multimodal_reserve: bool = False  # 0.5.18+: mm_runtime_reservation_gb comes off the rest for a VLM
 
 
 SGLANG_GATED_DELTA_ROWS = (
@@ -476,9 +484,20 @@ SGLANG_GATED_DELTA_ROWS = (
                         "model_runner_kv_cache_mixin.py@v0.5.12 _profile_available_bytes, handle_max_mamba_cache "
                         "(alike @v0.5.15 without speculative decoding); pool_configurator.py@v0.5.12",
                         ssm_dtype_from_config=True, qwen3_5=True),
-    SglangGatedDeltaRow("0.5.16", False, "", "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.16",
-                        note="SGLang 0.5.16+ sizes its pools in code gsg has not read (mem_cache/"
-                             "kv_cache_configurator.py)"),
+    SglangGatedDeltaRow("0.5.16", True, "running-or-ratio", "python/sglang/srt/mem_cache/kv_cache_configurator.py"
+                        "@v0.5.16 _profile_available_bytes, _handle_max_mamba_cache, _calculate_mamba_ratio, "
+                        "resolve_max_num_reqs; arg_groups/overrides.py@v0.5.16 _mamba_radix_cache_resolution",
+                        ssm_dtype_from_config=True, qwen3_5=True, strategy=True),
+    SglangGatedDeltaRow("0.5.17", True, "padded-ratio", "python/sglang/srt/mem_cache/kv_cache_configurator.py"
+                        "@v0.5.17 _handle_max_mamba_cache ((budget - per_req) // per_req slots, (slots + 1) x "
+                        "per_req taken off)", ssm_dtype_from_config=True, qwen3_5=True, strategy=True, padded=True),
+    SglangGatedDeltaRow("0.5.18", True, "padded-ratio", "python/sglang/srt/mem_cache/kv_cache_configurator.py"
+                        "@v0.5.18 mm_runtime_reservation_gb (alike @v0.5.19, @v0.5.20 without speculative decoding)",
+                        ssm_dtype_from_config=True, qwen3_5=True, strategy=True, padded=True,
+                        multimodal_reserve=True),
+    SglangGatedDeltaRow("0.5.21", False, "", "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.23",
+                        note="SGLang 0.5.21+ adds per-slot mamba terms gsg has not read (kv_cache_configurator.py@"
+                             "v0.5.23: fused_entry_bytes, extra_mamba_cache_bytes_per_req); gsg read up to 0.5.20"),
 )
 _SGLANG_GATED_DELTA_KEYS = keyed_by_release(SGLANG_GATED_DELTA_ROWS)
 

@@ -135,8 +135,8 @@ def test_no_prefix_caching_flag_on_a_modelled_release_is_the_default():
 
 def test_other_engines_and_incomplete_configs_get_no_verdict():
     # SGLang is modelled for the releases read (tests/core/memory/test_sglang_gated_delta.py), not after them
-    with pytest.raises(UnsupportedModel, match="0.5.16\\+ sizes its pools in code gsg has not read"):
-        run(NEXT, {}, "0.5.16", family="sglang")
+    with pytest.raises(UnsupportedModel, match="0.5.21\\+ adds per-slot mamba terms gsg has not read"):
+        run(NEXT, {}, "0.5.23", family="sglang")
     bare = facts_from_config({**QWEN36_27B_TEXT, "linear_num_value_heads": None}, "test")
     with pytest.raises(UnsupportedModel, match="missing linear_num_value_heads"):
         run(bare, {})

@@ -1,5 +1,5 @@
 """SGLang's Gated DeltaNet pools (engines/sglang.gated_delta_pools, profiles.SGLANG_GATED_DELTA_ROWS): a mamba pool of
-per-request slots beside a KV pool of the full-attention layers, sized by the rules read in the 0.5.2-0.5.15 wheels."""
+per-request slots beside a KV pool of the full-attention layers, sized by the rules read in the 0.5.2-0.5.20 wheels."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from gpustack_guard.core.memory.gated_delta import (
     fixed_mamba_slots,
     gated_delta_pools,
     mamba_state_per_request,
+    tracking_ratio,
 )
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import budget_terms
@@ -21,6 +22,7 @@ from gpustack_guard.core.units import GiB, MiB
 
 NEXT = catalog_facts("Qwen/Qwen3-Next-80B-A3B-Instruct")
 H200 = (143771 * MiB, "NVIDIA H200")
+B200 = (183359 * MiB, "NVIDIA B200")
 NEXT_PER_REQUEST_TP4 = 36 * (3 * 8192 // 4 * 2 + 32 // 4 * 128 * 128 * 4)  # 36 linear layers, bf16 conv, fp32 ssm
 
 # The 8-layer reduced Qwen3.5 MoE of a public SGLang run (6 linear, 2 full layers; mamba_ssm_dtype float32; a dev
@@ -48,7 +50,8 @@ def test_rows_are_keyed_where_the_wheels_changed():
     assert [(r.since, r.modelled, r.sizing) for r in P.SGLANG_GATED_DELTA_ROWS] == [
         ("0.0.0", False, ""), ("0.5.2", True, "fixed"), ("0.5.4", True, "ratio"),
         ("0.5.7", True, "explicit-first"), ("0.5.9", True, "running-or-ratio"),
-        ("0.5.12", True, "running-or-ratio"), ("0.5.16", False, "")]
+        ("0.5.12", True, "running-or-ratio"), ("0.5.16", True, "running-or-ratio"), ("0.5.17", True, "padded-ratio"),
+        ("0.5.18", True, "padded-ratio"), ("0.5.21", False, "")]
     # the budget term's sources are the rows, one for one
     assert [t.since for t in P.TERM_SOURCES["sglang"]["mamba_state_bytes_per_gpu"]] == \
         [r.since for r in P.SGLANG_GATED_DELTA_ROWS]
@@ -126,7 +129,14 @@ def test_attention_only_models_have_no_mamba_term():
 
 @pytest.mark.parametrize(("facts", "flags", "version", "message"), [
     (NEXT, {"tp-size": "4"}, "0.5.1", "before 0.5.2"),
-    (NEXT, {"tp-size": "4"}, "0.5.16", "0.5.16\\+"),
+    (NEXT, {"tp-size": "4"}, "0.5.21", "0.5.21\\+"),
+    (NEXT, {"tp-size": "4"}, "0.5.23", "fused_entry_bytes"),
+    (NEXT, {"tp-size": "4", "enable-unified-memory": None}, "0.5.16", "enable-unified-memory"),
+    (NEXT, {"tp-size": "4"}, "0.5.16", "SM100"),  # with B200s below: the backend and page size are picked
+    (NEXT, {"tp-size": "4", "mamba-radix-cache-strategy": "extra_buffer_lazy", "disable-overlap-schedule": None},
+     "0.5.16", "overlap schedule"),
+    (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.15", "extra_buffer"),
+    (catalog_facts("Qwen/Qwen3.5-27B"), {}, "0.5.18", "mm_runtime_reservation_gb"),
     (NEXT, {"tp-size": "4", "speculative-algorithm": "EAGLE"}, "0.5.5", "speculative decoding"),
     (NEXT, {"tp-size": "2", "pp-size": "2"}, "0.5.5", "pipeline parallelism"),
     (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.10", "extra_buffer"),
@@ -136,8 +146,9 @@ def test_attention_only_models_have_no_mamba_term():
     (facts_from_config(QWEN35_REDUCED, "test"), {}, "0.5.8", "no Qwen3.5/3.6 model"),
 ])
 def test_layouts_not_read_get_no_verdict(facts, flags, version, message):
+    gpus = (B200,) * 4 if message == "SM100" else (H200,) * 4
     with pytest.raises(UnsupportedModel, match=message):
-        run(facts, flags, version)
+        run(facts, flags, version, gpus=gpus)
 
 
 def test_verify_reads_the_mamba_pool_line_as_its_term():
@@ -154,3 +165,61 @@ def test_verify_reads_the_mamba_pool_line_as_its_term():
     # 0.5.2-0.5.3 print no slot count (the figures of Qwen3-Next at TP 4: 513 rows of 36 layers)
     log, _ = parse_log(["Mamba Cache is allocated. conv_state size: 0.21GB, ssm_state size: 9.02GB \n"], "sglang")
     assert log.terms()["mamba_state_bytes_per_gpu"] == pytest.approx((0.21 + 9.02) * GiB)
+
+
+# --- 0.5.16-0.5.20: kv_cache_configurator.py sizes the pools ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("flags", "version", "ratio"), [
+    ({}, "0.5.15", 3),  # before 0.5.16: 3 slots a running request with the radix cache on
+    ({}, "0.5.16", 5),  # auto resolves to extra_buffer under the overlap schedule: 3 + 2 ping-pong slots
+    ({"disable-overlap-schedule": None}, "0.5.16", 3),  # auto without overlap (page 1): no_buffer
+    ({"disable-overlap-schedule": None, "mamba-radix-cache-strategy": "extra_buffer"}, "0.5.16", 4),
+    ({"mamba-scheduler-strategy": "extra_buffer_lazy"}, "0.5.20", 4),  # the deprecated alias, lazy: 3 + 1
+    ({"linear-attn-backend": "flashinfer"}, "0.5.20", 3),  # extra_buffer needs the triton backend
+    ({"disable-radix-cache": None}, "0.5.20", 1),
+])
+def test_slots_a_running_request_takes_by_strategy(flags, version, ratio):
+    assert tracking_ratio(NEXT, cfg({"tp-size": "4", **flags}, version), P.sglang_gated_delta_row(version)) == ratio
+
+
+def test_padding_row_comes_off_the_ratio_budget_from_0_5_17():
+    # the same 50 GiB rest as above: one slot fewer, the KV rest unchanged (2,300,314 tokens either way)
+    assert gated_delta_pools(100 * GiB, 40 * GiB, 0.9, 12_288, 1, NEXT_PER_REQUEST_TP4, None, 0.9, padded=True) == \
+        (2_300_314, 1315)
+    # fixed slots: the padding row now comes off the KV rest too
+    assert gated_delta_pools(100 * GiB, 40 * GiB, 0.9, 12_288, 1, NEXT_PER_REQUEST_TP4, 512, 0.9, padded=True) == \
+        ((50 * GiB - 513 * NEXT_PER_REQUEST_TP4) // 12_288, 512)
+
+
+def test_qwen3_next_on_0_5_15_0_5_16_and_0_5_20():
+    old, mid, new = (run(NEXT, {"tp-size": "4"}, v) for v in ("0.5.15", "0.5.16", "0.5.20"))
+    shape = [(e.kv_capacity_tokens, e.extra["mamba_pool"]["slots"], e.extra["mamba_pool"]["allocated_rows"],
+              e.max_num_seqs, e.extra["mamba_pool"]["rule"]) for e in (old, mid, new)]
+    assert shape == [(3_960_951, 2266, 2267, 755, "running-or-ratio"),  # 2266 // 3
+                     (3_960_951, 2266, 2267, 453, "running-or-ratio"),  # 2266 // 5 (extra_buffer)
+                     (3_960_951, 2265, 2266, 453, "padded-ratio")]  # one slot fewer, same bytes off the rest
+    terms = {t.term: t for t in budget_terms(new)}
+    assert terms["mamba_state_bytes_per_gpu"].value == 2266 * NEXT_PER_REQUEST_TP4
+    assert terms["mamba_state_bytes_per_gpu"].rule == "mamba-slots-padded-ratio"
+    # flags set the slots: the padding row is charged to the KV rest from 0.5.17
+    fixed = {"tp-size": "4", "max-mamba-cache-size": "300"}
+    assert [run(NEXT, fixed, v).kv_capacity_tokens for v in ("0.5.16", "0.5.20")] == [7_051_503, 7_049_931]
+    assert run(NEXT, fixed, "0.5.20").max_num_seqs == 60  # 300 // 5
+    radix_off = run(NEXT, {"tp-size": "4", "disable-radix-cache": None, "max-running-requests": "64"}, "0.5.20")
+    assert (radix_off.extra["mamba_pool"]["slots"], radix_off.max_num_seqs) == (64, 64)
+    # on B200s with --attention-backend triton (page 1) the pool is sized
+    b200 = run(NEXT, {"tp-size": "4", "attention-backend": "triton"}, "0.5.16", gpus=(B200,) * 4)
+    assert (b200.kv_capacity_tokens, b200.extra["mamba_pool"]["slots"], b200.max_num_seqs) == (5_189_748, 2971, 594)
+
+
+@pytest.mark.parametrize(("model", "version", "figures"), [
+    ("Qwen/Qwen3.5-27B", "0.5.16", (571_525, 218, 153_944_064, 43)),
+    ("Qwen/Qwen3.5-27B", "0.5.17", (571_525, 217, 153_944_064, 43)),
+    ("Qwen/Qwen3.6-35B-A3B", "0.5.16", (1_427_910, 408, 64_389_120, 81)),
+    ("Qwen/Qwen3.6-35B-A3B", "0.5.17", (1_427_910, 407, 64_389_120, 81)),
+])
+def test_qwen3_5_and_3_6_catalog_entries_on_one_h200(model, version, figures):
+    est = run(catalog_facts(model), {}, version, gpus=(H200,))
+    pool = est.extra["mamba_pool"]
+    assert (est.kv_capacity_tokens, pool["slots"], pool["state_bytes_per_request"], est.max_num_seqs) == figures

@@ -59,6 +59,10 @@ class SglangConfig:
     mamba_ssm_dtype: str | None = None
     disable_radix_cache: bool = False
     mamba_layout_unread: str | None = None  # a flag whose mamba layout gsg has not read
+    mamba_strategy: str | None = None  # --mamba-radix-cache-strategy (or its alias --mamba-scheduler-strategy)
+    disable_overlap_schedule: bool = False
+    linear_attn_backend: str | None = None
+    attention_backend: str | None = None
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -393,7 +397,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         from gpustack_guard.core.memory.gated_delta import sglang_mamba_pool, sglang_unread
 
         row = P.sglang_gated_delta_row(version)
-        if (reason := sglang_unread(facts, cfg, row)) is not None:
+        if (reason := sglang_unread(facts, cfg, row, gpu_name, cfg.attention_backend is not None)) is not None:
             raise GatedDeltaUnsupported(reason)
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
         cell = (facts.num_hidden_layers - facts.linear_attention_layers) * kv_bytes_per_token_layer(
