@@ -223,3 +223,13 @@ def test_qwen3_5_and_3_6_catalog_entries_on_one_h200(model, version, figures):
     est = run(catalog_facts(model), {}, version, gpus=(H200,))
     pool = est.extra["mamba_pool"]
     assert (est.kv_capacity_tokens, pool["slots"], pool["state_bytes_per_request"], est.max_num_seqs) == figures
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3.5-27B", "Qwen/Qwen3.6-35B-A3B"])
+def test_catalog_qwen3_5_entries_are_refused_before_sglang_0_5_9(model):
+    """The catalog keeps Qwen3.5/3.6 under their text part's model type (qwen3_5_text, qwen3_5_moe_text): the
+    release check knows them by that name too."""
+    facts = catalog_facts(model)
+    assert "qwen3_5" in facts.architecture and "Qwen3_5" not in facts.architecture
+    with pytest.raises(UnsupportedModel, match="SGLang before 0.5.9 has no Qwen3.5/3.6 model"):
+        run(facts, {}, "0.5.5", gpus=(H200,))

@@ -542,9 +542,9 @@ def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, 
 def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
                       notes: list[str]) -> GatedDeltaKV:
     """A Gated DeltaNet hybrid's geometry; raises GatedDeltaUnsupported where its layout is not modelled."""
-    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
+    from gpustack_guard.core.memory.gated_delta import GatedDeltaKV, is_qwen3_5
 
-    if "qwen3_5" in (facts.architecture or "").lower() and \
+    if is_qwen3_5(facts) and \
             P.arithmetic_release("vllm", version) < P.known_version(P.VLLM_QWEN3_5_SINCE):
         raise GatedDeltaUnsupported(f"vLLM before {P.VLLM_QWEN3_5_SINCE} has no Qwen3.5/3.6 model (models/registry.py"
                                     f"@v{P.VLLM_QWEN3_5_SINCE} adds them): it does not serve this model")
