@@ -482,3 +482,22 @@ def test_a_gguf_without_a_trained_context_is_counted_at_gpustacks_booking_with_a
     est = json.loads(result.out)
     context = est["extra"]["context"] if "extra" in est else est["estimates"][0]["extra"]["context"]
     assert (context["ctx_size"], context["source"]) == (8192, "gpustack-booking")
+
+
+def test_align_block_above_the_batched_tokens_is_a_scheduler_limits_error(gsg):
+    # Qwen3.6-27B raises its attention block to 784 tokens; prefix caching (mode "align") in vLLM 0.20.0 asserts
+    # block_size <= max_num_batched_tokens at start-up (config/vllm.py validate_block_size)
+    args = ["--max-model-len=32768", "--enable-prefix-caching", "--max-num-batched-tokens=512"]
+    result = gsg("estimate", "-m", "Qwen/Qwen3.6-27B", "--backend-version", "0.20.0", "-o", "json",
+                 "--fail-on", "error", "--gpu-memory", "80GiB", "--gpu-name", "NVIDIA H100 80GB HBM3", "--", *args)
+    doc = json.loads(result.out)
+    found = [f for f in doc["findings"] if f["rule"] == "GSG042"]
+    assert result.code == 1 and doc["verdict"] == "scheduler-limits"
+    assert [(f["severity"], f["message"]) for f in found] == [(
+        "error", "vLLM 0.20.0 refuses to start: In Mamba cache align mode, block_size (784) must be <= "
+                 "max_num_batched_tokens (512).")]
+    assert "--max-num-batched-tokens 784 or more" in found[0]["fix"]
+    off = gsg("estimate", "-m", "Qwen/Qwen3.6-27B", "--backend-version", "0.20.0", "-o", "json", "--gpu-memory",
+              "80GiB", "--gpu-name", "NVIDIA H100 80GB HBM3", "--", "--max-model-len=32768",
+              "--max-num-batched-tokens=512")
+    assert not [f for f in json.loads(off.out)["findings"] if f["rule"] == "GSG042"]

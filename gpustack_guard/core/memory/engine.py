@@ -90,6 +90,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mamba_ssm_cache_dtype=_text(flags.get("mamba-ssm-cache-dtype")),
         enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
                                else _flag(flags, "enable-prefix-caching")),
+        use_replayssm=_flag(flags, "use-replayssm"),
+        gdn_prefill_backend=gdn_prefill_backend(flags.get("additional-config")),
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
@@ -260,6 +262,15 @@ def _json_object(key: str, text: str) -> dict:
     if not isinstance(value, dict):
         raise EF.FlagValueError(key, text, "not a JSON object")
     return value
+
+
+def gdn_prefill_backend(text) -> str | None:
+    """--additional-config's gdn_prefill_backend as qwen_gdn_linear_attn.py@v0.33.0 reads it (stripped, lower
+    case); None when unset. Other additional-config keys are not gsg's to judge, so only this one is parsed."""
+    if not isinstance(text, str) or "gdn_prefill_backend" not in text:
+        return None
+    value = _json_object("additional-config", text).get("gdn_prefill_backend")
+    return None if value is None else str(value).strip().lower()
 
 
 def mm_image_limit(text: str | None) -> int | None:

@@ -333,9 +333,13 @@ VLLM_KV_TOKENS_PRINTED = ((known_version("0.0.0"), "blocks-over-groups"),
 #           kernel block, 16 for FlashAttention, FlashInfer and Triton; cache_config.block_size).
 #   0.26.0  platforms/interface.py@v0.26.0 and @v0.32.0 _align_hybrid_block_size: the same block for a model with
 #           one attention backend (0.32.0 takes the lcm over backends' smallest kernel blocks; one here).
-#   0.33.0  platforms/interface.py@v0.33.0: in "align" mode the alignment also takes the GDN prefill checkpoint
-#           grid (64 with FlashInfer's prefill, layers/mamba/gdn/qwen_gdn_linear_attn.py), whose backend depends on
-#           the GPU and CUDA runtime; kv_cache_interface.py@v0.34.0 adds mamba_state_alignment: not modelled.
+#   0.33.0  platforms/interface.py@v0.33.0 and @v0.34.0: the same block in mamba cache mode "none"; in "align"
+#           the alignment also takes the lcm with the GDN prefill checkpoint grid (64 where FlashInfer runs the
+#           prefill: VLLM_GATED_DELTA_PREFIX_ROWS 0.33.0). v1/kv_cache_interface.py@v0.34.0 MambaSpec rounds each
+#           state up to state_alignment bytes, 16 only with --use-replayssm (mamba_utils.mamba_state_alignment),
+#           else 1: the same page. State shape and dtype (mamba_utils.py) and the grouping (v1/core/
+#           kv_cache_planning.py@v0.33.0 _get_kv_cache_groups_uniform_page_size, moved from kv_cache_utils.py) read
+#           the same as @v0.32.0.
 GATED_DELTA_KERNEL_ALIGNMENT = 16
 # Qwen3.5/3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration and their text-only classes)
 # arrive in models/registry.py@v0.17.0 (absent @v0.16.0)
@@ -370,10 +374,9 @@ VLLM_GATED_DELTA_ROWS = (
                       ssm_dtype_flag=True, alignment_from_block=True),
     VllmGatedDeltaRow("0.26.0", True, "vllm/platforms/interface.py@v0.26.0 and @v0.32.0 _align_hybrid_block_size",
                       ssm_dtype_flag=True, alignment_from_block=True),
-    VllmGatedDeltaRow("0.33.0", False, "vllm/platforms/interface.py@v0.33.0 _align_hybrid_block_size",
-                      note="vLLM 0.33.0+ aligns a Gated DeltaNet model's blocks to the prefill checkpoint grid and "
-                           "keeps a checkpoint page per sequence where FlashInfer runs the GDN prefill (by GPU and "
-                           "CUDA runtime): gsg has not read that layout"),
+    VllmGatedDeltaRow("0.33.0", True, "vllm/platforms/interface.py@v0.33.0 and @v0.34.0 _align_hybrid_block_size; "
+                      "v1/kv_cache_interface.py@v0.34.0 MambaSpec (state_alignment 1 without --use-replayssm)",
+                      ssm_dtype_flag=True, alignment_from_block=True),
 )
 _GATED_DELTA_KEYS = keyed_by_release(VLLM_GATED_DELTA_ROWS)
 
@@ -394,8 +397,15 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 #           cdiv(max_model_len, mamba block) pages): not read.
 #   0.26.0  config/model.py is_prefix_caching_supported: True for generative hybrid models (False @v0.25.1), and
 #           engine/arg_utils.py takes it as --enable-prefix-caching's default: "align" unless turned off.
-#   0.33.0  layers/mamba/gdn/qwen_gdn_linear_attn.py: a prefill checkpoint page where FlashInfer runs the prefill
-#           (VLLM_GATED_DELTA_ROWS 0.33.0 refuses the release).
+#   0.33.0  layers/mamba/gdn/qwen_gdn_linear_attn.py@v0.33.0 and @v0.34.0: in "align" mode, where FlashInfer runs
+#           the GDN prefill (_resolve_gdn_prefill_backend: compute capability 9.0; 10.x and 12.x with key head dim
+#           128 and CUDA runtime 13+), the layer's MambaSpec takes num_prefill_checkpoint_blocks=1 (3 pages) and
+#           the block aligns to lcm(alignment, 64) (FLASHINFER_GDN_CHECKPOINT_ALIGNMENT, v1/attention/backends/
+#           gdn_attn.py), and a float32 checkpoint workspace of cdiv(max_num_batched_tokens, grid) states comes
+#           from the workspace manager. Elsewhere (Triton: compute capability 8.x, or a key head dim other than
+#           128 on 10.x/12.x) the layout is 0.32.0's, 2 pages. Mode "none" is unchanged (MambaSpec: 1 page).
+#           flashinfer_prefill says that gsg refuses "align" where FlashInfer may run: on 9.0 the workspace is not
+#           sized, on 10.x/12.x the CUDA runtime is not in a spec, and on an unknown GPU neither is the backend.
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
 class VllmGatedDeltaPrefixRow:
     __repr__ = fields_repr
@@ -405,6 +415,7 @@ class VllmGatedDeltaPrefixRow:
     align_pages: int | None  # state pages per sequence and linear group with prefix caching; None: not read
     source: str
     note: str = ""
+    flashinfer_prefill: bool = False  # "align" where FlashInfer runs the GDN prefill: checkpoint layout, refused
 
 
 VLLM_GATED_DELTA_PREFIX_ROWS = (
@@ -415,12 +426,48 @@ VLLM_GATED_DELTA_PREFIX_ROWS = (
                             "model_executor/models/config.py@v0.15.1 MambaModelConfig"),
     VllmGatedDeltaPrefixRow("0.26.0", True, 2, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported; "
                             "v1/kv_cache_interface.py@v0.26.0 MambaSpec (align: 2 pages)"),
+    VllmGatedDeltaPrefixRow("0.33.0", True, 2, "vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py@v0.33.0"
+                            " and @v0.34.0 _resolve_gdn_prefill_backend (Triton: align 2 pages, as 0.32.0)",
+                            flashinfer_prefill=True),
 )
 _GATED_DELTA_PREFIX_KEYS = keyed_by_release(VLLM_GATED_DELTA_PREFIX_ROWS)
 
 
 def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
     return row_for("vllm", _GATED_DELTA_PREFIX_KEYS, version)
+
+
+# Mamba cache mode "align" (prefix caching on a Gated DeltaNet hybrid) refuses to start when the attention block,
+# raised to hold a state page, exceeds max_num_batched_tokens: "AssertionError: In Mamba cache align mode,
+# block_size (2096) must be <= max_num_batched_tokens (2048)." Read per tag:
+#   0.15.1  config/vllm.py@v0.15.1 and @v0.16.0 VllmConfig.__post_init__: only long_prefill_token_threshold is
+#           checked against the block in "align": no refusal.
+#   0.17.0  config/vllm.py@v0.17.0 and @v0.17.1 __post_init__ asserts block_size <= max_num_batched_tokens, after
+#           try_verify_and_update_config raised the block (HybridAttentionMambaModelConfig).
+#   0.18.0  config/vllm.py@v0.18.0 .. @v0.26.0 validate_block_size, the same assert, called by v1/engine/core.py
+#           once update_block_size_for_backend set the block (aligned from 0.20.0) and the KV cache groups took it:
+#           the raised block.
+#   0.27.0  config/vllm.py@v0.27.0 .. @v0.34.0 validate_block_size keeps only the chunked-mm-input assert.
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+class VllmAlignBudgetRow:
+    __repr__ = fields_repr
+
+    since: str
+    checked: bool  # "align" refuses a block above max_num_batched_tokens
+    source: str
+
+
+VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS = (
+    VllmAlignBudgetRow("0.0.0", False, "vllm/config/vllm.py@v0.15.1 and @v0.16.0 VllmConfig.__post_init__"),
+    VllmAlignBudgetRow("0.17.0", True, "vllm/config/vllm.py@v0.17.0 VllmConfig.__post_init__"),
+    VllmAlignBudgetRow("0.18.0", True, "vllm/config/vllm.py@v0.18.0 and @v0.26.0 VllmConfig.validate_block_size"),
+    VllmAlignBudgetRow("0.27.0", False, "vllm/config/vllm.py@v0.27.0 VllmConfig.validate_block_size"),
+)
+_ALIGN_BUDGET_KEYS = keyed_by_release(VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS)
+
+
+def vllm_align_budget_row(version: str | None) -> VllmAlignBudgetRow:
+    return row_for("vllm", _ALIGN_BUDGET_KEYS, version)
 
 
 # SGLang serves Gated DeltaNet hybrids with two pools (engines/sglang.gated_delta_pools): a mamba pool of

@@ -466,13 +466,21 @@ MAX_LEN_ABOVE_NATIVE = Rule(
 @per_spec
 def _scheduler_limits(ev: Evaluation) -> Iterator[Finding]:
     est, r = ev.estimate, ev.rendered
-    refusal = est.extra.get("scheduler_refusal") if est is not None and r.family == "vllm" else None
-    if not refusal:
+    if est is None or r.family != "vllm":
         return
-    flag = "--max-num-batched-tokens" if "max-num-batched-tokens" in r.flags else "--max-num-seqs"
-    yield finding(SCHEDULER_LIMITS, flag_location(ev, flag), refusal, spec=r.name,
-                  fix="raise --max-num-batched-tokens (or lower --max-num-seqs / --max-model-len), or keep "
-                      "chunked prefill on")
+    refusal = est.extra.get("scheduler_refusal")
+    if refusal:
+        flag = "--max-num-batched-tokens" if "max-num-batched-tokens" in r.flags else "--max-num-seqs"
+        yield finding(SCHEDULER_LIMITS, flag_location(ev, flag), refusal, spec=r.name,
+                      fix="raise --max-num-batched-tokens (or lower --max-num-seqs / --max-model-len), or keep "
+                          "chunked prefill on")
+    align = est.extra.get("align_block_refusal")
+    if align:  # prefix caching of a Gated DeltaNet model: the raised block must fit one step
+        flag = "--enable-prefix-caching" if "enable-prefix-caching" in r.flags and \
+            "max-num-batched-tokens" not in r.flags else "--max-num-batched-tokens"
+        yield finding(SCHEDULER_LIMITS, flag_location(ev, flag), f"vLLM {est.version} refuses to start: {align}",
+                      spec=r.name, fix=f"set --max-num-batched-tokens {est.block_size} or more, or turn prefix "
+                                       "caching off (--no-enable-prefix-caching)")
 
 
 SCHEDULER_LIMITS = Rule(
@@ -480,7 +488,9 @@ SCHEDULER_LIMITS = Rule(
     "vLLM refuses the batching limits: fewer batched tokens than sequences, or than max_model_len unchunked.",
     what="A vLLM deployment whose --max-num-batched-tokens (given, or vLLM's default for its release and GPU) is "
          "below --max-num-seqs, or below --max-model-len with chunked prefill off. Before 0.10.1 the default 256 "
-         "or 1024 sequences were not capped by a small given --max-num-batched-tokens.",
+         "or 1024 sequences were not capped by a small given --max-num-batched-tokens. Also a Gated DeltaNet "
+         "model (Qwen3-Next, Qwen3.5/3.6) with prefix caching on vLLM 0.17.0-0.26.x whose attention block, raised "
+         "to hold a state page, exceeds --max-num-batched-tokens (mamba cache mode 'align').",
     why="vLLM's scheduler configuration raises ValueError at start-up: the deployment never serves.",
     example="backend_version: 0.10.0\n"
             "backend_parameters: [--max-num-batched-tokens=128]   # default max_num_seqs 256",

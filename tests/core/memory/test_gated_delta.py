@@ -117,8 +117,9 @@ def test_the_estimate_shows_the_state_term_by_term():
 
 @pytest.mark.parametrize("flags, version, message", [
     ({}, "0.10.1", "before 0.10.2 has no Gated DeltaNet model"),
-    ({}, "0.33.0", "prefill checkpoint grid"),
-    ({"no-enable-prefix-caching": None}, "0.34.0", "prefill checkpoint grid"),
+    ({}, "0.33.0", "FlashInfer on compute capability 9.0"),  # H200, prefix caching on by default
+    ({"no-enable-prefix-caching": None, "use-replayssm": None}, "0.34.0", "--use-replayssm changes"),
+    ({"additional-config": '{"gdn_prefill_backend": "triton"}'}, "0.33.0", "gdn_prefill_backend 'triton'"),
     ({"enable-prefix-caching": None}, "0.11.0", "--enable-prefix-caching keeps Gated DeltaNet states per block"),
     ({"speculative-config": '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'}, "0.11.0",
      "speculative state slots"),
@@ -146,7 +147,9 @@ def test_the_rows_are_keyed_where_the_source_changed():
     assert [row.since for row in P.VLLM_GATED_DELTA_ROWS] == ["0.0.0", "0.10.2", "0.11.2", "0.17.0", "0.20.0",
                                                              "0.26.0", "0.33.0"]
     assert [(row.since, row.default_on, row.align_pages) for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == \
-        [("0.0.0", False, None), ("0.15.1", False, 2), ("0.26.0", True, 2)]
+        [("0.0.0", False, None), ("0.15.1", False, 2), ("0.26.0", True, 2), ("0.33.0", True, 2)]
+    assert [(row.since, row.checked) for row in P.VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS] == \
+        [("0.0.0", False), ("0.17.0", True), ("0.18.0", True), ("0.27.0", False)]
     with pytest.raises(GatedDeltaUnsupported):
         shape(NEXT, version="0.9.2")
 
@@ -235,3 +238,84 @@ def test_the_estimate_names_the_prefix_caching_mode():
     assert any(n.startswith("prefix caching on: ") for n in explicit.notes)
     with pytest.raises(UnsupportedModel, match="before vLLM 0.15.1"):
         run(NEXT, {"enable-prefix-caching": None}, "0.14.1")
+
+
+# --- mamba cache mode "align": the raised block must fit max_num_batched_tokens (0.17.0-0.26.x) -----------------
+RTX_5090_GPU = ((32607 * MiB, RTX_5090),)
+
+
+def align_refusal(facts, flags, version, gpus):
+    return run(facts, flags, version, gpus=gpus).extra["align_block_refusal"]
+
+
+def test_align_mode_refuses_a_block_above_the_batched_tokens():
+    # the public 0.17.0rc1 report: Qwen3.6-35B-A3B, fp8 KV on an RTX 5090 (default 2,048 batched tokens there)
+    moe = catalog_facts("Qwen/Qwen3.6-35B-A3B")
+    flags = {"kv-cache-dtype": "fp8", "max-model-len": "131072", "enable-prefix-caching": None}
+    assert align_refusal(moe, flags, "0.17.0", RTX_5090_GPU) == \
+        "In Mamba cache align mode, block_size (2096) must be <= max_num_batched_tokens (2048)."
+    # the club-3090 deployments started under 0.24.0 with --max-num-batched-tokens 8192
+    assert align_refusal(moe, {**flags, "max-num-batched-tokens": "8192"}, "0.24.0", RTX_5090_GPU) is None
+    default_on = {"kv-cache-dtype": "fp8", "max-model-len": "131072"}
+    assert align_refusal(moe, default_on, "0.26.0", RTX_5090_GPU).startswith("In Mamba cache align mode, block_size "
+                                                                             "(2096)")
+    assert align_refusal(moe, {**default_on, "no-enable-prefix-caching": None}, "0.26.0", RTX_5090_GPU) is None
+    assert align_refusal(moe, default_on, "0.27.0", RTX_5090_GPU) is None  # the assert is gone
+
+
+def test_align_refusal_on_a_second_model_and_releases():
+    # Qwen3.6-27B's 784-token block on an H100 against 512 batched tokens
+    dense = catalog_facts("Qwen/Qwen3.6-27B")
+    h100 = ((81559 * MiB, H100),)
+    flags = {"max-model-len": "32768", "enable-prefix-caching": None, "max-num-batched-tokens": "512"}
+    assert align_refusal(dense, flags, "0.20.0", h100) == \
+        "In Mamba cache align mode, block_size (784) must be <= max_num_batched_tokens (512)."
+    assert align_refusal(dense, flags, "0.18.0", h100) is not None
+    assert align_refusal(dense, {**flags, "max-num-batched-tokens": "784"}, "0.20.0", h100) is None
+    # Qwen3-Next at TP 2 (block 544): 0.16.0 only checks long_prefill_token_threshold
+    tp2 = {"tensor-parallel-size": "2", "enable-prefix-caching": None, "max-num-batched-tokens": "512"}
+    assert align_refusal(NEXT, tp2, "0.16.0", (H200, H200)) is None
+    assert align_refusal(NEXT, tp2, "0.17.0", (H200, H200)) == \
+        "In Mamba cache align mode, block_size (544) must be <= max_num_batched_tokens (512)."
+    assert align_refusal(NEXT, {**tp2, "enable-prefix-caching": "false"}, "0.17.0", (H200, H200)) is None
+
+
+# --- vLLM 0.33.0 and 0.34.0 ------------------------------------------------------------------------------------
+A100 = "NVIDIA A100-SXM4-80GB"
+
+
+def test_0_33_and_0_34_without_prefix_caching_keep_the_0_32_layout():
+    # mode "none": no checkpoint alignment or page (qwen_gdn_linear_attn.py@v0.33.0), state_alignment 1 (0.34.0)
+    for version in ("0.32.0", "0.33.0", "0.34.0"):
+        s = shape(NEXT, tp=2, version=version)
+        assert (s.block_size, s.page_bytes, s.state_pages) == (544, 557_056, 1)
+        assert pool(47_878_721_024, s, 544, 262_144, None, 1.5, "concurrency-x-max-len")[:2] == \
+            (3_871_083, 7162 / 485)
+    est = run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.34.0")
+    gd = est.extra["gated_delta"]
+    assert (gd["attention_block_size"], gd["mamba_cache_mode"], gd["pages_per_sequence_state"], gd["rule"]) == \
+        (544, "none", 3, "0.33.0")
+
+
+def test_0_33_prefix_caching_is_sized_where_triton_runs_the_prefill():
+    a100 = ((81920 * MiB, A100), (81920 * MiB, A100))
+    on = run(NEXT, {"tensor-parallel-size": "2"}, "0.33.0", gpus=a100)  # compute capability 8.0: Triton
+    gd = on.extra["gated_delta"]
+    assert (gd["attention_block_size"], gd["mamba_cache_mode"], gd["pages_per_sequence_state"]) == (544, "align", 6)
+    # 0.26.0's align pool (test_prefix_caching_is_the_default_from_0_26_0): 7,162 / (482 + 2 x 3)
+    s = shape(NEXT, tp=2, version="0.33.0", gpu=A100, state_pages=2)
+    assert pool(47_878_721_024, s, 544, 262_144, None, 1.5, "concurrency-x-max-len")[:2] == (3_847_285, 7162 / 488)
+
+
+@pytest.mark.parametrize("gpu, message", [
+    (H100, "FlashInfer on compute capability 9.0"),
+    (B200, "CUDA runtime 13\\+, which a spec does not give"),
+    (RTX_5090, "CUDA runtime 13\\+, which a spec does not give"),
+    ("", "depends on the GPU"),
+])
+def test_0_33_prefix_caching_is_refused_where_flashinfer_may_run(gpu, message):
+    with pytest.raises(UnsupportedModel, match=message):
+        run(NEXT, {"tensor-parallel-size": "2"}, "0.34.0", gpus=((81559 * MiB, gpu),) * 2)
+    # the same deployment without prefix caching is sized
+    assert run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.34.0",
+               gpus=((81559 * MiB, gpu),) * 2).block_size == 544

@@ -85,6 +85,8 @@ class VllmConfig:
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
     enable_prefix_caching: bool | None = None
+    use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
+    gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
     mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
     skip_mm_profiling: bool = False  # --skip-mm-profiling
@@ -558,6 +560,10 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
                                     "unevenly: gsg sizes it on one stage only")
+    if prefix.flashinfer_prefill:
+        unread = gated_delta_checkpoint_unread(facts, cfg, gpu_name, caching)
+        if unread:
+            raise GatedDeltaUnsupported(unread)
     shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                          cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype,
                          prefix.align_pages if caching and prefix.align_pages else 1)
@@ -569,6 +575,45 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
     return shape
+
+
+def gated_delta_checkpoint_unread(facts: ModelFacts, cfg: VllmConfig, gpu_name: str, caching: bool) -> str | None:
+    """Why gsg cannot size a 0.33.0+ Gated DeltaNet layout (profiles.VLLM_GATED_DELTA_PREFIX_ROWS 0.33.0), or None:
+    ReplaySSM changes the state layout; in mode "align" FlashInfer's GDN prefill adds a checkpoint page, a 64-token
+    grid and a workspace, and where it runs depends on the GPU and the CUDA runtime."""
+    if cfg.use_replayssm:
+        return "--use-replayssm changes a Gated DeltaNet model's state layout (replay rings, 16-byte state " \
+               "alignment in 0.34.0): gsg has not read it"
+    if not caching:
+        return None  # mode "none": no checkpoint, the layout of 0.32.0
+    if cfg.gdn_prefill_backend not in (None, "auto"):
+        return f"--additional-config gdn_prefill_backend '{cfg.gdn_prefill_backend}' picks the Gated DeltaNet " \
+               "prefill kernel whose checkpoints shape prefix caching in vLLM 0.33.0+: gsg reads only 'auto'"
+    capability = gpu_arch.compute_capability(gpu_name)
+    why = "--no-enable-prefix-caching (mode 'none') is sized"
+    if capability is None:
+        return "vLLM 0.33.0+ lays prefix caching of a Gated DeltaNet model out by the GDN prefill kernel, which " \
+               f"depends on the GPU: name a known NVIDIA GPU, or {why}"
+    if capability == (9, 0):
+        return "vLLM 0.33.0+ runs the GDN prefill with FlashInfer on compute capability 9.0, which with prefix " \
+               "caching adds a checkpoint page per sequence, a 64-token block grid and a float32 checkpoint " \
+               f"workspace gsg has not sized; {why}"
+    if capability[0] in (10, 12) and facts.linear_key_head_dim == 128:
+        return f"vLLM 0.33.0+ runs the GDN prefill with FlashInfer on compute capability {capability[0]}.x only " \
+               "with CUDA runtime 13+, which a spec does not give; with it prefix caching adds a checkpoint page " \
+               f"per sequence and a 64-token block grid; {why}"
+    return None  # Triton's prefill: no checkpoint, 0.32.0's "align" layout
+
+
+def align_budget_refusal(shape, scheduled: int, version: str | None) -> str | None:
+    """vLLM's start-up assert in mamba cache mode "align" (profiles.VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS): the raised
+    attention block must fit one step's max_num_batched_tokens."""
+    if not getattr(shape, "is_gated_delta", False) or shape.state_pages < 2:
+        return None
+    if not P.vllm_align_budget_row(version).checked or shape.block_size <= scheduled:
+        return None
+    return (f"In Mamba cache align mode, block_size ({shape.block_size}) must be <= max_num_batched_tokens "
+            f"({scheduled}).")
 
 
 def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: list[str],
@@ -1609,6 +1654,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      "at full length (no hybrid KV-cache manager)")
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes, version, gpu_name)
     block = shape.block_size
+    align_refusal = align_budget_refusal(shape, scheduled, version)
 
     L = facts.num_hidden_layers
     assert L is not None and facts.vocab_size is not None, "engines run on facts whose missing_for_params() is empty"
@@ -1742,6 +1788,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         verdict=verdict, kv_needed=needed, notes=tuple(notes),
         extra={"engine_generation": profile.engine, "max_num_batched_tokens": batched, "chunked_prefill": chunked,
                "scheduler_refusal": refusal,
+               # prefix caching's block above the step's tokens (profiles.VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS)
+               "align_block_refusal": align_refusal,
                "cuda_graphs_in_budget": profile.graphs_profiled, "model_runner": runner,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
