@@ -24,6 +24,18 @@ GGML_TYPES = {"f16": gguf.GGMLQuantizationType.F16, "q8_0": gguf.GGMLQuantizatio
 FILE_TYPES = {"f16": 1, "q8_0": 7, "q4_0": 2}
 
 
+def _add_byte_vocab(writer):
+    """The SentencePiece-style vocabulary of byte tokens every tiny model shares (chat text tokenizes)."""
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
+    writer.add_token_scores([0.0] * VOCAB)
+    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
+                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
+    writer.add_unk_token_id(0)
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+
+
 def _written(writer, path):
     """Header, metadata and tensors to the file; the path."""
     writer.write_header_to_file()
@@ -70,14 +82,7 @@ def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
     writer.add_rope_dimension_count(model.head_dim)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(FILE_TYPES[model.linear_type])
-    writer.add_tokenizer_model("llama")
-    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
-    writer.add_token_scores([0.0] * VOCAB)
-    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
-                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
-    writer.add_unk_token_id(0)
-    writer.add_bos_token_id(1)
-    writer.add_eos_token_id(2)
+    _add_byte_vocab(writer)
 
     def matrix(name: str, rows: int, cols: int) -> None:
         data, qtype = _weights(rng, rows, cols, model.linear_type)
@@ -134,14 +139,7 @@ def write_tiny_mamba_gguf(path: Path, model: TinyMamba, seed: int = 0) -> Path:
     writer.add_ssm_time_step_rank(model.dt_rank)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(0)  # ALL_F32
-    writer.add_tokenizer_model("llama")
-    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
-    writer.add_token_scores([0.0] * VOCAB)
-    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
-                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
-    writer.add_unk_token_id(0)
-    writer.add_bos_token_id(1)
-    writer.add_eos_token_id(2)
+    _add_byte_vocab(writer)
 
     def tensor(name: str, *shape: int, value: float | None = None) -> None:
         # numpy shapes are llama.cpp's ne reversed
@@ -195,14 +193,7 @@ def write_tiny_lfm2_gguf(path: Path, model: TinyLfm2, seed: int = 0) -> Path:
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_uint32("lfm2.shortconv.l_cache", model.l_cache)
     writer.add_file_type(1)  # MOSTLY_F16
-    writer.add_tokenizer_model("llama")
-    writer.add_token_list(list(SPECIAL_TOKENS + BYTE_TOKENS))
-    writer.add_token_scores([0.0] * VOCAB)
-    writer.add_token_types([gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
-                           + [gguf.TokenType.BYTE] * len(BYTE_TOKENS))
-    writer.add_unk_token_id(0)
-    writer.add_bos_token_id(1)
-    writer.add_eos_token_id(2)
+    _add_byte_vocab(writer)
 
     def matrix(name: str, rows: int, cols: int) -> None:
         writer.add_tensor(name, (rng.standard_normal((rows, cols)) * 0.02).astype(np.float16))
