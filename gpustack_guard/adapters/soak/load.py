@@ -18,6 +18,7 @@ from typing import Awaitable, Callable
 
 import httpx
 
+from gpustack_guard.core.json_depth import nests_deeper
 from gpustack_guard.core.soak.prompts import Prompt
 from gpustack_guard.core.soak.rounds import RequestResult
 
@@ -161,6 +162,8 @@ class _Deltas:
             self.done = True  # read on to the end of the body: a connection left mid-body is closed
             return None
         try:
+            if nests_deeper(payload):  # gsg's own limit: json's depth differs by Python release
+                raise ValueError
             chunk = json.loads(payload)
         # not JSON, bad UTF-8, an integer past Python's digit limit, or nesting past the C scanner's depth (one
         # 10 KB line of '[' crashed the soak)

@@ -255,7 +255,11 @@ def _nccl_number(value: str | None) -> int | None:
 def _json_object(key: str, text: str) -> dict:
     import json
 
+    from gpustack_guard.core.json_depth import nests_deeper
+
     try:
+        if nests_deeper(text):  # gsg's own limit: json's depth differs by Python release
+            raise ValueError
         value = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nesting past the C scanner's depth
         raise EF.FlagValueError(key, text, "not a JSON object") from None
