@@ -158,14 +158,10 @@ def _stopped(shown: str, exc: Unreadable | YamlSyntaxError) -> F.Finding:
     return F.finding(rule, F.Location(shown, exc.line, exc.column), str(exc))
 
 
-def read_spec_file(path: Path) -> tuple[list[LocatedDocument], F.Finding | None]:
-    """One spec file's documents, or the finding that stops it: GSG019 unreadable, GSG017 beyond a limit, GSG001
-    not YAML, GSG018 no document at all."""
-    return _read_spec(path, display_path(path))
-
-
 def _read_spec(path: Path | str, shown: str, comments: Comments | None = None
                ) -> tuple[list[LocatedDocument], F.Finding | None]:
+    """One spec file's documents, or the finding that stops it: GSG019 unreadable, GSG017 beyond a limit, GSG001
+    not YAML, GSG018 no document at all."""
     if comments is not None:
         comments[shown] = []  # until its text is read
     try:
