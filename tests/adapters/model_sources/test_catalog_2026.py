@@ -17,6 +17,8 @@ Sources (public repositories; "index file N" is a file of the public code index 
 Every figure below is worked by hand from the config in the comment beside it, not read back from gsg.
 """
 
+from dataclasses import replace
+
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
@@ -97,7 +99,12 @@ def test_kimi_k2_fp8_checkpoint_is_block_scaled_and_lighter_than_bf16():
     assert facts is not None and (facts.quant_method, facts.quant_group_size) == ("fp8", 128 * 128)
     assert facts.is_mla and facts.num_experts == 384
     total = weight_layout(facts).total
-    assert 1.0 * HAND["moonshotai/Kimi-K2-Instruct"][0] < total < 1.01 * HAND["moonshotai/Kimi-K2-Instruct"][0]
+    assert HAND["moonshotai/Kimi-K2-Instruct"][0] < total < 2 * HAND["moonshotai/Kimi-K2-Instruct"][0]
+    # exactly, per routed expert of each of the 60 MoE layers (61 less first_k_dense_replace 1): gate, up and down
+    # (7,168 x 2,048 each) at one fp8 byte a weight, one fp32 scale per 128 x 128 block, its bf16 router row and
+    # its score-correction bias; 128 experts more than DeepSeek-V3's 256
+    fewer = weight_layout(replace(facts, num_experts=256)).total
+    assert total - fewer == 128 * 60 * (3 * 7168 * 2048 + 3 * (7168 // 128) * (2048 // 128) * 4 + 7168 * 2 + 2)
 
 
 @pytest.mark.parametrize("asked, entry, length", [
