@@ -1351,6 +1351,61 @@ _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 def vllm_capture_defaults_row(version: str | None) -> VllmCaptureDefaultsRow:
     """The capture-size defaults row of a vLLM release (as the arithmetic reads the version)."""
     return row_for("vllm", _CAPTURE_DEFAULTS_KEYS, version)
+
+
+class VllmModelCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """A model's own config hook (model_executor/models/config.py MODELS_CONFIG_MAP, run by
+    VllmConfig.try_verify_and_update_config before the capture sizes are set) that widens its capture sizes."""
+
+    since: str
+    # "none": no hook; "scheduler-list": one scheduler size (--cuda-graph-sizes or its default) below `largest`
+    # becomes 1, 2, 4, every 8 below 256, every 16 to `largest`; "max-size": max_cudagraph_capture_size = `largest`
+    # when no size is set; "split": 0.34.0's prefill token sizes to min(batched tokens, `largest`) and at most
+    # `largest` // q decode requests when no size key is set, except on compute capability 10.x
+    form: str
+    largest: int
+    source: str
+
+
+# GptOssForCausalLMConfig.verify_and_update_config read at every tag from 0.10.1 (gpt-oss's first release) to 0.34.0:
+# 0.10.1 = 0.10.1.1 = 0.10.2; 0.11.0 caps it at 992 ("When using full cuda graph with FA3, the max supported size
+# is 992"); 0.11.1 .. 0.33.0 identical; 0.34.0 sets the split keys and skips SM100, whose defaults are wider.
+VLLM_MODEL_CAPTURE = {
+    "GptOssForCausalLM": (
+        VllmModelCaptureRow("0.0.0", "none", 0, "no gpt-oss support before vllm 0.10.1"),
+        VllmModelCaptureRow("0.10.1", "scheduler-list", 1024,
+                            "vllm/model_executor/models/config.py@v0.10.1 .. @v0.10.2 GptOssForCausalLMConfig "
+                            "(len(scheduler_config.cuda_graph_sizes) == 1 and below 1024: [1, 2, 4] + range(8, 256, "
+                            "8) + range(256, 1025, 16)), then config/__init__.py _set_cudagraph_sizes cuts the list to "
+                            "max_num_batched_tokens"),
+        VllmModelCaptureRow("0.11.0", "scheduler-list", 992,
+                            "vllm/model_executor/models/config.py@v0.11.0 GptOssForCausalLMConfig (below 992: [1, 2, "
+                            "4] + range(8, 256, 8) + range(256, 993, 16))"),
+        VllmModelCaptureRow("0.11.1", "max-size", 1024,
+                            "vllm/model_executor/models/config.py@v0.11.1 .. @v0.33.0 GptOssForCausalLMConfig "
+                            "(cudagraph_capture_sizes and max_cudagraph_capture_size unset: "
+                            "max_cudagraph_capture_size = 1024), cut to max_num_batched_tokens by "
+                            "_set_cudagraph_sizes"),
+        VllmModelCaptureRow("0.34.0", "split", 1024,
+                            "vllm/model_executor/models/config.py@v0.34.0 GptOssForCausalLMConfig (no capture size "
+                            "key set and not is_device_capability_family(100): prefill_cudagraph_capture_token_sizes = "
+                            "the 1024-token list's sizes below min(max_num_batched_tokens, 1024) and that minimum, "
+                            "max_decode_cudagraph_capture_requests = 1024 // the decode query length)"),
+    ),
+}
+
+
+@functools.cache
+def _model_capture_keys(architecture: str) -> tuple[tuple[Version, VllmModelCaptureRow], ...]:
+    return keyed_by_release(VLLM_MODEL_CAPTURE[architecture])  # keyed at first use: one model family, rarely
+
+
+def vllm_model_capture_row(architecture: str | None, version: str | None) -> VllmModelCaptureRow | None:
+    """The capture hook of a model architecture at a vLLM release; None where the architecture has no hook."""
+    if architecture not in VLLM_MODEL_CAPTURE:
+        return None
+    row = row_for("vllm", _model_capture_keys(architecture), version)
+    return None if row.form == "none" else row
 # gsg's bound on a capture size a deployment sets (--cudagraph-capture-sizes, --cuda-graph-sizes,
 # --max-cudagraph-capture-size, the compilation config's): the size lists are built one entry per 8 or 16 tokens,
 # so an unbounded size is an unbounded list. vLLM sets none; 2**20 tokens is 64 x the largest default batch.

@@ -97,18 +97,19 @@ def test_the_graph_term_follows_the_settings_on_both_rules():
 
 def test_gpt_oss_recipe_capture_size_takes_more_of_the_warm_up_room():
     """gpt-oss-20b on one H100 at gmu 0.95 (0.19.0, 1,024 sequences): the recipe's --max-cudagraph-capture-size
-    2048 captures 147 + 83 graphs instead of 51 + 51, and vLLM's estimate of them leaves the warm-up less room."""
+    2048 captures 147 + 83 graphs instead of the model hook's 83 + 83 (profiles.VLLM_MODEL_CAPTURE), and vLLM's
+    estimate of them leaves the warm-up less room."""
     facts = catalog_facts("openai/gpt-oss-20b")
     default = estimate_vllm(facts, H100, VllmConfig(gpu_memory_utilization=0.95), version="0.19.0",
                             gpu_name="NVIDIA H100 80GB HBM3")
     wide = estimate_vllm(facts, H100, VllmConfig(gpu_memory_utilization=0.95, max_cudagraph_capture_size=2048),
                          version="0.19.0", gpu_name="NVIDIA H100 80GB HBM3")
-    assert default.extra["cuda_graph_counts"] == {"piecewise": 51, "full": 51}
+    assert default.extra["cuda_graph_counts"] == {"piecewise": 83, "full": 83}
     assert wide.extra["cuda_graph_counts"] == {"piecewise": 147, "full": 83}
     more = wide.cuda_graphs - default.cuda_graphs
-    # the first capture at 2,048 rather than 512 tokens (24 layers, width 2,880, hidden 2,880) and 128 more graphs
+    # the first capture at 2,048 rather than 1,024 tokens (24 layers, width 2,880, hidden 2,880) and 64 more graphs
     per_graph = 24 * (P.GRAPH_ESTIMATE_LAYER_BYTES + P.GRAPH_ESTIMATE_BYTES_PER_WIDTH * 2_880)
-    assert more == (2_048 - 512) * (2 * 2_880 + 4 * 2_880) * 2 + 128 * per_graph == 406_978_560
+    assert more == (2_048 - 1_024) * (2 * 2_880 + 4 * 2_880) * 2 + 64 * per_graph
     room = default.extra["sampler_warmup_free_bytes"] - wide.extra["sampler_warmup_free_bytes"]
     assert room == more
 

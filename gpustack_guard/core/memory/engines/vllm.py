@@ -249,6 +249,39 @@ def capture_sizes(rule: str, max_num_seqs: int, max_tokens: int, every_size_to: 
     return sizes
 
 
+def model_capture_override(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
+                           batched: int) -> tuple[VllmConfig, P.VllmModelCaptureRow | None]:
+    """The deployment's capture settings after the model's own config hook (profiles.VLLM_MODEL_CAPTURE), which
+    vLLM runs before it sets the capture sizes; the row when the hook changed them."""
+    row = P.vllm_model_capture_row(facts.architecture, version)
+    if row is None or cfg.cudagraph_capture_sizes is not None:
+        return cfg, None
+    if row.form == "scheduler-list":
+        given = cfg.cuda_graph_sizes
+        if given is not None and (len(given) != 1 or given[0] >= row.largest):
+            return cfg, None
+        return replace(cfg, cuda_graph_sizes=tuple(v1_capture_sizes(row.largest))), row
+    if cfg.cuda_graph_sizes is not None or cfg.max_cudagraph_capture_size is not None:
+        return cfg, None  # 0.11.1+: --cuda-graph-sizes is --cudagraph-capture-sizes (arg_utils.py@v0.11.1)
+    if row.form == "max-size":
+        return replace(cfg, max_cudagraph_capture_size=row.largest), row
+    if split_set(cfg) or (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] == 10:
+        return cfg, None
+    top = min(batched, row.largest)
+    prefill = tuple(sorted({s for s in v1_capture_sizes(row.largest) if s < top} | {top}))
+    return replace(cfg, prefill_capture_sizes=prefill,
+                   max_decode_capture_requests=row.largest // (1 + cfg.num_speculative_tokens)), row
+
+
+def capture_hook_notes(row: P.VllmModelCaptureRow | None, architecture: str | None, version: str | None) -> list[str]:
+    """What the estimate says when a model's hook widened its capture sizes (none otherwise)."""
+    if row is None:
+        return []
+    return [f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} widens {architecture}'s CUDA-graph capture sizes to "
+            f"{row.largest} tokens (its config hook: 'Overriding max cuda graph capture size'); set a capture size "
+            "to keep the release's default"]
+
+
 def rounded_to_query_len(sizes: list[int], q: int) -> list[int]:
     """MRV1's adjust_cudagraph_sizes_for_spec_decode: each size rounded up to a multiple of q, those within the
     largest size kept; q alone when none is and q fits (an empty list stays empty: vLLM refuses it then)."""
@@ -1625,6 +1658,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     refusal = scheduler_refusal(scheduled, seqs, max_len, chunked)
     # the tokens the profile run pushes through: V0 without chunked prefill profiles a whole max-length prompt
     batched = max(scheduled, max_len) if profile.engine == "v0" and not chunked else scheduled
+    given_cfg = cfg  # the deployment's own settings: the warm-up fixes re-estimate from them
+    cfg, capture_hook = model_capture_override(facts, cfg, version, gpu_name, scheduled)
+    notes.extend(capture_hook_notes(capture_hook, facts.architecture, version))
     # vLLM reads VLLM_FUSED_MOE_CHUNK_SIZE only when a fused-MoE layer runs: a dense model never parses it
     chunk = fused_moe_chunk(version, cfg.fused_moe_chunk_size if facts.is_moe else None)
     moe_held = moe_workspace_held(version, facts) if profile.engine == "v1" else False
@@ -1772,7 +1808,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     warmup = sampler_warmup(facts, cfg, sampler_row, seqs, batched, chunk, warmup_free, version, moe_held) \
         if profile.engine == "v1" and alpha_rows is None and not extensible and not refused_at_start else None
     verdict = warmup_verdict(verdict, warmup)
-    fixes = warmup_fixes(facts, gpu_total, cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
+    fixes = warmup_fixes(facts, gpu_total, given_cfg, version, gpu_name, stage_totals, worst.requested, seqs, warmup) \
         if search_fixes else {}
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
@@ -1796,6 +1832,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_query_len": 1 + cfg.num_speculative_tokens,  # tokens per decode request the graphs hold
                "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
                if cfg.num_speculative_tokens else "",
+               # the model's config hook that widened the capture sizes (profiles.VLLM_MODEL_CAPTURE)
+               "cuda_graph_model_hook": capture_hook.source if capture_hook else "",
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
                                                            batched, seqs, capture),
                "gpu_memory_utilization": gmu,
