@@ -70,6 +70,10 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\^\[\[[0-9;]*m")
+# The timestamp a log collector writes before each line (`kubectl logs --timestamps`, `docker logs -t`, Loki and
+# CloudWatch exports): ISO 8601 with a `T`, which no engine prints itself (vLLM: `INFO 10-31 15:07:49`; SGLang:
+# `[2025-10-31 15:07:49]`). Taken off so that a pattern's look-behind sees the engine's own line.
+_COLLECTOR_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]+")
 # 0.10.1 names its workers `VllmWorker TP0`, `VllmWorker PP1_TP0` (v1/executor/multiproc_executor.py@v0.10.1.1)
 _VLLM_PROCESS = re.compile(r"\((?P<proc>[A-Za-z]+(?:_[A-Za-z]+\d*)*)(?: rank=(?P<rank>\d+)| "
                            r"(?P<coords>(?:PP\d+_)?TP\d+|PP\d+))? pid=(?P<pid>\d+)[^)]*\)")
@@ -410,7 +414,9 @@ class LogParser:
         # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
         # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap
         for piece in text.split("\r") if "\r" in text else (text,):
-            self._feed_line(_ANSI.sub("", piece))
+            piece = _ANSI.sub("", piece)
+            stamp = _COLLECTOR_TIMESTAMP.match(piece) if piece[:1].isdigit() else None
+            self._feed_line(piece[stamp.end():] if stamp else piece)
 
     def _feed_line(self, line: str) -> None:
         if len(line) > MAX_TERM_LINE_CHARS:

@@ -1,0 +1,55 @@
+"""A log read through a collector keeps every figure: the prefixes `kubectl logs --timestamps`, `docker logs -t`,
+`docker compose logs`, journald and ANSI colours put before each engine line change nothing the parser reads."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.logparse import parse_log
+
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+PREFIXES = {
+    "kubectl --timestamps": "2025-10-31T15:07:49.123456789Z ",
+    "docker logs -t with an offset": "2025-10-31T15:07:49.123456+00:00 ",
+    "docker compose": "vllm-server-1  | ",
+    "journald": "Oct 31 15:07:49 gpu-node-3 bash[12345]: ",
+}
+# SGLang lines with no timestamp of their own (a look-behind keeps labelled pools out: `<label> KV Cache is ...`),
+# a vLLM V1 log and a llama.cpp log
+FIXTURES = ["sglang/qwen3-235b-fp8-h100-tp4.log", "sglang/qwen3-14b-4x-rtx4090-tp4-f080.log",
+            "vllm/v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", "llama.cpp/" + sorted(
+                p.name for p in (LOGS / "llama.cpp").glob("*.log"))[0]]
+
+
+def observed(lines: list[str]) -> dict:
+    log, _ = parse_log(lines)
+    return {**dataclasses.asdict(log), "terms": log.terms()}
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("how", PREFIXES)
+def test_a_collectors_prefix_changes_nothing_read(name, how):
+    lines = (LOGS / name).read_text(encoding="utf-8").splitlines(True)
+    plain = observed(lines)
+    assert plain["terms"] or plain["ranks"], "the fixture has figures to lose"
+    assert observed([PREFIXES[how] + line if not line.startswith("##") else line for line in lines]) == plain
+
+
+def test_sglang_kv_tokens_are_read_under_kubectl_timestamps():
+    line = "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB\n"
+    plain = observed([line])
+    assert observed(["2025-10-31T15:07:49.5Z " + line]) == plain
+    assert plain["terms"][P.KV_TOKENS] == 367404
+    # a label before the line is a labelled pool (memory_pool.py@v0.5.23 allocation_label), not the KV cache
+    assert P.KV_TOKENS not in observed(["MiniMax MSA-v1 main NVFP4 " + line])["terms"]
+
+
+def test_only_an_iso_timestamp_with_a_t_is_taken_off():
+    # SGLang's own `[date time]` and a date with a space stay part of the line
+    line = "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB\n"
+    assert observed(["2025-11-30 12:50:10 " + line]) == observed([line])
+    assert observed(["2025-11-30 " + line.split("] ", 1)[1]])["terms"].get(P.KV_TOKENS) is None
