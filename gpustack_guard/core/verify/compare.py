@@ -51,6 +51,7 @@ ROWS = (
     (P.MAX_MODEL_LEN, "max model length", "tokens"),
     (P.MAX_CONCURRENCY, "max concurrency", "times"),
     (P.PIPELINE_COPIES, "graph input copies (llama.cpp)", "times"),
+    (P.GRAPHS_CAPTURED, "CUDA graphs captured", "count"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -291,6 +292,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms.pop(P.COMPUTE_BUFFER, None)
     if est.extra.get("prefill_graph_reserve"):  # SGLang 0.5.10+: the reserve it keeps for its prefill graphs
         terms[P.PREFILL_GRAPHS] = est.extra["prefill_graph_reserve"]
+    counts = est.extra.get("cuda_graph_counts")
+    if est.engine == "vLLM" and counts:  # piecewise + FULL: every graph the capture bars count
+        terms[P.GRAPHS_CAPTURED] = counts["piecewise"] + counts["full"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
@@ -321,10 +325,14 @@ class Delta:
                 "difference": self.difference, "percent": self.percent}
 
 
+# Terms shown only when the log printed them: a count the estimate always has, which alone says nothing
+SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_CAPTURED})
+
+
 def deltas(observed: dict, estimated: dict) -> list[Delta]:
     """Every compared term either side printed or computed."""
     return [Delta(term, observed.get(term), estimated.get(term)) for term, _, _ in ROWS
-            if term in observed or term in estimated]
+            if term in observed or (term in estimated and term not in SHOWN_WHEN_LOGGED)]
 
 
 def observed_verdict(log: ObservedLog) -> str | None:

@@ -65,6 +65,7 @@ TENSOR_PARALLEL = "tensor_parallel_size"
 PIPELINE_PARALLEL = "pipeline_parallel_size"
 KV_NEEDED = "kv_bytes_per_max_len_request"
 ESTIMATED_MAX_LEN = "estimated_max_model_len"
+GRAPHS_CAPTURED = "cuda_graphs_captured"  # vLLM's finished capture bars, summed (extra.cuda_graph_counts' total)
 PIPELINE_COPIES = "pipeline_copies"  # llama.cpp's scheduler copies of each graph input (extra.pipeline_copies)
 
 RANK, ENGINE = "rank", "engine"
@@ -280,6 +281,17 @@ VLLM_PATTERNS = (
     _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
        + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
        "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # tqdm's capture bar, printed by the first rank only: one per (batch kind, mode) in the V1 runner
+    # (v1/worker/gpu_model_runner.py@v0.10.1 .. @v0.33.0 _capture_cudagraphs), one per mode in the V2 runner
+    # (v1/worker/gpu/cudagraph_utils.py@v0.19.0 .. @v0.34.0), "shapes" in V0 (worker/model_runner.py@v0.10.2). Only
+    # a finished bar (n/n) counts, each label once: a redraw or tqdm's closing line repeats it
+    _p("vllm-graph-capture-bar", VLLM, "0.10.1 to the newest (V1 and V2 runners); V0's shapes bar",
+       r"Capturing CUDA graph(?:s \((?P<label>[A-Za-z][A-Za-z ,_-]{0,39})\)| shapes): *100%\|[^|]{0,400}\| *"
+       r"(?P<count>[0-9]{1,6})/(?P=count)\b",
+       "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|████████"
+       "██| 51/51 [00:01<00:00, 33.44it/s]",
+       "vllm#27508 (tests/fixtures/logs/vllm/v1-0.11-small-model-2k.log prints the same bars)", scope=ENGINE,
+       kind="graph-bar"),
     _p("vllm-graphs-estimated", VLLM, "0.18 to 0.33 (graph memory profiled before the KV budget; "
        "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0, gone with that runner in 0.34.0)",
        r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
