@@ -71,9 +71,12 @@ def _lock_wait(value: float) -> float:
 def _url_checked(ctx: typer.Context, param: typer.CallbackParam, value):
     """A URL option (or each of a repeated one) refused at parse time, as a usage error naming the option (or
     GSG_URL when it came from there), before anything connects: exit 1, one line, the URL masked."""
+    urls = [] if value is None else value if isinstance(value, (list, tuple)) else [value]
+    if not urls:  # click calls this for an absent option too: no URL module for a run without one (issue 34)
+        return value
     from gpustack_guard.core.urls import bad_url
 
-    for url in ([] if value is None else value if isinstance(value, (list, tuple)) else [value]):
+    for url in urls:
         problem = bad_url(url)
         if problem is not None:
             source = ctx.get_parameter_source(param.name) if param.name else None

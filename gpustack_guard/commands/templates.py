@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
 from gpustack_guard.adapters.files.spec_loader import display_path
-from gpustack_guard.adapters.templates import TemplateInfo, describe_templates, sandbox_limits
+from gpustack_guard.adapters.template_catalog import TemplateInfo, describe_templates
+from gpustack_guard.adapters.templates import sandbox_limits
 from gpustack_guard.core.echo import escape
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK
 from gpustack_guard.reporters import TableFormat

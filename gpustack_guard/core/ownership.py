@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 
 from gpustack_guard import __version__
 from gpustack_guard.core.dataclass_repr import fields_repr
+
+# re-exported: they live apart so that validate, which reads gsg.yaml, does not build this module's classes
+from gpustack_guard.core.project_identity import PROJECT_NAME as PROJECT_NAME
+from gpustack_guard.core.project_identity import PROJECT_NAME_RULE as PROJECT_NAME_RULE
+from gpustack_guard.core.project_identity import Identity as Identity
 
 MANAGED_BY = "gsg.dev/managed-by"
 PROJECT = "gsg.dev/project"
@@ -26,24 +30,10 @@ SPEC_DIGEST = "gsg.dev/spec-digest"
 RESTART_PENDING = "gsg.dev/restart-pending"
 TOOL = "gsg"
 
-PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?\Z")
-PROJECT_NAME_RULE = "1-63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
-
 # Who owns a live model.
 UNMANAGED = "unmanaged"  # no marker, or another tool's
 LEGACY = "legacy"  # gsg's marker without a project (written before projects existed)
 PROJECT_OWNED = "project"
-
-
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class Identity:
-    """The project a run speaks for. `root` is the folder spec paths are recorded relative to (absolute)."""
-
-    __repr__ = fields_repr
-
-    name: str
-    root: str
-    declared_in: str  # "gsg.yaml at <path>", "--project", "GSG_PROJECT": said in messages
 
 
 @dataclass(frozen=True, repr=False)

@@ -26,7 +26,7 @@ from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_pat
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.ownership import PROJECT_NAME, PROJECT_NAME_RULE, Identity
+from gpustack_guard.core.project_identity import PROJECT_NAME, PROJECT_NAME_RULE, Identity
 from gpustack_guard.core.suppressions import RuleChoice, Selection
 
 PRUNE_NEEDS_PROJECT = ("--prune needs a project identity, so that it never deletes another repository's "

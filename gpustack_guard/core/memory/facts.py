@@ -5,10 +5,13 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
+
+if TYPE_CHECKING:  # defined where a GGUF is read: validate builds it only for a GGUF model (issue 34)
+    from gpustack_guard.core.memory.gguf import RecurrentState
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
@@ -35,21 +38,6 @@ class EncoderDummy:
     held_beside_blocks: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class RecurrentState:
-    """A GGUF's per-sequence state as llama.cpp's loader reads it (load_arch_hparams of the architecture): the
-    hyperparameters that size each recurrent layer's conv (r) and scan (s) rows, and which layers hold them or
-    a KV cache. Bytes are the engine's business (engines/llamacpp.py recurrent_state_row, by build)."""
-
-    __repr__ = fields_repr
-
-    kind: Literal["ssm", "shortconv"]  # Mamba-style conv + scan state (Mamba, gated delta net) | LFM2 short conv
-    conv_kernel: int = 0  # ssm.conv_kernel (d_conv), or shortconv.l_cache for LFM2
-    inner_size: int = 0  # ssm.inner_size (d_inner)
-    state_size: int = 0  # ssm.state_size (d_state)
-    group_count: int = 0  # ssm.group_count (n_group); 0 where the architecture's loader does not read it
-    recurrent: tuple[bool, ...] = ()  # per layer: holds r and s rows (hparams.is_recr and the memory's filter)
-    attention: tuple[bool, ...] = ()  # per layer: holds a KV cache (the hybrid memory's attention filter)
 # what the Gated DeltaNet state and its weights are sized from (missing_for_params names the absent ones)
 GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                      "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")

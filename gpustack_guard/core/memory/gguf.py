@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Literal
 
+from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import profiles as P
-from gpustack_guard.core.memory.facts import ModelFacts, RecurrentState
+from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import MAX_LAYERS, BadConfig, checked_facts
 from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
 
@@ -25,6 +26,24 @@ MAX_KEPT_ARRAY = MAX_LAYERS  # items of an array read whole (per-layer values), 
 _PER_LAYER = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
 # the metadata keys (after "<arch>.") whose arrays are read whole: those and the layer types
 _PER_LAYER_KEYS = ("layer_types", ".attention.recurrent_layers") + tuple("." + key for key in _PER_LAYER)
+
+
+# ModelFacts.recurrent_state: defined here, where it is read, so that a run without a GGUF never builds it
+@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+class RecurrentState:
+    """A GGUF's per-sequence state as llama.cpp's loader reads it (load_arch_hparams of the architecture): the
+    hyperparameters that size each recurrent layer's conv (r) and scan (s) rows, and which layers hold them or
+    a KV cache. Bytes are the engine's business (engines/llamacpp.py recurrent_state_row, by build)."""
+
+    __repr__ = fields_repr
+
+    kind: Literal["ssm", "shortconv"]  # Mamba-style conv + scan state (Mamba, gated delta net) | LFM2 short conv
+    conv_kernel: int = 0  # ssm.conv_kernel (d_conv), or shortconv.l_cache for LFM2
+    inner_size: int = 0  # ssm.inner_size (d_inner)
+    state_size: int = 0  # ssm.state_size (d_state)
+    group_count: int = 0  # ssm.group_count (n_group); 0 where the architecture's loader does not read it
+    recurrent: tuple[bool, ...] = ()  # per layer: holds r and s rows (hparams.is_recr and the memory's filter)
+    attention: tuple[bool, ...] = ()  # per layer: holds a KV cache (the hybrid memory's attention filter)
 
 
 class GGUFError(ValueError):

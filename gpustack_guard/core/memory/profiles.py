@@ -346,10 +346,7 @@ GATED_DELTA_KERNEL_ALIGNMENT = 16
 VLLM_QWEN3_5_SINCE = "0.17.0"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class VllmGatedDeltaRow:
-    __repr__ = fields_repr
-
+class VllmGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     since: str
     modelled: bool
     source: str
@@ -406,10 +403,7 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 #           128 on 10.x/12.x) the layout is 0.32.0's, 2 pages. Mode "none" is unchanged (MambaSpec: 1 page).
 #           flashinfer_prefill says that gsg refuses "align" where FlashInfer may run: on 9.0 the workspace is not
 #           sized, on 10.x/12.x the CUDA runtime is not in a spec, and on an unknown GPU neither is the backend.
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class VllmGatedDeltaPrefixRow:
-    __repr__ = fields_repr
-
+class VllmGatedDeltaPrefixRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     since: str
     default_on: bool  # prefix caching without --[no-]enable-prefix-caching
     align_pages: int | None  # state pages per sequence and linear group with prefix caching; None: not read
@@ -448,10 +442,7 @@ def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
 #           once update_block_size_for_backend set the block (aligned from 0.20.0) and the KV cache groups took it:
 #           the raised block.
 #   0.27.0  config/vllm.py@v0.27.0 .. @v0.34.0 validate_block_size keeps only the chunked-mm-input assert.
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class VllmAlignBudgetRow:
-    __repr__ = fields_repr
-
+class VllmAlignBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     since: str
     checked: bool  # "align" refuses a block above max_num_batched_tokens
     source: str
@@ -2213,12 +2204,9 @@ GPUSTACK_BOOKING_CTX = 8192
 GPUSTACK_BOOKING_PARALLEL = 4  # gguf-parser's --parallel-size default; one unified cache, so no extra KV cells
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class LlamaCppDefaultCtx:
+class LlamaCppDefaultCtx(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """The n_ctx llama-server starts with when -c is not given, from one build on (common/common.h
     common_params::n_ctx). 0 is llama_context's "the model's trained context" (n_ctx_train)."""
-
-    __repr__ = fields_repr
 
     since: str
     n_ctx: int
@@ -2256,11 +2244,8 @@ LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class LlamaCppBatchDefaults:
+class LlamaCppBatchDefaults(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """-b / -ub defaults from one build on. Without n_ubatch (None) the graph is reserved for n_batch tokens."""
-
-    __repr__ = fields_repr
 
     since: str
     n_batch: int
@@ -2404,13 +2389,10 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 LLAMACPP_FFN_HIDDEN_ROWS = 2
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
-class LlamaCppFfnForm:
+class LlamaCppFfnForm(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """How llama.cpp's graph builds the feed-forward stage from one build on, and so how many f32 values per token
     its widest moment keeps alive (engines.llamacpp.ffn_width). Each row was read at the build it names and checked
     against that build's own "compute buffer size" on CPU with tiny GGUFs of two widths and three expert counts."""
-
-    __repr__ = fields_repr
 
     since: str
     rule: str
