@@ -332,3 +332,15 @@ def test_every_process_name_vllm_gives_marks_the_log_as_vllms(prefix):
     (ApiServer_N), entrypoints/launchers/dp_supervisor.py@v0.34.0 (APIServer_DP0, APIServer_DPRank_0)."""
     log, _ = parse_log([prefix + " INFO 12-05 10:11:12 [x.py:1] hello\n"], None)
     assert "vllm-process" in log.matched and log.engine == "vllm"
+
+
+def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
+    # a log cut to its memory lines (no args line): the fraction the budget used is taken from this line alone
+    from gpustack_guard.core.verify.compare import backend_args
+
+    line = ("(Worker_TP0 pid=7) INFO 12-05 10:11:12 [gpu_worker.py:477] CUDA graph memory profiling is enabled "
+            "(default since v0.21.0). The current --gpu-memory-utilization=0.8500 is equivalent to "
+            "--gpu-memory-utilization=0.8457 without CUDA graph memory profiling.\n")
+    log, _ = parse_log([line], "vllm")
+    assert log.terms() == {P.UTILIZATION: 0.85}
+    assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
