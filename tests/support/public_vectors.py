@@ -54,6 +54,9 @@ MI300X = ("AMD Instinct MI300X", "196592MiB")
 T4 = ("Tesla T4", "15360MiB")
 RTX_3060 = ("NVIDIA GeForce RTX 3060", "12288MiB")
 RTX_5060_TI = ("NVIDIA GeForce RTX 5060 Ti", "16311MiB")
+# DGX Spark's unified memory as CUDA reports it (the figure MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#204 quotes per
+# node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
+GB10 = ("NVIDIA GB10", "121.69GiB")
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -329,6 +332,14 @@ VECTORS = (
 
     # -- vLLM: MoE, multimodal and hybrid-attention models ---------------------------------------------------
     # (add rows below this block)
+    Vector("v1-0.21dev-dsv4-flash-2x-gb10-tp2-ep-1m.log", "deepseek-ai/DeepSeek-V4-Flash", GB10, "0.21.0",
+           args=("--tensor-parallel-size=2", "--enable-expert-parallel", "--kv-cache-dtype=fp8", "--block-size=256"),
+           version_known=False,
+           why="NVIDIA developer forum thread 370416, a reply of 05-17 quoting its start-up: DeepSeek-V4-Flash on two "
+               "DGX Sparks (TP 2 with expert parallel, Worker_TP0_EP0), a community build of the SM12x V4 branch "
+               "(gpu_worker.py:462 and kv_cache_utils.py:1710 sit between 0.20.0 and 0.21.0), gmu 0.9 (its own "
+               "graph-profiling line), 1,048,576 tokens, fp8 KV and block 256 (the recipe's); a development build, "
+               "so KV is shown, not scored (+1.8 %: benchmarks/vectors/MISSES.md, the second V4 log)"),
     Vector("v1-0.8-gemma3-1b-32k-kv-tokens.log", "google/gemma-3-1b-it", L40S, "0.8.2", version_known=False,
            gpu_known=False,
            why="vllm#14696 (a comment of 2025-03-28): Gemma 3 on V1 at its default 32,768 tokens; 1,139,728 tokens x "

@@ -780,7 +780,9 @@ VLLM_V4_FORWARD_SOURCE = ("vllm/model_executor/models/deepseek_v4.py@v0.21.0; mo
 # (4,170,612,736 B) is carried per batched token so that gsg never calls a refused start a fit. The piece not read
 # is the compiled (piecewise inductor, custom_ops all) graph's liveness across the layer's steps; it replaces the
 # whole-forward constant of earlier rounds (558,714 B a token), and it goes once that piece is read or a second V4
-# log shows it is wrong (benchmarks/vectors/MISSES.md). Shown on its own in v4_forward_parts.
+# log shows it is wrong (benchmarks/vectors/MISSES.md). Shown on its own in v4_forward_parts. The second public
+# V4 log (2x GB10, TP2+EP, 1M tokens, a development build) lands +1.8 % with it, +8.8 % without: within that log's
+# own uncertainty (its CUDA total alone moves the pool by as much as this term), so not a contradiction.
 VLLM_V4_UNREAD_PER_TOKEN = 254_555
 VLLM_V4_UNREAD_SOURCE = "measured once: vllm#44376 (B14) less the derived parts; compiled-graph liveness not read"
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"

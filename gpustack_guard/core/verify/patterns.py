@@ -297,6 +297,17 @@ VLLM_PATTERNS = (
        r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
        "(Worker_TP1 pid=646936) INFO 03-17 17:07:06 [gpu_model_runner.py:5711] Estimated CUDA graph memory: "
        "4.30 GiB total", "vllm PR #37296", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # the only line of a graph-profiling start-up that prints the fraction the budget used (a log cut to its memory
+    # lines then still tells it); the "equivalent" fraction is derived from the graph estimate, so it is not read
+    _p("vllm-graphs-utilization", VLLM, "0.20 to the newest (v1/worker/gpu_worker.py@v0.20.0-@v0.34.0 "
+       "determine_available_memory, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on)",
+       r"CUDA graph memory profiling is enabled \(default since v[0-9.]+\)\. The current --gpu-memory-utilization="
+       + _g(UTILIZATION) + " is equivalent to",
+       "(Worker_TP0_EP0 pid=207) INFO 05-17 13:46:34 [gpu_worker.py:477] CUDA graph memory profiling is enabled "
+       "(default since v0.21.0). The current --gpu-memory-utilization=0.9000 is equivalent to "
+       "--gpu-memory-utilization=0.8943 without CUDA graph memory profiling.",
+       "NVIDIA developer forum thread #370416 (deepseek-v4-flash-bringing-frontier-ai-to-the-home)",
+       {UTILIZATION: (UTILIZATION, "float")}),
     _p("vllm-graphs-pool", VLLM, "0.19 to the newest",
        r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "

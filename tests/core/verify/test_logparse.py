@@ -382,7 +382,7 @@ CASES = [
      {P.KV_CACHE: gib(0.3)}),
     ("vllm/v1-0.24-qwen25-7b-shape-8k-vast-serve.log", '0.24.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.37), P.CUDA_GRAPHS: gib(0.65), P.KV_CACHE: gib(11.92), P.KV_TOKENS: 223152,
-      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 27.24}),
+      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 27.24, P.UTILIZATION: 0.9}),
     # a test file's four verbatim lines: no weights line
     ("vllm/v1-0.26-llama31-8b-a40-4k.log", '0.26.0', True, None, 'main', 1,
      {P.KV_CACHE: gib(23.9), P.KV_TOKENS: 195760}),
@@ -407,6 +407,10 @@ CASES = [
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44}),
     # a blog's log cut after the arguments: the version, nothing sized
     ("vllm/v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", '0.20.0', False, None, None, 2, {}),
+    # a forum reply's four quoted lines (DeepSeek-V4-Flash, 2x GB10, TP 2 + EP, a 0.20-0.21 development build): the
+    # fraction comes from the graph-profiling line alone; no weights, pool-size or version line
+    ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-ep-1m.log", None, False, None, 'TP0 EP0', 2,
+     {P.CUDA_GRAPHS: gib(0.70), P.KV_CACHE: gib(27.93), P.UTILIZATION: 0.9, P.MAX_MODEL_LEN: 1048576}),
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
     ("vllm/v0.5.4-llama31-8b-bf16-a100-bench-512.log", '0.5.4', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9888), P.GPU_BLOCKS: 9930, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 158880, P.BLOCK_SIZE: 16}),
@@ -438,7 +442,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 80, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 81, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

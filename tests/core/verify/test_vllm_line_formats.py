@@ -149,6 +149,16 @@ ROWS = [
     ("vllm-graphs-pool", "v1/worker/gpu_worker.py@v0.18.1-v0.34.0 (GiB = round(b / 2**30, 2))", "0.8", None,
      "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), difference: %s GiB (%.1f%%).",
      (0.11, 0.14, 0.03, 25.0), {P.CUDA_GRAPHS: g("0.11")}),
+    # only the fraction in use is read: the "equivalent" one is that less the graph estimate over CUDA's total
+    ("vllm-graphs-utilization", "v1/worker/gpu_worker.py@v0.20.0-v0.30.0 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "
+     "on)", "0.8", "Worker_TP0", "CUDA graph memory profiling is enabled (default since v0.21.0). The current "
+     "--gpu-memory-utilization=%.4f is equivalent to --gpu-memory-utilization=%.4f without CUDA graph memory "
+     "profiling. To maintain the same effective KV cache size as before, increase --gpu-memory-utilization to %.4f. "
+     "To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.", (0.85, 0.8457, 0.8543),
+     {P.UTILIZATION: 0.85}),
+    ("vllm-graphs-utilization", "v1/worker/gpu_worker.py@v0.31.0-v0.34.0", "0.31", "Worker", "CUDA graph memory "
+     "profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=%.4f is equivalent to "
+     "--gpu-memory-utilization=%.4f without CUDA graph memory profiling.", (0.9, 0.8799), {P.UTILIZATION: 0.9}),
     # -- the advice line after graph capture: three wordings ------------------------------------------------------
     ("vllm-kv-memory-advice-0.10", "v1/worker/gpu_worker.py@v0.10.2 (info; KV in bytes)", "0.8", "Worker_TP2_EP2",
      "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
@@ -322,3 +332,15 @@ def test_every_process_name_vllm_gives_marks_the_log_as_vllms(prefix):
     (ApiServer_N), entrypoints/launchers/dp_supervisor.py@v0.34.0 (APIServer_DP0, APIServer_DPRank_0)."""
     log, _ = parse_log([prefix + " INFO 12-05 10:11:12 [x.py:1] hello\n"], None)
     assert "vllm-process" in log.matched and log.engine == "vllm"
+
+
+def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
+    # a log cut to its memory lines (no args line): the fraction the budget used is taken from this line alone
+    from gpustack_guard.core.verify.compare import backend_args
+
+    line = ("(Worker_TP0 pid=7) INFO 12-05 10:11:12 [gpu_worker.py:477] CUDA graph memory profiling is enabled "
+            "(default since v0.21.0). The current --gpu-memory-utilization=0.8500 is equivalent to "
+            "--gpu-memory-utilization=0.8457 without CUDA graph memory profiling.\n")
+    log, _ = parse_log([line], "vllm")
+    assert log.terms() == {P.UTILIZATION: 0.85}
+    assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
