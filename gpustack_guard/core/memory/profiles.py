@@ -2158,6 +2158,60 @@ def sglang_graph_args(version: str | None) -> SglangGraphArgs:
     return row_for("sglang", _SGLANG_GRAPH_ARGS_KEYS, version)
 
 
+class SglangModelPageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """The attention backend SGLang picks for an architecture on an SM100 GPU (B200, GB200, B300) when no backend is
+    given, and the KV page size that backend forces from one release on (the `since` version)."""
+
+    since: str
+    backend: str  # "" where the release picks none for the architecture
+    keeps: tuple[int, ...]  # page sizes the backend accepts; any other becomes `page`
+    page: int
+    source: str
+
+
+# Read in server_args.py _handle_model_specific_adjustments and _handle_attention_backend_compatibility at 0.5.2,
+# 0.5.3, 0.5.4, 0.5.10 and 0.5.14 and in arg_groups/model_overrides + overrides.py at 0.5.20 (0.5.15's server_args.py
+# says the sm100 fill moved there; 0.5.15-0.5.19 and 0.5.21+ taken as their neighbours, unread). The page only
+# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.5.20+). DeepSeek-V3's
+# architecture is also Kimi-K2's; DeepSeek-V3.2 (NSA) has its own branch, which gsg does not size.
+SGLANG_SM100_MODEL_PAGE = {
+    "DeepseekV3ForCausalLM": (
+        SglangModelPageRow("0.0.0", "", (), 1, "server_args.py@0.5.3 (no sm100 default for DeepseekV3ForCausalLM)"),
+        SglangModelPageRow("0.5.4", "trtllm_mla", (32, 64), 64,
+                           "server_args.py@0.5.4 .. @0.5.14 _handle_model_specific_adjustments (is_sm100_supported() "
+                           "and no attention backend set: trtllm_mla); _handle_attention_backend_compatibility "
+                           "(trtllm_mla: page_size not in [32, 64] becomes 64)"),
+        SglangModelPageRow("0.5.20", "trtllm_mla", (32, 64), 64,
+                           "arg_groups/model_overrides/deepseek_v2.py@0.5.20 _deepseek_family_overrides (sm100, no "
+                           "backend set: trtllm_mla); arg_groups/overrides.py@0.5.20 _mla_backend_page_constraints "
+                           "(page_size not in [32, 64] becomes 64)"),
+    ),
+    "GptOssForCausalLM": (
+        SglangModelPageRow("0.0.0", "trtllm_mha", (16, 32, 64), 64,
+                           "server_args.py@0.5.2 .. @0.5.14 _handle_model_specific_adjustments (GptOssForCausalLM on "
+                           "sm100, no backend set: trtllm_mha); _handle_attention_backend_compatibility (trtllm_mha: "
+                           "page_size not in [16, 32, 64] becomes 64)"),
+        SglangModelPageRow("0.5.20", "trtllm_mha", (16, 32, 64, 128), 64,
+                           "arg_groups/model_overrides/gpt_oss.py@0.5.20 _gpt_oss_overrides (sm100, no backend set: "
+                           "trtllm_mha); arg_groups/overrides.py@0.5.20 (trtllm_mha: page_size not in [16, 32, 64, "
+                           "128] becomes 64)"),
+    ),
+}
+
+
+@functools.cache
+def _model_page_keys(architecture: str) -> tuple[tuple[Version, SglangModelPageRow], ...]:
+    return keyed_by_release(SGLANG_SM100_MODEL_PAGE[architecture])
+
+
+def sglang_model_page_row(architecture: str | None, version: str | None) -> SglangModelPageRow | None:
+    """The SM100 backend default of an architecture at an SGLang release; None where it has none."""
+    if architecture not in SGLANG_SM100_MODEL_PAGE:
+        return None
+    row = row_for("sglang", _model_page_keys(architecture), version)
+    return row if row.backend else None
+
+
 class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """MiB the default mem_fraction_static keeps for a draft model and its graphs, by --speculative-algorithm."""
 

@@ -464,3 +464,35 @@ def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
     assert (cuda.extra["chunked_prefill_size"], rocm.extra["cuda_graph_max_bs"]) == (16384, 512)
     # the static part: fraction x (192 GiB - 0.5 GiB start-up), 151.285 vs 173.546875 GiB
     assert (cuda.requested, rocm.requested) == (162_441_031_844, 186_344_538_112)
+
+
+@pytest.mark.parametrize("model, tp, rounded, unrounded", [
+    ("openai/gpt-oss-120b", 1, 1_335_360, 1_335_370),  # trtllm_mha (gpt_oss.py@0.5.20)
+    ("deepseek-ai/DeepSeek-V3.1", 8, 1_075_328, 1_075_353),  # trtllm_mla (deepseek_v2.py@0.5.20)
+])
+def test_sm100_model_backend_takes_64_token_pages(model, tp, rounded, unrounded):
+    # profiles.SGLANG_SM100_MODEL_PAGE: no backend given on a B200, the architecture's backend forces 64-token
+    # pages, and 0.5.20+ rounds the pool down to the page
+    facts = catalog_facts(model)
+    est = estimate_sglang(facts, B200, SglangConfig(tp_size=tp), version="0.5.20", gpu_name="NVIDIA B200")
+    assert (est.kv_capacity_tokens, est.block_size) == (rounded, 64)
+    assert "@0.5.20" in est.extra["model_page_source"]
+    assert any("64-token KV pages" in n for n in est.notes)
+    # a backend the user sets keeps page 1; so does an H100 (fa3, no page rule) and 0.5.14 (no rounding)
+    own = estimate_sglang(facts, B200, SglangConfig(tp_size=tp, attention_backend="fa4"), version="0.5.20",
+                          gpu_name="NVIDIA B200")
+    old = estimate_sglang(facts, B200, SglangConfig(tp_size=tp), version="0.5.14", gpu_name="NVIDIA B200")
+    assert (own.kv_capacity_tokens, own.block_size, own.extra["model_page_source"]) == (unrounded, 1, "")
+    assert (old.kv_capacity_tokens, old.block_size) == (unrounded, 1)
+    hopper = estimate_sglang(facts, B200, SglangConfig(tp_size=tp), version="0.5.20",
+                             gpu_name="NVIDIA H100 80GB HBM3")
+    assert hopper.block_size == 1 and hopper.extra["model_page_source"] == ""
+
+
+def test_sm100_model_page_keeps_an_accepted_page_and_other_architectures():
+    facts = catalog_facts("openai/gpt-oss-120b")
+    est = estimate_sglang(facts, B200, SglangConfig(page_size=32), version="0.5.20", gpu_name="NVIDIA B200")
+    assert (est.block_size, est.extra["model_page_source"]) == (32, "")  # trtllm_mha accepts 32
+    assert P.sglang_model_page_row("LlamaForCausalLM", "0.5.20") is None
+    assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.3") is None  # no sm100 default before 0.5.4
+    assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.4").backend == "trtllm_mla"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
@@ -365,9 +366,22 @@ def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float
     return tokens // page_size * page_size
 
 
+def model_page_override(facts: ModelFacts, cfg: SglangConfig, version: str | None,
+                        gpu_name: str) -> tuple[SglangConfig, P.SglangModelPageRow | None]:
+    """The deployment's page size after SGLang's model-specific backend default on an SM100 GPU
+    (profiles.SGLANG_SM100_MODEL_PAGE); the row when it changed the page."""
+    row = P.sglang_model_page_row(facts.architecture, version)
+    if row is None or cfg.attention_backend is not None or cfg.page_size in row.keeps:
+        return cfg, None
+    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
+        return cfg, None
+    return replace(cfg, page_size=row.page), row
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
+    cfg, page_hook = model_page_override(facts, cfg, version, gpu_name)
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name, version)
     context = cfg.context_length or facts.max_position_embeddings or 0
@@ -423,6 +437,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         running = mamba["max_running_requests"]
 
     notes = []
+    if page_hook is not None and profile.page_rounding:
+        notes.append(f"SGLang {P.arithmetic_release('sglang', version)} picks the {page_hook.backend} attention "
+                     f"backend for {facts.architecture} on {gpu_name}, which takes {page_hook.page}-token KV pages: "
+                     "the pool is rounded down to them (set --attention-backend to keep the page size)")
     if tp * pp > 1 and interconnect(gpu_name) == "unknown":
         # the larger figure is the safe side for the pool, but a PCIe box keeps ~2 GiB more per rank
         notes.append(f"GPU interconnect unknown{' for ' + gpu_name if gpu_name else ' (no GPU name)'}: start-up taken "
@@ -471,6 +489,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "parameter_bytes": parameters, "allocator_segment_tail_bytes": rounding, "rope_cache_bytes": rope,
                "prefill_graph_reserve": int(prefill_mb * MiB),
                "graph_args_source": P.sglang_graph_args(version).source,
+               "model_page_source": page_hook.source if page_hook else "",
                "speculative_reserve": int((0 if cfg.mem_fraction_static else speculative_reserve_mb(cfg, version))
                                           * MiB),
                "speculative_reserve_source": P.sglang_speculative_reserve(version).source
