@@ -296,15 +296,16 @@ VLLM_PATTERNS = (
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
     # the capture plan: tqdm's bar per mode (v1/worker/gpu_model_runner.py@v0.10.1-v0.33.0 desc "Capturing CUDA
-    # graphs ({mixed prefill-decode|decode}, {mode})"; its total is the sizes planned, so a bar cut short still
-    # counts them), the profiler's one line from 0.20 on, and gpt-oss's override of the largest size
-    _p("vllm-graphs-piecewise-bar", VLLM, "0.10.1 to 0.33 (FULL_AND_PIECEWISE's or PIECEWISE's mixed batches)",
+    # graphs ({mixed prefill-decode|decode}, {mode})", v1/worker/gpu/cudagraph_utils.py@v0.34.0 "Capturing CUDA
+    # graphs ({mode})"; its total is the sizes planned, so a bar cut short still counts them; 0.34's "Capturing
+    # prefill CUDA graphs" set is not these), the profiler's one line from 0.20 on, and gpt-oss's override
+    _p("vllm-graphs-piecewise-bar", VLLM, "0.10.1 to the newest (PIECEWISE sizes)",
        r"Capturing CUDA graphs \((?:mixed prefill-decode, )?PIECEWISE\): *\d+%\|[^|]*\| *\d+/"
        + _g(GRAPHS_PIECEWISE, INT),
        "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
        "\u2588\u2588\u2588| 51/51 [00:01<00:00, 33.44it/s]", "vllm PR #29335",
        {GRAPHS_PIECEWISE: (GRAPHS_PIECEWISE, "int")}, scope=ENGINE),
-    _p("vllm-graphs-full-bar", VLLM, "0.10.1 to 0.33 (FULL_AND_PIECEWISE's or FULL's decode batches)",
+    _p("vllm-graphs-full-bar", VLLM, "0.10.1 to the newest (FULL sizes)",
        r"Capturing CUDA graphs \((?:decode, )?FULL\): *\d+%\|[^|]*\| *\d+/" + _g(GRAPHS_FULL, INT),
        "Capturing CUDA graphs (decode, FULL): 100%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
        "\u2588| 35/35 [00:01<00:00, 33.86it/s]", "vllm PR #29335", {GRAPHS_FULL: (GRAPHS_FULL, "int")}, scope=ENGINE),
@@ -317,8 +318,8 @@ VLLM_PATTERNS = (
        "PIECEWISE=83 (largest=1024), FULL=83 (largest=1024)", "vllm#46933",
        {GRAPHS_PIECEWISE: (GRAPHS_PIECEWISE, "int"), MAX_CAPTURE_SIZE: (MAX_CAPTURE_SIZE, "int"),
         GRAPHS_FULL: (GRAPHS_FULL, "int")}, scope=ENGINE),
-    _p("vllm-gpt-oss-capture-override", VLLM, "0.10.1 to 0.33 (model_executor/models/config.py "
-       "GptOssForCausalLMConfig: 1024, 992 at 0.11.0)",
+    _p("vllm-gpt-oss-capture-override", VLLM, "0.10.1 to the newest (model_executor/models/config.py "
+       "GptOssForCausalLMConfig: 1024, 992 at 0.11.0; 0.34.0 prints it where it sets the prefill sizes, not on SM100)",
        r"Overriding max cuda graph capture size to " + _g(MAX_CAPTURE_SIZE, INT) + " for performance",
        "(APIServer pid=4134090) INFO 06-27 19:49:10 [config.py:236] Overriding max cuda graph capture size to 1024 "
        "for performance.", "vllm#46933", {MAX_CAPTURE_SIZE: (MAX_CAPTURE_SIZE, "int")}, scope=ENGINE),

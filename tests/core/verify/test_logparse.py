@@ -481,6 +481,10 @@ def test_the_capture_plan_is_read_from_each_line_that_prints_it():
     log, _ = parse_log(["INFO 06-27 19:49:53 [gpu_model_runner.py:6483] Profiling CUDA graph memory: "
                         "FULL=35 (largest=256)\n"], "vllm")
     assert log.terms() == {P.GRAPHS_FULL: 35}
+    # the 0.34 model runner's bar names the mode alone (aivrar/vllm-windows-build#17)
+    log, _ = parse_log(["Capturing CUDA graphs (FULL): 100%|\u2588\u2588\u2588\u2588\u2588| 1/1 [00:00<00:00,  "
+                        "4.83it/s]\n"], "vllm")
+    assert log.terms() == {P.GRAPHS_FULL: 1}
     # the prefill graphs of the 0.34 model runner are not the decode plan
     log, _ = parse_log(["Capturing prefill CUDA graphs (PIECEWISE): 100%|\u2588\u2588| 3/3 [00:00<00:00, "
                         "108.10it/s]\n"], "vllm")
