@@ -646,6 +646,9 @@ EXCLUDED = {
     "vllm/v0.7-two-workers-weights.log": "vllm#12664: two ranks' weight lines and NCCL lines; the model is not named",
     "vllm/v0.8-moe-marlin-4x-rtx3090-workers.log": "vllm PR #14447: the reporter's DeepSeek-R1 AWQ over RTX 3090s; "
                                                    "the parallel layout and length are not in the excerpt",
+    "vllm/v1-0.24-gpt-oss-120b-tp2-offload-83-graphs-cut.log": "vllm#46933: gpt-oss-120b at TP 2 with the CPU "
+        "KV-offloading connector hangs in graph capture; the excerpt names no GPU and stops at the capture plan "
+        "(83 + 83 sizes to 1024), before any weights or KV line",
     "vllm/v1-0.18-gguf-iq1s-graphs.log": "vllm PR #39471: an IQ1_S GGUF checkpoint, not named; vLLM's GGUF weights "
                                          "are not in gsg's vLLM arithmetic",
     "vllm/v1-0.18-gguf-qwen35-graph-estimate.log": "vllm PR #39559: the pool is set by num_gpu_blocks_override=512, "

@@ -51,7 +51,9 @@ ROWS = (
     (P.MAX_MODEL_LEN, "max model length", "tokens"),
     (P.MAX_CONCURRENCY, "max concurrency", "times"),
     (P.PIPELINE_COPIES, "graph input copies (llama.cpp)", "times"),
-    (P.GRAPHS_CAPTURED, "CUDA graphs captured", "count"),
+    (P.GRAPHS_PIECEWISE, "CUDA graphs, PIECEWISE", "count"),
+    (P.GRAPHS_FULL, "CUDA graphs, FULL", "count"),
+    (P.MAX_CAPTURE_SIZE, "largest capture size", "tokens"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -293,8 +295,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     if est.extra.get("prefill_graph_reserve"):  # SGLang 0.5.10+: the reserve it keeps for its prefill graphs
         terms[P.PREFILL_GRAPHS] = est.extra["prefill_graph_reserve"]
     counts = est.extra.get("cuda_graph_counts")
-    if est.engine == "vLLM" and counts:  # piecewise + FULL: every graph the capture bars count
-        terms[P.GRAPHS_CAPTURED] = counts["piecewise"] + counts["full"]
+    if est.engine == "vLLM" and counts:  # the capture plan, as the capture bars and the profiler's line print it
+        terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"],
+                      P.MAX_CAPTURE_SIZE: est.extra["cuda_graph_largest"]})
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
@@ -326,7 +329,7 @@ class Delta:
 
 
 # Terms shown only when the log printed them: a count the estimate always has, which alone says nothing
-SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_CAPTURED})
+SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE})
 
 
 def deltas(observed: dict, estimated: dict) -> list[Delta]:

@@ -42,9 +42,7 @@ MAX_MEMO_CHARS = 4 * 1024 * 1024  # the long lines kept for that, in all: a boun
 # A failure the engine went on from (llama.cpp's retry, a later success) is kept as a note; a log alternating the
 # two by the thousand would print a note for each: past this many, the rest are counted in one note.
 MAX_RECOVERY_NOTES = 8
-MAX_GRAPH_BARS = 8  # capture bars kept per start-up: a runner prints two (V1) or two per mode (V2)
 TEXT_KINDS = ("version", "args", "arg-update", "model", "marker")  # lines read for what ran, not for a figure
-RECORD_KINDS = TEXT_KINDS + ("graph-bar",)  # lines kept as they are read, no per-rank figure
 OUTCOME_KINDS = ("started", "recovery")  # lines that say a start-up came up or went on after a failure
 METADATA_DUMP = "llama_model_loader: - kv "  # llama.cpp's dump of the GGUF's key/values, one per line
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
@@ -228,7 +226,6 @@ class ObservedLog:
     failure_line: int | None = None
     lines: int = 0
     matched: dict[str, int] = field(default_factory=dict)  # pattern id -> line number of its first match
-    graph_bars: dict[str, int] = field(default_factory=dict)  # a finished capture bar's label -> its graph count
     notes: list[str] = field(default_factory=list)
 
     def gpu_ranks(self) -> dict[str, dict[str, Number]]:
@@ -263,8 +260,6 @@ class ObservedLog:
         for term, value in self.engine_terms.items():
             if term == P.KV_TOKENS or term not in out:
                 out[term] = value
-        if self.graph_bars:
-            out[P.GRAPHS_CAPTURED] = sum(self.graph_bars.values())
         if P.KV_TOKENS not in out and P.GPU_BLOCKS in out:
             block = self.block_size()
             out[P.KV_TOKENS] = int(out[P.GPU_BLOCKS]) * block
@@ -321,7 +316,7 @@ def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: Obse
         return False
     version = groups.get("version")
     other_release = bool(version and log.engine_version and version != log.engine_version)
-    return other_release or bool(log.ranks or log.engine_terms or log.graph_bars or log.failure or log.started)
+    return other_release or bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
@@ -470,7 +465,7 @@ class LogParser:
         if pattern.engine and pattern.id not in P.SHARED_WORDS:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
-        if pattern.kind in RECORD_KINDS:
+        if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
         if pattern.kind == "gpu-name":
@@ -541,12 +536,7 @@ class LogParser:
         log.failure = log.failure_kind = log.failure_line = None
 
     def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
-        """A line that names what ran (version, model, arguments) rather than a figure, or a finished capture bar."""
-        if kind == "graph-bar":
-            label, bars = groups["label"] or "shapes", log.graph_bars
-            if label in bars or len(bars) < MAX_GRAPH_BARS:  # an edited log's invented labels stop here
-                bars[label] = int(groups["count"] or 0)
-            return
+        """A line that names what ran (version, model, arguments) rather than a figure."""
         def masked(name: str) -> str:
             return mask_secrets(groups[name] or "", self.secrets)
 

@@ -65,8 +65,13 @@ TENSOR_PARALLEL = "tensor_parallel_size"
 PIPELINE_PARALLEL = "pipeline_parallel_size"
 KV_NEEDED = "kv_bytes_per_max_len_request"
 ESTIMATED_MAX_LEN = "estimated_max_model_len"
-GRAPHS_CAPTURED = "cuda_graphs_captured"  # vLLM's finished capture bars, summed (extra.cuda_graph_counts' total)
 PIPELINE_COPIES = "pipeline_copies"  # llama.cpp's scheduler copies of each graph input (extra.pipeline_copies)
+# vLLM's CUDA-graph capture plan: how many sizes each mode captures, and the largest size (the gpt-oss override
+# of model_executor/models/config.py raises it to 1024, 992 at 0.11.0), held against the estimate's plan
+# (extra.cuda_graph_counts, extra.cuda_graph_largest) when the log prints them
+GRAPHS_PIECEWISE = "cudagraph_piecewise_sizes"
+GRAPHS_FULL = "cudagraph_full_sizes"
+MAX_CAPTURE_SIZE = "max_cudagraph_capture_size"
 
 RANK, ENGINE = "rank", "engine"
 
@@ -281,17 +286,6 @@ VLLM_PATTERNS = (
     _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
        + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
        "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
-    # tqdm's capture bar, printed by the first rank only: one per (batch kind, mode) in the V1 runner
-    # (v1/worker/gpu_model_runner.py@v0.10.1 .. @v0.33.0 _capture_cudagraphs), one per mode in the V2 runner
-    # (v1/worker/gpu/cudagraph_utils.py@v0.19.0 .. @v0.34.0), "shapes" in V0 (worker/model_runner.py@v0.10.2). Only
-    # a finished bar (n/n) counts, each label once: a redraw or tqdm's closing line repeats it
-    _p("vllm-graph-capture-bar", VLLM, "0.10.1 to the newest (V1 and V2 runners); V0's shapes bar",
-       r"Capturing CUDA graph(?:s \((?P<label>[A-Za-z][A-Za-z ,_-]{0,39})\)| shapes): *100%\|[^|]{0,400}\| *"
-       r"(?P<count>[0-9]{1,6})/(?P=count)\b",
-       "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|████████"
-       "██| 51/51 [00:01<00:00, 33.44it/s]",
-       "vllm#27508 (tests/fixtures/logs/vllm/v1-0.11-small-model-2k.log prints the same bars)", scope=ENGINE,
-       kind="graph-bar"),
     _p("vllm-graphs-estimated", VLLM, "0.18 to 0.33 (graph memory profiled before the KV budget; "
        "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0, gone with that runner in 0.34.0)",
        r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
@@ -312,6 +306,36 @@ VLLM_PATTERNS = (
        r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
+    # the capture plan: tqdm's bar per mode (v1/worker/gpu_model_runner.py@v0.10.1-v0.33.0 desc "Capturing CUDA
+    # graphs ({mixed prefill-decode|decode}, {mode})", v1/worker/gpu/cudagraph_utils.py@v0.34.0 "Capturing CUDA
+    # graphs ({mode})"; its total is the sizes planned, so a bar cut short still counts them; 0.34's "Capturing
+    # prefill CUDA graphs" set is not these), the profiler's one line from 0.20 on, and gpt-oss's override
+    _p("vllm-graphs-piecewise-bar", VLLM, "0.10.1 to the newest (PIECEWISE sizes)",
+       r"Capturing CUDA graphs \((?:mixed prefill-decode, )?PIECEWISE\): *\d+%\|[^|]*\| *\d+/"
+       + _g(GRAPHS_PIECEWISE, INT),
+       "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+       "\u2588\u2588\u2588| 51/51 [00:01<00:00, 33.44it/s]", "vllm PR #29335",
+       {GRAPHS_PIECEWISE: (GRAPHS_PIECEWISE, "int")}, scope=ENGINE),
+    _p("vllm-graphs-full-bar", VLLM, "0.10.1 to the newest (FULL sizes)",
+       # cudagraph_mode FULL captures its mixed batches as FULL graphs (the estimate counts them as FULL too)
+       r"Capturing CUDA graphs \((?:(?:mixed prefill-decode|decode), )?FULL\): *\d+%\|[^|]*\| *\d+/"
+       + _g(GRAPHS_FULL, INT),
+       "Capturing CUDA graphs (decode, FULL): 100%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+       "\u2588| 35/35 [00:01<00:00, 33.86it/s]", "vllm PR #29335", {GRAPHS_FULL: (GRAPHS_FULL, "int")}, scope=ENGINE),
+    # "{mode}={sizes} (largest={tokens})" per mode with any sizes, PIECEWISE first (capture_descs' order), so the
+    # PIECEWISE group's largest is the capture ceiling; a FULL-only plan still gives its count
+    _p("vllm-graphs-profiled-plan", VLLM, "0.20 to 0.33 (v1/worker/gpu_model_runner.py@v0.20.0-v0.33.0)",
+       r"Profiling CUDA graph memory: (?:PIECEWISE=" + _g(GRAPHS_PIECEWISE, INT) + r" \(largest="
+       + _g(MAX_CAPTURE_SIZE, INT) + r"\)(?:, )?)?(?:FULL=" + _g(GRAPHS_FULL, INT) + r" \(largest=\d+\))?",
+       "(Worker_TP0 pid=4135343) INFO 06-27 19:49:53 [gpu_model_runner.py:6483] Profiling CUDA graph memory: "
+       "PIECEWISE=83 (largest=1024), FULL=83 (largest=1024)", "vllm#46933",
+       {GRAPHS_PIECEWISE: (GRAPHS_PIECEWISE, "int"), MAX_CAPTURE_SIZE: (MAX_CAPTURE_SIZE, "int"),
+        GRAPHS_FULL: (GRAPHS_FULL, "int")}, scope=ENGINE),
+    _p("vllm-gpt-oss-capture-override", VLLM, "0.10.1 to the newest (model_executor/models/config.py "
+       "GptOssForCausalLMConfig: 1024, 992 at 0.11.0; 0.34.0 prints it where it sets the prefill sizes, not on SM100)",
+       r"Overriding max cuda graph capture size to " + _g(MAX_CAPTURE_SIZE, INT) + " for performance",
+       "(APIServer pid=4134090) INFO 06-27 19:49:10 [config.py:236] Overriding max cuda graph capture size to 1024 "
+       "for performance.", "vllm#46933", {MAX_CAPTURE_SIZE: (MAX_CAPTURE_SIZE, "int")}, scope=ENGINE),
     # --kv-cache-memory set: the worker skips the profile and prints this instead of "Available KV cache memory"
     # (v1/worker/gpu_worker.py determine_available_memory). 0.10.2 to 0.11.0 glue "GiB" to the KV figure (and 0.10.2's
     # V1 worker prints the free memory unrounded: `GiB = lambda b: b / GiB_bytes`); 0.11.2 on put a space before it

@@ -241,11 +241,12 @@ CASES = [
      {P.MAX_MODEL_LEN: 32768}),
     ("vllm/v1-0.11-small-model-2k.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(2.0513), P.KV_CACHE: gib(33.31), P.KV_TOKENS: 1587648, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 775.22,
-      P.GRAPHS_CAPTURED: 51 + 35}),
+      P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
     ("vllm/v1-0.18-gguf-iq1s-graphs.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.72), P.KV_TOKENS: 189408, P.MAX_MODEL_LEN: 40960, P.MAX_CONCURRENCY: 4.62}),
     ("vllm/v1-0.18-gguf-qwen35-graph-estimate.log", None, True, None, 'main', 1,
-     {P.CUDA_GRAPHS: gib(1.62), P.KV_CACHE: gib(6.9), P.KV_TOKENS: 89760, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 1.36}),
+     {P.CUDA_GRAPHS: gib(1.62), P.KV_CACHE: gib(6.9), P.KV_TOKENS: 89760, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 1.36,
+      P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35, P.MAX_CAPTURE_SIZE: 512}),
     ("vllm/v1-0.18-tp2-graph-estimates.log", None, False, None, 'TP0', 2,
      {P.CUDA_GRAPHS: gib(4.38), P.KV_CACHE: gib(25.46)}),
     ("vllm/v1-0.19-windows-131k.log", None, True, None, 'main', 1,
@@ -312,7 +313,8 @@ CASES = [
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", '0.10.1.1', True, None, 'pid 374', 0,
      {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
     ("vllm/v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", '0.10.1.1', True, None, 'pid 345', 0,
-     {P.WEIGHTS: gib(17.2217), P.KV_CACHE: gib(45.32), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 2640144, P.MAX_CONCURRENCY: 284.25}),
+     {P.WEIGHTS: gib(17.2217), P.KV_CACHE: gib(45.32), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 2640144, P.MAX_CONCURRENCY: 284.25,
+      P.MAX_CAPTURE_SIZE: 1024}),
     # vLLM's own issues, 0.11-0.14: a pool line before a refusal the excerpt cuts (vllm#27508), two memory lines of
     # an LLM-class run (vllm#33263), a log cut after torch.compile (vllm#33155)
     ("vllm/v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", None, False, None, 'main', 2,
@@ -321,6 +323,9 @@ CASES = [
      {P.KV_CACHE: gib(18.78), P.KV_TOKENS: 175856}),
     ("vllm/v1-0.14.1-gpt-oss-120b-h100-cut.log", None, False, None, 'main', 1,
      {P.WEIGHTS: gib(64.38)}),
+    # gpt-oss's capture override (1024) and the 0.20+ profiler's plan line, cut before any memory figure
+    ("vllm/v1-0.24-gpt-oss-120b-tp2-offload-83-graphs-cut.log", None, False, None, None, 2,
+     {P.MAX_MODEL_LEN: 131072, P.MAX_CAPTURE_SIZE: 1024, P.GRAPHS_PIECEWISE: 83, P.GRAPHS_FULL: 83}),
     # the 0.11.1+ start-up banner names the version; a blog post's two quoted memory lines follow
     ("vllm/v1-0.19-gpt-oss-20b-a100-gmu065.log", '0.19.0', False, None, 'main', 1,
      {P.WEIGHTS: gib(13.72), P.KV_CACHE: gib(36.56)}),
@@ -367,15 +372,15 @@ CASES = [
      'main', 0,
      {P.WEIGHTS: gib(2.8798), P.KV_CACHE: gib(70.35), P.CUDA_GRAPHS: gib(3.49), P.GPU_MEMORY: gib(79.33),
       P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 2634544, P.MAX_CONCURRENCY: 643.2, P.MAX_RUNNING: 1024,
-      P.GRAPHS_CAPTURED: 67 + 67}),
+      P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 67}),
     # session 18: public logs of 0.10.1-0.24 (a lab guide's "INFO [...]" lines, an LLM-class run, a cut traceback
     # whose negative KV budget is the refusal, a report's reflowed error, a repository's banked serve log)
     ("vllm/v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", '0.11.2', True, None, 'main', 0,
      {P.WEIGHTS: gib(2.8871), P.KV_CACHE: gib(5.03), P.CUDA_GRAPHS: gib(0.49), P.MAX_MODEL_LEN: 32768,
-      P.KV_TOKENS: 188512, P.MAX_CONCURRENCY: 5.75, P.GRAPHS_CAPTURED: 51 + 35}),
+      P.KV_TOKENS: 188512, P.MAX_CONCURRENCY: 5.75, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
     ("vllm/v1-0.13-gemma3-1b-llm-class-gmu095-2k.log", '0.13.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(1.9148), P.KV_CACHE: gib(25.39), P.MAX_MODEL_LEN: 2048, P.KV_TOKENS: 950864,
-      P.MAX_CONCURRENCY: 461.21, P.GRAPHS_CAPTURED: 51 + 35}),
+      P.MAX_CONCURRENCY: 461.21, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
     ("vllm/v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", None, False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(65.9651)}),
     ("vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log", None, False, None, 'main', 2,
@@ -404,7 +409,8 @@ CASES = [
     # a 0.19.1 baseline on an A100 40GB: the graphs taken after the pool (2.44 GiB actual, 2.35 vLLM's estimate)
     ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
-      P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44}),
+      P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
+      P.MAX_CAPTURE_SIZE: 512}),
     # a blog's log cut after the arguments: the version, nothing sized
     ("vllm/v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", '0.20.0', False, None, None, 2, {}),
     # a forum reply's four quoted lines (DeepSeek-V4-Flash, 2x GB10, TP 2 + EP, a 0.20-0.21 development build): the
@@ -442,7 +448,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 81, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -463,6 +469,30 @@ def test_every_pattern_matches_the_real_line_it_was_written_from():
             "format string" in pattern.source
         assert "#" in pattern.source or built_from_source, pattern.id
         assert pattern.releases
+
+
+def test_the_capture_plan_is_read_from_each_line_that_prints_it():
+    # ROCm/ROCm#5656: a 0.11.1rc2 development build still printed 0.11.0's ceiling of 992 for gpt-oss
+    log, _ = parse_log(["(APIServer pid=445) INFO 11-12 11:11:43 [config.py:273] Overriding max cuda graph capture "
+                        "size to 992 for performance.\n"], "vllm")
+    assert log.terms() == {P.MAX_CAPTURE_SIZE: 992}
+    # a bar cut mid-capture still names the sizes planned (tqdm's total), not the ones done
+    log, _ = parse_log(["Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  14%|\u2588\u258d        | "
+                        "12/83 [00:03<00:19,  3.60it/s]\n"], "vllm")
+    assert log.terms() == {P.GRAPHS_PIECEWISE: 83}
+    # a FULL-only plan (cudagraph_mode FULL; built from gpu_model_runner.py@v0.24.0's format, no public log found)
+    # gives its count and no ceiling, which is the PIECEWISE group's
+    log, _ = parse_log(["INFO 06-27 19:49:53 [gpu_model_runner.py:6483] Profiling CUDA graph memory: "
+                        "FULL=35 (largest=256)\n"], "vllm")
+    assert log.terms() == {P.GRAPHS_FULL: 35}
+    # the 0.34 model runner's bar names the mode alone (aivrar/vllm-windows-build#17)
+    log, _ = parse_log(["Capturing CUDA graphs (FULL): 100%|\u2588\u2588\u2588\u2588\u2588| 1/1 [00:00<00:00,  "
+                        "4.83it/s]\n"], "vllm")
+    assert log.terms() == {P.GRAPHS_FULL: 1}
+    # the prefill graphs of the 0.34 model runner are not the decode plan
+    log, _ = parse_log(["Capturing prefill CUDA graphs (PIECEWISE): 100%|\u2588\u2588| 3/3 [00:00<00:00, "
+                        "108.10it/s]\n"], "vllm")
+    assert log.terms() == {}
 
 
 def test_the_weights_and_advice_lines_read_their_own_units_and_their_near_misses_do_not_match():

@@ -1829,6 +1829,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graphs_in_budget": profile.graphs_profiled, "model_runner": runner,
                "cuda_graph_counts": {"piecewise": graph_set.piecewise, "full": graph_set.full},
                "cuda_graph_mode": graph_set.mode,
+               "cuda_graph_largest": graph_set.largest,  # the largest size captured, in tokens
                "cuda_graph_query_len": 1 + cfg.num_speculative_tokens,  # tokens per decode request the graphs hold
                "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
                if cfg.num_speculative_tokens else "",
