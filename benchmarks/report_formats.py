@@ -10,7 +10,6 @@ CPU time of each format, runs interleaved with text's (the baseline), and the ra
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
