@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -10,6 +9,7 @@ from urllib.parse import quote
 from gpustack_guard import __version__
 from gpustack_guard.core.rules.registry import RULES
 from gpustack_guard.reporters.ci_paths import every_finding, fingerprints, repository_path, root_of
+from gpustack_guard.reporters.json_text import indented
 from gpustack_guard.reporters.rule_doc import PROJECT_URL, doc_url, rule_markdown
 
 JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (consumers must check). 1.1: suppressions
@@ -51,7 +51,7 @@ def render_json(report, fail_level=None) -> str:  # fail_level: read by junit on
                        for s in report.suppressed],
         "deployments": [deployment_json(ev) for ev in report.evaluations],
     }
-    return json.dumps(doc, indent=2) + "\n"
+    return indented(doc) + "\n"  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)
 
 
 def _artifact(file: str, root: str) -> dict:
@@ -99,4 +99,4 @@ def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit o
             "results": results,
         }],
     }
-    return json.dumps(doc, indent=2) + "\n"
+    return indented(doc) + "\n"  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)

@@ -1,0 +1,84 @@
+"""The scrub's fast paths (issue 34) mask what the slow ones mask: long keys found by str.find against the gram
+grid, the token regex skipped only when no token literal is in the text, and a JSON report scrubbed whole."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+
+import pytest
+
+import gpustack_guard.core.secrets as secrets_module
+from gpustack_guard.core.secrets import MASK, scrub, token_spans
+from gpustack_guard.reporters.json_text import indented
+
+HF = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
+
+
+def _both_paths(monkeypatch, text: str, secrets: list[str]) -> tuple[str, str]:
+    """(scrubbed with the str.find path, scrubbed with the gram grid)."""
+    secrets_module._finder.cache_clear()
+    by_find = scrub(text, secrets)
+    monkeypatch.setattr(secrets_module, "FIND_PROBES_MAX", -1)
+    secrets_module._finder.cache_clear()
+    by_grid = scrub(text, secrets)
+    monkeypatch.undo()
+    secrets_module._finder.cache_clear()
+    return by_find, by_grid
+
+
+def test_a_secret_in_a_finding_message_is_masked_in_the_json_report_by_both_paths(monkeypatch):
+    secret = 'pa"ss/w\\ord-0123456789'
+    report = {"findings": [{"message": f"--api-key {secret} is echoed", "data": {"value": secret[:14] + "..."}}],
+              "env": {"URL": f"https://u:{secret}@host/x"}}
+    text = indented(report)
+    assert json.dumps(secret)[1:-1] in text  # the report holds the JSON-escaped shape, not the value as written
+    by_find, by_grid = _both_paths(monkeypatch, text, [secret])
+    assert by_find == by_grid
+    assert json.dumps(secret)[1:-1] not in by_find and secret[:12] not in by_find
+    assert by_find.count(MASK) == 3
+
+
+def test_a_token_shaped_string_in_a_spec_env_is_masked_in_the_json_report():
+    report = {"deployments": [{"env": {"NOTE": HF, "OTHER": f"Bearer {JWT}"}, "replicas": [["gpu-0"]]}]}
+    shown = scrub(indented(report), [])
+    assert HF not in shown and JWT not in shown
+    assert f'"NOTE": "{MASK}"' in shown
+
+
+@pytest.mark.parametrize("text", [
+    HF, f"cut {HF[:14]}\\u2026 there",       # whole, and cut short by an echo with a JSON-escaped ellipsis
+    "BeArEr abcdefghij0123456789XYZ",         # bearer in any case
+    "x\u00e9 bEARER abcdefghij0123456789XYZ",  # the same in a text that is not ASCII
+    "AKIAABCDEFGHIJKLMNOP", "xoxb-123456789012-abcdef", f"{JWT}", f"ghs_{HF[3:] * 2}",
+    "lorem ipsum, no token here", "ghx_" + HF[3:],
+])
+def test_the_literal_pre_check_never_hides_a_token_the_pattern_finds(monkeypatch, text):
+    fast = token_spans(text)
+    monkeypatch.setattr(secrets_module, "_may_hold_token", lambda _text: True)
+    assert fast == token_spans(text)
+    assert bool(fast) == ("token" not in text and not text.startswith("ghx_"))
+
+
+def test_random_texts_give_the_same_masks_by_find_and_by_grid(monkeypatch):
+    rnd = random.Random(5)
+    alphabet = string.ascii_letters + string.digits + "/+=%&\"<>\\:@ "
+    for _ in range(40):
+        secrets = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(4, 30))) for _ in range(rnd.randint(1, 4))]
+        pieces = []
+        for _ in range(30):
+            value = rnd.choice(secrets)
+            shape = rnd.choice([value, json.dumps(value)[1:-1], value[:rnd.randint(1, len(value))], "filler text"])
+            pieces.append(shape + rnd.choice([" ", "", "\n", '", "']))
+        text = "".join(pieces)
+        by_find, by_grid = _both_paths(monkeypatch, text, secrets)
+        assert by_find == by_grid
+
+
+def test_terminal_safe_rewrites_what_the_full_pattern_rewrites():
+    from gpustack_guard.core import echo
+
+    sample = "".join(chr(c) for c in range(0x3100)) + "\ufeff\ufffa\U000e0041 end\n\t"
+    assert echo.terminal_safe(sample) == echo._UNSAFE.sub(echo._unicode_escape, sample)
