@@ -62,10 +62,12 @@ def test_many_secrets_over_a_large_output_take_one_pass():
 
     shown, elapsed = timed(values)
     assert shown == filler + f'A {MASK} B "\\/{MASK}" C Basic {MASK} D {MASK}... E {MASK}' + filler
-    # one pass: 2,000 secrets cost about what one costs (~0.15 s for 4 MiB on an idle machine; a search per shape
-    # took ~6 s). Held against one secret's pass timed alongside, so a loaded machine slows both alike.
-    _, alone = timed(values[:1])
-    assert elapsed < 4 * alone + 0.25, f"{elapsed:.2f} s for 2,000 secrets, {alone:.2f} s for one"
+    # one pass: 2,000 secrets cost about what 40 cost (a search per shape took ~6 s). Held against 40 secrets timed
+    # alongside, past the few-keys str.find path (secrets._ShapeFinder), so both take the one-pass grid and a loaded
+    # machine slows both alike; the fastest of two runs each
+    elapsed = min(elapsed, timed(values)[1])
+    few = min(timed(values[:40])[1] for _ in range(2))
+    assert elapsed < 4 * few + 0.25, f"{elapsed:.2f} s for 2,000 secrets, {few:.2f} s for 40"
 
 
 @pytest.mark.parametrize("window", [6, 12, 6 * 1024])
