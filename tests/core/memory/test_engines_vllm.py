@@ -1223,3 +1223,16 @@ def test_mla_block_size_on_blackwell_takes_cutlass_when_flashinfer_refuses_the_h
     half = replace(facts, qk_nope_head_dim=64)
     assert V.mla_block_size(half, cfg, "0.17.0", "NVIDIA B200") == (128, "CUTLASS MLA")
     assert V.mla_block_size(half, cfg, "0.24.0", "NVIDIA B200") == (32, "FlashInfer MLA")
+
+
+@pytest.mark.parametrize("model,version,given,block,capacity", [
+    ("meta-llama/Llama-3.1-8B", "0.33.0", None, 16, 451_424),
+    ("meta-llama/Llama-3.1-8B", "0.34.0", None, 64, 488_320),  # CacheConfig.DEFAULT_BLOCK_SIZE = 64 from 0.34.0
+    ("Qwen/Qwen3-8B", "0.34.0", None, 64, 427_712),
+    ("Qwen/Qwen3-8B", "0.34.0", 16, 16, 427_728),  # a --block-size is kept
+])
+def test_dense_default_block_size_by_release(model, version, given, block, capacity):
+    cfg = VllmConfig(max_model_len=8192, block_size=given)
+    est = estimate_vllm(catalog_facts(model), 81_559 * MiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3")
+    assert (est.block_size, est.kv_capacity_tokens) == (block, capacity)
+    assert P.vllm_default_block_size(version) == (64 if version == "0.34.0" else 16)

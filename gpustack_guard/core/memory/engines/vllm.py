@@ -655,7 +655,7 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     if facts.is_gated_delta:
         return gated_delta_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
-        block = cfg.block_size or P.DEFAULT_BLOCK_SIZE
+        block = cfg.block_size or P.vllm_default_block_size(version)
         if facts.is_mla:
             block, backend = mla_block_size(facts, cfg, version, gpu_name)
             if cfg.block_size and block != cfg.block_size:
@@ -682,7 +682,7 @@ def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_
     blackwell = major == 10 and (row.blackwell_family or minor == 0)
     flashinfer = row.flashinfer_first and facts.qk_nope_head_dim in ((128,) if row.mode == "force" else (64, 128))
     if row.mode == "force":
-        block = cfg.block_size or row.default_block
+        block = cfg.block_size or P.vllm_default_block_size(version)
 
         def fits(size: int) -> bool:
             return block % size == 0 if row.fits_multiples else block == size
@@ -696,7 +696,7 @@ def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_
         return block, "Triton MLA"
     if cfg.block_size:
         return cfg.block_size, "the first MLA backend that takes it"
-    default = row.default_block
+    default = P.vllm_default_block_size(version)
     fp8 = (cfg.kv_cache_dtype or "auto").lower().startswith("fp8")
     if blackwell and flashinfer:
         return (default if default in (32, 64) else 32), "FlashInfer MLA"
