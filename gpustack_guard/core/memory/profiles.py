@@ -1879,7 +1879,82 @@ def term_source(family: str, term: str, version: Version) -> TermSource:
 # bf16 TP=4 on RTX A6000 OOM'd at gmu 0.92 and runs at 0.88 with identical flags.
 ALLOCATOR_SLACK = 0.05
 DEFAULT_BLOCK_SIZE = 16
-MLA_BLOCK_SIZE = 64  # FlashMLA forces 64 ("Forcing kv cache block size to 64 for FlashMLA backend")
+
+
+class VllmMlaBlockRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How vLLM on CUDA sets an MLA model's KV block size from one release on (the `since` version): the block
+    size follows the MLA attention backend its platform picks by compute capability."""
+
+    since: str
+    # "force": CudaPlatform.check_and_update_config sets the default backend's block size over any --block-size
+    # that does not fit it: FlashMLA 64 on 9.x, CUTLASS MLA 128 or FlashInfer MLA 64 (32 kept) on Blackwell,
+    # nothing elsewhere (Triton MLA takes 16). "prefer": a --block-size is kept (a backend that cannot take it is
+    # skipped); without one the first valid backend's get_preferred_block_size(VLLM_DEFAULT_BLOCK) is used.
+    mode: str
+    fits_multiples: bool  # "force": a multiple of the backend's size is kept (else only the size itself)
+    blackwell_family: bool  # the Blackwell backend on every 10.x (else on exactly 10.0; 10.3 falls to Triton)
+    flashinfer_first: bool  # on Blackwell, FlashInfer MLA when qk_nope_head_dim fits it, CUTLASS MLA otherwise
+    source: str
+
+
+# vllm/platforms/cuda.py check_and_update_config read at v0.10.1, v0.10.1.1, v0.10.2, v0.11.0, v0.11.1, v0.12.0,
+# v0.13.0, v0.14.0, v0.16.0, v0.17.0 (no 0.15.x was published); from 0.18.0 the hook is gone and
+# Platform.update_block_size_for_backend (platforms/interface.py) with the backends' get_supported_kernel_block_sizes
+# and cuda.py _get_backend_priorities decide, read at every tag from v0.18.0 to v0.34.0. FlashMLA dense runs only
+# on 9.x (ops/flashmla.py is_flashmla_dense_supported), so Ampere, Ada and 12.x keep 16 through Triton MLA.
+# DeepSeek-V3.2's sparse MLA (forced 64) is refused before this table is read.
+VLLM_MLA_BLOCK = (
+    VllmMlaBlockRow("0.0.0", "force", False, False, False,
+                    "vllm/platforms/cuda.py@v0.10.1 .. @v0.11.0 check_and_update_config: 9.x FlashMLA, block != 64 "
+                    "-> 64; is_device_capability(100) CUTLASS MLA, block != 128 -> 128 (older releases not read)"),
+    VllmMlaBlockRow("0.11.1", "force", True, False, False,
+                    "vllm/platforms/cuda.py@v0.11.1 .. @v0.12.0 check_and_update_config: block % 64 != 0 -> 64 "
+                    "(FlashMLA), block % 128 != 0 -> 128 (CUTLASS MLA on exactly 10.0)"),
+    VllmMlaBlockRow("0.13.0", "force", True, True, False,
+                    "vllm/platforms/cuda.py@v0.13.0 .. @v0.14.0 check_and_update_config: "
+                    "is_device_capability_family(100) -> CUTLASS MLA on every 10.x"),
+    VllmMlaBlockRow("0.16.0", "force", True, True, True,
+                    "vllm/platforms/cuda.py@v0.16.0 .. @v0.17.0 check_and_update_config: 10.x with qk_nope_head_dim "
+                    "128 -> FlashInfer MLA (block != 32 and block % 64 != 0 -> 64), else CUTLASS MLA"),
+    VllmMlaBlockRow("0.18.0", "prefer", True, True, True,
+                    "vllm/platforms/interface.py@v0.18.0 .. @v0.33.0 update_block_size_for_backend (a --block-size "
+                    "kept), cuda.py _get_backend_priorities (10.x: FlashInfer MLA [32, 64] -> 32, CUTLASS MLA; 9.x: "
+                    "FlashAttention MLA MultipleOf(16) takes the default block size, FlashMLA [64] for an fp8 KV "
+                    "cache) .. @v0.34.0 (whose default 64 every one of them takes)"),
+)
+_MLA_BLOCK_KEYS = keyed_by_release(VLLM_MLA_BLOCK)
+
+
+class VllmDefaultBlockRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """vLLM's KV block size on CUDA when no --block-size is given, from one release on (the `since` version)."""
+
+    since: str
+    block_size: int
+    source: str
+
+
+# Dense attention takes it as it is: FLASH_ATTN and TRITON_ATTN accept MultipleOf(16), FLASHINFER [16, 32, 64].
+# Not modelled: FLASH_ATTN's FA4 page sizes, max(default, page) (head dim 256 on FA4: 128, from 0.30.0; an fp8 KV
+# cache on FA4 on 9.x, from 0.33.0); hybrid (mamba) models align their own size (gated_delta.py).
+VLLM_DEFAULT_BLOCK = (
+    VllmDefaultBlockRow("0.0.0", 16, "vllm/platforms/cuda.py@v0.10.1 .. @v0.17.0 check_and_update_config "
+                                     "(block_size None -> 16), vllm/config/cache.py@v0.18.0 .. @v0.33.0 "
+                                     "CacheConfig.DEFAULT_BLOCK_SIZE = 16"),
+    VllmDefaultBlockRow("0.34.0", 64, "vllm/config/cache.py@v0.34.0 CacheConfig.DEFAULT_BLOCK_SIZE = 64, kept by "
+                                      "platforms/interface.py update_block_size_for_backend"),
+)
+_DEFAULT_BLOCK_KEYS = keyed_by_release(VLLM_DEFAULT_BLOCK)
+
+
+def vllm_default_block_size(version: str | None) -> int:
+    """vLLM's KV block size on CUDA when the deployment gives none (MLA models: vllm_mla_block_row)."""
+    return row_for("vllm", _DEFAULT_BLOCK_KEYS, version).block_size
+
+
+def vllm_mla_block_row(version: str | None) -> VllmMlaBlockRow:
+    """The MLA block-size rule of a vLLM release."""
+    return row_for("vllm", _MLA_BLOCK_KEYS, version)
+
 
 # GPUStack's own estimate_model_vram for LLMs (gpustack/scheduler): weights x 1.2 + 2 GiB
 GPUSTACK_WEIGHT_FACTOR = 1.2

@@ -1167,3 +1167,72 @@ def test_the_moe_forward_leaves_the_logits_to_the_phase_that_computes_them():
     eager = V.activation_peak(facts, 8192, 256, 2, cfg0, True, chunk=32_768, form="moe-eager-caches-apart")
     assert v0.extra["forward_peak"] == eager + 32 * MiB == 1_074_138_112
     assert v0.extra["sampler_peak"] == 8192 * 4096 * 2 + 256 * 32_000 * 38 == 378_404_864
+
+
+B200 = 183_359 * MiB
+H200 = 143_771 * MiB
+
+
+@pytest.mark.parametrize("gpu_name,gpu_total,version,given,block,capacity", [
+    # CUTLASS MLA on 10.0 up to 0.17's FlashInfer switch; --block-size 16 is overridden like the default
+    ("NVIDIA B200", B200, "0.14.0", None, 128, 1_137_920),
+    ("NVIDIA B200", B200, "0.14.0", 16, 128, 1_137_920),
+    # 0.18.0+: FlashInfer MLA's smallest kernel block (32); a --block-size is kept (Triton MLA takes 16)
+    ("NVIDIA B200", B200, "0.24.0", None, 32, 1_227_680),
+    ("NVIDIA B200", B200, "0.24.0", 16, 16, 1_227_696),
+    # FlashMLA forces 64 on Hopper up to 0.17.0; from 0.18.0 FlashAttention MLA takes the default 16
+    ("NVIDIA H200", H200, "0.14.0", 16, 64, 608_192),
+    ("NVIDIA H200", H200, "0.24.0", None, 16, 686_144),
+])
+def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, version, given, block, capacity):
+    cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=8, block_size=given)
+    est = estimate_vllm(catalog_facts("deepseek-ai/DeepSeek-V3"), gpu_total, cfg, version=version, gpu_name=gpu_name)
+    assert (est.block_size, est.kv_capacity_tokens) == (block, capacity)
+    assert capacity % block == 0
+    forced = [n for n in est.notes if "forces block size" in n]
+    assert forced == ([f"vLLM {version} forces block size {block} for "
+                       f"{'CUTLASS MLA' if block == 128 else 'FlashMLA'} over --block-size 16 (platforms/cuda.py)"]
+                      if given and given != block else [])
+
+
+@pytest.mark.parametrize("version,gpu_name,kv_dtype,given,expected", [
+    ("0.10.1", "NVIDIA H100 80GB HBM3", None, 128, (64, "FlashMLA")),  # != 64 -> 64 before 0.11.1
+    ("0.11.1", "NVIDIA H100 80GB HBM3", None, 128, (128, "FlashMLA")),  # a multiple of 64 is kept
+    ("0.11.0", "NVIDIA B200", None, 256, (128, "CUTLASS MLA")),
+    ("0.12.0", "NVIDIA B200", None, 256, (256, "CUTLASS MLA")),
+    ("0.16.0", "NVIDIA B200", None, 32, (32, "FlashInfer MLA")),  # FlashInfer MLA keeps 32
+    ("0.17.0", "NVIDIA A100-SXM4-80GB", None, None, (16, "Triton MLA")),  # FlashMLA is Hopper-only
+    ("0.20.0", "NVIDIA RTX PRO 6000 Blackwell", None, None, (16, "Triton MLA")),
+    ("0.20.0", "NVIDIA H100 80GB HBM3", "fp8", None, (64, "FlashMLA")),  # FlashAttention MLA takes no fp8 KV
+    ("0.34.0", "NVIDIA H100 80GB HBM3", None, None, (64, "FlashAttention MLA")),  # CacheConfig's default is 64
+    ("0.34.0", "NVIDIA B200", None, None, (64, "FlashInfer MLA")),
+    ("0.24.0", "", None, None, (16, "FlashAttention MLA")),  # an unnamed GPU is sized as Hopper
+])
+def test_mla_block_size_rule_by_release_and_capability(version, gpu_name, kv_dtype, given, expected):
+    facts = catalog_facts("deepseek-ai/DeepSeek-V2-Lite")
+    cfg = VllmConfig(max_model_len=8192, block_size=given, kv_cache_dtype=kv_dtype)
+    assert V.mla_block_size(facts, cfg, version, gpu_name) == expected
+
+
+def test_mla_block_size_on_blackwell_takes_cutlass_when_flashinfer_refuses_the_head():
+    facts = replace(catalog_facts("deepseek-ai/DeepSeek-V2-Lite"), qk_nope_head_dim=96)
+    cfg = VllmConfig(max_model_len=8192)
+    assert V.mla_block_size(facts, cfg, "0.17.0", "NVIDIA B200") == (128, "CUTLASS MLA")
+    assert V.mla_block_size(facts, cfg, "0.24.0", "NVIDIA B200") == (128, "CUTLASS MLA")
+    # 0.18.0+'s FlashInfer MLA takes qk_nope_head_dim 64 too; 0.16-0.17's hook only 128
+    half = replace(facts, qk_nope_head_dim=64)
+    assert V.mla_block_size(half, cfg, "0.17.0", "NVIDIA B200") == (128, "CUTLASS MLA")
+    assert V.mla_block_size(half, cfg, "0.24.0", "NVIDIA B200") == (32, "FlashInfer MLA")
+
+
+@pytest.mark.parametrize("model,version,given,block,capacity", [
+    ("meta-llama/Llama-3.1-8B", "0.33.0", None, 16, 451_424),
+    ("meta-llama/Llama-3.1-8B", "0.34.0", None, 64, 488_320),  # CacheConfig.DEFAULT_BLOCK_SIZE = 64 from 0.34.0
+    ("Qwen/Qwen3-8B", "0.34.0", None, 64, 427_712),
+    ("Qwen/Qwen3-8B", "0.34.0", 16, 16, 427_728),  # a --block-size is kept
+])
+def test_dense_default_block_size_by_release(model, version, given, block, capacity):
+    cfg = VllmConfig(max_model_len=8192, block_size=given)
+    est = estimate_vllm(catalog_facts(model), 81_559 * MiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3")
+    assert (est.block_size, est.kv_capacity_tokens) == (block, capacity)
+    assert P.vllm_default_block_size(version) == (64 if version == "0.34.0" else 16)

@@ -655,7 +655,12 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     if facts.is_gated_delta:
         return gated_delta_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
-        block = cfg.block_size or (P.MLA_BLOCK_SIZE if facts.is_mla else P.DEFAULT_BLOCK_SIZE)
+        block = cfg.block_size or P.vllm_default_block_size(version)
+        if facts.is_mla:
+            block, backend = mla_block_size(facts, cfg, version, gpu_name)
+            if cfg.block_size and block != cfg.block_size:
+                notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
+                             f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
         return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
@@ -667,6 +672,39 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     notes.append(f"DeepSeek-V4's forward peak holds {P.VLLM_V4_UNREAD_PER_TOKEN:,} B per batched token measured on "
                  "one log (vllm#44376), not derived: the compiled graph's liveness is not read")
     return shape
+
+
+def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
+    """The KV block size vLLM runs an MLA model with on CUDA, and the attention backend it follows
+    (profiles.VLLM_MLA_BLOCK). An unnamed GPU is sized as Hopper, the usual MLA host."""
+    row = P.vllm_mla_block_row(version)
+    major, minor = gpu_arch.compute_capability(gpu_name) or (9, 0)
+    blackwell = major == 10 and (row.blackwell_family or minor == 0)
+    flashinfer = row.flashinfer_first and facts.qk_nope_head_dim in ((128,) if row.mode == "force" else (64, 128))
+    if row.mode == "force":
+        block = cfg.block_size or P.vllm_default_block_size(version)
+
+        def fits(size: int) -> bool:
+            return block % size == 0 if row.fits_multiples else block == size
+
+        if blackwell and flashinfer:
+            return (block if block == 32 or fits(64) else 64), "FlashInfer MLA"
+        if blackwell:
+            return (block if fits(128) else 128), "CUTLASS MLA"
+        if major == 9:
+            return (block if fits(64) else 64), "FlashMLA"
+        return block, "Triton MLA"
+    if cfg.block_size:
+        return cfg.block_size, "the first MLA backend that takes it"
+    default = P.vllm_default_block_size(version)
+    fp8 = (cfg.kv_cache_dtype or "auto").lower().startswith("fp8")
+    if blackwell and flashinfer:
+        return (default if default in (32, 64) else 32), "FlashInfer MLA"
+    if blackwell:
+        return (default if default % 128 == 0 else 128), "CUTLASS MLA"
+    if major == 9 and fp8:
+        return 64, "FlashMLA"  # FlashAttention MLA takes no fp8 KV cache
+    return default, "FlashAttention MLA" if major == 9 else "Triton MLA"
 
 
 def stage_shape(full: KVShape, layers: int, total_layers: int) -> KVShape:
