@@ -84,16 +84,19 @@ class GatedDeltaKV:
         self.ssm_dtype_bytes, self.conv_dtype_bytes = ssm_bytes, conv_bytes
         conv, temporal = state_elements(facts, tp)
         self.state_bytes = conv * conv_bytes + temporal * ssm_bytes
-        self.alignment = self._alignment(row, facts, gpu_name, user_block)
+        # the block vLLM starts from when none is given (profiles.VLLM_DEFAULT_BLOCK: 64 from 0.34.0), which the
+        # alignment takes as its floor from 0.20.0 (platforms/interface.py@v0.34.0 _align_hybrid_block_size)
+        start_block = user_block or P.vllm_default_block_size(version)
+        self.alignment = self._alignment(row, facts, gpu_name, start_block)
         needed = self.alignment * math.ceil(self.state_bytes / (self.alignment * self.token_bytes))
         self.block_size = max(needed, user_block or 0)
-        self.block_raised = self.block_size != (user_block or P.DEFAULT_BLOCK_SIZE)
+        self.block_raised = self.block_size != start_block
         self.page_bytes = self.block_size * self.token_bytes  # the state page is padded to it
 
     @staticmethod
-    def _alignment(row: P.VllmGatedDeltaRow, facts: ModelFacts, gpu_name: str, user_block: int | None) -> int:
+    def _alignment(row: P.VllmGatedDeltaRow, facts: ModelFacts, gpu_name: str, start_block: int) -> int:
         if row.alignment_from_block:  # max(the backend's smallest kernel block, cache_config.block_size)
-            return max(P.GATED_DELTA_KERNEL_ALIGNMENT, user_block or P.DEFAULT_BLOCK_SIZE)
+            return max(P.GATED_DELTA_KERNEL_ALIGNMENT, start_block)
         capability = compute_capability(gpu_name)
         if row.blackwell_head256 and capability and capability[0] == 10 and facts.dim_head == 256:
             return 2 * P.GATED_DELTA_KERNEL_ALIGNMENT  # FlashInfer on SM100 has no 16-token pages at head 256

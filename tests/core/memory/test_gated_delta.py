@@ -286,15 +286,26 @@ A100 = "NVIDIA A100-SXM4-80GB"
 
 def test_0_33_and_0_34_without_prefix_caching_keep_the_0_32_layout():
     # mode "none": no checkpoint alignment or page (qwen_gdn_linear_attn.py@v0.33.0), state_alignment 1 (0.34.0)
-    for version in ("0.32.0", "0.33.0", "0.34.0"):
+    for version in ("0.32.0", "0.33.0"):
         s = shape(NEXT, tp=2, version=version)
         assert (s.block_size, s.page_bytes, s.state_pages) == (544, 557_056, 1)
         assert pool(47_878_721_024, s, 544, 262_144, None, 1.5, "concurrency-x-max-len")[:2] == \
             (3_871_083, 7162 / 485)
+    # 0.34.0 starts from a 64-token block (profiles.VLLM_DEFAULT_BLOCK), which the alignment takes as its floor
+    # (platforms/interface.py@v0.34.0 _align_hybrid_block_size: max(the kernel's smallest block, block_size))
+    s = shape(NEXT, tp=2, version="0.34.0")
+    assert (s.block_size, s.page_bytes, s.state_pages) == (576, 589_824, 1)
+    assert shape(NEXT, tp=2, version="0.34.0", block=16).block_size == 544  # a block the deployment sets
     est = run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.34.0")
     gd = est.extra["gated_delta"]
     assert (gd["attention_block_size"], gd["mamba_cache_mode"], gd["pages_per_sequence_state"], gd["rule"]) == \
-        (544, "none", 3, "0.33.0")
+        (576, "none", 3, "0.33.0")
+
+
+def test_0_34_default_block_is_the_alignment_floor_on_a_second_model():
+    qwen35 = catalog_facts("Qwen/Qwen3.5-27B")
+    assert [shape(qwen35, tp=tp, version="0.33.0").block_size for tp in (1, 2)] == [784, 784]  # 16 x 49
+    assert [shape(qwen35, tp=tp, version="0.34.0").block_size for tp in (1, 2)] == [832, 832]  # 64 x 13
 
 
 def test_0_33_prefix_caching_is_sized_where_triton_runs_the_prefill():
@@ -316,6 +327,6 @@ def test_0_33_prefix_caching_is_sized_where_triton_runs_the_prefill():
 def test_0_33_prefix_caching_is_refused_where_flashinfer_may_run(gpu, message):
     with pytest.raises(UnsupportedModel, match=message):
         run(NEXT, {"tensor-parallel-size": "2"}, "0.34.0", gpus=((81559 * MiB, gpu),) * 2)
-    # the same deployment without prefix caching is sized
+    # the same deployment without prefix caching is sized (0.34.0: a 64-token alignment floor, so 576)
     assert run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.34.0",
-               gpus=((81559 * MiB, gpu),) * 2).block_size == 544
+               gpus=((81559 * MiB, gpu),) * 2).block_size == 576
