@@ -296,8 +296,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms[P.PREFILL_GRAPHS] = est.extra["prefill_graph_reserve"]
     counts = est.extra.get("cuda_graph_counts")
     if est.engine == "vLLM" and counts:  # the capture plan, as the capture bars and the profiler's line print it
-        terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"],
-                      P.MAX_CAPTURE_SIZE: est.extra["cuda_graph_largest"]})
+        terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})
+        if est.extra.get("cuda_graph_largest") is not None:
+            terms[P.MAX_CAPTURE_SIZE] = est.extra["cuda_graph_largest"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
