@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 
 import pytest
@@ -82,3 +83,19 @@ def test_terminal_safe_rewrites_what_the_full_pattern_rewrites():
 
     sample = "".join(chr(c) for c in range(0x3100)) + "\ufeff\ufffa\U000e0041 end\n\t"
     assert echo.terminal_safe(sample) == echo._UNSAFE.sub(echo._unicode_escape, sample)
+
+
+def test_every_token_head_the_shapes_list_is_covered_by_a_pre_check_literal():
+    # the "cut" alternative of TOKEN_SHAPES lists every shape's head; a head added there without a literal here
+    # would let the pre-check hide that shape's tokens
+    from gpustack_guard.core.secrets import _TOKEN_LITERALS, TOKEN_SHAPES
+
+    heads = re.search(r"\(\?P<cut>\(\?:([^)]*)\)", TOKEN_SHAPES).group(1).split("|")
+
+    def spelled(head: str) -> list[str]:  # gh[pousr]_ -> ghp_, gho_, ...
+        one_of = re.search(r"\[([a-z]+)\]", head)
+        return [head[:one_of.start()] + c + head[one_of.end():] for c in one_of.group(1)] if one_of else [head]
+
+    expanded = [text for head in heads for text in spelled(head)]
+    assert len(expanded) >= 12 and "ghr_" in expanded and "xoxs-" in expanded
+    assert all(any(head.startswith(literal) for literal in _TOKEN_LITERALS) for head in expanded), expanded
