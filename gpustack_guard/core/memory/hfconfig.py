@@ -477,7 +477,9 @@ def _facts(config: dict, source: str) -> ModelFacts:
     # noaux_tc routing keeps e_score_correction_bias per expert; DeepSeek-V3's config class defaults to it
     router_bias = config.get("topk_method", "noaux_tc" if kind in _NOAUX_BY_DEFAULT else None) == "noaux_tc"
     dtype = _DTYPES.get(str(_first(config, "torch_dtype", "dtype") or "bfloat16").lower(), "bfloat16")
-    architectures = config.get("architectures") or [model_type or None]
+    # the class the engines key their own hooks by (vLLM's model_config.architecture): the top-level config's for a
+    # multimodal model whose text config names none; the model type only where no config names a class
+    architectures = config.get("architectures") or top.get("architectures") or [model_type or None]
     same_named: dict[str, Any] = {key: config.get(key) for key in _SAME_NAMED}  # typed per field by ModelFacts
     if config.get("padded_vocab_size"):
         same_named["vocab_size"] = config["padded_vocab_size"]  # ChatGLM: vLLM's embedding has the padded size

@@ -496,3 +496,16 @@ def test_sm100_model_page_keeps_an_accepted_page_and_other_architectures():
     assert P.sglang_model_page_row("LlamaForCausalLM", "0.5.20") is None
     assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.3") is None  # no sm100 default before 0.5.4
     assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.4").backend == "trtllm_mla"
+
+
+def test_every_catalog_model_names_its_architecture_so_architecture_rules_reach_it():
+    # hfconfig falls back to the model type (deepseek_v3) where architectures is missing, which no
+    # architecture-keyed table names: DeepSeek-V3 and R1 from the catalog missed the SM100 page rule
+    from gpustack_guard.adapters.model_sources.catalog import catalog_configs
+
+    names = list(catalog_configs())
+    assert len(names) >= 80 and all(catalog_facts(name).architecture[:1].isupper() for name in names)
+    for name in ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1"):
+        est = estimate_sglang(catalog_facts(name), B200, SglangConfig(tp_size=8), version="0.5.20",
+                              gpu_name="NVIDIA B200")
+        assert (est.block_size, est.kv_capacity_tokens % 64) == (64, 0) and est.extra["model_page_source"]

@@ -83,7 +83,7 @@ def test_gemma4_full_attention_heads_are_refused():
     assert facts.unmodelled == ("a separate head size for full-attention layers ('global_head_dim'); separate KV heads "
                                 "for full-attention layers ('num_global_key_value_heads'); keys serving as values on "
                                 "full-attention layers ('attention_k_eq_v')")
-    with pytest.raises(UnsupportedModel, match="gemma4_text has a separate head size"):
+    with pytest.raises(UnsupportedModel, match="Gemma4ForConditionalGeneration has a separate head size"):
         estimate("vllm", facts, H100, {}, "0.19.0", Policy())
 
 
