@@ -1165,7 +1165,9 @@ GPU_COMPUTE_CAPABILITY = (
     (r"\ba40\b|\ba10g?\b|\ba16\b|\ba2\b|\brtx a\d{4}\b|\brtx 30[5-9]0\b", (8, 6)),  # Ampere workstation/GeForce
     (r"\bl4\b|\bl40s?\b|\bl20\b|\brtx 40[5-9]0\b|\bada\b", (8, 9)),
     (r"\bgh200\b|\bh100\b|\bh200\b|\bh800\b|\bh20\b", (9, 0)),
-    (r"\bg?b[23]00\b", (10, 0)),
+    # Blackwell datacentre: B100/B200/GB200 are sm_100, B300/GB300 sm_103 (vLLM's exact 10.0 tests miss them)
+    (r"\bg?b[12]00\b", (10, 0)),
+    (r"\bg?b300\b", (10, 3)),
     (r"\bgb10\b|dgx spark", (12, 1)),
     (r"\brtx 50[5-9]0\b|\brtx pro \d{4}\b", (12, 0)),
 )

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines import vllm as V
 from gpustack_guard.core.memory.engines.vllm import (
@@ -1207,6 +1208,11 @@ def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, vers
     ("0.34.0", "NVIDIA H100 80GB HBM3", None, None, (64, "FlashAttention MLA")),  # CacheConfig's default is 64
     ("0.34.0", "NVIDIA B200", None, None, (64, "FlashInfer MLA")),
     ("0.24.0", "", None, None, (16, "FlashAttention MLA")),  # an unnamed GPU is sized as Hopper
+    # B300/GB300 are 10.3: the 0.11.1-0.12.0 hook tests exactly 10.0 (no FlashMLA off 9.x), CUTLASS MLA's [128]
+    # refuses the kept 16, so Triton MLA; 0.13.0's is_device_capability_family(100) takes them in
+    ("0.12.0", "NVIDIA B300 SXM6 AC", None, None, (16, "Triton MLA")),
+    ("0.12.0", "NVIDIA GB200", None, None, (128, "CUTLASS MLA")),
+    ("0.13.0", "NVIDIA GB300", None, None, (128, "CUTLASS MLA")),
 ])
 def test_mla_block_size_rule_by_release_and_capability(version, gpu_name, kv_dtype, given, expected):
     facts = catalog_facts("deepseek-ai/DeepSeek-V2-Lite")
@@ -1223,6 +1229,18 @@ def test_mla_block_size_on_blackwell_takes_cutlass_when_flashinfer_refuses_the_h
     half = replace(facts, qk_nope_head_dim=64)
     assert V.mla_block_size(half, cfg, "0.17.0", "NVIDIA B200") == (128, "CUTLASS MLA")
     assert V.mla_block_size(half, cfg, "0.24.0", "NVIDIA B200") == (32, "FlashInfer MLA")
+
+
+def test_b300_is_compute_capability_10_3_and_its_mla_block_differs_from_b200_before_0_13():
+    assert [gpu_arch.compute_capability(n) for n in ("NVIDIA B200", "NVIDIA GB200", "NVIDIA B300 SXM6 AC",
+                                                      "NVIDIA GB300", "NVIDIA B100")] == \
+        [(10, 0), (10, 0), (10, 3), (10, 3), (10, 0)]
+    cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=8)
+    facts = catalog_facts("deepseek-ai/DeepSeek-V3")
+    b200, b300 = (estimate_vllm(facts, B200, cfg, version="0.12.0", gpu_name=name) for name in ("NVIDIA B200",
+                                                                                                  "NVIDIA B300"))
+    assert (b200.block_size, b300.block_size) == (128, 16)
+    assert b200.kv_capacity_tokens % 128 == 0 and b300.kv_capacity_tokens % 16 == 0
 
 
 @pytest.mark.parametrize("model,version,given,block,capacity", [
