@@ -101,6 +101,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
         **capture_settings(flags, value("max-cudagraph-capture-size"), version),
         performance_mode=performance_mode(flags, version),
+        attention_backend=_text(flags.get("attention-backend")),
     )
 
 

@@ -116,6 +116,7 @@ class ModelFacts:
     quant_skips_attention: bool = False  # the checkpoint keeps attention projections unquantised
     output_bias: bool = False  # o_proj has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    attention_softcap: bool = False  # attention logits soft-capped (Gemma 2's attn_logit_softcapping)
     layer_norms: int = 2  # hidden-size norm vectors per layer (Gemma 2/3: 4, with pre/post-feedforward norms)
     norm_bias: bool = False  # LayerNorm with a bias beside each weight, the final norm too (GPT-2 ... StarCoder2)
     mlp_bias: bool = False  # the MLP projections have biases (LayerNorm families, Llama mlp_bias)

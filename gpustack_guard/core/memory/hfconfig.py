@@ -188,7 +188,9 @@ def _norms_and_biases(config: dict, model_type: str) -> dict[str, Any]:
     return {"layer_norms": 4 if model_type in _FOUR_NORMS else 1 if model_type in _ONE_NORM else 2,
             # Llama's attention_bias biases o_proj too (Qwen2's qkv bias does not), mlp_bias its MLP
             "output_bias": gpt_oss or (model_type in ("llama", "granite") and bool(config.get("attention_bias"))),
-            "mlp_bias": bool(config.get("mlp_bias")), "attention_sinks": gpt_oss, "expert_bias": gpt_oss}
+            "mlp_bias": bool(config.get("mlp_bias")), "attention_sinks": gpt_oss, "expert_bias": gpt_oss,
+            # Gemma2Config defaults attn_logit_softcapping to 50.0, so a config may leave it out
+            "attention_softcap": bool(config.get("attn_logit_softcapping", 50.0 if model_type == "gemma2" else None))}
 
 
 def _qk_norm(config: dict, model_type: str) -> Literal["per_head", "all_heads"] | None:

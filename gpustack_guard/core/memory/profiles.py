@@ -1935,9 +1935,9 @@ class VllmDefaultBlockRow(NamedTuple):  # a table row: tuple-built, no generated
     source: str
 
 
-# Dense attention takes it as it is: FLASH_ATTN and TRITON_ATTN accept MultipleOf(16), FLASHINFER [16, 32, 64].
-# Not modelled: FLASH_ATTN's FA4 page sizes, max(default, page) (head dim 256 on FA4: 128, from 0.30.0; an fp8 KV
-# cache on FA4 on 9.x, from 0.33.0); hybrid (mamba) models align their own size (gated_delta.py).
+# Dense attention takes it as it is: FLASH_ATTN and TRITON_ATTN accept MultipleOf(16), FLASHINFER [16, 32, 64]
+# (up to 1024 on 10.x with trtllm-gen, which the default always fits), except FLASH_ATTN on FA4 (VLLM_FA4_PAGE);
+# hybrid (mamba) models align their own size (gated_delta.py).
 VLLM_DEFAULT_BLOCK = (
     VllmDefaultBlockRow("0.0.0", 16, "vllm/platforms/cuda.py@v0.10.1 .. @v0.17.0 check_and_update_config "
                                      "(block_size None -> 16), vllm/config/cache.py@v0.18.0 .. @v0.33.0 "
@@ -1946,6 +1946,41 @@ VLLM_DEFAULT_BLOCK = (
                                       "platforms/interface.py update_block_size_for_backend"),
 )
 _DEFAULT_BLOCK_KEYS = keyed_by_release(VLLM_DEFAULT_BLOCK)
+
+
+class VllmFa4PageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """The page FlashAttention 4 kernels need, which FLASH_ATTN's get_preferred_block_size raises vLLM's default
+    block to (max(default, page)) when no --block-size is given, from one release on (the `since` version)."""
+
+    since: str
+    hd256_page: int  # 10.x, head size 256 (K and V), FA4's dedicated kernel; 0: no such rule
+    sm90_fp8_d512_page: int  # 9.x, fp8 KV cache, head size 512 (FA3 tops out at 256: FA4); 0: no such rule
+    source: str
+
+
+# Who reaches FLASH_ATTN: cuda.py _get_backend_priorities puts FLASHINFER first on 10.x (it takes head 256), so the
+# 10.x rule needs --attention-backend FLASH_ATTN; on 9.x FLASH_ATTN is first. FA4 is the 10.x default only
+# (fa_utils.get_flash_attn_version: 9.x FA3, 11.x/12.x FA2); the hd256 kernel falls back to FA2 under attention
+# sinks, logit softcapping, a quantized KV cache, mm-prefix models (Gemma 3, PaliGemma) and R-SWA/DCP.
+VLLM_FA4_PAGE = (
+    VllmFa4PageRow("0.0.0", 0, 0, "vllm/v1/attention/backends/flash_attn.py@v0.20.0 .. @v0.28.0 "
+                                  "get_supported_kernel_block_sizes [MultipleOf(16)], no preferred size"),
+    VllmFa4PageRow("0.29.0", 128, 0, "vllm/v1/attention/backends/fa_utils.py@v0.29.0 FA4_HD256_PAGE_SIZE = 128, "
+                                     "uses_fa4_hd256_kernel, _fa4_hd256_fallback_reason; flash_attn.py@v0.29.0 "
+                                     "_get_fa4_hd256_block_size, get_preferred_block_size (unchanged to @v0.34.0)"),
+    VllmFa4PageRow("0.33.0", 128, 64, "vllm/v1/attention/backends/flash_attn.py@v0.33.0 and @v0.34.0 "
+                                      "_get_sm90_fa4_fp8_kv_block_size ('64-token TMA tile/page'); fa_utils.py "
+                                      "get_flash_attn_version (SM90 head_size > 256: FA3 -> FA4)"),
+)
+_FA4_PAGE_KEYS = keyed_by_release(VLLM_FA4_PAGE)
+# model types vLLM's ModelArchConfigConvertor.is_mm_prefix_lm lists (transformers_utils/model_arch_config_convertor.py
+# @v0.29.0), by the architecture class gsg keeps; only when the vision part is loaded (supports_multimodal)
+VLLM_MM_PREFIX_ARCHITECTURES = ("Gemma3ForConditionalGeneration", "PaliGemmaForConditionalGeneration")
+
+
+def vllm_fa4_page_row(version: str | None) -> VllmFa4PageRow:
+    """The FA4 page rule of a vLLM release."""
+    return row_for("vllm", _FA4_PAGE_KEYS, version)
 
 
 def vllm_default_block_size(version: str | None) -> int:

@@ -112,3 +112,9 @@ def test_sglang_flags_that_turn_prefill_graphs_off(flags, off):
 def test_llamacpp_split_mode_and_tensor_overrides(flags, split_mode, overrides):
     cfg = engine.llamacpp_config(flags, POLICY, FACTS, "b6000")
     assert (cfg.split_mode, cfg.tensor_overrides) == (split_mode, overrides)
+
+
+def test_vllm_attention_backend_flag_is_kept_as_given():
+    # dense_block_size reads it (FLASH_ATTN's FA4 page on 10.x: profiles.VLLM_FA4_PAGE)
+    assert engine.vllm_config({"attention-backend": "FLASH_ATTN"}, POLICY).attention_backend == "FLASH_ATTN"
+    assert engine.vllm_config({}, POLICY).attention_backend is None

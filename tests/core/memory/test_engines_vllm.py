@@ -1254,3 +1254,75 @@ def test_dense_default_block_size_by_release(model, version, given, block, capac
     est = estimate_vllm(catalog_facts(model), 81_559 * MiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3")
     assert (est.block_size, est.kv_capacity_tokens) == (block, capacity)
     assert P.vllm_default_block_size(version) == (64 if version == "0.34.0" else 16)
+
+
+H100 = 81_559 * MiB
+RTX_5090 = 32_607 * MiB
+
+
+@pytest.mark.parametrize("model,gpu_name,gpu_total,version,backend,kv_dtype,block", [
+    # --attention-backend FLASH_ATTN on 10.x runs FA4, whose head-256 kernel takes 128-token pages from 0.29.0
+    ("google/gemma-3-1b-it", "NVIDIA B200", B200, "0.29.0", "FLASH_ATTN", None, 128),
+    ("google/gemma-3-1b-it", "NVIDIA B200", B200, "0.28.0", "FLASH_ATTN", None, 16),
+    ("google/gemma-3-1b-it", "NVIDIA B300", B200, "0.34.0", "flash_attn", None, 128),  # max(64, 128)
+    ("google/gemma-7b", "NVIDIA GB200", B200, "0.30.0", "FLASH_ATTN", None, 128),  # Gemma 1: head 256, MHA
+    # not on 10.x: FA3 on 9.x, FA2 on 12.x (RTX 5090) and 8.x; without the flag 10.x runs FLASHINFER
+    ("google/gemma-3-1b-it", "NVIDIA H100 80GB HBM3", H100, "0.29.0", "FLASH_ATTN", None, 16),
+    ("google/gemma-3-1b-it", "NVIDIA GeForce RTX 5090", RTX_5090, "0.29.0", "FLASH_ATTN", None, 16),
+    ("google/gemma-3-1b-it", "NVIDIA B200", B200, "0.29.0", None, None, 16),
+    # what the head-256 kernel refuses runs FA2 with the default block
+    ("google/gemma-3-1b-it", "NVIDIA B200", B200, "0.29.0", "FLASH_ATTN", "fp8", 16),  # quantized KV
+    ("google/gemma-2-2b", "NVIDIA B200", B200, "0.29.0", "FLASH_ATTN", None, 16),  # logit softcapping
+    ("google/gemma-3-4b-it", "NVIDIA B200", B200, "0.29.0", "FLASH_ATTN", None, 16),  # mm-prefix model
+    ("meta-llama/Llama-3.1-8B", "NVIDIA B200", B200, "0.29.0", "FLASH_ATTN", None, 16),  # head 128
+])
+def test_fa4_head256_page_raises_the_dense_block(model, gpu_name, gpu_total, version, backend, kv_dtype, block):
+    cfg = VllmConfig(max_model_len=8192, attention_backend=backend, kv_cache_dtype=kv_dtype)
+    est = estimate_vllm(catalog_facts(model), gpu_total, cfg, version=version, gpu_name=gpu_name)
+    assert est.block_size == block  # (Gemma 3's window layers make the printed capacity no multiple of it)
+    raised = [n for n in est.notes if "FlashAttention 4" in n]
+    assert raised == ([f"vLLM {version} raises the KV block to 128 tokens for FlashAttention 4's head-256 kernel on "
+                       "compute capability 10.x (FLASH_ATTN get_preferred_block_size)"] if block == 128 else [])
+    # a --block-size is kept (update_block_size_for_backend skips a user-specified one)
+    given = estimate_vllm(catalog_facts(model), gpu_total, replace(cfg, block_size=32), version=version,
+                          gpu_name=gpu_name)
+    assert given.block_size == 32
+
+
+def test_fa4_head256_page_moves_the_capacity_by_whole_pages():
+    facts = catalog_facts("google/gemma-7b")
+    cfg = VllmConfig(max_model_len=8192, attention_backend="FLASH_ATTN")
+    fa4, flashinfer = (estimate_vllm(facts, B200, c, version="0.30.0", gpu_name="NVIDIA B200")
+                       for c in (cfg, replace(cfg, attention_backend=None)))
+    assert (fa4.block_size, flashinfer.block_size) == (128, 16)
+    # the same bytes per token; only the rounding to whole blocks differs
+    assert fa4.kv_bytes_per_token == flashinfer.kv_bytes_per_token
+    assert (fa4.kv_capacity_tokens, flashinfer.kv_capacity_tokens) == (336_640, 336_672)  # 2,630 x 128 and 21,042 x 16
+
+
+@pytest.mark.parametrize("version,gpu_name,kv_dtype,backend,expected", [
+    ("0.33.0", "NVIDIA H100 80GB HBM3", "fp8", None, 64),  # FLASH_ATTN first on 9.x; FA3 -> FA4 past head 256
+    ("0.32.0", "NVIDIA H100 80GB HBM3", "fp8", None, 16),
+    ("0.33.0", "NVIDIA H100 80GB HBM3", None, None, 16),  # bf16 KV: no dequant kernel
+    ("0.33.0", "NVIDIA H100 80GB HBM3", "fp8", "TRITON_ATTN", 16),
+    ("0.33.0", "NVIDIA A100-SXM4-80GB", "fp8", None, 16),
+    ("0.34.0", "NVIDIA H200", "fp8_e4m3", None, 64),
+])
+def test_fa4_sm90_fp8_head512_page(version, gpu_name, kv_dtype, backend, expected):
+    facts = replace(catalog_facts("meta-llama/Llama-3.1-8B"), head_dim=512)
+    cfg = VllmConfig(max_model_len=8192, kv_cache_dtype=kv_dtype, attention_backend=backend)
+    assert V.dense_block_size(facts, cfg, version, gpu_name)[0] == expected
+    assert V.dense_block_size(replace(facts, head_dim=256), cfg, version, gpu_name)[0] == \
+        P.vllm_default_block_size(version)
+
+
+
+def test_logit_softcapping_read_from_config_or_gemma2_default():
+    from gpustack_guard.core.memory.hfconfig import facts_from_config
+
+    assert catalog_facts("google/gemma-2-2b").attention_softcap  # Gemma2Config's default 50.0
+    assert not catalog_facts("google/gemma-3-1b-it").attention_softcap
+    base = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 2304,
+            "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+            "intermediate_size": 9216, "vocab_size": 256000}
+    assert not facts_from_config({**base, "attn_logit_softcapping": None}, "test").attention_softcap

@@ -104,6 +104,7 @@ class VllmConfig:
     # --performance-mode as given (one of the release's choices, engine.vllm_config checks; profiles.
     # VLLM_PERFORMANCE_MODES says what each changes)
     performance_mode: str = P.VLLM_PERFORMANCE_MODE_DEFAULT
+    attention_backend: str | None = None  # --attention-backend as given (None: the platform's priority list)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -656,6 +657,10 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
         return gated_delta_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
         block = cfg.block_size or P.vllm_default_block_size(version)
+        if not facts.is_mla and not cfg.block_size:
+            block, reason = dense_block_size(facts, cfg, version, gpu_name)
+            if reason:
+                notes.append(reason)
         if facts.is_mla:
             block, backend = mla_block_size(facts, cfg, version, gpu_name)
             if cfg.block_size and block != cfg.block_size:
@@ -672,6 +677,32 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     notes.append(f"DeepSeek-V4's forward peak holds {P.VLLM_V4_UNREAD_PER_TOKEN:,} B per batched token measured on "
                  "one log (vllm#44376), not derived: the compiled graph's liveness is not read")
     return shape
+
+
+def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
+    """vLLM's KV block for a non-MLA model given no --block-size: the release's default, raised to a FlashAttention 4
+    kernel page where FLASH_ATTN runs one (profiles.VLLM_FA4_PAGE), with the note saying so ("" when not raised).
+    An unknown GPU keeps the default."""
+    default = P.vllm_default_block_size(version)
+    row = P.vllm_fa4_page_row(version)
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    backend = (cfg.attention_backend or "").strip().upper()
+    kv = (cfg.kv_cache_dtype or "auto").strip().lower()
+    head = facts.dim_head
+    mm_prefix = facts.vision_params > 0 and facts.architecture in P.VLLM_MM_PREFIX_ARCHITECTURES
+    fa2_fallback = facts.attention_sinks or facts.attention_softcap or mm_prefix  # _fa4_hd256_fallback_reason
+    page = 0
+    if row.hd256_page and major == 10 and backend == "FLASH_ATTN" and head == 256 and \
+            kv in ("auto", "bfloat16", "float16") and not fa2_fallback:
+        page = row.hd256_page  # FA4's head-256 kernel (anything it refuses runs FA2, which takes the default)
+    elif row.sm90_fp8_d512_page and major == 9 and backend in ("", "FLASH_ATTN") and head == 512 and \
+            kv in ("fp8", "fp8_e4m3"):
+        page = row.sm90_fp8_d512_page  # FA3 stops at head 256; FA4's fp8-KV dequant kernel reads 64-token pages
+    if page <= default:
+        return default, ""
+    return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
+                  f"FlashAttention 4's head-{head} kernel on compute capability {major}.x (FLASH_ATTN "
+                  "get_preferred_block_size)")
 
 
 def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
