@@ -65,7 +65,7 @@ class GatedDeltaKV:
 
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,
-                 mamba_ssm_cache_dtype: str | None = None, state_pages: int = 1):
+                 mamba_ssm_cache_dtype: str | None = None, state_pages: int = 1, kernel_page: int = 0):
         row = P.vllm_gated_delta_row(version)
         if not row.modelled:
             raise GatedDeltaUnsupported(row.note)
@@ -86,8 +86,10 @@ class GatedDeltaKV:
         self.state_bytes = conv * conv_bytes + temporal * ssm_bytes
         # the block vLLM starts from when none is given (profiles.VLLM_DEFAULT_BLOCK: 64 from 0.34.0), which the
         # alignment takes as its floor from 0.20.0 (platforms/interface.py@v0.34.0 _align_hybrid_block_size)
-        start_block = user_block or P.vllm_default_block_size(version)
-        self.alignment = self._alignment(row, facts, gpu_name, start_block)
+        # kernel_page: FLASH_ATTN's only FA4 page (engines/vllm.py fa4_page), which its get_preferred_block_size
+        # raises the default to and, as the backend's smallest kernel block, the alignment's floor
+        start_block = user_block or max(P.vllm_default_block_size(version), kernel_page)
+        self.alignment = max(self._alignment(row, facts, gpu_name, start_block), kernel_page)
         needed = self.alignment * math.ceil(self.state_bytes / (self.alignment * self.token_bytes))
         self.block_size = max(needed, user_block or 0)
         self.block_raised = self.block_size != start_block

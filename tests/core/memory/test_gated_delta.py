@@ -330,3 +330,23 @@ def test_0_33_prefix_caching_is_refused_where_flashinfer_may_run(gpu, message):
     # the same deployment without prefix caching is sized (0.34.0: a 64-token alignment floor, so 576)
     assert run(NEXT, {"tensor-parallel-size": "2", "no-enable-prefix-caching": None}, "0.34.0",
                gpus=((81559 * MiB, gpu),) * 2).block_size == 576
+
+
+@pytest.mark.parametrize("model,version,gpu_name,backend,prefix,block", [
+    # --attention-backend FLASH_ATTN on 10.x from 0.29.0: FA4's head-256 kernel advertises only 128-token pages,
+    # the alignment's floor (platforms/interface.py@v0.29.0 _align_hybrid_block_size): 128 x 7, not 16 x 49
+    ("Qwen/Qwen3.5-27B", "0.32.0", "NVIDIA B200", "FLASH_ATTN", None, 896),
+    ("Qwen/Qwen3.5-27B", "0.32.0", "NVIDIA B200", None, None, 784),  # FLASHINFER, first on 10.x
+    ("Qwen/Qwen3.5-27B", "0.32.0", "NVIDIA H200", "FLASH_ATTN", None, 784),  # FA3: MultipleOf(16)
+    ("Qwen/Qwen3.5-27B", "0.28.0", "NVIDIA B200", "FLASH_ATTN", None, 784),  # before the FA4 page
+    ("Qwen/Qwen3.5-27B", "0.34.0", "NVIDIA GB200", "FLASH_ATTN", False, 896),  # 64-token default: 64 x 13 = 832
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "0.30.0", "NVIDIA B200", "FLASH_ATTN", None, 640),  # 128 x 5
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "0.30.0", "NVIDIA GeForce RTX 5090", "FLASH_ATTN", None, 544),  # FA2
+])
+def test_fa4_head256_page_is_the_hybrid_alignment_floor(model, version, gpu_name, backend, prefix, block):
+    from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
+
+    cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=2, attention_backend=backend,
+                     enable_prefix_caching=prefix)
+    est = estimate_vllm(catalog_facts(model), 183_359 * MiB, cfg, version=version, gpu_name=gpu_name)
+    assert est.block_size == block

@@ -600,7 +600,8 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
             raise GatedDeltaUnsupported(unread)
     shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                          cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype,
-                         prefix.align_pages if caching and prefix.align_pages else 1)
+                         prefix.align_pages if caching and prefix.align_pages else 1,
+                         fa4_page(facts, cfg, version, gpu_name))
     if caching:
         why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
         notes.append(f"prefix caching on{why}: vLLM's mamba cache mode 'align' keeps {shape.state_pages} state "
@@ -684,6 +685,18 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
     kernel page where FLASH_ATTN runs one (profiles.VLLM_FA4_PAGE), with the note saying so ("" when not raised).
     An unknown GPU keeps the default."""
     default = P.vllm_default_block_size(version)
+    page = fa4_page(facts, cfg, version, gpu_name)
+    if page <= default:
+        return default, ""
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
+                  f"FlashAttention 4's head-{facts.dim_head} kernel on compute capability {major}.x (FLASH_ATTN "
+                  "get_preferred_block_size)")
+
+
+def fa4_page(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> int:
+    """The only kernel page FLASH_ATTN advertises where it runs a FlashAttention 4 kernel that needs one
+    (profiles.VLLM_FA4_PAGE), else 0."""
     row = P.vllm_fa4_page_row(version)
     major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
     backend = (cfg.attention_backend or "").strip().upper()
@@ -691,18 +704,13 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
     head = facts.dim_head
     mm_prefix = facts.vision_params > 0 and facts.architecture in P.VLLM_MM_PREFIX_ARCHITECTURES
     fa2_fallback = facts.attention_sinks or facts.attention_softcap or mm_prefix  # _fa4_hd256_fallback_reason
-    page = 0
     if row.hd256_page and major == 10 and backend == "FLASH_ATTN" and head == 256 and \
             kv in ("auto", "bfloat16", "float16") and not fa2_fallback:
-        page = row.hd256_page  # FA4's head-256 kernel (anything it refuses runs FA2, which takes the default)
-    elif row.sm90_fp8_d512_page and major == 9 and backend in ("", "FLASH_ATTN") and head == 512 and \
+        return row.hd256_page  # FA4's head-256 kernel (anything it refuses runs FA2, which takes the default)
+    if row.sm90_fp8_d512_page and major == 9 and backend in ("", "FLASH_ATTN") and head == 512 and \
             kv in ("fp8", "fp8_e4m3"):
-        page = row.sm90_fp8_d512_page  # FA3 stops at head 256; FA4's fp8-KV dequant kernel reads 64-token pages
-    if page <= default:
-        return default, ""
-    return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
-                  f"FlashAttention 4's head-{head} kernel on compute capability {major}.x (FLASH_ATTN "
-                  "get_preferred_block_size)")
+        return row.sm90_fp8_d512_page  # FA3 stops at head 256; FA4's fp8-KV dequant kernel reads 64-token pages
+    return 0
 
 
 def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
