@@ -1925,6 +1925,12 @@ VLLM_MLA_BLOCK = (
                     "cache) .. @v0.34.0 (whose default 64 every one of them takes)"),
 )
 _MLA_BLOCK_KEYS = keyed_by_release(VLLM_MLA_BLOCK)
+# An MLA backend named by --attention-backend ("prefer" rows): its get_supported_kernel_block_sizes, the same in
+# v1/attention/backends/mla/{flashmla,cutlass_mla,flashinfer_mla,triton_mla,flashattn_mla}.py@v0.18.0, @v0.24.0
+# and @v0.34.0; () is MultipleOf(16), which takes the default. get_preferred_block_size: the default when listed,
+# else the smallest.
+VLLM_MLA_KERNEL_BLOCKS = {"FLASHMLA": (64,), "CUTLASS_MLA": (128,), "FLASHINFER_MLA": (32, 64), "TRITON_MLA": (),
+                          "FLASH_ATTN_MLA": ()}
 
 
 class VllmDefaultBlockRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile

@@ -1326,3 +1326,27 @@ def test_logit_softcapping_read_from_config_or_gemma2_default():
             "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
             "intermediate_size": 9216, "vocab_size": 256000}
     assert not facts_from_config({**base, "attn_logit_softcapping": None}, "test").attention_softcap
+
+
+@pytest.mark.parametrize("version,gpu_name,backend,expected", [
+    ("0.24.0", "NVIDIA B200", "TRITON_MLA", (16, "TRITON_MLA")),  # MultipleOf(16): the default
+    ("0.24.0", "NVIDIA B200", "CUTLASS_MLA", (128, "CUTLASS_MLA")),
+    ("0.24.0", "NVIDIA H100 80GB HBM3", "FLASHMLA", (64, "FLASHMLA")),
+    ("0.24.0", "NVIDIA H100 80GB HBM3", "flashinfer_mla", (32, "FLASHINFER_MLA")),
+    ("0.34.0", "NVIDIA B200", "FLASHINFER_MLA", (64, "FLASHINFER_MLA")),  # the 64 default is listed
+    ("0.34.0", "NVIDIA B200", "FLASH_ATTN", (64, "FlashInfer MLA")),  # not an MLA backend: the platform's pick
+])
+def test_mla_block_size_follows_a_named_backend(version, gpu_name, backend, expected):
+    cfg = VllmConfig(max_model_len=8192, attention_backend=backend)
+    assert V.mla_block_size(catalog_facts("deepseek-ai/DeepSeek-V2-Lite"), cfg, version, gpu_name) == expected
+
+
+def test_mla_block_size_on_an_unnamed_gpu_says_it_is_hoppers():
+    cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=8)
+    facts = catalog_facts("deepseek-ai/DeepSeek-V3")
+    unnamed = estimate_vllm(facts, B200, cfg, version="0.14.0", gpu_name="")
+    assert unnamed.block_size == 64
+    assert "GPU not named: the MLA block size (64, FlashMLA) is Hopper's; vLLM picks the MLA backend, and its " \
+           "block, by compute capability" in unnamed.notes
+    named = estimate_vllm(facts, B200, cfg, version="0.14.0", gpu_name="NVIDIA B200")
+    assert named.block_size == 128 and not [n for n in named.notes if n.startswith("GPU not named")]

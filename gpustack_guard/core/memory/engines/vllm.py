@@ -664,6 +664,9 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
                 notes.append(reason)
         if facts.is_mla:
             block, backend = mla_block_size(facts, cfg, version, gpu_name)
+            if gpu_arch.compute_capability(gpu_name) is None and not cfg.block_size:
+                notes.append(f"GPU not named: the MLA block size ({block}, {backend}) is Hopper's; vLLM picks the "
+                             "MLA backend, and its block, by compute capability")
             if cfg.block_size and block != cfg.block_size:
                 notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
                              f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
@@ -736,6 +739,10 @@ def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_
     if cfg.block_size:
         return cfg.block_size, "the first MLA backend that takes it"
     default = P.vllm_default_block_size(version)
+    named = (cfg.attention_backend or "").strip().upper()
+    if named in P.VLLM_MLA_KERNEL_BLOCKS:  # the selector takes the named backend; its preferred block
+        sizes = P.VLLM_MLA_KERNEL_BLOCKS[named]
+        return (default if not sizes or default in sizes else min(sizes)), named
     fp8 = (cfg.kv_cache_dtype or "auto").lower().startswith("fp8")
     if blackwell and flashinfer:
         return (default if default in (32, 64) else 32), "FlashInfer MLA"
