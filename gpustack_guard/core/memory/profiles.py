@@ -2001,8 +2001,8 @@ SGLANG_PROFILES = (
                   "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
     SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
                   "server_args.py@0.4.6 l.224-238 (same @0.4.6.post1): TP tiers up to 81920 MiB, else (gpu_mem - 1024 "
-                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB; model_runner.py@0.4.6 "
-                  "l.782-786 rounds max_total_num_tokens down to page_size (not @0.4.3.post2)"),
+                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB; "
+                  "model_runner.py@0.4.6 l.782-786 rounds max_total_num_tokens down to page_size (not @0.4.3.post2)"),
     SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", True,
                   "server_args.py@0.4.6.post2 (same @0.4.6.post3, .post4, .post5): TP x PP tiers up to 81920 MiB else "
                   "0.88; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem), "
