@@ -479,6 +479,11 @@ VECTORS = (
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
                "served as Qwen3ForCausalLM) on one H100 80GB HBM3, `pip install sglang[all]` = 0.5.18, the README's "
                "command (--mem-fraction-static 0.3 --disable-radix-cache)"),
+    Vector("mistral-7b-v01-24gb-quickstart.log", "mistralai/Mistral-7B-Instruct-v0.3", RTX_4090, "0.4.0.post1",
+           version_known=False, gpu_known=False, engine="sglang",
+           why="sglang#2468: Mistral-7B-Instruct-v0.1 at defaults (the issue's command), Dec 2024 (0.4.0.post1 by "
+               "date); v0.3's catalog shape (32 layers, 8 KV heads; 768 more vocabulary rows, 12 MiB); 9.69 GB "
+               "free after the weights is a 24 GB card, not named (an RTX 4090 assumed)"),
     Vector("deepseek-r1-2x8-h20-tp16-lws.log", "deepseek-ai/DeepSeek-R1", H20, "0.4.3",
            ("--tp=16", "--nnodes=2", "--mem-fraction-static=0.93", "--torch-compile-max-bs=8"),
            version_known=False, args_known=False, engine="sglang",
