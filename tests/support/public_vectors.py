@@ -57,6 +57,7 @@ RTX_5060_TI = ("NVIDIA GeForce RTX 5060 Ti", "16311MiB")
 # DGX Spark's unified memory as CUDA reports it (the figure MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#204 quotes per
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
+H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -478,6 +479,18 @@ VECTORS = (
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
                "served as Qwen3ForCausalLM) on one H100 80GB HBM3, `pip install sglang[all]` = 0.5.18, the README's "
                "command (--mem-fraction-static 0.3 --disable-radix-cache)"),
+    Vector("mistral-7b-v01-24gb-quickstart.log", "mistralai/Mistral-7B-Instruct-v0.3", RTX_4090, "0.4.0.post1",
+           version_known=False, gpu_known=False, engine="sglang",
+           why="sglang#2468: Mistral-7B-Instruct-v0.1 at defaults (the issue's command), Dec 2024 (0.4.0.post1 by "
+               "date); v0.3's catalog shape (32 layers, 8 KV heads; 768 more vocabulary rows, 12 MiB); 9.69 GB "
+               "free after the weights is a 24 GB card, not named (an RTX 4090 assumed)"),
+    Vector("deepseek-r1-2x8-h20-tp16-lws.log", "deepseek-ai/DeepSeek-R1", H20, "0.4.3",
+           ("--tp=16", "--nnodes=2", "--mem-fraction-static=0.93", "--torch-compile-max-bs=8"),
+           version_known=False, args_known=False, engine="sglang",
+           why="sglang docs/references/deploy_on_k8s.md: DeepSeek-R1 on two nodes of 8x H20 (the doc's "
+               "prerequisites) by LeaderWorkerSet, image sglang:latest of 2025-02-17 (0.4.3 by date); the doc's "
+               "YAML passes --mem-fraction-static 0.93 --max-running-requests 20 --tp 16, but the quoted log "
+               "prints max_running_requests=50, so it is not that command's run: the fraction is not known"),
     Vector("llama31-8b-24gb-docker-desktop.log", "meta-llama/Llama-3.1-8B", RTX_4090, "0.4.9.post2",
            version_known=False, gpu_known=False, engine="sglang",
            why="MaxUhl98/Thesis inference_server/readme.md: Meta-Llama-3.1-8B-Instruct under lmsysorg/sglang:latest "
@@ -686,6 +699,9 @@ EXCLUDED = {
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
     "sglang/max-total-num-tokens.log": "sglang#29575: model and GPU not stated",
+    "sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log": "ajith-sirra-amd/Issues: Kimi-K2.5 (INT4 experts in "
+        "groups of 32, a vision tower) is not in gsg's catalog; as Kimi-K2-0905 with w4a16 weights the budget "
+        "agrees (234.2 GiB) but the weights are 62.08 GiB against 73.58 logged, so KV +7.2 % (MISSES.md)",
     "sglang/mi355x-qwen3-30b-a3b-aiter.log": "sglang PR #18263: the PR's patched KV budget (its Case 2), a modified "
                                              "engine",
     "sglang/mimo-v2-flash-swa-tp4.log": "sglang PR #18039: MiMo-V2's sliding-window pool with different K and V "

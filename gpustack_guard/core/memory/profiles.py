@@ -2025,7 +2025,7 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
     # "v0.5.4.post1" |
     # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
-    page_rounding: bool  # max_total_num_tokens rounded down to --page-size
+    page_rounding: bool  # max_total_num_tokens rounded down to --page-size (model_runner.py from 0.4.6)
     source: str
     prefill_graph_reserve: bool = False  # the reserve counts piecewise (prefill) CUDA graphs, on by default
 
@@ -2042,32 +2042,35 @@ SGLANG_PROFILES = (
     SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
                   "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
                   "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", False,
+    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
                   "server_args.py@0.4.6 l.224-238 (same @0.4.6.post1): TP tiers up to 81920 MiB, else (gpu_mem - 1024 "
-                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB"),
-    SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", False,
+                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB; "
+                  "model_runner.py@0.4.6 l.782-786 rounds max_total_num_tokens down to page_size (not @0.4.3.post2)"),
+    SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", True,
                   "server_args.py@0.4.6.post2 (same @0.4.6.post3, .post4, .post5): TP x PP tiers up to 81920 MiB else "
                   "0.88; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem), "
                   "on every device; cuda_graph_runner.py captures up to 256 above 96 * 1024 MiB"),
-    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.7", False,
+    SglangProfile("0.4.7", "tp-or-big-gpu", SGLANG_TP_TIERS_04, 0.88, "v0.4.7", True,
                   "server_args.py@0.4.7 l.253-283: TP x PP tiers up to 81920 MiB else 0.88; 0.79 above 180 * 1000 "
                   "MiB on CUDA (is_cuda(): ROCm takes the next branch); above 96 * 1024 MiB min(f + 48 * 1024 * (1 - "
                   "f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem); chunked_prefill_size 16384 above 180_000 MB; "
                   "cuda_graph_runner.py@0.4.7 captures up to 256 above 96 * 1024 MiB, 512 above 180 * 1000"),
-    SglangProfile("0.4.7.post1", "tiered-reserve", (), 0.88, "v0.4.8", False,
+    SglangProfile("0.4.7.post1", "tiered-reserve", (), 0.88, "v0.4.8", True,
                   "server_args.py@0.4.7.post1 and @0.4.8 l.273-315: reserved_mem by GPU-memory tier and TP x PP, "
                   "round((gpu_mem - reserved_mem) / gpu_mem, 3); unchanged to 0.5.2"),
-    SglangProfile("0.5.3", "reserved", (), 0.88, "v0.5", False,
+    SglangProfile("0.5.3", "reserved", (), 0.88, "v0.5", True,
                   "server_args.py@0.5.3 _handle_gpu_memory_settings l.637-676 (sglang PR #10975): reserved_mem = "
                   "512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at "
-                  "least 10 GiB above 60 GiB"),
-    SglangProfile("0.5.4.post1", "reserved", (), 0.88, "v0.5.4.post1", False,
+                  "least 10 GiB above 60 GiB; model_runner.py@0.5.3 l.1476-1480 rounds to page_size"),
+    SglangProfile("0.5.4.post1", "reserved", (), 0.88, "v0.5.4.post1", True,
                   "server_args.py@0.5.4.post1 _handle_gpu_memory_settings l.669-681: cuda_graph_max_bs 24 (16 in "
-                  "0.5.4) below TP 4 on 20-35 GiB GPUs, so the reserve holds 16 MiB more there; the rule as 0.5.3"),
-    SglangProfile("0.5.10", "reserved", (), 0.88, "v0.5.4.post1", False,
+                  "0.5.4) below TP 4 on 20-35 GiB GPUs, so the reserve holds 16 MiB more there; the rule as 0.5.3; "
+                  "model_runner.py@0.5.4 l.1699-1703 rounds to page_size"),
+    SglangProfile("0.5.10", "reserved", (), 0.88, "v0.5.4.post1", True,
                   "server_args.py@0.5.10 l.1254-1314: piecewise CUDA graphs on by default "
                   "(disable_piecewise_cuda_graph = False; enable_piecewise_cuda_graph, off, up to 0.5.9), their "
-                  "capture sizes x 8 MiB (1.5 GiB under MLA) added to the reserve before the 10 GiB floor",
+                  "capture sizes x 8 MiB (1.5 GiB under MLA) added to the reserve before the 10 GiB floor; "
+                  "model_runner_kv_cache_mixin.py@0.5.10 _resolve_token_capacity l.824-826 rounds to page_size",
                   prefill_graph_reserve=True),
     SglangProfile("0.5.20", "reserved", (), 0.95, "v0.5.20", True,
                   "arg_groups/memory_hook.py@0.5.20 handle_gpu_memory_settings l.100-116 and l.274-321: 20-35 GiB "
@@ -2290,7 +2293,7 @@ class SglangModelPageRow(NamedTuple):  # a table row: tuple-built, no generated 
 # Read in server_args.py _handle_model_specific_adjustments and _handle_attention_backend_compatibility at 0.5.2,
 # 0.5.3, 0.5.4, 0.5.10 and 0.5.14 and in arg_groups/model_overrides + overrides.py at 0.5.20 (0.5.15's server_args.py
 # says the sm100 fill moved there; 0.5.15-0.5.19 and 0.5.21+ taken as their neighbours, unread). The page only
-# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.5.20+). DeepSeek-V3's
+# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.4.6+). DeepSeek-V3's
 # architecture is also Kimi-K2's; DeepSeek-V3.2 (NSA) has its own branch, which gsg does not size.
 SGLANG_SM100_MODEL_PAGE = {
     "DeepseekV3ForCausalLM": (
@@ -2315,6 +2318,35 @@ SGLANG_SM100_MODEL_PAGE = {
                            "128] becomes 64)"),
     ),
 }
+
+
+# Ordinary attention models (no MLA, no linear attention, equal K and V widths) with no architecture row above:
+# SGLang's default backend on SM100 and the page it forces. Read in server_args.py _handle_attention_backend_
+# compatibility at 0.5.6 (MHA: fa3 on Hopper, else flashinfer or triton; no sm100 branch), 0.5.7 and 0.5.9,
+# _get_default_attn_backend at 0.5.10 and 0.5.14 (no speculative decoding with topk > 1: trtllm_mha), the page rule
+# in server_args.py@0.5.7 .. @0.5.14 and arg_groups/overrides.py@0.5.16 .. @0.5.23. The sampled logs agree: Qwen3-8B
+# on a B200 at main of 2026-04 and 2026-05 prints trtllm_mha and pools of 992,896 and 1,707,904 tokens, multiples
+# of 64. From 0.5.17 a model whose K and V widths differ takes fa4 instead (model_config.has_asymmetric_kv), which
+# gsg leaves out with sliding-window pools and speculative decoding (their backend choice is not read).
+SGLANG_SM100_MHA_PAGE = (
+    SglangModelPageRow("0.0.0", "", (), 1, "server_args.py@0.5.6 _handle_attention_backend_compatibility (MHA: no "
+                                           "sm100 default)"),
+    SglangModelPageRow("0.5.7", "trtllm_mha", (16, 32, 64), 64,
+                       "server_args.py@0.5.7 _handle_attention_backend_compatibility l.1534-1542 (MHA on sm100, no "
+                       "spec with topk > 1: trtllm_mha); l.1634 (trtllm_mha: page_size not in [16, 32, 64] becomes "
+                       "64); the same at 0.5.10 (_get_default_attn_backend l.2244-2252) and 0.5.14"),
+    SglangModelPageRow("0.5.17", "trtllm_mha", (16, 32, 64, 128), 64,
+                       "arg_groups/overrides.py@0.5.17 l.2090 (trtllm_mha: page_size not in [16, 32, 64, 128] "
+                       "becomes 64); arg_groups/model_override_base.py@0.5.20 get_default_attn_backend (MHA on "
+                       "sm100: trtllm_mha, fa4 for unequal K/V widths); the same @0.5.23"),
+)
+_SGLANG_SM100_MHA_KEYS = keyed_by_release(SGLANG_SM100_MHA_PAGE)
+
+
+def sglang_sm100_mha_page_row(version: str | None) -> SglangModelPageRow | None:
+    """SGLang's SM100 default for an ordinary attention model at a release; None before it had one."""
+    row = row_for("sglang", _SGLANG_SM100_MHA_KEYS, version)
+    return row if row.backend else None
 
 
 @functools.cache

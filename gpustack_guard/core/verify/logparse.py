@@ -275,7 +275,16 @@ class ObservedLog:
         if self.engine is None or self.failure:
             return []
         terms = self.terms()
-        return [name for term, name in ESSENTIAL[self.engine] if term not in terms]
+        names = []
+        for term, name in ESSENTIAL[self.engine]:
+            if term in terms:
+                continue
+            if self.engine == P.SGLANG and term == P.WEIGHTS and P.FREE_AFTER_LOAD in terms:
+                # SGLang up to 0.4.x: the end line was read but prints no mem usage; the weights are the begin
+                # line's free memory less this one's
+                name = "'Load weight begin' (this release's 'Load weight end' prints no mem usage)"
+            names.append(name)
+        return names
 
 
 # -- the parser ------------------------------------------------------------------------------------------------

@@ -209,16 +209,21 @@ def test_s3_qwen3_30b_mi355x_default_fraction():
     assert est.kv_capacity_tokens == 2_239_391  # logged 2,227,073: +0.55 % (ROCm: the rotary cache stays in bf16)
 
 
-def test_max_total_tokens_only_lowers_and_page_rounding_from_0523():
+def test_max_total_tokens_only_lowers_and_page_rounding_from_046():
     facts = catalog_facts("Qwen/Qwen3-8B")
     full = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8), version="0.5.4")
     capped = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, max_total_tokens=1000),
                              version="0.5.4")
     assert capped.kv_capacity_tokens == 1000 < full.kv_capacity_tokens
-    paged_old = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version="0.5.4")
-    paged_new = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version="0.5.23")
-    assert paged_old.kv_capacity_tokens == full.kv_capacity_tokens
-    assert paged_new.kv_capacity_tokens == full.kv_capacity_tokens // 64 * 64
+    # model_runner.py rounds the pool down to the page from 0.4.6 (l.782-786; @0.5.4 l.1699-1703), not @0.4.3.post2
+    paged_old = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version="0.4.3")
+    unpaged_old = estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8), version="0.4.3")
+    paged = {v: estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8, page_size=64), version=v)
+             for v in ("0.4.6", "0.5.4", "0.5.23")}
+    unpaged = {v: estimate_sglang(facts, H100, SglangConfig(mem_fraction_static=0.8), version=v) for v in paged}
+    assert paged_old.kv_capacity_tokens == unpaged_old.kv_capacity_tokens
+    assert paged["0.5.4"].kv_capacity_tokens == full.kv_capacity_tokens // 64 * 64 < full.kv_capacity_tokens
+    assert all(paged[v].kv_capacity_tokens == unpaged[v].kv_capacity_tokens // 64 * 64 for v in paged)
 
 
 def test_weights_over_the_fraction_refuse_even_for_compressed_attention():
@@ -478,12 +483,13 @@ def test_sm100_model_backend_takes_64_token_pages(model, tp, rounded, unrounded)
     assert (est.kv_capacity_tokens, est.block_size) == (rounded, 64)
     assert "@0.5.20" in est.extra["model_page_source"]
     assert any("64-token KV pages" in n for n in est.notes)
-    # a backend the user sets keeps page 1; so does an H100 (fa3, no page rule) and 0.5.14 (no rounding)
+    # a backend the user sets keeps page 1; so does an H100 (fa3, no page rule); 0.5.14 rounds too (model_runner
+    # rounds to the page from 0.4.6), from its own fraction
     own = estimate_sglang(facts, B200, SglangConfig(tp_size=tp, attention_backend="fa4"), version="0.5.20",
                           gpu_name="NVIDIA B200")
     old = estimate_sglang(facts, B200, SglangConfig(tp_size=tp), version="0.5.14", gpu_name="NVIDIA B200")
     assert (own.kv_capacity_tokens, own.block_size, own.extra["model_page_source"]) == (unrounded, 1, "")
-    assert (old.kv_capacity_tokens, old.block_size) == (unrounded, 1)
+    assert (old.block_size, old.kv_capacity_tokens % 64) == (64, 0) and old.extra["model_page_source"]
     hopper = estimate_sglang(facts, B200, SglangConfig(tp_size=tp), version="0.5.20",
                              gpu_name="NVIDIA H100 80GB HBM3")
     assert hopper.block_size == 1 and hopper.extra["model_page_source"] == ""
@@ -496,6 +502,42 @@ def test_sm100_model_page_keeps_an_accepted_page_and_other_architectures():
     assert P.sglang_model_page_row("LlamaForCausalLM", "0.5.20") is None
     assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.3") is None  # no sm100 default before 0.5.4
     assert P.sglang_model_page_row("DeepseekV3ForCausalLM", "0.5.4").backend == "trtllm_mla"
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"])
+def test_sm100_ordinary_model_takes_trtllm_mha_pages_from_057(model):
+    # profiles.SGLANG_SM100_MHA_PAGE: an ordinary attention model with no backend given on a B200 gets trtllm_mha
+    # from 0.5.7 (server_args.py@0.5.7), whose page rule makes page 1 into 64; the pool is rounded down to it
+    facts = catalog_facts(model)
+    pages = {v: estimate_sglang(facts, B200, SglangConfig(), version=v, gpu_name="NVIDIA B200")
+             for v in ("0.5.6", "0.5.7", "0.5.14", "0.5.20", "0.5.23")}
+    assert pages["0.5.6"].block_size == 1 and pages["0.5.6"].extra["model_page_source"] == ""
+    for v in ("0.5.7", "0.5.14", "0.5.20", "0.5.23"):
+        est = pages[v]
+        assert (est.block_size, est.kv_capacity_tokens % 64) == (64, 0)
+        assert "trtllm_mha" in est.extra["model_page_source"]
+        assert any("trtllm_mha attention backend" in n and "64-token KV pages" in n for n in est.notes)
+    flat = estimate_sglang(facts, B200, SglangConfig(attention_backend="flashinfer"), version="0.5.20",
+                           gpu_name="NVIDIA B200")
+    assert pages["0.5.20"].kv_capacity_tokens == flat.kv_capacity_tokens // 64 * 64
+    # accepted pages stay (128 only from 0.5.17), Hopper and a speculative run keep theirs
+    assert estimate_sglang(facts, B200, SglangConfig(page_size=128), version="0.5.20",
+                           gpu_name="NVIDIA B200").block_size == 128
+    assert estimate_sglang(facts, B200, SglangConfig(page_size=128), version="0.5.14",
+                           gpu_name="NVIDIA B200").block_size == 64
+    assert estimate_sglang(facts, H100, SglangConfig(), version="0.5.20",
+                           gpu_name="NVIDIA H100 80GB HBM3").block_size == 1
+    assert estimate_sglang(facts, B200, SglangConfig(speculative_algorithm="EAGLE"), version="0.5.20",
+                           gpu_name="NVIDIA B200").block_size == 1
+
+
+def test_sm100_mha_page_leaves_mla_linear_and_sliding_window_models():
+    for model in ("deepseek-ai/DeepSeek-V2-Lite", "google/gemma-3-4b-it"):
+        est = estimate_sglang(catalog_facts(model), B200, SglangConfig(), version="0.5.20", gpu_name="NVIDIA B200")
+        assert est.block_size == 1 and est.extra["model_page_source"] == ""
+    assert P.sglang_sm100_mha_page_row("0.5.6") is None
+    assert P.sglang_sm100_mha_page_row("0.5.7").keeps == (16, 32, 64)
+    assert P.sglang_sm100_mha_page_row("0.5.17").keeps == (16, 32, 64, 128)
 
 
 def test_every_catalog_model_names_its_architecture_so_architecture_rules_reach_it():

@@ -147,6 +147,17 @@ CASES = [
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(46.81)}),
     ("sglang/max-total-num-tokens.log", None, True, None, None, 1,
      {P.KV_TOKENS: 2086558, P.MAX_RUNNING: 33, P.MAX_MODEL_LEN: 256000}),
+    # 0.4.0's end line without mem usage and no begin line: the weights are not known
+    ("sglang/mistral-7b-v01-24gb-quickstart.log", None, True, None, 'TP0', 1,
+     {P.FREE_AFTER_LOAD: gib(9.69), P.FREE_AFTER_POOL: gib(2.44), P.KV_TOKENS: 56524, P.MAX_RUNNING: 2049,
+      P.MAX_MODEL_LEN: 32768}),
+    # the LWS leader's eight ranks of a TP 16 run over two nodes: the scheduler line only
+    ("sglang/deepseek-r1-2x8-h20-tp16-lws.log", None, True, None, None, 1,
+     {P.KV_TOKENS: 712400, P.MAX_RUNNING: 50, P.MAX_MODEL_LEN: 163840}),
+    # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is no memory failure
+    ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: gib(3.81), P.FREE_BEFORE_LOAD: gib(283.56), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.98),
+      P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.25)}),
     # S3's GPU with the PR's patched budget: 1,669,816 tokens where main sized 2,227,073
     ("sglang/mi355x-qwen3-30b-a3b-aiter.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(230.2), P.WEIGHTS: gib(56.98), P.KV_TOKENS: 1669816, P.KV_CACHE: 2 * gib(76.44), P.FREE_AFTER_POOL: gib(74.01)}),
@@ -444,11 +455,20 @@ def test_each_public_log_parses_to_its_exact_terms(name, version, started, failu
     assert log.terms() == terms
 
 
+def test_sglang_end_line_without_usage_names_the_begin_line_as_missing():
+    # 0.4.x prints no mem usage on "Load weight end": without "Load weight begin" the weights are not known, and the
+    # line to look for is the begin line; with both (0.4.1's quick start) nothing is missing
+    assert parse("sglang/mistral-7b-v01-24gb-quickstart.log").missing() == [
+        "'Load weight begin' (this release's 'Load weight end' prints no mem usage)"]
+    assert parse("sglang/llama31-8b-docs-quickstart.log").missing() == []
+    assert parse("sglang/deepseek-r1-2x8-h20-tp16-lws.log").missing() == ["'Load weight end'"]
+
+
 def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 82, "sglang": 31, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

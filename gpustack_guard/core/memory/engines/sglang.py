@@ -366,11 +366,23 @@ def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float
     return tokens // page_size * page_size
 
 
+def _ordinary_attention(facts: ModelFacts, cfg: SglangConfig) -> bool:
+    """A model SGLang's MHA default covers and gsg read it for: no MLA, linear or compressed attention, no
+    sliding-window pool, equal K and V widths (fa4 from 0.5.17 otherwise) and no speculative decoding (its topk
+    decides the backend)."""
+    asymmetric = bool(facts.v_head_dim and facts.head_dim and facts.v_head_dim != facts.head_dim)
+    return not (facts.is_mla or facts.is_gated_delta or facts.is_compressed_attention or facts.sliding_window
+                or asymmetric or cfg.speculative_algorithm)
+
+
 def model_page_override(facts: ModelFacts, cfg: SglangConfig, version: str | None,
                         gpu_name: str) -> tuple[SglangConfig, P.SglangModelPageRow | None]:
     """The deployment's page size after SGLang's model-specific backend default on an SM100 GPU
-    (profiles.SGLANG_SM100_MODEL_PAGE); the row when it changed the page."""
+    (profiles.SGLANG_SM100_MODEL_PAGE, else SGLANG_SM100_MHA_PAGE for an ordinary attention model); the row when it
+    changed the page."""
     row = P.sglang_model_page_row(facts.architecture, version)
+    if row is None and facts.architecture not in P.SGLANG_SM100_MODEL_PAGE and _ordinary_attention(facts, cfg):
+        row = P.sglang_sm100_mha_page_row(version)
     if row is None or cfg.attention_backend is not None or cfg.page_size in row.keeps:
         return cfg, None
     if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
