@@ -375,6 +375,8 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools)
         NumericFlag("max-mamba-cache-size", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("mamba-full-memory-ratio", python_float, POSITIVE_RATIO, PYTHON_FLOAT),
+        # a sliding-window model's second pool (engines/sglang.hybrid_swa_row): its tokens per full-pool token
+        NumericFlag("swa-full-tokens-ratio", python_float, FRACTION, PYTHON_FLOAT),
     )
     return {f.key: f for f in flags}
 

@@ -389,6 +389,8 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         disable_overlap_schedule=_flag(flags, "disable-overlap-schedule"),
         linear_attn_backend=_text(flags.get("linear-attn-backend")),
         attention_backend=_text(flags.get("attention-backend")),
+        disable_hybrid_swa_memory=_flag(flags, "disable-hybrid-swa-memory"),
+        swa_full_tokens_ratio=value("swa-full-tokens-ratio"),
     )
 
 

@@ -2362,6 +2362,67 @@ def sglang_model_page_row(architecture: str | None, version: str | None) -> Sgla
     return row if row.backend else None
 
 
+class SglangHybridSwaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Which sliding-window architectures SGLang gives two KV pools from a release on (`since`), unless
+    --disable-hybrid-swa-memory: the full-attention layers' pool, whose token count is max_total_num_tokens, and the
+    sliding layers' pool of swa_full_tokens_ratio times as many tokens."""
+
+    since: str
+    architectures: tuple[str, ...]  # of those gsg sizes (equal KV bytes per token on every layer)
+    gpt_oss_off_with: tuple[str, ...]  # what gives gpt-oss one pool again: "trtllm_mha", "speculative"
+    split: str  # "tokens": the one-pool token count T is split, full = T x L / (n_full + r x n_swa); "bytes":
+    #             full = the pool's bytes / (bytes per token per layer x (n_full + r x n_swa))
+    page_aligned: bool  # both counts rounded down to the page
+    source: str
+
+
+# Read at every tag from 0.4.8 to 0.5.10 and at 0.5.11-0.5.18, 0.5.20 and 0.5.23 (model_runner.py and its
+# kv-cache mixin / pool_configurator.py for the split, server_args.py or arg_groups for what turns it off,
+# configs/model_config.py for the architecture list). Before 0.5.8 any model whose attention layers have a sliding
+# window (get_attention_sliding_window_size) takes it, Llama 4 excepted; from 0.5.8 an architecture list does.
+# Sized here: Gemma 2, Gemma 3 and gpt-oss, whose layers all keep the same KV bytes per token. Not sized (other
+# per-layer shapes, or layer types gsg's facts do not count): Gemma 3n (0.4.9.post3-0.4.10.post2), Llama 4 (0.5.8+,
+# its chunked layers), MiMo-V2-Flash, Step-3.5, Gemma 4 and the later list entries.
+SGLANG_HYBRID_SWA = (
+    SglangHybridSwaRow("0.0.0", (), (), "tokens", False, "model_runner.py@v0.4.9.post2 (one pool for every model)"),
+    SglangHybridSwaRow("0.4.9.post3", ("Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
+                                       "GptOssForCausalLM"), (), "tokens", False,
+                       "model_runner.py@v0.4.9.post3 __init__ (a sliding window on the model's layers, not Llama 4: "
+                       "hybrid) and set_num_token_hybrid (full = T x layers / (r x swa layers + full layers)); "
+                       "swa_full_tokens_ratio 0.8 (server_args.py@v0.4.9.post3)"),
+    SglangHybridSwaRow("0.4.10.post2", ("Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "GptOssForCausalLM"),
+                       (), "tokens", False, "server_args.py@v0.4.10.post2 (Gemma2ForCausalLM: hybrid SWA memory off)"),
+    SglangHybridSwaRow("0.5.0rc0", ("GptOssForCausalLM",), (), "tokens", False,
+                       "server_args.py@v0.5.0rc0 (Gemma 2, Gemma 3 and Gemma 3n: off)"),
+    SglangHybridSwaRow("0.5.0rc1", (), (), "tokens", False,
+                       "server_args.py@v0.5.0rc1 .. @v0.5.7 (GptOssForCausalLM: off as well)"),
+    SglangHybridSwaRow("0.5.8", ("GptOssForCausalLM",), ("trtllm_mha", "speculative"), "tokens", False,
+                       "configs/model_config.py@v0.5.8 is_hybrid_swa_model (an architecture list); "
+                       "server_args.py@v0.5.8 "
+                       "(gpt-oss: off with the trtllm_mha backend, SM100's default, or speculative decoding); "
+                       "model_runner_kv_cache_mixin.py@v0.5.8 set_num_token_hybrid"),
+    SglangHybridSwaRow("0.5.9", ("GptOssForCausalLM",), ("trtllm_mha",), "tokens", False,
+                       "server_args.py@v0.5.9 (gpt-oss: off with trtllm_mha only); "
+                       "model_runner_kv_cache_mixin.py@v0.5.9 "
+                       "(the split by bytes per token, equal to the token split when every layer's are equal)"),
+    SglangHybridSwaRow("0.5.10", ("GptOssForCausalLM",), (), "tokens", True,
+                       "server_args.py@v0.5.10 (gpt-oss never off); model_runner_kv_cache_mixin.py@v0.5.10 "
+                       "_resolve_hybrid_swa_tokens (page-aligned)"),
+    SglangHybridSwaRow("0.5.11", ("GptOssForCausalLM",), (), "bytes", True,
+                       "model_executor/pool_configurator.py@v0.5.11 .. @v0.5.23 HybridSWAPoolConfigurator (cell = full "
+                       "layers + r x swa layers; full = available // cell); configs/model_config.py@v0.5.20 "
+                       "SWA_SINK_ARCHS (gpt-oss); arg_groups/overrides.py@v0.5.15 .. @v0.5.23 (gpt-oss never off)"),
+)
+_SGLANG_HYBRID_SWA_KEYS = keyed_by_release(SGLANG_HYBRID_SWA)
+
+
+def sglang_hybrid_swa_row(version: str | None) -> SglangHybridSwaRow:
+    return row_for("sglang", _SGLANG_HYBRID_SWA_KEYS, version)
+
+
+SGLANG_SWA_FULL_TOKENS_RATIO = 0.8  # --swa-full-tokens-ratio's default at every release read (0.4.9.post3-0.5.23)
+
+
 class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """MiB the default mem_fraction_static keeps for a draft model and its graphs, by --speculative-algorithm."""
 

@@ -61,7 +61,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "build:", "loaded meta data", "offloaded", "buffer size", "n_ctx", "n_seq_max", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
-            "mxfp4.py:", "leveraging the Marlin kernel",
+            "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -299,6 +299,8 @@ class _EngineState:
     failure_rank: int = 0  # how much the failure so far says (_failure_rank): a later line that says more replaces it
     start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
     recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
+    # SGLang ranks that printed a hybrid SWA split: their pool lines are the full and the sliding pool of one cache
+    swa_split: set[str] = field(default_factory=set)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -307,6 +309,7 @@ class _EngineState:
         self.contexts = 0
         self.failure_rank = 0
         self.recoveries = 0
+        self.swa_split = set()
         self.start_ups += 1
 
 
@@ -505,11 +508,26 @@ class LogParser:
         if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
             self.rank_overflow = True
             return
+        if pattern.id in P.SGLANG_SWA_SPLIT:  # the pool lines that follow add up; the split names the token count
+            state.swa_split.add(rank)
+            log.ranks.get(rank, {}).pop(P.KV_CACHE, None)
+        self._read_terms(log, pattern, groups, rank, pooled=pattern.id in P.SGLANG_POOL_LINES
+                         and rank in state.swa_split)
+        if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
+            _weights_from_free(log.ranks[rank])
+        if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
+            log.started = True
+            self._went_on(state, "built its context")
+
+    def _read_terms(self, log: ObservedLog, pattern: P.Pattern, groups: dict[str, str | None], rank: str, *,
+                    pooled: bool) -> None:
+        """The figures of one matched line into the log: engine-wide ones, or the rank's."""
         summed: dict[str, Number] = {}
         for group, (term, unit) in pattern.terms.items():
-            if groups.get(group) is None:
+            text = groups.get(group)
+            if text is None:
                 continue
-            value = _number(groups[group], unit)
+            value = _number(text, unit)
             if value is None:
                 self.implausible_line = self.implausible_line or self.lines
                 continue
@@ -517,6 +535,10 @@ class LogParser:
                 log.engine_terms[term] = value
                 continue
             terms = log.ranks.setdefault(rank, {})
+            if pooled:  # one of a hybrid SWA model's two pools: its bytes add up, its tokens are not the capacity
+                if term == P.KV_CACHE:
+                    terms[term] = terms.get(term, 0) + value
+                continue
             # several buffers per device add up: KV caches (iSWA: full and sliding), model buffers (CPU_Mapped
             # and CPU_REPACK); a dry run's 0.00 MiB lines add nothing
             if pattern.kind == "buffer":
@@ -526,11 +548,6 @@ class LogParser:
                 terms[term] = summed[term]
             else:
                 terms[term] = value
-        if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
-            _weights_from_free(log.ranks[rank])
-        if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
-            log.started = True
-            self._went_on(state, "built its context")
 
     def _went_on(self, state: _EngineState, how: str) -> None:
         """A failure the engine went on from (a retry, a later success) is not the outcome: a note keeps it (the

@@ -520,6 +520,10 @@ VLLM_PATTERNS = (
        "vllm#2652", kind="failure:not-divisible-by-parallel-size"),
 )
 
+# a pool line's label: none, or a hybrid SWA model's "Full" and "SWA" (memory_pool.py@v0.5.20
+# _finalize_allocation_log); any other word before it names a pool that is not the deployment's KV (an index cache)
+_POOL_LABEL = r"(?:(?<=Full )|(?<=SWA )|(?<![A-Za-z0-9] ))"
+
 SGLANG_PATTERNS = (
     _p("sglang-server-args", SGLANG, "0.2 to 0.5.18 (f\"{server_args=}\": engine.py@v0.5.18)",
        r"server_args=ServerArgs\((?P<args>.*)\)?$",
@@ -567,7 +571,7 @@ SGLANG_PATTERNS = (
        {FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
     _p("sglang-kv-allocated", SGLANG, "0.4.4 to the newest (dtype printed from 0.5.13: memory_pool.py@v0.4.4, "
        "@v0.5.12, @v0.5.13, @v0.5.23)",
-       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
+       _POOL_LABEL + r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "
        + _g("k_size") + r" GB, V size: " + _g("v_size") + " GB",
        "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB",
        "sglang PR #11830", {KV_TOKENS: (KV_TOKENS, "int"), "k_size": (KV_CACHE, "GB+"), "v_size": (KV_CACHE, "GB+")}),
@@ -583,10 +587,29 @@ SGLANG_PATTERNS = (
        {"conv_size": (MAMBA_STATE, "GB+"), "ssm_size": (MAMBA_STATE, "GB+")}),
     _p("sglang-kv-allocated-one-size", SGLANG, "0.4 to the newest (MLA and other one-buffer pools; dtype printed "
        "from 0.5.15: memory_pool.py@v0.4.10, @v0.5.15, @v0.5.23)",
-       r"(?<![A-Za-z0-9] )KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "
+       _POOL_LABEL + r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "
        + _g(KV_CACHE) + " GB",
        "[2025-10-07 23:17:19 DP0 TP0] KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB", "sglang PR #11309",
        {KV_TOKENS: (KV_TOKENS, "int"), KV_CACHE: (KV_CACHE, "GB")}),
+    # a sliding-window model's two pools (engines/sglang.hybrid_swa_row): the split names the full layers' token
+    # count, max_total_num_tokens; the pool lines after it (one per pool, unlabelled before 0.5.18, "Full" and "SWA"
+    # after) add their bytes (logparse), and the summary line from 0.5.4 holds both
+    _p("sglang-swa-pool-split", SGLANG, "0.4.9.post3 to the newest (model_runner.py@v0.4.9.post3 'Use Sliding window', "
+       "model_runner_kv_cache_mixin.py@v0.5.7, pool_configurator.py@v0.5.11 and @v0.5.23 'Use sliding window')",
+       r"Use [Ss]liding window memory pool\. full_layer_tokens=" + _g(KV_TOKENS, INT) + r", swa_layer_tokens=[0-9]+",
+       "[2026-01-31 13:50:39 TP2] Use sliding window memory pool. full_layer_tokens=375360, swa_layer_tokens=300288",
+       "sglang PR #18039 (MiMo-V2-Flash, TP 4)", {KV_TOKENS: (KV_TOKENS, "int")}),
+    _p("sglang-swa-pool-all", SGLANG, "0.5.9 to the newest (every layer sliding: one pool; "
+       "model_runner_kv_cache_mixin.py@v0.5.9, pool_configurator.py@v0.5.23)",
+       r"Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=" + _g(KV_TOKENS, INT),
+       "[2026-03-02 10:11:12] Use sliding window memory pool (all SWA). swa_layer_tokens=524288",
+       "sglang pool_configurator.py@v0.5.23 (the format string; no public log found)", {KV_TOKENS: (KV_TOKENS, "int")}),
+    _p("sglang-swa-pool-usage", SGLANG, "0.5.4 to the newest (memory_pool.py@v0.5.4 .. @v0.5.7, "
+       "swa_memory_pool.py@v0.5.8 .. @v0.5.23 SWAKVPool)",
+       r"SWAKVPool mem usage: " + _g(KV_CACHE) + r" GB, swa size: [0-9]+, full size: " + _g(KV_TOKENS, INT),
+       "[2026-03-02 10:11:12 TP0] SWAKVPool mem usage: 56.72 GB, swa size: 1101296, full size: 1376621",
+       "sglang swa_memory_pool.py@v0.5.10 (the format string; no public log found)",
+       {KV_CACHE: (KV_CACHE, "GB"), KV_TOKENS: (KV_TOKENS, "int")}),
     # with the pool sized after graph capture the allocation line prints the address space ("VA upper bound"),
     # and this line the pool that is backed
     _p("sglang-kv-post-capture", SGLANG, "0.5.18 to the newest (pool sized after CUDA graph capture; "
@@ -889,6 +912,8 @@ LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer", "llamacpp-compute
 # Rows whose line gives the free memory after the weights but not the weights: the weights are the rank's free
 # memory before the load less this (SGLang to 0.4.3; 0.4.4 prints that difference itself, model_runner.py@v0.4.4)
 WEIGHTS_FROM_FREE = frozenset({"sglang-load-end-free-only"})
+SGLANG_SWA_SPLIT = frozenset({"sglang-swa-pool-split"})  # the pool lines after it are one hybrid cache's two pools
+SGLANG_POOL_LINES = frozenset({"sglang-kv-allocated", "sglang-kv-allocated-one-size"})
 
 # Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server

@@ -472,7 +472,8 @@ def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
 
 
 @pytest.mark.parametrize("model, tp, rounded, unrounded", [
-    ("openai/gpt-oss-120b", 1, 1_335_360, 1_335_370),  # trtllm_mha (gpt_oss.py@0.5.20)
+    # trtllm_mha (gpt_oss.py@0.5.20); the full layers' pool of the hybrid SWA split (SGLANG_HYBRID_SWA, 0.5.10+)
+    ("openai/gpt-oss-120b", 1, 1_483_712, 1_483_744),
     ("deepseek-ai/DeepSeek-V3.1", 8, 1_075_328, 1_075_353),  # trtllm_mla (deepseek_v2.py@0.5.20)
 ])
 def test_sm100_model_backend_takes_64_token_pages(model, tp, rounded, unrounded):

@@ -162,8 +162,9 @@ CASES = [
     ("sglang/mi355x-qwen3-30b-a3b-aiter.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(230.2), P.WEIGHTS: gib(56.98), P.KV_TOKENS: 1669816, P.KV_CACHE: 2 * gib(76.44), P.FREE_AFTER_POOL: gib(74.01)}),
     # a sliding-window pool: K and V differ (MiMo-V2's K and V head dims), #tokens is the window layers' count
-    ("sglang/mimo-v2-flash-swa-tp4.log", None, True, None, 'TP1', 1,
-     {P.KV_TOKENS: 300288, P.KV_CACHE: gib(8.38) + gib(5.59)}),
+    # the split line names the full layers' pool (375,360 tokens); the excerpt keeps one pool line per rank
+    ("sglang/mimo-v2-flash-swa-tp4.log", None, True, None, 'TP2', 1,
+     {P.KV_TOKENS: 375360, P.KV_CACHE: gib(8.38) + gib(5.59)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,

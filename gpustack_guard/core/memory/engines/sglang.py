@@ -64,6 +64,8 @@ class SglangConfig:
     disable_overlap_schedule: bool = False
     linear_attn_backend: str | None = None
     attention_backend: str | None = None
+    disable_hybrid_swa_memory: bool = False
+    swa_full_tokens_ratio: float | None = None
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -353,7 +355,7 @@ def start_up_bytes(tp: int, pp: int, gpu_name: str = "") -> int:
     return P.SGLANG_START_UP_PARALLEL
 
 
-def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float, cell_size: int,
+def max_total_num_tokens(free_before_weights: int, weights: int, fraction: float, cell_size: float,
                          page_size: int = 1) -> int:
     """profile_max_num_token: (post - pre * (1 - f)) // cell_size with post = pre - weights, in SGLang's own
     float GiB arithmetic (it reads free memory as GiB); 0 when nothing is left."""
@@ -388,6 +390,37 @@ def model_page_override(facts: ModelFacts, cfg: SglangConfig, version: str | Non
     if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
         return cfg, None
     return replace(cfg, page_size=row.page), row
+
+
+def hybrid_swa_row(facts: ModelFacts, cfg: SglangConfig, version: str | None,
+                   trtllm_mha: bool) -> P.SglangHybridSwaRow | None:
+    """The release's two-pool rule (profiles.SGLANG_HYBRID_SWA) when it holds for this deployment: a sliding-window
+    architecture the release gives a full and a sliding pool, not turned off by a flag or, for gpt-oss, by the
+    trtllm_mha backend or a draft model where the release does that."""
+    row = P.sglang_hybrid_swa_row(version)
+    if cfg.disable_hybrid_swa_memory or facts.architecture not in row.architectures:
+        return None
+    if not facts.sliding_window or not facts.sliding_window_layers:
+        return None  # no window on any layer: one pool, as SGLang's layer scan finds
+    if facts.architecture == "GptOssForCausalLM" and (
+            ("trtllm_mha" in row.gpt_oss_off_with and trtllm_mha)
+            or ("speculative" in row.gpt_oss_off_with and cfg.speculative_algorithm)):
+        return None
+    return row
+
+
+def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, one_pool_tokens: int,
+                     pool_bytes_tokens: int, page: int) -> tuple[int, int]:
+    """(full-layer tokens, sliding-layer tokens) of a hybrid SWA pool. `one_pool_tokens` is the single pool's
+    count for the same memory (the "tokens" split divides it by layers); `pool_bytes_tokens` the same memory over
+    one layer's bytes x (n_full + r x n_swa) (the "bytes" split); both already floored."""
+    if row.split == "tokens":  # set_num_token_hybrid: full = T x L / (r x n_swa + n_full), float then int
+        full = int(one_pool_tokens * shape.layers / (ratio * shape.window_layers + shape.full_layers))
+    else:
+        full = pool_bytes_tokens
+    align = page if row.page_aligned else 1
+    full = full // align * align
+    return full, int(full * ratio) // align * align
 
 
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
@@ -432,14 +465,34 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         cell = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked).bytes_per_token
     page = cfg.page_size if profile.page_rounding else 1
     mamba: dict = {}
+    swa: dict = {}
+    swa_row = None if facts.is_gated_delta or facts.is_compressed_attention or facts.is_mla else hybrid_swa_row(
+        facts, cfg, version, trtllm_mha=(cfg.attention_backend or (page_hook.backend if page_hook else "")) ==
+        "trtllm_mha")
     if facts.is_gated_delta and not facts.is_compressed_attention:
         mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
         capacity = mamba.pop("capacity")
+    elif swa_row is not None:
+        shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked)
+        ratio = cfg.swa_full_tokens_ratio or P.SGLANG_SWA_FULL_TOKENS_RATIO
+        one_pool = max_total_num_tokens(pre, weights, fraction, cell, page)
+        if cfg.max_total_tokens:  # the cap lowers the one-pool count before the "tokens" split divides it
+            one_pool = min(one_pool, cfg.max_total_tokens)
+        by_bytes = max_total_num_tokens(pre, weights, fraction,
+                                        shape.layer_bytes * (shape.full_layers + ratio * shape.window_layers), 1)
+        if cfg.max_total_tokens:
+            by_bytes = min(by_bytes, cfg.max_total_tokens)
+        capacity, swa_tokens = hybrid_swa_pools(swa_row, shape, ratio, one_pool, by_bytes, page)
+        swa = {"full_layer_tokens": capacity, "swa_layer_tokens": swa_tokens, "swa_full_tokens_ratio": ratio,
+               "full_layers": shape.full_layers, "swa_layers": shape.window_layers, "split": swa_row.split,
+               "source": swa_row.source}
     else:
         capacity = max_total_num_tokens(pre, weights, fraction, cell, page)
-    if cfg.max_total_tokens:
+    if cfg.max_total_tokens and not swa:
         capacity = min(capacity, cfg.max_total_tokens)  # --max-total-tokens only lowers it
     kv_pool = capacity * cell
+    if swa:  # the full layers' pool plus the sliding layers' (memory_pool.py SWAKVPool)
+        kv_pool = shape.layer_bytes * (capacity * shape.full_layers + swa["swa_layer_tokens"] * shape.window_layers)
     requested = math.ceil(fraction * pre)  # the static part: weights + pool
     # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
     # and, from 0.5.10, the piecewise prefill graphs
@@ -508,6 +561,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                if cfg.speculative_algorithm else "",
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len,
-               **({"mamba_pool": mamba} if mamba else {})},
+               **({"mamba_pool": mamba} if mamba else {}),
+               **({"hybrid_swa_pool": swa} if swa else {})},
     )
 
