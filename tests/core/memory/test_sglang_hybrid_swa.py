@@ -66,6 +66,8 @@ def test_gpt_oss_on_sm100_keeps_one_pool_where_trtllm_mha_turns_it_off():
     assert pools("openai/gpt-oss-120b", "0.5.9", gpu=B200, name="NVIDIA B200")[1] is None
     assert pools("openai/gpt-oss-120b", "0.5.9", gpu=B200, name=H100_NAME)[1] == 1_193_929
     assert pools("openai/gpt-oss-120b", "0.5.10", gpu=B200, name="NVIDIA B200")[1] is not None
+    # a page trtllm_mha accepts keeps the backend SGLang picks on SM100, so the pool stays one
+    assert pools("openai/gpt-oss-120b", "0.5.9", SglangConfig(page_size=64), gpu=B200, name="NVIDIA B200")[1] is None
     # a backend the user names: trtllm_mha turns it off on any GPU, another backend keeps it on SM100
     named = SglangConfig(attention_backend="trtllm_mha")
     assert pools("openai/gpt-oss-120b", "0.5.9", named, gpu=B200)[1] is None

@@ -377,17 +377,27 @@ def _ordinary_attention(facts: ModelFacts, cfg: SglangConfig) -> bool:
                 or asymmetric or cfg.speculative_algorithm)
 
 
-def model_page_override(facts: ModelFacts, cfg: SglangConfig, version: str | None,
-                        gpu_name: str) -> tuple[SglangConfig, P.SglangModelPageRow | None]:
-    """The deployment's page size after SGLang's model-specific backend default on an SM100 GPU
-    (profiles.SGLANG_SM100_MODEL_PAGE, else SGLANG_SM100_MHA_PAGE for an ordinary attention model); the row when it
-    changed the page."""
+def sm100_backend(facts: ModelFacts, cfg: SglangConfig, version: str | None,
+                  gpu_name: str) -> P.SglangModelPageRow | None:
+    """The attention backend SGLang picks on an SM100 GPU when none is given (profiles.SGLANG_SM100_MODEL_PAGE, else
+    SGLANG_SM100_MHA_PAGE for an ordinary attention model), with its page rule; None when a backend is given, on other
+    GPUs, and where the release picks none."""
+    if cfg.attention_backend is not None:
+        return None
+    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
+        return None
     row = P.sglang_model_page_row(facts.architecture, version)
     if row is None and facts.architecture not in P.SGLANG_SM100_MODEL_PAGE and _ordinary_attention(facts, cfg):
         row = P.sglang_sm100_mha_page_row(version)
-    if row is None or cfg.attention_backend is not None or cfg.page_size in row.keeps:
-        return cfg, None
-    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
+    return row
+
+
+def model_page_override(facts: ModelFacts, cfg: SglangConfig, version: str | None,
+                        gpu_name: str) -> tuple[SglangConfig, P.SglangModelPageRow | None]:
+    """The deployment's page size after SGLang's backend default on an SM100 GPU (sm100_backend); the row when it
+    changed the page."""
+    row = sm100_backend(facts, cfg, version, gpu_name)
+    if row is None or cfg.page_size in row.keeps:
         return cfg, None
     return replace(cfg, page_size=row.page), row
 
@@ -466,9 +476,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     page = cfg.page_size if profile.page_rounding else 1
     mamba: dict = {}
     swa: dict = {}
+    picked = sm100_backend(facts, cfg, version, gpu_name)  # a page the user gave keeps the backend SGLang picks
+    backend = cfg.attention_backend or (picked.backend if picked else "")
     swa_row = None if facts.is_gated_delta or facts.is_compressed_attention or facts.is_mla else hybrid_swa_row(
-        facts, cfg, version, trtllm_mha=(cfg.attention_backend or (page_hook.backend if page_hook else "")) ==
-        "trtllm_mha")
+        facts, cfg, version, trtllm_mha=backend == "trtllm_mha")
     if facts.is_gated_delta and not facts.is_compressed_attention:
         mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
         capacity = mamba.pop("capacity")
