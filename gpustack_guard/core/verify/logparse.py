@@ -511,8 +511,8 @@ class LogParser:
         if pattern.id in P.SGLANG_SWA_SPLIT:  # the pool lines that follow add up; the split names the token count
             state.swa_split.add(rank)
             log.ranks.get(rank, {}).pop(P.KV_CACHE, None)
-        self._read_terms(log, pattern, groups, rank, pooled=pattern.id in P.SGLANG_POOL_LINES
-                         and rank in state.swa_split)
+        pooled = pattern.id in P.SGLANG_POOL_LINES and (rank in state.swa_split or groups.get("pool_label") == "SWA ")
+        self._read_terms(log, pattern, groups, rank, pooled=pooled)
         if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
             _weights_from_free(log.ranks[rank])
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built

@@ -520,9 +520,11 @@ VLLM_PATTERNS = (
        "vllm#2652", kind="failure:not-divisible-by-parallel-size"),
 )
 
-# a pool line's label: none, or a hybrid SWA model's "Full" and "SWA" (memory_pool.py@v0.5.20
-# _finalize_allocation_log); any other word before it names a pool that is not the deployment's KV (an index cache)
-_POOL_LABEL = r"(?:(?<=Full )|(?<=SWA )|(?<![A-Za-z0-9] ))"
+# a pool line's label: every allocation_label of memory_pool.py@v0.5.18 .. @v0.5.23 _finalize_allocation_log is a
+# hybrid SWA model's "Full" or "SWA" (logparse adds the SWA pool's bytes, never its tokens) or MiniMax-M3's
+# ("MiniMax <name> index", "MiniMax MSA-v1 main NVFP4": pools gsg does not size, not read). Any other word before the
+# line is a collector's (stern's "<pod> <container> "), not a label.
+_POOL_LABEL = r"(?<!index )(?<!NVFP4 )(?P<pool_label>(?:SWA|Full) )?"
 
 SGLANG_PATTERNS = (
     _p("sglang-server-args", SGLANG, "0.2 to 0.5.18 (f\"{server_args=}\": engine.py@v0.5.18)",

@@ -17,12 +17,11 @@ PREFIXES = {
     "docker logs -t with an offset": "2025-10-31T15:07:49.123456+00:00 ",
     "docker compose": "vllm-server-1  | ",
     "journald": "Oct 31 15:07:49 gpu-node-3 bash[12345]: ",
+    "stern": "sglang-7d9f8c-x2abc sglang ",
 }
-# SGLang lines with no timestamp of their own (a look-behind keeps labelled pools out: `<label> KV Cache is ...`),
-# a vLLM V1 log and a llama.cpp log
-FIXTURES = ["sglang/qwen3-235b-fp8-h100-tp4.log", "sglang/qwen3-14b-4x-rtx4090-tp4-f080.log",
-            "vllm/v1-0.11-gpt-oss-120b-h100-gmu095-pool.log", "llama.cpp/" + sorted(
-                p.name for p in (LOGS / "llama.cpp").glob("*.log"))[0]]
+# every engine's lines, SGLang's without a timestamp of their own among them (a look-behind keeps MiniMax's labelled
+# pools out, not a collector's words)
+FIXTURES = sorted(str(p.relative_to(LOGS)) for p in LOGS.rglob("*.log"))  # every public log kept
 
 
 def observed(lines: list[str]) -> dict:
@@ -35,7 +34,8 @@ def observed(lines: list[str]) -> dict:
 def test_a_collectors_prefix_changes_nothing_read(name, how):
     lines = (LOGS / name).read_text(encoding="utf-8").splitlines(True)
     plain = observed(lines)
-    assert plain["terms"] or plain["ranks"], "the fixture has figures to lose"
+    if not (plain["terms"] or plain["ranks"] or plain["failure"] or plain["started"]):
+        pytest.skip("nothing read to lose")
     assert observed([PREFIXES[how] + line if not line.startswith("##") else line for line in lines]) == plain
 
 
@@ -52,4 +52,5 @@ def test_only_an_iso_timestamp_with_a_t_is_taken_off():
     # SGLang's own `[date time]` and a date with a space stay part of the line
     line = "[2025-11-30 12:50:10] KV Cache is allocated. #tokens: 2243474, K size: 59.91 GB, V size: 59.91 GB\n"
     assert observed(["2025-11-30 12:50:10 " + line]) == observed([line])
-    assert observed(["2025-11-30 " + line.split("] ", 1)[1]])["terms"].get(P.KV_TOKENS) is None
+    # a prefix that is no timestamp gsg strips is still no label: the line is read through it
+    assert observed(["2025-11-30 " + line.split("] ", 1)[1]])["terms"].get(P.KV_TOKENS) == 2243474
