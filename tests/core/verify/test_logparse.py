@@ -432,6 +432,17 @@ CASES = [
       P.LAYERS_TOTAL: 37}),
     # one quoted KV line: the weights line is missing
     ("llama.cpp/qwen3-1.7b-rtx5060ti-16384-one-line.log", None, True, None, 'CUDA0', 1, {P.KV_CACHE: mib(1792.0)}),
+    # Metal (build 8164): MTL0_Mapped weights, the device line's "(unknown id)", gpt-oss's two caches summed (the
+    # full one's 131,072 cells are the capacity); the CPU compute buffer (268.77 MiB) holds the 256 MiB f32 mask
+    ("llama.cpp/gpt-oss-20b-metal-m5-b8164-iswa.log", '8164', True, None, 'MTL0', 0,
+     {P.FREE_BEFORE_LOAD: mib(18185.0), P.WEIGHTS: mib(11536.18), P.KV_CACHE: mib(3072.0) + mib(18.0),
+      P.COMPUTE_BUFFER: mib(420.08), P.LAYERS_OFFLOADED: 25, P.LAYERS_TOTAL: 25, P.SEQUENCES: 1,
+      P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
+    # Vulkan over two devices (Docker Model Runner): `build_info: b1-e365e65` is Docker's own count, not a llama.cpp
+    # build; the compute reserve fails on Vulkan1, is retried without pipeline parallelism and fails again
+    ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
+     {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.LAYERS_OFFLOADED: 33,
+      P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
 ]
 
 
@@ -448,7 +459,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 38}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -736,6 +747,13 @@ def test_the_fraction_in_sglangs_refusal_joins_the_printed_arguments():
      "CUDA1", 11822),
     ("llama_model_load_from_file_impl: using device ROCm0 (AMD Radeon RX 7900 XTX) (0000:C3:00.0) - 24560 MiB free\n",
      "ROCm0", 24560),
+    # a backend without a device id prints "unknown id" there (src/llama.cpp): Metal (build 8164), Vulkan (Docker
+    # Model Runner's b1-e365e65), and the same line behind journald's prefix of an ollama service
+    ("llama_model_load_from_file_impl: using device MTL0 (Apple M5) (unknown id) - 18185 MiB free\n", "MTL0", 18185),
+    ("llama_model_load_from_file_impl: using device Vulkan1 (Radeon RX 560 Series) (unknown id) - 3169 MiB free\n",
+     "Vulkan1", 3169),
+    ("May 05 01:32:44 host ollama[3010]: llama_model_load_from_file_impl: using device Vulkan0 (AMD Radeon RX 7900 "
+     "XTX) (unknown id) - 24560 MiB free\n", "Vulkan0", 24560),
 ])
 def test_each_llama_cpp_device_line_gives_its_free_memory(line, device, free_mib):
     log, _ = parse_log([line], "llama.cpp")
