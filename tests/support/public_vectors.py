@@ -738,6 +738,9 @@ EXCLUDED = {
         "whose build number the index does not give) on an RX 580 + RX 560 reporting 3,169 MiB free each; Vulkan1's "
         "compute reserve (434.8 MiB with four input copies, 396.75 = 512 rows of logits without) fails with 1.5 GiB "
         "of its 3.1 GiB held: the device's real limit is not in the log, so no verdict can be held against gsg",
+    "llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log": "ROCm/ROCm#6227: the warm-up dies on a driver error "
+        "(device kernel image is invalid), not memory, so the log has no memory verdict; its buffers are held in "
+        "tests/cli/test_public_vectors.py (KV and compute exact at --fit's 31,488 cells, one unified cache)",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
     "llama.cpp/ollama-fifth-gpu-compute-oom.log": "ollama#6860: a compute buffer refused on the fifth of five GPUs; "

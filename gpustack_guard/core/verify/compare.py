@@ -276,6 +276,12 @@ def backend_args(log: ObservedLog) -> list[str]:
             args["parallel"] = terms[P.SEQUENCES]
         if P.LAYERS_OFFLOADED in terms:
             args["n_gpu_layers"] = terms[P.LAYERS_OFFLOADED]
+        # the cache the log says it built (the later first mention wins, a restart's): a split one pads each
+        # slot's cells, a unified one only the total
+        unified, split = log.matched.get("llamacpp-kv-unified"), log.matched.get("llamacpp-kv-split")
+        if unified is not None or split is not None:
+            key = "no_kv_unified" if (split or 0) > (unified or 0) else "kv_unified"
+            args[key] = True
     flags = [_flag(key, value) for key, value in args.items()]
     return [flag for flag in flags if flag]
 

@@ -664,6 +664,23 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
+    # llama-server's start-up line from 2026 (b9106's release binaries): "build_info: b<number>-<commit>". The
+    # number is `git rev-list --count HEAD`, so a shallow clone's build counts 1 (Docker Model Runner's
+    # "b1-e365e65"): that is no build and is not read
+    _p("llamacpp-build-info", LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
+       r"\bbuild_info: b(?!1-)(?P<version>\d+)-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
+       kind="version"),
+    # one KV cache for all slots or one stream per slot: llama_context prints it from the split caches (b7045), and
+    # llama-server's automatic slots say so on their own line; neither is a figure, but the cells per stream are padded
+    # apart only when the cache is split (engines/llamacpp.context_cells), so verify passes it on
+    _p("llamacpp-kv-unified", LLAMACPP, "b7045 to the newest (llama_context's parameter list; llama-server's "
+       "automatic slots line)", r"\bkv_unified\s+= '?true\b",
+       "main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", "ROCm/ROCm#6227",
+       kind="marker"),
+    _p("llamacpp-kv-split", LLAMACPP, "b7045 to the newest (llama_context's parameter list, the slots line)",
+       r"\bkv_unified\s+= '?false\b",
+       "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
+       "llama.cpp PR #26297", kind="marker"),
     _p("llamacpp-model-file", LLAMACPP, "b1000 to the newest",
        r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<model>\S+\.gguf)",
        "llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from "
@@ -896,4 +913,4 @@ WEIGHTS_FROM_FREE = frozenset({"sglang-load-end-free-only"})
 # prints its version once per process (engine cores and workers print the engine config line, which is not one of
 # these), SGLang's launcher its arguments, llama-server its build.
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
-                            "sglang-server-args-dict", "llamacpp-build"})
+                            "sglang-server-args-dict", "llamacpp-build", "llamacpp-build-info"})

@@ -440,6 +440,11 @@ CASES = [
       P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
     # Vulkan over two devices (Docker Model Runner): `build_info: b1-e365e65` is Docker's own count, not a llama.cpp
     # build; the compute reserve fails on Vulkan1, is retried without pipeline parallelism and fails again
+    # ROCm/ROCm#6227: b9106's `build_info: b9106-dd9280a66`, common_params_fit_impl's lines (no figure read), the
+    # device line from llama_prepare_model_devices; a driver error ends the warm-up (not memory)
+    ("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", '9106', False, 'engine-error', 'ROCm1', 0,
+     {P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
+      P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.SEQUENCES: 4, P.KV_TOKENS: 31488, P.PIPELINE_COPIES: 1}),
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
      {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.LAYERS_OFFLOADED: 33,
       P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
@@ -459,7 +464,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 38}
+    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 39}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -784,3 +789,33 @@ def test_a_negative_v1_kv_budget_is_the_no_kv_memory_refusal():
     # a positive budget, however small, is a figure and no outcome (the engine may still refuse on length)
     small, _ = parse_log(["INFO [gpu_worker.py:480] Available KV cache memory: 0.3 GiB\n"], "vllm")
     assert small.failure_kind is None and small.terms() == {P.KV_CACHE: gib(0.3)}
+
+
+@pytest.mark.parametrize("line,version", [
+    ("build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64\n", "6945"),
+    # release binaries of 2026 (ROCm/ROCm#6227) print the build number and commit on one token
+    ("build_info: b9106-dd9280a66\n", "9106"),
+    ("May 11 16:50:19 host llama-server[42]: build_info: b10507-0c1e57098\n", "10507"),
+    # a depth-1 clone counts one commit (Docker Model Runner's b1-e365e65): no build number
+    ("build_info: b1-e365e65\n", None),
+])
+def test_each_llama_cpp_build_line_gives_its_build(line, version):
+    log, _ = parse_log([line], "llama.cpp")
+    assert log.engine_version == version
+
+
+@pytest.mark.parametrize("lines,flag", [
+    (["main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true\n"], "--kv-unified"),
+    (["llama_context: kv_unified    = true\n"], "--kv-unified"),
+    (["0.06.588.133 I llama_context: kv_unified    = false\n"], "--no-kv-unified"),
+    (["1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'\n"],
+     "--no-kv-unified"),
+    # a restart: the start-up whose cache line comes later is the one estimated
+    (["llama_context: kv_unified    = true\n", "llama_context: kv_unified    = false\n"], "--no-kv-unified"),
+    (["llama_context: n_ctx         = 4096\n"], None),
+])
+def test_the_llama_cpp_cache_a_log_built_reaches_the_rebuild(lines, flag):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log(lines, "llama.cpp")
+    flags = [f for f in backend_args(log) if "kv-unified" in f]
+    assert flags == ([flag] if flag else [])
