@@ -767,7 +767,8 @@ LLAMACPP_PATTERNS = (
     # later builds print the device's PCI bus id between its name and the free figure, or "unknown id" where the
     # backend reports none (Metal, Vulkan without PCI info: src/llama.cpp llama_model_load_from_file_impl)
     _p("llamacpp-device-free-bus-id", LLAMACPP, "b6900 to the newest (the PCI bus id after the name)",
-       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \((?:[0-9A-Fa-f:.]+|unknown id)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
+       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \((?:[0-9A-Fa-f:.]+|unknown id)\) - " + _g(FREE_BEFORE_LOAD)
+       + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) (0000:2b:00.0) - 15001 MiB "
        "free", "llama.cpp PR #16962", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
     # llama-server opens its HTTP port before it loads the model (server.cpp from PR #4881, b1840; 0.2.58's vendored
