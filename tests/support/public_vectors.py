@@ -631,6 +631,15 @@ VECTORS = (
                "ggml-org/gpt-oss-20b-GGUF (MXFP4) on an Apple M5, build 8164 (the log); Metal's device total is its "
                "recommendedMaxWorkingSetSize, 19,069.67 MB = 18,186 MiB (the log; 18,185 MiB free at load); the "
                "context is the model's 131,072 (no -c; --fit left it), one sequence, flash attention auto"),
+    Vector("ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", "google/gemma-2-2b",
+           ("AMD Radeon RX 6600", "8176MiB"), "b8700", ("--batch-size=512", "--ubatch-size=256", "--flash-attn=off"),
+           "q4_0", version_known=False, engine="llama.cpp",
+           why="a public desktop-app debug log of 2026-05-20 (index file id 55586255430, repository not named): "
+               "ollama's llama.cpp runner loads gemma2:2b (Q4_0, Gemma 2 2B's shape in its metadata) on a Radeon RX "
+               "6600 (8,573,157,376 B by ggml's AMD memory line) with the load request's Parallel 2, BatchSize 256 "
+               "(n_batch 512, n_ubatch 256 in the log) and flash attention disabled; the runner's full-size SWA "
+               "cache and two split streams are the log's; ollama's vendored llama.cpp is not printed (b8700 "
+               "assumed, May 2026, as for ollama 0.20.2)"),
 )
 
 

@@ -282,6 +282,8 @@ def backend_args(log: ObservedLog) -> list[str]:
         if unified is not None or split is not None:
             key = "no_kv_unified" if (split or 0) > (unified or 0) else "kv_unified"
             args[key] = True
+        if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
+            args["swa_full"] = True
     flags = [_flag(key, value) for key, value in args.items()]
     return [flag for flag in flags if flag]
 

@@ -681,6 +681,12 @@ LLAMACPP_PATTERNS = (
        r"\bkv_unified\s+= '?false\b",
        "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
        "llama.cpp PR #26297", kind="marker"),
+    # the sliding-window cache as large as the full one: --swa-full, which ollama's runner sets (the iSWA cache's
+    # warning in src/llama-kv-cache-iswa.cpp, which cites PR #13194)
+    _p("llamacpp-swa-full", LLAMACPP, "the iSWA cache's builds to the newest (once per context)",
+       r"using full-size SWA cache",
+       "llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/13194#"
+       "issuecomment-2868343055)", "llama.cpp PR #13194", kind="marker"),
     _p("llamacpp-model-file", LLAMACPP, "b1000 to the newest",
        r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<model>\S+\.gguf)",
        "llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from "

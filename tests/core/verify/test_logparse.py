@@ -445,6 +445,10 @@ CASES = [
     ("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", '9106', False, 'engine-error', 'ROCm1', 0,
      {P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
       P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.SEQUENCES: 4, P.KV_TOKENS: 31488, P.PIPELINE_COPIES: 1}),
+    # ollama's runner of May 2026 on ROCm: full-size SWA cache, two split streams ("2/2 seqs"), two KV lines summed
+    ("llama.cpp/ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", None, True, None, 'ROCm0', 0,
+     {P.FREE_BEFORE_LOAD: mib(7512.0), P.WEIGHTS: mib(1548.29), P.KV_CACHE: mib(832.0) * 2,
+      P.COMPUTE_BUFFER: mib(252.25), P.LAYERS_OFFLOADED: 27, P.LAYERS_TOTAL: 27, P.SEQUENCES: 2, P.KV_TOKENS: 16384}),
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
      {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.LAYERS_OFFLOADED: 33,
       P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
@@ -464,7 +468,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 39}
+    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -819,3 +823,16 @@ def test_the_llama_cpp_cache_a_log_built_reaches_the_rebuild(lines, flag):
     log, _ = parse_log(lines, "llama.cpp")
     flags = [f for f in backend_args(log) if "kv-unified" in f]
     assert flags == ([flag] if flag else [])
+
+
+@pytest.mark.parametrize("line,swa_full", [
+    ("llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/13194#"
+     "issuecomment-2868343055)\n", True),
+    ("0.00.515.291 W llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/"
+     "13194#issuecomment-2868343055)\n", True),
+    ("llama_kv_cache_iswa: creating     SWA KV cache, size = 768 cells\n", False),
+])
+def test_a_full_size_window_cache_reaches_the_rebuild(line, swa_full):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log([line], "llama.cpp")
+    assert ("--swa-full" in backend_args(log)) is swa_full
