@@ -59,7 +59,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
             "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "build_info:", "kv_unified", "full-size SWA", "loaded meta data", "offloaded", "buffer size",
-            "n_ctx", "n_seq_max", "size =",
+            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "size =",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel",

@@ -681,6 +681,13 @@ LLAMACPP_PATTERNS = (
        r"\bkv_unified\s+= '?false\b",
        "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
        "llama.cpp PR #26297", kind="marker"),
+    # the context's own batch sizes and flash-attention setting, as llama_context lists them (one line each; the
+    # last context built counts): the rebuild reserves what the engine did, whatever a front end passed
+    _p("llamacpp-context-batch", LLAMACPP, "b1800 to the newest (llama_new_context_with_model, llama_init_from_model, "
+       "llama_context)",
+       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+"
+       r"(?P<args>n_u?batch\s+= \d+|flash_attn\s+= (?:enabled|disabled|auto|0|1))\s*$",
+       "llama_context: n_ubatch      = 256", "ikawrakow/ik_llama.cpp PR #333", kind="arg-update"),
     # the sliding-window cache as large as the full one: --swa-full, which ollama's runner sets (the iSWA cache's
     # warning in src/llama-kv-cache-iswa.cpp, which cites PR #13194)
     _p("llamacpp-swa-full", LLAMACPP, "the iSWA cache's builds to the newest (once per context)",

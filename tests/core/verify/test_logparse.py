@@ -836,3 +836,24 @@ def test_a_full_size_window_cache_reaches_the_rebuild(line, swa_full):
     from gpustack_guard.core.verify.compare import backend_args
     log, _ = parse_log([line], "llama.cpp")
     assert ("--swa-full" in backend_args(log)) is swa_full
+
+
+@pytest.mark.parametrize("lines,flags", [
+    # b8700 (ollama's runner, May 2026): llama_context's list
+    (["llama_context: n_batch       = 512\n", "llama_context: n_ubatch      = 256\n",
+      "llama_context: flash_attn    = disabled\n"], ["--batch-size=512", "--ubatch-size=256", "--flash-attn=off"]),
+    # the older function names and the 0/1 setting (llama_init_from_model from b4500, before it
+    # llama_new_context_with_model)
+    (["0.00.315.526 I llama_init_from_model: n_ubatch      = 2048\n", "llama_init_from_model: flash_attn    = 1\n"],
+     ["--ubatch-size=2048", "--flash-attn=on"]),
+    (["May 20 19:18:02 host ollama[7]: llama_new_context_with_model: n_batch    = 2048\n"], ["--batch-size=2048"]),
+    # auto is the default gsg already counts as on: no flag
+    (["llama_context: flash_attn    = auto\n"], []),
+    # a second context (a draft model's) printed later is the last one built: its figures count
+    (["llama_context: n_ubatch      = 512\n", "llama_context: n_ubatch      = 128\n"], ["--ubatch-size=128"]),
+])
+def test_the_llama_cpp_contexts_printed_batch_and_flash_attention_reach_the_rebuild(lines, flags):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log(lines, "llama.cpp")
+    assert [f for f in backend_args(log) if f.split("=")[0] in ("--batch-size", "--ubatch-size", "--flash-attn")] \
+        == flags
