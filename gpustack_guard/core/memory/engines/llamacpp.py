@@ -605,6 +605,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
                      "for this architecture or build), counted so")
     window_batch = swa_batch(version, batch, micro_batch(batch, cfg.ubatch_size, version))
+    if windowed and cfg.swa_full:
+        notes.append("--swa-full: the sliding-window layers keep a cache as long as the full one")
     if cfg.flash_attn_auto and not cfg.flash_attn:
         notes.append("--flash-attn auto with the KV cache in host memory (--no-kv-offload): llama.cpp turns it off")
     elif cfg.flash_attn_auto:
