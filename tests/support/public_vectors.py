@@ -637,7 +637,22 @@ VECTORS = (
                "repository not named), evidence D: a Qwen3-1.7B control run at --ctx-size 16384 on CUDA0; the note "
                "quotes only the KV line (1,792 MiB = 16,384 x 112 KiB); the same machine's llama-server reports "
                "b10434 in /props, the control's own build is not printed"),
-
+    # -- round 21: Metal and Vulkan builds of 2026 ----------------------------------------------------------
+    Vector("gpt-oss-20b-metal-m5-b8164-iswa.log", "openai/gpt-oss-20b", ("Apple M5", "18186MiB"), None,
+           engine="llama.cpp",
+           why="a public note (index file id 32713047379, repository not named): llama-completion -hf "
+               "ggml-org/gpt-oss-20b-GGUF (MXFP4) on an Apple M5, build 8164 (the log); Metal's device total is its "
+               "recommendedMaxWorkingSetSize, 19,069.67 MB = 18,186 MiB (the log; 18,185 MiB free at load); the "
+               "context is the model's 131,072 (no -c; --fit left it), one sequence, flash attention auto"),
+    Vector("ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", "google/gemma-2-2b",
+           ("AMD Radeon RX 6600", "8176MiB"), "b8700", ("--batch-size=512", "--ubatch-size=256", "--flash-attn=off"),
+           "q4_0", version_known=False, engine="llama.cpp",
+           why="a public desktop-app debug log of 2026-05-20 (index file id 55586255430, repository not named): "
+               "ollama's llama.cpp runner loads gemma2:2b (Q4_0, Gemma 2 2B's shape in its metadata) on a Radeon RX "
+               "6600 (8,573,157,376 B by ggml's AMD memory line) with the load request's Parallel 2, BatchSize 256 "
+               "(n_batch 512, n_ubatch 256 in the log) and flash attention disabled; the runner's full-size SWA "
+               "cache and two split streams are the log's; ollama's vendored llama.cpp is not printed (b8700 "
+               "assumed, May 2026, as for ollama 0.20.2)"),
 )
 
 
@@ -743,6 +758,14 @@ EXCLUDED = {
                                                     "no memory verdict to hold it against",
     "llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log": "llama.cpp PR #26297: MiniMax-M3 is not in gsg's "
                                                                   "catalog and the excerpt has no buffer lines",
+    "llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log": "a public project note (index file id "
+        "62168197661): Docker Model Runner's Vulkan llama-server (b1-e365e65, a llama.cpp commit of spring 2026 "
+        "whose build number the index does not give) on an RX 580 + RX 560 reporting 3,169 MiB free each; Vulkan1's "
+        "compute reserve (434.8 MiB with four input copies, 396.75 = 512 rows of logits without) fails with 1.5 GiB "
+        "of its 3.1 GiB held: the device's real limit is not in the log, so no verdict can be held against gsg",
+    "llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log": "ROCm/ROCm#6227: the warm-up dies on a driver error "
+        "(device kernel image is invalid), not memory, so the log has no memory verdict; its buffers are held in "
+        "tests/cli/test_public_vectors.py (KV and compute exact at --fit's 31,488 cells, one unified cache)",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
     "llama.cpp/ollama-fifth-gpu-compute-oom.log": "ollama#6860: a compute buffer refused on the fifth of five GPUs; "

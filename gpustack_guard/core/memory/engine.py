@@ -543,6 +543,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         ctx_size=None if ctx_from_default else ctx,  # estimate_llamacpp resolves it again and says where from
         unset_ctx=unset_ctx,
         kv_unified=unified,
+        swa_full=_flag(flags, "swa-full"),
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
         gpu_layers=None if layers is not None and layers < 0 else layers,
         batch_size=value("batch-size"),

@@ -276,6 +276,21 @@ def backend_args(log: ObservedLog) -> list[str]:
             args["parallel"] = terms[P.SEQUENCES]
         if P.LAYERS_OFFLOADED in terms:
             args["n_gpu_layers"] = terms[P.LAYERS_OFFLOADED]
+        # the cache the log says it built (the later first mention wins, a restart's): a split one pads each
+        # slot's cells, a unified one only the total
+        unified, split = log.matched.get("llamacpp-kv-unified"), log.matched.get("llamacpp-kv-split")
+        if unified is not None or split is not None:
+            key = "no_kv_unified" if (split or 0) > (unified or 0) else "kv_unified"
+            args[key] = True
+        if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
+            args["swa_full"] = True
+        # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
+        for printed, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
+            if isinstance(log.args.get(printed), int):
+                args[key] = log.args[printed]
+        flash = str(log.args.get("flash_attn", "auto")).lower()
+        if flash in ("enabled", "1", "disabled", "0"):
+            args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
     flags = [_flag(key, value) for key, value in args.items()]
     return [flag for flag in flags if flag]
 

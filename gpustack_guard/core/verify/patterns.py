@@ -689,6 +689,36 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
+    # llama-server's start-up line from 2026 (b9106's release binaries): "build_info: b<number>-<commit>". The
+    # number is `git rev-list --count HEAD`, so a shallow clone's build counts 1 (Docker Model Runner's
+    # "b1-e365e65"): that is no build and is not read
+    _p("llamacpp-build-info", LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
+       r"\bbuild_info: b(?!1-)(?P<version>\d+)-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
+       kind="version"),
+    # one KV cache for all slots or one stream per slot: llama_context prints it from the split caches (b7045), and
+    # llama-server's automatic slots say so on their own line; neither is a figure, but the cells per stream are padded
+    # apart only when the cache is split (engines/llamacpp.context_cells), so verify passes it on
+    _p("llamacpp-kv-unified", LLAMACPP, "b7045 to the newest (llama_context's parameter list; llama-server's "
+       "automatic slots line)", r"\bkv_unified\s+= '?true\b",
+       "main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", "ROCm/ROCm#6227",
+       kind="marker"),
+    _p("llamacpp-kv-split", LLAMACPP, "b7045 to the newest (llama_context's parameter list, the slots line)",
+       r"\bkv_unified\s+= '?false\b",
+       "1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'",
+       "llama.cpp PR #26297", kind="marker"),
+    # the context's own batch sizes and flash-attention setting, as llama_context lists them (one line each; the
+    # last context built counts): the rebuild reserves what the engine did, whatever a front end passed
+    _p("llamacpp-context-batch", LLAMACPP, "b1800 to the newest (llama_new_context_with_model, llama_init_from_model, "
+       "llama_context)",
+       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+"
+       r"(?P<args>n_u?batch\s+= \d+|flash_attn\s+= (?:enabled|disabled|auto|0|1))\s*$",
+       "llama_context: n_ubatch      = 256", "ikawrakow/ik_llama.cpp PR #333", kind="arg-update"),
+    # the sliding-window cache as large as the full one: --swa-full, which ollama's runner sets (the iSWA cache's
+    # warning in src/llama-kv-cache-iswa.cpp, which cites PR #13194)
+    _p("llamacpp-swa-full", LLAMACPP, "the iSWA cache's builds to the newest (once per context)",
+       r"using full-size SWA cache",
+       "llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/13194#"
+       "issuecomment-2868343055)", "llama.cpp PR #13194", kind="marker"),
     _p("llamacpp-model-file", LLAMACPP, "b1000 to the newest",
        r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<model>\S+\.gguf)",
        "llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from "
@@ -772,9 +802,11 @@ LLAMACPP_PATTERNS = (
        r"using device (?P<device>\S+) \((?P<name>[^)]+)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free",
        "llama.cpp PR #14363", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
-    # later builds print the device's PCI bus id between its name and the free figure
+    # later builds print the device's PCI bus id between its name and the free figure, or "unknown id" where the
+    # backend reports none (Metal, Vulkan without PCI info: src/llama.cpp llama_model_load_from_file_impl)
     _p("llamacpp-device-free-bus-id", LLAMACPP, "b6900 to the newest (the PCI bus id after the name)",
-       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \([0-9A-Fa-f:.]+\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
+       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \((?:[0-9A-Fa-f:.]+|unknown id)\) - " + _g(FREE_BEFORE_LOAD)
+       + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) (0000:2b:00.0) - 15001 MiB "
        "free", "llama.cpp PR #16962", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
     # llama-server opens its HTTP port before it loads the model (server.cpp from PR #4881, b1840; 0.2.58's vendored
@@ -922,4 +954,4 @@ SGLANG_POOL_LINES = frozenset({"sglang-kv-allocated", "sglang-kv-allocated-one-s
 # prints its version once per process (engine cores and workers print the engine config line, which is not one of
 # these), SGLang's launcher its arguments, llama-server its build.
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
-                            "sglang-server-args-dict", "llamacpp-build"})
+                            "sglang-server-args-dict", "llamacpp-build", "llamacpp-build-info"})

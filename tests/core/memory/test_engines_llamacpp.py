@@ -83,6 +83,21 @@ def test_l1_gemma3_27b_iswa_caches_and_logits_bound_buffer():
     assert older.kv_cache == 62 * 49152 * 16 * 128 * 2 * 2  # before the SWA cache: every layer full-length
 
 
+def test_swa_full_sizes_the_window_cache_as_the_full_one():
+    # --swa-full (ollama's runner sets it): llama_kv_cache_iswa logs "using full-size SWA cache" and gives the window
+    # layers the full cache's cells. The same Gemma-3-27B run as above: 62 layers x 49,152 cells, where the window
+    # cache held 18,432; and Gemma-2-2B under ollama on a Radeon RX 6600 (index file 55586255430: two split streams
+    # of 8,192 cells, 13 + 13 layers, 832 + 832 MiB logged)
+    facts = replace(catalog_facts("google/gemma-3-27b-it"), quant_method="gguf:q4_k_m")
+    cfg = LlamaCppConfig(ctx_size=49152, parallel=16, ubatch_size=128, flash_attn=True, swa_full=True)
+    assert estimate_llamacpp(facts, [L40S], cfg, version="b5452").kv_cache == 62 * 49152 * 16 * 128 * 2 * 2
+    gemma2 = replace(catalog_facts("google/gemma-2-2b"), quant_method="gguf:q4_0")
+    cfg2 = LlamaCppConfig(ctx_size=16384, parallel=2, kv_unified=False, batch_size=512, ubatch_size=256)
+    assert estimate_llamacpp(gemma2, [8176 * MiB], replace(cfg2, swa_full=True), version="b8700").kv_cache == \
+        (832 + 832) * MiB
+    assert estimate_llamacpp(gemma2, [8176 * MiB], cfg2, version="b8700").kv_cache < (832 + 832) * MiB
+
+
 def test_l3_qwen3_30b_four_devices_same_buffer_everywhere():
     # llama.cpp#13661 (4x K80, n_ctx 30016, no FA, row split: CUDA0_Split buffers, so no pipeline parallelism):
     # 1958.63 MiB compute on all four devices, 2814 MiB KV in all

@@ -444,6 +444,26 @@ CASES = [
       P.LAYERS_TOTAL: 37}),
     # one quoted KV line: the weights line is missing
     ("llama.cpp/qwen3-1.7b-rtx5060ti-16384-one-line.log", None, True, None, 'CUDA0', 1, {P.KV_CACHE: mib(1792.0)}),
+    # Metal (build 8164): MTL0_Mapped weights, the device line's "(unknown id)", gpt-oss's two caches summed (the
+    # full one's 131,072 cells are the capacity); the CPU compute buffer (268.77 MiB) holds the 256 MiB f32 mask
+    ("llama.cpp/gpt-oss-20b-metal-m5-b8164-iswa.log", '8164', True, None, 'MTL0', 0,
+     {P.FREE_BEFORE_LOAD: mib(18185.0), P.WEIGHTS: mib(11536.18), P.KV_CACHE: mib(3072.0) + mib(18.0),
+      P.COMPUTE_BUFFER: mib(420.08), P.LAYERS_OFFLOADED: 25, P.LAYERS_TOTAL: 25, P.SEQUENCES: 1,
+      P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
+    # Vulkan over two devices (Docker Model Runner): `build_info: b1-e365e65` is Docker's own count, not a llama.cpp
+    # build; the compute reserve fails on Vulkan1, is retried without pipeline parallelism and fails again
+    # ROCm/ROCm#6227: b9106's `build_info: b9106-dd9280a66`, common_params_fit_impl's lines (no figure read), the
+    # device line from llama_prepare_model_devices; a driver error ends the warm-up (not memory)
+    ("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", '9106', False, 'engine-error', 'ROCm1', 0,
+     {P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
+      P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.SEQUENCES: 4, P.KV_TOKENS: 31488, P.PIPELINE_COPIES: 1}),
+    # ollama's runner of May 2026 on ROCm: full-size SWA cache, two split streams ("2/2 seqs"), two KV lines summed
+    ("llama.cpp/ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", None, True, None, 'ROCm0', 0,
+     {P.FREE_BEFORE_LOAD: mib(7512.0), P.WEIGHTS: mib(1548.29), P.KV_CACHE: mib(832.0) * 2,
+      P.COMPUTE_BUFFER: mib(252.25), P.LAYERS_OFFLOADED: 27, P.LAYERS_TOTAL: 27, P.SEQUENCES: 2, P.KV_TOKENS: 16384}),
+    ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
+     {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.LAYERS_OFFLOADED: 33,
+      P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
 ]
 
 
@@ -469,7 +489,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 31, "llama.cpp": 36}
+    assert counts == {"vllm": 82, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -757,6 +777,13 @@ def test_the_fraction_in_sglangs_refusal_joins_the_printed_arguments():
      "CUDA1", 11822),
     ("llama_model_load_from_file_impl: using device ROCm0 (AMD Radeon RX 7900 XTX) (0000:C3:00.0) - 24560 MiB free\n",
      "ROCm0", 24560),
+    # a backend without a device id prints "unknown id" there (src/llama.cpp): Metal (build 8164), Vulkan (Docker
+    # Model Runner's b1-e365e65), and the same line behind journald's prefix of an ollama service
+    ("llama_model_load_from_file_impl: using device MTL0 (Apple M5) (unknown id) - 18185 MiB free\n", "MTL0", 18185),
+    ("llama_model_load_from_file_impl: using device Vulkan1 (Radeon RX 560 Series) (unknown id) - 3169 MiB free\n",
+     "Vulkan1", 3169),
+    ("May 05 01:32:44 host ollama[3010]: llama_model_load_from_file_impl: using device Vulkan0 (AMD Radeon RX 7900 "
+     "XTX) (unknown id) - 24560 MiB free\n", "Vulkan0", 24560),
 ])
 def test_each_llama_cpp_device_line_gives_its_free_memory(line, device, free_mib):
     log, _ = parse_log([line], "llama.cpp")
@@ -787,3 +814,67 @@ def test_a_negative_v1_kv_budget_is_the_no_kv_memory_refusal():
     # a positive budget, however small, is a figure and no outcome (the engine may still refuse on length)
     small, _ = parse_log(["INFO [gpu_worker.py:480] Available KV cache memory: 0.3 GiB\n"], "vllm")
     assert small.failure_kind is None and small.terms() == {P.KV_CACHE: gib(0.3)}
+
+
+@pytest.mark.parametrize("line,version", [
+    ("build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64\n", "6945"),
+    # release binaries of 2026 (ROCm/ROCm#6227) print the build number and commit on one token
+    ("build_info: b9106-dd9280a66\n", "9106"),
+    ("May 11 16:50:19 host llama-server[42]: build_info: b10507-0c1e57098\n", "10507"),
+    # a depth-1 clone counts one commit (Docker Model Runner's b1-e365e65): no build number
+    ("build_info: b1-e365e65\n", None),
+])
+def test_each_llama_cpp_build_line_gives_its_build(line, version):
+    log, _ = parse_log([line], "llama.cpp")
+    assert log.engine_version == version
+
+
+@pytest.mark.parametrize("lines,flag", [
+    (["main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true\n"], "--kv-unified"),
+    (["llama_context: kv_unified    = true\n"], "--kv-unified"),
+    (["0.06.588.133 I llama_context: kv_unified    = false\n"], "--no-kv-unified"),
+    (["1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'\n"],
+     "--no-kv-unified"),
+    # a restart: the start-up whose cache line comes later is the one estimated
+    (["llama_context: kv_unified    = true\n", "llama_context: kv_unified    = false\n"], "--no-kv-unified"),
+    (["llama_context: n_ctx         = 4096\n"], None),
+])
+def test_the_llama_cpp_cache_a_log_built_reaches_the_rebuild(lines, flag):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log(lines, "llama.cpp")
+    flags = [f for f in backend_args(log) if "kv-unified" in f]
+    assert flags == ([flag] if flag else [])
+
+
+@pytest.mark.parametrize("line,swa_full", [
+    ("llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/13194#"
+     "issuecomment-2868343055)\n", True),
+    ("0.00.515.291 W llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/"
+     "13194#issuecomment-2868343055)\n", True),
+    ("llama_kv_cache_iswa: creating     SWA KV cache, size = 768 cells\n", False),
+])
+def test_a_full_size_window_cache_reaches_the_rebuild(line, swa_full):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log([line], "llama.cpp")
+    assert ("--swa-full" in backend_args(log)) is swa_full
+
+
+@pytest.mark.parametrize("lines,flags", [
+    # b8700 (ollama's runner, May 2026): llama_context's list
+    (["llama_context: n_batch       = 512\n", "llama_context: n_ubatch      = 256\n",
+      "llama_context: flash_attn    = disabled\n"], ["--batch-size=512", "--ubatch-size=256", "--flash-attn=off"]),
+    # the older function names and the 0/1 setting (llama_init_from_model from b4500, before it
+    # llama_new_context_with_model)
+    (["0.00.315.526 I llama_init_from_model: n_ubatch      = 2048\n", "llama_init_from_model: flash_attn    = 1\n"],
+     ["--ubatch-size=2048", "--flash-attn=on"]),
+    (["May 20 19:18:02 host ollama[7]: llama_new_context_with_model: n_batch    = 2048\n"], ["--batch-size=2048"]),
+    # auto is the default gsg already counts as on: no flag
+    (["llama_context: flash_attn    = auto\n"], []),
+    # a second context (a draft model's) printed later is the last one built: its figures count
+    (["llama_context: n_ubatch      = 512\n", "llama_context: n_ubatch      = 128\n"], ["--ubatch-size=128"]),
+])
+def test_the_llama_cpp_contexts_printed_batch_and_flash_attention_reach_the_rebuild(lines, flags):
+    from gpustack_guard.core.verify.compare import backend_args
+    log, _ = parse_log(lines, "llama.cpp")
+    assert [f for f in backend_args(log) if f.split("=")[0] in ("--batch-size", "--ubatch-size", "--flash-attn")] \
+        == flags

@@ -45,6 +45,7 @@ class LlamaCppConfig:
     flash_attn_auto: bool = False  # on because --flash-attn is auto (given, or the default from b6325)
     no_kv_offload: bool = False
     kv_unified: bool = True  # one cache for all slots; False: one stream of n_ctx / parallel cells per slot
+    swa_full: bool = False  # --swa-full: the sliding-window cache as large as the full one (ollama's runner sets it)
     tensor_split: tuple[float, ...] | None = None
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
     split_mode: str = "layer"  # --split-mode: layer (default), row or none
@@ -604,6 +605,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         notes.append(f"{facts.architecture}: llama.cpp keeps a full-length cache for every layer (no SWA cache "
                      "for this architecture or build), counted so")
     window_batch = swa_batch(version, batch, micro_batch(batch, cfg.ubatch_size, version))
+    if windowed and cfg.swa_full:
+        notes.append("--swa-full: the sliding-window layers keep a cache as long as the full one")
     if cfg.flash_attn_auto and not cfg.flash_attn:
         notes.append("--flash-attn auto with the KV cache in host memory (--no-kv-offload): llama.cpp turns it off")
     elif cfg.flash_attn_auto:
@@ -632,8 +635,10 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         cells, stream_cells = context_cells(ctx_cells, streams, cfg.flash_attn, version)
         # attention reads (and masks) the cache only where the model has attention layers: Mamba has neither
         read_cells = stream_cells if any_attention else 0
+        # --swa-full: llama_kv_cache_iswa sizes the window cache as the full one (src/llama-kv-cache-iswa.cpp,
+        # "using full-size SWA cache")
         window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
-            if windowed else cells
+            if windowed and not cfg.swa_full else cells
         reserve = min(cells, tokens)
         outputs = reserved_outputs(reserve, slots, batch, version)
         out: list[DeviceUsage] = []
