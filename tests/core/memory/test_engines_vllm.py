@@ -23,6 +23,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     pp_partitions,
     stage_weights,
 )
+from gpustack_guard.core.memory.kv import mla_aligned_layer_bytes
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB, MiB
@@ -1207,11 +1208,46 @@ def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, vers
     ("0.34.0", "NVIDIA H100 80GB HBM3", None, None, (64, "FlashAttention MLA")),  # CacheConfig's default is 64
     ("0.34.0", "NVIDIA B200", None, None, (64, "FlashInfer MLA")),
     ("0.24.0", "", None, None, (16, "FlashAttention MLA")),  # an unnamed GPU is sized as Hopper
+    # 0.7.x: no MLA backend sets the block size (FlashMLA's forced 64 arrives in 0.8.0)
+    ("0.7.3", "NVIDIA H200", None, None, (16, "the MLA backend")),
+    ("0.7.3", "NVIDIA H200", None, 32, (32, "the MLA backend")),
+    ("0.8.0", "NVIDIA H200", None, None, (64, "FlashMLA")),
 ])
 def test_mla_block_size_rule_by_release_and_capability(version, gpu_name, kv_dtype, given, expected):
     facts = catalog_facts("deepseek-ai/DeepSeek-V2-Lite")
     cfg = VllmConfig(max_model_len=8192, block_size=given, kv_cache_dtype=kv_dtype)
     assert V.mla_block_size(facts, cfg, version, gpu_name) == expected
+
+
+@pytest.mark.parametrize("model,version,gpu_name,kv_dtype,layer_bytes", [
+    # 0.7.2-0.7.3 V0 pads the 576-element latent to 256 bytes of the model dtype: 640 elements
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "NVIDIA H100 80GB HBM3", None, 1280),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.2", "NVIDIA A100-SXM4-80GB", None, 1280),
+    # counted in the model dtype, stored in the KV dtype: an fp8 cache keeps 640 one-byte elements
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "NVIDIA H100 80GB HBM3", "fp8", 640),
+    ("deepseek-ai/DeepSeek-V3", "0.7.3", "NVIDIA H200", None, 1280),
+    # 0.7.1 and 0.8.0 do not pad; ROCm is not CUDA (current_platform.is_cuda())
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.1", "NVIDIA H100 80GB HBM3", None, 1152),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.8.0", "NVIDIA H100 80GB HBM3", None, 1152),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "AMD Instinct MI300X", None, 1152),
+])
+def test_mla_latent_entry_padding_by_release(model, version, gpu_name, kv_dtype, layer_bytes):
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192, kv_cache_dtype=kv_dtype)
+    notes: list[str] = []
+    shape = V.kv_shape(facts, cfg, 8192, notes, version, gpu_name)
+    assert shape.layer_bytes == layer_bytes
+    assert shape.bytes_per_token == facts.num_hidden_layers * layer_bytes
+    assert [n for n in notes if "pads" in n] == ([f"vLLM {version} pads each MLA latent entry to 256 bytes "
+                                                  f"({layer_bytes} B per token and layer; worker/cache_engine.py)"]
+                                                 if layer_bytes in (1280, 640) else [])
+
+
+def test_mla_latent_padding_of_a_float32_model_is_a_multiple_of_64_elements():
+    facts = replace(catalog_facts("deepseek-ai/DeepSeek-V2-Lite"), dtype="float32")
+    # 576 float32 elements are already 9 x 64 (256 bytes of float32): no padding, 4 bytes each
+    assert mla_aligned_layer_bytes(facts, None, 256) == 576 * 4
+    assert mla_aligned_layer_bytes(replace(facts, qk_rope_head_dim=72), None, 256) == 640 * 4
 
 
 def test_mla_block_size_on_blackwell_takes_cutlass_when_flashinfer_refuses_the_head():

@@ -24,7 +24,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, window_pages
+from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.vision import qwen_vl_side
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
@@ -661,7 +661,14 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
             if cfg.block_size and block != cfg.block_size:
                 notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
                              f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
-        return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        kv = KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        align = P.vllm_mla_align_row(version).align_bytes
+        # CUDA only (current_platform.is_cuda()); the non-CUDA names SGLang's table lists are not CUDA for vLLM either
+        if facts.is_mla and align and not re.search(P.SGLANG_NON_CUDA, gpu_name.lower()):
+            kv.layer_bytes = mla_aligned_layer_bytes(facts, cfg.kv_cache_dtype, align)
+            notes.append(f"vLLM {version} pads each MLA latent entry to {align} bytes "
+                         f"({kv.layer_bytes} B per token and layer; worker/cache_engine.py)")
+        return kv
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
     shape = CompressedKV(facts, cfg.pipeline_parallel_size, in_flight_tokens)
@@ -678,6 +685,8 @@ def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_
     """The KV block size vLLM runs an MLA model with on CUDA, and the attention backend it follows
     (profiles.VLLM_MLA_BLOCK). An unnamed GPU is sized as Hopper, the usual MLA host."""
     row = P.vllm_mla_block_row(version)
+    if row.mode == "keep":
+        return cfg.block_size or P.vllm_default_block_size(version), "the MLA backend"
     major, minor = gpu_arch.compute_capability(gpu_name) or (9, 0)
     blackwell = major == 10 and (row.blackwell_family or minor == 0)
     flashinfer = row.flashinfer_first and facts.qk_nope_head_dim in ((128,) if row.mode == "force" else (64, 128))
