@@ -1015,6 +1015,18 @@ VLLM_NON_TORCH = (
                 "NCCL inside: V22 (vllm#13061, 2x RTX 4090 TP 2) 0.25 GiB, V24 (8x L40S TP 8, 0.10.2) 0.17-0.21, "
                 "vllm PR #14447 (23.58 GiB cards) 0.20; also vllm#15815 (2x L40S TP 2, V0) 0.30 and vllm#14452 "
                 "(RTX 5090 workers, V0) 0.33 GiB: the spread is 0.17-0.33 GiB"),
+    # V0 alone on a GPU: up to 0.6.4 the profiler took everything the device held beyond torch's allocations
+    # (worker.py@v0.6.4 determine_num_available_blocks: mem_get_info total - free - allocated), so the CUDA context
+    # was inside vllm#10517's 0.35 GiB; from 0.6.5 memory_profiling (utils.py@v0.6.5) subtracts the baseline taken
+    # in init_device after CUDA starts (worker.py@v0.6.5 init_gpu_memory; MemorySnapshot in @v0.7.3), leaving only
+    # what the profile run adds outside torch (kernel images loaded on first use): 0.01-0.16 GiB in eight public
+    # V0 logs of 0.7.3-0.9 (H100 0.16 three times, V100 0.09, RTX 3090 0.06, T4 0.05, RTX 4070 Laptop 0.02, A100
+    # 40GB 0.01); the largest is booked, no log's own figure
+    NonTorchRow("0.0.0", "single-v0", NON_TORCH_SINGLE, "as 'single': vllm#10517 (0.6.4), the CUDA context inside"),
+    NonTorchRow("0.6.5", "single-v0", int(0.16 * GiB),
+                "worker.py@v0.6.5 / utils.py@v0.6.5 memory_profiling: non-torch measured from the post-CUDA-init "
+                "baseline; the largest of eight public V0 TP 1 logs of 0.7.3-0.9 (0.01-0.16 GiB: v0.8-llama-h100-"
+                "gateway, v0-qwen3-06b-h100-gmu080, v0.7-llama32-11b-vision-h100 print 0.16)"),
     NonTorchRow("0.11.0", "nvlink", NON_TORCH_PARALLEL,
                 "assumed unchanged: NCCL and symmetric-memory buffers leave the budget (PR #25359, envs.py@v0.11.0), "
                 "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
@@ -1673,7 +1685,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 load_model ('Model loading took')")),
         "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
             TermSource("0.0.0", "non-torch-by-interconnect",
-                       "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+                       "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks (total - free - allocated)"),
+            TermSource("0.6.5", "non-torch-by-interconnect-v0-from-baseline",
+                       "vllm/utils.py@v0.6.5 memory_profiling (non_torch_increase over worker.py's init_gpu_memory "
+                       "baseline: the CUDA context left out; V0 alone on a GPU books VLLM_NON_TORCH 'single-v0')"),
             TermSource("0.8.0", "non-torch-device-wide-with-cuda-context",
                        "vllm/v1/worker/gpu_worker.py@v0.8.5 determine_available_memory (mem_get_info total - free - "
                        "torch allocated: the CUDA context inside the budget)"),

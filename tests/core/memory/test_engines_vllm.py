@@ -923,7 +923,9 @@ def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_to
     alpha = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="1"), version="0.7.3", gpu_name="NVIDIA A10G")
     v0 = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="0"), version="0.9.0", gpu_name="NVIDIA A10G")
     assert alpha.extra["cuda_context_in_budget"] is True and v0.extra["cuda_context_in_budget"] is False
-    assert alpha.non_torch == v0.non_torch + P.CUDA_CONTEXT
+    assert alpha.non_torch == P.vllm_non_torch("0.7.3", "single").in_budget + P.CUDA_CONTEXT
+    # V0's own baseline (from 0.6.5) leaves the context out and books its smaller single-GPU row
+    assert v0.non_torch == P.vllm_non_torch("0.9.0", "single-v0").in_budget == int(0.16 * GiB)
 
 
 def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort():
@@ -1272,3 +1274,24 @@ def test_dense_default_block_size_by_release(model, version, given, block, capac
     est = estimate_vllm(catalog_facts(model), 81_559 * MiB, cfg, version=version, gpu_name="NVIDIA H100 80GB HBM3")
     assert (est.block_size, est.kv_capacity_tokens) == (block, capacity)
     assert P.vllm_default_block_size(version) == (64 if version == "0.34.0" else 16)
+
+
+@pytest.mark.parametrize("version,engine,expected", [
+    ("0.6.4", "v0", P.NON_TORCH_SINGLE),  # the profiler took the CUDA context in (worker.py@v0.6.4)
+    ("0.6.5", "v0", int(0.16 * GiB)),  # from the post-CUDA-init baseline (utils.py@v0.6.5 memory_profiling)
+    ("0.8.2", "v0", int(0.16 * GiB)),
+    ("0.9.1", "v1", P.NON_TORCH_SINGLE),  # V1 keeps its own row
+    ("0.24.0", "v1", P.NON_TORCH_SINGLE),
+])
+def test_v0_alone_on_a_gpu_books_non_torch_from_its_baseline_from_0_6_5(version, engine, expected):
+    assert V.parallel_overheads("Tesla T4", 1, 1, False, version, engine=engine) == (expected, 0, 0)
+    # a TP group keeps its interconnect's row whatever the engine
+    assert V.non_torch_links("Tesla T4", 2, 1, engine=engine) == "peerless"
+
+
+def test_a_v0_fallback_estimate_names_the_v0_non_torch_row():
+    # vLLM 0.8.2 falls back to V0 below compute capability 8.0 (a second model and GPU than the T4 vector)
+    est = estimate_vllm(catalog_facts("Qwen/Qwen2.5-1.5B"), 32_768 * MiB, VllmConfig(max_model_len=4096),
+                        version="0.8.2", gpu_name="Tesla V100-SXM2-32GB")
+    assert est.extra["non_torch_source"].startswith("worker.py@v0.6.5 / utils.py@v0.6.5")
+    assert est.non_torch == int(0.16 * GiB)

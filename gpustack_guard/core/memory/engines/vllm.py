@@ -911,7 +911,8 @@ def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
 
 
 def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool,
-                       version: str | None = None, nccl_p2p_disabled: bool = False) -> tuple[int, int, int]:
+                       version: str | None = None, nccl_p2p_disabled: bool = False,
+                       engine: str = "v1") -> tuple[int, int, int]:
     """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
     outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
     interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
@@ -919,8 +920,8 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
     COMM_BUFFERS, except on a group without P2P at all: COMM_BUFFERS_NO_P2P (with custom all-reduce's buffers
     where vLLM turns it on) (profiles.NON_TORCH_PCIE_PARALLEL says why). A group NCCL reaches without
     P2P (nccl_p2p_disabled: profiles.NCCL_P2P_DISABLE_ENV) is booked as a peerless one."""
-    if tp * pp == 1:
-        return P.vllm_non_torch(version, "single").in_budget, 0, 0
+    if tp * pp == 1:  # V0 measures from its own baseline from 0.6.5 (profiles.VLLM_NON_TORCH "single-v0")
+        return P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, engine=engine)).in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
     if link in PEERLESS or nccl_p2p_disabled:  # NCCL's profiled share is inside the logged non-torch figure
@@ -965,10 +966,10 @@ def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
     return {"non_torch_bytes_per_gpu": (rule, "; ".join(sources))}
 
 
-def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False) -> str:
+def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False, engine: str = "v1") -> str:
     """The profiles.VLLM_NON_TORCH class of this GPU group."""
     if tp * pp == 1:
-        return "single"
+        return "single-v0" if engine == "v0" else "single"
     return "peerless" if interconnect(gpu_name) in PEERLESS or nccl_p2p_disabled else "nvlink"
 
 
@@ -1715,7 +1716,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the KV cache is taken (the warm-up reuses it, so it is held memory there, not part of the warm-up's peak)
     held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
-                                                              version, cfg.nccl_p2p_disabled)
+                                                              version, cfg.nccl_p2p_disabled, profile.engine)
     # NCCL memory the profile makes beyond the release's row: vLLM counts it as non-torch (profiles.VLLM_NVLS)
     device_group_nccl, nvls = profiled_nccl(gpu_name, tp, version, cfg)
     non_torch += device_group_nccl + nvls
@@ -1897,8 +1898,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
-               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp,
-                                                                            cfg.nccl_p2p_disabled)).source,
+               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, cfg.nccl_p2p_disabled,
+                                                                            profile.engine)).source,
                "mxfp4_backend": backend,
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
                "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
