@@ -54,6 +54,7 @@ MI300X = ("AMD Instinct MI300X", "196592MiB")
 T4 = ("Tesla T4", "15360MiB")
 RTX_3060 = ("NVIDIA GeForce RTX 3060", "12288MiB")
 RTX_5060_TI = ("NVIDIA GeForce RTX 5060 Ti", "16311MiB")
+RTX_4070_LAPTOP = ("NVIDIA GeForce RTX 4070 Laptop GPU", "8188MiB")
 # DGX Spark's unified memory as CUDA reports it (the figure MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#204 quotes per
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
@@ -341,6 +342,38 @@ VECTORS = (
                "(gpu_worker.py:462 and kv_cache_utils.py:1710 sit between 0.20.0 and 0.21.0), gmu 0.9 (its own "
                "graph-profiling line), 1,048,576 tokens, fp8 KV and block 256 (the recipe's); a development build, "
                "so KV is shown, not scored (+1.8 %: benchmarks/vectors/MISSES.md, the second V4 log)"),
+    Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
+           why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
+               "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "
+               "(the same shape), fp16 and 2,048 tokens (the engine line), gmu 0.90 (the profile line), V0 of "
+               "0.7.3 (printed); 39.56 GiB CUDA total is an A100 40GB"),
+    Vector("v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log", "meta-llama/Llama-3.2-3B", T4, None,
+           why="a public notebook export 'Documentation Chatbot with Meta Synthetic Data Kit' (index file id "
+               "7884883735, repository not named), run on Colab's free T4 (its 'Hardware Used'; 14.74 GiB CUDA "
+               "total): Unsloth's SyntheticDataKit serves unsloth/Llama-3.2-3B-Instruct with vLLM 0.8.2, which "
+               "falls back to V0 below compute capability 8.0; every argument is in the printed args line "
+               "(fp16, 2,048 tokens, gmu 0.894, 192 sequences, prefix caching); lines carry a 'vLLM STDOUT: ' prefix"),
+    Vector("v0.7-deepseek-r1-8xh200-tp8-gmu085-128k.log", "deepseek-ai/DeepSeek-R1", H200, "0.7.3",
+           ("--tensor-parallel-size=8", "--gpu-memory-utilization=0.85", "--max-model-len=128000",
+            "--max-num-batched-tokens=32000", "--max-num-seqs=1024", "--trust-remote-code"), version_known=False,
+           why="a public markdown note on offline installs (index file id 20903468563, repository not named): its "
+               "`vllm serve .../DeepSeek-R1` command (TP 8, gmu 0.85, 128,000 tokens, 32,000 batched tokens, 1,024 "
+               "sequences) on 8 x H200 143771MiB (its nvidia-smi); the version is not printed: `pip download "
+               "vllm` on 2025-03-15 gives 0.7.3, whose V0 pads the MLA latent to 640 elements (78,080 B/token, "
+               "the log's 21.43 GiB / 294,688 tokens); its weights (+5.5 GiB, the absorbed W_Q_UK / W_UV_O) and "
+               "non-torch memory (7.16 GiB) are not modelled: KV shown, not scored (benchmarks/vectors/MISSES.md)"),
+    Vector("v0.6.4dev-llama31-8b-24gb-131k-refused.log", "meta-llama/Llama-3.1-8B", RTX_4090, None, gpu_known=False,
+           why="a Korean vLLM practice repository's 'Example Source Code' notes (index file id 49009726947, repository "
+               "not named): LLM(model='meta-llama/Llama-3.1-8B-Instruct') at defaults under 0.6.4.dev26 (printed), "
+               "refused: 41,200 tokens of KV below 131,072; the GPU is not named (a 24 GB card by its figures)"),
+    Vector("v0.6.4dev-llama31-8b-24gb-40k.log", "meta-llama/Llama-3.1-8B", RTX_4090, None, gpu_known=False,
+           why="the same notes' fixed run: gpu_memory_utilization=0.9, max_model_len=40960 (its code), started"),
+    Vector("v0.8-llama32-3b-gguf-q8-rtx4070-laptop-10k.log", "meta-llama/Llama-3.2-3B", RTX_4070_LAPTOP, "0.8.2",
+           ("--enforce-eager", "--max-model-len=10000"), "gguf:q8_0", version_known=False,
+           why="eformat/ragit-dev docs/2-local-rag (LangChain walk-through, 2025-03-29): `vllm.entrypoints.openai."
+               "api_server --model Llama-3.2-3B-Instruct-Q8_0.gguf --quantization gguf --enforce-eager "
+               "--max-model-len=10000` on an 'NVIDIA GeForce RTX 4070 - 8GB VRAM' laptop (7.65 GiB CUDA total); "
+               "the version is not printed: `pip install vllm --upgrade` that day is 0.8.2 (V0 for GGUF)"),
     Vector("v1-0.8-gemma3-1b-32k-kv-tokens.log", "google/gemma-3-1b-it", L40S, "0.8.2", version_known=False,
            gpu_known=False,
            why="vllm#14696 (a comment of 2025-03-28): Gemma 3 on V1 at its default 32,768 tokens; 1,139,728 tokens x "

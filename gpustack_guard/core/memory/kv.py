@@ -40,6 +40,15 @@ def kv_bytes_per_token_layer(facts: ModelFacts, tp: int, kv_cache_dtype: str | N
     return 2 * kv_heads_per_gpu(facts, tp) * facts.dim_head * kv_element_bytes(kv_cache_dtype, facts)
 
 
+def mla_aligned_layer_bytes(facts: ModelFacts, kv_cache_dtype: str | None, align_bytes: int) -> int:
+    """One layer's bytes per token when vLLM pads the MLA latent entry (profiles.VLLM_MLA_KV_ALIGN): the element
+    count is rounded up to `align_bytes` of the MODEL dtype, then stored in the KV dtype."""
+    assert facts.kv_lora_rank is not None and facts.qk_rope_head_dim is not None  # is_mla
+    step = align_bytes // (4 if facts.dtype == "float32" else 2)
+    elements = math.ceil((facts.kv_lora_rank + facts.qk_rope_head_dim) / step) * step
+    return elements * kv_element_bytes(kv_cache_dtype, facts)
+
+
 def layers_per_rank(facts: ModelFacts, pp: int) -> int:
     assert facts.num_hidden_layers is not None  # has_attention_shape
     return math.ceil(facts.num_hidden_layers / pp)

@@ -1015,6 +1015,18 @@ VLLM_NON_TORCH = (
                 "NCCL inside: V22 (vllm#13061, 2x RTX 4090 TP 2) 0.25 GiB, V24 (8x L40S TP 8, 0.10.2) 0.17-0.21, "
                 "vllm PR #14447 (23.58 GiB cards) 0.20; also vllm#15815 (2x L40S TP 2, V0) 0.30 and vllm#14452 "
                 "(RTX 5090 workers, V0) 0.33 GiB: the spread is 0.17-0.33 GiB"),
+    # V0 alone on a GPU: up to 0.6.4 the profiler took everything the device held beyond torch's allocations
+    # (worker.py@v0.6.4 determine_num_available_blocks: mem_get_info total - free - allocated), so the CUDA context
+    # was inside vllm#10517's 0.35 GiB; from 0.6.5 memory_profiling (utils.py@v0.6.5) subtracts the baseline taken
+    # in init_device after CUDA starts (worker.py@v0.6.5 init_gpu_memory; MemorySnapshot in @v0.7.3), leaving only
+    # what the profile run adds outside torch (kernel images loaded on first use): 0.01-0.16 GiB in eight public
+    # V0 logs of 0.7.3-0.9 (H100 0.16 three times, V100 0.09, RTX 3090 0.06, T4 0.05, RTX 4070 Laptop 0.02, A100
+    # 40GB 0.01); the largest is booked, no log's own figure
+    NonTorchRow("0.0.0", "single-v0", NON_TORCH_SINGLE, "as 'single': vllm#10517 (0.6.4), the CUDA context inside"),
+    NonTorchRow("0.6.5", "single-v0", int(0.16 * GiB),
+                "worker.py@v0.6.5 / utils.py@v0.6.5 memory_profiling: non-torch measured from the post-CUDA-init "
+                "baseline; the largest of eight public V0 TP 1 logs of 0.7.3-0.9 (0.01-0.16 GiB: v0.8-llama-h100-"
+                "gateway, v0-qwen3-06b-h100-gmu080, v0.7-llama32-11b-vision-h100 print 0.16)"),
     NonTorchRow("0.11.0", "nvlink", NON_TORCH_PARALLEL,
                 "assumed unchanged: NCCL and symmetric-memory buffers leave the budget (PR #25359, envs.py@v0.11.0), "
                 "no public 0.11+ log prints the in-budget figure of an NVLink TP group"),
@@ -1675,7 +1687,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 load_model ('Model loading took')")),
         "non_torch_bytes_per_gpu": (  # the figures: VLLM_NON_TORCH, one row per interconnect and release
             TermSource("0.0.0", "non-torch-by-interconnect",
-                       "vllm/utils.py@v0.6.4 memory_profiling (non_torch_increase)"),
+                       "vllm/worker/worker.py@v0.6.4 determine_num_available_blocks (total - free - allocated)"),
+            TermSource("0.6.5", "non-torch-by-interconnect-v0-from-baseline",
+                       "vllm/utils.py@v0.6.5 memory_profiling (non_torch_increase over worker.py's init_gpu_memory "
+                       "baseline: the CUDA context left out; V0 alone on a GPU books VLLM_NON_TORCH 'single-v0')"),
             TermSource("0.8.0", "non-torch-device-wide-with-cuda-context",
                        "vllm/v1/worker/gpu_worker.py@v0.8.5 determine_available_memory (mem_get_info total - free - "
                        "torch allocated: the CUDA context inside the budget)"),
@@ -1892,6 +1907,7 @@ class VllmMlaBlockRow(NamedTuple):  # a table row: tuple-built, no generated met
     # that does not fit it: FlashMLA 64 on 9.x, CUTLASS MLA 128 or FlashInfer MLA 64 (32 kept) on Blackwell,
     # nothing elsewhere (Triton MLA takes 16). "prefer": a --block-size is kept (a backend that cannot take it is
     # skipped); without one the first valid backend's get_preferred_block_size(VLLM_DEFAULT_BLOCK) is used.
+    # "keep": no MLA backend touches it (the deployment's block size or the default 16).
     mode: str
     fits_multiples: bool  # "force": a multiple of the backend's size is kept (else only the size itself)
     blackwell_family: bool  # the Blackwell backend on every 10.x (else on exactly 10.0; 10.3 falls to Triton)
@@ -1906,9 +1922,13 @@ class VllmMlaBlockRow(NamedTuple):  # a table row: tuple-built, no generated met
 # on 9.x (ops/flashmla.py is_flashmla_dense_supported), so Ampere, Ada and 12.x keep 16 through Triton MLA.
 # DeepSeek-V3.2's sparse MLA (forced 64) is refused before this table is read.
 VLLM_MLA_BLOCK = (
-    VllmMlaBlockRow("0.0.0", "force", False, False, False,
-                    "vllm/platforms/cuda.py@v0.10.1 .. @v0.11.0 check_and_update_config: 9.x FlashMLA, block != 64 "
-                    "-> 64; is_device_capability(100) CUTLASS MLA, block != 128 -> 128 (older releases not read)"),
+    VllmMlaBlockRow("0.0.0", "keep", False, False, False,
+                    "vllm/platforms/cuda.py@v0.7.3 check_and_update_config: block_size None -> 16, no MLA backend "
+                    "sets it (FlashMLA and its forced 64 arrive in @v0.8.0)"),
+    VllmMlaBlockRow("0.8.0", "force", False, False, False,
+                    "vllm/platforms/cuda.py@v0.8.0 (FlashMLA on 9.x: block != 64 -> 64), @v0.10.1 .. @v0.11.0 "
+                    "check_and_update_config: 9.x FlashMLA, block != 64 -> 64; is_device_capability(100) CUTLASS "
+                    "MLA, block != 128 -> 128"),
     VllmMlaBlockRow("0.11.1", "force", True, False, False,
                     "vllm/platforms/cuda.py@v0.11.1 .. @v0.12.0 check_and_update_config: block % 64 != 0 -> 64 "
                     "(FlashMLA), block % 128 != 0 -> 128 (CUTLASS MLA on exactly 10.0)"),
@@ -1997,6 +2017,34 @@ def vllm_default_block_size(version: str | None) -> int:
 def vllm_mla_block_row(version: str | None) -> VllmMlaBlockRow:
     """The MLA block-size rule of a vLLM release."""
     return row_for("vllm", _MLA_BLOCK_KEYS, version)
+
+
+class VllmMlaAlignRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Whether vLLM V0's CacheEngine pads an MLA latent entry on CUDA from one release on (the `since` version)."""
+
+    since: str
+    # 0: no padding; else the entry (kv_lora_rank + qk_rope_head_dim elements) is rounded up to this many bytes
+    # counted in the MODEL dtype (align_to_256bytes(entry, model_config.dtype)), then stored in the KV dtype
+    align_bytes: int
+    source: str
+
+
+# The padded entry is both the block size the profiler divides by and the allocation: DeepSeek-R1's 576 bf16
+# elements become 640 (78,080 B/token over 61 layers, not 70,272). VLLM_CUDA_MEM_ALIGN_KV_CACHE=0 turns it off.
+VLLM_MLA_KV_ALIGN = (
+    VllmMlaAlignRow("0.0.0", 0, "vllm/worker/cache_engine.py@v0.7.1: get_cache_block_size has no alignment"),
+    VllmMlaAlignRow("0.7.2", 256, "vllm/worker/cache_engine.py@v0.7.2, @v0.7.3 get_cache_block_size and "
+                                  "_allocate_kv_cache: align_to_256bytes(num_heads * head_size, model_config.dtype) "
+                                  "when model_config.use_mla and current_platform.is_cuda() and "
+                                  "VLLM_CUDA_MEM_ALIGN_KV_CACHE (envs.py default \"1\"); utils.py align_to_256bytes"),
+    VllmMlaAlignRow("0.8.0", 0, "vllm/worker/cache_engine.py@v0.8.0: the alignment is removed"),
+)
+_MLA_ALIGN_KEYS = keyed_by_release(VLLM_MLA_KV_ALIGN)
+
+
+def vllm_mla_align_row(version: str | None) -> VllmMlaAlignRow:
+    """The MLA KV-entry padding of a vLLM release (V0's CacheEngine on CUDA)."""
+    return row_for("vllm", _MLA_ALIGN_KEYS, version)
 
 
 # GPUStack's own estimate_model_vram for LLMs (gpustack/scheduler): weights x 1.2 + 2 GiB

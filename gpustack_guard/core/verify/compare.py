@@ -246,6 +246,13 @@ def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None 
     return {**engine_env(log, version), **given, **printed_env(log)}
 
 
+def _same_at_two_places(given: object, printed: float) -> bool:
+    try:
+        return given is not None and round(float(given), 2) == round(printed, 2)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}
@@ -257,8 +264,11 @@ def backend_args(log: ObservedLog) -> list[str]:
         if any(pattern in log.matched for pattern in NO_P2P_LINES):  # the log shows custom all-reduce off
             args["disable_custom_all_reduce"] = True
         terms = log.terms()
-        if terms.get(P.UTILIZATION) is not None:  # the fraction the engine printed it used
-            args["gpu_memory_utilization"] = terms[P.UTILIZATION]
+        printed = terms.get(P.UTILIZATION)
+        if printed is not None and not _same_at_two_places(args.get("gpu_memory_utilization"), printed):
+            # the fraction the engine printed it used, unless it is the args line's own value rounded to the
+            # profile line's two places (worker.py "gpu_memory_utilization ({:.2f})"): the full one sizes the budget
+            args["gpu_memory_utilization"] = printed
         if args.get("max_model_len") is None and P.MAX_MODEL_LEN in terms:  # the length it ran with
             args["max_model_len"] = terms[P.MAX_MODEL_LEN]
     elif log.engine == P.SGLANG:

@@ -24,6 +24,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     pp_partitions,
     stage_weights,
 )
+from gpustack_guard.core.memory.kv import mla_aligned_layer_bytes
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.units import GiB, MiB
@@ -923,7 +924,9 @@ def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_to
     alpha = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="1"), version="0.7.3", gpu_name="NVIDIA A10G")
     v0 = estimate_vllm(facts, gpu_total, replace(cfg, use_v1_env="0"), version="0.9.0", gpu_name="NVIDIA A10G")
     assert alpha.extra["cuda_context_in_budget"] is True and v0.extra["cuda_context_in_budget"] is False
-    assert alpha.non_torch == v0.non_torch + P.CUDA_CONTEXT
+    assert alpha.non_torch == P.vllm_non_torch("0.7.3", "single").in_budget + P.CUDA_CONTEXT
+    # V0's own baseline (from 0.6.5) leaves the context out and books its smaller single-GPU row
+    assert v0.non_torch == P.vllm_non_torch("0.9.0", "single-v0").in_budget == int(0.16 * GiB)
 
 
 def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort():
@@ -1213,11 +1216,46 @@ def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, vers
     ("0.12.0", "NVIDIA B300 SXM6 AC", None, None, (16, "Triton MLA")),
     ("0.12.0", "NVIDIA GB200", None, None, (128, "CUTLASS MLA")),
     ("0.13.0", "NVIDIA GB300", None, None, (128, "CUTLASS MLA")),
+    # 0.7.x: no MLA backend sets the block size (FlashMLA's forced 64 arrives in 0.8.0)
+    ("0.7.3", "NVIDIA H200", None, None, (16, "the MLA backend")),
+    ("0.7.3", "NVIDIA H200", None, 32, (32, "the MLA backend")),
+    ("0.8.0", "NVIDIA H200", None, None, (64, "FlashMLA")),
 ])
 def test_mla_block_size_rule_by_release_and_capability(version, gpu_name, kv_dtype, given, expected):
     facts = catalog_facts("deepseek-ai/DeepSeek-V2-Lite")
     cfg = VllmConfig(max_model_len=8192, block_size=given, kv_cache_dtype=kv_dtype)
     assert V.mla_block_size(facts, cfg, version, gpu_name) == expected
+
+
+@pytest.mark.parametrize("model,version,gpu_name,kv_dtype,layer_bytes", [
+    # 0.7.2-0.7.3 V0 pads the 576-element latent to 256 bytes of the model dtype: 640 elements
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "NVIDIA H100 80GB HBM3", None, 1280),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.2", "NVIDIA A100-SXM4-80GB", None, 1280),
+    # counted in the model dtype, stored in the KV dtype: an fp8 cache keeps 640 one-byte elements
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "NVIDIA H100 80GB HBM3", "fp8", 640),
+    ("deepseek-ai/DeepSeek-V3", "0.7.3", "NVIDIA H200", None, 1280),
+    # 0.7.1 and 0.8.0 do not pad; ROCm is not CUDA (current_platform.is_cuda())
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.1", "NVIDIA H100 80GB HBM3", None, 1152),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.8.0", "NVIDIA H100 80GB HBM3", None, 1152),
+    ("deepseek-ai/DeepSeek-V2-Lite", "0.7.3", "AMD Instinct MI300X", None, 1152),
+])
+def test_mla_latent_entry_padding_by_release(model, version, gpu_name, kv_dtype, layer_bytes):
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=8192, kv_cache_dtype=kv_dtype)
+    notes: list[str] = []
+    shape = V.kv_shape(facts, cfg, 8192, notes, version, gpu_name)
+    assert shape.layer_bytes == layer_bytes
+    assert shape.bytes_per_token == facts.num_hidden_layers * layer_bytes
+    assert [n for n in notes if "pads" in n] == ([f"vLLM {version} pads each MLA latent entry to 256 bytes "
+                                                  f"({layer_bytes} B per token and layer; worker/cache_engine.py)"]
+                                                 if layer_bytes in (1280, 640) else [])
+
+
+def test_mla_latent_padding_of_a_float32_model_is_a_multiple_of_64_elements():
+    facts = replace(catalog_facts("deepseek-ai/DeepSeek-V2-Lite"), dtype="float32")
+    # 576 float32 elements are already 9 x 64 (256 bytes of float32): no padding, 4 bytes each
+    assert mla_aligned_layer_bytes(facts, None, 256) == 576 * 4
+    assert mla_aligned_layer_bytes(replace(facts, qk_rope_head_dim=72), None, 256) == 640 * 4
 
 
 def test_mla_block_size_on_blackwell_takes_cutlass_when_flashinfer_refuses_the_head():
@@ -1350,3 +1388,22 @@ def test_mla_block_size_on_an_unnamed_gpu_says_it_is_hoppers():
            "block, by compute capability" in unnamed.notes
     named = estimate_vllm(facts, B200, cfg, version="0.14.0", gpu_name="NVIDIA B200")
     assert named.block_size == 128 and not [n for n in named.notes if n.startswith("GPU not named")]
+@pytest.mark.parametrize("version,engine,expected", [
+    ("0.6.4", "v0", P.NON_TORCH_SINGLE),  # the profiler took the CUDA context in (worker.py@v0.6.4)
+    ("0.6.5", "v0", int(0.16 * GiB)),  # from the post-CUDA-init baseline (utils.py@v0.6.5 memory_profiling)
+    ("0.8.2", "v0", int(0.16 * GiB)),
+    ("0.9.1", "v1", P.NON_TORCH_SINGLE),  # V1 keeps its own row
+    ("0.24.0", "v1", P.NON_TORCH_SINGLE),
+])
+def test_v0_alone_on_a_gpu_books_non_torch_from_its_baseline_from_0_6_5(version, engine, expected):
+    assert V.parallel_overheads("Tesla T4", 1, 1, False, version, engine=engine) == (expected, 0, 0)
+    # a TP group keeps its interconnect's row whatever the engine
+    assert V.non_torch_links("Tesla T4", 2, 1, engine=engine) == "peerless"
+
+
+def test_a_v0_fallback_estimate_names_the_v0_non_torch_row():
+    # vLLM 0.8.2 falls back to V0 below compute capability 8.0 (a second model and GPU than the T4 vector)
+    est = estimate_vllm(catalog_facts("Qwen/Qwen2.5-1.5B"), 32_768 * MiB, VllmConfig(max_model_len=4096),
+                        version="0.8.2", gpu_name="Tesla V100-SXM2-32GB")
+    assert est.extra["non_torch_source"].startswith("worker.py@v0.6.5 / utils.py@v0.6.5")
+    assert est.non_torch == int(0.16 * GiB)

@@ -124,7 +124,9 @@ def test_non_torch_rows_are_keyed_by_release():
     assert P.vllm_non_torch("0.10.2", "nvlink").since == "0.0.0"
     assert P.vllm_non_torch("0.11.0", "nvlink").since == "0.11.0"
     assert P.vllm_non_torch("0.11.0", "peerless").since == "0.0.0"
-    assert {row.links for row in P.VLLM_NON_TORCH} == {"single", "nvlink", "peerless"}
+    assert {row.links for row in P.VLLM_NON_TORCH} == {"single", "single-v0", "nvlink", "peerless"}
+    assert P.vllm_non_torch("0.6.4", "single-v0").since == "0.0.0"
+    assert P.vllm_non_torch("0.8.2", "single-v0").since == "0.6.5"
     assert all(row.source for row in P.VLLM_NON_TORCH)
 
 

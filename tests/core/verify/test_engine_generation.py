@@ -144,3 +144,19 @@ def test_the_attention_backends_triton_line_is_not_the_mxfp4_kernel():
     fixture = LOGS / "v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log"
     marlin, _ = parse_log(fixture.read_text().splitlines(keepends=True), P.VLLM)  # vllm#23278: the Marlin warning, as gsg books at 0.10.1 on Hopper
     assert "vllm-fp4-marlin" in marlin.matched and C.kernel_notes(marlin, "marlin") == []
+
+
+@pytest.mark.parametrize("args_line,expected", [
+    # the args line's full fraction, which the profile line prints to two places: the full one sizes the budget
+    ("gpu_memory_utilization=0.8938626454842437", "--gpu-memory-utilization=0.8938626454842437"),
+    ("gpu_memory_utilization=0.9", "--gpu-memory-utilization=0.89"),  # another figure: the engine's printed one wins
+])
+def test_the_args_lines_full_fraction_wins_over_its_rounded_profile_figure(args_line, expected):
+    lines = [
+        f"INFO 05-05 15:15:08 [api_server.py:982] args: Namespace(model='unsloth/Llama-3.2-3B-Instruct', "
+        f"max_model_len=2048, {args_line}, enforce_eager=False)\n",
+        "INFO 05-05 15:25:32 [worker.py:267] the current vLLM instance can use total_gpu_memory (14.74GiB) x "
+        "gpu_memory_utilization (0.89) = 13.18GiB\n",
+    ]
+    log, _ = parse_log(lines, P.VLLM)
+    assert expected in C.backend_args(log)

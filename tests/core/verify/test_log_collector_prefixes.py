@@ -54,3 +54,17 @@ def test_only_an_iso_timestamp_with_a_t_is_taken_off():
     assert observed(["2025-11-30 12:50:10 " + line]) == observed([line])
     # a prefix that is no timestamp gsg strips is still no label: the line is read through it
     assert observed(["2025-11-30 " + line.split("] ", 1)[1]])["terms"].get(P.KV_TOKENS) == 2243474
+
+
+@pytest.mark.parametrize("how", [
+    lambda line: line.replace("    vLLM STDOUT: ", "", 1),  # the bare engine line
+    lambda line: line.replace("    vLLM STDOUT: ", "vLLM STDOUT: ", 1),  # not indented
+    lambda line: line.replace("vLLM STDOUT: ", "vLLM STDOUT: (RayWorkerWrapper pid=8776) ", 1),  # a Ray worker's line
+    lambda line: line.replace("vLLM STDOUT: INFO", "vLLM STDOUT: \x1b[32mINFO\x1b[0m", 1),  # ANSI colours
+])
+def test_unsloths_vllm_stdout_echo_changes_nothing_read(how):
+    # Unsloth's SyntheticDataKit echoes `vllm serve` as "vLLM STDOUT: <line>", a notebook export indents it
+    lines = (LOGS / "vllm" / "v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log").read_text(encoding="utf-8").splitlines(True)
+    plain = observed(lines)
+    assert plain["terms"][P.KV_TOKENS] == 3637 * 16 and plain["engine_version"] == "0.8.2"
+    assert observed([how(line) if not line.startswith("##") else line for line in lines])["terms"] == plain["terms"]

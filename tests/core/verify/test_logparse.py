@@ -291,6 +291,32 @@ CASES = [
     # command, 0.3's weights line in MB, config lines only, a refusal quoted out of order, 0.29's one-line advice
     ("vllm/v0.9-qwen3-4b-v100-40k.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(7.56), P.GPU_MEMORY: gib(31.73), P.UTILIZATION: 0.9, P.REQUESTED: gib(28.56), P.NON_TORCH: gib(0.09), P.ACTIVATION: gib(1.4), P.KV_CACHE: gib(19.52), P.GPU_BLOCKS: 8884, P.CPU_BLOCKS: 1820, P.MAX_MODEL_LEN: 40960, P.MAX_CONCURRENCY: 3.47, P.KV_TOKENS: 142144, P.BLOCK_SIZE: 16}),
+    # round 21: V0 0.7.x-0.8.x profile lines from notebook exports (indented; Unsloth's "vLLM STDOUT: " echo) and a
+    # markdown note whose wrapped KV line is joined
+    ("vllm/v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", '0.7.3', True, None, 'main', 0,
+     {P.WEIGHTS: gib(7.17), P.GPU_MEMORY: gib(39.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.60), P.NON_TORCH: gib(0.01),
+      P.ACTIVATION: gib(1.83), P.KV_CACHE: gib(26.60), P.CUDA_GRAPHS: gib(0.41), P.GPU_BLOCKS: 13618, P.CPU_BLOCKS: 2048,
+      P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 106.39, P.KV_TOKENS: 217888, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log", '0.8.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(6.02), P.GPU_MEMORY: gib(14.74), P.UTILIZATION: 0.89, P.REQUESTED: gib(13.18), P.NON_TORCH: gib(0.05),
+      P.ACTIVATION: gib(0.90), P.KV_CACHE: gib(6.22), P.CUDA_GRAPHS: gib(0.17), P.GPU_BLOCKS: 3637, P.CPU_BLOCKS: 1170,
+      P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 28.41, P.KV_TOKENS: 58192, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.7-deepseek-r1-8xh200-tp8-gmu085-128k.log", None, True, None, 'main', 0,
+     {P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.85, P.REQUESTED: gib(118.84), P.WEIGHTS: gib(83.88),
+      P.NON_TORCH: gib(7.16), P.ACTIVATION: gib(6.37), P.KV_CACHE: gib(21.43), P.GPU_BLOCKS: 18418, P.CPU_BLOCKS: 3437,
+      P.MAX_MODEL_LEN: 128000, P.MAX_CONCURRENCY: 2.3, P.KV_TOKENS: 294688, P.BLOCK_SIZE: 16}),
+    # a 0.6.4 development build's blocks without a profile line: refused below the model's length, then started
+    ("vllm/v0.6.4dev-llama31-8b-24gb-131k-refused.log", '0.6.4.dev26+g92d86da2.d20241017', False,
+     'kv-below-max-model-len', 'main', 0,
+     {P.WEIGHTS: gib(14.9888), P.GPU_BLOCKS: 2575, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 0.31,
+      P.KV_TOKENS: 41200}),
+    ("vllm/v0.6.4dev-llama31-8b-24gb-40k.log", '0.6.4.dev26+g92d86da2.d20241017', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9888), P.GPU_BLOCKS: 2575, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 40960, P.MAX_CONCURRENCY: 1.01,
+      P.KV_TOKENS: 41200, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.8-llama32-3b-gguf-q8-rtx4070-laptop-10k.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(3.26), P.GPU_MEMORY: gib(7.65), P.UTILIZATION: 0.9, P.REQUESTED: gib(6.89), P.NON_TORCH: gib(0.02),
+      P.ACTIVATION: gib(1.22), P.KV_CACHE: gib(2.38), P.GPU_BLOCKS: 1395, P.CPU_BLOCKS: 2340, P.MAX_MODEL_LEN: 10000,
+      P.MAX_CONCURRENCY: 2.23, P.KV_TOKENS: 22320, P.BLOCK_SIZE: 16}),
     ("vllm/v0-qwen3-06b-h100-gmu080.log", None, True, None, 'main', 0,
      {P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.8, P.REQUESTED: gib(63.35), P.WEIGHTS: gib(1.12), P.NON_TORCH: gib(0.16), P.ACTIVATION: gib(0.23), P.KV_CACHE: gib(61.84), P.CUDA_GRAPHS: gib(0.13), P.GPU_BLOCKS: 36184, P.CPU_BLOCKS: 2340, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 70.67, P.KV_TOKENS: 578944, P.BLOCK_SIZE: 16}),
     ("vllm/v0.8.5-qwen3-30b-a3b-w4a16-rtx3090-cut.log", None, False, None, 'main', 1,
@@ -489,7 +515,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 88, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

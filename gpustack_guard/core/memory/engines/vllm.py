@@ -24,7 +24,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, window_pages
+from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.vision import qwen_vl_side
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
@@ -670,7 +670,14 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
             if cfg.block_size and block != cfg.block_size:
                 notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
                              f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
-        return KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        kv = KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        align = P.vllm_mla_align_row(version).align_bytes
+        # CUDA only (current_platform.is_cuda()); the non-CUDA names SGLang's table lists are not CUDA for vLLM either
+        if facts.is_mla and align and not re.search(P.SGLANG_NON_CUDA, gpu_name.lower()):
+            kv.layer_bytes = mla_aligned_layer_bytes(facts, cfg.kv_cache_dtype, align)
+            notes.append(f"vLLM {version} pads each MLA latent entry to {align} bytes "
+                         f"({kv.layer_bytes} B per token and layer; worker/cache_engine.py)")
+        return kv
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
 
     shape = CompressedKV(facts, cfg.pipeline_parallel_size, in_flight_tokens)
@@ -720,6 +727,8 @@ def mla_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_
     """The KV block size vLLM runs an MLA model with on CUDA, and the attention backend it follows
     (profiles.VLLM_MLA_BLOCK). An unnamed GPU is sized as Hopper, the usual MLA host."""
     row = P.vllm_mla_block_row(version)
+    if row.mode == "keep":
+        return cfg.block_size or P.vllm_default_block_size(version), "the MLA backend"
     major, minor = gpu_arch.compute_capability(gpu_name) or (9, 0)
     blackwell = major == 10 and (row.blackwell_family or minor == 0)
     flashinfer = row.flashinfer_first and facts.qk_nope_head_dim in ((128,) if row.mode == "force" else (64, 128))
@@ -948,7 +957,8 @@ def custom_all_reduce_on(link: str, tp: int, disabled: bool) -> bool:
 
 
 def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduce: bool,
-                       version: str | None = None, nccl_p2p_disabled: bool = False) -> tuple[int, int, int]:
+                       version: str | None = None, nccl_p2p_disabled: bool = False,
+                       engine: str = "v1") -> tuple[int, int, int]:
     """Per rank: (non-torch memory, the NCCL + custom all-reduce buffers the profile sees before 0.11, the buffers
     outside the budget from 0.11). The non-torch figure is the release's profiles.VLLM_NON_TORCH row for the group's
     interconnect; vLLM sets its communicators up after the memory snapshot before 0.11 and before it from 0.11
@@ -956,8 +966,8 @@ def parallel_overheads(gpu_name: str, tp: int, pp: int, disable_custom_all_reduc
     COMM_BUFFERS, except on a group without P2P at all: COMM_BUFFERS_NO_P2P (with custom all-reduce's buffers
     where vLLM turns it on) (profiles.NON_TORCH_PCIE_PARALLEL says why). A group NCCL reaches without
     P2P (nccl_p2p_disabled: profiles.NCCL_P2P_DISABLE_ENV) is booked as a peerless one."""
-    if tp * pp == 1:
-        return P.vllm_non_torch(version, "single").in_budget, 0, 0
+    if tp * pp == 1:  # V0 measures from its own baseline from 0.6.5 (profiles.VLLM_NON_TORCH "single-v0")
+        return P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, engine=engine)).in_budget, 0, 0
     link = interconnect(gpu_name)
     custom = P.CUSTOM_ALL_REDUCE_BUFFERS if custom_all_reduce_on(link, tp, disable_custom_all_reduce) else 0
     if link in PEERLESS or nccl_p2p_disabled:  # NCCL's profiled share is inside the logged non-torch figure
@@ -1002,10 +1012,10 @@ def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
     return {"non_torch_bytes_per_gpu": (rule, "; ".join(sources))}
 
 
-def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False) -> str:
+def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False, engine: str = "v1") -> str:
     """The profiles.VLLM_NON_TORCH class of this GPU group."""
     if tp * pp == 1:
-        return "single"
+        return "single-v0" if engine == "v0" else "single"
     return "peerless" if interconnect(gpu_name) in PEERLESS or nccl_p2p_disabled else "nvlink"
 
 
@@ -1752,7 +1762,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # the KV cache is taken (the warm-up reuses it, so it is held memory there, not part of the warm-up's peak)
     held_workspace = moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, held=True) if moe_held else 0
     non_torch, comm_profiled, comm_after = parallel_overheads(gpu_name, tp, pp, cfg.disable_custom_all_reduce,
-                                                              version, cfg.nccl_p2p_disabled)
+                                                              version, cfg.nccl_p2p_disabled, profile.engine)
     # NCCL memory the profile makes beyond the release's row: vLLM counts it as non-torch (profiles.VLLM_NVLS)
     device_group_nccl, nvls = profiled_nccl(gpu_name, tp, version, cfg)
     non_torch += device_group_nccl + nvls
@@ -1934,8 +1944,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
-               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp,
-                                                                            cfg.nccl_p2p_disabled)).source,
+               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, cfg.nccl_p2p_disabled,
+                                                                            profile.engine)).source,
                "mxfp4_backend": backend,
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
                "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
