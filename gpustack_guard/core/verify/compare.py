@@ -295,9 +295,9 @@ def backend_args(log: ObservedLog) -> list[str]:
         if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
             args["swa_full"] = True
         # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
-        for printed, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
-            if isinstance(log.args.get(printed), int):
-                args[key] = log.args[printed]
+        for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
+            if isinstance(log.args.get(name), int):
+                args[key] = log.args[name]
         flash = str(log.args.get("flash_attn", "auto")).lower()
         if flash in ("enabled", "1", "disabled", "0"):
             args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
