@@ -380,6 +380,12 @@ VECTORS = (
                "(Qwen3-30B-A3B's shape, BF16) on a g6e.12xlarge, 4x NVIDIA L40S (the README's reference node), vLLM "
                "0.24.0 (its verified stack), scripts/vllm-serve.sh's defaults (TP 4, 32,768 tokens, gmu 0.90, "
                "prefix caching) with VLLM_USE_FLASHINFER_SAMPLER=0 (the README's DLAMI fix)"),
+    # -- round 21: public logs of 0.30+ ----------------------------------------------------------------------------
+    Vector("v1-0.31.0-llama31-8b-a100-80gb-defaults.log", "meta-llama/Llama-3.1-8B", A100_80, "0.31.0",
+           why="a public lab record (index file id 70682754770, repository not named): Llama-3.1-8B-Instruct on one "
+               "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
+               "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
+               "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)

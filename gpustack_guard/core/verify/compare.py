@@ -289,6 +289,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
         P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens}
     terms.update({row.term: row.value for row in budget_terms(est)})
+    if est.engine == "vLLM" and est.extra.get("cuda_graphs_in_budget") and MP.arithmetic_release(
+            "vllm", est.version) >= MP.known_version(MP.VLLM_LOGGED_ACTIVATION_HOLDS_GRAPHS_SINCE):
+        terms[P.ACTIVATION] = est.activation + est.cuda_graphs  # the graph estimate, as the worker's line counts it
     terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
     if not est.compute_buffer_per_gpu:
         terms.pop(P.COMPUTE_BUFFER, None)

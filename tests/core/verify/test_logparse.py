@@ -295,6 +295,11 @@ CASES = [
      {}),
     ("vllm/v0.7-r1-distill-qwen14b-2x4090-refused.log", None, False, 'kv-below-max-model-len', 'pid 1786', 0,
      {P.WEIGHTS: gib(13.9476), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 81536}),
+    # a 0.31.0 lab record quoting the worker's budget line up to its terms (its tail, with the KV memory, cut)
+    ("vllm/v1-0.31.0-llama31-8b-a100-80gb-defaults.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.0), P.FREE_BEFORE_LOAD: gib(78.84), P.GPU_MEMORY: gib(79.25), P.UTILIZATION: 0.92,
+      P.REQUESTED: gib(72.91), P.ACTIVATION: gib(1.44), P.CUDA_GRAPHS: gib(0.23), P.KV_CACHE: gib(56.21),
+      P.KV_TOKENS: 460496, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.51}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
     # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
@@ -448,7 +453,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 82, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 83, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -506,7 +511,13 @@ def test_the_weights_and_advice_lines_read_their_own_units_and_their_near_misses
     log, _ = parse_log([advice], "vllm")
     assert log.started is False and log.failure is None  # the advice is not the start-up check that refuses
     assert log.terms()[P.KV_CACHE] == gib(36.88) and log.terms()[P.ACTIVATION] == gib(0.57)
-    log, _ = parse_log([advice.replace("Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
+    # quoted up to its terms (the tail cut) it still gives them; cut inside them, or in 0.10's wording, nothing
+    log, _ = parse_log([advice.replace(" Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
+    assert P.KV_CACHE not in log.terms() and log.terms()[P.ACTIVATION] == gib(0.57)
+    log, _ = parse_log([advice.replace(" for CUDAGraph memory. Current kv cache memory in use is 36.88 GiB.", "")],
+                       "vllm")
+    assert log.terms() == {}
+    log, _ = parse_log([advice.replace("consumed memory (weights + non-torch)", "weight")], "vllm")
     assert log.terms() == {}
 
 

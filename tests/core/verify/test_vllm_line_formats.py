@@ -187,6 +187,21 @@ ROWS = [
                  "43.24", "36.88"),
      {P.FREE_BEFORE_LOAD: g("46.99"), P.GPU_MEMORY: g("47.37"), P.UTILIZATION: 0.85, P.REQUESTED: g("40.27"),
       P.ACTIVATION: g("0.57"), P.CUDA_GRAPHS: g("0.22"), P.KV_CACHE: g("36.88")}),
+    # the same line quoted up to its terms (a public 0.31.0 record, fixture v1-0.31.0-llama31-8b-a100-80gb-defaults):
+    # the terms still read, the KV memory the cut tail held does not; the engine core's prefix and a worker's
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.31.0 (the line cut after its terms)", "0.31", "EngineCore",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory.", ("78.84", "79.25", 0.92, "72.91", "15.26", "1.44", "0.23"),
+     {P.FREE_BEFORE_LOAD: g("78.84"), P.GPU_MEMORY: g("79.25"), P.UTILIZATION: 0.92, P.REQUESTED: g("72.91"),
+      P.ACTIVATION: g("1.44"), P.CUDA_GRAPHS: g("0.23")}),
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.29.0 (cut after its terms, a TP worker's prefix)", "0.8",
+     "Worker_TP1",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory.", ("139.21", "139.81", 0.92, "128.63", "40.1", "2.05", "0.61"),
+     {P.FREE_BEFORE_LOAD: g("139.21"), P.GPU_MEMORY: g("139.81"), P.UTILIZATION: 0.92, P.REQUESTED: g("128.63"),
+      P.ACTIVATION: g("2.05"), P.CUDA_GRAPHS: g("0.61")}),
     # -- refusals ----------------------------------------------------------------------------------------------------
     ("vllm-kv-below-len", "engine/llm_engine.py@v0.3.3, worker/worker.py@v0.4.3-v0.10.2", "0.3", None,
      "ValueError: The model's max seq len (%d) is larger than the maximum number of tokens that can be stored in KV "
