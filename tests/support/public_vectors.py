@@ -386,6 +386,25 @@ VECTORS = (
                "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
                "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
                "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
+    Vector("v1-0.30-hermes4-14b-fp8-gb10-gmu055.log", "Qwen/Qwen3-14B", GB10, "0.30.0", quantization="fp8",
+           why="a public benchmark page (index file id 70267910602, repository not named): 'GB10, vLLM 0.30, "
+               "gpu-mem-util 0.55' for every candidate (the log's graph-profiling line prints 0.5500); "
+               "NousResearch/Hermes-4-14B-FP8 is Qwen3-14B's shape in compressed-tensors FP8; 32,768 tokens (the "
+               "concurrency line); the page quotes no command, and a dense model's pool moves under 1 % with the "
+               "batched tokens (2,048 to 8,192)"),
+    Vector("v1-0.30-qwen3-30b-a3b-fp8-gb10-gmu055.log", "Qwen/Qwen3-30B-A3B", GB10, "0.30.0", quantization="fp8",
+           why="the same page: Qwen/Qwen3-30B-A3B-Thinking-2507-FP8 (Qwen3-30B-A3B's shape, block FP8) on the GB10 "
+               "at gmu 0.55 and 32,768 tokens"),
+    Vector("v1-0.30-gpt-oss-20b-gb10-gmu055.log", "openai/gpt-oss-20b", GB10, "0.30.0",
+           ("--gpu-memory-utilization=0.55",), args_known=False,
+           why="the same page: openai/gpt-oss-20b on the GB10 at gmu 0.55 (the page) and 32,768 tokens; not scored: "
+               "its window group's pages follow the in-flight tokens (max_concurrent_batches x batched tokens, "
+               "config/vllm.py@v0.30.0), which the bench's unquoted command sets (benchmarks/vectors/MISSES.md)"),
+    Vector("v1-0.30-qwen36-35b-a3b-fp8-gb10-gmu055.log", "Qwen/Qwen3.6-35B-A3B", GB10, "0.30.0",
+           quantization="fp8", args_known=False,
+           why="the same page: Qwen/Qwen3.6-35B-A3B-FP8 on the GB10 at gmu 0.55 and 32,768 tokens; not scored: the "
+               "pool the printed capacity implies does not fit the budget at gsg's block and state sizes, and the "
+               "bench's command is not quoted (benchmarks/vectors/MISSES.md)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)

@@ -300,6 +300,18 @@ CASES = [
      {P.WEIGHTS: gib(15.0), P.FREE_BEFORE_LOAD: gib(78.84), P.GPU_MEMORY: gib(79.25), P.UTILIZATION: 0.92,
       P.REQUESTED: gib(72.91), P.ACTIVATION: gib(1.44), P.CUDA_GRAPHS: gib(0.23), P.KV_CACHE: gib(56.21),
       P.KV_TOKENS: 460496, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.51}),
+    # a 0.30 benchmark page on a GB10 at gmu 0.55: weights, the graph profiler's fraction line, the one-line pool
+    ("vllm/v1-0.30-gpt-oss-20b-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(13.8), P.KV_TOKENS: 1968672, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 60.08}),
+    ("vllm/v1-0.30-hermes4-14b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.34), P.UTILIZATION: 0.55, P.KV_TOKENS: 319328, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 9.75}),
+    ("vllm/v1-0.30-qwen3-30b-a3b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(29.1), P.UTILIZATION: 0.55, P.KV_TOKENS: 394016, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 12.02}),
+    ("vllm/v1-0.30-qwen36-35b-a3b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(33.38), P.UTILIZATION: 0.55, P.KV_TOKENS: 1468523, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 44.82}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
     # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
@@ -453,7 +465,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 83, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 87, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
