@@ -655,6 +655,9 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log": "search-index file 71067348846: a Gemma 4 12B "
+        "NVFP4 checkpoint (Gemma 4 is not in gsg's catalog) on an RTX PRO 6000 Blackwell, vLLM 0.30, with "
+        "--kv-cache-memory set (the pool is the user's 52.0 GiB, not an estimate); kept for its lines",
     "vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log": "club-3090#612: Qwen3.6-35B-A3B NVFP4 (modelopt) on "
         "an RTX 5090, vLLM 0.24.0, --enable-prefix-caching; the pool's layout from its printed 5.98 GiB is exact "
         "(test_gated_delta.py: 567,978 tokens, 4.33x) and the verdict is right (fits), but the budget's NVFP4 MoE "

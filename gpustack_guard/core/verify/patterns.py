@@ -353,7 +353,8 @@ VLLM_PATTERNS = (
        r"Cache as specified by kv_cache_memory_bytes",
        "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_worker.py:700] Initial free memory 78.51 GiB, reserved 40.0 GiB "
        "memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
-       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string; no public log found)",
+       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string); a public 0.30 log prints it (tests fixture "
+       "vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log, search-index file 71067348846)",
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
     # the frontend's multimodal decoding reserve is taken from the KV memory after "Available KV cache memory" was
     # printed (multimodal/gpu_ipc_memory.py@v0.27.1 to @v0.34.0, gpu_worker.py@v0.25.1 and @v0.26.0): the pool is

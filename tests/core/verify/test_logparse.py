@@ -312,6 +312,10 @@ CASES = [
     ("vllm/v1-0.30-qwen36-35b-a3b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(33.38), P.UTILIZATION: 0.55, P.KV_TOKENS: 1468523, P.MAX_MODEL_LEN: 32768,
       P.MAX_CONCURRENCY: 44.82}),
+    # --kv-cache-memory set on 0.30: the free memory and the pool the worker reserved instead of profiling
+    ("vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(9.25), P.FREE_BEFORE_LOAD: gib(93.04), P.KV_CACHE: 55834574848, P.KV_TOKENS: 1078887,
+      P.MAX_MODEL_LEN: 65536, P.MAX_CONCURRENCY: 16.46}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
     # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
@@ -465,7 +469,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 87, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 88, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
