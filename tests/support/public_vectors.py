@@ -299,7 +299,7 @@ VECTORS = (
            why="a public file holding one vLLM 0.17.0 start-up (index file id 54810965301, repository not named): "
                "Qwen3-8B-AWQ at TP 2, gmu 0.2, 32,768 tokens and --performance-mode throughput (the log's "
                "non-default args) on two compute-capability 8.9 cards without P2P, not named; 2.85 + 4.89 GiB is "
-               "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.9 %, an RTX 6000 Ada would be "
+               "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.6 %, an RTX 6000 Ada would be "
                "+22.5 %)"),
     Vector("v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", "Qwen/Qwen3-8B", A100_40, None,
            why="a public blog-style note of 2026-06-25 (index file id 57978845466, repository not named): `vllm serve "
@@ -386,6 +386,11 @@ VECTORS = (
                "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
                "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
                "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
+    Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", "Qwen/Qwen2.5-0.5B", RTX_4090, "0.27.1",
+           why="a public lab record (index file id 61815222665, repository not named; the same RTX 4090 24564MiB "
+               "under WSL2 as the 0.27.1 `vllm serve` row): a notebook's offline LLM() run of "
+               "Qwen2.5-0.5B-Instruct under vLLM 0.27.1 (the record), gmu 0.92 and 8,192 batched tokens (the log's "
+               "lines), the model's own 32,768 tokens"),
     Vector("v1-0.30-hermes4-14b-fp8-gb10-gmu055.log", "Qwen/Qwen3-14B", GB10, "0.30.0", quantization="fp8",
            why="a public benchmark page (index file id 70267910602, repository not named): 'GB10, vLLM 0.30, "
                "gpu-mem-util 0.55' for every candidate (the log's graph-profiling line prints 0.5500); "

@@ -183,6 +183,15 @@ VLLM_PATTERNS = (
        r"Using max model len " + _g(MAX_MODEL_LEN, INT),
        "INFO 09-03 16:28:17 [__init__.py:1773] Using max model len 32768", "vllm PR #24162",
        {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")}, scope=ENGINE),
+    # the batch budget the scheduler resolved (the default by GPU and usage context, or the flag; printed after
+    # arg_utils set it): an offline LLM() run's 8,192 or 16,384 where `vllm serve` would take 2,048 or 8,192
+    _p("vllm-batched-tokens", VLLM, "0.5 to the newest (config.py@v0.8.1, config/scheduler.py@v0.10.1.1 to "
+       "@v0.34.0 SchedulerConfig.__post_init__)",
+       r"Chunked prefill is enabled with (?P<args>max_num_batched_tokens=\d+)",
+       "INFO 09-03 16:28:17 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+       "vllm PR #24162; an offline 0.27.1 run's 8,192: tests fixture "
+       "vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log",
+       kind="arg-update"),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",

@@ -316,6 +316,11 @@ CASES = [
     ("vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(9.25), P.FREE_BEFORE_LOAD: gib(93.04), P.KV_CACHE: 55834574848, P.KV_TOKENS: 1078887,
       P.MAX_MODEL_LEN: 65536, P.MAX_CONCURRENCY: 16.46}),
+    # an offline LLM() run on 0.27.1: its 8,192 batched tokens from the scheduler's line, the V2 runner's budget line
+    ("vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(20.52), P.CUDA_GRAPHS: 0, P.FREE_BEFORE_LOAD: gib(22.45),
+      P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.92, P.REQUESTED: gib(22.07), P.ACTIVATION: gib(0.31),
+      P.KV_TOKENS: 1793232}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
     # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
@@ -469,7 +474,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 88, "sglang": 28, "llama.cpp": 36}
+    assert counts == {"vllm": 89, "sglang": 28, "llama.cpp": 36}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -626,8 +631,10 @@ def test_arguments_as_the_engine_printed_them():
         ("Qwen1.5-0.5B-Chat", "half", 0.9, 16)
     assert log.args["allowed_origins"] == ["*"] and log.args["api_key"] is None
     log = parse("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log")
+    # the printed non-default arguments, and the batch budget the scheduler's line says it resolved
     assert log.args == {"model_tag": "/data/datasets/models-hf/Qwen2.5-0.5B/",
-                        "model": "/data/datasets/models-hf/Qwen2.5-0.5B/", "tensor_parallel_size": 2}
+                        "model": "/data/datasets/models-hf/Qwen2.5-0.5B/", "tensor_parallel_size": 2,
+                        "max_num_batched_tokens": 2048}
     assert log.config["dtype"] == "torch.bfloat16" and log.config["max_seq_len"] == 32768
     log = parse("sglang/server-args-llama31-8b.log")
     assert (log.model, log.args["mem_fraction_static"], log.args["context_length"]) == \

@@ -359,3 +359,24 @@ def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
     log, _ = parse_log([line], "vllm")
     assert log.terms() == {P.UTILIZATION: 0.85}
     assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
+
+
+@pytest.mark.parametrize("style,proc,file,value", [
+    ("0.8", None, "config.py:1693", 2048),  # config.py@v0.8.1, no process prefix
+    ("0.8", "APIServer", "scheduler.py:222", 8192),  # config/scheduler.py@v0.10.1.1, the API server's prefix
+    ("0.8", None, "scheduler.py:242", 8192),  # @v0.27.1, an offline LLM() run (the LLM-class fixture)
+    ("0.31", "EngineCore", "scheduler.py:289", 16384),  # @v0.30.0-v0.34.0, the process in the format
+])
+def test_the_scheduler_line_gives_the_rebuild_its_batch_budget(style, proc, file, value):
+    # the budget the scheduler resolved (the GPU's and usage context's default, or the flag) joins the printed
+    # arguments, so an offline run is rebuilt with its own 8,192 rather than `vllm serve`'s 2,048
+    from gpustack_guard.core.verify import compare as C
+
+    lines = render(style, proc, file, f"Chunked prefill is enabled with max_num_batched_tokens={value}.")
+    log, _ = parse_log(lines, "vllm")
+    assert "vllm-batched-tokens" in log.matched and log.args == {"max_num_batched_tokens": value}
+    assert f"--max-num-batched-tokens={value}" in C.backend_args(log)
+    for near in ("Chunked prefill is enabled with max_num_batched_tokens=many.",
+                 "Chunked prefill is disabled with max_num_batched_tokens=2048."):
+        log, _ = parse_log(render(style, proc, file, near), "vllm")
+        assert "max_num_batched_tokens" not in log.args, near
