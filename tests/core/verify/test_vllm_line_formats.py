@@ -380,3 +380,17 @@ def test_the_scheduler_line_gives_the_rebuild_its_batch_budget(style, proc, file
                  "Chunked prefill is disabled with max_num_batched_tokens=2048."):
         log, _ = parse_log(render(style, proc, file, near), "vllm")
         assert "max_num_batched_tokens" not in log.args, near
+
+
+def test_the_cut_budget_line_and_the_scheduler_line_read_behind_a_collectors_timestamp():
+    # `kubectl logs --timestamps` / `docker logs -t` put an ISO time before the engine's own prefix
+    stamp = "2026-10-06T17:00:41.123456789Z "
+    budget = ("(EngineCore pid=326) INFO 10-06 17:00:41 [gpu_worker.py:955] Free memory on device (78.84/79.25 GiB) on "
+              "startup. Desired GPU memory utilization is (0.92, 72.91 GiB). Actual usage is 15.26 GiB for consumed "
+              "memory (weights + non-torch), 1.44 GiB for peak activation, and 0.23 GiB for CUDAGraph memory.")
+    batch = "(APIServer pid=1) INFO 10-06 17:00:02 [scheduler.py:289] Chunked prefill is enabled with " \
+            "max_num_batched_tokens=8192."
+    log, _ = parse_log([stamp + budget + "\n", stamp + batch + "\n"], None)
+    assert log.engine == "vllm" and log.args == {"max_num_batched_tokens": 8192}
+    assert log.terms() == {P.FREE_BEFORE_LOAD: g("78.84"), P.GPU_MEMORY: g("79.25"), P.UTILIZATION: 0.92,
+                           P.REQUESTED: g("72.91"), P.ACTIVATION: g("1.44"), P.CUDA_GRAPHS: g("0.23")}
