@@ -54,6 +54,7 @@ ROWS = (
     (P.GRAPHS_PIECEWISE, "CUDA graphs, PIECEWISE", "count"),
     (P.GRAPHS_FULL, "CUDA graphs, FULL", "count"),
     (P.MAX_CAPTURE_SIZE, "largest capture size", "tokens"),
+    (P.ATTENTION_BLOCK, "attention block", "tokens"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -302,6 +303,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})
         if est.extra.get("cuda_graph_largest") is not None:
             terms[P.MAX_CAPTURE_SIZE] = est.extra["cuda_graph_largest"]
+    gated = est.extra.get("gated_delta") if est.engine == "vLLM" else None
+    if isinstance(gated, dict) and gated.get("attention_block_size"):  # the block a hybrid's state raised
+        terms[P.ATTENTION_BLOCK] = gated["attention_block_size"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
@@ -333,7 +337,7 @@ class Delta:
 
 
 # Terms shown only when the log printed them: a count the estimate always has, which alone says nothing
-SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE})
+SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE, P.ATTENTION_BLOCK})
 
 
 def deltas(observed: dict, estimated: dict) -> list[Delta]:

@@ -55,6 +55,7 @@ FREE_AFTER_POOL = "free_after_kv_pool_bytes"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
 BLOCK_SIZE = "block_size"
+ATTENTION_BLOCK = "attention_block_size"  # the block vLLM raised for a hybrid model (mamba/GDN state per page)
 MAX_MODEL_LEN = "max_model_len"
 MAX_CONCURRENCY = "max_concurrency"
 MAX_RUNNING = "max_num_seqs"
@@ -192,6 +193,15 @@ VLLM_PATTERNS = (
        "vllm PR #24162; an offline 0.27.1 run's 8,192: tests fixture "
        "vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log",
        kind="arg-update"),
+    # a hybrid model's attention block, raised so one page holds a linear-attention state (the figure gsg's
+    # estimate derives: engines/vllm.py gated_delta)
+    _p("vllm-hybrid-block", VLLM, "0.10.2 to the newest (models/config.py@v0.10.2 and @v0.17.0, "
+       "platforms/interface.py@v0.20.0, @v0.24.0, @v0.30.0 and @v0.34.0)",
+       r"Setting attention block size to " + _g(ATTENTION_BLOCK, INT) + r" tokens",
+       "(APIServer pid=1804347) INFO 10-23 15:10:22 [config.py:390] Setting attention block size to 544 tokens to "
+       "ensure that attention page size is >= mamba page size.", "vllm model_executor/models/config.py@v0.10.2 (the "
+       "format string); a public log prints it: tests fixture vllm/v0.10.2-qwen3-next-80b-tp2-h200.log (544)",
+       {ATTENTION_BLOCK: (ATTENTION_BLOCK, "int")}, scope=ENGINE),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",

@@ -386,7 +386,8 @@ CASES = [
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
-      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77}),
+      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
+      P.ATTENTION_BLOCK: 544}),
     # the same hybrid with prefix caching (mamba cache mode align), the boot-log highlights (club-3090#612)
     ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
      {P.KV_CACHE: gib(5.98), P.KV_TOKENS: 567978, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 4.33}),

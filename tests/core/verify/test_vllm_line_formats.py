@@ -394,3 +394,20 @@ def test_the_cut_budget_line_and_the_scheduler_line_read_behind_a_collectors_tim
     assert log.engine == "vllm" and log.args == {"max_num_batched_tokens": 8192}
     assert log.terms() == {P.FREE_BEFORE_LOAD: g("78.84"), P.GPU_MEMORY: g("79.25"), P.UTILIZATION: 0.92,
                            P.REQUESTED: g("72.91"), P.ACTIVATION: g("1.44"), P.CUDA_GRAPHS: g("0.23")}
+
+
+@pytest.mark.parametrize("style,proc,file,block", [
+    ("0.8", "APIServer", "config.py:390", 544),  # models/config.py@v0.10.2 (the Qwen3-Next TP 2 fixture's line)
+    ("0.8", "EngineCore", "interface.py:773", 1056),  # platforms/interface.py@v0.24.0
+    ("0.31", "EngineCore", "interface.py:933", 576),  # @v0.30.0-v0.34.0, the process in the format
+])
+def test_a_hybrids_attention_block_is_read_and_held_against_the_estimates(style, proc, file, block):
+    from gpustack_guard.core.verify import compare as C
+
+    lines = render(style, proc, file, f"Setting attention block size to {block} tokens to ensure that attention "
+                                      "page size is >= mamba page size.")
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms() == {P.ATTENTION_BLOCK: block}
+    # a dense model's estimate carries no raised block: nothing to hold the line against, and no row without it
+    assert P.ATTENTION_BLOCK not in {d.term for d in C.deltas({}, {P.ATTENTION_BLOCK: 16})}
+    assert [(d.observed, d.estimated) for d in C.deltas(log.terms(), {P.ATTENTION_BLOCK: 544})] == [(block, 544)]
