@@ -199,7 +199,8 @@ def test_the_excluded_0_11_sampler_oom_is_a_graph_miss_not_a_pool_miss():
                        why="the excluded 0.11.0 sampler-warm-up OOM")
     o = PV.run(vector)
     assert (o.version, o.observed_verdict, o.estimated_verdict) == ("0.11.0", "sampler-warmup-oom", "fits")
-    assert (o.observed_kv, o.estimated_kv) == (2_634_544, 2_624_656)  # -0.4 %, at the 79.33 GiB the OOM line prints
+    # -0.4 %, at the 79.33 GiB the OOM line prints and the 16,384 batched tokens of its LLM() run (scheduler line)
+    assert (o.observed_kv, o.estimated_kv) == (2_634_544, 2_623_776)
     assert o.observed["cuda_graphs_bytes_per_gpu"] == 3_747_358_966  # "took 3.49 GiB"
     assert o.estimated["cuda_graphs_bytes_per_gpu"] < o.observed["cuda_graphs_bytes_per_gpu"] / 2
 

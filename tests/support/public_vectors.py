@@ -301,7 +301,7 @@ VECTORS = (
            why="a public file holding one vLLM 0.17.0 start-up (index file id 54810965301, repository not named): "
                "Qwen3-8B-AWQ at TP 2, gmu 0.2, 32,768 tokens and --performance-mode throughput (the log's "
                "non-default args) on two compute-capability 8.9 cards without P2P, not named; 2.85 + 4.89 GiB is "
-               "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.9 %, an RTX 6000 Ada would be "
+               "over 0.2 of a 24 GB card, so a 48 GB one (an L40S assumed: +7.6 %, an RTX 6000 Ada would be "
                "+22.5 %)"),
     Vector("v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", "Qwen/Qwen3-8B", A100_40, None,
            why="a public blog-style note of 2026-06-25 (index file id 57978845466, repository not named): `vllm serve "
@@ -414,6 +414,36 @@ VECTORS = (
                "(Qwen3-30B-A3B's shape, BF16) on a g6e.12xlarge, 4x NVIDIA L40S (the README's reference node), vLLM "
                "0.24.0 (its verified stack), scripts/vllm-serve.sh's defaults (TP 4, 32,768 tokens, gmu 0.90, "
                "prefix caching) with VLLM_USE_FLASHINFER_SAMPLER=0 (the README's DLAMI fix)"),
+    # -- round 21: public logs of 0.30+ ----------------------------------------------------------------------------
+    Vector("v1-0.31.0-llama31-8b-a100-80gb-defaults.log", "meta-llama/Llama-3.1-8B", A100_80, "0.31.0",
+           why="a public lab record (index file id 70682754770, repository not named): Llama-3.1-8B-Instruct on one "
+               "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
+               "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
+               "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
+    Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", "Qwen/Qwen2.5-0.5B", RTX_4090, "0.27.1",
+           why="a public lab record (index file id 61815222665, repository not named; the same RTX 4090 24564MiB "
+               "under WSL2 as the 0.27.1 `vllm serve` row): a notebook's offline LLM() run of "
+               "Qwen2.5-0.5B-Instruct under vLLM 0.27.1 (the record), gmu 0.92 and 8,192 batched tokens (the log's "
+               "lines), the model's own 32,768 tokens"),
+    Vector("v1-0.30-hermes4-14b-fp8-gb10-gmu055.log", "Qwen/Qwen3-14B", GB10, "0.30.0", quantization="fp8",
+           why="a public benchmark page (index file id 70267910602, repository not named): 'GB10, vLLM 0.30, "
+               "gpu-mem-util 0.55' for every candidate (the log's graph-profiling line prints 0.5500); "
+               "NousResearch/Hermes-4-14B-FP8 is Qwen3-14B's shape in compressed-tensors FP8; 32,768 tokens (the "
+               "concurrency line); the page quotes no command, and a dense model's pool moves under 1 % with the "
+               "batched tokens (2,048 to 8,192)"),
+    Vector("v1-0.30-qwen3-30b-a3b-fp8-gb10-gmu055.log", "Qwen/Qwen3-30B-A3B", GB10, "0.30.0", quantization="fp8",
+           why="the same page: Qwen/Qwen3-30B-A3B-Thinking-2507-FP8 (Qwen3-30B-A3B's shape, block FP8) on the GB10 "
+               "at gmu 0.55 and 32,768 tokens"),
+    Vector("v1-0.30-gpt-oss-20b-gb10-gmu055.log", "openai/gpt-oss-20b", GB10, "0.30.0",
+           ("--gpu-memory-utilization=0.55",), args_known=False,
+           why="the same page: openai/gpt-oss-20b on the GB10 at gmu 0.55 (the page) and 32,768 tokens; not scored: "
+               "its window group's pages follow the in-flight tokens (max_concurrent_batches x batched tokens, "
+               "config/vllm.py@v0.30.0), which the bench's unquoted command sets (benchmarks/vectors/MISSES.md)"),
+    Vector("v1-0.30-qwen36-35b-a3b-fp8-gb10-gmu055.log", "Qwen/Qwen3.6-35B-A3B", GB10, "0.30.0",
+           quantization="fp8", args_known=False,
+           why="the same page: Qwen/Qwen3.6-35B-A3B-FP8 on the GB10 at gmu 0.55 and 32,768 tokens; not scored: the "
+               "pool the printed capacity implies does not fit the budget at gsg's block and state sizes, and the "
+               "bench's command is not quoted (benchmarks/vectors/MISSES.md)"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
@@ -691,6 +721,9 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log": "search-index file 71067348846: a Gemma 4 12B "
+        "NVFP4 checkpoint (Gemma 4 is not in gsg's catalog) on an RTX PRO 6000 Blackwell, vLLM 0.30, with "
+        "--kv-cache-memory set (the pool is the user's 52.0 GiB, not an estimate); kept for its lines",
     "vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log": "club-3090#612: Qwen3.6-35B-A3B NVFP4 (modelopt) on "
         "an RTX 5090, vLLM 0.24.0, --enable-prefix-caching; the pool's layout from its printed 5.98 GiB is exact "
         "(test_gated_delta.py: 567,978 tokens, 4.33x) and the verdict is right (fits), but the budget's NVFP4 MoE "

@@ -1663,6 +1663,12 @@ VLLM_RUNNER_ROWS = (
 )
 _RUNNER_KEYS = keyed_by_release(VLLM_RUNNER_ROWS)
 
+# What the "Free memory on device ... Actual usage is" line calls peak activation: from 0.27.0 the profile's transient
+# peak plus the CUDA-graph estimate the budget takes out (v1/worker/gpu_worker.py@v0.27.0, @v0.31.0, @v0.34.0
+# determine_available_memory: peak_activation_memory = transient_peak_headroom + cudagraph_memory_estimate_applied);
+# before, torch_peak_increase alone (@v0.26.0). Its "CUDAGraph memory" is what the capture took, measured after it.
+VLLM_LOGGED_ACTIVATION_HOLDS_GRAPHS_SINCE = "0.27.0"
+
 
 def vllm_runner_row(version: str | None) -> VllmRunnerRow:
     return row_for("vllm", _RUNNER_KEYS, version)

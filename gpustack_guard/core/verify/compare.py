@@ -54,6 +54,7 @@ ROWS = (
     (P.GRAPHS_PIECEWISE, "CUDA graphs, PIECEWISE", "count"),
     (P.GRAPHS_FULL, "CUDA graphs, FULL", "count"),
     (P.MAX_CAPTURE_SIZE, "largest capture size", "tokens"),
+    (P.ATTENTION_BLOCK, "attention block", "tokens"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -314,6 +315,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         P.ACTIVATION: est.activation, P.NON_TORCH: est.non_torch, P.CUDA_GRAPHS: est.cuda_graphs,
         P.KV_CACHE: est.kv_cache, P.KV_TOKENS: est.kv_capacity_tokens}
     terms.update({row.term: row.value for row in budget_terms(est)})
+    if est.engine == "vLLM" and est.extra.get("cuda_graphs_in_budget") and MP.arithmetic_release(
+            "vllm", est.version) >= MP.known_version(MP.VLLM_LOGGED_ACTIVATION_HOLDS_GRAPHS_SINCE):
+        terms[P.ACTIVATION] = est.activation + est.cuda_graphs  # the graph estimate, as the worker's line counts it
     terms.update({P.MAX_MODEL_LEN: est.max_model_len, P.MAX_CONCURRENCY: round(est.max_concurrency, 2)})
     if not est.compute_buffer_per_gpu:
         terms.pop(P.COMPUTE_BUFFER, None)
@@ -324,6 +328,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})
         if est.extra.get("cuda_graph_largest") is not None:
             terms[P.MAX_CAPTURE_SIZE] = est.extra["cuda_graph_largest"]
+    gated = est.extra.get("gated_delta") if est.engine == "vLLM" else None
+    if isinstance(gated, dict) and gated.get("attention_block_size"):  # the block a hybrid's state raised
+        terms[P.ATTENTION_BLOCK] = gated["attention_block_size"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
@@ -355,7 +362,7 @@ class Delta:
 
 
 # Terms shown only when the log printed them: a count the estimate always has, which alone says nothing
-SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE})
+SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE, P.ATTENTION_BLOCK})
 
 
 def deltas(observed: dict, estimated: dict) -> list[Delta]:

@@ -55,6 +55,7 @@ FREE_AFTER_POOL = "free_after_kv_pool_bytes"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
 BLOCK_SIZE = "block_size"
+ATTENTION_BLOCK = "attention_block_size"  # the block vLLM raised for a hybrid model (mamba/GDN state per page)
 MAX_MODEL_LEN = "max_model_len"
 MAX_CONCURRENCY = "max_concurrency"
 MAX_RUNNING = "max_num_seqs"
@@ -183,6 +184,24 @@ VLLM_PATTERNS = (
        r"Using max model len " + _g(MAX_MODEL_LEN, INT),
        "INFO 09-03 16:28:17 [__init__.py:1773] Using max model len 32768", "vllm PR #24162",
        {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")}, scope=ENGINE),
+    # the batch budget the scheduler resolved (the default by GPU and usage context, or the flag; printed after
+    # arg_utils set it): an offline LLM() run's 8,192 or 16,384 where `vllm serve` would take 2,048 or 8,192
+    _p("vllm-batched-tokens", VLLM, "0.5 to the newest (config.py@v0.8.1, config/scheduler.py@v0.10.1.1 to "
+       "@v0.34.0 SchedulerConfig.__post_init__)",
+       r"Chunked prefill is enabled with (?P<args>max_num_batched_tokens=\d+)",
+       "INFO 09-03 16:28:17 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+       "vllm PR #24162; an offline 0.27.1 run's 8,192: tests fixture "
+       "vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log",
+       kind="arg-update"),
+    # a hybrid model's attention block, raised so one page holds a linear-attention state (the figure gsg's
+    # estimate derives: engines/vllm.py gated_delta)
+    _p("vllm-hybrid-block", VLLM, "0.10.2 to the newest (models/config.py@v0.10.2 and @v0.17.0, "
+       "platforms/interface.py@v0.20.0, @v0.24.0, @v0.30.0 and @v0.34.0)",
+       r"Setting attention block size to " + _g(ATTENTION_BLOCK, INT) + r" tokens",
+       "(APIServer pid=1804347) INFO 10-23 15:10:22 [config.py:390] Setting attention block size to 544 tokens to "
+       "ensure that attention page size is >= mamba page size.", "vllm model_executor/models/config.py@v0.10.2 (the "
+       "format string); a public log prints it: tests fixture vllm/v0.10.2-qwen3-next-80b-tp2-h200.log (544)",
+       {ATTENTION_BLOCK: (ATTENTION_BLOCK, "int")}, scope=ENGINE),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",
@@ -353,7 +372,8 @@ VLLM_PATTERNS = (
        r"Cache as specified by kv_cache_memory_bytes",
        "(Worker_TP0 pid=3) INFO 12-05 10:11:12 [gpu_worker.py:700] Initial free memory 78.51 GiB, reserved 40.0 GiB "
        "memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
-       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string; no public log found)",
+       "vllm v1/worker/gpu_worker.py@v0.34.0 (the format string); a public 0.30 log prints it (tests fixture "
+       "vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log, search-index file 71067348846)",
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), KV_CACHE: (KV_CACHE, "GiB")}),
     # the frontend's multimodal decoding reserve is taken from the KV memory after "Available KV cache memory" was
     # printed (multimodal/gpu_ipc_memory.py@v0.27.1 to @v0.34.0, gpu_worker.py@v0.25.1 and @v0.26.0): the pool is
@@ -503,8 +523,9 @@ VLLM_PATTERNS = (
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
        r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
        r"[0-9.]+ GiB for consumed memory \(weights \+ non-torch\), " + _g(ACTIVATION) + r" GiB for peak "
-       r"activation, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use is "
-       + _g(KV_CACHE) + " GiB",
+       # the tail optional: a record that quotes the line up to its terms (the 0.31.0 A100 fixture) still gives them
+       r"activation, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\.(?:.*?Current kv cache memory in use is "
+       + _g(KV_CACHE) + " GiB)?",
        "(EngineCore pid=23853) INFO 09-16 13:51:51 [gpu_worker.py:876] Free memory on device (46.99/47.37 GiB) on "
        "startup. Desired GPU memory utilization is (0.85, 40.27 GiB). Actual usage is 2.81 GiB for consumed memory "
        "(weights + non-torch), 0.57 GiB for peak activation, and 0.22 GiB for CUDAGraph memory. Replace "

@@ -333,6 +333,32 @@ CASES = [
      {}),
     ("vllm/v0.7-r1-distill-qwen14b-2x4090-refused.log", None, False, 'kv-below-max-model-len', 'pid 1786', 0,
      {P.WEIGHTS: gib(13.9476), P.MAX_MODEL_LEN: 131072, P.KV_TOKENS: 81536}),
+    # a 0.31.0 lab record quoting the worker's budget line up to its terms (its tail, with the KV memory, cut)
+    ("vllm/v1-0.31.0-llama31-8b-a100-80gb-defaults.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.0), P.FREE_BEFORE_LOAD: gib(78.84), P.GPU_MEMORY: gib(79.25), P.UTILIZATION: 0.92,
+      P.REQUESTED: gib(72.91), P.ACTIVATION: gib(1.44), P.CUDA_GRAPHS: gib(0.23), P.KV_CACHE: gib(56.21),
+      P.KV_TOKENS: 460496, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.51}),
+    # a 0.30 benchmark page on a GB10 at gmu 0.55: weights, the graph profiler's fraction line, the one-line pool
+    ("vllm/v1-0.30-gpt-oss-20b-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(13.8), P.KV_TOKENS: 1968672, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 60.08}),
+    ("vllm/v1-0.30-hermes4-14b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.34), P.UTILIZATION: 0.55, P.KV_TOKENS: 319328, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 9.75}),
+    ("vllm/v1-0.30-qwen3-30b-a3b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(29.1), P.UTILIZATION: 0.55, P.KV_TOKENS: 394016, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 12.02}),
+    ("vllm/v1-0.30-qwen36-35b-a3b-fp8-gb10-gmu055.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(33.38), P.UTILIZATION: 0.55, P.KV_TOKENS: 1468523, P.MAX_MODEL_LEN: 32768,
+      P.MAX_CONCURRENCY: 44.82}),
+    # --kv-cache-memory set on 0.30: the free memory and the pool the worker reserved instead of profiling
+    ("vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(9.25), P.FREE_BEFORE_LOAD: gib(93.04), P.KV_CACHE: 55834574848, P.KV_TOKENS: 1078887,
+      P.MAX_MODEL_LEN: 65536, P.MAX_CONCURRENCY: 16.46}),
+    # an offline LLM() run on 0.27.1: its 8,192 batched tokens from the scheduler's line, the V2 runner's budget line
+    ("vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(20.52), P.CUDA_GRAPHS: 0, P.FREE_BEFORE_LOAD: gib(22.45),
+      P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.92, P.REQUESTED: gib(22.07), P.ACTIVATION: gib(0.31),
+      P.KV_TOKENS: 1793232}),
     ("vllm/v1-0.29dev-qwen3-4b-awq-kv-memory-advice.log", None, True, None, 'main', 1,
      {P.CUDA_GRAPHS: gib(0.22), P.FREE_BEFORE_LOAD: gib(46.99), P.GPU_MEMORY: gib(47.37), P.UTILIZATION: 0.85, P.REQUESTED: gib(40.27), P.ACTIVATION: gib(0.57), P.KV_CACHE: gib(36.88), P.KV_TOKENS: 268560, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 131.13}),
     # repositories' own start-up logs: 0.16's banner over two TP ranks; 0.10.1.1 with FlashInfer's sampler named
@@ -398,7 +424,8 @@ CASES = [
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
-      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77}),
+      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
+      P.ATTENTION_BLOCK: 544}),
     # the same hybrid with prefix caching (mamba cache mode align), the issue's boot-log highlights (club-3090#612)
     ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
      {P.KV_CACHE: gib(5.98), P.KV_TOKENS: 567978, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 4.33}),
@@ -515,7 +542,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 88, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 95, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -573,7 +600,13 @@ def test_the_weights_and_advice_lines_read_their_own_units_and_their_near_misses
     log, _ = parse_log([advice], "vllm")
     assert log.started is False and log.failure is None  # the advice is not the start-up check that refuses
     assert log.terms()[P.KV_CACHE] == gib(36.88) and log.terms()[P.ACTIVATION] == gib(0.57)
-    log, _ = parse_log([advice.replace("Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
+    # quoted up to its terms (the tail cut) it still gives them; cut inside them, or in 0.10's wording, nothing
+    log, _ = parse_log([advice.replace(" Current kv cache memory in use is 36.88 GiB.", "")], "vllm")
+    assert P.KV_CACHE not in log.terms() and log.terms()[P.ACTIVATION] == gib(0.57)
+    log, _ = parse_log([advice.replace(" for CUDAGraph memory. Current kv cache memory in use is 36.88 GiB.", "")],
+                       "vllm")
+    assert log.terms() == {}
+    log, _ = parse_log([advice.replace("consumed memory (weights + non-torch)", "weight")], "vllm")
     assert log.terms() == {}
 
 
@@ -666,8 +699,10 @@ def test_arguments_as_the_engine_printed_them():
         ("Qwen1.5-0.5B-Chat", "half", 0.9, 16)
     assert log.args["allowed_origins"] == ["*"] and log.args["api_key"] is None
     log = parse("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log")
+    # the printed non-default arguments, and the batch budget the scheduler's line says it resolved
     assert log.args == {"model_tag": "/data/datasets/models-hf/Qwen2.5-0.5B/",
-                        "model": "/data/datasets/models-hf/Qwen2.5-0.5B/", "tensor_parallel_size": 2}
+                        "model": "/data/datasets/models-hf/Qwen2.5-0.5B/", "tensor_parallel_size": 2,
+                        "max_num_batched_tokens": 2048}
     assert log.config["dtype"] == "torch.bfloat16" and log.config["max_seq_len"] == 32768
     log = parse("sglang/server-args-llama31-8b.log")
     assert (log.model, log.args["mem_fraction_static"], log.args["context_length"]) == \

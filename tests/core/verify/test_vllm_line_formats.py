@@ -187,6 +187,21 @@ ROWS = [
                  "43.24", "36.88"),
      {P.FREE_BEFORE_LOAD: g("46.99"), P.GPU_MEMORY: g("47.37"), P.UTILIZATION: 0.85, P.REQUESTED: g("40.27"),
       P.ACTIVATION: g("0.57"), P.CUDA_GRAPHS: g("0.22"), P.KV_CACHE: g("36.88")}),
+    # the same line quoted up to its terms (a public 0.31.0 record, fixture v1-0.31.0-llama31-8b-a100-80gb-defaults):
+    # the terms still read, the KV memory the cut tail held does not; the engine core's prefix and a worker's
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.31.0 (the line cut after its terms)", "0.31", "EngineCore",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory.", ("78.84", "79.25", 0.92, "72.91", "15.26", "1.44", "0.23"),
+     {P.FREE_BEFORE_LOAD: g("78.84"), P.GPU_MEMORY: g("79.25"), P.UTILIZATION: 0.92, P.REQUESTED: g("72.91"),
+      P.ACTIVATION: g("1.44"), P.CUDA_GRAPHS: g("0.23")}),
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.29.0 (cut after its terms, a TP worker's prefix)", "0.8",
+     "Worker_TP1",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory.", ("139.21", "139.81", 0.92, "128.63", "40.1", "2.05", "0.61"),
+     {P.FREE_BEFORE_LOAD: g("139.21"), P.GPU_MEMORY: g("139.81"), P.UTILIZATION: 0.92, P.REQUESTED: g("128.63"),
+      P.ACTIVATION: g("2.05"), P.CUDA_GRAPHS: g("0.61")}),
     # -- refusals ----------------------------------------------------------------------------------------------------
     ("vllm-kv-below-len", "engine/llm_engine.py@v0.3.3, worker/worker.py@v0.4.3-v0.10.2", "0.3", None,
      "ValueError: The model's max seq len (%d) is larger than the maximum number of tokens that can be stored in KV "
@@ -344,3 +359,55 @@ def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
     log, _ = parse_log([line], "vllm")
     assert log.terms() == {P.UTILIZATION: 0.85}
     assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
+
+
+@pytest.mark.parametrize("style,proc,file,value", [
+    ("0.8", None, "config.py:1693", 2048),  # config.py@v0.8.1, no process prefix
+    ("0.8", "APIServer", "scheduler.py:222", 8192),  # config/scheduler.py@v0.10.1.1, the API server's prefix
+    ("0.8", None, "scheduler.py:242", 8192),  # @v0.27.1, an offline LLM() run (the LLM-class fixture)
+    ("0.31", "EngineCore", "scheduler.py:289", 16384),  # @v0.30.0-v0.34.0, the process in the format
+])
+def test_the_scheduler_line_gives_the_rebuild_its_batch_budget(style, proc, file, value):
+    # the budget the scheduler resolved (the GPU's and usage context's default, or the flag) joins the printed
+    # arguments, so an offline run is rebuilt with its own 8,192 rather than `vllm serve`'s 2,048
+    from gpustack_guard.core.verify import compare as C
+
+    lines = render(style, proc, file, f"Chunked prefill is enabled with max_num_batched_tokens={value}.")
+    log, _ = parse_log(lines, "vllm")
+    assert "vllm-batched-tokens" in log.matched and log.args == {"max_num_batched_tokens": value}
+    assert f"--max-num-batched-tokens={value}" in C.backend_args(log)
+    for near in ("Chunked prefill is enabled with max_num_batched_tokens=many.",
+                 "Chunked prefill is disabled with max_num_batched_tokens=2048."):
+        log, _ = parse_log(render(style, proc, file, near), "vllm")
+        assert "max_num_batched_tokens" not in log.args, near
+
+
+def test_the_cut_budget_line_and_the_scheduler_line_read_behind_a_collectors_timestamp():
+    # `kubectl logs --timestamps` / `docker logs -t` put an ISO time before the engine's own prefix
+    stamp = "2026-10-06T17:00:41.123456789Z "
+    budget = ("(EngineCore pid=326) INFO 10-06 17:00:41 [gpu_worker.py:955] Free memory on device (78.84/79.25 GiB) on "
+              "startup. Desired GPU memory utilization is (0.92, 72.91 GiB). Actual usage is 15.26 GiB for consumed "
+              "memory (weights + non-torch), 1.44 GiB for peak activation, and 0.23 GiB for CUDAGraph memory.")
+    batch = "(APIServer pid=1) INFO 10-06 17:00:02 [scheduler.py:289] Chunked prefill is enabled with " \
+            "max_num_batched_tokens=8192."
+    log, _ = parse_log([stamp + budget + "\n", stamp + batch + "\n"], None)
+    assert log.engine == "vllm" and log.args == {"max_num_batched_tokens": 8192}
+    assert log.terms() == {P.FREE_BEFORE_LOAD: g("78.84"), P.GPU_MEMORY: g("79.25"), P.UTILIZATION: 0.92,
+                           P.REQUESTED: g("72.91"), P.ACTIVATION: g("1.44"), P.CUDA_GRAPHS: g("0.23")}
+
+
+@pytest.mark.parametrize("style,proc,file,block", [
+    ("0.8", "APIServer", "config.py:390", 544),  # models/config.py@v0.10.2 (the Qwen3-Next TP 2 fixture's line)
+    ("0.8", "EngineCore", "interface.py:773", 1056),  # platforms/interface.py@v0.24.0
+    ("0.31", "EngineCore", "interface.py:933", 576),  # @v0.30.0-v0.34.0, the process in the format
+])
+def test_a_hybrids_attention_block_is_read_and_held_against_the_estimates(style, proc, file, block):
+    from gpustack_guard.core.verify import compare as C
+
+    lines = render(style, proc, file, f"Setting attention block size to {block} tokens to ensure that attention "
+                                      "page size is >= mamba page size.")
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms() == {P.ATTENTION_BLOCK: block}
+    # a dense model's estimate carries no raised block: nothing to hold the line against, and no row without it
+    assert P.ATTENTION_BLOCK not in {d.term for d in C.deltas({}, {P.ATTENTION_BLOCK: 16})}
+    assert [(d.observed, d.estimated) for d in C.deltas(log.terms(), {P.ATTENTION_BLOCK: 544})] == [(block, 544)]
