@@ -385,6 +385,19 @@ def _check_gpu_type_selector(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Findi
 def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     if not spec.gpu_selector or not spec.gpu_selector.gpu_ids:
         return []
-    return [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
-                      f"gpu id '{echo.value(gpu_id)}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
-            for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]
+    found = [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
+                       f"gpu id '{echo.value(gpu_id)}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')",
+                       spec=spec.name)
+             for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]
+    first: dict[str, int] = {}
+    for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids):
+        if gpu_id not in first:
+            first[gpu_id] = i
+            continue
+        # GPUStack keeps a repeat (gpustack/utils/gpu.py parse_gpu_ids_by_worker groups and sorts, never dedupes):
+        # one GPU counted as two, which gsg's placement would then book twice (an overcommit of the spec itself)
+        found.append(F.finding(D.SCHEMA, doc.at("gpu_selector", "gpu_ids", i),
+                               f"gpu id '{echo.value(gpu_id)}' is listed twice in gpu_selector.gpu_ids (items "
+                               f"{first[gpu_id] + 1} and {i + 1}); GPUStack keeps both and counts that GPU twice",
+                               spec=spec.name, fix="remove the repeat"))
+    return found
