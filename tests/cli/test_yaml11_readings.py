@@ -90,6 +90,8 @@ def test_an_env_value_read_as_a_number_is_never_shown(gsg, tmp_path, output):
     ("categories: [llm]", "categories: [1.5]", "7:14", "'categories.0' is '1.5', expected one of: llm, embedding, "
      "image, reranker, speech_to_text, text_to_speech, unknown (YAML read the unquoted '1.5' as a number: quote it, "
      "'1.5', for text)"),
+    ("name: llama-8b", "name: 2024-01-02", "3:7", "'name': Input should be a valid string (YAML read the unquoted "
+     "'2024-01-02' as a date: quote it, '2024-01-02', for text)"),
     ("source: huggingface", "source: off", "4:9", "'source' is 'False', expected one of: huggingface, model_scope, "
      "local_path (YAML read the unquoted 'off' as a boolean: quote it, 'off', for text)"),
 ])

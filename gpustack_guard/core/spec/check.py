@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 import re
@@ -141,7 +142,8 @@ def _yaml11_number(doc: SpecDoc, path: tuple, where: F.Location, text: str, valu
                      fix="write the number meant in plain decimal, or quote the value if text is meant")
 
 
-_YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+_YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None): "null", datetime.date: "a date",
+               datetime.datetime: "a date"}
 
 
 def _unquoted(doc: SpecDoc, path: tuple, value: Any) -> str:
