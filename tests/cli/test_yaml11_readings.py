@@ -110,3 +110,14 @@ def test_numbers_with_one_reading_pass_as_before(gsg, tmp_path, value):
     # value is text: none of them is the new finding (1_0 is 10 replicas: a placement error, not GSG002)
     result = _validate(gsg, _spec(tmp_path, "replicas: 1", f"replicas: {value}"))
     assert "base-60" not in result.out and "base-8" not in result.out
+
+
+@pytest.mark.parametrize(("key", "kind"), [("yes", "a boolean"), ("~", "null"), ("7", "a number"), ("Off", "a boolean")])
+def test_a_key_read_as_another_type_is_named_at_the_key(gsg, tmp_path, key, kind):
+    # before: "'1': Keys should be strings" (True's number) at the value's column, and "'None': ..." at line 3
+    path = _spec(tmp_path, "    max_output_tokens: 1000", f"    max_output_tokens: 1000\n    {key}: 5")
+    result = _validate(gsg, path)
+    assert result.code == 1
+    assert [line for line in result.out.splitlines() if " error " in line] == [
+        f"{path}:23:5: error GSG002 schema [llama-8b]: a key of guard.workload is {kind} (written '{key}'), not a "
+        "field name: YAML 1.1 reads unquoted yes/no/on/off as booleans, ~ as null and digits as numbers"]

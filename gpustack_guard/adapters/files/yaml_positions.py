@@ -117,13 +117,13 @@ class LocatedDocument:
                 break
         return _mark(node)
 
-    def plain_text(self, path: Path) -> str | None:
-        """The unquoted text written at `path` when it is a plain scalar (what YAML read as a bool, number or null),
-        else None."""
+    def plain_text(self, path: Path, *, key: bool = False) -> str | None:
+        """The unquoted text written at `path` (its key with `key`) when it is a plain scalar (what YAML read as a
+        bool, number or null), else None."""
         node = self.root
-        for part in path:
+        for depth, part in enumerate(path):
             if isinstance(node, yaml.MappingNode) and (match := self._pairs(node).get(part)) is not None:
-                node = match[1]
+                node = match[0] if key and depth == len(path) - 1 else match[1]
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
                 node = node.value[part]
             else:

@@ -98,7 +98,9 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
         path = field_path(err["loc"], doc.raw)
         dotted = ".".join(str(p) for p in path) or "(document)"
         kind = err["type"]
-        if kind == "extra_forbidden":
+        if kind == "invalid_key" and (bad := _bad_key(doc, path)):
+            result.append(bad)
+        elif kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
             hint = spelling.suggest(str(path[-1]), parent_fields) if parent_fields and path else None
             message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
@@ -144,6 +146,28 @@ def _yaml11_number(doc: SpecDoc, path: tuple, where: F.Location, text: str, valu
 
 _YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None): "null", datetime.date: "a date",
                datetime.datetime: "a date"}
+
+
+def _bad_key(doc: SpecDoc, path: tuple) -> F.Finding | None:
+    """A mapping key YAML read as a boolean, number or null (`yes:`, `1:`, `~:`), at the key, naming what was
+    written; pydantic's 'Keys should be strings' at '1' (True's number) pointed at the value."""
+    parent = _get(doc.raw, path[:-1]) if path else None
+    if not isinstance(parent, dict):
+        return None
+    key = next((k for k in parent if not isinstance(k, str) and (k == path[-1] or str(k) == str(path[-1]))), _NO_KEY)
+    if key is _NO_KEY:
+        return None
+    where = ".".join(map(str, path[:-1])) or "the document"
+    kind = _YAML_KINDS.get(type(key), "a value that is not text")
+    plain_text = getattr(doc.located, "plain_text", None)
+    text = plain_text((*path[:-1], key), key=True) if plain_text else None
+    shown = f" (written '{echo.value(text)}')" if text else ""
+    return F.finding(D.SCHEMA, doc.at(*path[:-1], key, key=True),
+                     f"a key of {where} is {kind}{shown}, not a field name: YAML 1.1 reads unquoted yes/no/on/off "
+                     "as booleans, ~ as null and digits as numbers", spec=doc.name, fix="quote the key, or correct it")
+
+
+_NO_KEY = object()
 
 
 def _unquoted(doc: SpecDoc, path: tuple, value: Any) -> str:
