@@ -446,6 +446,9 @@ _UNCLOSED = {"while parsing a flow sequence": "'['", "while parsing a flow mappi
              "while scanning a quoted scalar": "quote"}
 
 
+_MAX_SIMPLE_KEY = 1024  # YAML 1.1/1.2: an implicit key is at most 1,024 characters (PyYAML and libyaml alike)
+
+
 def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
     """The line of the cause: an unclosed bracket or quote is reported where it opens (the parser notices it
     lines later), a tab in the indentation by name, anything else where the parser stopped."""
@@ -464,6 +467,13 @@ def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
     if exc.context and exc.context.startswith("found duplicate anchor") and exc.context_mark is not None:
         first_line, _ = _located(text, exc.context_mark)
         return YamlSyntaxError(f"duplicate anchor (first defined at line {first_line})", line, column)
+    if exc.context == "while scanning a simple key" and exc.context_mark is not None and \
+            exc.problem_mark is not None and exc.problem_mark.line == exc.context_mark.line and \
+            exc.problem_mark.column - exc.context_mark.column > _MAX_SIMPLE_KEY:
+        # YAML ends an implicit key at 1,024 characters: the parser's "could not find expected ':'" sits past it
+        start_line, start_column = _located(text, exc.context_mark)
+        return YamlInputLimit(f"a key of more than {_MAX_SIMPLE_KEY:,} characters (YAML's limit for a key)",
+                              start_line, start_column)
     if problem.startswith("found undefined alias"):
         return YamlSyntaxError(f"undefined alias {_word_at(here, column)} (no anchor of that name above it)",
                                line, column)
