@@ -121,3 +121,17 @@ def test_a_key_read_as_another_type_is_named_at_the_key(gsg, tmp_path, key, kind
     assert [line for line in result.out.splitlines() if " error " in line] == [
         f"{path}:23:5: error GSG002 schema [llama-8b]: a key of guard.workload is {kind} (written '{key}'), not a "
         "field name: YAML 1.1 reads unquoted yes/no/on/off as booleans, ~ as null and digits as numbers"]
+
+
+def test_an_overlays_base_60_number_is_named_on_the_overlay_file(gsg, tmp_path):
+    # the overlay's own numbers were not carried into the overlaid document: `replicas: 1:30` there was 90
+    (tmp_path / "specs" / "overlays" / "prod").mkdir(parents=True)
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC.replace("name: llama-8b", "name: llama-8b\ndescription: 1:10"))
+    (tmp_path / "specs" / "overlays" / "prod" / "a.yaml").write_text("name: llama-8b\nreplicas: 1:30\n")
+    result = gsg("validate", "specs", "--overlay", "prod", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert result.code == 1
+    assert [line for line in result.out.splitlines() if " error " in line] == [
+        "specs/a.yaml:4:14: error GSG002 schema [llama-8b]: 'description': '1:10' is a base-60 number in YAML 1.1, "
+        "so gsg and GPUStack read 70, while YAML 1.2 tools (editors) read the text '1:10'",
+        "specs/overlays/prod/a.yaml:2:11: error GSG002 schema [llama-8b]: 'replicas': '1:30' is a base-60 number in "
+        "YAML 1.1, so gsg and GPUStack read 90, while YAML 1.2 tools (editors) read the text '1:30'"]

@@ -228,8 +228,8 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
         found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
                                f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last",
                                spec=doc.name, fix="remove one of them"))
-    yaml11 = [_yaml11_number(doc, path, F.Location(doc.file, line, column), text, value)
-              for path, line, column, text, value in getattr(doc.located, "yaml11_numbers", ())]
+    yaml11 = [_yaml11_number(doc, path, doc.at(*path), text, value)  # at(): an overlay's number is on its file
+              for path, _line, _column, text, value in getattr(doc.located, "yaml11_numbers", ())]
     found.extend(yaml11)
     data = dict(raw)
     for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
