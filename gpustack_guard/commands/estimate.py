@@ -252,8 +252,12 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
     report = validate([doc], [], _NoTemplates(), lambda spec, file: (facts, None),
                       synthetic_fleet(total, count, opts.gpu_name, opts.gpu_used), {})
     est = report.evaluations[0].estimate if report.evaluations else None
-    if est is None:
-        blocking = next((f for f in report.findings if f.severity is Severity.ERROR), None)
+    # --gpus that the parallel flags contradict (GSG022) is estimated on the flags' count: said, not passed over
+    mismatch = opts.gpus is not None and any(f.rule_id == "GSG022" and f.severity is Severity.ERROR
+                                             for f in report.findings)
+    if est is None or mismatch:
+        blocking = next((f for f in report.findings if f.severity is Severity.ERROR
+                         and (f.rule_id == "GSG022" or not mismatch)), None)
         if blocking is not None:
             hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")

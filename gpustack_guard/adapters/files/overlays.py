@@ -72,11 +72,21 @@ class OverlaidDocument:
     data: Any = None
     start_line: int = 0
     duplicate_keys: list = field(default_factory=list)
+    yaml11_numbers: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.data = merge(self.base.data, self.patch.data)
         self.start_line = self.base.start_line
         self.duplicate_keys = list(self.base.duplicate_keys)  # the overlay's own are reported on its file
+        # numbers YAML 1.1 and 1.2 read differently: the base's the overlay left, and the overlay's own (the spec
+        # check finds each by its path, so position() and origin() name the file that wrote it)
+        self.yaml11_numbers = [n for n in getattr(self.base, "yaml11_numbers", ()) if not self._patched(n[0])] + \
+            list(getattr(self.patch, "yaml11_numbers", ()))
+
+    def plain_text(self, path: YamlPath, *, key: bool = False) -> str | None:
+        side = self.patch if self._patched(path) else self.base
+        plain = getattr(side, "plain_text", None)
+        return plain(path, key=key) if plain else None
 
     def _patched(self, path: YamlPath) -> bool:
         return bool(path) and path[0] != "name" and _covers(self.patch.data, path)

@@ -41,6 +41,7 @@ MAX_SETTINGS_BYTES = 32 << 20  # 32 MiB for fleet snapshots (and workload, conte
 #                                parses in seconds; gsg snapshot of a real cluster is well below 1 MiB
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
 
 
 def display_path(path: Path | str, cwd: str | None = None) -> str:
@@ -127,10 +128,28 @@ def read_bytes(path: Path | str, max_bytes: int) -> bytes:
                              ) from None
 
 
+def _wide_encoding(data: bytes) -> str | None:
+    """UTF-16 or UTF-32, by the byte-order mark or, without one, by the zero bytes of an ASCII first character (the
+    detection of YAML 1.2 section 5.2): a UTF-32 mark starts with UTF-16's, so it is asked first."""
+    if data.startswith(_UTF32_BOMS):
+        return "UTF-32 text (it starts with a UTF-32 byte-order mark)"
+    if data.startswith(_UTF16_BOMS):
+        return "UTF-16 text (it starts with a UTF-16 byte-order mark)"
+    head = data[:4]
+    if len(head) < 4 or 0 not in head:
+        return None
+    if head[:3] == b"\0\0\0" or head[1:] == b"\0\0\0":
+        return "UTF-32 text (no byte-order mark: three zero bytes to each ASCII character)"
+    if head[0] == head[2] == 0 or head[1] == head[3] == 0:
+        return "UTF-16 text (no byte-order mark: a zero byte to each ASCII character)"
+    return None
+
+
 def decode(data: bytes) -> str:
     """UTF-8, with or without a byte-order mark; anything else (UTF-16, Latin-1) is Unreadable at its line."""
-    if data.startswith(_UTF16_BOMS):
-        raise Unreadable("UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8")
+    wide = _wide_encoding(data)
+    if wide:
+        raise Unreadable(f"{wide}: save it as UTF-8")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

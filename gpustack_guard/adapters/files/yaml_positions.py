@@ -12,6 +12,7 @@ workloads, contexts, project files, rendered templates) goes through load_docume
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +95,9 @@ class LocatedDocument:
     start_line: int
     root: Any = None  # the composed yaml.Node
     duplicate_keys: list[tuple[Path, int, int]] = field(default_factory=list)
+    # unquoted numbers YAML 1.1 reads otherwise than YAML 1.2 (base 60, a leading zero's base 8): path, line,
+    # column, the text and the value read; a spec check refuses them (editors' YAML 1.2 reads another value)
+    yaml11_numbers: list[tuple[Path, int, int, str, Any]] = field(default_factory=list)
     _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
@@ -112,6 +116,20 @@ class LocatedDocument:
             else:
                 break
         return _mark(node)
+
+    def plain_text(self, path: Path, *, key: bool = False) -> str | None:
+        """The unquoted text written at `path` (its key with `key`) when it is a plain scalar (what YAML read as a
+        bool, number or null), else None."""
+        node = self.root
+        for depth, part in enumerate(path):
+            if isinstance(node, yaml.MappingNode) and (match := self._pairs(node).get(part)) is not None:
+                node = match[0] if key and depth == len(path) - 1 else match[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+            else:
+                return None
+        plain = isinstance(node, yaml.ScalarNode) and not node.style  # libyaml's plain style is "", PyYAML's None
+        return node.value if plain and node.value else None
 
     def _pairs(self, node: yaml.MappingNode) -> dict:
         """A mapping node's pairs by key, built once per node: a lookup per finding costs the same with 10 keys
@@ -174,6 +192,17 @@ def _scalar(node: yaml.ScalarNode) -> Any:
         raise YamlSyntaxError(f"invalid {_kind(node.tag)} {_shown(node.value)}: {reason}", *_mark(node)) from None
 
 
+_LEADING_ZERO = re.compile(r"[-+]?0[0-7_]*[0-7]")
+
+
+def _yaml11_only(text: str, value: Any) -> bool:
+    """A number YAML 1.2 reads otherwise: base 60 (`1:30` is 90, a string to YAML 1.2) or a leading zero that
+    makes base 8 (`010` is 8, 10 to YAML 1.2). Underscores, 0x and 0b keep their obvious value and pass."""
+    if ":" in text:
+        return True
+    return text[0] in "0+-" and _LEADING_ZERO.fullmatch(text) is not None and value != int(text.replace("_", ""))
+
+
 def _kind(tag: str) -> str:
     return tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else tag
 
@@ -214,7 +243,10 @@ class _Build:
             if len(node.value) > MAX_SCALAR_CHARS:
                 raise YamlInputLimit(f"a value of {len(node.value):,} characters (limit {MAX_SCALAR_CHARS:,})",
                                      *_mark(node))
-            return _scalar(node)
+            value = _scalar(node)
+            if (node.tag == _INT or node.tag == _FLOAT) and _yaml11_only(node.value, value):
+                self.doc.yaml11_numbers.append((path, *_mark(node), node.value, value))
+            return value
         if len(path) >= MAX_DEPTH:
             raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_mark(node))
         if self.aliases and id(node) in self.active:
@@ -414,6 +446,9 @@ _UNCLOSED = {"while parsing a flow sequence": "'['", "while parsing a flow mappi
              "while scanning a quoted scalar": "quote"}
 
 
+_MAX_SIMPLE_KEY = 1024  # YAML 1.1/1.2: an implicit key is at most 1,024 characters (PyYAML and libyaml alike)
+
+
 def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
     """The line of the cause: an unclosed bracket or quote is reported where it opens (the parser notices it
     lines later), a tab in the indentation by name, anything else where the parser stopped."""
@@ -432,6 +467,13 @@ def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
     if exc.context and exc.context.startswith("found duplicate anchor") and exc.context_mark is not None:
         first_line, _ = _located(text, exc.context_mark)
         return YamlSyntaxError(f"duplicate anchor (first defined at line {first_line})", line, column)
+    if exc.context == "while scanning a simple key" and exc.context_mark is not None and \
+            exc.problem_mark is not None and exc.problem_mark.line == exc.context_mark.line and \
+            exc.problem_mark.column - exc.context_mark.column > _MAX_SIMPLE_KEY:
+        # YAML ends an implicit key at 1,024 characters: the parser's "could not find expected ':'" sits past it
+        start_line, start_column = _located(text, exc.context_mark)
+        return YamlInputLimit(f"a key of more than {_MAX_SIMPLE_KEY:,} characters (YAML's limit for a key)",
+                              start_line, start_column)
     if problem.startswith("found undefined alias"):
         return YamlSyntaxError(f"undefined alias {_word_at(here, column)} (no anchor of that name above it)",
                                line, column)

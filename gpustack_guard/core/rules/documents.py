@@ -38,7 +38,9 @@ SCHEMA = Rule(
          "`1X`), or an `env` value holding a NUL byte, another control character, or a "
          "one-line value ending in the line break a YAML `|` block leaves (line breaks inside a multi-line value such "
          "as a PEM key are fine); or a `gpu_type_selector` that contradicts `gpu_selector` (gpu_ids, more than one "
-         "GPU per replica) or itself (a partition profile with slice percentages, cores sliced without memory).",
+         "GPU per replica) or itself (a partition profile with slice percentages, cores sliced without memory); "
+         "a gpu id listed twice; an unquoted number YAML 1.1 and 1.2 read differently (`1:30` is base 60, 90; "
+         "`010` base 8, 8), and a key or text field YAML read as a boolean, number or null (`name: no`).",
     why="GPUStack answers such a document with a 422 at apply time, or worse accepts an absurd value and "
         "schedules it. A process environment cannot carry a NUL, shells and most programs cannot read a name "
         "with '-', and a trailing line break becomes part of a token or URL. (An env value is never shown in the "
@@ -257,9 +259,10 @@ INPUT_LIMIT = Rule(
     "GSG017", "input-limit", "A YAML file is larger, deeper or expands further than any spec (a loader limit).",
     what="A file beyond one of the loader's limits: aliases that expand to more than 10,000 nodes (the \"billion "
          "laughs\" document), mappings or lists nested more than 64 levels, more than 100,000 documents in one file, a "
-         "spec file over 16 MiB (a fleet snapshot over 32 MiB), a single value over 65,536 characters or a number "
-         "over 1,000 characters, a list or mapping of more than 4,096 items in a spec (100,000 in a fleet "
-         "snapshot), or more than 1,500,000 values in one file. The file is refused before its values are built; "
+         "spec file over 16 MiB (a fleet snapshot over 32 MiB), a single value over 65,536 characters, a key over "
+         "1,024 (YAML's own limit) or a number over 1,000 characters, a list or mapping of more than 4,096 items "
+         "in a spec (100,000 in a fleet snapshot), or more than 1,500,000 values in one file. The file is refused "
+         "before its values are built; "
          "the other files are checked.",
     why="gsg runs in CI on whatever a pull request contains: a 1 KB file of nested aliases expands to a billion "
         "values and would run the job out of time or memory. No real spec comes near these limits (a spec is a "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 import re
@@ -97,7 +98,9 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
         path = field_path(err["loc"], doc.raw)
         dotted = ".".join(str(p) for p in path) or "(document)"
         kind = err["type"]
-        if kind == "extra_forbidden":
+        if kind == "invalid_key" and (bad := _bad_key(doc, path)):
+            result.append(bad)
+        elif kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
             hint = spelling.suggest(str(path[-1]), parent_fields) if parent_fields and path else None
             message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
@@ -112,7 +115,8 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
                 message = (f"'{dotted}' is '{echo.value(value)}', not '{miss.known}' as GPUStack spells it "
                            f"(it differs in {miss.why}); GPUStack compares it exactly")
             else:
-                message = f"'{dotted}' is '{echo.value(value)}', expected one of: {', '.join(expected)}"
+                message = f"'{dotted}' is '{echo.value(value)}', expected one of: {', '.join(expected)}" + (
+                    "" if isinstance(value, str) else _unquoted(doc, path, value))
             result.append(F.finding(D.ENUM_SPELLING, doc.at(*path), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else None))
         elif kind == "missing":
@@ -120,9 +124,63 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
                                     f"required field '{dotted}' is missing", spec=doc.name,
                                     fix=f"add '{path[-1]}:'"))
         else:
-            result.append(F.finding(D.SCHEMA, doc.at(*path), f"'{dotted}': {_readable(err, _get(doc.raw, path))}",
-                                    spec=doc.name))
+            value = _get(doc.raw, path)
+            result.append(F.finding(D.SCHEMA, doc.at(*path), f"'{dotted}': {_readable(err, value)}"
+                                    + (_unquoted(doc, path, value) if kind == "string_type" else ""), spec=doc.name))
     return result
+
+
+def _yaml11_number(doc: SpecDoc, path: tuple, where: F.Location, text: str, value: Any) -> F.Finding:
+    """An unquoted number that YAML 1.1 (gsg, PyYAML, GPUStack) and YAML 1.2 (editors' schema checks) read as two
+    different things: `replicas: 1:30` is 90 here and the text '1:30' there, `010` is 8 here and 10 there."""
+    dotted = ".".join(map(str, path)) or "(document)"
+    secret = bool(path) and path[0] == "env"  # an env value may be a secret: neither its text nor its value
+    shown = "the value" if secret else f"'{echo.value(text)}'"
+    base, other = ("a base-60 number", "the text" if secret else f"the text '{echo.value(text)}'") if ":" in text \
+        else ("a base-8 number (its leading zero)", "a decimal number" if secret else str(int(text.replace("_", ""))))
+    read = "another number" if secret else str(value)
+    return F.finding(D.SCHEMA, where, f"'{echo.value(dotted)}': {shown} is {base} in YAML 1.1, so gsg and "
+                     f"GPUStack read {read}, while YAML 1.2 tools (editors) read {other}", spec=doc.name,
+                     fix="write the number meant in plain decimal, or quote the value if text is meant")
+
+
+_YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None): "null", datetime.date: "a date",
+               datetime.datetime: "a date"}
+
+
+def _bad_key(doc: SpecDoc, path: tuple) -> F.Finding | None:
+    """A mapping key YAML read as a boolean, number or null (`yes:`, `1:`, `~:`), at the key, naming what was
+    written; pydantic's 'Keys should be strings' at '1' (True's number) pointed at the value."""
+    parent = _get(doc.raw, path[:-1]) if path else None
+    if not isinstance(parent, dict):
+        return None
+    key = next((k for k in parent if not isinstance(k, str) and (k == path[-1] or str(k) == str(path[-1]))), _NO_KEY)
+    if key is _NO_KEY:
+        return None
+    where = ".".join(map(str, path[:-1])) or "the document"
+    kind = _YAML_KINDS.get(type(key), "a value that is not text")
+    plain_text = getattr(doc.located, "plain_text", None)
+    text = plain_text((*path[:-1], key), key=True) if plain_text else None
+    shown = f" (written '{echo.value(text)}')" if text else ""
+    return F.finding(D.SCHEMA, doc.at(*path[:-1], key, key=True),
+                     f"a key of {where} is {kind}{shown}, not a field name: YAML 1.1 reads unquoted yes/no/on/off "
+                     "as booleans, ~ as null and digits as numbers", spec=doc.name, fix="quote the key, or correct it")
+
+
+_NO_KEY = object()
+
+
+def _unquoted(doc: SpecDoc, path: tuple, value: Any) -> str:
+    """Why a text field holds no text when the file shows one: YAML 1.1 read an unquoted word as another type
+    (`name: no` is false, `name: 1:30` is 90, `description: ~` is null)."""
+    kind = _YAML_KINDS.get(type(value))
+    plain_text = getattr(doc.located, "plain_text", None)
+    text = plain_text(path) if kind and plain_text else None
+    if text is None:
+        return ""
+    if path and path[0] == "env":  # an env value may be a secret: not shown
+        return f" (YAML read the unquoted value as {kind}: quote it)"
+    return f" (YAML read the unquoted '{echo.value(text)}' as {kind}: quote it, '{echo.value(text)}', for text)"
 
 
 def _readable(err: Mapping[str, Any], value: Any) -> str:
@@ -170,6 +228,9 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
         found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
                                f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last",
                                spec=doc.name, fix="remove one of them"))
+    yaml11 = [_yaml11_number(doc, path, doc.at(*path), text, value)  # at(): an overlay's number is on its file
+              for path, _line, _column, text, value in getattr(doc.located, "yaml11_numbers", ())]
+    found.extend(yaml11)
     data = dict(raw)
     for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
         found.append(F.finding(D.SERVER_MANAGED, doc.at(key, key=True),
@@ -182,7 +243,10 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     try:
         spec = DeploymentSpec.validate(data)
     except ValidationError as error:
-        return doc, found + _pydantic_findings(doc, error)
+        # the number's own finding says why it is not text: once is enough
+        told = {(f.location.file, f.location.line, f.location.column) for f in yaml11}
+        return doc, found + [f for f in _pydantic_findings(doc, error)
+                             if (f.location.file, f.location.line, f.location.column) not in told]
     found.extend(_check_source(doc, spec))
     found.extend(_check_env(doc, spec))
     found.extend(_check_name(doc, spec))
@@ -347,6 +411,19 @@ def _check_gpu_type_selector(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Findi
 def _check_gpu_ids(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
     if not spec.gpu_selector or not spec.gpu_selector.gpu_ids:
         return []
-    return [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
-                      f"gpu id '{echo.value(gpu_id)}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')", spec=spec.name)
-            for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]
+    found = [F.finding(D.GPU_ID_FORMAT, doc.at("gpu_selector", "gpu_ids", i),
+                       f"gpu id '{echo.value(gpu_id)}' is not 'worker:type:index' (e.g. 'gpu-a:cuda:0')",
+                       spec=spec.name)
+             for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids) if not GPU_ID.match(gpu_id)]
+    first: dict[str, int] = {}
+    for i, gpu_id in enumerate(spec.gpu_selector.gpu_ids):
+        if gpu_id not in first:
+            first[gpu_id] = i
+            continue
+        # GPUStack keeps a repeat (gpustack/utils/gpu.py parse_gpu_ids_by_worker groups and sorts, never dedupes):
+        # one GPU counted as two, which gsg's placement would then book twice (an overcommit of the spec itself)
+        found.append(F.finding(D.SCHEMA, doc.at("gpu_selector", "gpu_ids", i),
+                               f"gpu id '{echo.value(gpu_id)}' is listed twice in gpu_selector.gpu_ids (items "
+                               f"{first[gpu_id] + 1} and {i + 1}); GPUStack keeps both and counts that GPU twice",
+                               spec=spec.name, fix="remove the repeat"))
+    return found
