@@ -46,7 +46,11 @@ def relevant_lines(text: str) -> str:
     """The lines of the families normalisation reads, with their # TYPE / # HELP lines; MetricsRefused past
     MAX_METRICS_LINES or MAX_METRICS_LINE_BYTES."""
     kept = []
-    for line in text.splitlines():
+    # lines end at LF (CRLF and a lone CR are read too); never str.splitlines(), which also cuts at \x85, \u2028
+    # and other characters a label value may hold, so one such model name made the whole answer unreadable
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for line in text.split("\n"):
         if line.startswith("#"):
             parts = line.split(None, 3)
             if not (len(parts) >= 3 and parts[1] in ("TYPE", "HELP")
@@ -153,6 +157,10 @@ async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
             raise _Refused(f"HTTP {response.status_code}")
         if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
             raise _Refused("compressed answer (asked for identity)")
+        declared = response.headers.get("content-length", "")
+        # a length said up front past the cap: refused before a byte is read
+        if declared.isascii() and declared.isdigit() and int(declared[:20]) > MAX_METRICS_BYTES:
+            raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
         chunks, size = [], 0
         async for data in raw_chunks(response):
             size += len(data)
