@@ -141,3 +141,29 @@ def test_a_50_mib_metrics_answer_is_refused_at_16_mib_with_or_without_its_length
     snapshot = asyncio.run(go())
     assert snapshot.errors == ("http://e/metrics: answer over 16 MiB",)  # the URL's password is never shown
     assert body.sent == (0 if declared else 17)  # a declared length is refused unread, else at the cap
+
+
+@pytest.mark.parametrize("content_type, body", [
+    ("text/html; charset=utf-8", "<html><body>Sign in</body></html>"),
+    ("text/html", f"{RUNNING} 3\n"),  # said to be HTML: not read
+    ("text/plain", "\n  <!DOCTYPE html><html>Sign in</html>"),  # HTML under another type
+])
+def test_a_login_page_at_the_metrics_url_is_a_scrape_error_not_an_empty_reading(content_type, body):
+    """Before: no error and no series, every scrape; a run could be called stable on metrics it never saw."""
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, headers={"content-type": content_type},
+                                                                       text=body))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    assert asyncio.run(go()).errors == ("http://e/metrics: " + scrape.HTML_PAGE,)
+
+
+def test_prometheus_text_under_a_plain_content_type_is_still_read():
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, text=f"# HELP {RUNNING} x\n{RUNNING} 3\n"))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    snapshot = asyncio.run(go())
+    assert (snapshot.errors, snapshot.running) == ((), 3.0)
