@@ -45,3 +45,16 @@ def test_many_missing_deployments_are_counted_not_all_named(gsg, fake, tmp_path,
     assert result.err.strip() == ("gsg: error: POST /v2/models/export: the export holds 1 of the 6 deployments "
                                   "GET /v2/models lists (missing: m1, m2, m3 and 2 more); nothing was written, "
                                   "try again")
+
+
+@pytest.mark.parametrize("body", ["<html><body>Sign in</body></html>", "\n  <!DOCTYPE html>\n<html>a: b</html>"])
+def test_a_login_page_as_the_export_is_named_as_one(gsg, fake, tmp_path, monkeypatch, body):
+    """Before: "document 0: field 'name' is missing or null, expected text"."""
+    fake.create_unmanaged("a")
+    monkeypatch.setattr(fake, "_export", lambda request: httpx.Response(200, text=body,
+                                                                        headers={"content-type": "text/html"}))
+    result = gsg("export", "--out", str(tmp_path / "out"))
+    assert result.code == 1
+    assert result.err.strip() == ("gsg: error: POST /v2/models/export: HTTP 200 but the body is an HTML page, not an "
+                                  "export (is http://gpustack.test a GPUStack server?)")
+    assert not (tmp_path / "out").exists()

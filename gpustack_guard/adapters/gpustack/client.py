@@ -449,7 +449,11 @@ class GPUStackClient:
     def export_models(self, cluster_id: int | None = None, ids: list[int] | None = None) -> str:
         body = {k: v for k, v in (("cluster_id", cluster_id), ("ids", ids)) if v is not None}
         # a POST only because the id list can be long: it changes nothing, so it is retried like a read
-        return self.request("POST", "/v2/models/export", json_body=body, expect_json=False, idempotent=True)
+        text = self.request("POST", "/v2/models/export", json_body=body, expect_json=False, idempotent=True)
+        if text[:1024].lstrip()[:1] == "<":  # no YAML export starts so: a login or proxy page answered with 200
+            raise ApiError("POST", "/v2/models/export", f"HTTP 200 but the body is an HTML page, not an export (is "
+                                                         f"{self.base_url} a GPUStack server?)")
+        return text
 
     def evaluate(self, cluster_id: int, specs: list[dict]) -> list[dict]:
         body = self.request("POST", "/v2/model-evaluations", json_body={"cluster_id": cluster_id,
