@@ -151,6 +151,15 @@ def _unreadable(response: httpx.Response) -> str | None:
     return None
 
 
+def _json_error(line: bytes) -> bool:
+    """Whether one line is a JSON error object (OpenAI's {"error": ...} or vLLM's older {"object": "error"})."""
+    try:
+        found = json.loads(line) if not nests_deeper(line) else None
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(found, dict) and bool(found.get("error") or found.get("object") == "error")
+
+
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
@@ -174,7 +183,8 @@ class _Deltas:
             elif line.startswith(b"event:"):
                 self.error_event = line[6:].strip() == b"error"
             elif line.startswith(b"{") and self.first is None and not self.done:
-                return NOT_STREAMED  # a JSON answer (choices whole) under another content type than JSON's
+                # a JSON answer under another content type than JSON's: an error, or choices whole
+                return "error in stream" if _json_error(line) else NOT_STREAMED
             return None
         if self.error_event:
             return "error in stream"  # the stream names this event an error: its data is no chunk
@@ -196,7 +206,7 @@ class _Deltas:
         if not isinstance(chunk, dict):
             return "malformed stream chunk"
         # {"error": ...}, or vLLM's older stream error without that key: {"object": "error", "message": ...}
-        if chunk.get("error") or chunk.get("object") == "error":
+        if chunk.get("error") or chunk.get("object") == "error":  # as _json_error
             return "error in stream"
         choices = chunk.get("choices")
         if choices and isinstance(choices, list):  # one choice (n=1): the hot loop reads it directly

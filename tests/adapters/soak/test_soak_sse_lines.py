@@ -146,6 +146,9 @@ def test_sse_as_the_standard_allows_and_broken_streams_at_every_chunking(body, o
     # a whole JSON answer under a content type that is not JSON's; before: "no tokens"
     ("text/plain", b'{"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}', load.NOT_STREAMED),
     ("application/json", b'{"choices": []}', load.NOT_STREAMED),
+    # an error as plain JSON under the event-stream type; before: "no tokens"
+    ("text/event-stream", b'{"error": {"message": "model not found", "code": 404}}', "error in stream"),
+    ("text/event-stream", b'{"object": "error", "message": "boom", "code": 400}\n', "error in stream"),
     # a login proxy's page; before: "no tokens"
     ("text/html; charset=utf-8", b"<html>sign in</html>",
      "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"),
