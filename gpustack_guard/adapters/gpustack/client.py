@@ -84,7 +84,8 @@ class Limits:
             except ValueError:
                 value = 0
             if not value > 0 or value != value or value == float("inf"):
-                raise GsgError(f"{variable} must be a positive {'whole ' if kind is int else ''}number, not '{text}'")
+                raise GsgError(f"{variable} must be a positive {'whole ' if kind is int else ''}number, not "
+                               f"'{printable(text)}'")  # cut: a value of 5,000 digits is not echoed whole
             values[name] = value
         return cls(**values)
 
