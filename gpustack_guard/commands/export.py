@@ -152,6 +152,7 @@ def run(opts: ExportOptions) -> int:
     leases = {m["name"] for m in everything if is_lease(m)}
     if connection.supports_export:  # the server exports gsg's apply lease too: not a deployment to keep in git
         docs = [d for d in exported_documents(client.export_models(cluster_id=cluster_id)) if d["name"] not in leases]
+        _export_matches_list(docs, models)
     else:
         docs = documents_from_models(models, names)
     owners = {m["name"]: owner(m) for m in models}
@@ -184,6 +185,27 @@ def run(opts: ExportOptions) -> int:
          + (f", {unchanged} unchanged" if unchanged else "")
          + ("" if show_secrets else " (secret env values written as ${NAME} references)"))
     return EXIT_OK
+
+
+def _export_matches_list(docs: list[dict], models: list[dict]) -> None:
+    """The server's export must hold the deployments its list holds, no fewer and no others: an empty or cut answer
+    (a proxy that drops bodies) exported nothing or part of a fleet with exit 0, and one that ignores cluster_id
+    wrote another cluster's models."""
+    exported = [d["name"] for d in docs]
+    listed = {m["name"] for m in models}
+    missing = sorted(listed.difference(exported))
+    extra = sorted(set(exported) - listed)
+    if not missing and not extra:
+        return
+    where = "POST /v2/models/export"
+    if missing:
+        shown = ", ".join(untrusted(n, 80) for n in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
+                                                                     else "")
+        raise GsgError(f"the export holds {len(listed) - len(missing)} of the {len(listed)} deployments GET /v2/models "
+                       f"lists (missing: {shown}); nothing was written, try again", where=where)
+    shown = ", ".join(untrusted(n, 80) for n in extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+    raise GsgError(f"the export holds deployments GET /v2/models does not list ({shown}); nothing was written, "
+                   "try again", where=where)
 
 
 def _differs(path: Path, text: str) -> bool:

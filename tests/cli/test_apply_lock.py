@@ -244,3 +244,14 @@ def test_the_cli_lock_timeout_ceiling_is_the_lease_constant(gsg, fake, specs, mo
                                                     "not 61")
     assert fake.log == []
     assert gsg("apply", str(specs), "--yes", "--lock-timeout", "60").code == 0
+
+
+@pytest.mark.parametrize("pid", ["²", "٣", "1²", "-5", "9" * 40])
+def test_a_lease_pid_that_is_no_decimal_number_is_no_process_not_a_crash(gsg, fake, specs, pid):
+    """Before: '²' passed str.isdigit() and int() refused it: "internal error: ValueError" (exit 3) on every apply
+    while such a lease stood."""
+    _lease(fake, pid="PID")
+    next(m for m in fake.models.values() if is_lease(m))["meta"][LEASE_PID] = pid
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1 and "Traceback" not in result.err
+    assert f"another apply holds the lock '{LOCK}': ci@runner-7 pid 4242" in result.err

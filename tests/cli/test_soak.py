@@ -163,10 +163,12 @@ def test_a_workload_entry_that_cannot_be_sent_is_one_line(tmp_path, entry, messa
 
 @pytest.mark.parametrize("variable", ["GSG_SOAK_MAX_SAMPLES", "GSG_SOAK_MAX_IN_FLIGHT", "GSG_SOAK_MAX_DATASET_BYTES",
                                       "GSG_SOAK_MAX_DATASET_ENTRIES", "GSG_SOAK_MAX_ROUND_GAPS"])
-def test_a_soak_limit_set_to_nonsense_is_one_line(monkeypatch, variable):
-    monkeypatch.setenv(variable, "0")
+@pytest.mark.parametrize("value, shown", [("0", "0"), ("²", "²"), ("9" * 5000, "9" * 40)])
+def test_a_soak_limit_set_to_nonsense_is_one_line(monkeypatch, variable, value, shown):
+    """'²' (str.isdigit() takes it, int() does not) and 5,000 digits (past int()'s limit) were internal errors."""
+    monkeypatch.setenv(variable, value)
     code, out, err = run_cli("soak", "--url", "http://127.0.0.1:9", "--model", "m")
-    assert (code, err.strip()) == (1, f"gsg: error: {variable} must be a positive whole number, not '0'")
+    assert (code, err.strip()) == (1, f"gsg: error: {variable} must be a positive whole number, not '{shown}'")
 
 
 def test_a_dead_endpoint_stops_after_the_first_round(monkeypatch):

@@ -336,3 +336,13 @@ def test_env_goes_with_a_log_not_with_specs(gsg, tmp_path):
     assert result.code == 1
     assert result.err.strip() == ("gsg: error: --env goes with --log FILE; a live verify reads each deployment's "
                                   "env from its spec")
+
+
+@pytest.mark.parametrize("value, shown", [("²", "²"), ("1²", "1²"), ("9" * 5000, "9" * 40)])
+def test_a_log_limit_that_is_no_ascii_whole_number_is_one_line(gsg, tmp_path, monkeypatch, value, shown):
+    """Before: str.isdigit() took '²' and 5,000 digits, and int() refused both: an internal error (exit 3)."""
+    log = tmp_path / "a.log"
+    log.write_text("x\n")
+    monkeypatch.setenv("GSG_MAX_LOG_LINES", value)
+    assert one_line_error(gsg("verify", "--log", str(log))) == \
+        f"gsg: error: GSG_MAX_LOG_LINES must be a positive whole number, not '{shown}'"

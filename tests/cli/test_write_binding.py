@@ -329,3 +329,15 @@ def test_a_list_that_changes_between_the_plan_and_the_lock_stops_apply_before_an
     assert result.code == 1 and proxy.counts.get("create") is None and proxy.counts.get("update") is None
     assert f"'{hidden['name']}' changed on the server since this apply planned it" in result.err
     assert _snapshot(fake) == before
+
+
+def test_a_wait_answered_with_another_model_never_counts_it_as_ready(gsg, fake, specs, proxy):
+    """Before: --wait read GET /v2/models/{id} unbound, so a proxy answering with another, ready model (here one
+    of 0 replicas) made "Apply complete" while the model applied was never seen ready."""
+    fake.create_unmanaged("idle", replicas=0)
+    fake.ready_after_polls = 10**6  # the model applied never becomes ready on its own
+    proxy.reset({("get", 1): "other"})
+    result = gsg("apply", str(specs), "--yes", "--target", "llama-8b", "--wait", "--wait-timeout", "30")
+    assert result.code == 1 and "Apply complete" not in result.out, result.out
+    assert (f"failed: wait: 'llama-8b': GET /v2/models/{fake.by_name('llama-8b')['id']} while waiting is "
+            f"model id {fake.by_name('idle')['id']}, not {fake.by_name('llama-8b')['id']}; " + REFUSED) in result.err

@@ -453,6 +453,11 @@ class Applier:
         while pending and not self._stop.is_set():
             for mid in list(pending):
                 model = self.client.get_model(mid)
+                # bound as every read of apply: another model's ready count would pass this one as ready
+                problem = binding.mismatch(model, name=pending[mid]["name"], model_id=mid)
+                if problem:
+                    raise WrongTarget(f"'{pending[mid]['name']}': GET /v2/models/{mid} while waiting {problem}; "
+                                      "refusing to go on (nothing more is written)")
                 for inst in self.client.model_instances(model_id=mid, keep=_instance_state):
                     if inst.get("state") == "error":
                         raise GsgError(f"'{model['name']}' instance {inst.get('name')} is in error: "

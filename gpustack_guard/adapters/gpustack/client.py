@@ -84,7 +84,8 @@ class Limits:
             except ValueError:
                 value = 0
             if not value > 0 or value != value or value == float("inf"):
-                raise GsgError(f"{variable} must be a positive {'whole ' if kind is int else ''}number, not '{text}'")
+                raise GsgError(f"{variable} must be a positive {'whole ' if kind is int else ''}number, not "
+                               f"'{printable(text)}'")  # cut: a value of 5,000 digits is not echoed whole
             values[name] = value
         return cls(**values)
 
@@ -342,10 +343,13 @@ class GPUStackClient:
 
     # --- lists -------------------------------------------------------------------------------------------
     def list_all(self, path: str, params: dict | None = None,
-                 keep: Callable[[int, dict], Any] | None = None) -> list:
+                 keep: Callable[[int, dict], Any] | None = None, filtered: tuple[str, ...] = ()) -> list:
         """Every item, page by page (`page`, `perPage`), each passed through `keep(index, item)` as its page
         arrives, so a caller that needs a few fields of 200,000 items never holds them all whole. Items seen
-        twice (the list shifted while paging) are kept once."""
+        twice (the list shifted while paging) are kept once. An item whose own field contradicts a filter in
+        `params` that `filtered` names (cluster_id, model_id) is refused: a server that ignores the filter hands over
+        other clusters' or models' objects, and an export, a prune or a wait would act on them."""
+        wanted = {name: (params or {})[name] for name in filtered if (params or {}).get(name) is not None}
         found: list = []
         seen: dict = {}  # id -> the name it was first listed under
         page = 1
@@ -359,6 +363,8 @@ class GPUStackClient:
                                             f"({self.limits.max_list_pages:,}, GSG_MAX_LIST_PAGES)")
             before = len(found)
             for item in chunk:
+                if wanted and isinstance(item, dict):
+                    _check_filter(path, page, item, wanted)
                 key = item.get("id") if isinstance(item, dict) else None
                 if key is not None and isinstance(key, (int, str)):
                     name = item.get("name")
@@ -404,17 +410,18 @@ class GPUStackClient:
         return self.list_all("/v2/clusters", keep=keep)
 
     def workers(self, cluster_id: int | None = None, keep: Callable[[int, dict], Any] | None = None) -> list:
-        return self.list_all("/v2/workers", {"cluster_id": cluster_id} if cluster_id else None, keep=keep)
+        return self.list_all("/v2/workers", {"cluster_id": cluster_id} if cluster_id else None, keep=keep,
+                             filtered=("cluster_id",))
 
     def model_instances(self, cluster_id: int | None = None, model_id: int | None = None,
                         keep: Callable[[int, dict], Any] | None = None) -> list:
         params = {k: v for k, v in (("cluster_id", cluster_id), ("model_id", model_id)) if v}
-        return self.list_all("/v2/model-instances", params or None, keep=keep)
+        return self.list_all("/v2/model-instances", params or None, keep=keep, filtered=("cluster_id", "model_id"))
 
     def models(self, cluster_id: int | None = None) -> list[dict]:
         path = "/v2/models"
         return self.list_all(path, {"cluster_id": cluster_id} if cluster_id else None,
-                             keep=lambda i, m: _model_item(path, i, m))
+                             keep=lambda i, m: _model_item(path, i, m), filtered=("cluster_id",))
 
     def find_models(self, name: str) -> list[dict]:
         """Every model of exactly this name (`?search=` is a case-insensitive substring match)."""
@@ -443,7 +450,11 @@ class GPUStackClient:
     def export_models(self, cluster_id: int | None = None, ids: list[int] | None = None) -> str:
         body = {k: v for k, v in (("cluster_id", cluster_id), ("ids", ids)) if v is not None}
         # a POST only because the id list can be long: it changes nothing, so it is retried like a read
-        return self.request("POST", "/v2/models/export", json_body=body, expect_json=False, idempotent=True)
+        text = self.request("POST", "/v2/models/export", json_body=body, expect_json=False, idempotent=True)
+        if text[:1024].lstrip()[:1] == "<":  # no YAML export starts so: a login or proxy page answered with 200
+            raise ApiError("POST", "/v2/models/export", f"HTTP 200 but the body is an HTML page, not an export (is "
+                                                         f"{self.base_url} a GPUStack server?)")
+        return text
 
     def evaluate(self, cluster_id: int, specs: list[dict]) -> list[dict]:
         body = self.request("POST", "/v2/model-evaluations", json_body={"cluster_id": cluster_id,
@@ -544,6 +555,17 @@ def _model_item(path: str, index: int | None, item: Any, method: str = "GET") ->
             raise ApiError(method, path, f"{where}: field 'env.{printable(key, 60)}' is {kind_of(value)}, "
                                          "expected text")
     return item
+
+
+def _check_filter(path: str, page: int, item: dict, wanted: dict) -> None:
+    """A listed item must not contradict the filter it was asked for (a field it lacks is not checked: older
+    servers leave some out)."""
+    for name, value in wanted.items():
+        own = item.get(name)
+        if own is not None and own != value:
+            shown = printable(str(own)) if type(own) is int else kind_of(own)
+            raise ApiError("GET", path, f"asked for {name}={value} but page {page} lists an item with {name} "
+                                        f"{shown}: the server ignored the filter; refusing to act on that list")
 
 
 def _first_unfit_number(value: Any, name: str) -> tuple[str, Any] | None:

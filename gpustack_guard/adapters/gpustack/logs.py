@@ -97,6 +97,10 @@ class LogRead:
     problem: str | None = None  # the one line for an instance whose log could not be used
 
 
+_HTML_STARTS = (b"<!doctype html", b"<html")  # the longest first: take() holds back that many bytes to tell
+HTML_LOG = "an HTML page, not a log (a login page or proxy in front of GPUStack?)"
+
+
 class _LiveLines:
     """The stream's bytes through the shared LineSplitter (the caps and binary probe of --log) to `feed`, with
     GPUStack's own failure line taken out of the engine's lines."""
@@ -106,14 +110,40 @@ class _LiveLines:
         self.feed = feed
         self.stopped_by_reader = False
         self.proxy_failure: str | None = None
+        self.opening: bytes | None = b""  # the answer's first bytes, until they show whether it is an HTML page
+        self.html = False
 
     def take(self, chunk: bytes) -> bool:
-        """One chunk of the answer; False to stop the stream (binary data, the line cap, or the reader has enough)."""
+        """One chunk of the answer; False to stop the stream (binary data, the line cap, an HTML page, or the
+        reader has enough)."""
+        if self.opening is None:
+            return self._split(chunk)
+        self.opening += chunk
+        if len(self.opening.lstrip()) < len(_HTML_STARTS[0]) and len(self.opening) < 1024:
+            return True  # too little yet to tell: held back, a few bytes
+        return self._opened()
+
+    def _opened(self) -> bool:
+        """The held-back opening: an HTML page (a login or proxy page answered with 200) stops the read."""
+        assert self.opening is not None
+        chunk, self.opening = self.opening, None
+        if chunk.lstrip()[:len(_HTML_STARTS[0])].lower().startswith(_HTML_STARTS):
+            self.html = True
+            return False
+        return self._split(chunk)
+
+    def _split(self, chunk: bytes) -> bool:
         for line in self.splitter.split(chunk):
             if not self._line(line):
                 self.stopped_by_reader = True
                 return False
         return self.splitter.binary_at is None and not self.splitter.line_cap_hit
+
+    def flush_opening(self) -> None:
+        """An answer that ended within what take() holds back: judged and split now."""
+        if self.opening:
+            self._opened()  # _split marks a stop by the reader itself
+        self.opening = None
 
     def finish(self) -> None:
         if not self.stopped_by_reader:  # a log that stops mid-line
@@ -140,6 +170,10 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
         read.problem = f"the server refused the log: {exc}"
         return read
     read.bytes_read = streamed.bytes_read
+    live.flush_opening()
+    if live.html:
+        read.problem = HTML_LOG
+        return read
     if splitter.binary_at is not None:
         read.problem = f"not a text log (binary data at byte {splitter.binary_at:,})"
         return read

@@ -36,6 +36,7 @@ REFUSED = "connection refused"
 # A kept-alive connection the server closed just as we reused it, before any answer: sent again this many times
 STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
+NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,9 @@ async def _cancel_after(seconds: float) -> AsyncIterator[None]:
 whole_answer_deadline = getattr(asyncio, "timeout", _cancel_after)
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 class _Broken(Exception):
     """The answer cannot be read further; the reason is the request's error."""
 
@@ -104,14 +108,18 @@ async def raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
 
 async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
     """The body's lines from its raw bytes, split here (httpx's line reader buffers a line however long it
-    grows), within MAX_ANSWER_BYTES and MAX_LINE_BYTES."""
+    grows), within MAX_ANSWER_BYTES and MAX_LINE_BYTES. SSE ends a line with LF, CRLF or a lone CR: a CR is read
+    as LF (a CRLF cut between two chunks then adds an empty line, which take() skips), and a leading BOM is
+    dropped, as the SSE standard says."""
     # a bytearray grows in place: `bytes += chunk` copies the whole line per chunk, and a line dripped in 10-byte
     # pieces up to MAX_LINE_BYTES cost seconds of the event loop every other stream is timed on
-    pending, size = bytearray(), 0
+    pending, size, opening = bytearray(), 0, True
     async for data in raw_chunks(response):
         size += len(data)
         if size > MAX_ANSWER_BYTES:
             raise _Broken(f"answer over {MAX_ANSWER_BYTES // MiB} MiB")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         if b"\n" not in data:
             pending += data
             if len(pending) > MAX_LINE_BYTES:
@@ -120,11 +128,13 @@ async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
         *lines, tail = data.split(b"\n")
         if pending:
             lines[0] = bytes(pending + lines[0])
+        if opening:
+            lines[0], opening = lines[0].removeprefix(_BOM), False
         for line in lines:
             yield line
         pending = bytearray(tail)
     if pending:
-        yield bytes(pending)
+        yield bytes(pending).removeprefix(_BOM) if opening else bytes(pending)
 
 
 def _unreadable(response: httpx.Response) -> str | None:
@@ -133,15 +143,27 @@ def _unreadable(response: httpx.Response) -> str | None:
         return f"HTTP {response.status_code}"
     if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
         return "compressed answer"  # asked for identity: refused unread, so a bomb never inflates here
-    if response.headers.get("content-type", "").lower().startswith("application/json"):
+    kind = response.headers.get("content-type", "").lower()
+    if kind.startswith("application/json"):
         return NOT_STREAMED
+    if kind.startswith("text/html"):
+        return NOT_A_STREAM_HTML
     return None
+
+
+def _json_error(line: bytes) -> bool:
+    """Whether one line is a JSON error object (OpenAI's {"error": ...} or vLLM's older {"object": "error"})."""
+    try:
+        found = json.loads(line) if not nests_deeper(line) else None
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(found, dict) and bool(found.get("error") or found.get("object") == "error")
 
 
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
-    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished")
+    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event")
 
     def __init__(self, clock: Callable[[], float]):
         self.clock = clock
@@ -151,16 +173,28 @@ class _Deltas:
         self.chunks = 0
         self.usage_tokens: int | None = None
         self.done = self.finished = False
+        self.error_event = False  # an `event: error` line names the event its data lines make up
 
     def take(self, line: bytes) -> str | None:
         """One SSE line; a reason when the answer is broken."""
         if not line.startswith(b"data:"):
+            if not line:
+                self.error_event = False  # an empty line ends the event
+            elif line.startswith(b"event:"):
+                self.error_event = line[6:].strip() == b"error"
+            elif line.startswith(b"{") and self.first is None and not self.done:
+                # a JSON answer under another content type than JSON's: an error, or choices whole
+                return "error in stream" if _json_error(line) else NOT_STREAMED
             return None
+        if self.error_event:
+            return "error in stream"  # the stream names this event an error: its data is no chunk
         now = self.clock()  # the chunk's arrival, before gsg spends anything on parsing it
         payload = line[5:].strip()
         if payload == b"[DONE]":
             self.done = True  # read on to the end of the body: a connection left mid-body is closed
             return None
+        if self.done:
+            return "data after [DONE]"  # a second answer on one stream (a proxy mixing them): neither is timed
         try:
             if nests_deeper(payload):  # gsg's own limit: json's depth differs by Python release
                 raise ValueError
@@ -171,7 +205,8 @@ class _Deltas:
             return "malformed stream chunk"
         if not isinstance(chunk, dict):
             return "malformed stream chunk"
-        if chunk.get("error"):
+        # {"error": ...}, or vLLM's older stream error without that key: {"object": "error", "message": ...}
+        if chunk.get("error") or chunk.get("object") == "error":  # as _json_error
             return "error in stream"
         choices = chunk.get("choices")
         if choices and isinstance(choices, list):  # one choice (n=1): the hot loop reads it directly

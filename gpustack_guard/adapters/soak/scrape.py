@@ -46,7 +46,11 @@ def relevant_lines(text: str) -> str:
     """The lines of the families normalisation reads, with their # TYPE / # HELP lines; MetricsRefused past
     MAX_METRICS_LINES or MAX_METRICS_LINE_BYTES."""
     kept = []
-    for line in text.splitlines():
+    # lines end at LF (CRLF and a lone CR are read too); never str.splitlines(), which also cuts at \x85, \u2028
+    # and other characters a label value may hold, so one such model name made the whole answer unreadable
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for line in text.split("\n"):
         if line.startswith("#"):
             parts = line.split(None, 3)
             if not (len(parts) >= 3 and parts[1] in ("TYPE", "HELP")
@@ -142,6 +146,11 @@ MAX_METRICS_BYTES = 16 * 1024 ** 2  # one /metrics answer (vLLM's, histograms an
 SCRAPE_DEADLINE_S = 5.0  # the whole answer, not each read: a server that drips bytes ends here
 
 
+# a login or proxy page answered with 200: without this, every scrape "succeeded" with no series, and a run
+# could be called stable on metrics it never saw
+HTML_PAGE = "an HTML page, not Prometheus text (a login page or proxy? point --metrics-url at the engine)"
+
+
 class _Refused(Exception):
     """A /metrics answer gsg does not read: the message says why."""
 
@@ -153,13 +162,22 @@ async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
             raise _Refused(f"HTTP {response.status_code}")
         if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
             raise _Refused("compressed answer (asked for identity)")
+        if response.headers.get("content-type", "").lower().startswith("text/html"):
+            raise _Refused(HTML_PAGE)
+        declared = response.headers.get("content-length", "")
+        # a length said up front past the cap: refused before a byte is read
+        if declared.isascii() and declared.isdigit() and int(declared[:20]) > MAX_METRICS_BYTES:
+            raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
         chunks, size = [], 0
         async for data in raw_chunks(response):
             size += len(data)
             if size > MAX_METRICS_BYTES:
                 raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
             chunks.append(data)
-        return b"".join(chunks)
+        body = b"".join(chunks)
+        if body[:1024].lstrip()[:1] == b"<":  # no Prometheus line starts so
+            raise _Refused(HTML_PAGE)
+        return body
 
 
 class Scraper:

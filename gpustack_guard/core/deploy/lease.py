@@ -100,4 +100,6 @@ def lease_of(model: dict) -> Lease | None:
     pid = str(meta.get(LEASE_PID) or "")
     return Lease(str(model.get("name")), str(meta.get(LEASE)), expires,
                  model.get("id") if isinstance(model.get("id"), int) else None, str(meta.get(LEASE_TOKEN) or ""),
-                 str(meta.get(LEASE_HOST) or ""), int(pid) if pid.isdigit() and len(pid) < 10 else 0)
+                 str(meta.get(LEASE_HOST) or ""),
+                 # ASCII digits only: str.isdigit() also takes '²', which int() refuses (an internal error on apply)
+                 int(pid) if pid.isascii() and pid.isdigit() and len(pid) < 10 else 0)

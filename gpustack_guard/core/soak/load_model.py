@@ -55,8 +55,9 @@ class SoakLimits:
             text = environ.get(variable, "").strip()
             if not text:
                 continue
-            if not text.isdigit() or int(text) < 1:
-                raise ValueError(f"{variable} must be a positive whole number, not '{text}'")
+            # ASCII digits, at most 18: int() refuses '²' (which isdigit() takes) and more than 4,300 digits
+            if not (text.isascii() and text.isdigit()) or len(text) > 18 or int(text) < 1:
+                raise ValueError(f"{variable} must be a positive whole number, not '{text[:40]}'")
             values[name] = int(text)
         return cls(**values)
 

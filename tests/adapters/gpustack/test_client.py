@@ -270,6 +270,8 @@ def test_wrongly_typed_model_lists_are_one_line_naming_the_field(body, message):
     ("0", "GSG_REQUEST_DEADLINE must be a positive number, not '0'"),
     ("nan", "GSG_REQUEST_DEADLINE must be a positive number, not 'nan'"),
     ("soon", "GSG_REQUEST_DEADLINE must be a positive number, not 'soon'"),
+    ("9" * 5000, f"GSG_REQUEST_DEADLINE must be a positive number, not '{'9' * 40}'"),  # infinite: refused, cut
+    ("1e400", "GSG_REQUEST_DEADLINE must be a positive number, not '1e400'"),
 ])
 def test_limits_from_the_environment(value, message):
     from gpustack_guard.core.errors import GsgError

@@ -192,3 +192,30 @@ def test_a_live_log_that_stops_mid_number_says_so_as_the_file_reader_does(tail, 
     assert read.problem is None and read.lines == 2
     assert read.notes == ([cut_note] if noted else [])
     assert lines[-1] == ("INFO GPU KV cache size: 158," if noted else "INFO " + tail.decode())  # up to the comma
+
+
+@pytest.mark.parametrize("body", [
+    b"<!DOCTYPE html>\n<html><body>Sign in</body></html>",
+    b"\n  <html lang='en'><head><title>Login</title></head></html>" + b"x" * 100_000,
+    b"<HTML>",  # shorter than what is held back to tell
+])
+@respx.mock
+def test_a_login_page_as_the_log_is_named_as_one(body):
+    """Before: fed to the parser as the engine's lines ("no start-up line of vLLM, SGLang or llama.cpp")."""
+    respx.get(f"{BASE}{PATH}").mock(return_value=httpx.Response(200, content=body,
+                                                                 headers={"content-type": "text/html"}))
+    lines: list[str] = []
+    read = read_instance_log(GPUStackClient(BASE, "k" * 20), 1, LogLimits(), lambda line: lines.append(line) or True)
+    assert (read.problem, lines) == ("an HTML page, not a log (a login page or proxy in front of GPUStack?)", [])
+
+
+@pytest.mark.parametrize("chunks", [[b"IN", b"FO 05-01 start\nnext line\n"], [b"short\n"], [b"<not html\n"]])
+def test_a_log_held_back_to_tell_it_from_html_loses_nothing(chunks):
+    from gpustack_guard.adapters.gpustack.logs import _LiveLines
+
+    lines: list[str] = []
+    live = _LiveLines(LogLimits(), lambda line: lines.append(line) or True)
+    assert all(live.take(chunk) for chunk in chunks)
+    live.flush_opening()
+    live.finish()
+    assert "\n".join(lines) == b"".join(chunks).decode().rstrip("\n") and not live.html

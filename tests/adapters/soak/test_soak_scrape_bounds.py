@@ -95,3 +95,75 @@ def test_a_steady_series_keeps_its_delta_and_restart_while_others_come_and_go():
 
 def test_the_bounds_are_the_documented_ones():
     assert (scrape.MAX_METRICS_LINES, scrape.MAX_METRICS_LINE_BYTES, KEEP_GONE_SERIES) == (10_000, 16 * 1024, 1_000)
+
+
+@pytest.mark.parametrize("text, samples", [
+    # a label value holding a character str.splitlines() cuts at; before: "not Prometheus text"
+    (f'{RUNNING}{{model_name="a\u2028b"}} 3\n', [("a\u2028b", 3.0)]),
+    (f'{RUNNING}{{model_name="a\x85b"}} 3\n', [("a\x85b", 3.0)]),
+    (f'{RUNNING}{{model_name="a\x1cb"}} 3\n', [("a\x1cb", 3.0)]),
+    (f'{RUNNING}{{model_name="a\\"b\\nc\\\\"}} 3\n', [('a"b\nc\\', 3.0)]),  # escaped quote, newline, backslash
+    (f'{RUNNING}{{model_name="m"}} 3\r\n{RUNNING}{{model_name="n"}} 4\r\n', [("m", 3.0), ("n", 4.0)]),
+    (f'{RUNNING}{{model_name="m"}} 3\r{RUNNING}{{model_name="n"}} 4\r', [("m", 3.0), ("n", 4.0)]),
+    (f'# TYPE {RUNNING} gauge\n{RUNNING}{{model_name="m"}} 3\n# EOF\n', [("m", 3.0)]),  # OpenMetrics' end marker
+    (f'{RUNNING}{{model_name="m"}} 3 1700000000000\n', [("m", 3.0)]),  # a timestamp
+])
+def test_label_values_and_line_ends_the_formats_allow_are_read(text, samples):
+    assert [(s.labels["model_name"], s.value) for s in parse_samples(text)] == samples
+
+
+def test_an_exemplar_on_a_counter_is_read_past():
+    text = ('# TYPE vllm:num_preemptions counter\n'
+            'vllm:num_preemptions_total{model_name="m"} 5 # {trace_id="abc"} 1.0 1700000000\n')
+    assert [(s.name, s.value) for s in parse_samples(text)] == [("vllm:num_preemptions_total", 5.0)]
+
+
+class _Drip(httpx.AsyncByteStream):
+    def __init__(self, piece: bytes, count: int):
+        self.piece, self.count, self.sent = piece, count, 0
+
+    async def __aiter__(self):
+        for _ in range(self.count):
+            self.sent += 1
+            yield self.piece
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_50_mib_metrics_answer_is_refused_at_16_mib_with_or_without_its_length(declared):
+    body = _Drip(b"# " + b"x" * (1024 * 1024 - 3) + b"\n", 50)
+    headers = {"content-length": str(50 * 1024 * 1024)} if declared else {}
+
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, headers=headers, stream=body))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://u:pw@e/metrics"], None, None, 0.0).scrape_once()
+
+    snapshot = asyncio.run(go())
+    assert snapshot.errors == ("http://e/metrics: answer over 16 MiB",)  # the URL's password is never shown
+    assert body.sent == (0 if declared else 17)  # a declared length is refused unread, else at the cap
+
+
+@pytest.mark.parametrize("content_type, body", [
+    ("text/html; charset=utf-8", "<html><body>Sign in</body></html>"),
+    ("text/html", f"{RUNNING} 3\n"),  # said to be HTML: not read
+    ("text/plain", "\n  <!DOCTYPE html><html>Sign in</html>"),  # HTML under another type
+])
+def test_a_login_page_at_the_metrics_url_is_a_scrape_error_not_an_empty_reading(content_type, body):
+    """Before: no error and no series, every scrape; a run could be called stable on metrics it never saw."""
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, headers={"content-type": content_type},
+                                                                       text=body))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    assert asyncio.run(go()).errors == ("http://e/metrics: " + scrape.HTML_PAGE,)
+
+
+def test_prometheus_text_under_a_plain_content_type_is_still_read():
+    async def go():
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, text=f"# HELP {RUNNING} x\n{RUNNING} 3\n"))
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+
+    snapshot = asyncio.run(go())
+    assert (snapshot.errors, snapshot.running) == ((), 3.0)

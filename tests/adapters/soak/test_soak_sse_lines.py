@@ -39,7 +39,11 @@ def _lines(pieces: list[bytes]) -> list[bytes] | str:
     ([b"data: a\n", b"data: b\n"], [b"data: a", b"data: b"]),  # newline closes a chunk
     ([b"x", b"y\nz", b"w\n"], [b"xy", b"zw"]),  # a chunk ends one line and starts the next
     ([b"\n\n\n"], [b"", b"", b""]),
-    ([b"data: a\r\n"], [b"data: a\r"]),  # \r stays: take() strips the payload
+    ([b"data: a\r\n"], [b"data: a"]),
+    ([b"data: a\rdata: b\r\r"], [b"data: a", b"data: b", b""]),  # a lone CR ends a line too (SSE allows it)
+    ([b"data: a\r", b"\ndata: b\r\n"], [b"data: a", b"", b"data: b"]),  # a CRLF cut in two: an empty line more
+    ([b"\xef\xbb", b"\xbfdata: a\n\xef\xbb\xbfx\n"], [b"data: a", b"\xef\xbb\xbfx"]),  # the body's BOM only
+    ([b"\xef\xbb\xbfdata: a"], [b"data: a"]),
     ([b""], []),
 ])
 def test_lines_are_split_as_sent_whatever_the_chunking(pieces, expected):
@@ -90,3 +94,64 @@ def _answered_with(line: bytes):
 def test_a_chunk_nested_past_jsons_depth_is_a_malformed_answer_not_a_crash(line, error):
     result = _answered_with(line)
     assert (result.ok, result.error) == (error is None, error)
+
+
+def _streamed(body: bytes, content_type: str = "text/event-stream", pieces: int | None = None):
+    """stream_one's (ok, error, tokens) for `body`, sent whole or in pieces of `pieces` bytes."""
+    from gpustack_guard.adapters.soak.load import Target, make_client, stream_one
+    from gpustack_guard.core.soak.prompts import make_prompt
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        cut = [body[i:i + pieces] for i in range(0, len(body), pieces)] if pieces else [body]
+        return httpx.Response(200, headers={"content-type": content_type}, stream=_Pieces(cut))
+
+    async def go():
+        async with make_client(1, 5.0, httpx.MockTransport(answer)) as client:
+            return await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
+                                    make_prompt(0, 0, 40, 6), 0.0, 5.0)
+    result = asyncio.run(go())
+    return result.ok, result.error, result.output_tokens
+
+
+_DELTA = b'data: {"choices": [{"delta": {"content": "a"}}]}'
+_DONE = b"data: [DONE]"
+
+
+@pytest.mark.parametrize("body, outcome", [
+    # before: one line of the whole answer, "malformed stream chunk"
+    (_DELTA + b"\r\r" + _DELTA + b"\r\r" + _DONE + b"\r\r", (True, None, 2)),
+    (_DELTA + b"\r\n\r\n" + _DELTA + b"\r\n\r\n" + _DONE + b"\r\n\r\n", (True, None, 2)),
+    (b"\xef\xbb\xbf" + _DELTA + b"\n\n" + _DONE + b"\n\n", (True, None, 1)),  # before: "no tokens"
+    # comments, ids, retry and a named event that is no error are not chunks
+    (b": ping\n\n" + _DELTA + b"\nid: 3\nretry: 10\nevent: message\n\n: keep\n\n" + _DONE + b"\n\n",
+     (True, None, 1)),
+    # vLLM's older stream error has no "error" key; before: a success of one token
+    (_DELTA + b'\n\ndata: {"object": "error", "message": "boom", "type": "BadRequestError", "code": 400}\n\n'
+     + _DONE + b"\n\n", (False, "error in stream", 0)),
+    # an error event named by the SSE `event:` field; before: a success
+    (_DELTA + b'\n\nevent: error\ndata: {"message": "boom"}\n\n' + _DONE + b"\n\n", (False, "error in stream", 0)),
+    (_DELTA + b'\n\nevent: error\n\n' + _DELTA + b"\n\n" + _DONE + b"\n\n", (True, None, 2)),  # it ends there
+    # a second answer after [DONE] (a proxy mixing streams); before: 6 tokens
+    (_DELTA + b"\n\n" + _DONE + b"\n\n" + (_DELTA + b"\n\n") * 5, (False, "data after [DONE]", 0)),
+    (_DELTA + b"\n\n" + _DONE + b"\n\n" + _DONE + b"\n\n", (True, None, 1)),  # [DONE] twice: still done
+    (_DELTA + b'\n\ndata: {"choices": [], "usage": {"completion_tokens": 7}}\n\n' + _DONE + b"\n\n",
+     (True, None, 7)),  # usage only in the last chunk
+])
+@pytest.mark.parametrize("pieces", [None, 1, 7])
+def test_sse_as_the_standard_allows_and_broken_streams_at_every_chunking(body, outcome, pieces):
+    assert _streamed(body, pieces=pieces) == outcome
+
+
+@pytest.mark.parametrize("content_type, body, error", [
+    # a whole JSON answer under a content type that is not JSON's; before: "no tokens"
+    ("text/plain", b'{"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}', load.NOT_STREAMED),
+    ("application/json", b'{"choices": []}', load.NOT_STREAMED),
+    # an error as plain JSON under the event-stream type; before: "no tokens"
+    ("text/event-stream", b'{"error": {"message": "model not found", "code": 404}}', "error in stream"),
+    ("text/event-stream", b'{"object": "error", "message": "boom", "code": 400}\n', "error in stream"),
+    # a login proxy's page; before: "no tokens"
+    ("text/html; charset=utf-8", b"<html>sign in</html>",
+     "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"),
+])
+def test_an_answer_that_is_no_event_stream_says_what_it_is(content_type, body, error):
+    assert _streamed(body, content_type) == (False, error, 0)
