@@ -23,7 +23,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer
+from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer, local_window
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
 
@@ -410,8 +410,8 @@ def hybrid_swa_row(facts: ModelFacts, cfg: SglangConfig, version: str | None,
     row = P.sglang_hybrid_swa_row(version)
     if cfg.disable_hybrid_swa_memory or facts.architecture not in row.architectures:
         return None
-    if not facts.sliding_window or not facts.sliding_window_layers:
-        return None  # no window on any layer: one pool, as SGLang's layer scan finds
+    if not local_window(facts)[1]:
+        return None  # no window (or chunk) on any layer: one pool, as SGLang's layer scan finds
     if facts.architecture == "GptOssForCausalLM" and (
             ("trtllm_mha" in row.gpt_oss_off_with and trtllm_mha)
             or ("speculative" in row.gpt_oss_off_with and cfg.speculative_algorithm)):
