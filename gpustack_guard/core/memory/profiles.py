@@ -2398,6 +2398,8 @@ class SglangHybridSwaRow(NamedTuple):  # a table row: tuple-built, no generated 
 # (i + 1) % 4 != 0 chunked layers the SWA ones; before, its hybrid_kvcache_ratio path is off unless the flag is
 # given, which gsg does not read). Not sized (other per-layer shapes, or layer types gsg's facts do not count):
 # Gemma 3n (0.4.9.post3-0.4.10.post2), MiMo-V2-Flash, Step-3.5, Gemma 4 and the later list entries.
+# configs/model_config.py@v0.5.8 .. @v0.5.23 is_hybrid_swa_model, the entries gsg sizes
+_SGLANG_LIST_SWA = ("GptOssForCausalLM", "Llama4ForConditionalGeneration")
 SGLANG_HYBRID_SWA = (
     SglangHybridSwaRow("0.0.0", (), (), "tokens", False, "model_runner.py@v0.4.9.post2 (one pool for every model)"),
     SglangHybridSwaRow("0.4.9.post3", ("Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
@@ -2411,19 +2413,19 @@ SGLANG_HYBRID_SWA = (
                        "server_args.py@v0.5.0rc0 (Gemma 2, Gemma 3 and Gemma 3n: off)"),
     SglangHybridSwaRow("0.5.0rc1", (), (), "tokens", False,
                        "server_args.py@v0.5.0rc1 .. @v0.5.7 (GptOssForCausalLM: off as well)"),
-    SglangHybridSwaRow("0.5.8", ("GptOssForCausalLM", "Llama4ForConditionalGeneration"), ("trtllm_mha", "speculative"), "tokens", False,
+    SglangHybridSwaRow("0.5.8", _SGLANG_LIST_SWA, ("trtllm_mha", "speculative"), "tokens", False,
                        "configs/model_config.py@v0.5.8 is_hybrid_swa_model (an architecture list); "
                        "server_args.py@v0.5.8 "
                        "(gpt-oss: off with the trtllm_mha backend, SM100's default, or speculative decoding); "
                        "model_runner_kv_cache_mixin.py@v0.5.8 set_num_token_hybrid"),
-    SglangHybridSwaRow("0.5.9", ("GptOssForCausalLM", "Llama4ForConditionalGeneration"), ("trtllm_mha",), "tokens", False,
+    SglangHybridSwaRow("0.5.9", _SGLANG_LIST_SWA, ("trtllm_mha",), "tokens", False,
                        "server_args.py@v0.5.9 (gpt-oss: off with trtllm_mha only); "
                        "model_runner_kv_cache_mixin.py@v0.5.9 "
                        "(the split by bytes per token, equal to the token split when every layer's are equal)"),
-    SglangHybridSwaRow("0.5.10", ("GptOssForCausalLM", "Llama4ForConditionalGeneration"), (), "tokens", True,
+    SglangHybridSwaRow("0.5.10", _SGLANG_LIST_SWA, (), "tokens", True,
                        "server_args.py@v0.5.10 (gpt-oss never off); model_runner_kv_cache_mixin.py@v0.5.10 "
                        "_resolve_hybrid_swa_tokens (page-aligned)"),
-    SglangHybridSwaRow("0.5.11", ("GptOssForCausalLM", "Llama4ForConditionalGeneration"), (), "bytes", True,
+    SglangHybridSwaRow("0.5.11", _SGLANG_LIST_SWA, (), "bytes", True,
                        "model_executor/pool_configurator.py@v0.5.11 .. @v0.5.23 HybridSWAPoolConfigurator (cell = full "
                        "layers + r x swa layers; full = available // cell); configs/model_config.py@v0.5.20 "
                        "SWA_SINK_ARCHS (gpt-oss); arg_groups/overrides.py@v0.5.15 .. @v0.5.23 (gpt-oss never off)"),

@@ -152,3 +152,11 @@ def test_figures_per_release():
     sglang = {(m, v): _sglang(m, v, cfg).kv_capacity_tokens for m in (SCOUT, MAVERICK) for v in ("0.5.7", "0.5.11")}
     assert sglang == {(SCOUT, "0.5.7"): 860_792, (SCOUT, "0.5.11"): 1_012_696,
                       (MAVERICK, "0.5.7"): 175_393, (MAVERICK, "0.5.11"): 206_345}
+
+
+def test_the_deployment_env_reaches_the_config():
+    from gpustack_guard.core.memory.engine import vllm_config
+    from gpustack_guard.core.spec.model import Policy
+
+    cfg = vllm_config({}, Policy(), {P.VLLM_CHUNKED_LOCAL_HYBRID_ENV: "1"}, "0.11.0")
+    assert cfg.chunked_local_hybrid_env == "1" and chunked_local_hybrid(cfg, "0.11.0")

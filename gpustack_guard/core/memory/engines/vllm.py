@@ -1717,6 +1717,28 @@ def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_le
     return FITS
 
 
+def unified_local_layers(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: str,
+                         notes: list[str]) -> ModelFacts:
+    """The facts with window or chunked layers made full ones where unify_hybrid_kv_cache_specs does that (no hybrid
+    manager, or none for chunked local attention: profiles.VLLM_CHUNKED_LOCAL_HYBRID), with a note saying so."""
+    window_count, layer_count = facts.sliding_window_layers or 0, facts.num_hidden_layers or 0
+    if facts.sliding_window and 0 < window_count < layer_count and \
+            not hybrid_kv_manager(engine, cfg, version):
+        # unify_hybrid_kv_cache_specs: the window layers become full-attention ones, sized at full length
+        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
+                     "at full length (no hybrid KV-cache manager)")
+    chunk_count = facts.chunked_attention_layers or 0
+    if facts.attention_chunk_size and 0 < chunk_count < layer_count and not (
+            hybrid_kv_manager(engine, cfg, version) and chunked_local_hybrid(cfg, version)):
+        # the manager is off for chunked local attention (profiles.VLLM_CHUNKED_LOCAL_HYBRID): every layer full
+        facts = replace(facts, attention_chunk_size=None, chunked_attention_layers=None)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {chunk_count} chunked-attention layers "
+                     f"at full length (hybrid KV-cache manager off for chunked local attention; "
+                     f"{P.VLLM_CHUNKED_LOCAL_HYBRID_ENV}=1 turns it on)")
+    return facts
+
+
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
                   gpu_name: str = "", stage_totals: list[int] | None = None, search_fixes: bool = True) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
@@ -1777,21 +1799,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
-    window_count, layer_count = facts.sliding_window_layers or 0, facts.num_hidden_layers or 0
-    if facts.sliding_window and 0 < window_count < layer_count and \
-            not hybrid_kv_manager(profile.engine, cfg, version):
-        # unify_hybrid_kv_cache_specs: the window layers become full-attention ones, sized at full length
-        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
-        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
-                     "at full length (no hybrid KV-cache manager)")
-    chunk_count = facts.chunked_attention_layers or 0
-    if facts.attention_chunk_size and 0 < chunk_count < layer_count and not (
-            hybrid_kv_manager(profile.engine, cfg, version) and chunked_local_hybrid(cfg, version)):
-        # the manager is off for chunked local attention (profiles.VLLM_CHUNKED_LOCAL_HYBRID): every layer full
-        facts = replace(facts, attention_chunk_size=None, chunked_attention_layers=None)
-        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {chunk_count} chunked-attention layers "
-                     f"at full length (hybrid KV-cache manager off for chunked local attention; "
-                     f"{P.VLLM_CHUNKED_LOCAL_HYBRID_ENV}=1 turns it on)")
+    facts = unified_local_layers(facts, cfg, version, profile.engine, notes)
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes, version, gpu_name)
     block = shape.block_size
     align_refusal = align_budget_refusal(shape, scheduled, version)
