@@ -304,19 +304,20 @@ VOCAB_PADDING = 64  # vllm/model_executor/layers/vocab_parallel_embedding.py DEF
 VLLM_HYBRID_KV_MANAGER_SINCE = "0.9.2"
 VLLM_HYBRID_GROUP_SIZE_FACTORS = ((known_version("0.9.2"), None), (known_version("0.12.0"), 1.25),
                                   (known_version("0.19.0"), 1.5))
-# Chunked local attention (Llama 4's attention_chunk_size) and the hybrid KV-cache manager: VllmConfig.__post_init__
-# turns the manager off for a model with attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE
-# is set (always off beside an EAGLE/MTP draft), so unify_hybrid_kv_cache_specs sizes every chunked layer at full
-# length; with the manager on, the chunked layers form groups of their own whose requests hold the chunk plus the
-# tokens in flight (ChunkedLocalAttentionSpec). The variable's default, read in envs.py and config/__init__.py
-# @v0.10.1.1 .. @v0.11.0, config/vllm.py @v0.12.0 .. @v0.34.0: "0" up to 0.13.0, "1" from 0.14.0. Releases before
-# 0.10.1 not read (keyed with it: full length, as V0 and pre-0.9.2 V1 size every layer anyway). (since, default on).
+# Chunked local attention (Llama 4's attention_chunk_size) and the hybrid KV-cache manager, per release:
+#   0.9.2    no ChunkedLocalAttentionSpec (kv_cache_interface.py@v0.9.2): every chunked layer is a full one
+#   0.10.0   gpu_model_runner.py@v0.10.0 get_kv_cache_spec gives chunked layers a ChunkedLocalAttentionSpec and
+#            config.py@v0.10.0 VllmConfig.__post_init__ keeps the manager on for them (off only beside EAGLE)
+#   0.10.1   VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE (vllm PR #21761): the manager is off for a model with
+#            attention_chunk_size unless it is set; default "0" (envs.py and config/__init__.py@v0.10.1.1 ..
+#            @v0.11.0, config/vllm.py@v0.12.0 and @v0.13.0)
+#   0.14.0   its default "1" (envs.py and config/vllm.py@v0.14.0 .. @v0.34.0)
+# Off, unify_hybrid_kv_cache_specs sizes every chunked layer at full length; on, the chunked layers form groups of
+# their own whose requests hold the chunk plus the tokens in flight (ChunkedLocalAttentionSpec). Releases between
+# the rows read are keyed with the earlier one. (since, (on by default, the variable read)).
 VLLM_CHUNKED_LOCAL_HYBRID_ENV = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"
-VLLM_CHUNKED_LOCAL_HYBRID = ((known_version("0.0.0"), False), (known_version("0.14.0"), True))
-VLLM_CHUNKED_LOCAL_HYBRID_SOURCES = ("vllm/envs.py@v0.10.1.1 .. @v0.13.0 (default \"0\"); vllm/config/__init__.py"
-                                     "@v0.10.1.1 VllmConfig.__post_init__",
-                                     "vllm/envs.py@v0.14.0 .. @v0.34.0 (default \"1\"); vllm/config/vllm.py@v0.14.0 "
-                                     "__post_init__; vllm/v1/kv_cache_interface.py@v0.14.0 ChunkedLocalAttentionSpec")
+VLLM_CHUNKED_LOCAL_HYBRID = ((known_version("0.0.0"), (False, False)), (known_version("0.10.0"), (True, False)),
+                             (known_version("0.10.1"), (False, True)), (known_version("0.14.0"), (True, True)))
 # How V1 prints "GPU KV cache size" (the figure a log shows and gsg's kv_capacity_tokens):
 #   up to 0.20.0 (kv_cache_utils.py@v0.10.1.1 _get_kv_cache_config_uniform_page_size, @v0.12.0 .. @v0.19.0 and
 #   @v0.20.0 _report_kv_cache_config) num_blocks // len(kv_cache_groups) x block_size: a hybrid model's window

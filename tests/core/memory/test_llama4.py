@@ -107,8 +107,11 @@ def test_vllm_sizes_every_layer_at_full_length_until_0_14(model, tp):
 
 
 def test_the_environment_and_an_eagle_draft_decide_over_the_default():
-    assert (P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, "0.13.0"),
-            P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, "0.14.0")) == (False, True)
+    assert [P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, v)[0] for v in ("0.9.2", "0.10.0", "0.10.1.1",
+                                                                          "0.13.0", "0.14.0")] == [
+        False, True, False, False, True]
+    # 0.10.0 has no variable yet: the manager is on for chunked layers whatever the env says
+    assert chunked_local_hybrid(VllmConfig(chunked_local_hybrid_env="0"), "0.10.0")
     assert chunked_local_hybrid(VllmConfig(chunked_local_hybrid_env="1"), "0.11.0")
     assert not chunked_local_hybrid(VllmConfig(chunked_local_hybrid_env="0"), "0.20.0")
     assert not chunked_local_hybrid(VllmConfig(speculative_method="eagle3"), "0.20.0")

@@ -1581,9 +1581,10 @@ def chunked_local_hybrid(cfg: VllmConfig, version: str | None) -> bool:
     method = (cfg.speculative_method or "").lower()
     if method.startswith("eagle") or "mtp" in method:
         return False
-    if cfg.chunked_local_hybrid_env is not None:
+    default, env_read = P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, version)
+    if env_read and cfg.chunked_local_hybrid_env is not None:
         return cfg.chunked_local_hybrid_env.strip() not in ("", "0")
-    return P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, version)
+    return default
 
 
 def hybrid_group_factor(version: str | None) -> float | None:
@@ -1734,8 +1735,7 @@ def unified_local_layers(facts: ModelFacts, cfg: VllmConfig, version: str | None
         # the manager is off for chunked local attention (profiles.VLLM_CHUNKED_LOCAL_HYBRID): every layer full
         facts = replace(facts, attention_chunk_size=None, chunked_attention_layers=None)
         notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {chunk_count} chunked-attention layers "
-                     f"at full length (hybrid KV-cache manager off for chunked local attention; "
-                     f"{P.VLLM_CHUNKED_LOCAL_HYBRID_ENV}=1 turns it on)")
+                     "at full length (no hybrid KV-cache manager for chunked local attention)")
     return facts
 
 
