@@ -392,6 +392,7 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         attention_backend=_text(flags.get("attention-backend")),
         disable_hybrid_swa_memory=_flag(flags, "disable-hybrid-swa-memory"),
         swa_full_tokens_ratio=value("swa-full-tokens-ratio"),
+        hybrid_kvcache_ratio=_text(flags.get("hybrid-kvcache-ratio")),
     )
 
 

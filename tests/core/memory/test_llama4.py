@@ -163,3 +163,14 @@ def test_the_deployment_env_reaches_the_config():
 
     cfg = vllm_config({}, Policy(), {P.VLLM_CHUNKED_LOCAL_HYBRID_ENV: "1"}, "0.11.0")
     assert cfg.chunked_local_hybrid_env == "1" and chunked_local_hybrid(cfg, "0.11.0")
+
+
+def test_sglang_s_own_llama4_ratio_is_refused_not_guessed():
+    """model_config.py@v0.5.7 is_hybrid_model: --hybrid-kvcache-ratio above 0 splits Llama 4's pool its own way."""
+    from gpustack_guard.core.memory.engine import sglang_config
+    from gpustack_guard.core.memory.estimate import UnsupportedModel
+
+    cfg = sglang_config({"tp-size": "8", "hybrid-kvcache-ratio": "0.5"}, "0.5.7")
+    with pytest.raises(UnsupportedModel, match="--hybrid-kvcache-ratio"):
+        _sglang(SCOUT, "0.5.7", cfg)
+    assert _sglang(SCOUT, "0.5.7", replace(cfg, hybrid_kvcache_ratio="0")).kv_capacity_tokens > 0

@@ -66,6 +66,8 @@ class SglangConfig:
     attention_backend: str | None = None
     disable_hybrid_swa_memory: bool = False
     swa_full_tokens_ratio: float | None = None
+    # --hybrid-kvcache-ratio (up to 0.5.7): Llama 4's own local/global pool split, not read
+    hybrid_kvcache_ratio: str | None = None
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -457,6 +459,11 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
+    if facts.attention_chunk_size and cfg.hybrid_kvcache_ratio not in (None, "", "0", "0.0"):
+        # model_config.py@v0.5.7 is_hybrid_model: a ratio above 0 gives Llama 4 a local and a global pool of its own
+        # (gone at 0.5.8, where the hybrid SWA pools take over); their sizes are not read
+        raise UnsupportedModel("gsg does not size SGLang's --hybrid-kvcache-ratio pools of Llama 4; estimate "
+                               "without the flag, or with SGLang 0.5.8+ (its hybrid SWA pools)")
     if facts.is_compressed_attention:
         if rest > 0:
             raise no_model
