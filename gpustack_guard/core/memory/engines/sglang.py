@@ -435,6 +435,14 @@ def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, on
     return full, int(full * ratio) // align * align
 
 
+def refuse_chunked_ratio(facts: ModelFacts, cfg: SglangConfig) -> None:
+    """model_config.py@v0.5.7 is_hybrid_model: --hybrid-kvcache-ratio above 0 gives Llama 4 a local and a global pool
+    of its own (the flag is gone at 0.5.8, where the hybrid SWA pools take over); their sizes are not read."""
+    if facts.attention_chunk_size and cfg.hybrid_kvcache_ratio not in (None, "", "0", "0.0"):
+        raise UnsupportedModel("gsg does not size SGLang's --hybrid-kvcache-ratio pools of Llama 4; estimate "
+                               "without the flag, or with SGLang 0.5.8+ (its hybrid SWA pools)")
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
@@ -459,11 +467,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
-    if facts.attention_chunk_size and cfg.hybrid_kvcache_ratio not in (None, "", "0", "0.0"):
-        # model_config.py@v0.5.7 is_hybrid_model: a ratio above 0 gives Llama 4 a local and a global pool of its own
-        # (gone at 0.5.8, where the hybrid SWA pools take over); their sizes are not read
-        raise UnsupportedModel("gsg does not size SGLang's --hybrid-kvcache-ratio pools of Llama 4; estimate "
-                               "without the flag, or with SGLang 0.5.8+ (its hybrid SWA pools)")
+    refuse_chunked_ratio(facts, cfg)
     if facts.is_compressed_attention:
         if rest > 0:
             raise no_model
