@@ -93,6 +93,13 @@ class ModelFacts:
     v_head_dim: int | None = None
     sliding_window: int | None = None
     sliding_window_layers: int | None = None  # how many layers use the window (hybrid patterns)
+    # Llama 4's chunked local attention: a token sees only its own attention_chunk_size-token chunk on
+    # chunked_attention_layers of the layers (the RoPE ones), the rest (NoPE) see everything
+    attention_chunk_size: int | None = None
+    chunked_attention_layers: int | None = None
+    # MoE on every moe_layer_step-th layer only ((layer + 1) % step == 0; Llama 4's interleave_moe_layer_step),
+    # the others dense MLPs of intermediate_size; None: every layer past first_k_dense_replace
+    moe_layer_step: int | None = None
     # DeepSeek-V4 compressed sparse attention: per-layer KV compression (0 none, 4 CSA, 128 HCA; MTP
     # layers after num_hidden_layers), its lightning indexer, grouped low-rank output, hyper-connections
     compress_ratios: tuple[int, ...] | None = None
@@ -155,6 +162,18 @@ class ModelFacts:
     def is_moe(self) -> bool:
         return bool(self.num_experts and self.num_experts > 1)
 
+    def is_moe_layer(self, layer: int) -> bool:
+        """Whether layer `layer` (from 0) has the routed experts."""
+        if not self.is_moe or layer < (self.first_k_dense_replace or 0):
+            return False
+        step = self.moe_layer_step or 1
+        return (layer + 1) % step == 0
+
+    @property
+    def moe_layers(self) -> int:
+        """How many layers have the routed experts."""
+        return sum(1 for layer in range(self.num_hidden_layers or 0) if self.is_moe_layer(layer))
+
     @property
     def kv_heads(self) -> int | None:
         return self.num_key_value_heads or self.num_attention_heads
@@ -178,8 +197,8 @@ class ModelFacts:
     def missing_for_params(self) -> list[str]:
         need = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
         need.append("moe_intermediate_size" if self.is_moe and not self.intermediate_size else "intermediate_size")
-        if self.is_moe and self.first_k_dense_replace:
-            need.append("intermediate_size")  # the leading dense layers' MLP width
+        if self.is_moe and (self.first_k_dense_replace or (self.moe_layer_step or 1) > 1):
+            need.append("intermediate_size")  # the dense layers' MLP width
         if self.compress_ratios:  # is_compressed_attention, spelled out so mypy narrows the Optional
             need += ["head_dim", "q_lora_rank", "num_experts_per_tok", "num_experts", "moe_intermediate_size"]
             if 4 in self.compress_ratios:

@@ -301,7 +301,7 @@ _UNMODELLED_KEYS = (
     ("global_head_dim", "a separate head size for full-attention layers ('global_head_dim')"),
     ("num_global_key_value_heads", "separate KV heads for full-attention layers ('num_global_key_value_heads')"),
     ("attention_k_eq_v", "keys serving as values on full-attention layers ('attention_k_eq_v')"),
-    # Llama 4: chunked local attention on 3 of 4 layers, MoE only on every n-th layer
+    # chunked local attention and MoE on every n-th layer are read for Llama 4 only (_llama4)
     ("attention_chunk_size", "chunked local attention ('attention_chunk_size')"),
     ("interleave_moe_layer_step", "MoE on every n-th layer only ('interleave_moe_layer_step')"),
     # ERNIE 4.5 MoE and Hunyuan MoE: expert counts and widths under keys the MoE arithmetic does not read
@@ -325,7 +325,8 @@ def _feature_off(key: str, value: Any) -> bool:
 def _unmodelled(config: dict, top: dict, model_type: str) -> str | None:
     """What of this layout gsg cannot size, or None (Qwen3-MoE's mlp_only_layers [] and decoder_sparse_step 1 are
     MoE on every layer)."""
-    found = [what for key, what in _UNMODELLED_KEYS if not _feature_off(key, config.get(key))]
+    read = _LLAMA4_KEYS if model_type in _LLAMA4_TYPES else ()
+    found = [what for key, what in _UNMODELLED_KEYS if key not in read and not _feature_off(key, config.get(key))]
     if config.get("mlp_only_layers"):
         found.append("dense layers among MoE ones ('mlp_only_layers')")
     if config.get("decoder_sparse_step") not in (None, 1):
@@ -342,6 +343,36 @@ def _unmodelled(config: dict, top: dict, model_type: str) -> str | None:
     if model_type.startswith(("gemma3n", "gemma4")) and not found:
         found.append(f"the {model_type} layer layout")
     return "; ".join(dict.fromkeys(found)) or None
+
+
+# Llama 4 (transformers' Llama4TextConfig, vLLM's llama4.py): every no_rope_layer_interval-th layer (4) is a NoPE
+# layer with full attention, the others RoPE layers with chunked local attention (no_rope_layers: 1 = RoPE); the
+# experts (intermediate_size wide, one shared expert beside them) sit on every interleave_moe_layer_step-th layer,
+# the other layers are dense MLPs of intermediate_size_mlp.
+_LLAMA4_TYPES = frozenset({"llama4", "llama4_text"})
+_LLAMA4_KEYS = ("attention_chunk_size", "interleave_moe_layer_step")
+
+
+def _llama4(config: dict, model_type: str, layers: int | None) -> dict[str, Any]:
+    """The Llama 4 fields (chunked layers, MoE step, expert and dense widths), or {} for any other model."""
+    if model_type not in _LLAMA4_TYPES or not layers:
+        return {}
+    out: dict[str, Any] = {"moe_layer_step": config.get("interleave_moe_layer_step", 1) or None}
+    chunk = config.get("attention_chunk_size")
+    if chunk:
+        rope = config.get("no_rope_layers")
+        if isinstance(rope, list) and rope:
+            chunked = sum(1 for r in rope[:layers] if r)
+        else:  # Llama4TextConfig: no_rope_layers[i] = int((i + 1) % no_rope_layer_interval != 0)
+            interval = config.get("no_rope_layer_interval", 4)
+            chunked = layers - layers // interval
+        out |= {"attention_chunk_size": chunk, "chunked_attention_layers": chunked or None}
+    experts = _first(config, "num_local_experts", "num_experts")
+    if experts and experts > 1:  # intermediate_size is one expert's width, intermediate_size_mlp the dense one's
+        width = config.get("intermediate_size")
+        out |= {"moe_intermediate_size": width, "shared_expert_intermediate_size": width,
+                "intermediate_size": config.get("intermediate_size_mlp", width)}
+    return out
 
 
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
@@ -373,10 +404,12 @@ MAX_CONFIG_COUNT = 10**9
 _AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
                            "head_dim", "intermediate_size", "vocab_size", "num_experts", "num_experts_per_tok",
                            "moe_intermediate_size", "kv_lora_rank", "q_lora_rank", "v_head_dim", "sliding_window",
+                           "attention_chunk_size", "moe_layer_step",
                            "max_position_embeddings"})
 # Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
 MAX_LAYERS = 1000
 _AT_MOST = {"num_hidden_layers": MAX_LAYERS, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
+            "chunked_attention_layers": 1000, "moe_layer_step": 1000,
             "num_nextn_predict_layers": 1000, "num_hash_layers": 1000, "layer_norms": 8,
             "vision_params": 10**12,  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
             # bytes summed from a GGUF's tensors (or the safetensors index), not counts: 1 PiB is far past any model
@@ -488,17 +521,23 @@ def _facts(config: dict, source: str) -> ModelFacts:
     hidden = _first(config, "hidden_size", "n_embd", "d_model")
     vision = vision_tower(top, hidden)
     gated_delta = _gated_delta(config, kind, layers)
+    llama4 = _llama4(config, kind, layers)
+    if "moe_intermediate_size" in llama4:  # Llama 4 names its widths its own way (_llama4)
+        same_named["moe_intermediate_size"] = llama4.pop("moe_intermediate_size")
+        shared = llama4.pop("shared_expert_intermediate_size")
+    dense_width = llama4.pop("intermediate_size", None) or _mlp_width(config, kind, hidden)
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
         hidden_size=hidden,
         num_attention_heads=_first(config, "num_attention_heads", "n_head", "n_heads"),
         num_key_value_heads=_kv_heads(config, kind),
-        intermediate_size=_mlp_width(config, kind, hidden),
+        intermediate_size=dense_width,
         gated_mlp=kind not in _PLAIN_MLP,
         recurrent_layers=None if gated_delta else _recurrent_layers(config, kind),
         unmodelled=_unmodelled(config, top, kind),
         **gated_delta,
+        **llama4,
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,

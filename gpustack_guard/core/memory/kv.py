@@ -54,16 +54,26 @@ def layers_per_rank(facts: ModelFacts, pp: int) -> int:
     return math.ceil(facts.num_hidden_layers / pp)
 
 
+def local_window(facts: ModelFacts) -> tuple[int, int, bool]:
+    """(window, layers that keep only it, chunked): a sliding window, or Llama 4's attention chunk."""
+    if facts.sliding_window:
+        return facts.sliding_window, facts.sliding_window_layers or 0, False
+    if facts.attention_chunk_size and facts.chunked_attention_layers:
+        return facts.attention_chunk_size, facts.chunked_attention_layers, True
+    return 0, 0, False
+
+
 def window_layers(facts: ModelFacts, pp: int) -> int:
-    """Sliding-window layers on the worst rank (assume they spread evenly over stages)."""
-    if not facts.sliding_window or not facts.sliding_window_layers:
-        return 0
-    return math.ceil(facts.sliding_window_layers / pp)
+    """Sliding-window (or chunked) layers on the worst rank (assume they spread evenly over stages)."""
+    return math.ceil(local_window(facts)[1] / pp)
 
 
-def window_pages(window: int, block: int, in_flight: int, tokens: int) -> int:
+def window_pages(window: int, block: int, in_flight: int, tokens: int, chunked: bool = False) -> int:
     """vLLM SlidingWindowSpec.max_admission_blocks_per_request: the window plus the tokens still in flight,
-    +1 because the window need not start on a block boundary."""
+    +1 because the window need not start on a block boundary. ChunkedLocalAttentionSpec's (kv_cache_interface.py
+    @v0.14.0 .. @v0.34.0): the chunk plus the tokens in flight, no extra block."""
+    if chunked:
+        return math.ceil(min(window + in_flight, tokens) / block)
     return math.ceil(min(window - 1 + in_flight, tokens) / block) + 1
 
 
@@ -90,7 +100,7 @@ class KVShape:
         self.layers = layers_per_rank(facts, pp)
         self.window_layers = min(window_layers(facts, pp), self.layers)
         self.full_layers = self.layers - self.window_layers
-        self.window = facts.sliding_window or 0
+        self.window, _, self.chunked = local_window(facts)
         self.block_size = block_size
         self.batched_tokens = batched_tokens
 
@@ -109,7 +119,7 @@ class KVShape:
         full = self.full_layers * math.ceil(tokens / self.block_size) * page
         if not self.window_layers:
             return full
-        held = window_pages(self.window, self.block_size, self.batched_tokens, tokens)
+        held = window_pages(self.window, self.block_size, self.batched_tokens, tokens, self.chunked)
         return full + self.window_layers * held * page
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:

@@ -304,6 +304,20 @@ VOCAB_PADDING = 64  # vllm/model_executor/layers/vocab_parallel_embedding.py DEF
 VLLM_HYBRID_KV_MANAGER_SINCE = "0.9.2"
 VLLM_HYBRID_GROUP_SIZE_FACTORS = ((known_version("0.9.2"), None), (known_version("0.12.0"), 1.25),
                                   (known_version("0.19.0"), 1.5))
+# Chunked local attention (Llama 4's attention_chunk_size) and the hybrid KV-cache manager, per release:
+#   0.9.2    no ChunkedLocalAttentionSpec (kv_cache_interface.py@v0.9.2): every chunked layer is a full one
+#   0.10.0   gpu_model_runner.py@v0.10.0 get_kv_cache_spec gives chunked layers a ChunkedLocalAttentionSpec and
+#            config.py@v0.10.0 VllmConfig.__post_init__ keeps the manager on for them (off only beside EAGLE)
+#   0.10.1   VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE (vllm PR #21761): the manager is off for a model with
+#            attention_chunk_size unless it is set; default "0" (envs.py and config/__init__.py@v0.10.1.1 ..
+#            @v0.11.0, config/vllm.py@v0.12.0 and @v0.13.0)
+#   0.14.0   its default "1" (envs.py and config/vllm.py@v0.14.0 .. @v0.34.0)
+# Off, unify_hybrid_kv_cache_specs sizes every chunked layer at full length; on, the chunked layers form groups of
+# their own whose requests hold the chunk plus the tokens in flight (ChunkedLocalAttentionSpec). Releases between
+# the rows read are keyed with the earlier one. (since, (on by default, the variable read)).
+VLLM_CHUNKED_LOCAL_HYBRID_ENV = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"
+VLLM_CHUNKED_LOCAL_HYBRID = ((known_version("0.0.0"), (False, False)), (known_version("0.10.0"), (True, False)),
+                             (known_version("0.10.1"), (False, True)), (known_version("0.14.0"), (True, True)))
 # How V1 prints "GPU KV cache size" (the figure a log shows and gsg's kv_capacity_tokens):
 #   up to 0.20.0 (kv_cache_utils.py@v0.10.1.1 _get_kv_cache_config_uniform_page_size, @v0.12.0 .. @v0.19.0 and
 #   @v0.20.0 _report_kv_cache_config) num_blocks // len(kv_cache_groups) x block_size: a hybrid model's window
@@ -2434,9 +2448,13 @@ class SglangHybridSwaRow(NamedTuple):  # a table row: tuple-built, no generated 
 # kv-cache mixin / pool_configurator.py for the split, server_args.py or arg_groups for what turns it off,
 # configs/model_config.py for the architecture list). Before 0.5.8 any model whose attention layers have a sliding
 # window (get_attention_sliding_window_size) takes it, Llama 4 excepted; from 0.5.8 an architecture list does.
-# Sized here: Gemma 2, Gemma 3 and gpt-oss, whose layers all keep the same KV bytes per token. Not sized (other
-# per-layer shapes, or layer types gsg's facts do not count): Gemma 3n (0.4.9.post3-0.4.10.post2), Llama 4 (0.5.8+,
-# its chunked layers), MiMo-V2-Flash, Step-3.5, Gemma 4 and the later list entries.
+# Sized here: Gemma 2, Gemma 3, gpt-oss and Llama 4, whose layers all keep the same KV bytes per token (Llama 4 from
+# 0.5.8: configs/model_config.py@v0.5.8 .. @v0.5.23 is_hybrid_swa_model lists it, get_hybrid_layer_ids makes its
+# (i + 1) % 4 != 0 chunked layers the SWA ones; before, its hybrid_kvcache_ratio path is off unless the flag is
+# given, which gsg does not read). Not sized (other per-layer shapes, or layer types gsg's facts do not count):
+# Gemma 3n (0.4.9.post3-0.4.10.post2), MiMo-V2-Flash, Step-3.5, Gemma 4 and the later list entries.
+# configs/model_config.py@v0.5.8 .. @v0.5.23 is_hybrid_swa_model, the entries gsg sizes
+_SGLANG_LIST_SWA = ("GptOssForCausalLM", "Llama4ForConditionalGeneration")
 SGLANG_HYBRID_SWA = (
     SglangHybridSwaRow("0.0.0", (), (), "tokens", False, "model_runner.py@v0.4.9.post2 (one pool for every model)"),
     SglangHybridSwaRow("0.4.9.post3", ("Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
@@ -2450,19 +2468,19 @@ SGLANG_HYBRID_SWA = (
                        "server_args.py@v0.5.0rc0 (Gemma 2, Gemma 3 and Gemma 3n: off)"),
     SglangHybridSwaRow("0.5.0rc1", (), (), "tokens", False,
                        "server_args.py@v0.5.0rc1 .. @v0.5.7 (GptOssForCausalLM: off as well)"),
-    SglangHybridSwaRow("0.5.8", ("GptOssForCausalLM",), ("trtllm_mha", "speculative"), "tokens", False,
+    SglangHybridSwaRow("0.5.8", _SGLANG_LIST_SWA, ("trtllm_mha", "speculative"), "tokens", False,
                        "configs/model_config.py@v0.5.8 is_hybrid_swa_model (an architecture list); "
                        "server_args.py@v0.5.8 "
                        "(gpt-oss: off with the trtllm_mha backend, SM100's default, or speculative decoding); "
                        "model_runner_kv_cache_mixin.py@v0.5.8 set_num_token_hybrid"),
-    SglangHybridSwaRow("0.5.9", ("GptOssForCausalLM",), ("trtllm_mha",), "tokens", False,
+    SglangHybridSwaRow("0.5.9", _SGLANG_LIST_SWA, ("trtllm_mha",), "tokens", False,
                        "server_args.py@v0.5.9 (gpt-oss: off with trtllm_mha only); "
                        "model_runner_kv_cache_mixin.py@v0.5.9 "
                        "(the split by bytes per token, equal to the token split when every layer's are equal)"),
-    SglangHybridSwaRow("0.5.10", ("GptOssForCausalLM",), (), "tokens", True,
+    SglangHybridSwaRow("0.5.10", _SGLANG_LIST_SWA, (), "tokens", True,
                        "server_args.py@v0.5.10 (gpt-oss never off); model_runner_kv_cache_mixin.py@v0.5.10 "
                        "_resolve_hybrid_swa_tokens (page-aligned)"),
-    SglangHybridSwaRow("0.5.11", ("GptOssForCausalLM",), (), "bytes", True,
+    SglangHybridSwaRow("0.5.11", _SGLANG_LIST_SWA, (), "bytes", True,
                        "model_executor/pool_configurator.py@v0.5.11 .. @v0.5.23 HybridSWAPoolConfigurator (cell = full "
                        "layers + r x swa layers; full = available // cell); configs/model_config.py@v0.5.20 "
                        "SWA_SINK_ARCHS (gpt-oss); arg_groups/overrides.py@v0.5.15 .. @v0.5.23 (gpt-oss never off)"),

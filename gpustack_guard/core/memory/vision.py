@@ -264,6 +264,22 @@ def mistral3(config: dict, text_hidden: int) -> VisionTower:
     return VisionTower(pixtral_tower(v, layers) + projector, f"mistral3 (pixtral, {layers} of {total} layers)")
 
 
+def llama4(config: dict, text_hidden: int) -> VisionTower:
+    """mllama4.py Llama4VisionModel: the unfolded patch embedding (unbiased), class and position embeddings, pre and
+    post LayerNorms, biased attention and fc1/fc2 MLP per layer with two LayerNorms; the pixel-shuffle adapter's
+    fc1/fc2 (multi_modal_projector_bias, default off) and Llama4MultiModalProjector's unbiased linear_1."""
+    v = config["vision_config"]
+    hidden, inter = _get(v, "hidden_size", 768), _get(v, "intermediate_size", 5632)
+    layers, patch, side = _get(v, "num_hidden_layers", 34), _get(v, "patch_size", 14), _get(v, "image_size", 448)
+    embed = _get(v, "num_channels", 3) * patch * patch * hidden + hidden + ((side // patch) ** 2 + 1) * hidden
+    block = 4 * (hidden * hidden + hidden) + 2 * hidden * inter + inter + hidden + 4 * hidden
+    proj_in, proj_out = _get(v, "projector_input_dim", 4096), _get(v, "projector_output_dim", 4096)
+    bias = bool(_get(v, "multi_modal_projector_bias", False))
+    adapter = inter * proj_in + proj_in * proj_out + ((proj_in + proj_out) if bias else 0)
+    projector = _get(v, "vision_output_dim", 7680) * text_hidden
+    return VisionTower(embed + 4 * hidden + layers * block + adapter + projector, f"llama4 ({layers} layers)")
+
+
 def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
     """The vision part of a config.json (the top level, before its text_config is taken), or VisionTower() for a
     text-only model."""
@@ -299,6 +315,8 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
         return gemma3(config, text_hidden)
     if model_type == "mistral3":
         return mistral3(config, text_hidden)
+    if model_type == "llama4":
+        return llama4(config, text_hidden)
     kind = v.get("model_type")
     return VisionTower(unsupported=f"model type '{model_type or '?'}' with a vision_config"
                                    f"{f' of type {kind!r}' if kind else ''}")

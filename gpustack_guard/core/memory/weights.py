@@ -65,8 +65,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
     """(linear, other) MLP parameters of layer `layer` (dense, or MoE with router and shared experts)."""
     H = f.hidden_size
     assert H is not None  # require_shape checked it
-    dense_first = f.first_k_dense_replace or 0
-    if not f.is_moe or layer < dense_first:
+    if not f.is_moe_layer(layer):
         assert f.intermediate_size is not None  # require_shape (missing_for_params) checked it
         bias = ((2 if f.gated_mlp else 1) * f.intermediate_size + H) if f.mlp_bias else 0
         return (3 if f.gated_mlp else 2) * H * f.intermediate_size, bias
@@ -83,7 +82,7 @@ def _mlp_params(f: ModelFacts, layer: int) -> tuple[int, int]:
 
 def _routed_expert_params(f: ModelFacts, layer: int) -> int:
     """Linear parameters of the routed experts of one layer (what MoE-only quantisations like MXFP4 pack)."""
-    if not f.is_moe or layer < (f.first_k_dense_replace or 0):
+    if not f.is_moe_layer(layer):
         return 0
     expert_inter = f.moe_intermediate_size or f.intermediate_size
     # is_moe: experts; require_shape (missing_for_params): hidden_size and one of the intermediate sizes
@@ -127,8 +126,7 @@ def active_params(f: ModelFacts) -> int:
     b = param_breakdown(routed)
     # the router still scores every expert; is_moe: experts; param_breakdown required the shape
     assert f.num_experts is not None and f.hidden_size is not None and f.num_hidden_layers is not None
-    return b.total + f.hidden_size * (f.num_experts - (f.num_experts_per_tok or 1)) * (
-        f.num_hidden_layers - (f.first_k_dense_replace or 0))
+    return b.total + f.hidden_size * (f.num_experts - (f.num_experts_per_tok or 1)) * f.moe_layers
 
 
 # --- weight bytes (docs/memory-arithmetic.md, "Weight bytes by quantisation") ------------------------------

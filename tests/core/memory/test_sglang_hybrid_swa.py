@@ -101,7 +101,8 @@ def test_max_total_tokens_caps_the_one_pool_before_the_split_and_the_full_pool_a
 
 
 def test_every_row_names_its_source_and_sizes_only_equal_layers():
-    sized = {"Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "GptOssForCausalLM"}
+    sized = {"Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "GptOssForCausalLM",
+             "Llama4ForConditionalGeneration"}
     for row in P.SGLANG_HYBRID_SWA:
         assert row.source and set(row.architectures) <= sized
         assert row.split in ("tokens", "bytes") and set(row.gpt_oss_off_with) <= {"trtllm_mha", "speculative"}

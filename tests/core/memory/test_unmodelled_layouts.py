@@ -41,8 +41,8 @@ CASES = [
      "per-layer KV sharing ('num_kv_shared_layers'); per-layer input embeddings ('hidden_size_per_layer_input')"),
     ({"model_type": "gemma3n_text", "altup_num_inputs": 4, "laurel_rank": 64},
      "AltUp and LAuReL blocks ('altup_num_inputs')"),
-    # Llama 4 Scout/Maverick (transformers Llama4TextConfig; index file 55019529373)
-    ({"model_type": "llama4_text", "attention_chunk_size": 8192, "interleave_moe_layer_step": 2},
+    # Llama 4's keys (transformers Llama4TextConfig; index file 55019529373) are read for Llama 4 only (test_llama4.py)
+    ({"model_type": "acme_chunked", "attention_chunk_size": 8192, "interleave_moe_layer_step": 2},
      "chunked local attention ('attention_chunk_size'); MoE on every n-th layer only ('interleave_moe_layer_step')"),
     # ERNIE-4.5-21B-A3B (transformers Ernie4_5_MoeConfig) and Hunyuan-A13B (HunYuanMoEV1Config)
     ({"model_type": "ernie4_5_moe", "moe_num_experts": 64, "moe_layer_start_index": 1},

@@ -23,7 +23,7 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer
+from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer, local_window
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
 
@@ -66,6 +66,8 @@ class SglangConfig:
     attention_backend: str | None = None
     disable_hybrid_swa_memory: bool = False
     swa_full_tokens_ratio: float | None = None
+    # --hybrid-kvcache-ratio (up to 0.5.7): Llama 4's own local/global pool split, not read
+    hybrid_kvcache_ratio: str | None = None
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -410,8 +412,8 @@ def hybrid_swa_row(facts: ModelFacts, cfg: SglangConfig, version: str | None,
     row = P.sglang_hybrid_swa_row(version)
     if cfg.disable_hybrid_swa_memory or facts.architecture not in row.architectures:
         return None
-    if not facts.sliding_window or not facts.sliding_window_layers:
-        return None  # no window on any layer: one pool, as SGLang's layer scan finds
+    if not local_window(facts)[1]:
+        return None  # no window (or chunk) on any layer: one pool, as SGLang's layer scan finds
     if facts.architecture == "GptOssForCausalLM" and (
             ("trtllm_mha" in row.gpt_oss_off_with and trtllm_mha)
             or ("speculative" in row.gpt_oss_off_with and cfg.speculative_algorithm)):
@@ -431,6 +433,14 @@ def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, on
     align = page if row.page_aligned else 1
     full = full // align * align
     return full, int(full * ratio) // align * align
+
+
+def refuse_chunked_ratio(facts: ModelFacts, cfg: SglangConfig) -> None:
+    """model_config.py@v0.5.7 is_hybrid_model: --hybrid-kvcache-ratio above 0 gives Llama 4 a local and a global pool
+    of its own (the flag is gone at 0.5.8, where the hybrid SWA pools take over); their sizes are not read."""
+    if facts.attention_chunk_size and cfg.hybrid_kvcache_ratio not in (None, "", "0", "0.0"):
+        raise UnsupportedModel("gsg does not size SGLang's --hybrid-kvcache-ratio pools of Llama 4; estimate "
+                               "without the flag, or with SGLang 0.5.8+ (its hybrid SWA pools)")
 
 
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
@@ -457,6 +467,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
     rest = int(fraction * pre) - weights
+    refuse_chunked_ratio(facts, cfg)
     if facts.is_compressed_attention:
         if rest > 0:
             raise no_model

@@ -80,6 +80,7 @@ class VllmConfig:
     nccl_nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0 in the deployment's env (profiles.NCCL_NVLS_ENABLE_ENV)
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
+    chunked_local_hybrid_env: str | None = None  # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE from the env
     # Gated DeltaNet state dtypes (--mamba-cache-dtype, --mamba-ssm-cache-dtype; None = auto) and
     # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
     mamba_cache_dtype: str | None = None
@@ -1224,7 +1225,7 @@ def activation_peak(facts: ModelFacts, batched: int, seqs: int, tp: int, cfg: Vl
                    (1 + cfg.activation_margin))
     if facts.is_moe:
         dense = facts.shared_expert_intermediate_size or 0
-        if facts.first_k_dense_replace:
+        if facts.first_k_dense_replace or (facts.moe_layer_step or 1) > 1:  # dense layers among the MoE ones
             dense = max(dense, facts.intermediate_size or 0)
     else:
         dense = facts.intermediate_size or 0
@@ -1584,6 +1585,18 @@ def hybrid_kv_manager(engine: str, cfg: VllmConfig, version: str | None) -> bool
     return P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_HYBRID_KV_MANAGER_SINCE)
 
 
+def chunked_local_hybrid(cfg: VllmConfig, version: str | None) -> bool:
+    """Whether the release keeps the hybrid manager on for chunked local attention (profiles.VLLM_CHUNKED_LOCAL_HYBRID):
+    the environment variable, else its default; never beside an EAGLE or MTP draft."""
+    method = (cfg.speculative_method or "").lower()
+    if method.startswith("eagle") or "mtp" in method:
+        return False
+    default, env_read = P.row_for("vllm", P.VLLM_CHUNKED_LOCAL_HYBRID, version)
+    if env_read and cfg.chunked_local_hybrid_env is not None:
+        return cfg.chunked_local_hybrid_env.strip() not in ("", "0")
+    return default
+
+
 def hybrid_group_factor(version: str | None) -> float | None:
     """The release's bound under which the larger layer count is the group size (VLLM_HYBRID_GROUP_SIZE_FACTORS)."""
     return P.row_for("vllm", P.VLLM_HYBRID_GROUP_SIZE_FACTORS, version)
@@ -1632,11 +1645,11 @@ def pool_blocks(available: int, shape, block: int, max_len: int, override: int |
         page = block * shape.layer_bytes
         blocks = override or available // (page * size)
         per_request = full_groups * math.ceil((max_len or 1) / block) + \
-            window_groups * window_pages(shape.window, block, shape.batched_tokens, max_len or 1)
+            window_groups * window_pages(shape.window, block, shape.batched_tokens, max_len or 1, shape.chunked)
         return blocks // (full_groups + window_groups) * block, blocks / per_request, blocks * page * size
     if shape.hybrid:  # every layer has the window: one group of all layers, a request held to its window
         blocks = override or available // (block * shape.bytes_per_token)
-        per_request = window_pages(shape.window, block, shape.batched_tokens, max_len or 1)
+        per_request = window_pages(shape.window, block, shape.batched_tokens, max_len or 1, shape.chunked)
         return blocks * block, blocks / per_request, blocks * block * shape.bytes_per_token
     blocks = override or available // (block * shape.bytes_per_token)
     concurrency = blocks / math.ceil(max_len / block) if max_len else 0.0
@@ -1715,6 +1728,27 @@ def verdict_of(weights: int, gpu_total: int, available: int, needed: int, max_le
     return FITS
 
 
+def unified_local_layers(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: str,
+                         notes: list[str]) -> ModelFacts:
+    """The facts with window or chunked layers made full ones where unify_hybrid_kv_cache_specs does that (no hybrid
+    manager, or none for chunked local attention: profiles.VLLM_CHUNKED_LOCAL_HYBRID), with a note saying so."""
+    window_count, layer_count = facts.sliding_window_layers or 0, facts.num_hidden_layers or 0
+    if facts.sliding_window and 0 < window_count < layer_count and \
+            not hybrid_kv_manager(engine, cfg, version):
+        # unify_hybrid_kv_cache_specs: the window layers become full-attention ones, sized at full length
+        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
+                     "at full length (no hybrid KV-cache manager)")
+    chunk_count = facts.chunked_attention_layers or 0
+    if facts.attention_chunk_size and 0 < chunk_count < layer_count and not (
+            hybrid_kv_manager(engine, cfg, version) and chunked_local_hybrid(cfg, version)):
+        # the manager is off for chunked local attention (profiles.VLLM_CHUNKED_LOCAL_HYBRID): every layer full
+        facts = replace(facts, attention_chunk_size=None, chunked_attention_layers=None)
+        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {chunk_count} chunked-attention layers "
+                     "at full length (no hybrid KV-cache manager for chunked local attention)")
+    return facts
+
+
 def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version: str | None,
                   gpu_name: str = "", stage_totals: list[int] | None = None, search_fixes: bool = True) -> Estimate:
     """stage_totals: the smallest GPU of each pipeline stage (heterogeneous PP); else every stage gets gpu_total."""
@@ -1775,13 +1809,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
-    window_count, layer_count = facts.sliding_window_layers or 0, facts.num_hidden_layers or 0
-    if facts.sliding_window and 0 < window_count < layer_count and \
-            not hybrid_kv_manager(profile.engine, cfg, version):
-        # unify_hybrid_kv_cache_specs: the window layers become full-attention ones, sized at full length
-        facts = replace(facts, sliding_window=None, sliding_window_layers=None)
-        notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} sizes the {window_count} sliding-window layers "
-                     "at full length (no hybrid KV-cache manager)")
+    facts = unified_local_layers(facts, cfg, version, profile.engine, notes)
     shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes, version, gpu_name)
     block = shape.block_size
     align_refusal = align_budget_refusal(shape, scheduled, version)
