@@ -65,3 +65,9 @@ def uma_note(engine: str, release: str, gpu_name: str) -> str | None:
     return (f"{label} shares host memory: {shown} {release} takes free memory as the host's MemAvailable "
             f"({row.source}): {what}, so host memory other processes take or release during start-up moves the KV "
             "pool one for one (gsg books a clean host)")
+
+
+def uma_notes(engine: str, release: str, gpu_name: str) -> list[str]:
+    """uma_note as the list an estimate's notes are extended with."""
+    note = uma_note(engine, release, gpu_name)
+    return [note] if note else []
