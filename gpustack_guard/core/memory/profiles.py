@@ -1196,7 +1196,59 @@ GPU_COMPUTE_CAPABILITY = (
     (r"\bg?b300\b", (10, 3)),
     (r"\bgb10\b|dgx spark", (12, 1)),
     (r"\brtx 50[5-9]0\b|\brtx pro \d{4}\b", (12, 0)),
+    # Jetson modules, as NVML names them on JetPack 7 ("NVIDIA Thor") and as the CUDA device name reads on
+    # JetPack 6 ("Orin", "Orin (nvgpu)"); Thor is sm_110 since CUDA 13 (sm_101 before), Orin sm_87
+    (r"\bthor\b", (11, 0)),
+    (r"\borin\b", (8, 7)),
 )
+
+
+class UmaFreeRow(NamedTuple):
+    """How an engine reads 'free memory' on an integrated (unified-memory) GPU from `since` on."""
+
+    engine: str
+    since: str
+    host_available: bool  # True: the host's MemAvailable (psutil); False: cudaMemGetInfo's free
+    selector: str  # which GPUs take the host figure
+    source: str
+
+
+# Integrated GPUs: CPU and GPU share one LPDDR memory, cudaMemGetInfo's total is the host's (less firmware
+# carve-outs) and its free excludes reclaimable page cache. GH200 is not one: its HBM is the GPU's own and C2C only
+# joins it to the Grace memory (torch's is_integrated is false), whatever vLLM's comment lists.
+UMA_GPUS = (
+    (r"\bgb10\b|dgx spark", "GB10 (DGX Spark)"),
+    (r"\bthor\b", "Jetson Thor"),
+    (r"\borin\b", "Jetson Orin"),
+)
+# One row per release range, newest last (first row: the oldest release gsg models).
+# vLLM: the budget stays gmu x the CUDA total (worker/utils.py request_memory); what changes is the free figure, which
+# both the start-up check (free >= requested) and the consumption (free at the worker's snapshot - free after the
+# profile: non-torch increase before 0.27.0, total_consumed from 0.27.0, utils/mem_utils.py) are taken from.
+# SGLang: get_available_gpu_memory's free figure is the whole pool arithmetic (total_gpu_memory at start, rest after
+# the weights), so there the host figure is the budget itself.
+UMA_FREE_MEMORY = (
+    UmaFreeRow("vllm", "0.0", False, "none",
+               "vllm/utils/__init__.py@v0.10.1..@v0.11.0 MemorySnapshot.measure: torch.cuda.mem_get_info() only"),
+    UmaFreeRow("vllm", "0.11.1", True, "compute capability 8.7, 11.0 or 12.1 (Orin, Thor, Spark)",
+               "vllm/utils/mem_utils.py@v0.11.1..@v0.19.0 MemorySnapshot.measure: shared_sysmem_device_mem_sms, "
+               "free_memory = psutil.virtual_memory().available"),
+    UmaFreeRow("vllm", "0.20.0", True, "torch's device property is_integrated",
+               "vllm/utils/mem_utils.py@v0.20.0..@v0.34.0 MemorySnapshot.measure with "
+               "platforms/cuda.py is_integrated_gpu (get_device_properties().is_integrated)"),
+    UmaFreeRow("sglang", "0.0", False, "none",
+               "sglang/srt/utils/common.py@v0.5.2/@v0.5.3 get_available_gpu_memory: torch.cuda.mem_get_info() only"),
+    UmaFreeRow("sglang", "0.5.4", True, "SM 87, 110 or 121 (SHARED_SYSMEM_DEVICE_MEM_SMS)",
+               "sglang/srt/utils/common.py@v0.5.4..@v0.5.8 get_available_gpu_memory: psutil.virtual_memory()"
+               ".available"),
+    UmaFreeRow("sglang", "0.5.9", True, "torch's device property is_integrated",
+               "sglang/srt/utils/common.py@v0.5.9..@v0.5.23 get_available_gpu_memory: props.is_integrated"),
+)
+# The CUDA total torch reports on a GB10 (a DGX Spark with DGX OS): 'Free memory on cuda:0 at boot caps at
+# 101.3-102.2 GiB of 121.69' (vLLM's request_memory refusal quoted in MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47;
+# gpustack_guard's GB10 vectors take it). Another kit observes 124,546 MiB of host memory (AEON-7/
+# vllm-ultimate-dgx-spark#9): firmware carve-outs (display scan-out, ~2 GiB) differ per image, so it is a fact of
+# those logs, not a CUDA_TOTALS row (GPUStack's reported total for a GB10 is not in the evidence read).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # GPUStack's worker books 0.9 when the spec sets none (whatever vLLM's default)
 GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-len 8192 when the native is larger
 # V1's OpenAI-server defaults for max_num_batched_tokens and max_num_seqs, per release (EngineArgs.

@@ -556,6 +556,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     if verdict == FITS and context and capacity < context:
         notes.append(f"the pool ({capacity:,} tokens) is shorter than the context ({context:,}): SGLang starts, "
                      f"and refuses inputs over {max_input_len:,} tokens")
+    notes.extend(gpu_arch.uma_notes("sglang", P.arithmetic_version("sglang", version), gpu_name))
     return Estimate(
         engine="SGLang", version=version or f"{P.DEFAULT_VERSIONS['sglang']} (assumed)", gpu_total=gpu_total,
         gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=start_up,

@@ -1935,6 +1935,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
     graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to, capture)
+    notes.extend(gpu_arch.uma_notes("vllm", P.arithmetic_version("vllm", version), gpu_name))
 
     return Estimate(
         engine="vLLM", version=version or f"{P.DEFAULT_VERSIONS['vllm']} (assumed)", gpu_total=worst.gpu_total,
