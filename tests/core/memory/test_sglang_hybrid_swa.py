@@ -107,3 +107,18 @@ def test_every_row_names_its_source_and_sizes_only_equal_layers():
         assert row.source and set(row.architectures) <= sized
         assert row.split in ("tokens", "bytes") and set(row.gpt_oss_off_with) <= {"trtllm_mha", "speculative"}
     assert P.sglang_hybrid_swa_row("0.5.11").split == "bytes" and P.sglang_hybrid_swa_row("0.5.10").page_aligned
+
+
+def test_the_budget_rows_name_the_split_and_its_source():
+    from gpustack_guard.core.memory.terms import budget_terms
+
+    facts = catalog_facts("openai/gpt-oss-20b")
+    rows = {r.term: r for r in budget_terms(estimate_sglang(facts, H100, SglangConfig(), version="0.4.10",
+                                                            gpu_name=H100_NAME))}
+    assert (rows["kv_capacity_tokens"].value, rows["kv_capacity_tokens"].rule) == (1_367_213,
+                                                                                   "hybrid-swa-full-layers-by-tokens")
+    assert rows["kv_cache_bytes_per_gpu"].rule == "full-and-sliding-pools"
+    assert "set_num_token_hybrid" in rows["kv_capacity_tokens"].source
+    one = {r.term: r for r in budget_terms(estimate_sglang(facts, H100, SglangConfig(), version="0.5.7",
+                                                           gpu_name=H100_NAME))}
+    assert one["kv_capacity_tokens"].rule == "pool-over-cell"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.memory import terms as T
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
@@ -585,6 +586,9 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len,
                **({"mamba_pool": mamba} if mamba else {}),
-               **({"hybrid_swa_pool": swa} if swa else {})},
+               **({"hybrid_swa_pool": swa} if swa else {}),
+               # the capacity and the pool are the two pools' (the budget rows name the rule that split them)
+               **({"term_rules": {T.KV_TOKENS: (f"hybrid-swa-full-layers-by-{swa['split']}", swa["source"]),
+                                  T.KV_CACHE: ("full-and-sliding-pools", swa["source"])}} if swa else {})},
     )
 
