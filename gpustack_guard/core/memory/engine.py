@@ -11,7 +11,7 @@ from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
-from gpustack_guard.core.memory.estimate import Estimate, GatedDeltaUnsupported, UnsupportedModel
+from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
@@ -692,7 +692,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         try:
             est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
                                 stage_totals=stage_totals)
-        except GatedDeltaUnsupported as exc:
+        except LayoutUnsupported as exc:
             raise UnsupportedModel(f"{facts.architecture or 'the model'}: {exc}, so there is no verdict") from None
         if EF.read(flags, "max-model-len", "vllm", version) == EF.AUTO_MAX_MODEL_LEN \
                 and 0 < est.estimated_max_model_len < est.max_model_len:
@@ -706,7 +706,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
         try:
             sest = estimate_sglang(loaded, totals[smallest], scfg, version=version, gpu_name=gpus[smallest][1])
-        except GatedDeltaUnsupported as exc:
+        except LayoutUnsupported as exc:
             raise UnsupportedModel(f"{facts.architecture or 'the model'}: {exc}, so there is no verdict") from None
         return _with_dtypes(loaded, flags, sest)
     if family == "llamacpp":

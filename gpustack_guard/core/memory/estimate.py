@@ -25,7 +25,12 @@ class NoEstimate(enum.Enum):
     BAD_ARGUMENTS = "bad-arguments"  # the engine could not read a backend argument's value
 
 
-class GatedDeltaUnsupported(ValueError):
+class LayoutUnsupported(ValueError):
+    """A deployment whose KV layout gsg has not read for this release or flag (the engine turns it into
+    UnsupportedModel)."""
+
+
+class GatedDeltaUnsupported(LayoutUnsupported):
     """A deployment of a Gated DeltaNet model whose state layout gsg has not read (a release, a flag):
     core/memory/gated_delta.py raises it, the engine turns it into UnsupportedModel."""
 

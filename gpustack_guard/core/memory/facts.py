@@ -100,6 +100,13 @@ class ModelFacts:
     # MoE on every moe_layer_step-th layer only ((layer + 1) % step == 0; Llama 4's interleave_moe_layer_step),
     # the others dense MLPs of intermediate_size; None: every layer past first_k_dense_replace
     moe_layer_step: int | None = None
+    # Gemma 4: full-attention layers with their own head size and KV heads (global_head_dim, and
+    # num_global_key_value_heads when keys serve as values: no v_proj there, though vLLM still caches K and V);
+    # which layers they are, from layer_types. None: every layer has the shape above.
+    full_attention_head_dim: int | None = None
+    full_attention_kv_heads: int | None = None
+    full_attention_k_eq_v: bool = False
+    full_attention_layer_ids: tuple[int, ...] | None = None
     # DeepSeek-V4 compressed sparse attention: per-layer KV compression (0 none, 4 CSA, 128 HCA; MTP
     # layers after num_hidden_layers), its lightning indexer, grouped low-rank output, hyper-connections
     compress_ratios: tuple[int, ...] | None = None
@@ -177,6 +184,17 @@ class ModelFacts:
     @property
     def kv_heads(self) -> int | None:
         return self.num_key_value_heads or self.num_attention_heads
+
+    @property
+    def split_attention(self) -> bool:
+        """Full-attention layers shaped unlike the window ones (Gemma 4)."""
+        return self.full_attention_head_dim is not None
+
+    def layer_attention_shape(self, layer: int) -> tuple[int | None, int | None, bool]:
+        """(KV heads, head size, keys serve as values) of layer `layer`."""
+        if self.split_attention and layer in (self.full_attention_layer_ids or ()):
+            return self.full_attention_kv_heads, self.full_attention_head_dim, self.full_attention_k_eq_v
+        return self.kv_heads, self.dim_head, False
 
     @property
     def dim_head(self) -> int | None:

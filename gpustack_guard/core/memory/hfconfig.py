@@ -138,16 +138,16 @@ _FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
 # layer is the embedding); Llama-style classes default it to False.
 # Gemma (1, 2, 3), StarCoder2 and Cohere's classes default it to True explicitly.
 _TIED_BY_DEFAULT = frozenset({"gpt2", "gpt_bigcode", "bloom", "opt", "mpt", *_FALCON, "gemma", "gemma2",
-                              "gemma3_text", "starcoder2", "cohere", "cohere2"})
+                              "gemma3_text", "gemma4_text", "starcoder2", "cohere", "cohere2"})
 
 # q/k norms: Qwen3, Gemma 3 and GLM-4.5 (use_qk_norm) norm q and k per head over head_dim, OLMo2 and Cohere
 # (use_qk_norm) over every head
-_PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "dots1", "qwen3_next", "qwen3_5",
-                               "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
+_PER_HEAD_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "gemma4_text", "dots1", "qwen3_next",
+                               "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
 _ALL_HEADS_QK_NORM = frozenset({"olmo2"})
 _NOAUX_BY_DEFAULT = frozenset({"deepseek_v3", "kimi_k2", "glm4_moe", "dots1"})
 # Gemma 2/3 add pre- and post-feedforward norms to the attention ones
-_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text", "gemma4_text"})
 # Cohere's parallel block has one (unbiased) LayerNorm
 _ONE_NORM = frozenset({"cohere", "cohere2"})
 # LayerNorm families (each norm a weight and a bias), as their transformers/vLLM classes build them:
@@ -297,10 +297,6 @@ _UNMODELLED_KEYS = (
     # Gemma 3n / Gemma 4: a per-layer embedding table beside the main one (vocab x layers x width)
     ("hidden_size_per_layer_input", "per-layer input embeddings ('hidden_size_per_layer_input')"),
     ("altup_num_inputs", "AltUp and LAuReL blocks ('altup_num_inputs')"),
-    # Gemma 4: full-attention layers with their own head size and KV heads, keys serving as values
-    ("global_head_dim", "a separate head size for full-attention layers ('global_head_dim')"),
-    ("num_global_key_value_heads", "separate KV heads for full-attention layers ('num_global_key_value_heads')"),
-    ("attention_k_eq_v", "keys serving as values on full-attention layers ('attention_k_eq_v')"),
     # chunked local attention and MoE on every n-th layer are read for Llama 4 only (_llama4)
     ("attention_chunk_size", "chunked local attention ('attention_chunk_size')"),
     ("interleave_moe_layer_step", "MoE on every n-th layer only ('interleave_moe_layer_step')"),
@@ -340,7 +336,10 @@ def _unmodelled(config: dict, top: dict, model_type: str) -> str | None:
         found.append("a sparse-attention indexer with its own per-token key cache ('index_topk')")
     if top.get("audio_config") or "audio" in str(top.get("model_type", "")):
         found.append("an audio encoder ('audio_config')")
-    if model_type.startswith(("gemma3n", "gemma4")) and not found:
+    if model_type.startswith("gemma4") and config.get("global_head_dim") and not isinstance(
+            config.get("layer_types"), list):
+        found.append("full-attention layers of their own shape without 'layer_types' to place them")
+    if model_type.startswith("gemma3n") and not found:
         found.append(f"the {model_type} layer layout")
     return "; ".join(dict.fromkeys(found)) or None
 
@@ -373,6 +372,26 @@ def _llama4(config: dict, model_type: str, layers: int | None) -> dict[str, Any]
         out |= {"moe_intermediate_size": width, "shared_expert_intermediate_size": width,
                 "intermediate_size": config.get("intermediate_size_mlp", width)}
     return out
+
+
+def _gemma4(config: dict, model_type: str) -> dict[str, Any]:
+    """Gemma 4's full-attention shape and MoE keys (vLLM gemma4.py@v0.19.0 Gemma4DecoderLayer): full layers take
+    global_head_dim, and num_global_key_value_heads only when attention_k_eq_v (else num_key_value_heads); the MoE
+    block (enable_moe_block) runs beside the dense MLP, which the arithmetic counts as an always-on shared expert."""
+    if not model_type.startswith("gemma4"):
+        return {}
+    out: dict[str, Any] = {}
+    if config.get("enable_moe_block") or config.get("use_second_mlp_block"):
+        out |= {"num_experts_per_tok": config.get("top_k_experts"),
+                "shared_expert_intermediate_size": config.get("intermediate_size")}
+    full_dim, kinds = config.get("global_head_dim"), config.get("layer_types")
+    if not full_dim or not isinstance(kinds, list):
+        return out
+    k_eq_v = bool(config.get("attention_k_eq_v"))
+    heads = config.get("num_global_key_value_heads") if k_eq_v else None
+    return out | {"full_attention_head_dim": full_dim, "full_attention_k_eq_v": k_eq_v,
+                  "full_attention_kv_heads": heads or _kv_heads(config, model_type),
+                  "full_attention_layer_ids": tuple(i for i, k in enumerate(kinds) if k == "full_attention")}
 
 
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
@@ -526,6 +545,10 @@ def _facts(config: dict, source: str) -> ModelFacts:
         same_named["moe_intermediate_size"] = llama4.pop("moe_intermediate_size")
         shared = llama4.pop("shared_expert_intermediate_size")
     dense_width = llama4.pop("intermediate_size", None) or _mlp_width(config, kind, hidden)
+    gemma4 = _gemma4(config, kind)
+    if "shared_expert_intermediate_size" in gemma4:
+        shared = gemma4.pop("shared_expert_intermediate_size")
+        same_named["num_experts_per_tok"] = gemma4.pop("num_experts_per_tok")
     return ModelFacts(
         architecture=architectures[0],
         num_hidden_layers=layers,
@@ -538,6 +561,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         unmodelled=_unmodelled(config, top, kind),
         **gated_delta,
         **llama4,
+        **gemma4,
         vision_params=vision.params,
         vision_unsupported=vision.unsupported,
         vision_encoder=vision.encoder,

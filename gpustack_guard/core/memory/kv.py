@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from gpustack_guard.core.memory.estimate import LayoutUnsupported
 from gpustack_guard.core.memory.facts import ModelFacts
 
 KV_DTYPE_BYTES = {"auto": None, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "fp32": 4,
@@ -38,6 +39,16 @@ def kv_bytes_per_token_layer(facts: ModelFacts, tp: int, kv_cache_dtype: str | N
         return (facts.kv_lora_rank + facts.qk_rope_head_dim) * kv_element_bytes(kv_cache_dtype, facts)
     assert facts.dim_head is not None  # has_attention_shape
     return 2 * kv_heads_per_gpu(facts, tp) * facts.dim_head * kv_element_bytes(kv_cache_dtype, facts)
+
+
+def full_layer_bytes(facts: ModelFacts, tp: int, kv_cache_dtype: str | None) -> int:
+    """One full-attention layer's bytes per token on one GPU: Gemma 4's own heads and head size there. vLLM's
+    Gemma4Attention caches K and V apart even where keys serve as values (attention_k_eq_v), so both count."""
+    if not facts.split_attention:
+        return kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
+    assert facts.full_attention_kv_heads is not None and facts.full_attention_head_dim is not None
+    heads = max(1, facts.full_attention_kv_heads // tp)
+    return 2 * heads * facts.full_attention_head_dim * kv_element_bytes(kv_cache_dtype, facts)
 
 
 def mla_aligned_layer_bytes(facts: ModelFacts, kv_cache_dtype: str | None, align_bytes: int) -> int:
@@ -91,23 +102,53 @@ def longest_fitting(request_bytes: Callable[[int], int], available: int, upper: 
     return lo
 
 
+class UnevenPages(LayoutUnsupported):
+    """Layer kinds whose pages vLLM cannot unify by a whole block-size ratio (it raises NotImplementedError)."""
+
+
 class KVShape:
     """Per-GPU KV geometry of one deployment: what one request of n tokens costs."""
 
     def __init__(self, facts: ModelFacts, tp: int, pp: int, kv_cache_dtype: str | None, block_size: int,
                  batched_tokens: int):
         self.layer_bytes = kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
+        self._full_layer_bytes = full_layer_bytes(facts, tp, kv_cache_dtype)
         self.layers = layers_per_rank(facts, pp)
         self.window_layers = min(window_layers(facts, pp), self.layers)
         self.full_layers = self.layers - self.window_layers
+        # Gemma 4's full-attention-shaped layers on this rank: they keep their shape when vLLM sizes the window
+        # layers at full length (no hybrid manager, --disable-sliding-window), when window_layers is 0
+        self.split = facts.split_attention
+        self.split_full_layers = min(math.ceil(len(facts.full_attention_layer_ids or ()) / pp), self.layers)
         self.window, _, self.chunked = local_window(facts)
         self.block_size = block_size
         self.batched_tokens = batched_tokens
 
     @property
+    def full_layer_bytes(self) -> int:
+        """A full-attention layer's bytes per token: layer_bytes (which vLLM may pad: MLA) but for Gemma 4's own
+        full-attention shape."""
+        return self._full_layer_bytes if self.split else self.layer_bytes
+
+    @property
     def bytes_per_token(self) -> int:
         """Full-length bytes per token on this GPU (all layers), the number vLLM's 2*L*h*d*b formula gives."""
-        return self.layers * self.layer_bytes
+        full = self.split_full_layers if self.split and not self.window_layers else self.full_layers
+        return full * self.full_layer_bytes + (self.layers - full) * self.layer_bytes
+
+    def block_sizes(self, block: int | None = None) -> tuple[int, int]:
+        """(full-attention, window) tokens per block after vLLM's unify_kv_cache_spec_page_size
+        (kv_cache_utils.py@v0.19.0): the kind with the smaller page takes block_size x the page ratio so that every
+        page holds the larger page's bytes. Raises UnevenPages where the ratio is not whole, as vLLM does."""
+        block = block or self.block_size
+        full, window = self.full_layer_bytes, self.layer_bytes
+        if full == window or not self.window_layers or not self.full_layers:
+            return block, block
+        big = max(full, window)
+        if big % full or big % window:
+            raise UnevenPages(f"vLLM cannot unify KV pages of {full * block} and {window * block} bytes by a whole "
+                              "block-size ratio (unify_kv_cache_spec_page_size raises NotImplementedError)")
+        return block * big // full, block * big // window
 
     @property
     def hybrid(self) -> bool:
@@ -115,12 +156,12 @@ class KVShape:
 
     def request_bytes(self, tokens: int) -> int:
         """vLLM max_memory_usage_bytes summed over layers for one request of `tokens` tokens."""
-        page = self.block_size * self.layer_bytes
-        full = self.full_layers * math.ceil(tokens / self.block_size) * page
+        full_block, window_block = self.block_sizes()
+        full = self.full_layers * math.ceil(tokens / full_block) * full_block * self.full_layer_bytes
         if not self.window_layers:
             return full
-        held = window_pages(self.window, self.block_size, self.batched_tokens, tokens, self.chunked)
-        return full + self.window_layers * held * page
+        held = window_pages(self.window, window_block, self.batched_tokens, tokens, self.chunked)
+        return full + self.window_layers * held * window_block * self.layer_bytes
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
         """Largest length whose one request fits `available` bytes (vLLM estimate_max_model_len)."""

@@ -2076,6 +2076,38 @@ _FA4_PAGE_KEYS = keyed_by_release(VLLM_FA4_PAGE)
 VLLM_MM_PREFIX_ARCHITECTURES = ("Gemma3ForConditionalGeneration", "PaliGemmaForConditionalGeneration")
 
 
+class VllmGemma4Row(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a vLLM release runs Gemma 4's split attention (256-wide window heads, 512-wide full-attention heads)."""
+
+    since: str
+    modelled: bool  # False: the release has no Gemma 4 model file
+    backend: str  # what Gemma4Config.verify_and_update_config picks when no backend is named
+    source: str
+
+
+# The KV side: each layer's AttentionSpec keeps its own heads and head size (gemma4.py Gemma4Attention, K and V
+# cached apart even with attention_k_eq_v); get_kv_cache_groups then unify_kv_cache_spec_page_size raises the
+# smaller page's block_size by the page ratio and _get_kv_cache_groups_uniform_page_size groups the layers
+# (kv_cache_utils.py@v0.19.0, unchanged in this respect to @v0.34.0). Both backends below keep the release's
+# default block (TRITON_ATTN and FLASH_ATTN advertise MultipleOf(16)); the FA4 pages of VLLM_FA4_PAGE (head 256 on
+# 10.x from 0.29, fp8 head 512 on 9.x from 0.33) would give the two layer kinds different kernel pages, which is
+# not read: engines/vllm.py refuses those deployments by name.
+VLLM_GEMMA4 = (
+    VllmGemma4Row("0.0.0", False, "", "vllm/model_executor/models/registry.py@v0.18.0 (no Gemma4ForCausalLM)"),
+    VllmGemma4Row("0.19.0", True, "TRITON_ATTN",
+                  "vllm/model_executor/models/config.py@v0.19.0 Gemma4Config (head_dim != global_head_dim, one "
+                  "above 256: TRITON_ATTN unless a backend is named); gemma4.py@v0.19.0 (unchanged to @v0.23.0)"),
+    VllmGemma4Row("0.24.0", True, "FA4 where supported, else TRITON_ATTN",
+                  "vllm/model_executor/models/config.py@v0.24.0 Gemma4Config (flash_attn_version 4 when FA4 is "
+                  "supported and the larger head is at most 512); flash_attn.py@v0.24.0 [MultipleOf(16)]"),
+)
+_GEMMA4_KEYS = keyed_by_release(VLLM_GEMMA4)
+
+
+def vllm_gemma4_row(version: str | None) -> VllmGemma4Row:
+    return row_for("vllm", _GEMMA4_KEYS, version)
+
+
 def vllm_fa4_page_row(version: str | None) -> VllmFa4PageRow:
     """The FA4 page rule of a vLLM release."""
     return row_for("vllm", _FA4_PAGE_KEYS, version)
@@ -2503,8 +2535,9 @@ class SglangHybridSwaRow(NamedTuple):  # a table row: tuple-built, no generated 
 # Sized here: Gemma 2, Gemma 3, gpt-oss and Llama 4, whose layers all keep the same KV bytes per token (Llama 4 from
 # 0.5.8: configs/model_config.py@v0.5.8 .. @v0.5.23 is_hybrid_swa_model lists it, get_hybrid_layer_ids makes its
 # (i + 1) % 4 != 0 chunked layers the SWA ones; before, its hybrid_kvcache_ratio path is off unless the flag is
-# given, which gsg does not read). Not sized (other per-layer shapes, or layer types gsg's facts do not count):
-# Gemma 3n (0.4.9.post3-0.4.10.post2), MiMo-V2-Flash, Step-3.5, Gemma 4 and the later list entries.
+# given, which gsg does not read), and Gemma 4 (0.5.11+), whose full and window layers each keep their own. Not sized
+# (other per-layer shapes, or layer types gsg's facts do not count): Gemma 3n (0.4.9.post3-0.4.10.post2),
+# MiMo-V2-Flash, Step-3.5 and the later list entries.
 # configs/model_config.py@v0.5.8 .. @v0.5.23 is_hybrid_swa_model, the entries gsg sizes
 _SGLANG_LIST_SWA = ("GptOssForCausalLM", "Llama4ForConditionalGeneration")
 SGLANG_HYBRID_SWA = (
@@ -2532,11 +2565,18 @@ SGLANG_HYBRID_SWA = (
     SglangHybridSwaRow("0.5.10", _SGLANG_LIST_SWA, (), "tokens", True,
                        "server_args.py@v0.5.10 (gpt-oss never off); model_runner_kv_cache_mixin.py@v0.5.10 "
                        "_resolve_hybrid_swa_tokens (page-aligned)"),
-    SglangHybridSwaRow("0.5.11", _SGLANG_LIST_SWA, (), "bytes", True,
-                       "model_executor/pool_configurator.py@v0.5.11 .. @v0.5.23 HybridSWAPoolConfigurator (cell = full "
-                       "layers + r x swa layers; full = available // cell); configs/model_config.py@v0.5.20 "
-                       "SWA_SINK_ARCHS (gpt-oss); arg_groups/overrides.py@v0.5.15 .. @v0.5.23 (gpt-oss never off)"),
+    SglangHybridSwaRow("0.5.11", (*_SGLANG_LIST_SWA, "Gemma4ForConditionalGeneration"), (), "bytes", True,
+                       "model_executor/pool_configurator.py@v0.5.11 .. @v0.5.23 HybridSWAPoolConfigurator (cell = "
+                       "F x full layers + r x S x swa layers, F and S each layer kind's bytes per token; full = "
+                       "available // cell); configs/model_config.py@v0.5.11 is_hybrid_swa_model (Gemma 4 added); "
+                       "@v0.5.20 SWA_SINK_ARCHS (gpt-oss); arg_groups/overrides.py@v0.5.15 .. @v0.5.23 (gpt-oss never "
+                       "off)"),
 )
+# models/gemma4_causal.py first ships in the 0.5.11 wheel (absent from 0.5.10's). utils/hf_transformers/config.py
+# @v0.5.11 .. @v0.5.20 moves a multimodal Gemma 4 config's global_head_dim / num_global_key_value_heads to the
+# full-attention shape (head_dim, num_key_value_heads) and keeps the window one as swa_*; @v0.5.23 reads the same two
+# shapes from transformers' per_layer_config. Either way K and V are both cached (v_head_dim = head_dim).
+SGLANG_GEMMA4_SINCE = "0.5.11"
 _SGLANG_HYBRID_SWA_KEYS = keyed_by_release(SGLANG_HYBRID_SWA)
 
 

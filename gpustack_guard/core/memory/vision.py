@@ -249,6 +249,27 @@ def gemma3(config: dict, text_hidden: int) -> VisionTower:
     return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)", encoder=encoder)
 
 
+def gemma4(config: dict, text_hidden: int) -> VisionTower:
+    """gemma4_mm.py@v0.19.0 builds transformers' Gemma4VisionModel (AutoModel.from_config; modeling_gemma4.py in
+    transformers 5.x): an unbiased patch projection, a two-axis position table (2 x position_embedding_size x H),
+    RMSNorm blocks with unbiased q/k/v/o over head_dim-wide heads, q/k norms and a gated MLP, a pooler without
+    weights, the std_bias/std_scale buffers when `standardize`, and four clip bounds per linear when
+    `use_clipped_linears`; then Gemma4MultimodalEmbedder's unbiased projection onto the text width (its norm has no
+    weight). Defaults: Gemma4VisionConfig's. No encoder dummy yet: vLLM's gemma4 encoder profile is not read."""
+    v = config["vision_config"]
+    hidden, inter = _get(v, "hidden_size", 768), _get(v, "intermediate_size", 3072)
+    layers, heads = _get(v, "num_hidden_layers", 16), _get(v, "num_attention_heads", 12)
+    kv_heads, head = _get(v, "num_key_value_heads", 12), _get(v, "head_dim", 64)
+    patch = _get(v, "patch_size", 16)
+    embeddings = 3 * patch * patch * hidden + 2 * _get(v, "position_embedding_size", 10240) * hidden
+    attention = 2 * hidden * heads * head + 2 * hidden * kv_heads * head + 2 * head
+    block = attention + 3 * hidden * inter + 4 * hidden
+    clips = 4 * 7 * layers if v.get("use_clipped_linears") else 0  # q, k, v, o, gate, up, down
+    buffers = 2 * hidden if v.get("standardize") else 0
+    tower = embeddings + layers * block + clips + buffers
+    return VisionTower(tower + hidden * text_hidden, f"gemma4 ({layers} layers)")
+
+
 def mistral3(config: dict, text_hidden: int) -> VisionTower:
     """mistral3.py: the Pixtral encoder cut after vision_feature_layer, then Mistral3MultiModalProjector's RMSNorm,
     the patch merger's unbiased Linear(H m^2, H) and linear_1/linear_2 (unbiased unless multimodal_projector_bias)."""
@@ -317,6 +338,8 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
         return mistral3(config, text_hidden)
     if model_type == "llama4":
         return llama4(config, text_hidden)
+    if model_type == "gemma4" and v.get("model_type", "gemma4_vision") == "gemma4_vision":
+        return gemma4(config, text_hidden)
     kind = v.get("model_type")
     return VisionTower(unsupported=f"model type '{model_type or '?'}' with a vision_config"
                                    f"{f' of type {kind!r}' if kind else ''}")

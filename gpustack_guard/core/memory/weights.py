@@ -50,10 +50,10 @@ def _attention_params(f: ModelFacts, layer: int = -1) -> tuple[int, int]:
         o = nH * v_dim * H
         norms = (f.q_lora_rank or 0) + f.kv_lora_rank
         return q + kv + o, norms
-    d, nKV = f.dim_head, f.kv_heads
+    nKV, d, k_eq_v = f.layer_attention_shape(layer)  # Gemma 4's full layers: their own heads, no v_proj
     assert d is not None and nKV is not None  # require_shape (has_attention_shape) checked them
     # an output gate doubles q_proj (Qwen3-Next's attn_output_gate: query and gate per head)
-    linear = H * nH * d * (2 if f.attention_output_gate else 1) + 2 * H * nKV * d + nH * d * H
+    linear = H * nH * d * (2 if f.attention_output_gate else 1) + (1 if k_eq_v else 2) * H * nKV * d + nH * d * H
     bias = nH * d + 2 * nKV * d if f.attention_bias else 0
     bias += H if f.output_bias else 0
     sinks = nH if f.attention_sinks else 0

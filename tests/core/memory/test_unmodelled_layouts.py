@@ -76,14 +76,13 @@ def test_deepseek_v32_indexer_cache_is_refused_for_every_engine():
             estimate(family, facts, H100, {}, "0.11.0", Policy())
 
 
-def test_gemma4_full_attention_heads_are_refused():
+def test_gemma4_full_attention_heads_without_layer_types_are_refused():
+    """Gemma 4's own full-attention shape is modelled (test_gemma4.py) where layer_types places those layers."""
     config = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"], "audio_config": None,
               "text_config": GEMMA4_TEXT}
     facts = facts_from_config(config, "test")
-    assert facts.unmodelled == ("a separate head size for full-attention layers ('global_head_dim'); separate KV heads "
-                                "for full-attention layers ('num_global_key_value_heads'); keys serving as values on "
-                                "full-attention layers ('attention_k_eq_v')")
-    with pytest.raises(UnsupportedModel, match="Gemma4ForConditionalGeneration has a separate head size"):
+    assert facts.unmodelled == "full-attention layers of their own shape without 'layer_types' to place them"
+    with pytest.raises(UnsupportedModel, match="Gemma4ForConditionalGeneration has full-attention layers of their own"):
         estimate("vllm", facts, H100, {}, "0.19.0", Policy())
 
 

@@ -422,6 +422,29 @@ def hybrid_swa_row(facts: ModelFacts, cfg: SglangConfig, version: str | None,
     return row
 
 
+def gemma4_unread(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_name: str) -> None:
+    """Raise LayoutUnsupported where SGLang's sizing of Gemma 4's split attention is not read
+    (profiles.SGLANG_GEMMA4_SINCE and the notes beside it); nothing for a model without that split."""
+    from gpustack_guard.core.memory.estimate import LayoutUnsupported
+
+    if not facts.split_attention:
+        return
+    shown = version or P.DEFAULT_VERSIONS["sglang"]
+    if P.arithmetic_release("sglang", version) < P.known_version(P.SGLANG_GEMMA4_SINCE):
+        raise LayoutUnsupported(f"SGLang {shown} has no Gemma 4 model (models/gemma4_causal.py ships from "
+                                f"{P.SGLANG_GEMMA4_SINCE})")
+    if facts.architecture != "Gemma4ForConditionalGeneration":
+        raise LayoutUnsupported(f"SGLang {shown} moves Gemma 4's global_* keys to the full-attention shape for the "
+                                "multimodal config only (hf_transformers/config.py@v0.5.11), which gsg has not "
+                                f"read for {facts.architecture}")
+    if cfg.disable_hybrid_swa_memory:
+        raise LayoutUnsupported(f"SGLang {shown}'s one-pool layout for Gemma 4's two layer shapes "
+                                "(--disable-hybrid-swa-memory) is not read")
+    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] == 10:
+        raise LayoutUnsupported(f"SGLang {shown}'s Gemma 4 attention backend and page on SM100 (trtllm_mha from "
+                                "arg_groups/model_overrides/gemma4.py) are not read")
+
+
 def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, one_pool_tokens: int,
                      pool_bytes_tokens: int, page: int) -> tuple[int, int]:
     """(full-layer tokens, sliding-layer tokens) of a hybrid SWA pool. `one_pool_tokens` is the single pool's
@@ -484,6 +507,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         cell = (facts.num_hidden_layers - facts.linear_attention_layers) * kv_bytes_per_token_layer(
             facts, tp, cfg.kv_cache_dtype)
     else:
+        gemma4_unread(facts, cfg, version, gpu_name)
         cell = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked).bytes_per_token
     page = cfg.page_size if profile.page_rounding else 1
     mamba: dict = {}
@@ -501,8 +525,9 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         one_pool = max_total_num_tokens(pre, weights, fraction, cell, page)
         if cfg.max_total_tokens:  # the cap lowers the one-pool count before the "tokens" split divides it
             one_pool = min(one_pool, cfg.max_total_tokens)
-        by_bytes = max_total_num_tokens(pre, weights, fraction,
-                                        shape.layer_bytes * (shape.full_layers + ratio * shape.window_layers), 1)
+        # HybridSWAPoolConfigurator's cell F x n_full + r x S x n_swa (Gemma 4: F and S differ)
+        by_bytes = max_total_num_tokens(pre, weights, fraction, shape.full_layer_bytes * shape.full_layers
+                                        + ratio * shape.layer_bytes * shape.window_layers, 1)
         if cfg.max_total_tokens:
             by_bytes = min(by_bytes, cfg.max_total_tokens)
         capacity, swa_tokens = hybrid_swa_pools(swa_row, shape, ratio, one_pool, by_bytes, page)
@@ -515,7 +540,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         capacity = min(capacity, cfg.max_total_tokens)  # --max-total-tokens only lowers it
     kv_pool = capacity * cell
     if swa:  # the full layers' pool plus the sliding layers' (memory_pool.py SWAKVPool)
-        kv_pool = shape.layer_bytes * (capacity * shape.full_layers + swa["swa_layer_tokens"] * shape.window_layers)
+        kv_pool = shape.full_layer_bytes * capacity * shape.full_layers + \
+            shape.layer_bytes * swa["swa_layer_tokens"] * shape.window_layers
     requested = math.ceil(fraction * pre)  # the static part: weights + pool
     # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
     # and, from 0.5.10, the piecewise prefill graphs

@@ -658,6 +658,8 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     if facts.is_gated_delta:
         return gated_delta_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
+        if facts.split_attention:
+            gemma4_unread(facts, cfg, version, gpu_name)
         block = cfg.block_size or P.vllm_default_block_size(version)
         if not facts.is_mla and not cfg.block_size:
             block, reason = dense_block_size(facts, cfg, version, gpu_name)
@@ -703,6 +705,24 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
     return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
                   f"FlashAttention 4's head-{facts.dim_head} kernel on compute capability {major}.x (FLASH_ATTN "
                   "get_preferred_block_size)")
+
+
+def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> None:
+    """Raise LayoutUnsupported where a release runs Gemma 4's split attention in a way not read
+    (profiles.VLLM_GEMMA4): no model file, or FA4 kernel pages that differ between the two layer kinds."""
+    from gpustack_guard.core.memory.estimate import LayoutUnsupported
+
+    shown = version or P.DEFAULT_VERSIONS["vllm"]
+    row = P.vllm_gemma4_row(version)
+    if not row.modelled:
+        raise LayoutUnsupported(f"vLLM {shown} has no Gemma 4 model (models/gemma4.py ships from 0.19.0)")
+    pages = P.vllm_fa4_page_row(version)
+    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    fp8 = (cfg.kv_cache_dtype or "auto").strip().lower().startswith("fp8")
+    if (pages.hd256_page and major == 10) or (pages.sm90_fp8_d512_page and major == 9 and fp8):
+        raise LayoutUnsupported(f"vLLM {shown} may give Gemma 4's window and full-attention layers different FA4 "
+                                f"kernel pages on this GPU{' with an fp8 KV cache' if fp8 else ''} (profiles."
+                                "VLLM_FA4_PAGE), which gsg has not read")
 
 
 def fa4_page(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> int:
@@ -1641,12 +1661,16 @@ def pool_blocks(available: int, shape, block: int, max_len: int, override: int |
     if shape.hybrid and shape.full_layers:
         # group_size tensors of `blocks` pages each, one layer of every group per tensor; the printed size is
         # the blocks shared out over the groups ("GPU KV cache size", kv_cache_utils.py@v0.10.1.1)
+        # Gemma 4: the kind with the smaller page holds more tokens per block (KVShape.block_sizes); the printed
+        # size counts the smaller block (_report_kv_cache_config's min_block_size)
         size, full_groups, window_groups = hybrid_groups(shape.full_layers, shape.window_layers, group_factor)
-        page = block * shape.layer_bytes
+        full_block, window_block = shape.block_sizes(block)
+        page = window_block * shape.layer_bytes
         blocks = override or available // (page * size)
-        per_request = full_groups * math.ceil((max_len or 1) / block) + \
-            window_groups * window_pages(shape.window, block, shape.batched_tokens, max_len or 1, shape.chunked)
-        return blocks // (full_groups + window_groups) * block, blocks / per_request, blocks * page * size
+        per_request = full_groups * math.ceil((max_len or 1) / full_block) + \
+            window_groups * window_pages(shape.window, window_block, shape.batched_tokens, max_len or 1, shape.chunked)
+        return (blocks // (full_groups + window_groups) * min(full_block, window_block), blocks / per_request,
+                blocks * page * size)
     if shape.hybrid:  # every layer has the window: one group of all layers, a request held to its window
         blocks = override or available // (block * shape.bytes_per_token)
         per_request = window_pages(shape.window, block, shape.batched_tokens, max_len or 1, shape.chunked)
