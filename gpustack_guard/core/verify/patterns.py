@@ -836,6 +836,37 @@ LLAMACPP_PATTERNS = (
        r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="marker"),
+    # What a refused allocation asked for (kind "refused", logparse._refused): the device would have needed it, so it
+    # is held against the estimate as that device's buffer. The compute reserve names its buffer type and its bytes;
+    # a tensor range (a model's or a KV cache's buffer) too, and the line after it says which; CUDA's own line names
+    # only the device's index (HIP and MUSA builds print the same words) and is read when no named line follows.
+    _p("llamacpp-refused-compute", LLAMACPP, "spring 2024 to the newest (ggml_gallocr_reserve_n in the ggml-alloc.c "
+       "vendored by llama-cpp-python 0.2.56, 0.2.90, 0.3.2, 0.3.16; ggml_gallocr_reserve_n_impl in 0.3.36's; 0.2.29's "
+       "of January 2024 prints no size)",
+       r"ggml_gallocr_reserve_n(?:_impl)?: failed to allocate (?P<device>\S+) buffer of size (?P<refused>\d+)",
+       "1.06.520.084 E ggml_gallocr_reserve_n_impl: failed to allocate CUDA1 buffer of size 54262464512",
+       "llama.cpp PR #26297; vendor/llama.cpp/ggml/src/ggml-alloc.c@0.2.90 and @0.3.36 (llama-cpp-python's sdists)",
+       kind="refused"),
+    # 0.3.2's vendored build logs this at debug level (not printed); 0.2.56's, 0.2.90's and 0.3.10's on print it
+    _p("llamacpp-refused-tensors", LLAMACPP, "spring 2024 to the newest, bar the debug-level builds of late 2024 "
+       "(alloc_tensor_range: ggml-alloc.c@0.2.56, @0.2.90, @0.3.10, @0.3.36; GGML_LOG_DEBUG @0.3.2)",
+       r"alloc_tensor_range: failed to allocate (?P<device>\S+) buffer of size (?P<refused>\d+)",
+       "alloc_tensor_range: failed to allocate CUDA0 buffer of size 151851674624", "llama.cpp#20431",
+       kind="refused"),
+    _p("llamacpp-refused-cuda", LLAMACPP, "b1880 to the newest (ggml_backend_cuda_buffer_type_alloc_buffer: "
+       "ggml-cuda.cu@0.2.29 to ggml/src/ggml-cuda/ggml-cuda.cu@0.3.36)",
+       r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (?P<refused>" + NUM[1:-1] + r") MiB on device "
+       r"(?P<index>\d+): cudaMalloc failed",
+       "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4: cudaMalloc failed: out of "
+       "memory", "ollama#6860", kind="refused"),
+    # the KV cache's own words after its buffer was refused: llama_kv_cache_init's error (0.2.29 to 0.3.2), then the
+    # exception llama_init_from_model prints (llama-kv-cache.cpp@0.3.36)
+    _p("llamacpp-refused-kv", LLAMACPP, "b1880 to the newest",
+       r"failed to allocate buffer for kv cache",
+       "0.06.650.537 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache",
+       "search-index file 59289607393 (a launcher's test quoting llama-server's output); the format string in "
+       "vendor/llama.cpp/llama.cpp@0.2.29 and src/llama-kv-cache.cpp@0.3.36 (llama-cpp-python's sdists)",
+       kind="refused"),
     # "failed to allocate memory for kv cache": llama_kv_cache_init to b1790 (vendor/llama.cpp/llama.cpp@0.2.20)
     _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
        r"failed to allocate (?:\S+ )?buffer|failed to allocate memory for kv cache|cudaMalloc failed: out of memory|"
