@@ -336,3 +336,13 @@ def test_env_goes_with_a_log_not_with_specs(gsg, tmp_path):
     assert result.code == 1
     assert result.err.strip() == ("gsg: error: --env goes with --log FILE; a live verify reads each deployment's "
                                   "env from its spec")
+
+
+def test_a_llama_cpp_fit_table_gives_the_gpus_size_when_none_is_given(gsg):
+    """ROCm/ROCm#6227 at b9106: --fit's breakdown prints ROCm1's total (16,304 MiB) and the free memory it fitted
+    against (16,140 MiB); without --gpu-memory the rebuild runs on the card the log names, as a vLLM log's total."""
+    config = str(Path(__file__).resolve().parents[2] / "benchmarks" / "vectors" / "granite-4.1-8b" / "config.json")
+    doc = json.loads(gsg("verify", "--log", log_path("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log"),
+                         "-m", config, "--quantization", "q8_0", "-o", "json", "--", "--n-gpu-layers=99").out)
+    assert doc["observed"]["gpu_memory_bytes"] == doc["estimated"]["gpu_memory_bytes"] == 16_304 * 2**20
+    assert doc["observed"]["free_at_fit_bytes"] == 16_140 * 2**20

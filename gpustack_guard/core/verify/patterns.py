@@ -47,6 +47,9 @@ UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1}
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
 FREE_BEFORE_LOAD = "free_before_load_bytes"
+# the device memory llama.cpp's --fit measured free before it projected the parameters (common_params_fit_impl):
+# earlier than the load's "using device ... MiB free", so kept apart from FREE_BEFORE_LOAD
+FREE_AT_FIT = "free_at_fit_bytes"
 FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail mem": before it, this plus the weights
 # SGLang's prefill graphs (piecewise to 0.5.13, "target prefill" from 0.5.14): a pool of their own, held against the
 # estimate's prefill-graph reserve, not against CUDA_GRAPHS (the decode graphs' reserve, cuda_graph_max_bs x 2 MB)
@@ -836,6 +839,26 @@ LLAMACPP_PATTERNS = (
        r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="marker"),
+    # --fit's device lines: the total (the backend's own figure, what verify takes as the GPU's size when none is
+    # given) and the free memory it fitted against. The first form prints the free memory left after its projection
+    # (projected_free = free - projected_used, src/llama.cpp@0.3.20), so the two add up to what was free; the table
+    # prints it as is. The table's model, context and compute columns are the dry runs --fit tries (b9106's ROCm log:
+    # 640 MiB of context at a 4,096-cell probe, then 31,488 cells run): not read as the device's buffers.
+    _p("llamacpp-fit-device", LLAMACPP, "the first --fit builds, late 2025 (llama_params_fit_impl at info level: "
+       "src/llama.cpp@0.3.20; a trace line in common/fit.cpp@0.3.26 and @0.3.36)",
+       r"(?:llama|common)_params_fit_impl:\s+- (?P<device>\S+) \(.*\):\s+" + _g(GPU_MEMORY, INT) + r" total,\s+"
+       r"(?P<used>[0-9]+) used,\s+(?P<left>-?[0-9]+) free vs\. target of",
+       "llama_params_fit_impl:   - Vulkan0 (Radeon RX 580 Series):   4096 total,   1237 used,   1932 free vs. target "
+       "of   1024", "search-index file 62168197661 (a project note quoting Docker Model Runner's llama-server); the "
+       "format string in vendor/llama.cpp/src/llama.cpp@0.3.20 (llama-cpp-python's sdist)",
+       {GPU_MEMORY: (GPU_MEMORY, "MiB"), "used": (FREE_AT_FIT, "MiB+"), "left": (FREE_AT_FIT, "MiB+")}),
+    _p("llamacpp-fit-breakdown", LLAMACPP, "late 2025 to the newest (llama_memory_breakdown_print: "
+       "src/llama-context.cpp@0.3.20; common_memory_breakdown_print: common/fit.cpp@0.3.26, @0.3.36)",
+       r"memory_breakdown_print: \|\s+- (?P<device>\S+) \(.*\)\s+\|\s+" + _g(GPU_MEMORY, INT) + r"\s+=\s+"
+       + _g(FREE_AT_FIT, INT) + r"\s+\+\s+\(",
+       "common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16140 + (30834 =  9938 +   20480 +     416) "
+       "+      -30670 |", "ROCm/ROCm#6227",
+       {GPU_MEMORY: (GPU_MEMORY, "MiB"), FREE_AT_FIT: (FREE_AT_FIT, "MiB")}),
     # What a refused allocation asked for (kind "refused", logparse._refused): the device would have needed it, so it
     # is held against the estimate as that device's buffer. The compute reserve names its buffer type and its bytes;
     # a tensor range (a model's or a KV cache's buffer) too, and the line after it says which; CUDA's own line names

@@ -512,8 +512,10 @@ CASES = [
     # build; the compute reserve fails on Vulkan1, is retried without pipeline parallelism and fails again
     # ROCm/ROCm#6227: b9106's `build_info: b9106-dd9280a66`, common_params_fit_impl's lines (no figure read), the
     # device line from llama_prepare_model_devices; a driver error ends the warm-up (not memory)
+    # --fit's breakdown table: the device's total and the free memory it fitted against (its model, context and
+    # compute columns are dry runs, not read)
     ("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", '9106', False, 'engine-error', 'ROCm1', 0,
-     {P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
+     {P.GPU_MEMORY: mib(16304), P.FREE_AT_FIT: mib(16140), P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
       P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.SEQUENCES: 4, P.KV_TOKENS: 31488, P.PIPELINE_COPIES: 1}),
     # ollama's runner of May 2026 on ROCm: full-size SWA cache, two split streams ("2/2 seqs"), two KV lines summed
     ("llama.cpp/ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", None, True, None, 'ROCm0', 0,
@@ -521,8 +523,9 @@ CASES = [
       P.COMPUTE_BUFFER: mib(252.25), P.LAYERS_OFFLOADED: 27, P.LAYERS_TOTAL: 27, P.SEQUENCES: 2, P.KV_TOKENS: 16384}),
     # Vulkan1 (the fuller device by its weights, binding as before) is refused twice: the retry's request without
     # pipeline parallelism (416,022,528 B = 512 x (3,072 + 200,064) x 4 B of logits) replaces the first
+    # the first --fit's device lines print what its projection leaves free: 1,947 used + 1,222 left = 3,169 MiB
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
-     {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.COMPUTE_BUFFER: 416_022_528,
+     {P.GPU_MEMORY: mib(4096), P.FREE_AT_FIT: mib(3169), P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.COMPUTE_BUFFER: 416_022_528,
       P.LAYERS_OFFLOADED: 33, P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
 ]
 

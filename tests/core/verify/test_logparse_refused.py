@@ -134,3 +134,47 @@ def test_a_refusal_followed_by_an_allocation_that_went_through_is_not_the_kv_cac
 def test_a_refused_size_past_what_any_engine_prints_is_not_read():
     log = read("ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 9" + "9" * 30)
     assert log.ranks == {} and any("MAX_LOG_FIGURE" in note for note in log.notes)
+
+
+# -- llama.cpp's --fit: each device's total and the free memory the fit measured ------------------------------------
+
+@pytest.mark.parametrize("line, device, total, free", [
+    # the first form (src/llama.cpp@0.3.20): used is the projection, free what it leaves, so they add up
+    ("llama_params_fit_impl:   - Vulkan1 (Radeon RX 560 Series):   4096 total,   1947 used,   1222 free vs. target "
+     "of   1024", "Vulkan1", 4096, 3169),
+    ("llama_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 3090):  24135 total,  30120 used,  -6290 free vs. target "
+     "of   1024", "CUDA0", 24135, 23830),  # a projection past the free memory leaves a negative figure
+    ("common_params_fit_impl:   - ROCm0 (Radeon RX 7900 XTX):  24560 total,  10000 used,  14000 free vs. target of "
+     "  1024", "ROCm0", 24560, 24000),
+    # the table (common/fit.cpp@0.3.36, llama-context.cpp@0.3.20 before the move)
+    ("common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16140 + (10782 =  9938 +     640 +     204) "
+     "+      -10618 |", "ROCm1", 16304, 16140),
+    ("llama_memory_breakdown_print: |   - CUDA1 (RTX 4090)   | 24080 = 23589 + (12000 = 11000 +     800 +     200) "
+     "+        -11509 |", "CUDA1", 24080, 23589),
+    ("0.00.011.402 I common_memory_breakdown_print: |   - MTL0 (Apple M5) | 18185 = 18185 + (14459 = 11536 +  "
+     "2500 +  423) +  -14459 |", "MTL0", 18185, 18185),
+    ("Aug 13 16:58:56 host ollama[301]: common_memory_breakdown_print: |   - Vulkan0 (Radeon RX 580 Series) |  4096 = "
+     " 3169 + (1237 =  1000 +  136 +  101) +  -310 |", "Vulkan0", 4096, 3169),
+])
+def test_a_fit_line_gives_the_devices_total_and_the_memory_it_fitted_against(line, device, total, free):
+    log = read(line)
+    assert log.ranks[device] == {P.GPU_MEMORY: total * 2**20, P.FREE_AT_FIT: free * 2**20}
+    assert P.WEIGHTS not in log.ranks[device] and P.COMPUTE_BUFFER not in log.ranks[device]
+
+
+def test_the_tables_host_row_and_header_are_no_device():
+    log = read("common_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   model   context   "
+               "compute    unaccounted |",
+               "common_memory_breakdown_print: |   - Host               |                   1056 =   784 +       0 +  "
+               "   272                |")
+    assert log.ranks == {}
+
+
+def test_the_last_fit_line_of_a_device_is_kept():
+    """--fit prints a table per step (the initial parameters, then the ones it tries): the free memory is re-measured
+    each time; the last one is what the parameters were fitted against."""
+    log = read("common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16140 + (30834 =  9938 +   20480 +  "
+               "   416) +      -30670 |",
+               "common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16100 + (10782 =  9938 +     640 +  "
+               "   204) +      -10578 |")
+    assert log.ranks["ROCm1"][P.FREE_AT_FIT] == 16100 * 2**20
