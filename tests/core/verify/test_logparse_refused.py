@@ -178,3 +178,12 @@ def test_the_last_fit_line_of_a_device_is_kept():
                "common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16100 + (10782 =  9938 +     640 +  "
                "   204) +      -10578 |")
     assert log.ranks["ROCm1"][P.FREE_AT_FIT] == 16100 * 2**20
+
+
+def test_ollamas_relayed_error_names_the_refused_compute_buffer():
+    """ollama#11355 (0.9.6): the runner's stderr comes back inside the API's error, newlines escaped, one line."""
+    log = read('Error: 500 {"error":"llama runner process has terminated: cudaMalloc failed: out of memory\\n'
+               'ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 9646586240\\ntime=2025-07-10T06:38:10.'
+               '605Z level=DEBUG source=ggml.go:648 msg=\\"compute graph\\" nodes=1175 splits=1"}')
+    assert log.failure_kind == "out-of-memory"
+    assert log.ranks == {"CUDA0": {P.COMPUTE_BUFFER: 9_646_586_240}}
