@@ -220,3 +220,14 @@ def test_a_rocm_b9106_start_up_holds_its_unified_cache_and_compute_buffer():
     assert o.observed["kv_cache_bytes_per_gpu"] == o.estimated["kv_cache_bytes_per_gpu"] == 40 * 31488 * 2048 * 2
     assert o.observed["compute_buffer_bytes_per_gpu"] == 204 * 2**20
     assert o.estimated["compute_buffer_bytes_per_gpu"] == 213_909_504
+
+
+def test_a_refused_compute_reserve_is_held_against_the_estimate(outcomes):
+    """llama.cpp PR #16748's koboldcpp run: CUDA0's reserve with four input copies is refused, and the size it asked
+    for (ggml_gallocr_reserve_n's 13,327,728,640 B) is CUDA0's compute buffer: gsg's 4,096-token reserve at n_ctx
+    150,272 with flash attention and four copies is 1.0 % under it, and the engine's verdict is gsg's."""
+    o = by_log(outcomes, "llama.cpp/pp-compute-oom-two-gpus.log")
+    assert (o.observed_verdict, o.estimated_verdict) == ("does-not-fit", "does-not-fit")
+    assert o.observed["compute_buffer_bytes_per_gpu"] == 13_327_728_640
+    assert o.estimated["compute_buffer_bytes_per_gpu"] == 13_193_232_384
+    assert o.observed["kv_cache_bytes_per_gpu"] == o.estimated["kv_cache_bytes_per_gpu"] == 12_327 * 2**20

@@ -346,3 +346,13 @@ def test_a_log_limit_that_is_no_ascii_whole_number_is_one_line(gsg, tmp_path, mo
     monkeypatch.setenv("GSG_MAX_LOG_LINES", value)
     assert one_line_error(gsg("verify", "--log", str(log))) == \
         f"gsg: error: GSG_MAX_LOG_LINES must be a positive whole number, not '{shown}'"
+
+
+def test_a_llama_cpp_fit_table_gives_the_gpus_size_when_none_is_given(gsg):
+    """ROCm/ROCm#6227 at b9106: --fit's breakdown prints ROCm1's total (16,304 MiB) and the free memory it fitted
+    against (16,140 MiB); without --gpu-memory the rebuild runs on the card the log names, as a vLLM log's total."""
+    config = str(Path(__file__).resolve().parents[2] / "benchmarks" / "vectors" / "granite-4.1-8b" / "config.json")
+    doc = json.loads(gsg("verify", "--log", log_path("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log"),
+                         "-m", config, "--quantization", "q8_0", "-o", "json", "--", "--n-gpu-layers=99").out)
+    assert doc["observed"]["gpu_memory_bytes"] == doc["estimated"]["gpu_memory_bytes"] == 16_304 * 2**20
+    assert doc["observed"]["free_at_fit_bytes"] == 16_140 * 2**20

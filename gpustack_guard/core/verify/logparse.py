@@ -63,7 +63,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
-            "attention block size",
+            "attention block size", "free vs. target", "memory_breakdown_print",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -303,6 +303,10 @@ class _EngineState:
     recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
     # SGLang ranks that printed a hybrid SWA split: their pool lines are the full and the sliding pool of one cache
     swa_split: set[str] = field(default_factory=set)
+    # llama.cpp: a refused allocation whose purpose the next line names (device or "#index", bytes), and the devices
+    # whose compute buffer is a refused reserve (a retry without pipeline parallelism reserves another)
+    pending_refusal: tuple[str, int, int] | None = None  # (device or "#index", bytes, line)
+    refused: list[tuple[int, str, str, int]] = field(default_factory=list)  # (line, device, term, bytes) booked
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -312,6 +316,8 @@ class _EngineState:
         self.failure_rank = 0
         self.recoveries = 0
         self.swa_split = set()
+        self.pending_refusal = None
+        self.refused = []
         self.start_ups += 1
 
 
@@ -369,6 +375,18 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper", "RayWorkerVllm", "RayWorkerProc"):
             return f"pid {m.group('pid')}"
     return MAIN
+
+
+_INDEXED_GPU = re.compile(r"(?P<backend>CUDA|ROCm|MUSA)\d+$")
+
+
+def _refused_device(device: str, log: ObservedLog) -> str:
+    """The device a refusal names: CUDA's own line gives only the index ("#1"), which is CUDA1, ROCm1 or MUSA1 by
+    the build's backend, the one the log's other buffers name (CUDA when they name none)."""
+    if not device.startswith("#"):
+        return device
+    backend = next((m.group("backend") for name in log.ranks if (m := _INDEXED_GPU.match(name))), "CUDA")
+    return f"{backend}{device[1:]}"
 
 
 def _number(text: str, unit: str) -> Number | None:
@@ -485,6 +503,7 @@ class LogParser:
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
         if pattern.kind == "recovery":  # the engine retries what failed: the failure lines before are not the outcome
+            self._drop_refused_compute(state)  # the retry reserves one input copy: the refused size is not its own
             self._went_on(state, "retried")
             log.engine_terms[P.PIPELINE_COPIES] = 1  # the retry builds its scheduler without pipeline parallelism
             return
@@ -506,6 +525,11 @@ class LogParser:
             log.failure = _failure_text(line, m, self.secrets)
             log.failure_kind = pattern.kind.split(":", 1)[1]
             log.failure_line = self.lines
+        if pattern.kind == "refused":
+            self._refused(state, pattern, groups)
+            return
+        if pattern.kind in ("buffer", "context"):  # an allocation went through since: a refusal before is no KV's
+            state.pending_refusal = None
         rank = _rank_of(line, log.engine or "", groups.get("device"))
         if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
             self.rank_overflow = True
@@ -520,6 +544,49 @@ class LogParser:
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    def _refused(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
+        """llama.cpp's refused allocations as the figure the device needed: a compute reserve is that device's whole
+        compute buffer (ggml_gallocr_reserve_n sizes one buffer per buffer type); a tensor range or CUDA's own line
+        waits for the next line to say what it was for, and the KV cache's words make it part of the KV buffer."""
+        log = state.log
+        if pattern.id == "llamacpp-refused-kv":
+            pending, state.pending_refusal = state.pending_refusal, None
+            if pending is not None:
+                self._book_refusal(state, _refused_device(pending[0], log), P.KV_CACHE, pending[1], pending[2])
+            return
+        value = _number(groups["refused"] or "", "MiB" if groups.get("index") is not None else "bytes")
+        if value is None:
+            self.implausible_line = self.implausible_line or self.lines
+            return
+        if pattern.id == "llamacpp-refused-compute":
+            state.pending_refusal = None
+            self._book_refusal(state, buffer_device(groups["device"] or ""), P.COMPUTE_BUFFER, int(value), self.lines)
+            return
+        device = groups.get("device")
+        state.pending_refusal = (buffer_device(device) if device else f"#{groups['index']}", int(value), self.lines)
+
+    def _book_refusal(self, state: _EngineState, rank: str, term: str, value: int, line: int) -> None:
+        log = state.log
+        if rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
+            self.rank_overflow = True
+            return
+        terms = log.ranks.setdefault(rank, {})
+        if term == P.COMPUTE_BUFFER:  # the reserve sizes the whole buffer: a second refusal replaces the first
+            terms[term] = value
+        else:  # the caches allocated before it on this device (iSWA's other cache) add up with it
+            terms[term] = terms.get(term, 0) + value
+        state.refused.append((line, rank, term, value))
+
+    @staticmethod
+    def _drop_refused_compute(state: _EngineState) -> None:
+        for _, rank, term, _ in state.refused:
+            terms = state.log.ranks.get(rank)
+            if term == P.COMPUTE_BUFFER and terms is not None:
+                terms.pop(term, None)
+                if not terms:  # the device printed nothing else: it has no figures
+                    del state.log.ranks[rank]
+        state.refused = [r for r in state.refused if r[2] != P.COMPUTE_BUFFER]
 
     def _read_terms(self, log: ObservedLog, pattern: P.Pattern, groups: dict[str, str | None], rank: str, *,
                     pooled: bool) -> None:
@@ -636,6 +703,11 @@ class LogParser:
                              f"not listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")
         if self.rank_overflow:
             log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
+        if log is best.log:
+            for line, rank, term, value in best.refused:
+                what = "compute buffer" if term == P.COMPUTE_BUFFER else "KV buffer"
+                log.notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the "
+                                 "figure the device needed, not one it held)")
         return log
 
     def secret_values(self) -> list[str]:

@@ -47,6 +47,9 @@ UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1}
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
 FREE_BEFORE_LOAD = "free_before_load_bytes"
+# the device memory llama.cpp's --fit measured free before it projected the parameters (common_params_fit_impl):
+# earlier than the load's "using device ... MiB free", so kept apart from FREE_BEFORE_LOAD
+FREE_AT_FIT = "free_at_fit_bytes"
 FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail mem": before it, this plus the weights
 # SGLang's prefill graphs (piecewise to 0.5.13, "target prefill" from 0.5.14): a pool of their own, held against the
 # estimate's prefill-graph reserve, not against CUDA_GRAPHS (the decode graphs' reserve, cuda_graph_max_bs x 2 MB)
@@ -836,6 +839,57 @@ LLAMACPP_PATTERNS = (
        r"server is listening|HTTP server listening",
        "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 31", "llama.cpp PR #14363",
        kind="marker"),
+    # --fit's device lines: the total (the backend's own figure, what verify takes as the GPU's size when none is
+    # given) and the free memory it fitted against. The first form prints the free memory left after its projection
+    # (projected_free = free - projected_used, src/llama.cpp@0.3.20), so the two add up to what was free; the table
+    # prints it as is. The table's model, context and compute columns are the dry runs --fit tries (b9106's ROCm log:
+    # 640 MiB of context at a 4,096-cell probe, then 31,488 cells run): not read as the device's buffers.
+    _p("llamacpp-fit-device", LLAMACPP, "the first --fit builds, late 2025 (llama_params_fit_impl at info level: "
+       "src/llama.cpp@0.3.20; a trace line in common/fit.cpp@0.3.26 and @0.3.36)",
+       r"(?:llama|common)_params_fit_impl:\s+- (?P<device>\S+) \(.*\):\s+" + _g(GPU_MEMORY, INT) + r" total,\s+"
+       r"(?P<used>[0-9]+) used,\s+(?P<left>-?[0-9]+) free vs\. target of",
+       "llama_params_fit_impl:   - Vulkan0 (Radeon RX 580 Series):   4096 total,   1237 used,   1932 free vs. target "
+       "of   1024", "search-index file 62168197661 (a project note quoting Docker Model Runner's llama-server); the "
+       "format string in vendor/llama.cpp/src/llama.cpp@0.3.20 (llama-cpp-python's sdist)",
+       {GPU_MEMORY: (GPU_MEMORY, "MiB"), "used": (FREE_AT_FIT, "MiB+"), "left": (FREE_AT_FIT, "MiB+")}),
+    _p("llamacpp-fit-breakdown", LLAMACPP, "late 2025 to the newest (llama_memory_breakdown_print: "
+       "src/llama-context.cpp@0.3.20; common_memory_breakdown_print: common/fit.cpp@0.3.26, @0.3.36)",
+       r"memory_breakdown_print: \|\s+- (?P<device>\S+) \(.*\)\s+\|\s+" + _g(GPU_MEMORY, INT) + r"\s+=\s+"
+       + _g(FREE_AT_FIT, INT) + r"\s+\+\s+\(",
+       "common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16304 = 16140 + (30834 =  9938 +   20480 +     416) "
+       "+      -30670 |", "ROCm/ROCm#6227",
+       {GPU_MEMORY: (GPU_MEMORY, "MiB"), FREE_AT_FIT: (FREE_AT_FIT, "MiB")}),
+    # What a refused allocation asked for (kind "refused", logparse._refused): the device would have needed it, so it
+    # is held against the estimate as that device's buffer. The compute reserve names its buffer type and its bytes;
+    # a tensor range (a model's or a KV cache's buffer) too, and the line after it says which; CUDA's own line names
+    # only the device's index (HIP and MUSA builds print the same words) and is read when no named line follows.
+    _p("llamacpp-refused-compute", LLAMACPP, "spring 2024 to the newest (ggml_gallocr_reserve_n in the ggml-alloc.c "
+       "vendored by llama-cpp-python 0.2.56, 0.2.90, 0.3.2, 0.3.16; ggml_gallocr_reserve_n_impl in 0.3.36's; 0.2.29's "
+       "of January 2024 prints no size)",
+       r"ggml_gallocr_reserve_n(?:_impl)?: failed to allocate (?P<device>\S+) buffer of size (?P<refused>\d+)",
+       "1.06.520.084 E ggml_gallocr_reserve_n_impl: failed to allocate CUDA1 buffer of size 54262464512",
+       "llama.cpp PR #26297; vendor/llama.cpp/ggml/src/ggml-alloc.c@0.2.90 and @0.3.36 (llama-cpp-python's sdists)",
+       kind="refused"),
+    # 0.3.2's vendored build logs this at debug level (not printed); 0.2.56's, 0.2.90's and 0.3.10's on print it
+    _p("llamacpp-refused-tensors", LLAMACPP, "spring 2024 to the newest, bar the debug-level builds of late 2024 "
+       "(alloc_tensor_range: ggml-alloc.c@0.2.56, @0.2.90, @0.3.10, @0.3.36; GGML_LOG_DEBUG @0.3.2)",
+       r"alloc_tensor_range: failed to allocate (?P<device>\S+) buffer of size (?P<refused>\d+)",
+       "alloc_tensor_range: failed to allocate CUDA0 buffer of size 151851674624", "llama.cpp#20431",
+       kind="refused"),
+    _p("llamacpp-refused-cuda", LLAMACPP, "b1880 to the newest (ggml_backend_cuda_buffer_type_alloc_buffer: "
+       "ggml-cuda.cu@0.2.29 to ggml/src/ggml-cuda/ggml-cuda.cu@0.3.36)",
+       r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (?P<refused>" + NUM[1:-1] + r") MiB on device "
+       r"(?P<index>\d+): cudaMalloc failed",
+       "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4: cudaMalloc failed: out of "
+       "memory", "ollama#6860", kind="refused"),
+    # the KV cache's own words after its buffer was refused: llama_kv_cache_init's error (0.2.29 to 0.3.2), then the
+    # exception llama_init_from_model prints (llama-kv-cache.cpp@0.3.36)
+    _p("llamacpp-refused-kv", LLAMACPP, "b1880 to the newest",
+       r"failed to allocate buffer for kv cache",
+       "0.06.650.537 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache",
+       "search-index file 59289607393 (a launcher's test quoting llama-server's output); the format string in "
+       "vendor/llama.cpp/llama.cpp@0.2.29 and src/llama-kv-cache.cpp@0.3.36 (llama-cpp-python's sdists)",
+       kind="refused"),
     # "failed to allocate memory for kv cache": llama_kv_cache_init to b1790 (vendor/llama.cpp/llama.cpp@0.2.20)
     _p("llamacpp-alloc-failed", LLAMACPP, "b1000 to the newest",
        r"failed to allocate (?:\S+ )?buffer|failed to allocate memory for kv cache|cudaMalloc failed: out of memory|"

@@ -48,10 +48,13 @@ CASES = [
      {P.KV_CACHE: mib(182.75)}),
     ("llama.cpp/glm4-a6000-ik.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(17284.05), P.KV_CACHE: mib(1952.0), P.LAYERS_OFFLOADED: 62, P.LAYERS_TOTAL: 62, P.KV_TOKENS: 8192}),
+    # a refused compute reserve is the device's compute buffer (the request it could not hold): CUDA0 binds on both,
+    # here with its own KV line; on the 15 GPUs CUDA0's KV line is cut from the excerpt (it binds by its 8,900 MiB
+    # request, where CUDA14's 180 MiB of KV bound before), so the KV is the first listed device's, CUDA11's
     ("llama.cpp/ik-11-gpus-kv-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
-     {P.KV_CACHE: mib(379.23), P.PIPELINE_COPIES: 4}),
-    ("llama.cpp/ik-mla-15-gpus-compute-oom.log", None, False, 'out-of-memory', 'CUDA14', 0,
-     {P.KV_CACHE: mib(180.0), P.PIPELINE_COPIES: 4}),
+     {P.KV_CACHE: mib(379.23), P.COMPUTE_BUFFER: 292_926_534_144, P.PIPELINE_COPIES: 4}),
+    ("llama.cpp/ik-mla-15-gpus-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
+     {P.KV_CACHE: mib(144.0), P.COMPUTE_BUFFER: 9_332_334_592, P.PIPELINE_COPIES: 4}),
     # recurrent and hybrid models: the RS buffer is its own term beside the KV buffer of the attention layers
     ("llama.cpp/qwen35-0.8b-cpu-rs-4-slots.log", None, True, None, 'CPU', 1,
      {P.KV_CACHE: mib(3072.0), P.RECURRENT_STATE: mib(77.06), P.COMPUTE_BUFFER: mib(786.02), P.SEQUENCES: 4,
@@ -63,9 +66,10 @@ CASES = [
       P.KV_TOKENS: 4096}),
     ("llama.cpp/load-tensors-oom.log", None, False, 'out-of-memory', None, 0,
      {}),
-    # the compute buffer with four input copies is refused; the KV line of the fuller device binds
+    # the compute buffer with four input copies is refused on the device with the larger KV buffer: CUDA0 binds as
+    # before, now with the refused 13,327,728,640 B as its compute buffer (held against gsg's in test_public_vectors)
     ("llama.cpp/pp-compute-oom-two-gpus.log", None, False, 'out-of-memory', 'CUDA0', 0,
-     {P.KV_CACHE: mib(12327.0), P.PIPELINE_COPIES: 4}),
+     {P.KV_CACHE: mib(12327.0), P.COMPUTE_BUFFER: 13_327_728_640, P.PIPELINE_COPIES: 4}),
     ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
      {}),
     # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache
@@ -111,6 +115,7 @@ CASES = [
     # lines (not memory); llama.cpp PR #26297: the compute reserve fails, is retried with one input copy and goes on
     ("llama.cpp/ollama-assert-after-kv-buffers.log", None, False, 'engine-error', 'CUDA0', 0,
      {P.KV_CACHE: mib(1600), P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
+    # CUDA1's refused reserve had four input copies; the retry reserves one, so the refused size is no figure of it
     ("llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log", None, True, None, None, 2,
      {P.PIPELINE_COPIES: 1}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
@@ -398,9 +403,9 @@ CASES = [
      {P.WEIGHTS: gib(1.9134), P.CUDA_GRAPHS: gib(0.44), P.KV_TOKENS: 1139728, P.MAX_MODEL_LEN: 32768,
       P.MAX_CONCURRENCY: 34.78}),
     # ollama#6860: llama-cpp-python over five GPUs; the fifth device's compute buffer (144 MiB with four input copies)
-    # is refused after the KV: a failure with no device figure to bind
-    ("llama.cpp/ollama-fifth-gpu-compute-oom.log", None, False, 'out-of-memory', None, 0,
-     {P.PIPELINE_COPIES: 4}),
+    # is refused after the KV: the excerpt prints no per-device buffer, so the refusing device binds by its request
+    ("llama.cpp/ollama-fifth-gpu-compute-oom.log", None, False, 'out-of-memory', 'CUDA4', 0,
+     {P.COMPUTE_BUFFER: 150_995_968, P.PIPELINE_COPIES: 4}),
     # ollama#4964: the index's excerpt stops at the pipeline line, before the compute reserve the thread says aborted;
     # an excerpt cut after the KV buffers is read as started (logparse.result), so this one is not a vector
     ("llama.cpp/ollama-qwen2-72b-q2k-two-gpus-cut.log", None, True, None, 'CUDA0', 1,
@@ -507,16 +512,21 @@ CASES = [
     # build; the compute reserve fails on Vulkan1, is retried without pipeline parallelism and fails again
     # ROCm/ROCm#6227: b9106's `build_info: b9106-dd9280a66`, common_params_fit_impl's lines (no figure read), the
     # device line from llama_prepare_model_devices; a driver error ends the warm-up (not memory)
+    # --fit's breakdown table: the device's total and the free memory it fitted against (its model, context and
+    # compute columns are dry runs, not read)
     ("llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", '9106', False, 'engine-error', 'ROCm1', 0,
-     {P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
+     {P.GPU_MEMORY: mib(16304), P.FREE_AT_FIT: mib(16140), P.FREE_BEFORE_LOAD: mib(16152.0), P.WEIGHTS: mib(9938.39), P.KV_CACHE: mib(4920.0), P.COMPUTE_BUFFER: mib(204.0),
       P.LAYERS_OFFLOADED: 41, P.LAYERS_TOTAL: 41, P.SEQUENCES: 4, P.KV_TOKENS: 31488, P.PIPELINE_COPIES: 1}),
     # ollama's runner of May 2026 on ROCm: full-size SWA cache, two split streams ("2/2 seqs"), two KV lines summed
     ("llama.cpp/ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", None, True, None, 'ROCm0', 0,
      {P.FREE_BEFORE_LOAD: mib(7512.0), P.WEIGHTS: mib(1548.29), P.KV_CACHE: mib(832.0) * 2,
       P.COMPUTE_BUFFER: mib(252.25), P.LAYERS_OFFLOADED: 27, P.LAYERS_TOTAL: 27, P.SEQUENCES: 2, P.KV_TOKENS: 16384}),
+    # Vulkan1 (the fuller device by its weights, binding as before) is refused twice: the retry's request without
+    # pipeline parallelism (416,022,528 B = 512 x (3,072 + 200,064) x 4 B of logits) replaces the first
+    # the first --fit's device lines print what its projection leaves free: 1,947 used + 1,222 left = 3,169 MiB
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
-     {P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.LAYERS_OFFLOADED: 33,
-      P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
+     {P.GPU_MEMORY: mib(4096), P.FREE_AT_FIT: mib(3169), P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.COMPUTE_BUFFER: 416_022_528,
+      P.LAYERS_OFFLOADED: 33, P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
 ]
 
 
