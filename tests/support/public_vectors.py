@@ -31,6 +31,8 @@ H100 = ("NVIDIA H100 80GB HBM3", "81559MiB")
 H200 = ("NVIDIA H200", "143771MiB")
 A100_80 = ("NVIDIA A100-SXM4-80GB", "81920MiB")
 A100_40 = ("NVIDIA A100-SXM4-40GB", "40960MiB")
+# a 40 GB MIG instance as nvidia-smi lists it (40192MiB), named as the 40 GB A100 (the parent card is not printed)
+A100_MIG_40 = ("NVIDIA A100-SXM4-40GB", "40192MiB")
 L40S = ("NVIDIA L40S", "46068MiB")
 A10G = ("NVIDIA A10G", "23028MiB")
 RTX_3090 = ("NVIDIA GeForce RTX 3090", "24576MiB")
@@ -313,6 +315,14 @@ VECTORS = (
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
                "log's non-default args) on one g4dn.xlarge (one T4 16 GB, the post), vLLM 0.20.0 (the banner); the "
                "post cuts the log after the arguments and says the model served"),
+    Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
+           gpu_known=False,
+           why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"
+               "v0.1 (v0.3's shape: 32 layers, 8 KV heads x 128, 14,336 wide; v0.3 adds 768 vocabulary rows and "
+               "drops v0.1's 4,096-token window, which V0 0.3.3 sizes no pool by) through api_server --worker-use-"
+               "ray at gmu 0.9 and 32,768 tokens (the Namespace and config lines); 0.3.3 because the blocks line's "
+               "llm_engine.py:357 is that line in the 0.3.3 sdist (no version printed before 0.4.1); the GPU is a "
+               "40192MiB MIG slice (the page's nvidia-smi), the parent card not named: not scored"),
     Vector("v0.5.4-llama31-8b-bf16-a100-bench-512.log", "meta-llama/Llama-3.1-8B", A100_40, None, gpu_known=False,
            why="a public README comparing quantization methods (index file id 5655614781, repository not named): "
                "benchmark_throughput.py --max-model-len 512 at gmu 0.9 (the Namespace line) under vLLM 0.5.4 (the "
