@@ -315,6 +315,11 @@ VECTORS = (
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
                "log's non-default args) on one g4dn.xlarge (one T4 16 GB, the post), vLLM 0.20.0 (the banner); the "
                "post cuts the log after the arguments and says the model served"),
+    Vector("v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", config("opt-125m"), A100_80, None,
+           why="a public cluster-setup README (index file id 23744917045, repository not named): src/test_vllm.py's "
+               "LLM(model='facebook/opt-125m') at the class defaults (gmu 0.9, 2,048 tokens: the config line) under "
+               "vLLM 0.4.0.post1 (the log) on one NVIDIA A100-SXM4-80GB (torch.cuda.get_device_name and nvidia-smi "
+               "in the same README, 81920MiB, no other process)"),
     Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
            gpu_known=False,
            why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"
