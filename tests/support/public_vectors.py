@@ -320,6 +320,12 @@ VECTORS = (
                "LLM(model='facebook/opt-125m') at the class defaults (gmu 0.9, 2,048 tokens: the config line) under "
                "vLLM 0.4.0.post1 (the log) on one NVIDIA A100-SXM4-80GB (torch.cuda.get_device_name and nvidia-smi "
                "in the same README, 81920MiB, no other process)"),
+    Vector("v0.2.7-llama2-13b-chat-llm-class-80gb.log", "meta-llama/Llama-2-13b-hf", A100_80, "0.2.7", gpu_known=False,
+           why="a public blog post (index file id 26999117841, repository not named): LLM() over Llama-2-13b-chat-hf "
+               "at the class defaults (gmu 0.9, 4,096 tokens: the config line), vllm==0.2.7 (the post's pins; the "
+               "blocks line's llm_engine.py:275 is that line in the 0.2.7 sdist), GPU 6 of an eight-GPU host not "
+               "named: the pool (41.72 GiB) and the weights need an 80 GB card, A100 80GB assumed: +12.5 % "
+               "(benchmarks/vectors/MISSES.md)"),
     Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
            gpu_known=False,
            why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"

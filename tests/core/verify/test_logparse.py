@@ -485,6 +485,8 @@ CASES = [
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
     ("vllm/v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", '0.4.0.post1', True, None, 'main', 0,
      {P.WEIGHTS: gib(0.2389), P.GPU_BLOCKS: 127981, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 2047696, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.2.7-llama2-13b-chat-llm-class-80gb.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 3418, P.CPU_BLOCKS: 327, P.KV_TOKENS: 54688, P.BLOCK_SIZE: 16}),
     # 0.3.3 prints the blocks line and no weights line (llm_engine.py@v0.3.3): one essential line missing here, none
     # once the release is known (test_a_release_before_the_weights_line_misses_only_the_blocks)
     ("vllm/v0.3.3-mistral-7b-v01-mig-40gb-ray.log", None, True, None, None, 1,
@@ -548,7 +550,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 97, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 98, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
