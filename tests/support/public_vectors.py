@@ -320,6 +320,13 @@ VECTORS = (
                "LLM(model='facebook/opt-125m') at the class defaults (gmu 0.9, 2,048 tokens: the config line) under "
                "vLLM 0.4.0.post1 (the log) on one NVIDIA A100-SXM4-80GB (torch.cuda.get_device_name and nvidia-smi "
                "in the same README, 81920MiB, no other process)"),
+    Vector("v0.2.4-codellama-13b-2x4090-tp2-16k.log", config("codellama-13b"), RTX_4090, "0.2.4",
+           args=("--max-model-len=16384", "--max-num-seqs=16", "--tensor-parallel-size=2", "--swap-space=8",
+                 "--gpu-memory-utilization=0.95"),
+           why="vllm#2136: TheBloke/CodeLlama-13B-Instruct-fp16 on 2x RTX 4090 at TP 2, 16,384 tokens, 16 sequences, "
+               "gmu 0.95 (the issue's command); 1,464 blocks under 0.2.3 and 0.2.4 alike (the issue). 0.2.4 budgets "
+               "torch's peak alone (profiles VllmProfile.torch_peak_only); +5.2 %: the 4090's CUDA total "
+               "(benchmarks/vectors/MISSES.md)"),
     Vector("v0.2.7-llama2-13b-chat-llm-class-80gb.log", "meta-llama/Llama-2-13b-hf", A100_80, "0.2.7", gpu_known=False,
            why="a public blog post (index file id 26999117841, repository not named): LLM() over Llama-2-13b-chat-hf "
                "at the class defaults (gmu 0.9, 4,096 tokens: the config line), vllm==0.2.7 (the post's pins; the "

@@ -485,6 +485,9 @@ CASES = [
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
     ("vllm/v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", '0.4.0.post1', True, None, 'main', 0,
      {P.WEIGHTS: gib(0.2389), P.GPU_BLOCKS: 127981, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 2047696, P.BLOCK_SIZE: 16}),
+    # an issue's quoted blocks line, no timestamp or source location; the command on its own line is not read
+    ("vllm/v0.2.4-codellama-13b-2x4090-tp2-16k.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 1464, P.CPU_BLOCKS: 1310, P.KV_TOKENS: 23424, P.BLOCK_SIZE: 16}),
     ("vllm/v0.2.7-llama2-13b-chat-llm-class-80gb.log", None, True, None, None, 1,
      {P.GPU_BLOCKS: 3418, P.CPU_BLOCKS: 327, P.KV_TOKENS: 54688, P.BLOCK_SIZE: 16}),
     # 0.3.3 prints the blocks line and no weights line (llm_engine.py@v0.3.3): one essential line missing here, none
@@ -550,7 +553,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 98, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 99, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
