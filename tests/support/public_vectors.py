@@ -756,8 +756,8 @@ EXCLUDED = {
         "an RTX 5090, vLLM 0.24.0, --enable-prefix-caching; the pool's layout from its printed 5.98 GiB is exact "
         "(test_gated_delta.py: 567,978 tokens, 4.33x) and the verdict is right (fits), but the budget's NVFP4 MoE "
         "and vision profile are not gsg's (+19 % KV from scratch), and the excerpt has no weights line to say why",
-    "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (OPT is not in gsg's catalog) on a GPU "
-                                         "the thread does not name, before 0.4",
+    "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (benchmarks/vectors/opt-125m since round "
+                                         "21) on a GPU the thread does not name, a development build before 0.4",
     "vllm/v0.4-qwen-7b-no-kv-memory.log": "QAnything#302: an RTX 3090 shared with QAnything's embedding, rerank and "
                                           "OCR models at QAnything's own fraction: neither is in the log",
     "vllm/v0.6.4.post1-qwen25-05b-no-kv-memory.log": "vllm#10439: Qwen2.5-0.5B at gmu 0.4, 512 tokens; 0.6.3 started "
