@@ -157,7 +157,7 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
     estimated_verdict = rebuilt.evaluation.verdict if rebuilt.evaluation else None
     engine_verdict = C.engine_verdict(est.verdict, estimated_verdict) if est is not None else None
     reasons = C.reasons(log, engine_verdict, compared, opts.tolerance_percent) if engine_verdict else []
-    missing = log.missing()
+    missing = log.missing(_version(log, opts.backend_version))
     if rebuilt.problem:
         reasons.append(f"no estimate: {rebuilt.problem}")
     if missing:

@@ -31,6 +31,20 @@ def test_v0_log_side_by_side_passes_within_tolerance(gsg):
     assert lines[-2:] == ["verdict: engine fits, estimate fits (kv-oversubscribed)", "result: pass"]
 
 
+def test_a_release_before_the_weights_line_passes_on_its_blocks_alone(gsg):
+    # 0.3.3 printed no weights line (llm_engine.py@v0.3.3): given that release, the log lacks nothing; at 0.4.0,
+    # which prints it, the same log names the weights line as missing
+    name = log_path("vllm/v0.3.3-mistral-7b-v01-mig-40gb-ray.log")
+    given = ("-m", "mistralai/Mistral-7B-Instruct-v0.3", "--gpu-name", "NVIDIA A100-SXM4-40GB", "--gpu-memory",
+             "40192MiB", "-o", "json")
+    doc = json.loads(gsg("verify", "--log", name, *given, "--backend-version", "0.3.3").out)
+    assert (doc["missing"], doc["result"], doc["observed_verdict"]) == ([], "pass", "fits")
+    assert (doc["observed"]["kv_capacity_tokens"], doc["estimated"]["kv_capacity_tokens"]) == (144_160, 146_144)
+    doc = json.loads(gsg("verify", "--log", name, *given, "--backend-version", "0.4.0").out)
+    assert doc["missing"] == ["'Model loading took' (V1) or 'Loading model weights took' (V0)"]
+    assert doc["result"] == "fail"
+
+
 def test_json_names_terms_as_estimate_does(gsg):
     result = gsg("verify", "--log", log_path("vllm/v0.6.4-llama31-8b-rtx3090-20k.log"),
                  "-m", "meta-llama/Llama-3.1-8B-Instruct", "--backend-version", "0.6.4", "-o", "json")

@@ -31,6 +31,8 @@ H100 = ("NVIDIA H100 80GB HBM3", "81559MiB")
 H200 = ("NVIDIA H200", "143771MiB")
 A100_80 = ("NVIDIA A100-SXM4-80GB", "81920MiB")
 A100_40 = ("NVIDIA A100-SXM4-40GB", "40960MiB")
+# a 40 GB MIG instance as nvidia-smi lists it (40192MiB), named as the 40 GB A100 (the parent card is not printed)
+A100_MIG_40 = ("NVIDIA A100-SXM4-40GB", "40192MiB")
 L40S = ("NVIDIA L40S", "46068MiB")
 A10G = ("NVIDIA A10G", "23028MiB")
 RTX_3090 = ("NVIDIA GeForce RTX 3090", "24576MiB")
@@ -313,6 +315,32 @@ VECTORS = (
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
                "log's non-default args) on one g4dn.xlarge (one T4 16 GB, the post), vLLM 0.20.0 (the banner); the "
                "post cuts the log after the arguments and says the model served"),
+    Vector("v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", config("opt-125m"), A100_80, None,
+           why="a public cluster-setup README (index file id 23744917045, repository not named): src/test_vllm.py's "
+               "LLM(model='facebook/opt-125m') at the class defaults (gmu 0.9, 2,048 tokens: the config line) under "
+               "vLLM 0.4.0.post1 (the log) on one NVIDIA A100-SXM4-80GB (torch.cuda.get_device_name and nvidia-smi "
+               "in the same README, 81920MiB, no other process)"),
+    Vector("v0.2.4-codellama-13b-2x4090-tp2-16k.log", config("codellama-13b"), RTX_4090, "0.2.4",
+           args=("--max-model-len=16384", "--max-num-seqs=16", "--tensor-parallel-size=2", "--swap-space=8",
+                 "--gpu-memory-utilization=0.95"),
+           why="vllm#2136: TheBloke/CodeLlama-13B-Instruct-fp16 on 2x RTX 4090 at TP 2, 16,384 tokens, 16 sequences, "
+               "gmu 0.95 (the issue's command); 1,464 blocks under 0.2.3 and 0.2.4 alike (the issue). 0.2.4 budgets "
+               "torch's peak alone (profiles VllmProfile.torch_peak_only); +5.2 %: the 4090's CUDA total "
+               "(benchmarks/vectors/MISSES.md)"),
+    Vector("v0.2.7-llama2-13b-chat-llm-class-80gb.log", "meta-llama/Llama-2-13b-hf", A100_80, "0.2.7", gpu_known=False,
+           why="a public blog post (index file id 26999117841, repository not named): LLM() over Llama-2-13b-chat-hf "
+               "at the class defaults (gmu 0.9, 4,096 tokens: the config line), vllm==0.2.7 (the post's pins; the "
+               "blocks line's llm_engine.py:275 is that line in the 0.2.7 sdist), GPU 6 of an eight-GPU host not "
+               "named: the pool (41.72 GiB) and the weights need an 80 GB card, A100 80GB assumed: +12.5 % "
+               "(benchmarks/vectors/MISSES.md)"),
+    Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
+           gpu_known=False,
+           why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"
+               "v0.1 (v0.3's shape: 32 layers, 8 KV heads x 128, 14,336 wide; v0.3 adds 768 vocabulary rows and "
+               "drops v0.1's 4,096-token window, which V0 0.3.3 sizes no pool by) through api_server --worker-use-"
+               "ray at gmu 0.9 and 32,768 tokens (the Namespace and config lines); 0.3.3 because the blocks line's "
+               "llm_engine.py:357 is that line in the 0.3.3 sdist (no version printed before 0.4.1); the GPU is a "
+               "40192MiB MIG slice (the page's nvidia-smi), the parent card not named: not scored"),
     Vector("v0.5.4-llama31-8b-bf16-a100-bench-512.log", "meta-llama/Llama-3.1-8B", A100_40, None, gpu_known=False,
            why="a public README comparing quantization methods (index file id 5655614781, repository not named): "
                "benchmark_throughput.py --max-model-len 512 at gmu 0.9 (the Namespace line) under vLLM 0.5.4 (the "
@@ -728,8 +756,8 @@ EXCLUDED = {
         "an RTX 5090, vLLM 0.24.0, --enable-prefix-caching; the pool's layout from its printed 5.98 GiB is exact "
         "(test_gated_delta.py: 567,978 tokens, 4.33x) and the verdict is right (fits), but the budget's NVFP4 MoE "
         "and vision profile are not gsg's (+19 % KV from scratch), and the excerpt has no weights line to say why",
-    "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (OPT is not in gsg's catalog) on a GPU "
-                                         "the thread does not name, before 0.4",
+    "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (benchmarks/vectors/opt-125m since round "
+                                         "21) on a GPU the thread does not name, a development build before 0.4",
     "vllm/v0.4-qwen-7b-no-kv-memory.log": "QAnything#302: an RTX 3090 shared with QAnything's embedding, rerank and "
                                           "OCR models at QAnything's own fraction: neither is in the log",
     "vllm/v0.6.4.post1-qwen25-05b-no-kv-memory.log": "vllm#10439: Qwen2.5-0.5B at gmu 0.4, 512 tokens; 0.6.3 started "

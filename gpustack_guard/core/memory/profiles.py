@@ -63,6 +63,10 @@ class VllmProfile:
     # a cost per further graph of each mode) rather than the flat GRAPH_BYTES_PER_LAYER_GRAPH; true wherever
     # graphs_profiled is (sizes_graphs_by_estimate), and from 0.18.0 for the graphs captured after the KV cache
     graphs_estimated: bool = False
+    # up to 0.2.4 the budget is gmu x the device's total less torch.cuda.max_memory_allocated() after the profile
+    # (worker.py@v0.2.4 profile_num_available_blocks): torch's own bytes only, so the CUDA context and NCCL's buffers
+    # (non-torch memory) are outside it; 0.2.5 takes total - free instead (worker.py@v0.2.5, vllm PR #2031)
+    torch_peak_only: bool = False
 
     @property
     def sizes_graphs_by_estimate(self) -> bool:
@@ -71,10 +75,16 @@ class VllmProfile:
 
 VLLM_PROFILES = (
     VllmProfile("0.0.0", "v0", "v0", 1, False,
+                "V0 up to 0.2.4: the profile's peak is torch.cuda.max_memory_allocated() (vllm/worker/worker.py"
+                "@v0.2.4 profile_num_available_blocks; vllm#2136 quotes the same blocks from 0.2.3 and 0.2.4), so "
+                "non-torch memory (CUDA context, NCCL) is outside gmu x total; graphs captured after the KV cache",
+                per_instance_budget=False, torch_peak_only=True),
+    VllmProfile("0.2.5", "v0", "v0", 1, False,
                 "V0 engine: graphs captured after KV allocation, 'CUDA graphs can take additional 1~3 GiB'; the "
                 "profiler took all memory used on the GPU, other processes included, against gmu x total "
-                "(gmu documented as a global limit, vllm PR #9505 discussion)", per_instance_budget=False,
-                comm_in_budget=True),
+                "(gmu documented as a global limit, vllm PR #9505 discussion); from 0.2.5 the peak is mem_get_info's "
+                "total - free after the profile (vllm/worker/worker.py@v0.2.5, @v0.2.7, @v0.3.3; vllm PR #2031)",
+                per_instance_budget=False, comm_in_budget=True),
     VllmProfile("0.6.4", "v0", "v0", 1, False,
                 "memory profiling per instance: 'the current vLLM instance can use total_gpu_memory x "
                 "gpu_memory_utilization' (vllm#10517 and PR #10511 logs, Dec 2024)", comm_in_budget=True),

@@ -152,7 +152,7 @@ def verify_instance(ev: Evaluation, instance: Instance, est: Estimate, log: Obse
         "workload": {"needed_tokens": needed, "sequences": seats, "basis": basis,
                      "headroom_observed_tokens": int(seen_kv) - needed if seen_kv is not None else None,
                      "headroom_estimated_tokens": est.kv_capacity_tokens - needed},
-        "missing": log.missing(), "notes": list(log.notes), "findings": [],
+        "missing": log.missing(est.version), "notes": list(log.notes), "findings": [],
     }
     result = Verified(record)
     policy = r.spec.guard.policy

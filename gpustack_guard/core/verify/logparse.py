@@ -23,6 +23,7 @@ from gpustack_guard.core.secrets import (
     url_secrets,
 )
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.versions import version_lt
 
 MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
 MAX_FIGURE_DIGITS = 24  # longer digit runs are not converted at all (int() of 5,000 digits is refused by Python)
@@ -272,8 +273,10 @@ class ObservedLog:
         value = self.args.get("block_size") or self.config.get("block_size")
         return value if isinstance(value, int) and value > 0 else DEFAULT_BLOCK_SIZE
 
-    def missing(self) -> list[str]:
-        """The essential lines not found, by name (nothing is missing from a log that ends in a failure)."""
+    def missing(self, version: str | None = None) -> list[str]:
+        """The essential lines not found, by name (nothing is missing from a log that ends in a failure). `version`
+        is the release the log is of where the log does not print it (a line that release never printed is not
+        missing)."""
         if self.engine is None or self.failure:
             return []
         terms = self.terms()
@@ -281,6 +284,9 @@ class ObservedLog:
         for term, name in ESSENTIAL[self.engine]:
             if term in terms:
                 continue
+            if self.engine == P.VLLM and term == P.WEIGHTS and \
+                    version_lt(self.engine_version or version, P.VLLM_WEIGHTS_LINE_SINCE):
+                continue  # before 0.4.0 V0 printed no weights line (llm_engine.py@v0.2.7, @v0.3.3)
             if self.engine == P.SGLANG and term == P.WEIGHTS and P.FREE_AFTER_LOAD in terms:
                 # SGLang up to 0.4.x: the end line was read but prints no mem usage; the weights are the begin
                 # line's free memory less this one's

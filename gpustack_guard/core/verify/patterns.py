@@ -39,6 +39,9 @@ from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for th
 )
 
 VLLM, SGLANG, LLAMACPP = "vllm", "sglang", "llama.cpp"
+# the first vLLM release whose V0 model runner prints "Loading model weights took" (worker/model_runner.py@v0.4.0;
+# engine/llm_engine.py@v0.2.7 and @v0.3.3 print the blocks line and no weights line)
+VLLM_WEIGHTS_LINE_SINCE = "0.4.0"
 ENGINES = (VLLM, SGLANG, LLAMACPP)
 
 GiB, MiB = 1024**3, 1024**2
@@ -209,7 +212,8 @@ VLLM_PATTERNS = (
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",
        {WEIGHTS: (WEIGHTS, "GB")}),
-    _p("vllm-v0-weights-mb", VLLM, "0.3.3 to 0.3.x (the first weights line printed MB: 2**20 bytes)",
+    _p("vllm-v0-weights-mb", VLLM, "development builds between 0.3.3 and 0.4.0 (the first weights line printed MB: "
+       "2**20 bytes; the 0.3.3 release prints none, 0.4.0 GB)",
        r"Loading model weights took " + _g(WEIGHTS) + r" MB",
        "INFO 02-29 19:21:45 model_runner.py:90] Loading model weights took 244.61 MB", "vllm PR #3120",
        {WEIGHTS: (WEIGHTS, "MiB")}),

@@ -1407,3 +1407,20 @@ def test_a_v0_fallback_estimate_names_the_v0_non_torch_row():
                         version="0.8.2", gpu_name="Tesla V100-SXM2-32GB")
     assert est.extra["non_torch_source"].startswith("worker.py@v0.6.5 / utils.py@v0.6.5")
     assert est.non_torch == int(0.16 * GiB)
+
+
+@pytest.mark.parametrize("model,tp,gpu", [("meta-llama/Llama-2-7b-hf", 1, "NVIDIA A100-SXM4-80GB"),
+                                          ("meta-llama/Llama-2-13b-hf", 2, "NVIDIA GeForce RTX 4090")])
+def test_v0_up_to_0_2_4_budgets_torch_peak_alone(model, tp, gpu):
+    # worker.py@v0.2.4 subtracts torch.cuda.max_memory_allocated() from gmu x total; @v0.2.5 total - free after the
+    # profile (vllm PR #2031), so from 0.2.5 the non-torch memory (CUDA context, NCCL) comes off the pool as well
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=4096, tensor_parallel_size=tp)
+    old, new = (estimate_vllm(facts, 24_564 * MiB if tp == 2 else 81_920 * MiB, cfg, version=v, gpu_name=gpu)
+                for v in ("0.2.4", "0.2.5"))
+    assert old.weights == new.weights and old.activation == new.activation and old.non_torch == new.non_torch > 0
+    assert old.kv_available == new.kv_available + new.non_torch
+    # the 0.2.7 and 0.3.3 profiles are 0.2.5's
+    for version in ("0.2.7", "0.3.3"):
+        assert estimate_vllm(facts, 24_564 * MiB if tp == 2 else 81_920 * MiB, cfg, version=version,
+                             gpu_name=gpu).kv_available == new.kv_available

@@ -488,6 +488,17 @@ CASES = [
     ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-ep-1m.log", None, False, None, 'TP0 EP0', 2,
      {P.CUDA_GRAPHS: gib(0.70), P.KV_CACHE: gib(27.93), P.UTILIZATION: 0.9, P.MAX_MODEL_LEN: 1048576}),
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
+    ("vllm/v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", '0.4.0.post1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.2389), P.GPU_BLOCKS: 127981, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 2047696, P.BLOCK_SIZE: 16}),
+    # an issue's quoted blocks line, no timestamp or source location; the command on its own line is not read
+    ("vllm/v0.2.4-codellama-13b-2x4090-tp2-16k.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 1464, P.CPU_BLOCKS: 1310, P.KV_TOKENS: 23424, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.2.7-llama2-13b-chat-llm-class-80gb.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 3418, P.CPU_BLOCKS: 327, P.KV_TOKENS: 54688, P.BLOCK_SIZE: 16}),
+    # 0.3.3 prints the blocks line and no weights line (llm_engine.py@v0.3.3): one essential line missing here, none
+    # once the release is known (test_a_release_before_the_weights_line_misses_only_the_blocks)
+    ("vllm/v0.3.3-mistral-7b-v01-mig-40gb-ray.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 9010, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 144160, P.BLOCK_SIZE: 16}),
     ("vllm/v0.5.4-llama31-8b-bf16-a100-bench-512.log", '0.5.4', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9888), P.GPU_BLOCKS: 9930, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 158880, P.BLOCK_SIZE: 16}),
     ("vllm/v0.5.4-llama31-8b-gptq-marlin-a100-bench-512.log", '0.5.4', True, None, 'main', 0,
@@ -552,7 +563,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 95, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 99, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -949,3 +960,29 @@ def test_the_llama_cpp_contexts_printed_batch_and_flash_attention_reach_the_rebu
     log, _ = parse_log(lines, "llama.cpp")
     assert [f for f in backend_args(log) if f.split("=")[0] in ("--batch-size", "--ubatch-size", "--flash-attn")] \
         == flags
+
+
+def test_a_release_before_the_weights_line_misses_only_the_blocks():
+    # llm_engine.py@v0.2.7 (:275) and @v0.3.3 (:357) print the blocks line; the weights line arrives in 0.4.0
+    # (worker/model_runner.py@v0.4.0), so a log of an earlier release lacks nothing once its release is known
+    weights = "'Model loading took' (V1) or 'Loading model weights took' (V0)"
+    log = parse("vllm/v0.3.3-mistral-7b-v01-mig-40gb-ray.log")
+    assert log.engine_version is None
+    assert log.missing() == [weights]
+    assert log.missing("0.3.3") == [] and log.missing("0.2.7") == []
+    assert log.missing("0.4.0") == [weights] and log.missing("0.11.0") == [weights]
+    # the blocks line read the same way one release earlier, behind a collector's timestamp, a Ray worker's prefix
+    # and ANSI colours
+    for line in ["INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n",
+                 "2024-01-11T15:51:18.123456789Z stdout F INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, "
+                 "# CPU blocks: 512\n",
+                 "(RayWorkerVllm pid=310) INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n",
+                 "\x1b[32mINFO\x1b[0m 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n"]:
+        log, _ = parse_log([line], "vllm")
+        assert log.terms() == {P.GPU_BLOCKS: 229, P.CPU_BLOCKS: 512, P.KV_TOKENS: 3664, P.BLOCK_SIZE: 16}, line
+        assert log.missing("0.2.7") == [] and log.missing("0.4.0") == [weights], line
+    # a release the log prints itself wins over the one given: 0.4.1 printed the weights line
+    log, _ = parse_log(["INFO 05-01 10:00:00 llm_engine.py:99] Initializing an LLM engine (v0.4.1) with config: "
+                        "model='m', tokenizer='m'\n",
+                        "INFO 05-01 10:00:09 gpu_executor.py:96] # GPU blocks: 229, # CPU blocks: 512\n"], "vllm")
+    assert log.engine_version == "0.4.1" and log.missing("0.3.3") == [weights]

@@ -1830,6 +1830,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # (VllmProfile.context_in_budget): the context moves from outside the budget into the non-torch term
     context_outside = 0 if profile.context_in_budget else P.CUDA_CONTEXT
     non_torch += P.CUDA_CONTEXT - context_outside
+    # up to 0.2.4 the profile subtracts torch's peak alone (VllmProfile.torch_peak_only): non-torch memory and the
+    # communicators' buffers take their room from outside gmu x total
+    non_torch_in_budget = 0 if profile.torch_peak_only else non_torch
 
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
@@ -1883,7 +1886,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         else:
             available = (extensible_kv_bytes(requested, total - P.CUDA_CONTEXT - comm_outside,
                                              weights + non_torch + graphs, activation) if extensible else
-                         requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget)
+                         requested - weights - activation - non_torch_in_budget - graphs_in_budget - comm_in_budget)
         rank_shape = stage_shape(shape, layers, L) if isinstance(shape, KVShape) else shape  # compressed: whole
         stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
