@@ -630,8 +630,8 @@ SGLANG_PATTERNS = (
     _p("sglang-swa-pool-usage", SGLANG, "0.5.4 to the newest (memory_pool.py@v0.5.4 .. @v0.5.7, "
        "swa_memory_pool.py@v0.5.8 .. @v0.5.23 SWAKVPool)",
        r"SWAKVPool mem usage: " + _g(KV_CACHE) + r" GB, swa size: [0-9]+, full size: " + _g(KV_TOKENS, INT),
-       "[2026-03-02 10:11:12 TP0] SWAKVPool mem usage: 56.72 GB, swa size: 1101296, full size: 1376621",
-       "sglang swa_memory_pool.py@v0.5.10 (the format string; no public log found)",
+       "[2025-12-19 07:42:57 TP0] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958",
+       "sglang PR #15464 (MiMo-V2-Flash, TP 4 on B200, main of 2025-12-19)",
        {KV_CACHE: (KV_CACHE, "GB"), KV_TOKENS: (KV_TOKENS, "int")}),
     # with the pool sized after graph capture the allocation line prints the address space ("VA upper bound"),
     # and this line the pool that is backed

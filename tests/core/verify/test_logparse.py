@@ -165,6 +165,10 @@ CASES = [
     # the split line names the full layers' pool (375,360 tokens); the excerpt keeps one pool line per rank
     ("sglang/mimo-v2-flash-swa-tp4.log", None, True, None, 'TP2', 1,
      {P.KV_TOKENS: 375360, P.KV_CACHE: gib(8.38) + gib(5.59)}),
+    # sglang PR #15464 (main of 2025-12-19): a rank's two unlabelled pool lines (the window layers', then the full
+    # layers') before SWAKVPool's summary, whose total binds; equal pools (swa size = full size), no split line quoted
+    ("sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log", None, True, None, 'TP0', 1,
+     {P.FREE_BEFORE_LOAD: gib(176.25), P.KV_TOKENS: 1496958, P.KV_CACHE: gib(77.63), P.FREE_AFTER_POOL: gib(22.59)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
@@ -542,7 +546,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 95, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 95, "sglang": 32, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
