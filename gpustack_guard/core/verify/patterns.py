@@ -704,6 +704,14 @@ SGLANG_PATTERNS = (
        r"Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache",
        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88.",
        "SemiAnalysisAI/InferenceX#2128", kind="failure:no-kv-memory"),
+    # --max-total-tokens above a profiled capacity of none: the engine raises "Not enough memory" after it (the
+    # capacity <= 0 check), which an excerpt may not reach
+    _p("sglang-profiled-no-kv", SGLANG, "0.4.8.post1 (sglang#7691) to the releases that profile a budget below zero "
+       "(model_runner.py@v0.5.2, model_runner_kv_cache_mixin.py@v0.5.7 and @v0.5.11; kv_cache_configurator.py@v0.5.23 "
+       "raises 'Loaded weights leave no GPU memory' first, and a capacity of 0 still prints it)",
+       r"max_total_tokens=[0-9]+ is larger than the profiled value (?:-[0-9]+|0)\. Use the profiled value",
+       "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+       "profiled value instead.", "sglang#7691", kind="failure:no-kv-memory"),
 )
 
 LLAMACPP_PATTERNS = (

@@ -169,6 +169,10 @@ CASES = [
     # layers') before SWAKVPool's summary, whose total binds; equal pools (swa size = full size), no split line quoted
     ("sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log", None, True, None, 'TP0', 1,
      {P.FREE_BEFORE_LOAD: gib(176.25), P.KV_TOKENS: 1496958, P.KV_CACHE: gib(77.63), P.FREE_AFTER_POOL: gib(22.59)}),
+    # sglang#7691: --max-total-tokens above a profiled capacity below zero is the start-up's failure ("Not enough
+    # memory" follows in the engine, past the excerpt); DP attention ranks keep both coordinates
+    ("sglang/deepseek-r1-bf16-8x-mi300x-dp8-profiled-negative.log", None, False, 'no-kv-memory', 'DP0 TP0', 0,
+     {P.WEIGHTS: gib(166.59), P.FREE_AFTER_LOAD: gib(21.73)}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
@@ -546,7 +550,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 95, "sglang": 32, "llama.cpp": 40}
+    assert counts == {"vllm": 95, "sglang": 33, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -943,3 +947,21 @@ def test_the_llama_cpp_contexts_printed_batch_and_flash_attention_reach_the_rebu
     log, _ = parse_log(lines, "llama.cpp")
     assert [f for f in backend_args(log) if f.split("=")[0] in ("--batch-size", "--ubatch-size", "--flash-attn")] \
         == flags
+
+
+@pytest.mark.parametrize("line,failure", [
+    # sglang#7691's rank line, a collector's timestamp before a TP rank, and a capacity of exactly 0 (0.5.23's
+    # configurator: the check that raises is capacity <= 0)
+    ("[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+     "profiled value instead.", "no-kv-memory"),
+    ("2026-03-02T10:11:12.123456789Z [2026-03-02 10:11:12 TP1] max_total_tokens=4096 is larger than the profiled "
+     "value 0. Use the profiled value instead.", "no-kv-memory"),
+    # neighbours: a positive profiled value is the pool the engine goes on with, not a failure
+    ("[2026-03-02 10:11:12 TP0] max_total_tokens=600000 is larger than the profiled value 561981. Use the profiled "
+     "value instead.", None),
+    ("[2026-03-02 10:11:12 TP0] max_total_tokens=600000 is larger than the profiled value 10. Use the profiled value "
+     "instead.", None),
+])
+def test_a_profiled_capacity_of_none_below_the_token_cap_is_the_failure(line, failure):
+    log, _ = parse_log([line + "\n"], "sglang")
+    assert log.failure_kind == failure
