@@ -537,6 +537,13 @@ VECTORS = (
            why="sglang .claude/skills/clean-startup-log/SKILL.md (the reference log of 2026-04-27): `sglang serve "
                "--model-path Qwen/Qwen3-8B`, all defaults, TP 1; trtllm_mha chosen by default and 177.57 GB free at "
                "start are a B200's; main between the 0.5.10 and 0.5.11 releases (0.5.10 by date, same rules)"),
+    Vector("qwen35-9b-2x-rtx4090-tp2-gdn-f080.log", config("qwen3.5-9b"), RTX_4090, "0.5.10",
+           ("--tp-size=2", "--mem-fraction-static=0.8", "--context-length=262144"), version_known=False,
+           engine="sglang",
+           why="search-index file 53944457073 (a notebook of 2026-04-14, its repository not named): Qwen/Qwen3.5-9B "
+               "on two of five RTX 4090s (the doc's environment, 24,063 MiB free each), the doc's command (--tp-size "
+               "2 --mem-fraction-static 0.8 --context-length 262144); SGLang 0.0.0.dev11582+g4df60434d, main after "
+               "0.5.10.post1 (2026-04-08): 0.5.10 by date"),
     Vector("qwen3-reranker-06b-h100-0.5.18-f030.log", "Qwen/Qwen3-0.6B", H100, "0.5.18",
            ("--mem-fraction-static=0.3", "--disable-radix-cache"), engine="sglang",
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "

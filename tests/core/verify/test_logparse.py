@@ -173,6 +173,11 @@ CASES = [
     # memory" follows in the engine, past the excerpt); DP attention ranks keep both coordinates
     ("sglang/deepseek-r1-bf16-8x-mi300x-dp8-profiled-negative.log", None, False, 'no-kv-memory', 'DP0 TP0', 0,
      {P.WEIGHTS: gib(166.59), P.FREE_AFTER_LOAD: gib(21.73)}),
+    # Qwen3.5-9B at TP 2 on two RTX 4090s: the GDN layers' Mamba pool beside the full layers' KV pool
+    ("sglang/qwen35-9b-2x-rtx4090-tp2-gdn-f080.log", None, True, None, 'TP1', 0,
+     {P.NON_TORCH: gib(0.19), P.FREE_BEFORE_LOAD: gib(22.93), P.WEIGHTS: gib(8.85), P.FREE_AFTER_LOAD: gib(14.08),
+      P.MAMBA_STATE: gib(0.10) + gib(4.38), P.KV_TOKENS: 327310, P.KV_CACHE: 2 * gib(2.50),
+      P.FREE_AFTER_POOL: gib(4.49), P.CUDA_GRAPHS: gib(0.26), P.MAX_RUNNING: 62, P.MAX_MODEL_LEN: 262144}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
@@ -550,7 +555,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 95, "sglang": 33, "llama.cpp": 40}
+    assert counts == {"vllm": 95, "sglang": 34, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
