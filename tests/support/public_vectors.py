@@ -544,6 +544,12 @@ VECTORS = (
                "on two of five RTX 4090s (the doc's environment, 24,063 MiB free each), the doc's command (--tp-size "
                "2 --mem-fraction-static 0.8 --context-length 262144); SGLang 0.0.0.dev11582+g4df60434d, main after "
                "0.5.10.post1 (2026-04-08): 0.5.10 by date"),
+    Vector("deepseek-r1-2x8-h100-tp16-pd-prefill-0.5.8.post1.log", "deepseek-ai/DeepSeek-R1", H100, "0.5.8.post1",
+           ("--tp-size=16", "--nnodes=2", "--mem-fraction-static=0.8", "--disaggregation-mode=prefill",
+            "--disable-cuda-graph"), engine="sglang",
+           why="devopsrustem/slurmv4 3/10.sh@e65cafe: DeepSeek-R1 (FP8) as the prefill side of a 2P+2D run, TP 16 "
+               "over two HGX H100 nodes (the repo's 2.md: 'сервера hgx, Roce 400g, H100'), the prefill node 0's "
+               "command in the file; SGLang from the venv named sglang-0.5.8.post1 (its shell prompt)"),
     Vector("qwen3-reranker-06b-h100-0.5.18-f030.log", "Qwen/Qwen3-0.6B", H100, "0.5.18",
            ("--mem-fraction-static=0.3", "--disable-radix-cache"), engine="sglang",
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "

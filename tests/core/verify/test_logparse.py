@@ -178,6 +178,10 @@ CASES = [
      {P.NON_TORCH: gib(0.19), P.FREE_BEFORE_LOAD: gib(22.93), P.WEIGHTS: gib(8.85), P.FREE_AFTER_LOAD: gib(14.08),
       P.MAMBA_STATE: gib(0.10) + gib(4.38), P.KV_TOKENS: 327310, P.KV_CACHE: 2 * gib(2.50),
       P.FREE_AFTER_POOL: gib(4.49), P.CUDA_GRAPHS: gib(0.26), P.MAX_RUNNING: 62, P.MAX_MODEL_LEN: 262144}),
+    # a PD prefill node at TP 16 over two nodes, no graphs (--disable-cuda-graph): the scheduler line follows the pool
+    ("sglang/deepseek-r1-2x8-h100-tp16-pd-prefill-0.5.8.post1.log", None, True, None, 'TP3', 0,
+     {P.FREE_BEFORE_LOAD: gib(77.47), P.WEIGHTS: gib(40.62), P.FREE_AFTER_LOAD: gib(36.85), P.KV_TOKENS: 326217,
+      P.KV_CACHE: gib(21.35), P.FREE_AFTER_POOL: gib(14.13), P.MAX_RUNNING: 2048, P.MAX_MODEL_LEN: 163840}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
@@ -555,7 +559,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 95, "sglang": 34, "llama.cpp": 40}
+    assert counts == {"vllm": 95, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
