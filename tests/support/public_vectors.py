@@ -565,6 +565,19 @@ VECTORS = (
            why="sglang .claude/skills/clean-startup-log/SKILL.md (the reference log of 2026-04-27): `sglang serve "
                "--model-path Qwen/Qwen3-8B`, all defaults, TP 1; trtllm_mha chosen by default and 177.57 GB free at "
                "start are a B200's; main between the 0.5.10 and 0.5.11 releases (0.5.10 by date, same rules)"),
+    Vector("qwen35-9b-2x-rtx4090-tp2-gdn-f080.log", config("qwen3.5-9b"), RTX_4090, "0.5.10",
+           ("--tp-size=2", "--mem-fraction-static=0.8", "--context-length=262144"), version_known=False,
+           engine="sglang",
+           why="search-index file 53944457073 (a notebook of 2026-04-14, its repository not named): Qwen/Qwen3.5-9B "
+               "on two of five RTX 4090s (the doc's environment, 24,063 MiB free each), the doc's command (--tp-size "
+               "2 --mem-fraction-static 0.8 --context-length 262144); SGLang 0.0.0.dev11582+g4df60434d, main after "
+               "0.5.10.post1 (2026-04-08): 0.5.10 by date"),
+    Vector("deepseek-r1-2x8-h100-tp16-pd-prefill-0.5.8.post1.log", "deepseek-ai/DeepSeek-R1", H100, "0.5.8.post1",
+           ("--tp-size=16", "--nnodes=2", "--mem-fraction-static=0.8", "--disaggregation-mode=prefill",
+            "--disable-cuda-graph"), engine="sglang",
+           why="devopsrustem/slurmv4 3/10.sh@e65cafe: DeepSeek-R1 (FP8) as the prefill side of a 2P+2D run, TP 16 "
+               "over two HGX H100 nodes (the repo's 2.md: 'сервера hgx, Roce 400g, H100'), the prefill node 0's "
+               "command in the file; SGLang from the venv named sglang-0.5.8.post1 (its shell prompt)"),
     Vector("qwen3-reranker-06b-h100-0.5.18-f030.log", "Qwen/Qwen3-0.6B", H100, "0.5.18",
            ("--mem-fraction-static=0.3", "--disable-radix-cache"), engine="sglang",
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
@@ -815,6 +828,13 @@ EXCLUDED = {
                                              "engine",
     "sglang/mimo-v2-flash-swa-tp4.log": "sglang PR #18039: MiMo-V2's sliding-window pool with different K and V "
                                         "head sizes is not modelled",
+    "sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log": "sglang PR #15464: MiMo-V2-Flash is not in gsg's catalog "
+        "(its window and full layers differ in KV heads and K/V head dims), and the excerpt has no 'Load weight end' "
+        "(benchmarks/vectors/MISSES.md)",
+    "sglang/deepseek-r1-bf16-8x-mi300x-dp8-profiled-negative.log": "sglang#7691: the excerpt is cut after the "
+        "warnings (no arguments line, no GPU memory, no fraction printed); its profiled pool of -561,981 MLA tokens "
+        "(-39.5 GB) does not follow from 0.95 of an MI300X and the 21.73 GB left, so an unknown setting is in play "
+        "(benchmarks/vectors/MISSES.md)",
     "sglang/npu-tp16-kv-dtype.log": "sglang PR #29853: Ascend NPUs at TP 16, model not named",
     "sglang/qwen25-vl-pp2-tp2-init.log": "sglang PR #13075: Qwen2.5-VL of a size not stated; stops after the "
                                          "distributed init",

@@ -155,6 +155,7 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
     experts_only = (f.quant_method or "").lower() in EXPERTS_ONLY
     per_layer: list[int] = []
+    replicated: list[int] = []
     for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
         attention = _attention_params(f, layer)[0]
         routed = _routed_expert_params(f, layer)
@@ -162,6 +163,8 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
         if experts_only:
             kept = linear - routed
         per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)
+        if f.is_mla:
+            replicated.append(_mla_replicated_bytes(f, layer, per_param if not kept else high, high))
     embed_bytes = b.embedding * high
     head_bytes = b.lm_head * high
     vision = b.vision
@@ -173,7 +176,20 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     # The vision tower and projector stay at the checkpoint dtype whatever the text model's quantisation
     # (profiles.VISION_UNCOUNTED's note); they sit with the embedding on the first pipeline stage, split by TP
     # like it (vLLM builds the encoders from parallel linear layers).
-    return WeightLayout(tuple(per_layer), embed_bytes + vision * high, head_bytes, b.final_norm * high)
+    return WeightLayout(tuple(per_layer), embed_bytes + vision * high, head_bytes, b.final_norm * high,
+                        tuple(replicated))
+
+
+def _mla_replicated_bytes(f: ModelFacts, layer: int, linear_bytes: float, high: int) -> int:
+    """What every tensor-parallel rank of an MLA model holds whole in one layer: the latent down-projections
+    (q_a and kv_a with the rope key, ReplicatedLinear in sglang models/deepseek_v2.py@v0.5.8.post1 and vLLM's
+    fused_qkv_a_proj with disable_tp, deepseek_v2.py@v0.11.0), their two norms and the MoE router's gate."""
+    H = f.hidden_size
+    assert H is not None and f.kv_lora_rank is not None  # is_mla after require_shape
+    latent = H * ((f.q_lora_rank or 0) + f.kv_lora_rank + (f.qk_rope_head_dim or 0))
+    norms = (f.q_lora_rank or 0) + f.kv_lora_rank
+    router = H * f.num_experts if f.is_moe_layer(layer) and f.num_experts else 0
+    return math.ceil(latent * linear_bytes) + (norms + router) * high
 
 
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:

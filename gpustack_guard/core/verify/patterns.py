@@ -637,8 +637,8 @@ SGLANG_PATTERNS = (
     _p("sglang-swa-pool-usage", SGLANG, "0.5.4 to the newest (memory_pool.py@v0.5.4 .. @v0.5.7, "
        "swa_memory_pool.py@v0.5.8 .. @v0.5.23 SWAKVPool)",
        r"SWAKVPool mem usage: " + _g(KV_CACHE) + r" GB, swa size: [0-9]+, full size: " + _g(KV_TOKENS, INT),
-       "[2026-03-02 10:11:12 TP0] SWAKVPool mem usage: 56.72 GB, swa size: 1101296, full size: 1376621",
-       "sglang swa_memory_pool.py@v0.5.10 (the format string; no public log found)",
+       "[2025-12-19 07:42:57 TP0] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958",
+       "sglang PR #15464 (MiMo-V2-Flash, TP 4 on B200, main of 2025-12-19)",
        {KV_CACHE: (KV_CACHE, "GB"), KV_TOKENS: (KV_TOKENS, "int")}),
     # with the pool sized after graph capture the allocation line prints the address space ("VA upper bound"),
     # and this line the pool that is backed
@@ -711,6 +711,14 @@ SGLANG_PATTERNS = (
        r"Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache",
        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88.",
        "SemiAnalysisAI/InferenceX#2128", kind="failure:no-kv-memory"),
+    # --max-total-tokens above a profiled capacity of none: the engine raises "Not enough memory" after it (the
+    # capacity <= 0 check), which an excerpt may not reach
+    _p("sglang-profiled-no-kv", SGLANG, "0.4.8.post1 (sglang#7691) to the releases that profile a budget below zero "
+       "(model_runner.py@v0.5.2, model_runner_kv_cache_mixin.py@v0.5.7 and @v0.5.11; kv_cache_configurator.py@v0.5.23 "
+       "raises 'Loaded weights leave no GPU memory' first, and a capacity of 0 still prints it)",
+       r"max_total_tokens=[0-9]+ is larger than the profiled value (?:-[0-9]+|0)\. Use the profiled value",
+       "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+       "profiled value instead.", "sglang#7691", kind="failure:no-kv-memory"),
 )
 
 LLAMACPP_PATTERNS = (

@@ -474,7 +474,7 @@ def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
 @pytest.mark.parametrize("model, tp, rounded, unrounded", [
     # trtllm_mha (gpt_oss.py@0.5.20); the full layers' pool of the hybrid SWA split (SGLANG_HYBRID_SWA, 0.5.10+)
     ("openai/gpt-oss-120b", 1, 1_483_712, 1_483_744),
-    ("deepseek-ai/DeepSeek-V3.1", 8, 1_075_328, 1_075_353),  # trtllm_mla (deepseek_v2.py@0.5.20)
+    ("deepseek-ai/DeepSeek-V3.1", 8, 1_061_184, 1_061_198),  # trtllm_mla (deepseek_v2.py@0.5.20)
 ])
 def test_sm100_model_backend_takes_64_token_pages(model, tp, rounded, unrounded):
     # profiles.SGLANG_SM100_MODEL_PAGE: no backend given on a B200, the architecture's backend forces 64-token

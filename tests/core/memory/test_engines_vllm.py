@@ -1179,14 +1179,14 @@ H200 = 143_771 * MiB
 
 @pytest.mark.parametrize("gpu_name,gpu_total,version,given,block,capacity", [
     # CUTLASS MLA on 10.0 up to 0.17's FlashInfer switch; --block-size 16 is overridden like the default
-    ("NVIDIA B200", B200, "0.14.0", None, 128, 1_137_920),
-    ("NVIDIA B200", B200, "0.14.0", 16, 128, 1_137_920),
+    ("NVIDIA B200", B200, "0.14.0", None, 128, 1_123_712),
+    ("NVIDIA B200", B200, "0.14.0", 16, 128, 1_123_712),
     # 0.18.0+: FlashInfer MLA's smallest kernel block (32); a --block-size is kept (Triton MLA takes 16)
-    ("NVIDIA B200", B200, "0.24.0", None, 32, 1_227_680),
-    ("NVIDIA B200", B200, "0.24.0", 16, 16, 1_227_696),
+    ("NVIDIA B200", B200, "0.24.0", None, 32, 1_213_536),
+    ("NVIDIA B200", B200, "0.24.0", 16, 16, 1_213_536),
     # FlashMLA forces 64 on Hopper up to 0.17.0; from 0.18.0 FlashAttention MLA takes the default 16
-    ("NVIDIA H200", H200, "0.14.0", 16, 64, 608_192),
-    ("NVIDIA H200", H200, "0.24.0", None, 16, 686_144),
+    ("NVIDIA H200", H200, "0.14.0", 16, 64, 594_048),
+    ("NVIDIA H200", H200, "0.24.0", None, 16, 671_984),
 ])
 def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, version, given, block, capacity):
     cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=8, block_size=given)

@@ -170,6 +170,23 @@ CASES = [
     # the split line names the full layers' pool (375,360 tokens); the excerpt keeps one pool line per rank
     ("sglang/mimo-v2-flash-swa-tp4.log", None, True, None, 'TP2', 1,
      {P.KV_TOKENS: 375360, P.KV_CACHE: gib(8.38) + gib(5.59)}),
+    # sglang PR #15464 (main of 2025-12-19): a rank's two unlabelled pool lines (the window layers', then the full
+    # layers') before SWAKVPool's summary, whose total binds; equal pools (swa size = full size), no split line quoted
+    ("sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log", None, True, None, 'TP0', 1,
+     {P.FREE_BEFORE_LOAD: gib(176.25), P.KV_TOKENS: 1496958, P.KV_CACHE: gib(77.63), P.FREE_AFTER_POOL: gib(22.59)}),
+    # sglang#7691: --max-total-tokens above a profiled capacity below zero is the start-up's failure ("Not enough
+    # memory" follows in the engine, past the excerpt); DP attention ranks keep both coordinates
+    ("sglang/deepseek-r1-bf16-8x-mi300x-dp8-profiled-negative.log", None, False, 'no-kv-memory', 'DP0 TP0', 0,
+     {P.WEIGHTS: gib(166.59), P.FREE_AFTER_LOAD: gib(21.73)}),
+    # Qwen3.5-9B at TP 2 on two RTX 4090s: the GDN layers' Mamba pool beside the full layers' KV pool
+    ("sglang/qwen35-9b-2x-rtx4090-tp2-gdn-f080.log", None, True, None, 'TP1', 0,
+     {P.NON_TORCH: gib(0.19), P.FREE_BEFORE_LOAD: gib(22.93), P.WEIGHTS: gib(8.85), P.FREE_AFTER_LOAD: gib(14.08),
+      P.MAMBA_STATE: gib(0.10) + gib(4.38), P.KV_TOKENS: 327310, P.KV_CACHE: 2 * gib(2.50),
+      P.FREE_AFTER_POOL: gib(4.49), P.CUDA_GRAPHS: gib(0.26), P.MAX_RUNNING: 62, P.MAX_MODEL_LEN: 262144}),
+    # a PD prefill node at TP 16 over two nodes, no graphs (--disable-cuda-graph): the scheduler line follows the pool
+    ("sglang/deepseek-r1-2x8-h100-tp16-pd-prefill-0.5.8.post1.log", None, True, None, 'TP3', 0,
+     {P.FREE_BEFORE_LOAD: gib(77.47), P.WEIGHTS: gib(40.62), P.FREE_AFTER_LOAD: gib(36.85), P.KV_TOKENS: 326217,
+      P.KV_CACHE: gib(21.35), P.FREE_AFTER_POOL: gib(14.13), P.MAX_RUNNING: 2048, P.MAX_MODEL_LEN: 163840}),
     ("sglang/npu-tp16-kv-dtype.log", None, True, None, 'TP10', 1,
      {P.KV_TOKENS: 387968, P.KV_CACHE: gib(11.84), P.FREE_AFTER_POOL: gib(11.23)}),
     ("sglang/gemma3-4b-it-vlm-fraction-h200.log", None, True, None, 'TP0', 0,
@@ -563,7 +580,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 99, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 99, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -986,3 +1003,21 @@ def test_a_release_before_the_weights_line_misses_only_the_blocks():
                         "model='m', tokenizer='m'\n",
                         "INFO 05-01 10:00:09 gpu_executor.py:96] # GPU blocks: 229, # CPU blocks: 512\n"], "vllm")
     assert log.engine_version == "0.4.1" and log.missing("0.3.3") == [weights]
+
+
+@pytest.mark.parametrize("line,failure", [
+    # sglang#7691's rank line, a collector's timestamp before a TP rank, and a capacity of exactly 0 (0.5.23's
+    # configurator: the check that raises is capacity <= 0)
+    ("[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+     "profiled value instead.", "no-kv-memory"),
+    ("2026-03-02T10:11:12.123456789Z [2026-03-02 10:11:12 TP1] max_total_tokens=4096 is larger than the profiled "
+     "value 0. Use the profiled value instead.", "no-kv-memory"),
+    # neighbours: a positive profiled value is the pool the engine goes on with, not a failure
+    ("[2026-03-02 10:11:12 TP0] max_total_tokens=600000 is larger than the profiled value 561981. Use the profiled "
+     "value instead.", None),
+    ("[2026-03-02 10:11:12 TP0] max_total_tokens=600000 is larger than the profiled value 10. Use the profiled value "
+     "instead.", None),
+])
+def test_a_profiled_capacity_of_none_below_the_token_cap_is_the_failure(line, failure):
+    log, _ = parse_log([line + "\n"], "sglang")
+    assert log.failure_kind == failure
