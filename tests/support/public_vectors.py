@@ -308,6 +308,12 @@ VECTORS = (
                "Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens: the log's non-default args) on one "
                "A100 of a 4x A100 box, CUDA_VISIBLE_DEVICES=4 in PCI_BUS_ID order, which the note's nvidia-smi lists "
                "as NVIDIA A100-SXM4-40GB (40960MiB); vLLM 0.19.1 (the banner)"),
+    Vector("v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log", "Qwen/Qwen3-8B", RTX_3090, "0.9.1",
+           args=("--max-model-len=32768",),
+           why="search-index file 21124328751 (an AutoDL how-to whose images are github.com/solodba/LLMOps day01): "
+               "`vllm serve deepseek-ai/DeepSeek-R1-0528-Qwen3-8B --tensor-parallel-size 1 --max-model-len 32768` "
+               "(Qwen3-8B's shape; gmu 0.9) on one RTX 3090 24GB (its AutoDL order), vllm 0.9.1 (its pip list); "
+               "refused by 0.03 GiB (4.50 GiB needed, 4.47 available)"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
