@@ -472,6 +472,9 @@ CASES = [
      {P.WEIGHTS: gib(2.85), P.KV_CACHE: gib(4.89), P.CUDA_GRAPHS: gib(1.65), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 71152, P.MAX_CONCURRENCY: 2.17}),
     # a 0.19.1 baseline on an A100 40GB: the graphs taken after the pool (2.44 GiB actual, 2.35 vLLM's estimate)
+    # 0.9.1's refusal alone (core.py:515's traceback): the available KV memory and the max model length it names
+    ("vllm/v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log", None, False, 'kv-below-max-model-len', None, 0,
+     {P.KV_CACHE: gib(4.47), P.MAX_MODEL_LEN: 32768, P.KV_NEEDED: gib(4.50), P.ESTIMATED_MAX_LEN: 32560}),
     ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
