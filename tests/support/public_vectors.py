@@ -314,6 +314,10 @@ VECTORS = (
                "`vllm serve deepseek-ai/DeepSeek-R1-0528-Qwen3-8B --tensor-parallel-size 1 --max-model-len 32768` "
                "(Qwen3-8B's shape; gmu 0.9) on one RTX 3090 24GB (its AutoDL order), vllm 0.9.1 (its pip list); "
                "refused by 0.03 GiB (4.50 GiB needed, 4.47 available)"),
+    Vector("v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", "meta-llama/Llama-3.1-8B", A100_40, None, gpu_known=False,
+           why="search-index file 46454478915 (a study note's 'sample log' from a /home/jupyter notebook VM): `vllm "
+               "serve Meta-Llama-3.1-8B-Instruct --dtype float16` (gmu 0.9, 131,072 tokens), vLLM 0.10.1.1 (the "
+               "log); the card is not named: 14.99 GiB of weights and a 19.25 GiB pool fit a 40 GB A100's budget"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
