@@ -731,6 +731,9 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log": "search-index file 66753470120: dots.ocr (DotsOCR, a "
+        "trust-remote-code model gsg's catalog lacks) under WSL2 Docker at gmu 0.8, vLLM 0.9.1, on a GPU the README "
+        "does not name; kept for its compose-timestamp lines",
     "vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log": "search-index file 42514581982 (Sipeed NanoKVM-Pro docs): "
         "Qwen3-VL-30B-A3B-Instruct at TP 4 on four RTX 3090, vLLM 0.11.0, gmu 0.9, 65,536 tokens; started, but gsg's "
         "pool is +44 % (3.32 GiB against 2.31): about 0.7 GiB of profile memory per rank is not found in the "
