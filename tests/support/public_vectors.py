@@ -318,6 +318,11 @@ VECTORS = (
            why="search-index file 46454478915 (a study note's 'sample log' from a /home/jupyter notebook VM): `vllm "
                "serve Meta-Llama-3.1-8B-Instruct --dtype float16` (gmu 0.9, 131,072 tokens), vLLM 0.10.1.1 (the "
                "log); the card is not named: 14.99 GiB of weights and a 19.25 GiB pool fit a 40 GB A100's budget"),
+    Vector("v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", config("llava-v1.6-mistral-7b"), RTX_5080,
+           None,
+           why="search-index file 10873344026 (a WSL2 + vLLM note tested on an RTX 5080 16GB): LLaVA-1.6-Mistral-7B "
+               "through the LLM class at gmu 0.85, 4,096 tokens, one sequence, vLLM 0.11.0 (the log): 14.08 GiB of "
+               "weights against a 13.5 GiB budget, 'No available memory for the cache blocks'"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "

@@ -487,6 +487,10 @@ CASES = [
     ("vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log", '0.9.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.KV_TOKENS: 136592,
       P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
+    # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
+    # blocks"; the failure is the negative KV line, which is not a pool size
+    ("vllm/v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", '0.11.0', False, 'no-kv-memory', 'main', 0,
+     {P.WEIGHTS: gib(14.0786), P.MAX_MODEL_LEN: 4096}),
     ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
@@ -557,7 +561,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 99, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 100, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
