@@ -323,6 +323,11 @@ VECTORS = (
            why="search-index file 10873344026 (a WSL2 + vLLM note tested on an RTX 5080 16GB): LLaVA-1.6-Mistral-7B "
                "through the LLM class at gmu 0.85, 4,096 tokens, one sequence, vLLM 0.11.0 (the log): 14.08 GiB of "
                "weights against a 13.5 GiB budget, 'No available memory for the cache blocks'"),
+    Vector("v1-0.10dev-llama32-1b-debug-profile.log", "meta-llama/Llama-3.2-1B", L40S, "0.10.1", version_known=False,
+           gpu_known=False,
+           why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "
+               "development build between 0.10.0 and 0.10.1 (0.1.dev8168+g475c1a0; 0.10.1 assumed); the card is "
+               "not named: its budget line gives a 44.31 GiB CUDA total, an L40S-class card (44.42) assumed"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
