@@ -328,6 +328,11 @@ VECTORS = (
            why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "
                "development build between 0.10.0 and 0.10.1 (0.1.dev8168+g475c1a0; 0.10.1 assumed); the card is "
                "not named: its budget line gives a 44.31 GiB CUDA total, an L40S-class card (44.42) assumed"),
+    Vector("v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", "Qwen/Qwen2.5-7B", V100_32, None, gpu_known=False,
+           why="search-index file 53128951888 (an interference-study run log): Qwen2.5-7B-Instruct fp16, eager, "
+               "through the LLM class (8,192 batched tokens), gmu 0.9, 32,768 tokens, vLLM 0.18.0 (the log); the "
+               "card is not named, only that FlashAttention 2 refuses it (compute capability < 8): a V100 32GB is "
+               "assumed (14.25 GiB of weights and a 13.1 GiB pool fill 0.9 of a 32 GB card)"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "

@@ -497,6 +497,10 @@ CASES = [
      {P.WEIGHTS: gib(2.3185), P.FREE_BEFORE_LOAD: gib(43.82), P.UTILIZATION: 0.9, P.REQUESTED: gib(39.88),
       P.ACTIVATION: gib(0.45), P.NON_TORCH: gib(0.02), P.KV_CACHE: gib(37.10), P.MAX_MODEL_LEN: 131072,
       P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
+    # 0.18.0 eager through the LLM class on a pre-Ampere card (TRITON_ATTN); "13.1 GiB" as format_gib prints it
+    ("vllm/v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", '0.18.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.25), P.KV_CACHE: gib(13.1), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 245360,
+      P.MAX_CONCURRENCY: 7.49}),
     ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
@@ -567,7 +571,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 101, "sglang": 31, "llama.cpp": 40}
+    assert counts == {"vllm": 102, "sglang": 31, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
