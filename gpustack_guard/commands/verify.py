@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass
 
 from gpustack_guard.adapters.files.logs import LogLimits, LogReading, read_log_lines
@@ -67,12 +68,19 @@ def _engine(backend: str | None) -> str | None:
     return engine
 
 
+# setuptools-scm's version for a vLLM checkout whose git history holds no release tag (a shallow clone, a fork):
+# "0.1.dev8168+g475c1a0" in a V1 engine's own line (search-index file 21240355802), which no 0.1 release printed
+_SCM_FALLBACK = re.compile(r"0\.1\.dev\d+")
+
+
 def _version(log: ObservedLog, given: str | None) -> str | None:
     if given:
         return given
     version = log.engine_version
     if log.engine == P.LLAMACPP and version:  # llama.cpp prints its build number; gsg names builds b1234
         return f"b{version}" if version.isdigit() and version != "0" else None
+    if log.engine == P.VLLM and version and _SCM_FALLBACK.match(version):
+        return None  # a source build without its release tags: the number names no release (give --backend-version)
     return version
 
 

@@ -56,3 +56,18 @@ def test_two_engines_in_one_file_say_which_was_read(gsg, tmp_path):
            "another" in doc["notes"]
     doc = verify(gsg, tmp_path, ("\n".join(LOG + sglang) + "\n").encode(), "--backend", "sglang")
     assert doc["engine"] == "sglang" and doc["observed"]["kv_capacity_tokens"] == 1000
+
+
+def test_a_source_build_without_release_tags_is_not_taken_for_release_0_1(gsg, tmp_path):
+    # setuptools-scm's fallback in a V1 engine's own line (search-index file 21240355802): no 0.1 release printed
+    # it, so the rebuild takes gsg's default release (or --backend-version), never V0-era arithmetic
+    dev = ["INFO 08-06 10:17:18 [core.py:73] Initializing a V1 LLM engine (v0.1.dev8168+g475c1a0) with config: "
+           "model='meta-llama/Llama-3.1-8B-Instruct', max_seq_len=32768, tensor_parallel_size=1", *LOG[1:]]
+    doc = verify(gsg, tmp_path, ("\n".join(dev) + "\n").encode())
+    assert doc["engine_version"] == "0.1.dev8168+g475c1a0"
+    assert doc["estimated_version"] == "0.11.0 (assumed)"  # what a V1 log without a version gets
+    given = verify(gsg, tmp_path, ("\n".join(dev) + "\n").encode(), "--backend-version", "0.10.1")
+    assert given["estimated_version"] == "0.10.1"
+    # a release's own number is kept
+    release = verify(gsg, tmp_path, ("\n".join(LOG) + "\n").encode())
+    assert release["estimated_version"] == "0.34.0"

@@ -310,6 +310,31 @@ VECTORS = (
                "Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens: the log's non-default args) on one "
                "A100 of a 4x A100 box, CUDA_VISIBLE_DEVICES=4 in PCI_BUS_ID order, which the note's nvidia-smi lists "
                "as NVIDIA A100-SXM4-40GB (40960MiB); vLLM 0.19.1 (the banner)"),
+    Vector("v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log", "Qwen/Qwen3-8B", RTX_3090, "0.9.1",
+           args=("--max-model-len=32768",),
+           why="search-index file 21124328751 (an AutoDL how-to whose images are github.com/solodba/LLMOps day01): "
+               "`vllm serve deepseek-ai/DeepSeek-R1-0528-Qwen3-8B --tensor-parallel-size 1 --max-model-len 32768` "
+               "(Qwen3-8B's shape; gmu 0.9) on one RTX 3090 24GB (its AutoDL order), vllm 0.9.1 (its pip list); "
+               "refused by 0.03 GiB (4.50 GiB needed, 4.47 available)"),
+    Vector("v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", "meta-llama/Llama-3.1-8B", A100_40, None, gpu_known=False,
+           why="search-index file 46454478915 (a study note's 'sample log' from a /home/jupyter notebook VM): `vllm "
+               "serve Meta-Llama-3.1-8B-Instruct --dtype float16` (gmu 0.9, 131,072 tokens), vLLM 0.10.1.1 (the "
+               "log); the card is not named: 14.99 GiB of weights and a 19.25 GiB pool fit a 40 GB A100's budget"),
+    Vector("v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", config("llava-v1.6-mistral-7b"), RTX_5080,
+           None,
+           why="search-index file 10873344026 (a WSL2 + vLLM note tested on an RTX 5080 16GB): LLaVA-1.6-Mistral-7B "
+               "through the LLM class at gmu 0.85, 4,096 tokens, one sequence, vLLM 0.11.0 (the log): 14.08 GiB of "
+               "weights against a 13.5 GiB budget, 'No available memory for the cache blocks'"),
+    Vector("v1-0.10dev-llama32-1b-debug-profile.log", "meta-llama/Llama-3.2-1B", L40S, "0.10.1", version_known=False,
+           gpu_known=False,
+           why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "
+               "development build between 0.10.0 and 0.10.1 (0.1.dev8168+g475c1a0; 0.10.1 assumed); the card is "
+               "not named: its budget line gives a 44.31 GiB CUDA total, an L40S-class card (44.42) assumed"),
+    Vector("v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", "Qwen/Qwen2.5-7B", V100_32, None, gpu_known=False,
+           why="search-index file 53128951888 (an interference-study run log): Qwen2.5-7B-Instruct fp16, eager, "
+               "through the LLM class (8,192 batched tokens), gmu 0.9, 32,768 tokens, vLLM 0.18.0 (the log); the "
+               "card is not named, only that FlashAttention 2 refuses it (compute capability < 8): a V100 32GB is "
+               "assumed (14.25 GiB of weights and a 13.1 GiB pool fill 0.9 of a 32 GB card)"),
     Vector("v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", "meta-llama/Llama-3.1-8B", T4, None, quantization="awq",
            why="a public blog post on vLLM on EKS (index file id 67429437017, repository not named): hugging-quants/"
                "Meta-Llama-3.1-8B-Instruct-AWQ-INT4 with --dtype half --quantization awq --max-model-len 4096 (the "
@@ -762,6 +787,13 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log": "search-index file 66753470120: dots.ocr (DotsOCR, a "
+        "trust-remote-code model gsg's catalog lacks) under WSL2 Docker at gmu 0.8, vLLM 0.9.1, on a GPU the README "
+        "does not name; kept for its compose-timestamp lines",
+    "vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log": "search-index file 42514581982 (Sipeed NanoKVM-Pro docs): "
+        "Qwen3-VL-30B-A3B-Instruct at TP 4 on four RTX 3090, vLLM 0.11.0, gmu 0.9, 65,536 tokens; started, but gsg's "
+        "pool is +44 % (3.32 GiB against 2.31): about 0.7 GiB of profile memory per rank is not found in the "
+        "encoder, MoE or sampler source (benchmarks/vectors/MISSES.md), so it is not a vector yet",
     "vllm/v1-0.30-gemma4-12b-nvfp4-rtx-pro-6000-kv-memory-set.log": "search-index file 71067348846: a Gemma 4 12B "
         "NVFP4 checkpoint (Gemma 4 is not in gsg's catalog) on an RTX PRO 6000 Blackwell, vLLM 0.30, with "
         "--kv-cache-memory set (the pool is the user's 52.0 GiB, not an estimate); kept for its lines",

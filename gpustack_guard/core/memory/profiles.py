@@ -846,6 +846,10 @@ CUDA_TOTALS = (
                  "ggml_backend_cuda_device_get_memory), the figure vLLM's mem_get_info reads: 'CUDA0: NVIDIA A40 "
                  "(45498 MiB, 45231 MiB free)' on a RunPod 2x A40 box whose nvidia-smi reports 46068 MiB total "
                  "(search-index file 63454661244, llama.cpp build 9665); 44.43 GiB, as the L40S's 44.42"),
+    CudaTotalRow("rtx 3090", 24576 * MiB, int(23.58 * GiB),
+                 "vllm/worker/worker.py@v0.6.4 prints mem_get_info's total: 'total_gpu_memory=23.58GiB' on one RTX "
+                 "3090 in vllm#10517 (tests/fixtures/logs/vllm/v0.6.4-llama31-8b-rtx3090-20k.log) and '(23.58GiB)' "
+                 "on RTX 3090s in vllm PR #14447 (v0.8-moe-marlin-4x-rtx3090-workers.log); NVML reports 24576MiB"),
 )
 
 

@@ -65,6 +65,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "attention block size", "free vs. target", "memory_breakdown_print", "profiled value",
+            "Requested memory",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",

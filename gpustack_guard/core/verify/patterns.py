@@ -362,6 +362,31 @@ VLLM_PATTERNS = (
        r"Overriding max cuda graph capture size to " + _g(MAX_CAPTURE_SIZE, INT) + " for performance",
        "(APIServer pid=4134090) INFO 06-27 19:49:10 [config.py:236] Overriding max cuda graph capture size to 1024 "
        "for performance.", "vllm#46933", {MAX_CAPTURE_SIZE: (MAX_CAPTURE_SIZE, "int")}, scope=ENGINE),
+    # VLLM_LOGGING_LEVEL=DEBUG: the V1 worker's budget before "Available KV cache memory" (v1/worker/gpu_worker.py
+    # determine_available_memory, logger.debug): the free memory of the start-up snapshot (before the weights), gmu
+    # and gmu x total. "%.2f (util)" to 0.13, "%f (util)" (0.900000) from 0.14.0
+    _p("vllm-v1-debug-requested", VLLM, "0.10.1 to the newest at DEBUG level (v1/worker/gpu_worker.py@v0.10.1, "
+       "@v0.13.0, @v0.14.0 and @v0.34.0)",
+       r"Initial free memory: " + _g(FREE_BEFORE_LOAD) + r" GiB; Requested memory: " + _g(UTILIZATION)
+       + r" \(util\), " + _g(REQUESTED) + " GiB",
+       "DEBUG 08-06 10:17:28 [gpu_worker.py:265] Initial free memory: 43.82 GiB; Requested memory: 0.90 (util), "
+       "39.88 GiB", "vllm v1/worker/gpu_worker.py@v0.10.1 (the format string); a public log prints it: search-index "
+       "file 21240355802 (a 0.10.1 development build at DEBUG; tests fixture vllm/v1-0.10dev-llama32-1b-debug-"
+       "profile.log)",
+       {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), UTILIZATION: (UTILIZATION, "float"),
+        REQUESTED: (REQUESTED, "GiB")}),
+    # and the profile's own terms (MemoryProfilingResult.__repr__, vllm/utils/__init__.py@v0.10.1, utils/mem_utils.py
+    # from 0.11.1 to @v0.34.0): torch's peak increase over the weights is the activation, the non-torch increase
+    # since the snapshot is what the budget books as non-torch memory
+    _p("vllm-v1-debug-profile", VLLM, "0.10.1 to the newest at DEBUG level (logger.debug(profile_result) in "
+       "v1/worker/gpu_worker.py@v0.10.1 to @v0.28.0; its repr unchanged to @v0.34.0)",
+       r"Memory profiling takes [0-9.]+ seconds\. Total non KV cache memory: [0-9.]+ ?GiB; torch peak memory "
+       r"increase: " + _g(ACTIVATION) + r" ?GiB; non-torch forward increase memory: " + _g(NON_TORCH) + " ?GiB",
+       "DEBUG 08-06 10:17:28 [gpu_worker.py:278] Memory profiling takes 7.26 seconds. Total non KV cache memory: "
+       "2.78GiB; torch peak memory increase: 0.45GiB; non-torch forward increase memory: 0.02GiB; weights memory: "
+       "2.32GiB.", "vllm utils/__init__.py@v0.10.1 MemoryProfilingResult.__repr__ (the format string); a public log "
+       "prints it: search-index file 21240355802 (tests fixture vllm/v1-0.10dev-llama32-1b-debug-profile.log)",
+       {ACTIVATION: (ACTIVATION, "GiB"), NON_TORCH: (NON_TORCH, "GiB")}),
     # --kv-cache-memory set: the worker skips the profile and prints this instead of "Available KV cache memory"
     # (v1/worker/gpu_worker.py determine_available_memory). 0.10.2 to 0.11.0 glue "GiB" to the KV figure (and 0.10.2's
     # V1 worker prints the free memory unrounded: `GiB = lambda b: b / GiB_bytes`); 0.11.2 on put a space before it

@@ -91,3 +91,21 @@ def test_an_a40_is_budgeted_from_the_total_cuda_reports_in_a_llama_cpp_device_li
                         gpu_name="NVIDIA A40")
     assert est.requested == math.ceil(0.9 * 45498 * MiB)
     assert est.kv_capacity_tokens == 200_384  # the log: 195,760 (+2.4 %)
+
+
+def test_an_rtx_3090_is_budgeted_from_the_total_cudas_worker_line_prints():
+    # vllm#10517 and PR #14447 print 'total_gpu_memory (23.58GiB)' for RTX 3090s that nvidia-smi lists as 24576MiB
+    total, row = P.cuda_total(24576 * MiB, "NVIDIA GeForce RTX 3090")
+    assert (total, row.gpu if row else None) == (int(23.58 * GiB), "rtx 3090")
+    assert P.cuda_total(24564 * MiB, "NVIDIA GeForce RTX 3090 Ti") == (24564 * MiB, None)  # another NVML total
+    assert P.cuda_total(24564 * MiB, "NVIDIA GeForce RTX 4090") == (24564 * MiB, None)  # 23.99 GiB in its logs
+    # a V1 release and model other than the logs the row is read from: the 0.9.1 refusal of R1-0528-Qwen3-8B
+    # (tests/fixtures/logs/vllm/v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log) at 32,768 tokens
+    cfg = VllmConfig(max_model_len=32768, gpu_memory_utilization=0.9)
+    est = estimate_vllm(catalog_facts("Qwen/Qwen3-8B"), 24576 * MiB, cfg, version="0.9.1",
+                        gpu_name="NVIDIA GeForce RTX 3090")
+    assert est.requested == math.ceil(0.9 * int(23.58 * GiB))
+    # 24,576 MiB - 23.58 GiB = 437.9 MiB the driver keeps: 0.9 x that is no longer in the pool (0.38 GiB, which
+    # turns that log's verdict: 4.61 GiB estimated against 4.50 needed before, 4.24 now; 4.47 logged)
+    unnamed = estimate_vllm(catalog_facts("Qwen/Qwen3-8B"), 24576 * MiB, cfg, version="0.9.1", gpu_name="")
+    assert unnamed.kv_available - est.kv_available == math.ceil(0.9 * 24576 * MiB) - math.ceil(0.9 * int(23.58 * GiB))

@@ -494,6 +494,35 @@ CASES = [
      {P.WEIGHTS: gib(2.85), P.KV_CACHE: gib(4.89), P.CUDA_GRAPHS: gib(1.65), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 71152, P.MAX_CONCURRENCY: 2.17}),
     # a 0.19.1 baseline on an A100 40GB: the graphs taken after the pool (2.44 GiB actual, 2.35 vLLM's estimate)
+    # 0.9.1's refusal alone (core.py:515's traceback): the available KV memory and the max model length it names
+    ("vllm/v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log", None, False, 'kv-below-max-model-len', None, 0,
+     {P.KV_CACHE: gib(4.47), P.MAX_MODEL_LEN: 32768, P.KV_NEEDED: gib(4.50), P.ESTIMATED_MAX_LEN: 32560}),
+    # 0.11.0 at TP 4 (Worker_TP ranks, four equal KV lines; the Qwen3-VL encoder profiles one video item)
+    ("vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log", '0.11.0', True, None, 'TP2', 0,
+     {P.WEIGHTS: gib(14.7708), P.KV_CACHE: gib(2.31), P.CUDA_GRAPHS: gib(1.92), P.MAX_MODEL_LEN: 65536,
+      P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
+    # 0.10.1.1 with the colour codes a notebook kept ("[1;36m(EngineCore_0 pid=82)[0;0m", escape bytes dropped)
+    ("vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", '0.10.1.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9889), P.KV_CACHE: gib(19.25), P.CUDA_GRAPHS: gib(0.52), P.MAX_MODEL_LEN: 131072,
+      P.KV_TOKENS: 157648, P.MAX_CONCURRENCY: 1.2, P.GRAPHS_PIECEWISE: 67}),
+    # 0.9.1 behind `docker compose logs`' own timestamp ("2025-11-24 13:54:43.087 | INFO 11-23 ...")
+    ("vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log", '0.9.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.KV_TOKENS: 136592,
+      P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
+    # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
+    # blocks"; the failure is the negative KV line, which is not a pool size
+    ("vllm/v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", '0.11.0', False, 'no-kv-memory', 'main', 0,
+     {P.WEIGHTS: gib(14.0786), P.MAX_MODEL_LEN: 4096}),
+    # VLLM_LOGGING_LEVEL=DEBUG on a 0.10.1 development build: the budget (free memory, gmu, gmu x total) and the
+    # profile's activation and non-torch terms, beside the info lines; the version is setuptools-scm's fallback
+    ("vllm/v1-0.10dev-llama32-1b-debug-profile.log", '0.1.dev8168+g475c1a0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.3185), P.FREE_BEFORE_LOAD: gib(43.82), P.UTILIZATION: 0.9, P.REQUESTED: gib(39.88),
+      P.ACTIVATION: gib(0.45), P.NON_TORCH: gib(0.02), P.KV_CACHE: gib(37.10), P.MAX_MODEL_LEN: 131072,
+      P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
+    # 0.18.0 eager through the LLM class on a pre-Ampere card (TRITON_ATTN); "13.1 GiB" as format_gib prints it
+    ("vllm/v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", '0.18.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.25), P.KV_CACHE: gib(13.1), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 245360,
+      P.MAX_CONCURRENCY: 7.49}),
     ("vllm/v1-0.19.1-qwen3-8b-a100-40gb-defaults.log", '0.19.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
@@ -580,7 +609,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 99, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 106, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -245,6 +245,21 @@ ROWS = [
     ("vllm-sampler-oom", "v1/worker/gpu_model_runner.py@v0.8.5-v0.33.0", "0.8", "VllmWorker rank=0",
      "RuntimeError: CUDA out of memory occurred when warming up sampler with %d dummy requests. Please try lowering "
      "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", (1024,), {P.MAX_RUNNING: 1024}),
+    # -- VLLM_LOGGING_LEVEL=DEBUG: the V1 worker's budget and the profile's terms ----------------------------------
+    ("vllm-v1-debug-requested", "v1/worker/gpu_worker.py@v0.10.1-v0.13.0 (%.2f)", "0.8", "EngineCore_0",
+     "Initial free memory: %.2f GiB; Requested memory: %.2f (util), %.2f GiB", (43.82, 0.9, 39.88),
+     {P.FREE_BEFORE_LOAD: g("43.82"), P.UTILIZATION: 0.9, P.REQUESTED: g("39.88")}),
+    ("vllm-v1-debug-requested", "v1/worker/gpu_worker.py@v0.14.0-v0.34.0 (format_gib, %f)", "0.31", "Worker_TP1",
+     "Initial free memory: %s GiB; Requested memory: %f (util), %s GiB", ("78.7", 0.92, "72.86"),
+     {P.FREE_BEFORE_LOAD: g("78.7"), P.UTILIZATION: 0.92, P.REQUESTED: g("72.86")}),
+    ("vllm-v1-debug-profile", "utils/__init__.py@v0.10.1 MemoryProfilingResult.__repr__ (%.2f)", "0.8", None,
+     "Memory profiling takes %.2f seconds. Total non KV cache memory: %.2fGiB; torch peak memory increase: %.2fGiB; "
+     "non-torch forward increase memory: %.2fGiB; weights memory: %.2fGiB.", (7.26, 2.78, 0.45, 0.02, 2.32),
+     {P.ACTIVATION: g("0.45"), P.NON_TORCH: g("0.02")}),
+    ("vllm-v1-debug-profile", "utils/mem_utils.py@v0.14.0-v0.34.0 (format_gib)", "0.31", "Worker_TP0",
+     "Memory profiling takes %.2f seconds. Total non KV cache memory: %sGiB; torch peak memory increase: %sGiB; "
+     "non-torch forward increase memory: %sGiB; weights memory: %sGiB.", (3.1, "17.5", "1.4", "0.3", "15.8"),
+     {P.ACTIVATION: g("1.4"), P.NON_TORCH: g("0.3")}),
     # -- what ran ------------------------------------------------------------------------------------------------
     ("vllm-max-model-len", "config.py@v0.9.2, config/model.py@v0.11.0-v0.34.0", "0.8", None, "Using max model len %s",
      (32768,), {P.MAX_MODEL_LEN: 32768}),
@@ -411,3 +426,35 @@ def test_a_hybrids_attention_block_is_read_and_held_against_the_estimates(style,
     # a dense model's estimate carries no raised block: nothing to hold the line against, and no row without it
     assert P.ATTENTION_BLOCK not in {d.term for d in C.deltas({}, {P.ATTENTION_BLOCK: 16})}
     assert [(d.observed, d.estimated) for d in C.deltas(log.terms(), {P.ATTENTION_BLOCK: 544})] == [(block, 544)]
+
+
+@pytest.mark.parametrize("dress", [
+    lambda line: line,
+    lambda line: line.replace("DEBUG", "INFO", 1),  # a build that logs it at info
+    lambda line: line.replace("DEBUG", "WARNING", 1),
+    lambda line: "2025-08-06T10:17:28.123456Z " + line,  # a collector's timestamp
+    lambda line: "2025-11-24 13:54:43.087 | " + line,  # docker compose logs'
+    lambda line: "(EngineCore_0 pid=1250) (RayWorkerWrapper pid=1376) " + line,  # a Ray worker's
+    lambda line: "\033[1;36m(EngineCore_0 pid=82)\033[0;0m " + line,  # colour on a terminal
+    lambda line: "[1;36m(EngineCore_0 pid=82)[0;0m " + line,  # colour with its escape bytes dropped by a copy
+])
+def test_the_debug_budget_lines_read_under_every_prefix(dress):
+    # search-index file 21240355802 (VLLM_LOGGING_LEVEL=DEBUG on a 0.10.1 development build)
+    lines = ["DEBUG 08-06 10:17:28 [gpu_worker.py:265] Initial free memory: 43.82 GiB; Requested memory: 0.90 "
+             "(util), 39.88 GiB",
+             "DEBUG 08-06 10:17:28 [gpu_worker.py:278] Memory profiling takes 7.26 seconds. Total non KV cache "
+             "memory: 2.78GiB; torch peak memory increase: 0.45GiB; non-torch forward increase memory: 0.02GiB; "
+             "weights memory: 2.32GiB.",
+             "INFO 08-06 10:17:28 [gpu_worker.py:279] Available KV cache memory: 37.10 GiB"]
+    log, _ = parse_log([dress(line) + "\n" for line in lines], "vllm")
+    assert log.terms() == {P.FREE_BEFORE_LOAD: g("43.82"), P.UTILIZATION: 0.9, P.REQUESTED: g("39.88"),
+                           P.ACTIVATION: g("0.45"), P.NON_TORCH: g("0.02"), P.KV_CACHE: g("37.10")}
+
+
+def test_the_free_memory_after_profiling_line_is_not_read_as_the_budget():
+    # the line between the two debug lines names free memory too, but none of the budget's figures
+    line = ("DEBUG 08-06 10:17:28 [gpu_worker.py:272] Free memory after profiling: 41.43 GiB (total), 37.49 GiB "
+            "(within requested)\n")
+    log, _ = parse_log([line], "vllm")
+    assert log.terms() == {}
+
