@@ -502,6 +502,18 @@ def _reader_error(text: str, exc: yaml.reader.ReaderError) -> YamlSyntaxError:
     return YamlSyntaxError(str(exc).splitlines()[0], 1, 1)  # pragma: no cover - str input is decoded already
 
 
+def _within_limits_uncounted(text: str, max_items: int) -> bool:
+    """Whether the prescan of a large text is sure to pass, from C-speed counts: one document (no '---', no '...':
+    a later document needs its own '---', and after '...' the parser's error would follow the first document's
+    values), no anchor (the composer's own errors are about anchors), at most MAX_NODES nodes (node_bound) and no
+    collection of more than `max_items`: each item after a collection's first starts at a '-', ',', ':' or '?'.
+    Such a text composes to the same nodes and parser errors without the event pass (a 5,000-GPU fleet: the
+    prescan was ~60-80 of the fleet's ~250 ms CPU; docs/performance.md, twelfth round)."""
+    if "---" in text or "..." in text or "&" in text or node_bound(text) > MAX_NODES:
+        return False
+    return text.count("-") + text.count(",") + text.count(":") + text.count("?") < max_items
+
+
 def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
     """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError, or YamlInputLimit
     (a subclass) for input beyond the limits above (`max_items`: per list or mapping; MAX_SPEC_ITEMS for specs)."""
@@ -512,9 +524,12 @@ def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocu
         # could compose to enough nodes to cost seconds (MAX_NODES, or `max_items` in one collection).
         aliases = "*" in text
         nodes = node_bound(text) > COUNT_ABOVE
-        if aliases or nodes or text.count("---") >= MAX_DOCUMENTS:
+        composed = yaml.compose_all(text, Loader=_TagMemoLoader)
+        if nodes and not aliases and _within_limits_uncounted(text, max_items):
+            composed = list(composed)  # every parser error before any value is built, as after the prescan
+        elif aliases or nodes or text.count("---") >= MAX_DOCUMENTS:
             _prescan(text, aliases=aliases, nodes=nodes, max_items=max_items)
-        for node in yaml.compose_all(text, Loader=_TagMemoLoader):
+        for node in composed:
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)

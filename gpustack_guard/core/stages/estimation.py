@@ -56,11 +56,14 @@ def estimate(placed: Placed, ledger: Ledger | None = None) -> Evaluation:
     estimates = []
     for replica, gpus in enumerate(placed.placement.replicas):
         try:  # the flags the engine runs with: the worker adds the parallel sizes the spec leaves out
-            foreign = max((ledger.occupied_before(g.id) for g in gpus), default=0) if ledger is not None else 0
+            # foreign memory moves SGLang's pool only; worked out for SGLang alone (10,000 specs, 9,000 on vLLM:
+            # ~10 ms of lookups; docs/performance.md, twelfth round)
+            foreign = max((ledger.occupied_before(g.id) for g in gpus), default=0) \
+                if ledger is not None and r.family == "sglang" else 0
             estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus],
                                              placed.flags(replica),
                                              r.spec.backend_version, r.spec.guard.policy, env=r.spec.env,
-                                             foreign=foreign if r.family == "sglang" else 0))
+                                             foreign=foreign))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
             return Evaluation(placed, tuple(estimates), failure)

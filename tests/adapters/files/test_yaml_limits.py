@@ -249,3 +249,71 @@ def test_the_prescan_reads_subclassed_events_as_their_class(monkeypatch):
     seen = [_prescanned(text, aliases=True, nodes=True, max_items=5) for text in texts]
     assert [(e.line, e.column, str(e)) for e in seen if e] == [(e.line, e.column, str(e)) for e in expected if e]
     assert all(expected) and all(seen)
+
+
+# --- a large text the prescan is sure to pass is composed without it (docs/performance.md, twelfth round) -------
+def _fleet_like(gpus: int) -> str:
+    return "clusters:\n  gpus:\n" + "".join(f"  - {{index: {i}, name: NVIDIA L40S}}\n" for i in range(gpus))
+
+
+def _outcome(text: str, *, prescan: bool, monkeypatch) -> object:
+    """load_documents' values, or its error's class, text and place; with the prescan forced or left out."""
+    with monkeypatch.context() as m:
+        m.setattr(Y, "_within_limits_uncounted", lambda text, max_items: not prescan)
+        try:
+            return [d.data for d in load_documents(text)]
+        except YamlSyntaxError as exc:
+            return type(exc), str(exc), exc.line, exc.column
+
+
+def test_a_large_single_document_skips_the_prescan_and_loads_the_same(monkeypatch):
+    text = _fleet_like(5_000)
+    assert Y.node_bound(text) > Y.COUNT_ABOVE and Y._within_limits_uncounted(text, Y.MAX_ITEMS)
+    calls = []
+    monkeypatch.setattr(Y, "_prescan", lambda *a, **k: calls.append(a))
+    documents = load_documents(text)
+    assert calls == [] and len(documents[0].data["clusters"]["gpus"]) == 5_000
+    monkeypatch.undo()
+    assert _outcome(text, prescan=False, monkeypatch=monkeypatch) == \
+        _outcome(text, prescan=True, monkeypatch=monkeypatch)
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t + "---\na: 1\n",  # a second document
+    lambda t: t + "...\n",  # a document end: a parser error could follow the first document's values
+    lambda t: t.replace("clusters:", "clusters: &c", 1),  # an anchor: the composer's own errors
+    lambda t: t + "x: [" + ",".join(["1"] * 20) + "]\n",  # separators enough for a collection over the limit
+])
+def test_a_text_the_counts_cannot_clear_is_prescanned(change):
+    text = change(_fleet_like(5_000))
+    assert not Y._within_limits_uncounted(text, 20)
+    assert Y._within_limits_uncounted(_fleet_like(5_000), Y.MAX_ITEMS)
+
+
+def test_over_the_node_cap_is_prescanned(monkeypatch):
+    monkeypatch.setattr(Y, "MAX_NODES", 1_000)
+    assert not Y._within_limits_uncounted(_fleet_like(5_000), Y.MAX_ITEMS)
+
+
+@pytest.mark.parametrize("tail", [
+    "  - {index: 1, name: [unclosed\n",  # a parser error at the end
+    "  - {index: 1, name: x}\n]\n",  # a stray bracket closing the root mapping
+    "  - {index: 1, name: x}\nclusters: again\n]\n",  # a duplicate key, then a parser error
+    "  - {index: 1, name: " + "x" * (Y.MAX_SCALAR_CHARS + 1) + "}\n}\n",  # a value over its limit, then one
+    "  - {index: 1, name: x}\n",  # no error
+])
+def test_errors_are_the_same_with_and_without_the_prescan(tail, monkeypatch):
+    text = _fleet_like(5_000) + tail
+    assert _outcome(text, prescan=False, monkeypatch=monkeypatch) == \
+        _outcome(text, prescan=True, monkeypatch=monkeypatch)
+
+
+def test_a_parser_error_after_the_root_comes_before_the_values_build_error(monkeypatch):
+    # a flow root ends before the text does: the parser's error after it is found after the document's node is
+    # composed, so without the prescan it must still come before the over-long value is built
+    items = ", ".join(f"{{index: {i}, name: L40S}}" for i in range(5_000))
+    text = "{gpus: [" + items + ", " + "x" * (Y.MAX_SCALAR_CHARS + 1) + "]}\nb: 2\n"
+    assert Y.node_bound(text) > Y.COUNT_ABOVE and Y._within_limits_uncounted(text, Y.MAX_ITEMS)
+    for prescan in (True, False):
+        assert _outcome(text, prescan=prescan, monkeypatch=monkeypatch)[1:] == (
+            "did not find expected <document start>", 2, 1)

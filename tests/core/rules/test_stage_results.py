@@ -29,3 +29,20 @@ def test_stage_results_are_frozen():
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, field, None)
     assert isinstance(evaluation.rendered.args, tuple) and isinstance(evaluation.placement.replicas, tuple)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3])
+def test_an_evaluations_stored_reads_equal_its_properties(count):
+    """Evaluation stores rendered, cluster, placement and (for up to one replica) estimate at construction
+    (docs/performance.md, twelfth round): each equals what its property computes from the placed spec."""
+    from gpustack_guard.core.stages.results import Evaluation
+
+    first = run_stages(OK, fleet=FLEET_1).results.evaluations[0]
+    base = first.estimates[0]
+    estimates = tuple(dataclasses.replace(base, verdict="fits", kv_available=base.kv_available - i * 7 % 3)
+                      for i in range(count))
+    evaluation = Evaluation(first.placed, estimates)
+    for name in ("rendered", "cluster", "placement", "estimate"):
+        prop = getattr(Evaluation, name)
+        assert getattr(evaluation, name) is prop.func(evaluation), name
+    assert evaluation.rendered is first.placed.rendered and evaluation.placement is first.placed.placement
