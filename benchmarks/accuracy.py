@@ -66,8 +66,8 @@ class Row:
 
     @property
     def error(self) -> float:
-        if self.predicted != self.predicted:  # NaN: not computed
-            return float("nan")
+        if self.predicted != self.predicted or (self.expected == 0 and self.predicted):
+            return float("nan")  # not computed, or no relative error against a logged 0 (a graph pool of 0.00 GiB)
         return 0.0 if self.expected == self.predicted else (self.predicted - self.expected) / self.expected
 
     @property
