@@ -2683,8 +2683,8 @@ class SglangGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no gener
 # speculative_num_draft_tokens off the rest before it sizes the slots.
 SGLANG_GATED_DELTA_SPEC = (
     SglangGatedDeltaSpecRow("0.0.0", "", "python/sglang/srt/mem_cache/memory_pool.py@v0.5.2, @v0.5.4 MambaPool",
-                            note="speculative decoding: SGLang before 0.5.8 allocates the intermediate mamba states per "
-                                 "draft token after the pool is sized (size + 1 rows): gsg has not sized them"),
+                            note="speculative decoding: SGLang before 0.5.8 allocates the intermediate mamba states "
+                                 "per draft token after the pool is sized (size + 1 rows): gsg has not sized them"),
     SglangGatedDeltaSpecRow("0.5.8", "reserve-running", "python/sglang/srt/model_executor/"
                             "model_runner_kv_cache_mixin.py@v0.5.8 .. @v0.5.12 handle_max_mamba_cache; "
                             "mem_cache/memory_pool.py@v0.5.9 MambaPool (spec_state_size = max_num_reqs)"),

@@ -303,6 +303,8 @@ class _EngineState:
     recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
     # SGLang ranks that printed a hybrid SWA split: their pool lines are the full and the sliding pool of one cache
     swa_split: set[str] = field(default_factory=set)
+    # SGLang ranks whose speculative draft began loading (P.SGLANG_LOAD_LINES): its figures are not the target's
+    draft_ranks: set[str] = field(default_factory=set)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -312,7 +314,21 @@ class _EngineState:
         self.failure_rank = 0
         self.recoveries = 0
         self.swa_split = set()
+        self.draft_ranks = set()
         self.start_ups += 1
+
+    def is_draft_line(self, pattern: P.Pattern, rank: str) -> bool:
+        """An SGLang line of the speculative draft's worker (P.SGLANG_LOAD_LINES): a second load on the rank, then
+        any line whose figures the rank already has from the target."""
+        if pattern.engine != P.SGLANG or pattern.scope != P.RANK or not pattern.terms:
+            return False
+        if str(self.log.args.get("speculative_algorithm") or "None") in ("None", "NGRAM"):
+            return False
+        terms = self.log.ranks.get(rank, {})
+        seen = any(term in terms for term, _ in pattern.terms.values())
+        if pattern.id in P.SGLANG_LOAD_LINES and seen:
+            self.draft_ranks.add(rank)
+        return rank in self.draft_ranks and seen
 
 
 def _failure_rank(pattern: P.Pattern) -> int:
@@ -509,6 +525,8 @@ class LogParser:
         rank = _rank_of(line, log.engine or "", groups.get("device"))
         if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
             self.rank_overflow = True
+            return
+        if state.is_draft_line(pattern, rank):
             return
         if pattern.id in P.SGLANG_SWA_SPLIT:  # the pool lines that follow add up; the split names the token count
             state.swa_split.add(rank)

@@ -480,6 +480,51 @@ def speculative_config(cfg: SglangConfig, version: str | None) -> SglangConfig:
     return cfg
 
 
+def draft_weight_terms(facts: ModelFacts, cfg: SglangConfig, version: str | None) -> tuple[int, int]:
+    """(a NEXTN/MTP draft's weights per rank, the part resident when the target's pool is sized: all of it from
+    0.5.14, none before; profiles.SGLANG_DRAFT_ORDER). Nothing for a draft gsg has no facts for."""
+    if not cfg.speculative_algorithm or cfg.pp_size > 1:
+        return 0, 0
+    from gpustack_guard.core.memory import sglang_draft  # only for a speculative deployment (validate's import budget)
+
+    layers = sglang_draft.mtp_layers(facts, cfg)
+    weights = sglang_draft.draft_weight_bytes(facts, layers, cfg.tp_size) if layers else 0
+    return weights, (weights if P.sglang_draft_order(version).draft_weights_first else 0)
+
+
+def draft_terms(facts: ModelFacts, cfg: SglangConfig, version: str | None, capacity: int, weights: int) -> dict:
+    """The sized draft (sglang_draft.draft_report) with what it takes outside the static part: its KV pool, and its
+    weights where they load after the target's pool; {} where no draft is sized."""
+    if not weights:
+        return {}
+    from gpustack_guard.core.memory.sglang_draft import draft_report
+
+    draft = draft_report(facts, cfg, version, capacity, weights)
+    draft["outside_static"] = draft["kv_cache"] + (0 if draft["weights_before_target_pool"] else weights)
+    return draft
+
+
+def speculative_notes(cfg: SglangConfig, version: str | None, draft: dict) -> list[str]:
+    """What the estimate says of the draft: its sized terms (sglang_draft.draft_report), or what it left out."""
+    release = P.arithmetic_release("sglang", version)
+    if draft:
+        when = ("before the target's pool is sized, which shrinks it" if draft["weights_before_target_pool"]
+                else "after the target's pool is sized, outside the static fraction")
+        return [f"--speculative-algorithm {cfg.speculative_algorithm}: the draft is the model's {draft['layers']} MTP "
+                f"layer(s): {draft['weights'] / GiB:.2f} GiB of weights per rank, loaded {when}, and a KV pool of "
+                f"{draft['kv_tokens']:,} tokens ({draft['kv_cache'] / GiB:.2f} GiB) outside it; SGLang {release}'s "
+                "draft CUDA graphs are not sized"]
+    if not cfg.speculative_algorithm or cfg.speculative_algorithm == "NGRAM":
+        return []
+    # the draft's config is another model's: gsg has no facts for it, so it says what it left out
+    reserve = speculative_reserve_mb(cfg, version) if not cfg.mem_fraction_static else 0.0
+    return [f"--speculative-algorithm {cfg.speculative_algorithm}: the draft model's weights, KV and graphs are not "
+            f"sized (gsg reads no draft config); SGLang {release} "
+            + (f"keeps {reserve / 1024:g} GiB outside the static fraction for them" if reserve else
+               "keeps nothing outside the static fraction for them here")
+            + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static"]
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
@@ -506,13 +551,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     pre = gpu_total - cfg.foreign_bytes - start_up
     # a NEXTN/MTP draft of the target's own layers (sglang_draft): resident when the target's pool is profiled
     # from 0.5.14 (profiles.SGLANG_DRAFT_ORDER), loaded after it before
-    draft_layers = draft_weights = 0
-    if cfg.speculative_algorithm:  # imported only for a speculative deployment (validate's import budget)
-        from gpustack_guard.core.memory import sglang_draft
-
-        draft_layers = sglang_draft.mtp_layers(facts, cfg)
-        draft_weights = sglang_draft.draft_weight_bytes(facts, draft_layers, tp) if draft_layers and pp == 1 else 0
-    draft_first = draft_weights if P.sglang_draft_order(version).draft_weights_first else 0
+    draft_weights, draft_first = draft_weight_terms(facts, cfg, version)
     target_weights, weights = weights, weights + draft_first  # what the pool sizing sees as loaded
     rest = int(fraction * pre) - weights
     refuse_chunked_ratio(facts, cfg)
@@ -571,13 +610,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
     # and, from 0.5.10, the piecewise prefill graphs; a draft's KV pool (and its weights when loaded after)
     outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK + prefill_mb) * MiB)
-    draft: dict = {}
-    if draft_weights:
-        from gpustack_guard.core.memory.sglang_draft import draft_report
-
-        draft = draft_report(facts, cfg, version, capacity, draft_weights)
-    if draft:
-        outside += draft["kv_cache"] + (0 if draft_first else draft_weights)
+    draft = draft_terms(facts, cfg, version, capacity, draft_weights)
+    outside += draft.get("outside_static", 0)
     weights = target_weights
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
     if mamba:
@@ -594,21 +628,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / GiB:.2f} GiB per rank); PCIe boards, where "
                      f"custom all-reduce sets up no buffers beyond two GPUs, keep "
                      f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
-    if draft:
-        when = ("before the target's pool is sized, which shrinks it" if draft_first
-                else "after the target's pool is sized, outside the static fraction")
-        notes.append(f"--speculative-algorithm {cfg.speculative_algorithm}: the draft is the model's {draft_layers} "
-                     f"MTP layer(s): {draft_weights / GiB:.2f} GiB of weights per rank, loaded {when}, and a KV pool "
-                     f"of {capacity:,} tokens ({draft['kv_cache'] / GiB:.2f} GiB) outside it; SGLang "
-                     f"{P.arithmetic_release('sglang', version)}'s draft CUDA graphs are not sized")
-    elif cfg.speculative_algorithm and cfg.speculative_algorithm != "NGRAM":
-        # the draft's config is another model's: gsg has no facts for it, so it says what it left out
-        reserve = speculative_reserve_mb(cfg, version) if not cfg.mem_fraction_static else 0.0
-        notes.append(f"--speculative-algorithm {cfg.speculative_algorithm}: the draft model's weights, KV and graphs "
-                     f"are not sized (gsg reads no draft config); SGLang {P.arithmetic_release('sglang', version)} "
-                     + (f"keeps {reserve / 1024:g} GiB outside the static fraction for them" if reserve else
-                        "keeps nothing outside the static fraction for them here")
-                     + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static")
+    notes.extend(speculative_notes(cfg, version, draft))
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0 or (mamba and mamba["slots"] <= 0):
