@@ -92,7 +92,8 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
-               "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm")
+               "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",
+               "speculative_eagle_topk", "speculative_num_draft_tokens")
 # vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
 VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
                "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",
