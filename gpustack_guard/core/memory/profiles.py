@@ -2656,8 +2656,9 @@ class SglangDraftOrderRow(NamedTuple):  # a table row: tuple-built, no generated
 # draft's pool; 0.5.20's account_preloaded_weights adds 0 unless a loader preloads.
 SGLANG_DRAFT_ORDER = (
     SglangDraftOrderRow("0.0.0", False, "python/sglang/srt/managers/scheduler.py@v0.5.2 .. @v0.5.13 init_model_worker "
-                        "(no init_memory_pools); model_runner_kv_cache_mixin.py@v0.5.9 init_memory_pool "
-                        "(is_draft_worker: max_total_num_tokens = draft_runner_cache_size)"),
+                        "(no init_memory_pools; model_runner.py@0.4.8 initialize calls init_memory_pool itself); "
+                        "model_runner_kv_cache_mixin.py@v0.5.9 init_memory_pool (is_draft_worker: "
+                        "max_total_num_tokens = draft_runner_cache_size)"),
     SglangDraftOrderRow("0.5.14", True, "python/sglang/srt/managers/scheduler.py@v0.5.14 init_model_worker, "
                         "init_memory_pools (alike @v0.5.20, @v0.5.23 with account_preloaded_weights)"),
 )

@@ -275,6 +275,11 @@ def backend_args(log: ObservedLog) -> list[str]:
             args["max_model_len"] = terms[P.MAX_MODEL_LEN]
     elif log.engine == P.SGLANG:
         args.update({key: log.args[key] for key in SGLANG_ARGS if key in log.args})
+        draft = log.args.get("speculative_draft_model_path")
+        # SGLang sets the draft path to the model's own for DeepSeek/GLM MTP: only another checkpoint is a draft of
+        # its own (engines/sglang_draft sizes the MTP one)
+        if draft not in (None, "None", "") and draft != log.args.get("model_path"):
+            args["speculative_draft_model_path"] = draft
         if "cuda_graph_max_bs_decode" in log.args:  # its name from 0.5.14 (profiles.SGLANG_GRAPH_ARGS); the old
             args.pop("cuda_graph_max_bs", None)  # one is refused from 0.5.20
             args["cuda_graph_max_bs_decode"] = log.args["cuda_graph_max_bs_decode"]

@@ -53,3 +53,17 @@ def test_a_restart_reads_the_new_targets_lines():
               DRAFT_LOAD, DRAFT_POOL]
     got = read(first + second)
     assert (got[P.WEIGHTS], got[P.KV_CACHE]) == (gib(77.00), gib(40.00))
+
+
+def test_the_rebuild_keeps_the_drafts_shape_and_only_a_draft_of_its_own():
+    from gpustack_guard.core.verify.compare import backend_args
+
+    args = ARGS.format(algo="EAGLE")[:-1] + (", speculative_eagle_topk=1, speculative_num_draft_tokens=4, "
+                                             "speculative_draft_model_path='deepseek-ai/DeepSeek-V3')")
+    log, _ = parse_log([args + "\n", TARGET_LOAD + "\n"], "sglang")
+    flags = backend_args(log)
+    assert {"--speculative-algorithm=EAGLE", "--speculative-num-steps=3", "--speculative-eagle-topk=1",
+            "--speculative-num-draft-tokens=4"} <= set(flags)
+    assert not any(flag.startswith("--speculative-draft-model-path") for flag in flags)  # the model's own MTP
+    other, _ = parse_log([args.replace("'deepseek-ai/DeepSeek-V3')", "'some/eagle3-draft')") + "\n"], "sglang")
+    assert "--speculative-draft-model-path=some/eagle3-draft" in backend_args(other)
