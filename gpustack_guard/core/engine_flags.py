@@ -377,6 +377,10 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("mamba-full-memory-ratio", python_float, POSITIVE_RATIO, PYTHON_FLOAT),
         # a sliding-window model's second pool (engines/sglang.hybrid_swa_row): its tokens per full-pool token
         NumericFlag("swa-full-tokens-ratio", python_float, FRACTION, PYTHON_FLOAT),
+        # an EAGLE-style draft's shape: what a Gated DeltaNet target's intermediate mamba states scale with
+        NumericFlag("speculative-num-steps", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("speculative-eagle-topk", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("speculative-num-draft-tokens", python_int, POSITIVE, PYTHON_INT),
     )
     return {f.key: f for f in flags}
 

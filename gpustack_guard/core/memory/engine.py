@@ -376,6 +376,10 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         page_size=value("page-size") or 1,
         disable_cuda_graph=_flag(flags, "disable-cuda-graph"),
         speculative_algorithm=str(algorithm).strip().upper() if algorithm not in (None, True, "") else None,
+        speculative_num_steps=value("speculative-num-steps"),
+        speculative_eagle_topk=value("speculative-eagle-topk"),
+        speculative_num_draft_tokens=value("speculative-num-draft-tokens"),
+        speculative_draft_given=flags.get("speculative-draft-model-path") not in (None, True, ""),
         prefill_graphs_off=any(_flag(flags, key) for key in SGLANG_PREFILL_GRAPHS_OFF)
         or ("speculative-algorithm" in flags and not _sglang_since(version, P.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE))
         or "lora-paths" in flags or prefill_off

@@ -188,10 +188,13 @@ def fixed_mamba_slots(cfg: SglangConfig, row: P.SglangGatedDeltaRow) -> int | No
 
 
 def gated_delta_pools(pre: int, weights: int, fraction: float, cell: int, page: int, per_request: int,
-                      fixed_slots: int | None, ratio: float, padded: bool = False) -> tuple[int, int]:
+                      fixed_slots: int | None, ratio: float, padded: bool = False,
+                      speculative: int = 0) -> tuple[int, int]:
     """(max_total_num_tokens, mamba slots): profile_max_num_token with the mamba pool taken off the rest first, in
-    SGLang's float GiB arithmetic; `padded` (0.5.17+) charges the pool's padding row to both."""
+    SGLang's float GiB arithmetic; `padded` (0.5.17+) charges the pool's padding row to both; `speculative`, the
+    bytes of the draft tokens' intermediate states, comes off before the slots (profiles.SGLANG_GATED_DELTA_SPEC)."""
     rest = (pre - weights) / GiB - pre / GiB * (1 - fraction)
+    rest -= speculative / GiB
     pad = per_request if padded else 0
     if fixed_slots is None:
         slots = max(int((rest * ratio / (1 + ratio) * GiB - pad) // per_request), 0)
@@ -237,7 +240,7 @@ def tracking_ratio(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDelta
 
 
 def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow, gpu_name: str = "",
-                  attention_backend_given: bool = False) -> str | None:
+                  attention_backend_given: bool = False, version: str | None = None) -> str | None:
     if not row.modelled:
         return row.note
     capability = compute_capability(gpu_name)
@@ -252,7 +255,12 @@ def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaR
     if is_qwen3_5(facts) and not row.qwen3_5:
         return "SGLang before 0.5.9 has no Qwen3.5/3.6 model (server_args.py@v0.5.9 adds them)"
     if cfg.speculative_algorithm:
-        return "speculative decoding adds intermediate mamba states per draft token: gsg has not sized them"
+        spec = P.sglang_gated_delta_spec(version)
+        if not spec.rule:
+            return spec.note
+        if cfg.speculative_algorithm not in P.SGLANG_EAGLE_FAMILY:
+            return (f"--speculative-algorithm {cfg.speculative_algorithm}'s mamba states per draft token are not "
+                    "read (EAGLE, EAGLE3, NEXTN and STANDALONE are)")
     if cfg.pp_size > 1:
         return "pipeline parallelism splits the linear and full layers over stages: gsg has not read that split"
     if cfg.mamba_layout_unread:
@@ -260,13 +268,29 @@ def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaR
     return None
 
 
+def speculative_draft_tokens(cfg: SglangConfig, architecture: str | None) -> int:
+    """speculative_num_draft_tokens as SGLang resolves it (profiles.SGLANG_SPECULATIVE_AUTO): the release's choice
+    by architecture with no --speculative-num-steps, and steps + 1 with a top-k of 1."""
+    steps, topk, tokens = cfg.speculative_num_steps, cfg.speculative_eagle_topk, cfg.speculative_num_draft_tokens
+    if steps is None:
+        wide = architecture in P.SGLANG_SPECULATIVE_AUTO_WIDE_ARCHS and cfg.speculative_algorithm != "STANDALONE"
+        steps, topk, tokens = P.SGLANG_SPECULATIVE_AUTO_WIDE if wide else P.SGLANG_SPECULATIVE_AUTO
+    if topk == 1 or tokens is None:
+        return steps + 1
+    return tokens
+
+
 def sglang_mamba_pool(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaRow, pre: int, weights: int,
-                fraction: float, cell: int, page: int, context: int) -> dict:
+                fraction: float, cell: int, page: int, context: int, version: str | None = None) -> dict:
     """The mamba pool of a Gated DeltaNet hybrid and the KV capacity left beside it, term by term."""
     per_request, ssm_bytes = mamba_state_per_request(facts, cfg, row)
     fixed = fixed_mamba_slots(cfg, row)
     ratio = cfg.mamba_full_memory_ratio or P.SGLANG_MAMBA_FULL_MEMORY_RATIO
-    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio, row.padded)
+    draft_tokens = speculative_draft_tokens(cfg, facts.architecture) if cfg.speculative_algorithm else 0
+    # "reserve-running": max_running_requests (48 when unset, engines/sglang.speculative_config) x draft tokens
+    reserved = per_request * (cfg.max_running_requests or 0) * draft_tokens
+    capacity, slots = gated_delta_pools(pre, weights, fraction, cell, page, per_request, fixed, ratio, row.padded,
+                                        reserved)
     radix_on = not (cfg.disable_radix_cache or row.sizing == "fixed")
     # init_memory_pool: max_num_reqs from the flag or the pool, capped by the slots over the tracking ratio
     # (resolve_max_num_reqs from 0.5.16 also caps at half the tokens)
@@ -277,7 +301,13 @@ def sglang_mamba_pool(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDe
         running = min(running, capacity // 2)
     # 0.5.2-0.5.3 size the pool by max_num_reqs, later releases by the slot count; one padding row beside them
     rows = (min(cfg.max_running_requests or default_reqs, slots) if row.sizing == "fixed" else slots) + 1
-    return {"capacity": capacity, "slots": slots, "allocated_rows": rows, "bytes": rows * per_request,
+    speculative = {}
+    if draft_tokens:  # MambaPool's intermediate caches: spec_state_size (the running cap) + 1 rows per draft token
+        spec = P.sglang_gated_delta_spec(version)
+        speculative = {"speculative_draft_tokens": draft_tokens, "speculative_reserved_bytes": reserved,
+                       "speculative_state_bytes": (running + 1) * draft_tokens * per_request,
+                       "speculative_rule": spec.rule, "speculative_source": spec.source}
+    return {"capacity": capacity, "slots": slots, "allocated_rows": rows, "bytes": rows * per_request, **speculative,
             "state_bytes_per_request": per_request, "conv_dtype_bytes": _CONV_DTYPE_BYTES,
             "ssm_dtype_bytes": ssm_bytes, "sizing": "flags" if fixed is not None else f"ratio {ratio:g}",
             "radix_cache": radix_on, "max_running_requests": running, "slots_per_running_request": tracking,

@@ -2639,6 +2639,82 @@ _SGLANG_SPECULATIVE_KEYS = keyed_by_release(SGLANG_SPECULATIVE_RESERVE)
 def sglang_speculative_reserve(version: str | None) -> SglangSpeculativeReserve:
     return row_for("sglang", _SGLANG_SPECULATIVE_KEYS, version)
 
+
+# An EAGLE-style algorithm (EAGLE, EAGLE3, NEXTN, STANDALONE) with --max-running-requests unset resets it to 48
+# (server_args.py@0.4.8 .. @v0.5.12 _handle_speculative_decoding, arg_groups/speculative_hook.py@v0.5.14 and @v0.5.23:
+# "Max running requests is reset to 48 for speculative decoding"); NEXTN is renamed EAGLE first.
+SGLANG_SPECULATIVE_RUNNING = 48
+SGLANG_SPECULATIVE_RUNNING_SINCE = "0.4.8"
+SGLANG_EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE")
+# auto_choose_speculative_params (server_args.py@v0.5.8 .. @v0.5.12) with no --speculative-num-steps: (steps, topk,
+# draft tokens); (5, 4, 8) for Llama and Grok targets, (3, 1, 4) for every other architecture and for STANDALONE.
+# With topk 1 the draft tokens are steps + 1 whatever was given.
+SGLANG_SPECULATIVE_AUTO = (3, 1, 4)
+SGLANG_SPECULATIVE_AUTO_WIDE = (5, 4, 8)
+SGLANG_SPECULATIVE_AUTO_WIDE_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
+
+
+class SglangDraftOrderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """When an EAGLE-style draft loads against the target's KV pool sizing (engines/sglang_draft)."""
+
+    since: str
+    draft_weights_first: bool  # the draft's weights are resident when the target's pool is profiled
+    source: str
+
+
+# "target pool first": the target's ModelRunner sizes its pool in its own constructor (init_memory_pool), before
+# the scheduler builds the draft worker, so the draft's weights, its KV pool (draft_runner_cache_size = the
+# target's max_total_num_tokens over the draft's layers) and its graphs all come out of what the fraction leaves.
+# From 0.5.14 Scheduler.init_model_worker loads both models, then init_memory_pools sizes the target's pool with
+# the draft's weights resident (their embedding and head copies too, freed only after: sglang#36452), then the
+# draft's pool; 0.5.20's account_preloaded_weights adds 0 unless a loader preloads.
+SGLANG_DRAFT_ORDER = (
+    SglangDraftOrderRow("0.0.0", False, "python/sglang/srt/managers/scheduler.py@v0.5.2 .. @v0.5.13 init_model_worker "
+                        "(no init_memory_pools; model_runner.py@0.4.8 initialize calls init_memory_pool itself); "
+                        "model_runner_kv_cache_mixin.py@v0.5.9 init_memory_pool (is_draft_worker: "
+                        "max_total_num_tokens = draft_runner_cache_size)"),
+    SglangDraftOrderRow("0.5.14", True, "python/sglang/srt/managers/scheduler.py@v0.5.14 init_model_worker, "
+                        "init_memory_pools (alike @v0.5.20, @v0.5.23 with account_preloaded_weights)"),
+)
+_SGLANG_DRAFT_ORDER_KEYS = keyed_by_release(SGLANG_DRAFT_ORDER)
+
+
+def sglang_draft_order(version: str | None) -> SglangDraftOrderRow:
+    return row_for("sglang", _SGLANG_DRAFT_ORDER_KEYS, version)
+
+
+class SglangGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What speculative decoding adds to a Gated DeltaNet target's mamba pool (gated_delta.sglang_mamba_pool)."""
+
+    since: str
+    rule: str  # "" (not read) | "reserve-running"
+    source: str
+    note: str = ""
+
+
+# The verify step keeps an SSM state and a conv window per draft token of every running request (MambaPool's
+# intermediate_ssm_state_cache and intermediate_conv_window_cache: (max_num_reqs + 1) x draft tokens x one request's
+# states). "reserve-running": handle_max_mamba_cache takes mamba_cache_per_req x max_running_requests x
+# speculative_num_draft_tokens off the rest before it sizes the slots.
+SGLANG_GATED_DELTA_SPEC = (
+    SglangGatedDeltaSpecRow("0.0.0", "", "python/sglang/srt/mem_cache/memory_pool.py@v0.5.2, @v0.5.4 MambaPool",
+                            note="speculative decoding: SGLang before 0.5.8 allocates the intermediate mamba states "
+                                 "per draft token after the pool is sized (size + 1 rows): gsg has not sized them"),
+    SglangGatedDeltaSpecRow("0.5.8", "reserve-running", "python/sglang/srt/model_executor/"
+                            "model_runner_kv_cache_mixin.py@v0.5.8 .. @v0.5.12 handle_max_mamba_cache; "
+                            "mem_cache/memory_pool.py@v0.5.9 MambaPool (spec_state_size = max_num_reqs)"),
+    SglangGatedDeltaSpecRow("0.5.13", "", "python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@v0.5.13, "
+                            "mem_cache/kv_cache_configurator.py@v0.5.16",
+                            note="speculative decoding: SGLang 0.5.13+ solves the intermediate mamba states per draft "
+                                 "token jointly with the slots (by sizing branch): gsg has not read that; 0.5.8-0.5.12 "
+                                 "are sized"),
+)
+_SGLANG_GATED_DELTA_SPEC_KEYS = keyed_by_release(SGLANG_GATED_DELTA_SPEC)
+
+
+def sglang_gated_delta_spec(version: str | None) -> SglangGatedDeltaSpecRow:
+    return row_for("sglang", _SGLANG_GATED_DELTA_SPEC_KEYS, version)
+
 # --- llama.cpp -------------------------------------------------------------------------------------------
 # GPUStack 2.x passes --platform-footprint "150,500" to gguf-parser: 500 MiB of VRAM per device.
 LLAMACPP_PLATFORM_FOOTPRINT = 500 * MiB

@@ -92,7 +92,8 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
-               "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm")
+               "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",
+               "speculative_eagle_topk", "speculative_num_draft_tokens")
 # vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
 VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
                "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",
@@ -274,6 +275,11 @@ def backend_args(log: ObservedLog) -> list[str]:
             args["max_model_len"] = terms[P.MAX_MODEL_LEN]
     elif log.engine == P.SGLANG:
         args.update({key: log.args[key] for key in SGLANG_ARGS if key in log.args})
+        draft = log.args.get("speculative_draft_model_path")
+        # SGLang sets the draft path to the model's own for DeepSeek/GLM MTP: only another checkpoint is a draft of
+        # its own (engines/sglang_draft sizes the MTP one)
+        if draft not in (None, "None", "") and draft != log.args.get("model_path"):
+            args["speculative_draft_model_path"] = draft
         if "cuda_graph_max_bs_decode" in log.args:  # its name from 0.5.14 (profiles.SGLANG_GRAPH_ARGS); the old
             args.pop("cuda_graph_max_bs", None)  # one is refused from 0.5.20
             args["cuda_graph_max_bs_decode"] = log.args["cuda_graph_max_bs_decode"]

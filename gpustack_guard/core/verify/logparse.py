@@ -314,6 +314,8 @@ class _EngineState:
     # whose compute buffer is a refused reserve (a retry without pipeline parallelism reserves another)
     pending_refusal: tuple[str, int, int] | None = None  # (device or "#index", bytes, line)
     refused: list[tuple[int, str, str, int]] = field(default_factory=list)  # (line, device, term, bytes) booked
+    # SGLang ranks whose speculative draft began loading (P.SGLANG_LOAD_LINES): its figures are not the target's
+    draft_ranks: set[str] = field(default_factory=set)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -325,7 +327,21 @@ class _EngineState:
         self.swa_split = set()
         self.pending_refusal = None
         self.refused = []
+        self.draft_ranks = set()
         self.start_ups += 1
+
+    def is_draft_line(self, pattern: P.Pattern, rank: str) -> bool:
+        """An SGLang line of the speculative draft's worker (P.SGLANG_LOAD_LINES): a second load on the rank, then
+        any line whose figures the rank already has from the target."""
+        if pattern.engine != P.SGLANG or pattern.scope != P.RANK or not pattern.terms:
+            return False
+        if str(self.log.args.get("speculative_algorithm") or "None") in ("None", "NGRAM"):
+            return False
+        terms = self.log.ranks.get(rank, {})
+        seen = any(term in terms for term, _ in pattern.terms.values())
+        if pattern.id in P.SGLANG_LOAD_LINES and seen:
+            self.draft_ranks.add(rank)
+        return rank in self.draft_ranks and seen
 
 
 def _failure_rank(pattern: P.Pattern) -> int:
@@ -540,6 +556,8 @@ class LogParser:
         rank = _rank_of(line, log.engine or "", groups.get("device"))
         if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
             self.rank_overflow = True
+            return
+        if state.is_draft_line(pattern, rank):
             return
         if pattern.id in P.SGLANG_SWA_SPLIT:  # the pool lines that follow add up; the split names the token count
             state.swa_split.add(rank)

@@ -1060,6 +1060,11 @@ LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer", "llamacpp-compute
 WEIGHTS_FROM_FREE = frozenset({"sglang-load-end-free-only"})
 SGLANG_SWA_SPLIT = frozenset({"sglang-swa-pool-split"})  # the pool lines after it are one hybrid cache's two pools
 SGLANG_POOL_LINES = frozenset({"sglang-kv-allocated", "sglang-kv-allocated-one-size"})
+# An EAGLE-style draft worker is a second ModelRunner on every rank: it prints its own load and pool lines, unlabelled,
+# after the target's load (speculative/eagle_worker.py@v0.5.9, scheduler.py@v0.5.14 init_model_worker); its pool
+# comes after the target's pool (before 0.5.14 its load does too). A load line on a rank that already loaded is the
+# draft's, and from then on a figure the rank already has is the target's (engines/sglang_draft sizes the draft).
+SGLANG_LOAD_LINES = frozenset({"sglang-load-begin", "sglang-load-end", "sglang-load-end-free-only"})
 
 # Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server

@@ -46,6 +46,10 @@ class SglangConfig:
     prefill_graph_tokens: tuple[int, ...] | None = None  # an explicit prefill token list
     decode_graphs_off: bool = False  # the decode backend disabled (0.5.14+: its reserve term goes too)
     speculative_algorithm: str | None = None  # --speculative-algorithm, upper-cased as SGLang compares it
+    speculative_num_steps: int | None = None
+    speculative_eagle_topk: int | None = None
+    speculative_num_draft_tokens: int | None = None
+    speculative_draft_given: bool = False  # --speculative-draft-model-path: a draft of its own, not the MTP layers
     tp_size: int = 1
     pp_size: int = 1
     kv_cache_dtype: str | None = None
@@ -467,9 +471,64 @@ def refuse_chunked_ratio(facts: ModelFacts, cfg: SglangConfig) -> None:
                                "without the flag, or with SGLang 0.5.8+ (its hybrid SWA pools)")
 
 
+def speculative_config(cfg: SglangConfig, version: str | None) -> SglangConfig:
+    """The arguments as SGLang leaves them for an EAGLE-style draft: --max-running-requests unset becomes 48
+    (profiles.SGLANG_SPECULATIVE_RUNNING)."""
+    if (cfg.speculative_algorithm in P.SGLANG_EAGLE_FAMILY and cfg.max_running_requests is None
+            and P.arithmetic_release("sglang", version) >= P.known_version(P.SGLANG_SPECULATIVE_RUNNING_SINCE)):
+        return replace(cfg, max_running_requests=P.SGLANG_SPECULATIVE_RUNNING)
+    return cfg
+
+
+def draft_weight_terms(facts: ModelFacts, cfg: SglangConfig, version: str | None) -> tuple[int, int]:
+    """(a NEXTN/MTP draft's weights per rank, the part resident when the target's pool is sized: all of it from
+    0.5.14, none before; profiles.SGLANG_DRAFT_ORDER). Nothing for a draft gsg has no facts for."""
+    if not cfg.speculative_algorithm or cfg.pp_size > 1:
+        return 0, 0
+    from gpustack_guard.core.memory import sglang_draft  # only for a speculative deployment (validate's import budget)
+
+    layers = sglang_draft.mtp_layers(facts, cfg)
+    weights = sglang_draft.draft_weight_bytes(facts, layers, cfg.tp_size) if layers else 0
+    return weights, (weights if P.sglang_draft_order(version).draft_weights_first else 0)
+
+
+def draft_terms(facts: ModelFacts, cfg: SglangConfig, version: str | None, capacity: int, weights: int) -> dict:
+    """The sized draft (sglang_draft.draft_report) with what it takes outside the static part: its KV pool, and its
+    weights where they load after the target's pool; {} where no draft is sized."""
+    if not weights:
+        return {}
+    from gpustack_guard.core.memory.sglang_draft import draft_report
+
+    draft = draft_report(facts, cfg, version, capacity, weights)
+    draft["outside_static"] = draft["kv_cache"] + (0 if draft["weights_before_target_pool"] else weights)
+    return draft
+
+
+def speculative_notes(cfg: SglangConfig, version: str | None, draft: dict) -> list[str]:
+    """What the estimate says of the draft: its sized terms (sglang_draft.draft_report), or what it left out."""
+    release = P.arithmetic_release("sglang", version)
+    if draft:
+        when = ("before the target's pool is sized, which shrinks it" if draft["weights_before_target_pool"]
+                else "after the target's pool is sized, outside the static fraction")
+        return [f"--speculative-algorithm {cfg.speculative_algorithm}: the draft is the model's {draft['layers']} MTP "
+                f"layer(s): {draft['weights'] / GiB:.2f} GiB of weights per rank, loaded {when}, and a KV pool of "
+                f"{draft['kv_tokens']:,} tokens ({draft['kv_cache'] / GiB:.2f} GiB) outside it; SGLang {release}'s "
+                "draft CUDA graphs are not sized"]
+    if not cfg.speculative_algorithm or cfg.speculative_algorithm == "NGRAM":
+        return []
+    # the draft's config is another model's: gsg has no facts for it, so it says what it left out
+    reserve = speculative_reserve_mb(cfg, version) if not cfg.mem_fraction_static else 0.0
+    return [f"--speculative-algorithm {cfg.speculative_algorithm}: the draft model's weights, KV and graphs are not "
+            f"sized (gsg reads no draft config); SGLang {release} "
+            + (f"keeps {reserve / 1024:g} GiB outside the static fraction for them" if reserve else
+               "keeps nothing outside the static fraction for them here")
+            + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static"]
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
+    cfg = speculative_config(cfg, version)
     cfg, page_hook = model_page_override(facts, cfg, version, gpu_name)
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name, version)
@@ -490,6 +549,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     weights += rounding + rope
     start_up = start_up_bytes(tp, pp, gpu_name)
     pre = gpu_total - cfg.foreign_bytes - start_up
+    # a NEXTN/MTP draft of the target's own layers (sglang_draft): resident when the target's pool is profiled
+    # from 0.5.14 (profiles.SGLANG_DRAFT_ORDER), loaded after it before
+    draft_weights, draft_first = draft_weight_terms(facts, cfg, version)
+    target_weights, weights = weights, weights + draft_first  # what the pool sizing sees as loaded
     rest = int(fraction * pre) - weights
     refuse_chunked_ratio(facts, cfg)
     if facts.is_compressed_attention:
@@ -501,7 +564,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         from gpustack_guard.core.memory.gated_delta import sglang_mamba_pool, sglang_unread
 
         row = P.sglang_gated_delta_row(version)
-        if (reason := sglang_unread(facts, cfg, row, gpu_name, cfg.attention_backend is not None)) is not None:
+        if (reason := sglang_unread(facts, cfg, row, gpu_name, cfg.attention_backend is not None,
+                                    version)) is not None:
             raise GatedDeltaUnsupported(reason)
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
         cell = (facts.num_hidden_layers - facts.linear_attention_layers) * kv_bytes_per_token_layer(
@@ -517,7 +581,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     swa_row = None if facts.is_gated_delta or facts.is_compressed_attention or facts.is_mla else hybrid_swa_row(
         facts, cfg, version, trtllm_mha=backend == "trtllm_mha")
     if facts.is_gated_delta and not facts.is_compressed_attention:
-        mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context)
+        mamba = sglang_mamba_pool(facts, cfg, row, pre, weights, fraction, cell, page, context, version)
         capacity = mamba.pop("capacity")
     elif swa_row is not None:
         shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked)
@@ -544,8 +608,11 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
             shape.layer_bytes * swa["swa_layer_tokens"] * shape.window_layers
     requested = math.ceil(fraction * pre)  # the static part: weights + pool
     # outside the static part: SGLang's own reserve terms minus the comm term (already in start_up)
-    # and, from 0.5.10, the piecewise prefill graphs
+    # and, from 0.5.10, the piecewise prefill graphs; a draft's KV pool (and its weights when loaded after)
     outside = int((reserved_mb(tp, pp, chunked, graph_bs) - tp * pp * P.SGLANG_COMM_MB_PER_RANK + prefill_mb) * MiB)
+    draft = draft_terms(facts, cfg, version, capacity, draft_weights)
+    outside += draft.get("outside_static", 0)
+    weights = target_weights
     running = cfg.max_running_requests or (max(capacity // context, 1) if context else 0)
     if mamba:
         running = mamba["max_running_requests"]
@@ -561,14 +628,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      f"as on NVLink ({P.SGLANG_START_UP_PARALLEL / GiB:.2f} GiB per rank); PCIe boards, where "
                      f"custom all-reduce sets up no buffers beyond two GPUs, keep "
                      f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
-    if cfg.speculative_algorithm and cfg.speculative_algorithm != "NGRAM":
-        # the draft's config is another model's: gsg has no facts for it, so it says what it left out
-        reserve = speculative_reserve_mb(cfg, version) if not cfg.mem_fraction_static else 0.0
-        notes.append(f"--speculative-algorithm {cfg.speculative_algorithm}: the draft model's weights, KV and graphs "
-                     f"are not sized (gsg reads no draft config); SGLang {P.arithmetic_release('sglang', version)} "
-                     + (f"keeps {reserve / 1024:g} GiB outside the static fraction for them" if reserve else
-                        "keeps nothing outside the static fraction for them here")
-                     + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static")
+    notes.extend(speculative_notes(cfg, version, draft))
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0 or (mamba and mamba["slots"] <= 0):
@@ -612,6 +672,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len,
                **({"mamba_pool": mamba} if mamba else {}),
+               **({"speculative_draft": draft} if draft else {}),
                **({"hybrid_swa_pool": swa} if swa else {}),
                # the capacity and the pool are the two pools' (the budget rows name the rule that split them)
                **({"term_rules": {T.KV_TOKENS: (f"hybrid-swa-full-layers-by-{swa['split']}", swa["source"]),
