@@ -1731,13 +1731,60 @@ def warmup_fixes(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, version: st
     return {"gpu_memory_utilization": max(fraction, 0.0), "max_num_seqs": fits_at}
 
 
-def speculative_note(cfg: VllmConfig) -> str:
-    """What an estimate with a draft counts (its graphs' query length) and what it leaves out (the drafter)."""
-    draft = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
-                                        cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
+class MtpDraft(NamedTuple):  # tuple-built: nothing generated to compile at import
+    """The target's own MTP layers as the V1 drafter loads them on one rank (profiles.VLLM_MTP_DRAFT)."""
+
+    layers: int  # MTP decoder layers loaded (num_nextn_predict_layers), each with its own attention KV
+    decoder: int  # their decoder layers' bytes on one rank
+    projections: int  # eh_proj and the three norms of every layer, whole on every rank
+    heads: int  # the SharedHead.head copies kept (0 where the target's lm_head replaces them)
+    source: str
+
+    @property
+    def weights(self) -> int:
+        return self.decoder + self.projections + self.heads
+
+    def report(self, kv_layers: int, kv_bytes_per_token: int) -> dict:
+        return {"kind": "mtp-layers", "layers": self.layers, "weights": self.weights, "decoder_layers": self.decoder,
+                "projections_and_norms": self.projections, "shared_heads": self.heads,
+                "kv_layers": kv_layers, "kv_bytes_per_token": kv_bytes_per_token,
+                "profile_run": "not added", "cuda_graphs": "not added", "source": self.source}
+
+
+def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: str) -> MtpDraft | None:
+    """The drafter of an MTP method on a target whose MTP module was read, at PP 1 on the V1 engine; None keeps the
+    note (another method, target or release, PP > 1, or a config without num_nextn_predict_layers)."""
+    method = (cfg.speculative_method or "").lower()
+    count = facts.num_nextn_predict_layers or 0
+    row = P.vllm_mtp_draft_row(version)
+    module = P.VLLM_MTP_TARGETS.get(facts.architecture or "")
+    if (method not in P.VLLM_MTP_METHODS or not module or not count or not row.counted or engine != "v1"
+            or cfg.pipeline_parallel_size != 1 or facts.is_compressed_attention or facts.is_gated_delta):
+        return None
+    layout = weight_layout(facts)
+    tp = cfg.tensor_parallel_size
+    # an MTP layer is a decoder layer of the target's last-layer kind (MoE past first_k_dense_replace)
+    whole = layout.per_layer_replicated[-1] if layout.per_layer_replicated else 0
+    one = math.ceil((layout.per_layer[-1] - whole) / tp) + whole
+    H, V = facts.hidden_size, facts.vocab_size
+    assert H is not None and V is not None  # missing_for_params checked them
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    head = math.ceil(V * H * high / tp) if row.keeps_mtp_head else 0
+    return MtpDraft(count, count * one, count * (2 * H * H + 3 * H) * high, count * head,
+                    f"model_executor/models/{module}; {row.source}")
+
+
+def speculative_note(cfg: VllmConfig, draft: MtpDraft | None = None) -> str:
+    """What an estimate with a draft counts (its graphs' query length, an MTP drafter) and what it leaves out."""
+    described = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
+                                            cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
     counted = (f"the CUDA graphs are sized for {1 + cfg.num_speculative_tokens} tokens per decode request "
                f"(profiles.VLLM_SPEC_CAPTURE); " if cfg.num_speculative_tokens else "")
-    return (f"--{cfg.speculative_flag}{' (' + draft + ')' if draft else ''}: {counted}the drafter is not counted "
+    if draft:
+        return (f"--{cfg.speculative_flag} ({described}): {counted}the target's {draft.layers} MTP layer(s) are "
+                f"counted as the drafter loads them ({draft.weights / GiB:.2f} GiB per rank, {draft.layers} more "
+                f"KV layer(s); profiles.VLLM_MTP_DRAFT); the drafter's profile run and CUDA graphs are not")
+    return (f"--{cfg.speculative_flag}{' (' + described + ')' if described else ''}: {counted}the drafter is not counted "
             "(gsg reads no draft config): its weights, KV cache and profile run (or the MTP layers) come on top of "
             "these figures")
 
@@ -1786,8 +1833,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     notes: list[str] = [generation_reason] if generation_reason else []
     runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes, cfg.v2_runner_env)
     capture = capture._replace(spec_rounds=capture.spec_rounds and runner != "v2")  # MRV1's (VLLM_SPEC_CAPTURE)
+    draft = mtp_draft(facts, cfg, version, profile.engine) if cfg.speculative_flag else None
     if cfg.speculative_flag:
-        notes.append(speculative_note(cfg))
+        notes.append(speculative_note(cfg, draft))
     derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
                                disable_sliding_window=cfg.disable_sliding_window)
     native = derived.limit if derived else 0
@@ -1859,6 +1907,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
+    if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
+        weights_by_stage = [w + draft.weights for w in weights_by_stage]
+    draft_kv_layers = draft.layers if draft and isinstance(shape, KVShape) else 0
 
     stages: list[StageBudget] = []
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
@@ -1884,7 +1935,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             available = (extensible_kv_bytes(requested, total - P.CUDA_CONTEXT - comm_outside,
                                              weights + non_torch + graphs, activation) if extensible else
                          requested - weights - activation - non_torch - graphs_in_budget - comm_in_budget)
-        rank_shape = stage_shape(shape, layers, L) if isinstance(shape, KVShape) else shape  # compressed: whole
+        # compressed: whole; the MTP drafter's attention layers share the target's KV group (get_kv_cache_spec)
+        rank_shape = stage_shape(shape, layers + draft_kv_layers, L) if isinstance(shape, KVShape) else shape
         stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
@@ -1980,6 +2032,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_query_len": 1 + cfg.num_speculative_tokens,  # tokens per decode request the graphs hold
                "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
                if cfg.num_speculative_tokens else "",
+               # the drafter's terms where they are counted (profiles.VLLM_MTP_DRAFT), else {}
+               "speculative_draft": draft.report(draft_kv_layers, stage_shape(shape, L + draft_kv_layers, L)
+                                                 .bytes_per_token - stage_shape(shape, L, L).bytes_per_token)
+               if draft and isinstance(shape, KVShape) else {},
                # the model's config hook that widened the capture sizes (profiles.VLLM_MODEL_CAPTURE)
                "cuda_graph_model_hook": capture_hook.source if capture_hook else "",
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
