@@ -1463,6 +1463,41 @@ VLLM_MTP_TARGETS = {"DeepseekV3ForCausalLM": "deepseek_mtp.py", "Glm4MoeForCausa
 
 def vllm_mtp_draft_row(version: str | None) -> VllmMtpDraftRow:
     return row_for("vllm", _VLLM_MTP_DRAFT_KEYS, version)
+
+
+class VllmGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a release sizes a Gated DeltaNet target's states with a draft; read False keeps GSG030."""
+
+    since: str
+    read: bool
+    source: str
+
+
+# A Gated DeltaNet target (Qwen3-Next, Qwen3.5/3.6) with its own MTP layer drafting n = num_speculative_tokens:
+# every linear layer's MambaSpec gets num_speculative_blocks = n (model_executor/layers/mamba/abstract.py
+# get_kv_cache_spec), so a sequence holds 1 + n state pages (2 + n in mode "align"), and its conv state keeps
+# kernel - 1 + n rows (mamba_utils.py gated_delta_net_state_shape's num_spec, passed by qwen3_next.py /
+# qwen3_5.py get_mamba_state_shape_from_config, which also sizes the page the attention block is raised to). The
+# MTP module (qwen3_next_mtp.py, qwen3_5_mtp.py) is one full-attention decoder layer of the target's shape, one
+# fc (ColumnParallelLinear 2H -> H, split over TP), three norms; its lm_head and embedding are the target's at PP 1.
+VLLM_GATED_DELTA_SPEC = (
+    VllmGatedDeltaSpecRow("0.0.0", False, "v1/kv_cache_interface.py@v0.14.0 MambaSpec.max_memory_usage_bytes "
+                                          "(cdiv(max_model_len, block) pages) is not read with speculative blocks"),
+    VllmGatedDeltaSpecRow("0.16.0", True,
+                          "v1/kv_cache_interface.py@v0.16.0, @v0.24.0, @v0.34.0 MambaSpec.max_memory_usage_bytes: "
+                          "page x (1 + num_speculative_blocks), (2 + n) in mode align; model_executor/layers/mamba/"
+                          "abstract.py@v0.24.0 num_speculative_blocks; mamba_utils.py@v0.24.0 "
+                          "gated_delta_net_state_shape conv rows kernel - 1 + num_spec"),
+)
+_VLLM_GATED_DELTA_SPEC_KEYS = keyed_by_release(VLLM_GATED_DELTA_SPEC)
+VLLM_GATED_DELTA_MTP_METHODS = frozenset({"mtp", "qwen3_next_mtp", "qwen3_5_mtp"})
+VLLM_GATED_DELTA_MTP_TARGETS = {"Qwen3NextForCausalLM": "qwen3_next_mtp.py",
+                                "Qwen3_5ForConditionalGeneration": "qwen3_5_mtp.py",
+                                "Qwen3_5MoeForConditionalGeneration": "qwen3_5_mtp.py"}
+
+
+def vllm_gated_delta_spec_row(version: str | None) -> VllmGatedDeltaSpecRow:
+    return row_for("vllm", _VLLM_GATED_DELTA_SPEC_KEYS, version)
 _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 
 

@@ -100,3 +100,65 @@ def test_other_drafts_keep_the_note_and_add_nothing(facts, version, spec, flags)
     assert drafted.extra["speculative_draft"] == {}
     assert (drafted.weights, drafted.kv_bytes_per_token) == (base.weights, base.kv_bytes_per_token)
     assert any("the drafter is not counted" in n for n in drafted.notes)
+
+
+# --- Gated DeltaNet targets (profiles.VLLM_GATED_DELTA_SPEC): Qwen3-Next at TP 4 and Qwen3.5-27B on one H100 ----
+
+H100 = "NVIDIA H100 80GB HBM3"
+QWEN3_NEXT = catalog_facts("Qwen/Qwen3-Next-80B-A3B-Instruct")
+QWEN3_5 = catalog_facts("Qwen/Qwen3.5-27B")
+MTP2 = '{"method": "mtp", "num_speculative_tokens": 2}'
+
+
+def gdn(facts, tp: str, version: str, spec: str | None, **flags):
+    given = {"tensor-parallel-size": tp, "max-model-len": "32768", **flags}
+    if spec:
+        given["speculative-config"] = spec
+    return estimate_vllm(facts, 80 * GiB, vllm_config(given, Policy()), version=version, gpu_name=H100)
+
+
+@pytest.mark.parametrize("facts,tp,version,flags,weights,tokens,block,mode,pages,state,size", [
+    # conv rows kernel - 1 + 2 = 5: Qwen3-Next at TP 4, (2 x 16 x 128 + 32 x 128) / 4 x 5 x 2 + 8 x 128 x 128 x 2
+    (QWEN3_NEXT, "4", "0.24.0", {"no-enable-prefix-caching": None}, 40_662_440_576, 2_323_331, 288, "none", 9,
+     2048 * 5 * 2 + 8 * 128 * 128 * 2, 13),
+    (QWEN3_NEXT, "4", "0.30.0", {}, 40_662_440_576, 2_398_045, 288, "align", 12, 282_624, 13),
+    (QWEN3_5, "1", "0.24.0", {"no-enable-prefix-caching": None}, 55_562_855_904, 206_438, 800, "none", 9,
+     3_248_128, 17),
+    (QWEN3_5, "1", "0.30.0", {}, 55_562_855_904, 207_736, 800, "align", 12, 3_248_128, 17),
+])
+def test_a_gated_delta_target_with_its_mtp_layer_is_sized(facts, tp, version, flags, weights, tokens, block, mode,
+                                                          pages, state, size):
+    base, est = gdn(facts, tp, version, None, **flags), gdn(facts, tp, version, MTP2, **flags)
+    g = est.extra["gated_delta"]
+    assert (est.weights, est.kv_capacity_tokens, est.block_size) == (weights, tokens, block)
+    # 1 + 2 state pages per linear group in mode none, 2 + 2 in align; three linear groups beside one full group
+    assert (g["mamba_cache_mode"], g["pages_per_sequence_state"], g["linear_attention_groups"]) == (mode, pages, 3)
+    assert (g["state_bytes_per_sequence_layer"], g["speculative_blocks"], g["draft_full_attention_layers"]) == \
+        (state, 2, 1)
+    # the MTP layer's attention makes the full-attention group one larger: 12 + 1 (Qwen3-Next), 16 + 1 (Qwen3.5-27B)
+    assert g["group_size"] == size == base.extra["gated_delta"]["group_size"] + 1
+    draft = est.extra["speculative_draft"]
+    assert est.weights - base.weights == draft["weights"] and draft["shared_heads"] == 0
+    assert draft["speculative_state_blocks"] == 2 and est.verdict == base.verdict == "fits"
+
+
+def test_the_gated_delta_mtp_weights_by_part():
+    next_draft = gdn(QWEN3_NEXT, "4", "0.24.0", MTP2, **{"no-enable-prefix-caching": None}).extra["speculative_draft"]
+    # fc 2H x H split over TP 4 and three norms whole, H = 2048, bf16
+    assert next_draft["projections_and_norms"] == 2 * 2048 * 2048 * 2 // 4 + 3 * 2048 * 2 == 4_206_592
+    assert next_draft["decoder_layers"] == 821_038_336
+    dense_draft = gdn(QWEN3_5, "1", "0.24.0", MTP2, **{"no-enable-prefix-caching": None}).extra["speculative_draft"]
+    assert dense_draft["projections_and_norms"] == 2 * 5120 * 5120 * 2 + 3 * 5120 * 2
+    assert dense_draft["kv_bytes_per_token"] == 4096 and dense_draft["kv_layers"] == 1
+
+
+@pytest.mark.parametrize("facts,version,spec,message", [
+    (QWEN3_NEXT, "0.14.0", MTP2, "vLLM before 0.16.0 sizes a Gated DeltaNet model's speculative state blocks"),
+    (QWEN3_NEXT, "0.24.0", '{"method": "eagle3", "model": "a/b", "num_speculative_tokens": 2}',
+     "gsg reads them only for the target's own MTP layer"),
+])
+def test_other_gated_delta_drafts_stay_refused(facts, version, spec, message):
+    from gpustack_guard.core.memory.estimate import GatedDeltaUnsupported
+
+    with pytest.raises(GatedDeltaUnsupported, match=message):
+        gdn(facts, "4", version, spec, **{"no-enable-prefix-caching": None})

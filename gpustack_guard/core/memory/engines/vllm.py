@@ -589,9 +589,13 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     caching = prefix.default_on if cfg.enable_prefix_caching is None else cfg.enable_prefix_caching
     if caching and prefix.align_pages is None:
         raise GatedDeltaUnsupported(prefix.note)
+    spec_tokens = draft_layers = 0
     if cfg.speculative_flag:
-        raise GatedDeltaUnsupported(f"{cfg.speculative_flag} adds speculative state slots and blocks per sequence "
-                                    "to a Gated DeltaNet model: gsg has not read that layout")
+        unread = gated_delta_draft_unread(facts, cfg, version)
+        if unread:
+            raise GatedDeltaUnsupported(unread)
+        draft_layers = gated_delta_mtp_layers(facts)
+        spec_tokens = cfg.num_speculative_tokens or draft_layers  # vLLM's default: the MTP layers' n_predict
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
                                     "unevenly: gsg sizes it on one stage only")
@@ -602,7 +606,7 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                          cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype,
                          prefix.align_pages if caching and prefix.align_pages else 1,
-                         fa4_page(facts, cfg, version, gpu_name))
+                         fa4_page(facts, cfg, version, gpu_name), spec_tokens, draft_layers)
     if caching:
         why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
         notes.append(f"prefix caching on{why}: vLLM's mamba cache mode 'align' keeps {shape.state_pages} state "
@@ -611,6 +615,30 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
     return shape
+
+
+def gated_delta_mtp_layers(facts: ModelFacts) -> int:
+    """The MTP layers vLLM builds for a Gated DeltaNet target: qwen3_next_mtp.py reads num_nextn_predict_layers,
+    qwen3_5_mtp.py mtp_num_hidden_layers (not a ModelFacts key); both default to 1, every published config's value."""
+    qwen3_next = P.VLLM_GATED_DELTA_MTP_TARGETS.get(facts.architecture or "") == "qwen3_next_mtp.py"
+    return (facts.num_nextn_predict_layers or 1) if qwen3_next else 1
+
+
+def gated_delta_draft_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> str | None:
+    """Why a draft on a Gated DeltaNet target is not sized (GSG030), or None (profiles.VLLM_GATED_DELTA_SPEC)."""
+    method = (cfg.speculative_method or "").lower()
+    if method not in P.VLLM_GATED_DELTA_MTP_METHODS or facts.architecture not in P.VLLM_GATED_DELTA_MTP_TARGETS:
+        return (f"{cfg.speculative_flag}{f' (method {method})' if method else ''} adds speculative state slots and "
+                "blocks per sequence to a Gated DeltaNet model: gsg reads them only for the target's own MTP layer "
+                "(method mtp, qwen3_next_mtp or qwen3_5_mtp on Qwen3-Next or Qwen3.5/3.6)")
+    row = P.vllm_gated_delta_spec_row(version)
+    if not row.read:
+        return (f"vLLM before {P.VLLM_GATED_DELTA_SPEC[1].since} sizes a Gated DeltaNet model's speculative state "
+                f"blocks by a rule gsg has not read ({row.source})")
+    if facts.quant_method:
+        return (f"the MTP layer's fc of a {facts.quant_method} checkpoint is quantised or kept in bf16 by the "
+                "checkpoint's format (qwen3_5_mtp.py fc_quant): gsg sizes the draft of unquantised targets only")
+    return None
 
 
 def gated_delta_checkpoint_unread(facts: ModelFacts, cfg: VllmConfig, gpu_name: str, caching: bool) -> str | None:
@@ -1755,6 +1783,8 @@ def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: s
     """The drafter of an MTP method on a target whose MTP module was read, at PP 1 on the V1 engine; None keeps the
     note (another method, target or release, PP > 1, or a config without num_nextn_predict_layers)."""
     method = (cfg.speculative_method or "").lower()
+    if facts.is_gated_delta:  # kv_shape refused every other draft on it (gated_delta_draft_unread)
+        return gated_delta_mtp(facts, cfg, version) if engine == "v1" and cfg.pipeline_parallel_size == 1 else None
     count = facts.num_nextn_predict_layers or 0
     row = P.vllm_mtp_draft_row(version)
     module = P.VLLM_MTP_TARGETS.get(facts.architecture or "")
@@ -1774,17 +1804,49 @@ def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: s
                     f"model_executor/models/{module}; {row.source}")
 
 
+def gated_delta_mtp(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> MtpDraft | None:
+    """A Gated DeltaNet target's MTP module on one rank (profiles.VLLM_GATED_DELTA_SPEC): full-attention decoder
+    layers of the target's shape, one fc split over TP and three norms; lm_head and embedding are the target's."""
+    module = P.VLLM_GATED_DELTA_MTP_TARGETS.get(facts.architecture or "")
+    if not module or gated_delta_draft_unread(facts, cfg, version):
+        return None  # kv_shape refuses the estimate (GSG030) with the reason
+    from gpustack_guard.core.memory.weights import is_linear_layer
+
+    layout = weight_layout(facts)
+    tp, count = cfg.tensor_parallel_size, gated_delta_mtp_layers(facts)
+    full = max(i for i in range(len(layout.per_layer)) if not is_linear_layer(facts, i))
+    whole = layout.per_layer_replicated[full] if layout.per_layer_replicated else 0
+    one = math.ceil((layout.per_layer[full] - whole) / tp) + whole
+    H = facts.hidden_size
+    assert H is not None  # missing_for_params checked it
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    return MtpDraft(count, count * one, math.ceil(2 * H * H * high / tp) + 3 * H * high, 0,
+                    f"model_executor/models/{module}; {P.vllm_gated_delta_spec_row(version).source}")
+
+
+def draft_report(draft: MtpDraft | None, shape, kv_layers: int, layers: int) -> dict:
+    """extra["speculative_draft"]: the drafter's terms and the KV bytes per token its layers add ({} uncounted)."""
+    if draft is None:
+        return {}
+    if isinstance(shape, KVShape):
+        return draft.report(kv_layers, stage_shape(shape, layers + kv_layers, layers).bytes_per_token
+                            - stage_shape(shape, layers, layers).bytes_per_token)
+    added = getattr(shape, "draft_full_layers", 0)  # a Gated DeltaNet shape holds them among its full layers
+    return {**draft.report(added, added * getattr(shape, "token_bytes", 0)),
+            "speculative_state_blocks": getattr(shape, "spec_blocks", 0)}
+
+
 def speculative_note(cfg: VllmConfig, draft: MtpDraft | None = None) -> str:
     """What an estimate with a draft counts (its graphs' query length, an MTP drafter) and what it leaves out."""
-    described = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
+    named = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
                                             cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
     counted = (f"the CUDA graphs are sized for {1 + cfg.num_speculative_tokens} tokens per decode request "
                f"(profiles.VLLM_SPEC_CAPTURE); " if cfg.num_speculative_tokens else "")
     if draft:
-        return (f"--{cfg.speculative_flag} ({described}): {counted}the target's {draft.layers} MTP layer(s) are "
+        return (f"--{cfg.speculative_flag} ({named}): {counted}the target's {draft.layers} MTP layer(s) are "
                 f"counted as the drafter loads them ({draft.weights / GiB:.2f} GiB per rank, {draft.layers} more "
                 f"KV layer(s); profiles.VLLM_MTP_DRAFT); the drafter's profile run and CUDA graphs are not")
-    return (f"--{cfg.speculative_flag}{' (' + described + ')' if described else ''}: {counted}the drafter is not counted "
+    return (f"--{cfg.speculative_flag}{' (' + named + ')' if named else ''}: {counted}the drafter is not counted "
             "(gsg reads no draft config): its weights, KV cache and profile run (or the MTP layers) come on top of "
             "these figures")
 
@@ -2033,9 +2095,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
                if cfg.num_speculative_tokens else "",
                # the drafter's terms where they are counted (profiles.VLLM_MTP_DRAFT), else {}
-               "speculative_draft": draft.report(draft_kv_layers, stage_shape(shape, L + draft_kv_layers, L)
-                                                 .bytes_per_token - stage_shape(shape, L, L).bytes_per_token)
-               if draft and isinstance(shape, KVShape) else {},
+               "speculative_draft": draft_report(draft, shape, draft_kv_layers, L),
                # the model's config hook that widened the capture sizes (profiles.VLLM_MODEL_CAPTURE)
                "cuda_graph_model_hook": capture_hook.source if capture_hook else "",
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
