@@ -628,7 +628,7 @@ def gated_delta_draft_unread(facts: ModelFacts, cfg: VllmConfig, version: str | 
     """Why a draft on a Gated DeltaNet target is not sized (GSG030), or None (profiles.VLLM_GATED_DELTA_SPEC)."""
     method = (cfg.speculative_method or "").lower()
     if method not in P.VLLM_GATED_DELTA_MTP_METHODS or facts.architecture not in P.VLLM_GATED_DELTA_MTP_TARGETS:
-        return (f"{cfg.speculative_flag}{f' (method {method})' if method else ''} adds speculative state slots and "
+        return (f"--{cfg.speculative_flag}{f' (method {method})' if method else ''} adds speculative state slots and "
                 "blocks per sequence to a Gated DeltaNet model: gsg reads them only for the target's own MTP layer "
                 "(method mtp, qwen3_next_mtp or qwen3_5_mtp on Qwen3-Next or Qwen3.5/3.6)")
     row = P.vllm_gated_delta_spec_row(version)
