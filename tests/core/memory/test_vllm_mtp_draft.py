@@ -162,3 +162,11 @@ def test_other_gated_delta_drafts_stay_refused(facts, version, spec, message):
 
     with pytest.raises(GatedDeltaUnsupported, match=message):
         gdn(facts, "4", version, spec, **{"no-enable-prefix-caching": None})
+
+
+@pytest.mark.parametrize("name", ["deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1"])
+def test_the_catalog_gives_deepseek_v3_and_r1_their_mtp_layer(name):
+    # their published config.json has num_nextn_predict_layers 1, like V3.1's: the same drafter at TP 8
+    est = estimate(catalog_facts(name), "0.24.0", DEEPSEEK_MTP3)
+    assert est.extra["speculative_draft"]["weights"] == 1_438_993_358 + 205_563_904
+    assert est.kv_bytes_per_token == 62 * 1152
