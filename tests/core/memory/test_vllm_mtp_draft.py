@@ -170,3 +170,9 @@ def test_the_catalog_gives_deepseek_v3_and_r1_their_mtp_layer(name):
     est = estimate(catalog_facts(name), "0.24.0", DEEPSEEK_MTP3)
     assert est.extra["speculative_draft"]["weights"] == 1_438_993_358 + 205_563_904
     assert est.kv_bytes_per_token == 62 * 1152
+
+
+def test_a_gated_delta_note_names_its_table():
+    notes = [n for n in gdn(QWEN3_NEXT, "4", "0.24.0", MTP2, **{"no-enable-prefix-caching": None}).notes
+             if "MTP layer" in n]
+    assert len(notes) == 1 and "profiles.VLLM_GATED_DELTA_SPEC, with its speculative state pages" in notes[0]

@@ -1767,6 +1767,7 @@ class MtpDraft(NamedTuple):  # tuple-built: nothing generated to compile at impo
     projections: int  # eh_proj and the three norms of every layer, whole on every rank
     heads: int  # the SharedHead.head copies kept (0 where the target's lm_head replaces them)
     source: str
+    table: str = "profiles.VLLM_MTP_DRAFT"  # the rows it was sized by, for the note
 
     @property
     def weights(self) -> int:
@@ -1821,7 +1822,8 @@ def gated_delta_mtp(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> 
     assert H is not None  # missing_for_params checked it
     high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     return MtpDraft(count, count * one, math.ceil(2 * H * H * high / tp) + 3 * H * high, 0,
-                    f"model_executor/models/{module}; {P.vllm_gated_delta_spec_row(version).source}")
+                    f"model_executor/models/{module}; {P.vllm_gated_delta_spec_row(version).source}",
+                    "profiles.VLLM_GATED_DELTA_SPEC, with its speculative state pages")
 
 
 def draft_report(draft: MtpDraft | None, shape, kv_layers: int, layers: int) -> dict:
@@ -1839,13 +1841,13 @@ def draft_report(draft: MtpDraft | None, shape, kv_layers: int, layers: int) -> 
 def speculative_note(cfg: VllmConfig, draft: MtpDraft | None = None) -> str:
     """What an estimate with a draft counts (its graphs' query length, an MTP drafter) and what it leaves out."""
     named = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
-                                            cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
+                                        cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
     counted = (f"the CUDA graphs are sized for {1 + cfg.num_speculative_tokens} tokens per decode request "
                f"(profiles.VLLM_SPEC_CAPTURE); " if cfg.num_speculative_tokens else "")
     if draft:
         return (f"--{cfg.speculative_flag} ({named}): {counted}the target's {draft.layers} MTP layer(s) are "
                 f"counted as the drafter loads them ({draft.weights / GiB:.2f} GiB per rank, {draft.layers} more "
-                f"KV layer(s); profiles.VLLM_MTP_DRAFT); the drafter's profile run and CUDA graphs are not")
+                f"KV layer(s); {draft.table}); the drafter's profile run and CUDA graphs are not")
     return (f"--{cfg.speculative_flag}{' (' + named + ')' if named else ''}: {counted}the drafter is not counted "
             "(gsg reads no draft config): its weights, KV cache and profile run (or the MTP layers) come on top of "
             "these figures")
