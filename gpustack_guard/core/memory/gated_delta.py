@@ -45,8 +45,9 @@ def dtype_bytes(name: str | None, model_dtype: str | None, flag: str) -> int:
     return _STATE_DTYPE_BYTES[choice]
 
 
-def state_elements(facts: ModelFacts, tp: int) -> tuple[int, int]:
-    """(conv, temporal) state elements of one linear layer on one TP rank (no speculative tokens)."""
+def state_elements(facts: ModelFacts, tp: int, spec_tokens: int = 0) -> tuple[int, int]:
+    """(conv, temporal) state elements of one linear layer on one TP rank; a draft's tokens add conv rows
+    (profiles.VLLM_GATED_DELTA_SPEC)."""
     nk, nv, dk, dv, kernel = (facts.linear_num_key_heads, facts.linear_num_value_heads, facts.linear_key_head_dim,
                               facts.linear_value_head_dim, facts.linear_conv_kernel_dim)
     assert nk and nv and dk and dv and kernel  # missing_for_params (GATED_DELTA_SHAPE) checked them
@@ -54,7 +55,7 @@ def state_elements(facts: ModelFacts, tp: int) -> tuple[int, int]:
     if conv_dim % tp or nv % tp:
         raise GatedDeltaUnsupported(f"tensor parallel size {tp} does not divide the linear-attention heads "
                                     f"(conv width {conv_dim}, {nv} value heads): vLLM refuses it")
-    return (kernel - 1) * (conv_dim // tp), (nv // tp) * dk * dv
+    return (kernel - 1 + spec_tokens) * (conv_dim // tp), (nv // tp) * dk * dv
 
 
 class GatedDeltaKV:
@@ -65,15 +66,20 @@ class GatedDeltaKV:
 
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,
-                 mamba_ssm_cache_dtype: str | None = None, state_pages: int = 1, kernel_page: int = 0):
+                 mamba_ssm_cache_dtype: str | None = None, state_pages: int = 1, kernel_page: int = 0,
+                 spec_tokens: int = 0, draft_full_layers: int = 0):
         row = P.vllm_gated_delta_row(version)
         if not row.modelled:
             raise GatedDeltaUnsupported(row.note)
         self.row = row
         self.state_pages = state_pages  # pages of one linear layer per sequence: 1 ("none") or 2 ("align")
+        # a draft's num_speculative_blocks: more state pages per sequence (profiles.VLLM_GATED_DELTA_SPEC)
+        self.spec_blocks = spec_tokens
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
         self.linear_layers = facts.linear_attention_layers
-        self.full_layers = facts.num_hidden_layers - self.linear_layers
+        # the MTP drafter's full-attention layers join the target's (get_kv_cache_spec over the static context)
+        self.draft_full_layers = draft_full_layers
+        self.full_layers = facts.num_hidden_layers - self.linear_layers + draft_full_layers
         self.token_bytes = kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)  # one full layer, one token
         conv_bytes = dtype_bytes(mamba_cache_dtype, facts.dtype, "mamba-cache-dtype")
         ssm_choice = mamba_ssm_cache_dtype or "auto"
@@ -82,7 +88,7 @@ class GatedDeltaKV:
         ssm_bytes = dtype_bytes(ssm_choice, facts.dtype, "mamba-ssm-cache-dtype") if row.ssm_dtype_flag \
             else conv_bytes  # gated_delta_net_state_dtype: one dtype for both states before 0.17.0
         self.ssm_dtype_bytes, self.conv_dtype_bytes = ssm_bytes, conv_bytes
-        conv, temporal = state_elements(facts, tp)
+        conv, temporal = state_elements(facts, tp, spec_tokens)
         self.state_bytes = conv * conv_bytes + temporal * ssm_bytes
         # the block vLLM starts from when none is given (profiles.VLLM_DEFAULT_BLOCK: 64 from 0.34.0), which the
         # alignment takes as its floor from 0.20.0 (platforms/interface.py@v0.34.0 _align_hybrid_block_size)
@@ -112,7 +118,7 @@ class GatedDeltaKV:
     def request_bytes(self, tokens: int) -> int:
         """max_memory_usage_bytes over every layer: a full layer's pages for `tokens`, a linear layer's state pages."""
         return (self.full_layers * math.ceil(tokens / self.block_size)
-                + self.linear_layers * self.state_pages) * self.page_bytes
+                + self.linear_layers * (self.state_pages + self.spec_blocks)) * self.page_bytes
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
         return longest_fitting(self.request_bytes, available, upper)
@@ -124,7 +130,8 @@ class GatedDeltaKV:
         size (the attention one, or max_len where it is shorter) per block."""
         size, full_groups, linear_groups = groups
         blocks = override or available // (self.page_bytes * size)
-        per_request = full_groups * math.ceil((max_len or 1) / self.block_size) + linear_groups * self.state_pages
+        per_request = full_groups * math.ceil((max_len or 1) / self.block_size) + \
+            linear_groups * (self.state_pages + self.spec_blocks)
         printed_block = min(self.block_size, max_len) if max_len else self.block_size
         return (blocks // (full_groups + linear_groups) * printed_block, blocks / per_request,
                 blocks * self.page_bytes * size)
@@ -136,12 +143,15 @@ class GatedDeltaKV:
                 "state_bytes_per_sequence_layer": self.state_bytes,
                 "state_dtype_bytes": {"conv": self.conv_dtype_bytes, "temporal": self.ssm_dtype_bytes},
                 "state_bytes_per_sequence": self.state_bytes * self.linear_layers,
-                "state_page_bytes_per_sequence": self.page_bytes * self.linear_layers * self.state_pages,
+                "state_page_bytes_per_sequence":
+                    self.page_bytes * self.linear_layers * (self.state_pages + self.spec_blocks),
                 "kernel_alignment": self.alignment, "attention_block_size": self.block_size,
                 "page_bytes": self.page_bytes, "state_page_padding_bytes": self.page_bytes - self.state_bytes,
                 "group_size": size, "full_attention_groups": full_groups, "linear_attention_groups": linear_groups,
-                "pages_per_sequence_state": linear_groups * self.state_pages,
+                "pages_per_sequence_state": linear_groups * (self.state_pages + self.spec_blocks),
                 "mamba_cache_mode": "align" if self.state_pages > 1 else "none",
+                **({"speculative_blocks": self.spec_blocks, "draft_full_attention_layers": self.draft_full_layers}
+                   if self.spec_blocks else {}),
                 "rule": self.row.since, "source": self.row.source}
 
 

@@ -1432,6 +1432,86 @@ _VLLM_SPEC_CAPTURE_KEYS = keyed_by_release(VLLM_SPEC_CAPTURE)
 
 def vllm_spec_capture_row(version: str | None) -> VllmSpecCaptureRow:
     return row_for("vllm", _VLLM_SPEC_CAPTURE_KEYS, version)
+
+
+class VllmMtpDraftRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What the V1 drafter keeps of a target's own multi-token-prediction (MTP) layers (--speculative-config
+    method mtp / deepseek_mtp / glm4_moe_mtp). counted False: the release is not read (the note stays)."""
+
+    since: str
+    counted: bool
+    keeps_mtp_head: bool  # each MTP layer's SharedHead.head (vocab x hidden, split over TP) stays loaded
+    source: str
+
+
+# Read at every tag from 0.10.1 to 0.34.0. The drafter is built from the target's config (num_nextn_predict_layers
+# MTP layers, indices L .. L+n-1: deepseek_mtp.py / glm4_moe_mtp.py DeepSeekMultiTokenPredictor /
+# Glm4MoeMultiTokenPredictor): per layer enorm, hnorm and SharedHead.norm (hidden each), eh_proj (a plain
+# nn.Linear 2H -> H: every TP rank holds it whole, unquantised), SharedHead.head (ParallelLMHead) and one decoder
+# layer of the target's own shape and quantisation; one VocabParallelEmbedding for all. It is loaded inside
+# gpu_model_runner.load_model's DeviceMemoryProfiler (after "Loading drafter model..."), so "Model loading took"
+# includes it; at PP 1 the embedding is deleted for the target's (eagle.py load_model "share embed_tokens",
+# llm_base_proposer.py _maybe_share_embeddings "Detected MTP model", worker/gpu/spec_decode/eagle/utils.py@v0.34.0
+# maybe_share_target_embed). The draft's attention layers join the static forward context, so get_kv_cache_spec
+# (v1/worker/gpu_model_runner.py) gives them pages in the target's KV group: bytes per token grow by n layers.
+# Not counted: the drafter's dummy_run inside profile_run (one decoder layer at the step's tokens, after the
+# target's forward freed its own activations) and its CUDA graphs; PP > 1 (the embedding is then the drafter's own).
+VLLM_MTP_DRAFT = (
+    VllmMtpDraftRow("0.0.0", False, True, "before vllm 0.10.1: the V0 MTP worker is not read"),
+    VllmMtpDraftRow("0.10.1", True, True,
+                    "v1/spec_decode/eagle.py@v0.10.1 .. @v0.14.0 load_model: embed_tokens shared at PP 1; the "
+                    "target's lm_head is set on model.lm_head, which the MTP layers do not use: each "
+                    "SharedHead.head (deepseek_mtp.py, glm4_moe_mtp.py) stays loaded"),
+    VllmMtpDraftRow("0.16.0", True, False,
+                    "v1/spec_decode/eagle.py@v0.16.0 .. @v0.19.0, llm_base_proposer.py@v0.20.0 .. @v0.33.0 "
+                    "_maybe_share_lm_head, worker/gpu/spec_decode/eagle/utils.py@v0.34.0 load_eagle_model: every "
+                    "MTP layer's shared_head.head is deleted for the target's lm_head"),
+)
+_VLLM_MTP_DRAFT_KEYS = keyed_by_release(VLLM_MTP_DRAFT)
+# --speculative-config methods that draft with the target's own MTP layers, and the targets whose MTP module
+# (deepseek_mtp.py, glm4_moe_mtp.py) was read; other MTP targets (Qwen3-Next, MiMo, ERNIE, DeepSeek-V3.2's indexer,
+# DeepSeek-V4) keep the note
+VLLM_MTP_METHODS = frozenset({"mtp", "deepseek_mtp", "glm4_moe_mtp"})
+VLLM_MTP_TARGETS = {"DeepseekV3ForCausalLM": "deepseek_mtp.py", "Glm4MoeForCausalLM": "glm4_moe_mtp.py"}
+
+
+def vllm_mtp_draft_row(version: str | None) -> VllmMtpDraftRow:
+    return row_for("vllm", _VLLM_MTP_DRAFT_KEYS, version)
+
+
+class VllmGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a release sizes a Gated DeltaNet target's states with a draft; read False keeps GSG030."""
+
+    since: str
+    read: bool
+    source: str
+
+
+# A Gated DeltaNet target (Qwen3-Next, Qwen3.5/3.6) with its own MTP layer drafting n = num_speculative_tokens:
+# every linear layer's MambaSpec gets num_speculative_blocks = n (model_executor/layers/mamba/abstract.py
+# get_kv_cache_spec), so a sequence holds 1 + n state pages (2 + n in mode "align"), and its conv state keeps
+# kernel - 1 + n rows (mamba_utils.py gated_delta_net_state_shape's num_spec, passed by qwen3_next.py /
+# qwen3_5.py get_mamba_state_shape_from_config, which also sizes the page the attention block is raised to). The
+# MTP module (qwen3_next_mtp.py, qwen3_5_mtp.py) is one full-attention decoder layer of the target's shape, one
+# fc (ColumnParallelLinear 2H -> H, split over TP), three norms; its lm_head and embedding are the target's at PP 1.
+VLLM_GATED_DELTA_SPEC = (
+    VllmGatedDeltaSpecRow("0.0.0", False, "v1/kv_cache_interface.py@v0.14.0 MambaSpec.max_memory_usage_bytes "
+                                          "(cdiv(max_model_len, block) pages) is not read with speculative blocks"),
+    VllmGatedDeltaSpecRow("0.16.0", True,
+                          "v1/kv_cache_interface.py@v0.16.0, @v0.24.0, @v0.34.0 MambaSpec.max_memory_usage_bytes: "
+                          "page x (1 + num_speculative_blocks), (2 + n) in mode align; model_executor/layers/mamba/"
+                          "abstract.py@v0.24.0 num_speculative_blocks; mamba_utils.py@v0.24.0 "
+                          "gated_delta_net_state_shape conv rows kernel - 1 + num_spec"),
+)
+_VLLM_GATED_DELTA_SPEC_KEYS = keyed_by_release(VLLM_GATED_DELTA_SPEC)
+VLLM_GATED_DELTA_MTP_METHODS = frozenset({"mtp", "qwen3_next_mtp", "qwen3_5_mtp"})
+VLLM_GATED_DELTA_MTP_TARGETS = {"Qwen3NextForCausalLM": "qwen3_next_mtp.py",
+                                "Qwen3_5ForConditionalGeneration": "qwen3_5_mtp.py",
+                                "Qwen3_5MoeForConditionalGeneration": "qwen3_5_mtp.py"}
+
+
+def vllm_gated_delta_spec_row(version: str | None) -> VllmGatedDeltaSpecRow:
+    return row_for("vllm", _VLLM_GATED_DELTA_SPEC_KEYS, version)
 _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 
 

@@ -98,6 +98,11 @@ def budget_terms(est) -> list[BudgetTerm]:
     if isinstance(mode, dict) and mode.get("terms"):
         rows = [BudgetTerm(r.term, r.value, r.unit, f"{r.rule}+performance-mode-{mode['mode']}",
                            f"{r.source}; {mode['source']}") if r.term in mode["terms"] else r for r in rows]
+    # the target's own MTP layers drafting (profiles.VLLM_MTP_DRAFT): the weights and the KV pool include them
+    draft = est.extra.get("speculative_draft") if est.engine == "vLLM" else None
+    if isinstance(draft, dict) and draft.get("kind") == "mtp-layers":
+        rows = [BudgetTerm(r.term, r.value, r.unit, f"{r.rule}+mtp-draft-layers", f"{r.source}; {draft['source']}")
+                if r.term in (WEIGHTS, KV_CACHE, KV_TOKENS) else r for r in rows]
     return rows
 
 

@@ -122,6 +122,8 @@ def test_the_estimate_shows_the_state_term_by_term():
     ({"additional-config": '{"gdn_prefill_backend": "triton"}'}, "0.33.0", "gdn_prefill_backend 'triton'"),
     ({"enable-prefix-caching": None}, "0.11.0", "--enable-prefix-caching keeps Gated DeltaNet states per block"),
     ({"speculative-config": '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'}, "0.11.0",
+     "speculative state blocks by a rule gsg has not read"),  # 0.16.0+ is sized (test_vllm_mtp_draft.py)
+    ({"speculative-config": '{"method": "eagle3", "model": "a/b", "num_speculative_tokens": 2}'}, "0.24.0",
      "speculative state slots"),
     ({"pipeline-parallel-size": "2"}, "0.11.0", "pipeline parallelism"),
 ])

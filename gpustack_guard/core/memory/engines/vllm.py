@@ -589,9 +589,13 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     caching = prefix.default_on if cfg.enable_prefix_caching is None else cfg.enable_prefix_caching
     if caching and prefix.align_pages is None:
         raise GatedDeltaUnsupported(prefix.note)
+    spec_tokens = draft_layers = 0
     if cfg.speculative_flag:
-        raise GatedDeltaUnsupported(f"{cfg.speculative_flag} adds speculative state slots and blocks per sequence "
-                                    "to a Gated DeltaNet model: gsg has not read that layout")
+        unread = gated_delta_draft_unread(facts, cfg, version)
+        if unread:
+            raise GatedDeltaUnsupported(unread)
+        draft_layers = gated_delta_mtp_layers(facts)
+        spec_tokens = cfg.num_speculative_tokens or draft_layers  # vLLM's default: the MTP layers' n_predict
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
                                     "unevenly: gsg sizes it on one stage only")
@@ -602,7 +606,7 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     shape = GatedDeltaKV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                          cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype,
                          prefix.align_pages if caching and prefix.align_pages else 1,
-                         fa4_page(facts, cfg, version, gpu_name))
+                         fa4_page(facts, cfg, version, gpu_name), spec_tokens, draft_layers)
     if caching:
         why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
         notes.append(f"prefix caching on{why}: vLLM's mamba cache mode 'align' keeps {shape.state_pages} state "
@@ -611,6 +615,30 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
     return shape
+
+
+def gated_delta_mtp_layers(facts: ModelFacts) -> int:
+    """The MTP layers vLLM builds for a Gated DeltaNet target: qwen3_next_mtp.py reads num_nextn_predict_layers,
+    qwen3_5_mtp.py mtp_num_hidden_layers (not a ModelFacts key); both default to 1, every published config's value."""
+    qwen3_next = P.VLLM_GATED_DELTA_MTP_TARGETS.get(facts.architecture or "") == "qwen3_next_mtp.py"
+    return (facts.num_nextn_predict_layers or 1) if qwen3_next else 1
+
+
+def gated_delta_draft_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> str | None:
+    """Why a draft on a Gated DeltaNet target is not sized (GSG030), or None (profiles.VLLM_GATED_DELTA_SPEC)."""
+    method = (cfg.speculative_method or "").lower()
+    if method not in P.VLLM_GATED_DELTA_MTP_METHODS or facts.architecture not in P.VLLM_GATED_DELTA_MTP_TARGETS:
+        return (f"--{cfg.speculative_flag}{f' (method {method})' if method else ''} adds speculative state slots and "
+                "blocks per sequence to a Gated DeltaNet model: gsg reads them only for the target's own MTP layer "
+                "(method mtp, qwen3_next_mtp or qwen3_5_mtp on Qwen3-Next or Qwen3.5/3.6)")
+    row = P.vllm_gated_delta_spec_row(version)
+    if not row.read:
+        return (f"vLLM before {P.VLLM_GATED_DELTA_SPEC[1].since} sizes a Gated DeltaNet model's speculative state "
+                f"blocks by a rule gsg has not read ({row.source})")
+    if facts.quant_method:
+        return (f"the MTP layer's fc of a {facts.quant_method} checkpoint is quantised or kept in bf16 by the "
+                "checkpoint's format (qwen3_5_mtp.py fc_quant): gsg sizes the draft of unquantised targets only")
+    return None
 
 
 def gated_delta_checkpoint_unread(facts: ModelFacts, cfg: VllmConfig, gpu_name: str, caching: bool) -> str | None:
@@ -1731,13 +1759,96 @@ def warmup_fixes(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, version: st
     return {"gpu_memory_utilization": max(fraction, 0.0), "max_num_seqs": fits_at}
 
 
-def speculative_note(cfg: VllmConfig) -> str:
-    """What an estimate with a draft counts (its graphs' query length) and what it leaves out (the drafter)."""
-    draft = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
+class MtpDraft(NamedTuple):  # tuple-built: nothing generated to compile at import
+    """The target's own MTP layers as the V1 drafter loads them on one rank (profiles.VLLM_MTP_DRAFT)."""
+
+    layers: int  # MTP decoder layers loaded (num_nextn_predict_layers), each with its own attention KV
+    decoder: int  # their decoder layers' bytes on one rank
+    projections: int  # eh_proj and the three norms of every layer, whole on every rank
+    heads: int  # the SharedHead.head copies kept (0 where the target's lm_head replaces them)
+    source: str
+    table: str = "profiles.VLLM_MTP_DRAFT"  # the rows it was sized by, for the note
+
+    @property
+    def weights(self) -> int:
+        return self.decoder + self.projections + self.heads
+
+    def report(self, kv_layers: int, kv_bytes_per_token: int) -> dict:
+        return {"kind": "mtp-layers", "layers": self.layers, "weights": self.weights, "decoder_layers": self.decoder,
+                "projections_and_norms": self.projections, "shared_heads": self.heads,
+                "kv_layers": kv_layers, "kv_bytes_per_token": kv_bytes_per_token,
+                "profile_run": "not added", "cuda_graphs": "not added", "source": self.source}
+
+
+def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: str) -> MtpDraft | None:
+    """The drafter of an MTP method on a target whose MTP module was read, at PP 1 on the V1 engine; None keeps the
+    note (another method, target or release, PP > 1, or a config without num_nextn_predict_layers)."""
+    method = (cfg.speculative_method or "").lower()
+    if facts.is_gated_delta:  # kv_shape refused every other draft on it (gated_delta_draft_unread)
+        return gated_delta_mtp(facts, cfg, version) if engine == "v1" and cfg.pipeline_parallel_size == 1 else None
+    count = facts.num_nextn_predict_layers or 0
+    row = P.vllm_mtp_draft_row(version)
+    module = P.VLLM_MTP_TARGETS.get(facts.architecture or "")
+    if (method not in P.VLLM_MTP_METHODS or not module or not count or not row.counted or engine != "v1"
+            or cfg.pipeline_parallel_size != 1 or facts.is_compressed_attention or facts.is_gated_delta):
+        return None
+    layout = weight_layout(facts)
+    tp = cfg.tensor_parallel_size
+    # an MTP layer is a decoder layer of the target's last-layer kind (MoE past first_k_dense_replace)
+    whole = layout.per_layer_replicated[-1] if layout.per_layer_replicated else 0
+    one = math.ceil((layout.per_layer[-1] - whole) / tp) + whole
+    H, V = facts.hidden_size, facts.vocab_size
+    assert H is not None and V is not None  # missing_for_params checked them
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    head = math.ceil(V * H * high / tp) if row.keeps_mtp_head else 0
+    return MtpDraft(count, count * one, count * (2 * H * H + 3 * H) * high, count * head,
+                    f"model_executor/models/{module}; {row.source}")
+
+
+def gated_delta_mtp(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> MtpDraft | None:
+    """A Gated DeltaNet target's MTP module on one rank (profiles.VLLM_GATED_DELTA_SPEC): full-attention decoder
+    layers of the target's shape, one fc split over TP and three norms; lm_head and embedding are the target's."""
+    module = P.VLLM_GATED_DELTA_MTP_TARGETS.get(facts.architecture or "")
+    if not module or gated_delta_draft_unread(facts, cfg, version):
+        return None  # kv_shape refuses the estimate (GSG030) with the reason
+    from gpustack_guard.core.memory.weights import is_linear_layer
+
+    layout = weight_layout(facts)
+    tp, count = cfg.tensor_parallel_size, gated_delta_mtp_layers(facts)
+    full = max(i for i in range(len(layout.per_layer)) if not is_linear_layer(facts, i))
+    whole = layout.per_layer_replicated[full] if layout.per_layer_replicated else 0
+    one = math.ceil((layout.per_layer[full] - whole) / tp) + whole
+    H = facts.hidden_size
+    assert H is not None  # missing_for_params checked it
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    return MtpDraft(count, count * one, math.ceil(2 * H * H * high / tp) + 3 * H * high, 0,
+                    f"model_executor/models/{module}; {P.vllm_gated_delta_spec_row(version).source}",
+                    "profiles.VLLM_GATED_DELTA_SPEC, with its speculative state pages")
+
+
+def draft_report(draft: MtpDraft | None, shape, kv_layers: int, layers: int) -> dict:
+    """extra["speculative_draft"]: the drafter's terms and the KV bytes per token its layers add ({} uncounted)."""
+    if draft is None:
+        return {}
+    if isinstance(shape, KVShape):
+        return draft.report(kv_layers, stage_shape(shape, layers + kv_layers, layers).bytes_per_token
+                            - stage_shape(shape, layers, layers).bytes_per_token)
+    added = getattr(shape, "draft_full_layers", 0)  # a Gated DeltaNet shape holds them among its full layers
+    return {**draft.report(added, added * getattr(shape, "token_bytes", 0)),
+            "speculative_state_blocks": getattr(shape, "spec_blocks", 0)}
+
+
+def speculative_note(cfg: VllmConfig, draft: MtpDraft | None = None) -> str:
+    """What an estimate with a draft counts (its graphs' query length, an MTP drafter) and what it leaves out."""
+    named = ", ".join(part for part in (cfg.speculative_method and f"method {cfg.speculative_method}",
                                         cfg.speculative_model and f"draft {cfg.speculative_model}") if part)
     counted = (f"the CUDA graphs are sized for {1 + cfg.num_speculative_tokens} tokens per decode request "
                f"(profiles.VLLM_SPEC_CAPTURE); " if cfg.num_speculative_tokens else "")
-    return (f"--{cfg.speculative_flag}{' (' + draft + ')' if draft else ''}: {counted}the drafter is not counted "
+    if draft:
+        return (f"--{cfg.speculative_flag} ({named}): {counted}the target's {draft.layers} MTP layer(s) are "
+                f"counted as the drafter loads them ({draft.weights / GiB:.2f} GiB per rank, {draft.layers} more "
+                f"KV layer(s); {draft.table}); the drafter's profile run and CUDA graphs are not")
+    return (f"--{cfg.speculative_flag}{' (' + named + ')' if named else ''}: {counted}the drafter is not counted "
             "(gsg reads no draft config): its weights, KV cache and profile run (or the MTP layers) come on top of "
             "these figures")
 
@@ -1786,8 +1897,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     notes: list[str] = [generation_reason] if generation_reason else []
     runner, profile, sampler_row = runner_rows(facts, version, profile, sampler_row, notes, cfg.v2_runner_env)
     capture = capture._replace(spec_rounds=capture.spec_rounds and runner != "v2")  # MRV1's (VLLM_SPEC_CAPTURE)
+    draft = mtp_draft(facts, cfg, version, profile.engine) if cfg.speculative_flag else None
     if cfg.speculative_flag:
-        notes.append(speculative_note(cfg))
+        notes.append(speculative_note(cfg, draft))
     derived = derive_for_facts(facts.length_config, facts.max_position_embeddings, version,
                                disable_sliding_window=cfg.disable_sliding_window)
     native = derived.limit if derived else 0
@@ -1862,6 +1974,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
+    if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
+        weights_by_stage = [w + draft.weights for w in weights_by_stage]
+    draft_kv_layers = draft.layers if draft and isinstance(shape, KVShape) else 0
 
     stages: list[StageBudget] = []
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
@@ -1887,7 +2002,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
             available = (extensible_kv_bytes(requested, total - P.CUDA_CONTEXT - comm_outside,
                                              weights + non_torch + graphs, activation) if extensible else
                          requested - weights - activation - non_torch_in_budget - graphs_in_budget - comm_in_budget)
-        rank_shape = stage_shape(shape, layers, L) if isinstance(shape, KVShape) else shape  # compressed: whole
+        # compressed: whole; the MTP drafter's attention layers share the target's KV group (get_kv_cache_spec)
+        rank_shape = stage_shape(shape, layers + draft_kv_layers, L) if isinstance(shape, KVShape) else shape
         stages.append(StageBudget(s, layers, total, requested, weights, activation, graphs, available, rank_shape))
     if cfg.kv_cache_memory is not None:
         notes.append("--kv-cache-memory bypasses gpu_memory_utilization for the KV pool")
@@ -1983,6 +2099,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_graph_query_len": 1 + cfg.num_speculative_tokens,  # tokens per decode request the graphs hold
                "cuda_graph_query_len_source": P.vllm_spec_capture_row(version).source
                if cfg.num_speculative_tokens else "",
+               # the drafter's terms where they are counted (profiles.VLLM_MTP_DRAFT), else {}
+               "speculative_draft": draft_report(draft, shape, draft_kv_layers, L),
                # the model's config hook that widened the capture sizes (profiles.VLLM_MODEL_CAPTURE)
                "cuda_graph_model_hook": capture_hook.source if capture_hook else "",
                "performance_mode": performance_mode_effect(mode, cfg, facts, defaults, max_len, version, profile,
