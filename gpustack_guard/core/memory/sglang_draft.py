@@ -33,12 +33,15 @@ def mtp_layers(facts: ModelFacts, cfg: SglangConfig) -> int:
 
 
 def draft_weight_bytes(facts: ModelFacts, layers: int, tp: int) -> int:
-    """One rank's draft weights: `layers` copies of the target's last layer split over TP, the embedding and head
+    """One rank's draft weights: `layers` copies of the target's last layer as its ranks hold it, the embedding and head
     split by vocabulary, and the replicated eh_proj and norms at the model dtype."""
     layout = weight_layout(facts)
     H, V = facts.hidden_size or 0, facts.vocab_size or 0
     width = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
-    layer = math.ceil(layout.per_layer[-1] / tp) if layout.per_layer else 0
+    # the target's last layer as its ranks hold it: split over TP but for what every rank keeps whole (MLA's latent
+    # projections, their norms and the router: weights._mla_replicated_bytes)
+    whole = layout.per_layer_replicated[-1] if layout.per_layer_replicated else 0
+    layer = math.ceil((layout.per_layer[-1] - whole) / tp) + whole if layout.per_layer else 0
     vocab = 2 * math.ceil(V / tp) * H * width  # embed_tokens and shared_head.head
     replicated = (2 * H * H + 3 * H) * width  # eh_proj, enorm, hnorm, shared_head.norm
     return layers * (layer + vocab + replicated)

@@ -57,29 +57,32 @@ def test_an_eagle_style_algorithm_caps_running_requests_at_48():
 def test_deepseek_v3_nextn_draft_at_tp8_on_two_releases():
     layer = weight_layout(DSV3).per_layer[-1]  # the MTP layer is built as the target's last (MoE) layer
     assert layer == 11_511_946_864
-    draft = math.ceil(layer / 8) + 2 * math.ceil(129_280 / 8) * 7168 * 2 + (2 * 7168 * 7168 + 3 * 7168) * 2
-    assert draft == 2_107_896_782
+    whole = weight_layout(DSV3).per_layer_replicated[-1]  # MLA's latent projections, norms, router: every rank
+    assert whole == 18_816_624
+    draft = math.ceil((layer - whole) / 8) + whole + 2 * math.ceil(129_280 / 8) * 7168 * 2 + \
+        (2 * 7168 * 7168 + 3 * 7168) * 2
+    assert draft == 2_124_361_328
     flags = {"tp-size": "8", "speculative-algorithm": "NEXTN"}
     # up to 0.5.13 the draft loads after the target's pool: the pool is the one the fraction gives the target alone
     old = run(DSV3, flags, "0.5.9", (H200,) * 8)
     pre, fraction = old.extra["free_before_weights"], old.extra["mem_fraction_static"]
     assert fraction == 0.882  # 0.5.3-0.5.9 keep 2 GiB for an EAGLE-style draft
     assert old.kv_bytes_per_token == 61 * 1152  # 61 layers of the 576-wide bf16 latent; the draft keeps one
-    assert old.kv_capacity_tokens == max_total_num_tokens(pre, old.weights, fraction, 61 * 1152, 1) == 656_694
+    assert old.kv_capacity_tokens == max_total_num_tokens(pre, old.weights, fraction, 61 * 1152, 1) == 642_539
     d = old.extra["speculative_draft"]
     assert (d["layers"], d["weights"], d["kv_bytes_per_token"], d["kv_tokens"], d["kv_cache"]) == \
-        (1, draft, 1152, 656_694, 656_694 * 1152)
+        (1, draft, 1152, 642_539, 642_539 * 1152)
     assert d["weights_before_target_pool"] is False
     # from 0.5.14 the draft's weights are resident when the target's pool is profiled: the pool shrinks by them
     new = run(DSV3, flags, "0.5.14", (H200,) * 8)
     pre, fraction = new.extra["free_before_weights"], new.extra["mem_fraction_static"]
-    assert new.kv_capacity_tokens == max_total_num_tokens(pre, new.weights + draft, fraction, 61 * 1152, 1) == 635_109
+    assert new.kv_capacity_tokens == max_total_num_tokens(pre, new.weights + draft, fraction, 61 * 1152, 1) == 620_719
     assert new.extra["speculative_draft"]["weights_before_target_pool"] is True
     assert "scheduler.py@v0.5.14" in new.extra["speculative_draft"]["source"]
     # what the draft keeps outside the static part: its pool, and before 0.5.14 its weights
     plain_old = run(DSV3, {"tp-size": "8", "mem-fraction-static": "0.882"}, "0.5.9", (H200,) * 8)
-    assert old.headroom_needed - plain_old.headroom_needed == draft + 656_694 * 1152
-    assert "1 MTP layer(s): 1.96 GiB" in old.notes[0]
+    assert old.headroom_needed - plain_old.headroom_needed == draft + 642_539 * 1152
+    assert "1 MTP layer(s): 1.98 GiB" in old.notes[0]
 
 
 def test_a_draft_of_its_own_is_named_unsized():
