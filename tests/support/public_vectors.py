@@ -325,6 +325,12 @@ VECTORS = (
            why="search-index file 10873344026 (a WSL2 + vLLM note tested on an RTX 5080 16GB): LLaVA-1.6-Mistral-7B "
                "through the LLM class at gmu 0.85, 4,096 tokens, one sequence, vLLM 0.11.0 (the log): 14.08 GiB of "
                "weights against a 13.5 GiB budget, 'No available memory for the cache blocks'"),
+    Vector("v1-0.10.2-llava16-mistral-7b-h100-llm-class-terms.log", config("llava-v1.6-mistral-7b"), H100, None,
+           why="search-index file 34680831065 (a vlm_inference_with_vllm.py run): LLaVA-1.6-Mistral-7B through the "
+               "LLM class, 4,096 tokens, vLLM 0.10.2 (the log); the card is not named, but its 79.19 GiB CUDA total "
+               "and the LLM class's 16,384 batched tokens (>= 70 GiB and not an A100: arg_utils.py) are an 80 GB "
+               "H100's, SXM or PCIe alike at TP 1. Its budget line prints every term: 14.08 weights, 1.97 peak "
+               "activation, 0.07 non-torch, 0.67 GiB CUDA graphs (gsg: 14.07, 1.72, 0.35, 0.79)"),
     Vector("v1-0.10dev-llama32-1b-debug-profile.log", "meta-llama/Llama-3.2-1B", L40S, "0.10.1", version_known=False,
            gpu_known=False,
            why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "

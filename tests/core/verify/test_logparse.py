@@ -437,6 +437,11 @@ CASES = [
      {P.KV_CACHE: gib(8.0), P.KV_TOKENS: 149712, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.57}),
     # the driver's advice line (info in 0.10.2: v1/worker/gpu_worker.py@v0.10.2) gives its KV memory in bytes, the
     # other terms rounded to 0.01 GiB; its exact KV memory is the smallest, so that worker binds
+    # 0.10.2 through the LLM class on one 80 GB Hopper: the budget line's every term, the pool in exact bytes
+    ("vllm/v1-0.10.2-llava16-mistral-7b-h100-llm-class-terms.log", '0.10.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.0786), P.KV_CACHE: 59212694937, P.CUDA_GRAPHS: gib(0.67), P.FREE_BEFORE_LOAD: gib(78.66),
+      P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.27), P.ACTIVATION: gib(1.97),
+      P.NON_TORCH: gib(0.07), P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 451744, P.MAX_CONCURRENCY: 110.29}),
     ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP2 EP2', 0,
      {P.WEIGHTS: gib(27.7183), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24, P.FREE_BEFORE_LOAD: gib(43.93), P.GPU_MEMORY: gib(44.42),
@@ -609,7 +614,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 106, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 107, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
