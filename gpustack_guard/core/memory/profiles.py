@@ -950,6 +950,90 @@ VLLM_ENCODER_ROWS = (
 )
 
 
+# Qwen3-VL's dummy video (qwen3_vl.py@v0.11.0 Qwen3VLDummyInputsBuilder, get_max_video_tokens): frames of the
+# largest image, as many as Qwen2VLProcessingInfo._get_max_video_frames counts before one more would pass
+# max_model_len tokens (from 2, one video a prompt: the registry profiles mm_counts {modality: 1}), capped at
+# _MAX_FRAMES_PER_VIDEO; each resized by the video processor's smart_resize under size["longest_edge"] for all the
+# frames together (transformers video_processing_qwen3_vl.py). The published video_preprocessor_config.json of
+# every Qwen3-VL checkpoint gives size {"longest_edge": 25165824, "shortest_edge": 4096}; config.json does not
+# carry it, so these are the published values. At 65,536 tokens: 24,576 frames of 32 px, 12,288 tokens.
+QWEN3_VL_VIDEO_MAX_PIXELS = 25_165_824
+QWEN3_VL_VIDEO_MIN_PIXELS = 4_096
+QWEN3_VL_MAX_FRAMES_PER_VIDEO = 24_576
+
+
+class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a release profiles a model file's dummy video against its dummy image: the tokens one video takes of
+    the encoder budget per soft token (0: the video is not modelled), and how far profile_run widens the encoder
+    output it keeps through the text run ("budget": to the encoder budget, "item": to one item's tokens, "none")."""
+
+    since: str
+    family: str
+    tokens_per_soft_token: float
+    widened_to: str
+    rule: str
+    source: str
+
+
+_VIDEO_TIMESTAMPS = ("get_max_video_tokens returns int(soft tokens x 12.5) (the '<t seconds>' text around each "
+                     "frame's tokens), so the video outranks the 16,384-token image and is the profiled modality")
+_WIDEN_SOURCE = ("profile_run: an encoder output shorter than {to} is copied into new_zeros(({to}, width)) and "
+                 "that copy is cached; the loop's `output` keeps the ViT's own output alive until the dummy sampler "
+                 "returns")
+_QWEN3_VL_VIDEO_ROWS = (
+    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, "budget", "video-timestamps-widened-to-budget",
+                 f"qwen3_vl.py@v0.11.0 and @v0.11.1: {_VIDEO_TIMESTAMPS}; gpu_model_runner.py@v0.11.0 and "
+                 f"@v0.11.1 {_WIDEN_SOURCE.format(to='the encoder budget')}"),
+    VllmVideoRow("0.12.0", "qwen3_vl", 12.5, "item", "video-timestamps-widened-to-item",
+                 f"qwen3_vl.py@v0.12.0: {_VIDEO_TIMESTAMPS}; gpu_model_runner.py@v0.12.0 "
+                 f"{_WIDEN_SOURCE.format(to='max_tokens_by_modality')}"),
+    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, "none", "video-soft-tokens",
+                 "qwen3_vl.py@v0.13.0 and @v0.19.0 get_max_video_tokens: the soft tokens alone (12,288 at most "
+                 "under the published longest_edge), under the image's 16,384, so the image is profiled; "
+                 "gpu_model_runner.py@v0.13.0 caches the outputs as they are"),
+)
+# qwen3_vl_moe.py's processing info is qwen3_vl.py's (Qwen3VLMoeProcessingInfo(Qwen3VLProcessingInfo))
+VLLM_VIDEO_ROWS = _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
+
+
+def vllm_video_row(family: str, version: str | None) -> VllmVideoRow | None:
+    """The dummy-video row of a model file for a release, or None where its video profile is not read."""
+    rows = keyed_by_release([r for r in VLLM_VIDEO_ROWS if r.family == family])
+    if not rows or arithmetic_release("vllm", version) < rows[0][0]:
+        return None
+    return row_for("vllm", rows, version)
+
+
+class VllmV2EncoderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What the V2 model runner's profile_run (v1/worker/gpu/model_runner.py) does with a multimodal model's
+    encoder from a release on: whether it encodes dummy items at all, and whether their pixel values stay on the
+    GPU through the text run (V1's gpu_model_runner.py keeps them: a local of profile_run)."""
+
+    since: str
+    profiled: bool
+    pixels_held: bool
+    rule: str
+    source: str
+
+
+VLLM_V2_ENCODER_ROWS = (
+    VllmV2EncoderRow("0.0.0", False, False, "v2-runner-no-encoder-profile",
+                     "gpu/model_runner.py@v0.25.0 and @v0.26.0 profile_run: _dummy_run and the dummy sampler only, "
+                     "no dummy multimodal items (nothing in gpu/ builds them), though config/vllm.py@v0.25.0 "
+                     "_is_default_v2_model_runner_model puts a dense multimodal model on this runner"),
+    VllmV2EncoderRow("0.27.0", True, False, "v2-runner-outputs-held",
+                     "gpu/model_runner.py@v0.27.0, @v0.29.0 and @v0.34.0 profile_run: "
+                     "encoder_runner.profile_encoder_cache encodes the dummy items and keeps the outputs in the "
+                     "encoder cache until reset_encoder_cache after the sampler; the items are CPU tensors that "
+                     "gpu/mm/encoder_runner.py execute_mm_encoder batches onto the GPU as a local, freed when it "
+                     "returns, so the pixel values are not held through the text run"),
+)
+
+
+def vllm_v2_encoder_row(version: str | None) -> VllmV2EncoderRow:
+    return row_for("vllm", keyed_by_release(VLLM_V2_ENCODER_ROWS), version)
+
+
 def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
     """The encoder row of a model file for a release, or None where gsg has not read that file."""
     rows = keyed_by_release([r for r in VLLM_ENCODER_ROWS if r.family == family])

@@ -8,6 +8,7 @@ docs/memory-arithmetic.md ("Vision towers") explains the formulas; profiles.VISI
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -161,7 +162,57 @@ def qwen3_vl_encoder(v: dict, family: str, text_hidden: int) -> EncoderDummy:
                           inter=_get(v, "intermediate_size", 4304), gated=False, default_patch=16,
                           out_width=out_width, max_pixels=P.QWEN3_VL_MAX_PIXELS)
     return replace(enc, patch_factor=0, output_streams=1 + len(indexes),
-                   held_beside_blocks=beside_last * out_width // (merge * merge))
+                   held_beside_blocks=beside_last * out_width // (merge * merge),
+                   video_side=qwen_vl_side(P.QWEN3_VL_MAX_PIXELS, enc.patch_size * merge),
+                   video_factor=enc.patch_size * merge,
+                   video_max_pixels=P.QWEN3_VL_VIDEO_MAX_PIXELS, video_min_pixels=P.QWEN3_VL_VIDEO_MIN_PIXELS,
+                   video_max_frames=P.QWEN3_VL_MAX_FRAMES_PER_VIDEO,
+                   temporal_patch=_get(v, "temporal_patch_size", 2))
+
+
+def _video_resize(frames: int, side: int, factor: int, temporal: int, min_pixels: int, max_pixels: int) -> int:
+    """The side transformers' Qwen3-VL video smart_resize gives `frames` square frames of `side` px: the
+    frames, rounded to the temporal patch, times the area must stay within the bounds."""
+    bar = round(side / factor) * factor
+    t_bar = round(frames / temporal) * temporal
+    if t_bar * bar * bar > max_pixels:
+        beta = math.sqrt(frames * side * side / max_pixels)  # in floats, as smart_resize computes it
+        return max(factor, math.floor(side / beta / factor) * factor)
+    if t_bar * bar * bar < min_pixels:
+        beta = math.sqrt(min_pixels / (frames * side * side))
+        return math.ceil(side * beta / factor) * factor
+    return bar
+
+
+@functools.lru_cache(maxsize=64)
+def _video_grid(frames: int, shape: tuple[int, int, int, int, int, int]) -> tuple[int, int]:
+    """(patches, soft tokens) of a dummy video of `frames` frames (qwen3_vl.py _get_vision_info: the frames padded
+    to the temporal patch, grid_t x grid_h x grid_w patches, merge^2 of them a token); `shape` is (side, factor,
+    patch, temporal, min pixels, max pixels)."""
+    side, factor, patch, temporal, low, high = shape
+    resized = _video_resize(frames, side, factor, temporal, low, high)
+    grid_t = max((frames + frames % temporal) // temporal, 1)
+    patches = grid_t * (resized // patch) ** 2
+    return patches, patches // (factor // patch) ** 2
+
+
+@functools.lru_cache(maxsize=64)
+def _video_frames(shape: tuple[int, int, int, int, int, int], cap: int, seq_len: int) -> int:
+    frames = 2
+    while frames < cap and _video_grid.__wrapped__(frames + 1, shape)[1] <= seq_len:
+        frames += 1
+    return frames
+
+
+def qwen3_vl_video(enc: EncoderDummy, seq_len: int) -> tuple[int, int, int]:
+    """(frames, patches, soft tokens) of the video vLLM profiles Qwen3-VL with at max_model_len `seq_len`:
+    Qwen2VLProcessingInfo._get_max_video_frames adds frames from 2 while the next count's tokens stay within
+    seq_len, then get_num_frames_with_most_features caps them at _MAX_FRAMES_PER_VIDEO (a loop of up to that many
+    steps, as vLLM's own; cached)."""
+    shape = (enc.video_side, enc.video_factor, enc.patch_size, enc.temporal_patch, enc.video_min_pixels,
+             enc.video_max_pixels)
+    frames = _video_frames(shape, enc.video_max_frames, seq_len)
+    return (frames, *_video_grid(frames, shape))
 
 
 def _kept_layers(total: int, feature_layer) -> int:

@@ -5,15 +5,15 @@ run: the peak is max(encoder phase, text phase + held). Every family books the d
 the release (no constant fitted to a log). Figures below are worked by hand from the shapes: 16-bit elements."""
 
 import pytest
-from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN25_VL_3B, QWEN25_VL_7B
+from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN3_VL_30B_A3B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
-from gpustack_guard.core.memory.engine import mm_image_limit, mm_max_pixels
+from gpustack_guard.core.memory.engine import mm_image_limit, mm_limit, mm_max_pixels
 from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
-from gpustack_guard.core.memory.vision import qwen_vl_side
+from gpustack_guard.core.memory.vision import qwen3_vl_video, qwen_vl_side
 from gpustack_guard.core.units import GiB
 
 QWEN_PIXELS = 65_536 * 3 * 2 * 14 * 14 * 2  # pixel_values of one 3,584 px image: 154,140,672 B
@@ -111,14 +111,87 @@ def test_qwen_vl_encoder_phase_by_release(config, version, step):
 # Qwen3-VL-8B: 65,536 patches of 3 x 2 x 16 x 16 = 1,536 pixel elements. Its blocks use Qwen2.5-VL's attention
 # (11 widths of 1,152 from 0.12, over the fc1/fc2 MLP's 2 x (1,152 + 4,304) = 10,912; 20 widths at 0.11.0) beside
 # the 3 DeepStack features merged so far (3 x 4,096 / 4 = 3,072 per patch); what it returns is 4 x 4,096 wide.
-@pytest.mark.parametrize("version, step", [("0.11.0", 20 * 1_152 + 3_072), ("0.12.0", 11 * 1_152 + 3_072),
-                                           ("0.19.0", 11 * 1_152 + 3_072)])
-def test_qwen3_vl_8b_encoder_phase_and_held(version, step):
+# From 0.13 the dummy video's 12,100 soft tokens are under the image's 16,384, so the image is profiled.
+@pytest.mark.parametrize("version", ["0.13.0", "0.19.0"])
+def test_qwen3_vl_8b_encoder_phase_and_held(version):
     got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(), 2_048, 256, 8_192, version)
     pixels = 65_536 * 1_536 * 2
-    assert (got.items, got.phase, got.held) == (1, pixels + 65_536 * step * 2, pixels + 16_384 * 4 * 4_096 * 2)
-    assert got.phase == {"0.11.0": 3_623_878_656, "0.12.0": 2_264_924_160, "0.19.0": 2_264_924_160}[version]
-    assert "qwen3_vl.py@v0" in got.source
+    step = 11 * 1_152 + 3_072
+    assert (got.items, got.modality, got.phase, got.held) == \
+        (1, "image", pixels + 65_536 * step * 2, pixels + 16_384 * 4 * 4_096 * 2)
+    assert got.phase == 2_264_924_160
+    assert "qwen3_vl.py@v0" in got.source and "video" not in got.rule
+
+
+# At 0.11-0.12 qwen3_vl.py counts a video item at 12.5 tokens a soft token (its timestamps), so one video outranks
+# the image. At 8,192 tokens: 2 frames of 4,096 px resized under longest_edge 25,165,824 for both frames together
+# (beta = sqrt(2 x 4,096^2 / 25,165,824), floor(4,096 / beta / 32) x 32 = 3,520 px), one temporal patch: 220^2 =
+# 48,400 patches, 12,100 soft tokens, int(12,100 x 12.5) = 151,250 tokens of budget. profile_run copies the output
+# into zeros of the encoder budget (0.11) or of one item's tokens (0.12) and keeps both copies: a budget of 200,000
+# batched tokens tells the two apart.
+@pytest.mark.parametrize("version, batched, widened, attention", [
+    ("0.11.0", 2_048, 151_250, 20), ("0.11.0", 200_000, 200_000, 20),
+    ("0.12.0", 2_048, 151_250, 11), ("0.12.0", 200_000, 151_250, 11),
+])
+def test_qwen3_vl_8b_profiles_a_video_at_0_11_and_0_12(version, batched, widened, attention):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(), batched, 256, 8_192, version)
+    pixels = 48_400 * 1_536 * 2
+    row = 4 * 4_096 * 2  # the merger's output and 3 DeepStack features, 16 bits
+    assert (got.items, got.modality, got.item_patches, got.item_tokens) == (1, "video", 48_400, 151_250)
+    assert got.phase == pixels + 48_400 * (attention * 1_152 + 3_072) * 2
+    assert got.held == pixels + 12_100 * row + widened * row
+    assert got.rule.endswith("video-timestamps-widened-to-" + ("budget" if version == "0.11.0" else "item"))
+    assert f"gpu_model_runner.py@v{version}" in got.source
+
+
+# Qwen3-VL-30B-A3B at 65,536 tokens (the 0.11.0 TP 4 log, benchmarks/vectors/MISSES.md): the frames grow to the
+# 24,576 cap, each resized to 32 px (2 x 2 patches), 12,288 frame pairs: 49,152 patches, 12,288 soft tokens; the
+# log prints "a budget of 153600 tokens, and profiled with 1 video items". What stays through the text run is the
+# pixel values, the ViT's output and its copy widened to 153,600 rows of 4 x 2,048: 2.67 GiB.
+def test_qwen3_vl_30b_a3b_video_matches_the_logged_budget():
+    facts = facts_from_config(QWEN3_VL_30B_A3B, "test")
+    assert facts.vision_encoder is not None
+    assert qwen3_vl_video(facts.vision_encoder, 65_536) == (24_576, 49_152, 12_288)
+    got = encoder_profile(facts, VllmConfig(), 2_048, 256, 65_536, "0.11.0")
+    row = 4 * 2_048 * 2
+    assert (got.items, got.modality, got.item_tokens) == (1, "video", 153_600)
+    assert got.held == 49_152 * 1_536 * 2 + (12_288 + 153_600) * row == 2_868_903_936
+    # the same model at 0.13.0 profiles the 16,384-token image again (video: 12,288 soft tokens)
+    assert encoder_profile(facts, VllmConfig(), 2_048, 256, 65_536, "0.13.0").modality == "image"
+
+
+@pytest.mark.parametrize("limits, modality", [
+    (VllmConfig(mm_video_limit=0), "image"),  # no video allowed: the image is the largest item
+    (VllmConfig(mm_image_limit=0), "video"),
+])
+def test_qwen3_vl_limits_choose_the_profiled_modality(limits, modality):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), limits, 2_048, 256, 8_192, "0.11.0")
+    assert got.modality == modality and got.phase > 0
+
+
+# The V2 model runner (config/vllm.py@v0.25.0 puts a dense multimodal model on it) profiles no encoder before
+# 0.27.0, and from 0.27.0 keeps only the encoder outputs through the text run (its dummy items are CPU tensors)
+@pytest.mark.parametrize("facts, version", [(facts_from_config(QWEN25_VL_7B, "test"), "0.27.1"),
+                                           (gemma3_12b(), "0.29.0")])
+def test_v2_runner_holds_the_outputs_only(facts, version):
+    v1 = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version)
+    v2 = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version, "v2")
+    enc = facts.vision_encoder
+    pixels = v1.items * v1.item_patches * enc.pixel_elements_per_patch * 2
+    assert (v2.items, v2.phase) == (v1.items, v1.phase)
+    assert v2.held == v1.held - pixels
+    assert v2.rule.endswith("v2-runner-outputs-held")
+
+
+@pytest.mark.parametrize("facts", [facts_from_config(QWEN25_VL_7B, "test"), gemma3_12b()])
+@pytest.mark.parametrize("version", ["0.25.0", "0.26.0"])
+def test_v2_runner_before_0_27_profiles_no_encoder(facts, version):
+    got = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version, "v2")
+    assert (got.items, got.phase, got.held, got.rule) == (0, 0, 0, "v2-runner-no-encoder-profile")
+    est = estimate_vllm(facts, 24 * GiB, VllmConfig(max_model_len=8_192), version=version)
+    assert est.extra["model_runner"] == "v2" and est.extra["encoder_peak"] == 0
+    v1 = estimate_vllm(facts, 24 * GiB, VllmConfig(max_model_len=8_192, v2_runner_env="0"), version=version)
+    assert v1.extra["model_runner"] == "v1" and v1.extra["encoder_peak"] > 0
 
 
 # Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens; SigLIP's largest step is fc1's output and its
@@ -160,7 +233,8 @@ def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
 @pytest.mark.parametrize("facts, version, rule, read", [
     (facts_from_config(QWEN25_VL_7B, "test"), "0.11.0", "max(encoder-phase, text+held):vit-attention-concat-fp32-rotary",
      "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); qwen2_5_vl.py@v0.11.0"),
-    (facts_from_config(QWEN25_VL_7B, "test"), "0.27.1", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.27.1",
+     "max(encoder-phase, text+held):vit-attention-16bit-rotary:v2-runner-outputs-held",
      "qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0"),
     (facts_from_config(QWEN3_VL_8B, "test"), "0.19.0", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
      "qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0"),
@@ -212,6 +286,20 @@ def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
 ])
 def test_limit_mm_per_prompt_forms(text, limit):
     assert mm_image_limit(text) == limit
+
+
+@pytest.mark.parametrize("text, limit", [
+    (None, None), ('{"image": 2}', None), ('{"image": 0, "video": 1}', 1), ('{"video": {"count": 0}}', 0),
+    ("image=4,video=0", 0),
+])
+def test_limit_mm_per_prompt_video_count(text, limit):
+    assert mm_limit(text, "video") == limit
+
+
+def test_limit_mm_per_prompt_video_refusal_is_one_line():
+    with pytest.raises(FlagValueError) as caught:
+        mm_limit("video=x", "video")
+    assert str(caught.value) == "--limit-mm-per-prompt 'video=x': the video count is not a whole number"
 
 
 @pytest.mark.parametrize("text, message", [
