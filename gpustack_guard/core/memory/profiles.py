@@ -958,42 +958,75 @@ VLLM_ENCODER_ROWS = (
 # every Qwen3-VL checkpoint gives size {"longest_edge": 25165824, "shortest_edge": 4096}; config.json does not
 # carry it, so these are the published values. At 65,536 tokens: 24,576 frames of 32 px, 12,288 tokens.
 QWEN3_VL_VIDEO_MAX_PIXELS = 25_165_824
+# Gemma 3's image placeholder beside its mm_tokens_per_image embeddings: transformers Gemma3Processor
+# full_image_sequence "\n\n<start_of_image>...<end_of_image>\n\n" ("\n\n" is one token of Gemma's vocabulary).
+# Evidence: a 0.11.0rc2 Gemma-3-27B start-up (search-index file 9297248278) logs "a budget of 8192 tokens, and
+# profiled with 31 image items" = 8,192 // 260, not 8,192 // 256.
+GEMMA3_IMAGE_BREAK_TOKENS = 4
 QWEN3_VL_VIDEO_MIN_PIXELS = 4_096
 QWEN3_VL_MAX_FRAMES_PER_VIDEO = 24_576
 
 
 class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
-    """How a release profiles a model file's dummy video against its dummy image: the tokens one video takes of
-    the encoder budget per soft token (0: the video is not modelled), and how far profile_run widens the encoder
-    output it keeps through the text run ("budget": to the encoder budget, "item": to one item's tokens, "none")."""
+    """How a release counts a model file's dummy video against its dummy image: the tokens one video takes of the
+    encoder budget per soft token (vLLM profiles the modality whose item takes the most)."""
 
     since: str
     family: str
     tokens_per_soft_token: float
-    widened_to: str
     rule: str
     source: str
 
 
 _VIDEO_TIMESTAMPS = ("get_max_video_tokens returns int(soft tokens x 12.5) (the '<t seconds>' text around each "
                      "frame's tokens), so the video outranks the 16,384-token image and is the profiled modality")
-_WIDEN_SOURCE = ("profile_run: an encoder output shorter than {to} is copied into new_zeros(({to}, width)) and "
-                 "that copy is cached; the loop's `output` keeps the ViT's own output alive until the dummy sampler "
-                 "returns")
 _QWEN3_VL_VIDEO_ROWS = (
-    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, "budget", "video-timestamps-widened-to-budget",
-                 f"qwen3_vl.py@v0.11.0 and @v0.11.1: {_VIDEO_TIMESTAMPS}; gpu_model_runner.py@v0.11.0 and "
-                 f"@v0.11.1 {_WIDEN_SOURCE.format(to='the encoder budget')}"),
-    VllmVideoRow("0.12.0", "qwen3_vl", 12.5, "item", "video-timestamps-widened-to-item",
-                 f"qwen3_vl.py@v0.12.0: {_VIDEO_TIMESTAMPS}; gpu_model_runner.py@v0.12.0 "
-                 f"{_WIDEN_SOURCE.format(to='max_tokens_by_modality')}"),
-    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, "none", "video-soft-tokens",
+    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, "video-timestamp-tokens",
+                 f"qwen3_vl.py@v0.11.0, @v0.11.1 and @v0.12.0: {_VIDEO_TIMESTAMPS}"),
+    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, "video-soft-tokens",
                  "qwen3_vl.py@v0.13.0 and @v0.19.0 get_max_video_tokens: the soft tokens alone (12,288 at most "
-                 "under the published longest_edge), under the image's 16,384, so the image is profiled; "
-                 "gpu_model_runner.py@v0.13.0 caches the outputs as they are"),
+                 "under the published longest_edge), under the image's 16,384, so the image is profiled"),
 )
 # qwen3_vl_moe.py's processing info is qwen3_vl.py's (Qwen3VLMoeProcessingInfo(Qwen3VLProcessingInfo))
 VLLM_VIDEO_ROWS = _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
+
+
+class VllmMmBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What one item takes of the encoder budget, and how far profile_run widens each dummy output it keeps
+    through the text run, from a release on (every model file)."""
+
+    since: str
+    item_tokens: str  # "embeddings" (the encoder's output rows) or "contiguous" (the placeholder's whole span)
+    widened_to: str  # "none", "budget" (each output to the encoder budget) or "item" (to one item's tokens)
+    rule: str
+    source: str
+
+
+_WIDEN = ("profile_run copies each output shorter than {to} into new_zeros(({to}, width)) and caches the copies; "
+          "the loop's `output` keeps the encoder's own output alive until the dummy sampler returns")
+VLLM_MM_BUDGET_ROWS = (
+    VllmMmBudgetRow("0.0.0", "embeddings", "none", "",
+                    "multimodal/registry.py@v0.10.0 get_max_tokens_per_item_by_modality: profiler.get_mm_max_tokens "
+                    "(the embeddings); gpu_model_runner.py@v0.10.0 caches the outputs as they are"),
+    VllmMmBudgetRow("0.10.1", "contiguous", "none", "contiguous-item-tokens",
+                    "multimodal/registry.py@v0.10.1, @v0.10.2: get_mm_max_contiguous_tokens (the placeholder's "
+                    "length with its break and text tokens) where the model file gives no per-item maximum"),
+    VllmMmBudgetRow("0.11.0", "contiguous", "budget", "contiguous-item-tokens:outputs-widened-to-budget",
+                    "multimodal/registry.py@v0.11.0 get_mm_max_contiguous_tokens; gpu_model_runner.py@v0.11.0 and "
+                    f"@v0.11.1 {_WIDEN.format(to='the encoder budget')}"),
+    VllmMmBudgetRow("0.12.0", "contiguous", "item", "contiguous-item-tokens:outputs-widened-to-item",
+                    "multimodal/registry.py@v0.12.0 get_mm_max_contiguous_tokens; gpu_model_runner.py@v0.12.0 "
+                    f"{_WIDEN.format(to='max_tokens_by_modality')}"),
+    VllmMmBudgetRow("0.13.0", "embeddings", "none", "",
+                    "multimodal/registry.py@v0.13.0 profiler.get_mm_max_tokens ('excluding any break/text tokens'); "
+                    "gpu_model_runner.py@v0.13.0 and @v0.19.0 cache the outputs as they are (encoder_cache "
+                    "tmp_<i>)"),
+)
+_MM_BUDGET_KEYS = keyed_by_release(VLLM_MM_BUDGET_ROWS)
+
+
+def vllm_mm_budget_row(version: str | None) -> VllmMmBudgetRow:
+    return row_for("vllm", _MM_BUDGET_KEYS, version)
 
 
 def vllm_video_row(family: str, version: str | None) -> VllmVideoRow | None:

@@ -294,9 +294,12 @@ def gemma3(config: dict, text_hidden: int) -> VisionTower:
     tower = siglip_tower(shaped, layers, post_norm=True)
     # gemma3_mm.py: one 896 px crop per image without pan-and-scan (vLLM's default), mm_tokens_per_image tokens
     patch, side = _get(shaped, "patch_size", 14), _get(shaped, "image_size", 896)
+    # transformers Gemma3Processor.full_image_sequence wraps the image tokens in "\n\n", <start_of_image> and
+    # <end_of_image>, "\n\n": 4 tokens more in the placeholder (vLLM 0.11.0 logs 31 items at 8,192 = 8,192 // 260)
     encoder = EncoderDummy("gemma3", (side // patch) ** 2, _get(config, "mm_tokens_per_image", 256),
                            _get(shaped, "num_channels", 3) * patch * patch, hidden,
-                           _get(shaped, "intermediate_size", 4304), False, text_hidden)
+                           _get(shaped, "intermediate_size", 4304), False, text_hidden,
+                           break_tokens=P.GEMMA3_IMAGE_BREAK_TOKENS)
     return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)", encoder=encoder)
 
 

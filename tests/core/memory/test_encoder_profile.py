@@ -82,11 +82,16 @@ def test_items_are_the_encoder_budget_over_one_item(version, batched, items):
     assert encoder_profile(f, VllmConfig(), batched, 256, 128_000, version).items == items
 
 
-@pytest.mark.parametrize("batched, seqs, limit, items", [
-    (2_048, 256, None, 8), (8_192, 256, None, 32), (8_192, 4, 1, 4), (8_192, 4, 3, 12), (8_192, 256, 3, 32),
+# 0.10.1-0.12.x count an item's whole placeholder against the budget (260 tokens for Gemma 3's 256 embeddings: a
+# 0.11.0rc2 Gemma-3-27B start-up logs "a budget of 8192 tokens, and profiled with 31 image items"); 0.13 the
+# embeddings alone
+@pytest.mark.parametrize("version, batched, seqs, limit, items", [
+    ("0.11.0", 2_048, 256, None, 7), ("0.11.0", 8_192, 256, None, 31), ("0.11.0", 8_192, 4, 1, 4),
+    ("0.11.0", 8_192, 4, 3, 12), ("0.11.0", 8_192, 256, 3, 31), ("0.10.1", 8_192, 256, None, 31),
+    ("0.10.0", 8_192, 256, None, 32), ("0.13.0", 2_048, 256, None, 8), ("0.19.0", 8_192, 256, None, 32),
 ])
-def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(batched, seqs, limit, items):
-    got = encoder_profile(gemma3_12b(), VllmConfig(mm_image_limit=limit), batched, seqs, 8_192, "0.11.0")
+def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(version, batched, seqs, limit, items):
+    got = encoder_profile(gemma3_12b(), VllmConfig(mm_image_limit=limit), batched, seqs, 8_192, version)
     assert got.items == items
 
 
@@ -140,7 +145,8 @@ def test_qwen3_vl_8b_profiles_a_video_at_0_11_and_0_12(version, batched, widened
     assert (got.items, got.modality, got.item_patches, got.item_tokens) == (1, "video", 48_400, 151_250)
     assert got.phase == pixels + 48_400 * (attention * 1_152 + 3_072) * 2
     assert got.held == pixels + 12_100 * row + widened * row
-    assert got.rule.endswith("video-timestamps-widened-to-" + ("budget" if version == "0.11.0" else "item"))
+    assert got.rule.endswith("video-timestamp-tokens:contiguous-item-tokens:outputs-widened-to-" +
+                             ("budget" if version == "0.11.0" else "item"))
     assert f"gpu_model_runner.py@v{version}" in got.source
 
 
@@ -194,15 +200,19 @@ def test_v2_runner_before_0_27_profiles_no_encoder(facts, version):
     assert v1.extra["model_runner"] == "v1" and v1.extra["encoder_peak"] > 0
 
 
-# Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens; SigLIP's largest step is fc1's output and its
-# GELU beside the residual and the norm output: 2 x (1,152 + 4,304) = 10,912 elements, over 8 widths of attention
-@pytest.mark.parametrize("version", ["0.9.0", "0.11.0", "0.19.0"])
-def test_gemma3_12b_encoder_phase_and_held(version):
+# Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens (7 at 0.10.1-0.12: 2,048 // 260); SigLIP's largest
+# step is fc1's output and its GELU beside the residual and the norm output: 2 x (1,152 + 4,304) = 10,912 elements,
+# over 8 widths of attention. At 0.11.x each 256-row output is copied into zeros of the 2,048-token budget, at 0.12.x
+# of the 260-token item, and the outputs themselves stay alive too.
+@pytest.mark.parametrize("version, items, widened", [("0.9.0", 8, 0), ("0.11.0", 7, 2_048), ("0.12.0", 7, 260),
+                                                     ("0.19.0", 8, 0)])
+def test_gemma3_12b_encoder_phase_and_held(version, items, widened):
     got = encoder_profile(gemma3_12b(), VllmConfig(), 2_048, 256, 8_192, version)
-    pixels = 8 * 4_096 * 588 * 2
+    pixels = items * 4_096 * 588 * 2
     assert (got.items, got.phase, got.held) == \
-        (8, pixels + 8 * 4_096 * 10_912 * 2, pixels + 8 * 256 * 3_840 * 2)
-    assert got.rule == "max(encoder-phase, text+held):siglip-attention"
+        (items, pixels + items * 4_096 * 10_912 * 2, pixels + items * (256 + widened) * 3_840 * 2)
+    assert got.rule.startswith("max(encoder-phase, text+held):siglip-attention")
+    assert ("outputs-widened" in got.rule) == bool(widened)
     assert "siglip.py@v0.10.1.1" in got.source
 
 
@@ -216,13 +226,13 @@ def test_derived_profile_adds_the_larger_of_held_and_the_encoder_phase_excess(te
 
 
 def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
-    small = estimate_vllm(gemma3_12b(), 24 * GiB, VllmConfig(max_model_len=8_192), version="0.11.0")
+    small = estimate_vllm(gemma3_12b(), 24 * GiB, VllmConfig(max_model_len=8_192), version="0.19.0")
     x = small.extra
     assert x["encoder_peak"] == x["encoder_profile"]["held_through_text"] == 54_263_808  # the sampler binds
     # 64 images at 16,384 batched tokens and 16 sequences (a small sampler): the encoder phase is above the text
     # phase, and only its excess counts
     big = estimate_vllm(gemma3_12b(), 80 * GiB, VllmConfig(max_model_len=8_192, max_num_batched_tokens=16_384,
-                                                          max_num_seqs=16), version="0.11.0")
+                                                          max_num_seqs=16), version="0.19.0")
     x = big.extra
     text = max(x["forward_peak"], x["sampler_peak"])
     assert x["encoder_profile"]["items"] == 64 and x["encoder_profile"]["encoder_phase"] > text
@@ -238,7 +248,8 @@ def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
      "qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0"),
     (facts_from_config(QWEN3_VL_8B, "test"), "0.19.0", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
      "qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0"),
-    (gemma3_12b(), "0.11.0", "max(encoder-phase, text+held):siglip-attention",
+    (gemma3_12b(), "0.11.0",
+     "max(encoder-phase, text+held):siglip-attention:contiguous-item-tokens:outputs-widened-to-budget",
      "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); siglip.py@v0.10.1.1"),
     (gemma3_12b(), "0.9.0", "max(encoder-phase, text+held):siglip-attention",
      "gpu_model_runner.py@v0.9.0.1 profile_run"),
@@ -277,7 +288,7 @@ def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
     assert (qwen.items, qwen.item_patches, qwen.item_tokens) == (1, 4_900, 1_225)
     assert qwen.phase == 4_900 * 1_176 * 2 + 4_900 * 20 * 1_280 * 2  # 0.11.0: the concatenated fp32 rotary binds
     gemma = encoder_profile(gemma3_12b(), cfg, 2_048, 256, 8_192, "0.11.0")
-    assert (gemma.items, gemma.item_patches) == (8, 4_096)
+    assert (gemma.items, gemma.item_patches) == (7, 4_096)  # 2,048 // 260 at 0.11.0
 
 
 @pytest.mark.parametrize("text, limit", [

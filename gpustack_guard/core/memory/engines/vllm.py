@@ -436,7 +436,10 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
     if cfg.mm_max_pixels and enc.patch_factor:
         patches = (qwen_vl_side(cfg.mm_max_pixels, enc.patch_factor) // enc.patch_size) ** 2
         tokens = patches // (enc.patch_factor // enc.patch_size) ** 2
+    budget_row = P.vllm_mm_budget_row(version)
     outputs, limit, modality, video = tokens, cfg.mm_image_limit, "image", None
+    if budget_row.item_tokens == "contiguous" and enc.break_tokens:
+        tokens += enc.break_tokens  # the placeholder's text around the image tokens counts against the budget
     row_v = P.vllm_video_row(enc.family, version) if enc.video_max_pixels and cfg.mm_video_limit != 0 else None
     if row_v:
         _, v_patches, v_soft = qwen3_vl_video(enc, max_len)
@@ -457,9 +460,9 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
     pixels = items * patches * enc.pixel_elements_per_patch * element
     row_width = enc.out_width * enc.output_streams * element
     held = (0 if v2 and not v2.pixels_held else pixels) + items * outputs * row_width
-    widened = {"budget": budget, "item": tokens}.get(video.widened_to, 0) if video else 0
+    widened = {"budget": budget, "item": tokens}.get(budget_row.widened_to, 0) if not v2 else 0
     if widened > outputs:
-        # each item's output copied into a zeroed tensor that many rows long; the ViT's output stays alive too
+        # each item's output copied into a zeroed tensor that many rows long; the encoder's own output stays alive
         held += items * widened * row_width
     row = P.vllm_encoder_row(enc.family, version)
     if row:
@@ -468,6 +471,8 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
         rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
         if video:
             rule, source = f"{rule}:{video.rule}", f"{source}; {video.source}"
+        if budget_row.rule and (widened > outputs or tokens > outputs):
+            rule, source = f"{rule}:{budget_row.rule}", f"{source}; {budget_row.source}"
         if v2:
             rule, source = f"{rule}:{v2.rule}", f"{source}; {v2.source}"
     else:
