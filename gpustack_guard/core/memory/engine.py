@@ -97,8 +97,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
         **speculative_settings(flags),
-        mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
-        mm_video_limit=mm_limit(flags.get("limit-mm-per-prompt"), "video"),
+        mm_image_limit=mm_flag_limit(flags, "image"),
+        mm_video_limit=mm_flag_limit(flags, "video"),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
         **capture_settings(flags, value("max-cudagraph-capture-size"), version),
@@ -284,6 +284,15 @@ def mm_image_limit(text: str | None) -> int | None:
     """The image count of --limit-mm-per-prompt, as vLLM takes it: a JSON object ({"image": 2} or, in later
     releases, {"image": {"count": 2, ...}}) or the older `image=2,video=1`; None when it names no image count."""
     return mm_limit(text, "image")
+
+
+def mm_flag_limit(flags: dict, modality: str) -> int | None:
+    """One modality's count from the deployment's flags: vLLM's dotted form (`--limit-mm-per-prompt.video 0`,
+    which its argument parser folds into the JSON object, as the Qwen3-VL recipes write it) or the whole flag."""
+    dotted = flags.get(f"limit-mm-per-prompt.{modality}")
+    if dotted is not None:
+        return mm_limit(f"{modality}={dotted}", modality)
+    return mm_limit(flags.get("limit-mm-per-prompt"), modality)
 
 
 def mm_limit(text: str | None, modality: str) -> int | None:

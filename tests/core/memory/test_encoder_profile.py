@@ -9,7 +9,7 @@ from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN3_VL_30B_A3B, Q
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
-from gpustack_guard.core.memory.engine import mm_image_limit, mm_limit, mm_max_pixels
+from gpustack_guard.core.memory.engine import mm_flag_limit, mm_image_limit, mm_limit, mm_max_pixels
 from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
@@ -305,6 +305,16 @@ def test_limit_mm_per_prompt_forms(text, limit):
 ])
 def test_limit_mm_per_prompt_video_count(text, limit):
     assert mm_limit(text, "video") == limit
+
+
+@pytest.mark.parametrize("flags, image, video", [
+    ({"limit-mm-per-prompt.video": "0"}, None, 0),  # the Qwen3-VL recipes' dotted form
+    ({"limit-mm-per-prompt.image": "0", "limit-mm-per-prompt.video": "0"}, 0, 0),
+    ({"limit-mm-per-prompt": '{"image": 2}', "limit-mm-per-prompt.video": "1"}, 2, 1),
+    ({}, None, None),
+])
+def test_limit_mm_per_prompt_dotted_flags(flags, image, video):
+    assert (mm_flag_limit(flags, "image"), mm_flag_limit(flags, "video")) == (image, video)
 
 
 def test_limit_mm_per_prompt_video_refusal_is_one_line():
