@@ -44,7 +44,7 @@ class EncoderDummy:
     video_factor: int = 0  # patch x merge, the video processor's resize step
     video_max_pixels: int = 0
     video_min_pixels: int = 0
-    video_max_frames: int = 0
+    video_per_frame: bool = False  # Qwen2/2.5-VL: each frame is the largest image (no video resize over all frames)
     temporal_patch: int = 2
 
 

@@ -968,27 +968,44 @@ QWEN3_VL_MAX_FRAMES_PER_VIDEO = 24_576
 
 
 class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
-    """How a release counts a model file's dummy video against its dummy image: the tokens one video takes of the
-    encoder budget per soft token (vLLM profiles the modality whose item takes the most)."""
+    """How a release sizes a model file's dummy video against its dummy image: the tokens one video takes of the
+    encoder budget per soft token and the frame cap (vLLM profiles the modality whose item takes the most)."""
 
     since: str
     family: str
     tokens_per_soft_token: float
+    max_frames: int
     rule: str
     source: str
 
 
+# Qwen2/2.5-VL (qwen2_vl.py Qwen2VLProcessingInfo): each frame is the largest image (the image processor's
+# max_pixels, --mm-processor-kwargs included), two frames a temporal step; frames are added from 1 while the next
+# count's tokens stay within max_model_len, up to _MAX_FRAMES_PER_VIDEO. So the video outranks the image from
+# 2 x 16,384 = 32,768 tokens on: 7 steps (114,688 tokens) at 128,000, as a 0.23.0 Qwen2.5-VL-7B start-up logs
+# ("budget of 114688 tokens, and profiled with 1 video items", search-index file 55021192520).
+_QWEN2_VIDEO = ("get_max_video_tokens: the frames of the largest image, two a temporal step of 16,384 tokens "
+                "at the default max_pixels, as many as fit max_model_len")
+_QWEN2_VL_VIDEO_ROWS = (
+    VllmVideoRow("0.0.0", "qwen2_vl", 1.0, 16, "video-frame-steps",
+                 f"qwen2_vl.py@v0.10.1, @v0.10.1.1 and @v0.10.2 (_MAX_FRAMES_PER_VIDEO 16; earlier releases not "
+                 f"read) {_QWEN2_VIDEO}"),
+    VllmVideoRow("0.11.0", "qwen2_vl", 1.0, 14, "video-frame-steps",
+                 f"qwen2_vl.py@v0.11.0, @v0.13.0, @v0.19.0, @v0.23.0, @v0.27.0 and @v0.34.0 (_MAX_FRAMES_PER_VIDEO "
+                 f"14) {_QWEN2_VIDEO}"),
+)
 _VIDEO_TIMESTAMPS = ("get_max_video_tokens returns int(soft tokens x 12.5) (the '<t seconds>' text around each "
                      "frame's tokens), so the video outranks the 16,384-token image and is the profiled modality")
 _QWEN3_VL_VIDEO_ROWS = (
-    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, "video-timestamp-tokens",
+    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, QWEN3_VL_MAX_FRAMES_PER_VIDEO, "video-timestamp-tokens",
                  f"qwen3_vl.py@v0.11.0, @v0.11.1 and @v0.12.0: {_VIDEO_TIMESTAMPS}"),
-    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, "video-soft-tokens",
+    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, QWEN3_VL_MAX_FRAMES_PER_VIDEO, "video-soft-tokens",
                  "qwen3_vl.py@v0.13.0 and @v0.19.0 get_max_video_tokens: the soft tokens alone (12,288 at most "
                  "under the published longest_edge), under the image's 16,384, so the image is profiled"),
 )
-# qwen3_vl_moe.py's processing info is qwen3_vl.py's (Qwen3VLMoeProcessingInfo(Qwen3VLProcessingInfo))
-VLLM_VIDEO_ROWS = _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
+# qwen2_5_vl.py's processing info is qwen2_vl.py's, qwen3_vl_moe.py's qwen3_vl.py's
+VLLM_VIDEO_ROWS = _QWEN2_VL_VIDEO_ROWS + tuple(r._replace(family="qwen2_5_vl") for r in _QWEN2_VL_VIDEO_ROWS) + \
+    _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
 
 
 class VllmMmBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile

@@ -79,7 +79,8 @@ def test_qwen_vl_side_follows_smart_resize(max_pixels, factor, side):
 ])
 def test_items_are_the_encoder_budget_over_one_item(version, batched, items):
     f = facts_from_config(QWEN25_VL_7B, "test")
-    assert encoder_profile(f, VllmConfig(), batched, 256, 128_000, version).items == items
+    # at 16,384 tokens the dummy video (two frames, one temporal step) ties the image, which is kept
+    assert encoder_profile(f, VllmConfig(), batched, 256, 16_384, version).items == items
 
 
 # 0.10.1-0.12.x count an item's whole placeholder against the budget (260 tokens for Gemma 3's 256 embeddings: a
@@ -164,6 +165,32 @@ def test_qwen3_vl_30b_a3b_video_matches_the_logged_budget():
     assert got.held == 49_152 * 1_536 * 2 + (12_288 + 153_600) * row == 2_868_903_936
     # the same model at 0.13.0 profiles the 16,384-token image again (video: 12,288 soft tokens)
     assert encoder_profile(facts, VllmConfig(), 2_048, 256, 65_536, "0.13.0").modality == "image"
+
+
+# Qwen2/2.5-VL's dummy video: frames of the largest image, two a temporal step of 16,384 tokens (65,536 patches), as
+# many as fit max_model_len, capped at 16 frames (0.10.x) or 14 (0.11 on). A 0.23.0 Qwen2.5-VL-7B start-up at
+# 128,000 tokens logs "a budget of 114688 tokens, and profiled with 1 video items" (7 steps).
+@pytest.mark.parametrize("config, version, max_len, modality, steps", [
+    (QWEN25_VL_7B, "0.23.0", 128_000, "video", 7), (QWEN25_VL_7B, "0.23.0", 200_000, "video", 7),
+    (QWEN25_VL_7B, "0.10.2", 200_000, "video", 8),
+    (QWEN25_VL_7B, "0.19.0", 32_768, "video", 2), (QWEN25_VL_7B, "0.19.0", 32_767, "image", 1),
+    (QWEN2_VL_7B, "0.13.0", 65_536, "video", 4), (QWEN2_VL_7B, "0.13.0", 8_192, "image", 1),
+])
+def test_qwen2_vl_video_outranks_the_image_from_two_steps(config, version, max_len, modality, steps):
+    got = encoder_profile(facts_from_config(config, "test"), VllmConfig(), 2_048, 256, max_len, version)
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == \
+        (modality, 1, steps * 16_384, steps * 65_536)
+    if modality == "video":
+        assert got.rule.endswith("video-frame-steps")
+        assert got.held == steps * 65_536 * 1_176 * 2 + steps * 16_384 * config["hidden_size"] * 2
+
+
+def test_qwen2_vl_video_follows_max_pixels_and_the_video_limit():
+    f = facts_from_config(QWEN25_VL_7B, "test")
+    # 980 px frames: 4,900 patches, 1,225 tokens a step; 8,192 tokens hold 6 steps, 12 frames (under the cap of 14)
+    small = encoder_profile(f, VllmConfig(mm_max_pixels=1_003_520), 2_048, 256, 8_192, "0.23.0")
+    assert (small.modality, small.item_tokens, small.item_patches) == ("video", 6 * 1_225, 6 * 4_900)
+    assert encoder_profile(f, VllmConfig(mm_video_limit=0), 2_048, 256, 128_000, "0.23.0").modality == "image"
 
 
 @pytest.mark.parametrize("limits, modality", [
@@ -282,7 +309,7 @@ def test_flags_that_turn_the_encoder_profile_off(cfg, rule):
 
 
 def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
-    cfg = VllmConfig(mm_max_pixels=1_003_520)
+    cfg = VllmConfig(mm_max_pixels=1_003_520, mm_video_limit=0)  # no video: 8,192 tokens would hold 6 small steps
     qwen = encoder_profile(facts_from_config(QWEN25_VL_7B, "test"), cfg, 2_048, 256, 8_192, "0.11.0")
     # 980 px square: 70 x 70 = 4,900 patches, 1,225 tokens; 2,048 batched tokens hold one item
     assert (qwen.items, qwen.item_patches, qwen.item_tokens) == (1, 4_900, 1_225)

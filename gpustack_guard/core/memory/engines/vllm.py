@@ -26,7 +26,7 @@ from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
-from gpustack_guard.core.memory.vision import qwen3_vl_video, qwen_vl_side
+from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
@@ -440,9 +440,13 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
     outputs, limit, modality, video = tokens, cfg.mm_image_limit, "image", None
     if budget_row.item_tokens == "contiguous" and enc.break_tokens:
         tokens += enc.break_tokens  # the placeholder's text around the image tokens counts against the budget
-    row_v = P.vllm_video_row(enc.family, version) if enc.video_max_pixels and cfg.mm_video_limit != 0 else None
+    modelled = enc.video_max_pixels or enc.video_per_frame
+    row_v = P.vllm_video_row(enc.family, version) if modelled and cfg.mm_video_limit != 0 else None
     if row_v:
-        _, v_patches, v_soft = qwen3_vl_video(enc, max_len)
+        if enc.video_per_frame:  # the frames are the image as sized above (max_pixels included)
+            _, v_patches, v_soft = qwen2_vl_video(patches, tokens, max_len, row_v.max_frames)
+        else:
+            _, v_patches, v_soft = qwen3_vl_video(enc, max_len, row_v.max_frames)
         v_tokens = int(v_soft * row_v.tokens_per_soft_token)
         # the registry's max() keeps the first modality of equal tokens: the image
         if v_tokens > tokens or cfg.mm_image_limit == 0:
