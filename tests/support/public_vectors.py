@@ -325,6 +325,10 @@ VECTORS = (
            why="search-index file 10873344026 (a WSL2 + vLLM note tested on an RTX 5080 16GB): LLaVA-1.6-Mistral-7B "
                "through the LLM class at gmu 0.85, 4,096 tokens, one sequence, vLLM 0.11.0 (the log): 14.08 GiB of "
                "weights against a 13.5 GiB budget, 'No available memory for the cache blocks'"),
+    Vector("v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", config("qwen2.5-vl-7b"), A100_80, None,
+           why="search-index file 55021192520: Qwen2.5-VL-7B-Instruct on one A100-SXM4-80GB (its nvidia-smi), vLLM "
+               "0.23.0 (the image tag and the log), gmu 0.22, default 128,000 tokens: the encoder profile is one "
+               "video of 114,688 tokens (profiles.VLLM_VIDEO_ROWS), -14.28 GiB of KV memory, refused"),
     Vector("v1-0.10dev-llama32-1b-debug-profile.log", "meta-llama/Llama-3.2-1B", L40S, "0.10.1", version_known=False,
            gpu_known=False,
            why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "
