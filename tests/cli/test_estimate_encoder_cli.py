@@ -13,9 +13,10 @@ QWEN_PIXELS = 65_536 * 1_176 * 2  # one 3,584 px image of 14 px patches, 16-bit 
     # 0.9.0.1: 13 ViT widths of 1,280 at the fp32 rotary step; 16,384 tokens x 3,584 of outputs held
     (QWEN25_VL_7B, "0.9.0", "NVIDIA L4", QWEN_PIXELS + 65_536 * 13 * 1_280 * 2, QWEN_PIXELS + 16_384 * 3_584 * 2,
      "vit-attention-fp32-rotary", "qwen2_5_vl.py@v0.9.0.1"),
-    # 0.27.1: 16-bit rotary (11 widths, 14,080) under the gated MLP step (3 x 4,700 = 14,100)
+    # 0.27.1: 16-bit rotary (11 widths, 14,080) under the gated MLP step (3 x 4,700 = 14,100); the V2 runner keeps
+    # the outputs alone through the text run (its dummy items are CPU tensors)
     (QWEN25_VL_7B, "0.27.1", "NVIDIA GeForce RTX 4090", QWEN_PIXELS + 65_536 * 14_100 * 2,
-     QWEN_PIXELS + 16_384 * 3_584 * 2, "vit-attention-16bit-rotary", "qwen2_5_vl.py@v0.12.0"),
+     16_384 * 3_584 * 2, "vit-attention-16bit-rotary:v2-runner-outputs-held", "qwen2_5_vl.py@v0.12.0"),
     # Qwen3-VL-8B on a T4 (SDPA ViT backend from 0.12: the same widths as FLASH_ATTN): 1,536 pixel elements per
     # 16 px patch, 11 widths of 1,152 beside 3 DeepStack features (3,072), 4 x 4,096 of outputs per token
     (QWEN3_VL_8B, "0.19.0", "Tesla T4", 65_536 * 1_536 * 2 + 65_536 * (11 * 1_152 + 3_072) * 2,

@@ -234,3 +234,14 @@ def test_a_refused_compute_reserve_is_held_against_the_estimate(outcomes):
     assert o.observed["compute_buffer_bytes_per_gpu"] == 13_327_728_640
     assert o.estimated["compute_buffer_bytes_per_gpu"] == 13_193_232_384
     assert o.observed["kv_cache_bytes_per_gpu"] == o.estimated["kv_cache_bytes_per_gpu"] == 12_327 * 2**20
+
+
+def test_qwen3_vl_moe_0_11_log_profiles_a_video_widened_to_the_budget():
+    """The excluded Qwen3-VL-30B-A3B TP 4 log (0.11.0, four RTX 3090): its encoder profile is the one video the log
+    names, its output widened to the 153,600-token budget and held through the text run; the pool lands at +6.1 %
+    (was +44 % with the image profile), the rest being weights outside the encoder (MISSES.md)."""
+    log = "v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log"
+    assert f"vllm/{log}" in PV.EXCLUDED
+    got = PV.run(PV.Vector(log, PV.config("qwen3-vl-30b-a3b"), PV.RTX_3090, None))
+    assert (got.version, got.observed_kv, got.estimated_kv) == ("0.11.0", 100_752, 106_912)
+    assert got.estimated["encoder_peak_bytes_per_gpu"] == 2_868_903_936  # 2.67 GiB held over a 1.38 GiB sampler

@@ -27,3 +27,17 @@ QWEN3_VL_8B = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type
                                  "intermediate_size": 4304, "model_type": "qwen3_vl", "num_heads": 16,
                                  "num_position_embeddings": 2304, "out_hidden_size": 4096, "patch_size": 16,
                                  "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3}}
+# Qwen/Qwen3-VL-30B-A3B-Instruct's config.json (benchmarks/vectors/qwen3-vl-30b-a3b): the 0.11.0 TP 4 log's model
+QWEN3_VL_30B_A3B = {"architectures": ["Qwen3VLMoeForConditionalGeneration"], "model_type": "qwen3_vl_moe",
+                    "tie_word_embeddings": False,
+                    "text_config": {"model_type": "qwen3_vl_moe_text", "hidden_size": 2048, "intermediate_size": 6144,
+                                    "moe_intermediate_size": 768, "num_hidden_layers": 48,
+                                    "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+                                    "num_experts": 128, "num_experts_per_tok": 8, "decoder_sparse_step": 1,
+                                    "mlp_only_layers": [], "norm_topk_prob": True, "vocab_size": 151936,
+                                    "max_position_embeddings": 262144, "tie_word_embeddings": False,
+                                    "dtype": "bfloat16"},
+                    "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_size": 1152,
+                                      "intermediate_size": 4304, "model_type": "qwen3_vl_moe", "num_heads": 16,
+                                      "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16,
+                                      "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3}}

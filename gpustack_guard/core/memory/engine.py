@@ -97,7 +97,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         "kv-transfer-config" in flags or "kv-events-config" in flags,
         speculative_flag=_speculative_flag(flags),
         **speculative_settings(flags),
-        mm_image_limit=mm_image_limit(flags.get("limit-mm-per-prompt")),
+        mm_image_limit=mm_flag_limit(flags, "image"),
+        mm_video_limit=mm_flag_limit(flags, "video"),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
         **capture_settings(flags, value("max-cudagraph-capture-size"), version),
@@ -282,25 +283,39 @@ def gdn_prefill_backend(text) -> str | None:
 def mm_image_limit(text: str | None) -> int | None:
     """The image count of --limit-mm-per-prompt, as vLLM takes it: a JSON object ({"image": 2} or, in later
     releases, {"image": {"count": 2, ...}}) or the older `image=2,video=1`; None when it names no image count."""
+    return mm_limit(text, "image")
+
+
+def mm_flag_limit(flags: dict, modality: str) -> int | None:
+    """One modality's count from the deployment's flags: vLLM's dotted form (`--limit-mm-per-prompt.video 0`,
+    which its argument parser folds into the JSON object, as the Qwen3-VL recipes write it) or the whole flag."""
+    dotted = flags.get(f"limit-mm-per-prompt.{modality}")
+    if dotted is not None:
+        return mm_limit(f"{modality}={dotted}", modality)
+    return mm_limit(flags.get("limit-mm-per-prompt"), modality)
+
+
+def mm_limit(text: str | None, modality: str) -> int | None:
+    """One modality's count of --limit-mm-per-prompt (see mm_image_limit); None when it names none."""
     if text is None or not str(text).strip():
         return None
     text = str(text).strip()
     key = "limit-mm-per-prompt"
     if text.startswith(("{", "[")):
-        value = _json_object(key, text).get("image")
+        value = _json_object(key, text).get(modality)
         value = value.get("count") if isinstance(value, dict) else value
     else:
         pairs = {name.strip(): count for name, _, count in (part.partition("=") for part in text.split(","))}
-        value = pairs.get("image")
+        value = pairs.get(modality)
         if value is not None:
             try:
                 value = int(value.strip())
             except ValueError:
-                raise EF.FlagValueError(key, text, "the image count is not a whole number") from None
+                raise EF.FlagValueError(key, text, f"the {modality} count is not a whole number") from None
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise EF.FlagValueError(key, text, "the image count must be a whole number >= 0")
+        raise EF.FlagValueError(key, text, f"the {modality} count must be a whole number >= 0")
     return value
 
 

@@ -950,6 +950,140 @@ VLLM_ENCODER_ROWS = (
 )
 
 
+# Qwen3-VL's dummy video (qwen3_vl.py@v0.11.0 Qwen3VLDummyInputsBuilder, get_max_video_tokens): frames of the
+# largest image, as many as Qwen2VLProcessingInfo._get_max_video_frames counts before one more would pass
+# max_model_len tokens (from 2, one video a prompt: the registry profiles mm_counts {modality: 1}), capped at
+# _MAX_FRAMES_PER_VIDEO; each resized by the video processor's smart_resize under size["longest_edge"] for all the
+# frames together (transformers video_processing_qwen3_vl.py). The published video_preprocessor_config.json of
+# every Qwen3-VL checkpoint gives size {"longest_edge": 25165824, "shortest_edge": 4096}; config.json does not
+# carry it, so these are the published values. At 65,536 tokens: 24,576 frames of 32 px, 12,288 tokens.
+QWEN3_VL_VIDEO_MAX_PIXELS = 25_165_824
+# Gemma 3's image placeholder beside its mm_tokens_per_image embeddings: transformers Gemma3Processor
+# full_image_sequence "\n\n<start_of_image>...<end_of_image>\n\n" ("\n\n" is one token of Gemma's vocabulary).
+# Evidence: a 0.11.0rc2 Gemma-3-27B start-up (search-index file 9297248278) logs "a budget of 8192 tokens, and
+# profiled with 31 image items" = 8,192 // 260, not 8,192 // 256.
+GEMMA3_IMAGE_BREAK_TOKENS = 4
+QWEN3_VL_VIDEO_MIN_PIXELS = 4_096
+QWEN3_VL_MAX_FRAMES_PER_VIDEO = 24_576
+
+
+class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a release sizes a model file's dummy video against its dummy image: the tokens one video takes of the
+    encoder budget per soft token and the frame cap (vLLM profiles the modality whose item takes the most)."""
+
+    since: str
+    family: str
+    tokens_per_soft_token: float
+    max_frames: int
+    rule: str
+    source: str
+
+
+# Qwen2/2.5-VL (qwen2_vl.py Qwen2VLProcessingInfo): each frame is the largest image (the image processor's
+# max_pixels, --mm-processor-kwargs included), two frames a temporal step; frames are added from 1 while the next
+# count's tokens stay within max_model_len, up to _MAX_FRAMES_PER_VIDEO. So the video outranks the image from
+# 2 x 16,384 = 32,768 tokens on: 7 steps (114,688 tokens) at 128,000, as a 0.23.0 Qwen2.5-VL-7B start-up logs
+# ("budget of 114688 tokens, and profiled with 1 video items", search-index file 55021192520).
+_QWEN2_VIDEO = ("get_max_video_tokens: the frames of the largest image, two a temporal step of 16,384 tokens "
+                "at the default max_pixels, as many as fit max_model_len")
+_QWEN2_VL_VIDEO_ROWS = (
+    VllmVideoRow("0.0.0", "qwen2_vl", 1.0, 16, "video-frame-steps",
+                 f"qwen2_vl.py@v0.10.1, @v0.10.1.1 and @v0.10.2 (_MAX_FRAMES_PER_VIDEO 16; earlier releases not "
+                 f"read) {_QWEN2_VIDEO}"),
+    VllmVideoRow("0.11.0", "qwen2_vl", 1.0, 14, "video-frame-steps",
+                 f"qwen2_vl.py@v0.11.0, @v0.13.0, @v0.19.0, @v0.23.0, @v0.27.0 and @v0.34.0 (_MAX_FRAMES_PER_VIDEO "
+                 f"14) {_QWEN2_VIDEO}"),
+)
+_VIDEO_TIMESTAMPS = ("get_max_video_tokens returns int(soft tokens x 12.5) (the '<t seconds>' text around each "
+                     "frame's tokens), so the video outranks the 16,384-token image and is the profiled modality")
+_QWEN3_VL_VIDEO_ROWS = (
+    VllmVideoRow("0.11.0", "qwen3_vl", 12.5, QWEN3_VL_MAX_FRAMES_PER_VIDEO, "video-timestamp-tokens",
+                 f"qwen3_vl.py@v0.11.0, @v0.11.1 and @v0.12.0: {_VIDEO_TIMESTAMPS}"),
+    VllmVideoRow("0.13.0", "qwen3_vl", 1.0, QWEN3_VL_MAX_FRAMES_PER_VIDEO, "video-soft-tokens",
+                 "qwen3_vl.py@v0.13.0 and @v0.19.0 get_max_video_tokens: the soft tokens alone (12,288 at most "
+                 "under the published longest_edge), under the image's 16,384, so the image is profiled"),
+)
+# qwen2_5_vl.py's processing info is qwen2_vl.py's, qwen3_vl_moe.py's qwen3_vl.py's
+VLLM_VIDEO_ROWS = _QWEN2_VL_VIDEO_ROWS + tuple(r._replace(family="qwen2_5_vl") for r in _QWEN2_VL_VIDEO_ROWS) + \
+    _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
+
+
+class VllmMmBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What one item takes of the encoder budget, and how far profile_run widens each dummy output it keeps
+    through the text run, from a release on (every model file)."""
+
+    since: str
+    item_tokens: str  # "embeddings" (the encoder's output rows) or "contiguous" (the placeholder's whole span)
+    widened_to: str  # "none", "budget" (each output to the encoder budget) or "item" (to one item's tokens)
+    rule: str
+    source: str
+
+
+_WIDEN = ("profile_run copies each output shorter than {to} into new_zeros(({to}, width)) and caches the copies; "
+          "the loop's `output` keeps the encoder's own output alive until the dummy sampler returns")
+VLLM_MM_BUDGET_ROWS = (
+    VllmMmBudgetRow("0.0.0", "embeddings", "none", "",
+                    "multimodal/registry.py@v0.10.0 get_max_tokens_per_item_by_modality: profiler.get_mm_max_tokens "
+                    "(the embeddings); gpu_model_runner.py@v0.10.0 caches the outputs as they are"),
+    VllmMmBudgetRow("0.10.1", "contiguous", "none", "contiguous-item-tokens",
+                    "multimodal/registry.py@v0.10.1, @v0.10.2: get_mm_max_contiguous_tokens (the placeholder's "
+                    "length with its break and text tokens) where the model file gives no per-item maximum"),
+    VllmMmBudgetRow("0.11.0", "contiguous", "budget", "contiguous-item-tokens:outputs-widened-to-budget",
+                    "multimodal/registry.py@v0.11.0 get_mm_max_contiguous_tokens; gpu_model_runner.py@v0.11.0 and "
+                    f"@v0.11.1 {_WIDEN.format(to='the encoder budget')}"),
+    VllmMmBudgetRow("0.12.0", "contiguous", "item", "contiguous-item-tokens:outputs-widened-to-item",
+                    "multimodal/registry.py@v0.12.0 get_mm_max_contiguous_tokens; gpu_model_runner.py@v0.12.0 "
+                    f"{_WIDEN.format(to='max_tokens_by_modality')}"),
+    VllmMmBudgetRow("0.13.0", "embeddings", "none", "",
+                    "multimodal/registry.py@v0.13.0 profiler.get_mm_max_tokens ('excluding any break/text tokens'); "
+                    "gpu_model_runner.py@v0.13.0 and @v0.19.0 cache the outputs as they are (encoder_cache "
+                    "tmp_<i>)"),
+)
+_MM_BUDGET_KEYS = keyed_by_release(VLLM_MM_BUDGET_ROWS)
+
+
+def vllm_mm_budget_row(version: str | None) -> VllmMmBudgetRow:
+    return row_for("vllm", _MM_BUDGET_KEYS, version)
+
+
+def vllm_video_row(family: str, version: str | None) -> VllmVideoRow | None:
+    """The dummy-video row of a model file for a release, or None where its video profile is not read."""
+    rows = keyed_by_release([r for r in VLLM_VIDEO_ROWS if r.family == family])
+    if not rows or arithmetic_release("vllm", version) < rows[0][0]:
+        return None
+    return row_for("vllm", rows, version)
+
+
+class VllmV2EncoderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What the V2 model runner's profile_run (v1/worker/gpu/model_runner.py) does with a multimodal model's
+    encoder from a release on: whether it encodes dummy items at all, and whether their pixel values stay on the
+    GPU through the text run (V1's gpu_model_runner.py keeps them: a local of profile_run)."""
+
+    since: str
+    profiled: bool
+    pixels_held: bool
+    rule: str
+    source: str
+
+
+VLLM_V2_ENCODER_ROWS = (
+    VllmV2EncoderRow("0.0.0", False, False, "v2-runner-no-encoder-profile",
+                     "gpu/model_runner.py@v0.25.0 and @v0.26.0 profile_run: _dummy_run and the dummy sampler only, "
+                     "no dummy multimodal items (nothing in gpu/ builds them), though config/vllm.py@v0.25.0 "
+                     "_is_default_v2_model_runner_model puts a dense multimodal model on this runner"),
+    VllmV2EncoderRow("0.27.0", True, False, "v2-runner-outputs-held",
+                     "gpu/model_runner.py@v0.27.0, @v0.29.0 and @v0.34.0 profile_run: "
+                     "encoder_runner.profile_encoder_cache encodes the dummy items and keeps the outputs in the "
+                     "encoder cache until reset_encoder_cache after the sampler; the items are CPU tensors that "
+                     "gpu/mm/encoder_runner.py execute_mm_encoder batches onto the GPU as a local, freed when it "
+                     "returns, so the pixel values are not held through the text run"),
+)
+
+
+def vllm_v2_encoder_row(version: str | None) -> VllmV2EncoderRow:
+    return row_for("vllm", keyed_by_release(VLLM_V2_ENCODER_ROWS), version)
+
+
 def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:
     """The encoder row of a model file for a release, or None where gsg has not read that file."""
     rows = keyed_by_release([r for r in VLLM_ENCODER_ROWS if r.family == family])

@@ -8,6 +8,7 @@ docs/memory-arithmetic.md ("Vision towers") explains the formulas; profiles.VISI
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -41,7 +42,7 @@ def qwen_vl_side(max_pixels: int, factor: int) -> int:
 
 
 def qwen_vl_encoder(v: dict, family: str, *, width_key: str, default_width: int, inter: int, gated: bool,
-                    default_patch: int, out_width: int, max_pixels: int) -> EncoderDummy:
+                    default_patch: int, out_width: int, max_pixels: int, video_per_frame: bool = False) -> EncoderDummy:
     """The largest dummy image vLLM profiles a Qwen-VL encoder with: smart_resize of a 9,999,999-pixel square under
     the processor's pixel cap (Qwen2/2.5-VL: 12,845,056 px, 3,584 px square, 65,536 patches of 14, the "budget of
     16384 tokens" its startup log prints), and the ViT shapes engines/vllm.py sizes its steps from."""
@@ -52,7 +53,7 @@ def qwen_vl_encoder(v: dict, family: str, *, width_key: str, default_width: int,
     chans = _get(v, "in_channels", _get(v, "in_chans", 3))
     return EncoderDummy(family, patches, patches // (merge * merge), chans * _get(v, "temporal_patch_size", 2)
                         * patch * patch, width, inter, gated, out_width, patch_factor=patch * merge,
-                        patch_size=patch)
+                        patch_size=patch, video_per_frame=video_per_frame)
 
 
 def _get(config: dict, key: str, default):
@@ -161,7 +162,67 @@ def qwen3_vl_encoder(v: dict, family: str, text_hidden: int) -> EncoderDummy:
                           inter=_get(v, "intermediate_size", 4304), gated=False, default_patch=16,
                           out_width=out_width, max_pixels=P.QWEN3_VL_MAX_PIXELS)
     return replace(enc, patch_factor=0, output_streams=1 + len(indexes),
-                   held_beside_blocks=beside_last * out_width // (merge * merge))
+                   held_beside_blocks=beside_last * out_width // (merge * merge),
+                   video_side=qwen_vl_side(P.QWEN3_VL_MAX_PIXELS, enc.patch_size * merge),
+                   video_factor=enc.patch_size * merge,
+                   video_max_pixels=P.QWEN3_VL_VIDEO_MAX_PIXELS, video_min_pixels=P.QWEN3_VL_VIDEO_MIN_PIXELS,
+                   temporal_patch=_get(v, "temporal_patch_size", 2))
+
+
+def _video_resize(frames: int, side: int, factor: int, temporal: int, min_pixels: int, max_pixels: int) -> int:
+    """The side transformers' Qwen3-VL video smart_resize gives `frames` square frames of `side` px: the
+    frames, rounded to the temporal patch, times the area must stay within the bounds."""
+    bar = round(side / factor) * factor
+    t_bar = round(frames / temporal) * temporal
+    if t_bar * bar * bar > max_pixels:
+        beta = math.sqrt(frames * side * side / max_pixels)  # in floats, as smart_resize computes it
+        return max(factor, math.floor(side / beta / factor) * factor)
+    if t_bar * bar * bar < min_pixels:
+        beta = math.sqrt(min_pixels / (frames * side * side))
+        return math.ceil(side * beta / factor) * factor
+    return bar
+
+
+@functools.lru_cache(maxsize=64)
+def _video_grid(frames: int, shape: tuple[int, int, int, int, int, int]) -> tuple[int, int]:
+    """(patches, soft tokens) of a dummy video of `frames` frames (qwen3_vl.py _get_vision_info: the frames padded
+    to the temporal patch, grid_t x grid_h x grid_w patches, merge^2 of them a token); `shape` is (side, factor,
+    patch, temporal, min pixels, max pixels)."""
+    side, factor, patch, temporal, low, high = shape
+    resized = _video_resize(frames, side, factor, temporal, low, high)
+    grid_t = max((frames + frames % temporal) // temporal, 1)
+    patches = grid_t * (resized // patch) ** 2
+    return patches, patches // (factor // patch) ** 2
+
+
+@functools.lru_cache(maxsize=64)
+def _video_frames(shape: tuple[int, int, int, int, int, int], cap: int, seq_len: int) -> int:
+    frames = 2
+    while frames < cap and _video_grid.__wrapped__(frames + 1, shape)[1] <= seq_len:
+        frames += 1
+    return frames
+
+
+def qwen3_vl_video(enc: EncoderDummy, seq_len: int, max_frames: int = P.QWEN3_VL_MAX_FRAMES_PER_VIDEO) \
+        -> tuple[int, int, int]:
+    """(frames, patches, soft tokens) of the video vLLM profiles Qwen3-VL with at max_model_len `seq_len`:
+    Qwen2VLProcessingInfo._get_max_video_frames adds frames from 2 while the next count's tokens stay within
+    seq_len, then get_num_frames_with_most_features caps them at _MAX_FRAMES_PER_VIDEO (a loop of up to that many
+    steps, as vLLM's own; cached)."""
+    shape = (enc.video_side, enc.video_factor, enc.patch_size, enc.temporal_patch, enc.video_min_pixels,
+             enc.video_max_pixels)
+    frames = _video_frames(shape, max_frames, seq_len)
+    return (frames, *_video_grid(frames, shape))
+
+
+def qwen2_vl_video(image_patches: int, image_tokens: int, seq_len: int, max_frames: int) -> tuple[int, int, int]:
+    """(frames, patches, soft tokens) of Qwen2/2.5-VL's dummy video: frames of the largest image, padded to two a
+    temporal step; qwen2_vl.py _get_max_video_frames adds frames from 1 while the next count's tokens stay within
+    seq_len (steps x image tokens), then the cap (_MAX_FRAMES_PER_VIDEO) applies."""
+    frames = 2 * (seq_len // image_tokens) or 1
+    frames = max(1, min(frames, max_frames))
+    steps = (frames + frames % 2) // 2
+    return frames, steps * image_patches, steps * image_tokens
 
 
 def _kept_layers(total: int, feature_layer) -> int:
@@ -243,9 +304,12 @@ def gemma3(config: dict, text_hidden: int) -> VisionTower:
     tower = siglip_tower(shaped, layers, post_norm=True)
     # gemma3_mm.py: one 896 px crop per image without pan-and-scan (vLLM's default), mm_tokens_per_image tokens
     patch, side = _get(shaped, "patch_size", 14), _get(shaped, "image_size", 896)
+    # transformers Gemma3Processor.full_image_sequence wraps the image tokens in "\n\n", <start_of_image> and
+    # <end_of_image>, "\n\n": 4 tokens more in the placeholder (vLLM 0.11.0 logs 31 items at 8,192 = 8,192 // 260)
     encoder = EncoderDummy("gemma3", (side // patch) ** 2, _get(config, "mm_tokens_per_image", 256),
                            _get(shaped, "num_channels", 3) * patch * patch, hidden,
-                           _get(shaped, "intermediate_size", 4304), False, text_hidden)
+                           _get(shaped, "intermediate_size", 4304), False, text_hidden,
+                           break_tokens=P.GEMMA3_IMAGE_BREAK_TOKENS)
     return VisionTower(tower + hidden + hidden * text_hidden, f"gemma3 (siglip, {layers} layers)", encoder=encoder)
 
 
@@ -317,12 +381,12 @@ def vision_tower(config: dict, text_hidden: int | None) -> VisionTower:
         return VisionTower(qwen2_vl(v), "qwen2_vl", None, qwen_vl_encoder(
             v, "qwen2_vl", width_key="embed_dim", default_width=1280, inter=int(embed * _get(v, "mlp_ratio", 4)),
             gated=False, default_patch=14, out_width=_get(v, "hidden_size", text_hidden),
-            max_pixels=P.QWEN_VL_MAX_PIXELS))
+            max_pixels=P.QWEN_VL_MAX_PIXELS, video_per_frame=True))
     if model_type == "qwen2_5_vl":
         return VisionTower(qwen2_5_vl(v), "qwen2_5_vl", None, qwen_vl_encoder(
             v, "qwen2_5_vl", width_key="hidden_size", default_width=1280, inter=_get(v, "intermediate_size", 3420),
             gated=True, default_patch=14, out_width=_get(v, "out_hidden_size", text_hidden),
-            max_pixels=P.QWEN_VL_MAX_PIXELS))
+            max_pixels=P.QWEN_VL_MAX_PIXELS, video_per_frame=True))
     if model_type in ("qwen3_vl", "qwen3_vl_moe"):
         return VisionTower(qwen3_vl(v), model_type, None, qwen3_vl_encoder(v, model_type, text_hidden))
     if model_type in ("qwen3_5", "qwen3_5_moe"):

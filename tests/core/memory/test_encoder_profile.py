@@ -5,15 +5,15 @@ run: the peak is max(encoder phase, text phase + held). Every family books the d
 the release (no constant fitted to a log). Figures below are worked by hand from the shapes: 16-bit elements."""
 
 import pytest
-from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN25_VL_3B, QWEN25_VL_7B
+from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN3_VL_30B_A3B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
-from gpustack_guard.core.memory.engine import mm_image_limit, mm_max_pixels
+from gpustack_guard.core.memory.engine import mm_flag_limit, mm_image_limit, mm_limit, mm_max_pixels
 from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
-from gpustack_guard.core.memory.vision import qwen_vl_side
+from gpustack_guard.core.memory.vision import qwen3_vl_video, qwen_vl_side
 from gpustack_guard.core.units import GiB
 
 QWEN_PIXELS = 65_536 * 3 * 2 * 14 * 14 * 2  # pixel_values of one 3,584 px image: 154,140,672 B
@@ -79,14 +79,20 @@ def test_qwen_vl_side_follows_smart_resize(max_pixels, factor, side):
 ])
 def test_items_are_the_encoder_budget_over_one_item(version, batched, items):
     f = facts_from_config(QWEN25_VL_7B, "test")
-    assert encoder_profile(f, VllmConfig(), batched, 256, 128_000, version).items == items
+    # at 16,384 tokens the dummy video (two frames, one temporal step) ties the image, which is kept
+    assert encoder_profile(f, VllmConfig(), batched, 256, 16_384, version).items == items
 
 
-@pytest.mark.parametrize("batched, seqs, limit, items", [
-    (2_048, 256, None, 8), (8_192, 256, None, 32), (8_192, 4, 1, 4), (8_192, 4, 3, 12), (8_192, 256, 3, 32),
+# 0.10.1-0.12.x count an item's whole placeholder against the budget (260 tokens for Gemma 3's 256 embeddings: a
+# 0.11.0rc2 Gemma-3-27B start-up logs "a budget of 8192 tokens, and profiled with 31 image items"); 0.13 the
+# embeddings alone
+@pytest.mark.parametrize("version, batched, seqs, limit, items", [
+    ("0.11.0", 2_048, 256, None, 7), ("0.11.0", 8_192, 256, None, 31), ("0.11.0", 8_192, 4, 1, 4),
+    ("0.11.0", 8_192, 4, 3, 12), ("0.11.0", 8_192, 256, 3, 31), ("0.10.1", 8_192, 256, None, 31),
+    ("0.10.0", 8_192, 256, None, 32), ("0.13.0", 2_048, 256, None, 8), ("0.19.0", 8_192, 256, None, 32),
 ])
-def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(batched, seqs, limit, items):
-    got = encoder_profile(gemma3_12b(), VllmConfig(mm_image_limit=limit), batched, seqs, 8_192, "0.11.0")
+def test_gemma3_items_are_capped_by_seqs_times_the_per_prompt_limit(version, batched, seqs, limit, items):
+    got = encoder_profile(gemma3_12b(), VllmConfig(mm_image_limit=limit), batched, seqs, 8_192, version)
     assert got.items == items
 
 
@@ -111,25 +117,129 @@ def test_qwen_vl_encoder_phase_by_release(config, version, step):
 # Qwen3-VL-8B: 65,536 patches of 3 x 2 x 16 x 16 = 1,536 pixel elements. Its blocks use Qwen2.5-VL's attention
 # (11 widths of 1,152 from 0.12, over the fc1/fc2 MLP's 2 x (1,152 + 4,304) = 10,912; 20 widths at 0.11.0) beside
 # the 3 DeepStack features merged so far (3 x 4,096 / 4 = 3,072 per patch); what it returns is 4 x 4,096 wide.
-@pytest.mark.parametrize("version, step", [("0.11.0", 20 * 1_152 + 3_072), ("0.12.0", 11 * 1_152 + 3_072),
-                                           ("0.19.0", 11 * 1_152 + 3_072)])
-def test_qwen3_vl_8b_encoder_phase_and_held(version, step):
+# From 0.13 the dummy video's 12,100 soft tokens are under the image's 16,384, so the image is profiled.
+@pytest.mark.parametrize("version", ["0.13.0", "0.19.0"])
+def test_qwen3_vl_8b_encoder_phase_and_held(version):
     got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(), 2_048, 256, 8_192, version)
     pixels = 65_536 * 1_536 * 2
-    assert (got.items, got.phase, got.held) == (1, pixels + 65_536 * step * 2, pixels + 16_384 * 4 * 4_096 * 2)
-    assert got.phase == {"0.11.0": 3_623_878_656, "0.12.0": 2_264_924_160, "0.19.0": 2_264_924_160}[version]
-    assert "qwen3_vl.py@v0" in got.source
+    step = 11 * 1_152 + 3_072
+    assert (got.items, got.modality, got.phase, got.held) == \
+        (1, "image", pixels + 65_536 * step * 2, pixels + 16_384 * 4 * 4_096 * 2)
+    assert got.phase == 2_264_924_160
+    assert "qwen3_vl.py@v0" in got.source and "video" not in got.rule
 
 
-# Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens; SigLIP's largest step is fc1's output and its
-# GELU beside the residual and the norm output: 2 x (1,152 + 4,304) = 10,912 elements, over 8 widths of attention
-@pytest.mark.parametrize("version", ["0.9.0", "0.11.0", "0.19.0"])
-def test_gemma3_12b_encoder_phase_and_held(version):
+# At 0.11-0.12 qwen3_vl.py counts a video item at 12.5 tokens a soft token (its timestamps), so one video outranks
+# the image. At 8,192 tokens: 2 frames of 4,096 px resized under longest_edge 25,165,824 for both frames together
+# (beta = sqrt(2 x 4,096^2 / 25,165,824), floor(4,096 / beta / 32) x 32 = 3,520 px), one temporal patch: 220^2 =
+# 48,400 patches, 12,100 soft tokens, int(12,100 x 12.5) = 151,250 tokens of budget. profile_run copies the output
+# into zeros of the encoder budget (0.11) or of one item's tokens (0.12) and keeps both copies: a budget of 200,000
+# batched tokens tells the two apart.
+@pytest.mark.parametrize("version, batched, widened, attention", [
+    ("0.11.0", 2_048, 151_250, 20), ("0.11.0", 200_000, 200_000, 20),
+    ("0.12.0", 2_048, 151_250, 11), ("0.12.0", 200_000, 151_250, 11),
+])
+def test_qwen3_vl_8b_profiles_a_video_at_0_11_and_0_12(version, batched, widened, attention):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(), batched, 256, 8_192, version)
+    pixels = 48_400 * 1_536 * 2
+    row = 4 * 4_096 * 2  # the merger's output and 3 DeepStack features, 16 bits
+    assert (got.items, got.modality, got.item_patches, got.item_tokens) == (1, "video", 48_400, 151_250)
+    assert got.phase == pixels + 48_400 * (attention * 1_152 + 3_072) * 2
+    assert got.held == pixels + 12_100 * row + widened * row
+    assert got.rule.endswith("video-timestamp-tokens:contiguous-item-tokens:outputs-widened-to-" +
+                             ("budget" if version == "0.11.0" else "item"))
+    assert f"gpu_model_runner.py@v{version}" in got.source
+
+
+# Qwen3-VL-30B-A3B at 65,536 tokens (the 0.11.0 TP 4 log, benchmarks/vectors/MISSES.md): the frames grow to the
+# 24,576 cap, each resized to 32 px (2 x 2 patches), 12,288 frame pairs: 49,152 patches, 12,288 soft tokens; the
+# log prints "a budget of 153600 tokens, and profiled with 1 video items". What stays through the text run is the
+# pixel values, the ViT's output and its copy widened to 153,600 rows of 4 x 2,048: 2.67 GiB.
+def test_qwen3_vl_30b_a3b_video_matches_the_logged_budget():
+    facts = facts_from_config(QWEN3_VL_30B_A3B, "test")
+    assert facts.vision_encoder is not None
+    assert qwen3_vl_video(facts.vision_encoder, 65_536) == (24_576, 49_152, 12_288)
+    got = encoder_profile(facts, VllmConfig(), 2_048, 256, 65_536, "0.11.0")
+    row = 4 * 2_048 * 2
+    assert (got.items, got.modality, got.item_tokens) == (1, "video", 153_600)
+    assert got.held == 49_152 * 1_536 * 2 + (12_288 + 153_600) * row == 2_868_903_936
+    # the same model at 0.13.0 profiles the 16,384-token image again (video: 12,288 soft tokens)
+    assert encoder_profile(facts, VllmConfig(), 2_048, 256, 65_536, "0.13.0").modality == "image"
+
+
+# Qwen2/2.5-VL's dummy video: frames of the largest image, two a temporal step of 16,384 tokens (65,536 patches), as
+# many as fit max_model_len, capped at 16 frames (0.10.x) or 14 (0.11 on). A 0.23.0 Qwen2.5-VL-7B start-up at
+# 128,000 tokens logs "a budget of 114688 tokens, and profiled with 1 video items" (7 steps).
+@pytest.mark.parametrize("config, version, max_len, modality, steps", [
+    (QWEN25_VL_7B, "0.23.0", 128_000, "video", 7), (QWEN25_VL_7B, "0.23.0", 200_000, "video", 7),
+    (QWEN25_VL_7B, "0.10.2", 200_000, "video", 8),
+    (QWEN25_VL_7B, "0.19.0", 32_768, "video", 2), (QWEN25_VL_7B, "0.19.0", 32_767, "image", 1),
+    (QWEN2_VL_7B, "0.13.0", 65_536, "video", 4), (QWEN2_VL_7B, "0.13.0", 8_192, "image", 1),
+])
+def test_qwen2_vl_video_outranks_the_image_from_two_steps(config, version, max_len, modality, steps):
+    got = encoder_profile(facts_from_config(config, "test"), VllmConfig(), 2_048, 256, max_len, version)
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == \
+        (modality, 1, steps * 16_384, steps * 65_536)
+    if modality == "video":
+        assert got.rule.endswith("video-frame-steps")
+        assert got.held == steps * 65_536 * 1_176 * 2 + steps * 16_384 * config["hidden_size"] * 2
+
+
+def test_qwen2_vl_video_follows_max_pixels_and_the_video_limit():
+    f = facts_from_config(QWEN25_VL_7B, "test")
+    # 980 px frames: 4,900 patches, 1,225 tokens a step; 8,192 tokens hold 6 steps, 12 frames (under the cap of 14)
+    small = encoder_profile(f, VllmConfig(mm_max_pixels=1_003_520), 2_048, 256, 8_192, "0.23.0")
+    assert (small.modality, small.item_tokens, small.item_patches) == ("video", 6 * 1_225, 6 * 4_900)
+    assert encoder_profile(f, VllmConfig(mm_video_limit=0), 2_048, 256, 128_000, "0.23.0").modality == "image"
+
+
+@pytest.mark.parametrize("limits, modality", [
+    (VllmConfig(mm_video_limit=0), "image"),  # no video allowed: the image is the largest item
+    (VllmConfig(mm_image_limit=0), "video"),
+])
+def test_qwen3_vl_limits_choose_the_profiled_modality(limits, modality):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), limits, 2_048, 256, 8_192, "0.11.0")
+    assert got.modality == modality and got.phase > 0
+
+
+# The V2 model runner (config/vllm.py@v0.25.0 puts a dense multimodal model on it) profiles no encoder before
+# 0.27.0, and from 0.27.0 keeps only the encoder outputs through the text run (its dummy items are CPU tensors)
+@pytest.mark.parametrize("facts, version", [(facts_from_config(QWEN25_VL_7B, "test"), "0.27.1"),
+                                           (gemma3_12b(), "0.29.0")])
+def test_v2_runner_holds_the_outputs_only(facts, version):
+    v1 = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version)
+    v2 = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version, "v2")
+    enc = facts.vision_encoder
+    pixels = v1.items * v1.item_patches * enc.pixel_elements_per_patch * 2
+    assert (v2.items, v2.phase) == (v1.items, v1.phase)
+    assert v2.held == v1.held - pixels
+    assert v2.rule.endswith("v2-runner-outputs-held")
+
+
+@pytest.mark.parametrize("facts", [facts_from_config(QWEN25_VL_7B, "test"), gemma3_12b()])
+@pytest.mark.parametrize("version", ["0.25.0", "0.26.0"])
+def test_v2_runner_before_0_27_profiles_no_encoder(facts, version):
+    got = encoder_profile(facts, VllmConfig(), 2_048, 256, 8_192, version, "v2")
+    assert (got.items, got.phase, got.held, got.rule) == (0, 0, 0, "v2-runner-no-encoder-profile")
+    est = estimate_vllm(facts, 24 * GiB, VllmConfig(max_model_len=8_192), version=version)
+    assert est.extra["model_runner"] == "v2" and est.extra["encoder_peak"] == 0
+    v1 = estimate_vllm(facts, 24 * GiB, VllmConfig(max_model_len=8_192, v2_runner_env="0"), version=version)
+    assert v1.extra["model_runner"] == "v1" and v1.extra["encoder_peak"] > 0
+
+
+# Gemma 3 12B: 8 images of 4,096 patches at 2,048 batched tokens (7 at 0.10.1-0.12: 2,048 // 260); SigLIP's largest
+# step is fc1's output and its GELU beside the residual and the norm output: 2 x (1,152 + 4,304) = 10,912 elements,
+# over 8 widths of attention. At 0.11.x each 256-row output is copied into zeros of the 2,048-token budget, at 0.12.x
+# of the 260-token item, and the outputs themselves stay alive too.
+@pytest.mark.parametrize("version, items, widened", [("0.9.0", 8, 0), ("0.11.0", 7, 2_048), ("0.12.0", 7, 260),
+                                                     ("0.19.0", 8, 0)])
+def test_gemma3_12b_encoder_phase_and_held(version, items, widened):
     got = encoder_profile(gemma3_12b(), VllmConfig(), 2_048, 256, 8_192, version)
-    pixels = 8 * 4_096 * 588 * 2
+    pixels = items * 4_096 * 588 * 2
     assert (got.items, got.phase, got.held) == \
-        (8, pixels + 8 * 4_096 * 10_912 * 2, pixels + 8 * 256 * 3_840 * 2)
-    assert got.rule == "max(encoder-phase, text+held):siglip-attention"
+        (items, pixels + items * 4_096 * 10_912 * 2, pixels + items * (256 + widened) * 3_840 * 2)
+    assert got.rule.startswith("max(encoder-phase, text+held):siglip-attention")
+    assert ("outputs-widened" in got.rule) == bool(widened)
     assert "siglip.py@v0.10.1.1" in got.source
 
 
@@ -143,13 +253,13 @@ def test_derived_profile_adds_the_larger_of_held_and_the_encoder_phase_excess(te
 
 
 def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
-    small = estimate_vllm(gemma3_12b(), 24 * GiB, VllmConfig(max_model_len=8_192), version="0.11.0")
+    small = estimate_vllm(gemma3_12b(), 24 * GiB, VllmConfig(max_model_len=8_192), version="0.19.0")
     x = small.extra
     assert x["encoder_peak"] == x["encoder_profile"]["held_through_text"] == 54_263_808  # the sampler binds
     # 64 images at 16,384 batched tokens and 16 sequences (a small sampler): the encoder phase is above the text
     # phase, and only its excess counts
     big = estimate_vllm(gemma3_12b(), 80 * GiB, VllmConfig(max_model_len=8_192, max_num_batched_tokens=16_384,
-                                                          max_num_seqs=16), version="0.11.0")
+                                                          max_num_seqs=16), version="0.19.0")
     x = big.extra
     text = max(x["forward_peak"], x["sampler_peak"])
     assert x["encoder_profile"]["items"] == 64 and x["encoder_profile"]["encoder_phase"] > text
@@ -160,11 +270,13 @@ def test_gemma3_estimate_books_the_encoder_as_a_phase_not_a_sum():
 @pytest.mark.parametrize("facts, version, rule, read", [
     (facts_from_config(QWEN25_VL_7B, "test"), "0.11.0", "max(encoder-phase, text+held):vit-attention-concat-fp32-rotary",
      "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); qwen2_5_vl.py@v0.11.0"),
-    (facts_from_config(QWEN25_VL_7B, "test"), "0.27.1", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.27.1",
+     "max(encoder-phase, text+held):vit-attention-16bit-rotary:v2-runner-outputs-held",
      "qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0"),
     (facts_from_config(QWEN3_VL_8B, "test"), "0.19.0", "max(encoder-phase, text+held):vit-attention-16bit-rotary",
      "qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0"),
-    (gemma3_12b(), "0.11.0", "max(encoder-phase, text+held):siglip-attention",
+    (gemma3_12b(), "0.11.0",
+     "max(encoder-phase, text+held):siglip-attention:contiguous-item-tokens:outputs-widened-to-budget",
      "utils.py@v0.10.1.1 MultiModalBudget.get_max_items (items floored); siglip.py@v0.10.1.1"),
     (gemma3_12b(), "0.9.0", "max(encoder-phase, text+held):siglip-attention",
      "gpu_model_runner.py@v0.9.0.1 profile_run"),
@@ -197,13 +309,13 @@ def test_flags_that_turn_the_encoder_profile_off(cfg, rule):
 
 
 def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
-    cfg = VllmConfig(mm_max_pixels=1_003_520)
+    cfg = VllmConfig(mm_max_pixels=1_003_520, mm_video_limit=0)  # no video: 8,192 tokens would hold 6 small steps
     qwen = encoder_profile(facts_from_config(QWEN25_VL_7B, "test"), cfg, 2_048, 256, 8_192, "0.11.0")
     # 980 px square: 70 x 70 = 4,900 patches, 1,225 tokens; 2,048 batched tokens hold one item
     assert (qwen.items, qwen.item_patches, qwen.item_tokens) == (1, 4_900, 1_225)
     assert qwen.phase == 4_900 * 1_176 * 2 + 4_900 * 20 * 1_280 * 2  # 0.11.0: the concatenated fp32 rotary binds
     gemma = encoder_profile(gemma3_12b(), cfg, 2_048, 256, 8_192, "0.11.0")
-    assert (gemma.items, gemma.item_patches) == (8, 4_096)
+    assert (gemma.items, gemma.item_patches) == (7, 4_096)  # 2,048 // 260 at 0.11.0
 
 
 @pytest.mark.parametrize("text, limit", [
@@ -212,6 +324,30 @@ def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
 ])
 def test_limit_mm_per_prompt_forms(text, limit):
     assert mm_image_limit(text) == limit
+
+
+@pytest.mark.parametrize("text, limit", [
+    (None, None), ('{"image": 2}', None), ('{"image": 0, "video": 1}', 1), ('{"video": {"count": 0}}', 0),
+    ("image=4,video=0", 0),
+])
+def test_limit_mm_per_prompt_video_count(text, limit):
+    assert mm_limit(text, "video") == limit
+
+
+@pytest.mark.parametrize("flags, image, video", [
+    ({"limit-mm-per-prompt.video": "0"}, None, 0),  # the Qwen3-VL recipes' dotted form
+    ({"limit-mm-per-prompt.image": "0", "limit-mm-per-prompt.video": "0"}, 0, 0),
+    ({"limit-mm-per-prompt": '{"image": 2}', "limit-mm-per-prompt.video": "1"}, 2, 1),
+    ({}, None, None),
+])
+def test_limit_mm_per_prompt_dotted_flags(flags, image, video):
+    assert (mm_flag_limit(flags, "image"), mm_flag_limit(flags, "video")) == (image, video)
+
+
+def test_limit_mm_per_prompt_video_refusal_is_one_line():
+    with pytest.raises(FlagValueError) as caught:
+        mm_limit("video=x", "video")
+    assert str(caught.value) == "--limit-mm-per-prompt 'video=x': the video count is not a whole number"
 
 
 @pytest.mark.parametrize("text, message", [

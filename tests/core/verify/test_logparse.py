@@ -516,6 +516,10 @@ CASES = [
       P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
+    # Qwen2.5-VL-7B at 128,000 tokens, 0.23.0: profiled with one video, a negative KV line, refused
+    ("vllm/v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", '0.23.0', False, 'no-kv-memory', 'main', 0,
+     {P.WEIGHTS: gib(15.67), P.CUDA_GRAPHS: gib(0.53), P.UTILIZATION: 0.22, P.MAX_MODEL_LEN: 128000,
+      P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35}),
     ("vllm/v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", '0.11.0', False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(14.0786), P.MAX_MODEL_LEN: 4096}),
     # VLLM_LOGGING_LEVEL=DEBUG on a 0.10.1 development build: the budget (free memory, gmu, gmu x total) and the
@@ -614,7 +618,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 107, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 108, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

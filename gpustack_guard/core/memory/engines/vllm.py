@@ -26,7 +26,7 @@ from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
-from gpustack_guard.core.memory.vision import qwen_vl_side
+from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
 from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
@@ -89,6 +89,7 @@ class VllmConfig:
     use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
     gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
+    mm_video_limit: int | None = None  # its video count (Qwen3-VL profiles a video at 0.11-0.12)
     mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
     skip_mm_profiling: bool = False  # --skip-mm-profiling
     # capture settings (profiles.CAPTURE_SETTINGS_RULES): None = the release's default
@@ -393,6 +394,7 @@ class EncoderProfile:
     held: int = 0  # pixel values + encoder outputs, kept until the dummy sampler is done
     rule: str = "none"
     source: str = ""
+    modality: str = "image"  # the dummy items' modality ("profiled with N <modality> items")
 
     def added(self, text_phase: int) -> int:
         """Bytes the encoder adds to the text phase max(forward, sampler): what max(encoder phase, text phase +
@@ -400,7 +402,8 @@ class EncoderProfile:
         return max(self.held, self.phase - text_phase) if self.phase else 0
 
     def report(self) -> dict:
-        return {"items": self.items, "item_patches": self.item_patches, "item_tokens": self.item_tokens,
+        return {"items": self.items, "modality": self.modality, "item_patches": self.item_patches,
+                "item_tokens": self.item_tokens,
                 "encoder_phase": self.phase, "held_through_text": self.held, "rule": self.rule, "source": self.source}
 
 
@@ -414,39 +417,71 @@ def vit_step_elements(enc: EncoderDummy, attention_widths: int) -> int:
 
 
 def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int, max_len: int,
-                    version: str | None) -> EncoderProfile:
+                    version: str | None, runner: str = "v1") -> EncoderProfile:
     """The V1 encoder profile of a multimodal model for one release (0 bytes for a text-only model): the dummy
     item from the processor (--mm-processor-kwargs max_pixels moves Qwen2/2.5-VL's), as many items as the encoder
-    budget holds, capped by max_num_seqs x --limit-mm-per-prompt; none under --skip-mm-profiling or an image
-    limit of 0 (the video dummy vLLM would then profile is not modelled)."""
+    budget holds, capped by max_num_seqs x --limit-mm-per-prompt; none under --skip-mm-profiling. vLLM profiles
+    the modality whose item takes the most tokens: Qwen3-VL's video at 0.11-0.12 (profiles.VLLM_VIDEO_ROWS), the
+    image otherwise (with an image limit of 0 and no video modelled, nothing). The V2 runner's own profile
+    (profiles.VLLM_V2_ENCODER_ROWS) encodes nothing before 0.27 and holds only the outputs from it."""
     enc = facts.vision_encoder
     if enc is None:
         return EncoderProfile()
     if cfg.skip_mm_profiling:
         return EncoderProfile(rule="skipped", source="--skip-mm-profiling (gpu_model_runner.py@v0.10.1.1)")
-    if cfg.mm_image_limit == 0:
-        return EncoderProfile(rule="image-limit-0", source="--limit-mm-per-prompt image 0 (video not modelled)")
+    v2 = P.vllm_v2_encoder_row(version) if runner == "v2" else None
+    if v2 and not v2.profiled:
+        return EncoderProfile(rule=v2.rule, source=v2.source)
     patches, tokens = enc.item_patches, enc.item_tokens
     if cfg.mm_max_pixels and enc.patch_factor:
         patches = (qwen_vl_side(cfg.mm_max_pixels, enc.patch_factor) // enc.patch_size) ** 2
         tokens = patches // (enc.patch_factor // enc.patch_size) ** 2
+    budget_row = P.vllm_mm_budget_row(version)
+    outputs, limit, modality, video = tokens, cfg.mm_image_limit, "image", None
+    if budget_row.item_tokens == "contiguous" and enc.break_tokens:
+        tokens += enc.break_tokens  # the placeholder's text around the image tokens counts against the budget
+    modelled = enc.video_max_pixels or enc.video_per_frame
+    row_v = P.vllm_video_row(enc.family, version) if modelled and cfg.mm_video_limit != 0 else None
+    if row_v:
+        if enc.video_per_frame:  # the frames are the image as sized above (max_pixels included)
+            _, v_patches, v_soft = qwen2_vl_video(patches, tokens, max_len, row_v.max_frames)
+        else:
+            _, v_patches, v_soft = qwen3_vl_video(enc, max_len, row_v.max_frames)
+        v_tokens = int(v_soft * row_v.tokens_per_soft_token)
+        # the registry's max() keeps the first modality of equal tokens: the image
+        if v_tokens > tokens or cfg.mm_image_limit == 0:
+            patches, tokens, outputs, limit, modality, video = v_patches, v_tokens, v_soft, cfg.mm_video_limit, \
+                "video", row_v
+    if modality == "image" and cfg.mm_image_limit == 0:
+        return EncoderProfile(rule="image-limit-0", source="--limit-mm-per-prompt image 0 (no video modelled)")
     budget = max(batched, tokens)
     floors = P.arithmetic_release("vllm", version) >= P.known_version(P.VLLM_MM_ITEMS_FLOOR_SINCE)
     by_budget = budget // tokens if floors else -(-budget // tokens)
-    limit = P.VLLM_MM_LIMIT_DEFAULT if cfg.mm_image_limit is None else cfg.mm_image_limit
+    limit = P.VLLM_MM_LIMIT_DEFAULT if limit is None else limit
     per_prompt = max(1, min(limit, max_len // tokens)) if floors else limit
     items = max(1, min(by_budget, seqs * per_prompt))
     element = 4 if (facts.dtype or "").lower() in ("float32", "fp32") else 2
     pixels = items * patches * enc.pixel_elements_per_patch * element
-    held = pixels + items * tokens * enc.out_width * enc.output_streams * element
+    row_width = enc.out_width * enc.output_streams * element
+    held = (0 if v2 and not v2.pixels_held else pixels) + items * outputs * row_width
+    widened = {"budget": budget, "item": tokens}.get(budget_row.widened_to, 0) if not v2 else 0
+    if widened > outputs:
+        # each item's output copied into a zeroed tensor that many rows long; the encoder's own output stays alive
+        held += items * widened * row_width
     row = P.vllm_encoder_row(enc.family, version)
     if row:
         step = vit_step_elements(enc, row.attention_widths) + enc.held_beside_blocks
         phase = pixels + items * patches * step * element
         rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
+        if video:
+            rule, source = f"{rule}:{video.rule}", f"{source}; {video.source}"
+        if budget_row.rule and (widened > outputs or tokens > outputs):
+            rule, source = f"{rule}:{budget_row.rule}", f"{source}; {budget_row.source}"
+        if v2:
+            rule, source = f"{rule}:{v2.rule}", f"{source}; {v2.source}"
     else:
         phase, rule, source = 0, "not-derived", f"the {enc.family} model file was not read for this release"
-    return EncoderProfile(items, patches, tokens, phase, held, rule, source)
+    return EncoderProfile(items, patches, tokens, phase, held, rule, source, modality)
 
 
 def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) -> list[int]:
@@ -1980,7 +2015,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     stages: list[StageBudget] = []
     phases: list[tuple[int, int, int]] = []  # per stage: (forward peak, sampler phase, encoder profile)
-    mm_profile = encoder_profile(facts, cfg, batched, seqs, max_len, version) if profile.engine == "v1" \
+    mm_profile = encoder_profile(facts, cfg, batched, seqs, max_len, version, runner) if profile.engine == "v1" \
         else EncoderProfile()
     alpha_rows = v1_alpha_logits_rows(profile.engine, version)
     forward_form = dense_forward_form(facts, profile.engine, version, cfg)
