@@ -11,6 +11,11 @@ from gpustack_guard.core.verify.logparse import parse_log
 GB = 1024**3
 
 
+def gb(x: float) -> int:
+    """A printed GB figure as the parser keeps it: whole bytes (logparse._number)."""
+    return int(round(x * GB))
+
+
 def figures(lines: list[str]) -> dict:
     log, _ = parse_log([line + "\n" for line in lines])
     rank = log.binding_rank()
@@ -26,7 +31,7 @@ def test_before_0_5_4_the_sliding_pool_prints_first_and_both_add_up():
         SPLIT,
         "[2025-08-20 10:00:01 TP0] KV Cache is allocated. #tokens: 1093770, K size: 12.52 GB, V size: 12.52 GB",
         "[2025-08-20 10:00:01 TP0] KV Cache is allocated. #tokens: 1367213, K size: 15.65 GB, V size: 15.65 GB",
-    ]) == {P.KV_TOKENS: 1367213, P.KV_CACHE: pytest.approx(2 * (12.52 + 15.65) * GB, abs=1)}
+    ]) == {P.KV_TOKENS: 1367213, P.KV_CACHE: 2 * gb(12.52) + 2 * gb(15.65)}
 
 
 def test_the_summary_line_holds_both_pools_whatever_the_order():
@@ -36,7 +41,7 @@ def test_the_summary_line_holds_both_pools_whatever_the_order():
         "[2026-03-02 10:11:12] KV Cache is allocated. #tokens: 1282684, K size: 14.68 GB, V size: 14.68 GB",
         "[2026-03-02 10:11:12] KV Cache is allocated. #tokens: 1026147, K size: 11.74 GB, V size: 11.74 GB",
         "[2026-03-02 10:11:12] SWAKVPool mem usage: 52.84 GB, swa size: 1026147, full size: 1282684",
-    ]) == {P.KV_TOKENS: 1282684, P.KV_CACHE: pytest.approx(52.84 * GB, abs=1)}
+    ]) == {P.KV_TOKENS: 1282684, P.KV_CACHE: gb(52.84)}
 
 
 @pytest.mark.parametrize("prefix", ["", "[2026-07-20 08:01:10 TP1] ", "2026-07-20T08:01:10.123456789Z "])
@@ -49,12 +54,12 @@ def test_labelled_pools_of_0_5_18_are_read_and_other_labels_are_not(prefix):
         prefix + "SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026147, K size: 11.74 GB, V size: 11.74 GB",
         prefix + "MiniMax MSA-v1 index KV Cache is allocated. dtype: torch.uint8, #tokens: 9999, KV size: 3.00 GB",
     ]
-    assert figures(lines) == {P.KV_TOKENS: 1282684, P.KV_CACHE: pytest.approx(2 * (14.68 + 11.74) * GB, abs=1)}
+    assert figures(lines) == {P.KV_TOKENS: 1282684, P.KV_CACHE: 2 * gb(14.68) + 2 * gb(11.74)}
 
 
 def test_a_model_without_a_split_keeps_its_one_pool_and_an_all_sliding_model_its_swa_count():
     one = "[2025-10-07 23:17:19 TP0] KV Cache is allocated. #tokens: 975424, K size: 21.84 GB, V size: 21.84 GB"
-    assert figures([one]) == {P.KV_TOKENS: 975424, P.KV_CACHE: pytest.approx(43.68 * GB, abs=1)}
+    assert figures([one]) == {P.KV_TOKENS: 975424, P.KV_CACHE: 2 * gb(21.84)}
     assert figures(["[2026-03-02 10:11:12] Use sliding window memory pool (all SWA). swa_layer_tokens=524288"]) == {
         P.KV_TOKENS: 524288}
 
@@ -66,4 +71,4 @@ def test_a_restart_forgets_the_split():
              "[2025-08-20 10:00:01 TP0] KV Cache is allocated. #tokens: 1367213, K size: 15.65 GB, V size: 15.65 GB",
              args.format(5),
              "[2025-08-20 10:05:10 TP0] KV Cache is allocated. #tokens: 1230492, K size: 28.16 GB, V size: 28.16 GB"]
-    assert figures(lines) == {P.KV_TOKENS: 1230492, P.KV_CACHE: pytest.approx(2 * 28.16 * GB, abs=1)}
+    assert figures(lines) == {P.KV_TOKENS: 1230492, P.KV_CACHE: 2 * gb(28.16)}
