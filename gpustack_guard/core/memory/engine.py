@@ -280,12 +280,6 @@ def gdn_prefill_backend(text) -> str | None:
     return None if value is None else str(value).strip().lower()
 
 
-def mm_image_limit(text: str | None) -> int | None:
-    """The image count of --limit-mm-per-prompt, as vLLM takes it: a JSON object ({"image": 2} or, in later
-    releases, {"image": {"count": 2, ...}}) or the older `image=2,video=1`; None when it names no image count."""
-    return mm_limit(text, "image")
-
-
 def mm_flag_limit(flags: dict, modality: str) -> int | None:
     """One modality's count from the deployment's flags: vLLM's dotted form (`--limit-mm-per-prompt.video 0`,
     which its argument parser folds into the JSON object, as the Qwen3-VL recipes write it) or the whole flag."""
@@ -296,7 +290,8 @@ def mm_flag_limit(flags: dict, modality: str) -> int | None:
 
 
 def mm_limit(text: str | None, modality: str) -> int | None:
-    """One modality's count of --limit-mm-per-prompt (see mm_image_limit); None when it names none."""
+    """One modality's count of --limit-mm-per-prompt, as vLLM takes it: a JSON object ({"image": 2} or, in later
+    releases, {"image": {"count": 2, ...}}) or the older `image=2,video=1`; None when it names none."""
     if text is None or not str(text).strip():
         return None
     text = str(text).strip()

@@ -3,6 +3,7 @@ a kernel or an engine generation needs a newer architecture; and whether it is a
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gpustack_guard.core.memory import profiles as P
@@ -35,14 +36,14 @@ def integrated(gpu_name: str) -> str | None:
     return None
 
 
+@functools.cache
+def _uma_keys(engine: str) -> tuple[tuple[Version, P.UmaFreeRow], ...]:
+    return P.keyed_by_release([row for row in P.UMA_FREE_MEMORY if row.engine == engine])
+
+
 def uma_free_row(engine: str, parsed_version: Version) -> P.UmaFreeRow:
     """The row of profiles.UMA_FREE_MEMORY that covers this release (a Version; the oldest row below them all)."""
-    rows = [row for row in P.UMA_FREE_MEMORY if row.engine == engine]
-    chosen = rows[0]
-    for row in rows:
-        if parsed_version >= Version(row.since):
-            chosen = row
-    return chosen
+    return P.row_of_release(_uma_keys(engine), parsed_version)
 
 
 def uma_note(engine: str, release: str, gpu_name: str) -> str | None:

@@ -1080,8 +1080,11 @@ VLLM_V2_ENCODER_ROWS = (
 )
 
 
+_V2_ENCODER_KEYS = keyed_by_release(VLLM_V2_ENCODER_ROWS)
+
+
 def vllm_v2_encoder_row(version: str | None) -> VllmV2EncoderRow:
-    return row_for("vllm", keyed_by_release(VLLM_V2_ENCODER_ROWS), version)
+    return row_for("vllm", _V2_ENCODER_KEYS, version)
 
 
 def vllm_encoder_row(family: str, version: str | None) -> VllmEncoderRow | None:

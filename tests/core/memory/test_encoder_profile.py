@@ -9,7 +9,7 @@ from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN3_VL_30B_A3B, Q
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
-from gpustack_guard.core.memory.engine import mm_flag_limit, mm_image_limit, mm_limit, mm_max_pixels
+from gpustack_guard.core.memory.engine import mm_flag_limit, mm_limit, mm_max_pixels
 from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
@@ -323,7 +323,7 @@ def test_max_pixels_shrinks_the_qwen_dummy_but_not_gemma3():
     ('{"image": {"count": 3, "width": 512}}', 3), ("image=4,video=0", 4), ("image = 5", 5), ("video=2", None),
 ])
 def test_limit_mm_per_prompt_forms(text, limit):
-    assert mm_image_limit(text) == limit
+    assert mm_limit(text, "image") == limit
 
 
 @pytest.mark.parametrize("text, limit", [
@@ -362,7 +362,7 @@ def test_limit_mm_per_prompt_video_refusal_is_one_line():
 ])
 def test_limit_mm_per_prompt_refusals_are_one_line(text, message):
     with pytest.raises(FlagValueError) as caught:
-        mm_image_limit(text)
+        mm_limit(text, "image")
     assert str(caught.value) == message
 
 

@@ -24,13 +24,13 @@ def pools(model: str, version: str, cfg: SglangConfig = SglangConfig(), gpu: int
     return est.kv_capacity_tokens, est.extra.get("hybrid_swa_pool", {}).get("swa_layer_tokens"), est.kv_cache
 
 
-@pytest.mark.parametrize("model, one_pool, split, layers", [
-    # 12 of 24 layers slide: full = 1,230,492 x 24 / (0.8 x 12 + 12)
-    ("openai/gpt-oss-20b", 1_230_492, (1_367_213, 1_093_770), (12, 12)),
-    # 52 of 62 slide (Gemma 3's 5:1): full = 24,885 x 62 / (0.8 x 52 + 10)
-    ("google/gemma-3-27b-it", 24_885, (29_900, 23_920), (10, 52)),
+@pytest.mark.parametrize("model, one_pool, split, layers, pool_bytes", [
+    # 12 of 24 layers slide: full = 1,230,492 x 24 / (0.8 x 12 + 12); pool = 2,048 x 12 x (1,367,213 + 1,093,770)
+    ("openai/gpt-oss-20b", 1_230_492, (1_367_213, 1_093_770), (12, 12), 60_481_118_208),
+    # 52 of 62 slide (Gemma 3's 5:1): full = 24,885 x 62 / (0.8 x 52 + 10); pool = 8,192 x (29,900 x 10 + 23,920 x 52)
+    ("google/gemma-3-27b-it", 24_885, (29_900, 23_920), (10, 52), 12_638_945_280),
 ])
-def test_the_full_layers_take_the_memory_the_sliding_layers_leave(model, one_pool, split, layers):
+def test_the_full_layers_take_the_memory_the_sliding_layers_leave(model, one_pool, split, layers, pool_bytes):
     before = pools(model, "0.4.10", SglangConfig(disable_hybrid_swa_memory=True))
     hybrid = pools(model, "0.4.10")
     assert before[:2] == (one_pool, None)
@@ -41,8 +41,9 @@ def test_the_full_layers_take_the_memory_the_sliding_layers_leave(model, one_poo
     assert (swa["full_layers"], swa["swa_layers"], swa["swa_full_tokens_ratio"], swa["split"]) == (*layers, 0.8,
                                                                                                    "tokens")
     assert "model_runner.py@v0.4.9.post3" in swa["source"]
-    # the two pools take the one pool's memory, within one token of each layer
-    assert 0 <= before[2] - hybrid[2] < est.kv_bytes_per_token
+    # the two pools take the one pool's memory, within one token of each layer (the floors of the split)
+    assert hybrid[2] == pool_bytes
+    assert 0 <= before[2] - pool_bytes < est.kv_bytes_per_token
 
 
 @pytest.mark.parametrize("model, version, hybrid", [

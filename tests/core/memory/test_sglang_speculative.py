@@ -92,6 +92,19 @@ def test_a_draft_of_its_own_is_named_unsized():
     assert "not sized (gsg reads no draft config)" in est.notes[0]
 
 
+def test_eagle_is_nextn_and_a_draft_path_overrides_the_mtp_layers():
+    # SGLang renames NEXTN to EAGLE: the same draft of the model's own MTP layer
+    flags = {"tp-size": "8", "speculative-algorithm": "NEXTN"}
+    nextn = run(DSV3, flags, "0.5.9", (H200,) * 8)
+    eagle = run(DSV3, {**flags, "speculative-algorithm": "EAGLE"}, "0.5.9", (H200,) * 8)
+    assert eagle.extra["speculative_draft"] == nextn.extra["speculative_draft"]
+    assert eagle.kv_capacity_tokens == nextn.kv_capacity_tokens == 642_539
+    # --speculative-draft-model-path loads another checkpoint even under NEXTN: not the MTP layers, not sized
+    given = run(DSV3, {**flags, "speculative-draft-model-path": "some/draft"}, "0.5.9", (H200,) * 8)
+    assert "speculative_draft" not in given.extra
+    assert "not sized (gsg reads no draft config)" in given.notes[0]
+
+
 def test_qwen3_next_nextn_reserves_intermediate_states_on_two_releases():
     flags = {"tp-size": "4", "speculative-algorithm": "NEXTN"}
     for version, fraction, slots, tokens in (("0.5.9", 0.886, 2136, 3_731_206), ("0.5.12", 0.869, 2074, 3_624_236)):
