@@ -449,17 +449,15 @@ def gemma4_unread(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu
                                 "arg_groups/model_overrides/gemma4.py) are not read")
 
 
-def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, one_pool_tokens: int,
-                     pool_bytes_tokens: int, page: int) -> tuple[int, int]:
-    """(full-layer tokens, sliding-layer tokens) of a hybrid SWA pool. `one_pool_tokens` is the single pool's
-    count for the same memory (the "tokens" split divides it by layers); `pool_bytes_tokens` the same memory over
-    one layer's bytes x (n_full + r x n_swa) (the "bytes" split); both already floored."""
+def hybrid_swa_pools(row: P.SglangHybridSwaRow, shape: KVShape, ratio: float, counted: int,
+                     page: int) -> tuple[int, int]:
+    """(full-layer tokens, sliding-layer tokens) of a hybrid SWA pool. `counted` is the row's own count, floored
+    and capped: for the "tokens" split the one pool's count T, which it divides by the layers; for the "bytes" split
+    the full pool itself (the memory over F x n_full + r x S x n_swa)."""
     if row.split == "tokens":  # set_num_token_hybrid: full = T x L / (r x n_swa + n_full), float then int
-        full = int(one_pool_tokens * shape.layers / (ratio * shape.window_layers + shape.full_layers))
-    else:
-        full = pool_bytes_tokens
+        counted = int(counted * shape.layers / (ratio * shape.window_layers + shape.full_layers))
     align = page if row.page_aligned else 1
-    full = full // align * align
+    full = counted // align * align
     return full, int(full * ratio) // align * align
 
 
@@ -586,15 +584,14 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     elif swa_row is not None:
         shape = KVShape(facts, tp, pp, cfg.kv_cache_dtype, 1, chunked)
         ratio = cfg.swa_full_tokens_ratio or P.SGLANG_SWA_FULL_TOKENS_RATIO
-        one_pool = max_total_num_tokens(pre, weights, fraction, cell, page)
-        if cfg.max_total_tokens:  # the cap lowers the one-pool count before the "tokens" split divides it
-            one_pool = min(one_pool, cfg.max_total_tokens)
-        # HybridSWAPoolConfigurator's cell F x n_full + r x S x n_swa (Gemma 4: F and S differ)
-        by_bytes = max_total_num_tokens(pre, weights, fraction, shape.full_layer_bytes * shape.full_layers
-                                        + ratio * shape.layer_bytes * shape.window_layers, 1)
-        if cfg.max_total_tokens:
-            by_bytes = min(by_bytes, cfg.max_total_tokens)
-        capacity, swa_tokens = hybrid_swa_pools(swa_row, shape, ratio, one_pool, by_bytes, page)
+        if swa_row.split == "tokens":  # the one pool's count T, which set_num_token_hybrid divides
+            counted = max_total_num_tokens(pre, weights, fraction, cell, page)
+        else:  # HybridSWAPoolConfigurator's cell F x n_full + r x S x n_swa (Gemma 4: F and S differ)
+            counted = max_total_num_tokens(pre, weights, fraction, shape.full_layer_bytes * shape.full_layers
+                                           + ratio * shape.layer_bytes * shape.window_layers, 1)
+        if cfg.max_total_tokens:  # the cap lowers T before the "tokens" split, the full pool of the "bytes" one
+            counted = min(counted, cfg.max_total_tokens)
+        capacity, swa_tokens = hybrid_swa_pools(swa_row, shape, ratio, counted, page)
         swa = {"full_layer_tokens": capacity, "swa_layer_tokens": swa_tokens, "swa_full_tokens_ratio": ratio,
                "full_layers": shape.full_layers, "swa_layers": shape.window_layers, "split": swa_row.split,
                "source": swa_row.source}
