@@ -199,13 +199,16 @@ def _export_matches_list(docs: list[dict], models: list[dict]) -> None:
         return
     where = "POST /v2/models/export"
     if missing:
-        shown = ", ".join(untrusted(n, 80) for n in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
-                                                                     else "")
         raise GsgError(f"the export holds {len(listed) - len(missing)} of the {len(listed)} deployments GET /v2/models "
-                       f"lists (missing: {shown}); nothing was written, try again", where=where)
-    shown = ", ".join(untrusted(n, 80) for n in extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
-    raise GsgError(f"the export holds deployments GET /v2/models does not list ({shown}); nothing was written, "
+                       f"lists (missing: {_some(missing)}); nothing was written, try again", where=where)
+    raise GsgError(f"the export holds deployments GET /v2/models does not list ({_some(extra)}); nothing was written, "
                    "try again", where=where)
+
+
+def _some(names: list[str]) -> str:
+    """The first three names, and how many more."""
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return ", ".join(untrusted(n, 80) for n in names[:3]) + more
 
 
 def _differs(path: Path, text: str) -> bool:

@@ -95,9 +95,9 @@ class LocatedDocument:
     start_line: int
     root: Any = None  # the composed yaml.Node
     duplicate_keys: list[tuple[Path, int, int]] = field(default_factory=list)
-    # unquoted numbers YAML 1.1 reads otherwise than YAML 1.2 (base 60, a leading zero's base 8): path, line,
-    # column, the text and the value read; a spec check refuses them (editors' YAML 1.2 reads another value)
-    yaml11_numbers: list[tuple[Path, int, int, str, Any]] = field(default_factory=list)
+    # unquoted numbers YAML 1.1 reads otherwise than YAML 1.2 (base 60, a leading zero's base 8): path, the text
+    # and the value read (position() gives the place); a spec check refuses them (editors' YAML 1.2 reads another)
+    yaml11_numbers: list[tuple[Path, str, Any]] = field(default_factory=list)
     _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
@@ -245,7 +245,7 @@ class _Build:
                                      *_mark(node))
             value = _scalar(node)
             if (node.tag == _INT or node.tag == _FLOAT) and _yaml11_only(node.value, value):
-                self.doc.yaml11_numbers.append((path, *_mark(node), node.value, value))
+                self.doc.yaml11_numbers.append((path, node.value, value))
             return value
         if len(path) >= MAX_DEPTH:
             raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", *_mark(node))

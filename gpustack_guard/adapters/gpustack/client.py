@@ -210,7 +210,8 @@ class GPUStackClient:
 
         def read_whole(response: httpx.Response, deadline: float, started: float) -> _Answer:
             declared = response.headers.get("content-length", "")
-            if declared.isdigit() and len(declared) < 20 and int(declared) > cap:
+            # ASCII digits only: str.isdigit() also takes '²' (a Latin-1 header byte), which int() refuses
+            if declared.isascii() and declared.isdigit() and len(declared) < 20 and int(declared) > cap:
                 raise ApiError(method, path, _too_large(cap, int(declared)))
             encoding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
             body = read_body(self._chunks_in_time(method, path, response, deadline, started), encoding, cap)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from gpustack_guard.core.soak.metrics import whole
 from gpustack_guard.core.soak.stats import percentile
 
 ARRIVALS = ("poisson", "constant")
@@ -55,10 +56,10 @@ class SoakLimits:
             text = environ.get(variable, "").strip()
             if not text:
                 continue
-            # ASCII digits, at most 18: int() refuses '²' (which isdigit() takes) and more than 4,300 digits
-            if not (text.isascii() and text.isdigit()) or len(text) > 18 or int(text) < 1:
+            value = whole(text)  # ASCII digits, at most 18: int() refuses '²' (a digit to isdigit()) and 4,300+
+            if value is None or value < 1:
                 raise ValueError(f"{variable} must be a positive whole number, not '{text[:40]}'")
-            values[name] = int(text)
+            values[name] = value
         return cls(**values)
 
 

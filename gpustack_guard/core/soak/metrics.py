@@ -115,9 +115,9 @@ def _max(samples: list[Sample]) -> float | None:
 MAX_COUNT_DIGITS = 18  # a label holding a block or token count: past this it is not one (and int() refuses 4,300+)
 
 
-def _whole(text: str | None) -> int | None:
-    """A label's whole number; None for anything else (vLLM prints None before profiling sized the pool; `²` is a
-    digit to str.isdigit, not to int)."""
+def whole(text: str | None) -> int | None:
+    """A label's (or a setting's) whole number; None for anything else (vLLM prints None before profiling sized the
+    pool; `²` is a digit to str.isdigit, not to int)."""
     if not text or not text.isascii() or not text.isdigit() or len(text) > MAX_COUNT_DIGITS:
         return None
     return int(text)
@@ -128,7 +128,7 @@ def kv_pool_tokens(samples: list[Sample]) -> int | None:
     pools = []
     for sample in samples:
         if sample.name == VLLM_CACHE_INFO:
-            blocks, block = _whole(sample.labels.get("num_gpu_blocks")), _whole(sample.labels.get("block_size"))
+            blocks, block = whole(sample.labels.get("num_gpu_blocks")), whole(sample.labels.get("block_size"))
             if blocks is not None and block is not None:
                 pools.append(blocks * block)
     if pools:

@@ -130,7 +130,7 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
     return result
 
 
-def _yaml11_number(doc: SpecDoc, path: tuple, where: F.Location, text: str, value: Any) -> F.Finding:
+def _yaml11_number(doc: SpecDoc, path: tuple, text: str, value: Any) -> F.Finding:
     """An unquoted number that YAML 1.1 (gsg, PyYAML, GPUStack) and YAML 1.2 (editors' schema checks) read as two
     different things: `replicas: 1:30` is 90 here and the text '1:30' there, `010` is 8 here and 10 there."""
     dotted = ".".join(map(str, path)) or "(document)"
@@ -139,7 +139,8 @@ def _yaml11_number(doc: SpecDoc, path: tuple, where: F.Location, text: str, valu
     base, other = ("a base-60 number", "the text" if secret else f"the text '{echo.value(text)}'") if ":" in text \
         else ("a base-8 number (its leading zero)", "a decimal number" if secret else str(int(text.replace("_", ""))))
     read = "another number" if secret else str(value)
-    return F.finding(D.SCHEMA, where, f"'{echo.value(dotted)}': {shown} is {base} in YAML 1.1, so gsg and "
+    # at(): an overlay's number is on the overlay's file
+    return F.finding(D.SCHEMA, doc.at(*path), f"'{echo.value(dotted)}': {shown} is {base} in YAML 1.1, so gsg and "
                      f"GPUStack read {read}, while YAML 1.2 tools (editors) read {other}", spec=doc.name,
                      fix="write the number meant in plain decimal, or quote the value if text is meant")
 
@@ -228,8 +229,8 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
         found.append(F.finding(D.DUPLICATE_KEY, F.Location(doc.file, line, column),
                                f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last",
                                spec=doc.name, fix="remove one of them"))
-    yaml11 = [_yaml11_number(doc, path, doc.at(*path), text, value)  # at(): an overlay's number is on its file
-              for path, _line, _column, text, value in getattr(doc.located, "yaml11_numbers", ())]
+    yaml11 = [_yaml11_number(doc, path, text, value)
+              for path, text, value in getattr(doc.located, "yaml11_numbers", ())]
     found.extend(yaml11)
     data = dict(raw)
     for key in sorted(set(data) & SERVER_MANAGED_FIELDS):

@@ -337,3 +337,12 @@ def test_a_version_that_is_not_one_is_refused_without_echoing_it(version, messag
     with pytest.raises(ApiError) as exc:
         client().version()
     assert str(exc.value) == message
+
+
+@respx.mock
+def test_a_content_length_of_a_non_ascii_digit_is_no_length():
+    # '²' is a digit to str.isdigit, not to int(): the answer is read and bounded as one without a length
+    respx.get(f"{BASE}/v2/models/1").mock(return_value=httpx.Response(
+        200, headers=[(b"content-length", b"\xb2")], stream=httpx.ByteStream(b'{"id": 1, "name": "a"}')))
+    made, _ = recording_client(Limits(max_response_bytes=1024))
+    assert made.get_model(1) == {"id": 1, "name": "a"}

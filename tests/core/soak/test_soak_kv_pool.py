@@ -74,11 +74,11 @@ def test_a_bad_observed_file_stops_the_soak_before_its_first_round(tmp_path):
         "or a vector `gsg verify --record` wrote, of an engine that started)"]
 
 
-@pytest.mark.parametrize("label, whole", [("12", 12), ("0", 0), ("None", None), ("", None), ("-1", None),
+@pytest.mark.parametrize("label, expected", [("12", 12), ("0", 0), ("None", None), ("", None), ("-1", None),
                                           ("²", None), ("١٢", None), ("9" * 19, None), ("9" * 18, 10**18 - 1)])
-def test_a_count_label_is_a_plain_ascii_whole_number_or_nothing(label, whole):
+def test_a_count_label_is_a_plain_ascii_whole_number_or_nothing(label, expected):
     """A /metrics label is the server's text: `²` and Arabic-Indic digits pass str.isdigit but not int(), and
     a 5,000-digit label would raise; each is simply no figure, never a stopped soak."""
-    from gpustack_guard.core.soak.metrics import _whole
+    from gpustack_guard.core.soak.metrics import whole
 
-    assert _whole(label) == whole
+    assert whole(label) == expected

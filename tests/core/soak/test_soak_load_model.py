@@ -171,7 +171,7 @@ def test_limits_come_from_the_environment_and_refuse_nonsense():
     assert SoakLimits.from_env({}) == SoakLimits()
     limits = SoakLimits.from_env({"GSG_SOAK_MAX_SAMPLES": "50", "GSG_SOAK_MAX_IN_FLIGHT": " 2 "})
     assert (limits.max_stored_samples, limits.max_in_flight) == (50, 2)
-    for bad in ("0", "-3", "1.5", "lots"):
+    for bad in ("0", "-3", "1.5", "lots", "²", "9" * 19):  # ² is a digit to isdigit(), not int()
         with pytest.raises(ValueError, match=f"GSG_SOAK_MAX_DATASET_BYTES must be a positive whole number, not '{bad}'"):
             SoakLimits.from_env({"GSG_SOAK_MAX_DATASET_BYTES": bad})
 
