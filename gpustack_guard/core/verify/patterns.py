@@ -117,7 +117,8 @@ def required_literal(regex: re.Pattern) -> str:
 
 def _p(id: str, engine: str, releases: str, regex: str, example: str, source: str, terms=None,
        scope: str = RANK, kind: str = "terms") -> Pattern:
-    return Pattern(id, engine, releases, re.compile(regex), example, source, dict(terms or {}), scope, kind)
+    # ASCII: a figure or build a pattern reads is [0-9] (int() takes any script's digits, str.isdigit too)
+    return Pattern(id, engine, releases, re.compile(regex, re.ASCII), example, source, dict(terms or {}), scope, kind)
 
 
 NUM = r"([0-9]+(?:\.[0-9]+)?)"
