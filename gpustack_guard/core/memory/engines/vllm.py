@@ -21,6 +21,7 @@ from gpustack_guard.core.memory.estimate import (
     SAMPLER_WARMUP_OOM,
     Estimate,
     GatedDeltaUnsupported,
+    LayoutUnsupported,
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
@@ -776,8 +777,6 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
 def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> None:
     """Raise LayoutUnsupported where a release runs Gemma 4's split attention in a way not read
     (profiles.VLLM_GEMMA4): no model file, or FA4 kernel pages that differ between the two layer kinds."""
-    from gpustack_guard.core.memory.estimate import LayoutUnsupported
-
     shown = version or P.DEFAULT_VERSIONS["vllm"]
     row = P.vllm_gemma4_row(version)
     if not row.modelled:
