@@ -36,10 +36,10 @@ class EncoderDummy:
     output_streams: int = 1  # encoder outputs per token in out_width units (Qwen3-VL: 1 + its DeepStack features)
     # elements per patch held beside the last ViT blocks (Qwen3-VL: the DeepStack features merged so far)
     held_beside_blocks: int = 0
-    # the dummy video (Qwen3-VL, profiles.QWEN3_VL_VIDEO_*): the frames' side before resizing, the video
-    # processor's pixel bounds over all frames, the frame cap and the temporal patch; 0: no video modelled
     # tokens of the item's placeholder beside its embeddings (Gemma 3's "\n\n<start_of_image>", "<end_of_image>\n\n")
     break_tokens: int = 0
+    # the dummy video (Qwen3-VL, profiles.QWEN3_VL_VIDEO_*): the frames' side before resizing, the video
+    # processor's pixel bounds over all frames and the temporal patch; 0: no video modelled
     video_side: int = 0
     video_factor: int = 0  # patch x merge, the video processor's resize step
     video_max_pixels: int = 0

@@ -192,6 +192,12 @@ def _mla_replicated_bytes(f: ModelFacts, layer: int, linear_bytes: float, high: 
     return math.ceil(latent * linear_bytes) + (norms + router) * high
 
 
+def layers_on_rank(layout: WeightLayout, start: int, stop: int, tp: int) -> int:
+    """Bytes one TP rank holds of layers start..stop-1: split over TP, except the parts every rank holds whole."""
+    whole = sum(layout.per_layer_replicated[start:stop]) if layout.per_layer_replicated else 0
+    return math.ceil((sum(layout.per_layer[start:stop]) - whole) / tp) + whole
+
+
 def weights_per_rank(facts: ModelFacts, tp: int, pp: int) -> int:
     """The heaviest rank: its stage's layers split over TP, except the parts every TP rank holds whole."""
     layout = weight_layout(facts)

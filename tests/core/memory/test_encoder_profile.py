@@ -193,13 +193,17 @@ def test_qwen2_vl_video_follows_max_pixels_and_the_video_limit():
     assert encoder_profile(f, VllmConfig(mm_video_limit=0), 2_048, 256, 128_000, "0.23.0").modality == "image"
 
 
-@pytest.mark.parametrize("limits, modality", [
-    (VllmConfig(mm_video_limit=0), "image"),  # no video allowed: the image is the largest item
-    (VllmConfig(mm_image_limit=0), "video"),
+# the video at 8,192 tokens: 2 frames of 4,096 px over the 25,165,824-pixel bound resize to 3,520 px
+# (floor(4,096 / sqrt(2 x 4,096^2 / 25,165,824) / 32) x 32), one temporal step of 220^2 patches, 12,100 soft
+# tokens, x 12.5 with the timestamps (0.11.0's get_max_video_tokens)
+@pytest.mark.parametrize("limits, modality, patches, tokens", [
+    (VllmConfig(mm_video_limit=0), "image", 65_536, 16_384),  # no video allowed: the image is the largest item
+    (VllmConfig(mm_image_limit=0), "video", 48_400, 151_250),
 ])
-def test_qwen3_vl_limits_choose_the_profiled_modality(limits, modality):
+def test_qwen3_vl_limits_choose_the_profiled_modality(limits, modality, patches, tokens):
     got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), limits, 2_048, 256, 8_192, "0.11.0")
-    assert got.modality == modality and got.phase > 0
+    assert (got.modality, got.items, got.item_patches, got.item_tokens) == (modality, 1, patches, tokens)
+    assert got.phase > 0
 
 
 # The V2 model runner (config/vllm.py@v0.25.0 puts a dense multimodal model on it) profiles no encoder before

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
-from gpustack_guard.core.memory.weights import weight_layout, weights_per_rank
+from gpustack_guard.core.memory.weights import layers_on_rank, weight_layout, weights_per_rank
 
 FP8_BLOCK = 1 + 4 / (128 * 128)  # a 128 x 128 block's fp32 scale beside its fp8 weights
 
@@ -35,3 +35,12 @@ def test_the_latent_projections_norms_and_router_are_whole_on_every_rank(model, 
 def test_a_model_without_mla_splits_every_layer():
     layout = weight_layout(catalog_facts("Qwen/Qwen3-8B"))
     assert layout.per_layer_replicated == ()
+
+
+@pytest.mark.parametrize("model, whole", [("deepseek-ai/DeepSeek-V3", True), ("Qwen/Qwen3-8B", False)])
+def test_layers_on_rank_splits_all_but_the_replicated_part(model, whole):
+    layout = weight_layout(catalog_facts(model))
+    layer, replicated = layout.per_layer[3], (layout.per_layer_replicated[3] if whole else 0)
+    assert layers_on_rank(layout, 3, 4, 8) == math.ceil((layer - replicated) / 8) + replicated
+    assert layers_on_rank(layout, 0, len(layout.per_layer), 1) == sum(layout.per_layer)
+    assert layers_on_rank(layout, 2, 2, 8) == 0

@@ -21,13 +21,20 @@ from gpustack_guard.core.memory.estimate import (
     SAMPLER_WARMUP_OOM,
     Estimate,
     GatedDeltaUnsupported,
+    LayoutUnsupported,
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
-from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout, weights_per_rank
+from gpustack_guard.core.memory.weights import (
+    UNQUANTISED_BYTES,
+    is_linear_layer,
+    layers_on_rank,
+    weight_layout,
+    weights_per_rank,
+)
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import Version
 
@@ -489,12 +496,9 @@ def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) ->
     (`maybe_offload_to_cpu` on each layer make_layers builds) until the given GiB are there; the embedding and the
     LM head stay on the GPU. "Model loading took" drops by that much (13.60 -> 5.6 GiB for OLMo-2-7B at 8)."""
     layout = weight_layout(facts)
-    replicated = layout.per_layer_replicated or (0,) * len(layout.per_layer)
     out, start = [], 0
     for count in parts:
-        whole = sum(replicated[start:start + count])
-        per_rank = math.ceil((sum(layout.per_layer[start:start + count]) - whole) / tp) + whole
-        out.append(min(offload, per_rank))
+        out.append(min(offload, layers_on_rank(layout, start, start + count, tp)))
         start += count
     return out
 
@@ -773,8 +777,6 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
 def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> None:
     """Raise LayoutUnsupported where a release runs Gemma 4's split attention in a way not read
     (profiles.VLLM_GEMMA4): no model file, or FA4 kernel pages that differ between the two layer kinds."""
-    from gpustack_guard.core.memory.estimate import LayoutUnsupported
-
     shown = version or P.DEFAULT_VERSIONS["vllm"]
     row = P.vllm_gemma4_row(version)
     if not row.modelled:
@@ -1825,13 +1827,13 @@ def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: s
     row = P.vllm_mtp_draft_row(version)
     module = P.VLLM_MTP_TARGETS.get(facts.architecture or "")
     if (method not in P.VLLM_MTP_METHODS or not module or not count or not row.counted or engine != "v1"
-            or cfg.pipeline_parallel_size != 1 or facts.is_compressed_attention or facts.is_gated_delta):
+            or cfg.pipeline_parallel_size != 1 or facts.is_compressed_attention):
         return None
     layout = weight_layout(facts)
     tp = cfg.tensor_parallel_size
     # an MTP layer is a decoder layer of the target's last-layer kind (MoE past first_k_dense_replace)
-    whole = layout.per_layer_replicated[-1] if layout.per_layer_replicated else 0
-    one = math.ceil((layout.per_layer[-1] - whole) / tp) + whole
+    last = len(layout.per_layer) - 1
+    one = layers_on_rank(layout, last, last + 1, tp)
     H, V = facts.hidden_size, facts.vocab_size
     assert H is not None and V is not None  # missing_for_params checked them
     high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
@@ -1846,13 +1848,10 @@ def gated_delta_mtp(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> 
     module = P.VLLM_GATED_DELTA_MTP_TARGETS.get(facts.architecture or "")
     if not module or gated_delta_draft_unread(facts, cfg, version):
         return None  # kv_shape refuses the estimate (GSG030) with the reason
-    from gpustack_guard.core.memory.weights import is_linear_layer
-
     layout = weight_layout(facts)
     tp, count = cfg.tensor_parallel_size, gated_delta_mtp_layers(facts)
     full = max(i for i in range(len(layout.per_layer)) if not is_linear_layer(facts, i))
-    whole = layout.per_layer_replicated[full] if layout.per_layer_replicated else 0
-    one = math.ceil((layout.per_layer[full] - whole) / tp) + whole
+    one = layers_on_rank(layout, full, full + 1, tp)
     H = facts.hidden_size
     assert H is not None  # missing_for_params checked it
     high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
