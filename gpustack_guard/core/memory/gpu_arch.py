@@ -21,6 +21,12 @@ def compute_capability(gpu_name: str) -> tuple[int, int] | None:
     return None
 
 
+def major(gpu_name: str) -> int:
+    """The compute capability's major number (9 Hopper, 10 datacentre Blackwell); 0 for an unknown name, which no
+    engine's "major == N" test takes."""
+    return (compute_capability(gpu_name) or (0, 0))[0]
+
+
 def below(gpu_name: str, capability: tuple[int, int]) -> bool:
     """True only when the name is known to be older than `capability` (an unknown name is not)."""
     known = compute_capability(gpu_name)

@@ -1,6 +1,6 @@
 import pytest
 
-from gpustack_guard.core.memory.gpu_arch import below, compute_capability
+from gpustack_guard.core.memory.gpu_arch import below, compute_capability, major
 
 
 @pytest.mark.parametrize("name,capability", [
@@ -20,6 +20,7 @@ from gpustack_guard.core.memory.gpu_arch import below, compute_capability
 ])
 def test_compute_capability_by_name(name, capability):
     assert compute_capability(name) == capability
+    assert major(name) == (capability[0] if capability else 0)  # 0: no engine's "major == N" takes it
 
 
 def test_below_is_false_for_an_unknown_name():

@@ -391,7 +391,7 @@ def sm100_backend(facts: ModelFacts, cfg: SglangConfig, version: str | None,
     GPUs, and where the release picks none."""
     if cfg.attention_backend is not None:
         return None
-    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 10:  # is_sm100_supported: major 10
+    if gpu_arch.major(gpu_name) != 10:  # is_sm100_supported: major 10
         return None
     row = P.sglang_model_page_row(facts.architecture, version)
     if row is None and facts.architecture not in P.SGLANG_SM100_MODEL_PAGE and _ordinary_attention(facts, cfg):
@@ -444,7 +444,7 @@ def gemma4_unread(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu
     if cfg.disable_hybrid_swa_memory:
         raise LayoutUnsupported(f"SGLang {shown}'s one-pool layout for Gemma 4's two layer shapes "
                                 "(--disable-hybrid-swa-memory) is not read")
-    if (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] == 10:
+    if gpu_arch.major(gpu_name) == 10:
         raise LayoutUnsupported(f"SGLang {shown}'s Gemma 4 attention backend and page on SM100 (trtllm_mha from "
                                 "arg_groups/model_overrides/gemma4.py) are not read")
 

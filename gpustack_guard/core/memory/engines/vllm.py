@@ -157,7 +157,7 @@ def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
     """The row of the release, its largest size picked by the GPU's compute-capability major (an unknown name
     takes the family-less entry, as a GPU vLLM does not test for)."""
     row = P.vllm_capture_defaults_row(version)
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     by_family = dict(row.largest_by_family)
     split = row.sm100_split_grids_to if major == 10 else 0
     spec = P.vllm_spec_capture_row(version)
@@ -275,7 +275,7 @@ def model_capture_override(facts: ModelFacts, cfg: VllmConfig, version: str | No
         return cfg, None  # 0.11.1+: --cuda-graph-sizes is --cudagraph-capture-sizes (arg_utils.py@v0.11.1)
     if row.form == "max-size":
         return replace(cfg, max_cudagraph_capture_size=row.largest), row
-    if split_set(cfg) or (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] == 10:
+    if split_set(cfg) or gpu_arch.major(gpu_name) == 10:
         return cfg, None
     top = min(batched, row.largest)
     prefill = tuple(sorted({s for s in v1_capture_sizes(row.largest) if s < top} | {top}))
@@ -560,7 +560,7 @@ def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tu
         P.VLLM_V0_FALLBACKS[0].feature: cfg.pipeline_parallel_size > 1 and
         (cfg.distributed_executor_backend or "mp").lower() != "ray",
         # flash_attn_supports_fp8(): FA3, i.e. capability 9.x; an unknown name is not assumed to be Hopper
-        P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and (gpu_arch.compute_capability(gpu_name) or (0, 0))[0] != 9,
+        P.VLLM_V0_FALLBACKS[1].feature: kv_fp8 and gpu_arch.major(gpu_name) != 9,
         P.VLLM_V0_FALLBACKS[2].feature: (cfg.num_scheduler_steps or 1) > 1,
         P.VLLM_V0_FALLBACKS[3].feature: env == "0",
         P.VLLM_V0_FALLBACKS[4].feature: gpu_arch.below(gpu_name, (8, 0)),
@@ -768,7 +768,7 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
     page = fa4_page(facts, cfg, version, gpu_name)
     if page <= default:
         return default, ""
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
                   f"FlashAttention 4's head-{facts.dim_head} kernel on compute capability {major}.x (FLASH_ATTN "
                   "get_preferred_block_size)")
@@ -782,7 +782,7 @@ def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_n
     if not row.modelled:
         raise LayoutUnsupported(f"vLLM {shown} has no Gemma 4 model (models/gemma4.py ships from 0.19.0)")
     pages = P.vllm_fa4_page_row(version)
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     fp8 = (cfg.kv_cache_dtype or "auto").strip().lower().startswith("fp8")
     if (pages.hd256_page and major == 10) or (pages.sm90_fp8_d512_page and major == 9 and fp8):
         raise LayoutUnsupported(f"vLLM {shown} may give Gemma 4's window and full-attention layers different FA4 "
@@ -794,7 +794,7 @@ def fa4_page(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: 
     """The only kernel page FLASH_ATTN advertises where it runs a FlashAttention 4 kernel that needs one
     (profiles.VLLM_FA4_PAGE), else 0."""
     row = P.vllm_fa4_page_row(version)
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     backend = (cfg.attention_backend or "").strip().upper()
     kv = (cfg.kv_cache_dtype or "auto").strip().lower()
     head = facts.dim_head
@@ -1068,7 +1068,7 @@ def nvls_buffers(gpu_name: str, tp: int, version: str | None, nvls_disabled: boo
     the channel's buffers, on NVSwitch-connected Hopper and Blackwell GPUs, by the NCCL the release's torch pins
     (profiles.VLLM_NVLS); 0 elsewhere."""
     row = P.vllm_nvls(version)
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     if nvls_disabled or tp < row.min_ranks or interconnect(gpu_name) != "nvlink" or major not in row.channels or \
             re.search(P.NVLS_WITHOUT_NVSWITCH, gpu_name.lower()):
         return 0
@@ -1284,7 +1284,7 @@ def moe_forward_bytes(facts: ModelFacts, batched: int, tp: int, cfg: VllmConfig,
 def cublas_workspace(gpu_name: str) -> int:
     """torch's cuBLAS workspace on this GPU (profiles.CUBLAS_WORKSPACE_*): held from the profile's first GEMM on;
     an unknown name takes the default branch."""
-    major = (gpu_arch.compute_capability(gpu_name) or (0, 0))[0]
+    major = gpu_arch.major(gpu_name)
     return P.CUBLAS_WORKSPACE_LARGE if major in P.CUBLAS_WORKSPACE_LARGE_MAJORS else P.CUBLAS_WORKSPACE_DEFAULT
 
 
