@@ -99,3 +99,30 @@ def test_every_token_head_the_shapes_list_is_covered_by_a_pre_check_literal():
     expanded = [text for head in heads for text in spelled(head)]
     assert len(expanded) >= 12 and "ghr_" in expanded and "xoxs-" in expanded
     assert all(any(head.startswith(literal) for literal in _TOKEN_LITERALS) for head in expanded), expanded
+
+
+def test_the_seven_scans_find_exactly_the_twelve_literals():
+    from gpustack_guard.core import secrets as S
+
+    for literal in S._TOKEN_LITERALS:
+        assert S._may_hold_token(f"x {literal} y" * 3), literal
+    # what the two class scans match is the listed literals, nothing wider
+    spelled = {f"gh{c}_" for c in "pousr"} | {"AKIA", "ASIA"}
+    assert spelled | set(S._LITERAL_SCANS) == set(S._TOKEN_LITERALS)
+    for near in ("ghx_", "gh_", "ABIA", "AKI", "hf-", "sk_", "xo", "eyj"):
+        assert not S._may_hold_token(f"{near} and words"), near
+
+
+@pytest.mark.parametrize("tail,shown", [
+    ("", ""), ("\n\t", "\n\t"), ("\x1b[2J", "\\u001b[2J"), ("\x7f", "\\u007f"), ("\x00", "\\u0000"),
+    ("\r", "\\u000d"), ("\u202e", "\\u202e"), ("é", "é"),
+])
+def test_terminal_safe_past_the_translate_size_rewrites_as_below_it(tail, shown):
+    from gpustack_guard.core import echo
+
+    body = '{\n  "a": "b",\n\t"c": 1\n}\n' * (echo._TRANSLATE_FROM // 20)
+    assert len(body) >= echo._TRANSLATE_FROM
+    for text in (body + tail, tail + body):
+        expected = text.replace(tail, shown) if tail else text
+        assert echo.terminal_safe(text) == expected
+        assert echo.terminal_safe(text) == echo._UNSAFE_BUT_LAYOUT.sub(echo._unicode_escape, text)
