@@ -47,17 +47,38 @@ _HOLE = "\0"
 _HOLE_JSON = encode_basestring_ascii(_HOLE)
 
 
+class Shared:
+    """A value that appears many times in one document (an estimate shared by every spec with the same inputs):
+    written as its own value would be, and its text made once per indentation level. The value must not change
+    while the document is written."""
+
+    __slots__ = ("value", "_texts")
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+        self._texts: dict[int, str] = {}
+
+    def text(self, level: int) -> str:
+        made = self._texts.get(level)
+        if made is None:
+            made = self._texts[level] = _indented(self.value, level)
+        return made
+
+
 def _write(value: object, level: int, out: list[str]) -> None:
     """Append the value's indented text to `out` (joined once at the end: a parent copying its children's text
     would copy the whole report once per level)."""
+    if type(value) is Shared:
+        out.append(value.text(level))
+        return
     if not isinstance(value, _CONTAINERS) or not value:
         out.append(_flat(value, 0))
         return
     children: list = []
     keep = children.append
 
-    def held(item):  # a non-empty container is kept aside, and a hole takes its place
-        if isinstance(item, _CONTAINERS) and item:
+    def held(item):  # a non-empty container (or a shared value) is kept aside, and a hole takes its place
+        if isinstance(item, _CONTAINERS) and item or type(item) is Shared:
             keep(item)
             return _HOLE
         return item
@@ -79,6 +100,12 @@ def _write(value: object, level: int, out: list[str]) -> None:
     out += ("\n", INDENT * level, flat[-1])
 
 
+def _shared_value(value: object) -> object:
+    if type(value) is Shared:
+        return value.value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _indented(value: object, level: int) -> str:
     out: list[str] = []
     _write(value, level, out)
@@ -97,5 +124,5 @@ def _by_item(value, level: int) -> str:
 def indented(value: object) -> str:
     """`json.dumps(value, indent=2)` (ensure_ascii, no sort, default separators), built faster."""
     if c_make_encoder is None:  # a Python built without the _json accelerator
-        return json.dumps(value, indent=2)
+        return json.dumps(value, indent=2, default=_shared_value)
     return _indented(value, 0)

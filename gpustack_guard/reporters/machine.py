@@ -9,7 +9,7 @@ from urllib.parse import quote
 from gpustack_guard import __version__
 from gpustack_guard.core.rules.registry import RULES
 from gpustack_guard.reporters.ci_paths import every_finding, fingerprints, repository_path, root_of
-from gpustack_guard.reporters.json_text import indented
+from gpustack_guard.reporters.json_text import Shared, indented
 from gpustack_guard.reporters.rule_doc import PROJECT_URL, doc_url, rule_markdown
 
 JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (consumers must check). 1.1: suppressions
@@ -25,7 +25,8 @@ def finding_json(f) -> dict:
             "fix": f.fix, "data": f.data or {}}
 
 
-def deployment_json(ev) -> dict:
+def deployment_json(ev, estimate_json=None) -> dict:
+    """One deployment's entry; `estimate_json` gives the estimate's JSON (render_json shares one per estimate)."""
     r = ev.rendered
     out = {"name": r.name, "file": r.doc.file, "cluster": ev.cluster.name if ev.cluster else r.spec.cluster_name,
            "backend": r.spec.effective_backend, "model_facts": r.facts.source if r.facts else None}
@@ -33,14 +34,29 @@ def deployment_json(ev) -> dict:
         out["placement"] = {"manual": ev.placement.manual, "fraction": ev.placement.fraction,
                             "replicas": [[g.id for g in gpus] for gpus in ev.placement.replicas]}
     if ev.estimate:
-        out["estimate"] = ev.estimate.as_json()
+        out["estimate"] = estimate_json(ev.estimate) if estimate_json else ev.estimate.as_json()
     return out
+
+
+def shared_estimates():
+    """The estimate's JSON, one per estimate and written once per indentation level: specs with the same inputs
+    share one estimate (core/memory/engine), and at 10,000 specs the JSON report repeated ~16 estimates' text
+    10,000 times (benchmarks/report_formats.py). Keyed by identity: the report keeps every estimate alive."""
+    made: dict[int, Shared] = {}
+
+    def estimate_json(estimate) -> Shared:
+        shared = made.get(id(estimate))
+        if shared is None:
+            shared = made[id(estimate)] = Shared(estimate.as_json())
+        return shared
+    return estimate_json
 
 
 def render_json(report, fail_level=None) -> str:  # fail_level: read by junit only
     from gpustack_guard.core.findings import Severity
     from gpustack_guard.reporters import json_head
 
+    estimate_json = shared_estimates()
     doc = {
         **json_head(JSON_FORMAT_VERSION),
         "summary": {"errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
@@ -49,7 +65,7 @@ def render_json(report, fail_level=None) -> str:  # fail_level: read by junit on
         "findings": [finding_json(f) for f in report.findings],
         "suppressed": [{**finding_json(s.finding), "suppression": {"kind": s.kind, "justification": s.justification}}
                        for s in report.suppressed],
-        "deployments": [deployment_json(ev) for ev in report.evaluations],
+        "deployments": [deployment_json(ev, estimate_json) for ev in report.evaluations],
     }
     return indented(doc) + "\n"  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gpustack_guard.reporters.json_text import indented
+from gpustack_guard.reporters.json_text import Shared, indented
 
 CASES = [
     {}, [], "s\u00e9\n", 3, None, 1.5, True, (1, (2,)), {"x": ()},
@@ -31,3 +31,31 @@ def test_same_type_error_as_json_dumps(value):
     with pytest.raises(TypeError) as got:
         indented(value)
     assert str(got.value) == str(expected.value)
+
+
+def _plain(value):
+    if isinstance(value, Shared):
+        return _plain(value.value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("inside", [{"a": [1, {"b": 2}], "c": "x\0"}, [[1], 2], {}, [], "\0", 7, None])
+def test_a_shared_value_is_written_as_its_value_at_every_level(inside):
+    shared = Shared(inside)
+    doc = {"one": shared, "list": [shared, [shared], 1], "deep": {"k": [{"s": shared}]}, "\0": shared}
+    assert indented(doc) == json.dumps(_plain(doc), indent=2)
+    assert indented(shared) == json.dumps(inside, indent=2)
+    # one text per level it appeared at, made once each
+    assert set(shared._texts) == {0, 1, 2, 3, 4}
+
+
+def test_without_the_c_encoder_a_shared_value_still_writes_its_value(monkeypatch):
+    from gpustack_guard.reporters import json_text
+
+    monkeypatch.setattr(json_text, "c_make_encoder", None)
+    doc = {"a": [Shared({"x": [1, 2]}), 3]}
+    assert indented(doc) == json.dumps({"a": [{"x": [1, 2]}, 3]}, indent=2)

@@ -176,3 +176,26 @@ def test_gitlab_code_quality_report(all_negative):
         assert issue["location"]["lines"]["begin"] >= 1 and not issue["location"]["path"].startswith("/")
     tp3 = next(i for i in issues if i["check_name"] == "GSG037 tp-heads")
     assert tp3["severity"] == "major" and tp3["location"]["path"] == "examples/negative/GSG037-tp-heads/spec.yaml"
+
+
+def test_json_report_writes_a_shared_estimate_as_each_deployment_would(gsg, tmp_path, monkeypatch):
+    """Specs with the same inputs share one estimate, written once per level (machine.shared_estimates): the
+    report is byte for byte the one each deployment's own copy gives, and the copies are the same estimate."""
+    from gpustack_guard.reporters import machine
+
+    for i, gpu in enumerate(["gpu-b:cuda:0", "gpu-b:cuda:1", "gpu-b:cuda:2"]):
+        (tmp_path / f"s{i}.yaml").write_text(
+            f"name: twin-{i}\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen3-8B\ncluster_name: prod\n"
+            f"gpu_selector:\n  gpu_ids: [{gpu}]\nbackend: vLLM\nbackend_version: 0.11.0\n"
+            "backend_parameters: [--max-model-len=8192, --gpu-memory-utilization=0.5]\n")
+    made = []
+    real_shared = machine.Shared
+    monkeypatch.setattr(machine, "Shared", lambda value: made.append(value) or real_shared(value))
+    shared = gsg("validate", str(tmp_path), "--fleet", str(FLEET), "-o", "json")
+    assert len(made) == 1  # three deployments, one estimate: its JSON made once
+    monkeypatch.setattr(machine, "shared_estimates", lambda: (lambda estimate: estimate.as_json()))
+    copied = gsg("validate", str(tmp_path), "--fleet", str(FLEET), "-o", "json")
+    assert shared.out == copied.out and shared.code == copied.code
+    estimates = [d["estimate"] for d in json.loads(shared.out)["deployments"]]
+    assert len(estimates) == 3 and estimates[0] == estimates[1] == estimates[2]
+    assert shared.out == json.dumps(json.loads(shared.out), indent=2) + "\n"
