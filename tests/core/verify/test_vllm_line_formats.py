@@ -298,6 +298,13 @@ TEXT_ROWS = [
      ("version", "0.7.3")),
     ("v1/engine/core.py@v0.7.3-v0.34.0 (V1)", "0.31", "EngineCore",
      "Initializing a V1 LLM engine (v0.34.0) with config: model='Qwen/Qwen3-8B', seed=0", ("version", "0.34.0")),
+    # the same line a report quotes up to its version (the H200 audit trail's "... (v0.19.2rc1.dev100+g...) ...")
+    ("v1/engine/core.py, quoted without its config (a development build)", "0.8", None,
+     "Initializing a V1 LLM engine (v0.19.2rc1.dev100+gf946659ff) ...", ("version", "0.19.2rc1.dev100+gf946659ff")),
+    ("v1/engine/core.py, quoted up to the version", "0.31", "EngineCore",
+     "Initializing a V1 LLM engine (v0.20.0)", ("version", "0.20.0")),
+    ("v1/engine/core.py, quoted without its version: nothing read", "0.8", None,
+     "Initializing a V1 LLM engine ...", ("version", None)),
     ("entrypoints/openai/cli_args.py@v0.9.2, entrypoints/common/startup.py@v0.34.0", "0.8", "APIServer",
      "non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 8192, 'tensor_parallel_size': 2}",
      ("args", {"model": "Qwen/Qwen3-8B", "max_model_len": 8192, "tensor_parallel_size": 2})),
