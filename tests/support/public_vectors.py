@@ -492,6 +492,11 @@ VECTORS = (
                "vLLM 0.19.2rc1.dev100 (the engine line), the model's 131,072 tokens; 16,384 batched tokens is the "
                "LLM class's default on a card of 70 GiB or more that is not an A100 (arg_utils.py@v0.19.0 "
                "_set_default_args), which the excerpt does not print"),
+    Vector("v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False, args_known=False,
+           why="a public test file (index file id 70933724306, repository not named) quoting its project's 0.19.1 "
+               "start of 2026-09-30 verbatim: Qwen3-8B's pool on an 80 GB card (another start prints 77.91 GiB free "
+               "on it), neither the card nor the profiled start's flags named; an H100 at gmu 0.9 is assumed (+0.1 "
+               "%; an A100 80GB at 0.9 gives +4.3 %), so it is not scored"),
     Vector("v1-0.20-qwen3-reranker-8b-rtx-pro-6000-gmu085-1k.log", "Qwen/Qwen3-8B", RTX_PRO_6000, "0.20.1",
            ("--gpu-memory-utilization=0.85", "--max-model-len=1024", "--trust-remote-code",
             "--max-num-batched-tokens=16384"),

@@ -540,6 +540,9 @@ CASES = [
     # its development build's version, no fraction printed
     ("vllm/v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", '0.19.2rc1.dev100+gf946659ff', True, None, 'main', 0,
      {P.WEIGHTS: gib(17.56), P.KV_CACHE: gib(63.82), P.KV_TOKENS: 1673040}),
+    # a test file's three verbatim lines of a 0.19.1 start (Qwen3-8B, an 80 GB card): no weights line, so one missing
+    ("vllm/v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", '0.19.1', True, None, 'main', 1,
+     {P.KV_CACHE: gib(53.54), P.KV_TOKENS: 389888}),
     # a notebook summary's lines (Qwen3-Reranker-8B on an RTX PRO 6000, 0.20's line numbers): no version line
     ("vllm/v1-0.20-qwen3-reranker-8b-rtx-pro-6000-gmu085-1k.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(15.26), P.KV_CACHE: gib(62.35), P.KV_TOKENS: 454016, P.MAX_MODEL_LEN: 1024,
@@ -626,7 +629,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 110, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 111, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
