@@ -492,6 +492,11 @@ VECTORS = (
                "vLLM 0.19.2rc1.dev100 (the engine line), the model's 131,072 tokens; 16,384 batched tokens is the "
                "LLM class's default on a card of 70 GiB or more that is not an A100 (arg_utils.py@v0.19.0 "
                "_set_default_args), which the excerpt does not print"),
+    Vector("v1-0.18.0-qwen35-9b-fp8kv-l40s-modal-64k.log", config("qwen3.5-9b"), L40S, None,
+           why="a public research note of 2026-03-27 (index file id 57489989625, repository not named), its Modal log "
+               "of LLM(model='Qwen/Qwen3.5-9B', max_model_len=65536, gpu_memory_utilization=0.90, "
+               "kv_cache_dtype='fp8', dtype='bfloat16', enable_prefix_caching=True) on Modal's L40S 48GB (the note's "
+               "config), vLLM 0.18.0 (the engine line), 8,192 batched tokens (the log)"),
     Vector("v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False, args_known=False,
            why="a public test file (index file id 70933724306, repository not named) quoting its project's 0.19.1 "
                "start of 2026-09-30 verbatim: Qwen3-8B's pool on an 80 GB card (another start prints 77.91 GiB free "

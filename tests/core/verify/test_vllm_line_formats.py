@@ -383,6 +383,23 @@ def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
     assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
 
 
+@pytest.mark.parametrize("printed,flags", [
+    # the Modal L40S fixture's 0.18.0 line: prefix caching on puts a Gated DeltaNet hybrid in mamba cache mode
+    # 'align' (two state pages per sequence), which the rebuild must know
+    ("'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True", ["--kv-cache-dtype=fp8", "--enable-prefix-caching"]),
+    ("'enable_prefix_caching': False", ["--no-enable-prefix-caching"]),  # off is a flag of its own
+    ("'max_model_len': 65536", ["--max-model-len=65536"]),  # not printed: the release's default stands
+    # a NemotronH run's state dtypes (index file 59839511370, 0.19.1); 'auto' is the default and no flag
+    ("'mamba_ssm_cache_dtype': 'float32', 'mamba_cache_dtype': 'auto'", ["--mamba-ssm-cache-dtype=float32"]),
+])
+def test_the_printed_prefix_caching_and_state_dtypes_reach_the_rebuild(printed, flags):
+    from gpustack_guard.core.verify import compare as C
+
+    for style, proc in (("0.8", "APIServer"), ("0.31", "APIServer")):
+        log, _ = parse_log(render(style, proc, "utils.py:233", f"non-default args: {{{printed}}}"), "vllm")
+        assert C.backend_args(log) == flags, style
+
+
 @pytest.mark.parametrize("style,proc,file,value", [
     ("0.8", None, "config.py:1693", 2048),  # config.py@v0.8.1, no process prefix
     ("0.8", "APIServer", "scheduler.py:222", 8192),  # config/scheduler.py@v0.10.1.1, the API server's prefix
