@@ -60,6 +60,7 @@ RTX_4070_LAPTOP = ("NVIDIA GeForce RTX 4070 Laptop GPU", "8188MiB")
 # DGX Spark's unified memory as CUDA reports it (the figure MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#204 quotes per
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
+RTX_PRO_6000 = ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "97887MiB")
 H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
@@ -483,6 +484,31 @@ VECTORS = (
                "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
                "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
                "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
+    # -- round 22: 0.19-0.20 logs on cards of 80 GB and more (issue 32's 0.19 H100 item) ---------------------------
+    Vector("v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", "THUDM/glm-4-9b-chat", H200, None,
+           ("--gpu-memory-utilization=0.6", "--trust-remote-code", "--max-num-batched-tokens=16384"),
+           why="an audit trail (index file id 54092400981, repository not named): GLM-4-9B-Chat through the LLM "
+               "class (its benchmark script with --gpu-mem-util 0.60) on one NVIDIA H200 (the audit's nvidia-smi), "
+               "vLLM 0.19.2rc1.dev100 (the engine line), the model's 131,072 tokens; 16,384 batched tokens is the "
+               "LLM class's default on a card of 70 GiB or more that is not an A100 (arg_utils.py@v0.19.0 "
+               "_set_default_args), which the excerpt does not print"),
+    Vector("v1-0.18.0-qwen35-9b-fp8kv-l40s-modal-64k.log", config("qwen3.5-9b"), L40S, None,
+           why="a public research note of 2026-03-27 (index file id 57489989625, repository not named), its Modal log "
+               "of LLM(model='Qwen/Qwen3.5-9B', max_model_len=65536, gpu_memory_utilization=0.90, "
+               "kv_cache_dtype='fp8', dtype='bfloat16', enable_prefix_caching=True) on Modal's L40S 48GB (the note's "
+               "config), vLLM 0.18.0 (the engine line), 8,192 batched tokens (the log)"),
+    Vector("v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False, args_known=False,
+           why="a public test file (index file id 70933724306, repository not named) quoting its project's 0.19.1 "
+               "start of 2026-09-30 verbatim: Qwen3-8B's pool on an 80 GB card (another start prints 77.91 GiB free "
+               "on it), neither the card nor the profiled start's flags named; an H100 at gmu 0.9 is assumed (+0.1 "
+               "%; an A100 80GB at 0.9 gives +4.3 %), so it is not scored"),
+    Vector("v1-0.20-qwen3-reranker-8b-rtx-pro-6000-gmu085-1k.log", "Qwen/Qwen3-8B", RTX_PRO_6000, "0.20.1",
+           ("--gpu-memory-utilization=0.85", "--max-model-len=1024", "--trust-remote-code",
+            "--max-num-batched-tokens=16384"),
+           why="a notebook summary (index file id 67126228976, repository not named): Qwen3-Reranker-8B (Qwen3-8B's "
+               "shape) through the LLM class at gmu 0.85 and 1,024 tokens on Colab's RTX PRO 6000 Blackwell Server "
+               "Edition; vLLM 0.20.1 or 0.20.2 (kv_cache_utils.py:1708 is theirs, 0.20.0 prints 1711; "
+               "gpu_worker.py is the same in all three); 16,384 batched tokens: the LLM class on a >= 70 GiB card"),
     Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", "Qwen/Qwen2.5-0.5B", RTX_4090, "0.27.1",
            why="a public lab record (index file id 61815222665, repository not named; the same RTX 4090 24564MiB "
                "under WSL2 as the 0.27.1 `vllm serve` row): a notebook's offline LLM() run of "

@@ -89,7 +89,10 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "kv_cache_dtype", "quantization", "block_size", "max_num_seqs", "max_num_batched_tokens",
              "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
              "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture", "cuda_graph_sizes",
-             "cudagraph_capture_sizes", "max_cudagraph_capture_size")
+             "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mamba_cache_dtype", "mamba_ssm_cache_dtype")
+# printed switches whose False is a flag of its own: prefix caching sets a hybrid's mamba cache mode ('align' keeps
+# two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes)
+VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching")}
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
                "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",
@@ -308,8 +311,16 @@ def backend_args(log: ObservedLog) -> list[str]:
         flash = str(log.args.get("flash_attn", "auto")).lower()
         if flash in ("enabled", "1", "disabled", "0"):
             args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
-    flags = [_flag(key, value) for key, value in args.items()]
+    flags = [_flag(key, value) for key, value in args.items()] + _vllm_switches(log)
     return [flag for flag in flags if flag]
+
+
+def _vllm_switches(log: ObservedLog) -> list[str | None]:
+    """The printed VLLM_SWITCHES, on or off (an unprinted one keeps the release's default)."""
+    if log.engine != P.VLLM:
+        return []
+    return [on if log.args[key] else off for key, (on, off) in VLLM_SWITCHES.items()
+            if isinstance(log.args.get(key), bool)]
 
 
 def estimated_terms(est: Estimate) -> dict[str, int | float]:

@@ -168,6 +168,13 @@ VLLM_PATTERNS = (
        "INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2.dev378+g4d7fe40fc.d20250829) "
        "with config: model='/data/datasets/models-hf/Qwen2.5-0.5B/', speculative_config=None",
        "vllm PR #24162", kind="version"),
+    # the same line quoted without its config dump (a report cuts it after the version): the version only
+    _p("vllm-engine-version-cut", VLLM, "0.8 to the newest (the line above, quoted up to its version)",
+       r"Initializing an? V[01] LLM engine \(v(?P<version>[0-9][^)\s]*)\)(?! with config: )",
+       "INFO 04-23 22:28:20 [core.py:107] Initializing a V1 LLM engine (v0.19.2rc1.dev100+gf946659ff) ...",
+       "vllm v1/engine/core.py@v0.19.0 (the format string, cut after the version); a report quotes it so: "
+       "search-index file 54092400981 (tests fixture vllm/v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log)",
+       kind="version"),
     _p("vllm-namespace", VLLM, "0.4 to 0.8 (args printed with their defaults)", r"\bargs: Namespace\((?P<args>.*)\)?$",
        "INFO 05-16 14:53:28 api_server.py:150] args: Namespace(host='0.0.0.0', port=8000, model='Qwen1.5-0.5B-Chat', "
        "dtype='half', gpu_memory_utilization=0.9)", "QwenLM/Qwen3#410", kind="args"),

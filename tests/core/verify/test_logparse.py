@@ -536,6 +536,21 @@ CASES = [
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
       P.MAX_CAPTURE_SIZE: 512}),
+    # an audit trail's seven quoted lines (GLM-4-9B-Chat on an H200, LLM class, gmu 0.6): the engine line cut after
+    # its development build's version, no fraction printed
+    ("vllm/v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", '0.19.2rc1.dev100+gf946659ff', True, None, 'main', 0,
+     {P.WEIGHTS: gib(17.56), P.KV_CACHE: gib(63.82), P.KV_TOKENS: 1673040}),
+    # a Modal log view (no file tags, its own time stamps) of a 0.18.0 LLM-class start: Qwen3.5-9B, fp8 KV, L40S
+    ("vllm/v1-0.18.0-qwen35-9b-fp8kv-l40s-modal-64k.log", '0.18.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(17.66), P.CUDA_GRAPHS: gib(1.29), P.KV_CACHE: gib(20.27), P.MAX_MODEL_LEN: 65536,
+      P.ATTENTION_BLOCK: 1056, P.KV_TOKENS: 331584, P.MAX_CONCURRENCY: 18.23}),
+    # a test file's three verbatim lines of a 0.19.1 start (Qwen3-8B, an 80 GB card): no weights line, so one missing
+    ("vllm/v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", '0.19.1', True, None, 'main', 1,
+     {P.KV_CACHE: gib(53.54), P.KV_TOKENS: 389888}),
+    # a notebook summary's lines (Qwen3-Reranker-8B on an RTX PRO 6000, 0.20's line numbers): no version line
+    ("vllm/v1-0.20-qwen3-reranker-8b-rtx-pro-6000-gmu085-1k.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.26), P.KV_CACHE: gib(62.35), P.KV_TOKENS: 454016, P.MAX_MODEL_LEN: 1024,
+      P.MAX_CONCURRENCY: 443.38}),
     # a blog's log cut after the arguments: the version, nothing sized
     ("vllm/v1-0.20.0-llama31-8b-awq-t4-g4dn-cut.log", '0.20.0', False, None, None, 2, {}),
     # a forum reply's four quoted lines (DeepSeek-V4-Flash, 2x GB10, TP 2 + EP, a 0.20-0.21 development build): the
@@ -618,7 +633,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 108, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 112, "sglang": 35, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

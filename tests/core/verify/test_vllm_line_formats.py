@@ -298,6 +298,13 @@ TEXT_ROWS = [
      ("version", "0.7.3")),
     ("v1/engine/core.py@v0.7.3-v0.34.0 (V1)", "0.31", "EngineCore",
      "Initializing a V1 LLM engine (v0.34.0) with config: model='Qwen/Qwen3-8B', seed=0", ("version", "0.34.0")),
+    # the same line a report quotes up to its version (the H200 audit trail's "... (v0.19.2rc1.dev100+g...) ...")
+    ("v1/engine/core.py, quoted without its config (a development build)", "0.8", None,
+     "Initializing a V1 LLM engine (v0.19.2rc1.dev100+gf946659ff) ...", ("version", "0.19.2rc1.dev100+gf946659ff")),
+    ("v1/engine/core.py, quoted up to the version", "0.31", "EngineCore",
+     "Initializing a V1 LLM engine (v0.20.0)", ("version", "0.20.0")),
+    ("v1/engine/core.py, quoted without its version: nothing read", "0.8", None,
+     "Initializing a V1 LLM engine ...", ("version", None)),
     ("entrypoints/openai/cli_args.py@v0.9.2, entrypoints/common/startup.py@v0.34.0", "0.8", "APIServer",
      "non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 8192, 'tensor_parallel_size': 2}",
      ("args", {"model": "Qwen/Qwen3-8B", "max_model_len": 8192, "tensor_parallel_size": 2})),
@@ -374,6 +381,23 @@ def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
     log, _ = parse_log([line], "vllm")
     assert log.terms() == {P.UTILIZATION: 0.85}
     assert backend_args(log) == ["--gpu-memory-utilization=0.85"]
+
+
+@pytest.mark.parametrize("printed,flags", [
+    # the Modal L40S fixture's 0.18.0 line: prefix caching on puts a Gated DeltaNet hybrid in mamba cache mode
+    # 'align' (two state pages per sequence), which the rebuild must know
+    ("'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True", ["--kv-cache-dtype=fp8", "--enable-prefix-caching"]),
+    ("'enable_prefix_caching': False", ["--no-enable-prefix-caching"]),  # off is a flag of its own
+    ("'max_model_len': 65536", ["--max-model-len=65536"]),  # not printed: the release's default stands
+    # a NemotronH run's state dtypes (index file 59839511370, 0.19.1); 'auto' is the default and no flag
+    ("'mamba_ssm_cache_dtype': 'float32', 'mamba_cache_dtype': 'auto'", ["--mamba-ssm-cache-dtype=float32"]),
+])
+def test_the_printed_prefix_caching_and_state_dtypes_reach_the_rebuild(printed, flags):
+    from gpustack_guard.core.verify import compare as C
+
+    for style, proc in (("0.8", "APIServer"), ("0.31", "APIServer")):
+        log, _ = parse_log(render(style, proc, "utils.py:233", f"non-default args: {{{printed}}}"), "vllm")
+        assert C.backend_args(log) == flags, style
 
 
 @pytest.mark.parametrize("style,proc,file,value", [
