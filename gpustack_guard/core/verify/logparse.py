@@ -87,7 +87,8 @@ _VLLM_NESTED = re.compile(r"\s*" + _VLLM_PROCESS.pattern)
 _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|PCP|DCP)\d+)*)$")
 # `[2026-07-20 08:00:01.123 DP0 PP1 ATTN_CP0 MOE_DP1 TP3 EP3]` (SGLANG_LOG_MS adds the milliseconds;
 # scheduler.py@v0.5.23 names the coordinates)
-_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
+# 0.3.0 to 0.3.3.post1 stamp the time only (utils.py configure_logger datefmt "%H:%M:%S"; the date from 0.3.4)
+_SGLANG_RANK = re.compile(r"\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
 _EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMemoryError): ")
 MAIN = "main"
 KEY_NAME_MAX_CHARS = 128  # an argument's name in a dump; past it the name's last 128 characters are read

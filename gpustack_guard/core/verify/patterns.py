@@ -728,6 +728,14 @@ SGLANG_PATTERNS = (
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},
        scope=ENGINE),
+    # the offline benchmarks print the capacity alone, without SGLang's prefix (rank_print is print); 0.3 prints no
+    # pool line, so this is the only token count such a log holds. The figure ends the line: the scheduler's line
+    # above goes on after it, and a pool's own count (c4_max_total_num_tokens=) is another word
+    _p("sglang-bench-max-total-tokens", SGLANG, "0.3 to the newest (bench_latency.py@v0.3.0 and @v0.3.3, "
+       "bench_one_batch.py@v0.3.6: rank_print(f'max_total_num_tokens=...'))",
+       r"(?<![A-Za-z_])max_total_num_tokens=" + _g(KV_TOKENS, INT) + r"\s*$",
+       "max_total_num_tokens=1256440", "github.com/AUGMXNT/MI300-testing/blob/main/README.md#sglang (bench_latency "
+       "on an MI300X)", {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),
     _p("sglang-fraction-in-error", SGLANG, "0.4 to the newest (the fraction the engine ran with, in its refusal; "
        "without 'self.server_args.' from 0.5.12: pool_configurator.py@v0.5.12)",
        r"Current value: (?:self\.server_args\.)?(?P<args>mem_fraction_static=[0-9.]+)",
