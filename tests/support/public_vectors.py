@@ -643,6 +643,14 @@ VECTORS = (
                "fraction 0.88) on one MI300X of a Hot Aisle node (the host name; 191.33 GB free at the load), SGLang "
                "built from source on 2024-10-10 with ROCm 6.2 (0.3.3 of 2024-10-08 by date; 0.3.3.post1 is the same "
                "rule); 0.3's time-only prefix and unprefixed benchmark capacity line"),
+    Vector("ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", config("qwen3.5-9b"), GB10, "0.5.14",
+           ("--mem-fraction-static=0.8", "--context-length=32768", "--max-running-requests=1"), gpu_known=False,
+           engine="sglang",
+           why="search-index file 56671970114 (a project's 'v0.2 Phase 0 — Results', 2026-06-30): Ornith-1.0-9B "
+               "(a Qwen3.5-9B fine-tune, BF16) on sglang 0.5.14 (the doc's image), --mem-fraction-static 0.80 "
+               "(the doc's TOML), 32,768 context and one running request (the log), beside a resident "
+               "Qwen3.6-27B server at 0.60; the doc follows host MemAvailable through co-residency, so a "
+               "unified-memory GPU, not named: a DGX Spark's GB10 assumed"),
     Vector("qwen25-05b-h100-docs-ci-max-total-tokens.log", "Qwen/Qwen2.5-0.5B", H100, "0.5.8",
            version_known=False, engine="sglang",
            why="docs.sglang.ai basic_usage/native_api (the notebook as the docs CI built it on 2026-02-04, main "

@@ -692,8 +692,8 @@ SGLANG_PATTERNS = (
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
-    _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode cuda graph end' in 0.5.14, "
-       "'CUDA graph' from 0.5.15, the batch sizes from 0.5.18: model_runner.py@v0.5.14, @v0.5.15, "
+    _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode CUDA graph end' from 0.5.14, as "
+       "an Ornith-9B run of 0.5.14 prints it; the batch sizes from 0.5.18: model_runner.py@v0.5.14 l.2753, @v0.5.15, "
        "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
        r"Capture target (?:decode|verify) (?:CUDA|cuda|NPU|npu|XPU|xpu) graph end\. (?:bs=\[[0-9, ]*\], )?"
        r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS) + " GB",

@@ -213,6 +213,10 @@ CASES = [
      {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(0.98), P.FREE_AFTER_LOAD: gib(77.45),
       P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(0.12), P.FREE_AFTER_POOL: gib(77.12), P.CUDA_GRAPHS: gib(0.07),
       P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 32768}),
+    # 0.5.14's "Capture target decode CUDA graph end. elapsed=" quoted without prefixes (a doc's four lines)
+    ("sglang/ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
+      P.KV_TOKENS: 268319, P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
     ("sglang/qwen3-14b-4x-rtx4090-tp4-f080.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(16.0), P.WEIGHTS: gib(7.08), P.KV_TOKENS: 298447, P.KV_CACHE: 2 * gib(5.69), P.MAX_RUNNING: 3730,
       P.MAX_MODEL_LEN: 40960}),
@@ -633,7 +637,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 108, "sglang": 38, "llama.cpp": 40}
+    assert counts == {"vllm": 108, "sglang": 39, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
