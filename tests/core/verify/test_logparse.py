@@ -217,6 +217,9 @@ CASES = [
     ("sglang/ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
       P.KV_TOKENS: 268319, P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
+    # no arguments line: each rank's second pool (same #tokens, after its pool end) is the draft's, not read
+    ("sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log", None, True, None, 'TP0', 1,
+     {P.KV_TOKENS: 454112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(8.40)}),
     ("sglang/qwen3-14b-4x-rtx4090-tp4-f080.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(16.0), P.WEIGHTS: gib(7.08), P.KV_TOKENS: 298447, P.KV_CACHE: 2 * gib(5.69), P.MAX_RUNNING: 3730,
       P.MAX_MODEL_LEN: 40960}),
@@ -637,7 +640,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 108, "sglang": 39, "llama.cpp": 40}
+    assert counts == {"vllm": 108, "sglang": 40, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
