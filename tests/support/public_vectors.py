@@ -888,6 +888,8 @@ EXCLUDED = {
     "sglang/max-total-num-tokens.log": "sglang#29575: model and GPU not stated",
     "sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log": "club-3090#1261: the excerpt names neither the model "
         "(an NVFP4 hybrid GDN model with a draft) nor its arguments, and stops after the pools",
+    "sglang/grok2-fp8-8x-h100-tp8-kubectl.log": "search-index file 45518106035: Grok-2 (Grok1ForCausalLM, 8 experts, "
+        "online fp8) is not in gsg's catalog",
     "sglang/granite-40-h-micro-16gb-bench-one-batch-mamba.log": "search-index file 46857556603: IBM "
         "granite-4.0-h-micro (GraniteMoeHybrid: Mamba-2 layers beside attention) is not in gsg's catalog and the "
         "16 GB card is not named",

@@ -55,6 +55,7 @@ def fraction(version: str, gpu: int, tp: int) -> float:
     ("0.4.7.post1", H100, 1, round((81_559 - 10 * 1024) / 81_559, 3)),  # (9.5 + 1/2) GiB -> 0.874
     ("0.4.8", H100, 8, round((81_559 - 13.5 * 1024) / 81_559, 3)),  # (9.5 + 8/2) GiB -> 0.83
     ("0.5.2", RTX4090, 2, round((24_564 - 3.0 * 1024) / 24_564, 3)),  # (2.8 + 2/10) GiB -> 0.875
+    ("0.5.2", H100, 8, 0.831),  # printed by a Grok-2 run of Sept 2025 (sglang/grok2-fp8-8x-h100-tp8-kubectl.log)
     ("0.5.2", H200, 1, round((143_771 - 12.5 * 1024) / 143_771, 3)),  # 0.911
     ("0.5.2", B200, 8, round((183_359 - 32 * 1024) / 183_359, 3)),  # 32 GiB whatever the TP: 0.821
     ("0.5.3", H100, 1, 0.835),  # the reserved-memory model replaces the tiers: 13,440 MiB

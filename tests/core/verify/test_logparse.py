@@ -220,6 +220,11 @@ CASES = [
     # no arguments line: each rank's second pool (same #tokens, after its pool end) is the draft's, not read
     ("sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log", None, True, None, 'TP0', 1,
      {P.KV_TOKENS: 454112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(8.40)}),
+    # kubectl logs of a TP 8 run: one rank's load and pool-end lines, every rank's pool line
+    ("sglang/grok2-fp8-8x-h100-tp8-kubectl.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: gib(1.25), P.FREE_BEFORE_LOAD: gib(77.43), P.WEIGHTS: gib(36.73), P.FREE_AFTER_LOAD: gib(40.69),
+      P.KV_TOKENS: 903439, P.KV_CACHE: 2 * gib(13.79), P.FREE_AFTER_POOL: gib(11.22), P.CUDA_GRAPHS: gib(0.89),
+      P.MAX_RUNNING: 3529, P.MAX_MODEL_LEN: 131072}),
     ("sglang/qwen3-14b-4x-rtx4090-tp4-f080.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(16.0), P.WEIGHTS: gib(7.08), P.KV_TOKENS: 298447, P.KV_CACHE: 2 * gib(5.69), P.MAX_RUNNING: 3730,
       P.MAX_MODEL_LEN: 40960}),
@@ -640,7 +645,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 108, "sglang": 40, "llama.cpp": 40}
+    assert counts == {"vllm": 108, "sglang": 41, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
