@@ -662,6 +662,28 @@ VECTORS = (
                "(start_server.sh) on Docker Desktop for Windows, July 2025 (0.4.9.post2 by date); 7.37 + 15.02 = "
                "22.39 GB free before the weights is a 24 GB card, not named (an RTX 4090 assumed); the log's "
                "context_len of 131,072 shows the run had no --context-length (the script's later 8192)"),
+    Vector("llama3-8b-mi300x-bench-latency-0.3.3.log", "meta-llama/Meta-Llama-3-8B", MI300X, "0.3.3",
+           version_known=False, engine="sglang",
+           why="AUGMXNT/MI300-testing README.md ('SGLang'): `python -m sglang.bench_latency --model-path "
+               "meta-llama/Meta-Llama-3-8B-Instruct --batch 32 --input-len 256 --output-len 32` (TP 1, default "
+               "fraction 0.88) on one MI300X of a Hot Aisle node (the host name; 191.33 GB free at the load), SGLang "
+               "built from source on 2024-10-10 with ROCm 6.2 (0.3.3 of 2024-10-08 by date; 0.3.3.post1 is the same "
+               "rule); 0.3's time-only prefix and unprefixed benchmark capacity line"),
+    Vector("ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", config("qwen3.5-9b"), GB10, "0.5.14",
+           ("--mem-fraction-static=0.8", "--context-length=32768", "--max-running-requests=1"), gpu_known=False,
+           engine="sglang",
+           why="search-index file 56671970114 (a project's 'v0.2 Phase 0 — Results', 2026-06-30): Ornith-1.0-9B "
+               "(a Qwen3.5-9B fine-tune, BF16) on sglang 0.5.14 (the doc's image), --mem-fraction-static 0.80 "
+               "(the doc's TOML), 32,768 context and one running request (the log), beside a resident "
+               "Qwen3.6-27B server at 0.60; the doc follows host MemAvailable through co-residency, so a "
+               "unified-memory GPU, not named: a DGX Spark's GB10 assumed"),
+    Vector("qwen25-05b-h100-docs-ci-max-total-tokens.log", "Qwen/Qwen2.5-0.5B", H100, "0.5.8",
+           version_known=False, engine="sglang",
+           why="docs.sglang.ai basic_usage/native_api (the notebook as the docs CI built it on 2026-02-04, main "
+               "between 0.5.8 and 0.5.8.post1: 0.5.8 by date): qwen/qwen2.5-0.5b-instruct at the CI's "
+               "--max-total-tokens 20480 and --max-running-requests 128 (server_args); the same run's MoE config "
+               "path names an NVIDIA H100 80GB HBM3; default fraction printed 0.841 (the 0.5.8 reserve with "
+               "cuda_graph_max_bs 4)"),
 
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,
@@ -890,6 +912,13 @@ EXCLUDED = {
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
     "sglang/max-total-num-tokens.log": "sglang#29575: model and GPU not stated",
+    "sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log": "club-3090#1261: the excerpt names neither the model "
+        "(an NVFP4 hybrid GDN model with a draft) nor its arguments, and stops after the pools",
+    "sglang/grok2-fp8-8x-h100-tp8-kubectl.log": "search-index file 45518106035: Grok-2 (Grok1ForCausalLM, 8 experts, "
+        "online fp8) is not in gsg's catalog",
+    "sglang/granite-40-h-micro-16gb-bench-one-batch-mamba.log": "search-index file 46857556603: IBM "
+        "granite-4.0-h-micro (GraniteMoeHybrid: Mamba-2 layers beside attention) is not in gsg's catalog and the "
+        "16 GB card is not named",
     "sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log": "ajith-sirra-amd/Issues: Kimi-K2.5 (INT4 experts in "
         "groups of 32, a vision tower) is not in gsg's catalog; as Kimi-K2-0905 with w4a16 weights the budget "
         "agrees (234.2 GiB) but the weights are 62.08 GiB against 73.58 logged, so KV +7.2 % (MISSES.md)",

@@ -87,7 +87,8 @@ _VLLM_NESTED = re.compile(r"\s*" + _VLLM_PROCESS.pattern)
 _VLLM_TP = re.compile(r"_(?P<where>(?:TP|PP|DP|EP|PCP|DCP)\d+(?:_(?:TP|PP|DP|EP|PCP|DCP)\d+)*)$")
 # `[2026-07-20 08:00:01.123 DP0 PP1 ATTN_CP0 MOE_DP1 TP3 EP3]` (SGLANG_LOG_MS adds the milliseconds;
 # scheduler.py@v0.5.23 names the coordinates)
-_SGLANG_RANK = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
+# 0.3.0 to 0.3.3.post1 stamp the time only (utils.py configure_logger datefmt "%H:%M:%S"; the date from 0.3.4)
+_SGLANG_RANK = re.compile(r"\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?P<ranks>(?: [A-Z]+(?:_[A-Z]+)*\d+)+)\]")
 _EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMemoryError): ")
 MAIN = "main"
 KEY_NAME_MAX_CHARS = 128  # an argument's name in a dump; past it the name's last 128 characters are read
@@ -330,15 +331,23 @@ class _EngineState:
         self.draft_ranks = set()
         self.start_ups += 1
 
-    def is_draft_line(self, pattern: P.Pattern, rank: str) -> bool:
+    def is_draft_line(self, pattern: P.Pattern, rank: str, groups: dict[str, str | None]) -> bool:
         """An SGLang line of the speculative draft's worker (P.SGLANG_LOAD_LINES): a second load on the rank, then
         any line whose figures the rank already has from the target."""
         if pattern.engine != P.SGLANG or pattern.scope != P.RANK or not pattern.terms:
             return False
-        if str(self.log.args.get("speculative_algorithm") or "None") in ("None", "NGRAM"):
-            return False
         terms = self.log.ranks.get(rank, {})
         seen = any(term in terms for term, _ in pattern.terms.values())
+        if "speculative_algorithm" not in self.log.args and pattern.id in P.SGLANG_POOL_LINES and seen \
+                and P.FREE_AFTER_POOL in terms and groups.get(P.KV_TOKENS) is not None \
+                and _number(str(groups[P.KV_TOKENS]), "int") == terms.get(P.KV_TOKENS):
+            # an excerpt without the arguments: a second pool after the rank's pool ended, of the same token count,
+            # is the draft's (pool_configurator.py@v0.5.12 MemoryPoolConfig is shared by target and draft workers)
+            self.draft_ranks.add(rank)
+        elif "speculative_algorithm" not in self.log.args:
+            return rank in self.draft_ranks and seen  # only what follows such a pool: its "Memory pool end"
+        elif str(self.log.args.get("speculative_algorithm") or "None") in ("None", "NGRAM"):
+            return False
         if pattern.id in P.SGLANG_LOAD_LINES and seen:
             self.draft_ranks.add(rank)
         return rank in self.draft_ranks and seen
@@ -557,7 +566,7 @@ class LogParser:
         if pattern.scope == P.RANK and pattern.terms and rank not in log.ranks and len(log.ranks) >= MAX_RANKS:
             self.rank_overflow = True
             return
-        if state.is_draft_line(pattern, rank):
+        if state.is_draft_line(pattern, rank, groups):
             return
         if pattern.id in P.SGLANG_SWA_SPLIT:  # the pool lines that follow add up; the split names the token count
             state.swa_split.add(rank)

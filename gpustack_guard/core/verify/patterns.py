@@ -699,8 +699,8 @@ SGLANG_PATTERNS = (
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
-    _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode cuda graph end' in 0.5.14, "
-       "'CUDA graph' from 0.5.15, the batch sizes from 0.5.18: model_runner.py@v0.5.14, @v0.5.15, "
+    _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode CUDA graph end' from 0.5.14, as "
+       "an Ornith-9B run of 0.5.14 prints it; the batch sizes from 0.5.18: model_runner.py@v0.5.14 l.2753, @v0.5.15, "
        "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
        r"Capture target (?:decode|verify) (?:CUDA|cuda|NPU|npu|XPU|xpu) graph end\. (?:bs=\[[0-9, ]*\], )?"
        r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS) + " GB",
@@ -735,6 +735,14 @@ SGLANG_PATTERNS = (
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},
        scope=ENGINE),
+    # the offline benchmarks print the capacity alone, without SGLang's prefix (rank_print is print); 0.3 prints no
+    # pool line, so this is the only token count such a log holds. The figure ends the line: the scheduler's line
+    # above goes on after it, and a pool's own count (c4_max_total_num_tokens=) is another word
+    _p("sglang-bench-max-total-tokens", SGLANG, "0.3 to the newest (bench_latency.py@v0.3.0 and @v0.3.3, "
+       "bench_one_batch.py@v0.3.6: rank_print(f'max_total_num_tokens=...'))",
+       r"(?<![A-Za-z_])max_total_num_tokens=" + _g(KV_TOKENS, INT) + r"\s*$",
+       "max_total_num_tokens=1256440", "github.com/AUGMXNT/MI300-testing/blob/main/README.md#sglang (bench_latency "
+       "on an MI300X)", {KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE),
     _p("sglang-fraction-in-error", SGLANG, "0.4 to the newest (the fraction the engine ran with, in its refusal; "
        "without 'self.server_args.' from 0.5.12: pool_configurator.py@v0.5.12)",
        r"Current value: (?:self\.server_args\.)?(?P<args>mem_fraction_static=[0-9.]+)",

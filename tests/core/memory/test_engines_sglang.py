@@ -38,6 +38,8 @@ def fraction(version: str, gpu: int, tp: int) -> float:
     ("0.3.6", H100, 1, 0.88), ("0.3.6", H100, 2, 0.87), ("0.3.6", H100, 4, 0.85), ("0.3.6", H100, 8, 0.82),
     ("0.3.6", H100, 16, 0.79),
     ("0.4.6", H100, 8, 0.81),  # 0.4 changed the TP8 tier from 0.82
+    # 0.3.0 to 0.3.5.post2: TP 8 took 0.83 (server_args.py@0.3.3, @0.3.5.post2); the other tiers as 0.3.6
+    ("0.3.3", H100, 8, 0.83), ("0.3.5.post2", H100, 8, 0.83), ("0.3.0", H100, 16, 0.79), ("0.3.3", H100, 1, 0.88),
     ("0.4.6", H100, 4, 0.85),  # the 0.4.x run the issue quotes printed 0.85
     ("0.5.4", H100, 1, 0.835),  # 512 + 8192 x 1.5 + 256 x 2 + 128 = 13,440 MiB reserved
     ("0.5.4", RTX4090, 1, 0.848),  # 512 + 3072 + 16 x 2 + 128 = 3,744 MiB
@@ -53,6 +55,7 @@ def fraction(version: str, gpu: int, tp: int) -> float:
     ("0.4.7.post1", H100, 1, round((81_559 - 10 * 1024) / 81_559, 3)),  # (9.5 + 1/2) GiB -> 0.874
     ("0.4.8", H100, 8, round((81_559 - 13.5 * 1024) / 81_559, 3)),  # (9.5 + 8/2) GiB -> 0.83
     ("0.5.2", RTX4090, 2, round((24_564 - 3.0 * 1024) / 24_564, 3)),  # (2.8 + 2/10) GiB -> 0.875
+    ("0.5.2", H100, 8, 0.831),  # printed by a Grok-2 run of Sept 2025 (sglang/grok2-fp8-8x-h100-tp8-kubectl.log)
     ("0.5.2", H200, 1, round((143_771 - 12.5 * 1024) / 143_771, 3)),  # 0.911
     ("0.5.2", B200, 8, round((183_359 - 32 * 1024) / 183_359, 3)),  # 32 GiB whatever the TP: 0.821
     ("0.5.3", H100, 1, 0.835),  # the reserved-memory model replaces the tiers: 13,440 MiB
@@ -63,6 +66,12 @@ def test_default_fraction_by_release_line(version, gpu, tp, expected):
 
 def test_04_above_80_gib_reserves_13_gib():
     assert fraction("0.4.6", H200, 8) == (143_771 - 13_312) / 143_771
+
+
+def test_05_reserve_with_the_docs_ci_graph_batch():
+    # docs.sglang.ai's CI (main of 2026-02-04, 0.5.8 by date) printed 0.841 on an H100 with cuda_graph_max_bs 4:
+    # 512 + 8192 x 1.5 + 4 x 2 + 128 = 12,936 MiB (fixture sglang/qwen25-05b-h100-docs-ci-max-total-tokens.log)
+    assert default_fraction(H100, 1, 1, 8192, 4, P.sglang_profile("0.5.8")) == 0.841
 
 
 def test_05_floor_of_10_gib_on_big_gpus():
@@ -149,7 +158,8 @@ def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_n
 
 
 @pytest.mark.parametrize("version,since", [
-    ("0.3.6", "0.0.0"), ("0.4.0", "0.4.0"), ("0.4.2.post4", "0.4.0"), ("0.4.3", "0.4.3"), ("0.4.5.post3", "0.4.3"),
+    ("0.3.3", "0.0.0"), ("0.3.5.post2", "0.0.0"), ("0.3.6", "0.3.6"), ("0.4.0", "0.4.0"), ("0.4.2.post4", "0.4.0"),
+    ("0.4.3", "0.4.3"), ("0.4.5.post3", "0.4.3"),
     ("0.4.6.post1", "0.4.6"), ("0.4.6.post2", "0.4.6.post2"), ("0.4.6.post5", "0.4.6.post2"), ("0.4.7", "0.4.7"),
     ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
     ("0.5.4", "0.5.3"), ("0.5.4.post1", "0.5.4.post1"), ("0.5.9", "0.5.4.post1"), ("0.5.10", "0.5.10"),

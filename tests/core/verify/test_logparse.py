@@ -198,6 +198,33 @@ CASES = [
     ("sglang/qwen3-06b-rtx5080-v0.4.9.post6.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(13.91), P.WEIGHTS: gib(1.25), P.KV_TOKENS: 104273, P.KV_CACHE: 2 * gib(5.57), P.FREE_AFTER_POOL: gib(2.43),
       P.CUDA_GRAPHS: gib(0.11), P.MAX_RUNNING: 2048, P.MAX_MODEL_LEN: 40960}),
+    # round 22: 0.3.3's time-only prefix ("[22:30:52 TP0]") keeps the rank; bench_latency's unprefixed capacity line
+    # is the only token count a 0.3 log holds (no pool line then); the free-only end line gives the weights
+    ("sglang/llama3-8b-mi300x-bench-latency-0.3.3.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(191.33), P.FREE_AFTER_LOAD: gib(176.33), P.WEIGHTS: gib(191.33) - gib(176.33),
+      P.FREE_AFTER_POOL: gib(22.83), P.KV_TOKENS: 1256440}),
+    # bench_one_batch on a hybrid Mamba model (a trailing space after the mamba line, "GB" without a space)
+    ("sglang/granite-40-h-micro-16gb-bench-one-batch-mamba.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: gib(0.02), P.FREE_BEFORE_LOAD: gib(15.24), P.WEIGHTS: gib(5.98), P.FREE_AFTER_LOAD: gib(9.26),
+      P.MAMBA_STATE: gib(0.03) + gib(2.74), P.KV_TOKENS: 399740, P.KV_CACHE: 2 * gib(1.52),
+      P.FREE_AFTER_POOL: gib(3.42), P.CUDA_GRAPHS: gib(0.09)}),
+    # the docs CI's --max-total-tokens 20480: the pool is the cap, the rest of the H100 stays free
+    ("sglang/qwen25-05b-h100-docs-ci-max-total-tokens.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(0.98), P.FREE_AFTER_LOAD: gib(77.45),
+      P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(0.12), P.FREE_AFTER_POOL: gib(77.12), P.CUDA_GRAPHS: gib(0.07),
+      P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 32768}),
+    # 0.5.14's "Capture target decode CUDA graph end. elapsed=" quoted without prefixes (a doc's four lines)
+    ("sglang/ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
+      P.KV_TOKENS: 268319, P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
+    # no arguments line: each rank's second pool (same #tokens, after its pool end) is the draft's, not read
+    ("sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log", None, True, None, 'TP0', 1,
+     {P.KV_TOKENS: 454112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(8.40)}),
+    # kubectl logs of a TP 8 run: one rank's load and pool-end lines, every rank's pool line
+    ("sglang/grok2-fp8-8x-h100-tp8-kubectl.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: gib(1.25), P.FREE_BEFORE_LOAD: gib(77.43), P.WEIGHTS: gib(36.73), P.FREE_AFTER_LOAD: gib(40.69),
+      P.KV_TOKENS: 903439, P.KV_CACHE: 2 * gib(13.79), P.FREE_AFTER_POOL: gib(11.22), P.CUDA_GRAPHS: gib(0.89),
+      P.MAX_RUNNING: 3529, P.MAX_MODEL_LEN: 131072}),
     ("sglang/qwen3-14b-4x-rtx4090-tp4-f080.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(16.0), P.WEIGHTS: gib(7.08), P.KV_TOKENS: 298447, P.KV_CACHE: 2 * gib(5.69), P.MAX_RUNNING: 3730,
       P.MAX_MODEL_LEN: 40960}),
@@ -633,7 +660,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 112, "sglang": 35, "llama.cpp": 40}
+    assert counts == {"vllm": 112, "sglang": 41, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -67,3 +67,33 @@ def test_the_rebuild_keeps_the_drafts_shape_and_only_a_draft_of_its_own():
     assert not any(flag.startswith("--speculative-draft-model-path") for flag in flags)  # the model's own MTP
     other, _ = parse_log([args.replace("'deepseek-ai/DeepSeek-V3')", "'some/eagle3-draft')") + "\n"], "sglang")
     assert "--speculative-draft-model-path=some/eagle3-draft" in backend_args(other)
+
+
+# an excerpt without the arguments line (noonghunna/club-3090#1261: 2x RTX 5090, a hybrid GDN model with a draft,
+# 2026-09): each rank prints its pool twice, the second after its "Memory pool end", with the same token count
+CLUB_TP0 = [
+    "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: 3.46 GB, "
+    "V size: 3.46 GB",
+    "[2026-09-12 00:22:48 TP0] Memory pool end. avail mem=8.40 GB",
+    "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: 1.08 GB, "
+    "V size: 1.08 GB",
+    "[2026-09-12 00:22:48 TP0] Memory pool end. avail mem=6.23 GB",
+]
+
+
+def test_without_arguments_a_second_pool_of_the_same_count_after_the_pool_end_is_the_drafts():
+    log, _ = parse_log([line + "\n" for line in CLUB_TP0 + [line.replace("TP0", "TP1") for line in CLUB_TP0]],
+                       "sglang")
+    for rank in ("TP0", "TP1"):
+        assert log.ranks[rank] == {P.KV_TOKENS: 454_112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(8.40)}
+
+
+def test_without_arguments_a_pool_of_another_count_still_replaces():
+    # not the draft's (its pool is the target's token count): another start-up's, whose figures are the ones read
+    other = [CLUB_TP0[0], CLUB_TP0[1], CLUB_TP0[2].replace("454112", "300000"), CLUB_TP0[3]]
+    assert read(other) == {P.KV_TOKENS: 300_000, P.KV_CACHE: 2 * gib(1.08), P.FREE_AFTER_POOL: gib(6.23)}
+
+
+def test_an_arguments_line_without_a_draft_keeps_the_later_pool():
+    args = ARGS.format(algo=None)
+    assert read([args, *CLUB_TP0])[P.KV_CACHE] == 2 * gib(1.08)

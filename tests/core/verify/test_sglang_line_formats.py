@@ -123,6 +123,23 @@ def test_capacity_lines_of_each_release(line, expected):
     assert terms([line]) == expected
 
 
+@pytest.mark.parametrize("line", [
+    "max_total_num_tokens=1256440",  # bench_latency.py@v0.3.3 (AUGMXNT/MI300-testing), bench_one_batch.py@v0.3.6
+    "max_total_num_tokens=1256440  ",
+    "2024-10-10T22:31:06.120Z max_total_num_tokens=1256440",  # a collector's timestamp before it
+])
+def test_the_benchmarks_capacity_line_alone_is_a_start_up(line):
+    log = read([line])
+    assert (log.engine_terms, log.started) == ({P.KV_TOKENS: 1_256_440}, True)
+
+
+def test_the_benchmarks_pattern_leaves_the_schedulers_line_to_its_own():
+    line = ("[2025-05-01 10:00:10 TP0] max_total_num_tokens=444500, chunked_prefill_size=8192, "
+            "max_prefill_tokens=16384, max_running_requests=2049, context_len=131072")
+    bench = next(p for p in P.SGLANG_PATTERNS if p.id == "sglang-bench-max-total-tokens")
+    assert bench.regex.search(line) is None and bench.regex.search("Prefill. latency: 0.37333 s") is None
+
+
 # -- CUDA graphs -----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("line,graphs", [
@@ -231,6 +248,7 @@ def test_the_oldest_refusal_reads_without_a_fraction(line):
 
 
 @pytest.mark.parametrize("line,rank", [
+    ("[22:30:32 TP0] Load weight begin. avail mem=78.50 GB", "TP0"),  # 0.3.0 to 0.3.3.post1: datefmt %H:%M:%S
     ("[2024-11-20 10:00:05 TP1] Load weight begin. avail mem=78.50 GB", "TP1"),  # 0.3.6: " TP{n}"
     ("[2024-11-20 10:00:05 DP1 TP3] Load weight begin. avail mem=78.50 GB", "DP1 TP3"),  # 0.3.6: " DP{d} TP{t}"
     ("[2025-05-01 10:00:05 DP0 TP1 PP1] Load weight begin. avail mem=78.50 GB", "DP0 TP1 PP1"),  # 0.4.6: PP last
