@@ -582,7 +582,7 @@ def test_interconnect_by_gpu_name(name, link):
 
 
 NCCL_BYTES = 805_306_368 - 25_165_824  # 0.75 GiB less three 8 MiB custom all-reduce buffers
-DG = NCCL_BYTES  # the TP device group's NCCL communicator the profile makes (profiles.VLLM_DEVICE_GROUP_NCCL, 0.7.1+)
+DG = NCCL_BYTES  # the TP device group's NCCL communicator the profile makes (profiles.VLLM_DEVICE_GROUP_NCCL, 0.6.5+)
 
 
 def _parallel(gpu_name, tp=1, pp=1, version="0.10.2", disable_car=False, no_p2p=False):
@@ -609,7 +609,7 @@ def test_custom_all_reduce_and_nccl_constants_in_bytes():
     ("NVIDIA GeForce RTX 4090", 2, 1, False, 268_435_456, 0),
     ("NVIDIA GeForce RTX 4090", 4, 1, False, 268_435_456, 0),
     # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off; the TP device group's
-    # communicator, made at the profile's logits gather (DG, profiles.VLLM_DEVICE_GROUP_NCCL from 0.7.1), in the
+    # communicator, made at the profile's logits gather (DG, profiles.VLLM_DEVICE_GROUP_NCCL from 0.6.5), in the
     # non-torch figure; on an NVSwitch Hopper board past two ranks NCCL 2.27's NVLS buffers too (TP x 16 channels x
     # 2 MiB, profiles.VLLM_NVLS)
     ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094 + DG, 805_306_368),
@@ -654,7 +654,7 @@ def test_a_group_nccl_reaches_without_p2p_is_booked_as_a_peerless_one(gpu, tp, p
 
 def test_without_p2p_an_nvlink_pair_gains_the_nvlink_terms_it_no_longer_pays():
     nvlink, no_p2p = _parallel("NVIDIA H100 80GB HBM3", tp=2), _parallel("NVIDIA H100 80GB HBM3", tp=2, no_p2p=True)
-    # the NVLink pair's non-torch figure, PyNccl's buffers and the device group's communicator (0.7.1+)
+    # the NVLink pair's non-torch figure, PyNccl's buffers and the device group's communicator (0.6.5+)
     assert no_p2p.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + NCCL_BYTES + DG
     single = _parallel("NVIDIA H100 80GB HBM3", tp=1, no_p2p=True)
     assert single.non_torch == _parallel("NVIDIA H100 80GB HBM3", tp=1).non_torch  # one GPU: no NCCL at all
