@@ -233,7 +233,8 @@ def test_a_pre_quantized_checkpoint_and_the_command_line_the_log_does_not_print(
     doc = json.loads(gsg(*args, "--quantization", "fp8", "--", "--tensor-parallel-size=4").out)
     assert doc["backend_args"] == ["--tensor-parallel-size=4"]
     assert (doc["observed_verdict"], doc["engine_verdict"]) == ("fits", "fits")
-    assert doc["estimated"]["kv_capacity_tokens"] == 204_992 and doc["observed"]["kv_capacity_tokens"] == 178_880
+    # the TP device group's NCCL communicator is non-torch from 0.6.5 (profiles.VLLM_DEVICE_GROUP_NCCL): was 204,992
+    assert doc["estimated"]["kv_capacity_tokens"] == 188_784 and doc["observed"]["kv_capacity_tokens"] == 178_880
     assert round(doc["estimated"]["weights_bytes_per_gpu"] / GiB, 2) == 55.04
     unquantized = json.loads(gsg(*args, "--", "--tensor-parallel-size=4").out)  # bf16 weights do not fit
     assert unquantized["engine_verdict"] != "fits" and unquantized["result"] == "fail"

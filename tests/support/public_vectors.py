@@ -411,6 +411,12 @@ VECTORS = (
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "
                "(the same shape), fp16 and 2,048 tokens (the engine line), gmu 0.90 (the profile line), V0 of "
                "0.7.3 (printed); 39.56 GiB CUDA total is an A100 40GB"),
+    Vector("v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", "deepseek-ai/DeepSeek-V2-Lite", A100_40, None,
+           args=("--max-num-seqs", "2"),
+           why="search-index file 3706561278, a SageMaker LMI walkthrough (DJL 0.32.0, vLLM 0.7.1 printed): "
+               "DeepSeek-Coder-V2-Lite-Instruct (DeepSeek-V2-Lite's shape) on ml.p4d.24xlarge (8x A100-SXM4-40GB, "
+               "NVSwitch) at TP 8 ('max'), fp16, 8,192 tokens, gmu 0.9; OPTION_MAX_ROLLING_BATCH_SIZE=2 is DJL's "
+               "max_num_seqs. One worker's profile line: non-torch 2.10 GiB at TP 8 on NVLink, V0"),
     Vector("v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log", "meta-llama/Llama-3.2-3B", T4, None,
            why="a public notebook export 'Documentation Chatbot with Meta Synthetic Data Kit' (index file id "
                "7884883735, repository not named), run on Colab's free T4 (its 'Hardware Used'; 14.74 GiB CUDA "
@@ -845,6 +851,11 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v0.8.3-deepseek-v25-2x8xa100-40gb-tp8-pp2-ray.log": "surajssd/llm-k8s: DeepSeek-V2.5 at TP 8 x PP 2 over "
+        "two 8x A100-40GB nodes, V0 over Ray. Ray's dedup prints 3 of 16 ranks' profile lines with the last rank's "
+        "numbers; the '# cuda blocks: 5302' (2.73 GiB of 30 MLA layers x 576 x 2 B x 16) is a rank none of them "
+        "shows (pid 627 printed 3.58 GiB, 6,951 blocks): gsg against pid 627 is +10.1 % (3.94 GiB; weights -0.2 %), "
+        "against the hidden rank +44 % (MISSES.md)",
     "vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log": "search-index file 66753470120: dots.ocr (DotsOCR, a "
         "trust-remote-code model gsg's catalog lacks) under WSL2 Docker at gmu 0.8, vLLM 0.9.1, on a GPU the README "
         "does not name; kept for its compose-timestamp lines",

@@ -1209,7 +1209,8 @@ _NON_TORCH_KEYS = keyed_by_release(VLLM_NON_TORCH)
 # profile. Only at TP > 1 (a TP group of one gathers nothing); sized as one communicator's share of COMM_BUFFERS
 # (NCCL_BUFFERS), the estimate every NCCL communicator gets here. On PCIe and no-P2P groups the logged peerless
 # figure already holds NCCL (VLLM_NON_TORCH "peerless"), so it is added on NVLink and unknown groups only. Before 0.11
-# every communicator is made after the snapshot and NCCL_BUFFERS is booked as comm_in_budget instead.
+# every communicator is made after the snapshot: PyNccl's is booked as comm_in_budget (NCCL_BUFFERS), and from 0.6.5
+# (V0's first baseline) the device group's, first used by the profile's logits gather, is booked here as well.
 class DeviceGroupNcclRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """Whether the TP device group's NCCL communicator is first made inside the profile, from release `since`."""
 
@@ -1221,6 +1222,22 @@ class DeviceGroupNcclRow(NamedTuple):  # a table row: tuple-built, no generated 
 VLLM_DEVICE_GROUP_NCCL = (
     DeviceGroupNcclRow("0.0.0", False, "vllm/worker/worker.py@v0.6.4, v1/worker/gpu_worker.py@v0.10.2 init_device "
                        "(the snapshot precedes every communicator: NCCL_BUFFERS in the budget as comm_in_budget)"),
+    # V0 gathers the logits with torch.distributed.gather on the TP device group (platforms use_all_gather is V1's),
+    # V1 with all_gather_into_tensor on it; either way after the worker's snapshot, so the communicator is non-torch
+    # beside PyNccl's (NCCL_BUFFERS in comm_in_budget): two logs of TP 8 on NVSwitch A100s print it (2.10 GiB,
+    # 0.7.1; 2.15 GiB on a last PP stage, 0.8.3, whose first stage, which computes no logits, logs 0.93-1.07)
+    DeviceGroupNcclRow("0.6.5", True,
+                       "vllm/model_executor/layers/logits_processor.py _gather_logits (tensor_model_parallel_gather "
+                       "in V0), distributed/parallel_state.py GroupCoordinator.gather (torch.distributed.gather, "
+                       "group=self.device_group; new_group without device_id, so made at that first use) and "
+                       "worker/worker.py init_device (the baseline, init_gpu_memory @v0.6.5 and baseline_snapshot "
+                       "from @v0.7.0, taken before init_worker_distributed_environment) @v0.6.5, @v0.7.0, @v0.7.1 "
+                       "and @v0.8.3 (device_communicators/base_device_communicator.py gather); V1's "
+                       "v1/worker/gpu_worker.py init_device (init_snapshot first) and base_device_communicator.py "
+                       "all_gather @v0.10.2. Logged: 2.10 GiB non-torch at TP 8 on 8x A100-SXM4-40GB (0.7.1, "
+                       "v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log), 2.15 GiB on the last stage of TP 8 x "
+                       "PP 2 (0.8.3, v0.8.3-deepseek-v25-2x8xa100-40gb-tp8-pp2-ray.log); 0.6.4 and before (total - "
+                       "free after the profile) not read"),
     DeviceGroupNcclRow("0.11.0", True,
                        "vllm/v1/worker/gpu_worker.py init_device (snapshot after init_worker_distributed_environment), "
                        "distributed/parallel_state.py (new_group, no device_id) and device_communicators/"

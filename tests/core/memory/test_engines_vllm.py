@@ -582,6 +582,7 @@ def test_interconnect_by_gpu_name(name, link):
 
 
 NCCL_BYTES = 805_306_368 - 25_165_824  # 0.75 GiB less three 8 MiB custom all-reduce buffers
+DG = NCCL_BYTES  # the TP device group's NCCL communicator the profile makes (profiles.VLLM_DEVICE_GROUP_NCCL, 0.6.5+)
 
 
 def _parallel(gpu_name, tp=1, pp=1, version="0.10.2", disable_car=False, no_p2p=False):
@@ -607,20 +608,22 @@ def test_custom_all_reduce_and_nccl_constants_in_bytes():
     # GeForce: no P2P, so no custom all-reduce even for a pair
     ("NVIDIA GeForce RTX 4090", 2, 1, False, 268_435_456, 0),
     ("NVIDIA GeForce RTX 4090", 4, 1, False, 268_435_456, 0),
-    # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off; on an NVSwitch
-    # Hopper board past two ranks NCCL 2.27's NVLS buffers too (TP x 16 channels x 2 MiB, profiles.VLLM_NVLS)
-    ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094 + 8 * 33_554_432, 805_306_368),
-    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094 + 8 * 33_554_432, NCCL_BYTES),
-    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094 + 3 * 33_554_432, NCCL_BYTES),  # not in [2, 4, 6, 8]
-    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094 + 16 * 33_554_432, NCCL_BYTES),
-    ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),  # PP only: no TP group of three
-    ("NVIDIA A100-SXM4-80GB", 8, 1, False, 644_245_094, 805_306_368),  # Ampere: no NVLS
+    # NVLink: NCCL plus custom all-reduce at every supported size, NCCL alone where it is off; the TP device group's
+    # communicator, made at the profile's logits gather (DG, profiles.VLLM_DEVICE_GROUP_NCCL from 0.6.5), in the
+    # non-torch figure; on an NVSwitch Hopper board past two ranks NCCL 2.27's NVLS buffers too (TP x 16 channels x
+    # 2 MiB, profiles.VLLM_NVLS)
+    ("NVIDIA H100 80GB HBM3", 2, 1, False, 644_245_094 + DG, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, False, 644_245_094 + DG + 8 * 33_554_432, 805_306_368),
+    ("NVIDIA H100 80GB HBM3", 8, 1, True, 644_245_094 + DG + 8 * 33_554_432, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 3, 1, False, 644_245_094 + DG + 3 * 33_554_432, NCCL_BYTES),  # not in [2, 4, 6, 8]
+    ("NVIDIA H100 80GB HBM3", 16, 1, False, 644_245_094 + DG + 16 * 33_554_432, NCCL_BYTES),
+    ("NVIDIA H100 80GB HBM3", 1, 2, False, 644_245_094, NCCL_BYTES),  # PP only: no TP group of three, no gather
+    ("NVIDIA A100-SXM4-80GB", 8, 1, False, 644_245_094 + DG, 805_306_368),  # Ampere: no NVLS
     # unknown name: today's NVLink assumption (0.6 + 0.75 GiB)
-    ("", 2, 1, False, 644_245_094, 805_306_368),
-    ("", 8, 1, False, 644_245_094, 805_306_368),
-    ("NVIDIA H100 NVL", 4, 1, False, 644_245_094, 805_306_368),
-    ("AMD Instinct MI300X", 2, 1, False, 644_245_094, 805_306_368),
+    ("", 2, 1, False, 644_245_094 + DG, 805_306_368),
+    ("", 8, 1, False, 644_245_094 + DG, 805_306_368),
+    ("NVIDIA H100 NVL", 4, 1, False, 644_245_094 + DG, 805_306_368),
+    ("AMD Instinct MI300X", 2, 1, False, 644_245_094 + DG, 805_306_368),
     ("NVIDIA L40S", 1, 1, False, 375_809_638, 0),  # one GPU: no NCCL, the single-GPU non-torch figure
 ])
 def test_parallel_overheads_by_interconnect_and_custom_all_reduce_rules(gpu, tp, pp, disable_car, non_torch, comm):
@@ -651,7 +654,8 @@ def test_a_group_nccl_reaches_without_p2p_is_booked_as_a_peerless_one(gpu, tp, p
 
 def test_without_p2p_an_nvlink_pair_gains_the_nvlink_terms_it_no_longer_pays():
     nvlink, no_p2p = _parallel("NVIDIA H100 80GB HBM3", tp=2), _parallel("NVIDIA H100 80GB HBM3", tp=2, no_p2p=True)
-    assert no_p2p.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + NCCL_BYTES
+    # the NVLink pair's non-torch figure, PyNccl's buffers and the device group's communicator (0.6.5+)
+    assert no_p2p.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + NCCL_BYTES + DG
     single = _parallel("NVIDIA H100 80GB HBM3", tp=1, no_p2p=True)
     assert single.non_torch == _parallel("NVIDIA H100 80GB HBM3", tp=1).non_torch  # one GPU: no NCCL at all
 
@@ -675,9 +679,10 @@ def test_nccl_p2p_disable_in_the_env_reaches_the_config_as_nccl_reads_it(value, 
 
 def test_pcie_kv_gains_exactly_the_terms_it_no_longer_pays():
     nvlink, pcie = _parallel("", tp=2), _parallel("NVIDIA L40S", tp=2)
-    assert pcie.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + (805_306_368 - 25_165_824)
+    # the device group's communicator (DG) is inside the logged PCIe figure, added to the NVLink one
+    assert pcie.kv_available - nvlink.kv_available == (644_245_094 - 268_435_456) + (805_306_368 - 25_165_824) + DG
     four = _parallel("NVIDIA L40S", tp=4)
-    assert four.kv_available - _parallel("", tp=4).kv_available == (644_245_094 - 268_435_456) + 805_306_368
+    assert four.kv_available - _parallel("", tp=4).kv_available == (644_245_094 - 268_435_456) + 805_306_368 + DG
 
 
 @pytest.mark.parametrize("gpu,tp,disable_car,profiled,after", [
@@ -694,11 +699,11 @@ def test_from_0_11_the_buffers_sit_outside_the_budget(gpu, tp, disable_car, prof
     new = _parallel(gpu, tp, version="0.11.0", disable_car=disable_car)
     assert old.extra["comm_buffers_in_budget"] == profiled and old.extra["comm_buffers"] == 0
     assert new.extra["comm_buffers_in_budget"] == 0 and new.extra["comm_buffers"] == after
-    # the non-torch figure stays in the budget in both; from 0.11 on NVLink and unknown groups it also holds the TP
-    # device group's NCCL communicator, made at the profile's logits all-gather (PCIe: inside the logged figure)
+    # the non-torch figure stays in the budget in both, and on NVLink and unknown groups in both it holds the TP
+    # device group's NCCL communicator, made at the profile's logits gather (PCIe: inside the logged figure)
     device_group = 0 if gpu in ("NVIDIA L40S", "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090") else NCCL_BYTES
-    assert new.extra["device_group_nccl"] == device_group and old.extra["device_group_nccl"] == 0
-    assert new.non_torch == old.non_torch + device_group
+    assert new.extra["device_group_nccl"] == old.extra["device_group_nccl"] == device_group
+    assert new.non_torch == old.non_torch
     assert new.footprint == new.requested + P.CUDA_CONTEXT + after + new.cuda_graphs
     assert old.footprint == old.requested + P.CUDA_CONTEXT + old.cuda_graphs
 
@@ -733,9 +738,10 @@ def test_v24_qwen3_235b_fp8_on_8_l40s_keeps_the_logged_kv_pool():
     assert est.activation == est.extra["sampler_peak"] == 2048 * 4096 * 2 + 256 * 151_936 * 38
     assert est.extra["forward_peak"] < est.activation
     unknown = estimate_vllm(facts, int(44.42 * GiB), cfg, version="0.10.2", gpu_name="")
-    # an unnamed GPU is taken as NVLink-connected: 0.6 GiB non-torch, NCCL and custom all-reduce in the budget
+    # an unnamed GPU is taken as NVLink-connected: 0.6 GiB non-torch, NCCL (PyNccl's and the device group's) and
+    # custom all-reduce in the budget
     assert est.kv_available - unknown.kv_available == \
-        P.NON_TORCH_PARALLEL + P.NCCL_BUFFERS + P.CUSTOM_ALL_REDUCE_BUFFERS - P.NON_TORCH_PCIE_PARALLEL
+        P.NON_TORCH_PARALLEL + 2 * P.NCCL_BUFFERS + P.CUSTOM_ALL_REDUCE_BUFFERS - P.NON_TORCH_PCIE_PARALLEL
     assert abs(unknown.kv_capacity_tokens - 237_344) / 237_344 > 0.05
 
 

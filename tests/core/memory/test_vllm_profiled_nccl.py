@@ -1,5 +1,5 @@
 """NCCL memory vLLM's profile counts as non-torch on top of the release's VLLM_NON_TORCH row: the TP device group's
-communicator made at the profile's logits all-gather (0.11.0-0.26.x) and NCCL's NVLS buffers on NVSwitch boards."""
+communicator made at the profile's logits gather (0.6.5-0.26.x) and NCCL's NVLS buffers on NVSwitch boards."""
 
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ def _estimate(model: str, tp: int, version: str, gpu: str = H100, pp: int = 1, *
 
 
 @pytest.mark.parametrize("version,device_group", [
-    ("0.10.2", 0),  # every communicator after the snapshot: NCCL_BUFFERS is comm_in_budget instead
+    ("0.6.4", 0),  # total - free after the profile: not read
+    ("0.6.5", NCCL), ("0.7.1", NCCL),  # V0: torch.distributed.gather on the device group, after the snapshot
+    ("0.9.2", NCCL),  # V1 (0.8.0-0.9.0 would add their own CUDA context to the figure: context_in_budget)
+    ("0.10.2", NCCL),  # V1: all_gather_into_tensor on it; PyNccl's is comm_in_budget beside it before 0.11
     ("0.11.0", NCCL), ("0.19.0", NCCL), ("0.26.0", NCCL),
     ("0.27.0", 0), ("0.33.0", 0),  # CudaCommunicator.all_gather takes PyNccl's, made before the snapshot
 ])
@@ -97,8 +100,8 @@ def test_each_release_row_names_the_nccl_its_torch_pins():
 
 
 @pytest.mark.parametrize("version,device_group,nvls", [
-    ("0.10.0", 0, 4 * 16 * MIB2), ("0.19.0", NCCL, 4 * 16 * MIB2), ("0.33.0", 0, 4 * 16 * MIB2),
-    ("0.6.6", 0, 4 * 24 * 6 * 1024 * 1024),
+    ("0.10.0", NCCL, 4 * 16 * MIB2), ("0.19.0", NCCL, 4 * 16 * MIB2), ("0.33.0", 0, 4 * 16 * MIB2),
+    ("0.6.6", NCCL, 4 * 24 * 6 * 1024 * 1024), ("0.6.4", 0, 4 * 24 * 6 * 1024 * 1024),
 ])
 def test_nvls_is_one_communicators_worth_in_the_budget_on_every_release(version, device_group, nvls):
     """Qwen3-235B-A22B at TP 4 on H100 (vllm#21348) and Llama-3.1-70B at TP 4: NVLS on top of the release's row."""
@@ -126,7 +129,10 @@ def test_the_non_torch_term_names_each_added_rule_and_its_source():
     assert "base_device_communicator.py all_gather" in row.source and "nvls.cc@v2.27.3-1" in row.source
     assert row.value == NVLINK_ROW + NCCL + 4 * 16 * MIB2
     old = {t.term: t for t in budget_terms(_estimate("meta-llama/Llama-3.1-70B", 4, "0.10.2"))}[NON_TORCH]
-    assert old.rule == "non-torch-by-interconnect+nccl-nvls-one-communicator"
+    assert old.rule == "non-torch-by-interconnect+tp-device-group-nccl-in-profile+nccl-nvls-one-communicator"
+    assert "@v0.7.1 and @v0.8.3" in old.source and "@v0.6.5" in old.source
+    unread = {t.term: t for t in budget_terms(_estimate("meta-llama/Llama-3.1-70B", 4, "0.6.4"))}[NON_TORCH]
+    assert unread.rule == "non-torch-by-interconnect+nccl-nvls-one-communicator"
     plain = {t.term: t for t in budget_terms(_estimate("meta-llama/Llama-3.1-70B", 4, "0.33.0",
                                                        gpu="NVIDIA L40S"))}[NON_TORCH]
     assert plain.rule == "non-torch-by-interconnect-nccl-outside"  # nothing added: the release's row as is

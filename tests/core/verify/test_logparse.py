@@ -346,6 +346,15 @@ CASES = [
      {P.WEIGHTS: gib(7.17), P.GPU_MEMORY: gib(39.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.60), P.NON_TORCH: gib(0.01),
       P.ACTIVATION: gib(1.83), P.KV_CACHE: gib(26.60), P.CUDA_GRAPHS: gib(0.41), P.GPU_BLOCKS: 13618, P.CPU_BLOCKS: 2048,
       P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 106.39, P.KV_TOKENS: 217888, P.BLOCK_SIZE: 16}),
+    # round 22: V0 at TP 8 on NVSwitch A100s; a DJL LMI worker's profile lines behind CloudWatch's prefix and an
+    # escaped ANSI colour, no blocks line; Ray's deduplicated worker lines over two PP stages ('[repeated 14x ...]')
+    ("vllm/v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", '0.7.1', True, None, 'pid 240', 1,
+     {P.GPU_MEMORY: gib(39.39), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.45), P.WEIGHTS: gib(3.97),
+      P.NON_TORCH: gib(2.10), P.ACTIVATION: gib(0.36), P.KV_CACHE: gib(29.02), P.CUDA_GRAPHS: gib(0.47)}),
+    ("vllm/v0.8.3-deepseek-v25-2x8xa100-40gb-tp8-pp2-ray.log", '0.8.3', True, None, 'pid 627', 0,
+     {P.GPU_MEMORY: gib(39.49), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.55), P.WEIGHTS: gib(28.48),
+      P.NON_TORCH: gib(2.15), P.ACTIVATION: gib(1.35), P.KV_CACHE: gib(3.58), P.GPU_BLOCKS: 5302, P.CPU_BLOCKS: 7767,
+      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 10.36, P.KV_TOKENS: 84832, P.BLOCK_SIZE: 16}),
     ("vllm/v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log", '0.8.2', True, None, 'main', 0,
      {P.WEIGHTS: gib(6.02), P.GPU_MEMORY: gib(14.74), P.UTILIZATION: 0.89, P.REQUESTED: gib(13.18), P.NON_TORCH: gib(0.05),
       P.ACTIVATION: gib(0.90), P.KV_CACHE: gib(6.22), P.CUDA_GRAPHS: gib(0.17), P.GPU_BLOCKS: 3637, P.CPU_BLOCKS: 1170,
@@ -660,7 +669,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 112, "sglang": 41, "llama.cpp": 40}
+    assert counts == {"vllm": 114, "sglang": 41, "llama.cpp": 40}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

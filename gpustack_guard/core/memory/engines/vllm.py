@@ -1078,7 +1078,7 @@ def nvls_buffers(gpu_name: str, tp: int, version: str | None, nvls_disabled: boo
 def profiled_nccl(gpu_name: str, tp: int, version: str | None, cfg: VllmConfig) -> tuple[int, int]:
     """NCCL memory made inside the profile on top of the release's VLLM_NON_TORCH row, per rank: (the TP device
     group's communicator where the release makes it at the profile's logits all-gather
-    (profiles.VLLM_DEVICE_GROUP_NCCL; before 0.11 it is inside NCCL_BUFFERS already), one communicator's NVLS
+    (profiles.VLLM_DEVICE_GROUP_NCCL; beside PyNccl's, which is comm_in_budget before 0.11), one communicator's NVLS
     buffers). Peerless groups log NCCL inside their figure: none."""
     if tp < 2 or interconnect(gpu_name) in PEERLESS or cfg.nccl_p2p_disabled:
         return 0, 0
