@@ -45,7 +45,14 @@ VLLM_WEIGHTS_LINE_SINCE = "0.4.0"
 ENGINES = (VLLM, SGLANG, LLAMACPP)
 
 GiB, MiB = 1024**3, 1024**2
-UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1}
+UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1, "KiB": 1024, "B": 1}
+# a row's unit when the line prints its own (ollama's sizes: format.HumanBytes2 picks GiB, MiB, KiB or B by size):
+# the regex's "unit" group names it
+UNIT_IN_LINE = "unit-in-line"
+# ollama's own summary of a load (ml/device.go BackendMemory.Log): the runner's allocations under its Go engine, but
+# its estimate before a llama.cpp runner loads (llm/server.go llamaServer.Load@v0.20.2), so it is held apart and
+# read only where the log has no llama.cpp buffer line (logparse)
+OLLAMA_LAYOUT = "ollama-layout"
 
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
@@ -847,6 +854,42 @@ LLAMACPP_PATTERNS = (
        "llama_new_context_with_model: VRAM scratch buffer: 358.00 MB", "vendor/llama.cpp/llama.cpp@0.2.20 "
        "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)", {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
     # every build of that time prints it once the worst-case graph was measured: the context is built
+    # ollama's memory summary (ml/device.go BackendMemory.Log, from 0.11.5: ml/backend.go until 0.12, then
+    # ml/device.go): per device, GPUs first, the CPU last; info level once the load is committed, debug level after
+    # each fit and alloc pass; "total memory" ends each summary. The Go engine prints no llama.cpp buffer line, so
+    # these are its only figures; sizes are rounded to 0.1 of their unit (format.HumanBytes2)
+    _p("ollama-layout-weights", LLAMACPP, "ollama 0.11.5 to the newest (device=; the pre-release runner's buffer= "
+       "lines are not read)", r'msg="model weights" device=(?P<device>\S+) size="' + _g(WEIGHTS)
+       + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.630-07:00 level=INFO source=device.go:240 msg="model weights" device=CUDA0 '
+       'size="19.9 GiB"', "search-index file 55579426224 (an ollama KV-quantisation benchmark's load log); "
+       "ollama#12027 (0.11's form, source=backend.go); ml/device.go@v0.20.2", {WEIGHTS: (WEIGHTS, UNIT_IN_LINE)},
+       kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-kv", LLAMACPP, "ollama 0.11.5 to the newest",
+       r'msg="kv cache" device=(?P<device>\S+) size="' + _g(KV_CACHE) + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:251 msg="kv cache" device=CUDA0 '
+       'size="1.1 GiB"', "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2, ml/backend.go@v0.11.5",
+       {KV_CACHE: (KV_CACHE, UNIT_IN_LINE)}, kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-compute", LLAMACPP, "ollama 0.11.5 to the newest",
+       r'msg="compute graph" device=(?P<device>\S+) size="' + _g(COMPUTE_BUFFER) + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:262 msg="compute graph" device=CUDA0 '
+       'size="884.1 MiB"', "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2",
+       {COMPUTE_BUFFER: (COMPUTE_BUFFER, UNIT_IN_LINE)}, kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-total", LLAMACPP, "ollama 0.11.5 to the newest (the summary's last line)",
+       r'msg="total memory" size="[0-9.]+ (?:GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:272 msg="total memory" size="51.9 GiB"',
+       "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2", kind=OLLAMA_LAYOUT),
+    # the runner's load request (runner/ollamarunner and llamarunner, ollama 0.11.5 on): KvSize is the context of
+    # all slots (num_ctx x Parallel), as llama.cpp's n_ctx counts it; held with the summary above
+    _p("ollama-load-request", LLAMACPP, "ollama 0.11.5 to the newest (FlashAttention true/false, then "
+       "Enabled/Disabled/Auto)",
+       r"msg=load request=\S*Operation:\w+ .*?\bParallel:" + _g(SEQUENCES, INT) + r" BatchSize:\d+ "
+       r"FlashAttention:\w+ KvSize:" + _g(KV_TOKENS, INT),
+       'time=2026-04-09T23:30:17.630-07:00 level=INFO source=runner.go:1284 msg=load request="{Operation:commit '
+       'LoraPath:[] Parallel:1 BatchSize:1024 FlashAttention:Enabled KvSize:32768 KvCacheType: NumThreads:8 '
+       'GPULayers:20[ID:GPU-223c73ff-f253-3c8c-d212-82b5d1ce2963 Layers:20(28..47)] MultiUserCache:false '
+       'ProjectorPath: MainGPU:0 UseMmap:false}"', "search-index file 55579426224; ollama#12922 (0.12.9's request)",
+       {SEQUENCES: (SEQUENCES, "int"), KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE, kind=OLLAMA_LAYOUT),
     _p("llamacpp-compute-total", LLAMACPP, "b1200 to b1790 (llama_new_context_with_model)",
        r"llama_new_context_with_model: compute buffer total size = +" + NUM + " Mi?B",
        "llama_new_context_with_model: compute buffer total size = 159.32 MiB", "vendor/llama.cpp/llama.cpp@0.2.20 "
