@@ -1038,6 +1038,16 @@ LLAMACPP_FAILURES = (
        "ollama#9515", kind="failure:" + ENGINE_ERROR),
     _p("llamacpp-segfault", LLAMACPP, "every build (the shell's or the runtime's report)", r"Segmentation fault",
        "Segmentation fault (core dumped)", "ollama#9352", kind="failure:" + ENGINE_ERROR),
+    # ollama's Go engine: its scheduler found no layout that fits, or the runner refused the one it committed
+    # (llm/server.go ollamaServer.Load@v0.20.2; llamaServer.Load's "failed to allocate memory for model" too); the
+    # scheduler repeats the reason as `msg="Load failed" ... error="..."` (server/sched.go@v0.20.2)
+    _p("ollama-layout-failed", LLAMACPP, "ollama 0.11.5 to the newest",
+       r"memory layout cannot be allocated", "memory layout cannot be allocated with num_gpu = 26",
+       "ollama#14980 (0.18.2); llm/server.go@v0.20.2", kind="failure:out-of-memory"),
+    _p("ollama-commit-failed", LLAMACPP, "ollama 0.11.5 to the newest",
+       r"failed to (?:allocate|commit) memory for model",
+       "failed to commit memory for model (ministral-3:14b)", "ollama#13303 (its title quotes the reason; both "
+       "format strings in llm/server.go@v0.20.2)", kind="failure:out-of-memory"),
     # ollama's runner is llama.cpp's code under ollama's own log lines (llm/server.go, server/sched.go)
     _p("ollama-runner-terminated", LLAMACPP, "ollama 0.1.33 to the newest",
        r'msg="llama runner terminated"',

@@ -85,3 +85,16 @@ def test_a_restart_drops_the_summary_of_the_start_up_before():
     log = parse(first + ["build: 6945 (cc98f8d34) with cc for x86_64", "load_tensors: CUDA0 model buffer size = 100.00 MiB"]
                 + ["build: 6946 (dd98f8d34) with cc for x86_64"] + summary("2.0 GiB", "0.5 GiB", "50.0 MiB"))
     assert log.ranks == {"CUDA0": {P.WEIGHTS: 2 * GiB, P.KV_CACHE: GiB // 2, P.COMPUTE_BUFFER: 50 * MiB}}
+
+
+def test_the_go_engines_refused_layout_is_out_of_memory_with_the_summary_it_needed():
+    # the committed layout is refused: the deferred summary prints what the last pass asked for, then the reason
+    # (llm/server.go@v0.20.2); a later start-up that came up would clear it ("llama runner started")
+    head = 'time=2026-03-02T22:32:11.002Z level=INFO source=sched.go:511 msg="Load failed" model=/m '
+    log = parse(summary("6.1 GiB", "2.0 GiB", "1.1 GiB") + [head + 'error="memory layout cannot be allocated"'])
+    assert (log.started, log.failure_kind) == (False, "out-of-memory")
+    assert log.ranks["CUDA0"][P.KV_CACHE] == 2 * GiB
+    warn = 'time=2026-03-02T22:32:11.001Z level=WARN source=server.go:896 msg="failed to commit memory for model"'
+    assert parse([warn]).failure_kind == "out-of-memory"
+    assert parse(["Error: 500 Internal Server Error: memory layout cannot be allocated with num_gpu = 26"]).failure_kind \
+        == "out-of-memory"
