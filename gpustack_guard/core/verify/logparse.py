@@ -66,7 +66,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "attention block size", "free vs. target", "memory_breakdown_print", "profiled value",
             "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
-            "KvSize:", "memory layout", "memory for model",
+            "KvSize:", "memory layout", "memory for model", "buffer type overridden",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -534,6 +534,9 @@ class LogParser:
             return
         if pattern.kind == P.OLLAMA_LAYOUT:
             self._layout(state, pattern, groups)
+            return
+        if pattern.kind == "override":  # the first tensor moved stands for the flag that moved it
+            log.args.setdefault("override_tensor", f"{groups['tensor']}={groups['buffer']}")
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()

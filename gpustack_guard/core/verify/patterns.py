@@ -894,6 +894,14 @@ LLAMACPP_PATTERNS = (
        r"llama_new_context_with_model: compute buffer total size = +" + NUM + " Mi?B",
        "llama_new_context_with_model: compute buffer total size = 159.32 MiB", "vendor/llama.cpp/llama.cpp@0.2.20 "
        "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)"),
+    # --override-tensor, --cpu-moe and --n-cpu-moe move matching weights to another buffer type, one line per tensor
+    # (llama-model.cpp load_tensors; a debug line in later builds; ik_llama.cpp says "Tensor ... (size = N MiB)"):
+    # the tensor and its buffer are read as an override the rebuild passes on (llama.cpp then keeps one copy of the
+    # graph inputs, and --fit leaves the placement alone)
+    _p("llamacpp-tensor-override", LLAMACPP, "b4900 to the newest (PR #11397's --override-tensor)",
+       r"\b[Tt]ensor (?P<tensor>\S+) \((?:size = )?[0-9.]+ MiB[^)]*\) buffer type overridden to (?P<buffer>\S+)",
+       "tensor blk.39.ffn_gate_exps.weight (612 MiB iq4_xs) buffer type overridden to CUDA_Host",
+       "llama.cpp PR #11397; search-index file 43238641132 (a launch script quoting the line)", kind="override"),
     _p("llamacpp-pipeline-copies", LLAMACPP, "b2431 to the newest ('(n_copies=N)' until the line lost it; "
        "'sched copies = N' at the end of the reserve in later builds)",
        r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
