@@ -925,6 +925,14 @@ EXCLUDED = {
         "tests/cli/test_public_vectors.py (KV and compute exact at --fit's 31,488 cells, one unified cache)",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
+    "llama.cpp/ollama-go-engine-qwen3-coder-next-20-of-49-layers.log": "search-index file 55579426224: ollama's Go "
+        "engine (its own KV cache and graph, not llama.cpp's) on an unnamed CUDA GPU with 20 of 49 layers of "
+        "qwen3-coder-next (Qwen3-Next, hybrid linear attention); the log names neither model file nor GPU; kept "
+        "for its memory summary lines (0.1 GiB steps)",
+    "llama.cpp/ollama-go-engine-qwen3-30b-a3b-q8-a10-debug-summary.log": "search-index file 35287335636: ollama's "
+        "Go engine, Qwen3-30B-A3B-2507 Q8_0 at 32,768 on an A10 and the CPU, one debug-level fit pass grepped out: "
+        "no layer count or outcome, and ollama's layout is its own (llama.cpp's --fit puts 32 of 48 layers on the "
+        "GPU, ollama's KV share says 30 or 31); kept for its debug summary lines",
     "llama.cpp/ollama-fifth-gpu-compute-oom.log": "ollama#6860: a compute buffer refused on the fifth of five GPUs; "
                                                   "the model (a path cut at /Met...), its quantisation, the split and "
                                                   "the GPUs (four of 12 GB and one of 4 GB by the title) are not known",
