@@ -273,6 +273,8 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
         args[key] = True
     if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
         args["swa_full"] = True
+    if log.args.get("split_mode") == "row":  # split buffers: one copy of the graph inputs, --fit pinned
+        args["split_mode"] = "row"
     if log.args.get("override_tensor"):  # weights moved by buffer overrides (the first tensor's, as printed)
         args["override_tensor"] = log.args["override_tensor"]
     # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)

@@ -324,6 +324,9 @@ class _EngineState:
     layout_engine: dict[str, Number] = field(default_factory=dict)
     layout_closed: bool = False  # its "total memory" line was read: the next summary line begins another
     layout_line: int = 0  # the line the summary kept began on
+    # llama.cpp's row split before the buffers named their device ("CUDA_Split"): the weights spread over every
+    # device by --tensor-split, in bytes, and the line that printed them (no one device's figure)
+    split_weights: tuple[int, int] = (0, 0)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -337,6 +340,7 @@ class _EngineState:
         self.refused = []
         self.draft_ranks = set()
         self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
+        self.split_weights = (0, 0)
         self.start_ups += 1
 
     def is_draft_line(self, pattern: P.Pattern, rank: str) -> bool:
@@ -373,6 +377,7 @@ def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: Obse
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
 _LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host)$")
+_UNINDEXED_SPLIT = re.compile(r"[A-Za-z]+_Split$")  # "CUDA_Split", not "CUDA0_Split"
 
 
 def buffer_device(name: str) -> str:
@@ -532,11 +537,7 @@ class LogParser:
         if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
-        if pattern.kind == P.OLLAMA_LAYOUT:
-            self._layout(state, pattern, groups)
-            return
-        if pattern.kind == "override":  # the first tensor moved stands for the flag that moved it
-            log.args.setdefault("override_tensor", f"{groups['tensor']}={groups['buffer']}")
+        if self._placement(state, pattern, groups):
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -584,6 +585,29 @@ class LogParser:
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    def _placement(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
+        """Lines that say where llama.cpp's (or ollama's) weights went rather than give a device's own figure:
+        ollama's summary, a buffer override, a row split. True when the line is read here and no further."""
+        log = state.log
+        if pattern.kind == P.OLLAMA_LAYOUT:
+            self._layout(state, pattern, groups)
+            return True
+        if pattern.kind == "override":  # the first tensor moved stands for the flag that moved it
+            log.args.setdefault("override_tensor", f"{groups['tensor']}={groups['buffer']}")
+            return True
+        device = groups.get("device") or ""
+        if pattern.kind == "buffer" and device.endswith("_Split"):
+            # a split buffer type is --split-mode row's (ggml-cuda's split buffer type); without a device index it is
+            # the whole split over every device (builds of 2024), so it is no one device's weights
+            log.args.setdefault("split_mode", "row")
+            if _UNINDEXED_SPLIT.match(device):
+                state.pending_refusal = None
+                value = _number(groups.get(P.WEIGHTS) or "", "MiB")
+                if value is not None:
+                    state.split_weights = (state.split_weights[0] + int(value), state.split_weights[1] or self.lines)
+                return True
+        return False
 
     def _layout(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
         """One line of ollama's memory summary, kept apart until result() knows whether it was the runner's own
@@ -764,6 +788,11 @@ class LogParser:
                              f"give --backend to read another")
         if log is best.log:
             self._read_layout(best)
+            split, split_line = best.split_weights
+            if split:
+                log.notes.append(f"line {split_line}: {split / 2**20:,.2f} MiB of row-split weights (--split-mode row) "
+                                 "are spread over the devices by --tensor-split: they are no one device's, so the "
+                                 "devices' weights leave them out")
         if not log.model:
             model = log.args.get("model") or log.args.get("model_path") or log.args.get("model_tag") \
                 or log.config.get("model")
