@@ -897,6 +897,9 @@ EXCLUDED = {
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",
     "llama.cpp/glm4-a6000-ik.log": "ik_llama.cpp PR #333: GLM-4-32B (62 layers) is not in gsg's catalog",
     "llama.cpp/ik-11-gpus-kv-compute-oom.log": "ik_llama.cpp#749: the fork's MLA cache over 11 GPUs, not modelled",
+    "llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log": "search-index file 25852725975: ik_llama.cpp at "
+        "-sm row over four RTX 3090 with Agatha 111B (a Command-A fine-tune gsg's catalog lacks); the split weights "
+        "print as one total over the devices and the fork's build is not named; kept for its CUDA_Split line",
     "llama.cpp/ik-mla-15-gpus-compute-oom.log": "ik_llama.cpp PR #235: the fork's MLA cache over 15 GPUs, not "
                                                 "modelled",
     "llama.cpp/llama-cpp-python-0.3.36-0c1e57098-tiny-q4_0.log": "the real engine's own run: its GGUF is written at "

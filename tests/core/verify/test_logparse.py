@@ -595,6 +595,11 @@ CASES = [
     # the same summary at debug level (a fit pass), grepped out of a Docker log: no load request, no layer count
     ("llama.cpp/ollama-go-engine-qwen3-30b-a3b-q8-a10-debug-summary.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: gib(18.5), P.KV_CACHE: gib(1.9), P.COMPUTE_BUFFER: mib(190.5)}),
+    # -sm row in a 2024-worded build (ik_llama.cpp): "CUDA_Split" is the split over all four GPUs, not a device
+    # (it was read as a device "CUDA" holding 63 GiB, the binding one); the KV cache and compute sit on CUDA0
+    ("llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(3.05), P.KV_CACHE: mib(4352.03), P.COMPUTE_BUFFER: mib(2096.0), P.LAYERS_OFFLOADED: 65,
+      P.LAYERS_TOTAL: 65, P.KV_TOKENS: 32768}),
     # Vulkan1 (the fuller device by its weights, binding as before) is refused twice: the retry's request without
     # pipeline parallelism (416,022,528 B = 512 x (3,072 + 200,064) x 4 B of logits) replaces the first
     # the first --fit's device lines print what its projection leaves free: 1,947 used + 1,222 left = 3,169 MiB
@@ -626,7 +631,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 108, "sglang": 35, "llama.cpp": 42}
+    assert counts == {"vllm": 108, "sglang": 35, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
