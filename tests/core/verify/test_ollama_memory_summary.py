@@ -98,3 +98,12 @@ def test_the_go_engines_refused_layout_is_out_of_memory_with_the_summary_it_need
     assert parse([warn]).failure_kind == "out-of-memory"
     assert parse(["Error: 500 Internal Server Error: memory layout cannot be allocated with num_gpu = 26"]).failure_kind \
         == "out-of-memory"
+
+
+def test_a_summary_figure_no_engine_prints_is_not_read():
+    # 30 digits of GiB is past MAX_LOG_FIGURE: the line is named in a note and its device keeps no figure
+    head = T.format(level="INFO")
+    log = parse([head + 'msg="model weights" device=CUDA0 size="' + "9" * 30 + ' GiB"'] + summary(
+        "1.0 GiB", "1.0 GiB", "1.0 MiB")[1:])
+    assert P.WEIGHTS not in log.ranks["CUDA0"] and log.ranks["CUDA0"][P.KV_CACHE] == GiB
+    assert any("MAX_LOG_FIGURE" in note for note in log.notes)
