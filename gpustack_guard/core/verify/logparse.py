@@ -66,7 +66,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "attention block size", "free vs. target", "memory_breakdown_print", "profiled value",
             "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
-            "KvSize:", "memory layout", "memory for model", "buffer type overridden",
+            "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -646,6 +646,11 @@ class LogParser:
         if any(name in log.matched for name in LLAMACPP_BUFFER_LINES):
             log.notes.append(f"line {state.layout_line}: ollama's memory summary is its estimate before the llama.cpp "
                              "runner loaded (llm/server.go): the runner's own buffer lines were read")
+            return
+        if "ollama-llama-runner" in log.matched:
+            log.notes.append(f"line {state.layout_line}: ollama's memory summary is its estimate for its llama.cpp "
+                             "runner (`runner --model`), and the log stops before the runner's own buffer lines: "
+                             "not read")
             return
         for rank, terms in state.layout.items():
             log.ranks.setdefault(rank, {}).update(terms)

@@ -879,6 +879,15 @@ LLAMACPP_PATTERNS = (
        r'msg="total memory" size="[0-9.]+ (?:GiB|MiB|KiB|B)"',
        'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:272 msg="total memory" size="51.9 GiB"',
        "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2", kind=OLLAMA_LAYOUT),
+    # ollama starts its llama.cpp runner as `runner --model ...` and its Go engine as `runner --ollama-engine ...`
+    # (llm/server.go@v0.20.2 StartRunner): under the former the summary is ollama's estimate, even where the excerpt
+    # stops before llama.cpp's own buffer lines
+    _p("ollama-llama-runner", LLAMACPP, "ollama 0.3 to the newest ('starting llama server', then 'starting runner')",
+       r'msg="starting (?:runner|llama server)" cmd=".*\brunner --model ',
+       'time=2026-05-05T01:30:33.795+08:00 level=INFO source=server.go:432 msg="starting runner" '
+       'cmd="/home/lz/bin/ollama runner --model /home/lz/.ollama/models/blobs/sha256-60e05f2100071479f596b964f89f510f0'
+       '57ce397ea22f2833a0cfe029bfc2463 --port 44344"', "search-index file 56818628539; ollama#12027 for the Go "
+       "engine's own `runner --ollama-engine` (not matched)", kind="marker"),
     # the runner's load request (runner/ollamarunner and llamarunner, ollama 0.11.5 on): KvSize is the context of
     # all slots (num_ctx x Parallel), as llama.cpp's n_ctx counts it; held with the summary above
     _p("ollama-load-request", LLAMACPP, "ollama 0.11.5 to the newest (FlashAttention true/false, then "

@@ -107,3 +107,16 @@ def test_a_summary_figure_no_engine_prints_is_not_read():
         "1.0 GiB", "1.0 GiB", "1.0 MiB")[1:])
     assert P.WEIGHTS not in log.ranks["CUDA0"] and log.ranks["CUDA0"][P.KV_CACHE] == GiB
     assert any("MAX_LOG_FIGURE" in note for note in log.notes)
+
+
+def test_a_llama_cpp_runners_summary_is_not_read_even_where_the_excerpt_stops_before_its_buffers():
+    # llm/server.go starts the llama.cpp runner as `runner --model` and the Go engine as `runner --ollama-engine`
+    start = 'time=2026-05-05T01:30:33.795+08:00 level=INFO source=server.go:432 msg="starting runner" cmd="{cmd}"'
+    llama = parse([start.format(cmd="/usr/bin/ollama runner --model /m/blobs/sha256-60e0 --port 44344")]
+                  + summary("4.1 GiB", "1.8 GiB", "1.8 GiB"))
+    assert llama.ranks == {}
+    assert llama.notes == ["line 2: ollama's memory summary is its estimate for its llama.cpp runner (`runner "
+                           "--model`), and the log stops before the runner's own buffer lines: not read"]
+    go = parse([start.format(cmd="C:\\\\Program Files\\\\Ollama\\\\ollama.exe runner --ollama-engine --model "
+                                 "C:\\\\m\\\\blobs\\\\sha256-9026 --port 5421")] + summary("4.1 GiB", "1.8 GiB", "1.8 GiB"))
+    assert go.ranks["CUDA0"][P.WEIGHTS] == round(4.1 * GiB)
