@@ -963,6 +963,9 @@ EXCLUDED = {
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",
     "llama.cpp/glm4-a6000-ik.log": "ik_llama.cpp PR #333: GLM-4-32B (62 layers) is not in gsg's catalog",
     "llama.cpp/ik-11-gpus-kv-compute-oom.log": "ik_llama.cpp#749: the fork's MLA cache over 11 GPUs, not modelled",
+    "llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log": "search-index file 25852725975: ik_llama.cpp at "
+        "-sm row over four RTX 3090 with Agatha 111B (a Command-A fine-tune gsg's catalog lacks); the split weights "
+        "print as one total over the devices and the fork's build is not named; kept for its CUDA_Split line",
     "llama.cpp/ik-mla-15-gpus-compute-oom.log": "ik_llama.cpp PR #235: the fork's MLA cache over 15 GPUs, not "
                                                 "modelled",
     "llama.cpp/llama-cpp-python-0.3.36-0c1e57098-tiny-q4_0.log": "the real engine's own run: its GGUF is written at "
@@ -991,6 +994,14 @@ EXCLUDED = {
         "tests/cli/test_public_vectors.py (KV and compute exact at --fit's 31,488 cells, one unified cache)",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
+    "llama.cpp/ollama-go-engine-qwen3-coder-next-20-of-49-layers.log": "search-index file 55579426224: ollama's Go "
+        "engine (its own KV cache and graph, not llama.cpp's) on an unnamed CUDA GPU with 20 of 49 layers of "
+        "qwen3-coder-next (Qwen3-Next, hybrid linear attention); the log names neither model file nor GPU; kept "
+        "for its memory summary lines (0.1 GiB steps)",
+    "llama.cpp/ollama-go-engine-qwen3-30b-a3b-q8-a10-debug-summary.log": "search-index file 35287335636: ollama's "
+        "Go engine, Qwen3-30B-A3B-2507 Q8_0 at 32,768 on an A10 and the CPU, one debug-level fit pass grepped out: "
+        "no layer count or outcome, and ollama's layout is its own (llama.cpp's --fit puts 32 of 48 layers on the "
+        "GPU, ollama's KV share says 30 or 31); kept for its debug summary lines",
     "llama.cpp/ollama-fifth-gpu-compute-oom.log": "ollama#6860: a compute buffer refused on the fifth of five GPUs; "
                                                   "the model (a path cut at /Met...), its quantisation, the split and "
                                                   "the GPUs (four of 12 GB and one of 4 GB by the title) are not known",

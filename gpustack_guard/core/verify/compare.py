@@ -258,6 +258,38 @@ def _same_at_two_places(given: object, printed: float) -> bool:
         return False
 
 
+def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
+    """llama.cpp's flags as its log shows them (backend_args)."""
+    args: dict[str, object] = {}
+    terms = log.terms()
+    if P.KV_TOKENS in terms:
+        args["ctx_size"] = terms[P.KV_TOKENS]
+    if P.SEQUENCES in terms:
+        args["parallel"] = terms[P.SEQUENCES]
+    if P.LAYERS_OFFLOADED in terms:
+        args["n_gpu_layers"] = terms[P.LAYERS_OFFLOADED]
+    # the cache the log says it built (the later first mention wins, a restart's): a split one pads each
+    # slot's cells, a unified one only the total
+    unified, split = log.matched.get("llamacpp-kv-unified"), log.matched.get("llamacpp-kv-split")
+    if unified is not None or split is not None:
+        key = "no_kv_unified" if (split or 0) > (unified or 0) else "kv_unified"
+        args[key] = True
+    if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
+        args["swa_full"] = True
+    if log.args.get("split_mode") == "row":  # split buffers: one copy of the graph inputs, --fit pinned
+        args["split_mode"] = "row"
+    if log.args.get("override_tensor"):  # weights moved by buffer overrides (the first tensor's, as printed)
+        args["override_tensor"] = log.args["override_tensor"]
+    # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
+    for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
+        if isinstance(log.args.get(name), int):
+            args[key] = log.args[name]
+    flash = str(log.args.get("flash_attn", "auto")).lower()
+    if flash in ("enabled", "1", "disabled", "0"):
+        args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
+    return args
+
+
 def backend_args(log: ObservedLog) -> list[str]:
     """The flags the engine ran with that change memory, as gsg estimate takes them."""
     args: dict[str, object] = {}
@@ -289,28 +321,7 @@ def backend_args(log: ObservedLog) -> list[str]:
         if args.get("context_length") is None and P.MAX_MODEL_LEN in log.terms():
             args["context_length"] = log.terms()[P.MAX_MODEL_LEN]
     elif log.engine == P.LLAMACPP:
-        terms = log.terms()
-        if P.KV_TOKENS in terms:
-            args["ctx_size"] = terms[P.KV_TOKENS]
-        if P.SEQUENCES in terms:
-            args["parallel"] = terms[P.SEQUENCES]
-        if P.LAYERS_OFFLOADED in terms:
-            args["n_gpu_layers"] = terms[P.LAYERS_OFFLOADED]
-        # the cache the log says it built (the later first mention wins, a restart's): a split one pads each
-        # slot's cells, a unified one only the total
-        unified, split = log.matched.get("llamacpp-kv-unified"), log.matched.get("llamacpp-kv-split")
-        if unified is not None or split is not None:
-            key = "no_kv_unified" if (split or 0) > (unified or 0) else "kv_unified"
-            args[key] = True
-        if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
-            args["swa_full"] = True
-        # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
-        for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
-            if isinstance(log.args.get(name), int):
-                args[key] = log.args[name]
-        flash = str(log.args.get("flash_attn", "auto")).lower()
-        if flash in ("enabled", "1", "disabled", "0"):
-            args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
+        args.update(_llamacpp_args(log))
     flags = [_flag(key, value) for key, value in args.items()] + _vllm_switches(log)
     return [flag for flag in flags if flag]
 

@@ -65,7 +65,8 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "attention block size", "free vs. target", "memory_breakdown_print", "profiled value",
-            "Requested memory",
+            "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
+            "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -93,6 +94,8 @@ _EXCEPTION = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|torch\.OutOfMem
 MAIN = "main"
 KEY_NAME_MAX_CHARS = 128  # an argument's name in a dump; past it the name's last 128 characters are read
 HOST_DEVICE = re.compile(r"^(?:CPU.*|.*_Host|.*_Mapped)$")
+# llama.cpp's own buffer lines: where a log has one, ollama's memory summary was its estimate (P.OLLAMA_LAYOUT)
+LLAMACPP_BUFFER_LINES = ("llamacpp-model-buffer", "llamacpp-kv-buffer", "llamacpp-vram-weights")
 
 ESSENTIAL = {
     P.VLLM: ((P.WEIGHTS, "'Model loading took' (V1) or 'Loading model weights took' (V0)"),
@@ -317,6 +320,14 @@ class _EngineState:
     refused: list[tuple[int, str, str, int]] = field(default_factory=list)  # (line, device, term, bytes) booked
     # SGLang ranks whose speculative draft began loading (P.SGLANG_LOAD_LINES): its figures are not the target's
     draft_ranks: set[str] = field(default_factory=set)
+    # ollama's last memory summary (P.OLLAMA_LAYOUT): device -> figures, and its load request's engine figures
+    layout: dict[str, dict[str, Number]] = field(default_factory=dict)
+    layout_engine: dict[str, Number] = field(default_factory=dict)
+    layout_closed: bool = False  # its "total memory" line was read: the next summary line begins another
+    layout_line: int = 0  # the line the summary kept began on
+    # llama.cpp's row split before the buffers named their device ("CUDA_Split"): the weights spread over every
+    # device by --tensor-split, in bytes, and the line that printed them (no one device's figure)
+    split_weights: tuple[int, int] = (0, 0)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -329,6 +340,8 @@ class _EngineState:
         self.pending_refusal = None
         self.refused = []
         self.draft_ranks = set()
+        self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
+        self.split_weights = (0, 0)
         self.start_ups += 1
 
     def is_draft_line(self, pattern: P.Pattern, rank: str, groups: dict[str, str | None]) -> bool:
@@ -373,6 +386,7 @@ def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: Obse
 
 # llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
 _LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host)$")
+_UNINDEXED_SPLIT = re.compile(r"[A-Za-z]+_Split$")  # "CUDA_Split", not "CUDA0_Split"
 
 
 def buffer_device(name: str) -> str:
@@ -532,6 +546,8 @@ class LogParser:
         if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
+        if self._placement(state, pattern, groups):
+            return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
         if pattern.kind == "recovery":  # the engine retries what failed: the failure lines before are not the outcome
@@ -578,6 +594,80 @@ class LogParser:
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    def _placement(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
+        """Lines that say where llama.cpp's (or ollama's) weights went rather than give a device's own figure:
+        ollama's summary, a buffer override, a row split. True when the line is read here and no further."""
+        log = state.log
+        if pattern.kind == P.OLLAMA_LAYOUT:
+            self._layout(state, pattern, groups)
+            return True
+        if pattern.kind == "override":  # the first tensor moved stands for the flag that moved it
+            log.args.setdefault("override_tensor", f"{groups['tensor']}={groups['buffer']}")
+            return True
+        device = groups.get("device") or ""
+        if pattern.kind == "buffer" and device.endswith("_Split"):
+            # a split buffer type is --split-mode row's (ggml-cuda's split buffer type); without a device index it is
+            # the whole split over every device (builds of 2024), so it is no one device's weights
+            log.args.setdefault("split_mode", "row")
+            if _UNINDEXED_SPLIT.match(device):
+                state.pending_refusal = None
+                value = _number(groups.get(P.WEIGHTS) or "", "MiB")
+                if value is not None:
+                    state.split_weights = (state.split_weights[0] + int(value), state.split_weights[1] or self.lines)
+                return True
+        return False
+
+    def _layout(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
+        """One line of ollama's memory summary, kept apart until result() knows whether it was the runner's own
+        allocations (the Go engine) or ollama's estimate before a llama.cpp runner. Each summary replaces the one
+        before (the debug level prints one per fit and alloc pass, the info level the committed one)."""
+        if pattern.scope == P.ENGINE:  # the load request: the context it asked for, whichever summary follows
+            for group, (term, unit) in pattern.terms.items():
+                value = _number(groups.get(group) or "", unit)
+                if value is not None:
+                    state.layout_engine[term] = value
+            return
+        if pattern.id == "ollama-layout-total":
+            state.layout_closed = True
+            return
+        weights_again = pattern.id == "ollama-layout-weights" and any(
+            term != P.WEIGHTS for terms in state.layout.values() for term in terms)
+        if state.layout_closed or weights_again or not state.layout:
+            state.layout, state.layout_closed, state.layout_line = {}, False, self.lines
+        (group, (term, _)), = pattern.terms.items()
+        value = _number(groups.get(group) or "", groups.get("unit") or "")
+        rank = groups.get("device") or MAIN
+        if value is None:
+            self.implausible_line = self.implausible_line or self.lines
+        elif rank in state.layout or len(state.layout) < MAX_RANKS:
+            state.layout.setdefault(rank, {})[term] = value
+        else:
+            self.rank_overflow = True
+
+    @staticmethod
+    def _read_layout(state: _EngineState) -> None:
+        """ollama's memory summary as the devices' buffers where the runner printed none of llama.cpp's (its Go
+        engine); beside llama.cpp's own lines it was ollama's estimate, and a note says it was not read."""
+        log = state.log
+        if not state.layout:
+            return
+        if any(name in log.matched for name in LLAMACPP_BUFFER_LINES):
+            log.notes.append(f"line {state.layout_line}: ollama's memory summary is its estimate before the llama.cpp "
+                             "runner loaded (llm/server.go): the runner's own buffer lines were read")
+            return
+        if "ollama-llama-runner" in log.matched:
+            log.notes.append(f"line {state.layout_line}: ollama's memory summary is its estimate for its llama.cpp "
+                             "runner (`runner --model`), and the log stops before the runner's own buffer lines: "
+                             "not read")
+            return
+        for rank, terms in state.layout.items():
+            log.ranks.setdefault(rank, {}).update(terms)
+        for term, value in state.layout_engine.items():
+            log.engine_terms.setdefault(term, value)
+        log.notes.append(f"line {state.layout_line}: the figures are ollama's memory summary (ml/device.go), each "
+                         "rounded to 0.1 of its unit (0.05 GiB is 51 MiB): ollama's Go engine prints no llama.cpp "
+                         "buffer line")
 
     def _refused(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
         """llama.cpp's refused allocations as the figure the device needed: a compute reserve is that device's whole
@@ -710,6 +800,13 @@ class LogParser:
             names = ", ".join(f"{s.log.engine} ({s.hits} lines)" for s in others)
             log.notes.append(f"the log also holds lines of {names}: {log.engine} has the most and was read; "
                              f"give --backend to read another")
+        if log is best.log:
+            self._read_layout(best)
+            split, split_line = best.split_weights
+            if split:
+                log.notes.append(f"line {split_line}: {split / 2**20:,.2f} MiB of row-split weights (--split-mode row) "
+                                 "are spread over the devices by --tensor-split: they are no one device's, so the "
+                                 "devices' weights leave them out")
         if not log.model:
             model = log.args.get("model") or log.args.get("model_path") or log.args.get("model_tag") \
                 or log.config.get("model")

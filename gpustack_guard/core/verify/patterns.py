@@ -45,7 +45,14 @@ VLLM_WEIGHTS_LINE_SINCE = "0.4.0"
 ENGINES = (VLLM, SGLANG, LLAMACPP)
 
 GiB, MiB = 1024**3, 1024**2
-UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1}
+UNITS = {"GiB": GiB, "GB": GiB, "MiB": MiB, "bytes": 1, "KiB": 1024, "B": 1}
+# a row's unit when the line prints its own (ollama's sizes: format.HumanBytes2 picks GiB, MiB, KiB or B by size):
+# the regex's "unit" group names it
+UNIT_IN_LINE = "unit-in-line"
+# ollama's own summary of a load (ml/device.go BackendMemory.Log): the runner's allocations under its Go engine, but
+# its estimate before a llama.cpp runner loads (llm/server.go llamaServer.Load@v0.20.2), so it is held apart and
+# read only where the log has no llama.cpp buffer line (logparse)
+OLLAMA_LAYOUT = "ollama-layout"
 
 # Term names: the names `gsg estimate --output json` uses for the same quantity.
 UTILIZATION = "gpu_memory_utilization"
@@ -862,10 +869,63 @@ LLAMACPP_PATTERNS = (
        "llama_new_context_with_model: VRAM scratch buffer: 358.00 MB", "vendor/llama.cpp/llama.cpp@0.2.20 "
        "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)", {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
     # every build of that time prints it once the worst-case graph was measured: the context is built
+    # ollama's memory summary (ml/device.go BackendMemory.Log, from 0.11.5: ml/backend.go until 0.12, then
+    # ml/device.go): per device, GPUs first, the CPU last; info level once the load is committed, debug level after
+    # each fit and alloc pass; "total memory" ends each summary. The Go engine prints no llama.cpp buffer line, so
+    # these are its only figures; sizes are rounded to 0.1 of their unit (format.HumanBytes2)
+    _p("ollama-layout-weights", LLAMACPP, "ollama 0.11.5 to the newest (device=; the pre-release runner's buffer= "
+       "lines are not read)", r'msg="model weights" device=(?P<device>\S+) size="' + _g(WEIGHTS)
+       + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.630-07:00 level=INFO source=device.go:240 msg="model weights" device=CUDA0 '
+       'size="19.9 GiB"', "search-index file 55579426224 (an ollama KV-quantisation benchmark's load log); "
+       "ollama#12027 (0.11's form, source=backend.go); ml/device.go@v0.20.2", {WEIGHTS: (WEIGHTS, UNIT_IN_LINE)},
+       kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-kv", LLAMACPP, "ollama 0.11.5 to the newest",
+       r'msg="kv cache" device=(?P<device>\S+) size="' + _g(KV_CACHE) + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:251 msg="kv cache" device=CUDA0 '
+       'size="1.1 GiB"', "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2, ml/backend.go@v0.11.5",
+       {KV_CACHE: (KV_CACHE, UNIT_IN_LINE)}, kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-compute", LLAMACPP, "ollama 0.11.5 to the newest",
+       r'msg="compute graph" device=(?P<device>\S+) size="' + _g(COMPUTE_BUFFER) + r' (?P<unit>GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:262 msg="compute graph" device=CUDA0 '
+       'size="884.1 MiB"', "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2",
+       {COMPUTE_BUFFER: (COMPUTE_BUFFER, UNIT_IN_LINE)}, kind=OLLAMA_LAYOUT),
+    _p("ollama-layout-total", LLAMACPP, "ollama 0.11.5 to the newest (the summary's last line)",
+       r'msg="total memory" size="[0-9.]+ (?:GiB|MiB|KiB|B)"',
+       'time=2026-04-09T23:30:17.631-07:00 level=INFO source=device.go:272 msg="total memory" size="51.9 GiB"',
+       "search-index file 55579426224; ollama#12027; ml/device.go@v0.20.2", kind=OLLAMA_LAYOUT),
+    # ollama starts its llama.cpp runner as `runner --model ...` and its Go engine as `runner --ollama-engine ...`
+    # (llm/server.go@v0.20.2 StartRunner): under the former the summary is ollama's estimate, even where the excerpt
+    # stops before llama.cpp's own buffer lines
+    _p("ollama-llama-runner", LLAMACPP, "ollama 0.3 to the newest ('starting llama server', then 'starting runner')",
+       r'msg="starting (?:runner|llama server)" cmd=".*\brunner --model ',
+       'time=2026-05-05T01:30:33.795+08:00 level=INFO source=server.go:432 msg="starting runner" '
+       'cmd="/home/lz/bin/ollama runner --model /home/lz/.ollama/models/blobs/sha256-60e05f2100071479f596b964f89f510f0'
+       '57ce397ea22f2833a0cfe029bfc2463 --port 44344"', "search-index file 56818628539; ollama#12027 for the Go "
+       "engine's own `runner --ollama-engine` (not matched)", kind="marker"),
+    # the runner's load request (runner/ollamarunner and llamarunner, ollama 0.11.5 on): KvSize is the context of
+    # all slots (num_ctx x Parallel), as llama.cpp's n_ctx counts it; held with the summary above
+    _p("ollama-load-request", LLAMACPP, "ollama 0.11.5 to the newest (FlashAttention true/false, then "
+       "Enabled/Disabled/Auto)",
+       r"msg=load request=\S*Operation:\w+ .*?\bParallel:" + _g(SEQUENCES, INT) + r" BatchSize:\d+ "
+       r"FlashAttention:\w+ KvSize:" + _g(KV_TOKENS, INT),
+       'time=2026-04-09T23:30:17.630-07:00 level=INFO source=runner.go:1284 msg=load request="{Operation:commit '
+       'LoraPath:[] Parallel:1 BatchSize:1024 FlashAttention:Enabled KvSize:32768 KvCacheType: NumThreads:8 '
+       'GPULayers:20[ID:GPU-223c73ff-f253-3c8c-d212-82b5d1ce2963 Layers:20(28..47)] MultiUserCache:false '
+       'ProjectorPath: MainGPU:0 UseMmap:false}"', "search-index file 55579426224; ollama#12922 (0.12.9's request)",
+       {SEQUENCES: (SEQUENCES, "int"), KV_TOKENS: (KV_TOKENS, "int")}, scope=ENGINE, kind=OLLAMA_LAYOUT),
     _p("llamacpp-compute-total", LLAMACPP, "b1200 to b1790 (llama_new_context_with_model)",
        r"llama_new_context_with_model: compute buffer total size = +" + NUM + " Mi?B",
        "llama_new_context_with_model: compute buffer total size = 159.32 MiB", "vendor/llama.cpp/llama.cpp@0.2.20 "
        "(llama-cpp-python's sdist, llama.cpp b38a16df: the format string)"),
+    # --override-tensor, --cpu-moe and --n-cpu-moe move matching weights to another buffer type, one line per tensor
+    # (llama-model.cpp load_tensors; a debug line in later builds; ik_llama.cpp says "Tensor ... (size = N MiB)"):
+    # the tensor and its buffer are read as an override the rebuild passes on (llama.cpp then keeps one copy of the
+    # graph inputs, and --fit leaves the placement alone)
+    _p("llamacpp-tensor-override", LLAMACPP, "b4900 to the newest (PR #11397's --override-tensor)",
+       r"\b[Tt]ensor (?P<tensor>\S+) \((?:size = )?[0-9.]+ MiB[^)]*\) buffer type overridden to (?P<buffer>\S+)",
+       "tensor blk.39.ffn_gate_exps.weight (612 MiB iq4_xs) buffer type overridden to CUDA_Host",
+       "llama.cpp PR #11397; search-index file 43238641132 (a launch script quoting the line)", kind="override"),
     _p("llamacpp-pipeline-copies", LLAMACPP, "b2431 to the newest ('(n_copies=N)' until the line lost it; "
        "'sched copies = N' at the end of the reserve in later builds)",
        r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
@@ -1010,6 +1070,16 @@ LLAMACPP_FAILURES = (
        "ollama#9515", kind="failure:" + ENGINE_ERROR),
     _p("llamacpp-segfault", LLAMACPP, "every build (the shell's or the runtime's report)", r"Segmentation fault",
        "Segmentation fault (core dumped)", "ollama#9352", kind="failure:" + ENGINE_ERROR),
+    # ollama's Go engine: its scheduler found no layout that fits, or the runner refused the one it committed
+    # (llm/server.go ollamaServer.Load@v0.20.2; llamaServer.Load's "failed to allocate memory for model" too); the
+    # scheduler repeats the reason as `msg="Load failed" ... error="..."` (server/sched.go@v0.20.2)
+    _p("ollama-layout-failed", LLAMACPP, "ollama 0.11.5 to the newest",
+       r"memory layout cannot be allocated", "memory layout cannot be allocated with num_gpu = 26",
+       "ollama#14980 (0.18.2); llm/server.go@v0.20.2", kind="failure:out-of-memory"),
+    _p("ollama-commit-failed", LLAMACPP, "ollama 0.11.5 to the newest",
+       r"failed to (?:allocate|commit) memory for model",
+       "failed to commit memory for model (ministral-3:14b)", "ollama#13303 (its title quotes the reason; both "
+       "format strings in llm/server.go@v0.20.2)", kind="failure:out-of-memory"),
     # ollama's runner is llama.cpp's code under ollama's own log lines (llm/server.go, server/sched.go)
     _p("ollama-runner-terminated", LLAMACPP, "ollama 0.1.33 to the newest",
        r'msg="llama runner terminated"',

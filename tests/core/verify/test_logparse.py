@@ -638,6 +638,19 @@ CASES = [
     ("llama.cpp/ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log", None, True, None, 'ROCm0', 0,
      {P.FREE_BEFORE_LOAD: mib(7512.0), P.WEIGHTS: mib(1548.29), P.KV_CACHE: mib(832.0) * 2,
       P.COMPUTE_BUFFER: mib(252.25), P.LAYERS_OFFLOADED: 27, P.LAYERS_TOTAL: 27, P.SEQUENCES: 2, P.KV_TOKENS: 16384}),
+    # ollama's Go engine prints no llama.cpp buffer line: its memory summary (ml/device.go, 0.1 GiB steps) gives the
+    # devices' figures, its load request the context (KvSize) and slots (Parallel)
+    ("llama.cpp/ollama-go-engine-qwen3-coder-next-20-of-49-layers.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: gib(19.9), P.KV_CACHE: gib(1.1), P.COMPUTE_BUFFER: mib(884.1), P.LAYERS_OFFLOADED: 20,
+      P.LAYERS_TOTAL: 49, P.SEQUENCES: 1, P.KV_TOKENS: 32768}),
+    # the same summary at debug level (a fit pass), grepped out of a Docker log: no load request, no layer count
+    ("llama.cpp/ollama-go-engine-qwen3-30b-a3b-q8-a10-debug-summary.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: gib(18.5), P.KV_CACHE: gib(1.9), P.COMPUTE_BUFFER: mib(190.5)}),
+    # -sm row in a 2024-worded build (ik_llama.cpp): "CUDA_Split" is the split over all four GPUs, not a device
+    # (it was read as a device "CUDA" holding 63 GiB, the binding one); the KV cache and compute sit on CUDA0
+    ("llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(3.05), P.KV_CACHE: mib(4352.03), P.COMPUTE_BUFFER: mib(2096.0), P.LAYERS_OFFLOADED: 65,
+      P.LAYERS_TOTAL: 65, P.KV_TOKENS: 32768}),
     # Vulkan1 (the fuller device by its weights, binding as before) is refused twice: the retry's request without
     # pipeline parallelism (416,022,528 B = 512 x (3,072 + 200,064) x 4 B of logits) replaces the first
     # the first --fit's device lines print what its projection leaves free: 1,947 used + 1,222 left = 3,169 MiB
@@ -669,7 +682,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 114, "sglang": 41, "llama.cpp": 40}
+    assert counts == {"vllm": 114, "sglang": 41, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
