@@ -842,8 +842,8 @@ EXCLUDED = {
         "compressed-tensors Qwen3.6-35B-A3B-NVFP4 on a 32 GB Blackwell card under WSL2 (RTX 5090 assumed: the note "
         "names no GPU), vLLM 0.20.0; with llm-compressor's NVFP4 recipe for the model (benchmarks/vectors/"
         "qwen3.6-35b-a3b-nvfp4-llmc: Gated DeltaNet layers bf16) the weights are -0.6 % (21.73 GiB against 21.86), "
-        "but KV is +57.9 %: a 0.39 GiB graph estimate gsg books at 0.01 and ~1.4 GiB of profile peak are not read "
-        "(benchmarks/vectors/MISSES.md)",
+        "but KV is +57.9 % (+44.7 % with FlashInfer's graph-estimate workspace under --attention-backend=FLASHINFER, "
+        "the backend vLLM chose): ~1.3 GiB of profile peak is not read (benchmarks/vectors/MISSES.md)",
     "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (benchmarks/vectors/opt-125m since round "
                                          "21) on a GPU the thread does not name, a development build before 0.4",
     "vllm/v0.4-qwen-7b-no-kv-memory.log": "QAnything#302: an RTX 3090 shared with QAnything's embedding, rerank and "
