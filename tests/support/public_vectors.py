@@ -871,6 +871,12 @@ EXCLUDED = {
         "an RTX 5090, vLLM 0.24.0, --enable-prefix-caching; the pool's layout from its printed 5.98 GiB is exact "
         "(test_gated_delta.py: 567,978 tokens, 4.33x) and the verdict is right (fits), but the budget's NVFP4 MoE "
         "and vision profile are not gsg's (+19 % KV from scratch), and the excerpt has no weights line to say why",
+    "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-cutlass.log": "search-index file 51830815744: RedHatAI's "
+        "compressed-tensors Qwen3.6-35B-A3B-NVFP4 on a 32 GB Blackwell card under WSL2 (RTX 5090 assumed: the note "
+        "names no GPU), vLLM 0.20.0; with llm-compressor's NVFP4 recipe for the model (benchmarks/vectors/"
+        "qwen3.6-35b-a3b-nvfp4-llmc: Gated DeltaNet layers bf16) the weights are -0.6 % (21.73 GiB against 21.86), "
+        "but KV is +57.9 % (+44.7 % with FlashInfer's graph-estimate workspace under --attention-backend=FLASHINFER, "
+        "the backend vLLM chose): ~1.3 GiB of profile peak is not read (benchmarks/vectors/MISSES.md)",
     "vllm/v0.3-opt-125m-weights-mb.log": "vllm PR #3120: facebook/opt-125m (benchmarks/vectors/opt-125m since round "
                                          "21) on a GPU the thread does not name, a development build before 0.4",
     "vllm/v0.4-qwen-7b-no-kv-memory.log": "QAnything#302: an RTX 3090 shared with QAnything's embedding, rerank and "

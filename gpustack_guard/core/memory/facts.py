@@ -137,7 +137,8 @@ class ModelFacts:
     quant_bits: int | None = None
     quant_group_size: int | None = None  # weights per scale (a 128x128 FP8 block: 16384)
     quant_zero_point: bool | None = None  # compressed-tensors asymmetric: a packed zero per group
-    quant_skips_attention: bool = False  # the checkpoint keeps attention projections unquantised
+    quant_skips_attention: bool = False  # the checkpoint keeps (full-)attention projections unquantised
+    quant_skips_linear_attention: bool = False  # and the linear-attention (Gated DeltaNet) projections
     output_bias: bool = False  # o_proj has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
     attention_softcap: bool = False  # attention logits soft-capped (Gemma 2's attn_logit_softcapping)

@@ -56,10 +56,24 @@ def _native_length(lengths: LengthConfig) -> int | None:
         return lengths.key("max_position_embeddings") or lengths.keys[0][1]
 
 
-def _skips_attention(patterns) -> bool:
-    """modules_to_not_convert / ignore / exclude_modules naming the attention projections (gpt-oss keeps
-    `model.layers.*.self_attn` in bf16)."""
-    return isinstance(patterns, list) and any("attn" in str(p) or "attention" in str(p) for p in patterns)
+def _skips_attention(patterns) -> tuple[bool, bool]:
+    """(full, linear): whether modules_to_not_convert / ignore / exclude_modules keep the full-attention
+    projections (gpt-oss's `model.layers.*.self_attn`) or the linear-attention ones (llm-compressor's NVFP4
+    recipes for Qwen3.5/3.6 keep `re:.*linear_attn.*` in bf16) unquantised. vLLM matches each name or regex
+    against every shard of a fused layer (compressed_tensors/utils.py should_ignore_layer@v0.20.0), so a
+    pattern naming `linear_attn` leaves the Gated DeltaNet projections 16-bit and the gated attention
+    quantised; a bare `attn` or `attention` names both."""
+    full = linear = False
+    for raw in patterns if isinstance(patterns, list) else ():
+        p = str(raw)
+        if "linear_attn" in p:
+            linear = True
+            p = p.replace("linear_attn", "")
+        if "self_attn" in p:
+            full = True
+        elif "attn" in p or "attention" in p:
+            full = linear = True
+    return full, linear
 
 
 def _compressed_tensors(q: dict) -> dict:
@@ -123,7 +137,8 @@ def _quantization(config: dict) -> dict[str, Any]:
         method, bits, group = ct.pop("quant_method"), ct.pop("quant_bits"), ct.pop("quant_group_size", group)
         out |= ct
     out |= {"quant_method": method, "quant_bits": int(bits) if bits else None,
-            "quant_group_size": int(group) if group else None, "quant_skips_attention": _skips_attention(skip)}
+            "quant_group_size": int(group) if group else None}
+    out["quant_skips_attention"], out["quant_skips_linear_attention"] = _skips_attention(skip)
     return out
 
 

@@ -1801,6 +1801,19 @@ GRAPH_BYTES_PER_LAYER_GRAPH = 384 * KiB
 #   check: V14 (vllm PR #57047, Qwen3-4B AWQ, 36 layers, 51 + 35 graphs): 0.42 GiB logged, 0.52 computed (+24 %)
 # The flat GRAPH_BYTES_PER_LAYER_GRAPH over two full sets gave 0.74, 0.72 and 1.34 GiB for them.
 GRAPH_ESTIMATE_LAYER_BYTES = 90 * KiB
+# FlashInfer's attention workspace inside vLLM's own graph estimate: each FlashInfer metadata builder allocates
+# VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE (394 MiB, envs.py) lazily (v1/attention/backends/flashinfer.py
+# _get_workspace_buffer), and _dummy_run builds attention metadata only for a FULL graph or force_attention
+# (v1/worker/gpu_model_runner.py), so the profile run never allocates it and the estimate's first FULL capture does
+# (its mem_get_info difference). Read at 0.18.0, 0.19.0, 0.20.0 and 0.24.0 (the same three lines); None before
+# 0.18.0, which does not estimate, and from 0.25.0, where the V2 runner (a dense model's default from 0.25, every
+# model's from 0.29) shares one workspace made in init_attn_backend (v1/worker/gpu/attn_utils.py) at a point
+# relative to the profile not read here. Booked once, for a deployment that names FLASHINFER (--attention-backend):
+# gsg does not pick vLLM's backend by platform. Evidence: the 0.20.0 RTX 5090 log (tests/fixtures/logs/vllm/
+# v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-cutlass.log) estimates 0.39 GiB for 3 + 1 graphs up to size 4, where
+# the graphs alone come to 0.01, and its capture took 0.58 GiB.
+VLLM_FLASHINFER_GRAPH_WORKSPACE = ((known_version("0.0.0"), None), (known_version("0.18.0"), 394 * MiB),
+                                   (known_version("0.25.0"), None))
 GRAPH_ESTIMATE_BYTES_PER_WIDTH = 8
 GRAPH_ESTIMATE_MIN_PER_GRAPH = MiB  # the source's floor per graph
 # Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (kernel "torch-sort";

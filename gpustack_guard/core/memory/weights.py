@@ -159,7 +159,8 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
         attention = _attention_params(f, layer)[0]
         routed = _routed_expert_params(f, layer)
-        kept = attention if f.quant_skips_attention or experts_only else 0  # stays at checkpoint dtype
+        skipped = f.quant_skips_linear_attention if is_linear_layer(f, layer) else f.quant_skips_attention
+        kept = attention if skipped or experts_only else 0  # stays at checkpoint dtype
         if experts_only:
             kept = linear - routed
         per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)

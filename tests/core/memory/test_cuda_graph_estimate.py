@@ -4,6 +4,8 @@ against the "Profiling CUDA graph memory" / "Estimated CUDA graph memory" lines 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
@@ -13,6 +15,7 @@ from gpustack_guard.core.memory.engines.vllm import (
     VllmConfig,
     estimate_vllm,
     estimated_graph_memory,
+    graph_memory,
     graph_plan,
 )
 from gpustack_guard.core.units import GiB
@@ -115,3 +118,25 @@ def test_pipeline_stages_estimate_their_own_layers():
     est = estimate_vllm(facts, 80 * GiB, cfg, version="0.20.0")
     assert [s["cuda_graphs"] for s in est.extra["stages"]] == \
         [estimated_graph_memory(facts, 1, default_plan("0.20.0", 128, 2048), n) for n in (10, 18)]
+
+
+@pytest.mark.parametrize("model,layers", [("Qwen/Qwen2.5-7B", 28), ("Qwen/Qwen3-8B", 36)])
+def test_flashinfer_adds_its_workspace_to_the_estimate_from_0_18(model, layers):
+    """profiles.VLLM_FLASHINFER_GRAPH_WORKSPACE: the first FULL capture allocates FlashInfer's 394 MiB workspace;
+    not without FULL graphs, not for another backend, not before 0.18.0 (no estimate) nor from 0.25.0 (the V2 runner
+    era, not read)."""
+    facts = catalog_facts(model)
+    flashinfer = VllmConfig(attention_backend="FLASHINFER")
+    for version in ("0.18.0", "0.20.0", "0.24.0"):
+        profile = P.vllm_profile(version)
+        plain = graph_memory(profile, VllmConfig(), 128, 2048, layers, facts)
+        assert graph_memory(profile, flashinfer, 128, 2048, layers, facts) == plain + 394 * 1024 * 1024
+        assert graph_memory(profile, VllmConfig(attention_backend="FLASH_ATTN"), 128, 2048, layers, facts) == plain
+        piecewise = VllmConfig(attention_backend="flashinfer", cudagraph_mode="PIECEWISE")
+        assert graph_plan(profile, piecewise, 128, 2048).full == 0
+        assert graph_memory(profile, piecewise, 128, 2048, layers, facts) == \
+            graph_memory(profile, replace(piecewise, attention_backend=None), 128, 2048, layers, facts)
+    for version in ("0.17.0", "0.25.0", "0.30.0"):
+        profile = P.vllm_profile(version)
+        assert graph_memory(profile, flashinfer, 128, 2048, layers, facts, version=version) == \
+            graph_memory(profile, VllmConfig(), 128, 2048, layers, facts, version=version)

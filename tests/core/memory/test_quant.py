@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts, catalog_key
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.gguf import facts_from_gguf, parse_header
@@ -188,6 +188,46 @@ def test_nvfp4_with_attention_excluded_keeps_attention_at_bf16():
     attention = 4096 * 4096 * 2 + 2 * 4096 * 1024  # q, o + k, v
     mlp = 3 * 4096 * 14336
     assert layer == attention * 2 + mlp * 9 // 16 + 2 * 4096 * 2  # + two RMSNorms
+
+
+# llm-compressor's NVFP4 recipe for Qwen3.6-35B-A3B (examples/quantization_w4a4_fp4/qwen3_6_example.py) keeps the
+# Gated DeltaNet projections, the routers, the vision tower and the head in bf16 and quantises the gated attention
+_QWEN36_IGNORE = ["re:.*lm_head", "re:visual.*", "re:model.visual.*", "re:.*mlp.gate$", "re:.*embed_tokens$",
+                  "re:.*shared_expert_gate$", "re:.*linear_attn.*"]
+
+
+def _nvfp4_ct(name, ignore):
+    config = dict(catalog_configs()[catalog_key(name)][1], quantization_config={
+        "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "ignore": ignore,
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}}}})
+    return facts_from_config(config, name)
+
+
+@pytest.mark.parametrize("ignore,full,linear", [
+    (_QWEN36_IGNORE, False, True),  # linear_attn names the GDN layers only
+    (["model.layers.*.self_attn", "lm_head"], True, False),  # gpt-oss
+    (["re:.*attn.*"], True, True),  # a bare attn names both
+    (["lm_head"], False, False),
+])
+def test_an_ignore_list_keeps_full_and_linear_attention_apart(ignore, full, linear):
+    f = _nvfp4_ct("Qwen/Qwen3.6-35B-A3B", ignore)
+    assert (f.quant_skips_attention, f.quant_skips_linear_attention) == (full, linear)
+
+
+@pytest.mark.parametrize("name,all_nvfp4,recipe,gdn_params", [
+    # 30 GDN layers of 2,048 x (8,192 qkv + 4,096 z) + 4,096 x 2,048 out + 2 x 2,048 x 32 (b, a) = 33,685,504 each;
+    # the 0.20.0 RTX 5090 log of RedHatAI's checkpoint loads 21.86 GiB (tests/fixtures/logs/vllm/
+    # v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-cutlass.log): 21.73 with them in bf16, 20.38 without
+    ("Qwen/Qwen3.6-35B-A3B", 21_883_775_712, 23_336_463_072, 30 * 33_685_504),
+    # the dense 27B: 48 GDN layers of 5,120 x (10,240 qkv + 6,144 z) + 6,144 x 5,120 out + 2 x 5,120 x 48
+    ("Qwen/Qwen3.6-27B", 19_709_532_640, 27_702_139_360, 48 * (5120 * 16384 + 6144 * 5120 + 2 * 5120 * 48)),
+])
+def test_nvfp4_keeps_the_gated_deltanet_projections_its_ignore_list_names_in_bf16(name, all_nvfp4, recipe,
+                                                                                   gdn_params):
+    assert weight_layout(_nvfp4_ct(name, ["lm_head"])).total == all_nvfp4
+    assert weight_layout(_nvfp4_ct(name, _QWEN36_IGNORE)).total == recipe
+    assert recipe - all_nvfp4 == gdn_params * 2 - gdn_params * 9 // 16  # bf16 against 4.5 bits
 
 
 # --- gpt-oss (MXFP4 experts, bf16 rest, attention sinks, alternating 128-token windows) ----------------------

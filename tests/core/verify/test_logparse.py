@@ -492,6 +492,12 @@ CASES = [
     # the same hybrid with prefix caching (mamba cache mode align), the issue's boot-log highlights (club-3090#612)
     ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
      {P.KV_CACHE: gib(5.98), P.KV_TOKENS: 567978, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 4.33}),
+    # RedHatAI's compressed-tensors NVFP4 of the same model on a 32 GB Blackwell card under WSL2 (0.20.0, native
+    # FP4: VLLM_CUTLASS MoE, FlashInfer CUTLASS linear), with its weights line (search-index file 51830815744)
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-cutlass.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.58), P.KV_CACHE: gib(3.07), P.UTILIZATION: 0.9,
+      P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 3, P.MAX_CAPTURE_SIZE: 4,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 79648, P.MAX_CONCURRENCY: 4.03}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -682,7 +688,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 114, "sglang": 41, "llama.cpp": 43}
+    assert counts == {"vllm": 115, "sglang": 41, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public

@@ -1639,19 +1639,28 @@ def estimated_graph_memory(facts: ModelFacts, tp: int, plan: GraphPlan, layers: 
     return first_capture + further * per_graph
 
 
+def flashinfer_graph_workspace(version: str | None, cfg: VllmConfig, plan: GraphPlan) -> int:
+    """The FlashInfer workspace the estimate's first FULL capture allocates (profiles.VLLM_FLASHINFER_GRAPH_WORKSPACE):
+    only where the deployment names FLASHINFER and FULL graphs are captured."""
+    size = P.row_for("vllm", P.VLLM_FLASHINFER_GRAPH_WORKSPACE, version)
+    named = (cfg.attention_backend or "").strip().upper() == "FLASHINFER"
+    return size if size and named and plan.full else 0
+
+
 def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, layers: int,
                  facts: ModelFacts | None = None, every_size_to: int = 0,
-                 defaults: CaptureDefaults = CaptureDefaults()) -> int:
+                 defaults: CaptureDefaults = CaptureDefaults(), version: str | None = None) -> int:
     """CUDA-graph memory of one rank holding `layers` layers: vLLM's own estimate from the release that computes it
-    (0.18.0, outside the budget until 0.20.0; with the model's facts), else the capture's measured cost per layer and
-    graph."""
+    (0.18.0, outside the budget until 0.20.0; with the model's facts; `version` keys its FlashInfer workspace, the
+    profile row's own release when not given), else the capture's measured cost per layer and graph."""
     if cfg.enforce_eager:
         return 0
     if cfg.cuda_graph_reserve is not None:
         return cfg.cuda_graph_reserve
     plan = graph_plan(profile, cfg, seqs, batched, every_size_to, defaults)
     if profile.sizes_graphs_by_estimate and facts is not None:
-        return estimated_graph_memory(facts, cfg.tensor_parallel_size, plan, layers)
+        return estimated_graph_memory(facts, cfg.tensor_parallel_size, plan, layers) + \
+            flashinfer_graph_workspace(version or profile.since, cfg, plan)
     # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
     # max_num_seqs: the graphs are the PIECEWISE sizes plus those, not two full sets
     return plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
@@ -2028,7 +2037,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         encoder = mm_profile.added(max(forward, sampler)) if s == 0 else 0
         phases.append((forward, sampler, encoder))
         activation = max(forward, sampler) + encoder
-        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts, mode.every_size_to, capture)
+        graphs = graph_memory(profile, cfg, seqs, batched, layers, facts, mode.every_size_to, capture, version)
         graphs_in_budget = graphs if profile.graphs_profiled else 0
         if cfg.kv_cache_memory is not None:
             available = cfg.kv_cache_memory
