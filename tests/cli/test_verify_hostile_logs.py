@@ -58,7 +58,7 @@ def test_a_file_without_read_permission_is_one_line(gsg, tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    (b"\xff\xfeI\x00N\x00F\x00O\x00", "not a text log (binary data at byte 3)"),  # UTF-16: NUL bytes
+    (b"I\x00N\x00F\x00O\x00", "not a text log (binary data at byte 1)"),  # UTF-16 without a BOM: NUL bytes
     (b"\x00" * 100, "not a text log (binary data at byte 0)"),
     (b"\n\n\n", "no start-up line of vLLM, SGLang or llama.cpp in its 3 line(s)"),
     # binary after the 8 KiB probe: read as text with replacement characters, and nothing in it matches

@@ -6,7 +6,9 @@ the caps and the rest is left unread (said in a note); a binary or empty file is
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
@@ -95,6 +97,8 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
         reading.stopped = "lines"
     else:  # the line the byte cap or the end of the file stopped in, read as far as it came
         yield from splitter.rest()
+        if splitter.binary_at is not None:  # NUL bytes and nothing else
+            raise GsgError("not a text log (binary data at byte 0)", where=path)
         reading.unfinished = splitter.unfinished and reading.stopped is None
     reading.lines, reading.lines_cut = splitter.lines, splitter.lines_cut
 
@@ -114,34 +118,76 @@ class LineSplitter:
         self.lines_cut = 0
         self.line_cap_hit = False
         self.unfinished = False  # the input stopped inside a number: that word was dropped
+        self.text_at = 0  # NUL bytes skipped before the text (_opening)
+        self.decoder: codecs.IncrementalDecoder | None = None  # a UTF-16 log's, from its byte-order mark
+        self.held: str | None = None  # a piece a CR ended, until the next byte says CRLF (a line) or a redraw
 
     def split(self, chunk: bytes) -> Iterator[str]:
         """The lines this chunk completes (none once binary data or the line cap is met). The binary probe runs
         now, before the lines are asked for, so `binary_at` is set when this returns."""
+        if self.offset == 0:  # nothing but NUL bytes so far, if anything
+            chunk = self._opening(chunk)
+        if self.decoder is not None:  # UTF-16 as PowerShell's `>` writes it: read as the UTF-8 it stands for
+            chunk = self.decoder.decode(chunk).encode("utf-8", "replace")
         if self.offset < BINARY_PROBE_BYTES:
             nul = chunk[:BINARY_PROBE_BYTES - self.offset].find(b"\x00")
             if nul >= 0:
-                self.binary_at = self.offset + nul
+                self.binary_at = self.text_at + self.offset + nul
         self.offset += len(chunk)
         return iter(()) if self.binary_at is not None else self._split(chunk)
+
+    def _opening(self, chunk: bytes) -> bytes:
+        """The first bytes: a leading run of NUL bytes is skipped (a log rotated by copying and truncating, the
+        engine still writing at its old offset: the hole reads as NULs), and a byte-order mark is read."""
+        text = chunk.lstrip(b"\x00")
+        self.text_at += len(chunk) - len(text)
+        if text.startswith(codecs.BOM_UTF8):
+            return text[len(codecs.BOM_UTF8):]
+        if text.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            self.decoder = codecs.getincrementaldecoder("utf-16")("replace")
+        return text
 
     def _split(self, chunk: bytes) -> Iterator[str]:
         start = 0
         while not self.line_cap_hit:
-            newline = chunk.find(b"\n", start)
-            piece = chunk[start:] if newline < 0 else chunk[start:newline]
+            found = _LINE_BREAK.search(chunk, start)
+            end = found.start() if found else len(chunk)
+            if self.held is not None and end > start or (found and self.held is not None and chunk[end] == 13):
+                yield from self._release(line_ended=False)  # more of the same line after a redraw
+            piece = chunk[start:end]
             if not self.overflow:
                 space = self.limits.max_line_bytes - len(self.pending)
                 self.overflow = len(piece) > space
                 self.pending += piece[:space]
-            if newline < 0:
+            if found is None:
                 return
+            start = end + 1
+            if chunk[end] == 10 and self.held is not None:  # the LF of a CRLF: the held piece ended its line
+                yield from self._release(line_ended=True)
+                continue
+            if chunk[end] == 13:  # CR: a redraw or a CRLF; which one, the next byte says (held until then)
+                self.held = (whole_words(self.pending) if self.overflow else self.pending).decode("utf-8", "replace")
+                self.lines_cut += self.overflow
+                self.pending, self.overflow = bytearray(), False
+                continue
             yield from self._emit(whole_words(self.pending) if self.overflow else self.pending)
-            start = newline + 1
+
+    def _release(self, line_ended: bool) -> Iterator[str]:
+        """The piece a CR ended: a line of its own before an LF (CRLF); else a piece of the line, given with its CR
+        (parse_log counts it in the line that goes on: a progress bar's redraws, a CR-only log's lines)."""
+        held, self.held = self.held or "", None
+        if line_ended:
+            yield from self._emit_text(held)
+        elif not self.line_cap_hit:
+            yield held + "\r"
 
     def rest(self) -> Iterator[str]:
         """The line the input stopped in (no newline: a cap, or a log still being written), up to its last whole
         word (whole_words)."""
+        if self.offset == 0 and self.text_at:  # NUL bytes only: not a log with a hole in front
+            self.binary_at = 0
+        if self.held is not None and self.binary_at is None:
+            yield from self._release(line_ended=not (self.pending or self.overflow))
         if (self.pending or self.overflow) and self.binary_at is None and not self.line_cap_hit:
             whole = whole_words(self.pending)
             self.unfinished = len(whole) < len(self.pending)
@@ -150,13 +196,17 @@ class LineSplitter:
     def _emit(self, raw: bytearray) -> Iterator[str]:
         self.lines_cut += self.overflow
         self.pending, self.overflow = bytearray(), False
+        yield from self._emit_text(bytes(raw).decode("utf-8", errors="replace"))
+
+    def _emit_text(self, text: str) -> Iterator[str]:
         if self.lines >= self.limits.max_lines:
             self.line_cap_hit = True
             return
         self.lines += 1
-        yield bytes(raw).decode("utf-8", errors="replace")
+        yield text
 
 
+_LINE_BREAK = re.compile(rb"[\r\n]")
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
 
 

@@ -174,10 +174,11 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     if live.html:
         read.problem = HTML_LOG
         return read
+    if splitter.binary_at is None:
+        live.finish()  # (a log of NUL bytes only is found binary here: a leading run of them is skipped)
     if splitter.binary_at is not None:
         read.problem = f"not a text log (binary data at byte {splitter.binary_at:,})"
         return read
-    live.finish()
     read.lines = splitter.lines
     if streamed.bytes_read == 0:
         read.problem = "the log is empty (the engine has written nothing yet, or the worker keeps no log)"

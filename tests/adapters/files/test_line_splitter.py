@@ -19,12 +19,12 @@ def split(chunks: list[bytes], **limits: int) -> tuple[LineSplitter, list[str]]:
 
 
 @pytest.mark.parametrize("nul_at, binary", [
-    (0, True), (BINARY_PROBE_BYTES - 1, True),  # the last byte of the probe, in the second chunk
+    (1, True), (BINARY_PROBE_BYTES - 1, True),  # the last byte of the probe, in the second chunk
     (BINARY_PROBE_BYTES, False), (BINARY_PROBE_BYTES + 1, False),  # past the probe: text with a stray byte
 ])
 def test_the_binary_probe_spans_chunks(nul_at, binary):
     data = b"a" * nul_at + b"\x00" + b"b\n"
-    half = BINARY_PROBE_BYTES // 2  # the NUL comes in the second chunk unless it is at 0
+    half = BINARY_PROBE_BYTES // 2  # the NUL comes in the second chunk unless it is at 1
     splitter, lines = split([data[:half], data[half:]])
     assert splitter.binary_at == (nul_at if binary else None)
     assert lines == ([] if binary else ["a" * nul_at + "\x00b"])
