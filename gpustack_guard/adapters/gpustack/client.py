@@ -36,6 +36,7 @@ from gpustack_guard.adapters.gpustack.transport import (
     read_body,
     request_deadline,
 )
+from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.secrets import mask_url
 
@@ -156,8 +157,11 @@ class GPUStackClient:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
         self.base_url = mask_url(base_url).rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
-                                  transport=transport, follow_redirects=False)
+        try:  # httpx reads the proxy variables here: a proxy URL it cannot use fails now, not mid-command
+            self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
+                                      transport=transport, follow_redirects=False)
+        except PROXY_ERRORS as exc:
+            raise GsgError(proxy_problem(exc)) from None
         install_deadlines(self._http)
         self.timeout = timeout
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock

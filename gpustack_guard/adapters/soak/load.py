@@ -18,6 +18,8 @@ from typing import Awaitable, Callable
 
 import httpx
 
+from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
+from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.json_depth import nests_deeper
 from gpustack_guard.core.soak.prompts import Prompt
 from gpustack_guard.core.soak.rounds import RequestResult
@@ -438,5 +440,8 @@ def _tls_context(verify: bool | str) -> ssl.SSLContext | bool:
 def make_client(connections: int, timeout: float, transport: httpx.AsyncBaseTransport | None = None,
                 verify: bool | str = True) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                             transport=transport, verify=_tls_context(verify))
+    try:  # httpx reads the proxy variables here: one it cannot use is one line, not an internal error
+        return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                                 transport=transport, verify=_tls_context(verify))
+    except PROXY_ERRORS as exc:
+        raise GsgError(proxy_problem(exc)) from None
