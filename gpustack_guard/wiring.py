@@ -254,7 +254,8 @@ class Connection:
 def connect(opts: ConnectionOptions) -> Connection:
     """A checked connection: a GPUStack 2.x server, a key, and that key accepted (/v2/users/me)."""
     from gpustack_guard.adapters.files.output import register_secret
-    from gpustack_guard.adapters.gpustack.client import GPUStackClient, Limits
+    from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient, Limits
+    from gpustack_guard.adapters.gpustack.transport import printable
     from gpustack_guard.core.secrets import mask_url, url_secrets
     from gpustack_guard.core.urls import bad_url
     from gpustack_guard.core.versions import at_least
@@ -282,7 +283,15 @@ def connect(opts: ConnectionOptions) -> Connection:
     if not key:
         source = opts.api_key_env if opts.api_key_env != "GSG_API_KEY" else "GSG_API_KEY or pass --api-key-file"
         raise GsgError(f"no API key: set {source} (a key with the management scope)")
-    client.me()
+    try:
+        client.me()
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        # the first /v2 call: a 404 here is an API gsg does not speak (a later GPUStack) or a URL that is not
+        # the server's root (a path prefix a proxy does not forward), never a missing user
+        raise GsgError(f"GPUStack {printable(version, 64)} answers HTTP 404 on /v2/users/me: it does not serve the "
+                       "/v2 API gsg speaks (GPUStack 2.x), or the URL is not the server's root", where=shown) from None
     return Connection(client, version, options=opts)
 
 
