@@ -38,6 +38,7 @@ REFUSED = "connection refused"
 # A kept-alive connection the server closed just as we reused it, before any answer: sent again this many times
 STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
+USAGE_PAST_MAX = "usage counts more completion tokens than the request's max_tokens (a proxy's or a wrong count)"
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
@@ -165,10 +166,12 @@ def _json_error(line: bytes) -> bool:
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
-    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event")
+    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
+                 "max_tokens")
 
-    def __init__(self, clock: Callable[[], float]):
+    def __init__(self, clock: Callable[[], float], max_tokens: int | None = None):
         self.clock = clock
+        self.max_tokens = max_tokens  # what the request allowed: a usage count past it is not this answer's
         self.first: float | None = None
         self.last = 0.0  # read only after the first delta, which sets it
         self.gaps: list[float] = []
@@ -233,6 +236,10 @@ class _Deltas:
             # within MAX_ANSWER_BYTES can hold is a broken answer, not a figure to average
             if type(counted) is not int or not 0 <= counted <= MAX_USAGE_TOKENS:
                 return "malformed stream chunk"
+            # an engine stops at max_tokens: a larger count (a proxy's sum over requests, a lying endpoint) would
+            # inflate tok/s; the streamed deltas are no substitute (an engine may send several tokens in one)
+            if self.max_tokens is not None and counted > self.max_tokens:
+                return USAGE_PAST_MAX
             self.usage_tokens = counted
         return None
 
@@ -241,7 +248,7 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                      timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
     started = clock()
-    seen = _Deltas(clock)
+    seen = _Deltas(clock, prompt.max_tokens)
     headers = {"Accept-Encoding": "identity"}
     if target.api_key:
         headers["Authorization"] = f"Bearer {target.api_key}"
