@@ -162,3 +162,43 @@ def test_a_404_after_the_first_v2_call_keeps_its_endpoint(gsg, fake, specs, monk
     monkeypatch.setattr(fake, "_handle", workers_missing)
     result = gsg("snapshot", "--out", "fleet.yaml")
     assert (result.code, result.err) == (1, "gsg: error: GET /v2/workers: HTTP 404 Not Found: Not Found\n")
+
+
+# --- a server URL with a query (an auth gateway's token) ---------------------------------------------------
+
+@pytest.mark.parametrize("url", ["http://admin:pw-q-1@gpustack.test/?token=tok-q-12345&x=",
+                                 "http://gpustack.test?token=tok-q-12345&x=#frag"])
+def test_a_server_url_query_is_sent_with_every_request_and_the_path_stays_the_apis(url):
+    """Before: httpx appended each path to the URL's text, so every request went to '/?token=********/v2/models'
+    (mask_url's form: the token itself was never sent)."""
+    import httpx
+
+    from gpustack_guard.adapters.gpustack.client import GPUStackClient
+
+    seen: list[httpx.URL] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url)
+        if request.url.path == "/version":
+            return httpx.Response(200, json={"version": "v2.3.0"})
+        return httpx.Response(200, json={"items": [], "pagination": {"totalPage": 1}})
+
+    client = GPUStackClient(url, "k", transport=httpx.MockTransport(answer))
+    client.version()
+    client.models(cluster_id=3)
+    assert [(u.path, u.params.multi_items()) for u in seen] == [
+        ("/version", [("token", "tok-q-12345"), ("x", "")]),
+        ("/v2/models", [("token", "tok-q-12345"), ("x", ""), ("cluster_id", "3"), ("page", "1"),
+                        ("perPage", str(client.limits.page_size))])]
+    assert all(u.userinfo == b"" and u.fragment == "" for u in seen)
+    assert client.base_url.startswith("http://gpustack.test") and "tok-q-12345" not in client.base_url
+
+
+def test_a_gateway_token_in_the_server_url_reaches_the_server_and_is_never_shown(gsg, loopback, monkeypatch,
+                                                                                  tmp_path):
+    monkeypatch.setenv("GSG_URL", loopback.url() + "/?token=tok-q-67890")
+    result = gsg("snapshot", "--out", str(tmp_path / "f.yaml"))
+    assert result.code == 0, result.err
+    assert all("token=tok-q-67890" in path for _method, path in loopback.requests), loopback.requests
+    assert "/v2/workers" in {path.split("?")[0] for _method, path in loopback.requests}
+    assert "tok-q-67890" not in result.out + result.err + (tmp_path / "f.yaml").read_text()

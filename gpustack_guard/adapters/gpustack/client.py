@@ -157,9 +157,10 @@ class GPUStackClient:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
         self.base_url = mask_url(base_url).rstrip("/")
+        root, query = _root_and_query(base_url)
         try:  # httpx reads the proxy variables here: a proxy URL it cannot use fails now, not mid-command
-            self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
-                                      transport=transport, follow_redirects=False)
+            self._http = httpx.Client(base_url=root, params=query, headers=headers, timeout=timeout,
+                                      verify=verify, transport=transport, follow_redirects=False)
         except PROXY_ERRORS as exc:
             raise GsgError(proxy_problem(exc)) from None
         install_deadlines(self._http)
@@ -730,6 +731,20 @@ def _text_error(method: str, path: str, answer: _Answer) -> ApiError:
     if answer.status in HINTS:
         message += f" — {HINTS[answer.status]}"
     return ApiError(method, path, message, answer.status, answer.reason)
+
+
+def _root_and_query(url: str) -> tuple[str, httpx.QueryParams]:
+    """The server URL without user info, query or fragment, and its query's parameters. httpx appends each path to
+    the base URL's text, query included ('http://h/?token=t' + '/v2/models' is '/?token=t/v2/models', the root page),
+    so a query (an auth gateway's token) is sent as parameters of every request instead; and unmasked: mask_url's
+    form would send '********' as the token."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # the CLI refuses such a URL first; a direct caller gets the old reading
+        return mask_url(url).rstrip("/"), httpx.QueryParams()
+    host = parts.netloc.rpartition("@")[2]
+    return (urlunsplit((parts.scheme, host, parts.path, "", "")).rstrip("/"),
+            httpx.QueryParams(parts.query))
 
 
 def _short(exc: Exception) -> str:
