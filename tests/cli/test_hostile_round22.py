@@ -202,3 +202,49 @@ def test_a_gateway_token_in_the_server_url_reaches_the_server_and_is_never_shown
     assert all("token=tok-q-67890" in path for _method, path in loopback.requests), loopback.requests
     assert "/v2/workers" in {path.split("?")[0] for _method, path in loopback.requests}
     assert "tok-q-67890" not in result.out + result.err + (tmp_path / "f.yaml").read_text()
+
+
+# --- a fleet with no cluster at all --------------------------------------------------------------------------
+
+NO_CLUSTER = ("error GSG008 cluster [llama-8b]: the fleet has no cluster: nothing can be placed (an empty snapshot, "
+              "or a server that lists no clusters)")
+
+
+def test_an_empty_fleet_file_is_not_called_several_clusters(gsg, tmp_path):
+    """Before: 'cluster_name is required: the fleet has several clusters (none)', fix: add 'cluster_name:'."""
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("clusters: []\n")
+    spec = tmp_path / "llama-8b.yaml"
+    spec.write_text((REPO / "specs" / "llama-8b.yaml").read_text())
+    result = gsg("validate", str(spec), "--fleet", str(fleet), "--offline")
+    assert result.code == 1
+    assert result.out.splitlines()[0] == f"{spec}:3:7: {NO_CLUSTER}"
+    assert "several" not in result.out and "fix:" not in result.out
+
+
+def test_a_server_answering_the_same_empty_json_everywhere_is_no_cluster_for_plan_and_apply(gsg, fake, specs,
+                                                                                            monkeypatch):
+    """A catch-all mock: one JSON object for every path (a version, an empty list, a model's id and name)."""
+    import httpx
+
+    def same(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"version": "v2.3.0", "items": [], "pagination": {"totalPage": 1},
+                                         "id": 1, "name": "llama-8b"})
+
+    monkeypatch.setattr(fake, "_handle", same)
+    for command in (["plan", "specs"], ["apply", "specs", "--yes"], ["validate", "specs", "--server-check"]):
+        result = gsg(*command)
+        assert result.code == 1, (command, result.err)
+        assert f"specs/llama-8b.yaml:3:7: {NO_CLUSTER}" in result.out + result.err, (command, result.out)
+    assert fake.log == []  # the catch-all answered; the fake's own models were never touched
+
+
+def test_a_cluster_name_on_an_empty_fleet_is_still_an_unknown_cluster(gsg, tmp_path):
+    """The neighbour: a spec naming its cluster is told that cluster is not there."""
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("clusters: []\n")
+    spec = tmp_path / "a.yaml"
+    spec.write_text((REPO / "specs" / "llama-8b.yaml").read_text().replace("name: llama-8b\n",
+                                                                           "name: llama-8b\ncluster_name: prod\n", 1))
+    result = gsg("validate", str(spec), "--fleet", str(fleet), "--offline")
+    assert "error GSG008 cluster [llama-8b]: cluster 'prod' is not in the fleet (known: none)" in result.out
