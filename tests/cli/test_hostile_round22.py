@@ -248,3 +248,43 @@ def test_a_cluster_name_on_an_empty_fleet_is_still_an_unknown_cluster(gsg, tmp_p
                                                                            "name: llama-8b\ncluster_name: prod\n", 1))
     result = gsg("validate", str(spec), "--fleet", str(fleet), "--offline")
     assert "error GSG008 cluster [llama-8b]: cluster 'prod' is not in the fleet (known: none)" in result.out
+
+
+# --- FastAPI's validation errors ---------------------------------------------------------------------------
+
+FASTAPI_422 = {"detail": [
+    {"type": "missing", "loc": ["body", "source"], "msg": "Field required",
+     "input": {"name": "llama-70b-q4", "env": {"HF_TOKEN": "hf_echoed_secret_0001"}}},
+    {"type": "int_parsing", "loc": ["body", "replicas"], "msg": "Input should be a valid integer", "input": "two"}]}
+
+
+@pytest.mark.parametrize("body, says", [
+    (FASTAPI_422, "HTTP 422 Unprocessable Entity: source: Field required; replicas: Input should be a valid integer"),
+    ({"detail": FASTAPI_422["detail"] * 2}, "HTTP 422 Unprocessable Entity: source: Field required; replicas: Input "
+                                            "should be a valid integer; source: Field required (+1 more)"),
+    ({"detail": "Model name already exists"}, "HTTP 422 Unprocessable Entity: Model name already exists"),
+    ({"detail": {"unexpected": ["shape"]}}, "HTTP 422 Unprocessable Entity"),
+    ({}, "HTTP 422 Unprocessable Entity"),
+])
+def test_a_validation_error_names_fields_and_messages_never_the_echoed_input(gsg, fake, specs, monkeypatch, body,
+                                                                             says):
+    """Before: Python's repr of FastAPI's list, cut at 300 characters: "[{'type': 'missing', 'loc': ['body', ...],
+    'input': {...}}]", the request's own values echoed."""
+    import json
+
+    import httpx
+
+    handled = fake._handle
+
+    def refusing(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == "/v2/models" and \
+                json.loads(request.content).get("name") == "llama-70b-q4":  # not the apply lock's lease
+            return httpx.Response(422, json=body)
+        return handled(request)
+
+    monkeypatch.setattr(fake, "_handle", refusing)
+    result = gsg("apply", "specs", "--yes")
+    assert result.code == 1
+    failed = [line for line in result.err.splitlines() if line.startswith("  failed: ")]
+    assert failed == [f"  failed: llama-70b-q4: create: POST /v2/models: {says}"], result.err
+    assert "'input'" not in result.err and "hf_echoed" not in result.err and "{'" not in result.err

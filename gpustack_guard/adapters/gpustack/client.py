@@ -707,7 +707,7 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
         body = None
     if isinstance(body, dict):
         reason = str(body.get("reason") or reason)[:100]
-        message = str(body.get("message") or body.get("detail") or "")
+        message = _detail_text(body.get("message") or body.get("detail"))
         if isinstance(body.get("error"), dict):  # OpenAI-shaped errors on /v1
             message = str(body["error"].get("message", message))
     first = message.strip().splitlines()[0][:300] if message.strip() else ""
@@ -717,6 +717,27 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
     if status in HINTS:
         text += f" — {HINTS[status]}"
     return ApiError(method, path, text, status, reason)
+
+
+def _detail_text(detail: Any) -> str:
+    """An error body's message or detail as text. FastAPI's validation errors are a list of {loc, msg, input}: each
+    is 'field: msg', never its `input` (the request's own values, secrets included) nor Python's repr of the list."""
+    if isinstance(detail, str):
+        return detail
+    if isinstance(detail, dict):
+        return _detail_text(detail.get("message") or detail.get("msg"))
+    if not isinstance(detail, list):
+        return ""
+    parts = []
+    for entry in detail:
+        if isinstance(entry, dict) and isinstance(entry.get("msg"), str):
+            loc = [str(p) for p in entry.get("loc") or () if isinstance(p, (str, int))]
+            where = ".".join(loc[1:] if loc[:1] == ["body"] else loc)
+            parts.append(f"{where}: {entry['msg']}" if where else entry["msg"])
+        elif isinstance(entry, str):
+            parts.append(entry)
+    shown = "; ".join(parts[:3]).replace("\n", " ")
+    return shown + (f" (+{len(parts) - 3} more)" if len(parts) > 3 else "")
 
 
 _TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
