@@ -288,3 +288,25 @@ def test_a_validation_error_names_fields_and_messages_never_the_echoed_input(gsg
     failed = [line for line in result.err.splitlines() if line.startswith("  failed: ")]
     assert failed == [f"  failed: llama-70b-q4: create: POST /v2/models: {says}"], result.err
     assert "'input'" not in result.err and "hf_echoed" not in result.err and "{'" not in result.err
+
+
+# --- a GPUStack run from source ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version", ["0.0.0", "v0.0.0"])
+def test_a_development_build_reporting_0_0_0_is_served_as_the_newest(gsg, fake, specs, tmp_path, version):
+    """GPUStack from source reports gpustack/__init__.py's placeholder '0.0.0'. Before: 'GPUStack 0.0.0 is not
+    supported: gsg speaks the /v2 API of GPUStack 2.x' for every command."""
+    fake.version = version
+    assert gsg("snapshot", "--out", "fleet.yaml").code == 0
+    assert gsg("apply", "specs", "--yes").code == 0
+    exported = gsg("export", "--out", str(tmp_path / "exported"))
+    assert exported.code == 0, exported.err
+    assert ("POST", "/v2/models/export") in fake.log  # the export endpoint, as on 2.3 and later
+
+
+@pytest.mark.parametrize("version", ["v0.7.1", "0.0.1", "v1.9.0"])
+def test_a_real_0_x_or_1_x_release_is_still_refused(gsg, fake, specs, version):
+    fake.version = version
+    result = gsg("snapshot", "--out", "fleet.yaml")
+    assert (result.code, result.err) == (1, f"gsg: error: http://gpustack.test: GPUStack {version} is not supported: "
+                                            "gsg speaks the /v2 API of GPUStack 2.x\n")
