@@ -25,7 +25,7 @@ def load_fleet(path_text: str) -> Fleet:
         raise GsgError(f"snapshot format_version {version} is newer than this gsg understands ({FORMAT_VERSION})",
                        where=shown)
     try:
-        return Fleet.validate(doc.data)
+        fleet = Fleet.validate(doc.data)
     except ValidationError as error:
         err = error.errors(include_url=False, include_input=False)[0]
         loc = field_path(err["loc"], doc.data)
@@ -33,6 +33,16 @@ def load_fleet(path_text: str) -> Fleet:
         dotted = ".".join(str(p) for p in loc) or "(document)"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
         raise GsgError(f"'{dotted}': {err['msg']}{more}", where=f"{shown}:{line}:{column}") from None
+    for c, cluster in enumerate(fleet.clusters):
+        for w, worker in enumerate(cluster.workers):
+            repeat = worker.repeated_gpu()
+            if repeat is not None:
+                gpu = worker.gpus[repeat[0]]
+                line, column = doc.position(("clusters", c, "workers", w, "gpus", repeat[0], "index"))
+                raise GsgError(f"'clusters.{c}.workers.{w}.gpus.{repeat[0]}.index': worker '{worker.name}' lists GPU "
+                               f"{gpu.type}:{gpu.index} twice (gpus {repeat[1]} and {repeat[0]}): one GPU would "
+                               "count as two", where=f"{shown}:{line}:{column}")
+    return fleet
 
 
 def dump_fleet(fleet: Fleet) -> str:

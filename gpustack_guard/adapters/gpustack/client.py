@@ -36,6 +36,7 @@ from gpustack_guard.adapters.gpustack.transport import (
     read_body,
     request_deadline,
 )
+from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.secrets import mask_url
 
@@ -156,8 +157,12 @@ class GPUStackClient:
             headers["Authorization"] = f"Bearer {api_key}"
         # User info would make httpx send Basic auth in place of the key, and must never be printed: drop it.
         self.base_url = mask_url(base_url).rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, verify=verify,
-                                  transport=transport, follow_redirects=False)
+        root, query = _root_and_query(base_url)
+        try:  # httpx reads the proxy variables here: a proxy URL it cannot use fails now, not mid-command
+            self._http = httpx.Client(base_url=root, params=query, headers=headers, timeout=timeout,
+                                      verify=verify, transport=transport, follow_redirects=False)
+        except PROXY_ERRORS as exc:
+            raise GsgError(proxy_problem(exc)) from None
         install_deadlines(self._http)
         self.timeout = timeout
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
@@ -702,7 +707,7 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
         body = None
     if isinstance(body, dict):
         reason = str(body.get("reason") or reason)[:100]
-        message = str(body.get("message") or body.get("detail") or "")
+        message = _detail_text(body.get("message") or body.get("detail"))
         if isinstance(body.get("error"), dict):  # OpenAI-shaped errors on /v1
             message = str(body["error"].get("message", message))
     first = message.strip().splitlines()[0][:300] if message.strip() else ""
@@ -712,6 +717,27 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
     if status in HINTS:
         text += f" — {HINTS[status]}"
     return ApiError(method, path, text, status, reason)
+
+
+def _detail_text(detail: Any) -> str:
+    """An error body's message or detail as text. FastAPI's validation errors are a list of {loc, msg, input}: each
+    is 'field: msg', never its `input` (the request's own values, secrets included) nor Python's repr of the list."""
+    if isinstance(detail, str):
+        return detail
+    if isinstance(detail, dict):
+        return _detail_text(detail.get("message") or detail.get("msg"))
+    if not isinstance(detail, list):
+        return ""
+    parts = []
+    for entry in detail:
+        if isinstance(entry, dict) and isinstance(entry.get("msg"), str):
+            loc = [str(p) for p in entry.get("loc") or () if isinstance(p, (str, int))]
+            where = ".".join(loc[1:] if loc[:1] == ["body"] else loc)
+            parts.append(f"{where}: {entry['msg']}" if where else entry["msg"])
+        elif isinstance(entry, str):
+            parts.append(entry)
+    shown = "; ".join(parts[:3]).replace("\n", " ")
+    return shown + (f" (+{len(parts) - 3} more)" if len(parts) > 3 else "")
 
 
 _TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
@@ -726,6 +752,20 @@ def _text_error(method: str, path: str, answer: _Answer) -> ApiError:
     if answer.status in HINTS:
         message += f" — {HINTS[answer.status]}"
     return ApiError(method, path, message, answer.status, answer.reason)
+
+
+def _root_and_query(url: str) -> tuple[str, httpx.QueryParams]:
+    """The server URL without user info, query or fragment, and its query's parameters. httpx appends each path to
+    the base URL's text, query included ('http://h/?token=t' + '/v2/models' is '/?token=t/v2/models', the root page),
+    so a query (an auth gateway's token) is sent as parameters of every request instead; and unmasked: mask_url's
+    form would send '********' as the token."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # the CLI refuses such a URL first; a direct caller gets the old reading
+        return mask_url(url).rstrip("/"), httpx.QueryParams()
+    host = parts.netloc.rpartition("@")[2]
+    return (urlunsplit((parts.scheme, host, parts.path, "", "")).rstrip("/"),
+            httpx.QueryParams(parts.query))
 
 
 def _short(exc: Exception) -> str:

@@ -66,8 +66,9 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
     """(cluster id, worker) from one /v2/workers item."""
     item = _item(WORKERS, index, raw)
     gpus = []
+    positions: list[int] = []  # each GPU's position in status.gpu_devices (unmeasured ones are skipped)
     status = item.child("status")
-    for device in status.children("gpu_devices") if status else []:
+    for position, device in enumerate(status.children("gpu_devices") if status else []):
         memory = device.child("memory")
         gpu_index = device.count("index", None)
         total = memory.count("total", None) if memory else None
@@ -81,6 +82,7 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         vendor, kind, name = device.get("vendor", str, ""), device.get("type", str, "cuda"), device.get("name", str, "")
         try:
             gpus.append(Gpu(index=gpu_index, vendor=vendor, type=kind, name=name, memory=measured))
+            positions.append(position)
         except ValidationError as exc:
             _refused(device, exc)
     reserved = item.child("system_reserved")
@@ -94,6 +96,12 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         worker = Worker(name=name, labels=labels, state=state, system_reserved=system_reserved, gpus=gpus)
     except ValidationError as exc:
         _refused(item, exc)
+    repeat = worker.repeated_gpu()
+    if repeat is not None:
+        gpu = gpus[repeat[0]]
+        raise ApiError("GET", WORKERS, f"item {index}: worker '{printable(name, 60)}' lists GPU {gpu.type}:{gpu.index} "
+                                       f"twice (GPUs {positions[repeat[1]]} and {positions[repeat[0]]} of "
+                                       "status.gpu_devices): one GPU would count as two; refusing the fleet")
     return item.get("cluster_id", int), worker
 
 

@@ -234,9 +234,15 @@ class HubFiles:
         A HEAD stops at a redirect off the hub: the metadata is on the hub's own answer."""
         import httpx
 
+        from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
+
         hub_response = None
+        try:  # httpx reads the proxy variables here: one it cannot use is the lookup's failure, not a crash
+            session = httpx.Client(timeout=self._timeout, transport=self._transport, follow_redirects=False)
+        except PROXY_ERRORS as exc:
+            raise HubError(f"hub lookup of {repo}/{filename}: {proxy_problem(exc)}") from None
         try:
-            with httpx.Client(timeout=self._timeout, transport=self._transport, follow_redirects=False) as client:
+            with session as client:
                 for _ in range(MAX_REDIRECTS + 1):
                     response = client.request(method, url, headers=self._headers(url, headers))
                     on_hub = _origin(url) == self._hub_origin

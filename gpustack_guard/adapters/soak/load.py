@@ -18,6 +18,8 @@ from typing import Awaitable, Callable
 
 import httpx
 
+from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
+from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.json_depth import nests_deeper
 from gpustack_guard.core.soak.prompts import Prompt
 from gpustack_guard.core.soak.rounds import RequestResult
@@ -36,6 +38,7 @@ REFUSED = "connection refused"
 # A kept-alive connection the server closed just as we reused it, before any answer: sent again this many times
 STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
+USAGE_PAST_MAX = "usage counts more completion tokens than the request's max_tokens (a proxy's or a wrong count)"
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
@@ -163,10 +166,12 @@ def _json_error(line: bytes) -> bool:
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
-    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event")
+    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
+                 "max_tokens")
 
-    def __init__(self, clock: Callable[[], float]):
+    def __init__(self, clock: Callable[[], float], max_tokens: int | None = None):
         self.clock = clock
+        self.max_tokens = max_tokens  # what the request allowed: a usage count past it is not this answer's
         self.first: float | None = None
         self.last = 0.0  # read only after the first delta, which sets it
         self.gaps: list[float] = []
@@ -231,6 +236,10 @@ class _Deltas:
             # within MAX_ANSWER_BYTES can hold is a broken answer, not a figure to average
             if type(counted) is not int or not 0 <= counted <= MAX_USAGE_TOKENS:
                 return "malformed stream chunk"
+            # an engine stops at max_tokens: a larger count (a proxy's sum over requests, a lying endpoint) would
+            # inflate tok/s; the streamed deltas are no substitute (an engine may send several tokens in one)
+            if self.max_tokens is not None and counted > self.max_tokens:
+                return USAGE_PAST_MAX
             self.usage_tokens = counted
         return None
 
@@ -239,7 +248,7 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                      timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
     started = clock()
-    seen = _Deltas(clock)
+    seen = _Deltas(clock, prompt.max_tokens)
     headers = {"Accept-Encoding": "identity"}
     if target.api_key:
         headers["Authorization"] = f"Bearer {target.api_key}"
@@ -438,5 +447,8 @@ def _tls_context(verify: bool | str) -> ssl.SSLContext | bool:
 def make_client(connections: int, timeout: float, transport: httpx.AsyncBaseTransport | None = None,
                 verify: bool | str = True) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                             transport=transport, verify=_tls_context(verify))
+    try:  # httpx reads the proxy variables here: one it cannot use is one line, not an internal error
+        return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                                 transport=transport, verify=_tls_context(verify))
+    except PROXY_ERRORS as exc:
+        raise GsgError(proxy_problem(exc)) from None

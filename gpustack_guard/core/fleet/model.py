@@ -50,6 +50,17 @@ class Worker(Record):
     def gpu_id(self, gpu: Gpu) -> str:
         return f"{self.name}:{gpu.type}:{gpu.index}"
 
+    def repeated_gpu(self) -> tuple[int, int] | None:
+        """(position of the first GPU whose id an earlier one has, that earlier position), or None. GPUStack
+        addresses a GPU by worker, type and index: two entries of one id are one GPU listed twice (a broken
+        worker report), and counted as two they would pass a TP=2 replica on one card."""
+        seen: dict[tuple[str, int], int] = {}
+        for position, gpu in enumerate(self.gpus):
+            first = seen.setdefault((gpu.type, gpu.index), position)
+            if first != position:
+                return position, first
+        return None
+
     @property
     def all_labels(self) -> dict[str, str]:
         """GPUStack adds worker-name to every worker's labels."""

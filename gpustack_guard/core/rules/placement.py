@@ -45,7 +45,11 @@ def _cluster(ev: Evaluation) -> Iterator[Finding]:
         return
     spec, doc = ev.rendered.spec, ev.rendered.doc
     known = ", ".join(failure.known) or "none"
-    if failure.reason is Unplaced.CLUSTER_REQUIRED:
+    if failure.reason is Unplaced.CLUSTER_REQUIRED and not failure.known:
+        # no cluster at all (an empty snapshot, a server that lists none): no cluster_name would help
+        yield finding(CLUSTER, doc.at("name"), "the fleet has no cluster: nothing can be placed (an empty snapshot, "
+                      "or a server that lists no clusters)", spec=spec.name)
+    elif failure.reason is Unplaced.CLUSTER_REQUIRED:
         yield finding(CLUSTER, doc.at("name"), f"cluster_name is required: the fleet has several clusters ({known})",
                       spec=spec.name, fix="add 'cluster_name:'")
     else:

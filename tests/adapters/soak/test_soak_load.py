@@ -105,7 +105,7 @@ def test_the_api_key_goes_in_the_bearer_header():
     assert result.ok and server.seen_auth == {"Bearer sk-test-123456"}
 
 
-def _streamed(usage_line: bytes):
+def _streamed(usage_line: bytes, prompt=PROMPT):
     """One request answered with two content deltas and then `usage_line` (an in-memory SSE answer)."""
     import httpx
 
@@ -118,21 +118,35 @@ def _streamed(usage_line: bytes):
     async def go():
         async with make_client(1, 5.0, transport) as client:
             return await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
-                                    PROMPT, 0.0, 5.0)
+                                    prompt, 0.0, 5.0)
     return asyncio.run(go())
+
+
+# a prompt that allows any count: these read the count's own bounds, not max_tokens
+UNBOUNDED = make_prompt(0, 0, 40, MAX_USAGE_TOKENS + 1)
 
 
 @pytest.mark.parametrize("count, tokens", [("7", 7), ("0", 0), (str(MAX_USAGE_TOKENS), MAX_USAGE_TOKENS),
                                            ("null", 2)])  # no count: the deltas are counted
 def test_a_usage_count_that_is_a_count_is_the_answers_tokens(count, tokens):
-    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
+    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}", UNBOUNDED)
     assert (result.ok, result.error, result.output_tokens) == (True, None, tokens)
 
 
 @pytest.mark.parametrize("count", ["-5", "true", "2.5", '"7"', str(MAX_USAGE_TOKENS + 1), "1" + "0" * 30])
 def test_a_usage_count_that_is_no_count_is_a_malformed_answer_not_a_figure(count):
-    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
+    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}", UNBOUNDED)
     assert (result.ok, result.error, result.output_tokens) == (False, "malformed stream chunk", 0)
+
+
+# round 22: an endpoint (or a proxy summing over requests) that reports more tokens than the request allowed
+# had its count taken whole, so tok/s showed 10,000 tokens for an answer of two deltas and max_tokens 6
+@pytest.mark.parametrize("count, ok, tokens", [("6", True, 6), ("7", False, 0), ("10000", False, 0)])
+def test_a_usage_count_past_max_tokens_is_a_lie_not_a_figure(count, ok, tokens):
+    result = _streamed(b'data: {"choices": [], "usage": {"completion_tokens": ' + count.encode() + b"}}")
+    reason = None if ok else ("usage counts more completion tokens than the request's max_tokens (a proxy's or a "
+                              "wrong count)")
+    assert (result.ok, result.error, result.output_tokens) == (ok, reason, tokens)
 
 
 # a round's memory bound: the requests stop starting once the round holds max_gaps inter-token gaps
