@@ -28,6 +28,7 @@ from typing import Callable, Union
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.secrets import masked_value
 from gpustack_guard.core.units import parse_size
 from gpustack_guard.core.versions import Version, parse_version
 
@@ -60,6 +61,7 @@ class FlagValueError(ValueError):
 def shown(value: str | None) -> str:
     if value is None:
         return "without a value"
+    value = masked_value(value)  # a URL's password is masked before the cut: a cut one is no longer a URL
     text = value if len(value) <= VALUE_SHOWN else value[:VALUE_SHOWN] + "…"
     return repr(text)
 

@@ -25,6 +25,7 @@ from gpustack_guard.core.secrets import (
     is_secret_flag,
     mask_args,
     masked,
+    masked_value,
     resolve_env,
     secret_arg_values,
 )
@@ -68,8 +69,10 @@ class RenderedSpec:
     def secret_values(self) -> list[str]:
         from_env = [self.env[k] for k in self.secret_keys if k in self.env]
         # an argument renders as --KEY[=VALUE], so secret_arg_values finds a value only when a key is a secret
-        # flag: asking the keys first skips rendering the arguments of nearly every spec (~1.6 us a spec)
-        if not any(is_secret_flag(arg.key, self.secret_flags) for arg in self.args):
+        # flag or a value is a URL or token: asking first skips rendering the arguments of nearly every spec
+        # (~1.6 us a spec)
+        if not any(is_secret_flag(arg.key, self.secret_flags) or arg.value and masked_value(arg.value) != arg.value
+                   for arg in self.args):
             return from_env
         return from_env + secret_arg_values(A.render(self.args), self.secret_flags)
 
