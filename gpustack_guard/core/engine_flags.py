@@ -478,8 +478,46 @@ def _number(value: Number) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+# Sizing flags of one engine that another engine's parser does not know, with that engine's own spelling (None: no
+# counterpart). Both parse with argparse and exit on an unrecognized argument (status 2) before loading anything,
+# and gsg's arithmetic never reads the foreign flag: the spec would size one thing and start nothing.
+# Read from vLLM vllm/engine/arg_utils.py and vllm/config/ (0.10.1, 0.11.0, 0.34.0: none of the SGLang or llama.cpp
+# names; FlexibleArgumentParser keeps argparse's parse_args) and SGLang python/sglang/srt/server_args.py (0.5.2:
+# prepare_server_args uses a plain argparse.ArgumentParser; no --max-model-len, --gpu-memory-utilization,
+# --max-num-seqs, --gpu-layers, --n-gpu-layers, --ctx-size; no flag they abbreviate).
+FOREIGN_FLAGS: dict[str, dict[str, tuple[str, str | None]]] = {
+    "vllm": {"mem-fraction-static": ("SGLang", "--gpu-memory-utilization"),
+             "context-length": ("SGLang", "--max-model-len"),
+             "max-running-requests": ("SGLang", "--max-num-seqs"),
+             "tp-size": ("SGLang", "--tensor-parallel-size"),
+             "n-gpu-layers": ("llama.cpp", None), "gpu-layers": ("llama.cpp", None),
+             "ctx-size": ("llama.cpp", "--max-model-len")},
+    "sglang": {"max-model-len": ("vLLM", "--context-length"),
+               "gpu-memory-utilization": ("vLLM", "--mem-fraction-static"),
+               "max-num-seqs": ("vLLM", "--max-running-requests"),
+               "n-gpu-layers": ("llama.cpp", None), "gpu-layers": ("llama.cpp", None),
+               "ctx-size": ("llama.cpp", "--context-length")},
+}
+_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def foreign(key: str, value: str | None, family: str) -> FlagValueError | None:
+    """A sizing flag of another engine that this engine's parser refuses (FOREIGN_FLAGS), or None."""
+    other = FOREIGN_FLAGS.get(family, {}).get(key)
+    if other is None:
+        return None
+    owner, own = other
+    engine = _ENGINE_NAMES[family]
+    spelled = f"; {engine} spells it {own}" if own else f"; {engine} has no such setting"
+    return FlagValueError(key, value, f"not a flag of {engine} but of {owner} ({engine} exits at start-up on an "
+                                      f"unrecognized argument, and gsg's arithmetic does not read it){spelled}")
+
+
 def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
     """The refusal of one flag's value, or None when the engine accepts it (or gsg does not read the flag)."""
+    refused = foreign(key, value, family)
+    if refused is not None:
+        return refused
     flag = numeric_flags(family, version).get(key)
     if flag is None:
         return None

@@ -311,9 +311,10 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             found.extend(_gpu_layers_admission(doc.at("backend_parameters", arg.index), spec, arg))
     for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
+        one, other = ((MASK, MASK) if hide else  # a URL's password in a plain flag is masked too
+                      tuple(echo.value(a.value if a.value is None else masked_value(a.value)) for a in (first, later)))
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
-                               f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
-                               f"'{MASK if hide else later.value}'); "
+                               f"--{later.key} is given twice ('{one}' and '{other}'); "
                                "the last one wins", spec=spec.name, fix="keep one"))
 
     pinned: list[A.Arg] = []

@@ -100,6 +100,44 @@ def test_sglang_refused_fraction(gsg, tmp_path):
         "fraction in (0, 1], not -0.5")
 
 
+SGLANG = VLLM.replace("backend: vLLM\nbackend_version: 0.11.0", "backend: SGLang\nbackend_version: 0.5.2")
+
+
+@pytest.mark.parametrize("base,argument,expected", [
+    # a sizing flag of the other engine: argparse exits on it, and the arithmetic (which reads the engine's own
+    # spelling) would have sized the native length instead
+    (SGLANG, "--max-model-len=4096", "--max-model-len '4096': not a flag of SGLang but of vLLM (SGLang exits at "
+                                     "start-up on an unrecognized argument, and gsg's arithmetic does not read it); "
+                                     "SGLang spells it --context-length"),
+    (SGLANG, "--gpu-memory-utilization=0.8", "--gpu-memory-utilization '0.8': not a flag of SGLang but of vLLM "
+                                             "(SGLang exits at start-up on an unrecognized argument, and gsg's "
+                                             "arithmetic does not read it); SGLang spells it --mem-fraction-static"),
+    (SGLANG, "--max-num-seqs 64", "--max-num-seqs '64': not a flag of SGLang but of vLLM (SGLang exits at start-up "
+                                  "on an unrecognized argument, and gsg's arithmetic does not read it); SGLang "
+                                  "spells it --max-running-requests"),
+    (VLLM, "--mem-fraction-static=0.8", "--mem-fraction-static '0.8': not a flag of vLLM but of SGLang (vLLM exits "
+                                        "at start-up on an unrecognized argument, and gsg's arithmetic does not read "
+                                        "it); vLLM spells it --gpu-memory-utilization"),
+    (VLLM, "--context-length=4096", "--context-length '4096': not a flag of vLLM but of SGLang (vLLM exits at "
+                                    "start-up on an unrecognized argument, and gsg's arithmetic does not read it); "
+                                    "vLLM spells it --max-model-len"),
+    (VLLM, "--ctx-size 4096", "--ctx-size '4096': not a flag of vLLM but of llama.cpp (vLLM exits at start-up on an "
+                              "unrecognized argument, and gsg's arithmetic does not read it); vLLM spells it "
+                              "--max-model-len"),
+])
+def test_a_sizing_flag_of_another_engine_is_its_only_finding(gsg, tmp_path, base, argument, expected):
+    text = base + f'backend_parameters:\n  - "{argument}"\n'
+    assert only_finding(gsg, tmp_path, text) == f"spec.yaml:9:5: error GSG016 argument-value [t]: {expected}"
+
+
+def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
+    # the neighbours: each engine's own flag is read, not refused
+    for base, argument in ((SGLANG, "--context-length=4096"), (VLLM, "--max-model-len=4096")):
+        (tmp_path / "spec.yaml").write_text(base + f"backend_parameters:\n  - {argument}\n")
+        result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
+        assert "GSG016" not in result.out, result.out
+
+
 @pytest.mark.parametrize("field,expected", [
     ("guard: {policy: {platform_footprint: .inf}}",
      "spec.yaml:8:38: error GSG002 schema [t]: 'guard.policy.platform_footprint': Value error, a size must be a "

@@ -114,3 +114,14 @@ def test_render_masks_a_url_password_in_a_plain_flag_unless_shown(gsg, tmp_path)
     assert PASSWORD not in written and f"- {masked}\n" in written
     revealed = gsg("render", "spec.yaml", "--offline", "--show-secrets", cwd=tmp_path)
     assert f"- --tokenizer={URL}\n" in revealed.out
+
+
+def test_a_plain_flag_given_twice_with_a_url_password_names_both_masked(gsg, tmp_path):
+    spec = yaml.safe_load(EXAMPLE.read_text())
+    spec["backend_parameters"] = [f"--tokenizer={URL}", "--tokenizer=https://example.com/y"]
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    assert PASSWORD not in result.out + result.err
+    assert ("spec.yaml:11:3: warning GSG014 duplicate-argument [bad-value]: --tokenizer is given twice "
+            f"('https://example.com/x?token={MASK}' and 'https://example.com/y'); the last one wins") in result.out, \
+        result.out

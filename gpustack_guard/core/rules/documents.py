@@ -245,8 +245,9 @@ ARG_VALUE = Rule(
     "GSG016", "argument-value", "A backend argument's value is one the engine refuses, or its flag is not a flag.",
     what="A backend argument whose value the engine's own parser or its range check refuses (--max-model-len 1e5 "
          "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
-         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), or a flag written with a "
-         "look-alike character (an en dash, a no-break space between flag and value).",
+         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), a flag written with a "
+         "look-alike character (an en dash, a no-break space between flag and value), or another engine's sizing "
+         "flag (vLLM's --max-model-len on SGLang, SGLang's --mem-fraction-static on vLLM).",
     why="The engine exits at startup on a value it refuses, and reads a flag with a look-alike character as an "
         "unknown one; gsg reads each numeric flag as the engine release does (vLLM's 16k / 16K, llama.cpp's "
         "std::stoi) and computes nothing on a default in place of a refused value.",
