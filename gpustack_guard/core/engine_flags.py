@@ -513,9 +513,35 @@ def foreign(key: str, value: str | None, family: str) -> FlagValueError | None:
                                       f"unrecognized argument, and gsg's arithmetic does not read it){spelled}")
 
 
+def _json_refusal(key: str, value: str | None, family: str) -> FlagValueError | None:
+    """vLLM's JSON flags whose text its parser refuses at start-up: --compilation-config other than a level number
+    (a dataclass read with pydantic's validate_json, arg_utils.get_kwargs), and --hf-overrides written as a JSON
+    object ('{...}': union_dict_and_str hands it to json.loads; other text is kept as a string). Read from vLLM
+    vllm/engine/arg_utils.py at v0.11.0; nesting past gsg's JSON depth limit is refused as well."""
+    if family != "vllm" or value is None or key not in ("compilation-config", "hf-overrides"):
+        return None
+    text = value.strip()
+    if key == "compilation-config" and text.isascii() and text.isdigit():
+        return None
+    if key == "hf-overrides" and not (text.startswith("{") and text.endswith("}")):
+        return None
+    import json  # here: most specs set neither flag (import budget)
+
+    from gpustack_guard.core.json_depth import MAX_JSON_DEPTH, nests_deeper
+    if nests_deeper(text):  # gsg's own limit (json's depth differs by Python release): said as such
+        return FlagValueError(key, value, f"nested deeper than {MAX_JSON_DEPTH} levels, gsg's limit for a JSON flag")
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return None
+    return FlagValueError(key, value, "not a JSON object (vLLM's parser exits at start-up on it)")
+
+
 def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
     """The refusal of one flag's value, or None when the engine accepts it (or gsg does not read the flag)."""
-    refused = foreign(key, value, family)
+    refused = foreign(key, value, family) or _json_refusal(key, value, family)
     if refused is not None:
         return refused
     flag = numeric_flags(family, version).get(key)

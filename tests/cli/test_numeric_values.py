@@ -130,6 +130,31 @@ def test_a_sizing_flag_of_another_engine_is_its_only_finding(gsg, tmp_path, base
     assert only_finding(gsg, tmp_path, text) == f"spec.yaml:9:5: error GSG016 argument-value [t]: {expected}"
 
 
+@pytest.mark.parametrize("argument,expected", [
+    ("--compilation-config=[1,2", "--compilation-config '[1,2': not a JSON object (vLLM's parser exits at start-up "
+                                  "on it)"),
+    ('--hf-overrides={\\"rope_scaling\\": }', "--hf-overrides '{\"rope_scaling\": }': not a JSON object (vLLM's "
+                                             "parser exits at start-up on it)"),
+    ("--hf-overrides=" + '{\\"a\\":' * 65 + "1" + "}" * 65,
+     "--hf-overrides '{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":…': nested deeper than 64 levels, "
+     "gsg's limit for a JSON flag"),
+])
+def test_a_json_flag_vllm_refuses_is_its_only_finding(gsg, tmp_path, argument, expected):
+    text = VLLM + f'backend_parameters:\n  - "{argument}"\n  - --max-model-len=4096\n'
+    assert only_finding(gsg, tmp_path, text) == f"spec.yaml:9:5: error GSG016 argument-value [t]: {expected}"
+
+
+def test_json_flags_vllm_accepts_are_no_finding(gsg, tmp_path):
+    # the neighbours: a level number, a JSON object, 64 levels, and --hf-overrides text that is no object (vLLM
+    # keeps it as a string)
+    for argument in ("--compilation-config=3", '--compilation-config={\\"level\\": 3}',
+                     "--hf-overrides=" + '{\\"a\\":' * 64 + "1" + "}" * 64, "--hf-overrides=foo"):
+        (tmp_path / "spec.yaml").write_text(VLLM + f'backend_parameters:\n  - "{argument}"\n'
+                                            "  - --max-model-len=4096\n")
+        result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
+        assert "GSG016" not in result.out, (argument, result.out)
+
+
 def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
     # the neighbours: each engine's own flag is read, not refused
     for base, argument in ((SGLANG, "--context-length=4096"), (VLLM, "--max-model-len=4096")):
