@@ -119,7 +119,8 @@ SOURCE_ID = Rule(
          "at most 96 characters; no '--' or '..'; no part starting or ending with '-' or '.'; not ending in "
          "'.git'), a hub URL pasted as the id (huggingface.co, hf.co, modelscope.cn), a `huggingface_filename` or "
          "`model_scope_file_path` that is absolute or climbs out with '..', and a `local_path` that is relative, "
-         "starts with '~' or is a Windows path.",
+         "starts with '~' or is a Windows path. A field of another source beside the source's own "
+         "(model_scope_model_id under source: huggingface) is a warning: GPUStack stores it unread.",
     why="GPUStack cannot download or find the model; the deployment fails after it was accepted. GPUStack's "
         "server and workers open `local_path` as written, on their own file system and from their own working "
         "directory, without a shell: only an absolute POSIX path names the same file everywhere.",
