@@ -173,6 +173,9 @@ def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
     ("guard: {model: {weight_bytes: .nan}}",
      "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Value error, a size must be a finite "
      "number of bytes, not nan"),
+    ("guard: {model: {weight_bytes: '1" + "0" * 400 + "B'}}",
+     "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Value error, '10000000000000000000…(401 "
+     "digits)B' is larger than any size (past a float's range)"),
     ("guard: {model: {weight_bytes: 0}}",
      "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Input should be greater than or equal "
      "to 1"),
@@ -204,6 +207,13 @@ def test_a_non_finite_or_absurd_spec_number_is_its_only_finding(gsg, tmp_path, f
                                    r"error, a size must be a finite number of bytes, not nan"),
     ("{total: 100TiB}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': Input should be "
                         r"less than or equal to 70368744177664"),
+    # 1e308 MiB is past a float's range (int(inf) raised OverflowError, an internal error, before); 1e308 bytes
+    # is a float, refused by the fleet bound
+    ("{total: 1" + "0" * 308 + "MiB}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': "
+                                      r"Value error, '10000000000000000000…\(309 digits\)MiB' is larger than any size "
+                                      r"\(past a float's range\)"),
+    ("{total: 1" + "0" * 308 + "B}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': "
+                                      r"Input should be less than or equal to 70368744177664"),
 ])
 def test_a_non_finite_fleet_number_names_its_line(gsg, tmp_path, memory, expected):
     (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")
