@@ -469,7 +469,17 @@ def _read_value(flag: NumericFlag, value: str | None, family: str, version: str 
                                               f"{flag.range.words}") from None
     if not isinstance(parsed, tuple) and not flag.range.ok(parsed):
         raise FlagValueError(flag.key, value, f"{engine} accepts {flag.range.words}, not {_number(parsed)}")
+    if isinstance(parsed, int) and abs(parsed) > MAX_FLAG_INT and flag.key not in _BOUNDED_ELSEWHERE:
+        # Python's int has no bound, but the arithmetic's floats do (1e400 tokens overflowed it: an internal error)
+        raise FlagValueError(flag.key, value, f"a whole number of {len(str(abs(parsed))):,} digits, past gsg's limit "
+                                              f"for a flag's number, {MAX_FLAG_INT:,} (int64, what the engines' "
+                                              "tensors and kernels count with)")
     return parsed
+
+
+MAX_FLAG_INT = 2**63 - 1
+# parallel sizes meet a tighter bound with its own message (more GPUs than a worker holds, GSG022 / estimate)
+_BOUNDED_ELSEWHERE = frozenset({"tensor-parallel-size", "pipeline-parallel-size", "tp-size", "pp-size"})
 
 
 def _number(value: Number) -> str:

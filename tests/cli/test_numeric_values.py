@@ -155,6 +155,20 @@ def test_json_flags_vllm_accepts_are_no_finding(gsg, tmp_path):
         assert "GSG016" not in result.out, (argument, result.out)
 
 
+@pytest.mark.parametrize("flag", ["--max-model-len", "--max-num-seqs"])
+def test_a_whole_number_past_int64_is_its_only_finding_and_int64_is_read(gsg, tmp_path, flag):
+    # 1e400 tokens overflowed the arithmetic's floats (an internal error before); the limit is 2**63 - 1
+    for number in (2**63, 10**400):
+        text = VLLM + f"backend_parameters:\n  - {flag}={number}\n"
+        assert only_finding(gsg, tmp_path, text) == (
+            f"spec.yaml:9:5: error GSG016 argument-value [t]: {flag} '{str(number)[:40]}{'…' if number > 10**40 else ''}"
+            f"': a whole number of {len(str(number)):,} digits, past gsg's limit for a flag's number, "
+            "9,223,372,036,854,775,807 (int64, what the engines' tensors and kernels count with)")
+    (tmp_path / "spec.yaml").write_text(VLLM + f"backend_parameters:\n  - {flag}={2**63 - 1}\n")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    assert "GSG016" not in result.out and "internal error" not in result.err, result.out + result.err
+
+
 def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
     # the neighbours: each engine's own flag is read, not refused
     for base, argument in ((SGLANG, "--context-length=4096"), (VLLM, "--max-model-len=4096")):
