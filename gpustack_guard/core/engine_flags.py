@@ -28,6 +28,7 @@ from typing import Callable, Union
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
+from gpustack_guard.core.secrets import masked_value
 from gpustack_guard.core.units import parse_size
 from gpustack_guard.core.versions import Version, parse_version
 
@@ -60,6 +61,7 @@ class FlagValueError(ValueError):
 def shown(value: str | None) -> str:
     if value is None:
         return "without a value"
+    value = masked_value(value)  # a URL's password is masked before the cut: a cut one is no longer a URL
     text = value if len(value) <= VALUE_SHOWN else value[:VALUE_SHOWN] + "…"
     return repr(text)
 
@@ -467,7 +469,17 @@ def _read_value(flag: NumericFlag, value: str | None, family: str, version: str 
                                               f"{flag.range.words}") from None
     if not isinstance(parsed, tuple) and not flag.range.ok(parsed):
         raise FlagValueError(flag.key, value, f"{engine} accepts {flag.range.words}, not {_number(parsed)}")
+    if isinstance(parsed, int) and abs(parsed) > MAX_FLAG_INT and flag.key not in _BOUNDED_ELSEWHERE:
+        # Python's int has no bound, but the arithmetic's floats do (1e400 tokens overflowed it: an internal error)
+        raise FlagValueError(flag.key, value, f"a whole number of {len(str(abs(parsed))):,} digits, past gsg's limit "
+                                              f"for a flag's number, {MAX_FLAG_INT:,} (int64, what the engines' "
+                                              "tensors and kernels count with)")
     return parsed
+
+
+MAX_FLAG_INT = 2**63 - 1
+# parallel sizes meet a tighter bound with its own message (more GPUs than a worker holds, GSG022 / estimate)
+_BOUNDED_ELSEWHERE = frozenset({"tensor-parallel-size", "pipeline-parallel-size", "tp-size", "pp-size"})
 
 
 def _number(value: Number) -> str:
@@ -476,8 +488,72 @@ def _number(value: Number) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+# Sizing flags of one engine that another engine's parser does not know, with that engine's own spelling (None: no
+# counterpart). Both parse with argparse and exit on an unrecognized argument (status 2) before loading anything,
+# and gsg's arithmetic never reads the foreign flag: the spec would size one thing and start nothing.
+# Read from vLLM vllm/engine/arg_utils.py and vllm/config/ (0.10.1, 0.11.0, 0.34.0: none of the SGLang or llama.cpp
+# names; FlexibleArgumentParser keeps argparse's parse_args) and SGLang python/sglang/srt/server_args.py (0.5.2:
+# prepare_server_args uses a plain argparse.ArgumentParser; no --max-model-len, --gpu-memory-utilization,
+# --max-num-seqs, --gpu-layers, --n-gpu-layers, --ctx-size; no flag they abbreviate).
+FOREIGN_FLAGS: dict[str, dict[str, tuple[str, str | None]]] = {
+    "vllm": {"mem-fraction-static": ("SGLang", "--gpu-memory-utilization"),
+             "context-length": ("SGLang", "--max-model-len"),
+             "max-running-requests": ("SGLang", "--max-num-seqs"),
+             "tp-size": ("SGLang", "--tensor-parallel-size"),
+             "n-gpu-layers": ("llama.cpp", None), "gpu-layers": ("llama.cpp", None),
+             "ctx-size": ("llama.cpp", "--max-model-len")},
+    "sglang": {"max-model-len": ("vLLM", "--context-length"),
+               "gpu-memory-utilization": ("vLLM", "--mem-fraction-static"),
+               "max-num-seqs": ("vLLM", "--max-running-requests"),
+               "n-gpu-layers": ("llama.cpp", None), "gpu-layers": ("llama.cpp", None),
+               "ctx-size": ("llama.cpp", "--context-length")},
+}
+_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def foreign(key: str, value: str | None, family: str) -> FlagValueError | None:
+    """A sizing flag of another engine that this engine's parser refuses (FOREIGN_FLAGS), or None."""
+    other = FOREIGN_FLAGS.get(family, {}).get(key)
+    if other is None:
+        return None
+    owner, own = other
+    engine = _ENGINE_NAMES[family]
+    spelled = f"; {engine} spells it {own}" if own else f"; {engine} has no such setting"
+    return FlagValueError(key, value, f"not a flag of {engine} but of {owner} ({engine} exits at start-up on an "
+                                      f"unrecognized argument, and gsg's arithmetic does not read it){spelled}")
+
+
+def _json_refusal(key: str, value: str | None, family: str) -> FlagValueError | None:
+    """vLLM's JSON flags whose text its parser refuses at start-up: --compilation-config other than a level number
+    (a dataclass read with pydantic's validate_json, arg_utils.get_kwargs), and --hf-overrides written as a JSON
+    object ('{...}': union_dict_and_str hands it to json.loads; other text is kept as a string). Read from vLLM
+    vllm/engine/arg_utils.py at v0.11.0; nesting past gsg's JSON depth limit is refused as well."""
+    if family != "vllm" or value is None or key not in ("compilation-config", "hf-overrides"):
+        return None
+    text = value.strip()
+    if key == "compilation-config" and text.isascii() and text.isdigit():
+        return None
+    if key == "hf-overrides" and not (text.startswith("{") and text.endswith("}")):
+        return None
+    import json  # here: most specs set neither flag (import budget)
+
+    from gpustack_guard.core.json_depth import MAX_JSON_DEPTH, nests_deeper
+    if nests_deeper(text):  # gsg's own limit (json's depth differs by Python release): said as such
+        return FlagValueError(key, value, f"nested deeper than {MAX_JSON_DEPTH} levels, gsg's limit for a JSON flag")
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return None
+    return FlagValueError(key, value, "not a JSON object (vLLM's parser exits at start-up on it)")
+
+
 def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
     """The refusal of one flag's value, or None when the engine accepts it (or gsg does not read the flag)."""
+    refused = foreign(key, value, family) or _json_refusal(key, value, family)
+    if refused is not None:
+        return refused
     flag = numeric_flags(family, version).get(key)
     if flag is None:
         return None

@@ -25,6 +25,7 @@ from gpustack_guard.core.secrets import (
     is_secret_flag,
     mask_args,
     masked,
+    masked_value,
     resolve_env,
     secret_arg_values,
 )
@@ -68,8 +69,10 @@ class RenderedSpec:
     def secret_values(self) -> list[str]:
         from_env = [self.env[k] for k in self.secret_keys if k in self.env]
         # an argument renders as --KEY[=VALUE], so secret_arg_values finds a value only when a key is a secret
-        # flag: asking the keys first skips rendering the arguments of nearly every spec (~1.6 us a spec)
-        if not any(is_secret_flag(arg.key, self.secret_flags) for arg in self.args):
+        # flag or a value is a URL or token: asking first skips rendering the arguments of nearly every spec
+        # (~1.6 us a spec)
+        if not any(is_secret_flag(arg.key, self.secret_flags) or arg.value and masked_value(arg.value) != arg.value
+                   for arg in self.args):
             return from_env
         return from_env + secret_arg_values(A.render(self.args), self.secret_flags)
 
@@ -308,9 +311,10 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             found.extend(_gpu_layers_admission(doc.at("backend_parameters", arg.index), spec, arg))
     for first, later in A.duplicates(spec_args, family):
         hide = is_secret_flag(later.key, flag_extra)
+        one, other = ((MASK, MASK) if hide else  # a URL's password in a plain flag is masked too
+                      tuple(echo.value(a.value if a.value is None else masked_value(a.value)) for a in (first, later)))
         found.append(F.finding(D.DUPLICATE_ARG, doc.at("backend_parameters", later.index),
-                               f"--{later.key} is given twice ('{MASK if hide else first.value}' and "
-                               f"'{MASK if hide else later.value}'); "
+                               f"--{later.key} is given twice ('{one}' and '{other}'); "
                                "the last one wins", spec=spec.name, fix="keep one"))
 
     pinned: list[A.Arg] = []

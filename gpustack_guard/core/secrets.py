@@ -257,9 +257,31 @@ def _split_flag(item: str) -> tuple[str, str | None]:
     return name, (value if sep else None)
 
 
+def _may_be_secret_value(value: str) -> bool:
+    """Cheap test before is_secret_value: only a URL ('//') or a token-shaped start can be one."""
+    return "//" in value or bool(_TOKEN_VALUE.match(value.strip()))
+
+
+def masked_value(value: str) -> str:
+    """A plain flag's value as shown: a URL without its password and token values (the host and path stay, so
+    the message still says where), a bare token as ********; anything else as it is."""
+    if not _may_be_secret_value(value) or not is_secret_value(value):
+        return value
+    shown = mask_url(value)
+    return MASK if shown == value else shown
+
+
+def _hidden_in(value: str) -> list[str]:
+    """The parts of a plain flag's value masked_value hides, for scrubbing them from other text."""
+    if masked_value(value) == MASK:
+        return [value]
+    return url_secrets(value)
+
+
 def mask_args(params: list[str] | None, extra: Iterable[str] = ()) -> list[str] | None:
     """backend_parameters with the values of secret flags masked, in both `--flag=value` and `--flag value`
-    forms; everything else as it was."""
+    forms, and any other value that is a URL with a password or token, or a token (masked_value: a
+    `--tokenizer=https://user:pw@host/...` pasted in a plain flag); everything else as it was."""
     if params is None:
         return None
     extra = list(extra)
@@ -279,7 +301,12 @@ def mask_args(params: list[str] | None, extra: Iterable[str] = ()) -> list[str] 
             else:
                 result.append(f"{name}={MASK}")
             continue
-        result.append(text)
+        if not text.startswith("-"):
+            result.append(masked_value(text))
+        elif value is not None:
+            result.append(f"{name}={masked_value(value)}")
+        else:
+            result.append(text)
     return result
 
 
@@ -288,14 +315,23 @@ def secret_arg_values(params: list[str] | None, extra: Iterable[str] = ()) -> li
     if not params:
         return []
     extra = tuple(extra)
-    if not any(str(p).startswith("-") and is_secret_flag(_split_flag(str(p))[0], extra) for p in params):
+    if not any(str(p).startswith("-") and is_secret_flag(_split_flag(str(p))[0], extra)
+               or _may_be_secret_value(_split_flag(str(p))[1] or str(p)) for p in params):
         return []  # the common case: nothing to hide
     masked_params = mask_args(params, extra) or []
-    found = []
+    found: list[str] = []
     for original, shown in zip(params, masked_params):
-        if original != shown:
-            found.append(_split_flag(str(original))[1] if shown.endswith(f"={MASK}") else str(original))
-    return [v for v in found if v]
+        text = str(original)
+        if text == shown:
+            continue
+        name, value = _split_flag(text)
+        if not text.startswith("-"):  # a bare value: a secret flag's (all of it) or a URL or token of its own
+            found += [text] if shown == MASK else _hidden_in(text)
+        elif is_secret_flag(name, extra):
+            found.append(value or "")
+        else:
+            found += _hidden_in(value or "")
+    return [v for v in dict.fromkeys(found) if v]
 
 
 # ------------------------------------------------------------------------------------------------ scrubbing

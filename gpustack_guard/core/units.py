@@ -50,7 +50,11 @@ def parse_size(value: str | int | float) -> int:
     factor = _FACTORS.get(unit.lower())
     if factor is None:
         raise ValueError(f"unknown size unit '{unit}' (use B, KB, MB, GB, KiB, MiB, GiB, TiB)")
-    return int(round(float(number) * factor))
+    size = float(number) * factor
+    if not math.isfinite(size):  # 309 digits or more: float() is inf, and int(inf) raised OverflowError
+        shown = number if len(number) <= 20 else f"{number[:20]}…({len(number):,} digits)"
+        raise ValueError(f"'{shown}{unit}' is larger than any size (past a float's range)")
+    return int(round(size))
 
 
 def size_or_none(value: str | int | float | None) -> int | None:

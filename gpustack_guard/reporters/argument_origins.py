@@ -7,7 +7,7 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import echo
 from gpustack_guard.core.deploy.injection import WORKER_LABEL, for_spec
 from gpustack_guard.core.render import RenderedSpec
-from gpustack_guard.core.secrets import MASK, is_secret_flag
+from gpustack_guard.core.secrets import MASK, is_secret_flag, masked_value
 
 
 def origin_comment(rendered: RenderedSpec) -> str:
@@ -44,4 +44,6 @@ def origin_comment(rendered: RenderedSpec) -> str:
 
 
 def _masked(arg: A.Arg, rendered: RenderedSpec) -> str | None:
-    return MASK if arg.value is not None and is_secret_flag(arg.key, set(rendered.secret_flags)) else arg.value
+    if arg.value is None:
+        return None
+    return MASK if is_secret_flag(arg.key, set(rendered.secret_flags)) else masked_value(arg.value)

@@ -100,6 +100,83 @@ def test_sglang_refused_fraction(gsg, tmp_path):
         "fraction in (0, 1], not -0.5")
 
 
+SGLANG = VLLM.replace("backend: vLLM\nbackend_version: 0.11.0", "backend: SGLang\nbackend_version: 0.5.2")
+
+
+@pytest.mark.parametrize("base,argument,expected", [
+    # a sizing flag of the other engine: argparse exits on it, and the arithmetic (which reads the engine's own
+    # spelling) would have sized the native length instead
+    (SGLANG, "--max-model-len=4096", "--max-model-len '4096': not a flag of SGLang but of vLLM (SGLang exits at "
+                                     "start-up on an unrecognized argument, and gsg's arithmetic does not read it); "
+                                     "SGLang spells it --context-length"),
+    (SGLANG, "--gpu-memory-utilization=0.8", "--gpu-memory-utilization '0.8': not a flag of SGLang but of vLLM "
+                                             "(SGLang exits at start-up on an unrecognized argument, and gsg's "
+                                             "arithmetic does not read it); SGLang spells it --mem-fraction-static"),
+    (SGLANG, "--max-num-seqs 64", "--max-num-seqs '64': not a flag of SGLang but of vLLM (SGLang exits at start-up "
+                                  "on an unrecognized argument, and gsg's arithmetic does not read it); SGLang "
+                                  "spells it --max-running-requests"),
+    (VLLM, "--mem-fraction-static=0.8", "--mem-fraction-static '0.8': not a flag of vLLM but of SGLang (vLLM exits "
+                                        "at start-up on an unrecognized argument, and gsg's arithmetic does not read "
+                                        "it); vLLM spells it --gpu-memory-utilization"),
+    (VLLM, "--context-length=4096", "--context-length '4096': not a flag of vLLM but of SGLang (vLLM exits at "
+                                    "start-up on an unrecognized argument, and gsg's arithmetic does not read it); "
+                                    "vLLM spells it --max-model-len"),
+    (VLLM, "--ctx-size 4096", "--ctx-size '4096': not a flag of vLLM but of llama.cpp (vLLM exits at start-up on an "
+                              "unrecognized argument, and gsg's arithmetic does not read it); vLLM spells it "
+                              "--max-model-len"),
+])
+def test_a_sizing_flag_of_another_engine_is_its_only_finding(gsg, tmp_path, base, argument, expected):
+    text = base + f'backend_parameters:\n  - "{argument}"\n'
+    assert only_finding(gsg, tmp_path, text) == f"spec.yaml:9:5: error GSG016 argument-value [t]: {expected}"
+
+
+@pytest.mark.parametrize("argument,expected", [
+    ("--compilation-config=[1,2", "--compilation-config '[1,2': not a JSON object (vLLM's parser exits at start-up "
+                                  "on it)"),
+    ('--hf-overrides={\\"rope_scaling\\": }', "--hf-overrides '{\"rope_scaling\": }': not a JSON object (vLLM's "
+                                             "parser exits at start-up on it)"),
+    ("--hf-overrides=" + '{\\"a\\":' * 65 + "1" + "}" * 65,
+     "--hf-overrides '{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":…': nested deeper than 64 levels, "
+     "gsg's limit for a JSON flag"),
+])
+def test_a_json_flag_vllm_refuses_is_its_only_finding(gsg, tmp_path, argument, expected):
+    text = VLLM + f'backend_parameters:\n  - "{argument}"\n  - --max-model-len=4096\n'
+    assert only_finding(gsg, tmp_path, text) == f"spec.yaml:9:5: error GSG016 argument-value [t]: {expected}"
+
+
+def test_json_flags_vllm_accepts_are_no_finding(gsg, tmp_path):
+    # the neighbours: a level number, a JSON object, 64 levels, and --hf-overrides text that is no object (vLLM
+    # keeps it as a string)
+    for argument in ("--compilation-config=3", '--compilation-config={\\"level\\": 3}',
+                     "--hf-overrides=" + '{\\"a\\":' * 64 + "1" + "}" * 64, "--hf-overrides=foo"):
+        (tmp_path / "spec.yaml").write_text(VLLM + f'backend_parameters:\n  - "{argument}"\n'
+                                            "  - --max-model-len=4096\n")
+        result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
+        assert "GSG016" not in result.out, (argument, result.out)
+
+
+@pytest.mark.parametrize("flag", ["--max-model-len", "--max-num-seqs"])
+def test_a_whole_number_past_int64_is_its_only_finding_and_int64_is_read(gsg, tmp_path, flag):
+    # 1e400 tokens overflowed the arithmetic's floats (an internal error before); the limit is 2**63 - 1
+    for number in (2**63, 10**400):
+        text = VLLM + f"backend_parameters:\n  - {flag}={number}\n"
+        assert only_finding(gsg, tmp_path, text) == (
+            f"spec.yaml:9:5: error GSG016 argument-value [t]: {flag} '{str(number)[:40]}{'…' if number > 10**40 else ''}"
+            f"': a whole number of {len(str(number)):,} digits, past gsg's limit for a flag's number, "
+            "9,223,372,036,854,775,807 (int64, what the engines' tensors and kernels count with)")
+    (tmp_path / "spec.yaml").write_text(VLLM + f"backend_parameters:\n  - {flag}={2**63 - 1}\n")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    assert "GSG016" not in result.out and "internal error" not in result.err, result.out + result.err
+
+
+def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
+    # the neighbours: each engine's own flag is read, not refused
+    for base, argument in ((SGLANG, "--context-length=4096"), (VLLM, "--max-model-len=4096")):
+        (tmp_path / "spec.yaml").write_text(base + f"backend_parameters:\n  - {argument}\n")
+        result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
+        assert "GSG016" not in result.out, result.out
+
+
 @pytest.mark.parametrize("field,expected", [
     ("guard: {policy: {platform_footprint: .inf}}",
      "spec.yaml:8:38: error GSG002 schema [t]: 'guard.policy.platform_footprint': Value error, a size must be a "
@@ -110,6 +187,9 @@ def test_sglang_refused_fraction(gsg, tmp_path):
     ("guard: {model: {weight_bytes: .nan}}",
      "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Value error, a size must be a finite "
      "number of bytes, not nan"),
+    ("guard: {model: {weight_bytes: '1" + "0" * 400 + "B'}}",
+     "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Value error, '10000000000000000000…(401 "
+     "digits)B' is larger than any size (past a float's range)"),
     ("guard: {model: {weight_bytes: 0}}",
      "spec.yaml:8:31: error GSG002 schema [t]: 'guard.model.weight_bytes': Input should be greater than or equal "
      "to 1"),
@@ -141,6 +221,13 @@ def test_a_non_finite_or_absurd_spec_number_is_its_only_finding(gsg, tmp_path, f
                                    r"error, a size must be a finite number of bytes, not nan"),
     ("{total: 100TiB}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': Input should be "
                         r"less than or equal to 70368744177664"),
+    # 1e308 MiB is past a float's range (int(inf) raised OverflowError, an internal error, before); 1e308 bytes
+    # is a float, refused by the fleet bound
+    ("{total: 1" + "0" * 308 + "MiB}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': "
+                                      r"Value error, '10000000000000000000…\(309 digits\)MiB' is larger than any size "
+                                      r"\(past a float's range\)"),
+    ("{total: 1" + "0" * 308 + "B}", r"fleet\.yaml:6:\d+: 'clusters\.0\.workers\.0\.gpus\.0\.memory\.total': "
+                                      r"Input should be less than or equal to 70368744177664"),
 ])
 def test_a_non_finite_fleet_number_names_its_line(gsg, tmp_path, memory, expected):
     (tmp_path / "a.yaml").write_text("name: a\nsource: huggingface\nhuggingface_repo_id: x/y\n")

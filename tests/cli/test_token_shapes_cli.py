@@ -84,3 +84,44 @@ def test_verify_log_masks_a_token_in_an_engine_line(gsg, tmp_path, name, output)
 def test_the_committed_rendered_example_is_unchanged(gsg, tmp_path):
     gsg("render", "specs/", "--offline", "--out", str(tmp_path / "specs.yaml"), cwd=REPO)
     assert (tmp_path / "specs.yaml").read_bytes() == (REPO / "examples" / "rendered" / "specs.yaml").read_bytes()
+
+
+PASSWORD = "Pa55" + "word9"  # built from parts, as TOKENS
+URL = f"https://user:{PASSWORD}@example.com/x?token=abc123"
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github", "junit"])
+def test_validate_masks_a_url_password_in_a_plain_flag_in_every_format(gsg, tmp_path, output):
+    # no token shape: the URL's user info and token query are what say "secret"; the finding keeps host and path
+    _spec(tmp_path, f"--max-model-len={URL}")
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", output, cwd=tmp_path)
+    assert result.code == 1
+    assert PASSWORD not in result.out + result.err and "abc123" not in result.out + result.err
+    assert "--max-model-len 'https://example.com/x?token=********'" in result.out.replace("&#x27;", "'") \
+        .replace("&apos;", "'").replace("\\u0027", "'"), result.out
+
+
+def test_render_masks_a_url_password_in_a_plain_flag_unless_shown(gsg, tmp_path):
+    _spec(tmp_path, f"--tokenizer={URL}")
+    masked = "--tokenizer=https://example.com/x?token=" + MASK
+    for extra in ((), ("-o", "json")):
+        shown = gsg("render", "spec.yaml", "--offline", *extra, cwd=tmp_path)
+        assert shown.code == 0, shown.err
+        assert PASSWORD not in shown.out and "abc123" not in shown.out and masked in shown.out, shown.out
+    assert f"#   spec: {masked}" in gsg("render", "spec.yaml", "--offline", cwd=tmp_path).out
+    gsg("render", "spec.yaml", "--offline", "--out", "rendered.yaml", cwd=tmp_path)
+    written = (tmp_path / "rendered.yaml").read_text()
+    assert PASSWORD not in written and f"- {masked}\n" in written
+    revealed = gsg("render", "spec.yaml", "--offline", "--show-secrets", cwd=tmp_path)
+    assert f"- --tokenizer={URL}\n" in revealed.out
+
+
+def test_a_plain_flag_given_twice_with_a_url_password_names_both_masked(gsg, tmp_path):
+    spec = yaml.safe_load(EXAMPLE.read_text())
+    spec["backend_parameters"] = [f"--tokenizer={URL}", "--tokenizer=https://example.com/y"]
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    assert PASSWORD not in result.out + result.err
+    assert ("spec.yaml:11:3: warning GSG014 duplicate-argument [bad-value]: --tokenizer is given twice "
+            f"('https://example.com/x?token={MASK}' and 'https://example.com/y'); the last one wins") in result.out, \
+        result.out

@@ -75,6 +75,19 @@ def test_mask_args_in_both_forms():
     assert mask_args(None) is None
 
 
+def test_mask_args_masks_a_url_password_or_token_in_a_plain_flag():
+    # --tokenizer names no secret, but a URL with user info or a token query carries one: masked in both forms,
+    # the host and path kept (they say where); a plain URL and a plain value stay as written
+    params = ["--tokenizer=https://user:Pa55word9@example.com/x?token=abc123", "--download-dir",
+              "s3://k3y:S3cr3tV4lue@bucket/m", "--served-model-name=https://example.com/x", "--max-model-len=8192"]
+    assert mask_args(params) == ["--tokenizer=https://example.com/x?token=" + MASK, "--download-dir",
+                                 "s3://bucket/m", "--served-model-name=https://example.com/x", "--max-model-len=8192"]
+    assert secret_arg_values(params) == ["Pa55word9", "abc123", "S3cr3tV4lue"]
+    # a Bearer header pasted as a value is no URL: all of it is masked
+    assert mask_args(["--header=Bearer abcdef123456"]) == ["--header=" + MASK]
+    assert secret_arg_values(["--header=Bearer abcdef123456"]) == ["Bearer abcdef123456"]
+
+
 SPEC = {
     "name": "secretive", "source": "huggingface", "huggingface_repo_id": "meta-llama/Llama-3.1-8B-Instruct",
     "gpu_selector": {"gpu_ids": ["gpu-c:cuda:0", "gpu-c:cuda:1"]}, "backend": "vLLM", "backend_version": "0.11.0",

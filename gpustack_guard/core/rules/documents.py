@@ -119,7 +119,8 @@ SOURCE_ID = Rule(
          "at most 96 characters; no '--' or '..'; no part starting or ending with '-' or '.'; not ending in "
          "'.git'), a hub URL pasted as the id (huggingface.co, hf.co, modelscope.cn), a `huggingface_filename` or "
          "`model_scope_file_path` that is absolute or climbs out with '..', and a `local_path` that is relative, "
-         "starts with '~' or is a Windows path.",
+         "starts with '~' or is a Windows path. A field of another source beside the source's own "
+         "(model_scope_model_id under source: huggingface) is a warning: GPUStack stores it unread.",
     why="GPUStack cannot download or find the model; the deployment fails after it was accepted. GPUStack's "
         "server and workers open `local_path` as written, on their own file system and from their own working "
         "directory, without a shell: only an absolute POSIX path names the same file everywhere.",
@@ -245,8 +246,9 @@ ARG_VALUE = Rule(
     "GSG016", "argument-value", "A backend argument's value is one the engine refuses, or its flag is not a flag.",
     what="A backend argument whose value the engine's own parser or its range check refuses (--max-model-len 1e5 "
          "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
-         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), or a flag written with a "
-         "look-alike character (an en dash, a no-break space between flag and value).",
+         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), a flag written with a "
+         "look-alike character (an en dash, a no-break space between flag and value), or another engine's sizing "
+         "flag (vLLM's --max-model-len on SGLang, SGLang's --mem-fraction-static on vLLM).",
     why="The engine exits at startup on a value it refuses, and reads a flag with a look-alike character as an "
         "unknown one; gsg reads each numeric flag as the engine release does (vLLM's 16k / 16K, llama.cpp's "
         "std::stoi) and computes nothing on a default in place of a refused value.",

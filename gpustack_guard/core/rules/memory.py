@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
@@ -417,17 +418,33 @@ def _version_unset(ev: Evaluation) -> Iterator[Finding]:
                       f"{DEFAULT_VERSIONS[r.family]}, as for no version, for version-dependent arithmetic (CUDA-graph "
                       "accounting, defaults), and GPUStack runs whatever it resolves to at deploy time", spec=r.name,
                       fix="pin backend_version to a release, e.g. " + DEFAULT_VERSIONS[r.family])
+    elif (spelled := _runner_spelling(version)) != version:
+        yield finding(VERSION_UNSET, r.doc.at("backend_version"),
+                      f"backend_version '{echo.value(version)}' is not spelled as GPUStack's runners name releases "
+                      f"('{spelled}'): GPUStack looks the version up exactly, so it finds no built-in image unless "
+                      f"the backend's settings define '{echo.value(version)}'; gsg read it as {spelled}",
+                      spec=r.name, severity=Severity.WARNING, fix=f"write backend_version: '{spelled}'")
+
+
+def _runner_spelling(version: str) -> str:
+    """How gpustack-runner names a release (runner.py.json's service_version: '0.11.0', '0.5.4.post3'): packaging's
+    normal form without a local part; 'v0.11.0', '0.11.0+cu128' and ' 0.11.0' are looked up as written and match
+    none."""
+    parsed = parse_version(version)
+    return version if parsed is None else str(parsed).split("+", 1)[0]
 
 
 VERSION_UNSET = Rule(
     "GSG039", "backend-version-unset",
     "backend_version is not pinned; gsg assumed a version for version-dependent arithmetic.", Severity.INFO,
     what="A vLLM/SGLang deployment without backend_version, with an empty one, or with one that names no release "
-         "(`latest`, `main`, `nightly`, `dev`, a branch): the note says which version gsg's arithmetic assumed.",
+         "(`latest`, `main`, `nightly`, `dev`, a branch): the note says which version gsg's arithmetic assumed. "
+         "A release spelled otherwise than gpustack-runner names it (`v0.11.0`, `0.11.0+cu128`, ' 0.11.0') is a "
+         "warning: GPUStack looks the version up exactly and finds no built-in image for it.",
     why="Defaults and CUDA-graph accounting change between engine versions; gsg's arithmetic used its assumed "
         "version, GPUStack will pick whatever it ships.",
     example="backend: vLLM\nbackend_version: latest",
-    fix="Pin backend_version to a release (`0.11.0`, `v0.5.5`).",
+    fix="Pin backend_version to a release as GPUStack's runners spell it (`0.11.0`, `0.5.5`).",
     check=_version_unset)
 
 

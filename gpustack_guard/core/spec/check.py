@@ -284,6 +284,8 @@ def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
 
 
 FILE_FIELD = {"huggingface": "huggingface_filename", "model_scope": "model_scope_file_path"}
+SOURCE_FIELDS = {"huggingface": ("huggingface_repo_id", "huggingface_filename"),
+                 "model_scope": ("model_scope_model_id", "model_scope_file_path"), "local_path": ("local_path",)}
 
 
 def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
@@ -303,6 +305,15 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
             fix += f" and '{FILE_FIELD[spec.source]}: {echo.value(problem.filename)}'"
         found.append(F.finding(D.SOURCE_ID, doc.at(field), f"{field} '{echo.value(value)}' {problem.why}",
                                spec=spec.name, fix=echo.value(fix, echo.MESSAGE_CHARS)))
+    for other, fields in SOURCE_FIELDS.items():
+        for unused in fields if other != spec.source else ():
+            if getattr(spec, unused) is not None:
+                # GPUStack's ModelSource checks only the source's own field and stores the rest unread
+                found.append(F.finding(
+                    D.SOURCE_ID, doc.at(unused), f"{unused} is set but source is '{spec.source}': GPUStack "
+                    f"reads only {SOURCE_ID_FIELD[spec.source]} and keeps this one unused (gsg sizes "
+                    f"{SOURCE_ID_FIELD[spec.source]} too)", spec=spec.name, severity=F.Severity.WARNING,
+                    fix=f"remove '{unused}', or set 'source: {other}'"))
     file_field = FILE_FIELD.get(spec.source)
     filename = getattr(spec, file_field) if file_field else None
     if file_field and filename is not None:
