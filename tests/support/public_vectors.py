@@ -388,6 +388,11 @@ VECTORS = (
                "LLM(model='Qwen/Qwen2.5-0.5B', dtype='float16') at the class defaults (gmu 0.9, 32,768 tokens) under "
                "vllm==0.6.6.post1 (the config line) on Colab's Turing card, a T4 (XFormers: 'Cannot use "
                "FlashAttention-2 backend for Volta and Turing GPUs'); the profile line's CUDA total is 14.56 GiB"),
+    Vector("v0.4.1-llama3-8b-rtx3090-8k-xformers.log", "meta-llama/Meta-Llama-3-8B", RTX_3090, None,
+           why="a Chinese inference-framework benchmark README (index file id 29195317024): api_server --model "
+               "Meta-Llama-3-8B-Instruct --dtype auto (the Namespace line: gmu 0.9, 256 sequences, 8,192 tokens), "
+               "bf16, XFormers, vLLM 0.4.1 (the log) on the README's one RTX 3090 24G (driver 535); +7.1 % "
+               "(benchmarks/vectors/MISSES.md)"),
     Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
            gpu_known=False,
            why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"
