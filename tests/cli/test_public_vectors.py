@@ -26,7 +26,11 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # Round 21: 34/36 with two new scored 0.2-0.4 rows: 0.4.0.post1 OPT-125m on an A100 80GB within (+1.1 %), and an
 # honest new miss, vllm#2136's 0.2.4 CodeLlama-13B at TP 2 on 2x RTX 4090 (+5.2 %): the 4090's CUDA total
 # (23.65 GiB) is not in profiles.CUDA_TOTALS because that row flips the unnamed-24 GB 0.6.4.dev vector's verdict.
-FLOOR_WITHIN_5 = 34 / 36
+# Round 22: 42/46 with four new scored V0 rows, two within (0.2.6 Mistral-7B at TP 2 on 2x A10G +4.8 %, 0.6.6.post1
+# Qwen2.5-0.5B on a Colab T4 -0.4 %) and one honest new miss seen twice: 0.4.1 Llama-3-8B on an RTX 3090 in two
+# independent public logs (+7.1 %, +7.3 %: the 0.4.1 profile run holds ~0.33 GiB more than gsg books,
+# benchmarks/vectors/MISSES.md), so the floor falls to 42/46.
+FLOOR_WITHIN_5 = 42 / 46
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)
 KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [

@@ -369,6 +369,35 @@ VECTORS = (
                "blocks line's llm_engine.py:275 is that line in the 0.2.7 sdist), GPU 6 of an eight-GPU host not "
                "named: the pool (41.72 GiB) and the weights need an 80 GB card, A100 80GB assumed: +12.5 % "
                "(benchmarks/vectors/MISSES.md)"),
+    Vector("v0.2.6-mistral-7b-2xa10g-tp2-gmu095-32k-modal.log", "mistralai/Mistral-7B-Instruct-v0.3", A10G, "0.2.6",
+           args=("--gpu-memory-utilization=0.95", "--tensor-parallel-size=2"),
+           why="a fork's README of modal-labs/llm-finetuning (index file id 21938132461): a merged Mistral-7B-v0.1 "
+               "fine-tune (v0.3's shape, as the 0.3.3 row says) in bf16 at 32,768 tokens (the config line) served by "
+               "src/inference.py at that date: AsyncEngineArgs(gpu_memory_utilization=0.95, tensor_parallel_size=2) "
+               "on gpu='a10g:2', vllm==0.2.6 (src/common.py; the blocks line's llm_engine.py:223 is that line in the "
+               "0.2.6 wheel); +4.8 % with the A10G's CUDA total (profiles.CUDA_TOTALS)"),
+    Vector("v0.2.7-mistral-7b-v01-openllm-gmu09-15k.log", "mistralai/Mistral-7B-Instruct-v0.3", L4, "0.2.7",
+           args=("--gpu-memory-utilization=0.9",), gpu_known=False,
+           why="an OpenLLM notes page (index file id 49808966296): `openllm start mistralai/Mistral-7B-Instruct-v0.1 "
+               "--gpu_memory_utilization=.9 --max_model_len=15120 --backend vllm` (15,120 in the config line), "
+               "bf16, vllm 0.2.7 (llm_engine.py:70 and :275, as the 0.2.7 Llama-2-13b row); the GPU is not named: "
+               "the page's T4 has no bf16 and too little memory, the page asks for 24 GB: an L4 assumed "
+               "(benchmarks/vectors/MISSES.md)"),
+    Vector("v0.6.6.post1-qwen25-05b-t4-colab-llm-class.log", "Qwen/Qwen2.5-0.5B", T4, None,
+           why="Korean study notes on orca3/llm-model-inference's ch2 notebook (index file id 69421856836): "
+               "LLM(model='Qwen/Qwen2.5-0.5B', dtype='float16') at the class defaults (gmu 0.9, 32,768 tokens) under "
+               "vllm==0.6.6.post1 (the config line) on Colab's Turing card, a T4 (XFormers: 'Cannot use "
+               "FlashAttention-2 backend for Volta and Turing GPUs'); the profile line's CUDA total is 14.56 GiB"),
+    Vector("v0.4.1-llama3-8b-rtx3090-8k-xformers.log", "meta-llama/Meta-Llama-3-8B", RTX_3090, None,
+           why="a Chinese inference-framework benchmark README (index file id 29195317024): api_server --model "
+               "Meta-Llama-3-8B-Instruct --dtype auto (the Namespace line: gmu 0.9, 256 sequences, 8,192 tokens), "
+               "bf16, XFormers, vLLM 0.4.1 (the log) on the README's one RTX 3090 24G (driver 535); +7.1 % "
+               "(benchmarks/vectors/MISSES.md)"),
+    Vector("v0.4.1-llama3-8b-rtx3090-8k-flashattn-bench.log", "meta-llama/Meta-Llama-3-8B", RTX_3090, None,
+           why="public notes on an RX 7900 with 'a 3090' as reference (index file id 43499199491): "
+               "benchmark_throughput.py over NousResearch/Meta-Llama-3-8B (the Namespace line: gmu 0.9, 8,192 "
+               "tokens, 256 sequences), bf16, FlashAttention, vLLM 0.4.1 (the log); 2,354 blocks here and with "
+               "XFormers, against the other 3090 README's 2,358: +7.3 %, the same miss (benchmarks/vectors/MISSES.md)"),
     Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
            gpu_known=False,
            why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"
@@ -851,6 +880,12 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v0.6.6.post1-qwen25-3b-t4-fp16-eager-4k-colab.log": "TickerTaka/TickerTaka-backend's Colab T4 runbook: "
+        "Qwen2.5-3B-Instruct fp16, eager, 4,096 tokens, gmu 0.9 (scripts/colab/serve.py), vLLM 0.6.6.post1. Its "
+        "author elided the blocks line ('# GPU blocks: 10533 ... Maximum concurrency ... 41.14x'), which is not "
+        "vLLM's format, so the log holds only its weights line (5.79 GiB against 5.75 estimated). By hand: 10,533 "
+        "blocks = 168,528 tokens; gsg at the runbook's 14.56 GiB total (`--gpu-memory 14.56GiB`) 169,040 (+0.3 %), "
+        "at the T4's NVML total 180,576 (+7.1 %): Colab T4s print 14.56 or 14.74 GiB, so no CUDA_TOTALS row",
     "vllm/v0.8.3-deepseek-v25-2x8xa100-40gb-tp8-pp2-ray.log": "surajssd/llm-k8s: DeepSeek-V2.5 at TP 8 x PP 2 over "
         "two 8x A100-40GB nodes, V0 over Ray. Ray's dedup prints 3 of 16 ranks' profile lines with the last rank's "
         "numbers; the '# cuda blocks: 5302' (2.73 GiB of 30 MLA layers x 576 x 2 B x 16) is a rank none of them "

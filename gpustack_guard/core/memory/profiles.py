@@ -846,6 +846,12 @@ CUDA_TOTALS = (
                  "ggml_backend_cuda_device_get_memory), the figure vLLM's mem_get_info reads: 'CUDA0: NVIDIA A40 "
                  "(45498 MiB, 45231 MiB free)' on a RunPod 2x A40 box whose nvidia-smi reports 46068 MiB total "
                  "(search-index file 63454661244, llama.cpp build 9665); 44.43 GiB, as the L40S's 44.42"),
+    CudaTotalRow("a10g", 23028 * MiB, int(22.06 * GiB),
+                 "torch reports an NVIDIA A10G's total as 22.06 GiB, the figure vLLM's mem_get_info reads: 'CUDA "
+                 "devices: NVIDIA A10G (22.06 GiB)' on an AWS host (search-index file 59932372583) and 'GPU 0 has a "
+                 "total capacity of 22.06 GiB' on an A10G (file 59672298265); NVML reports 23028MiB. Read against "
+                 "vllm 0.2.6's 2x A10G TP 2 log (tests/fixtures/logs/vllm/v0.2.6-mistral-7b-2xa10g-tp2-gmu095-32k-"
+                 "modal.log; worker.py@v0.2.6 takes mem_get_info's total since vllm PR #2031)"),
     CudaTotalRow("rtx 3090", 24576 * MiB, int(23.58 * GiB),
                  "vllm/worker/worker.py@v0.6.4 prints mem_get_info's total: 'total_gpu_memory=23.58GiB' on one RTX "
                  "3090 in vllm#10517 (tests/fixtures/logs/vllm/v0.6.4-llama31-8b-rtx3090-20k.log) and '(23.58GiB)' "

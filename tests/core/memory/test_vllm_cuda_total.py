@@ -109,3 +109,29 @@ def test_an_rtx_3090_is_budgeted_from_the_total_cudas_worker_line_prints():
     # turns that log's verdict: 4.61 GiB estimated against 4.50 needed before, 4.24 now; 4.47 logged)
     unnamed = estimate_vllm(catalog_facts("Qwen/Qwen3-8B"), 24576 * MiB, cfg, version="0.9.1", gpu_name="")
     assert unnamed.kv_available - est.kv_available == math.ceil(0.9 * 24576 * MiB) - math.ceil(0.9 * int(23.58 * GiB))
+
+
+A10G = "NVIDIA A10G"
+A10G_NVML = 23028 * MiB
+A10G_CUDA = int(22.06 * GiB)
+
+
+def test_an_a10g_as_gpustack_reports_it_is_budgeted_from_cudas_total():
+    total, row = P.cuda_total(A10G_NVML, A10G)
+    assert (total, row.gpu if row else None) == (A10G_CUDA, "a10g")
+    assert P.cuda_total(A10G_CUDA, A10G) == (A10G_CUDA, None)  # a log's own total is not reduced twice
+    assert P.cuda_total(A10G_NVML, "NVIDIA A10") == (A10G_NVML, None)  # the A10 is another card
+
+
+@pytest.mark.parametrize(("model", "version", "gmu", "tp"), [
+    ("mistralai/Mistral-7B-Instruct-v0.3", "0.2.6", 0.95, 2),  # the Modal log the row was read against
+    ("meta-llama/Llama-3.2-1B", "0.8.1", 0.90, 1),  # another model and a later V0 release
+])
+def test_an_a10g_budget_moves_by_gmu_times_its_reserve(model, version, gmu, tp):
+    facts = catalog_facts(model)
+    cfg = VllmConfig(max_model_len=4096, gpu_memory_utilization=gmu, tensor_parallel_size=tp)
+    nvml = estimate_vllm(facts, A10G_NVML, cfg, version=version, gpu_name=A10G)
+    as_cuda = estimate_vllm(facts, A10G_CUDA, cfg, version=version, gpu_name=A10G)
+    assert nvml.requested == math.ceil(gmu * A10G_CUDA) == as_cuda.requested
+    assert nvml.kv_available == as_cuda.kv_available
+    assert nvml.extra["cuda_total"] == A10G_CUDA

@@ -607,6 +607,26 @@ CASES = [
      {P.GPU_BLOCKS: 1464, P.CPU_BLOCKS: 1310, P.KV_TOKENS: 23424, P.BLOCK_SIZE: 16}),
     ("vllm/v0.2.7-llama2-13b-chat-llm-class-80gb.log", None, True, None, None, 1,
      {P.GPU_BLOCKS: 3418, P.CPU_BLOCKS: 327, P.KV_TOKENS: 54688, P.BLOCK_SIZE: 16}),
+    # round 22: 0.2.6 and 0.2.7 print the blocks line and no weights line (a Modal README, an OpenLLM notes page)
+    ("vllm/v0.2.6-mistral-7b-2xa10g-tp2-gmu095-32k-modal.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 11351, P.CPU_BLOCKS: 4096, P.KV_TOKENS: 181616, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.2.7-mistral-7b-v01-openllm-gmu09-15k.log", None, True, None, None, 1,
+     {P.GPU_BLOCKS: 2043, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 32688, P.BLOCK_SIZE: 16}),
+    # 0.4.1's version line, weights and blocks lines (a benchmark README on an RTX 3090)
+    ("vllm/v0.4.1-llama3-8b-rtx3090-8k-xformers.log", '0.4.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 2358, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 37728, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.4.1-llama3-8b-rtx3090-8k-flashattn-bench.log", '0.4.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 2354, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 37664, P.BLOCK_SIZE: 16}),
+    # a Colab T4's 0.6.6.post1 profile line (CUDA total 14.56 GiB) and blocks and concurrency lines
+    ("vllm/v0.6.6.post1-qwen25-05b-t4-colab-llm-class.log", '0.6.6.post1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.93), P.GPU_MEMORY: gib(14.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(13.11),
+      P.NON_TORCH: gib(0.11), P.ACTIVATION: gib(1.44), P.KV_CACHE: gib(10.63), P.CUDA_GRAPHS: gib(0.13),
+      P.GPU_BLOCKS: 58059, P.CPU_BLOCKS: 21845, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 28.35, P.KV_TOKENS: 928944,
+      P.BLOCK_SIZE: 16}),
+    # a runbook's lines elided by its author ("# GPU blocks: 10533 ... Maximum concurrency ... 41.14x"): not vLLM's
+    # format, so only the weights line is read and the blocks line is missing (EXCLUDED in the public vectors)
+    ("vllm/v0.6.6.post1-qwen25-3b-t4-fp16-eager-4k-colab.log", None, True, None, 'main', 1,
+     {P.WEIGHTS: gib(5.7915)}),
     # 0.3.3 prints the blocks line and no weights line (llm_engine.py@v0.3.3): one essential line missing here, none
     # once the release is known (test_a_release_before_the_weights_line_misses_only_the_blocks)
     ("vllm/v0.3.3-mistral-7b-v01-mig-40gb-ray.log", None, True, None, None, 1,
@@ -688,7 +708,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 115, "sglang": 41, "llama.cpp": 43}
+    assert counts == {"vllm": 121, "sglang": 41, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
