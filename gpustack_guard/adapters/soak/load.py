@@ -36,6 +36,8 @@ REFUSED = "connection refused"
 # A kept-alive connection the server closed just as we reused it, before any answer: sent again this many times
 STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
+ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
+JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
@@ -160,6 +162,17 @@ def _json_error(line: bytes) -> bool:
     return isinstance(found, dict) and bool(found.get("error") or found.get("object") == "error")
 
 
+async def _error_answer(response: httpx.Response) -> bool:
+    """Whether a JSON answer to a streamed request is an error object (a gateway's or an engine's, sent with 200),
+    read within JSON_ANSWER_READ_BYTES: a longer answer is a whole completion, not an error."""
+    body = bytearray()
+    async for data in raw_chunks(response):
+        body += data
+        if len(body) > JSON_ANSWER_READ_BYTES:
+            return False
+    return _json_error(bytes(body))
+
+
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
@@ -213,9 +226,13 @@ class _Deltas:
             choice = choices[0]
             if not isinstance(choice, dict):
                 return "malformed stream chunk"
+            if choice.get("index") not in (0, None):
+                # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
+                choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
             delta = choice.get("delta")
+            # a tool call's arguments are generated tokens as much as content is
             if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")
-                                            or delta.get("reasoning")):
+                                            or delta.get("reasoning") or delta.get("tool_calls")):
                 if self.first is None:
                     self.first = now
                 else:
@@ -245,7 +262,8 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
         headers["Authorization"] = f"Bearer {target.api_key}"
 
     def result(ok: bool, error: str | None = None) -> RequestResult:
-        tokens = seen.usage_tokens if seen.usage_tokens is not None else seen.chunks
+        # each delta is at least one token: a usage count below them is per chunk (some proxies) or broken, no total
+        tokens = max(seen.usage_tokens or 0, seen.chunks)
         return RequestResult(started - origin, clock() - origin, ok, seen.first - started if seen.first else None,
                              seen.gaps, tokens if ok else 0, error)
 
@@ -260,6 +278,8 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 async with client.stream("POST", target.url, json=body, headers=headers) as response:
                     answered = True
                     problem = _unreadable(response)
+                    if problem == NOT_STREAMED and await _error_answer(response):
+                        problem = ERROR_ANSWER
                     if problem:
                         return result(False, problem)
                     async for line in _sse_lines(response):

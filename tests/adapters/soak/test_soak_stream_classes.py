@@ -1,0 +1,86 @@
+"""Round 22: streams that are valid SSE but say odd things about their tokens, and 200 answers that are errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from gpustack_guard.adapters.soak.load import NOT_STREAMED, Target, make_client, stream_one
+from gpustack_guard.core.soak.prompts import make_prompt
+
+
+def _outcome(body: bytes, content_type: str = "text/event-stream"):
+    """stream_one's (ok, error, tokens, gaps) for one answer of HTTP 200 with `body`."""
+    transport = httpx.MockTransport(lambda request: httpx.Response(
+        200, headers={"content-type": content_type}, content=body))
+
+    async def go():
+        async with make_client(1, 5.0, transport) as client:
+            return await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
+                                    make_prompt(0, 0, 40, 6), 0.0, 5.0)
+    result = asyncio.run(go())
+    return result.ok, result.error, result.output_tokens, len(result.gaps_s)
+
+
+def _sse(*chunks: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
+def _delta(delta: dict, index: int = 0, finish: str | None = None, usage: dict | None = None) -> dict:
+    chunk: dict = {"choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+    if usage is not None:
+        chunk["usage"] = usage
+    return chunk
+
+
+_A = _delta({"content": "a"})
+_STOP = _delta({}, finish="stop")
+
+
+@pytest.mark.parametrize("chunks, outcome", [
+    # usage in every chunk, per chunk (1 each) instead of cumulative; before: 1 token for 5 deltas
+    ([_delta({"content": "a"}, usage={"completion_tokens": 1})] * 5 + [_STOP], (True, None, 5, 4)),
+    # a usage of 0 after 5 deltas; before: 0 tokens from a request that streamed 5 (tokens/s 0)
+    ([_A] * 5 + [_STOP, {"choices": [], "usage": {"completion_tokens": 0}}], (True, None, 5, 4)),
+    # cumulative usage, as vLLM sends it with continuous_usage_stats: the last count, above the deltas, stands
+    ([_delta({"content": "ab"}, usage={"completion_tokens": 2 * k}) for k in range(1, 4)] + [_STOP],
+     (True, None, 6, 2)),
+    ([_A] * 2 + [_STOP, {"choices": [], "usage": {"completion_tokens": 9}}], (True, None, 9, 1)),
+])
+def test_a_usage_count_below_the_deltas_streamed_is_no_total(chunks, outcome):
+    assert _outcome(_sse(*chunks)) == outcome
+
+
+@pytest.mark.parametrize("chunks, outcome", [
+    # a tool call is generated tokens too; before: "no tokens"
+    ([_delta({"tool_calls": [{"index": 0, "function": {"arguments": "{\"a\""}}]})] * 3
+     + [_delta({}, finish="tool_calls")], (True, None, 3, 2)),
+    # a second choice (n > 1 from a proxy fanning out): only choice 0 is timed; before: 4 tokens, gaps halved
+    ([_A, _delta({"content": "b"}, index=1)] * 2 + [_STOP], (True, None, 2, 1)),
+    ([_delta({"content": "b"}, index=1)] * 2 + [_delta({}, index=1, finish="stop")], (False, "no tokens", 0, 0)),
+    # thinking models: reasoning deltas are tokens the engine counts (usage includes them)
+    ([_delta({"reasoning_content": "hm"}), _delta({"reasoning": "hm"}), _A, _STOP], (True, None, 3, 2)),
+    # choices null, empty, a delta without content: no token, no failure
+    ([{"choices": None}, {"choices": []}, _delta({"role": "assistant"}), _A, _STOP], (True, None, 1, 0)),
+])
+def test_which_deltas_are_tokens(chunks, outcome):
+    assert _outcome(_sse(*chunks)) == outcome
+
+
+ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
+
+
+@pytest.mark.parametrize("body, error", [
+    # before: "not streamed (the endpoint ignores stream: true ...)", for an answer that was an error
+    (b'{"error": {"message": "model m not found", "code": 404}}', ERROR_ANSWER),
+    (b'{"object": "error", "message": "boom", "code": 400}', ERROR_ANSWER),
+    (b'{"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}', NOT_STREAMED),
+    (b'{"error": null, "choices": []}', NOT_STREAMED),
+    (b"[" * 5000, NOT_STREAMED),  # too deep to read: still no stream, and no crash
+    (b'{"error": "x", "pad": "' + b"x" * 200_000 + b'"}', NOT_STREAMED),  # past the bound read: not read whole
+])
+def test_a_json_answer_to_a_streamed_request_says_whether_it_was_an_error(body, error):
+    assert _outcome(body, "application/json") == (False, error, 0, 0)
