@@ -224,11 +224,17 @@ class Normaliser:
                 restarted = True
             self.start_times[key] = sample.value
         _forget_gone(self.start_times, map(_series_key, start_times))
+        kv = _first_family(samples, KV_USAGE)
+        if any(not 0.0 <= s.value <= 1.0 for s in kv):
+            # every engine exports a 0..1 ratio (vLLM's `_perc` too): 85 is a percent or garbage, and read as a
+            # ratio it pinned the pool at 8,500 % (a preemption verdict once TTFT rose): a signal not read, said so
+            errors += (f"{kv[0].name} outside 0..1 (a percent, or no ratio): KV usage not read",)
+            kv = []
         engines = sorted({engine for s in samples for prefix, engine in ENGINE_OF_PREFIX.items()
                           if s.name.startswith(prefix)})
         return Snapshot(
             t=t,
-            kv_usage=_max(_first_family(samples, KV_USAGE)),
+            kv_usage=_max(kv),
             preemptions=preemptions,
             running=_sum(_first_family(samples, RUNNING)),
             waiting=_sum(_first_family(samples, WAITING)),

@@ -1,0 +1,45 @@
+"""A KV usage gauge outside 0..1 (a percent, or garbage) is a signal not read, said so: never a pinned pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.adapters.soak.scrape import parse_samples
+from gpustack_guard.core.soak.metrics import Normaliser
+from gpustack_guard.core.soak.rounds import RequestResult, aggregate_round
+from gpustack_guard.core.soak.verdict import INCONCLUSIVE, STABLE, classify
+
+NOT_READ = "vllm:kv_cache_usage_perc outside 0..1 (a percent, or no ratio): KV usage not read"
+
+
+def _snapshot(t: float, kv: str):
+    text = f'vllm:kv_cache_usage_perc{{model_name="m"}} {kv}\nvllm:num_requests_running{{model_name="m"}} 8\n'
+    return Normaliser(model="m").snapshot(t, parse_samples(text))
+
+
+@pytest.mark.parametrize("kv, usage, errors", [
+    ("0.97", 0.97, ()), ("1", 1.0, ()), ("0", 0.0, ()),
+    ("97", None, (NOT_READ,)),  # before: 97.0, a pool "at 9,700 %"
+    ("1.5", None, (NOT_READ,)), ("-0.1", None, (NOT_READ,)),
+])
+def test_kv_usage_is_a_ratio_or_not_read(kv, usage, errors):
+    snap = _snapshot(1.0, kv)
+    assert (snap.kv_usage, snap.errors, snap.running) == (usage, errors, 8.0)
+
+
+def _rounds(kv: str):
+    results = [RequestResult(0.0, 1.0, True, 0.1, [0.01] * 9, 10)] * 20
+    return [aggregate_round(i, 10.0 * i, 10.0, results, [_snapshot(10.0 * i + k, kv) for k in range(5)])
+            for i in range(4)]
+
+
+def test_a_percent_kv_gauge_makes_no_verdict_of_its_own():
+    """Before: 97 read as a ratio pinned the pool in every round; now the verdict says KV was not seen."""
+    verdict = classify(_rounds("97"), None)
+    assert verdict.verdict == INCONCLUSIVE
+    assert verdict.warnings == [f"{NOT_READ} in 20 of 20 scrapes: the verdict is drawn without what it should "
+                                "have shown"]
+    assert not any("KV usage max" in line for line in verdict.evidence)
+    good = classify(_rounds("0.5"), None)
+    assert (good.verdict, good.warnings) == (STABLE, [])
+    assert "KV usage max 50%; at or above 95% in 0 of 4 rounds" in good.evidence
