@@ -1,4 +1,5 @@
-"""A KV usage gauge outside 0..1 (a percent, or garbage) is a signal not read, said so: never a pinned pool."""
+"""Signals the verdict cannot take as given: a KV gauge outside 0..1 is not read (said so); a dead endpoint says
+what the engine showed last."""
 
 from __future__ import annotations
 
@@ -43,3 +44,15 @@ def test_a_percent_kv_gauge_makes_no_verdict_of_its_own():
     good = classify(_rounds("0.5"), None)
     assert (good.verdict, good.warnings) == (STABLE, [])
     assert "KV usage max 50%; at or above 95% in 0 of 4 rounds" in good.evidence
+
+
+def test_a_dead_endpoint_says_what_the_engine_showed_last_or_that_nothing_was_read():
+    results = [RequestResult(0.0, 1.0, True, 0.1, [0.01] * 9, 10)] * 20
+    bare = [aggregate_round(i, 10.0 * i, 10.0, results, []) for i in range(2)]
+    verdict = classify(bare, None, down_at_s=15.0)
+    assert verdict.evidence[:2] == ["the endpoint stopped accepting connections at 15.0 s: the run stopped there "
+                                    "instead of running on against a dead server",
+                                    "no engine metrics were read before it went down"]
+    dead = aggregate_round(2, 20.0, 10.0, results, [])  # the round it died in read nothing
+    seen = classify(_rounds("0.97")[:2] + [dead], None, down_at_s=25.0)
+    assert seen.evidence[1] == "last seen, in round 2: KV usage max 97%, 8 running"
