@@ -139,6 +139,15 @@ async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
         yield bytes(pending).removeprefix(_BOM) if opening else bytes(pending)
 
 
+def retry_after_s(response: httpx.Response) -> float | None:
+    """A 429 or 503's Retry-After in seconds. An HTTP date is not read: it needs the server's clock to agree
+    with ours, and the doubling back-off covers it."""
+    if response.status_code not in (429, 503):
+        return None
+    text = response.headers.get("retry-after", "").strip()
+    return float(text[:12]) if text.isascii() and text.isdigit() else None
+
+
 def _unreadable(response: httpx.Response) -> str | None:
     """Why an answer is not a stream gsg reads, before a byte of its body is read (it may be endless)."""
     if response.status_code != 200:
@@ -261,11 +270,13 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     if target.api_key:
         headers["Authorization"] = f"Bearer {target.api_key}"
 
+    asked_wait: list[float] = []  # the server's Retry-After, when it gave one
+
     def result(ok: bool, error: str | None = None) -> RequestResult:
         # each delta is at least one token: a usage count below them is per chunk (some proxies) or broken, no total
         tokens = max(seen.usage_tokens or 0, seen.chunks)
         return RequestResult(started - origin, clock() - origin, ok, seen.first - started if seen.first else None,
-                             seen.gaps, tokens if ok else 0, error)
+                             seen.gaps, tokens if ok else 0, error, asked_wait[0] if asked_wait else None)
 
     body = request_body(target.model, prompt)
 
@@ -278,6 +289,9 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 async with client.stream("POST", target.url, json=body, headers=headers) as response:
                     answered = True
                     problem = _unreadable(response)
+                    wait = retry_after_s(response)
+                    if wait is not None:
+                        asked_wait.append(wait)
                     if problem == NOT_STREAMED and await _error_answer(response):
                         problem = ERROR_ANSWER
                     if problem:
@@ -367,9 +381,11 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
             # a failure, answered at once or not: the stream waits before its next request, longer each time,
             # so an erroring or dead server is not hammered (and a round of failures still ends on time)
             refused_in_a_row = refused_in_a_row + 1 if outcome.error == REFUSED else 0
-            if clock() + pause >= deadline:
+            # a server that said when to come back (429, 503) is asked again then, not sooner
+            wait = max(pause, outcome.retry_after_s or 0.0)
+            if clock() + wait >= deadline:
                 break  # the next request would start after the round's end
-            await asyncio.sleep(pause)
+            await asyncio.sleep(wait)
             pause = min(pause * 2, BACKOFF_MAX_S)
 
     await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))

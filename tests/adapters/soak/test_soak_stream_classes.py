@@ -84,3 +84,36 @@ ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
 ])
 def test_a_json_answer_to_a_streamed_request_says_whether_it_was_an_error(body, error):
     assert _outcome(body, "application/json") == (False, error, 0, 0)
+
+
+def _busy(headers: dict, seconds: float = 10.0, status: int = 429):
+    """drive() for `seconds` of virtual time against a server answering every request `status` with `headers`:
+    when each request started."""
+    from support.virtual_time import VirtualClock, run
+
+    from gpustack_guard.adapters.soak.load import drive
+
+    clock = VirtualClock()
+    transport = httpx.MockTransport(lambda request: httpx.Response(status, headers=headers, text="busy"))
+
+    async def go():
+        async with make_client(1, 5.0, transport) as client:
+            t = Target("ours", "http://endpoint.test/v1/chat/completions", "m")
+            return await drive([client], t, lambda i: make_prompt(0, i, 40, 6), seconds, None, 0.0, 5.0,
+                               clock=clock)
+    return [round(r.started, 2) for r in run(go(), clock)], {r.error for r in run(go(), clock)}
+
+
+@pytest.mark.parametrize("status, headers, started", [
+    # before: the doubling back-off alone, 0.05 s up to 2 s: 10 requests in 10 s against a server that asked for 3 s
+    (429, {"Retry-After": "3"}, [0.0, 3.0, 6.0, 9.0]),
+    (503, {"Retry-After": "4"}, [0.0, 4.0, 8.0]),
+    (429, {"Retry-After": "0"}, [0.0, 0.05, 0.15, 0.35, 0.75, 1.55, 3.15, 5.15, 7.15, 9.15]),
+    (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, [0.0, 0.05, 0.15, 0.35, 0.75, 1.55, 3.15, 5.15, 7.15,
+                                                              9.15]),  # a date: the back-off, not a clock read
+    (429, {"Retry-After": "1000000000"}, [0.0]),  # past the round: no request more in it, no wait past its end
+    (429, {"Retry-After": "1e9"}, [0.0, 0.05, 0.15, 0.35, 0.75, 1.55, 3.15, 5.15, 7.15, 9.15]),  # no delta-seconds
+    (500, {"Retry-After": "3"}, [0.0, 0.05, 0.15, 0.35, 0.75, 1.55, 3.15, 5.15, 7.15, 9.15]),  # 429 and 503 only
+])
+def test_retry_after_on_429_and_503_is_honoured_within_the_round(status, headers, started):
+    assert _busy(headers, status=status) == (started, {f"HTTP {status}"})
