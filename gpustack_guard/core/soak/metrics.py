@@ -81,19 +81,27 @@ class Snapshot:
         return self.gpu_used_bytes - self.gpu_allocated_bytes
 
 
-def for_model(samples: list[Sample], model: str | None) -> list[Sample]:
-    """Drop other models' series (GPUStack's exporter reports every instance on the worker).
+def _model_of(sample: Sample) -> str | None:
+    return next((sample.labels[k] for k in MODEL_LABELS if k in sample.labels), None)
 
-    Only when some series carries our model's name: a direct vLLM may serve under another name.
-    """
+
+def for_model(samples: list[Sample], model: str | None) -> tuple[list[Sample], str | None]:
+    """Drop other models' series (GPUStack's exporter reports every instance on the worker), and why a model's
+    series were not read, if so.
+
+    When no series carries our model's name: a direct vLLM may serve under another name, and its one model's series
+    are ours; the series of several models, none ours, are not read (which is ours is unknown: summed, another
+    model's running requests and KV usage became ours)."""
     if not model:
-        return samples
-    labelled = [s for s in samples if any(k in s.labels for k in MODEL_LABELS)]
-    ours = [s for s in labelled if any(s.labels.get(k) == model for k in MODEL_LABELS)]
-    if not ours:
-        return samples
-    return [s for s in samples if not any(k in s.labels for k in MODEL_LABELS)
-            or any(s.labels.get(k) == model for k in MODEL_LABELS)]
+        return samples, None
+    named = {_model_of(s) for s in samples} - {None}
+    if not any(any(s.labels.get(k) == model for k in MODEL_LABELS) for s in samples):
+        if len(named) < 2:
+            return samples, None
+        return ([s for s in samples if _model_of(s) is None],
+                f"series of {len(named)} models, none named as --model: theirs not read (pass the served name)")
+    return [s for s in samples if _model_of(s) is None
+            or any(s.labels.get(k) == model for k in MODEL_LABELS)], None
 
 
 def _first_family(samples: list[Sample], names: Iterable[str]) -> list[Sample]:
@@ -206,7 +214,9 @@ class Normaliser:
 
     def snapshot(self, t: float, samples: list[Sample], pid_rss_bytes: float | None = None,
                  errors: tuple[str, ...] = ()) -> Snapshot:
-        samples = for_model(samples, self.model)
+        samples, unread = for_model(samples, self.model)
+        if unread:
+            errors += (unread,)
         restarted = False
         preemptions = None
         counters = _first_family(samples, PREEMPTION_COUNTERS)

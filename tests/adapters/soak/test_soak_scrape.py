@@ -64,10 +64,16 @@ def test_gpustack_raw_passes_engine_names_with_instance_labels():
     assert (s.kv_usage, s.running) == (0.71, 12.0)
 
 
-def test_a_model_name_no_series_carries_keeps_everything():
-    """A direct vLLM may serve under a name other than --model: then its series are still ours."""
+def test_a_model_name_no_series_carries_keeps_one_models_series_not_several():
+    """A direct vLLM may serve under a name other than --model: then its series are still ours. Two models' series,
+    neither named so, are not read: before, their running requests were summed as ours (42) and the other model's
+    KV usage could be the verdict's."""
     s = snapshot_of("gpustack-raw.prom", "not-this-name")
-    assert (s.kv_usage, s.running) == (0.71, 42.0)
+    assert (s.kv_usage, s.running, s.errors) == (
+        None, None, ("series of 2 models, none named as --model: theirs not read (pass the served name)",))
+    one = Normaliser(model="not-this-name").snapshot(1.0, [
+        x for x in parse_samples((FIXTURES / "gpustack-raw.prom").read_text()) if x.labels.get("model") != "embedder"])
+    assert (one.kv_usage, one.running, one.errors) == (0.71, 12.0, ())
 
 
 def test_both_vllm_kv_names_at_once_count_once():
