@@ -219,3 +219,29 @@ def test_a_cut_short_tick_adds_no_scrape_error_so_errors_never_outnumber_scrapes
     warnings = classify([stats], None).warnings
     assert warnings == ["--pid 7: no such process in 2 of 2 scrapes: the verdict is drawn without what it "
                         "should have shown"]
+
+
+_OPENMETRICS = """# HELP vllm:num_preemptions Cumulative number of preemption from the engine.
+# TYPE vllm:num_preemptions counter
+vllm:num_preemptions_total{engine="0",model_name="m"} 3.0 # {trace_id="abc"} 1.0 1700000000.0
+vllm:num_preemptions_created{engine="0",model_name="m"} 1.7e9
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5 1700000000.000
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{le="0.5",model_name="m"} 9
+vllm:time_to_first_token_seconds_bucket{le="0.1",model_name="m"} 4
+vllm:time_to_first_token_seconds_count{model_name="m"} 9
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 4
+# EOF
+"""
+
+
+def test_openmetrics_text_and_a_broken_histogram_still_read_the_gauges():
+    """OpenMetrics (`_created`, an exemplar, a timestamp, `# EOF`) and a histogram without `+Inf` and with its
+    buckets out of order: the histogram is no family gsg reads, dropped unparsed; `_created` is no preemption."""
+    norm = Normaliser(model="m")
+    first = norm.snapshot(1.0, parse_samples(_OPENMETRICS))
+    assert (first.kv_usage, first.running, first.preemptions, first.errors) == (0.5, 4.0, 0.0, ())
+    second = norm.snapshot(2.0, parse_samples(_OPENMETRICS.replace("} 3.0 #", "} 5.0 #")))
+    assert (second.preemptions, second.restarted) == (2.0, False)
