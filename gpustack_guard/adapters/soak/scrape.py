@@ -201,7 +201,10 @@ class Scraper:
             body = await _bounded_get(self.client, url)
         except _Refused as exc:
             return f"{shown}: {exc}"
-        except (httpx.HTTPError, TimeoutError) as exc:
+        except (httpx.TimeoutException, TimeoutError):
+            # a slow or dripping /metrics: the deadline, not an exception's name
+            return f"{shown}: no whole answer within {SCRAPE_DEADLINE_S:g} s"
+        except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
             return parse_samples(body.decode("utf-8", errors="replace"))

@@ -245,3 +245,35 @@ def test_openmetrics_text_and_a_broken_histogram_still_read_the_gauges():
     assert (first.kv_usage, first.running, first.preemptions, first.errors) == (0.5, 4.0, 0.0, ())
     second = norm.snapshot(2.0, parse_samples(_OPENMETRICS.replace("} 3.0 #", "} 5.0 #")))
     assert (second.preemptions, second.restarted) == (2.0, False)
+
+
+class _Drip(httpx.AsyncByteStream):
+    """A /metrics body that never ends: a line of a gauge every second."""
+
+    async def __aiter__(self):
+        while True:
+            await asyncio.sleep(1.0)
+            yield b"vllm:num_requests_running 1\n"
+
+
+@pytest.mark.parametrize("how", ["drip", "read-timeout"])
+def test_a_scrape_that_never_finishes_ends_at_its_deadline_and_says_so(how):
+    from support.virtual_time import VirtualClock, run
+
+    from gpustack_guard.adapters.soak.scrape import SCRAPE_DEADLINE_S
+
+    clock = VirtualClock()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if how == "read-timeout":
+            raise httpx.ReadTimeout("timed out", request=request)
+        return httpx.Response(200, stream=_Drip())
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            snap = await Scraper(client, ["http://e/metrics?token=s3cret"], None, None, 0.0, clock).scrape_once()
+            return snap, clock()
+    snap, elapsed = run(go(), clock)
+    # before: "TimeoutError" / "ReadTimeout", an exception's name
+    assert snap.errors == ("http://e/metrics?token=********: no whole answer within 5 s",)
+    assert elapsed <= SCRAPE_DEADLINE_S + 0.01
