@@ -219,6 +219,14 @@ class Normaliser:
             errors += (unread,)
         restarted = False
         preemptions = None
+        # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when
+        # the first preemption came" and 1e300 a --max-num-seqs of 301 digits; such a family is not read, said so
+        for family in (RUNNING, WAITING, PREEMPTION_COUNTERS, PREEMPTED_NOW):
+            found = _first_family(samples, family)
+            if any(not (s.value.is_integer() and 0 <= s.value < 10 ** MAX_COUNT_DIGITS) for s in found):
+                errors += (f"{found[0].name} is no count (negative, fractional or past {MAX_COUNT_DIGITS} digits): "
+                           "not read",)
+                samples = [s for s in samples if s.name not in family]
         counters = _first_family(samples, PREEMPTION_COUNTERS)
         if counters:
             preemptions, restarted = self.preemptions.update(counters)

@@ -56,3 +56,28 @@ def test_a_dead_endpoint_says_what_the_engine_showed_last_or_that_nothing_was_re
     dead = aggregate_round(2, 20.0, 10.0, results, [])  # the round it died in read nothing
     seen = classify(_rounds("0.97")[:2] + [dead], None, down_at_s=25.0)
     assert seen.evidence[1] == "last seen, in round 2: KV usage max 97%, 8 running"
+
+
+@pytest.mark.parametrize("running, errors", [
+    ("8", ()), ("0", ()),
+    ("-5", ("vllm:num_requests_running is no count (negative, fractional or past 18 digits): not read",)),
+    ("3.5", ("vllm:num_requests_running is no count (negative, fractional or past 18 digits): not read",)),
+    ("1e300", ("vllm:num_requests_running is no count (negative, fractional or past 18 digits): not read",)),
+])
+def test_a_request_count_that_is_no_count_is_not_read(running, errors):
+    text = (f'vllm:num_requests_running{{model_name="m"}} {running}\nvllm:num_requests_waiting{{model_name="m"}} 2\n'
+            'vllm:num_preemptions_total{model_name="m"} 4\nvllm:kv_cache_usage_perc{model_name="m"} 0.5\n')
+    snap = Normaliser(model="m").snapshot(1.0, parse_samples(text))
+    # before: -5, 3.5 or 1e300 running (and a --max-num-seqs built from it)
+    assert (snap.running, snap.waiting, snap.kv_usage, snap.errors) == (
+        None if errors else float(running), 2.0, 0.5, errors)
+
+
+def test_a_negative_preemption_counter_is_not_read():
+    norm = Normaliser(model="m")
+    snaps = [norm.snapshot(float(t), parse_samples(f'vllm:num_preemptions_total{{model_name="m"}} {value}\n'))
+             for t, value in enumerate(["-5", "3"])]
+    # before: 8 preemptions counted from -5 to 3
+    assert [(s.preemptions, s.errors) for s in snaps] == [
+        (None, ("vllm:num_preemptions_total is no count (negative, fractional or past 18 digits): not read",)),
+        (0.0, ())]
