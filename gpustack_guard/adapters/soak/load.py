@@ -38,6 +38,8 @@ STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
 ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
 JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
+# llama.cpp ends a request at once with "length" when its slot's share of the context cannot hold the prompt
+CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
@@ -185,7 +187,8 @@ async def _error_answer(response: httpx.Response) -> bool:
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
-    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event")
+    __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
+                 "cut_at_once")
 
     def __init__(self, clock: Callable[[], float]):
         self.clock = clock
@@ -196,6 +199,7 @@ class _Deltas:
         self.usage_tokens: int | None = None
         self.done = self.finished = False
         self.error_event = False  # an `event: error` line names the event its data lines make up
+        self.cut_at_once = False  # finish_reason "length" before any token
 
     def take(self, line: bytes) -> str | None:
         """One SSE line; a reason when the answer is broken."""
@@ -239,8 +243,11 @@ class _Deltas:
                 # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
                 choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
             delta = choice.get("delta")
+            content = delta.get("content") if isinstance(delta, dict) else None
+            if content is not None and not isinstance(content, (str, list)):
+                return "malformed stream chunk"  # text, or a list of parts; a number or an object is no token
             # a tool call's arguments are generated tokens as much as content is
-            if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")
+            if isinstance(delta, dict) and (content or delta.get("reasoning_content")
                                             or delta.get("reasoning") or delta.get("tool_calls")):
                 if self.first is None:
                     self.first = now
@@ -250,6 +257,7 @@ class _Deltas:
                 self.chunks += 1
             if choice.get("finish_reason"):
                 self.finished = True
+                self.cut_at_once = self.first is None and choice.get("finish_reason") == "length"
         usage = chunk.get("usage")
         counted = usage.get("completion_tokens") if isinstance(usage, dict) else None
         if counted is not None:
@@ -326,7 +334,7 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     if failed is not None:
         return failed
     if seen.first is None:
-        return result(False, "no tokens")
+        return result(False, CUT_AT_ONCE if seen.cut_at_once else "no tokens")
     if not (seen.done or seen.finished):
         return result(False, "stream ended early")
     return result(True)

@@ -117,3 +117,23 @@ def _busy(headers: dict, seconds: float = 10.0, status: int = 429):
 ])
 def test_retry_after_on_429_and_503_is_honoured_within_the_round(status, headers, started):
     assert _busy(headers, status=status) == (started, {f"HTTP {status}"})
+
+
+CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
+
+
+@pytest.mark.parametrize("chunks, outcome", [
+    # llama.cpp with a slot's context full ends at once with "length"; before: "no tokens", no hint why
+    ([_delta({"role": "assistant"}, finish="length")], (False, CUT_AT_ONCE, 0, 0)),
+    ([_delta({}, finish="length"), {"choices": [], "usage": {"completion_tokens": 0}}], (False, CUT_AT_ONCE, 0, 0)),
+    ([_delta({}, finish="stop")], (False, "no tokens", 0, 0)),
+    ([_A, _delta({}, finish="length")], (True, None, 1, 0)),  # cut by max_tokens after a token: an answer
+    # content that is neither text nor a list of parts is no token; before: a number or an object counted as one
+    ([_delta({"content": 5}), _A, _STOP], (False, "malformed stream chunk", 0, 0)),
+    ([_delta({"content": {"text": "a"}}), _STOP], (False, "malformed stream chunk", 0, 0)),
+    ([_delta({"content": True}), _STOP], (False, "malformed stream chunk", 0, 0)),
+    ([_delta({"content": [{"type": "text", "text": "a"}]}), _A, _STOP], (True, None, 2, 1)),  # parts: tokens
+    ([_delta({"content": None}), _delta({"content": ""}), _A, _STOP], (True, None, 1, 0)),
+])
+def test_how_a_stream_without_a_readable_token_says_why(chunks, outcome):
+    assert _outcome(_sse(*chunks)) == outcome
