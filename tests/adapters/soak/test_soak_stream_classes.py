@@ -101,7 +101,8 @@ def _busy(headers: dict, seconds: float = 10.0, status: int = 429):
             t = Target("ours", "http://endpoint.test/v1/chat/completions", "m")
             return await drive([client], t, lambda i: make_prompt(0, i, 40, 6), seconds, None, 0.0, 5.0,
                                clock=clock)
-    return [round(r.started, 2) for r in run(go(), clock)], {r.error for r in run(go(), clock)}
+    results = run(go(), clock)
+    return [round(r.started, 2) for r in results], {r.error for r in results}
 
 
 @pytest.mark.parametrize("status, headers, started", [
