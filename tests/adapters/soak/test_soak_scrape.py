@@ -277,3 +277,23 @@ def test_a_scrape_that_never_finishes_ends_at_its_deadline_and_says_so(how):
     # before: "TimeoutError" / "ReadTimeout", an exception's name
     assert snap.errors == ("http://e/metrics?token=********: no whole answer within 5 s",)
     assert elapsed <= SCRAPE_DEADLINE_S + 0.01
+
+
+@pytest.mark.parametrize("status, error", [
+    # before: "HTTP 401" alone, as if the engine were broken
+    (401, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends no API key to a metrics URL)"),
+    (403, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends no API key to a metrics URL)"),
+    (404, "http://e/metrics: HTTP 404"),
+])
+def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error):
+    seen: list = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("authorization"))
+        return httpx.Response(status, text="no")
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+    snap = asyncio.run(go())
+    assert (snap.errors, seen) == ((error,), [None])
