@@ -201,6 +201,32 @@ class _Deltas:
         self.error_event = False  # an `event: error` line names the event its data lines make up
         self.cut_at_once = False  # finish_reason "length" before any token
 
+    def _choice(self, choices: list, now: float) -> str | None:
+        """Choice 0 of a chunk: its delta, timed at `now`, and whether it finished; a reason when it is broken."""
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            return "malformed stream chunk"
+        if choice.get("index") not in (0, None):
+            # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
+            choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
+        delta = choice.get("delta")
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if content is not None and not isinstance(content, (str, list)):
+            return "malformed stream chunk"  # text, or a list of parts; a number or an object is no token
+        # a tool call's arguments are generated tokens as much as content is
+        if isinstance(delta, dict) and (content or delta.get("reasoning_content")
+                                        or delta.get("reasoning") or delta.get("tool_calls")):
+            if self.first is None:
+                self.first = now
+            else:
+                self.gaps.append(now - self.last)
+            self.last = now
+            self.chunks += 1
+        if choice.get("finish_reason"):
+            self.finished = True
+            self.cut_at_once = self.first is None and choice.get("finish_reason") == "length"
+        return None
+
     def take(self, line: bytes) -> str | None:
         """One SSE line; a reason when the answer is broken."""
         if not line.startswith(b"data:"):
@@ -235,29 +261,10 @@ class _Deltas:
         if chunk.get("error") or chunk.get("object") == "error":  # as _json_error
             return "error in stream"
         choices = chunk.get("choices")
-        if choices and isinstance(choices, list):  # one choice (n=1): the hot loop reads it directly
-            choice = choices[0]
-            if not isinstance(choice, dict):
-                return "malformed stream chunk"
-            if choice.get("index") not in (0, None):
-                # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
-                choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
-            delta = choice.get("delta")
-            content = delta.get("content") if isinstance(delta, dict) else None
-            if content is not None and not isinstance(content, (str, list)):
-                return "malformed stream chunk"  # text, or a list of parts; a number or an object is no token
-            # a tool call's arguments are generated tokens as much as content is
-            if isinstance(delta, dict) and (content or delta.get("reasoning_content")
-                                            or delta.get("reasoning") or delta.get("tool_calls")):
-                if self.first is None:
-                    self.first = now
-                else:
-                    self.gaps.append(now - self.last)
-                self.last = now
-                self.chunks += 1
-            if choice.get("finish_reason"):
-                self.finished = True
-                self.cut_at_once = self.first is None and choice.get("finish_reason") == "length"
+        if choices and isinstance(choices, list):
+            broken = self._choice(choices, now)
+            if broken:
+                return broken
         usage = chunk.get("usage")
         counted = usage.get("completion_tokens") if isinstance(usage, dict) else None
         if counted is not None:
