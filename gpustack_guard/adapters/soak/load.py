@@ -39,6 +39,10 @@ REFUSED = "connection refused"
 STALE_CONNECTION_RETRIES = 1
 NOT_STREAMED = "not streamed (the endpoint ignores stream: true; TTFT cannot be measured)"
 USAGE_PAST_MAX = "usage counts more completion tokens than the request's max_tokens (a proxy's or a wrong count)"
+ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
+JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
+# llama.cpp ends a request at once with "length" when its slot's share of the context cannot hold the prompt
+CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
@@ -140,6 +144,15 @@ async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
         yield bytes(pending).removeprefix(_BOM) if opening else bytes(pending)
 
 
+def retry_after_s(response: httpx.Response) -> float | None:
+    """A 429 or 503's Retry-After in seconds. An HTTP date is not read: it needs the server's clock to agree
+    with ours, and the doubling back-off covers it."""
+    if response.status_code not in (429, 503):
+        return None
+    text = response.headers.get("retry-after", "").strip()
+    return float(text[:12]) if text.isascii() and text.isdigit() else None
+
+
 def _unreadable(response: httpx.Response) -> str | None:
     """Why an answer is not a stream gsg reads, before a byte of its body is read (it may be endless)."""
     if response.status_code != 200:
@@ -163,11 +176,22 @@ def _json_error(line: bytes) -> bool:
     return isinstance(found, dict) and bool(found.get("error") or found.get("object") == "error")
 
 
+async def _error_answer(response: httpx.Response) -> bool:
+    """Whether a JSON answer to a streamed request is an error object (a gateway's or an engine's, sent with 200),
+    read within JSON_ANSWER_READ_BYTES: a longer answer is a whole completion, not an error."""
+    body = bytearray()
+    async for data in raw_chunks(response):
+        body += data
+        if len(body) > JSON_ANSWER_READ_BYTES:
+            return False
+    return _json_error(bytes(body))
+
+
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
     __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
-                 "max_tokens")
+                 "max_tokens", "cut_at_once")
 
     def __init__(self, clock: Callable[[], float], max_tokens: int | None = None):
         self.clock = clock
@@ -179,6 +203,33 @@ class _Deltas:
         self.usage_tokens: int | None = None
         self.done = self.finished = False
         self.error_event = False  # an `event: error` line names the event its data lines make up
+        self.cut_at_once = False  # finish_reason "length" before any token
+
+    def _choice(self, choices: list, now: float) -> str | None:
+        """Choice 0 of a chunk: its delta, timed at `now`, and whether it finished; a reason when it is broken."""
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            return "malformed stream chunk"
+        if choice.get("index") not in (0, None):
+            # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
+            choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
+        delta = choice.get("delta")
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if content is not None and not isinstance(content, (str, list)):
+            return "malformed stream chunk"  # text, or a list of parts; a number or an object is no token
+        # a tool call's arguments are generated tokens as much as content is
+        if isinstance(delta, dict) and (content or delta.get("reasoning_content")
+                                        or delta.get("reasoning") or delta.get("tool_calls")):
+            if self.first is None:
+                self.first = now
+            else:
+                self.gaps.append(now - self.last)
+            self.last = now
+            self.chunks += 1
+        if choice.get("finish_reason"):
+            self.finished = True
+            self.cut_at_once = self.first is None and choice.get("finish_reason") == "length"
+        return None
 
     def take(self, line: bytes) -> str | None:
         """One SSE line; a reason when the answer is broken."""
@@ -214,21 +265,10 @@ class _Deltas:
         if chunk.get("error") or chunk.get("object") == "error":  # as _json_error
             return "error in stream"
         choices = chunk.get("choices")
-        if choices and isinstance(choices, list):  # one choice (n=1): the hot loop reads it directly
-            choice = choices[0]
-            if not isinstance(choice, dict):
-                return "malformed stream chunk"
-            delta = choice.get("delta")
-            if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")
-                                            or delta.get("reasoning")):
-                if self.first is None:
-                    self.first = now
-                else:
-                    self.gaps.append(now - self.last)
-                self.last = now
-                self.chunks += 1
-            if choice.get("finish_reason"):
-                self.finished = True
+        if choices and isinstance(choices, list):
+            broken = self._choice(choices, now)
+            if broken:
+                return broken
         usage = chunk.get("usage")
         counted = usage.get("completion_tokens") if isinstance(usage, dict) else None
         if counted is not None:
@@ -253,10 +293,13 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     if target.api_key:
         headers["Authorization"] = f"Bearer {target.api_key}"
 
+    asked_wait: list[float] = []  # the server's Retry-After, when it gave one
+
     def result(ok: bool, error: str | None = None) -> RequestResult:
-        tokens = seen.usage_tokens if seen.usage_tokens is not None else seen.chunks
+        # each delta is at least one token: a usage count below them is per chunk (some proxies) or broken, no total
+        tokens = max(seen.usage_tokens or 0, seen.chunks)
         return RequestResult(started - origin, clock() - origin, ok, seen.first - started if seen.first else None,
-                             seen.gaps, tokens if ok else 0, error)
+                             seen.gaps, tokens if ok else 0, error, asked_wait[0] if asked_wait else None)
 
     body = request_body(target.model, prompt)
 
@@ -269,6 +312,11 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 async with client.stream("POST", target.url, json=body, headers=headers) as response:
                     answered = True
                     problem = _unreadable(response)
+                    wait = retry_after_s(response)
+                    if wait is not None:
+                        asked_wait.append(wait)
+                    if problem == NOT_STREAMED and await _error_answer(response):
+                        problem = ERROR_ANSWER
                     if problem:
                         return result(False, problem)
                     async for line in _sse_lines(response):
@@ -301,7 +349,7 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     if failed is not None:
         return failed
     if seen.first is None:
-        return result(False, "no tokens")
+        return result(False, CUT_AT_ONCE if seen.cut_at_once else "no tokens")
     if not (seen.done or seen.finished):
         return result(False, "stream ended early")
     return result(True)
@@ -356,9 +404,11 @@ async def drive(clients: list[httpx.AsyncClient], target: Target, prompts: Calla
             # a failure, answered at once or not: the stream waits before its next request, longer each time,
             # so an erroring or dead server is not hammered (and a round of failures still ends on time)
             refused_in_a_row = refused_in_a_row + 1 if outcome.error == REFUSED else 0
-            if clock() + pause >= deadline:
+            # a server that said when to come back (429, 503) is asked again then, not sooner
+            wait = max(pause, outcome.retry_after_s or 0.0)
+            if clock() + wait >= deadline:
                 break  # the next request would start after the round's end
-            await asyncio.sleep(pause)
+            await asyncio.sleep(wait)
             pause = min(pause * 2, BACKOFF_MAX_S)
 
     await asyncio.gather(*(worker(k, client) for k, client in enumerate(clients)))

@@ -158,6 +158,9 @@ class _Refused(Exception):
 async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
     async with whole_answer_deadline(SCRAPE_DEADLINE_S), client.stream("GET", url, timeout=SCRAPE_DEADLINE_S,
                                                            headers={"Accept-Encoding": "identity"}) as response:
+        if response.status_code in (401, 403):
+            # the soak's key goes to the chat endpoint only: a metrics URL may be another host
+            raise _Refused(f"HTTP {response.status_code} (it wants credentials; gsg sends no API key to a metrics URL)")
         if response.status_code != 200:
             raise _Refused(f"HTTP {response.status_code}")
         if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
@@ -201,7 +204,10 @@ class Scraper:
             body = await _bounded_get(self.client, url)
         except _Refused as exc:
             return f"{shown}: {exc}"
-        except (httpx.HTTPError, TimeoutError) as exc:
+        except (httpx.TimeoutException, TimeoutError):
+            # a slow or dripping /metrics: the deadline, not an exception's name
+            return f"{shown}: no whole answer within {SCRAPE_DEADLINE_S:g} s"
+        except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
             return parse_samples(body.decode("utf-8", errors="replace"))

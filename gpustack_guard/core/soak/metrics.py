@@ -81,19 +81,27 @@ class Snapshot:
         return self.gpu_used_bytes - self.gpu_allocated_bytes
 
 
-def for_model(samples: list[Sample], model: str | None) -> list[Sample]:
-    """Drop other models' series (GPUStack's exporter reports every instance on the worker).
+def _model_of(sample: Sample) -> str | None:
+    return next((sample.labels[k] for k in MODEL_LABELS if k in sample.labels), None)
 
-    Only when some series carries our model's name: a direct vLLM may serve under another name.
-    """
+
+def for_model(samples: list[Sample], model: str | None) -> tuple[list[Sample], str | None]:
+    """Drop other models' series (GPUStack's exporter reports every instance on the worker), and why a model's
+    series were not read, if so.
+
+    When no series carries our model's name: a direct vLLM may serve under another name, and its one model's series
+    are ours; the series of several models, none ours, are not read (which is ours is unknown: summed, another
+    model's running requests and KV usage became ours)."""
     if not model:
-        return samples
-    labelled = [s for s in samples if any(k in s.labels for k in MODEL_LABELS)]
-    ours = [s for s in labelled if any(s.labels.get(k) == model for k in MODEL_LABELS)]
-    if not ours:
-        return samples
-    return [s for s in samples if not any(k in s.labels for k in MODEL_LABELS)
-            or any(s.labels.get(k) == model for k in MODEL_LABELS)]
+        return samples, None
+    named = {_model_of(s) for s in samples} - {None}
+    if not any(any(s.labels.get(k) == model for k in MODEL_LABELS) for s in samples):
+        if len(named) < 2:
+            return samples, None
+        return ([s for s in samples if _model_of(s) is None],
+                f"series of {len(named)} models, none named as --model: theirs not read (pass the served name)")
+    return [s for s in samples if _model_of(s) is None
+            or any(s.labels.get(k) == model for k in MODEL_LABELS)], None
 
 
 def _first_family(samples: list[Sample], names: Iterable[str]) -> list[Sample]:
@@ -206,9 +214,19 @@ class Normaliser:
 
     def snapshot(self, t: float, samples: list[Sample], pid_rss_bytes: float | None = None,
                  errors: tuple[str, ...] = ()) -> Snapshot:
-        samples = for_model(samples, self.model)
+        samples, unread = for_model(samples, self.model)
+        if unread:
+            errors += (unread,)
         restarted = False
         preemptions = None
+        # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when
+        # the first preemption came" and 1e300 a --max-num-seqs of 301 digits; such a family is not read, said so
+        for family in (RUNNING, WAITING, PREEMPTION_COUNTERS, PREEMPTED_NOW):
+            found = _first_family(samples, family)
+            if any(not (s.value.is_integer() and 0 <= s.value < 10 ** MAX_COUNT_DIGITS) for s in found):
+                errors += (f"{found[0].name} is no count (negative, fractional or past {MAX_COUNT_DIGITS} digits): "
+                           "not read",)
+                samples = [s for s in samples if s.name not in family]
         counters = _first_family(samples, PREEMPTION_COUNTERS)
         if counters:
             preemptions, restarted = self.preemptions.update(counters)
@@ -224,11 +242,17 @@ class Normaliser:
                 restarted = True
             self.start_times[key] = sample.value
         _forget_gone(self.start_times, map(_series_key, start_times))
+        kv = _first_family(samples, KV_USAGE)
+        if any(not 0.0 <= s.value <= 1.0 for s in kv):
+            # every engine exports a 0..1 ratio (vLLM's `_perc` too): 85 is a percent or garbage, and read as a
+            # ratio it pinned the pool at 8,500 % (a preemption verdict once TTFT rose): a signal not read, said so
+            errors += (f"{kv[0].name} outside 0..1 (a percent, or no ratio): KV usage not read",)
+            kv = []
         engines = sorted({engine for s in samples for prefix, engine in ENGINE_OF_PREFIX.items()
                           if s.name.startswith(prefix)})
         return Snapshot(
             t=t,
-            kv_usage=_max(_first_family(samples, KV_USAGE)),
+            kv_usage=_max(kv),
             preemptions=preemptions,
             running=_sum(_first_family(samples, RUNNING)),
             waiting=_sum(_first_family(samples, WAITING)),

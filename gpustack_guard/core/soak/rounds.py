@@ -35,6 +35,7 @@ class RequestResult:
     gaps_s: list[float] = field(default_factory=list)  # between consecutive non-empty deltas
     output_tokens: int = 0
     error: str | None = None  # a short reason: "HTTP 503", "timeout", "stream ended early", ...
+    retry_after_s: float | None = None  # a 429 or 503's Retry-After, in seconds: the stream waits that long
 
 
 @dataclass

@@ -153,6 +153,7 @@ def _what_was_not_seen(out: Verdict, rounds: list[RoundStats], down_at_s: float 
         out.verdict = FAILING
         out.evidence.insert(0, f"the endpoint stopped accepting connections at {down_at_s:.1f} s: the run stopped "
                                "there instead of running on against a dead server")
+        out.evidence.insert(1, _last_seen(rounds, out.memory_source))
         out.recommendations = [Recommendation("investigate", "the server went away during the soak: read its log "
                                               "(an OOM or a crash) before reading any trend")]
     restarts = [e for e in out.events if e["kind"] == "restart"]
@@ -180,6 +181,20 @@ def _what_was_not_seen(out: Verdict, rounds: list[RoundStats], down_at_s: float 
         out.verdict = INCONCLUSIVE
         out.evidence.insert(0, f"inconclusive: {len(rounds)} round(s) completed; a trend needs at least "
                                f"{MIN_ROUNDS}")
+
+
+def _last_seen(rounds: list[RoundStats], memory_source: str | None) -> str:
+    """The engine's state in the last round that read any of it: what was running as it went down (an OOM shows
+    as KV or memory at its top, a crash under light load as neither)."""
+    for r in reversed(rounds):
+        seen = [f"KV usage max {r.kv_usage_max:.0%}" if r.kv_usage_max is not None else "",
+                f"{r.running_max:.0f} running" if r.running_max is not None else "",
+                f"{r.waiting_max:.0f} waiting" if r.waiting_max is not None else "",
+                f"{r.preemptions:.0f} preemptions" if r.preemptions is not None else "",
+                f"memory {_bytes(r.memory[memory_source])}" if memory_source in r.memory else ""]
+        if any(seen):
+            return f"last seen, in round {r.index + 1}: " + ", ".join(part for part in seen if part)
+    return "no engine metrics were read before it went down"
 
 
 def _classify(rounds: list[RoundStats], memory_source: str | None, reference: list[RoundStats] | None,

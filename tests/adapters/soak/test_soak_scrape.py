@@ -64,10 +64,16 @@ def test_gpustack_raw_passes_engine_names_with_instance_labels():
     assert (s.kv_usage, s.running) == (0.71, 12.0)
 
 
-def test_a_model_name_no_series_carries_keeps_everything():
-    """A direct vLLM may serve under a name other than --model: then its series are still ours."""
+def test_a_model_name_no_series_carries_keeps_one_models_series_not_several():
+    """A direct vLLM may serve under a name other than --model: then its series are still ours. Two models' series,
+    neither named so, are not read: before, their running requests were summed as ours (42) and the other model's
+    KV usage could be the verdict's."""
     s = snapshot_of("gpustack-raw.prom", "not-this-name")
-    assert (s.kv_usage, s.running) == (0.71, 42.0)
+    assert (s.kv_usage, s.running, s.errors) == (
+        None, None, ("series of 2 models, none named as --model: theirs not read (pass the served name)",))
+    one = Normaliser(model="not-this-name").snapshot(1.0, [
+        x for x in parse_samples((FIXTURES / "gpustack-raw.prom").read_text()) if x.labels.get("model") != "embedder"])
+    assert (one.kv_usage, one.running, one.errors) == (0.71, 12.0, ())
 
 
 def test_both_vllm_kv_names_at_once_count_once():
@@ -213,3 +219,81 @@ def test_a_cut_short_tick_adds_no_scrape_error_so_errors_never_outnumber_scrapes
     warnings = classify([stats], None).warnings
     assert warnings == ["--pid 7: no such process in 2 of 2 scrapes: the verdict is drawn without what it "
                         "should have shown"]
+
+
+_OPENMETRICS = """# HELP vllm:num_preemptions Cumulative number of preemption from the engine.
+# TYPE vllm:num_preemptions counter
+vllm:num_preemptions_total{engine="0",model_name="m"} 3.0 # {trace_id="abc"} 1.0 1700000000.0
+vllm:num_preemptions_created{engine="0",model_name="m"} 1.7e9
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5 1700000000.000
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{le="0.5",model_name="m"} 9
+vllm:time_to_first_token_seconds_bucket{le="0.1",model_name="m"} 4
+vllm:time_to_first_token_seconds_count{model_name="m"} 9
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 4
+# EOF
+"""
+
+
+def test_openmetrics_text_and_a_broken_histogram_still_read_the_gauges():
+    """OpenMetrics (`_created`, an exemplar, a timestamp, `# EOF`) and a histogram without `+Inf` and with its
+    buckets out of order: the histogram is no family gsg reads, dropped unparsed; `_created` is no preemption."""
+    norm = Normaliser(model="m")
+    first = norm.snapshot(1.0, parse_samples(_OPENMETRICS))
+    assert (first.kv_usage, first.running, first.preemptions, first.errors) == (0.5, 4.0, 0.0, ())
+    second = norm.snapshot(2.0, parse_samples(_OPENMETRICS.replace("} 3.0 #", "} 5.0 #")))
+    assert (second.preemptions, second.restarted) == (2.0, False)
+
+
+class _Drip(httpx.AsyncByteStream):
+    """A /metrics body that never ends: a line of a gauge every second."""
+
+    async def __aiter__(self):
+        while True:
+            await asyncio.sleep(1.0)
+            yield b"vllm:num_requests_running 1\n"
+
+
+@pytest.mark.parametrize("how", ["drip", "read-timeout"])
+def test_a_scrape_that_never_finishes_ends_at_its_deadline_and_says_so(how):
+    from support.virtual_time import VirtualClock, run
+
+    from gpustack_guard.adapters.soak.scrape import SCRAPE_DEADLINE_S
+
+    clock = VirtualClock()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if how == "read-timeout":
+            raise httpx.ReadTimeout("timed out", request=request)
+        return httpx.Response(200, stream=_Drip())
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            snap = await Scraper(client, ["http://e/metrics?token=s3cret"], None, None, 0.0, clock).scrape_once()
+            return snap, clock()
+    snap, elapsed = run(go(), clock)
+    # before: "TimeoutError" / "ReadTimeout", an exception's name
+    assert snap.errors == ("http://e/metrics?token=********: no whole answer within 5 s",)
+    assert elapsed <= SCRAPE_DEADLINE_S + 0.01
+
+
+@pytest.mark.parametrize("status, error", [
+    # before: "HTTP 401" alone, as if the engine were broken
+    (401, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends no API key to a metrics URL)"),
+    (403, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends no API key to a metrics URL)"),
+    (404, "http://e/metrics: HTTP 404"),
+])
+def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error):
+    seen: list = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("authorization"))
+        return httpx.Response(status, text="no")
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+    snap = asyncio.run(go())
+    assert (snap.errors, seen) == ((error,), [None])

@@ -75,6 +75,9 @@ def test_a_server_that_dies_stops_the_run_early_and_is_failing_with_the_time():
     assert down == [{"kind": "endpoint-down", "at_s": 3.13}]
     assert v.evidence[0] == ("the endpoint stopped accepting connections at 3.1 s: the run stopped there instead of "
                              "running on against a dead server")
+    # what the engine showed last (before: nothing of it in the verdict)
+    assert v.evidence[1] == ("last seen, in round 2: KV usage max 37%, 0 running, 0 waiting, 0 preemptions, "
+                             "memory 2.00 GiB")
     # backed off and stopped: a few attempts, not thousands, and far from the 100 s planned
     assert REFUSALS_END_ROUND <= transport.refused == 15 and round(elapsed, 6) == 3.880439
 
