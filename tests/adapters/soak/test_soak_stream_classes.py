@@ -48,7 +48,8 @@ _STOP = _delta({}, finish="stop")
     # cumulative usage, as vLLM sends it with continuous_usage_stats: the last count, above the deltas, stands
     ([_delta({"content": "ab"}, usage={"completion_tokens": 2 * k}) for k in range(1, 4)] + [_STOP],
      (True, None, 6, 2)),
-    ([_A] * 2 + [_STOP, {"choices": [], "usage": {"completion_tokens": 9}}], (True, None, 9, 1)),
+    # a count after the stop, above the deltas and within the prompt's max_tokens (6; past it: USAGE_PAST_MAX)
+    ([_A] * 2 + [_STOP, {"choices": [], "usage": {"completion_tokens": 5}}], (True, None, 5, 1)),
 ])
 def test_a_usage_count_below_the_deltas_streamed_is_no_total(chunks, outcome):
     assert _outcome(_sse(*chunks)) == outcome
