@@ -152,7 +152,7 @@ class LineSplitter:
         while not self.line_cap_hit:
             found = _LINE_BREAK.search(chunk, start)
             end = found.start() if found else len(chunk)
-            if self.held is not None and end > start or (found and self.held is not None and chunk[end] == 13):
+            if self.held is not None and (end > start or (found and chunk[end] == _CR)):
                 yield from self._release(line_ended=False)  # more of the same line after a redraw
             piece = chunk[start:end]
             if not self.overflow:
@@ -162,10 +162,10 @@ class LineSplitter:
             if found is None:
                 return
             start = end + 1
-            if chunk[end] == 10 and self.held is not None:  # the LF of a CRLF: the held piece ended its line
+            if chunk[end] == _LF and self.held is not None:  # the LF of a CRLF: the held piece ended its line
                 yield from self._release(line_ended=True)
                 continue
-            if chunk[end] == 13:  # CR: a redraw or a CRLF; which one, the next byte says (held until then)
+            if chunk[end] == _CR:  # CR: a redraw or a CRLF; which one, the next byte says (held until then)
                 self.held = (whole_words(self.pending) if self.overflow else self.pending).decode("utf-8", "replace")
                 self.lines_cut += self.overflow
                 self.pending, self.overflow = bytearray(), False
@@ -207,6 +207,7 @@ class LineSplitter:
 
 
 _LINE_BREAK = re.compile(rb"[\r\n]")
+_LF, _CR = ord("\n"), ord("\r")  # the bytes _LINE_BREAK finds, as indexing bytes gives them
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
 
 
