@@ -246,9 +246,9 @@ class Connection:
 
     @property
     def supports_export(self) -> bool:
-        from gpustack_guard.core.versions import at_least
+        from gpustack_guard.core.versions import at_least, gpustack_dev_build
 
-        return dev_build(self.version) or at_least(self.version, "2.3.0")
+        return gpustack_dev_build(self.version) or at_least(self.version, "2.3.0")
 
 
 def connect(opts: ConnectionOptions) -> Connection:
@@ -258,7 +258,7 @@ def connect(opts: ConnectionOptions) -> Connection:
     from gpustack_guard.adapters.gpustack.transport import printable
     from gpustack_guard.core.secrets import mask_url, url_secrets
     from gpustack_guard.core.urls import bad_url
-    from gpustack_guard.core.versions import at_least
+    from gpustack_guard.core.versions import at_least, gpustack_dev_build
 
     opts = resolve_context(opts)
     if not opts.server:
@@ -277,7 +277,7 @@ def connect(opts: ConnectionOptions) -> Connection:
     client = GPUStackClient(opts.server, key, timeout=opts.timeout, verify=verify, transport=transport,
                             sleep=retry_sleep or time.sleep, limits=Limits.from_env())
     version = str(client.version().get("version", ""))
-    if not dev_build(version) and not at_least(version, "2.0.0"):
+    if not gpustack_dev_build(version) and not at_least(version, "2.0.0"):
         raise GsgError(f"GPUStack {version or '(unknown version)'} is not supported: gsg speaks the /v2 API of "
                        "GPUStack 2.x", where=shown)
     if not key:
@@ -293,15 +293,6 @@ def connect(opts: ConnectionOptions) -> Connection:
         raise GsgError(f"GPUStack {printable(version, 64)} answers HTTP 404 on /v2/users/me: it does not serve the "
                        "/v2 API gsg speaks (GPUStack 2.x), or the URL is not the server's root", where=shown) from None
     return Connection(client, version, options=opts)
-
-
-def dev_build(version: str | None) -> bool:
-    """GPUStack run from source reports 0.0.0 (gpustack/__init__.py; a release build writes its tag there): the
-    development line, newer than any release, not a 0.x server. Its /v2 API is checked by the calls themselves."""
-    from gpustack_guard.core.versions import parse_version
-
-    parsed = parse_version(version)
-    return parsed is not None and parsed.release == (0, 0, 0)
 
 
 # --- the desired state of a spec tree against a live server (plan, apply, drift) ---------------------------

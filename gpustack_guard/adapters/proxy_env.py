@@ -8,7 +8,7 @@ from typing import Mapping
 import httpx
 
 from gpustack_guard.adapters.gpustack.transport import printable
-from gpustack_guard.core.secrets import mask_url, url_secrets
+from gpustack_guard.core.secrets import MASK, mask_url, url_secrets
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 # what httpx.Client raises on a proxy URL it cannot use: an unknown scheme (ValueError), a SOCKS proxy without
@@ -32,6 +32,6 @@ def proxy_problem(exc: Exception, environ: Mapping[str, str] = os.environ) -> st
         why = printable(text.splitlines()[0] if text else type(exc).__name__, 200)
         for _name, url in settings:  # httpx hides a password as [secure] but may still show the user name
             for secret in url_secrets(url):
-                why = why.replace(secret, "********")
+                why = why.replace(secret, MASK)
     shown = ", ".join(f"{name}={printable(mask_url(url), 120)}" for name, url in settings) or "none set"
     return f"the proxy settings in the environment cannot be used ({shown}): {why}"

@@ -508,7 +508,6 @@ FOREIGN_FLAGS: dict[str, dict[str, tuple[str, str | None]]] = {
                "n-gpu-layers": ("llama.cpp", None), "gpu-layers": ("llama.cpp", None),
                "ctx-size": ("llama.cpp", "--context-length")},
 }
-_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
 def foreign(key: str, value: str | None, family: str) -> FlagValueError | None:
@@ -517,7 +516,7 @@ def foreign(key: str, value: str | None, family: str) -> FlagValueError | None:
     if other is None:
         return None
     owner, own = other
-    engine = _ENGINE_NAMES[family]
+    engine = ENGINE_NAMES[family]
     spelled = f"; {engine} spells it {own}" if own else f"; {engine} has no such setting"
     return FlagValueError(key, value, f"not a flag of {engine} but of {owner} ({engine} exits at start-up on an "
                                       f"unrecognized argument, and gsg's arithmetic does not read it){spelled}")

@@ -18,7 +18,7 @@ _LLAMACPP_BUILD = re.compile(r"^b([0-9]+)$")
 MAX_VERSION_CHARS = 128
 ZERO = Version("0")  # what an unknown version compares as where a comparison needs one
 
-__all__ = ["Version", "ZERO", "at_least", "parse_version", "version_lt"]
+__all__ = ["Version", "ZERO", "at_least", "gpustack_dev_build", "parse_version", "version_lt"]
 
 
 @lru_cache(maxsize=256)
@@ -47,3 +47,10 @@ def version_lt(a: str | None, b: str) -> bool:
     if pa is None or pb is None:
         return False
     return pa < pb
+
+
+def gpustack_dev_build(version: str | None) -> bool:
+    """GPUStack run from source reports 0.0.0 (gpustack/__init__.py; a release build writes its tag there): the
+    development line, newer than any release, not a 0.x server. Its /v2 API is checked by the calls themselves."""
+    parsed = parse_version(version)
+    return parsed is not None and parsed.release == (0, 0, 0)

@@ -33,4 +33,5 @@ def test_a_release_spelled_otherwise_than_the_runners_is_a_warning(gsg, tmp_path
 def test_a_release_as_the_runners_spell_it_is_no_finding(gsg, tmp_path, backend, version):
     (tmp_path / "spec.yaml").write_text(SPEC.format(backend=backend, version=version))
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--offline", "--select", "GSG039", cwd=tmp_path)
+    assert result.code == 0 and result.err.startswith("gsg: 0 errors, 0 warnings, 0 notes in 1 spec"), result.err
     assert "GSG039" not in result.out, result.out

@@ -1,6 +1,7 @@
 """Issue 13: a numeric flag or spec field the engine or GPUStack refuses is one finding at its file:line and
 exit 1: never an internal error, never a default in its place, never silently accepted."""
 
+import json
 import re
 
 import pytest
@@ -11,6 +12,11 @@ VLLM = ("name: t\nsource: huggingface\nhuggingface_repo_id: meta-llama/Llama-3.1
 LLAMACPP = ("name: t\nsource: huggingface\nhuggingface_repo_id: bartowski/Llama-3.3-70B-Instruct-GGUF\n"
             "huggingface_filename: Llama-3.3-70B-Instruct-Q4_K_M.gguf\ngpu_selector:\n  gpu_ids: [gpu-d:cuda:0]\n"
             "backend: llama.cpp\nbackend_version: b6000\nguard:\n  model: {catalog: meta-llama/Llama-3.3-70B-Instruct}\n")
+
+
+def rule_ids(result) -> set[str]:
+    """The rules a `-o json` run reported (an output that is no report fails here, not passes)."""
+    return {finding["rule_id"] for finding in json.loads(result.out)["findings"]}
 
 
 def only_finding(gsg, tmp_path, text):
@@ -152,7 +158,7 @@ def test_json_flags_vllm_accepts_are_no_finding(gsg, tmp_path):
         (tmp_path / "spec.yaml").write_text(VLLM + f'backend_parameters:\n  - "{argument}"\n'
                                             "  - --max-model-len=4096\n")
         result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
-        assert "GSG016" not in result.out, (argument, result.out)
+        assert result.code == 0 and "GSG016" not in rule_ids(result), (argument, result.out)
 
 
 @pytest.mark.parametrize("flag", ["--max-model-len", "--max-num-seqs"])
@@ -166,6 +172,8 @@ def test_a_whole_number_past_int64_is_its_only_finding_and_int64_is_read(gsg, tm
             "9,223,372,036,854,775,807 (int64, what the engines' tensors and kernels count with)")
     (tmp_path / "spec.yaml").write_text(VLLM + f"backend_parameters:\n  - {flag}={2**63 - 1}\n")
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), cwd=tmp_path)
+    # read through: the sizing findings a number this large earns, and no refusal of the flag
+    assert result.code == 1 and result.err.endswith("in 1 spec (1 file)\n"), result.out + result.err
     assert "GSG016" not in result.out and "internal error" not in result.err, result.out + result.err
 
 
@@ -174,7 +182,7 @@ def test_the_engines_own_spelling_is_no_finding(gsg, tmp_path):
     for base, argument in ((SGLANG, "--context-length=4096"), (VLLM, "--max-model-len=4096")):
         (tmp_path / "spec.yaml").write_text(base + f"backend_parameters:\n  - {argument}\n")
         result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "-o", "json", cwd=tmp_path)
-        assert "GSG016" not in result.out, result.out
+        assert result.code == 0 and "GSG016" not in rule_ids(result), result.out
 
 
 @pytest.mark.parametrize("field,expected", [

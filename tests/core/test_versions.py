@@ -2,7 +2,14 @@ import json
 
 import pytest
 
-from gpustack_guard.core.versions import MAX_VERSION_CHARS, Version, at_least, parse_version, version_lt
+from gpustack_guard.core.versions import (
+    MAX_VERSION_CHARS,
+    Version,
+    at_least,
+    gpustack_dev_build,
+    parse_version,
+    version_lt,
+)
 
 
 @pytest.mark.parametrize("lower, higher", [
@@ -51,3 +58,8 @@ def test_estimate_with_an_unreadable_version_runs_as_an_unknown_one(gsg, backend
                  "--backend-version", version, "-o", "json")
     assert result.code == 0 and "internal error" not in result.err, result.err
     assert json.loads(result.out)["verdict"]
+
+
+def test_gpustack_dev_build_is_the_source_tree_placeholder_only():
+    assert [gpustack_dev_build(v) for v in ("0.0.0", "v0.0.0", "0.0.0.dev0")] == [True, True, True]
+    assert [gpustack_dev_build(v) for v in ("0.0", "0.0.1", "2.0.0", "latest", "", None)] == [False] * 6

@@ -90,7 +90,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
             break
         lines = splitter.split(chunk)
         if splitter.binary_at is not None:
-            raise GsgError(f"not a text log (binary data at byte {splitter.binary_at:,})", where=path)
+            raise GsgError(splitter.binary_problem(), where=path)
         reading.bytes_read += len(chunk)
         yield from lines
     if splitter.line_cap_hit:
@@ -98,7 +98,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
     else:  # the line the byte cap or the end of the file stopped in, read as far as it came
         yield from splitter.rest()
         if splitter.binary_at is not None:  # NUL bytes and nothing else
-            raise GsgError("not a text log (binary data at byte 0)", where=path)
+            raise GsgError(splitter.binary_problem(), where=path)
         reading.unfinished = splitter.unfinished and reading.stopped is None
     reading.lines, reading.lines_cut = splitter.lines, splitter.lines_cut
 
@@ -121,6 +121,10 @@ class LineSplitter:
         self.text_at = 0  # NUL bytes skipped before the text (_opening)
         self.decoder: codecs.IncrementalDecoder | None = None  # a UTF-16 log's, from its byte-order mark
         self.held: str | None = None  # a piece a CR ended, until the next byte says CRLF (a line) or a redraw
+
+    def binary_problem(self) -> str:
+        """What a reader says of a log found binary (`binary_at` set), wherever it read it from."""
+        return f"not a text log (binary data at byte {self.binary_at or 0:,})"
 
     def split(self, chunk: bytes) -> Iterator[str]:
         """The lines this chunk completes (none once binary data or the line cap is met). The binary probe runs
@@ -152,7 +156,7 @@ class LineSplitter:
         while not self.line_cap_hit:
             found = _LINE_BREAK.search(chunk, start)
             end = found.start() if found else len(chunk)
-            if self.held is not None and end > start or (found and self.held is not None and chunk[end] == 13):
+            if self.held is not None and (end > start or (found and chunk[end] == _CR)):
                 yield from self._release(line_ended=False)  # more of the same line after a redraw
             piece = chunk[start:end]
             if not self.overflow:
@@ -162,10 +166,10 @@ class LineSplitter:
             if found is None:
                 return
             start = end + 1
-            if chunk[end] == 10 and self.held is not None:  # the LF of a CRLF: the held piece ended its line
+            if chunk[end] == _LF and self.held is not None:  # the LF of a CRLF: the held piece ended its line
                 yield from self._release(line_ended=True)
                 continue
-            if chunk[end] == 13:  # CR: a redraw or a CRLF; which one, the next byte says (held until then)
+            if chunk[end] == _CR:  # CR: a redraw or a CRLF; which one, the next byte says (held until then)
                 self.held = (whole_words(self.pending) if self.overflow else self.pending).decode("utf-8", "replace")
                 self.lines_cut += self.overflow
                 self.pending, self.overflow = bytearray(), False
@@ -207,6 +211,7 @@ class LineSplitter:
 
 
 _LINE_BREAK = re.compile(rb"[\r\n]")
+_LF, _CR = ord("\n"), ord("\r")  # the bytes _LINE_BREAK finds, as indexing bytes gives them
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
 
 

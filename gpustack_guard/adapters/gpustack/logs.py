@@ -177,7 +177,7 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     if splitter.binary_at is None:
         live.finish()  # (a log of NUL bytes only is found binary here: a leading run of them is skipped)
     if splitter.binary_at is not None:
-        read.problem = f"not a text log (binary data at byte {splitter.binary_at:,})"
+        read.problem = splitter.binary_problem()
         return read
     read.lines = splitter.lines
     if streamed.bytes_read == 0:

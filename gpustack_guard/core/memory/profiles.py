@@ -2450,13 +2450,13 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
 
 
 SGLANG_TP_TIERS_030 = ((16, 0.79), (8, 0.83), (4, 0.85), (2, 0.87), (1, 0.88))  # 0.3.0 to 0.3.5.post2
-SGLANG_TP_TIERS_03 = ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88))
+SGLANG_TP_TIERS_036 = ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88))  # 0.3.6
 SGLANG_TP_TIERS_04 = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 SGLANG_PROFILES = (
     SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3", False,
                   "server_args.py@0.3.0, @0.3.3, @0.3.4.post2 and @0.3.5.post2 (fraction by TP only): TP 8 to 15 "
                   "take 0.83; graph and chunk rule as 0.3.6"),
-    SglangProfile("0.3.6", "tp", SGLANG_TP_TIERS_03, 0.88, "v0.3", False,
+    SglangProfile("0.3.6", "tp", SGLANG_TP_TIERS_036, 0.88, "v0.3", False,
                   "server_args.py@0.3.6 l.156-166 (fraction by TP only, TP 8 to 15: 0.82); under 25000 MB "
                   "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
     SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,

@@ -284,8 +284,9 @@ def _check_backend(doc: SpecDoc, backend: str) -> list[F.Finding]:
 
 
 FILE_FIELD = {"huggingface": "huggingface_filename", "model_scope": "model_scope_file_path"}
-SOURCE_FIELDS = {"huggingface": ("huggingface_repo_id", "huggingface_filename"),
-                 "model_scope": ("model_scope_model_id", "model_scope_file_path"), "local_path": ("local_path",)}
+# every field a source reads (its id, then its file): another source's beside them is stored unread
+SOURCE_FIELDS = {source: (id_field, FILE_FIELD[source]) if source in FILE_FIELD else (id_field,)
+                 for source, id_field in SOURCE_ID_FIELD.items()}
 
 
 def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:

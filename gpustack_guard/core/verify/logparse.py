@@ -8,7 +8,6 @@ are ignored; the essential lines an engine always prints are reported by name wh
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from gpustack_guard.core.secrets import (
     url_secrets,
 )
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.log_records import unwrap_record
 from gpustack_guard.core.versions import version_lt
 
 MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
@@ -84,72 +84,6 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b
 # `[2025-10-31 15:07:49]`). Taken off so that a pattern's look-behind sees the engine's own line.
 _COLLECTOR_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]+")
 _PIECE_BREAK = re.compile(r"\r\n?|\n")
-# A log shipped as records: JSON lines (docker's json-file and fluent-bit `log`, Vector and CloudWatch `message`,
-# journalctl -o json `MESSAGE`, Loki's logcli jsonl `line`, slog's `msg`) and logfmt (`msg="..."`, quotes
-# escaped). The engine's line is the record's message; the first of these keys holding it is read.
-RECORD_KEYS = ("log", "message", "MESSAGE", "line", "msg")
-MAX_RECORD_NESTING = 2  # a record inside a record's message (fluent-bit reading docker's json-file)
-_LOGFMT_PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_.\-]{0,63})=("(?:[^"\\]|\\.)*"|[^\s"]*)(?:[ \t]+|$)')
-_LOGFMT_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)')
-_LOGFMT_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
-# Go slog's own lines (ollama's) are the engine's, read as printed: they name their Go source
-# (`source=server.go:594`), or put only slog's time, level and source before `msg=`
-_SLOG_SOURCE = re.compile(r"\.go:\d+$")
-_SLOG_HEAD = {"time", "level", "source"}
-
-
-def unwrap_record(text: str) -> str:
-    """The engine's line a JSON or logfmt record carries (RECORD_KEYS); any other line as it is."""
-    for _ in range(MAX_RECORD_NESTING):
-        inner = _record_message(text)
-        if inner is None:
-            break
-        text = inner.rstrip("\r\n")
-    return text
-
-
-def _record_message(text: str) -> str | None:
-    stripped = text.strip()
-    if stripped.startswith("{") and stripped.endswith("}"):
-        try:
-            record = json.loads(stripped)
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(record, dict):
-            return None
-        for key in RECORD_KEYS:
-            value = record.get(key)
-            if isinstance(value, str):
-                return value
-            # journalctl -o json gives a message that is not UTF-8 as its bytes
-            if isinstance(value, list) and value and all(type(b) is int and 0 <= b < 256 for b in value):
-                return bytes(value).decode("utf-8", errors="replace")
-        return None
-    if not stripped[:1].isalpha() or "=" not in stripped[:65]:
-        return None
-    pairs: dict[str, str] = {}
-    at = 0
-    while at < len(stripped):  # each pair once, left to right: linear
-        m = _LOGFMT_PAIR.match(stripped, at)
-        if m is None:
-            return None  # not logfmt (a `key=value` in an engine's own line, then words)
-        pairs.setdefault(m.group(1), m.group(2))
-        at = m.end()
-    before = list(pairs)[:list(pairs).index("msg")] if "msg" in pairs else None
-    if _SLOG_SOURCE.search(pairs.get("source", "")) or (before is not None and set(before) <= _SLOG_HEAD):
-        return None
-    for key in RECORD_KEYS:
-        value = pairs.get(key)
-        if value is not None and value.startswith('"'):
-            return _LOGFMT_ESCAPE.sub(_unescape, value[1:-1])
-    return None
-
-
-def _unescape(m: re.Match) -> str:
-    code = m.group(1)
-    if code.startswith("u") and len(code) == 5:
-        return chr(int(code[1:], 16))
-    return _LOGFMT_ESCAPES.get(code, code)
 
 
 # 0.10.1 names its workers `VllmWorker TP0`, `VllmWorker PP1_TP0` (v1/executor/multiproc_executor.py@v0.10.1.1)
