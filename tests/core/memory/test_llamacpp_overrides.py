@@ -213,3 +213,15 @@ def test_without_a_tensor_list_the_routed_experts_are_split_from_the_computed_la
     assert plain.extra["per_device"][0]["weights"] - moe.extra["per_device"][0]["weights"] == routed
     assert routed == 57_982_058_496
     assert moe.extra["tensor_placement"]["measured"] is False
+
+
+def test_a_host_buffer_from_a_log_line_counts_as_host_memory():
+    """gsg verify passes the loader's "overridden to CUDA_Host" lines on as -ot pairs: a CPU override's pick."""
+    facts = gpt_oss_20b()
+    gpus = [(16 * GiB, "NVIDIA RTX 4080")]
+    plain = estimate("llamacpp", facts, gpus, {"ctx-size": "8192"}, B, Policy())
+    est = estimate("llamacpp", facts, gpus, {"ctx-size": "8192", "override-tensor":
+                                             "blk.0.ffn_gate_exps.weight=CUDA_Host,blk.1.ffn_up_exps.weight=CPU"},
+                   B, Policy())
+    assert plain.extra["per_device"][0]["weights"] - est.extra["per_device"][0]["weights"] == 2 * OSS_EXPERT
+    assert est.extra["tensor_placement"]["moved"] == 2

@@ -440,7 +440,7 @@ def place_tensors(facts: ModelFacts, cfg: LlamaCppConfig, device_layers: list[li
             continue
         matched += 1
         source = owner.get(int(match.group(1)))  # None: the layer is not offloaded, its tensors are in host memory
-        target = None if buffer == CPU_BUFFER else _device_index(buffer, len(device_layers))
+        target = None if host_buffer(buffer) else _device_index(buffer, len(device_layers))
         if target == source:
             continue
         moved += 1
@@ -455,6 +455,12 @@ def place_tensors(facts: ModelFacts, cfg: LlamaCppConfig, device_layers: list[li
         else:
             delta[target] += size
     return Placement(tuple(delta), host, repack, tuple(copy), moved, matched, facts.block_tensors is not None)
+
+
+def host_buffer(buffer: str) -> bool:
+    """A buffer type in host memory: CPU, and the names the loader's line prints for a CPU override, which picks from
+    the CPU's list (CPU_REPACK, or a GPU's pinned CUDA_Host when mmap is off)."""
+    return buffer.startswith(CPU_BUFFER) or buffer.endswith("_Host")
 
 
 _BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
