@@ -683,7 +683,7 @@ class LogParser:
             return True
         if pattern.kind == "override":  # every moved tensor, by name, as -ot pairs: the rebuild places the same ones
             pair = f"{groups['tensor']}={groups['buffer']}"
-            moved = log.args.get("override_tensor")
+            moved = str(log.args.get("override_tensor") or "")
             if not moved:
                 log.args["override_tensor"] = pair
             elif pair not in moved.split(","):  # a restart's load prints the same lines again
