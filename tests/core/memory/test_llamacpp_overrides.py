@@ -225,3 +225,10 @@ def test_a_host_buffer_from_a_log_line_counts_as_host_memory():
                    B, Policy())
     assert plain.extra["per_device"][0]["weights"] - est.extra["per_device"][0]["weights"] == 2 * OSS_EXPERT
     assert est.extra["tensor_placement"]["moved"] == 2
+
+
+def test_a_vector_keeps_the_per_layer_sums_not_the_tensor_list():
+    from gpustack_guard.core.verify.vector import facts_json
+
+    stored = facts_json(gpt_oss_20b())
+    assert "block_tensors" not in stored and stored["layer_weight_bytes"][0] == 477_596_544
