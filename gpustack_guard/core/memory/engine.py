@@ -570,7 +570,8 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=value("tensor-split"),
         split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
-        tensor_overrides=any(key in flags for key in ("override-tensor", "ot", "cpu-moe", "n-cpu-moe")),
+        tensor_overrides=any(key in flags for key in OVERRIDE_FLAGS),
+        buft_overrides=_buft_overrides(flags, version),
         # gguf-parser books the arguments as given: llama.cpp's --fit runs in the engine, after the scheduler
         fit=fit and not booking, ctx_given="ctx-size" in flags,
         layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
@@ -578,6 +579,39 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None
         else policy.platform_footprint,
     )
+
+
+# llama-server's flags that add buffer-type overrides, long and short spellings
+OVERRIDE_FLAGS = ("override-tensor", "ot", "cpu-moe", "cmoe", "n-cpu-moe", "ncmoe")
+
+
+def _buft_overrides(flags: dict, version: str | None) -> tuple[tuple[str, str], ...]:
+    """The (regex, buffer type) list llama.cpp checks, in the order the flags were given: -ot's pairs and the
+    patterns --cpu-moe / --n-cpu-moe add (engines/llamacpp.expert_overrides). One value per flag: the flags here
+    keep the last of a repeated one, where llama.cpp would append them all."""
+    from gpustack_guard.core.memory.engines import llamacpp as LC
+
+    out: list[tuple[str, str]] = []
+    for key, raw in flags.items():
+        if key not in OVERRIDE_FLAGS:
+            continue
+        if key in ("override-tensor", "ot"):
+            try:
+                out += LC.parse_override_tensor(_text(raw) or "")
+            except ValueError as exc:
+                raise EF.FlagValueError(key, _text(raw), str(exc)) from None
+        elif key in ("cpu-moe", "cmoe"):
+            if _flag(flags, key):
+                out += LC.expert_overrides(True, None, version)
+        else:
+            try:
+                count = int(str(raw).strip())
+            except ValueError:
+                raise EF.FlagValueError(key, _text(raw), "--n-cpu-moe takes a whole number of layers") from None
+            if count < 0:
+                raise EF.FlagValueError(key, _text(raw), "llama.cpp refuses a negative --n-cpu-moe")
+            out += LC.expert_overrides(False, count, version)
+    return tuple(out)
 
 
 def _text(value) -> str | None:

@@ -161,6 +161,9 @@ class ModelFacts:
     # memory (profiles.LLAMACPP_CPU_REPACK_TYPES): per block, and the output layer
     layer_repack_bytes: tuple[int, ...] | None = None
     output_repack_bytes: int | None = None
+    # every block tensor of a GGUF as (name, bytes, CPU_REPACK bytes), in file order: what llama.cpp's buffer-type
+    # overrides (-ot, --cpu-moe, --n-cpu-moe) match by name
+    block_tensors: tuple[tuple[str, int, int], ...] | None = None
     source: str = "unknown"  # where the facts came from, for messages
 
     # --- derived shape -----------------------------------------------------------------------------------

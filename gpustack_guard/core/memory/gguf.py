@@ -170,11 +170,13 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
     per_layer = [0] * layers
     layer_repack = [0] * layers
     embedding = output = output_repack = 0
+    block_tensors = []
     for tensor in header.tensors:
         match = _BLOCK.match(tensor.name)
         if match and int(match.group(1)) < layers:
             per_layer[int(match.group(1))] += tensor.nbytes
             layer_repack[int(match.group(1))] += tensor.nbytes if cpu_repacked(tensor) else 0
+            block_tensors.append((tensor.name, tensor.nbytes, tensor.nbytes if cpu_repacked(tensor) else 0))
         elif tensor.name.startswith("token_embd."):
             embedding += tensor.nbytes  # read by row lookup, never repacked
         elif tensor.name.startswith("output.") or tensor.name.startswith("output_norm."):
@@ -192,6 +194,7 @@ def facts_from_gguf(header: GGUFHeader, source: str) -> ModelFacts:
         facts = _gguf_facts(header, source, arch, layers, per_layer, embedding, output, expert_width, shared_width,
                             pure_recurrent=state is not None and not any(state.attention))
         return checked_facts(replace(facts, layer_repack_bytes=tuple(layer_repack), output_repack_bytes=output_repack,
+                                     block_tensors=tuple(block_tensors),
                                      recurrent_state=state, recurrent_layers=refused))
     except BadConfig as exc:
         raise GGUFError(f"GGUF metadata: {exc}") from None

@@ -3251,6 +3251,45 @@ LLAMACPP_POSITION_BYTES = 4  # int32 position per token
 # llama.cpp#18181 (build 7474, 2025-12-18, no --fit on its command line, fit running) is the oldest build gsg has
 # seen with it; builds between the merge and that one are counted without it.
 LLAMACPP_FIT_SINCE = "b7474"
+# --cpu-moe and --n-cpu-moe are shorthands for --override-tensor (common/arg.cpp): --cpu-moe adds one override,
+# <experts>=CPU; --n-cpu-moe N adds blk\.<i><experts>=CPU for i in 0..N-1, counted from layer 0 whatever -ngl
+# offloads. They append to the list in command-line order, after any -ot given before them, and the loader takes
+# the first pattern std::regex_search finds in a tensor's name (src/llama-model-loader.cpp create_tensor,
+# "buffer type overridden to"); a pattern that matches nothing moves nothing. Rows: the <experts> pattern by build.
+@dataclass(frozen=True)
+class LlamaCppExpertPattern:
+    since: str
+    rule: str
+    experts: str
+    source: str
+
+
+LLAMACPP_EXPERT_PATTERNS: tuple[LlamaCppExpertPattern, ...] = (
+    # PR #14992 (--cpu-moe, three patterns ending \.weight$) landed days before PR #15077 replaced them with this
+    # one; no model of that week had expert biases or chunked experts, so both match the same tensors. The (ch|)
+    # alternative arrived later with the only tensors it matches (ffn_*_chexps), so it is exact from here on too.
+    LlamaCppExpertPattern("b6089", "ffn-exps-up-down-gate", r"\.ffn_(up|down|gate)_(ch|)exps",
+                          "common/common.h@b6089 LLM_FFN_EXPS_REGEX (PR #15077: --n-cpu-moe)"),
+    # fused gate+up experts (ffn_gate_up_exps) stayed on the GPU under --cpu-moe before it (llama.cpp#20414)
+    LlamaCppExpertPattern("b8301", "ffn-exps-with-gate-up", r"\.ffn_(up|down|gate|gate_up)_(ch|)exps",
+                          "common/common.h@b8301 LLM_FFN_EXPS_REGEX (PR #20416: fused gate + up)"),
+)
+_EXPERT_PATTERN_KEYS = keyed_by_release(LLAMACPP_EXPERT_PATTERNS)
+
+
+def llamacpp_expert_pattern(version: str | None) -> LlamaCppExpertPattern:
+    return row_for("llamacpp", _EXPERT_PATTERN_KEYS, version)
+
+
+# A weight in host memory feeding an op the GPU runs: the scheduler offloads a matrix multiplication whose weight is
+# in a host buffer to the GPU when the GPU backend asks for it (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur,
+# op_offload; ggml-cuda.cu offload_op: at least 32 tokens, so the reserved prompt graph qualifies) and copies the
+# weight in as a split input, one weight per split so its memory is reused ("by starting a new split, the memory of
+# the previously offloaded weights can be reused"). The device's compute buffer therefore holds the largest such
+# weight beside the feed-forward stage's activations.
+LLAMACPP_OFFLOAD_MIN_BATCH = 32
+LLAMACPP_HOST_WEIGHT_COPY = ("ggml/src/ggml-backend.cpp ggml_backend_sched_split_graph (one split per host weight) "
+                             "+ ggml/src/ggml-cuda/ggml-cuda.cu offload_op (min_batch_size 32)")
 LLAMACPP_FIT_TARGET = 1024 * MiB
 LLAMACPP_FIT_MIN_CTX = 4096
 LLAMACPP_FIT_CTX_ALIGN = 256

@@ -144,6 +144,20 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
     return layout.scaled(f.weight_bytes / checkpoint) if f.weight_bytes and checkpoint else layout
 
 
+def routed_expert_bytes(f: ModelFacts) -> tuple[int, ...]:
+    """Bytes of each layer's routed experts in the computed layout (0 for a dense layer), rescaled as weight_layout
+    rescales it; () where the layout is measured per tensor (a GGUF: facts.block_tensors) or has no experts."""
+    if f.layer_weight_bytes or not f.is_moe or f.is_compressed_attention:
+        return ()
+    layout = _computed_layout(f)
+    high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
+    per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
+    routed = [math.ceil(_routed_expert_params(f, layer) * per_param) for layer in range(f.num_hidden_layers or 0)]
+    checkpoint = layout.total + layout.unloaded
+    factor = f.weight_bytes / checkpoint if f.weight_bytes and checkpoint else 1.0
+    return tuple(int(r * factor) for r in routed)
+
+
 def _computed_layout(f: ModelFacts) -> WeightLayout:
     if f.is_compressed_attention:
         require_shape(f)

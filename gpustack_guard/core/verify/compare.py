@@ -278,7 +278,7 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
         args["swa_full"] = True
     if log.args.get("split_mode") == "row":  # split buffers: one copy of the graph inputs, --fit pinned
         args["split_mode"] = "row"
-    if log.args.get("override_tensor"):  # weights moved by buffer overrides (the first tensor's, as printed)
+    if log.args.get("override_tensor"):  # weights moved by buffer overrides: every moved tensor's name and buffer
         args["override_tensor"] = log.args["override_tensor"]
     # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
     for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):

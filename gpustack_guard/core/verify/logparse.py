@@ -615,8 +615,13 @@ class LogParser:
         if pattern.kind == P.OLLAMA_LAYOUT:
             self._layout(state, pattern, groups)
             return True
-        if pattern.kind == "override":  # the first tensor moved stands for the flag that moved it
-            log.args.setdefault("override_tensor", f"{groups['tensor']}={groups['buffer']}")
+        if pattern.kind == "override":  # every moved tensor, by name, as -ot pairs: the rebuild places the same ones
+            pair = f"{groups['tensor']}={groups['buffer']}"
+            moved = str(log.args.get("override_tensor") or "")
+            if not moved:
+                log.args["override_tensor"] = pair
+            elif pair not in moved.split(","):  # a restart's load prints the same lines again
+                log.args["override_tensor"] = f"{moved},{pair}"
             return True
         device = groups.get("device") or ""
         if pattern.kind == "buffer" and device.endswith("_Split"):

@@ -30,6 +30,7 @@ REQUIRED = ("format", "format_version", "source", "engine", "backend", "model", 
 
 ASSUMED = " (assumed)"  # how an estimate marks a version it chose itself
 _TUPLE_FIELDS = {"compress_ratios", "layer_weight_bytes", "layer_repack_bytes"}
+_NOT_STORED = {"block_tensors"}  # a GGUF's tensor list: large, and the per-layer sums above carry the verdict
 
 
 class VectorError(ValueError):
@@ -63,7 +64,7 @@ def facts_json(facts: ModelFacts) -> dict:
     found: dict[str, Any] = {}
     for field_ in fields(facts):
         value = getattr(facts, field_.name)
-        if value == _default(field_):
+        if value == _default(field_) or field_.name in _NOT_STORED:
             continue
         if isinstance(value, LengthConfig):
             value = _length_json(value)

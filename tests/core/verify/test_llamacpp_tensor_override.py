@@ -28,12 +28,12 @@ def test_a_moved_tensor_is_passed_on_as_an_override(line, flag):
     assert flag in backend_args(log)
 
 
-def test_the_first_moved_tensor_stands_for_the_flag_and_none_means_no_override():
+def test_every_moved_tensor_is_passed_on_once_and_none_means_no_override():
     lines = ["tensor blk.0.ffn_gate_exps.weight (134 MiB mxfp4) buffer type overridden to CUDA_Host",
              "tensor blk.1.ffn_gate_exps.weight (134 MiB mxfp4) buffer type overridden to CPU"]
-    log, _ = parse_log(lines + BUFFERS)
+    log, _ = parse_log(lines + lines + BUFFERS)  # a second load prints them again
     assert [a for a in backend_args(log) if a.startswith("--override")] == [
-        "--override-tensor=blk.0.ffn_gate_exps.weight=CUDA_Host"]
+        "--override-tensor=blk.0.ffn_gate_exps.weight=CUDA_Host,blk.1.ffn_gate_exps.weight=CPU"]
     plain, _ = parse_log(BUFFERS)
     assert not any(a.startswith("--override") for a in backend_args(plain))
     # the word alone (a help text, a comment) is no override

@@ -21,7 +21,7 @@ from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
 from gpustack_guard.core.memory.terms import COMPUTE_BUFFER
-from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.memory.weights import routed_expert_bytes, weight_layout
 from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
@@ -50,6 +50,8 @@ class LlamaCppConfig:
     platform_footprint: int = P.LLAMACPP_PLATFORM_FOOTPRINT
     split_mode: str = "layer"  # --split-mode: layer (default), row or none
     tensor_overrides: bool = False  # --override-tensor / -ot given (llama.cpp then keeps one copy of the inputs)
+    # (regex, buffer type) in the order llama.cpp checks them: -ot's pairs and what --cpu-moe / --n-cpu-moe add
+    buft_overrides: tuple[tuple[str, str], ...] = ()
     fit: bool = False  # --fit runs before loading (the build has it and it is not off): fit_params below
     ctx_given: bool = False  # -c given (0 included): --fit does not shrink the context
     layers_given: bool = False  # -ngl given other than auto: --fit does not change the offload
@@ -359,6 +361,121 @@ def cell_bytes_per_layer(facts: ModelFacts, version: str | None, type_k: str, ty
     return k * _cache_bytes(type_k) + v * _cache_bytes(type_v)
 
 
+CPU_BUFFER = "CPU"  # the buffer type name of host memory in -ot (ggml_backend_cpu_buffer_type)
+
+
+def expert_overrides(cpu_moe: bool, n_cpu_moe: int | None, version: str | None) -> tuple[tuple[str, str], ...]:
+    """The overrides --cpu-moe and --n-cpu-moe N add (profiles.LLAMACPP_EXPERT_PATTERNS): every layer's routed
+    experts, or those of layers 0..N-1, to the CPU."""
+    experts = P.llamacpp_expert_pattern(version).experts
+    added = [(f"blk\\.{i}{experts}", CPU_BUFFER) for i in range(max(n_cpu_moe or 0, 0))]
+    return tuple(added) + (((experts, CPU_BUFFER),) if cpu_moe else ())
+
+
+def parse_override_tensor(value: str) -> tuple[tuple[str, str], ...]:
+    """-ot's value as common/arg.cpp splits it: comma-separated <regex>=<buffer type>. Raises ValueError naming
+    the first pair llama.cpp refuses (no '=', or a pattern std::regex would not compile, approximated by re)."""
+    pairs = []
+    for item in value.split(","):
+        pattern, sep, buffer = item.partition("=")
+        if not sep or not buffer:
+            raise ValueError(f"'{item}' is not <tensor name pattern>=<buffer type>")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"'{pattern}' is not a regular expression ({exc})") from None
+        pairs.append((pattern, buffer))
+    return tuple(pairs)
+
+
+@dataclass(frozen=True, eq=False)
+class Placement:
+    """Where the overrides put the block tensors: bytes moved off (negative) or onto each device, what lands in host
+    memory (and its CPU_REPACK part), the largest host weight each device's ops read, and the tensors moved."""
+
+    device_delta: tuple[int, ...]
+    host: int
+    host_repack: int
+    host_weight_copy: tuple[int, ...]
+    moved: int
+    matched: int
+    measured: bool  # per tensor from the GGUF; False: gsg's routed-expert split of the computed layout
+
+
+def _block_tensors(facts: ModelFacts) -> tuple[tuple[str, int, int], ...] | None:
+    """The block tensors the overrides match: the GGUF's own, else each MoE layer's routed experts as llama.cpp
+    names them, the layer's routed bytes split three ways (gate, up, down). None: gsg knows no tensor names."""
+    if facts.block_tensors is not None:
+        return facts.block_tensors
+    routed = routed_expert_bytes(facts)
+    if not routed:
+        return None
+    out = []
+    for il, total in enumerate(routed):
+        if total:
+            third = total // 3
+            out += [(f"blk.{il}.ffn_gate_exps.weight", third, 0), (f"blk.{il}.ffn_up_exps.weight", third, 0),
+                    (f"blk.{il}.ffn_down_exps.weight", total - 2 * third, 0)]
+    return tuple(out)
+
+
+def place_tensors(facts: ModelFacts, cfg: LlamaCppConfig, device_layers: list[list[int]]) -> Placement | None:
+    """Each block tensor's buffer under cfg.buft_overrides: the first pattern re.search finds in its name decides
+    (CPU: host memory; a device's buffer type, e.g. CUDA1: that device), no match leaves it with its layer. None
+    without overrides or without tensor names to match."""
+    tensors = _block_tensors(facts) if cfg.buft_overrides else None
+    if tensors is None:
+        return None
+    owner = {il: d for d, layers in enumerate(device_layers) for il in layers}
+    patterns = [(re.compile(pattern), buffer) for pattern, buffer in cfg.buft_overrides]
+    delta = [0] * len(device_layers)
+    copy = [0] * len(device_layers)
+    host = repack = moved = matched = 0
+    for name, size, repacked in tensors:
+        match = _BLOCK_INDEX.match(name)
+        if not match:
+            continue
+        buffer = next((b for rx, b in patterns if rx.search(name)), None)
+        if buffer is None:
+            continue
+        matched += 1
+        source = owner.get(int(match.group(1)))  # None: the layer is not offloaded, its tensors are in host memory
+        target = None if host_buffer(buffer) else _device_index(buffer, len(device_layers))
+        if target == source:
+            continue
+        moved += 1
+        if source is None:
+            host, repack = host - size, repack - repacked
+        else:
+            delta[source] -= size
+        if target is None:
+            host, repack = host + size, repack + repacked
+            if source is not None:  # the device still runs the layer's op on it: a copy per split
+                copy[source] = max(copy[source], size)
+        else:
+            delta[target] += size
+    return Placement(tuple(delta), host, repack, tuple(copy), moved, matched, facts.block_tensors is not None)
+
+
+def host_buffer(buffer: str) -> bool:
+    """A buffer type in host memory: CPU, and the names the loader's line prints for a CPU override, which picks from
+    the CPU's list (CPU_REPACK, or a GPU's pinned CUDA_Host when mmap is off)."""
+    return buffer.startswith(CPU_BUFFER) or buffer.endswith("_Host")
+
+
+_BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
+
+
+def _device_index(buffer: str, devices: int) -> int:
+    """The device a buffer type names (CUDA0, ROCm1, Vulkan0: the trailing index). Raises ValueError where llama.cpp
+    knows no such buffer type."""
+    match = re.fullmatch(r"[A-Za-z][A-Za-z_]*?(\d+)", buffer)
+    if not match or int(match.group(1)) >= devices:
+        raise ValueError(f"buffer type '{buffer}' names none of the {devices} GPU(s) (CPU, or a device's own such "
+                         "as CUDA0)")
+    return int(match.group(1))
+
+
 def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig,
                 version: str | None = None, rs_bytes_per_layer: int = 0) -> dict:
     """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
@@ -623,6 +740,9 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     output_device = slot_device[-1] if full else None
     input_device = slot_device[0] if slot_device else None  # the first offloaded block takes the CPU's embeddings
 
+    placement = place_tensors(facts, cfg, device_layers)
+    notes += _placement_notes(cfg, placement)
+
     streams = kv_streams(cfg, version)
     pad = cell_pad(cfg.flash_attn, version)
     used = sum(1 for i, layers in enumerate(device_layers) if layers or i == output_device)
@@ -644,7 +764,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         out: list[DeviceUsage] = []
         for i, layers in enumerate(device_layers):
             is_output = i == output_device
-            weights = sum(layout.per_layer[il] for il in layers)
+            weights = sum(layout.per_layer[il] for il in layers) + (placement.device_delta[i] if placement else 0)
             if is_output:
                 weights += layout.lm_head or layout.embedding  # tied models use token_embd as output
             kv_layers = [il for il in layers if attention[il]]  # a hybrid's recurrent layers hold no KV
@@ -655,6 +775,12 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
             compute = compute_buffer(read_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
                                      version, outputs) \
                 if layers or is_output else 0
+            host_weight = placement.host_weight_copy[i] if placement else 0
+            if compute and host_weight and reserve >= P.LLAMACPP_OFFLOAD_MIN_BATCH:
+                # the op runs here on a copy of the host weight (profiles.LLAMACPP_HOST_WEIGHT_COPY), beside the
+                # feed-forward activations: counted at their widest, an upper bound
+                ffn = ffn_scratch(read_cells, reserve, facts, cfg.flash_attn, i == input_device, version)
+                compute = max(compute, ffn + host_weight)
             logits = output_logits(facts, outputs) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
                 masks = ((read_cells, window_cells) if window else (read_cells,)) if any_attention else ()
@@ -670,6 +796,9 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
     host = host_memory(facts, layout, first, full, cells, cfg, version, rs_layer)
+    if placement:
+        host = {**host, "weights": host["weights"] + placement.host,
+                "cpu_repack": host["cpu_repack"] + placement.host_repack}
     worst = max(range(len(devices)), key=lambda i: devices[i].total - gpu_totals[i])
     usage, total = devices[worst], gpu_totals[worst]
     kv_token = int(cell_bytes) * usage.attention_layers
@@ -703,7 +832,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                                "kv": dev.kv, "compute": dev.compute}
                               | ({"recurrent_state": dev.rs} if facts.recurrent_state is not None else {})
                               for dev, t in zip(devices, gpu_totals)],
-               **_recurrent_extra(facts, rs_rule, rs_layer, max(1, slots), usage.rs)},
+               **_recurrent_extra(facts, rs_rule, rs_layer, max(1, slots), usage.rs),
+               **_placement_extra(cfg, placement, version)},
     )
 
 
@@ -718,3 +848,33 @@ def _recurrent_extra(facts: ModelFacts, rule: P.LlamaCppRecurrentRule, per_layer
                                 "scan_elements": scan, "dtype": "f32", "sequences": sequences,
                                 "recurrent_layers": sum(recurrent), "attention_layers": sum(attention),
                                 "rule": rule.rule, "source": rule.source}}
+
+
+def _placement_notes(cfg: LlamaCppConfig, placement: Placement | None) -> list[str]:
+    if not cfg.buft_overrides:
+        return []
+    if placement is None:
+        return ["--override-tensor / --cpu-moe: gsg knows no tensor names of this model (no GGUF header, no routed "
+                "experts), so the overrides are not applied: every weight is counted with its layer"]
+    if not placement.matched:
+        return ["--override-tensor / --cpu-moe: no pattern matches a tensor of this model, so nothing moves"]
+    moved_off = -sum(d for d in placement.device_delta if d < 0)
+    how = "" if placement.measured else " (gsg's routed-expert bytes, split three ways: no GGUF tensor list)"
+    return [f"tensor overrides: {placement.moved} of {placement.matched} matched block tensors change buffer, "
+            f"{moved_off:,} bytes off the GPUs, {placement.host:,} into host memory{how}; the first pattern "
+            "matching a name decides (llama.cpp's loader)"]
+
+
+def _placement_extra(cfg: LlamaCppConfig, placement: Placement | None, version: str | None) -> dict:
+    """extra["tensor_placement"]: the overrides as llama.cpp checks them and where they put the block tensors."""
+    if not cfg.buft_overrides:
+        return {}
+    row = P.llamacpp_expert_pattern(version)
+    out: dict = {"overrides": [list(pair) for pair in cfg.buft_overrides], "expert_rule": row.rule,
+                 "source": row.source}
+    if placement is not None:
+        out |= {"matched": placement.matched, "moved": placement.moved, "device_delta": list(placement.device_delta),
+                "host": placement.host, "host_repack": placement.host_repack,
+                "host_weight_copy": list(placement.host_weight_copy), "measured": placement.measured,
+                "copy_rule": P.LLAMACPP_HOST_WEIGHT_COPY}
+    return {"tensor_placement": out}
