@@ -544,6 +544,14 @@ VECTORS = (
                "shape) through the LLM class at gmu 0.85 and 1,024 tokens on Colab's RTX PRO 6000 Blackwell Server "
                "Edition; vLLM 0.20.1 or 0.20.2 (kv_cache_utils.py:1708 is theirs, 0.20.0 prints 1711; "
                "gpu_worker.py is the same in all three); 16,384 batched tokens: the LLM class on a >= 70 GiB card"),
+    Vector("v1-0.27.1-qwen3-235b-fp8-4x-rtx-pro-6000-tp4.log", "Qwen/Qwen3-235B-A22B", RTX_PRO_6000, "0.27.1",
+           ("--tensor-parallel-size=4", "--gpu-memory-utilization=0.9", "--max-model-len=32768",
+            "--max-num-seqs=32"), "fp8", env=("VLLM_USE_DEEP_GEMM=0",),
+           why="a public blog post (index file id 57976227484, kubesimplify, 2026-08-18): "
+               "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 (block FP8) at TP 4 on four RTX PRO 6000 Blackwell Server "
+               "Edition without NVLink (the post's machine and topology), vLLM 0.27.1 (the post's software; "
+               "gpu_worker.py:789 and kv_cache_utils.py:2235 are 0.27's), the post's docker command: gmu 0.90, "
+               "32,768 tokens, 32 sequences, VLLM_USE_DEEP_GEMM=0"),
     Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", "Qwen/Qwen2.5-0.5B", RTX_4090, "0.27.1",
            why="a public lab record (index file id 61815222665, repository not named; the same RTX 4090 24564MiB "
                "under WSL2 as the 0.27.1 `vllm serve` row): a notebook's offline LLM() run of "

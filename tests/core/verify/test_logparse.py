@@ -533,6 +533,12 @@ CASES = [
      {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(19.06), P.CUDA_GRAPHS: gib(0.28), P.FREE_BEFORE_LOAD: gib(22.45),
       P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.85, P.REQUESTED: gib(20.39), P.ACTIVATION: gib(0.08),
       P.KV_TOKENS: 1665392}),
+    # round 22: a blog post's TP 4 run under 0.27.1 (V1 runner: gpu_model_runner.py's weights line); the version is
+    # the post's, not the log's; each worker prints the budget line, the ranks' figures agree
+    ("vllm/v1-0.27.1-qwen3-235b-fp8-4x-rtx-pro-6000-tp4.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(55.19), P.FREE_BEFORE_LOAD: gib(94.05), P.GPU_MEMORY: gib(95.01), P.UTILIZATION: 0.9,
+      P.REQUESTED: gib(85.51), P.ACTIVATION: gib(0.76), P.CUDA_GRAPHS: gib(0.32), P.KV_CACHE: gib(27.85),
+      P.KV_TOKENS: 621392, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 18.96}),
     # round 19: a guide's abridged ROCm run (banner, weights, pool; no budget line); a TP 2 run at gmu 0.2
     ("vllm/v1-0.17.1-qwen25-14b-mi300x-rocm.log", '0.17.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(27.63), P.KV_CACHE: gib(141.96), P.KV_TOKENS: 775280, P.MAX_MODEL_LEN: 32768,
@@ -708,7 +714,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 121, "sglang": 41, "llama.cpp": 43}
+    assert counts == {"vllm": 122, "sglang": 41, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
