@@ -544,6 +544,14 @@ VECTORS = (
                "shape) through the LLM class at gmu 0.85 and 1,024 tokens on Colab's RTX PRO 6000 Blackwell Server "
                "Edition; vLLM 0.20.1 or 0.20.2 (kv_cache_utils.py:1708 is theirs, 0.20.0 prints 1711; "
                "gpu_worker.py is the same in all three); 16,384 batched tokens: the LLM class on a >= 70 GiB card"),
+    Vector("v1-0.27.1-qwen3-235b-fp8-4x-rtx-pro-6000-tp4.log", "Qwen/Qwen3-235B-A22B", RTX_PRO_6000, "0.27.1",
+           ("--tensor-parallel-size=4", "--gpu-memory-utilization=0.9", "--max-model-len=32768",
+            "--max-num-seqs=32"), "fp8", env=("VLLM_USE_DEEP_GEMM=0",),
+           why="a public blog post (index file id 57976227484, kubesimplify, 2026-08-18): "
+               "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 (block FP8) at TP 4 on four RTX PRO 6000 Blackwell Server "
+               "Edition without NVLink (the post's machine and topology), vLLM 0.27.1 (the post's software; "
+               "gpu_worker.py:789 and kv_cache_utils.py:2235 are 0.27's), the post's docker command: gmu 0.90, "
+               "32,768 tokens, 32 sequences, VLLM_USE_DEEP_GEMM=0"),
     Vector("v1-0.27.1-qwen25-05b-rtx4090-wsl2-llm-class-gmu092.log", "Qwen/Qwen2.5-0.5B", RTX_4090, "0.27.1",
            why="a public lab record (index file id 61815222665, repository not named; the same RTX 4090 24564MiB "
                "under WSL2 as the 0.27.1 `vllm serve` row): a notebook's offline LLM() run of "
@@ -951,9 +959,16 @@ EXCLUDED = {
     "vllm/v1-fp8-kv-221k-refused.log": "vllm#25350: the same command at 221,000 tokens left 5.59 GiB of pool "
                                        "where 100,000 left 10.55; no argument in the thread explains 4.96 GiB",
     "vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log": "search-index file 55680053478: the report "
-        "quotes vLLM 0.23.0's refusal reflowed and edited (no '(' before the needed GiB, three lines), so the "
-        "engine's failure line is not in it and only its 0.3 GiB budget is read; its util 0.90 / 0.875 pools "
-        "(14.54 / 12.17 GiB) are a table's figures, not log lines (benchmarks/vectors/MISSES.md)",
+        "quotes vLLM 0.23.0's refusal reflowed and edited (no '(' before the needed GiB, three lines), read as one "
+        "line since round 22 (logparse _REFUSAL_HEAD): 0.3 GiB of KV memory against 5.0 needed; gsg's budget keeps "
+        "none (no-kv-memory: weights 67.67 GiB, graphs 2.51, activation 1.84 of 71.26 requested), so the verdicts "
+        "differ by which refusal; its util 0.90 / 0.875 pools (14.54 / 12.17 GiB) are a table's figures, not log "
+        "lines (benchmarks/vectors/MISSES.md)",
+    "vllm/v1-0.28.0-qwen25-7b-awq-l4-gmu035-32k-refused.log": "search-index file 69276616374: Qwen2.5-7B-AWQ on an "
+        "L4 under vLLM 0.28.0 at gmu 0.35 and 32,768 tokens, refused with 1.1 GiB of KV memory where gsg keeps 2.07: "
+        "every `docker run` of the bench starts without a torch.compile cache, and the cold compile's profile "
+        "transient (1.04 GiB of peak activation in the file's own table, as the 0.26 RTX 4080 record of the same "
+        "model) is Inductor's, not in vLLM's source (benchmarks/vectors/MISSES.md); the verdict would be wrong",
     "vllm/v1-nvfp4-kv-1m.log": "vllm#49011: a prototype branch's nvfp4 KV cache with a drafter, not a release",
     "vllm/v1-0.28-qwen25-7b-awq-rtx-pro-4000-8k.log": "search-index file 67578381996: Qwen2.5-7B-AWQ on an RTX PRO "
         "4000 Blackwell, vLLM 0.28.0, a fresh pod's first start (weights downloaded at start-up, so no torch.compile "

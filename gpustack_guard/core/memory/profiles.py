@@ -856,6 +856,13 @@ CUDA_TOTALS = (
                  "vllm/worker/worker.py@v0.6.4 prints mem_get_info's total: 'total_gpu_memory=23.58GiB' on one RTX "
                  "3090 in vllm#10517 (tests/fixtures/logs/vllm/v0.6.4-llama31-8b-rtx3090-20k.log) and '(23.58GiB)' "
                  "on RTX 3090s in vllm PR #14447 (v0.8-moe-marlin-4x-rtx3090-workers.log); NVML reports 24576MiB"),
+    CudaTotalRow("rtx pro 6000 blackwell server edition", 97887 * MiB, int(95.01 * GiB),
+                 "vllm/v1/worker/gpu_worker.py@v0.27.0 (its line 789 as logged) prints mem_get_info's total: 'Free "
+                 "memory on device (94.05/95.01 GiB) on startup. Desired GPU memory utilization is (0.9, 85.51 GiB)' "
+                 "on four RTX PRO 6000 Blackwell Server Edition under vLLM 0.27.1 (tests/fixtures/logs/vllm/"
+                 "v1-0.27.1-qwen3-235b-fp8-4x-rtx-pro-6000-tp4.log, whose post names the card; 97887MiB by NVML as "
+                 "on the 0.23.0 GCP G4 record); it also lands Colab's 0.20.1 Qwen3-8B LLM-class row "
+                 "(v1-0.20-qwen3-reranker-8b-rtx-pro-6000-gmu085-1k.log) at -0.1 % from +0.7 %"),
 )
 
 

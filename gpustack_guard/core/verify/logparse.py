@@ -84,6 +84,14 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b
 # `[2025-10-31 15:07:49]`). Taken off so that a pattern's look-behind sees the engine's own line.
 _COLLECTOR_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]+")
 _PIECE_BREAK = re.compile(r"\r\n?|\n")
+# V1's refusal "To serve at least one request with the model's max seq len (N), (X GiB KV cache is needed ..." is one
+# line in a log; a note that quotes it reflowed (vLLM 0.23 and 0.28 records, each at the comma after the length)
+# leaves its head alone on a line: the head is held and read with the lines that carry its figures
+_REFUSAL_HEAD = re.compile(r"To serve at least one request with the models?'s max seq len \([0-9]+\),(?=\W{0,4}$)")
+_REFUSAL_FIGURES = re.compile(r"\(?[0-9.]+ GiB KV cache is needed")
+_REFUSAL_GOES_ON = re.compile(r"Based on the available memory|Try increasing")
+_REFUSAL_DONE = re.compile(r"maximum model length is [0-9]+|Try increasing")
+REFUSAL_CARRY_LINES = 3  # the head and at most two lines after it
 
 
 # 0.10.1 names its workers `VllmWorker TP0`, `VllmWorker PP1_TP0` (v1/executor/multiproc_executor.py@v0.10.1.1)
@@ -493,6 +501,7 @@ class LogParser:
         self.matched_before: dict[str, list[tuple[P.Pattern, re.Match]]] = {}  # long lines seen (MEMO_MIN_CHARS)
         self.memo_chars = 0
         self.continued = False  # the last piece fed ended in a lone CR (feed)
+        self.carry: list[str] = []  # a reflowed V1 refusal's lines so far (_REFUSAL_HEAD)
 
     def feed(self, raw: str) -> None:
         # a piece that ends in a lone CR (the reader splits a progress bar's redraws and a CR-only log there) is
@@ -504,10 +513,40 @@ class LogParser:
         # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
         # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap;
         # a record's message may hold several lines (a traceback in one JSON record)
-        for piece in _PIECE_BREAK.split(text) if ("\r" in text or "\n" in text) else (text,):
+        pieces = _PIECE_BREAK.split(text) if ("\r" in text or "\n" in text) else [text]
+        breaks = _PIECE_BREAK.findall(text) + ["\r" if self.continued else "\n"]
+        for piece, after in zip(pieces, breaks):
             piece = _ANSI.sub("", piece)
             stamp = _COLLECTOR_TIMESTAMP.match(piece) if piece[:1].isdigit() else None
-            self._feed_line(piece[stamp.end():] if stamp else piece)
+            self._feed_reflowed(piece[stamp.end():] if stamp else piece, redraw=after == "\r")
+
+    def _feed_reflowed(self, line: str, redraw: bool = False) -> None:
+        if self.carry:
+            if not line.strip():
+                return  # an empty piece (a CR before the LF) is no line of the quote
+            if redraw and not _REFUSAL_FIGURES.search(line) and not _REFUSAL_GOES_ON.search(line):
+                self._feed_line(line)  # a progress bar drawn between the quote's lines: read, the quote goes on
+                return
+            # each line of the quote from where its text starts: a transport's prefix (a timestamp, a rank) is not
+            # part of the message
+            m = (_REFUSAL_FIGURES if len(self.carry) == 1 else _REFUSAL_GOES_ON).search(line)
+            if m is not None:
+                self.carry.append(line[m.start():].strip())
+                if len(self.carry) < REFUSAL_CARRY_LINES and not _REFUSAL_DONE.search(line):
+                    return
+                self._flush_carry()
+                return
+            self._flush_carry()  # the quote ended: this line is read on its own
+        head = _REFUSAL_HEAD.search(line)
+        if head is not None:
+            self.carry = [line[:head.end()]]  # without what a quoting transport puts after the comma
+        else:
+            self._feed_line(line)
+
+    def _flush_carry(self) -> None:
+        if self.carry:
+            joined, self.carry = " ".join(self.carry), []
+            self._feed_line(joined)
 
     def _feed_line(self, line: str) -> None:
         if len(line) > MAX_TERM_LINE_CHARS:
@@ -804,6 +843,7 @@ class LogParser:
         return dict(self.dumps[raw])
 
     def result(self) -> ObservedLog:
+        self._flush_carry()
         states = list(self.states.values())
         best = max(states, key=lambda s: s.hits)
         if self.wanted is None and best.hits == 0:

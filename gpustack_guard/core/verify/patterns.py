@@ -490,7 +490,7 @@ VLLM_PATTERNS = (
        "the engine.", "QwenLM/Qwen3#295", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), KV_TOKENS: (KV_TOKENS, "int")},
        scope=ENGINE, kind="failure:kv-below-max-model-len"),
     _p("vllm-v1-kv-below-len", VLLM, "0.8 to the newest (V1)",
-       r"max seq len \(" + _g(MAX_MODEL_LEN, INT) + r"\), \(" + _g(KV_NEEDED) + r" GiB KV cache is needed, which is "
+       r"max seq len \(" + _g(MAX_MODEL_LEN, INT) + r"\), \(?" + _g(KV_NEEDED) + r" GiB KV cache is needed, which is "
        r"larger than the available KV cache memory \(" + _g(KV_CACHE) + r" GiB\)(?:.*?estimated maximum model length "
        r"is " + _g(ESTIMATED_MAX_LEN, INT) + ")?",
        "ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "

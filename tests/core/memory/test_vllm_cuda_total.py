@@ -4,6 +4,7 @@ driver's reserve is outside gpu_memory_utilization x total (profiles.CUDA_TOTALS
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -135,3 +136,46 @@ def test_an_a10g_budget_moves_by_gmu_times_its_reserve(model, version, gmu, tp):
     assert nvml.requested == math.ceil(gmu * A10G_CUDA) == as_cuda.requested
     assert nvml.kv_available == as_cuda.kv_available
     assert nvml.extra["cuda_total"] == A10G_CUDA
+
+
+RTX_PRO = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
+RTX_PRO_NVML = 97887 * MiB
+RTX_PRO_CUDA = int(95.01 * GiB)
+
+
+def test_an_rtx_pro_6000_server_edition_is_budgeted_from_the_total_its_worker_line_prints():
+    # 4x RTX PRO 6000 Server Edition under 0.27.1 log 'Free memory on device (94.05/95.01 GiB) ... (0.9, 85.51 GiB)'
+    total, row = P.cuda_total(RTX_PRO_NVML, RTX_PRO)
+    assert (total, row.gpu if row else None) == (RTX_PRO_CUDA, "rtx pro 6000 blackwell server edition")
+    assert P.cuda_total(RTX_PRO_CUDA, RTX_PRO) == (RTX_PRO_CUDA, None)  # a log's own total is not reduced twice
+    # the Workstation and Max-Q editions print no total in a public log yet: taken as given
+    assert P.cuda_total(RTX_PRO_NVML, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition") == (RTX_PRO_NVML, None)
+
+
+@pytest.mark.parametrize(("model", "version", "gmu", "tp", "quant"), [
+    ("Qwen/Qwen3-235B-A22B", "0.27.1", 0.90, 4, "fp8"),  # the log the row is read from: 85.51 GiB requested
+    ("Qwen/Qwen3-8B", "0.20.1", 0.85, 1, None),  # Colab's 0.20.1 notebook row, another model and release
+])
+def test_an_rtx_pro_6000_budget_leaves_the_drivers_reserve_out(model, version, gmu, tp, quant):
+    facts = catalog_facts(model)
+    if quant:  # the pre-quantized checkpoint: the catalog's shape at one byte a weight
+        facts = replace(facts, quant_method=quant, weight_bytes=None)
+    cfg = VllmConfig(max_model_len=4096, gpu_memory_utilization=gmu, tensor_parallel_size=tp)
+    est = estimate_vllm(facts, RTX_PRO_NVML, cfg, version=version, gpu_name=RTX_PRO)
+    assert est.requested == math.ceil(gmu * RTX_PRO_CUDA)
+    assert est.extra["cuda_total_source"].startswith("vllm/v1/worker/gpu_worker.py@v0.27.0")
+    as_cuda = estimate_vllm(facts, RTX_PRO_CUDA, cfg, version=version, gpu_name=RTX_PRO)
+    assert (as_cuda.requested, as_cuda.kv_available) == (est.requested, est.kv_available)
+    # 97,887 MiB - 95.01 GiB = 596.8 MiB the driver keeps: gmu x that is no longer in the pool (the card's name also
+    # sets its interconnect, so at TP > 1 an unnamed card differs in non-torch memory too)
+    unnamed = estimate_vllm(facts, RTX_PRO_NVML, cfg, version=version, gpu_name="")
+    assert unnamed.requested - est.requested == math.ceil(gmu * RTX_PRO_NVML) - math.ceil(gmu * RTX_PRO_CUDA)
+    if tp == 1:
+        assert unnamed.kv_available - est.kv_available == unnamed.requested - est.requested
+
+
+def test_the_row_reads_the_235b_logs_budget_to_the_gib():
+    facts = replace(catalog_facts("Qwen/Qwen3-235B-A22B"), quant_method="fp8", weight_bytes=None)
+    cfg = VllmConfig(max_model_len=32768, gpu_memory_utilization=0.9, tensor_parallel_size=4, max_num_seqs=32)
+    est = estimate_vllm(facts, RTX_PRO_NVML, cfg, version="0.27.1", gpu_name=RTX_PRO)
+    assert round(est.requested / GiB, 2) == 85.51  # 'Desired GPU memory utilization is (0.9, 85.51 GiB)'

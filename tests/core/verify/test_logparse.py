@@ -517,8 +517,12 @@ CASES = [
       P.MAX_CONCURRENCY: 461.21, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
     ("vllm/v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", None, False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(65.9651)}),
-    ("vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log", None, False, None, 'main', 2,
-     {P.KV_CACHE: gib(0.3)}),
+    # the refusal quoted reflowed over three lines (no '(' before the needed GiB) is read as one line
+    ("vllm/v1-0.23-llama31-70b-fp8-rtx-pro-6000-gmu075-refused.log", None, False, 'kv-below-max-model-len', 'main', 0,
+     {P.KV_CACHE: gib(0.3), P.MAX_MODEL_LEN: 16384, P.KV_NEEDED: gib(5.0), P.ESTIMATED_MAX_LEN: 976}),
+    # the same refusal reflowed at the same comma, with its '(' (a 0.28.0 record on an L4)
+    ("vllm/v1-0.28.0-qwen25-7b-awq-l4-gmu035-32k-refused.log", None, False, 'kv-below-max-model-len', None, 0,
+     {P.MAX_MODEL_LEN: 32768, P.KV_NEEDED: gib(1.75), P.KV_CACHE: gib(1.1), P.ESTIMATED_MAX_LEN: 20512}),
     ("vllm/v1-0.24-qwen25-7b-shape-8k-vast-serve.log", '0.24.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.37), P.CUDA_GRAPHS: gib(0.65), P.KV_CACHE: gib(11.92), P.KV_TOKENS: 223152,
       P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 27.24, P.UTILIZATION: 0.9}),
@@ -533,6 +537,12 @@ CASES = [
      {P.WEIGHTS: gib(0.93), P.KV_CACHE: gib(19.06), P.CUDA_GRAPHS: gib(0.28), P.FREE_BEFORE_LOAD: gib(22.45),
       P.GPU_MEMORY: gib(23.99), P.UTILIZATION: 0.85, P.REQUESTED: gib(20.39), P.ACTIVATION: gib(0.08),
       P.KV_TOKENS: 1665392}),
+    # round 22: a blog post's TP 4 run under 0.27.1 (V1 runner: gpu_model_runner.py's weights line); the version is
+    # the post's, not the log's; each worker prints the budget line, the ranks' figures agree
+    ("vllm/v1-0.27.1-qwen3-235b-fp8-4x-rtx-pro-6000-tp4.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(55.19), P.FREE_BEFORE_LOAD: gib(94.05), P.GPU_MEMORY: gib(95.01), P.UTILIZATION: 0.9,
+      P.REQUESTED: gib(85.51), P.ACTIVATION: gib(0.76), P.CUDA_GRAPHS: gib(0.32), P.KV_CACHE: gib(27.85),
+      P.KV_TOKENS: 621392, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 18.96}),
     # round 19: a guide's abridged ROCm run (banner, weights, pool; no budget line); a TP 2 run at gmu 0.2
     ("vllm/v1-0.17.1-qwen25-14b-mi300x-rocm.log", '0.17.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(27.63), P.KV_CACHE: gib(141.96), P.KV_TOKENS: 775280, P.MAX_MODEL_LEN: 32768,
@@ -708,7 +718,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 121, "sglang": 41, "llama.cpp": 43}
+    assert counts == {"vllm": 123, "sglang": 41, "llama.cpp": 43}
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
@@ -1149,3 +1159,38 @@ def test_a_release_before_the_weights_line_misses_only_the_blocks():
 def test_a_profiled_capacity_of_none_below_the_token_cap_is_the_failure(line, failure):
     log, _ = parse_log([line + "\n"], "sglang")
     assert log.failure_kind == failure
+
+
+REFUSAL_HEAD = "ValueError: To serve at least one request with the model's max seq len (32768),"
+REFUSAL_FIGURES = "(1.75 GiB KV cache is needed, which is larger than the available KV cache memory (1.1 GiB)."
+
+
+def refusal_log(*lines: str):
+    log, _ = parse_log([line + "\n" for line in lines], "vllm")
+    return log
+
+
+def test_a_refusal_reflowed_after_its_figures_reads_the_line_after_on_its_own():
+    # head and figures only, then the engine's next line: the refusal is read, and the next line is not swallowed
+    log = refusal_log(REFUSAL_HEAD, "  " + REFUSAL_FIGURES,
+                      "(EngineCore pid=9) INFO 09-03 10:00:00 [gpu_model_runner.py:1] Model loading took 5.19 GiB "
+                      "memory and 2.1 seconds")
+    assert log.failure_kind == "kv-below-max-model-len"
+    assert (log.terms()[P.MAX_MODEL_LEN], log.terms()[P.KV_NEEDED], log.terms()[P.KV_CACHE]) == (
+        32768, gib(1.75), gib(1.1))
+    assert P.ESTIMATED_MAX_LEN not in log.terms()
+    assert log.terms()[P.WEIGHTS] == gib(5.19)  # the line after the quote, read on its own
+
+
+def test_a_refusal_head_at_the_end_of_a_log_is_still_read():
+    log = refusal_log("INFO 09-03 10:00:00 [api_server.py:1] vLLM API server version 0.28.0", REFUSAL_HEAD)
+    assert log.engine_version == "0.28.0"
+    assert log.failure_kind is None  # the head alone carries no figures: no refusal is invented from it
+    assert P.MAX_MODEL_LEN not in log.terms()
+
+
+def test_a_one_line_refusal_is_read_as_before():
+    log = refusal_log(REFUSAL_HEAD + " " + REFUSAL_FIGURES + " Based on the available memory, the estimated maximum "
+                      "model length is 20512.")
+    assert log.failure_kind == "kv-below-max-model-len"
+    assert log.terms()[P.ESTIMATED_MAX_LEN] == 20512
