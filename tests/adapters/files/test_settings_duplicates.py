@@ -1,0 +1,116 @@
+"""A settings file (fleet snapshot, contexts, project, workload) repeating a key, a cluster, a worker or a GPU's
+claim is one line naming file:line:column, as a spec's duplicate key is GSG001: YAML keeps only the last, so the
+first would vanish without a word."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpustack_guard.adapters.files.contexts import load_contexts
+from gpustack_guard.adapters.files.fleet_file import load_fleet
+from gpustack_guard.adapters.files.project_file import parse_project_file
+from gpustack_guard.adapters.files.workload_file import load_workload
+from gpustack_guard.core.errors import GsgError
+
+GPU = "{index: 0, memory: {total: 24GiB}}"
+FLEET = f"format_version: 1\nclusters:\n  - name: prod\n    workers:\n      - name: w1\n        gpus:\n          - {GPU}\n"
+
+
+def _refused(tmp_path, monkeypatch, loader, name: str, text: str) -> str:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text(text)
+    with pytest.raises(GsgError) as caught:
+        loader(name)
+    return str(caught.value)
+
+
+DUPLICATE_KEYS = [
+    ("top level", "format_version: 1\nformat_version: 1\nclusters: []\n",
+     "fleet.yaml:2:1: key 'format_version' appears twice; YAML keeps only the last (remove one of them)"),
+    ("a gpu's index", FLEET.replace(GPU, "{index: 0, index: 1, memory: {total: 24GiB}}"),
+     "fleet.yaml:7:24: key 'clusters.0.workers.0.gpus.0.index' appears twice; YAML keeps only the last (remove one "
+     "of them)"),
+    ("a gpu's total", FLEET.replace("{total: 24GiB}", "{total: 24GiB, total: 80GiB}"),
+     "fleet.yaml:7:47: key 'clusters.0.workers.0.gpus.0.memory.total' appears twice; YAML keeps only the last "
+     "(remove one of them)"),
+    ("two own keys after a merge", "x: &d {total: 24GiB}\n" + FLEET.replace("{total: 24GiB}", "{<<: *d, used: 1, used: 2}"),
+     "fleet.yaml:8:50: key 'clusters.0.workers.0.gpus.0.memory.used' appears twice; YAML keeps only the last (remove "
+     "one of them)"),
+]
+
+
+@pytest.mark.parametrize("text, message", [c[1:] for c in DUPLICATE_KEYS], ids=[c[0] for c in DUPLICATE_KEYS])
+def test_a_fleet_file_repeating_a_key_is_refused_at_the_repeat(tmp_path, monkeypatch, text, message):
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", text) == message
+
+
+def test_a_key_overriding_a_merged_one_is_plain_yaml(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fleet.yaml").write_text(FLEET.replace("{total: 24GiB}", "{<<: {total: 24GiB, used: 1GiB}, used: 2GiB}"))
+    memory = load_fleet("fleet.yaml").clusters[0].workers[0].gpus[0].memory
+    assert (memory.total, memory.used) == (24 << 30, 2 << 30)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("  Name: w2\n", "fleet.yaml:6:9: 'clusters.0.workers.0.Name': Extra inputs are not permitted"),
+    ("  \"name \": w2\n", "fleet.yaml:6:9: 'clusters.0.workers.0.name ': Extra inputs are not permitted"),
+], ids=["case", "trailing space"])
+def test_a_key_differing_only_in_case_or_a_trailing_space_is_an_unknown_field(tmp_path, monkeypatch, text, message):
+    fleet = FLEET.replace("      - name: w1\n", "      - name: w1\n      " + text)
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", fleet) == message
+
+
+def test_two_workers_of_one_name_in_a_cluster_are_refused(tmp_path, monkeypatch):
+    fleet = FLEET + f"      - name: w1\n        gpus:\n          - {GPU}\n"
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", fleet) == (
+        "fleet.yaml:8:15: 'clusters.0.workers.1.name': worker 'w1' is listed twice in cluster 'prod' (workers 0 and "
+        "1): its GPUs would hide each other")
+
+
+def test_one_worker_name_in_two_clusters_is_two_workers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fleet.yaml").write_text(FLEET + f"  - name: lab\n    workers:\n      - name: w1\n        gpus:\n"
+                                                 f"          - {GPU}\n")
+    assert [c.workers[0].name for c in load_fleet("fleet.yaml").clusters] == ["w1", "w1"]
+
+
+def test_two_clusters_of_one_name_are_refused(tmp_path, monkeypatch):
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", FLEET + "  - name: prod\n    workers: []\n") == (
+        "fleet.yaml:8:11: 'clusters.1.name': cluster 'prod' is listed twice (clusters 0 and 1): merge them or rename "
+        "one")
+
+
+def test_one_gpu_claimed_twice_under_a_number_and_a_text_key_is_refused(tmp_path, monkeypatch):
+    fleet = FLEET + "    instances:\n      - {model: x, worker: w1, gpu_indexes: [0], claims: {0: 1GiB, \"0\": 2GiB}}\n"
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", fleet) == (
+        "fleet.yaml:9:58: 'clusters.0.instances.0.claims': Value error, GPU index 0 is claimed twice")
+
+
+def test_a_format_version_written_as_text_is_still_checked(tmp_path, monkeypatch):
+    fleet = FLEET.replace("format_version: 1", "format_version: \"2\"")
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", fleet) == (
+        "fleet.yaml:1:17: snapshot format_version 2 is newer than this gsg understands (1)")
+
+
+CONTEXTS = "contexts:\n  prod:\n    server: https://gpustack.example.com\n    api-key-env: K\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    (CONTEXTS + "  prod:\n    server: https://other.example.com\n",
+     "config.yaml:5:3: key 'contexts.prod' appears twice; YAML keeps only the last (remove one of them)"),
+    (CONTEXTS.replace("    api-key-env: K\n", "    server: https://other.example.com\n"),
+     "config.yaml:4:5: key 'contexts.prod.server' appears twice; YAML keeps only the last (remove one of them)"),
+], ids=["context", "server"])
+def test_a_contexts_file_repeating_a_key_is_refused(tmp_path, monkeypatch, text, message):
+    assert _refused(tmp_path, monkeypatch, lambda p: load_contexts(tmp_path / p), "config.yaml", text) == message
+
+
+def test_a_project_file_repeating_a_key_is_refused(tmp_path, monkeypatch):
+    assert _refused(tmp_path, monkeypatch, parse_project_file, "gsg.yaml", "project: a\nproject: b\n") == (
+        "gsg.yaml:2:1: key 'project' appears twice; YAML keeps only the last (remove one of them)")
+
+
+def test_a_workload_file_repeating_a_key_is_refused(tmp_path, monkeypatch):
+    text = "name: chat\nprompt_tokens: 512\noutput_tokens: 128\nconcurrency: 4\nconcurrency: 64\n"
+    assert _refused(tmp_path, monkeypatch, load_workload, "chat.yaml", text) == (
+        "chat.yaml:5:1: key 'concurrency' appears twice; YAML keeps only the last (remove one of them)")
