@@ -154,6 +154,11 @@ def repository_of(folder: str) -> str | None:
         here = parent
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether the path, links resolved, lies in the folder (links resolved too)."""
+    return (os.path.realpath(path) + os.sep).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep)
+
+
 def _named_file(doc, key: str, shown: str, folder: str) -> str:
     """A path the project file names, joined to its folder. In a repository (every CI checkout) it must stay
     inside it: a pull request that points `fleet:` at /etc or ~/.ssh would have gsg echo that file's lines in
@@ -169,16 +174,22 @@ def _named_file(doc, key: str, shown: str, folder: str) -> str:
         raise GsgError(f"`{key}` is not a usable path: {problem}", where=where)
     joined = os.path.normpath(os.path.join(folder, value))
     repository = repository_of(folder)
-    inside = os.path.realpath(repository or os.sep).rstrip(os.sep) + os.sep
-    if not (os.path.realpath(joined) + os.sep).startswith(inside):
-        raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({display_path(inside)}); a project "
-                       "file names files inside it", where=where)
+    if not _inside(joined, repository or os.sep):
+        bound = display_path(os.path.realpath(repository or os.sep))
+        raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({bound}); a project file names files "
+                       "inside it", where=where)
     return joined
 
 
 def parse_project_file(path: str) -> ProjectFile:
     """A gsg.yaml: the keys of FIELDS; any other key is an error (nothing is silently ignored)."""
     shown = display_path(path)
+    repository = repository_of(os.path.dirname(os.path.abspath(path)))
+    if repository is not None and not _inside(path, repository):  # as _named_file: a pull request's gsg.yaml
+        # linked to ~/.config or /etc would have gsg read that file and echo its keys in CI's log
+        bound = display_path(os.path.realpath(repository))
+        raise GsgError(f"a symbolic link to a file outside the repository ({bound}): not read; a project file lies in "
+                       "the repository it configures", where=shown)
     try:
         docs = load_documents(read_text(Path(path)))
     except YamlSyntaxError as exc:

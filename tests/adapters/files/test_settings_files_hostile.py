@@ -1,6 +1,7 @@
 """A settings file (fleet snapshot, contexts, project, workload) repeating a key, a cluster, a worker or a GPU's
 claim is one line naming file:line:column, as a spec's duplicate key is GSG001: YAML keeps only the last, so the
-first would vanish without a word."""
+first would vanish without a word. And a project file linked out of its repository is not read, and a shared
+API key file is warned about."""
 
 from __future__ import annotations
 
@@ -114,3 +115,38 @@ def test_a_workload_file_repeating_a_key_is_refused(tmp_path, monkeypatch):
     text = "name: chat\nprompt_tokens: 512\noutput_tokens: 128\nconcurrency: 4\nconcurrency: 64\n"
     assert _refused(tmp_path, monkeypatch, load_workload, "chat.yaml", text) == (
         "chat.yaml:5:1: key 'concurrency' appears twice; YAML keeps only the last (remove one of them)")
+
+
+def test_a_project_file_linked_outside_the_repository_is_not_read(tmp_path, monkeypatch):
+    # before: gsg read the target and echoed its first key ("unknown field 'secret_token'") in CI's log
+    (tmp_path / "outside.yaml").write_text("secret_token: tok-123456\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "gsg.yaml").symlink_to(tmp_path / "outside.yaml")
+    monkeypatch.chdir(repo)
+    with pytest.raises(GsgError) as caught:
+        parse_project_file("gsg.yaml")
+    assert str(caught.value) == (f"gsg.yaml: a symbolic link to a file outside the repository ({repo.resolve()}): not "
+                                 "read; a project file lies in the repository it configures")
+
+
+def test_a_project_file_linked_inside_the_repository_is_read(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "shared.yaml").write_text("project: shop\n")
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "gsg.yaml").symlink_to(tmp_path / "shared.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert parse_project_file("specs/gsg.yaml").name == "shop"
+
+
+@pytest.mark.parametrize("mode, warned", [(0o600, False), (0o400, False), (0o640, True), (0o644, True)])
+def test_an_api_key_file_others_can_read_is_warned_about_like_ssh(tmp_path, capsys, mode, warned):
+    from gpustack_guard.wiring import read_api_key
+
+    key = tmp_path / "prod.key"
+    key.write_text("gpustack_0123456789abcdef\n")
+    key.chmod(mode)
+    assert read_api_key(str(key)) == "gpustack_0123456789abcdef"
+    expected = (f"gsg: warning: {key}: the API key file can be read by other users (mode {mode:04o}); chmod 600 it\n"
+                if warned else "")
+    assert capsys.readouterr().err == expected
