@@ -150,3 +150,19 @@ def test_an_api_key_file_others_can_read_is_warned_about_like_ssh(tmp_path, caps
     expected = (f"gsg: warning: {key}: the API key file can be read by other users (mode {mode:04o}); chmod 600 it\n"
                 if warned else "")
     assert capsys.readouterr().err == expected
+
+
+@pytest.mark.parametrize("name, message", [
+    ('"prod "', "config.yaml:5: context name 'prod ' has surrounding whitespace or a control character"),
+    ('"\\tprod"', "config.yaml:5: context name '\\tprod' has surrounding whitespace or a control character"),
+    ('"p\\e[31mrod"', "config.yaml:5: context name 'p\\x1b[31mrod' has surrounding whitespace or a control character"),
+    ('""', "config.yaml:5: a context name is empty"),
+], ids=["trailing space", "leading tab", "escape sequence", "empty"])
+def test_a_context_name_that_cannot_be_typed_as_shown_is_refused(tmp_path, monkeypatch, name, message):
+    text = CONTEXTS + f"  {name}:\n    server: https://other.example.com\n"
+    assert _refused(tmp_path, monkeypatch, lambda p: load_contexts(tmp_path / p), "config.yaml", text) == message
+
+
+def test_context_names_differing_in_case_are_two_contexts(tmp_path):
+    (tmp_path / "config.yaml").write_text(CONTEXTS + "  Prod:\n    server: https://other.example.com\n")
+    assert sorted(load_contexts(tmp_path / "config.yaml").contexts) == ["Prod", "prod"]
