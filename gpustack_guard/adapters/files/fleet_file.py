@@ -38,7 +38,7 @@ def load_fleet(path_text: str) -> Fleet:
         line, column = doc.position(("format_version",))
         raise GsgError(f"snapshot format_version {fleet.format_version} is newer than this gsg understands "
                        f"({FORMAT_VERSION})", where=f"{shown}:{line}:{column}")
-    _refuse_repeated_names(fleet, doc, shown)
+    _check_names(fleet, doc, shown)
     for c, cluster in enumerate(fleet.clusters):
         for w, worker in enumerate(cluster.workers):
             repeat = worker.repeated_gpu()
@@ -51,12 +51,14 @@ def load_fleet(path_text: str) -> Fleet:
     return fleet
 
 
-def _refuse_repeated_names(fleet: Fleet, doc, shown: str) -> None:
-    """Two clusters of one name, or two workers of one name in a cluster, are one thing listed twice: --cluster
-    could pick either, and GPU ids (worker:type:index) of the two workers would collide, one hiding the other's
-    GPUs and bookings. GPUStack keeps both unique, so a snapshot that repeats one was edited or merged by hand."""
+def _check_names(fleet: Fleet, doc, shown: str) -> None:
+    """Cluster and worker names that --cluster and GPU ids can match. Two clusters of one name, or two workers of
+    one name in a cluster, are one thing listed twice: --cluster could pick either, and GPU ids (worker:type:index)
+    of the two workers would collide, one hiding the other's GPUs and bookings. GPUStack keeps both unique, so a
+    snapshot that repeats one was edited or merged by hand."""
     clusters: dict[str, int] = {}
     for c, cluster in enumerate(fleet.clusters):
+        _usable_name("cluster", cluster.name, ("clusters", c, "name"), doc, shown)
         first = clusters.setdefault(cluster.name, c)
         if first != c:
             line, column = doc.position(("clusters", c, "name"))
@@ -64,12 +66,24 @@ def _refuse_repeated_names(fleet: Fleet, doc, shown: str) -> None:
                            f"{first} and {c}): merge them or rename one", where=f"{shown}:{line}:{column}")
         workers: dict[str, int] = {}
         for w, worker in enumerate(cluster.workers):
+            _usable_name("worker", worker.name, ("clusters", c, "workers", w, "name"), doc, shown)
             first = workers.setdefault(worker.name, w)
             if first != w:
                 line, column = doc.position(("clusters", c, "workers", w, "name"))
                 raise GsgError(f"'clusters.{c}.workers.{w}.name': worker '{echo.value(worker.name)}' is listed twice "
                                f"in cluster '{echo.value(cluster.name)}' (workers {first} and {w}): its GPUs would "
                                "hide each other", where=f"{shown}:{line}:{column}")
+
+
+def _usable_name(kind: str, name: str, path: tuple, doc, shown: str) -> None:
+    """A cluster or worker name is what --cluster, gpu_selector ids and labels match: an empty one, `prod ` beside
+    `prod`, or one holding an escape sequence matches nothing as it is shown (GPUStack's names never do)."""
+    if name and name == name.strip() and name.isprintable():
+        return
+    line, column = doc.position(path)
+    dotted = ".".join(map(str, path))
+    problem = "is empty" if not name else "has surrounding whitespace or a control character"
+    raise GsgError(f"'{dotted}': {kind} name '{echo.value(name)}' {problem}", where=f"{shown}:{line}:{column}")
 
 
 def dump_fleet(fleet: Fleet) -> str:

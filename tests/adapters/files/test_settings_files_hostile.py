@@ -166,3 +166,20 @@ def test_a_context_name_that_cannot_be_typed_as_shown_is_refused(tmp_path, monke
 def test_context_names_differing_in_case_are_two_contexts(tmp_path):
     (tmp_path / "config.yaml").write_text(CONTEXTS + "  Prod:\n    server: https://other.example.com\n")
     assert sorted(load_contexts(tmp_path / "config.yaml").contexts) == ["Prod", "prod"]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("name: prod", 'name: "prod "', "fleet.yaml:3:11: 'clusters.0.name': cluster name 'prod ' has surrounding "
+                                    "whitespace or a control character"),
+    ("name: prod", 'name: ""', "fleet.yaml:3:11: 'clusters.0.name': cluster name '' is empty"),
+    ("name: w1", 'name: "w\\e[2J1"', "fleet.yaml:5:15: 'clusters.0.workers.0.name': worker name 'w\\x1b[2J1' has "
+                                     "surrounding whitespace or a control character"),
+], ids=["cluster trailing space", "empty cluster", "worker escape sequence"])
+def test_a_fleet_name_that_matches_nothing_as_shown_is_refused(tmp_path, monkeypatch, old, new, message):
+    assert _refused(tmp_path, monkeypatch, load_fleet, "fleet.yaml", FLEET.replace(old, new, 1)) == message
+
+
+def test_a_fleet_name_of_other_scripts_is_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fleet.yaml").write_text(FLEET.replace("name: w1", "name: 工作站-1"), encoding="utf-8")
+    assert load_fleet("fleet.yaml").clusters[0].workers[0].name == "工作站-1"
