@@ -183,3 +183,27 @@ def test_a_fleet_name_of_other_scripts_is_read(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fleet.yaml").write_text(FLEET.replace("name: w1", "name: 工作站-1"), encoding="utf-8")
     assert load_fleet("fleet.yaml").clusters[0].workers[0].name == "工作站-1"
+
+
+@pytest.mark.parametrize("before", [0o640, 0o644, 0o600])
+def test_an_atomic_rewrite_keeps_the_files_permissions(tmp_path, before):
+    from gpustack_guard.adapters.files.output import write_atomic
+
+    target = tmp_path / "config.yaml"
+    target.write_text("old\n")
+    target.chmod(before)
+    write_atomic(str(target), "new\n")
+    assert (target.read_text(), target.stat().st_mode & 0o777) == ("new\n", before)
+
+
+def test_an_atomic_write_of_a_new_file_has_the_umasks_permissions(tmp_path):
+    import os
+
+    from gpustack_guard.adapters.files.output import write_atomic
+
+    mask = os.umask(0o027)
+    try:
+        write_atomic(str(tmp_path / "fleet.yaml"), "clusters: []\n")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "fleet.yaml").stat().st_mode & 0o777 == 0o640
