@@ -220,10 +220,28 @@ def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> 
             raise GsgError(str(exc), where=api_key_file) from None
         if not key:
             raise GsgError("the API key file is empty", where=api_key_file)
+        _warn_if_shared(api_key_file)
     else:
         key = os.environ.get(api_key_env, "").strip() or None
     register_secret(key)
     return key
+
+
+def _warn_if_shared(api_key_file: str) -> None:
+    """As ssh says of a private key others can read: a key file with group or world permissions is a key every
+    account on the machine holds. A warning, not a refusal (a CI secret mount may be 0644 in a one-user
+    container); said even with --quiet, since it is about the key, not progress."""
+    from gpustack_guard.adapters.files.output import err
+
+    if os.name != "posix":
+        return
+    try:
+        mode = os.stat(api_key_file).st_mode & 0o777
+    except OSError:  # it was just read; a race that removed it leaves nothing to warn about
+        return
+    if mode & 0o077:
+        err(f"gsg: warning: {api_key_file}: the API key file can be read by other users (mode {mode:04o}); "
+            "chmod 600 it")
 
 
 @dataclass(eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed

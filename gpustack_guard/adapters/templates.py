@@ -545,6 +545,11 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
         docs = load_documents(text)
     except YamlSyntaxError as exc:
         raise TemplateError(f"rendered template is not valid YAML: {exc}", shown, exc.line) from None
+    for doc in docs:  # `pinned:` twice (a block in a loop, an include): YAML would keep only the last list
+        if doc.duplicate_keys:
+            path, line, _ = doc.duplicate_keys[0]
+            raise TemplateError(f"rendered template repeats the key '{'.'.join(map(str, path))[:80]}' (line {line} of "
+                                "its output); YAML keeps only the last", shown)
     data = docs[0].data if docs else {}
     if not isinstance(data, dict) or set(data) - {"pinned", "defaults", "env"}:
         raise TemplateError("a template must render a mapping with only pinned, defaults and env", shown)

@@ -237,3 +237,10 @@ def test_kept_plans_are_bounded(tmp_path, monkeypatch):
     for context in KEY_CONTEXTS:
         assert r._cache_key(path, context) == _key_the_long_way(r, path, context)
     assert len(r._key_plans) == 2
+
+
+def test_a_rendered_key_repeated_is_refused_not_last_wins(tmp_path):
+    (tmp_path / "t.yaml.j2").write_text("pinned:\n  - --a=1\n{% if true %}pinned:\n  - --b=2\n{% endif %}")
+    with pytest.raises(TemplateError) as err:
+        renderer(tmp_path).render("t", BASE)
+    assert str(err.value) == "rendered template repeats the key 'pinned' (line 3 of its output); YAML keeps only the last"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
+from gpustack_guard.core import echo
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.urls import bad_url
 
@@ -95,6 +96,12 @@ def load_contexts(path: Path) -> ContextsFile:
         where = f"{shown}:{line}"
         if not isinstance(name, str):
             raise GsgError(f"a context name is text, not {_kind(name)}", where=where)
+        if not name:
+            raise GsgError("a context name is empty", where=where)
+        if name != name.strip() or not name.isprintable():  # `prod ` beside `prod`, or an escape sequence in
+            # get-contexts: a name --context cannot be typed as it shows
+            raise GsgError(f"context name '{echo.value(name)}' has surrounding whitespace or a control character",
+                           where=where)
         if not isinstance(body, dict) or not isinstance(body.get("server"), str):
             raise GsgError(f"context '{name}' needs a `server:` URL", where=where)
         problem = bad_url(body["server"])

@@ -8,6 +8,7 @@ from pydantic_core import ValidationError
 
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.adapters.files.yaml_dump import dump
+from gpustack_guard.core import echo
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
 from gpustack_guard.core.spec.check import field_path
@@ -33,6 +34,11 @@ def load_fleet(path_text: str) -> Fleet:
         dotted = ".".join(str(p) for p in loc) or "(document)"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
         raise GsgError(f"'{dotted}': {err['msg']}{more}", where=f"{shown}:{line}:{column}") from None
+    if fleet.format_version > FORMAT_VERSION:  # written as text ("2"), which the check above does not see
+        line, column = doc.position(("format_version",))
+        raise GsgError(f"snapshot format_version {fleet.format_version} is newer than this gsg understands "
+                       f"({FORMAT_VERSION})", where=f"{shown}:{line}:{column}")
+    _check_names(fleet, doc, shown)
     for c, cluster in enumerate(fleet.clusters):
         for w, worker in enumerate(cluster.workers):
             repeat = worker.repeated_gpu()
@@ -43,6 +49,41 @@ def load_fleet(path_text: str) -> Fleet:
                                f"{gpu.type}:{gpu.index} twice (gpus {repeat[1]} and {repeat[0]}): one GPU would "
                                "count as two", where=f"{shown}:{line}:{column}")
     return fleet
+
+
+def _check_names(fleet: Fleet, doc, shown: str) -> None:
+    """Cluster and worker names that --cluster and GPU ids can match. Two clusters of one name, or two workers of
+    one name in a cluster, are one thing listed twice: --cluster could pick either, and GPU ids (worker:type:index)
+    of the two workers would collide, one hiding the other's GPUs and bookings. GPUStack keeps both unique, so a
+    snapshot that repeats one was edited or merged by hand."""
+    clusters: dict[str, int] = {}
+    for c, cluster in enumerate(fleet.clusters):
+        _usable_name("cluster", cluster.name, ("clusters", c, "name"), doc, shown)
+        first = clusters.setdefault(cluster.name, c)
+        if first != c:
+            line, column = doc.position(("clusters", c, "name"))
+            raise GsgError(f"'clusters.{c}.name': cluster '{echo.value(cluster.name)}' is listed twice (clusters "
+                           f"{first} and {c}): merge them or rename one", where=f"{shown}:{line}:{column}")
+        workers: dict[str, int] = {}
+        for w, worker in enumerate(cluster.workers):
+            _usable_name("worker", worker.name, ("clusters", c, "workers", w, "name"), doc, shown)
+            first = workers.setdefault(worker.name, w)
+            if first != w:
+                line, column = doc.position(("clusters", c, "workers", w, "name"))
+                raise GsgError(f"'clusters.{c}.workers.{w}.name': worker '{echo.value(worker.name)}' is listed twice "
+                               f"in cluster '{echo.value(cluster.name)}' (workers {first} and {w}): its GPUs would "
+                               "hide each other", where=f"{shown}:{line}:{column}")
+
+
+def _usable_name(kind: str, name: str, path: tuple, doc, shown: str) -> None:
+    """A cluster or worker name is what --cluster, gpu_selector ids and labels match: an empty one, `prod ` beside
+    `prod`, or one holding an escape sequence matches nothing as it is shown (GPUStack's names never do)."""
+    if name and name == name.strip() and name.isprintable():
+        return
+    line, column = doc.position(path)
+    dotted = ".".join(map(str, path))
+    problem = "is empty" if not name else "has surrounding whitespace or a control character"
+    raise GsgError(f"'{dotted}': {kind} name '{echo.value(name)}' {problem}", where=f"{shown}:{line}:{column}")
 
 
 def dump_fleet(fleet: Fleet) -> str:

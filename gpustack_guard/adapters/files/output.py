@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -115,6 +116,17 @@ def write_atomic(path_text: str, text: str) -> None:
     write_all_atomic([(path_text, text)])
 
 
+def _mode_for(path: Path) -> int:
+    """The replaced file's permissions, or a new file's as open() would give them: mkstemp's 0600 would otherwise
+    turn a shared 0644 snapshot or a 0640 config into one only its writer reads."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0)  # the only way to read it; set back at once
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def write_all_atomic(files: list[tuple[str, str]]) -> None:
     """Write several files all or none: each goes to a temporary file beside its target first, and only when
     every one is written are they renamed into place, so a full disk or a refused path half way replaces
@@ -128,6 +140,7 @@ def write_all_atomic(files: list[tuple[str, str]]) -> None:
             staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(written_form(text))
+            os.chmod(tmp, _mode_for(path))
         for tmp, path in staged:
             os.replace(tmp, path)
     except BaseException:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
-from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text
+from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text, refuse_duplicate_keys
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
@@ -154,6 +154,11 @@ def repository_of(folder: str) -> str | None:
         here = parent
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether the path, links resolved, lies in the folder (links resolved too)."""
+    return (os.path.realpath(path) + os.sep).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep)
+
+
 def _named_file(doc, key: str, shown: str, folder: str) -> str:
     """A path the project file names, joined to its folder. In a repository (every CI checkout) it must stay
     inside it: a pull request that points `fleet:` at /etc or ~/.ssh would have gsg echo that file's lines in
@@ -169,20 +174,27 @@ def _named_file(doc, key: str, shown: str, folder: str) -> str:
         raise GsgError(f"`{key}` is not a usable path: {problem}", where=where)
     joined = os.path.normpath(os.path.join(folder, value))
     repository = repository_of(folder)
-    inside = os.path.realpath(repository or os.sep).rstrip(os.sep) + os.sep
-    if not (os.path.realpath(joined) + os.sep).startswith(inside):
-        raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({display_path(inside)}); a project "
-                       "file names files inside it", where=where)
+    if not _inside(joined, repository or os.sep):
+        bound = display_path(os.path.realpath(repository or os.sep))
+        raise GsgError(f"`{key}: {value[:200]}` leads outside the repository ({bound}); a project file names files "
+                       "inside it", where=where)
     return joined
 
 
 def parse_project_file(path: str) -> ProjectFile:
     """A gsg.yaml: the keys of FIELDS; any other key is an error (nothing is silently ignored)."""
     shown = display_path(path)
+    repository = repository_of(os.path.dirname(os.path.abspath(path)))
+    if repository is not None and not _inside(path, repository):  # as _named_file: a pull request's gsg.yaml
+        # linked to ~/.config or /etc would have gsg read that file and echo its keys in CI's log
+        bound = display_path(os.path.realpath(repository))
+        raise GsgError(f"a symbolic link to a file outside the repository ({bound}): not read; a project file lies in "
+                       "the repository it configures", where=shown)
     try:
         docs = load_documents(read_text(Path(path)))
     except YamlSyntaxError as exc:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    refuse_duplicate_keys(docs, shown)
     if len(docs) != 1 or not isinstance(docs[0].data, dict):
         raise GsgError("a project file is one mapping: `project: NAME`", where=shown)
     doc = docs[0]

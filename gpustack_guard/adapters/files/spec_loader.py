@@ -255,9 +255,22 @@ def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES
     if not os.path.lexists(path):  # anything else there (a FIFO, a folder) is read_text's one line
         raise GsgError(missing, where=shown)
     try:
-        return load_documents(read_text(path, max_bytes))  # JSON is YAML, so one parser gives positions for both
+        docs = load_documents(read_text(path, max_bytes))  # JSON is YAML, so one parser gives positions for both
     except YamlSyntaxError as exc:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
+    refuse_duplicate_keys(docs, shown)
+    return docs
+
+
+def refuse_duplicate_keys(docs: list[LocatedDocument], shown: str) -> None:
+    """A settings file's repeated key is an error, as a spec's is (GSG001 there): YAML keeps only the last, so a
+    snapshot's second `total:` or a context's second `server:` would silently replace the first. A key that
+    overrides one brought in by `<<: *anchor` is plain YAML and passes (the loader counts only own keys)."""
+    for doc in docs:
+        if doc.duplicate_keys:
+            path, line, column = doc.duplicate_keys[0]
+            raise GsgError(f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last "
+                           "(remove one of them)", where=f"{shown}:{line}:{column}")
 
 
 def load_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | None = None,

@@ -14,7 +14,13 @@ FORMAT_VERSION = 1
 def _claims(value: Any) -> Any:
     """Claims are bytes by GPU index; YAML may give the index as text and the bytes with units."""
     if isinstance(value, dict):
-        return {int(k): parse_size(v) for k, v in value.items()}
+        claims: dict[int, int] = {}
+        for key, size in value.items():
+            index = int(key)
+            if index in claims:  # `0:` and `"0":` are two YAML keys but one GPU: the last would hide the first
+                raise ValueError(f"GPU index {index} is claimed twice")
+            claims[index] = parse_size(size)
+        return claims
     return value
 
 
