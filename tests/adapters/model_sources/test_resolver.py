@@ -6,6 +6,7 @@ import struct
 import httpx
 import pytest
 import respx
+from support.gguf_header import ARRAY, STRING, UINT32, gguf_header, gguf_string, gguf_u32
 
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache
 from gpustack_guard.adapters.model_sources.resolver import FactsResolver, gguf_type_from_filename
@@ -21,30 +22,21 @@ QWEN_05B = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidde
 
 def gguf_bytes(arch="llama", layers=2, tensor_types=(12, 14)):
     """A small GGUF v3 header with metadata and a tensor table; no tensor data."""
-    def s(text):
-        raw = text.encode()
-        return struct.pack("<Q", len(raw)) + raw
-
-    kv = [("general.architecture", 8, s(arch)), (f"{arch}.block_count", 4, struct.pack("<I", layers)),
-          (f"{arch}.embedding_length", 4, struct.pack("<I", 256)),
-          (f"{arch}.feed_forward_length", 4, struct.pack("<I", 512)),
-          (f"{arch}.attention.head_count", 4, struct.pack("<I", 8)),
-          (f"{arch}.attention.head_count_kv", 4, struct.pack("<I", 2)),
-          (f"{arch}.context_length", 4, struct.pack("<I", 4096)),
-          ("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 3) + s("a") + s("b") + s("c")),
-          ("general.file_type", 4, struct.pack("<I", 15))]
+    s = gguf_string
+    kv = [("general.architecture", STRING, s(arch)), (f"{arch}.block_count", UINT32, gguf_u32(layers)),
+          (f"{arch}.embedding_length", UINT32, gguf_u32(256)),
+          (f"{arch}.feed_forward_length", UINT32, gguf_u32(512)),
+          (f"{arch}.attention.head_count", UINT32, gguf_u32(8)),
+          (f"{arch}.attention.head_count_kv", UINT32, gguf_u32(2)),
+          (f"{arch}.context_length", UINT32, gguf_u32(4096)),
+          ("tokenizer.ggml.tokens", ARRAY, struct.pack("<IQ", 8, 3) + s("a") + s("b") + s("c")),
+          ("general.file_type", UINT32, gguf_u32(15))]
     tensors = [("token_embd.weight", (256, 3), 14)]
     for layer in range(layers):
         tensors.append((f"blk.{layer}.attn_q.weight", (256, 256), tensor_types[0]))
         tensors.append((f"blk.{layer}.ffn_down.weight", (512, 256), tensor_types[1]))
     tensors.append(("output.weight", (256, 3), 14))
-    body = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
-    for key, kind, value in kv:
-        body += s(key) + struct.pack("<I", kind) + value
-    for name, shape, kind in tensors:
-        body += s(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in shape)
-        body += struct.pack("<IQ", kind, 0)
-    return body
+    return gguf_header(kv, tensors)
 
 
 def reader(data):

@@ -7,9 +7,8 @@ gpt-oss-20b with MXFP4 experts (with their f32 biases) and f16 attention.
 
 from __future__ import annotations
 
-import struct
-
 import pytest
+from support.gguf_header import STRING, UINT32, gguf_header, gguf_string, gguf_u32
 
 from gpustack_guard.core.engine_flags import FlagValueError
 from gpustack_guard.core.memory import profiles as P
@@ -24,18 +23,9 @@ F32, F16, Q4_K, Q6_K, MXFP4 = 0, 1, 12, 14, 39
 
 
 def _header(arch: str, layers: int, ints: dict, tensors: list[tuple[str, tuple[int, ...], int]]):
-    def s(text):
-        raw = text.encode()
-        return struct.pack("<Q", len(raw)) + raw
-
-    kv = [("general.architecture", 8, s(arch))]
-    kv += [(f"{arch}.{key}", 4, struct.pack("<I", value)) for key, value in {"block_count": layers, **ints}.items()]
-    body = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
-    for key, kind, value in kv:
-        body += s(key) + struct.pack("<I", kind) + value
-    for name, shape, kind in tensors:
-        body += s(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in shape)
-        body += struct.pack("<IQ", kind, 0)
+    kv = [("general.architecture", STRING, gguf_string(arch))]
+    kv += [(f"{arch}.{key}", UINT32, gguf_u32(value)) for key, value in {"block_count": layers, **ints}.items()]
+    body = gguf_header(kv, tensors)
     return facts_from_gguf(parse_header(lambda offset, size: body[offset:offset + size]), f"{arch}.gguf")
 
 

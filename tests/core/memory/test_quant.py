@@ -4,9 +4,9 @@ quantisation"), GGUF tensors with exact bytes, and the checkpoint formats vLLM l
 compressed-tensors, block FP8, GPTQ/AWQ)."""
 
 import re
-import struct
 
 import pytest
+from support.gguf_header import STRING, UINT32, gguf_header, gguf_string, gguf_u32
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts, catalog_key
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
@@ -75,22 +75,13 @@ def test_a_row_that_is_not_whole_blocks_is_refused():
 
 
 def _gguf(tensors, arch="gpt-oss", layers=2):
-    def s(text):
-        raw = text.encode()
-        return struct.pack("<Q", len(raw)) + raw
-
-    kv = [("general.architecture", 8, s(arch)), (f"{arch}.block_count", 4, struct.pack("<I", layers)),
-          (f"{arch}.embedding_length", 4, struct.pack("<I", 2880)),
-          (f"{arch}.attention.head_count", 4, struct.pack("<I", 64)),
-          (f"{arch}.attention.head_count_kv", 4, struct.pack("<I", 8)),
-          (f"{arch}.attention.key_length", 4, struct.pack("<I", 64)),
-          (f"{arch}.context_length", 4, struct.pack("<I", 131072))]
-    body = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
-    for key, kind, value in kv:
-        body += s(key) + struct.pack("<I", kind) + value
-    for name, shape, kind in tensors:
-        body += s(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in shape)
-        body += struct.pack("<IQ", kind, 0)
+    kv = [("general.architecture", STRING, gguf_string(arch)), (f"{arch}.block_count", UINT32, gguf_u32(layers)),
+          (f"{arch}.embedding_length", UINT32, gguf_u32(2880)),
+          (f"{arch}.attention.head_count", UINT32, gguf_u32(64)),
+          (f"{arch}.attention.head_count_kv", UINT32, gguf_u32(8)),
+          (f"{arch}.attention.key_length", UINT32, gguf_u32(64)),
+          (f"{arch}.context_length", UINT32, gguf_u32(131072))]
+    body = gguf_header(kv, tensors)
     return lambda offset, size: body[offset:offset + size]
 
 
