@@ -827,6 +827,30 @@ def test_workers_keep_their_own_figures_and_the_smallest_pool_binds():
     assert parse("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log").ranks.keys() == {"pid 521", "pid 507", "pid 577"}
 
 
+def test_sglang_tied_pools_bind_on_the_rank_with_the_least_free_memory():
+    # SGLang min-reduces free memory over the group, so every rank's pool is the same and the rank with the
+    # least free memory sized it: after the weights first, then after the pool
+    def rank(n: int, after_load: str, after_pool: str | None) -> list[str]:
+        out = [f"[2026-03-01 10:00:00 TP{n}] Load weight end. elapsed=3.00 s, type=Qwen3ForCausalLM, "
+               f"dtype=torch.bfloat16, avail mem={after_load} GB, mem usage=15.27 GB.\n",
+               f"[2026-03-01 10:00:01 TP{n}] KV Cache is allocated. #tokens: 400000, K size: 27.47 GB, "
+               f"V size: 27.47 GB\n"]
+        return out + ([f"[2026-03-01 10:00:01 TP{n}] Memory pool end. avail mem={after_pool} GB\n"]
+                      if after_pool else [])
+    log, _ = parse_log(rank(0, "60.10", "5.10") + rank(1, "60.05", "5.06") + rank(2, "60.05", "5.02"), "sglang")
+    assert log.binding_rank() == "TP2" and log.terms()[P.FREE_AFTER_POOL] == gib(5.02)
+    # only a figure every rank printed is compared: TP1 printed no pool end, the load lines decide (TP0's pool end
+    # fills the term); with no figure both printed the pools stay tied and the first rank read binds
+    log, _ = parse_log(rank(0, "60.10", "5.10") + rank(1, "60.05", None), "sglang")
+    assert log.binding_rank() == "TP1" and log.terms()[P.FREE_AFTER_POOL] == gib(5.10)
+    log, _ = parse_log(rank(0, "60.10", None)[1:] + rank(1, "60.05", "5.06")[1:], "sglang")
+    assert log.binding_rank() == "TP0"
+    # vLLM keeps the smallest pool whatever the free memory
+    lines = ["(VllmWorker rank=0 pid=1) INFO Available KV cache memory: 24.10 GiB\n",
+             "(VllmWorker rank=1 pid=2) INFO Available KV cache memory: 24.10 GiB\n"]
+    assert parse_log(lines, "vllm")[0].binding_rank() == "rank 0"
+
+
 def test_the_fullest_llama_cpp_device_binds_and_host_buffers_are_not_a_gpu():
     log = parse("llama.cpp/command-r-two-gpus.log")
     assert log.ranks["CPU"] == {P.WEIGHTS: mib(1640.62)}
