@@ -11,7 +11,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from gpustack_guard.core.secrets import (
     MASK,
@@ -256,7 +256,8 @@ class ObservedLog:
 
     def binding_rank(self) -> str | None:
         """The worker (or device) whose figures bound the deployment: the smallest KV pool under vLLM and SGLang
-        (the engine sizes every rank's pool by the minimum); the fullest device under llama.cpp."""
+        (the engine sizes every rank's pool by the minimum), under SGLang then the rank with the least free memory
+        (see `_sglang_headroom`); the fullest device under llama.cpp."""
         ranks = self.gpu_ranks() or self.ranks
         if not ranks:
             return None
@@ -267,6 +268,9 @@ class ObservedLog:
             return max(ranks, key=used)
         with_kv = [name for name in ranks if P.KV_CACHE in ranks[name]]
         if with_kv:
+            if self.engine == P.SGLANG:
+                headroom = _sglang_headroom({name: ranks[name] for name in with_kv})
+                return min(with_kv, key=lambda name: (ranks[name][P.KV_CACHE], headroom(name)))
             return min(with_kv, key=lambda name: ranks[name][P.KV_CACHE])
         with_weights = [name for name in ranks if P.WEIGHTS in ranks[name]]
         return max(with_weights, key=lambda name: ranks[name][P.WEIGHTS]) if with_weights else next(iter(ranks))
@@ -313,6 +317,16 @@ class ObservedLog:
                 name = "'Load weight begin' (this release's 'Load weight end' prints no mem usage)"
             names.append(name)
         return names
+
+
+def _sglang_headroom(ranks: dict[str, dict[str, Number]]) -> Callable[[str], tuple[Number, ...]]:
+    """SGLang sizes every rank's pool from the group's least free memory after the weights (model_runner.py
+    profile_max_num_token, get_available_gpu_memory(distributed=True): an all-reduce MIN over the world group),
+    so the pools tie and the rank that bound them is the one with the least free memory: after its weights, then
+    after its pool (same pool everywhere). Only a figure every compared rank printed is used (one rank's line
+    says nothing about the others)."""
+    shared = [t for t in (P.FREE_AFTER_LOAD, P.FREE_AFTER_POOL) if all(t in terms for terms in ranks.values())]
+    return lambda name: tuple(ranks[name][t] for t in shared)
 
 
 # -- the parser ------------------------------------------------------------------------------------------------

@@ -160,9 +160,11 @@ CASES = [
     ("sglang/deepseek-r1-2x8-h20-tp16-lws.log", None, True, None, None, 1,
      {P.KV_TOKENS: 712400, P.MAX_RUNNING: 50, P.MAX_MODEL_LEN: 163840}),
     # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is no memory failure
-    ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, True, None, 'TP0', 0,
-     {P.NON_TORCH: gib(3.81), P.FREE_BEFORE_LOAD: gib(283.56), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.98),
-      P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.25)}),
+    # SGLang's pools tie across ranks: the binding rank is the least free after the weights (TP2 and TP3 209.96),
+    # then after the pool (TP3 45.23)
+    ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, True, None, 'TP3', 0,
+     {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.53), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.96),
+      P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.23)}),
     # S3's GPU with the PR's patched budget: 1,669,816 tokens where main sized 2,227,073
     ("sglang/mi355x-qwen3-30b-a3b-aiter.log", None, True, None, 'main', 0,
      {P.FREE_AFTER_LOAD: gib(230.2), P.WEIGHTS: gib(56.98), P.KV_TOKENS: 1669816, P.KV_CACHE: 2 * gib(76.44), P.FREE_AFTER_POOL: gib(74.01)}),
@@ -172,8 +174,8 @@ CASES = [
      {P.KV_TOKENS: 375360, P.KV_CACHE: gib(8.38) + gib(5.59)}),
     # sglang PR #15464 (main of 2025-12-19): a rank's two unlabelled pool lines (the window layers', then the full
     # layers') before SWAKVPool's summary, whose total binds; equal pools (swa size = full size), no split line quoted
-    ("sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log", None, True, None, 'TP0', 1,
-     {P.FREE_BEFORE_LOAD: gib(176.25), P.KV_TOKENS: 1496958, P.KV_CACHE: gib(77.63), P.FREE_AFTER_POOL: gib(22.59)}),
+    ("sglang/mimo-v2-flash-b200-tp4-swa-two-pools.log", None, True, None, 'TP1', 1,
+     {P.FREE_BEFORE_LOAD: gib(176.22), P.KV_TOKENS: 1496958, P.KV_CACHE: gib(77.63), P.FREE_AFTER_POOL: gib(22.56)}),
     # sglang#7691: --max-total-tokens above a profiled capacity below zero is the start-up's failure ("Not enough
     # memory" follows in the engine, past the excerpt); DP attention ranks keep both coordinates
     ("sglang/deepseek-r1-bf16-8x-mi300x-dp8-profiled-negative.log", None, False, 'no-kv-memory', 'DP0 TP0', 0,
@@ -218,8 +220,9 @@ CASES = [
      {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
       P.KV_TOKENS: 268319, P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
     # no arguments line: each rank's second pool (same #tokens, after its pool end) is the draft's, not read
-    ("sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log", None, True, None, 'TP0', 1,
-     {P.KV_TOKENS: 454112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(8.40)}),
+    # both pools 454112 tokens: TP1 (7.63 GB left after its pool, TP0 8.40) is the rank whose free memory sized them
+    ("sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log", None, True, None, 'TP1', 1,
+     {P.KV_TOKENS: 454112, P.KV_CACHE: 2 * gib(3.46), P.FREE_AFTER_POOL: gib(7.63)}),
     # kubectl logs of a TP 8 run: one rank's load and pool-end lines, every rank's pool line
     ("sglang/grok2-fp8-8x-h100-tp8-kubectl.log", None, True, None, 'TP0', 0,
      {P.NON_TORCH: gib(1.25), P.FREE_BEFORE_LOAD: gib(77.43), P.WEIGHTS: gib(36.73), P.FREE_AFTER_LOAD: gib(40.69),
@@ -251,9 +254,10 @@ CASES = [
     # SGLANG_LOG_MS timestamps (built from its format strings), vLLM 0.34's plain version line and one-line capacity
     ("sglang/deepseek-v32-exp-mla-kv-size-8xb200.log", None, True, None, 'DP0 TP0', 1,
      {P.KV_TOKENS: 975424, P.KV_CACHE: gib(43.67), P.FREE_AFTER_POOL: gib(37.71)}),
-    ("sglang/v0.5.23-source-format-tp2-ms.log", None, True, None, 'TP0', 0,
-     {P.FREE_AFTER_LOAD: gib(70.71), P.NON_TORCH: gib(0.61), P.FREE_BEFORE_LOAD: gib(78.50), P.WEIGHTS: gib(7.79), P.KV_TOKENS: 830000,
-      P.KV_CACHE: 2 * gib(28.50), P.FREE_AFTER_POOL: gib(12.71), P.CUDA_GRAPHS: gib(0.45), P.MAX_RUNNING: 512,
+    # TP1 is the least free after the weights (70.69 GB, TP0 70.71); TP1 printed no begin line, TP0's fills it
+    ("sglang/v0.5.23-source-format-tp2-ms.log", None, True, None, 'TP1', 0,
+     {P.FREE_AFTER_LOAD: gib(70.69), P.NON_TORCH: gib(0.63), P.FREE_BEFORE_LOAD: gib(78.50), P.WEIGHTS: gib(7.79), P.KV_TOKENS: 830000,
+      P.KV_CACHE: 2 * gib(28.50), P.FREE_AFTER_POOL: gib(12.69), P.CUDA_GRAPHS: gib(0.47), P.MAX_RUNNING: 512,
       P.MAX_MODEL_LEN: 40960}),
     ("vllm/v1-0.34-source-format-one-line-kv.log", '0.34.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.37), P.CUDA_GRAPHS: gib(0.52), P.KV_TOKENS: 158656,
@@ -821,6 +825,30 @@ def test_workers_keep_their_own_figures_and_the_smallest_pool_binds():
     assert log.binding_rank() == "rank 1"
     assert log.terms()[P.KV_CACHE] == gib(24.10)
     assert parse("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log").ranks.keys() == {"pid 521", "pid 507", "pid 577"}
+
+
+def test_sglang_tied_pools_bind_on_the_rank_with_the_least_free_memory():
+    # SGLang min-reduces free memory over the group, so every rank's pool is the same and the rank with the
+    # least free memory sized it: after the weights first, then after the pool
+    def rank(n: int, after_load: str, after_pool: str | None) -> list[str]:
+        out = [f"[2026-03-01 10:00:00 TP{n}] Load weight end. elapsed=3.00 s, type=Qwen3ForCausalLM, "
+               f"dtype=torch.bfloat16, avail mem={after_load} GB, mem usage=15.27 GB.\n",
+               f"[2026-03-01 10:00:01 TP{n}] KV Cache is allocated. #tokens: 400000, K size: 27.47 GB, "
+               f"V size: 27.47 GB\n"]
+        return out + ([f"[2026-03-01 10:00:01 TP{n}] Memory pool end. avail mem={after_pool} GB\n"]
+                      if after_pool else [])
+    log, _ = parse_log(rank(0, "60.10", "5.10") + rank(1, "60.05", "5.06") + rank(2, "60.05", "5.02"), "sglang")
+    assert log.binding_rank() == "TP2" and log.terms()[P.FREE_AFTER_POOL] == gib(5.02)
+    # only a figure every rank printed is compared: TP1 printed no pool end, the load lines decide (TP0's pool end
+    # fills the term); with no figure both printed the pools stay tied and the first rank read binds
+    log, _ = parse_log(rank(0, "60.10", "5.10") + rank(1, "60.05", None), "sglang")
+    assert log.binding_rank() == "TP1" and log.terms()[P.FREE_AFTER_POOL] == gib(5.10)
+    log, _ = parse_log(rank(0, "60.10", None)[1:] + rank(1, "60.05", "5.06")[1:], "sglang")
+    assert log.binding_rank() == "TP0"
+    # vLLM keeps the smallest pool whatever the free memory
+    lines = ["(VllmWorker rank=0 pid=1) INFO Available KV cache memory: 24.10 GiB\n",
+             "(VllmWorker rank=1 pid=2) INFO Available KV cache memory: 24.10 GiB\n"]
+    assert parse_log(lines, "vllm")[0].binding_rank() == "rank 0"
 
 
 def test_the_fullest_llama_cpp_device_binds_and_host_buffers_are_not_a_gpu():
