@@ -723,6 +723,10 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
     assert counts == {"vllm": 123, "sglang": 41, "llama.cpp": 43}
+    # the README's verify section states the same counts
+    readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
+    assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
+            "llama.cpp;") in " ".join(readme.split())
     for name in files:
         head = (FIXTURES / name).read_text(encoding="utf-8").splitlines()[0]
         # a public log names its thread or the page that quotes it; the CI build's own log names its test; a public
