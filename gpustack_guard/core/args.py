@@ -35,7 +35,8 @@ _ALIASES = {
                  "b": "batch-size", "ub": "ubatch-size", "ctk": "cache-type-k", "ctv": "cache-type-v",
                  "fa": "flash-attn", "ts": "tensor-split", "nkvo": "no-kv-offload", "sm": "split-mode",
                  "mg": "main-gpu", "t": "threads", "parallel-size": "parallel", "kvu": "kv-unified",
-                 "no-kvu": "no-kv-unified", "fitt": "fit-target", "fitc": "fit-ctx"},
+                 "no-kvu": "no-kv-unified", "fitt": "fit-target", "fitc": "fit-ctx", "ot": "override-tensor",
+                 "cmoe": "cpu-moe", "ncmoe": "n-cpu-moe"},
 }
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE]-?\d+)?$")
 _TRUE = {"true", "1", "yes", "on"}
@@ -185,16 +186,29 @@ def same_value(a: str | None, b: str | None, key: str | None = None, family: str
         return False
 
 
-def as_dict(args: Iterable[Arg]) -> dict[str, str | None]:
-    """Last occurrence wins, as in argparse."""
-    return {arg.key: arg.value for arg in args}
+def as_dict(args: Iterable[Arg], family: str | None = None) -> dict[str, str | None]:
+    """Last occurrence wins, as in argparse; a flag the engine appends to (engine_flags.REPEATABLE) keeps every
+    value, in order, joined by the engine's separator, at the place of its first occurrence."""
+    joins = EF.repeatable(family)
+    out: dict[str, str | None] = {}
+    for arg in args:
+        sep = joins.get(arg.key)
+        if sep is not None and out.get(arg.key) and arg.value:
+            out[arg.key] = f"{out[arg.key]}{sep}{arg.value}"
+        else:
+            out[arg.key] = arg.value
+    return out
 
 
 def duplicates(args: Iterable[Arg], family: str | None = None) -> list[tuple[Arg, Arg]]:
-    """Pairs (first, later) of the same flag given twice with different meanings."""
+    """Pairs (first, later) of the same flag given twice with different meanings (a flag the engine appends to
+    when repeated is not one: both values count)."""
     seen: dict[str, Arg] = {}
     pairs = []
+    repeatable = EF.repeatable(family)
     for arg in args:
+        if arg.key in repeatable:
+            continue
         if arg.key in seen and not same_value(seen[arg.key].value, arg.value, arg.key, family):
             pairs.append((seen[arg.key], arg))
         seen[arg.key] = arg
@@ -208,7 +222,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
     Returns (final, conflicts) where a conflict is (spec arg, pinned arg).
     """
     pinned_map = {arg.key: arg for arg in pinned}
-    spec_map = as_dict(spec)
+    spec_map = as_dict(spec, family)
     conflicts = [(arg, pinned_map[arg.key]) for arg in spec
                  if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value, arg.key, family)]
     final: list[Arg] = list(pinned_map.values())

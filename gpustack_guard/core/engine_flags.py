@@ -45,6 +45,19 @@ SGLANG_HUMAN_SINCE = "0.5.9"  # --context-length / --max-total-tokens -> SGLang'
 # merged March 2026)
 LLAMACPP_AUTO_SINCE = "b7000"  # -ngl auto|all and -np -1 (the fit-params work of llama.cpp PR #16653, late 2025)
 
+# Flags an engine appends to a list each time they are given, rather than keeping the last: gsg keeps every value,
+# in order, joined by the engine's own list separator (one flag with the joined value means the same to the engine).
+# llama.cpp: each -ot's handler runs parse_tensor_buffer_overrides, which pushes its comma-separated pairs onto
+# params.tensor_buft_overrides (common/arg.cpp@145b6280, "-ot", "--override-tensor"); --cpu-moe and --n-cpu-moe push
+# onto the same list in command-line order, and the loader takes the first pattern that matches a tensor's name.
+REPEATABLE: dict[str, dict[str, str]] = {"llamacpp": {"override-tensor": ","}}
+
+
+def repeatable(family: str | None) -> dict[str, str]:
+    """The flags of an engine that accumulate when repeated, with the separator that joins their values."""
+    return REPEATABLE.get(family or "", {})
+
+
 AUTO_MAX_MODEL_LEN = -1  # vLLM's value for `--max-model-len auto`: the longest length that fits
 LLAMACPP_AUTO_LAYERS, LLAMACPP_ALL_LAYERS = -1, -2  # llama.cpp's values for -ngl auto / all
 LLAMACPP_AUTO_PARALLEL = -1

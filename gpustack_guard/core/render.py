@@ -63,7 +63,7 @@ class RenderedSpec:
 
     @cached_property  # placement, estimation and the rules ask ~8 times per spec; the arguments never change
     def _flags(self) -> dict[str, str | None]:
-        return A.as_dict(self.args)
+        return A.as_dict(self.args, self.family)
 
     @property
     def secret_values(self) -> list[str]:

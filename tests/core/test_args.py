@@ -69,3 +69,24 @@ def test_empty_and_bare_dash_arguments_are_refused(params, says):
 
     with pytest.raises(A.ArgError, match=says):
         A.parse(params, "vllm")
+
+
+def test_a_repeated_ot_keeps_every_value_in_order_and_other_flags_keep_the_last():
+    """llama.cpp appends each -ot's pairs to one list (common/arg.cpp): the joined value is the list it builds."""
+    args = A.parse(["-ot", "a=CPU", "--ngl", "10", "--override-tensor=b=CUDA0,c=CPU", "-ngl", "20", "--ot", "d=CPU"],
+                   "llamacpp")
+    assert [a.key for a in args] == ["override-tensor", "gpu-layers", "override-tensor", "gpu-layers",
+                                     "override-tensor"]
+    flags = A.as_dict(args, "llamacpp")
+    assert flags == {"override-tensor": "a=CPU,b=CUDA0,c=CPU,d=CPU", "gpu-layers": "20"}
+    assert A.as_dict(args) == {"override-tensor": "d=CPU", "gpu-layers": "20"}  # no engine: argparse's reading
+    assert [(first.key, later.key) for first, later in A.duplicates(args, "llamacpp")] == [("gpu-layers", "gpu-layers")]
+    # the short spellings of --cpu-moe / --n-cpu-moe name the same flags; other engines have no repeatable flag
+    assert [a.key for a in A.parse(["-cmoe", "-ncmoe", "4"], "llamacpp")] == ["cpu-moe", "n-cpu-moe"]
+    vllm = A.parse(["--max-model-len", "8192", "--max-model-len", "4096"], "vllm")
+    assert A.as_dict(vllm, "vllm") == {"max-model-len": "4096"} and len(A.duplicates(vllm, "vllm")) == 1
+
+
+def test_merge_renders_a_repeated_ot_as_one_list():
+    final, conflicts = A.merge([], [], A.parse(["-ot", "a=CPU", "-ot", "b=CPU"], "llamacpp"), "llamacpp")
+    assert A.render(final) == ["--override-tensor=a=CPU,b=CPU"] and conflicts == []

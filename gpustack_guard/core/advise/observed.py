@@ -88,7 +88,7 @@ def read_observed(document: dict, source: str, observed_tokens: int, kind: str) 
     if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw):
         raise ObservedError("'backend_args' must be a list of strings")
     try:
-        flags = A.as_dict(A.parse(list(raw), family))
+        flags = A.as_dict(A.parse(list(raw), family), family)
         tensor_parallel = A.parallel_size(flags, family)[0] if family != "llamacpp" else 1
     except (A.ArgError, ValueError) as exc:
         raise ObservedError(f"backend_args cannot be read: {exc}") from None

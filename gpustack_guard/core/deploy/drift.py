@@ -33,7 +33,7 @@ def _pinned_edits(change) -> list[str]:
     r = change.rendered
     if r is None or not r.pinned:
         return []
-    live = A.as_dict(A.parse(change.live.get("backend_parameters") or [], r.family)) if change.live else {}
+    live = A.as_dict(A.parse(change.live.get("backend_parameters") or [], r.family), r.family) if change.live else {}
     want = r.flags
     return [f"--{k}: live {live.get(k, '(missing)')!s} != pinned {want.get(k)!s}" for k in r.pinned
             if k not in live or not A.same_value(live.get(k), want.get(k), k, r.family)]

@@ -587,8 +587,8 @@ OVERRIDE_FLAGS = ("override-tensor", "ot", "cpu-moe", "cmoe", "n-cpu-moe", "ncmo
 
 def _buft_overrides(flags: dict, version: str | None) -> tuple[tuple[str, str], ...]:
     """The (regex, buffer type) list llama.cpp checks, in the order the flags were given: -ot's pairs and the
-    patterns --cpu-moe / --n-cpu-moe add (engines/llamacpp.expert_overrides). One value per flag: the flags here
-    keep the last of a repeated one, where llama.cpp would append them all."""
+    patterns --cpu-moe / --n-cpu-moe add (engines/llamacpp.expert_overrides). A repeated -ot arrives as one value,
+    its pairs joined in order (args.as_dict, engine_flags.REPEATABLE), so every pair is checked, the earlier first."""
     from gpustack_guard.core.memory.engines import llamacpp as LC
 
     out: list[tuple[str, str]] = []

@@ -3260,7 +3260,9 @@ LLAMACPP_POSITION_BYTES = 4  # int32 position per token
 LLAMACPP_FIT_SINCE = "b7474"
 # --cpu-moe and --n-cpu-moe are shorthands for --override-tensor (common/arg.cpp): --cpu-moe adds one override,
 # <experts>=CPU; --n-cpu-moe N adds blk\.<i><experts>=CPU for i in 0..N-1, counted from layer 0 whatever -ngl
-# offloads. They append to the list in command-line order, after any -ot given before them, and the loader takes
+# offloads. They append to the list in command-line order, after any -ot given before them (each -ot appends its
+# own comma-separated pairs; gsg joins repeated -ot values in order at the first -ot's place, engine_flags.REPEATABLE,
+# so only an -ot after a --cpu-moe that follows another -ot is checked too early), and the loader takes
 # the first pattern std::regex_search finds in a tensor's name (src/llama-model-loader.cpp create_tensor,
 # "buffer type overridden to"); a pattern that matches nothing moves nothing. Rows: the <experts> pattern by build.
 @dataclass(frozen=True)

@@ -279,7 +279,7 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
     if log.args.get("split_mode") == "row":  # split buffers: one copy of the graph inputs, --fit pinned
         args["split_mode"] = "row"
     if log.args.get("override_tensor"):  # weights moved by buffer overrides: every moved tensor's name and buffer
-        args["override_tensor"] = log.args["override_tensor"]
+        args["override_tensor"] = exact_overrides(str(log.args["override_tensor"]))
     # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)
     for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
         if isinstance(log.args.get(name), int):
@@ -288,6 +288,13 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
     if flash in ("enabled", "1", "disabled", "0"):
         args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
     return args
+
+
+def exact_overrides(moved: str) -> str:
+    """The log's moved tensors ("name=buffer,...") as -ot pairs that match each name and nothing else: the loader
+    matches a pattern anywhere in a name, so "output.weight" would also take every block's attn_output.weight."""
+    pairs = (pair.rpartition("=") for pair in moved.split(","))
+    return ",".join(f"^{re.escape(name)}$={buffer}" for name, _, buffer in pairs)
 
 
 def backend_args(log: ObservedLog) -> list[str]:

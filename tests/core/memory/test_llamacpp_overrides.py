@@ -109,7 +109,7 @@ def test_cpu_moe_moves_every_routed_expert_of_qwen3_30b_off_the_gpu():
                                      version=B).extra["per_device"][0]["compute"]
                    for o in ((), expert_overrides(True, None, B))]
     assert layers_only == [ffn, ffn + QWEN_DOWN] == [75_497_472, 240_648_192]
-    assert any("144 of 144 matched block tensors" in note for note in moe.notes)
+    assert any("144 of 144 matched tensors" in note for note in moe.notes)
 
 
 def test_n_cpu_moe_counts_from_layer_0_not_from_the_first_offloaded_layer():
@@ -222,3 +222,90 @@ def test_a_vector_keeps_the_per_layer_sums_not_the_tensor_list():
 
     stored = facts_json(gpt_oss_20b())
     assert "block_tensors" not in stored and stored["layer_weight_bytes"][0] == 477_596_544
+
+
+# --- every -ot given, in order; the input and output layers' weights -------------------------------------------
+
+
+def _flags(*params: str) -> dict:
+    from gpustack_guard.core import args as A
+
+    return A.as_dict(A.parse(["-c", "8192", *params], "llamacpp"), "llamacpp")
+
+
+def _run(facts, *params: str, gib: int = 16):
+    est = estimate("llamacpp", facts, [(gib * GiB, "NVIDIA RTX 4080")], _flags(*params), B, Policy())
+    return est.extra["per_device"][0]["weights"], est.extra["host"]["weights"], est.extra["tensor_placement"]["moved"]
+
+
+OSS_DOWN_0 = OSS_EXPERT + OSS_BIAS  # blk.0.ffn_down_exps.weight and .bias, both matched by blk\.0\.ffn_down_exps
+
+
+def test_two_ot_flags_both_count_and_the_earlier_pattern_wins():
+    """llama.cpp appends every -ot's pairs to one list (common/arg.cpp parse_tensor_buffer_overrides) and the loader
+    takes the first pattern that matches; gsg kept only the last -ot (2,441,707,776 bytes on the GPU, 144 moved)."""
+    facts = gpt_oss_20b()
+    assert _flags("-ot", r"blk\.0\.ffn_down_exps=CUDA0", "-ot", "exps=CPU")["override-tensor"] == \
+        r"blk\.0\.ffn_down_exps=CUDA0,exps=CPU"
+    keep_first = _run(facts, "-ot", r"blk\.0\.ffn_down_exps=CUDA0", "--override-tensor", "exps=CPU")
+    assert keep_first == (2_441_707_776 + OSS_DOWN_0, 1_158_266_880 + 24 * 3 * OSS_DOWN_0 - OSS_DOWN_0, 142)
+    assert keep_first[0] == 2_583_081_216
+    # the other order: exps=CPU matches layer 0's down weight first, so the CUDA0 pair never decides
+    assert _run(facts, "-ot", "exps=CPU", "-ot", r"blk\.0\.ffn_down_exps=CUDA0") == \
+        _run(facts, "-ot", "exps=CPU") == (2_441_707_776, 11_337_154_560, 144)
+
+
+def test_a_comma_list_in_one_ot_is_the_same_list_as_two_flags():
+    facts = gpt_oss_20b()
+    assert _run(facts, "-ot", r"blk\.0\.ffn_down_exps=CUDA0,exps=CPU") == \
+        _run(facts, "-ot", r"blk\.0\.ffn_down_exps=CUDA0", "-ot", "exps=CPU") == (2_583_081_216, 11_195_781_120, 142)
+
+
+def test_the_output_layer_overridden_to_the_cpu_leaves_the_gpu():
+    """dev_output follows -ngl (on the GPU on full offload); an override sends it to host memory. A pattern matches
+    anywhere in a name: output\\.weight also takes every block's attn_output.weight, ^output\\. only the head."""
+    facts = qwen3_30b_a3b()
+    assert facts.output_bytes == 255_260_672  # q6_K head (and the f32 output_norm)
+    plain = estimate("llamacpp", facts, [(24 * GiB, "L4")], _flags(), B, Policy()).extra
+    assert (plain["per_device"][0]["weights"], plain["host"]["weights"]) == (19_627_882_496, 175_030_272)
+    assert _run(facts, "-ot", r"^output\.=CPU", gib=24) == (19_627_882_496 - 255_260_672,
+                                                             175_030_272 + 255_260_672, 1)
+    attn_output = 4096 * 2048 // 256 * 144  # q4_K, one per block
+    assert _run(facts, "-ot", r"output\.weight=CPU", gib=24) == (19_372_621_824 - 48 * attn_output,
+                                                                  430_290_944 + 48 * attn_output, 49)
+    # -ngl 40: the output stays on the host, the override brings it onto the GPU
+    partial = estimate("llamacpp", facts, [(24 * GiB, "L4")], _flags("-ngl", "40"), B, Policy()).extra
+    moved = _run(facts, "-ngl", "40", "-ot", r"^output\.=CUDA0", gib=24)
+    assert (moved[0] - partial["per_device"][0]["weights"], partial["host"]["weights"] - moved[1]) == \
+        (255_260_672, 255_260_672)
+
+
+def test_token_embd_overridden_to_a_gpu_leaves_host_memory():
+    """dev_input is the CPU whatever -ngl says; -ot token_embd=CUDA0 moves the embedding table onto the GPU."""
+    oss, qwen = gpt_oss_20b(), qwen3_30b_a3b()
+    assert _run(oss, "-ot", "token_embd=CUDA0") == (12_620_595_456 + 1_158_266_880, 0, 1)
+    assert _run(qwen, "-ot", "token_embd=CUDA0", gib=24) == (19_627_882_496 + 175_030_272, 0, 1)
+    # already on the CPU: matched, nothing moves
+    assert _run(oss, "-ot", "token_embd=CPU") == (12_620_595_456, 1_158_266_880, 0)
+
+
+def test_a_tied_output_is_token_embd_again_and_moves_with_it():
+    """Without output.weight the output layer takes token_embd (TENSOR_DUPLICATED): on full offload a copy on the
+    output device, so -ot token_embd=CPU takes that copy off the GPU and adds nothing to host memory (the same
+    mapped tensor); -ot token_embd=CUDA0 on partial offload puts two tensors on the GPU (input and output)."""
+    tied = _header("qwen3", 2, {"embedding_length": 1024, "attention.head_count": 16, "attention.head_count_kv": 8,
+                                "attention.key_length": 128, "context_length": 4096, "vocab_size": 8192,
+                                "feed_forward_length": 3072},
+                   [(f"blk.{i}.{n}", shape, F16) for i in range(2)
+                    for n, shape in (("attn_q.weight", (1024, 2048)), ("ffn_up.weight", (1024, 3072)))]
+                   + [("token_embd.weight", (1024, 8192), F16)])
+    embd = 1024 * 8192 * 2
+    plain = _flags()
+    base = estimate("llamacpp", tied, [(16 * GiB, "L4")], plain, B, Policy()).extra
+    assert base["output_weights"] == embd == 16_777_216
+    on_gpu, on_host = base["per_device"][0]["weights"], base["host"]["weights"]
+    assert on_host == embd
+    assert _run(tied, "-ot", "token_embd=CPU") == (on_gpu - embd, on_host, 1)
+    partial = estimate("llamacpp", tied, [(16 * GiB, "L4")], _flags("-ngl", "2"), B, Policy()).extra
+    assert _run(tied, "-ngl", "2", "-ot", "token_embd=CUDA0") == \
+        (partial["per_device"][0]["weights"] + 2 * embd, 0, 2)

@@ -228,3 +228,13 @@ def test_name_skeleton_of_ascii_is_the_full_folding():
                    if unicodedata.category(c) != "Cf").casefold()
     assert documents.name_skeleton(ascii_text) == full == ascii_text.lower()
     assert documents.name_skeleton("Qwen-ΑΙ") == "qwen-ai"  # Greek capitals still fold to Latin
+
+
+def test_ot_given_twice_is_no_duplicate_argument():
+    """llama.cpp appends every -ot (common/arg.cpp): both count, in order, so GSG014's 'the last one wins' is wrong
+    for it; a flag llama.cpp keeps once (-c) still warns."""
+    doc = vllm("a", "-ot", r"blk\.0\.ffn_down_exps=CUDA0", "--override-tensor", "exps=CPU", "-c", "8192", "-c", "4096",
+               gpu_ids=["w1:cuda:0"], backend="llama.cpp", backend_version="b8467")
+    run = run_stages(doc, fleet=FLEET_1)
+    assert [f.message for f in run.findings(D.DUPLICATE_ARG)] == [
+        "--ctx-size is given twice ('8192' and '4096'); the last one wins"]

@@ -419,42 +419,67 @@ def _block_tensors(facts: ModelFacts) -> tuple[tuple[str, int, int], ...] | None
     return tuple(out)
 
 
-def place_tensors(facts: ModelFacts, cfg: LlamaCppConfig, device_layers: list[list[int]]) -> Placement | None:
-    """Each block tensor's buffer under cfg.buft_overrides: the first pattern re.search finds in its name decides
-    (CPU: host memory; a device's buffer type, e.g. CUDA1: that device), no match leaves it with its layer. None
-    without overrides or without tensor names to match."""
-    tensors = _block_tensors(facts) if cfg.buft_overrides else None
-    if tensors is None:
+TOKEN_EMBD, OUTPUT = "token_embd.weight", "output.weight"  # llama.cpp's names (llama-arch.cpp LLM_TENSOR_NAMES)
+
+
+def _edge_tensors(facts: ModelFacts, layout,
+                  output_device: int | None) -> list[tuple[str, int, int, int | None, int]]:
+    """The input and output layers' weights as (name, bytes, CPU_REPACK bytes, device or None: host, bytes in host
+    memory), where
+    llama-model.cpp load_tensors puts them before any override: token_embd on the CPU always (dev_input, "very
+    little benefit to offloading the input layer"), the output with the output layer (dev_output: the device of
+    slot n_layer on full offload, else the CPU). A tied model's output is token_embd again (TENSOR_DUPLICATED, so an
+    override of token_embd moves it too): in host memory it is the input's mapped tensor, no bytes of its own, on
+    a device a tensor of its own."""
+    head = layout.lm_head or layout.embedding  # a GGUF's output figure includes the output norm
+    if facts.tie_word_embeddings or not layout.lm_head:
+        output = (TOKEN_EMBD, head, 0, output_device, head - layout.embedding)
+    else:
+        output = (OUTPUT, head, facts.output_repack_bytes or 0, output_device, head)
+    return [(TOKEN_EMBD, layout.embedding, 0, None, layout.embedding), output]
+
+
+def place_tensors(facts: ModelFacts, cfg: LlamaCppConfig, device_layers: list[list[int]],
+                  output_device: int | None = None, layout=None) -> Placement | None:
+    """Each weight's buffer under cfg.buft_overrides: the first pattern re.search finds in its name decides
+    (CPU: host memory; a device's buffer type, e.g. CUDA1: that device), no match leaves it with its layer. Block
+    tensors by the GGUF's names (or gsg's routed experts), and with a layout the input and output layers' weights
+    (_edge_tensors). None without overrides, or when no tensor gsg can name is matched."""
+    if not cfg.buft_overrides:
+        return None
+    patterns = [(re.compile(pattern), buffer) for pattern, buffer in cfg.buft_overrides]
+    edges = _edge_tensors(facts, layout, output_device) if layout is not None else []
+    blocks = _block_tensors(facts)
+    if blocks is None and not any(rx.search(name) for name, *_ in edges for rx, _ in patterns):
         return None
     owner = {il: d for d, layers in enumerate(device_layers) for il in layers}
-    patterns = [(re.compile(pattern), buffer) for pattern, buffer in cfg.buft_overrides]
+    located = [(name, size, repacked, owner.get(int(m.group(1))), size)
+               for name, size, repacked in blocks or () if (m := _BLOCK_INDEX.match(name))]
     delta = [0] * len(device_layers)
     copy = [0] * len(device_layers)
     host = repack = moved = matched = 0
-    for name, size, repacked in tensors:
-        match = _BLOCK_INDEX.match(name)
-        if not match:
-            continue
+    # None: in host memory (a block below -ngl, the input layer, the output on partial offload)
+    for name, size, repacked, source, on_host in located + edges:
         buffer = next((b for rx, b in patterns if rx.search(name)), None)
         if buffer is None:
             continue
         matched += 1
-        source = owner.get(int(match.group(1)))  # None: the layer is not offloaded, its tensors are in host memory
         target = None if host_buffer(buffer) else _device_index(buffer, len(device_layers))
         if target == source:
             continue
         moved += 1
         if source is None:
-            host, repack = host - size, repack - repacked
+            host, repack = host - on_host, repack - repacked
         else:
             delta[source] -= size
         if target is None:
-            host, repack = host + size, repack + repacked
+            host, repack = host + on_host, repack + repacked
             if source is not None:  # the device still runs the layer's op on it: a copy per split
                 copy[source] = max(copy[source], size)
         else:
             delta[target] += size
-    return Placement(tuple(delta), host, repack, tuple(copy), moved, matched, facts.block_tensors is not None)
+    return Placement(tuple(delta), host, repack, tuple(copy), moved, matched,
+                     facts.block_tensors is not None or blocks is None)
 
 
 def host_buffer(buffer: str) -> bool:
@@ -740,7 +765,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     output_device = slot_device[-1] if full else None
     input_device = slot_device[0] if slot_device else None  # the first offloaded block takes the CPU's embeddings
 
-    placement = place_tensors(facts, cfg, device_layers)
+    placement = place_tensors(facts, cfg, device_layers, output_device, layout)
     notes += _placement_notes(cfg, placement)
 
     streams = kv_streams(cfg, version)
@@ -860,7 +885,7 @@ def _placement_notes(cfg: LlamaCppConfig, placement: Placement | None) -> list[s
         return ["--override-tensor / --cpu-moe: no pattern matches a tensor of this model, so nothing moves"]
     moved_off = -sum(d for d in placement.device_delta if d < 0)
     how = "" if placement.measured else " (gsg's routed-expert bytes, split three ways: no GGUF tensor list)"
-    return [f"tensor overrides: {placement.moved} of {placement.matched} matched block tensors change buffer, "
+    return [f"tensor overrides: {placement.moved} of {placement.matched} matched tensors change buffer, "
             f"{moved_off:,} bytes off the GPUs, {placement.host:,} into host memory{how}; the first pattern "
             "matching a name decides (llama.cpp's loader)"]
 
