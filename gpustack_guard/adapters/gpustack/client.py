@@ -19,6 +19,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
@@ -168,6 +169,21 @@ class GPUStackClient:
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
         self.limits = limits or Limits()
         self._command_end = clock() + self.limits.command_deadline
+        self._clock_skew = 0.0  # the server's Date minus this host's time, from the latest answer that had one
+
+    def server_time(self, local: float) -> float:
+        """`local` (this host's epoch seconds) on the server's clock, as its latest Date header showed it: the
+        apply lease is written and judged on one clock, so a host whose clock runs ahead never takes over a live
+        lease and one running behind never writes a lease that others see as expired."""
+        return local + self._clock_skew
+
+    def _note_date(self, headers: httpx.Headers) -> None:
+        try:  # a missing or unreadable Date keeps the last reading (none: this host's clock, as before)
+            said = parsedate_to_datetime(headers.get("date", ""))
+            said = said if said.tzinfo else said.replace(tzinfo=timezone.utc)  # '-0000': UTC, not this host's zone
+            self._clock_skew = said.timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
 
     def close(self) -> None:
         self._http.close()
@@ -183,6 +199,7 @@ class GPUStackClient:
         repeatable = method in IDEMPOTENT if idempotent is None else idempotent
         answer = self._retried(method, path, repeatable, lambda: self._send(method, path, params, json_body))
         assert isinstance(answer, _Answer)
+        self._note_date(answer.headers)
         return self._result(method, path, answer, expect_json)
 
     def _retried(self, method: str, path: str, repeatable: bool, once: Callable[[], Any]) -> Any:

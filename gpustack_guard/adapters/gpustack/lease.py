@@ -111,7 +111,8 @@ def apply_lease(client: GPUStackClient, project: str | None, *, seconds: float, 
     deadline = clock() + wait
     while True:
         try:
-            lease = _take(client, name, holder, seconds, cluster_id, clock())
+            # the server's clock, not this host's: every holder writes and judges expiries on the one clock
+            lease = _take(client, name, holder, seconds, cluster_id, client.server_time(clock()))
             break
         except LeaseHeld as exc:
             if clock() >= deadline:
