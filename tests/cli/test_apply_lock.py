@@ -305,3 +305,35 @@ def test_an_expired_lease_is_still_taken_over_on_the_servers_clock(gsg, fake, sp
     _lease(fake, expires_in=3600.0)
     assert gsg("apply", str(specs), "--yes").code == 0
     assert not any(is_lease(m) for m in fake.models.values())
+
+
+@pytest.mark.parametrize("meanwhile", ["taken over, id reused", "taken over, new id"])
+def test_a_takeover_never_deletes_a_lease_another_apply_took_over_meanwhile(gsg, fake, specs, monkeypatch,
+                                                                            meanwhile):
+    """Before: the takeover deleted the expired lease's id without looking again, so when another apply had taken
+    it over between the look and the delete (a server reusing the id), its live lease was deleted and both applies
+    wrote at once."""
+    import gpustack_guard.wiring as wiring
+
+    stale = _lease(fake, expires_in=-1, token="a-dead-run")
+    live = {LEASE: "ci@runner-9 pid 99", LEASE_EXPIRES: str(int(time.time() + 600)), LEASE_TOKEN: "a-live-run",
+            LEASE_HOST: "runner-9", LEASE_PID: "99"}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        response = fake.handle(request)
+        if request.method == "GET" and request.url.params.get("search") == LOCK and stale["id"] in fake.models:
+            # right after this look shows the expired lease, another apply takes it over
+            if meanwhile == "taken over, id reused":
+                fake.models[stale["id"]]["meta"] = dict(live)
+            else:
+                del fake.models[stale["id"]]
+                fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta=dict(live))
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1, result.err
+    assert f"gsg: error: another apply holds the lock '{LOCK}': ci@runner-9 pid 99, until " in result.err
+    assert [m["meta"][LEASE_TOKEN] for m in fake.models.values()] == ["a-live-run"]
+    assert not [w for w in _writes(fake) if w[0] == "DELETE"]  # the other apply removed the dead lease, not us
