@@ -31,7 +31,16 @@ from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.deploy import binding
 from gpustack_guard.core.deploy.ignore import keep_live
-from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest, unapplied
+from gpustack_guard.core.deploy.plan import (
+    CREATE,
+    DELETE,
+    REPLACE,
+    SERVER_VOLATILE,
+    UPDATE,
+    Change,
+    live_digest,
+    unapplied,
+)
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import (
@@ -305,10 +314,14 @@ class Applier:
         if not self._still_ours(change, model):
             raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
                            "refusing to touch it")
+        # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus). Against the
+        # saved plan's digest, or this run's own plan: a hand edit, or a recreate under the same id, after the plan
+        # (with --no-lock, or while an earlier group was written or waited for) is not written over nor deleted.
         expected = self.expected.get(change.name)
-        # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
-        if expected and live_digest(model) != expected.get("digest"):
-            raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
+        planned = expected.get("digest") if expected else live_digest(change.live) if change.live else None
+        if planned is not None and live_digest(model) != planned:
+            raise GsgError(f"'{change.name}' changed on the server since the plan was made "
+                           f"({_what_changed(change, model, expected)}); nothing was written to it: plan again")
         return model
 
     @staticmethod
@@ -479,6 +492,18 @@ class Applier:
                 else:
                     self.sleep(self.poll)
         return sorted(m["name"] for m in pending.values())
+
+
+def _what_changed(change: Change, model: dict, expected: dict | None) -> str:
+    """The fields of the live model that differ from what the plan saw (a saved plan kept only its id)."""
+    if expected and expected.get("id") is not None and expected.get("id") != model.get("id"):
+        return f"it was model id {expected.get('id')} then, it is id {model.get('id')} now: deleted and recreated"
+    if expected or change.live is None:
+        return "its fields"
+    keys = sorted(k for k in set(change.live) | set(model) if k not in SERVER_VOLATILE
+                  and change.live.get(k) != model.get(k))
+    recreated = "created_at" in keys and ": recreated under the same id"
+    return f"{', '.join(untrusted(k[:40]) for k in keys[:6])}{'...' if len(keys) > 6 else ''}{recreated or ''}"
 
 
 def _instance_state(index: int, raw) -> dict:

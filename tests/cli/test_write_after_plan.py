@@ -1,0 +1,103 @@
+"""Between the plan and each write the live model is read again and compared with what the plan saw (issue 31's
+neighbour): a hand edit or a recreate after the plan, during a long apply or with --no-lock, is never written over
+nor deleted; the refusal is one line naming the model and what changed."""
+
+import copy
+import json
+import re
+
+import httpx
+
+NOT_WRITTEN = "nothing was written to it: plan again"
+
+
+def _before_its_read(fake, monkeypatch, name: str, change) -> list[tuple[str, str]]:
+    """The fake, with `change(fake)` done by someone else right before apply's first GET of model `name`."""
+    import gpustack_guard.wiring as wiring
+
+    calls: list[tuple[str, str]] = []
+    target = fake.by_name(name)["id"]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path == f"/v2/models/{target}" and ("changed", name) not in calls:
+            calls.append(("changed", name))
+            change(fake)
+        calls.append((request.method, request.url.path))
+        return fake.handle(request)
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    return calls
+
+
+def _edit(specs, name, old, new):
+    path = specs / name
+    path.write_text(path.read_text().replace(old, new))
+
+
+def _writes_to(calls, model_id: int) -> list:
+    return [c for c in calls if c[0] in ("PUT", "DELETE") and re.fullmatch(rf"/v2/models/{model_id}(/.*)?", c[1])]
+
+
+def test_a_hand_edit_during_apply_is_not_written_over(gsg, fake, specs, monkeypatch):
+    """Before: with the lock held the list was compared once; an edit after that (in the UI, while an earlier group
+    was written or waited for) was overwritten by the PUT."""
+    assert gsg("apply", str(specs), "--yes").code == 0
+    _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
+    mid = fake.by_name("llama-8b")["id"]
+
+    def by_hand(f):
+        f.models[mid]["backend_parameters"] = [*f.models[mid]["backend_parameters"], "--max-model-len=2048"]
+
+    calls = _before_its_read(fake, monkeypatch, "llama-8b", by_hand)
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1, result.err
+    assert ("failed: llama-8b: update: 'llama-8b' changed on the server since the plan was made "
+            f"(backend_parameters); {NOT_WRITTEN}") in result.err
+    assert not _writes_to(calls, mid) and "--max-model-len=2048" in fake.models[mid]["backend_parameters"]
+
+
+def test_a_prune_never_deletes_a_model_recreated_under_the_same_id_after_the_plan(gsg, fake, specs, monkeypatch):
+    """Before: with --no-lock (or during a long apply) a model deleted and recreated under its old id by another
+    apply of this project passed every check (same id, name and owner) and was deleted."""
+    assert gsg("apply", str(specs), "--yes").code == 0
+    (specs / "llama-8b.yaml").unlink()
+    mid = fake.by_name("llama-8b")["id"]
+
+    def recreated(f):
+        again = copy.deepcopy(f.models.pop(mid))
+        again.update(created_at="2026-12-06T12:00:00+00:00", backend_parameters=["--max-num-seqs=8"])
+        f.models[mid] = again
+
+    calls = _before_its_read(fake, monkeypatch, "llama-8b", recreated)
+    result = gsg("apply", str(specs), "--yes", "--prune", "--no-lock")
+    assert result.code == 1, result.err
+    assert ("failed: llama-8b: delete: 'llama-8b' changed on the server since the plan was made "
+            f"(backend_parameters, created_at: recreated under the same id); {NOT_WRITTEN}") in result.err
+    assert not _writes_to(calls, mid) and fake.models[mid]["backend_parameters"] == ["--max-num-seqs=8"]
+
+
+def test_an_unchanged_model_is_still_written_and_pruned_without_the_lock(gsg, fake, specs):
+    assert gsg("apply", str(specs), "--yes").code == 0
+    _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
+    (specs / "llama-70b-gguf.yaml").unlink()
+    result = gsg("apply", str(specs), "--yes", "--prune", "--no-lock")
+    assert result.code == 0 and "1 updated" in result.out and "1 deleted" in result.out, result.err
+    assert gsg("plan", str(specs), "--prune", "--detailed-exitcode").code == 0
+
+
+def test_a_saved_plan_names_a_model_deleted_and_recreated_under_a_new_id(gsg, fake, specs, tmp_path):
+    """Before: refused, without saying what changed."""
+    assert gsg("apply", str(specs), "--yes").code == 0
+    _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
+    plan_file = tmp_path / "plan.json"
+    assert gsg("plan", str(specs), "--out", str(plan_file)).code == 0
+    old = fake.by_name("llama-8b")
+    fake.models.pop(old["id"])
+    new_id = max(fake.models) + 100
+    fake.models[new_id] = {**copy.deepcopy(old), "id": new_id}
+    assert json.loads(plan_file.read_text())["changes"]
+    result = gsg("apply", str(plan_file), "--yes")
+    assert result.code == 1, result.err
+    assert (f"'llama-8b' changed on the server since the plan was made (it was model id {old['id']} then, it is "
+            f"id {new_id} now: deleted and recreated); {NOT_WRITTEN}") in result.err
+    assert fake.models[new_id]["backend_parameters"] == old["backend_parameters"]
