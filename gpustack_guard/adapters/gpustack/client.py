@@ -380,6 +380,7 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            total = _announced_total(body)
             # checked on every page: a count that grows with each page reaches the cap too
             if pages is not None and pages > self.limits.max_list_pages:
                 raise ApiError("GET", path, f"the server announces {_count(pages)} pages, more than gsg reads "
@@ -403,6 +404,12 @@ class GPUStackClient:
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
             if pages is None or page >= pages:
+                # the last page's own count: fewer items than it says were handed over is a list with holes (a
+                # proxy or a server dropping items from a page); a prune or a duplicate-name check on it would judge
+                # models it never saw
+                if total is not None and len(found) < total:
+                    raise ApiError("GET", path, f"the server counts {_count(total)} items but its pages held "
+                                                f"{_count(len(found))}: the list is incomplete; try again")
                 return found
             if not chunk:  # the rest of the list would be left unread: a prune or an export of part of a fleet
                 raise ApiError("GET", path, f"page {page} of {_count(pages)} is empty: the server's pagination is "
@@ -605,6 +612,13 @@ def _first_unfit_number(value: Any, name: str) -> tuple[str, Any] | None:
         elif isinstance(current, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(current))))
     return None
+
+
+def _announced_total(body: Any) -> int | None:
+    """`pagination.total` when it is a count (GPUStack's Pagination has it); None when absent or not a number."""
+    pagination = body.get("pagination") if isinstance(body, dict) else None
+    total = pagination.get("total") if isinstance(pagination, dict) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
 
 
 def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:
