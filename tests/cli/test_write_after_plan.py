@@ -101,3 +101,45 @@ def test_a_saved_plan_names_a_model_deleted_and_recreated_under_a_new_id(gsg, fa
     assert (f"'llama-8b' changed on the server since the plan was made (it was model id {old['id']} then, it is "
             f"id {new_id} now: deleted and recreated); {NOT_WRITTEN}") in result.err
     assert fake.models[new_id]["backend_parameters"] == old["backend_parameters"]
+
+
+def test_a_prune_whose_model_was_recreated_under_a_new_id_is_not_reported_deleted(gsg, fake, specs, monkeypatch):
+    """Before: the planned id answered 404, the delete counted as done ("1 deleted", exit 0) while a model of the
+    name, recreated by someone else, was live."""
+    assert gsg("apply", str(specs), "--yes").code == 0
+    (specs / "llama-8b.yaml").unlink()
+    old = fake.by_name("llama-8b")["id"]
+    new_id = max(fake.models) + 100
+
+    def recreated(f):
+        f.models[new_id] = {**f.models.pop(old), "id": new_id}
+
+    calls = _before_its_read(fake, monkeypatch, "llama-8b", recreated)
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 1 and "Apply complete" not in result.out, result.out
+    assert (f"failed: llama-8b: delete: 'llama-8b': model id {old} is gone, but the server now holds this name as "
+            f"id {new_id} (recreated since the plan); it is not deleted: plan again") in result.err
+    assert not _writes_to(calls, new_id) and new_id in fake.models
+
+
+def test_a_model_deleted_between_the_read_and_the_put_is_not_recreated(gsg, fake, specs, monkeypatch):
+    """Before: the PUT's 404 was a bare `HTTP 404 NotFound` line, not saying the model is gone and stays gone."""
+    import gpustack_guard.wiring as wiring
+
+    assert gsg("apply", str(specs), "--yes").code == 0
+    _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
+    mid = fake.by_name("llama-8b")["id"]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "PUT" and request.url.path == f"/v2/models/{mid}":
+            fake.models.pop(mid, None)  # deleted by someone else just before the PUT arrives
+        return fake.handle(request)
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1
+    assert (f"failed: llama-8b: update: 'llama-8b': model id {mid} was deleted on the server while apply updated it "
+            f"(PUT /v2/models/{mid}: HTTP 404); it is not recreated: plan again") in result.err
+    assert fake.by_name("llama-8b") is None
+    assert [c for c in fake.log if c[0] == "POST"] == [("POST", "/v2/models")]  # the lease's create only

@@ -338,8 +338,13 @@ class Applier:
     # --- operations ------------------------------------------------------------------------------------
     def _delete(self, change: Change) -> None:
         live = self._fresh(change)
-        if live is None:
-            return  # already gone: converged
+        if live is None:  # already gone: converged, unless the name lives on under another id
+            again = self._only_one(change)
+            if again is not None:
+                raise GsgError(f"'{change.name}': model id {_live_id(change)} is gone, but the server now holds this "
+                               f"name as id {again.get('id')} (recreated since the plan); it is not deleted: "
+                               "plan again")
+            return
         try:
             self.client.delete_model(live["id"])
         except ApiError as exc:
@@ -436,7 +441,14 @@ class Applier:
         model_id, cluster_id = live["id"], live.get("cluster_id")
         wanted: dict[str, str | None] = {k: v for k, v in body["meta"].items() if k.startswith("gsg.dev/")}
         wanted.setdefault(RESTART_PENDING, None)
-        answer = self.client.update_model(model_id, body)
+        try:
+            answer = self.client.update_model(model_id, body)
+        except ApiError as exc:
+            if exc.status == 404:  # deleted between the re-read and the PUT: never recreated behind anyone's back
+                raise GsgError(f"'{change.name}': model id {model_id} was deleted on the server while apply "
+                               f"updated it ({exc.method} {exc.path}: HTTP 404); it is not recreated: plan again"
+                               ) from None
+            raise
         self._bound(change, answer, f"the answer to {what}", model_id=model_id, meta=wanted, cluster_id=cluster_id)
         return self._read_back(change, model_id, wanted, what, cluster_id)
 
