@@ -7,6 +7,7 @@ import json
 import re
 
 import httpx
+import pytest
 
 NOT_WRITTEN = "nothing was written to it: plan again"
 
@@ -143,3 +144,36 @@ def test_a_model_deleted_between_the_read_and_the_put_is_not_recreated(gsg, fake
             f"(PUT /v2/models/{mid}: HTTP 404); it is not recreated: plan again") in result.err
     assert fake.by_name("llama-8b") is None
     assert [c for c in fake.log if c[0] == "POST"] == [("POST", "/v2/models")]  # the lease's create only
+
+
+@pytest.mark.parametrize("meanwhile,says", [
+    ("moved", " changed on the server since the plan was made (cluster_id); " + NOT_WRITTEN),
+    ("owner removed", ": its owner changed since the plan (now: not managed by gsg); refusing to touch it"),
+    ("another project", ": its owner changed since the plan (now: gsg project 'someone-else'); refusing to touch it"),
+])
+@pytest.mark.parametrize("action", ["update", "delete"])
+def test_a_model_moved_or_no_longer_ours_after_the_plan_is_not_touched(gsg, fake, specs, monkeypatch, meanwhile,
+                                                                      says, action):
+    from gpustack_guard.core.ownership import PROJECT
+
+    assert gsg("apply", str(specs), "--yes").code == 0
+    if action == "update":
+        _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
+    else:
+        (specs / "llama-8b.yaml").unlink()
+    mid = fake.by_name("llama-8b")["id"]
+    other = max(c["id"] for c in fake.clusters) + 1  # another cluster's id (one more would make specs name theirs)
+
+    def change(f):
+        model = f.models[mid]
+        if meanwhile == "moved":
+            model["cluster_id"] = other
+        elif meanwhile == "owner removed":
+            model["meta"] = {}
+        else:
+            model["meta"] = {**model["meta"], PROJECT: "someone-else"}
+
+    calls = _before_its_read(fake, monkeypatch, "llama-8b", change)
+    result = gsg("apply", str(specs), "--yes", "--prune", "--no-lock")
+    assert result.code == 1 and f"failed: llama-8b: {action}: 'llama-8b'{says}" in result.err, result.err
+    assert not _writes_to(calls, mid)

@@ -312,7 +312,7 @@ class Applier:
             raise
         self._bound(change, model, f"GET /v2/models/{model_id}", model_id=model_id)
         if not self._still_ours(change, model):
-            raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
+            raise GsgError(f"'{change.name}': its owner changed since the plan (now: {owner(model).describe()}); "
                            "refusing to touch it")
         # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus). Against the
         # saved plan's digest, or this run's own plan: a hand edit, or a recreate under the same id, after the plan
