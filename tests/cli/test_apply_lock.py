@@ -255,3 +255,85 @@ def test_a_lease_pid_that_is_no_decimal_number_is_no_process_not_a_crash(gsg, fa
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1 and "Traceback" not in result.err
     assert f"another apply holds the lock '{LOCK}': ci@runner-7 pid 4242" in result.err
+
+
+def _server_clock(fake, monkeypatch, skew: float, posted: list[dict]) -> None:
+    """The fake behind a server whose clock (its Date header) is `skew` seconds off this host's."""
+    import json
+    from email.utils import formatdate
+
+    import gpustack_guard.wiring as wiring
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and b'"gsg-lock' in request.content:
+            posted.append(json.loads(request.content))
+        response = fake.handle(request)
+        response.headers["Date"] = formatdate(time.time() + skew, usegmt=True)
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+
+
+def test_a_live_lease_is_judged_on_the_servers_clock_not_on_a_host_clock_that_runs_ahead(gsg, fake, specs,
+                                                                                           monkeypatch):
+    """Before: the expiry was compared with this host's clock, so a host two hours ahead took over (deleted) a
+    lease another apply held for ten more minutes, and both applies wrote at once."""
+    posted: list[dict] = []
+    _server_clock(fake, monkeypatch, -7200.0, posted)  # the server (and the holder) run two hours behind us
+    held = _lease(fake, expires_in=600.0 - 7200.0)  # ten minutes left on the holder's and the server's clock
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1, result.err
+    assert f"gsg: error: another apply holds the lock '{LOCK}': ci@runner-7 pid 4242, until " in result.err
+    assert fake.models.get(held["id"]) == held and _writes(fake) == [("POST", "/v2/models")]
+
+
+def test_the_lease_apply_writes_expires_on_the_servers_clock(gsg, fake, specs, monkeypatch):
+    """Before: written on this host's clock, a host two hours behind wrote a lease every other host (and the
+    server) saw as expired at once, free to take over mid-apply."""
+    posted: list[dict] = []
+    _server_clock(fake, monkeypatch, 7200.0, posted)
+    started = time.time()
+    assert gsg("apply", str(specs), "--yes").code == 0
+    expires = int(posted[0]["meta"][LEASE_EXPIRES])
+    assert started + 7200 + 1800 - 5 <= expires <= time.time() + 7200 + 1800 + 5
+
+
+def test_an_expired_lease_is_still_taken_over_on_the_servers_clock(gsg, fake, specs, monkeypatch):
+    posted: list[dict] = []
+    _server_clock(fake, monkeypatch, 7200.0, posted)  # expired on the server's clock, live on ours
+    _lease(fake, expires_in=3600.0)
+    assert gsg("apply", str(specs), "--yes").code == 0
+    assert not any(is_lease(m) for m in fake.models.values())
+
+
+@pytest.mark.parametrize("meanwhile", ["taken over, id reused", "taken over, new id"])
+def test_a_takeover_never_deletes_a_lease_another_apply_took_over_meanwhile(gsg, fake, specs, monkeypatch,
+                                                                            meanwhile):
+    """Before: the takeover deleted the expired lease's id without looking again, so when another apply had taken
+    it over between the look and the delete (a server reusing the id), its live lease was deleted and both applies
+    wrote at once."""
+    import gpustack_guard.wiring as wiring
+
+    stale = _lease(fake, expires_in=-1, token="a-dead-run")
+    live = {LEASE: "ci@runner-9 pid 99", LEASE_EXPIRES: str(int(time.time() + 600)), LEASE_TOKEN: "a-live-run",
+            LEASE_HOST: "runner-9", LEASE_PID: "99"}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        response = fake.handle(request)
+        if request.method == "GET" and request.url.params.get("search") == LOCK and stale["id"] in fake.models:
+            # right after this look shows the expired lease, another apply takes it over
+            if meanwhile == "taken over, id reused":
+                fake.models[stale["id"]]["meta"] = dict(live)
+            else:
+                del fake.models[stale["id"]]
+                fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta=dict(live))
+        return response
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    fake.log.clear()
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1, result.err
+    assert f"gsg: error: another apply holds the lock '{LOCK}': ci@runner-9 pid 99, until " in result.err
+    assert [m["meta"][LEASE_TOKEN] for m in fake.models.values()] == ["a-live-run"]
+    assert not [w for w in _writes(fake) if w[0] == "DELETE"]  # the other apply removed the dead lease, not us

@@ -36,7 +36,8 @@ class Tampering:
     lost    the server does the work, the client gets a 500
     reset   the server never sees the request; the connection breaks
     twice   a list answer names its first model twice, under two ids
-    hide    a list answer leaves its first model out (a stale cache)
+    hide    a list answer leaves its first model out (a stale cache: its count agrees)
+    drop    a list answer leaves its first model out and still counts it (a page with a hole)
     ignore  a PUT is answered as if stored, and nothing is stored
     partial a PUT is stored without its backend_parameters, and answered as if stored whole
     """
@@ -81,9 +82,11 @@ class Tampering:
             others = [m for m in self.fake.models.values() if m["id"] != body.get("id")]
             if others:
                 return httpx.Response(200, json=copy.deepcopy(others[0]))
-        if how in ("twice", "hide") and kind == "list" and isinstance(body, dict) and body.get("items"):
+        if how in ("twice", "hide", "drop") and kind == "list" and isinstance(body, dict) and body.get("items"):
             first = body["items"][0]
-            body["items"] = body["items"][1:] if how == "hide" else body["items"] + [{**first, "id": first["id"] + 900}]
+            body["items"] = body["items"][1:] if how != "twice" else body["items"] + [{**first, "id": first["id"] + 900}]
+            if how == "hide" and isinstance(body.get("pagination"), dict):
+                body["pagination"]["total"] -= 1
             return httpx.Response(200, json=body)
         return response
 
@@ -341,3 +344,20 @@ def test_a_wait_answered_with_another_model_never_counts_it_as_ready(gsg, fake, 
     assert result.code == 1 and "Apply complete" not in result.out, result.out
     assert (f"failed: wait: 'llama-8b': GET /v2/models/{fake.by_name('llama-8b')['id']} while waiting is "
             f"model id {fake.by_name('idle')['id']}, not {fake.by_name('llama-8b')['id']}; " + REFUSED) in result.err
+
+
+@pytest.mark.parametrize("command", [("plan",), ("apply", "--yes", "--prune")])
+def test_a_list_page_with_a_hole_is_no_knowledge_to_plan_or_prune_by(gsg, fake, specs, proxy, command):
+    """Before: a list answer leaving a model out while its own count still named it was taken whole: prune and the
+    duplicate-name check judged a fleet with a model missing (here a second 'llama-8b' hides in the hole)."""
+    gsg("apply", str(specs), "--yes")
+    (specs / "llama-70b-gguf.yaml").unlink()
+    twin = {**copy.deepcopy(fake.by_name("llama-8b")), "id": 777}
+    fake.models = {777: twin, **fake.models}  # listed first: the hole
+    before = _snapshot(fake)
+    proxy.reset({("list", 1): "drop"})
+    result = gsg(*command, str(specs))
+    assert result.code == 1, result.out
+    assert result.err == ("gsg: error: GET /v2/models: the server counts 5 items but its pages held 4: the list is "
+                          "incomplete; try again\n")
+    assert _snapshot(fake) == before and not {"create", "update", "delete"} & set(proxy.counts)

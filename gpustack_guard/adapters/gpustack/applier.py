@@ -31,7 +31,16 @@ from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.deploy import binding
 from gpustack_guard.core.deploy.ignore import keep_live
-from gpustack_guard.core.deploy.plan import CREATE, DELETE, REPLACE, UPDATE, Change, live_digest, unapplied
+from gpustack_guard.core.deploy.plan import (
+    CREATE,
+    DELETE,
+    REPLACE,
+    SERVER_VOLATILE,
+    UPDATE,
+    Change,
+    live_digest,
+    unapplied,
+)
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ownership import (
@@ -303,12 +312,16 @@ class Applier:
             raise
         self._bound(change, model, f"GET /v2/models/{model_id}", model_id=model_id)
         if not self._still_ours(change, model):
-            raise GsgError(f"'{change.name}' is now owned by {owner(model).describe()}, not as planned; "
+            raise GsgError(f"'{change.name}': its owner changed since the plan (now: {owner(model).describe()}); "
                            "refusing to touch it")
+        # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus). Against the
+        # saved plan's digest, or this run's own plan: a hand edit, or a recreate under the same id, after the plan
+        # (with --no-lock, or while an earlier group was written or waited for) is not written over nor deleted.
         expected = self.expected.get(change.name)
-        # content, not updated_at: GPUStack's scheduler rewrites rows on its own (categories, gpus)
-        if expected and live_digest(model) != expected.get("digest"):
-            raise GsgError(f"'{change.name}' changed on the server since the plan was made; plan again")
+        planned = expected.get("digest") if expected else live_digest(change.live) if change.live else None
+        if planned is not None and live_digest(model) != planned:
+            raise GsgError(f"'{change.name}' changed on the server since the plan was made "
+                           f"({_what_changed(change, model, expected)}); nothing was written to it: plan again")
         return model
 
     @staticmethod
@@ -325,8 +338,13 @@ class Applier:
     # --- operations ------------------------------------------------------------------------------------
     def _delete(self, change: Change) -> None:
         live = self._fresh(change)
-        if live is None:
-            return  # already gone: converged
+        if live is None:  # already gone: converged, unless the name lives on under another id
+            again = self._only_one(change)
+            if again is not None:
+                raise GsgError(f"'{change.name}': model id {_live_id(change)} is gone, but the server now holds this "
+                               f"name as id {again.get('id')} (recreated since the plan); it is not deleted: "
+                               "plan again")
+            return
         try:
             self.client.delete_model(live["id"])
         except ApiError as exc:
@@ -423,7 +441,14 @@ class Applier:
         model_id, cluster_id = live["id"], live.get("cluster_id")
         wanted: dict[str, str | None] = {k: v for k, v in body["meta"].items() if k.startswith("gsg.dev/")}
         wanted.setdefault(RESTART_PENDING, None)
-        answer = self.client.update_model(model_id, body)
+        try:
+            answer = self.client.update_model(model_id, body)
+        except ApiError as exc:
+            if exc.status == 404:  # deleted between the re-read and the PUT: never recreated behind anyone's back
+                raise GsgError(f"'{change.name}': model id {model_id} was deleted on the server while apply "
+                               f"updated it ({exc.method} {exc.path}: HTTP 404); it is not recreated: plan again"
+                               ) from None
+            raise
         self._bound(change, answer, f"the answer to {what}", model_id=model_id, meta=wanted, cluster_id=cluster_id)
         return self._read_back(change, model_id, wanted, what, cluster_id)
 
@@ -479,6 +504,18 @@ class Applier:
                 else:
                     self.sleep(self.poll)
         return sorted(m["name"] for m in pending.values())
+
+
+def _what_changed(change: Change, model: dict, expected: dict | None) -> str:
+    """The fields of the live model that differ from what the plan saw (a saved plan kept only its id)."""
+    if expected and expected.get("id") is not None and expected.get("id") != model.get("id"):
+        return f"it was model id {expected.get('id')} then, it is id {model.get('id')} now: deleted and recreated"
+    if expected or change.live is None:
+        return "its fields"
+    keys = sorted(k for k in set(change.live) | set(model) if k not in SERVER_VOLATILE
+                  and change.live.get(k) != model.get(k))
+    recreated = "created_at" in keys and ": recreated under the same id"
+    return f"{', '.join(untrusted(k[:40]) for k in keys[:6])}{'...' if len(keys) > 6 else ''}{recreated or ''}"
 
 
 def _instance_state(index: int, raw) -> dict:

@@ -19,6 +19,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
@@ -168,6 +169,21 @@ class GPUStackClient:
         self.retries, self.backoff, self._sleep, self._clock = retries, backoff, sleep, clock
         self.limits = limits or Limits()
         self._command_end = clock() + self.limits.command_deadline
+        self._clock_skew = 0.0  # the server's Date minus this host's time, from the latest answer that had one
+
+    def server_time(self, local: float) -> float:
+        """`local` (this host's epoch seconds) on the server's clock, as its latest Date header showed it: the
+        apply lease is written and judged on one clock, so a host whose clock runs ahead never takes over a live
+        lease and one running behind never writes a lease that others see as expired."""
+        return local + self._clock_skew
+
+    def _note_date(self, headers: httpx.Headers) -> None:
+        try:  # a missing or unreadable Date keeps the last reading (none: this host's clock, as before)
+            said = parsedate_to_datetime(headers.get("date", ""))
+            said = said if said.tzinfo else said.replace(tzinfo=timezone.utc)  # '-0000': UTC, not this host's zone
+            self._clock_skew = said.timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
 
     def close(self) -> None:
         self._http.close()
@@ -183,6 +199,7 @@ class GPUStackClient:
         repeatable = method in IDEMPOTENT if idempotent is None else idempotent
         answer = self._retried(method, path, repeatable, lambda: self._send(method, path, params, json_body))
         assert isinstance(answer, _Answer)
+        self._note_date(answer.headers)
         return self._result(method, path, answer, expect_json)
 
     def _retried(self, method: str, path: str, repeatable: bool, once: Callable[[], Any]) -> Any:
@@ -363,6 +380,7 @@ class GPUStackClient:
             body = self.request("GET", path, params={**(params or {}), "page": page,
                                                      "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            total = _announced_total(body)
             # checked on every page: a count that grows with each page reaches the cap too
             if pages is not None and pages > self.limits.max_list_pages:
                 raise ApiError("GET", path, f"the server announces {_count(pages)} pages, more than gsg reads "
@@ -386,6 +404,12 @@ class GPUStackClient:
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
             if pages is None or page >= pages:
+                # the last page's own count: fewer items than it says were handed over is a list with holes (a
+                # proxy or a server dropping items from a page); a prune or a duplicate-name check on it would judge
+                # models it never saw
+                if total is not None and len(found) < total:
+                    raise ApiError("GET", path, f"the server counts {_count(total)} items but its pages held "
+                                                f"{_count(len(found))}: the list is incomplete; try again")
                 return found
             if not chunk:  # the rest of the list would be left unread: a prune or an export of part of a fleet
                 raise ApiError("GET", path, f"page {page} of {_count(pages)} is empty: the server's pagination is "
@@ -588,6 +612,13 @@ def _first_unfit_number(value: Any, name: str) -> tuple[str, Any] | None:
         elif isinstance(current, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(current))))
     return None
+
+
+def _announced_total(body: Any) -> int | None:
+    """`pagination.total` when it is a count (GPUStack's Pagination has it); None when absent or not a number."""
+    pagination = body.get("pagination") if isinstance(body, dict) else None
+    total = pagination.get("total") if isinstance(pagination, dict) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
 
 
 def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:

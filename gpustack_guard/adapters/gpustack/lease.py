@@ -90,8 +90,26 @@ def _take(client: GPUStackClient, name: str, holder: Holder, seconds: float, clu
             raise LeaseHeld(f"another apply holds the lock '{untrusted(name)}': {untrusted(current.holder)}, "
                             f"until {until}; wait (--lock-timeout SECONDS), or delete that model in GPUStack if "
                             "its apply is gone")
-        client.delete_model(current.model_id)
+        if _still_the_same(client, current):
+            try:
+                client.delete_model(current.model_id)
+            except ApiError as exc:
+                if exc.status != 404:  # 404: another apply took it over first; the next create tells
+                    raise
     raise LeaseHeld(f"the lock '{untrusted(name)}' was taken by another apply at the same moment")
+
+
+def _still_the_same(client: GPUStackClient, stale: Lease) -> bool:
+    """Right before a takeover deletes it by id, the id still holds the stale lease (its token): another apply
+    may have taken it over meanwhile, and a server that reuses ids would hand that apply's live lease the id."""
+    assert stale.model_id is not None
+    try:
+        now = lease_of(client.get_model(stale.model_id))
+    except ApiError as exc:
+        if exc.status == 404:
+            return False  # gone already: the next create tells who holds it now
+        raise
+    return now is not None and now.name == stale.name and now.token == stale.token
 
 
 def checked_lock_wait(wait: float) -> float:
@@ -111,7 +129,8 @@ def apply_lease(client: GPUStackClient, project: str | None, *, seconds: float, 
     deadline = clock() + wait
     while True:
         try:
-            lease = _take(client, name, holder, seconds, cluster_id, clock())
+            # the server's clock, not this host's: every holder writes and judges expiries on the one clock
+            lease = _take(client, name, holder, seconds, cluster_id, client.server_time(clock()))
             break
         except LeaseHeld as exc:
             if clock() >= deadline:

@@ -346,3 +346,43 @@ def test_a_content_length_of_a_non_ascii_digit_is_no_length():
         200, headers=[(b"content-length", b"\xb2")], stream=httpx.ByteStream(b'{"id": 1, "name": "a"}')))
     made, _ = recording_client(Limits(max_response_bytes=1024))
     assert made.get_model(1) == {"id": 1, "name": "a"}
+
+
+@pytest.mark.parametrize("dates,skew", [
+    (["Sun, 06 Dec 2026 10:00:00 GMT"], 1_796_551_200.0),
+    (["Sun, 06 Dec 2026 10:00:00 -0000"], 1_796_551_200.0),  # no zone said: UTC, never this host's zone
+    (["Sun, 06 Dec 2026 10:00:00 GMT", "not a date"], 1_796_551_200.0),  # an unreadable one keeps the last
+    ([""], 0.0),  # no Date at all: this host's clock, as before
+])
+def test_the_server_clock_is_read_from_the_date_header(monkeypatch, dates, skew):
+    import gpustack_guard.adapters.gpustack.client as module
+
+    answers = iter(dates)
+    c = client(transport=httpx.MockTransport(
+        lambda r: httpx.Response(200, json={"version": "v2.0.0"}, headers={"Date": next(answers)})))
+    monkeypatch.setattr(module.time, "time", lambda: 0.0)
+    for _ in dates:
+        c.request("GET", "/version")
+    assert c.server_time(0.0) == skew
+
+
+@pytest.mark.parametrize("total,expect", [
+    (None, 3), ("3", 3), (True, 3), (-1, 3),  # no count, or none gsg can read: the pages are the list
+    (3, 3), (2, 3),  # a count below the items (one deleted while paging) is no hole
+    (4, "the server counts 4 items but its pages held 3: the list is incomplete; try again"),
+])
+def test_a_list_whose_pages_hold_fewer_items_than_it_counts_is_refused(total, expect):
+    pages = {1: [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}], 2: [{"id": 3, "name": "c"}]}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        return httpx.Response(200, json={"items": pages[page], "pagination": {
+            "page": page, "perPage": 2, "total": total, "totalPage": 2}})
+
+    c = client(transport=httpx.MockTransport(answer))
+    if isinstance(expect, int):
+        assert len(c.models()) == expect
+    else:
+        with pytest.raises(ApiError) as caught:
+            c.models()
+        assert caught.value.detail == expect
