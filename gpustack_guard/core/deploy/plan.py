@@ -24,8 +24,11 @@ IDENTITY = ("source", "huggingface_repo_id", "huggingface_filename", "model_scop
 NO_RESTART = {"replicas", "description", "categories"}
 NOT_COMPARED = {"name", "enable_model_route"}  # create-only / the key itself
 # What the server changes by itself (status, timestamps, scheduler fills): never a reason to refuse a saved plan.
+# Every status field of ModelPublic that ModelUpdate lacks is among them (GPUStack 2.3.0's OpenAPI document): 2.3
+# answers has_stale_lora_instances on a GET of one model as it sees fit, so a plan read from the list differed.
 SERVER_VOLATILE = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories",
-                   "distributable", "backend_version", "role_status", "stale", "degradations"}
+                   "distributable", "backend_version", "role_status", "stale", "degradations",
+                   "has_stale_lora_instances"}
 
 
 @dataclass(frozen=True)
