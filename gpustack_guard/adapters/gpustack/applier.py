@@ -506,16 +506,24 @@ class Applier:
         return sorted(m["name"] for m in pending.values())
 
 
+CHANGED_FIELDS_SHOWN = 6  # of a model changed since the plan, the fields its error names
+
+
 def _what_changed(change: Change, model: dict, expected: dict | None) -> str:
     """The fields of the live model that differ from what the plan saw (a saved plan kept only its id)."""
     if expected and expected.get("id") is not None and expected.get("id") != model.get("id"):
         return f"it was model id {expected.get('id')} then, it is id {model.get('id')} now: deleted and recreated"
     if expected or change.live is None:
         return "its fields"
-    keys = sorted(k for k in set(change.live) | set(model) if k not in SERVER_VOLATILE
-                  and change.live.get(k) != model.get(k))
-    recreated = "created_at" in keys and ": recreated under the same id"
-    return f"{', '.join(untrusted(k[:40]) for k in keys[:6])}{'...' if len(keys) > 6 else ''}{recreated or ''}"
+    then, now = change.live, model
+    # a key on one side only differs too (null beside absent is a different digest)
+    keys = sorted(k for k in set(then) | set(now) if k not in SERVER_VOLATILE
+                  and (k in then, then.get(k)) != (k in now, now.get(k)))
+    if not keys:  # equal to Python, not in the digest's JSON (1 and 1.0, 1 and true)
+        return "its fields"
+    shown = ", ".join(untrusted(str(k)[:40]) for k in keys[:CHANGED_FIELDS_SHOWN])
+    more = "..." if len(keys) > CHANGED_FIELDS_SHOWN else ""
+    return shown + more + (": recreated under the same id" if "created_at" in keys else "")
 
 
 def _instance_state(index: int, raw) -> dict:
