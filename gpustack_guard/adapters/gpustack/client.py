@@ -740,7 +740,7 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
         reason = str(body.get("reason") or reason)[:100]
         message = _detail_text(body.get("message") or body.get("detail"))
         if isinstance(body.get("error"), dict):  # OpenAI-shaped errors on /v1
-            message = str(body["error"].get("message", message))
+            message = _detail_text(body["error"].get("message")) or message  # null or a list: no "None", no repr
     first = message.strip().splitlines()[0][:300] if message.strip() else ""
     if status == 422 and "\n" in message.strip():
         first += f" (+{len(message.strip().splitlines()) - 1} lines)"
@@ -748,6 +748,9 @@ def _api_error(method: str, path: str, answer: _Answer) -> ApiError:
     if status in HINTS:
         text += f" — {HINTS[status]}"
     return ApiError(method, path, text, status, reason)
+
+
+DETAIL_ENTRIES_SHOWN = 3  # of a validation error's list, the entries one error line names
 
 
 def _detail_text(detail: Any) -> str:
@@ -767,8 +770,9 @@ def _detail_text(detail: Any) -> str:
             parts.append(f"{where}: {entry['msg']}" if where else entry["msg"])
         elif isinstance(entry, str):
             parts.append(entry)
-    shown = "; ".join(parts[:3]).replace("\n", " ")
-    return shown + (f" (+{len(parts) - 3} more)" if len(parts) > 3 else "")
+    shown = "; ".join(parts[:DETAIL_ENTRIES_SHOWN]).replace("\n", " ")
+    more = len(parts) - DETAIL_ENTRIES_SHOWN
+    return shown + (f" (+{more} more)" if more > 0 else "")
 
 
 _TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")

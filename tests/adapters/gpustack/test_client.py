@@ -4,7 +4,7 @@ import httpx
 import pytest
 import respx
 
-from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient, Limits
+from gpustack_guard.adapters.gpustack.client import DETAIL_ENTRIES_SHOWN, ApiError, GPUStackClient, Limits
 
 BASE = "http://gpustack.test"
 KEY = "gpustack_0123456789abcdef_0123456789abcdef0123456789abcdef"
@@ -386,3 +386,20 @@ def test_a_list_whose_pages_hold_fewer_items_than_it_counts_is_refused(total, ex
         with pytest.raises(ApiError) as caught:
             c.models()
         assert caught.value.detail == expect
+
+
+@pytest.mark.parametrize("body, says", [
+    ({"error": {"message": "model not loaded", "type": "x"}}, "HTTP 400 Bad Request: model not loaded"),
+    # before: "None", and Python's repr of a list with its `input` (the request's own values)
+    ({"error": {"message": None, "type": "x"}, "message": "bad model"}, "HTTP 400 Bad Request: bad model"),
+    ({"error": {"message": None}}, "HTTP 400 Bad Request"),
+    ({"error": {"message": [{"loc": ["body", "n"], "msg": "too big", "input": "hf_secret_echo_0001"}]}},
+     "HTTP 400 Bad Request: n: too big"),
+    ({"detail": [{"loc": ["body", f"f{i}"], "msg": "bad"} for i in range(DETAIL_ENTRIES_SHOWN + 2)]},
+     "HTTP 400 Bad Request: " + "; ".join(f"f{i}: bad" for i in range(DETAIL_ENTRIES_SHOWN)) + " (+2 more)"),
+])
+def test_an_error_body_message_is_text_never_none_nor_a_repr(body, says):
+    c = client(transport=httpx.MockTransport(lambda _r: httpx.Response(400, json=body)))
+    with pytest.raises(ApiError) as caught:
+        c.get_model(7)
+    assert str(caught.value) == f"GET /v2/models/7: {says}"
