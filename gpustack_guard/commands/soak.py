@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 FAIL_ON = ("never", "failing", "degraded", "slo")
 OUTPUTS = ("text", "json")
-# every request of the first round failing for one of these: a wrong URL, key or model, not a soak result
-FATAL_REASONS = ("connection refused", "HTTP 401", "HTTP 403", "HTTP 404")
 
 
 @dataclass
@@ -364,7 +362,7 @@ def write_files(out_dir: str, report) -> None:
 async def soak(opts: SoakOptions, progress=None, plan=None):
     """The soak itself, for callers that run their own event loop (tests run many at once)."""
     from gpustack_guard.adapters.files.output import err, out
-    from gpustack_guard.adapters.soak.load import ERROR_ANSWER
+    from gpustack_guard.adapters.soak.load import FATAL_REASONS
     from gpustack_guard.adapters.soak.runner import SoakProgress, run_soak
     from gpustack_guard.core.secrets import mask_url
     from gpustack_guard.core.soak.rounds import choose_memory_source, memory_column
@@ -383,7 +381,7 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
     def on_round(stats, reference) -> None:
         if stats.index == 0 and stats.requests and stats.errors == stats.requests:
             reason = next(iter(stats.error_reasons))
-            if reason in FATAL_REASONS or reason == ERROR_ANSWER:  # a 200 error each time: as a 404 is
+            if reason in FATAL_REASONS:
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
                                where=mask_url(plan.target.url))
         # the memory column of this row: the best source of the rounds so far (the report, at the end, the verdict's)

@@ -43,6 +43,8 @@ ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
 JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
 # llama.cpp ends a request at once with "length" when its slot's share of the context cannot hold the prompt
 CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
+# every request of a soak's first round failing for one of these is a wrong URL, key or model, not a soak result
+FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER)
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 
 
