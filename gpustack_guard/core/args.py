@@ -205,7 +205,7 @@ def duplicates(args: Iterable[Arg], family: str | None = None) -> list[tuple[Arg
     when repeated is not one: both values count)."""
     seen: dict[str, Arg] = {}
     pairs = []
-    repeatable = EF.repeatable(family)
+    repeatable = EF.repeatable(family).keys() | EF.kept_each(family)
     for arg in args:
         if arg.key in repeatable:
             continue
@@ -227,14 +227,17 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
                  if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value, arg.key, family)]
     final: list[Arg] = list(pinned_map.values())
     placed = set(pinned_map)
+    each = EF.kept_each(family)
     for arg in defaults:
-        if arg.key in placed:
+        if arg.key in placed or arg.key in each and arg.key in spec_map:  # the spec's own occurrences replace it
             continue
         value = spec_map.get(arg.key, arg.value)
         final.append(Arg(arg.key, value, arg.index))
         placed.add(arg.key)
     for arg in spec:
-        if arg.key not in placed:
+        if arg.key in each and arg.key not in pinned_map:  # every occurrence counts to the engine: kept, in order
+            final.append(arg)
+        elif arg.key not in placed:
             final.append(Arg(arg.key, spec_map[arg.key], arg.index))
             placed.add(arg.key)
     return final, conflicts

@@ -51,11 +51,22 @@ LLAMACPP_AUTO_SINCE = "b7000"  # -ngl auto|all and -np -1 (the fit-params work o
 # params.tensor_buft_overrides (common/arg.cpp@145b6280, "-ot", "--override-tensor"); --cpu-moe and --n-cpu-moe push
 # onto the same list in command-line order, and the loader takes the first pattern that matches a tensor's name.
 REPEATABLE: dict[str, dict[str, str]] = {"llamacpp": {"override-tensor": ","}}
+# Flags an engine appends to each time they are given, which gsg keeps as separate arguments, every one in order: an
+# older build takes one item per occurrence, so joining would change the meaning. llama.cpp common/arg.cpp (b3600
+# and b8000 alike): --override-kv pushes onto params.kv_overrides ("may be specified multiple times"), --lora onto
+# params.lora_adapters, --control-vector onto params.control_vectors ("can be repeated"); later builds also split
+# each value on commas, still appending.
+KEPT_EACH: dict[str, frozenset[str]] = {"llamacpp": frozenset({"override-kv", "lora", "control-vector"})}
 
 
 def repeatable(family: str | None) -> dict[str, str]:
     """The flags of an engine that accumulate when repeated, with the separator that joins their values."""
     return REPEATABLE.get(family or "", {})
+
+
+def kept_each(family: str | None) -> frozenset[str]:
+    """The flags of an engine that accumulate when repeated and that gsg passes on once per occurrence."""
+    return KEPT_EACH.get(family or "", frozenset())
 
 
 AUTO_MAX_MODEL_LEN = -1  # vLLM's value for `--max-model-len auto`: the longest length that fits

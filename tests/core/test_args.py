@@ -90,3 +90,22 @@ def test_a_repeated_ot_keeps_every_value_in_order_and_other_flags_keep_the_last(
 def test_merge_renders_a_repeated_ot_as_one_list():
     final, conflicts = A.merge([], [], A.parse(["-ot", "a=CPU", "-ot", "b=CPU"], "llamacpp"), "llamacpp")
     assert A.render(final) == ["--override-tensor=a=CPU,b=CPU"] and conflicts == []
+
+
+@pytest.mark.parametrize("flag,first,second", [
+    ("--override-kv", "tokenizer.ggml.add_bos_token=bool:false", "general.name=str:x"),
+    ("--lora", "a.gguf", "b.gguf"),
+    ("--control-vector", "happy.gguf", "calm.gguf"),
+])
+def test_llamacpp_flags_appended_per_occurrence_are_passed_on_each_and_not_duplicates(flag, first, second):
+    """llama.cpp appends each --override-kv / --lora / --control-vector to a list (common/arg.cpp): merge once kept
+    the last only, dropping the first from the deployment, and GSG014 said 'the last one wins'."""
+    spec = A.parse([flag, first, "-c", "4096", flag, second], "llamacpp")
+    final, conflicts = A.merge([], [A.Arg(flag[2:], "template.gguf", 0)], spec, "llamacpp")
+    assert A.render(final) == [f"{flag}={first}", "--ctx-size=4096", f"{flag}={second}"] and conflicts == []
+    assert A.duplicates(spec, "llamacpp") == []
+    # without the spec's own, the template's default stays; vLLM keeps argparse's last-wins reading
+    assert A.render(A.merge([], [A.Arg(flag[2:], "template.gguf", 0)], [], "llamacpp")[0]) == \
+        [f"{flag}=template.gguf"]
+    vllm = A.parse(["--lora-modules", "a=/a", "--lora-modules", "b=/b"], "vllm")
+    assert A.render(A.merge([], [], vllm, "vllm")[0]) == ["--lora-modules=b=/b"]

@@ -571,7 +571,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         tensor_split=value("tensor-split"),
         split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
         tensor_overrides=any(key in flags for key in OVERRIDE_FLAGS),
-        buft_overrides=_buft_overrides(flags, version),
+        buft_overrides=_buft_overrides(flags, version, facts),
         # gguf-parser books the arguments as given: llama.cpp's --fit runs in the engine, after the scheduler
         fit=fit and not booking, ctx_given="ctx-size" in flags,
         layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
@@ -585,7 +585,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
 OVERRIDE_FLAGS = ("override-tensor", "ot", "cpu-moe", "cmoe", "n-cpu-moe", "ncmoe")
 
 
-def _buft_overrides(flags: dict, version: str | None) -> tuple[tuple[str, str], ...]:
+def _buft_overrides(flags: dict, version: str | None, facts: ModelFacts | None) -> tuple[tuple[str, str], ...]:
     """The (regex, buffer type) list llama.cpp checks, in the order the flags were given: -ot's pairs and the
     patterns --cpu-moe / --n-cpu-moe add (engines/llamacpp.expert_overrides). A repeated -ot arrives as one value,
     its pairs joined in order (args.as_dict, engine_flags.REPEATABLE), so every pair is checked, the earlier first."""
@@ -610,7 +610,7 @@ def _buft_overrides(flags: dict, version: str | None) -> tuple[tuple[str, str], 
                 raise EF.FlagValueError(key, _text(raw), "--n-cpu-moe takes a whole number of layers") from None
             if count < 0:
                 raise EF.FlagValueError(key, _text(raw), "llama.cpp refuses a negative --n-cpu-moe")
-            out += LC.expert_overrides(False, count, version)
+            out += LC.expert_overrides(False, count, version, LC.block_count(facts) if facts is not None else None)
     return tuple(out)
 
 

@@ -56,16 +56,24 @@ def _native_length(lengths: LengthConfig) -> int | None:
         return lengths.key("max_position_embeddings") or lengths.keys[0][1]
 
 
+# module-path parts of the encoders beside the text model (Qwen-VL's visual, vision_tower / vision_model, audio_tower)
+_ENCODER_TOWERS = ("visual", "vision", "audio")
+
+
 def _skips_attention(patterns) -> tuple[bool, bool]:
     """(full, linear): whether modules_to_not_convert / ignore / exclude_modules keep the full-attention
     projections (gpt-oss's `model.layers.*.self_attn`) or the linear-attention ones (llm-compressor's NVFP4
     recipes for Qwen3.5/3.6 keep `re:.*linear_attn.*` in bf16) unquantised. vLLM matches each name or regex
     against every shard of a fused layer (compressed_tensors/utils.py should_ignore_layer@v0.20.0), so a
     pattern naming `linear_attn` leaves the Gated DeltaNet projections 16-bit and the gated attention
-    quantised; a bare `attn` or `attention` names both."""
+    quantised; a bare `attn` or `attention` names both. A name inside an encoder tower (compressed-tensors lists
+    `model.visual.blocks.0.attn.qkv` and the like) names none of the text model's: the towers are counted at the
+    checkpoint's width anyway (profiles, multimodal models)."""
     full = linear = False
     for raw in patterns if isinstance(patterns, list) else ():
         p = str(raw)
+        if any(tower in p for tower in _ENCODER_TOWERS):
+            continue
         if "linear_attn" in p:
             linear = True
             p = p.replace("linear_attn", "")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.kv import kv_bytes_per_token_layer
-from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, weight_layout
+from gpustack_guard.core.memory.weights import UNQUANTISED_BYTES, layers_on_rank, weight_layout
 
 if TYPE_CHECKING:
     from gpustack_guard.core.memory.engines.sglang import SglangConfig
@@ -40,8 +40,8 @@ def draft_weight_bytes(facts: ModelFacts, layers: int, tp: int) -> int:
     width = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
     # the target's last layer as its ranks hold it: split over TP but for what every rank keeps whole (MLA's latent
     # projections, their norms and the router: weights._mla_replicated_bytes)
-    whole = layout.per_layer_replicated[-1] if layout.per_layer_replicated else 0
-    layer = math.ceil((layout.per_layer[-1] - whole) / tp) + whole if layout.per_layer else 0
+    last = len(layout.per_layer) - 1
+    layer = layers_on_rank(layout, last, last + 1, tp) if layout.per_layer else 0
     vocab = 2 * math.ceil(V / tp) * H * width  # embed_tokens and shared_head.head
     replicated = (2 * H * H + 3 * H) * width  # eh_proj, enorm, hnorm, shared_head.norm
     return layers * (layer + vocab + replicated)

@@ -140,8 +140,14 @@ def weight_layout(f: ModelFacts) -> WeightLayout:
     if f.layer_weight_bytes:
         return WeightLayout(tuple(f.layer_weight_bytes), f.embedding_bytes or 0, f.output_bytes or 0, 0)
     layout = _computed_layout(f)
+    factor = _measured_factor(f, layout)
+    return layout if factor is None else layout.scaled(factor)
+
+
+def _measured_factor(f: ModelFacts, layout: WeightLayout) -> float | None:
+    """Measured total bytes over the computed checkpoint's, which rescales the layout; None without a measure."""
     checkpoint = layout.total + layout.unloaded  # a measured total includes layers not loaded by default (MTP)
-    return layout.scaled(f.weight_bytes / checkpoint) if f.weight_bytes and checkpoint else layout
+    return f.weight_bytes / checkpoint if f.weight_bytes and checkpoint else None
 
 
 def routed_expert_bytes(f: ModelFacts) -> tuple[int, ...]:
@@ -153,9 +159,8 @@ def routed_expert_bytes(f: ModelFacts) -> tuple[int, ...]:
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
     routed = [math.ceil(_routed_expert_params(f, layer) * per_param) for layer in range(f.num_hidden_layers or 0)]
-    checkpoint = layout.total + layout.unloaded
-    factor = f.weight_bytes / checkpoint if f.weight_bytes and checkpoint else 1.0
-    return tuple(int(r * factor) for r in routed)
+    factor = _measured_factor(f, layout)
+    return tuple(routed) if factor is None else tuple(int(r * factor) for r in routed)
 
 
 def _computed_layout(f: ModelFacts) -> WeightLayout:

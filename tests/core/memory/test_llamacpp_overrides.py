@@ -309,3 +309,24 @@ def test_a_tied_output_is_token_embd_again_and_moves_with_it():
     partial = estimate("llamacpp", tied, [(16 * GiB, "L4")], _flags("-ngl", "2"), B, Policy()).extra
     assert _run(tied, "-ngl", "2", "-ot", "token_embd=CUDA0") == \
         (partial["per_device"][0]["weights"] + 2 * embd, 0, 2)
+
+
+def test_n_cpu_moe_past_the_last_block_moves_what_the_block_count_does_without_a_pattern_per_layer():
+    # llama.cpp adds blk\.<i> patterns for every i < N; those past the model's blocks match nothing, so gsg stops at
+    # the block count (a huge N once built a pattern per unit: 10^5 of them took ~11 s)
+    facts, gpus = gpt_oss_20b(), [(16 * GiB, "NVIDIA RTX 4080")]
+    at_count = estimate("llamacpp", facts, gpus, {"ctx-size": "8192", "n-cpu-moe": "24"}, B, Policy())
+    past = estimate("llamacpp", facts, gpus, {"ctx-size": "8192", "n-cpu-moe": str(10**12)}, B, Policy())
+    assert past.extra["tensor_placement"] == at_count.extra["tensor_placement"]
+    assert len(past.extra["tensor_placement"]["overrides"]) == 24
+    assert past.extra["tensor_placement"]["moved"] == 24 * 6
+    assert expert_overrides(False, 30, B, blocks=24) == expert_overrides(False, 24, B)
+    assert len(expert_overrides(False, 30, B)) == 30  # without a block count, every pattern
+
+
+def test_an_ot_buffer_naming_no_gpu_is_refused_as_the_flag_with_its_value():
+    facts, gpus = gpt_oss_20b(), [(16 * GiB, "NVIDIA RTX 4080")]
+    with pytest.raises(FlagValueError) as err:
+        estimate("llamacpp", facts, gpus, {"ctx-size": "8192", "ot": r"exps=CUDA1"}, B, Policy())
+    assert str(err.value) == ("--override-tensor 'CUDA1': a buffer type that names none of the 1 GPU(s) (CPU, or a "
+                              "device's own such as CUDA0)")

@@ -200,6 +200,10 @@ def _nvfp4_ct(name, ignore):
     (["model.layers.*.self_attn", "lm_head"], True, False),  # gpt-oss
     (["re:.*attn.*"], True, True),  # a bare attn names both
     (["lm_head"], False, False),
+    # an encoder tower's attention names none of the text model's (compressed-tensors' listed module names)
+    (["lm_head", "model.visual.blocks.0.attn.qkv", "model.visual.blocks.0.attn.proj"], False, False),
+    (["re:.*vision_tower.*self_attn.*", "model.audio_tower.layers.0.self_attn.v_proj"], False, False),
+    (["model.visual.blocks.0.attn.qkv", "re:.*linear_attn.*"], False, True),
 ])
 def test_an_ignore_list_keeps_full_and_linear_attention_apart(ignore, full, linear):
     f = _nvfp4_ct("Qwen/Qwen3.6-35B-A3B", ignore)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from gpustack_guard.core.dataclass_repr import fields_repr
-from gpustack_guard.core.engine_flags import llamacpp_auto_default, to_float32
+from gpustack_guard.core.engine_flags import FlagValueError, llamacpp_auto_default, to_float32
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.estimate import DOES_NOT_FIT, FITS, Estimate, UnsupportedModel
 from gpustack_guard.core.memory.facts import ModelFacts
@@ -364,11 +364,17 @@ def cell_bytes_per_layer(facts: ModelFacts, version: str | None, type_k: str, ty
 CPU_BUFFER = "CPU"  # the buffer type name of host memory in -ot (ggml_backend_cpu_buffer_type)
 
 
-def expert_overrides(cpu_moe: bool, n_cpu_moe: int | None, version: str | None) -> tuple[tuple[str, str], ...]:
+def expert_overrides(cpu_moe: bool, n_cpu_moe: int | None, version: str | None,
+                     blocks: int | None = None) -> tuple[tuple[str, str], ...]:
     """The overrides --cpu-moe and --n-cpu-moe N add (profiles.LLAMACPP_EXPERT_PATTERNS): every layer's routed
-    experts, or those of layers 0..N-1, to the CPU."""
+    experts, or those of layers 0..N-1, to the CPU. With the model's block count, N is capped at it: llama.cpp adds
+    a pattern per i < N, but one past the last block matches no tensor (an --n-cpu-moe of 10^9 moves what the block
+    count does, without building 10^9 patterns)."""
     experts = P.llamacpp_expert_pattern(version).experts
-    added = [(f"blk\\.{i}{experts}", CPU_BUFFER) for i in range(max(n_cpu_moe or 0, 0))]
+    count = max(n_cpu_moe or 0, 0)
+    if blocks is not None:
+        count = min(count, blocks)
+    added = [(f"blk\\.{i}{experts}", CPU_BUFFER) for i in range(count)]
     return tuple(added) + (((experts, CPU_BUFFER),) if cpu_moe else ())
 
 
@@ -491,13 +497,20 @@ def host_buffer(buffer: str) -> bool:
 _BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
 
 
+def block_count(facts: ModelFacts) -> int:
+    """The blocks an --n-cpu-moe pattern can match: the model's layers, or past them the GGUF's highest blk.<i>
+    (a next-token-prediction block stored after the decoder's)."""
+    named = [int(m.group(1)) + 1 for name, *_ in facts.block_tensors or () if (m := _BLOCK_INDEX.match(name))]
+    return max([facts.num_hidden_layers or 0, *named])
+
+
 def _device_index(buffer: str, devices: int) -> int:
-    """The device a buffer type names (CUDA0, ROCm1, Vulkan0: the trailing index). Raises ValueError where llama.cpp
-    knows no such buffer type."""
+    """The device a buffer type names (CUDA0, ROCm1, Vulkan0: the trailing index). Raises FlagValueError (of -ot,
+    the only flag that names a device) where llama.cpp knows no such buffer type."""
     match = re.fullmatch(r"[A-Za-z][A-Za-z_]*?(\d+)", buffer)
     if not match or int(match.group(1)) >= devices:
-        raise ValueError(f"buffer type '{buffer}' names none of the {devices} GPU(s) (CPU, or a device's own such "
-                         "as CUDA0)")
+        raise FlagValueError("override-tensor", buffer, f"a buffer type that names none of the {devices} GPU(s) "
+                                                        "(CPU, or a device's own such as CUDA0)")
     return int(match.group(1))
 
 
