@@ -53,6 +53,7 @@ class LogReading:
     bytes_read: int = 0
     lines: int = 0
     lines_cut: int = 0
+    redraws: int = 0  # pieces a lone CR ended (LineSplitter.redraws)
     stopped: str | None = None  # why reading stopped before the end of the file
     unfinished: bool = False  # the file ends inside a number (no newline): the engine was still writing it
     notes: list[str] = field(default_factory=list)
@@ -100,7 +101,7 @@ def _lines(handle, path: str, limits: LogLimits, reading: LogReading) -> Iterato
         if splitter.binary_at is not None:  # NUL bytes and nothing else
             raise GsgError(splitter.binary_problem(), where=path)
         reading.unfinished = splitter.unfinished and reading.stopped is None
-    reading.lines, reading.lines_cut = splitter.lines, splitter.lines_cut
+    reading.lines, reading.lines_cut, reading.redraws = splitter.lines, splitter.lines_cut, splitter.redraws
 
 
 class LineSplitter:
@@ -121,6 +122,9 @@ class LineSplitter:
         self.text_at = 0  # NUL bytes skipped before the text (_opening)
         self.decoder: codecs.IncrementalDecoder | None = None  # a UTF-16 log's, from its byte-order mark
         self.held: str | None = None  # a piece a CR ended, until the next byte says CRLF (a line) or a redraw
+        # the redraws given (pieces a lone CR ended): no line of their own, but each is parsed, so max_lines counts
+        # them too; else a log of CRs alone (a progress bar, a CR-only file) had no cap but the bytes
+        self.redraws = 0
 
     def binary_problem(self) -> str:
         """What a reader says of a log found binary (`binary_at` set), wherever it read it from."""
@@ -182,7 +186,8 @@ class LineSplitter:
         held, self.held = self.held or "", None
         if line_ended:
             yield from self._emit_text(held)
-        elif not self.line_cap_hit:
+        elif self._room():
+            self.redraws += 1
             yield held + "\r"
 
     def rest(self) -> Iterator[str]:
@@ -203,11 +208,14 @@ class LineSplitter:
         yield from self._emit_text(bytes(raw).decode("utf-8", errors="replace"))
 
     def _emit_text(self, text: str) -> Iterator[str]:
-        if self.lines >= self.limits.max_lines:
-            self.line_cap_hit = True
-            return
-        self.lines += 1
-        yield text
+        if self._room():
+            self.lines += 1
+            yield text
+
+    def _room(self) -> bool:
+        """Whether max_lines lets one more line or redraw through (line_cap_hit is set once it does not)."""
+        self.line_cap_hit = self.line_cap_hit or self.lines + self.redraws >= self.limits.max_lines
+        return not self.line_cap_hit
 
 
 _LINE_BREAK = re.compile(rb"[\r\n]")
@@ -227,11 +235,17 @@ def whole_words(raw: bytearray) -> bytearray:
     return raw[:end + 1] if end >= 0 else bytearray()
 
 
+def line_cap_note(max_lines: int, redraws: int) -> str:
+    """What a reader says when max_lines stopped it (LineSplitter.line_cap_hit), wherever it read the log from."""
+    of_them = f", {redraws:,} of them a terminal's redraws (pieces a lone CR ended)" if redraws else ""
+    return f"read the first {max_lines:,} lines only{of_them} (GSG_MAX_LOG_LINES)"
+
+
 def _note_limits(reading: LogReading, limits: LogLimits) -> None:
     if reading.stopped == "bytes":
         reading.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB only (GSG_MAX_LOG_BYTES)")
     elif reading.stopped == "lines":
-        reading.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+        reading.notes.append(line_cap_note(limits.max_lines, reading.redraws))
     if reading.unfinished:
         reading.notes.append(UNFINISHED_NOTE)
     if reading.lines_cut:

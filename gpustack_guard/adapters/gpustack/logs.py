@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gpustack_guard.adapters.files.logs import UNFINISHED_NOTE, LineSplitter, LogLimits, MiB
+from gpustack_guard.adapters.files.logs import UNFINISHED_NOTE, LineSplitter, LogLimits, MiB, line_cap_note
 from gpustack_guard.adapters.gpustack import client as C
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, GPUStackClient, kind_of
 from gpustack_guard.adapters.gpustack.transport import printable
@@ -206,7 +206,7 @@ def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadl
     elif streamed.stopped == C.STOPPED_BROKEN:
         read.notes.append(f"the connection broke after {size}: read what came")
     if splitter.line_cap_hit:
-        read.notes.append(f"read the first {limits.max_lines:,} lines only (GSG_MAX_LOG_LINES)")
+        read.notes.append(line_cap_note(limits.max_lines, splitter.redraws))
     if splitter.unfinished and streamed.stopped is None and not splitter.line_cap_hit:  # a cap says it already
         read.notes.append(UNFINISHED_NOTE)
     if splitter.lines_cut:

@@ -13,7 +13,9 @@ import re
 # escaped). The engine's line is the record's message; the first of these keys holding it is read.
 RECORD_KEYS = ("log", "message", "MESSAGE", "line", "msg")
 MAX_RECORD_NESTING = 2  # a record inside a record's message (fluent-bit reading docker's json-file)
-_LOGFMT_PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_.\-]{0,63})=("(?:[^"\\]|\\.)*"|[^\s"]*)(?:[ \t]+|$)')
+LOGFMT_KEY_MAX_CHARS = 64  # a longer first word before "=" is an engine's own text, not a record's key
+_LOGFMT_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{0," + str(LOGFMT_KEY_MAX_CHARS - 1) + r'})=("(?:[^"\\]|\\.)*"'
+                          r'|[^\s"]*)(?:[ \t]+|$)')
 _LOGFMT_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)')
 _LOGFMT_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 # Go slog's own lines (ollama's) are the engine's, read as printed: they name their Go source
@@ -49,7 +51,7 @@ def _record_message(text: str) -> str | None:
             if isinstance(value, list) and value and all(type(b) is int and 0 <= b < 256 for b in value):
                 return bytes(value).decode("utf-8", errors="replace")
         return None
-    if not stripped[:1].isalpha() or "=" not in stripped[:65]:
+    if not stripped[:1].isalpha() or "=" not in stripped[:LOGFMT_KEY_MAX_CHARS + 1]:
         return None
     pairs: dict[str, str] = {}
     at = 0

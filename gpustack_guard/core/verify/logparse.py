@@ -876,7 +876,7 @@ class LogParser:
             self._read_layout(best)
             split, split_line = best.split_weights
             if split:
-                log.notes.append(f"line {split_line}: {split / 2**20:,.2f} MiB of row-split weights (--split-mode row) "
+                log.notes.append(f"line {split_line}: {split / P.MiB:,.2f} MiB of row-split weights (--split-mode row) "
                                  "are spread over the devices by --tensor-split: they are no one device's, so the "
                                  "devices' weights leave them out")
         if not log.model:

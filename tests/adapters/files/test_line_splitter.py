@@ -36,6 +36,27 @@ def test_the_line_cap_gives_exactly_that_many_lines(count, cap, given, hit):
     assert (len(lines), splitter.lines, splitter.line_cap_hit) == (given, given, hit)
 
 
+@pytest.mark.parametrize("data, given, lines, redraws, hit", [
+    (b"a\rb\rc\rd\r", ["a\r", "b\r", "c\r"], 0, 3, True),  # CRs alone: every piece is parsed, so each counts
+    (b"a\rb\rc\nd\n", ["a\r", "b\r", "c"], 1, 2, True),  # a progress bar's redraws, then its line
+    (b"a\rb\nc\n", ["a\r", "b", "c"], 2, 1, False),
+    (b"a\r\nb\r\nc\r\nd\r\n", ["a", "b", "c"], 3, 0, True),  # CRLF: lines, no redraws
+])
+def test_the_line_cap_counts_a_lone_crs_redraws(data, given, lines, redraws, hit):
+    splitter, out = split([data], max_lines=3)
+    assert (out, splitter.lines, splitter.redraws, splitter.line_cap_hit) == (given, lines, redraws, hit)
+
+
+def test_a_log_of_redraws_alone_stops_at_the_line_cap_and_says_so(tmp_path):
+    path = tmp_path / "bar.log"
+    path.write_bytes(b"x\r" * 10)
+    reading = LogReading()
+    assert list(read_log_lines(str(path), LogLimits(max_lines=4), reading)) == ["x\r"] * 4
+    assert (reading.stopped, reading.lines, reading.redraws) == ("lines", 0, 4)
+    assert reading.notes == ["read the first 4 lines only, 4 of them a terminal's redraws (pieces a lone CR ended) "
+                             "(GSG_MAX_LOG_LINES)"]
+
+
 @pytest.mark.parametrize("line, cap, shown, cut", [
     (b"abc", 3, "abc", 0), (b"abcd", 3, "abc", 1),  # no digit in the cut word: it stays as far as it came
     (b"n=1234", 4, "n=", 1),  # cut inside a number: the number goes

@@ -219,3 +219,15 @@ def test_a_log_held_back_to_tell_it_from_html_loses_nothing(chunks):
     live.flush_opening()
     live.finish()
     assert "\n".join(lines) == b"".join(chunks).decode().rstrip("\n") and not live.html
+
+
+@respx.mock
+def test_a_live_log_of_redraws_stops_at_the_line_cap_as_the_file_reader_does():
+    # a progress bar's redraws (a lone CR each) are parsed one by one, so GSG_MAX_LOG_LINES counts them too
+    respx.route(method="GET", path=PATH).mock(return_value=httpx.Response(200, content=b"a\n" + b"x\r" * 50))
+    lines: list[str] = []
+    read = read_instance_log(GPUStackClient(BASE, "k" * 20), 1, LogLimits(max_lines=5),
+                             lambda line: lines.append(line) or True)
+    assert lines == ["a"] + ["x\r"] * 4 and read.problem is None
+    assert read.notes == ["read the first 5 lines only, 4 of them a terminal's redraws (pieces a lone CR ended) "
+                          "(GSG_MAX_LOG_LINES)"]

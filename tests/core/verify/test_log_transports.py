@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from gpustack_guard.adapters.files.logs import LineSplitter, LogLimits, whole_words
+from gpustack_guard.core.verify import log_records as R
 from gpustack_guard.core.verify import logparse as L
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import parse_log
@@ -282,7 +283,22 @@ def test_a_record_that_is_no_wrapper_is_read_as_printed():
     # ollama's own slog lines name their Go source: read as printed (its patterns read msg="..." with its error=)
     own = 'time=2025-03-05T04:13:07.120-05:00 level=ERROR source=server.go:421 msg="llama runner terminated"'
     assert L.unwrap_record(own) == own
-    assert L.unwrap_record('level=ERROR msg="llama runner terminated" error="exit status 2"').startswith("level=")
+    slog = 'level=ERROR msg="llama runner terminated" error="exit status 2"'  # slog's head only before msg=
+    assert L.unwrap_record(slog) == slog
     assert L.unwrap_record("{'model': 'x', 'msg': 'y'}") == "{'model': 'x', 'msg': 'y'}"  # a Python dict
     assert L.unwrap_record('{"MESSAGE": [73, 78, 70, 79]}') == "INFO"  # journald: a message not UTF-8, as bytes
     assert L.unwrap_record('ts=1 level=info msg="a \\"b\\" \\\\ c\\u00e9"') == 'a "b" \\ c\u00e9'
+
+
+def test_the_record_limits_are_their_constants():
+    # MAX_RECORD_NESTING records deep are unwrapped; one more level is left as the line the last one carried
+    line = "INFO 10-31 15:07:49 [gpu_worker.py:298] Available KV cache memory: 15.19 GiB"
+    nested = [line]
+    for _ in range(R.MAX_RECORD_NESTING + 1):
+        nested.append(json.dumps({"log": nested[-1] + "\n"}))
+    assert R.unwrap_record(nested[R.MAX_RECORD_NESTING]) == line
+    assert R.unwrap_record(nested[R.MAX_RECORD_NESTING + 1]) == nested[1].rstrip("\n")
+    # a logfmt key of LOGFMT_KEY_MAX_CHARS characters is a key; a longer first word is the engine's own text
+    for length, unwrapped in ((R.LOGFMT_KEY_MAX_CHARS, True), (R.LOGFMT_KEY_MAX_CHARS + 1, False)):
+        record = "k" * length + '=1 msg="' + line + '"'
+        assert R.unwrap_record(record) == (line if unwrapped else record)

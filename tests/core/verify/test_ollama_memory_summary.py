@@ -25,6 +25,10 @@ def request(parallel: int, kv_size: int, flash: str = "Enabled") -> str:
             'UseMmap:true}"')
 
 
+GO_ENGINE_NOTE = ("line {line}: the figures are ollama's memory summary (ml/device.go), each rounded to 0.1 of its "
+                  "unit (0.05 GiB is 51 MiB): ollama's Go engine prints no llama.cpp buffer line")
+
+
 def parse(lines: list[str]):
     log, _ = parse_log(lines)
     return log
@@ -36,7 +40,7 @@ def test_the_go_engine_summary_is_read_with_each_line_in_its_own_unit():
     assert log.engine == P.LLAMACPP and log.started
     assert log.ranks == {"ROCm0": {P.WEIGHTS: round(2.3 * GiB), P.KV_CACHE: 576 * MiB, P.COMPUTE_BUFFER: 12800}}
     assert (log.terms()[P.KV_TOKENS], log.terms()[P.SEQUENCES]) == (8192, 2)
-    assert "rounded to 0.1 of its unit" in log.notes[0]
+    assert log.notes == [GO_ENGINE_NOTE.format(line=2)]
     vulkan = parse(summary("700 B", "1.0 GiB", "64.0 MiB", device="Vulkan0"))
     assert vulkan.ranks["Vulkan0"][P.WEIGHTS] == 700
 
@@ -106,7 +110,9 @@ def test_a_summary_figure_no_engine_prints_is_not_read():
     log = parse([head + 'msg="model weights" device=CUDA0 size="' + "9" * 30 + ' GiB"'] + summary(
         "1.0 GiB", "1.0 GiB", "1.0 MiB")[1:])
     assert P.WEIGHTS not in log.ranks["CUDA0"] and log.ranks["CUDA0"][P.KV_CACHE] == GiB
-    assert any("MAX_LOG_FIGURE" in note for note in log.notes)
+    # the summary kept begins at its first figure read (line 2)
+    assert log.notes == [GO_ENGINE_NOTE.format(line=2), "line 1: a figure past 1e+18 (bytes, tokens or blocks) or "
+                         "not finite was not read (MAX_LOG_FIGURE)"]
 
 
 def test_a_llama_cpp_runners_summary_is_not_read_even_where_the_excerpt_stops_before_its_buffers():
