@@ -33,6 +33,25 @@ def test_other_totals_and_cards_are_taken_as_given(total, name):
     assert P.cuda_total(total, name) == (total, None)
 
 
+# A card with a CUDA_TOTALS row: NVML's total (what GPUStack reports) becomes CUDA's; CUDA's own total is taken as
+# it is (a log's figure is never reduced twice); the neighbouring card of another name keeps its total.
+@pytest.mark.parametrize(("name", "nvml", "cuda", "key", "neighbour"), [
+    # 8x L40S under 0.10.2: 'Free memory on device (43.93/44.42 GiB)' where nvidia-smi reports 46068MiB
+    ("NVIDIA L40S", 46068 * MiB, int(44.42 * GiB), "l40s", "NVIDIA L40"),
+    # A10G hosts (search-index files 59932372583, 59672298265): torch's total 22.06 GiB against 23028MiB
+    ("NVIDIA A10G", 23028 * MiB, int(22.06 * GiB), "a10g", "NVIDIA A10"),
+    # 4x RTX PRO 6000 Server Edition under 0.27.1: 'Free memory on device (94.05/95.01 GiB) ... (0.9, 85.51 GiB)';
+    # the Workstation edition prints no total in a public log yet
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 97887 * MiB, int(95.01 * GiB),
+     "rtx pro 6000 blackwell server edition", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
+])
+def test_a_card_with_a_row_is_budgeted_from_cudas_total(name, nvml, cuda, key, neighbour):
+    total, row = P.cuda_total(nvml, name)
+    assert (total, row.gpu if row else None) == (cuda, key)
+    assert P.cuda_total(cuda, name) == (cuda, None)
+    assert P.cuda_total(nvml, neighbour) == (nvml, None)
+
+
 @pytest.mark.parametrize(("model", "version", "gmu"), [
     ("openai/gpt-oss-120b", "0.11.0", 0.95),  # vllm#27508's deployment
     ("meta-llama/Llama-3.1-8B", "0.19.0", 0.90),  # a dense model on a later release
@@ -55,14 +74,6 @@ def test_the_budget_and_pool_move_by_gmu_times_the_reserve(model, version, gmu):
 L40S = "NVIDIA L40S"
 L40S_NVML = 46068 * MiB
 L40S_CUDA = int(44.42 * GiB)
-
-
-def test_an_l40s_as_gpustack_reports_it_is_budgeted_from_cudas_total():
-    # 8x L40S under 0.10.2 log 'Free memory on device (43.93/44.42 GiB)' where nvidia-smi reports 46068MiB
-    total, row = P.cuda_total(L40S_NVML, L40S)
-    assert (total, row.gpu if row else None) == (L40S_CUDA, "l40s")
-    assert P.cuda_total(L40S_CUDA, L40S) == (L40S_CUDA, None)  # a log's own total is not reduced twice
-    assert P.cuda_total(L40S_NVML, "NVIDIA L40") == (L40S_NVML, None)  # the L40 is another card
 
 
 @pytest.mark.parametrize(("model", "version", "gmu"), [
@@ -117,13 +128,6 @@ A10G_NVML = 23028 * MiB
 A10G_CUDA = int(22.06 * GiB)
 
 
-def test_an_a10g_as_gpustack_reports_it_is_budgeted_from_cudas_total():
-    total, row = P.cuda_total(A10G_NVML, A10G)
-    assert (total, row.gpu if row else None) == (A10G_CUDA, "a10g")
-    assert P.cuda_total(A10G_CUDA, A10G) == (A10G_CUDA, None)  # a log's own total is not reduced twice
-    assert P.cuda_total(A10G_NVML, "NVIDIA A10") == (A10G_NVML, None)  # the A10 is another card
-
-
 @pytest.mark.parametrize(("model", "version", "gmu", "tp"), [
     ("mistralai/Mistral-7B-Instruct-v0.3", "0.2.6", 0.95, 2),  # the Modal log the row was read against
     ("meta-llama/Llama-3.2-1B", "0.8.1", 0.90, 1),  # another model and a later V0 release
@@ -141,15 +145,6 @@ def test_an_a10g_budget_moves_by_gmu_times_its_reserve(model, version, gmu, tp):
 RTX_PRO = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
 RTX_PRO_NVML = 97887 * MiB
 RTX_PRO_CUDA = int(95.01 * GiB)
-
-
-def test_an_rtx_pro_6000_server_edition_is_budgeted_from_the_total_its_worker_line_prints():
-    # 4x RTX PRO 6000 Server Edition under 0.27.1 log 'Free memory on device (94.05/95.01 GiB) ... (0.9, 85.51 GiB)'
-    total, row = P.cuda_total(RTX_PRO_NVML, RTX_PRO)
-    assert (total, row.gpu if row else None) == (RTX_PRO_CUDA, "rtx pro 6000 blackwell server edition")
-    assert P.cuda_total(RTX_PRO_CUDA, RTX_PRO) == (RTX_PRO_CUDA, None)  # a log's own total is not reduced twice
-    # the Workstation and Max-Q editions print no total in a public log yet: taken as given
-    assert P.cuda_total(RTX_PRO_NVML, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition") == (RTX_PRO_NVML, None)
 
 
 @pytest.mark.parametrize(("model", "version", "gmu", "tp", "quant"), [
