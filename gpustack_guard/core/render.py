@@ -30,7 +30,7 @@ from gpustack_guard.core.secrets import (
     secret_arg_values,
 )
 from gpustack_guard.core.spec.check import SpecDoc
-from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases
+from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases, Workload
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
@@ -51,6 +51,8 @@ class RenderedSpec:
     unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
     secret_flags: frozenset[str] = frozenset()  # flags guard.secrets adds to the ones named like secrets
     template_source: str | None = None  # the template file used (gsg render shows it)
+    # True when no argument may hold a secret (_may_hold_secret), guard.secrets aside; False: not known, ask
+    args_plain: bool = False
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
 
     @property
@@ -71,15 +73,24 @@ class RenderedSpec:
         # an argument renders as --KEY[=VALUE], so secret_arg_values finds a value only when a key is a secret
         # flag or a value is a URL or token: asking first skips rendering the arguments of nearly every spec
         # (~1.6 us a spec)
-        if not any(is_secret_flag(arg.key, self.secret_flags) or arg.value and masked_value(arg.value) != arg.value
-                   for arg in self.args):
+        if not self._args_may_hold_secret():
             return from_env
         return from_env + secret_arg_values(A.render(self.args), self.secret_flags)
 
+    def _args_may_hold_secret(self) -> bool:
+        extra = self.secret_flags
+        if extra and any(is_secret_flag(arg.key, extra) for arg in self.args):
+            return True
+        return not self.args_plain and _may_hold_secret_any(self.args)
+
     def parallel_size(self) -> tuple[int, int]:
         """(tp, pp) from the final arguments; 1 when unset or not applicable."""
-        # the kept flag map, not the copy `flags` hands out: parallel_size only reads it (placement asks per spec;
-        # 10,000 specs: ~1.8 -> ~1.1 us a call, docs/performance.md ninth round)
+        return self._parallel_size
+
+    @cached_property  # placement asks once a spec, the evaluation and injections again; the arguments never change
+    def _parallel_size(self) -> tuple[int, int]:
+        # the kept flag map, not the copy `flags` hands out (docs/performance.md ninth round); kept itself since
+        # the fourteenth (10,000 specs: ~0.5 -> ~0.1 us a call)
         return A.parallel_size(self._flags, self.family)
 
     def gpus_per_replica(self) -> int:
@@ -109,6 +120,12 @@ class RenderedSpec:
             data["env"] = dict(self.env) if show_secrets else masked(self.env, self.secret_keys)
         data.setdefault("enable_model_route", True)  # without a route the model 404s on /v1
         return {key: data[key] for key in GPUSTACK_FIELD_ORDER if key in data}
+
+
+def _may_hold_secret_any(args: tuple[A.Arg, ...]) -> bool:
+    """Whether any --KEY[=VALUE] may carry a secret: its flag is named like one, or its value is a URL or token
+    (guard.secrets aside)."""
+    return any(is_secret_flag(arg.key) or arg.value and masked_value(arg.value) != arg.value for arg in args)
 
 
 def gpus_per_replica(spec: DeploymentSpec, family: str, parallel: tuple[int, int]) -> int:
@@ -150,9 +167,33 @@ def _no_ollama() -> OllamaAliases:
     return OllamaAliases()
 
 
+@lru_cache(maxsize=1)
+def _default_records() -> tuple[Workload, dict[str, Any], dict[str, Any]]:
+    """The default Workload, and the dicts of it and of the empty OllamaAliases, made once."""
+    return Workload(), Workload().to_dict(), _no_ollama().to_dict()
+
+
+def _workload_and_ollama(spec: DeploymentSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The context's `workload` and `ollama`: a fresh dict each, as to_dict makes it. Most specs leave both unset,
+    so their dicts are copies of ones made once (two to_dict were ~1.7 of ~4.5 us a templated spec)."""
+    workload, ollama = spec.guard.workload, spec.guard.ollama
+    default_workload, default_workload_dict, no_ollama_dict = _default_records()
+    # equal to the default record: every field None and no mix, so the same dict as its to_dict
+    workload_dict = copy_json(default_workload_dict) if workload == default_workload else workload.to_dict()
+    return workload_dict, dict(no_ollama_dict) if ollama is None else ollama.to_dict()
+
+
+@lru_cache(maxsize=16)
+def _unset_parallel_size(family: str) -> tuple[int, int]:
+    """(tp, pp) with no arguments at all, per engine: a templated spec usually gives none of its own."""
+    return A.parallel_size({}, family)
+
+
 def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
                      facts: ModelFacts | None) -> dict[str, Any]:
-    gpus = gpus_per_replica(spec, family, A.parallel_size(A.as_dict(spec_args), family))
+    parallel = A.parallel_size(A.as_dict(spec_args), family) if spec_args else _unset_parallel_size(family)
+    gpus = gpus_per_replica(spec, family, parallel)
+    workload, ollama = _workload_and_ollama(spec)
     version = spec.backend_version or DEFAULT_VERSIONS.get(family)
     return {
         "spec": _Lazy(lambda: spec.to_dict(mode="json", exclude={"guard"})),
@@ -163,8 +204,8 @@ def template_context(spec: DeploymentSpec, family: str, spec_args: list[A.Arg],
         "backend": spec.effective_backend,
         "backend_version": version,
         "backend_version_pinned": spec.backend_version is not None,
-        "ollama": (spec.guard.ollama or _no_ollama()).to_dict(),  # a fresh dict each, as before
-        "workload": spec.guard.workload.to_dict(),
+        "ollama": ollama,
+        "workload": workload,
     }
 
 
@@ -254,7 +295,9 @@ def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
 # repository repeat the same arguments and template output, and a spec that shares them with a clean one is clean
 # and ends with the same arguments. Speed only (issue 34, benchmarks/scale.py); a spec with findings is never kept.
 MAX_CLEAN_ARGUMENTS_KEPT = 4096
-_CLEAN_ARGUMENTS: dict[tuple, tuple[tuple[A.Arg, ...], tuple[str, ...]]] = {}
+# an entry: the final arguments, the pinned keys, and _may_hold_secret_any of the arguments, asked once per entry
+# rather than once per spec by the report (10,000 specs: secret_values 2.0 -> 0.7 us a spec, fourteenth round)
+_CLEAN_ARGUMENTS: dict[tuple, tuple[tuple[A.Arg, ...], tuple[str, ...], bool]] = {}
 
 
 def _clean_key(spec: DeploymentSpec, family: str, output: TemplateOutput | None) -> tuple:
@@ -293,10 +336,10 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     key, output = _known_clean(spec, family, renderer, facts)
     known = _CLEAN_ARGUMENTS.get(key) if key is not None else None
     if known is not None:
-        final_args, pinned_keys = known
+        final_args, pinned_keys, args_plain = known
         return _rendered(doc, spec, family, final_args, pinned_keys, dict(output.env) if output else {},
                          (output.source or None) if output else None, env_extra, flag_extra, facts, facts_error,
-                         environ), []
+                         environ, args_plain), []
     found: list[F.Finding] = []
     try:
         spec_args = A.parse(spec.backend_parameters, family)
@@ -360,18 +403,19 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
             f"'{spec.guard.template}'", spec=spec.name, fix=f"remove it or set it to {_shown(pinned_arg, flag_extra)}"))
     pinned_keys = tuple(a.key for a in pinned)
     if not found and key is not None and len(_CLEAN_ARGUMENTS) < MAX_CLEAN_ARGUMENTS_KEPT:
-        _CLEAN_ARGUMENTS[key] = (tuple(final), pinned_keys)
+        _CLEAN_ARGUMENTS[key] = (tuple(final), pinned_keys, not _may_hold_secret_any(tuple(final)))
     return _rendered(doc, spec, family, tuple(final), pinned_keys, template_env, template_source, env_extra,
                      flag_extra, facts, facts_error, environ), found
 
 
 def _rendered(doc: SpecDoc, spec: DeploymentSpec, family: str, final: tuple[A.Arg, ...], pinned_keys: tuple[str, ...],
               template_env: dict[str, str], template_source: str | None, env_extra: set[str], flag_extra: set[str],
-              facts: ModelFacts | None, facts_error: str | None, environ: Mapping[str, str]) -> RenderedSpec:
+              facts: ModelFacts | None, facts_error: str | None, environ: Mapping[str, str],
+              args_plain: bool = False) -> RenderedSpec:
     """The rendered spec from its final arguments: env resolved per spec (environ, secrets), facts bounded."""
     # unresolved references stay literal here (render and validate still work); apply refuses to send them
     env, secret_keys, missing = resolve_env({**template_env, **(spec.env or {})}, environ, env_extra)
     if family == "vllm" and facts is not None:
         facts = bound_to_vllm(facts, spec.backend_version, allow_long_max_model_len(env))
     return RenderedSpec(doc, spec, family, final, env, frozenset(secret_keys), facts, facts_error, pinned_keys,
-                        tuple(missing), frozenset(flag_extra), template_source)
+                        tuple(missing), frozenset(flag_extra), template_source, args_plain)
