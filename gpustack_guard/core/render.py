@@ -33,7 +33,8 @@ from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, DeploymentSpec, OllamaAliases, Workload
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+# identity equality: cheaper to define, never compared or hashed; __init__ written below (speed)
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class RenderedSpec:
     """The render stage's result for one spec (immutable; the document cache only memoises)."""
 
@@ -51,9 +52,23 @@ class RenderedSpec:
     unresolved_env: tuple[str, ...] = ()  # ${NAME} references with no value in the environment (apply refuses)
     secret_flags: frozenset[str] = frozenset()  # flags guard.secrets adds to the ones named like secrets
     template_source: str | None = None  # the template file used (gsg render shows it)
-    # True when no argument may hold a secret (_may_hold_secret), guard.secrets aside; False: not known, ask
+    # True when no argument may hold a secret (_may_hold_secret_any), guard.secrets aside; False: not known, ask
     args_plain: bool = False
     _documents: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # built once each
+
+    def __init__(self, doc: SpecDoc, spec: DeploymentSpec, family: str, args: tuple[A.Arg, ...],
+                 env: Mapping[str, str], secret_keys: frozenset[str] = frozenset(), facts: ModelFacts | None = None,
+                 facts_error: str | None = None, pinned: tuple[str, ...] = (), unresolved_env: tuple[str, ...] = (),
+                 secret_flags: frozenset[str] = frozenset(), template_source: str | None = None,
+                 args_plain: bool = False):
+        # The fields above, in their order. The instance's dict is written once rather than field by field through
+        # object.__setattr__, as the frozen class's generated __init__ does: one per spec, ~2.0 -> ~0.7 us
+        # (docs/performance.md fourteenth round; tests/core/rules/test_render_round14.py pins the fields)
+        object.__setattr__(self, "__dict__", {
+            "doc": doc, "spec": spec, "family": family, "args": args, "env": env, "secret_keys": secret_keys,
+            "facts": facts, "facts_error": facts_error, "pinned": pinned, "unresolved_env": unresolved_env,
+            "secret_flags": secret_flags, "template_source": template_source, "args_plain": args_plain,
+            "_documents": {}})
 
     @property
     def name(self) -> str:

@@ -218,6 +218,8 @@ def is_secret_flag(key: str, extra: Iterable[str] = ()) -> bool:
 def extra_names(listed: Iterable[str]) -> tuple[set[str], set[str]]:
     """(env names, flag names) of a spec's `guard.secrets`: entries starting with '-' are flags."""
     listed = list(listed)
+    if not listed:  # nearly every spec (render asks once a spec): ~0.85 -> ~0.3 us
+        return set(), set()
     return ({n for n in listed if not n.startswith("-")}, {n.lstrip("-") for n in listed if n.startswith("-")})
 
 
@@ -227,6 +229,8 @@ def resolve_env(env: Mapping[str, str], environ: Mapping[str, str],
 
     A value written as `${NAME}` is read from the environment at render time and always counts as a secret.
     """
+    if not env:  # most specs and templates set no env (render asks once a spec): ~0.75 -> ~0.2 us
+        return {}, set(), []
     extra = set(extra)
     resolved, secret, missing = {}, set(), []
     for key, value in env.items():

@@ -5,6 +5,9 @@ Each is compared with the long way on the common case and on the neighbours that
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+
 import pytest
 from rule_inputs import documents, vllm
 
@@ -12,7 +15,7 @@ from gpustack_guard.core import args as A
 from gpustack_guard.core import render as R
 from gpustack_guard.core.pipeline import render_all
 from gpustack_guard.core.ports import TemplateOutput
-from gpustack_guard.core.secrets import secret_arg_values
+from gpustack_guard.core.secrets import extra_names, resolve_env, secret_arg_values
 from gpustack_guard.core.spec.check import check_document
 from gpustack_guard.core.spec.model import OllamaAliases
 
@@ -125,3 +128,40 @@ def test_unused_source_fields_are_warned_in_source_order():
     local.pop("huggingface_repo_id")
     _, found = check_document(documents(local)[0])
     assert [f.message.split(" is set")[0] for f in found if f.rule.id == "GSG006"] == ["huggingface_filename"]
+
+
+def test_rendered_spec_init_takes_every_field_in_order_with_its_default():
+    # RenderedSpec writes its own __init__ (speed): a field added to the class must be added there too
+    init_fields = [f for f in dataclasses.fields(R.RenderedSpec) if f.init]
+    parameters = list(inspect.signature(R.RenderedSpec.__init__).parameters.values())[1:]
+    assert [p.name for p in parameters] == [f.name for f in init_fields]
+    assert [p.default for p in parameters] == [
+        inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default for f in init_fields]
+    r = render_two(vllm("a"), vllm("b"))[1]
+    assert list(vars(r)) == [f.name for f in dataclasses.fields(R.RenderedSpec)] + ["_flags"] * ("_flags" in vars(r))
+    assert r._documents == {} and r._documents is not render_two(vllm("a"), vllm("b"))[1]._documents
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.family = "sglang"  # type: ignore[misc]
+    copy = dataclasses.replace(r, family="sglang")
+    assert copy.family == "sglang" and copy.args == r.args and copy._documents == {}
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({}, ({}, set(), [])),
+    ({"MODE": "fast"}, ({"MODE": "fast"}, {"MODE"}, [])),  # named in guard.secrets
+    ({"LEVEL": "2"}, ({"LEVEL": "2"}, set(), [])),
+    ({"HF_TOKEN": "x"}, ({"HF_TOKEN": "x"}, {"HF_TOKEN"}, [])),
+    ({"A": "${A}"}, ({"A": "${A}"}, {"A"}, ["A"])),
+])
+def test_resolve_env_with_and_without_env(env, expected):
+    assert resolve_env(env, {}, {"MODE"}) == expected
+    first, second = resolve_env({}, {}), resolve_env({}, {})
+    assert all(a is not b for a, b in zip(first, second))  # fresh containers: callers may change theirs
+
+
+@pytest.mark.parametrize("listed", [[], ["HF_TOKEN"], ["--my-flag"], ["HF_TOKEN", "--my-flag", "---x"]])
+def test_extra_names_fast_path_equals_the_split(listed):
+    env, flags = extra_names(listed)
+    assert env == {n for n in listed if not n.startswith("-")}
+    assert flags == {n.lstrip("-") for n in listed if n.startswith("-")}
+    assert extra_names(iter(listed)) == (env, flags)  # any iterable, as before
