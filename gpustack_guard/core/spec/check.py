@@ -233,7 +233,9 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
               for path, text, value in getattr(doc.located, "yaml11_numbers", ())]
     found.extend(yaml11)
     data = dict(raw)
-    for key in sorted(set(data) & SERVER_MANAGED_FIELDS):
+    # asked first: nearly every spec declares none (sorting the empty intersection was ~0.4 us a spec)
+    managed = sorted(set(data) & SERVER_MANAGED_FIELDS) if not SERVER_MANAGED_FIELDS.isdisjoint(data) else []
+    for key in managed:
         found.append(F.finding(D.SERVER_MANAGED, doc.at(key, key=True),
                                f"'{key}' is managed by the GPUStack server and cannot be declared",
                                spec=doc.name, fix=f"remove '{key}'"))
@@ -253,7 +255,7 @@ def check_document(doc: SpecDoc) -> tuple[SpecDoc, list[F.Finding]]:
     found.extend(_check_name(doc, spec))
     found.extend(_check_gpu_ids(doc, spec))
     found.extend(_check_gpu_type_selector(doc, spec))
-    if any(f.severity == F.Severity.ERROR for f in found):
+    if found and any(f.severity == F.Severity.ERROR for f in found):
         return doc, found
     # SpecDoc's constructor, not dataclasses.replace (which reads the fields list every call): ~3 us a spec
     return SpecDoc(doc.file, doc.index, doc.located, spec), found

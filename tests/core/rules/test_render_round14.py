@@ -165,3 +165,11 @@ def test_extra_names_fast_path_equals_the_split(listed):
     assert env == {n for n in listed if not n.startswith("-")}
     assert flags == {n.lstrip("-") for n in listed if n.startswith("-")}
     assert extra_names(iter(listed)) == (env, flags)  # any iterable, as before
+
+
+@pytest.mark.parametrize(("extra", "managed"), [({}, []), ({"state": "running"}, ["state"]),
+                                                ({"state": "x", "id": 3}, ["id", "state"])])
+def test_server_managed_fields_asked_first_still_found_in_order(extra, managed):
+    checked, found = check_document(documents(vllm("a") | extra)[0])
+    assert [f.message.split("'")[1] for f in found if "managed by the GPUStack server" in f.message] == managed
+    assert (checked.spec is None) is bool(managed)  # an error: the document comes back unvalidated
