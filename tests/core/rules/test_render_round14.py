@@ -139,11 +139,14 @@ def test_rendered_spec_init_takes_every_field_in_order_with_its_default():
         inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default for f in init_fields]
     r = render_two(vllm("a"), vllm("b"))[1]
     assert list(vars(r)) == [f.name for f in dataclasses.fields(R.RenderedSpec)] + ["_flags"] * ("_flags" in vars(r))
+    assert r.name == r.spec.name == "b"
     assert r._documents == {} and r._documents is not render_two(vllm("a"), vllm("b"))[1]._documents
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.family = "sglang"  # type: ignore[misc]
     copy = dataclasses.replace(r, family="sglang")
     assert copy.family == "sglang" and copy.args == r.args and copy._documents == {}
+    other = check_document(documents(vllm("c"))[0])[0]
+    assert dataclasses.replace(r, spec=other.spec).name == "c"  # the name follows the spec
 
 
 @pytest.mark.parametrize(("env", "expected"), [
