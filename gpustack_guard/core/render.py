@@ -104,7 +104,7 @@ class RenderedSpec:
     @cached_property  # placement asks once a spec, the evaluation and injections again; the arguments never change
     def _parallel_size(self) -> tuple[int, int]:
         # the kept flag map, not the copy `flags` hands out (docs/performance.md ninth round); kept itself since
-        # the fourteenth (10,000 specs: ~0.5 -> ~0.1 us a call)
+        # the fourteenth (10,000 calls: 5.1 -> 3.6 ms)
         return A.parallel_size(self._flags, self.family)
 
     def gpus_per_replica(self) -> int:
@@ -310,7 +310,7 @@ def _shown(arg: A.Arg, secret_flags: set[str]) -> str:
 # and ends with the same arguments. Speed only (issue 34, benchmarks/scale.py); a spec with findings is never kept.
 MAX_CLEAN_ARGUMENTS_KEPT = 4096
 # an entry: the final arguments, the pinned keys, and _may_hold_secret_any of the arguments, asked once per entry
-# rather than once per spec by the report (10,000 specs: secret_values 2.0 -> 0.7 us a spec, fourteenth round)
+# rather than once per spec by the report (10,000 specs: secret_values ~2.0 -> ~0.5-0.9 us a spec, fourteenth round)
 _CLEAN_ARGUMENTS: dict[tuple, tuple[tuple[A.Arg, ...], tuple[str, ...], bool]] = {}
 
 
