@@ -1,0 +1,181 @@
+"""yaml_fast against the composed path it shortcuts: on every YAML file of the repository and on the neighbours
+of a spec's common shape (one line changed at a time), the fast path either declines or gives the same data
+(types too), start line, duplicate keys, YAML 1.1-only numbers, positions and plain texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpustack_guard.adapters.files.yaml_fast import fast_documents
+from gpustack_guard.adapters.files.yaml_positions import (
+    MAX_ITEMS, MAX_SPEC_ITEMS, YamlSyntaxError, load_composed, load_documents)
+
+REPO = Path(__file__).resolve().parents[3]
+_SKIPPED = {".venv", ".git", "node_modules"}
+
+
+def _repository_yaml() -> list[Path]:
+    found = []
+    for pattern in ("*.yaml", "*.yml", "*.yaml.j2", "*.yml.j2"):
+        found += [p for p in REPO.rglob(pattern) if not _SKIPPED & set(p.relative_to(REPO).parts)]
+    return sorted(set(found))
+
+
+def _typed(value):
+    """The value with the type of every part spelled out (True, 1 and "1" differ; so do 1 and 1.0)."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(v) for v in value])
+    if isinstance(value, float) and value != value:
+        return ("float", "nan")
+    return (type(value).__name__, value)
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, path + (key,))
+        yield path + ("no such key",)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _paths(child, path + (index,))
+        yield path + (len(value),)
+
+
+def assert_same(text: str, max_items: int = MAX_SPEC_ITEMS) -> bool:
+    """True when the fast path took the text (and agreed with the composed path in everything)."""
+    fast = fast_documents(text, max_items)
+    try:
+        full = load_composed(text, max_items=max_items)
+    except YamlSyntaxError as exc:
+        assert fast is None, f"fast path read text the full path refuses ({exc}):\n{text}"
+        return False
+    if fast is None:
+        return False
+    assert len(fast) == len(full) == 1, text
+    ours, theirs = fast[0], full[0]
+    assert _typed(ours.data) == _typed(theirs.data), text
+    assert ours.start_line == theirs.start_line, text
+    assert ours.duplicate_keys == theirs.duplicate_keys, text
+    assert [(p, t, _typed(v)) for p, t, v in ours.yaml11_numbers] == \
+        [(p, t, _typed(v)) for p, t, v in theirs.yaml11_numbers], text
+    for path in _paths(theirs.data):
+        for key in (False, True):
+            assert ours.position(path, key=key) == theirs.position(path, key=key), (path, key, text)
+            assert ours.plain_text(path, key=key) == theirs.plain_text(path, key=key), (path, key, text)
+    return True
+
+
+@pytest.mark.parametrize("path", _repository_yaml(), ids=lambda p: str(p.relative_to(REPO)))
+def test_every_repository_yaml_file(path: Path) -> None:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        pytest.skip("not UTF-8 (the loader's decode refuses it first)")
+    assert_same(text)
+    assert_same(text, MAX_ITEMS)
+
+
+BASE = """\
+# a spec
+name: svc-0001
+source: huggingface
+huggingface_repo_id: Qwen/Qwen2.5-1.5B-Instruct
+replicas: 1
+categories: [llm]
+gpu_selector:
+  gpu_ids: [node-000:cuda:0, node-000:cuda:1]
+backend: vLLM
+backend_version: 0.11.0
+backend_parameters:
+  - --gpu-memory-utilization=0.4
+  - --max-model-len=8192
+env:
+  A: b
+guard:
+  template: vllm-hardened
+  vars:
+    gpu_memory_utilization: 0.4
+    max_num_seqs: 16
+worker_selector: {rack: r1}
+"""
+
+# Values a line may hold after `key: ` or `- ` (each a YAML subtlety or its plain neighbour)
+VALUES = [
+    "", "x", "x y", "x  y", "1", "-1", "+1", "0", "00", "010", "08", "0o17", "0x1F", "0b101", "1_000", "1:30",
+    "190:20:30", "1.5", "1e3", "1.0e+3", ".5", "-.inf", ".Inf", ".nan", ".NaN", "1.", "yes", "No", "on", "OFF",
+    "y", "n", "Y", "true", "False", "TRUE", "tRUE", "null", "Null", "~", "NULL", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
+    "2001-13-45", "<<", "=", "&a x", "*a", "!!str 1", "!x y", "|", ">", "|-", "'a'", "'a''b'", "'a # b'",
+    "'a: b'", '"a"', '"a\\tb"', '"a # b"', '"a: b"', '"it\'s"', "'say \"hi\"'", "a#b", "a #b", "a # b",
+    "x # comment", "'x' # c", "'x'# c", '"x"x', "[a, b]", "[a,b]", "[ a , b ]", "[]", "[ ]", "{}", "[a, b,]",
+    "[a, [b]]", "[a: b]", "[a, 'b']", "[node-000:cuda:0]", "[a:, b]", "[-1, 1:30, yes, ~]", "{rack: r1}",
+    "{rack: r1, zone: z}", "{a: 1, a: 2}", "{a:1}", "{a: [b]}", "{a: }", "[a] b", "[a] # c", "[a", "{a: b",
+    "a: b", "a:", "a:b", "http://x:80/y", "- a", "-", "-a", "--flag=1", "? a", "?a", ":a", "%x", "@x", "`x",
+    ",x", "a,b", "a[0]", "a{b}", "\u00e9t\u00e9", "\u00a0x", "x\u00a0", "\u2028", "\ufeffx", "\x85", "\x01",
+    "a\tb", "'a", '"a', "x   ", "~x", "0.4", "1e", "0x", "1__0", "-0", "+.5", "0.", "12:", "a'b", 'a"b',
+]
+
+# Whole-line replacements (structure rather than values)
+LINES = [
+    "---", "...", "--- # doc", "%YAML 1.1", "key with spaces: v", "dotted.key: v", "'quoted key': v",
+    '"quoted key": v', "'a''b': v", "1: one", "yes: on", "~: n", "null: x", ": v", "? k", "<<: {a: 1}",
+    "&a anchored: 1", "k: &a v", "k: *a", "name: dup", "name:  spaced", "name:", "name: # only a comment",
+    "   # indented comment", "#", "  ", "x", "- item", "  - item", "\tname: tab", "name:\tv", "name : v",
+    "name:v", "name: v:", "name: 'v'  # c", "name: v   ", "k: |", "k: >-", "k: 'multi", "   continued",
+    "        deeper: 1", " odd: 1", "k: v # c: d", "'k': v", "'k':v", "[a]: b", "{a: b}: c",
+]
+
+
+def _neighbours() -> list[str]:
+    lines = BASE.split("\n")
+    texts = []
+    for index, line in enumerate(lines):
+        if not line or line.startswith("#"):
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        head = line.lstrip(" ")
+        prefix = "- " if head.startswith("- ") else (head.partition(": ")[0] + ": " if ": " in head else None)
+        if prefix is not None:
+            for value in VALUES:
+                texts.append("\n".join(lines[:index] + [indent + prefix + value] + lines[index + 1:]))
+        for replacement in LINES:
+            texts.append("\n".join(lines[:index] + [indent + replacement] + lines[index + 1:]))
+            texts.append("\n".join(lines[:index + 1] + [indent + replacement] + lines[index + 1:]))
+    texts += [BASE.replace("\n", "\r\n"), BASE.replace("\n", "  \n"), "\ufeff" + BASE, BASE.rstrip("\n"),
+              BASE + "\n\n", "\n\n" + BASE, "---\n" + BASE, BASE + "...\n", BASE + "---\nname: b\n", "",
+              "# only a comment\n", "x\n", "- a\n- b\n", "- a: 1\n  b: 2\n- c: 3\n", "  a: 1\n  b: 2\n",
+              "  a: 1\nb: 2\n", "a:\n- x\n- y\nb: 1\n", "a:\n  - x\n  - y\nb: 1\n", "a:\n    - x\n    - y\n",
+              "a:\n- x\n  - y\n", "a:\n  - x\n - y\n", "a:\n  - k: 1\n    j: 2\n  - k: 3\n",
+              "a:\n  - k: 1\n   j: 2\n", "a:\n  -   k: 1\n      j: 2\n", "a:\n  - k:\n      - z\n",
+              "a:\n  - k:\n    - z\n", "a:\n  -\n    k: 1\n", "a:\n  - - x\n", "a: 1\na: 2\n",
+              "a:\n  b: 1\n  b: 2\n", "a:\n  - b: 1\n    b: 2\n", "1: a\ntrue: b\n", "a:\n\n  b: 1\n",
+              "a:\n# c\n  b: 1\n", "a: b\n  c\n", "a: 'b\n  c'\n", "a:\n  b\n", "a: [b,\n  c]\n",
+              "a: " + "x" * 20_000 + "\n", "a: " + "9" * 1_200 + "\n", "k" * 1_100 + ": v\n",
+              "a:\n" + "".join(f"  - {i}\n" for i in range(5_000)),
+              "".join(" " * (2 * d) + f"k{d}:\n" for d in range(70)) + " " * 140 + "v: 1\n"]
+    return texts
+
+
+def test_neighbours_of_the_common_shape() -> None:
+    texts = _neighbours()
+    taken = sum(assert_same(text) for text in texts)
+    assert taken > len(texts) // 3  # the comparison ran: the fast path took a good share of them
+
+
+def test_load_documents_keeps_its_errors_and_limits() -> None:
+    with pytest.raises(YamlSyntaxError):
+        load_documents("a: [b\n", max_items=MAX_SPEC_ITEMS)
+    with pytest.raises(YamlSyntaxError, match="limit 4,096"):
+        load_documents("a: [" + ", ".join("x" * 4_200) + "]\n", max_items=MAX_SPEC_ITEMS)
+
+
+def test_the_common_shape_is_taken() -> None:
+    assert fast_documents(BASE, MAX_SPEC_ITEMS) is not None
+    documents = load_documents(BASE, max_items=MAX_SPEC_ITEMS)
+    assert documents[0].source == BASE  # nothing composed until a position is asked
+    assert documents[0].position(("guard", "vars", "max_num_seqs")) == (20, 19)
+    assert documents[0].source is None
