@@ -25,7 +25,17 @@ from typing import Any
 import yaml
 
 from gpustack_guard.adapters.files.yaml_positions import (
-    _FLOAT, _INT, _PLAIN, _STR, LocatedDocument, Path, YamlSyntaxError, _resolve, _scalar, _yaml11_only)
+    _FLOAT,
+    _INT,
+    _PLAIN,
+    _STR,
+    LocatedDocument,
+    Path,
+    YamlSyntaxError,
+    _resolve,
+    _scalar,
+    _yaml11_only,
+)
 
 # Files longer than this go the full way: node_bound() of a shorter text stays below COUNT_ABOVE (3 nodes a
 # character at most), and no scalar reaches MAX_SCALAR_CHARS or a key YAML's 1,024 characters per line check.
@@ -231,7 +241,7 @@ class _Scan:
 
     def plain(self, text: str, path: Path) -> Any:
         value, tag = _plain_value(text)
-        if (tag == _INT or tag == _FLOAT) and _yaml11_only(text, value):
+        if tag in (_INT, _FLOAT) and _yaml11_only(text, value):
             self.doc.yaml11_numbers.append((path, text, value))
         return value
 

@@ -10,7 +10,12 @@ import pytest
 
 from gpustack_guard.adapters.files.yaml_fast import fast_documents
 from gpustack_guard.adapters.files.yaml_positions import (
-    MAX_ITEMS, MAX_SPEC_ITEMS, YamlSyntaxError, load_composed, load_documents)
+    MAX_ITEMS,
+    MAX_SPEC_ITEMS,
+    YamlSyntaxError,
+    load_composed,
+    load_documents,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 _SKIPPED = {".venv", ".git", "node_modules"}
