@@ -1,15 +1,16 @@
 """A fast path of load_documents for the YAML nearly every spec is written in.
 
-Why: composing PyYAML nodes (libyaml parses in C, but every node and mark is a Python object) was the largest
-part of loading a spec tree: at 10,000 specs ~0.49 s for compose_all and ~0.3 s to build values from its nodes
-(docs/performance.md, round 23). This module reads the common shape line by line into the same values; positions
-are not recorded: the first position()/plain_text() call composes the document as before (LocatedDocument.source),
-which only files with a finding pay (2,250 of the 10,000 specs of benchmarks/scale.py's tree).
+Why: composing PyYAML nodes (libyaml parses in C, but every node and mark is a Python object) and building values
+from them was the largest part of loading a spec tree. Most lines of a tree repeat from file to file
+(`replicas: 1`, `  - --max-model-len=8192`), so each distinct line is read once into what it holds (its indent,
+key and value) and a file is put together from those; positions are not recorded: the first position() or
+plain_text() call composes the document as before (LocatedDocument.source), which only files with a finding pay.
+Measured: see docs/performance.md, round 23.
 
 Accepts one document of: block mappings; block sequences of `- ` items (flush under their key or indented,
 mappings as items); plain scalars on one line; '...' and "..." scalars on one line without '' or a backslash;
 one-line flow lists and mappings of plain scalars ([a, b], {rack: r1}); comments and blank lines. Scalars resolve
-through the full path's own _resolve and _scalar (YAML 1.1 implicit types), duplicate keys and YAML 1.1-only
+through the full path's own _resolve and _scalar (YAML 1.1 implicit types); duplicate keys and YAML 1.1-only
 numbers are reported as there. Anything else (anchors, aliases, tags, `<<`, `---`/`...`, block scalars,
 continued scalars, escapes, tabs, CR, BOM, control characters, `? ` keys, nested flow, odd indentation, a file
 near a limit, a scalar the full path would refuse) returns None, and load_documents composes the text as before.
@@ -38,15 +39,23 @@ from gpustack_guard.adapters.files.yaml_positions import (
 )
 
 # Files longer than this go the full way: node_bound() of a shorter text stays below COUNT_ABOVE (3 nodes a
-# character at most), and no scalar reaches MAX_SCALAR_CHARS or a key YAML's 1,024 characters per line check.
+# character at most), and no scalar reaches MAX_SCALAR_CHARS, nor a key YAML's 1,024 characters.
 MAX_FAST_CHARS = 16_000
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
 _MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
+_MAX_LINES_KEPT = 65_536  # distinct lines remembered (a 10,000-spec tree has ~25,000); then forgotten at once
 # Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM.
 _REFUSED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # what a plain scalar may not start with (`-x` aside)
 _FLOW_SPECIAL = frozenset("[]{}#'\"")  # inside a one-line flow collection: nesting, comments, quotes
 _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they only make us decline
+
+# What a line holds: (indent, kind, key, value, fresh, numbers). `fresh` is list or dict for a flow collection
+# (the line keeps a tuple; each file gets its own copy), None for a scalar; `numbers` are the YAML 1.1-only
+# numbers of the value as (path below the value, text, value read).
+_KEY_VALUE, _KEY_OPEN, _ITEM_VALUE, _ITEM_KEY = range(4)  # `k: v`, `k:` (value below), `- v`, `- k: ...`
+_SKIP = (-1, -1, None, None, None, ())  # a blank or comment line
+_LINES: dict[str, tuple] = {}
 
 
 class _Decline(Exception):
@@ -61,28 +70,128 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
         return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
         return None
-    entries = _entries(text)
-    if not entries:
-        return None
-    doc = LocatedDocument(data=None, start_line=entries[0][0], source=text)
-    scan = _Scan(entries, doc)
+    known = _LINES.get
     try:
-        doc.data = scan.block(entries[0][1], ())
+        parsed = [known(line) or _read_line(line) for line in text.split("\n")]
     except _Decline:
         return None
-    if scan.pos != len(entries):  # a line less indented than the root's first
+    entries = [entry for entry in parsed if entry is not _SKIP]
+    if not entries:
+        return None
+    doc = LocatedDocument(data=None, start_line=parsed.index(entries[0]) + 1, source=text)
+    build = _Assemble(entries, parsed, doc)
+    try:
+        doc.data = build.block(entries[0][0], ())
+    except _Decline:
+        return None
+    if build.pos != len(entries):  # a line less indented than the root's first
         return None
     return [doc]
 
 
-def _entries(text: str) -> list[list]:
-    """[line number, indent, content] of each line that is not blank or a comment; trailing spaces dropped."""
-    entries = []
-    for number, line in enumerate(text.split("\n"), 1):
-        content = line.lstrip(" ")
-        if content and content[0] != "#":
-            entries.append([number, len(line) - len(content), content.rstrip(" ")])
-    return entries
+def _read_line(line: str) -> tuple:
+    """What one line holds (kept for the next file that has it), _SKIP for a blank or comment line."""
+    content = line.lstrip(" ")
+    if not content or content[0] == "#":
+        return _SKIP
+    indent = len(line) - len(content)
+    content = content.rstrip(" ")
+    if _is_item(content):
+        rest = content[2:].lstrip(" ")
+        if not rest or rest[0] == "#" or _is_item(rest):
+            raise _Decline  # the item on the next lines, or a list in a list
+        if rest[0] not in "[{" and _key_end(rest) is not None:  # `- key: value` starts a mapping
+            entry = (indent, _ITEM_KEY, None, _key_line(rest, indent + len(content) - len(rest)), None, ())
+        else:
+            entry = (indent, _ITEM_VALUE, None, *_inline(rest))
+    else:
+        entry = _key_line(content, indent)
+    if len(_LINES) >= _MAX_LINES_KEPT:
+        _LINES.clear()
+    _LINES[line] = entry
+    return entry
+
+
+def _key_line(content: str, column: int) -> tuple:
+    end = _key_end(content)
+    if end is None:
+        raise _Decline  # a scalar on its own line: a document that is one value, or a continued scalar
+    key = _key(content[:end])
+    rest = content[end + 1:].lstrip(" ")
+    if rest and rest[0] != "#":
+        return (column, _KEY_VALUE, key, *_inline(rest))
+    return (column, _KEY_OPEN, key, None, None, ())
+
+
+def _key(text: str) -> Any:
+    if not text:
+        raise _Decline  # `: value`, an empty key
+    if text[0] in "'\"":
+        body, end = _quoted(text)
+        if end != len(text):
+            raise _Decline
+        return body
+    if len(text) > _MAX_KEY_CHARS or text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
+        raise _Decline
+    return _plain_value(text)[0]  # a key's number is not checked for YAML 1.1 (the full path's mapping())
+
+
+def _inline(rest: str) -> tuple[Any, Any, tuple]:
+    """A value written on its key's or dash's line: (value, fresh, YAML 1.1-only numbers)."""
+    first = rest[0]
+    if first in "'\"":
+        body, end = _quoted(rest)
+        _only_comment(rest[end:])
+        return body, None, ()
+    if first == "[" or first == "{":
+        return _flow(rest)
+    cut = rest.find(" #")
+    text = (rest if cut < 0 else rest[:cut]).rstrip(" ")
+    if not _plain_start_ok(text, False) or not _plain_body_ok(text):
+        raise _Decline
+    value, numbers = _plain(text, ())
+    return value, None, numbers
+
+
+def _plain(text: str, below: Path) -> tuple[Any, tuple]:
+    value, tag = _plain_value(text)
+    if tag in (_INT, _FLOAT) and _yaml11_only(text, value):
+        return value, ((below, text, value),)
+    return value, ()
+
+
+def _flow(rest: str) -> tuple[Any, Any, tuple]:
+    closer = "]" if rest[0] == "[" else "}"
+    end = rest.find(closer)
+    if end < 0:
+        raise _Decline  # continued on the next line
+    _only_comment(rest[end + 1:])
+    inner = rest[1:end]
+    if any(c in _FLOW_SPECIAL for c in inner):
+        raise _Decline
+    fresh = list if closer == "]" else dict
+    if not inner.strip(" "):
+        return (), fresh, ()
+    parts = [part.strip(" ") for part in inner.split(",")]
+    values: list = []
+    numbers: tuple = ()
+    keys: set = set()
+    for index, part in enumerate(parts):
+        if closer == "]":
+            value, found = _plain(_flow_plain(part), (index,))
+            values.append(value)
+        else:
+            key_text, separator, value_text = part.partition(": ")
+            if not separator or ":" in key_text:
+                raise _Decline
+            key = _plain_value(_flow_plain(key_text))[0]
+            if key in keys:
+                raise _Decline  # the full path reports it with its column
+            keys.add(key)
+            value, found = _plain(_flow_plain(value_text.lstrip(" ")), (key,))
+            values.append((key, value))
+        numbers += found
+    return tuple(values), fresh, numbers
 
 
 def _is_item(content: str) -> bool:
@@ -130,148 +239,105 @@ def _plain_value(text: str) -> tuple[Any, str]:
         raise _Decline from None
 
 
-class _Scan:
-    """Values from the entries, in the full path's order (a key before its value, depth first), so duplicate
-    keys and YAML 1.1-only numbers are listed in the same order."""
+class _Assemble:
+    """A file's values from its lines, in the full path's order (a key before its value, depth first), so
+    duplicate keys and YAML 1.1-only numbers are listed in the same order."""
 
-    def __init__(self, entries: list[list], doc: LocatedDocument):
+    def __init__(self, entries: list[tuple], parsed: list[tuple], doc: LocatedDocument):
         self.entries = entries
+        self.parsed = parsed
         self.doc = doc
         self.pos = 0
 
     def block(self, indent: int, path: Path) -> Any:
         if len(path) >= _MAX_FAST_DEPTH:
             raise _Decline
-        if _is_item(self.entries[self.pos][2]):
+        kind = self.entries[self.pos][1]
+        if kind in (_ITEM_VALUE, _ITEM_KEY):
             return self.sequence(indent, path)
         return self.mapping(indent, path)
+
+    def mapping(self, indent: int, path: Path) -> dict:
+        result: dict = {}
+        entries = self.entries
+        count = len(entries)
+        pos = self.pos
+        while pos < count:
+            column, kind, key, value, fresh, numbers = entries[pos]
+            if column != indent:
+                if column < indent:
+                    break
+                raise _Decline  # deeper than its neighbours, below a value on its key's line
+            if key in result:
+                self.duplicate(path + (key,), pos, column)
+            pos += 1
+            if kind == _KEY_VALUE:
+                if pos < count and entries[pos][0] > indent:
+                    raise _Decline  # the value continues on the next line
+                result[key] = value if fresh is None else fresh(value)
+                if numbers:
+                    self.yaml11(path + (key,), numbers)
+            elif kind == _KEY_OPEN:
+                self.pos = pos
+                result[key] = self.nested(indent, path + (key,))
+                pos = self.pos
+            else:
+                raise _Decline  # a list item among keys
+        self.pos = pos
+        return result
 
     def sequence(self, indent: int, path: Path) -> list:
         items: list = []
         entries = self.entries
-        while self.pos < len(entries):
-            entry = entries[self.pos]
-            if entry[1] < indent or not _is_item(entry[2]):
-                break
-            if entry[1] > indent:
+        count = len(entries)
+        pos = self.pos
+        while pos < count:
+            column, kind, _, value, fresh, numbers = entries[pos]
+            if column != indent:
+                if column < indent:
+                    break
                 raise _Decline
-            rest = entry[2][2:].lstrip(" ")
-            if not rest or rest[0] == "#" or _is_item(rest):
-                raise _Decline  # an item on the next lines, or a list in a list
-            item_path = path + (len(items),)
-            if rest[0] not in "[{" and _key_end(rest) is not None:  # `- key: value` starts a mapping
-                entry[1] += len(entry[2]) - len(rest)
-                entry[2] = rest
+            if kind == _ITEM_VALUE:
+                pos += 1
+                if pos < count and entries[pos][0] > indent:
+                    raise _Decline  # the value continues on the next line
+                if numbers:
+                    self.yaml11(path + (len(items),), numbers)
+                items.append(value if fresh is None else fresh(value))
+            elif kind == _ITEM_KEY:
+                entries[pos] = value  # the key line after the dash, at its own column (this file's copy)
+                self.pos = pos
+                item_path = path + (len(items),)
                 if len(item_path) >= _MAX_FAST_DEPTH:
                     raise _Decline
-                items.append(self.mapping(entry[1], item_path))
+                items.append(self.mapping(value[0], item_path))
+                pos = self.pos
             else:
-                self.pos += 1
-                items.append(self.inline(rest, item_path))
-                self.not_continued(indent)
+                break  # a key: the end of a list flush with its key
+        self.pos = pos
         return items
-
-    def mapping(self, indent: int, path: Path) -> dict:
-        result: dict = {}
-        own: set = set()
-        entries = self.entries
-        while self.pos < len(entries):
-            number, column, content = entries[self.pos]
-            if column < indent:
-                break
-            if column > indent:
-                raise _Decline
-            end = _key_end(content)
-            if end is None:
-                raise _Decline  # a list item or scalar among keys
-            key = self.key(content[:end])
-            self.pos += 1
-            if key in own:
-                self.doc.duplicate_keys.append((path + (key,), number, column + 1))
-            own.add(key)
-            rest = content[end + 1:].lstrip(" ")
-            if rest and rest[0] != "#":
-                result[key] = self.inline(rest, path + (key,))
-                self.not_continued(indent)
-            else:
-                result[key] = self.nested(indent, path + (key,))
-        return result
 
     def nested(self, indent: int, path: Path) -> Any:
         """The value of a key with nothing after its `:`: the lines below it, a list flush with it, or null."""
         if self.pos < len(self.entries):
-            _, column, content = self.entries[self.pos]
+            column, kind = self.entries[self.pos][:2]
             if column > indent:
                 return self.block(column, path)
-            if column == indent and _is_item(content):
+            if column == indent and kind in (_ITEM_VALUE, _ITEM_KEY):
                 return self.sequence(indent, path)
         return None  # what an empty plain scalar resolves to
 
-    def not_continued(self, indent: int) -> None:
-        """A value on its key's line ends there: a deeper line after it would continue the scalar."""
-        if self.pos < len(self.entries) and self.entries[self.pos][1] > indent:
-            raise _Decline
+    def duplicate(self, path: Path, pos: int, column: int) -> None:
+        numbers = [number for number, entry in enumerate(self.parsed, 1) if entry is not _SKIP]
+        self.doc.duplicate_keys.append((path, numbers[pos], column + 1))
 
-    def key(self, text: str) -> Any:
-        if not text:
-            raise _Decline  # `: value`, an empty key
-        if text[0] in "'\"":
-            body, end = _quoted(text)
-            if end != len(text):
-                raise _Decline
-            return body
-        if len(text) > _MAX_KEY_CHARS or text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
-            raise _Decline
-        return _plain_value(text)[0]  # a key's number is not checked for YAML 1.1 (the full path's mapping())
-
-    def inline(self, rest: str, path: Path) -> Any:
-        """A value written on its key's or dash's line."""
-        first = rest[0]
-        if first in "'\"":
-            body, end = _quoted(rest)
-            _only_comment(rest[end:])
-            return body
-        if first == "[" or first == "{":
-            return self.flow(rest, path)
-        cut = rest.find(" #")
-        text = (rest if cut < 0 else rest[:cut]).rstrip(" ")
-        if not _plain_start_ok(text, False) or not _plain_body_ok(text):
-            raise _Decline
-        return self.plain(text, path)
-
-    def plain(self, text: str, path: Path) -> Any:
-        value, tag = _plain_value(text)
-        if tag in (_INT, _FLOAT) and _yaml11_only(text, value):
-            self.doc.yaml11_numbers.append((path, text, value))
-        return value
-
-    def flow(self, rest: str, path: Path) -> Any:
-        closer = "]" if rest[0] == "[" else "}"
-        end = rest.find(closer)
-        if end < 0:
-            raise _Decline  # continued on the next line
-        _only_comment(rest[end + 1:])
-        inner = rest[1:end]
-        if any(c in _FLOW_SPECIAL for c in inner):
-            raise _Decline
-        if not inner.strip(" "):
-            return [] if closer == "]" else {}
-        parts = [part.strip(" ") for part in inner.split(",")]
-        if closer == "]":
-            return [self.plain(_flow_plain(part), path + (i,)) for i, part in enumerate(parts)]
-        result: dict = {}
-        for part in parts:
-            key_text, separator, value_text = part.partition(": ")
-            if not separator or ":" in key_text:
-                raise _Decline
-            key = _plain_value(_flow_plain(key_text))[0]
-            if key in result:
-                raise _Decline  # the full path reports it with its column
-            result[key] = self.plain(_flow_plain(value_text.lstrip(" ")), path + (key,))
-        return result
+    def yaml11(self, path: Path, numbers: tuple) -> None:
+        for below, text, value in numbers:
+            self.doc.yaml11_numbers.append((path + below, text, value))
 
 
 def _flow_plain(text: str) -> str:
+    """A plain scalar inside a one-line flow collection."""
     if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text:
         raise _Decline
     return text
