@@ -50,11 +50,12 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # what a plain scalar may not s
 _FLOW_SPECIAL = frozenset("[]{}#'\"")  # inside a one-line flow collection: nesting, comments, quotes
 _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they only make us decline
 
-# What a line holds: (indent, kind, key, value, fresh, numbers). `fresh` is list or dict for a flow collection
-# (the line keeps a tuple; each file gets its own copy), None for a scalar; `numbers` are the YAML 1.1-only
-# numbers of the value as (path below the value, text, value read).
+# What a line holds: (indent, kind, key, value, fresh, numbers, marks). `fresh` is list or dict for a flow
+# collection (the line keeps a tuple; each file gets its own copy), None for a scalar; `numbers` are the YAML
+# 1.1-only numbers of the value as (path below the value, text, value read); `marks` is where the composer would
+# place the key and value (_Marks), read only when a position is asked.
 _KEY_VALUE, _KEY_OPEN, _ITEM_VALUE, _ITEM_KEY = range(4)  # `k: v`, `k:` (value below), `- v`, `- k: ...`
-_SKIP = (-1, -1, None, None, None, ())  # a blank or comment line
+_SKIP = (-1, -1, None, None, None, (), None)  # a blank or comment line
 _LINES: dict[str, tuple] = {}
 
 
@@ -78,7 +79,7 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
     entries = [entry for entry in parsed if entry is not _SKIP]
     if not entries:
         return None
-    doc = LocatedDocument(data=None, start_line=parsed.index(entries[0]) + 1, source=text)
+    doc = LocatedDocument(data=None, start_line=parsed.index(entries[0]) + 1, layout=FastLayout(parsed))
     build = _Assemble(entries, parsed, doc)
     try:
         doc.data = build.block(entries[0][0], ())
@@ -96,14 +97,17 @@ def _read_line(line: str) -> tuple:
         return _SKIP
     indent = len(line) - len(content)
     content = content.rstrip(" ")
+    entry: tuple
     if _is_item(content):
         rest = content[2:].lstrip(" ")
         if not rest or rest[0] == "#" or _is_item(rest):
             raise _Decline  # the item on the next lines, or a list in a list
+        column = indent + len(content) - len(rest)
         if rest[0] not in "[{" and _key_end(rest) is not None:  # `- key: value` starts a mapping
-            entry = (indent, _ITEM_KEY, None, _key_line(rest, indent + len(content) - len(rest)), None, ())
+            entry = (indent, _ITEM_KEY, None, _key_line(rest, column), None, (), None)
         else:
-            entry = (indent, _ITEM_VALUE, None, *_inline(rest))
+            value, fresh, numbers, value_marks = _inline(rest, column)
+            entry = (indent, _ITEM_VALUE, None, value, fresh, numbers, (None, value_marks))
     else:
         entry = _key_line(content, indent)
     if len(_LINES) >= _MAX_LINES_KEPT:
@@ -116,11 +120,15 @@ def _key_line(content: str, column: int) -> tuple:
     end = _key_end(content)
     if end is None:
         raise _Decline  # a scalar on its own line: a document that is one value, or a continued scalar
-    key = _key(content[:end])
+    key_text = content[:end]
+    key = _key(key_text)
+    key_plain = None if key_text[0] in "'\"" else key_text
     rest = content[end + 1:].lstrip(" ")
     if rest and rest[0] != "#":
-        return (column, _KEY_VALUE, key, *_inline(rest))
-    return (column, _KEY_OPEN, key, None, None, ())
+        value, fresh, numbers, value_marks = _inline(rest, column + len(content) - len(rest))
+        return (column, _KEY_VALUE, key, value, fresh, numbers, (key_plain, value_marks))
+    # the composer puts an empty value just after the `:`
+    return (column, _KEY_OPEN, key, None, None, (), (key_plain, (column + end + 2, None, None)))
 
 
 def _key(text: str) -> Any:
@@ -136,21 +144,22 @@ def _key(text: str) -> Any:
     return _plain_value(text)[0]  # a key's number is not checked for YAML 1.1 (the full path's mapping())
 
 
-def _inline(rest: str) -> tuple[Any, Any, tuple]:
-    """A value written on its key's or dash's line: (value, fresh, YAML 1.1-only numbers)."""
+def _inline(rest: str, column: int) -> tuple[Any, Any, tuple, tuple]:
+    """A value written on its key's or dash's line (at 0-based `column`): (value, fresh, YAML 1.1-only numbers,
+    value marks: its 1-based column, its plain text, its flow items' marks)."""
     first = rest[0]
     if first in "'\"":
         body, end = _quoted(rest)
         _only_comment(rest[end:])
-        return body, None, ()
+        return body, None, (), (column + 1, None, None)
     if first == "[" or first == "{":
-        return _flow(rest)
+        return _flow(rest, column)
     cut = rest.find(" #")
     text = (rest if cut < 0 else rest[:cut]).rstrip(" ")
     if not _plain_start_ok(text, False) or not _plain_body_ok(text):
         raise _Decline
     value, numbers = _plain(text, ())
-    return value, None, numbers
+    return value, None, numbers, (column + 1, text, None)
 
 
 def _plain(text: str, below: Path) -> tuple[Any, tuple]:
@@ -160,7 +169,9 @@ def _plain(text: str, below: Path) -> tuple[Any, tuple]:
     return value, ()
 
 
-def _flow(rest: str) -> tuple[Any, Any, tuple]:
+def _flow(rest: str, column: int) -> tuple[Any, Any, tuple, tuple]:
+    """A one-line flow list or mapping; its items' marks are (1-based column, text) each, a mapping's pairs
+    (key, key column, key text, value column, value text)."""
     closer = "]" if rest[0] == "[" else "}"
     end = rest.find(closer)
     if end < 0:
@@ -171,15 +182,20 @@ def _flow(rest: str) -> tuple[Any, Any, tuple]:
         raise _Decline
     fresh = list if closer == "]" else dict
     if not inner.strip(" "):
-        return (), fresh, ()
-    parts = [part.strip(" ") for part in inner.split(",")]
+        return (), fresh, (), (column + 1, None, ())
     values: list = []
+    item_marks: list = []
     numbers: tuple = ()
     keys: set = set()
-    for index, part in enumerate(parts):
+    start = column + 2  # 1-based column of the first part, after the bracket
+    for index, raw in enumerate(inner.split(",")):
+        part = raw.strip(" ")
+        at = start + len(raw) - len(raw.lstrip(" "))
+        start += len(raw) + 1
         if closer == "]":
             value, found = _plain(_flow_plain(part), (index,))
             values.append(value)
+            item_marks.append((at, part))
         else:
             key_text, separator, value_text = part.partition(": ")
             if not separator or ":" in key_text:
@@ -188,10 +204,12 @@ def _flow(rest: str) -> tuple[Any, Any, tuple]:
             if key in keys:
                 raise _Decline  # the full path reports it with its column
             keys.add(key)
-            value, found = _plain(_flow_plain(value_text.lstrip(" ")), (key,))
+            value_text = value_text.lstrip(" ")
+            value, found = _plain(_flow_plain(value_text), (key,))
             values.append((key, value))
+            item_marks.append((key, at, key_text, at + len(part) - len(value_text), value_text))
         numbers += found
-    return tuple(values), fresh, numbers
+    return tuple(values), fresh, numbers, (column + 1, None, tuple(item_marks))
 
 
 def _is_item(content: str) -> bool:
@@ -263,7 +281,7 @@ class _Assemble:
         count = len(entries)
         pos = self.pos
         while pos < count:
-            column, kind, key, value, fresh, numbers = entries[pos]
+            column, kind, key, value, fresh, numbers, _ = entries[pos]
             if column != indent:
                 if column < indent:
                     break
@@ -292,7 +310,7 @@ class _Assemble:
         count = len(entries)
         pos = self.pos
         while pos < count:
-            column, kind, _, value, fresh, numbers = entries[pos]
+            column, kind, _, value, fresh, numbers, _ = entries[pos]
             if column != indent:
                 if column < indent:
                     break
@@ -334,6 +352,118 @@ class _Assemble:
     def yaml11(self, path: Path, numbers: tuple) -> None:
         for below, text, value in numbers:
             self.doc.yaml11_numbers.append((path + below, text, value))
+
+
+class FastLayout:
+    """Where each key and value of a document yaml_fast read is, as the composed nodes would say: the lines'
+    marks are put together on the first ask (only a file with a finding asks), then kept. Nodes are tuples:
+    ("m", line, column, {key: (key line, key column, key's plain text, value node)}), ("s", line, column,
+    [item nodes]) and ("v", line, column, plain text or None), lines and columns 1-based."""
+
+    def __init__(self, parsed: list[tuple]):
+        self.parsed: list[tuple] | None = parsed
+        self.root: tuple | None = None
+
+    def _tree(self) -> tuple:
+        if self.root is None:
+            assert self.parsed is not None
+            self.root = _MarkTree(self.parsed).tree()
+            self.parsed = None
+        return self.root
+
+    def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
+        node = self._tree()
+        last = len(path) - 1
+        for depth, part in enumerate(path):
+            if node[0] == "m":
+                match = node[3].get(part)
+                if match is None:
+                    break
+                node = ("v", *match[:3]) if key and depth == last else match[3]
+            elif node[0] == "s" and isinstance(part, int) and 0 <= part < len(node[3]):
+                node = node[3][part]
+            else:
+                break
+        return node[1], node[2]
+
+    def plain_text(self, path: Path, *, key: bool = False) -> str | None:
+        node = self._tree()
+        last = len(path) - 1
+        for depth, part in enumerate(path):
+            if node[0] == "m" and (match := node[3].get(part)) is not None:
+                node = ("v", *match[:3]) if key and depth == last else match[3]
+            elif node[0] == "s" and isinstance(part, int) and 0 <= part < len(node[3]):
+                node = node[3][part]
+            else:
+                return None
+        return node[3] if node[0] == "v" and node[3] else None
+
+
+class _MarkTree:
+    """FastLayout's nodes from the lines, in the structure _Assemble found (checked there already)."""
+
+    def __init__(self, parsed: list[tuple]):
+        self.numbers = [number for number, entry in enumerate(parsed, 1) if entry is not _SKIP]
+        self.entries = [entry for entry in parsed if entry is not _SKIP]
+        self.pos = 0
+
+    def tree(self) -> tuple:
+        return self.block(self.entries[0][0])
+
+    def block(self, indent: int) -> tuple:
+        if self.entries[self.pos][1] in (_ITEM_VALUE, _ITEM_KEY):
+            return self.sequence(indent)
+        return self.mapping(indent)
+
+    def mapping(self, indent: int) -> tuple:
+        entries, numbers = self.entries, self.numbers
+        start = (numbers[self.pos], entries[self.pos][0] + 1)  # a block mapping starts at its first key
+        pairs: dict = {}
+        while self.pos < len(entries) and entries[self.pos][0] == indent:
+            column, kind, key, _, fresh, _, (key_text, value_marks) = entries[self.pos]
+            number = numbers[self.pos]
+            self.pos += 1
+            if kind == _KEY_VALUE:
+                child = _value_node(number, fresh, value_marks)
+            else:
+                child = self.nested(indent, number, value_marks)
+            pairs[key] = (number, column + 1, key_text, child)  # the last of duplicates, as in the data
+        return ("m", *start, pairs)
+
+    def sequence(self, indent: int) -> tuple:
+        entries, numbers = self.entries, self.numbers
+        start = (numbers[self.pos], indent + 1)  # a block list starts at its first dash
+        items: list = []
+        while self.pos < len(entries) and entries[self.pos][0] == indent:
+            _, kind, _, value, fresh, _, marks = entries[self.pos]
+            if kind == _ITEM_VALUE:
+                items.append(_value_node(numbers[self.pos], fresh, marks[1]))
+                self.pos += 1
+            elif kind == _ITEM_KEY:
+                entries[self.pos] = value  # the key line after the dash (this tree's own list)
+                items.append(self.mapping(value[0]))
+            else:
+                break
+        return ("s", *start, items)
+
+    def nested(self, indent: int, number: int, empty_marks: tuple) -> tuple:
+        if self.pos < len(self.entries):
+            column, kind = self.entries[self.pos][:2]
+            if column > indent:
+                return self.block(column)
+            if column == indent and kind in (_ITEM_VALUE, _ITEM_KEY):
+                return self.sequence(indent)
+        return ("v", number, empty_marks[0], None)
+
+
+def _value_node(number: int, fresh: Any, marks: tuple) -> tuple:
+    column, text, items = marks
+    if fresh is None:
+        return ("v", number, column, text)
+    if fresh is list:
+        return ("s", number, column, [("v", number, at, item) for at, item in items])
+    return ("m", number, column, {key: (number, key_at, key_text, ("v", number, at, text))
+                                  for key, key_at, key_text, at, text in items})
 
 
 def _flow_plain(text: str) -> str:

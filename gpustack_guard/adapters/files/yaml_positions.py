@@ -99,18 +99,14 @@ class LocatedDocument:
     # and the value read (position() gives the place); a spec check refuses them (editors' YAML 1.2 reads another)
     yaml11_numbers: list[tuple[Path, str, Any]] = field(default_factory=list)
     _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
-    # The text of a document yaml_fast read without nodes: composed (once) when a position is first asked
-    source: str | None = field(default=None, repr=False, compare=False)
-
-    def _root(self) -> Any:
-        if self.source is not None:
-            self.root = yaml.compose(self.source, Loader=_TagMemoLoader)
-            self.source = None
-        return self.root
+    # yaml_fast.FastLayout of a document read without nodes: it answers position() and plain_text() instead
+    layout: Any = field(default=None, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
-        node = self._root()
+        if self.layout is not None:
+            return self.layout.position(path, key=key)
+        node = self.root
         if node is None:
             return self.start_line, 1
         for depth, part in enumerate(path):
@@ -128,7 +124,9 @@ class LocatedDocument:
     def plain_text(self, path: Path, *, key: bool = False) -> str | None:
         """The unquoted text written at `path` (its key with `key`) when it is a plain scalar (what YAML read as a
         bool, number or null), else None."""
-        node = self._root()
+        if self.layout is not None:
+            return self.layout.plain_text(path, key=key)
+        node = self.root
         for depth, part in enumerate(path):
             if isinstance(node, yaml.MappingNode) and (match := self._pairs(node).get(part)) is not None:
                 node = match[0] if key and depth == len(path) - 1 else match[1]

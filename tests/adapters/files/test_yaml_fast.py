@@ -181,6 +181,7 @@ def test_load_documents_keeps_its_errors_and_limits() -> None:
 def test_the_common_shape_is_taken() -> None:
     assert fast_documents(BASE, MAX_SPEC_ITEMS) is not None
     documents = load_documents(BASE, max_items=MAX_SPEC_ITEMS)
-    assert documents[0].source == BASE  # nothing composed until a position is asked
+    assert documents[0].root is None  # no nodes composed
     assert documents[0].position(("guard", "vars", "max_num_seqs")) == (20, 19)
-    assert documents[0].source is None
+    assert documents[0].position(("worker_selector", "rack"), key=True) == (21, 19)
+    assert documents[0].plain_text(("replicas",)) == "1"
