@@ -2,18 +2,20 @@
 
 Why: composing PyYAML nodes (libyaml parses in C, but every node and mark is a Python object) and building values
 from them was the largest part of loading a spec tree. Most lines of a tree repeat from file to file
-(`replicas: 1`, `  - --max-model-len=8192`), so each distinct line is read once into what it holds (its indent,
-key and value) and a file is put together from those; positions are not recorded: the first position() or
-plain_text() call composes the document as before (LocatedDocument.source), which only files with a finding pay.
-Measured: see docs/performance.md, round 23.
+(`replicas: 1`, `  - --max-model-len=8192`), so each distinct line is read once into what it holds (indent, key,
+value, where the composer would place them) and a file is put together from those. Positions are put together
+only when one is first asked (FastLayout), which only a file with a finding does. Measured at 10,000 specs
+(benchmarks/scale.py's tree, every file taken): load_documents ~49 -> ~11 us a spec, the 2,250 files asked for
+positions ~22 ms (composing them again was ~140); load_specs 743 -> 392 ms CPU (docs/performance.md, round 23).
 
-Accepts one document of: block mappings; block sequences of `- ` items (flush under their key or indented,
-mappings as items); plain scalars on one line; '...' and "..." scalars on one line without '' or a backslash;
-one-line flow lists and mappings of plain scalars ([a, b], {rack: r1}); comments and blank lines. Scalars resolve
-through the full path's own _resolve and _scalar (YAML 1.1 implicit types); duplicate keys and YAML 1.1-only
-numbers are reported as there. Anything else (anchors, aliases, tags, `<<`, `---`/`...`, block scalars,
-continued scalars, escapes, tabs, CR, BOM, control characters, `? ` keys, nested flow, odd indentation, a file
-near a limit, a scalar the full path would refuse) returns None, and load_documents composes the text as before.
+Accepts documents (the first, or each after a line that is `---` alone) of: block mappings; block sequences of
+`- ` items (flush under their key or indented, mappings as items); plain scalars on one line; '...' and "..."
+scalars on one line without '' or a backslash; one-line flow lists and mappings of plain scalars ([a, b],
+{rack: r1}); comments and blank lines. Scalars resolve through the full path's own _resolve and _scalar (YAML 1.1
+implicit types); duplicate keys and YAML 1.1-only numbers are reported as there. Anything else (anchors, aliases,
+tags, `<<`, `...`, `--- x`, block scalars, continued scalars, escapes, tabs, CR, BOM, control characters, `? `
+keys, nested flow, odd indentation, a file near a limit, a scalar the full path would refuse) returns None, and
+load_documents composes the text as before.
 tests/adapters/files/test_yaml_fast.py runs both paths on every YAML file of the repository and on the
 neighbours of this shape.
 """
@@ -56,6 +58,7 @@ _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they
 # place the key and value (_Marks), read only when a position is asked.
 _KEY_VALUE, _KEY_OPEN, _ITEM_VALUE, _ITEM_KEY = range(4)  # `k: v`, `k:` (value below), `- v`, `- k: ...`
 _SKIP = (-1, -1, None, None, None, (), None)  # a blank or comment line
+_DOCUMENT_START = (-2, -2, None, None, None, (), None)  # a line that is `---` and nothing else
 _LINES: dict[str, tuple] = {}
 
 
@@ -67,8 +70,6 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
     """The document of `text` as load_documents would build it, or None when the text is not the common shape."""
     if len(text) > MAX_FAST_CHARS or _REFUSED.search(text) is not None:
         return None
-    if text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
-        return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
         return None
     known = _LINES.get
@@ -76,22 +77,44 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
         parsed = [known(line) or _read_line(line) for line in text.split("\n")]
     except _Decline:
         return None
-    entries = [entry for entry in parsed if entry is not _SKIP]
-    if not entries:
-        return None
-    doc = LocatedDocument(data=None, start_line=parsed.index(entries[0]) + 1, layout=FastLayout(parsed))
-    build = _Assemble(entries, parsed, doc)
-    try:
-        doc.data = build.block(entries[0][0], ())
-    except _Decline:
-        return None
-    if build.pos != len(entries):  # a line less indented than the root's first
-        return None
-    return [doc]
+    documents = []
+    for offset, lines in _split_documents(parsed):
+        entries = [entry for entry in lines if entry is not _SKIP]
+        if not entries:
+            continue  # an empty document (blank, comments only), skipped as load_documents skips it
+        doc = LocatedDocument(data=None, start_line=offset + lines.index(entries[0]) + 1,
+                              layout=FastLayout(lines, offset))
+        build = _Assemble(entries, lines, offset, doc)
+        try:
+            doc.data = build.block(entries[0][0], ())
+        except _Decline:
+            return None
+        if build.pos != len(entries):  # a line less indented than the root's first
+            return None
+        documents.append(doc)
+    return documents or None
+
+
+def _split_documents(parsed: list[tuple]) -> list[tuple[int, list[tuple]]]:
+    """The lines of each document (a `---` line starts the next) with the number of lines before them."""
+    if _DOCUMENT_START not in parsed:
+        return [(0, parsed)]
+    parts = []
+    start = 0
+    for index, entry in enumerate(parsed):
+        if entry is _DOCUMENT_START:
+            parts.append((start, parsed[start:index]))
+            start = index + 1
+    parts.append((start, parsed[start:]))
+    return parts
 
 
 def _read_line(line: str) -> tuple:
     """What one line holds (kept for the next file that has it), _SKIP for a blank or comment line."""
+    if line.startswith(("---", "...")):
+        if line == "---":
+            return _DOCUMENT_START
+        raise _Decline  # a marker with more on its line, a document end, a directive's end
     content = line.lstrip(" ")
     if not content or content[0] == "#":
         return _SKIP
@@ -261,9 +284,10 @@ class _Assemble:
     """A file's values from its lines, in the full path's order (a key before its value, depth first), so
     duplicate keys and YAML 1.1-only numbers are listed in the same order."""
 
-    def __init__(self, entries: list[tuple], parsed: list[tuple], doc: LocatedDocument):
+    def __init__(self, entries: list[tuple], parsed: list[tuple], offset: int, doc: LocatedDocument):
         self.entries = entries
         self.parsed = parsed
+        self.offset = offset  # lines before the document's own
         self.doc = doc
         self.pos = 0
 
@@ -346,7 +370,7 @@ class _Assemble:
         return None  # what an empty plain scalar resolves to
 
     def duplicate(self, path: Path, pos: int, column: int) -> None:
-        numbers = [number for number, entry in enumerate(self.parsed, 1) if entry is not _SKIP]
+        numbers = [number for number, entry in enumerate(self.parsed, self.offset + 1) if entry is not _SKIP]
         self.doc.duplicate_keys.append((path, numbers[pos], column + 1))
 
     def yaml11(self, path: Path, numbers: tuple) -> None:
@@ -360,14 +384,15 @@ class FastLayout:
     ("m", line, column, {key: (key line, key column, key's plain text, value node)}), ("s", line, column,
     [item nodes]) and ("v", line, column, plain text or None), lines and columns 1-based."""
 
-    def __init__(self, parsed: list[tuple]):
+    def __init__(self, parsed: list[tuple], offset: int):
         self.parsed: list[tuple] | None = parsed
+        self.offset = offset  # lines before the document's own
         self.root: tuple | None = None
 
     def _tree(self) -> tuple:
         if self.root is None:
             assert self.parsed is not None
-            self.root = _MarkTree(self.parsed).tree()
+            self.root = _MarkTree(self.parsed, self.offset).tree()
             self.parsed = None
         return self.root
 
@@ -402,8 +427,8 @@ class FastLayout:
 class _MarkTree:
     """FastLayout's nodes from the lines, in the structure _Assemble found (checked there already)."""
 
-    def __init__(self, parsed: list[tuple]):
-        self.numbers = [number for number, entry in enumerate(parsed, 1) if entry is not _SKIP]
+    def __init__(self, parsed: list[tuple], offset: int):
+        self.numbers = [number for number, entry in enumerate(parsed, offset + 1) if entry is not _SKIP]
         self.entries = [entry for entry in parsed if entry is not _SKIP]
         self.pos = 0
 

@@ -61,17 +61,17 @@ def assert_same(text: str, max_items: int = MAX_SPEC_ITEMS) -> bool:
         return False
     if fast is None:
         return False
-    assert len(fast) == len(full) == 1, text
-    ours, theirs = fast[0], full[0]
-    assert _typed(ours.data) == _typed(theirs.data), text
-    assert ours.start_line == theirs.start_line, text
-    assert ours.duplicate_keys == theirs.duplicate_keys, text
-    assert [(p, t, _typed(v)) for p, t, v in ours.yaml11_numbers] == \
-        [(p, t, _typed(v)) for p, t, v in theirs.yaml11_numbers], text
-    for path in _paths(theirs.data):
-        for key in (False, True):
-            assert ours.position(path, key=key) == theirs.position(path, key=key), (path, key, text)
-            assert ours.plain_text(path, key=key) == theirs.plain_text(path, key=key), (path, key, text)
+    assert len(fast) == len(full), text
+    for ours, theirs in zip(fast, full):
+        assert _typed(ours.data) == _typed(theirs.data), text
+        assert ours.start_line == theirs.start_line, text
+        assert ours.duplicate_keys == theirs.duplicate_keys, text
+        assert [(p, t, _typed(v)) for p, t, v in ours.yaml11_numbers] == \
+            [(p, t, _typed(v)) for p, t, v in theirs.yaml11_numbers], text
+        for path in _paths(theirs.data):
+            for key in (False, True):
+                assert ours.position(path, key=key) == theirs.position(path, key=key), (path, key, text)
+                assert ours.plain_text(path, key=key) == theirs.plain_text(path, key=key), (path, key, text)
     return True
 
 
@@ -152,6 +152,9 @@ def _neighbours() -> list[str]:
             texts.append("\n".join(lines[:index + 1] + [indent + replacement] + lines[index + 1:]))
     texts += [BASE.replace("\n", "\r\n"), BASE.replace("\n", "  \n"), "\ufeff" + BASE, BASE.rstrip("\n"),
               BASE + "\n\n", "\n\n" + BASE, "---\n" + BASE, BASE + "...\n", BASE + "---\nname: b\n", "",
+              BASE + "---\n", BASE + "---\n# only a comment\n---\n" + BASE, "---\n---\n", "a: 1\n---\n  b: 2\n",
+              "a:\n---\n  b: 1\n", "a: 1\n--- \nb: 2\n", "a: 1\n---\n- x\n---\nx\n", "a: 1\n---\nb: 2\nb: 3\n",
+              BASE + "---\n" + BASE.replace("replicas: 1", "replicas: 010"),
               "# only a comment\n", "x\n", "- a\n- b\n", "- a: 1\n  b: 2\n- c: 3\n", "  a: 1\n  b: 2\n",
               "  a: 1\nb: 2\n", "a:\n- x\n- y\nb: 1\n", "a:\n  - x\n  - y\nb: 1\n", "a:\n    - x\n    - y\n",
               "a:\n- x\n  - y\n", "a:\n  - x\n - y\n", "a:\n  - k: 1\n    j: 2\n  - k: 3\n",
