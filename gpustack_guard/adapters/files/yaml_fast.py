@@ -32,24 +32,27 @@ from gpustack_guard.adapters.files.yaml_positions import (
     _INT,
     _PLAIN,
     _STR,
+    MAX_NODES,
     LocatedDocument,
     Path,
     YamlSyntaxError,
     _resolve,
     _scalar,
     _yaml11_only,
+    node_bound,
 )
 
-# Files longer than this go the full way: node_bound() of a shorter text stays below COUNT_ABOVE (3 nodes a
-# character at most), and no scalar reaches MAX_SCALAR_CHARS, nor a key YAML's 1,024 characters.
+# A text longer than this (a fleet snapshot) is taken only when node_bound() shows it within MAX_NODES and it
+# holds no `---`: below it, node_bound() cannot pass COUNT_ABOVE (3 nodes a character at most), so the full path
+# would not count it either.
 MAX_FAST_CHARS = 16_000
+_MAX_LINE_CHARS = 60_000  # a longer line could hold a value past MAX_SCALAR_CHARS
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
 _MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
 _MAX_LINES_KEPT = 65_536  # distinct lines remembered (a 10,000-spec tree has ~25,000); then forgotten at once
 # Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM.
 _REFUSED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # what a plain scalar may not start with (`-x` aside)
-_FLOW_SPECIAL = frozenset("[]{}#'\"")  # inside a one-line flow collection: nesting, comments, quotes
 _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they only make us decline
 
 # What a line holds: (indent, kind, key, value, fresh, numbers, marks). `fresh` is list or dict for a flow
@@ -68,7 +71,9 @@ class _Decline(Exception):
 
 def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
     """The document of `text` as load_documents would build it, or None when the text is not the common shape."""
-    if len(text) > MAX_FAST_CHARS or _REFUSED.search(text) is not None:
+    if len(text) > MAX_FAST_CHARS and ("---" in text or node_bound(text) > MAX_NODES):
+        return None
+    if _REFUSED.search(text) is not None:
         return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
         return None
@@ -111,6 +116,8 @@ def _split_documents(parsed: list[tuple]) -> list[tuple[int, list[tuple]]]:
 
 def _read_line(line: str) -> tuple:
     """What one line holds (kept for the next file that has it), _SKIP for a blank or comment line."""
+    if len(line) > _MAX_LINE_CHARS:
+        raise _Decline
     if line.startswith(("---", "...")):
         if line == "---":
             return _DOCUMENT_START
@@ -151,7 +158,7 @@ def _key_line(content: str, column: int) -> tuple:
         value, fresh, numbers, value_marks = _inline(rest, column + len(content) - len(rest))
         return (column, _KEY_VALUE, key, value, fresh, numbers, (key_plain, value_marks))
     # the composer puts an empty value just after the `:`
-    return (column, _KEY_OPEN, key, None, None, (), (key_plain, (column + end + 2, None, None)))
+    return (column, _KEY_OPEN, key, None, None, (), (key_plain, ("v", column + end + 2, None)))
 
 
 def _key(text: str) -> Any:
@@ -169,20 +176,21 @@ def _key(text: str) -> Any:
 
 def _inline(rest: str, column: int) -> tuple[Any, Any, tuple, tuple]:
     """A value written on its key's or dash's line (at 0-based `column`): (value, fresh, YAML 1.1-only numbers,
-    value marks: its 1-based column, its plain text, its flow items' marks)."""
+    marks). Marks are what FastLayout makes nodes of, without the line: ("v", 1-based column, plain text or
+    None), ("s", column, [item marks]) or ("m", column, {key: (key column, key's plain text, value marks)})."""
     first = rest[0]
     if first in "'\"":
         body, end = _quoted(rest)
         _only_comment(rest[end:])
-        return body, None, (), (column + 1, None, None)
+        return body, None, (), ("v", column + 1, None)
     if first == "[" or first == "{":
-        return _flow(rest, column)
+        return _Flow(rest, column).read()
     cut = rest.find(" #")
     text = (rest if cut < 0 else rest[:cut]).rstrip(" ")
     if not _plain_start_ok(text, False) or not _plain_body_ok(text):
         raise _Decline
     value, numbers = _plain(text, ())
-    return value, None, numbers, (column + 1, text, None)
+    return value, None, numbers, ("v", column + 1, text)
 
 
 def _plain(text: str, below: Path) -> tuple[Any, tuple]:
@@ -192,47 +200,110 @@ def _plain(text: str, below: Path) -> tuple[Any, tuple]:
     return value, ()
 
 
-def _flow(rest: str, column: int) -> tuple[Any, Any, tuple, tuple]:
-    """A one-line flow list or mapping; its items' marks are (1-based column, text) each, a mapping's pairs
-    (key, key column, key text, value column, value text)."""
-    closer = "]" if rest[0] == "[" else "}"
-    end = rest.find(closer)
-    if end < 0:
-        raise _Decline  # continued on the next line
-    _only_comment(rest[end + 1:])
-    inner = rest[1:end]
-    if any(c in _FLOW_SPECIAL for c in inner):
-        raise _Decline
-    fresh = list if closer == "]" else dict
-    if not inner.strip(" "):
-        return (), fresh, (), (column + 1, None, ())
-    values: list = []
-    item_marks: list = []
-    numbers: tuple = ()
-    keys: set = set()
-    start = column + 2  # 1-based column of the first part, after the bracket
-    for index, raw in enumerate(inner.split(",")):
-        part = raw.strip(" ")
-        at = start + len(raw) - len(raw.lstrip(" "))
-        start += len(raw) + 1
-        if closer == "]":
-            value, found = _plain(_flow_plain(part), (index,))
-            values.append(value)
-            item_marks.append((at, part))
+class _FrozenMap(tuple):
+    """A flow mapping's pairs as a line keeps them (each use thaws its own dict)."""
+
+
+def _thaw(value: Any) -> Any:
+    """A fresh copy of a kept flow value: lists from tuples, dicts from _FrozenMap, scalars as they are."""
+    if type(value) is _FrozenMap:
+        return {key: _thaw(item) for key, item in value}
+    if type(value) is tuple:
+        return [_thaw(item) for item in value]
+    return value
+
+
+_FLOW_STOP = re.compile(r"[,\[\]{}#'\"]")  # what ends a plain scalar in a flow collection (quotes: declined)
+_MAX_FLOW_DEPTH = 8  # collections inside one another on one line
+
+
+class _Flow:
+    """A flow collection that opens and closes on its line, plain scalars only, nested up to _MAX_FLOW_DEPTH."""
+
+    def __init__(self, rest: str, column: int):
+        self.text = rest
+        self.base = column + 1  # 1-based column of rest[0]
+        self.pos = 0
+        self.numbers: tuple = ()
+        self.nested = False
+
+    def read(self) -> tuple[Any, Any, tuple, tuple]:
+        value, marks = self.collection((), 0)
+        _only_comment(self.text[self.pos:])
+        if self.nested:
+            return value, _thaw, self.numbers, marks
+        return value, (list if marks[0] == "s" else dict), self.numbers, marks
+
+    def collection(self, below: Path, depth: int) -> tuple[Any, tuple]:
+        if depth >= _MAX_FLOW_DEPTH:
+            raise _Decline
+        text = self.text
+        start = self.pos
+        closer = "]" if text[start] == "[" else "}"
+        self.pos += 1
+        self.spaces()
+        values: list = []
+        children: Any = [] if closer == "]" else {}
+        if text[self.pos:self.pos + 1] == closer:
+            self.pos += 1
         else:
-            key_text, separator, value_text = part.partition(": ")
-            if not separator or ":" in key_text:
-                raise _Decline
-            key = _plain_value(_flow_plain(key_text))[0]
-            if key in keys:
-                raise _Decline  # the full path reports it with its column
-            keys.add(key)
-            value_text = value_text.lstrip(" ")
-            value, found = _plain(_flow_plain(value_text), (key,))
-            values.append((key, value))
-            item_marks.append((key, at, key_text, at + len(part) - len(value_text), value_text))
-        numbers += found
-    return tuple(values), fresh, numbers, (column + 1, None, tuple(item_marks))
+            while True:
+                if closer == "]":
+                    value, marks = self.value(below + (len(values),), depth)
+                    values.append(value)
+                    children.append(marks)
+                else:
+                    self.pair(below, depth, values, children)
+                self.spaces()
+                stop = text[self.pos:self.pos + 1]
+                self.pos += 1
+                if stop == closer:
+                    break
+                if stop != ",":
+                    raise _Decline  # unclosed on this line, or something after a value
+                self.spaces()
+                if text[self.pos:self.pos + 1] == closer:
+                    raise _Decline  # a trailing comma
+        if closer == "]":
+            return tuple(values), ("s", self.base + start, children)
+        return _FrozenMap(values), ("m", self.base + start, children)
+
+    def pair(self, below: Path, depth: int, values: list, children: dict) -> None:
+        at = self.pos
+        stop = _FLOW_STOP.search(self.text, at)
+        if stop is None:
+            raise _Decline
+        key_text, separator, _ = self.text[at:stop.start()].partition(": ")
+        if not separator or ":" in key_text:
+            raise _Decline
+        key = _plain_value(_flow_plain(key_text))[0]
+        if key in children:
+            raise _Decline  # the full path reports it with its column
+        self.pos = at + len(key_text) + 2
+        self.spaces()
+        value, marks = self.value(below + (key,), depth)
+        values.append((key, value))
+        children[key] = (self.base + at, key_text, marks)
+
+    def value(self, below: Path, depth: int) -> tuple[Any, tuple]:
+        text = self.text
+        if text[self.pos:self.pos + 1] in ("[", "{"):
+            self.nested = True
+            return self.collection(below, depth + 1)
+        at = self.pos
+        stop = _FLOW_STOP.search(text, at)
+        if stop is None or text[stop.start()] not in ",]}":
+            raise _Decline  # unclosed, or a bracket, comment or quote inside a plain scalar
+        item = _flow_plain(text[at:stop.start()].rstrip(" "))
+        self.pos = at + len(item)
+        value, found = _plain(item, below)
+        self.numbers += found
+        return value, ("v", self.base + at, item)
+
+    def spaces(self) -> None:
+        text = self.text
+        while text[self.pos:self.pos + 1] == " ":
+            self.pos += 1
 
 
 def _is_item(content: str) -> bool:
@@ -449,7 +520,7 @@ class _MarkTree:
             number = numbers[self.pos]
             self.pos += 1
             if kind == _KEY_VALUE:
-                child = _value_node(number, fresh, value_marks)
+                child = _value_node(number, value_marks)
             else:
                 child = self.nested(indent, number, value_marks)
             pairs[key] = (number, column + 1, key_text, child)  # the last of duplicates, as in the data
@@ -462,7 +533,7 @@ class _MarkTree:
         while self.pos < len(entries) and entries[self.pos][0] == indent:
             _, kind, _, value, fresh, _, marks = entries[self.pos]
             if kind == _ITEM_VALUE:
-                items.append(_value_node(numbers[self.pos], fresh, marks[1]))
+                items.append(_value_node(numbers[self.pos], marks[1]))
                 self.pos += 1
             elif kind == _ITEM_KEY:
                 entries[self.pos] = value  # the key line after the dash (this tree's own list)
@@ -478,17 +549,18 @@ class _MarkTree:
                 return self.block(column)
             if column == indent and kind in (_ITEM_VALUE, _ITEM_KEY):
                 return self.sequence(indent)
-        return ("v", number, empty_marks[0], None)
+        return _value_node(number, empty_marks)
 
 
-def _value_node(number: int, fresh: Any, marks: tuple) -> tuple:
-    column, text, items = marks
-    if fresh is None:
-        return ("v", number, column, text)
-    if fresh is list:
-        return ("s", number, column, [("v", number, at, item) for at, item in items])
-    return ("m", number, column, {key: (number, key_at, key_text, ("v", number, at, text))
-                                  for key, key_at, key_text, at, text in items})
+def _value_node(number: int, marks: tuple) -> tuple:
+    """A FastLayout node of a value's marks, on line `number`."""
+    kind, column, body = marks
+    if kind == "v":
+        return ("v", number, column, body)
+    if kind == "s":
+        return ("s", number, column, [_value_node(number, item) for item in body])
+    return ("m", number, column, {key: (number, key_column, key_text, _value_node(number, item))
+                                  for key, (key_column, key_text, item) in body.items()})
 
 
 def _flow_plain(text: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpustack_guard.adapters.files.yaml_fast import fast_documents
+from gpustack_guard.adapters.files.yaml_fast import MAX_FAST_CHARS, fast_documents
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_ITEMS,
     MAX_SPEC_ITEMS,
@@ -119,6 +119,9 @@ VALUES = [
     "x # comment", "'x' # c", "'x'# c", '"x"x', "[a, b]", "[a,b]", "[ a , b ]", "[]", "[ ]", "{}", "[a, b,]",
     "[a, [b]]", "[a: b]", "[a, 'b']", "[node-000:cuda:0]", "[a:, b]", "[-1, 1:30, yes, ~]", "{rack: r1}",
     "{rack: r1, zone: z}", "{a: 1, a: 2}", "{a:1}", "{a: [b]}", "{a: }", "[a] b", "[a] # c", "[a", "{a: b",
+    "{a: {b: c}}", "{a: [b, c], d: e}", "[[a, b], [c]]", "[{a: 1}, {a: 2}]", "{a: {b: {c: 010}}}", "[a, [b]",
+    "{a: {b: c}", "{a: {b: c}} # c", "{a: {b: c}}x", "[[[[[[[[[a]]]]]]]]]", "{a: [b,]}", "{a: b, a: [c]}",
+    "{a: [1:30, 0x1F]}", "[ [ a ] , { b: c } ]", "{a: , b: c}", "{a:{b: c}}", "{a: {b: c} d}",
     "a: b", "a:", "a:b", "http://x:80/y", "- a", "-", "-a", "--flag=1", "? a", "?a", ":a", "%x", "@x", "`x",
     ",x", "a,b", "a[0]", "a{b}", "\u00e9t\u00e9", "\u00a0x", "x\u00a0", "\u2028", "\ufeffx", "\x85", "\x01",
     "a\tb", "'a", '"a', "x   ", "~x", "0.4", "1e", "0x", "1__0", "-0", "+.5", "0.", "12:", "a'b", 'a"b',
@@ -133,6 +136,12 @@ LINES = [
     "name:v", "name: v:", "name: 'v'  # c", "name: v   ", "k: |", "k: >-", "k: 'multi", "   continued",
     "        deeper: 1", " odd: 1", "k: v # c: d", "'k': v", "'k':v", "[a]: b", "{a: b}: c",
 ]
+
+
+FLEET = "format_version: 1\nclusters:\n  - name: big\n    workers:\n" + "".join(
+    f"      - name: node-{w:04d}\n        labels: {{rack: r{w % 10}}}\n        gpus:\n" + "".join(
+        f"          - {{index: {g}, name: NVIDIA L40S, memory: {{total: 46068MiB}}}}\n" for g in range(4))
+    for w in range(300))  # a fleet snapshot's shape, longer than MAX_FAST_CHARS
 
 
 def _neighbours() -> list[str]:
@@ -163,7 +172,9 @@ def _neighbours() -> list[str]:
               "a:\n  b: 1\n  b: 2\n", "a:\n  - b: 1\n    b: 2\n", "1: a\ntrue: b\n", "a:\n\n  b: 1\n",
               "a:\n# c\n  b: 1\n", "a: b\n  c\n", "a: 'b\n  c'\n", "a:\n  b\n", "a: [b,\n  c]\n",
               "a: " + "x" * 20_000 + "\n", "a: " + "9" * 1_200 + "\n", "k" * 1_100 + ": v\n",
-              "a:\n" + "".join(f"  - {i}\n" for i in range(5_000)),
+              "a:\n" + "".join(f"  - {i}\n" for i in range(5_000)), FLEET, FLEET + "---\n",
+              FLEET.replace("total: 46068MiB}", "total: 46068MiB}", 1).replace("rack: r7", "rack: *r7"),
+              FLEET.replace("node-0007", "node-0007\n        name: dup"),
               "".join(" " * (2 * d) + f"k{d}:\n" for d in range(70)) + " " * 140 + "v: 1\n"]
     return texts
 
@@ -172,6 +183,11 @@ def test_neighbours_of_the_common_shape() -> None:
     texts = _neighbours()
     taken = sum(assert_same(text) for text in texts)
     assert taken > len(texts) // 3  # the comparison ran: the fast path took a good share of them
+
+
+def test_a_fleet_is_taken() -> None:
+    assert len(FLEET) > MAX_FAST_CHARS
+    assert assert_same(FLEET, MAX_ITEMS)
 
 
 def test_load_documents_keeps_its_errors_and_limits() -> None:
