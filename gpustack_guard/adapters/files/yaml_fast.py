@@ -58,7 +58,7 @@ _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they
 # What a line holds: (indent, kind, key, value, fresh, numbers, marks). `fresh` is list or dict for a flow
 # collection (the line keeps a tuple; each file gets its own copy), None for a scalar; `numbers` are the YAML
 # 1.1-only numbers of the value as (path below the value, text, value read); `marks` is where the composer would
-# place the key and value (_Marks), read only when a position is asked.
+# place the key and value (see _inline), read only when a position is asked (FastLayout).
 _KEY_VALUE, _KEY_OPEN, _ITEM_VALUE, _ITEM_KEY = range(4)  # `k: v`, `k:` (value below), `- v`, `- k: ...`
 _SKIP = (-1, -1, None, None, None, (), None)  # a blank or comment line
 _DOCUMENT_START = (-2, -2, None, None, None, (), None)  # a line that is `---` and nothing else
