@@ -14,7 +14,7 @@ scalars on one line without '' or a backslash; one-line flow lists and mappings 
 {rack: r1}); comments and blank lines. Scalars resolve through the full path's own _resolve and _scalar (YAML 1.1
 implicit types); duplicate keys and YAML 1.1-only numbers are reported as there. Anything else (anchors, aliases,
 tags, `<<`, `...`, `--- x`, block scalars, continued scalars, escapes, tabs, CR, BOM, control characters, `? `
-keys, nested flow, odd indentation, a file near a limit, a scalar the full path would refuse) returns None, and
+keys, nested flow, odd indentation, a file past a limit, a scalar the full path would refuse) returns None, and
 load_documents composes the text as before.
 tests/adapters/files/test_yaml_fast.py runs both paths on every YAML file of the repository and on the
 neighbours of this shape.
@@ -27,12 +27,12 @@ from typing import Any
 
 import yaml
 
+from gpustack_guard.adapters.files import yaml_positions
 from gpustack_guard.adapters.files.yaml_positions import (
     _FLOAT,
     _INT,
     _PLAIN,
     _STR,
-    MAX_NODES,
     LocatedDocument,
     Path,
     YamlSyntaxError,
@@ -42,10 +42,6 @@ from gpustack_guard.adapters.files.yaml_positions import (
     node_bound,
 )
 
-# A text longer than this (a fleet snapshot) is taken only when node_bound() shows it within MAX_NODES and it
-# holds no `---`: below it, node_bound() cannot pass COUNT_ABOVE (3 nodes a character at most), so the full path
-# would not count it either.
-MAX_FAST_CHARS = 16_000
 _MAX_LINE_CHARS = 60_000  # a longer line could hold a value past MAX_SCALAR_CHARS
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
 _MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
@@ -71,7 +67,11 @@ class _Decline(Exception):
 
 def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
     """The document of `text` as load_documents would build it, or None when the text is not the common shape."""
-    if len(text) > MAX_FAST_CHARS and ("---" in text or node_bound(text) > MAX_NODES):
+    # The limits read at each call, as load_documents reads them. node_bound() is at most 3 a character, so a
+    # spec needs no count to stay within MAX_NODES; each document after the first takes a `---\n`.
+    if 3 * len(text) + 2 > yaml_positions.MAX_NODES and node_bound(text) > yaml_positions.MAX_NODES:
+        return None
+    if (len(text) + 1) // 4 + 1 >= yaml_positions.MAX_DOCUMENTS and "---" in text:
         return None
     if _REFUSED.search(text) is not None:
         return None

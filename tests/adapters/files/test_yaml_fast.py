@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from gpustack_guard.adapters.files.yaml_fast import MAX_FAST_CHARS, fast_documents
+from gpustack_guard.adapters.files import yaml_positions
+from gpustack_guard.adapters.files.yaml_fast import fast_documents
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_ITEMS,
     MAX_SPEC_ITEMS,
     YamlSyntaxError,
     load_composed,
     load_documents,
+    node_bound,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -141,7 +143,7 @@ LINES = [
 FLEET = "format_version: 1\nclusters:\n  - name: big\n    workers:\n" + "".join(
     f"      - name: node-{w:04d}\n        labels: {{rack: r{w % 10}}}\n        gpus:\n" + "".join(
         f"          - {{index: {g}, name: NVIDIA L40S, memory: {{total: 46068MiB}}}}\n" for g in range(4))
-    for w in range(300))  # a fleet snapshot's shape, longer than MAX_FAST_CHARS
+    for w in range(500))  # a fleet snapshot's shape, one the full path counts
 
 
 def _neighbours() -> list[str]:
@@ -186,8 +188,17 @@ def test_neighbours_of_the_common_shape() -> None:
 
 
 def test_a_fleet_is_taken() -> None:
-    assert len(FLEET) > MAX_FAST_CHARS
+    assert node_bound(FLEET) > yaml_positions.COUNT_ABOVE
     assert assert_same(FLEET, MAX_ITEMS)
+
+
+def test_the_limits_are_read_when_called(monkeypatch) -> None:
+    """A limit lowered (as tests do) sends a text past it the full way, which reports it."""
+    monkeypatch.setattr(yaml_positions, "MAX_NODES", 1_000)
+    assert fast_documents(FLEET, MAX_ITEMS) is None
+    monkeypatch.setattr(yaml_positions, "MAX_DOCUMENTS", 2)
+    assert fast_documents("a: 1\n---\nb: 2\n---\nc: 3\n", MAX_ITEMS) is None
+    assert fast_documents(BASE, MAX_ITEMS) is not None
 
 
 def test_load_documents_keeps_its_errors_and_limits() -> None:
