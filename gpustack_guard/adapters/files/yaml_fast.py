@@ -564,8 +564,9 @@ def _value_node(number: int, marks: tuple) -> tuple:
 
 
 def _flow_plain(text: str) -> str:
-    """A plain scalar inside a one-line flow collection."""
-    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text:
+    """A plain scalar inside a one-line flow collection. libyaml refuses a `:` there before `,?[]{}` ("found
+    unexpected ':'"); the brackets and comma end the scalar, so `:` at its end or before `?` is declined."""
+    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text or ":?" in text:
         raise _Decline
     return text
 

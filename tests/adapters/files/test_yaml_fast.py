@@ -4,6 +4,7 @@ of a spec's common shape (one line changed at a time), the fast path either decl
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,7 @@ VALUES = [
     "{rack: r1, zone: z}", "{a: 1, a: 2}", "{a:1}", "{a: [b]}", "{a: }", "[a] b", "[a] # c", "[a", "{a: b",
     "{a: {b: c}}", "{a: [b, c], d: e}", "[[a, b], [c]]", "[{a: 1}, {a: 2}]", "{a: {b: {c: 010}}}", "[a, [b]",
     "{a: {b: c}", "{a: {b: c}} # c", "{a: {b: c}}x", "[[[[[[[[[a]]]]]]]]]", "{a: [b,]}", "{a: b, a: [c]}",
-    "{a: [1:30, 0x1F]}", "[ [ a ] , { b: c } ]", "{a: , b: c}", "{a:{b: c}}", "{a: {b: c} d}",
+    "{a: [1:30, 0x1F]}", "[a:?b]", "{a: b:?c}", "[a?:b]", "[ [ a ] , { b: c } ]", "{a: , b: c}", "{a:{b: c}}", "{a: {b: c} d}",
     "a: b", "a:", "a:b", "http://x:80/y", "- a", "-", "-a", "--flag=1", "? a", "?a", ":a", "%x", "@x", "`x",
     ",x", "a,b", "a[0]", "a{b}", "\u00e9t\u00e9", "\u00a0x", "x\u00a0", "\u2028", "\ufeffx", "\x85", "\x01",
     "a\tb", "'a", '"a', "x   ", "~x", "0.4", "1e", "0x", "1__0", "-0", "+.5", "0.", "12:", "a'b", 'a"b',
@@ -174,6 +175,8 @@ def _neighbours() -> list[str]:
               "a:\n  b: 1\n  b: 2\n", "a:\n  - b: 1\n    b: 2\n", "1: a\ntrue: b\n", "a:\n\n  b: 1\n",
               "a:\n# c\n  b: 1\n", "a: b\n  c\n", "a: 'b\n  c'\n", "a:\n  b\n", "a: [b,\n  c]\n",
               "a: " + "x" * 20_000 + "\n", "a: " + "9" * 1_200 + "\n", "k" * 1_100 + ": v\n",
+              "k\U0001F600: [a, b]\n", "\u00e9: {x: [1, 2]}\n", "- \u00e9: 1\n  \u00fc: [a, \U0001F600b]\n",
+              "a: \U0001F600 # c\nb: [\u00e9, \u00fc]\n", '"\u00e9": [x]\n', "a:\n  - [\u00e9, {\u00fc: 1}]\n",
               "a:\n" + "".join(f"  - {i}\n" for i in range(5_000)), FLEET, FLEET + "---\n",
               FLEET.replace("total: 46068MiB}", "total: 46068MiB}", 1).replace("rack: r7", "rack: *r7"),
               FLEET.replace("node-0007", "node-0007\n        name: dup"),
@@ -185,6 +188,24 @@ def test_neighbours_of_the_common_shape() -> None:
     texts = _neighbours()
     taken = sum(assert_same(text) for text in texts)
     assert taken > len(texts) // 3  # the comparison ran: the fast path took a good share of them
+
+
+_ALPHABET = " \n-:#,[]{}'\"!&*|>?%@`\\\t\r.~01xyYN_\u00e9"  # YAML's signs, and a few letters and digits
+
+
+def test_random_edits_of_the_common_shape() -> None:
+    """Characters inserted, deleted or replaced at random (seeded), one to three per text."""
+    rng = random.Random(23)
+    taken = 0
+    for _ in range(3_000):
+        text = BASE
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text))
+            edit = rng.choice("idr")
+            piece = "" if edit == "d" else rng.choice(_ALPHABET)
+            text = text[:at] + piece + text[at + (edit != "i"):]
+        taken += assert_same(text)
+    assert taken > 500
 
 
 def test_a_fleet_is_taken() -> None:
