@@ -208,6 +208,41 @@ def test_random_edits_of_the_common_shape() -> None:
     assert taken > 500
 
 
+def _edit_lines(rng: random.Random, lines: list[str]) -> None:
+    """One line indented, outdented, swapped, repeated, dropped, or given another value from VALUES."""
+    index = rng.randrange(len(lines))
+    line = lines[index]
+    edit = rng.choice("iosrdv")
+    if edit == "i":
+        lines[index] = " " * rng.randint(1, 3) + line
+    elif edit == "o":
+        lines[index] = line[rng.randint(1, 3):] if line.startswith(" ") else line
+    elif edit == "s":
+        other = rng.randrange(len(lines))
+        lines[index], lines[other] = lines[other], line
+    elif edit == "r":
+        lines.insert(index, lines[rng.randrange(len(lines))])
+    elif edit == "d" and len(lines) > 1:
+        lines.pop(index)
+    elif edit == "v" and (": " in line or "- " in line):
+        head = line.split(": ")[0] + ": " if ": " in line else line[:line.index("- ") + 2]
+        lines[index] = head + rng.choice(VALUES)
+
+
+def test_random_line_edits_of_specs_and_fleets() -> None:
+    rng = random.Random(34)
+    shipped = REPO / "specs" / "llama-8b.yaml"  # absent where the suite runs from an installed wheel
+    bases = [BASE, FLEET[:3_000], "a:\n- x: [1, {b: c}]\n  y: 2\n- z\n---\nb: {c: [d, e]}\n"]
+    bases += [shipped.read_text()] if shipped.exists() else []
+    taken = 0
+    for _ in range(2_000):
+        lines = rng.choice(bases).split("\n")
+        for _ in range(rng.randint(1, 3)):
+            _edit_lines(rng, lines)
+        taken += assert_same("\n".join(lines))
+    assert taken > 300
+
+
 def test_a_fleet_is_taken() -> None:
     assert node_bound(FLEET) > yaml_positions.COUNT_ABOVE
     assert assert_same(FLEET, MAX_ITEMS)
