@@ -6,7 +6,8 @@ from them was the largest part of loading a spec tree. Most lines of a tree repe
 value, where the composer would place them) and a file is put together from those. Positions are put together
 only when one is first asked (FastLayout), which only a file with a finding does. Measured at 10,000 specs
 (benchmarks/scale.py's tree, every file taken): load_documents ~49 -> ~11 us a spec, the 2,250 files asked for
-positions ~22 ms (composing them again was ~140); load_specs 743 -> 392 ms CPU (docs/performance.md, round 23).
+positions ~22 ms (composing them again was ~140); the 5,000-GPU fleet ~91 -> ~13 ms; in-process phases
+(medians of 3) load_specs 752 -> 417 ms CPU, load_fleet 127 -> 41 (docs/performance.md, fourteenth round).
 
 Accepts documents (the first, or each after a line that is `---` alone) of: block mappings; block sequences of
 `- ` items (flush under their key or indented, mappings as items); plain scalars on one line; '...' and "..."
