@@ -99,9 +99,13 @@ class LocatedDocument:
     # and the value read (position() gives the place); a spec check refuses them (editors' YAML 1.2 reads another)
     yaml11_numbers: list[tuple[Path, str, Any]] = field(default_factory=list)
     _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
+    # yaml_fast.FastLayout of a document read without nodes: it answers position() and plain_text() instead
+    layout: Any = field(default=None, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         """Where `path` is, or its nearest ancestor that exists (a missing field points at its parent)."""
+        if self.layout is not None:
+            return self.layout.position(path, key=key)
         node = self.root
         if node is None:
             return self.start_line, 1
@@ -120,6 +124,8 @@ class LocatedDocument:
     def plain_text(self, path: Path, *, key: bool = False) -> str | None:
         """The unquoted text written at `path` (its key with `key`) when it is a plain scalar (what YAML read as a
         bool, number or null), else None."""
+        if self.layout is not None:
+            return self.layout.plain_text(path, key=key)
         node = self.root
         for depth, part in enumerate(path):
             if isinstance(node, yaml.MappingNode) and (match := self._pairs(node).get(part)) is not None:
@@ -517,6 +523,14 @@ def _within_limits_uncounted(text: str, max_items: int) -> bool:
 def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
     """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError, or YamlInputLimit
     (a subclass) for input beyond the limits above (`max_items`: per list or mapping; MAX_SPEC_ITEMS for specs)."""
+    fast = yaml_fast.fast_documents(text, max_items)
+    if fast is not None:  # the common shape of a spec, without composing nodes (yaml_fast.py says which)
+        return fast
+    return load_composed(text, max_items=max_items)
+
+
+def load_composed(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
+    """load_documents through PyYAML's composer, whatever the text (the path yaml_fast's test compares with)."""
     documents: list[LocatedDocument] = []
     try:
         # Before building anything, one pass on events when a limit could be passed: aliases are possible, there
@@ -547,3 +561,7 @@ def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocu
     except RecursionError:  # pragma: no cover - the pure-Python composer without libyaml, past ~500 levels
         raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", 1, 1) from None
     return documents
+
+
+# Last: yaml_fast builds on this module's resolver, constructors and LocatedDocument.
+from gpustack_guard.adapters.files import yaml_fast  # noqa: E402
