@@ -156,7 +156,7 @@ def copy_plan(value: dict) -> tuple[tuple[Any, Callable[[Any], Any]], ...]:
     container, with `dict`/`list` when that value holds no container itself (a copy in C), else copy_json. An
     estimate's `extra` (~53 values, 9 containers) is copied per memory finding: 10,000 specs, 2,250 GSG033
     findings, ~17 -> ~7 us a copy (docs/performance.md, fourteenth round)."""
-    plan = []
+    plan: list[tuple[Any, Callable[[Any], Any]]] = []
     for key, item in value.items():
         if isinstance(item, dict):
             flat = not any(isinstance(inner, _CONTAINERS) for inner in item.values())

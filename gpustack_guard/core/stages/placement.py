@@ -3,7 +3,7 @@ order (lower waves first, then file order), since every booking changes what the
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gpustack_guard.core.deploy import injection as I
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
@@ -143,8 +143,8 @@ def _skip_count_check(rendered: RenderedSpec) -> bool:
 def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
     spec = rendered.spec
     by_id = ledger.gpus  # a property (ledger -> base): read once a spec, not once per listed id and GPU
-    missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
-    if missing:
+    if not all(gid in by_id for gid in ids):
+        missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
     tp, pp = rendered.parallel_size()
     explicit = spec.gpu_selector.gpus_per_replica if spec.gpu_selector else None
@@ -158,14 +158,11 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
         failure = PlacementFailure(Unplaced.TOO_FEW_GPU_IDS, count=max(count, tp * pp), listed=len(ids),
                                    needed=max(count, tp * pp) * spec.replicas)
         return Placed(rendered, cluster, ledger, failure=failure)
-    replicas = tuple(tuple(by_id[gid] for gid in chosen) for chosen in assigned)
-    used = {gid for chosen in assigned for gid in chosen}
-    unused = tuple(gid for gid in ids if gid not in used)
+    replicas, unused, refs = _chosen(ids, assigned, by_id)
     first = _injections(rendered, replicas[:1])[0]
     if first.refusal:
         failure = PlacementFailure(Unplaced.TOPOLOGY_REFUSED, detail=first.refusal)
         return Placed(rendered, cluster, ledger, failure=failure)
-    refs = [g for gpus in replicas for g in gpus]
     fraction = _fraction(rendered, refs, rendered._flags | first.flags())  # `|` makes the new map
     # only SGLang's arguments carry the fraction; one replica's layout is every replica's for vLLM
     injections = _injections(rendered, replicas, lambda gpus: fraction) if rendered.family == "sglang" \
@@ -182,6 +179,18 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
     placement = Placement(replicas, manual=True, fraction=fraction, booking=bookings)
     return Placed(rendered, cluster, ledger, placement, admission=tuple(admission), injections=injections,
                   unused_gpu_ids=unused)
+
+
+def _chosen(ids: list[str], assigned: list[list[str]], by_id: Mapping[str, GpuRef]
+            ) -> tuple[tuple[tuple[GpuRef, ...], ...], tuple[str, ...], list[GpuRef]]:
+    """Each replica's GPUs, the listed ids no replica uses, and every chosen GPU in replica order."""
+    if len(ids) == 1:  # one id listed (most specs): one replica takes it, as assign_replicas leaves no other way
+        ref = by_id[ids[0]]
+        return ((ref,),), (), [ref]
+    replicas = tuple(tuple(by_id[gid] for gid in chosen) for chosen in assigned)
+    used = {gid for chosen in assigned for gid in chosen}
+    unused = tuple(gid for gid in ids if gid not in used)
+    return replicas, unused, [g for gpus in replicas for g in gpus]
 
 
 def _automatic(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, workers, count: int) -> Placed:
