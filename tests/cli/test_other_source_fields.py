@@ -39,3 +39,27 @@ def test_the_sources_own_fields_are_no_finding(gsg, tmp_path):
                                         "huggingface_filename: '*.safetensors'\n" + TAIL)
     result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--offline", "--select", "GSG006", cwd=tmp_path)
     assert result.code == 0 and "GSG006" not in result.out, result.out
+
+
+def test_the_other_sources_fields_table_is_the_nested_loops_order():
+    # _check_source reads a table made once per source (issue 34, fourteenth round): the same fields, paired with
+    # the source that reads them, in the order the loop over SOURCE_FIELDS took them (findings keep that order)
+    from gpustack_guard.core.spec.check import OTHER_SOURCES_FIELDS, SOURCE_FIELDS
+
+    for source in SOURCE_FIELDS:
+        long_way = [(unused, other) for other, fields in SOURCE_FIELDS.items()
+                    for unused in (fields if other != source else ())]
+        assert list(OTHER_SOURCES_FIELDS[source]) == long_way
+    assert set(OTHER_SOURCES_FIELDS) == set(SOURCE_FIELDS)
+
+
+def test_every_other_sources_field_is_a_warning_in_field_order(gsg, tmp_path):
+    (tmp_path / "spec.yaml").write_text(HEAD + "source: local_path\nlocal_path: /models/qwen\n"
+                                        "model_scope_file_path: x.gguf\nhuggingface_filename: y.gguf\n"
+                                        "model_scope_model_id: qwen/Qwen2.5-7B-Instruct\n"
+                                        "huggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n" + TAIL)
+    result = gsg("validate", "spec.yaml", "--fleet", str(FLEET), "--offline", "--select", "GSG006", "-o", "json",
+                 cwd=tmp_path)
+    found = [(f["line"], f["message"].split(" ", 1)[0]) for f in json.loads(result.out)["findings"]]
+    assert found == [(4, "model_scope_file_path"), (5, "huggingface_filename"), (6, "model_scope_model_id"),
+                     (7, "huggingface_repo_id")]

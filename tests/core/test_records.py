@@ -206,3 +206,43 @@ def test_copy_json_copies_every_container_and_keeps_scalars_and_tuples():
     assert copied["x"] is not copied["y"]  # one list reached twice is copied twice, as before
     assert type(copied["z"]) is dict  # a dict subclass comes back a plain dict
     assert copied["t"] is tup and copied["s"] is data["s"]  # tuples and scalars are not copied
+
+
+class _Ordered(dict):
+    pass
+
+
+COPY_PLAN_CASES = {
+    "scalars only": {"a": 1, "b": "x", "c": None, "d": 2.5, "e": True},
+    "flat dict and list": {"a": 1, "d": {"k": 1, "j": "v"}, "l": [1, "two", None], "z": 3},
+    "nested dict": {"d": {"k": {"deep": [1]}}, "n": 0},
+    "nested list": {"l": [[1], {"a": 2}], "m": [1, 2]},
+    "empty containers": {"d": {}, "l": [], "s": ""},
+    "tuples are scalars": {"t": (1, [2]), "l": [(3,)]},
+    "dict subclass, flat and nested": {"o": _Ordered(k=True), "p": _Ordered(k=[1])},
+    "one list reached twice": {"x": [1, {"a": 2}], "y": None},
+    "empty": {},
+}
+
+
+@pytest.mark.parametrize("data", COPY_PLAN_CASES.values(), ids=list(COPY_PLAN_CASES))
+def test_copy_planned_equals_copy_json_and_shares_no_container(data):
+    from gpustack_guard.core.records import copy_json, copy_plan, copy_planned
+
+    data = dict(data)
+    if "y" in data:
+        data["y"] = data["x"]  # the same list under two keys: copied twice, as copy_json copies it
+    planned, long_way = copy_planned(data, copy_plan(data)), copy_json(data)
+    assert planned == long_way and list(planned) == list(long_way)
+    assert [type(c) for c in containers(planned, [])] == [type(c) for c in containers(long_way, [])]
+    assert not {id(c) for c in containers(data, [])} & {id(c) for c in containers(planned, [])}
+    for key, item in data.items():
+        if not isinstance(item, (dict, list)):
+            assert planned[key] is item  # scalars and tuples as they are
+
+
+def test_a_copy_plan_copies_flat_containers_in_c_and_nested_ones_deep():
+    from gpustack_guard.core.records import copy_json, copy_plan
+
+    plan = dict(copy_plan({"s": 1, "flat": {"a": 1}, "row": [1], "deep": {"a": [1]}, "rows": [[1]]}))
+    assert plan == {"flat": dict, "row": list, "deep": copy_json, "rows": copy_json}

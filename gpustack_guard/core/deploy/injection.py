@@ -85,7 +85,7 @@ def assign_replicas(ids: Sequence[str], count: int, replicas: int) -> list[list[
     """The gpu_ids each replica gets, as GPUStack's manual selection takes them: `count` GPUs of one selected
     worker when one has that many left (the first in list order), else the workers with the most GPUs first
     (a distributed replica, leader first). None when the listed GPUs run out."""
-    if replicas == 1 and 0 < count <= len(ids) and _one_worker(ids):
+    if replicas == 1 and 0 < count <= len(ids) and (len(ids) == 1 or _one_worker(ids)):
         # the usual spec (one replica on GPUs of one worker): its first `count` ids, as the loop below takes them;
         # grouping ids by worker per spec was ~2.5 us of 3.4 (10,000-spec scale tree, issue 34 tenth round)
         return [list(ids[:count])]

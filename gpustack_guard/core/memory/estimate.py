@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.terms import budget_terms
-from gpustack_guard.core.records import copy_json
+from gpustack_guard.core.records import copy_plan, copy_planned
 
 FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
@@ -85,8 +85,9 @@ class Estimate:
         kept = self.__dict__.get("_kept_json")
         if kept is None:  # frozen: stored beside the fields, past the dataclass's __setattr__
             kept = self.__dict__["_kept_json"] = self._json()
+            self.__dict__["_extra_plan"] = copy_plan(self.extra)  # extra is never changed once made
         # the fields' containers are flat (a list of numbers or texts, dicts of numbers): copied in C, ~1 us; a
-        # whole copy_json of the kept JSON costs more than building it anew. extra nests: copied whole.
+        # whole copy_json of the kept JSON costs more than building it anew. extra nests: copied by its plan.
         shown = dict(kept)
         shown["breakdown"] = dict(shown["breakdown"])
         shown["budget"] = [dict(term) for term in shown["budget"]]
@@ -94,7 +95,7 @@ class Estimate:
         if "compute_buffer_bytes_per_gpu" in shown:
             shown["compute_buffer_bytes_per_gpu"] = list(shown["compute_buffer_bytes_per_gpu"])
         if "extra" in shown:
-            shown["extra"] = copy_json(shown["extra"])
+            shown["extra"] = copy_planned(shown["extra"], self.__dict__["_extra_plan"])
         return shown
 
     # Built once per estimate: estimates are shared by every spec with the same inputs (engine._estimate) and each

@@ -3,6 +3,7 @@ breakdown and names the flag to change."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core import args as A
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Evaluation, Results
 
 LEN_FLAG = {"vllm": "--max-model-len", "sglang": "--context-length", "llamacpp": "--ctx-size"}
+MAX_DEMANDS_KEPT = 1024  # GSG033 demands and messages kept, one per distinct (estimate, workload) set of values
 FRACTION_FLAG = {"vllm": "--gpu-memory-utilization", "sglang": "--mem-fraction-static"}
 
 
@@ -190,20 +192,36 @@ def _kv_oversubscription(ev: Evaluation) -> Iterator[Finding]:
         demand.full_length_capacity(est.kv_capacity_tokens, est.max_concurrency, est.max_model_len)
     if not declared and _classic_fits(seqs, est.max_model_len, capacity):
         return
-    streams, basis = demand.streams_of(workload, est.max_model_len)
-    needed = demand.peak_kv_tokens(streams, seqs)
-    if not needed or needed <= capacity:
+    oversubscribed = _oversubscribed(r.family, workload, seqs, est.max_model_len, capacity, est.kv_capacity_tokens,
+                                     est.kv_cache, est.max_concurrency)
+    if oversubscribed is None:
         return
-    fit = demand.seats_fitting(streams, capacity, seqs)
+    fit, message = oversubscribed
     flag = KNOBS[r.family].max_running
-    asked = f"{seqs} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None else f"{seqs} ({basis})"
-    yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag),
-                  f"{flag} {asked} = {needed:,} tokens, but the KV pool "
-                  f"holds {est.kv_capacity_tokens:,} tokens ({gib(est.kv_cache)} per GPU): {fit} such sequences "
-                  f"fit at once (max concurrency {est.max_concurrency:.2f}x at {est.max_model_len:,}); the rest "
-                  "queue or get preempted", spec=r.name, severity=policy_severity(policy, policy.kv_oversubscription),
+    yield finding(KV_OVERSUBSCRIBED, flag_location(ev, flag), message, spec=r.name,
+                  severity=policy_severity(policy, policy.kv_oversubscription),
                   fix=f"set {flag} {max(fit, 1)} or lower {LEN_FLAG[r.family]}" + fp8_hint(r),
                   sequences_fitting=fit, **est.as_json())
+
+
+# Kept per value of everything the demand and its message are made of: specs with the same inputs share one estimate
+# and workload, and 10,000 specs gave 2,250 findings of two messages (~12 us each to build; docs/performance.md,
+# fourteenth round). test_kv_oversubscription_memo.py changes each key part alone.
+@lru_cache(maxsize=MAX_DEMANDS_KEPT, typed=True)
+def _oversubscribed(family: str, workload, seqs: int, max_model_len: int, capacity: int, kv_capacity_tokens: int,
+                    kv_cache: int, max_concurrency: float) -> tuple[int, str] | None:
+    """(sequences that fit, the message) when the declared demand exceeds the KV capacity, else None."""
+    streams, basis = demand.streams_of(workload, max_model_len)
+    needed = demand.peak_kv_tokens(streams, seqs)
+    if not needed or needed <= capacity:
+        return None
+    fit = demand.seats_fitting(streams, capacity, seqs)
+    flag = KNOBS[family].max_running
+    asked = f"{seqs} x {streams[0].tokens:,} tokens ({basis})" if streams[0].in_flight is None else f"{seqs} ({basis})"
+    return fit, (f"{flag} {asked} = {needed:,} tokens, but the KV pool "
+                 f"holds {kv_capacity_tokens:,} tokens ({gib(kv_cache)} per GPU): {fit} such sequences "
+                 f"fit at once (max concurrency {max_concurrency:.2f}x at {max_model_len:,}); the rest "
+                 "queue or get preempted")
 
 
 def _classic_fits(seqs: int, max_model_len: int, capacity: int) -> bool:
@@ -396,6 +414,7 @@ MAX_LEN_UNSET = Rule(
     check=_max_len_unset)
 
 
+MAX_SPELLINGS_KEPT = 256  # distinct backend_version texts whose runner spelling is kept (a fleet has a few)
 _UNPINNED_WORDS = ("latest", "main", "nightly", "dev", "master", "head", "stable")
 
 
@@ -426,6 +445,9 @@ def _version_unset(ev: Evaluation) -> Iterator[Finding]:
                       spec=r.name, severity=Severity.WARNING, fix=f"write backend_version: '{spelled}'")
 
 
+# Kept per version text (the answer depends on nothing else), as parse_version's are: packaging's str(Version) is
+# ~4 us and every vLLM/SGLang spec asks (10,000 specs: _version_unset ~19 -> ~6 ms, docs/performance.md).
+@lru_cache(maxsize=MAX_SPELLINGS_KEPT, typed=True)
 def _runner_spelling(version: str) -> str:
     """How gpustack-runner names a release (runner.py.json's service_version: '0.11.0', '0.5.4.post3'): packaging's
     normal form without a local part; 'v0.11.0', '0.11.0+cu128' and ' 0.11.0' are looked up as written and match

@@ -3,7 +3,7 @@ order (lower waves first, then file order), since every booking changes what the
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gpustack_guard.core.deploy import injection as I
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
@@ -24,7 +24,7 @@ def place_all(specs: Sequence[RenderedSpec], fleet: Fleet | None) -> tuple[tuple
     """Place every spec in the given order; returns the placed specs and each cluster's final ledger."""
     if fleet is None:
         return tuple(Placed(r) for r in specs), {}
-    clusters = [fleet.cluster(r.spec.cluster_name) for r in specs]
+    clusters = _clusters_of(specs, fleet)
     ledgers: dict[str, Ledger] = {}
     placed: list[Placed] = []
     for rendered, cluster in zip(specs, clusters, strict=True):
@@ -39,6 +39,19 @@ def place_all(specs: Sequence[RenderedSpec], fleet: Fleet | None) -> tuple[tuple
         placed.append(result)
         ledgers[cluster.name] = ledger.booked(result.placement) if result.placement else ledger
     return tuple(placed), ledgers
+
+
+def _clusters_of(specs: Sequence[RenderedSpec], fleet: Fleet) -> list[Cluster | None]:
+    """Each spec's cluster, looked up once per cluster name: Fleet.cluster scans the clusters, and 10,000 specs
+    name a few (~1.3 -> ~0.3 us a spec; docs/performance.md, fourteenth round)."""
+    found: dict[str | None, Cluster | None] = {}
+    clusters = []
+    for r in specs:
+        name = r.spec.cluster_name
+        if name not in found:
+            found[name] = fleet.cluster(name)
+        clusters.append(found[name])
+    return clusters
 
 
 def _cluster_failure(rendered: RenderedSpec, fleet: Fleet) -> PlacementFailure:
@@ -118,7 +131,7 @@ def _claim(rendered: RenderedSpec, gpus: Sequence[GpuRef]) -> int:
 
 def _fraction(rendered: RenderedSpec, gpus: Sequence[GpuRef], flags: dict | None = None) -> float:
     """The fraction GPUStack books; SGLang's depends on the parallel size the worker will run (flags)."""
-    smallest = min(g.total for g in gpus) if gpus else 0
+    smallest = min([g.total for g in gpus]) if gpus else 0  # a list: no generator to resume (~1 us a spec)
     return engine.gpustack_fraction(rendered.family, rendered.flags if flags is None else flags, smallest)
 
 
@@ -130,8 +143,8 @@ def _skip_count_check(rendered: RenderedSpec) -> bool:
 def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[str]) -> Placed:
     spec = rendered.spec
     by_id = ledger.gpus  # a property (ledger -> base): read once a spec, not once per listed id and GPU
-    missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
-    if missing:
+    if not all(gid in by_id for gid in ids):
+        missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
     tp, pp = rendered.parallel_size()
     explicit = spec.gpu_selector.gpus_per_replica if spec.gpu_selector else None
@@ -145,14 +158,11 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
         failure = PlacementFailure(Unplaced.TOO_FEW_GPU_IDS, count=max(count, tp * pp), listed=len(ids),
                                    needed=max(count, tp * pp) * spec.replicas)
         return Placed(rendered, cluster, ledger, failure=failure)
-    replicas = tuple(tuple(by_id[gid] for gid in chosen) for chosen in assigned)
-    used = {gid for chosen in assigned for gid in chosen}
-    unused = tuple(gid for gid in ids if gid not in used)
+    replicas, unused, refs = _chosen(ids, assigned, by_id)
     first = _injections(rendered, replicas[:1])[0]
     if first.refusal:
         failure = PlacementFailure(Unplaced.TOPOLOGY_REFUSED, detail=first.refusal)
         return Placed(rendered, cluster, ledger, failure=failure)
-    refs = [g for gpus in replicas for g in gpus]
     fraction = _fraction(rendered, refs, rendered._flags | first.flags())  # `|` makes the new map
     # only SGLang's arguments carry the fraction; one replica's layout is every replica's for vLLM
     injections = _injections(rendered, replicas, lambda gpus: fraction) if rendered.family == "sglang" \
@@ -169,6 +179,18 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
     placement = Placement(replicas, manual=True, fraction=fraction, booking=bookings)
     return Placed(rendered, cluster, ledger, placement, admission=tuple(admission), injections=injections,
                   unused_gpu_ids=unused)
+
+
+def _chosen(ids: list[str], assigned: list[list[str]], by_id: Mapping[str, GpuRef]
+            ) -> tuple[tuple[tuple[GpuRef, ...], ...], tuple[str, ...], list[GpuRef]]:
+    """Each replica's GPUs, the listed ids no replica uses, and every chosen GPU in replica order."""
+    if len(ids) == 1:  # one id listed (most specs): one replica takes it, as assign_replicas leaves no other way
+        ref = by_id[ids[0]]
+        return ((ref,),), (), [ref]
+    replicas = tuple(tuple(by_id[gid] for gid in chosen) for chosen in assigned)
+    used = {gid for chosen in assigned for gid in chosen}
+    unused = tuple(gid for gid in ids if gid not in used)
+    return replicas, unused, [g for gpus in replicas for g in gpus]
 
 
 def _automatic(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, workers, count: int) -> Placed:

@@ -48,8 +48,8 @@ class Placed:
 
     def flags(self, replica: int = 0) -> dict[str, str | None]:
         """The arguments the engine runs with: the spec's and template's, plus the worker's parallel sizes."""
-        if replica < len(self.injections):
-            return self.rendered.flags | self.injections[replica].flags()
+        if replica < len(self.injections):  # `|` makes the new dict: the kept flag map, not a copy of it, on its left
+            return self.rendered._flags | self.injections[replica].flags()
         return self.rendered.flags
 
 
