@@ -25,7 +25,8 @@ import jinja2
 from gpustack_guard.adapters import template_sandbox as S
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.spec_loader import decode
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.versions import version_lt

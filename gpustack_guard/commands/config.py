@@ -84,7 +84,8 @@ def _as_yaml_value(name: str) -> str:
 
 def _current_in(text: str) -> str | None:
     """The current-context the text gives (parsed, not guessed): checked before the text replaces the file."""
-    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+    from gpustack_guard.adapters.files.yaml_documents import load_documents
+    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 
     try:
         docs = load_documents(text)

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
 from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text, refuse_duplicate_keys
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.project_identity import PROJECT_NAME, PROJECT_NAME_RULE, Identity

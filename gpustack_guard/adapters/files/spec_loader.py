@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, path_problem, read_regular, reason
+from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_SPEC_ITEMS,
     LocatedDocument,
     YamlInputLimit,
     YamlSyntaxError,
-    load_documents,
     scalar_spans,
 )
 from gpustack_guard.core import echo

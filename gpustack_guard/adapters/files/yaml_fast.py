@@ -23,6 +23,7 @@ neighbours of this shape.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -47,8 +48,21 @@ _MAX_LINE_CHARS = 60_000  # a longer line could hold a value past MAX_SCALAR_CHA
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
 _MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
 _MAX_LINES_KEPT = 65_536  # distinct lines remembered (a 10,000-spec tree has ~25,000); then forgotten at once
-# Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM.
-_REFUSED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM. The
+# class over all of Unicode takes ~7 ms to compile (as much as the rest of this module's import), so it is compiled
+# on the first non-ASCII text; an ASCII text (nearly every spec) is checked against the ASCII part alone.
+_REFUSED_ASCII = re.compile("[^\n\x20-\x7e]")
+_REFUSED_PATTERN = "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+
+
+@functools.lru_cache(maxsize=1)
+def _refused_in_unicode() -> re.Pattern[str]:
+    return re.compile(_REFUSED_PATTERN)
+
+
+def _has_refused_character(text: str) -> bool:
+    refused = _REFUSED_ASCII if text.isascii() else _refused_in_unicode()
+    return refused.search(text) is not None
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # what a plain scalar may not start with (`-x` aside)
 _NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they only make us decline
 
@@ -74,7 +88,7 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
         return None
     if (len(text) + 1) // 4 + 1 >= yaml_positions.MAX_DOCUMENTS and "---" in text:
         return None
-    if _REFUSED.search(text) is not None:
+    if _has_refused_character(text):
         return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
         return None

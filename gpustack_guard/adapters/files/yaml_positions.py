@@ -6,7 +6,8 @@ remember where each path came from, so every later finding can name file:line:co
 Anyone can put a YAML file in a pull request that gsg checks in CI, so loading is bounded (`limits` below): a
 document that would expand, nest or repeat beyond them is refused with YamlInputLimit (GSG017) at its line,
 before the large object exists, in well under a second. Every YAML file gsg reads (specs, fleet snapshots,
-workloads, contexts, project files, rendered templates) goes through load_documents.
+workloads, contexts, project files, rendered templates) goes through yaml_documents.load_documents, which reads
+the common shape of a spec with yaml_fast and everything else with load_composed here.
 """
 
 from __future__ import annotations
@@ -520,17 +521,11 @@ def _within_limits_uncounted(text: str, max_items: int) -> bool:
     return text.count("-") + text.count(",") + text.count(":") + text.count("?") < max_items
 
 
-def load_documents(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
-    """All documents of a YAML stream; empty documents are skipped. Raises YamlSyntaxError, or YamlInputLimit
-    (a subclass) for input beyond the limits above (`max_items`: per list or mapping; MAX_SPEC_ITEMS for specs)."""
-    fast = yaml_fast.fast_documents(text, max_items)
-    if fast is not None:  # the common shape of a spec, without composing nodes (yaml_fast.py says which)
-        return fast
-    return load_composed(text, max_items=max_items)
-
-
 def load_composed(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocument]:
-    """load_documents through PyYAML's composer, whatever the text (the path yaml_fast's test compares with)."""
+    """All documents of a YAML stream through PyYAML's composer, whatever the text: load_documents' path for what
+    yaml_fast declines, and what yaml_fast's test compares it with. Empty documents are skipped. Raises
+    YamlSyntaxError, or YamlInputLimit (a subclass) for input beyond the limits above (`max_items`: per list or
+    mapping; MAX_SPEC_ITEMS for specs)."""
     documents: list[LocatedDocument] = []
     try:
         # Before building anything, one pass on events when a limit could be passed: aliases are possible, there
@@ -561,7 +556,3 @@ def load_composed(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocum
     except RecursionError:  # pragma: no cover - the pure-Python composer without libyaml, past ~500 levels
         raise YamlInputLimit(f"nested more than {MAX_DEPTH} levels deep", 1, 1) from None
     return documents
-
-
-# Last: yaml_fast builds on this module's resolver, constructors and LocatedDocument.
-from gpustack_guard.adapters.files import yaml_fast  # noqa: E402

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from support import FLEET
 
-from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit, YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit, YamlSyntaxError
 
 
 @pytest.mark.parametrize("length", [1025, 5_000, 200_000])

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from gpustack_guard.adapters.files import yaml_positions
+from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.adapters.files.yaml_fast import fast_documents
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_ITEMS,
     MAX_SPEC_ITEMS,
     YamlSyntaxError,
     load_composed,
-    load_documents,
     node_bound,
 )
 

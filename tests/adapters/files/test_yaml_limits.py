@@ -5,7 +5,8 @@ import time
 import pytest
 
 from gpustack_guard.adapters.files import yaml_positions as Y
-from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit, YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlInputLimit, YamlSyntaxError
 
 LAUGHS = ('name: lol\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
           + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8)))

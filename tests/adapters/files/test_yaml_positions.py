@@ -1,7 +1,8 @@
 import pytest
 import yaml
 
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 
 
 def test_positions_of_keys_and_values_are_one_based():
@@ -50,7 +51,7 @@ def test_memoised_tags_match_pyyaml_for_repeated_and_long_scalars():
 
 def test_documents_without_aliases_build_as_those_with_them():
     """The alias-free path (no recursion watch) builds the same data, duplicates and positions as the watched one."""
-    from gpustack_guard.adapters.files.yaml_positions import load_documents
+    from gpustack_guard.adapters.files.yaml_documents import load_documents
 
     body = "name: a\nguard:\n  vars: {x: 1, y: [a, b]}\n  vars: {z: 2}\nlist:\n  - {k: v}\n  - [1, 2.5, true, null]\n"
     plain = load_documents(body)[0]

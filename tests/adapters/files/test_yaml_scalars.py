@@ -7,7 +7,8 @@ import math
 import pytest
 import yaml
 
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 
 SCALARS = [
     "yes", "No", "ON", "off", "y", "n", "true", "False", "TRUE", "~", "null", "Null", "NULL",

@@ -5,7 +5,8 @@ its line (GSG001 in a spec, one `gsg: error:` line in a settings file); never a 
 
 import pytest
 
-from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError, load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
+from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 
 UNSUPPORTED = {
     "!!binary aGk=": "!!binary",

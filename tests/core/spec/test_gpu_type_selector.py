@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpustack_guard.adapters.files.yaml_positions import load_documents
+from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.core.spec.check import SpecDoc, check_document
 
 BASE = "name: sliced\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-7B-Instruct\n"
