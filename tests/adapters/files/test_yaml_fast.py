@@ -271,3 +271,19 @@ def test_the_common_shape_is_taken() -> None:
     assert documents[0].position(("guard", "vars", "max_num_seqs")) == (20, 19)
     assert documents[0].position(("worker_selector", "rack"), key=True) == (21, 19)
     assert documents[0].plain_text(("replicas",)) == "1"
+
+
+def test_refused_characters_ascii_check_equals_the_whole_class() -> None:
+    """An ASCII text is checked against the class's ASCII part alone (the whole class compiles on first non-ASCII
+    text): every character, alone and inside ASCII or non-ASCII text, is refused exactly as the whole class says."""
+    import re
+
+    from gpustack_guard.adapters.files import yaml_fast
+
+    whole = re.compile(yaml_fast._REFUSED_PATTERN)
+    characters = [chr(c) for c in range(0x3000)] + ["\ufeff", "\ufffe", "\uffff", "\U0001f600", "\U0010ffff"]
+    for c in characters:
+        for text in (c, f"name: a{c}\n", f"name: \u00e9{c}\n"):
+            assert yaml_fast._has_refused_character(text) is (whole.search(text) is not None), repr(text)
+    assert yaml_fast._has_refused_character("a\rb") and yaml_fast._has_refused_character("a\tb")
+    assert not yaml_fast._has_refused_character("name: caf\u00e9\n")
