@@ -143,6 +143,14 @@ CASES = [
     ("sglang/qwen3-reranker-06b-h100-0.5.18-f030.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(1.18), P.FREE_AFTER_LOAD: gib(77.29), P.KV_TOKENS: 208651, P.MAX_RUNNING: 2608,
       P.MAX_MODEL_LEN: 40960}),
+    # the same repository's LLM README: a 0.5.18 hybrid-GDN run (mamba state beside the pool, decode graphs after)
+    ("sglang/qwen38-27b-fp8-h100-0.5.18-gdn-f085.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(28.47), P.FREE_AFTER_LOAD: gib(50.01), P.MAMBA_STATE: gib(0.34) + gib(17.58), P.KV_TOKENS: 330323,
+      P.KV_CACHE: 2 * gib(10.08), P.CUDA_GRAPHS: gib(0.10)}),
+    # and its 0.5.17 ROCm run: time-only prefixes, the pool sized before the graph capture fails (a shimmed kernel)
+    ("sglang/qwen3-06b-mi355x-0.5.17-pip-f060-graph-crash.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.15), P.FREE_BEFORE_LOAD: gib(287.26), P.WEIGHTS: gib(1.21), P.FREE_AFTER_LOAD: gib(286.05),
+      P.KV_TOKENS: 1360288, P.KV_CACHE: 2 * gib(72.65), P.FREE_AFTER_POOL: gib(140.05)}),
     ("sglang/llama31-8b-docs-quickstart.log", None, True, None, 'TP0', 0,
      {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(63.72), P.WEIGHTS: gib(78.81) - gib(63.72), P.KV_CACHE: 2 * gib(27.13), P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500,
       P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
@@ -400,6 +408,10 @@ CASES = [
      {P.WEIGHTS: gib(15.0), P.FREE_BEFORE_LOAD: gib(78.84), P.GPU_MEMORY: gib(79.25), P.UTILIZATION: 0.92,
       P.REQUESTED: gib(72.91), P.ACTIVATION: gib(1.44), P.CUDA_GRAPHS: gib(0.23), P.KV_CACHE: gib(56.21),
       P.KV_TOKENS: 460496, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.51}),
+    # a 0.31.0 smoke run quoted in a test module (prefixes stripped): V2 runner weights, the one-line pool
+    ("vllm/v1-0.31.0-qwen25-7b-awq-h200-smoke.log", '0.31.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(5.38), P.KV_CACHE: gib(34.79), P.KV_TOKENS: 651504, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 159.06}),
     # a 0.30 benchmark page on a GB10 at gmu 0.55: weights, the graph profiler's fraction line, the one-line pool
     ("vllm/v1-0.30-gpt-oss-20b-gb10-gmu055.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(13.8), P.KV_TOKENS: 1968672, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 60.08}),
@@ -722,7 +734,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 123, "sglang": 41, "llama.cpp": 43}
+    assert counts == {"vllm": 124, "sglang": 43, "llama.cpp": 43}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
