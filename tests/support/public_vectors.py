@@ -687,6 +687,12 @@ VECTORS = (
            why="farbodtavakkoli/OTel inference/sglang/reranker/README.md: Qwen3-Reranker-0.6B (Qwen3-0.6B's shape, "
                "served as Qwen3ForCausalLM) on one H100 80GB HBM3, `pip install sglang[all]` = 0.5.18, the README's "
                "command (--mem-fraction-static 0.3 --disable-radix-cache)"),
+    Vector("qwen3-06b-mi355x-0.5.17-pip-f060-graph-crash.log", "Qwen/Qwen3-0.6B", MI355X, "0.5.17",
+           ("--mem-fraction-static=0.6",), engine="sglang",
+           why="farbodtavakkoli/OTel inference/sglang/llm/README.md ('Single-GPU results (measured, gfx950)'): "
+               "Qwen3-0.6B on one MI355X, `pip install --no-deps sglang==0.5.17` on ROCm torch (the README), "
+               "--mem-fraction-static 0.6 (its table); the default aiter backend cuts that to 0.51 for the 40,960 "
+               "context (SGLANG_AITER_CUTS); the pool is sized before the shimmed kernel fails the graph capture"),
     Vector("mistral-7b-v01-24gb-quickstart.log", "mistralai/Mistral-7B-Instruct-v0.3", RTX_4090, "0.4.0.post1",
            version_known=False, gpu_known=False, engine="sglang",
            why="sglang#2468: Mistral-7B-Instruct-v0.1 at defaults (the issue's command), Dec 2024 (0.4.0.post1 by "
@@ -888,6 +894,12 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.31.0-qwen25-7b-awq-h200-smoke.log": "search-index file 70347757402 (a test module's REAL_LOG_0_31): "
+        "Qwen2.5-7B-Instruct-AWQ on an H200, vLLM 0.31.0, six lines; its gmu is not quoted (34.79 GiB of pool on a "
+        "140 GiB GPU is no default) and the H200 is named only by the module's docstring",
+    "sglang/qwen38-27b-fp8-h100-0.5.18-gdn-f085.log": "farbodtavakkoli/OTel inference/sglang/llm/README.md (H100): "
+        "Qwen3.8-27B-FP8 (Qwen3_5ForConditionalGeneration, hybrid GDN) is not in gsg's catalog and no config of it "
+        "is kept under benchmarks/vectors",
     "vllm/v0.6.6.post1-qwen25-3b-t4-fp16-eager-4k-colab.log": "TickerTaka/TickerTaka-backend's Colab T4 runbook: "
         "Qwen2.5-3B-Instruct fp16, eager, 4,096 tokens, gmu 0.9 (scripts/colab/serve.py), vLLM 0.6.6.post1. Its "
         "author elided the blocks line ('# GPU blocks: 10533 ... Maximum concurrency ... 41.14x'), which is not "

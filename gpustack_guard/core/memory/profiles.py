@@ -2553,6 +2553,33 @@ def sglang_vlm_fraction(version: str | None) -> SglangVlmFraction:
     return row_for("sglang", _SGLANG_VLM_KEYS, version)
 
 
+class SglangAiterCut(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What a release multiplies mem_fraction_static by under the aiter attention backend (ROCm) for a model whose
+    context is longer than `above_context` tokens, a fraction the user sets included; 1.0: no cut."""
+
+    since: str
+    factor: float
+    above_context: int
+    source: str
+
+
+SGLANG_AITER_CUTS = (
+    SglangAiterCut("0.0.0", 1.0, 0, "model_executor/model_runner.py@v0.4.6.post5 (no aiter cut)"),
+    # aiter is also what 0.4.7+ picks on ROCm for an MHA model when no backend is given (model_runner.py@v0.4.7
+    # "elif _is_hip: attention_backend = 'aiter'", server_args.py@v0.5.5 and @v0.5.17 _get_default_attn_backend)
+    SglangAiterCut("0.4.7", 0.85, 8192,
+                   "model_executor/model_runner.py@v0.4.7 to @v0.5.3 (self.mem_fraction_static *= 0.85 if "
+                   "attention_backend == 'aiter' and context_len > 8192), server_args.py@v0.5.5, @v0.5.12 and "
+                   "@v0.5.17 _handle_attention_backend_compatibility, arg_groups/attention_hook.py@v0.5.23 (there an "
+                   "explicit fraction is kept under SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION=1, off by default)"),
+)
+_SGLANG_AITER_KEYS = keyed_by_release(SGLANG_AITER_CUTS)
+
+
+def sglang_aiter_cut(version: str | None) -> SglangAiterCut:
+    return row_for("sglang", _SGLANG_AITER_KEYS, version)
+
+
 def sglang_profile(version: str | None) -> SglangProfile:
     return row_for("sglang", _SGLANG_KEYS, version)
 
@@ -2621,6 +2648,7 @@ SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
 # GPU names SGLang drives without CUDA (lower-cased regex): AMD Instinct / Radeon (ROCm), Huawei Ascend (NPU),
 # Intel Gaudi (HPU), Moore Threads MTT (MUSA). is_hip() / is_npu() and the rest turn piecewise graphs off.
 SGLANG_NON_CUDA = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b|ascend|gaudi|\bmtt\b"
+SGLANG_ROCM = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b"  # the ROCm part of SGLANG_NON_CUDA (is_hip)
 SGLANG_SMALL_GPU_MB = 25000  # 0.3.x/0.4.x "gpu_mem < 25000" (MiB, from get_device_memory_capacity)
 SGLANG_METADATA_MB = 512  # reserved_mem = 512 (constant metadata) + ... (0.5.4 wheel)
 SGLANG_ACTIVATION_MB_PER_TOKEN = 1.5  # ... + max(chunked_prefill_size, 2048) * 1.5

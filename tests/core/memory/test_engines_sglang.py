@@ -472,13 +472,35 @@ def test_0_4_6_and_0_4_7_graph_and_chunk_defaults_by_gpu_size(version, gpu, tp, 
 
 def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
     # the same 192 GiB: a CUDA GPU of that size takes 0.79, an MI300X under ROCm the lift's cap, 0.90625
+    # (8,192 tokens of context: the aiter cut, SGLANG_AITER_CUTS, takes only longer ones)
     facts = catalog_facts("Qwen/Qwen3-8B")
-    cuda = estimate_sglang(facts, MI300X, SglangConfig(), version="0.4.7", gpu_name="NVIDIA B200")
-    rocm = estimate_sglang(facts, MI300X, SglangConfig(), version="0.4.7", gpu_name="AMD Instinct MI300X")
+    short = SglangConfig(context_length=8192)
+    cuda = estimate_sglang(facts, MI300X, short, version="0.4.7", gpu_name="NVIDIA B200")
+    rocm = estimate_sglang(facts, MI300X, short, version="0.4.7", gpu_name="AMD Instinct MI300X")
     assert (cuda.extra["mem_fraction_static"], rocm.extra["mem_fraction_static"]) == (0.79, 0.90625)
     assert (cuda.extra["chunked_prefill_size"], rocm.extra["cuda_graph_max_bs"]) == (16384, 512)
     # the static part: fraction x (192 GiB - 0.5 GiB start-up), 151.285 vs 173.546875 GiB
     assert (cuda.requested, rocm.requested) == (162_441_031_844, 186_344_538_112)
+
+
+def test_aiter_cuts_the_pool_fraction_on_rocm_above_8192_tokens_from_0_4_7():
+    # model_runner.py@v0.4.7 .. arg_groups/attention_hook.py@v0.5.23: aiter (ROCm's MHA default) and a context past
+    # 8,192 tokens take 0.85 of the fraction, the user's too; 0.4.6.post5 has no cut, a CUDA GPU no aiter
+    facts = catalog_facts("Qwen/Qwen3-8B")  # 40,960 positions
+
+    def frac(version: str, gpu_name: str = "AMD Instinct MI300X", **cfg) -> float:
+        est = estimate_sglang(facts, MI300X, SglangConfig(mem_fraction_static=0.8, **cfg), version=version,
+                              gpu_name=gpu_name)
+        return round(est.extra["mem_fraction_static"], 6)
+
+    assert frac("0.4.7") == frac("0.5.23") == 0.68
+    assert frac("0.4.6.post5") == frac("0.4.7", context_length=8192) == frac("0.4.7", gpu_name="NVIDIA B200") == 0.8
+    assert frac("0.5.17", attention_backend="triton") == 0.8
+    assert frac("0.5.17", attention_backend="aiter", context_length=8193) == 0.68
+    # a second model and release: farbodtavakkoli/OTel's Qwen3-0.6B on an MI355X, 0.5.17 at 0.6, logged 1,360,288
+    small = estimate_sglang(catalog_facts("Qwen/Qwen3-0.6B"), 294_896 * MiB, SglangConfig(mem_fraction_static=0.6),
+                            version="0.5.17", gpu_name="AMD Instinct MI355X")
+    assert round(small.extra["mem_fraction_static"], 6) == 0.51
 
 
 @pytest.mark.parametrize("model, tp, rounded, unrounded", [

@@ -345,6 +345,18 @@ def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_s
     return rule.factor * max(low, min(high, 1.0 - P.SGLANG_VIT_SENSITIVITY * (complexity - 1.0)))
 
 
+def aiter_factor(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_name: str) -> float:
+    """What SGLang multiplies the pool's mem_fraction_static by on ROCm under the aiter backend for a long-context
+    model (profiles.SGLANG_AITER_CUTS): aiter given, or picked for an MHA model when no backend is given (an MLA
+    model's pick depends on its head count: not assumed); 1.0 elsewhere."""
+    row = P.sglang_aiter_cut(version)
+    if row.factor == 1.0 or not gpu_name or re.search(P.SGLANG_ROCM, gpu_name.lower()) is None:
+        return 1.0
+    aiter = cfg.attention_backend == "aiter" or (cfg.attention_backend is None and not facts.is_mla)
+    context = cfg.context_length or facts.max_position_embeddings or 0
+    return row.factor if aiter and context > row.above_context else 1.0
+
+
 def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None,
                     facts: ModelFacts | None = None, gpu_name: str = "") -> float:
     """The static fraction SGLang takes (and GPUStack books) on a GPU of this size."""
@@ -530,6 +542,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     cfg, page_hook = model_page_override(facts, cfg, version, gpu_name)
     tp, pp = cfg.tp_size, cfg.pp_size
     chunked, graph_bs, fraction, prefill_mb = _defaults(cfg, gpu_total, profile, facts, gpu_name, version)
+    fraction *= aiter_factor(facts, cfg, version, gpu_name)
     context = cfg.context_length or facts.max_position_embeddings or 0
     no_model = UnsupportedModel("gsg has no SGLang memory model for compressed sparse attention (DeepSeek-V4); "
                                 "estimate it with the vLLM backend")
