@@ -859,6 +859,14 @@ VECTORS = (
                "4,096 cells and one slot, fully offloaded; the vendored llama.cpp is not printed (May 2026: b8700 "
                "assumed). ollama's runner leaves n_outputs_max at n_batch, so its compute buffer holds 512 rows of "
                "logits (304.00 MiB, exactly gsg's) in any build, as llama-server did before b9518"),
+    Vector("ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", config("qwq-32b"), RTX_3060, "b9500", (), "q4_k_m",
+           version_known=False, engine="llama.cpp",
+           why="a public bug list of 2026-08-30 (index file id 65940070224, repository not named): ollama's llama "
+               "runner (cuda_v13) loads QwQ 32B Q4_K_M, Qwen2.5-32B's shape by its GGUF header (64 layers of 8 KV "
+               "heads x 128; general.base_model Qwen2.5 32B), on one RTX 3060 12 GB (its device and NVML lines): "
+               "29 of 65 layers, 8,192 cells, one slot, q8_0 K and V, flash attention on; the vendored build is not "
+               "printed (August 2026: b9500 assumed). KV is exact with the cache line's q8_0 types; the compute "
+               "buffer holds the host-resident output weight copied for the batch (benchmarks/vectors/MISSES.md)"),
     Vector("qwen3-4b-q4km-8192-sched-reserve.log", "Qwen/Qwen3-4B", RTX_4090, "b10434",
            ("--ctx-size=8192", "--n-gpu-layers=99"), "q4_k_m", version_known=False, gpu_known=False,
            engine="llama.cpp",
@@ -1060,6 +1068,8 @@ EXCLUDED = {
     "llama.cpp/granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log": "ROCm/ROCm#6227: the warm-up dies on a driver error "
         "(device kernel image is invalid), not memory, so the log has no memory verdict; its buffers are held in "
         "tests/cli/test_public_vectors.py (KV and compute exact at --fit's 31,488 cells, one unified cache)",
+    "llama.cpp/hybrid-layer-split-2080ti-p100-kv-rs.log": "llama.cpp#22404: a summary of a --split-mode layer "
+        "start-up; the model, its command and the build are not in the excerpt",
     "llama.cpp/load-tensors-oom.log": "llama.cpp#20431: a 144,817 MiB model buffer on one device; model and "
                                       "quantisation not in the excerpt",
     "llama.cpp/ollama-go-engine-qwen3-coder-next-20-of-49-layers.log": "search-index file 55579426224: ollama's Go "

@@ -3327,6 +3327,21 @@ def llamacpp_expert_pattern(version: str | None) -> LlamaCppExpertPattern:
 LLAMACPP_OFFLOAD_MIN_BATCH = 32
 LLAMACPP_HOST_WEIGHT_COPY = ("ggml/src/ggml-backend.cpp ggml_backend_sched_split_graph (one split per host weight) "
                              "+ ggml/src/ggml-cuda/ggml-cuda.cu offload_op (min_batch_size 32)")
+# The same offload takes the output layer's matrix multiplication when -ngl leaves the output on the host: the
+# first device (the scheduler's highest-priority backend) copies the output weight (token_embd for a tied model)
+# in and holds the logits and the normed hidden rows beside it, when the graph computes at least min_batch_size
+# output rows (the op's ne[1]: llama-server's per-slot outputs from LLAMACPP_SERVER_OUTPUTS_SINCE stay under it).
+# Read in llama-cpp-python's vendored llama.cpp: absent at c2101a2e (0.2.56: "operations with weights are always
+# run on the same backend as the weights", ggml-backend.c), present at ac9ee6a4 (0.2.57) and 46e12c46 (0.2.65):
+# ggml_backend_sched_backend_id_from_cur's "1.off" and ggml-cuda.cu's offload_op. The build number of the change
+# is not read: gsg counts it from LLAMACPP_PIPELINE_PARALLEL_SINCE (which c2101a2e already has), more than the
+# builds between hold, never less. --no-op-offload (sched->op_offload) is not modelled. Measured: ollama's runner of
+# August 2026, QwQ-32B Q4_K_M at 29/65 layers, CUDA0 916.08 MiB = the q6_K output 609.08 + 512 x 152,064 x 4 B of
+# logits 297.00 + 512 x 5,120 x 4 B of normed rows 10.00 (benchmarks/vectors/MISSES.md).
+LLAMACPP_OUTPUT_OFFLOAD_SINCE = "b2431"
+LLAMACPP_OUTPUT_OFFLOAD = ("ggml-backend.c ggml_backend_sched_backend_id_from_cur ('1.off') + ggml-cuda.cu "
+                           "offload_op, llama-cpp-python 0.2.57 (ac9ee6a4) and 0.2.65 (46e12c46); absent at 0.2.56 "
+                           "(c2101a2e)")
 LLAMACPP_FIT_TARGET = 1024 * MiB
 LLAMACPP_FIT_MIN_CTX = 4096
 LLAMACPP_FIT_CTX_ALIGN = 256

@@ -284,6 +284,10 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
     for name, key in (("n_batch", "batch_size"), ("n_ubatch", "ubatch_size")):
         if isinstance(log.args.get(name), int):
             args[key] = log.args[name]
+    # the cache's types as its line prints them: f16 is the default and is not passed
+    for key in ("cache_type_k", "cache_type_v"):
+        if log.args.get(key) not in (None, "f16"):
+            args[key] = log.args[key]
     flash = str(log.args.get("flash_attn", "auto")).lower()
     if flash in ("enabled", "1", "disabled", "0"):
         args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"

@@ -61,7 +61,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
             "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "build_info:", "kv_unified", "full-size SWA", "loaded meta data", "offloaded", "buffer size",
-            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "size =",
+            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "size =", "KV self size",
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
@@ -840,7 +840,10 @@ class LogParser:
         elif kind == "args":
             log.args = self._read_dump(groups["args"] or "", log.args)
         elif kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
-            log.args = {**log.args, **self._read_dump(groups["args"] or "", {})}
+            if groups.get("args") is not None:
+                log.args = {**log.args, **self._read_dump(groups["args"] or "", {})}
+            # llama.cpp's cache line names its K and V types in its own words, not as key=value
+            log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v") if groups.get(key)})
         elif kind == "model":
             log.model = masked("model")
 

@@ -769,6 +769,9 @@ SGLANG_PATTERNS = (
        "profiled value instead.", "sglang#7691", kind="failure:no-kv-memory"),
 )
 
+# the KV cache types llama.cpp builds that the estimate sizes (ggml type names as its cache line prints them)
+KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
+
 LLAMACPP_PATTERNS = (
     _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
@@ -841,6 +844,18 @@ LLAMACPP_PATTERNS = (
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
        "llama.cpp#27680", kind="kv-cells"),
+    # the cache's K and V types, printed after its buffers: what --cache-type-k/-v (or ollama's KvCacheType) set,
+    # which the rebuild needs to size the same cells (a q8_0 cache is 34/64 of an f16 one). The types are the ones
+    # the estimate models; a fork's own (turbo3) or MLA's "c^KV" line is not read
+    _p("llamacpp-kv-types", LLAMACPP, "b2400 to the newest (llama_new_context_with_model then llama_init_from_model: "
+       "'KV self size', llama.cpp@c2101a2e to @794fe23f; llama_kv_cache_unified then llama_kv_cache: 'size =', "
+       "@8733e0cf to @0c1e57098)",
+       r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|llama_kv_cache_unified|llama_kv_cache):"
+       r"\s+(?:KV self size|size)\s+=\s+[0-9.]+ MiB.*?, K \((?P<cache_type_k>" + KV_TYPES + r")\):\s+[0-9.]+ MiB, "
+       r"V \((?P<cache_type_v>" + KV_TYPES + r")\):",
+       "llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
+       "544.00 MiB", "search-index file 65940070224 (ollama's llama runner, 2026); fedora-copr/logdetective PR #106 "
+       "for the 'KV self size' form", kind="arg-update"),
     _p("llamacpp-compute-buffer", LLAMACPP, "b2400 to the newest (llama.cpp@c2101a2e to @0c1e57098)",
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve|sched_reserve):\s+"
        r"(?P<device>\S+) compute "

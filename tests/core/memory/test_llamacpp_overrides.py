@@ -102,13 +102,20 @@ def test_cpu_moe_moves_every_routed_expert_of_qwen3_30b_off_the_gpu():
     placed = moe.extra["tensor_placement"]
     assert (placed["matched"], placed["moved"], placed["host_weight_copy"]) == (144, 144, [QWEN_DOWN])
     # the GPU runs the prompt's expert products on a copy of one host weight at a time: the largest, q6_K down. With
-    # the output layer on the GPU its 512 rows of logits are larger still; with -ngl 48 (output on the host) not
+    # the output layer on the GPU its 512 rows of logits are larger still
     assert after["compute"] == before["compute"] == (2048 + 151936) * 512 * 4 == 315_359_232
-    ffn = ffn_scratch(8192, 512, facts, True, True, B)
-    layers_only = [estimate_llamacpp(facts, [16 * GiB], _cfg(gpu_layers=48, tensor_overrides=bool(o), buft_overrides=o),
-                                     version=B).extra["per_device"][0]["compute"]
-                   for o in ((), expert_overrides(True, None, B))]
-    assert layers_only == [ffn, ffn + QWEN_DOWN] == [75_497_472, 240_648_192]
+
+    def layers_only(version: str) -> list[int]:
+        return [estimate_llamacpp(facts, [16 * GiB], _cfg(gpu_layers=48, tensor_overrides=bool(o), buft_overrides=o),
+                                  version=version).extra["per_device"][0]["compute"]
+                for o in ((), expert_overrides(True, None, version))]
+
+    # with -ngl 48 the output stays on the host, and its product over 512 rows runs on the GPU on a copy of the q6_K
+    # output (profiles.LLAMACPP_OUTPUT_OFFLOAD), above the expert copy either way
+    assert layers_only(B) == [facts.output_bytes + 315_359_232] * 2 == [570_619_904] * 2
+    # llama-server from b9518 reserves one output row per slot, under offload_op's 32: the expert copy binds
+    ffn = ffn_scratch(8192, 512, facts, True, True, "b9518")
+    assert layers_only("b9518") == [ffn, ffn + QWEN_DOWN] == [75_497_472, 240_648_192]
     assert any("144 of 144 matched tensors" in note for note in moe.notes)
 
 

@@ -81,24 +81,25 @@ CASES = [
                         "but 2.97 GiB is needed there: CUDA context 0.50 GiB + CUDA graphs 0.14 GiB (captured after "
                         "the KV cache in vLLM 0.11.0) + allocator slack 2.33 GiB; expect an OOM at graph capture or under load",
        "set --gpu-memory-utilization 0.93 or lower, or --enforce-eager")]),
-    # b6000 (before flash attention's auto default): the full KQ scratch in the compute buffer
+    # b6000 (before flash attention's auto default): -ngl 80 leaves the bf16 output on the host, and its product over
+    # 512 rows runs on the GPU on a copy of it (profiles.LLAMACPP_OUTPUT_OFFLOAD), above the full KQ scratch
     (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192") | {"backend_version": "b6000"}, LLAMA_70B,
      Severity.ERROR,
      [("spec.yaml:7:3", "llama.cpp needs more than the GPU holds: 80/80 layers: weights 127.50 GiB + KV 2.50 GiB "
-                        "(ctx 8192) + compute 1.11 GiB + output 0.00 GiB + platform 0.49 GiB = 131.60 GiB of 23.99 "
+                        "(ctx 8192) + compute 2.22 GiB + output 0.00 GiB + platform 0.49 GiB = 132.71 GiB of 23.99 "
                         "GiB", "lower --gpu-layers (now 80), --ctx-size or --parallel, or enable --flash-attn")]),
     # from b7474 llama.cpp's --fit moves layers to the CPU when -ngl is not given: a warning naming the result
     (M.OFFLOAD_OVER_GPU, llamacpp("--ctx-size=8192") | {"backend_version": "b7474"}, LLAMA_70B, Severity.WARNING,
-     [("spec.yaml:7:1", "the arguments do not fit: llama.cpp b7474 --fit starts it with 13 of 80 layers on the GPU "
-                        "at 8,192 cells instead (leaving --fit-target free); then 13/80 layers: weights 20.72 GiB + "
-                        "KV 0.41 GiB (ctx 8192) + compute 0.23 GiB + output 0.00 GiB + platform 0.49 GiB = 21.85 GiB "
+     [("spec.yaml:7:1", "the arguments do not fit: llama.cpp b7474 --fit starts it with 12 of 80 layers on the GPU "
+                        "at 8,192 cells instead (leaving --fit-target free); then 12/80 layers: weights 19.13 GiB + "
+                        "KV 0.38 GiB (ctx 8192) + compute 2.22 GiB + output 0.00 GiB + platform 0.49 GiB = 22.21 GiB "
                         "of 23.99 GiB", "set --gpu-layers to what you want served, or --fit off to refuse a smaller "
                                         "deployment")]),
     # -ngl given: --fit gives up and the arguments stay as they are, an error as before (flash attention is auto-on)
     (M.OFFLOAD_OVER_GPU, llamacpp("--gpu-layers=80", "--ctx-size=8192") | {"backend_version": "b7474"}, LLAMA_70B,
      Severity.ERROR,
      [("spec.yaml:7:3", "llama.cpp needs more than the GPU holds: 80/80 layers: weights 127.50 GiB + KV 2.50 GiB "
-                        "(ctx 8192) + compute 0.23 GiB + output 0.00 GiB + platform 0.49 GiB = 130.73 GiB of 23.99 "
+                        "(ctx 8192) + compute 2.22 GiB + output 0.00 GiB + platform 0.49 GiB = 132.71 GiB of 23.99 "
                         "GiB", "lower --gpu-layers (now 80), --ctx-size or --parallel, or enable --flash-attn")]),
     (M.TP_HEADS, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--tensor-parallel-size=3",
                       gpu_ids=["w1:cuda:0", "w1:cuda:1", "w2:cuda:0"]), QWEN_7B, Severity.ERROR,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.compare import backend_args
 from gpustack_guard.core.verify.logparse import parse_log
 
 
@@ -114,6 +115,48 @@ def test_buffer_lines_of_each_build(line, device, term, value):
 ])
 def test_neighbour_lines_add_nothing_to_the_buffers(line):
     assert read([line]).ranks == {}
+
+
+@pytest.mark.parametrize("line,types", [
+    # the cache's K and V types, from the totals line of each build: "KV self size" (c2101a2e to 794fe23f, and
+    # llama_kv_cache_unified at 8733e0cf), the cells line (4227c9be to 0c1e57098; ollama's runner of 2026)
+    ("llama_new_context_with_model: KV self size  =  256.00 MiB, K (q4_0):   72.00 MiB, V (q4_0):   72.00 MiB",
+     ("q4_0", "q4_0")),
+    ("llama_init_from_model: KV self size  = 1088.00 MiB, K (q8_0):  544.00 MiB, V (f16): 1024.00 MiB",
+     ("q8_0", "f16")),
+    ("llama_kv_cache_unified: KV self size  =  576.00 MiB, K (f16):  288.00 MiB, V (f16):  288.00 MiB", ("f16", "f16")),
+    ("llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
+     "544.00 MiB", ("q8_0", "q8_0")),
+    ("0.06.228.800 I llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):   91.38 MiB, "
+     "V (bf16):   91.38 MiB", ("bf16", "bf16")),
+])
+def test_the_kv_cache_types_are_read_from_each_builds_totals_line(line, types):
+    log = read([line])
+    assert (log.args["cache_type_k"], log.args["cache_type_v"]) == types
+    assert log.ranks == {}  # the buffers carry the bytes
+
+
+@pytest.mark.parametrize("line", [
+    # a fork's own cache type (TheTom/llama-cpp-turboquant#308), which the estimate does not model
+    "0.06.228.800 I llama_kv_cache: size = 1988.25 MiB (180224 cells,  16 layers,  1/1 seqs), K (turbo3): 1100.00 "
+    "MiB, V (turbo2):  888.25 MiB",
+    # ik_llama.cpp's MLA cache (ikawrakow/ik_llama.cpp PR #237): one latent cache, no K and V
+    "llama_new_context_with_model: KV self size  = 10980.00 MiB, c^KV (f16): 10980.00 MiB, kv^T: not used",
+    # a recurrent model's states are f32 whatever the flags
+    "llama_memory_recurrent: size =  448.88 MiB (     1 cells,  64 layers,  1 seqs  2 rs_seq), R (f32):   16.88 MiB, "
+    "S (f32):  432.00 MiB",
+])
+def test_cache_lines_without_modelled_k_and_v_types_set_none(line):
+    assert "cache_type_k" not in read([line]).args
+
+
+def test_a_quantised_cache_is_passed_on_and_f16_is_left_to_the_default():
+    q8 = read(["llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, "
+               "V (q8_0):  544.00 MiB"])
+    assert [a for a in backend_args(q8) if "cache-type" in a] == ["--cache-type-k=q8_0", "--cache-type-v=q8_0"]
+    f16 = read(["llama_kv_cache: size =  576.00 MiB (  4608 cells,  36 layers,  1/1 seqs), K (f16):  288.00 MiB, "
+                "V (f16):  288.00 MiB"])
+    assert [a for a in backend_args(f16) if "cache-type" in a] == []
 
 
 # -- the context ---------------------------------------------------------------------------------------------

@@ -709,6 +709,16 @@ CASES = [
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
      {P.GPU_MEMORY: mib(4096), P.FREE_AT_FIT: mib(3169), P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.COMPUTE_BUFFER: 416_022_528,
       P.LAYERS_OFFLOADED: 33, P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
+    # ollama's llama runner of August 2026 (an unnamed blob, so no model): 29 of 65 layers, the host layers' KV in a
+    # CPU buffer beside CUDA0's; the cache line's q8_0 types are passed on (test_llamacpp_line_formats)
+    ("llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", None, True, None, 'CUDA0', 0,
+     {P.FREE_BEFORE_LOAD: mib(10886.0), P.WEIGHTS: mib(8128.64), P.KV_CACHE: mib(493.0),
+      P.COMPUTE_BUFFER: mib(916.08), P.LAYERS_OFFLOADED: 29, P.LAYERS_TOTAL: 65, P.SEQUENCES: 1, P.KV_TOKENS: 8192}),
+    # llama.cpp#22404: a hybrid model's KV and RS buffers on two devices, sched_reserve's compute lines, the
+    # pipeline line without its copy count (the summary quotes no context line)
+    ("llama.cpp/hybrid-layer-split-2080ti-p100-kv-rs.log", None, True, None, 'CUDA0', 0,
+     {P.FREE_BEFORE_LOAD: mib(18299.0), P.WEIGHTS: mib(8500.51), P.KV_CACHE: mib(4608.0),
+      P.RECURRENT_STATE: mib(90.40), P.COMPUTE_BUFFER: mib(668.03)}),
 ]
 
 
@@ -734,7 +744,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 124, "sglang": 43, "llama.cpp": 43}
+    assert counts == {"vllm": 124, "sglang": 43, "llama.cpp": 45}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -819,6 +819,11 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                 # feed-forward activations: counted at their widest, an upper bound
                 ffn = ffn_scratch(read_cells, reserve, facts, cfg.flash_attn, i == input_device, version)
                 compute = max(compute, ffn + host_weight)
+            if i == 0 and not full and outputs >= P.LLAMACPP_OFFLOAD_MIN_BATCH and \
+                    _since(version, P.LLAMACPP_OUTPUT_OFFLOAD_SINCE):
+                # the host's output layer runs here on a copy of its weight, beside the logits and the normed rows
+                # (profiles.LLAMACPP_OUTPUT_OFFLOAD)
+                compute = max(compute, (layout.lm_head or layout.embedding) + output_logits(facts, outputs))
             logits = output_logits(facts, outputs) if is_output else 0
             if compute and copies > 1:  # the sliding-window cache has its own mask where the device has such layers
                 masks = ((read_cells, window_cells) if window else (read_cells,)) if any_attention else ()
