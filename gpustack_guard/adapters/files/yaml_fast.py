@@ -46,7 +46,7 @@ from gpustack_guard.adapters.files.yaml_positions import (
 
 _MAX_LINE_CHARS = 60_000  # a longer line could hold a value past MAX_SCALAR_CHARS
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
-_MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
+_MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key (quoted, plain or in a flow mapping alike)
 _MAX_LINES_KEPT = 65_536  # distinct lines remembered (a 10,000-spec tree has ~25,000); then forgotten at once
 # Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM. The
 # class over all of Unicode takes ~7 ms to compile (as much as the rest of this module's import), so it is compiled
@@ -88,6 +88,9 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
         return None
     if (len(text) + 1) // 4 + 1 >= yaml_positions.MAX_DOCUMENTS and "---" in text:
         return None
+    if yaml_positions.MAX_DEPTH < _MAX_FAST_DEPTH + _MAX_FLOW_DEPTH or \
+            yaml_positions.MAX_SCALAR_CHARS < _MAX_LINE_CHARS:
+        return None  # a limit lowered below this module's own caps (as a test may): the full path checks it
     if _has_refused_character(text):
         return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
@@ -177,14 +180,14 @@ def _key_line(content: str, column: int) -> tuple:
 
 
 def _key(text: str) -> Any:
-    if not text:
-        raise _Decline  # `: value`, an empty key
+    if not text or len(text) > _MAX_KEY_CHARS:
+        raise _Decline  # `: value`, an empty key, or one near YAML's 1,024 characters (quotes count)
     if text[0] in "'\"":
         body, end = _quoted(text)
         if end != len(text):
             raise _Decline
         return body
-    if len(text) > _MAX_KEY_CHARS or text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
+    if text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
         raise _Decline
     return _plain_value(text)[0]  # a key's number is not checked for YAML 1.1 (the full path's mapping())
 
@@ -289,8 +292,8 @@ class _Flow:
         if stop is None:
             raise _Decline
         key_text, separator, _ = self.text[at:stop.start()].partition(": ")
-        if not separator or ":" in key_text:
-            raise _Decline
+        if not separator or ":" in key_text or len(key_text) > _MAX_KEY_CHARS:
+            raise _Decline  # no pair, or a key near YAML's 1,024 characters (libyaml's error in a flow too)
         key = _plain_value(_flow_plain(key_text))[0]
         if key in children:
             raise _Decline  # the full path reports it with its column
