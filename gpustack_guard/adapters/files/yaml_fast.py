@@ -231,7 +231,9 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-_FLOW_STOP = re.compile(r"[,\[\]{}#'\"]")  # what ends a plain scalar in a flow collection (quotes: declined)
+# What ends a plain scalar in a flow collection, or makes us decline: quotes, and `?`, which PyYAML's pure-Python
+# scanner (the full path without libyaml) takes as a key indicator inside a flow scalar where libyaml does not
+_FLOW_STOP = re.compile(r"[,\[\]{}#'\"?]")
 _MAX_FLOW_DEPTH = 8  # collections inside one another on one line
 
 
@@ -583,8 +585,9 @@ def _value_node(number: int, marks: tuple) -> tuple:
 
 def _flow_plain(text: str) -> str:
     """A plain scalar inside a one-line flow collection. libyaml refuses a `:` there before `,?[]{}` ("found
-    unexpected ':'"); the brackets and comma end the scalar, so `:` at its end or before `?` is declined."""
-    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text or ":?" in text:
+    unexpected ':'"); the brackets and comma end the scalar and `?` is declined (_FLOW_STOP), so `:` at its end
+    is declined."""
+    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text:
         raise _Decline
     return text
 

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpustack_guard.adapters.files import yaml_fast, yaml_positions
 from gpustack_guard.adapters.files.yaml_documents import load_documents
@@ -340,6 +341,8 @@ HOSTILE = [
  "a: x%\n", "a: x@\n", "a: x?\n", "a: x?y\n", "a: ?x\n", "a: :x\n", "a: -x\n", "a: --\n", "a: ---\n", "a: ...\n",
  "- ---\n", "- ...\n", "a: [---]\n", "a: [...]\n", "a: [-- -]\n", "a: x ,y\n", "a: x]y\n", "a: x}\n", "a: x[0]\n", "a: x{}\n",
  "a: [x{}]\n", "a: [x[0]]\n", "a: {x: y}}\n", "a: [x]]\n",
+    # `?` inside a flow scalar: libyaml reads it as text, PyYAML's pure-Python scanner as a key indicator
+    "a: [a?b]\n", "a: [a?]\n", "a: {a: b?c}\n", "a: {a?: b}\n", "a: [x, y?z]\n", "a: [http://x/?q=1]\n", "a: b?c\n",
     # second batch
 
  ".nan: a\n.nan: a\n", "a: {.nan: 1, .nan: 2}\n", "a: b :c\n", "a: b \u00a0# c\n", "a:\u00a0b\n", "a\u00a0: b\n", "a: b\u3000\n",
@@ -420,3 +423,16 @@ def test_a_lowered_limit_still_refuses(monkeypatch, name: str, value: int) -> No
     monkeypatch.setattr(yaml_positions, name, value)
     with pytest.raises(YamlSyntaxError):
         load_documents("a:\n  b:\n    c:\n      d: [12345, xxxxxx]\n")
+
+
+def test_the_full_path_without_libyaml(monkeypatch) -> None:
+    """Where PyYAML has no libyaml, the full path composes with its pure-Python loader, which reads some flow
+    scalars otherwise (`[a?:b]`): the fast path agrees with that loader too, or declines."""
+    class PureLoader(yaml.SafeLoader):
+        resolve = staticmethod(yaml_positions._resolve)
+
+    monkeypatch.setattr(yaml_positions, "_TagMemoLoader", PureLoader)
+    monkeypatch.setattr(yaml_positions, "_Loader", yaml.SafeLoader)
+    flows = [f"k: [{value}]\n" for value in VALUES] + [f"k: {{a: {value}}}\n" for value in VALUES]
+    for text in [t for t in HOSTILE if len(t) < 5_000] + flows + [f"k: {value}\n" for value in VALUES]:
+        assert_same(text)
