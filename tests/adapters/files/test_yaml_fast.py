@@ -343,6 +343,10 @@ HOSTILE = [
  "a: [x{}]\n", "a: [x[0]]\n", "a: {x: y}}\n", "a: [x]]\n",
     # `?` inside a flow scalar: libyaml reads it as text, PyYAML's pure-Python scanner as a key indicator
     "a: [a?b]\n", "a: [a?]\n", "a: {a: b?c}\n", "a: {a?: b}\n", "a: [x, y?z]\n", "a: [http://x/?q=1]\n", "a: b?c\n",
+    # keys that start with an indicator (`?x`, `:x`, `-x` are plain outside a flow), quoted keys among plain ones
+    "?a: b\n", ":a: b\n", "-a: b\n", "a?: b\n", "- ?a: b\n", "- :a: b\n", "a: [-a, ?]\n", "?a:\n  - x\n",
+    "a: ?b:c\n", "a:b:c: d\n", "a: 'b'\n'a': c\n", "- a\n- 'b': c\n", "'- a': b\n", "'#': b\n", "'a': 'b': c\n",
+    "x:\n  y: 1\n  z: [a, {b: 010}]\n- w\n", "a: 1\n  \n  \nb: 2\n", "a: [x]\n\n", "a: &\n",
     # second batch
 
  ".nan: a\n.nan: a\n", "a: {.nan: 1, .nan: 2}\n", "a: b :c\n", "a: b \u00a0# c\n", "a:\u00a0b\n", "a\u00a0: b\n", "a: b\u3000\n",
@@ -436,3 +440,10 @@ def test_the_full_path_without_libyaml(monkeypatch) -> None:
     flows = [f"k: [{value}]\n" for value in VALUES] + [f"k: {{a: {value}}}\n" for value in VALUES]
     for text in [t for t in HOSTILE if len(t) < 5_000] + flows + [f"k: {value}\n" for value in VALUES]:
         assert_same(text)
+
+
+def test_the_line_memo_forgotten_mid_file(monkeypatch) -> None:
+    """The memo is cleared when full, in the middle of a file too: the lines read before stay the file's."""
+    monkeypatch.setattr(yaml_fast, "_MAX_LINES_KEPT", 3)
+    for text in [BASE, FLEET, "a:\n- x: [1, {b: 010}]\n  y: 2\n- z\n---\nb: {c: [d, e]}\n"] * 2:
+        assert assert_same(text, MAX_ITEMS)
