@@ -5,6 +5,7 @@ of a spec's common shape (one line changed at a time), the fast path either decl
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -447,3 +448,17 @@ def test_the_line_memo_forgotten_mid_file(monkeypatch) -> None:
     monkeypatch.setattr(yaml_fast, "_MAX_LINES_KEPT", 3)
     for text in [BASE, FLEET, "a:\n- x: [1, {b: 010}]\n  y: 2\n- z\n---\nb: {c: [d, e]}\n"] * 2:
         assert assert_same(text, MAX_ITEMS)
+
+
+@pytest.mark.parametrize("text", ["a: 1\n" * 20_000, "- a: 1\n" + "  a: 1\n" * 20_000,
+                                  "a: [" + ", ".join(["010"] * 11_000) + "]\n"])
+def test_many_duplicates_or_yaml11_numbers_cost_linear_time(text: str) -> None:
+    """Each duplicate key counted the document's lines again, and each YAML 1.1 number copied a flow's tuple: 20,000
+    repeated keys took ~15 s of CPU, 11,000 `010` on one line ~0.4 (the full path: ~0.1 each)."""
+    start = time.process_time()
+    fast = fast_documents(text, MAX_ITEMS)
+    spent = time.process_time() - start
+    assert fast is not None and spent < 1.5
+    full = load_composed(text, max_items=MAX_ITEMS)
+    assert fast[0].duplicate_keys == full[0].duplicate_keys
+    assert fast[0].yaml11_numbers == full[0].yaml11_numbers
