@@ -46,7 +46,7 @@ from gpustack_guard.adapters.files.yaml_positions import (
 
 _MAX_LINE_CHARS = 60_000  # a longer line could hold a value past MAX_SCALAR_CHARS
 _MAX_FAST_DEPTH = 32  # half of MAX_DEPTH
-_MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key
+_MAX_KEY_CHARS = 1_000  # below YAML's 1,024-character implicit key (quoted, plain or in a flow mapping alike)
 _MAX_LINES_KEPT = 65_536  # distinct lines remembered (a 10,000-spec tree has ~25,000); then forgotten at once
 # Only spaces, newlines and printable characters that are no YAML line break (NEL, U+2028/9) and no BOM. The
 # class over all of Unicode takes ~7 ms to compile (as much as the rest of this module's import), so it is compiled
@@ -88,6 +88,9 @@ def fast_documents(text: str, max_items: int) -> list[LocatedDocument] | None:
         return None
     if (len(text) + 1) // 4 + 1 >= yaml_positions.MAX_DOCUMENTS and "---" in text:
         return None
+    if yaml_positions.MAX_DEPTH < _MAX_FAST_DEPTH + _MAX_FLOW_DEPTH or \
+            yaml_positions.MAX_SCALAR_CHARS < _MAX_LINE_CHARS:
+        return None  # a limit lowered below this module's own caps (as a test may): the full path checks it
     if _has_refused_character(text):
         return None
     if text.count("\n") + text.count(",") + 2 > max_items:  # an item needs its own line or comma
@@ -177,14 +180,14 @@ def _key_line(content: str, column: int) -> tuple:
 
 
 def _key(text: str) -> Any:
-    if not text:
-        raise _Decline  # `: value`, an empty key
+    if not text or len(text) > _MAX_KEY_CHARS:
+        raise _Decline  # `: value`, an empty key, or one near YAML's 1,024 characters (quotes count)
     if text[0] in "'\"":
         body, end = _quoted(text)
         if end != len(text):
             raise _Decline
         return body
-    if len(text) > _MAX_KEY_CHARS or text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
+    if text.endswith(" ") or "#" in text or not _plain_start_ok(text, False):
         raise _Decline
     return _plain_value(text)[0]  # a key's number is not checked for YAML 1.1 (the full path's mapping())
 
@@ -228,7 +231,9 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-_FLOW_STOP = re.compile(r"[,\[\]{}#'\"]")  # what ends a plain scalar in a flow collection (quotes: declined)
+# What ends a plain scalar in a flow collection, or makes us decline: quotes, and `?`, which PyYAML's pure-Python
+# scanner (the full path without libyaml) takes as a key indicator inside a flow scalar where libyaml does not
+_FLOW_STOP = re.compile(r"[,\[\]{}#'\"?]")
 _MAX_FLOW_DEPTH = 8  # collections inside one another on one line
 
 
@@ -239,15 +244,16 @@ class _Flow:
         self.text = rest
         self.base = column + 1  # 1-based column of rest[0]
         self.pos = 0
-        self.numbers: tuple = ()
+        self.numbers: list = []  # a list: adding to a tuple was quadratic (11,000 `010` on a line: 0.40 -> 0.10 s)
         self.nested = False
 
     def read(self) -> tuple[Any, Any, tuple, tuple]:
         value, marks = self.collection((), 0)
         _only_comment(self.text[self.pos:])
+        numbers = tuple(self.numbers)
         if self.nested:
-            return value, _thaw, self.numbers, marks
-        return value, (list if marks[0] == "s" else dict), self.numbers, marks
+            return value, _thaw, numbers, marks
+        return value, (list if marks[0] == "s" else dict), numbers, marks
 
     def collection(self, below: Path, depth: int) -> tuple[Any, tuple]:
         if depth >= _MAX_FLOW_DEPTH:
@@ -289,8 +295,8 @@ class _Flow:
         if stop is None:
             raise _Decline
         key_text, separator, _ = self.text[at:stop.start()].partition(": ")
-        if not separator or ":" in key_text:
-            raise _Decline
+        if not separator or ":" in key_text or len(key_text) > _MAX_KEY_CHARS:
+            raise _Decline  # no pair, or a key near YAML's 1,024 characters (libyaml's error in a flow too)
         key = _plain_value(_flow_plain(key_text))[0]
         if key in children:
             raise _Decline  # the full path reports it with its column
@@ -312,7 +318,7 @@ class _Flow:
         item = _flow_plain(text[at:stop.start()].rstrip(" "))
         self.pos = at + len(item)
         value, found = _plain(item, below)
-        self.numbers += found
+        self.numbers.extend(found)
         return value, ("v", self.base + at, item)
 
     def spaces(self) -> None:
@@ -376,6 +382,7 @@ class _Assemble:
         self.offset = offset  # lines before the document's own
         self.doc = doc
         self.pos = 0
+        self.line_numbers: list[int] | None = None  # of the entries, made on the first duplicate key
 
     def block(self, indent: int, path: Path) -> Any:
         if len(path) >= _MAX_FAST_DEPTH:
@@ -456,8 +463,11 @@ class _Assemble:
         return None  # what an empty plain scalar resolves to
 
     def duplicate(self, path: Path, pos: int, column: int) -> None:
-        numbers = [number for number, entry in enumerate(self.parsed, self.offset + 1) if entry is not _SKIP]
-        self.doc.duplicate_keys.append((path, numbers[pos], column + 1))
+        # made once: made per duplicate, 20,000 repeated keys (a hostile settings file) took ~15 s instead of 0.1
+        if self.line_numbers is None:
+            self.line_numbers = [number for number, entry in enumerate(self.parsed, self.offset + 1)
+                                 if entry is not _SKIP]
+        self.doc.duplicate_keys.append((path, self.line_numbers[pos], column + 1))
 
     def yaml11(self, path: Path, numbers: tuple) -> None:
         for below, text, value in numbers:
@@ -580,8 +590,9 @@ def _value_node(number: int, marks: tuple) -> tuple:
 
 def _flow_plain(text: str) -> str:
     """A plain scalar inside a one-line flow collection. libyaml refuses a `:` there before `,?[]{}` ("found
-    unexpected ':'"); the brackets and comma end the scalar, so `:` at its end or before `?` is declined."""
-    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text or ":?" in text:
+    unexpected ':'"); the brackets and comma end the scalar and `?` is declined (_FLOW_STOP), so `:` at its end
+    is declined."""
+    if not _plain_start_ok(text, True) or text.endswith((" ", ":")) or ": " in text:
         raise _Decline
     return text
 

@@ -5,15 +5,18 @@ of a spec's common shape (one line changed at a time), the fast path either decl
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 
-from gpustack_guard.adapters.files import yaml_positions
+from gpustack_guard.adapters.files import yaml_fast, yaml_positions
 from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.adapters.files.yaml_fast import fast_documents
 from gpustack_guard.adapters.files.yaml_positions import (
     MAX_ITEMS,
+    MAX_SCALAR_CHARS,
     MAX_SPEC_ITEMS,
     YamlSyntaxError,
     load_composed,
@@ -278,8 +281,6 @@ def test_refused_characters_ascii_check_equals_the_whole_class() -> None:
     text): every character, alone and inside ASCII or non-ASCII text, is refused exactly as the whole class says."""
     import re
 
-    from gpustack_guard.adapters.files import yaml_fast
-
     whole = re.compile(yaml_fast._REFUSED_PATTERN)
     characters = [chr(c) for c in range(0x3000)] + ["\ufeff", "\ufffe", "\uffff", "\U0001f600", "\U0010ffff"]
     for c in characters:
@@ -287,3 +288,177 @@ def test_refused_characters_ascii_check_equals_the_whole_class() -> None:
             assert yaml_fast._has_refused_character(text) is (whole.search(text) is not None), repr(text)
     assert yaml_fast._has_refused_character("a\rb") and yaml_fast._has_refused_character("a\tb")
     assert not yaml_fast._has_refused_character("name: caf\u00e9\n")
+
+
+# Review round 23: what a hostile pull request or an odd editor writes, each case tried against the full path (the
+# fast path declines or agrees). Found and fixed: a quoted key or a flow mapping's key past YAML's 1,024 characters
+# (the full path's error) was read; a limit lowered below the module's own caps (MAX_DEPTH, MAX_SCALAR_CHARS).
+_LINE = yaml_fast._MAX_LINE_CHARS
+_KEY = yaml_fast._MAX_KEY_CHARS
+HOSTILE = [
+ "a: \u00e9\u00e9 x\nb: [\u00e9, c]\n", "\u00e9\u00e9: [x, y]\n", "\U0001F600: {a: b}\n", "k: \U0001F600\U0001F600 [x]\n",
+ "a:\n  \U0001F600: [1, 2]\n", "- \U0001F600: 1\n  b: [x]\n", "k: [\U0001F600, \U0001F600x, y]\n", "k: {\U0001F600: \U0001F600}\n",
+ "1: a\n", "true: a\n", "null: a\n", "~: a\n", "1.0: a\n", "0x10: a\n", "2001-01-01: a\n", "1: a\n'1': b\n", "1: a\n1: b\n",
+ "true: a\nTrue: b\n", "1.0: a\n1: b\n", "1: a\n1.0: b\n", "0x10: a\n16: b\n", "~: a\nnull: b\n", "010: a\n8: b\n",
+ "1:30: a\n", "a:\n  1: x\n  2: [y]\n", ".nan: a\n", ".nan: a\n.nan: b\n", "yes: a\nno: b\n", "2001-01-01: a\n2001-01-01: b\n",
+ "<<: a\n", "=: a\n", "a: <<\n", "a: =\n", "a: [<<]\n", "a: {<<: b}\n", "a: {=: b}\n",
+ "a: 1\n\"a\": 2\n", "a: 1\n'a': 2\n", "'a': 1\na: 2\n", "key:value\n", "key :v\n", "key : v\n", "- -\n", "-  x\n", "- - a\n", "-\tx\n",
+ "a: b#c\n", "a: b #c\n", "a: b# c\n", "a: 'b' # c\n", "a: 'b'# c\n", "a: \"b\" c\n", "a: b  \n", "a: b", "", "# c\n# d\n", "---\n", "--- # c\na: 1\n",
+ "---\n# c\n", "key: |\n  x\n", "key: |-\n  x\n", "a: -\n", "a: :\n", "a: ?\n", "- -\n", "- :\n", "- ?\n",
+ "key: [ a , b ]\n", "key: [a,b]\n", "key: {a: 1, a: 2}\n", "key: {a}\n", "key: [a, ]\n", "key: [, a]\n", "key: [a, [b, c]]\n",
+ "a:\n b: 1\n c: 2\n", "a:\n   b: 1\n   c: [x]\n", "a:\n  b: 1\n   c: 2\n", "a:\n   b: 1\n  c: 2\n", "- a: 1\n  b: 2\n",
+ "-   a: 1\n    b: 2\n", "- a: 1\n   b: 2\n", "- a: 1\n b: 2\n", "-  a:\n     - x\n", "x:\n- a: 1\n  b:\n  - c\n",
+ "a:\nb: 1\n", "a:\n  b:\nc: 1\n", "a: 1\r\nb: 2\r\n", "a: 1\n   \nb: 2\n", "a: 1\n \n", "a: x\u0085y\n", "a: x\u2028y\n", "a: x\u2029y\n",
+ "a: x\u200by\n", "a: \u200b\n", "\u200b: a\n", "a: \u202ex\u202c\n", "a: \u200fx\n", "\u200f: x\n", "a: \ufeff\n",
+ "a: [1:30, 010, 0o7, 0x1F, 1_0]\n", "a: {b: 010, c: [1:30]}\n", "- [010, 07]\n", "a: [-010, +07, 0_7]\n", "a: [1:30:00, 190:20:30.15]\n",
+ "a: \"b\"c\n", "a: 'b'c\n", "a: \"\"\n", "a: ''\n", "'': a\n", "\"\": a\n", "a: ' '\n", "a: 'x'\n'b': \"y\"\n",
+ "a: b\n...\n", "a: b\n---\n", "---\n---\na: 1\n", "a: 1\n---\n\n# c\n---\nb: 2\n", "\n\n---\na: 1\n", "--- \na: 1\n", "---\n  a: 1\n",
+ "a: x:y\n", "a: x: y\n", "a: http://x\n", "a: x:\n", "a: [x:y]\n", "a: [x: y]\n", "a: {x:y}\n", "a: {x: y:z}\n", "a: [http://x]\n",
+ "a: [a b, c  d]\n", "a: [a  ]\n", "a: [  a]\n", "a: {  a: b  }\n", "a: {a:  b}\n", "a: {a :b}\n", "a: {a : b}\n",
+ "a: {'b': c}\n", "a: {\"b\": c}\n", "a: [-]\n", "a: [- x]\n", "a: [-x]\n", "a: {-: x}\n", "a: {? b: c}\n", "a: [?x]\n", "a: [:x]\n",
+ "a: [x]#c\n", "a: [x] #c\n", "a: [x]  # c\n", "a: {b: c}#c\n", "a: [x,]\n", "a: [x , ]\n", "a: [x,,y]\n", "a: {}\n", "a: []\n", "a: [ ]\n", "a: { }\n",
+ "a: [{}]\n", "a: [[]]\n", "a: {b: {}}\n", "a: {b: []}\n", "a: {b: , c: d}\n", "a: {b:}\n", "a: {b: c,}\n",
+ "a: [true, ~, null, 1.5, .inf, 2001-01-01]\n", "a: {1: x, true: y, ~: z}\n", "a: {1: x, 1.0: y}\n", "a: {0x10: x, 16: y}\n",
+ "a: {2001-01-01: x}\n", "a: {b: 2001-01-01 10:00:00}\n", "a: 2001-01-01 10:00:00\n", "a: 2001-01-01t10:00:00z\n",
+ "a:  b\n", "a:   [x]\n", "-   [x]\n", "-   'x'\n", "- 'x'\n- \"y\"\n", "a:\n- x\nb:\n- y\n",
+ "a:\n  -  x\n  - y\n", "a:\n  - x\n  -  y\n", "a:\n  -  k: 1\n     j: 2\n", "a:\n  -  k: 1\n    j: 2\n",
+ "a:\n  - k: [1]\n    j: {x: y}\n", "- a\n-  - b\n", "- a:\n  - b\n", "- a:\n    - b\n", "- a:\n   - b\n", "- a:\n  b: 1\n",
+ "a: b\n\tc: d\n", "a: b\t\n", "a:\tb\n", "a: b # \tc\n", "# \t\na: 1\n", "a: 1 # \u0085\n", "# \u2028\na: 1\n",
+ "a: 1\nb: 2", "a: [x]", "- x", "a:", "a: 'x'", "a: # c", "a:  # c\n  - x\n", "a: # c\n  b: 1\n",
+ "a: " + "x" * MAX_SCALAR_CHARS + "\n", "a: " + "x" * (MAX_SCALAR_CHARS + 1) + "\n",
+ "a: '" + "x" * (MAX_SCALAR_CHARS + 1) + "'\n", "a: [" + "x" * (MAX_SCALAR_CHARS + 1) + "]\n",
+ "k: " + "x" * (_LINE - 3) + "\n", "k: " + "x" * (_LINE - 2) + "\n", "x" * _KEY + ": v\n", "x" * (_KEY + 1) + ": v\n",
+ "x" * 1023 + ": v\n", "x" * 1024 + ": v\n", "x" * 1025 + ": v\n", "'" + "x" * 1030 + "': v\n", "\"" + "x" * 1030 + "\": v\n",
+ "a: {" + "x" * 1030 + ": v}\n", "a: {b: " + "x" * 1030 + "}\n", "- " + "x" * 1030 + ": v\n", "  " + "x" * 999 + ": v\n",
+ "\u00e9" * 1000 + ": v\n", "\U0001F600" * 600 + ": v\n", "\U0001F600" * 1000 + ": v\n", "a: 9" + "0" * 999 + "\n", "a: 9" + "0" * 1000 + "\n",
+ "a: [9" + "0" * 1000 + "]\n", "9" + "0" * 1000 + ": a\n", "a: 1" + "_0" * 600 + "\n", "a: 1:" + "0" * 999 + "\n",
+ "a: !!str x\n", "a: &x b\nc: *x\n", "? a\n: b\n", "a: [b]: c\n", "[a]: b\n", "{a: b}: c\n", "a: b: c\n",
+ "a: 'b\n  c'\n", "a: \"b\\\"\"\n", "a: b\n  # c\nd: e\n", "a:\n  # c\n  b: 1\n", "a:\n# c\nb: 1\n",
+ "a: x\n  # c\n", "a: [x]\n  - y\n", "- x\n  - y\n", "- x\n- y\n  z: 1\n",
+ "a:\n  b: 1\n  c:\n    d: 2\n  e: 3\nf: 4\n", " a: 1\n b: 2\n", " - x\n - y\n", "  - x\n - y\n",
+ "a: 010\nb: [010]\nc: {d: 010}\n- x\n", "%YAML 1.1\n---\na: 1\n", "a: 1\n%x\n", "a: 1\n--- x\n",
+ "a: x\x0b\n", "a: x\x7f\n", "a: x\x80\n", "a: x\x9f\n", "a: x\xa0\n", "a: \ue000\n", "a: \ufffd\n", "a: \ufffe\n",
+ "a: @x\n", "a: `x\n", "a: %x\n", "a: !x\n", "a: &x\n", "a: *x\n", "a: |x\n", "a: >x\n", "a: x|\n", "a: x!\n", "a: x&\n", "a: x*\n",
+ "a: x%\n", "a: x@\n", "a: x?\n", "a: x?y\n", "a: ?x\n", "a: :x\n", "a: -x\n", "a: --\n", "a: ---\n", "a: ...\n",
+ "- ---\n", "- ...\n", "a: [---]\n", "a: [...]\n", "a: [-- -]\n", "a: x ,y\n", "a: x]y\n", "a: x}\n", "a: x[0]\n", "a: x{}\n",
+ "a: [x{}]\n", "a: [x[0]]\n", "a: {x: y}}\n", "a: [x]]\n",
+    # `?` inside a flow scalar: libyaml reads it as text, PyYAML's pure-Python scanner as a key indicator
+    "a: [a?b]\n", "a: [a?]\n", "a: {a: b?c}\n", "a: {a?: b}\n", "a: [x, y?z]\n", "a: [http://x/?q=1]\n", "a: b?c\n",
+    # keys that start with an indicator (`?x`, `:x`, `-x` are plain outside a flow), quoted keys among plain ones
+    "?a: b\n", ":a: b\n", "-a: b\n", "a?: b\n", "- ?a: b\n", "- :a: b\n", "a: [-a, ?]\n", "?a:\n  - x\n",
+    "a: ?b:c\n", "a:b:c: d\n", "a: 'b'\n'a': c\n", "- a\n- 'b': c\n", "'- a': b\n", "'#': b\n", "'a': 'b': c\n",
+    "x:\n  y: 1\n  z: [a, {b: 010}]\n- w\n", "a: 1\n  \n  \nb: 2\n", "a: [x]\n\n", "a: &\n",
+    # second batch
+
+ ".nan: a\n.nan: a\n", "a: {.nan: 1, .nan: 2}\n", "a: b :c\n", "a: b \u00a0# c\n", "a:\u00a0b\n", "a\u00a0: b\n", "a: b\u3000\n",
+ "a: 1\n---", "a:   \nb: 1\n", "a:  # c\nb: 1\n", "- a:   \n  b: 1\n", "- a:\n  - x\n  b: 1\n", "a:\n- x\n- y\n b: 1\n",
+ "a: [" + "x" * 2000 + "]\n", "a: {b: " + "x" * 2000 + "}\n", "- " + "x" * 2000 + "\n", "a: '" + "x" * 2000 + "'\n",
+ "\u00e9" * 1001 + ": v\n", "\U0001F600" * 1001 + ": v\n", "a[b: c\n", "a{b: c\n", "- 'a': b\n", "- [a]: b\n",
+ "a: {b: c, d: [e, {f: 010}]}\nb: [1:30]\n", "- a: 010\n  b: [0o7, 07]\n- 1:30\n",
+ "a:\n  - b: 1\n    b: 1\n  - b: 1\n", "a: 1\nb: 2\na: 3\n", "a:\n  x: 1\na:\n  x: 2\n",
+ "k: v\n" * 3, "- a\n" * 3, "a: [x]\nb: [x]\n", "a: {x: y}\nb: {x: y}\n",
+ "1: a\n2: b\n3: c\n", "True: a\n1: b\n", "1: a\nTrue: b\n", "0: a\nfalse: b\n", "0.0: a\n0: b\n", "-0: a\n0: b\n",
+ "a: {1: x, True: y}\n", "a: {0: x, false: y}\n", "a: {~: x, null: y}\n",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=lambda t: repr(t[:40]) + (f"...{len(t)}" if len(t) > 40 else ""))
+def test_hostile_and_odd_texts(text: str) -> None:
+    assert_same(text)
+
+
+@pytest.mark.parametrize("key", ["\'" + "x" * 1_030 + "\'", '"' + "x" * 1_030 + '"', "{" + "x" * 1_030 + ": v}"])
+def test_a_key_past_yamls_1024_characters_is_refused_as_before(key: str) -> None:
+    text = (f"a: {key}\n" if key.startswith("{") else f"{key}: v\n")
+    assert fast_documents(text, MAX_SPEC_ITEMS) is None
+    with pytest.raises(YamlSyntaxError):
+        load_documents(text, max_items=MAX_SPEC_ITEMS)
+
+
+@pytest.mark.parametrize("quote", ["\'", '"'])
+def test_quoted_keys_around_the_key_cap(quote: str) -> None:
+    for length in (_KEY - 2, _KEY - 1, _KEY + 1, 1_022, 1_023):  # the key's length with its quotes
+        assert_same(quote + "x" * length + quote + ": v\n")
+        assert_same("a: {" + "x" * length + ": v}\n")
+
+
+def test_depth_around_the_fast_paths_caps() -> None:
+    for depth in range(yaml_fast._MAX_FAST_DEPTH - 2, yaml_fast._MAX_FAST_DEPTH + 3):
+        for flow in (0, 1, yaml_fast._MAX_FLOW_DEPTH - 1, yaml_fast._MAX_FLOW_DEPTH, yaml_fast._MAX_FLOW_DEPTH + 1):
+            value = "[" * flow + "x" + "]" * flow if flow else "x"
+            keys = "".join(" " * d + f"k{d}:\n" for d in range(depth))
+            assert_same(keys + " " * depth + f"v: {value}\n")
+            items = "".join(" " * (2 * d) + f"- k{d}:\n" for d in range(depth // 2))
+            assert_same(items + " " * depth + f"v: {value}\n")
+
+
+# The same line in another context: read in a block mapping first (remembered), then in a file where it is inside a
+# block scalar, a flow, a quoted scalar or a continued plain scalar; and the other way round.
+_CONTEXTS = [
+    ("a:\n  b: [x, y]\n", "a: |\n  b: [x, y]\n"), ("a:\n  b: [x, y]\n", "a: [\n  b: [x, y]\n]\n"),
+    ("a:\n  b: [x, y]\n", "a: \'q\n  b: [x, y]\'\n"), ("a:\n  b: [x, y]\n", "a: b\n  b: [x, y]\n"),
+    ("- x\n- b: c\n", "k: >-\n- x\n- b: c\n"), ("a:\n  # c\n  b: 1\n", 'a: "q\n  # c\n  b: 1"\n'),
+    ("a: 1\n---\nb: 2\n", "a: |\n  x\n---\nb: 2\n"), ("a:\n  - x\n", "a: {\n  - x\n}\n"),
+    ("k: 010\n", "a: |\nk: 010\n"), ("k: [010, 1:30]\n", "a: [\nk: [010, 1:30]\n]\n"),
+]
+
+
+@pytest.mark.parametrize("first, second", _CONTEXTS)
+def test_a_remembered_line_in_another_context(first: str, second: str) -> None:
+    for order in ((first, second, first), (second, first, second)):
+        for text in order:
+            assert_same(text)
+
+
+def test_a_files_values_are_its_own() -> None:
+    """Lines are remembered across files; the lists and mappings built of them are each file's own."""
+    text = "a: [x, y]\nb: {c: d}\nn: [[1], {e: f}]\n"
+    first = load_documents(text)[0].data
+    first["a"].append("z")
+    first["b"]["q"] = 1
+    first["n"][0].append(2)
+    first["n"][1]["g"] = 1
+    second = load_documents(text)[0]
+    assert second.data == {"a": ["x", "y"], "b": {"c": "d"}, "n": [[1], {"e": "f"}]}
+    assert second.position(("n", 1, "g")) == (3, 10)  # the mapping {e: f}: the added key is not there
+
+
+@pytest.mark.parametrize("name, value", [("MAX_DEPTH", 3), ("MAX_SCALAR_CHARS", 4), ("MAX_NUMBER_CHARS", 3)])
+def test_a_lowered_limit_still_refuses(monkeypatch, name: str, value: int) -> None:
+    monkeypatch.setattr(yaml_positions, name, value)
+    with pytest.raises(YamlSyntaxError):
+        load_documents("a:\n  b:\n    c:\n      d: [12345, xxxxxx]\n")
+
+
+def test_the_full_path_without_libyaml(monkeypatch) -> None:
+    """Where PyYAML has no libyaml, the full path composes with its pure-Python loader, which reads some flow
+    scalars otherwise (`[a?:b]`): the fast path agrees with that loader too, or declines."""
+    class PureLoader(yaml.SafeLoader):
+        resolve = staticmethod(yaml_positions._resolve)
+
+    monkeypatch.setattr(yaml_positions, "_TagMemoLoader", PureLoader)
+    monkeypatch.setattr(yaml_positions, "_Loader", yaml.SafeLoader)
+    flows = [f"k: [{value}]\n" for value in VALUES] + [f"k: {{a: {value}}}\n" for value in VALUES]
+    for text in [t for t in HOSTILE if len(t) < 5_000] + flows + [f"k: {value}\n" for value in VALUES]:
+        assert_same(text)
+
+
+def test_the_line_memo_forgotten_mid_file(monkeypatch) -> None:
+    """The memo is cleared when full, in the middle of a file too: the lines read before stay the file's."""
+    monkeypatch.setattr(yaml_fast, "_MAX_LINES_KEPT", 3)
+    for text in [BASE, FLEET, "a:\n- x: [1, {b: 010}]\n  y: 2\n- z\n---\nb: {c: [d, e]}\n"] * 2:
+        assert assert_same(text, MAX_ITEMS)
+
+
+@pytest.mark.parametrize("text", ["a: 1\n" * 20_000, "- a: 1\n" + "  a: 1\n" * 20_000,
+                                  "a: [" + ", ".join(["010"] * 11_000) + "]\n"])
+def test_many_duplicates_or_yaml11_numbers_cost_linear_time(text: str) -> None:
+    """Each duplicate key counted the document's lines again, and each YAML 1.1 number copied a flow's tuple: 20,000
+    repeated keys took ~15 s of CPU, 11,000 `010` on one line ~0.4 (the full path: ~0.1 each)."""
+    start = time.process_time()
+    fast = fast_documents(text, MAX_ITEMS)
+    spent = time.process_time() - start
+    assert fast is not None and spent < 1.5
+    full = load_composed(text, max_items=MAX_ITEMS)
+    assert fast[0].duplicate_keys == full[0].duplicate_keys
+    assert fast[0].yaml11_numbers == full[0].yaml11_numbers
