@@ -473,14 +473,22 @@ def table_s() -> list[Row]:
                     exact=True))
     rows.append(Row("S1", "  #tokens (log 367,404; version not printed)", s["kv_capacity_tokens"], 367_404,
                     tolerance=0.10, scored=False, label="(no version)"))
-    # S3 sglang PR #18263: Qwen3-30B-A3B on MI355X (288 GB), default f printed 0.911, main 2026-07; the pool the
-    # FP8 command sized implies ~57 GiB loaded, as much as bf16 (the same PR's patched run: 56.98 GB): bf16 here
-    s = estimate("Qwen/Qwen3-30B-A3B", "288GiB", "--context-length=40960", backend="SGLang", version="0.5.20",
-                 extra=("--gpu-name", "AMD Instinct MI355X"))  # ROCm: no piecewise prefill graphs in the reserve
-    rows.append(Row("S3", "Qwen3-30B-A3B MI355X default f: fraction (log 0.911)",
+    # S3 sglang#18262 / PR #18263 on one MI355X (288 GB), main of 2026-07-15 (between 0.5.15.post1 and 0.5.16: 0.5.16's
+    # rules). The issue's run is `sglang serve --model-path Qwen/Qwen3-30B-A3B-Instruct-2507-FP8` (the PR's text): the
+    # default backend on ROCm is aiter, whose 0.85 cut of the fraction above 8,192 tokens of context applies
+    # (server_args.py@v0.5.16 _handle_attention_backend_compatibility; profiles.SGLANG_AITER_CUTS). The PR removes
+    # that cut, so its patched run prints the default before it: 0.911 (read with --attention-backend triton, which
+    # has no cut), and loads the bf16 checkpoint (56.98 GB). Round 23: this row had taken the bf16 model for the
+    # issue's FP8 run, which the uncut fraction needed to land near the log.
+    s = estimate("Qwen/Qwen3-30B-A3B", "288GiB", "--context-length=40960", "--attention-backend=triton",
+                 backend="SGLang", version="0.5.16", extra=("--gpu-name", "AMD Instinct MI355X"))
+    rows.append(Row("S3", "Qwen3-30B-A3B MI355X default f before the aiter cut (PR #18263 printed 0.911)",
                     s["extra"]["mem_fraction_static"], 0.911, exact=True))
-    rows.append(Row("S3", "  #tokens (log 2,227,073)", s["kv_capacity_tokens"], 2_227_073, tolerance=0.10))
-    rows.append(term("S3", "weights GiB (log mem usage 56.98)", s["weights_bytes_per_gpu"], 56.98))
+    rows.append(term("S3", "weights GiB, bf16 (the PR's run: mem usage 56.98)", s["weights_bytes_per_gpu"], 56.98))
+    s = estimate("Qwen/Qwen3-30B-A3B", "288GiB", "--context-length=40960", backend="SGLang", version="0.5.16",
+                 extra=("--gpu-name", "AMD Instinct MI355X", "-q", "fp8"))  # ROCm: no piecewise prefill graphs
+    rows.append(Row("S3", "  #tokens, FP8, aiter by default (sglang#18262 log 2,227,073)", s["kv_capacity_tokens"],
+                    2_227_073, tolerance=0.10))
     # S6 sglang PR #22537: Qwen3-32B (inferred) 4x B200 TP4, default fraction, main 2026-04 (version not printed)
     s = estimate("Qwen/Qwen3-32B", "183359MiB", "--tp-size=4", backend="SGLang", version="0.5.10")
     rows.append(Row("S6", "Qwen3-32B 4x B200 TP4 default f: verdict fits", s["engine_verdict"] == "fits", True, exact=True))
@@ -723,7 +731,8 @@ EXCLUDED = (
      "the memory lines and what forced V0 are not in the excerpts the index returns"),
     ("V12-V13", "DeepSeek-V2 before vLLM's MLA cache (v0.5.x stored it as MHA): that layout is not modelled"),
     ("V18", "DeepSeek-V3.2 sparse indexer cache not modelled; GPU, gmu and version missing"),
-    ("S2", "ROCm AITER backend scales the fraction by 0.85 (sglang PR #36563); not modelled"),
+    ("S2", "ROCm AITER backend scales the fraction by 0.85 (sglang PR #36563): modelled since round 23 "
+           "(profiles.SGLANG_AITER_CUTS), but the run's figures were never written into this table"),
     ("S4", "DeepSeek-V4-Pro is not in the catalog (the refusal rule is a unit test with V4-Flash)"),
     ("S5", "ktransformers runs experts on the CPU and adds a Mamba pool: not stock SGLang"),
     ("S9", "model and flags not stated; 40.03 GB left after the pool implies f ~0.78, not the default"),
