@@ -365,8 +365,8 @@ def _speculative_flag(flags: dict) -> str | None:
     return present[0] if present else None
 
 
-def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
-    """Raises FlagValueError for a value SGLang would refuse."""
+def sglang_config(flags: dict, version: str | None = None, env: dict | None = None) -> SglangConfig:
+    """Raises FlagValueError for a value SGLang would refuse. env: the deployment's environment (ENGINE_ENV)."""
 
     def value(key: str):
         return EF.read(flags, key, "sglang", version)
@@ -403,6 +403,7 @@ def sglang_config(flags: dict, version: str | None = None) -> SglangConfig:
         mamba_strategy=_text(flags.get("mamba-radix-cache-strategy") or flags.get("mamba-scheduler-strategy")),
         disable_overlap_schedule=_flag(flags, "disable-overlap-schedule"),
         linear_attn_backend=_text(flags.get("linear-attn-backend")),
+        aiter_honor_env=(env or {}).get(P.SGLANG_AITER_HONOR_ENV),
         attention_backend=_text(flags.get("attention-backend")),
         disable_hybrid_swa_memory=_flag(flags, "disable-hybrid-swa-memory"),
         swa_full_tokens_ratio=value("swa-full-tokens-ratio"),
@@ -686,7 +687,7 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 
 # the environment variables that move memory
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
-              P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV)
+              P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:
@@ -749,7 +750,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
                                 version=version, gpu_name=gpus[smallest][1], stage_totals=stage_totals)
         return _with_dtypes(loaded, flags, est)
     if family == "sglang":
-        scfg = replace(sglang_config(flags, version), foreign_bytes=foreign)
+        scfg = replace(sglang_config(flags, version, dict(env_items)), foreign_bytes=foreign)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
         try:

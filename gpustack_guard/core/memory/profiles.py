@@ -2561,8 +2561,11 @@ class SglangAiterCut(NamedTuple):  # a table row: tuple-built, no generated meth
     factor: float
     above_context: int
     source: str
+    # an environment variable that, set true, keeps a fraction the user gave uncut ("" : none in that release)
+    explicit_kept_by_env: str = ""
 
 
+SGLANG_AITER_HONOR_ENV = "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"
 SGLANG_AITER_CUTS = (
     SglangAiterCut("0.0.0", 1.0, 0, "model_executor/model_runner.py@v0.4.6.post5 (no aiter cut)"),
     # aiter is also what 0.4.7+ picks on ROCm for an MHA model when no backend is given (model_runner.py@v0.4.7
@@ -2572,6 +2575,10 @@ SGLANG_AITER_CUTS = (
                    "attention_backend == 'aiter' and context_len > 8192), server_args.py@v0.5.5, @v0.5.12 and "
                    "@v0.5.17 _handle_attention_backend_compatibility, arg_groups/attention_hook.py@v0.5.23 (there an "
                    "explicit fraction is kept under SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION=1, off by default)"),
+    SglangAiterCut("0.5.19", 0.85, 8192,
+                   "arg_groups/attention_hook.py@v0.5.19 and @v0.5.23, environ.py@v0.5.19 (EnvBool: 'true', '1', "
+                   "'yes', 'y'; absent in 0.5.18): an explicit fraction is kept when the variable is true",
+                   SGLANG_AITER_HONOR_ENV),
 )
 _SGLANG_AITER_KEYS = keyed_by_release(SGLANG_AITER_CUTS)
 

@@ -10,6 +10,7 @@ from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import (
     SglangConfig,
+    aiter_factor,
     default_chunked_prefill,
     default_cuda_graph_max_bs,
     default_fraction,
@@ -503,6 +504,30 @@ def test_aiter_cuts_the_pool_fraction_on_rocm_above_8192_tokens_from_0_4_7():
     assert round(small.extra["mem_fraction_static"], 6) == 0.51
 
 
+def test_aiter_cut_spares_a_given_fraction_under_the_honour_env_from_0_5_19():
+    # attention_hook.py@v0.5.19: SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION true keeps a fraction the user gave
+    # (environ.py EnvBool: true/1/yes/y); absent in 0.5.18; a default fraction is cut all the same
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    rocm = "AMD Instinct MI300X"
+    given = SglangConfig(mem_fraction_static=0.8, aiter_honor_env="Yes")
+    assert aiter_factor(facts, given, "0.5.19", rocm) == aiter_factor(facts, given, "0.5.23", rocm) == 1.0
+    assert aiter_factor(facts, given, "0.5.18", rocm) == 0.85
+    assert aiter_factor(facts, SglangConfig(mem_fraction_static=0.8, aiter_honor_env="0"), "0.5.23", rocm) == 0.85
+    assert aiter_factor(facts, SglangConfig(aiter_honor_env="1"), "0.5.23", rocm) == 0.85
+
+
+@pytest.mark.parametrize("tp, fraction", [(1, 0.68), (2, 0.8), (4, 0.8), (8, 0.68)])
+def test_aiter_cut_of_an_mla_model_follows_rocms_pick_by_kv_heads_per_rank(tp, fraction):
+    # DeepSeek-V3's 128 KV heads (its MLA config): ROCm picks aiter when a rank holds 16 or 128 of them (TP 8, TP 1),
+    # triton at TP 2 and 4 (server_args.py@v0.5.16 _get_default_attn_backend): only aiter cuts the fraction
+    facts = catalog_facts("deepseek-ai/DeepSeek-V3")
+    assert facts.is_mla and facts.kv_heads == 128
+    cut = aiter_factor(facts, SglangConfig(tp_size=tp), "0.5.17", "AMD Instinct MI300X")
+    assert round(0.8 * cut, 6) == fraction
+    assert aiter_factor(facts, SglangConfig(tp_size=tp, attention_backend="aiter"), "0.5.17",
+                                       "AMD Instinct MI300X") == 0.85
+
+
 @pytest.mark.parametrize("model, tp, rounded, unrounded", [
     # trtllm_mha (gpt_oss.py@0.5.20); the full layers' pool of the hybrid SWA split (SGLANG_HYBRID_SWA, 0.5.10+)
     ("openai/gpt-oss-120b", 1, 1_483_712, 1_483_744),
@@ -584,3 +609,13 @@ def test_every_catalog_model_names_its_architecture_so_architecture_rules_reach_
         est = estimate_sglang(catalog_facts(name), B200, SglangConfig(tp_size=8), version="0.5.20",
                               gpu_name="NVIDIA B200")
         assert (est.block_size, est.kv_capacity_tokens % 64) == (64, 0) and est.extra["model_page_source"]
+
+
+def test_aiter_honour_env_reaches_the_estimate_through_the_deployment_env():
+    # engine.ENGINE_ENV carries the variable from the spec's env into sglang_config
+    from gpustack_guard.core.memory.engine import ENGINE_ENV, sglang_config
+
+    assert P.SGLANG_AITER_HONOR_ENV in ENGINE_ENV  # the estimate's cache key sees it
+    flags = {"mem-fraction-static": 0.8}
+    assert sglang_config(flags, "0.5.23", {"SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION": "1"}).aiter_honor_env == "1"
+    assert sglang_config(flags, "0.5.23").aiter_honor_env is None

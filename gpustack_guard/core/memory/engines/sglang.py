@@ -69,6 +69,7 @@ class SglangConfig:
     disable_overlap_schedule: bool = False
     linear_attn_backend: str | None = None
     attention_backend: str | None = None
+    aiter_honor_env: str | None = None  # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION as set
     disable_hybrid_swa_memory: bool = False
     swa_full_tokens_ratio: float | None = None
     # --hybrid-kvcache-ratio (up to 0.5.7): Llama 4's own local/global pool split, not read
@@ -347,14 +348,25 @@ def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_s
 
 def aiter_factor(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_name: str) -> float:
     """What SGLang multiplies the pool's mem_fraction_static by on ROCm under the aiter backend for a long-context
-    model (profiles.SGLANG_AITER_CUTS): aiter given, or picked for an MHA model when no backend is given (an MLA
-    model's pick depends on its head count: not assumed); 1.0 elsewhere."""
+    model (profiles.SGLANG_AITER_CUTS): aiter given, or picked when no backend is given; 1.0 elsewhere."""
     row = P.sglang_aiter_cut(version)
     if row.factor == 1.0 or not gpu_name or re.search(P.SGLANG_ROCM, gpu_name.lower()) is None:
         return 1.0
-    aiter = cfg.attention_backend == "aiter" or (cfg.attention_backend is None and not facts.is_mla)
+    if row.explicit_kept_by_env and cfg.mem_fraction_static is not None and \
+            (cfg.aiter_honor_env or "").strip().lower() in ("true", "1", "yes", "y"):
+        return 1.0  # the user's fraction, kept as given (0.5.19+ logs a warning instead of cutting)
+    aiter = cfg.attention_backend == "aiter" or (cfg.attention_backend is None and _rocm_picks_aiter(facts, cfg))
     context = cfg.context_length or facts.max_position_embeddings or 0
     return row.factor if aiter and context > row.above_context else 1.0
+
+
+def _rocm_picks_aiter(facts: ModelFacts, cfg: SglangConfig) -> bool:
+    """SGLang's own backend on ROCm when none is given: aiter for an MHA model; for an MLA model only when each rank
+    holds 16 or 128 KV heads (get_num_kv_heads(tp) = total // tp), else triton (model_runner.py@v0.4.7,
+    server_args.py@v0.5.5 and @v0.5.16 _get_default_attn_backend, model_override_base.py@v0.5.23)."""
+    if not facts.is_mla:
+        return True
+    return max(1, (facts.kv_heads or 0) // max(1, cfg.tp_size)) in (16, 128)
 
 
 def sglang_fraction(cfg: SglangConfig, gpu_total: int, version: str | None = None,
