@@ -17,6 +17,8 @@ import functools
 import re
 import unicodedata
 
+from gpustack_guard.core.pieced import PiecedText, map_pieces
+
 VALUE_CHARS = 80
 MESSAGE_CHARS = 1000
 NAME_CHARS = 256  # a finding's spec name: any name the spec check accepts (≤ 255) shows whole
@@ -80,7 +82,14 @@ _TRANSLATE_FROM = 1 << 16
 
 
 def terminal_safe(text: str) -> str:
-    """Whole output (a report, a file) with every unsafe character but newline and tab written as \\uXXXX."""
+    """Whole output (a report, a file) with every unsafe character but newline and tab written as \\uXXXX.
+    Character by character, so a PiecedText's distinct pieces are each done once (core/pieced.py)."""
+    if type(text) is PiecedText:
+        return map_pieces(text, _terminal_safe)
+    return _terminal_safe(text)
+
+
+def _terminal_safe(text: str) -> str:
     if len(text) >= _TRANSLATE_FROM and text.isascii() and not text.encode("ascii").translate(None, _SAFE_ASCII):
         return text
     return _UNSAFE_BUT_LAYOUT.sub(_unicode_escape, text) if _UNSAFE_BUT_LAYOUT.search(text) else text

@@ -24,6 +24,8 @@ import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
 
+from gpustack_guard.core.pieced import PiecedText, map_pieces
+
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
@@ -451,6 +453,10 @@ class _ShapeFinder:
                 self.probes.setdefault(key[:GRAM], []).append(key)
         self.short_lengths = sorted({len(key) for key in short})
         self.short = re.compile("|".join(map(re.escape, short))) if short else None
+        # what core/pieced.py's piece-by-piece scrub must know (_piecewise_exact)
+        self.every_shape = tuple({shape for found in self.shapes.values() for shape, _ in found})
+        self.first_chars = frozenset(shape[0] for shape in self.every_shape)
+        self.chars = frozenset("".join(self.every_shape))  # a mask cut short by an echo ends on any of them
 
     def starts(self, text: str) -> set[tuple[int, str]]:
         """(position, key) of every place a key starts in the text."""
@@ -597,8 +603,41 @@ def _finder(secrets: frozenset[str]) -> _ShapeFinder:
 def scrub(text: str, secrets: list[str], *, shapes: bool = True) -> str:
     """Mask known secret values in any text before it is printed or written (defence in depth): each value in
     every shape an echo may give it (see _escaped_shapes and _base64_cores), whole or cut short; and, unless
-    `shapes` is off (--show-secrets), every token of a well-known shape (TOKEN_SHAPES) wherever it was pasted."""
+    `shapes` is off (--show-secrets), every token of a well-known shape (TOKEN_SHAPES) wherever it was pasted.
+    A PiecedText is scrubbed one distinct piece at a time where that masks exactly what the joined text would
+    (_piecewise_exact): `validate -o json`'s shared estimates once, not once per spec (issue 34)."""
     wanted = frozenset(v for v in secrets if v and len(v) >= SHORTEST_SECRET)
+    if type(text) is PiecedText and _piecewise_exact(text.boundaries(), _finder(wanted) if wanted else None):
+        return map_pieces(text, lambda piece: _scrubbed(piece, wanted, shapes))
+    return _scrubbed(text, wanted, shapes)
+
+
+# Where two pieces meet, scrubbing them apart masks what scrubbing them joined masks unless something reaches
+# across: a token match (TOKEN_SHAPES) holds only _IN_TOKEN characters (letters, digits, its punctuation and
+# bearer's gap), so it can span the meeting point only if both sides are such; its look-behind tests the left
+# character and its look-aheads the right one; a base64 core's mask widens over base64 characters (and '=' pads on
+# the right); a token's mask starts and ends on _REACH characters, so two masks touching there (one mask in the
+# joined text, two apart) need those too, or a secret's shape holding the left character (a mask of a shape cut
+# short ends on any of its characters) and one starting with the right.
+_LETTERS_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_REACH_LEFT = frozenset(_LETTERS_DIGITS + "_-+/~=")
+_REACH_RIGHT = frozenset(_LETTERS_DIGITS + "_-+/~=.\\\u2026")
+_IN_TOKEN = frozenset(_LETTERS_DIGITS + "_-.~+/= \t")
+
+
+def _piecewise_exact(boundaries: set[tuple[str, str]], finder: _ShapeFinder | None) -> bool:
+    """Whether scrubbing each piece alone gives the joined text's scrub, given the (left, right) characters at
+    every place two pieces meet and the known secrets' shapes."""
+    for left, right in boundaries:
+        if left in _REACH_LEFT or right in _REACH_RIGHT or (left in _IN_TOKEN and right in _IN_TOKEN):
+            return False
+        if finder is not None and (any(left + right in shape for shape in finder.every_shape)
+                                   or (left in finder.chars and right in finder.first_chars)):
+            return False
+    return True
+
+
+def _scrubbed(text: str, wanted: frozenset[str], shapes: bool) -> str:
     spans = _finder(wanted).spans(text) if wanted and text else []
     if shapes and text:
         spans += token_spans(text)

@@ -15,6 +15,8 @@ import json
 from functools import lru_cache
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 
+from gpustack_guard.core.pieced import PiecedText
+
 INDENT = "  "
 _CONTAINERS = (dict, list, tuple)
 
@@ -65,10 +67,12 @@ class Shared:
         return made
 
 
-def _write(value: object, level: int, out: list[str]) -> None:
+def _write(value: object, level: int, out: list[str], shared_at: list[int] | None = None) -> None:
     """Append the value's indented text to `out` (joined once at the end: a parent copying its children's text
-    would copy the whole report once per level)."""
+    would copy the whole report once per level); where a Shared value's text went, appended to `shared_at`."""
     if type(value) is Shared:
+        if shared_at is not None:
+            shared_at.append(len(out))
         out.append(value.text(level))
         return
     if not isinstance(value, _CONTAINERS) or not value:
@@ -95,7 +99,7 @@ def _write(value: object, level: int, out: list[str]) -> None:
         return
     out += (flat[0], "\n", INDENT * (level + 1), pieces[0])
     for child, piece in zip(children, pieces[1:]):
-        _write(child, level + 1, out)
+        _write(child, level + 1, out, shared_at)
         out.append(piece)
     out += ("\n", INDENT * level, flat[-1])
 
@@ -121,8 +125,20 @@ def _by_item(value, level: int) -> str:
     return "[" + inner + ("," + inner).join(_indented(item, level + 1) for item in value) + outer + "]"
 
 
-def indented(value: object) -> str:
-    """`json.dumps(value, indent=2)` (ensure_ascii, no sort, default separators), built faster."""
+def indented(value: object, end: str = "") -> str:
+    """`json.dumps(value, indent=2) + end` (ensure_ascii, no sort, default separators), built faster. A
+    PiecedText whose pieces are the Shared values' texts (each one str object however often it appears) and the
+    text between them, so the output's scrub and terminal_safe do each shared text once (core/pieced.py)."""
     if c_make_encoder is None:  # a Python built without the _json accelerator
-        return json.dumps(value, indent=2, default=_shared_value)
-    return _indented(value, 0)
+        return json.dumps(value, indent=2, default=_shared_value) + end
+    out: list[str] = []
+    shared_at: list[int] = []
+    _write(value, 0, out, shared_at)
+    pieces: list[str] = []
+    start = 0
+    for at in shared_at:
+        pieces += ("".join(out[start:at]), out[at])
+        start = at + 1
+    out.append(end)
+    pieces.append("".join(out[start:]))
+    return PiecedText.join(pieces)

@@ -67,7 +67,7 @@ def render_json(report, fail_level=None) -> str:  # fail_level: read by junit on
                        for s in report.suppressed],
         "deployments": [deployment_json(ev, estimate_json) for ev in report.evaluations],
     }
-    return indented(doc) + "\n"  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)
+    return indented(doc, end="\n")  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)
 
 
 def _artifact(file: str, root: str) -> dict:
@@ -115,4 +115,4 @@ def render_sarif(report, fail_level=None) -> str:  # fail_level: read by junit o
             "results": results,
         }],
     }
-    return indented(doc) + "\n"  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)
+    return indented(doc, end="\n")  # json.dumps(doc, indent=2)'s bytes, ~2x faster (json_text.py)

@@ -64,3 +64,23 @@ def test_a_file_name_of_255_bytes_gets_a_temporary_name_that_fits(tmp_path):
     path = tmp_path / ("x" * 250 + ".yaml")
     write_atomic(str(path), "m\n")
     assert path.read_text() == "m\n"
+
+
+class _Stream:
+    def __init__(self, encoding):
+        self.encoding = encoding
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF_8", "ascii", "cp1252", "utf-16"])
+def test_an_ascii_text_is_kept_as_it_is_for_an_encoding_that_holds_all_of_ascii(encoding):
+    text = "plain {report}\n" * 3
+    assert output._encodable(text, _Stream(encoding)) is text
+
+
+@pytest.mark.parametrize("encoding, text, shown", [
+    ("ascii", "caf\u00e9", "caf\\xe9"),        # not ASCII: tried, escaped
+    ("cp037", "plain", "plain"),                # an ASCII text, an encoding not in the list: tried, and it encodes
+    ("latin-1", "\u2603 snow", "\\u2603 snow"),
+])
+def test_any_other_text_or_encoding_is_tried_and_escaped_where_it_does_not_encode(encoding, text, shown):
+    assert output._encodable(text, _Stream(encoding)) == shown
