@@ -1034,6 +1034,9 @@ EXCLUDED = {
                                                "them (no public log of those lines found): not a run",
     "vllm/v1-0.34-source-format-one-line-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
                                                   "them (no public log of 0.30+'s one-line capacity found): not a run",
+    "vllm/v1-0.34-source-format-extensible-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
+                                                    "the extensible KV cache's lines (no public log of them found): "
+                                                    "not a run",
     "llama.cpp/deepseek-8-gpus-q4-kv.log": "llama.cpp#9390: a DeepSeek checkpoint over 8 GPUs, quoted from CUDA2 "
                                            "on; its split and the other devices' layers are not in the excerpt",
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",
