@@ -32,6 +32,7 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # benchmarks/vectors/MISSES.md), so the floor falls to 42/46.
 # Round 22 (h-vnewb22): 43/47 with a scored 0.27.1 row within (Qwen3-235B-A22B FP8 at TP 4 on 4x RTX PRO 6000 Blackwell
 # Server Edition, +3.2 % once the card's CUDA total is a profiles.CUDA_TOTALS row; +5.1 % without it).
+# Round 24 (h-vlog24): 45/49 with a scored 0.31.0 row within (Qwen3-32B NVFP4 on a B200, gmu 0.90, -0.2 %).
 FLOOR_WITHIN_5 = 43 / 47
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)

@@ -519,6 +519,17 @@ VECTORS = (
                "A100 80GB (SXM or PCIe not stated, 81,920 MiB either way; the log's 79.25 GiB CUDA total), image "
                "vllm/vllm-openai:v0.31.0-ubuntu2404 with `--model` alone (the record's docker run): 0.31.0's "
                "defaults (gmu 0.92, as the log's budget line prints; 131,072 tokens)"),
+    # -- round 24: a public 0.31.0 log on a B200 ---------------------------------------------------------------------
+    Vector("v1-0.31.0-qwen3-32b-nvfp4-b200-gmu090.log", "Qwen/Qwen3-32B", B200, None,
+           ("--max-model-len=4096", "--max-num-seqs=512", "--max-num-batched-tokens=16384",
+            "--gpu-memory-utilization=0.90", "--no-enable-prefix-caching", "--api-server-count=4",
+            "--kv-cache-dtype=bfloat16"), quantization="nvfp4",
+           why="https://github.com/cezarc1/decodebench/blob/1d177176acc9c56c6bd505938be332cdcff5f9f9/tests/"
+               "vllm_logs.py (NV_LINES, verbatim lines of its smoke-r2-2 run; index file id 70402968748): "
+               "Qwen3-32B as ggamecrazy/Qwen3-32B-NVFP4-W4A4 (W4A4 NVFP4, lm_head kept 16-bit) on one NVIDIA B200 "
+               "SXM (the README's results), vLLM 0.31.0 (the log), the command of fp4bench/studies/base.py "
+               "ServerSettings.args (4,096 tokens, 512 sequences, 16,384 batched tokens, gmu 0.90, no prefix "
+               "caching, 4 API servers, bf16 KV)"),
     # -- round 22: 0.19-0.20 logs on cards of 80 GB and more (issue 32's 0.19 H100 item) ---------------------------
     Vector("v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", "THUDM/glm-4-9b-chat", H200, None,
            ("--gpu-memory-utilization=0.6", "--trust-remote-code", "--max-num-batched-tokens=16384"),
@@ -1034,6 +1045,9 @@ EXCLUDED = {
                                                "them (no public log of those lines found): not a run",
     "vllm/v1-0.34-source-format-one-line-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
                                                   "them (no public log of 0.30+'s one-line capacity found): not a run",
+    "vllm/v1-0.34-source-format-extensible-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
+                                                    "the extensible KV cache's lines (no public log of them found): "
+                                                    "not a run",
     "llama.cpp/deepseek-8-gpus-q4-kv.log": "llama.cpp#9390: a DeepSeek checkpoint over 8 GPUs, quoted from CUDA2 "
                                            "on; its split and the other devices' layers are not in the excerpt",
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",

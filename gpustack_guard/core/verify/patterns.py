@@ -433,6 +433,26 @@ VLLM_PATTERNS = (
        "server(s) @ 0.5 GiB/server); KV cache memory reduced to 51.5 GiB.",
        "vllm multimodal/gpu_ipc_memory.py@v0.34.0 (the format string; no public log found)",
        {KV_CACHE: (KV_CACHE, "GiB")}),
+    # 0.34's extensible KV cache (its default on CUDA and ROCm, config/vllm.py@v0.34.0 _resolve_extensible_kv_cache):
+    # "Available KV cache memory" is still printed, but it is the estimate the cache is reserved from before warm-up;
+    # each worker then measures what is free after CUDA graph capture and warm-up and prints the blocks that fit
+    # (format_gib), and the blocks all ranks agreed on are committed last (`%.2f`). Both replace the estimate.
+    _p("vllm-extensible-kv-measured", VLLM, "0.34 to the newest (extensible KV cache; "
+       "v1/worker/extensible_kv_cache.py@v0.34.0 measure_kv_cache_blocks, not in @v0.33.0)",
+       r"Memory after warmup: [0-9.]+ GiB free, .*?; [0-9]+ KV cache blocks \(" + _g(KV_CACHE)
+       + r" GiB\) fit within the requested " + _g(REQUESTED) + " GiB",
+       "(EngineCore pid=2) INFO 12-05 10:11:53 [extensible_kv_cache.py:693] Memory after warmup: 2.31 GiB free, "
+       "60.0 GiB committed to the KV cache, 1.46 GiB kept for transient activations (1.46 GiB allocated at peak, "
+       "0.25 GiB of torch reservation growth); 30899 KV cache blocks (60.35 GiB) fit within the requested 79.19 GiB. "
+       "Torch may reserve up to 17.46 GiB.",
+       "vllm v1/worker/extensible_kv_cache.py@v0.34.0 (the format string; no public log found)",
+       {KV_CACHE: (KV_CACHE, "GiB"), REQUESTED: (REQUESTED, "GiB")}),
+    _p("vllm-extensible-kv-extended", VLLM, "0.34 to the newest (extensible KV cache; "
+       "v1/worker/extensible_kv_cache.py@v0.34.0 extend_kv_cache, not in @v0.33.0)",
+       r"Extended KV cache to [0-9]+ blocks \(" + _g(KV_CACHE) + r" GiB\)\.",
+       "(EngineCore pid=2) INFO 12-05 10:11:53 [extensible_kv_cache.py:536] Extended KV cache to 30899 blocks "
+       "(60.35 GiB).", "vllm v1/worker/extensible_kv_cache.py@v0.34.0 (the format string; no public log found)",
+       {KV_CACHE: (KV_CACHE, "GiB")}),
     # which top-k/top-p path the V1 sampler took (profiles.VLLM_FLASHINFER_SAMPLER_ENV): the log states a choice
     # that depends on the install (flashinfer present or not) and the environment, not on the release alone
     _p("vllm-sampler-flashinfer", VLLM, "0.8.0 to the newest (V1 TopKTopPSampler on CUDA)",

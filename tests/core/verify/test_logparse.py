@@ -270,6 +270,11 @@ CASES = [
     ("vllm/v1-0.34-source-format-one-line-kv.log", '0.34.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(19.37), P.CUDA_GRAPHS: gib(0.52), P.KV_TOKENS: 158656,
       P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.84}),
+    # 0.34's extensible KV cache (its default on CUDA): the pool measured after warm-up and committed replaces the
+    # estimate printed before it (61.74 GiB), and the measurement names the engine's budget
+    ("vllm/v1-0.34-source-format-extensible-kv.log", '0.34.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.99), P.KV_CACHE: gib(60.35), P.REQUESTED: gib(79.19), P.CUDA_GRAPHS: gib(0.52),
+      P.KV_TOKENS: 494384, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 15.09}),
     ("sglang/server-args-llama31-8b.log", None, False, None, None, 2,
      {}),
     ("sglang/tp2-graph-capture.log", None, False, None, 'TP1', 2,
@@ -412,6 +417,9 @@ CASES = [
     ("vllm/v1-0.31.0-qwen25-7b-awq-h200-smoke.log", '0.31.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(5.38), P.KV_CACHE: gib(34.79), P.KV_TOKENS: 651504, P.MAX_MODEL_LEN: 4096,
       P.MAX_CONCURRENCY: 159.06}),
+    # a public benchmark's verbatim 0.31.0 lines (cezarc1/decodebench tests/vllm_logs.py): no weights line quoted
+    ("vllm/v1-0.31.0-qwen3-32b-nvfp4-b200-gmu090.log", '0.31.0', True, None, 'main', 1,
+     {P.KV_CACHE: gib(136.35), P.KV_TOKENS: 558496, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 136.35}),
     # a 0.30 benchmark page on a GB10 at gmu 0.55: weights, the graph profiler's fraction line, the one-line pool
     ("vllm/v1-0.30-gpt-oss-20b-gb10-gmu055.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(13.8), P.KV_TOKENS: 1968672, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 60.08}),
@@ -744,7 +752,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 124, "sglang": 43, "llama.cpp": 45}
+    assert counts == {"vllm": 126, "sglang": 43, "llama.cpp": 45}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -125,6 +125,17 @@ ROWS = [
      "decoding (%s GiB raw-frame semaphore budget, %s GiB decoder+CUDA-context across %d API server(s) @ %s "
      "GiB/server); KV cache memory reduced to %s GiB.", ("54.0", "2.5", "2.0", "0.5", 1, "0.5", "51.5"),
      {P.KV_CACHE: g("51.5")}),
+    # 0.34's extensible KV cache: the estimate printed before warm-up is replaced by what each worker measured after
+    # it (format_gib), then by the blocks all ranks committed (`%.2f`); 2 MiB blocks (Llama-3.1-8B's 16 tokens)
+    ("vllm-extensible-kv-measured", "v1/worker/extensible_kv_cache.py@v0.34.0 measure_kv_cache_blocks (format_gib)",
+     "0.31", "Worker_TP1", "Available KV cache memory: %s GiB\nMemory after warmup: %s GiB free, %s GiB committed to "
+     "the KV cache, %s GiB kept for transient activations (%s GiB allocated at peak, %s GiB of torch reservation "
+     "growth); %d KV cache blocks (%s GiB) fit within the requested %s GiB. Torch may reserve up to %s GiB.",
+     (fg(70 * GIB), "3.2", "40.0", "1.88", "1.88", "0.5", 33000, fg(33000 * 2 * 2**20), fg(BIG), "20.5"),
+     {P.KV_CACHE: g("64.45"), P.REQUESTED: g(fg(BIG))}),
+    ("vllm-extensible-kv-extended", "v1/worker/extensible_kv_cache.py@v0.34.0 extend_kv_cache (%.2f)", "0.31",
+     "Worker_TP0", "Available KV cache memory: %s GiB\nExtended KV cache to %d blocks (%.2f GiB).",
+     (fg(70 * GIB), 32768, 32768 * 2 * 2**20 / GIB), {P.KV_CACHE: 64 * GIB}),
     # -- V0's profile ----------------------------------------------------------------------------------------------
     ("vllm-profile-0.6.4", "worker/worker.py@v0.6.4 (note 'Gib')", "0.3", None,
      "Memory profiling results: total_gpu_memory=%.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB "
