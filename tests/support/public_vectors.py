@@ -1045,7 +1045,7 @@ EXCLUDED = {
         "guides/gke-pod-snapshots/benchmark-results/sglang-qwen3-32b-h100.md: SGLang v0.5.19, Qwen3-32B on one H100 "
         "80GB at 0.90 and 8,192 tokens; the page quotes only the weights line and gives the pool in prose (9.54 GB "
         "for 39,078 tokens), so the log has no pool to hold: gsg estimates 39,231 tokens (+0.4 %) and 61.04 GiB "
-        "of weights (61.07 logged) for that command (tests/core/verify/test_logparse.py holds the figures)",
+        "of weights (61.07 logged) for that command (tests/cli/test_public_vectors.py holds the figures)",
     "sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log": "search-index file 66975556316: Gemma 4 E4B (per-layer "
         "embeddings, a shared-KV hybrid SWA cache) is not in gsg's catalog, and the engine is a dev build "
         "(0.0.0.dev1+g5f55db35e) on a DGX Spark; kept for its SWAKVPool line and a target decode-graph line that "
