@@ -908,6 +908,17 @@ VECTORS = (
                "(n_batch 512, n_ubatch 256 in the log) and flash attention disabled; the runner's full-size SWA "
                "cache and two split streams are the log's; ollama's vendored llama.cpp is not printed (b8700 "
                "assumed, May 2026, as for ollama 0.20.2)"),
+    # -- round 24: 2026 builds through a library front end ------------------------------------------------------
+    Vector("llamasharp-llama32-3b-q4km-sched-reserve.log", "meta-llama/Llama-3.2-3B", RTX_4090, "b9500",
+           ("--ctx-size=2048", "--n-gpu-layers=99"), "q4_k_m", version_known=False, gpu_known=False,
+           engine="llama.cpp",
+           why="search-index file 54573746480 (TheOrc's NativeLoadAllocationParser.cs, a spike of 2026-07-19): "
+               "Llama-3.2-3B Q4_K_M through LLamaSharp's native llama.cpp on a Windows GPU under WDDM, not named; "
+               "224.00 MiB of f16 KV = 2,048 cells of 28 layers x 8 KV heads x 128; every layer on CUDA0 (the "
+               "host keeps only the mapped file). The build is not printed: sched_reserve lines are in llama.cpp "
+               "since before April 2026 (llama-cpp-python 0.3.20's f49e9178), and a library context leaves "
+               "n_outputs_max at 0 = n_batch (llama.h, llama-context.cpp@7c158fbb4) in every build, so b9500, "
+               "before llama-server's per-slot outputs (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE), is assumed"),
 )
 
 
@@ -1041,6 +1052,15 @@ EXCLUDED = {
     "sglang/deepseek-v32-exp-mla-kv-size-8xb200.log": "sglang PR #11309: DeepSeek-V3.2-Exp (its NSA indexer cache "
                                                       "is counted in the 'KV size' the PR prints) is not in gsg's "
                                                       "catalog; DP attention over 8 B200 ranks",
+    "sglang/qwen3-32b-h100-0.5.19-f090-memory-saver-load-weight.log": "RyanRosario/llm-d "
+        "guides/gke-pod-snapshots/benchmark-results/sglang-qwen3-32b-h100.md: SGLang v0.5.19, Qwen3-32B on one H100 "
+        "80GB at 0.90 and 8,192 tokens; the page quotes only the weights line and gives the pool in prose (9.54 GB "
+        "for 39,078 tokens), so the log has no pool to hold: gsg estimates 39,231 tokens (+0.4 %) and 61.04 GiB "
+        "of weights (61.07 logged) for that command (tests/cli/test_public_vectors.py holds the figures)",
+    "sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log": "search-index file 66975556316: Gemma 4 E4B (per-layer "
+        "embeddings, a shared-KV hybrid SWA cache) is not in gsg's catalog, and the engine is a dev build "
+        "(0.0.0.dev1+g5f55db35e) on a DGX Spark; kept for its SWAKVPool line and a target decode-graph line that "
+        "prints no batch sizes",
     "sglang/v0.5.23-source-format-tp2-ms.log": "built from SGLang v0.5.23's format strings to hold the parser to "
                                                "them (no public log of those lines found): not a run",
     "vllm/v1-0.34-source-format-one-line-kv.log": "built from vLLM v0.34.0's format strings to hold the parser to "
@@ -1051,6 +1071,10 @@ EXCLUDED = {
     "llama.cpp/deepseek-8-gpus-q4-kv.log": "llama.cpp#9390: a DeepSeek checkpoint over 8 GPUs, quoted from CUDA2 "
                                            "on; its split and the other devices' layers are not in the excerpt",
     "llama.cpp/dsv4-iswa-caches.log": "llama.cpp#27680: DeepSeek-V4 GGUF; the offload flags are not shown",
+    "llama.cpp/nemotron3-ultra-b9525-rtx5090-b16-kv-rs.log": "llama.cpp#24175: Nemotron 3 Ultra 550B (nemotron_h_moe) "
+        "on one RTX 5090 at b9525: its facts come from its GGUF header only (not in gsg's catalog, and the header's "
+        "layer pattern is not in the issue), and the offload flags and context are not shown; kept for its KV "
+        "(12 attention layers, four unified sequences) and RS lines behind the build's elapsed-time prefix",
     "llama.cpp/glm4-a6000-ik.log": "ik_llama.cpp PR #333: GLM-4-32B (62 layers) is not in gsg's catalog",
     "llama.cpp/ik-11-gpus-kv-compute-oom.log": "ik_llama.cpp#749: the fork's MLA cache over 11 GPUs, not modelled",
     "llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log": "search-index file 25852725975: ik_llama.cpp at "

@@ -694,6 +694,8 @@ SGLANG_PATTERNS = (
        r"Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=" + _g(KV_TOKENS, INT),
        "[2026-03-02 10:11:12] Use sliding window memory pool (all SWA). swa_layer_tokens=524288",
        "sglang pool_configurator.py@v0.5.23 (the format string; no public log found)", {KV_TOKENS: (KV_TOKENS, "int")}),
+    # from 0.5.18 a pool sized after graph capture prints "SWAKVPool VA upper bound: ..." instead (the address space
+    # reserved, swa_memory_pool.py@v0.5.18 .. @v0.5.23): not read; the post-capture line gives the backed pool
     _p("sglang-swa-pool-usage", SGLANG, "0.5.4 to the newest (memory_pool.py@v0.5.4 .. @v0.5.7, "
        "swa_memory_pool.py@v0.5.8 .. @v0.5.23 SWAKVPool)",
        r"SWAKVPool mem usage: " + _g(KV_CACHE) + r" GB, swa size: [0-9]+, full size: " + _g(KV_TOKENS, INT),
@@ -727,8 +729,9 @@ SGLANG_PATTERNS = (
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
     _p("sglang-graphs-elapsed", SGLANG, "0.5.14 to the newest ('Capture target decode CUDA graph end' from 0.5.14, as "
-       "an Ornith-9B run of 0.5.14 prints it; the batch sizes from 0.5.18: model_runner.py@v0.5.14 l.2753, @v0.5.15, "
-       "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
+       "an Ornith-9B run of 0.5.14 prints it: model_runner.py@v0.5.14 l.2753, @v0.5.15; 0.5.18 to 0.5.21 print the "
+       "batch sizes in the begin line, model_runner_components/cuda_graph_setup.py@v0.5.18 .. @v0.5.21, and 0.5.22 "
+       "on in this end line, @v0.5.22 and @v0.5.23)",
        r"Capture target (?:decode|verify) (?:CUDA|cuda|NPU|npu|XPU|xpu) graph end\. (?:bs=\[[0-9, ]*\], )?"
        r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS) + " GB",
        "[2026-07-20 08:01:05 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8], elapsed=6.20 s, mem usage="

@@ -727,6 +727,21 @@ CASES = [
     ("llama.cpp/hybrid-layer-split-2080ti-p100-kv-rs.log", None, True, None, 'CUDA0', 0,
      {P.FREE_BEFORE_LOAD: mib(18299.0), P.WEIGHTS: mib(8500.51), P.KV_CACHE: mib(4608.0),
       P.RECURRENT_STATE: mib(90.40), P.COMPUTE_BUFFER: mib(668.03)}),
+    # round 24: llama.cpp#24175 at b9525 (the build's elapsed-time prefix; the first line quoted without it): a
+    # hybrid Mamba model's KV buffer of 12 attention layers beside its RS buffer, no model buffer in the excerpt
+    ("llama.cpp/nemotron3-ultra-b9525-rtx5090-b16-kv-rs.log", None, True, None, 'CUDA0', 1,
+     {P.KV_CACHE: mib(189.0), P.RECURRENT_STATE: mib(1576.5)}),
+    # LLamaSharp's native llama.cpp: sched_reserve's compute lines, the mapped file on the host (TheOrc's spike)
+    ("llama.cpp/llamasharp-llama32-3b-q4km-sched-reserve.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(1918.36), P.KV_CACHE: mib(224.0), P.COMPUTE_BUFFER: mib(284.90)}),
+    # round 24: SGLang v0.5.19's weights line quoted alone (RyanRosario/llm-d's GKE snapshot benchmark)
+    ("sglang/qwen3-32b-h100-0.5.19-f090-memory-saver-load-weight.log", None, False, None, 'main', 1,
+     {P.WEIGHTS: gib(61.07), P.FREE_AFTER_LOAD: gib(17.40)}),
+    # a dev build of 2026-09 on a DGX Spark: the SWA pool's line (its full size is the pool's tokens) and a target
+    # decode-graph line without batch sizes, both read
+    ("sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.56), P.FREE_AFTER_LOAD: gib(97.30), P.KV_CACHE: gib(79.94), P.KV_TOKENS: 997846,
+      P.CUDA_GRAPHS: gib(1.91)}),
 ]
 
 
@@ -752,7 +767,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 126, "sglang": 43, "llama.cpp": 45}
+    assert counts == {"vllm": 126, "sglang": 45, "llama.cpp": 47}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

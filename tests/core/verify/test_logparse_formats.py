@@ -99,6 +99,9 @@ def test_each_vllm_worker_prefix_is_its_own_rank(prefix, rank):
     ("[2026-07-20 08:00:14] MiniMax MSA-v1 main NVFP4 KV Cache is allocated. dtype: torch.uint8, #tokens: 1000, "
      "KV size: 0.50 GB", {}),
     ("[2026-07-20 08:00:14] KV Cache VA upper bound. dtype: torch.bfloat16, #tokens: 9000, KV size: 90.00 GB", {}),
+    # and the SWA pool's own line in that case (swa_memory_pool.py@v0.5.18 .. @v0.5.23: 'VA upper bound' for 'mem
+    # usage'): the address space, not the pool
+    ("[2026-07-20 08:00:14] SWAKVPool VA upper bound: 90.00 GB, swa size: 720000, full size: 900000", {}),
     # the pool sized after graph capture (kv_pool_runtime.py@v0.5.18): the draft's pool is not the target's
     ("[2026-07-20 08:01:10] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, #tokens: 1245184, "
      "KV size: 57.01 GB, avail mem=4.12 GB",
@@ -115,8 +118,10 @@ def test_sglang_kv_pool_lines_of_each_release(line, expected):
      1.44),  # 0.3 to 0.5.12
     ("[2026-03-01 10:00:00] Capture target decode cuda graph end. elapsed=6.20 s, mem usage=0.45 GB, avail mem=12.15 "
      "GB.", 0.45),  # 0.5.15
+    ("[2026-07-20 08:00:20] Capture target decode CUDA graph end. elapsed=6.20 s, mem usage=0.46 GB, avail mem=12.15 "
+     "GB.", 0.46),  # 0.5.18 to 0.5.21 (the batch sizes in the begin line: cuda_graph_setup.py@v0.5.18 .. @v0.5.21)
     ("[2026-07-20 08:00:20] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=6.20 s, mem usage=0.46 GB, "
-     "avail mem=12.15 GB.", 0.46),  # 0.5.18 on
+     "avail mem=12.15 GB.", 0.46),  # 0.5.22 on (cuda_graph_setup.py@v0.5.22, @v0.5.23)
     ("[2026-07-20 08:00:20] Capture target verify CUDA graph end. bs=[1, 2], elapsed=1.00 s, mem usage=0.30 GB, "
      "avail mem=12.15 GB.", 0.30),  # speculative decoding: the target's verify graphs
     # other graph pools: the draft model's, prefill and piecewise graphs
@@ -133,8 +138,8 @@ def test_sglang_graph_lines_of_each_release(line, graphs):
 
 @pytest.mark.parametrize("line", [
     "[2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB",  # to 0.5.8
-    "[2026-02-10 08:00:01 TP7] Init torch distributed ends. elapsed=0.42 s, mem usage=1.77 GB",  # 0.5.9 to 0.5.21
-    "[2026-07-20 08:00:01 TP7] Memory baseline taken. mem usage=1.77 GB",  # 0.5.22 on
+    "[2026-02-10 08:00:01 TP7] Init torch distributed ends. elapsed=0.42 s, mem usage=1.77 GB",  # 0.5.9 to 0.5.20
+    "[2026-07-20 08:00:01 TP7] Memory baseline taken. mem usage=1.77 GB",  # 0.5.21 on (distributed/bootstrap.py)
 ])
 def test_sglang_distributed_init_memory_of_each_release(line):
     log, _ = parse_log([line + "\n"], "sglang")

@@ -159,12 +159,49 @@ def test_the_benchmarks_pattern_leaves_the_schedulers_line_to_its_own():
     # 0.5.15 to 0.5.17: CUDA graph (model_runner.py@v0.5.15)
     ("[2026-04-01 10:00:20 TP0] Capture target decode CUDA graph end. elapsed=6.20 s, mem usage=0.46 GB, avail "
      "mem=12.15 GB.", 0.46),
-    # 0.5.18 on: the batch sizes (model_runner_components/cuda_graph_setup.py@v0.5.18, @v0.5.23)
+    # 0.5.18 to 0.5.21: the end line as 0.5.15's, the batch sizes in the begin line
+    # (model_runner_components/cuda_graph_setup.py@v0.5.18, @v0.5.19, @v0.5.20, @v0.5.21); a public line of this
+    # form, with speculative decoding's verify graphs: search-index file 69412325477 (a patched DeepSeek-V4.1-Flash
+    # build of 2026-09-11 over three DGX Sparks, its version not printed)
+    ("[2026-09-11 23:46:44 TP0 EP0] Capture target verify CUDA graph end. elapsed=13.48 s, mem usage=0.58 GB, avail "
+     "mem=7.62 GB.", 0.58),
+    ("[2026-07-20 08:00:20 TP0] Capture target decode CUDA graph end. elapsed=6.20 s, mem usage=0.47 GB, avail "
+     "mem=12.15 GB.", 0.47),
+    # 0.5.22 on: the batch sizes moved into the end line (cuda_graph_setup.py@v0.5.22, @v0.5.23: runner.capture_bs)
     ("[2026-07-20 08:00:20 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8, 16], elapsed=6.20 s, mem "
      "usage=0.47 GB, avail mem=12.15 GB.", 0.47),
 ])
 def test_decode_graph_lines_of_each_release(line, graphs):
     assert terms([line]).get(P.CUDA_GRAPHS) == (gib(graphs) if graphs is not None else None)
+
+
+@pytest.mark.parametrize("line", [
+    # 0.5.18 to 0.5.21 (cuda_graph_setup.py@v0.5.18 .. @v0.5.21) and every draft (eagle_worker_v2.py@v0.5.18 ..
+    # @v0.5.23): the begin line carries the batch sizes and the free memory before the capture, no graph figure
+    "[2026-09-11 23:46:30 TP0 EP0] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=6, "
+    "bs=[1, 2, 3, 4], avail mem=8.20 GB",
+    # 0.5.22 on: the begin line without them (cuda_graph_setup.py@v0.5.22, @v0.5.23)
+    "[2026-07-20 08:00:14 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail "
+    "mem=12.60 GB",
+])
+def test_graph_begin_lines_carry_no_graph_memory(line):
+    assert terms([line]) == {}
+
+
+def test_a_verify_capture_of_the_begin_line_form_reads_the_target_and_not_the_draft():
+    # search-index file 69412325477's four lines (TP3 over three DGX Sparks, DSpark drafting): the target's verify
+    # graphs are the graph term, the draft's (-0.01 GB, printed without batch sizes) are not
+    got = terms([
+        "[2026-09-11 23:46:30 TP0 EP0] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=6, "
+        "bs=[1, 2, 3, 4], avail mem=8.20 GB",
+        "[2026-09-11 23:46:44 TP0 EP0] Capture target verify CUDA graph end. elapsed=13.48 s, mem usage=0.58 GB, "
+        "avail mem=7.62 GB.",
+        "[2026-09-11 23:46:44 TP0 EP0] Capture draft verify CUDA graph begin. backend=full, num_tokens_per_req=5, "
+        "bs=[1, 2, 3, 4], avail mem=7.67 GB",
+        "[2026-09-11 23:46:49 TP0 EP0] Capture draft verify CUDA graph end. elapsed=4.26 s, mem usage=-0.01 GB, "
+        "avail mem=7.68 GB.",
+    ])
+    assert got == {P.CUDA_GRAPHS: gib(0.58)}
 
 
 @pytest.mark.parametrize("line,prefill", [
@@ -198,6 +235,9 @@ def test_both_captures_are_read_as_the_engine_prints_them():
     "mem=30.00 GB.",
     "[2026-07-20 08:00:20 TP0] Capture draft decode CUDA graph end. bs=[1, 2], elapsed=1.00 s, mem usage=0.20 GB, "
     "avail mem=12.15 GB.",
+    # as eagle_worker_v2.py@v0.5.18 .. @v0.5.23 prints it (its batch sizes stay in the begin line)
+    "[2026-07-20 08:00:20 TP0] Capture draft decode CUDA graph end. elapsed=1.00 s, mem usage=0.20 GB, avail "
+    "mem=12.15 GB.",
     "[2026-07-20 08:00:20 TP0] Capture draft prefill CUDA graph end. elapsed=1.00 s, mem usage=0.20 GB, avail "
     "mem=12.15 GB.",
 ])
