@@ -90,12 +90,13 @@ def model_facts(model: str, offline: bool):
 
 # (bits, weights per scale) a bare `-q NAME` implies: the formats' usual checkpoints
 CHECKPOINT_DEFAULTS = {"awq": (4, 128), "gptq": (4, 128), "bitsandbytes": (4, None), "w4a16": (4, 128),
-                       "mxfp4": (4, 32), "nvfp4": (4, 16)}
+                       "mxfp4": (4, 32), "mxfp4_dense": (4, 32), "nvfp4": (4, 16)}
 
 
 def with_quantization(facts, quantization: str | None, family: str):
     """`--quantization q4_k_m` (GGUF type) or a checkpoint format (awq, gptq, fp8, int8, bitsandbytes, mxfp4,
-    nvfp4, w4a16) for a catalog model. A name that is both (mxfp4, bf16) is a GGUF type only for llama.cpp."""
+    mxfp4_dense, nvfp4, w4a16) for a catalog model. A name that is both (mxfp4, bf16) is a GGUF type only for
+    llama.cpp."""
     if not quantization:
         return facts
     kind = quantization.lower()

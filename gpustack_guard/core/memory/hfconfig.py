@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
+from gpustack_guard.core.memory.quant import MXFP4_DENSE, MXFP4_GROUP
 from gpustack_guard.core.memory.vision import vision_tower, vit_shape
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "bf16": "bfloat16",
@@ -98,6 +99,11 @@ def _compressed_tensors(q: dict) -> dict:
         per_block = block[0] * block[1] if strategy == "block" and isinstance(block, list) and len(block) == 2 \
             else None
         return out | {"quant_method": "fp8", "quant_group_size": per_block}
+    if kind == "float" and bits == 4 and group == MXFP4_GROUP and strategy == "group" \
+            and weights.get("symmetric") is not False:
+        # vLLM's _is_mxfp4 (compressed_tensors.py@v0.14.0-@v0.31.0): group strategy, 32 a scale, symmetric; the
+        # scales are E8M0 bytes (scale_dtype "torch.uint8", format mxfp4-pack-quantized), no global scale
+        return out | {"quant_method": MXFP4_DENSE, "quant_group_size": group}
     if kind == "float" and bits == 4 and group:
         return out | {"quant_method": "nvfp4", "quant_group_size": group}
     if kind == "int" and bits == 8 and strategy in ("channel", "tensor"):

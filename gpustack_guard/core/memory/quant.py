@@ -67,7 +67,18 @@ INT8_METHODS = ("int8", "w8a8")  # one byte; one scale per output row (negligibl
 MXFP4_BYTES = 17 / 32  # OCP MX: one E8M0 scale byte per 32 E2M1 weights = 4.25 bits (vLLM Mxfp4Config)
 NVFP4_BYTES = 9 / 16  # one FP8 (E4M3) scale per 16 E2M1 weights = 4.5 bits (+ one fp32 global scale per tensor)
 EXPERTS_ONLY = ("mxfp4",)  # vLLM's Mxfp4Config quantises FusedMoE experts only; every linear layer stays 16-bit
-KNOWN_METHODS = UNQUANTISED + ("fp32", "float32", "bitsandbytes", "bnb", "w4a16", "mxfp4", "nvfp4",
+# compressed-tensors' `mxfp4-pack-quantized` (llm-compressor's MXFP4 and MXFP4A16 presets): the same 17/32 B on every
+# Linear the config groups target, lm_head and embeddings as the ignore list leaves them (16-bit). vLLM loads it as
+# CompressedTensorsW4A16Mxfp4 (Marlin) from v0.14.0 to v0.21.0 (vllm#31926; v0.13.0 has no MXFP4 scheme) and
+# CompressedTensorsW4A4Mxfp4 from v0.22.0 (FlashInfer on SM100+, else Marlin): uint8 weight_packed [N, K/2] + uint8
+# E8M0 weight_scale [N, K/32], no global scale (schemes/compressed_tensors_w4a16_mxfp4.py@v0.14.0, @v0.16.0,
+# @v0.20.0, @v0.21.0; compressed_tensors_w4a4_mxfp4.py@v0.22.0, @v0.31.0). Before v0.14.0 vLLM cannot load it.
+# Marlin keeps the scales one byte (float8_e8m0fnu, marlin_utils_fp4.py@v0.31.0 mxfp4_marlin_process_scales);
+# FlashInfer's swizzle pads the scale rows to 128 and columns to 4 (cutlass_moe.py@v0.31.0 swizzle_mxfp4_scales),
+# nothing for widths that are multiples of 128 -- not counted.
+MXFP4_DENSE = "mxfp4_dense"
+MXFP4_GROUP = 32  # E2M1 weights a scale byte (OCP MX), what vLLM's _is_mxfp4 requires
+KNOWN_METHODS = UNQUANTISED + ("fp32", "float32", "bitsandbytes", "bnb", "w4a16", "mxfp4", MXFP4_DENSE, "nvfp4",
                                "modelopt_fp4") + GPTQ_LIKE + FP8_METHODS + INT8_METHODS
 
 
@@ -112,7 +123,7 @@ def linear_bytes_per_param(method: str | None, bits: int | None, group_size: int
         return 1.0 + (4 / group_size if group_size and group_size > 0 else 0.0)  # fp32 scale_inv per block
     if method in INT8_METHODS:
         return 1.0
-    if method == "mxfp4":
+    if method in ("mxfp4", MXFP4_DENSE):
         return MXFP4_BYTES
     if method in ("nvfp4", "modelopt_fp4"):
         return NVFP4_BYTES

@@ -108,7 +108,7 @@ def test_gguf_with_an_unknown_type_is_a_facts_error_naming_the_tensor():
 # --- checkpoint formats ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("method,bits,group,zero,expected", [
-    ("mxfp4", 4, 32, None, 17 / 32), ("nvfp4", 4, 16, None, 9 / 16), ("modelopt_fp4", None, None, None, 9 / 16),
+    ("mxfp4", 4, 32, None, 17 / 32), ("mxfp4_dense", 4, 32, None, 17 / 32), ("nvfp4", 4, 16, None, 9 / 16), ("modelopt_fp4", None, None, None, 9 / 16),
     ("fp8", 8, 128 * 128, None, 1 + 4 / 16384), ("fp8", 8, None, None, 1.0), ("int8", 8, None, None, 1.0),
     ("w4a16", 4, 128, False, 0.5 + 2 / 128), ("w4a16", 4, 128, True, 0.5 + 2.5 / 128),
     ("w4a16", 4, None, False, 0.5), ("gptq", 4, 128, True, 0.51953125), ("awq_marlin", 4, 128, True, 0.51953125),
@@ -158,6 +158,49 @@ def test_compressed_tensors_schemes():
         weight_layout(facts_from_config({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
                                          "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 8,
                                          "quantization_config": odd}, "t"))
+
+
+def _mxfp4_args(**extra):
+    # llm-compressor's MXFP4 / MXFP4A16 presets as compressed-tensors 0.20.0 writes them (quant_scheme.py, E8M0
+    # scales stored as uint8: scale_dtype "torch.uint8"), and decodebench's tests/fixtures ct_quant_config
+    return {"num_bits": 4, "type": "float", "symmetric": True, "group_size": 32, "strategy": "group",
+            "dynamic": False, "scale_dtype": "torch.uint8", **extra}
+
+
+def _mxfp4_ct(name, activations=True):
+    group = {"targets": ["Linear"], "weights": _mxfp4_args(), "format": "mxfp4-pack-quantized"}
+    if activations:  # W4A4 (MXFP4); without: MXFP4A16, the same weight bytes
+        group["input_activations"] = _mxfp4_args(dynamic=True)
+    config = dict(catalog_configs()[catalog_key(name)][1], quantization_config={
+        "quant_method": "compressed-tensors", "format": "mxfp4-pack-quantized", "ignore": ["lm_head"],
+        "config_groups": {"group_0": group}})
+    return facts_from_config(config, name)
+
+
+def test_compressed_tensors_mxfp4_is_dense_mxfp4_not_nvfp4():
+    # vLLM's _is_mxfp4 (compressed_tensors.py@v0.14.0..@v0.31.0): group strategy, 32 a scale, symmetric
+    assert _quant(_ct(_mxfp4_args(), "mxfp4-pack-quantized"))[:3] == ("mxfp4_dense", 4, 32)
+    # NVFP4 keeps its tensor_group strategy and 16 a scale; an asymmetric group-32 FP4 is not vLLM's MXFP4
+    nvfp4 = _ct({"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}, "nvfp4-pack-quantized")
+    assert _quant(nvfp4)[0] == "nvfp4"
+    assert _quant(_ct(_mxfp4_args(symmetric=False), "mxfp4-pack-quantized"))[0] == "nvfp4"
+
+
+@pytest.mark.parametrize("name,activations,linear,rest", [
+    # ggamecrazy/Qwen3-32B-MXFP4-W4A4 (decodebench's B200 log, v1-0.31.0-qwen3-32b-mxfp4-b200-gmu090.log): 64
+    # layers of q 8,192 x 5,120, k and v 1,024 x 5,120, o 5,120 x 8,192, gate/up/down 3 x 25,600 x 5,120; bf16
+    # embeddings and lm_head 2 x 151,936 x 5,120 and the norms (2 x 5,120 + q/k 2 x 128 a layer, + the final 5,120)
+    ("Qwen/Qwen3-32B", True, 64 * 487_587_840, (2 * 151_936 * 5_120 + 64 * (2 * 5_120 + 2 * 128) + 5_120) * 2),
+    # nm-testing/Meta-Llama-3-8B-Instruct-MXFP4 (vllm#31926's test model, weight-only): 32 layers of q and o
+    # 4,096 x 4,096, k and v 1,024 x 4,096, gate/up/down 3 x 14,336 x 4,096; embeddings, lm_head and norms bf16
+    ("meta-llama/Llama-3.1-8B", False, 32 * 218_103_808, (2 * 128_256 * 4_096 + 65 * 4_096) * 2),
+])
+def test_dense_mxfp4_packs_every_linear_at_four_and_a_quarter_bits(name, activations, linear, rest):
+    f = _mxfp4_ct(name, activations)
+    assert (f.quant_method, f.quant_bits, f.quant_group_size, f.quant_skips_attention) == \
+        ("mxfp4_dense", 4, 32, False)
+    assert weight_layout(f).total == linear * 17 // 32 + rest
+    assert weight_layout(f).total == {"Qwen/Qwen3-32B": 19_690_989_568, "meta-llama/Llama-3.1-8B": 5_809_643_520}[name]
 
 
 def test_modelopt_block_fp8_and_gptq_configs():
