@@ -33,6 +33,8 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # Round 22 (h-vnewb22): 43/47 with a scored 0.27.1 row within (Qwen3-235B-A22B FP8 at TP 4 on 4x RTX PRO 6000 Blackwell
 # Server Edition, +3.2 % once the card's CUDA total is a profiles.CUDA_TOTALS row; +5.1 % without it).
 # Round 24 (h-vlog24): 45/49 with a scored 0.31.0 row within (Qwen3-32B NVFP4 on a B200, gmu 0.90, -0.2 %).
+# Round 24 (h-mxfp424): 46/50 with its MXFP4 twin within (Qwen3-32B compressed-tensors MXFP4 on a B200, +0.2 %,
+# quant.MXFP4_DENSE: 4.25 bits on every Linear; -31.0 % when booked as experts-only mxfp4).
 FLOOR_WITHIN_5 = 43 / 47
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)

@@ -530,6 +530,16 @@ VECTORS = (
                "SXM (the README's results), vLLM 0.31.0 (the log), the command of fp4bench/studies/base.py "
                "ServerSettings.args (4,096 tokens, 512 sequences, 16,384 batched tokens, gmu 0.90, no prefix "
                "caching, 4 API servers, bf16 KV)"),
+    Vector("v1-0.31.0-qwen3-32b-mxfp4-b200-gmu090.log", "Qwen/Qwen3-32B", B200, None,
+           ("--max-model-len=4096", "--max-num-seqs=512", "--max-num-batched-tokens=16384",
+            "--gpu-memory-utilization=0.90", "--no-enable-prefix-caching", "--api-server-count=4",
+            "--kv-cache-dtype=bfloat16"), quantization="mxfp4_dense",
+           why="https://github.com/cezarc1/decodebench/blob/1d177176acc9c56c6bd505938be332cdcff5f9f9/tests/"
+               "vllm_logs.py (MX_LINES, verbatim lines of its smoke-r2-2 run; index file id 70402968748): "
+               "Qwen3-32B as ggamecrazy/Qwen3-32B-MXFP4-W4A4 (llm-compressor W4A4 MXFP4, compressed-tensors "
+               "mxfp4-pack-quantized on every Linear but lm_head: 4.25 bits, quant.MXFP4_DENSE) on one NVIDIA B200 "
+               "SXM, vLLM 0.31.0 (the log), the same command as the NVFP4 twin above (4,096 tokens, 512 sequences, "
+               "16,384 batched tokens, gmu 0.90, no prefix caching, 4 API servers, bf16 KV)"),
     # -- round 22: 0.19-0.20 logs on cards of 80 GB and more (issue 32's 0.19 H100 item) ---------------------------
     Vector("v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", "THUDM/glm-4-9b-chat", H200, None,
            ("--gpu-memory-utilization=0.6", "--trust-remote-code", "--max-num-batched-tokens=16384"),

@@ -420,6 +420,9 @@ CASES = [
     # a public benchmark's verbatim 0.31.0 lines (cezarc1/decodebench tests/vllm_logs.py): no weights line quoted
     ("vllm/v1-0.31.0-qwen3-32b-nvfp4-b200-gmu090.log", '0.31.0', True, None, 'main', 1,
      {P.KV_CACHE: gib(136.35), P.KV_TOKENS: 558496, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 136.35}),
+    # its MXFP4 twin, the same command (compressed-tensors mxfp4-pack-quantized on every Linear, FlashInfer MXFP4 GEMM)
+    ("vllm/v1-0.31.0-qwen3-32b-mxfp4-b200-gmu090.log", '0.31.0', True, None, 'main', 1,
+     {P.KV_CACHE: gib(136.79), P.KV_TOKENS: 560288, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 136.79}),
     # a 0.30 benchmark page on a GB10 at gmu 0.55: weights, the graph profiler's fraction line, the one-line pool
     ("vllm/v1-0.30-gpt-oss-20b-gb10-gmu055.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(13.8), P.KV_TOKENS: 1968672, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 60.08}),
@@ -767,7 +770,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 126, "sglang": 45, "llama.cpp": 47}
+    assert counts == {"vllm": 127, "sglang": 45, "llama.cpp": 47}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
