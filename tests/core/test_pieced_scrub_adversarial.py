@@ -90,7 +90,7 @@ def test_every_shape_cut_at_every_place_by_a_meeting_point_scrubs_as_the_joined_
                 checked += 1
                 piecewise += _piecewise(pieces, secrets)
     # a cut inside a shape never goes piecewise where it could change a mask: these ran both ways
-    assert (checked, piecewise) == (51_220, 941)
+    assert (checked, piecewise) == (51_220, 1_134)
 
 
 @pytest.mark.parametrize("before", EDGES)
@@ -114,6 +114,30 @@ def test_two_masks_touching_where_pieces_meet_stay_one_mask_as_in_the_joined_tex
     joined = "{ " + SECRETS[2] + SECRETS[2] + " }"
     assert scrub(joined, [SECRETS[2]]) == "{ " + MASK + " }"  # one mask in the joined text ...
     assert scrub(PiecedText.join(["{ " + SECRETS[2], SECRETS[2] + " }"]), [SECRETS[2]]) == "{ " + MASK + " }"
+
+
+def test_masks_touching_where_a_shared_estimate_starts_are_joined_piece_by_piece(monkeypatch):
+    """A secret holding a space (the space before a shared estimate) beside one starting with '{' (the estimate's
+    first character): the masks they touch with are one in the joined text, and one piece by piece too."""
+    estimate = Shared({"source": "text", "n": 1})
+    report = {"deployments": [{"name": f"svc-{i}", "estimate": estimate} for i in range(3)]}
+    text = indented(report)
+    secrets = ['"estimate": ', '{\n        "source"', "x y z w"]
+    passes: list[str] = []
+    inner = secrets_module._merged_spans
+
+    def counted(piece, wanted, shapes):
+        passes.append(piece)
+        return inner(piece, wanted, shapes)
+    monkeypatch.setattr(secrets_module, "_merged_spans", counted)
+    shown = scrub(text, secrets)
+    assert len(passes) == 5  # the shared estimate once and the four texts around its three places
+    assert shown == scrub(str(text), secrets) and type(shown) is PiecedText
+    assert shown.count(MASK) == 3 and f'"svc-0",\n      {MASK}: "text"' in shown
+    passes.clear()
+    chained = PiecedText.join(["a " + SECRETS[0], SECRETS[0], SECRETS[0] + " b"])  # a piece masked end to end
+    assert scrub(chained, [SECRETS[0]]) == scrub(str(chained), [SECRETS[0]]) == f"a {MASK} b"
+    assert len(passes) == 4  # three pieces, then the joined text
 
 
 ALPHABET = string.ascii_letters + string.digits + "{}[],:\" \n\t=+/-_.~\\%&;#@?!'<>\u2026\u00e9\u2028\x1b\U0001F600"
@@ -167,7 +191,7 @@ def test_random_pieces_with_many_secrets_scrub_as_their_joined_text():
             piecewise += 1
             wanted = frozenset(v for v in secrets if len(v) >= secrets_module.SHORTEST_SECRET)
             gridded += bool(wanted) and len(secrets_module._finder(wanted).probes) > secrets_module.FIND_PROBES_MAX
-    assert (piecewise, gridded) == (713, 165)  # both of the finder's ways ran piece by piece
+    assert (piecewise, gridded) == (786, 219)  # both of the finder's ways ran piece by piece
 
 
 def _random_document(rng: random.Random, shared: list[Shared], depth: int = 0) -> object:
@@ -260,12 +284,12 @@ def test_validate_json_prints_and_writes_what_the_joined_texts_scrub_gives(gsg, 
     monkeypatch.setenv("GSG_TEST_PROCESS_TOKEN", PROCESS)
     _specs(tmp_path, secret)
     passes: list[str] = []
-    inner = secrets_module._scrubbed
+    inner = secrets_module._merged_spans
 
     def scrubbed(text, wanted, shapes):
         passes.append(text)
         return inner(text, wanted, shapes)
-    monkeypatch.setattr(secrets_module, "_scrubbed", scrubbed)
+    monkeypatch.setattr(secrets_module, "_merged_spans", scrubbed)
     pieced, pieced_files = _validate(gsg, tmp_path, "pieced")
     json_passes = len(passes)
     monkeypatch.setattr(json_text, "PiecedText", _Unpieced)
