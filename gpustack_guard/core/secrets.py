@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
 
-from gpustack_guard.core.pieced import PiecedText, map_pieces
+from gpustack_guard.core.pieced import PiecedText
 
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -455,8 +455,6 @@ class _ShapeFinder:
         self.short = re.compile("|".join(map(re.escape, short))) if short else None
         # what core/pieced.py's piece-by-piece scrub must know (_piecewise_exact)
         self.every_shape = tuple({shape for found in self.shapes.values() for shape, _ in found})
-        self.first_chars = frozenset(shape[0] for shape in self.every_shape)
-        self.chars = frozenset("".join(self.every_shape))  # a mask cut short by an echo ends on any of them
 
     def starts(self, text: str) -> set[tuple[int, str]]:
         """(position, key) of every place a key starts in the text."""
@@ -608,7 +606,7 @@ def scrub(text: str, secrets: list[str], *, shapes: bool = True) -> str:
     (_piecewise_exact): `validate -o json`'s shared estimates once, not once per spec (issue 34)."""
     wanted = frozenset(v for v in secrets if v and len(v) >= SHORTEST_SECRET)
     if type(text) is PiecedText and _piecewise_exact(text.boundaries(), _finder(wanted) if wanted else None):
-        return map_pieces(text, lambda piece: _scrubbed(piece, wanted, shapes))
+        return _scrubbed_pieces(text, wanted, shapes)
     return _scrubbed(text, wanted, shapes)
 
 
@@ -616,9 +614,10 @@ def scrub(text: str, secrets: list[str], *, shapes: bool = True) -> str:
 # across: a token match (TOKEN_SHAPES) holds only _IN_TOKEN characters (letters, digits, its punctuation and
 # bearer's gap), so it can span the meeting point only if both sides are such; its look-behind tests the left
 # character and its look-aheads the right one; a base64 core's mask widens over base64 characters (and '=' pads on
-# the right); a token's mask starts and ends on _REACH characters, so two masks touching there (one mask in the
-# joined text, two apart) need those too, or a secret's shape holding the left character (a mask of a shape cut
-# short ends on any of its characters) and one starting with the right.
+# the right); a secret's shape crosses only where it holds the two meeting characters. Two masks that touch there
+# (one mask in the joined text, two apart) are joined into one by _scrubbed_pieces, from where each piece's own
+# masks start and end: a secret holding a space beside one starting with '{' (a JSON credential in the process
+# environment) no longer sends the whole report through the joined scrub.
 _LETTERS_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _REACH_LEFT = frozenset(_LETTERS_DIGITS + "_-+/~=")
 _REACH_RIGHT = frozenset(_LETTERS_DIGITS + "_-+/~=.\\\u2026")
@@ -626,29 +625,60 @@ _IN_TOKEN = frozenset(_LETTERS_DIGITS + "_-.~+/= \t")
 
 
 def _piecewise_exact(boundaries: set[tuple[str, str]], finder: _ShapeFinder | None) -> bool:
-    """Whether scrubbing each piece alone gives the joined text's scrub, given the (left, right) characters at
-    every place two pieces meet and the known secrets' shapes."""
+    """Whether scrubbing each piece alone gives the joined text's scrub (masks touching where two pieces meet
+    joined as _scrubbed_pieces does), given the (left, right) characters at every place two pieces meet and
+    the known secrets' shapes."""
     for left, right in boundaries:
         if left in _REACH_LEFT or right in _REACH_RIGHT or (left in _IN_TOKEN and right in _IN_TOKEN):
             return False
-        if finder is not None and (any(left + right in shape for shape in finder.every_shape)
-                                   or (left in finder.chars and right in finder.first_chars)):
+        if finder is not None and any(left + right in shape for shape in finder.every_shape):
             return False
     return True
 
 
+def _scrubbed_pieces(text: PiecedText, wanted: frozenset[str], shapes: bool) -> str:
+    """Each distinct piece scrubbed once (by identity), joined in order; where one piece's last mask ends at its
+    end and the next piece's first starts at its start, the joined text has one mask there, so the second goes."""
+    done: dict[int, tuple[str, bool, bool]] = {}
+    changed = False
+    results = []
+    masked_to_end = False
+    for piece in text.pieces:
+        found = done.get(id(piece))
+        if found is None:
+            spans = _merged_spans(piece, wanted, shapes)
+            shown = _masked(piece, spans)
+            found = done[id(piece)] = (shown, bool(spans) and spans[0][0] == 0,
+                                       bool(spans) and spans[-1][1] == len(piece))
+            changed = changed or shown is not piece
+        shown, masked_from_start, masked_to_end_here = found
+        results.append(shown[len(MASK):] if masked_from_start and masked_to_end else shown)
+        masked_to_end = masked_to_end_here
+    return PiecedText.join(results) if changed else text
+
+
 def _scrubbed(text: str, wanted: frozenset[str], shapes: bool) -> str:
+    return _masked(text, _merged_spans(text, wanted, shapes))
+
+
+def _merged_spans(text: str, wanted: frozenset[str], shapes: bool) -> list[list[int]]:
+    """[start, end] of each mask the text gets: its secrets' and tokens' spans, those overlapping or touching
+    merged into one."""
     spans = _finder(wanted).spans(text) if wanted and text else []
     if shapes and text:
         spans += token_spans(text)
-    if not spans:
-        return text
     merged: list[list[int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:  # overlapping or touching: one mask
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
+    return merged
+
+
+def _masked(text: str, merged: list[list[int]]) -> str:
+    if not merged:
+        return text
     pieces, shown_from = [], 0
     for start, end in merged:
         pieces += [text[shown_from:start], MASK]
