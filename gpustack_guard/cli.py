@@ -616,6 +616,10 @@ def soak(
     request_timeout: float = typer.Option(120.0, "--request-timeout", metavar="SECONDS", help="Per request."),
     api_key_file: Optional[str] = typer.Option(None, "--api-key-file", metavar="FILE",
                                                help="File holding the endpoint's API key; else GSG_API_KEY."),
+    reference_api_key_file: Optional[str] = typer.Option(
+        None, "--reference-api-key-file", metavar="FILE",
+        help="File holding the reference's API key; else GSG_REFERENCE_API_KEY; else the endpoint's key, sent only "
+             "when the reference has the endpoint's scheme, host and port."),
     ca_bundle: Optional[str] = typer.Option(None, "--ca-bundle", metavar="FILE", help="CA bundle of the endpoint."),
     insecure: bool = typer.Option(False, "--insecure", help="Do not verify the endpoint's TLS certificate."),
     observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
@@ -645,7 +649,8 @@ def soak(
         workload_file=workload, prompt_tokens=prompt_tokens, max_tokens=max_tokens, metrics_urls=list(metrics_url),
         pid=pid, memory_limit=memory_limit, reference_url=reference_url, reference_model=reference_model,
         reference_metrics_urls=list(reference_metrics_url), out_dir=out_dir, output=output, fail_on=fail_on,
-        api_key_file=api_key_file, seed=seed, round_requests=round_requests, request_timeout=request_timeout,
+        api_key_file=api_key_file, reference_api_key_file=reference_api_key_file, seed=seed,
+        round_requests=round_requests, request_timeout=request_timeout,
         ca_bundle=ca_bundle, insecure=insecure, observed_file=observed, rate=rate, arrival=arrival,
         warmup_rounds=warmup_rounds, slo=slo, sweep=sweep, dataset_file=dataset))
 

@@ -46,6 +46,7 @@ class SoakOptions:
     output: str = "text"
     fail_on: str = "failing"
     api_key_file: str | None = None
+    reference_api_key_file: str | None = None  # else GSG_REFERENCE_API_KEY; else --url's key on --url's origin only
     seed: int = 0
     round_requests: int | None = None
     request_timeout: float = 120.0
@@ -192,7 +193,7 @@ def _plan(opts: SoakOptions):
     workload = dataset.entries if dataset else load_workload(opts.workload_file) if opts.workload_file else \
         [WorkloadEntry(opts.prompt_tokens, opts.max_tokens)]
     reference = Target("reference", chat_completions_url(opts.reference_url), opts.reference_model or opts.model,
-                       key) if opts.reference_url else None
+                       _reference_key(opts, key)) if opts.reference_url else None
     return SoakPlan(
         target=Target("ours", chat_completions_url(opts.url), opts.model, key), rounds=opts.rounds,
         round_seconds=opts.round_seconds, concurrency=opts.concurrency, workload=workload, seed=opts.seed,
@@ -205,6 +206,25 @@ def _plan(opts: SoakOptions):
         max_in_flight=limits.max_in_flight, max_stored_samples=limits.max_stored_samples,
         max_round_gaps=limits.max_round_gaps,
         uniform_draw=dataset is not None, dataset=dataset)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    import httpx
+
+    parsed = httpx.URL(url)
+    return parsed.scheme, parsed.host, parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+
+
+def _reference_key(opts: SoakOptions, key: str | None) -> str | None:
+    """The reference's own key (--reference-api-key-file, else GSG_REFERENCE_API_KEY); without one, --url's key
+    only when the reference is on --url's origin (scheme, host and port: another model behind the same gateway).
+    Before, --url's key went to any --reference-url, another host over plain HTTP in the README's own example."""
+    from gpustack_guard.wiring import read_api_key
+
+    own = read_api_key(opts.reference_api_key_file, "GSG_REFERENCE_API_KEY")
+    if own is not None or opts.reference_url is None:
+        return own
+    return key if _origin(opts.url) == _origin(opts.reference_url) else None
 
 
 def _settings(opts: SoakOptions, plan) -> dict:
@@ -384,6 +404,13 @@ async def soak(opts: SoakOptions, progress=None, plan=None):
             if reason in FATAL_REASONS:
                 raise GsgError(f"{reason} for every request of round 1 (check the URL, the key and --model)",
                                where=mask_url(plan.target.url))
+        if reference is not None and reference.index == 0 and reference.requests \
+                and reference.errors == reference.requests:
+            reason = next(iter(reference.error_reasons))
+            if reason in FATAL_REASONS:  # a control that never answered is no control: a verdict on it misleads
+                raise GsgError(f"{reason} for every request of round 1 (check --reference-url, its key: "
+                               "--reference-api-key-file or GSG_REFERENCE_API_KEY, and --reference-model)",
+                               where=mask_url(plan.reference.url))
         # the memory column of this row: the best source of the rounds so far (the report, at the end, the verdict's)
         [row] = memory_column([stats], choose_memory_source(progress.rounds))
         rows_to(table_row(row, reference, bool(plan.reference)) + "\n")

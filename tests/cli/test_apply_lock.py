@@ -21,9 +21,10 @@ from gpustack_guard.core.deploy.lease import LEASE, LEASE_EXPIRES, LEASE_HOST, L
 LOCK = "gsg-lock-field-notes-example"  # specs/gsg.yaml's project
 
 
-def _lease(fake, *, holder="ci@runner-7 pid 4242", expires_in=600.0, host="runner-7", pid=4242, token="feedface"):
+def _lease(fake, *, holder="ci@runner-7 pid 4242", expires_in=600.0, host="runner-7", pid=4242, token="feedface",
+           expires: str | None = None):
     return fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta={
-        LEASE: holder, LEASE_EXPIRES: str(int(time.time() + expires_in)), LEASE_TOKEN: token,
+        LEASE: holder, LEASE_EXPIRES: expires or str(int(time.time() + expires_in)), LEASE_TOKEN: token,
         LEASE_HOST: host, LEASE_PID: str(pid)})
 
 
@@ -96,6 +97,27 @@ def test_an_expired_lock_is_taken_over(gsg, fake, specs):
     _lease(fake, expires_in=-1)
     assert gsg("apply", str(specs), "--yes").code == 0
     assert LOCK not in {m["name"] for m in fake.models.values()}
+
+
+@pytest.mark.parametrize("expires", ["1e20", "inf", "nan", "1e400", "99999999999999999999", "253402300800", "-5",
+                                     "soon"])
+def test_a_lock_whose_expiry_is_no_time_gsg_writes_is_taken_over_as_unreadable(gsg, fake, specs, expires):
+    """Past the year 9999, not a number, or negative: counted as expired, as an expiry that cannot be read is (a stuck
+    lock is worse than one taken over). Before: 1e20, inf and 1e400 ended apply in 'gsg: internal error:
+    OverflowError: timestamp out of range for platform time_t', NaN in 'ValueError: Invalid value NaN' (exit 3)."""
+    held = _lease(fake, expires=expires)
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 0, result.err
+    assert LOCK not in {m["name"] for m in fake.models.values()}
+    assert ("DELETE", f"/v2/models/{held['id']}") in _writes(fake)
+
+
+def test_the_last_second_of_the_year_9999_is_still_a_lock_held(gsg, fake, specs):
+    """The neighbour: the latest expiry gsg can show holds the lock, and is shown."""
+    _lease(fake, expires="253402300799")
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1
+    assert f"another apply holds the lock '{LOCK}': ci@runner-7 pid 4242, until 9999-12-31 23:59:59 UTC;" in result.err
 
 
 def test_a_lock_an_earlier_run_of_this_process_left_is_taken_over(gsg, fake, specs):

@@ -41,3 +41,39 @@ def test_a_200_error_for_every_request_of_round_1_is_one_line_and_exit_1():
     assert err.getvalue().splitlines()[-1] == (
         f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: an error answered with HTTP 200 "
         "(no stream) for every request of round 1 (check the URL, the key and --model)")
+
+
+# Byte gauges and a token pool that are finite one by one but not summed (1e308 twice): before, round 1 ended in
+# 'gsg: internal error: ValueError: cannot convert float NaN to integer' (exit 3) or OverflowError, and soak.json
+# held 'Infinity'.
+ABSURD_METRICS = (
+    'process_resident_memory_bytes{pid="1"} 1e308\nprocess_resident_memory_bytes{pid="2"} 1e308\n'
+    'gpustack:worker_node_gram_used_bytes{gpu="0"} 1e308\ngpustack:worker_node_gram_used_bytes{gpu="1"} 1e308\n'
+    'sglang:max_total_num_tokens{model_name="qwen3-8b",dp="0"} 1e308\n'
+    'sglang:max_total_num_tokens{model_name="qwen3-8b",dp="1"} 1e308\n'
+    'sglang:num_running_reqs{model_name="qwen3-8b"} 2\n')
+
+
+def test_metrics_whose_sums_overflow_are_not_read_and_the_soak_ends_with_valid_json(gsg, tmp_path):
+    import json
+
+    from support.soak_fakes import FakeServer
+
+    server = FakeServer("stable", seed=1).start_in_thread()
+    server.engine.metrics = lambda: ABSURD_METRICS
+    try:
+        result = gsg("soak", "--url", server.url, "--model", "qwen3-8b", "--concurrency", "2", "--prompt-tokens",
+                     "16", "--max-tokens", "4", "--rounds", "3", "--round-seconds", "0.5", "--metrics-url",
+                     server.url + "/metrics", "-o", "json", "--out", str(tmp_path / "soak"))
+    finally:
+        server.stop_thread()
+
+    def no_constant(text):
+        raise AssertionError(f"{text} in the JSON")
+
+    assert result.code == 0, result.err
+    for text in (result.out, (tmp_path / "soak" / "soak.json").read_text()):
+        document = json.loads(text, parse_constant=no_constant)
+        assert document["kv_pool"] is None
+    rows = [line.split() for line in result.err.splitlines() if line.strip()[:1].isdigit()]
+    assert len(rows) == 3 and all(row[-2:] == ["-", "-"] for row in rows), result.err  # memory, idle memory

@@ -139,7 +139,11 @@ def cluster_from_api(index: int, raw) -> tuple[int, str]:
 def assemble(clusters: list[tuple[int, str]], workers: list[tuple[int, Worker]],
              instances: list[tuple[int | None, list[Instance]]], server: str, version: str | None) -> Fleet:
     by_cluster: dict[int, list[Worker]] = {}
-    for cid, worker in workers:
+    listed_at: dict[tuple[int, str], int] = {}  # (cluster id, worker name) -> the item that first listed it
+    for position, (cid, worker) in enumerate(workers):
+        first = listed_at.setdefault((cid, worker.name), position)
+        if first != position:
+            _worker_listed_twice(clusters, cid, worker.name, first, position)
         by_cluster.setdefault(cid, []).append(worker)
     placed: dict[int | None, list[Instance]] = {}
     for instance_cid, found in instances:
@@ -149,6 +153,16 @@ def assemble(clusters: list[tuple[int, str]], workers: list[tuple[int, Worker]],
               for cid, name in sorted(clusters, key=lambda c: c[1])]
     return Fleet(captured_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(), server=server,
                  server_version=version, clusters=result)
+
+
+def _worker_listed_twice(clusters: list[tuple[int, str]], cid: int, name: str, first: int, again: int) -> NoReturn:
+    """GPUStack keeps worker names unique in a cluster, and GPU ids are worker:type:index: two workers of one name
+    (one registered again while the list was read, or a broken server) would have their GPUs and bookings hide each
+    other, and a spec pinned to one be checked against the other's GPUs (as the fleet file refuses it)."""
+    cluster = next((printable(n, 60) for i, n in clusters if i == cid), None)
+    where = f"cluster '{cluster}'" if cluster is not None else f"cluster id {cid}"
+    raise ApiError("GET", WORKERS, f"items {first} and {again}: worker '{printable(name, 60)}' is listed twice in "
+                                   f"{where}: their GPU ids would collide; refusing the fleet (try again)")
 
 
 def owners_of(models: list[dict]) -> dict[int, Owner]:

@@ -17,6 +17,9 @@ LEASE_TOKEN = "gsg.dev/lease-token"  # meta: random per apply run: tells this ru
 LEASE_HOST = "gsg.dev/lease-host"  # meta: host and process of the holder, to tell a lease left by a dead apply
 LEASE_PID = "gsg.dev/lease-pid"
 LEASE_PREFIX = "gsg-lock"
+# The last second of the year 9999: an expiry past it (1e20, 'inf') was shown with time.gmtime, an OverflowError
+# and exit 3 on apply; as with any expiry that cannot be read, such a lease counts as expired.
+LATEST_EXPIRY = 253_402_300_799.0
 LEASE_SOURCE_REPO = "gpustack-guard/apply-lock"  # never downloaded: a model with 0 replicas is never scheduled
 DEFAULT_LEASE_SECONDS = 1800  # past the longest apply without --wait; --wait adds its own timeout
 
@@ -96,6 +99,8 @@ def lease_of(model: dict) -> Lease | None:
     try:
         expires = float(meta.get(LEASE_EXPIRES) or 0)
     except (TypeError, ValueError):
+        expires = 0.0
+    if not 0.0 <= expires <= LATEST_EXPIRY:  # NaN too: gsg writes whole epoch seconds, never these
         expires = 0.0
     pid = str(meta.get(LEASE_PID) or "")
     return Lease(str(model.get("name")), str(meta.get(LEASE)), expires,

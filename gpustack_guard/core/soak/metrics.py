@@ -121,6 +121,11 @@ def _max(samples: list[Sample]) -> float | None:
 
 
 MAX_COUNT_DIGITS = 18  # a label holding a block or token count: past this it is not one (and int() refuses 4,300+)
+# A byte gauge (process or GPU memory) past 2^63 (8 EiB; GPUStack stores bytes as 64-bit integers) or below zero is
+# no reading: two samples of 1e308 summed to infinity, which ended the soak as an internal error and wrote
+# 'Infinity' into soak.json. Below it, even the most lines an answer may hold (scrape.MAX_METRICS_LINES) sum finite.
+MAX_BYTES = 2 ** 63
+BYTE_FAMILIES = (RESIDENT, GPU_USED, GPU_ALLOCATED, GPU_TOTAL, HOST_TOTAL)
 
 
 def whole(text: str | None) -> int | None:
@@ -141,7 +146,10 @@ def kv_pool_tokens(samples: list[Sample]) -> int | None:
                 pools.append(blocks * block)
     if pools:
         return sum(pools)
-    sized = [s for s in _first_family(samples, KV_POOL_TOKENS) if s.value > 0 and s.value.is_integer()]
+    # a token count of more than MAX_COUNT_DIGITS digits is none (1e308 twice summed to infinity, and int() of it
+    # ended the soak as an internal error)
+    sized = [s for s in _first_family(samples, KV_POOL_TOKENS)
+             if s.value > 0 and s.value.is_integer() and s.value < 10 ** MAX_COUNT_DIGITS]
     return int(sum(s.value for s in sized)) if sized else None
 
 
@@ -226,6 +234,11 @@ class Normaliser:
             if any(not (s.value.is_integer() and 0 <= s.value < 10 ** MAX_COUNT_DIGITS) for s in found):
                 errors += (f"{found[0].name} is no count (negative, fractional or past {MAX_COUNT_DIGITS} digits): "
                            "not read",)
+                samples = [s for s in samples if s.name not in family]
+        for family in BYTE_FAMILIES:
+            unfit = next((s for s in _first_family(samples, family) if not 0.0 <= s.value < MAX_BYTES), None)
+            if unfit is not None:
+                errors += (f"{unfit.name} is no byte count (negative or past 2^63 bytes): not read",)
                 samples = [s for s in samples if s.name not in family]
         counters = _first_family(samples, PREEMPTION_COUNTERS)
         if counters:

@@ -81,3 +81,36 @@ def test_a_negative_preemption_counter_is_not_read():
     assert [(s.preemptions, s.errors) for s in snaps] == [
         (None, ("vllm:num_preemptions_total is no count (negative, fractional or past 18 digits): not read",)),
         (0.0, ())]
+
+
+BYTE_GAUGES = {"process_resident_memory_bytes": "resident_bytes", "gpustack:worker_node_gram_used_bytes":
+               "gpu_used_bytes", "gpustack:worker_node_gram_allocated_bytes": "gpu_allocated_bytes",
+               "gpustack:worker_node_gram_total_bytes": "gpu_total_bytes",
+               "gpustack:worker_node_memory_total_bytes": "host_total_bytes"}  # the last is read as a maximum
+
+
+@pytest.mark.parametrize("name", BYTE_GAUGES)
+@pytest.mark.parametrize("values, read", [
+    (["1e308", "1e308"], None),  # before: summed to infinity, an internal error and 'Infinity' in soak.json
+    (["-1e308"], None),  # before: a memory column of 300 digits of negative GiB
+    (["-1"], None), (["9223372036854775808"], None),  # 2^63
+    (["0", "9223372036854774784"], (9223372036854774784.0,) * 2),  # the largest double below 2^63, and nothing
+    (["2147483648", "1073741824"], (3221225472.0, 2147483648.0)),  # (their sum, the larger)
+])
+def test_a_byte_gauge_past_2_63_or_below_zero_is_not_read(name, values, read):
+    text = "".join(f'{name}{{gpu="{i}"}} {v}\n' for i, v in enumerate(values))
+    text += 'vllm:num_requests_running{model_name="m"} 8\n'
+    snap = Normaliser(model="m").snapshot(1.0, parse_samples(text))
+    field = BYTE_GAUGES[name]
+    expected = None if read is None else read[1] if field == "host_total_bytes" else read[0]
+    assert (getattr(snap, field), snap.running) == (expected, 8.0)
+    assert snap.errors == (() if read else (f"{name} is no byte count (negative or past 2^63 bytes): not read",))
+
+
+@pytest.mark.parametrize("values, tokens", [
+    (["1e308", "1e308"], None),  # before: int(inf), an internal error in round 1
+    (["1e18"], None), (["99999999999999", "1"], 10**14), (["163840", "163840"], 327680),
+])
+def test_an_sglang_token_pool_past_18_digits_is_no_pool(values, tokens):
+    text = "".join(f'sglang:max_total_num_tokens{{model_name="m",dp="{i}"}} {v}\n' for i, v in enumerate(values))
+    assert Normaliser(model="m").snapshot(1.0, parse_samples(text)).kv_capacity_tokens == tokens
