@@ -499,10 +499,12 @@ class _ShapeFinder:
 # Tokens known by their shape alone (a token pasted where no name says "secret": a plain flag's value, an env var
 # with an innocent name, a label, a model name, a log line, a server's error body). Each row: a prefix the issuer
 # puts on every token it mints, so text without the prefix is never touched, and a body long enough that words
-# and identifiers do not reach it. Every row starts at a word edge (no letter, digit, '_' or '-' before it):
-# "task-...", "disk-..." and "xhf_..." are words, not tokens. Bodies are runs of one character class with no
-# nested repeats, and a row's starts cannot fall inside another match of that row, so the search stays linear in
-# the text. Why each shape:
+# and identifiers do not reach it. Every row starts at a word edge, no letter, digit or '_' before it ("xhf_..."
+# and "my_ghp_..." are words); the rows whose body, or the cut head's, can hold '-' (sk-, xox, eyJ, bearer, cut)
+# want no '-' before them either ("-sk-...", "task-..."), while hf_, gh*_, github_pat_ and AKIA/ASIA, whose bodies
+# cannot, are tokens after one too: a name like "svc-hf_..." shows its token otherwise. Bodies are runs of one
+# character class with no nested repeats, and a row's starts cannot fall inside another match of that row (no
+# start follows a body character), so the search stays linear in the text. Why each shape:
 # - hf_: Hugging Face user access tokens, `hf_` + a random run of letters (and digits), 34 in the tokens minted
 #   today (huggingface.co/docs/hub/security-tokens); 30 or more leaves room for shorter ones.
 # - sk-: OpenAI API keys (platform.openai.com/docs/api-reference/authentication): legacy `sk-` + 48 base62;
@@ -524,14 +526,16 @@ class _ShapeFinder:
 #   own messages cut a long value at 40 characters (core/echo) and servers cut echoes, so a token's head is masked
 #   too (as scrub masks a known secret's first PREFIX_CHARS); a digit or capital must be in it
 #   ("sk-learning-rate..." is a word).
-_EDGE = r"(?<![A-Za-z0-9_-])"
+_EDGE = r"(?<![A-Za-z0-9_])"
+_EDGE_NO_HYPHEN = r"(?<![A-Za-z0-9_-])"
 TOKEN_SHAPES = (
     _EDGE + r"(?:hf_[A-Za-z0-9]{30,}"
-    r"|(?P<openai>sk-(?:[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}))"
     r"|gh[pousr]_[A-Za-z0-9]{36,}"
     r"|github_pat_[A-Za-z0-9_]{50,}"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9]))"
+    r"|" + _EDGE_NO_HYPHEN +
+    r"(?:(?P<openai>sk-(?:[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}))"
     r"|(?P<slack>xox[abposr]-[A-Za-z0-9-]{10,})"
-    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
     r"|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)?"
     r"|(?i:bearer)[ \t]+(?P<bearer>[A-Za-z0-9._~+/-]{15,}[A-Za-z0-9_~+/-]=*)"
     r"|(?P<cut>(?:hf_|sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|eyJ)[A-Za-z0-9_-]{9,})(?=\u2026|\\u2026|\.\.\.))")

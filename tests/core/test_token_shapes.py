@@ -89,8 +89,23 @@ def test_shapes_off_leaves_them_and_still_masks_known_secrets():
     assert scrub(f"{token} secret-value-42", ["secret-value-42"], shapes=False) == f"{token} {MASK}"
 
 
+@pytest.mark.parametrize("name", ["huggingface", "github-classic", "github-server", "github-fine-grained",
+                                  "aws-long-term", "aws-temporary"])
+@pytest.mark.parametrize("before", ["svc-", "--", "a-b-"])
+def test_a_token_whose_body_holds_no_hyphen_is_masked_after_one(name, before):
+    # a spec or deployment name such as svc-<token>: the hyphen is a separator there, not part of a word
+    assert scrub(before + TOKENS[name] + " x", []) == before + MASK + " x"
+
+
+@pytest.mark.parametrize("text", ["x-" + TOKENS["slack"], "a-" + TOKENS["jwt"], "run-" + TOKENS["openai-legacy"],
+                                  "x-" + TOKENS["huggingface"][:14] + "..."])
+def test_the_shapes_that_can_hold_a_hyphen_still_want_none_before_them(text):
+    assert scrub(text, []) == text
+
+
 @pytest.mark.parametrize("unit", ["hf" + "_", "sk" + "-", "sk" + "-proj-", "a-", "ey" + "Jaaaaaaaaaaaa.ey" + "J",
-                                  "xo" + "xb-1", "Bearer ", "bearer a", "AK" + "IA", "gh" + "p_", "github" + "_pat_"])
+                                  "xo" + "xb-1", "Bearer ", "bearer a", "AK" + "IA", "gh" + "p_", "github" + "_pat_",
+                                  "-hf" + "_" + "a" * 29, "-AK" + "IA" + "A" * 15, "-ey" + "Jaaaaaaaaaaaa"])
 def test_the_search_is_linear_in_the_text(unit):
     # a run of near-starts of one shape: a search that backtracked over the run from each start would be quadratic
     # CPU time, best of three: other processes on a shared machine neither add to it nor make one run an outlier
