@@ -187,3 +187,38 @@ def test_observed_kv_capacity_is_read_from_a_verify_report_or_a_vector(gsg, tmp_
     with pytest.raises(GsgError) as caught:
         load_observed_kv(str(tmp_path))
     assert str(caught.value) == f"{tmp_path}: not a regular file (a folder)"
+
+
+def test_a_vision_model_is_recorded_with_its_encoder_and_replays_to_the_same_estimate(gsg, tmp_path):
+    # the encoder's dummy item (ModelFacts.vision_encoder, a dataclass) made --record an internal error (exit 3)
+    gemma3 = str(LOGS / "vllm/v0.8.5-gpustack-gemma3-namespace.log")
+    result = gsg("verify", "--log", gemma3, "--gpu-memory", "80GiB", "--record", str(tmp_path))
+    assert result.code in (0, 1) and "internal error" not in result.err, result.err
+    vector = load_vector(recorded(tmp_path)[0])
+    encoder = vector["model_facts"]["vision_encoder"]
+    assert (encoder["family"], encoder["item_patches"], encoder["item_tokens"], encoder["width"]) == \
+        ("gemma3", 4096, 256, 1152)
+    estimated, verdict, _ = replay(vector)
+    assert estimated == vector["estimated"] and estimated["encoder_peak_bytes_per_gpu"] == 242_221_056
+
+
+def test_dataclass_facts_round_trip_and_are_refused_by_name_when_malformed():
+    from dataclasses import replace
+
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory.gguf import RecurrentState
+
+    facts = catalog_facts("meta-llama/Llama-3.1-8B")
+    assert facts is not None
+    state = RecurrentState("ssm", conv_kernel=4, inner_size=8192, state_size=128, group_count=8,
+                           recurrent=(True, False, True), attention=(False, True, False))
+    facts = replace(facts, recurrent_state=state, vit_shape=(27, 1152))
+    stored = json.loads(json.dumps(V.facts_json(facts)))
+    assert stored["recurrent_state"]["recurrent"] == [True, False, True] and stored["vit_shape"] == [27, 1152]
+    again = V.facts_from_json(stored)
+    assert (again.recurrent_state.recurrent, again.recurrent_state.inner_size, again.vit_shape) == \
+        ((True, False, True), 8192, (27, 1152))
+    with pytest.raises(V.VectorError, match="^model_facts.recurrent_state has an unknown key 'bogus'$"):
+        V.facts_from_json({**stored, "recurrent_state": {**stored["recurrent_state"], "bogus": 1}})
+    with pytest.raises(V.VectorError, match="^model_facts.vision_encoder must be an object$"):
+        V.facts_from_json({**stored, "vision_encoder": [1]})

@@ -357,6 +357,11 @@ class _EngineState:
     # llama.cpp's row split before the buffers named their device ("CUDA_Split"): the weights spread over every
     # device by --tensor-split, in bytes, and the line that printed them (no one device's figure)
     split_weights: tuple[int, int] = (0, 0)
+    # llama.cpp: the GGUF files whose load began in this start-up (P.LLAMACPP_LOAD_LINE), by path
+    loaded_files: set[str] = field(default_factory=set)
+    # llama.cpp: each device's P.LLAMACPP_PRE_LOAD_TERMS read since a buffer last took memory, and the GPU's name
+    pre_load: dict[str, dict[str, Number]] = field(default_factory=dict)
+    pre_load_gpu: str | None = None
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -371,6 +376,8 @@ class _EngineState:
         self.draft_ranks = set()
         self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
         self.split_weights = (0, 0)
+        self.loaded_files = set()
+        self.pre_load, self.pre_load_gpu = {}, None
         self.start_ups += 1
 
     def is_draft_line(self, pattern: P.Pattern, rank: str, groups: dict[str, str | None]) -> bool:
@@ -395,6 +402,18 @@ class _EngineState:
         return rank in self.draft_ranks and seen
 
 
+def _restart(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
+    """Another start-up begins at this line; llama.cpp's load line carries the device lines printed just before it
+    (its fit pass, "using device ... MiB free"), which are the new load's."""
+    carried = (state.pre_load, state.pre_load_gpu) if pattern.id == P.LLAMACPP_LOAD_LINE else ({}, None)
+    state.restart()
+    if pattern.id == P.LLAMACPP_LOAD_LINE:
+        state.loaded_files.add(groups.get("path") or "")
+        state.pre_load, state.pre_load_gpu = carried
+        state.log.ranks.update({rank: dict(terms) for rank, terms in carried[0].items()})
+        state.log.gpu_name = carried[1]
+
+
 def _failure_rank(pattern: P.Pattern) -> int:
     """What a failure line says: 0 that the start-up stopped (llama.cpp's and ollama's words after the reason), 1 that
     memory ran out in torch (any engine), 2 the engine's own reason. The first line of the highest rank is kept."""
@@ -403,9 +422,20 @@ def _failure_rank(pattern: P.Pattern) -> int:
     return 2 if pattern.engine else 1
 
 
-def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], log: ObservedLog) -> bool:
+def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], state: _EngineState) -> bool:
     """A start-up line begins another start-up once the one read went past its first lines, or when it names
-    another release than the one read (a start-up that died before any line gsg reads, then an upgrade)."""
+    another release than the one read (a start-up that died before any line gsg reads, then an upgrade).
+    llama.cpp's load of a GGUF file already loaded, after its weights took memory, is another start-up too (a
+    restart, or ollama's runner retried with fewer layers, in a log that does not hold the build line): its
+    buffer lines would otherwise add up with the first load's. Another file is a second model of the same
+    start-up (a speculative draft); a vocabulary-only load or a fit pass's 0.00 MiB buffers took no memory."""
+    log = state.log
+    if pattern.id == P.LLAMACPP_LOAD_LINE:
+        path = groups.get("path") or ""
+        again = path in state.loaded_files and any(terms.get(term) for terms in log.ranks.values()
+                                                   for term in P.LLAMACPP_LOADED_TERMS)
+        state.loaded_files.add(path)
+        return again
     if pattern.id not in P.START_UP_LINES:
         return False
     version = groups.get("version")
@@ -532,7 +562,10 @@ class LogParser:
         for piece, after in zip(pieces, breaks):
             piece = _ANSI.sub("", piece)
             stamp = _COLLECTOR_TIMESTAMP.match(piece) if piece[:1].isdigit() else None
-            self._feed_reflowed(piece[stamp.end():] if stamp else piece, redraw=after == "\r")
+            # spaces a transport pads a line with (a paste, a fixed-width export) are no text of the engine's: the
+            # patterns that end at the line's end ($) read the line as printed
+            piece = piece[stamp.end():] if stamp else piece
+            self._feed_reflowed(piece.rstrip(" \t"), redraw=after == "\r")
 
     def _feed_reflowed(self, line: str, redraw: bool = False) -> None:
         if self.carry:
@@ -602,8 +635,8 @@ class LogParser:
 
     def _apply(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> None:
         groups = m.groupdict()
-        if _opens_start_up(pattern, groups, state.log):
-            state.restart()
+        if _opens_start_up(pattern, groups, state):
+            _restart(state, pattern, groups)
         log = state.log
         self.matches += 1
         if pattern.engine and pattern.id not in P.SHARED_WORDS:
@@ -657,9 +690,24 @@ class LogParser:
         self._read_terms(log, pattern, groups, rank, pooled=pooled)
         if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
             _weights_from_free(log.ranks[rank])
+        if pattern.engine == P.LLAMACPP and pattern.scope == P.RANK and pattern.terms:
+            self._note_pre_load(state, pattern, rank)
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    @staticmethod
+    def _note_pre_load(state: _EngineState, pattern: P.Pattern, rank: str) -> None:
+        """llama.cpp's device figures printed before a load (P.LLAMACPP_PRE_LOAD_TERMS), kept until a buffer takes
+        memory: a load line that begins another start-up (_opens_start_up) carries them into it."""
+        terms = {term for term, _ in pattern.terms.values()}
+        if terms & P.LLAMACPP_LOADED_TERMS:
+            state.pre_load, state.pre_load_gpu = {}, None
+        elif terms <= P.LLAMACPP_PRE_LOAD_TERMS and rank in state.log.ranks:
+            figures = state.log.ranks[rank]
+            state.pre_load.setdefault(rank, {}).update({term: figures[term] for term in terms if term in figures})
+            if pattern.kind == "gpu-name":
+                state.pre_load_gpu = state.log.gpu_name
 
     def _placement(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
         """Lines that say where llama.cpp's (or ollama's) weights went rather than give a device's own figure:

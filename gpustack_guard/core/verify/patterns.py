@@ -805,6 +805,10 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-build-info", LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
        r"\bbuild_info: b(?!1-)(?P<version>\d+)-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
        kind="version"),
+    # the same line of a depth-1 clone names no build, but it still opens a start-up (START_UP_LINES): a restart in the
+    # same log prints it again (llama-server's main, tools/server/server.cpp)
+    _p("llamacpp-build-info-unnumbered", LLAMACPP, "b9100 to the newest (a depth-1 clone's build)",
+       r"\bbuild_info: b1-[0-9a-f]+", "build_info: b1-e365e65", "ROCm/ROCm#6227", kind="marker"),
     # one KV cache for all slots or one stream per slot: llama_context prints it from the split caches (b7045), and
     # llama-server's automatic slots say so on their own line; neither is a figure, but the cells per stream are padded
     # apart only when the cache is split (engines/llamacpp.context_cells), so verify passes it on
@@ -829,6 +833,13 @@ LLAMACPP_PATTERNS = (
        r"using full-size SWA cache",
        "llama_kv_cache_iswa: using full-size SWA cache (ref: https://github.com/ggml-org/llama.cpp/pull/13194#"
        "issuecomment-2868343055)", "llama.cpp PR #13194", kind="marker"),
+    # the same line names where the load began whatever the file is called (ollama's blobs have no extension): the
+    # file loaded again after its weights took memory is another start-up (LLAMACPP_LOAD_LINE)
+    _p("llamacpp-load-begins", LLAMACPP, "b1000 to the newest",
+       r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<path>\S+)",
+       "llama_model_loader: loaded meta data with 30 key-value pairs and 147 tensors from /usr/share/ollama/.ollama/"
+       "models/blobs/sha256-74701a8c35f6c8d9a4b91f3f3497643001d63e0c7a84e085bed452548fa88d45 (version GGUF V3 "
+       "(latest))", "ollama/ollama#8200", kind="marker"),
     _p("llamacpp-model-file", LLAMACPP, "b1000 to the newest",
        r"llama_model_loader: loaded meta data with \d+ key-value pairs and \d+ tensors from (?P<model>\S+\.gguf)",
        "llama_model_loader: loaded meta data with 19 key-value pairs and 363 tensors from "
@@ -1194,5 +1205,13 @@ SGLANG_LOAD_LINES = frozenset({"sglang-load-begin", "sglang-load-end", "sglang-l
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server
 # prints its version once per process (engine cores and workers print the engine config line, which is not one of
 # these), SGLang's launcher its arguments, llama-server its build.
+# llama.cpp's first line of a model's load (llama-model-loader.cpp, once per llama_model_load_from_file): the same file
+# loaded again after its weights took memory begins another start-up (logparse._opens_start_up)
+LLAMACPP_LOAD_LINE = "llamacpp-load-begins"
+LLAMACPP_LOADED_TERMS = frozenset({WEIGHTS, KV_CACHE, RECURRENT_STATE, COMPUTE_BUFFER})  # memory a load's buffers took
+# what a load prints of each device before its load line (the fit pass, "using device ... MiB free"): carried into
+# the start-up that load line begins
+LLAMACPP_PRE_LOAD_TERMS = frozenset({FREE_BEFORE_LOAD, FREE_AT_FIT, GPU_MEMORY})
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
-                            "sglang-server-args-dict", "llamacpp-build", "llamacpp-build-info"})
+                            "sglang-server-args-dict", "llamacpp-build", "llamacpp-build-info",
+                            "llamacpp-build-info-unnumbered"})

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, is_dataclass
 from typing import Any
 
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
+from gpustack_guard.core.memory.gguf import RecurrentState
 from gpustack_guard.core.memory.max_len import LengthConfig, RopeEntry
 from gpustack_guard.core.verify import patterns as P
 
@@ -29,7 +30,9 @@ REQUIRED = ("format", "format_version", "source", "engine", "backend", "model", 
             "gpu", "started", "observed")
 
 ASSUMED = " (assumed)"  # how an estimate marks a version it chose itself
-_TUPLE_FIELDS = {"compress_ratios", "layer_weight_bytes", "layer_repack_bytes"}
+_TUPLE_FIELDS = {"compress_ratios", "layer_weight_bytes", "layer_repack_bytes", "vit_shape"}
+# facts that are dataclasses of their own: stored as an object of their fields (tuples as lists), read back by type
+_OBJECT_FIELDS: dict[str, type] = {"vision_encoder": EncoderDummy, "recurrent_state": RecurrentState}
 _NOT_STORED = {"block_tensors"}  # a GGUF's tensor list: large, and the per-layer sums above carry the verdict
 
 
@@ -68,10 +71,31 @@ def facts_json(facts: ModelFacts) -> dict:
             continue
         if isinstance(value, LengthConfig):
             value = _length_json(value)
+        elif field_.name in _OBJECT_FIELDS and is_dataclass(value):
+            value = {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
         elif isinstance(value, tuple):
             value = list(value)
         found[field_.name] = value
     return dict(sorted(found.items()))
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _object(name: str, value: Any) -> Any:
+    """A dataclass fact (_OBJECT_FIELDS) from its JSON object: its fields by name, lists as tuples."""
+    kind = _OBJECT_FIELDS[name]
+    if not isinstance(value, dict):
+        raise VectorError(f"model_facts.{name} must be an object")
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise VectorError(f"model_facts.{name} has an unknown key '{unknown[0]}'")
+    try:
+        return kind(**{key: tuple(v) if isinstance(v, list) else v for key, v in value.items()})
+    except TypeError as exc:  # a required field missing
+        raise VectorError(f"model_facts.{name}: {exc}") from None
 
 
 def _rope(entries: Any, where: str) -> tuple[RopeEntry, ...]:
@@ -111,6 +135,9 @@ def facts_from_json(data: Any) -> ModelFacts:
             values[name] = tuple(values[name])
     if values.get("length_config") is not None:
         values["length_config"] = _length(values["length_config"])
+    for name in _OBJECT_FIELDS.keys() & set(values):
+        if values[name] is not None:
+            values[name] = _object(name, values[name])
     try:
         return ModelFacts(**values)
     except TypeError as exc:  # pragma: no cover - every key was checked against the fields above

@@ -1032,8 +1032,8 @@ def test_every_pattern_example_passes_the_keyword_filter():
 
 
 def test_a_long_line_is_read_for_arguments_only():
-    pad = " " * L.MAX_TERM_LINE_CHARS
-    lines = [f"Model loading took 1.5 GiB{pad}\n", f"INFO non-default args: {{'model': 'org/m'}}{pad}\n"]
+    pad = "." * L.MAX_TERM_LINE_CHARS + " "  # in front: spaces after a line's text are taken off as a transport's
+    lines = [f"{pad}Model loading took 1.5 GiB\n", f"{pad}INFO non-default args: {{'model': 'org/m'}}\n"]
     log, _ = parse_log(lines, "vllm")
     assert log.terms() == {} and log.model == "org/m"
 

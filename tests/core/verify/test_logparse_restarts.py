@@ -160,3 +160,51 @@ def test_the_live_watch_reads_a_restarted_start_up_to_its_own_outcome():
     log, _ = watch.result()
     assert log.engine_terms == {P.KV_TOKENS: 2000}
     assert "the log holds 2 start-ups of vllm: the last one was read" in log.notes
+
+
+# llama.cpp's load line (patterns.LLAMACPP_LOAD_LINE) in a log without a build line: an excerpt from the loader on,
+# or ollama's runner retried by ollama. The figures are llama.cpp's own lines of the ollama fixture
+# llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log (search-index file 65940070224).
+BLOB = "C:\\Users\\Dragon\\.ollama\\models\\blobs\\sha256-7ccc6415b2c7cb61ff8e01fec069d6f2fd6e213c509824d642c8a15c3d002e73"
+LOAD = "llama_model_loader: loaded meta data with 33 key-value pairs and 771 tensors from {path} (version GGUF V3 (latest))\n"
+DEVICE = ("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) - {free} MiB free\n")
+VOCAB_ONLY = "llama_model_load: vocab only - skipping tensors\n"
+CUDA_WEIGHTS = "load_tensors:        CUDA0 model buffer size =  8128.58 MiB\n"
+CPU_WEIGHTS = "load_tensors:   CPU_Mapped model buffer size = 10394.08 MiB\n"
+CUDA_KV = "llama_kv_cache:      CUDA0 KV buffer size =   986.00 MiB\n"
+
+
+def _load(path: str = BLOB, free: int = 11005) -> list[str]:
+    return [DEVICE.format(free=free), LOAD.format(path=path), CPU_WEIGHTS, CUDA_WEIGHTS, CUDA_KV]
+
+
+def test_the_same_gguf_loaded_again_after_its_buffers_is_another_start_up():
+    log, _ = parse_log(_load(free=11005) + _load(free=10886), P.LLAMACPP)
+    assert log.ranks == {"CUDA0": {P.FREE_BEFORE_LOAD: 10886 * 2**20, P.WEIGHTS: round(8128.58 * 2**20),
+                                   P.KV_CACHE: 986 * 2**20},
+                         "CPU": {P.WEIGHTS: round(10394.08 * 2**20)}}
+    assert log.gpu_name == "NVIDIA GeForce RTX 3060"
+    assert "the log holds 2 start-ups of llama.cpp: the last one was read" in log.notes
+
+
+def test_a_vocabulary_only_load_before_the_runners_load_is_the_same_start_up():
+    # ollama reads the vocabulary in its server (no tensors, no buffers), then its runner loads the same file
+    log, _ = parse_log([LOAD.format(path=BLOB), VOCAB_ONLY] + _load(), P.LLAMACPP)
+    assert log.ranks["CUDA0"][P.WEIGHTS] == round(8128.58 * 2**20)
+    assert not any("start-ups" in note for note in log.notes)
+
+
+def test_a_second_gguf_after_the_first_ones_buffers_is_a_draft_of_the_same_start_up():
+    # llama-server -md: the draft model's buffers are on the same devices as the target's and add up
+    draft = ["llama_model_loader: loaded meta data with 26 key-value pairs and 201 tensors from /m/draft.gguf\n",
+             "load_tensors:        CUDA0 model buffer size =   500.00 MiB\n"]
+    log, _ = parse_log(_load() + draft, P.LLAMACPP)
+    assert log.ranks["CUDA0"][P.WEIGHTS] == round(8128.58 * 2**20) + 500 * 2**20
+    assert not any("start-ups" in note for note in log.notes)
+
+
+def test_a_depth_1_clones_build_info_line_opens_a_start_up():
+    build = "build_info: b1-e365e65\n"  # Docker Model Runner's llama-server (ROCm/ROCm#6227's log)
+    once = [build, CPU_WEIGHTS, CUDA_WEIGHTS]
+    log, _ = parse_log(once + once, P.LLAMACPP)
+    assert (log.engine_version, log.ranks["CUDA0"][P.WEIGHTS]) == (None, round(8128.58 * 2**20))
