@@ -57,6 +57,7 @@ class Rebuilt:
     problem: str | None  # why no estimate was made
     version: str | None = None  # the engine version the estimate used
     foreign: int = 0  # memory the log shows other processes held at start (compare.foreign_at_start)
+    options: EstimateOptions | None = None  # what the estimate was asked (--record keeps what replay needs of it)
 
 
 def _engine(backend: str | None) -> str | None:
@@ -139,7 +140,7 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
                                         C.deployment_env(log, parse_env(opts.env), version).items()))
     try:
         evaluation = evaluate(options, facts)
-        return Rebuilt(evaluation, found, args, None, evaluation.estimate.version, foreign)
+        return Rebuilt(evaluation, found, args, None, evaluation.estimate.version, foreign, options)
     except GsgError as exc:
         return Rebuilt(None, found, args, f"no estimate for the logged arguments: {exc}", version)
 
@@ -288,9 +289,12 @@ def _record(opts: VerifyOptions, directory: str, doc: dict, rebuilt: Rebuilt, se
 
     evaluation = rebuilt.evaluation
     total = evaluation.estimate.gpu_total if evaluation else doc["observed"].get(P.GPU_MEMORY)
+    asked = rebuilt.options
+    inputs = None if asked is None else vector.EstimateInputs(asked.gpus, asked.gpu_used, asked.env,
+                                                              asked.quantization)
     built = vector.build(doc, facts=evaluation.facts if evaluation else None, backend=BACKEND[doc["engine"]],
                          gpu_name=opts.gpu_name or doc["gpu_name"] or "", gpu_memory_bytes=total,
-                         source=source_of(opts.source, opts.log))
+                         source=source_of(opts.source, opts.log), inputs=inputs)
     record(directory, built, secrets)
 
 

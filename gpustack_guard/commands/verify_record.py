@@ -79,10 +79,15 @@ def replay(vector: dict, tolerance_percent: float | None = None) -> tuple[dict, 
     if not isinstance(gpu.get("memory_bytes"), int):
         raise GsgError("the vector holds no GPU memory (gpu.memory_bytes)")
     facts = V.facts_from_json(vector["model_facts"])
+    try:
+        inputs = V.inputs_from_json(vector.get("estimate_inputs"))
+    except V.VectorError as exc:
+        raise GsgError(str(exc)) from None
     options = EstimateOptions(model=str(vector["model"]), gpu_memory=f"{gpu['memory_bytes']}B",
                               backend=str(vector["backend"]), backend_args=tuple(vector["backend_args"]),
                               backend_version=vector.get("estimated_version"), gpu_name=str(gpu.get("name") or ""),
-                              offline=True)
+                              offline=True, gpus=inputs.gpus, gpu_used=inputs.gpu_used_bytes, env=inputs.env,
+                              quantization=inputs.quantization)
     estimate = evaluate(options, facts).estimate
     estimated = C.estimated_terms(estimate)
     log = ObservedLog(engine=vector["engine"], started=bool(vector["started"]),

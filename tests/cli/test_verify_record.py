@@ -149,6 +149,50 @@ def test_a_file_that_is_not_a_vector_is_named(tmp_path, document, message):
     assert str(caught.value) == f"{path}: not a gsg verify vector: {message}"
 
 
+@pytest.mark.parametrize("log, inputs, tokens", [
+    # the sampler line and the engine generation set the deployment's env the estimate was given
+    ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log",
+     {"gpus": None, "gpu_used_bytes": 0, "env": ["VLLM_USE_V1=1", "VLLM_USE_FLASHINFER_SAMPLER=1",
+                                                 "NCCL_P2P_DISABLE=1"], "quantization": None}, 1_146_432),
+    ("vllm/v0.2.7-llama2-13b-chat-llm-class-80gb.log",
+     {"gpus": None, "gpu_used_bytes": 0, "env": ["VLLM_USE_V1=0", "VLLM_USE_FLASHINFER_SAMPLER=0"],
+      "quantization": None}, 60_512),
+    # SGLang's free memory before the weights shows what other processes held
+    ("sglang/llama31-8b-docs-quickstart.log",
+     {"gpus": None, "gpu_used_bytes": 740_881_859, "env": [], "quantization": None}, 445_082),
+])
+def test_a_vector_keeps_what_the_estimate_was_given_and_replays_to_the_recorded_estimate(gsg, tmp_path, log, inputs,
+                                                                                         tokens):
+    gsg("verify", "--log", str(LOGS / log), "--gpu-memory", "80GiB", "--record", str(tmp_path))
+    vector = load_vector(recorded(tmp_path)[0])
+    assert vector["estimate_inputs"] == inputs and vector["estimated"]["kv_capacity_tokens"] == tokens
+    assert replay(vector)[0] == vector["estimated"]
+    without = {**vector, "estimate_inputs": None}  # as a vector recorded before the key replays: another estimate
+    assert replay(without)[0] != vector["estimated"]
+
+
+@pytest.mark.parametrize("inputs, message", [
+    ([], "'estimate_inputs' must be an object of gpus, gpu_used_bytes, env and quantization"),
+    ({"gpus": 2, "extra": 1}, "'estimate_inputs' must be an object of gpus, gpu_used_bytes, env and quantization"),
+    ({"gpus": 0}, "estimate_inputs.gpus must be a whole number from 1 to 1024 or null"),
+    ({"gpus": True}, "estimate_inputs.gpus must be a whole number from 1 to 1024 or null"),
+    ({"gpu_used_bytes": -1}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more"),
+    ({"gpu_used_bytes": 1e30}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more"),
+    ({"env": ["NO_EQUALS"]}, "estimate_inputs.env must be a list of at most 256 KEY=VALUE strings"),
+    ({"env": ["A=1"] * 257}, "estimate_inputs.env must be a list of at most 256 KEY=VALUE strings"),
+    ({"quantization": 4}, "estimate_inputs.quantization must be a string or null"),
+])
+def test_estimate_inputs_a_vector_cannot_hold_are_refused_by_name(tmp_path, inputs, message):
+    gsg_vector = {"format": V.FORMAT, "format_version": 1, "source": "x", "engine": "vllm", "backend": "vLLM",
+                  "model": "m", "model_facts": None, "backend_args": [], "gpu": {}, "started": True, "observed": {},
+                  "estimate_inputs": inputs}
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(gsg_vector))
+    with pytest.raises(GsgError) as caught:
+        load_vector(path)
+    assert str(caught.value) == f"{path}: not a gsg verify vector: {message}"
+
+
 @pytest.mark.parametrize("facts,message", [
     ({"num_layers_from_the_future": 3}, "model_facts has an unknown key 'num_layers_from_the_future' (a vector "
                                         "from a newer gsg?)"),

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from dataclasses import MISSING, fields, is_dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.gguf import RecurrentState
@@ -34,6 +34,11 @@ _TUPLE_FIELDS = {"compress_ratios", "layer_weight_bytes", "layer_repack_bytes", 
 # facts that are dataclasses of their own: stored as an object of their fields (tuples as lists), read back by type
 _OBJECT_FIELDS: dict[str, type] = {"vision_encoder": EncoderDummy, "recurrent_state": RecurrentState}
 _NOT_STORED = {"block_tensors"}  # a GGUF's tensor list: large, and the per-layer sums above carry the verdict
+# bounds of a vector's estimate_inputs (a file from elsewhere is read with them): gsg's own limits of a deployment
+MAX_INPUT_GPUS = 1024
+MAX_INPUT_BYTES = 1 << 50
+MAX_INPUT_ENV = 256
+MAX_INPUT_ENV_CHARS = 4096
 
 
 class VectorError(ValueError):
@@ -146,8 +151,45 @@ def facts_from_json(data: Any) -> ModelFacts:
 
 # -- the vector ------------------------------------------------------------------------------------------------
 
+class EstimateInputs(NamedTuple):
+    """What verify's rebuild gave the estimate besides the model, arguments, GPU and version: replay gives the
+    same, or a vector of a multi-GPU llama.cpp log, an SGLang log with memory other processes held, or a log whose
+    sampler line set the deployment's env would replay to another estimate than the one recorded."""
+
+    gpus: int | None  # the GPUs a llama.cpp log split the model over (None: tensor x pipeline parallel size)
+    gpu_used_bytes: int  # memory other processes held on each GPU at start
+    env: tuple[str, ...]  # KEY=VALUE, the deployment's env the log and --env gave
+    quantization: str | None  # --quantization as given
+
+
+def inputs_json(inputs: EstimateInputs) -> dict:
+    return {"gpus": inputs.gpus, "gpu_used_bytes": inputs.gpu_used_bytes, "env": list(inputs.env),
+            "quantization": inputs.quantization}
+
+
+def inputs_from_json(data: Any) -> EstimateInputs:
+    """A vector's `estimate_inputs`, each field checked (VectorError names the first one that is not as written);
+    a vector recorded before the key existed replays with none."""
+    if data is None:
+        return EstimateInputs(None, 0, (), None)
+    if not isinstance(data, dict) or set(data) - {"gpus", "gpu_used_bytes", "env", "quantization"}:
+        raise VectorError("'estimate_inputs' must be an object of gpus, gpu_used_bytes, env and quantization")
+    gpus, used = data.get("gpus"), data.get("gpu_used_bytes", 0)
+    env, quantization = data.get("env", []), data.get("quantization")
+    if gpus is not None and (type(gpus) is not int or not 1 <= gpus <= MAX_INPUT_GPUS):
+        raise VectorError(f"estimate_inputs.gpus must be a whole number from 1 to {MAX_INPUT_GPUS} or null")
+    if type(used) is not int or not 0 <= used <= MAX_INPUT_BYTES:
+        raise VectorError("estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more")
+    if not isinstance(env, list) or len(env) > MAX_INPUT_ENV or \
+            not all(isinstance(e, str) and "=" in e and len(e) <= MAX_INPUT_ENV_CHARS for e in env):
+        raise VectorError(f"estimate_inputs.env must be a list of at most {MAX_INPUT_ENV} KEY=VALUE strings")
+    if quantization is not None and (not isinstance(quantization, str) or len(quantization) > MAX_INPUT_ENV_CHARS):
+        raise VectorError("estimate_inputs.quantization must be a string or null")
+    return EstimateInputs(gpus, used, tuple(env), quantization)
+
+
 def build(verify_doc: dict, *, facts: ModelFacts | None, backend: str, gpu_name: str, gpu_memory_bytes: int | None,
-          source: str) -> dict:
+          source: str, inputs: EstimateInputs | None = None) -> dict:
     """The vector of one verify report (its JSON document): the inputs of the estimate, what the engine logged,
     and what gsg estimated at the time."""
     version = verify_doc["estimated_version"]
@@ -168,6 +210,7 @@ def build(verify_doc: dict, *, facts: ModelFacts | None, backend: str, gpu_name:
         "estimated": verify_doc["estimated"], "engine_verdict": verify_doc["engine_verdict"],
         "tolerance_percent": verify_doc["tolerance_percent"], "result": verify_doc["result"],
         "reasons": [r for r in verify_doc["reasons"] if not r.startswith("the log lacks")],
+        "estimate_inputs": inputs_json(inputs) if inputs is not None else None,
     }
 
 
@@ -216,6 +259,7 @@ def check(vector: Any) -> dict:
         raise VectorError("'gpu' must be an object")
     if not isinstance(vector["backend_args"], list) or not all(isinstance(a, str) for a in vector["backend_args"]):
         raise VectorError("'backend_args' must be a list of strings")
+    inputs_from_json(vector.get("estimate_inputs"))
     return vector
 
 
