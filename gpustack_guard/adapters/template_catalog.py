@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
 from gpustack_guard.adapters import template_sandbox as S
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
@@ -45,7 +44,7 @@ def describe_templates(search_path: list[Path]) -> list[TemplateInfo]:
     source: Jinja's syntax tree for the variables and defaults, the YAML lines for the arguments."""
     from jinja2 import nodes
 
-    env = SandboxedEnvironment()
+    env = S.LimitedSandbox()  # its folding of constants ({{ "x" * 10**10 }}) is bounded, as when rendering
     seen: dict[str, TemplateInfo] = {}
     for directory in search_path:
         for path in sorted(directory.glob(f"*{SUFFIX}")):

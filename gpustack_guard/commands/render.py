@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, replace
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, out, write_atomic, written_form
+from gpustack_guard.adapters.files.output import err, out, refuse_overwriting_inputs, write_atomic, written_form
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.spec_loader import display_path, load_specs
 from gpustack_guard.adapters.files.yaml_dump import dump
@@ -53,6 +53,8 @@ def run(opts: RenderOptions) -> int:
         body = "---\n".join(origin_comment(r) + dump(d)
                              for r, d in zip(rendered, documents, strict=True))
     if opts.out_file:
+        if not opts.check:
+            refuse_overwriting_inputs([("--out", opts.out_file)], [d.file for d in docs])
         return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
     out(body, secrets, reveal=opts.show_secrets)
     return EXIT_OK

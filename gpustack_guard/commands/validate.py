@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
-from gpustack_guard.adapters.files.output import known_secrets, note, out, write_all_atomic
+from gpustack_guard.adapters.files.output import known_secrets, note, out, refuse_overwriting_inputs, write_all_atomic
 from gpustack_guard.adapters.files.spec_loader import load_specs
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
@@ -98,6 +98,8 @@ def run(opts: ValidateOptions) -> int:
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
     if extra_reports:
+        refuse_overwriting_inputs([("--report", path) for _, path in extra_reports],
+                                  [d.file for d in docs] + ([opts.fleet] if opts.fleet else []))
         write_all_atomic([(path, scrub(REPORTERS[fmt](report, fail_level=opts.fail_level), known_secrets() + secrets))
                           for fmt, path in extra_reports])
     note(summary_line(report), secrets)

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from gpustack_guard.core.echo import terminal_safe
+from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.secrets import is_secret_key, is_secret_value, scrub
 
 _extra_secrets: list[str] = []
@@ -138,20 +139,67 @@ def write_all_atomic(files: list[tuple[str, str]]) -> None:
     """Write several files all or none: each goes to a temporary file beside its target first, and only when
     every one is written are they renamed into place, so a full disk or a refused path half way replaces
     nothing. (The renames themselves cannot run out of space.)"""
+    for path_text, _ in files:  # before anything is staged: a refused target leaves every file as it was
+        _check_target(path_text)
     staged: list[tuple[str, Path]] = []
+    current = ""
     try:
         for path_text, text in files:
-            path = Path(path_text)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            current, path = path_text, Path(path_text)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise GsgError(f"cannot write: its folder cannot be made ({(exc.strerror or '').lower()}: a file "
+                               "in the way?); nothing written", where=path_text) from None
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
             staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(written_form(text))
             os.chmod(tmp, _mode_for(path))
         for tmp, path in staged:
+            current = str(path)
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         for tmp, _ in staged:  # those already renamed no longer exist
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        if isinstance(exc, OSError):  # a folder in the way, a full disk, no permission: one line naming the file
+            raise GsgError(f"cannot write: {(exc.strerror or type(exc).__name__).lower()}; nothing written",
+                           where=current) from None
         raise
+
+
+def refuse_overwriting_inputs(targets: list[tuple[str, str]], inputs: list[str]) -> None:
+    """Each (flag, path) to be written must not be a file the run read: `--report json=specs/a.yaml` or
+    `render --out specs/a.yaml` replaced the spec with the report, and `--report sarif=fleet.yaml` the fleet."""
+    read: dict[str, str] = {}
+    for path in inputs:
+        with contextlib.suppress(OSError, ValueError):
+            read.setdefault(os.path.realpath(path), path)
+    for flag, path in targets:
+        try:
+            same = read.get(os.path.realpath(path))
+        except (OSError, ValueError):
+            continue
+        if same is not None:
+            also = f" (as {same})" if same != path else ""
+            raise GsgError(f"{flag} names a file this run reads{also}; refusing to overwrite it; nothing written",
+                           where=path)
+
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_target(path_text: str) -> None:
+    """An output path must be a regular file or nothing yet. The rename that makes writes atomic would otherwise
+    put a regular file in place of a device (run as root, `--report json=/dev/full` replaced /dev/full) or a
+    FIFO, and fail on a directory with a traceback."""
+    try:
+        mode = os.stat(path_text).st_mode  # through a link: /dev/stdout names the terminal or a pipe
+    except OSError:
+        return  # absent (or unreachable): the write itself says why it cannot be made
+    for test, kind in _NOT_REGULAR:
+        if test(mode):
+            raise GsgError(f"is {kind}, not a regular file; gsg writes only regular files; nothing written",
+                           where=path_text)

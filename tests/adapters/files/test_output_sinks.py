@@ -49,8 +49,12 @@ def test_several_files_are_written_all_or_none(tmp_path):
     first, blocked = tmp_path / "a.yaml", tmp_path / "not-a-folder"
     first.write_text("old\n")
     blocked.write_text("a file where a folder is needed\n")
-    with pytest.raises(OSError):
+    from gpustack_guard.core.errors import GsgError
+
+    with pytest.raises(GsgError) as caught:  # one line naming the file (an OSError was an internal error)
         write_all_atomic([(str(first), "new\n"), (str(blocked / "b.yaml"), "b\n")])
+    assert str(caught.value) == (f"{blocked / 'b.yaml'}: cannot write: its folder cannot be made (file exists: a "
+                                 "file in the way?); nothing written")
     assert first.read_text() == "old\n"  # the first file was not replaced
     assert sorted(os.listdir(tmp_path)) == ["a.yaml", "not-a-folder"]  # and no temporary file is left
 
