@@ -9,6 +9,7 @@ import random
 import string
 
 import pytest
+from support.scrub_passes import count_scrub_passes
 
 import gpustack_guard.core.secrets as secrets_module
 from gpustack_guard.core.echo import terminal_safe
@@ -18,18 +19,6 @@ from gpustack_guard.reporters.json_text import Shared, indented
 
 HF = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
-
-
-def _counting(monkeypatch) -> list[str]:
-    """The texts the scrub's per-text step is given, in order."""
-    seen: list[str] = []
-    inner = secrets_module._merged_spans
-
-    def scrubbed(text, wanted, shapes):
-        seen.append(text)
-        return inner(text, wanted, shapes)
-    monkeypatch.setattr(secrets_module, "_merged_spans", scrubbed)
-    return seen
 
 
 def test_join_drops_empty_pieces_and_boundaries_are_the_characters_that_meet():
@@ -58,7 +47,7 @@ def test_a_json_report_is_scrubbed_once_per_shared_estimate(monkeypatch):
     report = {"deployments": [{"name": f"svc-{i}", "estimate": estimate} for i in range(50)]}
     text = indented(report, end="\n")
     assert text == json.dumps(report, indent=2, default=lambda s: s.value) + "\n"
-    seen = _counting(monkeypatch)
+    seen = count_scrub_passes(monkeypatch)
     shown = scrub(text, [secret])
     shared_text = estimate.text(3)
     assert sum(piece is shared_text for piece in text.pieces) == 50  # one str object, fifty places
@@ -76,7 +65,7 @@ def test_a_secret_that_could_reach_across_two_pieces_gets_the_joined_texts_scrub
     report = {"deployments": [{"name": f"svc-{i}", "estimate": estimate} for i in range(3)]}
     text = indented(report)
     secrets = [secret]
-    seen = _counting(monkeypatch)
+    seen = count_scrub_passes(monkeypatch)
     shown = scrub(text, secrets)
     assert seen == [str(text)]  # one pass over the joined text
     seen.clear()
@@ -95,7 +84,7 @@ def test_a_secret_that_could_reach_across_two_pieces_gets_the_joined_texts_scrub
 ])
 def test_token_shapes_are_the_same_piecewise_or_joined(monkeypatch, pieces, piecewise):
     text = PiecedText.join(pieces)
-    seen = _counting(monkeypatch)
+    seen = count_scrub_passes(monkeypatch)
     shown = scrub(text, [])
     assert (seen != ["".join(pieces)]) is piecewise
     assert shown == scrub("".join(pieces), [])

@@ -15,6 +15,7 @@ import string
 import pytest
 import yaml
 from support import REPO
+from support.scrub_passes import count_scrub_passes
 
 import gpustack_guard.core.secrets as secrets_module
 import gpustack_guard.reporters.json_text as json_text
@@ -123,13 +124,7 @@ def test_masks_touching_where_a_shared_estimate_starts_are_joined_piece_by_piece
     report = {"deployments": [{"name": f"svc-{i}", "estimate": estimate} for i in range(3)]}
     text = indented(report)
     secrets = ['"estimate": ', '{\n        "source"', "x y z w"]
-    passes: list[str] = []
-    inner = secrets_module._merged_spans
-
-    def counted(piece, wanted, shapes):
-        passes.append(piece)
-        return inner(piece, wanted, shapes)
-    monkeypatch.setattr(secrets_module, "_merged_spans", counted)
+    passes = count_scrub_passes(monkeypatch)
     shown = scrub(text, secrets)
     assert len(passes) == 5  # the shared estimate once and the four texts around its three places
     assert shown == scrub(str(text), secrets) and type(shown) is PiecedText
@@ -283,13 +278,7 @@ def test_validate_json_prints_and_writes_what_the_joined_texts_scrub_gives(gsg, 
     monkeypatch.setenv("GSG_TEST_REFERENCED", REFERENCED)
     monkeypatch.setenv("GSG_TEST_PROCESS_TOKEN", PROCESS)
     _specs(tmp_path, secret)
-    passes: list[str] = []
-    inner = secrets_module._merged_spans
-
-    def scrubbed(text, wanted, shapes):
-        passes.append(text)
-        return inner(text, wanted, shapes)
-    monkeypatch.setattr(secrets_module, "_merged_spans", scrubbed)
+    passes = count_scrub_passes(monkeypatch)
     pieced, pieced_files = _validate(gsg, tmp_path, "pieced")
     json_passes = len(passes)
     monkeypatch.setattr(json_text, "PiecedText", _Unpieced)
