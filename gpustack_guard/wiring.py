@@ -171,6 +171,26 @@ def build_renderer(spec_paths: tuple[str, ...] | list[str], extra: tuple[str, ..
                             cache_dir=default_cache_dir() / "templates")
 
 
+def files_a_run_reads(spec_paths: list[str], read: list[str], fleet: str | None, overlay: str | None,
+                      renderer: TemplateRenderer) -> list[str]:
+    """What a validate or render run read or may read, none of which its output may replace: the spec files it
+    loaded (`read`), the fleet, the project file, every file of the chosen overlay's folders and of the template
+    search path (a template, or an include of one)."""
+    from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER
+    from gpustack_guard.adapters.files.project_file import project_file_of
+    from gpustack_guard.adapters.files.spec_loader import display_path
+
+    files = list(read) + ([fleet] if fleet else [])
+    with contextlib.suppress(GsgError):  # specs of several projects: the run itself says so
+        project = project_file_of(spec_paths)
+        files += [display_path(project)] if project else []
+    folders = [Path(p) / OVERLAYS_FOLDER / overlay for p in spec_paths if overlay and Path(p).is_dir()]
+    with contextlib.suppress(OSError):
+        files += [display_path(f) for folder in folders if folder.is_dir() for f in folder.rglob("*")]
+        files += [display_path(f) for folder in renderer.search_path if folder.is_dir() for f in folder.iterdir()]
+    return files
+
+
 def build_resolver(offline: bool) -> FactsResolver:
     from gpustack_guard.adapters.files.output import register_secret
     from gpustack_guard.adapters.model_sources.hub_token import hub_token

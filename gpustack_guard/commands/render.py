@@ -39,8 +39,8 @@ def run(opts: RenderOptions) -> int:
                            "to compare)")
         opts = replace(opts, out_file=display_path(project.rendered))
     docs, problems = load_specs(specs, overlay=opts.sources.overlay)
-    rendered, found = render_all(docs, wiring.build_renderer(specs, opts.sources.templates),
-                                 wiring.build_resolver(opts.sources.offline).resolve, os.environ)
+    renderer = wiring.build_renderer(specs, opts.sources.templates)
+    rendered, found = render_all(docs, renderer, wiring.build_resolver(opts.sources.offline).resolve, os.environ)
     errors = [f for f in problems + found if f.severity == Severity.ERROR]
     secrets = [] if opts.show_secrets else [v for r in rendered for v in r.secret_values]
     if errors:
@@ -54,7 +54,8 @@ def run(opts: RenderOptions) -> int:
                              for r, d in zip(rendered, documents, strict=True))
     if opts.out_file:
         if not opts.check:
-            refuse_overwriting_inputs([("--out", opts.out_file)], [d.file for d in docs])
+            refuse_overwriting_inputs([("--out", opts.out_file)], wiring.files_a_run_reads(
+                specs, [d.file for d in docs], None, opts.sources.overlay, renderer))
         return _to_file(opts.out_file, body, opts.check, opts.show_secrets)
     out(body, secrets, reveal=opts.show_secrets)
     return EXIT_OK

@@ -208,23 +208,17 @@ def _plan(opts: SoakOptions):
         uniform_draw=dataset is not None, dataset=dataset)
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    import httpx
-
-    parsed = httpx.URL(url)
-    return parsed.scheme, parsed.host, parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
-
-
 def _reference_key(opts: SoakOptions, key: str | None) -> str | None:
     """The reference's own key (--reference-api-key-file, else GSG_REFERENCE_API_KEY); without one, --url's key
     only when the reference is on --url's origin (scheme, host and port: another model behind the same gateway).
     Before, --url's key went to any --reference-url, another host over plain HTTP in the README's own example."""
+    from gpustack_guard.core.urls import origin
     from gpustack_guard.wiring import read_api_key
 
     own = read_api_key(opts.reference_api_key_file, "GSG_REFERENCE_API_KEY")
     if own is not None or opts.reference_url is None:
         return own
-    return key if _origin(opts.url) == _origin(opts.reference_url) else None
+    return key if origin(opts.url) == origin(opts.reference_url) else None
 
 
 def _settings(opts: SoakOptions, plan) -> dict:

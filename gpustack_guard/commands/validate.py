@@ -98,8 +98,8 @@ def run(opts: ValidateOptions) -> int:
     secrets = report.secret_values  # once: it renders every spec's arguments again (~10 ms for 1,000 specs)
     out(REPORTERS[resolve_format(opts.output)](report, fail_level=opts.fail_level), secrets)
     if extra_reports:
-        refuse_overwriting_inputs([("--report", path) for _, path in extra_reports],
-                                  [d.file for d in docs] + ([opts.fleet] if opts.fleet else []))
+        refuse_overwriting_inputs([("--report", path) for _, path in extra_reports], wiring.files_a_run_reads(
+            specs, [d.file for d in docs] + list(comments), opts.fleet, opts.sources.overlay, renderer))
         write_all_atomic([(path, scrub(REPORTERS[fmt](report, fail_level=opts.fail_level), known_secrets() + secrets))
                           for fmt, path in extra_reports])
     note(summary_line(report), secrets)

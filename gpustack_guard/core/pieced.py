@@ -30,7 +30,7 @@ class PiecedText(str):
         return {(left[-1], right[0]) for left, right in zip(pieces, pieces[1:])}
 
 
-def map_pieces(text: PiecedText, change: Callable[[str], str]) -> str:
+def map_pieces(text: PiecedText, change: Callable[[str], str]) -> PiecedText:
     """`change` applied to each distinct piece once (by identity), the results joined in order: equal to
     change(text) whenever `change` maps a text piece by piece, which the caller must know. The text itself
     when no piece changed."""

@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 from typing import AbstractSet, Iterable, Mapping
 
-from gpustack_guard.core.pieced import PiecedText
+from gpustack_guard.core.pieced import PiecedText, map_pieces
 
 MASK = "********"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -641,24 +641,24 @@ def _piecewise_exact(boundaries: set[tuple[str, str]], finder: _ShapeFinder | No
 
 
 def _scrubbed_pieces(text: PiecedText, wanted: frozenset[str], shapes: bool) -> str:
-    """Each distinct piece scrubbed once (by identity), joined in order; where one piece's last mask ends at its
-    end and the next piece's first starts at its start, the joined text has one mask there, so the second goes."""
-    done: dict[int, tuple[str, bool, bool]] = {}
-    changed = False
-    results = []
-    masked_to_end = False
-    for piece in text.pieces:
-        found = done.get(id(piece))
-        if found is None:
-            spans = _merged_spans(piece, wanted, shapes)
-            shown = _masked(piece, spans)
-            found = done[id(piece)] = (shown, bool(spans) and spans[0][0] == 0,
-                                       bool(spans) and spans[-1][1] == len(piece))
-            changed = changed or shown is not piece
-        shown, masked_from_start, masked_to_end_here = found
-        results.append(shown[len(MASK):] if masked_from_start and masked_to_end else shown)
-        masked_to_end = masked_to_end_here
-    return PiecedText.join(results) if changed else text
+    """Each distinct piece scrubbed once (map_pieces); where one piece's last mask ends at its end and the next
+    piece's first starts at its start, the joined text has one mask there, so the second goes."""
+    edges: dict[int, tuple[bool, bool]] = {}  # a scrubbed piece -> (masked from its start, masked to its end)
+
+    def scrubbed(piece: str) -> str:
+        spans = _merged_spans(piece, wanted, shapes)
+        shown = _masked(piece, spans)
+        edges[id(shown)] = (bool(spans) and spans[0][0] == 0, bool(spans) and spans[-1][1] == len(piece))
+        return shown
+    shown = map_pieces(text, scrubbed)
+    if shown is text:
+        return text
+    results, masked_to_end = [], False
+    for piece in shown.pieces:
+        from_start, to_end = edges.get(id(piece), (False, False))
+        results.append(piece[len(MASK):] if from_start and masked_to_end else piece)
+        masked_to_end = to_end
+    return PiecedText.join(results)
 
 
 def _scrubbed(text: str, wanted: frozenset[str], shapes: bool) -> str:

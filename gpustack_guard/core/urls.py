@@ -84,6 +84,12 @@ def same_server(first: str | None, second: str | None) -> bool:
     return first is not None and second is not None and _server_key(first) == _server_key(second)
 
 
+def origin(url: str) -> tuple[str, str, str]:
+    """A URL's origin (RFC 6454): scheme and host without case, the scheme's default port when none is given;
+    a credential meant for one origin goes to no other (soak's reference endpoint, the hub's redirects)."""
+    return _server_key(url)[:3]
+
+
 def _server_key(url: str) -> tuple[str, str, str, str]:
     scheme = _SCHEME.match(url)
     name = scheme.group(1).lower() if scheme else ""

@@ -142,3 +142,41 @@ def test_output_files_new_or_beside_the_inputs_are_written(gsg, specs):
     assert json.loads((specs.parent / "reports" / "deep" / "r.json").read_text())["format_version"] == "1.1"
     assert gsg("render", "specs", "--offline", "--out", "specs/rendered.yaml").code == 0
     assert (specs / "rendered.yaml").read_text().startswith("name: llama-70b-q4\n")
+
+
+def _project_file(specs):
+    return "specs/gsg.yaml", ()
+
+
+def _local_template(specs):
+    (specs.parent / "tpl").mkdir()
+    (specs.parent / "tpl" / "mine.yaml.j2").write_text("pinned: []\n")
+    return "tpl/mine.yaml.j2", ("--templates", "tpl")
+
+
+def _overlay_patch(specs):
+    (specs / "overlays" / "prod").mkdir(parents=True)
+    (specs / "overlays" / "prod" / "changes.yaml").write_text("name: llama-8b\nreplicas: 2\n")
+    return "specs/overlays/prod/changes.yaml", ("--overlay", "prod")
+
+
+def _bundled_template(specs):
+    (specs.parent / "templates").mkdir()  # a templates/ folder beside the specs is on the default search path
+    shutil.copy(REPO / "templates" / "vllm-hardened.yaml.j2", specs.parent / "templates")
+    return "templates/vllm-hardened.yaml.j2", ()
+
+
+@pytest.mark.parametrize("make", [_project_file, _local_template, _overlay_patch, _bundled_template])
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_no_file_the_run_reads_or_may_read_is_written_over(gsg, specs, make, command):
+    """The neighbours of the spec and fleet case: the project file, a template of the search path (given with
+    --templates or found beside the specs), an overlay's patch; a report over one would replace it."""
+    target, extra = make(specs)
+    before = (specs.parent / target).read_bytes()
+    flag = "--report" if command == "validate" else "--out"
+    args = (VALIDATE + extra + ("--report", f"json={target}") if command == "validate"
+            else ("render", "specs", "--offline", *extra, "--out", target))
+    result = gsg(*args)
+    assert (result.code, result.err.splitlines()[-1]) == (
+        1, f"gsg: error: {target}: {flag} names a file this run reads; refusing to overwrite it; nothing written")
+    assert (specs.parent / target).read_bytes() == before

@@ -176,8 +176,11 @@ def test_a_vector_keeps_what_the_estimate_was_given_and_replays_to_the_recorded_
     ({"gpus": 2, "extra": 1}, "'estimate_inputs' must be an object of gpus, gpu_used_bytes, env and quantization"),
     ({"gpus": 0}, "estimate_inputs.gpus must be a whole number from 1 to 1024 or null"),
     ({"gpus": True}, "estimate_inputs.gpus must be a whole number from 1 to 1024 or null"),
-    ({"gpu_used_bytes": -1}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more"),
-    ({"gpu_used_bytes": 1e30}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more"),
+    ({"gpu_used_bytes": -1}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes from 0 to 70,368,744,177,664"),
+    ({"gpu_used_bytes": 70_368_744_177_665}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes from 0 to "
+                                             "70,368,744,177,664"),
+    ({"gpus": 1025}, "estimate_inputs.gpus must be a whole number from 1 to 1024 or null"),
+    ({"gpu_used_bytes": 1e30}, "estimate_inputs.gpu_used_bytes must be a whole number of bytes from 0 to 70,368,744,177,664"),
     ({"env": ["NO_EQUALS"]}, "estimate_inputs.env must be a list of at most 256 KEY=VALUE strings"),
     ({"env": ["A=1"] * 257}, "estimate_inputs.env must be a list of at most 256 KEY=VALUE strings"),
     ({"quantization": 4}, "estimate_inputs.quantization must be a string or null"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urljoin
 
 from gpustack_guard.adapters.files.regular_file import MAX_INDEX_BYTES, read_text_file
 from gpustack_guard.adapters.model_sources.hub_cache import (
@@ -59,11 +59,6 @@ class _Answer:
     url: str  # where the final response came from
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    return parts.scheme, (parts.hostname or "").lower(), parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-
-
 class HubFiles:
     def __init__(self, cache: HubCache, *, endpoint: str, token: str | None, offline: bool,
                  transport: httpx.BaseTransport | None = None, timeout: float = 10.0):
@@ -71,7 +66,6 @@ class HubFiles:
         self.endpoint = endpoint.rstrip("/")
         self.offline = offline
         self._token = token
-        self._hub_origin = _origin(self.endpoint)
         self._transport = transport
         self._timeout = timeout
         self._settled: dict[tuple[str, str], str] = {}  # (repo, moving revision) -> commit, checked this run
@@ -222,9 +216,16 @@ class HubFiles:
             ask = f"no token was sent: set HF_TOKEN (or run `huggingface-cli login`) and accept the licence on {page}"
         return f"hub refused {repo}/{filename} (HTTP {answer.status}, {kind}): {ask}"
 
+    def _on_hub(self, url: str) -> bool:
+        """Whether a URL is on the hub's origin (the token goes nowhere else); core.urls is imported only when a
+        request is made, not by an offline run."""
+        from gpustack_guard.core.urls import origin
+
+        return origin(url) == origin(self.endpoint)
+
     def _headers(self, url: str, extra: dict[str, str] | None) -> dict[str, str]:
         headers = dict(extra or {})
-        if self._token and _origin(url) == self._hub_origin:
+        if self._token and self._on_hub(url):
             headers["Authorization"] = f"Bearer {self._token}"
         return headers
 
@@ -245,14 +246,14 @@ class HubFiles:
             with session as client:
                 for _ in range(MAX_REDIRECTS + 1):
                     response = client.request(method, url, headers=self._headers(url, headers))
-                    on_hub = _origin(url) == self._hub_origin
+                    on_hub = self._on_hub(url)
                     if on_hub:
                         hub_response = response
                     location = response.headers.get("Location")
                     if response.status_code not in _REDIRECTS or not location:
                         break
                     following = urljoin(url, location)
-                    if method == "HEAD" and _origin(following) != self._hub_origin:
+                    if method == "HEAD" and not self._on_hub(following):
                         break
                     url = following
                 else:

@@ -2566,6 +2566,8 @@ class SglangAiterCut(NamedTuple):  # a table row: tuple-built, no generated meth
 
 
 SGLANG_AITER_HONOR_ENV = "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"
+# what SGLang's EnvBool reads as true (environ.py@v0.5.19 .. @v0.5.23), case and spaces aside
+SGLANG_ENV_TRUE = frozenset({"true", "1", "yes", "y"})
 SGLANG_AITER_CUTS = (
     SglangAiterCut("0.0.0", 1.0, 0, "model_executor/model_runner.py@v0.4.6.post5 (no aiter cut)"),
     # aiter is also what 0.4.7+ picks on ROCm for an MHA model when no backend is given (model_runner.py@v0.4.7

@@ -15,9 +15,11 @@ import re
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, NamedTuple
 
+from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.gguf import RecurrentState
 from gpustack_guard.core.memory.max_len import LengthConfig, RopeEntry
+from gpustack_guard.core.units import MAX_DEVICE_BYTES
 from gpustack_guard.core.verify import patterns as P
 
 FORMAT = "gsg-verify-vector"
@@ -34,9 +36,10 @@ _TUPLE_FIELDS = {"compress_ratios", "layer_weight_bytes", "layer_repack_bytes", 
 # facts that are dataclasses of their own: stored as an object of their fields (tuples as lists), read back by type
 _OBJECT_FIELDS: dict[str, type] = {"vision_encoder": EncoderDummy, "recurrent_state": RecurrentState}
 _NOT_STORED = {"block_tensors"}  # a GGUF's tensor list: large, and the per-layer sums above carry the verdict
-# bounds of a vector's estimate_inputs (a file from elsewhere is read with them): gsg's own limits of a deployment
-MAX_INPUT_GPUS = 1024
-MAX_INPUT_BYTES = 1 << 50
+# bounds of a vector's estimate_inputs (a file from elsewhere is read with them): the GPUs of one worker and one
+# GPU's memory as the fleet and spec bound them, and an env no deployment needs more of
+MAX_INPUT_GPUS = MAX_GPUS_PER_WORKER
+MAX_INPUT_BYTES = MAX_DEVICE_BYTES
 MAX_INPUT_ENV = 256
 MAX_INPUT_ENV_CHARS = 4096
 
@@ -179,7 +182,8 @@ def inputs_from_json(data: Any) -> EstimateInputs:
     if gpus is not None and (type(gpus) is not int or not 1 <= gpus <= MAX_INPUT_GPUS):
         raise VectorError(f"estimate_inputs.gpus must be a whole number from 1 to {MAX_INPUT_GPUS} or null")
     if type(used) is not int or not 0 <= used <= MAX_INPUT_BYTES:
-        raise VectorError("estimate_inputs.gpu_used_bytes must be a whole number of bytes, 0 or more")
+        raise VectorError("estimate_inputs.gpu_used_bytes must be a whole number of bytes from 0 to "
+                          f"{MAX_INPUT_BYTES:,}")
     if not isinstance(env, list) or len(env) > MAX_INPUT_ENV or \
             not all(isinstance(e, str) and "=" in e and len(e) <= MAX_INPUT_ENV_CHARS for e in env):
         raise VectorError(f"estimate_inputs.env must be a list of at most {MAX_INPUT_ENV} KEY=VALUE strings")

@@ -75,15 +75,22 @@ class _Stream:
         self.encoding = encoding
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "UTF_8", "ascii", "cp1252", "utf-16"])
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF_8", "UTF8", "ascii", "us-ascii", "latin1", "ISO-8859-1", "cp1252",
+                                      "utf-16", "UTF-32"])
 def test_an_ascii_text_is_kept_as_it_is_for_an_encoding_that_holds_all_of_ascii(encoding):
-    text = "plain {report}\n" * 3
+    class NotEncoded(str):  # the 100 MB report is not encoded only to find that it encodes
+        def encode(self, *args, **kwargs):
+            raise AssertionError("encoded")
+    text = NotEncoded("plain {report}\n" * 3)
     assert output._encodable(text, _Stream(encoding)) is text
+    with pytest.raises(AssertionError, match="encoded"):  # another encoding is tried on the text
+        output._encodable(text, _Stream("cp037"))
 
 
 @pytest.mark.parametrize("encoding, text, shown", [
     ("ascii", "caf\u00e9", "caf\\xe9"),        # not ASCII: tried, escaped
     ("cp037", "plain", "plain"),                # an ASCII text, an encoding not in the list: tried, and it encodes
+    ("no-such-codec", "plain", "plain"),        # a name Python does not know: left to the stream
     ("latin-1", "\u2603 snow", "\\u2603 snow"),
 ])
 def test_any_other_text_or_encoding_is_tried_and_escaped_where_it_does_not_encode(encoding, text, shown):

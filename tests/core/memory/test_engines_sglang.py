@@ -516,12 +516,18 @@ def test_aiter_cut_spares_a_given_fraction_under_the_honour_env_from_0_5_19():
     assert aiter_factor(facts, SglangConfig(aiter_honor_env="1"), "0.5.23", rocm) == 0.85
 
 
-@pytest.mark.parametrize("tp, fraction", [(1, 0.68), (2, 0.8), (4, 0.8), (8, 0.68)])
-def test_aiter_cut_of_an_mla_model_follows_rocms_pick_by_kv_heads_per_rank(tp, fraction):
+@pytest.mark.parametrize("model, heads, tp, fraction", [
     # DeepSeek-V3's 128 KV heads (its MLA config): ROCm picks aiter when a rank holds 16 or 128 of them (TP 8, TP 1),
     # triton at TP 2 and 4 (server_args.py@v0.5.16 _get_default_attn_backend): only aiter cuts the fraction
-    facts = catalog_facts("deepseek-ai/DeepSeek-V3")
-    assert facts.is_mla and facts.kv_heads == 128
+    ("deepseek-ai/DeepSeek-V3", 128, 1, 0.68), ("deepseek-ai/DeepSeek-V3", 128, 2, 0.8),
+    ("deepseek-ai/DeepSeek-V3", 128, 4, 0.8), ("deepseek-ai/DeepSeek-V3", 128, 8, 0.68),
+    # DeepSeek-V2-Lite's 16: aiter at TP 1 only (8 and 4 a rank at TP 2 and 4)
+    ("deepseek-ai/DeepSeek-V2-Lite", 16, 1, 0.68), ("deepseek-ai/DeepSeek-V2-Lite", 16, 2, 0.8),
+    ("deepseek-ai/DeepSeek-V2-Lite", 16, 4, 0.8),
+])
+def test_aiter_cut_of_an_mla_model_follows_rocms_pick_by_kv_heads_per_rank(model, heads, tp, fraction):
+    facts = catalog_facts(model)
+    assert facts.is_mla and facts.kv_heads == heads
     cut = aiter_factor(facts, SglangConfig(tp_size=tp), "0.5.17", "AMD Instinct MI300X")
     assert round(0.8 * cut, 6) == fraction
     assert aiter_factor(facts, SglangConfig(tp_size=tp, attention_backend="aiter"), "0.5.17",
@@ -619,3 +625,13 @@ def test_aiter_honour_env_reaches_the_estimate_through_the_deployment_env():
     flags = {"mem-fraction-static": 0.8}
     assert sglang_config(flags, "0.5.23", {"SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION": "1"}).aiter_honor_env == "1"
     assert sglang_config(flags, "0.5.23").aiter_honor_env is None
+    # and the estimate's pool follows it: the given 0.8 kept whole, not 0.68 (Qwen3-8B on one MI300X, 16k)
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    gpus = [(192 * GiB, "AMD Instinct MI300X")]
+    flags = {"mem-fraction-static": "0.8", "context-length": "16384"}
+    cut = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy())
+    kept = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy(), env={P.SGLANG_AITER_HONOR_ENV: "true"})
+    assert (cut.kv_capacity_tokens, kept.kv_capacity_tokens) == (837_043, 1_004_378)

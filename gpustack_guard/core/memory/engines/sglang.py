@@ -353,7 +353,7 @@ def aiter_factor(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_
     if row.factor == 1.0 or not gpu_name or re.search(P.SGLANG_ROCM, gpu_name.lower()) is None:
         return 1.0
     if row.explicit_kept_by_env and cfg.mem_fraction_static is not None and \
-            (cfg.aiter_honor_env or "").strip().lower() in ("true", "1", "yes", "y"):
+            (cfg.aiter_honor_env or "").strip().lower() in P.SGLANG_ENV_TRUE:
         return 1.0  # the user's fraction, kept as given (0.5.19+ logs a warning instead of cutting)
     aiter = cfg.attention_backend == "aiter" or (cfg.attention_backend is None and _rocm_picks_aiter(facts, cfg))
     context = cfg.context_length or facts.max_position_embeddings or 0
