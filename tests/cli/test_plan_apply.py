@@ -42,9 +42,10 @@ def test_update_sends_whole_managed_set_and_restarts(gsg, fake, specs):
     assert gsg("apply", str(specs), "--yes").code == 0
     model = fake.by_name("llama-8b")
     at = f"/v2/models/{model['id']}"
-    # bound: read, write (marked restart-pending), read back, restart, clear the mark, read back
+    # bound: read, write (marked restart-pending), read back, restart, read again (no edit meanwhile), clear the
+    # mark, read back
     assert [c for c in fake.log if c[1].startswith(at)] == [
-        ("GET", at), ("PUT", at), ("GET", at), ("POST", at + "/restart"), ("PUT", at), ("GET", at)]
+        ("GET", at), ("PUT", at), ("GET", at), ("POST", at + "/restart"), ("GET", at), ("PUT", at), ("GET", at)]
     assert "--max-num-seqs=48" in model["backend_parameters"]
     assert "gsg.dev/restart-pending" not in model["meta"]
     assert gsg("plan", str(specs), "--detailed-exitcode").code == 0

@@ -23,7 +23,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import Any, Callable, Iterator, Mapping
 
@@ -280,14 +280,16 @@ class Applier:
     def _read_back(self, change: Change, model_id: int, meta: dict[str, str | None], what: str,
                    cluster_id: int | None) -> dict:
         """Re-read a model after a write: the same model, carrying what was written, fields included."""
+        return self._compared(change, self._reread(change, model_id, what), model_id, meta, what, cluster_id)
+
+    def _reread(self, change: Change, model_id: int, what: str) -> dict:
         try:
-            model = self.client.get_model(model_id)
+            return self.client.get_model(model_id)
         except ApiError as exc:
             if exc.status == 404:
                 raise WrongTarget(f"'{change.name}': model id {model_id} is gone right after {what}; "
                                   "refusing to go on (nothing more is written)") from None
             raise
-        return self._compared(change, model, model_id, meta, what, cluster_id)
 
     def _compared(self, change: Change, model: dict, model_id: int, meta: dict[str, str | None], what: str,
                   cluster_id: int | None) -> dict:
@@ -464,8 +466,25 @@ class Applier:
             except ApiError as exc:
                 if exc.status != 409:  # 409: a restart is already in flight, which is what we want
                     raise
-            model = self._put(change, live, self._update_body(change, model, restart_pending=False),
+            model = self._put(change, live, self._update_body(change, self._after_restart(change, model),
+                                                              restart_pending=False),
                               "clearing the restart-pending mark")
+        return model
+
+    def _after_restart(self, change: Change, written: dict) -> dict:
+        """The model read again after its restart: it must still be what the update wrote (the restart's own
+        fields aside), or the PUT that clears the mark, a whole document, would put back what someone changed
+        meanwhile. Refused, the mark stays and the next apply acts on it."""
+        model_id = written["id"]
+        wanted = {k: v for k, v in (written.get("meta") or {}).items() if k.startswith("gsg.dev/")}
+        model = self._reread(change, model_id, "the restart")
+        self._bound(change, model, "the re-read after the restart", model_id=model_id, meta=wanted,
+                    cluster_id=written.get("cluster_id"))
+        if live_digest(model) != live_digest(written):
+            before = replace(change, live=written)
+            raise GsgError(f"'{change.name}' changed on the server while apply restarted it "
+                           f"({_what_changed(before, model, None)}); the restart-pending mark stays for the next "
+                           "apply: plan again")
         return model
 
     # --- --wait ----------------------------------------------------------------------------------------

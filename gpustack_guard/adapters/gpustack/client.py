@@ -5,8 +5,9 @@ Hostile or broken servers end as one ApiError line naming the endpoint (never th
   a second would never time out) and every command a deadline over all its requests;
 - an answer is read in chunks and refused past a size cap, before it is parsed;
 - lists are read page by page, so no single answer holds a whole large fleet;
-- reads (and the read-only export and evaluation POSTs) are retried with backoff and jitter on connection
-  errors, resets and 502/503/504; any request is retried on 429, after the server's Retry-After (bounded);
+- reads (and the read-only export and evaluation POSTs) and DELETEs are retried with backoff and jitter on
+  connection errors, resets and 502/503/504, never a PUT or a create; any request is retried on 429, after the
+  server's Retry-After (bounded);
 - a redirect is not an answer: the message names where it points.
 """
 
@@ -19,8 +20,8 @@ import re
 import sys
 import time
 from dataclasses import dataclass
-from datetime import timezone
-from email.utils import parsedate_to_datetime
+from datetime import MAXYEAR, timezone
+from email.utils import parsedate_to_datetime, parsedate_tz
 from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
@@ -178,12 +179,9 @@ class GPUStackClient:
         return local + self._clock_skew
 
     def _note_date(self, headers: httpx.Headers) -> None:
-        try:  # a missing or unreadable Date keeps the last reading (none: this host's clock, as before)
-            said = parsedate_to_datetime(headers.get("date", ""))
-            said = said if said.tzinfo else said.replace(tzinfo=timezone.utc)  # '-0000': UTC, not this host's zone
-            self._clock_skew = said.timestamp() - time.time()
-        except (TypeError, ValueError, IndexError, OverflowError):
-            pass
+        said = _http_date(headers.get("date", ""))
+        if said is not None and said != float("inf"):  # unreadable: the last reading (none: this host's clock)
+            self._clock_skew = said - time.time()
 
     def close(self) -> None:
         self._http.close()
@@ -194,13 +192,14 @@ class GPUStackClient:
 
     # --- transport ---------------------------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: dict | None = None, json_body: Any = None,
-                expect_json: bool = True, idempotent: bool | None = None) -> Any:
-        """One call, retried as the module docstring says; `idempotent` marks a POST that only reads."""
+                expect_json: bool = True, idempotent: bool | None = None, unique_keys: bool = False) -> Any:
+        """One call, retried as the module docstring says; `idempotent` marks a POST that only reads;
+        `unique_keys` refuses an answer with a key twice in one object (see parse_json)."""
         repeatable = method in IDEMPOTENT if idempotent is None else idempotent
         answer = self._retried(method, path, repeatable, lambda: self._send(method, path, params, json_body))
         assert isinstance(answer, _Answer)
         self._note_date(answer.headers)
-        return self._result(method, path, answer, expect_json)
+        return self._result(method, path, answer, expect_json, unique_keys)
 
     def _retried(self, method: str, path: str, repeatable: bool, once: Callable[[], Any]) -> Any:
         """`once()` until its outcome is final: a transient failure or a 5xx retried when the call may be
@@ -330,10 +329,10 @@ class GPUStackClient:
         try:
             wait = float(text)
         except ValueError:
-            try:
-                wait = parsedate_to_datetime(text).timestamp() - time.time()
-            except (TypeError, ValueError, IndexError):
+            moment = _http_date(text)
+            if moment is None:
                 return self._backoff(attempt)
+            wait = moment - time.time()  # a year past 9999 is infinite: the bound below refuses it
         wait = max(0.0, wait)
         if wait != wait or wait > self.limits.max_retry_after:
             raise ApiError(method, path, f"HTTP 429 Too Many Requests: the server asks to retry after {text[:40]}, "
@@ -346,7 +345,7 @@ class GPUStackClient:
             raise ApiError(method, path, self._command_deadline_text())
         self._sleep(seconds)
 
-    def _result(self, method: str, path: str, answer: _Answer, expect_json: bool) -> Any:
+    def _result(self, method: str, path: str, answer: _Answer, expect_json: bool, unique_keys: bool = False) -> Any:
         if 300 <= answer.status < 400:
             where = answer.headers.get("location", "")
             target = f" to {_redirect_target(where)}" if where else " without a Location"
@@ -362,7 +361,7 @@ class GPUStackClient:
                 raise ApiError(method, path, f"HTTP {answer.status} but the body is not UTF-8 text") from None
         if not answer.body:
             return None
-        return parse_json(method, path, answer.status, answer.body, self.base_url)
+        return parse_json(method, path, answer.status, answer.body, self.base_url, unique_keys)
 
     # --- lists -------------------------------------------------------------------------------------------
     def list_all(self, path: str, params: dict | None = None,
@@ -440,17 +439,19 @@ class GPUStackClient:
         return self.list_all("/v2/clusters", keep=keep)
 
     def workers(self, cluster_id: int | None = None, keep: Callable[[int, dict], Any] | None = None) -> list:
-        return self.list_all("/v2/workers", {"cluster_id": cluster_id} if cluster_id else None, keep=keep,
-                             filtered=("cluster_id",))
+        # `is not None`, never truthiness (here and below): a filter of id 0 left out of the query lists every
+        # cluster's workers, or every model's instances for --wait
+        params = {"cluster_id": cluster_id} if cluster_id is not None else None
+        return self.list_all("/v2/workers", params, keep=keep, filtered=("cluster_id",))
 
     def model_instances(self, cluster_id: int | None = None, model_id: int | None = None,
                         keep: Callable[[int, dict], Any] | None = None) -> list:
-        params = {k: v for k, v in (("cluster_id", cluster_id), ("model_id", model_id)) if v}
+        params = {k: v for k, v in (("cluster_id", cluster_id), ("model_id", model_id)) if v is not None}
         return self.list_all("/v2/model-instances", params or None, keep=keep, filtered=("cluster_id", "model_id"))
 
     def models(self, cluster_id: int | None = None) -> list[dict]:
         path = "/v2/models"
-        return self.list_all(path, {"cluster_id": cluster_id} if cluster_id else None,
+        return self.list_all(path, {"cluster_id": cluster_id} if cluster_id is not None else None,
                              keep=lambda i, m: _model_item(path, i, m), filtered=("cluster_id",))
 
     def find_models(self, name: str) -> list[dict]:
@@ -460,16 +461,24 @@ class GPUStackClient:
         return [m for m in found if m["name"] == name]
 
 
+    # The answers every write is bound by (applier.py): one model each, so reading them with unique keys costs
+    # nothing; a model of `"id": 7, ..., "id": 9` would be bound as id 9 while a reader taking the first key saw 7.
     def get_model(self, model_id: int) -> dict:
         path = f"/v2/models/{model_id}"
-        return _model_item(path, None, self.request("GET", path))
+        return _model_item(path, None, self.request("GET", path, unique_keys=True))
 
     def create_model(self, body: dict) -> dict:
-        return _model_item("/v2/models", None, self.request("POST", "/v2/models", json_body=body), "POST")
+        answer = self.request("POST", "/v2/models", json_body=body, unique_keys=True)
+        return _model_item("/v2/models", None, answer, "POST")
 
     def update_model(self, model_id: int, body: dict) -> dict:
+        """One PUT, never sent again after a 5xx or a broken connection: the first may have landed, and between
+        the two another writer's edit would be written over by a document read before it (apply checks the model
+        before each PUT; the next apply picks up from what the server holds). A 429 is still waited for: the
+        server refused it unseen."""
         path = f"/v2/models/{model_id}"
-        return _model_item(path, None, self.request("PUT", path, json_body=body), "PUT")
+        answer = self.request("PUT", path, json_body=body, idempotent=False, unique_keys=True)
+        return _model_item(path, None, answer, "PUT")
 
     def delete_model(self, model_id: int) -> None:
         self.request("DELETE", f"/v2/models/{model_id}")
@@ -644,7 +653,25 @@ def _refuse_constant(text: str) -> Any:
     raise _NotJsonNumber(text)
 
 
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict:
+    found = dict(pairs)
+    if len(found) != len(pairs):  # the rare case: find which key came twice
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return found
+
+
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)  # built once: json.loads builds one per call with options
+_UNIQUE_KEYS_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_object)
 
 
 class _Unusable:
@@ -654,14 +681,20 @@ class _Unusable:
         self.description = description
 
 
-def parse_json(method: str, path: str, status: int, body: bytes, base_url: str) -> Any:
+def parse_json(method: str, path: str, status: int, body: bytes, base_url: str, unique_keys: bool = False) -> Any:
     """The JSON body; a body that is not JSON, or holds a number Python cannot read (more digits than
-    sys.get_int_max_str_digits(), NaN, Infinity), is one line naming the field."""
+    sys.get_int_max_str_digits(), NaN, Infinity), is one line naming the field. With `unique_keys`, an object
+    holding one key twice is refused too: JSON leaves its meaning open (Python keeps the last, other readers the
+    first), so which model such an answer describes cannot be told."""
+    decoder = _UNIQUE_KEYS_DECODER if unique_keys else _DECODER
     try:
-        return _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))  # as json.loads does
+        return decoder.decode(body.decode(json.detect_encoding(body), "surrogatepass"))  # as json.loads does
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise ApiError(method, path, f"HTTP {status} but the body is not JSON (is {base_url} a GPUStack "
                                      "server?)") from None
+    except _RepeatedKey as exc:
+        raise ApiError(method, path, f"an object of the answer holds the key '{printable(exc.key, 60)}' twice: "
+                                     "which value is meant cannot be told; refusing the answer") from None
     except ValueError:  # only now, on the failure path, read it again to find the field
         field, description = _unusable_number(body)
         where = f"field '{field[:120]}'" if field else "the answer"
@@ -718,6 +751,25 @@ def _too_large(cap: int, declared: int | None = None) -> str:
     size = f" ({declared / MiB:.1f} MiB declared)" if declared else ""
     return (f"the answer is larger than gsg reads ({cap / MiB:g} MiB, GSG_MAX_RESPONSE_BYTES){size}; "
             "refused before parsing")
+
+
+def _http_date(text: str) -> float | None:
+    """An HTTP date (Date, Retry-After) as epoch seconds: infinity for a year past what datetime holds (9999; a
+    year of 11 digits overflows the parser itself), None when it is no date. '-0000' (the zone unknown) is read as
+    UTC, as RFC 5322 says of it, never as this host's zone."""
+    try:
+        fields = parsedate_tz(text)
+        if fields is None:
+            return None
+        if fields[0] > MAXYEAR:
+            return float("inf")
+        said = parsedate_to_datetime(text)
+    except OverflowError:
+        return float("inf")
+    except (TypeError, ValueError, IndexError):  # a day or a zone out of range ('31 Feb', '+9999')
+        return None
+    said = said if said.tzinfo else said.replace(tzinfo=timezone.utc)
+    return said.timestamp()
 
 
 def _redirect_target(location: str) -> str:
