@@ -278,3 +278,49 @@ def test_a_model_answer_with_a_key_twice_in_a_nested_object_is_refused_too():
         assert str(exc.value) == ("PUT /v2/models/7: an object of the answer holds the key 'gsg.dev/spec-digest' "
                                   "twice: which value is meant cannot be told; refusing the answer")
         assert made.get_model(7)["meta"] == {"gsg.dev/spec-digest": "x", "team": "x"}  # the same value, two keys
+
+
+# --- the apply lock's release ----------------------------------------------------------------------------------
+
+LOCK = "gsg-lock-field-notes-example"  # specs/gsg.yaml's project
+
+
+@pytest.mark.parametrize("successor", ["deployment", "lease"])
+def test_a_lock_removed_during_apply_is_not_released_by_its_old_id(gsg, fake, specs, monkeypatch, successor):
+    """Before: apply released its lock by the id it was created under, unread. Deleted meanwhile (by hand, as a
+    held lock's message suggests) on a server that reuses ids (SQLite gives a new row the highest free rowid),
+    that id could hold another apply's lock or a deployment by then, and the release deleted it."""
+    from gpustack_guard.core.deploy.lease import LEASE_TOKEN
+
+    done: list[int] = []
+
+    def instead(request):
+        if request.method == "POST" and request.url.path == "/v2/models" and not done:
+            lock = fake.by_name(LOCK)
+            if lock is not None:  # the first deployment's create: our lock is held; someone removes it
+                done.append(lock["id"])
+                del fake.models[lock["id"]]
+                other = fake.create_unmanaged(LOCK if successor == "lease" else "stranger")
+                fake.models[lock["id"]] = {**fake.models.pop(other["id"]), "id": lock["id"]}
+                if successor == "lease":
+                    fake.models[lock["id"]]["meta"] = {**lock["meta"], LEASE_TOKEN: "another-apply"}
+        return None
+
+    calls = _in_front(fake, monkeypatch, instead)
+    result = gsg("apply", str(specs), "--yes")
+    reused = done[0]
+    assert result.code == 0, result.err
+    assert (f"gsg: warning: the apply lock '{LOCK}' was removed or taken over during this apply; model id {reused} "
+            "is no longer it and is left alone\n") in result.err
+    assert ("DELETE", MODEL_PATH.format(reused)) not in calls
+    assert fake.models[reused]["name"] == (LOCK if successor == "lease" else "stranger")
+
+
+def test_a_lock_still_held_is_released_by_its_id(gsg, fake, specs, monkeypatch):
+    """The neighbour: the id still holds this run's lock (its token): it is deleted, and only it."""
+    calls = _in_front(fake, monkeypatch, lambda request: None)
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 0 and "apply lock" not in result.err, result.err
+    deletes = [c for c in calls if c[0] == "DELETE"]
+    assert len(deletes) == 1 and fake.by_name(LOCK) is None
+    assert calls[-2:] == [("GET", deletes[0][1]), deletes[0]]  # read right before it is deleted

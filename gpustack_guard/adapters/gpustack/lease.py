@@ -161,6 +161,13 @@ def _release(client: GPUStackClient, lease: Lease, note: Callable[[str], None]) 
         return
     for attempt in range(2):
         try:
+            # the id must still hold this run's lease: deleted meanwhile (by hand, as a held lock's message
+            # suggests, or taken over), a server that reuses ids may have given it to another apply's lease or
+            # to a deployment, which a delete by the old id would remove
+            if not _still_the_same(client, lease):
+                note(f"gsg: warning: the apply lock '{untrusted(lease.name)}' was removed or taken over during "
+                     f"this apply; model id {lease.model_id} is no longer it and is left alone")
+                return
             client.delete_model(lease.model_id)
             return
         except ApiError as exc:
