@@ -1,7 +1,9 @@
 """Round 25 of misbehaving servers and racing writers, each the case gsg mishandled before, with its neighbours:
-a hand edit while apply restarts a model (the PUT that clears the restart-pending mark wrote over it), a Retry-After
-date past datetime's years (a traceback), a filter of id 0 left out of the query (every cluster's list), and a
-model answer holding one key twice (bound by the last value, the other reading unknown)."""
+a hand edit while apply restarts a model (the PUT that clears the restart-pending mark wrote over it), a PUT sent
+again after a 5xx or a cut connection (an edit in between written over), a Retry-After date past datetime's years
+(a traceback), a filter of id 0 left out of the query (every cluster's list), a model answer holding one key twice
+(bound by the last value, the other reading unknown), and the apply lock released by an id that no longer holds
+it (another apply's lock or a deployment deleted)."""
 
 from __future__ import annotations
 
