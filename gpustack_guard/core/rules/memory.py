@@ -629,8 +629,6 @@ def _quant_unloadable(ev: Evaluation) -> Iterator[Finding]:
                       f"{QS.releases_text(row)} ({row.source}); the deployment fails at start-up", spec=r.name,
                       fix=QS.first_fix(row) + ", or serve a checkpoint this release loads")
         return
-    if not any(QS.gated(each) for each in found.rows):
-        return
     said = "is not pinned" if not version or not version.strip() else f"'{echo.value(version)}' names no release"
     yield finding(QUANT_UNLOADABLE, where,
                   f"backend_version {said}: whether the engine loads {found.weights} weights depends on the "
