@@ -28,7 +28,7 @@ from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, TiB, gib, parse_size
-from gpustack_guard.core.verdict import deployment_verdict
+from gpustack_guard.core.verdict import deployment_verdict, version_notes
 from gpustack_guard.reporters import TableFormat, json_head
 
 FAMILY = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llamacpp", "llamacpp": "llamacpp"}
@@ -102,10 +102,10 @@ def with_quantization(facts, quantization: str | None, family: str):
     kind = quantization.lower()
     gguf = kind in GGUF_FILE_TYPE_BPW or kind in GGUF_TYPE_BYTES
     if gguf and (family == "llamacpp" or kind not in KNOWN_METHODS):
-        return replace(facts, quant_method=f"gguf:{kind}", weight_bytes=None)
+        return replace(facts, quant_method=f"gguf:{kind}", quant_format=None, weight_bytes=None)
     bits, group = CHECKPOINT_DEFAULTS.get(kind, (None, None))
-    return replace(facts, quant_method=kind, quant_bits=bits, quant_group_size=group, weight_bytes=None,
-                   quant_zero_point=kind in GPTQ_LIKE or None)
+    return replace(facts, quant_method=kind, quant_format=None, quant_bits=bits, quant_group_size=group,
+                   weight_bytes=None, quant_zero_point=kind in GPTQ_LIKE or None)
 
 
 class FailOn(str, enum.Enum):
@@ -264,7 +264,8 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
         raise GsgError(f"no estimate for backend '{opts.backend}'")
     verdict, severity, findings = deployment_verdict(report.findings, est)  # advise's too
-    return Evaluation(facts, est, verdict, severity, findings)
+    noted = version_notes(report.findings, bool(opts.backend_version))
+    return Evaluation(facts, replace(est, notes=est.notes + noted) if noted else est, verdict, severity, findings)
 
 
 def run(opts: EstimateOptions) -> int:

@@ -9,9 +9,9 @@ from gpustack_guard.core.findings import Finding, Severity
 from gpustack_guard.core.memory.estimate import FITS, Estimate
 
 # The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
-# length, start-up check, scheduler limits); document rules (spelling, unknown backend) say nothing about whether
-# the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04")
+# length, start-up check, scheduler limits; GSG053: a weights format the release cannot load); document rules
+# (spelling, unknown backend) say nothing about whether the model fits.
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053")
 
 
 def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tuple[str, Severity | None,
@@ -27,3 +27,16 @@ def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tup
     if est is None:
         return "no-estimate", Severity.ERROR, judging
     return FITS, None, judging
+
+
+# Informational findings about the engine version that `gsg estimate` prints as notes beside its numbers, in
+# validate's words: the version the arithmetic assumed (GSG039) and a weights format only some releases load
+# (GSG053). GSG039's "not pinned" is left to the estimate's header, which marks the version "(assumed)".
+VERSION_NOTE_RULES = ("GSG039", "GSG053")
+
+
+def version_notes(findings: Iterable[Finding], version_given: bool) -> tuple[str, ...]:
+    """The notes those findings make, as `rule name: message`."""
+    return tuple(f"{f.rule_id} {f.rule.name}: {f.message}" for f in findings
+                 if f.rule_id in VERSION_NOTE_RULES and f.severity is Severity.INFO
+                 and (version_given or f.rule_id != "GSG039"))

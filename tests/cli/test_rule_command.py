@@ -51,7 +51,7 @@ def test_rule_list_has_one_line_per_rule(gsg):
 def test_unknown_rule_is_one_line_with_a_suggestion(gsg):
     result = gsg("rule", "GSG333")
     assert result.code == 1 and result.out == ""
-    assert result.err == "gsg: error: unknown rule 'GSG333' (did you mean GSG033, GSG043 or GSG039?)\n"
+    assert result.err == "gsg: error: unknown rule 'GSG333' (did you mean GSG033, GSG053 or GSG043?)\n"
     result = gsg("rule", "kv-oversubscribd")
     assert result.err == "gsg: error: unknown rule 'kv-oversubscribd' (did you mean kv-oversubscribed?)\n"
     result = gsg("rule", "nothing-like-it")

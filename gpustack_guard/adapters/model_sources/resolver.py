@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +111,8 @@ class FactsResolver:
         if override.quantization:
             q = override.quantization
             facts = facts.merged({"quant_method": q.method, "quant_bits": q.bits, "quant_group_size": q.group_size})
+            # a stated method may not be the checkpoint config's: which loader the engine picks is unknown
+            facts = replace(facts, quant_format=None)
         return facts, None
 
     def _base_facts(self, spec: DeploymentSpec, base: Path) -> ModelFacts | None:

@@ -134,6 +134,9 @@ class ModelFacts:
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN in the deployment's env
     dtype: str | None = None
     quant_method: str | None = None  # None = unquantized
+    # the checkpoint's own quantization_config.quant_method ("compressed-tensors", "modelopt", "gptq"): the loader the
+    # engine looks up, which quant_method (gsg's name for the weights: "nvfp4", "mxfp4_dense") no longer says
+    quant_format: str | None = None
     quant_bits: int | None = None
     quant_group_size: int | None = None  # weights per scale (a 128x128 FP8 block: 16384)
     quant_zero_point: bool | None = None  # compressed-tensors asymmetric: a packed zero per group

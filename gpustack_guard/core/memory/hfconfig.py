@@ -124,7 +124,7 @@ def _quantization(config: dict) -> dict[str, Any]:
     bits = q.get("bits") or q.get("w_bit")
     group = q.get("group_size") or q.get("q_group_size")
     skip = q.get("modules_to_not_convert") or q.get("ignore") or q.get("exclude_modules")
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"quant_format": method}
     if method == "bitsandbytes":
         bits = 4 if q.get("load_in_4bit") else 8
     elif method in ("gptq", "awq"):

@@ -3383,3 +3383,97 @@ VISION_UNCOUNTED = {
     "idefics3": "Idefics3 / SmolVLM: SigLIP encoder with a pixel-shuffle connector",
     "qwen2_5_omni": "Qwen2.5-Omni: vision, audio and talker modules",
 }
+
+# --- which release loads which weights format (core/memory/quant_support.py, rule GSG053) ----------------------
+class QuantLoaderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """An engine loads weights gsg calls `method` (ModelFacts.quant_method) from a checkpoint whose
+    quantization_config names `checkpoint` (what the engine looks its loader up by) in releases `since` <= r <
+    `until` (None: up to the newest release read). `since` "0.0.0": the oldest release read already loads it."""
+
+    family: str
+    method: str
+    checkpoint: str
+    since: str
+    until: str | None
+    source: str
+
+
+# Read at every tag named, in vLLM's vllm/model_executor/layers/quantization/__init__.py (QUANTIZATION_METHODS, from
+# 0.8.5 the QuantizationMethods literal, from 0.14.0 beside DEPRECATED_QUANTIZATION_METHODS, which still load) and
+# compressed_tensors/compressed_tensors.py (the _is_* scheme tests of _get_scheme_from_parts), and in SGLang's
+# python/sglang/srt/layers/quantization/__init__.py (QUANTIZATION_METHODS; from 0.4.5 BASE_ plus
+# VLLM_QUANTIZATION_METHODS, the latter vLLM's own loaders, there when vLLM is installed) and its
+# compressed_tensors/compressed_tensors.py. Tags read: vLLM 0.6.0, 0.6.4, 0.7.0, 0.7.3, 0.8.0, 0.8.5, 0.9.0,
+# 0.9.1, 0.9.2, 0.10.0, 0.10.1, 0.11.0, 0.12.0, 0.13.0, 0.14.0, 0.20.0-0.24.0, 0.27.0, 0.28.0, 0.30.0-0.34.0;
+# SGLang 0.4.0-0.4.6, 0.4.8-0.4.10, 0.5.0rc0, 0.5.1-0.5.10, 0.5.23. gsg's method names several checkpoint formats
+# (fp8: native, ModelOpt, compressed-tensors): the row is the format's. Not gated, and why: compressed-tensors NVFP4
+# W4A4 and W4A16 are one method to gsg, so the earlier scheme's release is the row (vLLM W4A16 0.9.0, W4A4 0.9.1;
+# SGLang W4A4 0.5.7); SGLang's compressed-tensors MXFP4 (a MoE-only path through 0.5.23) has no row.
+_VLLM_INIT = "vllm/model_executor/layers/quantization/__init__.py"
+_VLLM_CT = "vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py"
+_SGL_INIT = "python/sglang/srt/layers/quantization/__init__.py"
+_SGL_CT = "python/sglang/srt/layers/quantization/compressed_tensors/compressed_tensors.py"
+QUANT_LOADERS: tuple[QuantLoaderRow, ...] = (
+    QuantLoaderRow("vllm", "fp8", "fp8", "0.0.0", None, f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0 'fp8' (Fp8Config)"),
+    QuantLoaderRow("vllm", "fbgemm_fp8", "fbgemm_fp8", "0.0.0", None,
+                   f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0 'fbgemm_fp8' (deprecated, still loaded, from @v0.14.0)"),
+    QuantLoaderRow("vllm", "fp8", "modelopt", "0.6.4", None,
+                   f"{_VLLM_INIT}@v0.6.4 'modelopt' (ModelOptFp8Config); absent @v0.6.0"),
+    QuantLoaderRow("vllm", "nvfp4", "modelopt", "0.8.0", None,
+                   f"{_VLLM_INIT}@v0.8.0 'nvfp4' (ModelOptNvFp4Config, 'modelopt_fp4' from @v0.9.0); absent @v0.7.3"),
+    QuantLoaderRow("vllm", "nvfp4", "modelopt_fp4", "0.8.0", None,
+                   f"{_VLLM_INIT}@v0.8.0 'nvfp4' (ModelOptNvFp4Config, 'modelopt_fp4' from @v0.9.0); absent @v0.7.3"),
+    QuantLoaderRow("vllm", "mxfp4", "mxfp4", "0.10.1", None,
+                   f"{_VLLM_INIT}@v0.10.1 'mxfp4' (Mxfp4Config); absent @v0.10.0"),
+    QuantLoaderRow("vllm", "fp8", "compressed-tensors", "0.0.0", None,
+                   f"{_VLLM_CT}@v0.6.0 .. @v0.34.0 _is_fp8_w8a8 / _is_fp8_w8a16"),
+    QuantLoaderRow("vllm", "int8", "compressed-tensors", "0.0.0", None,
+                   f"{_VLLM_CT}@v0.6.0 .. @v0.34.0 _is_static_tensor_w8a8 / _is_dynamic_token_w8a8"),
+    QuantLoaderRow("vllm", "w4a16", "compressed-tensors", "0.0.0", None,
+                   f"{_VLLM_CT}@v0.6.0 .. @v0.34.0 _is_wNa16_group_channel (CompressedTensorsWNA16)"),
+    QuantLoaderRow("vllm", "w8a16", "compressed-tensors", "0.0.0", None,
+                   f"{_VLLM_CT}@v0.6.0 .. @v0.34.0 _is_wNa16_group_channel (CompressedTensorsWNA16)"),
+    QuantLoaderRow("vllm", "nvfp4", "compressed-tensors", "0.9.0", None,
+                   f"{_VLLM_CT}@v0.9.0 _is_fp4a16_nvfp4 (W4A4 _is_fp4a4_nvfp4 from @v0.9.1); absent @v0.8.5"),
+    QuantLoaderRow("vllm", "mxfp4_dense", "compressed-tensors", "0.14.0", None,
+                   f"{_VLLM_CT}@v0.14.0 _is_mxfp4 (CompressedTensorsW4A16Mxfp4); absent @v0.13.0"),
+    QuantLoaderRow("vllm", "gptq", "gptq", "0.0.0", None, f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0 'gptq', 'gptq_marlin'"),
+    QuantLoaderRow("vllm", "gptq_marlin", "gptq_marlin", "0.0.0", None, f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0"),
+    QuantLoaderRow("vllm", "awq", "awq", "0.0.0", None, f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0 'awq', 'awq_marlin'"),
+    QuantLoaderRow("vllm", "awq_marlin", "awq_marlin", "0.0.0", None, f"{_VLLM_INIT}@v0.6.0 .. @v0.34.0"),
+    QuantLoaderRow("vllm", "marlin", "marlin", "0.0.0", "0.11.0",
+                   f"{_VLLM_INIT}@v0.6.0 .. @v0.10.1 'marlin' (MarlinConfig); absent @v0.11.0"),
+    QuantLoaderRow("vllm", "bitsandbytes", "bitsandbytes", "0.0.0", "0.28.0",
+                   f"{_VLLM_INIT}@v0.6.0 .. @v0.27.0 'bitsandbytes'; absent @v0.28.0 (bitsandbytes.py gone)"),
+    QuantLoaderRow("vllm", "gguf", "gguf", "0.0.0", "0.24.0",
+                   f"{_VLLM_INIT}@v0.6.0 .. @v0.23.0 'gguf'; absent @v0.24.0 (gguf.py gone)"),
+    QuantLoaderRow("sglang", "fp8", "fp8", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23 'fp8'"),
+    QuantLoaderRow("sglang", "fbgemm_fp8", "fbgemm_fp8", "0.0.0", "0.5.23",
+                   f"{_SGL_INIT}@v0.4.0 .. @v0.5.10 'fbgemm_fp8'; absent @v0.5.23 (releases between not read)"),
+    QuantLoaderRow("sglang", "fp8", "modelopt", "0.4.2", None, f"{_SGL_INIT}@v0.4.2 'modelopt'; absent @v0.4.1"),
+    QuantLoaderRow("sglang", "nvfp4", "modelopt", "0.4.6", None,
+                   f"{_SGL_INIT}@v0.4.6 'modelopt_fp4' (ModelOptFp4Config); absent @v0.4.5"),
+    QuantLoaderRow("sglang", "nvfp4", "modelopt_fp4", "0.4.6", None,
+                   f"{_SGL_INIT}@v0.4.6 'modelopt_fp4' (ModelOptFp4Config); absent @v0.4.5"),
+    QuantLoaderRow("sglang", "mxfp4", "mxfp4", "0.5.0rc0", None,
+                   f"{_SGL_INIT}@v0.5.0rc0 'mxfp4' (Mxfp4Config, added on CUDA); absent @v0.4.10"),
+    QuantLoaderRow("sglang", "fp8", "compressed-tensors", "0.0.0", None,
+                   f"{_SGL_INIT}@v0.4.0 vLLM's CompressedTensorsConfig; {_SGL_CT}@v0.4.5 .. @v0.5.23 _is_fp8_w8a8"),
+    QuantLoaderRow("sglang", "int8", "compressed-tensors", "0.0.0", None,
+                   f"{_SGL_CT}@v0.4.5 .. @v0.5.23 _is_static_tensor_w8a8 (vLLM's scheme until @v0.5.3)"),
+    QuantLoaderRow("sglang", "w4a16", "compressed-tensors", "0.0.0", None,
+                   f"{_SGL_CT}@v0.4.5 .. @v0.5.23 _is_wNa16_group_channel (vLLM's scheme until @v0.5.4)"),
+    QuantLoaderRow("sglang", "w8a16", "compressed-tensors", "0.0.0", None,
+                   f"{_SGL_CT}@v0.4.5 .. @v0.5.23 _is_wNa16_group_channel (vLLM's scheme until @v0.5.4)"),
+    QuantLoaderRow("sglang", "nvfp4", "compressed-tensors", "0.5.7", None,
+                   f"{_SGL_CT}@v0.5.7 _is_fp4a4_nvfp4; absent @v0.5.6"),
+    QuantLoaderRow("sglang", "gptq", "gptq", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.10 'gptq' (SGLang's own from "
+                   "@v0.5.1); @v0.5.23 only in the NPU, CPU and XPU tables (how CUDA reaches it not read: not gated)"),
+    QuantLoaderRow("sglang", "gptq_marlin", "gptq_marlin", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23"),
+    QuantLoaderRow("sglang", "awq", "awq", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23 'awq'"),
+    QuantLoaderRow("sglang", "awq_marlin", "awq_marlin", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23"),
+    QuantLoaderRow("sglang", "bitsandbytes", "bitsandbytes", "0.0.0", None,
+                   f"{_SGL_INIT}@v0.4.0 .. @v0.5.4 vLLM's, @v0.5.8 .. @v0.5.23 SGLang's 'bitsandbytes'; absent "
+                   "@v0.5.5 .. @v0.5.7 (how the loader reaches it there not read: not gated)"),
+    QuantLoaderRow("sglang", "gguf", "gguf", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23 'gguf'"),
+)

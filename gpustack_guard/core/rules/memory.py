@@ -1,5 +1,5 @@
-"""Memory rules (GSG030-GSG045 but GSG035 and GSG041): each reads the estimation stage's result for one spec, prints the
-breakdown and names the flag to change."""
+"""Memory rules (GSG030-GSG045 but GSG035 and GSG041, and GSG053): each reads the estimation stage's result for one
+spec, prints the breakdown and names the flag to change."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.findings import Finding, Rule, Severity, finding
 from gpustack_guard.core.memory import demand
 from gpustack_guard.core.memory import estimate as verdict
+from gpustack_guard.core.memory import quant_support as QS
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.rules import per_spec
@@ -613,6 +614,47 @@ OBSERVED_KV_OFF_ESTIMATE = Rule(
         "or the GPU the estimate should use, or report the log to gsg as an accuracy case.",
     emitted_by=LIVE_VERIFY)
 
+@per_spec
+def _quant_unloadable(ev: Evaluation) -> Iterator[Finding]:
+    r = ev.rendered
+    version = r.spec.backend_version
+    found = QS.loader_verdict(r.family, r.facts, version)
+    if found is None or found.loads:
+        return
+    engine, row = QS.ENGINE_NAMES[r.family], found.rows[0]
+    where = r.doc.at("backend_version" if version is not None else "name")
+    if found.loads is False:
+        yield finding(QUANT_UNLOADABLE, where,
+                      f"{engine} {version} cannot load {found.weights} weights: {engine} loads them "
+                      f"{QS.releases_text(row)} ({row.source}); the deployment fails at start-up", spec=r.name,
+                      fix=QS.first_fix(row) + ", or serve a checkpoint this release loads")
+        return
+    said = "is not pinned" if not version or not version.strip() else f"'{echo.value(version)}' names no release"
+    yield finding(QUANT_UNLOADABLE, where,
+                  f"backend_version {said}: whether the engine loads {found.weights} weights depends on the "
+                  f"release GPUStack runs; {engine} loads them {QS.releases_text(row)} ({row.source})",
+                  spec=r.name, severity=Severity.INFO, fix=QS.first_fix(row))
+
+
+QUANT_UNLOADABLE = Rule(
+    "GSG053", "quantization-unloadable",
+    "The engine release cannot load the checkpoint's weights format: the deployment fails at start-up.",
+    what="A vLLM/SGLang deployment whose backend_version predates (or follows the removal of) the loader of the "
+         "checkpoint's quantisation format: the release ranges per format are read from each engine's "
+         "quantization registry at its tags (profiles.QUANT_LOADERS: e.g. vLLM loads gpt-oss's mxfp4 from "
+         "0.10.1, compressed-tensors MXFP4 from 0.14.0, ModelOpt NVFP4 from 0.8.0, GGUF before 0.24.0, "
+         "bitsandbytes before 0.28.0; SGLang mxfp4 from 0.5.0rc0, ModelOpt NVFP4 from 0.4.6). The format is the "
+         "checkpoint config's quant_method, or every loader of the method when guard.model.quantization or "
+         "--quantization states it. A note (info) when backend_version is unset or names no release and the "
+         "format is not loaded by every release read.",
+    why="gsg sizes the weights at any release, so the estimate says the deployment fits; the engine raises at "
+        "start-up ('Unknown quantization method', 'No compressed-tensors compatible scheme was found') and never "
+        "serves.",
+    example="huggingface_repo_id: openai/gpt-oss-20b   # mxfp4 weights\nbackend: vLLM\nbackend_version: 0.10.0",
+    fix="Set backend_version to a release that loads the format (the message names the range), or serve a "
+        "checkpoint in a format the pinned release loads.",
+    check=_quant_unloadable)
+
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
          TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS, SAMPLER_WARMUP_OOM,
-         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE)
+         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE, QUANT_UNLOADABLE)

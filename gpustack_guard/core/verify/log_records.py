@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Iterable, Iterator
 
 # A log shipped as records: JSON lines (docker's json-file and fluent-bit `log`, Vector and CloudWatch `message`,
 # journalctl -o json `MESSAGE`, Loki's logcli jsonl `line`, slog's `msg`) and logfmt (`msg="..."`, quotes
@@ -22,6 +23,101 @@ _LOGFMT_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 # (`source=server.go:594`), or put only slog's time, level and source before `msg=`
 _SLOG_SOURCE = re.compile(r"\.go:\d+$")
 _SLOG_HEAD = {"time", "level", "source"}
+
+
+# containerd's CRI log file (/var/log/pods/...): `<RFC 3339 time> <stream> <tag> <text>`; a line longer than the
+# runtime's buffer (16 KiB) is written as `P` (partial) records and ends with an `F` (full) one, the pieces to join
+# without a separator. The tag may carry more after a colon (cri-api's LogTag list).
+CRI_RECORD = re.compile(r"(?P<time>\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) "
+                        r"(?P<tag>[PF])(?::\S*)? ?(?P<text>.*)", re.S)
+CRI_MAX_JOINED_CHARS = 1 << 20  # one line joined from partial records; past it the rest of its pieces are dropped
+
+
+class CriJoiner:
+    """Joins containerd's partial records back into the line the engine printed, per stream (stdout and stderr
+    interleave). feed() gives the line to read, or None while a line's pieces are still coming."""
+
+    def __init__(self) -> None:
+        self.pieces: dict[str, list[str]] = {}
+        self.sizes: dict[str, int] = {}
+        self.cut = False  # a joined line reached CRI_MAX_JOINED_CHARS
+
+    def feed(self, text: str) -> str | None:
+        m = CRI_RECORD.fullmatch(text) if text[:1].isdigit() else None
+        if m is None:
+            return text
+        stream, piece = m.group("stream"), m.group("text")
+        size = self.sizes.get(stream, 0)
+        if size + len(piece) > CRI_MAX_JOINED_CHARS:
+            self.cut = True
+            piece = piece[:max(CRI_MAX_JOINED_CHARS - size, 0)]
+        if m.group("tag") == "P":
+            self.pieces.setdefault(stream, []).append(piece)
+            self.sizes[stream] = size + len(piece)
+            return None
+        self.sizes.pop(stream, None)
+        return "".join(self.pieces.pop(stream, [])) + piece
+
+    def rest(self) -> list[str]:
+        """Lines whose last piece never came (a log cut while a long line was written)."""
+        return ["".join(pieces) for pieces in self.pieces.values() if pieces]
+
+
+# `gcloud logging read --format=json`: one JSON array of LogEntry objects, pretty-printed over many lines, newest
+# first unless --order=asc. The engine's line is textPayload, or jsonPayload.message (a structured payload).
+GCLOUD_PAYLOADS = (("textPayload",), ("jsonPayload", "message"))
+
+
+def unwrap_entry_array(lines: Iterable[str]) -> Iterator[str]:
+    """The engine's lines of a gcloud JSON dump, oldest first (by each entry's timestamp, as written); any other
+    log's lines as they are. The dump is read whole: its size is the reader's limit (GSG_MAX_LOG_BYTES)."""
+    it = iter(lines)
+    head: list[str] = []
+    for line in it:
+        head.append(line)
+        if line.strip():
+            break
+    if not head or head[-1].strip() not in ("[", "[]") and not head[-1].lstrip().startswith("[{"):
+        yield from head
+        yield from it
+        return
+    text = "".join(head) + "".join(it)
+    entries = _entries(text)
+    if entries is None:
+        yield from text.splitlines(True)
+        return
+    for message in entries:
+        yield message if message.endswith("\n") else message + "\n"
+
+
+def _entries(text: str) -> list[str] | None:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        return None
+    found: list[tuple[str, str]] = []
+    for entry in data:
+        message = _payload(entry)
+        if message is not None:
+            stamp = entry.get("timestamp")
+            found.append((stamp if isinstance(stamp, str) else "", message))
+    if data and not found:
+        return None  # an array, but not of log entries
+    if found and found[0][0] > found[-1][0]:
+        found.reverse()  # newest first (gcloud's default order): entries of one timestamp keep their own order
+    return [message for _, message in sorted(found, key=lambda pair: pair[0])]
+
+
+def _payload(entry: dict) -> str | None:
+    for path in GCLOUD_PAYLOADS:
+        value: object = entry
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def unwrap_record(text: str) -> str:

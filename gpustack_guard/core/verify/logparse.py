@@ -23,7 +23,7 @@ from gpustack_guard.core.secrets import (
     url_secrets,
 )
 from gpustack_guard.core.verify import patterns as P
-from gpustack_guard.core.verify.log_records import unwrap_record
+from gpustack_guard.core.verify.log_records import CRI_MAX_JOINED_CHARS, CriJoiner, unwrap_entry_array, unwrap_record
 from gpustack_guard.core.versions import version_lt
 
 MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
@@ -546,6 +546,7 @@ class LogParser:
         self.memo_chars = 0
         self.continued = False  # the last piece fed ended in a lone CR (feed)
         self.carry: list[str] = []  # a reflowed V1 refusal's lines so far (_REFUSAL_HEAD)
+        self.cri = CriJoiner()  # containerd's partial records of a long line, per stream
 
     def feed(self, raw: str) -> None:
         # a piece that ends in a lone CR (the reader splits a progress bar's redraws and a CR-only log there) is
@@ -553,7 +554,18 @@ class LogParser:
         if not self.continued:
             self.lines += 1
         self.continued = raw.endswith("\r")
-        text = unwrap_record(raw.rstrip("\r\n"))
+        joined = self.cri.feed(raw.rstrip("\r\n"))
+        if joined is not None:  # None: a containerd partial record, its line is read when the last piece comes
+            self._read(joined)
+
+    def finish(self) -> None:
+        """The end of the log: a long line whose last containerd piece never came is read as far as it got."""
+        for line in self.cri.rest():
+            self._read(line)
+        self.cri.pieces.clear()
+
+    def _read(self, joined: str) -> None:
+        text = unwrap_record(joined)
         # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
         # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap;
         # a record's message may hold several lines (a traceback in one JSON record)
@@ -949,6 +961,9 @@ class LogParser:
         if self.implausible_line:
             log.notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
                              "blocks) or not finite was not read (MAX_LOG_FIGURE)")
+        if self.cri.cut:
+            log.notes.append(f"a line joined from containerd's partial records was cut at {CRI_MAX_JOINED_CHARS:,} "
+                             "characters (CRI_MAX_JOINED_CHARS)")
         if self.dumps_skipped:
             log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
                              "ones were not read (MAX_ARGUMENT_DUMPS)")
@@ -969,8 +984,10 @@ class LogParser:
 
 
 def parse_log(lines: Iterable[str], engine: str | None = None) -> tuple[ObservedLog, list[str]]:
-    """Parse every line; returns the observed log and the secret values masked on the way (for a final scrub)."""
+    """Parse every line (a gcloud JSON dump's entries, oldest first); returns the observed log and the secret values
+    masked on the way (for a final scrub)."""
     parser = LogParser(engine)
-    for line in lines:
+    for line in unwrap_entry_array(lines):
         parser.feed(line)
+    parser.finish()
     return parser.result(), parser.secret_values()
