@@ -129,12 +129,15 @@ def test_llamacpp_offload_is_its_own_line_with_its_cost(gsg):
     offload = deployment["offload"]
     # the default build (the newest modelled, b10507) counts the GLU output beside gate and up in the compute buffer
     # (profiles.LLAMACPP_FFN_FORMS) and an f16 KQ mask as its graph input (LLAMACPP_F16_MASK_INPUT_SINCE); the
-    # host's q6_K output runs on the GPU on a copy for the prompt's rows (LLAMACPP_OUTPUT_OFFLOAD): one layer less
-    assert (offload["cpu_layers"], offload["total_layers"]) == (62, 80) and "--gpu-layers=18" in \
+    # -ngl takes the q6_K output layer first (LLAMACPP_OUTPUT_FIRST_SINCE), where older builds ran it on the GPU on a
+    # copy for the prompt's rows (LLAMACPP_OUTPUT_OFFLOAD): 18 blocks either way, -ngl 19 with the output layer
+    assert (offload["cpu_layers"], offload["total_layers"]) == (62, 80) and "--gpu-layers=19" in \
         deployment["backend_parameters"]
-    assert offload["cpu_weight_bytes"] == 32_958_893_936 and offload["decode_slowdown_estimate"] == 10.7
-    assert offload["explanation"].startswith("offload: 62 of 80 layers on the CPU (30.70 GiB of weights in host "
-                                             "memory); estimated 10.7x slower decoding than all layers on the GPU")
+    # the host keeps 62 blocks and the embeddings, no longer the q6_K output (128,256 x 8,192 x 210 / 256 B =
+    # 861,880,320 less than the 32,958,893,936 of older builds)
+    assert offload["cpu_weight_bytes"] == 32_097_013_616 and offload["decode_slowdown_estimate"] == 10.44
+    assert offload["explanation"].startswith("offload: 62 of 80 layers on the CPU (29.89 GiB of weights in host "
+                                             "memory); estimated 10.4x slower decoding than all layers on the GPU")
     text = gsg("advise", "-m", GGUF, "--backend", "llama.cpp", "--fleet", str(FLEET), "--gpus", "gpu-d:cuda:1",
                "-w", CHAT).out
     assert "\n    offload: 62 of 80 layers on the CPU" in text and "it keeps layers on the CPU" in text
@@ -147,7 +150,8 @@ def test_llamacpp_prefers_every_layer_on_the_gpu_to_serving_the_peak_offloaded(g
     deployment = doc["options"][0]["deployments"][0]
     assert deployment["offload"] is None and "--gpu-layers=999" in deployment["backend_parameters"]
     assert deployment["max_num_seqs"] == 5 and doc["workloads"]["docs"]["queued_at_peak"] == 11
-    assert deployment["kv_cache_dtype_reason"] == ("q8_0 KV because with f16 at 16 slots only 48 of 80 layers fit "
+    # 47 blocks beside the output layer, which -ngl takes first (profiles.LLAMACPP_OUTPUT_FIRST_SINCE)
+    assert deployment["kv_cache_dtype_reason"] == ("q8_0 KV because with f16 at 16 slots only 47 of 80 layers fit "
                                                    "on the GPUs; q8_0 keeps every layer there with 5 slots")
     assert doc["would_fit"][0].startswith("add 1 GPU of 47.99 GiB (2 in all): it holds every workload's peak")
 

@@ -880,13 +880,16 @@ VECTORS = (
                "4,096 cells and one slot, fully offloaded; the vendored llama.cpp is not printed (May 2026: b8700 "
                "assumed). ollama's runner leaves n_outputs_max at n_batch, so its compute buffer holds 512 rows of "
                "logits (304.00 MiB, exactly gsg's) in any build, as llama-server did before b9518"),
-    Vector("ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", config("qwq-32b"), RTX_3060, "b9500", (), "q4_k_m",
+    Vector("ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", config("qwq-32b"), RTX_3060, "b8100", (), "q4_k_m",
            version_known=False, engine="llama.cpp",
            why="a public bug list of 2026-08-30 (index file id 65940070224, repository not named): ollama's llama "
                "runner (cuda_v13) loads QwQ 32B Q4_K_M, Qwen2.5-32B's shape by its GGUF header (64 layers of 8 KV "
                "heads x 128; general.base_model Qwen2.5 32B), on one RTX 3060 12 GB (its device and NVML lines): "
                "29 of 65 layers, 8,192 cells, one slot, q8_0 K and V, flash attention on; the vendored build is not "
-               "printed (August 2026: b9500 assumed). KV is exact with the cache line's q8_0 types; the compute "
+               "printed: its load lines put the 29 repeating layers before the output layer, the placement and "
+               "order of builds before the output-first change (profiles.LLAMACPP_OUTPUT_FIRST_SINCE, b8164), so "
+               "b8100 is assumed (was b9500, which the log contradicts; no rule between the two touches this run). "
+               "KV is exact with the cache line's q8_0 types; the compute "
                "buffer holds the host-resident output weight copied for the batch (benchmarks/vectors/MISSES.md)"),
     Vector("qwen3-4b-q4km-8192-sched-reserve.log", "Qwen/Qwen3-4B", RTX_4090, "b10434",
            ("--ctx-size=8192", "--n-gpu-layers=99"), "q4_k_m", version_known=False, gpu_known=False,
@@ -1102,6 +1105,12 @@ EXCLUDED = {
                                                 "and KV buffers held in test_llamacpp_recurrent.py",
     "llama.cpp/qwen35-4b-b8467-rs-one-slot.log": "Qwen3.5-4B (qwen35) at b8467: facts from its GGUF header only; the "
                                                  "RS buffer held in test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log": "Qwen3.5-9B (qwen35) at b9849, --fit's 31 of 33 "
+        "layers on a GTX 1070 Ti: facts from its GGUF header only (an unsloth UD quant, weights not rebuilt); the KV "
+        "and the RS rows split by layer (the output layer first) held in test_llamacpp_recurrent.py",
+    "llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log": "search-index file 67250378044: Gemma 4 E2B "
+        "(per-layer embeddings, shared KV) is not in gsg's catalog; kept for b9849's fit lines, its iSWA KV buffers "
+        "(8,192 + 4,096 cells: 4 slots x 512 + 2,048) and llama_prepare_model_devices' free line",
     "llama.cpp/lfm2-1.2b-cpu-rs-one-slot.log": "LFM2 1.2B on an Android CPU: facts from its GGUF header only; RS and "
                                                "KV buffers held in test_llamacpp_recurrent.py",
     "llama.cpp/ollama-assert-after-kv-buffers.log": "ollama#9515: a GGML_ASSERT after the KV buffers, not memory: "

@@ -3348,6 +3348,18 @@ LLAMACPP_HOST_WEIGHT_COPY = ("ggml/src/ggml-backend.cpp ggml_backend_sched_split
 # August 2026, QwQ-32B Q4_K_M at 29/65 layers, CUDA0 916.08 MiB = the q6_K output 609.08 + 512 x 152,064 x 4 B of
 # logits 297.00 + 512 x 5,120 x 4 B of normed rows 10.00 (benchmarks/vectors/MISSES.md).
 LLAMACPP_OUTPUT_OFFLOAD_SINCE = "b2431"
+# Which layers -ngl N offloads. Until llama.cpp PR #18148 ("offload output layer to GPU first", opened 2025-12-17)
+# load_tensors started at layer n_layer - N, so the last N blocks went to the GPUs and the output layer only once N
+# passed n_layer; from it i_gpu_start = n_layer + 1 - N, so the output layer is the first to go and N - 1 blocks
+# follow it (llama-model.cpp: the old form in llama-cpp-python 0.3.16's vendored 4227c9be, the new one in 0.3.17's
+# 49bfddec, 0.3.19's, 0.3.26's and 0.3.36's 0c1e57098). The same change prints "offloading output layer to GPU"
+# before "offloading N repeating layers" (after it before); the oldest build gsg has a log of in that order is
+# b8164 (the gpt-oss-20b Metal fixture), so builds between the PR and it are counted with the old placement.
+# Measured: b9849's Qwen3.5-9B at 31 of 33 layers keeps blocks 0 and 1 on the CPU (16.75 MiB of recurrent rows).
+LLAMACPP_OUTPUT_FIRST_SINCE = "b8164"
+LLAMACPP_OUTPUT_FIRST_SOURCE = ("src/llama-model.cpp load_tensors i_gpu_start = n_layer + 1 - n_gpu_layers "
+                                "(llama.cpp PR #18148; llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's "
+                                "0c1e57098; n_layer - n_gpu_layers at 0.3.16's 4227c9be)")
 LLAMACPP_OUTPUT_OFFLOAD = ("ggml-backend.c ggml_backend_sched_backend_id_from_cur ('1.off') + ggml-cuda.cu "
                            "offload_op, llama-cpp-python 0.2.57 (ac9ee6a4) and 0.2.65 (46e12c46); absent at 0.2.56 "
                            "(c2101a2e)")

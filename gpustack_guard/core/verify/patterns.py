@@ -1014,6 +1014,17 @@ LLAMACPP_PATTERNS = (
        "of   1024", "search-index file 62168197661 (a project note quoting Docker Model Runner's llama-server); the "
        "format string in vendor/llama.cpp/src/llama.cpp@0.3.20 (llama-cpp-python's sdist)",
        {GPU_MEMORY: (GPU_MEMORY, "MiB"), "used": (FREE_AT_FIT, "MiB+"), "left": (FREE_AT_FIT, "MiB+")}),
+    # the layers --fit settled on, one line per device: the line above prints only with two or more devices, this one
+    # with any (common/fit.cpp@0.3.36: mem[id] used and dmds_full[id].free - mem[id] left, so the two add up to what
+    # the device had free; "(N overflowing)" once a MoE layer is split across devices)
+    _p("llamacpp-fit-device-layers", LLAMACPP, "early 2026 to the newest (common_params_fit_impl's result per "
+       "device: common/fit.cpp@0.3.26, @0.3.36)",
+       r"(?:llama|common)_params_fit_impl:\s+- (?P<device>\S+) \(.*\):\s+\d+ layers(?: \(\s*\d+ overflowing\))?,"
+       r"\s+(?P<used>[0-9]+) MiB used,\s+(?P<left>-?[0-9]+) MiB free\s*$",
+       "0.03.826.881 I common_params_fit_impl:   - Vulkan0 (NVIDIA GeForce GTX 1070 Ti): 31 layers,   5742 MiB used,"
+       "   1155 MiB free", "search-index file 67530874114 (a public hardware-trial report, b9849 Vulkan); the format "
+       "strings in vendor/llama.cpp/common/fit.cpp@0.3.36 (llama-cpp-python's sdist)",
+       {"used": (FREE_AT_FIT, "MiB+"), "left": (FREE_AT_FIT, "MiB+")}),
     _p("llamacpp-fit-breakdown", LLAMACPP, "late 2025 to the newest (llama_memory_breakdown_print: "
        "src/llama-context.cpp@0.3.20; common_memory_breakdown_print: common/fit.cpp@0.3.26, @0.3.36)",
        r"memory_breakdown_print: \|\s+- (?P<device>\S+) \(.*\)\s+\|\s+" + _g(GPU_MEMORY, INT) + r"\s+=\s+"

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.llamacpp import (
     LlamaCppConfig,
     attention_scratch,
@@ -19,6 +20,7 @@ from gpustack_guard.core.memory.engines.llamacpp import (
     flash_attention_on,
     kv_streams,
     logits_scratch,
+    offloaded_blocks,
     reserve_tokens,
     reserved_outputs,
     split_layers,
@@ -437,3 +439,21 @@ def test_llama_servers_compute_buffer_drops_the_logits_of_all_reserved_tokens(mo
     assert before.extra["output_buffer"] == logits_scratch(facts.hidden_size, facts.vocab_size, 512)
     assert after.extra["per_device"][0]["compute"] == new
     assert after.extra["output_buffer"] == logits_scratch(facts.hidden_size, facts.vocab_size, 4)
+
+
+@pytest.mark.parametrize(("offload", "n_layer", "version", "placed"), [
+    # llama.cpp#24183 (version 9527): "offloading output layer to GPU", "offloading 64 repeating layers",
+    # "offloaded 65/66": -ngl 65 of 65 blocks takes the output layer first and leaves block 0 on the CPU
+    (65, 65, "b9527", (64, True)),
+    (31, 32, "b9849", (30, True)),  # the b9849 Qwen3.5-9B fixture: "offloaded 31/33", 30 repeating
+    (1, 32, P.LLAMACPP_OUTPUT_FIRST_SINCE, (0, True)),
+    (0, 32, P.LLAMACPP_OUTPUT_FIRST_SINCE, (0, False)),
+    (33, 32, P.LLAMACPP_OUTPUT_FIRST_SINCE, (32, True)),  # full offload is the same either way
+    # before it the last N blocks, the output layer only past n_layer (the ollama QwQ fixture: "offloading 29
+    # repeating layers", "offloaded 29/65"; llama.cpp PR #6122's Mixtral at 10/33)
+    (29, 64, "b8163", (29, False)),
+    (10, 32, "b2431", (10, False)),
+    (33, 32, "b2431", (32, True)),
+])
+def test_ngl_places_the_output_layer_first_from_its_build(offload, n_layer, version, placed):
+    assert offloaded_blocks(offload, n_layer, version) == placed

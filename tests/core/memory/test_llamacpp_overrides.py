@@ -75,6 +75,7 @@ QWEN_EXPERTS = 2 * QWEN_GATE + QWEN_DOWN
 OSS_EXPERT = 2880 * 2880 * 32 // 32 * 17  # mxfp4: 17 bytes per 32 values
 OSS_BIAS = 2880 * 32 * 4
 B = "b8467"  # a build with --fit and the fused gate+up pattern
+OLD = "b8100"  # before -ngl took the output layer first (profiles.LLAMACPP_OUTPUT_FIRST_SINCE): partial -ngl leaves it
 
 
 def _cfg(**kw) -> LlamaCppConfig:
@@ -110,9 +111,11 @@ def test_cpu_moe_moves_every_routed_expert_of_qwen3_30b_off_the_gpu():
                                   version=version).extra["per_device"][0]["compute"]
                 for o in ((), expert_overrides(True, None, version))]
 
-    # with -ngl 48 the output stays on the host, and its product over 512 rows runs on the GPU on a copy of the q6_K
-    # output (profiles.LLAMACPP_OUTPUT_OFFLOAD), above the expert copy either way
-    assert layers_only(B) == [facts.output_bytes + 315_359_232] * 2 == [570_619_904] * 2
+    # before the output-first placement -ngl 48 left the output on the host, and its product over 512 rows runs on
+    # the GPU on a copy of the q6_K output (profiles.LLAMACPP_OUTPUT_OFFLOAD), above the expert copy either way
+    assert layers_only(OLD) == [facts.output_bytes + 315_359_232] * 2 == [570_619_904] * 2
+    # from it -ngl 48 takes the output layer (block 0 stays on the host): its own logits bind, no copy
+    assert layers_only(B) == [315_359_232] * 2
     # llama-server from b9518 reserves one output row per slot, under offload_op's 32: the expert copy binds
     ffn = ffn_scratch(8192, 512, facts, True, True, "b9518")
     assert layers_only("b9518") == [ffn, ffn + QWEN_DOWN] == [75_497_472, 240_648_192]
@@ -123,9 +126,10 @@ def test_n_cpu_moe_counts_from_layer_0_not_from_the_first_offloaded_layer():
     facts = qwen3_30b_a3b()
     ten = expert_overrides(False, 10, B)
     assert ten[0] == (r"blk\.0\.ffn_(up|down|gate|gate_up)_(ch|)exps", "CPU") and len(ten) == 10
-    # -ngl 40 offloads layers 8..47: the overrides of layers 0..7 name tensors already in host memory
-    partial = estimate_llamacpp(facts, [24 * GiB], _cfg(gpu_layers=40), version=B)
-    moved = estimate_llamacpp(facts, [24 * GiB], _cfg(gpu_layers=40, tensor_overrides=True, buft_overrides=ten),
+    # -ngl 41 offloads the output layer and layers 8..47: the overrides of layers 0..7 name tensors already in host
+    # memory
+    partial = estimate_llamacpp(facts, [24 * GiB], _cfg(gpu_layers=41), version=B)
+    moved = estimate_llamacpp(facts, [24 * GiB], _cfg(gpu_layers=41, tensor_overrides=True, buft_overrides=ten),
                               version=B)
     assert partial.extra["per_device"][0]["weights"] - moved.extra["per_device"][0]["weights"] == 2 * QWEN_EXPERTS
     assert moved.extra["host"]["weights"] - partial.extra["host"]["weights"] == 2 * QWEN_EXPERTS == 783_286_272
@@ -240,8 +244,8 @@ def _flags(*params: str) -> dict:
     return A.as_dict(A.parse(["-c", "8192", *params], "llamacpp"), "llamacpp")
 
 
-def _run(facts, *params: str, gib: int = 16):
-    est = estimate("llamacpp", facts, [(gib * GiB, "NVIDIA RTX 4080")], _flags(*params), B, Policy())
+def _run(facts, *params: str, gib: int = 16, version: str = B):
+    est = estimate("llamacpp", facts, [(gib * GiB, "NVIDIA RTX 4080")], _flags(*params), version, Policy())
     return est.extra["per_device"][0]["weights"], est.extra["host"]["weights"], est.extra["tensor_placement"]["moved"]
 
 
@@ -280,11 +284,15 @@ def test_the_output_layer_overridden_to_the_cpu_leaves_the_gpu():
     attn_output = 4096 * 2048 // 256 * 144  # q4_K, one per block
     assert _run(facts, "-ot", r"output\.weight=CPU", gib=24) == (19_372_621_824 - 48 * attn_output,
                                                                   430_290_944 + 48 * attn_output, 49)
-    # -ngl 40: the output stays on the host, the override brings it onto the GPU
-    partial = estimate("llamacpp", facts, [(24 * GiB, "L4")], _flags("-ngl", "40"), B, Policy()).extra
-    moved = _run(facts, "-ngl", "40", "-ot", r"^output\.=CUDA0", gib=24)
+    # -ngl 40 before the output-first placement: the output stays on the host, the override brings it onto the GPU
+    partial = estimate("llamacpp", facts, [(24 * GiB, "L4")], _flags("-ngl", "40"), OLD, Policy()).extra
+    moved = _run(facts, "-ngl", "40", "-ot", r"^output\.=CUDA0", gib=24, version=OLD)
     assert (moved[0] - partial["per_device"][0]["weights"], partial["host"]["weights"] - moved[1]) == \
         (255_260_672, 255_260_672)
+    # from it -ngl 40 has put the output on the GPU already: the override moves nothing
+    partial = estimate("llamacpp", facts, [(24 * GiB, "L4")], _flags("-ngl", "40"), B, Policy()).extra
+    assert _run(facts, "-ngl", "40", "-ot", r"^output\.=CUDA0", gib=24) == \
+        (partial["per_device"][0]["weights"], partial["host"]["weights"], 0)
 
 
 def test_token_embd_overridden_to_a_gpu_leaves_host_memory():
@@ -313,8 +321,9 @@ def test_a_tied_output_is_token_embd_again_and_moves_with_it():
     on_gpu, on_host = base["per_device"][0]["weights"], base["host"]["weights"]
     assert on_host == embd
     assert _run(tied, "-ot", "token_embd=CPU") == (on_gpu - embd, on_host, 1)
-    partial = estimate("llamacpp", tied, [(16 * GiB, "L4")], _flags("-ngl", "2"), B, Policy()).extra
-    assert _run(tied, "-ngl", "2", "-ot", "token_embd=CUDA0") == \
+    # -ngl 2 of 2 blocks left the output on the host before the output-first placement (OLD)
+    partial = estimate("llamacpp", tied, [(16 * GiB, "L4")], _flags("-ngl", "2"), OLD, Policy()).extra
+    assert _run(tied, "-ngl", "2", "-ot", "token_embd=CUDA0", version=OLD) == \
         (partial["per_device"][0]["weights"] + 2 * embd, 0, 2)
 
 

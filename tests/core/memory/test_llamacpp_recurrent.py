@@ -191,11 +191,12 @@ def test_unread_recurrent_architectures_keep_the_refusal_and_bad_widths_are_one_
 def test_partial_offload_splits_the_rows_by_the_device_of_each_layer(tmp_path):
     # A public log-parsing spec (search-index file 60828878331) quotes a 40-layer, one-slot run split as "CPU RS
     # buffer size = 16.75 MiB" and "CUDA0 RS buffer size = 46.06 MiB", R 2.81 / S 60.00 MiB. The model is not
-    # named; Qwen3.5-35B-A3B's shapes (30 gated-delta-net layers, d_inner 4,096) give exactly those R and S, and
-    # -ngl 30 keeps layers 0-9 (8 of them recurrent) on the CPU. llama_memory_recurrent puts each layer's rows on
-    # that layer's device (model.dev_layer).
+    # named; Qwen3.5-35B-A3B's shapes (30 gated-delta-net layers, d_inner 4,096) give exactly those R and S. Its
+    # load lines say "offloading output layer to GPU", "offloading 30 repeating layers", "offloaded 31/41": -ngl 31
+    # with the output layer first (profiles.LLAMACPP_OUTPUT_FIRST_SINCE) keeps layers 0-9 (8 of them recurrent) on
+    # the CPU. llama_memory_recurrent puts each layer's rows on that layer's device (model.dev_layer).
     facts = _qwen35(tmp_path, 40, 2048, 4096, 16, 2)
-    est = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=4096, parallel=1, gpu_layers=30),
+    est = estimate_llamacpp(facts, [24 * GiB], LlamaCppConfig(ctx_size=4096, parallel=1, gpu_layers=31),
                             version="b8500")
     assert f"{est.extra['host']['recurrent_state'] / MiB:.2f}" == "16.75"
     assert f"{est.extra['recurrent_state']['bytes_per_gpu'] / MiB:.2f}" == "46.06"
@@ -203,3 +204,23 @@ def test_partial_offload_splits_the_rows_by_the_device_of_each_layer(tmp_path):
                                    version="b8500")
     assert no_offload.extra["recurrent_state"]["bytes_per_gpu"] == 0  # -nkvo: every row in host memory
     assert f"{no_offload.extra['host']['recurrent_state'] / MiB:.2f}" == "62.81"
+
+
+def test_fit_partial_offload_of_qwen35_9b_on_four_slots_meets_the_b9849_log(tmp_path):
+    # A public hardware-trial report (search-index file 67530874114): b9849's Vulkan llama-server, Qwen3.5-9B on a
+    # GTX 1070 Ti at -c 8192, -np auto (4 slots, one unified cache); --fit settled on 31 of 33 layers, so layers 0
+    # and 1 (both gated delta net layers) keep their rows on the CPU. Qwen3.5-9B: 32 layers, a full-attention layer
+    # every fourth, 4 KV heads of 256, d_inner 4,096 in 16 key groups of 128.
+    facts = _qwen35(tmp_path, 32, 4096, 4096, 16, 4)
+    est = estimate_llamacpp(facts, [8 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=31, flash_attn_auto=True,
+                                                             flash_attn=True), version="b9849")
+    (gpu,) = est.extra["per_device"]
+    assert f"{gpu['kv'] / MiB:.2f}" == "256.00"  # every attention layer (3, 7, ..., 31) is on the GPU
+    assert f"{gpu['recurrent_state'] / MiB:.2f}" == "184.25"
+    assert f"{est.extra['host']['recurrent_state'] / MiB:.2f}" == "16.75"
+    assert est.extra["host"]["kv"] == 0
+    log, _ = parse_log((LOGS / "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log").read_text().splitlines(True),
+                       "llama.cpp")
+    assert log.ranks["Vulkan0"][KV_CACHE] == gpu["kv"]
+    assert log.ranks["Vulkan0"][RECURRENT_STATE] == round(184.25 * MiB)
+    assert log.ranks["CPU"][RECURRENT_STATE] == round(16.75 * MiB)

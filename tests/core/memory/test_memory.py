@@ -201,14 +201,14 @@ def test_a10_w8a8_and_a11_int4_weights():
 def test_a12_llamacpp_kv_cache_types():
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
     for k, v, per_side_mib in (("f16", "f16", 512), ("q8_0", "q8_0", 272), ("q4_0", "q4_0", 144)):
-        est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=32, cache_type_k=k,
+        est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=33, cache_type_k=k,
                                                                    cache_type_v=v, flash_attn=True), version=None)
-        assert est.kv_cache == 2 * per_side_mib * MiB
+        assert est.kv_cache == 2 * per_side_mib * MiB  # all 32 blocks: -ngl 33 with the output layer
 
 
 def test_a12_quantised_v_without_flash_attention_falls_back_to_f16():
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
-    est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=32, cache_type_k="q8_0",
+    est = estimate_llamacpp(facts, [100 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=33, cache_type_k="q8_0",
                                                                cache_type_v="q8_0"), version=None)
     assert est.kv_cache == (272 + 512) * MiB
     assert "flash attention" in est.notes[0]
@@ -361,8 +361,10 @@ def test_sliding_window_requests_hold_only_the_window():
 def test_field_notes_llamacpp_80_layers_rejected_60_pass():
     facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q4_k_m")
     cfg = LlamaCppConfig(ctx_size=32768, parallel=4, batch_size=256, ubatch_size=256)
-    full = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=80), version=None)
-    sixty = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=60), version=None)
+    # -ngl counts the output layer first in the newest builds (profiles.LLAMACPP_OUTPUT_FIRST_SINCE): 81 puts all 80
+    # blocks on the GPU, 61 sixty of them
+    full = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=81), version=None)
+    sixty = estimate_llamacpp(facts, [A6000], replace(cfg, gpu_layers=61), version=None)
     assert full.verdict == "does-not-fit" and sixty.verdict == "fits"
     assert full.kv_cache == 10 * GiB and sixty.kv_cache == int(7.5 * GiB)
     # no-FA KQ scratch, its mask and six hidden-size rows

@@ -720,6 +720,18 @@ CASES = [
     ("llama.cpp/phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log", None, False, 'out-of-memory', 'Vulkan1', 0,
      {P.GPU_MEMORY: mib(4096), P.FREE_AT_FIT: mib(3169), P.FREE_BEFORE_LOAD: mib(3169.0), P.WEIGHTS: mib(1368.79), P.KV_CACHE: mib(120.0), P.COMPUTE_BUFFER: 416_022_528,
       P.LAYERS_OFFLOADED: 33, P.LAYERS_TOTAL: 33, P.SEQUENCES: 4, P.KV_TOKENS: 2048, P.PIPELINE_COPIES: 1}),
+    # b9849's Vulkan llama-server, one device: --fit prints no "total ... vs. target" line, only the layers it settled
+    # on, "31 layers, 5742 MiB used, 1155 MiB free" = 6,897 MiB free at the fit; the RS rows of blocks 0 and 1 on the
+    # CPU (the output layer went first: profiles.LLAMACPP_OUTPUT_FIRST_SINCE)
+    ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
+     {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
+      P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
+      P.KV_TOKENS: 8192}),
+    # the same build's iSWA cache on the second Vulkan device (the iGPU first takes nothing): 48 + 48 MiB of KV;
+    # --fit changes nothing, so it prints no device line
+    ("llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", None, True, None, 'Vulkan1', 0,
+     {P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(1341.76), P.KV_CACHE: mib(96.0), P.COMPUTE_BUFFER: mib(560.07),
+      P.LAYERS_OFFLOADED: 36, P.LAYERS_TOTAL: 36, P.KV_TOKENS: 8192}),
     # ollama's llama runner of August 2026 (an unnamed blob, so no model): 29 of 65 layers, the host layers' KV in a
     # CPU buffer beside CUDA0's; the cache line's q8_0 types are passed on (test_llamacpp_line_formats)
     ("llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", None, True, None, 'CUDA0', 0,
@@ -770,7 +782,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 127, "sglang": 45, "llama.cpp": 47}
+    assert counts == {"vllm": 127, "sglang": 45, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -162,6 +162,28 @@ def test_a_fit_line_gives_the_devices_total_and_the_memory_it_fitted_against(lin
     assert P.WEIGHTS not in log.ranks[device] and P.COMPUTE_BUFFER not in log.ranks[device]
 
 
+@pytest.mark.parametrize("line, device, free", [
+    # the layers --fit settled on (common/fit.cpp@0.3.36): mem used and free - mem left, so the two add up to what the
+    # device had free; printed for one device too, where the "total ... vs. target" line is not (b9849's Vulkan run)
+    ("0.03.826.881 I common_params_fit_impl:   - Vulkan0 (NVIDIA GeForce GTX 1070 Ti): 31 layers,   5742 MiB used,   "
+     "1155 MiB free", "Vulkan0", 6897),
+    # a MoE layer split across devices, and a device the fit still overfills
+    ("common_params_fit_impl:   - CUDA1 (NVIDIA GeForce RTX 3090): 20 layers ( 1 overflowing),  22500 MiB used,   "
+     "1000 MiB free", "CUDA1", 23500),
+    ("llama_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 4090):  9 layers,  25000 MiB used,   -900 MiB free",
+     "CUDA0", 24100),
+])
+def test_the_fits_settled_layers_give_the_memory_it_fitted_against(line, device, free):
+    assert read(line).ranks[device] == {P.FREE_AT_FIT: free * 2**20}
+
+
+def test_the_settled_line_replaces_the_initial_projection_of_the_same_device():
+    log = read("common_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 3090):  24135 total,  30120 used,  -6290 free vs. "
+               "target of   1024",
+               "common_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 3090): 30 layers,  22000 MiB used,   1829 MiB free")
+    assert log.ranks["CUDA0"] == {P.GPU_MEMORY: 24135 * 2**20, P.FREE_AT_FIT: 23829 * 2**20}
+
+
 def test_the_tables_host_row_and_header_are_no_device():
     log = read("common_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   model   context   "
                "compute    unaccounted |",

@@ -1,6 +1,6 @@
 """llama.cpp per-device VRAM with layer offload (docs/memory-arithmetic.md, "llama.cpp").
 
-Per device: platform footprint + weights of its layers (+ the output layer on full offload) + KV of its layers +
+Per device: platform footprint + weights of its layers (+ the output layer where it goes) + KV of its layers +
 one compute buffer. llama.cpp reserves the compute buffer by allocating its worst-case graph (min(n_ctx, n_ubatch)
 tokens over the full KV cache) with ggml-alloc, which frees and reuses tensors: the buffer is the high-water mark
 of live tensors, so the attention scratch and the logits share it — the larger one sizes it, not their sum.
@@ -219,6 +219,15 @@ def reserved_outputs(tokens: int, slots: int, batch: int, version: str | None) -
     return min(tokens, max(1, min(batch, slots)))
 
 
+def offloaded_blocks(offload: int, n_layer: int, version: str | None) -> tuple[int, bool]:
+    """The blocks -ngl `offload` (at most n_layer + 1) puts on the GPUs, the last ones, and whether the output layer
+    goes too: from profiles.LLAMACPP_OUTPUT_FIRST_SINCE the output layer is the first of the N, before that the
+    last, taken only once N passes n_layer."""
+    if offload > 0 and _since(version, P.LLAMACPP_OUTPUT_FIRST_SINCE):
+        return min(offload - 1, n_layer), True
+    return min(offload, n_layer), offload > n_layer
+
+
 def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, version: str | None) -> int:
     """n_copies the scheduler keeps of each split's inputs: GGML_SCHED_MAX_COPIES when llama_context enables
     pipeline parallelism (several devices, full offload, layer split, KV offloaded, no tensor overrides), else 1
@@ -434,9 +443,9 @@ def _edge_tensors(facts: ModelFacts, layout,
     memory), where
     llama-model.cpp load_tensors puts them before any override: token_embd on the CPU always (dev_input, "very
     little benefit to offloading the input layer"), the output with the output layer (dev_output: the device of
-    slot n_layer on full offload, else the CPU). A tied model's output is token_embd again (TENSOR_DUPLICATED, so an
-    override of token_embd moves it too): in host memory it is the input's mapped tensor, no bytes of its own, on
-    a device a tensor of its own."""
+    slot n_layer when -ngl reaches it, else the CPU). A tied model's output is token_embd again (TENSOR_DUPLICATED,
+    so an override of token_embd moves it too): in host memory it is the input's mapped tensor, no bytes of its
+    own, on a device a tensor of its own."""
     head = layout.lm_head or layout.embedding  # a GGUF's output figure includes the output norm
     if facts.tie_word_embeddings or not layout.lm_head:
         output = (TOKEN_EMBD, head, 0, output_device, head - layout.embedding)
@@ -514,7 +523,7 @@ def _device_index(buffer: str, devices: int) -> int:
     return int(match.group(1))
 
 
-def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: int, cfg: LlamaCppConfig,
+def host_memory(facts: ModelFacts, layout, host_layers: int, output_on_gpu: bool, cells: int, cfg: LlamaCppConfig,
                 version: str | None = None, rs_bytes_per_layer: int = 0) -> dict:
     """What stays in host memory: the mmap'd weights llama.cpp does not offload (token_embd always, the first
     blocks below -ngl, the output layer unless it is offloaded too), the CPU_REPACK copy of those of them the CPU
@@ -523,7 +532,7 @@ def host_memory(facts: ModelFacts, layout, host_layers: int, full: bool, cells: 
     repack = facts.layer_repack_bytes or (0,) * len(layout.per_layer)
     weights = sum(layout.per_layer[:host_layers]) + layout.embedding
     repacked = sum(repack[:host_layers])
-    if not full:  # the output stays on the host; tied to token_embd it is the same mapped tensor, not a copy
+    if not output_on_gpu:  # the output stays on the host; tied to token_embd it is the same mapped tensor, not a copy
         weights += layout.lm_head - (layout.embedding if facts.tie_word_embeddings else 0)
         repacked += facts.output_repack_bytes or 0
     on_host = len(layout.per_layer) if cfg.no_kv_offload else host_layers
@@ -727,7 +736,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size, version)
     offload = L + 1 if cfg.gpu_layers is None else min(cfg.gpu_layers, L + 1)
     full = offload > L
-    on_gpu = min(offload, L)
+    on_gpu, output_on_gpu = offloaded_blocks(offload, L, version)
     notes = []
 
     type_v = cfg.cache_type_v
@@ -772,10 +781,11 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     given = tuple(cfg.tensor_split or ())[: len(gpu_totals)]
     given += (0.0,) * (len(gpu_totals) - len(given))
     fractions = given if any(f > 0 for f in given) else tuple(float(t) for t in gpu_totals)
-    slot_device = split_layers(on_gpu + (1 if full else 0), fractions)  # full offload: the output is a slot
+    # the output layer, when offloaded, is the last slot of the split
+    slot_device = split_layers(on_gpu + (1 if output_on_gpu else 0), fractions)
     first = L - on_gpu  # the last blocks go to the GPUs, slot j is layer first + j
     device_layers = [[first + j for j in range(on_gpu) if slot_device[j] == i] for i in range(len(gpu_totals))]
-    output_device = slot_device[-1] if full else None
+    output_device = slot_device[-1] if output_on_gpu else None
     input_device = slot_device[0] if slot_device else None  # the first offloaded block takes the CPU's embeddings
 
     placement = place_tensors(facts, cfg, device_layers, output_device, layout)
@@ -819,7 +829,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                 # feed-forward activations: counted at their widest, an upper bound
                 ffn = ffn_scratch(read_cells, reserve, facts, cfg.flash_attn, i == input_device, version)
                 compute = max(compute, ffn + host_weight)
-            if i == 0 and not full and outputs >= P.LLAMACPP_OFFLOAD_MIN_BATCH and \
+            if i == 0 and not output_on_gpu and outputs >= P.LLAMACPP_OFFLOAD_MIN_BATCH and \
                     _since(version, P.LLAMACPP_OUTPUT_OFFLOAD_SINCE):
                 # the host's output layer runs here on a copy of its weight, beside the logits and the normed rows
                 # (profiles.LLAMACPP_OUTPUT_OFFLOAD)
@@ -838,7 +848,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
-    host = host_memory(facts, layout, first, full, cells, cfg, version, rs_layer)
+    host = host_memory(facts, layout, first, output_on_gpu, cells, cfg, version, rs_layer)
     if placement:
         host = {**host, "weights": host["weights"] + placement.host,
                 "cpu_repack": host["cpu_repack"] + placement.host_repack}
@@ -867,7 +877,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
                "output_device": output_device, "host": host,
-               "output_weights": (layout.lm_head or layout.embedding) if full else 0,
+               "output_weights": (layout.lm_head or layout.embedding) if output_on_gpu else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
                "pipeline_copies": copies, "ffn_form": form.rule, "ffn_width": ffn_width(facts, version),
                "term_rules": {COMPUTE_BUFFER: compute_rule},
