@@ -3304,6 +3304,10 @@ LLAMACPP_FIT_SINCE = "b7474"
 # "buffer type overridden to"); a pattern that matches nothing moves nothing. Rows: the <experts> pattern by build.
 @dataclass(frozen=True)
 class LlamaCppExpertPattern:
+    # a docstring of its own: without one, @dataclass writes one through inspect.signature at every import
+    # (docs/performance.md, first and sixteenth rounds)
+    """One build's <experts> pattern of --cpu-moe / --n-cpu-moe (LLAMACPP_EXPERT_PATTERNS)."""
+
     since: str
     rule: str
     experts: str
