@@ -929,6 +929,14 @@ VECTORS = (
                "since before April 2026 (llama-cpp-python 0.3.20's f49e9178), and a library context leaves "
                "n_outputs_max at 0 = n_batch (llama.h, llama-context.cpp@7c158fbb4) in every build, so b9500, "
                "before llama-server's per-slot outputs (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE), is assumed"),
+    # -- round 25: public logs of 0.20+ on current models --------------------------------------------------------
+    Vector("v1-0.23-gemma4-31b-96gb-gmu094-32k-kaggle.log", "google/gemma-4-31B-it", RTX_PRO_6000, None,
+           gpu_known=False,
+           why="search-index file 63102470423 (a Kaggle notebook's server log, repository not named): "
+               "gemma-4-31b-it bf16, vLLM 0.23.0 (its banner), gmu 0.94, 32,768 tokens, 20 sequences, prefix "
+               "caching (its non-default args line). The GPU is not printed; 58.99 GiB of weights and 28.41 GiB "
+               "of KV at gmu 0.94 need a 96 GB card, an RTX PRO 6000 Blackwell assumed. Weights 58.99 logged "
+               "against the checkpoint's 58.25 (the log's prefetch line; gsg counts 58.25), KV +3.4 %"),
 )
 
 

@@ -596,6 +596,11 @@ CASES = [
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
     # Qwen2.5-VL-7B at 128,000 tokens, 0.23.0: profiled with one video, a negative KV line, refused
+    # Gemma 4 31B at gmu 0.94, 0.23.0 (round 25): the graph estimate before the pool, the measured pool after
+    ("vllm/v1-0.23-gemma4-31b-96gb-gmu094-32k-kaggle.log", '0.23.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(58.99), P.KV_CACHE: gib(28.41), P.CUDA_GRAPHS: gib(0.10), P.UTILIZATION: 0.94,
+      P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 97541, P.MAX_CONCURRENCY: 2.98, P.GRAPHS_PIECEWISE: 8,
+      P.MAX_CAPTURE_SIZE: 40, P.GRAPHS_FULL: 5}),
     ("vllm/v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", '0.23.0', False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(15.67), P.CUDA_GRAPHS: gib(0.53), P.UTILIZATION: 0.22, P.MAX_MODEL_LEN: 128000,
       P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35}),
@@ -770,7 +775,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 127, "sglang": 45, "llama.cpp": 47}
+    assert counts == {"vllm": 128, "sglang": 45, "llama.cpp": 47}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
