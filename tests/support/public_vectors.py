@@ -938,6 +938,13 @@ VECTORS = (
                "of KV at gmu 0.94 need a 96 GB card, an RTX PRO 6000 Blackwell assumed. Weights 58.99 logged "
                "against the checkpoint's 58.25 (the log's prefetch line); gsg books 58.83 with the k_eq_v layers' "
                "V slices and the two rope caches (profiles.VLLM_GEMMA4), KV +1.3 % (was +3.4 %; MISSES.md)"),
+    Vector("v1-0.21dev-dsv4-flash-2x-gb10-tp2-mtp2-200k-gmu08.log", "deepseek-ai/DeepSeek-V4-Flash", GB10, "0.21.0",
+           version_known=False,
+           why="search-index file 56725819772 (a compose file and its vLLM log, repository not named): "
+               "DeepSeek-V4-Flash on two DGX Sparks (--nnodes 2, one GB10 each), TP 2, fp8 KV, block 256, 200,000 "
+               "tokens, gmu 0.8, MTP with 2 speculative tokens (its non-default args line), a community image of "
+               "0.21.1rc1.dev339 (its banner; 0.21.0 assumed). Verdict right (fits); KV -14.4 %, not scored (a "
+               "development build): the V4 MTP drafter is not modelled (2.60 GiB of weights; MISSES.md)"),
 )
 
 

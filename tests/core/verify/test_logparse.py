@@ -641,6 +641,13 @@ CASES = [
     # fraction comes from the graph-profiling line alone; no weights, pool-size or version line
     ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-ep-1m.log", None, False, None, 'TP0 EP0', 2,
      {P.CUDA_GRAPHS: gib(0.70), P.KV_CACHE: gib(27.93), P.UTILIZATION: 0.9, P.MAX_MODEL_LEN: 1048576}),
+    # the same model on two GB10s with an MTP drafter (round 25): the development build's banner, the non-default
+    # args' speculative_config dict, weights with the drafter's layer, the graph estimate and the measured pool
+    ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-mtp2-200k-gmu08.log", '0.21.1rc1.dev339+g1967a5627bc3', True, None,
+     'TP0', 0,
+     {P.WEIGHTS: gib(75.86), P.CUDA_GRAPHS: gib(0.34), P.KV_CACHE: gib(18.65), P.UTILIZATION: 0.8,
+      P.MAX_MODEL_LEN: 200000, P.GRAPHS_PIECEWISE: 5, P.MAX_CAPTURE_SIZE: 24, P.GRAPHS_FULL: 3,
+      P.KV_TOKENS: 1001650, P.MAX_CONCURRENCY: 5.01}),
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
     ("vllm/v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", '0.4.0.post1', True, None, 'main', 0,
      {P.WEIGHTS: gib(0.2389), P.GPU_BLOCKS: 127981, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 2047696, P.BLOCK_SIZE: 16}),
@@ -775,7 +782,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 128, "sglang": 45, "llama.cpp": 47}
+    assert counts == {"vllm": 129, "sglang": 45, "llama.cpp": 47}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
