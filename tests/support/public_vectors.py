@@ -945,6 +945,13 @@ VECTORS = (
                "tokens, gmu 0.8, MTP with 2 speculative tokens (its non-default args line), a community image of "
                "0.21.1rc1.dev339 (its banner; 0.21.0 assumed). Verdict right (fits); KV -14.4 %, not scored (a "
                "development build): the V4 MTP drafter is not modelled (2.60 GiB of weights; MISSES.md)"),
+    Vector("qwen3-30b-a3b-fp8-h100-main-2026-08-prefill-graphs-f083.log", "Qwen/Qwen3-30B-A3B", H100, "0.5.23",
+           quantization="fp8", version_known=False, engine="sglang",
+           why="search-index file 69624180828 (an evaluation dump of 2026-08-27, its server.log; repository not "
+               "named): Qwen/Qwen3-30B-A3B-FP8 on one H100 80GB HBM3 (its kernel-config warnings), an SGLang main "
+               "build of August 2026 (breakable prefill graphs, no version printed; 0.5.23, the newest modelled, by "
+               "date), mem_fraction_static 0.83, TP 1. The first public log of the 0.5.14+ target-graph lines: KV "
+               "+0.3 %, verdict right; prefill graphs 1.71 GiB logged against 0.45 booked, after the pool (MISSES.md)"),
 )
 
 

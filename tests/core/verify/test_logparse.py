@@ -757,6 +757,12 @@ CASES = [
     ("sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(15.56), P.FREE_AFTER_LOAD: gib(97.30), P.KV_CACHE: gib(79.94), P.KV_TOKENS: 997846,
       P.CUDA_GRAPHS: gib(1.91)}),
+    # round 25: an August 2026 main build on one H100 (no version printed), the first public log of the target
+    # prefill and decode graph lines: torch distributed's own usage, both graph pools, the pool end
+    ("sglang/qwen3-30b-a3b-fp8-h100-main-2026-08-prefill-graphs-f083.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.48), P.WEIGHTS: gib(29.15), P.FREE_AFTER_LOAD: gib(49.33),
+      P.KV_TOKENS: 392920, P.KV_CACHE: gib(35.98), P.FREE_AFTER_POOL: gib(12.70), P.PREFILL_GRAPHS: gib(1.71),
+      P.CUDA_GRAPHS: gib(0.34), P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
 ]
 
 
@@ -782,7 +788,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 45, "llama.cpp": 47}
+    assert counts == {"vllm": 129, "sglang": 46, "llama.cpp": 47}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
