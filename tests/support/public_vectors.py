@@ -932,6 +932,29 @@ VECTORS = (
                "since before April 2026 (llama-cpp-python 0.3.20's f49e9178), and a library context leaves "
                "n_outputs_max at 0 = n_batch (llama.h, llama-context.cpp@7c158fbb4) in every build, so b9500, "
                "before llama-server's per-slot outputs (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE), is assumed"),
+    # -- round 25: public logs of 0.20+ on current models --------------------------------------------------------
+    Vector("v1-0.23-gemma4-31b-96gb-gmu094-32k-kaggle.log", "google/gemma-4-31B-it", RTX_PRO_6000, None,
+           gpu_known=False,
+           why="search-index file 63102470423 (a Kaggle notebook's server log, repository not named): "
+               "gemma-4-31b-it bf16, vLLM 0.23.0 (its banner), gmu 0.94, 32,768 tokens, 20 sequences, prefix "
+               "caching (its non-default args line). The GPU is not printed; 58.99 GiB of weights and 28.41 GiB "
+               "of KV at gmu 0.94 need a 96 GB card, an RTX PRO 6000 Blackwell assumed. Weights 58.99 logged "
+               "against the checkpoint's 58.25 (the log's prefetch line); gsg books 58.83 with the k_eq_v layers' "
+               "V slices and the two rope caches (profiles.VLLM_GEMMA4), KV +1.3 % (was +3.4 %; MISSES.md)"),
+    Vector("v1-0.21dev-dsv4-flash-2x-gb10-tp2-mtp2-200k-gmu08.log", "deepseek-ai/DeepSeek-V4-Flash", GB10, "0.21.0",
+           version_known=False,
+           why="search-index file 56725819772 (a compose file and its vLLM log, repository not named): "
+               "DeepSeek-V4-Flash on two DGX Sparks (--nnodes 2, one GB10 each), TP 2, fp8 KV, block 256, 200,000 "
+               "tokens, gmu 0.8, MTP with 2 speculative tokens (its non-default args line), a community image of "
+               "0.21.1rc1.dev339 (its banner; 0.21.0 assumed). Verdict right (fits); KV -14.4 %, not scored (a "
+               "development build): the V4 MTP drafter is not modelled (2.60 GiB of weights; MISSES.md)"),
+    Vector("qwen3-30b-a3b-fp8-h100-main-2026-08-prefill-graphs-f083.log", "Qwen/Qwen3-30B-A3B", H100, "0.5.23",
+           quantization="fp8", version_known=False, engine="sglang",
+           why="search-index file 69624180828 (an evaluation dump of 2026-08-27, its server.log; repository not "
+               "named): Qwen/Qwen3-30B-A3B-FP8 on one H100 80GB HBM3 (its kernel-config warnings), an SGLang main "
+               "build of August 2026 (breakable prefill graphs, no version printed; 0.5.23, the newest modelled, by "
+               "date), mem_fraction_static 0.83, TP 1. The first public log of the 0.5.14+ target-graph lines: KV "
+               "+0.3 %, verdict right; prefill graphs 1.71 GiB logged against 0.45 booked, after the pool (MISSES.md)"),
 )
 
 

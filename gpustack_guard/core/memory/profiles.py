@@ -2356,6 +2356,13 @@ class VllmGemma4Row(NamedTuple):  # a table row: tuple-built, no generated metho
     since: str
     modelled: bool  # False: the release has no Gemma 4 model file
     backend: str  # what Gemma4Config.verify_and_update_config picks when no backend is named
+    # attention_k_eq_v full-attention layers ship k_proj only, yet Gemma4Attention builds the usual
+    # QKVParallelLinear (K and V slices) and the loader copies k_proj into both: a V slice beyond the checkpoint
+    value_slice: bool
+    # each layer kind's get_rope keeps a cos/sin cache buffer of max_position_embeddings rows x its head size at
+    # the model dtype (rotary_embedding/base.py; Gemma4RotaryEmbedding widens the proportional one's rotary_dim to
+    # the head size), allocated with the weights: 262,144 x (256 + 512) x 2 B = 0.375 GiB for the released models
+    rope_caches: bool
     source: str
 
 
@@ -2367,13 +2374,20 @@ class VllmGemma4Row(NamedTuple):  # a table row: tuple-built, no generated metho
 # 10.x from 0.29, fp8 head 512 on 9.x from 0.33) would give the two layer kinds different kernel pages, which is
 # not read: engines/vllm.py refuses those deployments by name.
 VLLM_GEMMA4 = (
-    VllmGemma4Row("0.0.0", False, "", "vllm/model_executor/models/registry.py@v0.18.0 (no Gemma4ForCausalLM)"),
-    VllmGemma4Row("0.19.0", True, "TRITON_ATTN",
+    VllmGemma4Row("0.0.0", False, "", False, False,
+                  "vllm/model_executor/models/registry.py@v0.18.0 (no Gemma4ForCausalLM)"),
+    VllmGemma4Row("0.19.0", True, "TRITON_ATTN", True, True,
                   "vllm/model_executor/models/config.py@v0.19.0 Gemma4Config (head_dim != global_head_dim, one "
-                  "above 256: TRITON_ATTN unless a backend is named); gemma4.py@v0.19.0 (unchanged to @v0.23.0)"),
-    VllmGemma4Row("0.24.0", True, "FA4 where supported, else TRITON_ATTN",
+                  "above 256: TRITON_ATTN unless a backend is named); gemma4.py@v0.19.0 (unchanged to @v0.23.0) "
+                  "Gemma4Attention: qkv_proj = QKVParallelLinear(..., total_num_kv_heads) for every layer kind, "
+                  "'k_eq_v layers load K weights into both K and V slots'; get_rope(head_dim, max_position="
+                  "config.max_position_embeddings) per layer kind, rotary_embedding/base.py RotaryEmbeddingBase "
+                  "register_buffer('cos_sin_cache', cache.to(dtype)), gemma4_rope.py rotary_dim = head_size"),
+    VllmGemma4Row("0.24.0", True, "FA4 where supported, else TRITON_ATTN", True, True,
                   "vllm/model_executor/models/config.py@v0.24.0 Gemma4Config (flash_attn_version 4 when FA4 is "
-                  "supported and the larger head is at most 512); flash_attn.py@v0.24.0 [MultipleOf(16)]"),
+                  "supported and the larger head is at most 512); flash_attn.py@v0.24.0 [MultipleOf(16)]; "
+                  "gemma4.py@v0.34.0 keeps the V slice (hf_to_vllm_mapper loads k_proj as ['k', 'v']) and the "
+                  "two rope caches (base.py and gemma4_rope.py unchanged in size to @v0.34.0)"),
 )
 _GEMMA4_KEYS = keyed_by_release(VLLM_GEMMA4)
 

@@ -319,7 +319,8 @@ def gemma4(config: dict, text_hidden: int) -> VisionTower:
     RMSNorm blocks with unbiased q/k/v/o over head_dim-wide heads, q/k norms and a gated MLP, a pooler without
     weights, the std_bias/std_scale buffers when `standardize`, and four clip bounds per linear when
     `use_clipped_linears`; then Gemma4MultimodalEmbedder's unbiased projection onto the text width (its norm has no
-    weight). Defaults: Gemma4VisionConfig's. No encoder dummy yet: vLLM's gemma4 encoder profile is not read."""
+    weight). Defaults: Gemma4VisionConfig's. No encoder dummy yet: vLLM's gemma4 encoder profile is chunked by the
+    free memory and its transient depends on the transformers release (benchmarks/vectors/MISSES.md, round 25)."""
     v = config["vision_config"]
     hidden, inter = _get(v, "hidden_size", 768), _get(v, "intermediate_size", 3072)
     layers, heads = _get(v, "num_hidden_layers", 16), _get(v, "num_attention_heads", 12)

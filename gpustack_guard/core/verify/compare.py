@@ -3,6 +3,7 @@ term by term differences, and the reasons verify fails."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -128,7 +129,9 @@ def _flag(key: str, value: object) -> str | None:
         return None
     if value is True:
         return f"--{key.replace('_', '-')}"
-    text = str(value)
+    # a dict (vLLM's non-default args print --speculative-config as a Python literal) goes back as the JSON the
+    # flag takes; str() would give its repr, single-quoted
+    text = json.dumps(value, default=str) if isinstance(value, dict) else str(value)
     if text.startswith("torch."):  # vLLM's config line prints the resolved torch dtype
         text = text[len("torch."):]
     return f"--{key.replace('_', '-')}={text}"

@@ -16,7 +16,7 @@ import pytest
 from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts, catalog_key
 from gpustack_guard.core.memory.engine import estimate
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang
-from gpustack_guard.core.memory.engines.vllm import pool
+from gpustack_guard.core.memory.engines.vllm import gemma4_rope_caches, gemma4_value_slices, pool
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.kv import KVShape, UnevenPages
@@ -98,11 +98,43 @@ def test_pages_without_a_whole_ratio_are_refused():
         KVShape(f, 1, 1, None, 16, 8192).block_sizes()
 
 
+@pytest.mark.parametrize("model, tp, parts, version, slices", [
+    # 10 full layers x 5376 x 4 KV heads x 512 x 2 B: the V slice QKVParallelLinear keeps beside the loaded K
+    (G31, 1, [60], "0.23.0", [220_200_960]),
+    (G31, 8, [60], "0.34.0", [55_050_240]),  # max(1, 4 // 8) = 1 KV head per rank, replicated
+    (G31, 1, [30, 30], "0.19.0", [5 * 22_020_096, 5 * 22_020_096]),  # layers 5..29 and 35..59
+    (G26, 1, [30], "0.21.0", [5 * 2816 * 2 * 512 * 2]),  # the MoE model: 5 full layers, 2 global KV heads
+    (G31, 1, [60], "0.18.0", [0]),  # no Gemma 4 model (refused before the weights)
+])
+def test_vllm_keeps_a_value_slice_for_keys_as_values(model, tp, parts, version, slices):
+    """gemma4.py@v0.19.0 .. @v0.34.0: the checkpoint's k_proj fills the K and the V slices of one qkv_proj."""
+    assert gemma4_value_slices(catalog_facts(model), tp, parts, version) == slices
+    text = {**_config(G31)["text_config"], "attention_k_eq_v": False}
+    plain = facts_from_config({**_config(G31), "text_config": text}, "t")  # its own v_proj in the checkpoint
+    assert gemma4_value_slices(plain, tp, parts, version) == [0] * len(parts)
+
+
+@pytest.mark.parametrize("model, parts, version, caches", [
+    # 262,144 rows x (256 window + 512 full head) x 2 B: the default and the proportional rope's cos/sin caches
+    (G31, [60], "0.23.0", [402_653_184]),
+    (G26, [30], "0.34.0", [402_653_184]),  # the MoE model: the same two rope shapes
+    (G31, [5, 55], "0.19.0", [134_217_728, 402_653_184]),  # layers 0..4 are window layers only
+    (G31, [60], "0.18.0", [0]),
+])
+def test_vllm_keeps_a_rope_cache_per_layer_kind(model, parts, version, caches):
+    """gemma4.py@v0.19.0 .. @v0.34.0 get_rope(head_dim, config.max_position_embeddings) per layer kind; rotary
+    base.py registers cos_sin_cache (max_position x rotary_dim, model dtype); gemma4_rope.py: rotary_dim = head."""
+    assert gemma4_rope_caches(catalog_facts(model), parts, version) == caches
+    # the rows follow max_position_embeddings (a 131,072-token config: half the bytes)
+    assert gemma4_rope_caches(replace(catalog_facts(G31), max_position_embeddings=131_072), [60], "0.23.0") == \
+        [201_326_592]
+
+
 @pytest.mark.parametrize("model, gpu, version, tokens, concurrency", [
-    (G31, H100, "0.20.0", 9_952, 0.9555),
-    (G31, A100, "0.21.0", 81_005, 2.4721),
-    (G26, H100, "0.21.0", 273_100, 8.3344),
-    (G26, A100, "0.20.0", 100_784, 19.0035),
+    (G31, H100, "0.20.0", 9_312, 0.8946),  # 9,952 before the V slices and rope caches
+    (G31, A100, "0.21.0", 77_084, 2.3524),
+    (G26, H100, "0.21.0", 267_584, 8.166),
+    (G26, A100, "0.20.0", 99_024, 18.6722),
 ])
 def test_vllm_estimates(model, gpu, version, tokens, concurrency):
     est = estimate("vllm", catalog_facts(model), [gpu], LONG, version, Policy())

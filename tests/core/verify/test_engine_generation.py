@@ -160,3 +160,18 @@ def test_the_args_lines_full_fraction_wins_over_its_rounded_profile_figure(args_
     ]
     log, _ = parse_log(lines, P.VLLM)
     assert expected in C.backend_args(log)
+
+
+@pytest.mark.parametrize("printed, expected", [
+    # vLLM's non-default args print the parsed dict (a Python literal): it goes back as the JSON the flag takes
+    ("INFO 06-21 07:16:52 [utils.py:278] non-default args: {'model': 'deepseek-ai/DeepSeek-V4-Flash', "
+     "'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 2}}",
+     '--speculative-config={"method": "mtp", "num_speculative_tokens": 2}'),
+    # a Namespace that kept the command line's JSON string passes it unchanged
+    ("INFO 05-05 15:15:08 [api_server.py:982] args: Namespace(model='Qwen/Qwen3-8B', "
+     "speculative_config='{\"method\": \"ngram\", \"num_speculative_tokens\": 3}')",
+     '--speculative-config={"method": "ngram", "num_speculative_tokens": 3}'),
+])
+def test_a_printed_speculative_config_goes_back_as_json(printed, expected):
+    log, _ = parse_log([printed + "\n"], P.VLLM)
+    assert [a for a in C.backend_args(log) if a.startswith("--speculative-config")] == [expected]

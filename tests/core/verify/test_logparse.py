@@ -596,6 +596,11 @@ CASES = [
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
     # Qwen2.5-VL-7B at 128,000 tokens, 0.23.0: profiled with one video, a negative KV line, refused
+    # Gemma 4 31B at gmu 0.94, 0.23.0 (round 25): the graph estimate before the pool, the measured pool after
+    ("vllm/v1-0.23-gemma4-31b-96gb-gmu094-32k-kaggle.log", '0.23.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(58.99), P.KV_CACHE: gib(28.41), P.CUDA_GRAPHS: gib(0.10), P.UTILIZATION: 0.94,
+      P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 97541, P.MAX_CONCURRENCY: 2.98, P.GRAPHS_PIECEWISE: 8,
+      P.MAX_CAPTURE_SIZE: 40, P.GRAPHS_FULL: 5}),
     ("vllm/v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", '0.23.0', False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(15.67), P.CUDA_GRAPHS: gib(0.53), P.UTILIZATION: 0.22, P.MAX_MODEL_LEN: 128000,
       P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35}),
@@ -636,6 +641,13 @@ CASES = [
     # fraction comes from the graph-profiling line alone; no weights, pool-size or version line
     ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-ep-1m.log", None, False, None, 'TP0 EP0', 2,
      {P.CUDA_GRAPHS: gib(0.70), P.KV_CACHE: gib(27.93), P.UTILIZATION: 0.9, P.MAX_MODEL_LEN: 1048576}),
+    # the same model on two GB10s with an MTP drafter (round 25): the development build's banner, the non-default
+    # args' speculative_config dict, weights with the drafter's layer, the graph estimate and the measured pool
+    ("vllm/v1-0.21dev-dsv4-flash-2x-gb10-tp2-mtp2-200k-gmu08.log", '0.21.1rc1.dev339+g1967a5627bc3', True, None,
+     'TP0', 0,
+     {P.WEIGHTS: gib(75.86), P.CUDA_GRAPHS: gib(0.34), P.KV_CACHE: gib(18.65), P.UTILIZATION: 0.8,
+      P.MAX_MODEL_LEN: 200000, P.GRAPHS_PIECEWISE: 5, P.MAX_CAPTURE_SIZE: 24, P.GRAPHS_FULL: 3,
+      P.KV_TOKENS: 1001650, P.MAX_CONCURRENCY: 5.01}),
     # benchmark_throughput.py runs: V0 blocks of 16, started by the graph-capture line
     ("vllm/v0.4.0.post1-opt-125m-a100-80gb-llm-class.log", '0.4.0.post1', True, None, 'main', 0,
      {P.WEIGHTS: gib(0.2389), P.GPU_BLOCKS: 127981, P.CPU_BLOCKS: 7281, P.KV_TOKENS: 2047696, P.BLOCK_SIZE: 16}),
@@ -757,6 +769,12 @@ CASES = [
     ("sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(15.56), P.FREE_AFTER_LOAD: gib(97.30), P.KV_CACHE: gib(79.94), P.KV_TOKENS: 997846,
       P.CUDA_GRAPHS: gib(1.91)}),
+    # round 25: an August 2026 main build on one H100 (no version printed), the first public log of the target
+    # prefill and decode graph lines: torch distributed's own usage, both graph pools, the pool end
+    ("sglang/qwen3-30b-a3b-fp8-h100-main-2026-08-prefill-graphs-f083.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.48), P.WEIGHTS: gib(29.15), P.FREE_AFTER_LOAD: gib(49.33),
+      P.KV_TOKENS: 392920, P.KV_CACHE: gib(35.98), P.FREE_AFTER_POOL: gib(12.70), P.PREFILL_GRAPHS: gib(1.71),
+      P.CUDA_GRAPHS: gib(0.34), P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
 ]
 
 
@@ -782,7 +800,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 127, "sglang": 45, "llama.cpp": 49}
+    assert counts == {"vllm": 129, "sglang": 46, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

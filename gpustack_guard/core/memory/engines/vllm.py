@@ -27,6 +27,7 @@ from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
+from gpustack_guard.core.memory.quant import EXPERTS_ONLY, linear_bytes_per_param
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
 from gpustack_guard.core.memory.weights import (
     UNQUANTISED_BYTES,
@@ -772,6 +773,57 @@ def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gp
     return page, (f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} raises the KV block to {page} tokens for "
                   f"FlashAttention 4's head-{facts.dim_head} kernel on compute capability {major}.x (FLASH_ATTN "
                   "get_preferred_block_size)")
+
+
+def gemma4_beyond_checkpoint(facts: ModelFacts, tp: int, parts: list[int], version: str | None,
+                             weights_by_stage: list[int], notes: list[str]) -> list[int]:
+    """Each stage's weights with what vLLM's Gemma 4 holds beyond the checkpoint (V slices, rope caches)."""
+    value_slices = gemma4_value_slices(facts, tp, parts, version)
+    rope_caches = gemma4_rope_caches(facts, parts, version)
+    if not any(value_slices) and not any(rope_caches):
+        return weights_by_stage
+    notes.append(f"Gemma 4 holds {max(value_slices) / GiB:.2f} GiB of V slices for its attention_k_eq_v layers "
+                 f"and {max(rope_caches) / GiB:.2f} GiB of rope cos/sin caches beyond the checkpoint per rank "
+                 "(profiles.VLLM_GEMMA4)")
+    return [w + v + r for w, v, r in zip(weights_by_stage, value_slices, rope_caches)]
+
+
+def gemma4_value_slices(facts: ModelFacts, tp: int, parts: list[int], version: str | None) -> list[int]:
+    """Bytes per pipeline stage of the V slices vLLM keeps for Gemma 4's attention_k_eq_v full-attention layers
+    beyond the checkpoint (profiles.VLLM_GEMMA4 value_slice): hidden x KV heads on the rank x head size each."""
+    full = facts.full_attention_layer_ids or ()
+    if not (facts.split_attention and facts.full_attention_k_eq_v and full) or \
+            not P.vllm_gemma4_row(version).value_slice:
+        return [0] * len(parts)
+    heads, head_size, _ = facts.layer_attention_shape(full[0])
+    assert facts.hidden_size and heads and head_size  # split_attention: the full layers' shape is known
+    # QKVParallelLinear gives each rank max(1, heads / tp) KV heads (replicated when TP exceeds them)
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    kept = facts.quant_skips_attention or (facts.quant_method or "").lower() in EXPERTS_ONLY
+    per_param = high if kept else linear_bytes_per_param(facts.quant_method, facts.quant_bits, facts.quant_group_size,
+                                                          high, facts.quant_zero_point)
+    per_layer = math.ceil(facts.hidden_size * max(1, heads // tp) * head_size * per_param)
+    starts = [sum(parts[:s]) for s in range(len(parts))]
+    return [per_layer * sum(1 for layer in full if start <= layer < start + count)
+            for start, count in zip(starts, parts)]
+
+
+def gemma4_rope_caches(facts: ModelFacts, parts: list[int], version: str | None) -> list[int]:
+    """Bytes per pipeline stage of Gemma 4's rope cos/sin caches (profiles.VLLM_GEMMA4 rope_caches): one of
+    max_position_embeddings rows x the head size per layer kind the stage holds, whole on every TP rank."""
+    full = facts.full_attention_layer_ids or ()
+    rows, window_head, full_head = facts.max_position_embeddings, facts.dim_head, facts.full_attention_head_dim
+    if not (facts.split_attention and full and rows and window_head and full_head) or \
+            not P.vllm_gemma4_row(version).rope_caches:
+        return [0] * len(parts)
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)  # get_rope's dtype: the model's default dtype
+    starts = [sum(parts[:s]) for s in range(len(parts))]
+    caches = []
+    for start, count in zip(starts, parts):
+        full_here = sum(1 for layer in full if start <= layer < start + count)
+        width = (full_head if full_here else 0) + (window_head if count > full_here else 0)
+        caches.append(rows * width * element)
+    return caches
 
 
 def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> None:
@@ -2016,6 +2068,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
+    weights_by_stage = gemma4_beyond_checkpoint(facts, tp, parts, version, weights_by_stage, notes)
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
     if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
         weights_by_stage = [w + draft.weights for w in weights_by_stage]
