@@ -1,0 +1,104 @@
+"""Round 25 of hostile spec trees for the offline commands, each the case gsg mishandled before, with its
+neighbours, grouped by class."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import FLEET, REPO
+
+TEMPLATES = str(REPO / "templates")
+TAGGED = "name: a\nreplicas: !!binary aGk=\n"  # one GSG001 at 2:11, whatever the file is called
+TAG_MESSAGE = ("error GSG001 yaml-syntax: YAML tag '!!binary' is not supported: gsg files hold plain strings, numbers, "
+               "true/false, null, lists and mappings (remove the tag, or quote the value)")
+
+# --- file names: the file system's text, escaped in every line that shows it ------------------------------------
+
+
+@pytest.mark.parametrize("name,shown", [
+    ("a\nb.yaml", "a\\nb.yaml"),  # a forged line of its own before
+    ("a\rb.yaml", "a\\rb.yaml"),  # the terminal's cursor went back over the path before
+    ("a\x1b[2Jb.yaml", "a\\x1b[2Jb.yaml"),
+    ("a\u202eb.yaml", "a\\u202eb.yaml"),
+    ("a b.yaml", "a b.yaml"),  # printable names stay as they are
+])
+def test_a_file_name_with_a_line_break_or_control_is_one_escaped_line(gsg, tmp_path, name, shown):
+    """A spec file called `a<newline>b.yaml` printed its finding on two lines (`specs/a` and `b.yaml:2:11: ...`),
+    so that a file name could forge a finding line or hide one; the file of a location is escaped now, as a
+    message's text was already."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / name).write_text(TAGGED)
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert result.code == 1
+    assert result.out.splitlines() == [f"specs/{shown}:2:11: {TAG_MESSAGE}"]
+
+
+def test_json_keeps_the_file_name_as_it_is(gsg, tmp_path):
+    """The neighbour: a machine reader gets the path itself (JSON escapes the newline its own way)."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a\nb.yaml").write_text(TAGGED)
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", "-o", "json", cwd=tmp_path)
+    assert [f["file"] for f in json.loads(result.out)["findings"]] == ["specs/a\nb.yaml"]
+
+
+@pytest.mark.parametrize("name,where", [
+    ("a\nb.yaml", "[specs/a\\nb.yaml:2:11](specs/a%0Ab.yaml#L2)"),  # the row was cut in two
+    ("a|b.yaml", "[specs/a\\|b.yaml:2:11](specs/a%7Cb.yaml#L2)"),  # a column of its own
+    ("a](x)b.yaml", "[specs/a\\](x)b.yaml:2:11](specs/a%5D%28x%29b.yaml#L2)"),  # the link ended early
+    ("a.yaml", "[specs/a.yaml:2:11](specs/a.yaml#L2)"),
+])
+def test_a_markdown_row_holds_the_file_whatever_its_name(gsg, tmp_path, name, where):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / name).write_text(TAGGED)
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", "-o", "markdown", cwd=tmp_path)
+    rows = [line for line in result.out.splitlines() if line.startswith("| ❌")]
+    assert rows == [f"| ❌ | `GSG001` yaml-syntax | {where} |  | {TAG_MESSAGE.split(': ', 1)[1]} |  |"]
+
+
+# --- template variables: a line break in a value writes lines of the template's output -------------------------
+
+SPEC = (REPO / "specs" / "llama-8b.yaml").read_text()
+
+
+def _with_kv_dtype(tmp_path, value: str) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC.replace("    kv_cache_dtype: auto", f"    kv_cache_dtype: {value}"))
+
+
+@pytest.mark.parametrize("escape,code", [("\\n", "000A"), ("\\r", "000D"), ("\\N", "0085"), ("\\L", "2028"),
+                                         ("\\P", "2029")])
+def test_a_template_variable_holding_a_line_break_is_refused(gsg, tmp_path, escape, code):
+    """`kv_cache_dtype: "auto\\n  - --gpu-memory-utilization=0.99"` wrote a pinned argument of its own into the
+    template's YAML: render gave --gpu-memory-utilization=0.99 in place of the 0.85 the spec's vars pin, and no
+    pinned-conflict was reported. Every line break YAML 1.1 reads (LF, CR, NEL, LS, PS) is GSG011 at the value."""
+    _with_kv_dtype(tmp_path, f'"auto{escape}  - --gpu-memory-utilization=0.99"')
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", "--templates", TEMPLATES, cwd=tmp_path)
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"specs/a.yaml:19:21: error GSG011 template [llama-8b]: guard.vars.kv_cache_dtype holds a line break "
+        f"(U+{code}): template 'vllm-hardened' writes it into YAML text, where it would start a line of its own (an "
+        "argument or key the template does not write)",
+        "    fix: write the value on one line (several values: a YAML list)"]
+    rendered = gsg("render", "specs", "--offline", "--templates", TEMPLATES, cwd=tmp_path)
+    assert rendered.code == 1 and "0.99" not in rendered.out
+
+
+def test_a_line_break_deep_in_a_variable_or_in_a_key_is_refused_at_its_place(gsg, tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC.replace(
+        "    kv_cache_dtype: auto", '    kv_cache_dtype: auto\n    extra: {a: [ok, "x\\ny"], "k\\nk": 1}\n    "v\\nv": 2'))
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", "--templates", TEMPLATES, cwd=tmp_path)
+    lines = [line.split(": error GSG011 template [llama-8b]: ")
+             for line in result.out.splitlines() if "GSG011" in line]
+    assert [(where, text.split(" holds")[0]) for where, text in lines] == [
+        ("specs/a.yaml:20:21", "guard.vars.extra.a.1"), ("specs/a.yaml:20:30", "guard.vars.extra.k\\nk"),
+        ("specs/a.yaml:21:5", "guard.vars.v\\nv")]
+
+
+@pytest.mark.parametrize("value", ["auto", '"auto"', ">-\n      auto", "'auto '"])
+def test_a_one_line_template_variable_renders(gsg, tmp_path, value):
+    """The neighbours: quoted, folded (`>-` joins its lines) or padded, a one-line value is no GSG011."""
+    _with_kv_dtype(tmp_path, value)
+    result = gsg("render", "specs", "--offline", "--templates", TEMPLATES, cwd=tmp_path)
+    assert result.code == 0 and "- --gpu-memory-utilization=0.85\n" in result.out
