@@ -102,3 +102,56 @@ def test_a_one_line_template_variable_renders(gsg, tmp_path, value):
     _with_kv_dtype(tmp_path, value)
     result = gsg("render", "specs", "--offline", "--templates", TEMPLATES, cwd=tmp_path)
     assert result.code == 0 and "- --gpu-memory-utilization=0.85\n" in result.out
+
+
+# --- template output: what the YAML a template renders holds besides one mapping of text --------------------------
+
+TEMPLATED = ("name: a\nsource: huggingface\nhuggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\nbackend: vLLM\n"
+             "backend_version: 0.11.0\ngpu_selector:\n  gpu_ids: [gpu-a:cuda:0]\nguard:\n  template: t\n")
+
+
+def _render_with(gsg, tmp_path, template: str):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(TEMPLATED)
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "t.yaml.j2").write_text(template)
+    return gsg("render", "specs", "--offline", "--templates", "tpl", cwd=tmp_path)
+
+
+@pytest.mark.parametrize("template,says", [
+    # 'internal error: UnicodeEncodeError' (exit 3, no line) when the report was written
+    ('pinned: [--served-model-name={{ "\\ud800" }}]', "rendered template holds U+D800, half of a surrogate pair and "
+     "no character: it cannot be written as UTF-8"),
+    ('pinned: []\nenv: {A: "{{ "\\udc80" }}"}', "rendered template holds U+DC80, half of a surrogate pair and no "
+     "character: it cannot be written as UTF-8"),
+    # the second document's arguments were dropped unread
+    ("pinned: [--max-num-seqs=8]\n---\npinned: [--max-num-seqs=64]\n", "rendered template holds 2 YAML documents (a "
+     "`---` line); a template renders one mapping"),
+    # env values and names were Python's str() of what YAML read: 'True', 'None', '[1]', '3'
+    ("pinned: []\nenv: {VLLM_USE_V1: true}", "template env.VLLM_USE_V1 renders the boolean true, not text: quote it "
+     "in the template"),
+    ("pinned: []\nenv: {A: ~}", "template env.A renders null, not text: quote it in the template"),
+    ("pinned: []\nenv: {A: [1]}", "template env.A renders a list ([1]), not text: quote it in the template"),
+    ("pinned: []\nenv: {A: 2024-01-01}", "template env.A renders a date (2024-01-01), not text: quote it in the "
+     "template"),
+    ("pinned: []\nenv: {3: x}", "template env renders a name that is a number (3), not text: quote it in the "
+     "template"),
+    ("pinned: [--enforce-eager, false]", "template pinned[1] renders the boolean false, not text: quote it in the "
+     "template"),
+    ("pinned: []\ndefaults: [{a: 1}]", "template defaults[0] renders a mapping ({'a': 1}), not text: quote it in the "
+     "template"),
+])
+def test_a_template_rendering_more_than_one_mapping_of_text_is_one_gsg011_line(gsg, tmp_path, template, says):
+    result = _render_with(gsg, tmp_path, template)
+    assert (result.code, result.out) == (1, "")
+    assert result.err.splitlines()[0] == f"specs/a.yaml:9:13: error GSG011 template [a]: {says}"
+
+
+def test_numbers_text_and_empty_items_a_template_renders_are_read(gsg, tmp_path):
+    """The neighbours: a number is its text, a quoted word is text, an empty item (`- ` of an if) is none, and
+    empty documents around the one mapping are no second document."""
+    result = _render_with(gsg, tmp_path, '---\npinned: [--max-num-seqs, 8, ~]\ndefaults: ["--max-model-len=4096"]\n'
+                                         'env: {A: 1, B: "true", C: 0.5}\n---\n')
+    assert result.code == 0, result.err
+    assert "backend_parameters:\n- --max-num-seqs=8\n- --max-model-len=4096\n" in result.out
+    assert "env:\n  A: '1'\n  B: 'true'\n  C: '0.5'\n" in result.out
