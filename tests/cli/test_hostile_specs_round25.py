@@ -155,3 +155,38 @@ def test_numbers_text_and_empty_items_a_template_renders_are_read(gsg, tmp_path)
     assert result.code == 0, result.err
     assert "backend_parameters:\n- --max-num-seqs=8\n- --max-model-len=4096\n" in result.out
     assert "env:\n  A: '1'\n  B: 'true'\n  C: '0.5'\n" in result.out
+
+
+# --- one file reached twice: read once --------------------------------------------------------------------------
+
+NAMED = "name: a\nsource: huggingface\nhuggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\nreplicas: 0\n"
+
+
+def _link(tree):
+    (tree / "z.yaml").symlink_to("a.yaml")
+
+
+@pytest.mark.parametrize("paths,make", [
+    (("specs", "specs"), None),
+    (("specs", "specs/a.yaml"), None),  # a folder and a file in it, as a pre-commit hook may pass them
+    (("specs/a.yaml", "./specs/a.yaml"), None),
+    (("specs",), _link),
+])
+def test_one_file_reached_twice_is_one_spec(gsg, tmp_path, paths, make):
+    """Each path was read again: 'model name 'a' is already declared at specs/a.yaml:1:7' at that very line."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(NAMED)
+    if make:
+        make(tmp_path / "specs")
+    result = gsg("validate", *paths, "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert (result.code, result.out, result.err) == (0, "", "gsg: 0 errors, 0 warnings, 0 notes in 1 spec (1 file)\n")
+
+
+def test_two_files_of_one_name_are_still_a_duplicate(gsg, tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(NAMED)
+    (tmp_path / "specs" / "z.yaml").write_text(NAMED)
+    result = gsg("validate", "specs", "specs/z.yaml", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert result.code == 1 and result.out.splitlines()[0] == (
+        "specs/z.yaml:1:7: error GSG005 duplicate-name [a]: model name 'a' is already declared at specs/a.yaml:1:7 "
+        "for cluster 'prod'")
