@@ -542,10 +542,17 @@ def _template_line(exc: BaseException, filename: str) -> int:
 
 @lru_cache(maxsize=1024)  # many specs render the same text; the output is immutable once parsed
 def _parse_output(text: str, shown: str) -> TemplateOutput:
+    surrogate = _SURROGATE.search(text)
+    if surrogate:  # a Jinja literal "\ud800": no character, and no UTF-8 for it (the report could not be written)
+        raise TemplateError(f"rendered template holds U+{ord(surrogate.group()):04X}, half of a surrogate pair and no "
+                            "character: it cannot be written as UTF-8", shown)
     try:
         docs = load_documents(text)
     except YamlSyntaxError as exc:
         raise TemplateError(f"rendered template is not valid YAML: {exc}", shown, exc.line) from None
+    if len(docs) > 1:  # a `---` line: every document past the first was dropped unread
+        raise TemplateError(f"rendered template holds {len(docs)} YAML documents (a `---` line); a template renders "
+                            "one mapping", shown)
     for doc in docs:  # `pinned:` twice (a block in a loop, an include): YAML would keep only the last list
         if doc.duplicate_keys:
             path, line, _ = doc.duplicate_keys[0]
@@ -559,10 +566,42 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
         value = data.get(key) or []
         if not isinstance(value, list):
             raise TemplateError(f"'{key}' must render a list of arguments", shown)
-        return [str(v) for v in value if v is not None and str(v).strip()]
+        for index, item in enumerate(value):
+            _check_text(item, f"{key}[{index}]", shown)
+        return [str(v) for v in value if v is not None and str(v).strip()]  # an empty item (`- ` of an if) is none
 
     env = data.get("env") or {}
     if not isinstance(env, dict):
         raise TemplateError("'env' must render a mapping", shown)
+    for name, item in env.items():
+        if not isinstance(name, str):
+            raise TemplateError(f"template env renders a name that is {_yaml_kind(name)}, not text: quote it in "
+                                "the template", shown)
+        _check_text(item, f"env.{echo.value(name)}", shown, empty=False)
     return TemplateOutput(tuple(strings("pinned")), tuple(strings("defaults")),
                           tuple((str(k), str(v)) for k, v in env.items()))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _yaml_kind(value: Any) -> str:
+    """What YAML read, as written: `the boolean true`, `null`, `a list ([1])`, `the date 2024-01-01`."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if value is None:
+        return "null"
+    kind = ("a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else
+            "a number" if isinstance(value, (int, float)) else "a date")
+    return f"{kind} ({echo.value(value)})"
+
+
+def _check_text(value: Any, where: str, shown: str, empty: bool = True) -> None:
+    """An argument or env value renders as text or a number (written as YAML shows it). A boolean would be
+    Python's 'True' (vLLM's int() of an env flag refuses it), a list or mapping Python's repr, a date its ISO
+    text, null the text 'None': each is refused, naming it. `empty`: null is an empty item, skipped."""
+    if isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return
+    if value is None and empty:
+        return
+    raise TemplateError(f"template {where} renders {_yaml_kind(value)}, not text: quote it in the template", shown)

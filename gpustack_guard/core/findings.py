@@ -57,9 +57,12 @@ class Location:
     column: int = 0
 
     def __str__(self) -> str:
+        # a file's name is the file system's: a newline in it would start a line of the report's own (a forged
+        # finding); it is written as an escape like every other control character (core/echo.py)
+        file = echo.escape(self.file) if echo.has_unsafe(self.file) else self.file
         if self.line:
-            return f"{self.file}:{self.line}:{self.column or 1}"
-        return self.file
+            return f"{file}:{self.line}:{self.column or 1}"
+        return file
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed

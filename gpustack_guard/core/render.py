@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -264,6 +265,61 @@ def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,
     return found
 
 
+# What YAML (1.1, as gsg and GPUStack read it) takes for the end of a line: LF, CR, NEL, LS and PS
+_YAML_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+_ANY_LINE_BREAK = re.compile("[" + "".join(_YAML_LINE_BREAKS) + "]")
+
+
+def _line_break(text: str) -> str | None:
+    found = _ANY_LINE_BREAK.search(text)
+    return found.group() if found else None
+
+
+def _flat_and_one_line(given: Mapping[str, Any]) -> bool:
+    """The usual guard.vars: text keys, and values that are numbers or text, none with a line break (~1 us, where
+    the walk below is ~17: 4,000 templated specs of the 10,000-spec tree)."""
+    for key, value in given.items():  # isprintable() is False for every line break: the search runs only past it
+        if type(key) is not str or not key.isprintable() and _ANY_LINE_BREAK.search(key):
+            return False
+        kind = type(value)
+        if kind is str:
+            if not value.isprintable() and _ANY_LINE_BREAK.search(value):
+                return False
+        elif kind is not int and kind is not float and kind is not bool and value is not None:
+            return False
+    return True
+
+
+def _vars_with_line_breaks(doc: SpecDoc, template: str, given: Mapping[str, Any] | None) -> list[F.Finding]:
+    """GSG011 for each text in guard.vars (a value, an item of a list, a key of a mapping, at any depth) that holds
+    a line break. A template writes the values it reads into YAML text: `kv_cache_dtype: "auto\\n  - --x=1"`
+    would write a pinned argument of its own (a second --gpu-memory-utilization past the one the template pins,
+    unseen by the pinned-conflict check). The value is not shown: it may be a secret."""
+    if not given or _flat_and_one_line(given):
+        return []
+    found = []
+    # (path, value, whether the value is the path's last key): keys are written as text as well
+    pending: list[tuple[tuple, Any, bool]] = [(("guard", "vars"), given, False)]
+    while pending:
+        path, value, is_key = pending.pop()
+        if isinstance(value, dict):
+            pending += [((*path, key), item, False) for key, item in value.items()]
+            pending += [((*path, key), key, True) for key in value]
+        elif isinstance(value, list):
+            pending += [((*path, index), item, False) for index, item in enumerate(value)]
+        elif isinstance(value, str) and (char := _line_break(value)):
+            dotted = ".".join(echo.value(str(part)) for part in path)
+            found.append(F.finding(D.TEMPLATE, doc.at(*path, key=is_key),
+                                   f"{dotted} holds a line break (U+{ord(char):04X}): "
+                                   f"template '{echo.value(template)}' writes it into YAML text, where it would "
+                                   "start a line of its own (an argument or key the template does not write)",
+                                   spec=doc.spec.name if doc.spec else None,
+                                   fix="write the value on one line (several values: a YAML list)"))
+    return sorted(found, key=lambda f: (f.location.line, f.location.column, f.message))
+
+
 def _template_argument_findings(doc: SpecDoc, template: str, pinned: list[A.Arg], defaults: list[A.Arg],
                                 family: str, secret_flags: set[str]) -> list[F.Finding]:
     """GSG013 and GSG014 for arguments the template renders, at the spec's guard.template line."""
@@ -347,6 +403,10 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
     assert spec is not None
     family = A.backend_family(spec.effective_backend, spec.is_gguf)
     env_extra, flag_extra = extra_names(spec.guard.secrets)
+    if spec.guard.template and spec.guard.vars:  # before any rendering: what it renders is not the spec's
+        broken = _vars_with_line_breaks(doc, spec.guard.template, spec.guard.vars)
+        if broken:
+            return None, broken
     key, output = _known_clean(spec, family, renderer, facts)
     known = _CLEAN_ARGUMENTS.get(key) if key is not None else None
     if known is not None:

@@ -33,7 +33,7 @@ def blob_base(environ: Mapping[str, str] = os.environ) -> tuple[str, str | None]
 def line_link(file: str, line: int, environ: Mapping[str, str] = os.environ) -> str:
     base = blob_base(environ)
     anchor = f"#L{line}" if line else ""
-    if base is None:
-        return f"{file}{anchor}"
+    if base is None:  # percent-encoded as in CI: a newline, space, `)` or `|` of a file name ends no link or row
+        return f"{quote(file.replace(os.sep, '/'))}{anchor}"
     prefix, workspace = base
     return f"{prefix}{_repo_path(file, workspace)}{anchor}"

@@ -50,8 +50,9 @@ def findings_table(findings) -> list[str]:
         return ["No findings."]
     lines = ["| | Rule | Where | Spec | Message | Fix |", "|---|---|---|---|---|---|"]
     for f in findings:
-        where = f"[{f.location}]({line_link(f.location.file, f.location.line)})" if f.location.line \
-            else f.location.file
+        # the file's name is the file system's: one escaped line, and no `|`, `[` or `]` of it ends the cell or link
+        shown = untrusted_cell(str(f.location))
+        where = f"[{shown}]({line_link(f.location.file, f.location.line)})" if f.location.line else shown
         lines.append(f"| {ICON[f.severity.value]} | `{f.rule.id}` {f.rule.name} | {where} | {_cell(f.spec or '')} "
                      f"| {_cell(f.message)} | {_cell(f.fix or '')} |")
     return lines

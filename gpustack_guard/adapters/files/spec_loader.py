@@ -56,7 +56,7 @@ def display_path(path: Path | str, cwd: str | None = None) -> str:
     return text
 
 
-def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[str]:
+def _walk(root: str, unreadable: list[tuple[str, str]] | None = None, links: list[str] | None = None) -> list[str]:
     """Spec files below `root`, sorted, skipping hidden files and folders and overlays/ (patches, applied only
     when asked for: overlays.py). os.walk: pathlib is slow here. A folder that cannot be listed, and a symbolic
     link (to a folder or a spec file) that leads outside the tree, is added to `unreadable` (path, message),
@@ -89,10 +89,14 @@ def _walk(root: str, unreadable: list[tuple[str, str]] | None = None) -> list[st
         for name in names:  # any letter case: Specs.YAML is a spec too
             if name.lower().endswith(SPEC_SUFFIXES) and not name.startswith(".") and name.lower() not in PROJECT_FILES:
                 path = os.path.join(folder, name)
-                if os.path.islink(path) and leads_outside(path):
+                if not os.path.islink(path):
+                    found.append(path)
+                elif leads_outside(path):
                     tell(path, f"{_LINK_OUT} file outside {display_path(root)}: not read")
                 else:
                     found.append(path)
+                    if links is not None:
+                        links.append(path)
     return sorted(found)  # paths as text: a Path per file was ~3.4 us of 10,000 (issue 34 tenth round)
 
 
@@ -104,10 +108,11 @@ def spec_files(paths: list[str], *, allow_empty: bool = False,
     """The spec files of these paths; folders that cannot be listed go to `unreadable`. A path given that is not
     a regular file (a broken link, a FIFO) is kept, so reading it reports why."""
     files: list[str] = []
+    links: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(_walk(raw, unreadable))
+            files.extend(_walk(raw, unreadable, links))
         elif os.path.lexists(raw):  # a file, or a FIFO, device or broken link: reading it says which (GSG019)
             if path.name.lower() not in PROJECT_FILES:
                 files.append(str(path))  # as pathlib reads it (`a.yaml/` is `a.yaml`), as before
@@ -115,7 +120,27 @@ def spec_files(paths: list[str], *, allow_empty: bool = False,
             raise GsgError("no such file or directory", where=raw)
     if not files and not unreadable and not allow_empty:
         raise GsgError("no spec files (*.yaml, *.yml) found", where=", ".join(paths))
-    return files
+    # one folder without links lists each file once: the stat per file is paid only where a file can come twice
+    return _each_file_once(files) if len(paths) > 1 or links else files
+
+
+def _each_file_once(files: list[str]) -> list[str]:
+    """`files` with each file once, at the first path that reaches it: a folder and a file in it given together
+    (`gsg validate specs specs/a.yaml`, as a pre-commit hook may pass them), a path given twice, or a link in the
+    tree to a spec beside it. Each was read again and called a duplicate of itself (GSG005 'already declared at'
+    its own line), and its GPUs were booked twice."""
+    seen: set[tuple] = set()
+    kept = []
+    for path in files:
+        try:
+            status = os.stat(path)
+            identity: tuple = (status.st_dev, status.st_ino)
+        except OSError:  # a broken link or a loop: reading it says why (GSG019), once per path
+            identity = ("path", os.path.abspath(path))
+        if identity not in seen:
+            seen.add(identity)
+            kept.append(path)
+    return kept
 
 
 def read_bytes(path: Path | str, max_bytes: int) -> bytes:
