@@ -98,10 +98,18 @@ def _sglang(name: str, est: Estimate, free: int) -> StartupCheck:
         return StartupCheck(name, free, est.weights + start_up, 0, REFUSES,
                             f"mem_fraction_static {fraction} of the {gib(pre)} free leaves no KV cache after "
                             f"{gib(est.weights)} of weights")
-    holds = start_up + static + reserve
-    outcome = STARTS if holds <= free else OOM
-    return StartupCheck(name, free, holds, holds if outcome == STARTS else 0, outcome,
-                        "fraction of the free memory")
+    # What start-up itself allocates past the static part is the CUDA graphs it captures (decode, and from 0.5.10
+    # the piecewise prefill graphs); the rest of SGLang's reserve (metadata, max(chunk, 2048) x 1.5 MiB of
+    # activations) is a margin for later, which its own default fraction leaves only (1 - fraction) x free of,
+    # never the whole: a shortfall there is the headroom rule's (GSG034), not a start-up OOM
+    graphs = est.cuda_graphs + x.get("prefill_graph_reserve", 0)
+    needs = start_up + static + graphs
+    if needs > free:
+        return StartupCheck(name, free, needs, 0, OOM,
+                            f"fraction of the free memory, then {gib(graphs)} of CUDA graphs captured at start-up")
+    # once running it takes its reserve where it is free: the next instance finds only what is left
+    holds = min(start_up + static + reserve, free)
+    return StartupCheck(name, free, needs, holds, STARTS, "fraction of the free memory")
 
 
 def startup_sequence(total: int, foreign: int, instances: list[tuple[str, Estimate]]) -> list[StartupCheck]:

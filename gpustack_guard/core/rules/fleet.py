@@ -24,7 +24,8 @@ def _gpu_overcommit(results: Results) -> Iterator[Finding]:
             ref = ledger.gpus[gid]
             occupied = ledger.occupied_before(gid)
             total_use = occupied + sum(amount for _, amount in entries)
-            if total_use <= ref.total or (len(entries) == 1 and occupied == 0):
+            lone = len(entries) == 1 and (occupied == 0 or _sizes_from_free(by_name.get(entries[0][0])))
+            if total_use <= ref.total or lone:
                 continue  # a lone deployment over its GPU is the headroom/KV rules' business
             parts = ", ".join(f"{name} {gib(amount)}" for name, amount in entries)
             if occupied:
@@ -37,6 +38,13 @@ def _gpu_overcommit(results: Results) -> Iterator[Finding]:
                           f"{gib(total_use)}: {parts}", spec=entries[-1][0],
                           fix="lower --gpu-memory-utilization / --mem-fraction-static of the co-located "
                               "deployments or move one", gpu=gid, total=ref.total, used=total_use)
+
+
+def _sizes_from_free(ev) -> bool:
+    """SGLang takes its fraction of the memory it finds free, so memory other processes hold shrinks its pool and
+    what it leaves outside it: alone on a GPU it cannot overcommit it; whether what it leaves is enough for its
+    reserve is the headroom rule's question (GSG034, which counts that memory for SGLang)."""
+    return ev is not None and ev.rendered.family == "sglang"
 
 
 GPU_OVERCOMMIT = Rule(

@@ -265,14 +265,17 @@ def _headroom(ev: Evaluation) -> Iterator[Finding]:
         pieces.append(f"allocator slack {gib(est.headroom_needed - sum_known(x, est))}")
         needed = " + ".join(pieces)
         fraction = est.extra["gpu_memory_utilization"]
+        held = 0
     else:
         needed = f"activations and CUDA graphs (SGLang's own reserve heuristic) {gib(est.headroom_needed)}"
         fraction = est.extra["mem_fraction_static"]
-    best = max(0.0, 1 - est.headroom_needed / est.gpu_total)
+        held = est.extra.get("foreign_bytes", 0)  # other processes' memory: outside the budget, not free
+    best = max(0.0, 1 - (est.headroom_needed + held) / est.gpu_total)
+    others = f" (beside {gib(held)} other processes hold)" if held else ""
     flag = FRACTION_FLAG[r.family]
     yield finding(HEADROOM, flag_location(ev, flag),
                   f"{flag} {fraction} leaves {gib(est.headroom)} of {gib(est.gpu_total)} outside the engine's "
-                  f"budget, but {gib(est.headroom_needed)} is needed there: {needed}; expect an OOM at graph "
+                  f"budget{others}, but {gib(est.headroom_needed)} is needed there: {needed}; expect an OOM at graph "
                   "capture or under load", spec=r.name, severity=policy_severity(policy, policy.headroom),
                   fix=f"set {flag} {int(best * 100) / 100:.2f} or lower"
                       + (", or --enforce-eager" if r.family == "vllm" else ""), **est.as_json())

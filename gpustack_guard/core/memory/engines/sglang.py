@@ -670,7 +670,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
         engine="SGLang", version=version or f"{P.DEFAULT_VERSIONS['sglang']} (assumed)", gpu_total=gpu_total,
         gpus=tp * pp, requested=requested, weights=weights, activation=0, non_torch=start_up,
         cuda_graphs=graph_bs * P.SGLANG_GRAPH_MB_PER_BS * MiB, kv_cache=kv_pool, kv_available=rest,
-        headroom=gpu_total - requested, headroom_needed=start_up + outside,
+        # memory other processes hold is not free for the reserve either (the fraction is of what is free)
+        headroom=gpu_total - cfg.foreign_bytes - requested, headroom_needed=start_up + outside,
         footprint=start_up + requested + outside,
         kv_bytes_per_token=cell, block_size=page, kv_capacity_tokens=capacity,
         max_model_len=context, estimated_max_model_len=min(capacity, max(context, capacity)),
