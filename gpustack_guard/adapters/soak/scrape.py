@@ -23,8 +23,12 @@ from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wante
 
 
 def _metric_name(line: str) -> str:
+    """A sample line's metric name. The text format separates tokens by blanks or tabs, and its parser reads a line
+    indented by them: a name cut at spaces alone was `name\t3`, no family gsg reads, and the line was dropped
+    unread (a tab-separated page gave no readings at all, silently)."""
+    line = line.lstrip(" \t")
     end = len(line)
-    for stop in ("{", " "):
+    for stop in ("{", " ", "\t"):
         at = line.find(stop)
         if at != -1:
             end = min(end, at)
