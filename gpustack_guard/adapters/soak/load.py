@@ -43,8 +43,13 @@ ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
 JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
 # llama.cpp ends a request at once with "length" when its slot's share of the context cannot hold the prompt
 CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
+# A redirect is not followed: the key would go where the server says (another host, or plain http), and a soak
+# through a redirect measures one more hop. Before, each request failed as "HTTP 307" for the whole run.
+REDIRECT = "a redirect, not followed (the API key goes to the URL given alone: point the URL where it leads)"
+REDIRECT_CODES = (301, 302, 303, 307, 308)  # those a client follows (httpx's own list)
 # every request of a soak's first round failing for one of these is a wrong URL, key or model, not a soak result
-FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER)
+FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER) + tuple(
+    f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
@@ -161,6 +166,8 @@ def retry_after_s(response: httpx.Response) -> float | None:
 
 def _unreadable(response: httpx.Response) -> str | None:
     """Why an answer is not a stream gsg reads, before a byte of its body is read (it may be endless)."""
+    if response.status_code in REDIRECT_CODES:
+        return f"HTTP {response.status_code}: {REDIRECT}"
     if response.status_code != 200:
         return f"HTTP {response.status_code}"
     if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):

@@ -83,17 +83,23 @@ def parse_samples(text: str) -> list[Sample]:
     seen: dict[tuple, float] = {}
     for family in text_string_to_metric_families(relevant_lines(text)):
         for sample in family.samples:
-            if not wanted(sample.name):
+            name = sample.name
+            if not wanted(name) and family.type == "counter" and name.endswith("_total") and wanted(name[:-6]):
+                # the parser appends _total to a line named as its counter family (`# TYPE x counter` over `x 3`): a
+                # gauge gsg reads, typed counter, was dropped unread and unsaid. Every line kept bears a name gsg
+                # reads, so the name without the suffix is the line's own
+                name = name[:-6]
+            if not wanted(name):
                 continue
-            key = (sample.name, tuple(sorted(sample.labels.items())))
+            key = (name, tuple(sorted(sample.labels.items())))
             value = float(sample.value)
             if key in seen:
                 if seen[key] == value or (value != value and seen[key] != seen[key]):  # NaN twice is the same
                     continue
-                raise MetricsRefused(f"the series {sample.name} appears twice with different values")
+                raise MetricsRefused(f"the series {name} appears twice with different values")
             seen[key] = value
             if math.isfinite(value):
-                samples.append(Sample(sample.name, sample.labels, value))
+                samples.append(Sample(name, sample.labels, value))
     return samples
 
 

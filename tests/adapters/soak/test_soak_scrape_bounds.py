@@ -125,6 +125,26 @@ def test_a_series_without_labels_separated_by_tabs_is_read(text):
     assert Normaliser().snapshot(0.0, parse_samples(text)).running == 3.0
 
 
+@pytest.mark.parametrize("text, read", [
+    # a gauge typed counter: the parser named its sample vllm:num_requests_running_total; before: dropped, unsaid
+    (f"# TYPE {RUNNING} counter\n{RUNNING} 3\n", [(RUNNING, 3.0)]),
+    ("# TYPE vllm:kv_cache_usage_perc counter\nvllm:kv_cache_usage_perc 0.5\n", [("vllm:kv_cache_usage_perc", 0.5)]),
+    # a counter typed gauge, or typed counter under its sample's name, reads as it always did
+    ("# TYPE vllm:num_preemptions_total gauge\nvllm:num_preemptions_total 7\n", [("vllm:num_preemptions_total", 7.0)]),
+    ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total 7\n",
+     [("vllm:num_preemptions_total", 7.0)]),
+])
+def test_a_family_typed_otherwise_is_read_under_its_lines_name(text, read):
+    assert [(s.name, s.value) for s in parse_samples(text)] == read
+
+
+def test_one_series_typed_twice_with_two_values_is_refused():
+    """Before: both samples renamed by the counter TYPE, dropped: the running count unread, nothing said."""
+    text = f"# TYPE {RUNNING} gauge\n{RUNNING} 3\n# TYPE {RUNNING} counter\n{RUNNING} 4\n"
+    with pytest.raises(MetricsRefused, match=f"^the series {RUNNING} appears twice with different values$"):
+        parse_samples(text)
+
+
 def test_an_exemplar_on_a_counter_is_read_past():
     text = ('# TYPE vllm:num_preemptions counter\n'
             'vllm:num_preemptions_total{model_name="m"} 5 # {trace_id="abc"} 1.0 1700000000\n')

@@ -238,3 +238,28 @@ def test_an_event_of_data_lines_is_bounded_as_a_line_is():
     assert _streamed(body) == (False, "stream event over 1 MiB", 0)
     under = b'data: {"choices":\n' + line * (load.MiB // 1001 - 1) + b"\n" + _DONE + b"\n\n"
     assert _streamed(under) == (False, "malformed stream chunk", 0)  # within the bound: read, and no JSON
+
+
+@pytest.mark.parametrize("status, error", [
+    (301, f"HTTP 301: {load.REDIRECT}"), (302, f"HTTP 302: {load.REDIRECT}"), (303, f"HTTP 303: {load.REDIRECT}"),
+    (307, f"HTTP 307: {load.REDIRECT}"), (308, f"HTTP 308: {load.REDIRECT}"),
+    (300, "HTTP 300"), (304, "HTTP 304"),  # no redirect a client follows
+])
+def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(status, error):
+    from gpustack_guard.adapters.soak.load import Target, make_client, stream_one
+    from gpustack_guard.core.soak.prompts import make_prompt
+
+    seen: list[tuple[str, str | None]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.host, request.headers.get("authorization")))
+        return httpx.Response(status, headers={"location": "http://elsewhere.test/v1/chat/completions"})
+
+    async def go():
+        async with make_client(1, 5.0, httpx.MockTransport(answer)) as client:
+            return await stream_one(client, Target("ours", "https://endpoint.test/v1/chat/completions", "m", "sk-9"),
+                                    make_prompt(0, 0, 40, 6), 0.0, 5.0)
+    result = asyncio.run(go())
+    assert (result.ok, result.error, result.output_tokens) == (False, error, 0)
+    assert seen == [("endpoint.test", "Bearer sk-9")]
+    assert (error in load.FATAL_REASONS) == (status not in (300, 304))
