@@ -73,12 +73,13 @@ def relevant_lines(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def parse_samples(text: str) -> list[Sample]:
+def parse_samples(text: str, source: int = 0) -> list[Sample]:
     """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'.
     The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report), and
     dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers). A series
     given twice (the format allows one sample per series) is read once when both say the same, and refused when
-    they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart."""
+    they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart.
+    `source` numbers the --metrics-url that answered (Sample.source)."""
     samples: list[Sample] = []
     seen: dict[tuple, float] = {}
     for family in text_string_to_metric_families(relevant_lines(text)):
@@ -99,7 +100,7 @@ def parse_samples(text: str) -> list[Sample]:
                 raise MetricsRefused(f"the series {name} appears twice with different values")
             seen[key] = value
             if math.isfinite(value):
-                samples.append(Sample(name, sample.labels, value))
+                samples.append(Sample(name, sample.labels, value, source))
     return samples
 
 
@@ -208,7 +209,7 @@ class Scraper:
     def active(self) -> bool:
         return bool(self.urls) or self.pid is not None
 
-    async def _fetch(self, url: str) -> list[Sample] | str:
+    async def _fetch(self, source: int, url: str) -> list[Sample] | str:
         shown = self.shown[url]
         try:
             body = await _bounded_get(self.client, url)
@@ -220,7 +221,7 @@ class Scraper:
         except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
-            return parse_samples(body.decode("utf-8", errors="replace"))
+            return parse_samples(body.decode("utf-8", errors="replace"), source)
         except MetricsRefused as exc:
             return f"{shown}: {exc}"
         except (ValueError, TypeError, IndexError):
@@ -234,7 +235,7 @@ class Scraper:
         return rss, (() if rss is not None else (f"--pid {self.pid}: no such process",))
 
     async def _answers(self) -> tuple[list[Sample], tuple[str, ...]]:
-        answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
+        answers = await asyncio.gather(*(self._fetch(source, url) for source, url in enumerate(self.urls)))
         samples = [s for answer in answers if isinstance(answer, list) for s in answer]
         return samples, tuple(answer for answer in answers if isinstance(answer, str))
 
