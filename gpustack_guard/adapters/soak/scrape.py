@@ -162,6 +162,10 @@ SCRAPE_DEADLINE_S = 5.0  # the whole answer, not each read: a server that drips 
 HTML_PAGE = "an HTML page, not Prometheus text (a login page or proxy? point --metrics-url at the engine)"
 
 
+NOTHING_READ = ("no finite reading of the series gsg reads (another exporter, or names of an engine release gsg "
+                "does not know)")
+
+
 class _Refused(Exception):
     """A /metrics answer gsg does not read: the message says why."""
 
@@ -221,12 +225,15 @@ class Scraper:
         except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
-            return parse_samples(body.decode("utf-8", errors="replace"), source)
+            samples = parse_samples(body.decode("utf-8", errors="replace"), source)
         except MetricsRefused as exc:
             return f"{shown}: {exc}"
         except (ValueError, TypeError, IndexError):
             # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
             return f"{shown}: not Prometheus text"
+        # a page of other names (another exporter, an engine release that renamed its series) or of no numbers: a
+        # scrape that read nothing, said so; before it counted as read, and a run could be called stable on none
+        return samples or f"{shown}: {NOTHING_READ}"
 
     def _pid_reading(self) -> tuple[float | None, tuple[str, ...]]:
         if self.pid is None:
