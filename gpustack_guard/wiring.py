@@ -244,7 +244,23 @@ def read_api_key(api_key_file: str | None, api_key_env: str = "GSG_API_KEY") -> 
     else:
         key = os.environ.get(api_key_env, "").strip() or None
     register_secret(key)
+    unsendable = _unsendable_at(key)
+    if unsendable is not None:
+        # the character itself is part of the secret: its position alone is said
+        raise GsgError(f"the API key has a space, a control or a non-ASCII character (character {unsendable}): no "
+                       "HTTP header carries it as a bearer token (a key file of two lines?)",
+                       where=api_key_file or api_key_env)
     return key
+
+
+def _unsendable_at(key: str | None) -> int | None:
+    """The 1-based position of the first character a bearer token cannot hold (RFC 6750's b64token is printable
+    ASCII without a space): non-ASCII ended a soak as 'internal error: UnicodeEncodeError' (httpx encodes headers as
+    ASCII), a line break inside made every request fail as LocalProtocolError."""
+    for at, char in enumerate(key or "", 1):
+        if not "!" <= char <= "~":
+            return at
+    return None
 
 
 def _warn_if_shared(api_key_file: str) -> None:

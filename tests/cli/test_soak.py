@@ -278,3 +278,45 @@ def test_round_requests_bring_a_long_open_loop_round_within_the_arrival_cap():
     _check(SoakOptions(**fast, round_requests=1_000_000))  # 2,000,000 scheduled, 1,000,000 sent: allowed
     with pytest.raises(GsgError, match=r"^10000 requests/s for 200 s schedules 1000001 requests a round"):
         _check(SoakOptions(**fast, round_requests=1_000_001))
+
+
+_UNSENDABLE = ("the API key has a space, a control or a non-ASCII character (character {}): no HTTP header carries it "
+               "as a bearer token (a key file of two lines?)")
+
+
+_KEYS_NO_HEADER_CARRIES = [
+    ("sk-\u00e9t\u00e9", 4),  # before: 'internal error: UnicodeEncodeError' after round 1 began (exit 3)
+    ("sk-one\nsk-two", 7),  # before: every request 'LocalProtocolError', a failing verdict
+    ("sk-a b", 5), ("sk-a\tb", 5), ("sk-\x7f", 4),
+]
+
+
+@pytest.mark.parametrize("key, at", _KEYS_NO_HEADER_CARRIES)
+def test_a_key_file_no_header_can_carry_is_one_line_naming_the_file(server, tmp_path, key, at):
+    before = server.engine.requests
+    key_file = tmp_path / "key"
+    key_file.write_text(key + "\n", encoding="utf-8")
+    key_file.chmod(0o600)
+    code, out, err = run_cli("soak", "--url", server.url, "--model", "qwen3-8b", "--rounds", "1",
+                             "--round-seconds", "0.5", "--api-key-file", str(key_file))
+    assert (code, out, err) == (1, "", f"gsg: error: {key_file}: {_UNSENDABLE.format(at)}\n")
+    assert server.engine.requests == before  # refused before a request went out
+
+
+@pytest.mark.parametrize("key, at", _KEYS_NO_HEADER_CARRIES + [("\ufeffsk-bom", 1)])  # a file's BOM is dropped
+def test_a_key_variable_no_header_can_carry_is_one_line_naming_the_variable(server, monkeypatch, key, at):
+    before = server.engine.requests
+    monkeypatch.setenv("GSG_REFERENCE_API_KEY", key)
+    code, out, err = run_cli("soak", "--url", server.url, "--model", "qwen3-8b", "--rounds", "1",
+                             "--round-seconds", "0.5", "--reference-url", server.url)
+    assert (code, out, err) == (1, "", f"gsg: error: GSG_REFERENCE_API_KEY: {_UNSENDABLE.format(at)}\n")
+    assert server.engine.requests == before
+
+
+def test_a_printable_ascii_key_is_sent_as_it_is(server, tmp_path):
+    key_file = tmp_path / "key"
+    key_file.write_text("\ufeff  gpustack_0a1b_c+d/e=~.-  \n", encoding="utf-8")
+    key_file.chmod(0o600)
+    run_cli("soak", "--url", server.url, "--model", "qwen3-8b", "--rounds", "1", "--round-seconds", "0.5",
+            "--concurrency", "1", "--api-key-file", str(key_file))
+    assert "Bearer gpustack_0a1b_c+d/e=~.-" in server.seen_auth  # the server's own key is another: a 401, sent

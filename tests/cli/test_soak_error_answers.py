@@ -77,3 +77,53 @@ def test_metrics_whose_sums_overflow_are_not_read_and_the_soak_ends_with_valid_j
         assert document["kv_pool"] is None
     rows = [line.split() for line in result.err.splitlines() if line.strip()[:1].isdigit()]
     assert len(rows) == 3 and all(row[-2:] == ["-", "-"] for row in rows), result.err  # memory, idle memory
+
+
+class _Elsewhere(BaseHTTPRequestHandler):
+    """Where the redirect points: records what reached it."""
+    seen: list[str | None] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        _Elsewhere.seen.append(self.headers.get("authorization"))
+        self.send_response(500)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_redirect_for_every_request_of_round_1_is_one_line_and_the_key_stays_home(monkeypatch):
+    elsewhere = ThreadingHTTPServer(("127.0.0.1", 0), _Elsewhere)
+
+    class Redirecting(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(307)
+            self.send_header("location", f"http://127.0.0.1:{elsewhere.server_port}/v1/chat/completions")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    for each in (server, elsewhere):
+        threading.Thread(target=each.serve_forever, daemon=True).start()
+    monkeypatch.setenv("GSG_API_KEY", "sk-redirected-77")
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
+                         "--round-seconds", "0.5", "--concurrency", "1"])
+    finally:
+        for each in (server, elsewhere):
+            each.shutdown()
+            each.server_close()
+    # before: "HTTP 307" for every request of all 5 rounds, a failing verdict
+    assert code == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: HTTP 307: a redirect, not followed "
+        "(the API key goes to the URL given alone: point the URL where it leads) for every request of round 1 "
+        "(check the URL, the key and --model)")
+    assert _Elsewhere.seen == []
+    assert "sk-redirected-77" not in out.getvalue() + err.getvalue()

@@ -43,9 +43,18 @@ ERROR_ANSWER = "an error answered with HTTP 200 (no stream)"
 JSON_ANSWER_READ_BYTES = 64 * 1024  # of a JSON answer to a streamed request: enough for any error object
 # llama.cpp ends a request at once with "length" when its slot's share of the context cannot hold the prompt
 CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fills the server's context?)"
+# A redirect is not followed: the key would go where the server says (another host, or plain http), and a soak
+# through a redirect measures one more hop. Before, each request failed as "HTTP 307" for the whole run.
+REDIRECT = "a redirect, not followed (the API key goes to the URL given alone: point the URL where it leads)"
+REDIRECT_CODES = (301, 302, 303, 307, 308)  # those a client follows (httpx's own list)
 # every request of a soak's first round failing for one of these is a wrong URL, key or model, not a soak result
-FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER)
+FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER) + tuple(
+    f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
+MALFORMED = "malformed stream chunk"
+# finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
+# stop, length, abort, error, repetition) and SGLang's abort; such an answer is no completed request
+UNFINISHED_REASONS = ("abort", "error")
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,8 @@ def retry_after_s(response: httpx.Response) -> float | None:
 
 def _unreadable(response: httpx.Response) -> str | None:
     """Why an answer is not a stream gsg reads, before a byte of its body is read (it may be endless)."""
+    if response.status_code in REDIRECT_CODES:
+        return f"HTTP {response.status_code}: {REDIRECT}"
     if response.status_code != 200:
         return f"HTTP {response.status_code}"
     if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
@@ -169,13 +180,22 @@ def _unreadable(response: httpx.Response) -> str | None:
     return None
 
 
+def _names_an_error(found: object) -> bool:
+    """OpenAI's {"error": ...} (any value but null or false: an empty object is an error too) or vLLM's older
+    {"object": "error", ...}."""
+    if not isinstance(found, dict):
+        return False
+    error = found.get("error")
+    return (error is not None and error is not False) or found.get("object") == "error"
+
+
 def _json_error(line: bytes) -> bool:
-    """Whether one line is a JSON error object (OpenAI's {"error": ...} or vLLM's older {"object": "error"})."""
+    """Whether one line is a JSON error object."""
     try:
         found = json.loads(line) if not nests_deeper(line) else None
     except (ValueError, RecursionError):
         return False
-    return isinstance(found, dict) and bool(found.get("error") or found.get("object") == "error")
+    return _names_an_error(found)
 
 
 async def _error_answer(response: httpx.Response) -> bool:
@@ -189,11 +209,30 @@ async def _error_answer(response: httpx.Response) -> bool:
     return _json_error(bytes(body))
 
 
+def _text_or_none(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _delta_shape_broken(delta: object) -> bool:
+    """Whether a delta carries a field of the wrong type where tokens are counted: content is text or a list of
+    parts (objects), reasoning text, tool calls a list; 5 or {} there counted as a token before."""
+    if delta is None:
+        return False
+    if not isinstance(delta, dict):
+        return True
+    content = delta.get("content")
+    if not (_text_or_none(content) or (isinstance(content, list) and all(isinstance(p, dict) for p in content))):
+        return True
+    tool_calls = delta.get("tool_calls")
+    return not (_text_or_none(delta.get("reasoning_content")) and _text_or_none(delta.get("reasoning"))
+                and (tool_calls is None or isinstance(tool_calls, list)))
+
+
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
     __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
-                 "max_tokens", "cut_at_once")
+                 "max_tokens", "cut_at_once", "held", "held_at")
 
     def __init__(self, clock: Callable[[], float], max_tokens: int | None = None):
         self.clock = clock
@@ -206,21 +245,25 @@ class _Deltas:
         self.done = self.finished = False
         self.error_event = False  # an `event: error` line names the event its data lines make up
         self.cut_at_once = False  # finish_reason "length" before any token
+        # an event's data over several `data:` lines (the SSE standard joins them with LF): the lines so far, read
+        # as one chunk when the event ends, timed at its last line
+        self.held: bytearray | None = None
+        self.held_at = 0.0
 
     def _choice(self, choices: list, now: float) -> str | None:
         """Choice 0 of a chunk: its delta, timed at `now`, and whether it finished; a reason when it is broken."""
         choice = choices[0]
         if not isinstance(choice, dict):
-            return "malformed stream chunk"
+            return MALFORMED
         if choice.get("index") not in (0, None):
             # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
             choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
         delta = choice.get("delta")
-        content = delta.get("content") if isinstance(delta, dict) else None
-        if content is not None and not isinstance(content, (str, list)):
-            return "malformed stream chunk"  # text, or a list of parts; a number or an object is no token
+        reason = choice.get("finish_reason")
+        if _delta_shape_broken(delta) or not _text_or_none(reason):
+            return MALFORMED
         # a tool call's arguments are generated tokens as much as content is
-        if isinstance(delta, dict) and (content or delta.get("reasoning_content")
+        if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")
                                         or delta.get("reasoning") or delta.get("tool_calls")):
             if self.first is None:
                 self.first = now
@@ -228,9 +271,12 @@ class _Deltas:
                 self.gaps.append(now - self.last)
             self.last = now
             self.chunks += 1
-        if choice.get("finish_reason"):
+        if reason in UNFINISHED_REASONS:
+            # the engine gave the request up (aborted, or an error inside it): before, a success of its tokens so far
+            return f"finish_reason {reason}: the engine ended the request unfinished"
+        if reason:
             self.finished = True
-            self.cut_at_once = self.first is None and choice.get("finish_reason") == "length"
+            self.cut_at_once = self.first is None and reason == "length"
         return None
 
     def take(self, line: bytes) -> str | None:
@@ -238,7 +284,8 @@ class _Deltas:
         if not line.startswith(b"data:"):
             if not line:
                 self.error_event = False  # an empty line ends the event
-            elif line.startswith(b"event:"):
+                return self.end_event()
+            if line.startswith(b"event:"):
                 self.error_event = line[6:].strip() == b"error"
             elif line.startswith(b"{") and self.first is None and not self.done:
                 # a JSON answer under another content type than JSON's: an error, or choices whole
@@ -248,23 +295,36 @@ class _Deltas:
             return "error in stream"  # the stream names this event an error: its data is no chunk
         now = self.clock()  # the chunk's arrival, before gsg spends anything on parsing it
         payload = line[5:].strip()
+        if self.held is not None:
+            if len(self.held) + 1 + len(payload) > MAX_LINE_BYTES:
+                return f"stream event over {MAX_LINE_BYTES // MiB} MiB"
+            self.held += b"\n" + payload
+            self.held_at = now
+            return None
         if payload == b"[DONE]":
             self.done = True  # read on to the end of the body: a connection left mid-body is closed
             return None
         if self.done:
             return "data after [DONE]"  # a second answer on one stream (a proxy mixing them): neither is timed
-        try:
-            if nests_deeper(payload):  # gsg's own limit: json's depth differs by Python release
-                raise ValueError
-            chunk = json.loads(payload)
-        # not JSON, bad UTF-8, an integer past Python's digit limit, or nesting past the C scanner's depth (one
-        # 10 KB line of '[' crashed the soak)
-        except (ValueError, RecursionError):
-            return "malformed stream chunk"
+        chunk = _json_chunk(payload)
+        if chunk is None:
+            # perhaps the first line of a chunk over several data lines: read whole when its event ends
+            self.held, self.held_at = bytearray(payload), now
+            return None
+        return self._chunk(chunk, now)
+
+    def end_event(self) -> str | None:
+        """The end of an event (an empty line, or the body's end): the data lines it held read as one chunk."""
+        if self.held is None:
+            return None
+        payload, self.held = bytes(self.held), None
+        chunk = _json_chunk(payload)
+        return MALFORMED if chunk is None else self._chunk(chunk, self.held_at)
+
+    def _chunk(self, chunk: object, now: float) -> str | None:
         if not isinstance(chunk, dict):
-            return "malformed stream chunk"
-        # {"error": ...}, or vLLM's older stream error without that key: {"object": "error", "message": ...}
-        if chunk.get("error") or chunk.get("object") == "error":  # as _json_error
+            return MALFORMED
+        if _names_an_error(chunk):
             return "error in stream"
         choices = chunk.get("choices")
         if choices and isinstance(choices, list):
@@ -277,13 +337,33 @@ class _Deltas:
             # the count feeds tokens/s: a boolean, a negative or fractional count, or one past what any answer
             # within MAX_ANSWER_BYTES can hold is a broken answer, not a figure to average
             if type(counted) is not int or not 0 <= counted <= MAX_USAGE_TOKENS:
-                return "malformed stream chunk"
+                return MALFORMED
             # an engine stops at max_tokens: a larger count (a proxy's sum over requests, a lying endpoint) would
             # inflate tok/s; the streamed deltas are no substitute (an engine may send several tokens in one)
             if self.max_tokens is not None and counted > self.max_tokens:
                 return USAGE_PAST_MAX
             self.usage_tokens = counted
         return None
+
+
+def _json_chunk(payload: bytes) -> object | None:
+    """A data payload's JSON; None when it is none: not JSON, bad UTF-8, an integer past Python's digit limit, or
+    nesting past gsg's limit (json's own depth differs by Python release; one 10 KB line of '[' crashed the soak)."""
+    try:
+        if nests_deeper(payload):
+            return None
+        return json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+
+
+async def _read_events(response: httpx.Response, seen: _Deltas) -> str | None:
+    """The stream's lines into `seen`; the reason the answer is broken, if it is."""
+    async for line in _sse_lines(response):
+        broken = seen.take(line)
+        if broken:
+            return broken
+    return seen.end_event()  # a body may end without the empty line that ends its last event
 
 
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
@@ -321,10 +401,9 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                         problem = ERROR_ANSWER
                     if problem:
                         return result(False, problem)
-                    async for line in _sse_lines(response):
-                        broken = seen.take(line)
-                        if broken:
-                            return result(False, broken)
+                    broken = await _read_events(response, seen)
+                    if broken:
+                        return result(False, broken)
             except _Broken as exc:
                 return result(False, str(exc))
             except httpx.TimeoutException:

@@ -23,8 +23,12 @@ from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wante
 
 
 def _metric_name(line: str) -> str:
+    """A sample line's metric name. The text format separates tokens by blanks or tabs, and its parser reads a line
+    indented by them: a name cut at spaces alone was `name\t3`, no family gsg reads, and the line was dropped
+    unread (a tab-separated page gave no readings at all, silently)."""
+    line = line.lstrip(" \t")
     end = len(line)
-    for stop in ("{", " "):
+    for stop in ("{", " ", "\t"):
         at = line.find(stop)
         if at != -1:
             end = min(end, at)
@@ -69,27 +73,34 @@ def relevant_lines(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def parse_samples(text: str) -> list[Sample]:
+def parse_samples(text: str, source: int = 0) -> list[Sample]:
     """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'.
     The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report), and
     dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers). A series
     given twice (the format allows one sample per series) is read once when both say the same, and refused when
-    they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart."""
+    they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart.
+    `source` numbers the --metrics-url that answered (Sample.source)."""
     samples: list[Sample] = []
     seen: dict[tuple, float] = {}
     for family in text_string_to_metric_families(relevant_lines(text)):
         for sample in family.samples:
-            if not wanted(sample.name):
+            name = sample.name
+            if not wanted(name) and family.type == "counter" and name.endswith("_total") and wanted(name[:-6]):
+                # the parser appends _total to a line named as its counter family (`# TYPE x counter` over `x 3`): a
+                # gauge gsg reads, typed counter, was dropped unread and unsaid. Every line kept bears a name gsg
+                # reads, so the name without the suffix is the line's own
+                name = name[:-6]
+            if not wanted(name):
                 continue
-            key = (sample.name, tuple(sorted(sample.labels.items())))
+            key = (name, tuple(sorted(sample.labels.items())))
             value = float(sample.value)
             if key in seen:
                 if seen[key] == value or (value != value and seen[key] != seen[key]):  # NaN twice is the same
                     continue
-                raise MetricsRefused(f"the series {sample.name} appears twice with different values")
+                raise MetricsRefused(f"the series {name} appears twice with different values")
             seen[key] = value
             if math.isfinite(value):
-                samples.append(Sample(sample.name, sample.labels, value))
+                samples.append(Sample(name, sample.labels, value, source))
     return samples
 
 
@@ -151,6 +162,10 @@ SCRAPE_DEADLINE_S = 5.0  # the whole answer, not each read: a server that drips 
 HTML_PAGE = "an HTML page, not Prometheus text (a login page or proxy? point --metrics-url at the engine)"
 
 
+NOTHING_READ = ("no finite reading of the series gsg reads (another exporter, or names of an engine release gsg "
+                "does not know)")
+
+
 class _Refused(Exception):
     """A /metrics answer gsg does not read: the message says why."""
 
@@ -198,7 +213,7 @@ class Scraper:
     def active(self) -> bool:
         return bool(self.urls) or self.pid is not None
 
-    async def _fetch(self, url: str) -> list[Sample] | str:
+    async def _fetch(self, source: int, url: str) -> list[Sample] | str:
         shown = self.shown[url]
         try:
             body = await _bounded_get(self.client, url)
@@ -210,12 +225,15 @@ class Scraper:
         except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
-            return parse_samples(body.decode("utf-8", errors="replace"))
+            samples = parse_samples(body.decode("utf-8", errors="replace"), source)
         except MetricsRefused as exc:
             return f"{shown}: {exc}"
         except (ValueError, TypeError, IndexError):
             # the parser's message quotes the server's line: not repeated (it may carry escapes or secrets)
             return f"{shown}: not Prometheus text"
+        # a page of other names (another exporter, an engine release that renamed its series) or of no numbers: a
+        # scrape that read nothing, said so; before it counted as read, and a run could be called stable on none
+        return samples or f"{shown}: {NOTHING_READ}"
 
     def _pid_reading(self) -> tuple[float | None, tuple[str, ...]]:
         if self.pid is None:
@@ -224,7 +242,7 @@ class Scraper:
         return rss, (() if rss is not None else (f"--pid {self.pid}: no such process",))
 
     async def _answers(self) -> tuple[list[Sample], tuple[str, ...]]:
-        answers = await asyncio.gather(*(self._fetch(url) for url in self.urls))
+        answers = await asyncio.gather(*(self._fetch(source, url) for source, url in enumerate(self.urls)))
         samples = [s for answer in answers if isinstance(answer, list) for s in answer]
         return samples, tuple(answer for answer in answers if isinstance(answer, str))
 

@@ -46,6 +46,9 @@ class Sample:
     name: str  # the sample's own name: counters keep `_total` here even where the parser strips the family's
     labels: Mapping[str, str]
     value: float
+    # which --metrics-url answered it: two replicas' /metrics carry the same series (same name, same labels), and
+    # read as one series their counters went up and down every scrape: a restart each time, preemptions summed anew
+    source: int = 0
 
 
 def wanted(name: str) -> bool:
@@ -171,7 +174,7 @@ def observed_kv_pool(snapshots: Iterable[Snapshot], from_file: tuple[int, str] |
 
 
 def _series_key(sample: Sample) -> tuple:
-    return (sample.name, tuple(sorted(sample.labels.items())))
+    return (sample.source, sample.name, tuple(sorted(sample.labels.items())))
 
 
 KEEP_GONE_SERIES = 1_000  # series a table remembers beyond twice the latest scrape's

@@ -297,3 +297,40 @@ def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error)
             return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
     snap = asyncio.run(go())
     assert (snap.errors, seen) == ((error,), [None])
+
+
+def _replica(preemptions: int, started: float) -> str:
+    return (f'vllm:num_preemptions_total{{model_name="m",engine="0"}} {preemptions}\n'
+            f'vllm:num_requests_running{{model_name="m",engine="0"}} 2\n'
+            f"process_start_time_seconds {started}\n")
+
+
+def test_two_replicas_with_the_same_series_are_two_series_not_one_restarting():
+    """Two --metrics-url of two replicas of one engine: the same names and labels. Before, read as one series, each
+    scrape saw the counter fall from 10 to 3 and the start time move: a restart every scrape, and preemptions
+    40 where the replicas counted 2 + 2 (a false restart and a false preemption verdict)."""
+    pages = {"/a": [_replica(10, 100.0), _replica(11, 100.0), _replica(12, 100.0), _replica(12, 100.0)],
+             "/b": [_replica(3, 200.0), _replica(3, 200.0), _replica(4, 200.0), _replica(5, 200.0)]}
+    asked = {"/a": 0, "/b": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        page = pages[request.url.path][asked[request.url.path]]
+        asked[request.url.path] += 1
+        return httpx.Response(200, text=page)
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            scraper = Scraper(client, ["http://a.test/a", "http://b.test/b"], None, "m", 0.0)
+            return [await scraper.scrape_once() for _ in range(4)]
+
+    snapshots = asyncio.run(go())
+    assert [(s.preemptions, s.restarted, s.running) for s in snapshots] == [
+        (0.0, False, 4.0), (1.0, False, 4.0), (3.0, False, 4.0), (4.0, False, 4.0)]
+
+
+def test_one_replica_restarting_beside_another_is_one_restart():
+    norm = Normaliser()
+    a = [parse_samples(_replica(v, 100.0), 0) for v in (5, 6)] + [parse_samples(_replica(1, 300.0), 0)]
+    b = [parse_samples(_replica(v, 200.0), 1) for v in (7, 8, 9)]
+    snapshots = [norm.snapshot(float(t), a[t] + b[t]) for t in range(3)]
+    assert [(s.preemptions, s.restarted) for s in snapshots] == [(0.0, False), (2.0, False), (4.0, True)]

@@ -107,9 +107,42 @@ def test_the_bounds_are_the_documented_ones():
     (f'{RUNNING}{{model_name="m"}} 3\r{RUNNING}{{model_name="n"}} 4\r', [("m", 3.0), ("n", 4.0)]),
     (f'# TYPE {RUNNING} gauge\n{RUNNING}{{model_name="m"}} 3\n# EOF\n', [("m", 3.0)]),  # OpenMetrics' end marker
     (f'{RUNNING}{{model_name="m"}} 3 1700000000000\n', [("m", 3.0)]),  # a timestamp
+    # tokens separated by tabs, or a line indented (the parser reads both); before: the line dropped unread
+    (f'{RUNNING}{{model_name="m"}}\t3\n', [("m", 3.0)]),
+    (f'# TYPE\t{RUNNING}\tgauge\n{RUNNING}{{model_name="m"}}\t3\t1700000000000\n', [("m", 3.0)]),
+    (f'  {RUNNING}{{model_name="m"}} 3\n\t{RUNNING}{{model_name="n"}} 4\n', [("m", 3.0), ("n", 4.0)]),
 ])
 def test_label_values_and_line_ends_the_formats_allow_are_read(text, samples):
     assert [(s.labels["model_name"], s.value) for s in parse_samples(text)] == samples
+
+
+@pytest.mark.parametrize("text", [f"{RUNNING}\t3\n", f"{RUNNING} \t 3 \t 1700000000000\n", f"\t{RUNNING}\t3\n",
+                                  f"# TYPE\t{RUNNING}\tgauge\n{RUNNING}\t3\n"])
+def test_a_series_without_labels_separated_by_tabs_is_read(text):
+    """Before: the name was cut at a space alone ('vllm:num_requests_running\t3'), no family gsg reads, and the
+    line was dropped: the running count unread, and nothing said so."""
+    assert [(s.name, s.value) for s in parse_samples(text)] == [(RUNNING, 3.0)]
+    assert Normaliser().snapshot(0.0, parse_samples(text)).running == 3.0
+
+
+@pytest.mark.parametrize("text, read", [
+    # a gauge typed counter: the parser named its sample vllm:num_requests_running_total; before: dropped, unsaid
+    (f"# TYPE {RUNNING} counter\n{RUNNING} 3\n", [(RUNNING, 3.0)]),
+    ("# TYPE vllm:kv_cache_usage_perc counter\nvllm:kv_cache_usage_perc 0.5\n", [("vllm:kv_cache_usage_perc", 0.5)]),
+    # a counter typed gauge, or typed counter under its sample's name, reads as it always did
+    ("# TYPE vllm:num_preemptions_total gauge\nvllm:num_preemptions_total 7\n", [("vllm:num_preemptions_total", 7.0)]),
+    ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total 7\n",
+     [("vllm:num_preemptions_total", 7.0)]),
+])
+def test_a_family_typed_otherwise_is_read_under_its_lines_name(text, read):
+    assert [(s.name, s.value) for s in parse_samples(text)] == read
+
+
+def test_one_series_typed_twice_with_two_values_is_refused():
+    """Before: both samples renamed by the counter TYPE, dropped: the running count unread, nothing said."""
+    text = f"# TYPE {RUNNING} gauge\n{RUNNING} 3\n# TYPE {RUNNING} counter\n{RUNNING} 4\n"
+    with pytest.raises(MetricsRefused, match=f"^the series {RUNNING} appears twice with different values$"):
+        parse_samples(text)
 
 
 def test_an_exemplar_on_a_counter_is_read_past():

@@ -155,3 +155,111 @@ def test_sse_as_the_standard_allows_and_broken_streams_at_every_chunking(body, o
 ])
 def test_an_answer_that_is_no_event_stream_says_what_it_is(content_type, body, error):
     assert _streamed(body, content_type) == (False, error, 0)
+
+
+def _finish(reason: str) -> bytes:
+    return b'data: {"choices": [{"delta": {}, "finish_reason": ' + reason.encode() + b"}]}\n\n"
+
+
+def _delta(delta: str) -> bytes:
+    return b'data: {"choices": [{"delta": ' + delta.encode() + b"}]}\n\n"
+
+
+_UNFINISHED = "finish_reason {}: the engine ended the request unfinished"
+
+
+@pytest.mark.parametrize("body, outcome", [
+    # vLLM's FINISH_REASON_STRINGS hold abort and error, SGLang's abort: a request the engine gave up on; before: a
+    # success of the tokens streamed so far
+    (_DELTA + b"\n\n" + _finish('"abort"') + _DONE + b"\n\n", (False, _UNFINISHED.format("abort"), 0)),
+    (_DELTA + b"\n\n" + _finish('"error"') + _DONE + b"\n\n", (False, _UNFINISHED.format("error"), 0)),
+    (b'data: {"choices": [{"delta": {"content": "a"}, "finish_reason": "abort"}]}\n\n',
+     (False, _UNFINISHED.format("abort"), 0)),
+    # the reasons of a finished answer
+    (_DELTA + b"\n\n" + _finish('"repetition"'), (True, None, 1)),
+    (_DELTA + b"\n\n" + _finish('"tool_calls"'), (True, None, 1)),
+    (_DELTA + b"\n\n" + _finish('"content_filter"'), (True, None, 1)),
+    (_DELTA + b"\n\n" + _finish("null") + _DONE + b"\n\n", (True, None, 1)),
+    # a finish reason that is no text; before: a finished answer
+    (_DELTA + b"\n\n" + _finish("5"), (False, "malformed stream chunk", 0)),
+    (_DELTA + b"\n\n" + _finish("true"), (False, "malformed stream chunk", 0)),
+    (_DELTA + b"\n\n" + _finish('{"type": "abort", "message": "out of memory"}'), (False, "malformed stream chunk", 0)),
+    # a token field of the wrong type; before: each counted as a token
+    (_delta('{"reasoning_content": 5}') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_delta('{"reasoning": {"text": "a"}}') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_delta('{"tool_calls": true}') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_delta('{"tool_calls": {"name": "f"}}') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_delta('{"content": [1]}') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_delta('"a"') + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    # ... and of the right one
+    (_delta('{"content": [{"type": "text", "text": "a"}]}') + _DONE + b"\n\n", (True, None, 1)),
+    (_delta('{"reasoning": "a"}') + _delta('{"tool_calls": [{"index": 0}]}') + _DONE + b"\n\n", (True, None, 2)),
+    (_delta('{"content": null, "reasoning_content": "a", "tool_calls": null}') + _DONE + b"\n\n", (True, None, 1)),
+    # an error key whatever its value but null or false; before: {} and "" were a success
+    (_DELTA + b'\n\ndata: {"error": {}}\n\n' + _DONE + b"\n\n", (False, "error in stream", 0)),
+    (_DELTA + b'\n\ndata: {"error": ""}\n\n' + _DONE + b"\n\n", (False, "error in stream", 0)),
+    (b'data: {"error": null, "choices": [{"delta": {"content": "a"}}]}\n\n'
+     b'data: {"error": false, "choices": [{"delta": {"content": "a"}}]}\n\n' + _DONE + b"\n\n", (True, None, 2)),
+])
+@pytest.mark.parametrize("pieces", [None, 1, 7])
+def test_finish_reasons_token_fields_and_error_keys_by_type(body, outcome, pieces):
+    assert _streamed(body, pieces=pieces) == outcome
+
+
+@pytest.mark.parametrize("body, outcome", [
+    # one event's data over several lines, joined with LF as the SSE standard says (a proxy pretty-printing its
+    # chunks); before: "malformed stream chunk"
+    (b'data: {"choices":\ndata: [{"delta": {"content": "a"}}]}\n\n' + _DONE + b"\n\n", (True, None, 1)),
+    (b'data: {\ndata:   "choices": [\ndata:     {"delta": {"content": "a"}}\ndata:   ]\ndata: }\n\n'
+     + _DELTA + b"\n\n" + _DONE + b"\n\n", (True, None, 2)),
+    (b'data: {"choices":\n: a comment inside the event\nid: 4\ndata: [{"delta": {"content": "a"}}]}\n\n'
+     + _DONE + b"\n\n", (True, None, 1)),
+    # the body ends without the empty line closing its last event
+    (_DELTA + b'\n\ndata: {"choices": [{"delta": {},\ndata: "finish_reason": "stop"}]}', (True, None, 1)),
+    # a chunk per data line, events not separated (single LF): each read alone, as before
+    (_DELTA + b"\n" + _DELTA + b"\n" + _DONE + b"\n", (True, None, 2)),
+    # JSON cut across two events, or a joined event that is no JSON: still malformed
+    (b'data: {"choices":\n\ndata: [{"delta": {"content": "a"}}]}\n\n' + _DONE + b"\n\n",
+     (False, "malformed stream chunk", 0)),
+    (_DELTA + b'\n\ndata: {"choices":\ndata: [DONE]\n\n', (False, "malformed stream chunk", 0)),
+    (_DELTA + b"\n\ndata: not json\n\n" + _DONE + b"\n\n", (False, "malformed stream chunk", 0)),
+    (_DELTA + b'\n\ndata: {"choices": [', (False, "malformed stream chunk", 0)),
+    # an event whose data lines are an error object
+    (_DELTA + b'\n\ndata: {"error":\ndata: {"message": "boom"}}\n\n' + _DONE + b"\n\n", (False, "error in stream", 0)),
+])
+@pytest.mark.parametrize("pieces", [None, 1, 7])
+def test_an_events_data_over_several_lines_is_one_chunk(body, outcome, pieces):
+    assert _streamed(body, pieces=pieces) == outcome
+
+
+def test_an_event_of_data_lines_is_bounded_as_a_line_is():
+    line = b"data: " + b"x" * 1000 + b"\n"  # 1,001 bytes held each: the payload and the LF joining it
+    body = b'data: {"choices":\n' + line * (load.MiB // 1001 + 1) + b"\n" + _DONE + b"\n\n"
+    assert _streamed(body) == (False, "stream event over 1 MiB", 0)
+    under = b'data: {"choices":\n' + line * (load.MiB // 1001 - 1) + b"\n" + _DONE + b"\n\n"
+    assert _streamed(under) == (False, "malformed stream chunk", 0)  # within the bound: read, and no JSON
+
+
+@pytest.mark.parametrize("status, error", [
+    (301, f"HTTP 301: {load.REDIRECT}"), (302, f"HTTP 302: {load.REDIRECT}"), (303, f"HTTP 303: {load.REDIRECT}"),
+    (307, f"HTTP 307: {load.REDIRECT}"), (308, f"HTTP 308: {load.REDIRECT}"),
+    (300, "HTTP 300"), (304, "HTTP 304"),  # no redirect a client follows
+])
+def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(status, error):
+    from gpustack_guard.adapters.soak.load import Target, make_client, stream_one
+    from gpustack_guard.core.soak.prompts import make_prompt
+
+    seen: list[tuple[str, str | None]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.host, request.headers.get("authorization")))
+        return httpx.Response(status, headers={"location": "http://elsewhere.test/v1/chat/completions"})
+
+    async def go():
+        async with make_client(1, 5.0, httpx.MockTransport(answer)) as client:
+            return await stream_one(client, Target("ours", "https://endpoint.test/v1/chat/completions", "m", "sk-9"),
+                                    make_prompt(0, 0, 40, 6), 0.0, 5.0)
+    result = asyncio.run(go())
+    assert (result.ok, result.error, result.output_tokens) == (False, error, 0)
+    assert seen == [("endpoint.test", "Bearer sk-9")]
+    assert (error in load.FATAL_REASONS) == (status not in (300, 304))

@@ -36,6 +36,10 @@ class Misbehaving(httpx.AsyncBaseTransport):
             raise httpx.ConnectError("connection refused", request=request)
         if self.how == "metrics-404" and metrics:
             return httpx.Response(404, text="no metrics here")
+        if self.how == "metrics-other-names" and metrics:  # another exporter, or an engine's renamed series
+            return httpx.Response(200, text='node_memory_MemFree_bytes 1e9\nvllm:kv_cache_usage_ratio{engine="0"} 0.4\n')
+        if self.how == "metrics-nan" and metrics:
+            return httpx.Response(200, text="vllm:kv_cache_usage_perc NaN\nvllm:num_requests_running NaN\n")
         if metrics:
             return await self.router.handle_async_request(request)
         if self.how == "not-streamed":
@@ -96,6 +100,19 @@ def test_metrics_that_cannot_be_read_are_a_warning_and_make_stable_inconclusive(
     assert v.verdict == "inconclusive"
     assert v.warnings == [f"{report.settings['metrics_urls'][0]}: HTTP 404 in 16 of 16 scrapes: the verdict is drawn "
                           "without what it should have shown"]
+    assert v.evidence[0].startswith("inconclusive: a metrics endpoint could not be read")
+
+
+@pytest.mark.parametrize("how", ["metrics-other-names", "metrics-nan"])
+def test_a_metrics_page_with_nothing_gsg_reads_is_a_warning_and_makes_stable_inconclusive(how):
+    """Before: every scrape counted as read, no warning, and the run was called stable on no KV, preemption or
+    memory reading at all."""
+    report, _, _ = _soak(how)
+    v = report.verdict
+    assert v.verdict == "inconclusive"
+    assert v.warnings == [f"{report.settings['metrics_urls'][0]}: no finite reading of the series gsg reads (another "
+                          "exporter, or names of an engine release gsg does not know) in 16 of 16 scrapes: the verdict "
+                          "is drawn without what it should have shown"]
     assert v.evidence[0].startswith("inconclusive: a metrics endpoint could not be read")
 
 
