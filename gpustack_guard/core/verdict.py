@@ -9,9 +9,9 @@ from gpustack_guard.core.findings import Finding, Severity
 from gpustack_guard.core.memory.estimate import FITS, Estimate
 
 # The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
-# length, start-up check, scheduler limits; GSG053: a weights format the release cannot load); document rules
-# (spelling, unknown backend) say nothing about whether the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053")
+# length, start-up check, scheduler limits; GSG053 / GSG054: a weights format the release / the GPU cannot run);
+# document rules (spelling, unknown backend) say nothing about whether the model fits.
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053", "GSG054")
 
 
 def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tuple[str, Severity | None,

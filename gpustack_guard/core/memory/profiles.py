@@ -3507,3 +3507,100 @@ QUANT_LOADERS: tuple[QuantLoaderRow, ...] = (
                    "@v0.5.5 .. @v0.5.7 (how the loader reaches it there not read: not gated)"),
     QuantLoaderRow("sglang", "gguf", "gguf", "0.0.0", None, f"{_SGL_INIT}@v0.4.0 .. @v0.5.23 'gguf'"),
 )
+
+
+# --- which GPUs an engine runs a weights format on (core/memory/quant_support.py, rule GSG054) -----------------------
+class QuantCapabilityRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """The engine refuses weights gsg calls `method` from a checkpoint naming `checkpoint` on a GPU whose compute
+    capability is below `capability` in releases `since` <= r < `until` (None: up to the newest release read):
+    `config`.get_min_capability(), which the loader compares with the device's major * 10 + minor before loading
+    ("The quantization method X is not supported for the current GPU. Minimum capability: N. Current capability:
+    M."). `since` "0.0.0": from the oldest release read (QUANT_LOADERS says which releases load it at all)."""
+
+    family: str
+    method: str
+    checkpoint: str
+    since: str
+    until: str | None
+    capability: tuple[int, int]
+    config: str
+    source: str
+
+
+# Read at every tag named, from the wheels on PyPI (pip download --no-deps; each config class's get_min_capability in
+# vllm/model_executor/layers/quantization/*.py): vLLM 0.6.0, 0.8.5, 0.9.0, 0.10.0, 0.10.1, 0.11.0, 0.12.0, 0.13.0,
+# 0.14.0, 0.20.0-0.28.0, 0.34.0; the comparison in model_executor/model_loader/loader.py@v0.6.0,
+# config.py@v0.8.5-@v0.10.0, config/__init__.py@v0.10.1-@v0.11.0, config/vllm.py@v0.12.0-@v0.34.0
+# (_get_quantization_config). SGLang (python/sglang/srt/layers/quantization/*.py, the comparison in
+# srt/model_loader/loader.py _get_quantization_config at every tag read): 0.4.0 (vLLM's configs), 0.4.2, 0.4.6,
+# 0.5.0rc0, 0.5.10-0.5.13, 0.5.16, 0.5.23. The check runs on the method the engine settled on: vLLM turns gptq/awq
+# into gptq_marlin/awq_marlin only where Marlin runs (is_*_marlin_compatible tests the capability), so a GPTQ or AWQ
+# checkpoint meets the plain config's minimum. Not here, and why: compressed-tensors schemes check their own
+# minimum after the config's 70 (_check_scheme_supported, another message); SGLang's gptq/gguf (60: only Maxwell
+# and older, which no SGLang release read supports otherwise) and its Marlin variants.
+_VQ = "vllm/model_executor/layers/quantization"
+_SQ = "python/sglang/srt/layers/quantization"
+_CT_METHODS = ("fp8", "int8", "w4a16", "w8a16", "nvfp4", "mxfp4_dense")
+QUANT_MIN_CAPABILITY: tuple[QuantCapabilityRow, ...] = (
+    QuantCapabilityRow("vllm", "fp8", "fp8", "0.0.0", "0.14.0", (8, 0), "Fp8Config",
+                       f"{_VQ}/fp8.py@v0.6.0 .. @v0.13.0"),
+    QuantCapabilityRow("vllm", "fp8", "fp8", "0.14.0", None, (7, 5), "Fp8Config", f"{_VQ}/fp8.py@v0.14.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "fbgemm_fp8", "fbgemm_fp8", "0.0.0", None, (8, 0), "FBGEMMFp8Config",
+                       f"{_VQ}/fbgemm_fp8.py@v0.6.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "fp8", "modelopt", "0.0.0", "0.27.0", (8, 9), "ModelOptFp8Config",
+                       f"{_VQ}/modelopt.py@v0.8.5 .. @v0.26.0"),
+    QuantCapabilityRow("vllm", "fp8", "modelopt", "0.27.0", None, (8, 0), "ModelOptFp8Config",
+                       f"{_VQ}/modelopt.py@v0.27.0 .. @v0.34.0"),
+    *(QuantCapabilityRow("vllm", "nvfp4", checkpoint, since, until, capability, "ModelOptNvFp4Config",
+                         f"{_VQ}/modelopt.py{read}")
+      for checkpoint in ("modelopt", "modelopt_fp4")
+      for since, until, capability, read in (("0.0.0", "0.9.0", (10, 0), "@v0.8.5"),
+                                             ("0.9.0", "0.14.0", (8, 0), "@v0.9.0 .. @v0.13.0"),
+                                             ("0.14.0", None, (7, 5), "@v0.14.0 .. @v0.34.0"))),
+    QuantCapabilityRow("vllm", "mxfp4", "mxfp4", "0.0.0", None, (8, 0), "Mxfp4Config",
+                       f"{_VQ}/mxfp4.py@v0.10.1 .. @v0.34.0"),
+    *(QuantCapabilityRow("vllm", method, "compressed-tensors", "0.0.0", None, (7, 0), "CompressedTensorsConfig",
+                         f"{_VQ}/compressed_tensors/compressed_tensors.py@v0.6.0 .. @v0.34.0")
+      for method in _CT_METHODS),
+    QuantCapabilityRow("vllm", "awq", "awq", "0.0.0", None, (7, 5), "AWQConfig (AutoAWQConfig from @v0.24.0)",
+                       f"{_VQ}/awq.py@v0.6.0 .. @v0.23.0, auto_awq.py@v0.24.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "gptq", "gptq", "0.0.0", None, (6, 0), "GPTQConfig (AutoGPTQConfig from @v0.22.0)",
+                       f"{_VQ}/gptq.py@v0.6.0 .. @v0.21.0, auto_gptq.py@v0.22.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "awq_marlin", "awq_marlin", "0.0.0", "0.14.0", (8, 0), "AWQMarlinConfig",
+                       f"{_VQ}/awq_marlin.py@v0.6.0 .. @v0.13.0"),
+    QuantCapabilityRow("vllm", "awq_marlin", "awq_marlin", "0.14.0", None, (7, 5),
+                       "AWQMarlinConfig (AutoAWQConfig from @v0.24.0)",
+                       f"{_VQ}/awq_marlin.py@v0.14.0 .. @v0.23.0, auto_awq.py@v0.24.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "gptq_marlin", "gptq_marlin", "0.0.0", "0.14.0", (8, 0), "GPTQMarlinConfig",
+                       f"{_VQ}/gptq_marlin.py@v0.6.0 .. @v0.13.0"),
+    QuantCapabilityRow("vllm", "gptq_marlin", "gptq_marlin", "0.14.0", "0.22.0", (7, 5), "GPTQMarlinConfig",
+                       f"{_VQ}/gptq_marlin.py@v0.14.0 .. @v0.21.0"),
+    QuantCapabilityRow("vllm", "gptq_marlin", "gptq_marlin", "0.22.0", None, (6, 0), "AutoGPTQConfig",
+                       f"{_VQ}/auto_gptq.py@v0.22.0 .. @v0.34.0"),
+    QuantCapabilityRow("vllm", "marlin", "marlin", "0.0.0", "0.11.0", (8, 0), "MarlinConfig",
+                       f"{_VQ}/marlin.py@v0.6.0 .. @v0.10.1"),
+    QuantCapabilityRow("vllm", "bitsandbytes", "bitsandbytes", "0.0.0", "0.28.0", (7, 0), "BitsAndBytesConfig",
+                       f"{_VQ}/bitsandbytes.py@v0.6.0 .. @v0.27.0"),
+    QuantCapabilityRow("vllm", "gguf", "gguf", "0.0.0", "0.24.0", (6, 0), "GGUFConfig",
+                       f"{_VQ}/gguf.py@v0.6.0 .. @v0.23.0"),
+    QuantCapabilityRow("sglang", "fp8", "fp8", "0.0.0", None, (8, 0), "Fp8Config",
+                       f"{_SQ}/fp8.py@v0.4.2 .. @v0.5.23 (not MXFP8; vLLM's @v0.4.0)"),
+    QuantCapabilityRow("sglang", "fp8", "modelopt", "0.0.0", None, (8, 9), "ModelOptFp8Config",
+                       f"{_SQ}/modelopt_quant.py@v0.4.2 .. @v0.5.23"),
+    *(QuantCapabilityRow("sglang", "nvfp4", checkpoint, since, until, capability, "ModelOptFp4Config",
+                         f"{_SQ}/modelopt_quant.py{read}")
+      for checkpoint in ("modelopt", "modelopt_fp4")
+      for since, until, capability, read in (("0.0.0", "0.5.13", (10, 0), "@v0.4.6 .. @v0.5.12.post1"),
+                                             ("0.5.13", None, (8, 0), "@v0.5.13 .. @v0.5.23"))),
+    QuantCapabilityRow("sglang", "mxfp4", "mxfp4", "0.0.0", None, (8, 0), "Mxfp4Config",
+                       f"{_SQ}/mxfp4.py@v0.5.0rc0 .. @v0.5.23"),
+    *(QuantCapabilityRow("sglang", method, "compressed-tensors", "0.0.0", None, (7, 0), "CompressedTensorsConfig",
+                         f"{_SQ}/compressed_tensors/compressed_tensors.py@v0.4.6 .. @v0.5.23")
+      for method in _CT_METHODS if method != "mxfp4_dense"),
+    QuantCapabilityRow("sglang", "awq", "awq", "0.0.0", "0.5.11", (7, 5), "AWQConfig",
+                       f"{_SQ}/awq.py@v0.4.6 .. @v0.5.10 (vLLM's @v0.4.0)"),
+    QuantCapabilityRow("sglang", "bitsandbytes", "bitsandbytes", "0.5.10", None, (7, 0), "BitsAndBytesConfig",
+                       f"{_SQ}/bitsandbytes.py@v0.5.10 .. @v0.5.23"),
+    QuantCapabilityRow("sglang", "fbgemm_fp8", "fbgemm_fp8", "0.5.10", "0.5.23", (8, 0), "FBGEMMFp8Config",
+                       f"{_SQ}/fpgemm_fp8.py@v0.5.10 .. @v0.5.12.post1"),
+)

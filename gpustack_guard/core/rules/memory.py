@@ -1,5 +1,5 @@
-"""Memory rules (GSG030-GSG045 but GSG035 and GSG041, and GSG053): each reads the estimation stage's result for one
-spec, prints the breakdown and names the flag to change."""
+"""Memory rules (GSG030-GSG045 but GSG035 and GSG041, and GSG053-GSG054): each reads the estimation stage's result for
+one spec, prints the breakdown and names the flag to change."""
 
 from __future__ import annotations
 
@@ -658,6 +658,68 @@ QUANT_UNLOADABLE = Rule(
         "checkpoint in a format the pinned release loads.",
     check=_quant_unloadable)
 
+def _chosen_gpu_names(ev: Evaluation) -> list[str]:
+    """The distinct GPU names the placement chose, first-seen order (every replica's)."""
+    placement = ev.placement
+    if placement is None:
+        return []
+    return list(dict.fromkeys(ref.gpu.name for gpus in placement.replicas for ref in gpus))
+
+
+@per_spec
+def _quant_gpu_unsupported(ev: Evaluation) -> Iterator[Finding]:
+    r = ev.rendered
+    if r.facts is None or not r.facts.quant_method or r.family not in QS.ENGINE_NAMES:
+        return
+    version = r.spec.backend_version
+    loader = QS.loader_verdict(r.family, r.facts, version)
+    if loader is not None and loader.loads is False:  # GSG053 says it: no loader at all, whatever the GPU
+        return
+    engine = QS.ENGINE_NAMES[r.family]
+    where = r.doc.at("gpu_selector") if r.spec.gpu_selector is not None else r.doc.at("name")
+    for name in _chosen_gpu_names(ev):
+        short = QS.capability_shortfall(r.family, r.facts, version, name)
+        if short is None:
+            continue
+        row, minimum = short.row, QS.capability_text(short.row.capability)
+        gpu = f"{echo.value(name)} (compute capability {QS.capability_text(short.capability)})"
+        if parse_version(version) is None:  # refused at every release read, whichever GPUStack runs
+            said = f"{engine} refuses {short.weights} weights on {gpu} at every release read: {row.config} needs " \
+                   f"compute capability {minimum} or more"
+        else:
+            said = f"{engine} {version} refuses {short.weights} weights on {gpu}: {row.config} needs compute " \
+                   f"capability {minimum}"
+        fix = f"place it on GPUs of compute capability {minimum} or newer"
+        if short.admitted_from is not None:
+            fix += (f", or set backend_version to {short.admitted_from.since} or later (minimum "
+                    f"{QS.capability_text(short.admitted_from.capability)})")
+        yield finding(QUANT_GPU_UNSUPPORTED, where,
+                      f"{said} ({row.source}); the deployment fails at start-up", spec=r.name,
+                      fix=fix + f", or serve a checkpoint in a format {echo.value(name)} runs")
+
+
+QUANT_GPU_UNSUPPORTED = Rule(
+    "GSG054", "quantization-gpu-unsupported",
+    "The engine refuses the checkpoint's weights format on the chosen GPU: the deployment fails at start-up.",
+    what="A vLLM/SGLang deployment placed on a GPU whose compute capability (known from its name) is below the "
+         "minimum the engine's quantization config asks of the checkpoint's format at the pinned release "
+         "(profiles.QUANT_MIN_CAPABILITY, each config's get_min_capability() read at the engine's tags: e.g. vLLM "
+         "fp8 8.0 before 0.14.0 and 7.5 from it, ModelOpt FP8 8.9 before 0.27.0, ModelOpt NVFP4 10.0 before "
+         "0.9.0, mxfp4 8.0, AWQ 7.5, bitsandbytes and compressed-tensors 7.0; SGLang ModelOpt FP8 8.9, ModelOpt "
+         "NVFP4 10.0 before 0.5.13). One finding per GPU model the placement chose; none for a GPU name gsg does "
+         "not know. With backend_version unset or unreadable, only a GPU every release read refuses. A separate "
+         "rule from GSG053 because the fix is another GPU (or checkpoint), not another release; the message names "
+         "a later release when one lowers the minimum below the GPU.",
+    why="gsg sizes the weights whatever the GPU, so the estimate says the deployment fits; the engine raises "
+        "before loading ('The quantization method X is not supported for the current GPU. Minimum capability: N. "
+        "Current capability: M.') and never serves, after GPUStack has booked the GPU.",
+    example="huggingface_repo_id: nvidia/Llama-3.1-8B-Instruct-FP8   # ModelOpt FP8\n"
+            "gpu_selector: {gpu_ids: [gpu-b:cuda:0]}                 # an RTX A6000, compute capability 8.6\n"
+            "backend: vLLM\nbackend_version: 0.11.0",
+    fix="Place the deployment on GPUs of the capability the message names (gpu_selector), set backend_version to "
+        "the later release it names where one exists, or serve a checkpoint in a format the GPU runs.",
+    check=_quant_gpu_unsupported)
+
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
          TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS, SAMPLER_WARMUP_OOM,
-         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE, QUANT_UNLOADABLE)
+         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE, QUANT_UNLOADABLE, QUANT_GPU_UNSUPPORTED)
