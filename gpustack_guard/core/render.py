@@ -407,6 +407,33 @@ def render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | No
         broken = _vars_with_line_breaks(doc, spec.guard.template, spec.guard.vars)
         if broken:
             return None, broken
+    rendered, found = _render_spec(doc, renderer, facts, facts_error, environ, family, env_extra, flag_extra)
+    if rendered is not None and family == "llamacpp":
+        refused = _refused_env(doc, rendered)
+        if refused:
+            return None, found + refused
+    return rendered, found
+
+
+def _refused_env(doc: SpecDoc, rendered: RenderedSpec) -> list[F.Finding]:
+    """GSG016 for a LLAMA_ARG_ variable llama-server reads (no flag given) with a value it exits on, at the env
+    key's line (the template's env at guard.template)."""
+    from gpustack_guard.core.memory.engine import llamacpp_env_flags
+
+    spec = rendered.spec
+    try:
+        llamacpp_env_flags(rendered.flags, dict(rendered.env), spec.backend_version, rendered.secret_keys)
+    except EF.FlagValueError as exc:
+        where = doc.at("env", exc.key) if exc.key in (spec.env or {}) else doc.at("guard", "template")
+        return [F.finding(D.ARG_VALUE, where, str(exc), spec=spec.name)]
+    return []
+
+
+def _render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | None, facts_error: str | None,
+                 environ: Mapping[str, str], family: str, env_extra: set[str], flag_extra: set[str]
+                 ) -> tuple[RenderedSpec | None, list[F.Finding]]:
+    spec = doc.spec
+    assert spec is not None
     key, output = _known_clean(spec, family, renderer, facts)
     known = _CLEAN_ARGUMENTS.get(key) if key is not None else None
     if known is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,6 +17,7 @@ from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, Uns
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
+from gpustack_guard.core.secrets import MASK
 from gpustack_guard.core.units import GiB
 from gpustack_guard.core.versions import parse_version
 
@@ -582,6 +585,65 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
     )
 
 
+class EnvValueError(EF.FlagValueError):
+    """A LLAMA_ARG_ variable's value llama-server would refuse: the message names the variable, not a flag."""
+
+    def __init__(self, env: str, value: str | None, reason: str):
+        super().__init__(env, value, reason)
+        self.args = (f"env {env} {EF.shown(value)}: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+# common/arg.cpp's is_truthy / is_falsey: the words its environment reading takes for on and off
+_ENV_TRUTHY = frozenset({"on", "enabled", "true", "1"})
+_ENV_FALSEY = frozenset({"off", "disabled", "false", "0"})
+
+
+def llamacpp_env_flags(flags: dict, env: dict | None, version: str | None, hidden: AbstractSet[str] = frozenset()
+                       ) -> tuple[dict, tuple[tuple[str, str], ...]]:
+    """The flags with each option the build reads from the environment (profiles.LLAMACPP_ENV_ARGS) that the
+    command line leaves unset, as llama-server reads them (the flag beats its variable), and (flag, variable) of
+    each one taken. Raises EnvValueError for a value llama-server would exit on; the value of a variable in
+    `hidden` (a secret: a ${NAME} reference) is masked in it."""
+    if not env:
+        return flags, ()
+    merged, taken = dict(flags), []
+    for row in P.llamacpp_env_args(version):
+        if row.option in flags or (row.off is not None and row.off in flags):
+            continue
+        negated = row.env.replace(P.LLAMACPP_ENV_PREFIX, P.LLAMACPP_ENV_PREFIX + "NO_", 1)
+        if row.kind == "bool" and negated in env:  # arg.cpp's compatibility reading: LLAMA_ARG_NO_<X> is falsey
+            name, text = negated, "0"
+        elif row.env in env:
+            name, text = row.env, str(env[row.env])
+        else:
+            continue
+        if row.kind == "switch":
+            if text in _ENV_TRUTHY:  # a handler without a value runs only for a truthy text
+                merged[row.option] = None
+                taken.append((row.option, name))
+            continue
+        shown = MASK if name in hidden else text
+        if row.kind == "bool":
+            if text not in _ENV_TRUTHY | _ENV_FALSEY:
+                raise EnvValueError(name, shown, "llama.cpp exits at start-up: not on|enabled|true|1 or "
+                                                "off|disabled|false|0 (invalid boolean value)")
+            option = row.option if text in _ENV_TRUTHY else str(row.off)
+            merged[option] = None
+            taken.append((option, name))
+            continue
+        error = EF.check(row.option, text, "llamacpp", version)
+        if error is not None:
+            # a secret's reason is not repeated: range refusals quote the value ("not 0")
+            raise EnvValueError(name, shown, error.reason if name not in hidden else
+                                f"a value {_release_words('llamacpp', version)} refuses for --{row.option}")
+        merged[row.option] = text
+        taken.append((row.option, name))
+    return merged, tuple(taken)
+
+
 # llama-server's flags that add buffer-type overrides, long and short spellings
 OVERRIDE_FLAGS = ("override-tensor", "ot", "cpu-moe", "cmoe", "n-cpu-moe", "ncmoe")
 
@@ -673,7 +735,8 @@ def _with_dtypes(loaded: ModelFacts, flags: dict, est: Estimate) -> Estimate:
 
 
 def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags: dict, version: str | None,
-             policy: Policy, env: dict | None = None, foreign: int = 0, booking: bool = False) -> Estimate:
+             policy: Policy, env: Mapping[str, str] | None = None, foreign: int = 0, booking: bool = False
+             ) -> Estimate:
     """gpus: (total bytes, name) of one replica's GPUs, in rank order. vLLM: the smallest GPU of each pipeline
     stage; SGLang: the smallest GPU. env: the deployment's environment (VLLM_PP_LAYER_PARTITION, VLLM_USE_V1).
     foreign: memory already held on the replica's fullest GPU by processes this spec does not own; SGLang sizes
@@ -681,7 +744,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 
     Pure, so identical inputs (replicas, and the many specs that share a model and flags) are computed once.
     """
-    env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items() if k in ENGINE_ENV))
+    env_items = tuple(sorted((k, str(v)) for k, v in (env or {}).items()
+                             if k in ENGINE_ENV or (family == "llamacpp" and k.startswith(P.LLAMACPP_ENV_PREFIX))))
     return _estimate(family, facts, tuple(gpus), tuple(flags.items()), version, policy, env_items, foreign, booking)
 
 
@@ -761,8 +825,16 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     if family == "llamacpp":
         from gpustack_guard.core.memory.engines.llamacpp import estimate_llamacpp
 
-        return estimate_llamacpp(facts, totals, llamacpp_config(flags, policy, facts, version, booking),
-                                 version=version)
+        # GPUStack's scheduler books the arguments as given; the engine also reads its LLAMA_ARG_ variables
+        flags, from_env = (flags, ()) if booking else llamacpp_env_flags(flags, dict(env_items), version)
+        try:
+            lcfg = replace(llamacpp_config(flags, policy, facts, version, booking), from_env=from_env)
+        except EF.FlagValueError as exc:  # a refusal of a value the env gave names the variable, not a flag
+            variable = dict(from_env).get(exc.key)
+            if variable is None:
+                raise
+            raise EnvValueError(variable, exc.value, exc.reason) from None
+        return estimate_llamacpp(facts, totals, lcfg, version=version)
     raise ValueError(f"no memory model for backend family '{family}'")
 
 

@@ -3604,3 +3604,68 @@ QUANT_MIN_CAPABILITY: tuple[QuantCapabilityRow, ...] = (
     QuantCapabilityRow("sglang", "fbgemm_fp8", "fbgemm_fp8", "0.5.10", "0.5.23", (8, 0), "FBGEMMFp8Config",
                        f"{_SQ}/fpgemm_fp8.py@v0.5.10 .. @v0.5.12.post1"),
 )
+
+class LlamaCppEnvArg(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """One llama-server option that common/arg.cpp also reads from the environment (`.set_env(...)`), from one
+    build on. kind: "value" (the text is the flag's value), "switch" (a handler without a value: a truthy text,
+    on/enabled/true/1, gives the flag, anything else is ignored) or "bool" (parse_bool_value: truthy gives
+    `option`, falsey gives `off`, any other text makes llama-server exit; LLAMA_ARG_NO_<X> reads as falsey)."""
+
+    option: str  # gsg's flag key (args._ALIASES long name)
+    env: str
+    since: str
+    kind: str
+    off: str | None
+    source: str
+
+
+# Read in the common/ sources of the llama-cpp-python sdists: 0.2.85 (398ede5) reads no LLAMA_ARG_ variable;
+# 0.2.90 (1d1ccce) reads six in common/common.cpp gpt_params_parse_from_env, which examples/server/server.cpp runs
+# AFTER the command line (the variable beat the flag then; not modelled: gsg names no build number for it, so builds
+# before the first row read no variable); 0.3.0 (ea9c32b) moved them to common/arg.cpp `.set_env`, applied in
+# common_params_parse_ex before the command line, so a flag given beats its variable (arg.cpp@0c1e57098 warns
+# "environment variable is set, but will be overwritten by command line argument"). Each row starts at the oldest
+# numbered build gsg has read it in: 0.3.10's 8846aace (b5763), 0.3.16's 4227c9be (~b6200), 0.3.26's 7c158fbb4
+# (b9518); the older sdists that have it are named, builds between them and the row are counted without it.
+_ENV_B5763 = "common/arg.cpp@8846aace (llama-cpp-python 0.3.10; also 0.3.0's ea9c32b, before gsg's build numbers)"
+_ENV_B6200 = "common/arg.cpp@4227c9be (llama-cpp-python 0.3.16; absent at 0.3.10's 8846aace)"
+_ENV_B9518 = ("common/arg.cpp@7c158fbb4 (llama-cpp-python 0.3.26, also 0.3.20's f49e9178 and 0.3.36's 0c1e57098; "
+              "absent at 0.3.16's 4227c9be)")
+LLAMACPP_ENV_ARGS = (
+    LlamaCppEnvArg("ctx-size", "LLAMA_ARG_CTX_SIZE", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("gpu-layers", "LLAMA_ARG_N_GPU_LAYERS", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("parallel", "LLAMA_ARG_N_PARALLEL", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("batch-size", "LLAMA_ARG_BATCH", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("ubatch-size", "LLAMA_ARG_UBATCH", "b5763", "value", None, _ENV_B5763),
+    # -fa was a switch until on|off|auto (LLAMACPP_FLASH_AUTO_SINCE): 4227c9be's handler still takes no value
+    LlamaCppEnvArg("flash-attn", "LLAMA_ARG_FLASH_ATTN", "b5763", "switch", None, _ENV_B5763),
+    LlamaCppEnvArg("flash-attn", "LLAMA_ARG_FLASH_ATTN", LLAMACPP_FLASH_AUTO_SINCE, "value", None,
+                   "common/arg.cpp@0c1e57098 (-fa on|off|auto, a string handler; llama-cpp-python 0.3.36)"),
+    LlamaCppEnvArg("cache-type-k", "LLAMA_ARG_CACHE_TYPE_K", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("cache-type-v", "LLAMA_ARG_CACHE_TYPE_V", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("no-kv-offload", "LLAMA_ARG_NO_KV_OFFLOAD", "b5763", "switch", None, _ENV_B5763),
+    LlamaCppEnvArg("swa-full", "LLAMA_ARG_SWA_FULL", "b5763", "switch", None, _ENV_B5763),
+    LlamaCppEnvArg("tensor-split", "LLAMA_ARG_TENSOR_SPLIT", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("split-mode", "LLAMA_ARG_SPLIT_MODE", "b5763", "value", None, _ENV_B5763),
+    LlamaCppEnvArg("cpu-moe", "LLAMA_ARG_CPU_MOE", "b6200", "switch", None, _ENV_B6200),
+    LlamaCppEnvArg("n-cpu-moe", "LLAMA_ARG_N_CPU_MOE", "b6200", "value", None, _ENV_B6200),
+    # -kvo/-nkvo became one bool option with LLAMA_ARG_KV_OFFLOAD; LLAMA_ARG_NO_KV_OFFLOAD still reads as falsey
+    LlamaCppEnvArg("kv-offload", "LLAMA_ARG_KV_OFFLOAD", "b9518", "bool", "no-kv-offload", _ENV_B9518),
+    LlamaCppEnvArg("kv-unified", "LLAMA_ARG_KV_UNIFIED", "b9518", "bool", "no-kv-unified", _ENV_B9518),
+    LlamaCppEnvArg("fit", "LLAMA_ARG_FIT", "b9518", "value", None, _ENV_B9518),
+    LlamaCppEnvArg("fit-target", "LLAMA_ARG_FIT_TARGET", "b9518", "value", None, _ENV_B9518),
+    LlamaCppEnvArg("fit-ctx", "LLAMA_ARG_FIT_CTX", "b9518", "value", None, _ENV_B9518),
+    LlamaCppEnvArg("override-tensor", "LLAMA_ARG_OVERRIDE_TENSOR", "b9518", "value", None, _ENV_B9518),
+)
+_ENV_ARG_KEYS = tuple((known_version(row.since), row) for row in LLAMACPP_ENV_ARGS)
+LLAMACPP_ENV_PREFIX = "LLAMA_ARG_"
+
+
+def llamacpp_env_args(version: str | None) -> tuple[LlamaCppEnvArg, ...]:
+    """The options the build reads from the environment, the latest row of each option the build reaches."""
+    release = arithmetic_release("llamacpp", version)
+    in_force: dict[str, LlamaCppEnvArg] = {}
+    for since, row in _ENV_ARG_KEYS:
+        if release >= since:
+            in_force[row.option] = row
+    return tuple(in_force.values())

@@ -62,7 +62,10 @@ def estimate(placed: Placed, ledger: Ledger | None = None) -> Evaluation:
                 if ledger is not None and r.family == "sglang" else 0
             estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus],
                                              placed.flags(replica),
-                                             r.spec.backend_version, r.spec.guard.policy, env=r.spec.env,
+                                             r.spec.backend_version, r.spec.guard.policy,
+                                             # llama.cpp: the env it is sent (template's, references resolved),
+                                             # which render checked (LLAMA_ARG_ values, GSG016)
+                                             env=r.env if r.family == "llamacpp" else r.spec.env,
                                              foreign=foreign))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
@@ -80,6 +83,9 @@ def _arguments_location(r: RenderedSpec, message: str) -> Location:
 
     from gpustack_guard.core import args as A
 
+    variable = re.match(r"env (LLAMA_ARG_[A-Z0-9_]+) ", message)  # engine.EnvValueError: the env key's line
+    if variable and variable.group(1) in (r.spec.env or {}):
+        return r.doc.at("env", variable.group(1))
     named = {m.lstrip("-") for m in re.findall(r"--[a-z0-9][a-z0-9-]*", message)}
     try:
         own = A.parse(r.spec.backend_parameters, r.family)

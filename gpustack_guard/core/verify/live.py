@@ -76,7 +76,8 @@ def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef], env: dict[str, s
     added = replica_injection(rendered, gpus)  # as placement computes it for a planned replica
     return engine.estimate(rendered.family, facts, [(g.total, g.gpu.name) for g in gpus],
                            rendered.flags | added.flags(), spec.backend_version, spec.guard.policy,
-                           env=spec.env if env is None else env)
+                           # llama.cpp: the env it is sent, as the estimation stage reads it (LLAMA_ARG_)
+                           env=(rendered.env if rendered.family == "llamacpp" else spec.env) if env is None else env)
 
 
 def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | None:

@@ -57,6 +57,7 @@ class LlamaCppConfig:
     layers_given: bool = False  # -ngl given other than auto: --fit does not change the offload
     fit_target: tuple[int, ...] = (P.LLAMACPP_FIT_TARGET,)  # --fit-target, bytes to leave free per device
     fit_min_ctx: int = P.LLAMACPP_FIT_MIN_CTX  # --fit-ctx
+    from_env: tuple[tuple[str, str], ...] = ()  # (flag, LLAMA_ARG_ variable) of each value read from the env
     unset_ctx: int | None = None  # what an unset -c counts as: None is the engine's default by build; GPUStack's
     #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
@@ -669,7 +670,7 @@ def estimate_llamacpp(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppCon
     """The estimate for the arguments as given; where they leave a device less than --fit-target free and --fit runs,
     what llama.cpp starts with instead (extra["fit"], a note, and the figures and verdict of the fitted arguments).
     Without a build number the build is profiles.LLAMACPP_NEWEST_MODELLED, and a note says so."""
-    est = _estimate_as_started(facts, gpu_totals, cfg, version)
+    est = _with_env_notes(_estimate_as_started(facts, gpu_totals, cfg, version), cfg)
     if parse_version(version) is not None:
         return est
     note = (f"no build given: the newest modelled, {P.DEFAULT_VERSIONS['llamacpp']}, as GPUStack's moving image tag "
@@ -683,8 +684,10 @@ def _estimate_as_started(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCpp
         context = default_context(facts, cfg, version)
         cfg = replace(cfg, ctx_size=context["ctx_size"])
     else:
-        context = {"ctx_size": cfg.ctx_size, "source": CTX_GIVEN, "rule": "ctx-size-given", "file": "--ctx-size",
-                   "why": f"--ctx-size {cfg.ctx_size:,}"}
+        variable = dict(cfg.from_env).get("ctx-size")
+        context = {"ctx_size": cfg.ctx_size, "source": CTX_GIVEN, "rule": "ctx-size-given",
+                   "file": f"env {variable}" if variable else "--ctx-size",
+                   "why": f"ctx {cfg.ctx_size} (env {variable})" if variable else f"--ctx-size {cfg.ctx_size:,}"}
     est = _with_context(_estimate(facts, gpu_totals, cfg, version), context)
     if not cfg.fit or _fits_with_margin(est, gpu_totals, cfg.fit_target):
         return est  # llama_params_fit changes nothing while every device keeps its target free
@@ -713,6 +716,20 @@ def _estimate_as_started(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCpp
         if facts.num_experts:
             note += " (it moves expert tensors to the CPU before whole layers, so more stays on the GPU)"
     return replace(result, notes=result.notes + (note,), extra={**result.extra, "fit": plan})
+
+
+def _with_env_notes(est: Estimate, cfg: LlamaCppConfig) -> Estimate:
+    """Where a value came from when the spec's env set it rather than a flag (profiles.LLAMACPP_ENV_ARGS)."""
+    if not cfg.from_env:
+        return est
+    shown = {"ctx-size": "ctx", "gpu-layers": "ngl", "parallel": "parallel", "batch-size": "batch",
+             "ubatch-size": "ubatch"}
+    values = {"ctx-size": cfg.ctx_size, "gpu-layers": cfg.gpu_layers, "parallel": cfg.parallel,
+              "batch-size": cfg.batch_size, "ubatch-size": cfg.ubatch_size}
+    parts = [f"{shown[flag]} {values[flag]} (env {variable})" if values.get(flag) is not None
+             else f"--{flag} (env {variable})" for flag, variable in cfg.from_env]
+    note = "read from the environment, no flag given: " + ", ".join(parts)
+    return replace(est, notes=est.notes + (note,), extra={**est.extra, "from_env": dict(cfg.from_env)})
 
 
 def _with_context(est: Estimate, context: dict) -> Estimate:
