@@ -26,8 +26,10 @@ QUICKSTART = ["validate", "specs/", "--fleet", "examples/fleet.yaml", "--offline
 # 79 after issue 34 (the pipeline, three engines, templates, the text reporter); +gpu_arch and more: 86;
 # +core.dataclass_repr (seventh round): 87; 85 after the eleventh (ownership -> project_identity, spelling and urls
 # on first use); +yaml_fast and yaml_documents (fourteenth round: the loader's fast path and its dispatch): 87;
-# +core.pieced (fifteenth round: output passes done once per shared piece of a report): 88
-MAX_VALIDATE_MODULES = 88
+# +core.pieced (fifteenth round: output passes done once per shared piece of a report): 88;
+# +core.memory.quant_support (round 25: GSG053/GSG054, which weights formats a release and a GPU load, run on every
+# spec with a quantized checkpoint): 89
+MAX_VALIDATE_MODULES = 89
 # our modules' import time over the libraries': 1.53-1.64 before the seventh round, 1.33-1.38 after (-X importtime,
 # loaded machine); 1.46-1.47 after the ninth, 1.47-1.51 after the tenth round's memory features (docs/performance.md).
 # Measured since as CPU time in one process (fastest of CPU_RUNS): 1.40-1.46 on the same tree. Eleventh round (fewer
