@@ -323,11 +323,11 @@ def for_spec(rendered: RenderedSpec) -> Injection:
     ids = list(selector.gpu_ids or []) if selector is not None else []
     workers: tuple[int, ...] = (tp * pp,)
     if selector is not None and ids:
-        skip = str((spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK", "")).strip().lower() in SKIP_VALUES
+        skip = str(rendered.env.get("GPUSTACK_SKIP_GPU_COUNT_CHECK", "")).strip().lower() in SKIP_VALUES
         count = gpus_per_replica(len(ids), spec.replicas, tp * pp,
                                  selector.gpus_per_replica, skip)
         assigned = assign_replicas(ids, count, 1) if count else None
         workers = per_worker(assigned[0]) if assigned else ()
     return injected_arguments(rendered.family, rendered.flags, workers, name=spec.name,
-                              version=spec.backend_version, image_name=spec.image_name, env=spec.env,
+                              version=spec.backend_version, image_name=spec.image_name, env=rendered.env,
                               native_max_len=facts.max_position_embeddings if facts else None)

@@ -750,7 +750,9 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 
 
 # the environment variables that move memory
+# (every name vllm_config and sglang_config read: one left out here never reaches them; a test holds the two equal)
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
+              "VLLM_USE_V2_MODEL_RUNNER",
               P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV)
 
 

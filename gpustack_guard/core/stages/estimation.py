@@ -63,9 +63,9 @@ def estimate(placed: Placed, ledger: Ledger | None = None) -> Evaluation:
             estimates.append(engine.estimate(r.family, r.facts, [(g.total, g.gpu.name) for g in gpus],
                                              placed.flags(replica),
                                              r.spec.backend_version, r.spec.guard.policy,
-                                             # llama.cpp: the env it is sent (template's, references resolved),
-                                             # which render checked (LLAMA_ARG_ values, GSG016)
-                                             env=r.env if r.family == "llamacpp" else r.spec.env,
+                                             # the env the deployment is sent (the template's, references
+                                             # resolved), which render checked (LLAMA_ARG_ values, GSG016)
+                                             env=r.env,
                                              foreign=foreign))
         except UnsupportedModel as exc:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))

@@ -98,7 +98,7 @@ def _injections(rendered: RenderedSpec, replicas, fraction_of=None) -> tuple[I.I
         # the kept flag map, not the copy `flags` hands out: injected_arguments only reads it (once a spec)
         result.append(I.injected_arguments(
             rendered.family, rendered._flags, I.per_worker([g.id for g in gpus]), name=spec.name,
-            version=spec.backend_version, image_name=spec.image_name, env=spec.env,
+            version=spec.backend_version, image_name=spec.image_name, env=rendered.env,
             native_max_len=facts.max_position_embeddings if facts else None, fraction=fraction))
     return tuple(result)
 
@@ -136,7 +136,7 @@ def _fraction(rendered: RenderedSpec, gpus: Sequence[GpuRef], flags: dict | None
 
 
 def _skip_count_check(rendered: RenderedSpec) -> bool:
-    value = (rendered.spec.env or {}).get("GPUSTACK_SKIP_GPU_COUNT_CHECK")
+    value = rendered.env.get("GPUSTACK_SKIP_GPU_COUNT_CHECK")  # GPUStack reads the env it is sent
     return value is not None and str(value).strip().lower() in I.SKIP_VALUES
 
 

@@ -76,8 +76,8 @@ def estimate_on(rendered: RenderedSpec, gpus: Sequence[GpuRef], env: dict[str, s
     added = replica_injection(rendered, gpus)  # as placement computes it for a planned replica
     return engine.estimate(rendered.family, facts, [(g.total, g.gpu.name) for g in gpus],
                            rendered.flags | added.flags(), spec.backend_version, spec.guard.policy,
-                           # llama.cpp: the env it is sent, as the estimation stage reads it (LLAMA_ARG_)
-                           env=(rendered.env if rendered.family == "llamacpp" else spec.env) if env is None else env)
+                           # the env the deployment is sent, as the estimation stage reads it
+                           env=rendered.env if env is None else env)
 
 
 def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | None:
@@ -85,7 +85,7 @@ def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | No
     generation, a group without P2P): printed lines win, as in `gsg verify --log`. What the log does not print
     stays as the spec says; unlike `--log`, nothing is assumed for it (a spec is a deployment gsg knows, a bare log
     is not). None when the log changes nothing (the estimate already made stands)."""
-    own = dict(rendered.spec.env or {})
+    own = dict(rendered.env)  # what the deployment is sent: the template's env too, references resolved
     seen = {**own, **C.printed_env(log)}
     return None if seen == own else seen
 
