@@ -269,3 +269,20 @@ def test_dataclass_facts_round_trip_and_are_refused_by_name_when_malformed():
         V.facts_from_json({**stored, "recurrent_state": {**stored["recurrent_state"], "bogus": 1}})
     with pytest.raises(V.VectorError, match="^model_facts.vision_encoder must be an object$"):
         V.facts_from_json({**stored, "vision_encoder": [1]})
+
+
+def test_a_llama_cpp_vector_keeps_the_placement_its_log_showed_and_replays_to_it(gsg, tmp_path):
+    # ollama's runner prints no build and its load lines in the older order (the output layer after the 29 repeating
+    # layers): the estimate places them so at the assumed newest build, and the vector keeps that in its env
+    config = Path(__file__).resolve().parents[2] / "benchmarks" / "vectors" / "qwq-32b" / "config.json"
+    gsg("verify", "--log", str(LOGS / "llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log"), "-m", str(config),
+        "--gpu-memory", "12GiB", "--quantization", "q4_k_m", "--record", str(tmp_path))
+    vector = load_vector(recorded(tmp_path)[0])
+    assert vector["estimate_inputs"]["env"] == ["GSG_LLAMACPP_OUTPUT_LAYER=last"]
+    assert vector["estimated_version_assumed"] is True
+    assert (vector["observed"]["kv_cache_bytes_per_gpu"], vector["estimated"]["kv_cache_bytes_per_gpu"]) == \
+        (516_947_968, 516_947_968)
+    assert replay(vector)[0] == vector["estimated"]
+    # without it the build places the output layer first: one block fewer on the GPU (476.00 MiB of KV)
+    without = {**vector, "estimate_inputs": {**vector["estimate_inputs"], "env": []}}
+    assert replay(without)[0]["kv_cache_bytes_per_gpu"] == 499_122_176

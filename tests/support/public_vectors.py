@@ -880,15 +880,16 @@ VECTORS = (
                "4,096 cells and one slot, fully offloaded; the vendored llama.cpp is not printed (May 2026: b8700 "
                "assumed). ollama's runner leaves n_outputs_max at n_batch, so its compute buffer holds 512 rows of "
                "logits (304.00 MiB, exactly gsg's) in any build, as llama-server did before b9518"),
-    Vector("ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", config("qwq-32b"), RTX_3060, "b8100", (), "q4_k_m",
+    Vector("ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", config("qwq-32b"), RTX_3060, "b9500", (), "q4_k_m",
            version_known=False, engine="llama.cpp",
            why="a public bug list of 2026-08-30 (index file id 65940070224, repository not named): ollama's llama "
                "runner (cuda_v13) loads QwQ 32B Q4_K_M, Qwen2.5-32B's shape by its GGUF header (64 layers of 8 KV "
                "heads x 128; general.base_model Qwen2.5 32B), on one RTX 3060 12 GB (its device and NVML lines): "
                "29 of 65 layers, 8,192 cells, one slot, q8_0 K and V, flash attention on; the vendored build is not "
-               "printed: its load lines put the 29 repeating layers before the output layer, the placement and "
-               "order of builds before the output-first change (profiles.LLAMACPP_OUTPUT_FIRST_SINCE, b8164), so "
-               "b8100 is assumed (was b9500, which the log contradicts; no rule between the two touches this run). "
+               "printed (August 2026: b9500 assumed); its load lines put the 29 repeating layers before the output "
+               "layer, the placement and order of builds before the output-first change "
+               "(profiles.LLAMACPP_OUTPUT_FIRST_SINCE, b8164), which verify takes from the log over the build "
+               "(compare.output_layer_env; at b8100 every figure is the same). "
                "KV is exact with the cache line's q8_0 types; the compute "
                "buffer holds the host-resident output weight copied for the batch (benchmarks/vectors/MISSES.md)"),
     Vector("qwen3-4b-q4km-8192-sched-reserve.log", "Qwen/Qwen3-4B", RTX_4090, "b10434",

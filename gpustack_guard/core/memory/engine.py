@@ -517,7 +517,7 @@ SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compi
 
 
 def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None,
-                    version: str | None = None, booking: bool = False) -> LlamaCppConfig:
+                    version: str | None = None, booking: bool = False, env: dict | None = None) -> LlamaCppConfig:
     """Raises FlagValueError for a value llama.cpp would refuse; values in the engine's own reading (-c 0 is the
     model's trained length, -ngl auto|all|-1 full offload, -np -1 llama.cpp's automatic slot count). Without -c the
     estimate takes the build's default context (engines.llamacpp.default_context); booking: GPUStack's scheduler's
@@ -562,6 +562,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
     return LlamaCppConfig(
         ctx_size=None if ctx_from_default else ctx,  # estimate_llamacpp resolves it again and says where from
         unset_ctx=unset_ctx,
+        output_first=llamacpp_output_first(env or {}),
         kv_unified=unified,
         swa_full=_flag(flags, "swa-full"),
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
@@ -642,6 +643,20 @@ def llamacpp_env_flags(flags: dict, env: dict | None, version: str | None, hidde
         merged[row.option] = text
         taken.append((row.option, name))
     return merged, tuple(taken)
+
+
+def llamacpp_output_first(env: dict) -> bool | None:
+    """The placement a run's log showed (profiles.LLAMACPP_OUTPUT_LAYER_ENV): True the output layer first, False
+    last, None when unset (the build decides). ValueError for another value: no guess at what it meant."""
+    value = env.get(P.LLAMACPP_OUTPUT_LAYER_ENV)
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text not in (P.LLAMACPP_OUTPUT_LAYER_FIRST, P.LLAMACPP_OUTPUT_LAYER_LAST):
+        raise ValueError(f"env {P.LLAMACPP_OUTPUT_LAYER_ENV}={EF.shown(str(value))}: gsg reads "
+                         f"'{P.LLAMACPP_OUTPUT_LAYER_FIRST}' or '{P.LLAMACPP_OUTPUT_LAYER_LAST}' (where -ngl puts "
+                         "the output layer)")
+    return text == P.LLAMACPP_OUTPUT_LAYER_FIRST
 
 
 # llama-server's flags that add buffer-type overrides, long and short spellings
@@ -753,7 +768,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 # (every name vllm_config and sglang_config read: one left out here never reaches them; a test holds the two equal)
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
               "VLLM_USE_V2_MODEL_RUNNER",
-              P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV)
+              P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV,
+              P.LLAMACPP_OUTPUT_LAYER_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:
@@ -830,7 +846,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         # GPUStack's scheduler books the arguments as given; the engine also reads its LLAMA_ARG_ variables
         flags, from_env = (flags, ()) if booking else llamacpp_env_flags(flags, dict(env_items), version)
         try:
-            lcfg = replace(llamacpp_config(flags, policy, facts, version, booking), from_env=from_env)
+            lcfg = replace(llamacpp_config(flags, policy, facts, version, booking, dict(env_items)),
+                           from_env=from_env)
         except EF.FlagValueError as exc:  # a refusal of a value the env gave names the variable, not a flag
             variable = dict(from_env).get(exc.key)
             if variable is None:

@@ -3375,6 +3375,13 @@ LLAMACPP_OUTPUT_OFFLOAD_SINCE = "b2431"
 # b8164 (the gpt-oss-20b Metal fixture), so builds between the PR and it are counted with the old placement.
 # Measured: b9849's Qwen3.5-9B at 31 of 33 layers keeps blocks 0 and 1 on the CPU (16.75 MiB of recurrent rows).
 LLAMACPP_OUTPUT_FIRST_SINCE = "b8164"
+# Which of the two placements a run used, where its own log shows it (gsg verify) and the build number does not
+# (ollama's runner prints none, an excerpt cuts it, a build between the PR and b8164): this deployment env key, which
+# llama.cpp does not read, carries "first" or "last" to the estimate in place of LLAMACPP_OUTPUT_FIRST_SINCE. verify
+# sets it from the order of load_tensors' two lines (core/verify/compare.output_layer_env) and --record keeps it in
+# the vector's estimate_inputs.env, so a replay places the layers the same way.
+LLAMACPP_OUTPUT_LAYER_ENV = "GSG_LLAMACPP_OUTPUT_LAYER"
+LLAMACPP_OUTPUT_LAYER_FIRST, LLAMACPP_OUTPUT_LAYER_LAST = "first", "last"
 LLAMACPP_OUTPUT_FIRST_SOURCE = ("src/llama-model.cpp load_tensors i_gpu_start = n_layer + 1 - n_gpu_layers "
                                 "(llama.cpp PR #18148; llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's "
                                 "0c1e57098; n_layer - n_gpu_layers at 0.3.16's 4227c9be)")

@@ -224,13 +224,50 @@ def p2p_env(log: ObservedLog) -> dict[str, str]:
 def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
     """The deployment environment the log's own lines imply: the engine generation, the sampler path and a group
     without P2P."""
-    return {**generation_env(log), **sampler_env(log, version), **p2p_env(log)}
+    return {**generation_env(log), **sampler_env(log, version), **p2p_env(log), **output_layer_env(log)}
 
 
 def printed_env(log: ObservedLog) -> dict[str, str]:
     """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
     an environment the user gives, as a printed argument wins over the command line."""
-    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log)}
+    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log), **output_layer_env(log)}
+
+
+def output_layer_env(log: ObservedLog) -> dict[str, str]:
+    """Where -ngl put llama.cpp's output layer, as the log's load_tensors lines show it
+    (profiles.LLAMACPP_OUTPUT_LAYER_ENV): the output line before the repeating one is the output-first placement of
+    llama.cpp PR #18148, after it the older one; a repeating line alone with layers offloaded is the older one too
+    (the newer prints the output line first whenever it offloads any). Nothing when the log shows neither, or only
+    the output line (an excerpt cut after it, or one that starts there): the build decides."""
+    if log.engine != P.LLAMACPP:
+        return {}
+    output = log.matched.get(P.LLAMACPP_OFFLOADING_OUTPUT)
+    repeating = log.matched.get(P.LLAMACPP_OFFLOADING_REPEATING)
+    offloaded = log.terms().get(P.LAYERS_OFFLOADED)
+    if repeating is None or (output is None and not (isinstance(offloaded, int) and offloaded > 0)):
+        return {}
+    first = output is not None and output < repeating
+    return {MP.LLAMACPP_OUTPUT_LAYER_ENV: MP.LLAMACPP_OUTPUT_LAYER_FIRST if first else MP.LLAMACPP_OUTPUT_LAYER_LAST}
+
+
+def output_layer_notes(log: ObservedLog, version: str | None) -> list[str]:
+    """A note where the log's placement (output_layer_env) is not the one the estimate's build would have had and
+    the run offloaded part of the model (on full offload both put every layer on the GPUs): ollama's bundled
+    llama.cpp, a build between llama.cpp PR #18148 and the first one gsg counts it from."""
+    shown = output_layer_env(log).get(MP.LLAMACPP_OUTPUT_LAYER_ENV)
+    terms = log.terms()
+    offloaded, total = terms.get(P.LAYERS_OFFLOADED), terms.get(P.LAYERS_TOTAL)
+    partial = isinstance(offloaded, int) and isinstance(total, int) and offloaded < total
+    if shown is None or version is None or not partial:
+        return []
+    build = version.removesuffix(" (assumed)")
+    by_build = MP.arithmetic_release("llamacpp", build) >= MP.known_version(MP.LLAMACPP_OUTPUT_FIRST_SINCE)
+    if by_build == (shown == MP.LLAMACPP_OUTPUT_LAYER_FIRST):
+        return []
+    order = "before the repeating layers (llama.cpp PR #18148's placement)" if shown == MP.LLAMACPP_OUTPUT_LAYER_FIRST \
+        else "after the repeating layers (the placement before llama.cpp PR #18148)"
+    return [f"the log's load lines offload the output layer {order}: -ngl's layers are placed as the log shows, not "
+            f"as {build} places them ({MP.LLAMACPP_OUTPUT_LAYER_ENV}={shown})"]
 
 
 def foreign_at_start(log: ObservedLog, total: int, tp: int, pp: int, gpu_name: str) -> int:

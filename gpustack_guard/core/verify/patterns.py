@@ -792,6 +792,9 @@ SGLANG_PATTERNS = (
        "profiled value instead.", "sglang#7691", kind="failure:no-kv-memory"),
 )
 
+# load_tensors' placement lines (their order says where -ngl put the output layer)
+LLAMACPP_OFFLOADING_OUTPUT = "llamacpp-offloading-output"
+LLAMACPP_OFFLOADING_REPEATING = "llamacpp-offloading-repeating"
 # the KV cache types llama.cpp builds that the estimate sizes (ggml type names as its cache line prints them)
 KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
 
@@ -849,6 +852,17 @@ LLAMACPP_PATTERNS = (
        r"offloaded " + _g(LAYERS_OFFLOADED, INT) + "/" + _g(LAYERS_TOTAL, INT) + " layers to GPU",
        "llm_load_tensors: offloaded 41/41 layers to GPU", "llama.cpp PR #6122",
        {LAYERS_OFFLOADED: (LAYERS_OFFLOADED, "int"), LAYERS_TOTAL: (LAYERS_TOTAL, "int")}, scope=ENGINE),
+    # load_tensors' two placement lines, in the order of the build's placement (profiles.LLAMACPP_OUTPUT_FIRST_SINCE):
+    # from llama.cpp PR #18148 "offloading output layer" before "offloading N repeating layers" whenever -ngl is above
+    # 0, before it the repeating line first and the output line only on full offload ("non-repeating layers" in
+    # builds of 2023-24); the order tells which placement a log without a build number ran (compare.output_layer_env)
+    _p(LLAMACPP_OFFLOADING_OUTPUT, LLAMACPP, "b1000 to the newest (after the line below until PR #18148, before it "
+       "since)", r"offloading (?:output|non-repeating) layers? to GPU",
+       "load_tensors: offloading output layer to GPU", "llama.cpp PR #18148; src/llama-model.cpp@0c1e57098 "
+       "(llama-cpp-python 0.3.36's vendored build) and @4227c9be (0.3.16's)", kind="marker"),
+    _p(LLAMACPP_OFFLOADING_REPEATING, LLAMACPP, "b1000 to the newest",
+       r"offloading [0-9]+ repeating layers to GPU", "load_tensors: offloading 30 repeating layers to GPU",
+       "llama.cpp PR #18148; src/llama-model.cpp@0c1e57098 and @4227c9be", kind="marker"),
     _p("llamacpp-model-buffer", LLAMACPP, "b2400 to the newest ('model buffer' from b4000, before: 'buffer'; "
        "llama.cpp@c2101a2e, @794fe23f, @0c1e57098)",
        r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS) + " MiB",

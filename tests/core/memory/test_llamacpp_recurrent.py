@@ -224,3 +224,31 @@ def test_fit_partial_offload_of_qwen35_9b_on_four_slots_meets_the_b9849_log(tmp_
     assert log.ranks["Vulkan0"][KV_CACHE] == gpu["kv"]
     assert log.ranks["Vulkan0"][RECURRENT_STATE] == round(184.25 * MiB)
     assert log.ranks["CPU"][RECURRENT_STATE] == round(16.75 * MiB)
+
+
+@pytest.mark.parametrize("version", ["b8100", "b9849"])
+def test_the_logs_output_first_order_places_the_rows_whatever_the_build(tmp_path, version):
+    # The b9849 log above prints "offloading output layer to GPU" before "offloading 30 repeating layers": verify
+    # reads that order as the output-first placement (compare.output_layer_env), so an older build given with the
+    # log (b8100, which gsg counts as output-last) still keeps layers 0 and 1 on the CPU, as the log's buffers say.
+    # Without the log's order b8100 keeps only layer 0 there: 192.62 / 8.38 MiB.
+    from gpustack_guard.core import args as A
+    from gpustack_guard.core.verify import compare as C
+
+    facts = _qwen35(tmp_path, 32, 4096, 4096, 16, 4)
+    log, _ = parse_log((LOGS / "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log").read_text().splitlines(True),
+                       "llama.cpp")
+    env = C.deployment_env(log, {}, version)
+    assert env == {P.LLAMACPP_OUTPUT_LAYER_ENV: "first"}
+    flags = A.as_dict(A.parse(["--ctx-size=8192", "--n-gpu-layers=31", "--parallel=4", "--kv-unified",
+                               "--flash-attn=on"], "llamacpp"), "llamacpp")
+
+    def rows(env: dict) -> tuple[str, str]:
+        est = estimate("llamacpp", facts, [(8 * GiB, "")], flags, version, Policy(), env=env)
+        return (f"{est.extra['per_device'][0]['recurrent_state'] / MiB:.2f}",
+                f"{est.extra['host']['recurrent_state'] / MiB:.2f}")
+
+    assert rows(env) == ("184.25", "16.75")
+    assert log.ranks["Vulkan0"][RECURRENT_STATE] == round(184.25 * MiB)
+    assert rows({}) == (("192.62", "8.38") if version == "b8100" else ("184.25", "16.75"))
+    assert rows({P.LLAMACPP_OUTPUT_LAYER_ENV: "last"}) == ("192.62", "8.38")

@@ -58,6 +58,9 @@ class LlamaCppConfig:
     fit_target: tuple[int, ...] = (P.LLAMACPP_FIT_TARGET,)  # --fit-target, bytes to leave free per device
     fit_min_ctx: int = P.LLAMACPP_FIT_MIN_CTX  # --fit-ctx
     from_env: tuple[tuple[str, str], ...] = ()  # (flag, LLAMA_ARG_ variable) of each value read from the env
+    # -ngl's placement as the run's log showed it: True the output layer first, False last, None by the build
+    # (profiles.LLAMACPP_OUTPUT_LAYER_ENV)
+    output_first: bool | None = None
     unset_ctx: int | None = None  # what an unset -c counts as: None is the engine's default by build; GPUStack's
     #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
@@ -220,11 +223,14 @@ def reserved_outputs(tokens: int, slots: int, batch: int, version: str | None) -
     return min(tokens, max(1, min(batch, slots)))
 
 
-def offloaded_blocks(offload: int, n_layer: int, version: str | None) -> tuple[int, bool]:
+def offloaded_blocks(offload: int, n_layer: int, version: str | None,
+                     output_first: bool | None = None) -> tuple[int, bool]:
     """The blocks -ngl `offload` (at most n_layer + 1) puts on the GPUs, the last ones, and whether the output layer
     goes too: from profiles.LLAMACPP_OUTPUT_FIRST_SINCE the output layer is the first of the N, before that the
-    last, taken only once N passes n_layer."""
-    if offload > 0 and _since(version, P.LLAMACPP_OUTPUT_FIRST_SINCE):
+    last, taken only once N passes n_layer. output_first, where the run's log showed which, decides instead of the
+    build (profiles.LLAMACPP_OUTPUT_LAYER_ENV)."""
+    first = _since(version, P.LLAMACPP_OUTPUT_FIRST_SINCE) if output_first is None else output_first
+    if offload > 0 and first:
         return min(offload - 1, n_layer), True
     return min(offload, n_layer), offload > n_layer
 
@@ -753,7 +759,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     tokens = reserve_tokens(ctx, cfg.batch_size, cfg.ubatch_size, version)
     offload = L + 1 if cfg.gpu_layers is None else min(cfg.gpu_layers, L + 1)
     full = offload > L
-    on_gpu, output_on_gpu = offloaded_blocks(offload, L, version)
+    on_gpu, output_on_gpu = offloaded_blocks(offload, L, version, cfg.output_first)
     notes = []
 
     type_v = cfg.cache_type_v
