@@ -82,6 +82,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         flashinfer_sampler_env=env.get("VLLM_USE_FLASHINFER_SAMPLER"),
         v2_runner_env=env.get("VLLM_USE_V2_MODEL_RUNNER"),
         chunked_local_hybrid_env=env.get(P.VLLM_CHUNKED_LOCAL_HYBRID_ENV),
+        force_fp8_marlin_env=env.get(P.VLLM_FP8_MARLIN_ENV),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
         cpu_offload_bytes=int((value("cpu-offload-gb") or 0) * GiB),
         max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,
@@ -769,7 +770,7 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
               "VLLM_USE_V2_MODEL_RUNNER",
               P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV,
-              P.LLAMACPP_OUTPUT_LAYER_ENV)
+              P.LLAMACPP_OUTPUT_LAYER_ENV, P.VLLM_FP8_MARLIN_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:

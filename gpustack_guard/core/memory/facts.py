@@ -139,6 +139,8 @@ class ModelFacts:
     quant_format: str | None = None
     quant_bits: int | None = None
     quant_group_size: int | None = None  # weights per scale (a 128x128 FP8 block: 16384)
+    # an Fp8Config checkpoint's weight_block_size (block_n, block_k): what vLLM's Marlin path expands its scales by
+    quant_block: tuple[int, int] | None = None
     quant_zero_point: bool | None = None  # compressed-tensors asymmetric: a packed zero per group
     quant_skips_attention: bool = False  # the checkpoint keeps (full-)attention projections unquantised
     quant_skips_linear_attention: bool = False  # and the linear-attention (Gated DeltaNet) projections

@@ -133,7 +133,13 @@ def _quantization(config: dict) -> dict[str, Any]:
         bits, group = 4, 32
     elif method == "fp8":
         block = q.get("weight_block_size")
-        bits, group = 8, (block[0] * block[1] if isinstance(block, list) and len(block) == 2 else None)
+        if block is not None and not (isinstance(block, list) and len(block) == 2 and
+                                      all(type(n) is int and 0 < n <= MAX_CONFIG_COUNT for n in block)):
+            raise BadConfig("quantization_config.weight_block_size must be two whole numbers from 1 to "
+                            f"{MAX_CONFIG_COUNT:,}, not {_shown_value(block)}")
+        bits, group = 8, (block[0] * block[1] if block else None)
+        if block:
+            out["quant_block"] = (block[0], block[1])
     elif method in ("modelopt", "modelopt_fp4"):
         nested = q.get("quantization")
         inner: dict = nested if isinstance(nested, dict) else q

@@ -582,6 +582,62 @@ def sglang_gated_delta_row(version: str | None) -> SglangGatedDeltaRow:
 MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
 
 
+class VllmFp8MarlinRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Where vLLM runs an Fp8Config checkpoint with weight_block_size through Marlin (weight-only W8A16) from
+    release `since`: the dense linear layers on a CUDA GPU of compute capability below `linear_below`, the fused-MoE
+    experts below `moe_below` (None: never), from `marlin_min` up (the kernel's own minimum). FORCE_ENV set to 1 or
+    true, while `env_read`, forces the experts on any CUDA GPU and the linear layers below `forced_linear_below`
+    (None: any). ROCm never takes it. Marlin then holds each scale repeated over the block's rows: one per block_k
+    inputs and output, in the model dtype, in place of the checkpoint's fp32 scale per block."""
+
+    since: str
+    linear_below: tuple[int, int] | None
+    moe_below: tuple[int, int] | None
+    marlin_min: tuple[int, int]
+    env_read: bool
+    forced_linear_below: tuple[int, int] | None
+    source: str
+
+
+# Read in the wheels on PyPI (pip download --no-deps vllm==X): v0.8.5, v0.9.0, v0.14.0, v0.17.0, v0.18.0, v0.19.0,
+# v0.19.1, v0.20.0, v0.24.0, v0.28.0, v0.29.0, v0.30.0, v0.31.0, v0.34.0 (v0.10.0 by an earlier reading); the
+# CUTLASS block minimum (9.0) in csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu
+# (cutlass_scaled_mm_supports_block_fp8). The scales: utils/marlin_utils_fp8.py
+# prepare_fp8_layer_for_marlin / prepare_moe_fp8_layer_for_marlin at every tag from v0.9.0 (block-wise -> group-wise:
+# scales.repeat_interleave(block_n) to (size_k / block_k, size_n) in layer.orig_dtype, replacing weight_scale_inv;
+# the experts' the same per expert). Its workspace (multi_processor_count int32 per layer, x4 for MoE) is a few
+# hundred bytes per layer: not counted. Compressed-tensors FP8 (W8A16Fp8: channel and tensor strategies only) and
+# per-tensor/per-channel Fp8Config scales (one per output row) are not in this table: their growth is negligible.
+_VQ_FP8 = "vllm/model_executor/layers/quantization"
+VLLM_FP8_MARLIN_ENV = "VLLM_TEST_FORCE_FP8_MARLIN"
+VLLM_FP8_MARLIN = (
+    VllmFp8MarlinRow("0.0.0", None, None, (8, 0), True, None,
+                     f"{_VQ_FP8}/fp8.py@v0.8.5 (Fp8LinearMethod: use_marlin = False for block_quant; Fp8MoEMethod "
+                     "has no Marlin path)"),
+    VllmFp8MarlinRow("0.9.0", (8, 9), (8, 9), (8, 0), True, None,
+                     f"{_VQ_FP8}/fp8.py@v0.9.0, @v0.10.0 (use_marlin = not has_device_capability(89) or "
+                     "VLLM_TEST_FORCE_FP8_MARLIN, False on ROCm; Fp8MoEMethod the same); utils/marlin_utils_fp8.py"),
+    VllmFp8MarlinRow("0.14.0", (8, 9), (8, 9), (7, 5), True, None,
+                     f"{_VQ_FP8}/fp8.py@v0.14.0 .. @v0.18.0, fused_moe/oracle/fp8.py@v0.14.0 .. @v0.19.1 (Marlin "
+                     "below 8.9 or forced); vllm/model_executor/kernels/linear/__init__.py@v0.19.0 .. @v0.19.1 "
+                     "(Marlin first, refusing 8.9 and up unless forced); is_fp8_marlin_supported: capability 7.5"),
+    VllmFp8MarlinRow("0.20.0", (8, 9), (8, 9), (7, 5), True, (9, 0),
+                     "vllm/model_executor/kernels/linear/__init__.py@v0.20.0 .. @v0.28.0 (_POSSIBLE_FP8_BLOCK_KERNELS: "
+                     "DeepGEMM and CUTLASS block from 9.0 before Marlin), kernels/linear/scaled_mm/marlin.py "
+                     "(refuses 8.9 and up unless forced); fused_moe/oracle/fp8.py (forced: Marlin first; Triton's fp8 "
+                     "from 8.9)"),
+    VllmFp8MarlinRow("0.29.0", (9, 0), (8, 9), (7, 5), False, None,
+                     "vllm/model_executor/kernels/linear/scaled_mm/marlin.py@v0.29.0 .. @v0.34.0 (no 8.9 refusal: "
+                     "Ada's block layers take Marlin, CUTLASS block needs 9.0), vllm/envs.py (no "
+                     "VLLM_TEST_FORCE_FP8_MARLIN); fused_moe/oracle/fp8.py (Triton, fp8 from 8.9, before Marlin)"),
+)
+_FP8_MARLIN_KEYS = keyed_by_release(VLLM_FP8_MARLIN)
+
+
+def vllm_fp8_marlin_row(version: str | None) -> VllmFp8MarlinRow:
+    return row_for("vllm", _FP8_MARLIN_KEYS, version)
+
+
 class VllmImageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """What the image GPUStack runs a vLLM release from holds beside the wheel, where vLLM's choice depends on it.
 

@@ -103,6 +103,11 @@ def budget_terms(est) -> list[BudgetTerm]:
     if isinstance(draft, dict) and draft.get("kind") == "mtp-layers":
         rows = [BudgetTerm(r.term, r.value, r.unit, f"{r.rule}+mtp-draft-layers", f"{r.source}; {draft['source']}")
                 if r.term in (WEIGHTS, KV_CACHE, KV_TOKENS) else r for r in rows]
+    # block-FP8 weights vLLM runs through Marlin: the weights include its scales (profiles.VLLM_FP8_MARLIN)
+    marlin = est.extra.get("fp8_marlin_scales") if est.engine == "vLLM" else None
+    if isinstance(marlin, dict) and marlin.get("bytes"):
+        rows = [BudgetTerm(r.term, r.value, r.unit, f"{r.rule}+fp8-marlin-scales", f"{r.source}; {marlin['source']}")
+                if r.term == WEIGHTS else r for r in rows]
     return rows
 
 

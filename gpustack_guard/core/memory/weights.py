@@ -172,16 +172,10 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
     b = param_breakdown(f)
     high = UNQUANTISED_BYTES.get(f.dtype or "bfloat16", 2)
     per_param = linear_bytes_per_param(f.quant_method, f.quant_bits, f.quant_group_size, high, f.quant_zero_point)
-    experts_only = (f.quant_method or "").lower() in EXPERTS_ONLY
     per_layer: list[int] = []
     replicated: list[int] = []
     for layer, (linear, other) in enumerate(zip(b.per_layer_linear, b.per_layer_other)):
-        attention = _attention_params(f, layer)[0]
-        routed = _routed_expert_params(f, layer)
-        skipped = f.quant_skips_linear_attention if is_linear_layer(f, layer) else f.quant_skips_attention
-        kept = attention if skipped or experts_only else 0  # stays at checkpoint dtype
-        if experts_only:
-            kept = linear - routed
+        kept = _kept_linear(f, layer, linear)
         per_layer.append(math.ceil((linear - kept) * per_param) + (kept + other) * high)
         if f.is_mla:
             replicated.append(_mla_replicated_bytes(f, layer, per_param if not kept else high, high))
@@ -200,13 +194,41 @@ def _computed_layout(f: ModelFacts) -> WeightLayout:
                         tuple(replicated))
 
 
+def _kept_linear(f: ModelFacts, layer: int, linear: int) -> int:
+    """Linear parameters of a layer the checkpoint leaves at its dtype: skipped attention, or all but the routed
+    experts for a quantisation of the experts only."""
+    if (f.quant_method or "").lower() in EXPERTS_ONLY:
+        return linear - _routed_expert_params(f, layer)
+    skipped = f.quant_skips_linear_attention if is_linear_layer(f, layer) else f.quant_skips_attention
+    return _attention_params(f, layer)[0] if skipped else 0
+
+
+def quantised_linear_params(f: ModelFacts) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Per layer of the computed layout: the linear parameters the checkpoint quantises, of them the routed
+    experts' and the part every tensor-parallel rank holds whole (MLA's latent down-projections)."""
+    b = param_breakdown(f)
+    quantised, routed, whole = [], [], []
+    for layer, linear in enumerate(b.per_layer_linear):
+        kept = _kept_linear(f, layer, linear)
+        quantised.append(linear - kept)
+        routed.append(_routed_expert_params(f, layer) if linear - kept else 0)
+        whole.append(_mla_latent_params(f) if f.is_mla and not kept else 0)
+    return tuple(quantised), tuple(routed), tuple(whole)
+
+
+def _mla_latent_params(f: ModelFacts) -> int:
+    """q_a and kv_a with the rope key: the MLA down-projections every tensor-parallel rank holds whole."""
+    assert f.hidden_size is not None and f.kv_lora_rank is not None  # is_mla after require_shape
+    return f.hidden_size * ((f.q_lora_rank or 0) + f.kv_lora_rank + (f.qk_rope_head_dim or 0))
+
+
 def _mla_replicated_bytes(f: ModelFacts, layer: int, linear_bytes: float, high: int) -> int:
     """What every tensor-parallel rank of an MLA model holds whole in one layer: the latent down-projections
     (q_a and kv_a with the rope key, ReplicatedLinear in sglang models/deepseek_v2.py@v0.5.8.post1 and vLLM's
     fused_qkv_a_proj with disable_tp, deepseek_v2.py@v0.11.0), their two norms and the MoE router's gate."""
     H = f.hidden_size
     assert H is not None and f.kv_lora_rank is not None  # is_mla after require_shape
-    latent = H * ((f.q_lora_rank or 0) + f.kv_lora_rank + (f.qk_rope_head_dim or 0))
+    latent = _mla_latent_params(f)
     norms = (f.q_lora_rank or 0) + f.kv_lora_rank
     router = H * f.num_experts if f.is_moe_layer(layer) and f.num_experts else 0
     return math.ceil(latent * linear_bytes) + (norms + router) * high

@@ -33,6 +33,7 @@ from gpustack_guard.core.memory.weights import (
     UNQUANTISED_BYTES,
     is_linear_layer,
     layers_on_rank,
+    quantised_linear_params,
     weight_layout,
     weights_per_rank,
 )
@@ -89,6 +90,7 @@ class VllmConfig:
     # --disable-hybrid-kv-cache-manager, or a flag that turns it off (--kv-transfer-config, --kv-events-config)
     disable_hybrid_kv_cache_manager: bool = False
     chunked_local_hybrid_env: str | None = None  # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE from the env
+    force_fp8_marlin_env: str | None = None  # VLLM_TEST_FORCE_FP8_MARLIN from the env (profiles.VLLM_FP8_MARLIN)
     # Gated DeltaNet state dtypes (--mamba-cache-dtype, --mamba-ssm-cache-dtype; None = auto) and
     # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
     mamba_cache_dtype: str | None = None
@@ -2068,6 +2070,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
         notes.append(f"MXFP4 experts padded for vLLM's {backend} MoE backend: "
                      f"+{padding * max(moe_layers) / GiB:.2f} GiB per rank")
 
+    weights_by_stage, marlin = fp8_marlin_weights(facts, cfg, parts, version, gpu_name, weights_by_stage, notes)
     weights_by_stage = gemma4_beyond_checkpoint(facts, tp, parts, version, weights_by_stage, notes)
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
     if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
@@ -2217,6 +2220,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, cfg.nccl_p2p_disabled,
                                                                             profile.engine)).source,
                "mxfp4_backend": backend,
+               # block-FP8 scales Marlin holds beyond the checkpoint's on the binding rank (profiles.VLLM_FP8_MARLIN)
+               "fp8_marlin_scales": fp8_marlin_report(marlin, worst.stage) if marlin else {},
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
                "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
@@ -2241,3 +2246,127 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                **({"derived_max_model_len": native, "max_model_len_key": derived.key,
                    "max_model_len_refused": length_check.error if length_check else None} if derived else {})},
     )
+
+
+# --- block-FP8 weights through Marlin (profiles.VLLM_FP8_MARLIN) ------------------------------------------------
+# vLLM runs them weight-only (W8A16) on GPUs without native FP8: the weight bytes stay, the scales grow from one
+# fp32 per block_n x block_k block to one per block_k inputs and output in the model dtype (1/64 byte per weight at
+# bf16 and [128, 128], where the checkpoint holds 1/4096).
+FP8_CHECKPOINT_SCALE_BYTES = 4  # Fp8Config's weight_scale_inv: one float32 per block
+
+
+def fp8_marlin_weights(facts: ModelFacts, cfg: VllmConfig, parts: list, version: str | None, gpu_name: str,
+                       weights_by_stage: list[int],
+                       notes: list[str]) -> tuple[list[int], Fp8MarlinScales | None]:
+    """Each stage's weights with the scales Marlin holds beyond a block-FP8 checkpoint's
+    (profiles.VLLM_FP8_MARLIN), and what was added; a note either way where it applies. DeepSeek-V4's own layout
+    is not counted here."""
+    if facts.is_compressed_attention:
+        return weights_by_stage, None
+    marlin = fp8_marlin_scales(facts, cfg.tensor_parallel_size, [n or 0 for n in parts], version, gpu_name,
+                               cfg.force_fp8_marlin_env)
+    if isinstance(marlin, str):
+        notes.append(marlin)
+        return weights_by_stage, None
+    if marlin is None:
+        return weights_by_stage, None
+    notes.append(fp8_marlin_note(marlin, version, gpu_name))
+    return [w + extra for w, extra in zip(weights_by_stage, marlin.per_stage)], marlin
+
+
+class Fp8MarlinScales(NamedTuple):
+    """What Marlin adds to each pipeline stage's rank (bytes, in stage order), the layers that take it and why."""
+
+    per_stage: tuple[int, ...]
+    linear: bool  # the dense linear layers (attention, dense MLP, shared experts) run Marlin
+    experts: bool  # the fused-MoE routed experts run Marlin
+    row: P.VllmFp8MarlinRow
+    block_k: int  # weights along the input a Marlin scale covers (the checkpoint's block_k)
+
+
+def fp8_marlin_forced(env_value: str | None) -> bool:
+    """VLLM_TEST_FORCE_FP8_MARLIN as vllm/envs.py reads it: "1" or "true", any case, around spaces."""
+    return (env_value or "").strip().lower() in ("1", "true")
+
+
+def fp8_marlin_paths(row: P.VllmFp8MarlinRow, capability: tuple[int, int], force: bool) -> tuple[bool, bool]:
+    """(linear layers, routed experts) that take Marlin on a CUDA GPU of this capability."""
+    if capability < row.marlin_min:
+        return False, False
+    force = force and row.env_read
+    linear = row.linear_below is not None and (
+        capability < row.linear_below or (force and (row.forced_linear_below is None or
+                                                     capability < row.forced_linear_below)))
+    experts = row.moe_below is not None and (capability < row.moe_below or force)
+    return linear, experts
+
+
+def fp8_marlin_applies(facts: ModelFacts) -> bool:
+    """An Fp8Config checkpoint with weight_block_size: the only FP8 whose scales Marlin grows by more than one row."""
+    return facts.quant_format == "fp8" and (facts.quant_method or "").lower() == "fp8" and facts.quant_block is not None
+
+
+def fp8_marlin_scales(facts: ModelFacts, tp: int, parts: list[int], version: str | None, gpu_name: str,
+                      env_value: str | None) -> Fp8MarlinScales | str | None:
+    """The bytes per stage, a note (str) when the GPU's name does not say whether Marlin runs, or None where it does
+    not apply (not block FP8, a ROCm GPU, a GPU with native FP8 at this release)."""
+    if not fp8_marlin_applies(facts) or re.search(P.SGLANG_ROCM, gpu_name.lower()):
+        return None
+    row = P.vllm_fp8_marlin_row(version)
+    if row.linear_below is None and row.moe_below is None:
+        return None
+    capability = gpu_arch.compute_capability(gpu_name)
+    if capability is None:
+        below = max(limit for limit in (row.linear_below, row.moe_below) if limit is not None)
+        return (f"GPU {repr(gpu_name) + ' unknown' if gpu_name else 'not named'}: block-FP8 scales counted as the "
+                f"checkpoint's; below compute capability {below[0]}.{below[1]} vLLM runs these layers through "
+                f"Marlin, whose scales take {_fp8_rate_text(facts)} more per weight ({row.source})")
+    linear, experts = fp8_marlin_paths(row, capability, fp8_marlin_forced(env_value))
+    experts = experts and facts.is_moe
+    if not linear and not experts:
+        return None
+    quantised, routed, whole = quantised_linear_params(facts)
+    dense = tuple(q - r for q, r in zip(quantised, routed))
+    per_stage, start = [], 0
+    for count in parts:
+        stop = start + count
+        params = (_fp8_rank_params(dense, whole, start, stop, tp) if linear else 0) + \
+            (_fp8_rank_params(routed, (), start, stop, tp) if experts else 0)
+        per_stage.append(_fp8_extra_bytes(facts, params))
+        start = stop
+    block_k = facts.quant_block[1] if facts.quant_block else 0  # fp8_marlin_applies() checked it
+    return Fp8MarlinScales(tuple(per_stage), linear, experts, row, block_k)
+
+
+def _fp8_rank_params(per_layer: tuple[int, ...], whole: tuple[int, ...], start: int, stop: int, tp: int) -> int:
+    """One tensor-parallel rank's share of layers start..stop-1, the parts every rank holds whole counted whole."""
+    held = sum(whole[start:stop])
+    return math.ceil((sum(per_layer[start:stop]) - held) / tp) + held
+
+
+def _fp8_extra_bytes(facts: ModelFacts, params: int) -> int:
+    """Marlin's scales (one per block_k weights, model dtype) less the checkpoint's (one fp32 per block) that the
+    weights layout already holds."""
+    assert facts.quant_block is not None  # fp8_marlin_applies() checked it
+    block_n, block_k = facts.quant_block
+    high = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    return params * high // block_k - params * FP8_CHECKPOINT_SCALE_BYTES // (block_n * block_k)
+
+
+def _fp8_rate_text(facts: ModelFacts) -> str:
+    per_million = _fp8_extra_bytes(facts, 10**6)
+    return f"{per_million / 10**6:.4f} B"
+
+
+def fp8_marlin_note(scales: Fp8MarlinScales, version: str | None, gpu_name: str) -> str:
+    """What the estimate says where Marlin's scales were added."""
+    what = " and ".join(part for part, on in (("linear layers", scales.linear), ("MoE experts", scales.experts)) if on)
+    return (f"vLLM {P.arithmetic_version('vllm', version)} runs the block-FP8 {what} through Marlin on {gpu_name} "
+            f"(no native FP8): its scales, one per {scales.block_k} weights in the model dtype, add "
+            f"+{max(scales.per_stage) / 2**30:.2f} GiB per rank to the weights ({scales.row.source})")
+
+
+def fp8_marlin_report(scales: Fp8MarlinScales, stage: int) -> dict:
+    """The estimate's extra entry: the binding rank's bytes, which layers run Marlin and the row's source."""
+    return {"bytes": scales.per_stage[stage], "linear_layers": scales.linear, "moe_experts": scales.experts,
+            "source": scales.row.source}
