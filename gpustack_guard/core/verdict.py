@@ -12,6 +12,10 @@ from gpustack_guard.core.memory.estimate import FITS, Estimate
 # length, start-up check, scheduler limits; GSG053 / GSG054: a weights format the release / the GPU cannot run);
 # document rules (spelling, unknown backend) say nothing about whether the model fits.
 JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053", "GSG054")
+# Refusals the engine makes while it checks the deployment's shape, before it loads or sizes anything (GSG037: the
+# tensor-parallel size does not divide the heads; GSG053 / GSG054: no loader for the weights format in this release,
+# or not on this GPU): its verdict whatever the memory arithmetic says
+SHAPE_REFUSAL_RULES = ("GSG037", "GSG053", "GSG054")
 
 
 def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tuple[str, Severity | None,
@@ -20,6 +24,9 @@ def deployment_verdict(findings: Iterable[Finding], est: Estimate | None) -> tup
     name of the worst shape or memory finding, `fits` when there is none of warning severity or above."""
     judging = [f for f in findings if f.rule_id.startswith(JUDGING_PREFIXES) and f.severity.rank >= 1]
     judging.sort(key=lambda f: -f.severity.rank)
+    refused = [f for f in judging if f.rule_id in SHAPE_REFUSAL_RULES and f.severity is Severity.ERROR]
+    if refused:
+        return refused[0].rule.name, Severity.ERROR, judging
     if est is not None and est.verdict != FITS:
         return est.verdict, Severity.ERROR, judging
     if judging:

@@ -38,11 +38,11 @@ def test_the_observed_configurations_pool_is_scaled_by_observed_over_estimated(g
     before = advise_json(gsg, "-w", chat)["options"][0]["deployments"][0]
     after = advise_json(gsg, "-w", chat, "--observed", str(VECTOR))
     deployment = after["options"][0]["deployments"][0]
-    assert (before["kv_capacity_tokens"], before["kv_cache_dtype"], before["observed_kv"]) == (210992, "auto", None)
-    # 210,992 x 158,656 / 188,240 = 177,832.3: the pool the engine would really give this candidate
-    assert deployment["kv_capacity_tokens"] == 177832 and deployment["kv_cache_dtype"] == "auto"
-    assert deployment["observed_kv"] == {"scale": 0.8428, "estimated_kv_capacity_tokens": 210992,
-                                         "kv_capacity_tokens": 177832}
+    assert (before["kv_capacity_tokens"], before["kv_cache_dtype"], before["observed_kv"]) == (210736, "auto", None)
+    # 210,736 x 158,656 / 188,240 = 177,616.6: the pool the engine would really give this candidate
+    assert deployment["kv_capacity_tokens"] == 177616 and deployment["kv_cache_dtype"] == "auto"
+    assert deployment["observed_kv"] == {"scale": 0.8428, "estimated_kv_capacity_tokens": 210736,
+                                         "kv_capacity_tokens": 177616}
     observed = after["observed"]
     assert {k: observed[k] for k in ("kind", "backend", "model", "observed_kv_capacity_tokens",
                                      "estimated_kv_capacity_tokens", "scale", "applied", "tensor_parallel_size",
@@ -54,14 +54,14 @@ def test_the_observed_configurations_pool_is_scaled_by_observed_over_estimated(g
     assert text[1] == (f"observed: the engine allocated 158,656 KV tokens where gsg estimated 188,240 (recorded "
                        f"vector {VECTOR}: vLLM, tensor parallel 1, KV auto): pools of that configuration scaled by "
                        "0.843")
-    assert "    observed: KV pool 177,832 tokens per replica: gsg's 210,992 scaled by 0.843, as the engine " \
+    assert "    observed: KV pool 177,616 tokens per replica: gsg's 210,736 scaled by 0.843, as the engine " \
            "allocated (--observed)" in text
 
 
 @pytest.mark.parametrize("workload", ["long", "chat"])
 def test_a_smaller_observed_pool_changes_the_advice_and_the_specs_still_validate(gsg, long11, tmp_path, workload):
-    # on gpu-a's A6000 gsg's auto pool holds 11 requests of 20,000 tokens (242,336 tokens); the engine's would hold
-    # 204,250: 10 of them, so the fp8 candidate (not the observed configuration: its own estimate) holds the peak
+    # on gpu-a's A6000 gsg's auto pool holds 11 requests of 20,000 tokens (242,080 tokens); the engine's would hold
+    # 204,034: 10 of them, so the fp8 candidate (not the observed configuration: its own estimate) holds the peak
     files = {"long": long11, "chat": str(REPO / "workloads" / "chat.yaml")}
     on_a6000 = ("-m", LLAMA_8B, "--fleet", str(FLEET), "--gpus", "gpu-a:cuda:0", "-w", files[workload])
     before = json.loads(gsg("advise", "-o", "json", *on_a6000).out)["options"][0]["deployments"][0]
@@ -70,11 +70,11 @@ def test_a_smaller_observed_pool_changes_the_advice_and_the_specs_still_validate
     after = json.loads(result.out)
     deployment = after["options"][0]["deployments"][0]
     if workload == "long":
-        assert (before["kv_cache_dtype"], before["kv_capacity_tokens"], before["max_num_seqs"]) == ("auto", 242336, 11)
+        assert (before["kv_cache_dtype"], before["kv_capacity_tokens"], before["max_num_seqs"]) == ("auto", 242080, 11)
         assert (deployment["kv_cache_dtype"], deployment["kv_capacity_tokens"], deployment["max_num_seqs"]) == \
-            ("fp8", 484672, 11)
+            ("fp8", 484160, 11)
         assert deployment["observed_kv"] is None
-        assert deployment["kv_cache_dtype_reason"] == ("fp8 KV because auto holds 204,250 tokens, 10 sequences at "
+        assert deployment["kv_cache_dtype_reason"] == ("fp8 KV because auto holds 204,034 tokens, 10 sequences at "
                                                        "once, against a peak of 220,000 tokens")
         assert after["observed"]["scaled_deployments"] == [] and after["observed"]["scaled_candidates"] >= 1
     else:  # the scaled auto candidate is the one emitted
@@ -90,7 +90,7 @@ def test_an_observed_pool_of_another_configuration_scales_nothing(gsg, tmp_path)
     path = tmp_path / "tp2.json"
     path.write_text(json.dumps(other))
     doc = advise_json(gsg, "-w", str(REPO / "workloads" / "chat.yaml"), "--observed", str(path))
-    assert doc["options"][0]["deployments"][0]["kv_capacity_tokens"] == 210992
+    assert doc["options"][0]["deployments"][0]["kv_capacity_tokens"] == 210736
     assert (doc["observed"]["tensor_parallel_size"], doc["observed"]["scaled_candidates"]) == (2, 0)
 
 

@@ -16,7 +16,7 @@ def test_estimate_json_keys_and_numbers(gsg):
         assert key in doc
     assert set(doc["breakdown"]) == {"requested", "weights", "activation", "non_torch", "cuda_graphs", "kv_cache",
                                      "headroom"}
-    assert doc["kv_bytes_per_token_per_gpu"] == 131_072 and doc["kv_capacity_tokens"] == 31_504
+    assert doc["kv_bytes_per_token_per_gpu"] == 131_072 and doc["kv_capacity_tokens"] == 31_248
     assert doc["engine_verdict"] == "fits" and doc["max_model_len"] == 20000
     assert doc["format_version"] == "1.0"
     # validate's warning on the same numbers: 256 default sequences x 20,000 tokens > 31,504 tokens. The 2.36 GiB

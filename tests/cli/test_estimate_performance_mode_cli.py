@@ -24,7 +24,7 @@ def test_json_shows_the_mode_per_term_and_both_batches(gsg):
     assert (mode["mode"], mode["applied"], mode["defaults_factor"], mode["since"]) == ("throughput", True, 2, "0.17.0")
     assert (mode["balanced"]["max_num_batched_tokens"], mode["balanced"]["max_num_seqs"]) == (8192, 1024)
     assert (mode["this_mode"]["max_num_batched_tokens"], mode["this_mode"]["max_num_seqs"]) == (16384, 2048)
-    assert (doc["max_num_seqs"], doc["kv_capacity_tokens"], doc["verdict"]) == (2048, 3664, "kv-below-max-model-len")
+    assert (doc["max_num_seqs"], doc["kv_capacity_tokens"], doc["verdict"]) == (2048, 3472, "kv-below-max-model-len")
 
 
 def test_json_cites_the_0_34_0_row_at_0_34_0(gsg):

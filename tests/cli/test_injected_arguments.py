@@ -22,8 +22,8 @@ def test_export_with_two_gpus_and_no_tp_runs_at_tp_2(gsg, tmp_path):
     (tmp_path / "fleet.yaml").write_text(FLEET)
     result = gsg("validate", str(EXPORT_FIXTURE), "--fleet", str(tmp_path / "fleet.yaml"), "--offline")
     assert "GSG031" not in result.out
-    # 32B bf16 split over two A6000s: 11.25 GiB of KV per GPU (at TP 1 it was -19.50 GiB, GSG031)
-    assert ("the KV pool holds 184,336 tokens (11.25 GiB per GPU): 11 such sequences fit at once" in result.out)
+    # 32B bf16 split over two A6000s: 11.24 GiB of KV per GPU (at TP 1 it was -19.50 GiB, GSG031)
+    assert ("the KV pool holds 184,208 tokens (11.24 GiB per GPU): 11 such sequences fit at once" in result.out)
     assert result.err == "gsg: 0 errors, 1 warning, 1 note in 2 specs (1 file)\n"
 
 

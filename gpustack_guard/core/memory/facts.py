@@ -48,6 +48,22 @@ class EncoderDummy:
     temporal_patch: int = 2
 
 
+@dataclass(frozen=True, repr=False)  # compared by value: identical configurations are one table
+class RopeTable:
+    """One rotary embedding as the model's layers ask for it (one per distinct rope configuration: the engines'
+    get_rope caches an instance per key, so layers that share one share its cos/sin cache). Built from config.json
+    by hfconfig._rope_tables; what the cache holds for it per release is the engine's rule (profiles.VLLM_ROPE_*)."""
+
+    __repr__ = fields_repr
+
+    rope_type: str  # "default", "linear", "dynamic", "yarn", "longrope", "llama3", ... (legacy spellings normalised)
+    max_position: int  # the max_position the model file passes (config max_position_embeddings, ChatGLM seq_length)
+    rotary_dim: int  # head size x partial rotary factor: the cache's width
+    factor: float | None = None  # rope_scaling factor (linear, dynamic, yarn)
+    original_max_position: int | None = None  # original_max_position_embeddings (yarn, longrope)
+    mrope: bool = False  # a multimodal rope (mrope_section): vLLM's MRotaryEmbedding
+
+
 # what the Gated DeltaNet state and its weights are sized from (missing_for_params names the absent ones)
 GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                      "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")
@@ -117,6 +133,9 @@ class ModelFacts:
     full_attention_kv_heads: int | None = None
     full_attention_k_eq_v: bool = False
     full_attention_layer_ids: tuple[int, ...] | None = None
+    # the rotary embeddings the layers ask for, one per distinct configuration (config.json only; () from a GGUF,
+    # guard.model, or a model without rotary positions): the engines' rope cos/sin caches beyond the checkpoint
+    rope_tables: tuple[RopeTable, ...] = ()
     # DeepSeek-V4 compressed sparse attention: per-layer KV compression (0 none, 4 CSA, 128 HCA; MTP
     # layers after num_hidden_layers), its lightning indexer, grouped low-rank output, hyper-connections
     compress_ratios: tuple[int, ...] | None = None

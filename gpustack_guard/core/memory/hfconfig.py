@@ -6,7 +6,7 @@ import math
 from dataclasses import fields
 from typing import Any, Literal
 
-from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.memory.facts import ModelFacts, RopeTable
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
 from gpustack_guard.core.memory.quant import MXFP4_DENSE, MXFP4_GROUP
 from gpustack_guard.core.memory.vision import vision_tower, vit_shape
@@ -429,6 +429,79 @@ def _gemma4(config: dict, model_type: str) -> dict[str, Any]:
                   "full_attention_layer_ids": tuple(i for i, k in enumerate(kinds) if k == "full_attention")}
 
 
+# Model types whose positions are learned or ALiBi (no rotary embedding, no cos/sin cache); Falcon says so per
+# checkpoint ("alibi"). Gemma 4's caches are its own rule (profiles.VLLM_GEMMA4 rope_caches), DeepSeek-V4's
+# compressed attention is not read here.
+_NO_ROPE = frozenset({"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "jais"})
+# what transformers' config classes set when config.json leaves the rope base out, where a model keeps a second
+# rope for its sliding layers (Gemma3TextConfig: rope_theta 1,000,000, rope_local_base_freq 10,000)
+_GEMMA3_BASES = (1_000_000.0, 10_000.0)
+
+
+def _rope_dict(raw: Any) -> dict | None:
+    return raw if isinstance(raw, dict) and raw else None
+
+
+def _rope_table(rope: dict | None, config: dict, positions: int, head: int) -> RopeTable | None:
+    """One rope configuration as vLLM's get_rope reads it (rotary_embedding/__init__.py@v0.14.0): the type
+    (legacy "type"; "su" is longrope, "mrope" the default rope with sections, as patch_rope_scaling_dict renames
+    them), the partial factor (rope_parameters first, then the config's own) and the original length."""
+    rope = rope or {}
+    kind = str(rope.get("rope_type", rope.get("type", "default")))
+    mrope = kind == "mrope" or "mrope_section" in rope
+    kind = {"su": "longrope", "mrope": "default"}.get(kind, kind)
+    width = rope.get("rope_dim") or config.get("rotary_dim")  # GPT-J, CodeGen: a stated width
+    if not isinstance(width, int) or isinstance(width, bool) or width <= 0:
+        partial = _first(rope, "partial_rotary_factor") or _first(config, "partial_rotary_factor", "rotary_pct")
+        if str(config.get("model_type", "")) == "chatglm":
+            partial = 0.5  # chatglm.py: get_rope(head_dim, rotary_dim=head_dim // 2) / partial_rotary_factor 0.5
+        partial = partial if isinstance(partial, (int, float)) and not isinstance(partial, bool) and \
+            0 < partial <= 1 else 1.0
+        width = int(head * partial)
+    factor = rope.get("factor")
+    factor = float(factor) if isinstance(factor, (int, float)) and not isinstance(factor, bool) and \
+        math.isfinite(factor) and 0 < factor <= MAX_CONFIG_COUNT else None
+    # llama.py copies the top-level original_max_position_embeddings into the rope dict (Phi-3 LongRoPE)
+    original = _first(rope, "original_max_position_embeddings") or config.get("original_max_position_embeddings")
+    original = original if isinstance(original, int) and not isinstance(original, bool) and \
+        0 < original <= MAX_CONFIG_COUNT else None
+    if width <= 0:
+        return None
+    return RopeTable(kind, positions, width, factor, original, mrope)
+
+
+def _rope_tables(config: dict, model_type: str, head: int | None) -> tuple[RopeTable, ...]:
+    """The distinct rotary embeddings a model's layers ask vLLM's get_rope for (one cos/sin cache each): one for
+    most models; per layer type where rope_parameters is nested (Transformers v5); Gemma 3's sliding layers keep
+    their own default rope at rope_local_base_freq (gemma3.py@v0.10.1.1 Gemma3Attention). None where the positions
+    are not rotary or the length the model file passes is not in config.json."""
+    if model_type in _NO_ROPE or model_type.startswith(("gemma4", "deepseek_v4")) or config.get("alibi") or \
+            config.get("compress_ratios"):
+        return ()
+    # the max_position the model file passes to get_rope: config.max_position_embeddings (ChatGLM: seq_length)
+    positions = config.get("seq_length" if model_type == "chatglm" else "max_position_embeddings")
+    rope_dim = config.get("qk_rope_head_dim") if config.get("kv_lora_rank") else head  # MLA rotates its rope part
+    if not isinstance(positions, int) or isinstance(positions, bool) or not 0 < positions <= MAX_CONFIG_COUNT or \
+            not isinstance(rope_dim, int) or isinstance(rope_dim, bool) or not 0 < rope_dim <= MAX_CONFIG_COUNT:
+        return ()
+    raw = _rope_dict(config.get("rope_parameters")) or _rope_dict(config.get("rope_scaling"))
+    nested = [v for v in raw.values() if isinstance(v, dict)] if raw else []
+    per_layer_type = bool(raw) and len(nested) == len(raw or {})
+    ropes: list[tuple[dict | None, Any]] = [(v, v.get("rope_theta")) for v in nested] if per_layer_type \
+        else [(raw, config.get("rope_theta"))]
+    if model_type.startswith("gemma3") and not per_layer_type:
+        global_base, local_base = (config.get("rope_theta") or _GEMMA3_BASES[0],
+                                   config.get("rope_local_base_freq") or _GEMMA3_BASES[1])
+        ropes.append(({"rope_type": "default"}, local_base))
+        ropes[0] = (raw, global_base)
+    seen: dict[tuple, RopeTable] = {}
+    for rope, base in ropes:
+        table = _rope_table(rope, config, positions, rope_dim)
+        if table is not None:
+            seen.setdefault((table, base), table)  # get_rope's key holds the base: two bases, two caches
+    return tuple(seen.values())
+
+
 def _compress_ratios(config: dict) -> tuple[int, ...] | None:
     ratios = config.get("compress_ratios")
     if not isinstance(ratios, list) or not ratios:
@@ -573,6 +646,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
     if config.get("padded_vocab_size"):
         same_named["vocab_size"] = config["padded_vocab_size"]  # ChatGLM: vLLM's embedding has the padded size
     hidden = _first(config, "hidden_size", "n_embd", "d_model")
+    heads = _first(config, "num_attention_heads", "n_head", "n_heads")
     vision = vision_tower(top, hidden)
     gated_delta = _gated_delta(config, kind, layers)
     llama4 = _llama4(config, kind, layers)
@@ -588,7 +662,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         architecture=architectures[0],
         num_hidden_layers=layers,
         hidden_size=hidden,
-        num_attention_heads=_first(config, "num_attention_heads", "n_head", "n_heads"),
+        num_attention_heads=heads,
         num_key_value_heads=_kv_heads(config, kind),
         intermediate_size=dense_width,
         gated_mlp=kind not in _PLAIN_MLP,
@@ -609,6 +683,8 @@ def _facts(config: dict, source: str) -> ModelFacts:
         compress_ratios=ratios,
         max_position_embeddings=_native_length(lengths),
         length_config=lengths,
+        rope_tables=_rope_tables(config, kind, same_named.get("head_dim") or (
+            hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads > 0 else None)),
         dtype=dtype,
         router_bias=router_bias,
         shared_expert_gate=kind in ("qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"),

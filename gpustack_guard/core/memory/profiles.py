@@ -2448,6 +2448,63 @@ VLLM_GEMMA4 = (
 _GEMMA4_KEYS = keyed_by_release(VLLM_GEMMA4)
 
 
+class VllmRopeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a vLLM release sizes the rotary cos/sin caches the model keeps beside its weights ("Model loading took"
+    counts them): one cache per distinct get_rope key (_ROPE_DICT), rows by rope type (ROPE_CACHE_POSITIONS) x the
+    rotary width, in the model dtype (get_rope's dtype = torch.get_default_dtype(), the cache cast to it) unless
+    the model file names another (VLLM_ROPE_FP32_ARCHITECTURES). Replicated on every TP rank."""
+
+    since: str
+    # MRotaryEmbedding's cache covers max_position x this many positions ("we enlarge max_position_embeddings to 4
+    # times" for Qwen2.5-VL's video positions)
+    mrope_position_factor: int
+    # Phi3LongRoPEScaledRotaryEmbedding's buffers holding short + long rows: 2 while it registers short, long and
+    # their concatenation, 1 once only the concatenation is kept
+    longrope_copies: int
+    source: str
+
+
+VLLM_ROPE_CACHE = (
+    VllmRopeRow("0.0.0", 1, 2,
+                "vllm/model_executor/layers/rotary_embedding.py@v0.2.4 and @v0.3.3 (RotaryEmbedding register_buffer("
+                "'cos_sin_cache', cache.to(torch.get_default_dtype())), get_rope's _ROPE_DICT); @v0.6.4, @v0.6.5, "
+                "@v0.6.6 Phi3LongRoPEScaledRotaryEmbedding registers short_cos_sin_cache, long_cos_sin_cache and "
+                "long_short_cos_sin_cache (their concatenation); MRotaryEmbedding(max_position_embeddings)"),
+    VllmRopeRow("0.7.0", 1, 1,
+                "vllm/model_executor/layers/rotary_embedding.py@v0.7.0 and @v0.7.1 (only long_short_cos_sin_cache "
+                "registered; MRotaryEmbedding unchanged)"),
+    VllmRopeRow("0.7.2", 4, 1,
+                "vllm/model_executor/layers/rotary_embedding.py@v0.7.2, @v0.7.3, @v0.8.0, @v0.8.5 MRotaryEmbedding "
+                "cache_max_position_num = max_position_embeddings * 4; rotary_embedding/mrope.py@v0.10.1.1, @v0.14.0, "
+                "@v0.23.0 and @v0.30.0 the same, base.py cache.to(dtype), phi3_long_rope_scaled_rope.py one buffer"),
+)
+_ROPE_KEYS = keyed_by_release(VLLM_ROPE_CACHE)
+# The positions each rope type's cos/sin cache covers (vLLM's get_rope, rotary_embedding.py@v0.8.5 and
+# rotary_embedding/__init__.py@v0.14.0 and @v0.30.0, unchanged in this respect from @v0.2.4): LinearScaling and
+# DynamicNTKScaling arange(max_position x factor); YaRN and deepseek_yarn are built with the rope's
+# original_max_position and arange(original x factor); Phi-3 LongRoPE keeps original + max_position rows (short
+# then long); llama3, the default rope, mrope and the other RotaryEmbedding subclasses max_position rows.
+ROPE_CACHE_POSITIONS = {
+    "linear": "max_position x factor",
+    "dynamic": "max_position x factor",
+    "yarn": "original x factor",
+    "deepseek_yarn": "original x factor",
+    "longrope": "original + max_position",
+}
+# Model files that ask get_rope for an FP32 cache whatever the model dtype (dtype=torch.float32)
+VLLM_ROPE_FP32_ARCHITECTURES = {
+    "GptOssForCausalLM": "vllm/model_executor/models/gpt_oss.py@v0.10.1.1, @v0.14.0 and @v0.23.0 get_rope(..., "
+                         "dtype=torch.float32)",
+    "MiniMaxText01ForCausalLM": "vllm/model_executor/models/minimax_text_01.py@v0.14.0 and @v0.23.0 get_rope(..., "
+                                "dtype=torch.float32)",
+}
+
+
+def vllm_rope_row(version: str | None) -> VllmRopeRow:
+    """The rope-cache rule of a vLLM release."""
+    return row_for("vllm", _ROPE_KEYS, version)
+
+
 def vllm_gemma4_row(version: str | None) -> VllmGemma4Row:
     return row_for("vllm", _GEMMA4_KEYS, version)
 

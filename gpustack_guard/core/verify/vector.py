@@ -16,7 +16,7 @@ from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, NamedTuple
 
 from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER
-from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
+from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.gguf import RecurrentState
 from gpustack_guard.core.memory.max_len import LengthConfig, RopeEntry
 from gpustack_guard.core.units import MAX_DEVICE_BYTES
@@ -41,6 +41,7 @@ _NOT_STORED = {"block_tensors"}  # a GGUF's tensor list: large, and the per-laye
 MAX_INPUT_GPUS = MAX_GPUS_PER_WORKER
 MAX_INPUT_BYTES = MAX_DEVICE_BYTES
 MAX_INPUT_ENV = 256
+MAX_ROPE_COUNT = 10**9  # a rope table's positions or width (hfconfig.MAX_CONFIG_COUNT, the config reader's bound)
 MAX_INPUT_ENV_CHARS = 4096
 
 
@@ -79,6 +80,8 @@ def facts_json(facts: ModelFacts) -> dict:
             continue
         if isinstance(value, LengthConfig):
             value = _length_json(value)
+        elif field_.name == "rope_tables":
+            value = [{f.name: getattr(t, f.name) for f in fields(t)} for t in value]
         elif field_.name in _OBJECT_FIELDS and is_dataclass(value):
             value = {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
         elif isinstance(value, tuple):
@@ -115,6 +118,27 @@ def _rope(entries: Any, where: str) -> tuple[RopeEntry, ...]:
         raise VectorError(f"model_facts.length_config.{where} has an unknown key") from None
 
 
+def _rope_tables(value: Any) -> tuple[RopeTable, ...]:
+    """model_facts.rope_tables: a list of objects of RopeTable's fields (a table the vector's gsg recorded)."""
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise VectorError("model_facts.rope_tables must be a list of objects")
+    known = {f.name for f in fields(RopeTable)}
+    tables = []
+    for table in value:
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise VectorError(f"model_facts.rope_tables has an unknown key '{unknown[0]}'")
+        try:
+            tables.append(RopeTable(**table))
+        except TypeError:
+            raise VectorError("model_facts.rope_tables: a table lacks rope_type, max_position or rotary_dim") from None
+        if not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_ROPE_COUNT
+                   for n in (tables[-1].max_position, tables[-1].rotary_dim)):
+            raise VectorError(f"model_facts.rope_tables: max_position and rotary_dim must be whole numbers in "
+                              f"1..{MAX_ROPE_COUNT:,}")
+    return tuple(tables)
+
+
 def _length(value: Any) -> LengthConfig:
     if not isinstance(value, dict):
         raise VectorError("model_facts.length_config must be an object")
@@ -143,6 +167,8 @@ def facts_from_json(data: Any) -> ModelFacts:
             values[name] = tuple(values[name])
     if values.get("length_config") is not None:
         values["length_config"] = _length(values["length_config"])
+    if "rope_tables" in values:
+        values["rope_tables"] = _rope_tables(values["rope_tables"])
     for name in _OBJECT_FIELDS.keys() & set(values):
         if values[name] is not None:
             values[name] = _object(name, values[name])

@@ -433,7 +433,9 @@ def test_gpt_oss_120b_weights_on_h100_with_marlin_match_the_log():
     est = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.10.1", gpu_name="NVIDIA H100 80GB HBM3")
     unpadded = estimate_vllm(facts, 81_559 * MiB, VllmConfig(), version="0.10.1")
     assert est.weights - unpadded.weights == 36 * 152_993_792
-    assert est.weights == 70_756_592_256  # 65.897 GiB
+    # 65.928 GiB: 65.897 of parameters and padding, and the FP32 YaRN cos/sin cache gpt_oss.py asks for (131,072
+    # rows = 4,096 x 32, 64 wide, 4 B: 32 MiB; profiles.VLLM_ROPE_FP32_ARCHITECTURES)
+    assert est.weights == 70_756_592_256 + 131_072 * 64 * 4 == 70_790_146_688
     assert est.extra["mxfp4_backend"] == "marlin" and abs(est.weights / GiB - 65.9651) < 0.1  # the logged figure
 
 
@@ -497,10 +499,11 @@ def test_v07_gpt_oss_on_one_h100_at_011_is_refused_like_vllm27508():
     assert est.extra["sampler_peak"] == 1024 * 201_088 * 38 + 1024 * 2880 * 2 == 7_830_634_496
     assert est.activation == est.extra["sampler_peak"]  # the sort's phase is larger than the forward's
     assert est.verdict == "kv-below-max-model-len"
-    # gmu x CUDA's 79.19 GiB, not NVML's 81,559 MiB (profiles.CUDA_TOTALS): 1.69 GiB computed, 1.71 logged;
-    # with NVML's total it was 2,281,733,095 (2.13 GiB), 0.95 x the 491,194,942 B driver reserve more
-    assert est.kv_available == 1_815_097_900 == 2_281_733_095 - math.ceil(0.95 * 85_520_809_984) + \
-        math.ceil(0.95 * int(79.19 * GiB))
+    # gmu x CUDA's 79.19 GiB, not NVML's 81,559 MiB (profiles.CUDA_TOTALS): 1.66 GiB computed, 1.71 logged;
+    # with NVML's total it was 2,281,733,095 (2.13 GiB), 0.95 x the 491,194,942 B driver reserve more; the 32 MiB
+    # FP32 rope cache is inside the weights
+    assert est.kv_available == 1_781_543_468 == 2_281_733_095 - math.ceil(0.95 * 85_520_809_984) + \
+        math.ceil(0.95 * int(79.19 * GiB)) - 131_072 * 64 * 4
 
 
 def test_pp_whole_model_check_uses_the_smallest_available_memory_and_the_smallest_block_count():
@@ -780,9 +783,9 @@ def test_extensible_kv_cache_off_is_estimate_based_with_0_92_and_the_startup_che
 
 
 @pytest.mark.parametrize("version,verdict,free,fix", [
-    ("0.28.0", "sampler-warmup-oom", 914_166_170, {"gpu_memory_utilization": 0.94, "max_num_seqs": 275}),
-    ("0.29.0", "sampler-warmup-oom", 1_650_266_522, {"gpu_memory_utilization": 0.95, "max_num_seqs": 672}),
-    ("0.32.0", "sampler-warmup-oom", 1_650_266_522, {"gpu_memory_utilization": 0.95, "max_num_seqs": 672}),
+    ("0.28.0", "sampler-warmup-oom", 915_476_890, {"gpu_memory_utilization": 0.94, "max_num_seqs": 275}),
+    ("0.29.0", "sampler-warmup-oom", 1_649_217_946, {"gpu_memory_utilization": 0.95, "max_num_seqs": 671}),
+    ("0.32.0", "sampler-warmup-oom", 1_649_217_946, {"gpu_memory_utilization": 0.95, "max_num_seqs": 671}),
     ("0.33.0", "fits", None, None)])
 def test_the_sampler_warmup_fails_only_where_the_profile_did_not_budget_its_pass(version, verdict, free, fix):
     """The V2 runner (a dense model's from 0.25, every model's from 0.29) up to 0.32 profiles the sampler without
@@ -843,8 +846,8 @@ def test_llm_d_787_captures_67_graphs_of_each_mode_under_0_11_0_and_dies_at_the_
     x = est.extra
     assert x["cuda_graph_counts"] == {"piecewise": 67, "full": 67}
     assert est.cuda_graphs == 134 * 64 * 384 * 1024 == 3_372_220_416
-    # 41.28 GiB against the log's 41.87 (-1.4 %): the TP device group's NCCL communicator is made inside the profile
-    assert est.kv_cache == 44_327_501_824
+    # 41.27 GiB against the log's 41.87 (-1.4 %): the TP device group's NCCL communicator is made inside the profile
+    assert est.kv_cache == 44_317_016_064
     # FlashInfer's 14 B per entry over 1,024 rows of 151,936, plus the rows' hidden states
     assert x["sampler_warmup_bytes"] == 1024 * 151_936 * 14 + 1024 * 5120 * 2 == 2_188_640_256
     assert x["sampler_warmup_free_bytes"] == 1_801_206_620 and est.verdict == "sampler-warmup-oom"
@@ -1185,14 +1188,14 @@ H200 = 143_771 * MiB
 
 @pytest.mark.parametrize("gpu_name,gpu_total,version,given,block,capacity", [
     # CUTLASS MLA on 10.0 up to 0.17's FlashInfer switch; --block-size 16 is overridden like the default
-    ("NVIDIA B200", B200, "0.14.0", None, 128, 1_123_712),
-    ("NVIDIA B200", B200, "0.14.0", 16, 128, 1_123_712),
+    ("NVIDIA B200", B200, "0.14.0", None, 128, 1_123_456),
+    ("NVIDIA B200", B200, "0.14.0", 16, 128, 1_123_456),
     # 0.18.0+: FlashInfer MLA's smallest kernel block (32); a --block-size is kept (Triton MLA takes 16)
-    ("NVIDIA B200", B200, "0.24.0", None, 32, 1_213_536),
-    ("NVIDIA B200", B200, "0.24.0", 16, 16, 1_213_536),
+    ("NVIDIA B200", B200, "0.24.0", None, 32, 1_213_216),
+    ("NVIDIA B200", B200, "0.24.0", 16, 16, 1_213_232),
     # FlashMLA forces 64 on Hopper up to 0.17.0; from 0.18.0 FlashAttention MLA takes the default 16
-    ("NVIDIA H200", H200, "0.14.0", 16, 64, 594_048),
-    ("NVIDIA H200", H200, "0.24.0", None, 16, 671_984),
+    ("NVIDIA H200", H200, "0.14.0", 16, 64, 593_728),
+    ("NVIDIA H200", H200, "0.24.0", None, 16, 671_680),
 ])
 def test_mla_block_size_follows_the_backend_vllm_picks(gpu_name, gpu_total, version, given, block, capacity):
     cfg = VllmConfig(max_model_len=8192, tensor_parallel_size=8, block_size=given)
@@ -1288,10 +1291,10 @@ def test_b300_is_compute_capability_10_3_and_its_mla_block_differs_from_b200_bef
 
 
 @pytest.mark.parametrize("model,version,given,block,capacity", [
-    ("meta-llama/Llama-3.1-8B", "0.33.0", None, 16, 451_424),
-    ("meta-llama/Llama-3.1-8B", "0.34.0", None, 64, 488_320),  # CacheConfig.DEFAULT_BLOCK_SIZE = 64 from 0.34.0
-    ("Qwen/Qwen3-8B", "0.34.0", None, 64, 427_712),
-    ("Qwen/Qwen3-8B", "0.34.0", 16, 16, 427_728),  # a --block-size is kept
+    ("meta-llama/Llama-3.1-8B", "0.33.0", None, 16, 451_168),
+    ("meta-llama/Llama-3.1-8B", "0.34.0", None, 64, 488_064),  # CacheConfig.DEFAULT_BLOCK_SIZE = 64 from 0.34.0
+    ("Qwen/Qwen3-8B", "0.34.0", None, 64, 427_648),
+    ("Qwen/Qwen3-8B", "0.34.0", 16, 16, 427_648),  # a --block-size is kept
 ])
 def test_dense_default_block_size_by_release(model, version, given, block, capacity):
     cfg = VllmConfig(max_model_len=8192, block_size=given)
@@ -1341,7 +1344,7 @@ def test_fa4_head256_page_moves_the_capacity_by_whole_pages():
     assert (fa4.block_size, flashinfer.block_size) == (128, 16)
     # the same bytes per token; only the rounding to whole blocks differs
     assert fa4.kv_bytes_per_token == flashinfer.kv_bytes_per_token
-    assert (fa4.kv_capacity_tokens, flashinfer.kv_capacity_tokens) == (336_640, 336_672)  # 2,630 x 128 and 21,042 x 16
+    assert (fa4.kv_capacity_tokens, flashinfer.kv_capacity_tokens) == (336_640, 336_656)  # 2,630 x 128 and 21,041 x 16
 
 
 @pytest.mark.parametrize("version,gpu_name,kv_dtype,backend,expected", [

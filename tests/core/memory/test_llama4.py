@@ -148,9 +148,11 @@ def test_figures_per_release():
     SGLang 0.5.7 (one pool) and 0.5.11 (full-layer pool of the bytes split)."""
     vllm = {(m, v): _vllm(m, v, tp).kv_capacity_tokens
             for m, tp in ((SCOUT, 4), (MAVERICK, 8)) for v in ("0.13.0", "0.14.0", "0.21.0")}
-    assert vllm == {(SCOUT, "0.13.0"): 422_400, (SCOUT, "0.14.0"): 421_552, (SCOUT, "0.21.0"): 1_259_008,
-                    (MAVERICK, "0.13.0"): 1_363_168, (MAVERICK, "0.14.0"): 1_361_472,
-                    (MAVERICK, "0.21.0"): 4_077_535}
+    # each rank keeps the RoPE layers' cos/sin cache at max_position_embeddings rows (llama4.py get_rope, llama3
+    # type): Scout's 10,485,760 x 128 x 2 B = 2.5 GiB, Maverick's 1,048,576 rows 0.25 GiB (profiles.VLLM_ROPE_CACHE)
+    assert vllm == {(SCOUT, "0.13.0"): 367_792, (SCOUT, "0.14.0"): 366_944, (SCOUT, "0.21.0"): 1_110_277,
+                    (MAVERICK, "0.13.0"): 1_352_256, (MAVERICK, "0.14.0"): 1_350_544,
+                    (MAVERICK, "0.21.0"): 4_047_784}
     cfg = SglangConfig(tp_size=8, context_length=65536)
     sglang = {(m, v): _sglang(m, v, cfg).kv_capacity_tokens for m in (SCOUT, MAVERICK) for v in ("0.5.7", "0.5.11")}
     assert sglang == {(SCOUT, "0.5.7"): 860_792, (SCOUT, "0.5.11"): 1_012_696,

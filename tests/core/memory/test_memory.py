@@ -227,16 +227,17 @@ def test_b1_v0_blocks_and_concurrency():
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
     est = estimate_vllm(facts, RTX3090, VllmConfig(gpu_memory_utilization=0.9, max_model_len=20000), version="0.6.4")
     assert est.requested == math.ceil(0.9 * RTX3090)
-    assert est.weights == 16_060_522_496
-    assert est.kv_capacity_tokens == 1969 * 16  # logged 1952 blocks: +0.9 %
-    assert est.max_concurrency == 1969 / 1250 and est.verdict == "fits"  # blocks / ceil(20000/16); logged 1.56x
+    # the checkpoint and the 32 MiB rope cos/sin cache (131,072 x 128 x 2 B; profiles.VLLM_ROPE_CACHE)
+    assert est.weights == 16_060_522_496 + 131_072 * 128 * 2 == 16_094_076_928
+    assert est.kv_capacity_tokens == 1953 * 16  # logged 1952 blocks: +0.05 % (+0.9 % without the rope cache)
+    assert est.max_concurrency == 1953 / 1250 and est.verdict == "fits"  # blocks / ceil(20000/16); logged 1.56x
 
 
 def test_b2_v0_rejects_29000():
     facts = catalog_facts("meta-llama/Llama-3.1-8B")
     est = estimate_vllm(facts, RTX3090, VllmConfig(gpu_memory_utilization=0.9, max_model_len=29000), version="0.6.4")
     assert est.verdict == "kv-below-max-model-len"
-    assert est.estimated_max_model_len == est.kv_capacity_tokens == 23_904  # logged 23,648: +1.1 %
+    assert est.estimated_max_model_len == est.kv_capacity_tokens == 23_648  # logged 23,648 (+1.1 % without rope)
     assert est.kv_needed == 1813 * 16 * 131_072  # ceil(29000 / 16) blocks of 16 tokens: 3,802,136,576 B
 
 
@@ -277,10 +278,10 @@ def test_field_notes_70b_default_length_rejected_with_estimate():
     assert est.activation == est.extra["sampler_peak"] == 256 * 128_256 * 14 + 2048 * 8192 * 2
     # an unnamed GPU is taken as NVLink-connected: from 0.11 the TP device group's NCCL communicator is made inside
     # the profile (profiles.VLLM_DEVICE_GROUP_NCCL), 780,140,544 B more non-torch per rank
-    assert est.extra["device_group_nccl"] == P.NCCL_BUFFERS and est.estimated_max_model_len == 112_048
+    assert est.extra["device_group_nccl"] == P.NCCL_BUFFERS and est.estimated_max_model_len == 111_648
     # a bare pip install of 0.11.0 sorts (38 B per entry): VLLM_USE_FLASHINFER_SAMPLER=0 books it
     pip = estimate_vllm(facts, A6000, VllmConfig(tensor_parallel_size=4, flashinfer_sampler_env="0"), version="0.11.0")
-    assert pip.activation == 256 * 128_256 * 38 + 2048 * 8192 * 2 and pip.estimated_max_model_len == 102_432
+    assert pip.activation == 256 * 128_256 * 38 + 2048 * 8192 * 2 and pip.estimated_max_model_len == 102_016
 
 
 def test_field_notes_hardened_block_and_092():
@@ -289,7 +290,7 @@ def test_field_notes_hardened_block_and_092():
                      kv_cache_dtype="fp8", max_num_seqs=32)
     hardened = estimate_vllm(facts, A6000, cfg, version="0.11.0")
     assert hardened.verdict == "fits" and hardened.kv_bytes_per_token == 40_960
-    assert hardened.kv_capacity_tokens == 206_784 and hardened.max_concurrency == 12_924 / 1_024
+    assert hardened.kv_capacity_tokens == 205_968 and hardened.max_concurrency == 12_873 / 1_024
     # 11 PIECEWISE sizes up to 64 and 7 FULL ones up to 32 sequences: 18 graphs x 80 layers x 384 KiB
     assert hardened.cuda_graphs == 18 * 80 * 384 * 1024
     assert (hardened.headroom, hardened.headroom_needed) == (6_183_242_956, 4_175_597_404)  # enough

@@ -46,9 +46,13 @@ def test_float32_doubles_weights_and_kv_bytes(family, model):
     flags = {"max-model-len": "8192"} if family == "vllm" else {"context-length": "8192"}
     half = estimate(family, facts, H100, flags, None, Policy())
     full = estimate(family, facts, H100, {**flags, "dtype": "float32"}, None, Policy())
-    # SGLang's weights as loaded add segment tails and the rotary cache: the parameters themselves double
-    full_params, half_params = (e.extra.get("parameter_bytes", e.weights) for e in (full, half))
+    # the weights as loaded add the rotary cos/sin cache (in the served dtype: vLLM's get_rope takes the default
+    # dtype, SGLang keeps FP32 on CUDA) and, for SGLang, segment tails: the parameters themselves double
+    full_params, half_params = (e.extra.get("parameter_bytes", e.weights - e.extra.get("rope_cache_bytes", 0))
+                                for e in (full, half))
     assert full_params == 2 * weight_layout(facts).total == 2 * half_params
+    if family == "vllm":  # 131,072 x 128 at 4 B, then 2 B
+        assert (full.extra["rope_cache_bytes"], half.extra["rope_cache_bytes"]) == (64 * MiB, 32 * MiB)
     assert full.kv_bytes_per_token == 2 * half.kv_bytes_per_token
     # the memory left for KV loses exactly what the weights and the activations gained
     gained = (full.weights - half.weights) + (full.activation - half.activation)

@@ -147,12 +147,12 @@ def test_throughput_on_h100_moves_the_profile_and_the_warm_up_not_the_graphs(mod
 
 
 def test_throughput_on_llama_70b_tp2_leaves_no_room_for_one_8k_request():
-    """The second model, exact: the doubled sampler peak (2 x 1,972,895,744 B) takes the pool from 15,712
-    tokens to 3,664, below one 8,192-token request: vLLM refuses to start where balanced mode fits."""
+    """The second model, exact: the doubled sampler peak (2 x 1,972,895,744 B) takes the pool from 15,504
+    tokens to 3,472, below one 8,192-token request: vLLM refuses to start where balanced mode fits."""
     balanced = estimate(LLAMA_70B, "0.19.0", H100, 2)
     fast = estimate(LLAMA_70B, "0.19.0", H100, 2, performance_mode="throughput")
     assert (balanced.extra["sampler_peak"], fast.extra["sampler_peak"]) == (1_972_895_744, 3_945_791_488)
-    assert (balanced.kv_capacity_tokens, fast.kv_capacity_tokens) == (15_712, 3_664)
+    assert (balanced.kv_capacity_tokens, fast.kv_capacity_tokens) == (15_504, 3_472)
     assert (balanced.verdict, fast.verdict) == ("fits", "kv-below-max-model-len")
 
 

@@ -46,8 +46,8 @@ CASES = [
                         "with the vLLM backend", None)]),
     (M.NO_KV_MEMORY, vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.9", gpu_ids=W1),
      LLAMA_70B, Severity.ERROR,
-     [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.42 GiB − activation "
-                        "0.46 GiB − non-torch 0.35 GiB = KV -89.04 GiB per GPU",
+     [("spec.yaml:7:3", "no memory left for the KV cache: requested 43.19 GiB − weights 131.45 GiB − activation "
+                        "0.46 GiB − non-torch 0.35 GiB = KV -89.07 GiB per GPU",
        "raise --gpu-memory-utilization, add GPUs (tensor parallel) or use a smaller / quantised model")]),
     # SGLang starts with a pool shorter than the context and refuses long inputs (sglang#4048): a warning
     (M.KV_BELOW_MAX_LEN, sglang("--context-length=1048576", "--mem-fraction-static=0.9"),
@@ -58,22 +58,22 @@ CASES = [
        "set --context-length 223481 or lower, or raise --mem-fraction-static" + SGLANG_KV_FIX)]),
     (M.KV_BELOW_MAX_LEN, UNSET_LEN, LLAMA_8B.merged({"max_position_embeddings": 1048576}), Severity.ERROR,
      [("spec.yaml:7:1", "one sequence of 1,048,576 (unset: the model's native length) tokens needs 128.00 GiB of "
-                        "KV cache but only 27.66 GiB is available (requested 43.19 GiB − weights 14.96 GiB − "
-                        "activation 0.22 GiB − non-torch 0.35 GiB = KV 27.66 GiB per GPU); the engine will refuse "
-                        "to start. Estimated maximum model length: 226,608",
-       "set --max-model-len 226608 or lower" + KV_FIX)]),
+                        "KV cache but only 27.63 GiB is available (requested 43.19 GiB − weights 14.99 GiB − "
+                        "activation 0.22 GiB − non-torch 0.35 GiB = KV 27.63 GiB per GPU); the engine will refuse "
+                        "to start. Estimated maximum model length: 226,352",
+       "set --max-model-len 226352 or lower" + KV_FIX)]),
     (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                                    workload={"prompt_tokens_p99": 16000, "max_output_tokens": 4000}),
      LLAMA_8B, Severity.WARNING,
      [("spec.yaml:7:3", "--max-num-seqs 64 x 20,000 tokens (workload p99 prompt + output = 20,000) = 1,280,000 "
-                        "tokens, but the KV pool holds 226,608 tokens (27.66 GiB per GPU): 11 such sequences fit "
-                        "at once (max concurrency 6.92x at 32,768); the rest queue or get preempted",
+                        "tokens, but the KV pool holds 226,352 tokens (27.63 GiB per GPU): 11 such sequences fit "
+                        "at once (max concurrency 6.91x at 32,768); the rest queue or get preempted",
        "set --max-num-seqs 11 or lower --max-model-len" + KV_FIX)]),
     (M.KV_OVERSUBSCRIBED, workload(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                                    policy={"strict": True}), LLAMA_8B, Severity.ERROR,
      [("spec.yaml:7:3", "--max-num-seqs 64 x 32,768 tokens (max_model_len 32,768) = 2,097,152 tokens, but the KV "
-                        "pool holds 226,608 tokens (27.66 GiB per GPU): 6 such sequences fit at once (max "
-                        "concurrency 6.92x at 32,768); the rest queue or get preempted",
+                        "pool holds 226,352 tokens (27.63 GiB per GPU): 6 such sequences fit at once (max "
+                        "concurrency 6.91x at 32,768); the rest queue or get preempted",
        "set --max-num-seqs 6 or lower --max-model-len" + KV_FIX)]),
     (M.HEADROOM, vllm("a", "--max-model-len=8192", "--max-num-seqs=16", "--gpu-memory-utilization=0.97",
                       gpu_ids=W1), LLAMA_8B, Severity.WARNING,
@@ -157,7 +157,7 @@ def test_memory_findings_carry_the_estimate():
     (finding,) = run_stages(vllm("a", "--max-model-len=32768", "--max-num-seqs=64", gpu_ids=W1),
                             fleet=FLEET_1).findings(M.KV_OVERSUBSCRIBED)
     assert finding.data["sequences_fitting"] == 6
-    assert finding.data["kv_capacity_tokens"] == 226_608 and finding.data["max_num_seqs"] == 64
+    assert finding.data["kv_capacity_tokens"] == 226_352 and finding.data["max_num_seqs"] == 64
     assert finding.data["verdict"] == "fits"
 
 

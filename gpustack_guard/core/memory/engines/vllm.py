@@ -23,7 +23,7 @@ from gpustack_guard.core.memory.estimate import (
     GatedDeltaUnsupported,
     LayoutUnsupported,
 )
-from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts
+from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
@@ -37,7 +37,7 @@ from gpustack_guard.core.memory.weights import (
     weight_layout,
     weights_per_rank,
 )
-from gpustack_guard.core.units import GiB
+from gpustack_guard.core.units import GiB, MiB
 from gpustack_guard.core.versions import Version
 
 if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs it: most runs never do
@@ -826,6 +826,45 @@ def gemma4_rope_caches(facts: ModelFacts, parts: list[int], version: str | None)
         width = (full_head if full_here else 0) + (window_head if count > full_here else 0)
         caches.append(rows * width * element)
     return caches
+
+
+def rope_cache_positions(table: RopeTable, row: P.VllmRopeRow) -> int:
+    """The rows of one rope table's cos/sin cache in a release (profiles.ROPE_CACHE_POSITIONS, VLLM_ROPE_CACHE):
+    torch.arange of a float length holds its ceiling."""
+    basis = P.ROPE_CACHE_POSITIONS.get(table.rope_type, "max_position")
+    rows = table.max_position
+    if basis == "max_position x factor" and table.factor:
+        rows = math.ceil(table.max_position * table.factor)
+    elif basis == "original x factor" and table.factor and table.original_max_position:
+        rows = math.ceil(table.original_max_position * table.factor)
+    elif basis == "original + max_position" and table.original_max_position:
+        rows = (table.original_max_position + table.max_position) * row.longrope_copies
+    return rows * (row.mrope_position_factor if table.mrope else 1)
+
+
+def rope_cache_bytes(facts: ModelFacts, version: str | None) -> int:
+    """The rotary cos/sin caches vLLM keeps beside the weights on every rank (profiles.VLLM_ROPE_CACHE): one per
+    distinct rope table, rows x rotary width at the model dtype, or FP32 where the model file asks for it. Gemma 4's
+    are counted by gemma4_rope_caches."""
+    if not facts.rope_tables or facts.split_attention:
+        return 0
+    row = P.vllm_rope_row(version)
+    fp32 = (facts.architecture or "") in P.VLLM_ROPE_FP32_ARCHITECTURES
+    element = 4 if fp32 else UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    return sum(rope_cache_positions(t, row) * t.rotary_dim for t in facts.rope_tables) * element
+
+
+def with_rope_caches(facts: ModelFacts, version: str | None, weights_by_stage: list[int],
+                     notes: list[str]) -> list[int]:
+    """Each stage's weights with the rope caches (rope_cache_bytes): every stage builds its layers' rotary
+    embeddings, and each table serves layers on every stage (Gemma 3's two kinds alternate every six layers)."""
+    caches = rope_cache_bytes(facts, version)
+    if not caches:
+        return weights_by_stage
+    tables = len(facts.rope_tables)
+    notes.append(f"vLLM keeps {caches / MiB:,.1f} MiB of rotary cos/sin cache{'s' if tables > 1 else ''} beside the "
+                 f"weights per rank ({tables} rope table{'s' if tables > 1 else ''}; profiles.VLLM_ROPE_CACHE)")
+    return [w + caches for w in weights_by_stage]
 
 
 def gemma4_unread(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> None:
@@ -2072,6 +2111,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
 
     weights_by_stage, marlin = fp8_marlin_weights(facts, cfg, parts, version, gpu_name, weights_by_stage, notes)
     weights_by_stage = gemma4_beyond_checkpoint(facts, tp, parts, version, weights_by_stage, notes)
+    weights_by_stage = with_rope_caches(facts, version, weights_by_stage, notes)
     weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
     if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
         weights_by_stage = [w + draft.weights for w in weights_by_stage]
@@ -2222,6 +2262,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "mxfp4_backend": backend,
                # block-FP8 scales Marlin holds beyond the checkpoint's on the binding rank (profiles.VLLM_FP8_MARLIN)
                "fp8_marlin_scales": fp8_marlin_report(marlin, worst.stage) if marlin else {},
+               "rope_cache_bytes": rope_cache_bytes(facts, version),  # inside the weights (profiles.VLLM_ROPE_CACHE)
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
                "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
