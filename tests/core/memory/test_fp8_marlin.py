@@ -143,8 +143,11 @@ def test_the_estimate_adds_the_scales_to_the_weights_names_them_and_notes_them()
     cfg = VllmConfig(max_model_len=8192)
     ampere = estimate_vllm(dense(), 80 * GiB, cfg, version="0.14.0", gpu_name=A100)
     hopper = estimate_vllm(dense(), 80 * GiB, cfg, version="0.14.0", gpu_name=H100)
-    assert ampere.weights == weights_per_rank(dense(), 1, 1) + 106_831_872
-    assert hopper.weights == weights_per_rank(dense(), 1, 1)
+    # beside the rotary cache every rank keeps (40,960 positions x 128 x 2 B: 10,485,760 B, profiles.VLLM_ROPE_CACHE)
+    rope = V.rope_cache_bytes(dense(), "0.14.0")
+    assert rope == 10_485_760
+    assert ampere.weights == weights_per_rank(dense(), 1, 1) + rope + 106_831_872
+    assert hopper.weights == weights_per_rank(dense(), 1, 1) + rope
     assert ampere.extra["fp8_marlin_scales"] == {"bytes": 106_831_872, "linear_layers": True, "moe_experts": False,
                                                  "source": P.vllm_fp8_marlin_row("0.14.0").source}
     assert hopper.extra["fp8_marlin_scales"] == {}
