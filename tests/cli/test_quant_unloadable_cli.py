@@ -94,3 +94,12 @@ def test_estimate_notes_an_unreadable_backend_version_as_validate_does(gsg, tmp_
     pinned = gsg("estimate", "-m", "Qwen/Qwen2.5-7B-Instruct", "--gpu-memory", "48GiB", "--backend-version", "0.11.0",
                  "--", "--max-model-len", "4096")
     assert "GSG039" not in pinned.out
+
+
+def test_the_refusal_is_the_verdict_even_where_the_memory_also_fails(gsg):
+    # the engine refuses the format before it sizes anything: a pool too small for the length comes second
+    args = ("estimate", "-m", "openai/gpt-oss-20b", "--gpu-memory", "16GiB", "--gpu-name", "NVIDIA L4", "-o", "json")
+    later = json.loads(gsg(*args, "--backend-version", "0.10.1", "--", "--max-model-len=131072").out)
+    refused = json.loads(gsg(*args, "--backend-version", "0.10.0", "--", "--max-model-len=131072").out)
+    assert later["verdict"] not in ("fits", "quantization-unloadable")  # the memory fails on its own
+    assert refused["verdict"] == "quantization-unloadable"

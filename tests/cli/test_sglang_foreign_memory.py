@@ -87,3 +87,20 @@ def test_sglang_ooms_at_start_up_where_its_graphs_do_not_fit_beside_the_static_p
     roomy = estimate_sglang(catalog_facts("Qwen/Qwen2.5-7B-Instruct"), H100, SglangConfig(mem_fraction_static=0.95),
                             version="0.5.23")
     assert startup_sequence(H100, 0, [("a", roomy)])[0].outcome == STARTS
+
+
+def vllm_spec(version: str) -> str:
+    return ("name: v\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen3-8B\n"
+            f"gpu_selector: {{gpu_ids: ['h:cuda:0']}}\nbackend: vLLM\nbackend_version: {version}\n"
+            "backend_parameters: [--gpu-memory-utilization=0.97, --max-model-len=8192]\n")
+
+
+def test_vllm_034_sizes_its_extensible_pool_from_what_is_free_so_alone_it_cannot_overcommit(gsg, tmp_path):
+    # 0.34's gmu is only a cap: 3,000 MiB held elsewhere shrink the pool (was GSG035: 80.24 GiB on 79.65)
+    code, findings = validate(gsg, tmp_path, "3000MiB", vllm_spec("0.34.0"))
+    assert code == 0 and "GSG035" not in [f["rule_id"] for f in findings]
+
+
+def test_vllm_011_takes_gmu_x_total_whatever_is_held_so_it_still_overcommits(gsg, tmp_path):
+    code, findings = validate(gsg, tmp_path, "3000MiB", vllm_spec("0.11.0"))
+    assert code == 1 and "GSG035" in [f["rule_id"] for f in findings]

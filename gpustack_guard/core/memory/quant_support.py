@@ -50,10 +50,8 @@ def loader_verdict(family: str, facts: ModelFacts | None, version: str | None) -
     """None when nothing is known to gate: an engine or method without rows, an unquantised checkpoint."""
     if facts is None or not facts.quant_method or family not in ENGINE_NAMES:
         return None
-    method = facts.quant_method.lower()
-    method = "gguf" if method.startswith("gguf") else method
-    checkpoint = "gguf" if method == "gguf" else facts.quant_format
-    rows = _rows(family, method, checkpoint.lower() if checkpoint else None)
+    method, checkpoint = _weights_format(facts)
+    rows = _rows(family, method, checkpoint)
     if not rows or not any(gated(r) for r in rows):
         return None
     weights = method if not checkpoint or checkpoint == method else f"{method} ({checkpoint})"
@@ -96,13 +94,13 @@ def _capability_rows(family: str, method: str, checkpoint: str) -> tuple[P.Quant
     return tuple(r for r in P.QUANT_MIN_CAPABILITY if (r.family, r.method, r.checkpoint) == key)
 
 
-def _weights_format(facts: ModelFacts) -> tuple[str, str]:
-    """(gsg's method, the format the engine looks its config up by): a method stated without a checkpoint config
-    (--quantization, guard.model.quantization) is the engine's method of that name."""
+def _weights_format(facts: ModelFacts) -> tuple[str, str | None]:
+    """(gsg's method, the format the engine looks its config up by, None when no checkpoint config names one: a
+    method stated in --quantization or guard.model.quantization). GGUF types (q4_k_m, ...) are one format."""
     method = (facts.quant_method or "").lower()
     method = "gguf" if method.startswith("gguf") else method
-    checkpoint = "gguf" if method == "gguf" else (facts.quant_format or method).lower()
-    return method, checkpoint
+    checkpoint = "gguf" if method == "gguf" else facts.quant_format
+    return method, checkpoint.lower() if checkpoint else None
 
 
 def capability_shortfall(family: str, facts: ModelFacts | None, version: str | None,
@@ -114,7 +112,8 @@ def capability_shortfall(family: str, facts: ModelFacts | None, version: str | N
     capability = gpu_arch.compute_capability(gpu_name)
     if capability is None:
         return None
-    method, checkpoint = _weights_format(facts)
+    method, named = _weights_format(facts)
+    checkpoint = named or method  # a stated method is the engine's method of that name
     rows = _capability_rows(family, method, checkpoint)
     if not rows:
         return None

@@ -41,10 +41,13 @@ def _gpu_overcommit(results: Results) -> Iterator[Finding]:
 
 
 def _sizes_from_free(ev) -> bool:
-    """SGLang takes its fraction of the memory it finds free, so memory other processes hold shrinks its pool and
-    what it leaves outside it: alone on a GPU it cannot overcommit it; whether what it leaves is enough for its
-    reserve is the headroom rule's question (GSG034, which counts that memory for SGLang)."""
-    return ev is not None and ev.rendered.family == "sglang"
+    """An engine that sizes its pool from the memory it finds free (SGLang: its fraction of it; vLLM 0.34's
+    extensible KV cache: gmu only a cap) shrinks that pool where other processes hold memory: alone on a GPU it
+    cannot overcommit it, and whether what it leaves is enough is the headroom rule's question (GSG034)."""
+    if ev is None or not ev.estimates:
+        return False
+    est = ev.estimates[0]
+    return est.engine == "SGLang" or est.extra.get("gmu_semantics") == "extensible"
 
 
 GPU_OVERCOMMIT = Rule(
