@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import get_current_context as click_get_current_context  # type: ignore[no-redef]
 
 from gpustack_guard import __version__
-from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, GsgError
+from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.reporters import AdviceFormat, ChangeFormat, DocumentFormat, ReportFormat, TableFormat
 
 
@@ -127,10 +127,9 @@ def connection_options(command: Callable[..., int]) -> Callable[..., int]:
 
 
 def _sources(specs, templates, offline, project=None, overlay=None, select=(), ignore=()):
-    from gpustack_guard.wiring import SpecSources
+    from gpustack_guard.wiring import spec_sources
 
-    return SpecSources(tuple(specs), tuple(templates), offline, project, overlay, _comma_list(select or []),
-                       _comma_list(ignore or []))
+    return spec_sources(specs, templates, offline, project, overlay, select, ignore)
 
 
 def _version(value: bool) -> None:
@@ -174,17 +173,10 @@ def validate(
     connection=None,
 ) -> int:
     """Check specs: schema and spelling, templates, placement and GPUStack admission, memory arithmetic."""
-    from gpustack_guard.commands.validate import ValidateOptions, run
-    from gpustack_guard.core.findings import Severity
+    from gpustack_guard.commands.validate import options_from, run
 
-    return run(ValidateOptions(_sources(specs, templates, offline, overlay=overlay, select=select, ignore=ignore),
-                               fleet, output, Severity(fail_level.value), server_check, connection,
-                               reports=tuple(report)))
-
-
-def _comma_list(values: List[str]) -> tuple[str, ...]:
-    """`--ignore GSG033,GSG034 --ignore GSG040` as one tuple of entries (blanks dropped)."""
-    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+    return run(options_from(specs, fleet, output, fail_level.value, offline, templates, overlay, server_check, report,
+                            select, ignore, connection))
 
 
 @app.command()
@@ -767,21 +759,19 @@ def _run_app(argv: list[str] | None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gpustack_guard.wiring import tune_collector
+    """One run of the typer command line, inside process.run_guarded (collector, streams, signals, one line for
+    any error); what only typer and click raise is handled here."""
+    from gpustack_guard.console.process import run_guarded
 
-    tune_collector()
-    from gpustack_guard.adapters.files.output import err, interrupt_told, new_run, safe_streams
-    from gpustack_guard.core.echo import escape, untrusted
+    return run_guarded(lambda: _run_typer(argv))
 
-    safe_streams()
-    new_run()
-    signals = _Interrupts()
-    signals.install()
+
+def _run_typer(argv: list[str] | None):
+    from gpustack_guard.adapters.files.output import err
+    from gpustack_guard.core.echo import escape
+
     try:
-        result = _run_app(argv)
-        if signals.caught and result == EXIT_INTERRUPTED and not interrupt_told():
-            err("gsg: interrupted")  # typer turned the KeyboardInterrupt into a silent 130
-        return result if isinstance(result, int) else EXIT_OK
+        return _run_app(argv)
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
@@ -797,80 +787,13 @@ def main(argv: list[str] | None = None) -> int:
     except click_exceptions.ClickException as exc:
         err(f"gsg: error: {escape(exc.format_message())}")
         return EXIT_FAIL
-    except GsgError as exc:  # one line, whatever a server's text in it holds (newlines are written as \n)
-        err(f"gsg: error: {escape(str(exc))}")
-        return EXIT_FAIL
-    except KeyboardInterrupt:
-        err("gsg: interrupted")
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as exc:  # a bug: one line, no traceback unless asked for
-        import traceback
-
-        if os.environ.get("GSG_DEBUG"):
-            traceback.print_exc()
-        err(f"gsg: internal error: {type(exc).__name__}: {untrusted(str(exc))} (set GSG_DEBUG=1 for a traceback; "
-            "please report)")
-        return EXIT_INTERNAL
-    finally:
-        signals.restore()
-
-
-class _Interrupts:
-    """SIGTERM (CI cancelling a job, `kill`) takes the same clean path as Ctrl-C: a KeyboardInterrupt, so files
-    are written whole or not at all (apply installs its own handlers, which stop new work first)."""
-
-    def __init__(self) -> None:
-        self.caught: str | None = None
-        self._previous: dict = {}
-
-    def install(self) -> None:
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():  # only the main thread may
-            self._previous = {s: signal.signal(s, self._interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
-
-    def _interrupt(self, signum, _frame):
-        import signal
-
-        self.caught = signal.Signals(signum).name
-        raise KeyboardInterrupt
-
-    def restore(self) -> None:
-        import signal
-
-        for number, handler in self._previous.items():
-            signal.signal(number, handler)
 
 
 def entry() -> None:
     """What the `gsg` console script and `python -m gpustack_guard` run, through `__main__.entry` (which tunes
-    the collector before anything is imported)."""
+    the collector before anything is imported, and takes the typer-free path for a plain validate run)."""
+    from gpustack_guard.console.process import leave
     from gpustack_guard.wiring import leave_without_teardown
 
     leave_without_teardown()
-    code = main()
-    _leave(code)
-
-
-def _leave(code: int) -> None:
-    """End the process without the interpreter's teardown, which frees every object one by one. Speed, proven by
-    benchmarks/scale.py's trees (CPU medians, docs/performance.md third round): 1,000 specs 369 -> 347 ms,
-    10,000 specs x 5,000 GPUs 2,393 -> 2,301 ms. Everything teardown does that anyone can see still happens:
-    atexit handlers run and the streams are flushed; a flush that fails, or a non-daemon thread still running,
-    takes the ordinary sys.exit path."""
-    import atexit
-    import threading
-
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
-    if others:  # the interpreter would wait for them
-        sys.exit(code)
-    atexit._run_exitfuncs()  # gsg registers none; a library's (logging's flush) may
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe or stream: the interpreter's own exit handles it as always
-        sys.exit(code)
-    os._exit(code)
+    leave(main())

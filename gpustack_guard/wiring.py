@@ -80,6 +80,18 @@ class SpecSources:
     ignore: tuple[str, ...] = ()  # --ignore: adds to gsg.yaml's `ignore`
 
 
+def spec_sources(specs, templates, offline, project=None, overlay=None, select=(), ignore=()) -> SpecSources:
+    """SpecSources from a command's options: --select/--ignore given as `GSG033,GSG034 --ignore GSG040` become
+    one tuple of entries (blanks dropped)."""
+    return SpecSources(tuple(specs), tuple(templates), offline, project, overlay, comma_list(select or ()),
+                       comma_list(ignore or ()))
+
+
+def comma_list(values) -> tuple[str, ...]:
+    """`--ignore GSG033,GSG034 --ignore GSG040` as one tuple of entries (blanks dropped)."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
 def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
     """The context's overlay, unless the command line chose one."""
     return sources if sources.overlay or not overlay else replace(sources, overlay=overlay)

@@ -32,6 +32,15 @@ class ValidateOptions:
     reports: tuple[str, ...] = ()  # FORMAT=FILE: more reports of the same run (one run for CI's SARIF + summary)
 
 
+def options_from(specs, fleet, output, fail_level, offline, templates, overlay, server_check, report, select, ignore,
+                 connection) -> ValidateOptions:
+    """ValidateOptions from the command line's values, as typer (cli.validate) and the typer-free path
+    (quick_validate) both read them."""
+    sources = wiring.spec_sources(specs, templates, offline, overlay=overlay, select=select, ignore=ignore)
+    return ValidateOptions(sources, fleet, ReportFormat(output), Severity(fail_level), server_check, connection,
+                           reports=tuple(report))
+
+
 def report_files(values: tuple[str, ...]) -> list[tuple[ReportFormat, str]]:
     """--report FORMAT=FILE values, checked before any work (a typo is one line, not a lost report)."""
     known = [f.value for f in ReportFormat if f is not ReportFormat.AUTO]

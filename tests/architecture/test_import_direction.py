@@ -13,7 +13,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "gpustack_guard"
 EDGE_PACKAGES = ("gpustack_guard.adapters", "gpustack_guard.commands", "gpustack_guard.reporters",
-                 "gpustack_guard.cli", "gpustack_guard.wiring", "gpustack_guard.__main__")
+                 "gpustack_guard.cli", "gpustack_guard.wiring", "gpustack_guard.__main__", "gpustack_guard.console")
 # What a pure module may not touch: the network, the file system, processes, template and YAML engines.
 IO_MODULES = ("httpx", "socket", "ssl", "urllib", "http", "os", "pathlib", "shutil", "tempfile", "io",
               "subprocess", "yaml", "jinja2", "sqlite3", "asyncio")

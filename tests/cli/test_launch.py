@@ -20,9 +20,10 @@ QUICKSTART = ["validate", "specs/", "--fleet", "examples/fleet.yaml", "--offline
 WATCH = """
 import atexit, gc, sys
 seen = {"at start": gc.get_threshold()}
+WATCHED = ("typer", "gpustack_guard.cli", "gpustack_guard.console.quick_validate", "pydantic_core")
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name in ("typer", "gpustack_guard.cli") and name not in seen:
+        if name in WATCHED and name not in seen:
             seen[name] = gc.get_threshold()
         return None
 sys.meta_path.insert(0, Watch())
@@ -52,16 +53,34 @@ def test_the_console_script_points_at_the_launcher():
     assert scripts == 'gsg = "gpustack_guard.__main__:entry"'
 
 
-@pytest.mark.parametrize("start", ["from gpustack_guard.__main__ import entry\nentry()",
-                                   "import runpy\nrunpy.run_module('gpustack_guard', run_name='__main__')"])
-def test_the_collector_is_tuned_before_typer_is_imported(start):
+TUNED = (100000, 20, 100)
+STARTS = ["from gpustack_guard.__main__ import entry\nentry()",
+          "import runpy\nrunpy.run_module('gpustack_guard', run_name='__main__')"]
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_the_collector_is_tuned_before_the_quick_validate_path_imports(start):
+    """The quickstart takes the typer-free path (quick_validate.py): no typer at all."""
     child = run_python(f"{WATCH}\nsys.argv = ['gsg', *sys.argv[1:]]\n{start}\n", *QUICKSTART)
     assert child.returncode == 0, child.stderr
     assert child.stdout.startswith("specs/llama-70b.yaml:16:13: warning GSG033 kv-oversubscribed")
     assert child.stderr.splitlines()[-2:] == [
         "gsg: 0 errors, 1 warning, 0 notes in 4 specs (4 files)",
-        f"seen [('at start', {INTERPRETER_DEFAULT!r}), ('gpustack_guard.cli', (100000, 20, 100)), "
-        "('typer', (100000, 20, 100))]"]
+        f"seen [('at start', {INTERPRETER_DEFAULT!r}), ('gpustack_guard.console.quick_validate', {TUNED}), "
+        f"('pydantic_core', {TUNED})]"]
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_the_collector_is_tuned_before_typer_is_imported(start):
+    """`-fFILE` is typer's to read (quick_validate leaves attached short values to it): the same run via typer."""
+    argv = ["validate", "specs/", "-fexamples/fleet.yaml", "--offline"]
+    child = run_python(f"{WATCH}\nsys.argv = ['gsg', *sys.argv[1:]]\n{start}\n", *argv)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.startswith("specs/llama-70b.yaml:16:13: warning GSG033 kv-oversubscribed")
+    assert child.stderr.splitlines()[-2:] == [
+        "gsg: 0 errors, 1 warning, 0 notes in 4 specs (4 files)",
+        f"seen [('at start', {INTERPRETER_DEFAULT!r}), ('gpustack_guard.cli', {TUNED}), "
+        f"('gpustack_guard.console.quick_validate', {TUNED}), ('pydantic_core', {TUNED}), ('typer', {TUNED})]"]
 
 
 def test_without_the_launcher_the_default_thresholds_hold_until_main():
