@@ -878,7 +878,7 @@ class CudaTotalRow(NamedTuple):  # a table row: tuple-built, no generated method
     the driver's reserve out. Applied only when the given total is this card's NVML total, so a total read from a
     log's own line is never reduced twice."""
 
-    gpu: str  # lower-cased substring of the name NVML reports
+    gpu: str  # lower-cased model name within the name NVML reports, not followed by a letter or digit
     nvml_total: int  # bytes: what nvidia-smi and a GPUStack worker report as the card's total
     cuda_total: int  # bytes: mem_get_info()'s total, as vLLM prints it
     source: str
@@ -908,6 +908,12 @@ CUDA_TOTALS = (
                  "total capacity of 22.06 GiB' on an A10G (file 59672298265); NVML reports 23028MiB. Read against "
                  "vllm 0.2.6's 2x A10G TP 2 log (tests/fixtures/logs/vllm/v0.2.6-mistral-7b-2xa10g-tp2-gmu095-32k-"
                  "modal.log; worker.py@v0.2.6 takes mem_get_info's total since vllm PR #2031)"),
+    CudaTotalRow("nvidia l4", 23034 * MiB, int(22.03 * GiB),
+                 "vllm/v1/worker/gpu_worker.py prints mem_get_info's total: 'Free memory on device (21.84/22.03 "
+                 "GiB) on startup' and '(1.43/22.03 GiB)' on L4s (search-index files 69494016274, 69659197413; "
+                 "torch's 'GPU 0 has a total capacity of 22.03 GiB' on L4s in files 55464855199, 61414032113); "
+                 "nvidia-smi reports 23034MiB (V25's own nvidia-smi, file 70974742012). One 0.28.0 record prints "
+                 "22.04 (tests/fixtures/logs/vllm/v1-0.28.0-qwen25-7b-awq-l4-gmu035-32k-refused.log), 9 MiB more"),
     CudaTotalRow("rtx 3090", 24576 * MiB, int(23.58 * GiB),
                  "vllm/worker/worker.py@v0.6.4 prints mem_get_info's total: 'total_gpu_memory=23.58GiB' on one RTX "
                  "3090 in vllm#10517 (tests/fixtures/logs/vllm/v0.6.4-llama31-8b-rtx3090-20k.log) and '(23.58GiB)' "
@@ -926,9 +932,21 @@ def cuda_total(gpu_total: int, gpu_name: str) -> tuple[int, CudaTotalRow | None]
     """The total vLLM's budget is taken from, and the row that moved it (None: the given total is used as is)."""
     name = gpu_name.lower()
     for row in CUDA_TOTALS:
-        if row.gpu in name and gpu_total == row.nvml_total:
+        if _names_card(name, row.gpu) and gpu_total == row.nvml_total:
             return row.cuda_total, row
     return gpu_total, None
+
+
+def _names_card(name: str, key: str) -> bool:
+    """Whether a lower-cased GPU name holds a CUDA_TOTALS key as a whole model name: "nvidia l4" names an L4, not
+    an "NVIDIA L40S" (the key followed by a letter or digit is another card)."""
+    at = name.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if end == len(name) or not name[end].isalnum():
+            return True
+        at = name.find(key, at + 1)
+    return False
 
 
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.

@@ -28,6 +28,8 @@ def test_an_h100_as_gpustack_reports_it_is_budgeted_from_cudas_total():
     (H100_NVML, "NVIDIA H100 PCIe"),  # another card with the same NVML figure is not assumed to reserve the same
     (81920 * MiB, "NVIDIA A100-SXM4-80GB"),  # no public log prints this card's CUDA total yet
     (H100_NVML, ""),  # no name
+    (23034 * MiB, "NVIDIA L40S"),  # the L4's key begins this name, but L40S is another card
+    (23034 * MiB, "NVIDIA L4X"),
 ])
 def test_other_totals_and_cards_are_taken_as_given(total, name):
     assert P.cuda_total(total, name) == (total, None)
@@ -40,6 +42,9 @@ def test_other_totals_and_cards_are_taken_as_given(total, name):
     ("NVIDIA L40S", 46068 * MiB, int(44.42 * GiB), "l40s", "NVIDIA L40"),
     # A10G hosts (search-index files 59932372583, 59672298265): torch's total 22.06 GiB against 23028MiB
     ("NVIDIA A10G", 23028 * MiB, int(22.06 * GiB), "a10g", "NVIDIA A10"),
+    # L4s: 'Free memory on device (21.84/22.03 GiB)' where nvidia-smi reports 23034MiB (search-index file
+    # 69494016274); "nvidia l4" is the start of "nvidia l40", a card of its own
+    ("NVIDIA L4", 23034 * MiB, int(22.03 * GiB), "nvidia l4", "NVIDIA L40"),
     # 4x RTX PRO 6000 Server Edition under 0.27.1: 'Free memory on device (94.05/95.01 GiB) ... (0.9, 85.51 GiB)';
     # the Workstation edition prints no total in a public log yet
     ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 97887 * MiB, int(95.01 * GiB),
