@@ -1,0 +1,208 @@
+"""Round 26 of misbehaving servers and racing writers, each the case gsg mishandled before, with its neighbours:
+a DELETE retried blind after a 5xx or a cut connection (the first had landed and a server that reuses ids gave
+the id to another model, which the retry deleted: a prune of one model removed a stranger, reported as success)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+MODEL_PATH = "/v2/models/{}"
+LOCK = "gsg-lock-field-notes-example"  # specs/gsg.yaml's project
+
+
+def _in_front(fake, monkeypatch, instead):
+    """The fake behind `instead(request)`: an answer of its own (the server may have acted first), or None to let
+    the fake answer. Returns every (method, path) the server saw."""
+    import gpustack_guard.wiring as wiring
+
+    calls: list[tuple[str, str]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        calls.append((request.method, request.url.path))
+        return instead(request) or fake.handle(request)
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    return calls
+
+
+def _reuse_id(fake, model_id: int, name: str, **fields) -> None:
+    """Another writer creates a model that gets `model_id` (freed a moment ago): SQLite's highest free rowid."""
+    other = fake.create_unmanaged(name, **fields)
+    fake.models[model_id] = {**fake.models.pop(other["id"]), "id": model_id}
+
+
+def _pruned(gsg, fake, specs) -> int:
+    assert gsg("apply", str(specs), "--yes").code == 0
+    (specs / "llama-8b.yaml").unlink()
+    return fake.by_name("llama-8b")["id"]
+
+
+def _deletes(calls, model_id: int) -> list:
+    return [c for c in calls if c == ("DELETE", MODEL_PATH.format(model_id))]
+
+
+# --- a DELETE whose answer is lost is never sent again blind ----------------------------------------------------
+
+def _lost_delete(fake, model_id: int, answer, successor):
+    """The first DELETE of `model_id` lands, its answer is lost (`answer()`: a 5xx or an exception), and
+    `successor(fake)` runs right after (another writer)."""
+    done: list[bool] = []
+
+    def instead(request):
+        if request.method == "DELETE" and request.url.path == MODEL_PATH.format(model_id) and not done:
+            done.append(True)
+            fake.handle(request)
+            successor(fake)
+            return answer(request)
+        return None
+
+    return instead
+
+
+LOST = {
+    "503": lambda request: httpx.Response(503, json={"message": "busy"}),
+    "502": lambda request: httpx.Response(502, text="Bad Gateway"),
+    "reset": lambda request: (_ for _ in ()).throw(httpx.RemoteProtocolError("reset", request=request)),
+    "timeout": lambda request: (_ for _ in ()).throw(httpx.ReadTimeout("timed out", request=request)),
+}
+SAID = {"503": "HTTP 503 Service Unavailable: busy", "502": "HTTP 502 Bad Gateway",
+        "reset": "the connection broke before the answer was complete: reset",
+        "timeout": "timed out after 15.0s waiting for the server"}
+
+
+@pytest.mark.parametrize("lost", sorted(LOST))
+@pytest.mark.parametrize("successor,why", [
+    ("stranger", "GET /v2/models/{id} is the model named 'stranger', not 'llama-8b'"),
+    ("same name, unmanaged", "its owner changed since the plan (now: not managed by gsg)"),
+])
+def test_a_prune_whose_delete_answer_is_lost_never_deletes_the_model_that_took_its_id(
+        gsg, fake, specs, monkeypatch, lost, successor, why):
+    """Before: the client sent the DELETE again after the 5xx (or the cut connection); the id was another model's by
+    then, and it was deleted too, with "Apply complete: ... 1 deleted" and exit 0."""
+    mid = _pruned(gsg, fake, specs)
+    name = "stranger" if successor == "stranger" else "llama-8b"
+    calls = _in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: _reuse_id(f, mid, name)))
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 1, result.err
+    assert (f"failed: llama-8b: delete: 'llama-8b': the delete of model id {mid} may or may not have landed "
+            f"(DELETE /v2/models/{mid}: {SAID[lost]}) and the id no longer holds the model it was sent for "
+            f"({why.format(id=mid)}); it is not sent again (nothing more is written)\n") in result.err
+    assert len(_deletes(calls, mid)) == 1 and fake.models[mid]["name"] == name
+    assert "Traceback" not in result.err
+    # the rerun converges: the pruned model is gone, the other writer's is not gsg's to touch
+    monkeypatch.setattr("gpustack_guard.wiring.transport_factory", fake.transport)
+    again = gsg("apply", str(specs), "--yes", "--prune")
+    assert again.code == 0 and fake.models[mid]["name"] == name, again.err
+    assert gsg("plan", str(specs), "--prune", "--detailed-exitcode").code == 0
+
+
+@pytest.mark.parametrize("lost", sorted(LOST))
+def test_a_lost_delete_answer_with_the_model_gone_is_done_without_a_second_delete(gsg, fake, specs, monkeypatch,
+                                                                                    lost):
+    mid = _pruned(gsg, fake, specs)
+    calls = _in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: None))
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 0 and "1 deleted" in result.out, result.err
+    assert len(_deletes(calls, mid)) == 1 and mid not in fake.models
+    assert calls[calls.index(("DELETE", MODEL_PATH.format(mid))) + 1] == ("GET", MODEL_PATH.format(mid))
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_delete_refused_with_a_5xx_is_sent_again_once_the_id_is_read_as_the_same_model(
+        gsg, fake, specs, monkeypatch, slept, status):
+    """The neighbour: the DELETE did not land (the model is still there, unchanged): it is sent again after the
+    client's backoff, each time right after a read of the id."""
+    mid = _pruned(gsg, fake, specs)
+    refused: list[int] = []
+
+    def instead(request):
+        if request.method == "DELETE" and request.url.path == MODEL_PATH.format(mid) and len(refused) < 2:
+            refused.append(status)
+            return httpx.Response(status, json={"message": "try later"})
+        return None
+
+    calls = _in_front(fake, monkeypatch, instead)
+    slept.clear()
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 0 and "1 deleted" in result.out, result.err
+    assert len(_deletes(calls, mid)) == 3 and mid not in fake.models
+    first = calls.index(("DELETE", MODEL_PATH.format(mid)))
+    assert calls[first:first + 6] == [("DELETE", MODEL_PATH.format(mid)), ("GET", MODEL_PATH.format(mid))] * 3
+    assert len(slept) == 2 and 0.5 <= slept[0] <= 0.75 and 1.0 <= slept[1] <= 1.5  # backoff 0.5 * 2**n, +jitter
+
+
+def test_a_delete_refused_every_time_is_one_line_after_the_retries(gsg, fake, specs, monkeypatch):
+    mid = _pruned(gsg, fake, specs)
+
+    def instead(request):
+        if request.method == "DELETE" and request.url.path == MODEL_PATH.format(mid):
+            return httpx.Response(503, json={"message": "down"})
+        return None
+
+    calls = _in_front(fake, monkeypatch, instead)
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 1
+    assert (f"failed: llama-8b: delete: DELETE /v2/models/{mid}: HTTP 503 Service Unavailable: down\n"
+            in result.err), result.err
+    assert len(_deletes(calls, mid)) == 4 and fake.models[mid]["name"] == "llama-8b"  # retries + 1, each re-read
+
+
+@pytest.mark.parametrize("status", [400, 403, 409, 500])
+def test_a_delete_refused_with_a_status_no_retry_helps_is_not_sent_again(gsg, fake, specs, monkeypatch, status):
+    """500 is no 502/503/504: not retried for a read either."""
+    mid = _pruned(gsg, fake, specs)
+
+    def instead(request):
+        if request.method == "DELETE" and request.url.path == MODEL_PATH.format(mid):
+            return httpx.Response(status, json={"message": "no"})
+        return None
+
+    calls = _in_front(fake, monkeypatch, instead)
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 1 and f"DELETE /v2/models/{mid}: HTTP {status} " in result.err, result.err
+    assert len(_deletes(calls, mid)) == 1 and mid in fake.models
+
+
+def test_the_client_sends_a_delete_once_on_a_5xx_and_waits_out_a_429():
+    from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+
+    answers = [httpx.Response(503), httpx.Response(429, headers={"retry-after": "1"}), httpx.Response(200)]
+    sent: list[str] = []
+
+    def handle(request):
+        sent.append(request.method)
+        return answers.pop(0)
+
+    client = GPUStackClient("http://gpustack.test", "k", transport=httpx.MockTransport(handle), sleep=lambda s: None)
+    with pytest.raises(ApiError) as exc:
+        client.delete_model(7)
+    assert exc.value.status == 503 and sent == ["DELETE"]
+    assert client.delete_model(7) is None and sent == ["DELETE"] * 3  # the 429: refused unseen, waited for
+
+
+# --- the apply lock's release: the same lost answer ------------------------------------------------------------
+
+def test_a_lock_release_whose_answer_is_lost_never_deletes_the_model_that_took_its_id(gsg, fake, specs,
+                                                                                       monkeypatch):
+    """Before: the release's DELETE was retried by the client blind; the id, reused by a deployment meanwhile,
+    was deleted. Now the release reads the id again before its second attempt and leaves it alone."""
+    done: list[int] = []
+
+    def instead(request):
+        lock = fake.by_name(LOCK)
+        if request.method == "DELETE" and lock is not None and request.url.path == MODEL_PATH.format(lock["id"]) \
+                and not done:
+            done.append(lock["id"])
+            fake.handle(request)
+            _reuse_id(fake, lock["id"], "stranger")
+            return httpx.Response(503, json={"message": "busy"})
+        return None
+
+    calls = _in_front(fake, monkeypatch, instead)
+    result = gsg("apply", str(specs), "--yes")
+    reused = done[0]
+    assert result.code == 0, result.err
+    assert (f"gsg: warning: the apply lock '{LOCK}' was removed or taken over during this apply; model id {reused} "
+            "is no longer it and is left alone\n") in result.err
+    assert len(_deletes(calls, reused)) == 1 and fake.models[reused]["name"] == "stranger"
