@@ -206,3 +206,55 @@ def test_a_lock_release_whose_answer_is_lost_never_deletes_the_model_that_took_i
     assert (f"gsg: warning: the apply lock '{LOCK}' was removed or taken over during this apply; model id {reused} "
             "is no longer it and is left alone\n") in result.err
     assert len(_deletes(calls, reused)) == 1 and fake.models[reused]["name"] == "stranger"
+
+
+# --- a saved plan's precondition: the live model it was reviewed against ----------------------------------------
+
+@pytest.mark.parametrize("live", [None, {}, {"id": 0}, {"id": 0, "updated_at": None},
+                                  {"id": 0, "digest": None}, {"id": 0, "digest": 7}])
+@pytest.mark.parametrize("action", ["update", "delete"])
+def test_a_saved_plan_without_the_live_models_digest_is_refused_before_any_write(gsg, fake, specs, tmp_path, live,
+                                                                                 action):
+    """Before: a saved plan whose `live` was cut (an edited or damaged file) lost its precondition: apply compared
+    the model with the state it read itself, so a hand edit made after the plan was reviewed was written over (or
+    the edited model pruned) and the apply reported success."""
+    import json
+
+    assert gsg("apply", str(specs), "--yes").code == 0
+    if action == "update":
+        path = specs / "llama-8b.yaml"
+        path.write_text(path.read_text().replace("max_num_seqs: 64", "max_num_seqs: 48"))
+    else:
+        (specs / "llama-8b.yaml").unlink()
+    plan_file = tmp_path / "plan.json"
+    assert gsg("plan", str(specs), "--prune", "--out", str(plan_file)).code == 0
+    document = json.loads(plan_file.read_text())
+    (change,) = [c for c in document["changes"] if c["name"] == "llama-8b"]
+    assert change["action"] == action and isinstance(change["live"]["digest"], str)
+    change["live"] = live if live is None else {**live, "id": change["live"]["id"]} if live else live
+    plan_file.write_text(json.dumps(document))
+    mid = fake.by_name("llama-8b")["id"]
+    fake.models[mid]["backend_parameters"].append("--max-model-len=2048")  # a hand edit after the review
+    fake.log.clear()
+    result = gsg("apply", str(plan_file), "--yes")
+    assert result.code == 1
+    assert result.err.splitlines()[-1] == (f"gsg: error: {plan_file}: 'llama-8b': the saved plan does not record the "
+                                           f"live model it would {action} (`live.digest`); plan again")
+    assert not [c for c in fake.log if c[0] != "GET"]  # not even the lock
+    assert fake.models[mid]["backend_parameters"][-1] == "--max-model-len=2048"
+
+
+def test_a_saved_plan_with_its_digest_still_applies_and_a_create_needs_none(gsg, fake, specs, tmp_path):
+    """The neighbours: an untouched saved plan applies; a create has no live model to record (`live` null)."""
+    import json
+
+    assert gsg("apply", str(specs), "--yes").code == 0
+    path = specs / "llama-8b.yaml"
+    path.write_text(path.read_text().replace("max_num_seqs: 64", "max_num_seqs: 48"))
+    fake.models.pop(fake.by_name("qwen-32b")["id"])
+    plan_file = tmp_path / "plan.json"
+    assert gsg("plan", str(specs), "--out", str(plan_file)).code == 0
+    actions = {c["name"]: (c["action"], c["live"]) for c in json.loads(plan_file.read_text())["changes"]}
+    assert actions["qwen-32b"] == ("create", None) and actions["llama-8b"][0] == "update"
+    result = gsg("apply", str(plan_file), "--yes")
+    assert result.code == 0 and "1 created, 1 updated" in result.out, result.err
