@@ -4,6 +4,8 @@ the id to another model, which the retry deleted: a prune of one model removed a
 
 from __future__ import annotations
 
+import functools
+
 import httpx
 import pytest
 
@@ -258,3 +260,114 @@ def test_a_saved_plan_with_its_digest_still_applies_and_a_create_needs_none(gsg,
     assert actions["qwen-32b"] == ("create", None) and actions["llama-8b"][0] == "update"
     result = gsg("apply", str(plan_file), "--yes")
     assert result.code == 0 and "1 created, 1 updated" in result.out, result.err
+
+
+def test_a_lock_takeover_whose_delete_answer_is_lost_never_deletes_the_model_that_took_its_id(gsg, fake, specs,
+                                                                                             monkeypatch):
+    """Before: the takeover's DELETE of an expired lock was retried blind after a 503; the id, reused by a
+    deployment meanwhile, was deleted. Now the takeover stops with one line, nothing written, and the rerun
+    takes the lock afresh."""
+    import time
+
+    from gpustack_guard.core.deploy.lease import LEASE, LEASE_EXPIRES, LEASE_HOST, LEASE_PID, LEASE_TOKEN
+
+    stale = fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta={
+        LEASE: "ci@runner-7 pid 4242", LEASE_EXPIRES: str(int(time.time() - 1)), LEASE_TOKEN: "feedface",
+        LEASE_HOST: "runner-7", LEASE_PID: "4242"})["id"]
+    calls = _in_front(fake, monkeypatch, _lost_delete(fake, stale, LOST["503"],
+                                                      lambda f: _reuse_id(f, stale, "stranger")))
+    result = gsg("apply", str(specs), "--yes")
+    assert result.code == 1
+    assert result.err.splitlines()[-1] == (f"gsg: error: DELETE /v2/models/{stale}: HTTP 503 Service Unavailable: "
+                                           "busy"), result.err
+    assert len(_deletes(calls, stale)) == 1 and fake.models[stale]["name"] == "stranger"
+    assert [c for c in calls if c[0] in ("POST", "PUT", "DELETE")] == [("POST", "/v2/models"),
+                                                                       ("DELETE", MODEL_PATH.format(stale))]
+    monkeypatch.setattr("gpustack_guard.wiring.transport_factory", fake.transport)
+    again = gsg("apply", str(specs), "--yes")
+    assert again.code == 0 and fake.models[stale]["name"] == "stranger", again.err
+    assert fake.by_name(LOCK) is None
+
+
+# --- another writer at every request of an apply ----------------------------------------------------------------
+
+SERVER_WRITTEN = {"ready_replicas", "state", "state_message", "restarting_since", "updated_at", "categories"}
+
+
+def _meanwhile(kind: str, fake, model_id: int, other_cluster: int) -> None:
+    model = fake.models.get(model_id)
+    if model is None:
+        return
+    if kind == "edit":
+        model["backend_parameters"] = [*model["backend_parameters"], "--max-model-len=2048"]
+    elif kind == "scale":
+        model["replicas"] = 3
+    elif kind == "owner removed":
+        model["meta"] = {}
+    elif kind == "moved":
+        model["cluster_id"] = other_cluster
+    elif kind == "renamed":
+        model["name"] = model["name"].upper()
+    elif kind == "id reused":
+        del fake.models[model_id]
+        _reuse_id(fake, model_id, "stranger")
+    else:  # "deleted"
+        del fake.models[model_id]
+
+
+def _writer_before(at: int, meanwhile, fake, model_id: int):
+    """The fake with `meanwhile()` done right before the `at`-th request to /v2/; `left` gets, when it ran, the
+    model as it left it, the request it came before and whether the plan's list had been read by then."""
+    import copy
+
+    calls: list[tuple[str, str]] = []
+    left: list = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/v2/") and sum(c[1].startswith("/v2/") for c in calls) + 1 == at:
+            meanwhile()
+            left.append((copy.deepcopy(fake.models.get(model_id)), (request.method, request.url.path),
+                         ("GET", "/v2/models") in calls))
+        calls.append((request.method, request.url.path))
+        return fake.handle(request)
+
+    return handle, left
+
+
+@pytest.mark.parametrize("kind", ["edit", "scale", "owner removed", "moved", "renamed", "id reused", "deleted"])
+@pytest.mark.parametrize("target", ["llama-8b", "llama-70b-q4"], ids=["update", "prune"])
+def test_another_writer_at_any_request_after_the_plan_is_never_written_over(gsg, fake, specs, monkeypatch, kind,
+                                                                            target):
+    """Each precondition of an update (with its restart) and of a prune broken by another writer before each
+    request apply makes after reading the list it plans from, in a run that also creates: the model ends as that
+    writer left it, and apply ends in one line (exit 0 or 1). The one exception is the write right after apply's
+    own check of that model: GPUStack has no conditional PUT or DELETE to close that window."""
+    import copy
+
+    import gpustack_guard.wiring as wiring
+
+    assert gsg("apply", str(specs), "--yes").code == 0
+    path = specs / "llama-8b.yaml"
+    path.write_text(path.read_text().replace("max_num_seqs: 64", "max_num_seqs: 48"))
+    (specs / "llama-70b-gguf.yaml").unlink()
+    fake.models.pop(fake.by_name("llama-70b")["id"])
+    models, instances = copy.deepcopy(fake.models), copy.deepcopy(fake.instances)
+    model_id = fake.by_name(target)["id"]
+    other_cluster = max(c["id"] for c in fake.clusters) + 1
+    checked = 0
+    for at in range(1, 80):
+        fake.models, fake.instances = copy.deepcopy(models), copy.deepcopy(instances)
+        handle, left = _writer_before(at, lambda: _meanwhile(kind, fake, model_id, other_cluster), fake, model_id)
+        monkeypatch.setattr(wiring, "transport_factory", functools.partial(httpx.MockTransport, handle))
+        result = gsg("apply", str(specs), "--yes", "--prune")
+        if not left:
+            break  # the run made fewer requests than `at`
+        after, request, planned = left[0]
+        assert result.code in (0, 1) and "Traceback" not in result.err, (at, result.err)
+        if not planned or request in (("PUT", MODEL_PATH.format(model_id)), ("DELETE", MODEL_PATH.format(model_id))):
+            continue  # the plan saw it / the window no check can close
+        checked += 1
+        now = fake.models.get(model_id)
+        assert (now and {k: v for k, v in now.items() if k not in SERVER_WRITTEN}) == \
+            (after and {k: v for k, v in after.items() if k not in SERVER_WRITTEN}), (at, request, result.err)
+    assert checked >= 8, checked  # the writer really came between apply's own requests
