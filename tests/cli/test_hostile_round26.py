@@ -371,3 +371,33 @@ def test_another_writer_at_any_request_after_the_plan_is_never_written_over(gsg,
         assert (now and {k: v for k, v in now.items() if k not in SERVER_WRITTEN}) == \
             (after and {k: v for k, v in after.items() if k not in SERVER_WRITTEN}), (at, request, result.err)
     assert checked >= 8, checked  # the writer really came between apply's own requests
+
+
+# --- the read-only commands: two live models of one name --------------------------------------------------------
+
+@pytest.mark.parametrize("twin", ["first", "last"])
+def test_verify_never_judges_one_of_two_models_of_a_name_picked_by_list_order(gsg, fake, tmp_path, monkeypatch,
+                                                                               twin):
+    """Before: `gsg verify SPECS` verified the first listed model of the spec's name and passed (exit 0) while the
+    server held a second one, which plan calls a conflict (the spec runs twice, or a stranger runs under its
+    name): a log of either one was taken as the spec's. Now the spec is not verified, naming both ids."""
+    import copy
+
+    from test_verify_live import L40S_LOG, deploy, tuned
+
+    monkeypatch.chdir(tmp_path)
+    (iid,) = deploy(fake, tmp_path, tuned("0.78"))
+    fake.instance_logs[iid] = L40S_LOG
+    assert gsg("verify", "specs/").code == 0  # the neighbour: one model of the name is verified
+    first = fake.by_name("llama-8b")["id"]
+    second = max(fake.models) + 1
+    fake.models[second] = {**copy.deepcopy(fake.models[first]), "id": second}
+    if twin == "first":  # the copy listed first: the order must not decide
+        fake.models = {second: fake.models.pop(second), **fake.models}
+    ids = f"{second}, {first}" if twin == "first" else f"{first}, {second}"
+    result = gsg("verify", "specs/")
+    assert result.code == 1, result.out
+    assert (f"not verified: the server lists 2 models of this name (ids {ids}); which one runs this spec cannot be "
+            "told") in result.out, result.out
+    assert result.err.endswith("gsg: verify: 0 of 0 instance(s) verified in 1 deployment(s), 0 not verified, "
+                               "0 not running, 0 finding(s): fail\n")
