@@ -232,6 +232,13 @@ def _unchanged_since(saved: dict, changes: list, plan_file: str) -> dict:
         if before is None or before["action"] != c.action or before.get("desired_digest") != desired_digest(c):
             raise GsgError(f"'{c.name}' no longer matches the saved plan (specs or server changed); plan again",
                            where=plan_file)
-        if before.get("live"):
-            expected[c.name] = before["live"]
+        seen = before.get("live")
+        if c.is_change and c.live is not None and not (isinstance(seen, dict)
+                                                       and isinstance(seen.get("digest"), str)):
+            # the live model the plan was reviewed against is the write's precondition: without it, a model
+            # edited since would be written over (or deleted) as if it were what the plan showed
+            raise GsgError(f"'{untrusted(c.name[:80])}': the saved plan does not record the live model it "
+                           f"would {c.action} (`live.digest`); plan again", where=plan_file)
+        if seen:
+            expected[c.name] = seen
     return expected

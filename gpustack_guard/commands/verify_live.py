@@ -134,6 +134,12 @@ class _Run:
         if not models:
             record["note"] = "no live model of this name: not deployed"
             return record
+        if len(models) > 1:  # as plan's conflict: verifying the first listed would judge a model picked by order
+            ids = ", ".join(str(m["id"]) for m in models[:5]) + (", ..." if len(models) > 5 else "")
+            record["note"] = (f"not verified: the server lists {len(models)} models of this name (ids {ids}); "
+                              "which one runs this spec cannot be told")
+            record["unverified"] = True
+            return record
         model = models[0]
         record["model_id"] = model["id"]
         mine, why = _ours(model, claims)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import Any, Callable, Iterator, Mapping
 
-from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.adapters.gpustack.client import RETRY_STATUS, ApiError, GPUStackClient
 from gpustack_guard.adapters.gpustack.fields import Item
 from gpustack_guard.core.deploy import binding
 from gpustack_guard.core.deploy.ignore import keep_live
@@ -347,11 +347,7 @@ class Applier:
                                f"name as id {again.get('id')} (recreated since the plan); it is not deleted: "
                                "plan again")
             return
-        try:
-            self.client.delete_model(live["id"])
-        except ApiError as exc:
-            if exc.status != 404:
-                raise
+        self._delete_bound(change, live)
         try:
             still = self.client.get_model(live["id"])
         except ApiError as exc:
@@ -361,6 +357,33 @@ class Applier:
         self._bound(change, still, "the re-read after the delete", model_id=live["id"])
         raise WrongTarget(f"'{change.name}': the server answered the delete but still holds model id {live['id']}; "
                           "refusing to go on (nothing more is written)")
+
+    def _delete_bound(self, change: Change, live: dict) -> None:
+        """DELETE the model `live` (just read and judged by _fresh), retried after a lost answer or a 502/503/504
+        only once a re-read shows the id still holds that very model (id, name, owner, fields): the client never
+        retries a DELETE blind, as the first may have landed and the id been reused by another model since."""
+        model_id, path = live["id"], f"/v2/models/{live['id']}"
+        for attempt in range(self.client.retries + 1):
+            try:
+                self.client.delete_model(model_id)
+                return
+            except ApiError as exc:
+                if exc.status == 404:
+                    return  # gone: the caller's re-read tells whether it is
+                if exc.status is not None and exc.status not in RETRY_STATUS or attempt == self.client.retries:
+                    raise
+                failure = f"{exc.method} {exc.path}: {exc.detail}"
+            try:
+                again = self._fresh(change)
+            except ApiError:
+                raise  # the re-read failed: that is the one line
+            except GsgError as exc:
+                raise WrongTarget(f"'{change.name}': the delete of model id {model_id} may or may not have landed "
+                                  f"({failure}) and the id no longer holds the model it was sent for "
+                                  f"({_reason(exc, change)}); it is not sent again (nothing more is written)") from None
+            if again is None:
+                return  # the lost DELETE landed
+            self.client.retry_pause("DELETE", path, attempt)
 
     def _cluster_id(self, change: Change) -> int:
         if change.cluster is not None and change.cluster in self.cluster_ids:
@@ -523,6 +546,15 @@ class Applier:
                 else:
                     self.sleep(self.poll)
         return sorted(m["name"] for m in pending.values())
+
+
+def _reason(exc: GsgError, change: Change) -> str:
+    """A refusal's reason for a message that names the model and says what happens itself: without the "'name': "
+    it starts with and the "; refusing ..." (or "; plan again") it ends with."""
+    text = str(exc)
+    prefix = f"'{change.name}'"
+    text = text[len(prefix):].lstrip(": ") if text.startswith(prefix) else text
+    return text.rpartition("; ")[0] or text
 
 
 CHANGED_FIELDS_SHOWN = 6  # of a model changed since the plan, the fields its error names

@@ -5,9 +5,9 @@ Hostile or broken servers end as one ApiError line naming the endpoint (never th
   a second would never time out) and every command a deadline over all its requests;
 - an answer is read in chunks and refused past a size cap, before it is parsed;
 - lists are read page by page, so no single answer holds a whole large fleet;
-- reads (and the read-only export and evaluation POSTs) and DELETEs are retried with backoff and jitter on
-  connection errors, resets and 502/503/504, never a PUT or a create; any request is retried on 429, after the
-  server's Retry-After (bounded);
+- reads (and the read-only export and evaluation POSTs) are retried with backoff and jitter on connection
+  errors, resets and 502/503/504, never a write (a PUT, a create, a DELETE: the caller re-reads its target
+  first); any request is retried on 429, after the server's Retry-After (bounded);
 - a redirect is not an answer: the message names where it points.
 """
 
@@ -481,7 +481,16 @@ class GPUStackClient:
         return _model_item(path, None, answer, "PUT")
 
     def delete_model(self, model_id: int) -> None:
-        self.request("DELETE", f"/v2/models/{model_id}")
+        """One DELETE, never sent again after a 5xx or a broken connection: the first may have landed, and a
+        server that reuses ids (SQLite gives a new row the highest free rowid) may have handed the id to another
+        model by the time a blind retry arrives, which would delete it. The caller reads the id again and decides
+        (retry_pause between); a 429 is still waited for: the server refused it unseen."""
+        self.request("DELETE", f"/v2/models/{model_id}", idempotent=False)
+
+    def retry_pause(self, method: str, path: str, attempt: int) -> None:
+        """The backoff a retried read waits before `attempt` + 1, for a caller that retries a write itself after
+        checking its target again; one line when the command's deadline would pass meanwhile."""
+        self._pause(method, path, self._backoff(attempt))
 
     def restart_model(self, model_id: int) -> dict:
         return self.request("POST", f"/v2/models/{model_id}/restart")
