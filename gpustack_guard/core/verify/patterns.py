@@ -757,10 +757,14 @@ SGLANG_PATTERNS = (
        "[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=1.87 GB, avail "
        "mem=14.43 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 (the format "
        "string; no public log found)", {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),
+    # every release prints the running-request cap and the context length after the capacity; a quoted line that
+    # leaves fields out (its author's "..." or a shortened copy) still gives those it keeps: each is read on its own.
+    # A comma after the capacity keeps the benchmarks' line (the figure alone) to its own pattern below, and the
+    # look-behind a pool's own count (c4_max_total_num_tokens=)
     _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest (chunked_prefill_size from 0.4.6, available_gpu_mem "
        "from 0.5: scheduler.py@v0.3.6, @v0.4.6.post5, @v0.5.5, @v0.5.23)",
-       r"max_total_num_tokens=" + _g(KV_TOKENS, INT) + r".*?max_running_requests=" + _g(MAX_RUNNING, INT)
-       + r".*?context_len=" + _g(MAX_MODEL_LEN, INT),
+       r"(?<![A-Za-z_])max_total_num_tokens=" + _g(KV_TOKENS, INT) + r"(?=,)(?:.*?max_running_requests="
+       + _g(MAX_RUNNING, INT) + r")?(?:.*?context_len=" + _g(MAX_MODEL_LEN, INT) + r")?",
        "[2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, "
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},

@@ -123,6 +123,32 @@ def test_capacity_lines_of_each_release(line, expected):
     assert terms([line]) == expected
 
 
+@pytest.mark.parametrize("line,expected", [
+    # a note's copy without max_running_requests and available_gpu_mem (search-index file 56816597900, 2026-06-28)
+    ("max_total_num_tokens=1428864, chunked_prefill_size=2048, max_prefill_tokens=16384, context_len=131072",
+     {P.KV_TOKENS: 1_428_864, P.MAX_MODEL_LEN: 131_072}),
+    # an author's "..." for the fields between (search-index file 69641239258)
+    ("max_total_num_tokens=350257, ... max_running_requests=12, context_len=262144",
+     {P.KV_TOKENS: 350_257, P.MAX_RUNNING: 12, P.MAX_MODEL_LEN: 262_144}),
+    # a copy that keeps the cap and the free memory but not the context length (search-index file 52853901169)
+    ("[2026-04-14 01:02:20] max_total_num_tokens=107319, chunked_prefill_size=2048, max_running_requests=4096, "
+     "available_gpu_mem=11.69 GB", {P.KV_TOKENS: 107_319, P.MAX_RUNNING: 4096}),
+    # a line wrapped after the first field: the capacity alone
+    ("[2026-04-14 01:02:20] max_total_num_tokens=107319, chunked_prefill_size=2048,", {P.KV_TOKENS: 107_319}),
+])
+def test_a_shortened_capacity_line_gives_the_fields_it_keeps(line, expected):
+    assert terms([line]) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "[2026-09-20 10:41:06 TP0] c4_max_total_num_tokens=90816, context_len=131072",  # a pool's own count
+    "max_total_num_tokens_per_rank=90816, context_len=131072",  # another word
+])
+def test_the_capacity_pattern_reads_no_other_word(line):
+    scheduler = next(p for p in P.SGLANG_PATTERNS if p.id == "sglang-max-total-tokens")
+    assert scheduler.regex.search(line) is None
+
+
 @pytest.mark.parametrize("line", [
     "max_total_num_tokens=1256440",  # bench_latency.py@v0.3.3 (AUGMXNT/MI300-testing), bench_one_batch.py@v0.3.6
     "max_total_num_tokens=1256440  ",
