@@ -763,6 +763,14 @@ VECTORS = (
                "defaults printed (chunked prefill 2048, cuda_graph_max_bs 8) are a 4 GB card the desktop shares, not "
                "named: an RTX 3050 Laptop assumed. SGLang sizes the pool from the free memory the log prints, so "
                "15,387 tokens against gsg's 15,493 (+0.7 %) whatever the card"),
+    Vector("llama31-8b-lora-docs-ci-h100-max-total-tokens.log", "meta-llama/Llama-3.1-8B", H100, "0.5.8",
+           version_known=False, engine="sglang",
+           why="search-index file 14968382678 (SGLang's LoRA notebook as the docs CI built it on 2026-02-09, main "
+               "between 0.5.8 and 0.5.8.post1: 0.5.8 by date): Meta-Llama-3.1-8B-Instruct with --enable-lora, three "
+               "adapters, max_loras_per_batch 2, rank 256, on the docs CI's H100 80GB HBM3 (the native_api run of "
+               "2026-02-04), its --max-total-tokens 20480 and --max-running-requests 128 (server_args). The pool is "
+               "the cap; the adapters' buffers (2.73 GB between the weights and the pool end) are in no term gsg "
+               "books (benchmarks/vectors/MISSES.md)"),
     Vector("qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", "Qwen/Qwen3-30B-A3B", RTX_PRO_6000_MAXQ, "0.5.14",
            ("--mem-fraction-static=0.88", "--context-length=131072", "--max-running-requests=16",
             "--kv-cache-dtype=fp8_e5m2"), "awq", version_known=False, engine="sglang",

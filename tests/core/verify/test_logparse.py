@@ -229,6 +229,11 @@ CASES = [
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(3.23), P.WEIGHTS: gib(1.20), P.FREE_AFTER_LOAD: gib(2.03),
       P.KV_TOKENS: 15387, P.KV_CACHE: 2 * gib(0.82), P.FREE_AFTER_POOL: 0, P.CUDA_GRAPHS: 0, P.MAX_RUNNING: 2049,
       P.MAX_MODEL_LEN: 40960}),
+    # --enable-lora under the docs CI's --max-total-tokens: the adapters' buffers print no line of their own
+    ("sglang/llama31-8b-lora-docs-ci-h100-max-total-tokens.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(15.02), P.FREE_AFTER_LOAD: gib(63.41),
+      P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(1.25), P.FREE_AFTER_POOL: gib(58.18), P.CUDA_GRAPHS: gib(0.06),
+      P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 131072}),
     ("sglang/qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", None, True, None, 'main', 1,
      {P.KV_TOKENS: 1428864, P.KV_CACHE: 2 * gib(32.70), P.MAX_MODEL_LEN: 131072}),
     # 0.5.14's "Capture target decode CUDA graph end. elapsed=" quoted without prefixes (a doc's four lines)
@@ -808,7 +813,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 48, "llama.cpp": 49}
+    assert counts == {"vllm": 129, "sglang": 49, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
