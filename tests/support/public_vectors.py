@@ -1082,6 +1082,10 @@ EXCLUDED = {
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
+    "sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log": "sglang#25118: DeepSeek-V4-Flash-FP8 at TP 4 x DP 4 "
+        "on MI300X, a ROCm development build of 2026-05-12; gsg does not model SGLang's DSv4 pools (SWA, compressed "
+        "and state pools sized together: 529,408 full tokens from 87.26 GB), and the start-up stops on an assertion "
+        "over the fp8 store dtype, not on memory",
     "sglang/max-total-num-tokens.log": "sglang#29575: model and GPU not stated",
     "sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log": "club-3090#1261: the excerpt names neither the model "
         "(an NVFP4 hybrid GDN model with a draft) nor its arguments, and stops after the pools",

@@ -229,6 +229,11 @@ CASES = [
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(3.23), P.WEIGHTS: gib(1.20), P.FREE_AFTER_LOAD: gib(2.03),
       P.KV_TOKENS: 15387, P.KV_CACHE: 2 * gib(0.82), P.FREE_AFTER_POOL: 0, P.CUDA_GRAPHS: 0, P.MAX_RUNNING: 2049,
       P.MAX_MODEL_LEN: 40960}),
+    # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line; the assertion after
+    # it (the fp8 store dtype) is no failure the parser names
+    ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, True, None, 'DP0 TP0', 0,
+     {P.NON_TORCH: gib(8.29), P.FREE_BEFORE_LOAD: gib(182.63), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.20),
+      P.KV_TOKENS: 529408}),
     # --enable-lora under the docs CI's --max-total-tokens: the adapters' buffers print no line of their own
     ("sglang/llama31-8b-lora-docs-ci-h100-max-total-tokens.log", None, True, None, 'main', 0,
      {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(15.02), P.FREE_AFTER_LOAD: gib(63.41),
@@ -813,7 +818,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 49, "llama.cpp": 49}
+    assert counts == {"vllm": 129, "sglang": 50, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -106,6 +106,23 @@ def test_kv_pool_lines_of_each_release(line, expected):
     assert terms([line]) == expected
 
 
+@pytest.mark.parametrize("line", [
+    # a development build of 2026-05-12 (sglang#25118)
+    "[2026-05-13 02:15:18 DP0 TP0] DSv4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 GB, "
+    "full_token=529408",
+    # 0.5.12 to 0.5.14 (pool_configurator.py@v0.5.12, @v0.5.14)
+    "[2026-06-01 10:00:08 TP0] DSV4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 GB, "
+    "full_token=529408",
+    # 0.5.23: the flags first, the fixed pools between (pool_configurator.py@v0.5.23)
+    "[2026-07-20 08:01:10 TP0] DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, "
+    "bytes_per_full_token=176983.05, available_bytes=87.26 GB, c128_state_fixed=0.10 GB, c2_state_fixed=0.00 GB, "
+    "swa_fixed=0.00 GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.20 GB, full_token=529408",
+])
+def test_deepseek_v4_pool_split_gives_the_capacity_of_each_release(line):
+    # the budget is every DSv4 pool's, not the KV cache's: only the token count is a term
+    assert terms([line]) == {P.KV_TOKENS: 529_408}
+
+
 @pytest.mark.parametrize("line,expected", [
     # 0.3.6 and 0.4.0 (scheduler.py): no chunked prefill size, nothing after the context length
     ("[2024-11-20 10:00:10 TP0] max_total_num_tokens=444500, max_prefill_tokens=16384, max_running_requests=2049, "
