@@ -61,6 +61,8 @@ RTX_4070_LAPTOP = ("NVIDIA GeForce RTX 4070 Laptop GPU", "8188MiB")
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
 RTX_PRO_6000 = ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "97887MiB")
+RTX_PRO_6000_MAXQ = ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "97887MiB")
+RTX_3050_LAPTOP = ("NVIDIA GeForce RTX 3050 Laptop GPU", "4096MiB")
 H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
@@ -754,6 +756,29 @@ VECTORS = (
                "--max-total-tokens 20480 and --max-running-requests 128 (server_args); the same run's MoE config "
                "path names an NVIDIA H100 80GB HBM3; default fraction printed 0.841 (the 0.5.8 reserve with "
                "cuda_graph_max_bs 4)"),
+    Vector("qwen3-06b-4gb-wsl-0.4.6.post2-f088.log", "Qwen/Qwen3-0.6B", RTX_3050_LAPTOP, "0.4.6.post2",
+           gpu_known=False, engine="sglang",
+           why="search-index file 9542409931 (a note's run of 2025-05-02): Qwen3-0.6B at defaults under WSL2, `pip "
+               "install sglang[all]>=0.4.6.post1` = 0.4.6.post2 (the note); 3.23 GB free at the load and the small-GPU "
+               "defaults printed (chunked prefill 2048, cuda_graph_max_bs 8) are a 4 GB card the desktop shares, not "
+               "named: an RTX 3050 Laptop assumed. SGLang sizes the pool from the free memory the log prints, so "
+               "15,387 tokens against gsg's 15,493 (+0.7 %) whatever the card"),
+    Vector("llama31-8b-lora-docs-ci-h100-max-total-tokens.log", "meta-llama/Llama-3.1-8B", H100, "0.5.8",
+           version_known=False, engine="sglang",
+           why="search-index file 14968382678 (SGLang's LoRA notebook as the docs CI built it on 2026-02-09, main "
+               "between 0.5.8 and 0.5.8.post1: 0.5.8 by date): Meta-Llama-3.1-8B-Instruct with --enable-lora, three "
+               "adapters, max_loras_per_batch 2, rank 256, on the docs CI's H100 80GB HBM3 (the native_api run of "
+               "2026-02-04), its --max-total-tokens 20480 and --max-running-requests 128 (server_args). The pool is "
+               "the cap; the adapters' buffers (2.73 GB between the weights and the pool end) are in no term gsg "
+               "books (benchmarks/vectors/MISSES.md)"),
+    Vector("qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", "Qwen/Qwen3-30B-A3B", RTX_PRO_6000_MAXQ, "0.5.14",
+           ("--mem-fraction-static=0.88", "--context-length=131072", "--max-running-requests=16",
+            "--kv-cache-dtype=fp8_e5m2"), "awq", version_known=False, engine="sglang",
+           why="search-index file 56816597900 (a two-tier benchmark note of 2026-06-28, `docker logs sglang`): "
+               "Qwen3-Coder-30B-A3B AWQ (Qwen3-30B-A3B's shape) alone on an RTX PRO 6000 Blackwell Max-Q (97,887 "
+               "MiB, the note's nvidia-smi), fp8_e5m2 KV, f 0.88, 131,072 context, 16 running requests (the "
+               "note's summary of server_args); the release is not named (0.5.14 by date, as the 2026-06-30 run "
+               "above). Verdict right (fits); KV +4.0 %, not scored (version assumed)"),
 
     # -- llama.cpp: the KV buffer is compared, in bytes ------------------------------------------------------
     Vector("trilm-3.9b-rtx4080.log", config("trilm-3.9b"), RTX_4080, "b3000", version_known=False,
@@ -1057,6 +1082,10 @@ EXCLUDED = {
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
+    "sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log": "sglang#25118: DeepSeek-V4-Flash-FP8 at TP 4 x DP 4 "
+        "on MI300X, a ROCm development build of 2026-05-12; gsg does not model SGLang's DSv4 pools (SWA, compressed "
+        "and state pools sized together: 529,408 full tokens from 87.26 GB), and the start-up stops on an assertion "
+        "over the fp8 store dtype, not on memory",
     "sglang/max-total-num-tokens.log": "sglang#29575: model and GPU not stated",
     "sglang/club3090-2x-rtx5090-nvfp4-gdn-draft-pools.log": "club-3090#1261: the excerpt names neither the model "
         "(an NVFP4 hybrid GDN model with a draft) nor its arguments, and stops after the pools",

@@ -66,7 +66,8 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
-            "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print", "profiled value",
+            "memory calculation", "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print",
+            "profiled value",
             "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
             "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)

@@ -681,6 +681,18 @@ SGLANG_PATTERNS = (
        + _g(KV_CACHE) + " GB",
        "[2025-10-07 23:17:19 DP0 TP0] KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB", "sglang PR #11309",
        {KV_TOKENS: (KV_TOKENS, "int"), KV_CACHE: (KV_CACHE, "GB")}),
+    # DeepSeek-V4's pools are sized together, before any allocation line: full_token is the capacity the scheduler
+    # prints as max_total_num_tokens (a start-up that fails while allocating still printed it). available_bytes is
+    # the budget of every DSv4 pool (SWA, compressed, indexer and, from 0.5.2x, fixed states taken out after it),
+    # not the KV cache's bytes: not read
+    _p("sglang-dsv4-pool-split", SGLANG, "0.5.12 to the newest (DeepSeek-V4 only; 'DSV4', three figures: "
+       "pool_configurator.py@v0.5.12, @v0.5.13, @v0.5.14; the fixed pools' figures between them by @v0.5.23; "
+       "development builds of May 2026 print 'DSv4')",
+       r"DS[Vv]4 memory calculation: (?:.*?, )?bytes_per_full_token=[0-9.]+, available_bytes=[0-9.]+ GB, "
+       r"(?:.*?, )?full_token=" + _g(KV_TOKENS, INT),
+       "[2026-05-13 02:15:18 DP0 TP0] DSv4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 "
+       "GB, full_token=529408", "sglang#25118 (DeepSeek-V4-Flash at DP 4 on MI300X, a ROCm build of 2026-05-12)",
+       {KV_TOKENS: (KV_TOKENS, "int")}),
     # a sliding-window model's two pools (engines/sglang.hybrid_swa_row): the split names the full layers' token
     # count, max_total_num_tokens; the pool lines after it (one per pool, unlabelled before 0.5.18, "Full" and "SWA"
     # after) add their bytes (logparse), and the summary line from 0.5.4 holds both
@@ -757,10 +769,14 @@ SGLANG_PATTERNS = (
        "[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=1.87 GB, avail "
        "mem=14.43 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 (the format "
        "string; no public log found)", {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),
+    # every release prints the running-request cap and the context length after the capacity; a quoted line that
+    # leaves fields out (its author's "..." or a shortened copy) still gives those it keeps: each is read on its own.
+    # A comma after the capacity keeps the benchmarks' line (the figure alone) to its own pattern below, and the
+    # look-behind a pool's own count (c4_max_total_num_tokens=)
     _p("sglang-max-total-tokens", SGLANG, "0.2 to the newest (chunked_prefill_size from 0.4.6, available_gpu_mem "
        "from 0.5: scheduler.py@v0.3.6, @v0.4.6.post5, @v0.5.5, @v0.5.23)",
-       r"max_total_num_tokens=" + _g(KV_TOKENS, INT) + r".*?max_running_requests=" + _g(MAX_RUNNING, INT)
-       + r".*?context_len=" + _g(MAX_MODEL_LEN, INT),
+       r"(?<![A-Za-z_])max_total_num_tokens=" + _g(KV_TOKENS, INT) + r"(?=,)(?:.*?max_running_requests="
+       + _g(MAX_RUNNING, INT) + r")?(?:.*?context_len=" + _g(MAX_MODEL_LEN, INT) + r")?",
        "[2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, "
        "max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB", "sglang#29575",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_RUNNING: (MAX_RUNNING, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int")},

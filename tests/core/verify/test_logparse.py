@@ -223,6 +223,24 @@ CASES = [
      {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(0.98), P.FREE_AFTER_LOAD: gib(77.45),
       P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(0.12), P.FREE_AFTER_POOL: gib(77.12), P.CUDA_GRAPHS: gib(0.07),
       P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 32768}),
+    # round 26: 0.4.6.post2 on a 4 GB card the desktop shares (every figure 0.00 after the pool); a note's copy of the
+    # capacity line without max_running_requests (its author's summary line above it is no engine format)
+    ("sglang/qwen3-06b-4gb-wsl-0.4.6.post2-f088.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(3.23), P.WEIGHTS: gib(1.20), P.FREE_AFTER_LOAD: gib(2.03),
+      P.KV_TOKENS: 15387, P.KV_CACHE: 2 * gib(0.82), P.FREE_AFTER_POOL: 0, P.CUDA_GRAPHS: 0, P.MAX_RUNNING: 2049,
+      P.MAX_MODEL_LEN: 40960}),
+    # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line; the assertion after
+    # it (the fp8 store dtype) is no failure the parser names
+    ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, True, None, 'DP0 TP0', 0,
+     {P.NON_TORCH: gib(8.29), P.FREE_BEFORE_LOAD: gib(182.63), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.20),
+      P.KV_TOKENS: 529408}),
+    # --enable-lora under the docs CI's --max-total-tokens: the adapters' buffers print no line of their own
+    ("sglang/llama31-8b-lora-docs-ci-h100-max-total-tokens.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.43), P.WEIGHTS: gib(15.02), P.FREE_AFTER_LOAD: gib(63.41),
+      P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(1.25), P.FREE_AFTER_POOL: gib(58.18), P.CUDA_GRAPHS: gib(0.06),
+      P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", None, True, None, 'main', 1,
+     {P.KV_TOKENS: 1428864, P.KV_CACHE: 2 * gib(32.70), P.MAX_MODEL_LEN: 131072}),
     # 0.5.14's "Capture target decode CUDA graph end. elapsed=" quoted without prefixes (a doc's four lines)
     ("sglang/ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
@@ -800,7 +818,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 46, "llama.cpp": 49}
+    assert counts == {"vllm": 129, "sglang": 50, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -106,6 +106,23 @@ def test_kv_pool_lines_of_each_release(line, expected):
     assert terms([line]) == expected
 
 
+@pytest.mark.parametrize("line", [
+    # a development build of 2026-05-12 (sglang#25118)
+    "[2026-05-13 02:15:18 DP0 TP0] DSv4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 GB, "
+    "full_token=529408",
+    # 0.5.12 to 0.5.14 (pool_configurator.py@v0.5.12, @v0.5.14)
+    "[2026-06-01 10:00:08 TP0] DSV4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 GB, "
+    "full_token=529408",
+    # 0.5.23: the flags first, the fixed pools between (pool_configurator.py@v0.5.23)
+    "[2026-07-20 08:01:10 TP0] DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, "
+    "bytes_per_full_token=176983.05, available_bytes=87.26 GB, c128_state_fixed=0.10 GB, c2_state_fixed=0.00 GB, "
+    "swa_fixed=0.00 GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.20 GB, full_token=529408",
+])
+def test_deepseek_v4_pool_split_gives_the_capacity_of_each_release(line):
+    # the budget is every DSv4 pool's, not the KV cache's: only the token count is a term
+    assert terms([line]) == {P.KV_TOKENS: 529_408}
+
+
 @pytest.mark.parametrize("line,expected", [
     # 0.3.6 and 0.4.0 (scheduler.py): no chunked prefill size, nothing after the context length
     ("[2024-11-20 10:00:10 TP0] max_total_num_tokens=444500, max_prefill_tokens=16384, max_running_requests=2049, "
@@ -121,6 +138,32 @@ def test_kv_pool_lines_of_each_release(line, expected):
 ])
 def test_capacity_lines_of_each_release(line, expected):
     assert terms([line]) == expected
+
+
+@pytest.mark.parametrize("line,expected", [
+    # a note's copy without max_running_requests and available_gpu_mem (search-index file 56816597900, 2026-06-28)
+    ("max_total_num_tokens=1428864, chunked_prefill_size=2048, max_prefill_tokens=16384, context_len=131072",
+     {P.KV_TOKENS: 1_428_864, P.MAX_MODEL_LEN: 131_072}),
+    # an author's "..." for the fields between (search-index file 69641239258)
+    ("max_total_num_tokens=350257, ... max_running_requests=12, context_len=262144",
+     {P.KV_TOKENS: 350_257, P.MAX_RUNNING: 12, P.MAX_MODEL_LEN: 262_144}),
+    # a copy that keeps the cap and the free memory but not the context length (search-index file 52853901169)
+    ("[2026-04-14 01:02:20] max_total_num_tokens=107319, chunked_prefill_size=2048, max_running_requests=4096, "
+     "available_gpu_mem=11.69 GB", {P.KV_TOKENS: 107_319, P.MAX_RUNNING: 4096}),
+    # a line wrapped after the first field: the capacity alone
+    ("[2026-04-14 01:02:20] max_total_num_tokens=107319, chunked_prefill_size=2048,", {P.KV_TOKENS: 107_319}),
+])
+def test_a_shortened_capacity_line_gives_the_fields_it_keeps(line, expected):
+    assert terms([line]) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "[2026-09-20 10:41:06 TP0] c4_max_total_num_tokens=90816, context_len=131072",  # a pool's own count
+    "max_total_num_tokens_per_rank=90816, context_len=131072",  # another word
+])
+def test_the_capacity_pattern_reads_no_other_word(line):
+    scheduler = next(p for p in P.SGLANG_PATTERNS if p.id == "sglang-max-total-tokens")
+    assert scheduler.regex.search(line) is None
 
 
 @pytest.mark.parametrize("line", [
