@@ -9,7 +9,7 @@ from gpustack_guard.core.echo import untrusted
 from gpustack_guard.reporters import json_head
 from gpustack_guard.reporters.markdown import COMMENT_LIMIT, capped, untrusted_cell
 
-DRIFT_FORMAT_VERSION = "1.1"  # 1.1: sync and health
+DRIFT_FORMAT_VERSION = "1.2"  # 1.1: sync and health; 1.2: conflicts (were listed under unmanaged)
 DRIFT_POINTER = "`gsg drift -o json` writes the whole report: keep it as the job's artifact"
 
 
@@ -32,6 +32,7 @@ def render_text(report: dict) -> str:
     titles = [("pinned_edits", "Pinned backend arguments changed by hand"), ("changed", "Live fields differ"),
               ("missing", "Specs with no live model"),
               ("orphaned", "gsg-managed models no spec declares or the overlay deletes"),
+              ("conflicts", "Conflicts apply refuses (a person must settle them)"),
               ("unhealthy", "Unhealthy deployments"), ("unmanaged", "Unmanaged or owned elsewhere (information)"),
               ("legacy", "Legacy-owned models no spec here declares (information)")]
     for key, title in titles:

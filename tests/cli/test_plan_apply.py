@@ -84,6 +84,28 @@ def test_unmanaged_same_name_is_a_conflict_until_adopted(gsg, fake, specs):
     assert fake.by_name("llama-8b")["meta"]["gsg.dev/managed-by"].startswith("gsg/")
 
 
+def test_drift_calls_a_conflict_plan_refuses_out_of_sync(gsg, fake, specs):
+    """A spec whose name another owner holds is no deployment of ours: drift said Synced (the entry sat under
+    'Unmanaged ... (information)') while plan and apply refuse it. It is a sync problem a person must settle."""
+    gsg("apply", str(specs), "--yes")
+    del fake.models[fake.by_name("llama-8b")["id"]]  # deleted by hand, and re-created outside gsg
+    fake.create_unmanaged("llama-8b", huggingface_repo_id="meta-llama/Llama-3.1-8B-Instruct")
+    fake.create_unmanaged("side-project")
+    drift = gsg("drift", str(specs), "--detailed-exitcode")
+    assert drift.code == 2
+    assert "Conflicts apply refuses (a person must settle them):\n  llama-8b (specs/llama-8b.yaml)\n" \
+           "    a live model of this name" in drift.out
+    assert "Sync: OutOfSync" in drift.out
+    doc = json.loads(gsg("drift", str(specs), "-o", "json").out)
+    assert [c["name"] for c in doc["conflicts"]] == ["llama-8b"]
+    assert [u["name"] for u in doc["unmanaged"]] == ["side-project"]  # information only, as before
+    assert (doc["sync"], doc["drift"]) == ("OutOfSync", True)
+    assert "| conflicts | llama-8b |" in gsg("drift", str(specs), "-o", "markdown").out
+    # adopted, it is ours again and the conflict is gone
+    assert gsg("apply", str(specs), "--yes", "--adopt").code == 0
+    assert json.loads(gsg("drift", str(specs), "-o", "json").out)["conflicts"] == []
+
+
 def test_prune_only_owned_and_never_unmanaged(gsg, fake, specs):
     gsg("apply", str(specs), "--yes")
     stranger = fake.create_unmanaged("hand-made")
@@ -166,7 +188,7 @@ def test_drift_json_markdown_and_unhealthy(gsg, fake, specs):
     inst["restart_count"] = 3
     doc = json.loads(gsg("drift", str(specs), "-o", "json").out)
     # health is not sync: the deployment matches its spec and runs badly
-    assert doc["format_version"] == "1.1" and doc["drift"] is False
+    assert doc["format_version"] == "1.2" and doc["drift"] is False
     assert (doc["sync"], doc["health"]) == ("Synced", "Degraded")
     assert doc["unhealthy"][0]["name"] == "llama-8b" and "restarted 3 time(s)" in doc["unhealthy"][0]["problem"]
     assert "| unhealthy | llama-8b |" in gsg("drift", str(specs), "-o", "markdown").out

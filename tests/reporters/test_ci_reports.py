@@ -156,7 +156,8 @@ def test_a_small_limit_cuts_at_a_line_and_says_how_much():
 
 
 def _drift(count: int) -> dict:
-    empty = {k: [] for k in ("pinned_edits", "changed", "missing", "orphaned", "unhealthy", "unmanaged", "legacy")}
+    empty = {k: [] for k in ("pinned_edits", "changed", "missing", "orphaned", "conflicts", "unhealthy", "unmanaged",
+                                "legacy")}
     return {**empty, "owners": [], "notes": [],
             "missing": [{"name": f"deployment-{i:05d}", "spec_file": f"specs/d{i:05d}.yaml"} for i in range(count)]}
 

@@ -18,7 +18,9 @@ from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Claims, Owner, owner
 
 # Sync and health are separate questions, as Argo CD keeps them: does live match git, and does it run?
-SYNC_KINDS = ("pinned_edits", "changed", "missing", "orphaned")
+# conflicts: live state apply refuses to touch (a spec's name held by another owner or by two models, a look-alike
+# name, an overlay delete of a model not this project's): git and live differ and only a person can settle it
+SYNC_KINDS = ("pinned_edits", "changed", "missing", "orphaned", "conflicts")
 DRIFT_KINDS = SYNC_KINDS + ("unhealthy",)  # listed in reports; the rest is information only
 SYNCED, OUT_OF_SYNC = "Synced", "OutOfSync"
 HEALTHY, PROGRESSING, DEGRADED = "Healthy", "Progressing", "Degraded"
@@ -51,8 +53,9 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
                  recorded: dict[str, str] | None = None, removals: OverlayRemovals = NO_REMOVALS) -> dict:
     """Owned models that differ from their specs (pinned hand edits listed apart), specs with no live model,
     this project's models no spec declares (only when the whole project was read) or the context's overlay
-    deletes, models owned elsewhere or unmanaged beside them, unhealthy deployments of ours, and the owner of
-    every live model. A name the overlay excludes is not this context's business: it shows nowhere."""
+    deletes, the conflicts plan reports (apply refuses them), models owned elsewhere or unmanaged beside them,
+    unhealthy deployments of ours, and the owner of every live model. A name the overlay excludes is not this
+    context's business: it shows nowhere."""
     claims = claims or Claims(project=None)
     orphans = whole_project and claims.project is not None
     live_models = removals.managed(live_models)
@@ -60,7 +63,7 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
                            removals=removals)
     declared = {r.name for r in rendered}
     report: dict = {"project": claims.project, "pinned_edits": [], "changed": [], "missing": [], "orphaned": [],
-                    "unmanaged": [], "legacy": [], "unhealthy": [], "owners": [],
+                    "conflicts": [], "unmanaged": [], "legacy": [], "unhealthy": [], "owners": [],
                     "notes": [] if orphans else [NO_ORPHANS_WITHOUT_PROJECT if claims.project is None else
                                                  f"orphaned models not checked: only part of project "
                                                  f"'{claims.project}' was read (pass its root folder)"]}
@@ -78,7 +81,8 @@ def drift_report(rendered: list, live_models: list[dict], cluster_names: dict[in
             report["orphaned"].append({"name": c.name, "spec_file": c.spec_file}
                                       | ({"note": c.reason} if c.deleted_by else {}))
         elif c.action == CONFLICT:
-            report["unmanaged"].append({"name": c.name, "note": c.reason})
+            report["conflicts"].append({"name": c.name, "note": c.reason}
+                                       | ({"spec_file": c.spec_file} if c.spec_file else {}))
         elif c.action == LEGACY_OWNED:
             report["legacy"].append({"name": c.name, "spec_file": c.spec_file, "note": c.reason})
     clusters = {r.spec.cluster_name for r in rendered} | {None}
