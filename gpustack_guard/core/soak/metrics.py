@@ -8,6 +8,8 @@ GPUStack's /metrics and /metrics/raw must not count the running requests twice.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -105,6 +107,20 @@ def for_model(samples: list[Sample], model: str | None) -> tuple[list[Sample], s
                 f"series of {len(named)} models, none named as --model: theirs not read (pass the served name)")
     return [s for s in samples if _model_of(s) is None
             or any(s.labels.get(k) == model for k in MODEL_LABELS)], None
+
+
+def finite_families(samples: list[Sample]) -> tuple[list[Sample], tuple[str, ...]]:
+    """The finite samples, less every family (over all endpoints, of our model) that has some series NaN or infinite
+    beside finite ones, each said: its sum or maximum over the rest is no reading. Before, one GPU of eight unread
+    took its memory off the total (a leak's size) for that scrape, and one engine's unread KV gauge left the other's
+    20 % as the pool's. A family NaN throughout is no reading either, silently (a gauge with nothing to report)."""
+    unfinite = Counter(s.name for s in samples if not math.isfinite(s.value))
+    finite = [s for s in samples if math.isfinite(s.value)]
+    counted = Counter(s.name for s in finite)
+    partly = sorted(name for name in unfinite if counted[name])
+    notes = tuple(f"{name}: {unfinite[name]} of {unfinite[name] + counted[name]} series NaN or infinite, the family "
+                  "not read (a sum or maximum over the rest is no reading)" for name in partly)
+    return [s for s in finite if s.name not in partly], notes
 
 
 def _first_family(samples: list[Sample], names: Iterable[str]) -> list[Sample]:
@@ -228,6 +244,8 @@ class Normaliser:
         samples, unread = for_model(samples, self.model)
         if unread:
             errors += (unread,)
+        samples, partly = finite_families(samples)
+        errors += partly
         restarted = False
         preemptions = None
         # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when

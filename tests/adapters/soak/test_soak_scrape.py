@@ -157,6 +157,45 @@ def test_a_sample_that_is_no_finite_number_is_no_reading(value):
     assert (s.kv_usage, s.running, s.resident_bytes) == (None, 3.0, None)
 
 
+def _partly(name: str, unread: int = 1) -> str:
+    return f"{name}: {unread} of 2 series NaN or infinite, the family not read (a sum or maximum over the rest is no reading)"
+
+
+@pytest.mark.parametrize("texts, field, read, errors", [
+    # one engine's KV gauge unread beside the other's 0.2: before, the pool read as 20 % full
+    (['vllm:kv_cache_usage_perc{engine="0"} 0.2\nvllm:kv_cache_usage_perc{engine="1"} NaN\n'], "kv_usage", None,
+     (_partly("vllm:kv_cache_usage_perc"),)),
+    # one GPU's memory unread: before, the total dropped by 80 GB for that scrape (then "grew" by as much)
+    (['gpustack:worker_node_gram_used_bytes{gpu="0"} 8e10\ngpustack:worker_node_gram_used_bytes{gpu="1"} +Inf\n'],
+     "gpu_used_bytes", None, (_partly("gpustack:worker_node_gram_used_bytes"),)),
+    (['vllm:num_requests_running{engine="0"} 5\nvllm:num_requests_running{engine="1"} -Inf\n'], "running", None,
+     (_partly("vllm:num_requests_running"),)),
+    # across two --metrics-url, one replica's reading NaN: the sum over the other is no reading either
+    (['vllm:num_requests_waiting{model_name="m"} 7\n', 'vllm:num_requests_waiting{model_name="m"} NaN\n'],
+     "waiting", None, (_partly("vllm:num_requests_waiting"),)),
+    # the neighbours: all NaN is no reading, silently (a gauge with nothing to report); all finite is read
+    (['vllm:kv_cache_usage_perc{engine="0"} NaN\nvllm:kv_cache_usage_perc{engine="1"} NaN\n'], "kv_usage", None, ()),
+    (['vllm:kv_cache_usage_perc{engine="0"} 0.2\nvllm:kv_cache_usage_perc{engine="1"} 0.9\n'], "kv_usage", 0.9, ()),
+    # another model's NaN on GPUStack's exporter does not make ours unread
+    (['gpustack:num_requests_running{model="m"} 4\ngpustack:num_requests_running{model="other"} NaN\n'],
+     "running", 4.0, ()),
+])
+def test_a_family_read_in_part_is_not_read(texts, field, read, errors):
+    samples = [s for source, text in enumerate(texts) for s in parse_samples(text, source)]
+    snapshot = Normaliser(model="m").snapshot(1.0, samples)
+    assert (getattr(snapshot, field), snapshot.errors) == (read, errors)
+
+
+def test_a_counter_read_in_part_for_one_scrape_keeps_its_run_total():
+    norm = Normaliser(model="m")
+    pages = ["10", "NaN", "14"]
+    snaps = [norm.snapshot(float(t), parse_samples(f'vllm:num_preemptions_total{{engine="0"}} {v}\n'
+                                                   'vllm:num_preemptions_total{engine="1"} 2\n'))
+             for t, v in enumerate(pages)]
+    assert [(s.preemptions, s.restarted, len(s.errors)) for s in snaps] == [(0.0, False, 0), (None, False, 1),
+                                                                            (4.0, False, 0)]
+
+
 def _cut_short_run(answer_after_s: float, round_s: float):
     """A Scraper over one endpoint that answers after `answer_after_s` (asyncio time), run for `round_s`."""
     async def handler(request: httpx.Request) -> httpx.Response:
