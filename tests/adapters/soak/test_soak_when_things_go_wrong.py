@@ -41,6 +41,13 @@ class Misbehaving(httpx.AsyncBaseTransport):
             return httpx.Response(200, text='node_memory_MemFree_bytes 1e9\nvllm:kv_cache_usage_ratio{engine="0"} 0.4\n')
         if self.how == "metrics-nan" and metrics:
             return httpx.Response(200, text="vllm:kv_cache_usage_perc NaN\nvllm:num_requests_running NaN\n")
+        if self.how == "metrics-load-balanced" and metrics:  # two replicas behind one URL, answering in turn
+            answer = await self.router.handle_async_request(request)
+            self.refused += 1
+            text = (await answer.aread()).decode()
+            if self.refused % 2:
+                text = text.replace("process_start_time_seconds 1700000000.0", "process_start_time_seconds 1699999000.0")
+            return httpx.Response(200, text=text)
         if metrics:
             return await self.router.handle_async_request(request)
         if self.how == "not-streamed":
@@ -117,6 +124,17 @@ def test_a_metrics_page_with_nothing_gsg_reads_is_a_warning_and_makes_stable_inc
                           "exporter, or names of an engine release gsg does not know) in 16 of 16 scrapes: the verdict "
                           "is drawn without what it should have shown"]
     assert v.evidence[0].startswith("inconclusive: a metrics endpoint could not be read")
+
+
+def test_one_metrics_url_in_front_of_two_replicas_is_a_warning_not_a_restart():
+    # before: a restart at every other scrape, and the verdict "failing" on restarts that never happened; the
+    # first two scrapes read (the second start time is a restart only if it stays)
+    report, _, _ = _soak("metrics-load-balanced")
+    v = report.verdict
+    assert (v.verdict, sum(r.restarts for r in report.rounds)) == ("inconclusive", 0)
+    assert v.warnings == ["metrics URL 1 answers from more than one process (process_start_time_seconds went back: a "
+                          "load balancer?): its series not read; give each replica's URL in 14 of 16 scrapes: the "
+                          "verdict is drawn without what it should have shown"]
 
 
 def test_fewer_than_three_rounds_are_inconclusive():
