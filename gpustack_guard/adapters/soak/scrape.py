@@ -55,6 +55,8 @@ def relevant_lines(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     for line in text.split("\n"):
+        if line.rstrip() == "# EOF":
+            break  # OpenMetrics ends its answer here: what follows is no part of it (a second page glued on)
         if line.startswith("#"):
             parts = line.split(None, 3)
             if not (len(parts) >= 3 and parts[1] in ("TYPE", "HELP")
