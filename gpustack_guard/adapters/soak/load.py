@@ -47,10 +47,13 @@ CUT_AT_ONCE = "no tokens: finish_reason length before the first (the prompt fill
 # through a redirect measures one more hop. Before, each request failed as "HTTP 307" for the whole run.
 REDIRECT = "a redirect, not followed (the API key goes to the URL given alone: point the URL where it leads)"
 REDIRECT_CODES = (301, 302, 303, 307, 308)  # those a client follows (httpx's own list)
-# every request of a soak's first round failing for one of these is a wrong URL, key or model, not a soak result
-FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER) + tuple(
-    f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
+COMPRESSED = "compressed answer"
+# every request of a soak's first round failing for one of these is a wrong URL, key or model, or an endpoint that
+# cannot be soaked (a login page, no streaming, an answer compressed though identity was asked): not a soak result.
+# Before, a login page or an endpoint ignoring stream: true failed every request of every round, the whole --rounds
+FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER, NOT_A_STREAM_HTML, NOT_STREAMED,
+                 COMPRESSED) + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
 # stop, length, abort, error, repetition) and SGLang's abort; such an answer is no completed request
@@ -171,7 +174,7 @@ def _unreadable(response: httpx.Response) -> str | None:
     if response.status_code != 200:
         return f"HTTP {response.status_code}"
     if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
-        return "compressed answer"  # asked for identity: refused unread, so a bomb never inflates here
+        return COMPRESSED  # asked for identity: refused unread, so a bomb never inflates here
     kind = response.headers.get("content-type", "").lower()
     if kind.startswith("application/json"):
         return NOT_STREAMED
@@ -207,6 +210,12 @@ async def _error_answer(response: httpx.Response) -> bool:
         if len(body) > JSON_ANSWER_READ_BYTES:
             return False
     return _json_error(bytes(body))
+
+
+def _index_or_none(choice: dict) -> bool:
+    """A choice's index is a whole number >= 0, or absent (some servers send none for their one choice)."""
+    index = choice.get("index")
+    return index is None or (type(index) is int and index >= 0)
 
 
 def _text_or_none(value: object) -> bool:
@@ -253,8 +262,8 @@ class _Deltas:
     def _choice(self, choices: list, now: float) -> str | None:
         """Choice 0 of a chunk: its delta, timed at `now`, and whether it finished; a reason when it is broken."""
         choice = choices[0]
-        if not isinstance(choice, dict):
-            return MALFORMED
+        if not isinstance(choice, dict) or not all(_index_or_none(c) for c in choices if isinstance(c, dict)):
+            return MALFORMED  # an index "0" or 0.5 matched no choice: "no tokens" before, however many streamed
         if choice.get("index") not in (0, None):
             # several choices (a proxy fanning out, n > 1): choice 0 alone is timed, or its gaps halve
             choice = next((c for c in choices if isinstance(c, dict) and c.get("index") in (0, None)), {})
@@ -290,6 +299,10 @@ class _Deltas:
             elif line.startswith(b"{") and self.first is None and not self.done:
                 # a JSON answer under another content type than JSON's: an error, or choices whole
                 return "error in stream" if _json_error(line) else NOT_STREAMED
+            elif line.lstrip()[:1] == b"<" and self.first is None and not self.done:
+                # a login or proxy page under text/plain, the event-stream type or none: no SSE line starts so;
+                # before, "no tokens"
+                return NOT_A_STREAM_HTML
             return None
         if self.error_event:
             return "error in stream"  # the stream names this event an error: its data is no chunk
@@ -326,12 +339,15 @@ class _Deltas:
             return MALFORMED
         if _names_an_error(chunk):
             return "error in stream"
-        choices = chunk.get("choices")
-        if choices and isinstance(choices, list):
+        choices, usage = chunk.get("choices"), chunk.get("usage")
+        # choices a list (or null in a usage chunk), usage an object or null: a string or a number there was read
+        # past before, and its chunk's tokens (or the answer's count) silently lost
+        if not (choices is None or isinstance(choices, list)) or not (usage is None or isinstance(usage, dict)):
+            return MALFORMED
+        if choices:
             broken = self._choice(choices, now)
             if broken:
                 return broken
-        usage = chunk.get("usage")
         counted = usage.get("completion_tokens") if isinstance(usage, dict) else None
         if counted is not None:
             # the count feeds tokens/s: a boolean, a negative or fractional count, or one past what any answer

@@ -55,6 +55,8 @@ def relevant_lines(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     for line in text.split("\n"):
+        if line.rstrip() == "# EOF":
+            break  # OpenMetrics ends its answer here: what follows is no part of it (a second page glued on)
         if line.startswith("#"):
             parts = line.split(None, 3)
             if not (len(parts) >= 3 and parts[1] in ("TYPE", "HELP")
@@ -75,8 +77,9 @@ def relevant_lines(text: str) -> str:
 
 def parse_samples(text: str, source: int = 0) -> list[Sample]:
     """Samples by their own names: the parser strips `_total` from a counter family's name, not its samples'.
-    The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report), and
-    dropped here, before it reaches the trends, the charts' axes and the JSON (which has no such numbers). A series
+    The exposition format allows NaN and +/-Inf: such a sample is no reading (a gauge with nothing to report); it is
+    kept, for the Normaliser to tell a family read in part from one not read, and dropped there, before it reaches
+    the trends, the charts' axes and the JSON (which has no such numbers). A series
     given twice (the format allows one sample per series) is read once when both say the same, and refused when
     they differ: which is the reading is unknown, and a counter read 5 then 3 in one answer would be a restart.
     `source` numbers the --metrics-url that answered (Sample.source)."""
@@ -99,8 +102,7 @@ def parse_samples(text: str, source: int = 0) -> list[Sample]:
                     continue
                 raise MetricsRefused(f"the series {name} appears twice with different values")
             seen[key] = value
-            if math.isfinite(value):
-                samples.append(Sample(name, sample.labels, value, source))
+            samples.append(Sample(name, sample.labels, value, source))
     return samples
 
 
@@ -233,7 +235,7 @@ class Scraper:
             return f"{shown}: not Prometheus text"
         # a page of other names (another exporter, an engine release that renamed its series) or of no numbers: a
         # scrape that read nothing, said so; before it counted as read, and a run could be called stable on none
-        return samples or f"{shown}: {NOTHING_READ}"
+        return samples if any(math.isfinite(s.value) for s in samples) else f"{shown}: {NOTHING_READ}"
 
     def _pid_reading(self) -> tuple[float | None, tuple[str, ...]]:
         if self.pid is None:

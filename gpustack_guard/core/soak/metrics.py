@@ -8,6 +8,8 @@ GPUStack's /metrics and /metrics/raw must not count the running requests twice.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -71,6 +73,8 @@ class Snapshot:
     host_total_bytes: float | None = None
     kv_capacity_tokens: int | None = None  # the KV pool the engine allocated (every instance behind the URL)
     restarted: bool = False
+    # when the restart was first seen: a new start time is one once the next scrape says it again (Normaliser)
+    restart_seen_s: float | None = None
     engines: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # endpoints that did not answer this time
     metric_names: tuple[str, ...] = ()  # the engine's own names this scrape read, as it exports them
@@ -105,6 +109,20 @@ def for_model(samples: list[Sample], model: str | None) -> tuple[list[Sample], s
                 f"series of {len(named)} models, none named as --model: theirs not read (pass the served name)")
     return [s for s in samples if _model_of(s) is None
             or any(s.labels.get(k) == model for k in MODEL_LABELS)], None
+
+
+def finite_families(samples: list[Sample]) -> tuple[list[Sample], tuple[str, ...]]:
+    """The finite samples, less every family (over all endpoints, of our model) that has some series NaN or infinite
+    beside finite ones, each said: its sum or maximum over the rest is no reading. Before, one GPU of eight unread
+    took its memory off the total (a leak's size) for that scrape, and one engine's unread KV gauge left the other's
+    20 % as the pool's. A family NaN throughout is no reading either, silently (a gauge with nothing to report)."""
+    unfinite = Counter(s.name for s in samples if not math.isfinite(s.value))
+    finite = [s for s in samples if math.isfinite(s.value)]
+    counted = Counter(s.name for s in finite)
+    partly = sorted(name for name in unfinite if counted[name])
+    notes = tuple(f"{name}: {unfinite[name]} of {unfinite[name] + counted[name]} series NaN or infinite, the family "
+                  "not read (a sum or maximum over the rest is no reading)" for name in partly)
+    return [s for s in finite if s.name not in partly], notes
 
 
 def _first_family(samples: list[Sample], names: Iterable[str]) -> list[Sample]:
@@ -222,13 +240,56 @@ class Normaliser:
     preemptions: CounterTracker = field(default_factory=CounterTracker)
     preempted_now_total: float = 0.0
     start_times: dict = field(default_factory=dict)
+    # a start time seen once (and when), newer than the series' own: a restart when the next scrape says it again
+    new_start_times: dict = field(default_factory=dict)
+    mixed_sources: set = field(default_factory=set)  # --metrics-url indexes answered by several processes
+
+    def _start_times(self, t: float, samples: list[Sample]) -> tuple[float | None, set[int]]:
+        """When a process restarted (the scrape that first saw it), if one did, and the sources whose new start
+        time waits for the next scrape.
+
+        A start time is a restart once two scrapes in a row say it: one URL in front of two replicas (a load
+        balancer, a Service) answers from each in turn, and before, every turn was a restart, and every counter of
+        the other replica going down one more, its value added to the preemptions (6 scrapes of two idle replicas:
+        16 preemptions, 5 restarts). A start time older than the series' own is such a URL (no process starts in
+        the past): its source is not read from then on."""
+        restarted: float | None = None
+        waiting = set()
+        start_times = _first_family(samples, START_TIME)
+        for sample in start_times:
+            key = _series_key(sample)
+            known, new = self.start_times.get(key), self.new_start_times.pop(key, None)
+            if known is None or sample.value == known:
+                self.start_times[key] = sample.value
+                if new is not None:  # the newer start time went away again: another process answered once
+                    self.mixed_sources.add(sample.source)
+            elif sample.value < known:
+                self.mixed_sources.add(sample.source)
+            elif new is not None and sample.value == new[0]:
+                restarted = new[1] if restarted is None else min(restarted, new[1])
+                self.start_times[key] = new[0]
+            else:
+                # newer still than the one seen once: a third replica in turn, or a crash loop; neither a restart
+                # until a start time stays (a crash loop's restarts are then one, dated at the first)
+                self.new_start_times[key] = (sample.value, new[1] if new is not None else t)
+                waiting.add(sample.source)
+        _forget_gone(self.start_times, map(_series_key, start_times))
+        _forget_gone(self.new_start_times, map(_series_key, start_times))
+        return restarted, waiting
 
     def snapshot(self, t: float, samples: list[Sample], pid_rss_bytes: float | None = None,
                  errors: tuple[str, ...] = ()) -> Snapshot:
         samples, unread = for_model(samples, self.model)
         if unread:
             errors += (unread,)
-        restarted = False
+        samples, partly = finite_families(samples)
+        errors += partly
+        restart_seen, start_waits = self._start_times(t, samples)
+        restarted = restart_seen is not None
+        for source in sorted(self.mixed_sources & {s.source for s in samples}):
+            errors += (f"metrics URL {source + 1} answers from more than one process (process_start_time_seconds "
+                       "went back: a load balancer?): its series not read; give each replica's URL",)
+        samples = [s for s in samples if s.source not in self.mixed_sources]
         preemptions = None
         # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when
         # the first preemption came" and 1e300 a --max-num-seqs of 301 digits; such a family is not read, said so
@@ -243,21 +304,19 @@ class Normaliser:
             if unfit is not None:
                 errors += (f"{unfit.name} is no byte count (negative or past 2^63 bytes): not read",)
                 samples = [s for s in samples if s.name not in family]
+        # a source whose new start time is not yet confirmed: its counters wait for the next scrape (they are
+        # cumulative, so nothing is lost; read now, another replica's lower count would be a restart)
         counters = _first_family(samples, PREEMPTION_COUNTERS)
         if counters:
-            preemptions, restarted = self.preemptions.update(counters)
+            counted = [s for s in counters if s.source not in start_waits]
+            if counted:
+                preemptions, counter_restart = self.preemptions.update(counted)
+                restarted = restarted or counter_restart
         else:
             now = _first_family(samples, PREEMPTED_NOW)
             if now:
                 self.preempted_now_total += sum(s.value for s in now)
                 preemptions = self.preempted_now_total
-        start_times = _first_family(samples, START_TIME)
-        for sample in start_times:
-            key = _series_key(sample)
-            if key in self.start_times and sample.value > self.start_times[key]:
-                restarted = True
-            self.start_times[key] = sample.value
-        _forget_gone(self.start_times, map(_series_key, start_times))
         kv = _first_family(samples, KV_USAGE)
         if any(not 0.0 <= s.value <= 1.0 for s in kv):
             # every engine exports a 0..1 ratio (vLLM's `_perc` too): 85 is a percent or garbage, and read as a
@@ -280,6 +339,7 @@ class Normaliser:
             host_total_bytes=_max(_first_family(samples, HOST_TOTAL)),
             kv_capacity_tokens=kv_pool_tokens(samples),
             restarted=restarted,
+            restart_seen_s=restart_seen if restart_seen is not None else t if restarted else None,
             engines=tuple(engines),
             errors=errors,
             metric_names=tuple(sorted({s.name for s in samples if s.name in WANTED})),

@@ -167,7 +167,7 @@ def aggregate_round(index: int, started_s: float, seconds: float, results: list[
     stats.gpu_total_bytes = max(totals) if totals else None
     hosts = _present(s.host_total_bytes for s in every)
     stats.host_total_bytes = max(hosts) if hosts else None
-    stats.restart_at_s = [s.t for s in every if s.restarted]
+    stats.restart_at_s = [s.restart_seen_s if s.restart_seen_s is not None else s.t for s in every if s.restarted]
     stats.restarts = len(stats.restart_at_s)
     # a cut-short tick read --pid alone and is no scrape: its errors are no scrape's either (else a gone process
     # showed in more scrapes than there were)

@@ -104,11 +104,39 @@ def test_a_counter_reset_is_a_restart_not_a_negative_delta():
     assert [s.restarted for s in totals] == [False, False, True, False]
 
 
-def test_a_new_process_start_time_is_a_restart():
+def test_a_new_process_start_time_is_a_restart_once_two_scrapes_say_it_dated_at_the_first():
     norm = Normaliser()
     text = "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {}\n"
-    assert [norm.snapshot(0.0, parse_samples(text.format(t))).restarted for t in (100, 100, 250)] == \
-        [False, False, True]
+    snaps = [norm.snapshot(float(t), parse_samples(text.format(v))) for t, v in enumerate((100, 100, 250, 250, 250))]
+    assert [(s.restarted, s.restart_seen_s) for s in snaps] == [(False, None), (False, None), (False, None),
+                                                                (True, 2.0), (False, None)]
+
+
+MIXED = ("metrics URL 1 answers from more than one process (process_start_time_seconds went back: a load balancer?): "
+         "its series not read; give each replica's URL")
+
+
+@pytest.mark.parametrize("pages, seen, restarts_seen_s", [
+    # one URL in front of two idle replicas, answering in turn; before: 16 preemptions and 5 restarts in 6 scrapes
+    ([(5, 100.0), (7, 200.0)] * 3, [(0.0, False, 2), (None, False, 2), (None, False, None), (None, False, None),
+                                    (None, False, None), (None, False, None)], []),
+    # three replicas, in turn
+    ([(5, 100.0), (7, 200.0), (9, 300.0)] * 2, [(0.0, False, 2), (None, False, 2), (None, False, 2),
+                                                (None, False, None), (None, False, None), (None, False, None)], []),
+    # the neighbours: a restart (its counter from 0 again), and two in a row (a crash loop) read as one, dated at
+    # the scrape that first saw a new start time
+    ([(5, 100.0), (6, 100.0), (1, 300.0), (2, 300.0), (3, 300.0)],
+     [(0.0, False, 2), (1.0, False, 2), (None, False, 2), (3.0, True, 2), (4.0, False, 2)], [2.0]),
+    ([(5, 100.0), (1, 300.0), (0, 400.0), (1, 400.0), (2, 400.0)],
+     [(0.0, False, 2), (None, False, 2), (None, False, 2), (1.0, True, 2), (2.0, False, 2)], [1.0]),
+])
+def test_one_metrics_url_answered_by_several_processes_is_not_read(pages, seen, restarts_seen_s):
+    norm = Normaliser(model="m")
+    snaps = [norm.snapshot(float(t), parse_samples(_replica(count, started)))
+             for t, (count, started) in enumerate(pages)]
+    assert [(s.preemptions, s.restarted, s.running) for s in snaps] == seen
+    assert [s.errors for s in snaps] == [() if running is not None else (MIXED,) for _, _, running in seen]
+    assert [s.restart_seen_s for s in snaps if s.restarted] == restarts_seen_s
 
 
 def test_pid_rss_counts_the_process_tree():
@@ -155,6 +183,45 @@ def test_a_sample_that_is_no_finite_number_is_no_reading(value):
             "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes " + value + "\n")
     s = Normaliser(model="m").snapshot(1.0, parse_samples(text))
     assert (s.kv_usage, s.running, s.resident_bytes) == (None, 3.0, None)
+
+
+def _partly(name: str, unread: int = 1) -> str:
+    return f"{name}: {unread} of 2 series NaN or infinite, the family not read (a sum or maximum over the rest is no reading)"
+
+
+@pytest.mark.parametrize("texts, field, read, errors", [
+    # one engine's KV gauge unread beside the other's 0.2: before, the pool read as 20 % full
+    (['vllm:kv_cache_usage_perc{engine="0"} 0.2\nvllm:kv_cache_usage_perc{engine="1"} NaN\n'], "kv_usage", None,
+     (_partly("vllm:kv_cache_usage_perc"),)),
+    # one GPU's memory unread: before, the total dropped by 80 GB for that scrape (then "grew" by as much)
+    (['gpustack:worker_node_gram_used_bytes{gpu="0"} 8e10\ngpustack:worker_node_gram_used_bytes{gpu="1"} +Inf\n'],
+     "gpu_used_bytes", None, (_partly("gpustack:worker_node_gram_used_bytes"),)),
+    (['vllm:num_requests_running{engine="0"} 5\nvllm:num_requests_running{engine="1"} -Inf\n'], "running", None,
+     (_partly("vllm:num_requests_running"),)),
+    # across two --metrics-url, one replica's reading NaN: the sum over the other is no reading either
+    (['vllm:num_requests_waiting{model_name="m"} 7\n', 'vllm:num_requests_waiting{model_name="m"} NaN\n'],
+     "waiting", None, (_partly("vllm:num_requests_waiting"),)),
+    # the neighbours: all NaN is no reading, silently (a gauge with nothing to report); all finite is read
+    (['vllm:kv_cache_usage_perc{engine="0"} NaN\nvllm:kv_cache_usage_perc{engine="1"} NaN\n'], "kv_usage", None, ()),
+    (['vllm:kv_cache_usage_perc{engine="0"} 0.2\nvllm:kv_cache_usage_perc{engine="1"} 0.9\n'], "kv_usage", 0.9, ()),
+    # another model's NaN on GPUStack's exporter does not make ours unread
+    (['gpustack:num_requests_running{model="m"} 4\ngpustack:num_requests_running{model="other"} NaN\n'],
+     "running", 4.0, ()),
+])
+def test_a_family_read_in_part_is_not_read(texts, field, read, errors):
+    samples = [s for source, text in enumerate(texts) for s in parse_samples(text, source)]
+    snapshot = Normaliser(model="m").snapshot(1.0, samples)
+    assert (getattr(snapshot, field), snapshot.errors) == (read, errors)
+
+
+def test_a_counter_read_in_part_for_one_scrape_keeps_its_run_total():
+    norm = Normaliser(model="m")
+    pages = ["10", "NaN", "14"]
+    snaps = [norm.snapshot(float(t), parse_samples(f'vllm:num_preemptions_total{{engine="0"}} {v}\n'
+                                                   'vllm:num_preemptions_total{engine="1"} 2\n'))
+             for t, v in enumerate(pages)]
+    assert [(s.preemptions, s.restarted, len(s.errors)) for s in snaps] == [(0.0, False, 0), (None, False, 1),
+                                                                            (4.0, False, 0)]
 
 
 def _cut_short_run(answer_after_s: float, round_s: float):
@@ -330,7 +397,9 @@ def test_two_replicas_with_the_same_series_are_two_series_not_one_restarting():
 
 def test_one_replica_restarting_beside_another_is_one_restart():
     norm = Normaliser()
-    a = [parse_samples(_replica(v, 100.0), 0) for v in (5, 6)] + [parse_samples(_replica(1, 300.0), 0)]
-    b = [parse_samples(_replica(v, 200.0), 1) for v in (7, 8, 9)]
-    snapshots = [norm.snapshot(float(t), a[t] + b[t]) for t in range(3)]
-    assert [(s.preemptions, s.restarted) for s in snapshots] == [(0.0, False), (2.0, False), (4.0, True)]
+    a = [parse_samples(_replica(v, 100.0), 0) for v in (5, 6)] + [parse_samples(_replica(v, 300.0), 0) for v in (1, 2)]
+    b = [parse_samples(_replica(v, 200.0), 1) for v in (7, 8, 9, 10)]
+    snapshots = [norm.snapshot(float(t), a[t] + b[t]) for t in range(4)]
+    # the restarted replica's counters wait a scrape for its start time to be confirmed; the other's go on
+    assert [(s.preemptions, s.restarted, s.restart_seen_s) for s in snapshots] == [
+        (0.0, False, None), (2.0, False, None), (3.0, False, None), (6.0, True, 2.0)]

@@ -42,8 +42,12 @@ def _series(count: int, name: str = RUNNING, label: str = "engine") -> str:
     (f'{RUNNING}{{a="1",b="2"}} 3\n{RUNNING}{{b="2",a="1"}} 4\n',  # label order is no difference
      f"the series {RUNNING} appears twice with different values"),
     (f'{RUNNING}{{a="1"}} NaN\n{RUNNING}{{a="1"}} 3\n', f"the series {RUNNING} appears twice with different values"),
-    (f'{RUNNING}{{a="1"}} NaN\n{RUNNING}{{a="1"}} NaN\n', 0),  # the same no-reading twice
+    (f'{RUNNING}{{a="1"}} NaN\n{RUNNING}{{a="1"}} NaN\n', 1),  # the same no-reading twice: once (the Normaliser drops it)
     (f'{RUNNING}{{a="1"}} 3\n{RUNNING}{{a="2"}} 3\n', 2),  # other labels: two series
+    # OpenMetrics' end: what follows (a second page glued on) is not read; before, read, or refused as a series twice
+    (f'{RUNNING}{{a="1"}} 3\n# EOF\n{RUNNING}{{a="1"}} 4\n{RUNNING}{{a="2"}} 3\n', 1),
+    (f'{RUNNING}{{a="1"}} 3\n# EOF  \r\n{RUNNING}{{a="2"}} 3\n', 1),
+    (f'{RUNNING}{{a="1"}} 3\n# EOF is a comment here\n{RUNNING}{{a="2"}} 3\n', 2),  # no end: a comment
 ])
 def test_an_answer_past_the_bounds_or_with_a_series_twice_is_refused(text, outcome):
     if isinstance(outcome, int):

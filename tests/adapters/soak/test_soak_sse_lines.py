@@ -152,6 +152,10 @@ def test_sse_as_the_standard_allows_and_broken_streams_at_every_chunking(body, o
     # a login proxy's page; before: "no tokens"
     ("text/html; charset=utf-8", b"<html>sign in</html>",
      "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"),
+    # ... typed as plain text, as the event stream, or not at all, whatever leads it; before: "no tokens"
+    ("text/plain", b"<!DOCTYPE html>\n<html>sign in</html>", load.NOT_A_STREAM_HTML),
+    ("text/event-stream", b"\r\n  <html><body>502 Bad Gateway</body></html>", load.NOT_A_STREAM_HTML),
+    ("", b": ok\n\n<?xml version='1.0'?><html/>", load.NOT_A_STREAM_HTML),
 ])
 def test_an_answer_that_is_no_event_stream_says_what_it_is(content_type, body, error):
     assert _streamed(body, content_type) == (False, error, 0)
@@ -203,6 +207,33 @@ _UNFINISHED = "finish_reason {}: the engine ended the request unfinished"
 ])
 @pytest.mark.parametrize("pieces", [None, 1, 7])
 def test_finish_reasons_token_fields_and_error_keys_by_type(body, outcome, pieces):
+    assert _streamed(body, pieces=pieces) == outcome
+
+
+_ANSWERED = _DELTA + b"\n\n" + _finish('"stop"')
+
+
+@pytest.mark.parametrize("body, outcome", [
+    # choices that are no list; before: read past ("no tokens", or the answer's tokens short by that chunk's)
+    (b'data: {"choices": "a"}\n\n' + _ANSWERED, (False, "malformed stream chunk", 0)),
+    (b'data: {"choices": {"0": {"delta": {"content": "a"}}}}\n\n' + _ANSWERED, (False, "malformed stream chunk", 0)),
+    (b'data: {"choices": 1}\n\n' + _ANSWERED, (False, "malformed stream chunk", 0)),
+    # usage that is no object; before: read past, the answer's count lost
+    (_ANSWERED + b'data: {"choices": [], "usage": "5"}\n\n', (False, "malformed stream chunk", 0)),
+    (_ANSWERED + b'data: {"choices": [], "usage": [5]}\n\n', (False, "malformed stream chunk", 0)),
+    (_ANSWERED + b'data: {"choices": [], "usage": 5}\n\n', (False, "malformed stream chunk", 0)),
+    # an index that is no whole number >= 0; before: it matched no choice, "no tokens" however many streamed
+    (_delta('{"content": "a"}').replace(b'[{', b'[{"index": "0", ') + _ANSWERED, (False, "malformed stream chunk", 0)),
+    (_delta('{"content": "a"}').replace(b'[{', b'[{"index": 0.5, ') + _ANSWERED, (False, "malformed stream chunk", 0)),
+    (_delta('{"content": "a"}').replace(b'[{', b'[{"index": -1, ') + _ANSWERED, (False, "malformed stream chunk", 0)),
+    (_delta('{"content": "a"}').replace(b'[{', b'[{"index": true, ') + _ANSWERED, (False, "malformed stream chunk", 0)),
+    # the right types: null choices and usage (a usage chunk, a proxy's keep-alive), an index 0 or none
+    (b'data: {"choices": null, "usage": null}\n\n' + _ANSWERED + b'data: {"choices": null, "usage": '
+     b'{"completion_tokens": 4}}\n\n', (True, None, 4)),
+    (_delta('{"content": "a"}').replace(b'[{', b'[{"index": 0, ') + _ANSWERED, (True, None, 2)),
+])
+@pytest.mark.parametrize("pieces", [None, 1, 7])
+def test_choices_usage_and_index_by_type(body, outcome, pieces):
     assert _streamed(body, pieces=pieces) == outcome
 
 

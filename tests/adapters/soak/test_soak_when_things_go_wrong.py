@@ -12,8 +12,9 @@ from support.soak_fakes import Router, Scenario
 from support.virtual_time import VirtualClock, run
 
 import gpustack_guard.adapters.soak.load as load
-from gpustack_guard.adapters.soak.load import NOT_STREAMED, REFUSALS_END_ROUND
+from gpustack_guard.adapters.soak.load import NOT_A_STREAM_HTML, NOT_STREAMED, REFUSALS_END_ROUND
 from gpustack_guard.commands.soak import SoakOptions, build_report, soak
+from gpustack_guard.core.errors import GsgError
 from gpustack_guard.reporters.soak import render_text
 
 pytestmark = pytest.mark.xdist_group("soak-scenarios")
@@ -40,6 +41,13 @@ class Misbehaving(httpx.AsyncBaseTransport):
             return httpx.Response(200, text='node_memory_MemFree_bytes 1e9\nvllm:kv_cache_usage_ratio{engine="0"} 0.4\n')
         if self.how == "metrics-nan" and metrics:
             return httpx.Response(200, text="vllm:kv_cache_usage_perc NaN\nvllm:num_requests_running NaN\n")
+        if self.how == "metrics-load-balanced" and metrics:  # two replicas behind one URL, answering in turn
+            answer = await self.router.handle_async_request(request)
+            self.refused += 1
+            text = (await answer.aread()).decode()
+            if self.refused % 2:
+                text = text.replace("process_start_time_seconds 1700000000.0", "process_start_time_seconds 1699999000.0")
+            return httpx.Response(200, text=text)
         if metrics:
             return await self.router.handle_async_request(request)
         if self.how == "not-streamed":
@@ -50,6 +58,8 @@ class Misbehaving(httpx.AsyncBaseTransport):
         if self.how == "gzip":
             return httpx.Response(200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
                                   content=gzip.compress(b"\0" * 10_000_000))
+        if self.how == "login-page":  # a proxy's sign-in page, typed as plain text
+            return httpx.Response(200, headers={"content-type": "text/plain"}, content=b"\n<!DOCTYPE html><p>sign in")
         if self.how == "huge-error":
             return httpx.Response(500, content=b"e" * (4 * load.MAX_ANSWER_BYTES))  # never read
         return await self.router.handle_async_request(request)
@@ -116,24 +126,50 @@ def test_a_metrics_page_with_nothing_gsg_reads_is_a_warning_and_makes_stable_inc
     assert v.evidence[0].startswith("inconclusive: a metrics endpoint could not be read")
 
 
+def test_one_metrics_url_in_front_of_two_replicas_is_a_warning_not_a_restart():
+    # before: a restart at every other scrape, and the verdict "failing" on restarts that never happened; the
+    # first two scrapes read (the second start time is a restart only if it stays)
+    report, _, _ = _soak("metrics-load-balanced")
+    v = report.verdict
+    assert (v.verdict, sum(r.restarts for r in report.rounds)) == ("inconclusive", 0)
+    assert v.warnings == ["metrics URL 1 answers from more than one process (process_start_time_seconds went back: a "
+                          "load balancer?): its series not read; give each replica's URL in 14 of 16 scrapes: the "
+                          "verdict is drawn without what it should have shown"]
+
+
 def test_fewer_than_three_rounds_are_inconclusive():
     assert _soak("none", rounds=2)[0].verdict.verdict == "inconclusive"
     assert _soak("none", rounds=3)[0].verdict.verdict == "stable"  # the neighbour: enough rounds
 
 
-@pytest.mark.parametrize("how,reason", [
-    ("not-streamed", NOT_STREAMED),
-    ("endless-line", "stream line over 1 MiB"),  # the limits scaled down below: the test's CPU, not the rule
-    ("gzip", "compressed answer"),
-    ("huge-error", "HTTP 500"),
+@pytest.mark.parametrize("how,reason,after_s", [
+    ("not-streamed", NOT_STREAMED, 3.0),  # from round 2: a first round of them ends the soak (below)
+    ("endless-line", "stream line over 1 MiB", 0.0),  # the limits scaled down below: the test's CPU, not the rule
+    ("gzip", "compressed answer", 3.0),
+    ("login-page", NOT_A_STREAM_HTML, 3.0),
+    ("huge-error", "HTTP 500", 0.0),
 ])
-def test_answers_gsg_does_not_read_are_named_failures(how, reason, monkeypatch):
+def test_answers_gsg_does_not_read_are_named_failures(how, reason, after_s, monkeypatch):
     monkeypatch.setattr(load, "MAX_LINE_BYTES", load.MiB)  # as shipped; the answer cap scaled to 4 MiB
     monkeypatch.setattr(load, "MAX_ANSWER_BYTES", 4 * load.MiB)
-    report, _, _ = _soak(how, rounds=3)
+    report, _, _ = _soak(how, rounds=3, after_s=after_s)
     assert report.verdict.verdict == "failing"
-    assert set(report.rounds[0].error_reasons) == {reason}
+    assert set(report.rounds[-1].error_reasons) == {reason}
+    assert (report.rounds[0].errors == 0) is (after_s > 0)
     assert any(reason in e for e in report.verdict.evidence)
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("not-streamed", NOT_STREAMED),
+    ("gzip", "compressed answer"),
+    ("login-page", NOT_A_STREAM_HTML),
+])
+def test_an_endpoint_that_cannot_be_soaked_ends_the_soak_after_round_1_in_one_line(how, reason):
+    # before: every request of all 3 rounds failed with the reason, and a failing verdict came at the end
+    with pytest.raises(GsgError) as raised:
+        _soak(how, rounds=3)
+    assert str(raised.value) == (f"http://fake-0.test:80/v1/chat/completions: {reason} for every request of round 1 "
+                                 "(check the URL, the key and --model)")
 
 
 # a sweep of two steps of three 2 s rounds: the first step runs 0-6 s of the server's uptime, the second 6-12 s
