@@ -177,3 +177,27 @@ def test_a_template_number_the_engine_refuses_is_its_finding(gsg, tmp_path, pinn
     result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", "--templates", "tpl", cwd=tmp_path)
     assert result.code == 1
     assert result.out.splitlines() == [f"specs/a.yaml:9:13: error GSG016 argument-value [a]: template 't' {says}"]
+
+
+# --- a soak workload's token counts: int() of what YAML read made 1.9 and true whole numbers ----------------------
+
+TYPES = "entry 1: prompt_tokens and max_tokens must be integers, weight a number"
+
+
+@pytest.mark.parametrize("entry", [
+    "{prompt_tokens: 1.9, max_tokens: 8}",  # was 1 prompt token
+    "{prompt_tokens: 8, max_tokens: true}",  # was 1 token of output
+    "{prompt_tokens: 8, max_tokens: 8, weight: true}",  # was weight 1.0
+    "{prompt_tokens: 8, max_tokens: 8.5}",
+])
+def test_a_soak_token_count_that_is_not_a_whole_number_is_refused(tmp_path, entry):
+    (tmp_path / "load.yaml").write_text(f"- {entry}\n")
+    with pytest.raises(GsgError) as raised:
+        load_workload(str(tmp_path / "load.yaml"))
+    assert str(raised.value) == f"{tmp_path / 'load.yaml'}: {TYPES}"
+
+
+def test_soak_token_counts_written_as_whole_numbers_are_read(tmp_path):
+    (tmp_path / "load.yaml").write_text("- {prompt_tokens: 8.0, max_tokens: '16', weight: 2}\n")
+    [entry] = load_workload(str(tmp_path / "load.yaml"))
+    assert (entry.prompt_tokens, entry.max_tokens, entry.weight) == (8, 16, 2.0)
