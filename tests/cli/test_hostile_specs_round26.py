@@ -201,3 +201,37 @@ def test_soak_token_counts_written_as_whole_numbers_are_read(tmp_path):
     (tmp_path / "load.yaml").write_text("- {prompt_tokens: 8.0, max_tokens: '16', weight: 2}\n")
     [entry] = load_workload(str(tmp_path / "load.yaml"))
     assert (entry.prompt_tokens, entry.max_tokens, entry.weight) == (8, 16, 2.0)
+
+
+# --- a flag name holding a non-ASCII letter: no engine reads it, and validate passed it --------------------------
+
+
+def _with_parameters(tmp_path, parameters: str) -> None:
+    (tmp_path / "specs").mkdir()
+    assert "  - --enable-prefix-caching" in SPEC
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC.replace("  - --enable-prefix-caching", parameters))
+
+
+@pytest.mark.parametrize("parameter,says", [
+    # each passed validate (exit 0); vLLM refuses the unrecognized argument and the deployment never starts
+    ("--max-num-s\u0435qs=8", "U+0435 CYRILLIC SMALL LETTER IE at character 12 of '--max-num-s\\u0435qs=8'"),
+    ("--max-m\u03bfdel-len=4096", "U+03BF GREEK SMALL LETTER OMICRON at character 8 of '--max-m\\u03bfdel-len=4096'"),
+    ("--max-num-seqs\uff1d8", "U+FF1D FULLWIDTH EQUALS SIGN at character 15 of '--max-num-seqs\\uff1d8'"),
+    ("--enable-prefix-cach\u00edng", "U+00ED LATIN SMALL LETTER I WITH ACUTE at character 21 of "
+     "'--enable-prefix-cach\\xedng'"),
+])
+def test_a_flag_name_with_a_non_ascii_letter_is_its_only_finding(gsg, tmp_path, parameter, says):
+    _with_parameters(tmp_path, f"  - {parameter}")
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"specs/a.yaml:13:5: error GSG016 argument-value [llama-8b]: {says} is not ASCII, as every engine flag is: "
+        "the engine reads no such flag and refuses to start; type the flag in ASCII"]
+
+
+@pytest.mark.parametrize("parameters", ["  - --chat-template=/t/\u00fc.jinja", "  - --chat-template\n  - /t/\u00fc.jinja",
+                                        "  - --chat-template /t/\u00fc.jinja"])
+def test_a_non_ascii_value_of_an_ascii_flag_is_no_finding(gsg, tmp_path, parameters):
+    _with_parameters(tmp_path, parameters)
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    assert (result.code, result.out) == (0, "")
