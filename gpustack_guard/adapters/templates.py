@@ -562,13 +562,21 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
     if not isinstance(data, dict) or set(data) - {"pinned", "defaults", "env"}:
         raise TemplateError("a template must render a mapping with only pinned, defaults and env", shown)
 
+    def written(path: tuple, value: Any) -> str:
+        """A number as the template wrote it: str() of what YAML 1.1 read made `010` '8', `1:20` '80', `0x10`
+        '16' and `1_000` '1000', an argument or env value other than the text rendered (and than YAML 1.2 reads)."""
+        if isinstance(value, (int, float)):
+            return docs[0].plain_text(path) or str(value)
+        return str(value)
+
     def strings(key: str) -> list[str]:
         value = data.get(key) or []
         if not isinstance(value, list):
             raise TemplateError(f"'{key}' must render a list of arguments", shown)
         for index, item in enumerate(value):
             _check_text(item, f"{key}[{index}]", shown)
-        return [str(v) for v in value if v is not None and str(v).strip()]  # an empty item (`- ` of an if) is none
+        return [written((key, index), v) for index, v in enumerate(value)
+                if v is not None and str(v).strip()]  # an empty item (`- ` of an if) is none
 
     env = data.get("env") or {}
     if not isinstance(env, dict):
@@ -579,7 +587,7 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
                                 "the template", shown)
         _check_text(item, f"env.{echo.value(name)}", shown, empty=False)
     return TemplateOutput(tuple(strings("pinned")), tuple(strings("defaults")),
-                          tuple((str(k), str(v)) for k, v in env.items()))
+                          tuple((str(k), written(("env", k), v)) for k, v in env.items()))
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

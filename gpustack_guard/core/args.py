@@ -101,7 +101,8 @@ def _flag_name_part(item: str) -> str:
 
 
 def lookalike_problem(item: str) -> str | None:
-    """Why an item's flag is not the flag it looks like: a dash look-alike or a non-ASCII space in its name."""
+    """Why an item's flag is not the flag it looks like: a dash look-alike, a non-ASCII space or any other
+    non-ASCII character (a look-alike letter) in its name."""
     if not item or not (item[0] == "-" or item[0] in _DASH_LOOKALIKES):
         return None
     for position, char in enumerate(_flag_name_part(item), start=1):
@@ -112,6 +113,11 @@ def lookalike_problem(item: str) -> str | None:
             return (f"U+{ord(char):04X} {name} at character {position} of {shown} looks like {role} but is not "
                     f"one: the engine reads no such flag; type an ASCII {'-' if role == 'a dash' else 'space'}"
                     + ("" if role == "a dash" else " or '='"))
+        if not char.isascii():  # every engine's flags are ASCII: `--max-num-sеqs` (a Cyrillic е), `--x＝1`
+            name = unicodedata.name(char, "an unnamed character")
+            shown = EF.shown(item).encode("ascii", "backslashreplace").decode()
+            return (f"U+{ord(char):04X} {name} at character {position} of {shown} is not ASCII, as every engine "
+                    "flag is: the engine reads no such flag and refuses to start; type the flag in ASCII")
     return None
 
 

@@ -77,7 +77,7 @@ class OverlaidDocument:
     def __post_init__(self) -> None:
         self.data = merge(self.base.data, self.patch.data)
         self.start_line = self.base.start_line
-        self.duplicate_keys = list(self.base.duplicate_keys)  # the overlay's own are reported on its file
+        self.duplicate_keys = list(self.base.duplicate_keys)  # the overlay's own stop the run (_apply_overlay)
         # numbers YAML 1.1 and 1.2 read differently: the base's the overlay left, and the overlay's own (the spec
         # check finds each by its path, so position() and origin() name the file that wrote it)
         self.yaml11_numbers = [n for n in getattr(self.base, "yaml11_numbers", ()) if not self._patched(n[0])] + \

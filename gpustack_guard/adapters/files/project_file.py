@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
-from gpustack_guard.adapters.files.spec_loader import PROJECT_FILES, display_path, read_text, refuse_duplicate_keys
+from gpustack_guard.adapters.files.spec_loader import (
+    PROJECT_FILES,
+    display_path,
+    read_text,
+    refuse_duplicate_keys,
+    refuse_yaml11_numbers,
+)
 from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -196,6 +202,7 @@ def parse_project_file(path: str) -> ProjectFile:
     except YamlSyntaxError as exc:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
     refuse_duplicate_keys(docs, shown)
+    refuse_yaml11_numbers(docs, shown)
     if len(docs) != 1 or not isinstance(docs[0].data, dict):
         raise GsgError("a project file is one mapping: `project: NAME`", where=shown)
     doc = docs[0]

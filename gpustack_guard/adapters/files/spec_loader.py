@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from gpustack_guard.adapters.files.overlays import OVERLAYS_FOLDER, OverlaidDocument
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, path_problem, read_regular, reason
@@ -20,8 +20,9 @@ from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, DIRECTIVES, EXCLUDE, NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
-from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.core.spec.check import YAML11_FIX, SpecDoc, yaml11_reading
 
 if TYPE_CHECKING:  # core.suppressions loads the rule registry: imported when comments are asked for
     from gpustack_guard.core.suppressions import InlineSuppression
@@ -284,10 +285,11 @@ def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES
     except YamlSyntaxError as exc:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
     refuse_duplicate_keys(docs, shown)
+    refuse_yaml11_numbers(docs, shown)
     return docs
 
 
-def refuse_duplicate_keys(docs: list[LocatedDocument], shown: str) -> None:
+def refuse_duplicate_keys(docs: Sequence[LocatedData], shown: str) -> None:
     """A settings file's repeated key is an error, as a spec's is (GSG001 there): YAML keeps only the last, so a
     snapshot's second `total:` or a context's second `server:` would silently replace the first. A key that
     overrides one brought in by `<<: *anchor` is plain YAML and passes (the loader counts only own keys)."""
@@ -296,6 +298,17 @@ def refuse_duplicate_keys(docs: list[LocatedDocument], shown: str) -> None:
             path, line, column = doc.duplicate_keys[0]
             raise GsgError(f"key '{echo.value('.'.join(map(str, path)))}' appears twice; YAML keeps only the last "
                            "(remove one of them)", where=f"{shown}:{line}:{column}")
+
+
+def refuse_yaml11_numbers(docs: Sequence[LocatedData], shown: str) -> None:
+    """A settings file's unquoted number that YAML 1.1 reads otherwise than YAML 1.2 is an error, as a spec's is
+    (GSG002 there): a snapshot's `total: 1:20` was 80 bytes, a workload's `concurrency: 010` 8 and a context's
+    `timeout: 1:30` 90 seconds, each silently, where the editor that checked the file read the text or 10."""
+    for doc in docs:
+        for path, text, value in getattr(doc, "yaml11_numbers", ()):
+            line, column = doc.position(path)
+            raise GsgError(f"{yaml11_reading(path, text, value, 'gsg reads')} ({YAML11_FIX})",
+                           where=f"{shown}:{line}:{column}")
 
 
 def load_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | None = None,
@@ -372,6 +385,10 @@ def _apply_overlay(docs: list[SpecDoc], paths: list[str], name: str, problems: l
     removed: dict[str, dict[str, str]] = {directive: {} for directive in DIRECTIVES}
     for patch_name, patch in by_name.items():
         where = f"{patch.file}:{patch.located.start_line}"
+        if patch_name in declared:
+            # a patch is merged, never checked as a spec of its own: its repeated key (`replicas:` twice, or
+            # `$patch: exclude` then `$patch: delete`) was silently the last one
+            refuse_duplicate_keys([patch.located], patch.file)
         directive = _directive(patch, where)
         if patch_name in declared:
             if directive is not None:

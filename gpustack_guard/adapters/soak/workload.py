@@ -31,7 +31,8 @@ def load_workload(path: str) -> list[WorkloadEntry]:
             raise GsgError(f"entry {number}: unknown field {unknown[0]!r} (prompt_tokens, max_tokens, weight)",
                            where=path)
         try:
-            entry = WorkloadEntry(int(item["prompt_tokens"]), int(item["max_tokens"]), float(item.get("weight", 1)))
+            entry = WorkloadEntry(_whole(item["prompt_tokens"]), _whole(item["max_tokens"]),
+                                  _number(item.get("weight", 1)))
         except KeyError as exc:
             raise GsgError(f"entry {number}: {exc.args[0]} is missing", where=path) from None
         except (TypeError, ValueError):
@@ -45,3 +46,16 @@ def load_workload(path: str) -> list[WorkloadEntry]:
             raise GsgError(f"entry {number}: {prompt_length_problem(entry.prompt_tokens)}", where=path)
         entries.append(entry)
     return entries
+
+
+def _whole(value: object) -> int:
+    """A token count: int() alone made `1.9` 1 and `true` 1, a request the file never described."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(value)
+    return int(value)  # type: ignore[call-overload]  # anything else int() refuses is the same one line
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool):  # `weight: true` was 1.0
+        raise ValueError(value)
+    return float(value)  # type: ignore[arg-type]

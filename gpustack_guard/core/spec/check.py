@@ -133,16 +133,26 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
 def _yaml11_number(doc: SpecDoc, path: tuple, text: str, value: Any) -> F.Finding:
     """An unquoted number that YAML 1.1 (gsg, PyYAML, GPUStack) and YAML 1.2 (editors' schema checks) read as two
     different things: `replicas: 1:30` is 90 here and the text '1:30' there, `010` is 8 here and 10 there."""
-    dotted = ".".join(map(str, path)) or "(document)"
     secret = bool(path) and path[0] == "env"  # an env value may be a secret: neither its text nor its value
+    # at(): an overlay's number is on the overlay's file
+    return F.finding(D.SCHEMA, doc.at(*path), yaml11_reading(path, text, value, "gsg and GPUStack read",
+                                                             secret=secret),
+                     spec=doc.name, fix=YAML11_FIX)
+
+
+YAML11_FIX = "write the number meant in plain decimal, or quote the value if text is meant"
+
+
+def yaml11_reading(path: tuple, text: str, value: Any, readers: str, *, secret: bool = False) -> str:
+    """What YAML 1.1 (`readers`: the programs reading the file) and YAML 1.2 make of one unquoted number: the text
+    of a spec finding and of a settings file's (fleet, workload, contexts) one-line error alike."""
+    dotted = ".".join(map(str, path)) or "(document)"
     shown = "the value" if secret else f"'{echo.value(text)}'"
     base, other = ("a base-60 number", "the text" if secret else f"the text '{echo.value(text)}'") if ":" in text \
         else ("a base-8 number (its leading zero)", "a decimal number" if secret else str(int(text.replace("_", ""))))
     read = "another number" if secret else str(value)
-    # at(): an overlay's number is on the overlay's file
-    return F.finding(D.SCHEMA, doc.at(*path), f"'{echo.value(dotted)}': {shown} is {base} in YAML 1.1, so gsg and "
-                     f"GPUStack read {read}, while YAML 1.2 tools (editors) read {other}", spec=doc.name,
-                     fix="write the number meant in plain decimal, or quote the value if text is meant")
+    return (f"'{echo.value(dotted)}': {shown} is {base} in YAML 1.1, so {readers} {read}, while YAML 1.2 tools "
+            f"(editors) read {other}")
 
 
 _YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None): "null", datetime.date: "a date",
