@@ -292,11 +292,28 @@ CASES = [
     ("vllm/v0.6-llama31-8b-tp2-weights.log", None, False, None, 'main', 1,
      {P.WEIGHTS: gib(7.9692), P.GPU_MEMORY: gib(23.55), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.19)}),
     ("vllm/v0.6.4-llama31-8b-rtx3090-20k.log", None, True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(3.81), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1952, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 20000, P.MAX_CONCURRENCY: 1.56, P.KV_TOKENS: 31232, P.BLOCK_SIZE: 16}),
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.TORCH_PEAK: gib(17.06), P.ACTIVATION: gib(17.06) - gib(14.9888),
+      P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(3.81), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1952, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 20000, P.MAX_CONCURRENCY: 1.56, P.KV_TOKENS: 31232, P.BLOCK_SIZE: 16}),
     ("vllm/v0.6.4-llama31-8b-rtx3090-29k-refused.log", None, False, 'kv-below-max-model-len', 'main', 0,
-     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(2.89), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1478, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 29000, P.MAX_CONCURRENCY: 0.82, P.KV_TOKENS: 23648}),
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.TORCH_PEAK: gib(17.98), P.ACTIVATION: gib(17.98) - gib(14.9888),
+      P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(2.89), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1478, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 29000, P.MAX_CONCURRENCY: 0.82, P.KV_TOKENS: 23648}),
     ("vllm/v0.6.4.post1-qwen25-05b-no-kv-memory.log", None, False, 'no-kv-memory', None, 0,
      {}),
+    # round 26: 0.6.4's profile line with its torch peak (the activation is it less the weights), 0.6.6's terms,
+    # and 0.7.3's V1 blocks line
+    ("vllm/v0.6.4.post1-rho-1b-sft-h200-llm-class-2k.log", '0.6.4.post1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.0512), P.GPU_MEMORY: gib(139.80), P.TORCH_PEAK: gib(2.38), P.ACTIVATION: gib(2.38) - gib(2.0512),
+      P.NON_TORCH: gib(0.73), P.KV_CACHE: gib(122.71), P.UTILIZATION: 0.9, P.CUDA_GRAPHS: gib(0.16),
+      P.GPU_BLOCKS: 365549, P.CPU_BLOCKS: 11915, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 2855.85,
+      P.KV_TOKENS: 5848784, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.6.6-ui-tars-7b-24gb-8k.log", '0.6.6', True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.51), P.GPU_MEMORY: gib(23.67), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.30),
+      P.NON_TORCH: gib(0.28), P.ACTIVATION: gib(1.16), P.KV_CACHE: gib(4.36), P.CUDA_GRAPHS: gib(1.92),
+      P.GPU_BLOCKS: 5102, P.CPU_BLOCKS: 4681, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 9.96, P.KV_TOKENS: 81632,
+      P.BLOCK_SIZE: 16}),
+    ("vllm/v1-0.7.3-granite30-3b-a800m-l40s-4k.log", '0.7.3', True, None, 'main', 0,
+     {P.WEIGHTS: gib(6.1501), P.CUDA_GRAPHS: gib(0.62), P.GPU_BLOCKS: 33660, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 131.48, P.KV_TOKENS: 538560, P.BLOCK_SIZE: 16}),
     ("vllm/v0.6.5dev-llama3-8b-h100-tp1.log", None, False, None, 'main', 1,
      {P.GPU_MEMORY: gib(79.22), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.29), P.WEIGHTS: gib(14.96), P.NON_TORCH: gib(1.79), P.ACTIVATION: gib(1.26), P.KV_CACHE: gib(53.29)}),
     ("vllm/v0.6.5dev-llama3-8b-h100-tp2-cut.log", None, False, None, 'main', 1,
@@ -800,7 +817,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 46, "llama.cpp": 49}
+    assert counts == {"vllm": 132, "sglang": 46, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1304,3 +1321,29 @@ def test_a_one_line_refusal_is_read_as_before():
                       "model length is 20512.")
     assert log.failure_kind == "kv-below-max-model-len"
     assert log.terms()[P.ESTIMATED_MAX_LEN] == 20512
+
+
+_PROFILE_064 = ("INFO 11-30 13:57:06 worker.py:232] Memory profiling results: total_gpu_memory=15.56GiB "
+                "initial_memory_usage=4.78GiB peak_torch_memory={peak}GiB memory_usage_post_profile=4.78GiB "
+                "non_torch_memory=0.24GiB kv_cache_size=8.99GiB gpu_memory_utilization=0.90\n")
+_WEIGHTS_064 = "INFO 11-30 13:57:03 model_runner.py:1077] Loading model weights took 3.2636 GB\n"
+
+
+def test_the_064_activation_peak_is_the_torch_peak_less_the_ranks_own_weights():
+    # worker.py@v0.6.4 prints torch's peak over the profile run with the weights still held in it
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="4.43")], "vllm")
+    assert log.terms()[P.TORCH_PEAK] == gib(4.43)
+    assert log.terms()[P.ACTIVATION] == gib(4.43) - gib(3.2636)
+    # no weights line before it (an excerpt): the peak is kept, no activation is made up
+    log, _ = parse_log([_PROFILE_064.format(peak="4.43")], "vllm")
+    assert P.TORCH_PEAK in log.terms() and P.ACTIVATION not in log.terms()
+    # each worker's peak less its own weights (multiproc workers print by pid)
+    prefix = "(VllmWorkerProcess pid=4242) "
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="4.43"),
+                        prefix + _WEIGHTS_064.replace("3.2636", "3.0000"), prefix + _PROFILE_064.format(peak="3.50")],
+                       "vllm")
+    assert log.ranks["main"][P.ACTIVATION] == gib(4.43) - gib(3.2636)
+    assert log.ranks["pid 4242"][P.ACTIVATION] == gib(3.50) - gib(3.0)
+    # a peak printed below the weights (rounding of a tiny model) is no negative activation
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="3.26")], "vllm")
+    assert log.terms()[P.ACTIVATION] == 0

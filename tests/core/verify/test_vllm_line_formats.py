@@ -141,7 +141,8 @@ ROWS = [
      "Memory profiling results: total_gpu_memory=%.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB "
      "memory_usage_post_profile=%.2fGib non_torch_memory=%.2fGiB kv_cache_size=%.2fGiB gpu_memory_utilization=%.2f",
      (23.58, 15.34, 17.06, 15.35, 0.35, 3.81, 0.9),
-     {P.GPU_MEMORY: g("23.58"), P.NON_TORCH: g("0.35"), P.KV_CACHE: g("3.81"), P.UTILIZATION: 0.9}),
+     {P.GPU_MEMORY: g("23.58"), P.TORCH_PEAK: g("17.06"), P.NON_TORCH: g("0.35"), P.KV_CACHE: g("3.81"),
+      P.UTILIZATION: 0.9}),
     ("vllm-profile-terms", "worker/worker.py@v0.6.6-v0.10.2 (one message of three lines)", "0.3", None,
      "Memory profiling takes %.2f seconds\nthe current vLLM instance can use total_gpu_memory (%.2fGiB) x "
      "gpu_memory_utilization (%.2f) = %.2fGiB\nmodel weights take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch "
