@@ -434,7 +434,8 @@ VECTORS = (
                "DGX Sparks (TP 2 with expert parallel, Worker_TP0_EP0), a community build of the SM12x V4 branch "
                "(gpu_worker.py:462 and kv_cache_utils.py:1710 sit between 0.20.0 and 0.21.0), gmu 0.9 (its own "
                "graph-profiling line), 1,048,576 tokens, fp8 KV and block 256 (the recipe's); a development build, "
-               "so KV is shown, not scored (+1.8 %: benchmarks/vectors/MISSES.md, the second V4 log)"),
+               "so KV is shown, not scored (+13.1 % at the GB10's 2,048 default batched tokens, +2.2 % at 8,192: "
+               "benchmarks/vectors/MISSES.md, the second V4 log and round 26)"),
     Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
            why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "
@@ -973,6 +974,13 @@ VECTORS = (
                "Qwen2-VL-7B fine-tune) from a local path by api_server, -tp 1, 8,192 tokens, gmu 0.9 (the Namespace "
                "line), vLLM 0.6.6 (the log). The card is not named: 23.67 GiB to CUDA is a 24 GB one, an RTX 4090 "
                "assumed; KV -2.3 % with the log's own total"),
+    Vector("v1-0.11-mistral-7b-v02-gptq-gb10-32k.log", "mistralai/Mistral-7B-Instruct-v0.3", GB10, "0.11.0",
+           quantization="gptq",
+           why="search-index file 9009555428 (an Arm Learning Path page on a DGX Spark, repository not named): "
+               "TheBloke/Mistral-7B-Instruct-v0.2-GPTQ (v0.3's shape but its 32,000 vocabulary: 12 MiB less of "
+               "fp16 embeddings and head) by `vllm serve --quantization gptq --gpu-memory-utilization 0.9 --dtype "
+               "float16`, NVIDIA's 25.11 container (0.11.0+582e4e37.nv25.11) on one GB10: the small batch tier "
+               "(2,048 tokens, 256 sequences; NVML has no total for a GB10, profiles.VLLM_BATCH_GB10_SMALL_SINCE)"),
 )
 
 

@@ -297,6 +297,15 @@ VLLM_PATTERNS = (
        r"#? ?(?:GPU|CUDA|cuda|rocm) blocks: " + _g(GPU_BLOCKS, INT) + r", # CPU blocks: " + _g(CPU_BLOCKS, INT),
        "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638", "vllm PR #12126",
        {GPU_BLOCKS: (GPU_BLOCKS, "int"), CPU_BLOCKS: (CPU_BLOCKS, "int")}, scope=ENGINE),
+    # the stat logger's note once the engine is up: the pool's blocks (tokens = blocks x block size), "Engine 000:"
+    # (v1/metrics/loggers.py@v0.11.0); from 0.20 that wording is DEBUG and the aggregate "1 Engines:" is INFO
+    # (loggers.py@v0.20.0 and @v0.30.0); 0.8.5 prints neither
+    _p("vllm-v1-engine-blocks", VLLM, "0.9.1 to the newest (V1 stat logger)",
+       r"(?:Engine \d+|\d+ Engines): vllm cache_config_info with initialization after num_gpu_blocks is: "
+       + _g(GPU_BLOCKS, INT),
+       "(APIServer pid=1391815) INFO 08-19 14:58:41 [loggers.py:142] Engine 000: vllm cache_config_info with "
+       "initialization after num_gpu_blocks is: 57656", "vllm PR #20707",
+       {GPU_BLOCKS: (GPU_BLOCKS, "int")}, scope=ENGINE),
     _p("vllm-v1-blocks", VLLM, "0.7.0 to 0.7.3 (V1 before tokens were printed)",
        r"# GPU blocks: " + _g(GPU_BLOCKS, INT) + r"\s*$",
        "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", "vllm PR #12569",

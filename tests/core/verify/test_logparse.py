@@ -311,6 +311,11 @@ CASES = [
       P.NON_TORCH: gib(0.28), P.ACTIVATION: gib(1.16), P.KV_CACHE: gib(4.36), P.CUDA_GRAPHS: gib(1.92),
       P.GPU_BLOCKS: 5102, P.CPU_BLOCKS: 4681, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 9.96, P.KV_TOKENS: 81632,
       P.BLOCK_SIZE: 16}),
+    # NVIDIA's 0.11.0 container on a GB10: the stat logger's blocks line (52,510 x 16 = the pool's tokens); the
+    # graph line's -0.03 GiB (unified memory freed during the capture) is no figure of the graphs
+    ("vllm/v1-0.11-mistral-7b-v02-gptq-gb10-32k.log", '0.11.0+582e4e37.nv25.11', True, None, 'main', 0,
+     {P.WEIGHTS: gib(3.8844), P.KV_CACHE: gib(102.56), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 840160,
+      P.MAX_CONCURRENCY: 25.64, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35, P.GPU_BLOCKS: 52510}),
     ("vllm/v1-0.7.3-granite30-3b-a800m-l40s-4k.log", '0.7.3', True, None, 'main', 0,
      {P.WEIGHTS: gib(6.1501), P.CUDA_GRAPHS: gib(0.62), P.GPU_BLOCKS: 33660, P.MAX_MODEL_LEN: 4096,
       P.MAX_CONCURRENCY: 131.48, P.KV_TOKENS: 538560, P.BLOCK_SIZE: 16}),
@@ -331,7 +336,7 @@ CASES = [
     ("vllm/v0.8.5-gpustack-gemma3-namespace.log", '0.8.5.post1', False, None, None, 2,
      {}),
     ("vllm/v1-0.10-h100-log-outputs.log", None, True, None, 'main', 1,
-     {P.KV_CACHE: gib(112.61), P.KV_TOKENS: 922496, P.MAX_MODEL_LEN: 40000, P.MAX_CONCURRENCY: 23.06}),
+     {P.KV_CACHE: gib(112.61), P.GPU_BLOCKS: 57656, P.KV_TOKENS: 922496, P.MAX_MODEL_LEN: 40000, P.MAX_CONCURRENCY: 23.06}),
     ("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log", '0.10.2.dev378+g4d7fe40fc.d20250829', False, None, None, 2,
      {P.MAX_MODEL_LEN: 32768}),
     ("vllm/v1-0.11-small-model-2k.log", None, True, None, 'main', 0,
@@ -467,17 +472,17 @@ CASES = [
     ("vllm/v1-0.16-llama3-70b-awq-2xl40s-tp2.log", '0.16.0', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(18.55), P.KV_CACHE: gib(20.16), P.CUDA_GRAPHS: gib(1.22), P.MAX_MODEL_LEN: 8192, P.KV_TOKENS: 132128, P.MAX_CONCURRENCY: 16.13}),
     ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu025.log", '0.10.1.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 5867, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
     ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu050.log", '0.10.1.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 29053, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
     # 0.10.1 names its workers `VllmWorker TP0` and `VllmWorker TP1` (multiproc_executor.py@v0.10.1.1): kept apart
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'TP1', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 74510, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
     # the same repository's TP 2 runs at gmu 0.25 (one node) and over Ray on two nodes, whose workers are named by pid
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", '0.10.1.1', True, None, 'TP0', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 28137, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", '0.10.1.1', True, None, 'pid 374', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 25809, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
     ("vllm/v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", '0.10.1.1', True, None, 'pid 345', 0,
      {P.WEIGHTS: gib(17.2217), P.KV_CACHE: gib(45.32), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 2640144, P.MAX_CONCURRENCY: 284.25,
       P.MAX_CAPTURE_SIZE: 1024}),
@@ -531,7 +536,7 @@ CASES = [
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
-      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
+      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.GPU_BLOCKS: 7162, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
       P.ATTENTION_BLOCK: 544}),
     # the same hybrid with prefix caching (mamba cache mode align), the issue's boot-log highlights (club-3090#612)
     ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
@@ -601,14 +606,14 @@ CASES = [
     # 0.11.0 at TP 4 (Worker_TP ranks, four equal KV lines; the Qwen3-VL encoder profiles one video item)
     ("vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log", '0.11.0', True, None, 'TP2', 0,
      {P.WEIGHTS: gib(14.7708), P.KV_CACHE: gib(2.31), P.CUDA_GRAPHS: gib(1.92), P.MAX_MODEL_LEN: 65536,
-      P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
+      P.GPU_BLOCKS: 6297, P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
     # 0.10.1.1 with the colour codes a notebook kept ("[1;36m(EngineCore_0 pid=82)[0;0m", escape bytes dropped)
     ("vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", '0.10.1.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9889), P.KV_CACHE: gib(19.25), P.CUDA_GRAPHS: gib(0.52), P.MAX_MODEL_LEN: 131072,
-      P.KV_TOKENS: 157648, P.MAX_CONCURRENCY: 1.2, P.GRAPHS_PIECEWISE: 67}),
+      P.GPU_BLOCKS: 9853, P.KV_TOKENS: 157648, P.MAX_CONCURRENCY: 1.2, P.GRAPHS_PIECEWISE: 67}),
     # 0.9.1 behind `docker compose logs`' own timestamp ("2025-11-24 13:54:43.087 | INFO 11-23 ...")
     ("vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log", '0.9.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.KV_TOKENS: 136592,
+     {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.GPU_BLOCKS: 8537, P.KV_TOKENS: 136592,
       P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
@@ -628,7 +633,7 @@ CASES = [
     ("vllm/v1-0.10dev-llama32-1b-debug-profile.log", '0.1.dev8168+g475c1a0', True, None, 'main', 0,
      {P.WEIGHTS: gib(2.3185), P.FREE_BEFORE_LOAD: gib(43.82), P.UTILIZATION: 0.9, P.REQUESTED: gib(39.88),
       P.ACTIVATION: gib(0.45), P.NON_TORCH: gib(0.02), P.KV_CACHE: gib(37.10), P.MAX_MODEL_LEN: 131072,
-      P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
+      P.GPU_BLOCKS: 75972, P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
     # 0.18.0 eager through the LLM class on a pre-Ampere card (TRITON_ATTN); "13.1 GiB" as format_gib prints it
     ("vllm/v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", '0.18.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.25), P.KV_CACHE: gib(13.1), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 245360,
@@ -817,7 +822,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 132, "sglang": 46, "llama.cpp": 49}
+    assert counts == {"vllm": 133, "sglang": 46, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
