@@ -436,7 +436,8 @@ VECTORS = (
                "DGX Sparks (TP 2 with expert parallel, Worker_TP0_EP0), a community build of the SM12x V4 branch "
                "(gpu_worker.py:462 and kv_cache_utils.py:1710 sit between 0.20.0 and 0.21.0), gmu 0.9 (its own "
                "graph-profiling line), 1,048,576 tokens, fp8 KV and block 256 (the recipe's); a development build, "
-               "so KV is shown, not scored (+1.8 %: benchmarks/vectors/MISSES.md, the second V4 log)"),
+               "so KV is shown, not scored (+13.1 % at the GB10's 2,048 default batched tokens, +2.2 % at 8,192: "
+               "benchmarks/vectors/MISSES.md, the second V4 log and round 26)"),
     Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
            why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "
@@ -981,6 +982,30 @@ VECTORS = (
                "build of August 2026 (breakable prefill graphs, no version printed; 0.5.23, the newest modelled, by "
                "date), mem_fraction_static 0.83, TP 1. The first public log of the 0.5.14+ target-graph lines: KV "
                "+0.3 %, verdict right; prefill graphs 1.71 GiB logged against 0.45 booked, after the pool (MISSES.md)"),
+    # -- round 26: public V0 and early-V1 logs on common GPUs ----------------------------------------------------------
+    Vector("v0.6.4.post1-rho-1b-sft-h200-llm-class-2k.log", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", H200, None,
+           why="search-index file 54021851790 (a GRPO project's run report with its terminal paste, repository not "
+               "named): realtreetune/rho-1b-sft-GSM8K (rho-math-1b: TinyLlama-1.1B's architecture, 2.05 GiB of "
+               "weights as logged) through vllm.LLM, bf16, 2,048 tokens, gmu 0.90, prefix caching, vLLM "
+               "0.6.4.post1 (the config line) on host h200-066-044: an H200 (139.80 GiB CUDA total)"),
+    Vector("v1-0.7.3-granite30-3b-a800m-l40s-4k.log", config("granite-3.0-3b-a800m"), L40S, None,
+           env=("VLLM_USE_V1=1",),
+           why="search-index file 44357983106 (a server start-up latency tool's README, repository not named): "
+               "ibm-granite/granite-3.0-3b-a800m-instruct (GraniteMoe, 40 experts) by `vllm serve` at its defaults "
+               "(the Namespace line: gmu 0.9, 4,096 tokens from the config), vLLM 0.7.3 (the API server line) "
+               "with the V1 engine (its V1 lines: VLLM_USE_V1=1) on one L40S (the fused_moe warning's device)"),
+    Vector("v0.6.6-ui-tars-7b-24gb-8k.log", config("qwen2-vl-7b"), RTX_4090, None, gpu_known=False,
+           why="search-index file 61933690157 (a UI-TARS agent note, repository not named): UI-TARS 7B (a "
+               "Qwen2-VL-7B fine-tune) from a local path by api_server, -tp 1, 8,192 tokens, gmu 0.9 (the Namespace "
+               "line), vLLM 0.6.6 (the log). The card is not named: 23.67 GiB to CUDA is a 24 GB one, an RTX 4090 "
+               "assumed; KV -2.3 % with the log's own total"),
+    Vector("v1-0.11-mistral-7b-v02-gptq-gb10-32k.log", "mistralai/Mistral-7B-Instruct-v0.3", GB10, "0.11.0",
+           quantization="gptq",
+           why="search-index file 9009555428 (an Arm Learning Path page on a DGX Spark, repository not named): "
+               "TheBloke/Mistral-7B-Instruct-v0.2-GPTQ (v0.3's shape but its 32,000 vocabulary: 12 MiB less of "
+               "fp16 embeddings and head) by `vllm serve --quantization gptq --gpu-memory-utilization 0.9 --dtype "
+               "float16`, NVIDIA's 25.11 container (0.11.0+582e4e37.nv25.11) on one GB10: the small batch tier "
+               "(2,048 tokens, 256 sequences; NVML has no total for a GB10, profiles.VLLM_BATCH_GB10_SMALL_SINCE)"),
 )
 
 

@@ -861,8 +861,9 @@ VLLM_V4_FORWARD_SOURCE = ("vllm/model_executor/models/deepseek_v4.py@v0.21.0; mo
 # is the compiled (piecewise inductor, custom_ops all) graph's liveness across the layer's steps; it replaces the
 # whole-forward constant of earlier rounds (558,714 B a token), and it goes once that piece is read or a second V4
 # log shows it is wrong (benchmarks/vectors/MISSES.md). Shown on its own in v4_forward_parts. The second public
-# V4 log (2x GB10, TP2+EP, 1M tokens, a development build) lands +1.8 % with it, +8.8 % without: within that log's
-# own uncertainty (its CUDA total alone moves the pool by as much as this term), so not a contradiction.
+# V4 log (2x GB10, TP2+EP, 1M tokens, a development build) lands +2.2 % with it at 8,192 batched tokens (+13.1 % at
+# the GB10's default 2,048: the log prints neither), +8.8 % without: within that log's own uncertainty (its CUDA
+# total alone moves the pool by as much as this term), so not a contradiction.
 VLLM_V4_UNREAD_PER_TOKEN = 254_555
 VLLM_V4_UNREAD_SOURCE = "measured once: vllm#44376 (B14) less the derived parts; compiled-graph liveness not read"
 NON_TORCH_SINGLE = int(0.35 * GiB)  # vllm#10517, RTX 3090, TP=1: "non_torch_memory 0.35GiB"
@@ -1515,7 +1516,11 @@ GPUSTACK_INJECTED_MAX_MODEL_LEN = 8192  # GPUStack's worker passes --max-model-l
 # - 0.9.0: A100s stay on the small tier ("Setting large max_num_batched_tokens for A100 reduces throughput",
 #   PR #17885)
 # - 0.28.0: >= 160 GiB (B200, B300, MI300X) -> 16384 / 1024
-# - 0.33.0: GB10 (DGX Spark, compute capability 12.1) stays on the small tier whatever its memory
+# - GB10 (DGX Spark) is on the small tier from 0.8.5: the memory test reads NVML's total (platforms/cuda.py
+#   NvmlCudaPlatform.get_device_total_memory: nvmlDeviceGetMemoryInfo), which has none for the GB10's unified memory
+#   (nvidia-smi prints it "Not Supported"), and arg_utils.py takes the failure for 0 GiB (`except Exception:
+#   device_memory = 0`, @v0.8.5, @v0.11.0, @v0.20.0 and @v0.30.0): the 0.11.0 log of search-index file 9009555428
+#   prints the small tier's 2,048 tokens on a GB10; 0.33.0 names the GB10 (compute capability 12.1) outright
 VLLM_BATCH_DEFAULTS = {"huge": (16384, 1024), "big": (8192, 1024), "small": (2048, 256)}
 VLLM_BIG_GPU_BYTES = 70 * GiB
 VLLM_HUGE_GPU_BYTES = 160 * GiB
@@ -1523,7 +1528,7 @@ VLLM_BATCH_BY_MEMORY_SINCE = "0.8.5"  # before: the device-name test
 VLLM_BATCH_SEQS_BY_NAME_SINCE = "0.8.4"  # before: 1024 sequences everywhere
 VLLM_BATCH_A100_SMALL_SINCE = "0.9.0"
 VLLM_BATCH_HUGE_SINCE = "0.28.0"
-VLLM_BATCH_GB10_SMALL_SINCE = "0.33.0"
+VLLM_BATCH_GB10_SMALL_SINCE = "0.8.5"  # NVML has no total for it (above); by name from 0.33.0
 # V1 up to 0.11.0 turns chunked prefill on for every generative model whatever the flag says ("V1 always uses
 # chunked prefills"; from 0.9.2 only pooling models may turn it off). From 0.11.1 --no-enable-chunked-prefill is
 # honoured, and a defaulted max_num_batched_tokens is then at least max_model_len; a defaulted one is also at most

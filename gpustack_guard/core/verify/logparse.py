@@ -521,6 +521,23 @@ def _weights_from_free(terms: dict[str, Number]) -> None:
         terms[P.WEIGHTS] = before - after
 
 
+def _activation_from_torch_peak(terms: dict[str, Number]) -> None:
+    """vLLM 0.6.4's activation peak: the profile line's torch peak less the weights the rank loaded before it
+    (both torch allocations); nothing when this rank printed no weights line."""
+    peak, weights = terms.get(P.TORCH_PEAK), terms.get(P.WEIGHTS)
+    if peak is not None and weights is not None:
+        terms[P.ACTIVATION] = max(peak - weights, 0)
+
+
+def _derive_rank_terms(pattern: P.Pattern, terms: dict[str, Number]) -> None:
+    """The terms a line gives only with the rank's earlier figures: SGLang's weights from its free memory, vLLM
+    0.6.4's activation peak from its torch peak."""
+    if pattern.id in P.WEIGHTS_FROM_FREE:
+        _weights_from_free(terms)
+    if pattern.id in P.ACTIVATION_FROM_TORCH_PEAK:
+        _activation_from_torch_peak(terms)
+
+
 def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
     exc = _EXCEPTION.search(line)
     start = exc.start() if exc and exc.start() <= match.start() else match.start()
@@ -702,8 +719,8 @@ class LogParser:
             log.ranks.get(rank, {}).pop(P.KV_CACHE, None)
         pooled = pattern.id in P.SGLANG_POOL_LINES and (rank in state.swa_split or groups.get("pool_label") == "SWA ")
         self._read_terms(log, pattern, groups, rank, pooled=pooled)
-        if pattern.id in P.WEIGHTS_FROM_FREE and rank in log.ranks:
-            _weights_from_free(log.ranks[rank])
+        if rank in log.ranks:
+            _derive_rank_terms(pattern, log.ranks[rank])
         if pattern.engine == P.LLAMACPP and pattern.scope == P.RANK and pattern.terms:
             self._note_pre_load(state, pattern, rank)
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built

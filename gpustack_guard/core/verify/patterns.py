@@ -65,6 +65,10 @@ FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail me
 # estimate's prefill-graph reserve, not against CUDA_GRAPHS (the decode graphs' reserve, cuda_graph_max_bs x 2 MB)
 PREFILL_GRAPHS = "prefill_cuda_graphs_bytes_per_gpu"
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
+# vLLM 0.6.4's peak_torch_memory: torch's peak allocation over the profile run, the weights still held included
+# (worker.py@v0.6.4 determine_num_available_blocks: memory_stats()["allocated_bytes.all.peak"]); less the weights it
+# is the activation peak the pool was sized with (ACTIVATION_FROM_TORCH_PEAK)
+TORCH_PEAK = "torch_peak_bytes"
 GPU_BLOCKS = "gpu_blocks"
 CPU_BLOCKS = "cpu_blocks"
 BLOCK_SIZE = "block_size"
@@ -237,12 +241,13 @@ VLLM_PATTERNS = (
        "INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.652170 seconds",
        "vllm PR #17122", {WEIGHTS: (WEIGHTS, "GiB")}),
     _p("vllm-profile-0.6.4", VLLM, "0.6.4 (one line of key=value)",
-       r"Memory profiling results: total_gpu_memory=" + _g(GPU_MEMORY) + r"GiB .*?non_torch_memory=" + _g(NON_TORCH)
-       + r"GiB kv_cache_size=" + _g(KV_CACHE) + r"GiB gpu_memory_utilization=" + _g(UTILIZATION),
+       r"Memory profiling results: total_gpu_memory=" + _g(GPU_MEMORY) + r"GiB .*?peak_torch_memory=" + _g(TORCH_PEAK)
+       + r"GiB .*?non_torch_memory=" + _g(NON_TORCH) + r"GiB kv_cache_size=" + _g(KV_CACHE)
+       + r"GiB gpu_memory_utilization=" + _g(UTILIZATION),
        "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB "
        "memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90",
-       "vllm#10517", {GPU_MEMORY: (GPU_MEMORY, "GiB"), NON_TORCH: (NON_TORCH, "GiB"), KV_CACHE: (KV_CACHE, "GiB"),
-                      UTILIZATION: (UTILIZATION, "float")}),
+       "vllm#10517", {GPU_MEMORY: (GPU_MEMORY, "GiB"), TORCH_PEAK: (TORCH_PEAK, "GiB"), NON_TORCH: (NON_TORCH, "GiB"),
+                      KV_CACHE: (KV_CACHE, "GiB"), UTILIZATION: (UTILIZATION, "float")}),
     _p("vllm-profile-table-total", VLLM, "0.6.5 development builds (a table, one term a line)",
        r"worker\.py:\d+\] total_gpu_memory\s+" + _g(GPU_MEMORY) + "GiB",
        "INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB", "vllm PR #10511",
@@ -292,6 +297,15 @@ VLLM_PATTERNS = (
        r"#? ?(?:GPU|CUDA|cuda|rocm) blocks: " + _g(GPU_BLOCKS, INT) + r", # CPU blocks: " + _g(CPU_BLOCKS, INT),
        "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638", "vllm PR #12126",
        {GPU_BLOCKS: (GPU_BLOCKS, "int"), CPU_BLOCKS: (CPU_BLOCKS, "int")}, scope=ENGINE),
+    # the stat logger's note once the engine is up: the pool's blocks (tokens = blocks x block size), "Engine 000:"
+    # (v1/metrics/loggers.py@v0.11.0); from 0.20 that wording is DEBUG and the aggregate "1 Engines:" is INFO
+    # (loggers.py@v0.20.0 and @v0.30.0); 0.8.5 prints neither
+    _p("vllm-v1-engine-blocks", VLLM, "0.9.1 to the newest (V1 stat logger)",
+       r"(?:Engine \d+|\d+ Engines): vllm cache_config_info with initialization after num_gpu_blocks is: "
+       + _g(GPU_BLOCKS, INT),
+       "(APIServer pid=1391815) INFO 08-19 14:58:41 [loggers.py:142] Engine 000: vllm cache_config_info with "
+       "initialization after num_gpu_blocks is: 57656", "vllm PR #20707",
+       {GPU_BLOCKS: (GPU_BLOCKS, "int")}, scope=ENGINE),
     _p("vllm-v1-blocks", VLLM, "0.7.0 to 0.7.3 (V1 before tokens were printed)",
        r"# GPU blocks: " + _g(GPU_BLOCKS, INT) + r"\s*$",
        "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", "vllm PR #12569",
@@ -1234,6 +1248,8 @@ LLAMACPP_CONTEXT_BUILT = frozenset({"llamacpp-compute-buffer", "llamacpp-compute
 # Rows whose line gives the free memory after the weights but not the weights: the weights are the rank's free
 # memory before the load less this (SGLang to 0.4.3; 0.4.4 prints that difference itself, model_runner.py@v0.4.4)
 WEIGHTS_FROM_FREE = frozenset({"sglang-load-end-free-only"})
+# lines whose torch peak (TORCH_PEAK) holds the weights: the activation peak is it less the rank's weights line
+ACTIVATION_FROM_TORCH_PEAK = frozenset({"vllm-profile-0.6.4"})
 SGLANG_SWA_SPLIT = frozenset({"sglang-swa-pool-split"})  # the pool lines after it are one hybrid cache's two pools
 SGLANG_POOL_LINES = frozenset({"sglang-kv-allocated", "sglang-kv-allocated-one-size"})
 # An EAGLE-style draft worker is a second ModelRunner on every rank: it prints its own load and pool lines, unlabelled,

@@ -145,8 +145,14 @@ H100, A100_80, H200, B200, GB10 = 81_559 * MiB, 81_920 * MiB, 143_771 * MiB, 183
     # 0.28.0: >= 160 GiB is its own tier; H200 (140 GiB) stays at 8192
     ("0.27.1", B200, "NVIDIA B200", (8192, 1024)), ("0.28.0", B200, "NVIDIA B200", (16384, 1024)),
     ("0.28.0", H200, "NVIDIA H200", (8192, 1024)),
-    # 0.33.0: GB10's unified memory does not make it a big GPU
-    ("0.32.0", GB10, "NVIDIA GB10", (8192, 1024)), ("0.33.0", GB10, "NVIDIA GB10", (2048, 256)),
+    # a GB10's unified memory never makes it a big GPU: NVML has no total for it, which arg_utils reads as 0 from
+    # 0.8.5 (the 0.11.0 log of search-index file 9009555428: 2,048 tokens on a GB10); by name from 0.33.0; and
+    # before 0.8.5 it is not named H100/H200
+    ("0.8.4", GB10, "NVIDIA GB10", (2048, 256)), ("0.8.5", GB10, "NVIDIA GB10", (2048, 256)),
+    ("0.11.0", GB10, "NVIDIA GB10", (2048, 256)), ("0.30.0", GB10, "NVIDIA GB10", (2048, 256)),
+    ("0.32.0", GB10, "NVIDIA GB10", (2048, 256)), ("0.33.0", GB10, "NVIDIA GB10", (2048, 256)),
+    # ... while a discrete card of that memory is big (huge from 0.28.0 only at 160 GiB)
+    ("0.30.0", GB10, "NVIDIA RTX PRO 6000 Blackwell Server Edition", (8192, 1024)),
     # the neighbours as GPUStack names them: under 70 GiB the small tier at every release from 0.8.5
     ("0.19.0", 46_068 * MiB, "NVIDIA L40S", (2048, 256)), ("0.19.0", 15_360 * MiB, "Tesla T4", (2048, 256)),
     ("0.19.0", 24_564 * MiB, "NVIDIA GeForce RTX 4090", (2048, 256)),

@@ -310,11 +310,33 @@ CASES = [
     ("vllm/v0.6-llama31-8b-tp2-weights.log", None, False, None, 'main', 1,
      {P.WEIGHTS: gib(7.9692), P.GPU_MEMORY: gib(23.55), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.19)}),
     ("vllm/v0.6.4-llama31-8b-rtx3090-20k.log", None, True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(3.81), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1952, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 20000, P.MAX_CONCURRENCY: 1.56, P.KV_TOKENS: 31232, P.BLOCK_SIZE: 16}),
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.TORCH_PEAK: gib(17.06), P.ACTIVATION: gib(17.06) - gib(14.9888),
+      P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(3.81), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1952, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 20000, P.MAX_CONCURRENCY: 1.56, P.KV_TOKENS: 31232, P.BLOCK_SIZE: 16}),
     ("vllm/v0.6.4-llama31-8b-rtx3090-29k-refused.log", None, False, 'kv-below-max-model-len', 'main', 0,
-     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(2.89), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1478, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 29000, P.MAX_CONCURRENCY: 0.82, P.KV_TOKENS: 23648}),
+     {P.WEIGHTS: gib(14.9888), P.GPU_MEMORY: gib(23.58), P.TORCH_PEAK: gib(17.98), P.ACTIVATION: gib(17.98) - gib(14.9888),
+      P.NON_TORCH: gib(0.35), P.KV_CACHE: gib(2.89), P.UTILIZATION: 0.9, P.GPU_BLOCKS: 1478, P.CPU_BLOCKS: 2048, P.MAX_MODEL_LEN: 29000, P.MAX_CONCURRENCY: 0.82, P.KV_TOKENS: 23648}),
     ("vllm/v0.6.4.post1-qwen25-05b-no-kv-memory.log", None, False, 'no-kv-memory', None, 0,
      {}),
+    # round 26: 0.6.4's profile line with its torch peak (the activation is it less the weights), 0.6.6's terms,
+    # and 0.7.3's V1 blocks line
+    ("vllm/v0.6.4.post1-rho-1b-sft-h200-llm-class-2k.log", '0.6.4.post1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.0512), P.GPU_MEMORY: gib(139.80), P.TORCH_PEAK: gib(2.38), P.ACTIVATION: gib(2.38) - gib(2.0512),
+      P.NON_TORCH: gib(0.73), P.KV_CACHE: gib(122.71), P.UTILIZATION: 0.9, P.CUDA_GRAPHS: gib(0.16),
+      P.GPU_BLOCKS: 365549, P.CPU_BLOCKS: 11915, P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 2855.85,
+      P.KV_TOKENS: 5848784, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.6.6-ui-tars-7b-24gb-8k.log", '0.6.6', True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.51), P.GPU_MEMORY: gib(23.67), P.UTILIZATION: 0.9, P.REQUESTED: gib(21.30),
+      P.NON_TORCH: gib(0.28), P.ACTIVATION: gib(1.16), P.KV_CACHE: gib(4.36), P.CUDA_GRAPHS: gib(1.92),
+      P.GPU_BLOCKS: 5102, P.CPU_BLOCKS: 4681, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 9.96, P.KV_TOKENS: 81632,
+      P.BLOCK_SIZE: 16}),
+    # NVIDIA's 0.11.0 container on a GB10: the stat logger's blocks line (52,510 x 16 = the pool's tokens); the
+    # graph line's -0.03 GiB (unified memory freed during the capture) is no figure of the graphs
+    ("vllm/v1-0.11-mistral-7b-v02-gptq-gb10-32k.log", '0.11.0+582e4e37.nv25.11', True, None, 'main', 0,
+     {P.WEIGHTS: gib(3.8844), P.KV_CACHE: gib(102.56), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 840160,
+      P.MAX_CONCURRENCY: 25.64, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35, P.GPU_BLOCKS: 52510}),
+    ("vllm/v1-0.7.3-granite30-3b-a800m-l40s-4k.log", '0.7.3', True, None, 'main', 0,
+     {P.WEIGHTS: gib(6.1501), P.CUDA_GRAPHS: gib(0.62), P.GPU_BLOCKS: 33660, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 131.48, P.KV_TOKENS: 538560, P.BLOCK_SIZE: 16}),
     ("vllm/v0.6.5dev-llama3-8b-h100-tp1.log", None, False, None, 'main', 1,
      {P.GPU_MEMORY: gib(79.22), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.29), P.WEIGHTS: gib(14.96), P.NON_TORCH: gib(1.79), P.ACTIVATION: gib(1.26), P.KV_CACHE: gib(53.29)}),
     ("vllm/v0.6.5dev-llama3-8b-h100-tp2-cut.log", None, False, None, 'main', 1,
@@ -332,7 +354,7 @@ CASES = [
     ("vllm/v0.8.5-gpustack-gemma3-namespace.log", '0.8.5.post1', False, None, None, 2,
      {}),
     ("vllm/v1-0.10-h100-log-outputs.log", None, True, None, 'main', 1,
-     {P.KV_CACHE: gib(112.61), P.KV_TOKENS: 922496, P.MAX_MODEL_LEN: 40000, P.MAX_CONCURRENCY: 23.06}),
+     {P.KV_CACHE: gib(112.61), P.GPU_BLOCKS: 57656, P.KV_TOKENS: 922496, P.MAX_MODEL_LEN: 40000, P.MAX_CONCURRENCY: 23.06}),
     ("vllm/v1-0.10.2dev-qwen25-05b-tp2-args.log", '0.10.2.dev378+g4d7fe40fc.d20250829', False, None, None, 2,
      {P.MAX_MODEL_LEN: 32768}),
     ("vllm/v1-0.11-small-model-2k.log", None, True, None, 'main', 0,
@@ -468,17 +490,17 @@ CASES = [
     ("vllm/v1-0.16-llama3-70b-awq-2xl40s-tp2.log", '0.16.0', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(18.55), P.KV_CACHE: gib(20.16), P.CUDA_GRAPHS: gib(1.22), P.MAX_MODEL_LEN: 8192, P.KV_TOKENS: 132128, P.MAX_CONCURRENCY: 16.13}),
     ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu025.log", '0.10.1.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(5.01), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 5867, P.KV_TOKENS: 93872, P.MAX_CONCURRENCY: 5.73}),
     ("vllm/v1-0.10.1.1-qwen2-7b-a100-80gb-gmu050.log", '0.10.1.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
+     {P.WEIGHTS: gib(14.2488), P.KV_CACHE: gib(24.83), P.CUDA_GRAPHS: gib(0.5), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 29053, P.KV_TOKENS: 464848, P.MAX_CONCURRENCY: 28.37}),
     # 0.10.1 names its workers `VllmWorker TP0` and `VllmWorker TP1` (multiproc_executor.py@v0.10.1.1): kept apart
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu050.log", '0.10.1.1', True, None, 'TP1', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(31.83), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 74510, P.KV_TOKENS: 1192160, P.MAX_CONCURRENCY: 72.76}),
     # the same repository's TP 2 runs at gmu 0.25 (one node) and over Ray on two nodes, whose workers are named by pid
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-80gb-tp2-gmu025.log", '0.10.1.1', True, None, 'TP0', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(12.02), P.CUDA_GRAPHS: gib(0.65), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 28137, P.KV_TOKENS: 450192, P.MAX_CONCURRENCY: 27.48}),
     ("vllm/v1-0.10.1.1-qwen2-7b-2xa100-40gb-tp2-two-nodes.log", '0.10.1.1', True, None, 'pid 374', 0,
-     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
+     {P.WEIGHTS: gib(7.1217), P.KV_CACHE: gib(11.03), P.CUDA_GRAPHS: gib(1.0), P.MAX_MODEL_LEN: 16384, P.GPU_BLOCKS: 25809, P.KV_TOKENS: 412944, P.MAX_CONCURRENCY: 25.2}),
     ("vllm/v1-0.10.1.1-gpt-oss-120b-4xa100-80gb-tp4-four-nodes.log", '0.10.1.1', True, None, 'pid 345', 0,
      {P.WEIGHTS: gib(17.2217), P.KV_CACHE: gib(45.32), P.MAX_MODEL_LEN: 16384, P.KV_TOKENS: 2640144, P.MAX_CONCURRENCY: 284.25,
       P.MAX_CAPTURE_SIZE: 1024}),
@@ -532,7 +554,7 @@ CASES = [
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
-      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
+      P.NON_TORCH: gib(1.38), P.MAX_MODEL_LEN: 262144, P.GPU_BLOCKS: 7162, P.KV_TOKENS: 973760, P.MAX_CONCURRENCY: 14.77,
       P.ATTENTION_BLOCK: 544}),
     # the same hybrid with prefix caching (mamba cache mode align), the issue's boot-log highlights (club-3090#612)
     ("vllm/v0.24-qwen36-35b-a3b-nvfp4-rtx5090-prefix-align.log", None, True, None, 'main', 1,
@@ -602,14 +624,14 @@ CASES = [
     # 0.11.0 at TP 4 (Worker_TP ranks, four equal KV lines; the Qwen3-VL encoder profiles one video item)
     ("vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log", '0.11.0', True, None, 'TP2', 0,
      {P.WEIGHTS: gib(14.7708), P.KV_CACHE: gib(2.31), P.CUDA_GRAPHS: gib(1.92), P.MAX_MODEL_LEN: 65536,
-      P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
+      P.GPU_BLOCKS: 6297, P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
     # 0.10.1.1 with the colour codes a notebook kept ("[1;36m(EngineCore_0 pid=82)[0;0m", escape bytes dropped)
     ("vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", '0.10.1.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9889), P.KV_CACHE: gib(19.25), P.CUDA_GRAPHS: gib(0.52), P.MAX_MODEL_LEN: 131072,
-      P.KV_TOKENS: 157648, P.MAX_CONCURRENCY: 1.2, P.GRAPHS_PIECEWISE: 67}),
+      P.GPU_BLOCKS: 9853, P.KV_TOKENS: 157648, P.MAX_CONCURRENCY: 1.2, P.GRAPHS_PIECEWISE: 67}),
     # 0.9.1 behind `docker compose logs`' own timestamp ("2025-11-24 13:54:43.087 | INFO 11-23 ...")
     ("vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log", '0.9.1', True, None, 'main', 0,
-     {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.KV_TOKENS: 136592,
+     {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.GPU_BLOCKS: 8537, P.KV_TOKENS: 136592,
       P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
@@ -629,7 +651,7 @@ CASES = [
     ("vllm/v1-0.10dev-llama32-1b-debug-profile.log", '0.1.dev8168+g475c1a0', True, None, 'main', 0,
      {P.WEIGHTS: gib(2.3185), P.FREE_BEFORE_LOAD: gib(43.82), P.UTILIZATION: 0.9, P.REQUESTED: gib(39.88),
       P.ACTIVATION: gib(0.45), P.NON_TORCH: gib(0.02), P.KV_CACHE: gib(37.10), P.MAX_MODEL_LEN: 131072,
-      P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
+      P.GPU_BLOCKS: 75972, P.KV_TOKENS: 1215552, P.MAX_CONCURRENCY: 9.27}),
     # 0.18.0 eager through the LLM class on a pre-Ampere card (TRITON_ATTN); "13.1 GiB" as format_gib prints it
     ("vllm/v1-0.18-qwen25-7b-fp16-eager-llm-class-sm70.log", '0.18.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.25), P.KV_CACHE: gib(13.1), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 245360,
@@ -818,7 +840,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 129, "sglang": 50, "llama.cpp": 49}
+    assert counts == {"vllm": 133, "sglang": 50, "llama.cpp": 49}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1322,3 +1344,29 @@ def test_a_one_line_refusal_is_read_as_before():
                       "model length is 20512.")
     assert log.failure_kind == "kv-below-max-model-len"
     assert log.terms()[P.ESTIMATED_MAX_LEN] == 20512
+
+
+_PROFILE_064 = ("INFO 11-30 13:57:06 worker.py:232] Memory profiling results: total_gpu_memory=15.56GiB "
+                "initial_memory_usage=4.78GiB peak_torch_memory={peak}GiB memory_usage_post_profile=4.78GiB "
+                "non_torch_memory=0.24GiB kv_cache_size=8.99GiB gpu_memory_utilization=0.90\n")
+_WEIGHTS_064 = "INFO 11-30 13:57:03 model_runner.py:1077] Loading model weights took 3.2636 GB\n"
+
+
+def test_the_064_activation_peak_is_the_torch_peak_less_the_ranks_own_weights():
+    # worker.py@v0.6.4 prints torch's peak over the profile run with the weights still held in it
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="4.43")], "vllm")
+    assert log.terms()[P.TORCH_PEAK] == gib(4.43)
+    assert log.terms()[P.ACTIVATION] == gib(4.43) - gib(3.2636)
+    # no weights line before it (an excerpt): the peak is kept, no activation is made up
+    log, _ = parse_log([_PROFILE_064.format(peak="4.43")], "vllm")
+    assert P.TORCH_PEAK in log.terms() and P.ACTIVATION not in log.terms()
+    # each worker's peak less its own weights (multiproc workers print by pid)
+    prefix = "(VllmWorkerProcess pid=4242) "
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="4.43"),
+                        prefix + _WEIGHTS_064.replace("3.2636", "3.0000"), prefix + _PROFILE_064.format(peak="3.50")],
+                       "vllm")
+    assert log.ranks["main"][P.ACTIVATION] == gib(4.43) - gib(3.2636)
+    assert log.ranks["pid 4242"][P.ACTIVATION] == gib(3.50) - gib(3.0)
+    # a peak printed below the weights (rounding of a tiny model) is no negative activation
+    log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="3.26")], "vllm")
+    assert log.terms()[P.ACTIVATION] == 0

@@ -136,12 +136,23 @@ ROWS = [
     ("vllm-extensible-kv-extended", "v1/worker/extensible_kv_cache.py@v0.34.0 extend_kv_cache (%.2f)", "0.31",
      "Worker_TP0", "Available KV cache memory: %s GiB\nExtended KV cache to %d blocks (%.2f GiB).",
      (fg(70 * GIB), 32768, 32768 * 2 * 2**20 / GIB), {P.KV_CACHE: 64 * GIB}),
+    # -- the stat logger's blocks once the engine is up ----------------------------------------------------------
+    ("vllm-v1-engine-blocks", "v1/metrics/loggers.py@v0.11.0 log_engine_initialized (info)", "0.8", None,
+     "Engine %03d: vllm cache_config_info with initialization after num_gpu_blocks is: %d", (0, 52510),
+     {P.GPU_BLOCKS: 52510}),
+    ("vllm-v1-engine-blocks", "v1/metrics/loggers.py@v0.20.0 and @v0.30.0 (the aggregate logger's info)", "0.8",
+     None, "%d Engines: vllm cache_config_info with initialization after num_gpu_blocks is: %d", (2, 15709),
+     {P.GPU_BLOCKS: 15709}),
+    ("vllm-v1-engine-blocks", "loggers.py@v0.30.0 wording under the 0.31 prefix (logger.py@v0.31.0)", "0.31", "EngineCore",
+     "%d Engines: vllm cache_config_info with initialization after num_gpu_blocks is: %d", (1, 1234),
+     {P.GPU_BLOCKS: 1234}),
     # -- V0's profile ----------------------------------------------------------------------------------------------
     ("vllm-profile-0.6.4", "worker/worker.py@v0.6.4 (note 'Gib')", "0.3", None,
      "Memory profiling results: total_gpu_memory=%.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB "
      "memory_usage_post_profile=%.2fGib non_torch_memory=%.2fGiB kv_cache_size=%.2fGiB gpu_memory_utilization=%.2f",
      (23.58, 15.34, 17.06, 15.35, 0.35, 3.81, 0.9),
-     {P.GPU_MEMORY: g("23.58"), P.NON_TORCH: g("0.35"), P.KV_CACHE: g("3.81"), P.UTILIZATION: 0.9}),
+     {P.GPU_MEMORY: g("23.58"), P.TORCH_PEAK: g("17.06"), P.NON_TORCH: g("0.35"), P.KV_CACHE: g("3.81"),
+      P.UTILIZATION: 0.9}),
     ("vllm-profile-terms", "worker/worker.py@v0.6.6-v0.10.2 (one message of three lines)", "0.3", None,
      "Memory profiling takes %.2f seconds\nthe current vLLM instance can use total_gpu_memory (%.2fGiB) x "
      "gpu_memory_utilization (%.2f) = %.2fGiB\nmodel weights take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch "
