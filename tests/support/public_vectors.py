@@ -1186,6 +1186,10 @@ EXCLUDED = {
     "llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log": "Qwen3.5-9B (qwen35) at b9849, --fit's 31 of 33 "
         "layers on a GTX 1070 Ti: facts from its GGUF header only (an unsloth UD quant, weights not rebuilt); the KV "
         "and the RS rows split by layer (the output layer first) held in test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log": "search-index file 58671331675: Qwen3.5-27B "
+        "(qwen35) at b8586, -ngl 26 of 65 on an RTX 4070: gsg sizes llama.cpp's Gated DeltaNet layers from a GGUF "
+        "header only (the catalog's config is refused, GSG030); the KV and RS rows of both devices are held in "
+        "test_llamacpp_recurrent.py; the refused compute reserve is not modelled (MISSES.md, round 26)",
     "llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log": "search-index file 67250378044: Gemma 4 E2B "
         "(per-layer embeddings, shared KV) is not in gsg's catalog; kept for b9849's fit lines, its iSWA KV buffers "
         "(8,192 + 4,096 cells: 4 slots x 512 + 2,048) and llama_prepare_model_devices' free line",

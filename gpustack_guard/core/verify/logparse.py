@@ -63,7 +63,8 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "build:", "build_info:", "kv_unified", "full-size SWA", "loaded meta data", "offloaded", "offloading",
             "buffer size",
             "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "size =", "KV self size",
-            "compute capability", "using device", "listening", "allocate", "cudaMalloc", "out of memory", "pid=",
+            "compute capability", "ggml_cuda_init", "using device", "listening", "allocate", "cudaMalloc",
+            "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "memory calculation", "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print",
@@ -364,6 +365,13 @@ class _EngineState:
     # llama.cpp: each device's P.LLAMACPP_PRE_LOAD_TERMS read since a buffer last took memory, and the GPU's name
     pre_load: dict[str, dict[str, Number]] = field(default_factory=dict)
     pre_load_gpu: str | None = None
+    # llama.cpp: the backend ggml_cuda_init found its devices in (its header names it) and each device's total by
+    # the name its buffers use (CUDA1, ROCm1), from the device lines after the header. A device ggml found is not
+    # one the model uses (-dev, --tensor-split 0): result() gives the total to the devices that hold a figure. The
+    # lines come before llama-server's build line and are the process's, so a restart keeps them; a header begins
+    # another process's list.
+    gpu_backend: str = "CUDA"
+    device_totals: dict[str, Number] = field(default_factory=dict)
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
@@ -414,6 +422,20 @@ def _restart(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | No
         state.pre_load, state.pre_load_gpu = carried
         state.log.ranks.update({rank: dict(terms) for rank, terms in carried[0].items()})
         state.log.gpu_name = carried[1]
+
+
+def _found_device(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
+    """ggml_cuda_init's header (the backend, a new process's device list) or one of its device lines (the total,
+    kept by the name the device's buffers use: "Device 1" of a ROCm build is ROCm1). True when the line was one."""
+    if pattern.kind == "gpu-backend":
+        state.gpu_backend, state.device_totals = groups["backend"] or state.gpu_backend, {}
+        return True
+    if pattern.kind != "device-vram":
+        return False
+    total = _number(groups.get(P.GPU_MEMORY) or "", "MiB")
+    if total is not None:
+        state.device_totals[f"{state.gpu_backend}{groups['index']}"] = total
+    return True
 
 
 def _failure_rank(pattern: P.Pattern) -> int:
@@ -676,7 +698,7 @@ class LogParser:
         if pattern.kind in TEXT_KINDS:
             self._apply_text(log, pattern.kind, groups)
             return
-        if self._placement(state, pattern, groups):
+        if self._placement(state, pattern, groups) or _found_device(state, pattern, groups):
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -956,6 +978,9 @@ class LogParser:
                              f"give --backend to read another")
         if log is best.log:
             self._read_layout(best)
+            for device, total in best.device_totals.items():  # the devices the start-up used
+                if device in log.ranks:
+                    log.ranks[device].setdefault(P.GPU_MEMORY, total)
             split, split_line = best.split_weights
             if split:
                 log.notes.append(f"line {split_line}: {split / P.MiB:,.2f} MiB of row-split weights (--split-mode row) "

@@ -1028,6 +1028,22 @@ LLAMACPP_PATTERNS = (
        r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability",
        "  Device 0: NVIDIA GeForce RTX 4080, compute capability 8.9, VMM: yes", "mozilla-ai/llamafile PR #552",
        kind="gpu-name"),
+    # ggml_cuda_init's header names the build's backend (GGML_CUDA_NAME: CUDA, ROCm for HIP builds, MUSA), which the
+    # device lines after it are numbered in (logparse: "Device 1" of a ROCm build is ROCm1)
+    _p("llamacpp-devices-found", LLAMACPP, "b1000 to the newest (ggml_cuda_init)",
+       r"ggml_cuda_init: found \d+ (?P<backend>CUDA|ROCm|MUSA) devices",
+       "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 11866 MiB):", "llama.cpp#7217 (b2849, 'found 2 CUDA "
+       "devices:'); search-index file 58671331675 (b8586)",
+       kind="gpu-backend"),
+    # since llama.cpp PR #20185 (March 2026) each device line ends with the device's total memory (cudaDeviceProp
+    # totalGlobalMem), the figure verify takes as the GPU's size when none is given; the CUDA and the HIP wording
+    # both (ggml-cuda.cu in llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's 0c1e57098; absent in 0.3.16's)
+    _p("llamacpp-device-vram", LLAMACPP, "spring 2026 to the newest (llama.cpp PR #20185: ', VRAM: N MiB')",
+       r"\bDevice (?P<index>\d+): [^,]+, .*?\bVRAM: " + _g(GPU_MEMORY, INT) + r" MiB",
+       "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB",
+       "search-index file 58671331675 (b8586); ROCm/ROCm#6227 (b9106, the HIP wording); "
+       "vendor/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu@0.3.17 and @0.3.36 (llama-cpp-python's sdists)",
+       {GPU_MEMORY: (GPU_MEMORY, "MiB")}, kind="device-vram"),
     _p("llamacpp-device-free", LLAMACPP, "b5000 to the newest",
        r"using device (?P<device>\S+) \((?P<name>[^)]+)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free",

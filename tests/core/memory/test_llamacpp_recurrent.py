@@ -226,6 +226,29 @@ def test_fit_partial_offload_of_qwen35_9b_on_four_slots_meets_the_b9849_log(tmp_
     assert log.ranks["CPU"][RECURRENT_STATE] == round(16.75 * MiB)
 
 
+def test_user_set_partial_offload_of_qwen35_27b_at_131072_cells_meets_the_b8586_log(tmp_path):
+    # A public session transcript (search-index file 58671331675): b8586's llama-server, Qwen3.5-27B Q4_K_S with
+    # -ngl 26 -c 131072 -np 1 on an RTX 4070. The output layer and blocks 39-63 go to CUDA0, so 7 of the 16
+    # attention layers (39, 43, ..., 63) keep 512 MiB of f16 KV each there and 9 on the CPU; 18 of the 48 gated
+    # delta net layers keep their rows on CUDA0 and 30 on the CPU, 3,268,608 B each (R 3 x 10,240 + S 128 x 6,144
+    # elements, f32). Qwen3.5-27B: 64 layers, 4 KV heads of 256, d_inner 6,144 in 16 key groups of 128.
+    facts = _qwen35(tmp_path, 64, 5120, 6144, 24, 4)
+    est = estimate_llamacpp(facts, [11866 * MiB], LlamaCppConfig(ctx_size=131072, parallel=1, gpu_layers=26,
+                                                                 flash_attn_auto=True, flash_attn=True),
+                            version="b8586")
+    (gpu,) = est.extra["per_device"]
+    assert f"{gpu['kv'] / MiB:.2f}" == "3584.00"
+    assert f"{est.extra['host']['kv'] / MiB:.2f}" == "4608.00"
+    assert f"{gpu['recurrent_state'] / MiB:.2f}" == "56.11"
+    assert f"{est.extra['host']['recurrent_state'] / MiB:.2f}" == "93.52"
+    log, _ = parse_log((LOGS / "qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log").read_text().splitlines(True),
+                       "llama.cpp")
+    assert log.ranks["CUDA0"][KV_CACHE] == gpu["kv"]
+    assert log.ranks["CPU"][KV_CACHE] == est.extra["host"]["kv"]
+    assert log.ranks["CUDA0"][RECURRENT_STATE] == round(56.11 * MiB)
+    assert log.ranks["CPU"][RECURRENT_STATE] == round(93.52 * MiB)
+
+
 @pytest.mark.parametrize("version", ["b8100", "b9849"])
 def test_the_logs_output_first_order_places_the_rows_whatever_the_build(tmp_path, version):
     # The b9849 log above prints "offloading output layer to GPU" before "offloading 30 repeating layers": verify

@@ -779,6 +779,13 @@ CASES = [
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
       P.KV_TOKENS: 8192}),
+    # round 26: b8586 with -ngl 26 of 65 (--fit aborts: the user set the layers): the device line's total since
+    # llama.cpp PR #20185 ("VRAM: 11866 MiB"), the KV and RS rows of the 39 host layers in CPU buffers, and CUDA0's
+    # refused compute reserve of 1,469,841,408 B
+    ("llama.cpp/qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log", '8586', False, 'out-of-memory', 'CUDA0', 0,
+     {P.GPU_MEMORY: mib(11866), P.FREE_BEFORE_LOAD: mib(10430.0), P.WEIGHTS: mib(6096.65), P.KV_CACHE: mib(3584.0),
+      P.RECURRENT_STATE: mib(56.11), P.COMPUTE_BUFFER: 1_469_841_408, P.LAYERS_OFFLOADED: 26, P.LAYERS_TOTAL: 65,
+      P.SEQUENCES: 1, P.KV_TOKENS: 131072}),
     # the same build's iSWA cache on the second Vulkan device (the iGPU first takes nothing): 48 + 48 MiB of KV;
     # --fit changes nothing, so it prints no device line
     ("llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", None, True, None, 'Vulkan1', 0,
@@ -840,7 +847,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 133, "sglang": 50, "llama.cpp": 49}
+    assert counts == {"vllm": 133, "sglang": 50, "llama.cpp": 50}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1370,3 +1377,41 @@ def test_the_064_activation_peak_is_the_torch_peak_less_the_ranks_own_weights():
     # a peak printed below the weights (rounding of a tiny model) is no negative activation
     log, _ = parse_log([_WEIGHTS_064, _PROFILE_064.format(peak="3.26")], "vllm")
     assert log.terms()[P.ACTIVATION] == 0
+
+def test_the_device_lines_total_is_the_memory_of_each_device_the_start_up_used():
+    # llama.cpp PR #20185 (March 2026) ends each device line with its total; the header names the backend the lines
+    # number: "Device 1" of a ROCm build is ROCm1 (ROCm/ROCm#6227's b9106), of a CUDA build CUDA1. A device found
+    # but not used (-dev ROCm1 leaves the iGPU out) is no rank of the deployment.
+    rocm = ["ggml_cuda_init: found 2 ROCm devices (Total VRAM: 28781 MiB):\n",
+            "  Device 0: AMD Radeon(TM) Graphics, gfx1036 (0x1036), VMM: no, Wave Size: 32, VRAM: 12477 MiB\n",
+            "  Device 1: AMD Radeon RX 9070 XT, gfx1201 (0x1201), VMM: no, Wave Size: 32, VRAM: 16304 MiB\n",
+            "build_info: b9106-dd9280a66\n",
+            "load_tensors:        ROCm1 model buffer size =  9938.28 MiB\n"]
+    log, _ = parse_log(rocm, "llama.cpp")
+    assert log.ranks == {"ROCm1": {P.GPU_MEMORY: mib(16304), P.WEIGHTS: mib(9938.28)}}
+    assert log.engine_version == "9106"
+    cuda = ["ggml_cuda_init: found 2 CUDA devices (Total VRAM: 35731 MiB):\n",
+            "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB\n",
+            "  Device 1: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes, VRAM: 23865 MiB\n",
+            "build: 8586 (64ac9ab66) with GNU 15.2.1 for Linux x86_64\n",
+            "load_tensors:        CUDA0 model buffer size =  6096.65 MiB\n",
+            "load_tensors:        CUDA1 model buffer size =  8740.26 MiB\n"]
+    log, _ = parse_log(cuda, "llama.cpp")
+    assert {rank: terms[P.GPU_MEMORY] for rank, terms in log.ranks.items()} == {"CUDA0": mib(11866),
+                                                                               "CUDA1": mib(23865)}
+    assert log.gpu_name == "NVIDIA GeForce RTX 4070"
+    # builds before the PR print no total: nothing is read as one (llama.cpp#7217, b2849)
+    log, _ = parse_log(["ggml_cuda_init: found 2 CUDA devices:\n",
+                        "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"] + cuda[4:],
+                       "llama.cpp")
+    assert all(P.GPU_MEMORY not in terms for terms in log.ranks.values())
+    # a restart's device lines come before its build line: the last process's header and totals are read (the
+    # CUDA process after a ROCm one), not dropped with the start-up before
+    log, _ = parse_log(rocm + cuda, "llama.cpp")
+    assert {rank: terms[P.GPU_MEMORY] for rank, terms in log.ranks.items()} == {"CUDA0": mib(11866),
+                                                                               "CUDA1": mib(23865)}
+    assert log.engine_version == "8586"
+    # a total --fit's table printed for the device is kept (the same figure in the logs seen)
+    log, _ = parse_log(rocm[:4] + ["common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16300 = 16140 + (30834 "
+                                   "=  9938 +   20480 +     416) +      -30670 |\n"] + rocm[4:], "llama.cpp")
+    assert log.ranks["ROCm1"][P.GPU_MEMORY] == mib(16300)
