@@ -1067,7 +1067,8 @@ class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated method
     # Qwen2/2.5-VL only: the images whose tokens come off max_model_len before the counted video's frames are fitted
     # ("limits": --limit-mm-per-prompt's image count, the frames then split over its video count; "one": one image
     # where images are allowed; "none"), and the length the video profile_run encodes is sized from ("batched":
-    # max_num_batched_tokens, "item": the counted video's tokens, "max-len": max_model_len)
+    # max_num_batched_tokens, one video and no image; "batched-limits": the same with the images off and the split
+    # of "limits"; "item": the counted video's tokens; "max-len": max_model_len)
     images_off: str = "none"
     encoded_from: str = "max-len"
     default_limit: int = VLLM_MM_LIMIT_DEFAULT  # a modality's --limit-mm-per-prompt when not given
@@ -1086,17 +1087,23 @@ _QWEN2_VIDEO = ("get_max_video_tokens: the frames of the largest image, two a te
 _QWEN2_VL_VIDEO_ROWS = (
     VllmVideoRow("0.0.0", "qwen2_vl", 1.0, 16, "video-frames-after-image-limit",
                  f"qwen2_vl.py@v0.8.0 and @v0.8.2 get_num_frames_with_most_features: max_model_len less "
-                 f"limit_per_prompt image x 16,384, the frames split over limit_per_prompt video (config.py@v0.8.2 "
-                 f"get_limit_per_prompt: 1 when not given), at least 1; multimodal/registry.py@v0.8.2 "
-                 f"get_max_tokens_per_item_by_modality; gpu_model_runner.py@v0.8.2 profile_run encodes the first "
-                 f"item of inputs/registry.py dummy_data_for_profiling(seq_len=max_num_tokens), sized the same way "
-                 f"from max_num_batched_tokens (0.8.3 and 0.8.4 not read) {_QWEN2_VIDEO}",
+                 f"limit_per_prompt image x 16,384, the frames split over limit_per_prompt video (config.py@v0.8.0 "
+                 f"and @v0.8.2 get_limit_per_prompt: 1 when not given), at least 1; gpu_model_runner.py@v0.8.0 and "
+                 f"@v0.8.2 profile_run encodes the first video of inputs/registry.py dummy_data_for_profiling("
+                 f"seq_len=max_num_tokens), every limit's items, sized the same way from max_num_batched_tokens "
+                 f"(0.8.1 not read) {_QWEN2_VIDEO}",
+                 images_off="limits", encoded_from="batched-limits", default_limit=1),
+    VllmVideoRow("0.8.3", "qwen2_vl", 1.0, 16, "video-frames-after-image-limit",
+                 f"multimodal/registry.py@v0.8.3 passes the limits as mm_counts to qwen2_vl.py "
+                 f"get_mm_max_tokens_per_item (config.py@v0.8.3: 1 when not given); gpu_model_runner.py@v0.8.3 "
+                 f"encodes get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
                  images_off="limits", encoded_from="batched", default_limit=1),
-    VllmVideoRow("0.8.5", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
-                 f"multimodal/registry.py@v0.8.5, @v0.9.0.1 and @v0.9.2 get_max_tokens_per_item_by_modality passes "
-                 f"mm_counts {{modality: 1}}, so qwen2_vl.py takes one image's 16,384 tokens off max_model_len; "
-                 f"gpu_model_runner.py@v0.8.5, @v0.9.0.1 and @v0.9.2 profile_run encodes "
-                 f"get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) (0.9.1 not read) {_QWEN2_VIDEO}",
+    VllmVideoRow("0.8.4", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
+                 f"multimodal/registry.py@v0.8.4, @v0.8.5, @v0.9.0.1, @v0.9.1 and @v0.9.2 "
+                 f"get_max_tokens_per_item_by_modality passes mm_counts {{modality: 1}}, so qwen2_vl.py takes one "
+                 f"image's 16,384 tokens off max_model_len (config.py@v0.8.4: 999 a modality on V1 when not given); "
+                 f"gpu_model_runner.py@v0.8.4-v0.9.2 profile_run encodes "
+                 f"get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
                  images_off="one", encoded_from="batched"),
     VllmVideoRow("0.10.0", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
                  f"multimodal/registry.py@v0.10.0 (mm_counts {{modality: 1}}, one image off); "

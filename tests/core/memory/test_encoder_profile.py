@@ -185,8 +185,8 @@ def test_qwen2_vl_video_outranks_the_image_from_two_steps(config, version, max_l
 
 
 # Before 0.11 (profiles.VLLM_VIDEO_ROWS, read in the wheels) the counted video is fitted to max_model_len less images:
-# at 0.8.0-0.8.4 the image limit's 16,384 tokens each (the frames split over the video limit; both limits 1 when
-# not given), at 0.8.5-0.10.1 one image's, none from 0.10.2. The video profile_run encodes is sized from
+# at 0.8.0-0.8.3 the image limit's 16,384 tokens each (the frames split over the video limit; both limits 1 when
+# not given), at 0.8.4-0.10.1 one image's, none from 0.10.2. The video profile_run encodes is sized from
 # max_num_batched_tokens (2,048 here: one frame, one step of 65,536 patches), except at 0.10.0 (the counted video).
 # At 128,000 tokens one image off leaves 111,616 tokens: 6 steps (98,304 tokens), where 0.11+ fits 7 (114,688).
 @pytest.mark.parametrize("config, version, limits, max_len, modality, counted_steps, encoded_steps", [
@@ -196,6 +196,8 @@ def test_qwen2_vl_video_outranks_the_image_from_two_steps(config, version, max_l
     (QWEN25_VL_7B, "0.8.2", (None, None), 128_000, "video", 6, 1),
     # two images off leave 95,232 tokens: 10 frames over 3 videos, 3 frames a video (2 steps)
     (QWEN2_VL_7B, "0.8.2", (2, 3), 128_000, "video", 2, 1),
+    (QWEN2_VL_7B, "0.8.3", (10, 10), 128_000, "image", 1, 1),
+    (QWEN2_VL_7B, "0.8.4", (10, 10), 128_000, "video", 6, 1),
     (QWEN2_VL_7B, "0.9.2", (None, None), 128_000, "video", 6, 1),
     (QWEN25_VL_7B, "0.9.0", (10, 10), 128_000, "video", 6, 1),  # one image off whatever the image limit
     (QWEN25_VL_7B, "0.9.2", (0, None), 128_000, "video", 7, 1),  # no image allowed: nothing off
@@ -227,6 +229,9 @@ def test_qwen2_vl_0_8_2_encodes_the_video_of_the_batched_tokens_less_the_image_l
     cfg = VllmConfig(mm_image_limit=1, mm_video_limit=2)
     got = encoder_profile(facts_from_config(QWEN2_VL_7B, "test"), cfg, 60_000, 256, 128_000, "0.8.2")
     assert (got.modality, got.items, got.item_tokens, got.item_patches) == ("video", 2, 3 * 16_384, 65_536)
+    # 0.8.3 counts the same video but encodes one built for {video: 1}: 60,000 tokens, 6 frames, 3 steps
+    got = encoder_profile(facts_from_config(QWEN2_VL_7B, "test"), cfg, 60_000, 256, 128_000, "0.8.3")
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == ("video", 2, 3 * 16_384, 3 * 65_536)
 
 
 def test_qwen2_vl_video_follows_max_pixels_and_the_video_limit():

@@ -431,14 +431,14 @@ def qwen2_vl_videos(row: P.VllmVideoRow, cfg: VllmConfig, image_patches: int, im
     """Qwen2/2.5-VL's dummy video for one release (profiles.VLLM_VIDEO_ROWS): (soft tokens of the video the
     encoder budget counts, patches and soft tokens of the video profile_run encodes). The counted one is fitted
     to max_model_len less the images the row takes off; the encoded one to the length the row names, with the
-    same images off only where the dummy request carries every modality's limit (0.8.0-0.8.4)."""
+    same images off only where the dummy request carries every modality's limit (0.8.0-0.8.2)."""
     image_limit = row.default_limit if cfg.mm_image_limit is None else cfg.mm_image_limit
     video_limit = row.default_limit if cfg.mm_video_limit is None else cfg.mm_video_limit
     images, videos = {"limits": (image_limit, video_limit), "one": (min(image_limit, 1), 1)}.get(row.images_off,
                                                                                                 (0, 1))
     _, _, counted = qwen2_vl_video(image_patches, image_tokens, max_len, row.max_frames, images, videos)
-    length = {"batched": batched, "item": counted}.get(row.encoded_from, max_len)
-    encoded_images, encoded_videos = (images, videos) if row.images_off == "limits" else (0, 1)
+    length = {"batched": batched, "batched-limits": batched, "item": counted}.get(row.encoded_from, max_len)
+    encoded_images, encoded_videos = (images, videos) if row.encoded_from == "batched-limits" else (0, 1)
     _, patches, soft = qwen2_vl_video(image_patches, image_tokens, length, row.max_frames, encoded_images,
                                       encoded_videos)
     return counted, patches, soft
