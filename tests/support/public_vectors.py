@@ -338,6 +338,13 @@ VECTORS = (
            why="search-index file 55021192520: Qwen2.5-VL-7B-Instruct on one A100-SXM4-80GB (its nvidia-smi), vLLM "
                "0.23.0 (the image tag and the log), gmu 0.22, default 128,000 tokens: the encoder profile is one "
                "video of 114,688 tokens (profiles.VLLM_VIDEO_ROWS), -14.28 GiB of KV memory, refused"),
+    Vector("v1-0.8.2-qwen25-vl-7b-h100-llm-class-10-images-10-videos.log", config("qwen2.5-vl-7b"), H100, "0.8.2",
+           args=("--max-num-batched-tokens=16384", "--max-num-seqs=1024", "--limit-mm-per-prompt=image=10,video=10"),
+           why="QwenLM/Qwen3-VL#1057: Qwen2.5-VL-7B-Instruct on one H100-SXM-80GB, vllm==0.8.2 (the issue's "
+               "environment), the README's LLM(limit_mm_per_prompt={'image': 10, 'video': 10}) at the default "
+               "128,000 tokens; the LLM class's 16,384 batched tokens and 1,024 sequences on an H100 "
+               "(engine/arg_utils.py@v0.8.2). 10 images' tokens leave no frames, so the one-frame video ties the "
+               "image and the image is profiled (profiles.VLLM_VIDEO_ROWS), as the log says"),
     Vector("v1-0.10dev-llama32-1b-debug-profile.log", "meta-llama/Llama-3.2-1B", L40S, "0.10.1", version_known=False,
            gpu_known=False,
            why="search-index file 21240355802: `VLLM_LOGGING_LEVEL=DEBUG vllm serve meta-llama/Llama-3.2-1B` on a "

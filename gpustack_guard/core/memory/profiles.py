@@ -1065,6 +1065,14 @@ class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated method
     max_frames: int
     rule: str
     source: str
+    # Qwen2/2.5-VL only: the images whose tokens come off max_model_len before the counted video's frames are fitted
+    # ("limits": --limit-mm-per-prompt's image count, the frames then split over its video count; "one": one image
+    # where images are allowed; "none"), and the length the video profile_run encodes is sized from ("batched":
+    # max_num_batched_tokens, one video and no image; "batched-limits": the same with the images off and the split
+    # of "limits"; "item": the counted video's tokens; "max-len": max_model_len)
+    images_off: str = "none"
+    encoded_from: str = "max-len"
+    default_limit: int = VLLM_MM_LIMIT_DEFAULT  # a modality's --limit-mm-per-prompt when not given
 
 
 # Qwen2/2.5-VL (qwen2_vl.py Qwen2VLProcessingInfo): each frame is the largest image (the image processor's
@@ -1073,14 +1081,51 @@ class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated method
 # 2 x 16,384 = 32,768 tokens on: 7 steps (114,688 tokens) at 128,000, as a 0.23.0 Qwen2.5-VL-7B start-up logs
 # ("budget of 114688 tokens, and profiled with 1 video items", search-index file 55021192520).
 _QWEN2_VIDEO = ("get_max_video_tokens: the frames of the largest image, two a temporal step of 16,384 tokens "
-                "at the default max_pixels, as many as fit max_model_len")
+                "at the default max_pixels, as many as fit the length left")
+# Before 0.11 the video profile_run encodes is not the one the budget counts: gpu_model_runner.py builds it from
+# another length (max_num_batched_tokens, or the counted item's tokens at 0.10.0), so at the usual 2,048-16,384
+# batched tokens it is one temporal step (65,536 patches, 16,384 soft tokens) whatever the budget line says.
 _QWEN2_VL_VIDEO_ROWS = (
-    VllmVideoRow("0.0.0", "qwen2_vl", 1.0, 16, "video-frame-steps",
-                 f"qwen2_vl.py@v0.10.1, @v0.10.1.1 and @v0.10.2 (_MAX_FRAMES_PER_VIDEO 16; earlier releases not "
-                 f"read) {_QWEN2_VIDEO}"),
+    VllmVideoRow("0.0.0", "qwen2_vl", 1.0, 16, "video-frames-after-image-limit",
+                 f"qwen2_vl.py@v0.8.0 and @v0.8.2 get_num_frames_with_most_features: max_model_len less "
+                 f"limit_per_prompt image x 16,384, the frames split over limit_per_prompt video (config.py@v0.8.0 "
+                 f"and @v0.8.2 get_limit_per_prompt: 1 when not given), at least 1; gpu_model_runner.py@v0.8.0 and "
+                 f"@v0.8.2 profile_run encodes the first video of inputs/registry.py dummy_data_for_profiling("
+                 f"seq_len=max_num_tokens), every limit's items, sized the same way from max_num_batched_tokens "
+                 f"(0.8.1 not read) {_QWEN2_VIDEO}",
+                 images_off="limits", encoded_from="batched-limits", default_limit=1),
+    VllmVideoRow("0.8.3", "qwen2_vl", 1.0, 16, "video-frames-after-image-limit",
+                 f"multimodal/registry.py@v0.8.3 passes the limits as mm_counts to qwen2_vl.py "
+                 f"get_mm_max_tokens_per_item (config.py@v0.8.3: 1 when not given); gpu_model_runner.py@v0.8.3 "
+                 f"encodes get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
+                 images_off="limits", encoded_from="batched", default_limit=1),
+    VllmVideoRow("0.8.4", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
+                 f"multimodal/registry.py@v0.8.4, @v0.8.5, @v0.9.0.1, @v0.9.1 and @v0.9.2 "
+                 f"get_max_tokens_per_item_by_modality passes mm_counts {{modality: 1}}, so qwen2_vl.py takes one "
+                 f"image's 16,384 tokens off max_model_len (config.py@v0.8.4: 999 a modality on V1 when not given); "
+                 f"gpu_model_runner.py@v0.8.4-v0.9.2 profile_run encodes "
+                 f"get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
+                 images_off="one", encoded_from="batched"),
+    VllmVideoRow("0.10.0", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
+                 f"multimodal/registry.py@v0.10.0 (mm_counts {{modality: 1}}, one image off); "
+                 f"gpu_model_runner.py@v0.10.0 profile_run encodes get_decoder_dummy_data("
+                 f"seq_len=max_tokens_per_mm_item, {{video: 1}}): the counted video {_QWEN2_VIDEO}",
+                 images_off="one", encoded_from="item"),
+    VllmVideoRow("0.10.1", "qwen2_vl", 1.0, 16, "video-frames-after-one-image",
+                 f"qwen2_vl.py and multimodal/registry.py@v0.10.1 and @v0.10.1.1 (one image off); "
+                 f"gpu_model_runner.py@v0.10.1 and @v0.10.1.1 _get_mm_dummy_batch encodes "
+                 f"get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
+                 images_off="one", encoded_from="batched"),
+    VllmVideoRow("0.10.2", "qwen2_vl", 1.0, 16, "video-frame-steps",
+                 f"qwen2_vl.py@v0.10.2 get_num_frames_with_most_features: the frames of max_model_len, no image "
+                 f"off (_MAX_FRAMES_PER_VIDEO 16); gpu_model_runner.py@v0.10.2 _get_mm_dummy_batch still encodes "
+                 f"get_decoder_dummy_data(seq_len=max_num_tokens, {{video: 1}}) {_QWEN2_VIDEO}",
+                 encoded_from="batched"),
     VllmVideoRow("0.11.0", "qwen2_vl", 1.0, 14, "video-frame-steps",
                  f"qwen2_vl.py@v0.11.0, @v0.13.0, @v0.19.0, @v0.23.0, @v0.27.0 and @v0.34.0 (_MAX_FRAMES_PER_VIDEO "
-                 f"14) {_QWEN2_VIDEO}"),
+                 f"14); gpu_model_runner.py@v0.11.0, @v0.12.0 and @v0.13.0 _get_mm_dummy_batch "
+                 f"(seq_len=max_model_len) and multimodal/registry.py@v0.23.0 get_dummy_mm_inputs (max_model_len) "
+                 f"encode the counted video {_QWEN2_VIDEO}"),
 )
 _VIDEO_TIMESTAMPS = ("get_max_video_tokens returns int(soft tokens x 12.5) (the '<t seconds>' text around each "
                      "frame's tokens), so the video outranks the 16,384-token image and is the profiled modality")

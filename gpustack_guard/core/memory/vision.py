@@ -215,12 +215,16 @@ def qwen3_vl_video(enc: EncoderDummy, seq_len: int, max_frames: int = P.QWEN3_VL
     return (frames, *_video_grid(frames, shape))
 
 
-def qwen2_vl_video(image_patches: int, image_tokens: int, seq_len: int, max_frames: int) -> tuple[int, int, int]:
+def qwen2_vl_video(image_patches: int, image_tokens: int, seq_len: int, max_frames: int, images: int = 0,
+                   videos: int = 1) -> tuple[int, int, int]:
     """(frames, patches, soft tokens) of Qwen2/2.5-VL's dummy video: frames of the largest image, padded to two a
-    temporal step; qwen2_vl.py _get_max_video_frames adds frames from 1 while the next count's tokens stay within
-    seq_len (steps x image tokens), then the cap (_MAX_FRAMES_PER_VIDEO) applies."""
-    frames = 2 * (seq_len // image_tokens) or 1
-    frames = max(1, min(frames, max_frames))
+    temporal step; qwen2_vl.py get_num_frames_with_most_features takes `images` images' tokens off seq_len,
+    _get_max_video_frames adds frames from 1 while the next count's tokens (steps x image tokens) stay within what
+    is left (none when nothing is), the frames are split over `videos`, then the cap (_MAX_FRAMES_PER_VIDEO) and a
+    floor of 1 apply."""
+    left = seq_len - images * image_tokens
+    total = 2 * (left // image_tokens) if left >= image_tokens else 0
+    frames = max(1, min(total // max(videos, 1), max_frames))
     steps = (frames + frames % 2) // 2
     return frames, steps * image_patches, steps * image_tokens
 

@@ -172,7 +172,6 @@ def test_qwen3_vl_30b_a3b_video_matches_the_logged_budget():
 # 128,000 tokens logs "a budget of 114688 tokens, and profiled with 1 video items" (7 steps).
 @pytest.mark.parametrize("config, version, max_len, modality, steps", [
     (QWEN25_VL_7B, "0.23.0", 128_000, "video", 7), (QWEN25_VL_7B, "0.23.0", 200_000, "video", 7),
-    (QWEN25_VL_7B, "0.10.2", 200_000, "video", 8),
     (QWEN25_VL_7B, "0.19.0", 32_768, "video", 2), (QWEN25_VL_7B, "0.19.0", 32_767, "image", 1),
     (QWEN2_VL_7B, "0.13.0", 65_536, "video", 4), (QWEN2_VL_7B, "0.13.0", 8_192, "image", 1),
 ])
@@ -183,6 +182,56 @@ def test_qwen2_vl_video_outranks_the_image_from_two_steps(config, version, max_l
     if modality == "video":
         assert got.rule.endswith("video-frame-steps")
         assert got.held == steps * 65_536 * 1_176 * 2 + steps * 16_384 * config["hidden_size"] * 2
+
+
+# Before 0.11 (profiles.VLLM_VIDEO_ROWS, read in the wheels) the counted video is fitted to max_model_len less images:
+# at 0.8.0-0.8.3 the image limit's 16,384 tokens each (the frames split over the video limit; both limits 1 when
+# not given), at 0.8.4-0.10.1 one image's, none from 0.10.2. The video profile_run encodes is sized from
+# max_num_batched_tokens (2,048 here: one frame, one step of 65,536 patches), except at 0.10.0 (the counted video).
+# At 128,000 tokens one image off leaves 111,616 tokens: 6 steps (98,304 tokens), where 0.11+ fits 7 (114,688).
+@pytest.mark.parametrize("config, version, limits, max_len, modality, counted_steps, encoded_steps", [
+    # QwenLM/Qwen3-VL#1057 (0.8.2, LLM(limit_mm_per_prompt={"image": 10, "video": 10})): 163,840 image tokens
+    # leave nothing, the video is one frame and ties the image, which is kept ("profiled with 1 image items")
+    (QWEN25_VL_7B, "0.8.2", (10, 10), 128_000, "image", 1, 1),
+    (QWEN25_VL_7B, "0.8.2", (None, None), 128_000, "video", 6, 1),
+    # two images off leave 95,232 tokens: 10 frames over 3 videos, 3 frames a video (2 steps)
+    (QWEN2_VL_7B, "0.8.2", (2, 3), 128_000, "video", 2, 1),
+    (QWEN2_VL_7B, "0.8.3", (10, 10), 128_000, "image", 1, 1),
+    (QWEN2_VL_7B, "0.8.4", (10, 10), 128_000, "video", 6, 1),
+    (QWEN2_VL_7B, "0.9.2", (None, None), 128_000, "video", 6, 1),
+    (QWEN25_VL_7B, "0.9.0", (10, 10), 128_000, "video", 6, 1),  # one image off whatever the image limit
+    (QWEN25_VL_7B, "0.9.2", (0, None), 128_000, "video", 7, 1),  # no image allowed: nothing off
+    (QWEN25_VL_7B, "0.10.0", (None, None), 128_000, "video", 6, 6),
+    (QWEN2_VL_7B, "0.10.1", (None, None), 32_768, "image", 1, 1),  # 16,384 left: one step ties the image
+    (QWEN25_VL_7B, "0.10.2", (None, None), 200_000, "video", 8, 1),  # 24 frames capped at 16
+])
+def test_qwen2_vl_video_before_0_11_by_release(config, version, limits, max_len, modality, counted_steps,
+                                               encoded_steps):
+    cfg = VllmConfig(mm_image_limit=limits[0], mm_video_limit=limits[1])
+    got = encoder_profile(facts_from_config(config, "test"), cfg, 2_048, 256, max_len, version)
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == \
+        (modality, 1, counted_steps * 16_384, encoded_steps * 65_536)
+    if modality == "video":
+        assert got.held == encoded_steps * (65_536 * 1_176 * 2 + 16_384 * config["hidden_size"] * 2)
+
+
+# The encoded video follows max_num_batched_tokens at 0.9.2: 40,000 tokens hold 2 steps (4 frames)
+def test_qwen2_vl_encoded_video_follows_the_batched_tokens_at_0_9():
+    f = facts_from_config(QWEN25_VL_7B, "test")
+    got = encoder_profile(f, VllmConfig(), 40_000, 256, 128_000, "0.9.2")
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == ("video", 1, 98_304, 2 * 65_536)
+
+
+# 0.8.2's encoded video comes from a dummy request with every limit (inputs/registry.py dummy_data_for_profiling):
+# 60,000 batched tokens less one image leave 43,616, 4 frames over 2 videos, one step; the counted video takes
+# 111,616 / 2 videos, 6 frames, 3 steps (49,152 tokens), two of which the 60,000-token budget holds (rounded up)
+def test_qwen2_vl_0_8_2_encodes_the_video_of_the_batched_tokens_less_the_image_limit():
+    cfg = VllmConfig(mm_image_limit=1, mm_video_limit=2)
+    got = encoder_profile(facts_from_config(QWEN2_VL_7B, "test"), cfg, 60_000, 256, 128_000, "0.8.2")
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == ("video", 2, 3 * 16_384, 65_536)
+    # 0.8.3 counts the same video but encodes one built for {video: 1}: 60,000 tokens, 6 frames, 3 steps
+    got = encoder_profile(facts_from_config(QWEN2_VL_7B, "test"), cfg, 60_000, 256, 128_000, "0.8.3")
+    assert (got.modality, got.items, got.item_tokens, got.item_patches) == ("video", 2, 3 * 16_384, 3 * 65_536)
 
 
 def test_qwen2_vl_video_follows_max_pixels_and_the_video_limit():

@@ -641,6 +641,10 @@ CASES = [
      {P.WEIGHTS: gib(58.99), P.KV_CACHE: gib(28.41), P.CUDA_GRAPHS: gib(0.10), P.UTILIZATION: 0.94,
       P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 97541, P.MAX_CONCURRENCY: 2.98, P.GRAPHS_PIECEWISE: 8,
       P.MAX_CAPTURE_SIZE: 40, P.GRAPHS_FULL: 5}),
+    # QwenLM/Qwen3-VL#1057: 0.8.2 prints "Model loading took ... GB" for GiB; the version is not in the excerpt
+    ("vllm/v1-0.8.2-qwen25-vl-7b-h100-llm-class-10-images-10-videos.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.6271), P.CUDA_GRAPHS: gib(0.63), P.KV_TOKENS: 905648, P.MAX_MODEL_LEN: 128000,
+      P.MAX_CONCURRENCY: 7.08}),
     ("vllm/v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", '0.23.0', False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(15.67), P.CUDA_GRAPHS: gib(0.53), P.UTILIZATION: 0.22, P.MAX_MODEL_LEN: 128000,
       P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35}),
@@ -847,7 +851,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 133, "sglang": 50, "llama.cpp": 50}
+    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 50}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -426,6 +426,24 @@ def vit_step_elements(enc: EncoderDummy, attention_widths: int) -> int:
     return max(attention_widths * w, mlp)
 
 
+def qwen2_vl_videos(row: P.VllmVideoRow, cfg: VllmConfig, image_patches: int, image_tokens: int, max_len: int,
+                    batched: int) -> tuple[int, int, int]:
+    """Qwen2/2.5-VL's dummy video for one release (profiles.VLLM_VIDEO_ROWS): (soft tokens of the video the
+    encoder budget counts, patches and soft tokens of the video profile_run encodes). The counted one is fitted
+    to max_model_len less the images the row takes off; the encoded one to the length the row names, with the
+    same images off only where the dummy request carries every modality's limit (0.8.0-0.8.2)."""
+    image_limit = row.default_limit if cfg.mm_image_limit is None else cfg.mm_image_limit
+    video_limit = row.default_limit if cfg.mm_video_limit is None else cfg.mm_video_limit
+    images, videos = {"limits": (image_limit, video_limit), "one": (min(image_limit, 1), 1)}.get(row.images_off,
+                                                                                                (0, 1))
+    _, _, counted = qwen2_vl_video(image_patches, image_tokens, max_len, row.max_frames, images, videos)
+    length = {"batched": batched, "batched-limits": batched, "item": counted}.get(row.encoded_from, max_len)
+    encoded_images, encoded_videos = (images, videos) if row.encoded_from == "batched-limits" else (0, 1)
+    _, patches, soft = qwen2_vl_video(image_patches, image_tokens, length, row.max_frames, encoded_images,
+                                      encoded_videos)
+    return counted, patches, soft
+
+
 def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int, max_len: int,
                     version: str | None, runner: str = "v1") -> EncoderProfile:
     """The V1 encoder profile of a multimodal model for one release (0 bytes for a text-only model): the dummy
@@ -454,10 +472,11 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
     row_v = P.vllm_video_row(enc.family, version) if modelled and cfg.mm_video_limit != 0 else None
     if row_v:
         if enc.video_per_frame:  # the frames are the image as sized above (max_pixels included)
-            _, v_patches, v_soft = qwen2_vl_video(patches, tokens, max_len, row_v.max_frames)
+            v_counted, v_patches, v_soft = qwen2_vl_videos(row_v, cfg, patches, tokens, max_len, batched)
         else:
             _, v_patches, v_soft = qwen3_vl_video(enc, max_len, row_v.max_frames)
-        v_tokens = int(v_soft * row_v.tokens_per_soft_token)
+            v_counted = v_soft
+        v_tokens = int(v_counted * row_v.tokens_per_soft_token)
         # the registry's max() keeps the first modality of equal tokens: the image
         if v_tokens > tokens or cfg.mm_image_limit == 0:
             patches, tokens, outputs, limit, modality, video = v_patches, v_tokens, v_soft, cfg.mm_video_limit, \
