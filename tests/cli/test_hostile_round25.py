@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from support.fake_gpustack import in_front
 
 MODEL_PATH = "/v2/models/{}"
 
@@ -84,19 +85,6 @@ def test_a_restart_without_a_hand_edit_clears_its_mark(gsg, fake, specs, monkeyp
 
 # --- a PUT is sent once ----------------------------------------------------------------------------------------
 
-def _in_front(fake, monkeypatch, instead):
-    """The fake, each request first offered to `instead(request)`: an answer (or a raised error) replaces the
-    fake's, None lets the fake answer. The (method, path) of every request is recorded."""
-    import gpustack_guard.wiring as wiring
-
-    calls: list[tuple[str, str]] = []
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        calls.append((request.method, request.url.path))
-        return instead(request) or fake.handle(request)
-
-    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
-    return calls
 
 
 def _busy(request):
@@ -133,7 +121,7 @@ def test_a_put_that_fails_is_not_sent_again_and_the_next_apply_converges(gsg, fa
     assert gsg("apply", str(specs), "--yes").code == 0
     _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
     mid = fake.by_name("llama-8b")["id"]
-    calls = _in_front(fake, monkeypatch, _once(failure))
+    calls = in_front(fake, monkeypatch, _once(failure))
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1
     assert f"  failed: llama-8b: update: PUT /v2/models/{mid}: {says}\n" in result.err, result.err
@@ -151,7 +139,7 @@ def test_a_put_refused_with_429_is_still_sent_again(gsg, fake, specs, monkeypatc
     assert gsg("apply", str(specs), "--yes").code == 0
     _edit(specs, "llama-8b.yaml", "max_num_seqs: 64", "max_num_seqs: 48")
     mid = fake.by_name("llama-8b")["id"]
-    calls = _in_front(fake, monkeypatch, _once(lambda request: httpx.Response(429, headers={"Retry-After": "2"})))
+    calls = in_front(fake, monkeypatch, _once(lambda request: httpx.Response(429, headers={"Retry-After": "2"})))
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 0, result.err
     assert calls.count(("PUT", MODEL_PATH.format(mid))) == 3  # refused, then the update and the mark's clearing
@@ -164,7 +152,7 @@ def test_a_put_refused_with_429_is_still_sent_again(gsg, fake, specs, monkeypatc
 def test_a_retry_after_date_past_datetimes_years_is_one_line(gsg, fake, specs, monkeypatch, slept, date):
     """Before: a year of 11 digits overflowed the date parser (exit 3, 'internal error: OverflowError'); a year
     past 9999 was no date and was retried after the usual backoff."""
-    calls = _in_front(fake, monkeypatch, lambda request: httpx.Response(429, headers={"Retry-After": date})
+    calls = in_front(fake, monkeypatch, lambda request: httpx.Response(429, headers={"Retry-After": date})
                       if request.url.path == "/v2/models" else None)
     result = gsg("plan", str(specs))
     assert (result.code, result.err) == (1, f"gsg: error: GET /v2/models: HTTP 429 Too Many Requests: the server "
@@ -255,7 +243,7 @@ def test_a_model_answer_with_a_key_twice_is_refused_before_any_write(gsg, fake, 
                                   headers={"content-type": "application/json"})
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1
     assert (f"  failed: llama-8b: update: GET /v2/models/{mid}: an object of the answer holds the key '{key}' twice: "
@@ -308,7 +296,7 @@ def test_a_lock_removed_during_apply_is_not_released_by_its_old_id(gsg, fake, sp
                     fake.models[lock["id"]]["meta"] = {**lock["meta"], LEASE_TOKEN: "another-apply"}
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     result = gsg("apply", str(specs), "--yes")
     reused = done[0]
     assert result.code == 0, result.err
@@ -320,7 +308,7 @@ def test_a_lock_removed_during_apply_is_not_released_by_its_old_id(gsg, fake, sp
 
 def test_a_lock_still_held_is_released_by_its_id(gsg, fake, specs, monkeypatch):
     """The neighbour: the id still holds this run's lock (its token): it is deleted, and only it."""
-    calls = _in_front(fake, monkeypatch, lambda request: None)
+    calls = in_front(fake, monkeypatch, lambda request: None)
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 0 and "apply lock" not in result.err, result.err
     deletes = [c for c in calls if c[0] == "DELETE"]

@@ -8,24 +8,12 @@ import functools
 
 import httpx
 import pytest
+from support.fake_gpustack import in_front
 
 MODEL_PATH = "/v2/models/{}"
 LOCK = "gsg-lock-field-notes-example"  # specs/gsg.yaml's project
 
 
-def _in_front(fake, monkeypatch, instead):
-    """The fake behind `instead(request)`: an answer of its own (the server may have acted first), or None to let
-    the fake answer. Returns every (method, path) the server saw."""
-    import gpustack_guard.wiring as wiring
-
-    calls: list[tuple[str, str]] = []
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        calls.append((request.method, request.url.path))
-        return instead(request) or fake.handle(request)
-
-    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
-    return calls
 
 
 def _reuse_id(fake, model_id: int, name: str, **fields) -> None:
@@ -84,7 +72,7 @@ def test_a_prune_whose_delete_answer_is_lost_never_deletes_the_model_that_took_i
     then, and it was deleted too, with "Apply complete: ... 1 deleted" and exit 0."""
     mid = _pruned(gsg, fake, specs)
     name = "stranger" if successor == "stranger" else "llama-8b"
-    calls = _in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: _reuse_id(f, mid, name)))
+    calls = in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: _reuse_id(f, mid, name)))
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 1, result.err
     assert (f"failed: llama-8b: delete: 'llama-8b': the delete of model id {mid} may or may not have landed "
@@ -103,7 +91,7 @@ def test_a_prune_whose_delete_answer_is_lost_never_deletes_the_model_that_took_i
 def test_a_lost_delete_answer_with_the_model_gone_is_done_without_a_second_delete(gsg, fake, specs, monkeypatch,
                                                                                     lost):
     mid = _pruned(gsg, fake, specs)
-    calls = _in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: None))
+    calls = in_front(fake, monkeypatch, _lost_delete(fake, mid, LOST[lost], lambda f: None))
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 0 and "1 deleted" in result.out, result.err
     assert len(_deletes(calls, mid)) == 1 and mid not in fake.models
@@ -124,7 +112,7 @@ def test_a_delete_refused_with_a_5xx_is_sent_again_once_the_id_is_read_as_the_sa
             return httpx.Response(status, json={"message": "try later"})
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     slept.clear()
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 0 and "1 deleted" in result.out, result.err
@@ -142,7 +130,7 @@ def test_a_delete_refused_every_time_is_one_line_after_the_retries(gsg, fake, sp
             return httpx.Response(503, json={"message": "down"})
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 1
     assert (f"failed: llama-8b: delete: DELETE /v2/models/{mid}: HTTP 503 Service Unavailable: down\n"
@@ -160,7 +148,7 @@ def test_a_delete_refused_with_a_status_no_retry_helps_is_not_sent_again(gsg, fa
             return httpx.Response(status, json={"message": "no"})
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 1 and f"DELETE /v2/models/{mid}: HTTP {status} " in result.err, result.err
     assert len(_deletes(calls, mid)) == 1 and mid in fake.models
@@ -201,7 +189,7 @@ def test_a_lock_release_whose_answer_is_lost_never_deletes_the_model_that_took_i
             return httpx.Response(503, json={"message": "busy"})
         return None
 
-    calls = _in_front(fake, monkeypatch, instead)
+    calls = in_front(fake, monkeypatch, instead)
     result = gsg("apply", str(specs), "--yes")
     reused = done[0]
     assert result.code == 0, result.err
@@ -274,7 +262,7 @@ def test_a_lock_takeover_whose_delete_answer_is_lost_never_deletes_the_model_tha
     stale = fake.create_unmanaged(LOCK, replicas=0, backend_parameters=[], gpu_selector=None, meta={
         LEASE: "ci@runner-7 pid 4242", LEASE_EXPIRES: str(int(time.time() - 1)), LEASE_TOKEN: "feedface",
         LEASE_HOST: "runner-7", LEASE_PID: "4242"})["id"]
-    calls = _in_front(fake, monkeypatch, _lost_delete(fake, stale, LOST["503"],
+    calls = in_front(fake, monkeypatch, _lost_delete(fake, stale, LOST["503"],
                                                       lambda f: _reuse_id(f, stale, "stranger")))
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1

@@ -402,3 +402,19 @@ class FakeGPUStack:
                 "cluster_id": self.clusters[0]["id"], "backend_parameters": ["--gpu-memory-utilization=0.2"],
                 "gpu_selector": {"gpu_ids": ["gpu-b:cuda:3"]}, **fields}
         return self._create(body).json()
+
+
+def in_front(fake, monkeypatch, instead):
+    """The CLI's client wired to `fake`, each request first offered to `instead(request)`: an answer (or a raised
+    error) replaces the fake's (the server may have acted first), None lets the fake answer. Returns the
+    (method, path) of every request, in order."""
+    import gpustack_guard.wiring as wiring
+
+    calls: list[tuple[str, str]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        calls.append((request.method, request.url.path))
+        return instead(request) or fake.handle(request)
+
+    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
+    return calls
