@@ -1,6 +1,6 @@
 """The real llama-server on a tiny Qwen3.5 (qwen35) GGUF: its CPU compute buffer at two micro-batches and two
 contexts is gsg's Gated DeltaNet stage (profiles.LLAMACPP_DELTA_NET_FORMS) plus the CPU graph's extra hidden row
-and 9 values per token (tests/core/memory/test_llamacpp_delta_net.py keeps 37 such runs as data and says why),
+and 9 values per token (tests/core/memory/test_llamacpp_delta_net.py keeps 39 such runs as data and says why),
 to the printed 0.01 MiB; and its KV and RS buffers are gsg's."""
 
 from __future__ import annotations

@@ -243,6 +243,8 @@ class TinyQwen35:
     groups: int = 2  # ssm.group_count: key heads
     v_heads: int = 8  # ssm.time_step_rank: value heads
     context: int = 8192
+    experts: int = 0  # > 0: qwen35moe, `ffn` the width of each routed expert and of the shared one
+    experts_used: int = 2
 
     @property
     def inner(self) -> int:
@@ -251,8 +253,9 @@ class TinyQwen35:
 
 def write_tiny_qwen35_gguf(path: Path, model: TinyQwen35, seed: int = 0) -> Path:
     rng = np.random.default_rng(seed)
-    writer = gguf.GGUFWriter(str(path), "qwen35")
-    writer.add_name("gsg-tiny-qwen35")
+    arch = "qwen35moe" if model.experts else "qwen35"
+    writer = gguf.GGUFWriter(str(path), arch)
+    writer.add_name(f"gsg-tiny-{arch}")
     writer.add_block_count(model.layers)
     writer.add_context_length(model.context)
     writer.add_embedding_length(model.hidden)
@@ -262,10 +265,15 @@ def write_tiny_qwen35_gguf(path: Path, model: TinyQwen35, seed: int = 0) -> Path
     writer.add_key_length(model.head_dim)
     writer.add_value_length(model.head_dim)
     writer.add_rope_dimension_count(model.head_dim)
-    writer.add_array("qwen35.rope.dimension_sections", [model.head_dim // 8, model.head_dim // 8,
-                                                        model.head_dim // 4, 0])
+    writer.add_array(f"{arch}.rope.dimension_sections", [model.head_dim // 8, model.head_dim // 8,
+                                                         model.head_dim // 4, 0])
     writer.add_layer_norm_rms_eps(1e-6)
-    writer.add_uint32("qwen35.full_attention_interval", model.interval)
+    writer.add_uint32(f"{arch}.full_attention_interval", model.interval)
+    if model.experts:
+        writer.add_expert_count(model.experts)
+        writer.add_expert_used_count(model.experts_used)
+        writer.add_expert_feed_forward_length(model.ffn)
+        writer.add_expert_shared_feed_forward_length(model.ffn)
     writer.add_ssm_conv_kernel(model.conv)
     writer.add_ssm_inner_size(model.inner)
     writer.add_ssm_state_size(model.state)
@@ -286,9 +294,17 @@ def write_tiny_qwen35_gguf(path: Path, model: TinyQwen35, seed: int = 0) -> Path
         block = f"blk.{layer}"
         vector(f"{block}.attn_norm.weight", model.hidden, 1.0)
         vector(f"{block}.post_attention_norm.weight", model.hidden, 1.0)
-        matrix(f"{block}.ffn_gate.weight", model.ffn, model.hidden)
-        matrix(f"{block}.ffn_up.weight", model.ffn, model.hidden)
-        matrix(f"{block}.ffn_down.weight", model.hidden, model.ffn)
+        if model.experts:
+            matrix(f"{block}.ffn_gate_inp.weight", model.experts, model.hidden)
+            for name, rows, cols in (("gate", model.ffn, model.hidden), ("up", model.ffn, model.hidden),
+                                     ("down", model.hidden, model.ffn)):
+                writer.add_tensor(f"{block}.ffn_{name}_exps.weight",
+                                  (rng.standard_normal((model.experts, rows, cols)) * 0.02).astype(np.float16))
+            vector(f"{block}.ffn_gate_inp_shexp.weight", model.hidden, 0.0)
+        suffix = "_shexp" if model.experts else ""
+        matrix(f"{block}.ffn_gate{suffix}.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_up{suffix}.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_down{suffix}.weight", model.hidden, model.ffn)
         if (layer + 1) % model.interval == 0:
             width = model.heads * model.head_dim
             matrix(f"{block}.attn_q.weight", 2 * width, model.hidden)

@@ -3473,11 +3473,11 @@ class LlamaCppDeltaNetForm(NamedTuple):  # a table row: tuple-built, no generate
 #   its concat behind the gathered conv state (build_conv_state, delta-net-base.cpp) and the conv output are three
 #   conv-channel rows per token, and the gathered state and its copy in the concat are two (d_conv - 1)-row blocks
 #   per sequence; z is computed after the delta net (it hangs off the gated norm) and so is not among them.
-#   Measured with tiny qwen35 GGUFs on this build's CPU backend (tests/core/memory/test_llamacpp_delta_net.py): 37
-#   runs over hidden 256/512, n_ff 512-2048, d_inner 512-4096, n_group 2/4, d_state 64/128, d_conv 4/6, -ub
-#   128-1024, -c 512-4096, -np 1/2; exact wherever the conv rows outweigh a sequence's scan state (d_state x
-#   d_inner) five times, which real Qwen3.5 shapes do from -ub 512 (27B: 10240 x 512 vs 128 x 6144, 6.7 times);
-#   below that ggml-alloc leaves gaps of up to 2.5 scan states per sequence, not counted.
+#   Measured with tiny qwen35 GGUFs (two of them qwen35moe) on this build's CPU backend (tests/core/memory/
+#   test_llamacpp_delta_net.py): 39 runs over hidden 256/512, n_ff 128-2048, d_inner 512-4096, n_group 2/4,
+#   d_state 64/128, d_conv 4/6, -ub 128-1024, -c 512-4096, -np 1/2; exact wherever the conv rows outweigh a
+#   sequence's scan state (d_state x d_inner) five times, which real Qwen3.5 shapes do from -ub 512 (27B: 10240 x
+#   512 vs 128 x 6144, 6.7 times); below that ggml-alloc leaves gaps of up to 2.5 scan states per sequence, not counted.
 LLAMACPP_DELTA_NET_FORMS = (
     LlamaCppDeltaNetForm("b0", "delta-net-not-modelled", None, 0,
                          "not read: src/models/delta-net-base.cpp build_delta_net_chunking, or the fused op behind "
