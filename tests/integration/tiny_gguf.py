@@ -223,3 +223,107 @@ def write_tiny_lfm2_gguf(path: Path, model: TinyLfm2, seed: int = 0) -> Path:
             matrix(f"{block}.shortconv.in_proj.weight", 3 * model.hidden, model.hidden)
             matrix(f"{block}.shortconv.out_proj.weight", model.hidden, model.hidden)
     return _written(writer, path)
+
+
+@dataclass(frozen=True)
+class TinyQwen35:
+    """A Qwen3.5 hybrid: every `interval`-th layer is gated grouped-query attention (its query projection twice as
+    wide, half of it the output gate), the rest Gated DeltaNet layers (llama.cpp's recurrent rows). Shapes as
+    src/models/qwen35.cpp creates them; the value head is d_inner / time_step_rank and must equal d_state."""
+
+    layers: int = 4
+    hidden: int = 256
+    heads: int = 4
+    kv_heads: int = 2
+    head_dim: int = 64  # attention.key_length = value_length
+    ffn: int = 512
+    interval: int = 4  # full_attention_interval
+    conv: int = 4  # ssm.conv_kernel
+    state: int = 64  # ssm.state_size: the key head and (d_inner / v_heads) the value head
+    groups: int = 2  # ssm.group_count: key heads
+    v_heads: int = 8  # ssm.time_step_rank: value heads
+    context: int = 8192
+    experts: int = 0  # > 0: qwen35moe, `ffn` the width of each routed expert and of the shared one
+    experts_used: int = 2
+
+    @property
+    def inner(self) -> int:
+        return self.state * self.v_heads
+
+
+def write_tiny_qwen35_gguf(path: Path, model: TinyQwen35, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    arch = "qwen35moe" if model.experts else "qwen35"
+    writer = gguf.GGUFWriter(str(path), arch)
+    writer.add_name(f"gsg-tiny-{arch}")
+    writer.add_block_count(model.layers)
+    writer.add_context_length(model.context)
+    writer.add_embedding_length(model.hidden)
+    writer.add_feed_forward_length(model.ffn)
+    writer.add_head_count(model.heads)
+    writer.add_head_count_kv(model.kv_heads)
+    writer.add_key_length(model.head_dim)
+    writer.add_value_length(model.head_dim)
+    writer.add_rope_dimension_count(model.head_dim)
+    writer.add_array(f"{arch}.rope.dimension_sections", [model.head_dim // 8, model.head_dim // 8,
+                                                         model.head_dim // 4, 0])
+    writer.add_layer_norm_rms_eps(1e-6)
+    writer.add_uint32(f"{arch}.full_attention_interval", model.interval)
+    if model.experts:
+        writer.add_expert_count(model.experts)
+        writer.add_expert_used_count(model.experts_used)
+        writer.add_expert_feed_forward_length(model.ffn)
+        writer.add_expert_shared_feed_forward_length(model.ffn)
+    writer.add_ssm_conv_kernel(model.conv)
+    writer.add_ssm_inner_size(model.inner)
+    writer.add_ssm_state_size(model.state)
+    writer.add_ssm_time_step_rank(model.v_heads)
+    writer.add_ssm_group_count(model.groups)
+    writer.add_file_type(1)  # MOSTLY_F16
+    _add_byte_vocab(writer)
+
+    def matrix(name: str, rows: int, cols: int) -> None:
+        writer.add_tensor(name, (rng.standard_normal((rows, cols)) * 0.02).astype(np.float16))
+
+    def vector(name: str, width: int, value: float) -> None:
+        writer.add_tensor(name, np.full(width, value, dtype=np.float32))
+
+    conv_channels = model.inner + 2 * model.groups * model.state
+    matrix("token_embd.weight", VOCAB, model.hidden)
+    for layer in range(model.layers):
+        block = f"blk.{layer}"
+        vector(f"{block}.attn_norm.weight", model.hidden, 1.0)
+        vector(f"{block}.post_attention_norm.weight", model.hidden, 1.0)
+        if model.experts:
+            matrix(f"{block}.ffn_gate_inp.weight", model.experts, model.hidden)
+            for name, rows, cols in (("gate", model.ffn, model.hidden), ("up", model.ffn, model.hidden),
+                                     ("down", model.hidden, model.ffn)):
+                writer.add_tensor(f"{block}.ffn_{name}_exps.weight",
+                                  (rng.standard_normal((model.experts, rows, cols)) * 0.02).astype(np.float16))
+            vector(f"{block}.ffn_gate_inp_shexp.weight", model.hidden, 0.0)
+        suffix = "_shexp" if model.experts else ""
+        matrix(f"{block}.ffn_gate{suffix}.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_up{suffix}.weight", model.ffn, model.hidden)
+        matrix(f"{block}.ffn_down{suffix}.weight", model.hidden, model.ffn)
+        if (layer + 1) % model.interval == 0:
+            width = model.heads * model.head_dim
+            matrix(f"{block}.attn_q.weight", 2 * width, model.hidden)
+            matrix(f"{block}.attn_k.weight", model.kv_heads * model.head_dim, model.hidden)
+            matrix(f"{block}.attn_v.weight", model.kv_heads * model.head_dim, model.hidden)
+            matrix(f"{block}.attn_output.weight", model.hidden, width)
+            vector(f"{block}.attn_q_norm.weight", model.head_dim, 1.0)
+            vector(f"{block}.attn_k_norm.weight", model.head_dim, 1.0)
+        else:
+            matrix(f"{block}.attn_qkv.weight", conv_channels, model.hidden)
+            matrix(f"{block}.attn_gate.weight", model.inner, model.hidden)
+            writer.add_tensor(f"{block}.ssm_conv1d.weight",
+                              (rng.standard_normal((conv_channels, model.conv)) * 0.02).astype(np.float32))
+            vector(f"{block}.ssm_dt.bias", model.v_heads, 0.0)
+            vector(f"{block}.ssm_a", model.v_heads, -1.0)
+            matrix(f"{block}.ssm_beta.weight", model.v_heads, model.hidden)
+            matrix(f"{block}.ssm_alpha.weight", model.v_heads, model.hidden)
+            vector(f"{block}.ssm_norm.weight", model.state, 1.0)
+            matrix(f"{block}.ssm_out.weight", model.hidden, model.inner)
+    vector("output_norm.weight", model.hidden, 1.0)
+    matrix("output.weight", VOCAB, model.hidden)
+    return _written(writer, path)

@@ -3450,6 +3450,53 @@ def llamacpp_ffn_form(version: str | None) -> LlamaCppFfnForm:
     return row_for("llamacpp", _FFN_FORM_KEYS, version)
 
 
+class LlamaCppDeltaNetForm(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What a Gated DeltaNet layer keeps alive at its widest moment, from one build on (engines.llamacpp
+    delta_net_scratch): conv-channel-wide f32 rows per token (conv channels = d_inner + 2 x n_group x d_state) and
+    (d_conv - 1)-row conv states per sequence, beside the hidden rows and the KQ mask every stage holds. None: the
+    build's graph was not read, so no delta-net stage is counted."""
+
+    since: str
+    rule: str
+    conv_rows: int | None
+    conv_state_copies: int
+    source: str
+
+
+# b0: not read. Builds before the fused GATED_DELTA_NET op (PR #19504, 2026-02) build the chunked graph
+#   (build_delta_net_chunking: 64-token chunks, decay masks of chunk x chunk per head), and up to at least b8586
+#   llama_context probes the fused op per device ("resolving fused Gated Delta Net support" in the kept b8586 log):
+#   neither graph was measured, so these builds count the feed-forward and logits stages only.
+# b10507 (the CI build 0c1e57098, dated after b10507): llama_context sets fused_gdn_ch / fused_gdn_ar without a
+#   probe (llama-context.cpp), so every prompt ubatch runs one ggml_gated_delta_net. The widest moment is the
+#   ssm_conv of build_layer_attn_linear (src/models/qwen35.cpp, qwen35moe.cpp the same code): the qkv projection,
+#   its concat behind the gathered conv state (build_conv_state, delta-net-base.cpp) and the conv output are three
+#   conv-channel rows per token, and the gathered state and its copy in the concat are two (d_conv - 1)-row blocks
+#   per sequence; z is computed after the delta net (it hangs off the gated norm) and so is not among them.
+#   Measured with tiny qwen35 GGUFs (two of them qwen35moe) on this build's CPU backend (tests/core/memory/
+#   test_llamacpp_delta_net.py): 39 runs over hidden 256/512, n_ff 128-2048, d_inner 512-4096, n_group 2/4,
+#   d_state 64/128, d_conv 4/6, -ub 128-1024, -c 512-4096, -np 1/2; exact wherever the conv rows outweigh a
+#   sequence's scan state (d_state x d_inner) five times, which real Qwen3.5 shapes do from -ub 512 (27B: 10240 x
+#   512 vs 128 x 6144, 6.7 times); below that ggml-alloc leaves gaps of up to 2.5 scan states per sequence, not counted.
+LLAMACPP_DELTA_NET_FORMS = (
+    LlamaCppDeltaNetForm("b0", "delta-net-not-modelled", None, 0,
+                         "not read: src/models/delta-net-base.cpp build_delta_net_chunking, or the fused op behind "
+                         "llama_context's probe (b8586 log)"),
+    LlamaCppDeltaNetForm("b10507", "delta-net-fused-conv-stage", 3, 2,
+                         "src/models/qwen35.cpp build_layer_attn_linear + src/models/delta-net-base.cpp "
+                         "build_conv_state/build_delta_net_fused + src/llama-context.cpp fused_gdn_ch@0c1e57098; "
+                         "measured on llama-cpp-python 0.3.36's vendored build (CPU)"),
+)
+_DELTA_NET_FORM_KEYS = keyed_by_release(LLAMACPP_DELTA_NET_FORMS)
+# The architectures whose linear-attention layer is build_layer_attn_linear as read above (qwen3next projects
+# q, k, v, z in one matrix and beta, alpha in another: a different graph, not read)
+LLAMACPP_DELTA_NET_ARCHS = frozenset({"qwen35", "qwen35moe"})
+
+
+def llamacpp_delta_net_form(version: str | None) -> LlamaCppDeltaNetForm:
+    return row_for("llamacpp", _DELTA_NET_FORM_KEYS, version)
+
+
 # Pipeline parallelism (llama.cpp PR #6017, merged 2024-03-13): with several devices, full offload (-ngl above the
 # layer count), --split-mode layer, the KV cache offloaded, no --override-tensor and async compute plus events on
 # every device (CUDA, ROCm), llama_context asks ggml_backend_sched_new for `parallel`, and the scheduler keeps

@@ -193,26 +193,54 @@ def ffn_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, in
     mask, a graph input alive throughout (f16 with flash attention). The device that takes the input from the CPU
     (token_embd stays there) also holds the copied embeddings and, with flash attention, the f32 mask before its
     f16 cast (profiles.LLAMACPP_FFN_* says where the counts come from)."""
-    hidden = facts.hidden_size or 0
+    return _beside_hidden_rows(ffn_width(facts, version), cells, tokens, facts.hidden_size or 0, flash_attn,
+                               input_device)
+
+
+def _beside_hidden_rows(width: int, cells: int, tokens: int, hidden: int, flash_attn: bool,
+                        input_device: bool) -> int:
+    """A stage of `width` f32 values per token beside what every layer stage holds: the residual and the normed
+    input (LLAMACPP_FFN_HIDDEN_ROWS) and the KQ mask, with the input device's extras (ffn_scratch)."""
     mask = cells * tokens * (F16 if flash_attn else F32)
-    rows = P.LLAMACPP_FFN_HIDDEN_ROWS * hidden + ffn_width(facts, version)
+    rows = P.LLAMACPP_FFN_HIDDEN_ROWS * hidden + width
     if input_device:
         rows += hidden
         mask += cells * tokens * F32 if flash_attn else 0
     return rows * tokens * F32 + mask
 
 
+def delta_net_scratch(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, input_device: bool,
+                      version: str | None = None, sequences: int = 1) -> int:
+    """The Gated DeltaNet layer's widest moment (profiles.LLAMACPP_DELTA_NET_FORMS), 0 where the architecture or
+    the build has no row: its conv-channel rows per token beside the feed-forward stage's hidden rows and mask,
+    plus the conv states of every reserved sequence (the graph reserves n_seq_max of them, -np). A lower bound
+    where one sequence's scan state is not small beside the conv rows: ggml-alloc then leaves gaps (up to 2.5
+    scan states measured at -ub 128-448 on tiny shapes)."""
+    form = P.llamacpp_delta_net_form(version)
+    state = facts.recurrent_state
+    if form.conv_rows is None or state is None or facts.architecture not in P.LLAMACPP_DELTA_NET_ARCHS:
+        return 0
+    channels = state.inner_size + 2 * state.group_count * state.state_size
+    conv_states = form.conv_state_copies * max(state.conv_kernel - 1, 0) * channels * max(1, sequences) * F32
+    return _beside_hidden_rows(form.conv_rows * channels, cells, tokens, facts.hidden_size or 0, flash_attn,
+                               input_device) + conv_states
+
+
 def compute_buffer(cells: int, tokens: int, facts: ModelFacts, flash_attn: bool, output_device: bool,
-                   input_device: bool = False, version: str | None = None, outputs: int | None = None) -> int:
+                   input_device: bool = False, version: str | None = None, outputs: int | None = None,
+                   sequences: int = 1, recurrent_layers: bool = True) -> int:
     """The high-water mark of the reserved graph on one device: the largest of the attention stage, the
-    feed-forward stage and, on the output device, the logits of the reserved outputs (all tokens unless given:
+    feed-forward stage, a hybrid's delta-net stage where the device runs recurrent layers (over `sequences`
+    reserved sequences) and, on the output device, the logits of the reserved outputs (all tokens unless given:
     reserved_outputs)."""
     assert facts.num_attention_heads is not None or facts.recurrent_state is not None, \
         "engines run on facts whose missing_for_params() is empty"
     attention = attention_scratch(cells, tokens, facts.num_attention_heads or 0, flash_attn, facts.hidden_size or 0)
     ffn = ffn_scratch(cells, tokens, facts, flash_attn, input_device, version)
+    delta_net = delta_net_scratch(cells, tokens, facts, flash_attn, input_device, version, sequences) \
+        if recurrent_layers else 0
     logits = output_logits(facts, tokens if outputs is None else outputs) if output_device else 0
-    return max(attention, ffn, logits)
+    return max(attention, ffn, delta_net, logits)
 
 
 def reserved_outputs(tokens: int, slots: int, batch: int, version: str | None) -> int:
@@ -844,7 +872,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
             rs = 0 if cfg.no_kv_offload else rs_layer * sum(1 for il in layers if recurrent[il])
             # attention reads one stream's cells: a split cache puts n_ubatch / streams tokens on each
             compute = compute_buffer(read_cells, reserve, facts, cfg.flash_attn, is_output, i == input_device,
-                                     version, outputs) \
+                                     version, outputs, max(1, slots), any(recurrent[il] for il in layers)) \
                 if layers or is_output else 0
             host_weight = placement.host_weight_copy[i] if placement else 0
             if compute and host_weight and reserve >= P.LLAMACPP_OFFLOAD_MIN_BATCH:
@@ -889,6 +917,9 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     batch_row = P.llamacpp_batch_defaults(version)
     compute_rule = (f"{base.rule}+{form.rule}", f"{base.source}; feed-forward: {form.source}; "
                                                f"reserved tokens: {batch_row.source}")
+    if delta_net_scratch(0, 1, facts, cfg.flash_attn, False, version):
+        delta_form = P.llamacpp_delta_net_form(version)
+        compute_rule = (f"{compute_rule[0]}+{delta_form.rule}", f"{compute_rule[1]}; delta net: {delta_form.source}")
     return Estimate(
         engine="llama.cpp", version=version or f"{P.DEFAULT_VERSIONS['llamacpp']} (assumed)", gpu_total=total,
         gpus=len(gpu_totals), requested=usage.total, weights=usage.weights, activation=usage.compute,
