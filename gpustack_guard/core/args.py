@@ -145,9 +145,12 @@ def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
                            "engine as positional values)", i)
         if not _is_flag(item):
             raise ArgError(f"'{item}' is a value that follows no flag", i)
-        if "=" in item:
+        # the flag's name ends at its first '=' or blank, whichever comes first: `--lora-paths a=x b=y` is the
+        # flag --lora-paths with the value `a=x b=y`, not a flag named `--lora-paths a`
+        split = re.search(r"[=\s]", item)
+        if split is not None and split.group() == "=":
             name, value = item.split("=", 1)
-        elif " " in item:
+        elif split is not None:
             name, value = item.split(None, 1)
         elif i + 1 < len(items) and items[i + 1].strip() and not _is_flag(items[i + 1].strip()):
             name, value = item, items[i + 1].strip()

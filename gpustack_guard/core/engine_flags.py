@@ -407,6 +407,9 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("speculative-num-steps", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("speculative-eagle-topk", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("speculative-num-draft-tokens", python_int, POSITIVE, PYTHON_INT),
+        # the LoRA memory pool's slots and rank (core/memory/lora.py)
+        NumericFlag("max-loras-per-batch", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("max-lora-rank", python_int, POSITIVE, PYTHON_INT),
     )
     return {f.key: f for f in flags}
 

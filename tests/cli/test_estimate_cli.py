@@ -392,7 +392,7 @@ def test_llamacpp_more_slots_than_cells_is_refused_in_one_line(gsg):
                                        "llama.cpp@b2694 llama.cpp llm_build_moe_ffn")}),
 ])
 def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version, args, expected):
-    from gpustack_guard.core.memory.terms import ENGINE_TERMS, MAMBA_STATE, RECURRENT_STATE
+    from gpustack_guard.core.memory.terms import ENGINE_TERMS, LORA_BUFFERS, MAMBA_STATE, RECURRENT_STATE
 
     extra = ["-q", "q4_k_m"] if backend == "llama.cpp" else []
     result = gsg("estimate", "-m", model, "--gpu-memory", "24GiB", "--backend", backend, "--backend-version",
@@ -400,9 +400,10 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     assert result.code == 0, result.err
     doc = json.loads(result.out)
     rows = {row["term"]: row for row in doc["budget"]}
-    # the recurrent-state and mamba-state rows appear only for models with such layers (none here)
+    # the recurrent-state and mamba-state rows appear only for models with such layers, the LoRA row only under
+    # --enable-lora (none here)
     assert [row["term"] for row in doc["budget"]] == [t for t in ENGINE_TERMS[backend]
-                                                      if t not in (RECURRENT_STATE, MAMBA_STATE)]
+                                                      if t not in (RECURRENT_STATE, MAMBA_STATE, LORA_BUFFERS)]
     # the rows carry the estimate's own figures
     assert rows["weights_bytes_per_gpu"]["value"] == doc["weights_bytes_per_gpu"] > 0
     assert rows["kv_cache_bytes_per_gpu"]["value"] == doc["kv_cache_bytes_per_gpu"] > 0
@@ -413,6 +414,30 @@ def test_estimate_json_budget_rows_for_each_engine(gsg, backend, model, version,
     if backend == "vLLM":  # the profile's activation is the larger phase
         assert rows["activation_bytes_per_gpu"]["value"] == max(rows["forward_peak_bytes_per_gpu"]["value"],
                                                                 rows["sampler_peak_bytes_per_gpu"]["value"])
+
+
+@pytest.mark.parametrize("backend, version, args, lora_bytes, rule", [
+    # SGLang: --lora-paths turns LoRA on; 2 slots x rank 256 over the linear projections (2.50 GiB)
+    ("SGLang", "0.5.8", ["--lora-paths", "lora0=org/a", "--max-lora-rank", "256", "--max-loras-per-batch", "2",
+                         "--lora-target-modules", "all"], 2 * 32 * 256 * 81_920 * 2,
+     "slots-x-modules-x-layers-before-kv-pool"),
+    # vLLM 0.34.0: 1 slot at rank 16 of every linear, the embedding and the LM head (A and B of each)
+    ("vLLM", "0.34.0", ["--enable-lora"], 32 * 16 * 81_920 * 2 + 2 * 16 * (128_256 + 4096) * 2,
+     "slots-x-modules-x-layers-in-model-loading"),
+])
+def test_estimate_json_books_the_lora_slots_as_their_own_term(gsg, backend, version, args, lora_bytes, rule):
+    common = ("estimate", "-m", "meta-llama/Llama-3.1-8B", "--gpu-memory", "80GiB", "--backend", backend,
+              "--backend-version", version, "-o", "json", "--", "--max-model-len" if backend == "vLLM" else
+              "--context-length", "8192")
+    with_lora, without = (json.loads(gsg(*common, *extra).out) for extra in (args, []))
+    rows = {row["term"]: row for row in with_lora["budget"]}
+    assert rows["lora_buffers_bytes_per_gpu"]["value"] == lora_bytes == with_lora["extra"]["lora"]["bytes"]
+    assert rows["lora_buffers_bytes_per_gpu"]["rule"] == rule
+    assert "lora_buffers_bytes_per_gpu" not in {row["term"] for row in without["budget"]}
+    # the KV cache gives way by the slots, to within one token's or block's bytes (2 MiB here)
+    assert abs(without["kv_cache_bytes_per_gpu"] - with_lora["kv_cache_bytes_per_gpu"] - lora_bytes) <= 2 * 2**20
+    text = gsg(*common[:-3], "--", *common[-2:], *args).out  # the table names the term too
+    assert "lora_buffers_bytes_per_gpu" in text
 
 
 def test_estimate_json_shows_sglangs_mamba_pool_of_a_gated_deltanet_model(gsg):

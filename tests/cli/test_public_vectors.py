@@ -119,6 +119,18 @@ def test_kv_capacity_within_ten_percent_wherever_the_version_and_gpu_are_known(o
     assert outside == KNOWN_OUTSIDE_10
 
 
+def test_the_lora_pool_is_booked_from_the_printed_server_args(outcomes):
+    # enable_lora, max_lora_rank 256, max_loras_per_batch 2, no target list: the four linear modules assumed
+    lora = by_log(outcomes, "sglang/llama31-8b-lora-docs-ci-h100-max-total-tokens.log")
+    assert lora.estimated["lora_buffers_bytes_per_gpu"] == 2 * 32 * 256 * 81_920 * 2 == 2_684_354_560
+    # what the log leaves between the weights line and the pool end, the pool itself taken off: 2.73 GiB
+    gap = lora.observed["free_after_load_bytes"] - lora.observed["free_after_kv_pool_bytes"] \
+        - lora.observed["kv_cache_bytes_per_gpu"]
+    assert round(gap / 2**30, 2) == 2.73 and lora.delta == 0  # the pool is the 20,480-token cap either way
+    plain = by_log(outcomes, "sglang/qwen25-05b-h100-docs-ci-max-total-tokens.log")
+    assert "lora_buffers_bytes_per_gpu" not in plain.estimated
+
+
 def test_a_pool_is_compared_in_tokens_where_logged_else_in_bytes(outcomes):
     quantity = {o.vector.key: o.quantity for o in outcomes}
     assert quantity["vllm/v0.6.4-llama31-8b-rtx3090-20k.log"] == "kv_capacity_tokens"

@@ -109,3 +109,15 @@ def test_llamacpp_flags_appended_per_occurrence_are_passed_on_each_and_not_dupli
         [f"{flag}=template.gguf"]
     vllm = A.parse(["--lora-modules", "a=/a", "--lora-modules", "b=/b"], "vllm")
     assert A.render(A.merge([], [], vllm, "vllm")[0]) == ["--lora-modules=b=/b"]
+
+
+@pytest.mark.parametrize("item, key, value", [
+    # a value holding '=' after a blank: the flag ends at the blank (SGLang --lora-paths NAME=PATH ...)
+    ("--lora-paths lora0=org/a lora1=org/b", "lora-paths", "lora0=org/a lora1=org/b"),
+    ("--lora-modules sql=/adapters/sql", "lora-modules", "sql=/adapters/sql"),  # vLLM's NAME=PATH
+    ("--lora-paths=lora0=org/a lora1=org/b", "lora-paths", "lora0=org/a lora1=org/b"),  # '=' first: as before
+    ("--chat-template=a b", "chat-template", "a b"),
+    ("--max-model-len\t8192", "max-model-len", "8192"),
+])
+def test_a_flag_ends_at_its_first_equals_sign_or_blank(item, key, value):
+    assert A.as_dict(parse([item], "sglang")) == {key: value}

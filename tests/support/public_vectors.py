@@ -777,8 +777,9 @@ VECTORS = (
                "between 0.5.8 and 0.5.8.post1: 0.5.8 by date): Meta-Llama-3.1-8B-Instruct with --enable-lora, three "
                "adapters, max_loras_per_batch 2, rank 256, on the docs CI's H100 80GB HBM3 (the native_api run of "
                "2026-02-04), its --max-total-tokens 20480 and --max-running-requests 128 (server_args). The pool is "
-               "the cap; the adapters' buffers (2.73 GB between the weights and the pool end) are in no term gsg "
-               "books (benchmarks/vectors/MISSES.md)"),
+               "the cap. The LoRA pool is booked from the printed server_args (lora.sglang_slots: 2 slots x rank 256 "
+               "over the four linear modules the adapters target, 2.50 GiB) against 2.73 GB between the weights "
+               "and the pool end; the same notebook cell on 2026-02-11 leaves 2.52 GB (benchmarks/vectors/MISSES.md)"),
     Vector("qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", "Qwen/Qwen3-30B-A3B", RTX_PRO_6000_MAXQ, "0.5.14",
            ("--mem-fraction-static=0.88", "--context-length=131072", "--max-running-requests=16",
             "--kv-cache-dtype=fp8_e5m2"), "awq", version_known=False, engine="sglang",

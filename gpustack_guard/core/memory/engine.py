@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sgl
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
+from gpustack_guard.core.memory.lora import LoraRequest, target_names
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.secrets import MASK
@@ -85,9 +86,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         force_fp8_marlin_env=env.get(P.VLLM_FP8_MARLIN_ENV),
         disable_sliding_window=_flag(flags, "disable-sliding-window"),
         cpu_offload_bytes=int((value("cpu-offload-gb") or 0) * GiB),
-        max_loras=(value("max-loras") or P.DEFAULT_MAX_LORAS) if _flag(flags, "enable-lora") else 0,
-        max_lora_rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
-        fully_sharded_loras=_flag(flags, "fully-sharded-loras"),
+        lora=vllm_lora_request(flags, value),
         disable_custom_all_reduce=_flag(flags, "disable-custom-all-reduce"),
         nccl_p2p_disabled=_nccl_number(env.get(P.NCCL_P2P_DISABLE_ENV)) not in (None, 0),
         nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
@@ -369,6 +368,27 @@ def _speculative_flag(flags: dict) -> str | None:
     return present[0] if present else None
 
 
+def vllm_lora_request(flags: dict, value) -> LoraRequest | None:
+    """vLLM's LoRA slots: only under --enable-lora (LoRAConfig defaults: 1 slot, rank 16, every module)."""
+    if not _flag(flags, "enable-lora"):
+        return None
+    return LoraRequest(slots=value("max-loras") or P.DEFAULT_MAX_LORAS,
+                       rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
+                       targets=target_names(_text(flags.get("lora-target-modules"))),
+                       dtype=_text(flags.get("lora-dtype")), fully_sharded=_flag(flags, "fully-sharded-loras"))
+
+
+def sglang_lora_request(flags: dict, value) -> LoraRequest | None:
+    """SGLang's LoRA pool: --enable-lora, or --lora-paths alone (check_lora_server_args turns LoRA on for it).
+    Without --max-lora-rank the rank comes from the adapters, which gsg does not read (lora.sglang_slots)."""
+    enabled = _flag(flags, "enable-lora") if "enable-lora" in flags else _text(flags.get("lora-paths")) is not None
+    if not enabled:
+        return None
+    return LoraRequest(slots=value("max-loras-per-batch") or P.SGLANG_DEFAULT_MAX_LORAS_PER_BATCH,
+                       rank=value("max-lora-rank"), targets=target_names(_text(flags.get("lora-target-modules"))),
+                       backend=_text(flags.get("lora-backend")))
+
+
 def sglang_config(flags: dict, version: str | None = None, env: dict | None = None) -> SglangConfig:
     """Raises FlagValueError for a value SGLang would refuse. env: the deployment's environment (ENGINE_ENV)."""
 
@@ -412,6 +432,7 @@ def sglang_config(flags: dict, version: str | None = None, env: dict | None = No
         disable_hybrid_swa_memory=_flag(flags, "disable-hybrid-swa-memory"),
         swa_full_tokens_ratio=value("swa-full-tokens-ratio"),
         hybrid_kvcache_ratio=_text(flags.get("hybrid-kvcache-ratio")),
+        lora=sglang_lora_request(flags, value),
     )
 
 

@@ -1232,6 +1232,147 @@ MAX_PARALLEL_RANKS = 4096
 DEFAULT_MAX_LORAS = 1
 DEFAULT_MAX_LORA_RANK = 16
 LORA_ELEMENT_BYTES = 2
+# SGLang's --max-loras-per-batch and --lora-backend defaults (server_args.py@v0.5.5 to @v0.5.12,
+# arg_groups/fields/lora.py@v0.5.23: 8 and "csgmv")
+SGLANG_DEFAULT_MAX_LORAS_PER_BATCH = 8
+SGLANG_LORA_DEFAULT_BACKEND = "csgmv"
+
+
+# --- LoRA adapter slots (core/memory/lora.py) --------------------------------------------------------------
+# vLLM: every linear of a dense layer gets max_loras slots of A (rank x input) and B (output x rank) per packed
+# slice (lora/layers/base_linear.py, column_parallel_linear.py, row_parallel_linear.py create_lora_weights, the
+# same at @v0.11.0, @v0.12.0, @v0.13.0 and @v0.34.0), created in load_model inside the DeviceMemoryProfiler
+# (v1/worker/gpu_model_runner.py@v0.11.0, v1/worker/gpu/model_runner.py@v0.34.0): "Model loading took" counts
+# them and the KV cache gets what is left. The profile's dummy LoRAs (lora_model_runner_mixin.py
+# maybe_setup_dummy_loras, rank 8) are built on the CPU (models.py create_dummy_lora, device "cpu") and copied
+# into those slots: no GPU memory of their own. The embedding and the LM head get slots too when the model class
+# declares embedding_modules (lora/utils.py get_supported_lora_modules): embedding A (vocab x rank), B
+# (hidden x rank); LM head A (rank x hidden), B (vocab x rank), all whole on every TP rank. Up to 0.11 each also
+# holds lora_extra_vocab_size (256) extra rows per slot in the model's dtype and the LM head's B rows are the
+# vocabulary plus those rows padded to lora_vocab_padding_size (256 on CUDA; vocal_parallel_embedding.py,
+# logits_processor.py@v0.11.0; models/llama.py@v0.11.0 unpadded_vocab_size += lora_extra_vocab_size). 0.12.0 drops
+# the extra vocabulary (config/lora.py@v0.12.0, logits B at base_layer.vocab_size). --lora-target-modules
+# (config/lora.py target_modules, lora/utils.py is_in_target_modules) is read at 0.34.0 (not in the 0.12.0 or
+# 0.13.0 wheels).
+# The architectures whose model class (through the registry, models/registry.py) declares a non-empty
+# embedding_modules, read in each wheel's model files (not the Transformers backend's subpackage):
+VLLM_LORA_VOCAB_0110 = frozenset((
+    "ApertusForCausalLM", "AquilaForCausalLM", "AquilaModel", "BambaForCausalLM", "Cohere2ForCausalLM",
+    "CohereForCausalLM", "CwmForCausalLM", "DeciLMForCausalLM", "Eagle3LlamaForCausalLM", "EagleLlama4ForCausalLM",
+    "EagleLlamaForCausalLM", "EagleMiniCPMForCausalLM", "Ernie4_5ForCausalLM", "Exaone4ForCausalLM",
+    "ExaoneForCausalLM", "Fairseq2LlamaForCausalLM", "FalconH1ForCausalLM", "GlmForCausalLM", "GraniteForCausalLM",
+    "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSharedForCausalLM", "GritLM",
+    "InternLM3ForCausalLM", "InternLMForCausalLM", "JambaForCausalLM", "JambaForSequenceClassification",
+    "LLaMAForCausalLM", "Lfm2ForCausalLM", "Llama4ForCausalLM", "LlamaForCausalLM", "LlamaForCausalLMEagle3",
+    "LlamaModel", "MiniCPM3ForCausalLM", "MiniCPMForCausalLM", "MistralForCausalLM", "MistralModel",
+    "MixtralForCausalLM", "MotifForCausalLM", "NemotronForCausalLM", "NemotronHForCausalLM", "Phi3ForCausalLM",
+    "PhiMoEForCausalLM", "SolarForCausalLM", "TeleChat2ForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM"))
+VLLM_LORA_VOCAB_0340 = frozenset((
+    "ApertusForCausalLM", "Cohere2ForCausalLM", "CohereForCausalLM", "DFlash2DraftModel", "DFlashDraftModel",
+    "DFlashMuseGlimmerAssistantModel", "DFlashQwen3XPressModel", "DeciLMForCausalLM", "Eagle3Qwen3ForCausalLM",
+    "EagleCohereForCausalLM", "EagleMiniCPMForCausalLM", "Ernie4_5ForCausalLM", "Exaone4ForCausalLM",
+    "ExaoneForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM", "FalconH1ForCausalLM", "Gemma4DSparkModel",
+    "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSWAForCausalLM",
+    "GraniteMoeSharedForCausalLM", "GraniteSWAForCausalLM", "HyperCLOVAXForCausalLM", "IQuestCoderForCausalLM",
+    "InternLM3ForCausalLM", "JambaForCausalLM", "JambaForSequenceClassification", "JinaEmbeddingsV5Model",
+    "K2HorizonForCausalLM", "LLaMAForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm3ForCausalLM",
+    "LiLiCorrDraftModel", "Llama4ForCausalLM", "LlamaForCausalLM", "LlamaModel", "MiniCPM3ForCausalLM",
+    "MiniCPMForCausalLM", "MistralModel", "MixtralForCausalLM", "MossAudioModel", "MuseGlimmerAssistantModel",
+    "NemotronForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Param2MoEForCausalLM",
+    "Phi3ForCausalLM", "PhiMoEForCausalLM", "Qwen3DSparkModel", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM",
+    "Qwen3OmniDSparkModel", "Qwen3XPressModel", "SolarForCausalLM", "TeleChat2ForCausalLM", "TeleChat3ForCausalLM",
+    "TeleFLMForCausalLM"))
+VLLM_LORA_VOCAB_READ = ("0.11.0", "0.34.0")  # the wheels whose every model file was read for the lists above
+VLLM_LORA_TARGETS_SINCE = "0.34.0"
+
+
+class VllmLoraRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How a vLLM release shapes its LoRA slots (core/memory/lora.py vllm_slots)."""
+
+    since: str
+    extra_vocab: int  # lora_extra_vocab_size rows each embedding / LM-head slot adds (0: none)
+    logits_padding: int  # the LM head's B rows are padded to a multiple of this (1: none)
+    target_flag: bool  # --lora-target-modules narrows the wrapped modules
+    vocab_architectures: frozenset[str]  # whose embedding and LM head get slots
+    vocab_unread_architectures: frozenset[str]  # read to have them at a later release, not read at this one
+    source: str
+
+
+VLLM_LORA_ROWS = (
+    VllmLoraRow("0.0.0", 256, 256, False, VLLM_LORA_VOCAB_0110, frozenset(),
+                "vllm/lora/layers/base_linear.py, vocal_parallel_embedding.py, logits_processor.py@v0.11.0 "
+                "create_lora_weights (extra vocabulary 256, LM head padded to 256); "
+                "v1/worker/gpu_model_runner.py@v0.11.0 load_model (inside 'Model loading took'); releases before "
+                "0.11.0 not read: taken as 0.11.0"),
+    # between the two fully read wheels: the architectures that declare the modules at both ends
+    VllmLoraRow("0.12.0", 0, 1, False, VLLM_LORA_VOCAB_0110 & VLLM_LORA_VOCAB_0340,
+                VLLM_LORA_VOCAB_0340 - VLLM_LORA_VOCAB_0110,
+                "vllm/lora/layers/base_linear.py, logits_processor.py@v0.12.0 and @v0.13.0 create_lora_weights (no "
+                "extra vocabulary; LM head B at "
+                "the model's vocabulary); embedding slots for the architectures that declare them at both 0.11.0 "
+                "and 0.34.0"),
+    VllmLoraRow(VLLM_LORA_TARGETS_SINCE, 0, 1, True, VLLM_LORA_VOCAB_0340, frozenset(),
+                "vllm/lora/layers/base_linear.py, vocab_parallel_embedding.py, logits_processor.py@v0.34.0 "
+                "create_lora_weights; config/lora.py@v0.34.0 target_modules; "
+                "v1/worker/gpu/model_runner.py@v0.34.0 load_model (inside 'Model loading took')"),
+)
+_VLLM_LORA_KEYS = keyed_by_release(VLLM_LORA_ROWS)
+
+
+def vllm_lora_row(version: str | None) -> VllmLoraRow:
+    return row_for("vllm", _VLLM_LORA_KEYS, version)
+
+
+# SGLang: LoRAManager builds its LoRAMemoryPool (lora/mem_pool.py init_buffers) right after the weights load and
+# before init_memory_pool (model_executor/model_runner.py@v0.5.5 initialize; @v0.5.23 maybe_init_lora_manager
+# "before the KV cache is sized"), so profile_max_num_token's free memory is already short of it. Per slot
+# (--max-loras-per-batch), target module and layer: A (rank x stacked slices, input), B (output, rank) at the
+# model's dtype; row-parallel modules (o_proj, down_proj) split A's input over TP, the others B's output
+# (get_lora_A_shape / get_lora_B_shape). `--lora-target-modules all` means the linear projections up to 0.5.6
+# (utils/common.py SUPPORTED_LORA_TARGET_MODULES@v0.5.5, @v0.5.6); from 0.5.7 embed_tokens and lm_head too
+# (@v0.5.7), dropped again from `all` under the csgmv backend up to 0.5.9 (server_args.py@v0.5.7, @v0.5.8,
+# @v0.5.9: "LoRA backend 'csgmv' does not yet support embedding or lm_head layers"); from 0.5.10 kept (and
+# resolved from the model's own linears plus EMBEDDING_NAMES from 0.5.14: lora_manager.py@v0.5.14, @v0.5.23).
+# Embedding buffers (mem_pool.py@v0.5.8 get_embedding_lora_A_shape / _B_shape): embed_tokens A (rank x vocab) and
+# B (hidden x rank), lm_head A (rank x hidden) and B (vocab x rank), all whole on every rank at 0.5.7-0.5.9 ("Have
+# not imp self.tp_size > 1 yet"); from 0.5.10 the LM head's B has the rank's vocabulary shard
+# (get_lm_head_lora_b_shard_size: shard_indices.num_org_elements).
+
+
+class SglangLoraRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """How an SGLang release shapes its LoRA memory pool (core/memory/lora.py sglang_slots)."""
+
+    since: str
+    modelled: bool
+    all_targets: frozenset[str]  # what `--lora-target-modules all` books
+    vocab_modules: bool  # embed_tokens / lm_head buffers exist
+    vocab_dropped_by: str  # the backend that drops them from `all` ("" : none)
+    lm_head_sharded: bool  # the LM head's B holds the rank's vocabulary shard at TP > 1
+    source: str
+
+
+_SGLANG_LORA_LINEAR = frozenset(("qkv_proj", "o_proj", "gate_up_proj", "down_proj"))
+_SGLANG_LORA_ALL = _SGLANG_LORA_LINEAR | {"embed_tokens", "lm_head"}
+SGLANG_LORA_ROWS = (
+    SglangLoraRow("0.0.0", False, frozenset(), False, "", False,
+                  "python/sglang/srt/lora/mem_pool.py before v0.5.5: not read"),
+    SglangLoraRow("0.5.5", True, _SGLANG_LORA_LINEAR, False, "", False,
+                  "python/sglang/srt/lora/mem_pool.py@v0.5.5 init_buffers; model_executor/model_runner.py@v0.5.5 "
+                  "(init_lora_manager before init_memory_pool); utils/common.py@v0.5.5 "
+                  "SUPPORTED_LORA_TARGET_MODULES (0.5.6 the same)"),
+    SglangLoraRow("0.5.7", True, _SGLANG_LORA_ALL, True, "csgmv", False,
+                  "python/sglang/srt/server_args.py@v0.5.7 to @v0.5.9 (all = SUPPORTED_LORA_TARGET_MODULES, "
+                  "embed_tokens and lm_head dropped under csgmv); lora/mem_pool.py@v0.5.8 embedding buffers"),
+    SglangLoraRow("0.5.10", True, _SGLANG_LORA_ALL, True, "", True,
+                  "python/sglang/srt/lora/mem_pool.py@v0.5.10 to @v0.5.23 (LM head B per vocabulary shard); "
+                  "lora/lora_manager.py@v0.5.14 to @v0.5.23 init_lora_shapes (all = the model's linears and "
+                  "EMBEDDING_NAMES)"),
+)
+_SGLANG_LORA_KEYS = keyed_by_release(SGLANG_LORA_ROWS)
+
+
+def sglang_lora_row(version: str | None) -> SglangLoraRow:
+    return row_for("sglang", _SGLANG_LORA_KEYS, version)
 # --- NCCL and custom all-reduce by interconnect (vLLM) ---------------------------------------------------
 # vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py, CustomAllreduce.__init__
 # and finalize_p2p) serves the TP group only (cuda_communicator.py: "only tp uses custom allreduce"; PP uses
@@ -2277,6 +2418,9 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
             TermSource("0.21.0", "concurrency-x-max-len",
                        "vllm/v1/core/kv_cache_utils.py@v0.21.0 _report_kv_cache_config ('GPU KV cache size' = "
                        "int(max_concurrency x max_model_len); profiles.VLLM_KV_TOKENS_PRINTED)")),
+        # VLLM_LORA_ROWS, row for row: the LoRA slots, inside the weights term ("Model loading took")
+        "lora_buffers_bytes_per_gpu": tuple(
+            TermSource(row.since, "slots-x-modules-x-layers-in-model-loading", row.source) for row in VLLM_LORA_ROWS),
         "sampler_warmup_bytes_per_gpu": (
             TermSource("0.0.0", "none-v0", "vllm/worker/worker.py@v0.6.4 (no sampler warm-up after the KV cache)"),
             TermSource("0.8.0", "post-kv-sampler-warmup",
@@ -2314,6 +2458,10 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
         "kv_capacity_tokens": (
             TermSource("0.0.0", "pool-over-cell", "python/sglang/srt/model_executor/model_runner.py@v0.3.6 "
                        "('max_total_num_tokens')"),),
+        # SGLANG_LORA_ROWS, row for row: the LoRA memory pool, between the weights and the KV pool
+        "lora_buffers_bytes_per_gpu": tuple(
+            TermSource(row.since, "slots-x-modules-x-layers-before-kv-pool" if row.modelled else "not-modelled",
+                       row.source) for row in SGLANG_LORA_ROWS),
         # SGLANG_GATED_DELTA_ROWS, row for row: the mamba pool beside the KV pool of a Gated DeltaNet hybrid
         "mamba_state_bytes_per_gpu": tuple(
             TermSource(row.since, f"mamba-slots-{row.sizing}" if row.modelled else "not-modelled", row.source)

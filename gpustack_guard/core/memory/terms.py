@@ -26,14 +26,17 @@ KV_CACHE = "kv_cache_bytes_per_gpu"
 COMPUTE_BUFFER = "compute_buffer_bytes_per_gpu"
 RECURRENT_STATE = "recurrent_state_bytes_per_gpu"  # llama.cpp's RS buffer: per-sequence rows of recurrent layers
 MAMBA_STATE = "mamba_state_bytes_per_gpu"  # SGLang's mamba pool of a Gated DeltaNet hybrid: slots of linear states
+# the LoRA adapter slots under --enable-lora (core/memory/lora.py): inside vLLM's weights term ("Model loading
+# took" counts them), between the weights and the KV pool in SGLang's
+LORA_BUFFERS = "lora_buffers_bytes_per_gpu"
 KV_TOKENS = "kv_capacity_tokens"
 SAMPLER_WARMUP = "sampler_warmup_bytes_per_gpu"
 
 # The terms of each engine's budget, in the order it spends its memory
 ENGINE_TERMS = {
-    "vLLM": (WEIGHTS, NON_TORCH, FORWARD_PEAK, SAMPLER_PEAK, ENCODER_PEAK, ACTIVATION, CUDA_GRAPHS, KV_CACHE,
-             KV_TOKENS, SAMPLER_WARMUP),
-    "SGLang": (WEIGHTS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, MAMBA_STATE, KV_CACHE, KV_TOKENS),
+    "vLLM": (WEIGHTS, LORA_BUFFERS, NON_TORCH, FORWARD_PEAK, SAMPLER_PEAK, ENCODER_PEAK, ACTIVATION, CUDA_GRAPHS,
+             KV_CACHE, KV_TOKENS, SAMPLER_WARMUP),
+    "SGLang": (WEIGHTS, LORA_BUFFERS, NON_TORCH, ACTIVATION, CUDA_GRAPHS, MAMBA_STATE, KV_CACHE, KV_TOKENS),
     "llama.cpp": (WEIGHTS, NON_TORCH, KV_CACHE, RECURRENT_STATE, COMPUTE_BUFFER, KV_TOKENS),
 }
 FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
@@ -69,6 +72,8 @@ def _values(engine: str, est) -> dict[str, int]:
         common[RECURRENT_STATE] = int((x.get("recurrent_state") or {}).get("bytes_per_gpu", 0))
     if engine == "SGLang":
         common[MAMBA_STATE] = int((x.get("mamba_pool") or {}).get("bytes", 0))
+    if engine in ("vLLM", "SGLang"):
+        common[LORA_BUFFERS] = int((x.get("lora") or {}).get("bytes", 0))
     return common
 
 
@@ -82,7 +87,8 @@ def budget_terms(est) -> list[BudgetTerm]:
     generation = str(est.extra.get("engine_generation") or "") if est.engine == "vLLM" else ""
     # the recurrent-state row only where the model has recurrent layers (attention-only budgets stay as they were)
     hidden = (*(() if est.extra.get("recurrent_state") else (RECURRENT_STATE,)),
-              *(() if est.extra.get("mamba_pool") else (MAMBA_STATE,)))
+              *(() if est.extra.get("mamba_pool") else (MAMBA_STATE,)),
+              *(() if est.extra.get("lora") else (LORA_BUFFERS,)))
     rows = [BudgetTerm(term, int(values[term]), "tokens" if term == KV_TOKENS else "bytes", rule, source)
             for term, rule, source in _term_sources(est.engine, est.version, generation) if term not in hidden]
     # a multimodal model's encoder term names the rule that sized it for this model and release

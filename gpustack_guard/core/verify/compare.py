@@ -90,14 +90,17 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "kv_cache_dtype", "quantization", "block_size", "max_num_seqs", "max_num_batched_tokens",
              "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
              "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture", "cuda_graph_sizes",
-             "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mamba_cache_dtype", "mamba_ssm_cache_dtype")
+             "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mamba_cache_dtype", "mamba_ssm_cache_dtype",
+             "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype")
 # printed switches whose False is a flag of its own: prefix caching sets a hybrid's mamba cache mode ('align' keeps
 # two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes)
 VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching")}
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
                "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",
-               "speculative_eagle_topk", "speculative_num_draft_tokens")
+               "speculative_eagle_topk", "speculative_num_draft_tokens",
+               # the LoRA memory pool (core/memory/lora.py); lora_paths alone turns it on, enable_lora says so
+               "enable_lora", "max_lora_rank", "max_loras_per_batch", "lora_target_modules", "lora_backend")
 # vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
 VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
                "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",

@@ -25,6 +25,7 @@ from gpustack_guard.core.memory.estimate import (
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer, local_window
+from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots, sglang_slots
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
 
@@ -74,6 +75,7 @@ class SglangConfig:
     swa_full_tokens_ratio: float | None = None
     # --hybrid-kvcache-ratio (up to 0.5.7): Llama 4's own local/global pool split, not read
     hybrid_kvcache_ratio: str | None = None
+    lora: LoraRequest | None = None  # --enable-lora / --lora-paths: the LoRA memory pool (lora.sglang_slots)
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -547,6 +549,15 @@ def speculative_notes(cfg: SglangConfig, version: str | None, draft: dict) -> li
             + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static"]
 
 
+def lora_notes(cfg: SglangConfig, lora: LoraSlots | None) -> list[str]:
+    """What the LoRA pool took from the KV pool, and what of it gsg did not count."""
+    if lora is None or cfg.lora is None:
+        return []
+    taken = [f"LoRA pool: {cfg.lora.slots} slot(s) at rank {cfg.lora.rank} over {', '.join(lora.modules)}, "
+             f"{lora.bytes / GiB:.2f} GiB per GPU taken before the KV pool is sized"] if lora.bytes else []
+    return taken + [f"LoRA: {text}" for text in lora.unread]
+
+
 def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, version: str | None,
                     gpu_name: str = "") -> Estimate:
     profile = P.sglang_profile(version)
@@ -575,7 +586,10 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # a NEXTN/MTP draft of the target's own layers (sglang_draft): resident when the target's pool is profiled
     # from 0.5.14 (profiles.SGLANG_DRAFT_ORDER), loaded after it before
     draft_weights, draft_first = draft_weight_terms(facts, cfg, version)
-    target_weights, weights = weights, weights + draft_first  # what the pool sizing sees as loaded
+    # the LoRA memory pool is allocated after the weights and before the KV pool is sized (lora.py)
+    lora = sglang_slots(facts, cfg.lora, tp, pp, version) if cfg.lora else None
+    lora_bytes = lora.bytes if lora else 0
+    target_weights, weights = weights, weights + draft_first + lora_bytes  # what the pool sizing sees as loaded
     rest = int(fraction * pre) - weights
     refuse_chunked_ratio(facts, cfg)
     if facts.is_compressed_attention:
@@ -651,6 +665,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      f"custom all-reduce sets up no buffers beyond two GPUs, keep "
                      f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
     notes.extend(speculative_notes(cfg, version, draft))
+    notes.extend(lora_notes(cfg, lora))
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0 or (mamba and mamba["slots"] <= 0):
@@ -695,6 +710,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "max_total_num_tokens": capacity, "max_req_len": max_req_len,
                "max_input_len": max_input_len,
                **({"mamba_pool": mamba} if mamba else {}),
+               **({"lora": lora.as_json()} if lora else {}),
                **({"speculative_draft": draft} if draft else {}),
                **({"hybrid_swa_pool": swa} if swa else {}),
                # the capacity and the pool are the two pools' (the budget rows name the rule that split them)

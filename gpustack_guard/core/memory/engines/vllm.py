@@ -26,6 +26,7 @@ from gpustack_guard.core.memory.estimate import (
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
+from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots, vllm_slots
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, linear_bytes_per_param
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
@@ -77,9 +78,7 @@ class VllmConfig:
     v2_runner_env: str | None = None  # VLLM_USE_V2_MODEL_RUNNER from the deployment's env (model_runner)
     disable_sliding_window: bool = False  # --disable-sliding-window: caps the derived length at the window
     cpu_offload_bytes: int = 0  # --cpu-offload-gb, per GPU
-    max_loras: int = 0  # --max-loras under --enable-lora; 0 = LoRA off
-    max_lora_rank: int = P.DEFAULT_MAX_LORA_RANK
-    fully_sharded_loras: bool = False
+    lora: LoraRequest | None = None  # --enable-lora's slots (--max-loras, --max-lora-rank, ...); None = LoRA off
     speculative_flag: str | None = None  # the flag that turns on a draft (not counted: a note says so)
     num_speculative_tokens: int = 0  # the draft's tokens per step (q = 1 + this per decode request)
     speculative_method: str | None = None  # --speculative-config's method, as given (eagle3, mtp, draft_model, ...)
@@ -525,46 +524,25 @@ def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) ->
     return out
 
 
-def lora_buffers(facts: ModelFacts, cfg: VllmConfig, layers: int) -> int:
-    """Bytes per rank of the LoRA slots vLLM preallocates at load under --enable-lora (part of "Model loading
-    took"): for each of max_loras slots and each layer, A (rank x input) and B (output x rank) of every projection,
-    at max_lora_rank and 16 bits. Column-parallel projections (q, k, v, gate, up) shard B's output over TP and keep
-    A whole; row-parallel ones (o, down) shard A's input and keep B whole; --fully-sharded-loras shards both.
-    MoE experts, MLA projections and the small embedding / LM-head slots are not counted."""
-    if not cfg.max_loras:
-        return 0
-    from gpustack_guard.core.memory.kv import kv_heads_per_gpu
-
-    tp, r = cfg.tensor_parallel_size, cfg.max_lora_rank
-    H, heads, d = facts.hidden_size or 0, facts.num_attention_heads or 0, facts.dim_head or 0
-    kv = kv_heads_per_gpu(facts, tp) * d
-    whole_a = tp if cfg.fully_sharded_loras else 1  # the side kept whole is split too when fully sharded
-    # column-parallel: A (r x H) whole, B (out/tp x r); row-parallel: A (r x in/tp), B (H x r) whole
-    attention = (3 * H // whole_a + heads * d // tp + 2 * kv) + (heads * d // tp + H // whole_a)
-    attention = 0 if facts.is_mla else attention
-    mlp = 0
-    if not facts.is_moe and facts.intermediate_size:
-        inter = facts.intermediate_size // tp
-        mlp = (2 if facts.gated_mlp else 1) * (H // whole_a + inter) + (inter + H // whole_a)
-    per_layer = r * (attention + mlp)
-    return cfg.max_loras * layers * per_layer * P.LORA_ELEMENT_BYTES
-
-
 def flag_weights(facts: ModelFacts, cfg: VllmConfig, parts: list[int], weights_by_stage: list[int],
-                 notes: list[str]) -> tuple[list[int], list[int], list[int]]:
-    """Each stage's weights after --cpu-offload-gb and --enable-lora; also what each moved or added."""
+                 notes: list[str], version: str | None = None
+                 ) -> tuple[list[int], list[int], list[LoraSlots | None]]:
+    """Each stage's weights after --cpu-offload-gb and --enable-lora; also what each moved or added. The LoRA
+    slots are made while the model loads, so "Model loading took" (the weights term) holds them (lora.py)."""
     tp, pp = cfg.tensor_parallel_size, len(parts)
     offloaded = cpu_offloaded(facts, tp, parts, cfg.cpu_offload_bytes) if cfg.cpu_offload_bytes else [0] * pp
     if cfg.cpu_offload_bytes:
         weights_by_stage = [w - o for w, o in zip(weights_by_stage, offloaded)]
         notes.append(f"--cpu-offload-gb keeps {max(offloaded) / GiB:.2f} GiB of the decoder layers per GPU on the CPU")
-    lora = [lora_buffers(facts, cfg, n) for n in parts]
-    if cfg.max_loras:
-        weights_by_stage = [w + b for w, b in zip(weights_by_stage, lora)]
-        unknown = [part for part, on in (("MLA attention", facts.is_mla), ("MoE experts", facts.is_moe)) if on]
-        notes.append(f"LoRA: {cfg.max_loras} slot(s) at rank {cfg.max_lora_rank}, +{max(lora) / GiB:.2f} GiB per GPU"
-                     + (f" ({' and '.join(unknown)} not counted)" if unknown else ""))
-    return weights_by_stage, offloaded, lora
+    if cfg.lora is None:
+        return weights_by_stage, offloaded, [None] * pp
+    slots = vllm_slots(facts, cfg.lora, tp, parts, version)
+    weights_by_stage = [w + s.bytes for w, s in zip(weights_by_stage, slots)]
+    worst = max(slots, key=lambda s: s.bytes)
+    notes.append(f"LoRA: {cfg.lora.slots} slot(s) at rank {cfg.lora.rank}, +{worst.bytes / GiB:.2f} GiB per GPU in "
+                 f"the weights ({', '.join(worst.modules) or 'no module'})")
+    notes.extend(f"LoRA: {text}" for text in worst.unread)
+    return weights_by_stage, offloaded, list(slots)
 
 
 def engine_generation(version: str | None, cfg: VllmConfig, gpu_name: str) -> tuple[P.VllmProfile, str]:
@@ -2131,7 +2109,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     weights_by_stage, marlin = fp8_marlin_weights(facts, cfg, parts, version, gpu_name, weights_by_stage, notes)
     weights_by_stage = gemma4_beyond_checkpoint(facts, tp, parts, version, weights_by_stage, notes)
     weights_by_stage = with_rope_caches(facts, version, weights_by_stage, notes)
-    weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes)
+    weights_by_stage, offloaded, lora = flag_weights(facts, cfg, parts, weights_by_stage, notes, version)
     if draft:  # PP 1 only (mtp_draft): loaded with the target, inside "Model loading took"
         weights_by_stage = [w + draft.weights for w in weights_by_stage]
     draft_kv_layers = draft.layers if draft and isinstance(shape, KVShape) else 0
@@ -2297,7 +2275,9 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                ("per-instance" if profile.per_instance_budget else "global-cap"),
                "startup_free_check": startup_free_check,
                "engine_use": engine_use,
-               "outside_budget": outside, "cpu_offloaded": max(offloaded), "lora_buffers": max(lora),
+               "outside_budget": outside, "cpu_offloaded": max(offloaded),
+               "lora_buffers": max(s.bytes if s else 0 for s in lora),
+               **({"lora": max((s for s in lora if s), key=lambda s: s.bytes).as_json()} if any(lora) else {}),
                "encoder_profile": mm_profile.report(),
                # the binding rank's profile phases: its activation is max(forward, sampler) + encoder
                "forward_peak": phases[worst.stage][0], "sampler_peak": phases[worst.stage][1],
