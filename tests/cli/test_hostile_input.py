@@ -298,7 +298,9 @@ def test_a_context_field_of_the_wrong_type_is_one_line(gsg, tmp_path, monkeypatc
 @pytest.mark.parametrize("text, says", [
     ("current-context: [a]\ncontexts:\n  a: {server: http://x}\n",
      "cfg.yaml:1:18: `current-context` must be a context name, not a list"),
-    ("contexts:\n  1: {server: http://x}\n", "cfg.yaml:2: a context name is text, not a number"),
+    # before (round 26): "cfg.yaml:2: a context name is text, not a number", without the column or why
+    ("contexts:\n  1: {server: http://x}\n", "cfg.yaml:2:3: a key of contexts is a number (written '1'), not a context "
+     "name: YAML reads unquoted digits as a number (quote the key, or correct it)"),
 ])
 def test_context_names_are_text(gsg, tmp_path, monkeypatch, text, says):
     _write(tmp_path, {"specs/a.yaml": SPEC, "cfg.yaml": text})

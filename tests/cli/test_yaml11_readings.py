@@ -112,15 +112,23 @@ def test_numbers_with_one_reading_pass_as_before(gsg, tmp_path, value):
     assert "base-60" not in result.out and "base-8" not in result.out
 
 
-@pytest.mark.parametrize(("key", "kind"), [("yes", "a boolean"), ("~", "null"), ("7", "a number"), ("Off", "a boolean")])
-def test_a_key_read_as_another_type_is_named_at_the_key(gsg, tmp_path, key, kind):
+BOOLEANS = "YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans"
+NUMBER = "YAML reads unquoted digits as a number"
+
+
+@pytest.mark.parametrize(("key", "kind", "why"), [
+    ("yes", "a boolean", BOOLEANS), ("Off", "a boolean", BOOLEANS), ("~", "null", "YAML reads an unquoted ~ or null as "
+     "null"), ("7", "a number", NUMBER), ("1.5", "a number", NUMBER),
+    # before (round 26): "'datetime.date(2024, 1, 1)': Keys should be strings" at line 3
+    ("2024-01-01", "a date", "YAML 1.1 reads an unquoted YYYY-MM-DD as a date")])
+def test_a_key_read_as_another_type_is_named_at_the_key(gsg, tmp_path, key, kind, why):
     # before: "'1': Keys should be strings" (True's number) at the value's column, and "'None': ..." at line 3
     path = _spec(tmp_path, "    max_output_tokens: 1000", f"    max_output_tokens: 1000\n    {key}: 5")
     result = _validate(gsg, path)
     assert result.code == 1
     assert [line for line in result.out.splitlines() if " error " in line] == [
         f"{path}:23:5: error GSG002 schema [llama-8b]: a key of guard.workload is {kind} (written '{key}'), not a "
-        "field name: YAML 1.1 reads unquoted yes/no/on/off as booleans, ~ as null and digits as numbers"]
+        f"field name: {why}"]
 
 
 def test_an_overlays_base_60_number_is_named_on_the_overlay_file(gsg, tmp_path):

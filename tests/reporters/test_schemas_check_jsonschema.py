@@ -144,6 +144,7 @@ def test_the_project_schema_takes_what_the_parser_takes(tmp_path, document, code
                                                        "insecure": False, "timeout": 30, "overlay": "prod"}}}, 0),
     ({"contexts": {}}, 0),
     ({"current-context": "prod"}, 1),  # no contexts
+    ({"current_context": "prod", "contexts": {}}, 1),  # unknown top-level field (was silently no context chosen)
     ({"contexts": {"prod": {"api-key-env": "K"}}}, 1),  # no server
     ({"contexts": {"prod": {"server": "ftp://g.example"}}}, 1),
     ({"contexts": {"prod": {"server": "https://g.example", "api-key": "secret"}}}, 1),  # unknown: never a key

@@ -41,6 +41,7 @@ DESCRIPTIONS = {
 FIELDS = tuple(DESCRIPTIONS)
 PATH_FIELDS = ("api-key-file", "ca-bundle", "fleet")
 TEXT_FIELDS = ("server", "api-key-env", "api-key-file", "ca-bundle", "cluster", "fleet", "overlay")
+TOP_FIELDS = ("current-context", "contexts")
 MAX_TIMEOUT_SECONDS = 3600  # an hour for one request: beyond it, a server is down, not slow
 
 
@@ -90,12 +91,15 @@ def load_contexts(path: Path) -> ContextsFile:
         raise GsgError("a contexts file is a mapping with `contexts:` (name -> server, key source, ...)",
                        where=f"{shown}:1")
     doc = docs[0]
+    unknown = [k for k in data if k not in TOP_FIELDS]  # `current_context:` would be silently no context chosen
+    if unknown:
+        line, column = doc.position((unknown[0],), key=True)
+        raise GsgError(f"unknown field '{echo.value(str(unknown[0]))}' (a contexts file holds "
+                       f"{', '.join(TOP_FIELDS)})", where=f"{shown}:{line}:{column}")
     contexts = {}
     for name, body in data["contexts"].items():
         line, _ = doc.position(("contexts", name), key=True)
         where = f"{shown}:{line}"
-        if not isinstance(name, str):
-            raise GsgError(f"a context name is text, not {_kind(name)}", where=where)
         if not name:
             raise GsgError("a context name is empty", where=where)
         if name != name.strip() or not name.isprintable():  # `prod ` beside `prod`, or an escape sequence in
@@ -165,7 +169,7 @@ def contexts_schema() -> dict:
     return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": CONTEXTS_SCHEMA_ID,
             "title": "gpustack-guard contexts file (~/.config/gsg/config.yaml)",
             "description": "Named GPUStack servers, like kubeconfig contexts; a key is never written here.",
-            "type": "object", "required": ["contexts"],
+            "type": "object", "required": ["contexts"], "additionalProperties": False,
             "properties": {"current-context": {"type": "string", "description": "The context used when no "
                                                "--context, GSG_CONTEXT or --server is given."},
                            "contexts": {"type": "object", "additionalProperties": context,

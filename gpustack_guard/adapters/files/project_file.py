@@ -27,6 +27,7 @@ from gpustack_guard.adapters.files.spec_loader import (
     display_path,
     read_text,
     refuse_duplicate_keys,
+    refuse_non_text_keys,
     refuse_yaml11_numbers,
 )
 from gpustack_guard.adapters.files.yaml_documents import load_documents
@@ -203,6 +204,7 @@ def parse_project_file(path: str) -> ProjectFile:
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
     refuse_duplicate_keys(docs, shown)
     refuse_yaml11_numbers(docs, shown)
+    refuse_non_text_keys(docs, shown)
     if len(docs) != 1 or not isinstance(docs[0].data, dict):
         raise GsgError("a project file is one mapping: `project: NAME`", where=shown)
     doc = docs[0]

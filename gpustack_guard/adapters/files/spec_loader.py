@@ -22,7 +22,7 @@ from gpustack_guard.core.deploy.removals import DELETE, DIRECTIVE, DIRECTIVES, E
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.ports import LocatedData
 from gpustack_guard.core.rules import documents as D
-from gpustack_guard.core.spec.check import YAML11_FIX, SpecDoc, yaml11_reading
+from gpustack_guard.core.spec.check import KEY_FIX, YAML11_FIX, SpecDoc, key_reading, yaml11_reading
 
 if TYPE_CHECKING:  # core.suppressions loads the rule registry: imported when comments are asked for
     from gpustack_guard.core.suppressions import InlineSuppression
@@ -286,6 +286,7 @@ def read_yaml_file(path: Path, missing: str, max_bytes: int = MAX_SETTINGS_BYTES
         raise GsgError(str(exc), where=f"{shown}:{exc.line}:{exc.column}") from None
     refuse_duplicate_keys(docs, shown)
     refuse_yaml11_numbers(docs, shown)
+    refuse_non_text_keys(docs, shown)
     return docs
 
 
@@ -309,6 +310,27 @@ def refuse_yaml11_numbers(docs: Sequence[LocatedData], shown: str) -> None:
             line, column = doc.position(path)
             raise GsgError(f"{yaml11_reading(path, text, value, 'gsg reads')} ({YAML11_FIX})",
                            where=f"{shown}:{line}:{column}")
+
+
+# What the keys of a settings file's mapping name, by the mapping's own key (a field name elsewhere)
+_KEY_NOUNS = {"claims": "a GPU index", "contexts": "a context name", "labels": "a label name",
+              "per_path_ignores": "a path glob"}
+# Mappings whose keys are numbers: a fleet instance's claims are bytes by GPU index (`claims: {3: 8GiB}`)
+_NUMBERED = ("claims",)
+
+
+def refuse_non_text_keys(docs: Sequence[LocatedData], shown: str) -> None:
+    """A settings file's key that YAML read as a boolean, number, null or date is an error at the key, as a spec's
+    is (GSG002 there): `yes:` in a fleet said "'1': Keys should be strings" at the value, a project file's
+    "unknown field 'True'", and a contexts file's top-level `yes: 1` was silently ignored. A GPU index of a
+    fleet's claims is a number, not a boolean (`yes:` would have been GPU 1)."""
+    for doc in docs:
+        for parent, key, text in getattr(doc, "non_text_keys", ()):
+            if parent and parent[-1] in _NUMBERED and type(key) is int:
+                continue
+            line, column = doc.position((*parent, key), key=True)
+            noun = _KEY_NOUNS.get(parent[-1], "a field name") if parent else "a field name"
+            raise GsgError(f"{key_reading(parent, key, text, noun)} ({KEY_FIX})", where=f"{shown}:{line}:{column}")
 
 
 def load_specs(paths: list[str], *, allow_empty: bool = False, overlay: str | None = None,
@@ -350,6 +372,10 @@ def _directive(patch: SpecDoc, where: str) -> str | None:
     extra = [k for k in raw if k not in ("name", DIRECTIVE)]
     if extra:
         line, column = patch.located.position((extra[0],), key=True)
+        if not isinstance(extra[0], str):  # `yes:` said 'True' would have no effect
+            plain_text = getattr(patch.located, "plain_text", None)
+            text = plain_text((extra[0],), key=True) if plain_text else None
+            raise GsgError(f"{key_reading((), extra[0], text)} ({KEY_FIX})", where=f"{patch.file}:{line}:{column}")
         raise GsgError(f"`{DIRECTIVE}: {value}` takes only `name:`; '{str(extra[0])[:80]}' would have no effect",
                        where=f"{patch.file}:{line}:{column}")
     return str(value)

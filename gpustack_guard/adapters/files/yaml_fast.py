@@ -13,10 +13,10 @@ Accepts documents (the first, or each after a line that is `---` alone) of: bloc
 `- ` items (flush under their key or indented, mappings as items); plain scalars on one line; '...' and "..."
 scalars on one line without '' or a backslash; one-line flow lists and mappings of plain scalars ([a, b],
 {rack: r1}); comments and blank lines. Scalars resolve through the full path's own _resolve and _scalar (YAML 1.1
-implicit types); duplicate keys and YAML 1.1-only numbers are reported as there. Anything else (anchors, aliases,
-tags, `<<`, `...`, `--- x`, block scalars, continued scalars, escapes, tabs, CR, BOM, control characters, `? `
-keys, nested flow, odd indentation, a file past a limit, a scalar the full path would refuse) returns None, and
-load_documents composes the text as before.
+implicit types); duplicate keys, YAML 1.1-only numbers and keys read as no text are listed as there. Anything else
+(anchors, aliases, tags, `<<`, `...`, `--- x`, block scalars, continued scalars, escapes, tabs, CR, BOM, control
+characters, `? ` keys, nested flow, odd indentation, a file past a limit, a scalar the full path would refuse)
+returns None, and load_documents composes the text as before.
 tests/adapters/files/test_yaml_fast.py runs both paths on every YAML file of the repository and on the
 neighbours of this shape.
 """
@@ -74,6 +74,11 @@ _KEY_VALUE, _KEY_OPEN, _ITEM_VALUE, _ITEM_KEY = range(4)  # `k: v`, `k:` (value 
 _SKIP = (-1, -1, None, None, None, (), None)  # a blank or comment line
 _DOCUMENT_START = (-2, -2, None, None, None, (), None)  # a line that is `---` and nothing else
 _LINES: dict[str, tuple] = {}
+
+
+# In a flow collection's `numbers`, in place of the value read: the entry is a key YAML read as no text (its path,
+# written text), which the document lists in non_text_keys
+_NON_TEXT_KEY = object()
 
 
 class _Decline(Exception):
@@ -297,9 +302,12 @@ class _Flow:
         key_text, separator, _ = self.text[at:stop.start()].partition(": ")
         if not separator or ":" in key_text or len(key_text) > _MAX_KEY_CHARS:
             raise _Decline  # no pair, or a key near YAML's 1,024 characters (libyaml's error in a flow too)
-        key = _plain_value(_flow_plain(key_text))[0]
+        key_plain = _flow_plain(key_text)
+        key = _plain_value(key_plain)[0]
         if key in children:
             raise _Decline  # the full path reports it with its column
+        if type(key) is not str:  # `{3: 8GiB}` (a claim), `{yes: 1}`: listed with the numbers (_NON_TEXT_KEY)
+            self.numbers.append((below + (key,), key_plain, _NON_TEXT_KEY))
         self.pos = at + len(key_text) + 2
         self.spaces()
         value, marks = self.value(below + (key,), depth)
@@ -405,6 +413,8 @@ class _Assemble:
                 raise _Decline  # deeper than its neighbours, below a value on its key's line
             if key in result:
                 self.duplicate(path + (key,), pos, column)
+            if type(key) is not str and kind <= _KEY_OPEN:  # `yes:`, `3:` (a claim's GPU index), as mapping() lists
+                self.doc.non_text_keys.append((path, key, entries[pos][6][0]))
             pos += 1
             if kind == _KEY_VALUE:
                 if pos < count and entries[pos][0] > indent:
@@ -471,7 +481,10 @@ class _Assemble:
 
     def yaml11(self, path: Path, numbers: tuple) -> None:
         for below, text, value in numbers:
-            self.doc.yaml11_numbers.append((path + below, text, value))
+            if value is _NON_TEXT_KEY:
+                self.doc.non_text_keys.append((path + below[:-1], below[-1], text))
+            else:
+                self.doc.yaml11_numbers.append((path + below, text, value))
 
 
 class FastLayout:

@@ -99,6 +99,10 @@ class LocatedDocument:
     # unquoted numbers YAML 1.1 reads otherwise than YAML 1.2 (base 60, a leading zero's base 8): path, the text
     # and the value read (position() gives the place); a spec check refuses them (editors' YAML 1.2 reads another)
     yaml11_numbers: list[tuple[Path, str, Any]] = field(default_factory=list)
+    # keys YAML read as a boolean, number, null or date (`yes:`, `1:`, `~:`): the mapping's path, the key and its
+    # text as written (position(key=True) gives the place); a settings file refuses them where no number belongs
+    # (spec_loader.refuse_non_text_keys)
+    non_text_keys: list[tuple[Path, Any, str]] = field(default_factory=list)
     _by_key: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
     # yaml_fast.FastLayout of a document read without nodes: it answers position() and plain_text() instead
     layout: Any = field(default=None, repr=False, compare=False)
@@ -236,8 +240,9 @@ class _Build:
     flatten_mapping, remembering which pairs came from a merge: a key that overrides a merged one is plain YAML,
     two own keys of one name are a duplicate."""
 
-    def __init__(self, doc: LocatedDocument, max_items: int, aliases: bool = True):
+    def __init__(self, doc: LocatedDocument, max_items: int, aliases: bool = True, text: str = ""):
         self.doc = doc
+        self.text = text  # the file's text: a list or mapping written as a key is quoted from it
         self.max_items = max_items
         # Without an alias (no '*' in the text) no node is reached twice, so no recursion to watch for: the set
         # of nodes being built is skipped (10,000 specs: ~180,000 set operations, ~40 ms)
@@ -288,8 +293,13 @@ class _Build:
                 self.flatten(node)
                 return self.mapping(node, path)
             if not isinstance(key_node, yaml.ScalarNode):
-                raise YamlSyntaxError("a mapping key must be a plain value", *_mark(key_node))
-            key = key_node.value if key_node.tag == _STR else _scalar(key_node)
+                raise _collection_key(key_node, path, self.text)
+            if key_node.tag == _STR:
+                key = key_node.value
+            else:
+                key = _scalar(key_node)
+                if not isinstance(key, str):
+                    self.doc.non_text_keys.append((path, key, key_node.value))
             if index >= merged:
                 if key in own:
                     self.doc.duplicate_keys.append((path + (key,), *_mark(key_node)))
@@ -336,6 +346,21 @@ class _Build:
                 merge.extend(part)
         node.value = merge + own
         self.merged[id(node)] = len(merge)
+
+
+def _collection_key(node: yaml.Node, path: Path, text: str) -> YamlSyntaxError:
+    """A list or mapping as a key (`? [a]`, `[a]: 1`, `{a: 1}: 2`): no gsg file has one, and Python cannot hold it
+    as a key. Named with its parent and, written on one line, its text."""
+    kind = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
+    start, end = node.start_mark, node.end_mark
+    lines = text.splitlines() if start.line == end.line else []
+    written = lines[start.line][start.column:end.column] if start.line < len(lines) else ""
+    shown = f" (written {_shown(written)})" if written else ""
+    where = ".".join(map(str, path)) or "the document"
+    if path and isinstance(path[0], int):  # as core/spec/check.key_reading: `item 0` of a list document
+        where = f"item {where}"
+    return YamlSyntaxError(f"a key of {_shown(where)[1:-1]} is {kind}{shown}, not a field name: YAML reads `? [..]` "
+                           "and `[..]:` as a list, `{..}:` as a mapping (quote the key, or correct it)", *_mark(node))
 
 
 def _too_many(node: Any, count: int, limit: int) -> YamlInputLimit:
@@ -542,7 +567,7 @@ def load_composed(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocum
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null") and not node.value):
                 continue  # an empty document between two '---' lines
             doc = LocatedDocument(data=None, start_line=node.start_mark.line + 1, root=node)
-            doc.data = _Build(doc, max_items, aliases).value(node, ())
+            doc.data = _Build(doc, max_items, aliases, text).value(node, ())
             documents.append(doc)
     except yaml.reader.ReaderError as exc:
         raise _reader_error(text, exc) from None

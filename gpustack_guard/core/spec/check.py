@@ -160,22 +160,42 @@ _YAML_KINDS = {bool: "a boolean", int: "a number", float: "a number", type(None)
 
 
 def _bad_key(doc: SpecDoc, path: tuple) -> F.Finding | None:
-    """A mapping key YAML read as a boolean, number or null (`yes:`, `1:`, `~:`), at the key, naming what was
+    """A mapping key YAML read as a boolean, number, null or date (`yes:`, `1:`, `~:`), at the key, naming what was
     written; pydantic's 'Keys should be strings' at '1' (True's number) pointed at the value."""
     parent = _get(doc.raw, path[:-1]) if path else None
     if not isinstance(parent, dict):
         return None
-    key = next((k for k in parent if not isinstance(k, str) and (k == path[-1] or str(k) == str(path[-1]))), _NO_KEY)
+    # pydantic's loc holds a key as str() of it, except a date's (its repr: 'datetime.date(2024, 1, 1)')
+    key = next((k for k in parent if not isinstance(k, str) and (k == path[-1] or str(path[-1]) in (str(k), repr(k)))),
+               _NO_KEY)
     if key is _NO_KEY:
         return None
-    where = ".".join(map(str, path[:-1])) or "the document"
-    kind = _YAML_KINDS.get(type(key), "a value that is not text")
     plain_text = getattr(doc.located, "plain_text", None)
     text = plain_text((*path[:-1], key), key=True) if plain_text else None
+    return F.finding(D.SCHEMA, doc.at(*path[:-1], key, key=True), key_reading(path[:-1], key, text),
+                     spec=doc.name, fix=KEY_FIX)
+
+
+KEY_FIX = "quote the key, or correct it"
+# Why YAML read an unquoted key as something other than text, by what it read
+_KEY_WHY = {bool: "YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans",
+            type(None): "YAML reads an unquoted ~ or null as null",
+            int: "YAML reads unquoted digits as a number", float: "YAML reads unquoted digits as a number",
+            datetime.date: "YAML 1.1 reads an unquoted YYYY-MM-DD as a date",
+            datetime.datetime: "YAML 1.1 reads an unquoted YYYY-MM-DD as a date"}
+
+
+def key_reading(parent: tuple, key: Any, text: str | None, noun: str = "a field name") -> str:
+    """Why a mapping key YAML read as a boolean, number, null or date names nothing: the text of a spec finding
+    and of a settings file's (fleet, workload, project, contexts) one-line error alike. `noun`: what a key of
+    that mapping names (a context name under `contexts:`)."""
+    where = ".".join(map(str, parent)) or "the document"
+    if parent and isinstance(parent[0], int):  # a document that is a list (soak's workload): `item 0`, not `0`
+        where = f"item {where}"
+    kind = _YAML_KINDS.get(type(key), "a value that is not text")
     shown = f" (written '{echo.value(text)}')" if text else ""
-    return F.finding(D.SCHEMA, doc.at(*path[:-1], key, key=True),
-                     f"a key of {where} is {kind}{shown}, not a field name: YAML 1.1 reads unquoted yes/no/on/off "
-                     "as booleans, ~ as null and digits as numbers", spec=doc.name, fix="quote the key, or correct it")
+    why = _KEY_WHY.get(type(key), "only text names a field")
+    return f"a key of {echo.value(where)} is {kind}{shown}, not {noun}: {why}"
 
 
 _NO_KEY = object()

@@ -4,6 +4,7 @@ of a spec's common shape (one line changed at a time), the fast path either decl
 
 from __future__ import annotations
 
+import datetime
 import random
 import time
 from pathlib import Path
@@ -74,6 +75,8 @@ def assert_same(text: str, max_items: int = MAX_SPEC_ITEMS) -> bool:
         assert ours.duplicate_keys == theirs.duplicate_keys, text
         assert [(p, t, _typed(v)) for p, t, v in ours.yaml11_numbers] == \
             [(p, t, _typed(v)) for p, t, v in theirs.yaml11_numbers], text
+        assert [(p, _typed(k), t) for p, k, t in ours.non_text_keys] == \
+            [(p, _typed(k), t) for p, k, t in theirs.non_text_keys], text
         for path in _paths(theirs.data):
             for key in (False, True):
                 assert ours.position(path, key=key) == theirs.position(path, key=key), (path, key, text)
@@ -462,3 +465,17 @@ def test_many_duplicates_or_yaml11_numbers_cost_linear_time(text: str) -> None:
     full = load_composed(text, max_items=MAX_ITEMS)
     assert fast[0].duplicate_keys == full[0].duplicate_keys
     assert fast[0].yaml11_numbers == full[0].yaml11_numbers
+
+
+@pytest.mark.parametrize("text, listed", [
+    ("yes: 1\nname: a\n", [((), True, "yes")]),
+    ("a:\n  3: 8GiB\n  Off: 1\n", [(("a",), 3, "3"), (("a",), False, "Off")]),
+    ("- ~: 1\n  2024-01-01: 2\n", [((0,), None, "~"), ((0,), datetime.date(2024, 1, 1), "2024-01-01")]),
+    ("c: {3: 8GiB, b: [{1.5: x}], on: y}\n", [(("c", "b", 0), 1.5, "1.5"), (("c",), 3, "3"), (("c",), True, "on")]),
+    ("'yes': 1\n\"3\": 2\na: {x: 1}\n", []),  # quoted: text
+])
+def test_keys_yaml_reads_as_no_text_are_listed_alike_on_both_paths(text: str, listed: list) -> None:
+    """Keys read as a boolean, number, null or date are listed (settings files refuse them where no number
+    belongs), the same on the fast path (a fleet's `claims: {3: 8GiB}` stays on it) as composed."""
+    assert assert_same(text, MAX_ITEMS)
+    assert sorted(map(repr, fast_documents(text, MAX_ITEMS)[0].non_text_keys)) == sorted(map(repr, listed))
