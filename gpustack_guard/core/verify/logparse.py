@@ -80,7 +80,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             # vLLM's and SGLang's crashes and their "it serves" line (patterns.CRASH_PATTERNS, SERVED_PATTERNS)
             "Error", "Exception", "died", "hit an exception", "sigquit", "scheduler is dead", "exit code",
             "exitcode", "no kernel image", "illegal memory access", "NCCL", "nccl", "Fatal Python", "SIG",
-            "Aborted", "signal")  # the banner's lines, without a prefix when piped
+            "Aborted", "signal", "fired up")  # the banner's lines, without a prefix when piped
 
 # Terminal sequences anywhere in a line: colours and erases (CSI, with tqdm's private `?25l` cursor modes), a
 # title or link (OSC, bounded: an unterminated one is left, not searched to the line's end from every start), a
@@ -352,8 +352,9 @@ class _EngineState:
     failure_rank: int = 0  # how much the failure so far says (_failure_rank): a later line that says more replaces it
     start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
     recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
-    served_line: int = 0  # vLLM or SGLang said it serves (P.SERVED_LINES): a failure after it is a request's
-    after_served: list[int] = field(default_factory=list)  # the lines of such failures (the first one is noted)
+    served_line: int = 0  # vLLM or SGLang said its start-up is done (P.SERVED_LINES): a later failure is a request's
+    # the lines with a failure after that: how many, the first (noted) and the last (a line matching two rows is one)
+    after_served: tuple[int, int, int] = (0, 0, 0)
     # SGLang ranks that printed a hybrid SWA split: their pool lines are the full and the sliding pool of one cache
     swa_split: set[str] = field(default_factory=set)
     # llama.cpp: a refused allocation whose purpose the next line names (device or "#index", bytes), and the devices
@@ -390,7 +391,7 @@ class _EngineState:
         self.contexts = 0
         self.failure_rank = 0
         self.recoveries = 0
-        self.served_line, self.after_served = 0, []
+        self.served_line, self.after_served = 0, (0, 0, 0)
         self.swa_split = set()
         self.pending_refusal = None
         self.refused = []
@@ -456,6 +457,13 @@ def _failure_rank(pattern: P.Pattern, kind: str) -> int:
     if kind == "failure:" + P.ENGINE_ERROR:
         return 0
     return 2 if pattern.engine else 1
+
+
+def _pool_sized(log: ObservedLog) -> bool:
+    """The start-up read sized its KV pool: only then does a line saying it serves end it (Uvicorn's line is any
+    server's: another engine's start-up before this one prints it too)."""
+    pool = (P.KV_TOKENS, P.GPU_BLOCKS, P.KV_CACHE)
+    return any(t in log.engine_terms for t in pool) or any(t in terms for terms in log.ranks.values() for t in pool)
 
 
 def _failure_kind(pattern: P.Pattern, line: str) -> str:
@@ -732,7 +740,7 @@ class LogParser:
             return
         if pattern.kind == "started":
             log.started = True
-            state.served_line = state.served_line or (self.lines if pattern.id in P.SERVED_LINES else 0)
+            self._came_up(state, pattern)
             if pattern.engine == P.LLAMACPP:
                 self._went_on(state, "came up")
             return
@@ -770,16 +778,22 @@ class LogParser:
             log.started = True
             self._went_on(state, "built its context")
 
+    def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
+        """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""
+        if pattern.id in P.SERVED_LINES and not state.served_line and _pool_sized(state.log):
+            state.served_line = self.lines
+
     def _failure(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> bool:
         """Keep a failure line's reason (see the rank rule above); False when the line is read no further: a
-        failure after vLLM or SGLang served is a request's traceback or the shutdown's, not the start-up's."""
+        failure after vLLM or SGLang came up is a request's traceback or the shutdown's, not the start-up's."""
         log = state.log
         kind = _failure_kind(pattern, line)
         if not kind.startswith("failure:"):
             return True
         if state.served_line and log.engine in P.PYTHON_ENGINES:
-            if not state.after_served or state.after_served[-1] != self.lines:
-                state.after_served.append(self.lines)
+            count, first, last = state.after_served
+            if last != self.lines:
+                state.after_served = (count + 1, first or self.lines, self.lines)
             return False
         if log.failure is None or _failure_rank(pattern, kind) > state.failure_rank:
             state.failure_rank = _failure_rank(pattern, kind)
@@ -1050,9 +1064,9 @@ class LogParser:
         if self.dumps_skipped:
             log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
                              "ones were not read (MAX_ARGUMENT_DUMPS)")
-        if log is best.log and best.after_served:
-            log.notes.append(f"line {best.after_served[0]:,}: {len(best.after_served):,} failure line(s) after the "
-                             f"engine served (line {best.served_line:,}) are a request's or the shutdown's, not the "
+        if log is best.log and best.after_served[0]:
+            log.notes.append(f"line {best.after_served[1]:,}: {best.after_served[0]:,} failure line(s) after the "
+                             f"engine came up (line {best.served_line:,}) are a request's or the shutdown's, not the "
                              "start-up's outcome")
         if log is best.log and best.recoveries > MAX_RECOVERY_NOTES:
             log.notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were "

@@ -1261,9 +1261,13 @@ PYTHON_ENGINES = (VLLM, SGLANG)
 MEMORY_WORDS = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory|failed to allocate|"
                           r"No available memory for the cache blocks")
 CRASH_PATTERNS = (
-    # the exception's own line: alone (a traceback's last line) or after a log prefix ("] ", "| ", "rank=0 ...) ")
+    # the exception's own line: alone (a traceback's last line) or after any prefix a logger or a transport writes
+    # ("] ", "| ", "vllm[12]: ", stern's "pod container "), but not inside prose ("due to ImportError: ...", "with
+    # KeyError: ...": a comma or a preposition before it), and not a word that only ends in Error
+    # ("DistBackendError" is read from its "torch.")
     _p("python-exception", "", "vLLM and SGLang, every release (Python's traceback: its last line)",
-       r"(?:^|\] |\| |^\s+)(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception)(?::\s|$)",
+       r"(?<![A-Za-z0-9_.])(?<!, )(?<!to )(?<!by )(?<!of )(?<!with )(?<!from )(?<!raised )"
+       r"(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception)(?::\s|$)",
        "AssertionError", "sglang#25118 (tests/fixtures/logs/sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log)",
        kind=CRASH),
     _p("python-worker-died", "", "vLLM 0.6 to the newest, SGLang 0.3 to the newest (the process that saw it die)",
@@ -1281,12 +1285,22 @@ CRASH_PATTERNS = (
        r"killed by signal|received signal \d+",
        "Segmentation fault (core dumped)", "ollama#9352 (the shell's report)", kind=CRASH),
 )
-# Lines that say the engine serves: after them a failure is a request's (logged and gone on from), not the start-up's.
-# SGLang's "The server is fired up and ready to roll!" is not a row yet (no sourced example row written).
-SERVED_LINES = frozenset({"vllm-serving"})
+# Lines that say the start-up is done: after them a failure is a request's or the shutdown's, not the start-up's.
+# vLLM's engine core is up once "init engine (profile, create kv cache, warmup model)" took (the sampler warm-up is
+# part of it), its server once it listens; SGLang's server once its warm-up request passed ("fired up": its Uvicorn
+# line comes before that warm-up, which can still fail).
+SERVED_PATTERNS = (
+    _p("sglang-ready", SGLANG, "0.4 to the newest (read in sglang/srt/entrypoints/http_server.py@v0.4.6.post2; the "
+       "fixtures' logs of 2025-01 to 2026-08 print it)", r"The server is fired up and ready to roll",
+       "[2025-01-23 19:35:33] The server is fired up and ready to roll!",
+       "sglang/srt/entrypoints/http_server.py@v0.4.6.post2 (the format string, after the warm-up request; the line "
+       "as the docs quick start printed it: tests/fixtures/logs/sglang/llama31-8b-docs-quickstart.log)",
+       kind="started"),
+)
+SERVED_LINES = frozenset({"vllm-ready", "vllm-serving", "sglang-ready"})
 
 ALL_PATTERNS = (VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + LLAMACPP_FAILURES + LLAMACPP_OUTCOMES
-                + ANY_PATTERNS + CRASH_PATTERNS)
+                + ANY_PATTERNS + CRASH_PATTERNS + SERVED_PATTERNS)
 
 # Rows whose words any engine's process can print (a backend's abort, a crash, "model loaded"): they are read for
 # llama.cpp's outcome but do not say that a log is llama.cpp's, so they do not count when the engine is chosen.

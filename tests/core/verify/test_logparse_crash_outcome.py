@@ -18,7 +18,8 @@ def lines(name: str, first: int = 1, last: int | None = None) -> list[str]:
 
 
 SGLANG_SERVED = "sglang/llama31-8b-docs-quickstart.log"  # the pool on line 7, "fired up" on line 13
-VLLM_SERVED = "vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log"  # the pool on line 26, the API server on line 32
+# the pool on line 26, graph capture on 29, "init engine ... took" on 30, the API server on 32
+VLLM_SERVED = "vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log"
 ASSERT_TAIL = lines("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", 31, 34)  # the scheduler's assert
 GRAPH_TAIL = lines("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", 53, 55)  # TypeError, then sigquit
 TORCH_OOM_TAIL = lines("vllm/v1-0.8-torch-oom-two-ranks.log", 4, 4)
@@ -41,9 +42,9 @@ def test_a_crash_after_sglangs_pool_is_no_start_up(tail, kind):
 @pytest.mark.parametrize("tail, kind", [(ASSERT_TAIL, "engine-error"), (CORE_FAILED_TAIL, "engine-error"),
                                         (TORCH_OOM_TAIL, "out-of-memory")])
 def test_a_crash_after_vllms_pool_is_no_start_up(tail, kind):
-    head = lines(VLLM_SERVED, 1, 30)  # the pool and "init engine", before the API server
+    head = lines(VLLM_SERVED, 1, 29)  # the pool and graph capture, before the engine core came up
     assert outcome(head) == ("vllm", True, None, None)
-    assert outcome(head + tail) == ("vllm", False, kind, 31)
+    assert outcome(head + tail) == ("vllm", False, kind, 30)
 
 
 CRASH = "(EngineCore_0 pid=82) ERROR 08-27 21:03:29 [core.py:700] "
@@ -63,9 +64,9 @@ CRASH = "(EngineCore_0 pid=82) ERROR 08-27 21:03:29 [core.py:700] "
     ("RuntimeError: failed to allocate 2.00 GiB for the cache", "out-of-memory"),
 ])
 def test_each_crash_line_is_a_crash_of_its_kind(line, kind):
-    head = lines(VLLM_SERVED, 1, 30)
-    assert outcome(head + [CRASH + line + "\n"]) == ("vllm", False, kind, 31)
-    assert outcome(head + [line + "\n"]) == ("vllm", False, kind, 31)  # a traceback's own last line
+    head = lines(VLLM_SERVED, 1, 29)
+    assert outcome(head + [CRASH + line + "\n"]) == ("vllm", False, kind, 30)
+    assert outcome(head + [line + "\n"]) == ("vllm", False, kind, 30)  # a traceback's own last line
 
 
 @pytest.mark.parametrize("line", [
@@ -75,26 +76,37 @@ def test_each_crash_line_is_a_crash_of_its_kind(line, kind):
     "(APIServer pid=15) INFO 08-27 21:03:30 [x.py:1] Exceptions are logged with their request id",
 ])
 def test_a_line_that_only_names_an_error_is_no_crash(line):
-    head = lines(VLLM_SERVED, 1, 30)
+    head = lines(VLLM_SERVED, 1, 29)
     assert outcome(head + [line + "\n"]) == ("vllm", True, None, None)
 
 
-@pytest.mark.parametrize("name, tail", [(VLLM_SERVED, GRAPH_TAIL), (VLLM_SERVED, TORCH_OOM_TAIL),
-                                        (VLLM_SERVED, ASSERT_TAIL)])
-def test_a_crash_after_the_engine_served_is_a_requests(name, tail):
-    served = lines(name)
+# the tails' failure lines: the graph crash's "hit an exception", TypeError and sigquit; the assert's "hit an
+# exception" and AssertionError (its traceback's File lines are none)
+@pytest.mark.parametrize("name, last, tail, failing", [
+    (VLLM_SERVED, None, GRAPH_TAIL, 3), (VLLM_SERVED, None, TORCH_OOM_TAIL, 1), (VLLM_SERVED, None, CORE_FAILED_TAIL, 1),
+    (VLLM_SERVED, 30, ASSERT_TAIL, 2),  # the engine core came up ("init engine ... took"): its start-up is done
+    (SGLANG_SERVED, None, ASSERT_TAIL, 2), (SGLANG_SERVED, None, TORCH_OOM_TAIL, 1)])
+def test_a_crash_after_the_engine_came_up_is_a_requests(name, last, tail, failing):
+    served = lines(name, 1, last)
     log, _ = parse_log(served + tail)
-    assert (log.started, log.failure_kind) == (True, None)
-    assert any(f"line {len(served) + 1}: " in note and "after the engine served" in note for note in log.notes)
+    assert (log.started, log.failure_kind, log.failure_line) == (True, None, None)
+    assert any(note.startswith(f"line {len(served) + 1}: {failing} failure line(s) after the engine came up (line ")
+               for note in log.notes), log.notes
+
+
+def test_sglangs_uvicorn_line_comes_before_its_warm_up_which_can_still_fail():
+    head = lines(SGLANG_SERVED, 1, 12)  # "Uvicorn running" on line 12, "fired up" on 13
+    assert outcome(head + TORCH_OOM_TAIL) == ("sglang", False, "out-of-memory", 13)
 
 
 def test_the_last_start_up_of_a_log_with_restarts_decides():
-    crashed = lines(VLLM_SERVED, 1, 30) + CORE_FAILED_TAIL
+    crashed = lines(VLLM_SERVED, 1, 29) + CORE_FAILED_TAIL
     served = lines(VLLM_SERVED)
     assert outcome(crashed + served)[:3] == ("vllm", True, None)
     assert outcome(served + crashed)[:3] == ("vllm", False, "engine-error")
     sglang_crashed = lines(SGLANG_SERVED, 1, 11) + ASSERT_TAIL
     assert outcome(sglang_crashed + lines(SGLANG_SERVED))[:3] == ("sglang", True, None)
+    assert outcome(lines(SGLANG_SERVED) + sglang_crashed)[:3] == ("sglang", False, "engine-error")
 
 
 def test_a_llama_cpp_log_keeps_its_own_rows():
