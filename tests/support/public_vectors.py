@@ -117,7 +117,8 @@ class Outcome:
 
     @property
     def verdict_scored(self) -> bool:
-        return self.observed_verdict is not None
+        # a crash that names no memory (an assertion, a dead worker) is no memory verdict: nothing to judge
+        return self.observed_verdict not in (None, P.ENGINE_ERROR)
 
     @property
     def verdict_right(self) -> bool:

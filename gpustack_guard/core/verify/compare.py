@@ -469,6 +469,9 @@ def reasons(log: ObservedLog, estimated_verdict: str, compared: list[Delta], tol
     seen = observed_verdict(log)
     if seen == FITS and estimated_verdict != FITS:
         found.append(f"the engine started, the estimate says {estimated_verdict}")
+    elif seen == P.ENGINE_ERROR:  # an assertion, a dead worker, a device error: it says nothing of the estimate
+        found.append(f"the engine crashed at start-up for a reason other than memory (line {log.failure_line:,}): no "
+                     f"memory verdict to hold the estimate's ({estimated_verdict}) against")
     elif seen is not None and seen != FITS and estimated_verdict == FITS:
         found.append(f"the engine failed at start-up ({log.failure_kind}), the estimate says fits")
     kv = next((d for d in compared if d.term == P.KV_TOKENS), None)

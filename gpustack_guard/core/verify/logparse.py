@@ -76,7 +76,11 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "failed to load model", "unable to load model", "memory allocation of size",
             "ErrorOutOfMemory", "GGML_ASSERT(", "Segmentation fault", "llama runner", "model loaded",
             "starting the main loop", "all slots are idle", "initializing",
-            "\u2588  version", "\u2588  model")  # the banner's lines, without a prefix when piped
+            "\u2588  version", "\u2588  model",
+            # vLLM's and SGLang's crashes and their "it serves" line (patterns.CRASH_PATTERNS, SERVED_PATTERNS)
+            "Error", "Exception", "died", "hit an exception", "sigquit", "scheduler is dead", "exit code",
+            "exitcode", "no kernel image", "illegal memory access", "NCCL", "nccl", "Fatal Python", "SIG",
+            "Aborted", "signal", "fired up")  # the banner's lines, without a prefix when piped
 
 # Terminal sequences anywhere in a line: colours and erases (CSI, with tqdm's private `?25l` cursor modes), a
 # title or link (OSC, bounded: an unterminated one is left, not searched to the line's end from every start), a
@@ -269,12 +273,16 @@ class ObservedLog:
                 terms = ranks[name]
                 return sum(terms.get(t, 0) for t in (P.WEIGHTS, P.KV_CACHE, P.COMPUTE_BUFFER))
             return max(ranks, key=used)
-        with_kv = [name for name in ranks if P.KV_CACHE in ranks[name]]
-        if with_kv:
+        # the pool's bytes, else its tokens where no rank printed bytes (DeepSeek-V4's pool split sizes tokens only):
+        # never the first rank listed when a rank's own pool says which one bound
+        for pool in (P.KV_CACHE, P.KV_TOKENS):
+            with_kv = [name for name in ranks if pool in ranks[name]]
+            if not with_kv:
+                continue
             if self.engine == P.SGLANG:
                 headroom = _sglang_headroom({name: ranks[name] for name in with_kv})
-                return min(with_kv, key=lambda name: (ranks[name][P.KV_CACHE], headroom(name)))
-            return min(with_kv, key=lambda name: ranks[name][P.KV_CACHE])
+                return min(with_kv, key=lambda name: (ranks[name][pool], headroom(name)))
+            return min(with_kv, key=lambda name: ranks[name][pool])
         with_weights = [name for name in ranks if P.WEIGHTS in ranks[name]]
         return max(with_weights, key=lambda name: ranks[name][P.WEIGHTS]) if with_weights else next(iter(ranks))
 
@@ -344,6 +352,9 @@ class _EngineState:
     failure_rank: int = 0  # how much the failure so far says (_failure_rank): a later line that says more replaces it
     start_ups: int = 1  # start-ups seen in the log (_opens_start_up): only the last one is kept
     recoveries: int = 0  # failures of the start-up read that the engine went on from (MAX_RECOVERY_NOTES)
+    served_line: int = 0  # vLLM or SGLang said its start-up is done (P.SERVED_LINES): a later failure is a request's
+    # the lines with a failure after that: how many, the first (noted) and the last (a line matching two rows is one)
+    after_served: tuple[int, int, int] = (0, 0, 0)
     # SGLang ranks that printed a hybrid SWA split: their pool lines are the full and the sliding pool of one cache
     swa_split: set[str] = field(default_factory=set)
     # llama.cpp: a refused allocation whose purpose the next line names (device or "#index", bytes), and the devices
@@ -380,6 +391,7 @@ class _EngineState:
         self.contexts = 0
         self.failure_rank = 0
         self.recoveries = 0
+        self.served_line, self.after_served = 0, (0, 0, 0)
         self.swa_split = set()
         self.pending_refusal = None
         self.refused = []
@@ -438,12 +450,28 @@ def _found_device(state: _EngineState, pattern: P.Pattern, groups: dict[str, str
     return True
 
 
-def _failure_rank(pattern: P.Pattern) -> int:
-    """What a failure line says: 0 that the start-up stopped (llama.cpp's and ollama's words after the reason), 1 that
-    memory ran out in torch (any engine), 2 the engine's own reason. The first line of the highest rank is kept."""
-    if pattern.kind == "failure:" + P.ENGINE_ERROR:
+def _failure_rank(pattern: P.Pattern, kind: str) -> int:
+    """What a failure line says: 0 that the start-up stopped (llama.cpp's and ollama's words after the reason, a
+    Python crash without memory words), 1 that memory ran out (torch's error, a crash that says so), 2 the engine's
+    own reason. The first line of the highest rank is kept."""
+    if kind == "failure:" + P.ENGINE_ERROR:
         return 0
     return 2 if pattern.engine else 1
+
+
+def _pool_sized(log: ObservedLog) -> bool:
+    """The start-up read sized its KV pool: only then does a line saying it serves end it (Uvicorn's line is any
+    server's: another engine's start-up before this one prints it too)."""
+    pool = (P.KV_TOKENS, P.GPU_BLOCKS, P.KV_CACHE)
+    return any(t in log.engine_terms for t in pool) or any(t in terms for terms in log.ranks.values() for t in pool)
+
+
+def _failure_kind(pattern: P.Pattern, line: str) -> str:
+    """The pattern's kind; a crash line is out of memory when its words say so (P.MEMORY_WORDS), else an engine
+    error (an assertion, a dead worker, a NCCL or CUDA error, a signal)."""
+    if pattern.kind != P.CRASH:
+        return pattern.kind
+    return "failure:" + (P.OUT_OF_MEMORY if P.MEMORY_WORDS.search(line) else P.ENGINE_ERROR)
 
 
 def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], state: _EngineState) -> bool:
@@ -670,7 +698,10 @@ class LogParser:
             # words in it): its success and retry words are not read
             hits = [(p, m) for p, m in hits if p.kind not in OUTCOME_KINDS]
         for pattern, m in hits:
-            targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
+            if pattern.kind == P.CRASH:  # Python's crash lines: llama.cpp's own rows name how it stops
+                targets = [state for name, state in self.states.items() if name in P.PYTHON_ENGINES]
+            else:
+                targets = [self.states[pattern.engine]] if pattern.engine else list(self.states.values())
             for state in targets:
                 self._apply(state, pattern, m, line)
 
@@ -709,6 +740,7 @@ class LogParser:
             return
         if pattern.kind == "started":
             log.started = True
+            self._came_up(state, pattern)
             if pattern.engine == P.LLAMACPP:
                 self._went_on(state, "came up")
             return
@@ -720,11 +752,8 @@ class LogParser:
         # the first reason wins, except that a line saying more replaces it: the engine's own reason replaces
         # torch's generic out of memory (vLLM's sampler warm-up re-raises torch's error with the flag that fixes it),
         # and a reason replaces llama.cpp's or ollama's "it stopped" (_failure_rank)
-        if pattern.kind.startswith("failure:") and (log.failure is None or _failure_rank(pattern) > state.failure_rank):
-            state.failure_rank = _failure_rank(pattern)
-            log.failure = _failure_text(line, m, self.secrets)
-            log.failure_kind = pattern.kind.split(":", 1)[1]
-            log.failure_line = self.lines
+        if not self._failure(state, pattern, m, line) or pattern.kind == P.CRASH:
+            return
         if pattern.kind == "refused":
             self._refused(state, pattern, groups)
             return
@@ -748,6 +777,30 @@ class LogParser:
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
+        """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""
+        if pattern.id in P.SERVED_LINES and not state.served_line and _pool_sized(state.log):
+            state.served_line = self.lines
+
+    def _failure(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> bool:
+        """Keep a failure line's reason (see the rank rule above); False when the line is read no further: a
+        failure after vLLM or SGLang came up is a request's traceback or the shutdown's, not the start-up's."""
+        log = state.log
+        kind = _failure_kind(pattern, line)
+        if not kind.startswith("failure:"):
+            return True
+        if state.served_line and log.engine in P.PYTHON_ENGINES:
+            count, first, last = state.after_served
+            if last != self.lines:
+                state.after_served = (count + 1, first or self.lines, self.lines)
+            return False
+        if log.failure is None or _failure_rank(pattern, kind) > state.failure_rank:
+            state.failure_rank = _failure_rank(pattern, kind)
+            log.failure = _failure_text(line, m, self.secrets)
+            log.failure_kind = kind.split(":", 1)[1]
+            log.failure_line = self.lines
+        return True
 
     @staticmethod
     def _note_pre_load(state: _EngineState, pattern: P.Pattern, rank: str) -> None:
@@ -1011,6 +1064,10 @@ class LogParser:
         if self.dumps_skipped:
             log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
                              "ones were not read (MAX_ARGUMENT_DUMPS)")
+        if log is best.log and best.after_served[0]:
+            log.notes.append(f"line {best.after_served[1]:,}: {best.after_served[0]:,} failure line(s) after the "
+                             f"engine came up (line {best.served_line:,}) are a request's or the shutdown's, not the "
+                             "start-up's outcome")
         if log is best.log and best.recoveries > MAX_RECOVERY_NOTES:
             log.notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were "
                              f"not listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")

@@ -1249,8 +1249,58 @@ ANY_PATTERNS = (
        {GPU_MEMORY: (GPU_MEMORY, "GiB")}, kind="failure:out-of-memory"),
 )
 
+# -- vLLM and SGLang: a start-up that crashed ----------------------------------------------------------------------
+# Both are Python: a start-up that dies on anything the rows above do not name (an assertion, a worker that died, a
+# NCCL or CUDA error, a signal) prints one of these lines, after the pool line too (a DeepSeek-V4 pool that asserts
+# on its store dtype, a graph capture that raises). CRASH is resolved per line (logparse): out of memory when the
+# line says so (MEMORY_WORDS), else ENGINE_ERROR. Once the engine served (SERVED_LINES) a crash is a request's, not
+# the start-up's.
+CRASH = "crash"
+OUT_OF_MEMORY = "out-of-memory"
+PYTHON_ENGINES = (VLLM, SGLANG)
+MEMORY_WORDS = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory|failed to allocate|"
+                          r"No available memory for the cache blocks")
+CRASH_PATTERNS = (
+    # the exception's own line: alone (a traceback's last line) or after any prefix a logger or a transport writes
+    # ("] ", "| ", "vllm[12]: ", stern's "pod container "), but not inside prose ("due to ImportError: ...", "with
+    # KeyError: ...": a comma or a preposition before it), and not a word that only ends in Error
+    # ("DistBackendError" is read from its "torch.")
+    _p("python-exception", "", "vLLM and SGLang, every release (Python's traceback: its last line)",
+       r"(?<![A-Za-z0-9_.])(?<!, )(?<!to )(?<!by )(?<!of )(?<!with )(?<!from )(?<!raised )"
+       r"(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception)(?::\s|$)",
+       "AssertionError", "sglang#25118 (tests/fixtures/logs/sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log)",
+       kind=CRASH),
+    _p("python-worker-died", "", "vLLM 0.6 to the newest, SGLang 0.3 to the newest (the process that saw it die)",
+       r"Engine core initialization failed|[Ww]orker proc \S+ died unexpectedly|\bdied, exit code|"
+       r"hit an exception|Received sigquit from a child process|scheduler is dead|"
+       r"unexpectedly failed with exit ?code|The actor died",
+       "[2026-05-13 02:15:18 DP3 TP3] Scheduler hit an exception: Traceback (most recent call last):",
+       "sglang#25118 (tests/fixtures/logs/sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log)", kind=CRASH),
+    _p("python-device-error", "", "vLLM and SGLang on CUDA and ROCm (torch's and NCCL's error text)",
+       r"\bCUDA error: |\bHIP error: |no kernel image is available|illegal memory access was encountered|"
+       r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError|ncclRemoteError",
+       "CUDA error: an illegal memory access was encountered", "ollama#9283 (the CUDA runtime's own text)", kind=CRASH),
+    _p("python-signal", "", "any process (the interpreter's or the shell's report)",
+       r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL|KILL)\b|Aborted \(core dumped\)|"
+       r"killed by signal|received signal \d+",
+       "Segmentation fault (core dumped)", "ollama#9352 (the shell's report)", kind=CRASH),
+)
+# Lines that say the start-up is done: after them a failure is a request's or the shutdown's, not the start-up's.
+# vLLM's engine core is up once "init engine (profile, create kv cache, warmup model)" took (the sampler warm-up is
+# part of it), its server once it listens; SGLang's server once its warm-up request passed ("fired up": its Uvicorn
+# line comes before that warm-up, which can still fail).
+SERVED_PATTERNS = (
+    _p("sglang-ready", SGLANG, "0.4 to the newest (read in sglang/srt/entrypoints/http_server.py@v0.4.6.post2; the "
+       "fixtures' logs of 2025-01 to 2026-08 print it)", r"The server is fired up and ready to roll",
+       "[2025-01-23 19:35:33] The server is fired up and ready to roll!",
+       "sglang/srt/entrypoints/http_server.py@v0.4.6.post2 (the format string, after the warm-up request; the line "
+       "as the docs quick start printed it: tests/fixtures/logs/sglang/llama31-8b-docs-quickstart.log)",
+       kind="started"),
+)
+SERVED_LINES = frozenset({"vllm-ready", "vllm-serving", "sglang-ready"})
+
 ALL_PATTERNS = (VLLM_PATTERNS + SGLANG_PATTERNS + LLAMACPP_PATTERNS + LLAMACPP_FAILURES + LLAMACPP_OUTCOMES
-                + ANY_PATTERNS)
+                + ANY_PATTERNS + CRASH_PATTERNS + SERVED_PATTERNS)
 
 # Rows whose words any engine's process can print (a backend's abort, a crash, "model loaded"): they are read for
 # llama.cpp's outcome but do not say that a log is llama.cpp's, so they do not count when the engine is chosen.

@@ -3,6 +3,7 @@
 import pytest
 
 from gpustack_guard.core.verify import compare as C
+from gpustack_guard.core.verify.logparse import ObservedLog
 
 
 @pytest.mark.parametrize("failure,verdict", [("out-of-memory", "does-not-fit"),
@@ -24,3 +25,15 @@ def test_each_failure_kind_is_named_as_the_estimate_names_it(failure, verdict):
 ])
 def test_a_bare_start_up_oom_agrees_with_every_start_up_memory_death_and_nothing_else(observed, estimated, agree):
     assert C.verdicts_agree(observed, estimated) is agree
+
+
+@pytest.mark.parametrize("failure_kind,estimated,reason", [
+    ("engine-error", "fits", "the engine crashed at start-up for a reason other than memory (line 31): no memory "
+                             "verdict to hold the estimate's (fits) against"),
+    ("engine-error", "does-not-fit", "the engine crashed at start-up for a reason other than memory (line 31): no "
+                                     "memory verdict to hold the estimate's (does-not-fit) against"),
+    ("out-of-memory", "fits", "the engine failed at start-up (out-of-memory), the estimate says fits"),
+])
+def test_a_crash_that_names_no_memory_is_not_held_against_the_estimate(failure_kind, estimated, reason):
+    log = ObservedLog(engine="vllm", failure="AssertionError", failure_kind=failure_kind, failure_line=31)
+    assert C.reasons(log, estimated, [], 5.0) == [reason]

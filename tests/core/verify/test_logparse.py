@@ -124,7 +124,8 @@ CASES = [
      {P.KV_TOKENS: 2243474, P.KV_CACHE: gib(119.82), P.FREE_AFTER_POOL: gib(40.03), P.CUDA_GRAPHS: gib(1.44)}),
     ("sglang/dsv4-pro-h200-no-kv.log", None, False, 'no-kv-memory', 'main', 0,
      {P.FREE_AFTER_LOAD: gib(12.25), P.WEIGHTS: gib(125.65)}),
-    ("sglang/gpt-oss-20b-load-weight.log", None, False, None, 'main', 1,
+    # the scheduler's traceback after the load: a crash that names no memory (it was missing a line before)
+    ("sglang/gpt-oss-20b-load-weight.log", None, False, 'engine-error', 'main', 0,
      {P.FREE_AFTER_LOAD: gib(163.13), P.WEIGHTS: gib(14.53)}),
     # 0.4.1: the pool's K and V sizes without a token count (the end line carries it); the weights are the load lines' free
     # memory before less after (0.4.4 prints that difference as "mem usage")
@@ -167,10 +168,10 @@ CASES = [
     # the LWS leader's eight ranks of a TP 16 run over two nodes: the scheduler line only
     ("sglang/deepseek-r1-2x8-h20-tp16-lws.log", None, True, None, None, 1,
      {P.KV_TOKENS: 712400, P.MAX_RUNNING: 50, P.MAX_MODEL_LEN: 163840}),
-    # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is no memory failure
+    # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is a crash, no memory failure
     # SGLang's pools tie across ranks: the binding rank is the least free after the weights (TP2 and TP3 209.96),
     # then after the pool (TP3 45.23)
-    ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, True, None, 'TP3', 0,
+    ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, False, 'engine-error', 'TP3', 0,
      {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.53), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.96),
       P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.23)}),
     # S3's GPU with the PR's patched budget: 1,669,816 tokens where main sized 2,227,073
@@ -229,10 +230,11 @@ CASES = [
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(3.23), P.WEIGHTS: gib(1.20), P.FREE_AFTER_LOAD: gib(2.03),
       P.KV_TOKENS: 15387, P.KV_CACHE: 2 * gib(0.82), P.FREE_AFTER_POOL: 0, P.CUDA_GRAPHS: 0, P.MAX_RUNNING: 2049,
       P.MAX_MODEL_LEN: 40960}),
-    # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line; the assertion after
-    # it (the fp8 store dtype) is no failure the parser names
-    ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, True, None, 'DP0 TP0', 0,
-     {P.NON_TORCH: gib(8.29), P.FREE_BEFORE_LOAD: gib(182.63), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.20),
+    # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line, no pool bytes, so the
+    # tokens tie and the least free after the weights binds (DP1 TP1, 109.18 GB); the assertion after the pools (the
+    # fp8 store dtype) is a crash that names no memory, not a start-up
+    ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, False, 'engine-error', 'DP1 TP1', 0,
+     {P.NON_TORCH: gib(8.31), P.FREE_BEFORE_LOAD: gib(182.61), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.18),
       P.KV_TOKENS: 529408}),
     # --enable-lora under the docs CI's --max-total-tokens: the adapters' buffers print no line of their own
     ("sglang/llama31-8b-lora-docs-ci-h100-max-total-tokens.log", None, True, None, 'main', 0,
@@ -1026,7 +1028,7 @@ def test_missing_essential_lines_are_named():
     assert parse("vllm/v0.4.0-qwen15-05b-namespace.log").missing() == [
         "'Model loading took' (V1) or 'Loading model weights took' (V0)",
         "'GPU KV cache size' (V1) or '# GPU blocks' (V0)"]
-    assert parse("sglang/gpt-oss-20b-load-weight.log").missing() == ["'KV Cache is allocated'"]
+    assert parse("sglang/gpt-oss-20b-load-weight.log").missing() == []  # it crashed: nothing is missing
     assert parse("llama.cpp/dsv4-iswa-caches.log").missing() == ["'model buffer size'"]
 
 
@@ -1346,7 +1348,8 @@ def test_a_refusal_reflowed_after_its_figures_reads_the_line_after_on_its_own():
 def test_a_refusal_head_at_the_end_of_a_log_is_still_read():
     log = refusal_log("INFO 09-03 10:00:00 [api_server.py:1] vLLM API server version 0.28.0", REFUSAL_HEAD)
     assert log.engine_version == "0.28.0"
-    assert log.failure_kind is None  # the head alone carries no figures: no refusal is invented from it
+    # the head alone carries no figures: no refusal is invented from it, only the ValueError's crash
+    assert log.failure_kind == "engine-error"
     assert P.MAX_MODEL_LEN not in log.terms()
 
 
