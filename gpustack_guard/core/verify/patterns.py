@@ -1264,8 +1264,11 @@ CRASH_PATTERNS = (
     # the exception's own line: alone (a traceback's last line) or after any prefix a logger or a transport writes
     # ("] ", "| ", "vllm[12]: ", stern's "pod container "), but not inside prose ("due to ImportError: ...", "with
     # KeyError: ...": a comma or a preposition before it), and not a word that only ends in Error
-    # ("DistBackendError" is read from its "torch.")
+    # ("DistBackendError" is read from its "torch."), and not on a line vLLM's logger wrote at INFO, WARNING or
+    # DEBUG ("WARNING 05-01 12:00:00 [utils.py:12] Failed to import x: ModuleNotFoundError: ..." is a message; a
+    # traceback's last line is printed bare or at ERROR, whatever level a collector puts in front of it)
     _p("python-exception", "", "vLLM and SGLang, every release (Python's traceback: its last line)",
+       r"^(?!.*\b(?:INFO|WARNING|DEBUG) [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\b(?!.*\bERROR\b)).*?"
        r"(?<![A-Za-z0-9_.])(?<!, )(?<!to )(?<!by )(?<!of )(?<!with )(?<!from )(?<!raised )"
        r"(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception)(?::\s|$)",
        "AssertionError", "sglang#25118 (tests/fixtures/logs/sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log)",

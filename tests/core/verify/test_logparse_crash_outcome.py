@@ -113,3 +113,19 @@ def test_a_llama_cpp_log_keeps_its_own_rows():
     """A Python crash line is no llama.cpp failure row: llama-cpp-python's warning tracebacks name no outcome."""
     head = lines("llama.cpp/command-r-two-gpus.log")
     assert outcome(head + ["AssertionError\n"], "llama.cpp") == ("llama.cpp", True, None, None)
+
+
+@pytest.mark.parametrize("line", [
+    "(EngineCore_0 pid=82) WARNING 08-27 21:03:29 [utils.py:12] Failed to import triton: ModuleNotFoundError: "
+    "No module named 'triton'\n",
+    "(EngineCore_0 pid=82) INFO 08-27 21:03:29.123 [config.py:90] KeyError: 'rope_type' read as the default\n",
+    "DEBUG 08-27 21:03:29 [x.py:1] OSError: retried\n",
+])
+def test_an_exception_named_in_a_vllm_info_or_warning_line_is_no_crash(line):
+    head = lines(VLLM_SERVED, 1, 29)
+    assert outcome(head + [line]) == ("vllm", True, None, None)
+    # the same text at ERROR, or behind a collector's own level, is the crash it says
+    assert outcome(head + [line.replace("WARNING", "ERROR").replace("INFO", "ERROR").replace("DEBUG", "ERROR")])[:3] \
+        == ("vllm", False, "engine-error")
+    assert outcome(head + ["2025-10-31 15:07:49,123 - INFO - " + line.split("] ", 1)[1]])[:3] == \
+        ("vllm", False, "engine-error")
