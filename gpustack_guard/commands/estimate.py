@@ -235,7 +235,7 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
     if opts.platform_footprint:
         footprint_bytes(opts.platform_footprint)
     try:
-        flags = A.as_dict(A.parse(list(opts.backend_args), family), family)
+        flags = A.as_dict(A.parse(list(opts.backend_args), family, opts.backend_version), family)
     except A.ArgError as exc:
         raise GsgError(str(exc), where="backend arguments") from None
     env = parse_env(opts.env)

@@ -14,6 +14,7 @@ from typing import Iterable
 
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.secrets import is_secret_flag
 
 FORBIDDEN = {
     "port": "GPUStack assigns the port itself",
@@ -64,9 +65,18 @@ class Arg:
     key: str  # canonical name: no leading dashes, '-' separators, aliases resolved
     value: str | None  # None for a boolean flag
     index: int  # position in the source list, to point findings at the right line
+    # the values of a flag given several (engine_flags.MULTI_VALUE_FLAGS), each passed on as an item of its own
+    # (`--k=a b` would reach the engine as the one value 'a b'); value is them joined by a space
+    values: tuple[str, ...] = ()
 
     def render(self) -> str:
+        if self.values:
+            return " ".join((f"--{self.key}", *self.values))
         return f"--{self.key}" if self.value is None else f"--{self.key}={self.value}"
+
+    def items(self) -> list[str]:
+        """The argument as backend_parameters items."""
+        return [f"--{self.key}", *self.values] if self.values else [self.render()]
 
 
 class ArgError(ValueError):
@@ -121,13 +131,14 @@ def lookalike_problem(item: str) -> str | None:
     return None
 
 
-def parse(params: list[str] | None, family: str) -> list[Arg]:
-    """Parse argv-style strings. Raises ArgError for a value that follows no flag."""
-    return list(_parse(tuple(params or ()), family))
+def parse(params: list[str] | None, family: str, version: str | None = None) -> list[Arg]:
+    """Parse argv-style strings, for the engine release when known (which flags take several values). Raises
+    ArgError for a value that follows no flag or a flag that takes one value."""
+    return list(_parse(tuple(params or ()), family, EF.multi_value_flags(family, version)))
 
 
 @lru_cache(maxsize=4096)  # specs repeat the same argument lists; Args are immutable
-def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
+def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple[Arg, ...]:
     result: list[Arg] = []
     items = list(params or [])
     for index, raw in enumerate(items):  # before pairing: a look-alike flag must not pass as a value
@@ -144,6 +155,15 @@ def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
             raise ArgError(f"'{item}' alone is not a flag ('--' ends the options: what follows would reach the "
                            "engine as positional values)", i)
         if not _is_flag(item):
+            if result and result[-1].value is not None and not result[-1].values:
+                # argparse gives a one-value flag one value and refuses the next word (unrecognized arguments)
+                which = ("whose '=' gives it exactly one value" if result[-1].key in multi
+                         else "which takes one value")
+                if is_secret_flag(result[-1].key):  # neither value is shown
+                    raise ArgError(f"a second value follows --{result[-1].key}, {which}: the engine refuses it "
+                                   "(unrecognized arguments)", i)
+                raise ArgError(f"'{item}' follows --{result[-1].key} {EF.shown(result[-1].value)}, {which}: the "
+                               "engine refuses the second (unrecognized arguments)", i)
             raise ArgError(f"'{item}' is a value that follows no flag", i)
         # the flag's name ends at its first '=' or blank, whichever comes first: `--lora-paths a=x b=y` is the
         # flag --lora-paths with the value `a=x b=y`, not a flag named `--lora-paths a`
@@ -152,6 +172,12 @@ def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
             name, value = item.split("=", 1)
         elif split is not None:
             name, value = item.split(None, 1)
+            if canonical_key(name, family) in multi:  # the worker splits the item on blanks: several values
+                i = _multi_value(result, canonical_key(name, family), value.split(), items, i)
+                continue
+        elif canonical_key(item, family) in multi:
+            i = _multi_value(result, canonical_key(item, family), [], items, i)
+            continue
         elif i + 1 < len(items) and items[i + 1].strip() and not _is_flag(items[i + 1].strip()):
             name, value = item, items[i + 1].strip()
             result.append(Arg(canonical_key(name, family), value, i))
@@ -162,6 +188,18 @@ def _parse(params: tuple[str, ...], family: str) -> tuple[Arg, ...]:
         result.append(Arg(canonical_key(name, family), value.strip() if value is not None else None, i))
         i += 1
     return tuple(result)
+
+
+def _multi_value(result: list[Arg], key: str, values: list[str], items: list[str], index: int) -> int:
+    """Append a several-value flag at items[index] with its values: the words given in its own item, then every
+    following item up to the next flag (argparse nargs='+'/'*'). Returns the index of the item after them."""
+    end = index + 1
+    while end < len(items) and items[end].strip() and not _is_flag(items[end].strip()):
+        values.append(items[end].strip())
+        end += 1
+    # one value renders as `--k=v` as before; several stay separate items (`--k=a b` is the one value 'a b')
+    result.append(Arg(key, " ".join(values) if values else None, index, tuple(values) if len(values) > 1 else ()))
+    return end
 
 
 def normal_value(value: str | None) -> str:
@@ -232,6 +270,7 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
     """
     pinned_map = {arg.key: arg for arg in pinned}
     spec_map = as_dict(spec, family)
+    spec_last = {arg.key: arg for arg in spec}  # argparse keeps the last; its separate values stay separate
     conflicts = [(arg, pinned_map[arg.key]) for arg in spec
                  if arg.key in pinned_map and not same_value(arg.value, pinned_map[arg.key].value, arg.key, family)]
     final: list[Arg] = list(pinned_map.values())
@@ -240,20 +279,25 @@ def merge(pinned: list[Arg], defaults: list[Arg], spec: list[Arg],
     for arg in defaults:
         if arg.key in placed or arg.key in each and arg.key in spec_map:  # the spec's own occurrences replace it
             continue
-        value = spec_map.get(arg.key, arg.value)
-        final.append(Arg(arg.key, value, arg.index))
+        final.append(_placed(spec_last.get(arg.key), spec_map.get(arg.key, arg.value), arg))
         placed.add(arg.key)
     for arg in spec:
         if arg.key in each and arg.key not in pinned_map:  # every occurrence counts to the engine: kept, in order
             final.append(arg)
         elif arg.key not in placed:
-            final.append(Arg(arg.key, spec_map[arg.key], arg.index))
+            final.append(_placed(spec_last[arg.key], spec_map[arg.key], arg))
             placed.add(arg.key)
     return final, conflicts
 
 
+def _placed(last: Arg | None, value: str | None, at: Arg) -> Arg:
+    """The argument with its final value at the place of `at`; a several-value flag's values stay separate."""
+    values = last.values if last is not None and last.value == value else ()
+    return Arg(at.key, value, at.index, values)
+
+
 def render(args: Iterable[Arg]) -> list[str]:
-    return [arg.render() for arg in args]
+    return [item for arg in args for item in arg.items()]
 
 
 # Which flags set tensor and pipeline parallelism, per engine (after alias resolution).

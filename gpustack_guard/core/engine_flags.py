@@ -69,6 +69,94 @@ def kept_each(family: str | None) -> frozenset[str]:
     return KEPT_EACH.get(family or "", frozenset())
 
 
+@dataclass(frozen=True)
+class MultiValueFlags:
+    """Flags one engine's releases [since, until) parse with argparse nargs='+' or '*': every following item that
+    is not a flag is one of their values (`--lora-modules a=x b=y`). Any other flag takes one value and argparse
+    refuses a second one as 'unrecognized arguments'. Bounds between two releases read take the widest plausible
+    range (a later `until`, an earlier `since`), so a list a release may accept is never reported."""
+
+    since: str
+    until: str | None  # the first release without them; None: still there in the newest release read
+    flags: frozenset[str]
+    source: str
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# vLLM: explicit nargs="+" in engine/arg_utils.py and entrypoints/openai/cli_args.py up to 0.8.x; from 0.9 get_kwargs
+# gives nargs="+" to every flag generated from a list-typed (or tuple[X, ...]) config field, except where cli_args.py
+# removes it (--allowed-origins/-methods/-headers take one JSON list, --middleware appends one value per flag).
+# SGLang: explicit nargs="+"/"*" in srt/server_args.py; later srt/arg_groups/arg_utils.py gives nargs "+" to every
+# List[X] field of srt/arg_groups/fields/*.py (an Arg's own nargs, e.g. "*", wins). llama.cpp's common/arg.cpp
+# options take at most one value each.
+MULTI_VALUE_FLAGS: dict[str, tuple[MultiValueFlags, ...]] = {
+    "vllm": (
+        MultiValueFlags("0.0.0", None, _names("served-model-name lora-modules"),
+                        "arg_utils.py@v0.6.3 and cli_args.py@v0.6.3 nargs='+'; ModelConfig.served_model_name "
+                        "str | list[str] (arg_utils.py@v0.11.0), BaseFrontendArgs.lora_modules "
+                        "(entrypoints/common/cli_args.py@v0.34.0)"),
+        MultiValueFlags("0.0.0", "0.10.0", _names("prompt-adapters"),
+                        "cli_args.py@v0.6.3 .. @v0.9.0 nargs='+'; gone in v0.10.0"),
+        MultiValueFlags("0.6.4", "0.10.0", _names("long-lora-scaling-factors"),
+                        "LoRAConfig.long_lora_scaling_factors tuple[float, ...] (arg_utils.py@v0.8.5, @v0.9.0); "
+                        "one value in v0.6.3, gone in v0.10.0"),
+        MultiValueFlags("0.8.6", "0.34.0", _names("cuda-graph-sizes"),
+                        "SchedulerConfig.cuda_graph_sizes list[int] (arg_utils.py@v0.9.0 .. @v0.11.0); not in "
+                        "v0.8.5 nor v0.34.0"),
+        MultiValueFlags("0.8.6", None, _names("collect-detailed-traces ignore-patterns"),
+                        "ObservabilityConfig.collect_detailed_traces, LoadConfig.ignore_patterns list "
+                        "(arg_utils.py@v0.9.0 .. @v0.34.0)"),
+        MultiValueFlags("0.10.1", None, _names("allowed-media-domains logits-processors api-key"),
+                        "ModelConfig.allowed_media_domains, .logits_processors, FrontendArgs.api_key list "
+                        "(arg_utils.py and cli_args.py@v0.11.0, @v0.34.0; not in v0.10.0)"),
+        MultiValueFlags("0.11.1", None, _names("cudagraph-capture-sizes kv-cache-dtype-skip-layers "
+                                               "lora-target-modules numa-bind-cpus numa-bind-nodes "
+                                               "sleep-preserve-parameter-names"),
+                        "CompilationConfig.cudagraph_capture_sizes, CacheConfig.kv_cache_dtype_skip_layers, "
+                        "LoRAConfig.target_modules, ParallelConfig.numa_bind_cpus/_nodes, "
+                        "ModelConfig.sleep_preserve_parameter_names list (arg_utils.py@v0.34.0; not in v0.11.0)"),
+    ),
+    "sglang": (
+        MultiValueFlags("0.0.0", None, _names(
+            "lora-paths lora-target-modules numa-node custom-weight-loader tokenizer-metrics-allowed-custom-labels "
+            "bucket-time-to-first-token bucket-inter-token-latency bucket-e2e-request-latency prompt-tokens-buckets "
+            "generation-tokens-buckets debug-tensor-dump-layers"),
+            "server_args.py@v0.5.5 nargs='+' / '*'; arg_groups/fields/*.py@v0.5.23 List fields"),
+        MultiValueFlags("0.0.0", "0.5.20", _names("cuda-graph-bs"),
+                        "server_args.py@v0.5.5 nargs='+'; a legacy flag from 0.5.20 (profiles.SGLANG_GRAPH_ARGS)"),
+        MultiValueFlags("0.5.6", None, _names(
+            "cuda-graph-bs-decode cuda-graph-bs-prefill gc-threshold encoder-urls encoder-register-urls "
+            "return-aux-hidden-state-layer-ids flashinfer-autotune-skip-ops allowed-media-domains log-requests-target "
+            "uvicorn-access-log-exclude-prefixes prefill-delayer-forward-passes-buckets "
+            "prefill-delayer-wait-seconds-buckets"),
+            "arg_groups/fields/{device,disagg,exec_,mm,observability,schedule}.py@v0.5.23 List fields "
+            "(arg_groups/arg_utils.py nargs '+'); not in server_args.py@v0.5.5"),
+    ),
+}
+
+
+@functools.lru_cache(maxsize=256)
+def multi_value_flags(family: str | None, version: str | None = None) -> frozenset[str]:
+    """The flags of an engine release that take several values. Without a readable version: those of every
+    release, so that no release's list is reported."""
+    rows = MULTI_VALUE_FLAGS.get(family or "", ())
+    parsed = parse_version(version)
+    names: set[str] = set()
+    for row in rows:
+        if parsed is None or (parsed >= _version(row.since) and (row.until is None or parsed < _version(row.until))):
+            names |= row.flags
+    return frozenset(names)
+
+
+def _version(text: str) -> Version:
+    parsed = parse_version(text)
+    assert parsed is not None, text  # the table's own bounds
+    return parsed
+
+
 AUTO_MAX_MODEL_LEN = -1  # vLLM's value for `--max-model-len auto`: the longest length that fits
 LLAMACPP_AUTO_LAYERS, LLAMACPP_ALL_LAYERS = -1, -2  # llama.cpp's values for -ngl auto / all
 LLAMACPP_AUTO_PARALLEL = -1

@@ -385,7 +385,7 @@ def _known_clean(spec: DeploymentSpec, family: str, renderer: TemplateRenderer, 
     """The spec's clean-arguments key and its template's output; (None, None) when either cannot be had here
     (an argument or template error: the full path reports it, in its order)."""
     try:
-        spec_args = A.parse(spec.backend_parameters, family)
+        spec_args = A.parse(spec.backend_parameters, family, spec.backend_version)
     except A.ArgError:
         return None, None
     output = None
@@ -443,7 +443,7 @@ def _render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | N
                          environ, args_plain), []
     found: list[F.Finding] = []
     try:
-        spec_args = A.parse(spec.backend_parameters, family)
+        spec_args = A.parse(spec.backend_parameters, family, spec.backend_version)
     except A.ArgError as exc:
         return None, [F.finding(D.ARG_VALUE, doc.at("backend_parameters", exc.index), str(exc), spec=spec.name)]
     for arg in spec_args:
@@ -470,7 +470,8 @@ def _render_spec(doc: SpecDoc, renderer: TemplateRenderer, facts: ModelFacts | N
             if key is None:  # _known_clean met a template error: render again to report it in its order
                 output = renderer.render(spec.guard.template, template_context(spec, family, spec_args, facts))
             assert output is not None
-            pinned, defaults = A.parse(list(output.pinned), family), A.parse(list(output.defaults), family)
+            pinned = A.parse(list(output.pinned), family, spec.backend_version)
+            defaults = A.parse(list(output.defaults), family, spec.backend_version)
             template_env = dict(output.env)
             found += _unread_vars(doc, spec.guard.template, spec.guard.vars, output.variables)
             found += _template_argument_findings(doc, spec.guard.template, pinned, defaults, family, flag_extra)

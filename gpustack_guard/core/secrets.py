@@ -294,9 +294,8 @@ def mask_args(params: list[str] | None, extra: Iterable[str] = ()) -> list[str] 
     result, hide_next = [], False
     for item in params:
         text = str(item)
-        if hide_next and not text.startswith("-"):
+        if hide_next and not text.startswith("-"):  # every value up to the next flag: vLLM's --api-key takes several
             result.append(MASK)
-            hide_next = False
             continue
         hide_next = False
         name, value = _split_flag(text)

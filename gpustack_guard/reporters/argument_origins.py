@@ -24,7 +24,7 @@ def origin_comment(rendered: RenderedSpec) -> str:
     for arg in rendered.args:
         group = "spec" if arg.key in own and arg.key not in pinned else \
             "template, pinned" if arg.key in pinned else "template, default"
-        groups[group].append(A.Arg(arg.key, _masked(arg, rendered), arg.index).render())
+        groups[group].append(_masked(arg, rendered).render())
     template = rendered.spec.guard.template
     lines = [f"# {rendered.name}: backend arguments"]
     if rendered.template_source:
@@ -43,7 +43,10 @@ def origin_comment(rendered: RenderedSpec) -> str:
     return "\n".join(echo.escape(line) for line in lines) + "\n"  # an argument's newline cannot end the comment
 
 
-def _masked(arg: A.Arg, rendered: RenderedSpec) -> str | None:
+def _masked(arg: A.Arg, rendered: RenderedSpec) -> A.Arg:
+    """The argument as the comment shows it: a secret flag's values masked, each of several shown apart."""
     if arg.value is None:
-        return None
-    return MASK if is_secret_flag(arg.key, set(rendered.secret_flags)) else masked_value(arg.value)
+        return arg
+    secret = is_secret_flag(arg.key, set(rendered.secret_flags))
+    values = tuple(MASK if secret else masked_value(value) for value in arg.values)
+    return A.Arg(arg.key, MASK if secret else masked_value(arg.value), arg.index, values)

@@ -56,3 +56,17 @@ def test_many_parked_specs_stay_quiet(gsg, tmp_path):
     assert result.code == 0, result.out[-2000:]
     assert result.out == ""
     assert result.err == "gsg: 0 errors, 0 warnings, 0 notes in 5000 specs (1 file)\n"
+
+
+def test_render_passes_several_values_on_as_separate_items(gsg, tmp_path):
+    """vLLM's --lora-modules takes several values (nargs='+'): sent as the spec lists them, shown apart in the
+    comment, never as `--lora-modules=a b` (one value to the engine)."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: a\nsource: huggingface\nhuggingface_repo_id: Qwen/Qwen2.5-0.5B-Instruct\nbackend: vLLM\n"
+                    "backend_version: 0.11.0\nbackend_parameters: [--enable-lora, --lora-modules, sql=org/sql-lora, "
+                    "chat=org/chat-lora]\n")
+    result = gsg("render", str(spec), "--offline")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1] == "#   spec: --enable-lora --lora-modules sql=org/sql-lora chat=org/chat-lora"
+    assert yaml.safe_load("name:" + result.out.split("\nname:", 1)[1])["backend_parameters"] == [
+        "--enable-lora", "--lora-modules", "sql=org/sql-lora", "chat=org/chat-lora"]

@@ -121,3 +121,79 @@ def test_llamacpp_flags_appended_per_occurrence_are_passed_on_each_and_not_dupli
 ])
 def test_a_flag_ends_at_its_first_equals_sign_or_blank(item, key, value):
     assert A.as_dict(parse([item], "sglang")) == {key: value}
+
+
+@pytest.mark.parametrize("family,version,items,key,values", [
+    # vLLM --lora-modules: nargs='+' (cli_args.py@v0.6.3 .. entrypoints/common/cli_args.py@v0.34.0)
+    ("vllm", "0.11.0", ["--enable-lora", "--lora-modules", "sql=org/sql-lora", "chat=org/chat-lora"], "lora-modules",
+     ("sql=org/sql-lora", "chat=org/chat-lora")),
+    ("vllm", "0.6.3", ["--served-model-name", "a", "b"], "served-model-name", ("a", "b")),
+    ("vllm", "0.9.0", ["--cuda-graph-sizes", "1", "2", "4"], "cuda-graph-sizes", ("1", "2", "4")),
+    ("vllm", "0.34.0", ["--cudagraph-capture-sizes", "1", "2", "--max-num-seqs=8"], "cudagraph-capture-sizes",
+     ("1", "2")),
+    # SGLang: server_args.py@v0.5.5 nargs='*' / '+', arg_groups List fields in 0.5.23
+    ("sglang", "0.5.5", ["--lora-paths", "a=x", "b=y"], "lora-paths", ("a=x", "b=y")),
+    ("sglang", "0.5.5", ["--cuda-graph-bs", "1", "2", "4", "8"], "cuda-graph-bs", ("1", "2", "4", "8")),
+    ("sglang", "0.5.23", ["--cuda-graph-bs-decode", "1", "2"], "cuda-graph-bs-decode", ("1", "2")),
+    # the flag's own item split on blanks by the worker, then the items that follow
+    ("sglang", None, ["--cuda-graph-bs 1 2", "4"], "cuda-graph-bs", ("1", "2", "4")),
+])
+def test_a_flag_that_takes_several_values_takes_every_following_value(family, version, items, key, values):
+    parsed = A.parse(items, family, version)
+    arg = next(a for a in parsed if a.key == key)
+    assert (arg.value, arg.values, arg.index) == (" ".join(values), values, items.index(next(
+        i for i in items if i.startswith(f"--{key}"))))
+    assert A.as_dict(parsed, family)[key] == " ".join(values)
+    # passed on as separate items: `--k=a b` would reach the engine as the one value 'a b'
+    rendered = A.render(A.merge([], [], parsed, family)[0])
+    assert rendered[rendered.index(f"--{key}"):][:len(values) + 1] == [f"--{key}", *values]
+
+
+@pytest.mark.parametrize("family,version,items,index,message", [
+    ("vllm", "0.11.0", ["--max-model-len", "4096", "8192"], 2,
+     "'8192' follows --max-model-len '4096', which takes one value: the engine refuses the second (unrecognized "
+     "arguments)"),
+    ("sglang", "0.5.5", ["--served-model-name", "a", "b"], 2,  # one value in SGLang, several in vLLM
+     "'b' follows --served-model-name 'a', which takes one value: the engine refuses the second (unrecognized "
+     "arguments)"),
+    # the release decides: --cuda-graph-sizes takes one value before the list fields (arg_utils.py@v0.8.5 has none),
+    # --prompt-adapters is gone in 0.10.0
+    ("vllm", "0.8.5", ["--cuda-graph-sizes", "1", "2"], 2,
+     "'2' follows --cuda-graph-sizes '1', which takes one value: the engine refuses the second (unrecognized "
+     "arguments)"),
+    ("sglang", "0.5.20", ["--cuda-graph-bs", "1", "2"], 2,
+     "'2' follows --cuda-graph-bs '1', which takes one value: the engine refuses the second (unrecognized "
+     "arguments)"),
+    ("llamacpp", "b8000", ["--lora", "a.gguf", "b.gguf"], 2,
+     "'b.gguf' follows --lora 'a.gguf', which takes one value: the engine refuses the second (unrecognized "
+     "arguments)"),
+    ("vllm", "0.11.0", ["sql=org/sql-lora", "--lora-modules", "chat=org/chat-lora"], 0,
+     "'sql=org/sql-lora' is a value that follows no flag"),
+    ("vllm", "0.11.0", ["--lora-modules=sql=org/sql-lora", "chat=org/chat-lora"], 1,  # '=' gives exactly one
+     "'chat=org/chat-lora' follows --lora-modules 'sql=org/sql-lora', whose '=' gives it exactly one value: the "
+     "engine refuses the second (unrecognized arguments)"),
+])
+def test_a_second_value_of_a_one_value_flag_or_a_value_after_nothing_is_refused(family, version, items, index,
+                                                                                 message):
+    with pytest.raises(A.ArgError) as err:
+        A.parse(items, family, version)
+    assert (err.value.index, str(err.value)) == (index, message)
+
+
+def test_without_a_readable_version_every_release_list_flag_takes_several_values():
+    """No false error on a release gsg cannot name: the union of the table's rows."""
+    for version in (None, "latest", "custom-build"):
+        assert A.as_dict(A.parse(["--cuda-graph-sizes", "1", "2", "--prompt-adapters", "a=x", "b=y"], "vllm",
+                                 version)) == {"cuda-graph-sizes": "1 2", "prompt-adapters": "a=x b=y"}
+
+
+def test_a_list_flag_alone_or_with_one_value_renders_as_before():
+    parsed = A.parse(["--lora-target-modules", "--lora-paths", "a=x", "--enable-lora"], "sglang", "0.5.5")
+    assert A.render(parsed) == ["--lora-target-modules", "--lora-paths=a=x", "--enable-lora"]
+
+
+def test_a_second_value_of_a_one_value_secret_flag_is_refused_without_showing_either():
+    with pytest.raises(A.ArgError) as err:
+        A.parse(["--api-key", "sk-first-1234", "sk-second-5678"], "sglang", "0.5.5")
+    assert (err.value.index, str(err.value)) == (
+        2, "a second value follows --api-key, which takes one value: the engine refuses it (unrecognized arguments)")

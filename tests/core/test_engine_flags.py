@@ -311,3 +311,30 @@ def test_readings_are_kept_per_flag_object_and_refusals_are_not(monkeypatch):
     monkeypatch.setattr(EF, "MAX_READINGS_KEPT", 2)
     assert [EF.read_value(vllm, str(n), "vllm") for n in (100, 200, 300)] == [100, 200, 300]
     assert len(EF._READINGS) == 2
+
+
+@pytest.mark.parametrize("family,version,flag,several", [
+    ("vllm", "0.6.3", "lora-modules", True), ("vllm", "0.34.0", "lora-modules", True),
+    ("vllm", "0.6.3", "served-model-name", True),
+    ("vllm", "0.8.5", "cuda-graph-sizes", False), ("vllm", "0.9.0", "cuda-graph-sizes", True),
+    ("vllm", "0.11.0", "cuda-graph-sizes", True),
+    ("vllm", "0.9.0", "prompt-adapters", True), ("vllm", "0.10.0", "prompt-adapters", False),
+    ("vllm", "0.10.0", "api-key", False), ("vllm", "0.11.0", "api-key", True),
+    ("vllm", "0.11.0", "allowed-origins", False),  # one JSON list (cli_args.py removes its nargs)
+    ("vllm", "0.11.0", "middleware", False),  # action='append': one value per flag
+    ("vllm", "0.11.0", "cudagraph-capture-sizes", False), ("vllm", "0.34.0", "cudagraph-capture-sizes", True),
+    ("sglang", "0.5.5", "cuda-graph-bs", True), ("sglang", "0.5.20", "cuda-graph-bs", False),
+    ("sglang", "0.5.5", "cuda-graph-bs-decode", False), ("sglang", "0.5.23", "cuda-graph-bs-decode", True),
+    ("sglang", "0.5.23", "lora-paths", True), ("sglang", "0.5.5", "served-model-name", False),
+    ("llamacpp", "b8000", "lora", False),
+])
+def test_multi_value_flags_follow_the_release(family, version, flag, several):
+    assert (flag in EF.multi_value_flags(family, version)) is several
+    assert flag in EF.multi_value_flags(family, None) or not several  # an unknown release: every release's list
+
+
+def test_every_multi_value_row_names_its_source_and_ordered_bounds():
+    for rows in EF.MULTI_VALUE_FLAGS.values():
+        for row in rows:
+            assert row.source and row.flags
+            assert row.until is None or EF._version(row.since) < EF._version(row.until)

@@ -75,6 +75,13 @@ def test_mask_args_in_both_forms():
     assert mask_args(None) is None
 
 
+def test_mask_args_hides_every_value_of_a_secret_flag_that_takes_several():
+    """vLLM's --api-key is a list from 0.10.1 (nargs='+'): each item up to the next flag is a key."""
+    params = ["--api-key", "k-1234567", "k-7654321", "--max-num-seqs", "8"]
+    assert mask_args(params) == ["--api-key", MASK, MASK, "--max-num-seqs", "8"]
+    assert secret_arg_values(params) == ["k-1234567", "k-7654321"]
+
+
 def test_mask_args_masks_a_url_password_or_token_in_a_plain_flag():
     # --tokenizer names no secret, but a URL with user info or a token query carries one: masked in both forms,
     # the host and path kept (they say where); a plain URL and a plain value stay as written

@@ -33,7 +33,7 @@ def flag_location(ev: Evaluation, flag: str) -> F.Location:
     r = ev.rendered
     key = flag.lstrip("-")
     try:
-        spec_args = A.parse(r.spec.backend_parameters, r.family)
+        spec_args = A.parse(r.spec.backend_parameters, r.family, r.spec.backend_version)
     except A.ArgError:
         spec_args = []
     for arg in reversed(spec_args):

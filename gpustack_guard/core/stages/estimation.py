@@ -88,7 +88,7 @@ def _arguments_location(r: RenderedSpec, message: str) -> Location:
         return r.doc.at("env", variable.group(1))
     named = {m.lstrip("-") for m in re.findall(r"--[a-z0-9][a-z0-9-]*", message)}
     try:
-        own = A.parse(r.spec.backend_parameters, r.family)
+        own = A.parse(r.spec.backend_parameters, r.family, r.spec.backend_version)
     except A.ArgError:
         own = []
     for arg in reversed(own):

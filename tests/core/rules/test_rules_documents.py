@@ -160,6 +160,20 @@ CASES = [
     # found by the estimation stage: a choice the engine arithmetic does not know, at the argument that gives it
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+    # a second value of a flag that takes one (argparse: unrecognized arguments), and a value that follows no flag
+    (D.ARG_VALUE, [vllm("a", "--max-model-len", "8192", "4096", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:3", "'4096' follows --max-model-len '8192', which takes one value: the engine refuses the second "
+                        "(unrecognized arguments)", None)]),
+    (D.ARG_VALUE, [vllm("a", "--max-model-len", "8192", "4096", gpu_ids=["w1:cuda:0"], backend="SGLang",
+                        backend_version="0.5.5")], {},
+     [("spec.yaml:7:3", "'4096' follows --max-model-len '8192', which takes one value: the engine refuses the second "
+                        "(unrecognized arguments)", None)]),
+    (D.ARG_VALUE, [vllm("a", "sql=org/sql-lora", "--max-model-len=8192", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:3", "'sql=org/sql-lora' is a value that follows no flag", None)]),
+    # the release decides: vLLM 0.8.5's --cuda-graph-sizes (SGLang 0.5.5's --served-model-name) takes one value
+    (D.ARG_VALUE, [vllm("a", "--cuda-graph-sizes", "1", "2", gpu_ids=["w1:cuda:0"], backend_version="0.8.5")], {},
+     [("spec.yaml:7:3", "'2' follows --cuda-graph-sizes '1', which takes one value: the engine refuses the second "
+                        "(unrecognized arguments)", None)]),
     # ... and when the template rendered it: at the spec's guard.template line (it was 1:1 without backend_parameters)
     (D.ARG_VALUE, [{k: v for k, v in OK.items() if k != "backend_parameters"} | {"guard": {"template": "t"}}],
      {"templates": {"t": TemplateOutput(pinned=("--max-model-len=8192", "--kv-cache-dtype=fp7"))}},
@@ -196,6 +210,15 @@ NEAR_MISSES = [
     (D.DUPLICATE_ARG, [vllm("a", "--max-model-len=8192", "--max_model_len 8192", gpu_ids=["w1:cuda:0"])]),
     (D.BACKEND_UNKNOWN, [OK | {"backend": "SGLang"}]),
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp8", gpu_ids=["w1:cuda:0"])]),
+    # flags that take several values (engine_flags.MULTI_VALUE_FLAGS): each following item is one of them
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--enable-lora", "--lora-modules", "sql=org/sql-lora",
+                        "chat=org/chat-lora", gpu_ids=["w1:cuda:0"])]),
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--cuda-graph-sizes", "1", "2", "4", "8",
+                        gpu_ids=["w1:cuda:0"])]),
+    (D.ARG_VALUE, [vllm("a", "--context-length=8192", "--lora-paths", "a=org/x", "b=org/y", gpu_ids=["w1:cuda:0"],
+                        backend="SGLang", backend_version="0.5.5")]),
+    (D.ARG_VALUE, [vllm("a", "--context-length=8192", "--cuda-graph-bs", "1", "2", "4", "8", gpu_ids=["w1:cuda:0"],
+                        backend="SGLang", backend_version="0.5.5")]),
 ]
 
 
@@ -238,3 +261,26 @@ def test_ot_given_twice_is_no_duplicate_argument():
     run = run_stages(doc, fleet=FLEET_1)
     assert [f.message for f in run.findings(D.DUPLICATE_ARG)] == [
         "--ctx-size is given twice ('8192' and '4096'); the last one wins"]
+
+
+@pytest.mark.parametrize("doc,sent", [
+    (vllm("a", "--max-model-len=8192", "--enable-lora", "--lora-modules", "sql=org/sql-lora", "chat=org/chat-lora",
+          gpu_ids=["w1:cuda:0"]),
+     ["--max-model-len=8192", "--enable-lora", "--lora-modules", "sql=org/sql-lora", "chat=org/chat-lora"]),
+    # the flag's item split on blanks, as GPUStack's worker does: each value an item of its own, never `--k=a b`
+    (vllm("a", "--context-length=8192", "--cuda-graph-bs 1 2", "4", "8", gpu_ids=["w1:cuda:0"], backend="SGLang",
+          backend_version="0.5.5"),
+     ["--context-length=8192", "--cuda-graph-bs", "1", "2", "4", "8"]),
+])
+def test_several_values_reach_gpustack_as_separate_items(doc, sent):
+    run = run_stages(doc, fleet=FLEET_1)
+    assert [e.rendered.request_body()["backend_parameters"] for e in run.results.evaluations] == [sent]
+    assert run.findings(D.ARG_VALUE) == [] and [e.failure for e in run.results.evaluations] == [None]
+
+
+@pytest.mark.parametrize("sizes,graph_bytes", [(("1", "2", "4", "8"), 16 * 2**20), (("1", "2", "4", "160"), 320 * 2**20)])
+def test_sglang_reads_every_cuda_graph_bs_value_given_as_items(sizes, graph_bytes):
+    """cuda_graph_max_bs = max(--cuda-graph-bs): the last of four separate items sets the graph reserve."""
+    run = run_stages(vllm("a", "--context-length=8192", "--cuda-graph-bs", *sizes, gpu_ids=["w1:cuda:0"],
+                          backend="SGLang", backend_version="0.5.5"), fleet=FLEET_1)
+    assert run.results.evaluations[0].estimates[0].cuda_graphs == graph_bytes
