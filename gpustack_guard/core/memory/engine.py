@@ -15,7 +15,6 @@ from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sgl
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
-from gpustack_guard.core.memory.lora import LoraRequest, target_names
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.secrets import MASK
@@ -26,6 +25,7 @@ from gpustack_guard.core.versions import parse_version
 # (issue 34, tenth round); tests/architecture/test_import_budget.py watches it
 if TYPE_CHECKING:
     from gpustack_guard.core.memory.engines.llamacpp import LlamaCppConfig
+    from gpustack_guard.core.memory.lora import LoraRequest
 
 ENGINES = ("vllm", "sglang", "llamacpp")
 ONLINE_QUANT = {"fp8": "fp8", "bitsandbytes": "bitsandbytes"}
@@ -372,6 +372,8 @@ def vllm_lora_request(flags: dict, value) -> LoraRequest | None:
     """vLLM's LoRA slots: only under --enable-lora (LoRAConfig defaults: 1 slot, rank 16, every module)."""
     if not _flag(flags, "enable-lora"):
         return None
+    from gpustack_guard.core.memory.lora import LoraRequest, target_names  # LoRA specs only (import budget)
+
     return LoraRequest(slots=value("max-loras") or P.DEFAULT_MAX_LORAS,
                        rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
                        targets=target_names(_text(flags.get("lora-target-modules"))),
@@ -384,6 +386,8 @@ def sglang_lora_request(flags: dict, value) -> LoraRequest | None:
     enabled = _flag(flags, "enable-lora") if "enable-lora" in flags else _text(flags.get("lora-paths")) is not None
     if not enabled:
         return None
+    from gpustack_guard.core.memory.lora import LoraRequest, target_names  # LoRA specs only (import budget)
+
     return LoraRequest(slots=value("max-loras-per-batch") or P.SGLANG_DEFAULT_MAX_LORAS_PER_BATCH,
                        rank=value("max-lora-rank"), targets=target_names(_text(flags.get("lora-target-modules"))),
                        backend=_text(flags.get("lora-backend")))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
@@ -25,9 +26,11 @@ from gpustack_guard.core.memory.estimate import (
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer, local_window
-from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots, sglang_slots
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
+
+if TYPE_CHECKING:  # LoRA specs import it where they need it (import budget)
+    from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
@@ -549,6 +552,14 @@ def speculative_notes(cfg: SglangConfig, version: str | None, draft: dict) -> li
             + ": make sure the draft fits in what the fraction leaves, or lower --mem-fraction-static"]
 
 
+def _lora_slots(facts: ModelFacts, cfg: SglangConfig, tp: int, pp: int, version: str | None) -> LoraSlots | None:
+    if not cfg.lora:
+        return None
+    from gpustack_guard.core.memory.lora import sglang_slots  # LoRA specs only (import budget)
+
+    return sglang_slots(facts, cfg.lora, tp, pp, version)
+
+
 def lora_notes(cfg: SglangConfig, lora: LoraSlots | None) -> list[str]:
     """What the LoRA pool took from the KV pool, and what of it gsg did not count."""
     if lora is None or cfg.lora is None:
@@ -587,7 +598,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # from 0.5.14 (profiles.SGLANG_DRAFT_ORDER), loaded after it before
     draft_weights, draft_first = draft_weight_terms(facts, cfg, version)
     # the LoRA memory pool is allocated after the weights and before the KV pool is sized (lora.py)
-    lora = sglang_slots(facts, cfg.lora, tp, pp, version) if cfg.lora else None
+    lora = _lora_slots(facts, cfg, tp, pp, version)
     lora_bytes = lora.bytes if lora else 0
     target_weights, weights = weights, weights + draft_first + lora_bytes  # what the pool sizing sees as loaded
     rest = int(fraction * pre) - weights

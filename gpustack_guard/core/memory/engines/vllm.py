@@ -26,7 +26,6 @@ from gpustack_guard.core.memory.estimate import (
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
-from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots, vllm_slots
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, linear_bytes_per_param
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
@@ -44,6 +43,7 @@ from gpustack_guard.core.versions import Version
 if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs it: most runs never do
     from gpustack_guard.core.memory.deepseek_v4 import CompressedKV
     from gpustack_guard.core.memory.gated_delta import GatedDeltaKV
+    from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
@@ -536,6 +536,8 @@ def flag_weights(facts: ModelFacts, cfg: VllmConfig, parts: list[int], weights_b
         notes.append(f"--cpu-offload-gb keeps {max(offloaded) / GiB:.2f} GiB of the decoder layers per GPU on the CPU")
     if cfg.lora is None:
         return weights_by_stage, offloaded, [None] * pp
+    from gpustack_guard.core.memory.lora import vllm_slots  # LoRA specs only (import budget)
+
     slots = vllm_slots(facts, cfg.lora, tp, parts, version)
     weights_by_stage = [w + s.bytes for w, s in zip(weights_by_stage, slots)]
     worst = max(slots, key=lambda s: s.bytes)
