@@ -487,7 +487,8 @@ def judge(target: Target, case: Case, outcome: Outcome) -> str | None:
     text = outcome.out + outcome.err
     if outcome.escaped:
         return f"escaped {outcome.escaped.split(':')[0]}"
-    if "Traceback" in text:
+    # gsg's own traceback: Python's multi-line shape on stderr (a log line gsg quotes is one escaped line)
+    if re.search(r"Traceback \(most recent call last\):\n\s+File ", outcome.err):
         return "traceback"
     internal = re.search(r"gsg: internal error: (\w+): ([^\n]{0,60})", outcome.err)
     if internal:

@@ -591,8 +591,13 @@ def _derive_rank_terms(pattern: P.Pattern, terms: dict[str, Number]) -> None:
 def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
     exc = _EXCEPTION.search(line)
     start = exc.start() if exc and exc.start() <= match.start() else match.start()
-    text = mask_secrets(line[start:].strip(), found)
+    # "Scheduler hit an exception: Traceback (most recent call last):" says what died; the traceback's head is no
+    # reason (the exception line below it is), and quoted it reads like gsg's own traceback
+    text = _TRACEBACK_HEAD.sub("", mask_secrets(line[start:].strip(), found)) or "Traceback"
     return text if len(text) <= MAX_FAILURE_CHARS else text[:MAX_FAILURE_CHARS - 3] + "..."
+
+
+_TRACEBACK_HEAD = re.compile(r":?\s*Traceback \(most recent call last\):?\s*$")
 
 
 class LogParser:

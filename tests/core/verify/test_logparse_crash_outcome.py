@@ -129,3 +129,10 @@ def test_an_exception_named_in_a_vllm_info_or_warning_line_is_no_crash(line):
         == ("vllm", False, "engine-error")
     assert outcome(head + ["2025-10-31 15:07:49,123 - INFO - " + line.split("] ", 1)[1]])[:3] == \
         ("vllm", False, "engine-error")
+
+
+def test_a_crash_quoted_from_a_traceback_head_names_what_died_not_the_head():
+    """"Scheduler hit an exception: Traceback (most recent call last):" is quoted as what died; the traceback's
+    head is no reason, and quoted it read like gsg's own traceback (benchmarks/fuzz.py found it)."""
+    log, _ = parse_log(lines(SGLANG_SERVED, 1, 11) + ASSERT_TAIL)
+    assert (log.failure, log.failure_line) == ("hit an exception", 12)
