@@ -69,16 +69,21 @@ def _weights(rng: np.random.Generator, rows: int, cols: int, kind: str) -> tuple
     return quantize(values, qtype), qtype
 
 
-def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
-    rng = np.random.default_rng(seed)
-    writer = gguf.GGUFWriter(str(path), "llama")
-    writer.add_name(f"gsg-tiny-{model.linear_type}")
+def _shape_keys(writer, model) -> None:
+    """The transformer shape every tiny model's header states (llama and qwen35 alike)."""
     writer.add_block_count(model.layers)
     writer.add_context_length(model.context)
     writer.add_embedding_length(model.hidden)
     writer.add_feed_forward_length(model.ffn)
     writer.add_head_count(model.heads)
     writer.add_head_count_kv(model.kv_heads)
+
+
+def write_tiny_gguf(path: Path, model: TinyModel, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_name(f"gsg-tiny-{model.linear_type}")
+    _shape_keys(writer, model)
     writer.add_rope_dimension_count(model.head_dim)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(FILE_TYPES[model.linear_type])
@@ -256,12 +261,7 @@ def write_tiny_qwen35_gguf(path: Path, model: TinyQwen35, seed: int = 0) -> Path
     arch = "qwen35moe" if model.experts else "qwen35"
     writer = gguf.GGUFWriter(str(path), arch)
     writer.add_name(f"gsg-tiny-{arch}")
-    writer.add_block_count(model.layers)
-    writer.add_context_length(model.context)
-    writer.add_embedding_length(model.hidden)
-    writer.add_feed_forward_length(model.ffn)
-    writer.add_head_count(model.heads)
-    writer.add_head_count_kv(model.kv_heads)
+    _shape_keys(writer, model)
     writer.add_key_length(model.head_dim)
     writer.add_value_length(model.head_dim)
     writer.add_rope_dimension_count(model.head_dim)
