@@ -12,7 +12,8 @@ from pathlib import Path
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, note, write_all_atomic, written_form
 from gpustack_guard.adapters.files.yaml_dump import comment, dump
-from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents
+from gpustack_guard.adapters.gpustack.client import ApiError
+from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents, live_clusters
 from gpustack_guard.core.deploy.lease import deployments, is_lease
 from gpustack_guard.core.deploy.plan import cluster_name_of
 from gpustack_guard.core.echo import untrusted
@@ -141,12 +142,17 @@ def run(opts: ExportOptions) -> int:
     cluster = opts.cluster or wiring.context_defaults(opts.connection)[1]
     connection = wiring.connect(opts.connection)
     client = connection.client
-    names = dict(client.clusters(keep=cluster_from_api))
+    clusters = dict(live_clusters(client.clusters(keep=cluster_from_api)))
     cluster_id = None
     if cluster:
-        cluster_id = next((cid for cid, name in names.items() if name == cluster), None)
-        if cluster_id is None:
-            raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(names.values()))})")
+        named = [cid for cid, name in clusters.items() if name == cluster]
+        if not named:
+            raise GsgError(f"cluster '{cluster}' not found (known: {', '.join(sorted(clusters.values()))})")
+        if len(named) > 1:  # another organisation's, in a platform admin's view: which one is meant is a guess
+            raise ApiError("GET", "/v2/clusters", f"{len(named)} clusters are named '{untrusted(cluster)}' (ids "
+                                                  f"{', '.join(map(str, named[:10]))}): gsg cannot tell which one "
+                                                  "--cluster means; nothing written")
+        cluster_id = named[0]
     everything = client.models(cluster_id)
     models = deployments(everything)
     leases = {m["name"] for m in everything if is_lease(m)}
@@ -154,7 +160,7 @@ def run(opts: ExportOptions) -> int:
         docs = [d for d in exported_documents(client.export_models(cluster_id=cluster_id)) if d["name"] not in leases]
         _export_matches_list(docs, models)
     else:
-        docs = documents_from_models(models, names)
+        docs = documents_from_models(models, clusters)
     owners = {m["name"]: owner(m) for m in models}
     target = Path(out_dir)
     if target.exists() and not target.is_dir():

@@ -580,7 +580,7 @@ def _what_changed(change: Change, model: dict, expected: dict | None) -> str:
 def _instance_state(index: int, raw) -> dict:
     """What --wait reads of an instance, type-checked (a wrong field is one line, not a crash mid-apply)."""
     item = Item("GET", "/v2/model-instances", f"item {index}", raw)
-    return {"id": item.get("id", int), "name": item.get("name", str, None), "state": item.get("state", str, None),
+    return {"id": item.get("id", int), "name": item.get("name", str, None), "state": item.state("state", None),
             "state_message": item.get("state_message", str, None), "restart_count": item.count("restart_count", 0)}
 
 

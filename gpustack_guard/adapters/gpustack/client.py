@@ -195,11 +195,18 @@ class GPUStackClient:
                 expect_json: bool = True, idempotent: bool | None = None, unique_keys: bool = False) -> Any:
         """One call, retried as the module docstring says; `idempotent` marks a POST that only reads;
         `unique_keys` refuses an answer with a key twice in one object (see parse_json)."""
+        return self._answered(method, path, params=params, json_body=json_body, expect_json=expect_json,
+                              idempotent=idempotent, unique_keys=unique_keys)[0]
+
+    def _answered(self, method: str, path: str, *, params: dict | None = None, json_body: Any = None,
+                  expect_json: bool = True, idempotent: bool | None = None,
+                  unique_keys: bool = False) -> tuple[Any, httpx.Headers]:
+        """request()'s result with the answer's headers (a list's paging may be in them)."""
         repeatable = method in IDEMPOTENT if idempotent is None else idempotent
         answer = self._retried(method, path, repeatable, lambda: self._send(method, path, params, json_body))
         assert isinstance(answer, _Answer)
         self._note_date(answer.headers)
-        return self._result(method, path, answer, expect_json, unique_keys)
+        return self._result(method, path, answer, expect_json, unique_keys), answer.headers
 
     def _retried(self, method: str, path: str, repeatable: bool, once: Callable[[], Any]) -> Any:
         """`once()` until its outcome is final: a transient failure or a 5xx retried when the call may be
@@ -374,11 +381,18 @@ class GPUStackClient:
         wanted = {name: (params or {})[name] for name in filtered if (params or {}).get(name) is not None}
         found: list = []
         seen: dict = {}  # id -> the name it was first listed under
+        previous: list | None = None  # the last page's items, when the server gives no page count
         page = 1
         while True:
-            body = self.request("GET", path, params={**(params or {}), "page": page,
-                                                     "perPage": self.limits.page_size})
+            body, headers = self._answered("GET", path, params={**(params or {}), "page": page,
+                                                                "perPage": self.limits.page_size})
             chunk, pages = _envelope("GET", path, body)
+            if pages is None and _next_link(headers):
+                # RFC 8288 paging: the rest is behind a URL the server names (perhaps on another host, where the
+                # API key must not go); read as the whole list, page 1 would hide models from a plan or a prune
+                raise ApiError("GET", path, "the server pages this list with Link headers (rel=\"next\"), not "
+                                            "GPUStack's 'pagination': gsg does not follow them and the first page is "
+                                            "not the whole list; refusing to act on part of it")
             total = _announced_total(body)
             # checked on every page: a count that grows with each page reaches the cap too
             if pages is not None and pages > self.limits.max_list_pages:
@@ -402,7 +416,12 @@ class GPUStackClient:
                 found.append(keep(len(found), item) if keep else item)
             if len(found) > self.limits.max_list_items:
                 raise ApiError("GET", path, f"more than {self.limits.max_list_items:,} items (GSG_MAX_LIST_ITEMS)")
-            if pages is None or page >= pages:
+            # No page count: the server may page without saying so, and by a size of its own (a page shorter
+            # than perPage is no sign of the end), so the next page is read until one adds nothing: empty, or
+            # the same items again from a server that ignores `page` (one request more than a counted list).
+            silent_end = pages is None and (not chunk or len(found) == before or chunk == previous)
+            previous = chunk
+            if silent_end or pages is not None and page >= pages:
                 # the last page's own count: fewer items than it says were handed over is a list with holes (a
                 # proxy or a server dropping items from a page); a prune or a duplicate-name check on it would judge
                 # models it never saw
@@ -410,6 +429,12 @@ class GPUStackClient:
                     raise ApiError("GET", path, f"the server counts {_count(total)} items but its pages held "
                                                 f"{_count(len(found))}: the list is incomplete; try again")
                 return found
+            if pages is None:
+                if page >= self.limits.max_list_pages:
+                    raise ApiError("GET", path, f"more than {self.limits.max_list_pages:,} full pages and no end "
+                                                "(GSG_MAX_LIST_PAGES)")
+                page += 1
+                continue
             if not chunk:  # the rest of the list would be left unread: a prune or an export of part of a fleet
                 raise ApiError("GET", path, f"page {page} of {_count(pages)} is empty: the server's pagination is "
                                             "inconsistent; try again")
@@ -637,6 +662,14 @@ def _announced_total(body: Any) -> int | None:
     pagination = body.get("pagination") if isinstance(body, dict) else None
     total = pagination.get("total") if isinstance(pagination, dict) else None
     return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+
+
+_LINK_NEXT = re.compile(r"""<[^>]*>\s*(?:;[^,;]*)*;\s*rel\s*=\s*"?[^",;]*\bnext\b""", re.IGNORECASE)
+
+
+def _next_link(headers: httpx.Headers) -> bool:
+    """Whether a Link header (RFC 8288) points to a next page: rel may list several types ("next last")."""
+    return any(_LINK_NEXT.search(value[:4096]) for value in headers.get_list("link"))
 
 
 def _envelope(method: str, path: str, body: Any) -> tuple[list, int | None]:

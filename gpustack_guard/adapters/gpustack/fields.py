@@ -31,6 +31,12 @@ class Item:
         subject = f"{self.where}: field '{name}'" if name else self.where
         raise ApiError(self.method, self.path, f"{subject} is {kind_of(value)}, expected {expected}")
 
+    def state(self, key: str, default: Any = REQUIRED) -> Any:
+        """A state enum's text, lower-cased: GPUStack writes "ready", "running", "error"; a server or proxy that
+        writes "Running" or "ERROR" means the same, and a check for "error" must not miss it."""
+        value = self.get(key, str, default)
+        return value.lower() if isinstance(value, str) else value
+
     def out_of_range(self, key: str, why: str):
         """Raise the one-line error for field `key` whose value the record it feeds refuses (`why`)."""
         raise ApiError(self.method, self.path, f"{self.where}: field '{self._name(key)}' is out of range: {why}")

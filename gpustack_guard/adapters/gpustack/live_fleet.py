@@ -91,7 +91,7 @@ def worker_from_api(index: int, raw) -> tuple[int, Worker]:
         system_reserved = SystemReserved(ram=ram, vram=vram)
     except ValidationError as exc:
         _refused(reserved or item, exc)
-    name, labels, state = item.get("name", str), item.mapping("labels", str), item.get("state", str, "not_ready")
+    name, labels, state = item.get("name", str), item.mapping("labels", str), item.state("state", "not_ready")
     try:
         worker = Worker(name=name, labels=labels, state=state, system_reserved=system_reserved, gpus=gpus)
     except ValidationError as exc:
@@ -110,7 +110,7 @@ def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int |
     item = _item(INSTANCES, index, raw)
     model_owner = owners.get(item.get("model_id", int, None))
     base = dict(model=item.get("model_name", str, ""), name=item.get("name", str, None),
-                state=item.get("state", str, "pending"), restart_count=item.count("restart_count", 0),
+                state=item.state("state", "pending"), restart_count=item.count("restart_count", 0),
                 managed_by=model_owner.managed_by if model_owner else None,
                 project=model_owner.project if model_owner else None)
     found = []
@@ -131,9 +131,18 @@ def instances_from_api(index: int, raw, owners: dict[int, Owner]) -> tuple[int |
     return item.get("cluster_id", int, None), found
 
 
-def cluster_from_api(index: int, raw) -> tuple[int, str]:
+def cluster_from_api(index: int, raw) -> tuple[int, str] | None:
+    """(id, name) of one /v2/clusters item; None for a cluster the server marks deleted (`deleted_at`, GPUStack's
+    soft delete), which no spec's cluster name may resolve to: a create would land in a cluster that is gone, and
+    one recreated under the same name would look like a second cluster of that name."""
     item = _item(CLUSTERS, index, raw)
-    return item.get("id", int), item.get("name", str)
+    found = item.get("id", int), item.get("name", str)
+    return None if item.get("deleted_at", str, None) is not None else found
+
+
+def live_clusters(listed: list[tuple[int, str] | None]) -> list[tuple[int, str]]:
+    """The clusters of a cluster_from_api list that are not deleted."""
+    return [cluster for cluster in listed if cluster is not None]
 
 
 def assemble(clusters: list[tuple[int, str]], workers: list[tuple[int, Worker]],
@@ -173,7 +182,7 @@ def fetch_fleet(client, version: str | None) -> tuple[Fleet, list[dict]]:
     """(the live fleet, the model list read with it: plan and drift reuse it)."""
     models = deployments(client.models())  # gsg's apply leases are bookkeeping, not deployments
     owners = owners_of(models)
-    fleet = assemble(client.clusters(keep=cluster_from_api), client.workers(keep=worker_from_api),
+    fleet = assemble(live_clusters(client.clusters(keep=cluster_from_api)), client.workers(keep=worker_from_api),
                      client.model_instances(keep=lambda i, raw: instances_from_api(i, raw, owners)),
                      client.base_url, version)
     return fleet, models
@@ -183,7 +192,7 @@ def fleet_from_api(clusters: list[dict], workers: list[dict], instances: list[di
                    server: str, version: str | None) -> Fleet:
     """The same fleet from whole lists already read (tests and tools that hold raw answers)."""
     owners = owners_of(models)
-    return assemble([cluster_from_api(i, c) for i, c in enumerate(clusters)],
+    return assemble(live_clusters([cluster_from_api(i, c) for i, c in enumerate(clusters)]),
                     [worker_from_api(i, w) for i, w in enumerate(workers)],
                     [instances_from_api(i, raw, owners) for i, raw in enumerate(instances)], server, version)
 

@@ -78,7 +78,7 @@ def _instance(index: int, raw: Any) -> LiveInstance:
     found_id = _integer(raw, "id", index, required=True)
     assert found_id is not None
     return LiveInstance(found_id, _text(raw, "name", index) or f"#{found_id}", _integer(raw, "model_id", index),
-                        _text(raw, "model_name", index), _text(raw, "state", index) or "unknown",
+                        _text(raw, "model_name", index), (_text(raw, "state", index) or "unknown").lower(),
                         tuple(p for p in places if p is not None))
 
 
