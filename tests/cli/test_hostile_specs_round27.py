@@ -180,3 +180,23 @@ def test_a_wrong_dash_is_one_line_at_its_item(gsg, tmp_path):
     assert (result.code, result.out) == (1, "specs/a.yaml:6:22: error GSG016 argument-value [m]: '--ngl' has two "
                                             "dashes: llama.cpp reads a flag only as spelled, -ngl, and refuses "
                                             "'--ngl' (invalid argument)\n")
+
+
+# --- an unknown key in gsg's own guard block, at every level: named as a setting gsg does not read ----------------
+
+def test_an_unknown_guard_key_at_any_level_says_gsg_reads_no_such_setting(gsg, tmp_path):
+    """The guard block never reaches GPUStack: 'GPUStack would silently drop it' was the wrong reason."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(
+        f"{SPEC}guard:\n  bogus: 1\n  workload: {{prompt_tokens_p99: 100, bogus: 2}}\n  policy: {{bogus: 3}}\n"
+        "  model: {bogus: 4}\n  ollama: {bogus: 5}\n  vars: {anything: 6}\ngpu_selector2: 7\n")
+    result = gsg("validate", "specs", "--fleet", str(FLEET), "--offline", cwd=tmp_path)
+    unread = "(gsg reads no such guard setting: it has no effect)\n    fix: remove it\n"
+    assert (result.code, result.out) == (1, (
+        f"specs/a.yaml:10:3: error GSG003 unknown-field [m]: unknown field 'guard.bogus' {unread}"
+        f"specs/a.yaml:11:38: error GSG003 unknown-field [m]: unknown field 'guard.workload.bogus' {unread}"
+        f"specs/a.yaml:12:12: error GSG003 unknown-field [m]: unknown field 'guard.policy.bogus' {unread}"
+        f"specs/a.yaml:13:11: error GSG003 unknown-field [m]: unknown field 'guard.model.bogus' {unread}"
+        f"specs/a.yaml:14:12: error GSG003 unknown-field [m]: unknown field 'guard.ollama.bogus' {unread}"
+        "specs/a.yaml:16:1: error GSG003 unknown-field [m]: unknown field 'gpu_selector2' (GPUStack would silently "
+        "drop it)\n    fix: did you mean 'gpu_selector'?\n"))
