@@ -79,12 +79,18 @@ class Arg:
         if self.values:
             return [f"--{self.key}", *self.values]
         item = self.render()
-        if self.value is None or worker_tokens(item) == [item]:
+        if self.value is None or _one_token(item):
             return [item]
+        # the worker splits `--k=a b` at the blank (worker_tokens). Spelled so GPUStack 2.1 (an item with '=' kept
+        # whole, any other shlex-split) reads the same: `--k 'a b'`; else (a value holding '=', or a backslash
+        # before a line break, which the worker joins even inside quotes) the value as an item of its own, which
+        # 2.2 and later pass on as it is
         import shlex  # here: only a value with blanks or quotes needs it (import budget)
 
-        # the worker splits `--k=a b` at the blank (worker_tokens): quoted, it stays the one value 'a b'
-        return [f"--{self.key}={shlex.quote(self.value)}"]
+        quoted = f"--{self.key} {shlex.quote(self.value)}"
+        if "=" not in self.value and worker_tokens(quoted) == [f"--{self.key}", self.value]:
+            return [quoted]
+        return [f"--{self.key}", self.value]
 
 
 class ArgError(ValueError):
@@ -192,7 +198,8 @@ def dash_problem(name: str, family: str) -> str | None:
 
 
 # How GPUStack's worker turns one backend_parameters item into argv tokens, read in the released gpustack 2.3.0
-# wheel (gpustack/utils/command.py flatten_to_argv, called by worker/backends/base.py _flatten_backend_param): an
+# wheel and at the v2.2.0 and v2.2.3 tags (gpustack/utils/command.py flatten_to_argv, called by
+# worker/backends/base.py _flatten_backend_param; v2.1 kept an item holding '=' whole and shlex-split others): an
 # item whose first word is a flag is split as a shell splits a line (shlex: quotes group, backslashes escape; a
 # JSON object or list right after '=' stays whole; a backslash before a line break joins the lines; one stray
 # backslash at the end is dropped), so `--enforce-eager --max-model-len 4096` is two flags; any other item (a
@@ -268,6 +275,14 @@ def worker_tokens(item: str) -> list[str]:
     for number, json_text in enumerate(kept):
         tokens = [token.replace(f"{marker}{number}{marker}", json_text) for token in tokens]
     return tokens
+
+
+def _one_token(item: str) -> bool:
+    """Whether the worker passes the item on as it is, one argument."""
+    try:
+        return worker_tokens(item) == [item]
+    except ValueError:  # a quote the worker cannot close
+        return False
 
 
 def _worker_argv(params: tuple[str, ...]) -> tuple[list[str], list[int]]:

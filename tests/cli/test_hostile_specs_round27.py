@@ -101,8 +101,13 @@ def test_what_the_worker_passes_on_is_judged(gsg, tmp_path, params, line):
 
 def test_a_value_with_blanks_is_rendered_so_the_worker_keeps_it_whole(gsg, tmp_path):
     """Rendered `--tokenizer=my tok` reached the engine as --tokenizer=my and a stray 'tok'."""
-    assert A.Arg("tokenizer", "my tok", 0).items() == ["--tokenizer='my tok'"]
-    assert A.worker_tokens("--tokenizer='my tok'") == ["--tokenizer=my tok"]
+    assert A.Arg("tokenizer", "my tok", 0).items() == ["--tokenizer 'my tok'"]
+    assert A.worker_tokens("--tokenizer 'my tok'") == ["--tokenizer", "my tok"]
+    assert A.Arg("chat-template", "{{ a }}'s", 0).items() == ["--chat-template '{{ a }}'\"'\"'s'"]
+    assert A.worker_tokens(A.Arg("chat-template", "{{ a }}'s", 0).items()[0]) == ["--chat-template", "{{ a }}'s"]
+    # a value holding '=' is an item of its own: GPUStack 2.1 would keep a quoted `--k='a=b c'` whole, quotes in
+    assert A.Arg("lora-modules", "a=/x y", 0).items() == ["--lora-modules", "a=/x y"]
+    assert A.worker_tokens("a=/x y") == ["a=/x y"]
     assert A.Arg("hf-overrides", '{"a": [1, 2]}', 0).items() == ['--hf-overrides={"a": [1, 2]}']  # JSON: whole
     assert A.Arg("max-model-len", "4096", 0).items() == ["--max-model-len=4096"]
     (tmp_path / "specs").mkdir()
@@ -110,7 +115,24 @@ def test_a_value_with_blanks_is_rendered_so_the_worker_keeps_it_whole(gsg, tmp_p
         f"{SPEC}backend_parameters: [\"--max-model-len 4096 --tokenizer 'my tok'\"]\n")
     result = gsg("render", "specs", "--offline", cwd=tmp_path)
     assert result.code == 0
-    assert "backend_parameters:\n- --max-model-len=4096\n- --tokenizer='my tok'\n" in result.out
+    assert "backend_parameters:\n- --max-model-len=4096\n- --tokenizer 'my tok'\n" in result.out
+
+
+@pytest.mark.parametrize("value,items", [
+    ("a b", ["--tokenizer 'a b'"]),
+    ("it's", ["--tokenizer 'it'\"'\"'s'"]),
+    ('say "hi"', ["--tokenizer 'say \"hi\"'"]),
+    ("$(id); rm -rf /", ["--tokenizer '$(id); rm -rf /'"]),
+    ("tab\there", ["--tokenizer 'tab\there'"]),
+    ('{"a": 1} x', ["--tokenizer '{\"a\": 1} x'"]),
+    ("a=b c", ["--tokenizer", "a=b c"]),
+    ("x \\\ny", ["--tokenizer", "x \\\ny"]),  # the worker joins a backslash-newline even inside quotes
+    ("x\\", ["--tokenizer 'x\\'"]),  # it drops a trailing backslash, not one quoted
+])
+def test_every_rendered_value_is_read_back_by_the_worker_as_written(value, items):
+    assert A.Arg("tokenizer", value, 0).items() == items
+    assert [token for item in items for token in A.worker_tokens(item)] == ["--tokenizer", value]
+    assert [(a.key, a.value) for a in A.parse(items, "vllm")] == [("tokenizer", value)]
 
 
 # --- a flag with the wrong number of dashes: gsg read it as the flag, the engine refuses it -----------------------
