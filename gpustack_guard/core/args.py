@@ -75,8 +75,22 @@ class Arg:
         return f"--{self.key}" if self.value is None else f"--{self.key}={self.value}"
 
     def items(self) -> list[str]:
-        """The argument as backend_parameters items."""
-        return [f"--{self.key}", *self.values] if self.values else [self.render()]
+        """The argument as backend_parameters items, each one GPUStack's worker reads back as this argument."""
+        if self.values:
+            return [f"--{self.key}", *self.values]
+        item = self.render()
+        if self.value is None or _one_token(item):
+            return [item]
+        # the worker splits `--k=a b` at the blank (worker_tokens). Spelled so GPUStack 2.1 (an item with '=' kept
+        # whole, any other shlex-split) reads the same: `--k 'a b'`; else (a value holding '=', or a backslash
+        # before a line break, which the worker joins even inside quotes) the value as an item of its own, which
+        # 2.2 and later pass on as it is
+        import shlex  # here: only a value with blanks or quotes needs it (import budget)
+
+        quoted = f"--{self.key} {shlex.quote(self.value)}"
+        if "=" not in self.value and worker_tokens(quoted) == [f"--{self.key}", self.value]:
+            return [quoted]
+        return [f"--{self.key}", self.value]
 
 
 class ArgError(ValueError):
@@ -137,23 +151,174 @@ def parse(params: list[str] | None, family: str, version: str | None = None) -> 
     return list(_parse(tuple(params or ()), family, EF.multi_value_flags(family, version)))
 
 
+# The dashes each engine reads a flag after. gsg reads a flag whatever its dashes (`-max-model-len`, `---ctx-size`),
+# so it refuses the spellings the engine refuses, or the estimate would size a value the engine never starts with.
+# vLLM and SGLang parse with argparse: a long name only after two dashes (`-max-model-len` is an unrecognized
+# argument: vLLM's FlexibleArgumentParser, vllm/utils/__init__.py v0.11.0, rewrites only `--` names and `-O`);
+# their short flags (-tp, -pp, -dp, -dcp, -q, -O in vllm/engine/arg_utils.py v0.11.0) are not hyphenated, so only a
+# hyphenated or known long name after one dash is refused. llama.cpp (common/arg.cpp, vendored by
+# llama-cpp-python 0.3.36) looks up the whole word: `-c` and `--ctx-size`, never `--c` or `-ctx-size`.
+LLAMACPP_SHORT_ONLY = frozenset({"c", "ngl", "np", "b", "ub", "ctk", "ctv", "fa", "ts", "nkvo", "sm", "mg", "t",
+                                 "kvu", "no-kvu", "fitt", "fitc", "ot", "cmoe", "ncmoe"})
+LLAMACPP_LONG_ONLY = frozenset({"ctx-size", "gpu-layers", "n-gpu-layers", "parallel", "batch-size", "ubatch-size",
+                                "cache-type-k", "cache-type-v", "flash-attn", "tensor-split", "no-kv-offload",
+                                "split-mode", "main-gpu", "threads", "kv-unified", "no-kv-unified", "fit-target",
+                                "fit-ctx", "override-tensor", "cpu-moe", "n-cpu-moe"})
+
+
+def dash_problem(name: str, family: str) -> str | None:
+    """Why the engine of `family` reads no flag spelled `name` (an item's part before '=' or a blank), or None."""
+    bare = name.lstrip("-")
+    dashes = len(name) - len(bare)
+    engine = EF.ENGINE_NAMES.get(family)
+    if engine is None or not bare:
+        return None
+    shown = EF.shown(name)
+    if dashes > 2:
+        return (f"{shown} has {dashes} dashes: {engine} reads no such flag and refuses to start (unrecognized "
+                f"argument); write --{bare}")
+    if family == "llamacpp":
+        if dashes == 1 and bare in LLAMACPP_LONG_ONLY:
+            return (f"{shown} has one dash: llama.cpp reads a flag only as spelled, --{bare}, and refuses {shown} "
+                    "(invalid argument)")
+        if dashes == 2 and bare.replace("_", "-") in LLAMACPP_SHORT_ONLY:
+            return (f"{shown} has two dashes: llama.cpp reads a flag only as spelled, -{bare}, and refuses {shown} "
+                    "(invalid argument)")
+        return None
+    if dashes != 1 or (family == "vllm" and bare.startswith("O")):  # -O3, -O.level=3: vLLM's own short form
+        return None
+    aliases = _ALIASES.get(family, {})
+    if bare in aliases:
+        return None
+    long_names = set(aliases.values()) | set(EF.numeric_flags(family, None))
+    if "-" in bare or "_" in bare or bare in long_names:
+        return (f"{shown} has one dash: {engine} (argparse) reads a long flag only after two, --{bare}, and "
+                f"refuses {shown} (unrecognized arguments)")
+    return None
+
+
+# How GPUStack's worker turns one backend_parameters item into argv tokens, read in the released gpustack 2.3.0
+# wheel and at the v2.2.0 and v2.2.3 tags (gpustack/utils/command.py flatten_to_argv, called by
+# worker/backends/base.py _flatten_backend_param; v2.1 kept an item holding '=' whole and shlex-split others): an
+# item whose first word is a flag is split as a shell splits a line (shlex: quotes group, backslashes escape; a
+# JSON object or list right after '=' stays whole; a backslash before a line break joins the lines; one stray
+# backslash at the end is dropped), so `--enforce-eager --max-model-len 4096` is two flags; any other item (a
+# value) is one token as written. An empty item is dropped by the worker; gsg refuses it (below).
+_LINE_CONTINUATION = re.compile(r"\\\r?\n")
+_SHLEX_SPECIAL = re.compile(r"[ \t\r\n'\"\\]")  # shlex.split's whitespace, quotes and escape (no comments)
+
+
+def _is_worker_flag(word: str) -> bool:
+    """A word GPUStack's worker takes for a flag: a dash and more, not '--', not a number (float() reads it)."""
+    if len(word) < 2 or not word.startswith("-") or word == "--":
+        return False
+    try:
+        float(word)
+    except ValueError:
+        return True
+    return False
+
+
+def _json_end(text: str, start: int) -> int:
+    """Where the JSON value opening at text[start] ends: after its matching bracket (brackets inside strings do
+    not count), or at the end of the text when it never closes."""
+    depth = 0
+    in_string = escaped = False
+    for position in range(start, len(text)):
+        char = text[position]
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            in_string = not in_string
+        elif not in_string and char in "{[":
+            depth += 1
+        elif not in_string and char in "}]":
+            depth -= 1
+            if depth == 0:
+                return position + 1
+    return len(text)
+
+
+def worker_tokens(item: str) -> list[str]:
+    """The argv tokens GPUStack's worker passes the engine for one backend_parameters item (see above). Raises
+    ValueError (shlex's words) for an item it cannot split: a quote that never closes."""
+    text = item.strip()
+    if not text or not _is_worker_flag(text.split(None, 1)[0]):
+        return [text] if text else []
+    if not _SHLEX_SPECIAL.search(text):  # nothing shlex splits at or unquotes: the item is one word
+        return [text]
+    # JSON after '=' stands aside as a placeholder shlex keeps whole (its blanks and quotes are its own)
+    marker = "\ue000"  # a private-use character: taken as part of a word by shlex
+    while marker in text:
+        marker += "\ue000"
+    pieces: list[str] = []
+    kept: list[str] = []
+    position = 0
+    while position < len(text):
+        if text[position] == "=" and position + 1 < len(text) and text[position + 1] in "{[":
+            end = _json_end(text, position + 1)
+            kept.append(text[position + 1:end])
+            pieces.append(f"={marker}{len(kept) - 1}{marker}")
+            position = end
+            continue
+        pieces.append(text[position])
+        position += 1
+    masked = _LINE_CONTINUATION.sub(" ", "".join(pieces))
+    trimmed = masked.rstrip()
+    if (len(trimmed) - len(trimmed.rstrip("\\"))) % 2 == 1:
+        masked = trimmed[:-1]
+    import shlex  # here: most items have no blank and never reach it (import budget)
+
+    tokens = shlex.split(masked)
+    for number, json_text in enumerate(kept):
+        tokens = [token.replace(f"{marker}{number}{marker}", json_text) for token in tokens]
+    return tokens
+
+
+def _one_token(item: str) -> bool:
+    """Whether the worker passes the item on as it is, one argument."""
+    try:
+        return worker_tokens(item) == [item]
+    except ValueError:  # a quote the worker cannot close
+        return False
+
+
+def _worker_argv(params: tuple[str, ...]) -> tuple[list[str], list[int]]:
+    """Every item's worker tokens in order, with the index of the item each came from."""
+    tokens: list[str] = []
+    origins: list[int] = []
+    for index, raw in enumerate(params):
+        if not raw.strip():
+            # the worker drops it, but it is a mistake in the list (a stray comma, a value lost)
+            raise ArgError("an empty argument: GPUStack's worker drops it; remove it, or give the value it lost", index)
+        try:
+            split = worker_tokens(raw)
+        except ValueError as exc:
+            raise ArgError(f"GPUStack's worker cannot split {EF.shown(raw.strip())} into arguments ({exc}: "
+                           "close the quote, or give each argument an item of its own)", index) from None
+        tokens.extend(split)
+        origins.extend([index] * len(split))
+    return tokens, origins
+
+
 @lru_cache(maxsize=4096)  # specs repeat the same argument lists; Args are immutable
 def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple[Arg, ...]:
-    result: list[Arg] = []
-    items = list(params or [])
-    for index, raw in enumerate(items):  # before pairing: a look-alike flag must not pass as a value
+    for index, raw in enumerate(params or ()):  # before pairing: a look-alike flag must not pass as a value
         problem = lookalike_problem(raw.strip())
         if problem:
             raise ArgError(problem, index)
+    tokens, origins = _worker_argv(tuple(params or ()))
+    result: list[Arg] = []
     i = 0
-    while i < len(items):
-        item = items[i].strip()
+    while i < len(tokens):
+        item, index = tokens[i].strip(), origins[i]
         if not item:
-            # the worker passes it on as an argv element of its own: the engine's parser reads a positional value
-            raise ArgError("an empty argument: the engine reads it as a positional value and refuses to start", i)
+            raise ArgError("an empty argument: the engine reads it as a positional value and refuses to start", index)
         if item in ("-", "--"):
             raise ArgError(f"'{item}' alone is not a flag ('--' ends the options: what follows would reach the "
-                           "engine as positional values)", i)
+                           "engine as positional values)", index)
         if not _is_flag(item):
             if result and result[-1].value is not None and not result[-1].values:
                 # argparse gives a one-value flag one value and refuses the next word (unrecognized arguments)
@@ -161,10 +326,13 @@ def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple
                          else "which takes one value")
                 if is_secret_flag(result[-1].key):  # neither value is shown
                     raise ArgError(f"a second value follows --{result[-1].key}, {which}: the engine refuses it "
-                                   "(unrecognized arguments)", i)
+                                   "(unrecognized arguments)", index)
                 raise ArgError(f"'{item}' follows --{result[-1].key} {EF.shown(result[-1].value)}, {which}: the "
-                               "engine refuses the second (unrecognized arguments)", i)
-            raise ArgError(f"'{item}' is a value that follows no flag", i)
+                               "engine refuses the second (unrecognized arguments)", index)
+            raise ArgError(f"'{item}' is a value that follows no flag", index)
+        spelled = dash_problem(_flag_name_part(item), family)
+        if spelled is not None:
+            raise ArgError(spelled, index)
         # the flag's name ends at its first '=' or blank, whichever comes first: `--lora-paths a=x b=y` is the
         # flag --lora-paths with the value `a=x b=y`, not a flag named `--lora-paths a`
         split = re.search(r"[=\s]", item)
@@ -172,25 +340,26 @@ def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple
             name, value = item.split("=", 1)
         elif split is not None:
             name, value = item.split(None, 1)
-            if canonical_key(name, family) in multi:  # the worker splits the item on blanks: several values
-                i = _multi_value(result, canonical_key(name, family), value.split(), items, i)
+            if canonical_key(name, family) in multi:  # several values in one token: each its own
+                i = _multi_value(result, canonical_key(name, family), value.split(), tokens, i, origins)
                 continue
         elif canonical_key(item, family) in multi:
-            i = _multi_value(result, canonical_key(item, family), [], items, i)
+            i = _multi_value(result, canonical_key(item, family), [], tokens, i, origins)
             continue
-        elif i + 1 < len(items) and items[i + 1].strip() and not _is_flag(items[i + 1].strip()):
-            name, value = item, items[i + 1].strip()
-            result.append(Arg(canonical_key(name, family), value, i))
+        elif i + 1 < len(tokens) and tokens[i + 1].strip() and not _is_flag(tokens[i + 1].strip()):
+            name, value = item, tokens[i + 1].strip()
+            result.append(Arg(canonical_key(name, family), value, index))
             i += 2
             continue
         else:
             name, value = item, None
-        result.append(Arg(canonical_key(name, family), value.strip() if value is not None else None, i))
+        result.append(Arg(canonical_key(name, family), value.strip() if value is not None else None, index))
         i += 1
     return tuple(result)
 
 
-def _multi_value(result: list[Arg], key: str, values: list[str], items: list[str], index: int) -> int:
+def _multi_value(result: list[Arg], key: str, values: list[str], items: list[str], index: int,
+                 origins: list[int]) -> int:
     """Append a several-value flag at items[index] with its values: the words given in its own item, then every
     following item up to the next flag (argparse nargs='+'/'*'). Returns the index of the item after them."""
     end = index + 1
@@ -198,7 +367,8 @@ def _multi_value(result: list[Arg], key: str, values: list[str], items: list[str
         values.append(items[end].strip())
         end += 1
     # one value renders as `--k=v` as before; several stay separate items (`--k=a b` is the one value 'a b')
-    result.append(Arg(key, " ".join(values) if values else None, index, tuple(values) if len(values) > 1 else ()))
+    result.append(Arg(key, " ".join(values) if values else None, origins[index],
+                      tuple(values) if len(values) > 1 else ()))
     return end
 
 

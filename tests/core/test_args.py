@@ -73,8 +73,8 @@ def test_empty_and_bare_dash_arguments_are_refused(params, says):
 
 def test_a_repeated_ot_keeps_every_value_in_order_and_other_flags_keep_the_last():
     """llama.cpp appends each -ot's pairs to one list (common/arg.cpp): the joined value is the list it builds."""
-    args = A.parse(["-ot", "a=CPU", "--ngl", "10", "--override-tensor=b=CUDA0,c=CPU", "-ngl", "20", "--ot", "d=CPU"],
-                   "llamacpp")
+    args = A.parse(["-ot", "a=CPU", "--gpu-layers", "10", "--override-tensor=b=CUDA0,c=CPU", "-ngl", "20",
+                    "--override-tensor", "d=CPU"], "llamacpp")
     assert [a.key for a in args] == ["override-tensor", "gpu-layers", "override-tensor", "gpu-layers",
                                      "override-tensor"]
     flags = A.as_dict(args, "llamacpp")
@@ -115,8 +115,8 @@ def test_llamacpp_flags_appended_per_occurrence_are_passed_on_each_and_not_dupli
     # a value holding '=' after a blank: the flag ends at the blank (SGLang --lora-paths NAME=PATH ...)
     ("--lora-paths lora0=org/a lora1=org/b", "lora-paths", "lora0=org/a lora1=org/b"),
     ("--lora-modules sql=/adapters/sql", "lora-modules", "sql=/adapters/sql"),  # vLLM's NAME=PATH
-    ("--lora-paths=lora0=org/a lora1=org/b", "lora-paths", "lora0=org/a lora1=org/b"),  # '=' first: as before
-    ("--chat-template=a b", "chat-template", "a b"),
+    ("--lora-paths 'lora0=org/a' lora1=org/b", "lora-paths", "lora0=org/a lora1=org/b"),  # quotes: the worker's
+    ("--chat-template='a b'", "chat-template", "a b"),
     ("--max-model-len\t8192", "max-model-len", "8192"),
 ])
 def test_a_flag_ends_at_its_first_equals_sign_or_blank(item, key, value):

@@ -247,8 +247,11 @@ ARG_VALUE = Rule(
     what="A backend argument whose value the engine's own parser or its range check refuses (--max-model-len 1e5 "
          "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
          "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), a flag written with a "
-         "look-alike character (an en dash, a no-break space between flag and value), or another engine's sizing "
-         "flag (vLLM's --max-model-len on SGLang, SGLang's --mem-fraction-static on vLLM).",
+         "look-alike character (an en dash, a no-break space between flag and value) or with dashes the engine "
+         "does not read it after (vLLM's -max-model-len, llama.cpp's --ngl or -ctx-size), an item GPUStack's worker "
+         "cannot split into arguments (a quote left open), or another engine's sizing flag (vLLM's "
+         "--max-model-len on SGLang, SGLang's --mem-fraction-static on vLLM). Items are read as the worker splits "
+         "them: `--max-num-seqs 16 --max-model-len 4096` in one item is two flags.",
     why="The engine exits at startup on a value it refuses, and reads a flag with a look-alike character as an "
         "unknown one; gsg reads each numeric flag as the engine release does (vLLM's 16k / 16K, llama.cpp's "
         "std::stoi) and computes nothing on a default in place of a refused value.",

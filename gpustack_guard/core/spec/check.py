@@ -103,7 +103,10 @@ def _pydantic_findings(doc: SpecDoc, error: ValidationError) -> list[F.Finding]:
         elif kind == "extra_forbidden":
             parent_fields = _known_fields(path[:-1])
             hint = spelling.suggest(str(path[-1]), parent_fields) if parent_fields and path else None
-            message = f"unknown field '{echo.value(dotted)}' (GPUStack would silently drop it)"
+            # the guard block is gsg's own and never reaches GPUStack: an unknown key there is a setting unread
+            dropped = ("gsg reads no such guard setting: it has no effect" if path and path[0] == "guard"
+                       else "GPUStack would silently drop it")
+            message = f"unknown field '{echo.value(dotted)}' ({dropped})"
             result.append(F.finding(D.UNKNOWN_FIELD, doc.at(*path, key=True), message, spec=doc.name,
                                     fix=f"did you mean '{hint}'?" if hint else "remove it"))
         elif kind in ("literal_error", "enum"):
