@@ -1015,11 +1015,28 @@ VECTORS = (
                "fp16 embeddings and head) by `vllm serve --quantization gptq --gpu-memory-utilization 0.9 --dtype "
                "float16`, NVIDIA's 25.11 container (0.11.0+582e4e37.nv25.11) on one GB10: the small batch tier "
                "(2,048 tokens, 256 sequences; NVML has no total for a GB10, profiles.VLLM_BATCH_GB10_SMALL_SINCE)"),
+    # -- round 27: llama.cpp's newest builds on other backends ----------------------------------------------------
+    Vector("qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log", "Qwen/Qwen2.5-7B-Instruct",
+           ("Intel(R) Arc(TM) A770 Graphics", "15473MiB"), None, engine="llama.cpp",
+           why="search-index file 21163070082 (XAIGPUARC's README, an install script for llama.cpp's SYCL backend, "
+               "repository not named): llama-cli of build 7300 runs MathTutor-7B-H_v0.0.1.f16 (a Qwen2.5-7B "
+               "fine-tune, F16) on an Arc A770 at 4,096 cells, every layer on SYCL0; the device total is the memory "
+               "breakdown's (15,473 MiB). A German locale prints decimal commas (1039,50 MiB), which gsg read as "
+               "no buffer before round 27; flash attention resolved to disabled by its own line"),
 )
 
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "llama.cpp/qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log": "search-index file 56678392724: Qwen3.6-27B-MTP "
+        "(qwen35 with a 65th MTP block) with its mmproj on an RTX 5090; gsg sizes llama.cpp's Gated DeltaNet layers "
+        "from a GGUF header only (the catalog's config is refused, GSG030): its KV and RS rows are held in "
+        "test_llamacpp_recurrent.py. The image's build_info (b484) is not llama.cpp's build; the MTP draft context "
+        "and the vision projector (888 MiB + 248 MiB of compute) are not estimated (MISSES.md)",
+    "llama.cpp/vulkan-60-layer-q8-k-init-allocation-limit.log": "llama.cpp#12728: six quoted lines of a spring 2025 "
+        "build on one Vulkan device; the model (a 60-layer DeepSeek-V2-shaped cache), the GPU and the build are not "
+        "named, and the 2,066 MiB compute buffer is refused by Vulkan's per-allocation limit, not by the device's "
+        "memory (MISSES.md)",
     "vllm/v1-0.31.0-qwen25-7b-awq-h200-smoke.log": "search-index file 70347757402 (a test module's REAL_LOG_0_31): "
         "Qwen2.5-7B-Instruct-AWQ on an H200, vLLM 0.31.0, six lines; its gmu is not quoted (34.79 GiB of pool on a "
         "140 GiB GPU is no default) and the H200 is named only by the module's docstring",

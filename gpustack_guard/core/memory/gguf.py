@@ -44,6 +44,9 @@ class RecurrentState:
     group_count: int = 0  # ssm.group_count (n_group); 0 where the architecture's loader does not read it
     recurrent: tuple[bool, ...] = ()  # per layer: holds r and s rows (hparams.is_recr and the memory's filter)
     attention: tuple[bool, ...] = ()  # per layer: holds a KV cache (the hybrid memory's attention filter)
+    # {arch}.nextn_predict_layers: the trailing blocks that are the next-token-prediction (MTP) head, which newer
+    # builds leave out of the target's caches (profiles.LLAMACPP_NEXTN_OUTSIDE_CACHES_SINCE)
+    nextn: int = 0
 
 
 class GGUFError(ValueError):
@@ -246,6 +249,7 @@ def recurrent_state(meta: dict, arch: str, layers: int) -> tuple[RecurrentState 
             return (values + [0] * layers)[:layers]  # llama.cpp's get_key_or_arr: missing layers are 0
         return [_whole(arch, key, value) or 0] * layers
 
+    nextn = 0
     if layout == "all":
         recurrent, attention = [True] * layers, [False] * layers
     elif layout == "both":
@@ -267,6 +271,9 @@ def recurrent_state(meta: dict, arch: str, layers: int) -> tuple[RecurrentState 
                 raise GGUFError(f"GGUF metadata {arch}.full_attention_interval must be >= 1, not {interval}")
             recurrent = [(il + 1) % interval != 0 for il in range(layers)]
         attention = [not r for r in recurrent]
+        nextn = number("nextn_predict_layers", 0)
+        if nextn >= layers:  # llama.cpp asserts nextn_predict_layers < n_layer (src/llama-model.cpp@7c158fbb4)
+            raise GGUFError(f"GGUF metadata {arch}.nextn_predict_layers {nextn:,} must be below its {layers:,} blocks")
     if arch in ("lfm2", "lfm2moe"):
         state = RecurrentState("shortconv", conv_kernel=number("shortconv.l_cache"))
     else:
@@ -276,7 +283,8 @@ def recurrent_state(meta: dict, arch: str, layers: int) -> tuple[RecurrentState 
     for name in ("conv_kernel", "inner_size", "state_size", "group_count"):
         if getattr(state, name) > MAX_STATE_WIDTH:
             raise GGUFError(f"GGUF metadata {arch}: {name} {getattr(state, name):,} is beyond {MAX_STATE_WIDTH:,}")
-    state = replace(state, recurrent=tuple(recurrent), attention=tuple(attention))
+    state = replace(state, recurrent=tuple(recurrent), attention=tuple(attention),
+                    nextn=nextn if layout == "interval" else 0)
     return state, f"GGUF architecture '{arch}' ({sum(recurrent)} of {layers} layers recurrent)"
 
 

@@ -3639,6 +3639,12 @@ _DELTA_NET_FORM_KEYS = keyed_by_release(LLAMACPP_DELTA_NET_FORMS)
 # The architectures whose linear-attention layer is build_layer_attn_linear as read above (qwen3next projects
 # q, k, v, z in one matrix and beta, alpha in another: a different graph, not read)
 LLAMACPP_DELTA_NET_ARCHS = frozenset({"qwen35", "qwen35moe"})
+# A Qwen3.5/3.6 GGUF with its MTP head stores it as the last nextn_predict_layers blocks. From 0.3.26's vendored
+# llama.cpp (7c158fbb4, b9518) the target's hybrid memory filters them out of both caches (create_memory:
+# filter_attn / filter_recr take il < n_layer - nextn_predict_layers; the MTP draft context holds the head's KV);
+# 0.3.20's (f49e9178, April 2026) qwen35 loader does not read the key, so every block counts there. Checked on a
+# public Qwen3.6-27B-MTP run (search-index file 56678392724): 16 attention layers and 48 RS rows of 65 blocks.
+LLAMACPP_NEXTN_OUTSIDE_CACHES_SINCE = "b9518"
 
 
 def llamacpp_delta_net_form(version: str | None) -> LlamaCppDeltaNetForm:

@@ -62,7 +62,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "build_info:", "kv_unified", "full-size SWA", "loaded meta data", "offloaded", "offloading",
             "buffer size",
-            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "size =", "KV self size",
+            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "Flash Attention", "size =", "KV self size",
             "compute capability", "ggml_cuda_init", "using device", "listening", "allocate", "cudaMalloc",
             "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
@@ -75,7 +75,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
             "ErrorOutOfMemory", "GGML_ASSERT(", "Segmentation fault", "llama runner", "model loaded",
-            "starting the main loop", "all slots are idle", "initializing",
+            "starting the main loop", "all slots are idle", "initializing", "MTP draft context", "loading draft model",
             "\u2588  version", "\u2588  model",
             # vLLM's and SGLang's crashes and their "it serves" line (patterns.CRASH_PATTERNS, SERVED_PATTERNS)
             "Error", "Exception", "died", "hit an exception", "sigquit", "scheduler is dead", "exit code",
@@ -363,6 +363,11 @@ class _EngineState:
     refused: list[tuple[int, str, str, int]] = field(default_factory=list)  # (line, device, term, bytes) booked
     # SGLang ranks whose speculative draft began loading (P.SGLANG_LOAD_LINES): its figures are not the target's
     draft_ranks: set[str] = field(default_factory=set)
+    # llama.cpp: the line that began a speculative draft (an MTP context on the target model, or a draft model):
+    # the context and buffer lines after it are the draft's, not the target's (P.LLAMACPP_DRAFT_KINDS)
+    draft_line: int = 0
+    # llama.cpp: a build_info count no build printing that line can have (P.LLAMACPP_BUILD_INFO_SINCE): (line, count)
+    foreign_build: tuple[int, str] | None = None
     # ollama's last memory summary (P.OLLAMA_LAYOUT): device -> figures, and its load request's engine figures
     layout: dict[str, dict[str, Number]] = field(default_factory=dict)
     layout_engine: dict[str, Number] = field(default_factory=dict)
@@ -396,6 +401,8 @@ class _EngineState:
         self.pending_refusal = None
         self.refused = []
         self.draft_ranks = set()
+        self.draft_line = 0
+        self.foreign_build = None
         self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
         self.split_weights = (0, 0)
         self.loaded_files = set()
@@ -422,6 +429,37 @@ class _EngineState:
         if pattern.id in P.SGLANG_LOAD_LINES and seen:
             self.draft_ranks.add(rank)
         return rank in self.draft_ranks and seen
+
+
+def _not_the_targets(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None], line: int) -> bool:
+    """A llama.cpp line that says nothing of the target start-up, kept aside for a note: where a speculative draft
+    begins, the draft's own context, weights and caches after it, and a build_info count no build printing that
+    line can have (a partial clone's own)."""
+    if pattern.kind == "draft-begins":
+        state.draft_line = state.draft_line or line
+        return True
+    if state.draft_line and pattern.engine == P.LLAMACPP and (
+            pattern.kind in P.LLAMACPP_DRAFT_KINDS or pattern.id in P.LLAMACPP_DRAFT_ROWS):
+        return True
+    if pattern.id == P.LLAMACPP_BUILD_INFO and int(groups["version"] or 0) < P.LLAMACPP_BUILD_INFO_SINCE:
+        state.foreign_build = state.foreign_build or (line, groups["version"] or "")
+        return True
+    return False
+
+
+def _llamacpp_notes(state: _EngineState) -> list[str]:
+    """What the start-up read left aside (_not_the_targets), one note each."""
+    notes = []
+    if state.foreign_build:
+        line, count = state.foreign_build
+        notes.append(f"line {line:,}: build_info's b{count} is below b{P.LLAMACPP_BUILD_INFO_SINCE}, the first build "
+                     "that prints the line: a partial clone's own count, not llama.cpp's build, so the build is not "
+                     "known from it")
+    if state.draft_line:
+        notes.append(f"line {state.draft_line:,}: a speculative draft (an MTP context or a draft model) begins: its "
+                     "context and buffers after it were not read; the figures are the target's, and gsg's estimate "
+                     "sizes the target alone")
+    return notes
 
 
 def _restart(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:
@@ -546,10 +584,15 @@ def _refused_device(device: str, log: ObservedLog) -> str:
     return f"{backend}{device[1:]}"
 
 
+_DECIMAL_COMMA = re.compile(r"[0-9]+,[0-9]{1,2}")
+
+
 def _number(text: str, unit: str) -> Number | None:
     """The figure in bytes (or as counted); None for one no engine prints (an edited or corrupt log): past
     MAX_LOG_FIGURE or not finite, it would overflow the arithmetic it is held against."""
-    clean = text.replace(",", "")
+    # a comma before one or two final digits is a decimal comma (llama.cpp's "%.2f" under a comma locale,
+    # P.LC_NUM); a thousands separator always groups three
+    clean = text.replace(",", ".") if _DECIMAL_COMMA.fullmatch(text) else text.replace(",", "")
     if sum(c.isdigit() for c in clean) > MAX_FIGURE_DIGITS:
         return None
     if unit == "int":
@@ -731,8 +774,7 @@ class LogParser:
         if pattern.engine and pattern.id not in P.SHARED_WORDS:
             state.hits += 1
         log.matched.setdefault(pattern.id, self.lines)
-        if pattern.kind in TEXT_KINDS:
-            self._apply_text(log, pattern.kind, groups)
+        if _not_the_targets(state, pattern, groups, self.lines) or self._apply_text(log, pattern.kind, groups):
             return
         if self._placement(state, pattern, groups) or _found_device(state, pattern, groups):
             return
@@ -984,11 +1026,14 @@ class LogParser:
                              f"(line {self.lines})")
         log.failure = log.failure_kind = log.failure_line = None
 
-    def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> None:
-        """A line that names what ran (version, model, arguments) rather than a figure."""
+    def _apply_text(self, log: ObservedLog, kind: str, groups: dict[str, str | None]) -> bool:
+        """A line that names what ran (version, model, arguments) rather than a figure: read, True; any other kind
+        of line, False."""
         def masked(name: str) -> str:
             return mask_secrets(groups[name] or "", self.secrets)
 
+        if kind not in TEXT_KINDS:
+            return False
         if kind == "version":
             if groups.get("version") and not log.engine_version:
                 log.engine_version = groups["version"]
@@ -1001,10 +1046,13 @@ class LogParser:
         elif kind == "arg-update":  # one setting a later line prints: it joins the printed arguments
             if groups.get("args") is not None:
                 log.args = {**log.args, **self._read_dump(groups["args"] or "", {})}
-            # llama.cpp's cache line names its K and V types in its own words, not as key=value
-            log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v") if groups.get(key)})
+            # llama.cpp's cache line names its K and V types in its own words, not as key=value, and its resolved
+            # flash attention likewise
+            log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v", "flash_attn")
+                             if groups.get(key)})
         elif kind == "model":
             log.model = masked("model")
+        return True
 
     def _read_dump(self, raw: str, kept: dict[str, object]) -> dict[str, object]:
         """An argument or config dump with its secrets masked, read once per text and at most MAX_ARGUMENT_DUMPS
@@ -1079,6 +1127,7 @@ class LogParser:
         if self.rank_overflow:
             log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
         if log is best.log:
+            log.notes.extend(_llamacpp_notes(best))
             for line, rank, term, value in best.refused:
                 what = "compute buffer" if term == P.COMPUTE_BUFFER else "KV buffer"
                 log.notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the "

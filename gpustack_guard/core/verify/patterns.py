@@ -134,6 +134,12 @@ def _p(id: str, engine: str, releases: str, regex: str, example: str, source: st
 
 NUM = r"([0-9]+(?:\.[0-9]+)?)"
 INT = r"([0-9][0-9,]*)"
+# llama.cpp's MiB figures ("%.2f"): llama-cli, llama-completion and mtmd-cli call setlocale(LC_ALL, "") before the
+# model loads (common/console.cpp console::init), so a locale with a decimal comma (de_DE, fr_FR, ru_RU) prints
+# "1039,50 MiB" (search-index file 21163070082, b7300 SYCL); logparse reads a comma before one or two digits as the
+# decimal point
+LC_NUM = r"([0-9]+(?:[.,][0-9]+)?)"
+DEVICE_NAME = r"(?P<name>(?:[^()]|\([^()]*\))+)"
 
 
 def _g(name: str, number: str = NUM) -> str:
@@ -828,6 +834,12 @@ LLAMACPP_OFFLOADING_REPEATING = "llamacpp-offloading-repeating"
 # the KV cache types llama.cpp builds that the estimate sizes (ggml type names as its cache line prints them)
 KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
 
+# llama-server's "build_info: b<count>-<commit>" start-up line: b8586 still printed "build: 8586 (64ac9ab66)"
+# (search-index file 58671331675), b9106 prints the new line (ROCm/ROCm#6227), so a count below the first build after
+# b8586 is a partial clone's own, not llama.cpp's build
+LLAMACPP_BUILD_INFO = "llamacpp-build-info"
+LLAMACPP_BUILD_INFO_SINCE = 8587
+
 LLAMACPP_PATTERNS = (
     _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
@@ -835,7 +847,10 @@ LLAMACPP_PATTERNS = (
     # llama-server's start-up line from 2026 (b9106's release binaries): "build_info: b<number>-<commit>". The
     # number is `git rev-list --count HEAD`, so a shallow clone's build counts 1 (Docker Model Runner's
     # "b1-e365e65"): that is no build and is not read
-    _p("llamacpp-build-info", LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
+    # The same count from a clone of part of the history (an image's own build: "b484-2c4055912" in search-index file
+    # 56678392724, a May 2026 build by its wording) is below LLAMACPP_BUILD_INFO_SINCE, which no build printing the
+    # line can be: logparse does not read it either
+    _p(LLAMACPP_BUILD_INFO, LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
        r"\bbuild_info: b(?!1-)(?P<version>\d+)-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
        kind="version"),
     # the same line of a depth-1 clone names no build, but it still opens a start-up (START_UP_LINES): a restart in the
@@ -860,6 +875,24 @@ LLAMACPP_PATTERNS = (
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+"
        r"(?P<args>n_u?batch\s+= \d+|flash_attn\s+= (?:enabled|disabled|auto|0|1))\s*$",
        "llama_context: n_ubatch      = 256", "ikawrakow/ik_llama.cpp PR #333", kind="arg-update"),
+    # flash attention at auto, as the context resolved it after a probe reserve (a later line than flash_attn = auto
+    # above, so it wins): llama_context's "was auto, set to X" (b7300's SYCL log), then resolve_fused_ops' "Flash
+    # Attention enabled" / "not supported, set to disabled" (src/llama-context.cpp@0c1e57098)
+    _p("llamacpp-flash-attn-resolved", LLAMACPP, "the builds with --flash-attn auto (2025) to the newest "
+       "(llama_context or sched_reserve, then resolve_fused_ops)",
+       r"\bFlash Attention (?:was auto, set to |not supported, set to |(?=enabled))(?P<flash_attn>enabled|disabled)"
+       r"\s*$", "llama_context: Flash Attention was auto, set to disabled",
+       "search-index file 21163070082 (b7300, SYCL: the 'was auto' wording); the newer wording from the format string "
+       "of src/llama-context.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098)", kind="arg-update"),
+    # a speculative draft begins after the target's context: an MTP context built on the target model, or a draft
+    # model loaded with its own context (common_speculative_init_result, common/speculative.cpp@0.3.36; llama-server
+    # logged "loading draft model" from its own load_model before). What its lines print is the draft's memory,
+    # not the target's that gsg estimates (LLAMACPP_DRAFT_KINDS are not read after it)
+    _p("llamacpp-draft-begins", LLAMACPP, "the speculative builds to the newest (MTP: 2026)",
+       r"(?:creating MTP draft context against the target model|loading draft model) '",
+       "2026-05-14 22:14:31.712 | srv    load_model: creating MTP draft context against the target model '/root/"
+       "Qwen3.6-27B-UD-Q4_K_XL.gguf'", "search-index file 56678392724 (an MTP image of May 2026); the format string "
+       "of common/speculative.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098)", kind="draft-begins"),
     # the sliding-window cache as large as the full one: --swa-full, which ollama's runner sets (the iSWA cache's
     # warning in src/llama-kv-cache-iswa.cpp, which cites PR #13194)
     _p("llamacpp-swa-full", LLAMACPP, "the iSWA cache's builds to the newest (once per context)",
@@ -895,7 +928,8 @@ LLAMACPP_PATTERNS = (
        "llama.cpp PR #18148; src/llama-model.cpp@0c1e57098 and @4227c9be", kind="marker"),
     _p("llamacpp-model-buffer", LLAMACPP, "b2400 to the newest ('model buffer' from b4000, before: 'buffer'; "
        "llama.cpp@c2101a2e, @794fe23f, @0c1e57098)",
-       r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS) + " MiB",
+       r"(?:llm_load_tensors|load_tensors):\s+(?P<device>\S+) (?:model )?buffer size =\s+" + _g(WEIGHTS, LC_NUM)
+       + " MiB",
        "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")},
        kind="buffer"),
     _p("llamacpp-context", LLAMACPP, "b1000 to the newest (llama_new_context_with_model, llama_init_from_model, "
@@ -905,21 +939,26 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-seq-max", LLAMACPP, "b4500 to the newest",
        r"(?:llama_init_from_model|llama_context):\s+n_seq_max\s+= " + _g(SEQUENCES, INT),
        "llama_init_from_model: n_seq_max     = 8", "llama.cpp#9390", {SEQUENCES: (SEQUENCES, "int")}, scope=ENGINE),
-    _p("llamacpp-kv-buffer", LLAMACPP, "b2400 to the newest (llama_kv_cache_init; llama_kv_cache_unified and, for "
-       "recurrent models, llama_kv_cache_recurrent: llama-kv-cache.cpp@8733e0cf; llama_kv_cache: @7c158fbb)",
-       r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache_recurrent|llama_kv_cache):\s+(?P<device>\S+) KV "
-       r"buffer size =\s+" + _g(KV_CACHE) + " MiB",
+    # between llama_kv_cache_init (llama-cpp-python 0.3.8's 7841fc72) and the llama_kv_cache_unified constructor
+    # (0.3.9's vendored build) the line came from llama_kv_cache_unified::init, whose __func__ is a bare "init"
+    # (llama.cpp#12728, April 2025, Vulkan; ollama 0.7.0's runner in ollama#10740)
+    _p("llamacpp-kv-buffer", LLAMACPP, "b2400 to the newest (llama_kv_cache_init; init in spring 2025; "
+       "llama_kv_cache_unified and, for recurrent models, llama_kv_cache_recurrent: llama-kv-cache.cpp@8733e0cf; "
+       "llama_kv_cache: @7c158fbb)",
+       r"(?:llama_kv_cache_init|llama_kv_cache_unified|llama_kv_cache_recurrent|llama_kv_cache|\binit):\s+"
+       r"(?P<device>\S+) KV "
+       r"buffer size =\s+" + _g(KV_CACHE, LC_NUM) + " MiB",
        "llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB", "llama.cpp PR #6122",
        {KV_CACHE: (KV_CACHE, "MiB+")}, kind="buffer"),
     _p("llamacpp-rs-buffer", LLAMACPP, "b5500 to the newest (llama_memory_recurrent from 4227c9be; before it "
        "llama_kv_cache_recurrent printed its rows as a KV buffer, read above)",
-       r"llama_memory_recurrent:\s+(?P<device>\S+) RS buffer size =\s+" + _g(RECURRENT_STATE) + " MiB",
+       r"llama_memory_recurrent:\s+(?P<device>\S+) RS buffer size =\s+" + _g(RECURRENT_STATE, LC_NUM) + " MiB",
        "llama_memory_recurrent:      CUDA0 RS buffer size =    50.25 MiB",
        "vendor/llama.cpp/src/llama-memory-recurrent.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: the "
        "format string; a public Qwen3.5-4B run at b8467 prints this line)",
        {RECURRENT_STATE: (RECURRENT_STATE, "MiB")}, kind="buffer"),
     _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
-       r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
+       r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + LC_NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
        "llama.cpp#27680", kind="kv-cells"),
     # the cache's K and V types, printed after its buffers: what --cache-type-k/-v (or ollama's KvCacheType) set,
@@ -929,7 +968,7 @@ LLAMACPP_PATTERNS = (
        "'KV self size', llama.cpp@c2101a2e to @794fe23f; llama_kv_cache_unified then llama_kv_cache: 'size =', "
        "@8733e0cf to @0c1e57098)",
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|llama_kv_cache_unified|llama_kv_cache):"
-       r"\s+(?:KV self size|size)\s+=\s+[0-9.]+ MiB.*?, K \((?P<cache_type_k>" + KV_TYPES + r")\):\s+[0-9.]+ MiB, "
+       r"\s+(?:KV self size|size)\s+=\s+[0-9.,]+ MiB.*?, K \((?P<cache_type_k>" + KV_TYPES + r")\):\s+[0-9.,]+ MiB, "
        r"V \((?P<cache_type_v>" + KV_TYPES + r")\):",
        "llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
        "544.00 MiB", "search-index file 65940070224 (ollama's llama runner, 2026); fedora-copr/logdetective PR #106 "
@@ -937,7 +976,7 @@ LLAMACPP_PATTERNS = (
     _p("llamacpp-compute-buffer", LLAMACPP, "b2400 to the newest (llama.cpp@c2101a2e to @0c1e57098)",
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve|sched_reserve):\s+"
        r"(?P<device>\S+) compute "
-       r"buffer size =\s+" + _g(COMPUTE_BUFFER) + " MiB",
+       r"buffer size =\s+" + _g(COMPUTE_BUFFER, LC_NUM) + " MiB",
        "llama_new_context_with_model:      CUDA0 compute buffer size =   105.00 MiB", "mozilla-ai/llamafile PR #552",
        {COMPUTE_BUFFER: (COMPUTE_BUFFER, "MiB")}),
     # before the ggml-backend buffers (llama-cpp-python 0.2.20's vendored llama.cpp, b38a16df, Nov 2023): CUDA builds
@@ -1044,15 +1083,17 @@ LLAMACPP_PATTERNS = (
        "search-index file 58671331675 (b8586); ROCm/ROCm#6227 (b9106, the HIP wording); "
        "vendor/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu@0.3.17 and @0.3.36 (llama-cpp-python's sdists)",
        {GPU_MEMORY: (GPU_MEMORY, "MiB")}, kind="device-vram"),
+    # a device's name may hold its own parentheses (SYCL's "Intel(R) Arc(TM) A770 Graphics", search-index file
+    # 21163070082): one level of them is part of the name
     _p("llamacpp-device-free", LLAMACPP, "b5000 to the newest",
-       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
+       r"using device (?P<device>\S+) \(" + DEVICE_NAME + r"\) - " + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 SUPER) - 11053 MiB free",
        "llama.cpp PR #14363", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
     # later builds print the device's PCI bus id between its name and the free figure, or "unknown id" where the
     # backend reports none (Metal, Vulkan without PCI info: src/llama.cpp llama_model_load_from_file_impl)
     _p("llamacpp-device-free-bus-id", LLAMACPP, "b6900 to the newest (the PCI bus id after the name)",
-       r"using device (?P<device>\S+) \((?P<name>[^)]+)\) \((?:[0-9A-Fa-f:.]+|unknown id)\) - " + _g(FREE_BEFORE_LOAD)
-       + " MiB free",
+       r"using device (?P<device>\S+) \(" + DEVICE_NAME + r"\) \((?:[0-9A-Fa-f:.]+|unknown id)\) - "
+       + _g(FREE_BEFORE_LOAD) + " MiB free",
        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) (0000:2b:00.0) - 15001 MiB "
        "free", "llama.cpp PR #16962", {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "MiB")}, kind="gpu-name"),
     # llama-server opens its HTTP port before it loads the model (server.cpp from PR #4881, b1840; 0.2.58's vendored
@@ -1111,7 +1152,7 @@ LLAMACPP_PATTERNS = (
        kind="refused"),
     _p("llamacpp-refused-cuda", LLAMACPP, "b1880 to the newest (ggml_backend_cuda_buffer_type_alloc_buffer: "
        "ggml-cuda.cu@0.2.29 to ggml/src/ggml-cuda/ggml-cuda.cu@0.3.36)",
-       r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (?P<refused>" + NUM[1:-1] + r") MiB on device "
+       r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (?P<refused>" + LC_NUM[1:-1] + r") MiB on device "
        r"(?P<index>\d+): cudaMalloc failed",
        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4: cudaMalloc failed: out of "
        "memory", "ollama#6860", kind="refused"),
@@ -1137,6 +1178,12 @@ LLAMACPP_PATTERNS = (
 # them and still die. Each way it dies, on each front-end, is a row; "out-of-memory" where the line says the memory
 # ran out, ENGINE_ERROR where it only says that the start-up stopped (the reason is a line before it, when printed).
 ENGINE_ERROR = "engine-error"
+# the llama.cpp lines that belong to a speculative draft once one began ("llamacpp-draft-begins"): its load, its
+# context, its buffers and the settings its context prints, by kind and by row; the device's total (its memory
+# breakdown at exit, its VRAM line), outcomes and failures stay the process's
+LLAMACPP_DRAFT_KINDS = ("context", "buffer", "arg-update", "kv-cells", "marker", "gpu-name", "override")
+LLAMACPP_DRAFT_ROWS = ("llamacpp-offloaded", "llamacpp-seq-max", "llamacpp-compute-buffer", "llamacpp-compute-total",
+                       "llamacpp-pipeline-copies")
 
 LLAMACPP_FAILURES = (
     _p("llamacpp-compute-buffers-failed", LLAMACPP, "b1000 to the newest ('compute pp/tg buffers' from the "

@@ -275,3 +275,30 @@ def test_the_logs_output_first_order_places_the_rows_whatever_the_build(tmp_path
     assert log.ranks["Vulkan0"][RECURRENT_STATE] == round(184.25 * MiB)
     assert rows({}) == (("192.62", "8.38") if version == "b8100" else ("184.25", "16.75"))
     assert rows({P.LLAMACPP_OUTPUT_LAYER_ENV: "last"}) == ("192.62", "8.38")
+
+
+@pytest.mark.parametrize("version,rs_mib", [("b9518", "598.50"), ("b9400", "610.97")])
+def test_qwen36_mtp_head_holds_no_rows_in_the_targets_caches_from_b9518(tmp_path, version, rs_mib):
+    # A public Qwen3.6-27B-MTP run (search-index file 56678392724): 65 blocks, the last one the MTP head
+    # (nextn_predict_layers 1), 4 slots, q8_0 K and V, 131,072 cells on an RTX 5090. The target's memory keeps 16
+    # attention layers (4,352 MiB) and 48 gated delta net layers (598.50 MiB); the MTP draft context's own KV
+    # (272 MiB) follows the draft line and is not the target's. Before b9518 the head block counts as a 49th row.
+    facts = _facts(tmp_path, "qwen35", 65, 5120, {"ssm.conv_kernel": 4, "ssm.state_size": 128,
+                                                  "ssm.group_count": 16, "ssm.time_step_rank": 48,
+                                                  "ssm.inner_size": 6144, "full_attention_interval": 4,
+                                                  "attention.key_length": 256, "attention.value_length": 256,
+                                                  "nextn_predict_layers": 1}, heads=24, kv_heads=4)
+    cfg = LlamaCppConfig(ctx_size=131072, parallel=4, gpu_layers=999, flash_attn=True, cache_type_k="q8_0",
+                         cache_type_v="q8_0")
+    (gpu,) = estimate_llamacpp(facts, [32606 * MiB], cfg, version=version).extra["per_device"]
+    assert f"{gpu['kv'] / MiB:.2f}" == "4352.00"
+    assert f"{gpu['recurrent_state'] / MiB:.2f}" == rs_mib
+    log, _ = parse_log((LOGS / "qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log").read_text().splitlines(True),
+                       "llama.cpp")
+    assert (log.ranks["CUDA0"][KV_CACHE], log.ranks["CUDA0"][RECURRENT_STATE]) == (4352 * MiB, round(598.50 * MiB))
+
+
+def test_a_nextn_count_as_large_as_the_model_is_one_error(tmp_path):
+    with pytest.raises(GGUFError, match="nextn_predict_layers 4 must be below its 4 blocks"):
+        _facts(tmp_path, "qwen35", 4, 64, {"ssm.conv_kernel": 4, "ssm.state_size": 16, "ssm.group_count": 1,
+                                           "ssm.inner_size": 64, "nextn_predict_layers": 4})

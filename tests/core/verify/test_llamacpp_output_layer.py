@@ -73,12 +73,12 @@ FIXTURE_ORDERS = {
     "first": ["gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", "gpt-oss-20b-metal-m5-b8164-iswa.log",
               "granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", "phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log",
               "qwen3-4b-q4km-8192-sched-reserve.log", "qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log",
-              "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log"],
+              "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", "qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log"],
     "last": ["command-r-two-gpus.log", "glm4-a6000-ik.log", "ik-command-a-111b-row-split-4x3090-cuda-split.log",
              "mixtral-8x7b-q8-partial-10-layers.log", "ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log",
              "ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log",
              "ollama-go-engine-qwen3-coder-next-20-of-49-layers.log", "ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log",
-             "ramalama-llama3-70b-q4km-two-3090-cut.log", "tinyllama-f32-gtx1050ti-llamafile.log",
+             "qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log", "ramalama-llama3-70b-q4km-two-3090-cut.log", "tinyllama-f32-gtx1050ti-llamafile.log",
              "trilm-3.9b-rtx4080.log", "yi-34b-iq4xs-3090-3060-weights.log"],
 }
 

@@ -767,6 +767,21 @@ CASES = [
     # the same summary at debug level (a fit pass), grepped out of a Docker log: no load request, no layer count
     ("llama.cpp/ollama-go-engine-qwen3-30b-a3b-q8-a10-debug-summary.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: gib(18.5), P.KV_CACHE: gib(1.9), P.COMPUTE_BUFFER: mib(190.5)}),
+    # round 27: llama-cli under a German locale (decimal commas) on SYCL: its device name holds parentheses, the
+    # breakdown table printed at exit gives the total and free memory
+    ("llama.cpp/qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log", '7300', True, None, 'SYCL0', 0,
+     {P.FREE_BEFORE_LOAD: mib(15473), P.WEIGHTS: mib(13486.77), P.KV_CACHE: mib(224), P.COMPUTE_BUFFER: mib(304),
+      P.GPU_MEMORY: mib(15473), P.FREE_AT_FIT: mib(15473), P.LAYERS_OFFLOADED: 29, P.LAYERS_TOTAL: 29,
+      P.SEQUENCES: 1, P.KV_TOKENS: 4096}),
+    # spring 2025's bare "init:" KV line (llama_kv_cache_unified::init); the compute buffer is Vulkan's refused request
+    ("llama.cpp/vulkan-60-layer-q8-k-init-allocation-limit.log", None, False, 'out-of-memory', 'Vulkan0', 0,
+     {P.KV_CACHE: mib(13800), P.COMPUTE_BUFFER: 2166360064}),
+    # an MTP image of May 2026: its build_info count (b484) is no llama.cpp build; the MTP draft context after the
+    # target's (KV 272 MiB, compute 495 MiB) is not read, so the figures are the target's
+    ("llama.cpp/qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log", None, True, None, 'CUDA0', 0,
+     {P.GPU_MEMORY: mib(32606), P.FREE_AT_FIT: mib(30330), P.FREE_BEFORE_LOAD: mib(30930), P.WEIGHTS: mib(16386.94),
+      P.KV_CACHE: mib(4352), P.RECURRENT_STATE: mib(598.5), P.COMPUTE_BUFFER: mib(495), P.LAYERS_OFFLOADED: 66,
+      P.LAYERS_TOTAL: 66, P.SEQUENCES: 4, P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
     # -sm row in a 2024-worded build (ik_llama.cpp): "CUDA_Split" is the split over all four GPUs, not a device
     # (it was read as a device "CUDA" holding 63 GiB, the binding one); the KV cache and compute sit on CUDA0
     ("llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log", None, True, None, 'CUDA0', 0,
@@ -853,7 +868,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 50}
+    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1002,6 +1017,100 @@ def test_llama_cpp_counts_the_last_context_built():
              "llama_context:        CPU compute buffer size =    10.89 MiB\n"]
     log, _ = parse_log(lines, "llama.cpp")
     assert log.ranks["CPU"] == {P.KV_CACHE: mib(80), P.COMPUTE_BUFFER: mib(10.89)}
+
+
+@pytest.mark.parametrize("figure,expected", [("1039,50", mib(1039.5)), ("0,5", mib(0.5)), ("1039.50", mib(1039.5))])
+def test_llama_cpp_figures_under_a_decimal_comma_locale(figure, expected):
+    # llama-cli, llama-completion and mtmd-cli set the C library's locale (common/console.cpp): every buffer line of
+    # a de_DE or fr_FR session prints a decimal comma, each one read as the point
+    lines = [f"load_tensors:        SYCL0 model buffer size = {figure} MiB\n",
+             f"llama_kv_cache:      SYCL0 KV buffer size =   {figure} MiB\n",
+             f"llama_memory_recurrent:      SYCL0 RS buffer size =    {figure} MiB\n",
+             f"llama_context:      SYCL0 compute buffer size =   {figure} MiB\n",
+             f"llama_kv_cache: size =  {figure} MiB (  4096 cells,  28 layers,  1/1 seqs), K (q8_0):  {figure} MiB, "
+             f"V (q8_0):  {figure} MiB\n"]
+    log, _ = parse_log(lines, "llama.cpp")
+    assert log.ranks["SYCL0"] == {P.WEIGHTS: expected, P.KV_CACHE: expected, P.RECURRENT_STATE: expected,
+                                  P.COMPUTE_BUFFER: expected}
+    assert (log.args["cache_type_k"], log.args["cache_type_v"]) == ("q8_0", "q8_0")
+
+
+def test_a_thousands_separator_is_not_a_decimal_comma():
+    # three digits after the comma group thousands (vLLM's "4,096 tokens", a token count): the comma is dropped
+    assert (L._number("4,096", "int"), L._number("1,039.50", "MiB"), L._number("12,345,678", "int")) == (
+        4096, mib(1039.5), 12345678)
+
+
+@pytest.mark.parametrize("function", ["llama_kv_cache_init", "init", "llama_kv_cache_unified", "llama_kv_cache"])
+def test_llama_cpp_kv_buffer_under_each_function_name(function):
+    # the KV line names the function that printed it: spring 2025's llama_kv_cache_unified::init prints a bare "init"
+    log, _ = parse_log([f"{function}:    Vulkan0 KV buffer size = 13800.00 MiB\n"], "llama.cpp")
+    assert log.ranks["Vulkan0"] == {P.KV_CACHE: mib(13800)}
+
+
+def test_a_word_ending_in_init_is_not_the_kv_line():
+    log, _ = parse_log(["reinit:    Vulkan0 KV buffer size = 13800.00 MiB\n"], "llama.cpp")
+    assert log.ranks == {}
+
+
+@pytest.mark.parametrize("announce", [
+    "srv    load_model: creating MTP draft context against the target model '/m/Qwen3.6-27B.gguf'\n",
+    "common_speculative_init_result: loading draft model '/m/Qwen3-0.6B.gguf'\n",
+])
+def test_llama_cpp_speculative_draft_context_is_not_the_targets(announce):
+    # the draft's context follows the target's: its KV, compute and settings are the draft's, and a failure after
+    # it is still the process's
+    target = ["llama_context: n_ctx         = 8192\n", "llama_context: n_ubatch      = 512\n",
+              "llama_kv_cache:      CUDA0 KV buffer size =  1024.00 MiB\n",
+              "sched_reserve:      CUDA0 compute buffer size =   300.00 MiB\n"]
+    draft = ["load_tensors:        CUDA0 model buffer size =   600.00 MiB\n",
+             "llama_context: n_ctx         = 4096\n", "llama_context: n_ubatch      = 128\n",
+             "llama_kv_cache:      CUDA0 KV buffer size =    64.00 MiB\n",
+             "sched_reserve:      CUDA0 compute buffer size =    40.00 MiB\n"]
+    log, _ = parse_log(target + [announce] + draft, "llama.cpp")
+    assert log.ranks["CUDA0"] == {P.KV_CACHE: mib(1024), P.COMPUTE_BUFFER: mib(300)}
+    assert (log.engine_terms[P.KV_TOKENS], log.args["n_ubatch"]) == (8192, 512)
+    assert any("speculative draft" in note for note in log.notes)
+    log, _ = parse_log(target + [announce] + draft + ["CUDA error: out of memory\n"], "llama.cpp")
+    assert log.failure_kind == "out-of-memory"
+    # without the announcement the later context is the one counted (a fit pass's context comes first)
+    log, _ = parse_log(target + draft, "llama.cpp")
+    assert log.ranks["CUDA0"][P.KV_CACHE] == mib(64)
+
+
+@pytest.mark.parametrize("line,version", [
+    ("build_info: b484-2c4055912\n", None),  # an image's clone of part of the history
+    ("build_info: b8586-64ac9ab66\n", None),  # b8586 itself still printed "build: 8586 (...)"
+    ("build_info: b8587-0123456ab\n", "8587"),
+    ("build_info: b9106-dd9280a66\n", "9106"),
+])
+def test_a_build_info_count_no_build_printing_it_can_have_is_not_the_build(line, version):
+    log, _ = parse_log([line, "llama_context: n_ctx         = 4096\n"], "llama.cpp")
+    assert log.engine_version == version
+    assert any("partial clone" in note for note in log.notes) is (version is None)
+
+
+@pytest.mark.parametrize("line,resolved", [
+    ("llama_context: Flash Attention was auto, set to disabled\n", "disabled"),
+    ("0.03.402.117 I sched_reserve: Flash Attention was auto, set to enabled\n", "enabled"),
+    ("resolve_fused_ops: Flash Attention not supported, set to disabled\n", "disabled"),
+    ("resolve_fused_ops: Flash Attention enabled\n", "enabled"),
+])
+def test_llama_cpp_flash_attention_auto_is_read_as_resolved(line, resolved):
+    # the context's own "flash_attn = auto" comes first; the probe's verdict after it is what ran
+    log, _ = parse_log(["llama_context: flash_attn    = auto\n", line], "llama.cpp")
+    assert log.args["flash_attn"] == resolved
+
+
+def test_llama_cpp_device_name_with_parentheses():
+    # SYCL names Intel's cards with (R) and (TM): the free memory before the load is still read
+    for line in ["llama_model_load_from_file_impl: using device SYCL0 (Intel(R) Arc(TM) A770 Graphics) (unknown id) "
+                 "- 15473 MiB free\n",
+                 "llama_model_load_from_file_impl: using device SYCL0 (Intel(R) Arc(TM) A770 Graphics) - 15473 MiB "
+                 "free\n"]:
+        log, _ = parse_log([line], "llama.cpp")
+        assert log.ranks["SYCL0"] == {P.FREE_BEFORE_LOAD: mib(15473)}
+        assert log.gpu_name == "Intel(R) Arc(TM) A770 Graphics"
 
 
 def test_failure_is_the_engines_own_line():

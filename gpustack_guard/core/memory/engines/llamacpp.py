@@ -774,7 +774,21 @@ def _with_context(est: Estimate, context: dict) -> Estimate:
     return replace(est, notes=notes, extra={**est.extra, "context": context})
 
 
+def without_nextn_state(facts: ModelFacts, version: str | None) -> ModelFacts:
+    """The facts as the build's target memory sees them: from LLAMACPP_NEXTN_OUTSIDE_CACHES_SINCE a Qwen3.5
+    hybrid's trailing MTP blocks hold neither a KV cache nor recurrent rows (their weights still load)."""
+    state = facts.recurrent_state
+    if state is None or not state.nextn or facts.architecture not in P.LLAMACPP_DELTA_NET_ARCHS \
+            or not _since(version, P.LLAMACPP_NEXTN_OUTSIDE_CACHES_SINCE):
+        return facts
+    trunk = len(state.recurrent) - state.nextn
+    head = (False,) * state.nextn
+    return replace(facts, recurrent_state=replace(state, recurrent=state.recurrent[:trunk] + head,
+                                                  attention=state.attention[:trunk] + head))
+
+
 def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, version: str | None) -> Estimate:
+    facts = without_nextn_state(facts, version)
     layout = weight_layout(facts)
     L = facts.num_hidden_layers
     assert L is not None, "engines run on facts whose missing_for_params() is empty"
