@@ -1,0 +1,57 @@
+"""`gsg soak` against a loopback endpoint that answers the chat request with another API's stream (a gateway routing
+it to legacy completions or to the Responses API): one line naming the endpoint and the shape, exit 1, after round 1
+(before: 'no tokens' for every request of every round, and a failing verdict at the end)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from gpustack_guard.adapters.soak.load import LEGACY_COMPLETIONS, RESPONSES_API
+from gpustack_guard.cli import main
+
+_BODIES = {
+    LEGACY_COMPLETIONS: b"".join(b"data: " + json.dumps({"choices": [{"index": 0, "text": t, "finish_reason": f}]})
+                                 .encode() + b"\n\n" for t, f in (("a", None), ("b", "stop"))) + b"data: [DONE]\n\n",
+    RESPONSES_API: b"".join(b"event: %s\ndata: %s\n\n" % (t.encode(), json.dumps({"type": t, "delta": "a"}).encode())
+                            for t in ("response.created", "response.output_text.delta", "response.completed")),
+}
+
+
+def _serving(body: bytes) -> type[BaseHTTPRequestHandler]:
+    class _Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+    return _Answer
+
+
+@pytest.mark.parametrize("reason", [LEGACY_COMPLETIONS, RESPONSES_API])
+def test_another_apis_stream_for_every_request_of_round_1_is_one_line_and_exit_1(reason):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _serving(_BODIES[reason]))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}/v1", "--model", "m", "--rounds",
+                         "5", "--round-seconds", "0.5", "--concurrency", "1"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: {reason} for every request of "
+        "round 1 (check the URL, the key and --model)")
+    assert "round 2/5" not in err.getvalue()
