@@ -54,11 +54,18 @@ COMPRESSED = "compressed answer"
 LEGACY_COMPLETIONS = "legacy completions chunks (choices[].text), not chat deltas (point the URL at chat completions)"
 RESPONSES_API = "Responses API events (response.*), not chat completion chunks (point the URL at chat completions)"
 OTHER_API = "chunks without choices, typed events of another API (Anthropic's messages?), not chat completions"
+# A connection that fails in its TLS handshake was "connection refused" before, whatever the cause; and an answer
+# in another protocol than HTTP/1.1 (an HTTP/2-only server answering with its frames) was "stream broken".
+TLS_UNTRUSTED = "TLS: the server's certificate is not trusted (give its CA with --ca-bundle)"
+TLS_NO_HTTP1 = "TLS: the server offers no HTTP/1.1 (an HTTP/2-only server? gsg speaks HTTP/1.1)"
+TLS_FAILED = "TLS handshake failed (a plain http:// server on an https:// URL?)"
+NOT_HTTP1 = "an answer that is no HTTP/1.1 (an HTTP/2-only server? gsg speaks HTTP/1.1)"
 # every request of a soak's first round failing for one of these is a wrong URL, key or model, or an endpoint that
 # cannot be soaked (a login page, no streaming, an answer compressed though identity was asked): not a soak result.
 # Before, a login page or an endpoint ignoring stream: true failed every request of every round, the whole --rounds
 FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER, NOT_A_STREAM_HTML, NOT_STREAMED,
-                 COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API) \
+                 COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API, TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED,
+                 NOT_HTTP1) \
     + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
@@ -176,6 +183,27 @@ def retry_after_s(response: httpx.Response) -> float | None:
         return None
     text = response.headers.get("retry-after", "").strip()
     return float(text[:12]) if text.isascii() and text.isdigit() else None
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what it was raised from (httpx's error from httpcore's, from the ssl module's)."""
+    found: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(found) < 8 and cause not in found:
+        found.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return found
+
+
+def connect_failure(exc: httpx.ConnectError) -> str:
+    """Why a connection failed: refused (nothing listens, or a reset), or its TLS handshake, and how."""
+    tls = next((c for c in _causes(exc) if isinstance(c, ssl.SSLError)), None)
+    if tls is None:
+        return REFUSED
+    if isinstance(tls, ssl.SSLCertVerificationError):
+        return TLS_UNTRUSTED
+    # a server that speaks h2 alone ends the handshake with this alert when the client offers http/1.1 only
+    return TLS_NO_HTTP1 if "NO_APPLICATION_PROTOCOL" in str(tls).upper() else TLS_FAILED
 
 
 def _unreadable(response: httpx.Response) -> str | None:
@@ -452,13 +480,17 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 return result(False, str(exc))
             except httpx.TimeoutException:
                 return result(False, "timeout")
-            except httpx.ConnectError:
-                return result(False, REFUSED)
-            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            except httpx.ConnectError as exc:
+                return result(False, connect_failure(exc))
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 if not answered and attempt < STALE_CONNECTION_RETRIES:
                     # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
                     # connection in ten that way; the request was not served, so it goes again on a new connection
                     continue
+                # bytes that are no HTTP/1.1 status line (h11 says so); a close before any is "disconnected"
+                if not answered and isinstance(exc, httpx.RemoteProtocolError) \
+                        and not str(exc).startswith("Server disconnected"):
+                    return result(False, NOT_HTTP1)
                 return result(False, "stream broken")
             except httpx.HTTPError as exc:
                 return result(False, type(exc).__name__)

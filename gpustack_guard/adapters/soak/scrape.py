@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpustack_guard.adapters.soak.load import raw_chunks, whole_answer_deadline
+from gpustack_guard.adapters.soak.load import connect_failure, raw_chunks, whole_answer_deadline
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
@@ -235,6 +235,8 @@ class Scraper:
         except (httpx.TimeoutException, TimeoutError):
             # a slow or dripping /metrics: the deadline, not an exception's name
             return f"{shown}: no whole answer within {SCRAPE_DEADLINE_S:g} s"
+        except httpx.ConnectError as exc:
+            return f"{shown}: {connect_failure(exc)}"  # a TLS failure was 'ConnectError', as a refusal was
         except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:
