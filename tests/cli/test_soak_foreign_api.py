@@ -55,3 +55,25 @@ def test_another_apis_stream_for_every_request_of_round_1_is_one_line_and_exit_1
         f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: {reason} for every request of "
         "round 1 (check the URL, the key and --model)")
     assert "round 2/5" not in err.getvalue()
+
+
+@pytest.mark.parametrize("flag, url, api", [
+    ("--url", "http://127.0.0.1:9/v1/completions", "legacy completions"),
+    ("--url", "http://127.0.0.1:9/v1/completions/?x=1", "legacy completions"),
+    ("--url", "http://127.0.0.1:9/V1/Responses", "the Responses API"),
+    ("--url", "http://127.0.0.1:9/v1/messages", "Anthropic's messages API"),
+    ("--url", "http://127.0.0.1:9/v1/embeddings", "embeddings"),
+    ("--reference-url", "http://127.0.0.1:9/v1/responses", "the Responses API"),
+])
+def test_a_url_naming_another_apis_endpoint_is_refused_before_any_request(flag, url, api):
+    """Before: appended to (.../v1/completions/v1/chat/completions), every request of round 1 was an HTTP 404."""
+    ours = url if flag == "--url" else "http://127.0.0.1:9"
+    args = ["soak", "--url", ours, "--model", "m", "--rounds", "1", "--round-seconds", "0.5"]
+    if flag == "--reference-url":
+        args += [flag, url]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    assert code == 1 and err.getvalue().splitlines()[-1] == (
+        f"gsg: error: {flag} names the endpoint of {api}: gsg soaks chat completions (give the server's root, its "
+        "/v1 or its /v1/chat/completions)")

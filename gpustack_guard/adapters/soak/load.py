@@ -92,6 +92,21 @@ def chat_completions_url(url: str) -> str:
     return base + "/v1/chat/completions" + tail
 
 
+# endpoints of other APIs a --url may name: appended to, they became .../v1/completions/v1/chat/completions, and
+# every request of round 1 a 404 told nothing of why
+OTHER_ENDPOINTS = {"/completions": "legacy completions", "/responses": "the Responses API",
+                   "/messages": "Anthropic's messages API", "/embeddings": "embeddings"}
+
+
+def other_endpoint(url: str) -> str | None:
+    """The other API a URL's path ends at (any case, before a query), if it does: the soak asks chat completions."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i != -1), default=len(url))
+    path = url[:cut].rstrip("/").lower()
+    if path.endswith("/chat/completions"):
+        return None
+    return next((name for suffix, name in OTHER_ENDPOINTS.items() if path.endswith(suffix)), None)
+
+
 def request_body(model: str, prompt: Prompt) -> dict:
     return {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": prompt.max_tokens,
             "temperature": 0, "stream": True, "stream_options": {"include_usage": True}}
