@@ -201,7 +201,9 @@ async def _bounded_get(client: httpx.AsyncClient, url: str, api_key: str | None 
             if size > MAX_METRICS_BYTES:
                 raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
             chunks.append(data)
-        body = b"".join(chunks)
+        # a leading BOM (a proxy's or a file server's) is no part of the first line: read with it, the first series'
+        # name was '\ufeffvllm:...', dropped unread, and an HTML page behind one was not seen as HTML
+        body = b"".join(chunks).removeprefix(b"\xef\xbb\xbf")
         if body[:1024].lstrip()[:1] == b"<":  # no Prometheus line starts so
             raise _Refused(HTML_PAGE)
         return body
