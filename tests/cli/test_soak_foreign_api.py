@@ -77,3 +77,40 @@ def test_a_url_naming_another_apis_endpoint_is_refused_before_any_request(flag, 
     assert code == 1 and err.getvalue().splitlines()[-1] == (
         f"gsg: error: {flag} names the endpoint of {api}: gsg soaks chat completions (give the server's root, its "
         "/v1 or its /v1/chat/completions)")
+
+
+def _status(status: int) -> type[BaseHTTPRequestHandler]:
+    class _Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            body = b'{"error": {"message": "stream_options: extra inputs are not permitted"}}'
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+    return _Refusing
+
+
+@pytest.mark.parametrize("status", [400, 405, 422])
+def test_a_request_refused_for_every_request_of_round_1_is_one_line_and_exit_1(status):
+    """A server refusing the request itself (stream_options on an old engine, a URL taking no POST): before, 'HTTP
+    400' for every request of every round and a failing verdict at the end."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _status(status))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
+                         "--round-seconds", "0.5", "--concurrency", "1"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: HTTP {status} for every request of "
+        "round 1 (check the URL, the key and --model)")
+    assert "extra inputs" not in err.getvalue() + out.getvalue()  # the server's text is not repeated

@@ -63,9 +63,11 @@ NOT_HTTP1 = "an answer that is no HTTP/1.1 (an HTTP/2-only server? gsg speaks HT
 # every request of a soak's first round failing for one of these is a wrong URL, key or model, or an endpoint that
 # cannot be soaked (a login page, no streaming, an answer compressed though identity was asked): not a soak result.
 # Before, a login page or an endpoint ignoring stream: true failed every request of every round, the whole --rounds
-FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER, NOT_A_STREAM_HTML, NOT_STREAMED,
-                 COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API, TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED,
-                 NOT_HTTP1) \
+# A 400, 405 or 422 for every request is a request the endpoint will never take (a server refusing stream_options
+# or another field, a prompt past its context, a URL that takes no POST): before, every round ran on them.
+FATAL_REASONS = (REFUSED, "HTTP 400", "HTTP 401", "HTTP 403", "HTTP 404", "HTTP 405", "HTTP 422", ERROR_ANSWER,
+                 NOT_A_STREAM_HTML, NOT_STREAMED, COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API,
+                 TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED, NOT_HTTP1) \
     + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
