@@ -71,14 +71,25 @@ def _urls(opts: SoakOptions) -> list[tuple[str, str]]:
         [("--reference-metrics-url", u) for u in opts.reference_metrics_urls]
 
 
-def _check(opts: SoakOptions) -> None:
-    from gpustack_guard.core.soak.load_model import MAX_CONCURRENCY, MAX_REQUEST_TIMEOUT, MAX_ROUND_SECONDS
+def _check_urls(opts: SoakOptions) -> None:
+    from gpustack_guard.adapters.soak.load import other_endpoint
     from gpustack_guard.core.urls import bad_url
 
     for flag, url in _urls(opts):
         problem = bad_url(url)
         if problem is not None:  # the CLI refused it as a usage error already; this is for other callers
             raise GsgError(f"{flag} {problem}")
+    for flag, url in _urls(opts)[:1 + (opts.reference_url is not None)]:  # the chat endpoints
+        api = other_endpoint(url)
+        if api is not None:
+            raise GsgError(f"{flag} names the endpoint of {api}: gsg soaks chat completions (give the server's root, "
+                           "its /v1 or its /v1/chat/completions)")
+
+
+def _check(opts: SoakOptions) -> None:
+    from gpustack_guard.core.soak.load_model import MAX_CONCURRENCY, MAX_REQUEST_TIMEOUT, MAX_ROUND_SECONDS
+
+    _check_urls(opts)
     if not opts.model:
         raise GsgError("--model is empty: pass the model name the endpoint serves")
     if opts.rounds < 1:

@@ -174,10 +174,11 @@ class FakeServer:
 
     def __init__(self, scenario: Scenario | str = "stable", seed: int = 0, flavour: str = "vllm",
                  model: str = "qwen3-8b", api_key: str | None = None,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, metrics_need_key: bool = False):
         scenario = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
         self.engine = FakeEngine(scenario, seed, flavour, model, clock, clock())
         self.api_key = api_key
+        self.metrics_need_key = metrics_need_key  # as llama-server's /metrics when started with --api-key
         self.host = "127.0.0.1"
         self.port = 0
         self.seen_bodies: collections.deque = collections.deque(maxlen=100)  # the latest requests
@@ -225,10 +226,14 @@ class FakeServer:
                 body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
                 if "authorization" in headers:
                     self.seen_auth.add(headers["authorization"])
+                unkeyed = self.api_key and headers.get("authorization") != f"Bearer {self.api_key}"
                 if path.startswith("/metrics") and method == "GET":
-                    await self._plain(writer, 200, self.engine.metrics(), "text/plain; version=0.0.4")
+                    if self.metrics_need_key and unkeyed:
+                        await self._plain(writer, 401, '{"error":"unauthorized"}', "application/json")
+                    else:
+                        await self._plain(writer, 200, self.engine.metrics(), "text/plain; version=0.0.4")
                 elif path.endswith("/chat/completions") and method == "POST":
-                    if self.api_key and headers.get("authorization") != f"Bearer {self.api_key}":
+                    if unkeyed:
                         await self._plain(writer, 401, '{"error":"unauthorized"}', "application/json")
                     else:
                         keep = await self._stream(writer, json.loads(body))
@@ -354,14 +359,17 @@ class InProcessTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         server = self.server
-        if request.url.path.startswith("/metrics"):
-            return httpx.Response(200, text=server.engine.metrics())
-        if not request.url.path.endswith("/chat/completions"):
-            return httpx.Response(404)
         auth = request.headers.get("authorization")
         if auth:
             server.seen_auth.add(auth)
-        if server.api_key and auth != f"Bearer {server.api_key}":
+        unkeyed = server.api_key and auth != f"Bearer {server.api_key}"
+        if request.url.path.startswith("/metrics"):
+            if server.metrics_need_key and unkeyed:
+                return httpx.Response(401, json={"error": "unauthorized"})
+            return httpx.Response(200, text=server.engine.metrics())
+        if not request.url.path.endswith("/chat/completions"):
+            return httpx.Response(404)
+        if unkeyed:
             return httpx.Response(401, json={"error": "unauthorized"})
         events = server.completion_events(json.loads(await request.aread()))
         first = await events.__anext__()

@@ -49,11 +49,26 @@ REDIRECT = "a redirect, not followed (the API key goes to the URL given alone: p
 REDIRECT_CODES = (301, 302, 303, 307, 308)  # those a client follows (httpx's own list)
 NOT_A_STREAM_HTML = "an HTML page, not an event stream (a login page or proxy? point the URL at the engine)"
 COMPRESSED = "compressed answer"
+# A stream of another API's chunks: the request is chat's, the answer another endpoint's (a gateway routing by
+# path, a proxy translating badly). Before, each request was "no tokens" and the soak ran every round on them.
+LEGACY_COMPLETIONS = "legacy completions chunks (choices[].text), not chat deltas (point the URL at chat completions)"
+RESPONSES_API = "Responses API events (response.*), not chat completion chunks (point the URL at chat completions)"
+OTHER_API = "chunks without choices, typed events of another API (Anthropic's messages?), not chat completions"
+# A connection that fails in its TLS handshake was "connection refused" before, whatever the cause; and an answer
+# in another protocol than HTTP/1.1 (an HTTP/2-only server answering with its frames) was "stream broken".
+TLS_UNTRUSTED = "TLS: the server's certificate is not trusted (give its CA with --ca-bundle)"
+TLS_NO_HTTP1 = "TLS: the server offers no HTTP/1.1 (an HTTP/2-only server? gsg speaks HTTP/1.1)"
+TLS_FAILED = "TLS handshake failed (a plain http:// server on an https:// URL?)"
+NOT_HTTP1 = "an answer that is no HTTP/1.1 (an HTTP/2-only server? gsg speaks HTTP/1.1)"
 # every request of a soak's first round failing for one of these is a wrong URL, key or model, or an endpoint that
 # cannot be soaked (a login page, no streaming, an answer compressed though identity was asked): not a soak result.
 # Before, a login page or an endpoint ignoring stream: true failed every request of every round, the whole --rounds
-FATAL_REASONS = (REFUSED, "HTTP 401", "HTTP 403", "HTTP 404", ERROR_ANSWER, NOT_A_STREAM_HTML, NOT_STREAMED,
-                 COMPRESSED) + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
+# A 400, 405 or 422 for every request is a request the endpoint will never take (a server refusing stream_options
+# or another field, a prompt past its context, a URL that takes no POST): before, every round ran on them.
+FATAL_REASONS = (REFUSED, "HTTP 400", "HTTP 401", "HTTP 403", "HTTP 404", "HTTP 405", "HTTP 422", ERROR_ANSWER,
+                 NOT_A_STREAM_HTML, NOT_STREAMED, COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API,
+                 TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED, NOT_HTTP1) \
+    + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
 # stop, length, abort, error, repetition) and SGLang's abort; such an answer is no completed request
@@ -77,6 +92,21 @@ def chat_completions_url(url: str) -> str:
     if base.endswith("/v1") or base.endswith("/v1-openai"):
         return base + "/chat/completions" + tail
     return base + "/v1/chat/completions" + tail
+
+
+# endpoints of other APIs a --url may name: appended to, they became .../v1/completions/v1/chat/completions, and
+# every request of round 1 a 404 told nothing of why
+OTHER_ENDPOINTS = {"/completions": "legacy completions", "/responses": "the Responses API",
+                   "/messages": "Anthropic's messages API", "/embeddings": "embeddings"}
+
+
+def other_endpoint(url: str) -> str | None:
+    """The other API a URL's path ends at (any case, before a query), if it does: the soak asks chat completions."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i != -1), default=len(url))
+    path = url[:cut].rstrip("/").lower()
+    if path.endswith("/chat/completions"):
+        return None
+    return next((name for suffix, name in OTHER_ENDPOINTS.items() if path.endswith(suffix)), None)
 
 
 def request_body(model: str, prompt: Prompt) -> dict:
@@ -130,15 +160,20 @@ async def raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
 async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
     """The body's lines from its raw bytes, split here (httpx's line reader buffers a line however long it
     grows), within MAX_ANSWER_BYTES and MAX_LINE_BYTES. SSE ends a line with LF, CRLF or a lone CR: a CR is read
-    as LF (a CRLF cut between two chunks then adds an empty line, which take() skips), and a leading BOM is
-    dropped, as the SSE standard says."""
+    as LF, and the LF of a CRLF cut between two chunks is dropped (read as an empty line, it ended the event
+    there: an event of two data lines arriving so was two broken chunks), and a leading BOM is dropped, as the
+    SSE standard says."""
     # a bytearray grows in place: `bytes += chunk` copies the whole line per chunk, and a line dripped in 10-byte
     # pieces up to MAX_LINE_BYTES cost seconds of the event loop every other stream is timed on
-    pending, size, opening = bytearray(), 0, True
+    pending, size, opening, after_cr = bytearray(), 0, True, False
     async for data in raw_chunks(response):
         size += len(data)
         if size > MAX_ANSWER_BYTES:
             raise _Broken(f"answer over {MAX_ANSWER_BYTES // MiB} MiB")
+        if after_cr and data[:1] == b"\n":
+            data, after_cr = data[1:], False  # the CR that ended the last chunk ended this line already
+        if data:
+            after_cr = data[-1:] == b"\r"
         if b"\r" in data:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         if b"\n" not in data:
@@ -165,6 +200,27 @@ def retry_after_s(response: httpx.Response) -> float | None:
         return None
     text = response.headers.get("retry-after", "").strip()
     return float(text[:12]) if text.isascii() and text.isdigit() else None
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what it was raised from (httpx's error from httpcore's, from the ssl module's)."""
+    found: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(found) < 8 and cause not in found:
+        found.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return found
+
+
+def connect_failure(exc: httpx.ConnectError) -> str:
+    """Why a connection failed: refused (nothing listens, or a reset), or its TLS handshake, and how."""
+    tls = next((c for c in _causes(exc) if isinstance(c, ssl.SSLError)), None)
+    if tls is None:
+        return REFUSED
+    if isinstance(tls, ssl.SSLCertVerificationError):
+        return TLS_UNTRUSTED
+    # a server that speaks h2 alone ends the handshake with this alert when the client offers http/1.1 only
+    return TLS_NO_HTTP1 if "NO_APPLICATION_PROTOCOL" in str(tls).upper() else TLS_FAILED
 
 
 def _unreadable(response: httpx.Response) -> str | None:
@@ -237,11 +293,25 @@ def _delta_shape_broken(delta: object) -> bool:
                 and (tool_calls is None or isinstance(tool_calls, list)))
 
 
+def _other_api(chunk: dict) -> str | None:
+    """Whether a chunk is another API's answer to the chat request, and which; None for a chat chunk (a usage or
+    keep-alive chunk too). Read only when the stream brought no delta: a chat stream is judged by its deltas."""
+    choices = chunk.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "delta" not in choices[0]:
+        if "text" in choices[0]:
+            return LEGACY_COMPLETIONS
+        if "message" in choices[0]:
+            return NOT_STREAMED  # a whole chat.completion sent as one event: its tokens came at once
+    if "choices" not in chunk and isinstance(chunk.get("type"), str):
+        return RESPONSES_API if chunk["type"].startswith("response.") else OTHER_API
+    return None
+
+
 class _Deltas:
     """What one stream's SSE lines showed: first delta, the gaps between deltas, tokens, how it ended."""
 
     __slots__ = ("clock", "first", "last", "gaps", "chunks", "usage_tokens", "done", "finished", "error_event",
-                 "max_tokens", "cut_at_once", "held", "held_at")
+                 "max_tokens", "cut_at_once", "held", "held_at", "other_api")
 
     def __init__(self, clock: Callable[[], float], max_tokens: int | None = None):
         self.clock = clock
@@ -254,6 +324,7 @@ class _Deltas:
         self.done = self.finished = False
         self.error_event = False  # an `event: error` line names the event its data lines make up
         self.cut_at_once = False  # finish_reason "length" before any token
+        self.other_api: str | None = None  # the first chunk of another API's shape, which one
         # an event's data over several `data:` lines (the SSE standard joins them with LF): the lines so far, read
         # as one chunk when the event ends, timed at its last line
         self.held: bytearray | None = None
@@ -344,6 +415,8 @@ class _Deltas:
         # past before, and its chunk's tokens (or the answer's count) silently lost
         if not (choices is None or isinstance(choices, list)) or not (usage is None or isinstance(usage, dict)):
             return MALFORMED
+        if self.other_api is None:
+            self.other_api = _other_api(chunk)
         if choices:
             broken = self._choice(choices, now)
             if broken:
@@ -424,13 +497,17 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
                 return result(False, str(exc))
             except httpx.TimeoutException:
                 return result(False, "timeout")
-            except httpx.ConnectError:
-                return result(False, REFUSED)
-            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            except httpx.ConnectError as exc:
+                return result(False, connect_failure(exc))
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 if not answered and attempt < STALE_CONNECTION_RETRIES:
                     # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
                     # connection in ten that way; the request was not served, so it goes again on a new connection
                     continue
+                # bytes that are no HTTP/1.1 status line (h11 says so); a close before any is "disconnected"
+                if not answered and isinstance(exc, httpx.RemoteProtocolError) \
+                        and not str(exc).startswith("Server disconnected"):
+                    return result(False, NOT_HTTP1)
                 return result(False, "stream broken")
             except httpx.HTTPError as exc:
                 return result(False, type(exc).__name__)
@@ -446,7 +523,8 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
     if failed is not None:
         return failed
     if seen.first is None:
-        return result(False, CUT_AT_ONCE if seen.cut_at_once else "no tokens")
+        # another API's chunks first: a legacy completion cut by "length" is that, not a prompt filling the context
+        return result(False, seen.other_api or (CUT_AT_ONCE if seen.cut_at_once else "no tokens"))
     if not (seen.done or seen.finished):
         return result(False, "stream ended early")
     return result(True)

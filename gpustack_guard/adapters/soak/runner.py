@@ -26,6 +26,7 @@ from gpustack_guard.core.soak.load_model import Slo, StepOutcome, Sweep, arrival
 from gpustack_guard.core.soak.metrics import Snapshot
 from gpustack_guard.core.soak.prompts import WorkloadEntry, prompt_for
 from gpustack_guard.core.soak.rounds import RequestResult, RoundStats, aggregate_round
+from gpustack_guard.core.urls import origin as url_origin
 
 LAG_PROBE_S = 0.02
 PROMPTS_PER_ROUND = 1_000_000  # round k draws prompts k·10⁶, k·10⁶+1, ...: new nonces, the same distribution
@@ -111,6 +112,14 @@ async def _tick(on_tick, every: float, index: int, started: float, results: list
     while True:
         await asyncio.sleep(every)
         on_tick(index, clock() - started, results)
+
+
+def keys_for_origin(urls: list[str], target: Target | None) -> dict[str, str]:
+    """The metrics URLs on the target's origin (scheme, host, port), each with the target's API key: a metrics URL
+    on another origin is another server, which gets no key (as a redirect's target gets none)."""
+    if target is None or not target.api_key:
+        return {}
+    return {url: target.api_key for url in urls if url_origin(url) == url_origin(target.url)}
 
 
 class _Watch:
@@ -208,12 +217,12 @@ async def run_soak(plan: SoakPlan, progress: SoakProgress,
         ours_pool, ref_pool = ClientPool(new_client), ClientPool(new_client)
         urls = len(plan.metrics_urls) + len(plan.reference_metrics_urls)
         metrics_client = await stack.enter_async_context(client(max(urls, 1)))
-        # the API key never goes to a metrics URL: engines and GPUStack's exporter serve /metrics without one,
-        # and a metrics URL may be another host
+        # an endpoint's API key goes to its metrics URLs on its own origin alone (llama-server's /metrics wants it)
         ours_watch = _Watch(Scraper(metrics_client, plan.metrics_urls, plan.pid, plan.target.model, origin,
-                                    clock))
+                                    clock, keys_for_origin(plan.metrics_urls, plan.target)))
         ref_watch = _Watch(Scraper(metrics_client, plan.reference_metrics_urls, None,
-                                   plan.reference.model if plan.reference else None, origin, clock))
+                                   plan.reference.model if plan.reference else None, origin, clock,
+                                   keys_for_origin(plan.reference_metrics_urls, plan.reference)))
         index = 0
         budget = plan.sample_budget()
         for step, concurrency, rate in plan.steps():

@@ -12,12 +12,12 @@ import math
 import os
 import time
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Mapping
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpustack_guard.adapters.soak.load import raw_chunks, whole_answer_deadline
+from gpustack_guard.adapters.soak.load import connect_failure, raw_chunks, whole_answer_deadline
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
 
@@ -172,12 +172,19 @@ class _Refused(Exception):
     """A /metrics answer gsg does not read: the message says why."""
 
 
-async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
+KEY_REFUSED = "the API key was refused"
+# the soak's key goes to a metrics URL on its endpoint's origin alone: another may be another host
+KEY_NOT_SENT = "it wants credentials; gsg sends the API key only to a metrics URL on the endpoint's origin"
+
+
+async def _bounded_get(client: httpx.AsyncClient, url: str, api_key: str | None = None) -> bytes:
+    headers = {"Accept-Encoding": "identity"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
     async with whole_answer_deadline(SCRAPE_DEADLINE_S), client.stream("GET", url, timeout=SCRAPE_DEADLINE_S,
-                                                           headers={"Accept-Encoding": "identity"}) as response:
+                                                                        headers=headers) as response:
         if response.status_code in (401, 403):
-            # the soak's key goes to the chat endpoint only: a metrics URL may be another host
-            raise _Refused(f"HTTP {response.status_code} (it wants credentials; gsg sends no API key to a metrics URL)")
+            raise _Refused(f"HTTP {response.status_code} ({KEY_REFUSED if api_key else KEY_NOT_SENT})")
         if response.status_code != 200:
             raise _Refused(f"HTTP {response.status_code}")
         if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
@@ -194,7 +201,9 @@ async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
             if size > MAX_METRICS_BYTES:
                 raise _Refused(f"answer over {MAX_METRICS_BYTES // 1024 ** 2} MiB")
             chunks.append(data)
-        body = b"".join(chunks)
+        # a leading BOM (a proxy's or a file server's) is no part of the first line: read with it, the first series'
+        # name was '\ufeffvllm:...', dropped unread, and an HTML page behind one was not seen as HTML
+        body = b"".join(chunks).removeprefix(b"\xef\xbb\xbf")
         if body[:1024].lstrip()[:1] == b"<":  # no Prometheus line starts so
             raise _Refused(HTML_PAGE)
         return body
@@ -202,8 +211,12 @@ async def _bounded_get(client: httpx.AsyncClient, url: str) -> bytes:
 
 class Scraper:
     def __init__(self, client: httpx.AsyncClient, urls: list[str], pid: int | None, model: str | None,
-                 origin: float, clock: Callable[[], float] = time.perf_counter):
+                 origin: float, clock: Callable[[], float] = time.perf_counter,
+                 keys: Mapping[str, str] | None = None):
         self.client = client
+        # the API key of each URL that gets one: llama-server's /metrics wants it when started with --api-key
+        # (its public paths are /health, /models and their /v1 forms), so before every scrape of it was a 401
+        self.keys = dict(keys or {})
         self.clock = clock
         self.urls = urls
         self.shown = {url: mask_url(url) for url in urls}  # as errors name them (printed, kept in soak.json)
@@ -218,12 +231,14 @@ class Scraper:
     async def _fetch(self, source: int, url: str) -> list[Sample] | str:
         shown = self.shown[url]
         try:
-            body = await _bounded_get(self.client, url)
+            body = await _bounded_get(self.client, url, self.keys.get(url))
         except _Refused as exc:
             return f"{shown}: {exc}"
         except (httpx.TimeoutException, TimeoutError):
             # a slow or dripping /metrics: the deadline, not an exception's name
             return f"{shown}: no whole answer within {SCRAPE_DEADLINE_S:g} s"
+        except httpx.ConnectError as exc:
+            return f"{shown}: {connect_failure(exc)}"  # a TLS failure was 'ConnectError', as a refusal was
         except httpx.HTTPError as exc:
             return f"{shown}: {type(exc).__name__}"
         try:

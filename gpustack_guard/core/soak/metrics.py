@@ -191,6 +191,20 @@ def observed_kv_pool(snapshots: Iterable[Snapshot], from_file: tuple[int, str] |
     return pool
 
 
+# GPUStack's exporter carries SGLang's `sglang:num_retracted_reqs`, a gauge (requests retracted in the scheduler's
+# last pass), as its counter gpustack:request_preemptions (gpustack/assets/metrics_config/metrics_config.yaml, the
+# SGLang "*" row since its 0.5.13 floor; before, it carried the counter sglang:num_retracted_requests). Every fall of
+# that gauge read as a counter going back: a restart, and a soak of a healthy SGLang behind GPUStack called FAILING
+# ("a crash under load"). Its series bear the exporter's `runtime` label.
+GPUSTACK_PREEMPTIONS = ("gpustack:request_preemptions_total", "gpustack:request_preemptions")
+GAUGE_CARRYING_RUNTIMES = ("sglang",)
+
+
+def carries_a_gauge(sample: Sample) -> bool:
+    """Whether a preemption counter's series may be a gauge under a counter's name (GPUStack's, of SGLang)."""
+    return sample.name in GPUSTACK_PREEMPTIONS and sample.labels.get("runtime", "").lower() in GAUGE_CARRYING_RUNTIMES
+
+
 def _series_key(sample: Sample) -> tuple:
     return (sample.source, sample.name, tuple(sorted(sample.labels.items())))
 
@@ -212,7 +226,8 @@ def _forget_gone(table: dict, current: Iterable[tuple]) -> None:
 class CounterTracker:
     """Turns cumulative counters into a run total: a counter that goes down means its process restarted.
 
-    The delta after a reset is the new value (counting from zero again), never a negative number.
+    The delta after a reset is the new value (counting from zero again), never a negative number. A series that
+    may be a gauge under a counter's name (carries_a_gauge) counts its rises alone and never restarts.
     """
     last: dict = field(default_factory=dict)
     total: float = 0.0
@@ -223,7 +238,9 @@ class CounterTracker:
             key = _series_key(sample)
             previous = self.last.get(key)
             if previous is not None:
-                if sample.value < previous:
+                if sample.value < previous and carries_a_gauge(sample):
+                    pass  # a gauge falling: its rises alone are counted (a lower bound), and it is no restart
+                elif sample.value < previous:
                     restarted = True
                     self.total += sample.value
                 else:

@@ -348,8 +348,10 @@ def test_a_scrape_that_never_finishes_ends_at_its_deadline_and_says_so(how):
 
 @pytest.mark.parametrize("status, error", [
     # before: "HTTP 401" alone, as if the engine were broken
-    (401, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends no API key to a metrics URL)"),
-    (403, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends no API key to a metrics URL)"),
+    (401, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends the API key only to a metrics URL on the "
+          "endpoint's origin)"),
+    (403, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends the API key only to a metrics URL on the "
+          "endpoint's origin)"),
     (404, "http://e/metrics: HTTP 404"),
 ])
 def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error):

@@ -41,7 +41,12 @@ def _lines(pieces: list[bytes]) -> list[bytes] | str:
     ([b"\n\n\n"], [b"", b"", b""]),
     ([b"data: a\r\n"], [b"data: a"]),
     ([b"data: a\rdata: b\r\r"], [b"data: a", b"data: b", b""]),  # a lone CR ends a line too (SSE allows it)
-    ([b"data: a\r", b"\ndata: b\r\n"], [b"data: a", b"", b"data: b"]),  # a CRLF cut in two: an empty line more
+    # a CRLF cut in two is one line end (before: an empty line more, which ended an event of several data lines)
+    ([b"data: a\r", b"\ndata: b\r\n"], [b"data: a", b"data: b"]),
+    ([b"data: a\r", b"\n", b"\r\n"], [b"data: a", b""]),  # the LF alone in its chunk; the next CRLF is a line
+    ([b"data: a\r", b"", b"\n\n"], [b"data: a", b""]),  # an empty chunk between CR and LF
+    ([b"data: a\r", b"\r", b"\n"], [b"data: a", b""]),  # CR, then CRLF: two line ends
+    ([b"a\r\n", b"\n"], [b"a", b""]),  # a whole CRLF then an LF: an empty line
     ([b"\xef\xbb", b"\xbfdata: a\n\xef\xbb\xbfx\n"], [b"data: a", b"\xef\xbb\xbfx"]),  # the body's BOM only
     ([b"\xef\xbb\xbfdata: a"], [b"data: a"]),
     ([b""], []),

@@ -1,0 +1,116 @@
+"""`gsg soak` against a loopback endpoint that answers the chat request with another API's stream (a gateway routing
+it to legacy completions or to the Responses API): one line naming the endpoint and the shape, exit 1, after round 1
+(before: 'no tokens' for every request of every round, and a failing verdict at the end)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from gpustack_guard.adapters.soak.load import LEGACY_COMPLETIONS, RESPONSES_API
+from gpustack_guard.cli import main
+
+_BODIES = {
+    LEGACY_COMPLETIONS: b"".join(b"data: " + json.dumps({"choices": [{"index": 0, "text": t, "finish_reason": f}]})
+                                 .encode() + b"\n\n" for t, f in (("a", None), ("b", "stop"))) + b"data: [DONE]\n\n",
+    RESPONSES_API: b"".join(b"event: %s\ndata: %s\n\n" % (t.encode(), json.dumps({"type": t, "delta": "a"}).encode())
+                            for t in ("response.created", "response.output_text.delta", "response.completed")),
+}
+
+
+def _serving(body: bytes) -> type[BaseHTTPRequestHandler]:
+    class _Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+    return _Answer
+
+
+@pytest.mark.parametrize("reason", [LEGACY_COMPLETIONS, RESPONSES_API])
+def test_another_apis_stream_for_every_request_of_round_1_is_one_line_and_exit_1(reason):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _serving(_BODIES[reason]))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}/v1", "--model", "m", "--rounds",
+                         "5", "--round-seconds", "0.5", "--concurrency", "1"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: {reason} for every request of "
+        "round 1 (check the URL, the key and --model)")
+    assert "round 2/5" not in err.getvalue()
+
+
+@pytest.mark.parametrize("flag, url, api", [
+    ("--url", "http://127.0.0.1:9/v1/completions", "legacy completions"),
+    ("--url", "http://127.0.0.1:9/v1/completions/?x=1", "legacy completions"),
+    ("--url", "http://127.0.0.1:9/V1/Responses", "the Responses API"),
+    ("--url", "http://127.0.0.1:9/v1/messages", "Anthropic's messages API"),
+    ("--url", "http://127.0.0.1:9/v1/embeddings", "embeddings"),
+    ("--reference-url", "http://127.0.0.1:9/v1/responses", "the Responses API"),
+])
+def test_a_url_naming_another_apis_endpoint_is_refused_before_any_request(flag, url, api):
+    """Before: appended to (.../v1/completions/v1/chat/completions), every request of round 1 was an HTTP 404."""
+    ours = url if flag == "--url" else "http://127.0.0.1:9"
+    args = ["soak", "--url", ours, "--model", "m", "--rounds", "1", "--round-seconds", "0.5"]
+    if flag == "--reference-url":
+        args += [flag, url]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    assert code == 1 and err.getvalue().splitlines()[-1] == (
+        f"gsg: error: {flag} names the endpoint of {api}: gsg soaks chat completions (give the server's root, its "
+        "/v1 or its /v1/chat/completions)")
+
+
+def _status(status: int) -> type[BaseHTTPRequestHandler]:
+    class _Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            body = b'{"error": {"message": "stream_options: extra inputs are not permitted"}}'
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+    return _Refusing
+
+
+@pytest.mark.parametrize("status", [400, 405, 422])
+def test_a_request_refused_for_every_request_of_round_1_is_one_line_and_exit_1(status):
+    """A server refusing the request itself (stream_options on an old engine, a URL taking no POST): before, 'HTTP
+    400' for every request of every round and a failing verdict at the end."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _status(status))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
+                         "--round-seconds", "0.5", "--concurrency", "1"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: HTTP {status} for every request of "
+        "round 1 (check the URL, the key and --model)")
+    assert "extra inputs" not in err.getvalue() + out.getvalue()  # the server's text is not repeated
