@@ -46,6 +46,20 @@ def write_config_lines(path: Path, size: int) -> None:
             written, n = written + len(block), n + 1000
 
 
+def write_entry_array(path: Path, size: int) -> None:
+    """Grafana's JSON download of a long-running server: one line, one entry per access-log line, read whole."""
+    entry = (b'{"line":"INFO:     127.0.0.1:52814 - \\"POST /v1/chat/completions HTTP/1.1\\" 200 OK",'
+             b'"timestamp":"1761923269123456789","fields":{"app":"vllm","pod":"vllm-0"}}')
+    block = b",".join([entry] * 1000)
+    with open(path, "wb") as handle:
+        handle.write(b"[")
+        written = 0
+        while written < size:
+            handle.write((b"," if written else b"") + block)
+            written += len(block) + 1
+        handle.write(b"]\n")
+
+
 def write_repeated(path: Path, chunk: bytes, size: int) -> None:
     block = chunk * max(1, MiB // len(chunk))
     with open(path, "wb") as handle:
@@ -99,6 +113,13 @@ def main() -> int:
         write_repeated(endless, b"Available KV cache memory: 1" + b"0" * 4096, size)  # never a newline
         results.append(run_case(f"one {size // MiB} MiB line", endless))
         endless.unlink()
+        # a log that opens a JSON array of entries is read in one line up to the byte cap (Grafana's download)
+        array = Path(tmp) / "entry-array.log"
+        write_entry_array(array, min(size, 30 * MiB))  # under the 32 MiB cap: parsed whole
+        results.append(run_case(f"a {min(size, 30 * MiB) // MiB} MiB JSON array of entries", array))
+        write_repeated(array, b'[{"line":"' + b"x" * 4096, size)  # never closed, never a newline
+        results.append(run_case(f"a {size // MiB} MiB JSON array never closed", array))
+        array.unlink()
         configs = Path(tmp) / "config-lines.log"
         write_config_lines(configs, min(size, 40 * MiB))  # past the 32 MiB read cap: all of it is read first
         results.append(run_case(f"{min(size, 40 * MiB) // MiB} MiB of different engine-config lines", configs,

@@ -164,7 +164,7 @@ class LineSplitter:
                 yield from self._release(line_ended=False)  # more of the same line after a redraw
             piece = chunk[start:end]
             if not self.overflow:
-                space = self.limits.max_line_bytes - len(self.pending)
+                space = self._line_cap(piece) - len(self.pending)
                 self.overflow = len(piece) > space
                 self.pending += piece[:space]
             if found is None:
@@ -179,6 +179,14 @@ class LineSplitter:
                 self.pending, self.overflow = bytearray(), False
                 continue
             yield from self._emit(whole_words(self.pending) if self.overflow else self.pending)
+
+    def _line_cap(self, piece: bytes) -> int:
+        """max_line_bytes; for a log that opens with a JSON array of entries in one line (Grafana's JSON download,
+        log_records.ENTRY_PAYLOADS), max_bytes: that line is the whole log, read whole as the gcloud dump is."""
+        if self.lines or self.redraws or self.held is not None:
+            return self.limits.max_line_bytes
+        opening = bytes(self.pending[:2]) if len(self.pending) >= 2 else bytes(self.pending) + piece[:2]
+        return self.limits.max_bytes if opening[:2] == b"[{" else self.limits.max_line_bytes
 
     def _release(self, line_ended: bool) -> Iterator[str]:
         """The piece a CR ended: a line of its own before an LF (CRLF); else a piece of the line, given with its CR

@@ -63,14 +63,17 @@ class CriJoiner:
         return ["".join(pieces) for pieces in self.pieces.values() if pieces]
 
 
-# `gcloud logging read --format=json`: one JSON array of LogEntry objects, pretty-printed over many lines, newest
-# first unless --order=asc. The engine's line is textPayload, or jsonPayload.message (a structured payload).
-GCLOUD_PAYLOADS = (("textPayload",), ("jsonPayload", "message"))
+# A log exported as one JSON array of entries. `gcloud logging read --format=json`: LogEntry objects pretty-printed
+# over many lines, newest first unless --order=asc; the engine's line is textPayload, or jsonPayload.message (a
+# structured payload). Grafana Explore's "Download logs" as JSON (logRowsToReadableJson, public/app/features/logs/
+# utils.ts): `[{"line": ..., "timestamp": "<ns since epoch>", "fields": {...}}, ...]` in one line, in the order the
+# panel showed (either order is read: the entries are sorted by timestamp).
+ENTRY_PAYLOADS = (("textPayload",), ("jsonPayload", "message"), ("line",))
 
 
 def unwrap_entry_array(lines: Iterable[str]) -> Iterator[str]:
-    """The engine's lines of a gcloud JSON dump, oldest first (by each entry's timestamp, as written); any other
-    log's lines as they are. The dump is read whole: its size is the reader's limit (GSG_MAX_LOG_BYTES)."""
+    """The engine's lines of a gcloud or Grafana JSON dump, oldest first (by each entry's timestamp, as written);
+    any other log's lines as they are. The dump is read whole: its size is the reader's limit (GSG_MAX_LOG_BYTES)."""
     it = iter(lines)
     head: list[str] = []
     for line in it:
@@ -90,9 +93,14 @@ def unwrap_entry_array(lines: Iterable[str]) -> Iterator[str]:
         yield message if message.endswith("\n") else message + "\n"
 
 
+# the keys an entry's payload and order are read from: every other object (labels, fields, resource) is kept empty
+# as it is parsed, so a dump of GSG_MAX_LOG_BYTES holds its lines in memory, not its labels
+_ENTRY_KEYS = ("textPayload", "jsonPayload", "message", "line", "timestamp")
+
+
 def _entries(text: str) -> list[str] | None:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_hook=lambda obj: {key: obj[key] for key in _ENTRY_KEYS if key in obj})
     except (ValueError, RecursionError):
         return None
     if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
@@ -111,7 +119,7 @@ def _entries(text: str) -> list[str] | None:
 
 
 def _payload(entry: dict) -> str | None:
-    for path in GCLOUD_PAYLOADS:
+    for path in ENTRY_PAYLOADS:
         value: object = entry
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from gpustack_guard.core.secrets import (
@@ -91,6 +91,13 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b
 # `[2025-10-31 15:07:49]`). Taken off so that a pattern's look-behind sees the engine's own line.
 _COLLECTOR_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]+")
 _PIECE_BREAK = re.compile(r"\r\n?|\n")
+# Ray's driver folds the lines its workers print alike (numbers aside) into one copy, written after its aggregation
+# window with `[repeated Nx across cluster]` at the end, the first time also its notice of the feature
+# (ray/_private/ray_logging/__init__.py LogDeduplicator, since Ray 2.4). The suffix is Ray's, not the engine's: a
+# pattern ending at the line's end reads the engine's text without it. Found from the end, once: linear.
+RAY_FOLD_MARK = "x across cluster]"
+_RAY_FOLD = re.compile(r"\[repeated (?P<times>[0-9]{1,9})x across cluster\]"
+                       r"(?: \(Ray deduplicates logs by default\.[^()]{0,400}\))?[ \t]*")
 # V1's refusal "To serve at least one request with the model's max seq len (N), (X GiB KV cache is needed ..." is one
 # line in a log; a note that quotes it reflowed (vLLM 0.23 and 0.28 records, each at the comma after the length)
 # leaves its head alone on a line: the head is held and read with the lines that carry its figures
@@ -388,10 +395,17 @@ class _EngineState:
     # another process's list.
     gpu_backend: str = "CUDA"
     device_totals: dict[str, Number] = field(default_factory=dict)
+    began: int = 1  # the line the start-up read began on
+    # the last earlier start-up that reached an outcome (_complete), as it stood when the next one began: read when
+    # the last start-up has none (a restart still loading, a log cut in it)
+    last_complete: _EngineState | None = None
 
     def restart(self) -> None:
         """The engine started again in the same log (a restart, a retry with other flags): the last start-up is
-        the deployment as it runs, so what the earlier ones printed is dropped."""
+        the deployment as it runs, so what the earlier ones printed is dropped, except the last one that reached
+        an outcome (last_complete: its fields are replaced below, never changed in place, so a copy keeps them)."""
+        if _complete(self.log):
+            self.last_complete = replace(self, last_complete=None)
         self.log = ObservedLog(engine=self.log.engine)
         self.contexts = 0
         self.failure_rank = 0
@@ -502,6 +516,27 @@ def _pool_sized(log: ObservedLog) -> bool:
     server's: another engine's start-up before this one prints it too)."""
     pool = (P.KV_TOKENS, P.GPU_BLOCKS, P.KV_CACHE)
     return any(t in log.engine_terms for t in pool) or any(t in terms for terms in log.ranks.values() for t in pool)
+
+
+def _complete(log: ObservedLog) -> bool:
+    """The start-up reached an outcome of its own: it sized its KV pool, or failed after a figure of its engine's.
+    Engine-neutral lines alone (Uvicorn's "running on", torch's crash) are any engine's: another engine's start-up
+    before this one prints them too."""
+    return _pool_sized(log) or (bool(log.failure) and bool(log.ranks or log.engine_terms))
+
+
+def _start_up_read(engine: _EngineState) -> tuple[_EngineState, str]:
+    """The start-up of the engine's that is read, and a note when the log holds more than one: the last one, or
+    the last complete one when the last has no outcome yet (a restart still loading, a log that stops in it)."""
+    name, count = engine.log.engine, engine.start_ups
+    if count < 2:
+        return engine, ""
+    if engine.last_complete is None or _complete(engine.log):
+        return engine, f"the log holds {count:,} start-ups of {name}: the last one was read"
+    earlier = engine.last_complete
+    return earlier, (f"the log holds {count:,} start-ups of {name}: the last one (line {engine.began:,}) has no "
+                     f"outcome yet (still loading, or the log stops in it); the last complete one (line "
+                     f"{earlier.began:,}) was read")
 
 
 def _failure_kind(pattern: P.Pattern, line: str) -> str:
@@ -643,6 +678,25 @@ def _failure_text(line: str, match: re.Match, found: set[str]) -> str:
 _TRACEBACK_HEAD = re.compile(r":?\s*Traceback \(most recent call last\):?\s*$")
 
 
+def engine_text(piece: str) -> tuple[str, int]:
+    """One line as the engine printed it, and how many copies Ray folded into it (0: none): what a terminal and a
+    log collector add around it taken off (terminal sequences, a collector's ISO timestamp in front, Ray's fold
+    suffix and a transport's padding at the end). The one place a line's wrapping is undone: the patterns read
+    what this gives."""
+    piece = _ANSI.sub("", piece)
+    stamp = _COLLECTOR_TIMESTAMP.match(piece) if piece[:1].isdigit() else None
+    piece = piece[stamp.end():] if stamp else piece
+    folded = 0
+    if RAY_FOLD_MARK in piece:
+        at = piece.rfind("[repeated ")
+        m = _RAY_FOLD.fullmatch(piece, at) if at >= 0 else None
+        if m is not None:
+            piece, folded = piece[:at], int(m.group("times"))
+    # spaces a transport pads a line with (a paste, a fixed-width export) are no text of the engine's: the
+    # patterns that end at the line's end ($) read the line as printed
+    return piece.rstrip(" \t"), folded
+
+
 class LogParser:
     """Feed it lines; `result()` gives the ObservedLog of the engine the log is from (or the one asked for)."""
 
@@ -664,6 +718,8 @@ class LogParser:
         self.continued = False  # the last piece fed ended in a lone CR (feed)
         self.carry: list[str] = []  # a reflowed V1 refusal's lines so far (_REFUSAL_HEAD)
         self.cri = CriJoiner()  # containerd's partial records of a long line, per stream
+        self.folded = 0  # the copies Ray folded into the line being read (engine_text)
+        self.folded_figures: tuple[int, int] = (0, 0)  # lines with a figure Ray folded others into, the first one
 
     def feed(self, raw: str) -> None:
         # a piece that ends in a lone CR (the reader splits a progress bar's redraws and a CR-only log there) is
@@ -689,12 +745,9 @@ class LogParser:
         pieces = _PIECE_BREAK.split(text) if ("\r" in text or "\n" in text) else [text]
         breaks = _PIECE_BREAK.findall(text) + ["\r" if self.continued else "\n"]
         for piece, after in zip(pieces, breaks):
-            piece = _ANSI.sub("", piece)
-            stamp = _COLLECTOR_TIMESTAMP.match(piece) if piece[:1].isdigit() else None
-            # spaces a transport pads a line with (a paste, a fixed-width export) are no text of the engine's: the
-            # patterns that end at the line's end ($) read the line as printed
-            piece = piece[stamp.end():] if stamp else piece
-            self._feed_reflowed(piece.rstrip(" \t"), redraw=after == "\r")
+            line, self.folded = engine_text(piece)
+            self._feed_reflowed(line, redraw=after == "\r")
+        self.folded = 0
 
     def _feed_reflowed(self, line: str, redraw: bool = False) -> None:
         if self.carry:
@@ -745,6 +798,9 @@ class LogParser:
             # a line that reports a failure is no success, whatever it quotes (a path, a message with a success's
             # words in it): its success and retry words are not read
             hits = [(p, m) for p, m in hits if p.kind not in OUTCOME_KINDS]
+        if self.folded and any(p.terms for p, _ in hits):
+            count, first = self.folded_figures
+            self.folded_figures = (count + 1, first or self.lines)
         for pattern, m in hits:
             if pattern.kind == P.CRASH:  # Python's crash lines: llama.cpp's own rows name how it stops
                 targets = [state for name, state in self.states.items() if name in P.PYTHON_ENGINES]
@@ -769,6 +825,7 @@ class LogParser:
         groups = m.groupdict()
         if _opens_start_up(pattern, groups, state):
             _restart(state, pattern, groups)
+            state.began = self.lines
         log = state.log
         self.matches += 1
         if pattern.engine and pattern.id not in P.SHARED_WORDS:
@@ -1069,15 +1126,16 @@ class LogParser:
     def result(self) -> ObservedLog:
         self._flush_carry()
         states = list(self.states.values())
-        best = max(states, key=lambda s: s.hits)
-        if self.wanted is None and best.hits == 0:
+        engine = max(states, key=lambda s: s.hits)
+        best, start_ups_note = _start_up_read(engine)
+        if self.wanted is None and engine.hits == 0:
             log = ObservedLog(engine=None)
         else:
             log = best.log
         log.lines = self.lines
-        if log.engine and best.start_ups > 1:
-            log.notes.append(f"the log holds {best.start_ups:,} start-ups of {log.engine}: the last one was read")
-        others = [s for s in states if s is not best and s.hits >= OTHER_ENGINE_HITS]
+        if log.engine and start_ups_note:
+            log.notes.append(start_ups_note)
+        others = [s for s in states if s is not engine and s.hits >= OTHER_ENGINE_HITS]
         if log.engine and others and self.wanted is None:
             names = ", ".join(f"{s.log.engine} ({s.hits} lines)" for s in others)
             log.notes.append(f"the log also holds lines of {names}: {log.engine} has the most and was read; "
@@ -1124,8 +1182,7 @@ class LogParser:
         if log is best.log and best.recoveries > MAX_RECOVERY_NOTES:
             log.notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were "
                              f"not listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")
-        if self.rank_overflow:
-            log.notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
+        log.notes.extend(self._wrapping_notes())
         if log is best.log:
             log.notes.extend(_llamacpp_notes(best))
             for line, rank, term, value in best.refused:
@@ -1133,6 +1190,18 @@ class LogParser:
                 log.notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the "
                                  "figure the device needed, not one it held)")
         return log
+
+    def _wrapping_notes(self) -> list[str]:
+        """What the log's wrapping left out of it, whatever start-up is read."""
+        notes = []
+        if self.folded_figures[0]:
+            count, first = self.folded_figures
+            notes.append(f"line {first:,}: {count:,} line(s) with a figure are Ray's folded copies ('[repeated Nx "
+                         "across cluster]'): one worker's figure is printed, the other workers' copies (their "
+                         "figures may differ) are not in the log; RAY_DEDUP_LOGS=0 prints each")
+        if self.rank_overflow:
+            notes.append(f"more than {MAX_RANKS} workers or devices: the others were not read (MAX_RANKS)")
+        return notes
 
     def secret_values(self) -> list[str]:
         return sorted(self.secrets)

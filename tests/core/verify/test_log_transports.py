@@ -113,6 +113,23 @@ def records(key: str, **extra):
                                  for line in lines).encode()
 
 
+def grafana_json(newest_first: bool):
+    """Grafana Explore's "Download logs" as JSON (logRowsToReadableJson): one line, in the panel's order."""
+    def dump(lines: list[str]) -> bytes:
+        rows = [{"line": line[:-1], "timestamp": str(1761923269123456789 + n), "date": "2025-10-31T15:07:49.123Z",
+                 "fields": {"app": "vllm", "pod": "vllm-0"}} for n, line in enumerate(lines)]
+        return (json.dumps(rows[::-1] if newest_first else rows, separators=(",", ":")) + "\n").encode()
+    return dump
+
+
+def grafana_txt(lines: list[str]) -> bytes:
+    """Grafana's "Download logs" as text (downloadLogsModelAsTxt): the meta lines, two empty ones, then each row as
+    epoch milliseconds, a tab, the ISO time, a tab and the line."""
+    head = 'Common labels: {"app":"vllm","pod":"vllm-0"}\nLine limit: "1000 (230 returned)"\n\n\n'
+    return (head + "".join(f"{1761923269123 + n}\t2025-10-31T15:07:49.{n % 1000:03d}Z\t{line}"
+                           for n, line in enumerate(lines))).encode()
+
+
 def logfmt(line: str) -> str:
     return 'ts=2025-10-31T15:07:49Z level=info msg="' + line.replace("\\", "\\\\").replace('"', '\\"') + '" app=vllm'
 
@@ -154,6 +171,21 @@ SAME = {
     "logcli default output": each(lambda line: '2025-10-31T15:07:49+00:00 {app="vllm", pod="vllm-0"} ' + line),
     # cluster and service prefixes
     "kubectl logs --prefix": each(lambda line: "[pod/vllm-0/vllm] " + line),
+    "kubectl logs --prefix --timestamps": each(lambda line: "[pod/vllm-0/vllm] 2025-10-31T15:07:49.123456789Z " + line),
+    # compose v2 pads the service name to the longest one's and colours the prefix; -t puts docker's time after it
+    "docker compose logs": each(lambda line: "\x1b[36mvllm-1  | \x1b[0m" + line),
+    "docker compose logs -t": each(lambda line: "\x1b[36mvllm-1  | \x1b[0m2025-10-31T15:07:49.123456789Z " + line),
+    "docker compose v1 (underscore)": each(lambda line: "vllm_1  | " + line),
+    "docker logs -t of a tty container (CRLF)": lambda lines: "".join(
+        "2025-10-31T15:07:49.123456789Z " + line for line in lines).replace("\n", "\r\n").encode(),
+    "journalctl -o short-iso (systemd 250+)": each(lambda line: "2025-10-31T15:07:49+00:00 gpu-3 vllm[12345]: " + line),
+    "journalctl -o short-iso-precise": each(lambda line: "2025-10-31T15:07:49.123456+00:00 gpu-3 vllm[12345]: " + line),
+    "journalctl -o short-monotonic": each(lambda line: "[ 1234.567890] gpu-3 vllm[12345]: " + line),
+    "journalctl -o cat": each(lambda line: line),
+    "systemd's identifier only": each(lambda line: "vllm[1234]: " + line),
+    "Grafana's JSON download, newest first": grafana_json(newest_first=True),
+    "Grafana's JSON download, oldest first": grafana_json(newest_first=False),
+    "Grafana's text download": grafana_txt,
     "containerd CRI log file": each(lambda line: "2025-10-31T15:07:49.123456789Z stderr F " + line),
     "containerd CRI partial records (P then F)": lambda lines: "".join(cri_pieces(line[:-1], 50) for line in lines).encode(),
     "gcloud logging read --format=json, textPayload": gcloud_dump(lambda text: {"textPayload": text}),
@@ -207,7 +239,7 @@ def test_a_transport_that_keeps_the_text_changes_nothing_read(name, how):
     got = observed(read_bytes(SAME[how](list(engine_lines(name)))))
     # a CR-only log is one line to a reader counting LFs; a long line in partial records is several
     # lines of the file
-    keeps_lines = not how.startswith(("CR only", "tqdm", "containerd CRI partial"))
+    keeps_lines = not how.startswith(("CR only", "tqdm", "containerd CRI partial", "Grafana's text"))
     if how in TEXT_CHANGED:
         got, want = _figures(got), _figures(plain(name))
         assert got == want
