@@ -781,6 +781,23 @@ VECTORS = (
                "the cap. The LoRA pool is booked from the printed server_args (lora.sglang_slots: 2 slots x rank 256 "
                "over the four linear modules the adapters target, 2.50 GiB) against 2.73 GB between the weights "
                "and the pool end; the same notebook cell on 2026-02-11 leaves 2.52 GB (benchmarks/vectors/MISSES.md)"),
+    # EAGLE drafts: the draft worker's own load, pool and graph lines follow the target's (logparse.is_draft_line);
+    # gsg sizes the target and says it does not size a draft of its own checkpoint
+    Vector("llama2-7b-chat-eagle-docs-ci-80gb-0.4.2-f070.log", "meta-llama/Llama-2-7b-hf", H100, "0.4.2.post4",
+           version_known=False, engine="sglang",
+           why="the docs.sglang.ai 'Speculative Decoding' notebook as the docs CI built it on 2025-02-13 "
+               "(Stars1233/sgl-project.github.io@2a310876, a mirror of the docs site's builds): Llama-2-7b-chat-hf "
+               "with an EAGLE-2 draft (steps 5, top-k 8, 64 draft tokens) at --mem-fraction 0.7 on the CI's 80 GB "
+               "card (78.81 GB free at the load, the H100 80GB HBM3 of the later docs vectors), before the CI capped "
+               "the pool (2025-02-16); main between 0.4.2.post4 (wheel of 2025-02-10) and 0.4.3 (2025-02-14): "
+               "0.4.2.post4 by date"),
+    Vector("llama31-8b-eagle3-docs-ci-h100-2025-08-cap.log", "meta-llama/Llama-3.1-8B", H100, "0.4.10.post2",
+           version_known=False, engine="sglang",
+           why="the same notebook as the docs CI built it on 2025-08-13 (Stars1233/sgl-project.github.io@21c4b325): "
+               "Llama-3.1-8B-Instruct in float16 with an EAGLE-3 draft (steps 5, top-k 8, 32 draft tokens) at "
+               "--mem-fraction 0.6 on the CI's H100, its --max-total-tokens 20480 and --max-running-requests 128 "
+               "(server_args): the pool is the cap; main between 0.4.10.post2 (wheel of 2025-08-03) and 0.5.1 "
+               "(2025-08-23): 0.4.10.post2 by date"),
     Vector("qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", "Qwen/Qwen3-30B-A3B", RTX_PRO_6000_MAXQ, "0.5.14",
            ("--mem-fraction-static=0.88", "--context-length=131072", "--max-running-requests=16",
             "--kv-cache-dtype=fp8_e5m2"), "awq", version_known=False, engine="sglang",
@@ -1174,6 +1191,20 @@ EXCLUDED = {
         "80GB at 0.90 and 8,192 tokens; the page quotes only the weights line and gives the pool in prose (9.54 GB "
         "for 39,078 tokens), so the log has no pool to hold: gsg estimates 39,231 tokens (+0.4 %) and 61.04 GiB "
         "of weights (61.07 logged) for that command (tests/cli/test_public_vectors.py holds the figures)",
+    "sglang/ling3-flash-fin-mxfp4-gb10-fork-kda-mla-decode-graph.log": "search-index file 70108097767: "
+        "Ling-3.0-flash-Fin (BailingMoeV3: KDA linear layers in a mamba pool beside MLA layers) is not in gsg's "
+        "catalog and runs on a fork branch (inclusionAI/sglang ling_v3_support_mxfp4) on a DGX Spark; kept for its "
+        "KDA mamba pool beside a one-buffer MLA pool and its target decode-graph line (every figure read)",
+    "sglang/lfm2-700m-16gb-bench-one-batch-0.5.6.post2-conv-pool.log": "search-index file 46415979912: LFM2 "
+        "(short-convolution layers beside attention) is refused by gsg's config reader (only Gated DeltaNet "
+        "hybrids are sized) and the 16 GB card is not named; kept for its conv-only mamba pool line "
+        "(85,292 slots, ssm_state 0.00GB)",
+    "sglang/spec-verify-mamba-intermediate-94gb-capture-oom.log": "search-index file 70920711276: a public test's "
+        "quote of a speculative Gated DeltaNet start-up on a 94.5 GiB GPU that names neither the model nor the "
+        "command; kept for the mamba line's verify buffers (their own term since round 27) and the capture OOM",
+    "sglang/qwen35-moe-2x-rtx4090-ktransformers-cpu-experts-gdn.log": "ktransformers#1870: KTransformers keeps the "
+        "routed experts on the CPU (kt-kernel), which gsg does not model, and the excerpt names neither the "
+        "checkpoint nor the command",
     "sglang/gemma4-e4b-gb10-dev-swa-pool-target-graph.log": "search-index file 66975556316: Gemma 4 E4B (per-layer "
         "embeddings, a shared-KV hybrid SWA cache) is not in gsg's catalog, and the engine is a dev build "
         "(0.0.0.dev1+g5f55db35e) on a DGX Spark; kept for its SWAKVPool line and a target decode-graph line that "

@@ -46,6 +46,7 @@ ROWS = (
     (P.KV_CACHE, "KV cache", "bytes"),
     (P.RECURRENT_STATE, "recurrent state (llama.cpp RS buffer)", "bytes"),
     (P.MAMBA_STATE, "mamba state pool (SGLang)", "bytes"),
+    (P.MAMBA_SPECULATIVE, "mamba draft-token states (SGLang)", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),
@@ -405,6 +406,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms.pop(P.COMPUTE_BUFFER, None)
     if est.extra.get("prefill_graph_reserve"):  # SGLang 0.5.10+: the reserve it keeps for its prefill graphs
         terms[P.PREFILL_GRAPHS] = est.extra["prefill_graph_reserve"]
+    mamba = est.extra.get("mamba_pool") if est.engine == "SGLang" else None
+    if isinstance(mamba, dict) and "speculative_state_bytes" in mamba:  # the verify buffers beside the slots
+        terms[P.MAMBA_SPECULATIVE] = mamba["speculative_state_bytes"]
     counts = est.extra.get("cuda_graph_counts")
     if est.engine == "vLLM" and counts:  # the capture plan, as the capture bars and the profiler's line print it
         terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})

@@ -430,11 +430,10 @@ class _EngineState:
             return False
         terms = self.log.ranks.get(rank, {})
         seen = any(term in terms for term, _ in pattern.terms.values())
-        if "speculative_algorithm" not in self.log.args and pattern.id in P.SGLANG_POOL_LINES and seen \
-                and P.FREE_AFTER_POOL in terms and groups.get(P.KV_TOKENS) is not None \
-                and _number(str(groups[P.KV_TOKENS]), "int") == terms.get(P.KV_TOKENS):
-            # an excerpt without the arguments: a second pool after the rank's pool ended, of the same token count,
-            # is the draft's (pool_configurator.py@v0.5.12 MemoryPoolConfig is shared by target and draft workers)
+        if "speculative_algorithm" not in self.log.args and seen \
+                and (_second_pool(pattern, terms, groups) or _load_beside_target(pattern, terms, groups)):
+            # an excerpt without the arguments (or with its arguments line cut): the draft's lines, told apart by
+            # what the target still holds
             self.draft_ranks.add(rank)
         elif "speculative_algorithm" not in self.log.args:
             return rank in self.draft_ranks and seen  # only what follows such a pool: its "Memory pool end"
@@ -474,6 +473,24 @@ def _llamacpp_notes(state: _EngineState) -> list[str]:
                      "context and buffers after it were not read; the figures are the target's, and gsg's estimate "
                      "sizes the target alone")
     return notes
+
+def _second_pool(pattern: P.Pattern, terms: dict, groups: dict[str, str | None]) -> bool:
+    """A second pool after the rank's pool ended, of the same token count: the draft's (pool_configurator.py@v0.5.12
+    MemoryPoolConfig is shared by target and draft workers)."""
+    return pattern.id in P.SGLANG_POOL_LINES and P.FREE_AFTER_POOL in terms \
+        and groups.get(P.KV_TOKENS) is not None \
+        and _number(str(groups[P.KV_TOKENS]), "int") == terms.get(P.KV_TOKENS)
+
+
+def _load_beside_target(pattern: P.Pattern, terms: dict, groups: dict[str, str | None]) -> bool:
+    """A second load on a rank whose free memory is no more than what the target's weights left: the target is still
+    held, so it is the draft's load (eagle_worker.py@v0.4.2 .. @v0.5.13 loads it after the target's pool and
+    graphs); a restart loads into the memory the dead process gave back."""
+    if pattern.id not in P.SGLANG_LOAD_LINES or P.FREE_AFTER_LOAD not in terms:
+        return False
+    free = groups.get(P.FREE_BEFORE_LOAD) or groups.get(P.FREE_AFTER_LOAD)
+    figure = _number(str(free), "GB") if free is not None else None
+    return figure is not None and figure <= terms[P.FREE_AFTER_LOAD]
 
 
 def _restart(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> None:

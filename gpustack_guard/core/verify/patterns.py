@@ -64,6 +64,10 @@ FREE_AFTER_LOAD = "free_after_load_bytes"  # SGLang's "Load weight end. avail me
 # SGLang's prefill graphs (piecewise to 0.5.13, "target prefill" from 0.5.14): a pool of their own, held against the
 # estimate's prefill-graph reserve, not against CUDA_GRAPHS (the decode graphs' reserve, cuda_graph_max_bs x 2 MB)
 PREFILL_GRAPHS = "prefill_cuda_graphs_bytes_per_gpu"
+# SGLang's speculative buffers beside a mamba pool (memory_pool.py MambaPool, printed from 0.5.3): the draft tokens'
+# intermediate SSM states and conv windows the target's verify writes, held apart from the slots (MAMBA_STATE) and
+# against the estimate's mamba_pool speculative_state_bytes (core/memory/gated_delta.sglang_mamba_pool)
+MAMBA_SPECULATIVE = "mamba_speculative_state_bytes_per_gpu"
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
 # vLLM 0.6.4's peak_torch_memory: torch's peak allocation over the profile run, the weights still held included
 # (worker.py@v0.6.4 determine_num_available_blocks: memory_stats()["allocated_bytes.all.peak"]); less the weights it
@@ -688,13 +692,19 @@ SGLANG_PATTERNS = (
     # one buffer for K and V together: MLA pools (DeepSeek, Kimi), the NSA indexer's pool; a labelled pool (an
     # index cache, `<label> KV Cache is allocated`, memory_pool.py@v0.5.18) is not the deployment's KV: not read
     # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools): conv and temporal states of every slot
+    # with a speculative draft the line goes on with the verify buffers' sizes (0.5.3 to the newest:
+    # memory_pool.py@v0.5.3, @v0.5.10, @v0.5.23; 0.5.2 allocates them without printing them)
     _p("sglang-mamba-allocated", SGLANG, "0.5.2 to the newest (max_mamba_cache_size printed from 0.5.4: "
        "memory_pool.py@v0.5.2, @v0.5.5, @v0.5.10, @v0.5.23)",
        r"Mamba Cache is allocated\. (?:max_mamba_cache_size: [0-9]+, )?conv_state size: " + _g("conv_size")
-       + r" ?GB, ssm_state size: " + _g("ssm_size") + " ?GB",
-       "Mamba Cache is allocated. max_mamba_cache_size: 512, conv_state size: 0.14GB, ssm_state size: 6.01GB",
-       "sglang memory_pool.py@v0.5.10 MambaPool (the format string)",
-       {"conv_size": (MAMBA_STATE, "GB+"), "ssm_size": (MAMBA_STATE, "GB+")}),
+       + r" ?GB, ssm_state size: " + _g("ssm_size") + r" ?GB(?: intermediate_ssm_state_cache size: "
+       + _g("spec_ssm_size") + r" ?GB intermediate_conv_window_cache size: " + _g("spec_conv_size") + " ?GB)?",
+       "[2026-10-02 00:39:40] Mamba Cache is allocated. max_mamba_cache_size: 64, conv_state size: 0.07GB, ssm_state "
+       "size: 3.05GB intermediate_ssm_state_cache size: 48.75GB intermediate_conv_window_cache size: 0.43GB",
+       "sglang memory_pool.py@v0.5.10 MambaPool (the format string; the line with the draft's buffers as search-index "
+       "file 70920711276 quotes it: tests/fixtures/logs/sglang/spec-verify-mamba-intermediate-94gb-capture-oom.log)",
+       {"conv_size": (MAMBA_STATE, "GB+"), "ssm_size": (MAMBA_STATE, "GB+"),
+        "spec_ssm_size": (MAMBA_SPECULATIVE, "GB+"), "spec_conv_size": (MAMBA_SPECULATIVE, "GB+")}),
     _p("sglang-kv-allocated-one-size", SGLANG, "0.4 to the newest (MLA and other one-buffer pools; dtype printed "
        "from 0.5.15: memory_pool.py@v0.4.10, @v0.5.15, @v0.5.23)",
        _POOL_LABEL + r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", KV size: "

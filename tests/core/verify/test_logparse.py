@@ -843,6 +843,40 @@ CASES = [
      {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(78.48), P.WEIGHTS: gib(29.15), P.FREE_AFTER_LOAD: gib(49.33),
       P.KV_TOKENS: 392920, P.KV_CACHE: gib(35.98), P.FREE_AFTER_POOL: gib(12.70), P.PREFILL_GRAPHS: gib(1.71),
       P.CUDA_GRAPHS: gib(0.34), P.MAX_RUNNING: 4096, P.MAX_MODEL_LEN: 40960}),
+    # round 27: the docs CI's EAGLE runs. 0.4.2's draft worker loads again after the target's graphs (free-only end
+    # line, its own pool and graph lines): every figure is the target's (weights 78.81 - 66.15, not the draft's)
+    ("sglang/llama2-7b-chat-eagle-docs-ci-80gb-0.4.2-f070.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(66.15), P.WEIGHTS: gib(78.81) - gib(66.15),
+      P.KV_CACHE: 2 * gib(21.25), P.FREE_AFTER_POOL: gib(23.46), P.KV_TOKENS: 87056, P.MAX_RUNNING: 4097,
+      P.MAX_MODEL_LEN: 4096}),
+    # an EAGLE-3 draft of August 2025: the draft's weights (2.15), pool (0.04 + 0.04) and draft graphs (-0.14, 0.11)
+    # are not the target's terms
+    ("sglang/llama31-8b-eagle3-docs-ci-h100-2025-08-cap.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(78.58), P.WEIGHTS: gib(15.11), P.FREE_AFTER_LOAD: gib(63.48),
+      P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(1.25), P.FREE_AFTER_POOL: gib(60.72), P.CUDA_GRAPHS: gib(0.54),
+      P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 131072}),
+    # a fork's KDA hybrid on a DGX Spark: the linear layers' mamba pool, the MLA layers' one-buffer pool, the target
+    # decode graphs; the quoted scheduler line keeps chunked_prefill_size and context_len only
+    ("sglang/ling3-flash-fin-mxfp4-gb10-fork-kda-mla-decode-graph.log", None, True, None, 'main', 0,
+     {P.FREE_BEFORE_LOAD: gib(109.98), P.WEIGHTS: gib(80.31), P.FREE_AFTER_LOAD: gib(29.67),
+      P.MAMBA_STATE: gib(0.28) + gib(8.07), P.KV_TOKENS: 1226984, P.KV_CACHE: gib(9.21), P.CUDA_GRAPHS: gib(0.79),
+      P.MAX_MODEL_LEN: 262144}),
+    # LFM2's short convolutions: a mamba pool of conv states only (ssm_state 0.00GB) beside the attention KV pool
+    ("sglang/lfm2-700m-16gb-bench-one-batch-0.5.6.post2-conv-pool.log", None, True, None, 'TP0', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(15.33), P.WEIGHTS: gib(1.52), P.FREE_AFTER_LOAD: gib(13.81),
+      P.MAMBA_STATE: gib(4.88) + gib(0.00), P.KV_TOKENS: 473854, P.KV_CACHE: 2 * gib(2.71),
+      P.FREE_AFTER_POOL: gib(2.43), P.CUDA_GRAPHS: gib(0.03)}),
+    # KTransformers' CPU experts under SGLang at TP 2: 3.76 GB of GPU weights, a Qwen3.5 MoE's GDN mamba pool
+    ("sglang/qwen35-moe-2x-rtx4090-ktransformers-cpu-experts-gdn.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(3.76), P.FREE_AFTER_LOAD: gib(19.08), P.MAMBA_STATE: gib(0.13) + gib(7.29), P.KV_TOKENS: 580364,
+      P.KV_CACHE: 2 * gib(4.15), P.FREE_AFTER_POOL: gib(4.02), P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 8192}),
+    # a speculative start-up of 2026 that dies capturing graphs: the mamba line's verify buffers are a term of their
+    # own (48.75 + 0.43 GB beside 3.12 GB of slots); the draft's pool (same tokens, after the target's pool end) and
+    # draft verify graphs are not the target's; the OOM line gives the GPU's total
+    ("sglang/spec-verify-mamba-intermediate-94gb-capture-oom.log", None, False, 'out-of-memory', 'main', 0,
+     {P.FREE_BEFORE_LOAD: gib(93.77), P.MAMBA_STATE: gib(0.07) + gib(3.05), P.MAMBA_SPECULATIVE: gib(48.75) + gib(0.43),
+      P.KV_TOKENS: 295950, P.KV_CACHE: 2 * gib(4.52), P.FREE_AFTER_POOL: gib(21.57), P.PREFILL_GRAPHS: gib(3.85),
+      P.CUDA_GRAPHS: gib(6.13), P.GPU_MEMORY: gib(94.50)}),
 ]
 
 
@@ -868,7 +902,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 53}
+    assert counts == {"vllm": 134, "sglang": 56, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1531,3 +1565,17 @@ def test_the_device_lines_total_is_the_memory_of_each_device_the_start_up_used()
     log, _ = parse_log(rocm[:4] + ["common_memory_breakdown_print: |   - ROCm1 (RX 9070 XT) | 16300 = 16140 + (30834 "
                                    "=  9938 +   20480 +     416) +      -30670 |\n"] + rocm[4:], "llama.cpp")
     assert log.ranks["ROCm1"][P.GPU_MEMORY] == mib(16300)
+
+
+def test_a_draft_load_without_the_arguments_line_is_not_the_target():
+    # round 27: 0.4.2's EAGLE draft loads after the target's pool and graphs; with the arguments line cut (a
+    # wrapped paste, an excerpt) its load is told by the free memory the target still holds, not taken as the target's
+    lines = [line for line in (FIXTURES / "sglang/llama2-7b-chat-eagle-docs-ci-80gb-0.4.2-f070.log").read_text(
+        encoding="utf-8").splitlines(True) if not line.startswith("##") and "server_args=" not in line]
+    log, _ = parse_log(lines, "sglang")
+    assert log.terms()[P.WEIGHTS] == gib(78.81) - gib(66.15)
+    assert log.terms()[P.KV_CACHE] == 2 * gib(21.25) and log.terms()[P.FREE_AFTER_POOL] == gib(23.46)
+    # a restart into the memory the dead process gave back is a load of its own: its figures are read
+    restart = [line.replace("avail mem=11.13 GB", "avail mem=78.80 GB") for line in lines]
+    log, _ = parse_log(restart, "sglang")
+    assert log.terms()[P.FREE_BEFORE_LOAD] == gib(78.80)
