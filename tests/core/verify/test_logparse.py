@@ -567,6 +567,22 @@ CASES = [
      {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.58), P.KV_CACHE: gib(3.07), P.UTILIZATION: 0.9,
       P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 3, P.MAX_CAPTURE_SIZE: 4,
       P.GRAPHS_FULL: 1, P.KV_TOKENS: 79648, P.MAX_CONCURRENCY: 4.03}),
+    # round 27: the same author's rerun at 8,192 batched tokens and capture size 1, docker-compose timestamps kept
+    # (search-index file 52377383460), and its GB10 twin from the aarch64 image, no prefix (file 51912001300);
+    # the capture's 'CUDA graph pool memory ... (actual)' wins over the estimate line, as in the row above
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-8k-batch.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.73), P.KV_CACHE: gib(2.95), P.UTILIZATION: 0.9,
+      P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 75456, P.MAX_CONCURRENCY: 3.87}),
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-cutlass.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.64), P.KV_CACHE: gib(82.42), P.UTILIZATION: 0.9,
+      P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 2158880, P.MAX_CONCURRENCY: 108.5}),
+    # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
+    # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
+    ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(27.52), P.KV_CACHE: gib(11.57), P.KV_TOKENS: 75824, P.MAX_MODEL_LEN: 40960,
+      P.MAX_CONCURRENCY: 1.85}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -853,7 +869,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 50}
+    assert counts == {"vllm": 137, "sglang": 50, "llama.cpp": 50}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
