@@ -1121,6 +1121,10 @@ EXCLUDED = {
         "1: 2.95 GiB / 75,456 tokens logged against 4.70 GiB / 121,568 estimated (+61.1 %); the pool fell 0.12 GiB "
         "from the 4,096-token run while gsg's profile peak did not move, and the ~1.6 GiB of profile peak the two "
         "runs share is not read (benchmarks/vectors/MISSES.md)",
+    "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-mtp-negative-graph-estimate.log": "search-index file 52009230863: the "
+        "GB10 row's author with MTP speculative decoding (2 tokens) at gmu 0.85 and 262,144 tokens; gsg sizes no MTP "
+        "draft of an NVFP4 checkpoint (GSG030: the draft's fc is quantised or bf16 by the checkpoint's format), and "
+        "the engine's negative graph estimate (-0.87 GiB) went into its pool, a term gsg does not estimate",
     "vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log": "search-index file 60168338778: Qwen3-14B at its defaults on one "
         "L40S under vLLM 0.28.0 (the post's nvidia-smi and software line), four lines the post quotes, one of them "
         "edited ('GiB and 6.27 seconds' is not 0.28.0's 'GiB memory and %.6f seconds'): 11.57 GiB / 75,824 tokens "
