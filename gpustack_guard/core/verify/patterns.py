@@ -332,9 +332,10 @@ VLLM_PATTERNS = (
        "v1/core/kv_cache_utils.py@v0.28.0, @v0.30.0, @v0.34.0; v0.27.1 prints two lines)",
        r"(?:GPU|XPU|TPU|NPU|HPU) KV cache size: " + _g(KV_TOKENS, INT) + r" tokens, Maximum "
        r"concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
-       "(EngineCore pid=2) INFO 12-05 10:12:40 [kv_cache_utils.py:1169] GPU KV cache size: 158,656 tokens, Maximum "
-       "concurrency for 32,768 tokens per request: 4.84x", "vllm v1/core/kv_cache_utils.py@v0.34.0 "
-       "(update_kv_cache_capacity's format string; no public log found)",
+       "(EngineCore pid=690661) INFO 09-13 01:53:04 [kv_cache_utils.py:1869] GPU KV cache size: 34,133 tokens, "
+       "Maximum concurrency for 16,384 tokens per request: 2.08x", "vllm v1/core/kv_cache_utils.py@v0.28.0 "
+       "(update_kv_cache_capacity's format string, its logger call at line 1869; the example is a public 0.28.0 "
+       "start-up record's line verbatim, search-index file 68519422180)",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"),
         MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")}, scope=ENGINE),
     _p("vllm-concurrency", VLLM, "0.6 to the newest (V0 and V1)",
