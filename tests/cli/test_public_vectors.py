@@ -35,6 +35,7 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # Round 24 (h-vlog24): 45/49 with a scored 0.31.0 row within (Qwen3-32B NVFP4 on a B200, gmu 0.90, -0.2 %).
 # Round 24 (h-mxfp424): 46/50 with its MXFP4 twin within (Qwen3-32B compressed-tensors MXFP4 on a B200, +0.2 %,
 # quant.MXFP4_DENSE: 4.25 bits on every Linear; -31.0 % when booked as experts-only mxfp4).
+# Round 27 (h-vlogs27): 51/55 with a scored 0.20.0 GB10 row within (Qwen3.6-35B-A3B NVFP4, +3.9 %).
 FLOOR_WITHIN_5 = 43 / 47
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)

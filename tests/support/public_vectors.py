@@ -608,6 +608,14 @@ VECTORS = (
            why="the same page: Qwen/Qwen3.6-35B-A3B-FP8 on the GB10 at gmu 0.55 and 32,768 tokens; not scored: the "
                "pool the printed capacity implies does not fit the budget at gsg's block and state sizes, and the "
                "bench's command is not quoted (benchmarks/vectors/MISSES.md)"),
+    # round 27: the GB10 twin of the excluded RTX 5090 row (the same author's compose file, aarch64 image)
+    Vector("v1-0.20-qwen36-35b-a3b-nvfp4-gb10-cutlass.log", config("qwen3.6-35b-a3b-nvfp4-llmc"), GB10, None,
+           why="a public docker-compose note (index file id 51912001300, repository not named): "
+               "RedHatAI/Qwen3.6-35B-A3B-NVFP4 under vLLM 0.20.0 (the banner; image v0.20.0-aarch64-cu130, "
+               "platform linux/arm64, the file's comments name 'DGX Spark (Grace Blackwell)'), the compose command "
+               "the log's non-default args repeat (gmu 0.90, 65,536 tokens, fp8_e4m3 KV, 8,192 batched tokens, one "
+               "sequence, capture size 1); llm-compressor's NVFP4 recipe as the RTX 5090 row. Within 5 %, but the "
+               "same unread profile term as that row (benchmarks/vectors/MISSES.md) is inside the +3.9 %"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
@@ -1142,6 +1150,21 @@ EXCLUDED = {
         "transient (1.04 GiB of peak activation in the file's own table, as the 0.26 RTX 4080 record of the same "
         "model) is Inductor's, not in vLLM's source (benchmarks/vectors/MISSES.md); the verdict would be wrong",
     "vllm/v1-nvfp4-kv-1m.log": "vllm#49011: a prototype branch's nvfp4 KV cache with a drafter, not a release",
+    "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-8k-batch.log": "search-index file 52377383460: the same WSL2 "
+        "set-up as the excluded 0.20.0 RTX 5090 row (card not named) rerun at 8,192 batched tokens and capture size "
+        "1: 2.95 GiB / 75,456 tokens logged against 4.70 GiB / 121,568 estimated (+61.1 %); the pool fell 0.12 GiB "
+        "from the 4,096-token run while gsg's profile peak did not move, and the ~1.6 GiB of profile peak the two "
+        "runs share is not read (benchmarks/vectors/MISSES.md)",
+    "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-mtp-negative-graph-estimate.log": "search-index file 52009230863: the "
+        "GB10 row's author with MTP speculative decoding (2 tokens) at gmu 0.85 and 262,144 tokens; gsg sizes no MTP "
+        "draft of an NVFP4 checkpoint (GSG030: the draft's fc is quantised or bf16 by the checkpoint's format), and "
+        "the engine's negative graph estimate (-0.87 GiB) went into its pool, a term gsg does not estimate",
+    "vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log": "search-index file 60168338778: Qwen3-14B at its defaults on one "
+        "L40S under vLLM 0.28.0 (the post's nvidia-smi and software line), four lines the post quotes, one of them "
+        "edited ('GiB and 6.27 seconds' is not 0.28.0's 'GiB memory and %.6f seconds'): 11.57 GiB / 75,824 tokens "
+        "logged against 12.73 / 83,440 estimated on the V2 runner's budget (+10.0 %); the post's AWQ run on the same "
+        "card leaves the same ~1.2 GiB unread, and no budget, peak-activation or compile line says whether it is "
+        "the cold compile's profile transient (benchmarks/vectors/MISSES.md)",
     "vllm/v1-0.28-qwen25-7b-awq-rtx-pro-4000-8k.log": "search-index file 67578381996: Qwen2.5-7B-AWQ on an RTX PRO "
         "4000 Blackwell, vLLM 0.28.0, a fresh pod's first start (weights downloaded at start-up, so no torch.compile "
         "cache); the excerpt prints only the pool, 2.26 GiB (+16.8 %) under gsg's estimate, and no weights, budget or "

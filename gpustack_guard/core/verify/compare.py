@@ -437,10 +437,11 @@ class Delta:
 
     @property
     def percent(self) -> float | None:
-        """The estimate's error relative to what the engine logged, in percent."""
+        """The estimate's error relative to what the engine logged, in percent: positive where the estimate is
+        above the log, also against a negative logged figure (a graph capture that gave memory back)."""
         if self.difference is None or not self.observed:
             return None
-        return round(100.0 * self.difference / self.observed, 1)
+        return round(100.0 * self.difference / abs(self.observed), 1)
 
     def as_json(self) -> dict:
         return {"term": self.term, "observed": self.observed, "estimated": self.estimated,

@@ -145,6 +145,13 @@ INT = r"([0-9][0-9,]*)"
 LC_NUM = r"([0-9]+(?:[.,][0-9]+)?)"
 DEVICE_NAME = r"(?P<name>(?:[^()]|\([^()]*\))+)"
 
+# A graph-capture figure: both engines print it as a free-memory difference ("%.2f" of start free - end free:
+# vLLM's capture_model and profile_cudagraph_memory, v1/worker/gpu_model_runner.py@v0.28.0; SGLang's "mem usage" of
+# a capture end, avail mem before less after), negative when the allocator or driver gave memory back during the
+# capture ("took -0.03 GiB" on a GB10, 0.11.0; "Estimated CUDA graph memory: -0.81 GiB total", 0.23), so the sign
+# is read: without it the line, and the advice line's every other figure, went unparsed
+SIGNED = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
 
 def _g(name: str, number: str = NUM) -> str:
     return f"(?P<{name}>{number[1:-1]})"
@@ -155,8 +162,8 @@ def _g(name: str, number: str = NUM) -> str:
 _OLD_ADVICE_HEAD = (r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. "
                     r"Desired GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. "
                     r"Actual usage is [0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " +
-                    _g(NON_TORCH) + r" GiB for non-torch memory, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph "
-                    r"memory\..*?Current kv cache memory in use is " + _g(KV_CACHE))
+                    _g(NON_TORCH) + r" GiB for non-torch memory, and " + _g(CUDA_GRAPHS, SIGNED) +
+                    r" GiB for CUDAGraph memory\..*?Current kv cache memory in use is " + _g(KV_CACHE))
 
 
 def _old_advice_groups(kv_unit: str) -> dict:
@@ -336,9 +343,10 @@ VLLM_PATTERNS = (
        "v1/core/kv_cache_utils.py@v0.28.0, @v0.30.0, @v0.34.0; v0.27.1 prints two lines)",
        r"(?:GPU|XPU|TPU|NPU|HPU) KV cache size: " + _g(KV_TOKENS, INT) + r" tokens, Maximum "
        r"concurrency for " + _g(MAX_MODEL_LEN, INT) + r" tokens per request: " + _g(MAX_CONCURRENCY) + "x",
-       "(EngineCore pid=2) INFO 12-05 10:12:40 [kv_cache_utils.py:1169] GPU KV cache size: 158,656 tokens, Maximum "
-       "concurrency for 32,768 tokens per request: 4.84x", "vllm v1/core/kv_cache_utils.py@v0.34.0 "
-       "(update_kv_cache_capacity's format string; no public log found)",
+       "(EngineCore pid=690661) INFO 09-13 01:53:04 [kv_cache_utils.py:1869] GPU KV cache size: 34,133 tokens, "
+       "Maximum concurrency for 16,384 tokens per request: 2.08x", "vllm v1/core/kv_cache_utils.py@v0.28.0 "
+       "(update_kv_cache_capacity's format string, its logger call at line 1869; the example is a public 0.28.0 "
+       "start-up record's line verbatim, search-index file 68519422180)",
        {KV_TOKENS: (KV_TOKENS, "int"), MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"),
         MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")}, scope=ENGINE),
     _p("vllm-concurrency", VLLM, "0.6 to the newest (V0 and V1)",
@@ -348,12 +356,13 @@ VLLM_PATTERNS = (
        "INFO 02-19 23:56:55 kv_cache_utils.py:527] Maximum concurrency for 2,048 tokens per request: 997.08x",
        "vllm PR #13596", {MAX_MODEL_LEN: (MAX_MODEL_LEN, "int"), MAX_CONCURRENCY: (MAX_CONCURRENCY, "float")},
        scope=ENGINE),
-    _p("vllm-graphs-took", VLLM, "0.6 to the newest", r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS)
-       + " GiB", "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
+    _p("vllm-graphs-took", VLLM, "0.6 to the newest",
+       r"Graph capturing finished in \d+ secs?, took " + _g(CUDA_GRAPHS, SIGNED) + " GiB",
+       "INFO 04-10 09:32:39 [gpu_model_runner.py:6063] Graph capturing finished in 2 secs, took 0.72 GiB",
        "vllm PR #39471", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
     _p("vllm-graphs-estimated", VLLM, "0.18 to 0.33 (graph memory profiled before the KV budget; "
        "v1/worker/gpu_model_runner.py@v0.18.1-v0.33.0, gone with that runner in 0.34.0)",
-       r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS) + " GiB total",
+       r"Estimated CUDA graph memory: " + _g(CUDA_GRAPHS, SIGNED) + " GiB total",
        "(Worker_TP1 pid=646936) INFO 03-17 17:07:06 [gpu_model_runner.py:5711] Estimated CUDA graph memory: "
        "4.30 GiB total", "vllm PR #37296", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
     # the only line of a graph-profiling start-up that prints the fraction the budget used (a log cut to its memory
@@ -368,7 +377,7 @@ VLLM_PATTERNS = (
        "NVIDIA developer forum thread #370416 (deepseek-v4-flash-bringing-frontier-ai-to-the-home)",
        {UTILIZATION: (UTILIZATION, "float")}),
     _p("vllm-graphs-pool", VLLM, "0.19 to the newest",
-       r"CUDA graph pool memory: " + _g(CUDA_GRAPHS) + r" GiB \(actual\)",
+       r"CUDA graph pool memory: " + _g(CUDA_GRAPHS, SIGNED) + r" GiB \(actual\)",
        "INFO 05-26 21:34:14 [gpu_worker.py:621] CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB (estimated), "
        "difference: 0.03 GiB (25.0%).", "aivrar/vllm-windows-build#4", {CUDA_GRAPHS: (CUDA_GRAPHS, "GiB")}),
     # the capture plan: tqdm's bar per mode (v1/worker/gpu_model_runner.py@v0.10.1-v0.33.0 desc "Capturing CUDA
@@ -613,10 +622,10 @@ VLLM_PATTERNS = (
        "term, then the --kv-cache-memory that fits; v1/worker/gpu_worker.py@v0.27.1 and @v0.34.0)",
        r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. Desired "
        r"GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. Actual usage is "
-       r"[0-9.]+ GiB for consumed memory \(weights \+ non-torch\), " + _g(ACTIVATION) + r" GiB for peak "
+       r"[0-9.]+ GiB for consumed memory \(weights \+ non-torch\), " + _g(ACTIVATION, SIGNED) + r" GiB for peak "
        # the tail optional: a record that quotes the line up to its terms (the 0.31.0 A100 fixture) still gives them
-       r"activation, and " + _g(CUDA_GRAPHS) + r" GiB for CUDAGraph memory\.(?:.*?Current kv cache memory in use is "
-       + _g(KV_CACHE) + " GiB)?",
+       r"activation, and " + _g(CUDA_GRAPHS, SIGNED) + r" GiB for CUDAGraph memory\.(?:.*?Current kv cache memory in "
+       r"use is " + _g(KV_CACHE) + " GiB)?",
        "(EngineCore pid=23853) INFO 09-16 13:51:51 [gpu_worker.py:876] Free memory on device (46.99/47.37 GiB) on "
        "startup. Desired GPU memory utilization is (0.85, 40.27 GiB). Actual usage is 2.81 GiB for consumed memory "
        "(weights + non-torch), 0.57 GiB for peak activation, and 0.22 GiB for CUDAGraph memory. Replace "
@@ -766,7 +775,7 @@ SGLANG_PATTERNS = (
        {FREE_AFTER_POOL: (FREE_AFTER_POOL, "GB")}),
     _p("sglang-graphs", SGLANG, "0.4.5 to 0.5.13 (0.4.0 to 0.4.2 print no memory; 'npu graph' on Ascend from 0.5.3: "
        "model_runner.py@v0.4.6.post5, @v0.5.3, @v0.5.12)",
-       r"Capture (?:cuda|npu|xpu) graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS) + " GB",
+       r"Capture (?:cuda|npu|xpu) graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(CUDA_GRAPHS, SIGNED) + " GB",
        "[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.",
        "sglang PR #11830", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the target model's decode (or speculative verify) graphs; draft, prefill and piecewise graphs are other pools
@@ -775,27 +784,28 @@ SGLANG_PATTERNS = (
        "batch sizes in the begin line, model_runner_components/cuda_graph_setup.py@v0.5.18 .. @v0.5.21, and 0.5.22 "
        "on in this end line, @v0.5.22 and @v0.5.23)",
        r"Capture target (?:decode|verify) (?:CUDA|cuda|NPU|npu|XPU|xpu) graph end\. (?:bs=\[[0-9, ]*\], )?"
-       r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS) + " GB",
+       r"elapsed=[0-9.]+ s, mem usage=" + _g(CUDA_GRAPHS, SIGNED) + " GB",
        "[2026-07-20 08:01:05 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8], elapsed=6.20 s, mem usage="
        "0.45 GB, avail mem=12.30 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 "
        "(the format string; no public log found)", {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     _p("sglang-graphs-avail-first", SGLANG, "0.4.3's post releases to 0.4.5 (avail mem printed before mem usage: "
        "model_runner.py@v0.4.4, @v0.4.5)",
-       r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. avail mem=" + NUM + r" GB\. mem usage=" + _g(CUDA_GRAPHS)
-       + " GB",
+       r"Capture cuda graph end\. Time elapsed: [0-9.]+ s\. avail mem=" + NUM + r" GB\. mem usage="
+       + _g(CUDA_GRAPHS, SIGNED) + " GB",
        "[2025-03-08 12:29:28 TP0] Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem usage=0.93 GB.",
        "didier-durand/llms-in-clouds docs/sglang.md#sglang-start-sequence-with-qwen-qwq-32b",
        {CUDA_GRAPHS: (CUDA_GRAPHS, "GB")}),
     # the prefill graphs: a second capture after the decode one (both print their own mem usage)
     _p("sglang-piecewise-graphs", SGLANG, "0.5.6 to 0.5.13 (model_runner.py@v0.5.6, @v0.5.8, @v0.5.12, @v0.5.13)",
-       r"Capture piecewise CUDA graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(PREFILL_GRAPHS) + " GB",
+       r"Capture piecewise CUDA graph end\. Time elapsed: [0-9.]+ s\. mem usage=" + _g(PREFILL_GRAPHS, SIGNED) + " GB",
        "[2026-04-27 02:36:27] Capture piecewise CUDA graph end. Time elapsed: 17.62 s. mem usage=2.32 GB. avail "
        "mem=21.22 GB.", "sglang srt/model_executor/model_runner.py@v0.5.12 (the format string; the line as "
        "sglang's .claude/skills/clean-startup-log/SKILL.md quotes it, main of 2026-04-27)",
        {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),
     _p("sglang-prefill-graphs", SGLANG, "0.5.14 to the newest (the piecewise capture renamed: model_runner.py@v0.5.14, "
        "model_runner_components/cuda_graph_setup.py@v0.5.18 and @v0.5.23)",
-       r"Capture target prefill CUDA graph end\. elapsed=[0-9.]+ s, mem usage=" + _g(PREFILL_GRAPHS) + " GB",
+       r"Capture target prefill CUDA graph end\. elapsed=[0-9.]+ s, mem usage=" + _g(PREFILL_GRAPHS, SIGNED)
+       + " GB",
        "[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=1.87 GB, avail "
        "mem=14.43 GB.", "sglang srt/model_executor/model_runner_components/cuda_graph_setup.py@v0.5.23 (the format "
        "string; no public log found)", {PREFILL_GRAPHS: (PREFILL_GRAPHS, "GB")}),

@@ -37,3 +37,15 @@ def test_a_bare_start_up_oom_agrees_with_every_start_up_memory_death_and_nothing
 def test_a_crash_that_names_no_memory_is_not_held_against_the_estimate(failure_kind, estimated, reason):
     log = ObservedLog(engine="vllm", failure="AssertionError", failure_kind=failure_kind, failure_line=31)
     assert C.reasons(log, estimated, [], 5.0) == [reason]
+
+
+def test_a_negative_logged_figure_keeps_the_percent_sign_of_the_estimate_against_it():
+    # a graph capture that gave memory back logs a negative figure ("took -0.80 GiB"): an estimate above it is a
+    # positive error, as against any positive figure; dividing by the signed figure flipped the sign
+    gib = 2**30
+    above = C.Delta("cuda_graphs_bytes_per_gpu", -int(0.8 * gib), int(0.2 * gib))
+    assert (above.difference, above.percent) == (int(0.2 * gib) + int(0.8 * gib), 125.0)
+    below = C.Delta("cuda_graphs_bytes_per_gpu", -gib, -2 * gib)
+    assert below.percent == -100.0
+    assert C.Delta("cuda_graphs_bytes_per_gpu", gib, 2 * gib).percent == 100.0
+    assert C.Delta("cuda_graphs_bytes_per_gpu", 0, gib).percent is None

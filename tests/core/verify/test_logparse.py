@@ -333,9 +333,11 @@ CASES = [
       P.BLOCK_SIZE: 16}),
     # NVIDIA's 0.11.0 container on a GB10: the stat logger's blocks line (52,510 x 16 = the pool's tokens); the
     # graph line's -0.03 GiB (unified memory freed during the capture) is no figure of the graphs
+    # the capture gave 0.03 GiB back: "took -0.03 GiB" is read with its sign (round 27; unread before)
     ("vllm/v1-0.11-mistral-7b-v02-gptq-gb10-32k.log", '0.11.0+582e4e37.nv25.11', True, None, 'main', 0,
      {P.WEIGHTS: gib(3.8844), P.KV_CACHE: gib(102.56), P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 840160,
-      P.MAX_CONCURRENCY: 25.64, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35, P.GPU_BLOCKS: 52510}),
+      P.MAX_CONCURRENCY: 25.64, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35, P.GPU_BLOCKS: 52510,
+      P.CUDA_GRAPHS: gib(-0.03)}),
     ("vllm/v1-0.7.3-granite30-3b-a800m-l40s-4k.log", '0.7.3', True, None, 'main', 0,
      {P.WEIGHTS: gib(6.1501), P.CUDA_GRAPHS: gib(0.62), P.GPU_BLOCKS: 33660, P.MAX_MODEL_LEN: 4096,
       P.MAX_CONCURRENCY: 131.48, P.KV_TOKENS: 538560, P.BLOCK_SIZE: 16}),
@@ -567,6 +569,29 @@ CASES = [
      {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.58), P.KV_CACHE: gib(3.07), P.UTILIZATION: 0.9,
       P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 3, P.MAX_CAPTURE_SIZE: 4,
       P.GRAPHS_FULL: 1, P.KV_TOKENS: 79648, P.MAX_CONCURRENCY: 4.03}),
+    # round 27: the same author's rerun at 8,192 batched tokens and capture size 1, docker-compose timestamps kept
+    # (search-index file 52377383460), and its GB10 twin from the aarch64 image, no prefix (file 51912001300);
+    # the capture's 'CUDA graph pool memory ... (actual)' wins over the estimate line, as in the row above
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-8k-batch.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.73), P.KV_CACHE: gib(2.95), P.UTILIZATION: 0.9,
+      P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 75456, P.MAX_CONCURRENCY: 3.87}),
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-cutlass.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.64), P.KV_CACHE: gib(82.42), P.UTILIZATION: 0.9,
+      P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 2158880, P.MAX_CONCURRENCY: 108.5}),
+    # round 27: the GB10 author's MTP run (search-index file 52009230863): its graph estimate is negative
+    # (-0.87 GiB, read signed), the capture after the pool took 0.05 GiB and is the term the log ends with; no
+    # budget line (vLLM prints it only for a positive estimate), the drafter's load inside the weights line
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-mtp-negative-graph-estimate.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(23.43), P.CUDA_GRAPHS: gib(0.05), P.KV_CACHE: gib(66.37), P.MAX_MODEL_LEN: 262144,
+      P.ATTENTION_BLOCK: 2128, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1, P.KV_TOKENS: 1581104,
+      P.MAX_CONCURRENCY: 21.86}),
+    # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
+    # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
+    ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(27.52), P.KV_CACHE: gib(11.57), P.KV_TOKENS: 75824, P.MAX_MODEL_LEN: 40960,
+      P.MAX_CONCURRENCY: 1.85}),
     # issue 32's warm-up evidence: a bare sampler warm-up death, the only line the issue quotes (llm-d#787)
     ("vllm/v1-0.11-qwen3-32b-tp2-h100-gmu095-sampler-oom.log", None, False, 'out-of-memory-warming-up-sampler', None, 0,
      {P.MAX_RUNNING: 1024}),
@@ -581,9 +606,10 @@ CASES = [
     ("vllm/v1-0.11.2-qwen25-15b-rtx2000-ada-gmu06.log", '0.11.2', True, None, 'main', 0,
      {P.WEIGHTS: gib(2.8871), P.KV_CACHE: gib(5.03), P.CUDA_GRAPHS: gib(0.49), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 188512, P.MAX_CONCURRENCY: 5.75, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
+    # "took -0.22 GiB": the capture gave memory back, read with its sign (round 27; unread before)
     ("vllm/v1-0.13-gemma3-1b-llm-class-gmu095-2k.log", '0.13.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(1.9148), P.KV_CACHE: gib(25.39), P.MAX_MODEL_LEN: 2048, P.KV_TOKENS: 950864,
-      P.MAX_CONCURRENCY: 461.21, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35}),
+      P.MAX_CONCURRENCY: 461.21, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35, P.CUDA_GRAPHS: gib(-0.22)}),
     ("vllm/v1-0.10.1-gpt-oss-120b-h100-pcie-no-kv-memory.log", None, False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(65.9651)}),
     # the refusal quoted reflowed over three lines (no '(' before the needed GiB) is read as one line
@@ -902,7 +928,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 134, "sglang": 56, "llama.cpp": 53}
+    assert counts == {"vllm": 138, "sglang": 56, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

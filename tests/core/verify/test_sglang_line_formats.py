@@ -213,6 +213,14 @@ def test_the_benchmarks_pattern_leaves_the_schedulers_line_to_its_own():
     # 0.5.22 on: the batch sizes moved into the end line (cuda_graph_setup.py@v0.5.22, @v0.5.23: runner.capture_bs)
     ("[2026-07-20 08:00:20 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4, 8, 16], elapsed=6.20 s, mem "
      "usage=0.47 GB, avail mem=12.15 GB.", 0.47),
+    # "mem usage" is the free memory before the capture less after it, signed: a capture that gave memory back
+    # prints it negative (the DSpark draft of search-index file 69412325477: "mem usage=-0.01 GB"), in every form
+    ("[2025-05-01 10:00:20 TP0] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=-0.02 GB. avail mem=38.05 "
+     "GB.", -0.02),
+    ("[2025-03-08 12:29:28 TP0] Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem usage=-0.01 GB.",
+     -0.01),
+    ("[2026-04-01 10:00:20 TP0] Capture target decode CUDA graph end. elapsed=6.20 s, mem usage=-0.03 GB, avail "
+     "mem=12.15 GB.", -0.03),
 ])
 def test_decode_graph_lines_of_each_release(line, graphs):
     assert terms([line]).get(P.CUDA_GRAPHS) == (gib(graphs) if graphs is not None else None)
@@ -254,6 +262,10 @@ def test_a_verify_capture_of_the_begin_line_form_reads_the_target_and_not_the_dr
     # 0.5.14 on (model_runner.py@v0.5.14, cuda_graph_setup.py@v0.5.23)
     ("[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=1.87 GB, avail "
      "mem=14.43 GB.", 1.87),
+    ("[2026-04-27 02:36:27] Capture piecewise CUDA graph end. Time elapsed: 17.62 s. mem usage=-0.05 GB. avail "
+     "mem=21.22 GB.", -0.05),  # signed, as the decode capture's
+    ("[2026-07-20 08:01:02 TP0] Capture target prefill CUDA graph end. elapsed=14.80 s, mem usage=-0.05 GB, avail "
+     "mem=14.43 GB.", -0.05),
 ])
 def test_prefill_graph_lines_are_their_own_term(line, prefill):
     assert terms([line]) == {P.PREFILL_GRAPHS: gib(prefill)}

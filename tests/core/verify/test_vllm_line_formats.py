@@ -171,6 +171,16 @@ ROWS = [
     ("vllm-graphs-pool", "v1/worker/gpu_worker.py@v0.18.1-v0.34.0 (GiB = round(b / 2**30, 2))", "0.8", None,
      "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), difference: %s GiB (%.1f%%).",
      (0.11, 0.14, 0.03, 25.0), {P.CUDA_GRAPHS: g("0.11")}),
+    # a graph figure is a free-memory difference (capture_model: start free - end free; profile_cudagraph_memory:
+    # the same per mode, v1/worker/gpu_model_runner.py@v0.28.0) and "%.2f" keeps its sign: negative where the capture
+    # gave memory back (a GB10 under 0.11.0 "took -0.03 GiB", a 0.20.0 MTP start "Estimated ... -0.87 GiB total")
+    ("vllm-graphs-took", "v1/worker/gpu_model_runner.py@v0.11.0 (a negative capture)", "0.8", "EngineCore_DP0",
+     "Graph capturing finished in %.0f secs, took %.2f GiB", (18.2, -0.0312), {P.CUDA_GRAPHS: g("-0.03")}),
+    ("vllm-graphs-estimated", "v1/worker/gpu_model_runner.py@v0.20.0 (a negative estimate)", "0.8", "EngineCore",
+     "Estimated CUDA graph memory: %.2f GiB total", (-0.8712,), {P.CUDA_GRAPHS: g("-0.87")}),
+    ("vllm-graphs-pool", "v1/worker/gpu_worker.py@v0.28.0 (a capture that gave memory back)", "0.8", None,
+     "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), difference: %s GiB (%.1f%%).",
+     (-0.12, 0.36, 0.48, 48000000000.0), {P.CUDA_GRAPHS: g("-0.12")}),
     # only the fraction in use is read: the "equivalent" one is that less the graph estimate over CUDA's total
     ("vllm-graphs-utilization", "v1/worker/gpu_worker.py@v0.20.0-v0.30.0 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "
      "on)", "0.8", "Worker_TP0", "CUDA graph memory profiling is enabled (default since v0.21.0). The current "
@@ -224,6 +234,35 @@ ROWS = [
      "memory.", ("139.21", "139.81", 0.92, "128.63", "40.1", "2.05", "0.61"),
      {P.FREE_BEFORE_LOAD: g("139.21"), P.GPU_MEMORY: g("139.81"), P.UTILIZATION: 0.92, P.REQUESTED: g("128.63"),
       P.ACTIVATION: g("2.05"), P.CUDA_GRAPHS: g("0.61")}),
+    # the capture's negative difference in each wording of the advice line: every other figure is still read (the
+    # line used to go unmatched as a whole); from 0.27 its peak activation holds the graph estimate, also signed
+    ("vllm-kv-memory-advice-0.10", "v1/worker/gpu_worker.py@v0.10.2 (a negative capture)", "0.8", "Worker_TP0",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for weight, %s GiB for peak activation, %s GiB for non-torch memory, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` to fit into requested memory, or "
+     "`--kv-cache-memory=%d` to fully utilize gpu memory. Current kv cache memory in use is %d bytes.",
+     (78.57, 79.18, 0.9, 71.26, 33.88, 4.84, 0.55, -0.42, 34644505703, 41499086336, 34359738368),
+     {P.FREE_BEFORE_LOAD: g("78.57"), P.GPU_MEMORY: g("79.18"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.26"),
+      P.ACTIVATION: g("4.84"), P.NON_TORCH: g("0.55"), P.CUDA_GRAPHS: g("-0.42"), P.KV_CACHE: 34359738368}),
+    ("vllm-kv-memory-advice-0.26", "v1/worker/gpu_worker.py@v0.26.0 (a negative capture)", "0.8", None,
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for weight, %s GiB for peak activation, %s GiB for non-torch memory, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` (%s GiB) to fit into requested "
+     "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
+     "%s GiB.", ("79.19", "79.19", 0.9, "71.27", "14.99", "4.76", "0.13", "-0.45", 55491753575, "51.68",
+                 63344644096, "58.99", "51.38"),
+     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.27"),
+      P.ACTIVATION: g("4.76"), P.NON_TORCH: g("0.13"), P.CUDA_GRAPHS: g("-0.45"), P.KV_CACHE: g("51.38")}),
+    ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.28.0 (a negative estimate in the activation, a negative "
+     "capture)", "0.31", "EngineCore",
+     "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
+     "is %s GiB for consumed memory (weights + non-torch), %s GiB for peak activation, and %s GiB for CUDAGraph "
+     "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` (%s GiB) to fit into requested "
+     "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
+     "%s GiB.", ("112.26", "119.63", 0.92, "110.06", "55.99", "-0.31", "-0.8", 60000000000, "55.88", 62000000000,
+                 "57.74", "54.38"),
+     {P.FREE_BEFORE_LOAD: g("112.26"), P.GPU_MEMORY: g("119.63"), P.UTILIZATION: 0.92, P.REQUESTED: g("110.06"),
+      P.ACTIVATION: g("-0.31"), P.CUDA_GRAPHS: g("-0.8"), P.KV_CACHE: g("54.38")}),
     # -- refusals ----------------------------------------------------------------------------------------------------
     ("vllm-kv-below-len", "engine/llm_engine.py@v0.3.3, worker/worker.py@v0.4.3-v0.10.2", "0.3", None,
      "ValueError: The model's max seq len (%d) is larger than the maximum number of tokens that can be stored in KV "
