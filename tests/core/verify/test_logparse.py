@@ -405,6 +405,26 @@ CASES = [
      {P.WEIGHTS: gib(7.17), P.GPU_MEMORY: gib(39.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.60), P.NON_TORCH: gib(0.01),
       P.ACTIVATION: gib(1.83), P.KV_CACHE: gib(26.60), P.CUDA_GRAPHS: gib(0.41), P.GPU_BLOCKS: 13618, P.CPU_BLOCKS: 2048,
       P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 106.39, P.KV_TOKENS: 217888, P.BLOCK_SIZE: 16}),
+    # round 27: V0 of 0.7.2 through the LLM class on an L40 and an A10 (CUDA totals 44.39 and 22.06 GiB): the profile
+    # lines' weights (2.88 GiB) win over the load line's 2.8797 GB, as in every 0.6.4+ V0 log
+    ("vllm/v0.7.2-qwen25-math-15b-l40-gmu085-4k.log", '0.7.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.88), P.GPU_MEMORY: gib(44.39), P.UTILIZATION: 0.85, P.REQUESTED: gib(37.73),
+      P.NON_TORCH: gib(0.08), P.ACTIVATION: gib(1.40), P.KV_CACHE: gib(33.37), P.CUDA_GRAPHS: gib(0.20),
+      P.GPU_BLOCKS: 78115, P.CPU_BLOCKS: 9362, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 305.14, P.KV_TOKENS: 1249840,
+      P.BLOCK_SIZE: 16}),
+    ("vllm/v0.7.2-qwen25-math-15b-a10-gmu09-4k.log", '0.7.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.88), P.GPU_MEMORY: gib(22.06), P.UTILIZATION: 0.9, P.REQUESTED: gib(19.85),
+      P.NON_TORCH: gib(0.05), P.ACTIVATION: gib(1.40), P.KV_CACHE: gib(15.52), P.CUDA_GRAPHS: gib(0.18),
+      P.GPU_BLOCKS: 36332, P.CPU_BLOCKS: 9362, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 141.92, P.KV_TOKENS: 581312,
+      P.BLOCK_SIZE: 16}),
+    # round 27: ROCm. A 0.6.3 development build on MI300X, alone and at TP 8 (mp workers: the driver's blocks line is
+    # the engine's, each rank's load line the same 1.5874 GB), and 0.4.1 on a Radeon PRO W7900 (NAVI, no FA)
+    ("vllm/v0.6.3dev-llama2-7b-mi300x-rocm-bench.log", '0.6.3.dev114+g4f95ffee', True, None, 'main', 0,
+     {P.WEIGHTS: gib(12.5523), P.GPU_BLOCKS: 20186, P.CPU_BLOCKS: 512, P.KV_TOKENS: 322976, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.6.3dev-llama2-7b-8xmi300x-tp8-rocm-bench.log", '0.6.3.dev114+g4f95ffee', True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.5874), P.GPU_BLOCKS: 169460, P.CPU_BLOCKS: 4096, P.KV_TOKENS: 2711360, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.4.1-llama3-8b-w7900-rocm-navi-8k-bench.log", '0.4.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 12003, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 192048, P.BLOCK_SIZE: 16}),
     # round 22: V0 at TP 8 on NVSwitch A100s; a DJL LMI worker's profile lines behind CloudWatch's prefix and an
     # escaped ANSI colour, no blocks line; Ray's deduplicated worker lines over two PP stages ('[repeated 14x ...]')
     ("vllm/v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", '0.7.1', True, None, 'pid 240', 1,
@@ -868,7 +888,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 134, "sglang": 50, "llama.cpp": 53}
+    assert counts == {"vllm": 139, "sglang": 50, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
