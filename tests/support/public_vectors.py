@@ -469,6 +469,15 @@ VECTORS = (
                "received (48 GB, gfx1100), vLLM 0.4.1 (printed) built with BUILD_FA=0; V0 of 0.4.1 prints no total "
                "and no profile terms, so the card's total as ROCm reports it is assumed (48 GiB less the 3090-like "
                "reserve): KV not scored, +14.7 % (MISSES.md, round 27)"),
+    Vector("v1-0.8.4-qwen25-7b-rtx3090-4k-llm-class.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           why="a public blog post on deploying vLLM (index file id 60295104134, repository not named): "
+               "LLM(model=Qwen2.5-7B from ModelScope, max_model_len=4096) at the default gmu on one of the "
+               "author's four RTX 3090s ('配置 4 张 3090 显卡'), V1 of 0.8.4 (printed), FlashInfer absent (the "
+               "sort path, the log's own line)"),
+    Vector("v1-0.8.4-qwen25-7b-2x-rtx3090-tp2-gmu08-4k.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.8"),
+           why="the same post's TP 2 call (tensor_parallel_size=2, gpu_memory_utilization=0.8 in its code; the V1 "
+               "config line prints the TP size but not gmu) on two of the 3090s, custom all-reduce off (no P2P)"),
     Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
            why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "

@@ -425,6 +425,14 @@ CASES = [
      {P.WEIGHTS: gib(1.5874), P.GPU_BLOCKS: 169460, P.CPU_BLOCKS: 4096, P.KV_TOKENS: 2711360, P.BLOCK_SIZE: 16}),
     ("vllm/v0.4.1-llama3-8b-w7900-rocm-navi-8k-bench.log", '0.4.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 12003, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 192048, P.BLOCK_SIZE: 16}),
+    # round 27: V1 of 0.8.4 on RTX 3090s through the LLM class: alone, and at TP 2 where the engine core logs each
+    # worker's pool (359,328 and 359,712 tokens) and runs the smaller
+    ("vllm/v1-0.8.4-qwen25-7b-rtx3090-4k-llm-class.log", '0.8.4', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.2717), P.CUDA_GRAPHS: gib(1.44), P.KV_TOKENS: 97680, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 23.85}),
+    ("vllm/v1-0.8.4-qwen25-7b-2x-rtx3090-tp2-gmu08-4k.log", '0.8.4', True, None, 'rank 1', 0,
+     {P.WEIGHTS: gib(7.1441), P.CUDA_GRAPHS: gib(2.13), P.KV_TOKENS: 359328, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 87.73}),
     # round 22: V0 at TP 8 on NVSwitch A100s; a DJL LMI worker's profile lines behind CloudWatch's prefix and an
     # escaped ANSI colour, no blocks line; Ray's deduplicated worker lines over two PP stages ('[repeated 14x ...]')
     ("vllm/v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", '0.7.1', True, None, 'pid 240', 1,
@@ -888,7 +896,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 139, "sglang": 50, "llama.cpp": 53}
+    assert counts == {"vllm": 141, "sglang": 50, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -995,6 +1003,25 @@ def test_workers_keep_their_own_figures_and_the_smallest_pool_binds():
     assert log.binding_rank() == "rank 1"
     assert log.terms()[P.KV_CACHE] == gib(24.10)
     assert parse("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log").ranks.keys() == {"pid 521", "pid 507", "pid 577"}
+
+
+def test_v1_per_worker_pool_lines_give_the_smallest_as_the_engines():
+    # v1/engine/core.py@v0.8.4 logs each worker's pool unprefixed, then unify_kv_cache_configs gives all the least
+    server = "INFO 04-18 14:33:04 [api_server.py:1034] vLLM API server version 0.8.4\n"
+    small = ["INFO 04-18 14:34:20 [kv_cache_utils.py:634] GPU KV cache size: 359,328 tokens\n",
+             "INFO 04-18 14:34:20 [kv_cache_utils.py:637] Maximum concurrency for 4,096 tokens per request: 87.73x\n"]
+    large = ["INFO 04-18 14:34:20 [kv_cache_utils.py:634] GPU KV cache size: 359,712 tokens\n",
+             "INFO 04-18 14:34:20 [kv_cache_utils.py:637] Maximum concurrency for 4,096 tokens per request: 87.82x\n"]
+    for lines in ([server, *small, *large], [server, *large, *small]):
+        terms = parse_log(lines, "vllm")[0].terms()
+        assert (terms[P.KV_TOKENS], terms[P.MAX_CONCURRENCY], terms[P.MAX_MODEL_LEN]) == (359328, 87.73, 4096)
+    # 0.7's V1 blocks line the same way
+    blocks = ["INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381\n",
+              "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1379\n"]
+    assert parse_log(blocks, "vllm")[0].terms()[P.GPU_BLOCKS] == 1379
+    # a restart is another start-up: its one pool is the engine's, however large
+    terms = parse_log([server, *small, server, *large], "vllm")[0].terms()
+    assert (terms[P.KV_TOKENS], terms[P.MAX_CONCURRENCY]) == (359712, 87.82)
 
 
 def test_sglang_tied_pools_bind_on_the_rank_with_the_least_free_memory():
