@@ -478,6 +478,10 @@ VECTORS = (
            ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.8"),
            why="the same post's TP 2 call (tensor_parallel_size=2, gpu_memory_utilization=0.8 in its code; the V1 "
                "config line prints the TP size but not gmu) on two of the 3090s, custom all-reduce off (no P2P)"),
+    Vector("v1-0.8.4-r1-distill-qwen7b-2x-rtx3090-tp2-gmu08-4k.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.8"),
+           why="the same post's DeepSeek-R1-Distill-Qwen-7B call (Qwen2.5-7B's shape: 28 layers, 4 KV heads x 128, "
+               "152,064-row vocabulary) with the same arguments as its Qwen2.5-7B TP 2 call"),
     Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
            why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "

@@ -433,6 +433,10 @@ CASES = [
     ("vllm/v1-0.8.4-qwen25-7b-2x-rtx3090-tp2-gmu08-4k.log", '0.8.4', True, None, 'rank 1', 0,
      {P.WEIGHTS: gib(7.1441), P.CUDA_GRAPHS: gib(2.13), P.KV_TOKENS: 359328, P.MAX_MODEL_LEN: 4096,
       P.MAX_CONCURRENCY: 87.73}),
+    # the same post's R1-Distill-Qwen-7B at TP 2: the smaller line first this time (367,968 then 368,352)
+    ("vllm/v1-0.8.4-r1-distill-qwen7b-2x-rtx3090-tp2-gmu08-4k.log", '0.8.4', True, None, 'rank 1', 0,
+     {P.WEIGHTS: gib(7.1441), P.CUDA_GRAPHS: gib(2.13), P.KV_TOKENS: 367968, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 89.84}),
     # round 22: V0 at TP 8 on NVSwitch A100s; a DJL LMI worker's profile lines behind CloudWatch's prefix and an
     # escaped ANSI colour, no blocks line; Ray's deduplicated worker lines over two PP stages ('[repeated 14x ...]')
     ("vllm/v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", '0.7.1', True, None, 'pid 240', 1,
@@ -896,7 +900,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 141, "sglang": 50, "llama.cpp": 53}
+    assert counts == {"vllm": 142, "sglang": 50, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
