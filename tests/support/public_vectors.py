@@ -50,8 +50,10 @@ ASCEND_910B2 = ("Ascend 910B2", "65536MiB")
 RTX_2000_ADA = ("NVIDIA RTX 2000 Ada Generation", "16380MiB")
 H100_PCIE = ("NVIDIA H100 PCIe", "81559MiB")
 RTX_5090 = ("NVIDIA GeForce RTX 5090", "32607MiB")
-MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")
-A40 = ("NVIDIA A40", "46068MiB")  # one of the card's two GCDs, each its own ROCm device
+MI250X_GCD = ("AMD Instinct MI250X", "65520MiB")  # one of the card's two GCDs, each its own ROCm device
+A40 = ("NVIDIA A40", "46068MiB")
+L40 = ("NVIDIA L40", "46068MiB")
+A10 = ("NVIDIA A10", "23028MiB")
 MI300X = ("AMD Instinct MI300X", "196592MiB")
 T4 = ("Tesla T4", "15360MiB")
 RTX_3060 = ("NVIDIA GeForce RTX 3060", "12288MiB")
@@ -446,6 +448,40 @@ VECTORS = (
                "graph-profiling line), 1,048,576 tokens, fp8 KV and block 256 (the recipe's); a development build, "
                "so KV is shown, not scored (+13.1 % at the GB10's 2,048 default batched tokens, +2.2 % at 8,192: "
                "benchmarks/vectors/MISSES.md, the second V4 log and round 26)"),
+    Vector("v0.7.2-qwen25-math-15b-l40-gmu085-4k.log", "Qwen/Qwen2.5-1.5B", L40, None,
+           why="public course notes (index file id 60430572081, repository not named): Qwen2.5-Math-1.5B (Qwen2.5-"
+               "1.5B's shape: 28 layers, 2 KV heads x 128, tied 151,936-row vocabulary; its own 4,096 positions are "
+               "the engine line's max_seq_len) through the LLM class, V0 of 0.7.2 (printed), gmu 0.85 (the profile "
+               "line) on the notes' NVIDIA L40 (nvidia-smi 46068MiB)"),
+    Vector("v0.7.2-qwen25-math-15b-a10-gmu09-4k.log", "Qwen/Qwen2.5-1.5B", A10, None,
+           why="the same notes' test script (index file id 60663571995): the same model and 0.7.2 at gmu 0.90; "
+               "22.06 GiB CUDA total is the notes' NVIDIA A10 (nvidia-smi 23028MiB, 【环境1】)"),
+    Vector("v0.6.3dev-llama2-7b-mi300x-rocm-bench.log", config("llama-2-7b"), MI300X, None,
+           why="public notes on vLLM and MI300X (index file id 43425326930, repository not named): "
+               "benchmark_throughput.py with meta-llama/Llama-2-7b-chat-hf at gmu 0.9 (the Namespace line), vLLM "
+               "0.6.3.dev114 built for ROCm 6.2.2 (printed), one MI300X (the notes' '1 x MI300', gfx942)"),
+    Vector("v0.6.3dev-llama2-7b-8xmi300x-tp8-rocm-bench.log", config("llama-2-7b"), MI300X, None,
+           why="the same notes' TP 8 run (-tp 8, multiprocessing workers, 1.5874 GB of weights per rank) on 8x MI300X"),
+    Vector("v0.4.1-llama3-8b-w7900-rocm-navi-8k-bench.log", "meta-llama/Meta-Llama-3-8B",
+           ("AMD Radeon PRO W7900", "49136MiB"), None, env=("VLLM_USE_TRITON_FLASH_ATTN=0",), gpu_known=False,
+           why="the RX 7900/3090 notes (index file id 43499199491), their first ROCm run: NousResearch Meta-Llama-3-"
+               "8B through benchmark_throughput.py at gmu 0.9 (the Namespace line) on the Radeon PRO W7900 the notes "
+               "received (48 GB, gfx1100), vLLM 0.4.1 (printed) built with BUILD_FA=0; V0 of 0.4.1 prints no total "
+               "and no profile terms, so the card's total as ROCm reports it is assumed (48 GiB less the 3090-like "
+               "reserve): KV not scored, +14.7 % (MISSES.md, round 27)"),
+    Vector("v1-0.8.4-qwen25-7b-rtx3090-4k-llm-class.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           why="a public blog post on deploying vLLM (index file id 60295104134, repository not named): "
+               "LLM(model=Qwen2.5-7B from ModelScope, max_model_len=4096) at the default gmu on one of the "
+               "author's four RTX 3090s ('配置 4 张 3090 显卡'), V1 of 0.8.4 (printed), FlashInfer absent (the "
+               "sort path, the log's own line)"),
+    Vector("v1-0.8.4-qwen25-7b-2x-rtx3090-tp2-gmu08-4k.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.8"),
+           why="the same post's TP 2 call (tensor_parallel_size=2, gpu_memory_utilization=0.8 in its code; the V1 "
+               "config line prints the TP size but not gmu) on two of the 3090s, custom all-reduce off (no P2P)"),
+    Vector("v1-0.8.4-r1-distill-qwen7b-2x-rtx3090-tp2-gmu08-4k.log", "Qwen/Qwen2.5-7B", RTX_3090, None,
+           ("--tensor-parallel-size=2", "--gpu-memory-utilization=0.8"),
+           why="the same post's DeepSeek-R1-Distill-Qwen-7B call (Qwen2.5-7B's shape: 28 layers, 4 KV heads x 128, "
+               "152,064-row vocabulary) with the same arguments as its Qwen2.5-7B TP 2 call"),
     Vector("v0.7.3-phi4-mini-a100-40gb-fp16-2k.log", "microsoft/Phi-4-mini-instruct", A100_40, None,
            why="a public notebook export (index file id 25017508238, repository not named), a Colab fine-tuning "
                "pipeline's vLLM evaluation of 2025-08-06: microsoft/phi-4-mini-instruct with a merged LoRA adapter "

@@ -950,6 +950,38 @@ def _names_card(name: str, key: str) -> bool:
     return False
 
 
+class ContextNonTorchRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """One card's non-torch memory alone on the GPU as mem_get_info's total - free - torch's allocated bytes after
+    the profile: the CUDA context and what the profile adds outside torch, as one figure."""
+
+    gpu: str  # lower-cased model name within the name NVML reports (matched as CUDA_TOTALS' keys are)
+    non_torch: int  # bytes
+    source: str
+
+
+# V0 up to 0.6.4 (worker.py@v0.6.4 determine_num_available_blocks) and V1 0.8.0-0.9.0 (gpu_worker.py@v0.8.4
+# determine_available_memory: total - free - allocated after profile_run, VllmProfile.context_in_budget) measure
+# non-torch memory the same way, the context inside it. Where a 0.6.4 log printed that figure for a card, a release
+# that counts the context in its budget books it at TP x PP = 1 in place of the release's row plus CUDA_CONTEXT
+# (which double-counts the context the row already holds on such a card); other cards keep the row plus the context.
+# Checked on a second release: V1 0.8.4 on an RTX 3090 (v1-0.8.4-qwen25-7b-rtx3090-4k-llm-class.log) leaves
+# 0.35 GiB beside its logged weights and 1.38 GiB sampler peak (-8.0 % with the context added twice, +1.6 % now).
+SINGLE_GPU_NON_TORCH_WITH_CONTEXT = (
+    ContextNonTorchRow("rtx 3090", int(0.35 * GiB),
+                       "vllm#10517 (0.6.4, Llama-3.1-8B on an RTX 3090): 'non_torch_memory=0.35GiB' "
+                       "(tests/fixtures/logs/vllm/v0.6.4-llama31-8b-rtx3090-20k.log, -29k-refused.log)"),
+    ContextNonTorchRow("h200", int(0.73 * GiB),
+                       "0.6.4.post1, a 1B model through the LLM class on an H200: 'non_torch_memory=0.73GiB' "
+                       "(tests/fixtures/logs/vllm/v0.6.4.post1-rho-1b-sft-h200-llm-class-2k.log)"),
+)
+
+
+def single_gpu_non_torch_with_context(gpu_name: str) -> ContextNonTorchRow | None:
+    """The card's measured non-torch memory with its CUDA context inside (None: no public log printed it)."""
+    name = gpu_name.lower()
+    return next((row for row in SINGLE_GPU_NON_TORCH_WITH_CONTEXT if _names_card(name, row.gpu)), None)
+
+
 # NCCL channel buffers and custom all-reduce IPC buffers per rank when TP x PP > 1, also before the snapshot.
 # An estimate, not a fit: no public vLLM log prints it alone (SGLang's start-up at TP4 is larger, see below).
 # It is the figure for NVLink-connected GPUs and for GPUs gsg cannot place (see GPU_INTERCONNECT below).

@@ -49,6 +49,11 @@ OUTCOME_KINDS = ("started", "recovery")  # lines that say a start-up came up or 
 METADATA_DUMP = "llama_model_loader: - kv "  # llama.cpp's dump of the GGUF's key/values, one per line
 OTHER_ENGINE_HITS = 3  # another engine's lines this many times: the log holds two engines' start-ups (a note)
 DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens = blocks x block size)
+# V1's engine core sizes each worker's pool and logs it ("GPU KV cache size", "Maximum concurrency"; "# GPU blocks"
+# in 0.7) once per worker, unprefixed, then gives every worker the smallest (v1/engine/core.py@v0.8.4
+# _initialize_kv_caches: get_kv_cache_config per worker, then v1/core/kv_cache_utils.py unify_kv_cache_configs'
+# min_num_blocks): within one start-up the engine's figure is the least of those lines, not the last
+PER_WORKER_POOL_TERMS = frozenset({P.KV_TOKENS, P.MAX_CONCURRENCY, P.GPU_BLOCKS})
 
 MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only read for the arguments it prints
 LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix is found: linear on any line
@@ -1071,6 +1076,8 @@ class LogParser:
                 self.implausible_line = self.implausible_line or self.lines
                 continue
             if pattern.scope == P.ENGINE:
+                if term in PER_WORKER_POOL_TERMS and term in log.engine_terms:
+                    value = min(value, log.engine_terms[term])
                 log.engine_terms[term] = value
                 continue
             terms = log.ranks.setdefault(rank, {})

@@ -944,6 +944,28 @@ def test_v1_before_0_9_1_counts_its_cuda_context_inside_the_budget(model, gpu_to
     assert v0.non_torch == P.vllm_non_torch("0.9.0", "single-v0").in_budget == int(0.16 * GiB)
 
 
+@pytest.mark.parametrize("gpu_name,model", [("NVIDIA GeForce RTX 3090", "Qwen/Qwen2.5-7B"),
+                                            ("NVIDIA H200", "meta-llama/Llama-3.1-8B")])
+def test_v1_before_0_9_1_alone_on_a_measured_card_books_its_context_once(gpu_name, model):
+    # gpu_worker.py@v0.8.4 takes total - free - allocated, as worker.py@v0.6.4 did: a card whose 0.6.4 figure is
+    # known (the context inside it) is booked that figure, not the release's row plus CUDA_CONTEXT again
+    facts = catalog_facts(model)
+    row = P.single_gpu_non_torch_with_context(gpu_name)
+    assert row is not None
+    cfg = VllmConfig(max_model_len=4096)
+    old, new = (estimate_vllm(facts, 24576 * MiB, cfg, version=v, gpu_name=gpu_name) for v in ("0.8.4", "0.9.1"))
+    assert old.non_torch == row.non_torch and old.extra["non_torch_source"] == row.source
+    assert new.non_torch == P.vllm_non_torch("0.9.1", "single").in_budget  # 0.9.1 measures from a baseline
+    # a card without a measured figure keeps the row plus its context; a TP group keeps its rows plus the context
+    a10g = estimate_vllm(facts, 24576 * MiB, cfg, version="0.8.4", gpu_name="NVIDIA A10G")
+    assert a10g.non_torch == P.vllm_non_torch("0.8.4", "single").in_budget + P.CUDA_CONTEXT
+    tp2 = estimate_vllm(facts, 24576 * MiB, replace(cfg, tensor_parallel_size=2), version="0.8.4", gpu_name=gpu_name)
+    assert tp2.non_torch >= P.CUDA_CONTEXT + P.vllm_non_torch("0.8.4", "peerless").in_budget
+    # the key names a whole model: an H20 is not an H200, a 3090 is not a 30900
+    assert P.single_gpu_non_torch_with_context("NVIDIA H20") is None
+    assert P.single_gpu_non_torch_with_context("NVIDIA GeForce RTX 30900") is None
+
+
 def test_v0_profile_peak_is_the_larger_of_its_forward_and_its_driver_ranks_sort():
     """V0's _dummy_run (model_runner.py@v0.6.4, @v0.9.1) samples max_num_seqs dummy prompts with top_k = vocab - 1:
     the fp32 logits are sorted (38 B per row and entry from 128 rows) after the forward, beside the hidden states

@@ -407,6 +407,38 @@ CASES = [
      {P.WEIGHTS: gib(7.17), P.GPU_MEMORY: gib(39.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(35.60), P.NON_TORCH: gib(0.01),
       P.ACTIVATION: gib(1.83), P.KV_CACHE: gib(26.60), P.CUDA_GRAPHS: gib(0.41), P.GPU_BLOCKS: 13618, P.CPU_BLOCKS: 2048,
       P.MAX_MODEL_LEN: 2048, P.MAX_CONCURRENCY: 106.39, P.KV_TOKENS: 217888, P.BLOCK_SIZE: 16}),
+    # round 27: V0 of 0.7.2 through the LLM class on an L40 and an A10 (CUDA totals 44.39 and 22.06 GiB): the profile
+    # lines' weights (2.88 GiB) win over the load line's 2.8797 GB, as in every 0.6.4+ V0 log
+    ("vllm/v0.7.2-qwen25-math-15b-l40-gmu085-4k.log", '0.7.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.88), P.GPU_MEMORY: gib(44.39), P.UTILIZATION: 0.85, P.REQUESTED: gib(37.73),
+      P.NON_TORCH: gib(0.08), P.ACTIVATION: gib(1.40), P.KV_CACHE: gib(33.37), P.CUDA_GRAPHS: gib(0.20),
+      P.GPU_BLOCKS: 78115, P.CPU_BLOCKS: 9362, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 305.14, P.KV_TOKENS: 1249840,
+      P.BLOCK_SIZE: 16}),
+    ("vllm/v0.7.2-qwen25-math-15b-a10-gmu09-4k.log", '0.7.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.88), P.GPU_MEMORY: gib(22.06), P.UTILIZATION: 0.9, P.REQUESTED: gib(19.85),
+      P.NON_TORCH: gib(0.05), P.ACTIVATION: gib(1.40), P.KV_CACHE: gib(15.52), P.CUDA_GRAPHS: gib(0.18),
+      P.GPU_BLOCKS: 36332, P.CPU_BLOCKS: 9362, P.MAX_MODEL_LEN: 4096, P.MAX_CONCURRENCY: 141.92, P.KV_TOKENS: 581312,
+      P.BLOCK_SIZE: 16}),
+    # round 27: ROCm. A 0.6.3 development build on MI300X, alone and at TP 8 (mp workers: the driver's blocks line is
+    # the engine's, each rank's load line the same 1.5874 GB), and 0.4.1 on a Radeon PRO W7900 (NAVI, no FA)
+    ("vllm/v0.6.3dev-llama2-7b-mi300x-rocm-bench.log", '0.6.3.dev114+g4f95ffee', True, None, 'main', 0,
+     {P.WEIGHTS: gib(12.5523), P.GPU_BLOCKS: 20186, P.CPU_BLOCKS: 512, P.KV_TOKENS: 322976, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.6.3dev-llama2-7b-8xmi300x-tp8-rocm-bench.log", '0.6.3.dev114+g4f95ffee', True, None, 'main', 0,
+     {P.WEIGHTS: gib(1.5874), P.GPU_BLOCKS: 169460, P.CPU_BLOCKS: 4096, P.KV_TOKENS: 2711360, P.BLOCK_SIZE: 16}),
+    ("vllm/v0.4.1-llama3-8b-w7900-rocm-navi-8k-bench.log", '0.4.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 12003, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 192048, P.BLOCK_SIZE: 16}),
+    # round 27: V1 of 0.8.4 on RTX 3090s through the LLM class: alone, and at TP 2 where the engine core logs each
+    # worker's pool (359,328 and 359,712 tokens) and runs the smaller
+    ("vllm/v1-0.8.4-qwen25-7b-rtx3090-4k-llm-class.log", '0.8.4', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.2717), P.CUDA_GRAPHS: gib(1.44), P.KV_TOKENS: 97680, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 23.85}),
+    ("vllm/v1-0.8.4-qwen25-7b-2x-rtx3090-tp2-gmu08-4k.log", '0.8.4', True, None, 'rank 1', 0,
+     {P.WEIGHTS: gib(7.1441), P.CUDA_GRAPHS: gib(2.13), P.KV_TOKENS: 359328, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 87.73}),
+    # the same post's R1-Distill-Qwen-7B at TP 2: the smaller line first this time (367,968 then 368,352)
+    ("vllm/v1-0.8.4-r1-distill-qwen7b-2x-rtx3090-tp2-gmu08-4k.log", '0.8.4', True, None, 'rank 1', 0,
+     {P.WEIGHTS: gib(7.1441), P.CUDA_GRAPHS: gib(2.13), P.KV_TOKENS: 367968, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 89.84}),
     # round 22: V0 at TP 8 on NVSwitch A100s; a DJL LMI worker's profile lines behind CloudWatch's prefix and an
     # escaped ANSI colour, no blocks line; Ray's deduplicated worker lines over two PP stages ('[repeated 14x ...]')
     ("vllm/v0.7.1-deepseek-coder-v2-lite-8xa100-40gb-tp8-djl.log", '0.7.1', True, None, 'pid 240', 1,
@@ -928,7 +960,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 138, "sglang": 56, "llama.cpp": 53}
+    assert counts == {"vllm": 146, "sglang": 56, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1035,6 +1067,25 @@ def test_workers_keep_their_own_figures_and_the_smallest_pool_binds():
     assert log.binding_rank() == "rank 1"
     assert log.terms()[P.KV_CACHE] == gib(24.10)
     assert parse("vllm/v0.8-moe-marlin-4x-rtx3090-workers.log").ranks.keys() == {"pid 521", "pid 507", "pid 577"}
+
+
+def test_v1_per_worker_pool_lines_give_the_smallest_as_the_engines():
+    # v1/engine/core.py@v0.8.4 logs each worker's pool unprefixed, then unify_kv_cache_configs gives all the least
+    server = "INFO 04-18 14:33:04 [api_server.py:1034] vLLM API server version 0.8.4\n"
+    small = ["INFO 04-18 14:34:20 [kv_cache_utils.py:634] GPU KV cache size: 359,328 tokens\n",
+             "INFO 04-18 14:34:20 [kv_cache_utils.py:637] Maximum concurrency for 4,096 tokens per request: 87.73x\n"]
+    large = ["INFO 04-18 14:34:20 [kv_cache_utils.py:634] GPU KV cache size: 359,712 tokens\n",
+             "INFO 04-18 14:34:20 [kv_cache_utils.py:637] Maximum concurrency for 4,096 tokens per request: 87.82x\n"]
+    for lines in ([server, *small, *large], [server, *large, *small]):
+        terms = parse_log(lines, "vllm")[0].terms()
+        assert (terms[P.KV_TOKENS], terms[P.MAX_CONCURRENCY], terms[P.MAX_MODEL_LEN]) == (359328, 87.73, 4096)
+    # 0.7's V1 blocks line the same way
+    blocks = ["INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381\n",
+              "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1379\n"]
+    assert parse_log(blocks, "vllm")[0].terms()[P.GPU_BLOCKS] == 1379
+    # a restart is another start-up: its one pool is the engine's, however large
+    terms = parse_log([server, *small, server, *large], "vllm")[0].terms()
+    assert (terms[P.KV_TOKENS], terms[P.MAX_CONCURRENCY]) == (359712, 87.82)
 
 
 def test_sglang_tied_pools_bind_on_the_rank_with_the_least_free_memory():

@@ -1190,6 +1190,18 @@ def non_torch_rule(version: str | None, device_group: int, nvls: int) -> dict:
     return {"non_torch_bytes_per_gpu": (rule, "; ".join(sources))}
 
 
+def non_torch_with_context(profile: P.VllmProfile, gpu_name: str, ranks: int,
+                           non_torch: int) -> tuple[int, P.ContextNonTorchRow | None]:
+    """The non-torch term with the CUDA context where the release counts it in its budget
+    (VllmProfile.context_in_budget), and the measured row used, if any. Alone on a card whose figure a 0.6.4 log
+    printed with the context inside (profiles.SINGLE_GPU_NON_TORCH_WITH_CONTEXT), that figure is what the release
+    subtracts: the release's row plus the context would count the context twice."""
+    if not profile.context_in_budget:
+        return non_torch, None
+    measured = P.single_gpu_non_torch_with_context(gpu_name) if ranks == 1 else None
+    return (measured.non_torch, measured) if measured else (non_torch + P.CUDA_CONTEXT, None)
+
+
 def non_torch_links(gpu_name: str, tp: int, pp: int, nccl_p2p_disabled: bool = False, engine: str = "v1") -> str:
     """The profiles.VLLM_NON_TORCH class of this GPU group."""
     if tp * pp == 1:
@@ -2076,7 +2088,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # V1 0.8.0-0.9.0 counts every non-torch byte on the device as non-torch memory, its own CUDA context included
     # (VllmProfile.context_in_budget): the context moves from outside the budget into the non-torch term
     context_outside = 0 if profile.context_in_budget else P.CUDA_CONTEXT
-    non_torch += P.CUDA_CONTEXT - context_outside
+    non_torch, measured = non_torch_with_context(profile, gpu_name, tp * pp, non_torch)
     # up to 0.2.4 the profile subtracts torch's peak alone (VllmProfile.torch_peak_only): non-torch memory and the
     # communicators' buffers take their room from outside gmu x total
     non_torch_in_budget = 0 if profile.torch_peak_only else non_torch
@@ -2256,8 +2268,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
-               "non_torch_source": P.vllm_non_torch(version, non_torch_links(gpu_name, tp, pp, cfg.nccl_p2p_disabled,
-                                                                            profile.engine)).source,
+               "non_torch_source": measured.source if measured else P.vllm_non_torch(
+                   version, non_torch_links(gpu_name, tp, pp, cfg.nccl_p2p_disabled, profile.engine)).source,
                "mxfp4_backend": backend,
                # block-FP8 scales Marlin holds beyond the checkpoint's on the binding rank (profiles.VLLM_FP8_MARLIN)
                "fp8_marlin_scales": fp8_marlin_report(marlin, worst.stage) if marlin else {},
