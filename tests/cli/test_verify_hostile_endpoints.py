@@ -61,6 +61,32 @@ def test_what_is_not_a_short_json_answer_is_left_to_the_parser(gsg, fake, here, 
         f"{lines} line(s)")
 
 
+def _one_endless_line():
+    while True:
+        yield b"x" * 65536
+
+
+def test_one_endless_line_ends_at_the_byte_cap_cut_to_the_line_cap(gsg, fake, here, monkeypatch):
+    monkeypatch.setenv("GSG_MAX_LOG_BYTES", str(4 * 1024 * 1024))
+    _, result = verify(gsg, fake, here, _one_endless_line, "-o", "json")
+    assert result.code == 1
+    instance = json.loads(result.out)["deployments"][0]["instances"][0]
+    assert instance["problem"].startswith("no start-up line of vLLM, SGLang or llama.cpp in its 1 line(s)")
+    assert instance["notes"] == ["read the first 4 MiB of the log only (GSG_MAX_LOG_BYTES)",
+                                 "1 line(s) longer than 32,768 bytes were cut (GSG_MAX_LOG_LINE_BYTES)"]
+
+
+@pytest.mark.parametrize("served, says", [
+    (b"\x00" * 5000, "not verified: not a text log (binary data at byte 0)"),
+    (b"INFO caf\xe9 \xff\xfe \xc3\x28 bad\n" + L40S_LOG, None),  # invalid UTF-8 in a line: the rest is read
+    (b"\x00\x00\n" + L40S_LOG, None),  # a leading run of NUL bytes (a preallocated file) is skipped
+])
+def test_nul_bytes_and_invalid_utf8_in_a_log(gsg, fake, here, served, says):
+    _, result = verify(gsg, fake, here, served)
+    assert result.code == (1 if says else 0)
+    assert instance_line(result.out) == (f"instance llama-8b-00001 on gpu-l: {says}" if says else VERIFIED_LINE)
+
+
 @pytest.mark.parametrize("status, says", [
     (404, "HTTP 404 NotFound: injected log refusal"),
     (409, "HTTP 409 Error: injected log refusal"),
@@ -254,3 +280,33 @@ def test_secrets_in_the_servers_own_answer_are_masked(gsg, fake, here, served):
     _, result = verify(gsg, fake, here, served(fake.api_key))
     assert result.code == 1 and "not verified: " in instance_line(result.out)
     assert HF not in result.out + result.err and fake.api_key not in result.out + result.err
+
+
+def test_once_the_command_time_limit_runs_out_the_other_logs_are_not_read(gsg, fake, here, monkeypatch):
+    # before: the log dripping past the limit had a note naming GSG_REQUEST_DEADLINE, and every later instance was
+    # "the server refused the log: ... gsg's time limit for this command ran out", a request gsg never made
+    import time
+
+    monkeypatch.setenv("GSG_COMMAND_DEADLINE", "1.5")
+    first, second = deploy(fake, here, tuned("0.78"), replicas=2)
+
+    def dripping():
+        yield L40S_LOG
+        while True:
+            time.sleep(0.05)
+            yield b"INFO 04-24 16:40:00 [logger.py:39] Received request chatcmpl\n"
+
+    fake.instance_logs[first] = dripping
+    fake.instance_logs[second] = L40S_LOG
+    started = time.monotonic()
+    result = gsg("verify", "specs/", "-o", "json")
+    assert time.monotonic() - started < 5
+    assert result.code == 1
+    one, two = json.loads(result.out)["deployments"][0]["instances"]
+    assert one["status"] == "verified" and one["kv_capacity_tokens"]["observed"] == 158_656
+    assert len(one["notes"]) == 1 and one["notes"][0].startswith(
+        "the server was still sending when gsg's time limit for this command ran out (1.5s over all requests, "
+        "GSG_COMMAND_DEADLINE): read the first ")
+    assert two["status"] == "not-verified" and two["problem"] == (
+        "not read: gsg's time limit for this command ran out (1.5s over all requests, GSG_COMMAND_DEADLINE)")
+    assert len(fake.log_queries) == 1

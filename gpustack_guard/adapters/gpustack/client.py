@@ -190,6 +190,10 @@ class GPUStackClient:
         """Give the command more time (apply --wait polls for as long as the user asked)."""
         self._command_end = max(self._command_end, self._clock() + seconds + self.limits.request_deadline)
 
+    def command_time_out(self) -> str | None:
+        """The line saying this command's time limit has run out (no request can be made any more), or None."""
+        return self._command_deadline_text() if self._clock() >= self._command_end else None
+
     # --- transport ---------------------------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: dict | None = None, json_body: Any = None,
                 expect_json: bool = True, idempotent: bool | None = None, unique_keys: bool = False) -> Any:

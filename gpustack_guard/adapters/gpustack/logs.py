@@ -172,6 +172,10 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
                       feed: Callable[[str], bool]) -> LogRead:
     """Feed one instance's log to `feed` line by line until it returns False or a limit is reached."""
     read = LogRead()
+    over = client.command_time_out()
+    if over:  # asked, every later log would be "refused" by gsg itself: not read, said as what it is
+        read.problem = f"not read: {over}"
+        return read
     live = _LiveLines(limits, feed)
     splitter = live.splitter
     asked = min(limits.max_lines, START_UP_LOG_LINES)
@@ -204,16 +208,18 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
         return read
     # the server sends at most the lines asked for: as many means the log may go on
     splitter.line_cap_hit = splitter.line_cap_hit or (read.lines >= limits.max_lines and asked == limits.max_lines)
-    _note_stop(read, streamed, limits, client.limits.request_deadline, live)
+    _note_stop(read, streamed, limits, client.limits.request_deadline, live, client.command_time_out())
     return read
 
 
 def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadline: float,
-               live: _LiveLines) -> None:
+               live: _LiveLines, command_over: str | None) -> None:
     splitter = live.splitter
     size = f"{streamed.bytes_read / MiB:.1f} MiB" if streamed.bytes_read >= MiB else f"{streamed.bytes_read:,} bytes"
     if streamed.stopped == C.STOPPED_AT_CAP:
         read.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB of the log only (GSG_MAX_LOG_BYTES)")
+    elif streamed.stopped == C.STOPPED_AT_DEADLINE and command_over:  # the command's limit cut it, not the request's
+        read.notes.append(f"the server was still sending when {command_over}: read the first {size} only")
     elif streamed.stopped == C.STOPPED_AT_DEADLINE:
         read.notes.append(f"the server was still sending after {deadline:g}s (GSG_REQUEST_DEADLINE): read the "
                           f"first {size} only")
