@@ -310,3 +310,18 @@ def test_once_the_command_time_limit_runs_out_the_other_logs_are_not_read(gsg, f
     assert two["status"] == "not-verified" and two["problem"] == (
         "not read: gsg's time limit for this command ran out (1.5s over all requests, GSG_COMMAND_DEADLINE)")
     assert len(fake.log_queries) == 1
+
+
+def test_secrets_on_the_engines_command_line_never_reach_the_output(gsg, fake, here):
+    # before: `--api-key VALUE` (a space, or an argv list) and a GPUStack key by its shape were quoted as printed
+    other_key = "gpustack_fedcba9876543210_0123456789abcdef0123456789abcdef"
+    served = (VERSION_LINE + b"INFO 04-24 16:32:50 [api_server.py:1044] argv: ['--api-key', 'engine-secret-1', "
+              b"'--max-model-len', '32768']\n" + f"OSError: key {other_key} refused; --hf-token plainsecret9\n".encode())
+    (iid,) = deploy(fake, here, tuned("0.78"))
+    fake.instance_logs[iid] = served
+    for output in ("text", "json", "markdown"):
+        result = gsg("verify", "specs/", "-o", output)
+        assert result.code == 1
+        for secret in ("engine-secret-1", other_key, "plainsecret9"):
+            assert secret not in result.out + result.err
+    assert "OSError: key ******** refused; --hf-token ********" in result.out
