@@ -105,7 +105,8 @@ GONE_HINT = "the instance may have been restarted or removed since it was listed
 # the engine's; longer, it is left to the parser (which finds no start-up line in it)
 JSON_LOG_MAX_BYTES = 64 * 1024
 
-_HTML_STARTS = (b"<!doctype html", b"<html")  # the longest first: take() holds back that many bytes to tell
+# the longest first: take() holds back that many bytes to tell; a page may open with its head, body or a comment
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
 HTML_LOG = "an HTML page, not a log (a login page or proxy in front of GPUStack?)"
 
 

@@ -205,9 +205,11 @@ def _model_names(text: str | None) -> set[str]:
 def model_mismatch(rendered: RenderedSpec, log: ObservedLog) -> str | None:
     """Why the log is another model's (its start-up names a model the spec's source is not), or None. Told only
     when both sides name a model folder or repo: a GGUF file's name (llama.cpp, a quantised download) need not
-    carry its repo's, so a .gguf log model or spec is never called another model."""
+    carry its repo's, and ollama's runner loads a blob by its digest, so a llama.cpp log, a .gguf log model or spec
+    is never called another model."""
     spec = rendered.spec
-    if not log.model or log.model.lower().endswith(".gguf") or spec.is_gguf or not spec.source_id:
+    if not log.model or log.engine == P.LLAMACPP or log.model.lower().endswith(".gguf") or spec.is_gguf \
+            or not spec.source_id:
         return None
     ours = _model_names(spec.source_id) | {spec.name.lower()}  # the deployment's name: a served-model-name
     if ours & _model_names(log.model):

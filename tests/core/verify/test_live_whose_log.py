@@ -30,9 +30,12 @@ def test_a_log_of_this_model_is_not_another_models(source_id, model):
     assert L.model_mismatch(rendered(source_id), ObservedLog(engine=P.SGLANG, model=model)) is None
 
 
-def test_a_gguf_spec_is_never_held_against_the_log_model():
-    log = ObservedLog(engine=P.LLAMACPP, model="/models/other")
+def test_a_gguf_spec_or_a_llamacpp_log_is_never_held_against_the_log_model():
+    log = ObservedLog(engine=P.VLLM, model="/models/other")
     assert L.model_mismatch(rendered("Qwen/Qwen2.5-7B-Instruct-GGUF", gguf=True), log) is None
+    assert L.model_mismatch(rendered("Qwen/Qwen2.5-7B-Instruct-GGUF"), log) is not None  # the neighbour
+    ollama = ObservedLog(engine=P.LLAMACPP, model="/root/.ollama/models/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff")
+    assert L.model_mismatch(rendered("Qwen/Qwen2.5-7B-Instruct-GGUF"), ollama) is None
 
 
 @pytest.mark.parametrize("model", [
