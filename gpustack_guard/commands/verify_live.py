@@ -5,8 +5,9 @@ Reading is bounded per instance (LogLimits, the request deadline) and over the c
 an instance whose log cannot be had or read is one line and the run goes on.
 
 Exit codes: 0 every running instance verified without a finding at or above --fail-level; 1 a finding at or above
-it, or a running instance that could not be verified (refused, empty, binary or unknown log, no estimate), or a
-user error; 3 a bug in gsg.
+it, or a running instance that could not be verified (refused, empty, binary, HTML, JSON or unknown log, another
+engine's or model's log, no KV pool logged, no estimate, an instance naming another model), or a user error; 3 a
+bug in gsg.
 """
 
 from __future__ import annotations
@@ -83,8 +84,13 @@ class _Run:
         self.secrets: list[str] = []
         self.deployments: list[dict] = []
 
-    def instance(self, client, ev, live: LiveInstance, fleet: Fleet, cluster: str | None) -> dict:
+    def instance(self, client, ev, live: LiveInstance, model: dict, fleet: Fleet, cluster: str | None) -> dict:
         base = {"instance": live.name, "id": live.id, "worker": live.worker, "state": live.state}
+        if live.model_name and live.model_name != model["name"]:  # the list's two fields disagree: read neither
+            return {**base, "status": NOT_VERIFIED,
+                    "problem": f"the server lists it under model id {model['id']} ('{echo.value(model['name'], 80)}') "
+                               f"but names its model '{echo.value(live.model_name, 80)}': whose instance it is "
+                               "cannot be told, its log was not read"}
         if live.state != "running":
             return {**base, "status": SKIPPED, "problem": f"{live.state}, not running: not verified"}
         gpus, problem = _gpus(live, fleet, cluster)
@@ -105,7 +111,8 @@ class _Run:
             return {**base, "status": NOT_VERIFIED, "notes": read.notes,
                     "problem": f"no start-up line of vLLM, SGLang or llama.cpp in its {read.lines:,} line(s): "
                                "a log format gsg does not know, or the start-up part was rotated away"}
-        mismatch = L.engine_mismatch(ev.rendered, log)
+        mismatch = L.engine_mismatch(ev.rendered, log) or L.model_mismatch(ev.rendered, log) \
+            or L.nothing_to_compare(log)
         if mismatch:
             return {**base, "status": NOT_VERIFIED, "problem": mismatch, "notes": read.notes}
         seen = L.env_seen_in(ev.rendered, log)
@@ -157,7 +164,7 @@ class _Run:
         if not mine_live:
             record["note"] = "no instance on the server"
         cluster = cluster_name_of(model, cluster_names)
-        record["instances"] = [self.instance(client, ev, live, fleet, cluster) for live in mine_live]
+        record["instances"] = [self.instance(client, ev, live, model, fleet, cluster) for live in mine_live]
         return record
 
 

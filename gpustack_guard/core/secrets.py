@@ -45,7 +45,9 @@ URL_SCHEME_MAX_CHARS = 32
 URL_SCHEME = rf"[A-Za-z][A-Za-z0-9+.-]{{0,{URL_SCHEME_MAX_CHARS - 1}}}"
 _URL_PASSWORD = re.compile(URL_SCHEME + r"://[^/\s:@]*:[^/\s@]+@")
 _TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
-                          r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12})")
+                          r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12}|"
+                          # a GPUStack API key (security.get_key_pair: gpustack_<16 hex>_<32 hex>)
+                          r"gpustack_[0-9A-Fa-f]{16}_[0-9A-Fa-f]{8})")
 
 
 def is_secret_key(key: str) -> bool:

@@ -190,6 +190,10 @@ class GPUStackClient:
         """Give the command more time (apply --wait polls for as long as the user asked)."""
         self._command_end = max(self._command_end, self._clock() + seconds + self.limits.request_deadline)
 
+    def command_time_out(self) -> str | None:
+        """The line saying this command's time limit has run out (no request can be made any more), or None."""
+        return self._command_deadline_text() if self._clock() >= self._command_end else None
+
     # --- transport ---------------------------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: dict | None = None, json_body: Any = None,
                 expect_json: bool = True, idempotent: bool | None = None, unique_keys: bool = False) -> Any:
@@ -381,6 +385,7 @@ class GPUStackClient:
         wanted = {name: (params or {})[name] for name in filtered if (params or {}).get(name) is not None}
         found: list = []
         seen: dict = {}  # id -> the name it was first listed under
+        repeated = 0  # items listed again under an id already read (kept once)
         previous: list | None = None  # the last page's items, when the server gives no page count
         page = 1
         while True:
@@ -411,6 +416,7 @@ class GPUStackClient:
                         if seen[key] != name:
                             raise ApiError("GET", path, f"id {printable(str(key))} is listed twice under different "
                                                         f"names (page {page}): the list is inconsistent; try again")
+                        repeated += 1
                         continue
                     seen[key] = name
                 found.append(keep(len(found), item) if keep else item)
@@ -426,8 +432,11 @@ class GPUStackClient:
                 # proxy or a server dropping items from a page); a prune or a duplicate-name check on it would judge
                 # models it never saw
                 if total is not None and len(found) < total:
+                    # an id listed twice fills a place of the count: the pages held more than the ids read
+                    twice = f" distinct ids ({_count(repeated)} item(s) listed again under an id already read)" \
+                        if repeated else ""
                     raise ApiError("GET", path, f"the server counts {_count(total)} items but its pages held "
-                                                f"{_count(len(found))}: the list is incomplete; try again")
+                                                f"{_count(len(found))}{twice}: the list is incomplete; try again")
                 return found
             if pages is None:
                 if page >= self.limits.max_list_pages:

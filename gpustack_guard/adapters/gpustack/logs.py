@@ -9,6 +9,7 @@ instance, never a stop of the command.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -97,7 +98,15 @@ class LogRead:
     problem: str | None = None  # the one line for an instance whose log could not be used
 
 
-_HTML_STARTS = (b"<!doctype html", b"<html")  # the longest first: take() holds back that many bytes to tell
+# A refusal of these after the instance was listed: it was removed or restarted (a new run) in between
+GONE_STATUSES = (404, 409, 410)
+GONE_HINT = "the instance may have been restarted or removed since it was listed; run verify again"
+# A whole answer this short that is one JSON document is the server's (an error object, a proxy's answer), not
+# the engine's; longer, it is left to the parser (which finds no start-up line in it)
+JSON_LOG_MAX_BYTES = 64 * 1024
+
+# the longest first: take() holds back that many bytes to tell; a page may open with its head, body or a comment
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
 HTML_LOG = "an HTML page, not a log (a login page or proxy in front of GPUStack?)"
 
 
@@ -112,10 +121,13 @@ class _LiveLines:
         self.proxy_failure: str | None = None
         self.opening: bytes | None = b""  # the answer's first bytes, until they show whether it is an HTML page
         self.html = False
+        self.head = bytearray()  # the answer's first bytes, kept while short (_json_problem)
 
     def take(self, chunk: bytes) -> bool:
         """One chunk of the answer; False to stop the stream (binary data, the line cap, an HTML page, or the
         reader has enough)."""
+        if len(self.head) <= JSON_LOG_MAX_BYTES:
+            self.head += chunk[:JSON_LOG_MAX_BYTES + 1 - len(self.head)]
         if self.opening is None:
             return self._split(chunk)
         self.opening += chunk
@@ -161,13 +173,18 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
                       feed: Callable[[str], bool]) -> LogRead:
     """Feed one instance's log to `feed` line by line until it returns False or a limit is reached."""
     read = LogRead()
+    over = client.command_time_out()
+    if over:  # asked, every later log would be "refused" by gsg itself: not read, said as what it is
+        read.problem = f"not read: {over}"
+        return read
     live = _LiveLines(limits, feed)
     splitter = live.splitter
     asked = min(limits.max_lines, START_UP_LOG_LINES)
     try:
         streamed = client.instance_log(instance_id, lines=asked, max_bytes=limits.max_bytes, consume=live.take)
     except ApiError as exc:
-        read.problem = f"the server refused the log: {exc}"
+        gone = f" ({GONE_HINT})" if exc.status in GONE_STATUSES else ""
+        read.problem = f"the server refused the log: {exc}{gone}"
         return read
     read.bytes_read = streamed.bytes_read
     live.flush_opening()
@@ -183,21 +200,27 @@ def read_instance_log(client: GPUStackClient, instance_id: int, limits: LogLimit
     if streamed.bytes_read == 0:
         read.problem = "the log is empty (the engine has written nothing yet, or the worker keeps no log)"
         return read
+    json_answer = _json_problem(bytes(live.head))
+    if json_answer:
+        read.problem = json_answer
+        return read
     if live.proxy_failure is not None and read.lines == 1:  # nothing but the server's own failure
         read.problem = f"the server could not read the log: {printable(live.proxy_failure, 200)}"
         return read
     # the server sends at most the lines asked for: as many means the log may go on
     splitter.line_cap_hit = splitter.line_cap_hit or (read.lines >= limits.max_lines and asked == limits.max_lines)
-    _note_stop(read, streamed, limits, client.limits.request_deadline, live)
+    _note_stop(read, streamed, limits, client.limits.request_deadline, live, client.command_time_out())
     return read
 
 
 def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadline: float,
-               live: _LiveLines) -> None:
+               live: _LiveLines, command_over: str | None) -> None:
     splitter = live.splitter
     size = f"{streamed.bytes_read / MiB:.1f} MiB" if streamed.bytes_read >= MiB else f"{streamed.bytes_read:,} bytes"
     if streamed.stopped == C.STOPPED_AT_CAP:
         read.notes.append(f"read the first {limits.max_bytes / MiB:g} MiB of the log only (GSG_MAX_LOG_BYTES)")
+    elif streamed.stopped == C.STOPPED_AT_DEADLINE and command_over:  # the command's limit cut it, not the request's
+        read.notes.append(f"the server was still sending when {command_over}: read the first {size} only")
     elif streamed.stopped == C.STOPPED_AT_DEADLINE:
         read.notes.append(f"the server was still sending after {deadline:g}s (GSG_REQUEST_DEADLINE): read the "
                           f"first {size} only")
@@ -214,3 +237,18 @@ def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadl
                           f"(GSG_MAX_LOG_LINE_BYTES)")
     if live.proxy_failure is not None:
         read.notes.append(f"the server's log stream ended with: {printable(live.proxy_failure, 200)}")
+
+
+def _json_problem(head: bytes) -> str | None:
+    """A short answer that is one JSON object, list or text is the server's (`{"detail": ...}` with 200, an API
+    gateway's error), not a log: named, with its `detail` or `message` when it has one. JSON lines (a log an engine
+    writes as JSON, one object a line) are more than one document: left to the parser."""
+    if len(head) > JSON_LOG_MAX_BYTES or head.lstrip()[:1] not in (b"{", b"[", b'"'):
+        return None
+    try:
+        parsed = json.loads(head.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: left to the log parser
+        return None
+    said = parsed.get("detail") or parsed.get("message") if isinstance(parsed, dict) else None
+    told = f": {printable(str(said), 200)}" if isinstance(said, (str, int, float)) and said != "" else ""
+    return f"a JSON document ({kind_of(parsed)}), not a log text{told}"

@@ -196,6 +196,43 @@ def _below_workload(ev: Evaluation, instance: Instance, logged: int, capacity: i
         sequences=seats, sequences_fitting=fit)
 
 
+def _model_names(text: str | None) -> set[str]:
+    """The names a model path or id can be known by, compared without case; ModelScope's cache writes a dot in a
+    folder name as '___' (Qwen2___5-7B)."""
+    return {name.lower().replace("___", ".") for name in C.model_candidates(text)}
+
+
+def model_mismatch(rendered: RenderedSpec, log: ObservedLog) -> str | None:
+    """Why the log is another model's (its start-up names a model the spec's source is not), or None. Told only
+    when both sides name a model folder or repo: a GGUF file's name (llama.cpp, a quantised download) need not
+    carry its repo's, and ollama's runner loads a blob by its digest, so a llama.cpp log, a .gguf log model or spec
+    is never called another model."""
+    spec = rendered.spec
+    if not log.model or log.engine == P.LLAMACPP or log.model.lower().endswith(".gguf") or spec.is_gguf \
+            or not spec.source_id:
+        return None
+    ours = _model_names(spec.source_id) | {spec.name.lower()}  # the deployment's name: a served-model-name
+    if ours & _model_names(log.model):
+        return None
+    return (f"the log is of model '{echo.value(log.model, 160)}', but the spec deploys "
+            f"'{echo.value(spec.source_id, 160)}': another model's log (a reused instance id, or a log the server "
+            "mixed up), not compared")
+
+
+def nothing_to_compare(log: ObservedLog) -> str | None:
+    """Why a log of the right engine still cannot be judged: it holds no KV pool figure (the start-up failed first,
+    or the log stops before the pool was printed), or None."""
+    pool = (P.KV_TOKENS, P.KV_CACHE, P.GPU_BLOCKS)
+    if any(term in log.terms() or term in log.engine_terms for term in pool) \
+            or any(term in terms for terms in log.ranks.values() for term in pool):
+        return None
+    if log.failure:
+        return (f"the engine's start-up failed before it logged a KV pool ({echo.value(log.failure, 300)}): nothing "
+                "to compare")
+    return ("the log stops before the engine logged its KV pool (still starting, or the start-up part was cut): "
+            "nothing to compare")
+
+
 def engine_mismatch(rendered: RenderedSpec, log: ObservedLog) -> str | None:
     """Why the log cannot be this spec's engine (a log of another backend), or None."""
     if log.engine is None or FAMILY.get(log.engine) == rendered.family:

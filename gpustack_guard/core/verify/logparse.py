@@ -151,6 +151,9 @@ _URL_WORD = re.compile(URL_SCHEME + r"://[^\s'\"<>()\[\]{},]+")
 # a list value (`'api_key': ['sk-...']`) keeps its bracket and quotes: only the value inside is masked
 _KEY_VALUE = re.compile(rf"(?P<key>[A-Za-z_][A-Za-z0-9_.-]{{0,{KEY_NAME_MAX_CHARS - 1}}})"
                         r"(?P<sep>['\"]?\s*[=:]\s*(?:\[\s*)?['\"]?)(?P<value>[^\s,'\"()\[\]{}]+)")
+# a secret flag and its value as a command line or an argv list prints them (`--api-key abc`, `'--api-key', 'abc'`)
+_FLAG_THEN_VALUE = re.compile(rf"(?P<flag>--[A-Za-z][A-Za-z0-9_-]{{0,{KEY_NAME_MAX_CHARS - 1}}})"
+                              r"(?P<sep>['\"]?(?:\s*,\s*|\s+)['\"]?)(?P<value>[^\s,'\"()\[\]{}]+)")
 _WORD = re.compile(r"[^\s'\",()\[\]{}<>=]+")
 _NOT_A_SECRET = {"none", "null", "false", "true", "''", ""}
 
@@ -182,6 +185,15 @@ def mask_secrets(text: str, found: set[str] | None = None) -> str:
         return m.group(0)
 
     text = _KEY_VALUE.sub(key_value, text)
+
+    def flag_value(m: re.Match) -> str:
+        value = m.group("value")
+        if is_secret_flag(m.group("flag")) and not value.startswith("-") and value.lower() not in _NOT_A_SECRET \
+                and MASK not in value:
+            return m.group("flag") + m.group("sep") + hide(value)
+        return m.group(0)
+
+    text = _FLAG_THEN_VALUE.sub(flag_value, text)
     def word(m: re.Match) -> str:
         value = m.group(0)
         return hide(value) if MASK not in value and is_secret_value(value) else value

@@ -198,6 +198,9 @@ def test_a_live_log_that_stops_mid_number_says_so_as_the_file_reader_does(tail, 
     b"<!DOCTYPE html>\n<html><body>Sign in</body></html>",
     b"\n  <html lang='en'><head><title>Login</title></head></html>" + b"x" * 100_000,
     b"<HTML>",  # shorter than what is held back to tell
+    b"<head><title>502 Bad Gateway</title></head>\n<body>nginx</body>",  # a page without <html> (nginx's errors)
+    b"  <BODY>Access denied</BODY>",
+    b"<!-- proxy error page -->\n<p>Forbidden</p>",
 ])
 @respx.mock
 def test_a_login_page_as_the_log_is_named_as_one(body):
