@@ -250,8 +250,10 @@ def _specs(tmp_path, secret: str) -> None:
             "gpu_selector": {"gpu_ids": ["gpu-c:cuda:0"]},
             "backend": "vLLM", "backend_version": "0.11.0",
             "env": {"DB_PASSWORD": secret, "FROM_ENV": "${GSG_TEST_REFERENCED}"},
+            # the secret as an item of its own: GPUStack's worker (2.2+) splits an item that starts with a flag
+            # as a shell would, so `--hf-token=x {...}, y` would be three arguments (core/args.worker_tokens)
             "backend_parameters": ["--max-model-len=4096" if i % 2 else "--max-model-len=2048",
-                                   f"--hf-token={secret}"],
+                                   "--hf-token", secret],
         }
         if i in (3, 7):
             spec["backend_parameters"].append(f"--max-num-seqs={TOKENS[i]}")  # echoed in GSG016, cut at 40
