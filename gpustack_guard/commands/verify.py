@@ -106,8 +106,8 @@ def merged_args(printed: list[str], given: tuple[str, ...]) -> list[str]:
 
 def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
     """The same deployment estimated from the log's own model, arguments, GPU and version (offline)."""
-    args = merged_args(C.backend_args(log), opts.backend_args)
     version = _version(log, opts.backend_version)
+    args = merged_args(C.backend_args(log, version), opts.backend_args)
     observed = log.terms()
     total = opts.gpu_memory or (f"{observed[P.GPU_MEMORY]}B" if P.GPU_MEMORY in observed else None)
     if total is None:

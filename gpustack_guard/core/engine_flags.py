@@ -1,7 +1,10 @@
 """The numeric backend flags gsg reads, parsed exactly as each engine parses them, with the engine's range.
 
 A value the engine would refuse is reported (GSG016) instead of being replaced by a default; a value the engine
-reads differently from its face (llama.cpp's std::stoi reads `8k` as 8) is read as the engine reads it.
+reads differently from its face (llama.cpp's std::stoi reads `8k` as 8) is read as the engine reads it. The same
+holds for the shape of the other flags, per release read (tables in memory/profiles.py): a switch given a value
+(SWITCH_FLAGS: `--enforce-eager=false` is an exit, not 'off') and a choice outside the release's list
+(CHOICE_FLAGS: argparse compares exactly, so `FP8` and `` are refused).
 
 Sources (read for the rule, not copied):
 - vLLM: vllm/engine/arg_utils.py (argparse `type=int` / `float`; `human_readable_int` for --max-model-len since
@@ -27,6 +30,7 @@ from decimal import Decimal
 from typing import Callable, Union
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.secrets import masked_value
 from gpustack_guard.core.units import parse_size
@@ -663,9 +667,55 @@ def _json_refusal(key: str, value: str | None, family: str) -> FlagValueError | 
     return FlagValueError(key, value, "not a JSON object (vLLM's parser exits at start-up on it)")
 
 
+# the words an on|off flag of llama.cpp takes (common/arg.cpp)
+_ON_OFF_WORDS = {"flash-attn": "on, off or auto", "fit": "on or off"}
+# how each engine's parser meets a value after a switch
+_SWITCH_VALUE_REFUSAL = {"vllm": "argparse: ignored explicit argument", "sglang": "argparse: ignored explicit argument",
+                         "llamacpp": "common/arg.cpp reads the value as an argument of its own: invalid argument"}
+
+
+def _switch_refusal(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
+    """A switch given a value, or an on|off flag given none, in a release gsg has read (profiles.SWITCH_FLAGS):
+    `--enforce-eager=false` is no 'off' to the engine but an exit at start-up."""
+    row = P.switch_row(family, parse_version(version))
+    if row is None:
+        return None
+    engine = f"{ENGINE_NAMES[family]} {version}"
+    if key in row.needs_value:
+        if value is not None:
+            return None  # the value's words: the arithmetic's reader (engines/llamacpp.flash_attention_on, fit_active)
+        words = _ON_OFF_WORDS.get(key, "on or off")
+        return FlagValueError(key, value, f"{engine} reads a value after --{key} ({words}): alone, it takes the next "
+                                          "argument as that value, or exits at start-up with none left; write "
+                                          f"--{key} on or --{key} off")
+    if value is None:
+        return None
+    if key in row.true_false:
+        if value.lower() in ("true", "false"):
+            return None
+        return FlagValueError(key, value, f"{engine} takes true or false (any case) or no value here and exits at "
+                                          "start-up on anything else")
+    if key not in row.flags:
+        return None
+    return FlagValueError(key, value, f"{engine} reads --{key} as a switch that takes no value and exits at start-up "
+                                      f"on one ({_SWITCH_VALUE_REFUSAL[family]}); write --{key} alone to turn it on, "
+                                      "or leave it out")
+
+
+def _choice_refusal(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
+    """A value outside the release's argparse choices (profiles.CHOICE_FLAGS), compared as argparse does: exactly,
+    so `FP8` and an empty value are refused. A release gsg has not read: None."""
+    row = P.choice_row(family, key, parse_version(version))
+    if row is None or value in row.choices or value in row.unset:
+        return None
+    return FlagValueError(key, value, f"{ENGINE_NAMES[family]} {version} accepts {', '.join(row.choices)} "
+                                      "(argparse choices, case-sensitive) and exits at start-up on anything else")
+
+
 def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:
     """The refusal of one flag's value, or None when the engine accepts it (or gsg does not read the flag)."""
-    refused = foreign(key, value, family) or _json_refusal(key, value, family)
+    refused = (foreign(key, value, family) or _json_refusal(key, value, family)
+               or _switch_refusal(key, value, family, version) or _choice_refusal(key, value, family, version))
     if refused is not None:
         return refused
     flag = numeric_flags(family, version).get(key)

@@ -871,11 +871,12 @@ VECTORS = (
                "Cydonia-24B-v4zk-Q8_0.gguf, and its model buffers (11,826.45 + 11,380.14 MiB on the GPUs) are "
                "Q8_0's: so Q8_0, not an assumed Q4_K_M"),
     Vector("devstral-rtx4070s-server.log", config("mistral-small-24b"), ("NVIDIA GeForce RTX 4070 SUPER", "12282MiB"),
-           "b5750", ("--ctx-size=524288", "--flash-attn=on", "--n-gpu-layers=99", "--cache-type-k=q4_0",
+           "b5750", ("--ctx-size=524288", "--flash-attn", "--n-gpu-layers=99", "--cache-type-k=q4_0",
                      "--cache-type-v=q4_0", "--no-kv-offload", "--parallel=4"), "q2_k", version_known=False,
            engine="llama.cpp",
            why="llama.cpp PR #14363: Devstral-Small-2507 (Mistral-Small-24B's shape) Q2_K_L on an RTX 4070 SUPER "
-               "12 GB, the PR's command line (June 2025, b5750 by date; the log prints build 0); stops at metadata"),
+               "12 GB, the PR's command line (June 2025, b5750 by date; the log prints build 0; -fa the switch it "
+               "was before b6325); stops at metadata"),
     Vector("phi35-build-exits.log", "microsoft/Phi-3.5-mini-instruct", RTX_4090, None, quantization="q4_k_m",
            gpu_known=False, engine="llama.cpp",
            why="llama.cpp#18546: Phi-3.5-mini, build 6945 (the log), 4 slots, unified KV; the server exited before "

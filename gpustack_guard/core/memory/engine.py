@@ -560,7 +560,13 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
             else P.GPUSTACK_BOOKING_CTX
     layers = value("gpu-layers")
     parallel = value("parallel")
-    setting = (flags["flash-attn"] or "on") if "flash-attn" in flags else None  # a bare -fa is the old switch
+    setting = None
+    if "flash-attn" in flags:
+        # a value on a build where -fa is a switch, or none where it takes one: the engine exits (engine_flags.check)
+        refused = EF.check("flash-attn", flags["flash-attn"], "llamacpp", version)
+        if refused is not None:
+            raise refused
+        setting = "on" if flags["flash-attn"] is None else flags["flash-attn"]  # a bare -fa is the old switch
     try:
         flash, flash_auto = LC.flash_attention_on(setting, version, kv_on_host=_flag(flags, "no-kv-offload"))
     except ValueError as exc:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from gpustack_guard.core.memory.estimate import LayoutUnsupported
 from gpustack_guard.core.memory.facts import ModelFacts
 
-KV_DTYPE_BYTES = {"auto": None, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "fp32": 4,
+# bf16: SGLang's own spelling of bfloat16 (server_args.py --kv-cache-dtype choices from 0.5.4)
+KV_DTYPE_BYTES = {"auto": None, "bfloat16": 2, "bf16": 2, "float16": 2, "half": 2, "float32": 4, "fp32": 4,
                   "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "int8": 1}
 FP8_DS_MLA_BYTES_PER_LAYER = 656  # DeepSeek-V3.2 fp8_ds_mla cell
 

@@ -4090,3 +4090,284 @@ def llamacpp_env_args(version: str | None) -> tuple[LlamaCppEnvArg, ...]:
         if release >= since:
             in_force[row.option] = row
     return tuple(in_force.values())
+
+
+
+# --- argument shapes the engines' parsers refuse (engine_flags.check, GSG016) ----------------------------------
+# Each row holds for the releases [since, until), `until` being the first release after the ones read. A release gsg
+# has not read matches no row and gets no new report: a later parser may accept more.
+
+@dataclass(frozen=True)
+class SwitchFlagsRow:
+    """Flags that take no value in releases [since, until): argparse `store_true` or `BooleanOptionalAction`
+    (nargs=0), which exit at start-up on `--flag=x` ("ignored explicit argument") and on `--flag x` (an
+    unrecognized argument); llama.cpp's handler_void / handler_bool options, after which common/arg.cpp reads a
+    value as an argument of its own (invalid argument). `true_false`: flags whose action takes an optional value,
+    true or false in any case (vLLM's StoreBoolean, nargs='?'), and raises on any other. `needs_value`: on|off
+    flags that take a value (llama.cpp's handler_string): alone, the next argument is their value, or none is left
+    (expected value for argument)."""
+
+    since: str
+    until: str
+    flags: frozenset[str]
+    source: str
+    true_false: frozenset[str] = frozenset()
+    needs_value: frozenset[str] = frozenset()
+
+
+_VLLM_SWITCHES = frozenset({"enforce-eager", "disable-sliding-window", "disable-custom-all-reduce",
+                            "enable-prefix-caching", "enable-lora", "fully-sharded-loras"})
+# bool config fields from 0.9: get_kwargs gives every bool field BooleanOptionalAction
+_VLLM_SWITCHES_011 = _VLLM_SWITCHES | {"enable-chunked-prefill", "enable-expert-parallel", "skip-mm-profiling",
+                                       "disable-hybrid-kv-cache-manager"}
+_VLLM_BOOL_SOURCE = ("vllm/engine/arg_utils.py: get_kwargs gives a bool config field (ModelConfig.enforce_eager, "
+                     "SchedulerConfig.enable_chunked_prefill, ...) argparse.BooleanOptionalAction; --enable-lora "
+                     "BooleanOptionalAction")
+_LLAMACPP_SWITCHES = frozenset({"no-kv-offload", "kv-unified", "no-kv-unified", "swa-full", "cpu-moe"})
+
+
+def _after(build: str) -> str:
+    """The llama.cpp build after `build` (bNNNN)."""
+    return f"b{int(build[1:]) + 1}"
+
+
+SWITCH_FLAGS: dict[str, tuple[SwitchFlagsRow, ...]] = {
+    "vllm": (
+        SwitchFlagsRow("0.6.4", "0.8.5", _VLLM_SWITCHES,
+                       "vllm/engine/arg_utils.py@v0.6.4 .. @v0.8.4: action='store_true' (--enable-lora "
+                       "BooleanOptionalAction by 0.8.4); --enable-chunked-prefill action=StoreBoolean, nargs='?' "
+                       "(vllm/utils.py: 'true' or 'false' in any case, else ValueError)",
+                       true_false=frozenset({"enable-chunked-prefill"})),
+        SwitchFlagsRow("0.8.5", "0.11.0", _VLLM_SWITCHES | {"enable-chunked-prefill"},
+                       "vllm/engine/arg_utils.py@v0.8.5 .. @v0.10.2: store_true (--enforce-eager, "
+                       "--disable-sliding-window at 0.8.5) or get_kwargs' BooleanOptionalAction"),
+        SwitchFlagsRow("0.11.0", "0.14.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.11.0 .. @v0.14.0)"),
+        SwitchFlagsRow("0.23.0", "0.24.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.23.0, @v0.24.0)"),
+        SwitchFlagsRow("0.28.0", "0.30.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.28.0, @v0.30.0)"),
+    ),
+    "sglang": (
+        SwitchFlagsRow("0.4.10", "0.5.11", frozenset({"disable-cuda-graph", "disable-radix-cache",
+                                                      "disable-overlap-schedule", "enable-dp-attention",
+                                                      "enable-lora"}),
+                       "python/sglang/srt/server_args.py@v0.4.10.post2, @v0.5.2, @v0.5.6, @v0.5.10: "
+                       "action='store_true'"),
+    ),
+    # -fa turned from a switch into on|off|auto at LLAMACPP_FLASH_AUTO_SINCE; --fit (on|off) exists from
+    # LLAMACPP_FIT_SINCE. Builds after the newest gsg models are not read.
+    "llamacpp": (
+        SwitchFlagsRow("b0", LLAMACPP_FLASH_AUTO_SINCE, _LLAMACPP_SWITCHES | {"flash-attn"},
+                       "common/arg.cpp handler_void for -fa, -nkvo, -kvu, --swa-full, -cmoe (the llama.cpp "
+                       "llama-cpp-python 0.3.0, 0.3.10 and 0.3.16 vendor, 4227c9be ~b6200)"),
+        SwitchFlagsRow(LLAMACPP_FLASH_AUTO_SINCE, LLAMACPP_FIT_SINCE, _LLAMACPP_SWITCHES,
+                       "common/arg.cpp: -fa [on|off|auto] a handler_string (is_truthy / is_falsey / is_autoy, "
+                       "case-sensitive)", needs_value=frozenset({"flash-attn"})),
+        SwitchFlagsRow(LLAMACPP_FIT_SINCE, _after(LLAMACPP_NEWEST_MODELLED), _LLAMACPP_SWITCHES,
+                       "common/arg.cpp in llama-cpp-python 0.3.36's vendored 0c1e57098: -fa [on|off|auto] and "
+                       "-fit [on|off] handler_string, -nkvo and -kvu handler_bool, --swa-full and -cmoe "
+                       "handler_void", needs_value=frozenset({"flash-attn", "fit"})),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ChoiceFlagRow:
+    """One flag's argparse `choices` in releases [since, until), compared exactly (case-sensitive): `FP8` and an
+    empty value exit at start-up ("invalid choice"). `unset`: texts the parser's type turns into None, which the
+    choices hold (vLLM's nullable_str / optional_type(str) with None among the choices, up to 0.8.5): the flag
+    left unset."""
+
+    since: str
+    until: str
+    flag: str
+    choices: tuple[str, ...]
+    source: str
+    unset: tuple[str, ...] = ()
+
+
+def _choices(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_VLLM_DTYPES = _choices("auto half float16 bfloat16 float float32")
+_VLLM_KV = _choices("auto fp8 fp8_e5m2 fp8_e4m3")
+_VLLM_KV_23 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla turboquant_k8v4 "
+                       "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int8_per_token_head "
+                       "fp8_per_token_head nvfp4")
+_VLLM_KV_28 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla turboquant_k8v4 "
+                       "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int4_per_token_head "
+                       "int8_per_token_head fp8_per_token_head nvfp4 nvfp4_4over6")
+_VLLM_KV_30 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla nvfp4_ds_mla turboquant_k8v4 "
+                       "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int4_per_token_head "
+                       "int8_per_token_head fp8_per_token_head nvfp4 nvfp4_4over6")
+_KV_SOURCE = "vllm/config CacheDType Literal (argparse choices through get_kwargs' literal_to_kwargs)"
+_Q_OLD = ("vllm/engine/arg_utils.py --quantization type=nullable_str (optional_type(str) at 0.8.5), "
+          "choices=[*QUANTIZATION_METHODS, None]: '' and 'None' are None, the flag unset")
+_Q_NEW = ("vllm/config ModelConfig.quantization Optional[QuantizationMethods]: choices are the Literal's values and "
+          "'None', type optional_type(str), which turns '' and 'None' into None, itself no choice")
+# (since, until, tags read, methods): QuantizationMethods / QUANTIZATION_METHODS in
+# vllm/model_executor/layers/quantization/__init__.py at each tag, in its order
+_VLLM_QUANTIZATION = (
+    ("0.6.3", "0.6.5", "@v0.6.3, @v0.6.4",
+     "aqlm awq deepspeedfp tpu_int8 fp8 fbgemm_fp8 modelopt marlin gguf gptq_marlin_24 gptq_marlin awq_marlin "
+     "gptq compressed-tensors bitsandbytes qqq experts_int8 neuron_quant ipex"),
+    ("0.6.5", "0.6.7", "@v0.6.5, @v0.6.6",
+     "aqlm awq deepspeedfp tpu_int8 fp8 fbgemm_fp8 modelopt marlin gguf gptq_marlin_24 gptq_marlin awq_marlin "
+     "gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex"),
+    ("0.7.0", "0.7.1", "@v0.7.0",
+     "aqlm awq deepspeedfp tpu_int8 fp8 fbgemm_fp8 modelopt marlin gguf gptq_marlin_24 gptq_marlin awq_marlin "
+     "gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex quark"),
+    ("0.7.1", "0.7.3", "@v0.7.1, @v0.7.2",
+     "aqlm awq deepspeedfp tpu_int8 fp8 fbgemm_fp8 modelopt marlin gguf gptq_marlin_24 gptq_marlin awq_marlin "
+     "gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex quark moe_wna16"),
+    ("0.7.3", "0.7.4", "@v0.7.3",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt marlin gguf gptq_marlin_24 gptq_marlin "
+     "awq_marlin gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex quark moe_wna16"),
+    ("0.8.0", "0.8.4", "@v0.8.0, @v0.8.2, @v0.8.3",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt nvfp4 marlin gguf gptq_marlin_24 "
+     "gptq_marlin awq_marlin gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex quark "
+     "moe_wna16"),
+    ("0.8.4", "0.8.5", "@v0.8.4",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt nvfp4 marlin gguf gptq_marlin_24 "
+     "gptq_marlin awq_marlin gptq compressed-tensors bitsandbytes qqq hqq experts_int8 neuron_quant ipex quark "
+     "moe_wna16 torchao"),
+    ("0.8.5", "0.8.6", "@v0.8.5",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt nvfp4 marlin bitblas gguf gptq_marlin_24 "
+     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes qqq hqq experts_int8 "
+     "neuron_quant ipex quark moe_wna16 torchao"),
+    ("0.9.0.1", "0.9.2", "@v0.9.0.1, @v0.9.1",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 marlin bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes qqq hqq "
+     "experts_int8 neuron_quant ipex quark moe_wna16 torchao auto-round"),
+    ("0.9.2", "0.9.3", "@v0.9.2",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 marlin bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes qqq hqq "
+     "experts_int8 neuron_quant ipex quark moe_wna16 torchao auto-round rtn"),
+    ("0.10.0", "0.10.1", "@v0.10.0",
+     "aqlm awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 marlin bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes qqq hqq "
+     "experts_int8 neuron_quant ipex quark moe_wna16 torchao auto-round rtn inc"),
+    ("0.10.1", "0.10.2", "@v0.10.1, @v0.10.1.1",
+     "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 marlin bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes qqq hqq "
+     "experts_int8 neuron_quant ipex quark moe_wna16 torchao auto-round rtn inc mxfp4"),
+    ("0.10.2", "0.11.1", "@v0.10.2, @v0.11.0",
+     "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
+     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
+     "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4"),
+    ("0.12.0", "0.13.1", "@v0.12.0, @v0.13.0",
+     "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 "
+     "ipex quark moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_gptq cpu_awq"),
+    ("0.14.0", "0.14.1", "@v0.14.0",
+     "awq deepspeedfp fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
+     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
+     "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_awq"),
+    ("0.23.0", "0.23.1", "@v0.23.0",
+     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block int8_per_channel_weight_only "
+     "mxfp8"),
+    ("0.24.0", "0.24.1", "@v0.24.0",
+     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only mxfp8"),
+    ("0.28.0", "0.30.1", "@v0.28.0, @v0.30.0",
+     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors experts_int8 quark moe_wna16 torchao inc mxfp4 "
+     "gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only nvfp4_per_token mxfp8"),
+)
+_VLLM_NULLABLE_QUANTIZATION_UNTIL = "0.9.0"  # from 0.9 --quantization comes from get_kwargs (optional_type)
+
+_SGLANG_KV = _choices("auto fp8_e5m2 fp8_e4m3")
+_SGLANG_SERVER_ARGS = "python/sglang/srt/server_args.py"
+CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
+    "vllm": (
+        *(ChoiceFlagRow(since, until, "dtype", _VLLM_DTYPES, f"vllm/engine/arg_utils.py choices, later vllm/config "
+                                                             f"ModelDType Literal ({tags})")
+          for since, until, tags in (("0.6.4", "0.14.1", "@v0.6.4 .. @v0.14.0"), ("0.23.0", "0.24.1", "@v0.23.0, "
+                                     "@v0.24.0"), ("0.28.0", "0.30.1", "@v0.28.0, @v0.30.0"))),
+        ChoiceFlagRow("0.6.4", "0.10.0", "kv-cache-dtype", _VLLM_KV,
+                      "vllm/engine/arg_utils.py choices @v0.6.4 .. @v0.8.4; " + _KV_SOURCE + " @v0.8.5 .. @v0.9.2"),
+        ChoiceFlagRow("0.10.0", "0.11.0", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc"),
+                      _KV_SOURCE + " @v0.10.0 .. @v0.10.2"),
+        ChoiceFlagRow("0.11.0", "0.11.1", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc", "bfloat16"),
+                      _KV_SOURCE + " @v0.11.0"),
+        # 0.11.1 and 0.11.2 not read: the 0.12.0 list from 0.11.1, the only name it adds being the plausible one
+        ChoiceFlagRow("0.11.1", "0.14.1", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc", "bfloat16", "fp8_ds_mla"),
+                      _KV_SOURCE + " @v0.12.0 .. @v0.14.0"),
+        ChoiceFlagRow("0.23.0", "0.24.1", "kv-cache-dtype", _VLLM_KV_23, _KV_SOURCE + " @v0.23.0, @v0.24.0"),
+        ChoiceFlagRow("0.28.0", "0.28.1", "kv-cache-dtype", _VLLM_KV_28, _KV_SOURCE + " @v0.28.0"),
+        ChoiceFlagRow("0.30.0", "0.30.1", "kv-cache-dtype", _VLLM_KV_30, _KV_SOURCE + " @v0.30.0"),
+        *(ChoiceFlagRow(since, until, "quantization", _choices(methods),
+                        f"{_Q_OLD if nullable else _Q_NEW} ({tags})", ("", "None") if nullable else ())
+          for since, until, tags, methods in _VLLM_QUANTIZATION
+          for nullable in (known_version(since) < known_version(_VLLM_NULLABLE_QUANTIZATION_UNTIL),)),
+    ),
+    "sglang": (
+        ChoiceFlagRow("0.5.2", "0.5.11", "dtype", _VLLM_DTYPES,
+                      _SGLANG_SERVER_ARGS + "@v0.5.2 .. @v0.5.6, @v0.5.10 choices"),
+        ChoiceFlagRow("0.5.2", "0.5.4", "kv-cache-dtype", _SGLANG_KV,
+                      _SGLANG_SERVER_ARGS + "@v0.5.2, @v0.5.3 choices"),
+        ChoiceFlagRow("0.5.4", "0.5.5", "kv-cache-dtype", (*_SGLANG_KV, "bf16", "bfloat16"),
+                      _SGLANG_SERVER_ARGS + "@v0.5.4 choices"),
+        ChoiceFlagRow("0.5.5", "0.5.11", "kv-cache-dtype", (*_SGLANG_KV, "bf16", "bfloat16", "fp4_e2m1"),
+                      _SGLANG_SERVER_ARGS + "@v0.5.5, @v0.5.6, @v0.5.10 choices"),
+    ),
+}
+
+
+def _in_rows(release: Version, since: str, until: str) -> bool:
+    return known_version(since) <= release < known_version(until)
+
+
+def switch_row(family: str, release: Version | None) -> SwitchFlagsRow | None:
+    """The switch-flag row of an engine release gsg has read, or None."""
+    if release is None:
+        return None
+    return next((row for row in SWITCH_FLAGS.get(family, ()) if _in_rows(release, row.since, row.until)), None)
+
+
+def choice_row(family: str, flag: str, release: Version | None) -> ChoiceFlagRow | None:
+    """The choices of one flag in an engine release gsg has read, or None."""
+    if release is None:
+        return None
+    return next((row for row in CHOICE_FLAGS.get(family, ())
+                 if row.flag == flag and _in_rows(release, row.since, row.until)), None)
+
+
+@dataclass(frozen=True)
+class ConfigFileRow:
+    """An engine's `--config FILE` in releases [since, until): it reads more arguments from a YAML file at start-up,
+    and only when `--config` is an argument of its own (the parser's `"--config" in args`); `--config=FILE` is then
+    argparse's plain string option, stored and the file never read."""
+
+    since: str
+    until: str
+    source: str
+
+
+CONFIG_FILE_FLAG: dict[str, tuple[ConfigFileRow, ...]] = {
+    "vllm": (
+        ConfigFileRow("0.6.4", "0.14.1", "FlexibleArgumentParser.parse_args `'--config' in args` then "
+                                         "_pull_args_from_config (vllm/utils.py@v0.6.4, @v0.8.5, vllm/utils/__init__.py"
+                                         "@v0.11.0, vllm/utils/argparse_utils.py@v0.14.0); --config a str option "
+                                         "(vllm/scripts.py@v0.6.4, cli_args.py later)"),
+        ConfigFileRow("0.23.0", "0.24.1", "vllm/utils/argparse_utils.py@v0.23.0, @v0.24.0, the same check"),
+        ConfigFileRow("0.28.0", "0.28.1", "vllm/utils/argparse_utils.py@v0.28.0, the same check"),
+        ConfigFileRow("0.30.0", "0.30.1", "vllm/utils/argparse_utils.py@v0.30.0, the same check"),
+    ),
+    "sglang": (
+        ConfigFileRow("0.5.3", "0.5.11", "python/sglang/srt/server_args.py prepare_server_args `\"--config\" in "
+                                         "argv` then ConfigArgumentMerger; --config a str option (@v0.5.3, @v0.5.4, "
+                                         "@v0.5.5, @v0.5.10)"),
+    ),
+}
+
+
+def config_file_row(family: str, release: Version | None) -> ConfigFileRow | None:
+    """The --config reading of an engine release gsg has read, or None."""
+    if release is None:
+        return None
+    return next((row for row in CONFIG_FILE_FLAG.get(family, ()) if _in_rows(release, row.since, row.until)), None)

@@ -1,6 +1,6 @@
 """The rules: one `Rule` object per id, grouped by topic, each with its check and its documentation.
 
-documents.py (GSG001-GSG016: the files, the spec fields, the backend arguments), placement.py (GSG008,
+documents.py (GSG001-GSG019 and GSG055: the files, the spec fields, the backend arguments), placement.py (GSG008,
 GSG020-GSG025), memory.py (GSG030-GSG045 but GSG035 and GSG041, and GSG053-GSG054), fleet.py (GSG035, GSG041),
 server.py (GSG050-GSG052); registry.py lists them all in id order. A check is a pure function of the stage results
 (core/stages/results.py) and yields findings of its own rule only.

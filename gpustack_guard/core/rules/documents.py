@@ -1,5 +1,5 @@
-"""Rules about the files, the spec fields and the backend arguments (GSG001-GSG019): most are emitted by the
-loader, the spec check or rendering, which stop at them; GSG005 and GSG016 also read the stage results."""
+"""Rules about the files, the spec fields and the backend arguments (GSG001-GSG019, GSG055): most are emitted by the
+loader, the spec check or rendering, which stop at them; GSG005, GSG016 and GSG055 also read the stage results."""
 
 from __future__ import annotations
 
@@ -246,7 +246,10 @@ ARG_VALUE = Rule(
     "GSG016", "argument-value", "A backend argument's value is one the engine refuses, or its flag is not a flag.",
     what="A backend argument whose value the engine's own parser or its range check refuses (--max-model-len 1e5 "
          "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
-         "llama.cpp), a value that is not one of its choices (--kv-cache-dtype), a flag written with a "
+         "llama.cpp), a value that is not one of the release's choices, compared as argparse does, case and all "
+         "(--kv-cache-dtype=FP8, --dtype= and --quantization= on vLLM), a switch given a value (--enforce-eager=false, "
+         "llama.cpp's -nkvo false or, before b6325, -fa on) or an on|off flag given none (llama.cpp's bare -fa from "
+         "b6325, --fit), a flag written with a "
          "look-alike character (an en dash, a no-break space between flag and value) or with dashes the engine "
          "does not read it after (vLLM's -max-model-len, llama.cpp's --ngl or -ctx-size), an item GPUStack's worker "
          "cannot split into arguments (a quote left open), or another engine's sizing flag (vLLM's "
@@ -300,6 +303,70 @@ UNREADABLE_FILE = Rule(
     fix="Fix the permission, save the file as UTF-8, or repair or remove the link.",
     emitted_by=LOADER)
 
+
+@per_spec
+def _engine_config_file(ev: Evaluation) -> Iterator[Finding]:
+    """`--config FILE` on vLLM or SGLang: more arguments from a file on the worker, which gsg never sees."""
+    r = ev.rendered
+    if r.family not in ("vllm", "sglang") or r.flags.get("config") is None:  # a bare --config: no file to name
+        return
+    from gpustack_guard.core import args as A
+    from gpustack_guard.core import engine_flags as EF
+    from gpustack_guard.core.memory import profiles as P
+    from gpustack_guard.core.rules.memory import flag_location
+    from gpustack_guard.core.versions import parse_version
+
+    version = r.spec.backend_version or P.DEFAULT_VERSIONS[r.family]
+    engine = f"{EF.ENGINE_NAMES[r.family]} {version}"
+    path = EF.shown(r.flags["config"])
+    location = flag_location(ev, "config")
+    item = _own_item(r.spec.backend_parameters, "config", r.family, r.spec.backend_version)
+    if P.config_file_row(r.family, parse_version(version)) is not None and item is not None:
+        try:
+            tokens = A.worker_tokens(item)
+        except ValueError:  # an item the worker cannot split is GSG016's
+            tokens = []
+        if any(token.startswith("--config=") for token in tokens):
+            yield finding(ENGINE_CONFIG_FILE, location,
+                          f"--config={path}: {engine} reads a config file only after --config given as an argument "
+                          "of its own; --config=FILE is a plain option it stores, and the file's arguments are never "
+                          "applied", spec=r.name,
+                          fix=f"write --config and {path} as two items if the file should apply, or remove --config")
+            return
+    yield finding(ENGINE_CONFIG_FILE, location,
+                  f"--config {path}: {engine} reads more arguments from this file on the worker at start-up; gsg "
+                  "cannot read it, so the estimate and every check leave out the arguments it sets",
+                  spec=r.name, fix="give those arguments in backend_parameters instead, where gsg sees them")
+
+
+def _own_item(items: list[str] | None, key: str, family: str, version: str | None) -> str | None:
+    """The spec's own backend_parameters item that gives the flag last, or None (a template gives it)."""
+    from gpustack_guard.core import args as A
+
+    try:
+        parsed = A.parse(items, family, version)
+    except A.ArgError:
+        return None
+    last = next((arg for arg in reversed(parsed) if arg.key == key), None)
+    return None if last is None or items is None else items[last.index]
+
+
+ENGINE_CONFIG_FILE = Rule(
+    "GSG055", "engine-config-file", "An engine argument reads more arguments from a file gsg cannot see.",
+    Severity.WARNING,
+    what="`--config FILE` in a vLLM or SGLang spec's backend_parameters (or its template's): the engine reads more "
+         "arguments from that YAML file on the worker when it starts. Also `--config=FILE` where the release's "
+         "parser reads the file only after `--config` as an argument of its own (vLLM 0.6.4 to 0.30.0 and SGLang "
+         "0.5.3 to 0.5.10 read: `\"--config\" in args`): there the file is stored as a plain option and never "
+         "read.",
+    why="The file can set --max-model-len, --gpu-memory-utilization, --tensor-parallel-size or any other flag gsg "
+        "sizes the deployment by; gsg does not read files on the workers, so its estimate is that of the arguments "
+        "it sees, and the deployment may start with others. With `--config=FILE` the file silently does nothing.",
+    example="backend: vLLM\nbackend_parameters:\n  - --config\n  - /models/serve.yaml",
+    fix="Give the arguments in backend_parameters, where gsg reads them; or accept the warning for a file whose "
+        "arguments do not move memory (suppress GSG055 for the spec).",
+    check=_engine_config_file)
+
 RULES = (YAML_SYNTAX, SCHEMA, UNKNOWN_FIELD, ENUM_SPELLING, DUPLICATE_NAME, SOURCE_ID, GPU_ID_FORMAT,
          SERVER_MANAGED, DUPLICATE_KEY, TEMPLATE, TEMPLATE_SHADOWED, PINNED_CONFLICT, FORBIDDEN_ARG, DUPLICATE_ARG,
-         BACKEND_UNKNOWN, ARG_VALUE, INPUT_LIMIT, EMPTY_SPEC, UNREADABLE_FILE)
+         BACKEND_UNKNOWN, ARG_VALUE, INPUT_LIMIT, EMPTY_SPEC, UNREADABLE_FILE, ENGINE_CONFIG_FILE)

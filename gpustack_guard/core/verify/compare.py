@@ -302,8 +302,8 @@ def _same_at_two_places(given: object, printed: float) -> bool:
         return False
 
 
-def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
-    """llama.cpp's flags as its log shows them (backend_args)."""
+def _llamacpp_args(log: ObservedLog, version: str | None = None) -> dict[str, object]:
+    """llama.cpp's flags as its log shows them (backend_args), spelled as the build reads them."""
     args: dict[str, object] = {}
     terms = log.terms()
     if P.KV_TOKENS in terms:
@@ -334,7 +334,12 @@ def _llamacpp_args(log: ObservedLog) -> dict[str, object]:
             args[key] = log.args[key]
     flash = str(log.args.get("flash_attn", "auto")).lower()
     if flash in ("enabled", "1", "disabled", "0"):
-        args["flash_attn"] = "on" if flash in ("enabled", "1") else "off"
+        on = flash in ("enabled", "1")
+        if MP.arithmetic_release("llamacpp", version) < MP.known_version(MP.LLAMACPP_FLASH_AUTO_SINCE):
+            if on:  # -fa is a switch before b6325: on is the bare flag, off is leaving it out
+                args["flash_attn"] = True
+        else:
+            args["flash_attn"] = "on" if on else "off"
     return args
 
 
@@ -345,8 +350,8 @@ def exact_overrides(moved: str) -> str:
     return ",".join(f"^{re.escape(name)}$={buffer}" for name, _, buffer in pairs)
 
 
-def backend_args(log: ObservedLog) -> list[str]:
-    """The flags the engine ran with that change memory, as gsg estimate takes them."""
+def backend_args(log: ObservedLog, version: str | None = None) -> list[str]:
+    """The flags the engine ran with that change memory, as gsg estimate takes them for the release `version`."""
     args: dict[str, object] = {}
     if log.engine == P.VLLM:
         for source, key in VLLM_CONFIG.items():
@@ -376,7 +381,7 @@ def backend_args(log: ObservedLog) -> list[str]:
         if args.get("context_length") is None and P.MAX_MODEL_LEN in log.terms():
             args["context_length"] = log.terms()[P.MAX_MODEL_LEN]
     elif log.engine == P.LLAMACPP:
-        args.update(_llamacpp_args(log))
+        args.update(_llamacpp_args(log, version))
     flags = [_flag(key, value) for key, value in args.items()] + _vllm_switches(log)
     return [flag for flag in flags if flag]
 

@@ -157,8 +157,14 @@ CASES = [
     (D.ARG_VALUE, [vllm("a", "--max-model-len=lots", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--max-model-len 'lots': not a whole number; vLLM 0.11.0 (human_readable_int: 16k = "
                         "16,000, 16K = 16,384) accepts a whole number ≥ 1", None)]),
-    # found by the estimation stage: a choice the engine arithmetic does not know, at the argument that gives it
+    # a value outside the release's argparse choices (profiles.CHOICE_FLAGS), at the argument that gives it ...
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
+     [("spec.yaml:7:3", "--kv-cache-dtype 'fp7': vLLM 0.11.0 accepts auto, fp8, fp8_e5m2, fp8_e4m3, fp8_inc, "
+                        "bfloat16 (argparse choices, case-sensitive) and exits at start-up on anything else", None)]),
+    # ... and for a release gsg has not read the parser of, by the estimation stage: a choice the arithmetic does not
+    # know
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"],
+                        backend_version="0.15.0")], {},
      [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
     # a second value of a flag that takes one (argparse: unrecognized arguments), and a value that follows no flag
     (D.ARG_VALUE, [vllm("a", "--max-model-len", "8192", "4096", gpu_ids=["w1:cuda:0"])], {},
@@ -177,7 +183,9 @@ CASES = [
     # ... and when the template rendered it: at the spec's guard.template line (it was 1:1 without backend_parameters)
     (D.ARG_VALUE, [{k: v for k, v in OK.items() if k != "backend_parameters"} | {"guard": {"template": "t"}}],
      {"templates": {"t": TemplateOutput(pinned=("--max-model-len=8192", "--kv-cache-dtype=fp7"))}},
-     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
+     [("spec.yaml:7:3", "template 't' renders --kv-cache-dtype 'fp7': vLLM 0.11.0 accepts auto, fp8, fp8_e5m2, "
+                        "fp8_e4m3, fp8_inc, bfloat16 (argparse choices, case-sensitive) and exits at start-up on "
+                        "anything else", None)]),
 ]
 
 

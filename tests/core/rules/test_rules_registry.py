@@ -14,7 +14,7 @@ from gpustack_guard.core.rules.registry import RULES, lookup, suggestions
 def test_ids_are_unique_sorted_and_stable_in_form():
     grouped = [r.id for module in (documents, placement, memory, fleet, server, suppressions)
                for r in module.RULES]
-    assert len(grouped) == len(set(grouped)) == len(RULES) == 49
+    assert len(grouped) == len(set(grouped)) == len(RULES) == 50
     assert list(RULES) == sorted(RULES)
     assert all(re.fullmatch(r"GSG0\d\d", rid) for rid in RULES)
     assert len({r.name for r in RULES.values()}) == len(RULES)
@@ -29,7 +29,8 @@ def test_every_rule_is_documented(rule: Rule):
 
 def test_defaults():
     assert {rid for rid, r in RULES.items() if r.severity is Severity.WARNING} == {
-        "GSG014", "GSG015", "GSG026", "GSG028", "GSG033", "GSG034", "GSG040", "GSG044", "GSG045", "GSG050"}
+        "GSG014", "GSG015", "GSG026", "GSG028", "GSG033", "GSG034", "GSG040", "GSG044", "GSG045", "GSG050",
+        "GSG055"}
     assert {rid for rid, r in RULES.items() if r.severity is Severity.INFO} == {"GSG038", "GSG039", "GSG051",
                                                                                "GSG052"}
 

@@ -344,7 +344,8 @@ def flash_attention_on(setting: str | None, version: str | None, kv_on_host: boo
     with the KV cache in host memory (--no-kv-offload): the attention op then lands on another device than the
     layer's cache, and llama_context's auto check turns it off (lmstudio-bug-tracker#1454 logs it)."""
     tri_state = _since(version, P.LLAMACPP_FLASH_AUTO_SINCE)
-    word = "auto" if setting is None and tri_state else (setting or "off").strip().lower()
+    # compared as written: common/arg.cpp's is_truthy and its kin take `on`, not `ON`, and `` is no `off`
+    word = ("auto" if tri_state else "off") if setting is None else setting.strip()
     if word in TRUTHY:
         return True, False
     if word in FALSEY:
@@ -592,7 +593,7 @@ def fit_active(setting: str | None, version: str | None) -> bool:
             raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} has no --fit (it exists "
                              f"from {P.LLAMACPP_FIT_SINCE})")
         return False
-    word = "on" if setting is None else setting.strip().lower()
+    word = "on" if setting is None else setting.strip()  # case-sensitive, as common/arg.cpp compares
     if word not in TRUTHY + FALSEY:  # the words --flash-attn takes, less auto (common/arg.cpp's --fit handler)
         raise ValueError(f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} takes --fit on or off "
                          f"({', '.join(TRUTHY)} / {', '.join(FALSEY)})")
