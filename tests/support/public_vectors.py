@@ -842,6 +842,36 @@ VECTORS = (
                "--mem-fraction 0.6 on the CI's H100, its --max-total-tokens 20480 and --max-running-requests 128 "
                "(server_args): the pool is the cap; main between 0.4.10.post2 (wheel of 2025-08-03) and 0.5.1 "
                "(2025-08-23): 0.4.10.post2 by date"),
+    # the docs CI's uncapped builds (before 2025-02-16) across releases, from the same mirror: the release is the
+    # newest sglang wheel on PyPI built before the notebook's log date (the wheel's file dates), main ran in between
+    Vector("llama31-8b-docs-ci-h100-2024-10-0.3.4.post2.log", "meta-llama/Llama-3.1-8B", H100, "0.3.4.post2",
+           version_known=False, engine="sglang",
+           why="docs.sglang.ai 'Quick Start: Sending Requests' as the docs CI built it on 2024-10-28 "
+               "(Stars1233/sgl-project.github.io@02a2a713): Meta-Llama-3.1-8B-Instruct at defaults on the CI's H100 "
+               "(78.59 GB free at the load); main between 0.3.4.post2 (wheel of 2024-10-25) and 0.3.5 (2024-11-03): "
+               "0.3.4.post2 by date"),
+    Vector("gte-qwen2-7b-embedding-docs-ci-h100-2024-11-0.3.5.post2.log", "Qwen/Qwen2-7B-Instruct", H100, "0.3.5.post2",
+           version_known=False, engine="sglang",
+           why="docs.sglang.ai 'OpenAI APIs - Embedding' as the docs CI built it on 2024-11-18 (Stars1233/"
+               "sgl-project.github.io@80015735): Alibaba-NLP/gte-Qwen2-7B-instruct (Qwen2-7B's shape: 28 layers, 4 KV "
+               "heads x 128) with --is-embedding at defaults on the CI's H100; main between 0.3.5.post2 (wheel of "
+               "2024-11-15) and 0.3.6 (2024-11-22): 0.3.5.post2 by date"),
+    Vector("llama32-1b-docs-ci-h100-2024-12-0.4.0.post1.log", "meta-llama/Llama-3.2-1B", H100, "0.4.0.post1",
+           version_known=False, engine="sglang",
+           why="docs.sglang.ai 'SGLang Native APIs' as the docs CI built it on 2024-12-10 (Stars1233/"
+               "sgl-project.github.io@186a5153), its first server: Llama-3.2-1B-Instruct at defaults on the CI's H100 "
+               "(78.81 GB free at the load); main between 0.4.0.post1 (wheel of 2024-12-06) and 0.4.0.post2 "
+               "(2024-12-21): 0.4.0.post1 by date"),
+    Vector("gte-qwen2-7b-embedding-docs-ci-h100-2024-12-0.4.0.post1.log", "Qwen/Qwen2-7B-Instruct", H100,
+           "0.4.0.post1", version_known=False, engine="sglang",
+           why="the same 'SGLang Native APIs' build of 2024-12-10, its embedding server: gte-Qwen2-7B-instruct with "
+               "--is-embedding, 0.4.0.post1 by date (the 0.3.5.post2 run's model a release later)"),
+    Vector("skywork-reward-llama31-8b-docs-ci-h100-2024-12-0.4.0.post1.log", config("skywork-reward-llama-3.1-8b"), H100,
+           "0.4.0.post1", version_known=False, engine="sglang",
+           why="the same 'SGLang Native APIs' build of 2024-12-10, its reward-model server: Skywork-Reward-Llama-3.1-"
+               "8B-v0.2 (Llama-3.1-8B's shape, LlamaForSequenceClassification) with --is-embedding, 0.4.0.post1 by "
+               "date; the class the log prints has a one-label score head where the causal model has its lm_head "
+               "(benchmarks/vectors/skywork-reward-llama-3.1-8b: 14.01 GiB of weights against 14.11 logged)"),
     Vector("qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", "Qwen/Qwen3-30B-A3B", RTX_PRO_6000_MAXQ, "0.5.14",
            ("--mem-fraction-static=0.88", "--context-length=131072", "--max-running-requests=16",
             "--kv-cache-dtype=fp8_e5m2"), "awq", version_known=False, engine="sglang",

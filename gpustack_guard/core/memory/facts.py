@@ -173,6 +173,11 @@ class ModelFacts:
     router_bias: bool = False  # one score-correction bias per expert and MoE layer (noaux_tc: DeepSeek-V3, GLM-4.5)
     qk_norm: Literal["per_head", "all_heads"] | None = None  # q, k normed over head_dim (Qwen3) or all heads
     lm_head_bias: bool = False  # the output layer has a bias per vocabulary entry (Phi-2, GPT-J)
+    # a *ForSequenceClassification checkpoint (reward models, classifiers): its labels; 0 for a language model. Its
+    # output layer is the score head (hidden x labels, no bias), not the vocabulary's lm_head, which it has no
+    # weights for: SGLang's LlamaForSequenceClassification (models/llama_reward.py@0.4.0.post1) builds model + score;
+    # vLLM's pooling adapter (models/adapters.py _create_pooling_model_cls) deletes the lm_head it inherits
+    classifier_labels: int = 0
     position_embeddings: int = 0  # rows of a learned position embedding (GPT-2, StarCoder 1)
     expert_bias: bool = False  # router and expert projections have biases (gpt-oss)
     weight_bytes: int | None = None  # measured (safetensors index / GGUF tensors) beats computed

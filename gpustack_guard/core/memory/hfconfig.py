@@ -236,6 +236,23 @@ def _qk_norm(config: dict, model_type: str) -> Literal["per_head", "all_heads"] 
     return None
 
 
+# transformers' PretrainedConfig: num_labels is len(id2label) when the config carries one, else 2
+_DEFAULT_LABELS = 2
+
+
+def _classifier_labels(config: dict, architecture: object) -> int:
+    """A sequence-classification checkpoint's labels (its score head's outputs); 0 for any other class."""
+    if not str(architecture or "").endswith("ForSequenceClassification"):
+        return 0
+    id2label = config.get("id2label")
+    if isinstance(id2label, dict) and id2label:
+        return len(id2label)
+    labels = config.get("num_labels")
+    if isinstance(labels, int) and not isinstance(labels, bool) and labels > 0:
+        return labels
+    return _DEFAULT_LABELS
+
+
 def _kv_heads(config: dict, model_type: str) -> int | None:
     """KV heads as vLLM's ModelConfig.get_total_num_kv_heads reads them, in its order: multi-query models
     (gpt_bigcode, the first Falcons) keep one; MPT and DBRX name them in attn_config; then n_head_kv (Falcon),
@@ -676,6 +693,7 @@ def _facts(config: dict, source: str) -> ModelFacts:
         vision_encoder=vision.encoder,
         vit_shape=vit_shape(top),
         tie_word_embeddings=bool(config.get("tie_word_embeddings", kind in _TIED_BY_DEFAULT)),
+        classifier_labels=_classifier_labels(config, architectures[0]),
         num_experts=experts,
         shared_expert_intermediate_size=shared,
         sliding_window=window,

@@ -114,7 +114,10 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
         linear.append(attn_linear + mlp_linear)
         other.append(attn_other + mlp_other + f.layer_norms * norm)
     embedding = (V + f.position_embeddings) * H  # learned positions sit beside the token embedding
-    lm_head = (0 if f.tie_word_embeddings else V * H) + (V if f.lm_head_bias else 0)
+    if f.classifier_labels:
+        lm_head = f.classifier_labels * H  # the score head replaces the vocabulary's output layer
+    else:
+        lm_head = (0 if f.tie_word_embeddings else V * H) + (V if f.lm_head_bias else 0)
     return ParamBreakdown(embedding, lm_head, tuple(linear), tuple(other), norm, f.vision_params)
 
 

@@ -913,6 +913,23 @@ CASES = [
      {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(78.58), P.WEIGHTS: gib(15.11), P.FREE_AFTER_LOAD: gib(63.48),
       P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(1.25), P.FREE_AFTER_POOL: gib(60.72), P.CUDA_GRAPHS: gib(0.54),
       P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 131072}),
+    # the docs CI's uncapped builds of 0.3.4-0.4.0 (Oct-Dec 2024): no K/V size line yet, the pool in tokens only;
+    # the embedding and reward servers capture no CUDA graphs (no capture lines)
+    ("sglang/llama31-8b-docs-ci-h100-2024-10-0.3.4.post2.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.59), P.FREE_AFTER_LOAD: gib(63.50), P.WEIGHTS: gib(78.59) - gib(63.50),
+      P.FREE_AFTER_POOL: gib(8.37), P.KV_TOKENS: 442913, P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/gte-qwen2-7b-embedding-docs-ci-h100-2024-11-0.3.5.post2.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.59), P.FREE_AFTER_LOAD: gib(64.18), P.WEIGHTS: gib(78.59) - gib(64.18),
+      P.FREE_AFTER_POOL: gib(7.43), P.KV_TOKENS: 1025173, P.MAX_RUNNING: 4005, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/llama32-1b-docs-ci-h100-2024-12-0.4.0.post1.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(76.39), P.WEIGHTS: gib(78.81) - gib(76.39),
+      P.FREE_AFTER_POOL: gib(7.45), P.KV_TOKENS: 2193171, P.MAX_RUNNING: 4097, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/gte-qwen2-7b-embedding-docs-ci-h100-2024-12-0.4.0.post1.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(64.40), P.WEIGHTS: gib(78.81) - gib(64.40),
+      P.FREE_AFTER_POOL: gib(7.42), P.KV_TOKENS: 1028801, P.MAX_RUNNING: 4019, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/skywork-reward-llama31-8b-docs-ci-h100-2024-12-0.4.0.post1.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(64.70), P.WEIGHTS: gib(78.81) - gib(64.70),
+      P.FREE_AFTER_POOL: gib(8.44), P.KV_TOKENS: 452516, P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
     # a fork's KDA hybrid on a DGX Spark: the linear layers' mamba pool, the MLA layers' one-buffer pool, the target
     # decode graphs; the quoted scheduler line keeps chunked_prefill_size and context_len only
     ("sglang/ling3-flash-fin-mxfp4-gb10-fork-kda-mla-decode-graph.log", None, True, None, 'main', 0,
@@ -960,7 +977,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 146, "sglang": 56, "llama.cpp": 53}
+    assert counts == {"vllm": 146, "sglang": 61, "llama.cpp": 53}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
