@@ -51,6 +51,9 @@ KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [
     # LLamaSharp's library context: its 512 rows of logits are gsg's (a library leaves n_outputs_max at n_batch);
     # 28.4 MiB more are not read (benchmarks/vectors/MISSES.md)
     ("llamasharp-llama32-3b-q4km-sched-reserve.log", "compute_buffer_bytes_per_gpu", -10.0),
+    # -ngl 1 puts DeepSeek-V3's last layer on the GPU: Q4_K_M quantises ffn_down of the last eighth of the layers in
+    # q6_K (llama.cpp's use_more_bits), gsg books every layer at the file's mean (benchmarks/vectors/MISSES.md)
+    ("ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log", "weights_bytes_per_gpu", -6.5),
 ]
 # Vectors per engine today: more may come, none may go without moving to EXCLUDED with a reason.
 FLOOR_VECTORS = {"vllm": 40, "sglang": 10, "llama.cpp": 10}

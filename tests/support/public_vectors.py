@@ -1115,11 +1115,25 @@ VECTORS = (
                "fine-tune, F16) on an Arc A770 at 4,096 cells, every layer on SYCL0; the device total is the memory "
                "breakdown's (15,473 MiB). A German locale prints decimal commas (1039,50 MiB), which gsg read as "
                "no buffer before round 27; flash attention resolved to disabled by its own line"),
+    # -- round 27: older builds (b1000-b6000) and their wrappers ---------------------------------------------------
+    Vector("ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log", "deepseek-ai/DeepSeek-V3", RTX_4090, "b4400",
+           (), "q4_k_m", version_known=False, gpu_known=False, engine="llama.cpp",
+           why="ollama#8447 (SlavikCA, 2025-01-16): ollama in Docker offloads 1 of 62 layers of DeepSeek-V3 Q4_K_M "
+               "(its 378,582.96 + 7,106.67 MiB), n_ctx 2048, f16 K and V without MLA: CUDA0 holds one layer's KV "
+               "(160 MiB = 2,048 cells x 128 heads x (192 + 128) x 2 B), the CPU the other 60 (9,600 MiB). The GPU "
+               "is not named (a 24 GB card assumed); ollama's vendored llama.cpp of January 2025 is not printed "
+               "(llama_new_context_with_model's n_ctx_per_seq lines: b4400 assumed). KV exact; CUDA0's weights "
+               "are 6.5 % under the log's (Q4_K_M's q6_K ffn_down in the last layers, not modelled per layer)"),
 )
 
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "llama.cpp/llama2-70b-q6k-v100s-p40-b1702-server-json-cut.log": "llama.cpp PR #4620 (city96, 2023-12-25): ./server "
+        "-ngl 128 -b 128 -ts 15.6/12 with llama2-70b-q6_K on a Tesla V100S-PCIE-32GB + Tesla P40, build 1702 (the "
+        "server's JSON 'build info' record, not read before round 27, nor ggml_init_cublas's header); the excerpt "
+        "stops at the model's metadata, before any device's figure, so verify rebuilds it on one GPU (it counts the "
+        "devices a log's buffer lines name) where the run split 70B over two: kept for its parse (test_logparse)",
     "llama.cpp/qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log": "search-index file 56678392724: Qwen3.6-27B-MTP "
         "(qwen35 with a 65th MTP block) with its mmproj on an RTX 5090; gsg sizes llama.cpp's Gated DeltaNet layers "
         "from a GGUF header only (the catalog's config is refused, GSG030): its KV and RS rows are held in "

@@ -138,6 +138,23 @@ def unwrap_record(text: str) -> str:
     return text
 
 
+# llama-server's own JSON log (its default until autumn 2024: examples/server/utils.hpp server_log in the sdists of
+# llama-cpp-python 0.1.78 to 0.2.85): timestamp, level, function, the source line as a number, "message" (then
+# "msg"), and the record's figures as further keys ({"message":"build info","build":1702,"commit":"6f35a4a"}). It is
+# read as `--log-format text` prints the same record, "build info | build=1702 commit=\"6f35a4a\"", so its figures are
+# read as that line's are; a shipper's record has no numeric "line"
+_LLAMA_SERVER_HEAD = ("tid", "timestamp", "level", "function", "line", "message", "msg")
+
+
+def _llama_server_record(record: dict) -> str | None:
+    message = record.get("msg", record.get("message"))
+    if not (isinstance(message, str) and type(record.get("line")) is int and isinstance(record.get("function"), str)
+            and "level" in record):
+        return None
+    extra = " ".join(f"{key}={json.dumps(value)}" for key, value in record.items() if key not in _LLAMA_SERVER_HEAD)
+    return f"{message} | {extra}" if extra else message
+
+
 def _record_message(text: str) -> str | None:
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
@@ -147,6 +164,9 @@ def _record_message(text: str) -> str | None:
             return None
         if not isinstance(record, dict):
             return None
+        own = _llama_server_record(record)
+        if own is not None:
+            return own
         for key in RECORD_KEYS:
             value = record.get(key)
             if isinstance(value, str):

@@ -65,11 +65,11 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",
             "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
             "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
-            "build:", "build_info:", "kv_unified", "full-size SWA", "loaded meta data", "offloaded", "offloading",
-            "buffer size",
+            "build:", "build_info:", "build = ", "build info", "kv_unified", "full-size SWA", "loaded meta data",
+            "offloaded", "offloading", "buffer size",
             "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "Flash Attention", "size =", "KV self size",
-            "compute capability", "ggml_cuda_init", "using device", "listening", "allocate", "cudaMalloc",
-            "out of memory", "pid=",
+            "compute capability", "ggml_cuda_init", "ggml_init_cublas", "using device", "listening", "allocate",
+            "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
             "memory calculation", "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print",
@@ -390,8 +390,9 @@ class _EngineState:
     # llama.cpp: the line that began a speculative draft (an MTP context on the target model, or a draft model):
     # the context and buffer lines after it are the draft's, not the target's (P.LLAMACPP_DRAFT_KINDS)
     draft_line: int = 0
-    # llama.cpp: a build_info count no build printing that line can have (P.LLAMACPP_BUILD_INFO_SINCE): (line, count)
-    foreign_build: tuple[int, str] | None = None
+    # llama.cpp: a build count no build printing that line can have (P.LLAMACPP_BUILD_LINES_SINCE): (line, count,
+    # the first build that printed the line)
+    foreign_build: tuple[int, str, int] | None = None
     # ollama's last memory summary (P.OLLAMA_LAYOUT): device -> figures, and its load request's engine figures
     layout: dict[str, dict[str, Number]] = field(default_factory=dict)
     layout_engine: dict[str, Number] = field(default_factory=dict)
@@ -471,8 +472,9 @@ def _not_the_targets(state: _EngineState, pattern: P.Pattern, groups: dict[str, 
     if state.draft_line and pattern.engine == P.LLAMACPP and (
             pattern.kind in P.LLAMACPP_DRAFT_KINDS or pattern.id in P.LLAMACPP_DRAFT_ROWS):
         return True
-    if pattern.id == P.LLAMACPP_BUILD_INFO and int(groups["version"] or 0) < P.LLAMACPP_BUILD_INFO_SINCE:
-        state.foreign_build = state.foreign_build or (line, groups["version"] or "")
+    since = P.LLAMACPP_BUILD_LINES_SINCE.get(pattern.id)
+    if since and int(groups["version"] or 0) < since:
+        state.foreign_build = state.foreign_build or (line, groups["version"] or "", since)
         return True
     return False
 
@@ -481,10 +483,9 @@ def _llamacpp_notes(state: _EngineState) -> list[str]:
     """What the start-up read left aside (_not_the_targets), one note each."""
     notes = []
     if state.foreign_build:
-        line, count = state.foreign_build
-        notes.append(f"line {line:,}: build_info's b{count} is below b{P.LLAMACPP_BUILD_INFO_SINCE}, the first build "
-                     "that prints the line: a partial clone's own count, not llama.cpp's build, so the build is not "
-                     "known from it")
+        line, count, since = state.foreign_build
+        notes.append(f"line {line:,}: the build line's b{count} is below b{since}, the first build that prints the "
+                     "line: a partial clone's own count, not llama.cpp's build, so the build is not known from it")
     if state.draft_line:
         notes.append(f"line {state.draft_line:,}: a speculative draft (an MTP context or a draft model) begins: its "
                      "context and buffers after it were not read; the figures are the target's, and gsg's estimate "

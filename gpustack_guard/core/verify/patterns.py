@@ -859,11 +859,31 @@ KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
 # b8586 is a partial clone's own, not llama.cpp's build
 LLAMACPP_BUILD_INFO = "llamacpp-build-info"
 LLAMACPP_BUILD_INFO_SINCE = 8587
+LLAMACPP_SERVER_BUILD = "llamacpp-server-build"
+# llama-server's "build info" record (JSON, or text behind ollama's runner): an ollama that built its vendored copy
+# from a shallow clone counts that clone's commits (build=1, build=10 in search-index files 55209596794 and
+# 21652681191). The record is not in the server of llama-cpp-python 0.1.57's sdist (a llama.cpp that already reads
+# the ggjt v3 files b500 did not know: llama.cpp#1319's b500 calls ggjt v1 the latest) and is in 0.1.66's, so the
+# first build printing it came after b500
+LLAMACPP_SERVER_BUILD_RECORD_SINCE = 501
 
 LLAMACPP_PATTERNS = (
     _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
+    # before common's logger was rewritten (autumn 2024) each example printed its build as "<func>: build = N (commit)"
+    # (examples/main/main.cpp, perplexity.cpp, ...: fprintf, then LOG_TEE), and llama-server logged it as a "build
+    # info" record: JSON by default (log_records reads it in its text form), "--log-format text" from early 2024 (the
+    # form ollama's runner printed)
+    _p("llamacpp-build-examples", LLAMACPP, "mid 2023 to autumn 2024 (the examples' own build line)",
+       r"\b\w+: build = (?P<version>\d+) \([0-9a-f]+\)",
+       "main: build = 2477 (f9c7ba34)", "llama.cpp#6184 (b2477's main); llama.cpp#3764's era", kind="version"),
+    _p(LLAMACPP_SERVER_BUILD, LLAMACPP, "summer 2023 to autumn 2024 (llama-server's JSON log, then also --log-format "
+       "text; ollama's runner until its Go runner)",
+       r"\bbuild info \| build=(?P<version>\d+) commit=",
+       'INFO [main] build info | build=3871 commit="f37ceeaa" tid="0x1f9bab240" timestamp=1731010169',
+       "search-index file 9000643546 (an ollama log of 2024-11); search-index file 21652681191 (ollama's build=10); "
+       "llama.cpp PR #4620 (b1702's JSON record)", kind="version"),
     # llama-server's start-up line from 2026 (b9106's release binaries): "build_info: b<number>-<commit>". The
     # number is `git rev-list --count HEAD`, so a shallow clone's build counts 1 (Docker Model Runner's
     # "b1-e365e65"): that is no build and is not read
@@ -1089,10 +1109,13 @@ LLAMACPP_PATTERNS = (
        kind="gpu-name"),
     # ggml_cuda_init's header names the build's backend (GGML_CUDA_NAME: CUDA, ROCm for HIP builds, MUSA), which the
     # device lines after it are numbered in (logparse: "Device 1" of a ROCm build is ROCm1)
-    _p("llamacpp-devices-found", LLAMACPP, "b1000 to the newest (ggml_cuda_init)",
-       r"ggml_cuda_init: found \d+ (?P<backend>CUDA|ROCm|MUSA) devices",
+    # the function was ggml_init_cublas until the CUDA backend's rename in March 2024 (llama.cpp#6184: b2406's log
+    # says ggml_init_cublas, b2477's ggml_cuda_init); it named the backend (GGML_CUDA_NAME) already in the sdists of
+    # llama-cpp-python 0.2.20 and 0.2.56 (vendor/llama.cpp/ggml-cuda.cu: "%s: found %d " GGML_CUDA_NAME " devices")
+    _p("llamacpp-devices-found", LLAMACPP, "b1000 to the newest (ggml_init_cublas, then ggml_cuda_init)",
+       r"(?:ggml_cuda_init|ggml_init_cublas): found \d+ (?P<backend>CUDA|ROCm|MUSA) devices",
        "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 11866 MiB):", "llama.cpp#7217 (b2849, 'found 2 CUDA "
-       "devices:'); search-index file 58671331675 (b8586)",
+       "devices:'); search-index file 58671331675 (b8586); llama.cpp PR #4606 (b1697: ggml_init_cublas)",
        kind="gpu-backend"),
     # since llama.cpp PR #20185 (March 2026) each device line ends with the device's total memory (cudaDeviceProp
     # totalGlobalMem), the figure verify takes as the GPU's size when none is given; the CUDA and the HIP wording
@@ -1405,6 +1428,9 @@ LLAMACPP_LOADED_TERMS = frozenset({WEIGHTS, KV_CACHE, RECURRENT_STATE, COMPUTE_B
 # what a load prints of each device before its load line (the fit pass, "using device ... MiB free"): carried into
 # the start-up that load line begins
 LLAMACPP_PRE_LOAD_TERMS = frozenset({FREE_BEFORE_LOAD, FREE_AT_FIT, GPU_MEMORY})
+# a build line's count below the first build that printed the line is a partial clone's own, not llama.cpp's build
+LLAMACPP_BUILD_LINES_SINCE = {LLAMACPP_BUILD_INFO: LLAMACPP_BUILD_INFO_SINCE,
+                              LLAMACPP_SERVER_BUILD: LLAMACPP_SERVER_BUILD_RECORD_SINCE}
 START_UP_LINES = frozenset({"vllm-version", "vllm-banner-version", "vllm-server-version", "sglang-server-args",
                             "sglang-server-args-dict", "llamacpp-build", "llamacpp-build-info",
-                            "llamacpp-build-info-unnumbered"})
+                            "llamacpp-build-info-unnumbered", "llamacpp-build-examples", LLAMACPP_SERVER_BUILD})

@@ -335,6 +335,22 @@ def test_a_record_or_sequence_left_open_is_read_in_linear_time(line):
     assert time.perf_counter() - started < 2.0
 
 
+def test_llama_servers_own_json_record_is_read_as_its_text_form_prints_it():
+    # llama-server's JSON log (default until autumn 2024) holds a record's figures as keys beside its message: read
+    # as --log-format text prints it, "message | key=value", so the figures are not dropped with the wrapper
+    record = ('{"timestamp":1703493143,"level":"INFO","function":"main","line":2711,"message":"build info",'
+              '"build":1702,"commit":"6f35a4a"}')
+    assert R.unwrap_record(record) == 'build info | build=1702 commit="6f35a4a"'
+    newer = ('{"tid":"1","timestamp":1,"level":"INFO","function":"main","line":2819,"msg":"HTTP server listening",'
+             '"hostname":"127.0.0.1","port":"8080","n_threads_http":"31"}')
+    assert R.unwrap_record(newer) == 'HTTP server listening | hostname="127.0.0.1" port="8080" n_threads_http="31"'
+    bare = '{"timestamp":1,"level":"INFO","function":"main","line":1,"message":"model loaded"}'
+    assert R.unwrap_record(bare) == "model loaded"
+    # a shipper's record: its "line" is the text (Loki), or it names no function: its message alone, as before
+    assert R.unwrap_record('{"line":"build: 6945 (cc98f8d34)","level":"info","function":"x"}') == "build: 6945 (cc98f8d34)"
+    assert R.unwrap_record('{"level":"INFO","line":3,"message":"m","build":1}') == "m"
+
+
 def test_a_record_that_is_no_wrapper_is_read_as_printed():
     # ollama's own slog lines name their Go source: read as printed (its patterns read msg="..." with its error=)
     own = 'time=2025-03-05T04:13:07.120-05:00 level=ERROR source=server.go:421 msg="llama runner terminated"'

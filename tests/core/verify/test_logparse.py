@@ -91,6 +91,12 @@ CASES = [
      {}),
     ("llama.cpp/qwen3-vl-32b-4060ti-3060-cut.log", '6934', False, None, 'CUDA0', 2,
      {P.FREE_BEFORE_LOAD: mib(15001.0)}),
+    # llama.cpp PR #4620: b1702's JSON log, its build in the server's "build info" record, ggml_init_cublas's devices
+    ("llama.cpp/llama2-70b-q6k-v100s-p40-b1702-server-json-cut.log", '1702', False, None, None, 2,
+     {}),
+    # ollama#8447: one of 62 layers on CUDA0; the other 60 layers' KV in host memory is no GPU's
+    ("llama.cpp/ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log", None, True, None, 'CUDA0', 0,
+     {P.WEIGHTS: mib(7106.67), P.KV_CACHE: mib(160.0), P.LAYERS_OFFLOADED: 1, P.LAYERS_TOTAL: 62, P.KV_TOKENS: 2048}),
     # ollama's runners (ollama#6926, #8922): llama.cpp's own lines between ollama's; three devices, the output on the last
     ("llama.cpp/ollama-qwen15-7b-a10-8192-cells.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(3963.38), P.KV_CACHE: mib(4096.0), P.COMPUTE_BUFFER: mib(560.0), P.KV_TOKENS: 8192}),
@@ -977,7 +983,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 146, "sglang": 61, "llama.cpp": 53}
+    assert counts == {"vllm": 146, "sglang": 61, "llama.cpp": 55}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1464,6 +1470,50 @@ def test_a_negative_v1_kv_budget_is_the_no_kv_memory_refusal():
 def test_each_llama_cpp_build_line_gives_its_build(line, version):
     log, _ = parse_log([line], "llama.cpp")
     assert log.engine_version == version
+
+
+@pytest.mark.parametrize("line,version", [
+    # the examples' own line until autumn 2024 (llama.cpp#6184's b2477 main; perplexity and the rest print it alike)
+    ("main: build = 2477 (f9c7ba34)\n", "2477"),
+    ("perplexity: build = 2849 (e3c337d8)\n", "2849"),
+    # llama-server's JSON record (llama.cpp PR #4620's b1702 with "message", llama-cpp-python 0.2.56's with "msg"
+    # after "tid"), as docker's json-file carries it, and the same record as --log-format text prints it
+    ('{"timestamp":1703493143,"level":"INFO","function":"main","line":2711,"message":"build info","build":1702,'
+     '"commit":"6f35a4a"}\n', "1702"),
+    ('{"tid":"140","timestamp":1715000000,"level":"INFO","function":"main","line":2819,"msg":"build info",'
+     '"build":2849,"commit":"e3c337d8"}\n', "2849"),
+    ('{"log":"{\\"timestamp\\":1703493143,\\"level\\":\\"INFO\\",\\"function\\":\\"main\\",\\"line\\":2711,'
+     '\\"message\\":\\"build info\\",\\"build\\":1702,\\"commit\\":\\"6f35a4a\\"}\\n","stream":"stderr"}\n', "1702"),
+    ('INFO [main] build info | build=3871 commit="f37ceeaa" tid="0x1f9bab240" timestamp=1731010169\n', "3871"),
+    ('INFO [                    main] build info | build=2849 commit="e3c337d8" tid="1" timestamp=1\n', "2849"),
+])
+def test_each_older_llama_cpp_build_line_gives_its_build(line, version):
+    log, _ = parse_log([line, "llama_new_context_with_model: n_ctx      = 512\n"], "llama.cpp")
+    assert log.engine_version == version
+    assert not log.notes
+
+
+@pytest.mark.parametrize("count", ["1", "10", "500"])
+def test_a_server_build_record_count_below_its_first_build_is_not_the_build(count):
+    # an ollama runner built from a shallow clone of llama.cpp logs that clone's count (build=1, build=10); the
+    # record is newer than b500 (P.LLAMACPP_SERVER_BUILD_RECORD_SINCE), so such a count is no build
+    line = f'INFO [main] build info | build={count} commit="1e6f655" tid="1" timestamp=1724992818\n'
+    log, _ = parse_log([line, "llama_new_context_with_model: n_ctx      = 2048\n"], "llama.cpp")
+    assert log.engine_version is None
+    assert any(f"b{count} is below b501" in note for note in log.notes)
+    log, _ = parse_log([line.replace(f"build={count} ", "build=501 ")], "llama.cpp")
+    assert log.engine_version == "501"
+
+
+@pytest.mark.parametrize("header,backend", [
+    ("ggml_init_cublas: found 2 CUDA devices:\n", "CUDA"),  # llama.cpp PR #4620, b1702
+    ("ggml_init_cublas: found 1 ROCm devices:\n", "ROCm"),  # GGML_CUDA_NAME of a HIP build (0.2.20's ggml-cuda.cu)
+    ("ggml_cuda_init: found 1 ROCm devices:\n", "ROCm"),
+])
+def test_the_cuda_backends_device_header_of_every_build_names_the_backend(header, backend):
+    # the header before spring 2024 was ggml_init_cublas's: read as ggml_cuda_init's, it names the backend
+    hits = [(p, m) for p in P.LLAMACPP_PATTERNS if (m := p.regex.search(header))]
+    assert [(p.id, m.group("backend")) for p, m in hits] == [("llamacpp-devices-found", backend)]
 
 
 @pytest.mark.parametrize("lines,flag", [
