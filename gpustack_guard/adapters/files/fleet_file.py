@@ -10,7 +10,7 @@ from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_fi
 from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core import echo
 from gpustack_guard.core.errors import GsgError
-from gpustack_guard.core.fleet.model import FORMAT_VERSION, Fleet
+from gpustack_guard.core.fleet.model import FORMAT_VERSION, WORKER_STATES, Fleet, gpu_name_problem
 from gpustack_guard.core.spec.check import field_path
 
 
@@ -39,8 +39,27 @@ def load_fleet(path_text: str) -> Fleet:
         raise GsgError(f"snapshot format_version {fleet.format_version} is newer than this gsg understands "
                        f"({FORMAT_VERSION})", where=f"{shown}:{line}:{column}")
     _check_names(fleet, doc, shown)
+    _check_workers(fleet, doc, shown)
+    return fleet
+
+
+def _check_workers(fleet: Fleet, doc, shown: str) -> None:
+    """What the record's own bounds cannot see: a state GPUStack never writes, a GPU name that is not a device
+    name, one GPU listed twice."""
     for c, cluster in enumerate(fleet.clusters):
         for w, worker in enumerate(cluster.workers):
+            if worker.state not in WORKER_STATES:
+                # placement counts "ready" only: 'Ready' or 'online' would drop the worker without a word
+                line, column = doc.position(("clusters", c, "workers", w, "state"))
+                raise GsgError(f"'clusters.{c}.workers.{w}.state': worker '{echo.value(worker.name)}' has state "
+                               f"'{echo.value(worker.state)}', not one of GPUStack's ({', '.join(WORKER_STATES)})",
+                               where=f"{shown}:{line}:{column}")
+            for g, gpu in enumerate(worker.gpus):
+                problem = gpu_name_problem(gpu.name)
+                if problem is not None:
+                    line, column = doc.position(("clusters", c, "workers", w, "gpus", g, "name"))
+                    raise GsgError(f"'clusters.{c}.workers.{w}.gpus.{g}.name': {problem}",
+                                   where=f"{shown}:{line}:{column}")
             repeat = worker.repeated_gpu()
             if repeat is not None:
                 gpu = worker.gpus[repeat[0]]
@@ -48,7 +67,6 @@ def load_fleet(path_text: str) -> Fleet:
                 raise GsgError(f"'clusters.{c}.workers.{w}.gpus.{repeat[0]}.index': worker '{worker.name}' lists GPU "
                                f"{gpu.type}:{gpu.index} twice (gpus {repeat[1]} and {repeat[0]}): one GPU would "
                                "count as two", where=f"{shown}:{line}:{column}")
-    return fleet
 
 
 def _check_names(fleet: Fleet, doc, shown: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.records import Record, field
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, parse_size, size_or_none
 
@@ -25,6 +26,38 @@ def _claims(value: Any) -> Any:
 
 
 MAX_GPUS_PER_WORKER = 1024  # beyond this a count is a typo (also --gpus' bound); indices 0-1023
+# NVML's name buffer is 96 bytes (NVML_DEVICE_NAME_V2_BUFFER_SIZE); other vendors' tools report names as short
+MAX_GPU_NAME = 256
+# GPUStack's WorkerStateEnum (gpustack/schemas/workers.py; /work/shared/research/gpustack-openapi.json). Its
+# scheduler's StatusFilter places on "ready" workers only, manual gpu_ids included.
+WORKER_STATES = ("not_ready", "ready", "unreachable", "pending", "provisioning", "initializing", "deleting", "error",
+                 "maintenance")
+
+
+def gpu_name_problem(name: str) -> str | None:
+    """Why a snapshot's GPU name is not a device name, or None. The name picks the card's CUDA total row and
+    engine defaults (profiles.CUDA_TOTALS): a look-alike letter ('NVIDIA Л40S' with a Cyrillic L) or a full-width
+    one would quietly miss its row and budget the card's NVML total, and a 10,000-character name would fill every
+    finding that names the GPU. Vendors' tools report short ASCII names. (A live server's names are its own: they
+    are escaped where shown, as every server text is.)"""
+    if len(name) > MAX_GPU_NAME:
+        return f"a GPU name of {len(name):,} characters is not a device name (at most {MAX_GPU_NAME})"
+    odd = next((c for c in name if not (c.isascii() and c.isprintable())), None)
+    if odd is not None:
+        return (f"GPU name has the character U+{ord(odd):04X}: device names are printable ASCII, and a look-alike "
+                "letter would miss the card's CUDA total")
+    return None
+
+
+def _gpu_type(value: Any) -> Any:
+    """The type is the middle of GPUStack's GPU id `worker:type:index`, which a gpu_ids entry splits from the right
+    (worker names may hold colons): an empty type, or one holding a colon, names no GPU a spec can list, and
+    worker 'a' with type 'b:c' would have the id of worker 'a:b' with type 'c', one hiding the other's GPU."""
+    if isinstance(value, str) and not (value and ":" not in value and value.isascii() and value.isprintable()
+                                       and len(value) <= 64 and value == value.strip()):
+        raise ValueError(f"GPU type '{echo.value(value, 64)}' is not a device type such as cuda or rocm (GPU ids are "
+                         "worker:type:index)")
+    return value
 
 
 class GpuMemory(Record):
@@ -36,7 +69,7 @@ class GpuMemory(Record):
 class Gpu(Record):
     index: int = field(ge=0, le=MAX_GPUS_PER_WORKER - 1)
     vendor: str = "nvidia"
-    type: str = "cuda"
+    type: str = field("cuda", before=_gpu_type)
     name: str = ""
     memory: GpuMemory
 

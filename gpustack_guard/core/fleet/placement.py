@@ -26,6 +26,7 @@ class Unplaced(enum.Enum):
     CLUSTER_UNKNOWN = "cluster-unknown"  # cluster_name names no cluster of the fleet
     WORKER_SELECTOR = "worker-selector"  # the selector matches no ready worker
     GPU_ID_UNKNOWN = "gpu-id-unknown"  # gpu_ids lists GPUs the cluster does not have
+    WORKER_NOT_READY = "worker-not-ready"  # gpu_ids lists GPUs of a worker that is not ready
     PARALLEL_MISMATCH = "parallel-mismatch"  # gpus_per_replica differs from tp x pp
     TOPOLOGY_REFUSED = "topology-refused"  # GPUStack's worker cannot lay the parallel sizes over the workers
     TOO_FEW_GPU_IDS = "too-few-gpu-ids"  # replicas x GPUs per replica exceed the listed gpu_ids

@@ -89,10 +89,19 @@ GPU_ID_UNKNOWN = Rule(
 
 @per_spec
 def _selector(ev: Evaluation) -> Iterator[Finding]:
-    failure = _failed(ev, Unplaced.WORKER_SELECTOR)
+    failure = _failed(ev, Unplaced.WORKER_SELECTOR, Unplaced.WORKER_NOT_READY)
     if failure is None:
         return
     spec = ev.rendered.spec
+    if failure.reason is Unplaced.WORKER_NOT_READY:
+        gpus = _ledger_of(ev).gpus
+        for i, gid in failure.missing:
+            worker = gpus[gid].worker
+            yield finding(WORKER_SELECTOR, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
+                          f"gpu id '{gid}' is on worker '{worker.name}' whose state is '{worker.state}': GPUStack "
+                          "places on ready workers only, so the model stays pending and its memory was not checked",
+                          spec=spec.name, fix="list GPUs of ready workers, or bring the worker back first")
+        return
     if failure.missing:  # gpu_ids on workers the selector excludes: the two selectors contradict each other
         for i, gid in failure.missing:
             yield finding(WORKER_SELECTOR, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
@@ -108,7 +117,8 @@ def _selector(ev: Evaluation) -> Iterator[Finding]:
 WORKER_SELECTOR = Rule(
     "GSG021", "worker-selector", "worker_selector matches no ready worker of the cluster.",
     what="A worker_selector whose labels no ready worker of the cluster carries (GPUStack adds worker-name to "
-         "every worker's labels), or gpu_selector.gpu_ids on workers the worker_selector excludes.",
+         "every worker's labels), gpu_selector.gpu_ids on workers the worker_selector excludes, or gpu_ids on a "
+         "worker that is not ready (not_ready, unreachable, maintenance, ...).",
     why="The model stays pending: GPUStack finds no candidate worker.",
     example="worker_selector:\n  gpu: h100",
     fix="Correct the labels, or label a worker.",

@@ -146,6 +146,11 @@ def _manual(rendered: RenderedSpec, cluster: Cluster, ledger: Ledger, ids: list[
     if not all(gid in by_id for gid in ids):
         missing = tuple((i, gid) for i, gid in enumerate(ids) if gid not in by_id)
         return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.GPU_ID_UNKNOWN, missing=missing))
+    # GPUStack's StatusFilter keeps ready workers only, after matching gpu_ids: a listed GPU of a worker that is
+    # not_ready, unreachable or in maintenance is never chosen, and its memory must not pass as room
+    down = tuple((i, gid) for i, gid in enumerate(ids) if by_id[gid].worker.state != "ready")
+    if down:
+        return Placed(rendered, cluster, ledger, failure=PlacementFailure(Unplaced.WORKER_NOT_READY, missing=down))
     tp, pp = rendered.parallel_size()
     explicit = spec.gpu_selector.gpus_per_replica if spec.gpu_selector else None
     skip = _skip_count_check(rendered)

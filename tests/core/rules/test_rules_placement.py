@@ -11,6 +11,15 @@ AUTO = vllm("a", "--max-model-len=8192", "--max-num-seqs=16")
 TWO_CLUSTERS = fleet(worker("w1", gpu(0)), more_clusters=("dev",))
 BOOKED = fleet(worker("w1", gpu(0, allocated=8 * GiB, used=9 * GiB)))
 NOT_READY = fleet(worker("w1", gpu(0), state="not_ready"))
+# a ready worker beside one in each of the states GPUStack's StatusFilter leaves out
+DOWN = {state: fleet(worker("w1", gpu(0), gpu(1)), worker("w2", gpu(0), state=state))
+        for state in ("not_ready", "unreachable", "maintenance")}
+DOWN_FIX = "list GPUs of ready workers, or bring the worker back first"
+
+
+def _down(gid: str, state: str) -> str:
+    return (f"gpu id '{gid}' is on worker 'w2' whose state is '{state}': GPUStack places on ready workers only, so "
+            "the model stays pending and its memory was not checked")
 
 
 def tp(size: int, name: str = "a", gpu_ids=None, **fields):
@@ -41,6 +50,13 @@ CASES = [
      [("spec.yaml:4:3", "gpu id 'w2:cuda:0' is on a worker that worker_selector {'worker-name': 'w1'} excludes: "
                         "GPUStack applies both selectors, so this GPU is never used",
        "drop worker_selector or list GPUs of the workers it selects")]),
+    # manual gpu_ids on a worker that is not ready: before, the spec was sized on that GPU and passed
+    *[(P.WORKER_SELECTOR, [vllm("a", "--max-model-len=8192", gpu_ids=["w2:cuda:0"])], DOWN[state],
+       Unplaced.WORKER_NOT_READY, [("spec.yaml:4:3", _down("w2:cuda:0", state), DOWN_FIX)])
+      for state in DOWN],
+    # only the listed GPU of the worker that is down is named, at its own position in gpu_ids
+    (P.WORKER_SELECTOR, [tp(2, gpu_ids=["w1:cuda:0", "w2:cuda:0"])], DOWN["maintenance"],
+     Unplaced.WORKER_NOT_READY, [("spec.yaml:4:3", _down("w2:cuda:0", "maintenance"), DOWN_FIX)]),
     (P.PARALLEL_SIZE, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])
                        | {"gpu_selector": {"gpu_ids": ["w1:cuda:0", "w1:cuda:1"], "gpus_per_replica": 1}}],
      FLEET_1, Unplaced.PARALLEL_MISMATCH,
@@ -106,6 +122,10 @@ NEAR_MISSES = [
     (P.WORKER_SELECTOR, [vllm("a", "--max-model-len=8192", gpu_ids=["w1:cuda:0", "w1:cuda:1"])
                          | {"worker_selector": {"worker-name": "w1"}}], FLEET_1),
     (P.PARALLEL_SIZE, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])], FLEET_1),
+    (P.WORKER_SELECTOR, [tp(2, gpu_ids=["w1:cuda:0", "w1:cuda:1"])], DOWN["not_ready"]),
+    # replicas 0: GPUStack creates no instance, so a worker that is down holds nothing back
+    (P.WORKER_SELECTOR, [vllm("a", "--max-model-len=8192", gpu_ids=["w2:cuda:0"]) | {"replicas": 0}],
+     DOWN["not_ready"]),
     (P.ADMISSION_FRACTION, [OK, OK | {"name": "b", "gpu_selector": {"gpu_ids": ["w1:cuda:1"]}}], FLEET_1),
     (P.ADMISSION_BOOKING, [vllm("a", "--max-model-len=8192", "--gpu-memory-utilization=0.8",
                                 gpu_ids=["w1:cuda:0"])], BOOKED),

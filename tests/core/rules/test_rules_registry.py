@@ -67,7 +67,7 @@ def test_every_placement_reason_belongs_to_one_rule():
     by_rule = {
         "GSG008": {Unplaced.CLUSTER_REQUIRED, Unplaced.CLUSTER_UNKNOWN},
         "GSG020": {Unplaced.GPU_ID_UNKNOWN},
-        "GSG021": {Unplaced.WORKER_SELECTOR},
+        "GSG021": {Unplaced.WORKER_SELECTOR, Unplaced.WORKER_NOT_READY},
         "GSG022": {Unplaced.PARALLEL_MISMATCH, Unplaced.TOO_FEW_GPU_IDS, Unplaced.WORKER_TOO_SMALL,
                    Unplaced.TOPOLOGY_REFUSED},
         "GSG025": {Unplaced.NO_READY_WORKER, Unplaced.NO_FREE_FRACTION, Unplaced.NO_ROOM_FOR_CLAIM},
