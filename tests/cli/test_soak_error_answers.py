@@ -3,12 +3,9 @@ gateway that knows no such model): one line naming the endpoint, exit 1, after r
 
 from __future__ import annotations
 
-import contextlib
-import io
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from gpustack_guard.cli import main
+from support.soak_socket import soak_against
 
 
 class _ErrorWith200(BaseHTTPRequestHandler):
@@ -26,20 +23,11 @@ class _ErrorWith200(BaseHTTPRequestHandler):
 
 
 def test_a_200_error_for_every_request_of_round_1_is_one_line_and_exit_1():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ErrorWith200)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
-                         "--round-seconds", "0.5", "--concurrency", "1"])
-    finally:
-        server.shutdown()
-        server.server_close()
+    code, _, err, port = soak_against(_ErrorWith200)
     # before: "not streamed (the endpoint ignores stream: true ...)" in a failing verdict after all 5 rounds
     assert code == 1
-    assert err.getvalue().splitlines()[-1] == (
-        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: an error answered with HTTP 200 "
+    assert err.splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: an error answered with HTTP 200 "
         "(no stream) for every request of round 1 (check the URL, the key and --model)")
 
 
@@ -106,24 +94,13 @@ def test_a_redirect_for_every_request_of_round_1_is_one_line_and_the_key_stays_h
         def log_message(self, *args) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
-    for each in (server, elsewhere):
-        threading.Thread(target=each.serve_forever, daemon=True).start()
     monkeypatch.setenv("GSG_API_KEY", "sk-redirected-77")
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
-                         "--round-seconds", "0.5", "--concurrency", "1"])
-    finally:
-        for each in (server, elsewhere):
-            each.shutdown()
-            each.server_close()
+    code, out, err, port = soak_against(Redirecting, others=(elsewhere,))
     # before: "HTTP 307" for every request of all 5 rounds, a failing verdict
     assert code == 1
-    assert err.getvalue().splitlines()[-1] == (
-        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: HTTP 307: a redirect, not followed "
+    assert err.splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: HTTP 307: a redirect, not followed "
         "(the API key goes to the URL given alone: point the URL where it leads) for every request of round 1 "
         "(check the URL, the key and --model)")
     assert _Elsewhere.seen == []
-    assert "sk-redirected-77" not in out.getvalue() + err.getvalue()
+    assert "sk-redirected-77" not in out + err

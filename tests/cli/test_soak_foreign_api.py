@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+from support.soak_socket import soak_against
 
 from gpustack_guard.adapters.soak.load import LEGACY_COMPLETIONS, RESPONSES_API
 from gpustack_guard.cli import main
@@ -40,21 +40,12 @@ def _serving(body: bytes) -> type[BaseHTTPRequestHandler]:
 
 @pytest.mark.parametrize("reason", [LEGACY_COMPLETIONS, RESPONSES_API])
 def test_another_apis_stream_for_every_request_of_round_1_is_one_line_and_exit_1(reason):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _serving(_BODIES[reason]))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}/v1", "--model", "m", "--rounds",
-                         "5", "--round-seconds", "0.5", "--concurrency", "1"])
-    finally:
-        server.shutdown()
-        server.server_close()
+    code, _, err, port = soak_against(_serving(_BODIES[reason]), path="/v1")
     assert code == 1
-    assert err.getvalue().splitlines()[-1] == (
-        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: {reason} for every request of "
+    assert err.splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: {reason} for every request of "
         "round 1 (check the URL, the key and --model)")
-    assert "round 2/5" not in err.getvalue()
+    assert "round 2/5" not in err
 
 
 @pytest.mark.parametrize("flag, url, api", [
@@ -99,18 +90,9 @@ def _status(status: int) -> type[BaseHTTPRequestHandler]:
 def test_a_request_refused_for_every_request_of_round_1_is_one_line_and_exit_1(status):
     """A server refusing the request itself (stream_options on an old engine, a URL taking no POST): before, 'HTTP
     400' for every request of every round and a failing verdict at the end."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _status(status))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["soak", "--url", f"http://127.0.0.1:{server.server_port}", "--model", "m", "--rounds", "5",
-                         "--round-seconds", "0.5", "--concurrency", "1"])
-    finally:
-        server.shutdown()
-        server.server_close()
+    code, out, err, port = soak_against(_status(status))
     assert code == 1
-    assert err.getvalue().splitlines()[-1] == (
-        f"gsg: error: http://127.0.0.1:{server.server_port}/v1/chat/completions: HTTP {status} for every request of "
+    assert err.splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: HTTP {status} for every request of "
         "round 1 (check the URL, the key and --model)")
-    assert "extra inputs" not in err.getvalue() + out.getvalue()  # the server's text is not repeated
+    assert "extra inputs" not in err + out  # the server's text is not repeated

@@ -9,6 +9,7 @@ import json
 
 import httpx
 import pytest
+from support.soak_socket import ByteChunks
 
 from gpustack_guard.adapters.soak.load import (
     FATAL_REASONS,
@@ -23,22 +24,13 @@ from gpustack_guard.adapters.soak.load import (
 from gpustack_guard.core.soak.prompts import make_prompt
 
 
-class _Pieces(httpx.AsyncByteStream):
-    def __init__(self, pieces: list[bytes]):
-        self.pieces = pieces
-
-    async def __aiter__(self):
-        for piece in self.pieces:
-            yield piece
-
-
 def _outcomes(bodies: list[list[bytes]]) -> list[tuple]:
     """stream_one's (ok, error, tokens, gaps) for each answer, given as the pieces it arrives in."""
     async def go():
         found = []
         for pieces in bodies:
             transport = httpx.MockTransport(lambda request, p=pieces: httpx.Response(
-                200, headers={"content-type": "text/event-stream"}, stream=_Pieces(p)))
+                200, headers={"content-type": "text/event-stream"}, stream=ByteChunks(p)))
             async with make_client(1, 5.0, transport) as client:
                 result = await stream_one(client, Target("ours", "http://endpoint.test/v1/chat/completions", "m"),
                                           make_prompt(0, 0, 40, 6), 0.0, 5.0)

@@ -7,24 +7,16 @@ import time
 
 import httpx
 import pytest
+from support.soak_socket import ByteChunks
 
 import gpustack_guard.adapters.soak.load as load
-
-
-class _Pieces(httpx.AsyncByteStream):
-    def __init__(self, pieces: list[bytes]):
-        self.pieces = pieces
-
-    async def __aiter__(self):
-        for piece in self.pieces:
-            yield piece
 
 
 def _lines(pieces: list[bytes]) -> list[bytes] | str:
     async def collect() -> list[bytes] | str:
         found = []
         try:
-            async for line in load._sse_lines(httpx.Response(200, stream=_Pieces(pieces))):
+            async for line in load._sse_lines(httpx.Response(200, stream=ByteChunks(pieces))):
                 found.append(line)
         except load._Broken as exc:
             return str(exc)
@@ -108,7 +100,7 @@ def _streamed(body: bytes, content_type: str = "text/event-stream", pieces: int 
 
     def answer(request: httpx.Request) -> httpx.Response:
         cut = [body[i:i + pieces] for i in range(0, len(body), pieces)] if pieces else [body]
-        return httpx.Response(200, headers={"content-type": content_type}, stream=_Pieces(cut))
+        return httpx.Response(200, headers={"content-type": content_type}, stream=ByteChunks(cut))
 
     async def go():
         async with make_client(1, 5.0, httpx.MockTransport(answer)) as client:
