@@ -662,10 +662,13 @@ def _number(text: str, unit: str) -> Number | None:
     MAX_LOG_FIGURE or not finite, it would overflow the arithmetic it is held against."""
     # a comma before one or two final digits is a decimal comma (llama.cpp's "%.2f" under a comma locale,
     # P.LC_NUM); a thousands separator always groups three
-    clean = text.replace(",", ".") if _DECIMAL_COMMA.fullmatch(text) else text.replace(",", "")
+    decimal_comma = _DECIMAL_COMMA.fullmatch(text) is not None
+    clean = text.replace(",", ".") if decimal_comma else text.replace(",", "")
     if sum(c.isdigit() for c in clean) > MAX_FIGURE_DIGITS:
         return None
     if unit == "int":
+        if decimal_comma:  # "0,0 tokens": a count has no decimals, and no thousands group of one or two digits
+            return None
         value: Number = int(clean)
     else:
         value = float(clean)

@@ -1175,6 +1175,19 @@ def test_a_thousands_separator_is_not_a_decimal_comma():
         4096, mib(1039.5), 12345678)
 
 
+@pytest.mark.parametrize("text", ["0,0", "1,5", "12,34"])
+def test_a_count_with_a_decimal_comma_is_no_figure(text):
+    # a token or block count has no decimals: "GPU KV cache size: 0,0 tokens" (an edited quote; fuzz seed 1) was
+    # int("0.0"), an internal error (exit 3); now the line gives no count, as any unreadable figure
+    assert L._number(text, "int") is None
+    assert L._number(text, "MiB") == mib(float(text.replace(",", ".")))
+
+
+def test_a_pool_line_with_a_decimal_comma_count_leaves_the_tokens_unread():
+    log, _ = parse_log(["Available KV cache memory: 12.22 GiB\n", "GPU KV cache size: 0,0 tokens\n"], "vllm")
+    assert log.ranks == {"main": {P.KV_CACHE: 13_121_125_089}}  # 12.22 GiB read, the count not
+
+
 @pytest.mark.parametrize("function", ["llama_kv_cache_init", "init", "llama_kv_cache_unified", "llama_kv_cache"])
 def test_llama_cpp_kv_buffer_under_each_function_name(function):
     # the KV line names the function that printed it: spring 2025's llama_kv_cache_unified::init prints a bare "init"
