@@ -90,8 +90,10 @@ def table_a() -> list[Row]:
         got = estimate(model, "2000GiB", "--max-model-len=4096")["kv_bytes_per_token_per_gpu"]
         rows.append(Row("A5", f"{model} KV B/token", got, expected, exact=True))
     for dtype, expected in (("auto", 70_272), ("fp8", 35_136), ("fp8_ds_mla", 40_016)):
+        # 0.11.1: the first release whose --kv-cache-dtype choices hold fp8_ds_mla (vllm/config/cache.py CacheDType;
+        # 0.11.0 refuses it at start-up, GSG016)
         got = estimate("deepseek-ai/DeepSeek-V3", "2000GiB", "--tensor-parallel-size=8", "--max-model-len=4096",
-                       f"--kv-cache-dtype={dtype}")["kv_bytes_per_token_per_gpu"]
+                       f"--kv-cache-dtype={dtype}", version="0.11.1")["kv_bytes_per_token_per_gpu"]
         rows.append(Row("A6", f"DeepSeek-V3 MLA KV B/token ({dtype}, TP8)", got, expected, exact=True))
     for model, tp, expected in (("meta-llama/Llama-3.1-8B", 8, 16_384), ("Qwen/Qwen3-235B-A22B", 4, 48_128),
                                 ("meta-llama/Llama-3.3-70B-Instruct", 16, 40_960)):
@@ -541,7 +543,7 @@ def table_l() -> list[Row]:
 
     # L1 llama.cpp#13703: gemma-3-27b-it Q4_K_M, L40S, b5452, FA, 16 slots, ctx 49152, ubatch 128
     e = estimate("google/gemma-3-27b-it", "46068MiB", "--ctx-size=49152", "--parallel=16", "--ubatch-size=128",
-                 "--flash-attn=on", backend="llama.cpp", version="b5452", extra=("-q", "q4_k_m"))
+                 "--flash-attn", backend="llama.cpp", version="b5452", extra=("-q", "q4_k_m"))  # a switch before b6325
     rows += [Row("L1", "gemma-3-27b Q4_K_M L40S: verdict fits", e["engine_verdict"] == "fits", True, exact=True),
              Row("L1", "  KV MiB (log 3,840 full + 7,488 SWA)", dev(e, 0, "kv"), 11_328.0, tolerance=0.10),
              Row("L1", "  compute MiB (log '130.' truncated)", dev(e, 0, "compute"), 130.5, tolerance=0.10),
@@ -583,7 +585,7 @@ def table_l() -> list[Row]:
     # L9 llama.cpp#14075: DeepSeek-R1-Distill-Llama-70B (Llama-3.3-70B shapes) Q5_K_M, 4x Quadro RTX 5000 16 GB,
     # b5605, -fa, -c 2048, -ngl 1000 (999 here: GPUStack's cap; both are full offload), no -ts (split by memory)
     # -sm row as the log's CUDA0_Split buffers show: no pipeline parallelism
-    e = estimate("meta-llama/Llama-3.3-70B-Instruct", "16GiB", "--ctx-size=2048", "--flash-attn=on",
+    e = estimate("meta-llama/Llama-3.3-70B-Instruct", "16GiB", "--ctx-size=2048", "--flash-attn",  # the -fa switch
                  "--gpu-layers=999", "--split-mode=row", backend="llama.cpp", version="b5605",
                  extra=("-q", "q5_k_m", "--gpus", "4"))
     for i, (kv, compute) in enumerate(((168.0, 166.0), (160.0, 146.0), (160.0, 146.0), (152.0, 266.5))):
