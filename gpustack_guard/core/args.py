@@ -205,6 +205,7 @@ def dash_problem(name: str, family: str) -> str | None:
 # backslash at the end is dropped), so `--enforce-eager --max-model-len 4096` is two flags; any other item (a
 # value) is one token as written. An empty item is dropped by the worker; gsg refuses it (below).
 _LINE_CONTINUATION = re.compile(r"\\\r?\n")
+_JSON_AFTER_EQUALS = re.compile(r"=(?=[{\[])")
 _SHLEX_SPECIAL = re.compile(r"[ \t\r\n'\"\\]")  # shlex.split's whitespace, quotes and escape (no comments)
 
 
@@ -241,6 +242,53 @@ def _json_end(text: str, start: int) -> int:
     return len(text)
 
 
+# shlex.split's words (POSIX mode, whitespace split, no comments), read a run at a time: shlex reads one character
+# per Python call, ~13 us each, so a 65,536-character quoted item (MAX_SCALAR_CHARS) took ~1 s and a 16 MiB spec of
+# them minutes; these patterns are linear and take milliseconds (tests/core/test_shell_words.py holds both equal)
+_SHELL_PIECE = re.compile(r"""[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[ \t\r\n]+""", re.DOTALL)
+_DOUBLE_QUOTED_BODY = re.compile(r"""(?:[^"\\]|\\.)*""", re.DOTALL)
+_ESCAPE_IN_DOUBLE_QUOTES = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _double_quoted(body: str) -> str:
+    # inside double quotes a backslash escapes only '"' and itself; before anything else it stays
+    return _ESCAPE_IN_DOUBLE_QUOTES.sub(lambda m: m.group(1) if m.group(1) in '"\\' else m.group(), body)
+
+
+def shell_words(text: str) -> list[str]:
+    """shlex.split(text), with its ValueError words ("No closing quotation", "No escaped character")."""
+    words: list[str] = []
+    word: list[str] = []
+    quoted = False  # '' or "" make a word of their own, even when empty
+    position = 0
+    while position < len(text):
+        piece = _SHELL_PIECE.match(text, position)
+        if piece is None:  # a quote that never closes, or a backslash that ends the text
+            if text[position] == '"' and \
+                    _DOUBLE_QUOTED_BODY.match(text, position + 1).end() < len(text):  # type: ignore[union-attr]
+                raise ValueError("No escaped character")  # the body stops at a final backslash
+            raise ValueError("No escaped character" if text[position] == "\\" else "No closing quotation")
+        found = piece.group()
+        if found[0] in " \t\r\n":
+            if word or quoted:
+                words.append("".join(word))
+            word, quoted = [], False
+        elif found[0] == "'":
+            word.append(found[1:-1])
+            quoted = True
+        elif found[0] == '"':
+            word.append(_double_quoted(found[1:-1]))
+            quoted = True
+        elif found[0] == "\\":
+            word.append(found[1])
+        else:
+            word.append(found)
+        position = piece.end()
+    if word or quoted:
+        words.append("".join(word))
+    return words
+
+
 def worker_tokens(item: str) -> list[str]:
     """The argv tokens GPUStack's worker passes the engine for one backend_parameters item (see above). Raises
     ValueError (shlex's words) for an item it cannot split: a quote that never closes."""
@@ -256,22 +304,20 @@ def worker_tokens(item: str) -> list[str]:
     pieces: list[str] = []
     kept: list[str] = []
     position = 0
-    while position < len(text):
-        if text[position] == "=" and position + 1 < len(text) and text[position + 1] in "{[":
-            end = _json_end(text, position + 1)
-            kept.append(text[position + 1:end])
-            pieces.append(f"={marker}{len(kept) - 1}{marker}")
-            position = end
+    for opening in _JSON_AFTER_EQUALS.finditer(text):  # a run at a time: a character a call was ~0.2 s a MiB
+        if opening.start() < position:  # inside a JSON value already kept
             continue
-        pieces.append(text[position])
-        position += 1
+        end = _json_end(text, opening.start() + 1)
+        pieces.append(text[position:opening.start()])
+        kept.append(text[opening.start() + 1:end])
+        pieces.append(f"={marker}{len(kept) - 1}{marker}")
+        position = end
+    pieces.append(text[position:])
     masked = _LINE_CONTINUATION.sub(" ", "".join(pieces))
     trimmed = masked.rstrip()
     if (len(trimmed) - len(trimmed.rstrip("\\"))) % 2 == 1:
         masked = trimmed[:-1]
-    import shlex  # here: most items have no blank and never reach it (import budget)
-
-    tokens = shlex.split(masked)
+    tokens = shell_words(masked)
     for number, json_text in enumerate(kept):
         tokens = [token.replace(f"{marker}{number}{marker}", json_text) for token in tokens]
     return tokens
