@@ -39,6 +39,7 @@ def verify(gsg, fake, here, served, *args):
     (b'{"code": 503}', "a JSON document (an object), not a log text"),
     (b"[]", "a JSON document (a list), not a log text"),
     (b'"no logs yet"', "a JSON document (text), not a log text"),
+    (b"[" * 64 + b"]" * 64, "a JSON document (a list), not a log text"),  # logs.MAX_JSON_ANSWER_DEPTH
 ])
 def test_a_json_answer_for_a_log_is_named_as_one(gsg, fake, here, served, says):
     # before: "no start-up line of vLLM, SGLang or llama.cpp in its 1 line(s): a log format gsg does not know"
@@ -52,6 +53,7 @@ def test_a_json_answer_for_a_log_is_named_as_one(gsg, fake, here, served, says):
     (b"{not json at all\n", 1),
     (b"[" * 70_000 + b"\n", 1),  # too long to be the server's answer: the parser's
     (b"[" * 5_000 + b"]" * 5_000 + b"\n", 1),  # nested past the JSON parser's depth: no traceback
+    (b"[" * 65 + b"]" * 65 + b"\n", 1),  # past MAX_JSON_ANSWER_DEPTH: on every Python (3.13's json reads 5,000)
 ])
 def test_what_is_not_a_short_json_answer_is_left_to_the_parser(gsg, fake, here, served, lines):
     _, result = verify(gsg, fake, here, served)

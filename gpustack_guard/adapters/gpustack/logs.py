@@ -239,14 +239,32 @@ def _note_stop(read: LogRead, streamed: C.StreamedText, limits: LogLimits, deadl
         read.notes.append(f"the server's log stream ended with: {printable(live.proxy_failure, 200)}")
 
 
+MAX_JSON_ANSWER_DEPTH = 64  # a server's error answer is a few levels deep; deeper is left to the log parser
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting of a short text (brackets inside strings counted too: only an upper bound)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def _json_problem(head: bytes) -> str | None:
     """A short answer that is one JSON object, list or text is the server's (`{"detail": ...}` with 200, an API
     gateway's error), not a log: named, with its `detail` or `message` when it has one. JSON lines (a log an engine
     writes as JSON, one object a line) are more than one document: left to the parser."""
     if len(head) > JSON_LOG_MAX_BYTES or head.lstrip()[:1] not in (b"{", b"[", b'"'):
         return None
+    text = head.decode("utf-8", "replace")
+    if _nesting(text) > MAX_JSON_ANSWER_DEPTH:  # where json's own limit lies differs by Python (3.11 raises at a
+        return None                              # depth 3.13 reads): the same answer on every version
     try:
-        parsed = json.loads(head.decode("utf-8", "replace"))
+        parsed = json.loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: left to the log parser
         return None
     said = parsed.get("detail") or parsed.get("message") if isinstance(parsed, dict) else None
