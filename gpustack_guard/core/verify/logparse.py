@@ -492,6 +492,7 @@ def _llamacpp_notes(state: _EngineState) -> list[str]:
                      "sizes the target alone")
     return notes
 
+
 def _second_pool(pattern: P.Pattern, terms: dict, groups: dict[str, str | None]) -> bool:
     """A second pool after the rank's pool ended, of the same token count: the draft's (pool_configurator.py@v0.5.12
     MemoryPoolConfig is shared by target and draft workers)."""

@@ -867,8 +867,10 @@ LLAMACPP_SERVER_BUILD = "llamacpp-server-build"
 # first build printing it came after b500
 LLAMACPP_SERVER_BUILD_RECORD_SINCE = 501
 
+# A build count is read up to nine digits (b9999 is 2026's): a longer run of digits is no build, and int() of one past
+# Python's 4,300-digit limit raised (logparse compares the count with LLAMACPP_BUILD_LINES_SINCE)
 LLAMACPP_PATTERNS = (
-    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d+) \(",
+    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d{1,9}) \(",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
     # before common's logger was rewritten (autumn 2024) each example printed its build as "<func>: build = N (commit)"
@@ -876,11 +878,11 @@ LLAMACPP_PATTERNS = (
     # info" record: JSON by default (log_records reads it in its text form), "--log-format text" from early 2024 (the
     # form ollama's runner printed)
     _p("llamacpp-build-examples", LLAMACPP, "mid 2023 to autumn 2024 (the examples' own build line)",
-       r"\b\w+: build = (?P<version>\d+) \([0-9a-f]+\)",
+       r"\b\w+: build = (?P<version>\d{1,9}) \([0-9a-f]+\)",
        "main: build = 2477 (f9c7ba34)", "llama.cpp#6184 (b2477's main); llama.cpp#3764's era", kind="version"),
     _p(LLAMACPP_SERVER_BUILD, LLAMACPP, "summer 2023 to autumn 2024 (llama-server's JSON log, then also --log-format "
        "text; ollama's runner until its Go runner)",
-       r"\bbuild info \| build=(?P<version>\d+) commit=",
+       r"\bbuild info \| build=(?P<version>\d{1,9}) commit=",
        'INFO [main] build info | build=3871 commit="f37ceeaa" tid="0x1f9bab240" timestamp=1731010169',
        "search-index file 9000643546 (an ollama log of 2024-11); search-index file 21652681191 (ollama's build=10); "
        "llama.cpp PR #4620 (b1702's JSON record)", kind="version"),
@@ -891,7 +893,7 @@ LLAMACPP_PATTERNS = (
     # 56678392724, a May 2026 build by its wording) is below LLAMACPP_BUILD_INFO_SINCE, which no build printing the
     # line can be: logparse does not read it either
     _p(LLAMACPP_BUILD_INFO, LLAMACPP, "b9100 to the newest (release builds; a depth-1 clone prints b1)",
-       r"\bbuild_info: b(?!1-)(?P<version>\d+)-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
+       r"\bbuild_info: b(?!1-)(?P<version>\d{1,9})-[0-9a-f]+", "build_info: b9106-dd9280a66", "ROCm/ROCm#6227",
        kind="version"),
     # the same line of a depth-1 clone names no build, but it still opens a start-up (START_UP_LINES): a restart in the
     # same log prints it again (llama-server's main, tools/server/server.cpp)

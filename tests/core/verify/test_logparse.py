@@ -1518,6 +1518,18 @@ def test_a_server_build_record_count_below_its_first_build_is_not_the_build(coun
     assert log.engine_version == "501"
 
 
+@pytest.mark.parametrize("line", [
+    "build: {n} (cc98f8d34) with cc for x64\n", "main: build = {n} (f9c7ba34)\n",
+    'INFO [main] build info | build={n} commit="f37ceeaa" tid="1" timestamp=1\n', "build_info: b{n}-dd9280a66\n",
+])
+def test_a_build_count_of_thousands_of_digits_is_no_build_and_no_internal_error(line):
+    # int() of a 5,000-digit count raised past Python's 4,300-digit limit (exit 3); nine digits are read, more are not
+    log, _ = parse_log([line.format(n="9" * 5000), "llama_new_context_with_model: n_ctx      = 512\n"], "llama.cpp")
+    assert log.engine_version is None
+    log, _ = parse_log([line.format(n="987654321"), "llama_new_context_with_model: n_ctx      = 512\n"], "llama.cpp")
+    assert log.engine_version == "987654321"
+
+
 @pytest.mark.parametrize("header,backend", [
     ("ggml_init_cublas: found 2 CUDA devices:\n", "CUDA"),  # llama.cpp PR #4620, b1702
     ("ggml_init_cublas: found 1 ROCm devices:\n", "ROCm"),  # GGML_CUDA_NAME of a HIP build (0.2.20's ggml-cuda.cu)
