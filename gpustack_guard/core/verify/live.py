@@ -222,9 +222,7 @@ def model_mismatch(rendered: RenderedSpec, log: ObservedLog) -> str | None:
 def nothing_to_compare(log: ObservedLog) -> str | None:
     """Why a log of the right engine still cannot be judged: it holds no KV pool figure (the start-up failed first,
     or the log stops before the pool was printed), or None."""
-    pool = (P.KV_TOKENS, P.KV_CACHE, P.GPU_BLOCKS)
-    if any(term in log.terms() or term in log.engine_terms for term in pool) \
-            or any(term in terms for terms in log.ranks.values() for term in pool):
+    if log.pool_sized():
         return None
     if log.failure:
         return (f"the engine's start-up failed before it logged a KV pool ({echo.value(log.failure, 300)}): nothing "

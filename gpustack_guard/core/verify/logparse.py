@@ -310,6 +310,14 @@ class ObservedLog:
         with_weights = [name for name in ranks if P.WEIGHTS in ranks[name]]
         return max(with_weights, key=lambda name: ranks[name][P.WEIGHTS]) if with_weights else next(iter(ranks))
 
+    def pool_sized(self) -> bool:
+        """The start-up sized its KV pool (tokens, blocks or bytes, on any rank or the engine's own line): only then
+        does a line saying it serves end it (Uvicorn's line is any server's), and only then is there a pool to
+        compare (verify's nothing_to_compare)."""
+        pool = (P.KV_TOKENS, P.GPU_BLOCKS, P.KV_CACHE)
+        return any(t in self.engine_terms for t in pool) or any(t in terms for terms in self.ranks.values()
+                                                                for t in pool)
+
     def terms(self) -> dict[str, Number]:
         """The deployment's observed terms per GPU: the binding rank's, filled from any rank that printed a term
         the binding one did not, then the engine's own (KV capacity, length, concurrency)."""
@@ -547,18 +555,11 @@ def _failure_rank(pattern: P.Pattern, kind: str) -> int:
     return 2 if pattern.engine else 1
 
 
-def _pool_sized(log: ObservedLog) -> bool:
-    """The start-up read sized its KV pool: only then does a line saying it serves end it (Uvicorn's line is any
-    server's: another engine's start-up before this one prints it too)."""
-    pool = (P.KV_TOKENS, P.GPU_BLOCKS, P.KV_CACHE)
-    return any(t in log.engine_terms for t in pool) or any(t in terms for terms in log.ranks.values() for t in pool)
-
-
 def _complete(log: ObservedLog) -> bool:
     """The start-up reached an outcome of its own: it sized its KV pool, or failed after a figure of its engine's.
     Engine-neutral lines alone (Uvicorn's "running on", torch's crash) are any engine's: another engine's start-up
     before this one prints them too."""
-    return _pool_sized(log) or (bool(log.failure) and bool(log.ranks or log.engine_terms))
+    return log.pool_sized() or (bool(log.failure) and bool(log.ranks or log.engine_terms))
 
 
 def _start_up_read(engine: _EngineState) -> tuple[_EngineState, str]:
@@ -923,7 +924,7 @@ class LogParser:
 
     def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
         """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""
-        if pattern.id in P.SERVED_LINES and not state.served_line and _pool_sized(state.log):
+        if pattern.id in P.SERVED_LINES and not state.served_line and state.log.pool_sized():
             state.served_line = self.lines
 
     def _failure(self, state: _EngineState, pattern: P.Pattern, m: re.Match, line: str) -> bool:
