@@ -7,7 +7,7 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple, TypeVar
+from typing import Iterable, NamedTuple, Protocol, TypeVar
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.units import GiB, KiB, MiB
@@ -4318,23 +4318,32 @@ CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
 }
 
 
-def _in_rows(release: Version, since: str, until: str) -> bool:
-    return known_version(since) <= release < known_version(until)
+class _ReleaseRange(Protocol):
+    @property
+    def since(self) -> str: ...
+    @property
+    def until(self) -> str: ...
+
+
+_Ranged = TypeVar("_Ranged", bound=_ReleaseRange)
+
+
+def _read_row(rows: Iterable[_Ranged], release: Version | None) -> _Ranged | None:
+    """The row whose releases [since, until) hold `release`: a release gsg has read. None for one it has not (or
+    no readable version), so that nothing is refused on a release whose parser was not read."""
+    if release is None:
+        return None
+    return next((row for row in rows if known_version(row.since) <= release < known_version(row.until)), None)
 
 
 def switch_row(family: str, release: Version | None) -> SwitchFlagsRow | None:
     """The switch-flag row of an engine release gsg has read, or None."""
-    if release is None:
-        return None
-    return next((row for row in SWITCH_FLAGS.get(family, ()) if _in_rows(release, row.since, row.until)), None)
+    return _read_row(SWITCH_FLAGS.get(family, ()), release)
 
 
 def choice_row(family: str, flag: str, release: Version | None) -> ChoiceFlagRow | None:
     """The choices of one flag in an engine release gsg has read, or None."""
-    if release is None:
-        return None
-    return next((row for row in CHOICE_FLAGS.get(family, ())
-                 if row.flag == flag and _in_rows(release, row.since, row.until)), None)
+    return _read_row((row for row in CHOICE_FLAGS.get(family, ()) if row.flag == flag), release)
 
 
 @dataclass(frozen=True)
@@ -4368,6 +4377,4 @@ CONFIG_FILE_FLAG: dict[str, tuple[ConfigFileRow, ...]] = {
 
 def config_file_row(family: str, release: Version | None) -> ConfigFileRow | None:
     """The --config reading of an engine release gsg has read, or None."""
-    if release is None:
-        return None
-    return next((row for row in CONFIG_FILE_FLAG.get(family, ()) if _in_rows(release, row.since, row.until)), None)
+    return _read_row(CONFIG_FILE_FLAG.get(family, ()), release)
