@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from gpustack_guard.core import echo
 from gpustack_guard.core.findings import Finding, Location, Rule, finding
 from gpustack_guard.core.memory.colocation import StartupCheck, startup_sequence
 from gpustack_guard.core.units import gib
@@ -34,16 +35,10 @@ def _gpu_overcommit(results: Results) -> Iterator[Finding]:
             last = by_name.get(entries[-1][0])
             where = last.rendered.doc.at("gpu_selector", "gpu_ids") if last else Location("fleet")
             yield finding(GPU_OVERCOMMIT, where,
-                          f"GPU {gid} ({_shown_name(ref.gpu.name) or ref.gpu.type}, {gib(ref.total)}) would carry "
+                          f"GPU {gid} ({echo.value(ref.gpu.name, 60) or ref.gpu.type}, {gib(ref.total)}) would carry "
                           f"{gib(total_use)}: {parts}", spec=entries[-1][0],
                           fix="lower --gpu-memory-utilization / --mem-fraction-static of the co-located "
                               "deployments or move one", gpu=gid, total=ref.total, used=total_use)
-
-
-def _shown_name(name: str, limit: int = 60) -> str:
-    """A GPU name as the message shows it: a server's name is its own and may be of any length (snapshots refuse
-    one past 256 characters), and the message names the GPU by its id already."""
-    return name if len(name) <= limit else f"{name[:limit]}…({len(name):,} chars)"
 
 
 def _sizes_from_free(ev) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from gpustack_guard.core import args as A
+from gpustack_guard.core import echo
 from gpustack_guard.core.deploy.injection import PARALLEL_FLAGS
 from gpustack_guard.core.findings import Finding, Rule, finding
 from gpustack_guard.core.fleet.model import Cluster
@@ -98,7 +99,8 @@ def _selector(ev: Evaluation) -> Iterator[Finding]:
         for i, gid in failure.missing:
             worker = gpus[gid].worker
             yield finding(WORKER_SELECTOR, ev.rendered.doc.at("gpu_selector", "gpu_ids", i),
-                          f"gpu id '{gid}' is on worker '{worker.name}' whose state is '{worker.state}': GPUStack "
+                          f"gpu id '{gid}' is on worker '{echo.value(worker.name)}' whose state is "
+                          f"'{echo.value(worker.state)}': GPUStack "
                           "places on ready workers only, so the model stays pending and its memory was not checked",
                           spec=spec.name, fix="list GPUs of ready workers, or bring the worker back first")
         return
