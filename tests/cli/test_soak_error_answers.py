@@ -5,21 +5,10 @@ from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from support.soak_socket import soak_against
+from support.soak_socket import answering, soak_against
 
-
-class _ErrorWith200(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        body = b'{"error": {"message": "model m not found", "code": 404}}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args) -> None:
-        pass
+# an OpenAI-style error object answered with 200 and no stream
+_ErrorWith200 = answering(b'{"error": {"message": "model m not found", "code": 404}}')
 
 
 def test_a_200_error_for_every_request_of_round_1_is_one_line_and_exit_1():

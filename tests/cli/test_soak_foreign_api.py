@@ -7,10 +7,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from http.server import BaseHTTPRequestHandler
 
 import pytest
-from support.soak_socket import soak_against
+from support.soak_socket import answering, soak_against
 
 from gpustack_guard.adapters.soak.load import LEGACY_COMPLETIONS, RESPONSES_API
 from gpustack_guard.cli import main
@@ -23,24 +22,9 @@ _BODIES = {
 }
 
 
-def _serving(body: bytes) -> type[BaseHTTPRequestHandler]:
-    class _Answer(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            self.rfile.read(int(self.headers.get("content-length", "0")))
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args) -> None:
-            pass
-    return _Answer
-
-
 @pytest.mark.parametrize("reason", [LEGACY_COMPLETIONS, RESPONSES_API])
 def test_another_apis_stream_for_every_request_of_round_1_is_one_line_and_exit_1(reason):
-    code, _, err, port = soak_against(_serving(_BODIES[reason]), path="/v1")
+    code, _, err, port = soak_against(answering(_BODIES[reason], "text/event-stream"), path="/v1")
     assert code == 1
     assert err.splitlines()[-1] == (
         f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: {reason} for every request of "
@@ -70,27 +54,14 @@ def test_a_url_naming_another_apis_endpoint_is_refused_before_any_request(flag, 
         "/v1 or its /v1/chat/completions)")
 
 
-def _status(status: int) -> type[BaseHTTPRequestHandler]:
-    class _Refusing(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            self.rfile.read(int(self.headers.get("content-length", "0")))
-            body = b'{"error": {"message": "stream_options: extra inputs are not permitted"}}'
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args) -> None:
-            pass
-    return _Refusing
+REFUSAL = b'{"error": {"message": "stream_options: extra inputs are not permitted"}}'
 
 
 @pytest.mark.parametrize("status", [400, 405, 422])
 def test_a_request_refused_for_every_request_of_round_1_is_one_line_and_exit_1(status):
     """A server refusing the request itself (stream_options on an old engine, a URL taking no POST): before, 'HTTP
     400' for every request of every round and a failing verdict at the end."""
-    code, out, err, port = soak_against(_status(status))
+    code, out, err, port = soak_against(answering(REFUSAL, status=status))
     assert code == 1
     assert err.splitlines()[-1] == (
         f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: HTTP {status} for every request of "

@@ -24,6 +24,25 @@ class ByteChunks(httpx.AsyncByteStream):
             yield piece
 
 
+def answering(body: bytes, content_type: str = "application/json",
+              status: int = 200) -> type[BaseHTTPRequestHandler]:
+    """A handler that answers every POST with this status, content type and body (framed by its length)."""
+
+    class _Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return _Answer
+
+
 def soak_against(handler: type[BaseHTTPRequestHandler], *, path: str = "",
                  others: tuple[ThreadingHTTPServer, ...] = ()) -> tuple[int, str, str, int]:
     """`gsg soak` of five 0.5 s rounds at concurrency 1 against a loopback server of this handler (the URL ends in

@@ -72,28 +72,6 @@ def test_a_metrics_url_on_another_origin_gets_no_key(tmp_path, capsys):
     assert KEY not in printed.out + printed.err
 
 
-@pytest.mark.parametrize("status, key, error", [
-    (401, KEY, "http://e/metrics: HTTP 401 (the API key was refused)"),
-    (403, KEY, "http://e/metrics: HTTP 403 (the API key was refused)"),
-    (401, None, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends the API key only to a metrics URL on "
-                "the endpoint's origin)"),
-])
-def test_a_refused_key_is_told_from_a_key_not_sent(status, key, error):
-    seen: list = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request.headers.get("authorization"))
-        return httpx.Response(status, text="no")
-
-    async def go():
-        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            keys = {"http://e/metrics": key} if key else {}
-            return await Scraper(client, ["http://e/metrics"], None, None, 0.0, keys=keys).scrape_once()
-    snap = asyncio.run(go())
-    assert (snap.errors, seen) == ((error,), [f"Bearer {key}" if key else None])
-    assert KEY not in snap.errors[0]
-
-
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_a_keyed_metrics_url_redirecting_elsewhere_is_not_followed(status):
     asked: list = []

@@ -346,15 +346,18 @@ def test_a_scrape_that_never_finishes_ends_at_its_deadline_and_says_so(how):
     assert elapsed <= SCRAPE_DEADLINE_S + 0.01
 
 
-@pytest.mark.parametrize("status, error", [
+@pytest.mark.parametrize("status, key, error", [
     # before: "HTTP 401" alone, as if the engine were broken
-    (401, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends the API key only to a metrics URL on the "
-          "endpoint's origin)"),
-    (403, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends the API key only to a metrics URL on the "
-          "endpoint's origin)"),
-    (404, "http://e/metrics: HTTP 404"),
+    (401, None, "http://e/metrics: HTTP 401 (it wants credentials; gsg sends the API key only to a metrics URL on "
+                "the endpoint's origin)"),
+    (403, None, "http://e/metrics: HTTP 403 (it wants credentials; gsg sends the API key only to a metrics URL on "
+                "the endpoint's origin)"),
+    (404, None, "http://e/metrics: HTTP 404"),
+    # a key sent (a metrics URL on the endpoint's origin, runner.keys_for_origin) and refused says so, unshown
+    (401, "sk-metrics-7731", "http://e/metrics: HTTP 401 (the API key was refused)"),
+    (403, "sk-metrics-7731", "http://e/metrics: HTTP 403 (the API key was refused)"),
 ])
-def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error):
+def test_a_metrics_url_that_wants_auth_says_whether_a_key_was_sent(status, key, error):
     seen: list = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -363,9 +366,11 @@ def test_a_metrics_url_that_wants_auth_says_so_and_is_sent_no_key(status, error)
 
     async def go():
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            return await Scraper(client, ["http://e/metrics"], None, None, 0.0).scrape_once()
+            keys = {"http://e/metrics": key} if key else {}
+            return await Scraper(client, ["http://e/metrics"], None, None, 0.0, keys=keys).scrape_once()
     snap = asyncio.run(go())
-    assert (snap.errors, seen) == ((error,), [None])
+    assert (snap.errors, seen) == ((error,), [f"Bearer {key}" if key else None])
+    assert "sk-metrics" not in snap.errors[0]
 
 
 def _replica(preemptions: int, started: float) -> str:
