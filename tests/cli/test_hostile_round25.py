@@ -19,21 +19,6 @@ def _edit(specs, name, old, new):
     path.write_text(path.read_text().replace(old, new))
 
 
-def _wired(fake, monkeypatch, around):
-    """The fake behind `around(request, answer)`, which may do something on the server or change the answer."""
-    import gpustack_guard.wiring as wiring
-
-    calls: list[tuple[str, str]] = []
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        calls.append((request.method, request.url.path))
-        answer = fake.handle(request)
-        return around(request, answer) or answer
-
-    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
-    return calls
-
-
 # --- a hand edit while apply restarts the model -----------------------------------------------------------------
 
 @pytest.mark.parametrize("edit,named", [
@@ -52,7 +37,7 @@ def test_a_hand_edit_while_apply_restarts_the_model_is_not_written_over(gsg, fak
         if request.method == "POST" and request.url.path == f"/v2/models/{mid}/restart":
             edit(fake.models[mid])
 
-    calls = _wired(fake, monkeypatch, around)
+    calls = in_front(fake, monkeypatch, then=around)
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1, result.err
     assert (f"  failed: llama-8b: update: 'llama-8b' changed on the server while apply restarted it ({named}); the "
@@ -76,7 +61,7 @@ def test_a_restart_without_a_hand_edit_clears_its_mark(gsg, fake, specs, monkeyp
         if request.method == "POST" and request.url.path == f"/v2/models/{mid}/restart":
             fake.models[mid].update(restarting_since="2026-12-07T05:00:00Z", state="pending", ready_replicas=0)
 
-    calls = _wired(fake, monkeypatch, around)
+    calls = in_front(fake, monkeypatch, then=around)
     result = gsg("apply", str(specs), "--yes")
     assert (result.code, result.err) == (0, "gsg: updated llama-8b\n"), result.err
     assert calls.count(("PUT", MODEL_PATH.format(mid))) == 2

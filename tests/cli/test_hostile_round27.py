@@ -11,26 +11,12 @@ import json
 
 import httpx
 import pytest
+from support.fake_gpustack import in_front
 
 LINK_REFUSAL = ("gsg: error: GET /v2/models: the server pages this list with Link headers (rel=\"next\"), not "
                 "GPUStack's 'pagination': gsg does not follow them and the first page is not the whole list; "
                 "refusing to act on part of it")
 WRITES = ("POST", "PUT", "DELETE")
-
-
-def _wired(fake, monkeypatch, change):
-    """The fake behind `change(request, answer)`, which may return another answer; every request is recorded."""
-    import gpustack_guard.wiring as wiring
-
-    calls: list[tuple[str, str]] = []
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        calls.append((request.method, request.url.path))
-        answer = fake.handle(request)
-        return change(request, answer) or answer
-
-    monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
-    return calls
 
 
 def _writes(calls) -> list:
@@ -68,7 +54,7 @@ def test_a_model_list_paged_by_link_headers_is_refused_before_any_write(gsg, fak
     assert gsg("apply", str(specs), "--yes").code == 0
     before = json.dumps(fake.models, sort_keys=True)
     monkeypatch.setenv("GSG_PAGE_SIZE", "2")  # 4 models: two pages
-    calls = _wired(fake, monkeypatch, _link_paged("/v2/models", link))
+    calls = in_front(fake, monkeypatch, then=_link_paged("/v2/models", link))
     result = gsg(command[0], str(specs), *command[1:])
     assert result.code == 1 and _one_line(result) == LINK_REFUSAL
     assert _writes(calls) == [] and json.dumps(fake.models, sort_keys=True) == before
@@ -79,7 +65,7 @@ def test_the_other_lists_paged_by_link_headers_are_refused_too(gsg, fake, specs,
     assert gsg("apply", str(specs), "--yes").code == 0
     fake.add_cluster("staging")  # two clusters: two pages of one
     monkeypatch.setenv("GSG_PAGE_SIZE", "1")
-    calls = _wired(fake, monkeypatch, _link_paged(path, f'<http://gpustack.test{path}?page=2>; rel="next"'))
+    calls = in_front(fake, monkeypatch, then=_link_paged(path, f'<http://gpustack.test{path}?page=2>; rel="next"'))
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1 and _one_line(result) == LINK_REFUSAL.replace("/v2/models", path)
     assert _writes(calls) == []
@@ -95,7 +81,7 @@ def test_a_link_header_that_names_no_next_page_is_no_refusal(gsg, fake, specs, m
         if request.method == "GET" and request.url.path == "/v2/models" and answer.status_code == 200:
             return httpx.Response(200, json=answer.json()["items"], headers={"Link": link})
         return None
-    _wired(fake, monkeypatch, change)
+    in_front(fake, monkeypatch, then=change)
     result = gsg("plan", str(specs))
     assert result.code == 0 and "No changes. Live deployments match the specs." in result.out
 
@@ -123,7 +109,7 @@ def _uncounted(fake, path: str, own_page_size: int | None = None, ignore_page: b
 def test_a_model_list_paged_without_a_count_is_read_to_its_end(gsg, fake, specs, monkeypatch, shape):
     assert gsg("apply", str(specs), "--yes").code == 0
     monkeypatch.setenv("GSG_PAGE_SIZE", "2")
-    calls = _wired(fake, monkeypatch, _uncounted(fake, "/v2/models", **shape))
+    calls = in_front(fake, monkeypatch, then=_uncounted(fake, "/v2/models", **shape))
     result = gsg("plan", str(specs))
     assert result.code == 0 and "No changes. Live deployments match the specs." in result.out
     # every page, and one more that brought nothing: 4 models in pages of 2, 1 or 3
@@ -135,7 +121,7 @@ def test_a_prune_reads_a_list_paged_without_a_count_whole(gsg, fake, specs, monk
     assert gsg("apply", str(specs), "--yes").code == 0
     (specs / "llama-8b.yaml").unlink()  # the third model listed: on the second page
     monkeypatch.setenv("GSG_PAGE_SIZE", "2")
-    calls = _wired(fake, monkeypatch, _uncounted(fake, "/v2/models"))
+    calls = in_front(fake, monkeypatch, then=_uncounted(fake, "/v2/models"))
     result = gsg("apply", str(specs), "--yes", "--prune")
     assert result.code == 0 and "Apply complete: 0 created, 0 updated, 0 replaced, 1 deleted." in result.out
     assert sorted(m["name"] for m in fake.models.values()) == ["llama-70b", "llama-70b-q4", "qwen-32b"]
@@ -145,7 +131,7 @@ def test_a_prune_reads_a_list_paged_without_a_count_whole(gsg, fake, specs, monk
 def test_a_server_that_ignores_page_and_gives_no_count_is_read_once_more_and_ends(gsg, fake, specs, monkeypatch):
     assert gsg("apply", str(specs), "--yes").code == 0
     monkeypatch.setenv("GSG_PAGE_SIZE", "2")
-    calls = _wired(fake, monkeypatch, _uncounted(fake, "/v2/models", ignore_page=True))
+    calls = in_front(fake, monkeypatch, then=_uncounted(fake, "/v2/models", ignore_page=True))
     result = gsg("plan", str(specs))
     assert result.code == 0 and "No changes. Live deployments match the specs." in result.out
     assert calls.count(("GET", "/v2/models")) == 2
@@ -189,7 +175,7 @@ def test_a_create_never_lands_in_a_deleted_cluster_recreated_under_its_name(gsg,
         if request.method == "POST" and request.url.path == "/v2/models":
             sent.append(json.loads(request.content)["cluster_id"])
         return None
-    _wired(fake, monkeypatch, change)
+    in_front(fake, monkeypatch, then=change)
     result = gsg("apply", str(specs), "--yes", "--no-lock")
     assert result.code == 0 and "Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted." in result.out
     assert sent == [new] * 4 and {m["cluster_id"] for m in fake.models.values()} == {new} and old != new
@@ -198,7 +184,7 @@ def test_a_create_never_lands_in_a_deleted_cluster_recreated_under_its_name(gsg,
 
 def test_a_deleted_cluster_alone_is_no_cluster_to_write_to(gsg, fake, specs, monkeypatch):
     fake.clusters[0]["deleted_at"] = "2026-12-01T10:00:00Z"
-    calls = _wired(fake, monkeypatch, lambda request, answer: None)
+    calls = in_front(fake, monkeypatch, then=lambda request, answer: None)
     result = gsg("apply", str(specs), "--yes")
     assert result.code == 1 and "gsg: apply blocked: 4 validation error(s)" in result.err
     assert "error GSG008 cluster [llama-8b]: the fleet has no cluster: nothing can be placed" in result.err
@@ -221,7 +207,7 @@ def test_export_of_a_cluster_recreated_under_its_name_reads_the_live_one(gsg, fa
         if request.url.path in ("/v2/models", "/v2/models/export"):
             asked.append(request.url.params.get("cluster_id") or json.loads(request.content or b"{}").get("cluster_id"))
         return None
-    _wired(fake, monkeypatch, change)
+    in_front(fake, monkeypatch, then=change)
     result = gsg("export", "--cluster", "prod", "--out", str(tmp_path / "out"))
     assert result.code == 0, result.err
     assert asked and set(map(str, asked)) == {str(new)}
@@ -229,21 +215,7 @@ def test_export_of_a_cluster_recreated_under_its_name_reads_the_live_one(gsg, fa
 
 # --- states in another case ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("state", ["ERROR", "Error"])
-def test_wait_stops_on_an_instance_in_error_in_another_case(gsg, fake, specs, monkeypatch, state):
-    fake.ready_after_polls = 10**6  # never ready on its own
-    original = fake._set_instances
-
-    def broken(model, count):
-        original(model, count)
-        for inst in fake.instances.values():
-            if inst["model_name"] == "llama-8b":
-                inst["state"], inst["state_message"] = state, "CUDA out of memory"
-    monkeypatch.setattr(fake, "_set_instances", broken)
-    result = gsg("apply", str(specs), "--yes", "--wait", "--wait-timeout", "30", "--target", "llama-8b")
-    assert result.code == 1
-    assert "  failed: wait: 'llama-8b' instance llama-8b-00001 is in error: CUDA out of memory\n" in result.err
-
+# (apply --wait on a state in another case: tests/cli/test_plan_apply.py, test_wait_stops_early_on_an_instance_in_error)
 
 @pytest.mark.parametrize("state", ["ERROR", "Error"])
 def test_drift_sees_an_instance_in_error_in_another_case(gsg, fake, specs, state):

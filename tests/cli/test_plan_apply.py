@@ -212,7 +212,8 @@ def test_plan_markdown_and_json(gsg, fake, specs):
     assert doc["summary"]["create"] == 4 and doc["format_version"] == "1.0"
 
 
-def test_wait_stops_early_on_an_instance_in_error(gsg, fake, specs, monkeypatch):
+@pytest.mark.parametrize("state", ["error", "ERROR", "Error"])  # a proxy's or server's case is GPUStack's state
+def test_wait_stops_early_on_an_instance_in_error(gsg, fake, specs, monkeypatch, state):
     fake.ready_after_polls = 10**6  # never ready on its own
     original = fake._set_instances
 
@@ -220,10 +221,11 @@ def test_wait_stops_early_on_an_instance_in_error(gsg, fake, specs, monkeypatch)
         original(model, count)
         for inst in fake.instances.values():
             if inst["model_name"] == "llama-8b":
-                inst["state"], inst["state_message"] = "error", "CUDA out of memory"
+                inst["state"], inst["state_message"] = state, "CUDA out of memory"
     monkeypatch.setattr(fake, "_set_instances", broken)
-    result = gsg("apply", str(specs), "--yes", "--wait", "--target", "llama-8b")
-    assert result.code == 1 and "CUDA out of memory" in result.err
+    result = gsg("apply", str(specs), "--yes", "--wait", "--wait-timeout", "30", "--target", "llama-8b")
+    assert result.code == 1
+    assert "  failed: wait: 'llama-8b' instance llama-8b-00001 is in error: CUDA out of memory\n" in result.err
 
 
 # --- faults: apply, inject a fault at request k, apply again -> converged, nothing unowned touched -------

@@ -404,17 +404,22 @@ class FakeGPUStack:
         return self._create(body).json()
 
 
-def in_front(fake, monkeypatch, instead):
+def in_front(fake, monkeypatch, instead=None, *, then=None):
     """The CLI's client wired to `fake`, each request first offered to `instead(request)`: an answer (or a raised
-    error) replaces the fake's (the server may have acted first), None lets the fake answer. Returns the
-    (method, path) of every request, in order."""
+    error) replaces the fake's (the server may have acted first), None lets the fake answer; `then(request,
+    answer)` sees the fake's answer (after the fake acted) and may return another. Returns the (method, path) of
+    every request, in order."""
     import gpustack_guard.wiring as wiring
 
     calls: list[tuple[str, str]] = []
 
     def handle(request: httpx.Request) -> httpx.Response:
         calls.append((request.method, request.url.path))
-        return instead(request) or fake.handle(request)
+        answer = instead(request) if instead is not None else None
+        if answer is not None:
+            return answer
+        answer = fake.handle(request)
+        return (then(request, answer) if then is not None else None) or answer
 
     monkeypatch.setattr(wiring, "transport_factory", lambda: httpx.MockTransport(handle))
     return calls
