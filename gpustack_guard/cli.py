@@ -292,7 +292,8 @@ def verify(
     backend_version: Optional[str] = typer.Option(None, "--backend-version", help="When the log does not print it."),
     quantization: Optional[str] = typer.Option(None, "--quantization",
                                                help="Weights format when --model names the unquantized model "
-                                                    "(fp8, awq, gptq, int8, ...)."),
+                                                    "(fp8, awq, gptq, int8, ...); a llama.cpp log's GGUF file "
+                                                    "type is read when it is not given."),
     record: Optional[str] = typer.Option(None, "--record", metavar="DIR",
                                          help="Also write what the log showed as a test vector (JSON) into DIR."),
     source: Optional[str] = typer.Option(None, "--source", metavar="TEXT",

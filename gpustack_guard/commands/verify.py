@@ -134,7 +134,8 @@ def rebuild(opts: VerifyOptions, log: ObservedLog) -> Rebuilt:
     options = EstimateOptions(model=found or "", gpu_memory=total, backend=BACKEND[log.engine or P.VLLM],
                               backend_args=tuple(args), gpus=devices if devices > 1 else None,
                               backend_version=version,
-                              gpu_name=gpu_name, quantization=opts.quantization,
+                              gpu_name=gpu_name,
+                              quantization=opts.quantization or C.logged_gguf_quantization(log),
                               offline=True, gpu_used=foreign,
                               env=tuple(f"{key}={value}" for key, value in
                                         C.deployment_env(log, parse_env(opts.env), version).items()))

@@ -135,6 +135,23 @@ def test_the_lora_pool_is_booked_from_the_printed_server_args(outcomes):
     assert "lora_buffers_bytes_per_gpu" not in plain.estimated
 
 
+def test_a_gguf_is_sized_by_the_file_type_its_log_names(outcomes):
+    # no --quantization: "file type = Q4_K - Medium" makes the weights Q4_K_M's (0.64 against the logged 0.63 GiB on
+    # the 5090, the routed experts on the CPU), where the catalog model's BF16 gave 1.86 GiB
+    qwen = by_log(outcomes, "llama.cpp/qwen3-30b-a3b-q4km-4090-5090-b5622-experts-on-cpu-foreign.log")
+    assert qwen.vector.quantization is None
+    assert abs(qwen.estimated["weights_bytes_per_gpu"] / qwen.observed["weights_bytes_per_gpu"] - 1) < 0.01
+    assert qwen.delta == 0
+
+
+def test_printed_switches_turn_the_prefill_graphs_off(outcomes):
+    # server_args' disable_piecewise_cuda_graph=True (the log: "Disable piecewise CUDA graph because ..."): no
+    # prefill graphs are booked, where a 0.5.10+ estimate books 8 MiB per capture size otherwise
+    nvl = by_log(outcomes, "sglang/qwen25-05b-h100-nvl-0.5.13-beside-foreign-memory-no-graphs.log")
+    assert "prefill_cuda_graphs_bytes_per_gpu" not in nvl.estimated
+    assert abs(nvl.delta or 0) < 0.5
+
+
 def test_a_pool_is_compared_in_tokens_where_logged_else_in_bytes(outcomes):
     quantity = {o.vector.key: o.quantity for o in outcomes}
     assert quantity["vllm/v0.6.4-llama31-8b-rtx3090-20k.log"] == "kv_capacity_tokens"

@@ -65,6 +65,7 @@ GB10 = ("NVIDIA GB10", "121.69GiB")
 RTX_PRO_6000 = ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "97887MiB")
 RTX_PRO_6000_MAXQ = ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "97887MiB")
 RTX_3050_LAPTOP = ("NVIDIA GeForce RTX 3050 Laptop GPU", "4096MiB")
+H100_NVL = ("NVIDIA H100 NVL", "95830MiB")
 H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
@@ -802,6 +803,12 @@ VECTORS = (
                "(the doc's TOML), 32,768 context and one running request (the log), beside a resident "
                "Qwen3.6-27B server at 0.60; the doc follows host MemAvailable through co-residency, so a "
                "unified-memory GPU, not named: a DGX Spark's GB10 assumed"),
+    Vector("qwen25-05b-h100-nvl-0.5.13-beside-foreign-memory-no-graphs.log", "Qwen/Qwen2.5-0.5B", H100_NVL, "0.5.13",
+           engine="sglang",
+           why="search-index file 55068335887 (a public 'sglang-play' README, 2026-07-08): Qwen2.5-0.5B-Instruct on "
+               "one H100 NVL (its environment dump) holding 56.5 GiB of other processes; 0.5.13 by the log's "
+               "wording ('Load weight end. elapsed=' from 0.5.13, cuda_graph_max_bs renamed in 0.5.14), not the "
+               "dump's 0.5.10.post1; triton attention, decode and piecewise graphs off, fraction 0.86 printed"),
     Vector("qwen25-05b-h100-docs-ci-max-total-tokens.log", "Qwen/Qwen2.5-0.5B", H100, "0.5.8",
            version_known=False, engine="sglang",
            why="docs.sglang.ai basic_usage/native_api (the notebook as the docs CI built it on 2026-02-04, main "
@@ -952,6 +959,13 @@ VECTORS = (
                "is Qwen3-32B's shape, on an RTX 4060 Ti 16 GB + RTX 3060 (the device lines), build 6934 (the log), 4 "
                "slots and one unified cache (the server's own line); layers split by the free memory the log prints "
                "(15,001 and 11,822 MiB: llama.cpp's default split); the excerpt stops before the metadata"),
+    Vector("qwen3-30b-a3b-q4km-4090-5090-b5622-experts-on-cpu-foreign.log", "Qwen/Qwen3-30B-A3B", RTX_5090, None,
+           ("--ctx-size=16384", "--n-gpu-layers=99", "--override-tensor=.ffn_.*_exps.=CPU",
+            "--tensor-split=9862,31518"), engine="llama.cpp",
+           why="ikawrakow/ik_llama.cpp#514 (mtcl, 2025-06-10): mainline llama-cli build 5622 (the log) with "
+               "unsloth's Qwen3-30B-A3B Q4_K_M (its file type line) on an RTX 4090 holding other memory (9,862 MiB "
+               "free) and an RTX 5090 (31,518 MiB free): layers split by that free memory (llama.cpp's default), "
+               "the routed experts on the CPU by the command's -ot; the pool compared on the 5090"),
     Vector("ollama-qwen15-7b-a10-8192-cells.log", "Qwen/Qwen1.5-7B", ("NVIDIA A10", "23028MiB"), "b3600",
            ("--ctx-size=8192", "--batch-size=512", "--parallel=4"), "q4_0", version_known=False, engine="llama.cpp",
            why="ollama#6926: qwen:7b (the log's Qwen2-beta-7B-Chat: 32 layers of 32 KV heads x 128, Qwen1.5-7B's "

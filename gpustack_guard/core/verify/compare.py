@@ -101,7 +101,13 @@ SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "d
                "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",
                "speculative_eagle_topk", "speculative_num_draft_tokens",
                # the LoRA memory pool (core/memory/lora.py); lora_paths alone turns it on, enable_lora says so
-               "enable_lora", "max_lora_rank", "max_loras_per_batch", "lora_target_modules", "lora_backend")
+               "enable_lora", "max_lora_rank", "max_loras_per_batch", "lora_target_modules", "lora_backend",
+               # switches engine.sglang_config reads: prefill graphs off (SGLANG_PREFILL_GRAPHS_OFF), per-phase
+               # graphs off (0.5.14+), the hybrid pools' layout (SWA, mamba) and the overlap scheduler
+               "disable_piecewise_cuda_graph", "enable_torch_compile", "enable_dp_attention",
+               "disable_decode_cuda_graph", "disable_prefill_cuda_graph", "disable_radix_cache",
+               "disable_overlap_schedule", "disable_hybrid_swa_memory", "swa_full_tokens_ratio",
+               "max_mamba_cache_size", "mamba_full_memory_ratio", "mamba_ssm_dtype")
 # vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
 VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
                "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",
@@ -300,6 +306,30 @@ def _same_at_two_places(given: object, printed: float) -> bool:
         return given is not None and round(float(given), 2) == round(printed, 2)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return False
+
+
+# llama_model_ftype_name's sizes (src/llama-model-loader.cpp): the K-quant mixes by their suffix
+_GGUF_MIX_SIZES = {"small": "_s", "medium": "_m", "large": "_l"}
+
+
+def logged_gguf_quantization(log: ObservedLog) -> str | None:
+    """The weights format a llama.cpp log names for its GGUF ("Q4_K - Medium" -> q4_k_m), where gsg sizes that
+    file type (quant.GGUF_FILE_TYPE_BPW); a 16- or 32-bit file or a type gsg does not size gives None."""
+    from gpustack_guard.core.memory.quant import GGUF_FILE_TYPE_BPW
+
+    text = str(log.args.get("gguf_file_type") or "").strip().lower()
+    text = text.removeprefix("mostly ").strip()
+    base, _, rest = text.partition(" - ")
+    rest = rest.strip()
+    if base == "q2_k" and rest in ("", "medium"):  # Q2_K's own name says Medium; Q2_K_S is "Small"
+        name = "q2_k"
+    elif rest in _GGUF_MIX_SIZES and base.endswith("_k"):
+        name = base + _GGUF_MIX_SIZES[rest]
+    else:  # Q6_K, Q8_0, and the i-quants with their bits per weight after the dash
+        name = base
+    if name in ("f16", "bf16", "f32") or name not in GGUF_FILE_TYPE_BPW:
+        return None
+    return name
 
 
 def _llamacpp_args(log: ObservedLog, version: str | None = None) -> dict[str, object]:

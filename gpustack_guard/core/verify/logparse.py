@@ -76,6 +76,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "profiled value",
             "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
             "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
+            "file type", "model ftype",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",
@@ -1147,8 +1148,8 @@ class LogParser:
                 log.args = {**log.args, **self._read_dump(groups["args"] or "", {})}
             # llama.cpp's cache line names its K and V types in its own words, not as key=value, and its resolved
             # flash attention likewise
-            log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v", "flash_attn")
-                             if groups.get(key)})
+            log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v", "flash_attn",
+                                                          "gguf_file_type") if groups.get(key)})
         elif kind == "model":
             log.model = masked("model")
         return True

@@ -1015,6 +1015,17 @@ LLAMACPP_PATTERNS = (
        "llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
        "544.00 MiB", "search-index file 65940070224 (ollama's llama runner, 2026); fedora-copr/logdetective PR #106 "
        "for the 'KV self size' form", kind="arg-update"),
+    # the GGUF's file type as the loader names it (llama_model_ftype_name: "mostly Q4_K - Medium" until mid-2023,
+    # "Q4_K - Medium" after; ik_llama.cpp's own types add their bits per weight): the weights format the rebuild
+    # needs when --quantization is not given (compare.logged_gguf_quantization), else a GGUF of a catalog model is
+    # sized at its 16-bit weights
+    _p("llamacpp-file-type", LLAMACPP, "b1000 to the newest (llm_load_print_meta 'model ftype', then print_info "
+       "'file type' from 2025: src/llama-model-loader.cpp llama_model_ftype_name)",
+       r"(?:llm_load_print_meta|print_info):\s+(?:model ftype|file type)\s+=\s+(?P<gguf_file_type>[^()\n]+?)"
+       r"(?:\s+\(guessed\))?\s*$",
+       "print_info: file type   = Q4_K - Medium",
+       "ikawrakow/ik_llama.cpp#514 (mainline build 5622's llama-cli); ik_llama.cpp's 'model ftype' line in the same "
+       "thread", kind="arg-update"),
     _p("llamacpp-compute-buffer", LLAMACPP, "b2400 to the newest (llama.cpp@c2101a2e to @0c1e57098)",
        r"(?:llama_new_context_with_model|llama_init_from_model|llama_context|graph_reserve|sched_reserve):\s+"
        r"(?P<device>\S+) compute "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from gpustack_guard.core.verify import patterns as P
-from gpustack_guard.core.verify.compare import backend_args
+from gpustack_guard.core.verify.compare import backend_args, logged_gguf_quantization
 from gpustack_guard.core.verify.logparse import parse_log
 
 
@@ -232,3 +232,33 @@ def test_the_rs_buffer_is_its_own_term_per_device():
                 "llama_memory_recurrent:      CUDA0 RS buffer size =    46.06 MiB"])
     assert log.ranks["CUDA0"] == {"recurrent_state_bytes_per_gpu": round(46.06 * 1024 * 1024)}
     assert log.ranks["CPU"] == {"recurrent_state_bytes_per_gpu": round(16.75 * 1024 * 1024)}
+
+
+@pytest.mark.parametrize("line,quantization", [
+    # print_info from 2025 (mainline b5622, ik_llama.cpp#514)
+    ("print_info: file type   = Q4_K - Medium", "q4_k_m"),
+    ("print_info: file type   = Q8_0", "q8_0"),
+    ("print_info: file type   = Q6_K", "q6_k"),
+    ("print_info: file type   = Q3_K - Large", "q3_k_l"),
+    ("print_info: file type   = Q5_K - Small", "q5_k_s"),
+    ("print_info: file type   = Q2_K - Medium", "q2_k"),  # plain Q2_K's own name
+    ("print_info: file type   = IQ4_XS - 4.25 bpw", "iq4_xs"),
+    ("print_info: file type   = Q4_K - Medium (guessed)", "q4_k_m"),  # an old file whose type the loader guessed
+    # llm_load_print_meta before it, "mostly" up to mid-2023
+    ("llm_load_print_meta: model ftype      = Q4_K - Medium", "q4_k_m"),
+    ("llm_load_print_meta: model ftype      = mostly Q4_K - Medium", "q4_k_m"),
+    ("llm_load_print_meta: model ftype      = mostly Q2_K", "q2_k"),
+    # 16- and 32-bit files are the model's own dtype; types gsg does not size (Q2_K_S, ik_llama.cpp's IQ3_K) are left
+    ("print_info: file type   = BF16", None),
+    ("print_info: file type   = all F32", None),
+    ("print_info: file type   = Q2_K - Small", None),
+    ("llm_load_print_meta: model ftype      = IQ3_K - 3.4325 bpw", None),
+])
+def test_the_gguf_file_type_names_the_weights_format(line, quantization):
+    # a GGUF of a catalog model was sized at its 16-bit weights unless --quantization was given: ik_llama.cpp#514's
+    # Qwen3-30B-A3B Q4_K_M put 1.86 GiB of weights on the 5090 against the 0.63 GiB it logged
+    assert logged_gguf_quantization(read([line])) == quantization
+
+
+def test_no_file_type_line_names_no_format():
+    assert logged_gguf_quantization(read(["llama_context: n_ctx         = 16384"])) is None

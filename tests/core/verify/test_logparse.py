@@ -89,6 +89,11 @@ CASES = [
     # llama.cpp#10560 and PR #16962: excerpts that stop before the buffers; build 6934 prints each device's PCI bus id
     ("llama.cpp/mistral-large-2411-q8-4090-cut.log", '4202', False, None, None, 2,
      {}),
+    # ik_llama.cpp#514: mainline b5622 over a 4090 (9,862 MiB free) and a 5090 (31,518): the experts on the CPU, the
+    # 5090 holding 36 of the 48 layers' cells and the output layer
+    ("llama.cpp/qwen3-30b-a3b-q4km-4090-5090-b5622-experts-on-cpu-foreign.log", '5622', True, None, 'CUDA1', 0,
+     {P.FREE_BEFORE_LOAD: mib(31518), P.WEIGHTS: mib(648.66), P.KV_CACHE: mib(1152), P.COMPUTE_BUFFER: mib(1080),
+      P.LAYERS_OFFLOADED: 49, P.LAYERS_TOTAL: 49, P.SEQUENCES: 1, P.KV_TOKENS: 16384}),
     ("llama.cpp/qwen3-vl-32b-4060ti-3060-cut.log", '6934', False, None, 'CUDA0', 2,
      {P.FREE_BEFORE_LOAD: mib(15001.0)}),
     # llama.cpp PR #4620: b1702's JSON log, its build in the server's "build info" record, ggml_init_cublas's devices
@@ -250,6 +255,12 @@ CASES = [
     ("sglang/qwen3-coder-30b-awq-rtx-pro-6000-maxq-fp8e5m2-f088.log", None, True, None, 'main', 1,
      {P.KV_TOKENS: 1428864, P.KV_CACHE: 2 * gib(32.70), P.MAX_MODEL_LEN: 131072}),
     # 0.5.14's "Capture target decode CUDA graph end. elapsed=" quoted without prefixes (a doc's four lines)
+    # sglang-play's README (0.5.13 by its wording): 0.5.9+'s "elapsed=" distributed line, 0.5.13's "Load weight end"
+    # without dtype or quant; 36.54 GB free before the load of a 94 GB card (another process held the rest)
+    ("sglang/qwen25-05b-h100-nvl-0.5.13-beside-foreign-memory-no-graphs.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: gib(0.09), P.FREE_BEFORE_LOAD: gib(36.54), P.WEIGHTS: gib(0.98), P.FREE_AFTER_LOAD: gib(35.57),
+      P.KV_TOKENS: 2658165, P.KV_CACHE: 2 * gib(15.21), P.FREE_AFTER_POOL: gib(4.55), P.MAX_RUNNING: 4096,
+      P.MAX_MODEL_LEN: 32768}),
     ("sglang/ornith-9b-bf16-0.5.14-beside-a-resident-primary.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(17.17), P.FREE_AFTER_LOAD: gib(24.12), P.FREE_AFTER_POOL: gib(12.13), P.CUDA_GRAPHS: gib(1.26),
       P.KV_TOKENS: 268319, P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
@@ -983,7 +994,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 146, "sglang": 61, "llama.cpp": 55}
+    assert counts == {"vllm": 146, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

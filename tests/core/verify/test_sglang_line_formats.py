@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify.compare import backend_args
 from gpustack_guard.core.verify.logparse import parse_log
 
 
@@ -313,6 +314,24 @@ def test_draft_graph_lines_are_not_the_targets(line):
 def test_server_args_lines_of_each_release(line):
     log = read([line])
     assert (log.model, log.args["mem_fraction_static"], log.args["tp_size"]) == ("Qwen/Qwen3-8B", 0.835, 2)
+
+
+@pytest.mark.parametrize("line", [
+    "[2026-07-08 16:06:36] server_args=ServerArgs(model_path='Qwen/Qwen2.5-0.5B', mem_fraction_static=0.86, "
+    "disable_piecewise_cuda_graph=True, enable_torch_compile=False, enable_dp_attention=False, "
+    "disable_radix_cache=True, disable_overlap_schedule=True, disable_hybrid_swa_memory=False, "
+    "swa_full_tokens_ratio=0.8, mamba_ssm_dtype=None)",
+    "[2026-07-20 08:00:00] server_args={'model_path': 'Qwen/Qwen2.5-0.5B', 'mem_fraction_static': 0.86, "
+    "'disable_piecewise_cuda_graph': True, 'enable_torch_compile': False, 'enable_dp_attention': False, "
+    "'disable_radix_cache': True, 'disable_overlap_schedule': True, 'disable_hybrid_swa_memory': False, "
+    "'swa_full_tokens_ratio': 0.8, 'mamba_ssm_dtype': None}",
+])
+def test_the_printed_switches_the_estimate_reads_go_to_it(line):
+    # sglang-play's 0.5.10.post1 run: --disable-piecewise-cuda-graph was printed but not passed on, so the estimate
+    # booked 0.45 GiB of prefill graphs SGLang never captured; a switch printed off stays off
+    flags = backend_args(read([line]), "0.5.10.post1")
+    assert flags == ["--mem-fraction-static=0.86", "--disable-piecewise-cuda-graph", "--disable-radix-cache",
+                     "--disable-overlap-schedule", "--swa-full-tokens-ratio=0.8"]
 
 
 def test_a_dict_args_line_after_figures_begins_another_start_up():
