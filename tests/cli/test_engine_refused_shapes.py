@@ -70,7 +70,7 @@ def test_a_bare_switch_passes_in_every_release(gsg, tmp_path, version):
 
 
 def test_a_release_not_read_says_nothing_new(gsg, tmp_path):
-    assert vllm(gsg, tmp_path, "--enforce-eager=false, --kv-cache-dtype=FP8", "0.16.0") == (0, [])
+    assert vllm(gsg, tmp_path, "--enforce-eager=false, --kv-cache-dtype=FP8", "0.35.0") == (0, [])
 
 
 def test_vllm_before_0_8_5_takes_true_or_false_for_chunked_prefill(gsg, tmp_path):
@@ -147,7 +147,7 @@ def test_every_choice_row_is_read_and_bounded():
     for family, rows in P.SWITCH_FLAGS.items():
         for row in rows:
             assert row.source and P.known_version(row.since) < P.known_version(row.until), row
-    assert EF.check("kv-cache-dtype", "FP8", "vllm", "0.31.0") is None
+    assert EF.check("kv-cache-dtype", "FP8", "vllm", "0.35.0") is None
     assert EF.check("kv-cache-dtype", "FP8", "vllm", "custom-build") is None  # an unreadable tag: nothing new
 
 
