@@ -4148,7 +4148,8 @@ SWITCH_FLAGS: dict[str, tuple[SwitchFlagsRow, ...]] = {
     ),
     "sglang": (
         SwitchFlagsRow("0.4.0", "0.4.9.post3", _SGLANG_SWITCHES,
-                       "python/sglang/srt/server_args.py@v0.4.0 .. @v0.4.9.post2: action='store_true' (no --enable-lora)"),
+                       "python/sglang/srt/server_args.py@v0.4.0 .. @v0.4.9.post2: action='store_true' (no "
+                       "--enable-lora)"),
         SwitchFlagsRow("0.4.9.post3", "0.5.24", _SGLANG_SWITCHES | {"enable-lora"},
                        "python/sglang/srt/server_args.py@v0.4.9.post3 .. @v0.5.13: action='store_true'; @v0.5.14 .. "
                        "@v0.5.23: bool fields (arg_groups/arg_utils.py add_cli_args_from_dataclass: store_true), "
