@@ -70,7 +70,7 @@ def test_a_bare_switch_passes_in_every_release(gsg, tmp_path, version):
 
 
 def test_a_release_not_read_says_nothing_new(gsg, tmp_path):
-    assert vllm(gsg, tmp_path, "--enforce-eager=false, --kv-cache-dtype=FP8", "0.16.0") == (0, [])
+    assert vllm(gsg, tmp_path, "--enforce-eager=false, --kv-cache-dtype=FP8", "0.35.0") == (0, [])
 
 
 def test_vllm_before_0_8_5_takes_true_or_false_for_chunked_prefill(gsg, tmp_path):
@@ -139,6 +139,17 @@ def test_sglang_kv_choices_by_release(gsg, tmp_path):
         "anything else")
 
 
+def test_sglang_quantization_choices_by_release(gsg, tmp_path):
+    """SGLang's --quantization list, one line naming it; marlin left the list at 0.5.20."""
+    assert vllm(gsg, tmp_path, "--quantization=marlin", "0.5.19", "SGLang") == (0, [])
+    assert vllm(gsg, tmp_path, "--quantization=marlin", "0.5.20", "SGLang") == (1, [
+        "spec.yaml:9:72: error GSG016 argument-value [m]: --quantization 'marlin': SGLang 0.5.20 accepts awq, fp8, "
+        "mxfp8, gptq, gptq_marlin, awq_marlin, bitsandbytes, gguf, modelopt, modelopt_fp8, modelopt_fp4, nvfp4_online, "
+        "modelopt_mixed, petit_nvfp4, w8a8_int8, w8a8_fp8, moe_wna16, w4afp8, mxfp4, auto-round, auto-round-int8, "
+        "compressed-tensors, modelslim, mxfp_w4a8, quark, quark_int4fp8_moe, quark_mxfp4, mlx_q4, mlx_q8, unquant, "
+        "humming (argparse choices, case-sensitive) and exits at start-up on anything else"])
+
+
 def test_every_choice_row_is_read_and_bounded():
     """A row names what it was read from, and ends: a release after the newest read matches none."""
     for family, rows in P.CHOICE_FLAGS.items():
@@ -147,7 +158,7 @@ def test_every_choice_row_is_read_and_bounded():
     for family, rows in P.SWITCH_FLAGS.items():
         for row in rows:
             assert row.source and P.known_version(row.since) < P.known_version(row.until), row
-    assert EF.check("kv-cache-dtype", "FP8", "vllm", "0.31.0") is None
+    assert EF.check("kv-cache-dtype", "FP8", "vllm", "0.35.0") is None
     assert EF.check("kv-cache-dtype", "FP8", "vllm", "custom-build") is None  # an unreadable tag: nothing new
 
 

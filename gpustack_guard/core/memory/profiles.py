@@ -4123,6 +4123,8 @@ _VLLM_SWITCHES_011 = _VLLM_SWITCHES | {"enable-chunked-prefill", "enable-expert-
 _VLLM_BOOL_SOURCE = ("vllm/engine/arg_utils.py: get_kwargs gives a bool config field (ModelConfig.enforce_eager, "
                      "SchedulerConfig.enable_chunked_prefill, ...) argparse.BooleanOptionalAction; --enable-lora "
                      "BooleanOptionalAction")
+_SGLANG_SWITCHES = frozenset({"disable-cuda-graph", "disable-radix-cache", "disable-overlap-schedule",
+                              "enable-dp-attention"})
 _LLAMACPP_SWITCHES = frozenset({"no-kv-offload", "kv-unified", "no-kv-unified", "swa-full", "cpu-moe"})
 
 
@@ -4141,16 +4143,18 @@ SWITCH_FLAGS: dict[str, tuple[SwitchFlagsRow, ...]] = {
         SwitchFlagsRow("0.8.5", "0.11.0", _VLLM_SWITCHES | {"enable-chunked-prefill"},
                        "vllm/engine/arg_utils.py@v0.8.5 .. @v0.10.2: store_true (--enforce-eager, "
                        "--disable-sliding-window at 0.8.5) or get_kwargs' BooleanOptionalAction"),
-        SwitchFlagsRow("0.11.0", "0.14.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.11.0 .. @v0.14.0)"),
-        SwitchFlagsRow("0.23.0", "0.24.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.23.0, @v0.24.0)"),
-        SwitchFlagsRow("0.28.0", "0.30.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.28.0, @v0.30.0)"),
+        SwitchFlagsRow("0.11.0", "0.34.1", _VLLM_SWITCHES_011, _VLLM_BOOL_SOURCE + " (@v0.11.0 .. @v0.14.0; the PyPI "
+                       "wheels 0.11.1, 0.11.2, 0.14.1 .. 0.34.0: the same ten flags bool fields or --enable-lora)"),
     ),
     "sglang": (
-        SwitchFlagsRow("0.4.10", "0.5.11", frozenset({"disable-cuda-graph", "disable-radix-cache",
-                                                      "disable-overlap-schedule", "enable-dp-attention",
-                                                      "enable-lora"}),
-                       "python/sglang/srt/server_args.py@v0.4.10.post2, @v0.5.2, @v0.5.6, @v0.5.10: "
-                       "action='store_true'"),
+        SwitchFlagsRow("0.4.0", "0.4.9.post3", _SGLANG_SWITCHES,
+                       "python/sglang/srt/server_args.py@v0.4.0 .. @v0.4.9.post2: action='store_true' (no "
+                       "--enable-lora)"),
+        SwitchFlagsRow("0.4.9.post3", "0.5.24", _SGLANG_SWITCHES | {"enable-lora"},
+                       "python/sglang/srt/server_args.py@v0.4.9.post3 .. @v0.5.13: action='store_true'; @v0.5.14 .. "
+                       "@v0.5.23: bool fields (arg_groups/arg_utils.py add_cli_args_from_dataclass: store_true), "
+                       "--disable-cuda-graph (and --enable-dp-attention from 0.5.22) also a DeprecatedStoreTrueAction "
+                       "(nargs=0)"),
     ),
     # -fa turned from a switch into on|off|auto at LLAMACPP_FLASH_AUTO_SINCE; --fit (on|off) exists from
     # LLAMACPP_FIT_SINCE. Builds after the newest gsg models are not read.
@@ -4190,16 +4194,19 @@ def _choices(text: str) -> tuple[str, ...]:
 
 _VLLM_DTYPES = _choices("auto half float16 bfloat16 float float32")
 _VLLM_KV = _choices("auto fp8 fp8_e5m2 fp8_e4m3")
-_VLLM_KV_23 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla turboquant_k8v4 "
-                       "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int8_per_token_head "
-                       "fp8_per_token_head nvfp4")
-_VLLM_KV_28 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla turboquant_k8v4 "
+_VLLM_KV_18 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla")
+_VLLM_KV_20 = (*_VLLM_KV_18, *_choices("turboquant_k8v4 turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc "
+                                       "int8_per_token_head fp8_per_token_head nvfp4"))
+_VLLM_KV_25 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla turboquant_k8v4 "
                        "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int4_per_token_head "
-                       "int8_per_token_head fp8_per_token_head nvfp4 nvfp4_4over6")
+                       "int8_per_token_head fp8_per_token_head nvfp4")
+_VLLM_KV_28 = (*_VLLM_KV_25, "nvfp4_4over6")
 _VLLM_KV_30 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_ds_mla nvfp4_ds_mla turboquant_k8v4 "
                        "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int4_per_token_head "
                        "int8_per_token_head fp8_per_token_head nvfp4 nvfp4_4over6")
+_VLLM_KV_32 = (*_VLLM_KV_30[:13], "ultraquant_4bit", *_VLLM_KV_30[13:])
 _KV_SOURCE = "vllm/config CacheDType Literal (argparse choices through get_kwargs' literal_to_kwargs)"
+_VLLM_WHEELS = "vllm/config in the PyPI wheels"
 _Q_OLD = ("vllm/engine/arg_utils.py --quantization type=nullable_str (optional_type(str) at 0.8.5), "
           "choices=[*QUANTIZATION_METHODS, None]: '' and 'None' are None, the flag unset")
 _Q_NEW = ("vllm/config ModelConfig.quantization Optional[QuantizationMethods]: choices are the Literal's values and "
@@ -4254,66 +4261,152 @@ _VLLM_QUANTIZATION = (
      "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
      "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
      "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4"),
-    ("0.12.0", "0.13.1", "@v0.12.0, @v0.13.0",
+    ("0.11.1", "0.12.0", "@v0.11.1, @v0.11.2",
+     "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
+     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
+     "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4"),
+    ("0.12.0", "0.13.0", "@v0.12.0",
      "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf "
      "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 "
      "ipex quark moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_gptq cpu_awq"),
-    ("0.14.0", "0.14.1", "@v0.14.0",
-     "awq deepspeedfp fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
-     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
-     "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_awq"),
-    ("0.23.0", "0.23.1", "@v0.23.0",
-     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf auto_gptq gptq "
-     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
-     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block int8_per_channel_weight_only "
-     "mxfp8"),
-    ("0.24.0", "0.24.1", "@v0.24.0",
-     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
-     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
-     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
-     "int8_per_channel_weight_only mxfp8"),
-    ("0.28.0", "0.30.1", "@v0.28.0, @v0.30.0",
-     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
-     "gptq_marlin awq_marlin humming compressed-tensors experts_int8 quark moe_wna16 torchao inc mxfp4 "
-     "gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
-     "int8_per_channel_weight_only nvfp4_per_token mxfp8"),
+    # None from 0.13.0: ModelConfig.quantization is `QuantizationMethods | str | None` (read @v0.13.0 .. @v0.34.0),
+    # and get_kwargs' literal_to_kwargs gives a Literal beside `str` a metavar, not choices: the parser takes any
+    # text, so that a plugin's registered method passes (ModelConfig refuses an unknown one later, not argparse).
 )
 _VLLM_NULLABLE_QUANTIZATION_UNTIL = "0.9.0"  # from 0.9 --quantization comes from get_kwargs (optional_type)
 
-_SGLANG_KV = _choices("auto fp8_e5m2 fp8_e4m3")
-_SGLANG_SERVER_ARGS = "python/sglang/srt/server_args.py"
+# SGLang's lists, read in every release on PyPI from 0.4.0 to 0.5.23 (wheels; `@v` names the release): --quantization,
+# --dtype and --kv-cache-dtype take type=str and a fixed list (add_quantization_method_choices, which extends the
+# list, is called by nothing in SGLang itself). Up to 0.5.13 add_argument(choices=[...] or QUANTIZATION_CHOICES) in
+# server_args.py; from 0.5.14 a dataclass field A[str, Arg(choices=...)], which arg_groups/arg_utils.py's
+# add_cli_args_from_dataclass gives the same type=str and choices (the fields in arg_groups/fields/model.py and
+# QUANTIZATION_CHOICES in arg_groups/choices.py from 0.5.20). A .post release may change a list (0.5.4.post2 and
+# 0.5.4.post3 did). (since, until, releases read, the list in the parser's order):
+_SGLANG_QUANTIZATION = (
+    ("0.4.0", "0.4.1.post5", "@v0.4.0 .. @v0.4.1.post4",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf"),
+    ("0.4.1.post5", "0.4.1.post6", "@v0.4.1.post5",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt"),
+    ("0.4.1.post6", "0.4.4", "@v0.4.1.post6 .. @v0.4.3.post4",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt w8a8_int8"),
+    ("0.4.4", "0.4.4.post4", "@v0.4.4 .. @v0.4.4.post3",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt w8a8_int8 w8a8_fp8"),
+    ("0.4.4.post4", "0.4.5.post1", "@v0.4.4.post4, @v0.4.5",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt w8a8_int8 w8a8_fp8 moe_wna16"),
+    ("0.4.5.post1", "0.4.6.post5", "@v0.4.5.post1 .. @v0.4.6.post4",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp4 w8a8_int8 w8a8_fp8 "
+     "moe_wna16"),
+    ("0.4.6.post5", "0.4.9.post1", "@v0.4.6.post5 .. @v0.4.9",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp4 w8a8_int8 w8a8_fp8 "
+     "moe_wna16 qoq"),
+    ("0.4.9.post1", "0.4.9.post3", "@v0.4.9.post1, @v0.4.9.post2",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp4 w8a8_int8 w8a8_fp8 "
+     "moe_wna16 qoq w4afp8"),
+    ("0.4.9.post3", "0.5.1", "@v0.4.9.post3 .. @v0.4.10.post2",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp4 petit_nvfp4 w8a8_int8 "
+     "w8a8_fp8 moe_wna16 qoq w4afp8"),
+    ("0.5.1", "0.5.4", "@v0.5.1 .. @v0.5.3.post3",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp4 petit_nvfp4 w8a8_int8 "
+     "w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4"),
+    ("0.5.4", "0.5.4.post2", "@v0.5.4, @v0.5.4.post1",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 compressed-tensors"),
+    ("0.5.4.post2", "0.5.6.post1", "@v0.5.4.post2 .. @v0.5.6",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors"),
+    ("0.5.6.post1", "0.5.8", "@v0.5.6.post1 .. @v0.5.7",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors modelslim"),
+    ("0.5.8", "0.5.9", "@v0.5.8, @v0.5.8.post1",
+     "awq fp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors modelslim "
+     "quark_int4fp8_moe"),
+    ("0.5.9", "0.5.10", "@v0.5.9",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors modelslim "
+     "quark_int4fp8_moe"),
+    ("0.5.10", "0.5.11", "@v0.5.10, @v0.5.10.post1",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors "
+     "modelslim quark_int4fp8_moe"),
+    ("0.5.11", "0.5.12", "@v0.5.11",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors "
+     "modelslim quark_int4fp8_moe unquant"),
+    ("0.5.12", "0.5.13", "@v0.5.12, @v0.5.12.post1",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors "
+     "modelslim quark quark_int4fp8_moe mlx_q4 mlx_q8 unquant"),
+    ("0.5.13", "0.5.14", "@v0.5.13, @v0.5.13.post1",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round compressed-tensors "
+     "modelslim quark quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 unquant"),
+    ("0.5.14", "0.5.15", "@v0.5.14",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "nvfp4_online modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round "
+     "compressed-tensors modelslim quark quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 unquant"),
+    ("0.5.15", "0.5.16", "@v0.5.15, @v0.5.15.post1",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "nvfp4_online modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 qoq w4afp8 mxfp4 auto-round "
+     "auto-round-int8 compressed-tensors modelslim mxfp_w4a8 quark quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 "
+     "unquant"),
+    ("0.5.16", "0.5.20", "@v0.5.16 .. @v0.5.19",
+     "awq fp8 mxfp8 gptq marlin gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "nvfp4_online modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 w4afp8 mxfp4 auto-round "
+     "auto-round-int8 compressed-tensors modelslim mxfp_w4a8 quark quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 "
+     "unquant humming"),
+    ("0.5.20", "0.5.24", "@v0.5.20 .. @v0.5.23",
+     "awq fp8 mxfp8 gptq gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8 modelopt_fp4 "
+     "nvfp4_online modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 w4afp8 mxfp4 auto-round "
+     "auto-round-int8 compressed-tensors modelslim mxfp_w4a8 quark quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 "
+     "unquant humming"),
+)
+_SGLANG_KV_CACHE_DTYPES = (
+    ("0.4.0", "0.4.1.post6", "@v0.4.0 .. @v0.4.1.post5",
+     "auto fp8_e5m2"),
+    ("0.4.1.post6", "0.5.4", "@v0.4.1.post6 .. @v0.5.3.post3",
+     "auto fp8_e5m2 fp8_e4m3"),
+    ("0.5.4", "0.5.4.post3", "@v0.5.4 .. @v0.5.4.post2",
+     "auto fp8_e5m2 fp8_e4m3 bf16 bfloat16"),
+    ("0.5.4.post3", "0.5.16", "@v0.5.4.post3 .. @v0.5.15.post1",
+     "auto fp8_e5m2 fp8_e4m3 bf16 bfloat16 fp4_e2m1"),
+    ("0.5.16", "0.5.21", "@v0.5.16 .. @v0.5.20",
+     "auto fp8_e5m2 fp8_e4m3 mxfp8 bf16 bfloat16 nvfp4 fp4_mx_block16 fp4_e2m1"),
+    ("0.5.21", "0.5.24", "@v0.5.21 .. @v0.5.23",
+     "auto fp8_e5m2 fp8_e4m3 mxfp8 bf16 bfloat16 nvfp4 fp4_mx_block16"),
+)
+_SGLANG_LIST_SOURCE = ("python/sglang/srt/server_args.py choices (from 0.5.14 an Arg(choices=...) field; 0.5.20 "
+                       "arg_groups/fields/model.py, arg_groups/choices.py)")
 CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
     "vllm": (
-        *(ChoiceFlagRow(since, until, "dtype", _VLLM_DTYPES, f"vllm/engine/arg_utils.py choices, later vllm/config "
-                                                             f"ModelDType Literal ({tags})")
-          for since, until, tags in (("0.6.4", "0.14.1", "@v0.6.4 .. @v0.14.0"), ("0.23.0", "0.24.1", "@v0.23.0, "
-                                     "@v0.24.0"), ("0.28.0", "0.30.1", "@v0.28.0, @v0.30.0"))),
+        ChoiceFlagRow("0.6.4", "0.34.1", "dtype", _VLLM_DTYPES, "vllm/engine/arg_utils.py choices, later vllm/config "
+                      "ModelDType Literal (@v0.6.4 .. @v0.14.0; " + _VLLM_WHEELS + " 0.14.1 .. 0.34.0)"),
         ChoiceFlagRow("0.6.4", "0.10.0", "kv-cache-dtype", _VLLM_KV,
                       "vllm/engine/arg_utils.py choices @v0.6.4 .. @v0.8.4; " + _KV_SOURCE + " @v0.8.5 .. @v0.9.2"),
         ChoiceFlagRow("0.10.0", "0.11.0", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc"),
                       _KV_SOURCE + " @v0.10.0 .. @v0.10.2"),
         ChoiceFlagRow("0.11.0", "0.11.1", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc", "bfloat16"),
                       _KV_SOURCE + " @v0.11.0"),
-        # 0.11.1 and 0.11.2 not read: the 0.12.0 list from 0.11.1, the only name it adds being the plausible one
-        ChoiceFlagRow("0.11.1", "0.14.1", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc", "bfloat16", "fp8_ds_mla"),
-                      _KV_SOURCE + " @v0.12.0 .. @v0.14.0"),
-        ChoiceFlagRow("0.23.0", "0.24.1", "kv-cache-dtype", _VLLM_KV_23, _KV_SOURCE + " @v0.23.0, @v0.24.0"),
-        ChoiceFlagRow("0.28.0", "0.28.1", "kv-cache-dtype", _VLLM_KV_28, _KV_SOURCE + " @v0.28.0"),
-        ChoiceFlagRow("0.30.0", "0.30.1", "kv-cache-dtype", _VLLM_KV_30, _KV_SOURCE + " @v0.30.0"),
+        ChoiceFlagRow("0.11.1", "0.18.0", "kv-cache-dtype", (*_VLLM_KV, "fp8_inc", "bfloat16", "fp8_ds_mla"),
+                      _KV_SOURCE + " @v0.12.0 .. @v0.14.0; " + _VLLM_WHEELS + " 0.11.1, 0.11.2, 0.14.1 .. 0.17.1"),
+        *(ChoiceFlagRow(since, until, "kv-cache-dtype", kinds, f"{_KV_SOURCE} ({_VLLM_WHEELS} {read})")
+          for since, until, read, kinds in (("0.18.0", "0.20.0", "0.18.0 .. 0.19.1", _VLLM_KV_18),
+                                            ("0.20.0", "0.25.0", "0.20.0 .. 0.24.0", _VLLM_KV_20),
+                                            ("0.25.0", "0.28.0", "0.25.0 .. 0.27.1", _VLLM_KV_25),
+                                            ("0.28.0", "0.30.0", "0.28.0, 0.29.0", _VLLM_KV_28),
+                                            ("0.30.0", "0.32.0", "0.30.0, 0.31.0", _VLLM_KV_30),
+                                            ("0.32.0", "0.33.0", "0.32.0", _VLLM_KV_32))),
+        # None from 0.33.0: CacheConfig.cache_dtype is `CacheDType | str` (0.33.0, 0.34.0), a metavar, no choices
         *(ChoiceFlagRow(since, until, "quantization", _choices(methods),
                         f"{_Q_OLD if nullable else _Q_NEW} ({tags})", ("", "None") if nullable else ())
           for since, until, tags, methods in _VLLM_QUANTIZATION
           for nullable in (known_version(since) < known_version(_VLLM_NULLABLE_QUANTIZATION_UNTIL),)),
     ),
     "sglang": (
-        ChoiceFlagRow("0.5.2", "0.5.11", "dtype", _VLLM_DTYPES,
-                      _SGLANG_SERVER_ARGS + "@v0.5.2 .. @v0.5.6, @v0.5.10 choices"),
-        ChoiceFlagRow("0.5.2", "0.5.4", "kv-cache-dtype", _SGLANG_KV,
-                      _SGLANG_SERVER_ARGS + "@v0.5.2, @v0.5.3 choices"),
-        ChoiceFlagRow("0.5.4", "0.5.5", "kv-cache-dtype", (*_SGLANG_KV, "bf16", "bfloat16"),
-                      _SGLANG_SERVER_ARGS + "@v0.5.4 choices"),
-        ChoiceFlagRow("0.5.5", "0.5.11", "kv-cache-dtype", (*_SGLANG_KV, "bf16", "bfloat16", "fp4_e2m1"),
-                      _SGLANG_SERVER_ARGS + "@v0.5.5, @v0.5.6, @v0.5.10 choices"),
+        ChoiceFlagRow("0.4.0", "0.5.24", "dtype", _VLLM_DTYPES, _SGLANG_LIST_SOURCE + " (@v0.4.0 .. @v0.5.23)"),
+        *(ChoiceFlagRow(since, until, flag, _choices(listed), f"{_SGLANG_LIST_SOURCE} ({tags})")
+          for flag, table in (("kv-cache-dtype", _SGLANG_KV_CACHE_DTYPES), ("quantization", _SGLANG_QUANTIZATION))
+          for since, until, tags, listed in table),
     ),
 }
 
