@@ -169,8 +169,9 @@ LLAMACPP_AUTO_PARALLEL = -1
 class FlagValueError(ValueError):
     """A backend flag's value the engine would refuse; the message names the flag, the value and the rule."""
 
-    def __init__(self, key: str, value: str | None, reason: str):
-        self.key, self.value, self.reason = key, value, reason
+    def __init__(self, key: str, value: str | None, reason: str, *, warning: bool = False):
+        # warning: the engine may still start (a plugin can register the value), so the finding is a warning
+        self.key, self.value, self.reason, self.warning = key, value, reason, warning
         super().__init__(f"--{key} {shown(value)}: {reason}")
 
 
@@ -706,10 +707,20 @@ def _choice_refusal(key: str, value: str | None, family: str, version: str | Non
     """A value outside the release's argparse choices (profiles.CHOICE_FLAGS), compared as argparse does: exactly,
     so `FP8` and an empty value are refused. A release gsg has not read: None."""
     row = P.choice_row(family, key, parse_version(version))
-    if row is None or value in row.choices or value in row.unset:
+    if row is None or value in row.unset:
         return None
-    return FlagValueError(key, value, f"{ENGINE_NAMES[family]} {version} accepts {', '.join(row.choices)} "
-                                      "(argparse choices, case-sensitive) and exits at start-up on anything else")
+    compared = value.lower() if row.folded and value is not None else value
+    if compared in row.choices:
+        return None
+    engine = f"{ENGINE_NAMES[family]} {version}"
+    if row.plugins:
+        if value is None:  # argparse: "expected one argument"
+            return FlagValueError(key, value, f"{engine} takes a value here and exits at start-up without one")
+        return FlagValueError(key, value, f"not a method built into {engine} ({', '.join(row.choices)}; any case): "
+                                          "it exits at start-up ('Unknown quantization method') unless a plugin "
+                                          "registers that name", warning=True)
+    return FlagValueError(key, value, f"{engine} accepts {', '.join(row.choices)} (argparse choices, case-sensitive) "
+                                      "and exits at start-up on anything else")
 
 
 def check(key: str, value: str | None, family: str, version: str | None) -> FlagValueError | None:

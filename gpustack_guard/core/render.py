@@ -235,13 +235,20 @@ def _refused_values(doc: SpecDoc, spec: DeploymentSpec, family: str, spec_args: 
     for arg in spec_args:
         error = EF.check(arg.key, arg.value, family, version)
         if error is not None:
-            found.append(F.finding(D.ARG_VALUE, doc.at("backend_parameters", arg.index), str(error), spec=spec.name))
+            found.append(F.finding(D.ARG_VALUE, doc.at("backend_parameters", arg.index), str(error), spec=spec.name,
+                                   severity=_severity(error)))
     for arg in from_template:
         error = EF.check(arg.key, arg.value, family, version)
         if error is not None:
             found.append(F.finding(D.ARG_VALUE, doc.at("guard", "template"),
-                                   f"template '{spec.guard.template}' renders {error}", spec=spec.name))
+                                   f"template '{spec.guard.template}' renders {error}", spec=spec.name,
+                                   severity=_severity(error)))
     return found
+
+
+def _severity(error: EF.FlagValueError) -> F.Severity | None:
+    """A value the engine may still take (a plugin's method) is a warning; a refusal keeps the rule's error."""
+    return F.Severity.WARNING if error.warning else None
 
 
 def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,

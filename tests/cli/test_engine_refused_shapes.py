@@ -150,6 +150,19 @@ def test_sglang_quantization_choices_by_release(gsg, tmp_path):
         "humming (argparse choices, case-sensitive) and exits at start-up on anything else"])
 
 
+def test_vllm_quantization_a_plugin_may_register_is_a_warning_from_013(gsg, tmp_path):
+    """vLLM 0.12's argparse refuses a name outside its list; from 0.13 the parser takes any text and ModelConfig
+    exits on a name no plugin registered: a misspelling is still said, as a warning, and FP8 passes (lowercased)."""
+    assert vllm(gsg, tmp_path, "--quantization=FP8", "0.19.0")[0] == 0
+    code, lines = vllm(gsg, tmp_path, "--quantization=awqq", "0.19.0")
+    assert code == 0 and len(lines) == 1
+    assert lines[0].startswith("spec.yaml:9:63: warning GSG016 argument-value [m]: --quantization 'awqq': not a method "
+                               "built into vLLM 0.19.0 (awq, fp8, fbgemm_fp8, ")
+    code, lines = vllm(gsg, tmp_path, "--quantization=FP8", "0.12.0")
+    assert code == 1 and lines[0].startswith("spec.yaml:9:63: error GSG016 argument-value [m]: --quantization 'FP8': "
+                                             "vLLM 0.12.0 accepts awq, ")
+
+
 def test_every_choice_row_is_read_and_bounded():
     """A row names what it was read from, and ends: a release after the newest read matches none."""
     for family, rows in P.CHOICE_FLAGS.items():

@@ -156,9 +156,10 @@ def test_each_range_accepts_its_names_and_refuses_the_others_at_its_edges(family
 
 
 @pytest.mark.parametrize("family,version,flag,value", [
-    # vLLM from 0.13.0: ModelConfig.quantization `QuantizationMethods | str | None`, a metavar (a plugin's method)
+    # vLLM from 0.13.0: ModelConfig.quantization `QuantizationMethods | str | None`, a metavar, lowercased
     *(("vllm", version, "quantization", value) for version in ("0.13.0", "0.14.0", "0.14.1", "0.24.0", "0.30.0",
-                                                             "0.34.0") for value in ("FP8", "my_plugin_method")),
+                                                             "0.34.0") for value in ("FP8", "Fp8", "", "None")),
+    ("vllm", "0.34.1", "quantization", "my_plugin_method"),  # after the newest release read
     # vLLM from 0.33.0: CacheConfig.cache_dtype `CacheDType | str`
     *(("vllm", version, "kv-cache-dtype", value) for version in ("0.33.0", "0.34.0") for value in ("FP8", "octave_k3v4")),
     # after the newest release read, and before the oldest
@@ -169,6 +170,40 @@ def test_each_range_accepts_its_names_and_refuses_the_others_at_its_edges(family
 ])
 def test_a_parser_without_choices_or_unread_refuses_nothing(family, version, flag, value):
     assert EF.check(flag, value, family, version) is None
+
+
+# (release, a built-in method of it only, a method it no longer has) at the edges of _VLLM_BUILTIN_QUANTIZATION
+BUILTIN_EDGES = [("0.13.0", "cpu_gptq", "aqlm"), ("0.13.1", "cpu_gptq", "aqlm"), ("0.14.0", "deepspeedfp", "cpu_gptq"),
+                 ("0.14.1", "deepspeedfp", "cpu_gptq"), ("0.15.0", "gptq_bitblas", "deepspeedfp"),
+                 ("0.16.0", "modelopt_mxfp8", "gptq_bitblas"), ("0.18.1", "ptpc_fp8", "mxfp8"),
+                 ("0.19.0", "mxfp8", "ptpc_fp8"), ("0.20.0", "humming", "auto_gptq"),
+                 ("0.22.1", "auto_gptq", "auto_awq"), ("0.23.0", "online", "cpu_awq"),
+                 ("0.24.0", "auto_awq", "nvfp4_per_token"), ("0.27.1", "nvfp4_per_token", "w4afp8"),
+                 ("0.28.0", "fp_quant", "bitsandbytes"), ("0.33.0", "fp_quant", "w4afp8"),
+                 ("0.34.0", "w4afp8", "fp_quant")]
+
+
+@pytest.mark.parametrize("version,builtin,gone", BUILTIN_EDGES)
+def test_vllm_quantization_outside_the_builtin_methods_is_a_warning_any_case_inside(version, builtin, gone):
+    """From 0.13 the parser takes any text and ModelConfig lowercases it, then exits on a name neither built in nor
+    registered by a plugin: a built-in one passes in any case; another is a warning (a plugin may register it)."""
+    assert EF.check("quantization", builtin, "vllm", version) is None
+    assert EF.check("quantization", builtin.upper(), "vllm", version) is None
+    for value in (gone, "awqq", "my_plugin_method"):
+        warned = EF.check("quantization", value, "vllm", version)
+        assert warned is not None and warned.warning
+        assert str(warned).startswith(f"--quantization {value!r}: not a method built into vLLM {version} (")
+        assert str(warned).endswith("any case): it exits at start-up ('Unknown quantization method') unless a "
+                                    "plugin registers that name")
+    missing = EF.check("quantization", None, "vllm", version)
+    assert missing is not None and not missing.warning
+    assert str(missing) == f"--quantization without a value: vLLM {version} takes a value here and exits at " \
+                           "start-up without one"
+
+
+def test_a_refusal_of_a_closed_list_is_no_warning():
+    refused = EF.check("quantization", "FP8", "vllm", "0.12.0")
+    assert refused is not None and not refused.warning
 
 
 DTYPES = "auto half float16 bfloat16 float float32"

@@ -4186,6 +4186,11 @@ class ChoiceFlagRow:
     choices: tuple[str, ...]
     source: str
     unset: tuple[str, ...] = ()
+    # the engine lowercases the value before comparing (vLLM's quantization from 0.13)
+    folded: bool = False
+    # the choices are the engine's built-in ones and a plugin may register more: the parser takes any text and a
+    # later check refuses what no plugin registered, so a value outside them is a warning, not a refusal
+    plugins: bool = False
 
 
 def _choices(text: str) -> tuple[str, ...]:
@@ -4269,10 +4274,75 @@ _VLLM_QUANTIZATION = (
      "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf "
      "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 "
      "ipex quark moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_gptq cpu_awq"),
-    # None from 0.13.0: ModelConfig.quantization is `QuantizationMethods | str | None` (read @v0.13.0 .. @v0.34.0),
-    # and get_kwargs' literal_to_kwargs gives a Literal beside `str` a metavar, not choices: the parser takes any
-    # text, so that a plugin's registered method passes (ModelConfig refuses an unknown one later, not argparse).
+    # No argparse choices from 0.13.0: ModelConfig.quantization is `QuantizationMethods | str | None` (read @v0.13.0
+    # .. @v0.34.0), and get_kwargs' literal_to_kwargs gives a Literal beside `str` a metavar, not choices: the parser
+    # takes any text, so that a plugin's registered method passes; _VLLM_BUILTIN_QUANTIZATION below.
 )
+# From 0.13.0 ModelConfig lowercases --quantization (validate_quantization_before) and _verify_quantization exits
+# with "Unknown quantization method" on a name not in QUANTIZATION_METHODS, the Literal's values plus what a plugin
+# registered (register_quantization_config): vllm/config/model.py and model_executor/layers/quantization/__init__.py
+# in the PyPI wheels, read at each release named; (since, until, releases read, built-in methods)
+_VLLM_BUILTIN_QUANTIZATION = (
+    ("0.13.0", "0.14.0", "0.13.0",
+     "awq deepspeedfp tpu_int8 fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf "
+     "gptq_marlin_24 gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 "
+     "ipex quark moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_gptq cpu_awq"),
+    ("0.14.0", "0.15.0", "0.14.0, 0.14.1",
+     "awq deepspeedfp fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 "
+     "gptq_marlin gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes hqq experts_int8 ipex quark "
+     "moe_wna16 torchao auto-round rtn inc mxfp4 petit_nvfp4 cpu_awq"),
+    ("0.15.0", "0.16.0", "0.15.0, 0.15.1",
+     "awq fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 bitblas gguf gptq_marlin_24 gptq_marlin "
+     "gptq_bitblas awq_marlin gptq compressed-tensors bitsandbytes experts_int8 ipex quark moe_wna16 torchao inc "
+     "mxfp4 petit_nvfp4 cpu_awq"),
+    ("0.16.0", "0.17.0", "0.16.0",
+     "awq fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 gguf gptq_marlin awq_marlin gptq "
+     "compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc mxfp4 petit_nvfp4 cpu_awq"),
+    ("0.17.0", "0.19.0", "0.17.0 .. 0.18.1",
+     "awq fp8 ptpc_fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf gptq_marlin "
+     "awq_marlin gptq compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc mxfp4 petit_nvfp4 "
+     "cpu_awq"),
+    ("0.19.0", "0.20.0", "0.19.0, 0.19.1",
+     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf gptq_marlin awq_marlin "
+     "gptq compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc mxfp4 mxfp8 petit_nvfp4 "
+     "cpu_awq"),
+    ("0.20.0", "0.22.0", "0.20.0 .. 0.21.0",
+     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf gptq_marlin awq_marlin "
+     "gptq humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc mxfp4 gpt_oss_mxfp4 "
+     "deepseek_v4_fp8 cpu_awq online fp8_per_tensor fp8_per_block int8_per_channel_weight_only mxfp8"),
+    ("0.22.0", "0.23.0", "0.22.0, 0.22.1",
+     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 cpu_awq online fp8_per_tensor fp8_per_block "
+     "int8_per_channel_weight_only mxfp8"),
+    ("0.23.0", "0.24.0", "0.23.0",
+     "awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed gguf auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block int8_per_channel_weight_only mxfp8"),
+    ("0.24.0", "0.26.0", "0.24.0 .. 0.25.1",
+     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only mxfp8"),
+    ("0.26.0", "0.28.0", "0.26.0 .. 0.27.1",
+     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors bitsandbytes experts_int8 quark moe_wna16 torchao inc "
+     "mxfp4 gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only nvfp4_per_token mxfp8"),
+    ("0.28.0", "0.34.0", "0.28.0 .. 0.33.0",
+     "awq auto_awq fp8 fbgemm_fp8 fp_quant modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors experts_int8 quark moe_wna16 torchao inc mxfp4 "
+     "gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only nvfp4_per_token mxfp8"),
+    ("0.34.0", "0.34.1", "0.34.0",
+     "awq auto_awq fp8 w4afp8 fbgemm_fp8 modelopt modelopt_fp4 modelopt_mxfp8 modelopt_mixed auto_gptq gptq "
+     "gptq_marlin awq_marlin humming compressed-tensors experts_int8 quark moe_wna16 torchao inc mxfp4 "
+     "gpt_oss_mxfp4 deepseek_v4_fp8 online fp8_per_tensor fp8_per_block fp8_per_channel "
+     "int8_per_channel_weight_only nvfp4_per_token mxfp8 lut_b_moe mxfp4_hadamard32"),
+)
+_Q_BUILTIN = ("vllm/config/model.py ModelConfig._verify_quantization ('Unknown quantization method') against "
+              "QUANTIZATION_METHODS, the QuantizationMethods Literal plus plugins' registrations, the value lowercased "
+              "by validate_quantization_before")
 _VLLM_NULLABLE_QUANTIZATION_UNTIL = "0.9.0"  # from 0.9 --quantization comes from get_kwargs (optional_type)
 
 # SGLang's lists, read in every release on PyPI from 0.4.0 to 0.5.23 (wheels; `@v` names the release): --quantization,
@@ -4401,6 +4471,9 @@ CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
                         f"{_Q_OLD if nullable else _Q_NEW} ({tags})", ("", "None") if nullable else ())
           for since, until, tags, methods in _VLLM_QUANTIZATION
           for nullable in (known_version(since) < known_version(_VLLM_NULLABLE_QUANTIZATION_UNTIL),)),
+        *(ChoiceFlagRow(since, until, "quantization", _choices(methods), f"{_Q_BUILTIN} ({_VLLM_WHEELS} {read})",
+                        ("", "None"), folded=True, plugins=True)
+          for since, until, read, methods in _VLLM_BUILTIN_QUANTIZATION),
     ),
     "sglang": (
         ChoiceFlagRow("0.4.0", "0.5.24", "dtype", _VLLM_DTYPES, _SGLANG_LIST_SOURCE + " (@v0.4.0 .. @v0.5.23)"),
