@@ -67,6 +67,7 @@ RTX_PRO_6000_MAXQ = ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", 
 RTX_3050_LAPTOP = ("NVIDIA GeForce RTX 3050 Laptop GPU", "4096MiB")
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")
 H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
+H100_NVL = ("NVIDIA H100 NVL", "95830MiB")  # the 94 GB PCIe board nvidia-smi lists
 
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
@@ -89,6 +90,9 @@ class Vector:
     # False: the log itself shows arguments off their defaults (a max-model-len in the concurrency line, say) and
     # the thread's command is not recoverable, so the fraction that sizes the pool is unknown; KV is not scored
     args_known: bool = True
+    # False: a pre-quantized checkpoint the log does not name, so which layers it keeps unquantized and its group
+    # size (the weights, and the pool with them) are unknown; the verdict is scored, KV capacity is not
+    checkpoint_known: bool = True
 
     @property
     def path(self) -> Path:
@@ -131,6 +135,7 @@ class Outcome:
     def kv_scored(self) -> bool:
         # a log that stops after the pool is sized is scored too: the engine sized it before starting or not
         return (self.vector.version_known and self.vector.gpu_known and self.vector.args_known
+                and self.vector.checkpoint_known
                 and self.observed_verdict in ("fits", None)
                 and self.delta is not None)
 
@@ -1121,6 +1126,58 @@ VECTORS = (
                "fp16 embeddings and head) by `vllm serve --quantization gptq --gpu-memory-utilization 0.9 --dtype "
                "float16`, NVIDIA's 25.11 container (0.11.0+582e4e37.nv25.11) on one GB10: the small batch tier "
                "(2,048 tokens, 256 sequences; NVML has no total for a GB10, profiles.VLLM_BATCH_GB10_SMALL_SINCE)"),
+    # -- round 28: 0.12-0.19 logs on common GPUs: TP, MoE, hybrid, quantized checkpoints, fp8 KV -----------------
+    Vector("v1-0.13.0-qwen3-next-80b-w4a16-2xl40s-tp2-fp8kv.log", "Qwen/Qwen3-Next-80B-A3B-Instruct", L40S, None,
+           quantization="w4a16", checkpoint_known=False,
+           why="search-index file 33676930891 (a docker-compose log, repository not named): a compressed-tensors "
+               "WNA16 checkpoint of Qwen3-Next-80B-A3B-Instruct (Qwen3NextForCausalLM, Marlin MoE; the checkpoint "
+               "is not named) at TP 2 on host l40s-180-us-west-or-1 (compute capability 8.9: L40S), vLLM 0.13.0, "
+               "fp8 KV, gmu 0.92, 32,768 tokens, 8 sequences, --enable-prefix-caching, which 0.13.0 turns off for "
+               "this model (its own line). No verdict before round 28; now block 1,072 and the pool's layout agree, "
+               "weights -2.90 GiB (the checkpoint keeps layers unquantized it does not name): KV +16.2 %, not scored "
+               "(MISSES.md)"),
+    Vector("v1-0.13.0-qwen3-vl-30b-a3b-h100-nvl-kserve-8k.log", config("qwen3-vl-30b-a3b"), H100_NVL, None,
+           why="search-index file 67592774702 (a KServe-style start-up, repository not named): a "
+               "Qwen3VLMoeForConditionalGeneration checkpoint served as 'qwen-custom' (128 experts of 768, 58.23 GiB "
+               "of bf16 weights: Qwen3-VL-30B-A3B), vLLM 0.13.0, 8,192 tokens, the rest at defaults (printed), on "
+               "one H100 NVL (the fused-MoE config's device_name): the H100 tier's 1,024 sequences sorted in the "
+               "profile sampler and one image profiled by the encoder; KV +1.9 %"),
+    Vector("v1-0.11.2-qwen3-06b-l40s-llm-d-guide-16k.log", "Qwen/Qwen3-0.6B", L40S, "0.11.2",
+           ("--max-model-len=16000",),
+           why="search-index file 51824034485 (an OpenShift AI guide benchmarking llm-d's scheduler, repository not "
+               "named): Qwen/Qwen3-0.6B, one replica per L40S, its ServingRuntime's --max-model-len=16000 and no "
+               "other argument; vLLM 0.11.2 by the line numbers (gpu_worker.py:359, kv_cache_utils.py:1229/1234 "
+               "are 0.11.2's, 0.11.0 and 0.12.0 print others); KV -0.8 %"),
+    Vector("v1-0.11.2rhai-llama33-70b-fp8-tp4-141gb-8k.log", "meta-llama/Llama-3.3-70B-Instruct", H200, None,
+           quantization="fp8", gpu_known=False,
+           why="search-index file 54698501030 (a memory estimator's test module quoting 'real log snippets', "
+               "repository not named): RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic at TP 4, 8,192 tokens, Red Hat's "
+               "vLLM 0.11.2rc1 build (the config line). The card is not printed: 106.17 GiB of KV per GPU fits a "
+               "141 GB card at the default gmu (H200 assumed, as the module's CSV rows name it); weights exact, "
+               "KV -2.8 %"),
+    Vector("v1-0.11.2-deepseek-r1-0528-tp8-141gb-8k.log", "deepseek-ai/DeepSeek-R1", H200, None, gpu_known=False,
+           why="search-index file 54698501030 (the same module's DeepSeek snippet): deepseek-ai/DeepSeek-R1-0528 "
+               "(R1's shape, fp8) at TP 8, 8,192 tokens, vLLM 0.11.2 (the config line); the card is not printed "
+               "(79.74 + 41.60 GiB per GPU: a 141 GB card at the default gmu, H200 assumed); KV -2.2 %"),
+    Vector("v1-0.14.0-mistral-7b-lora-rtx-pro-6000-gmu095-4k-ptx-error.log", "mistralai/Mistral-7B-Instruct-v0.3",
+           RTX_PRO_6000, "0.14.0",
+           ("--max-model-len=4096", "--gpu-memory-utilization=0.95", "--max-num-seqs=256", "--enable-lora",
+            "--max-loras=1", "--max-lora-rank=16"),
+           why="search-index file 54377340947 (a support report to RunPod, repository not named): "
+               "mistralai/Mistral-7B-Instruct-v0.2 (v0.3's shape, its 32,000 vocabulary: 12 MiB less) with LoRA "
+               "(1 slot, rank 16), 4,096 tokens, gmu 0.95, 256 sequences (the worker's env), "
+               "madiatorlabs/worker-v1-vllm:v0.14.0 (line numbers 0.14.0's) on an 'RTX 6000 Blackwell' as the "
+               "report names it (a 96 GB card: 13.58 + 75.99 GiB at 0.95). The capture dies on a PTX toolchain "
+               "error, not memory: no verdict. KV -0.7 %; the bars count 102 + 70 graphs, each size with and "
+               "without LoRA (gsg counted 51 + 35 before round 28)"),
+    Vector("v1-0.14-32b-fp16-2xh100-tp2-10k-excerpt.log", "Qwen/Qwen2.5-32B", H100, "0.14.1",
+           ("--tensor-parallel-size=2", "--max-model-len=10000"), args_known=False,
+           why="search-index file 56356184875 (a Korean vLLM triage guide after Red Hat's '5 steps to triage vLLM "
+               "performance', repository not named): 'a 32B FP16 model on two H100 80GB', three lines at 10,000 "
+               "tokens, 0.14.x by line numbers (0.14.0 and 0.14.1 print the same); 131,072 B per token per rank is "
+               "Qwen2.5/Qwen3-32B's shape (Qwen2.5-32B taken; Qwen3-32B's weights differ by 0.01 GiB per rank). "
+               "The rest of the command is not quoted: KV -12.0 % at vllm serve's H100 defaults (1,024 sequences "
+               "sorted in the profile sampler, 5.6 GiB), not scored (MISSES.md)"),
     # -- round 27: llama.cpp's newest builds on other backends ----------------------------------------------------
     Vector("qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log", "Qwen/Qwen2.5-7B-Instruct",
            ("Intel(R) Arc(TM) A770 Graphics", "15473MiB"), None, engine="llama.cpp",
@@ -1462,8 +1519,8 @@ def table(outcomes: list[Outcome]) -> str:
                  f"({len(outcomes) - len(judged)} logs stop before an outcome); KV within ±{KV_TARGET:.0%}: "
                  f"{within}/{len(scored)}, within ±{KV_SCORED:.0%}: "
                  f"{sum(abs(o.delta or 0) <= KV_SCORED for o in scored)}/{len(scored)} "
-                 f"(* not scored: version, GPU or command not known, or the engine refused; target {TARGET_SHARE:.0%} "
-                 f"within ±{KV_TARGET:.0%})")
+                 f"(* not scored: version, GPU, command or checkpoint not known, or the engine refused; "
+                 f"target {TARGET_SHARE:.0%} within ±{KV_TARGET:.0%})")
     return "\n".join(lines)
 
 

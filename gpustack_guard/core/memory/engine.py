@@ -197,6 +197,11 @@ def capture_settings(flags: dict, max_capture_flag: int | None, version: str | N
                 raise EF.FlagValueError(key, text, "max_cudagraph_capture_size is not a whole number from 1 to "
                                                    f"{P.CAPTURE_SIZE_LIMIT:,} (gsg's limit)")
             settings["max_cudagraph_capture_size"] = largest
+        specialize = config.get("cudagraph_specialize_lora")
+        if specialize is not None:
+            if not isinstance(specialize, bool):
+                raise EF.FlagValueError(key, text, f"cudagraph_specialize_lora {specialize!r} is not true or false")
+            settings["cudagraph_specialize_lora"] = specialize
     for flag, field in (("cudagraph-capture-sizes", "cudagraph_capture_sizes"),
                         ("cuda-graph-sizes", "cuda_graph_sizes")):
         if flag in flags:
@@ -377,7 +382,8 @@ def vllm_lora_request(flags: dict, value) -> LoraRequest | None:
     return LoraRequest(slots=value("max-loras") or P.DEFAULT_MAX_LORAS,
                        rank=value("max-lora-rank") or P.DEFAULT_MAX_LORA_RANK,
                        targets=target_names(_text(flags.get("lora-target-modules"))),
-                       dtype=_text(flags.get("lora-dtype")), fully_sharded=_flag(flags, "fully-sharded-loras"))
+                       dtype=_text(flags.get("lora-dtype")), fully_sharded=_flag(flags, "fully-sharded-loras"),
+                       specialize_active=_flag(flags, "specialize-active-lora"))
 
 
 def sglang_lora_request(flags: dict, value) -> LoraRequest | None:

@@ -43,6 +43,7 @@ class LoraRequest:
     dtype: str | None = None  # vLLM --lora-dtype; None or auto: the dtype the model is served in
     fully_sharded: bool = False  # vLLM --fully-sharded-loras
     backend: str | None = None  # SGLang --lora-backend
+    specialize_active: bool = False  # vLLM --specialize-active-lora: graphs per active-adapter count
 
 
 def element_bytes(dtype: str | None) -> int:

@@ -414,8 +414,12 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 #           mamba_block_size = the attention block (the block size is computed as with no prefix caching);
 #           v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: "align" takes 2 + speculative pages
 #           (@v0.15.1 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA and Mamba2 layers
-#           only up to 0.32.0). Before 0.15.1 there is no mamba cache mode (@v0.11.2 .. @v0.14.1 MambaSpec takes
-#           cdiv(max_model_len, mamba block) pages): not read.
+#           only up to 0.32.0).
+#   0.0.0   (the model arrives in 0.10.2) models/config.py@v0.10.2 and @v0.11.0 MambaModelConfig sets
+#           enable_prefix_caching = False for every hybrid model; @v0.11.2 .. @v0.14.1 it keeps it only for models
+#           with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM lacks (models/qwen3_next.py), and logs
+#           "Hybrid or mamba-based model detected without support for prefix caching: disabling.": an
+#           --enable-prefix-caching is turned off, one state page per sequence (mamba_block_size = max_model_len).
 #   0.26.0  config/model.py is_prefix_caching_supported: True for generative hybrid models (False @v0.25.1), and
 #           engine/arg_utils.py takes it as --enable-prefix-caching's default: "align" unless turned off.
 #   0.33.0  layers/mamba/gdn/qwen_gdn_linear_attn.py@v0.33.0 and @v0.34.0: in "align" mode, where FlashInfer runs
@@ -434,12 +438,13 @@ class VllmGatedDeltaPrefixRow(NamedTuple):  # a table row: tuple-built, no gener
     source: str
     note: str = ""
     flashinfer_prefill: bool = False  # "align" where FlashInfer runs the GDN prefill: checkpoint layout, refused
+    turned_off: bool = False  # the engine turns --enable-prefix-caching off for these models: mode "none"
 
 
 VLLM_GATED_DELTA_PREFIX_ROWS = (
-    VllmGatedDeltaPrefixRow("0.0.0", False, None, "vllm/v1/kv_cache_interface.py@v0.11.2 MambaSpec",
-                            note="--enable-prefix-caching keeps Gated DeltaNet states per block before vLLM 0.15.1 "
-                                 "(no mamba cache mode yet): gsg has not read that layout"),
+    VllmGatedDeltaPrefixRow("0.0.0", False, None, "vllm/model_executor/models/config.py@v0.10.2 and @v0.11.0 "
+                            "MambaModelConfig (off for every hybrid); @v0.11.2 .. @v0.14.1 (off without "
+                            "SupportsMambaPrefixCaching, which models/qwen3_next.py lacks)", turned_off=True),
     VllmGatedDeltaPrefixRow("0.15.1", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.1 MambaSpec (align: 2 pages); "
                             "model_executor/models/config.py@v0.15.1 MambaModelConfig"),
     VllmGatedDeltaPrefixRow("0.26.0", True, 2, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported; "
@@ -1982,6 +1987,35 @@ _CAPTURE_DEFAULTS_KEYS = keyed_by_release(VLLM_CAPTURE_DEFAULTS)
 def vllm_capture_defaults_row(version: str | None) -> VllmCaptureDefaultsRow:
     """The capture-size defaults row of a vLLM release (as the arithmetic reads the version)."""
     return row_for("vllm", _CAPTURE_DEFAULTS_KEYS, version)
+
+
+# CUDA graphs of a LoRA deployment (--enable-lora): each capture size is captured once per LoRA case, PIECEWISE and
+# FULL sets alike, so the capture bars count sizes x cases and vLLM's graph-memory estimate (0.18.0+) prices them all
+# (profile_cudagraph_memory takes the dispatcher's capture descriptors). Read per tag:
+#   0.0.0   v1/worker/gpu_model_runner.py@v0.11.0 capture_model: one case per size (the graphs hold the LoRA kernels)
+#   0.11.2  gpu_model_runner.py@v0.11.2, @v0.12.0, @v0.13.0, @v0.14.1 capture_model: lora_cases [True, False] while
+#           compilation_config.cudagraph_specialize_lora (config/compilation.py: default True), else [True];
+#           v1/cudagraph_dispatcher.py@v0.19.0, @v0.24.0, @v0.30.0 _get_lora_cases and (V2 runner)
+#           v1/worker/gpu/lora_utils.py@v0.30.0 get_lora_capture_cases: [0] + lora/utils.py
+#           get_captured_lora_counts(max_loras, --specialize-active-lora): [max_loras + 1] without the flag (two
+#           cases), with it every power of two up to max_loras and max_loras + 1. 0.11.1 not read.
+class VllmLoraGraphRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    since: str
+    specialized: bool  # cudagraph_specialize_lora (default True) captures the sizes with and without LoRA
+    source: str
+
+
+VLLM_LORA_GRAPH_ROWS = (
+    VllmLoraGraphRow("0.0.0", False, "vllm/v1/worker/gpu_model_runner.py@v0.11.0 capture_model (one case)"),
+    VllmLoraGraphRow("0.11.2", True, "vllm/v1/worker/gpu_model_runner.py@v0.11.2 .. @v0.14.1 capture_model "
+                     "lora_cases; vllm/v1/cudagraph_dispatcher.py@v0.19.0 .. @v0.30.0 _get_lora_cases; "
+                     "vllm/lora/utils.py get_captured_lora_counts; config/compilation.py cudagraph_specialize_lora"),
+)
+_LORA_GRAPH_KEYS = keyed_by_release(VLLM_LORA_GRAPH_ROWS)
+
+
+def vllm_lora_graph_row(version: str | None) -> VllmLoraGraphRow:
+    return row_for("vllm", _LORA_GRAPH_KEYS, version)
 
 
 class VllmModelCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile

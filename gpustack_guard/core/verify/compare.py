@@ -57,6 +57,8 @@ ROWS = (
     (P.GRAPHS_FULL, "CUDA graphs, FULL", "count"),
     (P.MAX_CAPTURE_SIZE, "largest capture size", "tokens"),
     (P.ATTENTION_BLOCK, "attention block", "tokens"),
+    (P.ENCODER_BUDGET, "encoder cache budget", "tokens"),
+    (P.ENCODER_ITEMS, "encoder profile items", "count"),
 )
 
 # A failure kind as the estimate names the same verdict
@@ -449,6 +451,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
         terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})
         if est.extra.get("cuda_graph_largest") is not None:
             terms[P.MAX_CAPTURE_SIZE] = est.extra["cuda_graph_largest"]
+    encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
+    if isinstance(encoder, dict) and encoder.get("items"):  # the dummy items profile_run encodes, and their budget
+        terms.update({P.ENCODER_BUDGET: encoder["budget"], P.ENCODER_ITEMS: encoder["items"]})
     gated = est.extra.get("gated_delta") if est.engine == "vLLM" else None
     if isinstance(gated, dict) and gated.get("attention_block_size"):  # the block a hybrid's state raised
         terms[P.ATTENTION_BLOCK] = gated["attention_block_size"]
@@ -484,7 +489,8 @@ class Delta:
 
 
 # Terms shown only when the log printed them: a count the estimate always has, which alone says nothing
-SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE, P.ATTENTION_BLOCK})
+SHOWN_WHEN_LOGGED = frozenset({P.GRAPHS_PIECEWISE, P.GRAPHS_FULL, P.MAX_CAPTURE_SIZE, P.ATTENTION_BLOCK,
+                               P.ENCODER_BUDGET, P.ENCODER_ITEMS})
 
 
 def deltas(observed: dict, estimated: dict) -> list[Delta]:

@@ -94,6 +94,10 @@ PIPELINE_COPIES = "pipeline_copies"  # llama.cpp's scheduler copies of each grap
 GRAPHS_PIECEWISE = "cudagraph_piecewise_sizes"
 GRAPHS_FULL = "cudagraph_full_sizes"
 MAX_CAPTURE_SIZE = "max_cudagraph_capture_size"
+# vLLM V1's encoder profile of a multimodal model: the encoder cache budget (max of the batch and one item's
+# tokens) and the dummy items profile_run encodes, held against the estimate's (extra.encoder_profile)
+ENCODER_BUDGET = "encoder_cache_budget_tokens"
+ENCODER_ITEMS = "encoder_profile_items"
 
 RANK, ENGINE = "rank", "engine"
 
@@ -244,6 +248,15 @@ VLLM_PATTERNS = (
        "ensure that attention page size is >= mamba page size.", "vllm model_executor/models/config.py@v0.10.2 (the "
        "format string); a public log prints it: tests fixture vllm/v0.10.2-qwen3-next-80b-tp2-h200.log (544)",
        {ATTENTION_BLOCK: (ATTENTION_BLOCK, "int")}, scope=ENGINE),
+    # the encoder profile's budget and items ("... profiled with 1 image items of the maximum feature size.");
+    # Modal's log view cuts the line after the budget
+    _p("vllm-encoder-budget", VLLM, "0.8.2 to the newest (V1; one format string in v1/worker/gpu_model_runner.py"
+       "@v0.8.5, @v0.13.0, @v0.24.0 and @v0.30.0)",
+       r"Encoder cache will be initialized with a budget of " + _g(ENCODER_BUDGET, INT)
+       + r" tokens(?:, and profiled with " + _g(ENCODER_ITEMS, INT) + r" \w+ items)?",
+       "INFO 04-03 09:07:49 [gpu_model_runner.py:1456] Encoder cache will be initialized with a budget of 16384 "
+       "tokens, and profiled with 1 image items of the maximum feature size.", "QwenLM/Qwen3-VL#1057 (vllm 0.8.2)",
+       {ENCODER_BUDGET: (ENCODER_BUDGET, "int"), ENCODER_ITEMS: (ENCODER_ITEMS, "int")}),
     _p("vllm-v0-weights", VLLM, "0.4 to 0.10 (V0 model runner; 'GB' is GiB)",
        r"Loading model weights took " + _g(WEIGHTS) + r" GB",
        "INFO 01-14 12:36:51 model_runner.py:1099] Loading model weights took 7.9692 GB", "vllm#11550",

@@ -120,7 +120,6 @@ def test_the_estimate_shows_the_state_term_by_term():
     ({}, "0.33.0", "FlashInfer on compute capability 9.0"),  # H200, prefix caching on by default
     ({"no-enable-prefix-caching": None, "use-replayssm": None}, "0.34.0", "--use-replayssm changes"),
     ({"additional-config": '{"gdn_prefill_backend": "triton"}'}, "0.33.0", "gdn_prefill_backend 'triton'"),
-    ({"enable-prefix-caching": None}, "0.11.0", "--enable-prefix-caching keeps Gated DeltaNet states per block"),
     ({"speculative-config": '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'}, "0.11.0",
      "speculative state blocks by a rule gsg has not read"),  # 0.16.0+ is sized (test_vllm_mtp_draft.py)
     ({"speculative-config": '{"method": "eagle3", "model": "a/b", "num_speculative_tokens": 2}'}, "0.24.0",
@@ -150,6 +149,7 @@ def test_the_rows_are_keyed_where_the_source_changed():
                                                              "0.26.0", "0.33.0"]
     assert [(row.since, row.default_on, row.align_pages) for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == \
         [("0.0.0", False, None), ("0.15.1", False, 2), ("0.26.0", True, 2), ("0.33.0", True, 2)]
+    assert [row.turned_off for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == [True, False, False, False]
     assert [(row.since, row.checked) for row in P.VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS] == \
         [("0.0.0", False), ("0.17.0", True), ("0.18.0", True), ("0.27.0", False)]
     with pytest.raises(GatedDeltaUnsupported):
@@ -238,8 +238,21 @@ def test_the_estimate_names_the_prefix_caching_mode():
     explicit = run(NEXT, {"tensor-parallel-size": "2", "enable-prefix-caching": None}, "0.25.1")
     assert explicit.extra["gated_delta"]["mamba_cache_mode"] == "align"
     assert any(n.startswith("prefix caching on: ") for n in explicit.notes)
-    with pytest.raises(UnsupportedModel, match="before vLLM 0.15.1"):
-        run(NEXT, {"enable-prefix-caching": None}, "0.14.1")
+    assert explicit.kv_capacity_tokens < run(NEXT, {"tensor-parallel-size": "2"}, "0.25.1").kv_capacity_tokens
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0", "0.13.0", "0.14.1"])
+def test_prefix_caching_is_turned_off_before_0_15_1(version):
+    # models/config.py MambaModelConfig: off for every hybrid @v0.10.2/@v0.11.0, off without
+    # SupportsMambaPrefixCaching @v0.11.2..@v0.14.1 ("Hybrid or mamba-based model detected without support for
+    # prefix caching: disabling.", the 0.13.0 Qwen3-Next log at TP 2 on L40S): the layout without the flag
+    flags = {"tensor-parallel-size": "2", "max-model-len": "32768"}
+    asked = run(NEXT, {**flags, "enable-prefix-caching": None}, version)
+    plain = run(NEXT, flags, version)
+    assert asked.kv_capacity_tokens == plain.kv_capacity_tokens
+    assert asked.extra["gated_delta"]["mamba_cache_mode"] == "none"
+    assert any(n.startswith("--enable-prefix-caching is turned off by this release") for n in asked.notes)
+    assert not any("turned off" in n for n in plain.notes)
 
 
 # --- mamba cache mode "align": the raised block must fit max_num_batched_tokens (0.17.0-0.26.x) -----------------

@@ -54,10 +54,13 @@ def test_each_release_reads_its_row():
         CaptureDefaults(1024, True, False)[:6]
     assert sizes_part("0.31.0", B200) == sizes_part("0.33.0", "NVIDIA B300") == \
         CaptureDefaults(1024, True, True)[:6]
-    assert capture_defaults("0.34.0", B200) == CaptureDefaults(1024, True, True, 8192, True, 8192, True, True, False)
-    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0, True, 8192, True, True, False)
+    # the last field: LoRA captures each size with and without adapters (VLLM_LORA_GRAPH_ROWS, from 0.11.2)
+    assert capture_defaults("0.34.0", B200) == \
+        CaptureDefaults(1024, True, True, 8192, True, 8192, True, True, False, True)
+    assert capture_defaults("0.34.0", H100) == CaptureDefaults(512, True, True, 0, True, 8192, True, True, False, True)
+    assert [capture_defaults(v, H100).lora_specialized for v in ("0.11.0", "0.11.2", "0.14.0")] == [False, True, True]
     # the draft's fields: (largest by q, uniform decode sizes, MRV1 rounding)
-    assert [capture_defaults(v, H100)[6:] for v in ("0.11.0", "0.11.1", "0.14.0", "0.28.0", "0.29.0", "0.33.0")] == \
+    assert [capture_defaults(v, H100)[6:9] for v in ("0.11.0", "0.11.1", "0.14.0", "0.28.0", "0.29.0", "0.33.0")] == \
         [(False, False, False), (False, False, True), (True, False, True), (True, False, True), (True, True, True),
          (True, True, True)]
     # the family is the major: 12.x (RTX 50, RTX PRO, GB10) and names gsg does not know keep 512

@@ -399,7 +399,8 @@ CASES = [
     ("vllm/v1-0.8-torch-oom-two-ranks.log", None, False, 'out-of-memory', 'rank 1', 0,
      {P.GPU_MEMORY: gib(23.57)}),
     ("vllm/v1-0.8.4-gpustack-two-ranks.log", None, False, None, 'rank 0', 1,
-     {P.WEIGHTS: gib(31.2795)}),
+     {P.WEIGHTS: gib(31.2795),
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     ("vllm/v1-0.8.5-llama31-8b-l40s.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9889), P.KV_TOKENS: 158656, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 4.84}),
     ("vllm/v1-0.9.1-free-memory-below-requested.log", None, False, 'free-memory-below-requested', 'main', 0,
@@ -597,7 +598,8 @@ CASES = [
     ("vllm/v1-0.10.2-llava16-mistral-7b-h100-llm-class-terms.log", '0.10.2', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.0786), P.KV_CACHE: 59212694937, P.CUDA_GRAPHS: gib(0.67), P.FREE_BEFORE_LOAD: gib(78.66),
       P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.27), P.ACTIVATION: gib(1.97),
-      P.NON_TORCH: gib(0.07), P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 451744, P.MAX_CONCURRENCY: 110.29}),
+      P.NON_TORCH: gib(0.07), P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 451744, P.MAX_CONCURRENCY: 110.29,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 5}),
     ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP2 EP2', 0,
      {P.WEIGHTS: gib(27.7183), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24, P.FREE_BEFORE_LOAD: gib(43.93), P.GPU_MEMORY: gib(44.42),
@@ -617,25 +619,29 @@ CASES = [
     ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-cutlass.log", '0.20.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.58), P.KV_CACHE: gib(3.07), P.UTILIZATION: 0.9,
       P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 3, P.MAX_CAPTURE_SIZE: 4,
-      P.GRAPHS_FULL: 1, P.KV_TOKENS: 79648, P.MAX_CONCURRENCY: 4.03}),
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 79648, P.MAX_CONCURRENCY: 4.03,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     # round 27: the same author's rerun at 8,192 batched tokens and capture size 1, docker-compose timestamps kept
     # (search-index file 52377383460), and its GB10 twin from the aarch64 image, no prefix (file 51912001300);
     # the capture's 'CUDA graph pool memory ... (actual)' wins over the estimate line, as in the row above
     ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-rtx5090-wsl-8k-batch.log", '0.20.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.73), P.KV_CACHE: gib(2.95), P.UTILIZATION: 0.9,
       P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
-      P.GRAPHS_FULL: 1, P.KV_TOKENS: 75456, P.MAX_CONCURRENCY: 3.87}),
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 75456, P.MAX_CONCURRENCY: 3.87,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-cutlass.log", '0.20.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.64), P.KV_CACHE: gib(82.42), P.UTILIZATION: 0.9,
       P.MAX_MODEL_LEN: 65536, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
-      P.GRAPHS_FULL: 1, P.KV_TOKENS: 2158880, P.MAX_CONCURRENCY: 108.5}),
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 2158880, P.MAX_CONCURRENCY: 108.5,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     # round 27: the GB10 author's MTP run (search-index file 52009230863): its graph estimate is negative
     # (-0.87 GiB, read signed), the capture after the pool took 0.05 GiB and is the term the log ends with; no
     # budget line (vLLM prints it only for a positive estimate), the drafter's load inside the weights line
     ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-mtp-negative-graph-estimate.log", '0.20.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(23.43), P.CUDA_GRAPHS: gib(0.05), P.KV_CACHE: gib(66.37), P.MAX_MODEL_LEN: 262144,
       P.ATTENTION_BLOCK: 2128, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1, P.KV_TOKENS: 1581104,
-      P.MAX_CONCURRENCY: 21.86}),
+      P.MAX_CONCURRENCY: 21.86,
+      P.ENCODER_BUDGET: 65536, P.ENCODER_ITEMS: 4}),
     # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
     # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
     ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
@@ -701,7 +707,8 @@ CASES = [
     # 0.11.0 at TP 4 (Worker_TP ranks, four equal KV lines; the Qwen3-VL encoder profiles one video item)
     ("vllm/v1-0.11-qwen3-vl-30b-a3b-4x-rtx3090-tp4-64k.log", '0.11.0', True, None, 'TP2', 0,
      {P.WEIGHTS: gib(14.7708), P.KV_CACHE: gib(2.31), P.CUDA_GRAPHS: gib(1.92), P.MAX_MODEL_LEN: 65536,
-      P.GPU_BLOCKS: 6297, P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35}),
+      P.GPU_BLOCKS: 6297, P.KV_TOKENS: 100752, P.MAX_CONCURRENCY: 1.54, P.GRAPHS_PIECEWISE: 67, P.GRAPHS_FULL: 35,
+      P.ENCODER_BUDGET: 153600, P.ENCODER_ITEMS: 1}),
     # 0.10.1.1 with the colour codes a notebook kept ("[1;36m(EngineCore_0 pid=82)[0;0m", escape bytes dropped)
     ("vllm/v1-0.10.1.1-llama31-8b-fp16-ansi-131k.log", '0.10.1.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9889), P.KV_CACHE: gib(19.25), P.CUDA_GRAPHS: gib(0.52), P.MAX_MODEL_LEN: 131072,
@@ -709,7 +716,8 @@ CASES = [
     # 0.9.1 behind `docker compose logs`' own timestamp ("2025-11-24 13:54:43.087 | INFO 11-23 ...")
     ("vllm/v1-0.9.1-dotsocr-wsl-compose-timestamps.log", '0.9.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(5.7174), P.KV_CACHE: gib(3.65), P.CUDA_GRAPHS: gib(0.31), P.GPU_BLOCKS: 8537, P.KV_TOKENS: 136592,
-      P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04}),
+      P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 1.04,
+      P.ENCODER_BUDGET: 14400, P.ENCODER_ITEMS: 1}),
     # 0.11.0 through the LLM class (no process prefix): a negative pool, then "No available memory for the cache
     # blocks"; the failure is the negative KV line, which is not a pool size
     # Qwen2.5-VL-7B at 128,000 tokens, 0.23.0: profiled with one video, a negative KV line, refused
@@ -717,16 +725,20 @@ CASES = [
     ("vllm/v1-0.23-gemma4-31b-96gb-gmu094-32k-kaggle.log", '0.23.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(58.99), P.KV_CACHE: gib(28.41), P.CUDA_GRAPHS: gib(0.10), P.UTILIZATION: 0.94,
       P.MAX_MODEL_LEN: 32768, P.KV_TOKENS: 97541, P.MAX_CONCURRENCY: 2.98, P.GRAPHS_PIECEWISE: 8,
-      P.MAX_CAPTURE_SIZE: 40, P.GRAPHS_FULL: 5}),
+      P.MAX_CAPTURE_SIZE: 40, P.GRAPHS_FULL: 5,
+      P.ENCODER_BUDGET: 8192, P.ENCODER_ITEMS: 3}),
     # QwenLM/Qwen3-VL#1057: 0.8.2 prints "Model loading took ... GB" for GiB; the version is not in the excerpt
     ("vllm/v1-0.8.2-qwen25-vl-7b-h100-llm-class-10-images-10-videos.log", None, True, None, 'main', 0,
      {P.WEIGHTS: gib(15.6271), P.CUDA_GRAPHS: gib(0.63), P.KV_TOKENS: 905648, P.MAX_MODEL_LEN: 128000,
-      P.MAX_CONCURRENCY: 7.08}),
+      P.MAX_CONCURRENCY: 7.08,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     ("vllm/v1-0.23-qwen25-vl-7b-a100-80gb-gmu022-video-refused.log", '0.23.0', False, 'no-kv-memory', 'main', 0,
      {P.WEIGHTS: gib(15.67), P.CUDA_GRAPHS: gib(0.53), P.UTILIZATION: 0.22, P.MAX_MODEL_LEN: 128000,
-      P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35}),
+      P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35,
+      P.ENCODER_BUDGET: 114688, P.ENCODER_ITEMS: 1}),
     ("vllm/v1-0.11-llava16-mistral-7b-rtx5080-wsl-no-cache-blocks.log", '0.11.0', False, 'no-kv-memory', 'main', 0,
-     {P.WEIGHTS: gib(14.0786), P.MAX_MODEL_LEN: 4096}),
+     {P.WEIGHTS: gib(14.0786), P.MAX_MODEL_LEN: 4096,
+      P.ENCODER_BUDGET: 8192, P.ENCODER_ITEMS: 1}),
     # VLLM_LOGGING_LEVEL=DEBUG on a 0.10.1 development build: the budget (free memory, gmu, gmu x total) and the
     # profile's activation and non-torch terms, beside the info lines; the version is setuptools-scm's fallback
     ("vllm/v1-0.10dev-llama32-1b-debug-profile.log", '0.1.dev8168+g475c1a0', True, None, 'main', 0,
@@ -748,7 +760,8 @@ CASES = [
     # a Modal log view (no file tags, its own time stamps) of a 0.18.0 LLM-class start: Qwen3.5-9B, fp8 KV, L40S
     ("vllm/v1-0.18.0-qwen35-9b-fp8kv-l40s-modal-64k.log", '0.18.0', True, None, 'main', 0,
      {P.WEIGHTS: gib(17.66), P.CUDA_GRAPHS: gib(1.29), P.KV_CACHE: gib(20.27), P.MAX_MODEL_LEN: 65536,
-      P.ATTENTION_BLOCK: 1056, P.KV_TOKENS: 331584, P.MAX_CONCURRENCY: 18.23}),
+      P.ATTENTION_BLOCK: 1056, P.KV_TOKENS: 331584, P.MAX_CONCURRENCY: 18.23,
+      P.ENCODER_BUDGET: 16384}),
     # a test file's three verbatim lines of a 0.19.1 start (Qwen3-8B, an 80 GB card): no weights line, so one missing
     ("vllm/v1-0.19.1-qwen3-8b-80gb-pod-profiled.log", '0.19.1', True, None, 'main', 1,
      {P.KV_CACHE: gib(53.54), P.KV_TOKENS: 389888}),
@@ -969,6 +982,33 @@ CASES = [
      {P.FREE_BEFORE_LOAD: gib(93.77), P.MAMBA_STATE: gib(0.07) + gib(3.05), P.MAMBA_SPECULATIVE: gib(48.75) + gib(0.43),
       P.KV_TOKENS: 295950, P.KV_CACHE: 2 * gib(4.52), P.FREE_AFTER_POOL: gib(21.57), P.PREFILL_GRAPHS: gib(3.85),
       P.CUDA_GRAPHS: gib(6.13), P.GPU_MEMORY: gib(94.50)}),
+    # round 28: 0.11-0.14 logs on H100/H200/L40S: TP, MoE, hybrid, multimodal, LoRA, quantized checkpoints
+    # Qwen3-Next (4-bit compressed-tensors) at TP 2 on L40S with fp8 KV: the hybrid's raised block and its 5 + 4 graphs
+    ("vllm/v1-0.13.0-qwen3-next-80b-w4a16-2xl40s-tp2-fp8kv.log", '0.13.0', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(22.5313), P.KV_CACHE: gib(17.58), P.CUDA_GRAPHS: gib(0.79), P.MAX_MODEL_LEN: 32768,
+      P.ATTENTION_BLOCK: 1072, P.KV_TOKENS: 767552, P.MAX_CONCURRENCY: 84.29, P.GRAPHS_PIECEWISE: 5,
+      P.GRAPHS_FULL: 4}),
+    # Qwen3-VL-30B-A3B on an H100 NVL: the encoder profile's budget and its one image
+    ("vllm/v1-0.13.0-qwen3-vl-30b-a3b-h100-nvl-kserve-8k.log", '0.13.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(58.2299), P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1, P.KV_CACHE: gib(19.40),
+      P.CUDA_GRAPHS: gib(0.66), P.MAX_MODEL_LEN: 8192, P.KV_TOKENS: 211936, P.MAX_CONCURRENCY: 25.87,
+      P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 51}),
+    # Mistral-7B with LoRA: every size captured with and without adapters (102 + 70), then a PTX error
+    ("vllm/v1-0.14.0-mistral-7b-lora-rtx-pro-6000-gmu095-4k-ptx-error.log", None, False, 'engine-error', 'main', 0,
+     {P.WEIGHTS: gib(13.58), P.KV_CACHE: gib(75.99), P.KV_TOKENS: 622464, P.MAX_MODEL_LEN: 4096,
+      P.MAX_CONCURRENCY: 151.97, P.GRAPHS_PIECEWISE: 102, P.GRAPHS_FULL: 70}),
+    # three quoted lines each (no weights line): a 32B model at TP 2 on H100, Qwen3-0.6B on an L40S
+    ("vllm/v1-0.14-32b-fp16-2xh100-tp2-10k-excerpt.log", None, True, None, 'TP0', 1,
+     {P.KV_CACHE: gib(38.46), P.KV_TOKENS: 315072, P.MAX_MODEL_LEN: 10000, P.MAX_CONCURRENCY: 31.5}),
+    ("vllm/v1-0.11.2-qwen3-06b-l40s-llm-d-guide-16k.log", None, True, None, 'main', 1,
+     {P.KV_CACHE: gib(37.42), P.KV_TOKENS: 350304, P.MAX_MODEL_LEN: 16000, P.MAX_CONCURRENCY: 21.89}),
+    # a memory estimator's quoted snippets: the capture's signed -0.17 GiB is read as printed
+    ("vllm/v1-0.11.2rhai-llama33-70b-fp8-tp4-141gb-8k.log", '0.11.2rc1+rhai0.cuda', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(16.9619), P.KV_CACHE: gib(106.17), P.CUDA_GRAPHS: -gib(0.17), P.KV_TOKENS: 1391552,
+      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 169.87}),
+    ("vllm/v1-0.11.2-deepseek-r1-0528-tp8-141gb-8k.log", '0.11.2', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(79.739), P.KV_CACHE: gib(41.60), P.CUDA_GRAPHS: gib(0.51), P.KV_TOKENS: 635648,
+      P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 77.59}),
 ]
 
 
@@ -994,7 +1034,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 146, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 153, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

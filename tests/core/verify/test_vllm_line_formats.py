@@ -543,3 +543,39 @@ def test_the_free_memory_after_profiling_line_is_not_read_as_the_budget():
     log, _ = parse_log([line], "vllm")
     assert log.terms() == {}
 
+
+
+@pytest.mark.parametrize("tail, terms", [
+    (", and profiled with 3 video items of the maximum feature size.",
+     {P.ENCODER_BUDGET: 8192, P.ENCODER_ITEMS: 3}),
+    ("", {P.ENCODER_BUDGET: 8192}),  # Modal's log view cuts the line after the budget
+])
+def test_the_encoder_profile_line_is_read_and_held_against_the_estimates(tail, terms):
+    from gpustack_guard.core.verify import compare as C
+
+    lines = render("0.8", "EngineCore", "gpu_model_runner.py:4446",
+                   f"Encoder cache will be initialized with a budget of 8192 tokens{tail}")
+    log, _ = parse_log(lines, "vllm")
+    assert log.terms() == terms
+    # a text-only model's estimate profiles no encoder: no row without the line
+    assert not {d.term for d in C.deltas({}, {P.ENCODER_BUDGET: 8192, P.ENCODER_ITEMS: 1})}
+    assert [(d.term, d.observed, d.estimated) for d in C.deltas(log.terms(), {P.ENCODER_BUDGET: 16384,
+                                                                              P.ENCODER_ITEMS: 1})] == \
+        [(P.ENCODER_BUDGET, 8192, 16384)] + ([(P.ENCODER_ITEMS, 3, 1)] if P.ENCODER_ITEMS in terms else [])
+
+
+def test_a_vision_models_estimate_carries_its_encoder_budget_and_items():
+    import json
+    from pathlib import Path
+
+    from gpustack_guard.core.memory.engine import estimate
+    from gpustack_guard.core.memory.hfconfig import facts_from_config
+    from gpustack_guard.core.spec.model import Policy
+    from gpustack_guard.core.verify import compare as C
+
+    config = Path(__file__).resolve().parents[3] / "benchmarks" / "vectors" / "qwen3-vl-30b-a3b" / "config.json"
+    facts = facts_from_config(json.loads(config.read_text(encoding="utf-8")), "qwen3-vl-30b-a3b")
+    est = estimate("vllm", facts, [(95830 * 2**20, "NVIDIA H100 NVL")], {"max-model-len": "8192"}, "0.13.0",
+                   Policy(), {})
+    # the 0.13.0 H100 NVL log's line: one image of 16,384 tokens, over the 8,192 batched tokens, sets the budget
+    assert (C.estimated_terms(est)[P.ENCODER_BUDGET], C.estimated_terms(est)[P.ENCODER_ITEMS]) == (16384, 1)

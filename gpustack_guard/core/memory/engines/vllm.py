@@ -116,6 +116,7 @@ class VllmConfig:
     # VLLM_PERFORMANCE_MODES says what each changes)
     performance_mode: str = P.VLLM_PERFORMANCE_MODE_DEFAULT
     attention_backend: str | None = None  # --attention-backend as given (None: the platform's priority list)
+    cudagraph_specialize_lora: bool | None = None  # the compilation config's key (None: the release's default)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -153,6 +154,7 @@ class CaptureDefaults(NamedTuple):  # a value read by attribute: tuple-built, no
     spec_largest: bool = False  # the default largest size counts the draft's query length (VLLM_SPEC_CAPTURE)
     spec_uniform: bool = False  # the draft's uniform decode sizes n x q are appended (VLLM_SPEC_CAPTURE)
     spec_rounds: bool = False  # MRV1 rounds the sizes up to multiples of q (VLLM_SPEC_CAPTURE; V1 runner only)
+    lora_specialized: bool = False  # LoRA captures each size with and without adapters (VLLM_LORA_GRAPH_ROWS)
 
 
 def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
@@ -165,7 +167,20 @@ def capture_defaults(version: str | None, gpu_name: str) -> CaptureDefaults:
     spec = P.vllm_spec_capture_row(version)
     return CaptureDefaults(by_family.get(major, by_family[0]), row.adds_batched_tokens, row.adds_max_num_seqs, split,
                            row.reads_split_keys, row.sm100_split_grids_to, spec.largest_by_query_len,
-                           spec.appends_uniform_decode, spec.rounds_to_query_len)
+                           spec.appends_uniform_decode, spec.rounds_to_query_len,
+                           P.vllm_lora_graph_row(version).specialized)
+
+
+def lora_graph_cases(cfg: VllmConfig, defaults: CaptureDefaults) -> int:
+    """How many times each capture size is captured (profiles.VLLM_LORA_GRAPH_ROWS): once without LoRA; with LoRA
+    on a specializing release, once without adapters and once per captured adapter count (max_loras + 1 alone, or
+    every power of two up to max_loras and max_loras + 1 under --specialize-active-lora)."""
+    if cfg.lora is None or not defaults.lora_specialized or cfg.cudagraph_specialize_lora is False:
+        return 1
+    if not cfg.lora.specialize_active:
+        return 2
+    counts = range(1, cfg.lora.slots + 2)
+    return 1 + sum(1 for n in counts if n & (n - 1) == 0 or n == cfg.lora.slots + 1)
 
 
 def doubling_grid(limit: int, stride_at) -> list[int]:
@@ -404,6 +419,7 @@ class EncoderProfile:
     rule: str = "none"
     source: str = ""
     modality: str = "image"  # the dummy items' modality ("profiled with N <modality> items")
+    budget: int = 0  # the encoder cache budget in tokens ("initialized with a budget of N tokens")
 
     def added(self, text_phase: int) -> int:
         """Bytes the encoder adds to the text phase max(forward, sampler): what max(encoder phase, text phase +
@@ -411,8 +427,8 @@ class EncoderProfile:
         return max(self.held, self.phase - text_phase) if self.phase else 0
 
     def report(self) -> dict:
-        return {"items": self.items, "modality": self.modality, "item_patches": self.item_patches,
-                "item_tokens": self.item_tokens,
+        return {"items": self.items, "modality": self.modality, "budget": self.budget,
+                "item_patches": self.item_patches, "item_tokens": self.item_tokens,
                 "encoder_phase": self.phase, "held_through_text": self.held, "rule": self.rule, "source": self.source}
 
 
@@ -509,7 +525,7 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
             rule, source = f"{rule}:{v2.rule}", f"{source}; {v2.source}"
     else:
         phase, rule, source = 0, "not-derived", f"the {enc.family} model file was not read for this release"
-    return EncoderProfile(items, patches, tokens, phase, held, rule, source, modality)
+    return EncoderProfile(items, patches, tokens, phase, held, rule, source, modality, budget)
 
 
 def cpu_offloaded(facts: ModelFacts, tp: int, parts: list[int], offload: int) -> list[int]:
@@ -628,6 +644,10 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
                                     f"@v{P.VLLM_QWEN3_5_SINCE} adds them): it does not serve this model")
     prefix = P.vllm_gated_delta_prefix_row(version)
     caching = prefix.default_on if cfg.enable_prefix_caching is None else cfg.enable_prefix_caching
+    if caching and prefix.turned_off:
+        notes.append("--enable-prefix-caching is turned off by this release for a Gated DeltaNet model (\"Hybrid or "
+                     "mamba-based model detected ... disabling\"): one state page per sequence")
+        caching = False
     if caching and prefix.align_pages is None:
         raise GatedDeltaUnsupported(prefix.note)
     spec_tokens = draft_layers = 0
@@ -1692,8 +1712,16 @@ def graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int,
                defaults: CaptureDefaults = CaptureDefaults()) -> GraphPlan:
     """The graphs the release captures under the deployment's capture settings (profiles.CAPTURE_SETTINGS_RULES):
     mixed-batch graphs one per size (PIECEWISE, or FULL under cudagraph_mode FULL), decode FULL graphs one per size
-    up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE.
-    defaults: the release's capture defaults on the GPU (capture_defaults)."""
+    up to max_num_seqs under FULL_DECODE_ONLY and FULL_AND_PIECEWISE; none under --enforce-eager or NONE; each
+    size once per LoRA case (lora_graph_cases). defaults: the release's capture defaults on the GPU."""
+    plan = sized_graph_plan(profile, cfg, seqs, batched, every_size_to, defaults)
+    cases = lora_graph_cases(cfg, defaults)
+    return plan if cases == 1 else replace(plan, piecewise=plan.piecewise * cases, full=plan.full * cases)
+
+
+def sized_graph_plan(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: int, every_size_to: int,
+                     defaults: CaptureDefaults) -> GraphPlan:
+    """graph_plan's sizes, one graph each."""
     default = "FULL_AND_PIECEWISE" if profile.graph_sets > 1 else "PIECEWISE"
     reads = profile.capture_rule in P.CAPTURE_SETTINGS_RULES
     mode = cfg.cudagraph_mode if reads and cfg.cudagraph_mode else default
