@@ -36,7 +36,10 @@ KNOWN_OUTSIDE_10: set[str] = set()
 # Round 24 (h-mxfp424): 46/50 with its MXFP4 twin within (Qwen3-32B compressed-tensors MXFP4 on a B200, +0.2 %,
 # quant.MXFP4_DENSE: 4.25 bits on every Linear; -31.0 % when booked as experts-only mxfp4).
 # Round 27 (h-vlogs27): 51/55 with a scored 0.20.0 GB10 row within (Qwen3.6-35B-A3B NVFP4, +3.9 %).
-FLOOR_WITHIN_5 = 43 / 47
+# Round 28 (h-vold28): 61/63: the two 0.4.1 Llama-3-8B RTX 3090 rows come within (+7.1 % -> -3.5 %, +7.3 % ->
+# -3.3 %) once V0 0.2.5-0.6.3's budget is torch's reserved memory after the profile (core/memory/allocator.py:
+# the sort's reverse indices and cub's storage fit no segment the 8,192-token forward cached).
+FLOOR_WITHIN_5 = 61 / 63
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)
 KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [

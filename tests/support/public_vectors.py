@@ -409,13 +409,20 @@ VECTORS = (
     Vector("v0.4.1-llama3-8b-rtx3090-8k-xformers.log", "meta-llama/Meta-Llama-3-8B", RTX_3090, None,
            why="a Chinese inference-framework benchmark README (index file id 29195317024): api_server --model "
                "Meta-Llama-3-8B-Instruct --dtype auto (the Namespace line: gmu 0.9, 256 sequences, 8,192 tokens), "
-               "bf16, XFormers, vLLM 0.4.1 (the log) on the README's one RTX 3090 24G (driver 535); +7.1 % "
-               "(benchmarks/vectors/MISSES.md)"),
+               "bf16, XFormers, vLLM 0.4.1 (the log) on the README's one RTX 3090 24G (driver 535); -3.5 % "
+               "with the profile's reserved segments (+7.1 % without; benchmarks/vectors/MISSES.md)"),
     Vector("v0.4.1-llama3-8b-rtx3090-8k-flashattn-bench.log", "meta-llama/Meta-Llama-3-8B", RTX_3090, None,
            why="public notes on an RX 7900 with 'a 3090' as reference (index file id 43499199491): "
                "benchmark_throughput.py over NousResearch/Meta-Llama-3-8B (the Namespace line: gmu 0.9, 8,192 "
                "tokens, 256 sequences), bf16, FlashAttention, vLLM 0.4.1 (the log); 2,354 blocks here and with "
-               "XFormers, against the other 3090 README's 2,358: +7.3 %, the same miss (benchmarks/vectors/MISSES.md)"),
+               "XFormers, against the other 3090 README's 2,358: -3.3 % (+7.3 % before the reserved-segment rule)"),
+    Vector("v0.4.1-nim-1.0-llama3-8b-tp1-80gb.log", "meta-llama/Meta-Llama-3-8B", H100, None, gpu_known=False,
+           args_known=False,
+           why="NVIDIA's NIM-on-NVCF documentation page (index file id 32852581390): NIM LLM 1.0.0's vllm-fp16-tp1 "
+               "profile of llama3-8b-instruct, vLLM 0.4.1 (the engine line), bf16, 8,192 tokens; neither the GPU nor "
+               "NIM's engine arguments are printed: 27,793 blocks (54.3 GiB) need an 80 GB card, an H100 and vLLM's "
+               "defaults assumed: +0.3 % with the 0.4.1 profile's reserved segments (+1.3 % without), +1.7 % on an "
+               "A100 80GB"),
     Vector("v0.3.3-mistral-7b-v01-mig-40gb-ray.log", "mistralai/Mistral-7B-Instruct-v0.3", A100_MIG_40, "0.3.3",
            gpu_known=False,
            why="a public notes page (index file id 9907432117, repository not named): mistralai/Mistral-7B-Instruct-"

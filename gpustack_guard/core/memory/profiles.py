@@ -2280,6 +2280,61 @@ def vllm_v0_profile_sampler(version: str | None) -> str:
     return row_for("vllm", VLLM_V0_PROFILE_SAMPLERS, version)
 
 
+# What V0's budget takes out for the profile run (worker.py): up to 0.2.4 torch.cuda.max_memory_allocated(), the
+# most torch had allocated at once (@v0.2.4 profile_num_available_blocks); from 0.2.5 the device memory in use once
+# profile_run returns, read by mem_get_info with no empty_cache between (total - free @v0.2.5 .. @v0.3.3, vllm PR
+# #2031; init_gpu_memory - free @v0.4.1, @v0.5.4 and @v0.6.3.post1 determine_num_available_blocks). That is what
+# torch's caching allocator reserved: the segments the forward cached stay counted, and a sampler tensor no cached
+# block can hold takes a further segment (core/memory/allocator.py replays it). PR #2031's review names the gap
+# ("allocator fragmentation"); from 0.6.4 the peak is torch.cuda.memory_stats()'s allocated bytes (vllm PR #9352;
+# worker.py@v0.6.4), and V1 measures the same way.
+VLLM_V0_PROFILE_MEASURES = ((known_version("0.0.0"), "allocated"), (known_version("0.2.5"), "reserved"),
+                            (known_version("0.6.4"), "allocated"))
+VLLM_V0_PROFILE_MEASURE_SOURCE = ("vllm/worker/worker.py@v0.2.4 (max_memory_allocated), @v0.2.7 (total - free), "
+                                  "@v0.4.1, @v0.5.4, @v0.6.3.post1 (init_gpu_memory - free after profile_run), "
+                                  "@v0.6.4 (memory_stats allocated peak, vllm PR #9352)")
+
+
+def vllm_v0_profile_measure(version: str | None) -> str:
+    """What V0's budget subtracts for the profile run in this release (VLLM_V0_PROFILE_MEASURES)."""
+    return row_for("vllm", VLLM_V0_PROFILE_MEASURES, version)
+
+
+# V0's dummy sampler over R rows of a V-entry vocabulary, allocation by allocation in bytes per (row x entry), on the
+# driver rank after the forward's intermediates were freed (the batch's hidden states still held). The sort's own
+# temporaries are torch's segmented path at >= 128 rows (SAMPLER_SORT_PEAK_BYTES: int64 reverse indices, then cub's
+# temporary storage holding the alternate keys and int64 values). Read in model_executor/layers/sampler.py:
+#   torch-sort-16bit  @v0.4.1 and @v0.5.4 Sampler.forward and _apply_top_k_top_p: the model-dtype logits
+#                     (execute_model keeps them), sorted values and indices, top-k mask, softmax and cumsum of the
+#                     sorted logits, top-p mask, inverse indices, gathered logits; then the fp32 probs and
+#                     logprobs, _multinomial's row copy and exponential noise, _get_ranks' rows, comparison and
+#                     int64 cast. @v0.2.7 _apply_top_p_top_k sorts the same way and makes masks of the same sizes
+#                     in another order (one 1-byte mask more), which the freed sort temporaries hold.
+#   torch-sort        @v0.6.3.post1: logits.to(torch.float) first, so the sort runs on 4-byte keys, and the
+#                     re-sort scatters into a new fp32 tensor instead of gathering through inverse indices.
+VLLM_V0_SAMPLER_EVENTS: dict[str, tuple[tuple[str, str, int], ...]] = {
+    "torch-sort-16bit": (
+        ("alloc", "logits", 2), ("alloc", "sorted", 2), ("alloc", "indices", 8), ("alloc", "reverse", 8),
+        ("alloc", "cub", 2 + 8), ("free", "cub", 0), ("free", "reverse", 0),
+        ("alloc", "top_k_mask", 1), ("alloc", "probs_sort", 2), ("alloc", "probs_sum", 2), ("alloc", "top_p_mask", 1),
+        ("alloc", "inverse", 8), ("alloc", "resorted", 2),
+        *(("free", name, 0) for name in ("sorted", "indices", "top_k_mask", "probs_sort", "probs_sum", "top_p_mask",
+                                         "inverse")),
+        ("alloc", "probs", 4), ("alloc", "logprobs", 4), ("alloc", "sample_rows", 4), ("alloc", "noise", 4),
+        ("free", "noise", 0), ("free", "sample_rows", 0),
+        ("alloc", "rank_rows", 4), ("alloc", "greater", 1), ("alloc", "ranks", 8)),
+    "torch-sort": (
+        ("alloc", "logits", 2), ("alloc", "logits_fp32", 4), ("alloc", "sorted", 4), ("alloc", "indices", 8),
+        ("alloc", "reverse", 8), ("alloc", "cub", 4 + 8), ("free", "cub", 0), ("free", "reverse", 0),
+        ("alloc", "top_k_mask", 1), ("alloc", "probs_sort", 4), ("alloc", "probs_sum", 4), ("alloc", "top_p_mask", 1),
+        ("alloc", "resorted", 4),
+        *(("free", name, 0) for name in ("sorted", "indices", "top_k_mask", "probs_sort", "probs_sum", "top_p_mask")),
+        ("alloc", "probs", 4), ("alloc", "logprobs", 4), ("alloc", "sample_rows", 4), ("alloc", "noise", 4),
+        ("free", "noise", 0), ("free", "sample_rows", 0),
+        ("alloc", "rank_rows", 4), ("alloc", "greater", 1), ("alloc", "ranks", 8)),
+}
+
+
 # The profile's pass without top-k/top-p: the 4-byte logits the activation formula always counted
 SAMPLER_PLAIN_BYTES = 4
 # What profile_run holds of the forward while its dummy sampler runs. Up to 0.9.x _dummy_run returns
@@ -2398,9 +2453,18 @@ TERM_SOURCES: dict[str, dict[str, tuple[TermSource, ...]]] = {
                        "vllm/worker/model_runner.py@v0.4.0 profile_run (SamplingParams(top_p=0.99, top_k=vocab - 1) "
                        "per dummy sequence); vllm/model_executor/layers/sampler.py@v0.4.0..@v0.5.4 "
                        "_apply_top_k_top_p (sort of the model-dtype logits)"),
-            TermSource("0.5.5", "v0-fp32-sort-after-forward-driver-rank",
+            TermSource("0.2.5", "v0-16bit-sort-reserved-after-forward-driver-rank",
+                       "vllm/worker/worker.py@v0.2.7, @v0.4.1, @v0.5.4 (free memory after profile_run: torch's "
+                       "reserved segments, core/memory/allocator.py); vllm/model_executor/layers/sampler.py@v0.4.1 "
+                       "and @v0.5.4 (VLLM_V0_SAMPLER_EVENTS)"),
+            TermSource("0.5.5", "v0-fp32-sort-reserved-after-forward-driver-rank",
+                       "vllm/worker/worker.py@v0.6.3.post1 (init_gpu_memory - free after profile_run); "
+                       "vllm/model_executor/layers/sampler.py@v0.5.5, @v0.6.3.post1 (logits.to(torch.float) "
+                       "before _apply_top_k_top_p)"),
+            TermSource("0.6.4", "v0-fp32-sort-after-forward-driver-rank",
                        "vllm/model_executor/layers/sampler.py@v0.5.5, @v0.6.4 and @v0.9.1 (logits.to(torch.float) "
-                       "before _apply_top_k_top_p); vllm/worker/model_runner.py@v0.6.4 _dummy_run"),
+                       "before _apply_top_k_top_p); vllm/worker/model_runner.py@v0.6.4 _dummy_run; "
+                       "vllm/worker/worker.py@v0.6.4 (memory_stats allocated peak)"),
             TermSource("0.8.0", "torch-sort-after-forward",
                        "vllm/v1/worker/gpu_model_runner.py@v0.8.0 _dummy_sampler_run; "
                        "vllm/v1/sample/ops/topk_topp_sampler.py@v0.8.0 apply_top_k_top_p (logits.sort)"),

@@ -27,7 +27,8 @@ def _changes(rows, *fields):
 # where gsg's vLLM arithmetic of a term changes, read from the tables that drive it
 VLLM_CHANGES = {
     T.SAMPLER_PEAK: _changes(P.VLLM_SAMPLER_ROWS, "kernel", "profiled") | {"0.8.0"}  # V1's dummy sampler
-    | {str(since) for since, _ in P.VLLM_V0_PROFILE_SAMPLERS[1:]},  # V0's sort of fp32 logits
+    | {str(since) for since, _ in P.VLLM_V0_PROFILE_SAMPLERS[1:]}  # V0's sort of fp32 logits
+    | {str(since) for since, _ in P.VLLM_V0_PROFILE_MEASURES[1:]},  # V0's reserved (0.2.5) then allocated (0.6.4)
     T.SAMPLER_WARMUP: _changes(P.VLLM_SAMPLER_ROWS, "warmup_rows") | {"0.8.0"}
     | _changes(P.VLLM_PROFILES, "extensible_kv"),
     T.CUDA_GRAPHS: _changes(P.VLLM_PROFILES, "graphs_profiled", "graph_sets", "capture_rule"),

@@ -800,6 +800,9 @@ CASES = [
      {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 2358, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 37728, P.BLOCK_SIZE: 16}),
     ("vllm/v0.4.1-llama3-8b-rtx3090-8k-flashattn-bench.log", '0.4.1', True, None, 'main', 0,
      {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 2354, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 37664, P.BLOCK_SIZE: 16}),
+    # NIM 1.0's vLLM 0.4.1: timestamps with milliseconds on some lines ("22:28:20.644")
+    ("vllm/v0.4.1-nim-1.0-llama3-8b-tp1-80gb.log", '0.4.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.9595), P.GPU_BLOCKS: 27793, P.CPU_BLOCKS: 2048, P.KV_TOKENS: 444688, P.BLOCK_SIZE: 16}),
     # a Colab T4's 0.6.6.post1 profile line (CUDA total 14.56 GiB) and blocks and concurrency lines
     ("vllm/v0.6.6.post1-qwen25-05b-t4-colab-llm-class.log", '0.6.6.post1', True, None, 'main', 0,
      {P.WEIGHTS: gib(0.93), P.GPU_MEMORY: gib(14.56), P.UTILIZATION: 0.9, P.REQUESTED: gib(13.11),
@@ -1034,7 +1037,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 153, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 154, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -13,6 +13,7 @@ from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory import terms as T
+from gpustack_guard.core.memory.allocator import reserved_after
 from gpustack_guard.core.memory.estimate import (
     DOES_NOT_FIT,
     FITS,
@@ -1346,25 +1347,31 @@ def moe_forward_form(facts: ModelFacts, engine: str, version: str | None, cfg: V
 def dense_live_elements_per_token(facts: ModelFacts, tp: int, form: str) -> int:
     """Elements per token alive at the largest step of one decoder layer on one rank (profiles.
     VLLM_DENSE_FORWARD_SOURCES): the max over its attention, SiluAndMul and down_proj steps."""
+    return sum(dense_peak_step_tensors(facts, tp, form))
+
+
+def dense_peak_step_tensors(facts: ModelFacts, tp: int, form: str) -> tuple[int, ...]:
+    """The tensors (elements per token each) alive at the largest step of one decoder layer on one rank."""
     H, heads = facts.hidden_size or 0, facts.num_attention_heads or 1
     head_dim = facts.head_dim or H // heads
     q = -(-heads // tp) * head_dim
     kv = max(1, (facts.num_key_value_heads or heads) // tp) * head_dim  # fewer KV heads than ranks: one each
     inter = (facts.intermediate_size or 0) // tp
+    steps: tuple[tuple[int, ...], ...]
     if form == "piecewise-inductor":
         # the split graph holds the piece's inputs (attention output, incoming residual) through the piece
-        held = q + H
-        steps = (held + H + 2 * inter + inter,  # SiluAndMul: new residual, gate_up, its output
-                 held + H + inter + H,  # down_proj: new residual, SiluAndMul's output, down's output
-                 H + (q + 2 * kv) + (q + kv) + q)  # attention: residual, qkv, rotated q and k, output
+        held: tuple[int, ...] = (q, H)
+        steps = (held + (H, 2 * inter, inter),  # SiluAndMul: new residual, gate_up, its output
+                 held + (H, inter, H),  # down_proj: new residual, SiluAndMul's output, down's output
+                 (H, q + 2 * kv, q + kv, q))  # attention: residual, qkv, rotated q and k, output
     else:
         # the model loop's previous output (normed in place), the residual, the MLP's input (o_proj's output)
-        held = 3 * H
-        gate_up_kept = 2 * inter if form == "eager-gate-up-held" else 0
-        steps = (held + 2 * inter + inter,  # SiluAndMul: gate_up and its output
-                 held + gate_up_kept + inter + H,  # down_proj: SiluAndMul's output and down's
-                 held + (q + 2 * kv) + q)  # attention: qkv and its output (o_proj's output is one of held)
-    return max(steps)
+        held = (H, H, H)
+        gate_up_kept = (2 * inter,) if form == "eager-gate-up-held" else ()
+        steps = (held + (2 * inter, inter),  # SiluAndMul: gate_up and its output
+                 held + gate_up_kept + (inter, H),  # down_proj: SiluAndMul's output and down's
+                 held + (q + 2 * kv, q))  # attention: qkv and its output (o_proj's output is one of held)
+    return max(steps, key=sum)
 
 
 def moe_align_bytes(facts: ModelFacts, tokens: int) -> int:
@@ -1562,7 +1569,36 @@ def profile_phases(facts: ModelFacts, batched: int, seqs: int, cfg: VllmConfig, 
         return max(forward, logits), 0
     # the sampler runs on the last stage after the forward's tensors are freed (V0 and V1 alike): the peak is
     # the larger phase; under V0 only the driver rank samples, and it is the rank whose pool binds
-    return forward, profiled_sampler(facts, batched, seqs, engine, sampler_row, version) if last_stage else 0
+    sampler = profiled_sampler(facts, batched, seqs, engine, sampler_row, version) if last_stage else 0
+    if sampler and engine == "v0" and form is not None and not form.startswith("moe-"):
+        # V0 0.2.5-0.6.3 budgets what torch reserved: the forward's cached segments plus the sampler's new ones
+        # (none where every sampler tensor fits a cached block: the allocated phases stand)
+        added = v0_sampler_new_segments(facts, batched, seqs, tp, form, version)
+        sampler = max(sampler, forward + added) if added else sampler
+    return forward, sampler
+
+
+def v0_sampler_new_segments(facts: ModelFacts, batched: int, seqs: int, tp: int, form: str,
+                            version: str | None) -> int:
+    """Bytes of segments V0's dummy sampler adds to those its forward cached, where the release budgets the memory
+    torch reserved (profiles.VLLM_V0_PROFILE_MEASURES); 0 where it budgets the allocated peak. The forward leaves
+    one segment per tensor of its largest step (each above the allocator's mid-size), all cached free but the
+    batch's hidden states; the sampler's allocations (profiles.VLLM_V0_SAMPLER_EVENTS, the sort's segmented path
+    from SAMPLER_SORT_SEGMENTED_FROM_ROWS rows) reuse what fits and take new segments for the rest."""
+    rows = min(seqs, batched)
+    if P.vllm_v0_profile_measure(version) != "reserved" or rows < P.SAMPLER_SORT_SEGMENTED_FROM_ROWS:
+        return 0
+    element = UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+    H = facts.hidden_size or 0
+    step = list(dense_peak_step_tensors(facts, tp, form))
+    if H in step:  # every eager step holds it: the model's output, which execute_model keeps through the sampler
+        step.remove(H)
+    held, freed = (batched * H * element,), tuple(n * batched * element for n in step)
+    entries = rows * (facts.vocab_size or 0)
+    events = (("alloc", "pruned_hidden", rows * H * element),
+              *((kind, name, per_entry * entries) for kind, name, per_entry in
+                P.VLLM_V0_SAMPLER_EVENTS[P.vllm_v0_profile_sampler(version)]))
+    return reserved_after(held, freed, events) - reserved_after(held, freed, ())
 
 
 def dense_forward_rule(form: str | None, compressed_attention: bool = False) -> dict:
