@@ -112,6 +112,8 @@ def _workload(tmp_path) -> str:
 def test_advise_would_fit_search_stops_at_one_workers_gpus(gsg, tmp_path, model, gpus, size, hint):
     started = time.perf_counter()
     result = gsg("advise", "-m", model, "-w", _workload(tmp_path), "--gpus", gpus, "--gpu-memory", size)
-    assert time.perf_counter() - started < 20
+    # a guard against a search without end, not a speed target: the slowest case takes ~4 s on a quiet 2-core
+    # machine and took 22 s beside five other test runs
+    assert time.perf_counter() - started < 120
     assert result.code == 1 and "internal error" not in result.err, result.err
     assert any(line.startswith("  would fit: ") and hint in line for line in result.out.splitlines()), result.out
