@@ -13,10 +13,10 @@ LAUGHS = ('name: lol\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lo
 
 
 def _refused(text: str) -> YamlInputLimit:
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(YamlInputLimit) as caught:
         load_documents(text)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     return caught.value
 
 

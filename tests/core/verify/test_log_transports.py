@@ -328,11 +328,11 @@ def test_another_engines_start_up_before_it_changes_nothing_read_of_this_one(nam
     "ts=1 " * 6_000 + 'msg="x',
 ])
 def test_a_record_or_sequence_left_open_is_read_in_linear_time(line):
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(4):
         L.unwrap_record(line)
         parse_log([line + "\n"])
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_llama_servers_own_json_record_is_read_as_its_text_form_prints_it():

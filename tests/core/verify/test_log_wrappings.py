@@ -94,11 +94,11 @@ def test_only_rays_own_suffix_at_the_end_is_taken_off(suffix, kept):
 
 def test_a_line_of_unfinished_fold_marks_is_read_in_linear_time():
     line = "[repeated " * 50_000 + "x across cluster]" + "[repeated 9" * 30_000
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(4):
         L.engine_text(line)
         parse_log([line + "\n"])
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 # -- Grafana's JSON download -----------------------------------------------------------------------------------

@@ -41,6 +41,6 @@ def test_the_gpustack_key_shape_is_a_secret_value():
 
 def test_a_long_run_of_flag_characters_is_read_in_linear_time():
     text = "--" + "a-" * 16_000
-    started = time.perf_counter()
+    started = time.process_time()
     assert mask_secrets(text) == text
-    assert time.perf_counter() - started < 3.0
+    assert time.process_time() - started < 3.0

@@ -15,10 +15,10 @@ LINE = 32_768  # GSG_MAX_LOG_LINE_BYTES' default: the longest line verify reads 
 @pytest.mark.parametrize("unit", ["x", "aB", "A.", "a-", "x'", "a_", "hf_", "a1"])
 def test_a_line_long_without_separators_is_read_in_linear_time(unit):
     text = (unit * (LINE // len(unit)))[:LINE]
-    started = time.perf_counter()
+    started = time.process_time()
     assert L.mask_secrets(text) == text
     is_secret_value(text)
-    assert time.perf_counter() - started < 3.0  # quadratic: 16-60 s on this line
+    assert time.process_time() - started < 3.0  # quadratic: 16-60 s on this line
 
 
 @pytest.mark.parametrize("text,shown", [
@@ -46,7 +46,7 @@ def test_sixty_four_distinct_long_argument_dumps_stay_bounded():
     for i in range(70):  # past MAX_ARGUMENT_DUMPS (64): the rest are counted, not read
         lines.append(f"INFO 01-01 00:00:00 [utils.py:1] non-default args: {{'model': 'm', 'x{i}': '"
                      + "aB" * 16_000 + "'}\n")
-    started = time.perf_counter()
+    started = time.process_time()
     log, _ = L.parse_log(lines, "vllm")
-    assert time.perf_counter() - started < 30  # was over two minutes
+    assert time.process_time() - started < 30  # was over two minutes
     assert log.args["model"] == "m"
