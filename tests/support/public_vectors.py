@@ -1327,6 +1327,11 @@ EXCLUDED = {
         "1: 2.95 GiB / 75,456 tokens logged against 4.70 GiB / 121,568 estimated (+61.1 %); the pool fell 0.12 GiB "
         "from the 4,096-token run while gsg's profile peak did not move, and the ~1.6 GiB of profile peak the two "
         "runs share is not read (benchmarks/vectors/MISSES.md)",
+    "vllm/v1-0.22.0-qwen35-4b-async-engine-gmu05-1k.log": "search-index file 56036894944: Qwen3.5-4B through "
+        "AsyncLLMEngine under vLLM 0.22.0 (gmu 0.5, 1,024 tokens, GPU not named): Qwen3.5-4B is in neither gsg's "
+        "catalog nor benchmarks/vectors, so there is no estimate; kept for its parse, and as the second "
+        "ENGINE_CONTEXT run showing SchedulerConfig's 128 sequences (35 PIECEWISE up to 256, 19 FULL up to 128) and "
+        "2,048 batched tokens, as the 0.22.0 Qwen2.5-7B vector's command assumes",
     "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-gmu085-262k-no-mtp.log": "search-index file 51900802258: the GB10 "
         "author's run of the MTP row's command without the drafter (gmu 0.85, 262,144 tokens, 8 sequences, 65,536 "
         "batched tokens, flashinfer_cutlass MoE): weights 21.86 GiB and the 1/1 graphs at capture size 1 as "

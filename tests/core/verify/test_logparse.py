@@ -655,6 +655,13 @@ CASES = [
      {P.WEIGHTS: gib(14.29), P.CUDA_GRAPHS: gib(0.31), P.KV_CACHE: gib(26.32), P.UTILIZATION: 0.95,
       P.MAX_MODEL_LEN: 4096, P.GRAPHS_PIECEWISE: 35, P.MAX_CAPTURE_SIZE: 256, P.GRAPHS_FULL: 19,
       P.KV_TOKENS: 492912, P.MAX_CONCURRENCY: 120.34}),
+    # and a second AsyncLLMEngine run of 0.22.0 (search-index file 56036894944): Qwen3.5-4B, a Gated DeltaNet hybrid
+    # whose attention block (528) is printed, the same 35/19 graphs of the engine context's 128 sequences
+    ("vllm/v1-0.22.0-qwen35-4b-async-engine-gmu05-1k.log", '0.22.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(8.61), P.CUDA_GRAPHS: gib(0.35), P.KV_CACHE: gib(12.85), P.UTILIZATION: 0.5,
+      P.MAX_MODEL_LEN: 1024, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 35, P.MAX_CAPTURE_SIZE: 256,
+      P.GRAPHS_FULL: 19, P.KV_TOKENS: 163225, P.MAX_CONCURRENCY: 159.4,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
     # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
     ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
@@ -1050,7 +1057,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 156, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 157, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
