@@ -1332,6 +1332,11 @@ EXCLUDED = {
         "catalog nor benchmarks/vectors, so there is no estimate; kept for its parse, and as the second "
         "ENGINE_CONTEXT run showing SchedulerConfig's 128 sequences (35 PIECEWISE up to 256, 19 FULL up to 128) and "
         "2,048 batched tokens, as the 0.22.0 Qwen2.5-7B vector's command assumes",
+    "vllm/v1-0.22.0-qwen35-4b-llm-class-gmu05-1k.log": "search-index file 55770092662: the same author's "
+        "Qwen3.5-4B through the LLM class a day earlier (gmu 0.5, 1,024 tokens, GPU not named), not in gsg's "
+        "catalog: parsed only; it prints LLM_CLASS's small-tier 8,192 batched tokens and 256 sequences (51/35 "
+        "graphs up to 512) against the AsyncLLMEngine run's 2,048 and 128 on the same card, 11.11 GiB of KV "
+        "against 12.85 (graph estimate 0.64 against 0.40 GiB, the rest the larger profile batch)",
     "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-gmu085-262k-no-mtp.log": "search-index file 51900802258: the GB10 "
         "author's run of the MTP row's command without the drafter (gmu 0.85, 262,144 tokens, 8 sequences, 65,536 "
         "batched tokens, flashinfer_cutlass MoE): weights 21.86 GiB and the 1/1 graphs at capture size 1 as "

@@ -662,6 +662,13 @@ CASES = [
       P.MAX_MODEL_LEN: 1024, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 35, P.MAX_CAPTURE_SIZE: 256,
       P.GRAPHS_FULL: 19, P.KV_TOKENS: 163225, P.MAX_CONCURRENCY: 159.4,
       P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
+    # the same author's LLM-class run of the day before (search-index file 55770092662): LLM_CLASS's 8,192 tokens and
+    # 256 sequences on the small tier, so 51/35 graphs up to 512 where the engine context kept 35/19
+    ("vllm/v1-0.22.0-qwen35-4b-llm-class-gmu05-1k.log", '0.22.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(8.61), P.CUDA_GRAPHS: gib(0.55), P.KV_CACHE: gib(11.11), P.UTILIZATION: 0.5,
+      P.MAX_MODEL_LEN: 1024, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512,
+      P.GRAPHS_FULL: 35, P.KV_TOKENS: 141107, P.MAX_CONCURRENCY: 137.8,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
     # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
     ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
@@ -1057,7 +1064,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 157, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 158, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
