@@ -1102,6 +1102,19 @@ VECTORS = (
                "tokens, gmu 0.8, MTP with 2 speculative tokens (its non-default args line), a community image of "
                "0.21.1rc1.dev339 (its banner; 0.21.0 assumed). Verdict right (fits); KV -14.4 %, not scored (a "
                "development build): the V4 MTP drafter is not modelled (2.60 GiB of weights; MISSES.md)"),
+    # round 28: the first 0.22 log; AsyncLLMEngine runs under UsageContext.ENGINE_CONTEXT, which get_batch_defaults
+    # has no row for (engine/arg_utils.py@v0.22.0), so the scheduler keeps SchedulerConfig's own defaults
+    Vector("v1-0.22.0-qwen25-7b-async-engine-gmu095-4k-48gb.log", "Qwen/Qwen2.5-7B", L40S, None,
+           ("--max-num-seqs=128",), gpu_known=False,
+           why="search-index file 67144197265 (a request-abort test script whose docstring holds its console "
+               "output; repository not named): Qwen2.5-7B-Instruct bf16 through AsyncEngineArgs (gmu 0.95, 4,096 "
+               "tokens), vLLM 0.22.0 (its engine line). AsyncLLMEngine.from_engine_args passes "
+               "UsageContext.ENGINE_CONTEXT, for which arg_utils.py@v0.22.0 get_batch_defaults has no entry, so "
+               "config/scheduler.py@v0.22.0's DEFAULT_MAX_NUM_SEQS (128) and DEFAULT_MAX_NUM_BATCHED_TOKENS (2,048, "
+               "the log's scheduler line) hold: 35 PIECEWISE graphs up to 256 and 19 FULL up to 128, as logged. The "
+               "GPU is not named: FlashAttention 2 (not Hopper) and 14.29 + 0.37 + 26.32 GiB at gmu 0.95 fit a 48 GB "
+               "card; a 46,068 MiB L40S assumed (an RTX A6000's 49,140 MiB gives +15.5 %). KV +2.7 %, graphs "
+               "0.36 GiB estimated against 0.37 (the log's estimate) and 0.31 (the capture)"),
     Vector("qwen3-30b-a3b-fp8-h100-main-2026-08-prefill-graphs-f083.log", "Qwen/Qwen3-30B-A3B", H100, "0.5.23",
            quantization="fp8", version_known=False, engine="sglang",
            why="search-index file 69624180828 (an evaluation dump of 2026-08-27, its server.log; repository not "
@@ -1314,6 +1327,22 @@ EXCLUDED = {
         "1: 2.95 GiB / 75,456 tokens logged against 4.70 GiB / 121,568 estimated (+61.1 %); the pool fell 0.12 GiB "
         "from the 4,096-token run while gsg's profile peak did not move, and the ~1.6 GiB of profile peak the two "
         "runs share is not read (benchmarks/vectors/MISSES.md)",
+    "vllm/v1-0.22.0-qwen35-4b-async-engine-gmu05-1k.log": "search-index file 56036894944: Qwen3.5-4B through "
+        "AsyncLLMEngine under vLLM 0.22.0 (gmu 0.5, 1,024 tokens, GPU not named): Qwen3.5-4B is in neither gsg's "
+        "catalog nor benchmarks/vectors, so there is no estimate; kept for its parse, and as the second "
+        "ENGINE_CONTEXT run showing SchedulerConfig's 128 sequences (35 PIECEWISE up to 256, 19 FULL up to 128) and "
+        "2,048 batched tokens, as the 0.22.0 Qwen2.5-7B vector's command assumes",
+    "vllm/v1-0.22.0-qwen35-4b-llm-class-gmu05-1k.log": "search-index file 55770092662: the same author's "
+        "Qwen3.5-4B through the LLM class a day earlier (gmu 0.5, 1,024 tokens, GPU not named), not in gsg's "
+        "catalog: parsed only; it prints LLM_CLASS's small-tier 8,192 batched tokens and 256 sequences (51/35 "
+        "graphs up to 512) against the AsyncLLMEngine run's 2,048 and 128 on the same card, 11.11 GiB of KV "
+        "against 12.85 (graph estimate 0.64 against 0.40 GiB, the rest the larger profile batch)",
+    "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-gmu085-262k-no-mtp.log": "search-index file 51900802258: the GB10 "
+        "author's run of the MTP row's command without the drafter (gmu 0.85, 262,144 tokens, 8 sequences, 65,536 "
+        "batched tokens, flashinfer_cutlass MoE): weights 21.86 GiB and the 1/1 graphs at capture size 1 as "
+        "estimated, but 66.93 GiB / 1,754,352 tokens logged against 74.28 / 1,947,184 (+11.0 %): the profile "
+        "holds 6.9 GiB gsg does not book, 3.7 GiB more than at 8,192 batched tokens (the scored GB10 row), a "
+        "term that grows with the batched tokens and is not read (benchmarks/vectors/MISSES.md)",
     "vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-mtp-negative-graph-estimate.log": "search-index file 52009230863: the "
         "GB10 row's author with MTP speculative decoding (2 tokens) at gmu 0.85 and 262,144 tokens; gsg sizes no MTP "
         "draft of an NVFP4 checkpoint (GSG030: the draft's fc is quantised or bf16 by the checkpoint's format), and "

@@ -642,6 +642,33 @@ CASES = [
       P.ATTENTION_BLOCK: 2128, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1, P.KV_TOKENS: 1581104,
       P.MAX_CONCURRENCY: 21.86,
       P.ENCODER_BUDGET: 65536, P.ENCODER_ITEMS: 4}),
+    # round 28: the same command without the drafter (search-index file 51900802258): a positive graph estimate, so
+    # the budget line (gmu 0.85) is printed, and the capture's actual pool wins over the estimate line
+    ("vllm/v1-0.20-qwen36-35b-a3b-nvfp4-gb10-gmu085-262k-no-mtp.log", '0.20.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(21.86), P.CUDA_GRAPHS: gib(0.47), P.KV_CACHE: gib(66.93), P.UTILIZATION: 0.85,
+      P.MAX_MODEL_LEN: 262144, P.ATTENTION_BLOCK: 2096, P.GRAPHS_PIECEWISE: 1, P.MAX_CAPTURE_SIZE: 1,
+      P.GRAPHS_FULL: 1, P.KV_TOKENS: 1754352, P.MAX_CONCURRENCY: 25.36,
+      P.ENCODER_BUDGET: 65536, P.ENCODER_ITEMS: 4}),
+    # round 28: the first 0.22 log (AsyncLLMEngine, search-index file 67144197265); its wording is 0.22.0's
+    # (gpu_model_runner.py:5132/6279/6365/6456, gpu_worker.py:466/481/619, kv_cache_utils.py:1733/1734 in the wheel)
+    ("vllm/v1-0.22.0-qwen25-7b-async-engine-gmu095-4k-48gb.log", '0.22.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(14.29), P.CUDA_GRAPHS: gib(0.31), P.KV_CACHE: gib(26.32), P.UTILIZATION: 0.95,
+      P.MAX_MODEL_LEN: 4096, P.GRAPHS_PIECEWISE: 35, P.MAX_CAPTURE_SIZE: 256, P.GRAPHS_FULL: 19,
+      P.KV_TOKENS: 492912, P.MAX_CONCURRENCY: 120.34}),
+    # and a second AsyncLLMEngine run of 0.22.0 (search-index file 56036894944): Qwen3.5-4B, a Gated DeltaNet hybrid
+    # whose attention block (528) is printed, the same 35/19 graphs of the engine context's 128 sequences
+    ("vllm/v1-0.22.0-qwen35-4b-async-engine-gmu05-1k.log", '0.22.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(8.61), P.CUDA_GRAPHS: gib(0.35), P.KV_CACHE: gib(12.85), P.UTILIZATION: 0.5,
+      P.MAX_MODEL_LEN: 1024, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 35, P.MAX_CAPTURE_SIZE: 256,
+      P.GRAPHS_FULL: 19, P.KV_TOKENS: 163225, P.MAX_CONCURRENCY: 159.4,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
+    # the same author's LLM-class run of the day before (search-index file 55770092662): LLM_CLASS's 8,192 tokens and
+    # 256 sequences on the small tier, so 51/35 graphs up to 512 where the engine context kept 35/19
+    ("vllm/v1-0.22.0-qwen35-4b-llm-class-gmu05-1k.log", '0.22.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(8.61), P.CUDA_GRAPHS: gib(0.55), P.KV_CACHE: gib(11.11), P.UTILIZATION: 0.5,
+      P.MAX_MODEL_LEN: 1024, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512,
+      P.GRAPHS_FULL: 35, P.KV_TOKENS: 141107, P.MAX_CONCURRENCY: 137.8,
+      P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1}),
     # round 27: a blog post's four quoted lines of a 0.28.0 start (Qwen3-14B, L40S), no version, prefix or
     # banner; 'Model loading took 27.52 GiB and 6.27 seconds' is the post's edit of the 0.28.0 wording
     ("vllm/v1-0.28.0-qwen3-14b-l40s-defaults.log", None, True, None, 'main', 0,
@@ -1037,7 +1064,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 154, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 158, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
