@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import out, write_atomic
+from gpustack_guard.adapters.files.output import out, refuse_overwriting_inputs, write_atomic
+from gpustack_guard.adapters.files.regular_file import read_json
 from gpustack_guard.core.deploy.plan import CONFLICT
-from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.reporters import ChangeFormat, text
 from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text
 
@@ -25,8 +27,36 @@ class PlanOptions:
     allow_empty: bool = False
 
 
+MAX_REPLACED_PLAN_BYTES = 64 << 20  # apply's limit on a saved plan: a larger file is no plan gsg wrote
+
+
+def refuse_replacing_what_is_no_plan(out_file: str, sources: wiring.SpecSources) -> None:
+    """--out may replace an earlier saved plan, never a file this run reads (`--out specs/gsg.yaml` replaced the
+    project file with the plan's JSON, exit 0) nor any other existing file (`--out README.md`). Checked before the
+    specs are read or any model is asked for."""
+    from gpustack_guard.adapters.files.contexts import config_path
+    from gpustack_guard.adapters.files.spec_loader import spec_files
+
+    specs = list(sources.specs)
+    read = spec_files(specs, allow_empty=True) + [str(config_path())]
+    refuse_overwriting_inputs([("--out", out_file)], wiring.files_a_run_reads(
+        specs, read, None, sources.overlay, wiring.build_renderer(specs, sources.templates)))
+    if not os.path.isfile(out_file):  # nothing yet, or no regular file: the write says which, in one line
+        return
+    try:
+        document = read_json(out_file, MAX_REPLACED_PLAN_BYTES, out_file)
+    except ValueError:
+        document = None
+    if not (isinstance(document, dict) and str(document.get("format_version", "")).split(".")[0] == "1"
+            and isinstance(document.get("changes"), list)):
+        raise GsgError("exists and is not a gsg plan file; refusing to overwrite it (remove it or save the plan "
+                       "elsewhere); nothing written", where=out_file)
+
+
 def run(opts: PlanOptions) -> int:
     connection = wiring.connect(opts.connection)
+    if opts.out_file:
+        refuse_replacing_what_is_no_plan(opts.out_file, wiring.with_overlay(opts.sources, connection.options.overlay))
     own = opts.ownership
     state = wiring.load_desired(connection, opts.sources, allow_empty=opts.allow_empty)
     claims = wiring.claims_for(state, adopt=own.adopt, claim_legacy=own.claim_legacy,

@@ -18,6 +18,8 @@ from gpustack_guard.core.secrets import scrub
 from gpustack_guard.reporters import DocumentFormat, text
 from gpustack_guard.reporters.argument_origins import origin_comment
 
+MAX_REPLACED_RENDER_BYTES = 64 << 20  # an earlier render of 10,000 specs is ~20 MB
+
 
 @dataclass(frozen=True)
 class RenderOptions:
@@ -82,5 +84,25 @@ def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
             err(f"gsg: {path} is stale: run `gsg render ... --out {path}` and commit it")
             return EXIT_FAIL
         return EXIT_OK
+    refuse_replacing_what_is_no_render(path)
     write_atomic(path, body)
     return EXIT_OK
+
+
+def refuse_replacing_what_is_no_render(path: str) -> None:
+    """--out may replace an earlier render (YAML or JSON: documents that are each a mapping with a `name`, or one
+    list of them), never another existing file: `--out README.md` or `--out docs/index.html` replaced it, exit 0."""
+    from gpustack_guard.adapters.files.yaml_documents import load_documents
+    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
+
+    if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
+        return
+    try:
+        documents = [d.data for d in load_documents(read_regular(path, MAX_REPLACED_RENDER_BYTES).decode("utf-8-sig"))]
+    except (Unreadable, TooLarge, UnicodeDecodeError, YamlSyntaxError, GsgError):
+        documents = []
+    if len(documents) == 1 and isinstance(documents[0], list):  # -o json: one list of the documents
+        documents = documents[0]
+    if not documents or not all(isinstance(d, dict) and "name" in d for d in documents):
+        raise GsgError("exists and is not a file gsg render wrote (spec documents with a `name`); refusing to "
+                       "overwrite it (remove it or render elsewhere); nothing written", where=path)

@@ -104,7 +104,8 @@ def canonical_key(raw: str, family: str) -> str:
     return _ALIASES.get(family, {}).get(key, key)
 
 
-def _is_flag(token: str) -> bool:
+def is_flag(token: str) -> bool:
+    """Whether argparse reads the token as a flag (a negative number is a value)."""
     return token.startswith("-") and not _NUMBER.match(token)
 
 
@@ -119,7 +120,7 @@ def _lookalike(char: str) -> bool:
     return not char.isascii() and (char.isspace() or unicodedata.category(char) in ("Zs", "Zl", "Zp", "Cf"))
 
 
-def _flag_name_part(item: str) -> str:
+def flag_name_part(item: str) -> str:
     """The part of an item an engine reads as the flag's name: up to `=` or an ASCII space."""
     return re.split(r"[= \t]", item, maxsplit=1)[0]
 
@@ -129,7 +130,7 @@ def lookalike_problem(item: str) -> str | None:
     non-ASCII character (a look-alike letter) in its name."""
     if not item or not (item[0] == "-" or item[0] in _DASH_LOOKALIKES):
         return None
-    for position, char in enumerate(_flag_name_part(item), start=1):
+    for position, char in enumerate(flag_name_part(item), start=1):
         if _lookalike(char):
             name = unicodedata.name(char, "an unnamed character")
             role = "a dash" if char in _DASH_LOOKALIKES else "a space"
@@ -368,7 +369,7 @@ def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple
         if item in ("-", "--"):
             raise ArgError(f"'{item}' alone is not a flag ('--' ends the options: what follows would reach the "
                            "engine as positional values)", index)
-        if not _is_flag(item):
+        if not is_flag(item):
             if result and result[-1].value is not None and not result[-1].values:
                 # argparse gives a one-value flag one value and refuses the next word (unrecognized arguments)
                 which = ("whose '=' gives it exactly one value" if result[-1].key in multi
@@ -379,7 +380,7 @@ def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple
                 raise ArgError(f"'{item}' follows --{result[-1].key} {EF.shown(result[-1].value)}, {which}: the "
                                "engine refuses the second (unrecognized arguments)", index)
             raise ArgError(f"'{item}' is a value that follows no flag", index)
-        spelled = dash_problem(_flag_name_part(item), family)
+        spelled = dash_problem(flag_name_part(item), family)
         if spelled is not None:
             raise ArgError(spelled, index)
         # the flag's name ends at its first '=' or blank, whichever comes first: `--lora-paths a=x b=y` is the
@@ -395,7 +396,7 @@ def _parse(params: tuple[str, ...], family: str, multi: frozenset[str]) -> tuple
         elif canonical_key(item, family) in multi:
             i = _multi_value(result, canonical_key(item, family), [], tokens, i, origins)
             continue
-        elif i + 1 < len(tokens) and tokens[i + 1].strip() and not _is_flag(tokens[i + 1].strip()):
+        elif i + 1 < len(tokens) and tokens[i + 1].strip() and not is_flag(tokens[i + 1].strip()):
             name, value = item, tokens[i + 1].strip()
             result.append(Arg(canonical_key(name, family), value, index))
             i += 2
@@ -412,7 +413,7 @@ def _multi_value(result: list[Arg], key: str, values: list[str], items: list[str
     """Append a several-value flag at items[index] with its values: the words given in its own item, then every
     following item up to the next flag (argparse nargs='+'/'*'). Returns the index of the item after them."""
     end = index + 1
-    while end < len(items) and items[end].strip() and not _is_flag(items[end].strip()):
+    while end < len(items) and items[end].strip() and not is_flag(items[end].strip()):
         values.append(items[end].strip())
         end += 1
     # one value renders as `--k=v` as before; several stay separate items (`--k=a b` is the one value 'a b')

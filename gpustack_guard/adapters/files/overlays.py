@@ -20,32 +20,83 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpustack_guard.core import args as A
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.ports import LocatedData, YamlPath
 
 OVERLAYS_FOLDER = "overlays"
 
 
-def _flag_key(item: Any) -> str:
-    text = str(item)
-    return text.split("=", 1)[0] if text.startswith("-") else text
+def _flags_of(item: Any, family: str) -> tuple[str, ...]:
+    """The canonical names of the flags GPUStack's worker reads in one backend_parameters item (one for
+    `--max-model-len=4096` or `-tp 2`, two for a pasted `--enforce-eager --max-model-len 4096`, none for a value
+    such as `4096` that belongs to the flag before it)."""
+    text = str(item).strip()
+    if not text.startswith("-"):
+        return ()
+    try:
+        tokens = A.worker_tokens(text)
+    except ValueError:  # a quote the worker cannot close: the spec check says so; keyed by the flag it opens with
+        tokens = [text]
+    return tuple(A.canonical_key(A.flag_name_part(t), family) for t in tokens if A.is_flag(t))
 
 
-def merge_parameters(base: list, patch: list) -> list:
-    """backend_parameters by flag name: a patched flag takes the base's place, a new one goes last."""
-    patched = {_flag_key(p): p for p in patch}
-    merged = [patched.pop(_flag_key(b), b) for b in base]
-    return merged + [p for p in patch if _flag_key(p) in patched]
+def _arguments(items: list, family: str) -> list[tuple[tuple[str, ...], list]]:
+    """The items grouped as the engine reads them: each flag item with the value items after it."""
+    groups: list[tuple[tuple[str, ...], list]] = []
+    for item in items:
+        flags = _flags_of(item, family)
+        if flags or not groups:
+            groups.append((flags, [item]))
+        else:
+            groups[-1][1].append(item)
+    return groups
 
 
-def merge(base: Any, patch: Any, path: YamlPath = ()) -> Any:
+def merge_parameters(base: list, patch: list, family: str = "other") -> list:
+    """backend_parameters by flag, as the engine reads them: a patched flag takes the place of the base's (its
+    value items, an alias such as `-tp` for `--tensor-parallel-size` and every later occurrence included), a
+    new one goes last. A base item holding several flags is kept whole: the patch's flag follows it, and the
+    last one wins. Before, `--max-model-len` + `4096` patched with `--max-model-len=8192` left `4096` behind as a
+    stray value (the engine refuses it), and patched with `--max-model-len` + `8192` lost the 8192."""
+    by_flag: dict[str, list] = {}
+    for flags, items in _arguments(patch, family):
+        if len(flags) == 1:
+            by_flag.setdefault(flags[0], []).extend(items)
+    merged: list = []
+    placed: set[str] = set()
+    for flags, items in _arguments(base, family):
+        if len(flags) != 1 or flags[0] not in by_flag:
+            merged.extend(items)
+        elif flags[0] not in placed:
+            merged.extend(by_flag[flags[0]])
+            placed.add(flags[0])
+    for flags, items in _arguments(patch, family):
+        if not (len(flags) == 1 and flags[0] in placed):
+            merged.extend(items)
+    return merged
+
+
+def _family(base: Any, patch: Any) -> str:
+    """The engine whose flag names (and aliases) the merged document's backend_parameters are read by."""
+    if not isinstance(base, dict) or not isinstance(patch, dict):
+        return "other"
+    backend = patch.get("backend", base.get("backend"))
+    files = [patch.get(key, base.get(key)) for key in ("huggingface_filename", "model_scope_file_path", "local_path")]
+    gguf = any(isinstance(f, str) and f.lower().endswith(".gguf") for f in files)
+    return A.backend_family(backend if isinstance(backend, str) else None, gguf)
+
+
+def merge(base: Any, patch: Any, path: YamlPath = (), family: str | None = None) -> Any:
+    if family is None:
+        family = _family(base, patch)
     if isinstance(base, dict) and isinstance(patch, dict):
         out = dict(base)
         for key, value in patch.items():
-            out[key] = merge(base.get(key), value, path + (key,)) if key in base else value
+            out[key] = merge(base.get(key), value, path + (key,), family) if key in base else value
         return out
     if path == ("backend_parameters",) and isinstance(base, list) and isinstance(patch, list):
-        return merge_parameters(base, patch)
+        return merge_parameters(base, patch, family)
     return patch
 
 
