@@ -331,6 +331,7 @@ LAYERS_AUTO = Range(lambda v: v >= LLAMACPP_ALL_LAYERS, "a number of layers ≥ 
 BYTES = Range(lambda v: v >= 1, "a size ≥ 1 byte")
 GIB_OR_ZERO = Range(lambda v: math.isfinite(v) and v >= 0, "a number of GiB ≥ 0")
 POSITIVE_RATIO = Range(lambda v: math.isfinite(v) and v > 0, "a ratio > 0")
+WHOLE = Range(lambda v: True, "a whole number")
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
@@ -503,6 +504,10 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         # the LoRA memory pool's slots and rank (core/memory/lora.py)
         NumericFlag("max-loras-per-batch", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("max-lora-rank", python_int, POSITIVE, PYTHON_INT),
+        # what picks a multimodal model's feature transport, and with it the KV budget's reserve
+        # (engines/sglang.multimodal_kv_reserve)
+        NumericFlag("nnodes", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("mm-preprocess-cache-size-mb", python_int, WHOLE, PYTHON_INT),
     )
     return {f.key: f for f in flags}
 

@@ -443,7 +443,63 @@ def sglang_config(flags: dict, version: str | None = None, env: dict | None = No
         swa_full_tokens_ratio=value("swa-full-tokens-ratio"),
         hybrid_kvcache_ratio=_text(flags.get("hybrid-kvcache-ratio")),
         lora=sglang_lora_request(flags, value),
+        mm_feature_transport=_sglang_transport(flags),
+        nnodes=value("nnodes") or 1,
+        enable_multimodal=_flag(flags, "enable-multimodal"),
+        mm_encoder_only=_flag(flags, "encoder-only"),
+        disaggregated=str(flags.get("disaggregation-mode", "null")).strip().lower() not in ("null", "none", ""),
+        mm_preprocess_cache_mb=value("mm-preprocess-cache-size-mb"),
+        vlm_cache_mb=_sglang_env_mb(env or {}, P.SGLANG_VLM_CACHE_ENV),
+        mm_feature_cache_mb=_sglang_env_mb(env or {}, P.SGLANG_MM_FEATURE_CACHE_ENV),
+        legacy_ipc=_sglang_env_bool(env or {}, P.SGLANG_LEGACY_IPC_ENV),
     )
+
+
+# SGLang's --mm-feature-transport choices (server_args.py@v0.5.18, arg_groups@v0.5.23)
+SGLANG_FEATURE_TRANSPORTS = ("cpu", "cuda_ipc", "cuda_vmm")
+# a budget variable's bound: more MB than any GPU holds is a typo, refused before the arithmetic takes it
+SGLANG_ENV_MB_MAX = 2**30
+
+
+def _sglang_transport(flags: dict) -> str | None:
+    given = flags.get("mm-feature-transport")
+    if given is not None:
+        text = str(given).strip().lower()
+        if text not in SGLANG_FEATURE_TRANSPORTS:
+            raise EF.FlagValueError("mm-feature-transport", str(given),
+                                    f"SGLang accepts {', '.join(SGLANG_FEATURE_TRANSPORTS)}")
+        return text
+    # the deprecated switch maps to cuda_ipc (server_args.py@v0.5.18 _handle_multimodal_feature_transport)
+    return "cuda_ipc" if _flag(flags, "keep-mm-feature-on-device") else None
+
+
+def _sglang_env_mb(env: dict, name: str) -> int | None:
+    """An SGLang EnvInt as set (environ.py: int(value), which refuses anything else at start-up)."""
+    if name not in env:
+        return None
+    text = str(env[name])
+    try:
+        mb = int(text)
+    except ValueError:
+        raise ValueError(f"env {name}={EF.shown(text)}: SGLang reads a whole number of MB there and "
+                         "refuses this one at start-up") from None
+    if abs(mb) > SGLANG_ENV_MB_MAX:
+        raise ValueError(f"env {name}={EF.shown(text)}: more MB than any GPU holds (gsg takes at most "
+                         f"{SGLANG_ENV_MB_MAX:,})")
+    return mb
+
+
+def _sglang_env_bool(env: dict, name: str) -> bool | None:
+    """An SGLang EnvBool as set (environ.py: true/1/yes/y or false/0/no/n, case aside)."""
+    if name not in env:
+        return None
+    text = str(env[name]).strip().lower()
+    if text in P.SGLANG_ENV_TRUE:
+        return True
+    if text in ("false", "0", "no", "n"):
+        return False
+    raise ValueError(f"env {name}={EF.shown(str(env[name]))}: SGLang reads true/1/yes/y or false/0/no/n there "
+                     "and refuses this one at start-up")
 
 
 def _sglang_mamba_unread(flags: dict, version: str | None = None) -> str | None:
@@ -807,7 +863,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
               "VLLM_USE_V2_MODEL_RUNNER",
               P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV,
-              P.LLAMACPP_OUTPUT_LAYER_ENV, P.VLLM_FP8_MARLIN_ENV)
+              P.LLAMACPP_OUTPUT_LAYER_ENV, P.VLLM_FP8_MARLIN_ENV, P.SGLANG_VLM_CACHE_ENV, P.SGLANG_MM_FEATURE_CACHE_ENV,
+              P.SGLANG_LEGACY_IPC_ENV)
 
 
 def _check_parallel(facts: ModelFacts, tp: int, pp: int, tp_flag: str, pp_flag: str) -> None:

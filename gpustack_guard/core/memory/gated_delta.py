@@ -258,10 +258,6 @@ def sglang_unread(facts: ModelFacts, cfg: SglangConfig, row: P.SglangGatedDeltaR
         return (f"SGLang {row.since}+ picks the attention backend and page size of Qwen3-Next/3.5 on SM100 by the "
                 "mamba strategy (trtllm_mha with 64-token pages, or triton): gsg has not read that choice; "
                 "give --attention-backend triton")
-    if row.multimodal_reserve and is_qwen3_5(facts):
-        return (f"SGLang {row.since}+ reserves multimodal memory for Qwen3.5/3.6's vision tower off the KV budget "
-                "(kv_cache_configurator.py mm_runtime_reservation_gb, by the resolved --mm-feature-transport): "
-                "gsg has not read that choice; 0.5.16-0.5.17 are sized")
     if is_qwen3_5(facts) and not row.qwen3_5:
         return "SGLang before 0.5.9 has no Qwen3.5/3.6 model (server_args.py@v0.5.9 adds them)"
     if cfg.speculative_algorithm:

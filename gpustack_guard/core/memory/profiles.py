@@ -532,7 +532,6 @@ class SglangGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated
     # a running request takes, and max_running_requests is also capped at half the token capacity
     strategy: bool = False
     padded: bool = False  # 0.5.17+: the pool's padding row comes off the ratio budget and off the KV rest
-    multimodal_reserve: bool = False  # 0.5.18+: mm_runtime_reservation_gb comes off the rest for a VLM
 
 
 SGLANG_GATED_DELTA_ROWS = (
@@ -559,9 +558,9 @@ SGLANG_GATED_DELTA_ROWS = (
                         "@v0.5.17 _handle_max_mamba_cache ((budget - per_req) // per_req slots, (slots + 1) x "
                         "per_req taken off)", ssm_dtype_from_config=True, qwen3_5=True, strategy=True, padded=True),
     SglangGatedDeltaRow("0.5.18", True, "padded-ratio", "python/sglang/srt/mem_cache/kv_cache_configurator.py"
-                        "@v0.5.18 mm_runtime_reservation_gb (alike @v0.5.19, @v0.5.20 without speculative decoding)",
-                        ssm_dtype_from_config=True, qwen3_5=True, strategy=True, padded=True,
-                        multimodal_reserve=True),
+                        "@v0.5.18 (alike @v0.5.19, @v0.5.20 without speculative decoding; the multimodal reserve "
+                        "taken before the mamba budget is SGLANG_MM_RESERVE_ROWS)",
+                        ssm_dtype_from_config=True, qwen3_5=True, strategy=True, padded=True),
     SglangGatedDeltaRow("0.5.21", False, "", "python/sglang/srt/mem_cache/kv_cache_configurator.py@v0.5.23",
                         note="SGLang 0.5.21+ adds per-slot mamba terms gsg has not read (kv_cache_configurator.py@"
                              "v0.5.23: fused_entry_bytes, extra_mamba_cache_bytes_per_req); gsg read up to 0.5.20"),
@@ -3024,6 +3023,52 @@ _SGLANG_VLM_KEYS = keyed_by_release(SGLANG_VLM_FRACTION_RULES)
 
 def sglang_vlm_fraction(version: str | None) -> SglangVlmFraction:
     return row_for("sglang", _SGLANG_VLM_KEYS, version)
+
+
+class SglangMultimodalReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What a release takes off the KV budget of a multimodal model for the allocations made after the pool is
+    sized (kv_cache_configurator.py mm_runtime_reservation_gb, logged as "Reserving %.2f GB of the KV budget for
+    post-sizing multimodal allocations"): the embedding cache's MB (SGLANG_VLM_CACHE_SIZE_MB) and, when the feature
+    transport resolves to cuda_ipc or cuda_vmm, the feature pool's MB (SGLANG_MM_FEATURE_CACHE_MB)."""
+
+    since: str
+    cache_mb: int  # SGLANG_VLM_CACHE_SIZE_MB's default (0 with no reserve)
+    feature_pool_mb: int  # SGLANG_MM_FEATURE_CACHE_MB's default
+    # Qwen3-VL on an SM90 GPU of 60 GiB or more: the embedding cache off unless its variable is set, cuda_ipc
+    # chosen on one node when no cache retains embeddings, and a 3 GiB pool at --max-running-requests 400+
+    hopper_qwen3_vl: bool
+    source: str
+
+
+SGLANG_MM_RESERVE_ROWS = (
+    SglangMultimodalReserve("0.0.0", 0, 0, False, "mem_cache/kv_cache_configurator.py@v0.5.17 "
+                            "_profile_available_bytes (no multimodal reserve)"),
+    SglangMultimodalReserve("0.5.18", 100, 1024, False,
+                            "mem_cache/kv_cache_configurator.py@v0.5.18 and @v0.5.19 mm_runtime_reservation_gb; "
+                            "environ.py@v0.5.18 (100 and 1024 MB); server_args.py@v0.5.18 "
+                            "_handle_multimodal_feature_transport, arg_groups/serving_hook.py@v0.5.19 (cpu on one "
+                            "node unless asked)"),
+    SglangMultimodalReserve("0.5.20", 100, 1024, True,
+                            "mem_cache/kv_cache_configurator.py@v0.5.20 to @v0.5.23 mm_runtime_reservation_gb; "
+                            "arg_groups/model_overrides/qwen3_vl.py@v0.5.20 to @v0.5.23 "
+                            "_qwen3vl_hopper_serving_overrides; environ.py@v0.5.23"),
+)
+_SGLANG_MM_RESERVE_KEYS = keyed_by_release(SGLANG_MM_RESERVE_ROWS)
+# the transports that keep a feature pool on the GPU (mm_runtime_reservation_gb)
+SGLANG_GPU_FEATURE_TRANSPORTS = frozenset({"cuda_ipc", "cuda_vmm"})
+SGLANG_VLM_CACHE_ENV, SGLANG_MM_FEATURE_CACHE_ENV = "SGLANG_VLM_CACHE_SIZE_MB", "SGLANG_MM_FEATURE_CACHE_MB"
+SGLANG_LEGACY_IPC_ENV = "SGLANG_USE_CUDA_IPC_TRANSPORT"  # deprecated: set, it picks cuda_ipc (true) or cpu
+# model_config.py@v0.5.18 .. @v0.5.23: multimodal off by default for these classes (--enable-multimodal turns it on)
+SGLANG_MM_OFF_BY_DEFAULT = frozenset({"Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
+                                      "Step3VLForConditionalGeneration", "InklingForConditionalGeneration"})
+SGLANG_HOPPER_QWEN3_VL = frozenset({"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"})
+SGLANG_HOPPER_QWEN3_VL_MIN_MB = 60 * 1024  # large_hopper_qwen3_vl_model_type: gpu_mem < 60 * 1024 is not "large"
+SGLANG_HOPPER_QWEN3_VL_WIDE_RUNNING = 400  # max_running_requests >= 400: the pool grows to 3 GiB
+SGLANG_HOPPER_QWEN3_VL_WIDE_POOL_MB = 3 * 1024
+
+
+def sglang_mm_reserve(version: str | None) -> SglangMultimodalReserve:
+    return row_for("sglang", _SGLANG_MM_RESERVE_KEYS, version)
 
 
 class SglangAiterCut(NamedTuple):  # a table row: tuple-built, no generated methods to compile

@@ -47,6 +47,7 @@ ROWS = (
     (P.RECURRENT_STATE, "recurrent state (llama.cpp RS buffer)", "bytes"),
     (P.MAMBA_STATE, "mamba state pool (SGLang)", "bytes"),
     (P.MAMBA_SPECULATIVE, "mamba draft-token states (SGLang)", "bytes"),
+    (P.MM_KV_RESERVE, "multimodal KV-budget reserve (SGLang)", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),
@@ -446,6 +447,8 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     mamba = est.extra.get("mamba_pool") if est.engine == "SGLang" else None
     if isinstance(mamba, dict) and "speculative_state_bytes" in mamba:  # the verify buffers beside the slots
         terms[P.MAMBA_SPECULATIVE] = mamba["speculative_state_bytes"]
+    if est.engine == "SGLang" and "multimodal_kv_reserve" in est.extra:  # 0.5.18+, a multimodal model
+        terms[P.MM_KV_RESERVE] = est.extra["multimodal_kv_reserve"]
     counts = est.extra.get("cuda_graph_counts")
     if est.engine == "vLLM" and counts:  # the capture plan, as the capture bars and the profiler's line print it
         terms.update({P.GRAPHS_PIECEWISE: counts["piecewise"], P.GRAPHS_FULL: counts["full"]})

@@ -61,8 +61,9 @@ LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix 
 # a lazy gap) only see candidate lines. Every pattern's example holds one (tests/core/verify).
 KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "took", "profiling", "total_gpu_memory",
             "gpu_memory_utilization", "can use", "weights take", "non_torch_memory", "activation peak",
-            "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "concurrency", "Graph capturing",
-            "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory", "Insufficient memory",
+            "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "KV budget", "concurrency",
+            "Graph capturing", "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory",
+            "Insufficient memory",
             "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
             "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
             "build:", "build_info:", "build = ", "build info", "kv_unified", "full-size SWA", "loaded meta data",

@@ -69,6 +69,10 @@ PREFILL_GRAPHS = "prefill_cuda_graphs_bytes_per_gpu"
 # against the estimate's mamba_pool speculative_state_bytes (core/memory/gated_delta.sglang_mamba_pool)
 MAMBA_SPECULATIVE = "mamba_speculative_state_bytes_per_gpu"
 FREE_AFTER_POOL = "free_after_kv_pool_bytes"
+# SGLang 0.5.18+: what it takes off a multimodal model's KV budget for the embedding cache and the GPU feature pools
+# it allocates after sizing the pool (kv_cache_configurator.py mm_runtime_reservation_gb), against the estimate's
+# multimodal_kv_reserve (engines/sglang.multimodal_kv_reserve)
+MM_KV_RESERVE = "multimodal_kv_reserve_bytes_per_gpu"
 # vLLM 0.6.4's peak_torch_memory: torch's peak allocation over the profile run, the weights still held included
 # (worker.py@v0.6.4 determine_num_available_blocks: memory_stats()["allocated_bytes.all.peak"]); less the weights it
 # is the activation peak the pool was sized with (ACTIVATION_FROM_TORCH_PEAK)
@@ -705,6 +709,14 @@ SGLANG_PATTERNS = (
        "[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB",
        "docs.sglang.ai/start/send_request.html#launch-a-server (2025-01-23; model_runner.py@v0.4.3's format)",
        {FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
+    # printed "%.2f" of MB / 1024: the 100 MB embedding cache alone prints 0.10, with a cuda_ipc/cuda_vmm pool 1.10
+    _p("sglang-mm-kv-reserve", SGLANG, "0.5.18 to the newest (multimodal models; "
+       "mem_cache/kv_cache_configurator.py@v0.5.18, @v0.5.20 and @v0.5.23 mm_runtime_reservation_gb)",
+       r"Reserving " + _g(MM_KV_RESERVE) + r" GB of the KV budget for post-sizing multimodal allocations",
+       "[2026-09-11 23:46:11 TP0 EP0] Reserving 0.10 GB of the KV budget for post-sizing multimodal allocations "
+       "(feature-transport pools + embedding cache).",
+       "search-index file 69412325477 (a DeepSeek-V4 DSpark run of 2026-09-11); sglang#40558 (GLM-5-Next, TP 4)",
+       {MM_KV_RESERVE: (MM_KV_RESERVE, "GB")}),
     _p("sglang-kv-allocated", SGLANG, "0.4.4 to the newest (dtype printed from 0.5.13: memory_pool.py@v0.4.4, "
        "@v0.5.12, @v0.5.13, @v0.5.23)",
        _POOL_LABEL + r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: " + _g(KV_TOKENS, INT) + r", K size: "

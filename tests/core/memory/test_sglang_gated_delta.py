@@ -136,7 +136,6 @@ def test_attention_only_models_have_no_mamba_term():
     (NEXT, {"tp-size": "4", "mamba-radix-cache-strategy": "extra_buffer_lazy", "disable-overlap-schedule": None},
      "0.5.16", "overlap schedule"),
     (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.15", "extra_buffer"),
-    (catalog_facts("Qwen/Qwen3.5-27B"), {}, "0.5.18", "mm_runtime_reservation_gb"),
     (NEXT, {"tp-size": "4", "speculative-algorithm": "EAGLE"}, "0.5.5", "speculative decoding"),
     (NEXT, {"tp-size": "2", "pp-size": "2"}, "0.5.5", "pipeline parallelism"),
     (NEXT, {"tp-size": "4", "mamba-scheduler-strategy": "extra_buffer"}, "0.5.10", "extra_buffer"),

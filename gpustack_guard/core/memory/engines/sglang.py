@@ -79,6 +79,16 @@ class SglangConfig:
     # --hybrid-kvcache-ratio (up to 0.5.7): Llama 4's own local/global pool split, not read
     hybrid_kvcache_ratio: str | None = None
     lora: LoraRequest | None = None  # --enable-lora / --lora-paths: the LoRA memory pool (lora.sglang_slots)
+    # what a multimodal model's post-sizing reserve depends on (multimodal_kv_reserve)
+    mm_feature_transport: str | None = None  # --mm-feature-transport (--keep-mm-feature-on-device: cuda_ipc)
+    nnodes: int = 1
+    enable_multimodal: bool = False  # --enable-multimodal: on for the classes SGLang leaves text-only by default
+    mm_encoder_only: bool = False  # --encoder-only: the transport resolves to cpu
+    disaggregated: bool = False  # --disaggregation-mode prefill/decode: no GPU transport chosen by default
+    mm_preprocess_cache_mb: int | None = None
+    vlm_cache_mb: int | None = None  # SGLANG_VLM_CACHE_SIZE_MB as set
+    mm_feature_cache_mb: int | None = None  # SGLANG_MM_FEATURE_CACHE_MB as set
+    legacy_ipc: bool | None = None  # SGLANG_USE_CUDA_IPC_TRANSPORT as set (deprecated)
 
 
 def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
@@ -351,6 +361,51 @@ def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_s
     return rule.factor * max(low, min(high, 1.0 - P.SGLANG_VIT_SENSITIVITY * (complexity - 1.0)))
 
 
+def sglang_multimodal(facts: ModelFacts, cfg: SglangConfig) -> bool:
+    """model_config.is_multimodal as SGLang sets it: a vision tower, unless the class is one it serves text-only
+    without --enable-multimodal (model_config.py@v0.5.18 .. @v0.5.23 mm_disabled_models)."""
+    if not facts.vision_params:
+        return False
+    return cfg.enable_multimodal or facts.architecture not in P.SGLANG_MM_OFF_BY_DEFAULT
+
+
+def multimodal_kv_reserve(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_name: str,
+                          gpu_total: int) -> tuple[int, str, list[str]]:
+    """The bytes SGLang takes off a multimodal model's KV budget for what it allocates after sizing the pool
+    (profiles.SGLANG_MM_RESERVE_ROWS), the feature transport it resolved, and notes where gsg assumed."""
+    row = P.sglang_mm_reserve(version)
+    if not row.cache_mb or not sglang_multimodal(facts, cfg):
+        return 0, "", []
+    notes: list[str] = []
+    cache_mb, pool_mb, transport = cfg.vlm_cache_mb, cfg.mm_feature_cache_mb, cfg.mm_feature_transport
+    capability = gpu_arch.compute_capability(gpu_name)
+    hopper = (row.hopper_qwen3_vl and facts.architecture in P.SGLANG_HOPPER_QWEN3_VL and capability == (9, 0)
+              and gpu_total >= P.SGLANG_HOPPER_QWEN3_VL_MIN_MB * MiB)
+    if hopper:  # the model override runs before the transport is resolved
+        cache_mb = 0 if cache_mb is None else cache_mb
+        retained = (cfg.mm_preprocess_cache_mb or 0) > 0 or cache_mb > 0
+        if transport is None and cfg.nnodes == 1 and not retained:
+            transport = "cuda_ipc"
+        if (pool_mb is None and (cfg.max_running_requests or 0) >= P.SGLANG_HOPPER_QWEN3_VL_WIDE_RUNNING
+                and not retained and transport == "cuda_ipc"):
+            pool_mb = P.SGLANG_HOPPER_QWEN3_VL_WIDE_POOL_MB
+    if transport is None:
+        if cfg.legacy_ipc is not None:
+            transport = "cuda_ipc" if cfg.legacy_ipc else "cpu"
+        else:
+            transport = "cpu"
+            if cfg.nnodes > 1 and not cfg.mm_encoder_only and not cfg.disaggregated:
+                notes.append(f"SGLang {row.since}+ may pick the cuda_vmm feature transport across nodes on GB200/"
+                             "GB300 with an IMEX channel (1 GiB more off the KV budget): gsg took cpu; give "
+                             "--mm-feature-transport")
+    if cfg.mm_encoder_only:  # encoder-only serving keeps no feature pool
+        transport = "cpu"
+    cache_mb = row.cache_mb if cache_mb is None else cache_mb
+    pool_mb = row.feature_pool_mb if pool_mb is None else pool_mb
+    reserved_mb = cache_mb + (pool_mb if transport in P.SGLANG_GPU_FEATURE_TRANSPORTS else 0)
+    return max(reserved_mb, 0) * MiB, transport, notes
+
+
 def aiter_factor(facts: ModelFacts, cfg: SglangConfig, version: str | None, gpu_name: str) -> float:
     """What SGLang multiplies the pool's mem_fraction_static by on ROCm under the aiter backend for a long-context
     model (profiles.SGLANG_AITER_CUTS): aiter given, or picked when no backend is given; 1.0 elsewhere."""
@@ -600,7 +655,9 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
     # the LoRA memory pool is allocated after the weights and before the KV pool is sized (lora.py)
     lora = _lora_slots(facts, cfg, tp, pp, version)
     lora_bytes = lora.bytes if lora else 0
-    target_weights, weights = weights, weights + draft_first + lora_bytes  # what the pool sizing sees as loaded
+    # 0.5.18+: the multimodal reserve comes off the budget before the pools are sized, as the weights do
+    mm_reserve, mm_transport, mm_notes = multimodal_kv_reserve(facts, cfg, version, gpu_name, gpu_total)
+    target_weights, weights = weights, weights + draft_first + lora_bytes + mm_reserve  # what the sizing sees
     rest = int(fraction * pre) - weights
     refuse_chunked_ratio(facts, cfg)
     if facts.is_compressed_attention:
@@ -677,6 +734,7 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                      f"{P.SGLANG_START_UP_PCIE_PARALLEL / GiB:.2f} GiB: give the GPU name")
     notes.extend(speculative_notes(cfg, version, draft))
     notes.extend(lora_notes(cfg, lora))
+    notes.extend(mm_notes)
     if weights > gpu_total:
         verdict = DOES_NOT_FIT
     elif rest <= 0 or capacity <= 0 or (mamba and mamba["slots"] <= 0):
@@ -710,6 +768,8 @@ def estimate_sglang(facts: ModelFacts, gpu_total: int, cfg: SglangConfig, *, ver
                "multimodal_fraction_factor": multimodal_fraction_factor(
                    facts, version, user_set=bool(cfg.mem_fraction_static)),
                "multimodal_fraction_source": P.sglang_vlm_fraction(version).source if facts.vision_params else "",
+               **({"multimodal_kv_reserve": mm_reserve, "mm_feature_transport": mm_transport,
+                   "multimodal_kv_reserve_source": P.sglang_mm_reserve(version).source} if mm_transport else {}),
                "parameter_bytes": parameters, "allocator_segment_tail_bytes": rounding, "rope_cache_bytes": rope,
                "prefill_graph_reserve": int(prefill_mb * MiB),
                "graph_args_source": P.sglang_graph_args(version).source,
