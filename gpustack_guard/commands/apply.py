@@ -182,9 +182,12 @@ def run(opts: ApplyOptions) -> int:
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
                       progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
-    with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))):
+    with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))) as lease:
         if opts.lock:
             _still_as_planned(connection, changes)
+            from gpustack_guard.adapters.gpustack.lease import ensure_held
+
+            applier.lock_held = lambda: ensure_held(connection.client, lease)
         outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
