@@ -215,10 +215,16 @@ def _still_as_planned(connection: wiring.Connection, changes: list) -> None:
     call, compared with the list the plan was made from (the same representation)."""
     from gpustack_guard.core.deploy.lease import deployments
 
-    now = {m["name"]: m for m in deployments(connection.client.models())}
+    listed = deployments(connection.client.models())
+    now = {m["name"]: m for m in listed}
     for c in changes:
         if not c.is_change:
             continue
+        twins = [m["id"] for m in listed if m["name"] == c.name]
+        if len(twins) > 1:  # the plan refuses a name held twice; one appeared since: which is meant is no guess
+            raise GsgError(f"'{c.name}' is held by {len(twins)} models on the server now (ids "
+                           f"{', '.join(map(str, twins[:5]))}{'...' if len(twins) > 5 else ''}), one since this "
+                           "apply planned it; nothing was written: plan again")
         live = now.get(c.name)
         moved = (live is not None) if c.live is None else (live is None or live_digest(live) != live_digest(c.live))
         if moved:

@@ -2,7 +2,8 @@
 a create answered 2xx without a model (202 or 204 with no body, a proxy's page, another schema) was sent again
 when the server listed no model of the name yet (a second POST the server had not refused: a duplicate once the
 first lands), and the apply lock removed or taken over between two groups of writes (apply went on writing beside
-whoever held the lock by then)."""
+whoever held the lock by then), and a second model of a planned name listed before it under the lock (passed
+unseen)."""
 
 from __future__ import annotations
 
@@ -202,3 +203,35 @@ def test_no_lock_reads_no_lock_between_groups(gsg, fake, specs, monkeypatch):
     result = gsg("apply", str(specs), "--yes", "--prune", "--no-lock")
     assert result.code == 0, result.err
     assert "Apply complete: 0 created, 1 updated, 0 replaced, 1 deleted." in result.out
+
+
+# --- a second model of a planned name appears before the writes -----------------------------------------------
+
+@pytest.mark.parametrize("action", ["update", "delete"])
+@pytest.mark.parametrize("listed", ["first", "last"])
+def test_a_second_model_of_a_planned_name_before_the_writes_is_refused(gsg, fake, specs, monkeypatch, action,
+                                                                        listed):
+    """Before: the check under the lock kept one model per name (the last listed): a twin listed before the planned
+    model passed unseen, and apply wrote beside a name the plan would have refused as ambiguous. Now a planned name
+    held twice stops the apply before any write, wherever the twin is listed."""
+    _two_groups(gsg, specs)
+    name = "llama-70b" if action == "update" else "llama-8b"
+    planned = fake.by_name(name)
+
+    def then(request, answer):
+        if request.method == "POST" and request.url.path == "/v2/models" and LOCK.encode() in request.content:
+            twin = {**fake.models[planned["id"]], "id": 900, "cluster_id": fake.clusters[-1]["id"]}
+            rest = dict(fake.models)
+            fake.models.clear()
+            fake.models.update({900: twin, **rest} if listed == "first" else {**rest, 900: twin})
+        return None
+
+    calls = in_front(fake, monkeypatch, then=then)
+    result = gsg("apply", str(specs), "--yes", "--prune")
+    assert result.code == 1, result.err
+    ids = f"900, {planned['id']}" if listed == "first" else f"{planned['id']}, 900"
+    assert (f"gsg: error: '{name}' is held by 2 models on the server now (ids {ids}), one since this apply planned "
+            "it; nothing was written: plan again\n") in result.err
+    writes = [c for c in calls if c[0] in ("PUT", "DELETE")]
+    assert len(writes) == 1 and writes[0][0] == "DELETE"  # the lock's release, nothing else
+    assert fake.models[planned["id"]] == planned and fake.models[900]["name"] == name
