@@ -182,9 +182,12 @@ def run(opts: ApplyOptions) -> int:
                       wait_timeout=opts.wait_timeout, poll=opts.poll, concurrency=opts.concurrency,
                       progress=lambda m: note(f"gsg: {untrusted(m)}", secrets), expected=expected,
                       known_ids={m["id"]: m["name"] for m in state.live_models})
-    with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))):
+    with _locked(connection, opts, claims.project, state.cluster_ids, secrets, len(ordered_groups(changes))) as lease:
         if opts.lock:
             _still_as_planned(connection, changes)
+            from gpustack_guard.adapters.gpustack.lease import ensure_held
+
+            applier.lock_held = lambda: ensure_held(connection.client, lease)
         outcome = applier.run(changes)
     (out if outcome.ok else interrupted if outcome.interrupted else err)(describe(outcome) + "\n", secrets)
     return EXIT_OK if outcome.ok else EXIT_INTERRUPTED if outcome.interrupted and not outcome.failed else EXIT_FAIL
@@ -212,10 +215,16 @@ def _still_as_planned(connection: wiring.Connection, changes: list) -> None:
     call, compared with the list the plan was made from (the same representation)."""
     from gpustack_guard.core.deploy.lease import deployments
 
-    now = {m["name"]: m for m in deployments(connection.client.models())}
+    listed = deployments(connection.client.models())
+    now = {m["name"]: m for m in listed}
     for c in changes:
         if not c.is_change:
             continue
+        twins = [m["id"] for m in listed if m["name"] == c.name]
+        if len(twins) > 1:  # the plan refuses a name held twice; one appeared since: which is meant is no guess
+            raise GsgError(f"'{c.name}' is held by {len(twins)} models on the server now (ids "
+                           f"{', '.join(map(str, twins[:5]))}{'...' if len(twins) > 5 else ''}), one since this "
+                           "apply planned it; nothing was written: plan again")
         live = now.get(c.name)
         moved = (live is not None) if c.live is None else (live is None or live_digest(live) != live_digest(c.live))
         if moved:

@@ -117,7 +117,8 @@ class Applier:
     def __init__(self, client: GPUStackClient, cluster_ids: Mapping[str, int], *, restart: bool = True,
                  wait: bool = False, wait_timeout: float = 900.0, poll: float = 2.0, concurrency: int = 8,
                  progress: Callable[[str], None] = lambda _m: None, sleep: Callable[[float], None] = time.sleep,
-                 expected: dict[str, dict] | None = None, known_ids: Mapping[int, str] | None = None):
+                 expected: dict[str, dict] | None = None, known_ids: Mapping[int, str] | None = None,
+                 lock_held: Callable[[], None] | None = None):
         self.client, self.cluster_ids = client, cluster_ids
         self.cluster_names = {cid: name for name, cid in cluster_ids.items()}
         self.known_ids = dict(known_ids or {})  # id -> name of every live model the plan saw
@@ -130,6 +131,7 @@ class Applier:
         self.expected = expected or {}  # name -> {"id", "updated_at", "digest"} seen by a saved plan
         self._stop = threading.Event()  # set by Ctrl-C / SIGTERM: start nothing new
         self._signal: str | None = None
+        self.lock_held = lock_held  # raises GsgError once the apply lock is no longer this run's
 
     # --- the run ---------------------------------------------------------------------------------------
     def run(self, changes: list[Change]) -> Outcome:
@@ -203,6 +205,13 @@ class Applier:
 
     def _run_groups(self, groups: list[list[Step]], outcome: Outcome) -> None:
         for index, group in enumerate(groups):
+            if index and self.lock_held is not None:  # the first group follows the lock's take at once
+                try:
+                    self.lock_held()
+                except GsgError as exc:
+                    outcome.failed.append(("apply lock", str(exc)))
+                    outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index:] for s in g]
+                    break
             touched = self._run_group(group, outcome)
             if outcome.failed or self._stop.is_set():
                 outcome.not_attempted += [f"{s.kind} {s.change.name}" for g in groups[index + 1:] for s in g]
@@ -414,7 +423,8 @@ class Applier:
         except ApiError as exc:
             if exc.status is not None and exc.status < 500 and exc.status != 409:
                 raise
-            # The answer was lost (timeout, reset, 5xx) or the name exists: look before trying again.
+            # The answer was lost (timeout, reset, 5xx), unusable (a 2xx without a model) or the name exists: look
+            # before trying again.
             existing = self._only_one(change)
             if existing is not None:
                 meta = existing.get("meta") or {}
@@ -426,6 +436,10 @@ class Applier:
                                "plan again") from None
             if exc.status == 409:
                 raise
+            if exc.answered:  # the server took this POST (2xx); a second one could make a duplicate
+                raise GsgError(f"'{change.name}': the server took the create (HTTP 2xx) but its answer is no model "
+                               f"({exc.detail}) and it lists no model of this name; the create is not sent again "
+                               "(a second one could make a duplicate): plan again") from None
             answer = self.client.create_model(body)
         self._bound(change, answer, "the create's answer", meta=body["meta"], cluster_id=body["cluster_id"])
         return self._verify_created(change, answer, body)

@@ -94,11 +94,14 @@ class Limits:
 
 
 class ApiError(GsgError):
-    """One GPUStack call failed; `status` is None for transport failures."""
+    """One GPUStack call failed; `status` is None for transport failures and for a 2xx answer whose body gsg cannot
+    use, which `answered` tells apart: the server took the request (a write landed, or will), only its answer is
+    unusable, so the write is never sent again as if the answer had been lost."""
 
     def __init__(self, method: str, path: str, message: str, status: int | None = None, reason: str = ""):
         self.method, self.path, self.status, self.reason = method, path, status, reason
         self.detail = message
+        self.answered = False
         super().__init__(message, where=f"{method} {path}")
 
 
@@ -372,7 +375,11 @@ class GPUStackClient:
                 raise ApiError(method, path, f"HTTP {answer.status} but the body is not UTF-8 text") from None
         if not answer.body:
             return None
-        return parse_json(method, path, answer.status, answer.body, self.base_url, unique_keys)
+        try:
+            return parse_json(method, path, answer.status, answer.body, self.base_url, unique_keys)
+        except ApiError as exc:
+            exc.answered = True
+            raise
 
     # --- lists -------------------------------------------------------------------------------------------
     def list_all(self, path: str, params: dict | None = None,
@@ -503,7 +510,11 @@ class GPUStackClient:
 
     def create_model(self, body: dict) -> dict:
         answer = self.request("POST", "/v2/models", json_body=body, unique_keys=True)
-        return _model_item("/v2/models", None, answer, "POST")
+        try:
+            return _model_item("/v2/models", None, answer, "POST")
+        except ApiError as exc:  # a 2xx (202, 204, a proxy's page) whose body is no model: the POST was taken
+            exc.answered = True
+            raise
 
     def update_model(self, model_id: int, body: dict) -> dict:
         """One PUT, never sent again after a 5xx or a broken connection: the first may have landed, and between

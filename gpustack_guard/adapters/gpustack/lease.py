@@ -112,6 +112,15 @@ def _still_the_same(client: GPUStackClient, stale: Lease) -> bool:
     return now is not None and now.name == stale.name and now.token == stale.token
 
 
+def ensure_held(client: GPUStackClient, lease: Lease) -> None:
+    """Between apply's groups of writes: the lease's id still holds this run's lease (its token). Removed by hand
+    (as a held lock's message suggests) or taken over, another apply may be writing the same models by now, so
+    this one writes nothing more."""
+    if lease.model_id is not None and not _still_the_same(client, lease):
+        raise GsgError(f"the apply lock '{untrusted(lease.name)}' was removed or taken over during this apply "
+                       f"(model id {lease.model_id} no longer holds it); nothing more is written: plan again")
+
+
 def checked_lock_wait(wait: float) -> float:
     """`wait` when it is a --lock-timeout gsg honours; one line otherwise (the CLI checks it on parsing too)."""
     if not 0 <= wait <= MAX_LOCK_WAIT:  # also nan, which no deadline ever passes: a retry loop without end
