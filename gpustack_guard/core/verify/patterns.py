@@ -537,8 +537,9 @@ VLLM_PATTERNS = (
        r"Using (?:FlashInfer backend on V1 engine|(?:(?:_Backend|AttentionBackendEnum)\.)?FLASHINFER "
        r"(?:attention )?backend\b)",
        "qwen3-next-instruct | (Worker_TP0 pid=306) INFO 02-12 19:46:45 [cuda.py:351] Using FLASHINFER attention "
-       "backend out of potential backends: ('FLASHINFER', 'TRITON_ATTN')", "search-index file 33676930891 (a "
-       "docker-compose log of Qwen3-Next-80B-A3B at TP 2 on two L40S, vLLM 0.13.0)", kind="marker"),
+       "backend out of potential backends: ('FLASHINFER', 'TRITON_ATTN')", "platforms/cuda.py@v0.13.0 format string "
+       "'Using %s attention backend out of potential backends: %s'; the example is search-index file 33676930891 "
+       "(a docker-compose log of Qwen3-Next-80B-A3B at TP 2 on two L40S, vLLM 0.13.0)", kind="marker"),
     # a TP group whose ranks have no P2P between them (profiles.NCCL_P2P_DISABLE_ENV): custom all-reduce says so
     _p("vllm-custom-ar-no-p2p", VLLM, "0.5 to the newest (custom_all_reduce.py CustomAllreduce.__init__, _can_p2p)",
        r"Custom allreduce is disabled because your platform lacks GPU P2P capability",
