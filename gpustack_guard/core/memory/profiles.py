@@ -2157,6 +2157,22 @@ GRAPH_ESTIMATE_LAYER_BYTES = 90 * KiB
 # the graphs alone come to 0.01, and its capture took 0.58 GiB.
 VLLM_FLASHINFER_GRAPH_WORKSPACE = ((known_version("0.0.0"), None), (known_version("0.18.0"), 394 * MiB),
                                    (known_version("0.25.0"), None))
+# FlashInfer's attention workspace in the capture after the KV cache (the "Graph capturing finished ... took" figure of
+# the releases that do not estimate graphs before the budget): (since, bytes, warmed). Its metadata builder makes the
+# workspace lazily (v1/attention/backends/flashinfer.py _get_workspace_buffer, @v0.10.1 .. @v0.17) and the profile
+# run builds no attention metadata (gpu_model_runner.py _dummy_run: only for a FULL graph or force_attention), so
+# the first FULL capture allocates it: FLASHINFER_WORKSPACE_BUFFER_SIZE 256 MiB (flashinfer.py@v0.10.1, @v0.11.0),
+# VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE 394 MiB from 0.11.1 (envs.py@v0.11.1, @v0.12.0, @v0.13.0). warmed: from
+# 0.11.0 kernel_warmup (model_executor/warmup/kernel_warmup.py@v0.11.0, @v0.13.0) runs a force_attention dummy
+# batch before the capture when EVERY attention group is FlashInfer ("Warming up FlashInfer attention."), which
+# allocates it there: only a model with other groups (Gated DeltaNet beside attention) pays it inside the capture.
+# From 0.18.0 the graph estimate before the budget allocates it (VLLM_FLASHINFER_GRAPH_WORKSPACE).
+# Evidence: Qwen3-Next-80B-A3B W4A16 TP 2, 0.13.0, FLASHINFER, 5 + 4 graphs: 0.79 GiB logged, 0.16 booked -> 0.55.
+VLLM_FLASHINFER_CAPTURE_WORKSPACE = ((known_version("0.0.0"), (None, False)),
+                                     (known_version("0.10.1"), (256 * MiB, False)),
+                                     (known_version("0.11.0"), (256 * MiB, True)),
+                                     (known_version("0.11.1"), (394 * MiB, True)),
+                                     (known_version("0.18.0"), (None, False)))
 GRAPH_ESTIMATE_BYTES_PER_WIDTH = 8
 GRAPH_ESTIMATE_MIN_PER_GRAPH = MiB  # the source's floor per graph
 # Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (kernel "torch-sort";

@@ -95,7 +95,7 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
              "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture", "cuda_graph_sizes",
              "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mamba_cache_dtype", "mamba_ssm_cache_dtype",
-             "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype")
+             "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype", "attention_backend")
 # printed switches whose False is a flag of its own: prefix caching sets a hybrid's mamba cache mode ('align' keeps
 # two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes)
 VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching")}
@@ -393,6 +393,8 @@ def backend_args(log: ObservedLog, version: str | None = None) -> list[str]:
         args.update({key: log.args[key] for key in VLLM_ARGS if key in log.args})
         if any(pattern in log.matched for pattern in NO_P2P_LINES):  # the log shows custom all-reduce off
             args["disable_custom_all_reduce"] = True
+        if "vllm-attention-backend-flashinfer" in log.matched and args.get("attention_backend") is None:
+            args["attention_backend"] = "FLASHINFER"  # the backend the platform picked (its workspace: graphs)
         terms = log.terms()
         printed = terms.get(P.UTILIZATION)
         if printed is not None and not _same_at_two_places(args.get("gpu_memory_utilization"), printed):

@@ -532,6 +532,18 @@ VLLM_PATTERNS = (
        "support for FP4 computation but FP4 quantization is being used. Weight-only FP4 compression will be used "
        "leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads.", "vllm#23278",
        kind="marker"),
+    # the attention backend the platform picked for the model's layers (profiles.VLLM_FLASHINFER_CAPTURE_WORKSPACE:
+    # FlashInfer's workspace is graph memory): platforms/cuda.py "Using FlashInfer backend on V1 engine." (@v0.10.1,
+    # @v0.11.0), "Using %s backend." with the name (@v0.11.1; "_Backend." or "AttentionBackendEnum." before it when
+    # the user named it, @v0.13.0), "Using %s attention backend out of potential backends" (@v0.12.0 .. @v0.24.0);
+    # FLASHINFER_MLA and the ViT's "Using backend ... for vit attention" are other lines
+    _p("vllm-attention-backend-flashinfer", VLLM, "0.8 to the newest (platforms/cuda.py get_attn_backend_cls)",
+       r"Using (?:FlashInfer backend on V1 engine|(?:(?:_Backend|AttentionBackendEnum)\.)?FLASHINFER "
+       r"(?:attention )?backend\b)",
+       "qwen3-next-instruct | (Worker_TP0 pid=306) INFO 02-12 19:46:45 [cuda.py:351] Using FLASHINFER attention "
+       "backend out of potential backends: ('FLASHINFER', 'TRITON_ATTN')", "platforms/cuda.py@v0.13.0 format string "
+       "'Using %s attention backend out of potential backends: %s'; the example is search-index file 33676930891 "
+       "(a docker-compose log of Qwen3-Next-80B-A3B at TP 2 on two L40S, vLLM 0.13.0)", kind="marker"),
     # a TP group whose ranks have no P2P between them (profiles.NCCL_P2P_DISABLE_ENV): custom all-reduce says so
     _p("vllm-custom-ar-no-p2p", VLLM, "0.5 to the newest (custom_all_reduce.py CustomAllreduce.__init__, _can_p2p)",
        r"Custom allreduce is disabled because your platform lacks GPU P2P capability",

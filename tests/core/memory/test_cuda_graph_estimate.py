@@ -140,3 +140,44 @@ def test_flashinfer_adds_its_workspace_to_the_estimate_from_0_18(model, layers):
         profile = P.vllm_profile(version)
         assert graph_memory(profile, flashinfer, 128, 2048, layers, facts, version=version) == \
             graph_memory(profile, VllmConfig(), 128, 2048, layers, facts, version=version)
+
+
+MiB = 1024 * 1024
+
+
+@pytest.mark.parametrize("model,layers", [("Qwen/Qwen3-Next-80B-A3B-Instruct", 48), ("Qwen/Qwen3.5-27B", 64)])
+def test_flashinfer_workspace_is_in_the_capture_after_the_kv_cache_for_a_gated_delta_model(model, layers):
+    """profiles.VLLM_FLASHINFER_CAPTURE_WORKSPACE: before 0.18.0 the capture after the KV cache makes FlashInfer's
+    workspace at its first FULL graph where the kernel warm-up did not (a model with Gated DeltaNet groups): 256 MiB
+    to 0.11.0, 394 MiB from 0.11.1; none without FULL graphs, for another backend, or from 0.18.0 (the estimate's
+    own row). The Qwen3-Next log (0.13.0, TP 2): 0.79 GiB logged, 0.16 booked before, 0.54 now."""
+    facts = catalog_facts(model)
+    flashinfer = VllmConfig(attention_backend="FLASHINFER")
+    for version, workspace in (("0.11.0", 256 * MiB), ("0.11.1", 394 * MiB), ("0.13.0", 394 * MiB),
+                               ("0.17.0", 394 * MiB)):
+        profile = P.vllm_profile(version)
+        plain = graph_memory(profile, VllmConfig(), 8, 8192, layers, facts, version=version)
+        assert graph_memory(profile, flashinfer, 8, 8192, layers, facts, version=version) == plain + workspace
+        other = VllmConfig(attention_backend="FLASH_ATTN")
+        assert graph_memory(profile, other, 8, 8192, layers, facts, version=version) == plain
+        piecewise = VllmConfig(attention_backend="FLASHINFER", cudagraph_mode="PIECEWISE")
+        assert graph_memory(profile, piecewise, 8, 8192, layers, facts, version=version) == \
+            graph_memory(profile, replace(piecewise, attention_backend=None), 8, 8192, layers, facts, version=version)
+    for version in ("0.18.0", "0.20.0"):  # the estimate's workspace, booked once
+        profile = P.vllm_profile(version)
+        assert graph_memory(profile, flashinfer, 8, 8192, layers, facts, version=version) == \
+            graph_memory(profile, VllmConfig(), 8, 8192, layers, facts, version=version) + 394 * MiB
+
+
+@pytest.mark.parametrize("model,layers", [("Qwen/Qwen2.5-7B", 28), ("Qwen/Qwen3-8B", 36)])
+def test_flashinfer_workspace_of_an_all_flashinfer_model_is_made_by_the_warmup_from_0_11(model, layers):
+    """kernel_warmup (0.11.0 on) runs a force_attention batch before the capture when every group is FlashInfer:
+    the capture's figure holds no workspace then; 0.10.1 has no such warm-up, so its FULL capture makes it."""
+    facts = catalog_facts(model)
+    flashinfer = VllmConfig(attention_backend="FLASHINFER", cudagraph_mode="FULL_AND_PIECEWISE")
+    for version, workspace in (("0.10.1", 256 * MiB), ("0.11.0", 0), ("0.13.0", 0), ("0.17.0", 0)):
+        profile = P.vllm_profile(version)
+        assert graph_plan(profile, flashinfer, 128, 2048).full > 0
+        assert graph_memory(profile, flashinfer, 128, 2048, layers, facts, version=version) == \
+            graph_memory(profile, replace(flashinfer, attention_backend=None), 128, 2048, layers, facts,
+                         version=version) + workspace

@@ -103,6 +103,43 @@ def test_a_log_showing_no_p2p_between_ranks_sets_nccl_without_p2p_and_custom_all
     assert "--disable-custom-all-reduce" in C.backend_args(log)
 
 
+# the attention backend the platform picked: FLASHINFER is carried into the rebuild (its workspace is graph memory,
+# profiles.VLLM_FLASHINFER_CAPTURE_WORKSPACE); each release's wording
+@pytest.mark.parametrize("line", [
+    "INFO 08-20 10:00:00 [cuda.py:275] Using FlashInfer backend on V1 engine.\n",  # 0.10.1, 0.11.0
+    "(Worker_TP0 pid=7) INFO 11-20 10:00:00 [cuda.py:428] Using FLASHINFER backend.\n",  # 0.11.1 (auto)
+    "INFO 12-20 10:00:00 [cuda.py:315] Using AttentionBackendEnum.FLASHINFER backend.\n",  # 0.13.0 (named)
+    "INFO 11-20 10:00:00 [cuda.py:377] Using _Backend.FLASHINFER backend.\n",  # 0.11.1 (named)
+    "qwen3-next-instruct | (Worker_TP0 pid=306) INFO 02-12 19:46:45 [cuda.py:351] Using FLASHINFER attention backend "
+    "out of potential backends: ('FLASHINFER', 'TRITON_ATTN')\n",  # 0.12.0 .. 0.24.0
+])
+def test_a_log_naming_flashinfer_as_its_attention_backend_rebuilds_with_it(line):
+    log, _ = parse_log([line], P.VLLM)
+    assert "--attention-backend=FLASHINFER" in C.backend_args(log)
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 08-20 10:00:00 [cuda.py:278] Using FlashInfer MLA backend on V1 engine.\n",
+    "INFO 11-20 10:00:00 [cuda.py:428] Using FLASHINFER_MLA backend.\n",
+    "INFO 12-20 10:00:00 [cuda.py:526] Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN', "
+    "'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION'].\n",
+    "INFO 12-20 10:00:00 [cuda.py:423] Using backend AttentionBackendEnum.FLASH_ATTN for vit attention\n",
+    "INFO 12-20 10:00:00 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n",
+])
+def test_other_backend_lines_name_no_flashinfer_attention(line):
+    log, _ = parse_log([line], P.VLLM)
+    assert not any(flag.startswith("--attention-backend") for flag in C.backend_args(log))
+
+
+def test_a_printed_attention_backend_argument_wins_over_the_picked_line():
+    log, _ = parse_log([
+        "INFO 12-20 10:00:00 [utils.py:253] non-default args: {'model': 'm', 'attention_backend': 'TRITON_ATTN'}\n",
+        "INFO 12-20 10:00:00 [cuda.py:351] Using FLASHINFER attention backend out of potential backends: "
+        "('FLASHINFER',)\n"], P.VLLM)
+    assert [f for f in C.backend_args(log) if f.startswith("--attention-backend")] == \
+        ["--attention-backend=TRITON_ATTN"]
+
+
 @pytest.mark.parametrize("line", [
     # PCIe-only boards beyond two GPUs: custom all-reduce is off, NCCL's P2P over PCIe is not (the name decides)
     "WARNING 09-24 20:53:30 [custom_all_reduce.py:137] Custom allreduce is disabled because it's not supported on "

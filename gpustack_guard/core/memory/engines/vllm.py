@@ -1831,7 +1831,21 @@ def graph_memory(profile: P.VllmProfile, cfg: VllmConfig, seqs: int, batched: in
             flashinfer_graph_workspace(version or profile.since, cfg, plan)
     # capture_model (gpu_model_runner.py@v0.11.0) captures a FULL graph only for the uniform-decode sizes up to
     # max_num_seqs: the graphs are the PIECEWISE sizes plus those, not two full sets
-    return plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    captured = plan.graphs * layers * P.GRAPH_BYTES_PER_LAYER_GRAPH
+    return captured + flashinfer_capture_workspace(version or profile.since, cfg, plan, facts)
+
+
+def flashinfer_capture_workspace(version: str | None, cfg: VllmConfig, plan: GraphPlan,
+                                 facts: ModelFacts | None) -> int:
+    """The FlashInfer workspace the capture after the KV cache allocates (profiles.VLLM_FLASHINFER_CAPTURE_WORKSPACE):
+    with FLASHINFER and FULL graphs, unless the release's kernel warmup made it first (every attention group
+    FlashInfer: a model without Gated DeltaNet layers)."""
+    size, warmed = P.row_for("vllm", P.VLLM_FLASHINFER_CAPTURE_WORKSPACE, version)
+    named = (cfg.attention_backend or "").strip().upper() == "FLASHINFER"
+    if not size or not named or not plan.full:
+        return 0
+    other_groups = facts is not None and facts.is_gated_delta
+    return 0 if warmed and not other_groups else size
 
 
 def gated_delta_report(shape, version: str | None) -> dict:
