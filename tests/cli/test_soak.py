@@ -161,6 +161,29 @@ def test_a_workload_entry_that_cannot_be_sent_is_one_line(tmp_path, entry, messa
     assert (code, err.strip()) == (1, f"gsg: error: {workload}: {message}")
 
 
+@pytest.mark.parametrize("weights", [(1e308, 1e308), (1e308, 6e307, 5e307), (1.7e308, 1.5e307)])
+def test_workload_weights_adding_up_past_the_largest_float_are_one_line(tmp_path, weights):
+    """Each finite, their sum not: before, the first prompt drawn ended the soak with "Total of weights must be
+    finite" as an internal error."""
+    workload = tmp_path / "w.yaml"
+    workload.write_text("".join(f"- {{prompt_tokens: 8, max_tokens: 8, weight: {w!r}}}\n" for w in weights))
+    code, out, err = run_cli("soak", "--url", "http://127.0.0.1:9", "--model", "m", "--workload", str(workload))
+    assert (code, err.strip()) == (1, f"gsg: error: {workload}: the weights add up past the largest number (1.8e+308): "
+                                      "give them as shares, e.g. 1 and 3")
+
+
+def test_workload_weights_just_under_the_largest_float_draw_by_share(tmp_path):
+    from gpustack_guard.adapters.soak.workload import load_workload
+    from gpustack_guard.core.soak.prompts import prompt_for
+
+    workload = tmp_path / "w.yaml"
+    workload.write_text("- {prompt_tokens: 8, max_tokens: 8, weight: 1.0e+308}\n"
+                        "- {prompt_tokens: 9, max_tokens: 8, weight: 3.0e+307}\n")
+    entries = load_workload(str(workload))
+    drawn = [prompt_for(7, i, entries).prompt_tokens for i in range(2_000)]
+    assert round(drawn.count(9) / len(drawn), 2) == pytest.approx(0.23, abs=0.03)  # 3 in 13
+
+
 @pytest.mark.parametrize("variable", ["GSG_SOAK_MAX_SAMPLES", "GSG_SOAK_MAX_IN_FLIGHT", "GSG_SOAK_MAX_DATASET_BYTES",
                                       "GSG_SOAK_MAX_DATASET_ENTRIES", "GSG_SOAK_MAX_ROUND_GAPS"])
 @pytest.mark.parametrize("value, shown", [("0", "0"), ("²", "²"), ("9" * 5000, "9" * 40)])

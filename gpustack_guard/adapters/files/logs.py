@@ -125,6 +125,10 @@ class LineSplitter:
         # the redraws given (pieces a lone CR ended): no line of their own, but each is parsed, so max_lines counts
         # them too; else a log of CRs alone (a progress bar, a CR-only file) had no cap but the bytes
         self.redraws = 0
+        # the first bytes while they may still be part of a byte-order mark: a log streamed in pieces (GPUStack's
+        # answer read as it comes) split one, and a UTF-16 log read a byte at a time was "not a text log"
+        self.opening = b""
+        self.started = False  # the text began (a byte-order mark counts): NUL bytes from here on are binary data
 
     def binary_problem(self) -> str:
         """What a reader says of a log found binary (`binary_at` set), wherever it read it from."""
@@ -133,8 +137,8 @@ class LineSplitter:
     def split(self, chunk: bytes) -> Iterator[str]:
         """The lines this chunk completes (none once binary data or the line cap is met). The binary probe runs
         now, before the lines are asked for, so `binary_at` is set when this returns."""
-        if self.offset == 0:  # nothing but NUL bytes so far, if anything
-            chunk = self._opening(chunk)
+        if not self.started:  # nothing but NUL bytes so far, if anything
+            chunk = self._opening(self.opening + chunk)
         if self.decoder is not None:  # UTF-16 as PowerShell's `>` writes it: read as the UTF-8 it stands for
             chunk = self.decoder.decode(chunk).encode("utf-8", "replace")
         if self.offset < BINARY_PROBE_BYTES:
@@ -149,6 +153,11 @@ class LineSplitter:
         engine still writing at its old offset: the hole reads as NULs), and a byte-order mark is read."""
         text = chunk.lstrip(b"\x00")
         self.text_at += len(chunk) - len(text)
+        self.opening = b""
+        if text and any(len(text) < len(bom) and bom.startswith(text) for bom in _BOMS):
+            self.opening = text  # held until the next piece (or the end) says whether it is one
+            return b""
+        self.started = bool(text)
         if text.startswith(codecs.BOM_UTF8):
             return text[len(codecs.BOM_UTF8):]
         if text.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -201,7 +210,11 @@ class LineSplitter:
     def rest(self) -> Iterator[str]:
         """The line the input stopped in (no newline: a cap, or a log still being written), up to its last whole
         word (whole_words)."""
-        if self.offset == 0 and self.text_at:  # NUL bytes only: not a log with a hole in front
+        if self.opening:  # the log ended inside what could have been a byte-order mark: it was text
+            opening, self.opening, self.started = self.opening, b"", True
+            self.offset = len(opening)
+            self.pending += opening
+        if not self.started and self.text_at:  # NUL bytes only: not a log with a hole in front
             self.binary_at = 0
         if self.held is not None and self.binary_at is None:
             yield from self._release(line_ended=not (self.pending or self.overflow))
@@ -227,6 +240,7 @@ class LineSplitter:
 
 
 _LINE_BREAK = re.compile(rb"[\r\n]")
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _LF, _CR = ord("\n"), ord("\r")  # the bytes _LINE_BREAK finds, as indexing bytes gives them
 _WORD_END = (b" ", b"\t", b",", b"(", b"[", b"{", b"=", b":")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 from gpustack_guard.adapters.files.spec_loader import read_yaml_file
@@ -45,6 +46,11 @@ def load_workload(path: str) -> list[WorkloadEntry]:
         if prompt_length_problem(entry.prompt_tokens):
             raise GsgError(f"entry {number}: {prompt_length_problem(entry.prompt_tokens)}", where=path)
         entries.append(entry)
+    # each weight finite, their sum need not be: 1e308 twice drew the first prompt with "Total of weights must be
+    # finite" out of the run as an internal error
+    if not math.isfinite(sum(entry.weight for entry in entries)):
+        raise GsgError(f"the weights add up past the largest number ({sys.float_info.max:.3g}): give them as shares, "
+                       "e.g. 1 and 3", where=path)
     return entries
 
 

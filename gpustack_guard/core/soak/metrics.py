@@ -228,26 +228,54 @@ class CounterTracker:
 
     The delta after a reset is the new value (counting from zero again), never a negative number. A series that
     may be a gauge under a counter's name (carries_a_gauge) counts its rises alone and never restarts.
+
+    Where no process start time tells a restart from another process answering (SGLang's and llama.cpp's /metrics
+    have none), a fall is a restart once the next scrape stays below where the series was: one URL in front of two
+    replicas answered 5, 7, 5, 7, and each fall was a restart and each rise preemptions (4 restarts and a FAILING
+    verdict for two idle replicas). A series that comes back to where it was is several processes in turn.
     """
     last: dict = field(default_factory=dict)
     total: float = 0.0
+    # a fall waiting for the next scrape: series key -> (the value before it, when it was seen)
+    falls: dict = field(default_factory=dict)
 
-    def update(self, samples: list[Sample]) -> tuple[float, bool]:
-        restarted = False
+    def update(self, samples: list[Sample], t: float = 0.0,
+               timed: frozenset[int] | set[int] = frozenset()) -> tuple[float, float | None, set[int]]:
+        """The run total, when a restart was first seen (None: none), and the sources answered by several
+        processes. `timed`: the sources with a process start time, whose falls are restarts at once."""
+        restart: float | None = None
+        several: set[int] = set()
         for sample in samples:
             key = _series_key(sample)
-            previous = self.last.get(key)
-            if previous is not None:
-                if sample.value < previous and carries_a_gauge(sample):
-                    pass  # a gauge falling: its rises alone are counted (a lower bound), and it is no restart
+            previous, fall = self.last.get(key), self.falls.pop(key, None)
+            if previous is None:
+                pass
+            elif fall is not None:
+                before, seen = fall
+                if sample.value >= before:
+                    several.add(sample.source)  # back where it was: the fall was another process answering
                 elif sample.value < previous:
-                    restarted = True
-                    self.total += sample.value
+                    self.falls[key] = fall  # down again (a crash loop): one restart, when the next scrape agrees
                 else:
-                    self.total += sample.value - previous
+                    restart = seen if restart is None else min(restart, seen)
+                    self.total += sample.value
+            elif sample.value < previous and carries_a_gauge(sample):
+                pass  # a gauge falling: its rises alone are counted (a lower bound), and it is no restart
+            elif sample.value < previous and sample.source not in timed:
+                self.falls[key] = (previous, t)
+            elif sample.value < previous:
+                restart = t if restart is None else restart
+                self.total += sample.value
+            else:
+                self.total += sample.value - previous
             self.last[key] = sample.value
         _forget_gone(self.last, map(_series_key, samples))
-        return self.total, restarted
+        _forget_gone(self.falls, map(_series_key, samples))
+        return self.total, restart, several
+
+
+START_TIME_BACK = "process_start_time_seconds went back"
+COUNTER_BACK = "a preemption counter fell and came back in the next scrape"
 
 
 @dataclass
@@ -259,7 +287,8 @@ class Normaliser:
     start_times: dict = field(default_factory=dict)
     # a start time seen once (and when), newer than the series' own: a restart when the next scrape says it again
     new_start_times: dict = field(default_factory=dict)
-    mixed_sources: set = field(default_factory=set)  # --metrics-url indexes answered by several processes
+    # --metrics-url indexes answered by several processes, each with what showed it
+    mixed_sources: dict = field(default_factory=dict)
 
     def _start_times(self, t: float, samples: list[Sample]) -> tuple[float | None, set[int]]:
         """When a process restarted (the scrape that first saw it), if one did, and the sources whose new start
@@ -279,9 +308,9 @@ class Normaliser:
             if known is None or sample.value == known:
                 self.start_times[key] = sample.value
                 if new is not None:  # the newer start time went away again: another process answered once
-                    self.mixed_sources.add(sample.source)
+                    self.mixed_sources.setdefault(sample.source, START_TIME_BACK)
             elif sample.value < known:
-                self.mixed_sources.add(sample.source)
+                self.mixed_sources.setdefault(sample.source, START_TIME_BACK)
             elif new is not None and sample.value == new[0]:
                 restarted = new[1] if restarted is None else min(restarted, new[1])
                 self.start_times[key] = new[0]
@@ -303,9 +332,10 @@ class Normaliser:
         errors += partly
         restart_seen, start_waits = self._start_times(t, samples)
         restarted = restart_seen is not None
-        for source in sorted(self.mixed_sources & {s.source for s in samples}):
-            errors += (f"metrics URL {source + 1} answers from more than one process (process_start_time_seconds "
-                       "went back: a load balancer?): its series not read; give each replica's URL",)
+        timed = {s.source for s in _first_family(samples, START_TIME)}
+        for source in sorted(self.mixed_sources.keys() & {s.source for s in samples}):
+            errors += (f"metrics URL {source + 1} answers from more than one process ({self.mixed_sources[source]}: "
+                       "a load balancer?): its series not read; give each replica's URL",)
         samples = [s for s in samples if s.source not in self.mixed_sources]
         preemptions = None
         # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when
@@ -327,8 +357,14 @@ class Normaliser:
         if counters:
             counted = [s for s in counters if s.source not in start_waits]
             if counted:
-                preemptions, counter_restart = self.preemptions.update(counted)
-                restarted = restarted or counter_restart
+                preemptions, counter_restart, several = self.preemptions.update(counted, t, timed)
+                if counter_restart is not None:
+                    restarted = True
+                    restart_seen = counter_restart if restart_seen is None else min(restart_seen, counter_restart)
+                for source in sorted(several - self.mixed_sources.keys()):
+                    self.mixed_sources[source] = COUNTER_BACK
+                    errors += (f"metrics URL {source + 1} answers from more than one process ({COUNTER_BACK}: a "
+                               "load balancer?): its series not read from now on; give each replica's URL",)
         else:
             now = _first_family(samples, PREEMPTED_NOW)
             if now:

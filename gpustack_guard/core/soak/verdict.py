@@ -223,6 +223,10 @@ def _classify(rounds: list[RoundStats], memory_source: str | None, reference: li
     kv = [r.kv_usage_max for r in rounds if r.kv_usage_max is not None]
     pinned_rounds = sum(1 for k in kv if k >= t.kv_pinned)
     kv_pinned = bool(kv) and pinned_rounds >= t.kv_pinned_rounds * len(kv)
+    # a full pool is preemption's sign only where no counter says otherwise: a counter read at zero in every round
+    # with the pool pinned (a prefix cache or a slot's cached prompt holds blocks; requests queue for the rest) was
+    # called preemption, and --max-num-seqs cut for preemptions that never happened
+    counted_none = bool(preempt_counts) and preemptions == 0
     restarts = sum(r.restarts for r in rounds)
     round_seconds = median([r.seconds for r in rounds]) or 1.0
     if memory.slope_per_round is not None:
@@ -283,7 +287,7 @@ def _classify(rounds: list[RoundStats], memory_source: str | None, reference: li
         top = ", ".join(f"{reason} ×{count}" for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])[:3])
         out.evidence.insert(0, f"{errors} of {requests} requests failed ({error_rate:.1%} > "
                                f"{t.max_error_rate:.0%}): {top}")
-    elif preempting or (kv_pinned and ttft_climbing and not memory_growing):
+    elif preempting or (kv_pinned and ttft_climbing and not memory_growing and not counted_none):
         out.verdict = PREEMPTION
     elif memory_growing:
         out.verdict = MEMORY_GROWTH
@@ -293,6 +297,9 @@ def _classify(rounds: list[RoundStats], memory_source: str | None, reference: li
         out.verdict = LATENCY_DRIFT
         out.evidence.append("TTFT p95 climbs with flat memory and no preemption: placement, contention on the "
                             "GPU or the proxy in front of it")
+        if kv_pinned:
+            out.evidence.append("the KV pool stayed full but the preemption counter read none: requests waited for "
+                                "it (cached prefixes or a queue), which is no preemption")
     if requests and errors and out.verdict != FAILING:
         out.evidence.append(f"{errors} of {requests} requests failed ({error_rate:.1%})")
 

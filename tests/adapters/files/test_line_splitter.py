@@ -77,3 +77,38 @@ def test_a_file_and_a_stream_split_alike(tmp_path):
     assert from_file == streamed == ["first", "y" * 20, "GPU KV cache size: "]
     assert (reading.lines, reading.lines_cut, reading.unfinished) == (3, 2, True)
     assert (splitter.lines, splitter.lines_cut, splitter.unfinished) == (3, 2, True)
+
+
+LOG = "INFO 05-01 vllm: é KV cache 12,345 tokens\nINFO 05-01 done\n"
+ENCODED = {
+    "UTF-16 LE with BOM": LOG.encode("utf-16-le").join([b"\xff\xfe", b""]),
+    "UTF-16 BE with BOM": LOG.encode("utf-16-be").join([b"\xfe\xff", b""]),
+    "UTF-8 with BOM": b"\xef\xbb\xbf" + LOG.encode(),
+    "NUL hole, then UTF-16 LE": b"\x00" * 7 + b"\xff\xfe" + LOG.encode("utf-16-le"),
+}
+
+
+@pytest.mark.parametrize("encoded", ENCODED.values(), ids=ENCODED.keys())
+@pytest.mark.parametrize("piece", [1, 2, 3, 5])
+def test_a_log_in_pieces_reads_as_the_log_in_one_piece_whatever_its_encoding(encoded, piece):
+    """A stream split the byte-order mark (or took it as a chunk of its own): before, a UTF-16 log read a byte at a
+    time was "not a text log (binary data at byte 33)", and a UTF-8 one began with U+FEFF."""
+    splitter, lines = split([encoded[i:i + piece] for i in range(0, len(encoded), piece)])
+    assert (splitter.binary_at, lines) == (None, ["INFO 05-01 vllm: é KV cache 12,345 tokens", "INFO 05-01 done"])
+
+
+@pytest.mark.parametrize("data, lines", [
+    # a log that ends inside what could have been a byte-order mark is text, as in one piece
+    (b"\xef", ["\ufffd"]), (b"\xef\xbb", ["\ufffd"]), (b"\xff", ["\ufffd"]), (b"\x00\x00\xfe", ["\ufffd"]),
+    # a first byte a BOM begins with, then text that is none
+    (b"\xefINFO\n", ["\ufffdINFO"]), (b"\xfeINFO\n", ["\ufffdINFO"]),
+])
+@pytest.mark.parametrize("piece", [1, 2, 100])
+def test_the_opening_bytes_held_for_a_bom_are_never_lost(data, lines, piece):
+    splitter, got = split([data[i:i + piece] for i in range(0, len(data), piece)])
+    assert (splitter.binary_at, got) == (None, lines)
+
+
+def test_nul_bytes_alone_in_pieces_are_still_binary():
+    splitter, got = split([b"\x00"] * 5)
+    assert (splitter.binary_at, got) == (0, [])

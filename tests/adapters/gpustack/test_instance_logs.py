@@ -234,3 +234,18 @@ def test_a_live_log_of_redraws_stops_at_the_line_cap_as_the_file_reader_does():
     assert lines == ["a"] + ["x\r"] * 4 and read.problem is None
     assert read.notes == ["read the first 5 lines only, 4 of them a terminal's redraws (pieces a lone CR ended) "
                           "(GSG_MAX_LOG_LINES)"]
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3])
+def test_a_live_utf16_log_after_a_nul_hole_in_pieces_is_read_as_text(piece):
+    """GPUStack streaming a copytruncated UTF-16 log a few bytes at a time: the HTML check held back its NUL hole
+    alone, the byte-order mark then came split, and the log was "not a text log (binary data at byte ...)"."""
+    from gpustack_guard.adapters.gpustack.logs import _LiveLines
+
+    data = b"\x00" * 16 + b"\xff\xfe" + "INFO 05-01 start\nnext line\n".encode("utf-16-le")
+    lines: list[str] = []
+    live = _LiveLines(LogLimits(), lambda line: lines.append(line) or True)
+    assert all(live.take(data[i:i + piece]) for i in range(0, len(data), piece))
+    live.flush_opening()
+    live.finish()
+    assert (live.splitter.binary_at, lines) == (None, ["INFO 05-01 start", "next line"])

@@ -36,14 +36,16 @@ def test_sglangs_retraction_gauge_behind_gpustack_falling_is_no_restart():
 
 @pytest.mark.parametrize("runtime", ["vLLM", "MindIE"])
 def test_other_runtimes_counters_behind_gpustack_going_back_are_a_restart(runtime):
-    """vLLM's num_preemptions (and MindIE's) are counters: going back is the engine restarting, counted from 0."""
-    assert _read([_exporter(v, runtime) for v in (3, 5, 1)]) == [
-        (0.0, False, 2.0), (2.0, False, 2.0), (3.0, True, 2.0)]
+    """vLLM's num_preemptions (and MindIE's) are counters: going back is the engine restarting, counted from 0 once
+    the next scrape stays below where it was (the exporter's page has no process start time)."""
+    assert _read([_exporter(v, runtime) for v in (3, 5, 1, 2)]) == [
+        (0.0, False, 2.0), (2.0, False, 2.0), (2.0, False, 2.0), (4.0, True, 2.0)]
 
 
 def test_sglangs_own_counter_going_back_is_still_a_restart():
     page = "# TYPE sglang:num_retracted_requests counter\nsglang:num_retracted_requests_total{{model_name=\"m\"}} {}\n"
-    assert _read([page.format(v) for v in (4, 6, 1)]) == [(0.0, False, None), (2.0, False, None), (3.0, True, None)]
+    assert _read([page.format(v) for v in (4, 6, 1, 1)]) == [
+        (0.0, False, None), (2.0, False, None), (2.0, False, None), (3.0, True, None)]
 
 
 @pytest.mark.parametrize("body, expected", [

@@ -5,6 +5,7 @@ own words, never as "stable" on evidence the run did not have. In-process server
 from __future__ import annotations
 
 import gzip
+import re
 
 import httpx
 import pytest
@@ -48,6 +49,14 @@ class Misbehaving(httpx.AsyncBaseTransport):
             if self.refused % 2:
                 text = text.replace("process_start_time_seconds 1700000000.0", "process_start_time_seconds 1699999000.0")
             return httpx.Response(200, text=text)
+        if self.how == "metrics-load-balanced-untimed" and metrics:  # the same, on pages with no process start time
+            answer = await self.router.handle_async_request(request)
+            self.refused += 1
+            lines = [line for line in (await answer.aread()).decode().splitlines(keepends=True)
+                     if "process_start_time_seconds" not in line]
+            if self.refused % 2 == 0:  # the other replica had preempted 7 requests
+                lines = [re.sub(r"^(vllm:num_preemptions_total\S*) \S+", r"\1 7.0", line) for line in lines]
+            return httpx.Response(200, text="".join(lines))
         if metrics:
             return await self.router.handle_async_request(request)
         if self.how == "not-streamed":
@@ -135,6 +144,23 @@ def test_one_metrics_url_in_front_of_two_replicas_is_a_warning_not_a_restart():
     assert v.warnings == ["metrics URL 1 answers from more than one process (process_start_time_seconds went back: a "
                           "load balancer?): its series not read; give each replica's URL in 14 of 16 scrapes: the "
                           "verdict is drawn without what it should have shown"]
+
+
+def test_one_metrics_url_in_front_of_two_replicas_without_start_times_is_a_warning_not_restarts():
+    # SGLang's and llama.cpp's pages carry no process start time: before, each fall of the counter from the other
+    # replica's 7 to 0 was a restart and each rise 7 preemptions (the verdict "preemption", 7 restarts); now the second
+    # fall comes back to 7 and the URL is not read from then on (its first rise, 7, could not be told apart)
+    report, _, _ = _soak("metrics-load-balanced-untimed")
+    v = report.verdict
+    assert (v.verdict, sum(r.restarts for r in report.rounds)) == ("inconclusive", 0)
+    assert [r.preemptions for r in report.rounds] == [7.0, None, None, None]
+    assert v.warnings == [
+        "metrics URL 1 answers from more than one process (a preemption counter fell and came back in the next "
+        "scrape: a load balancer?): its series not read from now on; give each replica's URL in 1 of 16 scrapes: the "
+        "verdict is drawn without what it should have shown",
+        "metrics URL 1 answers from more than one process (a preemption counter fell and came back in the next "
+        "scrape: a load balancer?): its series not read; give each replica's URL in 12 of 16 scrapes: the verdict "
+        "is drawn without what it should have shown"]
 
 
 def test_fewer_than_three_rounds_are_inconclusive():

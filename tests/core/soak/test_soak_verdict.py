@@ -222,3 +222,27 @@ def test_kv_pinned_on_llamacpp_names_its_cache_types():
     rounds, source = make_rounds([0.5, 0.6, 0.8, 1.1, 1.5, 2.0], FLAT_MEM, FLAT_MEM, None, [0.99] * 6)
     v = classify(rounds, source, engine="llamacpp")  # llama.cpp exports no preemption counter
     assert [r.action for r in v.recommendations] == ["--cache-type-k q8_0 --cache-type-v q8_0 --flash-attn on"]
+
+
+@pytest.mark.parametrize("preemptions, verdict, actions", [
+    # a counter read at zero in every round: the full pool (cached prefixes hold its blocks) preempted nothing;
+    # before, "preemption" and --max-num-seqs cut for preemptions that never came
+    ([0] * 6, "latency-drift", []),
+    # the neighbours: no counter at all (the pool is the only sign), and a counter that saw one
+    (None, "preemption", ["--kv-cache-dtype fp8"]),
+    ([0, 0, 0, 1, 0, 0], "preemption", ["--max-num-seqs 15", "--kv-cache-dtype fp8"]),
+])
+def test_a_pinned_kv_pool_is_preemption_only_where_no_counter_read_zero(preemptions, verdict, actions):
+    rounds, source = make_rounds([0.5, 0.6, 0.8, 1.1, 1.5, 2.0], FLAT_MEM, FLAT_MEM, preemptions, [1.0] * 6,
+                                 running_at_first=16)
+    v = classify(rounds, source)
+    assert (v.verdict, [r.action for r in v.recommendations]) == (verdict, actions)
+    note = ("the KV pool stayed full but the preemption counter read none: requests waited for it (cached prefixes "
+            "or a queue), which is no preemption")
+    assert (note in v.evidence) == (verdict == "latency-drift")
+
+
+def test_a_pinned_kv_pool_with_flat_latency_and_no_preemption_is_stable():
+    rounds, source = make_rounds([0.5] * 6, FLAT_MEM, FLAT_MEM, [0] * 6, [1.0] * 6)
+    v = classify(rounds, source)
+    assert (v.verdict, v.evidence[-1]) == ("stable", "KV usage max 100%; at or above 95% in 6 of 6 rounds")
