@@ -79,8 +79,9 @@ FIXTURE_ORDERS = {
              "ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log",
              "ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log",
              "ollama-go-engine-qwen3-coder-next-20-of-49-layers.log", "ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log",
-             "qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log", "ramalama-llama3-70b-q4km-two-3090-cut.log", "tinyllama-f32-gtx1050ti-llamafile.log",
-             "trilm-3.9b-rtx4080.log", "yi-34b-iq4xs-3090-3060-weights.log"],
+             "qwen25-7b-mathtutor-f16-sycl-a770-b7300-decimal-comma.log",
+             "qwen3-30b-a3b-q4km-4090-5090-b5622-experts-on-cpu-foreign.log", "ramalama-llama3-70b-q4km-two-3090-cut.log",
+             "tinyllama-f32-gtx1050ti-llamafile.log", "trilm-3.9b-rtx4080.log", "yi-34b-iq4xs-3090-3060-weights.log"],
 }
 
 
