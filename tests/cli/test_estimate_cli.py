@@ -434,8 +434,12 @@ def test_estimate_json_books_the_lora_slots_as_their_own_term(gsg, backend, vers
     assert rows["lora_buffers_bytes_per_gpu"]["value"] == lora_bytes == with_lora["extra"]["lora"]["bytes"]
     assert rows["lora_buffers_bytes_per_gpu"]["rule"] == rule
     assert "lora_buffers_bytes_per_gpu" not in {row["term"] for row in without["budget"]}
-    # the KV cache gives way by the slots, to within one token's or block's bytes (2 MiB here)
-    assert abs(without["kv_cache_bytes_per_gpu"] - with_lora["kv_cache_bytes_per_gpu"] - lora_bytes) <= 2 * 2**20
+    # the KV cache gives way by the slots and by the graphs vLLM captures again with adapters (from 0.11.2, inside
+    # the budget at 0.34), to within one block's bytes (2 MiB at the least)
+    graphs = with_lora["breakdown"]["cuda_graphs"] - without["breakdown"]["cuda_graphs"]
+    assert graphs > 0 if backend == "vLLM" else graphs == 0
+    block = max(2 * 2**20, (with_lora["block_size"] or 1) * with_lora["kv_bytes_per_token_per_gpu"])
+    assert abs(without["kv_cache_bytes_per_gpu"] - with_lora["kv_cache_bytes_per_gpu"] - lora_bytes - graphs) <= block
     text = gsg(*common[:-3], "--", *common[-2:], *args).out  # the table names the term too
     assert "lora_buffers_bytes_per_gpu" in text
 

@@ -154,7 +154,7 @@ def test_vllm_refusals(version, gpu, why):
 
 @pytest.mark.parametrize("model, gpu, version, full, swa", [
     (G31, H100, "0.5.11", 2_362, 1_889),
-    (G26, H100, "0.5.20", 68_775, 55_020),
+    (G26, H100, "0.5.20", 68_206, 54_564),  # 68,775 before the 100 MB multimodal reserve of 0.5.18+
     (G26, A100, "0.5.11", 66_159, 52_927),
 ])
 def test_sglang_splits_by_each_kinds_bytes(model, gpu, version, full, swa):
