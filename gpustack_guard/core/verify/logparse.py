@@ -858,6 +858,9 @@ class LogParser:
             # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
             if (pattern.engine and pattern.engine not in self.states) or pattern.needle not in line:
                 continue
+            texts = pattern.needles
+            if len(texts) > 1 and not any(text in line for text in texts):
+                continue
             m = pattern.regex.search(line)
             if m is not None:
                 hits.append((pattern, m))

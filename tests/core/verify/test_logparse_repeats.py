@@ -12,7 +12,7 @@ import pytest
 from gpustack_guard.core.verify import logparse as LP
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import MAX_ARGUMENT_DUMPS, parse_log
-from gpustack_guard.core.verify.patterns import required_literal
+from gpustack_guard.core.verify.patterns import alternative_literals, required_literal
 
 CONFIG = ("(EngineCore_0 pid=1159) INFO 09-10 23:26:51 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with "
           "config: model='gpt-oss-120b', speculative_config=None, tokenizer='gpt-oss-120b', skip_tokenizer_init=False, "
@@ -85,7 +85,8 @@ def test_a_long_line_seen_before_is_not_searched_again(monkeypatch):
     line = CONFIG.format(length=16384).rstrip("\n")
     parse_log([line] * 50)
     # once per pattern that holds its required text, on the first copy only
-    holding = sorted(p.regex.pattern for p in P.ALL_PATTERNS if p.needle in line)
+    holding = sorted(p.regex.pattern for p in P.ALL_PATTERNS
+                     if p.needle in line and (len(p.needles) < 2 or any(text in line for text in p.needles)))
     assert sorted(pattern for pattern, _ in searched) == holding
     assert {seen for _, seen in searched} == {line}
     by_id = {p.id: p.regex.pattern for p in P.ALL_PATTERNS}
@@ -112,6 +113,30 @@ def test_every_patterns_required_text_is_in_the_line_it_was_written_from():
         "llamacpp-alloc-failed", "llamacpp-listening", "llamacpp-pipeline-copies", "python-device-error",
         "python-signal", "python-worker-died", "sglang-not-enough-memory", "vllm-no-kv-memory",
         "vllm-serving"]
+
+
+@pytest.mark.parametrize("regex, texts", [
+    (r"abc|def", ("abc", "def")),
+    (r"(?:pipe (?:n=|x)|sched copies = )(?P<n>[0-9]+)", ("pipe ", "sched copies = ")),  # a group taken once
+    (r"\bCUDA error: |[Hh]IP error|no kernel", ("CUDA error: ", "IP error", "no kernel")),
+    (r"abc|[0-9]+", ()),  # a branch without text: nothing is required
+    (r"(?:abc|def)?x", ()),  # an optional group is not required
+    (r"(?:abc|def)*", ()),
+    (r"(?i:abc|def)x", ()),  # case ignored inside the group
+    (r"abd|abe", ()),  # the parser takes the shared "ab" out of the branches: required_literal has it
+])
+def test_alternative_literals_one_of_which_every_match_contains(regex, texts):
+    assert alternative_literals(re.compile(regex)) == texts
+    assert alternative_literals(re.compile(regex, re.IGNORECASE)) == ()
+
+
+def test_every_pattern_without_one_required_text_has_one_of_several():
+    """The top-level alternatives are searched only on lines holding one of their branches' texts; the line each
+    was written from holds one."""
+    for p in P.ALL_PATTERNS:
+        assert p.needles, p.id
+        assert any(text in p.example for text in p.needles), p.id
+    assert all(p.needles == (p.needle,) for p in P.ALL_PATTERNS if p.needle)
 
 
 def _extra_pattern(pattern_id: str, regex: str) -> P.Pattern:
