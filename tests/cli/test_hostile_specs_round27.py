@@ -5,19 +5,11 @@ neighbours."""
 from __future__ import annotations
 
 import pytest
-from support import FLEET
+from support import FLEET, TWO_GPU_VLLM_SPEC
 
 from gpustack_guard.core import args as A
 
-SPEC = """name: m
-source: huggingface
-huggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct
-replicas: 1
-gpu_selector:
-  gpu_ids: [gpu-c:cuda:0, gpu-c:cuda:1]
-backend: vLLM
-backend_version: 0.11.0
-"""
+SPEC = TWO_GPU_VLLM_SPEC
 SEPARATE = '["--max-num-seqs", "16", "--max-model-len=4096", "--enforce-eager"]'
 
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import TWO_GPU_VLLM_SPEC
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = ("plan", "specs", "--offline")
@@ -205,16 +206,8 @@ def test_an_overlay_resolves_the_aliases_of_its_specs_engine():
         "-tp", "2", "--tensor-parallel-size=4"]
 
 
-OVERLAID = """name: m
-source: huggingface
-huggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct
-replicas: 1
-gpu_selector:
-  gpu_ids: [gpu-c:cuda:0, gpu-c:cuda:1]
-backend: vLLM
-backend_version: 0.11.0
-backend_parameters: ["--max-num-seqs", "16", "--max-model-len", "4096", "--enforce-eager"]
-"""
+OVERLAID = (TWO_GPU_VLLM_SPEC
+            + 'backend_parameters: ["--max-num-seqs", "16", "--max-model-len", "4096", "--enforce-eager"]\n')
 
 
 @pytest.mark.parametrize("patch", ['["--max-model-len=8192"]', '["--max-model-len", "8192"]',

@@ -5,6 +5,7 @@ a multimodal model's KV budget before the pools are sized (kv_cache_configurator
 from __future__ import annotations
 
 import pytest
+from support.vision_configs import QWEN3_VL_8B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
@@ -14,7 +15,6 @@ from gpustack_guard.core.spec.model import Policy
 from gpustack_guard.core.units import MiB
 from gpustack_guard.core.verify.compare import estimated_terms
 from gpustack_guard.core.verify.logparse import parse_log
-from tests.support.vision_configs import QWEN3_VL_8B, QWEN25_VL_7B
 
 H200 = (143771 * MiB, "NVIDIA H200")
 H100 = (81559 * MiB, "NVIDIA H100 80GB HBM3")
