@@ -38,7 +38,8 @@ class ApplyOptions:
 MAX_PLAN_BYTES = 64 << 20  # 64 MiB: a saved plan holds each change's rendered spec, a few KB each
 
 
-def _saved_plan(path: str) -> dict:
+def read_saved_plan(path: str) -> dict:
+    """A plan file `gsg plan --out` wrote, checked as apply reads it; one line (GsgError) for anything else."""
     try:  # a regular file within the limit (a FIFO would block, /dev/zero never end), JSON within its depth
         document = read_json(path, MAX_PLAN_BYTES, path)
     except ValueError as exc:
@@ -129,7 +130,7 @@ def _from_saved_plan(opts: ApplyOptions) -> tuple[ApplyOptions, dict | None]:
     given = opts.sources
     if not (len(given.specs) == 1 and given.specs[0].endswith(".json")):
         return opts, None
-    saved = _saved_plan(given.specs[0])
+    saved = read_saved_plan(given.specs[0])
     made = saved.get("target") or {}
     sources = replace(given, specs=tuple(saved.get("specs") or []), project=given.project or saved.get("project"),
                       overlay=given.overlay or made.get("overlay"))

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out, refuse_overwriting_inputs, write_atomic
-from gpustack_guard.adapters.files.regular_file import read_json
 from gpustack_guard.core.deploy.plan import CONFLICT
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.reporters import ChangeFormat, text
@@ -27,9 +26,6 @@ class PlanOptions:
     allow_empty: bool = False
 
 
-MAX_REPLACED_PLAN_BYTES = 64 << 20  # apply's limit on a saved plan: a larger file is no plan gsg wrote
-
-
 def refuse_replacing_what_is_no_plan(out_file: str, sources: wiring.SpecSources) -> None:
     """--out may replace an earlier saved plan, never a file this run reads (`--out specs/gsg.yaml` replaced the
     project file with the plan's JSON, exit 0) nor any other existing file (`--out README.md`). Checked before the
@@ -43,12 +39,13 @@ def refuse_replacing_what_is_no_plan(out_file: str, sources: wiring.SpecSources)
         specs, read, None, sources.overlay, wiring.build_renderer(specs, sources.templates)))
     if not os.path.isfile(out_file):  # nothing yet, or no regular file: the write says which, in one line
         return
+    from gpustack_guard.commands.apply import read_saved_plan  # what apply takes as a plan, its limits included
+
     try:
-        document = read_json(out_file, MAX_REPLACED_PLAN_BYTES, out_file)
-    except ValueError:
+        document = read_saved_plan(out_file)
+    except GsgError:
         document = None
-    if not (isinstance(document, dict) and str(document.get("format_version", "")).split(".")[0] == "1"
-            and isinstance(document.get("changes"), list)):
+    if document is None or not isinstance(document.get("changes"), list):
         raise GsgError("exists and is not a gsg plan file; refusing to overwrite it (remove it or save the plan "
                        "elsewhere); nothing written", where=out_file)
 
