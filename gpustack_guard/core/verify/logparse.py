@@ -24,6 +24,7 @@ from gpustack_guard.core.secrets import (
 )
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.log_records import CRI_MAX_JOINED_CHARS, CriJoiner, unwrap_entry_array, unwrap_record
+from gpustack_guard.core.verify.sift import Sifter
 from gpustack_guard.core.versions import version_lt
 
 MAX_LOG_FIGURE = 10**18  # bytes, tokens or blocks: an exabyte, past any deployment; a larger figure is no reading
@@ -55,39 +56,6 @@ DEFAULT_BLOCK_SIZE = 16  # vLLM's default --block-size on CUDA since 0.2 (tokens
 # min_num_blocks): within one start-up the engine's figure is the least of those lines, not the last
 PER_WORKER_POOL_TERMS = frozenset({P.KV_TOKENS, P.MAX_CONCURRENCY, P.GPU_BLOCKS})
 
-MAX_TERM_LINE_CHARS = 4096  # figures are in short lines; a longer line is only read for the arguments it prints
-LONG_LINE_KINDS = ("args", "version")  # their patterns match once their prefix is found: linear on any line
-# A line holds a figure only if it has one of these words: one substring search each, so the regexes (some with
-# a lazy gap) only see candidate lines. Every pattern's example holds one (tests/core/verify).
-KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "took", "profiling", "total_gpu_memory",
-            "gpu_memory_utilization", "can use", "weights take", "non_torch_memory", "activation peak",
-            "available_kv_cache_memory", "blocks", "KV cache", "KV Cache", "KV budget", "concurrency",
-            "Graph capturing", "CUDA graph", "init engine", "Uvicorn", "max seq len", "No available memory",
-            "Insufficient memory",
-            "Free memory", "divisible", "warming up sampler", "ServerArgs", "torch distributed", "Load weight",
-            "Memory pool end", "graph end", "max_total_num_tokens", "Not enough memory", "no GPU memory",
-            "build:", "build_info:", "build = ", "build info", "kv_unified", "full-size SWA", "loaded meta data",
-            "offloaded", "offloading", "buffer size",
-            "n_ctx", "n_seq_max", "n_batch", "n_ubatch", "flash_attn", "Flash Attention", "size =", "KV self size",
-            "compute capability", "ggml_cuda_init", "ggml_init_cublas", "using device", "listening", "allocate",
-            "cudaMalloc", "out of memory", "pid=",
-            "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
-            "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
-            "memory calculation", "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print",
-            "profiled value", "Encoder cache will be initialized", "FLASHINFER", "FlashInfer backend",
-            "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
-            "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
-            "file type", "model ftype",
-            # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
-            "error: ", "failed to create context", "failed to initialize the context", "error loading model",
-            "failed to load model", "unable to load model", "memory allocation of size",
-            "ErrorOutOfMemory", "GGML_ASSERT(", "Segmentation fault", "llama runner", "model loaded",
-            "starting the main loop", "all slots are idle", "initializing", "MTP draft context", "loading draft model",
-            "\u2588  version", "\u2588  model",
-            # vLLM's and SGLang's crashes and their "it serves" line (patterns.CRASH_PATTERNS, SERVED_PATTERNS)
-            "Error", "Exception", "died", "hit an exception", "sigquit", "scheduler is dead", "exit code",
-            "exitcode", "no kernel image", "illegal memory access", "NCCL", "nccl", "Fatal Python", "SIG",
-            "Aborted", "signal", "fired up")  # the banner's lines, without a prefix when piped
 
 # Terminal sequences anywhere in a line: colours and erases (CSI, with tqdm's private `?25l` cursor modes), a
 # title or link (OSC, bounded: an unterminated one is left, not searched to the line's end from every start), a
@@ -755,6 +723,7 @@ class LogParser:
         self.implausible_line = 0  # the first line with a figure no engine prints (see _number)
         self.dumps: dict[str, dict[str, object]] = {}  # argument texts read so far (MAX_ARGUMENT_DUMPS)
         self.dumps_skipped = 0
+        self.sifter = Sifter(self.states)  # the patterns each line can match (sift.py)
         self.matched_before: dict[str, list[tuple[P.Pattern, re.Match]]] = {}  # long lines seen (MEMO_MIN_CHARS)
         self.memo_chars = 0
         self.continued = False  # the last piece fed ended in a lone CR (feed)
@@ -820,11 +789,8 @@ class LogParser:
             self._feed_line(joined)
 
     def _feed_line(self, line: str) -> None:
-        if len(line) > MAX_TERM_LINE_CHARS:
-            candidates = [p for p in P.ALL_PATTERNS if p.kind in LONG_LINE_KINDS]
-        elif any(word in line for word in KEYWORDS):
-            candidates = list(P.ALL_PATTERNS)
-        else:
+        candidates = self.sifter.candidates(line)
+        if not candidates:
             return
         hits = self.matched_before.get(line) if len(line) >= MEMO_MIN_CHARS else None
         if hits is None:
@@ -851,12 +817,13 @@ class LogParser:
             for state in targets:
                 self._apply(state, pattern, m, line)
 
-    def _search(self, line: str, candidates: list[P.Pattern]) -> list[tuple[P.Pattern, re.Match]]:
-        """The patterns of the engines read that match the line, with their matches."""
+    @staticmethod
+    def _search(line: str, candidates: tuple[P.Pattern, ...]) -> list[tuple[P.Pattern, re.Match]]:
+        """The candidates that match the line, with their matches. Their texts are tested on the line itself: the
+        sift held them against the line's shape (a superset where a text has a digit)."""
         hits = []
         for pattern in candidates:
-            # a substring test first: a long line with a keyword in it would otherwise run every regex over itself
-            if (pattern.engine and pattern.engine not in self.states) or pattern.needle not in line:
+            if pattern.needle not in line:
                 continue
             texts = pattern.needles
             if len(texts) > 1 and not any(text in line for text in texts):

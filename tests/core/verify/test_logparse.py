@@ -11,6 +11,7 @@ import pytest
 from gpustack_guard.core.secrets import MASK
 from gpustack_guard.core.verify import logparse as L
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify import sift
 from gpustack_guard.core.verify.logparse import parse_log
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
@@ -1448,11 +1449,11 @@ def test_binary_and_garbage_lines_are_ignored():
 
 def test_every_pattern_example_passes_the_keyword_filter():
     for pattern in P.ALL_PATTERNS:
-        assert any(word in pattern.example for word in L.KEYWORDS), pattern.id
+        assert any(word in pattern.example for word in sift.KEYWORDS), pattern.id
 
 
 def test_a_long_line_is_read_for_arguments_only():
-    pad = "." * L.MAX_TERM_LINE_CHARS + " "  # in front: spaces after a line's text are taken off as a transport's
+    pad = "." * sift.MAX_TERM_LINE_CHARS + " "  # in front: spaces after a line's text are taken off as a transport's
     lines = [f"{pad}Model loading took 1.5 GiB\n", f"{pad}INFO non-default args: {{'model': 'org/m'}}\n"]
     log, _ = parse_log(lines, "vllm")
     assert log.terms() == {} and log.model == "org/m"

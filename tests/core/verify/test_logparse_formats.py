@@ -8,6 +8,7 @@ import pytest
 
 from gpustack_guard.core.verify import logparse as L
 from gpustack_guard.core.verify import patterns as P
+from gpustack_guard.core.verify import sift
 from gpustack_guard.core.verify.logparse import parse_log
 
 
@@ -171,7 +172,7 @@ def test_the_fraction_in_sglangs_refusal_of_each_release(line, fraction):
 # -- logs as they come ------------------------------------------------------------------------------------------
 
 def test_a_figure_after_a_carriage_return_is_read_and_a_long_progress_bar_is_no_cap():
-    bar = "Loading safetensors checkpoint shards: " + "#" * (L.MAX_TERM_LINE_CHARS + 10)
+    bar = "Loading safetensors checkpoint shards: " + "#" * (sift.MAX_TERM_LINE_CHARS + 10)
     lines = [bar + "\r(EngineCore pid=2) INFO [gpu_model_runner.py:442] Model loading took 14.99 GiB memory and "
              "3.6 seconds\r\n",
              "(EngineCore pid=2) INFO [kv_cache_utils.py:1169] GPU KV cache size: 158,656 tokens\r\n"]
