@@ -685,12 +685,13 @@ def advise(
     observed: Optional[str] = typer.Option(None, "--observed", metavar="FILE",
                                            help="`gsg verify -o json` output or a recorded vector: scale the pools of "
                                                 "that configuration by the engine's observed / gsg's estimated KV."),
+    force: bool = typer.Option(False, "--force", help="With --emit-specs: replace existing spec files that differ."),
 ) -> int:
     """Advise flags for workloads: one pool or two, with numbers; every candidate judged like gsg validate."""
     from gpustack_guard.commands.advise import AdviseOptions, run
 
     return run(AdviseOptions(model, tuple(workload), fleet, gpus, gpu_memory, backend, backend_version, output,
-                             emit_specs, name, offline, observed))
+                             emit_specs, name, offline, observed, force))
 
 
 @functools.cache

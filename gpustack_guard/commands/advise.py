@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import out, write_atomic
+from gpustack_guard.adapters.files.output import out, would_change, write_all_atomic, written_form
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, FAMILY, Target, hypothetical_fleet
 from gpustack_guard.core.advise.compare import DOES_NOT_FIT, Advice, advise
 from gpustack_guard.core.advise.workload import NAME_PATTERN
@@ -33,6 +33,7 @@ class AdviseOptions:
     name: str | None = None  # base deployment name; default from the model
     offline: bool = False
     observed: str | None = None  # a verify report or recorded vector: the engine's own KV pool
+    force: bool = False  # --emit-specs replaces existing spec files that differ
 
 
 def deployment_base_name(model: str) -> str:
@@ -127,20 +128,28 @@ def observed_pool(path: str, target: Target):
     return pool
 
 
-def emit_specs(advice: Advice, directory: str) -> list[str]:
+def emit_specs(advice: Advice, directory: str, force: bool = False) -> tuple[list[str], int]:
+    """Write the advised specs (all or none): the paths written and how many were already current. A spec of the
+    same name that differs (the operator's own, or an earlier advice edited since) is replaced only with --force,
+    as `gsg export` does: an advice run silently overwrote a hand-tuned spec of the same model."""
     from gpustack_guard.adapters.files.yaml_dump import comment, dump
 
     if advice.chosen is None:
         raise GsgError("nothing to emit: the target does not fit (see the advice above)", where=directory)
-    written = []
+    planned = []
     for sizing in advice.chosen.deployments:
-        path = Path(directory) / f"{sizing.name}.yaml"
         header = ("# yaml-language-server: $schema=https://gpustack-guard.dev/schema/spec-v1.json\n"
                   + comment(f"Written by `gsg advise` for workload(s) {', '.join(w.name for w in sizing.workloads)} "
                             f"({advice.decision}); `gsg validate` passes it unchanged."))
-        write_atomic(str(path), header + dump(sizing.chosen.document, width=120, allow_unicode=False))
-        written.append(str(path))
-    return written
+        text = written_form(header + dump(sizing.chosen.document, width=120, allow_unicode=False))
+        planned.append((str(Path(directory) / f"{sizing.name}.yaml"), text))
+    changed = [(path, text) for path, text in planned if would_change(path, text)]
+    replaced = [path for path, _ in changed if os.path.lexists(path)]
+    if replaced and not force:
+        raise GsgError(f"would overwrite {len(replaced)} changed file(s) ({', '.join(replaced[:3])}); pass --force "
+                       "to replace them; nothing written", where="--emit-specs")
+    write_all_atomic(changed)
+    return [path for path, _ in changed], len(planned) - len(changed)
 
 
 def run(opts: AdviseOptions) -> int:
@@ -166,6 +175,9 @@ def run(opts: AdviseOptions) -> int:
         out({"text": report.render_text, "json": report.render_json,
              "markdown": report.render_markdown}[opts.output.value](advice))
     if opts.emit_specs:
-        for path in emit_specs(advice, opts.emit_specs):
+        written, current = emit_specs(advice, opts.emit_specs, opts.force)
+        for path in written:
             err(f"gsg: wrote {path}")
+        if current:
+            err(f"gsg: {current} spec file(s) in {opts.emit_specs} already current")
     return EXIT_FAIL if advice.decision == DOES_NOT_FIT else EXIT_OK

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, note, write_all_atomic, written_form
+from gpustack_guard.adapters.files.output import err, note, would_change, write_all_atomic, written_form
 from gpustack_guard.adapters.files.yaml_dump import comment, dump
 from gpustack_guard.adapters.gpustack.client import ApiError
 from gpustack_guard.adapters.gpustack.live_fleet import cluster_from_api, exported_documents, live_clusters
@@ -180,7 +180,7 @@ def run(opts: ExportOptions) -> int:
         header = modeline + origin + owner_comment(found)
         planned.append((target / names[doc["name"]], written_form(header + dump(cleaned))))
         note(f"gsg: {shown}: {untrusted(found.describe())} -> {names[doc['name']]}")
-    changed = [(path, text) for path, text in planned if _differs(path, text)]
+    changed = [(path, text) for path, text in planned if would_change(str(path), text)]
     replaced = [str(path) for path, _ in changed if os.path.lexists(path)]
     if replaced and not force:
         raise GsgError(f"would overwrite {len(replaced)} changed file(s) ({', '.join(replaced[:3])}); "
@@ -215,16 +215,3 @@ def _some(names: list[str]) -> str:
     """The first three names, and how many more."""
     more = f" and {len(names) - 3} more" if len(names) > 3 else ""
     return ", ".join(untrusted(n, 80) for n in names[:3]) + more
-
-
-def _differs(path: Path, text: str) -> bool:
-    """Whether writing `text` to `path` changes anything. Only a regular file is read (and only one of the
-    right size): a folder, FIFO or device of that name is refused, never opened."""
-    if not os.path.lexists(path):
-        return True
-    if path.is_symlink() or not path.is_file():
-        raise GsgError("exists and is not a regular file; refusing to replace it", where=str(path))
-    data = text.encode("utf-8")
-    if path.stat().st_size != len(data):
-        return True
-    return path.read_bytes() != data

@@ -126,6 +126,20 @@ def written_form(text: str) -> str:
     return terminal_safe(text)
 
 
+def would_change(path_text: str, text: str) -> bool:
+    """Whether writing `text` (in its written form) to the path changes anything. Only a regular file is read (and
+    only one of the right size): a folder, FIFO or device of that name is refused, never opened."""
+    path = Path(path_text)
+    if not os.path.lexists(path):
+        return True
+    if path.is_symlink() or not path.is_file():
+        raise GsgError("exists and is not a regular file; refusing to replace it", where=path_text)
+    data = text.encode("utf-8")
+    if path.stat().st_size != len(data):
+        return True
+    return path.read_bytes() != data
+
+
 def write_atomic(path_text: str, text: str) -> None:
     """Write via a temporary file and rename: an interrupted run never leaves half a file."""
     write_all_atomic([(path_text, text)])
