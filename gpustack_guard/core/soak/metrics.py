@@ -278,6 +278,12 @@ START_TIME_BACK = "process_start_time_seconds went back"
 COUNTER_BACK = "a preemption counter fell and came back in the next scrape"
 
 
+def _several_processes(source: int, evidence: str, consequence: str) -> str:
+    """What the soak says of a metrics URL whose answers come from more than one engine process."""
+    return (f"metrics URL {source + 1} answers from more than one process ({evidence}: a load balancer?): "
+            f"{consequence}; give each replica's URL")
+
+
 @dataclass
 class Normaliser:
     """Keeps the state normalisation needs across scrapes: counters and process start times."""
@@ -334,8 +340,7 @@ class Normaliser:
         restarted = restart_seen is not None
         timed = {s.source for s in _first_family(samples, START_TIME)}
         for source in sorted(self.mixed_sources.keys() & {s.source for s in samples}):
-            errors += (f"metrics URL {source + 1} answers from more than one process ({self.mixed_sources[source]}: "
-                       "a load balancer?): its series not read; give each replica's URL",)
+            errors += (_several_processes(source, self.mixed_sources[source], "its series not read"),)
         samples = [s for s in samples if s.source not in self.mixed_sources]
         preemptions = None
         # request and preemption counts are whole and not negative: -5 running made "-5 requests were running when
@@ -363,8 +368,7 @@ class Normaliser:
                     restart_seen = counter_restart if restart_seen is None else min(restart_seen, counter_restart)
                 for source in sorted(several - self.mixed_sources.keys()):
                     self.mixed_sources[source] = COUNTER_BACK
-                    errors += (f"metrics URL {source + 1} answers from more than one process ({COUNTER_BACK}: a "
-                               "load balancer?): its series not read from now on; give each replica's URL",)
+                    errors += (_several_processes(source, COUNTER_BACK, "its series not read from now on"),)
         else:
             now = _first_family(samples, PREEMPTED_NOW)
             if now:
