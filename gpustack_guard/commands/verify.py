@@ -186,6 +186,7 @@ def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[
         "missing": missing, "notes": [*notes, *log.notes, *(est.notes if est is not None else ()),
                                       *C.kernel_notes(log, est.extra.get("mxfp4_backend") if est is not None else None),
                                       *C.output_layer_notes(log, rebuilt.version),
+                                      *C.graph_took_notes(log, rebuilt.version),
                                       *([f"{gib(rebuilt.foreign)} of the GPU was in use by other processes when "
                                          "the engine started (its free memory before the weights, against a clean "
                                          "GPU): counted as foreign memory, as validate counts a worker's"]

@@ -2175,6 +2175,18 @@ VLLM_FLASHINFER_CAPTURE_WORKSPACE = ((known_version("0.0.0"), (None, False)),
                                      (known_version("0.18.0"), (None, False)))
 GRAPH_ESTIMATE_BYTES_PER_WIDTH = 8
 GRAPH_ESTIMATE_MIN_PER_GRAPH = MiB  # the source's floor per graph
+# What V1's "Graph capturing finished in N secs, took X GiB" measures (capture_model: free memory before the
+# capture less free memory after it). "net_of_cache": v1/worker/gpu_model_runner.py@v0.10.1, @v0.11.0, @v0.14.0,
+# @v0.15.0, @v0.16.0, @v0.17.0 read the free memory before anything empties torch's cache, and the first capture of
+# each size does (compilation/cuda_graph.py@v0.11.0-@v0.17.0: torch.cuda.graph empties it on entry; vLLM patches
+# that out only for the later pieces, gc_disable), so X is the graphs' memory less the cache the warm-ups before
+# the capture left (kernel_warmup's FlashInfer autotune, one forward of max_num_batched_tokens on compute
+# capability >= 9.0 with FlashInfer, model_executor/warmup/kernel_warmup.py@v0.11.0): a lower bound, negative when
+# that cache was larger. "cache_emptied": @v0.18.0, @v0.20.0, @v0.26.0 (and the V2 runner's gpu/model_runner.py
+# @v0.26.0, @v0.34.0) call empty_cache first. None: V1 before 0.10.1 and V0, not read.
+VLLM_GRAPH_TOOK_MEASURE: tuple[tuple[Version, str | None], ...] = (
+    (known_version("0.0.0"), None), (known_version("0.10.1"), "net_of_cache"),
+    (known_version("0.18.0"), "cache_emptied"))
 # Peak bytes per (row x vocabulary entry) while V1's dummy sampler sorts the logits (kernel "torch-sort";
 # apply_top_k_top_p: logits.sort(dim=-1)), by the path torch takes (aten/src/ATen/native/cuda/SortStable.cu,
 # do_launch_stable_sort_kernel; rows are the segments, the vocabulary > 4096 rules out the in-place small sort).

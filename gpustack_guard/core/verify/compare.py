@@ -221,6 +221,26 @@ def kernel_notes(log: ObservedLog, booked: str | None) -> list[str]:
             f"this release): the experts' padding differs by the kernel (profiles.MXFP4_PADDING)"]
 
 
+# the lines that print capture_model's free-memory drop (the advice line of 0.10.2 quotes the same figure)
+GRAPH_TOOK_LINES = ("vllm-graphs-took", "vllm-kv-memory-advice-0.10")
+
+
+def graph_took_notes(log: ObservedLog, version: str | None) -> list[str]:
+    """A note where the log's graph figure is capture_model's drop in free memory at a release that reads the free
+    memory before the first capture empties torch's cache (profiles.VLLM_GRAPH_TOOK_MEASURE): that figure is the
+    graphs' memory less the cache the warm-ups left, a lower bound, not what the graphs hold at the warm-up."""
+    took = any(pattern in log.matched for pattern in GRAPH_TOOK_LINES)
+    if log.engine != P.VLLM or not took or "vllm-graphs-pool" in log.matched or engine_generation(log) == "v0":
+        return []
+    if MP.row_for("vllm", MP.VLLM_GRAPH_TOOK_MEASURE, version) != "net_of_cache":
+        return []
+    return [f"vLLM {version} measures the graphs' memory before the first capture empties torch's cache "
+            "(gpu_model_runner.py capture_model, @v0.10.1 to @v0.17.0): the logged figure is the graphs' memory "
+            "less the cache the warm-ups left (kernel_warmup's FlashInfer autotune forward on compute capability "
+            ">= 9.0), a lower bound of what the graphs hold, negative where that cache was larger "
+            "(profiles.VLLM_GRAPH_TOOK_MEASURE)"]
+
+
 # custom all-reduce's lines for a TP group without P2P between its ranks (profiles.NCCL_P2P_DISABLE_ENV)
 NO_P2P_LINES = ("vllm-custom-ar-no-p2p", "vllm-custom-ar-multi-node")
 
