@@ -239,7 +239,8 @@ def _unreadable_argument(ev: Evaluation) -> Iterator[Finding]:
     """The engine arithmetic could not read a value rendering let through (for instance a template default)."""
     failure = ev.failure
     if failure is not None and failure.reason is NoEstimate.BAD_ARGUMENTS:
-        yield finding(ARG_VALUE, failure.location, failure.message, spec=ev.rendered.name)
+        yield finding(ARG_VALUE, failure.location, failure.message, spec=ev.rendered.name,
+                      severity=Severity.WARNING if failure.warning else None)
 
 
 ARG_VALUE = Rule(

@@ -25,7 +25,13 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
+from gpustack_guard.core.memory.kv import (
+    KV_DTYPE_BYTES,
+    KVShape,
+    kv_bytes_per_token_layer,
+    mla_aligned_layer_bytes,
+    window_pages,
+)
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, linear_bytes_per_param
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
@@ -763,6 +769,7 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
                 notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
                              f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
         kv = KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        boundary_layers(kv, facts, cfg, notes)
         align = P.vllm_mla_align_row(version).align_bytes
         # CUDA only (current_platform.is_cuda()); the non-CUDA names SGLang's table lists are not CUDA for vLLM either
         if facts.is_mla and align and not re.search(P.SGLANG_NON_CUDA, gpu_name.lower()):
@@ -780,6 +787,23 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     notes.append(f"DeepSeek-V4's forward peak holds {P.VLLM_V4_UNREAD_PER_TOKEN:,} B per batched token measured on "
                  "one log (vllm#44376), not derived: the compiled graph's liveness is not read")
     return shape
+
+
+def boundary_layers(kv: KVShape, facts: ModelFacts, cfg: VllmConfig, notes: list[str]) -> None:
+    """TurboQuant and UltraQuant keep a dense model's first and last layers at the model's dtype
+    (kv_formats.BOUNDARY_SKIP_DTYPES): those layers take the plain bytes per token."""
+    name = (cfg.kv_cache_dtype or "auto").lower()
+    if name in KV_DTYPE_BYTES or kv.window_layers or kv.split:
+        return
+    from gpustack_guard.core.memory import kv_formats as KVF  # only a packed dtype reaches it
+
+    if name not in KVF.BOUNDARY_SKIP_DTYPES:
+        return
+    kv.native_layers = KVF.boundary_layers(name, kv.layers)
+    kv.native_layer_bytes = kv_bytes_per_token_layer(facts, cfg.tensor_parallel_size, "auto")
+    notes.append(f"--kv-cache-dtype {name}: vLLM keeps {kv.native_layers} boundary layers at the model's dtype "
+                 f"({kv.native_layer_bytes} B per token and layer; the other {kv.layers - kv.native_layers} "
+                 f"{kv.layer_bytes} B; TurboQuantConfig.get_boundary_skip_layers)")
 
 
 def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
