@@ -64,6 +64,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         tensor_parallel_size=value("tensor-parallel-size") or 1,
         pipeline_parallel_size=value("pipeline-parallel-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
+        # argparse nargs='+' of str: the items as given, split on whitespace only (kv_formats.boundary_layers)
+        kv_skip_layers=tuple(str(flags.get("kv-cache-dtype-skip-layers") or "").split()),
         block_size=value("block-size"),
         enforce_eager=_flag(flags, "enforce-eager"),
         enable_chunked_prefill=(None if "enable-chunked-prefill" not in flags and "no-enable-chunked-prefill"
@@ -824,18 +826,21 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
     return facts
 
 
-def _vllm_kv_sized(kv_cache_dtype: str | None, version: str | None, facts: ModelFacts) -> None:
+def _vllm_kv_sized(kv_cache_dtype: str | None, version: str | None, facts: ModelFacts,
+                   skip: tuple[str, ...] = ()) -> None:
     """A KV dtype vLLM takes but gsg cannot size (kv_formats.vllm_unsized): a warning, no arithmetic."""
     from gpustack_guard.core.memory.kv import KV_DTYPE_BYTES, local_window
 
-    if (kv_cache_dtype or "auto").lower() in KV_DTYPE_BYTES:
+    if (kv_cache_dtype or "auto").lower() in KV_DTYPE_BYTES and not skip:
         return
     from gpustack_guard.core.memory.kv_formats import vllm_unsized
 
-    windowed = bool(local_window(facts)[1]) or facts.split_attention
-    reason = vllm_unsized(kv_cache_dtype, parse_version(version), facts.is_mla, windowed)
+    windowed = bool(local_window(facts)[1]) or facts.split_attention or facts.is_gated_delta
+    reason = vllm_unsized(kv_cache_dtype, parse_version(version), facts.is_mla, windowed, skip)
     if reason is not None:
-        raise EF.FlagValueError("kv-cache-dtype", kv_cache_dtype, reason, warning=True)
+        key = "kv-cache-dtype-skip-layers" if "skip-layers" in reason else "kv-cache-dtype"
+        raise EF.FlagValueError(key, " ".join(skip) if key != "kv-cache-dtype" else kv_cache_dtype, reason,
+                                warning=True)
 
 
 def apply_served_dtype(facts: ModelFacts, flags: dict) -> ModelFacts:
@@ -930,7 +935,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
-        _vllm_kv_sized(cfg.kv_cache_dtype, version, loaded)
+        _vllm_kv_sized(cfg.kv_cache_dtype, version, loaded, cfg.kv_skip_layers)
         try:
             est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
                                 stage_totals=stage_totals)

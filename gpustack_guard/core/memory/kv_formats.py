@@ -61,6 +61,12 @@ _TQ_BITS = {"turboquant_k8v4": (8, 4), "turboquant_4bit_nc": (4, 4), "turboquant
             "turboquant_3bit_nc": (3, 3)}
 _FP32 = 4
 _UQ_GROUP = 32
+# --kv-cache-dtype-skip-layers (CacheConfig.kv_cache_dtype_skip_layers list[str], argparse nargs='+' type=str):
+# a layer whose index, or whose kind ("sliding_window"), it names stores its KV cache at the model's dtype
+# (model_executor/layers/attention/attention.py Attention.__init__, kv_cache_dtype "auto"; mla_attention.py the same
+# by index), its page padded to the quantized layers' page (platforms/interface.py skip_page_size_padded). Read in
+# the 0.30.0 .. 0.34.0 wheels; gsg sizes it on a dense model only.
+SKIP_LAYERS_READ_SINCE = "0.30.0"
 # TurboQuantConfig.get_boundary_skip_layers(n=2): a dense model keeps its first and last 2 layers at the model's
 # dtype (engine/arg_utils.py adds them to kv_cache_dtype_skip_layers for turboquant_* and ultraquant_4bit)
 BOUNDARY_SKIP = 2
@@ -91,22 +97,33 @@ def head_slot_bytes(dtype: str, head: int) -> int | None:
     return _turboquant(row.rule, head)
 
 
-def boundary_layers(dtype: str, layers: int) -> int:
-    """Layers vLLM keeps at the model's dtype for this KV dtype on a dense model (0 for most dtypes)."""
-    if dtype not in BOUNDARY_SKIP_DTYPES or layers <= 0:
-        return 0
-    n = min(BOUNDARY_SKIP, layers // 2)
-    return len(set(range(n)) | set(range(layers - n, layers)))
+def boundary_layers(dtype: str, layers: int, skip: tuple[str, ...] = ()) -> int:
+    """Layers vLLM keeps at the model's dtype on a dense model: TurboQuant's and UltraQuant's boundary layers and
+    those --kv-cache-dtype-skip-layers names by index (attention.py: `str(layer_idx) in kv_cache_dtype_skip_layers`,
+    so only the plain decimal text of an index matches; `0,1` is one item that matches none)."""
+    kept = {int(item) for item in skip if item.isdecimal() and str(int(item)) == item and int(item) < layers}
+    if dtype in BOUNDARY_SKIP_DTYPES and layers > 0:
+        n = min(BOUNDARY_SKIP, layers // 2)
+        kept |= set(range(n)) | set(range(layers - n, layers))
+    return len(kept)
 
 
 def is_packed(dtype: str) -> bool:
     return any(r.dtype == dtype for r in VLLM_PACKED_KV)
 
 
-def vllm_unsized(dtype: str | None, release: Version | None, is_mla: bool, windowed: bool) -> str | None:
+def vllm_unsized(dtype: str | None, release: Version | None, is_mla: bool, windowed: bool,
+                 skip: tuple[str, ...] = ()) -> str | None:
     """Why gsg cannot size vLLM's KV cache in `dtype` (None: it can). A packed dtype is sized from the rows read;
     a release newer than them takes the newest, one older than its first row is not sized."""
     name = dtype or "auto"
+    if skip and name != "auto":
+        if is_mla or windowed:
+            return ("gsg sizes --kv-cache-dtype-skip-layers on a dense model only (here MLA, sliding-window or "
+                    "linear-attention layers): no memory arithmetic")
+        if release is not None and release < known_version(SKIP_LAYERS_READ_SINCE):
+            return (f"gsg has read --kv-cache-dtype-skip-layers from vLLM {SKIP_LAYERS_READ_SINCE} on, not in this "
+                    "release: no memory arithmetic")
     if name in VLLM_UNSIZED_KV:
         return f"gsg does not size a KV cache in {name}, {VLLM_UNSIZED_KV[name]}: no memory arithmetic"
     if not is_packed(name):

@@ -109,3 +109,36 @@ def test_the_built_in_names_pass_and_the_neighbours_keep_their_rules():
     quant = EF.check("quantization", "nope", "vllm", "0.34.0")  # the quantization plugin row keeps its words
     assert quant is not None and "(any case)" not in str(quant) and "; any case): it exits at start-up ('Unknown " \
         "quantization method') unless a plugin registers that name" in str(quant)
+
+
+def _kv_flags(model: str, version: str, **flags: str) -> int:
+    est = engine.estimate("vllm", catalog_facts(model), [(80 * GiB, H100)],
+                          {"max-model-len": "4096", **{k.replace("_", "-"): v for k, v in flags.items()}}, version,
+                          Policy())
+    return est.kv_bytes_per_token
+
+
+@pytest.mark.parametrize("version", ["0.30.0", "0.34.0"])
+def test_skipped_layers_keep_the_models_dtype_on_a_dense_model(version):
+    """--kv-cache-dtype-skip-layers names layers by index (attention.py: `str(layer_idx) in ...`): each holds bf16
+    beside the fp8 ones; one uniform-type group, so the bytes per token add up (kv_cache_utils.py @v0.30.0)."""
+    llama = "meta-llama/Llama-3.1-8B-Instruct"  # 32 layers, 8 KV heads of 128: 2,048 B fp8, 4,096 B bf16
+    assert _kv_flags(llama, version, kv_cache_dtype="fp8") == 32 * 2048
+    assert _kv_flags(llama, version, kv_cache_dtype="fp8", kv_cache_dtype_skip_layers="0 31") == 30 * 2048 + 2 * 4096
+    # `0,31` is one argparse item that names no layer; 32 is past the last; 01 is not the text of an index
+    assert _kv_flags(llama, version, kv_cache_dtype="fp8", kv_cache_dtype_skip_layers="0,31") == 32 * 2048
+    assert _kv_flags(llama, version, kv_cache_dtype="fp8", kv_cache_dtype_skip_layers="32 01") == 32 * 2048
+    assert _kv_flags(llama, version, kv_cache_dtype_skip_layers="0 31") == 32 * 4096  # nothing quantized
+    # with TurboQuant's own boundary layers (0, 1, 30, 31): one more, layer 5
+    assert _kv_flags(llama, version, kv_cache_dtype="turboquant_k8v4", kv_cache_dtype_skip_layers="0 5") == \
+        27 * 8 * 196 + 5 * 4096
+
+
+@pytest.mark.parametrize(("model", "version", "said"), [
+    ("google/gemma-3-27b-it", "0.34.0", "gsg sizes --kv-cache-dtype-skip-layers on a dense model only"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", "gsg has read --kv-cache-dtype-skip-layers from vLLM 0.30.0 on"),
+])
+def test_skipped_layers_gsg_has_not_read_are_a_warning(model, version, said):
+    with pytest.raises(EF.FlagValueError) as caught:
+        _kv_flags(model, version, kv_cache_dtype="fp8", kv_cache_dtype_skip_layers="sliding_window 0")
+    assert caught.value.warning and caught.value.key == "kv-cache-dtype-skip-layers" and said in str(caught.value)

@@ -65,6 +65,7 @@ class VllmConfig:
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     kv_cache_dtype: str | None = None
+    kv_skip_layers: tuple[str, ...] = ()  # --kv-cache-dtype-skip-layers, as given
     block_size: int | None = None
     enforce_eager: bool = False
     enable_chunked_prefill: bool | None = None
@@ -793,17 +794,21 @@ def boundary_layers(kv: KVShape, facts: ModelFacts, cfg: VllmConfig, notes: list
     """TurboQuant and UltraQuant keep a dense model's first and last layers at the model's dtype
     (kv_formats.BOUNDARY_SKIP_DTYPES): those layers take the plain bytes per token."""
     name = (cfg.kv_cache_dtype or "auto").lower()
-    if name in KV_DTYPE_BYTES or kv.window_layers or kv.split:
+    if KV_DTYPE_BYTES.get(name, 0) is None or kv.window_layers or kv.split or facts.is_mla:
         return
-    from gpustack_guard.core.memory import kv_formats as KVF  # only a packed dtype reaches it
+    if name in KV_DTYPE_BYTES and not cfg.kv_skip_layers:
+        return
+    from gpustack_guard.core.memory import kv_formats as KVF  # only a packed dtype or skipped layers reach it
 
-    if name not in KVF.BOUNDARY_SKIP_DTYPES:
+    kept = KVF.boundary_layers(name, kv.layers, cfg.kv_skip_layers)
+    native = kv_bytes_per_token_layer(facts, cfg.tensor_parallel_size, "auto")
+    if not kept or native == kv.layer_bytes:
         return
-    kv.native_layers = KVF.boundary_layers(name, kv.layers)
-    kv.native_layer_bytes = kv_bytes_per_token_layer(facts, cfg.tensor_parallel_size, "auto")
-    notes.append(f"--kv-cache-dtype {name}: vLLM keeps {kv.native_layers} boundary layers at the model's dtype "
-                 f"({kv.native_layer_bytes} B per token and layer; the other {kv.layers - kv.native_layers} "
-                 f"{kv.layer_bytes} B; TurboQuantConfig.get_boundary_skip_layers)")
+    kv.native_layers, kv.native_layer_bytes = kept, native
+    why = " and ".join(([f"--kv-cache-dtype-skip-layers {' '.join(cfg.kv_skip_layers)}"] if cfg.kv_skip_layers else [])
+                       + (["TurboQuantConfig.get_boundary_skip_layers"] if name in KVF.BOUNDARY_SKIP_DTYPES else []))
+    notes.append(f"--kv-cache-dtype {name}: vLLM keeps {kept} layers at the model's dtype ({native} B per token and "
+                 f"layer; the other {kv.layers - kept} {kv.layer_bytes} B; {why})")
 
 
 def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
