@@ -262,7 +262,10 @@ def evaluate(opts: EstimateOptions, facts: ModelFacts | None = None) -> Evaluati
         if blocking is not None:
             hint = " (--gpus is GPUs per replica)" if blocking.rule_id == "GSG022" else ""
             raise GsgError(f"{blocking.rule_id} {blocking.rule.name}: {blocking.message}{hint}")
-        raise GsgError(f"no estimate for backend '{opts.backend}'")
+        # a value the engine may take but gsg cannot size (a KV dtype's layout not read): the warning says why
+        unsized = next((f for f in report.findings if f.rule_id == "GSG016"), None)
+        raise GsgError(f"no estimate for backend '{opts.backend}'"
+                       + (f": {unsized.message}" if unsized is not None else ""))
     verdict, severity, findings = deployment_verdict(report.findings, est)  # advise's too
     noted = version_notes(report.findings, bool(opts.backend_version))
     return Evaluation(facts, replace(est, notes=est.notes + noted) if noted else est, verdict, severity, findings)

@@ -721,9 +721,10 @@ def _choice_refusal(key: str, value: str | None, family: str, version: str | Non
     if row.plugins:
         if value is None:  # argparse: "expected one argument"
             return FlagValueError(key, value, f"{engine} takes a value here and exits at start-up without one")
-        return FlagValueError(key, value, f"not a method built into {engine} ({', '.join(row.choices)}; any case): "
-                                          "it exits at start-up ('Unknown quantization method') unless a plugin "
-                                          "registers that name", warning=True)
+        case = "; any case" if row.folded else "; exactly as written"
+        return FlagValueError(key, value, f"not a {row.noun} built into {engine} ({', '.join(row.choices)}{case}): "
+                                          f"it exits at start-up ('{row.refusal}') unless {row.registrar} "
+                                          f"registers that name{row.after}", warning=True)
     return FlagValueError(key, value, f"{engine} accepts {', '.join(row.choices)} (argparse choices, case-sensitive) "
                                       "and exits at start-up on anything else")
 

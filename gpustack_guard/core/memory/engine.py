@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sgl
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
 from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
+from gpustack_guard.core.memory.kv import kv_element_bytes
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
 from gpustack_guard.core.secrets import MASK
@@ -63,6 +64,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         tensor_parallel_size=value("tensor-parallel-size") or 1,
         pipeline_parallel_size=value("pipeline-parallel-size") or 1,
         kv_cache_dtype=flags.get("kv-cache-dtype"),
+        # argparse nargs='+' of str: the items as given, split on whitespace only (kv_formats.boundary_layers)
+        kv_skip_layers=tuple(str(flags.get("kv-cache-dtype-skip-layers") or "").split()),
         block_size=value("block-size"),
         enforce_eager=_flag(flags, "enforce-eager"),
         enable_chunked_prefill=(None if "enable-chunked-prefill" not in flags and "no-enable-chunked-prefill"
@@ -823,6 +826,23 @@ def apply_online_quantization(facts: ModelFacts, flags: dict) -> ModelFacts:
     return facts
 
 
+def _vllm_kv_sized(kv_cache_dtype: str | None, version: str | None, facts: ModelFacts,
+                   skip: tuple[str, ...] = ()) -> None:
+    """A KV dtype vLLM takes but gsg cannot size (kv_formats.vllm_unsized): a warning, no arithmetic."""
+    from gpustack_guard.core.memory.kv import KV_DTYPE_BYTES, local_window
+
+    if (kv_cache_dtype or "auto").lower() in KV_DTYPE_BYTES and not skip:
+        return
+    from gpustack_guard.core.memory.kv_formats import vllm_unsized
+
+    windowed = bool(local_window(facts)[1]) or facts.split_attention or facts.is_gated_delta
+    reason = vllm_unsized(kv_cache_dtype, parse_version(version), facts.is_mla, windowed, skip)
+    if reason is not None:
+        key = "kv-cache-dtype-skip-layers" if "skip-layers" in reason else "kv-cache-dtype"
+        raise EF.FlagValueError(key, " ".join(skip) if key != "kv-cache-dtype" else kv_cache_dtype, reason,
+                                warning=True)
+
+
 def apply_served_dtype(facts: ModelFacts, flags: dict) -> ModelFacts:
     """vLLM's and SGLang's `--dtype` (and `auto`'s float32 downcast): the weights and an `auto` KV cache are sized
     in the dtype the engine loads, not the checkpoint's. A measured weight size was at the checkpoint's dtype, so
@@ -915,6 +935,7 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         stage_totals = [min(totals[s * tp:(s + 1) * tp]) for s in range(pp)] if pp > 1 and len(totals) >= tp * pp \
             else None
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
+        _vllm_kv_sized(cfg.kv_cache_dtype, version, loaded, cfg.kv_skip_layers)
         try:
             est = estimate_vllm(loaded, totals[smallest], cfg, version=version, gpu_name=gpus[smallest][1],
                                 stage_totals=stage_totals)
@@ -930,6 +951,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         scfg = replace(sglang_config(flags, version, dict(env_items)), foreign_bytes=foreign)
         _check_parallel(facts, scfg.tp_size, scfg.pp_size, "--tp-size", "--pp-size")
         loaded = apply_online_quantization(apply_served_dtype(facts, flags), flags)
+        # kv.py sizes vLLM's packed dtypes (kv_formats); SGLang's layouts of its fp4 ones are not read: refused here
+        kv_element_bytes(scfg.kv_cache_dtype, loaded)
         try:
             sest = estimate_sglang(loaded, totals[smallest], scfg, version=version, gpu_name=gpus[smallest][1])
         except LayoutUnsupported as exc:

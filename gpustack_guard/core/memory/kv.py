@@ -24,6 +24,17 @@ def kv_element_bytes(kv_cache_dtype: str | None, facts: ModelFacts) -> int:
     return size
 
 
+def packed_head_bytes(kv_cache_dtype: str | None, head: int) -> int | None:
+    """A packed dtype's bytes per token and KV head, K and V together (kv_formats, imported only for a dtype the
+    per-element table does not hold); None for a plain dtype."""
+    choice = (kv_cache_dtype or "auto").lower()
+    if choice in KV_DTYPE_BYTES:
+        return None
+    from gpustack_guard.core.memory.kv_formats import head_slot_bytes
+
+    return head_slot_bytes(choice, head)
+
+
 def kv_heads_per_gpu(facts: ModelFacts, tp: int) -> int:
     """vLLM get_num_kv_heads: heads are replicated when fewer than TP ranks."""
     assert facts.kv_heads is not None  # has_attention_shape: no KV arithmetic without heads
@@ -39,6 +50,8 @@ def kv_bytes_per_token_layer(facts: ModelFacts, tp: int, kv_cache_dtype: str | N
         assert facts.kv_lora_rank is not None and facts.qk_rope_head_dim is not None  # is_mla, has_attention_shape
         return (facts.kv_lora_rank + facts.qk_rope_head_dim) * kv_element_bytes(kv_cache_dtype, facts)
     assert facts.dim_head is not None  # has_attention_shape
+    if (slot := packed_head_bytes(kv_cache_dtype, facts.dim_head)) is not None:
+        return kv_heads_per_gpu(facts, tp) * slot
     return 2 * kv_heads_per_gpu(facts, tp) * facts.dim_head * kv_element_bytes(kv_cache_dtype, facts)
 
 
@@ -49,6 +62,8 @@ def full_layer_bytes(facts: ModelFacts, tp: int, kv_cache_dtype: str | None) -> 
         return kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
     assert facts.full_attention_kv_heads is not None and facts.full_attention_head_dim is not None
     heads = max(1, facts.full_attention_kv_heads // tp)
+    if (slot := packed_head_bytes(kv_cache_dtype, facts.full_attention_head_dim)) is not None:
+        return heads * slot
     return 2 * heads * facts.full_attention_head_dim * kv_element_bytes(kv_cache_dtype, facts)
 
 
@@ -124,6 +139,10 @@ class KVShape:
         self.window, _, self.chunked = local_window(facts)
         self.block_size = block_size
         self.batched_tokens = batched_tokens
+        # full-attention layers vLLM keeps at the model's dtype under a packed KV dtype (kv_formats.boundary_layers),
+        # and their bytes per token; the engine's estimator sets them
+        self.native_layers = 0
+        self.native_layer_bytes = 0
 
     @property
     def full_layer_bytes(self) -> int:
@@ -135,7 +154,12 @@ class KVShape:
     def bytes_per_token(self) -> int:
         """Full-length bytes per token on this GPU (all layers), the number vLLM's 2*L*h*d*b formula gives."""
         full = self.split_full_layers if self.split and not self.window_layers else self.full_layers
-        return full * self.full_layer_bytes + (self.layers - full) * self.layer_bytes
+        return full * self.full_layer_bytes + (self.layers - full) * self.layer_bytes + self._native_extra
+
+    @property
+    def _native_extra(self) -> int:
+        """What the layers kept at the model's dtype add per token over the packed size."""
+        return self.native_layers * (self.native_layer_bytes - self.layer_bytes)
 
     def block_sizes(self, block: int | None = None) -> tuple[int, int]:
         """(full-attention, window) tokens per block after vLLM's unify_kv_cache_spec_page_size
@@ -158,7 +182,8 @@ class KVShape:
     def request_bytes(self, tokens: int) -> int:
         """vLLM max_memory_usage_bytes summed over layers for one request of `tokens` tokens."""
         full_block, window_block = self.block_sizes()
-        full = self.full_layers * math.ceil(tokens / full_block) * full_block * self.full_layer_bytes
+        full = math.ceil(tokens / full_block) * full_block * (self.full_layers * self.full_layer_bytes
+                                                               + self._native_extra)
         if not self.window_layers:
             return full
         held = window_pages(self.window, window_block, self.batched_tokens, tokens, self.chunked)

@@ -4362,6 +4362,12 @@ class ChoiceFlagRow:
     # the choices are the engine's built-in ones and a plugin may register more: the parser takes any text and a
     # later check refuses what no plugin registered, so a value outside them is a warning, not a refusal
     plugins: bool = False
+    # the plugin case's words: what the value is, the engine's refusal text, who may register more, and what gsg
+    # adds (vLLM's --kv-cache-dtype from 0.33: platform plugins, and no bytes gsg could size)
+    noun: str = "method"
+    refusal: str = "Unknown quantization method"
+    registrar: str = "a plugin"
+    after: str = ""
 
 
 def _choices(text: str) -> tuple[str, ...]:
@@ -4381,6 +4387,13 @@ _VLLM_KV_30 = _choices("auto float16 bfloat16 fp8 fp8_e4m3 fp8_e5m2 fp8_inc fp8_
                        "turboquant_4bit_nc turboquant_k3v4_nc turboquant_3bit_nc int4_per_token_head "
                        "int8_per_token_head fp8_per_token_head nvfp4 nvfp4_4over6")
 _VLLM_KV_32 = (*_VLLM_KV_30[:13], "ultraquant_4bit", *_VLLM_KV_30[13:])
+_VLLM_KV_33 = (*_VLLM_KV_32[:13], "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", *_VLLM_KV_32[13:])
+# From 0.33 the parser takes any text (CacheConfig.cache_dtype `CacheDType | str`); CacheConfig._validate_cache_dtype
+# refuses a name outside KV_CACHE_DTYPES ("Invalid kv_cache_dtype: 'x'. Valid values are: [...]", exactly as
+# written: is_known_kv_cache_dtype is `name in KV_CACHE_DTYPES`), the Literal's values plus what a platform plugin
+# registered with register_kv_cache_dtype (vllm/config/cache.py@v0.33.0 and @v0.34.0; no in-tree registration)
+_KV_PLUGIN_SOURCE = ("vllm/config/cache.py CacheDType Literal, KV_CACHE_DTYPES, register_kv_cache_dtype, "
+                     "CacheConfig._validate_cache_dtype")
 _KV_SOURCE = "vllm/config CacheDType Literal (argparse choices through get_kwargs' literal_to_kwargs)"
 _VLLM_WHEELS = "vllm/config in the PyPI wheels"
 _Q_OLD = ("vllm/engine/arg_utils.py --quantization type=nullable_str (optional_type(str) at 0.8.5), "
@@ -4637,7 +4650,12 @@ CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
                                             ("0.28.0", "0.30.0", "0.28.0, 0.29.0", _VLLM_KV_28),
                                             ("0.30.0", "0.32.0", "0.30.0, 0.31.0", _VLLM_KV_30),
                                             ("0.32.0", "0.33.0", "0.32.0", _VLLM_KV_32))),
-        # None from 0.33.0: CacheConfig.cache_dtype is `CacheDType | str` (0.33.0, 0.34.0), a metavar, no choices
+        # from 0.33.0 no argparse choices (`CacheDType | str`): a value outside the built-in names is refused by
+        # CacheConfig's validator unless a platform plugin registered it, so it is a warning
+        ChoiceFlagRow("0.33.0", "0.34.1", "kv-cache-dtype", _VLLM_KV_33,
+                      f"{_KV_PLUGIN_SOURCE} ({_VLLM_WHEELS} 0.33.0, 0.34.0)", plugins=True, noun="value",
+                      refusal="Invalid kv_cache_dtype", registrar="a platform plugin (register_kv_cache_dtype)",
+                      after="; gsg cannot size a KV cache in it"),
         *(ChoiceFlagRow(since, until, "quantization", _choices(methods),
                         f"{_Q_OLD if nullable else _Q_NEW} ({tags})", ("", "None") if nullable else ())
           for since, until, tags, methods in _VLLM_QUANTIZATION

@@ -239,7 +239,8 @@ def _unreadable_argument(ev: Evaluation) -> Iterator[Finding]:
     """The engine arithmetic could not read a value rendering let through (for instance a template default)."""
     failure = ev.failure
     if failure is not None and failure.reason is NoEstimate.BAD_ARGUMENTS:
-        yield finding(ARG_VALUE, failure.location, failure.message, spec=ev.rendered.name)
+        yield finding(ARG_VALUE, failure.location, failure.message, spec=ev.rendered.name,
+                      severity=Severity.WARNING if failure.warning else None)
 
 
 ARG_VALUE = Rule(
@@ -248,7 +249,8 @@ ARG_VALUE = Rule(
          "for argparse int, --gpu-memory-utilization nan or 1.7 outside (0, 1], --max-num-seqs 0, -np 0 for "
          "llama.cpp), a value that is not one of the release's choices, compared as argparse does, case and all "
          "(--kv-cache-dtype=FP8, --dtype= and, up to 0.12, --quantization= on vLLM; from 0.13 a --quantization name "
-         "vLLM does not build in is a warning, since a plugin may register it), a switch given a value "
+         "vLLM does not build in is a warning, since a plugin may register it, and so from 0.33 is a "
+         "--kv-cache-dtype name outside its list, or one whose layout gsg has not read), a switch given a value "
          "(--enforce-eager=false, llama.cpp's -nkvo false or, before b6325, -fa on) or an on|off flag given none "
          "(llama.cpp's bare -fa from b6325, --fit), a flag written with a look-alike character (an en dash, a "
          "no-break space between flag and value) or with dashes the engine "

@@ -71,7 +71,8 @@ def estimate(placed: Placed, ledger: Ledger | None = None) -> Evaluation:
             failure = EstimationFailure(NoEstimate.UNSUPPORTED_MODEL, str(exc), r.doc.at("backend"))
             return Evaluation(placed, tuple(estimates), failure)
         except ValueError as exc:
-            failure = EstimationFailure(NoEstimate.BAD_ARGUMENTS, str(exc), _arguments_location(r, str(exc)))
+            failure = EstimationFailure(NoEstimate.BAD_ARGUMENTS, str(exc), _arguments_location(r, str(exc)),
+                                        warning=getattr(exc, "warning", False))
             return Evaluation(placed, tuple(estimates), failure)
     return Evaluation(placed, tuple(estimates))
 

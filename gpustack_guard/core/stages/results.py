@@ -62,6 +62,7 @@ class EstimationFailure:
     reason: NoEstimate
     message: str
     location: Location
+    warning: bool = False  # a value the engine takes that gsg cannot size: a warning, not a refusal
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed

@@ -3,6 +3,7 @@
 import pytest
 from rule_inputs import FLEET_1, OK, run_stages, vllm
 
+from gpustack_guard.core import findings as F
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
 from gpustack_guard.core.rules import documents as D
 
@@ -161,11 +162,6 @@ CASES = [
     (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "--kv-cache-dtype 'fp7': vLLM 0.11.0 accepts auto, fp8, fp8_e5m2, fp8_e4m3, fp8_inc, "
                         "bfloat16 (argparse choices, case-sensitive) and exits at start-up on anything else", None)]),
-    # ... and for a release whose parser takes any text (vLLM 0.33's `CacheDType | str`), by the estimation stage: a
-    # choice the arithmetic does not know
-    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"],
-                        backend_version="0.33.0")], {},
-     [("spec.yaml:7:3", "unknown --kv-cache-dtype 'fp7' (auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16)", None)]),
     # a second value of a flag that takes one (argparse: unrecognized arguments), and a value that follows no flag
     (D.ARG_VALUE, [vllm("a", "--max-model-len", "8192", "4096", gpu_ids=["w1:cuda:0"])], {},
      [("spec.yaml:7:3", "'4096' follows --max-model-len '8192', which takes one value: the engine refuses the second "
@@ -195,6 +191,35 @@ def test_rule_reports_exactly(rule, docs, options, expected):
     assert [(str(f.location), f.message, f.fix) for f in found] == expected
     assert {f.rule.id for f in found} == {rule.id}
     assert {f.severity for f in found} == {rule.severity}
+
+# warnings of GSG016: the engine may take the value, gsg cannot size it
+WARNED = [
+    # a release whose parser takes any text (vLLM 0.33's `CacheDType | str`), whose validator refuses a
+    # name outside its built-in list unless a platform plugin registered it: a warning, no arithmetic
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=fp7", gpu_ids=["w1:cuda:0"],
+                        backend_version="0.33.0")], {},
+     [("spec.yaml:7:3", "--kv-cache-dtype 'fp7': not a value built into vLLM 0.33.0 (auto, float16, bfloat16, fp8, "
+                        "fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, nvfp4_ds_mla, turboquant_k8v4, turboquant_4bit_nc, "
+                        "turboquant_k3v4_nc, turboquant_3bit_nc, octave_k3v4, octave_k3v3, octave_k3v3_compact, "
+                        "ultraquant_4bit, int4_per_token_head, int8_per_token_head, fp8_per_token_head, nvfp4, "
+                        "nvfp4_4over6; exactly as written): it exits at start-up ('Invalid kv_cache_dtype') unless a "
+                        "platform plugin (register_kv_cache_dtype) registers that name; gsg cannot size a KV cache in "
+                        "it", None)]),
+    # a value vLLM takes whose layout gsg has not read: the estimation stage's warning
+    (D.ARG_VALUE, [vllm("a", "--max-model-len=8192", "--kv-cache-dtype=octave_k3v3", gpu_ids=["w1:cuda:0"],
+                        backend_version="0.34.0")], {},
+     [("spec.yaml:7:3", "--kv-cache-dtype 'octave_k3v3': gsg does not size a KV cache in octave_k3v3, ROCm's Octave "
+                        "slots (v1/attention/ops/rocm_octave.py OctaveFormat.slot_bytes): no memory arithmetic",
+       None)]),
+]
+
+
+@pytest.mark.parametrize("docs,expected", [(docs, expected) for _, docs, _, expected in WARNED])
+def test_a_kv_dtype_gsg_cannot_size_is_a_warning(docs, expected):
+    found = run_stages(*docs, fleet=FLEET_1).findings(D.ARG_VALUE)
+    assert [(str(f.location), f.message, f.fix) for f in found] == expected
+    assert {f.severity for f in found} == {F.Severity.WARNING}
+
 
 
 NEAR_MISSES = [

@@ -25,7 +25,13 @@ from gpustack_guard.core.memory.estimate import (
 )
 from gpustack_guard.core.memory.facts import EncoderDummy, ModelFacts, RopeTable
 from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
-from gpustack_guard.core.memory.kv import KVShape, mla_aligned_layer_bytes, window_pages
+from gpustack_guard.core.memory.kv import (
+    KV_DTYPE_BYTES,
+    KVShape,
+    kv_bytes_per_token_layer,
+    mla_aligned_layer_bytes,
+    window_pages,
+)
 from gpustack_guard.core.memory.max_len import check_max_model_len, derive_for_facts
 from gpustack_guard.core.memory.quant import EXPERTS_ONLY, linear_bytes_per_param
 from gpustack_guard.core.memory.vision import qwen2_vl_video, qwen3_vl_video, qwen_vl_side
@@ -59,6 +65,7 @@ class VllmConfig:
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     kv_cache_dtype: str | None = None
+    kv_skip_layers: tuple[str, ...] = ()  # --kv-cache-dtype-skip-layers, as given
     block_size: int | None = None
     enforce_eager: bool = False
     enable_chunked_prefill: bool | None = None
@@ -763,6 +770,7 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
                 notes.append(f"vLLM {version or P.DEFAULT_VERSIONS['vllm']} forces block size {block} for "
                              f"{backend} over --block-size {cfg.block_size} (platforms/cuda.py)")
         kv = KVShape(facts, cfg.tensor_parallel_size, 1, cfg.kv_cache_dtype, block, in_flight_tokens)
+        boundary_layers(kv, facts, cfg, notes)
         align = P.vllm_mla_align_row(version).align_bytes
         # CUDA only (current_platform.is_cuda()); the non-CUDA names SGLang's table lists are not CUDA for vLLM either
         if facts.is_mla and align and not re.search(P.SGLANG_NON_CUDA, gpu_name.lower()):
@@ -780,6 +788,27 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     notes.append(f"DeepSeek-V4's forward peak holds {P.VLLM_V4_UNREAD_PER_TOKEN:,} B per batched token measured on "
                  "one log (vllm#44376), not derived: the compiled graph's liveness is not read")
     return shape
+
+
+def boundary_layers(kv: KVShape, facts: ModelFacts, cfg: VllmConfig, notes: list[str]) -> None:
+    """TurboQuant and UltraQuant keep a dense model's first and last layers at the model's dtype
+    (kv_formats.BOUNDARY_SKIP_DTYPES): those layers take the plain bytes per token."""
+    name = (cfg.kv_cache_dtype or "auto").lower()
+    if KV_DTYPE_BYTES.get(name, 0) is None or kv.window_layers or kv.split or facts.is_mla:
+        return
+    if name in KV_DTYPE_BYTES and not cfg.kv_skip_layers:
+        return
+    from gpustack_guard.core.memory import kv_formats as KVF  # only a packed dtype or skipped layers reach it
+
+    kept = KVF.boundary_layers(name, kv.layers, cfg.kv_skip_layers)
+    native = kv_bytes_per_token_layer(facts, cfg.tensor_parallel_size, "auto")
+    if not kept or native == kv.layer_bytes:
+        return
+    kv.native_layers, kv.native_layer_bytes = kept, native
+    why = " and ".join(([f"--kv-cache-dtype-skip-layers {' '.join(cfg.kv_skip_layers)}"] if cfg.kv_skip_layers else [])
+                       + (["TurboQuantConfig.get_boundary_skip_layers"] if name in KVF.BOUNDARY_SKIP_DTYPES else []))
+    notes.append(f"--kv-cache-dtype {name}: vLLM keeps {kept} layers at the model's dtype ({native} B per token and "
+                 f"layer; the other {kv.layers - kept} {kv.layer_bytes} B; {why})")
 
 
 def dense_block_size(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str) -> tuple[int, str]:
