@@ -2934,12 +2934,12 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.6" | "v0.4.6.post2" | "v0.4.7" (the
-    # v0.4.3 rule with wider graph captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" |
-    # "v0.5.4.post1" |
+    # "v0.3.0" (no small-GPU cut) | "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs; from
+    # 0.4.0.post1) | "v0.4.6" (from 0.4.5.post3) | "v0.4.6.post2" | "v0.4.7" (the v0.4.3 rule with wider graph
+    # captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
     # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
-    page_rounding: bool  # max_total_num_tokens rounded down to --page-size (model_runner.py from 0.4.6)
+    page_rounding: bool  # max_total_num_tokens rounded down to --page-size (model_runner.py from 0.4.4)
     source: str
     prefill_graph_reserve: bool = False  # the reserve counts piecewise (prefill) CUDA graphs, on by default
 
@@ -2948,22 +2948,31 @@ SGLANG_TP_TIERS_030 = ((16, 0.79), (8, 0.83), (4, 0.85), (2, 0.87), (1, 0.88))  
 SGLANG_TP_TIERS_036 = ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88))  # 0.3.6
 SGLANG_TP_TIERS_04 = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 SGLANG_PROFILES = (
-    SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3", False,
-                  "server_args.py@0.3.0, @0.3.3, @0.3.4.post2 and @0.3.5.post2 (fraction by TP only): TP 8 to 15 "
-                  "take 0.83; graph and chunk rule as 0.3.6"),
+    SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3.0", False,
+                  "server_args.py@0.3.0, @0.3.3, @0.3.4 and @0.3.5.post1 (fraction by TP only): TP 8 to 15 take "
+                  "0.83; chunked_prefill_size 8192 and graph captures up to 160 on every GPU "
+                  "(model_runner.py@0.3.0 batch_size_list, cuda_graph_runner.py@0.3.5 capture_bs end at 160)"),
+    SglangProfile("0.3.5.post2", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3", False,
+                  "server_args.py@0.3.5.post2 l.167-174: under 25000 MB chunked_prefill_size //= 4 and "
+                  "cuda_graph_max_bs = 4 (not @0.3.5.post1); TP 8 to 15 still take 0.83"),
     SglangProfile("0.3.6", "tp", SGLANG_TP_TIERS_036, 0.88, "v0.3", False,
                   "server_args.py@0.3.6 l.156-166 (fraction by TP only, TP 8 to 15: 0.82); under 25000 MB "
                   "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
     SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
                   "server_args.py@0.4.0 l.158-168: TP8 tier 0.81 (0.82 in 0.3.6); chunked_prefill_size 2048 and "
                   "cuda_graph_max_bs 8 under 25000 MB at every TP size, else 8192 and 160"),
-    SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
-                  "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
-                  "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
-                  "server_args.py@0.4.6 l.224-238 (same @0.4.6.post1): TP tiers up to 81920 MiB, else (gpu_mem - 1024 "
-                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB; "
-                  "model_runner.py@0.4.6 l.782-786 rounds max_total_num_tokens down to page_size (not @0.4.3.post2)"),
+    SglangProfile("0.4.0.post1", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
+                  "server_args.py@0.4.0.post1 l.189-197 (same @0.4.2, @0.4.3, @0.4.3.post4): as 0.4.0, but under "
+                  "25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of the default value 160', from the TP4 "
+                  "serving of qwen2-72b), 8 below"),
+    SglangProfile("0.4.4", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", True,
+                  "server_args.py@0.4.4 adds --page-size; model_runner.py@0.4.4 l.709-711 (@0.4.5.post2 alike) "
+                  "rounds max_total_num_tokens down to page_size; the fraction and graph rules as 0.4.0.post1"),
+    SglangProfile("0.4.5.post3", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
+                  "server_args.py@0.4.5.post3 (same @0.4.6 l.224-238, @0.4.6.post1): TP tiers up to 81920 MiB, else "
+                  "(gpu_mem - 1024 * 13) / gpu_mem; cuda_graph_runner.py@0.4.5.post3 and @0.4.6 capture up to 256 "
+                  "above 81920 MiB; model_runner.py@0.4.5.post3 l.790-792 and @0.4.6 l.782-786 round "
+                  "max_total_num_tokens down to page_size"),
     SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", True,
                   "server_args.py@0.4.6.post2 (same @0.4.6.post3, .post4, .post5): TP x PP tiers up to 81920 MiB else "
                   "0.88; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem), "
@@ -3166,10 +3175,11 @@ SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1
 # 0.4.7 only, with a speculative algorithm (server_args.py@0.4.7 l.272-283; none in 0.4.6.post2, the tiered reserve
 # from 0.4.7.post1): 20 GiB kept above 96 GiB ("need reserve more memory for spec cuda graph"), x 0.95 below
 SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR = 20 * 1024, 0.95
-# 0.4.6-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
-# server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in 0.4.6
-# and 0.4.6.post1 (with DP 1), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds range(256, 513, 16) and a 16,384-token
-# chunk above 180 * 1000 MiB (SGLANG_047_HUGE_MB). gsg does not model DP attention, so 0.4.6's DP test is not read.
+# 0.4.5.post3-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
+# server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in
+# 0.4.5.post3 to 0.4.6.post1 (0.4.6 adds "and dp_size == 1"), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds
+# range(256, 513, 16) and a 16,384-token chunk above 180 * 1000 MiB (SGLANG_047_HUGE_MB). gsg does not model DP
+# attention, so 0.4.6's DP test is not read.
 SGLANG_046_WIDE_GRAPH_MB = 81920
 SGLANG_0462_WIDE_GRAPH_MB = 96 * 1024
 SGLANG_WIDE_GRAPH_BS, SGLANG_047_HUGE_GRAPH_BS, SGLANG_047_HUGE_CHUNKED = 256, 512, 16384
@@ -3208,7 +3218,7 @@ SGLANG_0541_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), *SG
 SGLANG_0520_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 4096, 48, 160), *SGLANG_05_GPU_TIERS[2:])
 SGLANG_GPU_TIERS_BY_RULE = {"v0.5": SGLANG_05_GPU_TIERS, "v0.5.4.post1": SGLANG_0541_GPU_TIERS,
                             "v0.5.20": SGLANG_0520_GPU_TIERS}
-SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
+SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB from 0.3.5.post2
 # The scheduler's longest input: max_req_input_len = max_req_len - 5, max_req_len = min(context, pool) - 1
 # (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).
 SGLANG_INPUT_MARGIN = 5
@@ -3294,7 +3304,7 @@ class SglangModelPageRow(NamedTuple):  # a table row: tuple-built, no generated 
 # Read in server_args.py _handle_model_specific_adjustments and _handle_attention_backend_compatibility at 0.5.2,
 # 0.5.3, 0.5.4, 0.5.10 and 0.5.14 and in arg_groups/model_overrides + overrides.py at 0.5.20 (0.5.15's server_args.py
 # says the sm100 fill moved there; 0.5.15-0.5.19 and 0.5.21+ taken as their neighbours, unread). The page only
-# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.4.6+). DeepSeek-V3's
+# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.4.4+). DeepSeek-V3's
 # architecture is also Kimi-K2's; DeepSeek-V3.2 (NSA) has its own branch, which gsg does not size.
 SGLANG_SM100_MODEL_PAGE = {
     "DeepseekV3ForCausalLM": (

@@ -98,6 +98,8 @@ def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
 
 def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
+    if rule == "v0.3.0":  # no small-GPU cut before 0.3.5.post2
+        return P.SGLANG_03_CHUNKED
     if rule == "v0.3":
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
     if rule in _V04_RULES:
@@ -111,6 +113,8 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
 
 def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
+    if rule == "v0.3.0":
+        return P.SGLANG_CUDA_GRAPH_BS
     if rule == "v0.3":
         return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
     if rule in _V04_RULES:
