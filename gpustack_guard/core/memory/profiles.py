@@ -3253,9 +3253,15 @@ SGLANG_GRAPH_ARGS = (
                     "max(cuda_graph_bs)); reserved_mem counts cuda_graph_max_bs x 2 whatever --disable-cuda-graph"),
     SglangGraphArgs("0.5.4", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
                     ("piecewise-cuda-graph-tokens",), (), False, False, False, False,
-                    "server_args.py@0.5.4 .. @0.5.13: --piecewise-cuda-graph-max-tokens (default chunked_prefill_size"
-                    ") and --piecewise-cuda-graph-tokens; the reserve counts len(piecewise_cuda_graph_tokens) x 8 "
-                    "from 0.5.8 when on (by default from 0.5.10: SglangProfile.prefill_graph_reserve)"),
+                    "server_args.py@0.5.4 .. @0.5.12.post1: --piecewise-cuda-graph-max-tokens (default "
+                    "chunked_prefill_size) and --piecewise-cuda-graph-tokens; the reserve counts "
+                    "len(piecewise_cuda_graph_tokens) x 8 from 0.5.8 when on (by default from 0.5.10: "
+                    "SglangProfile.prefill_graph_reserve)"),
+    SglangGraphArgs("0.5.13", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
+                    ("piecewise-cuda-graph-tokens",), (), False, False, True, False,
+                    "server_args.py@0.5.13 and @0.5.13.post1 _handle_gpu_memory_settings: the flags of 0.5.4, and "
+                    "piecewise_cuda_graph_max_tokens cut to an explicit --context-length (sglang#21112; "
+                    "@0.5.12.post1 has no cut)"),
     SglangGraphArgs("0.5.14", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
                     ("cuda-graph-bs-decode", "cuda-graph-bs"),
                     ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
@@ -3263,7 +3269,7 @@ SGLANG_GRAPH_ARGS = (
                     "server_args.py@0.5.14 _parse_cuda_graph_config (JSON > per-phase flags > legacy) and the "
                     "DeprecatedAliasStoreAction aliases; _handle_gpu_memory_settings: decode max_bs x 2 only when "
                     "the decode backend is not disabled, prefill max_bs = min(chunked, max_total_tokens, "
-                    "context_length) (the context clamp from sglang#21112, @0.5.14 .. @0.5.16)"),
+                    "context_length) (the context clamp from sglang#21112, @0.5.13 .. @0.5.16)"),
     SglangGraphArgs("0.5.17", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
                     ("cuda-graph-bs-decode", "cuda-graph-bs"),
                     ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),

@@ -65,11 +65,14 @@ def test_the_legacy_graph_names_stop_0_5_20_and_later(name, value):
     ("0.5.23", {"cuda-graph-config": '{"prefill": {"bs": [8, 16]}}'}, 2 * 8),
     ("0.5.23", {"cuda-graph-backend-prefill": "disabled"}, 0),
     ("0.5.23", {"cuda-graph-config": '{"prefill": {"backend": "disabled"}}'}, 0),
-    # sglang#21112's clamp to an explicit --context-length, 0.5.14-0.5.16 only: 50 graphs to 4096
+    # sglang#21112's clamp to an explicit --context-length, 0.5.13-0.5.16 only: 50 graphs to 4096
+    # (server_args.py@0.5.13 and @0.5.13.post1 _handle_gpu_memory_settings; none @0.5.12.post1 nor @0.5.17)
     ("0.5.14", {"context-length": "4096"}, 50 * 8),
     ("0.5.16", {"context-length": "4096"}, 50 * 8),
     ("0.5.17", {"context-length": "4096"}, 58 * 8),
-    ("0.5.13", {"context-length": "4096"}, 58 * 8),
+    ("0.5.13", {"context-length": "4096"}, 50 * 8),
+    ("0.5.13.post1", {"context-length": "4096"}, 50 * 8),
+    ("0.5.12.post1", {"context-length": "4096"}, 58 * 8),
 ])
 def test_prefill_graph_reserve_follows_the_prefill_arguments(version, flags, reserve_mb):
     for model in ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B-Instruct"):
@@ -142,6 +145,6 @@ def test_speculative_reserve_is_shown_and_the_draft_is_named_unsized():
 def test_one_graph_args_row_per_release_range():
     assert [P.sglang_graph_args(v).since for v in ("0.5.3", "0.5.4", "0.5.13", "0.5.14", "0.5.17", "0.5.20",
                                                    "0.5.22", "0.5.23")] == \
-        ["0.0.0", "0.5.4", "0.5.4", "0.5.14", "0.5.17", "0.5.20", "0.5.22", "0.5.22"]
+        ["0.0.0", "0.5.4", "0.5.13", "0.5.14", "0.5.17", "0.5.20", "0.5.22", "0.5.22"]
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.10").prefill_graphs_off is True
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.11").prefill_graphs_off is False

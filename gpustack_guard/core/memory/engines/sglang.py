@@ -281,7 +281,7 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
 
 
 def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None) -> int:
-    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens; 0.5.14-0.5.16
+    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens; 0.5.13-0.5.16
     also cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
     if cfg.prefill_graph_max_tokens is not None:
         top = cfg.prefill_graph_max_tokens
