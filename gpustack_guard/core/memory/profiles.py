@@ -3198,6 +3198,33 @@ SGLANG_048_UNKNOWN_CHUNKED = 4096
 # (server_args.py@0.5.10 _generate_piecewise_cuda_graph_tokens; cuda_graph_hook.py@0.5.23 alike)
 SGLANG_PREFILL_GRAPH_MB_PER_SIZE = 8
 SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
+
+
+class SglangPrefillPathCap(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """A cap on the default prefill-graph token ceiling for a model whose --model-path holds `path_text` (lower
+    case); 0 tokens: none. gsg matches the model name it was given (ModelFacts.source), SGLang the path it loads."""
+
+    since: str
+    path_text: str
+    tokens: int
+    source: str
+
+
+SGLANG_PREFILL_PATH_CAPS = (
+    SglangPrefillPathCap("0.0.0", "", 0, "server_args.py@0.5.9 (no piecewise graphs by default, no cap)"),
+    SglangPrefillPathCap("0.5.10", "llama-2", 4096,
+                         "server_args.py@0.5.10, @0.5.13, @0.5.14 and @0.5.18 _handle_gpu_memory_settings, "
+                         "arg_groups/memory_hook.py@0.5.19 .. @0.5.23 handle_gpu_memory_settings: 'For Llama2 series "
+                         "models, the max tokens is limited to 4096' when \"llama-2\" is in model_path.lower() and "
+                         "the ceiling is not given"),
+)
+_SGLANG_PREFILL_PATH_KEYS = keyed_by_release(SGLANG_PREFILL_PATH_CAPS)
+
+
+def sglang_prefill_path_cap(version: str | None) -> SglangPrefillPathCap:
+    return row_for("sglang", _SGLANG_PREFILL_PATH_KEYS, version)
+
+
 # GPU names SGLang drives without CUDA (lower-cased regex): AMD Instinct / Radeon (ROCm), Huawei Ascend (NPU),
 # Intel Gaudi (HPU), Moore Threads MTT (MUSA). is_hip() / is_npu() and the rest turn piecewise graphs off.
 SGLANG_NON_CUDA = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b|ascend|gaudi|\bmtt\b"

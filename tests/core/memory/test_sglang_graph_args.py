@@ -148,3 +148,22 @@ def test_one_graph_args_row_per_release_range():
         ["0.0.0", "0.5.4", "0.5.13", "0.5.14", "0.5.17", "0.5.20", "0.5.22", "0.5.22"]
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.10").prefill_graphs_off is True
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.11").prefill_graphs_off is False
+
+
+@pytest.mark.parametrize("version,model,reserve_mb", [
+    # 0.5.10+: a model path holding "llama-2" caps the default prefill ceiling at 4096 tokens (profiles.
+    # SGLANG_PREFILL_PATH_CAPS): 50 graphs, not the 58 of the 8192-token H100 chunk
+    ("0.5.10", "meta-llama/Llama-2-7b-hf", 50 * 8), ("0.5.23", "meta-llama/Llama-2-13b-hf", 50 * 8),
+    ("0.5.10", "meta-llama/Llama-3.1-8B-Instruct", 58 * 8), ("0.5.23", "Qwen/Qwen3-8B", 58 * 8),
+    ("0.5.9", "meta-llama/Llama-2-7b-hf", 0),  # no prefill graphs by default before 0.5.10
+])
+def test_llama_2_paths_cap_the_default_prefill_graphs_at_4096_tokens(version, model, reserve_mb):
+    assert estimate({}, version, model).extra["prefill_graph_reserve"] == reserve_mb * MiB
+
+
+def test_llama_2_cap_leaves_a_given_ceiling_and_a_smaller_chunk():
+    # the cap is inside SGLang's "max_bs is None" branch: a given ceiling stays; a 2048 chunk is under it anyway
+    given = estimate({"piecewise-cuda-graph-max-tokens": "8192"}, "0.5.13", "meta-llama/Llama-2-7b-hf")
+    small = estimate({"chunked-prefill-size": "2048"}, "0.5.13", "meta-llama/Llama-2-7b-hf")
+    assert (given.extra["prefill_graph_reserve"], small.extra["prefill_graph_reserve"]) == (58 * 8 * MiB, 42 * 8 * MiB)
+    assert P.sglang_prefill_path_cap("0.5.9").tokens == 0 < P.sglang_prefill_path_cap("0.5.10").tokens == 4096

@@ -277,16 +277,22 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
         return P.SGLANG_PREFILL_GRAPH_MLA_MB
     if cfg.prefill_graph_tokens is not None:  # an explicit list: one graph per entry
         return len(set(cfg.prefill_graph_tokens)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
-    return prefill_graph_sizes(prefill_graph_max_tokens(cfg, chunked, version)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+    top = prefill_graph_max_tokens(cfg, chunked, version, facts.source if facts is not None else "")
+    return prefill_graph_sizes(top) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
 
 
-def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None) -> int:
-    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens; 0.5.13-0.5.16
-    also cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
+def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None,
+                             model_path: str = "") -> int:
+    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens and, for a
+    model whose path names it, by the release's model cap (profiles.SGLANG_PREFILL_PATH_CAPS); 0.5.13-0.5.16 also
+    cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
     if cfg.prefill_graph_max_tokens is not None:
         top = cfg.prefill_graph_max_tokens
     else:
         top = min(chunked, cfg.max_total_tokens) if cfg.max_total_tokens else chunked
+        cap = P.sglang_prefill_path_cap(version)
+        if cap.tokens and cap.path_text in model_path.lower():
+            top = min(top, cap.tokens)
     if cfg.context_length and P.sglang_graph_args(version).clamps_prefill_to_context:
         top = min(top, cfg.context_length)
     return top
