@@ -3225,6 +3225,43 @@ def sglang_prefill_path_cap(version: str | None) -> SglangPrefillPathCap:
     return row_for("sglang", _SGLANG_PREFILL_PATH_KEYS, version)
 
 
+class SglangPrefillGraphsOffArchs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Architectures whose piecewise (prefill) CUDA graphs a release turns off (ModelConfig.
+    is_piecewise_cuda_graph_disabled_model, read by _handle_piecewise_cuda_graph before the reserve is sized)."""
+
+    since: str
+    architectures: frozenset[str]
+    source: str
+
+
+_SGLANG_PCG_OFF_0510 = frozenset({"DeepseekV32ForCausalLM", "Qwen3NextForCausalLM", "GlmMoeDsaForCausalLM",
+                                  "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"})
+_SGLANG_PCG_OFF_0513 = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM",
+                                  "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"})
+SGLANG_PREFILL_GRAPHS_OFF_ARCHS = (
+    SglangPrefillGraphsOffArchs("0.0.0", frozenset(), "server_args.py@0.5.9: no prefill graphs by default"),
+    SglangPrefillGraphsOffArchs("0.5.10", _SGLANG_PCG_OFF_0510,
+                                "configs/model_config.py@0.5.10 and @0.5.11 piecewise_cuda_graph_disabled_model_archs"
+                                " (DeepSeek-V3.2's NSA also by is_deepseek_nsa)"),
+    SglangPrefillGraphsOffArchs("0.5.12", _SGLANG_PCG_OFF_0510 | {"DeepseekV4ForCausalLM",
+                                                                  "DeepseekV4ForCausalLMNextN"},
+                                "configs/model_config.py@0.5.12: DeepSeek-V4 added"),
+    SglangPrefillGraphsOffArchs("0.5.13", _SGLANG_PCG_OFF_0513,
+                                "configs/model_config.py@0.5.13 .. @0.5.15: DeepseekV32ForCausalLM and "
+                                "GlmMoeDsaForCausalLM (and the is_deepseek_nsa test) dropped"),
+    SglangPrefillGraphsOffArchs("0.5.16", _SGLANG_PCG_OFF_0513 | {"DeepseekV4ForCausalLMDSpark"},
+                                "configs/model_config.py@0.5.16 .. @0.5.19"),
+    SglangPrefillGraphsOffArchs("0.5.20", _SGLANG_PCG_OFF_0513 | {"DeepseekV4ForCausalLMDSpark",
+                                                                  "Glm5NextForConditionalGeneration"},
+                                "configs/model_config.py@0.5.20 .. @0.5.23"),
+)
+_SGLANG_PCG_OFF_KEYS = keyed_by_release(SGLANG_PREFILL_GRAPHS_OFF_ARCHS)
+
+
+def sglang_prefill_graphs_off_archs(version: str | None) -> SglangPrefillGraphsOffArchs:
+    return row_for("sglang", _SGLANG_PCG_OFF_KEYS, version)
+
+
 # GPU names SGLang drives without CUDA (lower-cased regex): AMD Instinct / Radeon (ROCm), Huawei Ascend (NPU),
 # Intel Gaudi (HPU), Moore Threads MTT (MUSA). is_hip() / is_npu() and the rest turn piecewise graphs off.
 SGLANG_NON_CUDA = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b|ascend|gaudi|\bmtt\b"

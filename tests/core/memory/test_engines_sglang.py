@@ -472,6 +472,20 @@ def test_0_4_6_and_0_4_7_graph_and_chunk_defaults_by_gpu_size(version, gpu, tp, 
     assert (default_chunked_prefill(gpu, rule), default_cuda_graph_max_bs(gpu, tp, rule)) == (chunked, graph_bs)
 
 
+@pytest.mark.parametrize("architecture,version,expected_mb", [
+    # configs/model_config.py piecewise_cuda_graph_disabled_model_archs: no prefill graphs, so no reserve for them
+    ("Qwen3NextForCausalLM", "0.5.10", 0), ("Qwen3NextForCausalLM", "0.5.23", 0),
+    ("BailingMoeV2_5ForCausalLM", "0.5.16", 0), ("Glm5NextForConditionalGeneration", "0.5.20", 0),
+    ("Glm5NextForConditionalGeneration", "0.5.19", 58 * 8),  # listed from 0.5.20 only
+    ("GlmMoeDsaForCausalLM", "0.5.12", 0), ("GlmMoeDsaForCausalLM", "0.5.13", 58 * 8),  # dropped in 0.5.13
+    ("Qwen3ForCausalLM", "0.5.10", 58 * 8), ("Qwen3ForCausalLM", "0.5.23", 58 * 8),  # 4 ... 8192 tokens
+])
+def test_prefill_graph_reserve_leaves_the_architectures_sglang_turns_them_off_for(architecture, version, expected_mb):
+    facts = replace(catalog_facts("Qwen/Qwen3-8B"), architecture=architecture)
+    profile = P.sglang_profile(version)
+    assert prefill_graph_reserve_mb(SglangConfig(), profile, 8192, facts, "NVIDIA H100", version) == expected_mb
+
+
 def test_small_gpu_cut_of_chunk_and_graphs_starts_at_0_3_5_post2():
     # server_args.py@0.3.5.post2 l.167-174 quarters the 8,192-token chunk and sets 4 graphs under 25,000 MB;
     # @0.3.0, @0.3.4 and @0.3.5.post1 keep 8,192 and capture up to 160 on every GPU

@@ -267,11 +267,14 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
                              facts: ModelFacts | None = None, gpu_name: str = "", version: str | None = None) -> float:
     """What 0.5.10+ adds to its reserve for piecewise (prefill) CUDA graphs: 8 MiB per capture size up to
     prefill_graph_max_tokens (or per entry of an explicit list), 1.5 GiB under MLA; nothing where SGLang turns them off
-    (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the flags of
-    SglangConfig.prefill_graphs_off). A model without facts is taken as a text model."""
+    (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the architectures
+    of profiles.SGLANG_PREFILL_GRAPHS_OFF_ARCHS, the flags of SglangConfig.prefill_graphs_off). A model without facts
+    is taken as a text model."""
     if not profile.prefill_graph_reserve or cfg.prefill_graphs_off or cfg.pp_size > 1 or not_cuda(gpu_name):
         return 0.0
     if facts is not None and facts.vision_params:
+        return 0.0
+    if facts is not None and facts.architecture in P.sglang_prefill_graphs_off_archs(version).architectures:
         return 0.0
     if facts is not None and facts.is_mla:
         return P.SGLANG_PREFILL_GRAPH_MLA_MB
