@@ -3092,6 +3092,31 @@ SGLANG_HOPPER_QWEN3_VL_WIDE_RUNNING = 400  # max_running_requests >= 400: the po
 SGLANG_HOPPER_QWEN3_VL_WIDE_POOL_MB = 3 * 1024
 
 
+class SglangHopperQwen3VlGraphRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Whether a release raises a large-Hopper Qwen3-VL's default decode-graph batch to --max-running-requests."""
+
+    since: str
+    expands: bool
+    source: str
+
+
+SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS = (
+    SglangHopperQwen3VlGraphRow("0.0.0", False, "arg_groups/memory_hook.py@0.5.19 (no model override of the batch)"),
+    SglangHopperQwen3VlGraphRow("0.5.20", True,
+                                "arg_groups/model_overrides/qwen3_vl.py@0.5.20 .. @0.5.23 "
+                                "expand_multimodal_decode_graph_to_running_limit (is_sm90_supported: major 9; gpu_mem "
+                                ">= 60 * 1024; model_type qwen3_vl or qwen3_vl_moe; max_running_requests <= 512 and "
+                                "above the default; no decode max_bs or bs given), called by memory_hook.py@0.5.20 .. "
+                                "@0.5.23 handle_gpu_memory_settings before the reserve counts max_bs x 2 MiB"),
+)
+SGLANG_HOPPER_QWEN3_VL_GRAPH_MAX_RUNNING = 512
+_SGLANG_HOPPER_QWEN3_VL_GRAPH_KEYS = keyed_by_release(SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS)
+
+
+def sglang_hopper_qwen3_vl_graph_row(version: str | None) -> SglangHopperQwen3VlGraphRow:
+    return row_for("sglang", _SGLANG_HOPPER_QWEN3_VL_GRAPH_KEYS, version)
+
+
 def sglang_mm_reserve(version: str | None) -> SglangMultimodalReserve:
     return row_for("sglang", _SGLANG_MM_RESERVE_KEYS, version)
 

@@ -302,17 +302,35 @@ def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | Non
 
 
 def decode_graph_max_bs(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile,
-                        version: str | None = None) -> int:
+                        version: str | None = None, facts: ModelFacts | None = None, gpu_name: str = "") -> int:
     """The decode graphs' largest batch: an explicit list's largest entry, else the flag, else the release's
-    default by GPU size, which 0.5.22+ cuts to --max-running-requests (profiles.SGLANG_GRAPH_ARGS)."""
+    default by GPU size, which 0.5.22+ cuts to --max-running-requests (profiles.SGLANG_GRAPH_ARGS) and which a
+    Qwen3-VL on a large Hopper raises to it (hopper_qwen3_vl_decode_bs)."""
     if cfg.cuda_graph_bs:
         return max(cfg.cuda_graph_bs)
     if cfg.cuda_graph_max_bs:
         return cfg.cuda_graph_max_bs
     default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
     if cfg.max_running_requests and P.sglang_graph_args(version).caps_decode_to_running:
-        return min(default, cfg.max_running_requests)
+        default = min(default, cfg.max_running_requests)
+    if facts is not None:
+        default = hopper_qwen3_vl_decode_bs(default, cfg, facts, gpu_total, gpu_name, version)
     return default
+
+
+def hopper_qwen3_vl_decode_bs(default: int, cfg: SglangConfig, facts: ModelFacts, gpu_total: int, gpu_name: str,
+                              version: str | None) -> int:
+    """A default decode batch below --max-running-requests (at most 512) raised to it for a multimodal Qwen3-VL on
+    an SM90 GPU of 60 GiB or more (profiles.SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS); the default elsewhere."""
+    running = cfg.max_running_requests
+    if not P.sglang_hopper_qwen3_vl_graph_row(version).expands or not running:
+        return default
+    if not (default < running <= P.SGLANG_HOPPER_QWEN3_VL_GRAPH_MAX_RUNNING):
+        return default
+    large_hopper = (facts.architecture in P.SGLANG_HOPPER_QWEN3_VL and sglang_multimodal(facts, cfg)
+                    and gpu_arch.compute_capability(gpu_name) == (9, 0)
+                    and gpu_total >= P.SGLANG_HOPPER_QWEN3_VL_MIN_MB * MiB)
+    return running if large_hopper else default
 
 
 def speculative_reserve_mb(cfg: SglangConfig, version: str | None) -> float:
@@ -341,7 +359,7 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
     implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
     chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
-    graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version)
+    graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version, facts, gpu_name)
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name, version)
     # 0.5.14+ counts the decode graphs only when their backend is on; before, whatever --disable-cuda-graph said
     off = cfg.disable_cuda_graph or cfg.decode_graphs_off
