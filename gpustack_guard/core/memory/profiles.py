@@ -3308,6 +3308,36 @@ SGLANG_0520_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 4096, 48, 160), *S
 SGLANG_GPU_TIERS_BY_RULE = {"v0.5": SGLANG_05_GPU_TIERS, "v0.5.4.post1": SGLANG_0541_GPU_TIERS,
                             "v0.5.20": SGLANG_0520_GPU_TIERS}
 SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB from 0.3.5.post2
+
+
+class SglangNpuTiers(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """An Ascend NPU's chunked_prefill_size and decode-graph batch by memory, where they differ from the GPU tiers:
+    (low MiB, high MiB, high included, chunked_prefill_size, graph bs below TP 4, graph bs at TP >= 4), the first
+    tier with low <= memory below (or at) high wins; memory in no tier takes the GPU tiers."""
+
+    since: str
+    tiers: tuple[tuple[int, int, bool, int, int, int], ...]
+    source: str
+
+
+SGLANG_NPU_TIERS = (
+    SglangNpuTiers("0.0.0", (), "server_args.py@0.5.3.post2 _handle_gpu_memory_settings (no NPU branch)"),
+    SglangNpuTiers("0.5.3.post3", ((20 * 1024, 32 * 1024, False, 32768, 16, 64),
+                                   (60 * 1024, 64 * 1024, False, 32768, 64, 128)),
+                   "server_args.py@0.5.3.post3, @0.5.4 and @0.5.6.post2 _handle_gpu_memory_settings: 'is_npu() and "
+                   "gpu_mem < 32 * 1024' after the 20 GiB tier, 'is_npu() and gpu_mem < 64 * 1024' after the 60 GiB "
+                   "one (Atlas A2B4; Atlas A2 and A3)"),
+    SglangNpuTiers("0.5.7", ((0, 32 * 1024, True, 4096, 16, 64), (0, 64 * 1024, True, 8192, 64, 256)),
+                   "hardware_backend/npu/utils.py@0.5.7, @0.5.10, @0.5.16, @0.5.20 and @0.5.23 "
+                   "set_default_server_args (npu_mem <= 32 * 1024: 910B4; <= 64 * 1024: 910B1-B3, 910_93xx), run "
+                   "by _handle_npu_backends before the GPU tiers, which then leave the set values"),
+)
+_SGLANG_NPU_KEYS = keyed_by_release(SGLANG_NPU_TIERS)
+SGLANG_NPU = r"ascend"  # the NPU part of SGLANG_NON_CUDA (is_npu)
+
+
+def sglang_npu_tiers(version: str | None) -> SglangNpuTiers:
+    return row_for("sglang", _SGLANG_NPU_KEYS, version)
 # The scheduler's longest input: max_req_input_len = max_req_len - 5, max_req_len = min(context, pool) - 1
 # (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).
 SGLANG_INPUT_MARGIN = 5

@@ -686,3 +686,28 @@ def test_aiter_honour_env_reaches_the_estimate_through_the_deployment_env():
     cut = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy())
     kept = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy(), env={P.SGLANG_AITER_HONOR_ENV: "true"})
     assert (cut.kv_capacity_tokens, kept.kv_capacity_tokens) == (837_043, 1_004_378)
+
+
+@pytest.mark.parametrize("version,gpu_mb,name,tp,chunked,graph_bs", [
+    # profiles.SGLANG_NPU_TIERS: 0.5.3.post3-0.5.6 interleave two Ascend tiers with the GPU ones (32,768-token
+    # chunks); from 0.5.7 hardware_backend/npu/utils.py sets 4,096 / 8,192 first. 0.5.3.post2 has no NPU branch.
+    ("0.5.3.post2", 62_420, "Ascend 910B3", 1, 8192, 256), ("0.5.4", 62_420, "Ascend 910B3", 1, 32768, 64),
+    ("0.5.6", 62_420, "Ascend 910B3", 4, 32768, 128), ("0.5.7", 62_420, "Ascend 910B3", 1, 8192, 64),
+    ("0.5.23", 62_420, "Ascend 910B3", 4, 8192, 256),
+    ("0.5.3.post2", 30_000, "Ascend 910B4", 1, 2048, 16), ("0.5.4", 30_000, "Ascend 910B4", 4, 32768, 64),
+    ("0.5.10", 30_000, "Ascend 910B4", 1, 4096, 16), ("0.5.23", 16_000, "Ascend 910B4", 4, 4096, 64),
+    ("0.5.4", 50_000, "Ascend 910B", 1, 4096, 32),  # between the NPU tiers: the GPU tier
+    ("0.5.23", 96 * 1024, "Ascend 910_9392", 1, 8192, 256),  # above 64 GiB: the GPU tier (90-160 GiB)
+    ("0.5.4", 62_420, "NVIDIA A100", 1, 8192, 256),  # a GPU of the same size keeps the GPU tier
+])
+def test_ascend_npus_take_their_own_chunk_and_graph_batch(version, gpu_mb, name, tp, chunked, graph_bs):
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), gpu_mb * MiB, SglangConfig(tp_size=tp), version=version,
+                          gpu_name=name)
+    assert (est.extra["chunked_prefill_size"], est.extra["cuda_graph_max_bs"]) == (chunked, graph_bs)
+
+
+def test_an_ascend_tier_moves_the_default_fraction():
+    # 0.5.4 on a 62,420 MiB 910B3: 512 + 32,768 x 1.5 + 64 x 2 + 128 = 49,920 MiB reserved (no prefill graphs off
+    # CUDA), 0.200; 0.5.7: 512 + 12,288 + 128 + 128 = 13,056 MiB, 0.791
+    fractions = [sglang_fraction(SglangConfig(), 62_420 * MiB, v, gpu_name="Ascend 910B3") for v in ("0.5.4", "0.5.7")]
+    assert fractions == [round((62_420 - 49_920) / 62_420, 3), round((62_420 - 13_056) / 62_420, 3)] == [0.2, 0.791]

@@ -310,12 +310,25 @@ def decode_graph_max_bs(cfg: SglangConfig, gpu_total: int, profile: P.SglangProf
         return max(cfg.cuda_graph_bs)
     if cfg.cuda_graph_max_bs:
         return cfg.cuda_graph_max_bs
-    default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
+    npu = npu_tier(gpu_total, gpu_name, version)
+    if npu is not None:
+        default = npu[4] if cfg.tp_size < 4 else npu[5]
+    else:
+        default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
     if cfg.max_running_requests and P.sglang_graph_args(version).caps_decode_to_running:
         default = min(default, cfg.max_running_requests)
     if facts is not None:
         default = hopper_qwen3_vl_decode_bs(default, cfg, facts, gpu_total, gpu_name, version)
     return default
+
+
+def npu_tier(gpu_total: int, gpu_name: str, version: str | None) -> tuple[int, int, bool, int, int, int] | None:
+    """The release's Ascend tier for this memory (profiles.SGLANG_NPU_TIERS); None off Ascend or outside them."""
+    if not gpu_name or re.search(P.SGLANG_NPU, gpu_name.lower()) is None:
+        return None
+    gpu_mb = gpu_total / MiB
+    return next((tier for tier in P.sglang_npu_tiers(version).tiers
+                 if tier[0] <= gpu_mb and (gpu_mb <= tier[1] if tier[2] else gpu_mb < tier[1])), None)
 
 
 def hopper_qwen3_vl_decode_bs(default: int, cfg: SglangConfig, facts: ModelFacts, gpu_total: int, gpu_name: str,
@@ -358,7 +371,8 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
 
     The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
     implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
-    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
+    npu = npu_tier(gpu_total, gpu_name, version)
+    chunked = cfg.chunked_prefill_size or (npu[3] if npu else default_chunked_prefill(gpu_total, profile.graph_rule))
     graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version, facts, gpu_name)
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name, version)
     # 0.5.14+ counts the decode graphs only when their backend is on; before, whatever --disable-cuda-graph said
