@@ -3225,6 +3225,43 @@ SGLANG_PREFILL_GRAPH_MB_PER_SIZE = 8
 SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
 
 
+class SglangOptInPrefillGraphs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What --enable-piecewise-cuda-graph adds to the default fraction's reserve before piecewise graphs were on by
+    default (0.5.10: SglangProfile.prefill_graph_reserve)."""
+
+    since: str
+    # "": no term; "tokens-div": max tokens // divisor MiB after the 10 GiB floor; "per-size": 8 MiB per capture
+    # size (prefill_graph_sizes) before the floor
+    rule: str
+    divisor: int
+    default_max_tokens: int  # the ceiling when not given; 0: chunked_prefill_size
+    mla_max_tokens: int  # the ceiling under MLA when not given; 0: as above
+    source: str
+
+
+SGLANG_OPT_IN_PREFILL_GRAPHS = (
+    SglangOptInPrefillGraphs("0.0.0", "", 0, 0, 0, "server_args.py@0.5.4 and @0.5.5 _handle_gpu_memory_settings: the "
+                             "flag exists, the reserve has no term for it"),
+    SglangOptInPrefillGraphs("0.5.6", "tokens-div", 4, 4096, 0,
+                             "server_args.py@0.5.6 and @0.5.6.post2: reserved_mem += piecewise_cuda_graph_max_tokens "
+                             "// 4 after the 10 GiB floor (dataclass default 4096)"),
+    SglangOptInPrefillGraphs("0.5.7", "tokens-div", 8, 0, 0,
+                             "server_args.py@0.5.7: // 8, after the floor; the ceiling defaults to "
+                             "chunked_prefill_size"),
+    SglangOptInPrefillGraphs("0.5.8", "per-size", 0, 0, 2048,
+                             "server_args.py@0.5.8 and @0.5.9: len(piecewise_cuda_graph_tokens) * 8 before the floor; "
+                             "the ceiling is 2048 under MLA (pr #15927)"),
+    SglangOptInPrefillGraphs("0.5.10", "", 0, 0, 0,
+                             "server_args.py@0.5.10: on by default (--disable-piecewise-cuda-graph), "
+                             "SglangProfile.prefill_graph_reserve"),
+)
+_SGLANG_OPT_IN_PREFILL_KEYS = keyed_by_release(SGLANG_OPT_IN_PREFILL_GRAPHS)
+
+
+def sglang_opt_in_prefill_graphs(version: str | None) -> SglangOptInPrefillGraphs:
+    return row_for("sglang", _SGLANG_OPT_IN_PREFILL_KEYS, version)
+
+
 class SglangPrefillPathCap(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """A cap on the default prefill-graph token ceiling for a model whose --model-path holds `path_text` (lower
     case); 0 tokens: none. gsg matches the model name it was given (ModelFacts.source), SGLang the path it loads."""

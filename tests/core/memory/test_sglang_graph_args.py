@@ -167,3 +167,26 @@ def test_llama_2_cap_leaves_a_given_ceiling_and_a_smaller_chunk():
     small = estimate({"chunked-prefill-size": "2048"}, "0.5.13", "meta-llama/Llama-2-7b-hf")
     assert (given.extra["prefill_graph_reserve"], small.extra["prefill_graph_reserve"]) == (58 * 8 * MiB, 42 * 8 * MiB)
     assert P.sglang_prefill_path_cap("0.5.9").tokens == 0 < P.sglang_prefill_path_cap("0.5.10").tokens == 4096
+
+
+L40S = 46_068 * MiB
+
+
+@pytest.mark.parametrize("version,gpu,flags,expected,reserve_mb", [
+    # --enable-piecewise-cuda-graph before 0.5.10 (profiles.SGLANG_OPT_IN_PREFILL_GRAPHS). L40S, chunk 4096, 32 graphs:
+    # 512 + 6,144 + 64 + 128 = 6,848 MiB without it (0.851)
+    ("0.5.5", L40S, {}, 0.851, 0),  # the flag adds nothing to the reserve yet
+    ("0.5.6", L40S, {}, round((46_068 - 6_848 - 1_024) / 46_068, 3), 1024),  # 4096 (dataclass) // 4: 0.829
+    ("0.5.7", L40S, {}, round((46_068 - 6_848 - 512) / 46_068, 3), 512),  # the chunk // 8: 0.840
+    ("0.5.9", L40S, {}, round((46_068 - 6_848 - 400) / 46_068, 3), 400),  # 50 sizes to 4096 x 8 MiB: 0.843
+    # the floor: on an H100 with a 2048 chunk the reserve is 4,224 MiB, under 10 GiB. 0.5.6 adds 1,024 after the
+    # floor; 0.5.8 adds 42 sizes x 8 before it, where the floor swallows them
+    ("0.5.6", H100, {"chunked-prefill-size": "2048"}, round((81_559 - 10_240 - 1_024) / 81_559, 3), 1024),
+    ("0.5.8", H100, {"chunked-prefill-size": "2048"}, round((81_559 - 10_240) / 81_559, 3), 336),
+    ("0.5.8", H100, {"piecewise-cuda-graph-tokens": "8 16 32"}, round((81_559 - 13_440 - 24) / 81_559, 3), 24),
+])
+def test_opt_in_prefill_graphs_before_0_5_10(version, gpu, flags, expected, reserve_mb):
+    on = estimate({**flags, "enable-piecewise-cuda-graph": None}, version, gpu=gpu)
+    off = estimate(flags, version, gpu=gpu)
+    assert (on.extra["mem_fraction_static"], on.extra["prefill_graph_reserve"]) == (expected, reserve_mb * MiB)
+    assert off.extra["prefill_graph_reserve"] == 0

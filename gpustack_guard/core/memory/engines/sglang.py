@@ -63,6 +63,7 @@ class SglangConfig:
     # a flag that turns piecewise CUDA graphs off (server_args.py@0.5.10 _handle_piecewise_cuda_graph:
     # --disable-piecewise-cuda-graph, torch compile, DP attention, speculative decoding, LoRA, GGUF)
     prefill_graphs_off: bool = False
+    prefill_graphs_opt_in: bool = False  # --enable-piecewise-cuda-graph (0.5.4-0.5.9: off by default)
     # a Gated DeltaNet hybrid's mamba pool (gated_delta_pools)
     max_mamba_cache_size: int | None = None
     mamba_full_memory_ratio: float | None = None
@@ -222,7 +223,8 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
                      profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
                      gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
-    taken as CUDA). speculative_mb: the draft's reserve (speculative_reserve_mb), added after the 10 GiB floor."""
+    taken as CUDA). speculative_mb: what is added after the 10 GiB floor (the draft's speculative_reserve_mb,
+    0.5.6-0.5.7's opt-in prefill graphs)."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
     rule = profile.fraction_rule
@@ -282,6 +284,24 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
         return len(set(cfg.prefill_graph_tokens)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
     top = prefill_graph_max_tokens(cfg, chunked, version, facts.source if facts is not None else "")
     return prefill_graph_sizes(top) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+
+
+def opt_in_prefill_reserve_mb(cfg: SglangConfig, chunked: int, facts: ModelFacts | None,
+                              version: str | None) -> tuple[float, bool]:
+    """(MiB, counted after the 10 GiB floor) that --enable-piecewise-cuda-graph adds to the reserve in 0.5.6-0.5.9
+    (profiles.SGLANG_OPT_IN_PREFILL_GRAPHS); (0, False) without the flag or where the release adds nothing."""
+    row = P.sglang_opt_in_prefill_graphs(version)
+    if not cfg.prefill_graphs_opt_in or not row.rule:
+        return 0.0, False
+    top = cfg.prefill_graph_max_tokens
+    if top is None:
+        mla = facts is not None and facts.is_mla and row.mla_max_tokens
+        top = row.mla_max_tokens if mla else (row.default_max_tokens or chunked)
+    if row.rule == "tokens-div":
+        return float(top // row.divisor), True
+    if cfg.prefill_graph_tokens is not None:
+        return float(len(cfg.prefill_graph_tokens) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE), False
+    return float(prefill_graph_sizes(top) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE), False
 
 
 def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None,
@@ -375,16 +395,19 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     chunked = cfg.chunked_prefill_size or (npu[3] if npu else default_chunked_prefill(gpu_total, profile.graph_rule))
     graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version, facts, gpu_name)
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name, version)
+    opt_in_mb, after_floor = opt_in_prefill_reserve_mb(cfg, chunked, facts, version)
+    late_mb = opt_in_mb if after_floor else 0.0
+    prefill_mb += 0.0 if after_floor else opt_in_mb
     # 0.5.14+ counts the decode graphs only when their backend is on; before, whatever --disable-cuda-graph said
     off = cfg.disable_cuda_graph or cfg.decode_graphs_off
     reserve_bs = 0 if off and P.sglang_graph_args(version).decode_reserve_follows_backend else graph_bs
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, reserve_bs,
                                                            profile, prefill_mb, gpu_name,
-                                                           speculative_reserve_mb(cfg, version),
+                                                           speculative_reserve_mb(cfg, version) + late_mb,
                                                            bool(cfg.speculative_algorithm))
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
-    return chunked, (0 if off else graph_bs), fraction, prefill_mb
+    return chunked, (0 if off else graph_bs), fraction, prefill_mb + late_mb
 
 
 def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_set: bool) -> float:
