@@ -431,6 +431,7 @@ def sglang_config(flags: dict, version: str | None = None, env: dict | None = No
         or ("speculative-algorithm" in flags and not _sglang_since(version, P.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE))
         or "lora-paths" in flags or prefill_off
         or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
+        prefill_graphs_opt_in=_flag(flags, "enable-piecewise-cuda-graph"),
         **graphs,
         max_mamba_cache_size=value("max-mamba-cache-size"),
         mamba_full_memory_ratio=value("mamba-full-memory-ratio"),

@@ -2946,12 +2946,12 @@ class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated metho
     fraction_rule: str
     tp_fractions: tuple[tuple[int, float], ...]  # (minimum TP, fraction), largest TP first
     fallback_fraction: float  # when the GPU size is unknown
-    # "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs) | "v0.4.6" | "v0.4.6.post2" | "v0.4.7" (the
-    # v0.4.3 rule with wider graph captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" |
-    # "v0.5.4.post1" |
+    # "v0.3.0" (no small-GPU cut) | "v0.3" | "v0.4" | "v0.4.3" (80 graphs from TP 4 on small GPUs; from
+    # 0.4.0.post1) | "v0.4.6" (from 0.4.5.post3) | "v0.4.6.post2" | "v0.4.7" (the v0.4.3 rule with wider graph
+    # captures and, in 0.4.7, a larger chunk on big GPUs) | "v0.4.8" | "v0.5" | "v0.5.4.post1" |
     # "v0.5.20": cuda_graph_max_bs and chunked_prefill_size by GPU size (the v0.5* rules read SGLANG_GPU_TIERS_BY_RULE)
     graph_rule: str
-    page_rounding: bool  # max_total_num_tokens rounded down to --page-size (model_runner.py from 0.4.6)
+    page_rounding: bool  # max_total_num_tokens rounded down to --page-size (model_runner.py from 0.4.4)
     source: str
     prefill_graph_reserve: bool = False  # the reserve counts piecewise (prefill) CUDA graphs, on by default
 
@@ -2960,22 +2960,31 @@ SGLANG_TP_TIERS_030 = ((16, 0.79), (8, 0.83), (4, 0.85), (2, 0.87), (1, 0.88))  
 SGLANG_TP_TIERS_036 = ((16, 0.79), (8, 0.82), (4, 0.85), (2, 0.87), (1, 0.88))  # 0.3.6
 SGLANG_TP_TIERS_04 = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 SGLANG_PROFILES = (
-    SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3", False,
-                  "server_args.py@0.3.0, @0.3.3, @0.3.4.post2 and @0.3.5.post2 (fraction by TP only): TP 8 to 15 "
-                  "take 0.83; graph and chunk rule as 0.3.6"),
+    SglangProfile("0.0.0", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3.0", False,
+                  "server_args.py@0.3.0, @0.3.3, @0.3.4 and @0.3.5.post1 (fraction by TP only): TP 8 to 15 take "
+                  "0.83; chunked_prefill_size 8192 and graph captures up to 160 on every GPU "
+                  "(model_runner.py@0.3.0 batch_size_list, cuda_graph_runner.py@0.3.5 capture_bs end at 160)"),
+    SglangProfile("0.3.5.post2", "tp", SGLANG_TP_TIERS_030, 0.88, "v0.3", False,
+                  "server_args.py@0.3.5.post2 l.167-174: under 25000 MB chunked_prefill_size //= 4 and "
+                  "cuda_graph_max_bs = 4 (not @0.3.5.post1); TP 8 to 15 still take 0.83"),
     SglangProfile("0.3.6", "tp", SGLANG_TP_TIERS_036, 0.88, "v0.3", False,
                   "server_args.py@0.3.6 l.156-166 (fraction by TP only, TP 8 to 15: 0.82); under 25000 MB "
                   "chunked_prefill_size //= 4 and cuda_graph_max_bs = 4"),
     SglangProfile("0.4.0", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4", False,
                   "server_args.py@0.4.0 l.158-168: TP8 tier 0.81 (0.82 in 0.3.6); chunked_prefill_size 2048 and "
                   "cuda_graph_max_bs 8 under 25000 MB at every TP size, else 8192 and 160"),
-    SglangProfile("0.4.3", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
-                  "server_args.py@0.4.3: as 0.4.0, but under 25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of "
-                  "the default value 160', from the TP4 serving of qwen2-72b), 8 below"),
-    SglangProfile("0.4.6", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
-                  "server_args.py@0.4.6 l.224-238 (same @0.4.6.post1): TP tiers up to 81920 MiB, else (gpu_mem - 1024 "
-                  "* 13) / gpu_mem; cuda_graph_runner.py@0.4.6 captures up to 256 above 81920 MiB; "
-                  "model_runner.py@0.4.6 l.782-786 rounds max_total_num_tokens down to page_size (not @0.4.3.post2)"),
+    SglangProfile("0.4.0.post1", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", False,
+                  "server_args.py@0.4.0.post1 l.189-197 (same @0.4.2, @0.4.3, @0.4.3.post4): as 0.4.0, but under "
+                  "25000 MB cuda_graph_max_bs is 80 from TP 4 ('half of the default value 160', from the TP4 "
+                  "serving of qwen2-72b), 8 below"),
+    SglangProfile("0.4.4", "tp", SGLANG_TP_TIERS_04, 0.88, "v0.4.3", True,
+                  "server_args.py@0.4.4 adds --page-size; model_runner.py@0.4.4 l.709-711 (@0.4.5.post2 alike) "
+                  "rounds max_total_num_tokens down to page_size; the fraction and graph rules as 0.4.0.post1"),
+    SglangProfile("0.4.5.post3", "tp-or-13gib", SGLANG_TP_TIERS_04, 0.88, "v0.4.6", True,
+                  "server_args.py@0.4.5.post3 (same @0.4.6 l.224-238, @0.4.6.post1): TP tiers up to 81920 MiB, else "
+                  "(gpu_mem - 1024 * 13) / gpu_mem; cuda_graph_runner.py@0.4.5.post3 and @0.4.6 capture up to 256 "
+                  "above 81920 MiB; model_runner.py@0.4.5.post3 l.790-792 and @0.4.6 l.782-786 round "
+                  "max_total_num_tokens down to page_size"),
     SglangProfile("0.4.6.post2", "tp-or-lift", SGLANG_TP_TIERS_04, 0.88, "v0.4.6.post2", True,
                   "server_args.py@0.4.6.post2 (same @0.4.6.post3, .post4, .post5): TP x PP tiers up to 81920 MiB else "
                   "0.88; above 96 * 1024 MiB min(f + 48 * 1024 * (1 - f) / gpu_mem, (gpu_mem - 1024 * 18) / gpu_mem), "
@@ -3095,6 +3104,31 @@ SGLANG_HOPPER_QWEN3_VL_WIDE_RUNNING = 400  # max_running_requests >= 400: the po
 SGLANG_HOPPER_QWEN3_VL_WIDE_POOL_MB = 3 * 1024
 
 
+class SglangHopperQwen3VlGraphRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Whether a release raises a large-Hopper Qwen3-VL's default decode-graph batch to --max-running-requests."""
+
+    since: str
+    expands: bool
+    source: str
+
+
+SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS = (
+    SglangHopperQwen3VlGraphRow("0.0.0", False, "arg_groups/memory_hook.py@0.5.19 (no model override of the batch)"),
+    SglangHopperQwen3VlGraphRow("0.5.20", True,
+                                "arg_groups/model_overrides/qwen3_vl.py@0.5.20 .. @0.5.23 "
+                                "expand_multimodal_decode_graph_to_running_limit (is_sm90_supported: major 9; gpu_mem "
+                                ">= 60 * 1024; model_type qwen3_vl or qwen3_vl_moe; max_running_requests <= 512 and "
+                                "above the default; no decode max_bs or bs given), called by memory_hook.py@0.5.20 .. "
+                                "@0.5.23 handle_gpu_memory_settings before the reserve counts max_bs x 2 MiB"),
+)
+SGLANG_HOPPER_QWEN3_VL_GRAPH_MAX_RUNNING = 512
+_SGLANG_HOPPER_QWEN3_VL_GRAPH_KEYS = keyed_by_release(SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS)
+
+
+def sglang_hopper_qwen3_vl_graph_row(version: str | None) -> SglangHopperQwen3VlGraphRow:
+    return row_for("sglang", _SGLANG_HOPPER_QWEN3_VL_GRAPH_KEYS, version)
+
+
 def sglang_mm_reserve(version: str | None) -> SglangMultimodalReserve:
     return row_for("sglang", _SGLANG_MM_RESERVE_KEYS, version)
 
@@ -3167,7 +3201,7 @@ ALLOC_SMALL_SEGMENT = 2 * MiB
 ALLOC_MID_MAX = 10 * MiB
 ALLOC_MID_SEGMENT = 20 * MiB
 ALLOC_LARGE_ROUND = 2 * MiB
-SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.22 when the fraction leaves (0, 1)
+SGLANG_FALLBACK_FRACTION = 0.88  # 0.3.6-0.5.19 with no GPU size (0.95 from 0.5.20: SglangProfile.fallback_fraction)
 SGLANG_BIG_GPU_FLOOR_MB = 10 * 1024  # reserved floor on GPUs over 60 GiB (PR #10975, 0.5.4 wheel)
 SGLANG_013_RESERVE_MB = 13 * 1024  # 0.4.x above 81920 MiB: (gpu_mem - 1024 * 13) / gpu_mem
 SGLANG_013_THRESHOLD_MB = 81920
@@ -3178,10 +3212,11 @@ SGLANG_047_BIG_MB, SGLANG_047_LIFT_MB, SGLANG_047_RESERVE_MB = 96 * 1024, 48 * 1
 # 0.4.7 only, with a speculative algorithm (server_args.py@0.4.7 l.272-283; none in 0.4.6.post2, the tiered reserve
 # from 0.4.7.post1): 20 GiB kept above 96 GiB ("need reserve more memory for spec cuda graph"), x 0.95 below
 SGLANG_047_SPEC_RESERVE_MB, SGLANG_047_SPEC_FACTOR = 20 * 1024, 0.95
-# 0.4.6-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
-# server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in 0.4.6
-# and 0.4.6.post1 (with DP 1), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds range(256, 513, 16) and a 16,384-token
-# chunk above 180 * 1000 MiB (SGLANG_047_HUGE_MB). gsg does not model DP attention, so 0.4.6's DP test is not read.
+# 0.4.5.post3-0.4.7 graph captures and chunk on big GPUs (cuda_graph_runner.py get_batch_sizes_to_capture and
+# server_args.py of each wheel): the default list ends at 160 and gains range(160, 257, 8) above 81,920 MiB in
+# 0.4.5.post3 to 0.4.6.post1 (0.4.6 adds "and dp_size == 1"), above 96 * 1024 MiB from 0.4.6.post2; 0.4.7 adds
+# range(256, 513, 16) and a 16,384-token chunk above 180 * 1000 MiB (SGLANG_047_HUGE_MB). gsg does not model DP
+# attention, so 0.4.6's DP test is not read.
 SGLANG_046_WIDE_GRAPH_MB = 81920
 SGLANG_0462_WIDE_GRAPH_MB = 96 * 1024
 SGLANG_WIDE_GRAPH_BS, SGLANG_047_HUGE_GRAPH_BS, SGLANG_047_HUGE_CHUNKED = 256, 512, 16384
@@ -3200,6 +3235,107 @@ SGLANG_048_UNKNOWN_CHUNKED = 4096
 # (server_args.py@0.5.10 _generate_piecewise_cuda_graph_tokens; cuda_graph_hook.py@0.5.23 alike)
 SGLANG_PREFILL_GRAPH_MB_PER_SIZE = 8
 SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
+
+
+class SglangOptInPrefillGraphs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What --enable-piecewise-cuda-graph adds to the default fraction's reserve before piecewise graphs were on by
+    default (0.5.10: SglangProfile.prefill_graph_reserve)."""
+
+    since: str
+    # "": no term; "tokens-div": max tokens // divisor MiB after the 10 GiB floor; "per-size": 8 MiB per capture
+    # size (prefill_graph_sizes) before the floor
+    rule: str
+    divisor: int
+    default_max_tokens: int  # the ceiling when not given; 0: chunked_prefill_size
+    mla_max_tokens: int  # the ceiling under MLA when not given; 0: as above
+    source: str
+
+
+SGLANG_OPT_IN_PREFILL_GRAPHS = (
+    SglangOptInPrefillGraphs("0.0.0", "", 0, 0, 0, "server_args.py@0.5.4 and @0.5.5 _handle_gpu_memory_settings: the "
+                             "flag exists, the reserve has no term for it"),
+    SglangOptInPrefillGraphs("0.5.6", "tokens-div", 4, 4096, 0,
+                             "server_args.py@0.5.6 and @0.5.6.post2: reserved_mem += piecewise_cuda_graph_max_tokens "
+                             "// 4 after the 10 GiB floor (dataclass default 4096)"),
+    SglangOptInPrefillGraphs("0.5.7", "tokens-div", 8, 0, 0,
+                             "server_args.py@0.5.7: // 8, after the floor; the ceiling defaults to "
+                             "chunked_prefill_size"),
+    SglangOptInPrefillGraphs("0.5.8", "per-size", 0, 0, 2048,
+                             "server_args.py@0.5.8 and @0.5.9: len(piecewise_cuda_graph_tokens) * 8 before the floor; "
+                             "the ceiling is 2048 under MLA (pr #15927)"),
+    SglangOptInPrefillGraphs("0.5.10", "", 0, 0, 0,
+                             "server_args.py@0.5.10: on by default (--disable-piecewise-cuda-graph), "
+                             "SglangProfile.prefill_graph_reserve"),
+)
+_SGLANG_OPT_IN_PREFILL_KEYS = keyed_by_release(SGLANG_OPT_IN_PREFILL_GRAPHS)
+
+
+def sglang_opt_in_prefill_graphs(version: str | None) -> SglangOptInPrefillGraphs:
+    return row_for("sglang", _SGLANG_OPT_IN_PREFILL_KEYS, version)
+
+
+class SglangPrefillPathCap(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """A cap on the default prefill-graph token ceiling for a model whose --model-path holds `path_text` (lower
+    case); 0 tokens: none. gsg matches the model name it was given (ModelFacts.source), SGLang the path it loads."""
+
+    since: str
+    path_text: str
+    tokens: int
+    source: str
+
+
+SGLANG_PREFILL_PATH_CAPS = (
+    SglangPrefillPathCap("0.0.0", "", 0, "server_args.py@0.5.9 (no piecewise graphs by default, no cap)"),
+    SglangPrefillPathCap("0.5.10", "llama-2", 4096,
+                         "server_args.py@0.5.10, @0.5.13, @0.5.14 and @0.5.18 _handle_gpu_memory_settings, "
+                         "arg_groups/memory_hook.py@0.5.19 .. @0.5.23 handle_gpu_memory_settings: 'For Llama2 series "
+                         "models, the max tokens is limited to 4096' when \"llama-2\" is in model_path.lower() and "
+                         "the ceiling is not given"),
+)
+_SGLANG_PREFILL_PATH_KEYS = keyed_by_release(SGLANG_PREFILL_PATH_CAPS)
+
+
+def sglang_prefill_path_cap(version: str | None) -> SglangPrefillPathCap:
+    return row_for("sglang", _SGLANG_PREFILL_PATH_KEYS, version)
+
+
+class SglangPrefillGraphsOffArchs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Architectures whose piecewise (prefill) CUDA graphs a release turns off (ModelConfig.
+    is_piecewise_cuda_graph_disabled_model, read by _handle_piecewise_cuda_graph before the reserve is sized)."""
+
+    since: str
+    architectures: frozenset[str]
+    source: str
+
+
+_SGLANG_PCG_OFF_0510 = frozenset({"DeepseekV32ForCausalLM", "Qwen3NextForCausalLM", "GlmMoeDsaForCausalLM",
+                                  "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"})
+_SGLANG_PCG_OFF_0513 = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM",
+                                  "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"})
+SGLANG_PREFILL_GRAPHS_OFF_ARCHS = (
+    SglangPrefillGraphsOffArchs("0.0.0", frozenset(), "server_args.py@0.5.9: no prefill graphs by default"),
+    SglangPrefillGraphsOffArchs("0.5.10", _SGLANG_PCG_OFF_0510,
+                                "configs/model_config.py@0.5.10 and @0.5.11 piecewise_cuda_graph_disabled_model_archs"
+                                " (DeepSeek-V3.2's NSA also by is_deepseek_nsa)"),
+    SglangPrefillGraphsOffArchs("0.5.12", _SGLANG_PCG_OFF_0510 | {"DeepseekV4ForCausalLM",
+                                                                  "DeepseekV4ForCausalLMNextN"},
+                                "configs/model_config.py@0.5.12: DeepSeek-V4 added"),
+    SglangPrefillGraphsOffArchs("0.5.13", _SGLANG_PCG_OFF_0513,
+                                "configs/model_config.py@0.5.13 .. @0.5.15: DeepseekV32ForCausalLM and "
+                                "GlmMoeDsaForCausalLM (and the is_deepseek_nsa test) dropped"),
+    SglangPrefillGraphsOffArchs("0.5.16", _SGLANG_PCG_OFF_0513 | {"DeepseekV4ForCausalLMDSpark"},
+                                "configs/model_config.py@0.5.16 .. @0.5.19"),
+    SglangPrefillGraphsOffArchs("0.5.20", _SGLANG_PCG_OFF_0513 | {"DeepseekV4ForCausalLMDSpark",
+                                                                  "Glm5NextForConditionalGeneration"},
+                                "configs/model_config.py@0.5.20 .. @0.5.23"),
+)
+_SGLANG_PCG_OFF_KEYS = keyed_by_release(SGLANG_PREFILL_GRAPHS_OFF_ARCHS)
+
+
+def sglang_prefill_graphs_off_archs(version: str | None) -> SglangPrefillGraphsOffArchs:
+    return row_for("sglang", _SGLANG_PCG_OFF_KEYS, version)
+
+
 # GPU names SGLang drives without CUDA (lower-cased regex): AMD Instinct / Radeon (ROCm), Huawei Ascend (NPU),
 # Intel Gaudi (HPU), Moore Threads MTT (MUSA). is_hip() / is_npu() and the rest turn piecewise graphs off.
 SGLANG_NON_CUDA = r"\bamd\b|instinct|radeon|\bmi[1-9]\d{2}x?\b|ascend|gaudi|\bmtt\b"
@@ -3220,7 +3356,37 @@ SGLANG_0541_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), *SG
 SGLANG_0520_GPU_TIERS = ((20 * 1024, 2048, 8, 8), (35 * 1024, 4096, 48, 160), *SGLANG_05_GPU_TIERS[2:])
 SGLANG_GPU_TIERS_BY_RULE = {"v0.5": SGLANG_05_GPU_TIERS, "v0.5.4.post1": SGLANG_0541_GPU_TIERS,
                             "v0.5.20": SGLANG_0520_GPU_TIERS}
-SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB
+SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB from 0.3.5.post2
+
+
+class SglangNpuTiers(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """An Ascend NPU's chunked_prefill_size and decode-graph batch by memory, where they differ from the GPU tiers:
+    (low MiB, high MiB, high included, chunked_prefill_size, graph bs below TP 4, graph bs at TP >= 4), the first
+    tier with low <= memory below (or at) high wins; memory in no tier takes the GPU tiers."""
+
+    since: str
+    tiers: tuple[tuple[int, int, bool, int, int, int], ...]
+    source: str
+
+
+SGLANG_NPU_TIERS = (
+    SglangNpuTiers("0.0.0", (), "server_args.py@0.5.3.post2 _handle_gpu_memory_settings (no NPU branch)"),
+    SglangNpuTiers("0.5.3.post3", ((20 * 1024, 32 * 1024, False, 32768, 16, 64),
+                                   (60 * 1024, 64 * 1024, False, 32768, 64, 128)),
+                   "server_args.py@0.5.3.post3, @0.5.4 and @0.5.6.post2 _handle_gpu_memory_settings: 'is_npu() and "
+                   "gpu_mem < 32 * 1024' after the 20 GiB tier, 'is_npu() and gpu_mem < 64 * 1024' after the 60 GiB "
+                   "one (Atlas A2B4; Atlas A2 and A3)"),
+    SglangNpuTiers("0.5.7", ((0, 32 * 1024, True, 4096, 16, 64), (0, 64 * 1024, True, 8192, 64, 256)),
+                   "hardware_backend/npu/utils.py@0.5.7, @0.5.10, @0.5.16, @0.5.20 and @0.5.23 "
+                   "set_default_server_args (npu_mem <= 32 * 1024: 910B4; <= 64 * 1024: 910B1-B3, 910_93xx), run "
+                   "by _handle_npu_backends before the GPU tiers, which then leave the set values"),
+)
+_SGLANG_NPU_KEYS = keyed_by_release(SGLANG_NPU_TIERS)
+SGLANG_NPU = r"ascend"  # the NPU part of SGLANG_NON_CUDA (is_npu)
+
+
+def sglang_npu_tiers(version: str | None) -> SglangNpuTiers:
+    return row_for("sglang", _SGLANG_NPU_KEYS, version)
 # The scheduler's longest input: max_req_input_len = max_req_len - 5, max_req_len = min(context, pool) - 1
 # (scheduler.py; sglang#4048 logs 59,862 on a 59,868-token pool).
 SGLANG_INPUT_MARGIN = 5
@@ -3255,9 +3421,15 @@ SGLANG_GRAPH_ARGS = (
                     "max(cuda_graph_bs)); reserved_mem counts cuda_graph_max_bs x 2 whatever --disable-cuda-graph"),
     SglangGraphArgs("0.5.4", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
                     ("piecewise-cuda-graph-tokens",), (), False, False, False, False,
-                    "server_args.py@0.5.4 .. @0.5.13: --piecewise-cuda-graph-max-tokens (default chunked_prefill_size"
-                    ") and --piecewise-cuda-graph-tokens; the reserve counts len(piecewise_cuda_graph_tokens) x 8 "
-                    "from 0.5.8 when on (by default from 0.5.10: SglangProfile.prefill_graph_reserve)"),
+                    "server_args.py@0.5.4 .. @0.5.12.post1: --piecewise-cuda-graph-max-tokens (default "
+                    "chunked_prefill_size) and --piecewise-cuda-graph-tokens; the reserve counts "
+                    "len(piecewise_cuda_graph_tokens) x 8 from 0.5.8 when on (by default from 0.5.10: "
+                    "SglangProfile.prefill_graph_reserve)"),
+    SglangGraphArgs("0.5.13", ("cuda-graph-max-bs",), ("cuda-graph-bs",), ("piecewise-cuda-graph-max-tokens",),
+                    ("piecewise-cuda-graph-tokens",), (), False, False, True, False,
+                    "server_args.py@0.5.13 and @0.5.13.post1 _handle_gpu_memory_settings: the flags of 0.5.4, and "
+                    "piecewise_cuda_graph_max_tokens cut to an explicit --context-length (sglang#21112; "
+                    "@0.5.12.post1 has no cut)"),
     SglangGraphArgs("0.5.14", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
                     ("cuda-graph-bs-decode", "cuda-graph-bs"),
                     ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
@@ -3265,7 +3437,7 @@ SGLANG_GRAPH_ARGS = (
                     "server_args.py@0.5.14 _parse_cuda_graph_config (JSON > per-phase flags > legacy) and the "
                     "DeprecatedAliasStoreAction aliases; _handle_gpu_memory_settings: decode max_bs x 2 only when "
                     "the decode backend is not disabled, prefill max_bs = min(chunked, max_total_tokens, "
-                    "context_length) (the context clamp from sglang#21112, @0.5.14 .. @0.5.16)"),
+                    "context_length) (the context clamp from sglang#21112, @0.5.13 .. @0.5.16)"),
     SglangGraphArgs("0.5.17", ("cuda-graph-max-bs-decode", "cuda-graph-max-bs"),
                     ("cuda-graph-bs-decode", "cuda-graph-bs"),
                     ("cuda-graph-max-bs-prefill", "piecewise-cuda-graph-max-tokens"),
@@ -3306,7 +3478,7 @@ class SglangModelPageRow(NamedTuple):  # a table row: tuple-built, no generated 
 # Read in server_args.py _handle_model_specific_adjustments and _handle_attention_backend_compatibility at 0.5.2,
 # 0.5.3, 0.5.4, 0.5.10 and 0.5.14 and in arg_groups/model_overrides + overrides.py at 0.5.20 (0.5.15's server_args.py
 # says the sm100 fill moved there; 0.5.15-0.5.19 and 0.5.21+ taken as their neighbours, unread). The page only
-# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.4.6+). DeepSeek-V3's
+# moves a figure where gsg rounds the pool to the page (SglangProfile.page_rounding, 0.4.4+). DeepSeek-V3's
 # architecture is also Kimi-K2's; DeepSeek-V3.2 (NSA) has its own branch, which gsg does not size.
 SGLANG_SM100_MODEL_PAGE = {
     "DeepseekV3ForCausalLM": (

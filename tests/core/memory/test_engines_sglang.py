@@ -159,9 +159,9 @@ def test_prefill_graph_reserve_where_sglang_captures_them(cfg, facts_name, gpu_n
 
 
 @pytest.mark.parametrize("version,since", [
-    ("0.3.3", "0.0.0"), ("0.3.5.post2", "0.0.0"), ("0.3.6", "0.3.6"), ("0.4.0", "0.4.0"), ("0.4.2.post4", "0.4.0"),
-    ("0.4.3", "0.4.3"), ("0.4.5.post3", "0.4.3"),
-    ("0.4.6.post1", "0.4.6"), ("0.4.6.post2", "0.4.6.post2"), ("0.4.6.post5", "0.4.6.post2"), ("0.4.7", "0.4.7"),
+    ("0.3.3", "0.0.0"), ("0.3.5.post1", "0.0.0"), ("0.3.5.post2", "0.3.5.post2"), ("0.3.6", "0.3.6"), ("0.4.0", "0.4.0"),
+    ("0.4.0.post1", "0.4.0.post1"), ("0.4.3.post4", "0.4.0.post1"), ("0.4.4", "0.4.4"), ("0.4.5.post2", "0.4.4"),
+    ("0.4.5.post3", "0.4.5.post3"), ("0.4.6.post1", "0.4.5.post3"), ("0.4.6.post2", "0.4.6.post2"), ("0.4.6.post5", "0.4.6.post2"), ("0.4.7", "0.4.7"),
     ("0.4.7.post1", "0.4.7.post1"), ("0.4.10", "0.4.7.post1"), ("0.5.2", "0.4.7.post1"), ("0.5.3", "0.5.3"),
     ("0.5.4", "0.5.3"), ("0.5.4.post1", "0.5.4.post1"), ("0.5.9", "0.5.4.post1"), ("0.5.10", "0.5.10"),
     ("0.5.19", "0.5.10"), ("0.5.20", "0.5.20"), ("0.5.22", "0.5.20"), ("0.5.23", "0.5.23"),
@@ -351,8 +351,9 @@ def test_an_unknown_interconnect_says_which_start_up_it_assumed(gpu_name, tp, no
 
 
 @pytest.mark.parametrize("version,tp,graph_bs", [
-    # under 25,000 MiB: 8 at every TP size in 0.4.0-0.4.2; 0.4.3 gives TP >= 4 the 80 of "half of the default 160"
-    ("0.4.0", 1, 8), ("0.4.0", 4, 8), ("0.4.2", 8, 8),
+    # under 25,000 MiB: 8 at every TP size in 0.4.0; 0.4.0.post1 gives TP >= 4 the 80 of "half of the default 160"
+    # (server_args.py@0.4.0.post1 l.189-197, @0.4.2 l.209-217)
+    ("0.4.0", 1, 8), ("0.4.0", 4, 8), ("0.4.0.post1", 4, 80), ("0.4.2", 8, 80), ("0.4.2", 1, 8),
     ("0.4.3", 1, 8), ("0.4.3", 4, 80), ("0.4.5", 8, 80), ("0.4.6", 4, 80), ("0.4.7", 4, 80),
 ])
 def test_small_gpu_graph_batch_at_tp4_follows_the_release_it_came_in(version, tp, graph_bs):
@@ -365,8 +366,8 @@ def test_small_gpu_graph_batch_at_tp4_follows_the_release_it_came_in(version, tp
 def test_an_estimate_at_tp4_on_a_small_gpu_takes_its_release_s_graph_batch():
     facts = catalog_facts("Qwen/Qwen2.5-7B")
     cfg = SglangConfig(tp_size=4, context_length=8192)
-    old = estimate_sglang(facts, RTX4090, cfg, version="0.4.2", gpu_name="NVIDIA GeForce RTX 4090")
-    new = estimate_sglang(facts, RTX4090, cfg, version="0.4.3", gpu_name="NVIDIA GeForce RTX 4090")
+    old = estimate_sglang(facts, RTX4090, cfg, version="0.4.0", gpu_name="NVIDIA GeForce RTX 4090")
+    new = estimate_sglang(facts, RTX4090, cfg, version="0.4.0.post1", gpu_name="NVIDIA GeForce RTX 4090")
     assert (old.extra["cuda_graph_max_bs"], new.extra["cuda_graph_max_bs"]) == (8, 80)
 
 
@@ -469,6 +470,56 @@ def test_0_4_6_and_0_4_7_big_gpu_fractions_by_release_and_device(version, gpu, n
 def test_0_4_6_and_0_4_7_graph_and_chunk_defaults_by_gpu_size(version, gpu, tp, chunked, graph_bs):
     rule = P.sglang_profile(version).graph_rule
     assert (default_chunked_prefill(gpu, rule), default_cuda_graph_max_bs(gpu, tp, rule)) == (chunked, graph_bs)
+
+
+@pytest.mark.parametrize("architecture,version,expected_mb", [
+    # configs/model_config.py piecewise_cuda_graph_disabled_model_archs: no prefill graphs, so no reserve for them
+    ("Qwen3NextForCausalLM", "0.5.10", 0), ("Qwen3NextForCausalLM", "0.5.23", 0),
+    ("BailingMoeV2_5ForCausalLM", "0.5.16", 0), ("Glm5NextForConditionalGeneration", "0.5.20", 0),
+    ("Glm5NextForConditionalGeneration", "0.5.19", 58 * 8),  # listed from 0.5.20 only
+    ("GlmMoeDsaForCausalLM", "0.5.12", 0), ("GlmMoeDsaForCausalLM", "0.5.13", 58 * 8),  # dropped in 0.5.13
+    ("Qwen3ForCausalLM", "0.5.10", 58 * 8), ("Qwen3ForCausalLM", "0.5.23", 58 * 8),  # 4 ... 8192 tokens
+])
+def test_prefill_graph_reserve_leaves_the_architectures_sglang_turns_them_off_for(architecture, version, expected_mb):
+    facts = replace(catalog_facts("Qwen/Qwen3-8B"), architecture=architecture)
+    profile = P.sglang_profile(version)
+    assert prefill_graph_reserve_mb(SglangConfig(), profile, 8192, facts, "NVIDIA H100", version) == expected_mb
+
+
+def test_small_gpu_cut_of_chunk_and_graphs_starts_at_0_3_5_post2():
+    # server_args.py@0.3.5.post2 l.167-174 quarters the 8,192-token chunk and sets 4 graphs under 25,000 MB;
+    # @0.3.0, @0.3.4 and @0.3.5.post1 keep 8,192 and capture up to 160 on every GPU
+    def defaults(version, gpu):
+        rule = P.sglang_profile(version).graph_rule
+        return default_chunked_prefill(gpu, rule), default_cuda_graph_max_bs(gpu, 1, rule)
+
+    assert [defaults(v, RTX4090) for v in ("0.3.0", "0.3.5.post1", "0.3.5.post2", "0.3.6")] == [
+        (8192, 160), (8192, 160), (2048, 4), (2048, 4)]
+    assert defaults("0.3.0", H100) == defaults("0.3.5.post2", H100) == (8192, 160)
+    assert fraction("0.3.5.post1", H100, 8) == fraction("0.3.5.post2", H100, 8) == 0.83
+
+
+def test_13_gib_rule_and_wide_graphs_start_at_0_4_5_post3():
+    # server_args.py@0.4.5.post3 and @0.4.6: (gpu_mem - 13 GiB) / gpu_mem above 81,920 MiB; @0.4.5.post2 the TP tier
+    # on every GPU; cuda_graph_runner.py@0.4.5.post3 captures up to 256 above 81,920 MiB, @0.4.5.post2 only on ROCm
+    assert fraction("0.4.5.post3", H200, 1) == fraction("0.4.6", H200, 1) == (143_771 - 13_312) / 143_771
+    assert fraction("0.4.5.post2", H200, 1) == 0.88
+    assert fraction("0.4.5.post3", H100, 4) == 0.85  # under 81,920 MiB: the TP tier either side
+    wide = [default_cuda_graph_max_bs(H200, 1, P.sglang_profile(v).graph_rule) for v in ("0.4.5.post2", "0.4.5.post3")]
+    assert wide == [160, 256]
+
+
+def test_page_rounding_starts_with_the_page_size_flag_in_0_4_4():
+    # --page-size and model_runner.py's "// page_size * page_size" both arrive in 0.4.4 (@0.4.4 l.709-711,
+    # @0.4.5.post2 l.747-749); 0.4.3.post4 has neither
+    facts = catalog_facts("Qwen/Qwen3-8B")
+    cfg, paged = SglangConfig(mem_fraction_static=0.8), SglangConfig(mem_fraction_static=0.8, page_size=64)
+    tokens = {v: (estimate_sglang(facts, H100, paged, version=v).kv_capacity_tokens,
+                  estimate_sglang(facts, H100, cfg, version=v).kv_capacity_tokens)
+              for v in ("0.4.3.post4", "0.4.4", "0.4.5.post2")}
+    assert tokens["0.4.3.post4"][1] % 64 != 0  # so the checks can tell a rounded pool from an unrounded one
+    assert tokens["0.4.3.post4"][0] == tokens["0.4.3.post4"][1]
+    assert all(paged_t == whole // 64 * 64 < whole for paged_t, whole in (tokens["0.4.4"], tokens["0.4.5.post2"]))
 
 
 def test_an_mi300x_and_a_b200_under_0_4_7_size_their_pools_differently():
@@ -635,3 +686,28 @@ def test_aiter_honour_env_reaches_the_estimate_through_the_deployment_env():
     cut = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy())
     kept = engine.estimate("sglang", facts, gpus, flags, "0.5.23", Policy(), env={P.SGLANG_AITER_HONOR_ENV: "true"})
     assert (cut.kv_capacity_tokens, kept.kv_capacity_tokens) == (837_043, 1_004_378)
+
+
+@pytest.mark.parametrize("version,gpu_mb,name,tp,chunked,graph_bs", [
+    # profiles.SGLANG_NPU_TIERS: 0.5.3.post3-0.5.6 interleave two Ascend tiers with the GPU ones (32,768-token
+    # chunks); from 0.5.7 hardware_backend/npu/utils.py sets 4,096 / 8,192 first. 0.5.3.post2 has no NPU branch.
+    ("0.5.3.post2", 62_420, "Ascend 910B3", 1, 8192, 256), ("0.5.4", 62_420, "Ascend 910B3", 1, 32768, 64),
+    ("0.5.6", 62_420, "Ascend 910B3", 4, 32768, 128), ("0.5.7", 62_420, "Ascend 910B3", 1, 8192, 64),
+    ("0.5.23", 62_420, "Ascend 910B3", 4, 8192, 256),
+    ("0.5.3.post2", 30_000, "Ascend 910B4", 1, 2048, 16), ("0.5.4", 30_000, "Ascend 910B4", 4, 32768, 64),
+    ("0.5.10", 30_000, "Ascend 910B4", 1, 4096, 16), ("0.5.23", 16_000, "Ascend 910B4", 4, 4096, 64),
+    ("0.5.4", 50_000, "Ascend 910B", 1, 4096, 32),  # between the NPU tiers: the GPU tier
+    ("0.5.23", 96 * 1024, "Ascend 910_9392", 1, 8192, 256),  # above 64 GiB: the GPU tier (90-160 GiB)
+    ("0.5.4", 62_420, "NVIDIA A100", 1, 8192, 256),  # a GPU of the same size keeps the GPU tier
+])
+def test_ascend_npus_take_their_own_chunk_and_graph_batch(version, gpu_mb, name, tp, chunked, graph_bs):
+    est = estimate_sglang(catalog_facts("Qwen/Qwen3-8B"), gpu_mb * MiB, SglangConfig(tp_size=tp), version=version,
+                          gpu_name=name)
+    assert (est.extra["chunked_prefill_size"], est.extra["cuda_graph_max_bs"]) == (chunked, graph_bs)
+
+
+def test_an_ascend_tier_moves_the_default_fraction():
+    # 0.5.4 on a 62,420 MiB 910B3: 512 + 32,768 x 1.5 + 64 x 2 + 128 = 49,920 MiB reserved (no prefill graphs off
+    # CUDA), 0.200; 0.5.7: 512 + 12,288 + 128 + 128 = 13,056 MiB, 0.791
+    fractions = [sglang_fraction(SglangConfig(), 62_420 * MiB, v, gpu_name="Ascend 910B3") for v in ("0.5.4", "0.5.7")]
+    assert fractions == [round((62_420 - 49_920) / 62_420, 3), round((62_420 - 13_056) / 62_420, 3)] == [0.2, 0.791]

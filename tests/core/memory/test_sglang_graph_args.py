@@ -65,11 +65,14 @@ def test_the_legacy_graph_names_stop_0_5_20_and_later(name, value):
     ("0.5.23", {"cuda-graph-config": '{"prefill": {"bs": [8, 16]}}'}, 2 * 8),
     ("0.5.23", {"cuda-graph-backend-prefill": "disabled"}, 0),
     ("0.5.23", {"cuda-graph-config": '{"prefill": {"backend": "disabled"}}'}, 0),
-    # sglang#21112's clamp to an explicit --context-length, 0.5.14-0.5.16 only: 50 graphs to 4096
+    # sglang#21112's clamp to an explicit --context-length, 0.5.13-0.5.16 only: 50 graphs to 4096
+    # (server_args.py@0.5.13 and @0.5.13.post1 _handle_gpu_memory_settings; none @0.5.12.post1 nor @0.5.17)
     ("0.5.14", {"context-length": "4096"}, 50 * 8),
     ("0.5.16", {"context-length": "4096"}, 50 * 8),
     ("0.5.17", {"context-length": "4096"}, 58 * 8),
-    ("0.5.13", {"context-length": "4096"}, 58 * 8),
+    ("0.5.13", {"context-length": "4096"}, 50 * 8),
+    ("0.5.13.post1", {"context-length": "4096"}, 50 * 8),
+    ("0.5.12.post1", {"context-length": "4096"}, 58 * 8),
 ])
 def test_prefill_graph_reserve_follows_the_prefill_arguments(version, flags, reserve_mb):
     for model in ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B-Instruct"):
@@ -142,6 +145,48 @@ def test_speculative_reserve_is_shown_and_the_draft_is_named_unsized():
 def test_one_graph_args_row_per_release_range():
     assert [P.sglang_graph_args(v).since for v in ("0.5.3", "0.5.4", "0.5.13", "0.5.14", "0.5.17", "0.5.20",
                                                    "0.5.22", "0.5.23")] == \
-        ["0.0.0", "0.5.4", "0.5.4", "0.5.14", "0.5.17", "0.5.20", "0.5.22", "0.5.22"]
+        ["0.0.0", "0.5.4", "0.5.13", "0.5.14", "0.5.17", "0.5.20", "0.5.22", "0.5.22"]
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.10").prefill_graphs_off is True
     assert engine.sglang_config({"speculative-algorithm": "EAGLE"}, "0.5.11").prefill_graphs_off is False
+
+
+@pytest.mark.parametrize("version,model,reserve_mb", [
+    # 0.5.10+: a model path holding "llama-2" caps the default prefill ceiling at 4096 tokens (profiles.
+    # SGLANG_PREFILL_PATH_CAPS): 50 graphs, not the 58 of the 8192-token H100 chunk
+    ("0.5.10", "meta-llama/Llama-2-7b-hf", 50 * 8), ("0.5.23", "meta-llama/Llama-2-13b-hf", 50 * 8),
+    ("0.5.10", "meta-llama/Llama-3.1-8B-Instruct", 58 * 8), ("0.5.23", "Qwen/Qwen3-8B", 58 * 8),
+    ("0.5.9", "meta-llama/Llama-2-7b-hf", 0),  # no prefill graphs by default before 0.5.10
+])
+def test_llama_2_paths_cap_the_default_prefill_graphs_at_4096_tokens(version, model, reserve_mb):
+    assert estimate({}, version, model).extra["prefill_graph_reserve"] == reserve_mb * MiB
+
+
+def test_llama_2_cap_leaves_a_given_ceiling_and_a_smaller_chunk():
+    # the cap is inside SGLang's "max_bs is None" branch: a given ceiling stays; a 2048 chunk is under it anyway
+    given = estimate({"piecewise-cuda-graph-max-tokens": "8192"}, "0.5.13", "meta-llama/Llama-2-7b-hf")
+    small = estimate({"chunked-prefill-size": "2048"}, "0.5.13", "meta-llama/Llama-2-7b-hf")
+    assert (given.extra["prefill_graph_reserve"], small.extra["prefill_graph_reserve"]) == (58 * 8 * MiB, 42 * 8 * MiB)
+    assert P.sglang_prefill_path_cap("0.5.9").tokens == 0 < P.sglang_prefill_path_cap("0.5.10").tokens == 4096
+
+
+L40S = 46_068 * MiB
+
+
+@pytest.mark.parametrize("version,gpu,flags,expected,reserve_mb", [
+    # --enable-piecewise-cuda-graph before 0.5.10 (profiles.SGLANG_OPT_IN_PREFILL_GRAPHS). L40S, chunk 4096, 32 graphs:
+    # 512 + 6,144 + 64 + 128 = 6,848 MiB without it (0.851)
+    ("0.5.5", L40S, {}, 0.851, 0),  # the flag adds nothing to the reserve yet
+    ("0.5.6", L40S, {}, round((46_068 - 6_848 - 1_024) / 46_068, 3), 1024),  # 4096 (dataclass) // 4: 0.829
+    ("0.5.7", L40S, {}, round((46_068 - 6_848 - 512) / 46_068, 3), 512),  # the chunk // 8: 0.840
+    ("0.5.9", L40S, {}, round((46_068 - 6_848 - 400) / 46_068, 3), 400),  # 50 sizes to 4096 x 8 MiB: 0.843
+    # the floor: on an H100 with a 2048 chunk the reserve is 4,224 MiB, under 10 GiB. 0.5.6 adds 1,024 after the
+    # floor; 0.5.8 adds 42 sizes x 8 before it, where the floor swallows them
+    ("0.5.6", H100, {"chunked-prefill-size": "2048"}, round((81_559 - 10_240 - 1_024) / 81_559, 3), 1024),
+    ("0.5.8", H100, {"chunked-prefill-size": "2048"}, round((81_559 - 10_240) / 81_559, 3), 336),
+    ("0.5.8", H100, {"piecewise-cuda-graph-tokens": "8 16 32"}, round((81_559 - 13_440 - 24) / 81_559, 3), 24),
+])
+def test_opt_in_prefill_graphs_before_0_5_10(version, gpu, flags, expected, reserve_mb):
+    on = estimate({**flags, "enable-piecewise-cuda-graph": None}, version, gpu=gpu)
+    off = estimate(flags, version, gpu=gpu)
+    assert (on.extra["mem_fraction_static"], on.extra["prefill_graph_reserve"]) == (expected, reserve_mb * MiB)
+    assert off.extra["prefill_graph_reserve"] == 0

@@ -5,7 +5,7 @@ a multimodal model's KV budget before the pools are sized (kv_cache_configurator
 from __future__ import annotations
 
 import pytest
-from support.vision_configs import QWEN3_VL_8B, QWEN25_VL_7B
+from support.vision_configs import QWEN3_VL_8B, QWEN3_VL_30B_A3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.memory import profiles as P
@@ -112,3 +112,29 @@ def test_verify_reads_the_reserve_line_per_rank():
     log, _ = parse_log(lines, "sglang")
     assert log.ranks["TP0 EP0"]["multimodal_kv_reserve_bytes_per_gpu"] == int(0.10 * 1024**3)
     assert log.ranks["TP1 EP1"]["multimodal_kv_reserve_bytes_per_gpu"] == int(1.10 * 1024**3)
+
+
+@pytest.mark.parametrize(("facts", "version", "gpu", "running", "graph_bs"), [
+    # qwen3_vl.py@0.5.20 .. @0.5.23 expand_multimodal_decode_graph_to_running_limit: the default 256 rises to
+    # --max-running-requests (at most 512) on an SM90 GPU of 60 GiB or more
+    (QWEN3_VL, "0.5.20", H100, "400", 400), (QWEN3_VL, "0.5.19", H100, "400", 256),
+    (facts_from_config(QWEN3_VL_30B_A3B, "Qwen/Qwen3-VL-30B-A3B-Instruct"), "0.5.23", H200, "512", 512),
+    (QWEN3_VL, "0.5.23", H100, "513", 256),  # above 512: left alone
+    (QWEN3_VL, "0.5.23", (81920 * MiB, "NVIDIA A100-SXM4-80GB"), "400", 256),  # SM80
+    (QWEN3_VL, "0.5.23", L40S, "400", 32),  # SM89, 45 GiB: the 35-60 GiB default
+    (QWEN25_VL, "0.5.23", H100, "400", 256),  # another model type
+    (QWEN3_VL, "0.5.23", H100, "128", 128),  # below the default: 0.5.22's cut, no raise
+])
+def test_qwen3_vl_on_large_hopper_raises_the_decode_graph_batch_from_0_5_20(facts, version, gpu, running, graph_bs):
+    est = run(facts, {"max-running-requests": running}, version, gpu=gpu)
+    assert est.extra["cuda_graph_max_bs"] == graph_bs
+
+
+def test_the_raised_decode_batch_moves_the_reserve():
+    # 0.5.20 on an H100: 512 + 8192 x 1.5 + bs x 2 + 128 MiB (no prefill graphs for a multimodal model), then the
+    # Qwen3-VL factor; 400 graphs keep 288 MiB more than 256
+    raised, given = (run(QWEN3_VL, {"max-running-requests": "400", **flags}, "0.5.20", gpu=H100)
+                     for flags in ({}, {"cuda-graph-max-bs-decode": "256"}))
+    assert (raised.extra["cuda_graph_max_bs"], given.extra["cuda_graph_max_bs"]) == (400, 256)
+    factor = raised.extra["mem_fraction_static"] / round((81_559 - 13_728) / 81_559, 3)
+    assert given.extra["mem_fraction_static"] == pytest.approx(round((81_559 - 13_440) / 81_559, 3) * factor)

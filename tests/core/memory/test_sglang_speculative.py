@@ -107,7 +107,8 @@ def test_eagle_is_nextn_and_a_draft_path_overrides_the_mtp_layers():
 
 def test_qwen3_next_nextn_reserves_intermediate_states_on_two_releases():
     flags = {"tp-size": "4", "speculative-algorithm": "NEXTN"}
-    for version, fraction, slots, tokens in (("0.5.9", 0.886, 2136, 3_731_206), ("0.5.12", 0.869, 2074, 3_624_236)):
+    # 0.5.12: EAGLE-style drafts keep 4 GiB (2 GiB in 0.5.9); no prefill graphs for Qwen3NextForCausalLM
+    for version, fraction, slots, tokens in (("0.5.9", 0.886, 2136, 3_731_206), ("0.5.12", 0.872, 2085, 3_643_021)):
         est = run(NEXT, flags, version, (H200,) * 4)
         pool = est.extra["mamba_pool"]
         assert est.extra["mem_fraction_static"] == fraction

@@ -63,6 +63,7 @@ class SglangConfig:
     # a flag that turns piecewise CUDA graphs off (server_args.py@0.5.10 _handle_piecewise_cuda_graph:
     # --disable-piecewise-cuda-graph, torch compile, DP attention, speculative decoding, LoRA, GGUF)
     prefill_graphs_off: bool = False
+    prefill_graphs_opt_in: bool = False  # --enable-piecewise-cuda-graph (0.5.4-0.5.9: off by default)
     # a Gated DeltaNet hybrid's mamba pool (gated_delta_pools)
     max_mamba_cache_size: int | None = None
     mamba_full_memory_ratio: float | None = None
@@ -98,6 +99,8 @@ def _first_tier(tiers: tuple, gpu_mb: float) -> tuple:
 
 def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
+    if rule == "v0.3.0":  # no small-GPU cut before 0.3.5.post2
+        return P.SGLANG_03_CHUNKED
     if rule == "v0.3":
         return P.SGLANG_03_CHUNKED // 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_03_CHUNKED
     if rule in _V04_RULES:
@@ -111,6 +114,8 @@ def default_chunked_prefill(gpu_total: int, rule: str = "v0.5") -> int:
 
 def default_cuda_graph_max_bs(gpu_total: int, tp: int, rule: str = "v0.5") -> int:
     gpu_mb = gpu_total / MiB
+    if rule == "v0.3.0":
+        return P.SGLANG_CUDA_GRAPH_BS
     if rule == "v0.3":
         return 4 if gpu_mb < P.SGLANG_SMALL_GPU_MB else P.SGLANG_CUDA_GRAPH_BS
     if rule in _V04_RULES:
@@ -218,7 +223,8 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
                      profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
                      gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
-    taken as CUDA). speculative_mb: the draft's reserve (speculative_reserve_mb), added after the 10 GiB floor."""
+    taken as CUDA). speculative_mb: what is added after the 10 GiB floor (the draft's speculative_reserve_mb,
+    0.5.6-0.5.7's opt-in prefill graphs)."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
     rule = profile.fraction_rule
@@ -263,43 +269,101 @@ def prefill_graph_reserve_mb(cfg: SglangConfig, profile: P.SglangProfile, chunke
                              facts: ModelFacts | None = None, gpu_name: str = "", version: str | None = None) -> float:
     """What 0.5.10+ adds to its reserve for piecewise (prefill) CUDA graphs: 8 MiB per capture size up to
     prefill_graph_max_tokens (or per entry of an explicit list), 1.5 GiB under MLA; nothing where SGLang turns them off
-    (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the flags of
-    SglangConfig.prefill_graphs_off). A model without facts is taken as a text model."""
+    (server_args.py@0.5.10 _handle_piecewise_cuda_graph: PP, non-CUDA devices, multimodal models, the architectures
+    of profiles.SGLANG_PREFILL_GRAPHS_OFF_ARCHS, the flags of SglangConfig.prefill_graphs_off). A model without facts
+    is taken as a text model."""
     if not profile.prefill_graph_reserve or cfg.prefill_graphs_off or cfg.pp_size > 1 or not_cuda(gpu_name):
         return 0.0
     if facts is not None and facts.vision_params:
+        return 0.0
+    if facts is not None and facts.architecture in P.sglang_prefill_graphs_off_archs(version).architectures:
         return 0.0
     if facts is not None and facts.is_mla:
         return P.SGLANG_PREFILL_GRAPH_MLA_MB
     if cfg.prefill_graph_tokens is not None:  # an explicit list: one graph per entry
         return len(set(cfg.prefill_graph_tokens)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
-    return prefill_graph_sizes(prefill_graph_max_tokens(cfg, chunked, version)) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
+    top = prefill_graph_max_tokens(cfg, chunked, version, facts.source if facts is not None else "")
+    return prefill_graph_sizes(top) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE
 
 
-def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None) -> int:
-    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens; 0.5.14-0.5.16
-    also cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
+def opt_in_prefill_reserve_mb(cfg: SglangConfig, chunked: int, facts: ModelFacts | None,
+                              version: str | None) -> tuple[float, bool]:
+    """(MiB, counted after the 10 GiB floor) that --enable-piecewise-cuda-graph adds to the reserve in 0.5.6-0.5.9
+    (profiles.SGLANG_OPT_IN_PREFILL_GRAPHS); (0, False) without the flag or where the release adds nothing."""
+    row = P.sglang_opt_in_prefill_graphs(version)
+    if not cfg.prefill_graphs_opt_in or not row.rule:
+        return 0.0, False
+    top = cfg.prefill_graph_max_tokens
+    if top is None:
+        mla = facts is not None and facts.is_mla and row.mla_max_tokens
+        top = row.mla_max_tokens if mla else (row.default_max_tokens or chunked)
+    if row.rule == "tokens-div":
+        return float(top // row.divisor), True
+    if cfg.prefill_graph_tokens is not None:
+        return float(len(cfg.prefill_graph_tokens) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE), False
+    return float(prefill_graph_sizes(top) * P.SGLANG_PREFILL_GRAPH_MB_PER_SIZE), False
+
+
+def prefill_graph_max_tokens(cfg: SglangConfig, chunked: int, version: str | None = None,
+                             model_path: str = "") -> int:
+    """The prefill graphs' largest token count: as given, else the chunk capped by --max-total-tokens and, for a
+    model whose path names it, by the release's model cap (profiles.SGLANG_PREFILL_PATH_CAPS); 0.5.13-0.5.16 also
+    cut it to an explicit --context-length (profiles.SGLANG_GRAPH_ARGS)."""
     if cfg.prefill_graph_max_tokens is not None:
         top = cfg.prefill_graph_max_tokens
     else:
         top = min(chunked, cfg.max_total_tokens) if cfg.max_total_tokens else chunked
+        cap = P.sglang_prefill_path_cap(version)
+        if cap.tokens and cap.path_text in model_path.lower():
+            top = min(top, cap.tokens)
     if cfg.context_length and P.sglang_graph_args(version).clamps_prefill_to_context:
         top = min(top, cfg.context_length)
     return top
 
 
 def decode_graph_max_bs(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile,
-                        version: str | None = None) -> int:
+                        version: str | None = None, facts: ModelFacts | None = None, gpu_name: str = "") -> int:
     """The decode graphs' largest batch: an explicit list's largest entry, else the flag, else the release's
-    default by GPU size, which 0.5.22+ cuts to --max-running-requests (profiles.SGLANG_GRAPH_ARGS)."""
+    default by GPU size, which 0.5.22+ cuts to --max-running-requests (profiles.SGLANG_GRAPH_ARGS) and which a
+    Qwen3-VL on a large Hopper raises to it (hopper_qwen3_vl_decode_bs)."""
     if cfg.cuda_graph_bs:
         return max(cfg.cuda_graph_bs)
     if cfg.cuda_graph_max_bs:
         return cfg.cuda_graph_max_bs
-    default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
+    npu = npu_tier(gpu_total, gpu_name, version)
+    if npu is not None:
+        default = npu[4] if cfg.tp_size < 4 else npu[5]
+    else:
+        default = default_cuda_graph_max_bs(gpu_total, cfg.tp_size, profile.graph_rule)
     if cfg.max_running_requests and P.sglang_graph_args(version).caps_decode_to_running:
-        return min(default, cfg.max_running_requests)
+        default = min(default, cfg.max_running_requests)
+    if facts is not None:
+        default = hopper_qwen3_vl_decode_bs(default, cfg, facts, gpu_total, gpu_name, version)
     return default
+
+
+def npu_tier(gpu_total: int, gpu_name: str, version: str | None) -> tuple[int, int, bool, int, int, int] | None:
+    """The release's Ascend tier for this memory (profiles.SGLANG_NPU_TIERS); None off Ascend or outside them."""
+    if not gpu_name or re.search(P.SGLANG_NPU, gpu_name.lower()) is None:
+        return None
+    gpu_mb = gpu_total / MiB
+    return next((tier for tier in P.sglang_npu_tiers(version).tiers
+                 if tier[0] <= gpu_mb and (gpu_mb <= tier[1] if tier[2] else gpu_mb < tier[1])), None)
+
+
+def hopper_qwen3_vl_decode_bs(default: int, cfg: SglangConfig, facts: ModelFacts, gpu_total: int, gpu_name: str,
+                              version: str | None) -> int:
+    """A default decode batch below --max-running-requests (at most 512) raised to it for a multimodal Qwen3-VL on
+    an SM90 GPU of 60 GiB or more (profiles.SGLANG_HOPPER_QWEN3_VL_GRAPH_ROWS); the default elsewhere."""
+    running = cfg.max_running_requests
+    if not P.sglang_hopper_qwen3_vl_graph_row(version).expands or not running:
+        return default
+    if not (default < running <= P.SGLANG_HOPPER_QWEN3_VL_GRAPH_MAX_RUNNING):
+        return default
+    large_hopper = (facts.architecture in P.SGLANG_HOPPER_QWEN3_VL and sglang_multimodal(facts, cfg)
+                    and gpu_arch.compute_capability(gpu_name) == (9, 0)
+                    and gpu_total >= P.SGLANG_HOPPER_QWEN3_VL_MIN_MB * MiB)
+    return running if large_hopper else default
 
 
 def speculative_reserve_mb(cfg: SglangConfig, version: str | None) -> float:
@@ -327,19 +391,23 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
 
     The fraction heuristic counts the default graph batch size even with --disable-cuda-graph: the fraction
     implied by sglang#18262 (0.774 = 0.911 x AITER's 0.85, graphs disabled) is the one with graphs counted."""
-    chunked = cfg.chunked_prefill_size or default_chunked_prefill(gpu_total, profile.graph_rule)
-    graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version)
+    npu = npu_tier(gpu_total, gpu_name, version)
+    chunked = cfg.chunked_prefill_size or (npu[3] if npu else default_chunked_prefill(gpu_total, profile.graph_rule))
+    graph_bs = decode_graph_max_bs(cfg, gpu_total, profile, version, facts, gpu_name)
     prefill_mb = prefill_graph_reserve_mb(cfg, profile, chunked, facts, gpu_name, version)
+    opt_in_mb, after_floor = opt_in_prefill_reserve_mb(cfg, chunked, facts, version)
+    late_mb = opt_in_mb if after_floor else 0.0
+    prefill_mb += 0.0 if after_floor else opt_in_mb
     # 0.5.14+ counts the decode graphs only when their backend is on; before, whatever --disable-cuda-graph said
     off = cfg.disable_cuda_graph or cfg.decode_graphs_off
     reserve_bs = 0 if off and P.sglang_graph_args(version).decode_reserve_follows_backend else graph_bs
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, reserve_bs,
                                                            profile, prefill_mb, gpu_name,
-                                                           speculative_reserve_mb(cfg, version),
+                                                           speculative_reserve_mb(cfg, version) + late_mb,
                                                            bool(cfg.speculative_algorithm))
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
-    return chunked, (0 if off else graph_bs), fraction, prefill_mb
+    return chunked, (0 if off else graph_bs), fraction, prefill_mb + late_mb
 
 
 def multimodal_fraction_factor(facts: ModelFacts, version: str | None, *, user_set: bool) -> float:
