@@ -1071,6 +1071,8 @@ class LogParser:
                 log.engine_terms[term] = value
                 continue
             terms = log.ranks.setdefault(rank, {})
+            if term in terms and term in P.FALLBACK_TERMS.get(pattern.id, ()):
+                continue
             if pooled:  # one of a hybrid SWA model's two pools: its bytes add up, its tokens are not the capacity
                 if term == P.KV_CACHE:
                     terms[term] = terms.get(term, 0) + value
