@@ -1226,6 +1226,14 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.24-qwen36-27b-fp8-2x-rtx3090-tp2-fp8kv-262k-args-cut.log": "club-3090 PR #594 (turn 0): "
+        "qwen3.6-27b-fp8 on two RTX 3090 at TP 2, fp8 KV, 262,144 tokens, 2 sequences; the quote cuts the args at "
+        "'specula', so whether MTP drafts is unknown (the same rig's reports run MTP n=3, which gsg refuses to size "
+        "for an FP8 checkpoint, GSG030), and no version line is quoted (0.24 by kv_cache_utils.py:2146). Without a "
+        "draft the KV memory agrees (5.38 GiB estimated, 5.33 logged) and the tokens are +12.9 %: kept for its parse",
+    "vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log": "club-3090#1087 (turn 1): qwen3.8-27b-fp8 "
+        "on two RTX 5090 under 0.27.1, the two workers' advice lines only; Qwen3.8-27B is not in the catalog and the "
+        "excerpt prints no KV tokens: kept for its parse (each worker's pool, the smaller binding)",
     "vllm/v1-0.28.0-qwen38-27b-h100-mamba-blocks-refused.log": "vllm#49064 (cadamcat, 2026-09-03): Qwen3.8-27B on "
         "an H100 under 0.28.0 refused with 'max_num_seqs (1024) exceeds available Mamba cache blocks (969)'; the "
         "model is not in the catalog, and gsg's estimate has no rule for a hybrid's state blocks below max_num_seqs "

@@ -621,6 +621,14 @@ CASES = [
      0, {P.MAX_RUNNING: 1024}),
     ("vllm/v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log", None, False, 'mamba-blocks-below-max-num-seqs',
      None, 0, {P.MAX_RUNNING: 1024}),
+    # round 29: club-3090 rig reports. A non-default args line cut mid-key by the quote gives every whole entry
+    # before the cut (TP 2, fp8 KV, 2 sequences: the estimate's inputs); two TP workers' 0.27 advice lines, each
+    # its own rank's figures, the smaller pool binding
+    ("vllm/v1-0.24-qwen36-27b-fp8-2x-rtx3090-tp2-fp8kv-262k-args-cut.log", None, True, None, 'TP0', 1,
+     {P.KV_CACHE: gib(5.33), P.KV_TOKENS: 300220, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 1.15}),
+    ("vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log", None, False, None, 'TP1', 2,
+     {P.CUDA_GRAPHS: gib(0.09), P.FREE_BEFORE_LOAD: gib(30.5), P.GPU_MEMORY: gib(31.4), P.UTILIZATION: 0.92,
+      P.REQUESTED: gib(28.88), P.ACTIVATION: gib(1.59), P.KV_CACHE: gib(12.24)}),
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
@@ -1079,7 +1087,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 161, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 163, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

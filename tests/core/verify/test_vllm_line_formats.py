@@ -586,3 +586,24 @@ def test_a_vision_models_estimate_carries_its_encoder_budget_and_items():
                    Policy(), {})
     # the 0.13.0 H100 NVL log's line: one image of 16,384 tokens, over the 8,192 batched tokens, sets the budget
     assert (C.estimated_terms(est)[P.ENCODER_BUDGET], C.estimated_terms(est)[P.ENCODER_ITEMS]) == (16384, 1)
+
+
+# The older advice line's "GiB for weight" is model_runner.model_memory_usage rounded to 2 places, the figure
+# 'Model loading took' prints (v1/worker/gpu_worker.py@v0.10.2, @v0.26.0): a rank that printed both keeps the
+# loading line's, one that printed only the advice line has its weights from it (patterns.FALLBACK_TERMS)
+ADVICE_026 = ("Free memory on device (78.66/79.18 GiB) on startup. Desired GPU memory utilization is (0.9, 71.26 "
+              "GiB). Actual usage is 15.31 GiB for weight, 1.29 GiB for peak activation, 0.22 GiB for non-torch "
+              "memory, and 1.0 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with "
+              "`--kv-cache-memory=57229567898` (53.3 GiB) to fit into requested memory, or "
+              "`--kv-cache-memory=65178914304` (60.7 GiB) to fully utilize gpu memory. Current kv cache memory in use "
+              "is 54.45 GiB.")
+
+
+@pytest.mark.parametrize("loading,weights", [(None, g("15.31")), ("Model loading took 15.3094 GiB and 4.9 seconds",
+                                                                   int(round(15.3094 * GIB)))])
+def test_the_advice_lines_weights_stand_in_only_for_a_missing_loading_line(loading, weights):
+    lines = (render("0.8", "Worker_TP1", "gpu_model_runner.py:2392", loading) if loading else [])
+    lines += render("0.8", "Worker_TP1", "gpu_worker.py:857", ADVICE_026)
+    log, _ = parse_log(lines, "vllm")
+    assert log.ranks["TP1"][P.WEIGHTS] == weights
+    assert log.ranks["TP1"][P.KV_CACHE] == g("54.45")
