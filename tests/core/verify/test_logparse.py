@@ -610,8 +610,9 @@ CASES = [
     # a Gated DeltaNet hybrid (Qwen3-Next-80B-A3B, TP 2, H200): the same advice line, the pool 7,162 blocks of
     # 12 x 557,056 B (core/memory/gated_delta.py)
     # round 29: Ray Serve's nested prefixes on a 0.26.0 start whose excerpt has no 'Model loading took': the
-    # advice line's "15.31 GiB for weight" gives the weights (ray-project/ray PR #65486)
-    ("vllm/v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", '0.26.0', True, None, 'main', 0,
+    # advice line's "15.31 GiB for weight" gives the weights, the Ray actor's pid the rank of its bare `(Worker
+    # pid=N)` (ray-project/ray PR #65486)
+    ("vllm/v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", '0.26.0', True, None, 'pid 29271', 0,
      {P.WEIGHTS: gib(15.31), P.KV_CACHE: gib(54.45), P.CUDA_GRAPHS: gib(1.0), P.FREE_BEFORE_LOAD: gib(78.66),
       P.GPU_MEMORY: gib(79.18), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.26), P.ACTIVATION: gib(1.29),
       P.NON_TORCH: gib(0.22), P.KV_TOKENS: 396448, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.02}),

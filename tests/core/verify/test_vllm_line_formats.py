@@ -607,3 +607,22 @@ def test_the_advice_lines_weights_stand_in_only_for_a_missing_loading_line(loadi
     log, _ = parse_log(lines, "vllm")
     assert log.ranks["TP1"][P.WEIGHTS] == weights
     assert log.ranks["TP1"][P.KV_CACHE] == g("54.45")
+
+
+# Ray nests a worker's bare `(Worker pid=N)` (no TP coordinates) in its actor's prefix (Ray Serve on 0.26.0,
+# ray-project/ray PR #65486): each actor's pid is a rank, so two workers' pools stay apart and the smaller binds;
+# a named worker inside an actor keeps its coordinates, and a bare Worker outside Ray stays on the main rank
+@pytest.mark.parametrize("prefixes,ranks", [
+    (("(RayWorkerProc pid=7) (Worker pid=7)", "(ServeReplica:app:LLMServer:m pid=1) (EngineCore pid=2) "
+      "(RayWorkerProc pid=8) (Worker pid=8)"), ("pid 7", "pid 8")),
+    (("(EngineCore pid=2) (RayWorkerWrapper pid=7) (Worker_TP0 pid=7)", "(RayWorkerWrapper pid=8) (Worker_TP1 pid=8)"),
+     ("TP0", "TP1")),
+    (("(Worker pid=7)",), ("main",)),
+])
+def test_a_ray_actors_bare_worker_is_its_own_rank(prefixes, ranks):
+    lines = [f"{prefix} INFO 08-19 18:00:14 [gpu_worker.py:560] Available KV cache memory: {54.45 - i:.2f} GiB\n"
+             for i, prefix in enumerate(prefixes)]
+    log, _ = parse_log(lines, "vllm")
+    assert {rank: terms[P.KV_CACHE] for rank, terms in log.ranks.items()} == \
+        {rank: g(f"{54.45 - i:.2f}") for i, rank in enumerate(ranks)}
+    assert log.binding_rank() == ranks[-1]
