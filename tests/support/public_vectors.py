@@ -1226,6 +1226,10 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v0.10.1-nemotron-nano-9b-v2-l40s-oom-after-load.log": "vllm#23230 (2025-08-20): "
+        "nvidia/NVIDIA-Nemotron-Nano-9B-v2 (a Mamba-2 hybrid) on one L40S under 0.10.1's V0 engine dies allocating "
+        "33.75 GiB right after 16.56 GiB of weights; the model is not in the catalog and the command is not quoted "
+        "(the V0 Mamba cache is sized by max_num_seqs): kept for its parse",
     "vllm/v1-0.24-qwen36-27b-fp8-2x-rtx3090-tp2-fp8kv-262k-args-cut.log": "club-3090 PR #594 (turn 0): "
         "qwen3.6-27b-fp8 on two RTX 3090 at TP 2, fp8 KV, 262,144 tokens, 2 sequences; the quote cuts the args at "
         "'specula', so whether MTP drafts is unknown (the same rig's reports run MTP n=3, which gsg refuses to size "

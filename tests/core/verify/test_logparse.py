@@ -630,6 +630,10 @@ CASES = [
     ("vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log", None, False, None, 'TP1', 2,
      {P.CUDA_GRAPHS: gib(0.09), P.FREE_BEFORE_LOAD: gib(30.5), P.GPU_MEMORY: gib(31.4), P.UTILIZATION: 0.92,
       P.REQUESTED: gib(28.88), P.ACTIVATION: gib(1.59), P.KV_CACHE: gib(12.24)}),
+    # round 29: a V0 hybrid (Nemotron-Nano-9B-v2, Mamba-2) on an L40S under 0.10.1 dies allocating 33.75 GiB right
+    # after its weights: torch's message gives the device total, the loading line the weights (vllm#23230)
+    ("vllm/v0.10.1-nemotron-nano-9b-v2-l40s-oom-after-load.log", None, False, 'out-of-memory', 'main', 0,
+     {P.WEIGHTS: gib(16.5557), P.GPU_MEMORY: gib(44.40)}),
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
@@ -1088,7 +1092,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 163, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 164, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
