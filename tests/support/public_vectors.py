@@ -1215,11 +1215,37 @@ VECTORS = (
                "is not named (a 24 GB card assumed); ollama's vendored llama.cpp of January 2025 is not printed "
                "(llama_new_context_with_model's n_ctx_per_seq lines: b4400 assumed). KV exact; CUDA0's weights "
                "are 6.5 % under the log's (Q4_K_M's q6_K ffn_down in the last layers, not modelled per layer)"),
+    # -- round 29: public vLLM starts of 0.20 to 0.27 ------------------------------------------------------------
+    Vector("v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False,
+           why="ray-project/ray PR #65486 (turn 15, 2026-08-19): Ray Serve LLM's replica runs vLLM 0.26.0 with "
+               "Qwen/Qwen3-8B (its config line) at 131,072 tokens, gmu 0.9, on one GPU of 79.18 GiB that the thread "
+               "does not name (an 80 GB H100 assumed: KV not scored). No 'Model loading took' line in the excerpt: "
+               "the weights are the advice line's 'GiB for weight' (read from round 29)"),
 )
 
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v0.10.1-nemotron-nano-9b-v2-l40s-oom-after-load.log": "vllm#23230 (2025-08-20): "
+        "nvidia/NVIDIA-Nemotron-Nano-9B-v2 (a Mamba-2 hybrid) on one L40S under 0.10.1's V0 engine dies allocating "
+        "33.75 GiB right after 16.56 GiB of weights; the model is not in the catalog and the command is not quoted "
+        "(the V0 Mamba cache is sized by max_num_seqs): kept for its parse",
+    "vllm/v1-0.24-qwen36-27b-fp8-2x-rtx3090-tp2-fp8kv-262k-args-cut.log": "club-3090 PR #594 (turn 0): "
+        "qwen3.6-27b-fp8 on two RTX 3090 at TP 2, fp8 KV, 262,144 tokens, 2 sequences; the quote cuts the args at "
+        "'specula', so whether MTP drafts is unknown (the same rig's reports run MTP n=3, which gsg refuses to size "
+        "for an FP8 checkpoint, GSG030), and no version line is quoted (0.24 by kv_cache_utils.py:2146). Without a "
+        "draft the KV memory agrees (5.38 GiB estimated, 5.33 logged) and the tokens are +12.9 %: kept for its parse",
+    "vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log": "club-3090#1087 (turn 1): qwen3.8-27b-fp8 "
+        "on two RTX 5090 under 0.27.1, the two workers' advice lines only; Qwen3.8-27B is not in the catalog and the "
+        "excerpt prints no KV tokens: kept for its parse (each worker's pool, the smaller binding)",
+    "vllm/v1-0.28.0-qwen38-27b-h100-mamba-blocks-refused.log": "vllm#49064 (cadamcat, 2026-09-03): Qwen3.8-27B on "
+        "an H100 under 0.28.0 refused with 'max_num_seqs (1024) exceeds available Mamba cache blocks (969)'; the "
+        "model is not in the catalog, and gsg's estimate has no rule for a hybrid's state blocks below max_num_seqs "
+        "(MISSES.md): kept for its parse (test_logparse)",
+    "vllm/v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log": "kaito#2319 (2026-09-03): KAITO's Qwen3.6-27B "
+        "on an H100 under vLLM 0.25.1 refused with 'max_num_seqs (1024) exceeds available Mamba cache blocks (614)'; "
+        "KAITO's max-model-len and gmu are not quoted, and gsg's estimate has no rule for a hybrid's state blocks "
+        "below max_num_seqs (MISSES.md): kept for its parse (test_logparse)",
     "llama.cpp/llama2-70b-q6k-v100s-p40-b1702-server-json-cut.log": "llama.cpp PR #4620 (city96, 2023-12-25): ./server "
         "-ngl 128 -b 128 -ts 15.6/12 with llama2-70b-q6_K on a Tesla V100S-PCIE-32GB + Tesla P40, build 1702 (the "
         "server's JSON 'build info' record, not read before round 27, nor ggml_init_cublas's header); the excerpt "

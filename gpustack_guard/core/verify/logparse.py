@@ -588,6 +588,11 @@ def buffer_device(name: str) -> str:
     return _LLAMACPP_BUFFER_KIND.sub("", name)
 
 
+# Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
+# (executor/ray_utils.py@v0.4.3 to v1/executor/ray_utils.py@v0.33.0), RayWorkerProc (ray_executor_v2.py@v0.34.0)
+_RAY_ACTORS = ("RayWorkerWrapper", "RayWorkerVllm", "RayWorkerProc")
+
+
 def _rank_of(line: str, engine: str, device: str | None) -> str:
     if device:
         return buffer_device(device) if engine == P.LLAMACPP else device
@@ -598,8 +603,16 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         m = _VLLM_PROCESS.search(line)
         if not m:
             return MAIN
+        actor = m if m.group("proc") in _RAY_ACTORS else None
         while (inner := _VLLM_NESTED.match(line, m.end())) is not None:  # the innermost prefix is the worker's
             m = inner
+            actor = m if m.group("proc") in _RAY_ACTORS else actor
+        # a Ray actor's own worker names itself a bare `(Worker pid=N)` (no TP coordinates: Ray Serve on 0.26.0,
+        # `(RayWorkerProc pid=29271) (Worker pid=29271)`, ray-project/ray PR #65486): the actor's pid is the rank,
+        # or every worker's lines would fall on one rank
+        if actor is not None and m is not actor and m.group("proc") == "Worker" and m.group("rank") is None \
+                and m.group("coords") is None:
+            m = actor
         if m.group("rank") is not None:
             return f"rank {m.group('rank')}"
         if m.group("coords") is not None:  # the names later releases give as Worker_PP1_TP0
@@ -607,9 +620,7 @@ def _rank_of(line: str, engine: str, device: str | None) -> str:
         where = _VLLM_TP.search(m.group("proc"))
         if where and m.group("proc").startswith("Worker"):
             return where.group("where").replace("_", " ")
-        # Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
-        # (executor/ray_utils.py@v0.4.3 to v1/executor/ray_utils.py@v0.33.0), RayWorkerProc (ray_executor_v2.py@v0.34.0)
-        if m.group("proc") in ("VllmWorkerProcess", "RayWorkerWrapper", "RayWorkerVllm", "RayWorkerProc"):
+        if m.group("proc") in ("VllmWorkerProcess",) + _RAY_ACTORS:
             return f"pid {m.group('pid')}"
     return MAIN
 
@@ -1071,6 +1082,8 @@ class LogParser:
                 log.engine_terms[term] = value
                 continue
             terms = log.ranks.setdefault(rank, {})
+            if term in terms and term in P.FALLBACK_TERMS.get(pattern.id, ()):
+                continue
             if pooled:  # one of a hybrid SWA model's two pools: its bytes add up, its tokens are not the capacity
                 if term == P.KV_CACHE:
                     terms[term] = terms.get(term, 0) + value

@@ -195,16 +195,27 @@ def _g(name: str, number: str = NUM) -> str:
 
 
 # The advice line's older wording (0.10.2, and 0.26 where it is info again): every figure but the KV memory, whose
-# unit is the only difference between the two rows below
+# unit is the only difference between the two rows below. Its "for weight" is model_runner.model_memory_usage, the
+# figure 'Model loading took' prints (v1/worker/gpu_worker.py@v0.10.2 and @v0.26.0), so a record without that line
+# still has its weights (a Ray Serve 0.26.0 start, fixture vllm/v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log)
 _OLD_ADVICE_HEAD = (r"Free memory on device \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup\. "
                     r"Desired GPU memory utilization is \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)\. "
-                    r"Actual usage is [0-9.]+ GiB for weight, " + _g(ACTIVATION) + r" GiB for peak activation, " +
-                    _g(NON_TORCH) + r" GiB for non-torch memory, and " + _g(CUDA_GRAPHS, SIGNED) +
-                    r" GiB for CUDAGraph memory\..*?Current kv cache memory in use is " + _g(KV_CACHE))
+                    r"Actual usage is " + _g(WEIGHTS) + r" GiB for weight, " + _g(ACTIVATION) +
+                    r" GiB for peak activation, " + _g(NON_TORCH) + r" GiB for non-torch memory, and " +
+                    _g(CUDA_GRAPHS, SIGNED) + r" GiB for CUDAGraph memory\..*?Current kv cache memory in use is " +
+                    _g(KV_CACHE))
+
+
+# Terms a row gives only where no other line of the rank gave them: the advice line's weights are 'Model loading
+# took' rounded to 2 decimals, printed after it; that line's 4 decimals (0.10.2) stay
+FALLBACK_TERMS: dict[str, frozenset[str]] = {
+    "vllm-kv-memory-advice-0.10": frozenset({WEIGHTS}),
+    "vllm-kv-memory-advice-0.26": frozenset({WEIGHTS}),
+}
 
 
 def _old_advice_groups(kv_unit: str) -> dict:
-    return {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"),
+    return {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GiB"), GPU_MEMORY: (GPU_MEMORY, "GiB"), WEIGHTS: (WEIGHTS, "GiB"),
             UTILIZATION: (UTILIZATION, "float"), REQUESTED: (REQUESTED, "GiB"), ACTIVATION: (ACTIVATION, "GiB"),
             NON_TORCH: (NON_TORCH, "GiB"), CUDA_GRAPHS: (CUDA_GRAPHS, "GiB"), KV_CACHE: (KV_CACHE, kv_unit)}
 
@@ -637,6 +648,14 @@ VLLM_PATTERNS = (
        "memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or "
        "`gpu_memory_utilization` when initializing the engine.", "vllm#14452", {MAX_RUNNING: (MAX_RUNNING, "int")},
        scope=ENGINE, kind="failure:out-of-memory-warming-up-sampler"),
+    # a hybrid (Mamba, Gated DeltaNet, KDA) model with FULL decode graphs needs one state block per running
+    # sequence: _check_and_update_cudagraph_mode raises when max_num_seqs is above the pool's blocks, after the KV
+    # pool is sized (v1/worker/gpu_model_runner.py, where it replaced adjust_cudagraph_sizes_for_mamba_cache's cap
+    # of the capture sizes; public on 0.23.1, 0.27.1 and 0.28.0, vllm#49064)
+    _p("vllm-mamba-blocks-below-seqs", VLLM, "0.23 to the newest (V1, a hybrid model with FULL decode graphs)",
+       r"max_num_seqs \(" + _g(MAX_RUNNING, INT) + r"\) exceeds available Mamba cache blocks \([0-9]+\)",
+       "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (969).", "vllm#49064",
+       {MAX_RUNNING: (MAX_RUNNING, "int")}, scope=ENGINE, kind="failure:mamba-blocks-below-max-num-seqs"),
     _p("vllm-free-below-requested", VLLM, "0.9 to the newest (V1 start-up check)",
        r"Free memory on device(?: \S+)? \(" + _g(FREE_BEFORE_LOAD) + "/" + _g(GPU_MEMORY) + r" GiB\) on startup is "
        r"less than desired GPU memory utilization \(" + _g(UTILIZATION) + ", " + _g(REQUESTED) + r" GiB\)",
@@ -674,7 +693,7 @@ VLLM_PATTERNS = (
        "for peak activation, 0.3 GiB for non-torch memory, and 0.52 GiB for CUDAGraph memory. Replace "
        "gpu_memory_utilization config with `--kv-cache-memory=57451540070` (53.51 GiB) to fit into requested "
        "memory, or `--kv-cache-memory=65955643187` (61.43 GiB) to fully utilize gpu memory. Current kv cache memory "
-       "in use is 54.02 GiB.", "vllm v1/worker/gpu_worker.py@v0.26.0 (the format string; no public log found)",
+       "in use is 54.02 GiB.", "vllm v1/worker/gpu_worker.py@v0.26.0 (the format string); ray-project/ray#65486",
        _old_advice_groups("GiB")),
     _p("vllm-kv-memory-advice", VLLM, "0.27 to the newest (info; one line after graph capture: the budget and each "
        "term, then the --kv-cache-memory that fits; v1/worker/gpu_worker.py@v0.27.1 and @v0.34.0)",

@@ -601,12 +601,39 @@ CASES = [
       P.GPU_MEMORY: gib(79.19), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.27), P.ACTIVATION: gib(1.97),
       P.NON_TORCH: gib(0.07), P.MAX_MODEL_LEN: 4096, P.KV_TOKENS: 451744, P.MAX_CONCURRENCY: 110.29,
       P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 5}),
+    # (round 29: the binding rank's weights are its own advice line's "27.72 GiB for weight", the excerpt holding
+    # only TP0's and TP1's 'Model loading took 27.7183 GiB')
     ("vllm/v1-0.10.2-qwen3-235b-fp8-8xl40s-tp8-ep.log", '0.10.2', True, None, 'TP2 EP2', 0,
-     {P.WEIGHTS: gib(27.7183), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
+     {P.WEIGHTS: gib(27.72), P.KV_CACHE: 11423138508, P.CUDA_GRAPHS: gib(3.45), P.MAX_MODEL_LEN: 32768,
       P.KV_TOKENS: 237344, P.MAX_CONCURRENCY: 7.24, P.FREE_BEFORE_LOAD: gib(43.93), P.GPU_MEMORY: gib(44.42),
       P.UTILIZATION: 0.9, P.REQUESTED: gib(39.98), P.ACTIVATION: gib(1.4), P.NON_TORCH: gib(0.21)}),
     # a Gated DeltaNet hybrid (Qwen3-Next-80B-A3B, TP 2, H200): the same advice line, the pool 7,162 blocks of
     # 12 x 557,056 B (core/memory/gated_delta.py)
+    # round 29: Ray Serve's nested prefixes on a 0.26.0 start whose excerpt has no 'Model loading took': the
+    # advice line's "15.31 GiB for weight" gives the weights, the Ray actor's pid the rank of its bare `(Worker
+    # pid=N)` (ray-project/ray PR #65486)
+    ("vllm/v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", '0.26.0', True, None, 'pid 29271', 0,
+     {P.WEIGHTS: gib(15.31), P.KV_CACHE: gib(54.45), P.CUDA_GRAPHS: gib(1.0), P.FREE_BEFORE_LOAD: gib(78.66),
+      P.GPU_MEMORY: gib(79.18), P.UTILIZATION: 0.9, P.REQUESTED: gib(71.26), P.ACTIVATION: gib(1.29),
+      P.NON_TORCH: gib(0.22), P.KV_TOKENS: 396448, P.MAX_MODEL_LEN: 131072, P.MAX_CONCURRENCY: 3.02}),
+    # round 29: a hybrid's state pool below max_num_seqs, the refusal V1 raises before graph capture (vllm#49064 on
+    # 0.28.0, kaito#2319 on 0.25.1): its own failure, the max_num_seqs it names read
+    ("vllm/v1-0.28.0-qwen38-27b-h100-mamba-blocks-refused.log", None, False, 'mamba-blocks-below-max-num-seqs', None,
+     0, {P.MAX_RUNNING: 1024}),
+    ("vllm/v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log", None, False, 'mamba-blocks-below-max-num-seqs',
+     None, 0, {P.MAX_RUNNING: 1024}),
+    # round 29: club-3090 rig reports. A non-default args line cut mid-key by the quote gives every whole entry
+    # before the cut (TP 2, fp8 KV, 2 sequences: the estimate's inputs); two TP workers' 0.27 advice lines, each
+    # its own rank's figures, the smaller pool binding
+    ("vllm/v1-0.24-qwen36-27b-fp8-2x-rtx3090-tp2-fp8kv-262k-args-cut.log", None, True, None, 'TP0', 1,
+     {P.KV_CACHE: gib(5.33), P.KV_TOKENS: 300220, P.MAX_MODEL_LEN: 262144, P.MAX_CONCURRENCY: 1.15}),
+    ("vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log", None, False, None, 'TP1', 2,
+     {P.CUDA_GRAPHS: gib(0.09), P.FREE_BEFORE_LOAD: gib(30.5), P.GPU_MEMORY: gib(31.4), P.UTILIZATION: 0.92,
+      P.REQUESTED: gib(28.88), P.ACTIVATION: gib(1.59), P.KV_CACHE: gib(12.24)}),
+    # round 29: a V0 hybrid (Nemotron-Nano-9B-v2, Mamba-2) on an L40S under 0.10.1 dies allocating 33.75 GiB right
+    # after its weights: torch's message gives the device total, the loading line the weights (vllm#23230)
+    ("vllm/v0.10.1-nemotron-nano-9b-v2-l40s-oom-after-load.log", None, False, 'out-of-memory', 'main', 0,
+     {P.WEIGHTS: gib(16.5557), P.GPU_MEMORY: gib(44.40)}),
     ("vllm/v0.10.2-qwen3-next-80b-tp2-h200.log", '0.10.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(74.2812), P.KV_CACHE: 47878721024, P.CUDA_GRAPHS: gib(2.37), P.FREE_BEFORE_LOAD: gib(139.21),
       P.GPU_MEMORY: gib(139.81), P.UTILIZATION: 0.9, P.REQUESTED: gib(125.83), P.ACTIVATION: gib(5.58),
@@ -1065,7 +1092,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 158, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 164, "sglang": 62, "llama.cpp": 56}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -198,7 +198,7 @@ ROWS = [
      "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` to fit into requested memory, or "
      "`--kv-cache-memory=%d` to fully utilize gpu memory. Current kv cache memory in use is %d bytes.",
      (43.93, 44.42, 0.9, 39.98, 27.72, 1.4, 0.21, 3.45, 7564378828, 11809093120, 11423138508),
-     {P.FREE_BEFORE_LOAD: g("43.93"), P.GPU_MEMORY: g("44.42"), P.UTILIZATION: 0.9, P.REQUESTED: g("39.98"),
+     {P.FREE_BEFORE_LOAD: g("43.93"), P.GPU_MEMORY: g("44.42"), P.WEIGHTS: g("27.72"), P.UTILIZATION: 0.9, P.REQUESTED: g("39.98"),
       P.ACTIVATION: g("1.4"), P.NON_TORCH: g("0.21"), P.CUDA_GRAPHS: g("3.45"), P.KV_CACHE: 11423138508}),
     ("vllm-kv-memory-advice-0.26", "v1/worker/gpu_worker.py@v0.26.0 (info again; format_gib)", "0.8", None,
      "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
@@ -207,8 +207,8 @@ ROWS = [
      "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
      "%s GiB.", ("79.19", "79.19", 0.9, "71.27", "15.27", "1.45", "0.3", "0.52", 57451540070, "53.51", 65955643187,
                  "61.43", "54.02"),
-     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.27"),
-      P.ACTIVATION: g("1.45"), P.NON_TORCH: g("0.3"), P.CUDA_GRAPHS: g("0.52"), P.KV_CACHE: g("54.02")}),
+     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.WEIGHTS: g("15.27"), P.UTILIZATION: 0.9,
+      P.REQUESTED: g("71.27"), P.ACTIVATION: g("1.45"), P.NON_TORCH: g("0.3"), P.CUDA_GRAPHS: g("0.52"), P.KV_CACHE: g("54.02")}),
     ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.27.1-v0.34.0 (weights and non-torch together)", "0.31",
      "Worker_TP0",
      "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
@@ -242,7 +242,7 @@ ROWS = [
      "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=%d` to fit into requested memory, or "
      "`--kv-cache-memory=%d` to fully utilize gpu memory. Current kv cache memory in use is %d bytes.",
      (78.57, 79.18, 0.9, 71.26, 33.88, 4.84, 0.55, -0.42, 34644505703, 41499086336, 34359738368),
-     {P.FREE_BEFORE_LOAD: g("78.57"), P.GPU_MEMORY: g("79.18"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.26"),
+     {P.FREE_BEFORE_LOAD: g("78.57"), P.GPU_MEMORY: g("79.18"), P.WEIGHTS: g("33.88"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.26"),
       P.ACTIVATION: g("4.84"), P.NON_TORCH: g("0.55"), P.CUDA_GRAPHS: g("-0.42"), P.KV_CACHE: 34359738368}),
     ("vllm-kv-memory-advice-0.26", "v1/worker/gpu_worker.py@v0.26.0 (a negative capture)", "0.8", None,
      "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
@@ -251,8 +251,8 @@ ROWS = [
      "memory, or `--kv-cache-memory=%d` (%s GiB) to fully utilize gpu memory. Current kv cache memory in use is "
      "%s GiB.", ("79.19", "79.19", 0.9, "71.27", "14.99", "4.76", "0.13", "-0.45", 55491753575, "51.68",
                  63344644096, "58.99", "51.38"),
-     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.UTILIZATION: 0.9, P.REQUESTED: g("71.27"),
-      P.ACTIVATION: g("4.76"), P.NON_TORCH: g("0.13"), P.CUDA_GRAPHS: g("-0.45"), P.KV_CACHE: g("51.38")}),
+     {P.FREE_BEFORE_LOAD: g("79.19"), P.GPU_MEMORY: g("79.19"), P.WEIGHTS: g("14.99"), P.UTILIZATION: 0.9,
+      P.REQUESTED: g("71.27"), P.ACTIVATION: g("4.76"), P.NON_TORCH: g("0.13"), P.CUDA_GRAPHS: g("-0.45"), P.KV_CACHE: g("51.38")}),
     ("vllm-kv-memory-advice", "v1/worker/gpu_worker.py@v0.28.0 (a negative estimate in the activation, a negative "
      "capture)", "0.31", "EngineCore",
      "Free memory on device (%s/%s GiB) on startup. Desired GPU memory utilization is (%s, %s GiB). Actual usage "
@@ -306,6 +306,13 @@ ROWS = [
     ("vllm-sampler-oom", "v1/worker/gpu_model_runner.py@v0.8.5-v0.33.0", "0.8", "VllmWorker rank=0",
      "RuntimeError: CUDA out of memory occurred when warming up sampler with %d dummy requests. Please try lowering "
      "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", (1024,), {P.MAX_RUNNING: 1024}),
+    # a hybrid's state pool below max_num_seqs: the engine core's own line, and a TP worker's traceback tail
+    ("vllm-mamba-blocks-below-seqs", "v1/worker/gpu_model_runner.py@v0.28.0 (f-string)", "0.31", "EngineCore",
+     "ValueError: max_num_seqs (%d) exceeds available Mamba cache blocks (%d). Each decode sequence requires one "
+     "Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most %d or increase "
+     "gpu_memory_utilization.", (1024, 969, 969), {P.MAX_RUNNING: 1024}),
+    ("vllm-mamba-blocks-below-seqs", "v1/worker/gpu_model_runner.py@v0.23.1 (a TP worker)", "0.8", "Worker_TP0",
+     "ValueError: max_num_seqs (%d) exceeds available Mamba cache blocks (%d).", (256, 161), {P.MAX_RUNNING: 256}),
     # -- VLLM_LOGGING_LEVEL=DEBUG: the V1 worker's budget and the profile's terms ----------------------------------
     ("vllm-v1-debug-requested", "v1/worker/gpu_worker.py@v0.10.1-v0.13.0 (%.2f)", "0.8", "EngineCore_0",
      "Initial free memory: %.2f GiB; Requested memory: %.2f (util), %.2f GiB", (43.82, 0.9, 39.88),
@@ -579,3 +586,43 @@ def test_a_vision_models_estimate_carries_its_encoder_budget_and_items():
                    Policy(), {})
     # the 0.13.0 H100 NVL log's line: one image of 16,384 tokens, over the 8,192 batched tokens, sets the budget
     assert (C.estimated_terms(est)[P.ENCODER_BUDGET], C.estimated_terms(est)[P.ENCODER_ITEMS]) == (16384, 1)
+
+
+# The older advice line's "GiB for weight" is model_runner.model_memory_usage rounded to 2 places, the figure
+# 'Model loading took' prints (v1/worker/gpu_worker.py@v0.10.2, @v0.26.0): a rank that printed both keeps the
+# loading line's, one that printed only the advice line has its weights from it (patterns.FALLBACK_TERMS)
+ADVICE_026 = ("Free memory on device (78.66/79.18 GiB) on startup. Desired GPU memory utilization is (0.9, 71.26 "
+              "GiB). Actual usage is 15.31 GiB for weight, 1.29 GiB for peak activation, 0.22 GiB for non-torch "
+              "memory, and 1.0 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with "
+              "`--kv-cache-memory=57229567898` (53.3 GiB) to fit into requested memory, or "
+              "`--kv-cache-memory=65178914304` (60.7 GiB) to fully utilize gpu memory. Current kv cache memory in use "
+              "is 54.45 GiB.")
+
+
+@pytest.mark.parametrize("loading,weights", [(None, g("15.31")), ("Model loading took 15.3094 GiB and 4.9 seconds",
+                                                                   int(round(15.3094 * GIB)))])
+def test_the_advice_lines_weights_stand_in_only_for_a_missing_loading_line(loading, weights):
+    lines = (render("0.8", "Worker_TP1", "gpu_model_runner.py:2392", loading) if loading else [])
+    lines += render("0.8", "Worker_TP1", "gpu_worker.py:857", ADVICE_026)
+    log, _ = parse_log(lines, "vllm")
+    assert log.ranks["TP1"][P.WEIGHTS] == weights
+    assert log.ranks["TP1"][P.KV_CACHE] == g("54.45")
+
+
+# Ray nests a worker's bare `(Worker pid=N)` (no TP coordinates) in its actor's prefix (Ray Serve on 0.26.0,
+# ray-project/ray PR #65486): each actor's pid is a rank, so two workers' pools stay apart and the smaller binds;
+# a named worker inside an actor keeps its coordinates, and a bare Worker outside Ray stays on the main rank
+@pytest.mark.parametrize("prefixes,ranks", [
+    (("(RayWorkerProc pid=7) (Worker pid=7)", "(ServeReplica:app:LLMServer:m pid=1) (EngineCore pid=2) "
+      "(RayWorkerProc pid=8) (Worker pid=8)"), ("pid 7", "pid 8")),
+    (("(EngineCore pid=2) (RayWorkerWrapper pid=7) (Worker_TP0 pid=7)", "(RayWorkerWrapper pid=8) (Worker_TP1 pid=8)"),
+     ("TP0", "TP1")),
+    (("(Worker pid=7)",), ("main",)),
+])
+def test_a_ray_actors_bare_worker_is_its_own_rank(prefixes, ranks):
+    lines = [f"{prefix} INFO 08-19 18:00:14 [gpu_worker.py:560] Available KV cache memory: {54.45 - i:.2f} GiB\n"
+             for i, prefix in enumerate(prefixes)]
+    log, _ = parse_log(lines, "vllm")
+    assert {rank: terms[P.KV_CACHE] for rank, terms in log.ranks.items()} == \
+        {rank: g(f"{54.45 - i:.2f}") for i, rank in enumerate(ranks)}
+    assert log.binding_rank() == ranks[-1]
