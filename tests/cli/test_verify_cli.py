@@ -128,7 +128,9 @@ def test_markdown_table(gsg):
 SELF_CONTAINED = {"vllm/v1-0.27.1-qwen25-05b-rtx4090-wsl2-gmu085.log",
                   "vllm/v0.10.2-qwen3-next-80b-tp2-h200.log",  # its model path ends in the catalog's name
                   "vllm/v0.8.2-llama32-3b-t4-fp16-2k-vllm-stdout.log",  # unsloth/Llama-3.2-3B-Instruct: the same
-                  "vllm/v0.6.6.post1-qwen25-05b-t4-colab-llm-class.log"}  # a catalog model; its total GPU memory printed
+                  "vllm/v0.6.6.post1-qwen25-05b-t4-colab-llm-class.log",  # a catalog model; its total GPU memory printed
+                  # Qwen/Qwen3-8B; the 0.26 advice line gives the weights and the total
+                  "vllm/v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log"}
 
 
 @pytest.mark.parametrize("name", sorted(str(p.relative_to(LOGS)) for p in LOGS.glob("*/*.log")))

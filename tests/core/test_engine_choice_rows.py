@@ -160,8 +160,8 @@ def test_each_range_accepts_its_names_and_refuses_the_others_at_its_edges(family
     *(("vllm", version, "quantization", value) for version in ("0.13.0", "0.14.0", "0.14.1", "0.24.0", "0.30.0",
                                                              "0.34.0") for value in ("FP8", "Fp8", "", "None")),
     ("vllm", "0.34.1", "quantization", "my_plugin_method"),  # after the newest release read
-    # vLLM from 0.33.0: CacheConfig.cache_dtype `CacheDType | str`
-    *(("vllm", version, "kv-cache-dtype", value) for version in ("0.33.0", "0.34.0") for value in ("FP8", "octave_k3v4")),
+    # vLLM from 0.33.0: CacheConfig.cache_dtype `CacheDType | str`, its built-in names pass (others: the test below)
+    *(("vllm", version, "kv-cache-dtype", value) for version in ("0.33.0", "0.34.0") for value in ("fp8", "octave_k3v4")),
     # after the newest release read, and before the oldest
     ("vllm", "0.35.0", "dtype", "BFloat16"), ("vllm", "0.35.0", "kv-cache-dtype", "FP8"),
     ("sglang", "0.5.24", "quantization", "FP8"), ("sglang", "0.5.24", "kv-cache-dtype", "fp8"),
@@ -170,6 +170,19 @@ def test_each_range_accepts_its_names_and_refuses_the_others_at_its_edges(family
 ])
 def test_a_parser_without_choices_or_unread_refuses_nothing(family, version, flag, value):
     assert EF.check(flag, value, family, version) is None
+
+
+@pytest.mark.parametrize("version", ["0.33.0", "0.34.0"])
+@pytest.mark.parametrize("value", ["FP8", "my_plugin_dtype"])
+def test_vllm_033_kv_cache_dtype_outside_the_builtin_names_is_a_warning(version, value):
+    """From 0.33 the parser takes any text; CacheConfig compares it exactly with the built-in names and those a
+    platform plugin registers, and exits on anything else: a warning, since a plugin may register the name."""
+    warned = EF.check("kv-cache-dtype", value, "vllm", version)
+    assert warned is not None and warned.warning
+    assert str(warned).startswith(f"--kv-cache-dtype {value!r}: not a value built into vLLM {version} (auto, ")
+    assert str(warned).endswith("exactly as written): it exits at start-up ('Invalid kv_cache_dtype') unless a "
+                                "platform plugin (register_kv_cache_dtype) registers that name; gsg cannot size a "
+                                "KV cache in it")
 
 
 # (release, a built-in method of it only, a method it no longer has) at the edges of _VLLM_BUILTIN_QUANTIZATION
