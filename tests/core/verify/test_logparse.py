@@ -183,6 +183,10 @@ CASES = [
     # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is a crash, no memory failure
     # SGLang's pools tie across ranks: the binding rank is the least free after the weights (TP2 and TP3 209.96),
     # then after the pool (TP3 45.23)
+    # the same ROCm image on GLM-5 (DSA): an MLA pool prints one 'KV size' for K and V; the capture dies of a TypeError
+    ("sglang/glm5-fp8-8x-mi355x-tp8-0.5.8.post1-dsa-graph-crash.log", None, False, 'engine-error', 'TP3', 0,
+     {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.48), P.WEIGHTS: gib(89.58), P.FREE_AFTER_LOAD: gib(193.90),
+      P.KV_TOKENS: 3262823, P.KV_CACHE: gib(186.77), P.FREE_AFTER_POOL: gib(3.88)}),
     ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, False, 'engine-error', 'TP3', 0,
      {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.53), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.96),
       P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.23)}),
@@ -915,6 +919,18 @@ CASES = [
     # b9849's Vulkan llama-server, one device: --fit prints no "total ... vs. target" line, only the layers it settled
     # on, "31 layers, 5742 MiB used, 1155 MiB free" = 6,897 MiB free at the fit; the RS rows of blocks 0 and 1 on the
     # CPU (the output layer went first: profiles.LLAMACPP_OUTPUT_FIRST_SINCE)
+    # round 29: the same report's RTX 3090 leg: a hybrid with an MTP draft context, whose own KV (32 MiB) and compute
+    # buffers (520.06 MiB, reserved twice) follow the target's and are not read; --fit's one-device projection line
+    # ("projected to use ... vs. 21755 MiB of free device memory") is a sum over devices, not read
+    ("llama.cpp/qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log", None, True, None, 'Vulkan0', 0,
+     {P.FREE_BEFORE_LOAD: mib(23552.0), P.WEIGHTS: mib(15009.20), P.KV_CACHE: mib(512.0),
+      P.RECURRENT_STATE: mib(1795.5), P.COMPUTE_BUFFER: mib(568.53), P.LAYERS_OFFLOADED: 66, P.LAYERS_TOTAL: 66,
+      P.KV_TOKENS: 8192}),
+    # round 29: ROCm at b7972 with a "NNN: " line number before every line (an agent's view of the file): --fit
+    # aborts (-ngl set), 11 layers' q8_0 KV go to the CPU buffer and ROCm0's 2,652 MiB are refused
+    ("llama.cpp/bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log", '7972', False, 'out-of-memory', 'ROCm0', 0,
+     {P.FREE_BEFORE_LOAD: mib(10874.0), P.WEIGHTS: mib(8753.58), P.KV_CACHE: 2_780_823_552, P.LAYERS_OFFLOADED: 40,
+      P.LAYERS_TOTAL: 51, P.SEQUENCES: 4, P.KV_TOKENS: 32768}),
     ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
@@ -1065,7 +1081,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 158, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 158, "sglang": 63, "llama.cpp": 58}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
