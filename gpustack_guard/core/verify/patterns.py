@@ -798,6 +798,16 @@ SGLANG_PATTERNS = (
        "[2026-05-13 02:15:18 DP0 TP0] DSv4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 "
        "GB, full_token=529408", "sglang#25118 (DeepSeek-V4-Flash at DP 4 on MI300X, a ROCm build of 2026-05-12)",
        {KV_TOKENS: (KV_TOKENS, "int")}),
+    # the pools as built: _to_config prints them after the calculation above and again when the token constraints
+    # (--max-total-tokens, the request slots) cap the capacity (kv_cache_configurator: calculate_pool_sizes_from_max_
+    # tokens), so the last line is the pool the engine allocates; full= is its max_total_num_tokens
+    _p("sglang-dsv4-pool-sizes", SGLANG, "0.5.12 to the newest (DeepSeek-V4 only: DSV4PoolConfigurator._to_config in "
+       "pool_configurator.py@v0.5.12, @v0.5.14, @v0.5.23; not in 0.5.11)",
+       r"DS[Vv]4 pool sizes: full=" + _g(KV_TOKENS, INT) + r", swa=[0-9]+, c4=[0-9]+",
+       "[2026-08-10 09:47:28 DP0 TP0 EP0] DSV4 pool sizes: full=32768, swa=3200, c4=8192, c128=256, c4_state=200, "
+       "c128_state=0", "search-index file 57616064554 (DeepSeek-V4-Flash w4a8 on four Ascend 910B, a development "
+       "branch of August 2026); the format string in pool_configurator.py@v0.5.23 (the sglang wheel)",
+       {KV_TOKENS: (KV_TOKENS, "int")}),
     # a sliding-window model's two pools (engines/sglang.hybrid_swa_row): the split names the full layers' token
     # count, max_total_num_tokens; the pool lines after it (one per pool, unlabelled before 0.5.18, "Full" and "SWA"
     # after) add their bytes (logparse), and the summary line from 0.5.4 holds both

@@ -249,6 +249,11 @@ CASES = [
     # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line, no pool bytes, so the
     # tokens tie and the least free after the weights binds (DP1 TP1, 109.18 GB); the assertion after the pools (the
     # fp8 store dtype) is a crash that names no memory, not a start-up
+    # round 29: an Ascend development branch; every rank's pool from its "DSV4 pool sizes" line, the last (capped to
+    # the one request slot); the warm-up request dies after the HTTP server came up: no 'ready to roll'
+    ("sglang/dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log", None, False, 'engine-error', 'DP0 TP0 EP0', 0,
+     {P.WEIGHTS: gib(47.06), P.FREE_AFTER_LOAD: gib(13.43), P.KV_TOKENS: 32768, P.FREE_AFTER_POOL: gib(13.22),
+      P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
     ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, False, 'engine-error', 'DP1 TP1', 0,
      {P.NON_TORCH: gib(8.31), P.FREE_BEFORE_LOAD: gib(182.61), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.18),
       P.KV_TOKENS: 529408}),
@@ -1081,7 +1086,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 158, "sglang": 63, "llama.cpp": 58}
+    assert counts == {"vllm": 158, "sglang": 64, "llama.cpp": 58}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
