@@ -40,9 +40,10 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "cudaMalloc", "out of memory", "pid=",
             "pipeline parallelism", "sched copies", "VRAM", "top-p & top-k sampling", "Memory baseline", "Post-capture",
             "mxfp4.py:", "leveraging the Marlin kernel", "window memory pool", "SWAKVPool", "max_num_batched_tokens=",
-            "memory calculation", "pool sizes", "attention block size", "free vs. target", "MiB used,", "memory_breakdown_print",
-            "profiled value", "Encoder cache will be initialized", "FLASHINFER", "FlashInfer backend",
-            "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
+            "memory calculation", "pool sizes", "attention block size", "free vs. target", "MiB used,",
+            "memory_breakdown_print", "profiled value", "Encoder cache will be initialized", "FLASHINFER",
+            "FlashInfer backend", "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"',
+            'msg="total memory"',
             "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
             "file type", "model ftype",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
