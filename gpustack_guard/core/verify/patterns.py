@@ -975,6 +975,20 @@ LLAMACPP_PATTERNS = (
     # same log prints it again (llama-server's main, tools/server/server.cpp)
     _p("llamacpp-build-info-unnumbered", LLAMACPP, "b9100 to the newest (a depth-1 clone's build)",
        r"\bbuild_info: b1-[0-9a-f]+", "build_info: b1-e365e65", "ROCm/ROCm#6227", kind="marker"),
+    # llama-server's slots, the -np its context was built with (llama-server passes n_parallel as n_seq_max): the
+    # automatic choice (server.cpp's main from b7045: "n_parallel is set to auto, using n_parallel = 4 and
+    # kv_unified = true"), then the slots it sets up (server.cpp's init "initializing slots, n_slots = N" through
+    # 2025, load_model's "initializing, n_slots = N, n_ctx_slot = ..." in server-context.cpp after). An excerpt
+    # without llama_context's parameter list (n_seq_max) still says how many sequences the cache and the recurrent
+    # state hold
+    _p("llamacpp-server-slots", LLAMACPP, "b4000 to the newest (server.cpp init 'initializing slots, n_slots'; "
+       "server-context.cpp load_model 'initializing, n_slots' @0.3.36; main's automatic slots from b7045)",
+       r"(?:\bn_parallel is set to auto, using n_parallel = |\binitializing(?: slots)?, n_slots = )"
+       + _g(SEQUENCES, r"([0-9]+)") + r"\b",
+       "0.07.038.001 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'",
+       "search-index file 67581739375 (b9849); llama.cpp PR #26297 for 'n_slots = 1'; the format strings in "
+       "tools/server/server-context.cpp@0.3.36 (llama-cpp-python's sdist)", {SEQUENCES: (SEQUENCES, "int")},
+       scope=ENGINE),
     # one KV cache for all slots or one stream per slot: llama_context prints it from the split caches (b7045), and
     # llama-server's automatic slots say so on their own line; neither is a figure, but the cells per stream are padded
     # apart only when the cache is split (engines/llamacpp.context_cells), so verify passes it on

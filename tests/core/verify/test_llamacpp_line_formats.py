@@ -262,3 +262,26 @@ def test_the_gguf_file_type_names_the_weights_format(line, quantization):
 
 def test_no_file_type_line_names_no_format():
     assert logged_gguf_quantization(read(["llama_context: n_ctx         = 16384"])) is None
+
+
+@pytest.mark.parametrize("line,slots", [
+    # main's automatic slots (server.cpp from b7045), here with llama-server's log prefix of b9849
+    ("0.00.079.867 I srv  llama_server: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", 4),
+    ("main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", 4),
+    # load_model's slots (server-context.cpp@0.3.36), then server.cpp's init of 2024-2025
+    ("0.07.038.001 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'", 4),
+    ("1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'", 1),
+    ("srv          init: initializing slots, n_slots = 8", 8),
+])
+def test_llama_server_slot_lines_give_the_sequences(line, slots):
+    # round 29: an excerpt without llama_context's n_seq_max (the hardware-trial reports of b9849) still says how many
+    # sequences the cache and the recurrent state hold; the rebuild runs with that -np, not the build's default
+    log = read([line])
+    assert log.terms() == {P.SEQUENCES: slots}
+    assert f"--parallel={slots}" in backend_args(log)
+
+
+def test_a_slot_line_without_its_count_gives_no_sequences():
+    # the JSON log's record (2024) and ik_llama.cpp's keep the count in a field of their own: not read as one
+    assert read(['INFO [                    init] initializing slots | tid="140" timestamp=1727091153 n_slots=1'])\
+        .terms() == {}

@@ -129,7 +129,7 @@ CASES = [
      {P.KV_CACHE: mib(1600), P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # CUDA1's refused reserve had four input copies; the retry reserves one, so the refused size is no figure of it
     ("llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log", None, True, None, None, 2,
-     {P.PIPELINE_COPIES: 1}),
+     {P.PIPELINE_COPIES: 1, P.SEQUENCES: 1}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -930,7 +930,7 @@ CASES = [
     ("llama.cpp/qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_BEFORE_LOAD: mib(23552.0), P.WEIGHTS: mib(15009.20), P.KV_CACHE: mib(512.0),
       P.RECURRENT_STATE: mib(1795.5), P.COMPUTE_BUFFER: mib(568.53), P.LAYERS_OFFLOADED: 66, P.LAYERS_TOTAL: 66,
-      P.KV_TOKENS: 8192}),
+      P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # round 29: ROCm at b7972 with a "NNN: " line number before every line (an agent's view of the file): --fit
     # aborts (-ngl set), 11 layers' q8_0 KV go to the CPU buffer and ROCm0's 2,652 MiB are refused
     ("llama.cpp/bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log", '7972', False, 'out-of-memory', 'ROCm0', 0,
@@ -939,7 +939,7 @@ CASES = [
     ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
-      P.KV_TOKENS: 8192}),
+      P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # round 26: b8586 with -ngl 26 of 65 (--fit aborts: the user set the layers): the device line's total since
     # llama.cpp PR #20185 ("VRAM: 11866 MiB"), the KV and RS rows of the 39 host layers in CPU buffers, and CUDA0's
     # refused compute reserve of 1,469,841,408 B
@@ -951,7 +951,7 @@ CASES = [
     # --fit changes nothing, so it prints no device line
     ("llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", None, True, None, 'Vulkan1', 0,
      {P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(1341.76), P.KV_CACHE: mib(96.0), P.COMPUTE_BUFFER: mib(560.07),
-      P.LAYERS_OFFLOADED: 36, P.LAYERS_TOTAL: 36, P.KV_TOKENS: 8192}),
+      P.LAYERS_OFFLOADED: 36, P.LAYERS_TOTAL: 36, P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # ollama's llama runner of August 2026 (an unnamed blob, so no model): 29 of 65 layers, the host layers' KV in a
     # CPU buffer beside CUDA0's; the cache line's q8_0 types are passed on (test_llamacpp_line_formats)
     ("llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", None, True, None, 'CUDA0', 0,
