@@ -1223,6 +1223,18 @@ LLAMACPP_PATTERNS = (
     # since llama.cpp PR #20185 (March 2026) each device line ends with the device's total memory (cudaDeviceProp
     # totalGlobalMem), the figure verify takes as the GPU's size when none is given; the CUDA and the HIP wording
     # both (ggml-cuda.cu in llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's 0c1e57098; absent in 0.3.16's)
+    # the device list common_params_print_info prints at start-up from early 2026 ("device_info:", then "  - %-8s:
+    # %s (%zu MiB, %zu MiB free)" per device, common/arg.cpp) and --list-devices' "  %s: %s (%zu MiB, %zu MiB
+    # free)": each device's total by the name its buffers use, the GPU's size where nothing else prints it (Vulkan's
+    # and Metal's device lines carry none). A device the start-up never used is listed too: the total is kept for the
+    # devices whose buffers the log shows (logparse._found_device); the CPU's host memory is no device's
+    _p("llamacpp-device-info", LLAMACPP, "early 2026 to the newest (common_params_print_info's device_info; "
+       "--list-devices from b4000)",
+       r"(?:^|\s)(?:- )?(?P<device>(?:CUDA|ROCm|MUSA|Vulkan|SYCL|CANN|RPC)[0-9]+)\s*: .+ \("
+       + _g(GPU_MEMORY, r"([0-9]+)") + r" MiB, [0-9]+ MiB free\)\s*$",
+       "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
+       "llama.cpp#23858 (build 9389, two Strix Halo over RPC); llama.cpp#26208 (build 10644, its cmn prefix)",
+       kind="device-info"),
     _p("llamacpp-device-vram", LLAMACPP, "spring 2026 to the newest (llama.cpp PR #20185: ', VRAM: N MiB')",
        r"\bDevice (?P<index>\d+): [^,]+, .*?\bVRAM: " + _g(GPU_MEMORY, INT) + r" MiB",
        "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB",

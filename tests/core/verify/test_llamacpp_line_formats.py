@@ -285,3 +285,28 @@ def test_a_slot_line_without_its_count_gives_no_sequences():
     # the JSON log's record (2024) and ik_llama.cpp's keep the count in a field of their own: not read as one
     assert read(['INFO [                    init] initializing slots | tid="140" timestamp=1727091153 n_slots=1'])\
         .terms() == {}
+
+
+DEVICE_INFO = [
+    # common_params_print_info's list (llama.cpp#23858, build 9389: the router's [pid] before each line; #26208,
+    # build 10644: the cmn prefix), then --list-devices' line without the dash
+    "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
+    "[41303] 0.00.153.449 I   - CPU     : AMD RYZEN AI MAX+ 395 w/ Radeon 8060S (128077 MiB, 128077 MiB free)",
+    "[41303] 0.00.154.397 I   - RPC0    : 10.0.69.2:50052 (122880 MiB, 125385 MiB free)",
+    "0.00.213.719 I cmn  common_param:   - ROCm1   : AMD Radeon Graphics (32624 MiB, 32534 MiB free)",
+    "  Vulkan0: AMD Radeon RX 6600M (8176 MiB, 8176 MiB free)",
+]
+
+
+def test_the_device_list_gives_the_total_of_each_device_the_start_up_used():
+    # round 29: the GPU's size where no other line prints it (Vulkan's device lines carry none): verify needed
+    # --gpu-memory for the b9849 Vulkan reports
+    buffers = ["load_tensors:        ROCm0 model buffer size =  8753.58 MiB",
+               "load_tensors:        ROCm1 model buffer size =  8753.58 MiB",
+               "load_tensors:      Vulkan0 model buffer size = 15009.20 MiB"]
+    log = read([*DEVICE_INFO, *buffers])
+    assert {name: figures.get(P.GPU_MEMORY) for name, figures in log.ranks.items()} == {
+        "ROCm0": mib(122880), "ROCm1": mib(32624), "Vulkan0": mib(8176)}
+    # a listed device the load never used (the RPC server here) is no device of the deployment, nor is the host
+    assert "RPC0" not in log.ranks and "CPU" not in log.ranks
+    assert read(DEVICE_INFO).ranks == {}
