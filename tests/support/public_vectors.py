@@ -1369,6 +1369,9 @@ EXCLUDED = {
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
+    "sglang/dsv4-flash-w4a8-4x-ascend-tp4-npu-graphs-1m-context.log": "search-index file 57382202304: the same "
+        "Ascend DeepSeek-V4 development branch at TP 4 (w4a8 weights): neither the NPU's size nor the checkpoint's "
+        "format is in the log or gsg's catalog; kept for its parse (NPU graph lines, the DSV4 sizes line)",
     "sglang/dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log": "search-index file 57616064554: a development "
         "branch of DeepSeek-V4 on Ascend 910B (w4a8 weights, DeepEP at DP 4): the warm-up request dies of a missing "
         "NPU operator, not memory, and neither the NPU's size nor the checkpoint's format is in the log: kept for "
