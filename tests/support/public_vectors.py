@@ -1372,6 +1372,10 @@ EXCLUDED = {
     "sglang/dsv4-flash-w4a8-4x-ascend-tp4-npu-graphs-1m-context.log": "search-index file 57382202304: the same "
         "Ascend DeepSeek-V4 development branch at TP 4 (w4a8 weights): neither the NPU's size nor the checkpoint's "
         "format is in the log or gsg's catalog; kept for its parse (NPU graph lines, the DSV4 sizes line)",
+    "sglang/deepseek-r1-fp8-8x-hygon-dcu-0.5.10rc0-pd-decode-graph-keyerror.log": "search-index file 54673115369: "
+        "DeepSeek-R1 w8a8 as a PD decode node at TP 16 over two nodes of Hygon DCUs (a vendor build of 0.5.10rc0 with "
+        "its own dcu_mla backend), the card's size not printed; the capture dies of a KeyError, not memory: kept "
+        "for its parse",
     "sglang/dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log": "search-index file 57616064554: a development "
         "branch of DeepSeek-V4 on Ascend 910B (w4a8 weights, DeepEP at DP 4): the warm-up request dies of a missing "
         "NPU operator, not memory, and neither the NPU's size nor the checkpoint's format is in the log: kept for "

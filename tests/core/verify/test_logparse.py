@@ -258,6 +258,11 @@ CASES = [
     ("sglang/dsv4-flash-w4a8-4x-ascend-tp4-npu-graphs-1m-context.log", None, True, None, 'TP0', 0,
      {P.WEIGHTS: gib(41.35), P.FREE_AFTER_LOAD: gib(19.15), P.KV_TOKENS: 1641472, P.FREE_AFTER_POOL: gib(1.62),
       P.CUDA_GRAPHS: gib(0.73), P.MAX_RUNNING: 8, P.MAX_MODEL_LEN: 1048576}),
+    # round 29: 0.5.10rc0 on Hygon DCUs ("quant=compressed-tensors" in the weights line), an MLA pool's one KV size;
+    # the capture dies of a KeyError: an engine error, the pool and weights read on every rank (TP5 and TP1 tie)
+    ("sglang/deepseek-r1-fp8-8x-hygon-dcu-0.5.10rc0-pd-decode-graph-keyerror.log", None, False, 'engine-error', 'TP5',
+     0, {P.WEIGHTS: gib(41.72), P.FREE_AFTER_LOAD: gib(101.33), P.KV_TOKENS: 2659072, P.KV_CACHE: gib(87.01),
+         P.FREE_AFTER_POOL: gib(14.10)}),
     ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, False, 'engine-error', 'DP1 TP1', 0,
      {P.NON_TORCH: gib(8.31), P.FREE_BEFORE_LOAD: gib(182.61), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.18),
       P.KV_TOKENS: 529408}),
@@ -1090,7 +1095,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 158, "sglang": 65, "llama.cpp": 58}
+    assert counts == {"vllm": 158, "sglang": 66, "llama.cpp": 58}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
