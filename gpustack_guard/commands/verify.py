@@ -152,8 +152,10 @@ def _foreign(log: ObservedLog, total_text: str, args: list[str], gpu_name: str) 
     from gpustack_guard.core.units import parse_size
 
     try:
-        tp, pp = A.parallel_size(A.as_dict(A.parse(list(args), "sglang")), "sglang")
         total = parse_size(total_text)
+        if log.engine == P.LLAMACPP:  # each device prints its own free memory: no layout to take first
+            return C.llamacpp_foreign_at_start(log, total)
+        tp, pp = A.parallel_size(A.as_dict(A.parse(list(args), "sglang")), "sglang")
     except (A.ArgError, ValueError):
         return 0  # the estimate itself names what does not read
     return C.foreign_at_start(log, total, tp, pp, gpu_name)

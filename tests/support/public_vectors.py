@@ -978,6 +978,14 @@ VECTORS = (
                "unsloth's Qwen3-30B-A3B Q4_K_M (its file type line) on an RTX 4090 holding other memory (9,862 MiB "
                "free) and an RTX 5090 (31,518 MiB free): layers split by that free memory (llama.cpp's default), "
                "the routed experts on the CPU by the command's -ot; the pool compared on the 5090"),
+    Vector("bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log", config("bielik-11b-v3"),
+           ("AMD Radeon (TM) Pro VII", "16368MiB"), None, ("--cache-type-k=q8_0", "--cache-type-v=q8_0"),
+           engine="llama.cpp",
+           why="search-index file 51961927824 (a coding-agent transcript quoting the user's log, 2026-03-19): "
+               "llama-server 7972 on ROCm, Bielik-11B Q8_0 with -ngl 40 -c 32768 on a Radeon Pro VII (16,368 MiB by "
+               "the same log's breakdown table) that had 10,874 MiB free (another server and the desktop held the "
+               "rest: foreign memory); the cache is q8_0 by its 68 MiB a layer (748 MiB for the 11 host layers), "
+               "the KV buffer's cudaMalloc fails"),
     Vector("ollama-qwen15-7b-a10-8192-cells.log", "Qwen/Qwen1.5-7B", ("NVIDIA A10", "23028MiB"), "b3600",
            ("--ctx-size=8192", "--batch-size=512", "--parallel=4"), "q4_0", version_known=False, engine="llama.cpp",
            why="ollama#6926: qwen:7b (the log's Qwen2-beta-7B-Chat: 32 layers of 32 KV heads x 128, Qwen1.5-7B's "
@@ -1387,6 +1395,17 @@ EXCLUDED = {
     "sglang/b200-kv-and-graphs.log": "sglang PR #11830: model and flags not stated (40.03 GB left after the pool "
                                      "implies a fraction of ~0.78, not the default)",
     "sglang/dsv4-pro-h200-no-kv.log": "InferenceX#2128: DeepSeek-V4-Pro is not in gsg's catalog",
+    "sglang/dsv4-flash-w4a8-4x-ascend-tp4-npu-graphs-1m-context.log": "search-index file 57382202304: the same "
+        "Ascend DeepSeek-V4 development branch at TP 4 (w4a8 weights): neither the NPU's size nor the checkpoint's "
+        "format is in the log or gsg's catalog; kept for its parse (NPU graph lines, the DSV4 sizes line)",
+    "sglang/deepseek-r1-fp8-8x-hygon-dcu-0.5.10rc0-pd-decode-graph-keyerror.log": "search-index file 54673115369: "
+        "DeepSeek-R1 w8a8 as a PD decode node at TP 16 over two nodes of Hygon DCUs (a vendor build of 0.5.10rc0 with "
+        "its own dcu_mla backend), the card's size not printed; the capture dies of a KeyError, not memory: kept "
+        "for its parse",
+    "sglang/dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log": "search-index file 57616064554: a development "
+        "branch of DeepSeek-V4 on Ascend 910B (w4a8 weights, DeepEP at DP 4): the warm-up request dies of a missing "
+        "NPU operator, not memory, and neither the NPU's size nor the checkpoint's format is in the log: kept for "
+        "its parse (test_logparse, test_sglang_line_formats)",
     "sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log": "sglang#25118: DeepSeek-V4-Flash-FP8 at TP 4 x DP 4 "
         "on MI300X, a ROCm development build of 2026-05-12; gsg does not model SGLang's DSv4 pools (SWA, compressed "
         "and state pools sized together: 529,408 full tokens from 87.26 GB), and the start-up stops on an assertion "
@@ -1399,6 +1418,9 @@ EXCLUDED = {
     "sglang/granite-40-h-micro-16gb-bench-one-batch-mamba.log": "search-index file 46857556603: IBM "
         "granite-4.0-h-micro (GraniteMoeHybrid: Mamba-2 layers beside attention) is not in gsg's catalog and the "
         "16 GB card is not named",
+    "sglang/glm5-fp8-8x-mi355x-tp8-0.5.8.post1-dsa-graph-crash.log": "ajith-sirra-amd/Issues: GLM-5-FP8 "
+        "(glm_moe_dsa: MLA with the DSA indexer's own key cache, which gsg does not model: hfconfig names it) is not "
+        "in gsg's catalog, and the capture dies of a TypeError, not memory: kept for its parse (test_logparse)",
     "sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log": "ajith-sirra-amd/Issues: Kimi-K2.5 (INT4 experts in "
         "groups of 32, a vision tower) is not in gsg's catalog; as Kimi-K2-0905 with w4a16 weights the budget "
         "agrees (234.2 GiB) but the weights are 62.08 GiB against 73.58 logged, so KV +7.2 % (MISSES.md)",
@@ -1477,6 +1499,10 @@ EXCLUDED = {
                                                 "and KV buffers held in test_llamacpp_recurrent.py",
     "llama.cpp/qwen35-4b-b8467-rs-one-slot.log": "Qwen3.5-4B (qwen35) at b8467: facts from its GGUF header only; the "
                                                  "RS buffer held in test_llamacpp_recurrent.py",
+    "llama.cpp/qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log": "search-index file 67581739375: "
+        "Qwen3.8-27B (a Gated DeltaNet hybrid, as Qwen3.5/3.6-27B) at b9849 with an MTP draft context on an RTX "
+        "3090: gsg does not size llama.cpp's Gated DeltaNet layers from a catalog config (GSG030), the excerpt names "
+        "no GGUF header, and the draft context's buffers are not read (the note says so): kept for its parse",
     "llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log": "Qwen3.5-9B (qwen35) at b9849, --fit's 31 of 33 "
         "layers on a GTX 1070 Ti: facts from its GGUF header only (an unsloth UD quant, weights not rebuilt); the KV "
         "and the RS rows split by layer (the output layer first) held in test_llamacpp_recurrent.py",

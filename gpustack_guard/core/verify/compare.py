@@ -82,11 +82,18 @@ def verdicts_agree(observed: str | None, estimated: str | None) -> bool:
 # Deployment verdicts (validate's rules over the same deployment) that are refusals the engine itself makes at
 # start-up, ahead of its memory arithmetic: they are the engine's verdict when they fire.
 ENGINE_REFUSALS = (TP_HEADS,)
+# validate's GSG035 over the logged deployment alone: the memory other processes held at start (foreign_at_start)
+# beside the engine's own buffers is more than the card. It fires only for an engine that allocates fixed buffers
+# (SGLang sizes its pool from the memory it finds free: fleet._sizes_from_free), whose allocation then fails
+GPU_OVERCOMMIT = "gpu-overcommit"
 
 
 def engine_verdict(memory_verdict: str, deployment_verdict: str | None) -> str:
-    """What the engine does with the deployment: a refusal of its shape first, else the memory arithmetic's."""
-    return deployment_verdict if deployment_verdict in ENGINE_REFUSALS else memory_verdict
+    """What the engine does with the deployment: a refusal of its shape first, an allocation that others' memory
+    leaves no room for next, else the memory arithmetic's."""
+    if deployment_verdict in ENGINE_REFUSALS:
+        return deployment_verdict
+    return DOES_NOT_FIT if deployment_verdict == GPU_OVERCOMMIT else memory_verdict
 
 # The memory-relevant arguments each engine printed, passed to the estimate as flags (vLLM's names, then
 # SGLang's); the rest (host, port, chat templates, keys) says nothing about memory.
@@ -308,7 +315,9 @@ def foreign_at_start(log: ObservedLog, total: int, tp: int, pp: int, gpu_name: s
     sizes its pool from the free memory it measures before the weights ("Load weight begin. avail mem"), so a
     desktop or another process on the card shrinks the pool, and validate counts such memory as foreign. Here it is
     what that measurement lacks against a clean GPU (total less gsg's own start-up figure for the layout); 0 when
-    the log does not print it, for other engines, and where the card had all it should."""
+    the log does not print it, for vLLM, and where the card had all it should (llama.cpp: llamacpp_foreign_at_start)."""
+    if log.engine == P.LLAMACPP:
+        return llamacpp_foreign_at_start(log, total)
     terms = log.terms()
     free = terms.get(P.FREE_BEFORE_LOAD)
     if free is None and isinstance(terms.get(P.FREE_AFTER_LOAD), int) and isinstance(terms.get(P.WEIGHTS), int):
@@ -316,6 +325,23 @@ def foreign_at_start(log: ObservedLog, total: int, tp: int, pp: int, gpu_name: s
     if log.engine != P.SGLANG or not isinstance(free, int) or free <= 0:
         return 0
     return max(0, total - sglang_start_up(tp, pp, gpu_name) - free)
+
+
+# The llama.cpp devices whose "using device X (...) - N MiB free" is the driver's free memory of a card of its own
+# (ggml_backend_dev_memory at the load: cudaMemGetInfo for CUDA and HIP, the heap budget of VK_EXT_memory_budget for
+# Vulkan): Metal's and a CPU's figure is a share of the host's memory, not a card another process took part of
+_LLAMACPP_CARD_DEVICES = re.compile(r"(?:CUDA|ROCm|MUSA|Vulkan)\d+$")
+
+
+def llamacpp_foreign_at_start(log: ObservedLog, total: int) -> int:
+    """Memory other processes held when a llama.cpp instance loaded: llama_model_load_from_file_impl prints each
+    device's free memory once the backend is up (its own context already taken), so a card that had less than its
+    size less gsg's platform footprint held someone else's memory. The least of the devices that print it: one size
+    is given for every GPU, and a larger card beside a smaller one would otherwise look full."""
+    held = [max(0, total - MP.LLAMACPP_PLATFORM_FOOTPRINT - int(terms[P.FREE_BEFORE_LOAD]))
+            for name, terms in log.gpu_ranks().items()
+            if _LLAMACPP_CARD_DEVICES.match(name) and isinstance(terms.get(P.FREE_BEFORE_LOAD), int)]
+    return min(held) if held else 0
 
 
 def deployment_env(log: ObservedLog, given: dict[str, str], version: str | None = None) -> dict[str, str]:

@@ -508,11 +508,13 @@ def _found_device(state: _EngineState, pattern: P.Pattern, groups: dict[str, str
     if pattern.kind == "gpu-backend":
         state.gpu_backend, state.device_totals = groups["backend"] or state.gpu_backend, {}
         return True
-    if pattern.kind != "device-vram":
+    if pattern.kind not in ("device-vram", "device-info"):
         return False
     total = _number(groups.get(P.GPU_MEMORY) or "", "MiB")
-    if total is not None:
-        state.device_totals[f"{state.gpu_backend}{groups['index']}"] = total
+    # the device list names the device as its buffers do; ggml_cuda_init's line gives the index of its backend's
+    name = groups["device"] if pattern.kind == "device-info" else f"{state.gpu_backend}{groups['index']}"
+    if total is not None and name:
+        state.device_totals[name] = total
     return True
 
 

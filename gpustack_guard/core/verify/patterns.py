@@ -817,6 +817,16 @@ SGLANG_PATTERNS = (
        "[2026-05-13 02:15:18 DP0 TP0] DSv4 memory calculation: bytes_per_full_token=176983.05, available_bytes=87.26 "
        "GB, full_token=529408", "sglang#25118 (DeepSeek-V4-Flash at DP 4 on MI300X, a ROCm build of 2026-05-12)",
        {KV_TOKENS: (KV_TOKENS, "int")}),
+    # the pools as built: _to_config prints them after the calculation above and again when the token constraints
+    # (--max-total-tokens, the request slots) cap the capacity (kv_cache_configurator: calculate_pool_sizes_from_max_
+    # tokens), so the last line is the pool the engine allocates; full= is its max_total_num_tokens
+    _p("sglang-dsv4-pool-sizes", SGLANG, "0.5.12 to the newest (DeepSeek-V4 only: DSV4PoolConfigurator._to_config in "
+       "pool_configurator.py@v0.5.12, @v0.5.14, @v0.5.23; not in 0.5.11)",
+       r"DS[Vv]4 pool sizes: full=" + _g(KV_TOKENS, INT) + r", swa=[0-9]+, c4=[0-9]+",
+       "[2026-08-10 09:47:28 DP0 TP0 EP0] DSV4 pool sizes: full=32768, swa=3200, c4=8192, c128=256, c4_state=200, "
+       "c128_state=0", "search-index file 57616064554 (DeepSeek-V4-Flash w4a8 on four Ascend 910B, a development "
+       "branch of August 2026); the format string in pool_configurator.py@v0.5.23 (the sglang wheel)",
+       {KV_TOKENS: (KV_TOKENS, "int")}),
     # a sliding-window model's two pools (engines/sglang.hybrid_swa_row): the split names the full layers' token
     # count, max_total_num_tokens; the pool lines after it (one per pool, unlabelled before 0.5.18, "Full" and "SWA"
     # after) add their bytes (logparse), and the summary line from 0.5.4 holds both
@@ -984,6 +994,20 @@ LLAMACPP_PATTERNS = (
     # same log prints it again (llama-server's main, tools/server/server.cpp)
     _p("llamacpp-build-info-unnumbered", LLAMACPP, "b9100 to the newest (a depth-1 clone's build)",
        r"\bbuild_info: b1-[0-9a-f]+", "build_info: b1-e365e65", "ROCm/ROCm#6227", kind="marker"),
+    # llama-server's slots, the -np its context was built with (llama-server passes n_parallel as n_seq_max): the
+    # automatic choice (server.cpp's main from b7045: "n_parallel is set to auto, using n_parallel = 4 and
+    # kv_unified = true"), then the slots it sets up (server.cpp's init "initializing slots, n_slots = N" through
+    # 2025, load_model's "initializing, n_slots = N, n_ctx_slot = ..." in server-context.cpp after). An excerpt
+    # without llama_context's parameter list (n_seq_max) still says how many sequences the cache and the recurrent
+    # state hold
+    _p("llamacpp-server-slots", LLAMACPP, "b4000 to the newest (server.cpp init 'initializing slots, n_slots'; "
+       "server-context.cpp load_model 'initializing, n_slots' @0.3.36; main's automatic slots from b7045)",
+       r"(?:\bn_parallel is set to auto, using n_parallel = |\binitializing(?: slots)?, n_slots = )"
+       + _g(SEQUENCES, r"([0-9]+)") + r"\b",
+       "0.07.038.001 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'",
+       "search-index file 67581739375 (b9849); llama.cpp PR #26297 for 'n_slots = 1'; the format strings in "
+       "tools/server/server-context.cpp@0.3.36 (llama-cpp-python's sdist)", {SEQUENCES: (SEQUENCES, "int")},
+       scope=ENGINE),
     # one KV cache for all slots or one stream per slot: llama_context prints it from the split caches (b7045), and
     # llama-server's automatic slots say so on their own line; neither is a figure, but the cells per stream are padded
     # apart only when the cache is split (engines/llamacpp.context_cells), so verify passes it on
@@ -1218,6 +1242,18 @@ LLAMACPP_PATTERNS = (
     # since llama.cpp PR #20185 (March 2026) each device line ends with the device's total memory (cudaDeviceProp
     # totalGlobalMem), the figure verify takes as the GPU's size when none is given; the CUDA and the HIP wording
     # both (ggml-cuda.cu in llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's 0c1e57098; absent in 0.3.16's)
+    # the device list common_params_print_info prints at start-up from early 2026 ("device_info:", then "  - %-8s:
+    # %s (%zu MiB, %zu MiB free)" per device, common/arg.cpp) and --list-devices' "  %s: %s (%zu MiB, %zu MiB
+    # free)": each device's total by the name its buffers use, the GPU's size where nothing else prints it (Vulkan's
+    # and Metal's device lines carry none). A device the start-up never used is listed too: the total is kept for the
+    # devices whose buffers the log shows (logparse._found_device); the CPU's host memory is no device's
+    _p("llamacpp-device-info", LLAMACPP, "early 2026 to the newest (common_params_print_info's device_info; "
+       "--list-devices from b4000)",
+       r"(?:^|\s)(?:- )?(?P<device>(?:CUDA|ROCm|MUSA|Vulkan|SYCL|CANN|RPC)[0-9]+)\s*: .+ \("
+       + _g(GPU_MEMORY, r"([0-9]+)") + r" MiB, [0-9]+ MiB free\)\s*$",
+       "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
+       "llama.cpp#23858 (build 9389, two Strix Halo over RPC); llama.cpp#26208 (build 10644, its cmn prefix)",
+       kind="device-info"),
     _p("llamacpp-device-vram", LLAMACPP, "spring 2026 to the newest (llama.cpp PR #20185: ', VRAM: N MiB')",
        r"\bDevice (?P<index>\d+): [^,]+, .*?\bVRAM: " + _g(GPU_MEMORY, INT) + r" MiB",
        "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB",

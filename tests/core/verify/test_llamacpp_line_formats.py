@@ -262,3 +262,51 @@ def test_the_gguf_file_type_names_the_weights_format(line, quantization):
 
 def test_no_file_type_line_names_no_format():
     assert logged_gguf_quantization(read(["llama_context: n_ctx         = 16384"])) is None
+
+
+@pytest.mark.parametrize("line,slots", [
+    # main's automatic slots (server.cpp from b7045), here with llama-server's log prefix of b9849
+    ("0.00.079.867 I srv  llama_server: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", 4),
+    ("main: n_parallel is set to auto, using n_parallel = 4 and kv_unified = true", 4),
+    # load_model's slots (server-context.cpp@0.3.36), then server.cpp's init of 2024-2025
+    ("0.07.038.001 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'", 4),
+    ("1.07.304.130 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 50176, kv_unified = 'false'", 1),
+    ("srv          init: initializing slots, n_slots = 8", 8),
+])
+def test_llama_server_slot_lines_give_the_sequences(line, slots):
+    # round 29: an excerpt without llama_context's n_seq_max (the hardware-trial reports of b9849) still says how many
+    # sequences the cache and the recurrent state hold; the rebuild runs with that -np, not the build's default
+    log = read([line])
+    assert log.terms() == {P.SEQUENCES: slots}
+    assert f"--parallel={slots}" in backend_args(log)
+
+
+def test_a_slot_line_without_its_count_gives_no_sequences():
+    # the JSON log's record (2024) and ik_llama.cpp's keep the count in a field of their own: not read as one
+    assert read(['INFO [                    init] initializing slots | tid="140" timestamp=1727091153 n_slots=1'])\
+        .terms() == {}
+
+
+DEVICE_INFO = [
+    # common_params_print_info's list (llama.cpp#23858, build 9389: the router's [pid] before each line; #26208,
+    # build 10644: the cmn prefix), then --list-devices' line without the dash
+    "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
+    "[41303] 0.00.153.449 I   - CPU     : AMD RYZEN AI MAX+ 395 w/ Radeon 8060S (128077 MiB, 128077 MiB free)",
+    "[41303] 0.00.154.397 I   - RPC0    : 10.0.69.2:50052 (122880 MiB, 125385 MiB free)",
+    "0.00.213.719 I cmn  common_param:   - ROCm1   : AMD Radeon Graphics (32624 MiB, 32534 MiB free)",
+    "  Vulkan0: AMD Radeon RX 6600M (8176 MiB, 8176 MiB free)",
+]
+
+
+def test_the_device_list_gives_the_total_of_each_device_the_start_up_used():
+    # round 29: the GPU's size where no other line prints it (Vulkan's device lines carry none): verify needed
+    # --gpu-memory for the b9849 Vulkan reports
+    buffers = ["load_tensors:        ROCm0 model buffer size =  8753.58 MiB",
+               "load_tensors:        ROCm1 model buffer size =  8753.58 MiB",
+               "load_tensors:      Vulkan0 model buffer size = 15009.20 MiB"]
+    log = read([*DEVICE_INFO, *buffers])
+    assert {name: figures.get(P.GPU_MEMORY) for name, figures in log.ranks.items()} == {
+        "ROCm0": mib(122880), "ROCm1": mib(32624), "Vulkan0": mib(8176)}
+    # a listed device the load never used (the RPC server here) is no device of the deployment, nor is the host
+    assert "RPC0" not in log.ranks and "CPU" not in log.ranks
+    assert read(DEVICE_INFO).ranks == {}

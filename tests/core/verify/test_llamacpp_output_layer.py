@@ -70,10 +70,12 @@ def test_other_engines_logs_carry_no_placement():
 
 # every llama.cpp fixture that prints either line, by the placement its lines show (the rest print neither)
 FIXTURE_ORDERS = {
-    "first": ["gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", "gpt-oss-20b-metal-m5-b8164-iswa.log",
+    "first": ["bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log",
+              "gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", "gpt-oss-20b-metal-m5-b8164-iswa.log",
               "granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", "phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log",
               "qwen3-4b-q4km-8192-sched-reserve.log", "qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log",
-              "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", "qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log"],
+              "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", "qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log",
+              "qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log"],
     "last": ["command-r-two-gpus.log", "glm4-a6000-ik.log", "ik-command-a-111b-row-split-4x3090-cuda-split.log",
              "mixtral-8x7b-q8-partial-10-layers.log", "ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log",
              "ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log",

@@ -129,7 +129,7 @@ CASES = [
      {P.KV_CACHE: mib(1600), P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # CUDA1's refused reserve had four input copies; the retry reserves one, so the refused size is no figure of it
     ("llama.cpp/retry-without-pipeline-minimax-m3-three-gpus.log", None, True, None, None, 2,
-     {P.PIPELINE_COPIES: 1}),
+     {P.PIPELINE_COPIES: 1, P.SEQUENCES: 1}),
     ("llama.cpp/trilm-3.9b-rtx4080.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(7317.71), P.KV_CACHE: mib(180.0), P.COMPUTE_BUFFER: mib(105.0), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 31, P.KV_TOKENS: 512}),
     ("sglang/b200-kv-and-graphs.log", None, True, None, 'main', 1,
@@ -183,6 +183,10 @@ CASES = [
     # MLA's one "KV size" on ROCm; a TypeError in graph capture after the pool is a crash, no memory failure
     # SGLang's pools tie across ranks: the binding rank is the least free after the weights (TP2 and TP3 209.96),
     # then after the pool (TP3 45.23)
+    # the same ROCm image on GLM-5 (DSA): an MLA pool prints one 'KV size' for K and V; the capture dies of a TypeError
+    ("sglang/glm5-fp8-8x-mi355x-tp8-0.5.8.post1-dsa-graph-crash.log", None, False, 'engine-error', 'TP3', 0,
+     {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.48), P.WEIGHTS: gib(89.58), P.FREE_AFTER_LOAD: gib(193.90),
+      P.KV_TOKENS: 3262823, P.KV_CACHE: gib(186.77), P.FREE_AFTER_POOL: gib(3.88)}),
     ("sglang/kimi-k25-int4-8x-mi355x-tp8-graph-crash.log", None, False, 'engine-error', 'TP3', 0,
      {P.NON_TORCH: gib(3.83), P.FREE_BEFORE_LOAD: gib(283.53), P.WEIGHTS: gib(73.58), P.FREE_AFTER_LOAD: gib(209.96),
       P.KV_TOKENS: 2454421, P.KV_CACHE: gib(160.63), P.FREE_AFTER_POOL: gib(45.23)}),
@@ -245,6 +249,20 @@ CASES = [
     # DeepSeek-V4's pool split (a ROCm build of 2026-05-12): the capacity before any pool line, no pool bytes, so the
     # tokens tie and the least free after the weights binds (DP1 TP1, 109.18 GB); the assertion after the pools (the
     # fp8 store dtype) is a crash that names no memory, not a start-up
+    # round 29: an Ascend development branch; every rank's pool from its "DSV4 pool sizes" line, the last (capped to
+    # the one request slot); the warm-up request dies after the HTTP server came up: no 'ready to roll'
+    ("sglang/dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log", None, False, 'engine-error', 'DP0 TP0 EP0', 0,
+     {P.WEIGHTS: gib(47.06), P.FREE_AFTER_LOAD: gib(13.43), P.KV_TOKENS: 32768, P.FREE_AFTER_POOL: gib(13.22),
+      P.MAX_RUNNING: 1, P.MAX_MODEL_LEN: 32768}),
+    # round 29: the same branch at TP 4 comes up: one sizes line (no cap), the 0.5.14+ decode graph line with "NPU"
+    ("sglang/dsv4-flash-w4a8-4x-ascend-tp4-npu-graphs-1m-context.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(41.35), P.FREE_AFTER_LOAD: gib(19.15), P.KV_TOKENS: 1641472, P.FREE_AFTER_POOL: gib(1.62),
+      P.CUDA_GRAPHS: gib(0.73), P.MAX_RUNNING: 8, P.MAX_MODEL_LEN: 1048576}),
+    # round 29: 0.5.10rc0 on Hygon DCUs ("quant=compressed-tensors" in the weights line), an MLA pool's one KV size;
+    # the capture dies of a KeyError: an engine error, the pool and weights read on every rank (TP5 and TP1 tie)
+    ("sglang/deepseek-r1-fp8-8x-hygon-dcu-0.5.10rc0-pd-decode-graph-keyerror.log", None, False, 'engine-error', 'TP5',
+     0, {P.WEIGHTS: gib(41.72), P.FREE_AFTER_LOAD: gib(101.33), P.KV_TOKENS: 2659072, P.KV_CACHE: gib(87.01),
+         P.FREE_AFTER_POOL: gib(14.10)}),
     ("sglang/dsv4-flash-fp8-4x-mi300x-dp4-pool-split-assert.log", None, False, 'engine-error', 'DP1 TP1', 0,
      {P.NON_TORCH: gib(8.31), P.FREE_BEFORE_LOAD: gib(182.61), P.WEIGHTS: gib(73.43), P.FREE_AFTER_LOAD: gib(109.18),
       P.KV_TOKENS: 529408}),
@@ -942,10 +960,22 @@ CASES = [
     # b9849's Vulkan llama-server, one device: --fit prints no "total ... vs. target" line, only the layers it settled
     # on, "31 layers, 5742 MiB used, 1155 MiB free" = 6,897 MiB free at the fit; the RS rows of blocks 0 and 1 on the
     # CPU (the output layer went first: profiles.LLAMACPP_OUTPUT_FIRST_SINCE)
+    # round 29: the same report's RTX 3090 leg: a hybrid with an MTP draft context, whose own KV (32 MiB) and compute
+    # buffers (520.06 MiB, reserved twice) follow the target's and are not read; --fit's one-device projection line
+    # ("projected to use ... vs. 21755 MiB of free device memory") is a sum over devices, not read
+    ("llama.cpp/qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log", None, True, None, 'Vulkan0', 0,
+     {P.FREE_BEFORE_LOAD: mib(23552.0), P.WEIGHTS: mib(15009.20), P.KV_CACHE: mib(512.0),
+      P.RECURRENT_STATE: mib(1795.5), P.COMPUTE_BUFFER: mib(568.53), P.LAYERS_OFFLOADED: 66, P.LAYERS_TOTAL: 66,
+      P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
+    # round 29: ROCm at b7972 with a "NNN: " line number before every line (an agent's view of the file): --fit
+    # aborts (-ngl set), 11 layers' q8_0 KV go to the CPU buffer and ROCm0's 2,652 MiB are refused
+    ("llama.cpp/bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log", '7972', False, 'out-of-memory', 'ROCm0', 0,
+     {P.FREE_BEFORE_LOAD: mib(10874.0), P.WEIGHTS: mib(8753.58), P.KV_CACHE: 2_780_823_552, P.LAYERS_OFFLOADED: 40,
+      P.LAYERS_TOTAL: 51, P.SEQUENCES: 4, P.KV_TOKENS: 32768}),
     ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
-      P.KV_TOKENS: 8192}),
+      P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # round 26: b8586 with -ngl 26 of 65 (--fit aborts: the user set the layers): the device line's total since
     # llama.cpp PR #20185 ("VRAM: 11866 MiB"), the KV and RS rows of the 39 host layers in CPU buffers, and CUDA0's
     # refused compute reserve of 1,469,841,408 B
@@ -957,7 +987,7 @@ CASES = [
     # --fit changes nothing, so it prints no device line
     ("llama.cpp/gemma4-e2b-vulkan-rtx3060-laptop-b9849-fit-iswa.log", None, True, None, 'Vulkan1', 0,
      {P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(1341.76), P.KV_CACHE: mib(96.0), P.COMPUTE_BUFFER: mib(560.07),
-      P.LAYERS_OFFLOADED: 36, P.LAYERS_TOTAL: 36, P.KV_TOKENS: 8192}),
+      P.LAYERS_OFFLOADED: 36, P.LAYERS_TOTAL: 36, P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
     # ollama's llama runner of August 2026 (an unnamed blob, so no model): 29 of 65 layers, the host layers' KV in a
     # CPU buffer beside CUDA0's; the cache line's q8_0 types are passed on (test_llamacpp_line_formats)
     ("llama.cpp/ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log", None, True, None, 'CUDA0', 0,
@@ -1092,7 +1122,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 164, "sglang": 62, "llama.cpp": 56}
+    assert counts == {"vllm": 164, "sglang": 66, "llama.cpp": 58}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -11,6 +11,7 @@ Checked wheels: 0.3.6, 0.4.0, 0.4.3, 0.4.4, 0.4.5, 0.4.6.post5, 0.4.8, 0.4.9.pos
 from __future__ import annotations
 
 import pytest
+from support import REPO
 
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.compare import backend_args
@@ -122,6 +123,30 @@ def test_kv_pool_lines_of_each_release(line, expected):
 def test_deepseek_v4_pool_split_gives_the_capacity_of_each_release(line):
     # the budget is every DSv4 pool's, not the KV cache's: only the token count is a term
     assert terms([line]) == {P.KV_TOKENS: 529_408}
+
+
+CALCULATION = ("[2026-07-20 08:01:10 TP0] DSV4 memory calculation: bytes_per_full_token=7705.45, available_bytes=6.16 "
+               "GB, c128_state_fixed=0.04 GB, full_token=852992")
+PROFILED = ("[2026-07-20 08:01:10 TP0] DSV4 pool sizes: full=852992, swa=85248, c4=213248, c128=6664, c4_state=5328, "
+            "c128_state=0")
+CAPPED = ("[2026-07-20 08:01:10 TP0] DSV4 pool sizes: full=32768, swa=3200, c4=8192, c128=256, c4_state=200, "
+          "c128_state=0")
+
+
+def test_deepseek_v4_pools_as_built_are_the_last_sizes_line():
+    # round 29: _to_config prints the pools after the calculation, and again once the token constraints cap them
+    # (calculate_pool_sizes_from_max_tokens, pool_configurator.py@v0.5.12 .. @v0.5.23): the last line is the pool
+    assert terms([CALCULATION, PROFILED]) == {P.KV_TOKENS: 852_992}
+    assert terms([CALCULATION, PROFILED, CAPPED]) == {P.KV_TOKENS: 32_768}
+    # the development builds' spelling (sglang#25118: "DSv4"), and a line cut before its second pool is not read
+    assert terms([CAPPED.replace("DSV4", "DSv4")]) == {P.KV_TOKENS: 32_768}
+    assert terms(["[2026-07-20 08:01:10 TP0] DSV4 pool sizes: full=32768"]) == {}
+    # the Ascend development branch's calculation line prints another full_token (8,529 for 852,992 built): the
+    # sizes line after it gives every rank the built pool, where the scheduler line names only the first rank's
+    path = REPO / "tests" / "fixtures" / "logs" / "sglang" / "dsv4-flash-w4a8-4x-ascend-910b-dp4-ep-warmup-fails.log"
+    log = parse_log(path.read_text(encoding="utf-8").splitlines(True), "sglang")[0]
+    assert {rank: figures[P.KV_TOKENS] for rank, figures in log.ranks.items()} == {
+        "DP0 TP0 EP0": 32_768, "DP1 TP1 EP1": 32_768, "DP2 TP2 EP2": 32_768, "DP3 TP3 EP3": 32_768}
 
 
 @pytest.mark.parametrize("line,expected", [
