@@ -315,6 +315,17 @@ def context_cells(ctx: int, streams: int, flash_attn: bool, version: str | None)
     return per_stream * streams, per_stream
 
 
+def slot_context(ctx: int, cfg: LlamaCppConfig, version: str | None) -> int:
+    """The tokens one slot (one request) can hold: llama_context's n_ctx_seq, which the server gives each slot
+    (n_ctx_slot, tools/server/server-context.cpp). With one unified cache that is the whole context, with a cache
+    per slot its padded share (src/llama-context.cpp: `n_ctx_seq = kv_unified ? n_ctx : pad(n_ctx / n_seq_max)`,
+    llama.cpp 0c1e57098 as llama-cpp-python 0.3.36 vendors it); builds before LLAMACPP_KV_STREAMS_SINCE split
+    n_ctx over the slots (the server's n_ctx / n_parallel)."""
+    if not _since(version, P.LLAMACPP_KV_STREAMS_SINCE):
+        return ctx // (cfg.parallel or 1)
+    return context_cells(ctx, kv_streams(cfg, version), cfg.flash_attn, version)[1]
+
+
 def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bool) -> int:
     """The sliding-window cache: one window per slot plus one batch (n_batch before b5560, n_ubatch from it:
     swa_batch), padded, never more than the full cache."""
@@ -914,6 +925,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
+    slot_ctx = slot_context(ctx, cfg, version)
     host = host_memory(facts, layout, first, output_on_gpu, cells, cfg, version, rs_layer)
     if placement:
         host = {**host, "weights": host["weights"] + placement.host,
@@ -941,8 +953,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         non_torch=usage.footprint, cuda_graphs=0, kv_cache=usage.kv, kv_available=usage.kv,
         headroom=total - usage.total, headroom_needed=0, footprint=usage.total, kv_bytes_per_token=kv_token,
         block_size=pad,
-        kv_capacity_tokens=cells, max_model_len=ctx // parallel, estimated_max_model_len=estimated_ctx,
-        max_num_seqs=parallel, max_concurrency=float(parallel), verdict=verdict, notes=tuple(notes),
+        kv_capacity_tokens=cells, max_model_len=slot_ctx, estimated_max_model_len=estimated_ctx,
+        max_num_seqs=parallel, max_concurrency=cells / slot_ctx, verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
                "output_device": output_device, "host": host,
