@@ -101,3 +101,12 @@ def test_the_finding_names_the_blocks_the_sequences_and_the_flag(gsg):
             "needs one, and vLLM 0.28.0 refuses to start ('max_num_seqs (1024) exceeds available Mamba cache "
             "blocks (339)')\n    fix: set --max-num-seqs 339 or lower, raise --gpu-memory-utilization, or run "
             "without FULL CUDA graphs (--enforce-eager)") in result.out
+
+
+def test_a_scheduler_refusal_comes_first():
+    """Prefix caching's raised 784-token block above 512 batched tokens refuses at the configuration (GSG042), before
+    the KV cache exists: the estimate keeps its fit for that rule to judge, with the blocks still reported."""
+    est = estimate("Qwen/Qwen3.6-27B", "0.20.0", max_model_len=32768, enable_prefix_caching=True,
+                   max_num_batched_tokens=512)
+    assert est.extra["align_block_refusal"] and est.extra["state_blocks_refused"]
+    assert est.verdict == "fits"

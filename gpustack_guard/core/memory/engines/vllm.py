@@ -2357,9 +2357,11 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
     graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to, capture)
-    # a hybrid's state blocks against max_num_seqs, checked before the capture (profiles.VLLM_STATE_BLOCKS_ROWS)
+    # a hybrid's state blocks against max_num_seqs, checked before the capture (profiles.VLLM_STATE_BLOCKS_ROWS);
+    # a scheduler refusal (GSG042) stops the engine at its configuration, before the KV cache exists
     blocks_report = hybrid_state_blocks(rank_shape, available, blocks_override, version, graph_set.mode, seqs)
-    verdict = state_blocks_verdict(verdict, blocks_report)
+    if not (refusal or align_refusal):
+        verdict = state_blocks_verdict(verdict, blocks_report)
     notes.extend(gpu_arch.uma_notes("vllm", P.arithmetic_version("vllm", version), gpu_name))
 
     return Estimate(
