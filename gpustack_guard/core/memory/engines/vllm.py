@@ -1999,8 +1999,9 @@ def hybrid_state_blocks(shape, available: int, override: int | None, version: st
     return state_blocks(shape, available, override, size, version, graph_mode, seqs)
 
 
-def state_blocks_verdict(verdict: str, report: dict) -> str:
-    if not report:
+def state_blocks_verdict(verdict: str, report: dict, reached: bool) -> str:
+    """reached: no refusal of the configuration stopped the engine before its KV cache."""
+    if not report or not reached:
         return verdict
     from gpustack_guard.core.memory.state_blocks import blocks_verdict
 
@@ -2360,8 +2361,7 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     # a hybrid's state blocks against max_num_seqs, checked before the capture (profiles.VLLM_STATE_BLOCKS_ROWS);
     # a scheduler refusal (GSG042) stops the engine at its configuration, before the KV cache exists
     blocks_report = hybrid_state_blocks(rank_shape, available, blocks_override, version, graph_set.mode, seqs)
-    if not (refusal or align_refusal):
-        verdict = state_blocks_verdict(verdict, blocks_report)
+    verdict = state_blocks_verdict(verdict, blocks_report, reached=not (refusal or align_refusal))
     notes.extend(gpu_arch.uma_notes("vllm", P.arithmetic_version("vllm", version), gpu_name))
 
     return Estimate(
