@@ -11,7 +11,7 @@ from gpustack_guard.core.memory.estimate import FITS, Estimate
 # The rules that judge a deployment's shape and memory (placement GSG02x, memory GSG03x, engine refusals GSG04x:
 # length, start-up check, scheduler limits; GSG053 / GSG054: a weights format the release / the GPU cannot run);
 # document rules (spelling, unknown backend) say nothing about whether the model fits.
-JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053", "GSG054")
+JUDGING_PREFIXES = ("GSG02", "GSG03", "GSG04", "GSG053", "GSG054", "GSG056")
 # Refusals the engine makes while it checks the deployment's shape, before it loads or sizes anything (GSG037: the
 # tensor-parallel size does not divide the heads; GSG053 / GSG054: no loader for the weights format in this release,
 # or not on this GPU): its verdict whatever the memory arithmetic says

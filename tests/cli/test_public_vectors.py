@@ -98,7 +98,7 @@ def test_every_verdict_is_the_engines(outcomes):
     assert wrong == []
     judged = {o.observed_verdict for o in outcomes if o.verdict_scored}
     assert judged == {"fits", "kv-below-max-model-len", "tp-heads", "does-not-fit", "no-kv-memory",
-                      "sampler-warmup-oom"}
+                      "sampler-warmup-oom", "mamba-blocks-below-max-num-seqs"}
 
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):

@@ -665,6 +665,20 @@ VECTORS = (
                "the log's non-default args repeat (gmu 0.90, 65,536 tokens, fp8_e4m3 KV, 8,192 batched tokens, one "
                "sequence, capture size 1); llm-compressor's NVFP4 recipe as the RTX 5090 row. Within 5 %, but the "
                "same unread profile term as that row (benchmarks/vectors/MISSES.md) is inside the +3.9 %"),
+    # round 29: a hybrid's state blocks below max_num_seqs under FULL decode graphs (GSG056): verdicts only, the
+    # one line each thread quotes names max_num_seqs, not the pool
+    Vector("v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log", "Qwen/Qwen3.6-27B", H100, "0.25.1",
+           args_known=False,
+           why="kaito#2319 (2026-09-03): KAITO's Qwen3.6-27B on an H100 under vLLM 0.25.1 (the issue) with the "
+               "default 1,024 sequences, refused with 614 blocks; KAITO's max-model-len and gmu are not quoted, "
+               "so vLLM's defaults are taken (gsg: 339 blocks at gmu 0.9); the verdict is scored, no KV is printed"),
+    Vector("v1-0.28.0-qwen38-27b-h100-mamba-blocks-refused.log", "Qwen/Qwen3.6-27B", H100, "0.28.0",
+           ("--max-model-len=132000", "--gpu-memory-utilization=0.90"), checkpoint_known=False,
+           why="vllm#49064 (cadamcat, 2026-09-03): Qwen3.8-27B on an H100 80GB under 0.28.0 at 132,000 tokens and "
+               "gmu 0.90 with the default 1,024 sequences, refused with 969 blocks. Qwen3.8-27B is not in the "
+               "catalog: Qwen3.6-27B stands in for its layout (the comment's 48 Gated DeltaNet + 16 attention "
+               "layers); its checkpoint and state sizes are not known (969 blocks where the stand-in gives 339), so "
+               "only the verdict is scored"),
 
     # -- vLLM 0.4 to 0.10, dense models: new public logs -----------------------------------------------------
     # (add rows below this block, in version order)
@@ -1246,14 +1260,6 @@ EXCLUDED = {
     "vllm/v1-0.27.1-qwen38-27b-fp8-2x-rtx5090-tp2-advice-per-rank.log": "club-3090#1087 (turn 1): qwen3.8-27b-fp8 "
         "on two RTX 5090 under 0.27.1, the two workers' advice lines only; Qwen3.8-27B is not in the catalog and the "
         "excerpt prints no KV tokens: kept for its parse (each worker's pool, the smaller binding)",
-    "vllm/v1-0.28.0-qwen38-27b-h100-mamba-blocks-refused.log": "vllm#49064 (cadamcat, 2026-09-03): Qwen3.8-27B on "
-        "an H100 under 0.28.0 refused with 'max_num_seqs (1024) exceeds available Mamba cache blocks (969)'; the "
-        "model is not in the catalog, and gsg's estimate has no rule for a hybrid's state blocks below max_num_seqs "
-        "(MISSES.md): kept for its parse (test_logparse)",
-    "vllm/v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log": "kaito#2319 (2026-09-03): KAITO's Qwen3.6-27B "
-        "on an H100 under vLLM 0.25.1 refused with 'max_num_seqs (1024) exceeds available Mamba cache blocks (614)'; "
-        "KAITO's max-model-len and gmu are not quoted, and gsg's estimate has no rule for a hybrid's state blocks "
-        "below max_num_seqs (MISSES.md): kept for its parse (test_logparse)",
     "llama.cpp/llama2-70b-q6k-v100s-p40-b1702-server-json-cut.log": "llama.cpp PR #4620 (city96, 2023-12-25): ./server "
         "-ngl 128 -b 128 -ts 15.6/12 with llama2-70b-q6_K on a Tesla V100S-PCIE-32GB + Tesla P40, build 1702 (the "
         "server's JSON 'build info' record, not read before round 27, nor ggml_init_cublas's header); the excerpt "

@@ -338,7 +338,7 @@ def shared_max_len(workloads: tuple[Workload, ...]) -> int:
 # What more GPUs, another layout or another fraction can change; any other error means no candidate can be judged.
 SIZE_RULES = {r.id for r in (RP.PARALLEL_SIZE, RP.ADMISSION_FRACTION, RP.ADMISSION_BOOKING, RP.NO_PLACEMENT,
                              RM.NO_KV_MEMORY, RM.KV_BELOW_MAX_LEN, RF.GPU_OVERCOMMIT, RF.STARTUP_FREE_MEMORY,
-                             RM.OFFLOAD_OVER_GPU, RM.TP_HEADS, RM.SAMPLER_WARMUP_OOM)}
+                             RM.OFFLOAD_OVER_GPU, RM.TP_HEADS, RM.SAMPLER_WARMUP_OOM, RM.STATE_BLOCKS_BELOW_SEQS)}
 
 
 def _refuse_unjudgeable(shared: Sizing) -> None:

@@ -33,8 +33,9 @@ FULL_PRECISION_KV = DEFAULT_KV_DTYPE  # the engines' own KV dtype default, one t
 COMPACT_KV = {"vllm": "fp8", "sglang": "fp8_e5m2", "llamacpp": "q8_0"}
 FRACTION_FLAG = {"vllm": "gpu-memory-utilization", "sglang": "mem-fraction-static"}
 ADMISSION = (RP.ADMISSION_FRACTION.id, RP.ADMISSION_BOOKING.id, RF.GPU_OVERCOMMIT.id, RF.STARTUP_FREE_MEMORY.id)
-# errors a different fraction (or, for the sampler warm-up, fewer sequences) may clear
-TUNABLE = ADMISSION + (RM.NO_KV_MEMORY.id, RM.KV_BELOW_MAX_LEN.id, RM.SAMPLER_WARMUP_OOM.id)
+# errors a different fraction (or, for the sampler warm-up and a hybrid's state blocks, fewer sequences) may clear
+TUNABLE = ADMISSION + (RM.NO_KV_MEMORY.id, RM.KV_BELOW_MAX_LEN.id, RM.SAMPLER_WARMUP_OOM.id,
+                       RM.STATE_BLOCKS_BELOW_SEQS.id)
 
 
 def block_round(tokens: int) -> int:
@@ -327,6 +328,11 @@ class _Sizer:
                                                         top_seqs)
                 if top_seqs < 1:
                     return judged  # no fraction and no sequence count lets it start on these GPUs
+            if judged.has(RM.STATE_BLOCKS_BELOW_SEQS):
+                # FULL decode graphs take one state block a sequence (GSG056): no more sequences than blocks
+                top_seqs = min(top_seqs, int(est.extra.get("state_blocks") or 0))
+                if top_seqs < 1:
+                    return judged
             best = int((est.gpu_total - est.headroom_needed) / est.gpu_total * 100) / 100
             new_fraction = max(MIN_FRACTION, min(top_fraction, best))
             new_seqs = min(self.seqs_for(judged) if est.verdict == "fits" else seqs, top_seqs)

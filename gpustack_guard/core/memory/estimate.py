@@ -14,6 +14,8 @@ KV_BELOW_MAX_LEN = "kv-below-max-model-len"
 NO_KV_MEMORY = "no-kv-memory"
 DOES_NOT_FIT = "does-not-fit"
 SAMPLER_WARMUP_OOM = "sampler-warmup-oom"  # starts its budget, dies warming the sampler up after the KV cache
+# a hybrid's KV pool holds fewer state blocks than max_num_seqs under FULL decode graphs (core/memory/state_blocks.py)
+STATE_BLOCKS_BELOW_SEQS = "mamba-blocks-below-max-num-seqs"
 
 
 class NoEstimate(enum.Enum):

@@ -490,6 +490,40 @@ def vllm_align_budget_row(version: str | None) -> VllmAlignBudgetRow:
     return row_for("vllm", _ALIGN_BUDGET_KEYS, version)
 
 
+# A hybrid with state layers (any MambaSpec group: Gated DeltaNet, Mamba-2) replays FULL decode CUDA graphs with
+# one state block per decode sequence, so the KV pool's block count (kv_cache_config.num_blocks: every group's page
+# unified to the attention page, engines/vllm.hybrid_groups) must hold max_num_seqs. Read from the wheels:
+#   0.0.0   no check before 0.18 (vllm#34094's out-of-bounds capture is not modelled).
+#   0.18.0  v1/worker/gpu_model_runner.py@v0.18.0 .. @v0.19.1 _check_and_update_cudagraph_mode calls
+#           config/compilation.py adjust_cudagraph_sizes_for_mamba_cache under any FULL mode: the capture sizes are
+#           cut to num_blocks and the engine starts (with fewer graphs).
+#   0.20.0  config/compilation.py@v0.20.0 .. @v0.34.0 resolve_cudagraph_mode_and_sizes (vllm PR #38270), called by
+#           both model runners once the real KV config exists (not for the profiling one): with
+#           cudagraph_mode.has_full_cudagraphs() (FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE) and max_num_reqs >
+#           kv_cache_config.num_blocks it raises "ValueError: max_num_seqs (N) exceeds available Mamba cache blocks
+#           (M)", naming the fix: max_num_seqs at most M, or a larger gpu_memory_utilization. --enforce-eager or a
+#           mode without FULL skips it. The text is the same at every tag to 0.34.0.
+class VllmStateBlocksRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    since: str
+    refused: bool  # max_num_seqs above the pool's blocks under FULL graphs refuses to start
+    source: str
+
+
+VLLM_STATE_BLOCKS_ROWS = (
+    VllmStateBlocksRow("0.0.0", False, "vllm/v1/worker/gpu_model_runner.py@v0.17.0: no state-block check"),
+    VllmStateBlocksRow("0.18.0", False, "vllm/config/compilation.py@v0.18.0 .. @v0.19.1 "
+                       "adjust_cudagraph_sizes_for_mamba_cache (capture sizes capped to num_blocks)"),
+    VllmStateBlocksRow("0.20.0", True, "vllm/config/compilation.py@v0.20.0 .. @v0.34.0 "
+                       "resolve_cudagraph_mode_and_sizes (max_num_reqs > kv_cache_config.num_blocks)"),
+)
+_STATE_BLOCKS_KEYS = keyed_by_release(VLLM_STATE_BLOCKS_ROWS)
+FULL_GRAPH_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # CUDAGraphMode.has_full_cudagraphs()
+
+
+def vllm_state_blocks_row(version: str | None) -> VllmStateBlocksRow:
+    return row_for("vllm", _STATE_BLOCKS_KEYS, version)
+
+
 # SGLang serves Gated DeltaNet hybrids with two pools (engines/sglang.gated_delta_pools): a mamba pool of
 # per-request slots (conv state at bfloat16, temporal state at --mamba-ssm-dtype, over every linear layer) beside a
 # KV pool whose cell counts only the full-attention layers. profile_max_num_token takes the pool's bytes off the

@@ -583,6 +583,41 @@ SAMPLER_WARMUP_OOM = Rule(
     check=_sampler_warmup_oom)
 
 
+@per_spec
+def _state_blocks_below_seqs(ev: Evaluation) -> Iterator[Finding]:
+    est, r = ev.estimate, ev.rendered
+    if est is None or r.family != "vllm" or est.verdict != verdict.STATE_BLOCKS_BELOW_SEQS:
+        return
+    blocks = est.extra["state_blocks"]
+    yield finding(STATE_BLOCKS_BELOW_SEQS, flag_location(ev, "max-num-seqs"),
+                  f"the KV pool ({gib(est.kv_cache)}) holds {blocks} state blocks of this hybrid model, but "
+                  f"max_num_seqs is {est.max_num_seqs}: with {est.extra['cuda_graph_mode']} CUDA graphs every decode "
+                  f"sequence needs one, and vLLM {est.version} refuses to start ('max_num_seqs ({est.max_num_seqs}) "
+                  f"exceeds available Mamba cache blocks ({blocks})')",
+                  spec=r.name, fix=(f"set --max-num-seqs {blocks} or lower, " if blocks > 0 else "") +
+                  "raise --gpu-memory-utilization, or run without FULL CUDA graphs (--enforce-eager)",
+                  **est.as_json())
+
+
+STATE_BLOCKS_BELOW_SEQS = Rule(
+    "GSG056", "mamba-blocks-below-max-num-seqs",
+    "A vLLM hybrid model's KV pool holds fewer state blocks than --max-num-seqs: the engine refuses to start.",
+    what="A vLLM 0.20+ deployment of a model with state layers (Gated DeltaNet: Qwen3-Next, Qwen3.5/3.6) under a "
+         "CUDA graph mode with FULL graphs (the default FULL_AND_PIECEWISE, FULL_DECODE_ONLY, FULL), whose KV pool "
+         "holds fewer blocks than --max-num-seqs (given, or the release's default for the GPU: 1,024 on an H100). "
+         "The blocks are the pool's bytes over one block of every layer group, each page the attention page a "
+         "state is padded to (config/compilation.py resolve_cudagraph_mode_and_sizes). 0.18-0.19 cut the capture "
+         "sizes to the blocks instead and start.",
+    why="vLLM sizes the KV cache, then raises 'ValueError: max_num_seqs (N) exceeds available Mamba cache blocks "
+        "(M)' before capturing the graphs: the deployment never serves, and the default max_num_seqs is enough "
+        "to hit it on one GPU.",
+    example="huggingface_repo_id: Qwen/Qwen3.6-27B\nbackend_version: 0.28.0\n"
+            "backend_parameters: [--max-model-len=32768]   # one H100 80GB: 339 blocks, 1,024 sequences",
+    fix="Set --max-num-seqs to the block count the message gives or lower, raise --gpu-memory-utilization, or run "
+        "without FULL CUDA graphs (--enforce-eager, or --compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}').",
+    check=_state_blocks_below_seqs)
+
+
 # Held against what a running engine logged at start-up: emitted by `gsg verify SPECS` (core/verify/live.py),
 # which reads each instance's log from the server, so no check runs on the stage results.
 LIVE_VERIFY = "the live verify (core/verify/live.py, `gsg verify SPECS`)"
@@ -722,4 +757,5 @@ QUANT_GPU_UNSUPPORTED = Rule(
 
 RULES = (MODEL_FACTS, NO_KV_MEMORY, KV_BELOW_MAX_LEN, KV_OVERSUBSCRIBED, HEADROOM, OFFLOAD_OVER_GPU,
          TP_HEADS, MAX_LEN_UNSET, VERSION_UNSET, MAX_LEN_ABOVE_NATIVE, SCHEDULER_LIMITS, SAMPLER_WARMUP_OOM,
-         OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE, QUANT_UNLOADABLE, QUANT_GPU_UNSUPPORTED)
+         STATE_BLOCKS_BELOW_SEQS, OBSERVED_KV_BELOW_WORKLOAD, OBSERVED_KV_OFF_ESTIMATE, QUANT_UNLOADABLE,
+         QUANT_GPU_UNSUPPORTED)

@@ -15,6 +15,7 @@ from gpustack_guard.core.memory.estimate import (
     KV_BELOW_MAX_LEN,
     NO_KV_MEMORY,
     SAMPLER_WARMUP_OOM,
+    STATE_BLOCKS_BELOW_SEQS,
     Estimate,
 )
 from gpustack_guard.core.memory.terms import budget_terms
@@ -67,6 +68,8 @@ TP_HEADS = "tp-heads"  # validate's GSG037: the engine refuses the tensor-parall
 FAILURE_VERDICT = {"kv-below-max-model-len": KV_BELOW_MAX_LEN, "no-kv-memory": NO_KV_MEMORY,
                    "not-divisible-by-parallel-size": TP_HEADS,
                    "out-of-memory-warming-up-sampler": SAMPLER_WARMUP_OOM,  # vLLM V1 names where it died
+                   # a hybrid's state blocks below max_num_seqs under FULL decode graphs (vLLM 0.20+)
+                   "mamba-blocks-below-max-num-seqs": STATE_BLOCKS_BELOW_SEQS,
                    "out-of-memory": DOES_NOT_FIT}  # an allocation at start-up failed: the deployment does not fit
 # A bare allocation failure does not say where at start-up it happened (loading, profiling, graph capture, the
 # sampler warm-up): each estimate verdict that dies of memory at start-up agrees with it. A named place does not

@@ -649,10 +649,10 @@ VLLM_PATTERNS = (
        "`gpu_memory_utilization` when initializing the engine.", "vllm#14452", {MAX_RUNNING: (MAX_RUNNING, "int")},
        scope=ENGINE, kind="failure:out-of-memory-warming-up-sampler"),
     # a hybrid (Mamba, Gated DeltaNet, KDA) model with FULL decode graphs needs one state block per running
-    # sequence: _check_and_update_cudagraph_mode raises when max_num_seqs is above the pool's blocks, after the KV
-    # pool is sized (v1/worker/gpu_model_runner.py, where it replaced adjust_cudagraph_sizes_for_mamba_cache's cap
-    # of the capture sizes; public on 0.23.1, 0.27.1 and 0.28.0, vllm#49064)
-    _p("vllm-mamba-blocks-below-seqs", VLLM, "0.23 to the newest (V1, a hybrid model with FULL decode graphs)",
+    # sequence: resolve_cudagraph_mode_and_sizes raises when max_num_seqs is above the pool's blocks, after the KV
+    # pool is sized (config/compilation.py@v0.20.0 .. @v0.34.0, read in the wheels; 0.18-0.19 capped the capture
+    # sizes instead, adjust_cudagraph_sizes_for_mamba_cache; public on 0.23.1, 0.27.1 and 0.28.0, vllm#49064)
+    _p("vllm-mamba-blocks-below-seqs", VLLM, "0.20 to the newest (V1, a hybrid model with FULL decode graphs)",
        r"max_num_seqs \(" + _g(MAX_RUNNING, INT) + r"\) exceeds available Mamba cache blocks \([0-9]+\)",
        "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (969).", "vllm#49064",
        {MAX_RUNNING: (MAX_RUNNING, "int")}, scope=ENGINE, kind="failure:mamba-blocks-below-max-num-seqs"),

@@ -14,7 +14,7 @@ from gpustack_guard.core.rules.registry import RULES, lookup, suggestions
 def test_ids_are_unique_sorted_and_stable_in_form():
     grouped = [r.id for module in (documents, placement, memory, fleet, server, suppressions)
                for r in module.RULES]
-    assert len(grouped) == len(set(grouped)) == len(RULES) == 50
+    assert len(grouped) == len(set(grouped)) == len(RULES) == 51
     assert list(RULES) == sorted(RULES)
     assert all(re.fullmatch(r"GSG0\d\d", rid) for rid in RULES)
     assert len({r.name for r in RULES.values()}) == len(RULES)

@@ -8,7 +8,10 @@ from gpustack_guard.core.verify.logparse import ObservedLog
 
 @pytest.mark.parametrize("failure,verdict", [("out-of-memory", "does-not-fit"),
                                              ("out-of-memory-warming-up-sampler", "sampler-warmup-oom"),
-                                             ("kv-below-max-model-len", "kv-below-max-model-len")])
+                                             ("kv-below-max-model-len", "kv-below-max-model-len"),
+                                             # a hybrid's state blocks below max_num_seqs (GSG056)
+                                             ("mamba-blocks-below-max-num-seqs",
+                                              "mamba-blocks-below-max-num-seqs")])
 def test_each_failure_kind_is_named_as_the_estimate_names_it(failure, verdict):
     assert C.FAILURE_VERDICT[failure] == verdict
 
@@ -21,6 +24,9 @@ def test_each_failure_kind_is_named_as_the_estimate_names_it(failure, verdict):
     ("does-not-fit", "fits", False),
     ("does-not-fit", "kv-below-max-model-len", False),
     ("fits", "sampler-warmup-oom", False),
+    # the refusal is no memory death: a bare OOM does not agree with it, nor it with a fit
+    ("does-not-fit", "mamba-blocks-below-max-num-seqs", False),
+    ("mamba-blocks-below-max-num-seqs", "fits", False),
     (None, "fits", False),
 ])
 def test_a_bare_start_up_oom_agrees_with_every_start_up_memory_death_and_nothing_else(observed, estimated, agree):

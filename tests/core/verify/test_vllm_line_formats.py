@@ -306,12 +306,13 @@ ROWS = [
     ("vllm-sampler-oom", "v1/worker/gpu_model_runner.py@v0.8.5-v0.33.0", "0.8", "VllmWorker rank=0",
      "RuntimeError: CUDA out of memory occurred when warming up sampler with %d dummy requests. Please try lowering "
      "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", (1024,), {P.MAX_RUNNING: 1024}),
-    # a hybrid's state pool below max_num_seqs: the engine core's own line, and a TP worker's traceback tail
-    ("vllm-mamba-blocks-below-seqs", "v1/worker/gpu_model_runner.py@v0.28.0 (f-string)", "0.31", "EngineCore",
+    # a hybrid's state pool below max_num_seqs (raised in config/compilation.py from 0.20.0): the engine core's own
+    # line, and a TP worker's traceback tail
+    ("vllm-mamba-blocks-below-seqs", "config/compilation.py@v0.28.0 (f-string)", "0.31", "EngineCore",
      "ValueError: max_num_seqs (%d) exceeds available Mamba cache blocks (%d). Each decode sequence requires one "
      "Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most %d or increase "
      "gpu_memory_utilization.", (1024, 969, 969), {P.MAX_RUNNING: 1024}),
-    ("vllm-mamba-blocks-below-seqs", "v1/worker/gpu_model_runner.py@v0.23.1 (a TP worker)", "0.8", "Worker_TP0",
+    ("vllm-mamba-blocks-below-seqs", "config/compilation.py@v0.23.1 (a TP worker)", "0.8", "Worker_TP0",
      "ValueError: max_num_seqs (%d) exceeds available Mamba cache blocks (%d).", (256, 161), {P.MAX_RUNNING: 256}),
     # -- VLLM_LOGGING_LEVEL=DEBUG: the V1 worker's budget and the profile's terms ----------------------------------
     ("vllm-v1-debug-requested", "v1/worker/gpu_worker.py@v0.10.1-v0.13.0 (%.2f)", "0.8", "EngineCore_0",

@@ -1988,6 +1988,26 @@ def warmup_verdict(verdict: str, warmup: SamplerWarmup | None) -> str:
     return verdict
 
 
+def hybrid_state_blocks(shape, available: int, override: int | None, version: str | None, graph_mode: str,
+                        seqs: int) -> dict:
+    """A Gated DeltaNet pool's blocks held against max_num_seqs (core/memory/state_blocks.py); {} for other shapes."""
+    if not getattr(shape, "is_gated_delta", False):
+        return {}
+    from gpustack_guard.core.memory.state_blocks import state_blocks
+
+    size = hybrid_groups(shape.full_layers, shape.linear_layers, hybrid_group_factor(version))[0]
+    return state_blocks(shape, available, override, size, version, graph_mode, seqs)
+
+
+def state_blocks_verdict(verdict: str, report: dict, reached: bool) -> str:
+    """reached: no refusal of the configuration stopped the engine before its KV cache."""
+    if not report or not reached:
+        return verdict
+    from gpustack_guard.core.memory.state_blocks import blocks_verdict
+
+    return blocks_verdict(verdict, report)
+
+
 def warmup_report(warmup: SamplerWarmup | None, fixes: dict[str, float]) -> dict:
     """The estimate's extra keys for the sampler terms (zeros where the engine has no post-KV warm-up)."""
     if warmup is None:
@@ -2338,6 +2358,10 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if not max_len:
         notes.append("max_model_len unknown: set --max-model-len or guard.model.max_position_embeddings")
     graph_set = graph_plan(profile, cfg, seqs, batched, mode.every_size_to, capture)
+    # a hybrid's state blocks against max_num_seqs, checked before the capture (profiles.VLLM_STATE_BLOCKS_ROWS);
+    # a scheduler refusal (GSG042) stops the engine at its configuration, before the KV cache exists
+    blocks_report = hybrid_state_blocks(rank_shape, available, blocks_override, version, graph_set.mode, seqs)
+    verdict = state_blocks_verdict(verdict, blocks_report, reached=not (refusal or align_refusal))
     notes.extend(gpu_arch.uma_notes("vllm", P.arithmetic_version("vllm", version), gpu_name))
 
     return Estimate(
@@ -2374,7 +2398,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                                      if profile.engine != "v0" else {})}),
                               **non_torch_rule(version, device_group_nccl, nvls)},
                "device_group_nccl": device_group_nccl, "nccl_nvls": nvls,
-               **warmup_report(warmup, fixes), "cuda_context": P.CUDA_CONTEXT, "comm_buffers": comm_outside,
+               **warmup_report(warmup, fixes), **blocks_report, "cuda_context": P.CUDA_CONTEXT,
+               "comm_buffers": comm_outside,
                "cuda_context_in_budget": profile.context_in_budget,
                "comm_buffers_in_budget": comm_in_budget, "interconnect": interconnect(gpu_name),
                "nccl_p2p_disabled": cfg.nccl_p2p_disabled,
