@@ -22,7 +22,7 @@ def estimate(gsg, version, *flags):
     # one unified cache: every slot may fill the whole context, one such request at a time
     (("-c", "32768", "-np", "4", "--kv-unified"), (32768, 1.0, 32768, 4)),
     (("-c", "32768", "-np", "-1"), (32768, 1.0, 32768, 4)),  # automatic slots unify the cache
-    (("-c", "32768",), (32768, 1.0, 32768, 1)),
+    (("-c", "32768",), (32768, 1.0, 32768, 4)),  # no -np: the automatic 4 slots of these builds
     # a cache per slot: each slot its share, padded to 256 cells (-c 1000 -np 3: 1,024 -> 3 x 512 cells)
     (("-c", "32768", "-np", "4"), (8192, 4.0, 32768, 4)),
     (("-c", "1000", "-np", "3"), (512, 3.0, 1536, 3)),
@@ -35,3 +35,6 @@ def test_builds_before_per_slot_streams_split_the_context_over_the_slots(gsg):
     # the server's n_ctx_slot = n_ctx / n_parallel; one cache of the padded n_ctx
     assert estimate(gsg, "b5000", "-c", "32768", "-np", "4") == {
         "max_model_len": 8192, "max_concurrency": 4.0, "kv_capacity_tokens": 32768, "max_num_seqs": 4}
+    # no -np on a build without automatic slots: one slot, the whole context
+    assert estimate(gsg, "b5000", "-c", "32768") == {
+        "max_model_len": 32768, "max_concurrency": 1.0, "kv_capacity_tokens": 32768, "max_num_seqs": 1}

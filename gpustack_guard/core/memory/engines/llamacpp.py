@@ -954,7 +954,7 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
         headroom=total - usage.total, headroom_needed=0, footprint=usage.total, kv_bytes_per_token=kv_token,
         block_size=pad,
         kv_capacity_tokens=cells, max_model_len=slot_ctx, estimated_max_model_len=estimated_ctx,
-        max_num_seqs=parallel, max_concurrency=cells / slot_ctx, verdict=verdict, notes=tuple(notes),
+        max_num_seqs=slots, max_concurrency=cells / slot_ctx, verdict=verdict, notes=tuple(notes),
         compute_buffer_per_gpu=compute_per_gpu,
         extra={"offload_layers": on_gpu, "total_layers": L, "full_offload": full, "ctx_size": ctx,
                "output_device": output_device, "host": host,
