@@ -38,3 +38,10 @@ def test_builds_before_per_slot_streams_split_the_context_over_the_slots(gsg):
     # no -np on a build without automatic slots: one slot, the whole context
     assert estimate(gsg, "b5000", "-c", "32768") == {
         "max_model_len": 32768, "max_concurrency": 1.0, "kv_capacity_tokens": 32768, "max_num_seqs": 1}
+
+
+@pytest.mark.parametrize("flags, n_ctx", [(("-c", "1024"), 1024), (("-c", "1024", "-np", "4"), 256)])
+def test_llama_cpp_23652_slot_contexts(gsg, flags, n_ctx):
+    """ggml-org/llama.cpp#23652 (b9265): `-c 1024` with -np omitted logs four slots of `n_ctx = 1024` (the unified
+    cache of the automatic slots, PR #16736), `-np 4` given logs `n_ctx = 256` each."""
+    assert estimate(gsg, "b9265", *flags)["max_model_len"] == n_ctx

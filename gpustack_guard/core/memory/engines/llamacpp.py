@@ -319,8 +319,9 @@ def slot_context(ctx: int, cfg: LlamaCppConfig, version: str | None) -> int:
     """The tokens one slot (one request) can hold: llama_context's n_ctx_seq, which the server gives each slot
     (n_ctx_slot, tools/server/server-context.cpp). With one unified cache that is the whole context, with a cache
     per slot its padded share (src/llama-context.cpp: `n_ctx_seq = kv_unified ? n_ctx : pad(n_ctx / n_seq_max)`,
-    llama.cpp 0c1e57098 as llama-cpp-python 0.3.36 vendors it); builds before LLAMACPP_KV_STREAMS_SINCE split
-    n_ctx over the slots (the server's n_ctx / n_parallel)."""
+    llama.cpp 0c1e57098 as llama-cpp-python 0.3.36 vendors it; the server shares it since PR #16736, and llama.cpp#23652
+    logs it at b9265: -c 1024 without -np gives four slots of 1,024, -np 4 four of 256); builds before
+    LLAMACPP_KV_STREAMS_SINCE split n_ctx over the slots (the server's n_ctx / n_parallel)."""
     if not _since(version, P.LLAMACPP_KV_STREAMS_SINCE):
         return ctx // (cfg.parallel or 1)
     return context_cells(ctx, kv_streams(cfg, version), cfg.flash_attn, version)[1]
