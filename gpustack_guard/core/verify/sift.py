@@ -65,6 +65,7 @@ def shape(text: str) -> str:
 
 _PLAIN_KEYWORDS = tuple(word for word in KEYWORDS if shape(word) == word and "0" not in word)
 _NUMBERED_KEYWORDS = tuple(word for word in KEYWORDS if word not in _PLAIN_KEYWORDS)
+_NUMBERED_SHAPES = tuple(map(shape, _NUMBERED_KEYWORDS))  # what they look like in a line's shape
 
 
 def _holds(texts: Iterable[str], line: str) -> bool:
@@ -101,7 +102,7 @@ class Sifter:
             exact, long_only = True, True
         elif _holds(_PLAIN_KEYWORDS, text):
             exact, long_only = True, False
-        elif _holds(map(shape, _NUMBERED_KEYWORDS), text):
+        elif _holds(_NUMBERED_SHAPES, text):
             exact, long_only = False, False
         else:
             return True, ()
