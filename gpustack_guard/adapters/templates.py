@@ -15,7 +15,6 @@ import functools
 import json
 import os
 import re
-import traceback
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -534,6 +533,7 @@ def template_label(path: Path) -> str:
 def _template_line(exc: BaseException, filename: str) -> int:
     """Jinja rewrites tracebacks so template frames carry the template's own file and line."""
     line = 0
+    import traceback  # on a template error only (start-up)
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == filename:
             line = frame.lineno or line

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -261,6 +260,7 @@ def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,
     for key in given:
         if key in read:
             continue
+        import difflib  # on a typo only: most runs never suggest (start-up)
         close = difflib.get_close_matches(str(key), sorted(read), n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else (
             f"; it reads {', '.join(sorted(read))}" if read else "; it reads no vars")

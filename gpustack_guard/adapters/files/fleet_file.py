@@ -7,7 +7,6 @@ from pathlib import Path
 from pydantic_core import ValidationError
 
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
-from gpustack_guard.adapters.files.yaml_dump import dump
 from gpustack_guard.core import echo
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.fleet.model import FORMAT_VERSION, WORKER_STATES, Fleet, gpu_name_problem
@@ -105,4 +104,6 @@ def _usable_name(kind: str, name: str, path: tuple, doc, shown: str) -> None:
 
 
 def dump_fleet(fleet: Fleet) -> str:
+    from gpustack_guard.adapters.files.yaml_dump import dump  # PyYAML's emitter: only a snapshot writes a fleet
+
     return dump(fleet.to_dict(mode="json", exclude_none=True), allow_unicode=False)

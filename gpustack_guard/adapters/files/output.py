@@ -12,7 +12,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from gpustack_guard.core.echo import terminal_safe
@@ -172,6 +171,7 @@ def write_all_atomic(files: list[tuple[str, str]]) -> None:
             except OSError as exc:
                 raise GsgError(f"cannot write: its folder cannot be made ({(exc.strerror or '').lower()}: a file "
                                "in the way?); nothing written", where=path_text) from None
+            import tempfile  # on first write: validate writes no file and skips its import (start-up)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
             staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -12,10 +12,11 @@ positions ~22 ms (composing them again was ~140); the 5,000-GPU fleet ~91 -> ~13
 Accepts documents (the first, or each after a line that is `---` alone) of: block mappings; block sequences of
 `- ` items (flush under their key or indented, mappings as items); plain scalars on one line; '...' and "..."
 scalars on one line without '' or a backslash; one-line flow lists and mappings of plain scalars ([a, b],
-{rack: r1}); comments and blank lines. Scalars resolve through the full path's own _resolve and _scalar (YAML 1.1
-implicit types); duplicate keys, YAML 1.1-only numbers and keys read as no text are listed as there. Anything else
-(anchors, aliases, tags, `<<`, `...`, `--- x`, block scalars, continued scalars, escapes, tabs, CR, BOM, control
-characters, `? ` keys, nested flow, odd indentation, a file past a limit, a scalar the full path would refuse)
+{rack: r1}); comments and blank lines. Scalars resolve as the full path's resolver and constructor read them (YAML
+1.1 implicit types: yaml_plain, and PyYAML only for a rarer number or a date); duplicate keys, YAML 1.1-only
+numbers and keys read as no text are listed as there. Anything else (anchors, aliases, tags, `<<`, `...`, `--- x`,
+block scalars, continued scalars, escapes, tabs, CR, BOM, control characters, `? ` keys, nested flow, odd
+indentation, a file past a limit, a scalar the full path would refuse)
 returns None, and load_documents composes the text as before.
 tests/adapters/files/test_yaml_fast.py runs both paths on every YAML file of the repository and on the
 neighbours of this shape.
@@ -27,19 +28,13 @@ import functools
 import re
 from typing import Any
 
-import yaml
-
-from gpustack_guard.adapters.files import yaml_positions
+from gpustack_guard.adapters.files import yaml_plain, yaml_positions
 from gpustack_guard.adapters.files.yaml_positions import (
     _FLOAT,
     _INT,
-    _PLAIN,
-    _STR,
     LocatedDocument,
     Path,
     YamlSyntaxError,
-    _resolve,
-    _scalar,
     _yaml11_only,
     node_bound,
 )
@@ -64,7 +59,6 @@ def _has_refused_character(text: str) -> bool:
     refused = _REFUSED_ASCII if text.isascii() else _refused_in_unicode()
     return refused.search(text) is not None
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # what a plain scalar may not start with (`-x` aside)
-_NO_MARK = yaml.Mark("", 0, 0, 0, None, None)  # _scalar's errors need one; they only make us decline
 
 # What a line holds: (indent, kind, key, value, fresh, numbers, marks). `fresh` is list or dict for a flow
 # collection (the line keeps a tuple; each file gets its own copy), None for a scalar; `numbers` are the YAML
@@ -370,12 +364,14 @@ def _only_comment(tail: str) -> None:
 
 
 def _plain_value(text: str) -> tuple[Any, str]:
-    """What the full path builds of a plain scalar (its own memoised resolver and constructor) and its tag."""
-    tag = _resolve(yaml.ScalarNode, text, _PLAIN)
-    if tag == _STR:
-        return text, tag
+    """What the full path builds of a plain scalar and its tag: text, decimal numbers, booleans and null here
+    without PyYAML (yaml_plain says why), any other number or date by the full path's own constructor."""
+    tag = yaml_plain.plain_tag(text)
+    value = yaml_plain.plain_value(tag, text, yaml_positions.MAX_NUMBER_CHARS)
+    if value is not yaml_plain.NOT_BUILT:
+        return value, tag
     try:
-        return _scalar(yaml.ScalarNode(tag, text, _NO_MARK, _NO_MARK)), tag
+        return yaml_positions.plain_scalar(tag, text), tag
     except YamlSyntaxError:  # `<<`, `=`, 2001-13-45, a number past MAX_NUMBER_CHARS: the full path says so
         raise _Decline from None
 

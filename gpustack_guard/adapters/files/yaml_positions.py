@@ -15,38 +15,66 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 
-try:  # libyaml is several times faster; the pure-Python loader gives the same nodes
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
 
-_RESOLVER = yaml.resolver.Resolver()  # SafeLoader's implicit resolvers (the C and pure-Python loaders share them)
+# PyYAML and what is built on it, made by _pyyaml() on first use: the first text yaml_fast declines, or the first
+# number or date it leaves to the constructor. A run whose files all take the fast path (nearly every spec tree)
+# never imports PyYAML (~124 M instructions, ~7 % of `gsg validate` on 1,000 specs: yaml_plain). Each one is made
+# only where still None, so a test may put its own loader in first.
+_Loader: Any = None  # libyaml's CSafeLoader where PyYAML has it (several times faster), else SafeLoader
+_TagMemoLoader: Any = None
+_RESOLVER: Any = None  # SafeLoader's implicit resolvers (the C and pure-Python loaders share them)
+_constructor: Any = None
+_SCALAR_CONSTRUCTORS: dict[str, Any] = {}
+_EVENT_KINDS: dict[type, int] = {}
+
+
+def _pyyaml() -> None:
+    """Import PyYAML and build the loaders, the resolver, the constructor and the event table, once."""
+    global yaml, _Loader, _TagMemoLoader, _RESOLVER, _constructor
+    if _EVENT_KINDS:
+        return
+    import yaml
+
+    if _Loader is None:
+        _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if _TagMemoLoader is None:
+        _TagMemoLoader = type("_TagMemoLoader", (_Loader,), dict(_TAG_MEMO_LOADER))
+    _RESOLVER = yaml.resolver.Resolver()
+    _constructor = yaml.constructor.SafeConstructor()
+    _SCALAR_CONSTRUCTORS.update({tag: yaml.constructor.SafeConstructor.yaml_constructors[tag] for tag in (
+        _INT, _FLOAT, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", _TIMESTAMP)})
+    _EVENT_KINDS.update({
+        yaml.ScalarEvent: _SCALAR, yaml.MappingStartEvent: _START, yaml.SequenceStartEvent: _START,
+        yaml.MappingEndEvent: _END, yaml.SequenceEndEvent: _END, yaml.AliasEvent: _ALIAS,
+        yaml.DocumentStartEvent: _DOCUMENT, yaml.DocumentEndEvent: _OTHER, yaml.StreamStartEvent: _OTHER,
+        yaml.StreamEndEvent: _OTHER})
 
 
 @functools.lru_cache(maxsize=8192)  # bounded; the strings it holds are the composed nodes' own
 def _resolve(kind: type, value: str | None, implicit: Any) -> str:
+    _pyyaml()
     return _RESOLVER.resolve(kind, value, implicit)
 
 
-class _TagMemoLoader(_Loader):  # type: ignore[valid-type, misc]  # _Loader is one of two classes
-    """The loader with its implicit-tag lookup memoised. SafeLoader's resolve() is a pure function of (node kind,
-    text, implicit): a few regular expressions picked by the first character, no path resolvers. A spec tree
-    repeats the same keys and values in every file; the scale benchmark (1,000 specs, 33,000 calls, ~1,500
-    distinct) composes in ~46 ms instead of ~59 (a C-level cache: no Python frame per scalar)."""
-
-    resolve = staticmethod(_resolve)
-    # Path resolvers (add_path_resolver) are none: descending into and out of each node tracks nothing, so the
-    # composer's two calls per node go to builtins that do nothing instead of Python methods (the scale benchmark:
-    # 66,000 calls; test_yaml_scalars.py checks every implicit tag against yaml.safe_load).
-    _NOTHING: dict[Any, Any] = {}
-    descend_resolver = staticmethod(_NOTHING.get)  # (parent, index) -> ignored
-    ascend_resolver = staticmethod(tuple)  # () -> ignored
+_NOTHING: dict[Any, Any] = {}
+# _TagMemoLoader: the loader with its implicit-tag lookup memoised. SafeLoader's resolve() is a pure function of
+# (node kind, text, implicit): a few regular expressions picked by the first character, no path resolvers. A spec
+# tree repeats the same keys and values in every file; the scale benchmark (1,000 specs, 33,000 calls, ~1,500
+# distinct) composes in ~46 ms instead of ~59 (a C-level cache: no Python frame per scalar).
+# Path resolvers (add_path_resolver) are none: descending into and out of each node tracks nothing, so the
+# composer's two calls per node go to builtins that do nothing instead of Python methods (the scale benchmark:
+# 66,000 calls; test_yaml_scalars.py checks every implicit tag against yaml.safe_load).
+_TAG_MEMO_LOADER = {
+    "resolve": staticmethod(_resolve),
+    "descend_resolver": staticmethod(_NOTHING.get),  # (parent, index) -> ignored
+    "ascend_resolver": staticmethod(tuple),  # () -> ignored
+}
 
 
 Path = tuple  # tuple[str | int, ...]
@@ -159,7 +187,6 @@ class LocatedDocument:
         return pairs
 
 
-_constructor = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _VALUE = "tag:yaml.org,2002:value"
@@ -172,8 +199,6 @@ _TAG_PREFIX = "tag:yaml.org,2002:"
 # The only tags a gsg file may carry, written or implied: YAML's core scalars and plain lists and mappings. The
 # others build values no gsg file holds (!!binary bytes, !!set, !!omap, !!python/... objects) or are silently
 # read as something else (a custom `!tag` on a mapping is a plain mapping to the loader), so they are refused.
-_SCALAR_CONSTRUCTORS = {tag: yaml.constructor.SafeConstructor.yaml_constructors[tag] for tag in (
-    _INT, _FLOAT, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", _TIMESTAMP)}
 _PLAIN = (True, False)  # `implicit` of an unquoted scalar: what its text resolves to with no tag written
 
 
@@ -201,6 +226,14 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     except (ValueError, TypeError, OverflowError) as exc:  # 2001-13-45, an int of 5,000 digits, ...
         reason = str(exc).split(";")[0]
         raise YamlSyntaxError(f"invalid {_kind(node.tag)} {_shown(node.value)}: {reason}", *_mark(node)) from None
+
+
+def plain_scalar(tag: str, text: str) -> Any:
+    """What the full path builds of the unquoted scalar `text` resolved to `tag` (the rarer numbers and dates
+    yaml_fast leaves to the constructor); YamlSyntaxError where the full path refuses it."""
+    _pyyaml()
+    mark = yaml.Mark("", 0, 0, 0, None, None)  # its errors need one; yaml_fast only declines on them
+    return _scalar(yaml.ScalarNode(tag, text, mark, mark))
 
 
 _LEADING_ZERO = re.compile(r"[-+]?0[0-7_]*[0-7]")
@@ -383,10 +416,7 @@ def node_bound(text: str) -> int:
 # and `is` tests instead of up to seven isinstance calls per event (a 5,000-GPU fleet is 70,000 events;
 # _prescan's own time ~26 -> ~14 ms, benchmarks/scale.py at 10,000 x 5,000, docs/performance.md eighth round).
 _SCALAR, _START, _END, _ALIAS, _DOCUMENT, _OTHER = range(6)
-_EVENT_KINDS = {yaml.ScalarEvent: _SCALAR, yaml.MappingStartEvent: _START, yaml.SequenceStartEvent: _START,
-                yaml.MappingEndEvent: _END, yaml.SequenceEndEvent: _END, yaml.AliasEvent: _ALIAS,
-                yaml.DocumentStartEvent: _DOCUMENT, yaml.DocumentEndEvent: _OTHER, yaml.StreamStartEvent: _OTHER,
-                yaml.StreamEndEvent: _OTHER}
+# (_EVENT_KINDS itself is filled by _pyyaml)
 
 
 def _event_kind(event: yaml.Event) -> int:
@@ -403,6 +433,7 @@ def _prescan(text: str, *, aliases: bool, nodes: bool = False, max_items: int = 
     more than MAX_NODES nodes or a collection of more than `max_items`, at the event that passes the limit.
     Nothing is expanded: each alias adds the size of its anchor's node (the aliases inside it counted
     expanded)."""
+    _pyyaml()
     unbounded = float("inf")  # the limits `nodes` leaves unchecked; the document's root has no item limit
     node_limit = MAX_NODES if nodes else unbounded
     sizes: dict[str, int] = {}
@@ -458,6 +489,7 @@ def scalar_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Where the text of each quoted and block scalar lies (core/suppressions.ScalarSpan): a `#` there is part of
     a value, not a comment. A block scalar's text starts on the line after its `|` or `>` (a comment may follow
     the indicator). Up to a syntax error, the scalars before it (that file is reported as not YAML anyway)."""
+    _pyyaml()
     spans = []
     try:
         for token in yaml.scan(text, Loader=_Loader):
@@ -551,6 +583,7 @@ def load_composed(text: str, *, max_items: int = MAX_ITEMS) -> list[LocatedDocum
     yaml_fast declines, and what yaml_fast's test compares it with. Empty documents are skipped. Raises
     YamlSyntaxError, or YamlInputLimit (a subclass) for input beyond the limits above (`max_items`: per list or
     mapping; MAX_SPEC_ITEMS for specs)."""
+    _pyyaml()
     documents: list[LocatedDocument] = []
     try:
         # Before building anything, one pass on events when a limit could be passed: aliases are possible, there

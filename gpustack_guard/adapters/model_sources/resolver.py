@@ -104,7 +104,10 @@ class FactsResolver:
             facts = self._base_facts(spec, base)
         except (OSError, ValueError) as exc:  # GGUFError and HubError are ValueErrors
             return None, _one_line(exc)
-        fields = override.to_dict(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True)
+        # every field defaults to None, so an override that sets none gives no fields; its serializer's first
+        # call imports uuid and platform (~4 ms of a validate run's start-up), which most specs never need
+        fields = override.to_dict(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True) \
+            if override.fields_set else {}
         if facts is None and not fields:
             return None, self._unknown(spec)
         facts = (facts or ModelFacts(source="guard.model")).merged(fields)

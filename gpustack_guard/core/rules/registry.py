@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from gpustack_guard.core.findings import Rule
@@ -42,6 +41,7 @@ def lookup(key: str) -> Rule | None:
 def suggestions(key: str) -> list[str]:
     """Ids or names close to an unknown key, for a did-you-mean."""
     wanted = key.strip()
+    import difflib  # on an unknown rule id only (start-up)
     ids = difflib.get_close_matches(wanted.upper(), list(RULES), n=3, cutoff=0.6)
     names = difflib.get_close_matches(wanted.lower(), [r.name for r in RULES.values()], n=3, cutoff=0.6)
     return list(dict.fromkeys(ids + names))

@@ -12,7 +12,6 @@ says, in words, what sets them apart.
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
@@ -126,5 +125,6 @@ def suggest(value: str, options: Iterable[str]) -> str | None:
     if miss:
         return miss.known
     keys = {key(o): o for o in options}
+    import difflib  # on a misspelling only (start-up)
     close = difflib.get_close_matches(key(value[:MAX_CHARS]), list(keys), n=1, cutoff=0.6)
     return keys[close[0]] if close else None

@@ -62,8 +62,9 @@ def test_a_merge_or_value_tag_as_a_value_is_an_error_as_in_safe_load(scalar):
 
 
 def test_the_resolver_no_ops_hold_only_because_no_path_resolver_is_registered():
-    from gpustack_guard.adapters.files.yaml_positions import _Loader
-    assert _Loader.yaml_path_resolvers == {} and yaml.resolver.Resolver.yaml_path_resolvers == {}
+    from gpustack_guard.adapters.files import yaml_positions
+    yaml_positions._pyyaml()  # PyYAML and the loaders are made on first use
+    assert yaml_positions._Loader.yaml_path_resolvers == {} and yaml.resolver.Resolver.yaml_path_resolvers == {}
 
 
 def test_a_plain_decimal_is_an_int_of_its_digits_and_a_leading_zero_is_base_8():
