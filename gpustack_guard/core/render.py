@@ -184,7 +184,7 @@ def _no_ollama() -> OllamaAliases:
 @lru_cache(maxsize=1)
 def _default_records() -> tuple[Workload, dict[str, Any], dict[str, Any]]:
     """The default Workload, and the dicts of it and of the empty OllamaAliases, made once."""
-    return Workload(), Workload().to_dict(), _no_ollama().to_dict()
+    return Workload(), Workload().flat_dict(), _no_ollama().flat_dict()
 
 
 def _workload_and_ollama(spec: DeploymentSpec) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -246,3 +246,25 @@ def test_a_copy_plan_copies_flat_containers_in_c_and_nested_ones_deep():
 
     plan = dict(copy_plan({"s": 1, "flat": {"a": 1}, "row": [1], "deep": {"a": [1]}, "rows": [[1]]}))
     assert plan == {"flat": dict, "row": list, "deep": copy_json, "rows": copy_json}
+
+
+@pytest.mark.parametrize("record", [
+    lambda: __import__("gpustack_guard.core.spec.model", fromlist=["Workload"]).Workload(),
+    lambda: __import__("gpustack_guard.core.spec.model", fromlist=["OllamaAliases"]).OllamaAliases(num_ctx=4096),
+    lambda: Policy(strict=True, headroom="error", activation_margin=0.25),
+])
+def test_flat_dict_is_to_dict_for_plain_records(record):
+    made = record()
+    flat = made.flat_dict()
+    assert flat == made.to_dict() and list(flat) == list(made.to_dict())
+    assert [type(v) for v in flat.values()] == [type(v) for v in made.to_dict().values()]
+
+
+def test_flat_dict_refuses_a_nested_record_and_copies_lists():
+    from gpustack_guard.core.spec.model import Workload, WorkloadShare
+
+    share = WorkloadShare(name="chat", prompt_tokens_p99=4096, max_output_tokens=512, concurrency=8)
+    with pytest.raises(TypeError, match="Workload.mix holds more than plain values"):
+        Workload(mix=[share]).flat_dict()
+    empty = Workload()
+    assert empty.flat_dict()["mix"] == [] and empty.flat_dict()["mix"] is not empty.mix
