@@ -14,7 +14,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
-from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
+from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, MAMBA2_SHAPE, ModelFacts
 from gpustack_guard.core.memory.kv import kv_element_bytes
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
@@ -903,6 +903,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
     if facts.is_gated_delta:  # the linear layers' state is sized from these (gated_delta.py)
         missing += [name for name in GATED_DELTA_SHAPE if getattr(facts, name) is None]
+    if facts.is_mamba2:  # the Mamba-2 layers' state is sized from these (mamba2.py)
+        missing += [name for name in MAMBA2_SHAPE if getattr(facts, name) is None]
     # a GGUF model without attention layers (Mamba) needs no attention shape: llama.cpp's recurrent arithmetic runs
     # it, other engines refuse it below for its recurrent layers
     attention_free = facts.recurrent_state is not None and not any(facts.recurrent_state.attention)
@@ -914,6 +916,9 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has Gated DeltaNet linear-attention layers that "
                                "keep state per sequence: gsg models their memory for vLLM and SGLang only, so there "
                                "is no verdict")
+    if facts.is_mamba2 and family != "vllm":
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} has Mamba-2 layers that keep state per "
+                               "sequence: gsg models their memory for vLLM only, so there is no verdict")
     if facts.recurrent_layers and not (family == "llamacpp" and facts.recurrent_state is not None):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "
