@@ -95,6 +95,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
         mamba_cache_dtype=_text(flags.get("mamba-cache-dtype")),
         mamba_ssm_cache_dtype=_text(flags.get("mamba-ssm-cache-dtype")),
+        mamba_layout_flag=_vllm_mamba_layout_flag(flags),
         enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
                                else _flag(flags, "enable-prefix-caching")),
         use_replayssm=_flag(flags, "use-replayssm"),
@@ -504,6 +505,14 @@ def _sglang_env_bool(env: dict, name: str) -> bool | None:
         return False
     raise ValueError(f"env {name}={EF.shown(str(env[name]))}: SGLang reads true/1/yes/y or false/0/no/n there "
                      "and refuses this one at start-up")
+
+
+def _vllm_mamba_layout_flag(flags: dict) -> str | None:
+    """A vLLM flag that lays out a Mamba-2 hybrid's state pages by code gsg has not read (engines/vllm.mamba2_shape)."""
+    mode = str(flags.get("mamba-cache-mode", "none")).strip().lower()
+    if mode != "none":
+        return f"--mamba-cache-mode {mode}"
+    return "--mamba-block-size" if "mamba-block-size" in flags else None
 
 
 def _sglang_mamba_unread(flags: dict, version: str | None = None) -> str | None:

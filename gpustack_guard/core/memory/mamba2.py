@@ -63,6 +63,8 @@ class Mamba2KV(GatedDeltaKV):
         self.token_bytes = kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
         conv_bytes = dtype_bytes(mamba_cache_dtype, facts.dtype, "mamba-cache-dtype")
         choice = ssm_dtype(facts, mamba_ssm_cache_dtype, row)
+        # the dtype NemotronHForCausalLMConfig put in place of an auto flag, for the estimate's note
+        self.ssm_override = choice if choice != (mamba_ssm_cache_dtype or "auto").lower() else None
         ssm_bytes = conv_bytes if choice == "auto" else dtype_bytes(choice, facts.dtype, "mamba-ssm-cache-dtype")
         self.ssm_dtype_bytes, self.conv_dtype_bytes = ssm_bytes, conv_bytes
         conv, temporal = state_elements(facts, tp)

@@ -106,6 +106,9 @@ def test_nemotron_h_temporal_state_dtype_by_release(version, ssm_bytes, state, b
 def test_a_config_dtype_and_the_flag_win_over_the_release_default():
     assert shape({**NEMOTRON_H_8B, "mamba_ssm_cache_dtype": "bfloat16"}, "0.20.0").block_size == 528
     assert shape(NEMOTRON_H_8B, "0.20.0", mamba_ssm_cache_dtype="float16").block_size == 528
+    assert (shape(NEMOTRON_H_8B, "0.20.0").ssm_override, shape(NEMOTRON_H_8B, "0.11.0").ssm_override) == \
+        ("float32", None)
+    assert any("temporal Mamba state at float32" in n for n in estimate(NEMOTRON_H_8B, "0.20.0").notes)
     # Granite has no override: its temporal state stays at the conv dtype on every release
     assert (shape(GRANITE_4_H_SMALL, "0.20.0").ssm_dtype_bytes, shape(GRANITE_4_H_SMALL, "0.20.0").block_size) == \
         (2, 528)
@@ -147,13 +150,16 @@ def test_nemotron_h_8b_estimate_reports_the_terms():
 
 
 def test_gsg056_refuses_nemotron_h_8b_on_an_l4_from_0_20_0_only():
-    """16.2 GB of weights leave a few GiB on an L4: fewer state blocks than 1,024 sequences."""
+    """16.2 GB of weights leave a few GiB on an L4: fewer state blocks than the 256 sequences vLLM defaults to there."""
     new = estimate(NEMOTRON_H_8B, "0.20.0", L4, max_model_len=8192)
     old = estimate(NEMOTRON_H_8B, "0.19.0", L4, max_model_len=8192)
-    assert new.extra["state_blocks"] == new.kv_cache // (4 * 4_259_840) < 1024
+    assert new.max_num_seqs == old.max_num_seqs == 256
+    assert new.extra["state_blocks"] == new.kv_cache // (4 * 4_259_840) == 198
     assert (new.extra["state_blocks_checked"], new.verdict) == (True, REFUSED)
-    assert old.extra["state_blocks"] == old.kv_cache // (4 * 2_162_688) < 1024  # float16 states: smaller pages
+    assert old.extra["state_blocks"] == old.kv_cache // (4 * 2_162_688) == 479  # float16 states: smaller pages
     assert (old.extra["state_blocks_checked"], old.verdict) == (False, "fits")
+    # 0.19 caps the capture sizes instead: more sequences than blocks still start
+    assert estimate(NEMOTRON_H_8B, "0.19.0", L4, max_model_len=8192, max_num_seqs=512).verdict == "fits"
     capped = estimate(NEMOTRON_H_8B, "0.20.0", L4, max_model_len=8192, max_num_seqs=new.extra["state_blocks"])
     assert capped.verdict == "fits"
 
@@ -172,6 +178,18 @@ def test_what_is_not_read_is_refused():
     # 0.10.2 .. 0.11.0 turn prefix caching off for every hybrid: one state page a sequence
     assert estimate(NEMOTRON_H_8B, "0.11.0", enable_prefix_caching=True, max_model_len=8192).block_size == 528
     assert P.vllm_mamba2_row("0.11.0").prefix_turned_off and not P.vllm_mamba2_row("0.12.0").prefix_turned_off
+    for flag in ("--mamba-cache-mode align", "--mamba-block-size"):
+        with pytest.raises(GatedDeltaUnsupported, match=flag):
+            estimate(NEMOTRON_H_8B, "0.20.0", max_model_len=8192, mamba_layout_flag=flag)
+
+
+@pytest.mark.parametrize("flags,named", [({"mamba-cache-mode": "all"}, "--mamba-cache-mode all"),
+                                         ({"mamba-cache-mode": "none"}, None),
+                                         ({"mamba-block-size": "256"}, "--mamba-block-size"), ({}, None)])
+def test_the_layout_flags_are_read_from_the_command(flags, named):
+    from gpustack_guard.core.memory.engine import _vllm_mamba_layout_flag
+
+    assert _vllm_mamba_layout_flag(flags) == named
 
 
 def test_other_engines_and_unread_layouts_stay_refused():

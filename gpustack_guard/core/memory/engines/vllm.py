@@ -101,6 +101,8 @@ class VllmConfig:
     # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
+    # --mamba-cache-mode other than none, or --mamba-block-size: a Mamba-2 layout gsg has not read (mamba2_shape)
+    mamba_layout_flag: str | None = None
     enable_prefix_caching: bool | None = None
     use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
     gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
@@ -703,11 +705,17 @@ def mamba2_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_na
     if cfg.speculative_flag:
         raise GatedDeltaUnsupported(f"--{cfg.speculative_flag} adds speculative state rows to a Mamba-2 hybrid: gsg "
                                     "has not read them")
+    if cfg.mamba_layout_flag:
+        raise GatedDeltaUnsupported(f"{cfg.mamba_layout_flag} lays out a Mamba-2 hybrid's state pages by code gsg "
+                                    "has not read (mode 'none' is sized)")
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Mamba-2 hybrid's state and attention layers "
                                     "unevenly: gsg sizes it on one stage only")
     shape = Mamba2KV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                      cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype, fa4_page(facts, cfg, version, gpu_name))
+    if shape.ssm_override:
+        notes.append(f"vLLM keeps this Nemotron-H model's temporal Mamba state at {shape.ssm_override} "
+                     "(NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, else the release's default)")
     if shape.block_raised:
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Mamba-2 state ({shape.state_bytes:,} B per layer and sequence)")
