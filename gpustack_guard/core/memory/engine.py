@@ -14,7 +14,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.engines.sglang import SglangConfig, estimate_sglang, sglang_fraction
 from gpustack_guard.core.memory.engines.vllm import VllmConfig, estimate_vllm
 from gpustack_guard.core.memory.estimate import Estimate, LayoutUnsupported, UnsupportedModel
-from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, ModelFacts
+from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, MAMBA2_SHAPE, ModelFacts
 from gpustack_guard.core.memory.kv import kv_element_bytes
 from gpustack_guard.core.memory.served_dtype import served_dtype
 from gpustack_guard.core.memory.weights import weight_layout
@@ -95,6 +95,7 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
         mamba_cache_dtype=_text(flags.get("mamba-cache-dtype")),
         mamba_ssm_cache_dtype=_text(flags.get("mamba-ssm-cache-dtype")),
+        mamba_layout_flag=_vllm_mamba_layout_flag(flags),
         enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
                                else _flag(flags, "enable-prefix-caching")),
         use_replayssm=_flag(flags, "use-replayssm"),
@@ -506,6 +507,14 @@ def _sglang_env_bool(env: dict, name: str) -> bool | None:
                      "and refuses this one at start-up")
 
 
+def _vllm_mamba_layout_flag(flags: dict) -> str | None:
+    """A vLLM flag that lays out a Mamba-2 hybrid's state pages by code gsg has not read (engines/vllm.mamba2_shape)."""
+    mode = str(flags.get("mamba-cache-mode", "none")).strip().lower()
+    if mode != "none":
+        return f"--mamba-cache-mode {mode}"
+    return "--mamba-block-size" if "mamba-block-size" in flags else None
+
+
 def _sglang_mamba_unread(flags: dict, version: str | None = None) -> str | None:
     """A flag that changes the mamba pool's layout in a way gsg has not read (engines/sglang.gated_delta_pools)."""
     strategy_read = P.sglang_gated_delta_row(version).strategy  # 0.5.16+: the extra_buffer slots are read
@@ -903,6 +912,8 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
     missing = [name for name in ("num_hidden_layers", "vocab_size") if getattr(facts, name) is None]
     if facts.is_gated_delta:  # the linear layers' state is sized from these (gated_delta.py)
         missing += [name for name in GATED_DELTA_SHAPE if getattr(facts, name) is None]
+    if facts.is_mamba2:  # the Mamba-2 layers' state is sized from these (mamba2.py)
+        missing += [name for name in MAMBA2_SHAPE if getattr(facts, name) is None]
     # a GGUF model without attention layers (Mamba) needs no attention shape: llama.cpp's recurrent arithmetic runs
     # it, other engines refuse it below for its recurrent layers
     attention_free = facts.recurrent_state is not None and not any(facts.recurrent_state.attention)
@@ -914,6 +925,9 @@ def _estimate(family: str, facts: ModelFacts, gpus: tuple, flag_items: tuple, ve
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has Gated DeltaNet linear-attention layers that "
                                "keep state per sequence: gsg models their memory for vLLM and SGLang only, so there "
                                "is no verdict")
+    if facts.is_mamba2 and family != "vllm":
+        raise UnsupportedModel(f"{facts.architecture or 'the model'} has Mamba-2 layers that keep state per "
+                               "sequence: gsg models their memory for vLLM only, so there is no verdict")
     if facts.recurrent_layers and not (family == "llamacpp" and facts.recurrent_state is not None):
         raise UnsupportedModel(f"{facts.architecture or 'the model'} has recurrent or linear-attention layers "
                                f"({facts.recurrent_layers}) that keep state per sequence, not a KV cache per token: "

@@ -65,6 +65,9 @@ class RopeTable:
 
 
 # what the Gated DeltaNet state and its weights are sized from (missing_for_params names the absent ones)
+# the Mamba-2 mixer's state (MambaStateShapeCalculator.mamba2_state_shape; core/memory/mamba2.py)
+MAMBA2_SHAPE = ("mamba_num_heads", "mamba_head_dim", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
+                "mamba_intermediate_size")
 GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                      "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")
 
@@ -96,6 +99,18 @@ class ModelFacts:
     linear_value_head_dim: int | None = None
     linear_conv_kernel_dim: int | None = None
     mamba_ssm_dtype: str | None = None  # Qwen3.5's config names its temporal state's dtype (vLLM 0.17.0+ reads it)
+    # Mamba-2 mixers beside attention (Nemotron-H, Granite-4.0-H; core/memory/mamba2.py): one character a layer,
+    # "M" a Mamba-2 mixer, "*" attention, "-" an MLP alone (hfconfig._mamba2); mamba_mlp_every_layer: every layer
+    # also has the MLP (Granite-4.0-H), else only the "-" layers (Nemotron-H)
+    mamba_pattern: str | None = None
+    mamba_mlp_every_layer: bool = False
+    mamba_num_heads: int | None = None
+    mamba_head_dim: int | None = None
+    mamba_d_state: int | None = None
+    mamba_n_groups: int | None = None
+    mamba_d_conv: int | None = None
+    mamba_intermediate_size: int | None = None
+    mamba_ssm_cache_dtype: str | None = None  # Nemotron-H's config names it (NemotronHForCausalLMConfig reads it)
     attention_output_gate: bool = False  # q_proj also yields a per-head output gate (Qwen3-Next, Qwen3.5)
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)
@@ -209,6 +224,10 @@ class ModelFacts:
         return bool(self.linear_attention_layers)
 
     @property
+    def is_mamba2(self) -> bool:
+        return bool(self.mamba_pattern)
+
+    @property
     def is_moe(self) -> bool:
         return bool(self.num_experts and self.num_experts > 1)
 
@@ -266,6 +285,8 @@ class ModelFacts:
                 need += ["index_n_heads", "index_head_dim"]
         if self.linear_attention_layers:
             need += list(GATED_DELTA_SHAPE)
+        if self.mamba_pattern:
+            need += list(MAMBA2_SHAPE)
         missing = list(dict.fromkeys(name for name in need if getattr(self, name) is None))
         if self.compress_ratios and len(self.compress_ratios) < (self.num_hidden_layers or 0):
             missing.append("compress_ratios (one per layer)")

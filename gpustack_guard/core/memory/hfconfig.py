@@ -165,7 +165,7 @@ def _quantization(config: dict) -> dict[str, Any]:
 # Architectures whose MLP is two matrices (up, down) instead of gate + up + down: their vLLM model files
 # (gpt2, gpt_bigcode, gpt_j, gpt_neox, opt, bloom, falcon, mpt, phi, starcoder2, persimmon, nemotron).
 _PLAIN_MLP = frozenset({"gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "RefinedWeb",
-                        "RefinedWebModel", "mpt", "phi", "starcoder2", "persimmon", "nemotron"})
+                        "RefinedWebModel", "mpt", "phi", "starcoder2", "persimmon", "nemotron", "nemotron_h"})
 # Their configs may leave the MLP width out: the transformers default is 4 x hidden (n_inner, ffn_hidden_size)
 _FOUR_X_HIDDEN = frozenset({"gpt2", "gpt_bigcode", "gptj", "bloom", "falcon", "RefinedWeb", "RefinedWebModel"})
 _FALCON = ("falcon", "RefinedWeb", "RefinedWebModel")
@@ -293,7 +293,8 @@ _RECURRENT_KEYS = ("layer_types", "hybrid_override_pattern", "attn_layer_period"
 
 
 # Gated DeltaNet hybrids whose state vLLM sizes from the linear_* keys (qwen3_next.py, qwen3_5.py):
-# core/memory/gated_delta.py models them; every other recurrent family above is still refused.
+# core/memory/gated_delta.py models them, core/memory/mamba2.py the Mamba-2 hybrids (_mamba2); every other
+# recurrent family above is still refused.
 _GATED_DELTA_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
 _GATED_DELTA_KINDS = frozenset({"linear_attention"})
 
@@ -321,6 +322,55 @@ def _gated_delta(config: dict, model_type: str, layers: int | None) -> dict[str,
             **{key: config.get(key) for key in ("linear_num_key_heads", "linear_num_value_heads",
                                                 "linear_key_head_dim", "linear_value_head_dim",
                                                 "linear_conv_kernel_dim")}}
+
+
+# Mamba-2 hybrids whose state vLLM sizes by MambaStateShapeCalculator.mamba2_state_shape (nemotron_h.py,
+# granitemoehybrid.py, bamba.py @v0.10.2 .. @v0.34.0 get_mamba_state_shape_from_config): core/memory/mamba2.py.
+# Falcon-H1 (attention and Mamba-2 in every layer), Zamba2 (shared attention blocks), Nemotron 3's MoE ("E")
+# layers and Jamba's Mamba-1 mixers are not read and stay refused.
+_MAMBA2_TYPES = frozenset({"nemotron_h", "granitemoehybrid", "bamba"})
+
+
+def _mamba2_pattern(config: dict, model_type: str, layers: int) -> str | None:
+    """One character a layer: M (Mamba-2 mixer), * (attention), - (an MLP alone, Nemotron-H only)."""
+    if model_type == "nemotron_h":
+        pattern = config.get("hybrid_override_pattern")
+        return pattern if isinstance(pattern, str) and len(pattern) == layers and set(pattern) <= set("M*-") \
+            else None
+    if model_type == "granitemoehybrid":
+        kinds = config.get("layer_types")
+        if not isinstance(kinds, list) or len(kinds) != layers or not set(kinds) <= {"mamba", "attention"}:
+            return None
+        return "".join("*" if kind == "attention" else "M" for kind in kinds)
+    attention = config.get("attn_layer_indices")  # bamba: the attention layers by index, Mamba-2 elsewhere
+    if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
+        return None
+    marked = set(attention)
+    return "".join("*" if i in marked else "M" for i in range(layers))
+
+
+def _mamba2(config: dict, model_type: str, layers: int | None, hidden: Any) -> dict[str, Any]:
+    """The Mamba-2 fields of a Nemotron-H / Granite-4.0-H / Bamba config, or {} for any other model or a layout
+    gsg does not read (no attention layer, MoE layers, a per-layer width list)."""
+    if model_type not in _MAMBA2_TYPES or not layers or not isinstance(hidden, int):
+        return {}
+    pattern = _mamba2_pattern(config, model_type, layers)
+    if not pattern or "*" not in pattern or "M" not in pattern:  # the attention page sizes the state page
+        return {}
+    if model_type == "nemotron_h":  # vLLM reads these names (nemotron_h.py get_mamba_state_shape_from_config)
+        heads, head_dim = config.get("mamba_num_heads"), config.get("mamba_head_dim")
+        if not isinstance(config.get("intermediate_size"), int) or not isinstance(heads, int) \
+                or not isinstance(head_dim, int):
+            return {}
+        return {"mamba_pattern": pattern, "mamba_num_heads": heads, "mamba_head_dim": head_dim,
+                "mamba_d_state": config.get("ssm_state_size"), "mamba_n_groups": config.get("n_groups"),
+                "mamba_d_conv": config.get("conv_kernel"), "mamba_intermediate_size": heads * head_dim,
+                "mamba_ssm_cache_dtype": config.get("mamba_ssm_cache_dtype"), "layer_norms": 1}
+    expand = config.get("mamba_expand")
+    return {"mamba_pattern": pattern, "mamba_mlp_every_layer": True, "mamba_num_heads": config.get("mamba_n_heads"),
+            "mamba_head_dim": config.get("mamba_d_head"), "mamba_d_state": config.get("mamba_d_state"),
+            "mamba_n_groups": config.get("mamba_n_groups"), "mamba_d_conv": config.get("mamba_d_conv"),
+            "mamba_intermediate_size": int(expand * hidden) if isinstance(expand, (int, float)) else None}
 
 
 def _recurrent_layers(config: dict, model_type: str) -> str | None:
@@ -666,11 +716,23 @@ def _facts(config: dict, source: str) -> ModelFacts:
     heads = _first(config, "num_attention_heads", "n_head", "n_heads")
     vision = vision_tower(top, hidden)
     gated_delta = _gated_delta(config, kind, layers)
+    mamba2 = _mamba2(config, kind, layers, hidden)
+    if "layer_norms" in mamba2:  # Nemotron-H: one norm a layer (its mixer or its MLP)
+        extras["layer_norms"] = mamba2.pop("layer_norms")
+    if mamba2 and same_named.get("head_dim") is None and isinstance(config.get("attention_head_dim"), int):
+        same_named["head_dim"] = config["attention_head_dim"]  # Nemotron-H's name for the attention head width
+    if mamba2 and kind != "nemotron_h" and config.get("shared_intermediate_size"):
+        # Granite-4.0-H / Bamba: a shared gated MLP beside the experts, or the only MLP where there are none
+        if experts:
+            shared = config["shared_intermediate_size"]
+        else:
+            mamba2["dense_width"] = config["shared_intermediate_size"]
     llama4 = _llama4(config, kind, layers)
     if "moe_intermediate_size" in llama4:  # Llama 4 names its widths its own way (_llama4)
         same_named["moe_intermediate_size"] = llama4.pop("moe_intermediate_size")
         shared = llama4.pop("shared_expert_intermediate_size")
-    dense_width = llama4.pop("intermediate_size", None) or _mlp_width(config, kind, hidden)
+    dense_width = llama4.pop("intermediate_size", None) or mamba2.pop("dense_width", None) or \
+        _mlp_width(config, kind, hidden)
     gemma4 = _gemma4(config, kind)
     if "shared_expert_intermediate_size" in gemma4:
         shared = gemma4.pop("shared_expert_intermediate_size")
@@ -683,9 +745,10 @@ def _facts(config: dict, source: str) -> ModelFacts:
         num_key_value_heads=_kv_heads(config, kind),
         intermediate_size=dense_width,
         gated_mlp=kind not in _PLAIN_MLP,
-        recurrent_layers=None if gated_delta else _recurrent_layers(config, kind),
+        recurrent_layers=None if gated_delta or mamba2 else _recurrent_layers(config, kind),
         unmodelled=_unmodelled(config, top, kind),
         **gated_delta,
+        **mamba2,
         **llama4,
         **gemma4,
         vision_params=vision.params,

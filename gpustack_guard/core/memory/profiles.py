@@ -406,6 +406,60 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
     return row_for("vllm", _GATED_DELTA_KEYS, version)
 
 
+# Mamba-2 hybrids (Nemotron-H, Granite-4.0-H, Bamba; core/memory/mamba2.py): the state each Mamba-2 layer keeps
+# per sequence and the dtype of its temporal part. Read in the wheels (@v0.10.2, 0.11.0, 0.12.0, 0.13.0, 0.14.0,
+# 0.16.0, 0.18.0, 0.19.0, 0.20.0, 0.26.0, 0.34.0):
+#   layers/mamba/mamba_utils.py mamba2_state_shape (the same at every tag; num_spec rows from 0.16): conv state
+#           (kernel - 1) x (intermediate + 2 x groups x state) / TP, with the groups raised to TP where TP does not
+#           divide them (extra_groups_for_head_shards); temporal state heads / TP x head dim x state. The
+#           intermediate width is mamba_num_heads x mamba_head_dim (nemotron_h.py) or mamba_expand x hidden
+#           (granitemoehybrid.py, bamba.py). _mamba_state_dtype: conv at --mamba-cache-dtype (auto: the model's
+#           dtype), temporal at --mamba-ssm-cache-dtype, auto meaning the conv dtype.
+#   models/config.py HybridAttentionMambaModelConfig (@v0.10.2 .. @v0.19.0) and platforms/interface.py
+#           _align_hybrid_block_size (@v0.20.0 ..): the attention block raised to hold one state page, as for Gated
+#           DeltaNet (VLLM_GATED_DELTA_ROWS gives the alignment of each release).
+#   0.13.0  models/config.py NemotronHForCausalLMConfig: an auto --mamba-ssm-cache-dtype becomes the config's
+#           mamba_ssm_cache_dtype, else float16 (@v0.13.0 .. @v0.19.0); absent @v0.12.0.
+#   0.20.0  the same with float32 (DEFAULT_MAMBA_SSM_CACHE_DTYPE, @v0.20.0 .. @v0.34.0).
+#   Prefix caching: models/config.py@v0.10.2 and @v0.11.0 MambaModelConfig turns it off for every hybrid (one state
+#           page a sequence); nemotron_h.py and granitemoehybrid.py@v0.12.0 .. @v0.34.0 are
+#           SupportsMambaPrefixCaching, so an --enable-prefix-caching (the default from 0.26.0,
+#           VLLM_GATED_DELTA_PREFIX_ROWS) runs mamba cache mode "all", whose pages gsg has not read: refused.
+VLLM_NEMOTRON_H_ARCHITECTURES = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+
+
+class VllmMamba2Row(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    since: str
+    modelled: bool
+    source: str
+    nemotron_ssm_default: str | None = None  # NemotronHForCausalLMConfig's dtype for an auto temporal state
+    prefix_turned_off: bool = False  # the engine turns --enable-prefix-caching off: one state page a sequence
+    note: str = ""
+
+
+VLLM_MAMBA2_ROWS = (
+    VllmMamba2Row("0.0.0", False, "vllm/model_executor/models/config.py@v0.10.2 HybridAttentionMambaModelConfig",
+                  note="vLLM before 0.10.2 lays out a Mamba-2 hybrid's state by code gsg has not read (the first "
+                       "read is models/config.py@v0.10.2 HybridAttentionMambaModelConfig)"),
+    VllmMamba2Row("0.10.2", True, "vllm/model_executor/layers/mamba/mamba_utils.py@v0.10.2 and @v0.11.0 "
+                  "mamba2_state_shape; models/config.py@v0.10.2 MambaModelConfig (prefix caching off)",
+                  prefix_turned_off=True),
+    VllmMamba2Row("0.11.1", True, "vllm/model_executor/layers/mamba/mamba_utils.py@v0.12.0 mamba2_state_shape; "
+                  "models/nemotron_h.py@v0.12.0 SupportsMambaPrefixCaching"),
+    VllmMamba2Row("0.13.0", True, "vllm/model_executor/models/config.py@v0.13.0 .. @v0.19.0 "
+                  "NemotronHForCausalLMConfig (auto: the config's mamba_ssm_cache_dtype, else float16)",
+                  nemotron_ssm_default="float16"),
+    VllmMamba2Row("0.20.0", True, "vllm/model_executor/models/config.py@v0.20.0 .. @v0.34.0 "
+                  "NemotronHForCausalLMConfig (DEFAULT_MAMBA_SSM_CACHE_DTYPE float32)",
+                  nemotron_ssm_default="float32"),
+)
+_MAMBA2_KEYS = keyed_by_release(VLLM_MAMBA2_ROWS)
+
+
+def vllm_mamba2_row(version: str | None) -> VllmMamba2Row:
+    return row_for("vllm", _MAMBA2_KEYS, version)
+
+
 # Prefix caching of a Gated DeltaNet hybrid (core/memory/gated_delta.py): whether the release turns it on by
 # default and how many state pages a sequence's linear group then takes. Read per tag:
 #   0.15.1  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache

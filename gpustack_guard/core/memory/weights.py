@@ -33,6 +33,24 @@ def _gated_delta_params(f: ModelFacts) -> tuple[int, int]:
     return linear, (2 * key_dim + value_dim) * kernel + 2 * nv + dv
 
 
+def _mamba2_params(f: ModelFacts) -> tuple[int, int]:
+    """(linear, other) parameters of one Mamba-2 mixer as vLLM's MambaMixer2 builds it: in_proj (gate, x, B, C and
+    dt), out_proj; the depthwise conv1d over x, B and C with its bias, A, D and dt_bias per head, the gated norm."""
+    H, heads, inner = f.hidden_size, f.mamba_num_heads, f.mamba_intermediate_size
+    groups, state, kernel = f.mamba_n_groups, f.mamba_d_state, f.mamba_d_conv
+    assert H and heads and inner and groups and state and kernel  # missing_for_params (MAMBA2_SHAPE) checked them
+    conv = inner + 2 * groups * state
+    return H * (inner + conv + heads) + inner * H, conv * kernel + conv + 3 * heads + inner
+
+
+def _hybrid_layer_params(f: ModelFacts, layer: int) -> tuple[int, int, int, int]:
+    """(mixer linear, mixer other, MLP linear, MLP other) of one layer of a Mamba-2 hybrid (facts.mamba_pattern)."""
+    kind = (f.mamba_pattern or "")[layer]
+    mixer = _mamba2_params(f) if kind == "M" else _attention_params(f) if kind == "*" else (0, 0)
+    mlp = _mlp_params(f, layer) if f.mamba_mlp_every_layer or kind == "-" else (0, 0)
+    return (*mixer, *mlp)
+
+
 def _attention_params(f: ModelFacts, layer: int = -1) -> tuple[int, int]:
     """(linear, other) attention parameters of layer `layer` (-1: a full-attention layer)."""
     if layer >= 0 and is_linear_layer(f, layer):
@@ -109,8 +127,11 @@ def param_breakdown(f: ModelFacts) -> ParamBreakdown:
     norm = 2 * H if f.norm_bias else H  # one norm's weight (and bias)
     linear, other = [], []
     for layer in range(L):
-        attn_linear, attn_other = _attention_params(f, layer)
-        mlp_linear, mlp_other = _mlp_params(f, layer)
+        if f.mamba_pattern:
+            attn_linear, attn_other, mlp_linear, mlp_other = _hybrid_layer_params(f, layer)
+        else:
+            attn_linear, attn_other = _attention_params(f, layer)
+            mlp_linear, mlp_other = _mlp_params(f, layer)
         linear.append(attn_linear + mlp_linear)
         other.append(attn_other + mlp_other + f.layer_norms * norm)
     embedding = (V + f.position_embeddings) * H  # learned positions sit beside the token embedding

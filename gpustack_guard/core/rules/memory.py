@@ -602,8 +602,9 @@ def _state_blocks_below_seqs(ev: Evaluation) -> Iterator[Finding]:
 STATE_BLOCKS_BELOW_SEQS = Rule(
     "GSG056", "mamba-blocks-below-max-num-seqs",
     "A vLLM hybrid model's KV pool holds fewer state blocks than --max-num-seqs: the engine refuses to start.",
-    what="A vLLM 0.20+ deployment of a model with state layers (Gated DeltaNet: Qwen3-Next, Qwen3.5/3.6) under a "
-         "CUDA graph mode with FULL graphs (the default FULL_AND_PIECEWISE, FULL_DECODE_ONLY, FULL), whose KV pool "
+    what="A vLLM 0.20+ deployment of a model with state layers (Gated DeltaNet: Qwen3-Next, Qwen3.5/3.6; Mamba-2: "
+         "Nemotron-H, Granite-4.0-H, Bamba) under a CUDA graph mode with FULL graphs (the default "
+         "FULL_AND_PIECEWISE, FULL_DECODE_ONLY, FULL), whose KV pool "
          "holds fewer blocks than --max-num-seqs (given, or the release's default for the GPU: 1,024 on an H100). "
          "The blocks are the pool's bytes over one block of every layer group, each page the attention page a "
          "state is padded to (config/compilation.py resolve_cudagraph_mode_and_sizes). 0.18-0.19 cut the capture "

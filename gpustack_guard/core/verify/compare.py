@@ -508,8 +508,9 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     encoder = est.extra.get("encoder_profile") if est.engine == "vLLM" else None
     if isinstance(encoder, dict) and encoder.get("items"):  # the dummy items profile_run encodes, and their budget
         terms.update({P.ENCODER_BUDGET: encoder["budget"], P.ENCODER_ITEMS: encoder["items"]})
-    gated = est.extra.get("gated_delta") if est.engine == "vLLM" else None
-    if isinstance(gated, dict) and gated.get("attention_block_size"):  # the block a hybrid's state raised
+    # the block a hybrid's state raised: Gated DeltaNet or Mamba-2 layers (core/memory/gated_delta.py, mamba2.py)
+    gated = (est.extra.get("gated_delta") or est.extra.get("mamba2")) if est.engine == "vLLM" else None
+    if isinstance(gated, dict) and gated.get("attention_block_size"):
         terms[P.ATTENTION_BLOCK] = gated["attention_block_size"]
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]

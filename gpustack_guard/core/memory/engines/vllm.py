@@ -101,6 +101,8 @@ class VllmConfig:
     # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
+    # --mamba-cache-mode other than none, or --mamba-block-size: a Mamba-2 layout gsg has not read (mamba2_shape)
+    mamba_layout_flag: str | None = None
     enable_prefix_caching: bool | None = None
     use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
     gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
@@ -623,7 +625,7 @@ def model_runner(facts: ModelFacts, version: str | None, env_value: str | None =
         return "v2" if forced else "v1"
     if row.default == "v2" or facts.architecture in row.architectures:
         return "v2"
-    return "v1" if facts.is_moe or facts.recurrent_layers or facts.is_gated_delta else "v2"
+    return "v1" if facts.is_moe or facts.recurrent_layers or facts.is_gated_delta or facts.is_mamba2 else "v2"
 
 
 def runner_rows(facts: ModelFacts, version: str | None, profile: P.VllmProfile, sampler: P.VllmSamplerRow,
@@ -682,6 +684,41 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     if shape.block_raised:
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
                      f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
+    return shape
+
+
+def mamba2_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_name: str,
+                 notes: list[str]) -> GatedDeltaKV:
+    """A Mamba-2 hybrid's geometry (core/memory/mamba2.py); raises GatedDeltaUnsupported where it is not read."""
+    from gpustack_guard.core.memory.mamba2 import Mamba2KV
+
+    row = P.vllm_mamba2_row(version)
+    caching = P.vllm_gated_delta_prefix_row(version).default_on if cfg.enable_prefix_caching is None \
+        else cfg.enable_prefix_caching
+    if caching and row.modelled and row.prefix_turned_off:
+        notes.append("--enable-prefix-caching is turned off by this release for a Mamba-2 hybrid (\"Hybrid or "
+                     "mamba-based model detected: disabling prefix caching\"): one state page per sequence")
+    elif caching and row.modelled:
+        why = " (this release's default)" if cfg.enable_prefix_caching is None else ""
+        raise GatedDeltaUnsupported(f"prefix caching{why} runs a Mamba-2 hybrid in mamba cache mode 'all', whose "
+                                    "state pages gsg has not read: --no-enable-prefix-caching is sized")
+    if cfg.speculative_flag:
+        raise GatedDeltaUnsupported(f"--{cfg.speculative_flag} adds speculative state rows to a Mamba-2 hybrid: gsg "
+                                    "has not read them")
+    if cfg.mamba_layout_flag:
+        raise GatedDeltaUnsupported(f"{cfg.mamba_layout_flag} lays out a Mamba-2 hybrid's state pages by code gsg "
+                                    "has not read (mode 'none' is sized)")
+    if cfg.pipeline_parallel_size > 1:
+        raise GatedDeltaUnsupported("pipeline parallelism splits a Mamba-2 hybrid's state and attention layers "
+                                    "unevenly: gsg sizes it on one stage only")
+    shape = Mamba2KV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
+                     cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype, fa4_page(facts, cfg, version, gpu_name))
+    if shape.ssm_override:
+        notes.append(f"vLLM keeps this Nemotron-H model's temporal Mamba state at {shape.ssm_override} "
+                     "(NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, else the release's default)")
+    if shape.block_raised:
+        notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
+                     f"Mamba-2 state ({shape.state_bytes:,} B per layer and sequence)")
     return shape
 
 
@@ -753,6 +790,8 @@ def kv_shape(facts: ModelFacts, cfg: VllmConfig, in_flight_tokens: int, notes: l
     """The KV geometry vLLM builds for this model (all layers for KVShape); notes what it overrides."""
     if facts.is_gated_delta:
         return gated_delta_shape(facts, cfg, version, gpu_name, notes)
+    if facts.is_mamba2:
+        return mamba2_shape(facts, cfg, version, gpu_name, notes)
     if not facts.is_compressed_attention:
         if facts.split_attention:
             gemma4_unread(facts, cfg, version, gpu_name)
@@ -1876,7 +1915,7 @@ def flashinfer_capture_workspace(version: str | None, cfg: VllmConfig, plan: Gra
     named = (cfg.attention_backend or "").strip().upper() == "FLASHINFER"
     if not size or not named or not plan.full:
         return 0
-    other_groups = facts is not None and facts.is_gated_delta
+    other_groups = facts is not None and (facts.is_gated_delta or facts.is_mamba2)
     return 0 if warmed and not other_groups else size
 
 
@@ -2411,6 +2450,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
                "rope_cache_bytes": rope_cache_bytes(facts, version),  # inside the weights (profiles.VLLM_ROPE_CACHE)
                # a Gated DeltaNet hybrid's state, pages and groups term by term (core/memory/gated_delta.py)
                "gated_delta": gated_delta_report(rank_shape, version) if facts.is_gated_delta else {},
+               # a Mamba-2 hybrid's the same way (core/memory/mamba2.py)
+               "mamba2": gated_delta_report(rank_shape, version) if facts.is_mamba2 else {},
                "moe_workspace": moe_workspace(facts, batched, tp, cfg.expert_parallel, chunk, moe_held),
                "moe_workspace_held": moe_held,
                # DeepSeek-V4's forward peak by part (profiles.VLLM_V4_FORWARD_SOURCE), before the margin and cuBLAS
